@@ -1,0 +1,86 @@
+/*
+ * weir/schema.h - logical types and record schemas.
+ *
+ * Physical representation of each type inside a batch column:
+ *   BOOLEAN        uint8_t (0/1)
+ *   INT            int32_t
+ *   BIGINT         int64_t
+ *   DOUBLE         double
+ *   DECIMAL(p,s)   int64_t unscaled value, p <= 18
+ *   STRING, BYTES  weir_strref into the batch's string heap
+ *   TIMESTAMP(3), TIMESTAMP_LTZ(3)  int64_t epoch milliseconds (UTC)
+ * A schema is immutable once built and is shared by pointer; it must outlive
+ * every batch that refers to it.
+ */
+#ifndef WEIR_SCHEMA_H
+#define WEIR_SCHEMA_H
+
+#include "weir/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum weir_type_id {
+    WEIR_TYPE_BOOLEAN,
+    WEIR_TYPE_INT,
+    WEIR_TYPE_BIGINT,
+    WEIR_TYPE_DOUBLE,
+    WEIR_TYPE_DECIMAL,
+    WEIR_TYPE_STRING,
+    WEIR_TYPE_BYTES,
+    WEIR_TYPE_TIMESTAMP,     /* TIMESTAMP(3): wall-clock time, kept as UTC ms */
+    WEIR_TYPE_TIMESTAMP_LTZ, /* TIMESTAMP_LTZ(3): an instant, epoch ms */
+    WEIR_TYPE_NULL,          /* type of the NULL literal (SQL planner only) */
+} weir_type_id;
+
+typedef struct weir_type {
+    weir_type_id id;
+    uint8_t precision; /* DECIMAL precision, TIMESTAMP fractional digits */
+    uint8_t scale;     /* DECIMAL scale */
+    bool nullable;
+} weir_type;
+
+/* A string or bytes value inside a batch: offset and length in its heap. */
+typedef struct weir_strref {
+    uint32_t off;
+    uint32_t len;
+} weir_strref;
+
+typedef struct weir_field {
+    char *name; /* owned by the schema */
+    weir_type type;
+} weir_field;
+
+typedef struct weir_schema {
+    uint32_t n_fields;
+    weir_field *fields;
+    int32_t rowtime; /* index of the event-time field, or -1 */
+    uint32_t cap_;   /* internal */
+} weir_schema;
+
+weir_type weir_type_make(weir_type_id id, bool nullable);
+weir_type weir_type_decimal(uint8_t precision, uint8_t scale, bool nullable);
+/* Width in bytes of one value in a column of this type. */
+size_t weir_type_width(weir_type_id id);
+/* "BIGINT", "DECIMAL", ... (static string). */
+const char *weir_type_name(weir_type_id id);
+/* Writes e.g. "DECIMAL(10, 2) NOT NULL" into buf; returns buf. */
+char *weir_type_format(weir_type t, char *buf, size_t cap);
+bool weir_type_is_string(weir_type_id id);   /* STRING or BYTES */
+bool weir_type_is_numeric(weir_type_id id);  /* INT, BIGINT, DOUBLE, DECIMAL */
+bool weir_type_is_time(weir_type_id id);     /* TIMESTAMP or TIMESTAMP_LTZ */
+
+weir_schema *weir_schema_create(void);
+void weir_schema_destroy(weir_schema *s);
+/* Appends a field (name copied); returns its index or a negative code. */
+int weir_schema_add(weir_schema *s, const char *name, weir_type type);
+/* Index of the field named name (case-insensitive), or -1. */
+int weir_schema_find(const weir_schema *s, const char *name);
+weir_schema *weir_schema_copy(const weir_schema *s);
+bool weir_schema_equal(const weir_schema *a, const weir_schema *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

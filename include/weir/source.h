@@ -1,0 +1,82 @@
+/*
+ * weir/source.h - sources: splits, readers and replayable positions.
+ *
+ * A source is instantiated once per source subtask. Each instance decides
+ * which splits (files, byte ranges, generator shards, partitions) it owns and
+ * hands them to the runtime; the runtime reads every split through its own
+ * reader, stamps event time, and runs one watermark generator per split.
+ * Order inside a split is preserved end to end.
+ */
+#ifndef WEIR_SOURCE_H
+#define WEIR_SOURCE_H
+
+#include "weir/batch.h"
+#include "weir/buf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct weir_source_info {
+    uint32_t subtask;
+    uint32_t parallelism;
+    uint32_t batch_size;
+    const weir_schema *schema; /* the schema of the rows the source produces */
+} weir_source_info;
+
+typedef struct weir_source_class {
+    const char *name;
+    /* Creates the instance for one subtask. */
+    int (*create)(void *arg, const weir_source_info *info, void **out_src, weir_error *err);
+    /*
+     * Appends to *ids the ids of splits newly assigned to this instance since
+     * the last call (each id a string owned by the source, stable across
+     * restarts). Returns 0. *done is set when no split will ever be added
+     * (bounded sources, or after the first call for a source that does not
+     * monitor for new splits).
+     */
+    int (*discover)(void *src, const char ***ids, uint32_t *n_ids, bool *done, weir_error *err);
+    /* Opens a reader for split id at position pos (NULL, 0: the beginning). */
+    int (*open_split)(void *src, const char *id, const void *pos, size_t pos_len, void **out_reader,
+                      weir_error *err);
+    /*
+     * Appends at most max_rows rows to out (which may already hold rows).
+     * Returns the number appended (> 0); 0 when nothing is available now (an
+     * unbounded split); WEIR_EOF when the split is exhausted; or a negative
+     * code with err set (bad input under the fail policy, I/O errors).
+     * If the reader knows event time it sets out->ts; otherwise the runtime
+     * takes it from the schema's rowtime column.
+     */
+    int (*read)(void *reader, weir_batch *out, uint32_t max_rows, weir_error *err);
+    /* Replayable position just after the last row returned. */
+    int (*position)(void *reader, weir_buf *out);
+    void (*close_split)(void *reader);
+    void (*destroy)(void *src);
+    /* Optional: counters (e.g. "skipped_records") for metrics. */
+    int (*metrics)(void *src, void (*emit)(void *ud, const char *name, uint64_t v), void *ud);
+} weir_source_class;
+
+typedef struct weir_source_spec {
+    const char *name;
+    const weir_source_class *cls;
+    void *arg;                 /* shared by all instances; freed with free_arg */
+    void (*free_arg)(void *arg);
+    const weir_schema *schema; /* borrowed; must outlive the job */
+} weir_source_spec;
+
+/* How a source derives watermarks from event time, per split. */
+typedef enum weir_watermark_kind {
+    WEIR_WATERMARK_NONE,      /* no watermark until the end of input */
+    WEIR_WATERMARK_BOUNDED,   /* W = max(ts) - delay_ms; MONOTONIC is delay 0 */
+} weir_watermark_kind;
+
+typedef struct weir_watermark_spec {
+    weir_watermark_kind kind;
+    int64_t delay_ms;
+    int64_t idle_timeout_ms;  /* 0: use the job's; < 0: never idle */
+} weir_watermark_spec;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages weir builds and tests with. Idempotent:
+# packages already present are left alone, and apt is only asked when one is
+# missing. Run as root (or with sudo available).
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake pkg-config
+  libxxhash-dev          # key hashing
+  librocksdb-dev         # RocksDB state backend
+  libcriterion-dev       # unit tests
+  libcjson-dev           # benchmark baseline for the JSON decoder
+  clang libclang-rt-14-dev  # fuzzers (libFuzzer)
+  python3                # test helpers
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,328 @@
+/*
+ * record/batch.c - columnar batches with reused buffers.
+ *
+ * All column arrays, bitmaps, ts and kind arrays are allocated once at
+ * create time for `capacity` rows. The string heap grows geometrically and
+ * is kept across resets, so steady-state use allocates nothing.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "time/timefmt.h"
+#include "weir/batch.h"
+
+const char *weir_row_kind_name(weir_row_kind k)
+{
+    static const char *names[] = {"+I", "-U", "+U", "-D"};
+    return (unsigned)k < 4 ? names[k] : "?";
+}
+
+weir_batch *weir_batch_create(const weir_schema *schema, uint32_t capacity)
+{
+    if (!schema || capacity == 0)
+        return NULL;
+    weir_batch *b = weir_calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->schema = schema;
+    b->capacity = capacity;
+    b->cols = weir_calloc(schema->n_fields ? schema->n_fields : 1, sizeof *b->cols);
+    b->ts = weir_malloc(capacity * sizeof *b->ts);
+    b->kind = weir_malloc(capacity);
+    if (!b->cols || !b->ts || !b->kind)
+        goto fail;
+    for (uint32_t i = 0; i < schema->n_fields; i++) {
+        weir_column *c = &b->cols[i];
+        c->type = schema->fields[i].type;
+        c->data = weir_calloc(capacity, weir_type_width(c->type.id));
+        c->valid = weir_calloc((capacity + 7) / 8, 1);
+        c->all_valid = true;
+        if (!c->data || !c->valid)
+            goto fail;
+    }
+    return b;
+fail:
+    weir_batch_destroy(b);
+    return NULL;
+}
+
+void weir_batch_destroy(weir_batch *b)
+{
+    if (!b)
+        return;
+    if (b->cols && b->schema) {
+        for (uint32_t i = 0; i < b->schema->n_fields; i++) {
+            weir_free(b->cols[i].data);
+            weir_free(b->cols[i].valid);
+        }
+    }
+    weir_free(b->cols);
+    weir_free(b->ts);
+    weir_free(b->kind);
+    weir_free(b->heap);
+    weir_free(b);
+}
+
+void weir_batch_reset(weir_batch *b)
+{
+    b->n_rows = 0;
+    b->heap_len = 0;
+    for (uint32_t i = 0; i < b->schema->n_fields; i++)
+        b->cols[i].all_valid = true;
+}
+
+/* Materialises the bitmap of an all-valid column before the first NULL. */
+static void ensure_bitmap(weir_column *c, uint32_t capacity)
+{
+    if (c->all_valid) {
+        memset(c->valid, 0xff, (capacity + 7) / 8);
+        c->all_valid = false;
+    }
+}
+
+void weir_batch_set_null(weir_batch *b, uint32_t col, uint32_t row)
+{
+    weir_column *c = &b->cols[col];
+    ensure_bitmap(c, b->capacity);
+    c->valid[row >> 3] &= (uint8_t) ~(1u << (row & 7));
+    size_t w = weir_type_width(c->type.id);
+    memset((char *)c->data + (size_t)row * w, 0, w);
+}
+
+void weir_batch_set_valid(weir_batch *b, uint32_t col, uint32_t row)
+{
+    weir_column *c = &b->cols[col];
+    if (!c->all_valid)
+        c->valid[row >> 3] |= (uint8_t)(1u << (row & 7));
+}
+
+int weir_batch_heap_alloc(weir_batch *b, size_t len, char **out, weir_strref *ref)
+{
+    if (len > UINT32_MAX || b->heap_len + len > UINT32_MAX)
+        return WEIR_EINVAL;
+    if (b->heap_len + len > b->heap_cap) {
+        size_t cap = b->heap_cap ? b->heap_cap : 4096;
+        while (cap < b->heap_len + len)
+            cap *= 2;
+        char *h = weir_realloc(b->heap, cap);
+        if (!h)
+            return WEIR_ENOMEM;
+        b->heap = h;
+        b->heap_cap = cap;
+    }
+    ref->off = (uint32_t)b->heap_len;
+    ref->len = (uint32_t)len;
+    *out = b->heap + b->heap_len;
+    b->heap_len += len;
+    return 0;
+}
+
+int weir_batch_set_str(weir_batch *b, uint32_t col, uint32_t row, const char *s, size_t len)
+{
+    char *dst;
+    weir_strref ref;
+    int rc = weir_batch_heap_alloc(b, len, &dst, &ref);
+    if (rc)
+        return rc;
+    if (len)
+        memcpy(dst, s, len);
+    WEIR_COL_STR(b, col)[row] = ref;
+    return 0;
+}
+
+int weir_batch_append_row(weir_batch *b)
+{
+    if (b->n_rows >= b->capacity)
+        return WEIR_EINVAL;
+    uint32_t r = b->n_rows++;
+    for (uint32_t i = 0; i < b->schema->n_fields; i++) {
+        weir_column *c = &b->cols[i];
+        size_t w = weir_type_width(c->type.id);
+        memset((char *)c->data + (size_t)r * w, 0, w);
+        if (!c->all_valid)
+            c->valid[r >> 3] |= (uint8_t)(1u << (r & 7));
+    }
+    b->ts[r] = 0;
+    b->kind[r] = WEIR_ROW_INSERT;
+    return (int)r;
+}
+
+/* Copies the value of (src, col, srow) into (dst, col, drow); strings are re-homed. */
+static int copy_value(weir_batch *dst, uint32_t drow, const weir_batch *src, uint32_t srow, uint32_t col)
+{
+    const weir_column *sc = &src->cols[col];
+    weir_column *dc = &dst->cols[col];
+    if (!sc->all_valid && !(sc->valid[srow >> 3] & (1u << (srow & 7)))) {
+        weir_batch_set_null(dst, col, drow);
+        return 0;
+    }
+    if (!dc->all_valid)
+        dc->valid[drow >> 3] |= (uint8_t)(1u << (drow & 7));
+    if (weir_type_is_string(sc->type.id)) {
+        weir_strref r = ((const weir_strref *)sc->data)[srow];
+        return weir_batch_set_str(dst, col, drow, src->heap + r.off, r.len);
+    }
+    size_t w = weir_type_width(sc->type.id);
+    memcpy((char *)dc->data + (size_t)drow * w, (const char *)sc->data + (size_t)srow * w, w);
+    return 0;
+}
+
+int weir_batch_copy_row(weir_batch *dst, const weir_batch *src, uint32_t row)
+{
+    return weir_batch_gather(dst, src, &row, 1);
+}
+
+int weir_batch_gather(weir_batch *dst, const weir_batch *src, const uint32_t *rows, uint32_t n)
+{
+    if (dst->n_rows + n > dst->capacity)
+        return WEIR_EINVAL;
+    uint32_t base = dst->n_rows;
+    uint32_t nf = src->schema->n_fields;
+    for (uint32_t c = 0; c < nf; c++) {
+        const weir_column *sc = &src->cols[c];
+        weir_column *dc = &dst->cols[c];
+        if (sc->all_valid && !weir_type_is_string(sc->type.id)) {
+            /* Fast path: fixed width, no NULLs. */
+            size_t w = weir_type_width(sc->type.id);
+            if (!dc->all_valid)
+                for (uint32_t i = 0; i < n; i++)
+                    dc->valid[(base + i) >> 3] |= (uint8_t)(1u << ((base + i) & 7));
+            if (w == 8) {
+                const uint64_t *s = sc->data;
+                uint64_t *d = (uint64_t *)dc->data + base;
+                for (uint32_t i = 0; i < n; i++)
+                    d[i] = s[rows[i]];
+            } else if (w == 4) {
+                const uint32_t *s = sc->data;
+                uint32_t *d = (uint32_t *)dc->data + base;
+                for (uint32_t i = 0; i < n; i++)
+                    d[i] = s[rows[i]];
+            } else {
+                for (uint32_t i = 0; i < n; i++)
+                    memcpy((char *)dc->data + (size_t)(base + i) * w, (const char *)sc->data + (size_t)rows[i] * w, w);
+            }
+            continue;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            int rc = copy_value(dst, base + i, src, rows[i], c);
+            if (rc)
+                return rc;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        dst->ts[base + i] = src->ts[rows[i]];
+        dst->kind[base + i] = src->kind[rows[i]];
+    }
+    dst->n_rows += n;
+    return 0;
+}
+
+int weir_batch_copy(weir_batch *dst, const weir_batch *src)
+{
+    if (src->n_rows > dst->capacity)
+        return WEIR_EINVAL;
+    weir_batch_reset(dst);
+    uint32_t n = src->n_rows;
+    for (uint32_t c = 0; c < src->schema->n_fields; c++) {
+        const weir_column *sc = &src->cols[c];
+        weir_column *dc = &dst->cols[c];
+        memcpy(dc->data, sc->data, (size_t)n * weir_type_width(sc->type.id));
+        dc->all_valid = sc->all_valid;
+        if (!sc->all_valid)
+            memcpy(dc->valid, sc->valid, (n + 7) / 8);
+    }
+    if (src->heap_len) {
+        char *p;
+        weir_strref ref;
+        int rc = weir_batch_heap_alloc(dst, src->heap_len, &p, &ref);
+        if (rc)
+            return rc;
+        memcpy(p, src->heap, src->heap_len);
+    }
+    memcpy(dst->ts, src->ts, n * sizeof *dst->ts);
+    memcpy(dst->kind, src->kind, n);
+    dst->n_rows = n;
+    return 0;
+}
+
+void weir_batch_filter_inplace(weir_batch *b, const uint8_t *sel)
+{
+    uint32_t out = 0;
+    for (uint32_t r = 0; r < b->n_rows; r++) {
+        if (!sel[r])
+            continue;
+        if (out != r) {
+            for (uint32_t c = 0; c < b->schema->n_fields; c++) {
+                weir_column *col = &b->cols[c];
+                size_t w = weir_type_width(col->type.id);
+                memcpy((char *)col->data + (size_t)out * w, (char *)col->data + (size_t)r * w, w);
+                if (!col->all_valid) {
+                    bool v = col->valid[r >> 3] & (1u << (r & 7));
+                    if (v)
+                        col->valid[out >> 3] |= (uint8_t)(1u << (out & 7));
+                    else
+                        col->valid[out >> 3] &= (uint8_t) ~(1u << (out & 7));
+                }
+            }
+            b->ts[out] = b->ts[r];
+            b->kind[out] = b->kind[r];
+        }
+        out++;
+    }
+    b->n_rows = out;
+}
+
+size_t weir_batch_format_value(const weir_batch *b, uint32_t col, uint32_t row, char *buf, size_t cap)
+{
+    int n = 0;
+    if (cap == 0)
+        return 0;
+    if (weir_batch_is_null(b, col, row))
+        return (size_t)snprintf(buf, cap, "NULL");
+    const weir_column *c = &b->cols[col];
+    switch (c->type.id) {
+    case WEIR_TYPE_BOOLEAN:
+        n = snprintf(buf, cap, "%s", WEIR_COL_BOOL(b, col)[row] ? "true" : "false");
+        break;
+    case WEIR_TYPE_INT:
+        n = snprintf(buf, cap, "%" PRId32, WEIR_COL_I32(b, col)[row]);
+        break;
+    case WEIR_TYPE_BIGINT:
+        n = snprintf(buf, cap, "%" PRId64, WEIR_COL_I64(b, col)[row]);
+        break;
+    case WEIR_TYPE_DOUBLE:
+        n = snprintf(buf, cap, "%.17g", WEIR_COL_F64(b, col)[row]);
+        break;
+    case WEIR_TYPE_DECIMAL: {
+        int64_t v = WEIR_COL_I64(b, col)[row];
+        unsigned scale = c->type.scale;
+        if (scale == 0) {
+            n = snprintf(buf, cap, "%" PRId64, v);
+            break;
+        }
+        uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+        uint64_t p10 = 1;
+        for (unsigned i = 0; i < scale; i++)
+            p10 *= 10;
+        n = snprintf(buf, cap, "%s%" PRIu64 ".%0*" PRIu64, v < 0 ? "-" : "", mag / p10, (int)scale, mag % p10);
+        break;
+    }
+    case WEIR_TYPE_STRING:
+    case WEIR_TYPE_BYTES: {
+        uint32_t len;
+        const char *s = weir_batch_str(b, col, row, &len);
+        n = snprintf(buf, cap, "%.*s", (int)len, s);
+        break;
+    }
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ:
+        return weir__format_ts(WEIR_COL_I64(b, col)[row], buf, cap);
+    case WEIR_TYPE_NULL:
+        n = snprintf(buf, cap, "NULL");
+        break;
+    }
+    if (n < 0)
+        return 0;
+    return (size_t)n < cap ? (size_t)n : cap - 1;
+}

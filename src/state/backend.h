@@ -1,0 +1,52 @@
+/*
+ * state/backend.h - the keyed state backend as the runtime sees it
+ * (internal-but-shared, weir__ prefix).
+ *
+ * One backend instance serves one operator subtask. It owns the key groups
+ * [kg_lo, kg_hi) of that subtask, knows the current key (set by the runtime
+ * through weir_op_set_key), and snapshots / restores one key group at a time
+ * in a canonical, backend-independent format, so that a snapshot taken from
+ * one backend restores into another and into another parallelism.
+ *
+ * Implementations: memory (memory_backend.c) and, later, RocksDB. Each
+ * implements weir__backend_ops; the public state API in weir/state.h
+ * dispatches through it.
+ */
+#ifndef WEIR_STATE_BACKEND_INTERNAL_H
+#define WEIR_STATE_BACKEND_INTERNAL_H
+
+#include "weir/clock.h"
+#include "weir/state.h"
+
+typedef struct weir__backend weir__backend;
+
+typedef struct weir__backend_config {
+    const char *kind;           /* "memory" (default) or "rocksdb" */
+    uint32_t max_parallelism;
+    uint32_t kg_lo, kg_hi;      /* owned key groups [kg_lo, kg_hi) */
+    weir_clock clock;           /* processing time, for TTL */
+    const char *dir;            /* working directory for disk backends */
+} weir__backend_config;
+
+int weir__backend_create(const weir__backend_config *cfg, weir__backend **out);
+void weir__backend_destroy(weir__backend *be);
+
+/* Registers a state; same name twice returns the same handle. */
+int weir__backend_register(weir__backend *be, const weir_state_desc *desc, weir_state **out);
+
+/* Sets the current key (copied); hash is weir_key_hash(key, len). */
+int weir__backend_set_key(weir__backend *be, const void *key, size_t len, uint64_t hash);
+const uint8_t *weir__backend_key(const weir__backend *be, size_t *len, uint32_t *kg);
+
+/*
+ * Canonical snapshot of everything in key group kg (all states, TTL stamps
+ * included), appended to out. restore reads what snapshot_kg wrote, for a
+ * key group this backend owns; states are matched by name.
+ */
+int weir__backend_snapshot_kg(weir__backend *be, uint32_t kg, weir_buf *out);
+int weir__backend_restore_kg(weir__backend *be, uint32_t kg, weir_cursor *in);
+
+/* Bytes of state held (approximate), for metrics and inspect. */
+uint64_t weir__backend_size_bytes(const weir__backend *be);
+
+#endif

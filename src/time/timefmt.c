@@ -1,0 +1,132 @@
+/* time/timefmt.c - civil UTC date-times <-> epoch milliseconds. */
+#include <stdio.h>
+
+#include "time/timefmt.h"
+
+/* Howard Hinnant's days_from_civil / civil_from_days algorithms (public domain). */
+int64_t weir__days_from_civil(int64_t y, int m, int d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static int64_t floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+void weir__civil_from_ms(int64_t ms, weir__civil *c)
+{
+    int64_t days = floordiv(ms, 86400000);
+    int64_t rem = ms - days * 86400000;
+    int64_t z = days + 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t y = yoe + era * 400;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    int d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    int m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    c->year = y + (m <= 2);
+    c->month = m;
+    c->day = d;
+    c->hour = (int)(rem / 3600000);
+    c->minute = (int)(rem / 60000 % 60);
+    c->second = (int)(rem / 1000 % 60);
+    c->millis = (int)(rem % 1000);
+}
+
+int64_t weir__ms_from_civil(const weir__civil *c)
+{
+    return weir__days_from_civil(c->year, c->month, c->day) * 86400000 + (int64_t)c->hour * 3600000 +
+           (int64_t)c->minute * 60000 + (int64_t)c->second * 1000 + c->millis;
+}
+
+size_t weir__format_ts(int64_t ms, char *buf, size_t cap)
+{
+    weir__civil c;
+    weir__civil_from_ms(ms, &c);
+    int n = snprintf(buf, cap, "%04lld-%02d-%02d %02d:%02d:%02d.%03d", (long long)c.year, c.month, c.day,
+                     c.hour, c.minute, c.second, c.millis);
+    return n < 0 ? 0 : (size_t)n;
+}
+
+static int digits(const char *s, size_t len, size_t *i, int n, int *out)
+{
+    int v = 0;
+    for (int k = 0; k < n; k++) {
+        if (*i >= len || s[*i] < '0' || s[*i] > '9')
+            return -1;
+        v = v * 10 + (s[(*i)++] - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+static int expect(const char *s, size_t len, size_t *i, char ch)
+{
+    if (*i >= len || s[*i] != ch)
+        return -1;
+    (*i)++;
+    return 0;
+}
+
+static bool leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+int weir__parse_ts(const char *s, size_t len, int64_t *out_ms, size_t *bad_at)
+{
+    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    size_t i = 0;
+    int y, mo, d, h = 0, mi = 0, se = 0, ms = 0;
+    if (digits(s, len, &i, 4, &y) || expect(s, len, &i, '-') || digits(s, len, &i, 2, &mo) ||
+        expect(s, len, &i, '-') || digits(s, len, &i, 2, &d))
+        goto bad;
+    if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] + (mo == 2 && leap(y))) {
+        i = 5;
+        goto bad;
+    }
+    if (i < len) {
+        if (s[i] != ' ' && s[i] != 'T')
+            goto bad;
+        i++;
+        if (digits(s, len, &i, 2, &h) || expect(s, len, &i, ':') || digits(s, len, &i, 2, &mi) ||
+            expect(s, len, &i, ':') || digits(s, len, &i, 2, &se))
+            goto bad;
+        if (h > 23 || mi > 59 || se > 59) {
+            i = 11;
+            goto bad;
+        }
+        if (i < len && s[i] == '.') {
+            i++;
+            int nd = 0, frac = 0;
+            while (i < len && s[i] >= '0' && s[i] <= '9' && nd < 9) {
+                if (nd < 3)
+                    frac = frac * 10 + (s[i] - '0');
+                nd++;
+                i++;
+            }
+            if (nd == 0)
+                goto bad;
+            for (int k = nd; k < 3; k++)
+                frac *= 10;
+            ms = frac;
+        }
+        if (i < len && s[i] == 'Z')
+            i++;
+        if (i != len)
+            goto bad;
+    }
+    weir__civil c = {y, mo, d, h, mi, se, ms};
+    *out_ms = weir__ms_from_civil(&c);
+    return 0;
+bad:
+    if (bad_at)
+        *bad_at = i;
+    return WEIR_EPARSE;
+}

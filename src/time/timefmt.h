@@ -1,0 +1,27 @@
+/*
+ * time/timefmt.h - converting epoch milliseconds to and from civil UTC
+ * date-times ("yyyy-MM-dd HH:mm:ss.SSS"), with floor semantics for negative
+ * instants. Internal-but-shared: formats, SQL functions and sinks use it.
+ */
+#ifndef WEIR_TIMEFMT_H
+#define WEIR_TIMEFMT_H
+
+#include "weir/common.h"
+
+typedef struct weir__civil {
+    int64_t year;
+    int month, day, hour, minute, second, millis;
+} weir__civil;
+
+int64_t weir__days_from_civil(int64_t y, int m, int d);
+void weir__civil_from_ms(int64_t ms, weir__civil *c);
+int64_t weir__ms_from_civil(const weir__civil *c);
+/* Writes "yyyy-MM-dd HH:mm:ss.SSS" (23 chars + NUL; cap >= 32). Returns the length. */
+size_t weir__format_ts(int64_t ms, char *buf, size_t cap);
+/*
+ * Parses "yyyy-MM-dd[ |T]HH:mm:ss[.S{1,9}][Z]" or "yyyy-MM-dd". Returns 0 and
+ * the instant, or WEIR_EPARSE with *bad_at set to the offending offset.
+ */
+int weir__parse_ts(const char *s, size_t len, int64_t *out_ms, size_t *bad_at);
+
+#endif

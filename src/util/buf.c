@@ -1,0 +1,259 @@
+/*
+ * util/buf.c - growable byte buffer and bounds-checked cursor.
+ * Invariant: a cursor read that would pass the end fails with WEIR_ECORRUPT
+ * and leaves the cursor where it was.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "weir/buf.h"
+
+void weir_buf_init(weir_buf *b)
+{
+    b->data = NULL;
+    b->len = 0;
+    b->cap = 0;
+}
+
+void weir_buf_fini(weir_buf *b)
+{
+    weir_free(b->data);
+    weir_buf_init(b);
+}
+
+int weir_buf_reserve(weir_buf *b, size_t extra)
+{
+    if (b->len + extra <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + extra)
+        cap *= 2;
+    uint8_t *d = weir_realloc(b->data, cap);
+    if (!d)
+        return WEIR_ENOMEM;
+    b->data = d;
+    b->cap = cap;
+    return 0;
+}
+
+int weir_buf_put(weir_buf *b, const void *p, size_t n)
+{
+    if (n == 0)
+        return 0;
+    int rc = weir_buf_reserve(b, n);
+    if (rc)
+        return rc;
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    return 0;
+}
+
+int weir_buf_put_u8(weir_buf *b, uint8_t v) { return weir_buf_put(b, &v, 1); }
+
+int weir_buf_put_u32(weir_buf *b, uint32_t v)
+{
+    uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    return weir_buf_put(b, x, 4);
+}
+
+int weir_buf_put_u64(weir_buf *b, uint64_t v)
+{
+    uint8_t x[8];
+    for (int i = 0; i < 8; i++)
+        x[i] = (uint8_t)(v >> (8 * i));
+    return weir_buf_put(b, x, 8);
+}
+
+int weir_buf_put_i64(weir_buf *b, int64_t v) { return weir_buf_put_u64(b, (uint64_t)v); }
+
+int weir_buf_put_f64(weir_buf *b, double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    return weir_buf_put_u64(b, u);
+}
+
+int weir_buf_put_varint(weir_buf *b, uint64_t v)
+{
+    uint8_t x[10];
+    size_t n = 0;
+    do {
+        uint8_t byte = v & 0x7f;
+        v >>= 7;
+        x[n++] = byte | (v ? 0x80 : 0);
+    } while (v);
+    return weir_buf_put(b, x, n);
+}
+
+int weir_buf_put_bytes(weir_buf *b, const void *p, size_t n)
+{
+    int rc = weir_buf_put_varint(b, n);
+    return rc ? rc : weir_buf_put(b, p, n);
+}
+
+int weir_buf_put_str(weir_buf *b, const char *s)
+{
+    /* 0 encodes NULL; otherwise length + 1. */
+    if (!s)
+        return weir_buf_put_varint(b, 0);
+    size_t n = strlen(s);
+    int rc = weir_buf_put_varint(b, n + 1);
+    return rc ? rc : weir_buf_put(b, s, n);
+}
+
+int weir_buf_printf(weir_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return WEIR_EINVAL;
+    int rc = weir_buf_reserve(b, (size_t)n + 1);
+    if (rc)
+        return rc;
+    va_start(ap, fmt);
+    vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+    return 0;
+}
+
+int weir_cursor_get(weir_cursor *c, void *out, size_t n)
+{
+    if (weir_cursor_left(c) < n)
+        return WEIR_ECORRUPT;
+    if (n)
+        memcpy(out, c->p, n);
+    c->p += n;
+    return 0;
+}
+
+int weir_cursor_get_u8(weir_cursor *c, uint8_t *v) { return weir_cursor_get(c, v, 1); }
+
+int weir_cursor_get_u32(weir_cursor *c, uint32_t *v)
+{
+    uint8_t x[4];
+    int rc = weir_cursor_get(c, x, 4);
+    if (rc)
+        return rc;
+    *v = (uint32_t)x[0] | (uint32_t)x[1] << 8 | (uint32_t)x[2] << 16 | (uint32_t)x[3] << 24;
+    return 0;
+}
+
+int weir_cursor_get_u64(weir_cursor *c, uint64_t *v)
+{
+    uint8_t x[8];
+    int rc = weir_cursor_get(c, x, 8);
+    if (rc)
+        return rc;
+    uint64_t r = 0;
+    for (int i = 7; i >= 0; i--)
+        r = (r << 8) | x[i];
+    *v = r;
+    return 0;
+}
+
+int weir_cursor_get_i64(weir_cursor *c, int64_t *v)
+{
+    uint64_t u;
+    int rc = weir_cursor_get_u64(c, &u);
+    if (!rc)
+        *v = (int64_t)u;
+    return rc;
+}
+
+int weir_cursor_get_f64(weir_cursor *c, double *v)
+{
+    uint64_t u;
+    int rc = weir_cursor_get_u64(c, &u);
+    if (!rc)
+        memcpy(v, &u, 8);
+    return rc;
+}
+
+int weir_cursor_get_varint(weir_cursor *c, uint64_t *v)
+{
+    uint64_t r = 0;
+    const uint8_t *p = c->p;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (p >= c->end)
+            return WEIR_ECORRUPT;
+        uint8_t byte = *p++;
+        r |= (uint64_t)(byte & 0x7f) << shift;
+        if (!(byte & 0x80)) {
+            c->p = p;
+            *v = r;
+            return 0;
+        }
+    }
+    return WEIR_ECORRUPT;
+}
+
+int weir_cursor_get_bytes(weir_cursor *c, const void **p, size_t *n)
+{
+    weir_cursor save = *c;
+    uint64_t len;
+    int rc = weir_cursor_get_varint(c, &len);
+    if (rc)
+        return rc;
+    if (weir_cursor_left(c) < len) {
+        *c = save;
+        return WEIR_ECORRUPT;
+    }
+    *p = c->p;
+    *n = (size_t)len;
+    c->p += len;
+    return 0;
+}
+
+int weir_cursor_get_str(weir_cursor *c, char **out)
+{
+    weir_cursor save = *c;
+    uint64_t len;
+    int rc = weir_cursor_get_varint(c, &len);
+    if (rc)
+        return rc;
+    if (len == 0) {
+        *out = NULL;
+        return 0;
+    }
+    if (weir_cursor_left(c) < len - 1) {
+        *c = save;
+        return WEIR_ECORRUPT;
+    }
+    char *s = weir_strndup((const char *)c->p, (size_t)(len - 1));
+    if (!s) {
+        *c = save;
+        return WEIR_ENOMEM;
+    }
+    c->p += len - 1;
+    *out = s;
+    return 0;
+}
+
+/* CRC-32C (Castagnoli), table-driven, table built on first use. */
+static uint32_t crc_table[256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_init(void)
+{
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++)
+            c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+        crc_table[i] = c;
+    }
+}
+
+uint32_t weir_crc32c(uint32_t crc, const void *data, size_t n)
+{
+    pthread_once(&crc_once, crc_init);
+    const uint8_t *p = data;
+    crc = ~crc;
+    while (n--)
+        crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+    return ~crc;
+}

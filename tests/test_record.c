@@ -1,0 +1,173 @@
+/* tests/test_record.c - schemas, batches, keys, buffers and time formatting. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "time/timefmt.h"
+#include "weir/batch.h"
+#include "weir/buf.h"
+#include "weir/key.h"
+
+static weir_schema *make_schema(void)
+{
+    weir_schema *s = weir_schema_create();
+    weir_schema_add(s, "id", weir_type_make(WEIR_TYPE_BIGINT, false));
+    weir_schema_add(s, "name", weir_type_make(WEIR_TYPE_STRING, true));
+    weir_schema_add(s, "price", weir_type_make(WEIR_TYPE_DOUBLE, true));
+    return s;
+}
+
+Test(batch, append_null_and_strings)
+{
+    weir_schema *s = make_schema();
+    weir_batch *b = weir_batch_create(s, 4);
+    cr_assert_not_null(b);
+    for (int i = 0; i < 4; i++) {
+        int r = weir_batch_append_row(b);
+        cr_assert_eq(r, i);
+        WEIR_COL_I64(b, 0)[r] = i * 10;
+        char name[16];
+        int n = snprintf(name, sizeof name, "n%d", i);
+        cr_assert_eq(weir_batch_set_str(b, 1, r, name, (size_t)n), 0);
+        if (i == 2)
+            weir_batch_set_null(b, 2, r);
+        else
+            WEIR_COL_F64(b, 2)[r] = i + 0.5;
+    }
+    cr_assert(weir_batch_full(b));
+    cr_assert_lt(weir_batch_append_row(b), 0);
+    cr_assert(weir_batch_is_null(b, 2, 2));
+    cr_assert_not(weir_batch_is_null(b, 2, 1));
+    char buf[64];
+    weir_batch_format_value(b, 1, 3, buf, sizeof buf);
+    cr_assert_str_eq(buf, "n3");
+    weir_batch_format_value(b, 2, 2, buf, sizeof buf);
+    cr_assert_str_eq(buf, "NULL");
+
+    /* gather into another batch re-homes strings and keeps NULLs */
+    weir_batch *c = weir_batch_create(s, 8);
+    uint32_t rows[] = {3, 2};
+    cr_assert_eq(weir_batch_gather(c, b, rows, 2), 0);
+    cr_assert_eq(c->n_rows, 2);
+    weir_batch_format_value(c, 1, 0, buf, sizeof buf);
+    cr_assert_str_eq(buf, "n3");
+    cr_assert(weir_batch_is_null(c, 2, 1));
+    cr_assert_eq(WEIR_COL_I64(c, 0)[1], 20);
+
+    uint8_t sel[4] = {1, 0, 0, 1};
+    weir_batch_filter_inplace(b, sel);
+    cr_assert_eq(b->n_rows, 2);
+    cr_assert_eq(WEIR_COL_I64(b, 0)[1], 30);
+
+    /* reset keeps buffers and clears NULL state */
+    weir_batch_reset(b);
+    cr_assert_eq(b->n_rows, 0);
+    cr_assert(b->cols[2].all_valid);
+    weir_batch_destroy(b);
+    weir_batch_destroy(c);
+    weir_schema_destroy(s);
+}
+
+Test(key, encoding_is_canonical_and_groups_are_ranges)
+{
+    weir_schema *s = make_schema();
+    weir_batch *a = weir_batch_create(s, 4), *b = weir_batch_create(s, 4);
+    weir_batch_append_row(a);
+    weir_batch_append_row(b);
+    weir_batch_append_row(b);
+    weir_batch_set_str(a, 1, 0, "alice", 5);
+    weir_batch_set_str(b, 1, 0, "zzzzzz", 6);
+    weir_batch_set_str(b, 1, 1, "alice", 5);
+    weir_keyspec ks = {.n = 1, .cols = {1}};
+    uint8_t k1[64], k2[64];
+    size_t n1 = weir_key_encode(a, &ks, 0, k1, sizeof k1);
+    size_t n2 = weir_key_encode(b, &ks, 1, k2, sizeof k2);
+    cr_assert_eq(n1, n2);
+    cr_assert_eq(memcmp(k1, k2, n1), 0);
+    cr_assert_eq(weir_key_hash(k1, n1), weir_key_hash(k2, n2));
+
+    /* every key group has exactly one owner, consistent with the ranges */
+    for (uint32_t p = 1; p <= 7; p++) {
+        uint32_t covered = 0;
+        for (uint32_t i = 0; i < p; i++) {
+            uint32_t lo, hi;
+            weir_key_group_range(i, p, 128, &lo, &hi);
+            cr_assert_eq(lo, covered);
+            for (uint32_t kg = lo; kg < hi; kg++)
+                cr_assert_eq(weir_key_group_owner(kg, 128, p), i, "kg %u p %u", kg, p);
+            covered = hi;
+        }
+        cr_assert_eq(covered, 128);
+    }
+    weir_batch_destroy(a);
+    weir_batch_destroy(b);
+    weir_schema_destroy(s);
+}
+
+Test(buf, roundtrip_and_truncation)
+{
+    weir_buf b;
+    weir_buf_init(&b);
+    weir_buf_put_u32(&b, 0xdeadbeef);
+    weir_buf_put_varint(&b, 300);
+    weir_buf_put_str(&b, "hello");
+    weir_buf_put_str(&b, NULL);
+    weir_buf_put_i64(&b, -5);
+    weir_cursor c;
+    weir_cursor_init(&c, b.data, b.len);
+    uint32_t u;
+    uint64_t v;
+    char *s;
+    int64_t i;
+    cr_assert_eq(weir_cursor_get_u32(&c, &u), 0);
+    cr_assert_eq(u, 0xdeadbeef);
+    cr_assert_eq(weir_cursor_get_varint(&c, &v), 0);
+    cr_assert_eq(v, 300);
+    cr_assert_eq(weir_cursor_get_str(&c, &s), 0);
+    cr_assert_str_eq(s, "hello");
+    weir_free(s);
+    cr_assert_eq(weir_cursor_get_str(&c, &s), 0);
+    cr_assert_null(s);
+    cr_assert_eq(weir_cursor_get_i64(&c, &i), 0);
+    cr_assert_eq(i, -5);
+    cr_assert_eq(weir_cursor_get_u8(&c, (uint8_t *)&u), WEIR_ECORRUPT);
+    /* a truncated string is detected */
+    weir_cursor_init(&c, b.data, 8);
+    cr_assert_eq(weir_cursor_get_u32(&c, &u), 0);
+    cr_assert_eq(weir_cursor_get_varint(&c, &v), 0);
+    cr_assert_eq(weir_cursor_get_str(&c, &s), WEIR_ECORRUPT);
+    cr_assert_eq(weir_crc32c(0, "123456789", 9), 0xE3069283u);
+    weir_buf_fini(&b);
+}
+
+Test(timefmt, format_and_parse)
+{
+    char buf[32];
+    weir__format_ts(0, buf, sizeof buf);
+    cr_assert_str_eq(buf, "1970-01-01 00:00:00.000");
+    weir__format_ts(-1, buf, sizeof buf);
+    cr_assert_str_eq(buf, "1969-12-31 23:59:59.999");
+    weir__format_ts(1700000000123, buf, sizeof buf);
+    cr_assert_str_eq(buf, "2023-11-14 22:13:20.123");
+    int64_t ms;
+    cr_assert_eq(weir__parse_ts("2023-11-14 22:13:20.123", 23, &ms, NULL), 0);
+    cr_assert_eq(ms, 1700000000123);
+    cr_assert_eq(weir__parse_ts("2024-02-29T00:00:00Z", 20, &ms, NULL), 0);
+    size_t bad;
+    cr_assert_eq(weir__parse_ts("2023-02-29 00:00:00", 19, &ms, &bad), WEIR_EPARSE);
+    cr_assert_eq(weir__parse_ts("2023-01-01 0x:00:00", 19, &ms, &bad), WEIR_EPARSE);
+    cr_assert_eq(bad, 12);
+}
+
+Test(alloc, injected_failure)
+{
+    weir_alloc_fail_after(2);
+    void *a = weir_malloc(8);
+    void *b = weir_malloc(8);
+    void *c = weir_malloc(8);
+    cr_assert_not_null(a);
+    cr_assert_null(b);
+    cr_assert_not_null(c);
+    weir_free(a);
+    weir_free(c);
+}
