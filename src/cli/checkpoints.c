@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "checkpoint/catalog.h"
@@ -37,6 +38,11 @@ int weir_cli_checkpoints(int argc, char **argv)
         return argc == 2 ? WEIR_EXIT_OK : WEIR_EXIT_USAGE;
     }
     weir__storage *s;
+    struct stat st;
+    if (stat(argv[1], &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "weir: %s: no such folder\n", argv[1]);
+        return WEIR_EXIT_IO;
+    }
     int rc = weir__storage_local_create(argv[1], &s);
     if (rc) {
         fprintf(stderr, "weir: %s: %s\n", argv[1], weir_strerror(rc));
