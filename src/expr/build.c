@@ -283,13 +283,13 @@ int weir_expr_lit_interval_text(weir_expr_arena *a, const char *text, const char
             long long v = strtoll(p, &end, 10);
             if (end == p)
                 return weir_error_set(err, WEIR_EPARSE, "malformed interval value '%s'", text);
-            if (seq[k] == 1 && end - p < 3) {
+            if (!mo1 && seq[k] == 1 && end - p < 3) {
                 /* Fraction of a second: '.5' is 500 ms. */
                 for (long d = end - p; d < 3; d++)
                     v *= 10;
             }
             total += v * seq[k];
-            if (seq[k] == m2 || !*end)
+            if ((seq[k] == m2 && !(m2 == 1000 && *end == '.')) || !*end)
                 break;
             p = end + 1;
             k++;
