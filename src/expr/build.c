@@ -283,13 +283,13 @@ int weir_expr_lit_interval_text(weir_expr_arena *a, const char *text, const char
             long long v = strtoll(p, &end, 10);
             if (end == p)
                 return weir_error_set(err, WEIR_EPARSE, "malformed interval value '%s'", text);
-            if (seq[k] == 1 && end - p < 3) {
+            if (!mo1 && seq[k] == 1 && end - p < 3) {
                 /* Fraction of a second: '.5' is 500 ms. */
                 for (long d = end - p; d < 3; d++)
                     v *= 10;
             }
             total += v * seq[k];
-            if (seq[k] == m2 || !*end)
+            if ((seq[k] == m2 && !(m2 == 1000 && *end == '.')) || !*end)
                 break;
             p = end + 1;
             k++;
@@ -345,7 +345,7 @@ int weir__bad_args(const xfunc *f, weir_expr **args, uint32_t n, weir_error *err
 
 const xfunc *weir__func_find(const char *name)
 {
-    const xfunc *tables[] = {weir__funcs_core, weir__funcs_string, weir__funcs_math, weir__funcs_time};
+    const xfunc *tables[] = {weir__funcs_core, weir__funcs_string, weir__funcs_regex, weir__funcs_math, weir__funcs_time};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         for (const xfunc *f = tables[t]; f->name; f++)
             if (!strcasecmp(f->name, name))
@@ -402,13 +402,13 @@ static int unknown_function(const char *name, weir_expr **args, uint32_t n, weir
     int limit = (int)strlen(name) / 3 + 1;
     if (limit > 3)
         limit = 3;
-    const xfunc *tables[] = {weir__funcs_core, weir__funcs_string, weir__funcs_math, weir__funcs_time};
+    const xfunc *tables[] = {weir__funcs_core, weir__funcs_string, weir__funcs_regex, weir__funcs_math, weir__funcs_time};
     const char *udfs[256];
     uint32_t nu = weir__udf_names(udfs, 256);
-    for (size_t t = 0; t <= 4; t++) {
+    for (size_t t = 0; t <= 5; t++) {
         for (uint32_t k = 0;; k++) {
             const char *cand;
-            if (t < 4) {
+            if (t < 5) {
                 cand = tables[t][k].name;
                 if (!cand)
                     break;

@@ -175,6 +175,7 @@ bool weir__any_nullable(weir_expr **args, uint32_t n);
 /* Function tables of each file, NULL-name terminated. */
 extern const xfunc weir__funcs_core[];
 extern const xfunc weir__funcs_string[];
+extern const xfunc weir__funcs_regex[];
 extern const xfunc weir__funcs_math[];
 extern const xfunc weir__funcs_time[];
 const xfunc *weir__func_find(const char *name);
