@@ -246,7 +246,8 @@ int weir__agg_get_header(weir_cursor *in, uint8_t fc, int kind, int64_t *rows)
     uint64_t r;
     if (weir_cursor_get(in, h, 3) || h[0] != WEIR_AGG_FORMAT_V1 || h[1] != fc || h[2] != (uint8_t)(kind + 1))
         return WEIR_ECORRUPT;
-    if (weir_cursor_get_varint(in, &r) || r > (uint64_t)INT64_MAX)
+    /* No accumulator sees 2^62 rows; the bound keeps counters far from overflow. */
+    if (weir_cursor_get_varint(in, &r) || r > ((uint64_t)1 << 62))
         return WEIR_ECORRUPT;
     *rows = (int64_t)r;
     return 0;
@@ -463,7 +464,10 @@ int weir_agg_bind(const char *name, const weir_schema *s, int32_t col, double pa
             out->cls = &weir__agg_stddev_pop;
         else
             out->cls = &weir__agg_stddev_samp;
-        out->result_type = nullable(in);
+        /* DOUBLE for every input. Flink returns the input type, computed
+         * with integer intermediates that truncate at each step; an
+         * approximate type is what the SQL standard asks for. */
+        out->result_type = weir_type_make(WEIR_TYPE_DOUBLE, true);
     }
     return 0;
 }

@@ -423,7 +423,7 @@ static int store_get(weir_cursor *in, dstore *s, uint64_t max_total)
     int64_t next = lo;
     for (uint64_t i = 0; i < nnz; i++) {
         uint64_t d, c;
-        if (weir_cursor_get_varint(in, &d) || d > (uint64_t)(hi - next) || weir_cursor_get_varint(in, &c) ||
+        if (weir_cursor_get_varint(in, &d) || next > hi || d > (uint64_t)(hi - next) || weir_cursor_get_varint(in, &c) ||
             c == 0 || c > max_total - s->total)
             return WEIR_ECORRUPT;
         int64_t k = next + (int64_t)d;

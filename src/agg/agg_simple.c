@@ -536,11 +536,14 @@ typedef struct dsum_acc {
     uint64_t lo, hi; /* the sum as a two's complement 128-bit integer */
 } dsum_acc;
 
-static __int128 dsum_get(const dsum_acc *s) { return (__int128)(((unsigned __int128)s->hi << 64) | s->lo); }
+static unsigned __int128 dsum_bits(const dsum_acc *s) { return ((unsigned __int128)s->hi << 64) | s->lo; }
+static __int128 dsum_get(const dsum_acc *s) { return (__int128)dsum_bits(s); }
 
-static void dsum_set(dsum_acc *s, __int128 v)
+/* Adds v modulo 2^128: real sums never come near, and unsigned arithmetic
+ * keeps even a damaged state free of undefined behaviour. */
+static void dsum_add_to(dsum_acc *s, unsigned __int128 v)
 {
-    unsigned __int128 u = (unsigned __int128)v;
+    unsigned __int128 u = dsum_bits(s) + v;
     s->lo = (uint64_t)u;
     s->hi = (uint64_t)(u >> 64);
 }
@@ -553,7 +556,7 @@ static int dsum_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t 
     dsum_acc *s = acc;
     s->rows++;
     if (aggv_valid(b, a->input_col, row)) {
-        dsum_set(s, dsum_get(s) + WEIR_COL_I64(b, a->input_col)[row]);
+        dsum_add_to(s, (unsigned __int128)(__int128)WEIR_COL_I64(b, a->input_col)[row]);
         s->n++;
     }
     return 0;
@@ -568,7 +571,7 @@ static int dsum_retract(const weir_agg *a, void *acc, const weir_batch *b, uint3
     s->rows--;
     if (v) {
         s->n--;
-        dsum_set(s, dsum_get(s) - WEIR_COL_I64(b, a->input_col)[row]);
+        dsum_add_to(s, -(unsigned __int128)(__int128)WEIR_COL_I64(b, a->input_col)[row]);
     }
     return 0;
 }
@@ -579,7 +582,7 @@ static int dsum_merge(const weir_agg *a, void *acc, const void *other)
     const dsum_acc *o = other;
     s->rows += o->rows;
     s->n += o->n;
-    dsum_set(s, dsum_get(s) + dsum_get(o));
+    dsum_add_to(s, dsum_bits(o));
     return 0;
 }
 
@@ -616,13 +619,19 @@ static int davg_result(const weir_agg *a, const void *acc, weir_batch *out, uint
     if (s->n == 0)
         return weir__agg_put_null(out, col, row);
     int up = a->result_type.scale - a->input_type.scale; /* 0..6, set by bind */
-    __int128 num = dsum_get(s) * weir__agg_pow10[up];
-    __int128 q = num / s->n, r = num % s->n;
+    __int128 sum = dsum_get(s), n = s->n;
+    /* sum / n scaled by 10^up, in two steps so no product can overflow:
+     * the integer part, then the remainder's fraction digits. */
+    __int128 q1 = sum / n, r1 = sum % n;
+    if (q1 >= DEC18_LIMIT || q1 <= -DEC18_LIMIT)
+        return weir__agg_put_null(out, col, row);
+    __int128 frac = r1 * weir__agg_pow10[up];
+    __int128 q = q1 * weir__agg_pow10[up] + frac / n, r = frac % n;
     /* Round half away from zero (Java's HALF_UP, which Flink uses). */
     if (r < 0)
         r = -r;
-    if (2 * r >= s->n)
-        q += num < 0 ? -1 : 1;
+    if (2 * r >= n)
+        q += sum < 0 ? -1 : 1;
     if (q >= DEC18_LIMIT || q <= -DEC18_LIMIT)
         return weir__agg_put_null(out, col, row);
     return weir__agg_put_i64(out, col, row, (int64_t)q);
@@ -780,27 +789,7 @@ static int var_result_common(const weir_agg *a, const void *acc, weir_batch *out
     if (s->n == 0 || (samp && s->n == 1))
         return weir__agg_put_null(out, col, row);
     double v = s->m2 / (double)(samp ? s->n - 1 : s->n);
-    if (mode & 2)
-        v = sqrt(v);
-    switch (a->result_type.id) {
-    case WEIR_TYPE_DOUBLE:
-        return weir__agg_put_f64(out, col, row, v);
-    case WEIR_TYPE_DECIMAL: {
-        /* Rounded half away from zero at the input's scale. */
-        double scaled = v * (double)weir__agg_pow10[a->result_type.scale];
-        int p = a->result_type.precision ? a->result_type.precision : 18;
-        if (!(fabs(scaled) < (double)weir__agg_pow10[p > 18 ? 18 : p]))
-            return weir__agg_put_null(out, col, row);
-        return weir__agg_put_i64(out, col, row, llround(scaled));
-    }
-    default: {
-        /* INT and BIGINT results are truncated toward zero, as Flink's cast is. */
-        double lim = a->result_type.id == WEIR_TYPE_INT ? 2147483648.0 : 9223372036854775808.0;
-        if (!(v < lim))
-            return weir__agg_put_null(out, col, row);
-        return weir__agg_put_i64(out, col, row, (int64_t)v);
-    }
-    }
+    return weir__agg_put_f64(out, col, row, (mode & 2) ? sqrt(v) : v);
 }
 
 static int varpop_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
