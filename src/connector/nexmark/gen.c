@@ -99,30 +99,44 @@ static void tables_init_once(void)
     nx_tables *t = &weir__nexmark_tables;
     /* A fixed seed: the tables are the same in every process and run. */
     nx_rng r = {UINT64_C(0x6e65786d61726b21)};
+    /* 100 * 10^(6u) = product over the bytes b_j of u of 10^(6 * b_j / 256^(j+1)). */
+    for (int j = 0; j < 4; j++) {
+        double scale = 6.0 / 256.0 / (double)(UINT64_C(1) << (8 * j));
+        for (int i = 0; i < 256; i++)
+            t->pow10[256 * j + i] = pow(10.0, scale * i) * (j == 0 ? 100.0 : 1.0);
+    }
     for (uint32_t i = 0; i < NX_POOL_BYTES; i += 2) {
         uint64_t bits = nx_next(&r);
         t->pool[i] = (char)('a' + (((bits & 0xffffffffu) * 26) >> 32));
         t->pool[i + 1] = (char)('a' + ((bits >> 32) * 26 >> 32));
     }
+    uint32_t at = 0;
     for (uint32_t i = 0; i < NX_NUM_HOT_CHANNELS; i++) {
-        nx_channel *c = &t->hot[i];
+        nx_channel *c = &t->chan[NX_HOT_CHANNEL_BASE + i];
+        char *text = t->chan_text + at;
+        c->off = at;
         c->name_len = (uint8_t)strlen(k_hot_channels[i]);
-        memcpy(c->name, k_hot_channels[i], c->name_len);
-        c->url_len = (uint8_t)base_url(&r, c->url);
+        memcpy(text, k_hot_channels[i], c->name_len);
+        c->url_len = (uint8_t)base_url(&r, text + c->name_len);
+        at += c->name_len + c->url_len;
     }
     for (uint32_t i = 0; i < NX_NUM_CHANNELS; i++) {
-        nx_channel *c = &t->channels[i];
-        memcpy(c->name, "channel-", 8);
-        c->name_len = (uint8_t)(8 + put_u64(c->name + 8, i));
-        uint32_t n = base_url(&r, c->url);
+        nx_channel *c = &t->chan[i];
+        char *text = t->chan_text + at;
+        c->off = at;
+        memcpy(text, "channel-", 8);
+        c->name_len = (uint8_t)(8 + put_u64(text + 8, i));
+        char *url = text + c->name_len;
+        uint32_t n = base_url(&r, url);
         /* Nine in ten URLs name their channel; the id is the bit-reversed channel number. */
         if (nx_int(&r, 10) > 0) {
-            memcpy(c->url + n, "&channel_id=", 12);
+            memcpy(url + n, "&channel_id=", 12);
             n += 12;
             int64_t id = (int32_t)bit_reverse32(i);
-            n += put_u64(c->url + n, (uint64_t)(id < 0 ? -id : id));
+            n += put_u64(url + n, (uint64_t)(id < 0 ? -id : id));
         }
         c->url_len = (uint8_t)n;
+        at += c->name_len + c->url_len;
     }
 }
 

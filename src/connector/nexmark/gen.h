@@ -33,17 +33,27 @@
 #define NX_NUM_CATEGORIES 5
 #define NX_MAX_STEPS 10
 
+/*
+ * A channel: its name and URL, stored back to back in chan_text. The small
+ * index entries are what a bid touches; the text is read only when the
+ * channel or url column is wanted (the text is too big for L1/L2 to keep).
+ */
 typedef struct nx_channel {
-    char name[16];
-    char url[NX_URL_CAP];
+    uint32_t off;     /* of the name in chan_text; the URL follows it */
     uint8_t name_len;
     uint8_t url_len;
 } nx_channel;
 
+/* Channels 0 .. NX_NUM_CHANNELS-1 are "channel-<i>"; the hot ones follow. */
+#define NX_HOT_CHANNEL_BASE NX_NUM_CHANNELS
+#define NX_ALL_CHANNELS (NX_NUM_CHANNELS + NX_NUM_HOT_CHANNELS)
+
 typedef struct nx_tables {
+    /* pow10[256 * j + i] = 10^(6 * i / 256^(j+1)), times 100 for j = 0. */
+    double pow10[1024];
+    nx_channel chan[NX_ALL_CHANNELS];
+    char chan_text[NX_ALL_CHANNELS * NX_URL_CAP];
     char pool[NX_POOL_BYTES];
-    nx_channel channels[NX_NUM_CHANNELS];
-    nx_channel hot[NX_NUM_HOT_CHANNELS];
 } nx_tables;
 
 /* The process-wide tables; valid after weir__nexmark_tables_init(). */
@@ -90,6 +100,10 @@ static inline uint32_t nx_int(nx_rng *r, uint64_t bound)
     return (uint32_t)(((nx_next(r) >> 32) * bound) >> 32);
 }
 
+/* Uniform in [0, bound) from the high or the low 32 bits of a draw. */
+static inline uint32_t nx_hi(uint64_t d, uint64_t bound) { return (uint32_t)(((d >> 32) * bound) >> 32); }
+static inline uint32_t nx_lo(uint64_t d, uint64_t bound) { return (uint32_t)(((d & 0xffffffffu) * bound) >> 32); }
+
 /* Uniform in [0, bound), bound > 0. */
 static inline uint64_t nx_long(nx_rng *r, uint64_t bound)
 {
@@ -104,12 +118,19 @@ static inline nx_rng nx_rng_for(const weir_nexmark_gen *g, uint64_t n)
     return r;
 }
 
-/* Log-uniform price in cents between 100 ($1) and 10^8 ($1M). */
-static inline int64_t nx_price(nx_rng *r)
+/*
+ * Log-uniform price in cents between 100 ($1) and 10^8 ($1M): 100 * 10^(6u)
+ * for u uniform in [0, 1) with 32 bits, as a product of four table entries
+ * (one per byte of u), so no libm call is on the per-bid path.
+ */
+static inline int64_t nx_price_from(uint32_t u)
 {
-    double u = (double)(nx_next(r) >> 11) * 0x1.0p-53;
-    return llround(exp(u * 13.815510557964274) * 100.0); /* 13.8155... = 6 ln 10 */
+    const double *t = weir__nexmark_tables.pow10;
+    double v = t[u >> 24] * t[256 + ((u >> 16) & 255)] * t[512 + ((u >> 8) & 255)] * t[768 + (u & 255)];
+    return (int64_t)(v + 0.5);
 }
+
+static inline int64_t nx_price(nx_rng *r) { return nx_price_from((uint32_t)(nx_next(r) >> 32)); }
 
 /*
  * The newest person id (base 0) at event (epoch, off): the event's own id if
@@ -160,12 +181,13 @@ static inline int64_t nx_pick_auction(const weir_nexmark_gen *g, nx_rng *r, int6
 static inline uint32_t nx_extra(nx_rng *r, uint32_t current_size, uint32_t avg, const char **out)
 {
     uint32_t len = 0;
+    uint64_t d = nx_next(r); /* high half: the length; low half: where in the pool */
     if (current_size <= avg) {
         uint32_t want = avg - current_size;
         uint32_t delta = (2 * want + 5) / 10; /* round(want * 0.2) */
-        len = want - delta + (delta ? nx_int(r, 2 * (uint64_t)delta) : 0);
+        len = want - delta + (delta ? nx_hi(d, 2 * (uint64_t)delta) : 0);
     }
-    *out = weir__nexmark_tables.pool + nx_int(r, NX_POOL_BYTES - len);
+    *out = weir__nexmark_tables.pool + nx_lo(d, NX_POOL_BYTES - len);
     return len;
 }
 
@@ -180,9 +202,11 @@ static inline int nx_gen_bid(const weir_nexmark_gen *g, uint64_t n, int64_t epoc
                              weir_nexmark_bid *b)
 {
     nx_rng r = nx_rng_for(g, n);
+    /* One draw decides both hot choices: its high half the auction, its low half the bidder. */
+    uint64_t d = nx_next(&r);
     int64_t last_auction = nx_last_auction(g, epoch, off);
     int64_t auction;
-    if (nx_int(&r, g->cfg.hot_auction_ratio) > 0)
+    if (nx_hi(d, g->cfg.hot_auction_ratio) > 0)
         auction = (last_auction / NX_HOT_BLOCK) * NX_HOT_BLOCK;
     else
         auction = nx_pick_auction(g, &r, last_auction);
@@ -191,26 +215,29 @@ static inline int nx_gen_bid(const weir_nexmark_gen *g, uint64_t n, int64_t epoc
     int64_t last_person = nx_last_person(g, epoch, off);
     int64_t bidder;
     /* The second person of the block, so hot bidders and hot sellers differ. */
-    if (nx_int(&r, g->cfg.hot_bidder_ratio) > 0)
+    if (nx_lo(d, g->cfg.hot_bidder_ratio) > 0)
         bidder = (last_person / NX_HOT_BLOCK) * NX_HOT_BLOCK + 1;
     else
         bidder = nx_pick_person(g, &r, last_person);
     b->bidder = bidder + WEIR_NEXMARK_FIRST_PERSON_ID;
 
-    b->price = nx_price(&r);
-
-    const nx_channel *ch;
+    /* Price from the high half of a draw, the channel from its low half. */
+    d = nx_next(&r);
+    b->price = nx_price_from((uint32_t)(d >> 32));
     int hot = -1;
-    if (nx_int(&r, 2) > 0) {
-        hot = (int)nx_int(&r, NX_NUM_HOT_CHANNELS);
-        ch = &weir__nexmark_tables.hot[hot];
+    uint32_t c;
+    uint64_t rest = (d & 0xffffffffu) >> 1; /* 31 uniform bits */
+    if (d & 1) { /* half the bids come from the four hot channels */
+        hot = (int)((rest * NX_NUM_HOT_CHANNELS) >> 31);
+        c = NX_HOT_CHANNEL_BASE + (uint32_t)hot;
     } else {
-        ch = &weir__nexmark_tables.channels[nx_int(&r, NX_NUM_CHANNELS)];
+        c = (uint32_t)((rest * NX_NUM_CHANNELS) >> 31);
     }
-    b->channel = ch->name;
-    b->channel_len = ch->name_len;
-    b->url = ch->url;
-    b->url_len = ch->url_len;
+    nx_channel ch = weir__nexmark_tables.chan[c];
+    b->channel = weir__nexmark_tables.chan_text + ch.off;
+    b->channel_len = ch.name_len;
+    b->url = b->channel + ch.name_len;
+    b->url_len = ch.url_len;
     b->extra_len = nx_extra(&r, NX_BID_FIXED_BYTES, g->cfg.avg_bid_bytes, &b->extra);
     b->date_time_ms = ts_ms;
     return hot;

@@ -357,6 +357,8 @@ static int source_metrics(void *p, void (*emit)(void *ud, const char *name, uint
 /* ---- the reader ------------------------------------------------------------ */
 
 #define POS_VERSION 1
+/* The most rows one read() writes in the general path (bounds its stack bitmaps). */
+#define NX_VALIDITY_CHUNK 4096u
 #define NO_WALL_BASE INT64_MIN
 
 typedef struct nx_reader {
@@ -560,6 +562,25 @@ static inline void put_i64(weir_batch *b, int32_t col, uint32_t row, int64_t v)
         WEIR_COL_I64(b, col)[row] = v;
 }
 
+/*
+ * Copies a short string with a few unaligned 16-byte moves instead of a
+ * library call: most generated strings are 5 to 100 bytes.
+ */
+static inline void copy_bytes(char *dst, const char *src, uint32_t len)
+{
+    if (len >= 16 && len <= 128) {
+        uint32_t i = 0;
+        for (; i + 16 < len; i += 16)
+            memcpy(dst + i, src + i, 16);
+        memcpy(dst + len - 16, src + len - 16, 16);
+    } else if (len >= 8 && len < 16) {
+        memcpy(dst, src, 8);
+        memcpy(dst + len - 8, src + len - 8, 8);
+    } else {
+        memcpy(dst, src, len);
+    }
+}
+
 static inline int put_str(weir_batch *b, int32_t col, uint32_t row, const char *s, uint32_t len)
 {
     if (col < 0)
@@ -569,7 +590,7 @@ static inline int put_str(weir_batch *b, int32_t col, uint32_t row, const char *
     int rc = heap_take(b, len, &dst, &off);
     if (rc)
         return rc;
-    memcpy(dst, s, len);
+    copy_bytes(dst, s, len);
     WEIR_COL_STR(b, col)[row] = (weir_strref){off, len};
     return 0;
 }
@@ -590,18 +611,17 @@ static int write_bid(weir_batch *b, const int32_t *oc, uint32_t row, const weir_
     put_i64(b, oc[C_B_DATETIME], row, bid->date_time_ms);
     put_i64(b, oc[C_DATETIME], row, bid->date_time_ms);
     int rc;
-    const nx_channel *hot = weir__nexmark_tables.hot;
     if (hot_index >= 0) {
         int h = hot_index;
         /* A hot channel: its strings are in the heap once per read(). */
         if (!hc->have[h]) {
             char *dst;
             uint32_t off;
-            uint32_t nl = hot[h].name_len, ul = hot[h].url_len;
+            uint32_t nl = bid->channel_len, ul = bid->url_len;
             if ((rc = heap_take(b, nl + ul, &dst, &off)))
                 return rc;
-            memcpy(dst, hot[h].name, nl);
-            memcpy(dst + nl, hot[h].url, ul);
+            memcpy(dst, bid->channel, nl);
+            memcpy(dst + nl, bid->url, ul);
             hc->name[h] = (weir_strref){off, nl};
             hc->url[h] = (weir_strref){off + nl, ul};
             hc->have[h] = true;
@@ -653,48 +673,64 @@ static int write_auction(weir_batch *b, const int32_t *oc, uint32_t row, const w
     return 0;
 }
 
-static inline void bit_set(uint8_t *bm, uint32_t i, bool v)
+static void set_valid_range(uint8_t *bm, uint32_t start, uint32_t n)
 {
-    if (v)
+    for (uint32_t i = start; i < start + n; i++)
         bm[i >> 3] |= (uint8_t)(1u << (i & 7));
-    else
-        bm[i >> 3] &= (uint8_t) ~(1u << (i & 7));
 }
 
 /*
  * Sets the validity of rows [start, start + n): in the wide table a column
- * of one kind is NULL (and zero) in the rows of the other kinds.
+ * of one kind is NULL, and zero, in the rows of the other kinds. (Zero, so
+ * that code hashing or comparing raw values sees equal NULLs.)
  */
 static void finish_validity(nx_reader *r, weir_batch *b, uint32_t start, uint32_t n)
 {
     const int32_t *oc = r->src->out_col;
     bool wide = r->kind < 0;
+    if (n == 0)
+        return;
+    /* Per kind, the validity bits of the new rows, from bit 0. */
+    uint8_t bits[3][NX_VALIDITY_CHUNK / 8];
+    uint32_t count[3] = {0, 0, 0};
+    if (wide) {
+        memset(bits, 0, sizeof bits);
+        for (uint32_t i = 0; i < n; i++) {
+            uint8_t k = r->kinds[i];
+            count[k]++;
+            bits[k][i >> 3] |= (uint8_t)(1u << (i & 7));
+        }
+    }
     for (int c = 0; c < C_COUNT; c++) {
         if (oc[c] < 0)
             continue;
         weir_column *col = &b->cols[oc[c]];
         int group = k_cols[c].group;
-        bool any_null = false;
-        if (wide && group >= 0)
-            for (uint32_t i = 0; i < n && !any_null; i++)
-                any_null = r->kinds[i] != group;
-        if (!any_null) {
+        if (!wide || group < 0 || count[group] == n) {
             if (!col->all_valid)
-                for (uint32_t i = 0; i < n; i++)
-                    bit_set(col->valid, start + i, true);
+                set_valid_range(col->valid, start, n);
             continue;
         }
         if (col->all_valid) {
             memset(col->valid, 0xff, (b->capacity + 7) / 8);
             col->all_valid = false;
         }
-        size_t w = weir_type_width(col->type.id);
-        for (uint32_t i = 0; i < n; i++) {
-            bool valid = r->kinds[i] == group;
-            bit_set(col->valid, start + i, valid);
-            if (!valid)
-                memset((char *)col->data + (size_t)(start + i) * w, 0, w);
+        if ((start & 7) == 0) {
+            /* Whole bytes; the bits past the last row are don't-care until a row lands there. */
+            memcpy(col->valid + (start >> 3), bits[group], (n + 7) / 8);
+        } else {
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t at = start + i;
+                if (r->kinds[i] == group)
+                    col->valid[at >> 3] |= (uint8_t)(1u << (at & 7));
+                else
+                    col->valid[at >> 3] &= (uint8_t) ~(1u << (at & 7));
+            }
         }
+        /* Every grouped column is 8 bytes wide (BIGINT, TIMESTAMP, STRING references). */
+        uint64_t *v = (uint64_t *)col->data + start;
+        for (uint32_t i = 0; i < n; i++)
+            v[i] = r->kinds[i] == group ? v[i] : 0;
     }
 }
 
@@ -809,6 +845,8 @@ static int reader_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *
     if (r->kind == WEIR_NEXMARK_BID && !g->cfg.rate_limited) {
         rc = read_bids(r, out, room, &n);
     } else {
+        if (room > NX_VALIDITY_CHUNK)
+            room = NX_VALIDITY_CHUNK;
         if (ensure_kinds(r, room))
             return weir_error_set(err, WEIR_ENOMEM, "nexmark: out of memory");
         rc = read_general(r, out, room, now, &n);
