@@ -184,7 +184,8 @@ static void assert_union_equal(const rows *whole, const rows *parts, uint32_t p)
     memcpy(a, whole->v, total * sizeof *a);
     size_t at = 0;
     for (uint32_t i = 0; i < p; i++) {
-        memcpy(b + at, parts[i].v, parts[i].n * sizeof *b);
+        if (parts[i].n)
+            memcpy(b + at, parts[i].v, parts[i].n * sizeof *b);
         at += parts[i].n;
     }
     qsort(a, total, sizeof *a, cmp_str);
@@ -389,6 +390,43 @@ Test(nexmark, every_table_matches_the_generator)
     }
 }
 
+Test(nexmark, appends_to_a_partly_filled_batch)
+{
+    /* Reads of 13 rows into one batch that is never reset: rows land at unaligned offsets, after NULLs. */
+    weir_nexmark_config c = base_config(WEIR_NEXMARK_TABLE_EVENT, 0);
+    weir_error err;
+    weir_nexmark_gen *g;
+    cr_assert_eq(weir_nexmark_gen_create(&c, &g, &err), 0);
+    source_run run;
+    run_open(&run, &c, 1, NULL);
+    void *rd;
+    cr_assert_eq(run.spec.cls->open_split(run.inst[0], "nexmark-0-of-1", NULL, 0, &rd, &err), 0);
+    weir_batch *b = weir_batch_create(run.spec.schema, 999);
+    weir_nexmark_event ev;
+    /* Twice: the second pass reuses buffers that hold the first pass's values. */
+    for (uint64_t pass = 0; pass < 2; pass++) {
+        int rc;
+        weir_batch_reset(b);
+        while ((rc = run.spec.cls->read(rd, b, 13, &err)) > 0)
+            cr_assert(rc <= 13);
+        cr_assert_eq(rc, 0, "a full batch takes no rows");
+        cr_assert_eq(b->n_rows, 999);
+        for (uint32_t r = 0; r < b->n_rows; r++) {
+            weir_nexmark_gen_event(g, pass * 999 + r, &ev);
+            assert_row_is_event(b, r, WEIR_NEXMARK_TABLE_EVENT, &ev);
+        }
+        /* NULL cells hold zeroes. */
+        for (uint32_t col = 1; col < 26; col++)
+            for (uint32_t r = 0; r < b->n_rows; r++)
+                if (weir_batch_is_null(b, col, r))
+                    cr_assert_eq(WEIR_COL_I64(b, col)[r], 0, "column %u row %u", col, r);
+    }
+    weir_batch_destroy(b);
+    run.spec.cls->close_split(rd);
+    run_close(&run);
+    weir_nexmark_gen_destroy(g);
+}
+
 Test(nexmark, ids_and_references)
 {
     weir_nexmark_config c = base_config(WEIR_NEXMARK_TABLE_EVENT, 0);
@@ -558,7 +596,7 @@ Test(nexmark, field_shapes)
     weir_error err;
     cr_assert_eq(weir_nexmark_gen_create(&c, &g, &err), 0);
     weir_nexmark_event e;
-    uint64_t hot_channels = 0, bids = 0, with_id = 0;
+    uint64_t hot_channels = 0, bids = 0, with_id = 0, low_prices = 0, mid_prices = 0;
     for (uint64_t n = 0; n < 20000; n++) {
         weir_nexmark_gen_event(g, n, &e);
         if (e.kind == WEIR_NEXMARK_PERSON) {
@@ -577,6 +615,9 @@ Test(nexmark, field_shapes)
         } else {
             const weir_nexmark_bid *b = &e.u.bid;
             bids++;
+            /* Log-uniform over 100 .. 10^8 cents: a third in each factor of 100. */
+            low_prices += b->price < 10000;
+            mid_prices += b->price >= 10000 && b->price < 1000000;
             cr_assert(b->url_len > 24 && memcmp(b->url, "https://www.nexmark.com/", 24) == 0);
             bool hot = (b->channel_len == 6 && !memcmp(b->channel, "Google", 6)) ||
                        (b->channel_len == 8 && !memcmp(b->channel, "Facebook", 8)) ||
@@ -592,6 +633,8 @@ Test(nexmark, field_shapes)
         }
     }
     double h = (double)hot_channels / bids;
+    cr_assert(low_prices > bids * 0.31 && low_prices < bids * 0.36, "prices under $100: %" PRIu64, low_prices);
+    cr_assert(mid_prices > bids * 0.31 && mid_prices < bids * 0.36, "prices $100..$10k: %" PRIu64, mid_prices);
     cr_assert(h > 0.47 && h < 0.53, "hot channels %f", h);
     double w = (double)with_id / (bids - hot_channels);
     cr_assert(w > 0.86 && w < 0.94, "urls with channel_id %f", w);
