@@ -7,7 +7,8 @@
  * (for a narrow table, the skipped events of other kinds count too, so the
  * figure compares with the full stream) and rows/s, by wall and CPU time.
  *
- *   bench_nexmark_gen [events] [batch_rows]      (defaults 20000000, 1024)
+ *   bench_nexmark_gen_bench [events] [batch_rows] [case]   (defaults 20000000, 1024, all)
+ * where case picks the cases whose name contains it (e.g. "q0").
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -107,8 +108,11 @@ int main(int argc, char **argv)
     printf("events=%" PRId64 " batch=%u\n\n", events, batch);
     printf("| table | rows | events/s (wall) | events/s (CPU) | rows/s (CPU) | bytes/row |\n");
     printf("|---|---:|---:|---:|---:|---:|\n");
+    const char *only = argc > 3 ? argv[3] : NULL;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         result r;
+        if (only && !strstr(cases[i].name, only))
+            continue;
         if (run(cases[i].table, cases[i].schema, events, batch, &r))
             return 1;
         printf("| %s | %" PRIu64 " | %.2f M | %.2f M | %.2f M | %.1f |\n", cases[i].name, r.rows,

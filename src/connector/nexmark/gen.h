@@ -198,7 +198,7 @@ static inline uint32_t nx_extra(nx_rng *r, uint32_t current_size, uint32_t avg, 
  * Generates the bid that is event n = epoch * total + off, at ts_ms. Returns
  * the index of its hot channel, or -1 for one of the others.
  */
-static inline int nx_gen_bid(const weir_nexmark_gen *g, uint64_t n, int64_t epoch, int64_t off, int64_t ts_ms,
+__attribute__((always_inline)) static inline int nx_gen_bid(const weir_nexmark_gen *g, uint64_t n, int64_t epoch, int64_t off, int64_t ts_ms,
                              weir_nexmark_bid *b)
 {
     nx_rng r = nx_rng_for(g, n);
