@@ -7,8 +7,8 @@
  * (for a narrow table, the skipped events of other kinds count too, so the
  * figure compares with the full stream) and rows/s, by wall and CPU time.
  *
- *   bench_nexmark_gen_bench [events] [batch_rows] [case]   (defaults 20000000, 1024, all)
- * where case picks the cases whose name contains it (e.g. "q0").
+ *   bench_nexmark_gen_bench [events] [batch_rows] [case]   (defaults 20000000,
+ * 1024, all) where case picks the cases whose name contains it (e.g. "q0").
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -31,8 +31,8 @@ typedef struct result {
     uint64_t rows, heap_bytes;
 } result;
 
-static int run(weir_nexmark_table table, const weir_schema *projection, int64_t events, uint32_t batch_rows,
-               result *res)
+static int run(weir_nexmark_table table, const weir_schema *projection,
+               int64_t events, uint32_t batch_rows, result *res)
 {
     weir_nexmark_config c;
     weir_error err;
@@ -40,7 +40,8 @@ static int run(weir_nexmark_table table, const weir_schema *projection, int64_t 
     weir_nexmark_config_init(&c);
     c.table = table;
     c.events_num = events;
-    c.first_event_rate = c.next_event_rate = 10000000; /* the benchmark's rate */
+    c.first_event_rate = c.next_event_rate =
+        10000000; /* the benchmark's rate */
     if (weir_nexmark_source_spec(&c, "nexmark", &spec, &err)) {
         fprintf(stderr, "%s\n", err.message);
         return 1;
@@ -87,12 +88,14 @@ int main(int argc, char **argv)
 {
     int64_t events = argc > 1 ? strtoll(argv[1], NULL, 10) : 20000000;
     uint32_t batch = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 1024;
-    /* q0's projection of the bid table: auction, bidder, price, dateTime, extra. */
+    /* q0's projection of the bid table: auction, bidder, price, dateTime,
+     * extra. */
     weir_schema *q0 = weir_schema_create();
     weir_schema_add(q0, "auction", weir_type_make(WEIR_TYPE_BIGINT, false));
     weir_schema_add(q0, "bidder", weir_type_make(WEIR_TYPE_BIGINT, false));
     weir_schema_add(q0, "price", weir_type_make(WEIR_TYPE_BIGINT, false));
-    q0->rowtime = weir_schema_add(q0, "dateTime", weir_type_make(WEIR_TYPE_TIMESTAMP, false));
+    q0->rowtime = weir_schema_add(q0, "dateTime",
+                                  weir_type_make(WEIR_TYPE_TIMESTAMP, false));
     weir_schema_add(q0, "extra", weir_type_make(WEIR_TYPE_STRING, false));
     struct {
         const char *name;
@@ -106,7 +109,8 @@ int main(int argc, char **argv)
         {"person", WEIR_NEXMARK_TABLE_PERSON, NULL},
     };
     printf("events=%" PRId64 " batch=%u\n\n", events, batch);
-    printf("| table | rows | events/s (wall) | events/s (CPU) | rows/s (CPU) | bytes/row |\n");
+    printf("| table | rows | events/s (wall) | events/s (CPU) | rows/s (CPU) | "
+           "bytes/row |\n");
     printf("|---|---:|---:|---:|---:|---:|\n");
     const char *only = argc > 3 ? argv[3] : NULL;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -115,8 +119,9 @@ int main(int argc, char **argv)
             continue;
         if (run(cases[i].table, cases[i].schema, events, batch, &r))
             return 1;
-        printf("| %s | %" PRIu64 " | %.2f M | %.2f M | %.2f M | %.1f |\n", cases[i].name, r.rows,
-               (double)events / r.wall_s * 1e-6, (double)events / r.cpu_s * 1e-6, (double)r.rows / r.cpu_s * 1e-6,
+        printf("| %s | %" PRIu64 " | %.2f M | %.2f M | %.2f M | %.1f |\n",
+               cases[i].name, r.rows, (double)events / r.wall_s * 1e-6,
+               (double)events / r.cpu_s * 1e-6, (double)r.rows / r.cpu_s * 1e-6,
                (double)r.heap_bytes / (double)r.rows);
         fflush(stdout);
     }

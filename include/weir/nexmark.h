@@ -77,35 +77,36 @@ typedef enum weir_nexmark_rate_shape {
  * the option name of each field is given in brackets.
  */
 typedef struct weir_nexmark_config {
-    weir_nexmark_table table;   /* [nexmark.table] event|person|auction|bid */
-    uint64_t seed;              /* [seed] */
-    int64_t events_num;         /* [events.num] total over all splits; 0: unbounded */
-    int64_t stop_at;            /* [stop-at] stop before this event number; -1: no */
-    bool keep_alive;            /* [keep-alive] at the end, idle instead of EOF */
-    int64_t base_time_ms;       /* [base-time] timestamp of event 0 */
-    uint32_t first_event_rate;  /* [first-event.rate] events/s of event time */
-    uint32_t next_event_rate;   /* [next-event.rate] */
-    weir_nexmark_rate_shape rate_shape; /* [rate.shape] used when the rates differ */
-    uint32_t rate_period_s;     /* [rate.period] one full cycle of the shape */
+    weir_nexmark_table table; /* [nexmark.table] event|person|auction|bid */
+    uint64_t seed;            /* [seed] */
+    int64_t events_num;   /* [events.num] total over all splits; 0: unbounded */
+    int64_t stop_at;      /* [stop-at] stop before this event number; -1: no */
+    bool keep_alive;      /* [keep-alive] at the end, idle instead of EOF */
+    int64_t base_time_ms; /* [base-time] timestamp of event 0 */
+    uint32_t first_event_rate; /* [first-event.rate] events/s of event time */
+    uint32_t next_event_rate;  /* [next-event.rate] */
+    weir_nexmark_rate_shape
+        rate_shape;         /* [rate.shape] used when the rates differ */
+    uint32_t rate_period_s; /* [rate.period] one full cycle of the shape */
     /*
      * [max-emit-speed] = false or [rate.limited] = true: emit each event
      * when processing time (clock) reaches the wall-clock start plus its
      * event-time offset. Otherwise events come as fast as they are read.
      */
     bool rate_limited;
-    weir_clock clock;           /* used when rate_limited; now_ms NULL: system */
-    uint32_t person_proportion; /* [person.proportion] */
-    uint32_t auction_proportion;/* [auction.proportion] */
-    uint32_t bid_proportion;    /* [bid.proportion] */
-    uint32_t num_active_people; /* [num.active.people] */
+    weir_clock clock; /* used when rate_limited; now_ms NULL: system */
+    uint32_t person_proportion;      /* [person.proportion] */
+    uint32_t auction_proportion;     /* [auction.proportion] */
+    uint32_t bid_proportion;         /* [bid.proportion] */
+    uint32_t num_active_people;      /* [num.active.people] */
     uint32_t num_in_flight_auctions; /* [num.in.flight.auctions] */
-    uint32_t hot_auction_ratio; /* [bid.hot-ratio.auctions] */
-    uint32_t hot_seller_ratio;  /* [auction.hot-ratio.sellers] */
-    uint32_t hot_bidder_ratio;  /* [bid.hot-ratio.bidders] */
-    uint32_t avg_person_bytes;  /* [person.avg-size] */
-    uint32_t avg_auction_bytes; /* [auction.avg-size] */
-    uint32_t avg_bid_bytes;     /* [bid.avg-size] */
-    uint32_t splits;            /* [splits] 0: one per source subtask */
+    uint32_t hot_auction_ratio;      /* [bid.hot-ratio.auctions] */
+    uint32_t hot_seller_ratio;       /* [auction.hot-ratio.sellers] */
+    uint32_t hot_bidder_ratio;       /* [bid.hot-ratio.bidders] */
+    uint32_t avg_person_bytes;       /* [person.avg-size] */
+    uint32_t avg_auction_bytes;      /* [auction.avg-size] */
+    uint32_t avg_bid_bytes;          /* [bid.avg-size] */
+    uint32_t splits;                 /* [splits] 0: one per source subtask */
 } weir_nexmark_config;
 
 void weir_nexmark_config_init(weir_nexmark_config *c);
@@ -115,39 +116,51 @@ void weir_nexmark_config_init(weir_nexmark_config *c);
  * a message naming the option. 'connector' and 'scan.*' keys are ignored:
  * they belong to the SQL layer and the runtime.
  */
-int weir_nexmark_config_set(weir_nexmark_config *c, const char *key, const char *value, weir_error *err);
-/* weir_nexmark_config_init() followed by weir_nexmark_config_set() for each pair, then validation. */
-int weir_nexmark_config_from_options(weir_nexmark_config *c, const char *const *keys, const char *const *values,
-                                     size_t n, weir_error *err);
+int weir_nexmark_config_set(weir_nexmark_config *c, const char *key,
+                            const char *value, weir_error *err);
+/* weir_nexmark_config_init() followed by weir_nexmark_config_set() for each
+ * pair, then validation. */
+int weir_nexmark_config_from_options(weir_nexmark_config *c,
+                                     const char *const *keys,
+                                     const char *const *values, size_t n,
+                                     weir_error *err);
 int weir_nexmark_config_validate(const weir_nexmark_config *c, weir_error *err);
 
-/* The default schema of a table (transferred to the caller), or NULL on allocation failure. */
+/* The default schema of a table (transferred to the caller), or NULL on
+ * allocation failure. */
 weir_schema *weir_nexmark_schema_create(weir_nexmark_table table);
 
 /* The source class; its create() takes a weir_nexmark_source_arg as arg. */
 extern const weir_source_class weir_nexmark_source_class;
 
 typedef struct weir_nexmark_source_arg weir_nexmark_source_arg;
-/* A validated copy of config (its clock included) and the table's default schema. */
-int weir_nexmark_source_arg_create(const weir_nexmark_config *config, weir_nexmark_source_arg **out,
+/* A validated copy of config (its clock included) and the table's default
+ * schema. */
+int weir_nexmark_source_arg_create(const weir_nexmark_config *config,
+                                   weir_nexmark_source_arg **out,
                                    weir_error *err);
 void weir_nexmark_source_arg_destroy(weir_nexmark_source_arg *arg);
 /* The default schema of the arg's table; valid while arg lives. */
-const weir_schema *weir_nexmark_source_arg_schema(const weir_nexmark_source_arg *arg);
+const weir_schema *
+weir_nexmark_source_arg_schema(const weir_nexmark_source_arg *arg);
 
 /*
  * Fills spec with the class, a new arg (spec->free_arg releases it, and with
  * it spec->schema) and the table's default schema. name is borrowed and must
  * outlive the spec.
  */
-int weir_nexmark_source_spec(const weir_nexmark_config *config, const char *name, weir_source_spec *spec,
+int weir_nexmark_source_spec(const weir_nexmark_config *config,
+                             const char *name, weir_source_spec *spec,
                              weir_error *err);
 /*
  * The same from WITH options ('connector' = 'nexmark' and the rest). clock is
  * used when the options ask for rate limiting (NULL: the system clock).
  */
-int weir_nexmark_source_spec_from_options(const char *const *keys, const char *const *values, size_t n,
-                                          const weir_clock *clock, const char *name, weir_source_spec *spec,
+int weir_nexmark_source_spec_from_options(const char *const *keys,
+                                          const char *const *values, size_t n,
+                                          const weir_clock *clock,
+                                          const char *name,
+                                          weir_source_spec *spec,
                                           weir_error *err);
 
 /*
@@ -157,7 +170,8 @@ int weir_nexmark_source_spec_from_options(const char *const *keys, const char *c
 typedef struct weir_nexmark_person {
     int64_t id;
     const char *name, *email_address, *credit_card, *city, *state, *extra;
-    uint32_t name_len, email_address_len, credit_card_len, city_len, state_len, extra_len;
+    uint32_t name_len, email_address_len, credit_card_len, city_len, state_len,
+        extra_len;
     int64_t date_time_ms;
 } weir_nexmark_person;
 
@@ -195,11 +209,13 @@ typedef struct weir_nexmark_event {
 
 /* An immutable generator; safe to share between threads. */
 typedef struct weir_nexmark_gen weir_nexmark_gen;
-int weir_nexmark_gen_create(const weir_nexmark_config *config, weir_nexmark_gen **out, weir_error *err);
+int weir_nexmark_gen_create(const weir_nexmark_config *config,
+                            weir_nexmark_gen **out, weir_error *err);
 void weir_nexmark_gen_destroy(weir_nexmark_gen *g);
 weir_nexmark_kind weir_nexmark_gen_kind(const weir_nexmark_gen *g, uint64_t n);
 int64_t weir_nexmark_gen_timestamp(const weir_nexmark_gen *g, uint64_t n);
-void weir_nexmark_gen_event(const weir_nexmark_gen *g, uint64_t n, weir_nexmark_event *ev);
+void weir_nexmark_gen_event(const weir_nexmark_gen *g, uint64_t n,
+                            weir_nexmark_event *ev);
 /*
  * The size of an event in the reference's accounting (8 bytes per number,
  * string bytes, as its generators count them when sizing `extra`): its mean

@@ -17,14 +17,18 @@
 nx_tables weir__nexmark_tables;
 static pthread_once_t g_tables_once = PTHREAD_ONCE_INIT;
 
-static const char *const k_first_names[] = {"Peter", "Paul",  "Luke", "John",   "Saul",  "Vicky",
-                                            "Kate",  "Julie", "Sarah", "Deiter", "Walter"};
-static const char *const k_last_names[] = {"Shultz", "Abrams", "Spencer", "White", "Bartels",
-                                           "Walton", "Smith",  "Jones",   "Noris"};
-static const char *const k_cities[] = {"Phoenix", "Los Angeles", "San Francisco", "Boise", "Portland",
-                                       "Bend",    "Redmond",     "Seattle",       "Kent",  "Cheyenne"};
+static const char *const k_first_names[] = {"Peter", "Paul",   "Luke",  "John",
+                                            "Saul",  "Vicky",  "Kate",  "Julie",
+                                            "Sarah", "Deiter", "Walter"};
+static const char *const k_last_names[] = {"Shultz", "Abrams",  "Spencer",
+                                           "White",  "Bartels", "Walton",
+                                           "Smith",  "Jones",   "Noris"};
+static const char *const k_cities[] = {
+    "Phoenix", "Los Angeles", "San Francisco", "Boise", "Portland",
+    "Bend",    "Redmond",     "Seattle",       "Kent",  "Cheyenne"};
 static const char *const k_states[] = {"AZ", "CA", "ID", "OR", "WA", "WY"};
-static const char *const k_hot_channels[] = {"Google", "Facebook", "Baidu", "Apple"};
+static const char *const k_hot_channels[] = {"Google", "Facebook", "Baidu",
+                                             "Apple"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -34,7 +38,8 @@ static const char *const k_hot_channels[] = {"Google", "Facebook", "Baidu", "App
  * makes two characters: 338 = 13 * 26 outcomes per 32-bit half. A string
  * made with special ' ' is trimmed at both ends. Returns its length.
  */
-static uint32_t next_string(nx_rng *r, uint32_t max_len, char special, char *out)
+static uint32_t next_string(nx_rng *r, uint32_t max_len, char special,
+                            char *out)
 {
     uint32_t len = 3 + nx_int(r, max_len - 3);
     uint64_t bits = 0;
@@ -57,7 +62,8 @@ static uint32_t next_string(nx_rng *r, uint32_t max_len, char special, char *out
     return len - start;
 }
 
-/* The three directories of a URL path: "https://www.nexmark.com/abc/de_f/ghi/item.htm?query=1". */
+/* The three directories of a URL path:
+ * "https://www.nexmark.com/abc/de_f/ghi/item.htm?query=1". */
 static uint32_t base_url(nx_rng *r, char *out)
 {
     static const char head[] = "https://www.nexmark.com/";
@@ -99,11 +105,13 @@ static void tables_init_once(void)
     nx_tables *t = &weir__nexmark_tables;
     /* A fixed seed: the tables are the same in every process and run. */
     nx_rng r = {UINT64_C(0x6e65786d61726b21)};
-    /* 100 * 10^(6u) = product over the bytes b_j of u of 10^(6 * b_j / 256^(j+1)). */
+    /* 100 * 10^(6u) = product over the bytes b_j of u of 10^(6 * b_j /
+     * 256^(j+1)). */
     for (int j = 0; j < 4; j++) {
         double scale = 6.0 / 256.0 / (double)(UINT64_C(1) << (8 * j));
         for (int i = 0; i < 256; i++)
-            t->pow10[256 * j + i] = pow(10.0, scale * i) * (j == 0 ? 100.0 : 1.0);
+            t->pow10[256 * j + i] =
+                pow(10.0, scale * i) * (j == 0 ? 100.0 : 1.0);
     }
     for (uint32_t i = 0; i < NX_POOL_BYTES; i += 2) {
         uint64_t bits = nx_next(&r);
@@ -128,7 +136,8 @@ static void tables_init_once(void)
         c->name_len = (uint8_t)(8 + put_u64(text + 8, i));
         char *url = text + c->name_len;
         uint32_t n = base_url(&r, url);
-        /* Nine in ten URLs name their channel; the id is the bit-reversed channel number. */
+        /* Nine in ten URLs name their channel; the id is the bit-reversed
+         * channel number. */
         if (nx_int(&r, 10) > 0) {
             memcpy(url + n, "&channel_id=", 12);
             n += 12;
@@ -140,7 +149,10 @@ static void tables_init_once(void)
     }
 }
 
-void weir__nexmark_tables_init(void) { pthread_once(&g_tables_once, tables_init_once); }
+void weir__nexmark_tables_init(void)
+{
+    pthread_once(&g_tables_once, tables_init_once);
+}
 
 void weir__nexmark_gen_init(weir_nexmark_gen *g, const weir_nexmark_config *c)
 {
@@ -149,7 +161,8 @@ void weir__nexmark_gen_init(weir_nexmark_gen *g, const weir_nexmark_config *c)
     g->seed_key = nx_mix64(c->seed + UINT64_C(0x9e3779b97f4a7c15));
     g->person_prop = c->person_proportion;
     g->auction_prop = c->auction_proportion;
-    g->total = (int64_t)c->person_proportion + c->auction_proportion + c->bid_proportion;
+    g->total = (int64_t)c->person_proportion + c->auction_proportion +
+               c->bid_proportion;
     if (c->first_event_rate == c->next_event_rate) {
         g->n_steps = 1;
         g->rate[0] = c->first_event_rate;
@@ -160,7 +173,9 @@ void weir__nexmark_gen_init(weir_nexmark_gen *g, const weir_nexmark_config *c)
         double amp = ((double)c->first_event_rate - c->next_event_rate) / 2.0;
         for (uint32_t i = 0; i < g->n_steps; i++) {
             if (c->rate_shape == WEIR_NEXMARK_RATE_SINE)
-                g->rate[i] = (uint64_t)llround(mid + amp * cos(2.0 * 3.14159265358979323846 * i / g->n_steps));
+                g->rate[i] = (uint64_t)llround(
+                    mid +
+                    amp * cos(2.0 * 3.14159265358979323846 * i / g->n_steps));
             else
                 g->rate[i] = i == 0 ? c->first_event_rate : c->next_event_rate;
             if (g->rate[i] == 0)
@@ -171,7 +186,9 @@ void weir__nexmark_gen_init(weir_nexmark_gen *g, const weir_nexmark_config *c)
         g->step_ms = (int64_t)step_s * 1000;
     }
     if (g->auction_prop > 0)
-        g->auction_horizon_events = (uint64_t)c->num_in_flight_auctions * (uint64_t)g->total / (uint64_t)g->auction_prop;
+        g->auction_horizon_events = (uint64_t)c->num_in_flight_auctions *
+                                    (uint64_t)g->total /
+                                    (uint64_t)g->auction_prop;
 }
 
 int64_t weir__nexmark_ts(const weir_nexmark_gen *g, uint64_t n)
@@ -193,7 +210,8 @@ int64_t weir__nexmark_ts(const weir_nexmark_gen *g, uint64_t n)
     return t; /* not reached: k < epoch_events */
 }
 
-void weir__nexmark_gen_person(const weir_nexmark_gen *g, uint64_t n, int64_t epoch, int64_t off, int64_t ts_ms,
+void weir__nexmark_gen_person(const weir_nexmark_gen *g, uint64_t n,
+                              int64_t epoch, int64_t off, int64_t ts_ms,
                               weir_nexmark_event *ev)
 {
     nx_rng r = nx_rng_for(g, n);
@@ -239,12 +257,14 @@ void weir__nexmark_gen_person(const weir_nexmark_gen *g, uint64_t n, int64_t epo
     p->city_len = (uint32_t)strlen(p->city);
     p->state = k_states[nx_int(&r, COUNT(k_states))];
     p->state_len = (uint32_t)strlen(p->state);
-    uint32_t size = 8 + p->name_len + p->email_address_len + p->credit_card_len + p->city_len + p->state_len;
+    uint32_t size = 8 + p->name_len + p->email_address_len +
+                    p->credit_card_len + p->city_len + p->state_len;
     p->extra_len = nx_extra(&r, size, g->cfg.avg_person_bytes, &p->extra);
     p->date_time_ms = ts_ms;
 }
 
-void weir__nexmark_gen_auction(const weir_nexmark_gen *g, uint64_t n, int64_t epoch, int64_t off, int64_t ts_ms,
+void weir__nexmark_gen_auction(const weir_nexmark_gen *g, uint64_t n,
+                               int64_t epoch, int64_t off, int64_t ts_ms,
                                weir_nexmark_event *ev)
 {
     nx_rng r = nx_rng_for(g, n);
@@ -261,14 +281,16 @@ void weir__nexmark_gen_auction(const weir_nexmark_gen *g, uint64_t n, int64_t ep
     else
         seller = nx_pick_person(g, &r, last_person);
     a->seller = seller + WEIR_NEXMARK_FIRST_PERSON_ID;
-    a->category = WEIR_NEXMARK_FIRST_CATEGORY_ID + nx_int(&r, NX_NUM_CATEGORIES);
+    a->category =
+        WEIR_NEXMARK_FIRST_CATEGORY_ID + nx_int(&r, NX_NUM_CATEGORIES);
     a->initial_bid = nx_price(&r);
 
     /*
      * Auctions last on average until num_in_flight_auctions more auctions
      * have been created, in event time: uniform in [1, 2 * horizon].
      */
-    int64_t horizon_ms = weir__nexmark_ts(g, n + g->auction_horizon_events) - ts_ms;
+    int64_t horizon_ms =
+        weir__nexmark_ts(g, n + g->auction_horizon_events) - ts_ms;
     uint64_t span = horizon_ms > 0 ? 2 * (uint64_t)horizon_ms : 1;
     a->expires_ms = ts_ms + 1 + (int64_t)nx_long(&r, span);
 
@@ -279,15 +301,17 @@ void weir__nexmark_gen_auction(const weir_nexmark_gen *g, uint64_t n, int64_t ep
     a->description = buf;
     a->description_len = next_string(&r, 100, ' ', buf);
     a->reserve = a->initial_bid + nx_price(&r);
-    /* id, initialBid, reserve, dateTime, expires, seller, category: the reference counts 8 + 5 * 8. */
+    /* id, initialBid, reserve, dateTime, expires, seller, category: the
+     * reference counts 8 + 5 * 8. */
     uint32_t size = 8 + a->item_name_len + a->description_len + 40;
     a->extra_len = nx_extra(&r, size, g->cfg.avg_auction_bytes, &a->extra);
     a->date_time_ms = ts_ms;
 }
 
-/* ---- public generator API ---------------------------------------------- */
+/* ---- public generator API ------------------------------------------------ */
 
-int weir_nexmark_gen_create(const weir_nexmark_config *config, weir_nexmark_gen **out, weir_error *err)
+int weir_nexmark_gen_create(const weir_nexmark_config *config,
+                            weir_nexmark_gen **out, weir_error *err)
 {
     *out = NULL;
     int rc = weir_nexmark_config_validate(config, err);
@@ -302,16 +326,23 @@ int weir_nexmark_gen_create(const weir_nexmark_config *config, weir_nexmark_gen 
     return 0;
 }
 
-void weir_nexmark_gen_destroy(weir_nexmark_gen *g) { weir_free(g); }
+void weir_nexmark_gen_destroy(weir_nexmark_gen *g)
+{
+    weir_free(g);
+}
 
 weir_nexmark_kind weir_nexmark_gen_kind(const weir_nexmark_gen *g, uint64_t n)
 {
     return nx_kind_of(g, (int64_t)(n % (uint64_t)g->total));
 }
 
-int64_t weir_nexmark_gen_timestamp(const weir_nexmark_gen *g, uint64_t n) { return weir__nexmark_ts(g, n); }
+int64_t weir_nexmark_gen_timestamp(const weir_nexmark_gen *g, uint64_t n)
+{
+    return weir__nexmark_ts(g, n);
+}
 
-void weir_nexmark_gen_event(const weir_nexmark_gen *g, uint64_t n, weir_nexmark_event *ev)
+void weir_nexmark_gen_event(const weir_nexmark_gen *g, uint64_t n,
+                            weir_nexmark_event *ev)
 {
     int64_t epoch = (int64_t)(n / (uint64_t)g->total);
     int64_t off = (int64_t)(n % (uint64_t)g->total);
@@ -337,8 +368,8 @@ uint32_t weir_nexmark_event_size(const weir_nexmark_event *ev)
     switch (ev->kind) {
     case WEIR_NEXMARK_PERSON: {
         const weir_nexmark_person *p = &ev->u.person;
-        return 8 + p->name_len + p->email_address_len + p->credit_card_len + p->city_len + p->state_len +
-               p->extra_len;
+        return 8 + p->name_len + p->email_address_len + p->credit_card_len +
+               p->city_len + p->state_len + p->extra_len;
     }
     case WEIR_NEXMARK_AUCTION: {
         const weir_nexmark_auction *a = &ev->u.auction;

@@ -39,7 +39,7 @@
  * channel or url column is wanted (the text is too big for L1/L2 to keep).
  */
 typedef struct nx_channel {
-    uint32_t off;     /* of the name in chan_text; the URL follows it */
+    uint32_t off; /* of the name in chan_text; the URL follows it */
     uint8_t name_len;
     uint8_t url_len;
 } nx_channel;
@@ -63,7 +63,7 @@ void weir__nexmark_tables_init(void);
 struct weir_nexmark_gen {
     weir_nexmark_config cfg;
     uint64_t seed_key;
-    int64_t total;                /* sum of the proportions */
+    int64_t total; /* sum of the proportions */
     int64_t person_prop;
     int64_t auction_prop;
     /* Event-time curve: steps of constant rate, repeated every epoch. */
@@ -94,15 +94,22 @@ static inline uint64_t nx_next(nx_rng *r)
     return nx_mix64(r->s);
 }
 
-/* Uniform in [0, bound) for 0 < bound <= 2^32 (multiply-shift; bias < bound / 2^32). */
+/* Uniform in [0, bound) for 0 < bound <= 2^32 (multiply-shift; bias < bound /
+ * 2^32). */
 static inline uint32_t nx_int(nx_rng *r, uint64_t bound)
 {
     return (uint32_t)(((nx_next(r) >> 32) * bound) >> 32);
 }
 
 /* Uniform in [0, bound) from the high or the low 32 bits of a draw. */
-static inline uint32_t nx_hi(uint64_t d, uint64_t bound) { return (uint32_t)(((d >> 32) * bound) >> 32); }
-static inline uint32_t nx_lo(uint64_t d, uint64_t bound) { return (uint32_t)(((d & 0xffffffffu) * bound) >> 32); }
+static inline uint32_t nx_hi(uint64_t d, uint64_t bound)
+{
+    return (uint32_t)(((d >> 32) * bound) >> 32);
+}
+static inline uint32_t nx_lo(uint64_t d, uint64_t bound)
+{
+    return (uint32_t)(((d & 0xffffffffu) * bound) >> 32);
+}
 
 /* Uniform in [0, bound), bound > 0. */
 static inline uint64_t nx_long(nx_rng *r, uint64_t bound)
@@ -126,17 +133,22 @@ static inline nx_rng nx_rng_for(const weir_nexmark_gen *g, uint64_t n)
 static inline int64_t nx_price_from(uint32_t u)
 {
     const double *t = weir__nexmark_tables.pow10;
-    double v = t[u >> 24] * t[256 + ((u >> 16) & 255)] * t[512 + ((u >> 8) & 255)] * t[768 + (u & 255)];
+    double v = t[u >> 24] * t[256 + ((u >> 16) & 255)] *
+               t[512 + ((u >> 8) & 255)] * t[768 + (u & 255)];
     return (int64_t)(v + 0.5);
 }
 
-static inline int64_t nx_price(nx_rng *r) { return nx_price_from((uint32_t)(nx_next(r) >> 32)); }
+static inline int64_t nx_price(nx_rng *r)
+{
+    return nx_price_from((uint32_t)(nx_next(r) >> 32));
+}
 
 /*
  * The newest person id (base 0) at event (epoch, off): the event's own id if
  * it is a person, else the last person created before it. -1 if none.
  */
-static inline int64_t nx_last_person(const weir_nexmark_gen *g, int64_t epoch, int64_t off)
+static inline int64_t nx_last_person(const weir_nexmark_gen *g, int64_t epoch,
+                                     int64_t off)
 {
     if (off >= g->person_prop)
         off = g->person_prop - 1;
@@ -144,7 +156,8 @@ static inline int64_t nx_last_person(const weir_nexmark_gen *g, int64_t epoch, i
 }
 
 /* The newest auction id (base 0) at event (epoch, off), as nx_last_person. */
-static inline int64_t nx_last_auction(const weir_nexmark_gen *g, int64_t epoch, int64_t off)
+static inline int64_t nx_last_auction(const weir_nexmark_gen *g, int64_t epoch,
+                                      int64_t off)
 {
     if (off < g->person_prop) {
         epoch--;
@@ -158,30 +171,37 @@ static inline int64_t nx_last_auction(const weir_nexmark_gen *g, int64_t epoch, 
 }
 
 /* A random person (base 0) among the active ones, or a few ahead of them. */
-static inline int64_t nx_pick_person(const weir_nexmark_gen *g, nx_rng *r, int64_t last_person)
+static inline int64_t nx_pick_person(const weir_nexmark_gen *g, nx_rng *r,
+                                     int64_t last_person)
 {
     int64_t num = last_person + 1;
-    int64_t active = num < (int64_t)g->cfg.num_active_people ? num : (int64_t)g->cfg.num_active_people;
+    int64_t active = num < (int64_t)g->cfg.num_active_people
+                         ? num
+                         : (int64_t)g->cfg.num_active_people;
     return num - active + (int64_t)nx_long(r, (uint64_t)(active + NX_ID_LEAD));
 }
 
 /* A random auction (base 0) among those likely in flight, or a few ahead. */
-static inline int64_t nx_pick_auction(const weir_nexmark_gen *g, nx_rng *r, int64_t last_auction)
+static inline int64_t nx_pick_auction(const weir_nexmark_gen *g, nx_rng *r,
+                                      int64_t last_auction)
 {
     int64_t lo = last_auction - (int64_t)g->cfg.num_in_flight_auctions;
     if (lo < 0)
         lo = 0;
-    return lo + (int64_t)nx_long(r, (uint64_t)(last_auction - lo + 1 + NX_ID_LEAD));
+    return lo +
+           (int64_t)nx_long(r, (uint64_t)(last_auction - lo + 1 + NX_ID_LEAD));
 }
 
 /*
  * Length and offset in the pool of an `extra` string that brings an event
  * of current_size bytes to avg bytes on average: uniform within +-20%.
  */
-static inline uint32_t nx_extra(nx_rng *r, uint32_t current_size, uint32_t avg, const char **out)
+static inline uint32_t nx_extra(nx_rng *r, uint32_t current_size, uint32_t avg,
+                                const char **out)
 {
     uint32_t len = 0;
-    uint64_t d = nx_next(r); /* high half: the length; low half: where in the pool */
+    uint64_t d =
+        nx_next(r); /* high half: the length; low half: where in the pool */
     if (current_size <= avg) {
         uint32_t want = avg - current_size;
         uint32_t delta = (2 * want + 5) / 10; /* round(want * 0.2) */
@@ -191,18 +211,21 @@ static inline uint32_t nx_extra(nx_rng *r, uint32_t current_size, uint32_t avg, 
     return len;
 }
 
-/* Bids count their four numbers (auction, bidder, price, dateTime) toward avg size. */
+/* Bids count their four numbers (auction, bidder, price, dateTime) toward avg
+ * size. */
 #define NX_BID_FIXED_BYTES 32u
 
 /*
  * Generates the bid that is event n = epoch * total + off, at ts_ms. Returns
  * the index of its hot channel, or -1 for one of the others.
  */
-__attribute__((always_inline)) static inline int nx_gen_bid(const weir_nexmark_gen *g, uint64_t n, int64_t epoch, int64_t off, int64_t ts_ms,
-                             weir_nexmark_bid *b)
+__attribute__((always_inline)) static inline int
+nx_gen_bid(const weir_nexmark_gen *g, uint64_t n, int64_t epoch, int64_t off,
+           int64_t ts_ms, weir_nexmark_bid *b)
 {
     nx_rng r = nx_rng_for(g, n);
-    /* One draw decides both hot choices: its high half the auction, its low half the bidder. */
+    /* One draw decides both hot choices: its high half the auction, its low
+     * half the bidder. */
     uint64_t d = nx_next(&r);
     int64_t last_auction = nx_last_auction(g, epoch, off);
     int64_t auction;
@@ -238,7 +261,8 @@ __attribute__((always_inline)) static inline int nx_gen_bid(const weir_nexmark_g
     b->channel_len = ch.name_len;
     b->url = b->channel + ch.name_len;
     b->url_len = ch.url_len;
-    b->extra_len = nx_extra(&r, NX_BID_FIXED_BYTES, g->cfg.avg_bid_bytes, &b->extra);
+    b->extra_len =
+        nx_extra(&r, NX_BID_FIXED_BYTES, g->cfg.avg_bid_bytes, &b->extra);
     b->date_time_ms = ts_ms;
     return hot;
 }
@@ -247,13 +271,17 @@ __attribute__((always_inline)) static inline int nx_gen_bid(const weir_nexmark_g
 int64_t weir__nexmark_ts(const weir_nexmark_gen *g, uint64_t n);
 /* Initialises g from a validated config. */
 void weir__nexmark_gen_init(weir_nexmark_gen *g, const weir_nexmark_config *c);
-/* Generate event n (epoch * total + off) of that kind into ev (ev->number, kind, ts_ms set too). */
-void weir__nexmark_gen_person(const weir_nexmark_gen *g, uint64_t n, int64_t epoch, int64_t off, int64_t ts_ms,
+/* Generate event n (epoch * total + off) of that kind into ev (ev->number,
+ * kind, ts_ms set too). */
+void weir__nexmark_gen_person(const weir_nexmark_gen *g, uint64_t n,
+                              int64_t epoch, int64_t off, int64_t ts_ms,
                               weir_nexmark_event *ev);
-void weir__nexmark_gen_auction(const weir_nexmark_gen *g, uint64_t n, int64_t epoch, int64_t off, int64_t ts_ms,
+void weir__nexmark_gen_auction(const weir_nexmark_gen *g, uint64_t n,
+                               int64_t epoch, int64_t off, int64_t ts_ms,
                                weir_nexmark_event *ev);
 
-static inline weir_nexmark_kind nx_kind_of(const weir_nexmark_gen *g, int64_t off)
+static inline weir_nexmark_kind nx_kind_of(const weir_nexmark_gen *g,
+                                           int64_t off)
 {
     if (off < g->person_prop)
         return WEIR_NEXMARK_PERSON;

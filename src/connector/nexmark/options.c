@@ -56,40 +56,65 @@ void weir_nexmark_config_init(weir_nexmark_config *c)
 int weir_nexmark_config_validate(const weir_nexmark_config *c, weir_error *err)
 {
     if ((unsigned)c->table > WEIR_NEXMARK_TABLE_BID)
-        return weir_error_set(err, WEIR_EINVAL, "nexmark: unknown table %d", (int)c->table);
-    if (c->person_proportion > MAX_PROPORTION || c->auction_proportion > MAX_PROPORTION ||
+        return weir_error_set(err, WEIR_EINVAL, "nexmark: unknown table %d",
+                              (int)c->table);
+    if (c->person_proportion > MAX_PROPORTION ||
+        c->auction_proportion > MAX_PROPORTION ||
         c->bid_proportion > MAX_PROPORTION)
-        return weir_error_set(err, WEIR_EINVAL, "nexmark: proportions must be at most %u", MAX_PROPORTION);
-    if ((uint64_t)c->person_proportion + c->auction_proportion + c->bid_proportion == 0)
         return weir_error_set(err, WEIR_EINVAL,
-                              "nexmark: person.proportion + auction.proportion + bid.proportion must be > 0");
+                              "nexmark: proportions must be at most %u",
+                              MAX_PROPORTION);
+    if ((uint64_t)c->person_proportion + c->auction_proportion +
+            c->bid_proportion ==
+        0)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "nexmark: person.proportion + auction.proportion "
+                              "+ bid.proportion must be > 0");
     if (c->first_event_rate == 0 || c->next_event_rate == 0)
-        return weir_error_set(err, WEIR_EINVAL, "nexmark: first-event.rate and next-event.rate must be > 0");
+        return weir_error_set(
+            err, WEIR_EINVAL,
+            "nexmark: first-event.rate and next-event.rate must be > 0");
     if ((unsigned)c->rate_shape > WEIR_NEXMARK_RATE_SINE)
-        return weir_error_set(err, WEIR_EINVAL, "nexmark: unknown rate.shape %d", (int)c->rate_shape);
+        return weir_error_set(err, WEIR_EINVAL,
+                              "nexmark: unknown rate.shape %d",
+                              (int)c->rate_shape);
     if (c->first_event_rate != c->next_event_rate && c->rate_period_s == 0)
         return weir_error_set(err, WEIR_EINVAL,
-                              "nexmark: rate.period must be at least 1 s when first-event.rate != next-event.rate");
+                              "nexmark: rate.period must be at least 1 s when "
+                              "first-event.rate != next-event.rate");
     if (c->num_active_people == 0 || c->num_in_flight_auctions == 0)
-        return weir_error_set(err, WEIR_EINVAL, "nexmark: num.active.people and num.in.flight.auctions must be > 0");
-    if (c->hot_auction_ratio == 0 || c->hot_seller_ratio == 0 || c->hot_bidder_ratio == 0)
-        return weir_error_set(err, WEIR_EINVAL, "nexmark: hot ratios must be >= 1");
-    if (c->avg_person_bytes > NX_MAX_AVG_BYTES || c->avg_auction_bytes > NX_MAX_AVG_BYTES ||
+        return weir_error_set(err, WEIR_EINVAL,
+                              "nexmark: num.active.people and "
+                              "num.in.flight.auctions must be > 0");
+    if (c->hot_auction_ratio == 0 || c->hot_seller_ratio == 0 ||
+        c->hot_bidder_ratio == 0)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "nexmark: hot ratios must be >= 1");
+    if (c->avg_person_bytes > NX_MAX_AVG_BYTES ||
+        c->avg_auction_bytes > NX_MAX_AVG_BYTES ||
         c->avg_bid_bytes > NX_MAX_AVG_BYTES)
-        return weir_error_set(err, WEIR_EINVAL, "nexmark: average event sizes must be at most %u bytes",
-                              NX_MAX_AVG_BYTES);
+        return weir_error_set(
+            err, WEIR_EINVAL,
+            "nexmark: average event sizes must be at most %u bytes",
+            NX_MAX_AVG_BYTES);
     if (c->events_num < 0)
-        return weir_error_set(err, WEIR_EINVAL, "nexmark: events.num must be >= 0");
+        return weir_error_set(err, WEIR_EINVAL,
+                              "nexmark: events.num must be >= 0");
     if (c->stop_at < -1)
-        return weir_error_set(err, WEIR_EINVAL, "nexmark: stop-at must be >= 0, or -1 for none");
+        return weir_error_set(err, WEIR_EINVAL,
+                              "nexmark: stop-at must be >= 0, or -1 for none");
     if (c->splits > MAX_SPLITS)
-        return weir_error_set(err, WEIR_EINVAL, "nexmark: splits must be at most %u", MAX_SPLITS);
-    if (c->base_time_ms > MAX_ABS_BASE_TIME_MS || c->base_time_ms < -MAX_ABS_BASE_TIME_MS)
-        return weir_error_set(err, WEIR_EINVAL, "nexmark: base-time %" PRId64 " is out of range", c->base_time_ms);
+        return weir_error_set(err, WEIR_EINVAL,
+                              "nexmark: splits must be at most %u", MAX_SPLITS);
+    if (c->base_time_ms > MAX_ABS_BASE_TIME_MS ||
+        c->base_time_ms < -MAX_ABS_BASE_TIME_MS)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "nexmark: base-time %" PRId64 " is out of range",
+                              c->base_time_ms);
     return 0;
 }
 
-/* ---- value parsers --------------------------------------------------------- */
+/* ---- value parsers ------------------------------------------------------- */
 
 /* Trims ASCII blanks; returns the trimmed span. */
 static const char *trim(const char *s, size_t *len)
@@ -105,8 +130,10 @@ static const char *trim(const char *s, size_t *len)
     return s;
 }
 
-/* Parses the decimal integer at the start of s[0..len); sets *used to the digits consumed. */
-static int parse_leading_int(const char *s, size_t len, int64_t *out, size_t *used)
+/* Parses the decimal integer at the start of s[0..len); sets *used to the
+ * digits consumed. */
+static int parse_leading_int(const char *s, size_t len, int64_t *out,
+                             size_t *used)
 {
     size_t i = 0;
     bool neg = false;
@@ -117,7 +144,8 @@ static int parse_leading_int(const char *s, size_t len, int64_t *out, size_t *us
     uint64_t v = 0;
     for (; i < len && isdigit((unsigned char)s[i]); i++) {
         uint64_t d = (uint64_t)(s[i] - '0');
-        if (v > (UINT64_C(1) << 63) / 10 || v * 10 + d > (UINT64_C(1) << 63) - (neg ? 0 : 1))
+        if (v > (UINT64_C(1) << 63) / 10 ||
+            v * 10 + d > (UINT64_C(1) << 63) - (neg ? 0 : 1))
             return WEIR_EINVAL;
         v = v * 10 + d;
     }
@@ -126,22 +154,27 @@ static int parse_leading_int(const char *s, size_t len, int64_t *out, size_t *us
     return 0;
 }
 
-static int parse_int(const char *key, const char *value, int64_t lo, int64_t hi, int64_t *out, weir_error *err)
+static int parse_int(const char *key, const char *value, int64_t lo, int64_t hi,
+                     int64_t *out, weir_error *err)
 {
     size_t len, used;
     const char *s = trim(value, &len);
     int64_t v;
     if (parse_leading_int(s, len, &v, &used) || used != len)
-        return weir_error_set(err, WEIR_EINVAL, "nexmark option '%s': expected an integer, got '%s'", key, value);
+        return weir_error_set(
+            err, WEIR_EINVAL,
+            "nexmark option '%s': expected an integer, got '%s'", key, value);
     if (v < lo || v > hi)
         return weir_error_set(err, WEIR_EINVAL,
-                              "nexmark option '%s': %" PRId64 " is out of range [%" PRId64 ", %" PRId64 "]", key, v,
-                              lo, hi);
+                              "nexmark option '%s': %" PRId64
+                              " is out of range [%" PRId64 ", %" PRId64 "]",
+                              key, v, lo, hi);
     *out = v;
     return 0;
 }
 
-static int parse_u32(const char *key, const char *value, uint32_t lo, uint32_t *out, weir_error *err)
+static int parse_u32(const char *key, const char *value, uint32_t lo,
+                     uint32_t *out, weir_error *err)
 {
     int64_t v;
     int rc = parse_int(key, value, lo, UINT32_MAX, &v, err);
@@ -150,7 +183,8 @@ static int parse_u32(const char *key, const char *value, uint32_t lo, uint32_t *
     return rc;
 }
 
-static int parse_bool(const char *key, const char *value, bool *out, weir_error *err)
+static int parse_bool(const char *key, const char *value, bool *out,
+                      weir_error *err)
 {
     size_t len;
     const char *s = trim(value, &len);
@@ -159,8 +193,10 @@ static int parse_bool(const char *key, const char *value, bool *out, weir_error 
     else if (len == 5 && strncasecmp(s, "false", 5) == 0)
         *out = false;
     else
-        return weir_error_set(err, WEIR_EINVAL, "nexmark option '%s': expected true or false, got '%s'", key,
-                              value);
+        return weir_error_set(
+            err, WEIR_EINVAL,
+            "nexmark option '%s': expected true or false, got '%s'", key,
+            value);
     return 0;
 }
 
@@ -169,8 +205,10 @@ typedef struct unit {
     int64_t factor;
 } unit;
 
-/* Parses "<integer> [unit]" with the unit from units (case-insensitive); no unit means factor 1. */
-static int parse_with_unit(const char *key, const char *value, const unit *units, const char *what, int64_t *out,
+/* Parses "<integer> [unit]" with the unit from units (case-insensitive); no
+ * unit means factor 1. */
+static int parse_with_unit(const char *key, const char *value,
+                           const unit *units, const char *what, int64_t *out,
                            weir_error *err)
 {
     size_t len, used;
@@ -199,45 +237,77 @@ static int parse_with_unit(const char *key, const char *value, const unit *units
     *out = v * factor;
     return 0;
 bad:
-    return weir_error_set(err, WEIR_EINVAL, "nexmark option '%s': expected %s, got '%s'", key, what, value);
+    return weir_error_set(err, WEIR_EINVAL,
+                          "nexmark option '%s': expected %s, got '%s'", key,
+                          what, value);
 }
 
-/* Memory sizes as Flink writes them: "200b", "1 kb", "2mb" (binary multiples). */
-static int parse_bytes(const char *key, const char *value, uint32_t *out, weir_error *err)
+/* Memory sizes as Flink writes them: "200b", "1 kb", "2mb" (binary multiples).
+ */
+static int parse_bytes(const char *key, const char *value, uint32_t *out,
+                       weir_error *err)
 {
-    static const unit units[] = {{"b", 1},         {"bytes", 1},      {"k", 1024},     {"kb", 1024},
-                                 {"kibibytes", 1024}, {"m", 1 << 20}, {"mb", 1 << 20}, {"mebibytes", 1 << 20},
-                                 {NULL, 0}};
+    static const unit units[] = {
+        {"b", 1},        {"bytes", 1},           {"k", 1024},
+        {"kb", 1024},    {"kibibytes", 1024},    {"m", 1 << 20},
+        {"mb", 1 << 20}, {"mebibytes", 1 << 20}, {NULL, 0}};
     int64_t v;
-    int rc = parse_with_unit(key, value, units, "a size such as '100b' or '1kb'", &v, err);
+    int rc = parse_with_unit(key, value, units,
+                             "a size such as '100b' or '1kb'", &v, err);
     if (rc)
         return rc;
     if (v > NX_MAX_AVG_BYTES)
-        return weir_error_set(err, WEIR_EINVAL, "nexmark option '%s': %" PRId64 " bytes is more than the %u allowed",
+        return weir_error_set(err, WEIR_EINVAL,
+                              "nexmark option '%s': %" PRId64
+                              " bytes is more than the %u allowed",
                               key, v, NX_MAX_AVG_BYTES);
     *out = (uint32_t)v;
     return 0;
 }
 
-/* Durations as Flink writes them ("600 s", "10min"); a bare number is milliseconds, as in Flink. */
-static int parse_duration_ms(const char *key, const char *value, int64_t *out, weir_error *err)
+/* Durations as Flink writes them ("600 s", "10min"); a bare number is
+ * milliseconds, as in Flink. */
+static int parse_duration_ms(const char *key, const char *value, int64_t *out,
+                             weir_error *err)
 {
-    static const unit units[] = {{"ms", 1},          {"milli", 1},       {"millis", 1},     {"millisecond", 1},
-                                 {"milliseconds", 1}, {"s", 1000},       {"sec", 1000},     {"secs", 1000},
-                                 {"second", 1000},   {"seconds", 1000},  {"min", 60000},    {"m", 60000},
-                                 {"minute", 60000},  {"minutes", 60000}, {"h", 3600000},    {"hour", 3600000},
-                                 {"hours", 3600000}, {"d", 86400000},    {"day", 86400000}, {"days", 86400000},
-                                 {NULL, 0}};
-    return parse_with_unit(key, value, units, "a duration such as '600 s' or '10 min'", out, err);
+    static const unit units[] = {
+        {"ms", 1},          {"milli", 1},        {"millis", 1},
+        {"millisecond", 1}, {"milliseconds", 1}, {"s", 1000},
+        {"sec", 1000},      {"secs", 1000},      {"second", 1000},
+        {"seconds", 1000},  {"min", 60000},      {"m", 60000},
+        {"minute", 60000},  {"minutes", 60000},  {"h", 3600000},
+        {"hour", 3600000},  {"hours", 3600000},  {"d", 86400000},
+        {"day", 86400000},  {"days", 86400000},  {NULL, 0}};
+    return parse_with_unit(key, value, units,
+                           "a duration such as '600 s' or '10 min'", out, err);
 }
 
-/* ---- the option table ------------------------------------------------------ */
+/* ---- the option table ---------------------------------------------------- */
 
 typedef enum opt_id {
-    OPT_TABLE, OPT_SEED, OPT_EVENTS_NUM, OPT_STOP_AT, OPT_KEEP_ALIVE, OPT_BASE_TIME,
-    OPT_FIRST_RATE, OPT_NEXT_RATE, OPT_RATE_SHAPE, OPT_RATE_PERIOD, OPT_RATE_LIMITED, OPT_MAX_EMIT_SPEED,
-    OPT_PERSON_PROP, OPT_AUCTION_PROP, OPT_BID_PROP, OPT_ACTIVE_PEOPLE, OPT_IN_FLIGHT,
-    OPT_HOT_AUCTIONS, OPT_HOT_SELLERS, OPT_HOT_BIDDERS, OPT_PERSON_SIZE, OPT_AUCTION_SIZE, OPT_BID_SIZE,
+    OPT_TABLE,
+    OPT_SEED,
+    OPT_EVENTS_NUM,
+    OPT_STOP_AT,
+    OPT_KEEP_ALIVE,
+    OPT_BASE_TIME,
+    OPT_FIRST_RATE,
+    OPT_NEXT_RATE,
+    OPT_RATE_SHAPE,
+    OPT_RATE_PERIOD,
+    OPT_RATE_LIMITED,
+    OPT_MAX_EMIT_SPEED,
+    OPT_PERSON_PROP,
+    OPT_AUCTION_PROP,
+    OPT_BID_PROP,
+    OPT_ACTIVE_PEOPLE,
+    OPT_IN_FLIGHT,
+    OPT_HOT_AUCTIONS,
+    OPT_HOT_SELLERS,
+    OPT_HOT_BIDDERS,
+    OPT_PERSON_SIZE,
+    OPT_AUCTION_SIZE,
+    OPT_BID_SIZE,
     OPT_SPLITS,
 } opt_id;
 
@@ -281,7 +351,8 @@ static const opt_name k_options[] = {
     {"splits", OPT_SPLITS},
 };
 
-static int set_option(weir_nexmark_config *c, opt_id id, const char *key, const char *value, weir_error *err)
+static int set_option(weir_nexmark_config *c, opt_id id, const char *key,
+                      const char *value, weir_error *err)
 {
     int64_t v = 0;
     int rc = 0;
@@ -300,7 +371,9 @@ static int set_option(weir_nexmark_config *c, opt_id id, const char *key, const 
             c->table = WEIR_NEXMARK_TABLE_BID;
         else
             return weir_error_set(err, WEIR_EINVAL,
-                                  "nexmark option '%s': expected event, person, auction or bid, got '%s'", key, value);
+                                  "nexmark option '%s': expected event, "
+                                  "person, auction or bid, got '%s'",
+                                  key, value);
         return 0;
     case OPT_SEED:
         rc = parse_int(key, value, INT64_MIN, INT64_MAX, &v, err);
@@ -321,10 +394,12 @@ static int set_option(weir_nexmark_config *c, opt_id id, const char *key, const 
         if (parse_leading_int(s, len, &v, &used) == 0 && used == len) {
             c->base_time_ms = v;
         } else if (weir__parse_ts(s, len, &c->base_time_ms, &bad_at) != 0) {
-            return weir_error_set(err, WEIR_EINVAL,
-                                  "nexmark option '%s': expected epoch milliseconds or 'yyyy-MM-dd HH:mm:ss[.SSS]', "
-                                  "got '%s' (bad at offset %zu)",
-                                  key, value, bad_at);
+            return weir_error_set(
+                err, WEIR_EINVAL,
+                "nexmark option '%s': expected epoch milliseconds or "
+                "'yyyy-MM-dd HH:mm:ss[.SSS]', "
+                "got '%s' (bad at offset %zu)",
+                key, value, bad_at);
         }
         return 0;
     }
@@ -339,14 +414,18 @@ static int set_option(weir_nexmark_config *c, opt_id id, const char *key, const 
         else if (len == 4 && strncasecmp(s, "sine", 4) == 0)
             c->rate_shape = WEIR_NEXMARK_RATE_SINE;
         else
-            return weir_error_set(err, WEIR_EINVAL, "nexmark option '%s': expected SQUARE or SINE, got '%s'", key,
-                                  value);
+            return weir_error_set(
+                err, WEIR_EINVAL,
+                "nexmark option '%s': expected SQUARE or SINE, got '%s'", key,
+                value);
         return 0;
     case OPT_RATE_PERIOD:
         rc = parse_duration_ms(key, value, &v, err);
         if (rc == 0) {
             if (v / 1000 > UINT32_MAX)
-                return weir_error_set(err, WEIR_EINVAL, "nexmark option '%s': '%s' is too long", key, value);
+                return weir_error_set(err, WEIR_EINVAL,
+                                      "nexmark option '%s': '%s' is too long",
+                                      key, value);
             c->rate_period_s = (uint32_t)(v / 1000);
         }
         break;
@@ -389,7 +468,8 @@ static int set_option(weir_nexmark_config *c, opt_id id, const char *key, const 
     return rc;
 }
 
-int weir_nexmark_config_set(weir_nexmark_config *c, const char *key, const char *value, weir_error *err)
+int weir_nexmark_config_set(weir_nexmark_config *c, const char *key,
+                            const char *value, weir_error *err)
 {
     if (!c || !key || !value)
         return weir_error_set(err, WEIR_EINVAL, "nexmark: NULL option");
@@ -398,11 +478,16 @@ int weir_nexmark_config_set(weir_nexmark_config *c, const char *key, const char 
     for (size_t i = 0; i < sizeof k_options / sizeof k_options[0]; i++)
         if (strcasecmp(key, k_options[i].name) == 0)
             return set_option(c, k_options[i].id, key, value, err);
-    return weir_error_set(err, WEIR_EINVAL, "nexmark: unknown option '%s' (see docs/nexmark.md for the options)", key);
+    return weir_error_set(
+        err, WEIR_EINVAL,
+        "nexmark: unknown option '%s' (see docs/nexmark.md for the options)",
+        key);
 }
 
-int weir_nexmark_config_from_options(weir_nexmark_config *c, const char *const *keys, const char *const *values,
-                                     size_t n, weir_error *err)
+int weir_nexmark_config_from_options(weir_nexmark_config *c,
+                                     const char *const *keys,
+                                     const char *const *values, size_t n,
+                                     weir_error *err)
 {
     weir_nexmark_config_init(c);
     for (size_t i = 0; i < n; i++) {

@@ -24,14 +24,35 @@
 
 #include "connector/nexmark/gen.h"
 
-/* ---- generator columns ----------------------------------------------------- */
+/* ---- generator columns --------------------------------------------------- */
 
 typedef enum nx_col {
     C_EVENT_TYPE,
-    C_P_ID, C_P_NAME, C_P_EMAIL, C_P_CARD, C_P_CITY, C_P_STATE, C_P_DATETIME, C_P_EXTRA,
-    C_A_ID, C_A_ITEM, C_A_DESC, C_A_INITIAL, C_A_RESERVE, C_A_DATETIME, C_A_EXPIRES, C_A_SELLER, C_A_CATEGORY,
+    C_P_ID,
+    C_P_NAME,
+    C_P_EMAIL,
+    C_P_CARD,
+    C_P_CITY,
+    C_P_STATE,
+    C_P_DATETIME,
+    C_P_EXTRA,
+    C_A_ID,
+    C_A_ITEM,
+    C_A_DESC,
+    C_A_INITIAL,
+    C_A_RESERVE,
+    C_A_DATETIME,
+    C_A_EXPIRES,
+    C_A_SELLER,
+    C_A_CATEGORY,
     C_A_EXTRA,
-    C_B_AUCTION, C_B_BIDDER, C_B_PRICE, C_B_CHANNEL, C_B_URL, C_B_DATETIME, C_B_EXTRA,
+    C_B_AUCTION,
+    C_B_BIDDER,
+    C_B_PRICE,
+    C_B_CHANNEL,
+    C_B_URL,
+    C_B_DATETIME,
+    C_B_EXTRA,
     C_DATETIME,
     C_COUNT
 } nx_col;
@@ -40,54 +61,78 @@ typedef struct nx_col_info {
     const char *wide_name;   /* name in the "event" table */
     const char *narrow_name; /* name in the table of its kind, or NULL */
     weir_type_id type;
-    int8_t group;            /* kind whose events fill it; -1: every event */
+    int8_t group; /* kind whose events fill it; -1: every event */
 } nx_col_info;
 
 static const nx_col_info k_cols[C_COUNT] = {
     [C_EVENT_TYPE] = {"event_type", NULL, WEIR_TYPE_INT, -1},
     [C_P_ID] = {"person_id", "id", WEIR_TYPE_BIGINT, WEIR_NEXMARK_PERSON},
     [C_P_NAME] = {"person_name", "name", WEIR_TYPE_STRING, WEIR_NEXMARK_PERSON},
-    [C_P_EMAIL] = {"person_emailAddress", "emailAddress", WEIR_TYPE_STRING, WEIR_NEXMARK_PERSON},
-    [C_P_CARD] = {"person_creditCard", "creditCard", WEIR_TYPE_STRING, WEIR_NEXMARK_PERSON},
+    [C_P_EMAIL] = {"person_emailAddress", "emailAddress", WEIR_TYPE_STRING,
+                   WEIR_NEXMARK_PERSON},
+    [C_P_CARD] = {"person_creditCard", "creditCard", WEIR_TYPE_STRING,
+                  WEIR_NEXMARK_PERSON},
     [C_P_CITY] = {"person_city", "city", WEIR_TYPE_STRING, WEIR_NEXMARK_PERSON},
-    [C_P_STATE] = {"person_state", "state", WEIR_TYPE_STRING, WEIR_NEXMARK_PERSON},
-    [C_P_DATETIME] = {"person_dateTime", NULL, WEIR_TYPE_TIMESTAMP, WEIR_NEXMARK_PERSON},
-    [C_P_EXTRA] = {"person_extra", "extra", WEIR_TYPE_STRING, WEIR_NEXMARK_PERSON},
+    [C_P_STATE] = {"person_state", "state", WEIR_TYPE_STRING,
+                   WEIR_NEXMARK_PERSON},
+    [C_P_DATETIME] = {"person_dateTime", NULL, WEIR_TYPE_TIMESTAMP,
+                      WEIR_NEXMARK_PERSON},
+    [C_P_EXTRA] = {"person_extra", "extra", WEIR_TYPE_STRING,
+                   WEIR_NEXMARK_PERSON},
     [C_A_ID] = {"auction_id", "id", WEIR_TYPE_BIGINT, WEIR_NEXMARK_AUCTION},
-    [C_A_ITEM] = {"auction_itemName", "itemName", WEIR_TYPE_STRING, WEIR_NEXMARK_AUCTION},
-    [C_A_DESC] = {"auction_description", "description", WEIR_TYPE_STRING, WEIR_NEXMARK_AUCTION},
-    [C_A_INITIAL] = {"auction_initialBid", "initialBid", WEIR_TYPE_BIGINT, WEIR_NEXMARK_AUCTION},
-    [C_A_RESERVE] = {"auction_reserve", "reserve", WEIR_TYPE_BIGINT, WEIR_NEXMARK_AUCTION},
-    [C_A_DATETIME] = {"auction_dateTime", NULL, WEIR_TYPE_TIMESTAMP, WEIR_NEXMARK_AUCTION},
-    [C_A_EXPIRES] = {"auction_expires", "expires", WEIR_TYPE_TIMESTAMP, WEIR_NEXMARK_AUCTION},
-    [C_A_SELLER] = {"auction_seller", "seller", WEIR_TYPE_BIGINT, WEIR_NEXMARK_AUCTION},
-    [C_A_CATEGORY] = {"auction_category", "category", WEIR_TYPE_BIGINT, WEIR_NEXMARK_AUCTION},
-    [C_A_EXTRA] = {"auction_extra", "extra", WEIR_TYPE_STRING, WEIR_NEXMARK_AUCTION},
-    [C_B_AUCTION] = {"bid_auction", "auction", WEIR_TYPE_BIGINT, WEIR_NEXMARK_BID},
+    [C_A_ITEM] = {"auction_itemName", "itemName", WEIR_TYPE_STRING,
+                  WEIR_NEXMARK_AUCTION},
+    [C_A_DESC] = {"auction_description", "description", WEIR_TYPE_STRING,
+                  WEIR_NEXMARK_AUCTION},
+    [C_A_INITIAL] = {"auction_initialBid", "initialBid", WEIR_TYPE_BIGINT,
+                     WEIR_NEXMARK_AUCTION},
+    [C_A_RESERVE] = {"auction_reserve", "reserve", WEIR_TYPE_BIGINT,
+                     WEIR_NEXMARK_AUCTION},
+    [C_A_DATETIME] = {"auction_dateTime", NULL, WEIR_TYPE_TIMESTAMP,
+                      WEIR_NEXMARK_AUCTION},
+    [C_A_EXPIRES] = {"auction_expires", "expires", WEIR_TYPE_TIMESTAMP,
+                     WEIR_NEXMARK_AUCTION},
+    [C_A_SELLER] = {"auction_seller", "seller", WEIR_TYPE_BIGINT,
+                    WEIR_NEXMARK_AUCTION},
+    [C_A_CATEGORY] = {"auction_category", "category", WEIR_TYPE_BIGINT,
+                      WEIR_NEXMARK_AUCTION},
+    [C_A_EXTRA] = {"auction_extra", "extra", WEIR_TYPE_STRING,
+                   WEIR_NEXMARK_AUCTION},
+    [C_B_AUCTION] = {"bid_auction", "auction", WEIR_TYPE_BIGINT,
+                     WEIR_NEXMARK_BID},
     [C_B_BIDDER] = {"bid_bidder", "bidder", WEIR_TYPE_BIGINT, WEIR_NEXMARK_BID},
     [C_B_PRICE] = {"bid_price", "price", WEIR_TYPE_BIGINT, WEIR_NEXMARK_BID},
-    [C_B_CHANNEL] = {"bid_channel", "channel", WEIR_TYPE_STRING, WEIR_NEXMARK_BID},
+    [C_B_CHANNEL] = {"bid_channel", "channel", WEIR_TYPE_STRING,
+                     WEIR_NEXMARK_BID},
     [C_B_URL] = {"bid_url", "url", WEIR_TYPE_STRING, WEIR_NEXMARK_BID},
-    [C_B_DATETIME] = {"bid_dateTime", NULL, WEIR_TYPE_TIMESTAMP, WEIR_NEXMARK_BID},
+    [C_B_DATETIME] = {"bid_dateTime", NULL, WEIR_TYPE_TIMESTAMP,
+                      WEIR_NEXMARK_BID},
     [C_B_EXTRA] = {"bid_extra", "extra", WEIR_TYPE_STRING, WEIR_NEXMARK_BID},
     [C_DATETIME] = {"dateTime", "dateTime", WEIR_TYPE_TIMESTAMP, -1},
 };
 
 /* The columns of each narrow table, in the reference views' order. */
-static const nx_col k_person_cols[] = {C_P_ID,   C_P_NAME,  C_P_EMAIL,  C_P_CARD,
-                                       C_P_CITY, C_P_STATE, C_DATETIME, C_P_EXTRA};
-static const nx_col k_auction_cols[] = {C_A_ID,     C_A_ITEM,    C_A_DESC,   C_A_INITIAL,  C_A_RESERVE,
-                                        C_DATETIME, C_A_EXPIRES, C_A_SELLER, C_A_CATEGORY, C_A_EXTRA};
-static const nx_col k_bid_cols[] = {C_B_AUCTION, C_B_BIDDER, C_B_PRICE, C_B_CHANNEL,
-                                    C_B_URL,     C_DATETIME, C_B_EXTRA};
+static const nx_col k_person_cols[] = {C_P_ID,     C_P_NAME, C_P_EMAIL,
+                                       C_P_CARD,   C_P_CITY, C_P_STATE,
+                                       C_DATETIME, C_P_EXTRA};
+static const nx_col k_auction_cols[] = {
+    C_A_ID,     C_A_ITEM,    C_A_DESC,   C_A_INITIAL,  C_A_RESERVE,
+    C_DATETIME, C_A_EXPIRES, C_A_SELLER, C_A_CATEGORY, C_A_EXTRA};
+static const nx_col k_bid_cols[] = {C_B_AUCTION, C_B_BIDDER, C_B_PRICE,
+                                    C_B_CHANNEL, C_B_URL,    C_DATETIME,
+                                    C_B_EXTRA};
 
 static int table_kind(weir_nexmark_table t)
 {
     switch (t) {
-    case WEIR_NEXMARK_TABLE_PERSON: return WEIR_NEXMARK_PERSON;
-    case WEIR_NEXMARK_TABLE_AUCTION: return WEIR_NEXMARK_AUCTION;
-    case WEIR_NEXMARK_TABLE_BID: return WEIR_NEXMARK_BID;
-    case WEIR_NEXMARK_TABLE_EVENT: break;
+    case WEIR_NEXMARK_TABLE_PERSON:
+        return WEIR_NEXMARK_PERSON;
+    case WEIR_NEXMARK_TABLE_AUCTION:
+        return WEIR_NEXMARK_AUCTION;
+    case WEIR_NEXMARK_TABLE_BID:
+        return WEIR_NEXMARK_BID;
+    case WEIR_NEXMARK_TABLE_EVENT:
+        break;
     }
     return -1;
 }
@@ -101,7 +146,14 @@ static const char *table_name(weir_nexmark_table t)
 /* The generator columns of a table, in schema order. */
 static const nx_col *table_cols(weir_nexmark_table t, uint32_t *n)
 {
-    static nx_col wide[C_COUNT];
+    /* The wide table lists every column, in enum order. */
+    static const nx_col wide[C_COUNT] = {
+        C_EVENT_TYPE, C_P_ID,     C_P_NAME,     C_P_EMAIL,   C_P_CARD,
+        C_P_CITY,     C_P_STATE,  C_P_DATETIME, C_P_EXTRA,   C_A_ID,
+        C_A_ITEM,     C_A_DESC,   C_A_INITIAL,  C_A_RESERVE, C_A_DATETIME,
+        C_A_EXPIRES,  C_A_SELLER, C_A_CATEGORY, C_A_EXTRA,   C_B_AUCTION,
+        C_B_BIDDER,   C_B_PRICE,  C_B_CHANNEL,  C_B_URL,     C_B_DATETIME,
+        C_B_EXTRA,    C_DATETIME};
     switch (t) {
     case WEIR_NEXMARK_TABLE_PERSON:
         *n = sizeof k_person_cols / sizeof k_person_cols[0];
@@ -115,16 +167,14 @@ static const nx_col *table_cols(weir_nexmark_table t, uint32_t *n)
     case WEIR_NEXMARK_TABLE_EVENT:
         break;
     }
-    /* The wide table lists every column in enum order (a constant result; racing writers store the same values). */
-    for (int i = 0; i < C_COUNT; i++)
-        wide[i] = (nx_col)i;
     *n = C_COUNT;
     return wide;
 }
 
 static const char *col_name(weir_nexmark_table t, nx_col c)
 {
-    return t == WEIR_NEXMARK_TABLE_EVENT ? k_cols[c].wide_name : k_cols[c].narrow_name;
+    return t == WEIR_NEXMARK_TABLE_EVENT ? k_cols[c].wide_name
+                                         : k_cols[c].narrow_name;
 }
 
 static bool col_nullable(weir_nexmark_table t, nx_col c)
@@ -142,7 +192,8 @@ weir_schema *weir_nexmark_schema_create(weir_nexmark_table table)
     uint32_t n;
     const nx_col *cols = table_cols(table, &n);
     for (uint32_t i = 0; i < n; i++) {
-        weir_type ty = weir_type_make(k_cols[cols[i]].type, col_nullable(table, cols[i]));
+        weir_type ty =
+            weir_type_make(k_cols[cols[i]].type, col_nullable(table, cols[i]));
         int idx = weir_schema_add(s, col_name(table, cols[i]), ty);
         if (idx < 0) {
             weir_schema_destroy(s);
@@ -154,14 +205,15 @@ weir_schema *weir_nexmark_schema_create(weir_nexmark_table table)
     return s;
 }
 
-/* ---- the shared arg -------------------------------------------------------- */
+/* ---- the shared arg ------------------------------------------------------ */
 
 struct weir_nexmark_source_arg {
     weir_nexmark_gen gen; /* holds the validated config */
     weir_schema *schema;
 };
 
-int weir_nexmark_source_arg_create(const weir_nexmark_config *config, weir_nexmark_source_arg **out,
+int weir_nexmark_source_arg_create(const weir_nexmark_config *config,
+                                   weir_nexmark_source_arg **out,
                                    weir_error *err)
 {
     *out = NULL;
@@ -192,11 +244,19 @@ void weir_nexmark_source_arg_destroy(weir_nexmark_source_arg *arg)
     weir_free(arg);
 }
 
-const weir_schema *weir_nexmark_source_arg_schema(const weir_nexmark_source_arg *arg) { return arg->schema; }
+const weir_schema *
+weir_nexmark_source_arg_schema(const weir_nexmark_source_arg *arg)
+{
+    return arg->schema;
+}
 
-static void free_arg(void *arg) { weir_nexmark_source_arg_destroy(arg); }
+static void free_arg(void *arg)
+{
+    weir_nexmark_source_arg_destroy(arg);
+}
 
-int weir_nexmark_source_spec(const weir_nexmark_config *config, const char *name, weir_source_spec *spec,
+int weir_nexmark_source_spec(const weir_nexmark_config *config,
+                             const char *name, weir_source_spec *spec,
                              weir_error *err)
 {
     weir_nexmark_source_arg *arg;
@@ -211,8 +271,11 @@ int weir_nexmark_source_spec(const weir_nexmark_config *config, const char *name
     return 0;
 }
 
-int weir_nexmark_source_spec_from_options(const char *const *keys, const char *const *values, size_t n,
-                                          const weir_clock *clock, const char *name, weir_source_spec *spec,
+int weir_nexmark_source_spec_from_options(const char *const *keys,
+                                          const char *const *values, size_t n,
+                                          const weir_clock *clock,
+                                          const char *name,
+                                          weir_source_spec *spec,
                                           weir_error *err)
 {
     weir_nexmark_config c;
@@ -224,12 +287,12 @@ int weir_nexmark_source_spec_from_options(const char *const *keys, const char *c
     return weir_nexmark_source_spec(&c, name, spec, err);
 }
 
-/* ---- the instance ---------------------------------------------------------- */
+/* ---- the instance -------------------------------------------------------- */
 
 typedef struct nx_source {
     const weir_nexmark_source_arg *arg;
     uint32_t subtask, parallelism, splits;
-    int32_t out_col[C_COUNT];     /* batch column of each generator column, or -1 */
+    int32_t out_col[C_COUNT]; /* batch column of each generator column, or -1 */
     char **ids;
     uint32_t n_ids;
     bool discovered;
@@ -244,7 +307,8 @@ static bool types_compatible(weir_type_id want, weir_type_id have)
 }
 
 /* Maps each field of schema to a generator column of the table. */
-static int plan_columns(nx_source *s, weir_nexmark_table table, const weir_schema *schema, weir_error *err)
+static int plan_columns(nx_source *s, weir_nexmark_table table,
+                        const weir_schema *schema, weir_error *err)
 {
     for (int i = 0; i < C_COUNT; i++)
         s->out_col[i] = -1;
@@ -257,20 +321,27 @@ static int plan_columns(nx_source *s, weir_nexmark_table table, const weir_schem
             if (strcasecmp(fd->name, col_name(table, cols[i])) == 0)
                 found = (int)cols[i];
         if (found < 0)
-            return weir_error_set(err, WEIR_EINVAL,
-                                  "nexmark: table '%s' has no column '%s' (check 'nexmark.table' and the column names)",
-                                  table_name(table), fd->name);
+            return weir_error_set(
+                err, WEIR_EINVAL,
+                "nexmark: table '%s' has no column '%s' (check 'nexmark.table' "
+                "and the column names)",
+                table_name(table), fd->name);
         if (!types_compatible(k_cols[found].type, fd->type.id)) {
             char have[64];
-            return weir_error_set(err, WEIR_EINVAL, "nexmark: column '%s' is %s, declared as %s", fd->name,
-                                  weir_type_name(k_cols[found].type), weir_type_format(fd->type, have, sizeof have));
+            return weir_error_set(
+                err, WEIR_EINVAL, "nexmark: column '%s' is %s, declared as %s",
+                fd->name, weir_type_name(k_cols[found].type),
+                weir_type_format(fd->type, have, sizeof have));
         }
         if (col_nullable(table, (nx_col)found) && !fd->type.nullable)
             return weir_error_set(err, WEIR_EINVAL,
-                                  "nexmark: column '%s' is NULL in events of the other kinds; it cannot be NOT NULL",
+                                  "nexmark: column '%s' is NULL in events of "
+                                  "the other kinds; it cannot be NOT NULL",
                                   fd->name);
         if (s->out_col[found] >= 0)
-            return weir_error_set(err, WEIR_EINVAL, "nexmark: column '%s' is declared twice", fd->name);
+            return weir_error_set(err, WEIR_EINVAL,
+                                  "nexmark: column '%s' is declared twice",
+                                  fd->name);
         s->out_col[found] = (int32_t)f;
     }
     return 0;
@@ -287,12 +358,15 @@ static void source_destroy(void *p)
     weir_free(s);
 }
 
-static int source_create(void *argp, const weir_source_info *info, void **out, weir_error *err)
+static int source_create(void *argp, const weir_source_info *info, void **out,
+                         weir_error *err)
 {
     const weir_nexmark_source_arg *arg = argp;
     *out = NULL;
-    if (!arg || !info || info->parallelism == 0 || info->subtask >= info->parallelism)
-        return weir_error_set(err, WEIR_EINVAL, "nexmark: bad source arguments");
+    if (!arg || !info || info->parallelism == 0 ||
+        info->subtask >= info->parallelism)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "nexmark: bad source arguments");
     nx_source *s = weir_calloc(1, sizeof *s);
     if (!s)
         return weir_error_set(err, WEIR_ENOMEM, "nexmark: out of memory");
@@ -300,12 +374,14 @@ static int source_create(void *argp, const weir_source_info *info, void **out, w
     s->subtask = info->subtask;
     s->parallelism = info->parallelism;
     s->splits = arg->gen.cfg.splits ? arg->gen.cfg.splits : info->parallelism;
-    int rc = plan_columns(s, arg->gen.cfg.table, info->schema ? info->schema : arg->schema, err);
+    int rc = plan_columns(s, arg->gen.cfg.table,
+                          info->schema ? info->schema : arg->schema, err);
     if (rc)
         goto fail;
     if (s->splits < s->parallelism) {
         rc = weir_error_set(err, WEIR_EINVAL,
-                            "nexmark: 'splits' = %u is less than the source parallelism %u; some subtasks would idle",
+                            "nexmark: 'splits' = %u is less than the source "
+                            "parallelism %u; some subtasks would idle",
                             s->splits, s->parallelism);
         goto fail;
     }
@@ -336,7 +412,8 @@ fail:
  * The split ids are handed out once; *ids stays valid until the instance is
  * destroyed. A generator never gains splits, so *done is always set.
  */
-static int source_discover(void *p, const char ***ids, uint32_t *n_ids, bool *done, weir_error *err)
+static int source_discover(void *p, const char ***ids, uint32_t *n_ids,
+                           bool *done, weir_error *err)
 {
     nx_source *s = p;
     (void)err;
@@ -347,17 +424,21 @@ static int source_discover(void *p, const char ***ids, uint32_t *n_ids, bool *do
     return 0;
 }
 
-static int source_metrics(void *p, void (*emit)(void *ud, const char *name, uint64_t v), void *ud)
+static int source_metrics(void *p,
+                          void (*emit)(void *ud, const char *name, uint64_t v),
+                          void *ud)
 {
     nx_source *s = p;
-    emit(ud, "events_emitted", atomic_load_explicit(&s->rows_emitted, memory_order_relaxed));
+    emit(ud, "events_emitted",
+         atomic_load_explicit(&s->rows_emitted, memory_order_relaxed));
     return 0;
 }
 
-/* ---- the reader ------------------------------------------------------------ */
+/* ---- the reader ---------------------------------------------------------- */
 
 #define POS_VERSION 1
-/* The most rows one read() writes in the general path (bounds its stack bitmaps). */
+/* The most rows one read() writes in the general path (bounds its stack
+ * bitmaps). */
 #define NX_VALIDITY_CHUNK 4096u
 #define NO_WALL_BASE INT64_MIN
 
@@ -365,21 +446,23 @@ typedef struct nx_reader {
     nx_source *src;
     const weir_nexmark_gen *g;
     uint32_t k, S;
-    int kind;            /* the table's kind, or -1 for every event */
-    bool empty;          /* the split holds no event of its table */
-    uint64_t limit;      /* first event number not generated */
-    /* Where the reader is: next = epoch * total + off; ts is its timestamp (constant rate). */
+    int kind;       /* the table's kind, or -1 for every event */
+    bool empty;     /* the split holds no event of its table */
+    uint64_t limit; /* first event number not generated */
+    /* Where the reader is: next = epoch * total + off; ts is its timestamp
+     * (constant rate). */
     uint64_t next;
     int64_t epoch, off;
     int64_t ts;
-    uint64_t acc;        /* (next * 1000) mod rate, for the incremental timestamp */
+    uint64_t acc; /* (next * 1000) mod rate, for the incremental timestamp */
     /* One step of S event numbers. */
     int64_t step_epoch, step_off;
     int64_t step_ms;
     uint64_t step_acc;
     bool constant_rate;
-    int64_t wall_base;   /* processing time of event-time base_time; NO_WALL_BASE until the first read */
-    uint8_t *kinds;      /* scratch: kind of each row written in one read() */
+    int64_t wall_base; /* processing time of event-time base_time; NO_WALL_BASE
+                          until the first read */
+    uint8_t *kinds;    /* scratch: kind of each row written in one read() */
     uint32_t kinds_cap;
     weir_nexmark_event ev;
 } nx_reader;
@@ -430,8 +513,10 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
     return a;
 }
 
-/* Whether split k of S ever reaches an event of the kind (offsets k mod gcd(S, total)). */
-static bool split_has_kind(const weir_nexmark_gen *g, uint32_t k, uint32_t S, int kind)
+/* Whether split k of S ever reaches an event of the kind (offsets k mod gcd(S,
+ * total)). */
+static bool split_has_kind(const weir_nexmark_gen *g, uint32_t k, uint32_t S,
+                           int kind)
 {
     if (kind < 0)
         return true;
@@ -446,7 +531,8 @@ static int parse_split_id(const char *id, uint32_t *k, uint32_t *S)
 {
     unsigned a, b;
     int used = 0;
-    if (sscanf(id, "nexmark-%u-of-%u%n", &a, &b, &used) != 2 || id[used] != '\0' || a >= b)
+    if (sscanf(id, "nexmark-%u-of-%u%n", &a, &b, &used) != 2 ||
+        id[used] != '\0' || a >= b)
         return WEIR_EINVAL;
     *k = a;
     *S = b;
@@ -462,18 +548,23 @@ static void reader_close(void *p)
     weir_free(r);
 }
 
-static int reader_open(void *p, const char *id, const void *pos, size_t pos_len, void **out, weir_error *err)
+static int reader_open(void *p, const char *id, const void *pos, size_t pos_len,
+                       void **out, weir_error *err)
 {
     nx_source *s = p;
     const weir_nexmark_gen *g = &s->arg->gen;
     *out = NULL;
     uint32_t k, S;
     if (!id || parse_split_id(id, &k, &S))
-        return weir_error_set(err, WEIR_EINVAL, "nexmark: '%s' is not a nexmark split id", id ? id : "(null)");
+        return weir_error_set(err, WEIR_EINVAL,
+                              "nexmark: '%s' is not a nexmark split id",
+                              id ? id : "(null)");
     if (S != s->splits)
         return weir_error_set(err, WEIR_EINVAL,
-                              "nexmark: split '%s' belongs to a run with %u splits, this one has %u "
-                              "(set 'splits' to a fixed number to keep splits across parallelism changes)",
+                              "nexmark: split '%s' belongs to a run with %u "
+                              "splits, this one has %u "
+                              "(set 'splits' to a fixed number to keep splits "
+                              "across parallelism changes)",
                               id, S, s->splits);
     nx_reader *r = weir_calloc(1, sizeof *r);
     if (!r)
@@ -503,17 +594,21 @@ static int reader_open(void *p, const char *id, const void *pos, size_t pos_len,
         uint32_t pk, pS;
         uint64_t pn, wb;
         weir_cursor_init(&c, pos, pos_len);
-        if (weir_cursor_get_u8(&c, &ver) || ver != POS_VERSION || weir_cursor_get_u32(&c, &pS) ||
-            weir_cursor_get_u32(&c, &pk) || weir_cursor_get_u64(&c, &pn) || weir_cursor_get_u64(&c, &wb) ||
+        if (weir_cursor_get_u8(&c, &ver) || ver != POS_VERSION ||
+            weir_cursor_get_u32(&c, &pS) || weir_cursor_get_u32(&c, &pk) ||
+            weir_cursor_get_u64(&c, &pn) || weir_cursor_get_u64(&c, &wb) ||
             weir_cursor_left(&c) != 0) {
             reader_close(r);
-            return weir_error_set(err, WEIR_ECORRUPT, "nexmark: split '%s': unreadable position (%zu bytes)", id,
-                                  pos_len);
+            return weir_error_set(
+                err, WEIR_ECORRUPT,
+                "nexmark: split '%s': unreadable position (%zu bytes)", id,
+                pos_len);
         }
         if (pS != S || pk != k || pn % S != k) {
             reader_close(r);
             return weir_error_set(err, WEIR_ECORRUPT,
-                                  "nexmark: split '%s': position of split %u of %u, event %llu does not belong to it",
+                                  "nexmark: split '%s': position of split %u "
+                                  "of %u, event %llu does not belong to it",
                                   id, pk, pS, (unsigned long long)pn);
         }
         next = pn;
@@ -539,10 +634,11 @@ static int reader_position(void *p, weir_buf *out)
     return rc;
 }
 
-/* ---- writing rows ------------------------------------------------------------ */
+/* ---- writing rows -------------------------------------------------------- */
 
 /* Reserves len bytes of the batch heap: a bump in the common case. */
-static inline int heap_take(weir_batch *b, uint32_t len, char **dst, uint32_t *off)
+static inline int heap_take(weir_batch *b, uint32_t len, char **dst,
+                            uint32_t *off)
 {
     if (b->heap_len + len <= b->heap_cap && b->heap_len + len <= UINT32_MAX) {
         *off = (uint32_t)b->heap_len;
@@ -581,7 +677,8 @@ static inline void copy_bytes(char *dst, const char *src, uint32_t len)
     }
 }
 
-static inline int put_str(weir_batch *b, int32_t col, uint32_t row, const char *s, uint32_t len)
+static inline int put_str(weir_batch *b, int32_t col, uint32_t row,
+                          const char *s, uint32_t len)
 {
     if (col < 0)
         return 0;
@@ -602,8 +699,8 @@ typedef struct hot_cache {
     bool have[NX_NUM_HOT_CHANNELS];
 } hot_cache;
 
-static int write_bid(weir_batch *b, const int32_t *oc, uint32_t row, const weir_nexmark_bid *bid, int hot_index,
-                     hot_cache *hc)
+static int write_bid(weir_batch *b, const int32_t *oc, uint32_t row,
+                     const weir_nexmark_bid *bid, int hot_index, hot_cache *hc)
 {
     put_i64(b, oc[C_B_AUCTION], row, bid->auction);
     put_i64(b, oc[C_B_BIDDER], row, bid->bidder);
@@ -631,7 +728,8 @@ static int write_bid(weir_batch *b, const int32_t *oc, uint32_t row, const weir_
         if (oc[C_B_URL] >= 0)
             WEIR_COL_STR(b, oc[C_B_URL])[row] = hc->url[h];
     } else {
-        if ((rc = put_str(b, oc[C_B_CHANNEL], row, bid->channel, bid->channel_len)))
+        if ((rc = put_str(b, oc[C_B_CHANNEL], row, bid->channel,
+                          bid->channel_len)))
             return rc;
         if ((rc = put_str(b, oc[C_B_URL], row, bid->url, bid->url_len)))
             return rc;
@@ -639,15 +737,18 @@ static int write_bid(weir_batch *b, const int32_t *oc, uint32_t row, const weir_
     return put_str(b, oc[C_B_EXTRA], row, bid->extra, bid->extra_len);
 }
 
-static int write_person(weir_batch *b, const int32_t *oc, uint32_t row, const weir_nexmark_person *p)
+static int write_person(weir_batch *b, const int32_t *oc, uint32_t row,
+                        const weir_nexmark_person *p)
 {
     int rc;
     put_i64(b, oc[C_P_ID], row, p->id);
     put_i64(b, oc[C_P_DATETIME], row, p->date_time_ms);
     put_i64(b, oc[C_DATETIME], row, p->date_time_ms);
     if ((rc = put_str(b, oc[C_P_NAME], row, p->name, p->name_len)) ||
-        (rc = put_str(b, oc[C_P_EMAIL], row, p->email_address, p->email_address_len)) ||
-        (rc = put_str(b, oc[C_P_CARD], row, p->credit_card, p->credit_card_len)) ||
+        (rc = put_str(b, oc[C_P_EMAIL], row, p->email_address,
+                      p->email_address_len)) ||
+        (rc = put_str(b, oc[C_P_CARD], row, p->credit_card,
+                      p->credit_card_len)) ||
         (rc = put_str(b, oc[C_P_CITY], row, p->city, p->city_len)) ||
         (rc = put_str(b, oc[C_P_STATE], row, p->state, p->state_len)) ||
         (rc = put_str(b, oc[C_P_EXTRA], row, p->extra, p->extra_len)))
@@ -655,7 +756,8 @@ static int write_person(weir_batch *b, const int32_t *oc, uint32_t row, const we
     return 0;
 }
 
-static int write_auction(weir_batch *b, const int32_t *oc, uint32_t row, const weir_nexmark_auction *a)
+static int write_auction(weir_batch *b, const int32_t *oc, uint32_t row,
+                         const weir_nexmark_auction *a)
 {
     int rc;
     put_i64(b, oc[C_A_ID], row, a->id);
@@ -667,7 +769,8 @@ static int write_auction(weir_batch *b, const int32_t *oc, uint32_t row, const w
     put_i64(b, oc[C_A_CATEGORY], row, a->category);
     put_i64(b, oc[C_DATETIME], row, a->date_time_ms);
     if ((rc = put_str(b, oc[C_A_ITEM], row, a->item_name, a->item_name_len)) ||
-        (rc = put_str(b, oc[C_A_DESC], row, a->description, a->description_len)) ||
+        (rc = put_str(b, oc[C_A_DESC], row, a->description,
+                      a->description_len)) ||
         (rc = put_str(b, oc[C_A_EXTRA], row, a->extra, a->extra_len)))
         return rc;
     return 0;
@@ -684,7 +787,8 @@ static void set_valid_range(uint8_t *bm, uint32_t start, uint32_t n)
  * of one kind is NULL, and zero, in the rows of the other kinds. (Zero, so
  * that code hashing or comparing raw values sees equal NULLs.)
  */
-static void finish_validity(nx_reader *r, weir_batch *b, uint32_t start, uint32_t n)
+static void finish_validity(nx_reader *r, weir_batch *b, uint32_t start,
+                            uint32_t n)
 {
     const int32_t *oc = r->src->out_col;
     bool wide = r->kind < 0;
@@ -716,7 +820,8 @@ static void finish_validity(nx_reader *r, weir_batch *b, uint32_t start, uint32_
             col->all_valid = false;
         }
         if ((start & 7) == 0) {
-            /* Whole bytes; the bits past the last row are don't-care until a row lands there. */
+            /* Whole bytes; the bits past the last row are don't-care until a
+             * row lands there. */
             memcpy(col->valid + (start >> 3), bits[group], (n + 7) / 8);
         } else {
             for (uint32_t i = 0; i < n; i++) {
@@ -727,7 +832,8 @@ static void finish_validity(nx_reader *r, weir_batch *b, uint32_t start, uint32_
                     col->valid[at >> 3] &= (uint8_t) ~(1u << (at & 7));
             }
         }
-        /* Every grouped column is 8 bytes wide (BIGINT, TIMESTAMP, STRING references). */
+        /* Every grouped column is 8 bytes wide (BIGINT, TIMESTAMP, STRING
+         * references). */
         uint64_t *v = (uint64_t *)col->data + start;
         for (uint32_t i = 0; i < n; i++)
             v[i] = r->kinds[i] == group ? v[i] : 0;
@@ -747,7 +853,8 @@ static int ensure_kinds(nx_reader *r, uint32_t n)
 }
 
 /* The bid table at full speed: the hot path of the bid-only queries. */
-static int read_bids(nx_reader *r, weir_batch *out, uint32_t room, uint32_t *n_out)
+static int read_bids(nx_reader *r, weir_batch *out, uint32_t room,
+                     uint32_t *n_out)
 {
     const weir_nexmark_gen *g = r->g;
     const int32_t *oc = r->src->out_col;
@@ -774,7 +881,8 @@ static int read_bids(nx_reader *r, weir_batch *out, uint32_t room, uint32_t *n_o
     return rc;
 }
 
-static int read_general(nx_reader *r, weir_batch *out, uint32_t room, int64_t now, uint32_t *n_out)
+static int read_general(nx_reader *r, weir_batch *out, uint32_t room,
+                        int64_t now, uint32_t *n_out)
 {
     const weir_nexmark_gen *g = r->g;
     const int32_t *oc = r->src->out_col;
@@ -823,7 +931,8 @@ static int read_general(nx_reader *r, weir_batch *out, uint32_t room, int64_t no
     return rc;
 }
 
-static int reader_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *err)
+static int reader_read(void *p, weir_batch *out, uint32_t max_rows,
+                       weir_error *err)
 {
     nx_reader *r = p;
     const weir_nexmark_gen *g = r->g;
@@ -856,8 +965,9 @@ static int reader_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *
     out->n_rows += n;
     atomic_fetch_add_explicit(&r->src->rows_emitted, n, memory_order_relaxed);
     if (rc)
-        return weir_error_set(err, rc, "nexmark: cannot write event %llu into the batch: %s",
-                              (unsigned long long)r->next, weir_strerror(rc));
+        return weir_error_set(
+            err, rc, "nexmark: cannot write event %llu into the batch: %s",
+            (unsigned long long)r->next, weir_strerror(rc));
     if (n)
         return (int)n;
     if (r->next >= r->limit)
