@@ -147,7 +147,9 @@ weir_nexmark_source_arg_schema(const weir_nexmark_source_arg *arg);
 /*
  * Fills spec with the class, a new arg (spec->free_arg releases it, and with
  * it spec->schema) and the table's default schema. name is borrowed and must
- * outlive the spec.
+ * outlive the spec. A caller with a declared table (the SQL layer) may point
+ * spec->schema at that table's schema instead (it must outlive the job):
+ * create() matches the columns by name and rejects unknown ones.
  */
 int weir_nexmark_source_spec(const weir_nexmark_config *config,
                              const char *name, weir_source_spec *spec,
