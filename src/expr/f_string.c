@@ -451,11 +451,7 @@ static int bind_trim(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint3
             else
                 return weir_error_set(err, WEIR_EPLAN, "TRIM mode must be BOTH, LEADING or TRAILING, not '%.*s'",
                                       (int)v.v.s.len, v.v.s.ptr);
-            weir_expr *s = args[2];
-            args[1] = args[1];
-            args[0] = s; /* reorder to (str, chars) */
-            weir_expr *chars = args[1];
-            args[1] = chars;
+            args[0] = args[2]; /* reorder to (str, chars) */
             n = 2;
         }
     }
