@@ -408,3 +408,37 @@ Test(expr, case_guards_division_per_row)
     weir_schema_destroy(os);
     free_tb(&t);
 }
+
+Test(expr, steady_state_evaluation_does_not_allocate)
+{
+    tb t = make_input(64);
+    for (int i = 0; i < 64; i++) {
+        int r = weir_batch_append_row(t.b);
+        WEIR_COL_I64(t.b, 0)[r] = i * 7;
+        weir_batch_set_str(t.b, 1, r, i % 3 ? "x" : "some channel", i % 3 ? 1 : 12);
+        WEIR_COL_I32(t.b, 2)[r] = i % 5;
+        if (i % 4 == 0)
+            weir_batch_set_null(t.b, 0, r);
+    }
+    weir_expr *conds = F(">", COL(t.s, "qty"), I(2), NULL);
+    weir_expr *vals = F("UPPER", COL(t.s, "channel"), NULL), *e;
+    cr_assert_eq(weir_expr_case(A, &conds, &vals, 1, F("SUBSTRING", COL(t.s, "channel"), I(2), NULL), &e, &ERR), 0);
+    weir_expr *p = F("AND", F(">", COL(t.s, "price"), I(100), NULL), F("LIKE", COL(t.s, "channel"), S("%chan%"), NULL), NULL);
+    weir_schema *os = weir_schema_create();
+    weir_schema_add(os, "r", weir_type_make(WEIR_TYPE_STRING, true));
+    weir_batch *ob = weir_batch_create(os, 64);
+    uint8_t sel[64];
+    for (int round = 0; round < 3; round++) {
+        if (round == 2)
+            weir_alloc_fail_after(1); /* any allocation from here on fails */
+        weir_batch_reset(ob);
+        int rc1 = weir_expr_eval(e, t.b, ENV, ob, 0, &ERR);
+        int rc2 = weir_expr_filter(p, t.b, ENV, sel, &ERR);
+        weir_alloc_fail_after(0);
+        cr_assert_eq(rc1, 0, "round %d: %s", round, ERR.message);
+        cr_assert_eq(rc2, 0, "round %d: %s", round, ERR.message);
+    }
+    weir_batch_destroy(ob);
+    weir_schema_destroy(os);
+    free_tb(&t);
+}

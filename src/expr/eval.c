@@ -468,7 +468,8 @@ static int store(ecx *cx, const xvec *v, weir_batch *out, uint32_t col)
                 refs[i] = (weir_strref){0, 0};
                 continue;
             }
-            memcpy(dst + off, stage ? stage + off : s[i].ptr, s[i].len);
+            if (s[i].len)
+                memcpy(dst + off, stage ? stage + off : s[i].ptr, s[i].len);
             refs[i] = (weir_strref){(uint32_t)(base.off + off), s[i].len};
             off += s[i].len;
         }

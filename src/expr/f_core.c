@@ -722,7 +722,7 @@ static int in_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, con
     return 0;
 }
 
-static const xvec *g_sort_vec;
+static _Thread_local const xvec *g_sort_vec; /* qsort has no context argument */
 static int sort_idx_cmp(const void *pa, const void *pb)
 {
     return cmp_at(g_sort_vec, *(const uint32_t *)pa, g_sort_vec, *(const uint32_t *)pb);

@@ -306,13 +306,30 @@ static int compile(const char *pat, size_t len, bool raw_ere, int extra_flags, x
     return 0;
 }
 
-/* Finds the first match at or after byte `from`. m[0..] are POSIX groups. */
+/*
+ * Finds the first match at or after byte `from`. m[0..] are POSIX groups.
+ * s must be NUL-terminated at s.len (see nul_copy): REG_STARTEND bounds the
+ * search, and the terminator keeps sanitizers' strlen-based checks exact.
+ */
 static bool rx_find(const xregex *rx, xstr s, uint32_t from, regmatch_t *m, size_t nm)
 {
     m[0].rm_so = from;
     m[0].rm_eo = s.len;
     int flags = REG_STARTEND | (from > 0 ? REG_NOTBOL : 0);
-    return regexec(&rx->re, s.len ? s.ptr : "", nm, m, flags) == 0;
+    return regexec(&rx->re, s.ptr, nm, m, flags) == 0;
+}
+
+/* A NUL-terminated copy of s in scratch memory (NULL on exhaustion). */
+static bool nul_copy(ecx *cx, xstr *s)
+{
+    char *p = weir__x_alloc(cx, (size_t)s->len + 1);
+    if (!p)
+        return false;
+    if (s->len)
+        memcpy(p, s->ptr, s->len);
+    p[s->len] = 0;
+    s->ptr = p;
+    return true;
 }
 
 /* ---- per-row pattern cache for non-literal patterns ---- */
@@ -364,7 +381,10 @@ static int regexp_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n,
             continue;
         }
         const xregex *rx = row_rx(cx, e, &a[1], i, &c, false);
-        o[i] = rx && rx_find(rx, STR(0), 0, m, 1);
+        xstr s = STR(0);
+        if (rx && !nul_copy(cx, &s))
+            return oom(cx);
+        o[i] = rx && rx_find(rx, s, 0, m, 1);
     }
     cache_done(&c);
     return 0;
@@ -381,6 +401,8 @@ static int regexp_extract_kernel(ecx *cx, const weir_expr *e, const xvec *a, uin
         const xregex *rx = row_rx(cx, e, &a[1], i, &c, false);
         int64_t g = e->n_args > 2 ? I32(2) : 0;
         xstr s = STR(0);
+        if (rx && !nul_copy(cx, &s))
+            return oom(cx);
         if (!rx || g < 0 || g > rx->n_java || !rx_find(rx, s, 0, m, MAX_GROUPS + 1)) {
             x_setnull(cx, out, i);
             continue;
@@ -412,6 +434,10 @@ static int regexp_replace_kernel(ecx *cx, const weir_expr *e, const xvec *a, uin
             continue;
         }
         xstr s = STR(0), rep = STR(2);
+        if (!nul_copy(cx, &s)) {
+            rc = oom(cx);
+            goto done;
+        }
         b.len = 0;
         uint32_t pos = 0;
         while (pos <= s.len && rx_find(rx, s, pos, m, 1)) {
@@ -708,7 +734,13 @@ static int similar_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n
             weir_free(b.p);
             rx = &tmp;
         }
-        o[i] = rx_find(rx, STR(0), 0, m, 1) != neg;
+        xstr sv = STR(0);
+        if (!nul_copy(cx, &sv)) {
+            if (rx == &tmp)
+                regfree(&tmp.re);
+            return oom(cx);
+        }
+        o[i] = rx_find(rx, sv, 0, m, 1) != neg;
         if (rx == &tmp)
             regfree(&tmp.re);
     }

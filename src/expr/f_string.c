@@ -353,21 +353,25 @@ static int substring_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t
             x_setnull(cx, out, i); /* Flink: a negative length gives NULL */
             continue;
         }
-        int64_t nc = nchars(s);
-        int64_t start;
-        if (pos > 0)
-            start = pos - 1;
-        else if (pos < 0)
-            start = nc + pos;
-        else
-            start = 0;
-        if (start < 0 || start >= nc) {
-            OUT(i) = (xstr){"", 0};
-            continue;
+        uint32_t b0, b1;
+        if (pos >= 0) {
+            /* Walk from the front: no need to count every character. */
+            b0 = char_off(s, (uint32_t)(pos > 0 ? pos - 1 : 0));
+            if (b0 >= s.len) {
+                OUT(i) = (xstr){"", 0};
+                continue;
+            }
+            b1 = len >= (int64_t)(s.len - b0) ? s.len : b0 + char_off((xstr){s.ptr + b0, s.len - b0}, (uint32_t)len);
+        } else {
+            int64_t nc = nchars(s), start = nc + pos;
+            if (start < 0) {
+                OUT(i) = (xstr){"", 0};
+                continue;
+            }
+            int64_t end = nc - start < len ? nc : start + len;
+            b0 = char_off(s, (uint32_t)start);
+            b1 = b0 + char_off((xstr){s.ptr + b0, s.len - b0}, (uint32_t)(end - start));
         }
-        int64_t end = nc - start < len ? nc : start + len;
-        uint32_t b0 = char_off(s, (uint32_t)start);
-        uint32_t b1 = b0 + char_off((xstr){s.ptr + b0, s.len - b0}, (uint32_t)(end - start));
         OUT(i) = (xstr){s.ptr + b0, b1 - b0}; /* a view into the argument: copied when stored */
     }
     return 0;
@@ -447,11 +451,7 @@ static int bind_trim(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint3
             else
                 return weir_error_set(err, WEIR_EPLAN, "TRIM mode must be BOTH, LEADING or TRAILING, not '%.*s'",
                                       (int)v.v.s.len, v.v.s.ptr);
-            weir_expr *s = args[2];
-            args[1] = args[1];
-            args[0] = s; /* reorder to (str, chars) */
-            weir_expr *chars = args[1];
-            args[1] = chars;
+            args[0] = args[2]; /* reorder to (str, chars) */
             n = 2;
         }
     }
