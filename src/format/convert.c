@@ -189,7 +189,7 @@ int weir__parse_f64(const char *p, size_t n, double *out)
 
 /* ---- decimals ---- */
 
-int weir__parse_decimal(const char *p, size_t n, int precision, int scale, int64_t *out)
+int weir__fmt_parse_decimal(const char *p, size_t n, int precision, int scale, int64_t *out)
 {
     if (precision <= 0 || precision > 18)
         precision = 18;

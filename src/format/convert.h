@@ -29,7 +29,7 @@ int weir__parse_f64(const char *p, size_t n, double *out);
  * the scale are rounded half-up (away from zero), as Java's BigDecimal
  * HALF_UP. WEIR__ERANGE when the result needs more than precision digits.
  */
-int weir__parse_decimal(const char *p, size_t n, int precision, int scale, int64_t *out);
+int weir__fmt_parse_decimal(const char *p, size_t n, int precision, int scale, int64_t *out);
 /* "true" / "false", case-insensitive. */
 int weir__parse_bool(const char *p, size_t n, uint8_t *out);
 /* Standard base64 with padding; writes at most n*3/4 bytes into dst. */

@@ -317,7 +317,11 @@ static int plan_window_tvf(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out
         const weir_sql_expr *gap = tvf_arg(call, 2, "GAP");
         if (!gap || (rc = plan_const_interval_ms(pc, gap, &x)))
             return rc ? rc : plan_error(pc, call->loc, WEIR_EINVAL, "SESSION expects a gap INTERVAL");
-        a = weir_window_session(x, 0);
+        /* weir extension: a fourth argument caps the length of a session */
+        const weir_sql_expr *maxlen = tvf_arg(call, 3, "MAX_LENGTH");
+        if (maxlen && (rc = plan_const_interval_ms(pc, maxlen, &y)))
+            return rc;
+        a = weir_window_session(x, y);
     } else {
         const weir_sql_expr *e1 = tvf_arg(call, 2, tumble ? "SIZE" : hop ? "SLIDE" : "STEP");
         const weir_sql_expr *e2 = tumble ? NULL : tvf_arg(call, 3, "SIZE");
