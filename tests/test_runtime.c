@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "support/harness.h"
 #include "weir/weir.h"
@@ -298,4 +299,344 @@ Test(runtime, keyed_results_independent_of_parallelism_and_batch_size, .timeout 
     th_source_destroy(src);
     weir_schema_destroy(s);
     weir_schema_destroy(os);
+}
+
+/* ---- watermarks ---- */
+
+static weir_job *new_job(uint32_t parallelism, uint32_t batch_size, weir_clock *clock, int64_t idle_timeout_ms)
+{
+    weir_job_config cfg;
+    weir_job_config_init(&cfg);
+    cfg.parallelism = parallelism;
+    cfg.batch_size = batch_size;
+    cfg.idle_timeout_ms = idle_timeout_ms;
+    if (clock)
+        cfg.clock = *clock;
+    weir_job *job;
+    cr_assert_eq(weir_job_create(&cfg, &job), 0);
+    return job;
+}
+
+Test(runtime, watermark_is_min_over_input_channels, .timeout = 60)
+{
+    weir_schema *s = th_schema("k BIGINT");
+    th_source *src = th_usource_create(s, 2);
+    th_collect *out = th_collect_create(0);
+    weir_job *job = new_job(1, 16, NULL, 0);
+    weir_source_spec ss = th_source_spec(src, "events");
+    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 0};
+    weir_stream st;
+    cr_assert_eq(weir_job_source(job, &ss, &wm, 2, &st), 0); /* split i on source subtask i */
+    weir_operator_spec sink = th_collect_spec(out, "collect");
+    cr_assert_eq(weir_job_sink(job, st, &sink, 1), 0);       /* two channels into one subtask */
+    cr_assert_eq(weir_job_start(job), 0);
+
+    th_source_row(src, 0, 100, (int64_t)1);
+    cr_assert(th_source_wait_read(src, 0, GUARD_MS));
+    cr_assert(th_collect_wait_count(out, 1, GUARD_MS));
+    th_source_row(src, 1, 50, (int64_t)2);
+    cr_assert(th_collect_wait_watermark(out, 50, GUARD_MS));
+    cr_assert_eq(th_collect_watermark(out), 50, "min(100, 50) expected, got %" PRId64, th_collect_watermark(out));
+    th_source_row(src, 1, 200, (int64_t)3);
+    cr_assert(th_collect_wait_watermark(out, 100, GUARD_MS));
+    cr_assert_eq(th_collect_watermark(out), 100);
+    th_source_row(src, 0, 300, (int64_t)4);
+    cr_assert(th_collect_wait_watermark(out, 200, GUARD_MS));
+    cr_assert_eq(th_collect_watermark(out), 200);
+    th_source_end_all(src);
+    cr_assert_eq(weir_job_wait(job), 0, "%s", weir_job_error(job));
+    size_t n;
+    const weir_ts *log = th_collect_watermarks(out, &n);
+    weir_ts prev = WEIR_TS_MIN;
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_gt(log[i], prev, "watermarks must increase");
+        cr_assert(log[i] == 50 || log[i] == 100 || log[i] == 200 || log[i] == 300 || log[i] == WEIR_TS_MAX, "unexpected %" PRId64,
+                  log[i]);
+        prev = log[i];
+    }
+    cr_assert_eq(prev, WEIR_TS_MAX);
+    weir_job_destroy(job);
+    th_collect_destroy(out);
+    th_source_destroy(src);
+    weir_schema_destroy(s);
+}
+
+static weir_job *windowed_job(th_source *src, th_collect *out, const weir_schema *os, weir_clock *clock,
+                              int64_t idle_ms, int64_t delay_ms, uint32_t src_par)
+{
+    weir_job *job = new_job(1, 16, clock, idle_ms);
+    weir_source_spec ss = th_source_spec(src, "events");
+    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = delay_ms};
+    weir_stream st, counted;
+    cr_assert_eq(weir_job_source(job, &ss, &wm, src_par, &st), 0);
+    uint32_t key = 0;
+    weir_process_fn fn = {.open = wc_open, .process = wc_process_flush, .timer = wc_timer, .close = wc_close};
+    cr_assert_eq(weir_job_process(job, weir_stream_key_by(st, &key, 1), os, &fn, &counted), 0);
+    weir_operator_spec sink = th_collect_spec(out, "collect");
+    cr_assert_eq(weir_job_sink(job, counted, &sink, 1), 0);
+    return job;
+}
+
+Test(runtime, idle_split_releases_then_holds_the_watermark, .timeout = 60)
+{
+    weir_schema *s = th_schema("k BIGINT, v BIGINT");
+    weir_schema *os = th_schema("k BIGINT, window_end BIGINT, cnt BIGINT");
+    th_source *src = th_usource_create(s, 2); /* both splits on the one source subtask */
+    th_collect *out = th_collect_create(0);
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_clock clock = weir_manual_clock_get(mc);
+    weir_job *job = windowed_job(src, out, os, &clock, 1000, 0, 1);
+    cr_assert_eq(weir_job_start(job), 0);
+
+    th_source_row(src, 0, 5, (int64_t)1, (int64_t)0);
+    th_source_row(src, 0, 15, (int64_t)1, (int64_t)0);
+    cr_assert(th_source_wait_read(src, 0, GUARD_MS));
+    weir_manual_clock_set(mc, 600);
+    th_source_row(src, 0, 25, (int64_t)1, (int64_t)0); /* split 0 was active at 600 */
+    cr_assert(th_source_wait_read(src, 0, GUARD_MS));
+    cr_assert_eq(th_collect_watermark(out), WEIR_TS_MIN, "split 1 has said nothing: it holds the watermark");
+    cr_assert_eq(th_collect_count(out), 0);
+
+    /* Split 1 silent for the idle timeout: it stops holding the watermark back. */
+    weir_manual_clock_set(mc, 1000);
+    cr_assert(th_collect_wait_count(out, 2, GUARD_MS), "windows must fire once split 1 is idle");
+    cr_assert(th_collect_wait_watermark(out, 25, GUARD_MS));
+    cr_assert_str_eq(th_collect_text(out, true), "1,10,1\n1,20,1\n");
+
+    /* Split 1 returns at 30: from now on it holds the watermark again (no going back). */
+    th_source_row(src, 1, 30, (int64_t)2, (int64_t)0);
+    cr_assert(th_source_wait_read(src, 1, GUARD_MS));
+    th_source_row(src, 0, 45, (int64_t)1, (int64_t)0);
+    cr_assert(th_collect_wait_watermark(out, 30, GUARD_MS));
+    cr_assert_eq(th_collect_watermark(out), 30, "split 1 at 30 must hold the watermark, got %" PRId64,
+                 th_collect_watermark(out));
+    cr_assert(th_collect_wait_count(out, 3, GUARD_MS));
+    cr_assert_str_eq(th_collect_text(out, true), "1,10,1\n1,20,1\n1,30,1\n");
+    th_source_row(src, 1, 50, (int64_t)2, (int64_t)0);
+    cr_assert(th_collect_wait_watermark(out, 45, GUARD_MS));
+    cr_assert_eq(th_collect_watermark(out), 45);
+    cr_assert(th_collect_wait_count(out, 4, GUARD_MS));
+    cr_assert_str_eq(th_collect_text(out, true), "1,10,1\n1,20,1\n1,30,1\n2,40,1\n");
+
+    th_source_end_all(src);
+    cr_assert_eq(weir_job_wait(job), 0, "%s", weir_job_error(job));
+    cr_assert_str_eq(th_collect_text(out, true), "1,10,1\n1,20,1\n1,30,1\n1,50,1\n2,40,1\n2,60,1\n");
+    weir_job_destroy(job);
+    weir_manual_clock_destroy(mc);
+    th_collect_destroy(out);
+    th_source_destroy(src);
+    weir_schema_destroy(s);
+    weir_schema_destroy(os);
+}
+
+Test(runtime, end_of_input_fires_every_timer, .timeout = 60)
+{
+    weir_schema *s = th_schema("k BIGINT, v BIGINT");
+    weir_schema *os = th_schema("k BIGINT, window_end BIGINT, cnt BIGINT");
+    th_source *src = th_vsource_create(s, 1);
+    for (int i = 0; i < 100; i++)
+        th_source_row(src, 0, i, (int64_t)(i % 3), (int64_t)i);
+    th_collect *out = th_collect_create(0);
+    /* A delay larger than the data: no window can fire before the end of input. */
+    weir_job *job = windowed_job(src, out, os, NULL, 0, 1000000, 1);
+    cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
+    cr_assert_eq(th_collect_count(out), 30, "3 keys x 10 windows, got %zu", th_collect_count(out));
+    cr_assert_eq(th_collect_watermark(out), WEIR_TS_MAX);
+    weir_job_destroy(job);
+    th_collect_destroy(out);
+    th_source_destroy(src);
+    weir_schema_destroy(s);
+    weir_schema_destroy(os);
+}
+
+/* ---- failures ---- */
+
+static int fail_process(void *instance, weir_op_ctx *ctx, const weir_batch *in, uint32_t row, weir_batch *out)
+{
+    (void)instance;
+    (void)out;
+    int64_t v = WEIR_COL_I64(in, 1)[row];
+    if (v == 77)
+        return weir_op_fail(ctx, WEIR_EUSER, "boom at value %lld", (long long)v);
+    return 0;
+}
+
+Test(runtime, operator_failure_fails_the_job_with_its_message, .timeout = 60)
+{
+    weir_schema *s = th_schema("k BIGINT, v BIGINT");
+    /* Unbounded input that never ends: the failure alone must stop every thread. */
+    th_source *src = th_usource_create(s, 2);
+    for (int i = 0; i < 100; i++)
+        th_source_row(src, (uint32_t)(i % 2), i, (int64_t)(i % 5), (int64_t)i);
+    th_collect *out = th_collect_create(0);
+    weir_job *job = new_job(2, 8, NULL, 0);
+    weir_source_spec ss = th_source_spec(src, "events");
+    weir_stream st, p;
+    cr_assert_eq(weir_job_source(job, &ss, NULL, 2, &st), 0);
+    uint32_t key = 0;
+    weir_process_fn fn = {.process = fail_process};
+    weir_schema *os = th_schema("k BIGINT");
+    cr_assert_eq(weir_job_process(job, weir_stream_key_by(st, &key, 1), os, &fn, &p), 0);
+    weir_operator_spec sink = th_collect_spec(out, "collect");
+    cr_assert_eq(weir_job_sink(job, p, &sink, 2), 0);
+    int rc = weir_job_run(job);
+    cr_assert_eq(rc, WEIR_EUSER);
+    cr_assert(strstr(weir_job_error(job), "boom at value 77") != NULL, "error: %s", weir_job_error(job));
+    cr_assert(strstr(weir_job_error(job), "process") != NULL, "names the operator: %s", weir_job_error(job));
+    weir_job_destroy(job);
+    th_collect_destroy(out);
+    th_source_destroy(src);
+    weir_schema_destroy(s);
+    weir_schema_destroy(os);
+}
+
+Test(runtime, source_failure_fails_the_job_with_its_message, .timeout = 60)
+{
+    weir_schema *s = th_schema("k BIGINT");
+    th_source *src = th_vsource_create(s, 1);
+    for (int i = 0; i < 50; i++)
+        th_source_row(src, 0, i, (int64_t)i);
+    th_source_fail_at(src, 0, 20, "events.json:21:5: expected a number");
+    th_collect *out = th_collect_create(0);
+    weir_job *job = new_job(1, 8, NULL, 0);
+    weir_source_spec ss = th_source_spec(src, "events");
+    weir_stream st;
+    cr_assert_eq(weir_job_source(job, &ss, NULL, 1, &st), 0);
+    weir_operator_spec sink = th_collect_spec(out, "collect");
+    cr_assert_eq(weir_job_sink(job, weir_stream_partition(st, WEIR_PART_REBALANCE), &sink, 2), 0);
+    cr_assert_eq(weir_job_run(job), WEIR_EPARSE);
+    cr_assert(strstr(weir_job_error(job), "events.json:21:5: expected a number") != NULL, "error: %s",
+              weir_job_error(job));
+    cr_assert_not(th_collect_finished(out), "a failed job does not finish its sinks");
+    weir_job_destroy(job);
+    th_collect_destroy(out);
+    th_source_destroy(src);
+    weir_schema_destroy(s);
+}
+
+Test(runtime, graph_errors_are_reported, .timeout = 30)
+{
+    weir_schema *s = th_schema("k BIGINT");
+    th_source *src = th_vsource_create(s, 1);
+    weir_job *job = new_job(1, 8, NULL, 0);
+    weir_source_spec ss = th_source_spec(src, "events");
+    weir_stream st, p;
+    cr_assert_eq(weir_job_source(job, &ss, NULL, 1, &st), 0);
+    weir_process_fn fn = {.process = fail_process};
+    cr_assert_eq(weir_job_process(job, st, s, &fn, &p), WEIR_EINVAL);
+    cr_assert(strstr(weir_job_error(job), "keyed stream") != NULL, "%s", weir_job_error(job));
+    cr_assert_eq(weir_job_run(job), WEIR_EINVAL, "a broken graph does not run");
+    weir_job_destroy(job);
+    th_source_destroy(src);
+    weir_schema_destroy(s);
+}
+
+/* ---- backpressure ---- */
+
+typedef struct slow_sink {
+    th_source *src;
+    uint64_t received;
+    uint64_t max_in_flight;
+} slow_sink;
+
+static int slow_create(void *arg, const weir_op_info *info, void **out)
+{
+    (void)info;
+    *out = arg;
+    return 0;
+}
+
+static int slow_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+{
+    (void)ctx;
+    (void)input;
+    slow_sink *s = op;
+    uint64_t in_flight = th_source_rows_read(s->src) - s->received;
+    if (in_flight > s->max_in_flight)
+        s->max_in_flight = in_flight;
+    s->received += b->n_rows;
+    struct timespec ts = {0, 100000}; /* a deliberately slow sink: 100 us per batch */
+    nanosleep(&ts, NULL);
+    return 0;
+}
+
+static void slow_close(void *op) { (void)op; }
+
+static const weir_operator_class slow_cls = {.name = "slow", .process = slow_process, .close = slow_close};
+
+Test(runtime, backpressure_bounds_rows_in_flight, .timeout = 120)
+{
+    enum { N = 40000, BATCH = 32, CAP = 2 };
+    weir_schema *s = th_schema("k BIGINT");
+    th_source *src = th_vsource_create(s, 1);
+    for (int i = 0; i < N; i++)
+        th_source_row(src, 0, i, (int64_t)i);
+    weir_job_config cfg;
+    weir_job_config_init(&cfg);
+    cfg.batch_size = BATCH;
+    cfg.channel_capacity = CAP;
+    weir_job *job;
+    cr_assert_eq(weir_job_create(&cfg, &job), 0);
+    weir_source_spec ss = th_source_spec(src, "fast");
+    weir_stream st;
+    cr_assert_eq(weir_job_source(job, &ss, NULL, 1, &st), 0);
+    slow_sink sk = {.src = src};
+    weir_operator_spec sink = {.name = "slow", .cls = &slow_cls, .create = slow_create, .arg = &sk};
+    uint32_t key = 0;
+    cr_assert_eq(weir_job_sink(job, weir_stream_key_by(st, &key, 1), &sink, 1), 0);
+    cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
+    cr_assert_eq(sk.received, N);
+    /*
+     * What may be in flight: the source's read batch, the producer's staging
+     * batch, CAP queued batches and the batch the sink holds - independent of N.
+     */
+    uint64_t bound = (uint64_t)(CAP + 3) * BATCH;
+    cr_assert_leq(sk.max_in_flight, bound, "%llu rows in flight, bound %llu", (unsigned long long)sk.max_in_flight,
+                  (unsigned long long)bound);
+    cr_assert_leq(th_metric(job, "task1.0.input_batches_allocated"), CAP + 2);
+    cr_assert_gt(th_metric(job, "task0.0.backpressured_ns"), 0, "the source must have waited for the sink");
+    weir_job_destroy(job);
+    th_source_destroy(src);
+    weir_schema_destroy(s);
+}
+
+/* ---- explain ---- */
+
+static int identity_map(void *ud, const weir_batch *in, weir_batch *out)
+{
+    (void)ud;
+    return weir_batch_copy(out, in);
+}
+
+Test(runtime, explain_shows_tasks_chaining_and_exchanges, .timeout = 30)
+{
+    weir_schema *s = th_schema("k BIGINT, v BIGINT");
+    th_source *src = th_vsource_create(s, 1);
+    th_collect *out = th_collect_create(0);
+    weir_job *job = new_job(2, 8, NULL, 0);
+    weir_source_spec ss = th_source_spec(src, "events");
+    weir_stream st, f, m, p;
+    cr_assert_eq(weir_job_source(job, &ss, NULL, 2, &st), 0);
+    cr_assert_eq(weir_job_filter(job, st, keep_even, NULL, &f), 0);
+    cr_assert_eq(weir_job_map(job, f, s, identity_map, NULL, &m), 0);
+    uint32_t key = 0;
+    weir_process_fn fn = {.process = fail_process};
+    cr_assert_eq(weir_job_process(job, weir_stream_key_by(m, &key, 1), s, &fn, &p), 0);
+    weir_operator_spec sink = th_collect_spec(out, "collect");
+    cr_assert_eq(weir_job_sink(job, p, &sink, 1), 0);
+    weir_buf b;
+    weir_buf_init(&b);
+    cr_assert_eq(weir_job_explain(job, &b), 0);
+    const char *text = (const char *)b.data;
+    cr_assert(strstr(text, "task 0 (parallelism 2): Source[events] -> filter -> map  (chained)"), "%s", text);
+    cr_assert(strstr(text, "-> KEYED(k) max_parallelism=128 to task 1 (process, input 0)"), "%s", text);
+    cr_assert(strstr(text, "task 1 (parallelism 2): process\n"), "%s", text);
+    cr_assert(strstr(text, "-> REBALANCE to task 2 (collect, input 0)"), "%s", text);
+    cr_assert(strstr(text, "task 2 (parallelism 1): Sink[collect]"), "%s", text);
+    weir_buf_fini(&b);
+    cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    th_collect_destroy(out);
+    th_source_destroy(src);
+    weir_schema_destroy(s);
 }
