@@ -42,11 +42,18 @@ __attribute__((destructor)) static void rm_tmp_dirs(void)
     g_n_tmp = 0;
 }
 
+/*
+ * A fresh directory, removed when the test process ends. RocksDB syncs its
+ * files, so tmpfs (/dev/shm) keeps the tests fast; WEIR_TEST_TMPDIR overrides.
+ */
 static const char *tmp_dir(void)
 {
     cr_assert_lt(g_n_tmp, MAX_TMP);
+    const char *base = getenv("WEIR_TEST_TMPDIR");
+    if (!base)
+        base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
     char *d = g_tmp[g_n_tmp];
-    snprintf(d, 256, "/tmp/weir-state-test-XXXXXX");
+    snprintf(d, 256, "%s/weir-state-test-XXXXXX", base);
     cr_assert_not_null(mkdtemp(d));
     g_n_tmp++;
     return d;
