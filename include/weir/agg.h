@@ -79,7 +79,7 @@ struct weir_agg {
  *   MIN, MAX, FIRST_VALUE, LAST_VALUE and their _RETRACT variants
  *                         any type -> the same type
  *   VAR_POP, VAR_SAMP (VARIANCE), STDDEV_POP, STDDEV_SAMP (STDDEV)
- *                         numeric -> the same type (as Flink)
+ *                         numeric -> DOUBLE
  *   APPROX_PERCENTILE     numeric -> DOUBLE; param = the percentile in [0, 1]
  * APPROX_COUNT_DISTINCT takes its HyperLogLog precision p (4..18) in param;
  * 0 means the default 14.

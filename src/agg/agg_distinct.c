@@ -105,7 +105,9 @@ static int cd_merge(const weir_agg *a, void *acc, const void *other)
             rc = weir__vmap_reserve(c->m, o->m->n, o->m->alen);
         if (rc)
             return rc;
-        for (uint32_t i = 0; i < o->m->n; i++) {
+        for (uint32_t i = 0; i < o->m->top; i++) {
+            if (!vmap_live(o->m, i))
+                continue;
             aggv v;
             vmap_key(o->m, i, &v);
             cd_put(a, c, &v, o->m->e[i].count);

@@ -50,15 +50,10 @@ typedef struct pct_acc {
     dds *d;
 } pct_acc;
 
-static double lg_gamma(void) { return log1p(2 * WEIR_DDS_ALPHA / (1 - WEIR_DDS_ALPHA)); }
+static int32_t key_of(double x) { return (int32_t)ceil(log(x) * WEIR_DDS_INV_LN_GAMMA); }
 
-static int32_t key_of(double x) { return (int32_t)ceil(log(x) / lg_gamma()); }
-
-static double value_of(int32_t k)
-{
-    double g = (1 + WEIR_DDS_ALPHA) / (1 - WEIR_DDS_ALPHA);
-    return exp(k * lg_gamma() + log(2 / (g + 1)));
-}
+/* 2 gamma^k / (gamma + 1), without overflowing gamma^k near DBL_MAX. */
+static double value_of(int32_t k) { return exp(k * WEIR_DDS_LN_GAMMA + WEIR_DDS_LN_MID); }
 
 /* ---- stores ---- */
 
