@@ -25,7 +25,8 @@ enum { BATCH = 1024, KEYS = 10000 };
 static double now_s(void)
 {
     struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t); /* CPU time: the machine may be shared */
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID,
+                  &t); /* CPU time: the machine may be shared */
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
@@ -108,13 +109,15 @@ int main(int argc, char **argv)
     for (int r = 0; r < BATCH; r++)
         rowids[r] = (uint32_t)r;
 
-    printf("| function | one acc, ns/add | 10k keys, ns/add | M adds/s (10k keys) |\n");
+    printf("| function | one acc, ns/add | 10k keys, ns/add | M adds/s (10k "
+           "keys) |\n");
     printf("|---|---:|---:|---:|\n");
     long long checksum = 0;
     for (size_t f = 0; f < sizeof specs / sizeof specs[0]; f++) {
         weir_agg a;
         weir_error err;
-        if (weir_agg_bind(specs[f].fn, s, specs[f].col, specs[f].param, &a, &err)) {
+        if (weir_agg_bind(specs[f].fn, s, specs[f].col, specs[f].param, &a,
+                          &err)) {
             fprintf(stderr, "%s\n", err.message);
             return 1;
         }
@@ -151,7 +154,8 @@ int main(int argc, char **argv)
             weir_agg_destroy(&a, accs + (size_t)k * sz);
         }
         weir_free(accs);
-        printf("| %s | %.2f | %.2f | %.0f |\n", specs[f].label, one, many, 1e3 / many);
+        printf("| %s | %.2f | %.2f | %.0f |\n", specs[f].label, one, many,
+               1e3 / many);
         fflush(stdout);
     }
     for (int i = 0; i < NB; i++)

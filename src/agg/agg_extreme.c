@@ -19,8 +19,14 @@ typedef struct x_acc {
     ostr str;
 } x_acc;
 
-static size_t x_size(const weir_agg *a) { return sizeof(x_acc); }
-static void x_init(const weir_agg *a, void *acc) { memset(acc, 0, sizeof(x_acc)); }
+static size_t x_size(const weir_agg *a)
+{
+    return sizeof(x_acc);
+}
+static void x_init(const weir_agg *a, void *acc)
+{
+    memset(acc, 0, sizeof(x_acc));
+}
 
 static void x_destroy(const weir_agg *a, void *acc)
 {
@@ -32,7 +38,10 @@ static void x_destroy(const weir_agg *a, void *acc)
 static xmode mode_of(const weir_agg *a)
 {
     const weir_agg_class *c = a->cls;
-    return c == &weir__agg_min ? X_MIN : c == &weir__agg_max ? X_MAX : c == &weir__agg_first ? X_FIRST : X_LAST;
+    return c == &weir__agg_min     ? X_MIN
+           : c == &weir__agg_max   ? X_MAX
+           : c == &weir__agg_first ? X_FIRST
+                                   : X_LAST;
 }
 
 static void cur_value(const x_acc *x, aggv *v)
@@ -96,7 +105,8 @@ static inline bool beats_fixed(xmode m, vkind k, uint64_t v, const x_acc *x)
     return m == X_MIN ? c < 0 : c > 0;
 }
 
-static inline int x_add_mode(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row, xmode m)
+static inline int x_add_mode(const weir_agg *a, void *acc, const weir_batch *b,
+                             uint32_t row, xmode m)
 {
     x_acc *x = acc;
     if (aggv_valid(b, a->input_col, row)) {
@@ -118,7 +128,8 @@ static inline int x_add_mode(const weir_agg *a, void *acc, const weir_batch *b, 
     return 0;
 }
 
-static int x_add_rows_mode(const weir_agg *a, void *const *accs, const weir_batch *b, const uint32_t *rows,
+static int x_add_rows_mode(const weir_agg *a, void *const *accs,
+                           const weir_batch *b, const uint32_t *rows,
                            uint32_t n, xmode m)
 {
     for (uint32_t i = 0; i < n; i++) {
@@ -129,15 +140,17 @@ static int x_add_rows_mode(const weir_agg *a, void *const *accs, const weir_batc
     return 0;
 }
 
-#define X_MODE_FNS(suffix, mode)                                                                            \
-    static int x_add_##suffix(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)              \
-    {                                                                                                       \
-        return x_add_mode(a, acc, b, row, mode);                                                            \
-    }                                                                                                       \
-    static int x_add_rows_##suffix(const weir_agg *a, void *const *accs, const weir_batch *b,               \
-                                   const uint32_t *rows, uint32_t n)                                        \
-    {                                                                                                       \
-        return x_add_rows_mode(a, accs, b, rows, n, mode);                                                  \
+#define X_MODE_FNS(suffix, mode)                                               \
+    static int x_add_##suffix(const weir_agg *a, void *acc,                    \
+                              const weir_batch *b, uint32_t row)               \
+    {                                                                          \
+        return x_add_mode(a, acc, b, row, mode);                               \
+    }                                                                          \
+    static int x_add_rows_##suffix(const weir_agg *a, void *const *accs,       \
+                                   const weir_batch *b, const uint32_t *rows,  \
+                                   uint32_t n)                                 \
+    {                                                                          \
+        return x_add_rows_mode(a, accs, b, rows, n, mode);                     \
     }
 
 X_MODE_FNS(min, X_MIN)
@@ -160,7 +173,8 @@ static int x_merge(const weir_agg *a, void *acc, const void *other)
     return 0;
 }
 
-static int x_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int x_result(const weir_agg *a, const void *acc, weir_batch *out,
+                    uint32_t col, uint32_t row)
 {
     const x_acc *x = acc;
     int rc = weir__agg_check_out(a, out, col, row);
@@ -170,7 +184,8 @@ static int x_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_
         return weir__agg_put_null(out, col, row);
     aggv v;
     cur_value(x, &v);
-    return weir__agg_put_value_out(out, col, row, weir__agg_vkind(a->input_type.id), &v);
+    return weir__agg_put_value_out(out, col, row,
+                                   weir__agg_vkind(a->input_type.id), &v);
 }
 
 static uint8_t fc_of(xmode m)
@@ -201,8 +216,8 @@ static int x_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
     int64_t rows;
     uint8_t has;
     x_init(a, acc);
-    if (weir__agg_get_header(in, fc_of(mode_of(a)), k, &rows) || weir_cursor_get_u8(in, &has) || has > 1 ||
-        (has && rows == 0))
+    if (weir__agg_get_header(in, fc_of(mode_of(a)), k, &rows) ||
+        weir_cursor_get_u8(in, &has) || has > 1 || (has && rows == 0))
         return WEIR_ECORRUPT;
     if (has) {
         aggv v;
@@ -216,19 +231,19 @@ static int x_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
     return 0;
 }
 
-#define X_CLASS(cname, fname, suffix)                                                                       \
-    const weir_agg_class cname = {                                                                          \
-        .name = fname,                                                                                      \
-        .acc_size = x_size,                                                                                 \
-        .init = x_init,                                                                                     \
-        .add = x_add_##suffix,                                                                              \
-        .merge = x_merge,                                                                                   \
-        .result = x_result,                                                                                 \
-        .serialize = x_serialize,                                                                           \
-        .deserialize = x_deserialize,                                                                       \
-        .destroy = x_destroy,                                                                               \
-        .is_empty = weir__agg_rows_empty,                                                                   \
-        .add_rows = x_add_rows_##suffix,                                                                    \
+#define X_CLASS(cname, fname, suffix)                                          \
+    const weir_agg_class cname = {                                             \
+        .name = fname,                                                         \
+        .acc_size = x_size,                                                    \
+        .init = x_init,                                                        \
+        .add = x_add_##suffix,                                                 \
+        .merge = x_merge,                                                      \
+        .result = x_result,                                                    \
+        .serialize = x_serialize,                                              \
+        .deserialize = x_deserialize,                                          \
+        .destroy = x_destroy,                                                  \
+        .is_empty = weir__agg_rows_empty,                                      \
+        .add_rows = x_add_rows_##suffix,                                       \
     }
 
 X_CLASS(weir__agg_min, "MIN", min);

@@ -50,7 +50,8 @@ static inline bool aggv_valid(const weir_batch *b, int32_t col, uint32_t row)
 }
 
 /* Reads (b, col, row), which must be non-NULL. */
-static inline void aggv_get(vkind k, const weir_batch *b, int32_t col, uint32_t row, aggv *v)
+static inline void aggv_get(vkind k, const weir_batch *b, int32_t col,
+                            uint32_t row, aggv *v)
 {
     const weir_column *c = &b->cols[col];
     switch (c->type.id) {
@@ -102,11 +103,14 @@ int weir__agg_get_value(weir_cursor *in, vkind k, aggv *v);
  * result column; set_valid included. */
 int weir__agg_put_i64(weir_batch *out, uint32_t col, uint32_t row, int64_t v);
 int weir__agg_put_f64(weir_batch *out, uint32_t col, uint32_t row, double v);
-int weir__agg_put_str(weir_batch *out, uint32_t col, uint32_t row, const char *s, uint32_t len);
-int weir__agg_put_value_out(weir_batch *out, uint32_t col, uint32_t row, vkind k, const aggv *v);
+int weir__agg_put_str(weir_batch *out, uint32_t col, uint32_t row,
+                      const char *s, uint32_t len);
+int weir__agg_put_value_out(weir_batch *out, uint32_t col, uint32_t row,
+                            vkind k, const aggv *v);
 int weir__agg_put_null(weir_batch *out, uint32_t col, uint32_t row);
 /* WEIR_EINVAL unless the output column has the aggregate's result type. */
-int weir__agg_check_out(const weir_agg *a, const weir_batch *out, uint32_t col, uint32_t row);
+int weir__agg_check_out(const weir_agg *a, const weir_batch *out, uint32_t col,
+                        uint32_t row);
 
 /* A string owned by an accumulator; grows geometrically, never shrinks. */
 typedef struct ostr {
@@ -154,12 +158,12 @@ int weir__agg_get_header(weir_cursor *in, uint8_t fc, int kind, int64_t *rows);
 
 typedef struct vent {
     uint64_t hash;
-    uint64_t bits;   /* the value (VK_I64/VK_F64) or arena offset (VK_STR) */
-    int64_t count;   /* live occurrences; -1 marks a free entry */
-    uint32_t len;    /* VK_STR length */
-    uint32_t hpos;   /* position in the owner's heap; next free entry when free */
-    uint32_t head;   /* oldest live occurrence (FIRST/LAST_RETRACT) */
-    uint32_t tail;   /* newest live occurrence */
+    uint64_t bits; /* the value (VK_I64/VK_F64) or arena offset (VK_STR) */
+    int64_t count; /* live occurrences; -1 marks a free entry */
+    uint32_t len;  /* VK_STR length */
+    uint32_t hpos; /* position in the owner's heap; next free entry when free */
+    uint32_t head; /* oldest live occurrence (FIRST/LAST_RETRACT) */
+    uint32_t tail; /* newest live occurrence */
 } vent;
 
 /*
@@ -172,8 +176,8 @@ typedef struct vent {
  */
 typedef struct vmap {
     vkind kind;
-    uint32_t n;    /* live entries */
-    uint32_t top;  /* entries [0, top) have been used */
+    uint32_t n;   /* live entries */
+    uint32_t top; /* entries [0, top) have been used */
     uint32_t cap;
     uint32_t free; /* first free entry below top, or UINT32_MAX */
     vent *e;
@@ -183,7 +187,10 @@ typedef struct vmap {
     size_t alen, acap, agarbage;
 } vmap;
 
-static inline bool vmap_live(const vmap *m, uint32_t i) { return m->e[i].count >= 0; }
+static inline bool vmap_live(const vmap *m, uint32_t i)
+{
+    return m->e[i].count >= 0;
+}
 
 void weir__vmap_init(vmap *m, vkind kind);
 void weir__vmap_fini(vmap *m);
@@ -208,14 +215,16 @@ static inline void vmap_key(const vmap *m, uint32_t i, aggv *v)
         v->len = 0;
     }
 }
-/* The live entry numbers sorted by value, m->n of them (transferred; weir_free). */
+/* The live entry numbers sorted by value, m->n of them (transferred;
+ * weir_free). */
 int weir__vmap_sorted(const vmap *m, uint32_t **out);
 /* Canonical form: varint number of values, then each value in ascending
  * order with its varint count. m may be NULL (no values). */
 int weir__vmap_put_counts(weir_buf *out, const vmap *m);
 /* Reads that form into the empty m; the counts must add up to at most
  * max_total; their sum goes to *total. */
-int weir__vmap_get_counts(weir_cursor *in, vmap *m, int64_t max_total, int64_t *total);
+int weir__vmap_get_counts(weir_cursor *in, vmap *m, int64_t max_total,
+                          int64_t *total);
 
 /* ---- the function classes ---- */
 

@@ -52,16 +52,25 @@ typedef struct r_acc {
 static rmode mode_of(const weir_agg *a)
 {
     const weir_agg_class *c = a->cls;
-    return c == &weir__agg_min_retract   ? R_MIN
-           : c == &weir__agg_max_retract ? R_MAX
+    return c == &weir__agg_min_retract     ? R_MIN
+           : c == &weir__agg_max_retract   ? R_MAX
            : c == &weir__agg_first_retract ? R_FIRST
                                            : R_LAST;
 }
 
-static bool ordered(rmode md) { return md == R_FIRST || md == R_LAST; }
+static bool ordered(rmode md)
+{
+    return md == R_FIRST || md == R_LAST;
+}
 
-static size_t r_size(const weir_agg *a) { return sizeof(r_acc); }
-static void r_init(const weir_agg *a, void *acc) { memset(acc, 0, sizeof(r_acc)); }
+static size_t r_size(const weir_agg *a)
+{
+    return sizeof(r_acc);
+}
+static void r_init(const weir_agg *a, void *acc)
+{
+    memset(acc, 0, sizeof(r_acc));
+}
 
 static void r_destroy(const weir_agg *a, void *acc)
 {
@@ -166,7 +175,8 @@ static void heapify(rstate *st, rmode md)
 
 /* ---- reservation: what an operation needs, before anything changes ---- */
 
-static int reserve(rstate *st, rmode md, uint32_t values, size_t bytes, uint32_t occs)
+static int reserve(rstate *st, rmode md, uint32_t values, size_t bytes,
+                   uint32_t occs)
 {
     int rc = weir__vmap_reserve(&st->m, values, bytes);
     if (rc)
@@ -252,7 +262,8 @@ static void occ_pop_oldest(rstate *st, uint32_t idx)
 
 /* ---- add / retract / merge ---- */
 
-static int r_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int r_add(const weir_agg *a, void *acc, const weir_batch *b,
+                 uint32_t row)
 {
     r_acc *r = acc;
     if (!aggv_valid(b, a->input_col, row)) {
@@ -286,7 +297,8 @@ static int r_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row
     return 0;
 }
 
-static int r_retract(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int r_retract(const weir_agg *a, void *acc, const weir_batch *b,
+                     uint32_t row)
 {
     r_acc *r = acc;
     if (!aggv_valid(b, a->input_col, row)) {
@@ -348,7 +360,9 @@ static int r_merge(const weir_agg *a, void *acc, const void *other)
                     aggv v;
                     vmap_key(&os->m, oe, &v);
                     int64_t i = weir__vmap_find(&st->m, &v, os->m.e[oe].hash);
-                    map[oe] = i >= 0 ? (uint32_t)i : weir__vmap_insert(&st->m, &v, os->m.e[oe].hash);
+                    map[oe] = i >= 0 ? (uint32_t)i
+                                     : weir__vmap_insert(&st->m, &v,
+                                                         os->m.e[oe].hash);
                 }
                 occ_append(st, map[oe]);
             }
@@ -373,7 +387,8 @@ static int r_merge(const weir_agg *a, void *acc, const void *other)
     return 0;
 }
 
-static int r_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int r_result(const weir_agg *a, const void *acc, weir_batch *out,
+                    uint32_t col, uint32_t row)
 {
     const r_acc *r = acc;
     int rc = weir__agg_check_out(a, out, col, row);
@@ -395,7 +410,8 @@ static int r_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_
 
 static uint8_t fc_of(rmode md)
 {
-    static const uint8_t fc[] = {FC_MIN_RETRACT, FC_MAX_RETRACT, FC_FIRST_RETRACT, FC_LAST_RETRACT};
+    static const uint8_t fc[] = {FC_MIN_RETRACT, FC_MAX_RETRACT,
+                                 FC_FIRST_RETRACT, FC_LAST_RETRACT};
     return fc[md];
 }
 
@@ -425,7 +441,8 @@ static int put_ordered(weir_buf *out, const rstate *st)
             rc = weir_buf_put_varint(out, (uint64_t)e->count);
         uint32_t prev = 0;
         for (uint32_t x = e->head; x != NONE && !rc; x = st->occ[x].next_same) {
-            rc = weir_buf_put_varint(out, x == e->head ? rank[x] : rank[x] - prev - 1);
+            rc = weir_buf_put_varint(out, x == e->head ? rank[x]
+                                                       : rank[x] - prev - 1);
             prev = rank[x];
         }
     }
@@ -452,19 +469,23 @@ static int get_ordered(weir_cursor *in, rstate *st, rmode md, int64_t n)
     for (uint64_t i = 0; i < nd && !rc; i++) {
         aggv v;
         uint64_t c;
-        if (weir__agg_get_value(in, st->m.kind, &v) || weir_cursor_get_varint(in, &c) || c == 0 ||
-            c > (uint64_t)(n - total) || (i > 0 && weir__agg_cmp(st->m.kind, &prev, &v) >= 0)) {
+        if (weir__agg_get_value(in, st->m.kind, &v) ||
+            weir_cursor_get_varint(in, &c) || c == 0 ||
+            c > (uint64_t)(n - total) ||
+            (i > 0 && weir__agg_cmp(st->m.kind, &prev, &v) >= 0)) {
             rc = WEIR_ECORRUPT;
             break;
         }
         rc = reserve(st, md, 1, v.len, (uint32_t)c);
         if (rc)
             break;
-        uint32_t idx = weir__vmap_insert(&st->m, &v, weir__agg_hash(st->m.kind, &v));
+        uint32_t idx =
+            weir__vmap_insert(&st->m, &v, weir__agg_hash(st->m.kind, &v));
         uint64_t rk = 0;
         for (uint64_t j = 0; j < c; j++) {
             uint64_t d;
-            if (weir_cursor_get_varint(in, &d) || d >= (uint64_t)n || (j > 0 && d >= (uint64_t)n - rk - 1)) {
+            if (weir_cursor_get_varint(in, &d) || d >= (uint64_t)n ||
+                (j > 0 && d >= (uint64_t)n - rk - 1)) {
                 rc = WEIR_ECORRUPT;
                 break;
             }
@@ -502,7 +523,8 @@ static int r_serialize(const weir_agg *a, const void *acc, weir_buf *out)
 {
     const r_acc *r = acc;
     rmode md = mode_of(a);
-    int rc = weir__agg_put_header(out, fc_of(md), weir__agg_vkind(a->input_type.id), r->rows);
+    int rc = weir__agg_put_header(out, fc_of(md),
+                                  weir__agg_vkind(a->input_type.id), r->rows);
     if (!rc)
         rc = weir_buf_put_varint(out, (uint64_t)r->n);
     if (rc)
@@ -521,7 +543,8 @@ static int r_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
     int64_t rows, total;
     uint64_t n;
     r_init(a, acc);
-    if (weir__agg_get_header(in, fc_of(md), weir__agg_vkind(a->input_type.id), &rows) ||
+    if (weir__agg_get_header(in, fc_of(md), weir__agg_vkind(a->input_type.id),
+                             &rows) ||
         weir_cursor_get_varint(in, &n) || n > (uint64_t)rows || n >= NONE)
         return WEIR_ECORRUPT;
     int rc = ensure_state(a, r);
@@ -547,19 +570,19 @@ static int r_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
     return 0;
 }
 
-#define R_CLASS(cname, fname)                                                                               \
-    const weir_agg_class cname = {                                                                          \
-        .name = fname,                                                                                      \
-        .acc_size = r_size,                                                                                 \
-        .init = r_init,                                                                                     \
-        .add = r_add,                                                                                       \
-        .retract = r_retract,                                                                               \
-        .merge = r_merge,                                                                                   \
-        .result = r_result,                                                                                 \
-        .serialize = r_serialize,                                                                           \
-        .deserialize = r_deserialize,                                                                       \
-        .destroy = r_destroy,                                                                               \
-        .is_empty = weir__agg_rows_empty,                                                                   \
+#define R_CLASS(cname, fname)                                                  \
+    const weir_agg_class cname = {                                             \
+        .name = fname,                                                         \
+        .acc_size = r_size,                                                    \
+        .init = r_init,                                                        \
+        .add = r_add,                                                          \
+        .retract = r_retract,                                                  \
+        .merge = r_merge,                                                      \
+        .result = r_result,                                                    \
+        .serialize = r_serialize,                                              \
+        .deserialize = r_deserialize,                                          \
+        .destroy = r_destroy,                                                  \
+        .is_empty = weir__agg_rows_empty,                                      \
     }
 
 R_CLASS(weir__agg_min_retract, "MIN_RETRACT");

@@ -5,9 +5,9 @@
  * Entries keep their number while they live (removed ones are chained in a
  * free list through hpos and reused), so owners can refer to them; an
  * open-addressing index with linear probing and backward-shift deletion
- * (no tombstones) finds them. The index is kept at most half full. String bytes go to one
- * arena; removed strings become garbage that is compacted away before an
- * insert when it exceeds half the arena.
+ * (no tombstones) finds them. The index is kept at most half full. String bytes
+ * go to one arena; removed strings become garbage that is compacted away before
+ * an insert when it exceeds half the arena.
  */
 #include <stdlib.h>
 
@@ -29,9 +29,13 @@ void weir__vmap_fini(vmap *m)
     weir__vmap_init(m, k);
 }
 
-static uint32_t slot_home(const vmap *m, uint64_t hash) { return (uint32_t)(hash & (m->nslot - 1)); }
+static uint32_t slot_home(const vmap *m, uint64_t hash)
+{
+    return (uint32_t)(hash & (m->nslot - 1));
+}
 
-static void index_put(uint32_t *slot, uint32_t nslot, uint64_t hash, uint32_t idx)
+static void index_put(uint32_t *slot, uint32_t nslot, uint64_t hash,
+                      uint32_t idx)
 {
     uint32_t s = (uint32_t)(hash & (nslot - 1));
     while (slot[s])
@@ -192,7 +196,8 @@ void weir__vmap_remove(vmap *m, uint32_t i)
             break;
         uint32_t home = slot_home(m, m->e[x - 1].hash);
         /* Move x back if its home is not cyclically within (hole, j]. */
-        bool within = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        bool within =
+            hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
         if (!within) {
             m->slot[hole] = x;
             hole = j;
@@ -257,17 +262,20 @@ int weir__vmap_put_counts(weir_buf *out, const vmap *m)
     return rc;
 }
 
-int weir__vmap_get_counts(weir_cursor *in, vmap *m, int64_t max_total, int64_t *total)
+int weir__vmap_get_counts(weir_cursor *in, vmap *m, int64_t max_total,
+                          int64_t *total)
 {
     uint64_t n;
     *total = 0;
-    if (weir_cursor_get_varint(in, &n) || n > (uint64_t)max_total || n > UINT32_MAX)
+    if (weir_cursor_get_varint(in, &n) || n > (uint64_t)max_total ||
+        n > UINT32_MAX)
         return WEIR_ECORRUPT;
     aggv prev = {0};
     for (uint64_t i = 0; i < n; i++) {
         aggv v;
         uint64_t c;
-        if (weir__agg_get_value(in, m->kind, &v) || weir_cursor_get_varint(in, &c) || c == 0 ||
+        if (weir__agg_get_value(in, m->kind, &v) ||
+            weir_cursor_get_varint(in, &c) || c == 0 ||
             c > (uint64_t)(max_total - *total))
             return WEIR_ECORRUPT;
         /* Strictly ascending: canonical, and no value twice. */
