@@ -10,9 +10,14 @@
  * combination and two-phase aggregation).
  *
  * Retraction: `retract` is non-NULL for functions that can undo an add
- * exactly (COUNT, SUM, AVG, COUNT DISTINCT); updating (changelog) aggregation
- * uses it on -U/-D rows. MIN/MAX/FIRST/LAST are retractable only through
- * their "retractable" variants, which keep a multiset of values.
+ * exactly (COUNT, SUM, SUM0, AVG, COUNT_DISTINCT, APPROX_PERCENTILE, the
+ * variance family); updating (changelog) aggregation uses it on -U/-D rows.
+ * MIN/MAX/FIRST_VALUE/LAST_VALUE are retractable only through their
+ * _RETRACT variants, which keep a multiset of values.
+ *
+ * An accumulator block holds no pointer into itself: it may be moved with
+ * memcpy, never duplicated that way. docs/aggregates.md has the semantics
+ * (NULLs, types, ordering, sketches, the serialised format).
  */
 #ifndef WEIR_AGG_H
 #define WEIR_AGG_H
@@ -79,7 +84,7 @@ struct weir_agg {
  *   MIN, MAX, FIRST_VALUE, LAST_VALUE and their _RETRACT variants
  *                         any type -> the same type
  *   VAR_POP, VAR_SAMP (VARIANCE), STDDEV_POP, STDDEV_SAMP (STDDEV)
- *                         numeric -> the same type (as Flink)
+ *                         numeric -> DOUBLE
  *   APPROX_PERCENTILE     numeric -> DOUBLE; param = the percentile in [0, 1]
  * APPROX_COUNT_DISTINCT takes its HyperLogLog precision p (4..18) in param;
  * 0 means the default 14.

@@ -172,7 +172,8 @@ int weir__agg_put_f64(weir_batch *out, uint32_t col, uint32_t row, double v)
     return 0;
 }
 
-int weir__agg_put_str(weir_batch *out, uint32_t col, uint32_t row, const char *s, uint32_t len)
+int weir__agg_put_str(weir_batch *out, uint32_t col, uint32_t row,
+                      const char *s, uint32_t len)
 {
     if (!weir_type_is_string(out->cols[col].type.id))
         return WEIR_EINVAL;
@@ -183,7 +184,8 @@ int weir__agg_put_str(weir_batch *out, uint32_t col, uint32_t row, const char *s
     return 0;
 }
 
-int weir__agg_put_value_out(weir_batch *out, uint32_t col, uint32_t row, vkind k, const aggv *v)
+int weir__agg_put_value_out(weir_batch *out, uint32_t col, uint32_t row,
+                            vkind k, const aggv *v)
 {
     switch (k) {
     case VK_I64:
@@ -196,13 +198,15 @@ int weir__agg_put_value_out(weir_batch *out, uint32_t col, uint32_t row, vkind k
     return WEIR_EINVAL;
 }
 
-int weir__agg_check_out(const weir_agg *a, const weir_batch *out, uint32_t col, uint32_t row)
+int weir__agg_check_out(const weir_agg *a, const weir_batch *out, uint32_t col,
+                        uint32_t row)
 {
     if (!out || col >= out->schema->n_fields || row >= out->capacity)
         return WEIR_EINVAL;
     weir_type_id want = a->result_type.id, have = out->cols[col].type.id;
     /* STRING and BYTES share a representation, as do the two timestamps. */
-    if (want == have || (weir_type_is_string(want) && weir_type_is_string(have)) ||
+    if (want == have ||
+        (weir_type_is_string(want) && weir_type_is_string(have)) ||
         (weir_type_is_time(want) && weir_type_is_time(have)))
         return 0;
     return WEIR_EINVAL;
@@ -244,9 +248,11 @@ int weir__agg_get_header(weir_cursor *in, uint8_t fc, int kind, int64_t *rows)
 {
     uint8_t h[3];
     uint64_t r;
-    if (weir_cursor_get(in, h, 3) || h[0] != WEIR_AGG_FORMAT_V1 || h[1] != fc || h[2] != (uint8_t)(kind + 1))
+    if (weir_cursor_get(in, h, 3) || h[0] != WEIR_AGG_FORMAT_V1 || h[1] != fc ||
+        h[2] != (uint8_t)(kind + 1))
         return WEIR_ECORRUPT;
-    /* No accumulator sees 2^62 rows; the bound keeps counters far from overflow. */
+    /* No accumulator sees 2^62 rows; the bound keeps counters far from
+     * overflow. */
     if (weir_cursor_get_varint(in, &r) || r > ((uint64_t)1 << 62))
         return WEIR_ECORRUPT;
     *rows = (int64_t)r;
@@ -273,41 +279,41 @@ typedef struct builtin {
     bool star_ok; /* accepts col -1 */
 } builtin;
 
-static const builtin builtins[] = {
-    {"COUNT", ACC_ANY, true},
-    {"SUM", ACC_NUMERIC, false},
-    {"SUM0", ACC_NUMERIC, false},
-    {"AVG", ACC_NUMERIC, false},
-    {"MIN", ACC_ORDERED, false},
-    {"MAX", ACC_ORDERED, false},
-    {"FIRST_VALUE", ACC_ORDERED, false},
-    {"LAST_VALUE", ACC_ORDERED, false},
-    {"MIN_RETRACT", ACC_ORDERED, false},
-    {"MAX_RETRACT", ACC_ORDERED, false},
-    {"FIRST_VALUE_RETRACT", ACC_ORDERED, false},
-    {"LAST_VALUE_RETRACT", ACC_ORDERED, false},
-    {"COUNT_DISTINCT", ACC_ORDERED, false},
-    {"APPROX_COUNT_DISTINCT", ACC_ORDERED, false},
-    {"APPROX_PERCENTILE", ACC_NUMERIC, false},
-    {"VAR_POP", ACC_NUMERIC, false},
-    {"VAR_SAMP", ACC_NUMERIC, false},
-    {"VARIANCE", ACC_NUMERIC, false},
-    {"STDDEV_POP", ACC_NUMERIC, false},
-    {"STDDEV_SAMP", ACC_NUMERIC, false},
-    {"STDDEV", ACC_NUMERIC, false},
-};
+/* The built-ins: name, accepted input, whether col -1 is allowed. */
+#define WEIR_AGG_BUILTINS(X)                                                   \
+    X("COUNT", ACC_ANY, true)                                                  \
+    X("SUM", ACC_NUMERIC, false)                                               \
+    X("SUM0", ACC_NUMERIC, false)                                              \
+    X("AVG", ACC_NUMERIC, false)                                               \
+    X("MIN", ACC_ORDERED, false)                                               \
+    X("MAX", ACC_ORDERED, false)                                               \
+    X("FIRST_VALUE", ACC_ORDERED, false)                                       \
+    X("LAST_VALUE", ACC_ORDERED, false)                                        \
+    X("MIN_RETRACT", ACC_ORDERED, false)                                       \
+    X("MAX_RETRACT", ACC_ORDERED, false)                                       \
+    X("FIRST_VALUE_RETRACT", ACC_ORDERED, false)                               \
+    X("LAST_VALUE_RETRACT", ACC_ORDERED, false)                                \
+    X("COUNT_DISTINCT", ACC_ORDERED, false)                                    \
+    X("APPROX_COUNT_DISTINCT", ACC_ORDERED, false)                             \
+    X("APPROX_PERCENTILE", ACC_NUMERIC, false)                                 \
+    X("VAR_POP", ACC_NUMERIC, false)                                           \
+    X("VAR_SAMP", ACC_NUMERIC, false)                                          \
+    X("VARIANCE", ACC_NUMERIC, false)                                          \
+    X("STDDEV_POP", ACC_NUMERIC, false)                                        \
+    X("STDDEV_SAMP", ACC_NUMERIC, false)                                       \
+    X("STDDEV", ACC_NUMERIC, false)
+
+#define AS_ENTRY(n, t, star) {n, t, star},
+#define AS_NAME(n, t, star) n,
+static const builtin builtins[] = {WEIR_AGG_BUILTINS(AS_ENTRY)};
+static const char *const builtin_names[] = {WEIR_AGG_BUILTINS(AS_NAME)};
 #define N_BUILTINS (sizeof builtins / sizeof builtins[0])
 
 const char *const *weir_agg_builtin_names(size_t *n)
 {
-    static const char *names[N_BUILTINS];
-    /* Filled on each call; the content never changes, so concurrent calls
-     * write the same pointers. */
-    for (size_t i = 0; i < N_BUILTINS; i++)
-        names[i] = builtins[i].name;
     if (n)
         *n = N_BUILTINS;
-    return names;
+    return builtin_names;
 }
 
 static bool type_accepted(accept takes, weir_type_id id)
@@ -331,7 +337,8 @@ static const char *accepted_list(accept takes)
     case ACC_NUMERIC:
         return "INT, BIGINT, DOUBLE, DECIMAL";
     case ACC_ORDERED:
-        return "BOOLEAN, INT, BIGINT, DOUBLE, DECIMAL, STRING, BYTES, TIMESTAMP, TIMESTAMP_LTZ";
+        return "BOOLEAN, INT, BIGINT, DOUBLE, DECIMAL, STRING, BYTES, "
+               "TIMESTAMP, TIMESTAMP_LTZ";
     }
     return "";
 }
@@ -343,8 +350,11 @@ static weir_type nullable(weir_type t)
 }
 
 /* SUM/AVG classes by input type: INT, BIGINT, DOUBLE, DECIMAL. */
-static const weir_agg_class *pick_numeric(weir_type_id id, const weir_agg_class *i32, const weir_agg_class *i64,
-                                          const weir_agg_class *f64, const weir_agg_class *dec)
+static const weir_agg_class *pick_numeric(weir_type_id id,
+                                          const weir_agg_class *i32,
+                                          const weir_agg_class *i64,
+                                          const weir_agg_class *f64,
+                                          const weir_agg_class *dec)
 {
     switch (id) {
     case WEIR_TYPE_INT:
@@ -358,8 +368,8 @@ static const weir_agg_class *pick_numeric(weir_type_id id, const weir_agg_class 
     }
 }
 
-int weir_agg_bind(const char *name, const weir_schema *s, int32_t col, double param, weir_agg *out,
-                  weir_error *err)
+int weir_agg_bind(const char *name, const weir_schema *s, int32_t col,
+                  double param, weir_agg *out, weir_error *err)
 {
     if (!name || !s || !out)
         return weir_error_set(err, WEIR_EINVAL, "weir_agg_bind: NULL argument");
@@ -368,22 +378,30 @@ int weir_agg_bind(const char *name, const weir_schema *s, int32_t col, double pa
         if (strcasecmp(name, builtins[i].name) == 0)
             f = &builtins[i];
     if (!f)
-        return weir_error_set(err, WEIR_ENOTFOUND, "unknown aggregate function '%s'", name);
+        return weir_error_set(err, WEIR_ENOTFOUND,
+                              "unknown aggregate function '%s'", name);
     if (col == -1 && !f->star_ok)
-        return weir_error_set(err, WEIR_EINVAL, "%s needs an input column; only COUNT takes *", f->name);
+        return weir_error_set(err, WEIR_EINVAL,
+                              "%s needs an input column; only COUNT takes *",
+                              f->name);
     if (col < -1 || (col >= 0 && (uint32_t)col >= s->n_fields))
-        return weir_error_set(err, WEIR_EINVAL, "%s: column %d out of range (schema has %u fields)", f->name,
-                              (int)col, s->n_fields);
+        return weir_error_set(
+            err, WEIR_EINVAL,
+            "%s: column %d out of range (schema has %u fields)", f->name,
+            (int)col, s->n_fields);
     memset(out, 0, sizeof *out);
     out->input_col = col;
     out->param = param;
-    weir_type in = col >= 0 ? s->fields[col].type : weir_type_make(WEIR_TYPE_NULL, true);
+    weir_type in =
+        col >= 0 ? s->fields[col].type : weir_type_make(WEIR_TYPE_NULL, true);
     out->input_type = in;
     if (col >= 0 && !type_accepted(f->takes, in.id)) {
         char tb[64];
         weir_type_format(in, tb, sizeof tb);
-        return weir_error_set(err, WEIR_EINVAL, "%s does not accept %s (column '%s'); it takes %s", f->name, tb,
-                              s->fields[col].name, accepted_list(f->takes));
+        return weir_error_set(
+            err, WEIR_EINVAL,
+            "%s does not accept %s (column '%s'); it takes %s", f->name, tb,
+            s->fields[col].name, accepted_list(f->takes));
     }
     const char *n = f->name;
     weir_type_id id = in.id;
@@ -392,17 +410,20 @@ int weir_agg_bind(const char *name, const weir_schema *s, int32_t col, double pa
         out->result_type = weir_type_make(WEIR_TYPE_BIGINT, false);
     } else if (!strcmp(n, "SUM") || !strcmp(n, "SUM0")) {
         bool zero = n[3] == '0';
-        out->cls = zero ? pick_numeric(id, &weir__agg_sum0_int, &weir__agg_sum0_bigint, &weir__agg_sum0_double,
-                                       &weir__agg_sum0_decimal)
-                        : pick_numeric(id, &weir__agg_sum_int, &weir__agg_sum_bigint, &weir__agg_sum_double,
-                                       &weir__agg_sum_decimal);
+        out->cls =
+            zero ? pick_numeric(id, &weir__agg_sum0_int, &weir__agg_sum0_bigint,
+                                &weir__agg_sum0_double, &weir__agg_sum0_decimal)
+                 : pick_numeric(id, &weir__agg_sum_int, &weir__agg_sum_bigint,
+                                &weir__agg_sum_double, &weir__agg_sum_decimal);
         if (id == WEIR_TYPE_DECIMAL)
             out->result_type = weir_type_decimal(18, in.scale, !zero);
         else
-            out->result_type = weir_type_make(id == WEIR_TYPE_DOUBLE ? WEIR_TYPE_DOUBLE : WEIR_TYPE_BIGINT, !zero);
+            out->result_type = weir_type_make(
+                id == WEIR_TYPE_DOUBLE ? WEIR_TYPE_DOUBLE : WEIR_TYPE_BIGINT,
+                !zero);
     } else if (!strcmp(n, "AVG")) {
-        out->cls = pick_numeric(id, &weir__agg_avg_int, &weir__agg_avg_bigint, &weir__agg_avg_double,
-                                &weir__agg_avg_decimal);
+        out->cls = pick_numeric(id, &weir__agg_avg_int, &weir__agg_avg_bigint,
+                                &weir__agg_avg_double, &weir__agg_avg_decimal);
         if (id == WEIR_TYPE_DECIMAL) {
             /* Flink gives DECIMAL(38, max(6, s)); with 18 digits weir keeps
              * every integer digit of the input and as many of those 6
@@ -417,8 +438,10 @@ int weir_agg_bind(const char *name, const weir_schema *s, int32_t col, double pa
         } else {
             out->result_type = nullable(in);
         }
-    } else if (!strcmp(n, "MIN") || !strcmp(n, "MAX") || !strcmp(n, "FIRST_VALUE") || !strcmp(n, "LAST_VALUE") ||
-               !strcmp(n, "MIN_RETRACT") || !strcmp(n, "MAX_RETRACT") || !strcmp(n, "FIRST_VALUE_RETRACT") ||
+    } else if (!strcmp(n, "MIN") || !strcmp(n, "MAX") ||
+               !strcmp(n, "FIRST_VALUE") || !strcmp(n, "LAST_VALUE") ||
+               !strcmp(n, "MIN_RETRACT") || !strcmp(n, "MAX_RETRACT") ||
+               !strcmp(n, "FIRST_VALUE_RETRACT") ||
                !strcmp(n, "LAST_VALUE_RETRACT")) {
         static const struct {
             const char *n;
@@ -443,16 +466,21 @@ int weir_agg_bind(const char *name, const weir_schema *s, int32_t col, double pa
     } else if (!strcmp(n, "APPROX_COUNT_DISTINCT")) {
         if (param == 0)
             out->param = WEIR_HLL_P_DEFAULT;
-        else if (!(param >= WEIR_HLL_P_MIN && param <= WEIR_HLL_P_MAX) || param != floor(param))
+        else if (!(param >= WEIR_HLL_P_MIN && param <= WEIR_HLL_P_MAX) ||
+                 param != floor(param))
             return weir_error_set(err, WEIR_EINVAL,
-                                  "APPROX_COUNT_DISTINCT: precision %g out of range (an integer in %d..%d, 0 for "
+                                  "APPROX_COUNT_DISTINCT: precision %g out of "
+                                  "range (an integer in %d..%d, 0 for "
                                   "the default %d)",
-                                  param, WEIR_HLL_P_MIN, WEIR_HLL_P_MAX, WEIR_HLL_P_DEFAULT);
+                                  param, WEIR_HLL_P_MIN, WEIR_HLL_P_MAX,
+                                  WEIR_HLL_P_DEFAULT);
         out->cls = &weir__agg_hll;
         out->result_type = weir_type_make(WEIR_TYPE_BIGINT, false);
     } else if (!strcmp(n, "APPROX_PERCENTILE")) {
         if (!(param >= 0 && param <= 1))
-            return weir_error_set(err, WEIR_EINVAL, "APPROX_PERCENTILE: percentile %g is not in [0, 1]", param);
+            return weir_error_set(
+                err, WEIR_EINVAL,
+                "APPROX_PERCENTILE: percentile %g is not in [0, 1]", param);
         out->cls = &weir__agg_percentile;
         out->result_type = weir_type_make(WEIR_TYPE_DOUBLE, true);
     } else {
@@ -474,8 +502,14 @@ int weir_agg_bind(const char *name, const weir_schema *s, int32_t col, double pa
 
 /* ---- conveniences ---- */
 
-size_t weir_agg_acc_size(const weir_agg *a) { return a->cls->acc_size(a); }
-void weir_agg_init(const weir_agg *a, void *acc) { a->cls->init(a, acc); }
+size_t weir_agg_acc_size(const weir_agg *a)
+{
+    return a->cls->acc_size(a);
+}
+void weir_agg_init(const weir_agg *a, void *acc)
+{
+    a->cls->init(a, acc);
+}
 
 void weir_agg_destroy(const weir_agg *a, void *acc)
 {
@@ -488,21 +522,27 @@ bool weir_agg_is_empty(const weir_agg *a, const void *acc)
     return a->cls->is_empty ? a->cls->is_empty(a, acc) : false;
 }
 
-bool weir_agg_can_retract(const weir_agg *a) { return a->cls->retract != NULL; }
+bool weir_agg_can_retract(const weir_agg *a)
+{
+    return a->cls->retract != NULL;
+}
 
-int weir_agg_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+int weir_agg_add(const weir_agg *a, void *acc, const weir_batch *b,
+                 uint32_t row)
 {
     return a->cls->add(a, acc, b, row);
 }
 
-int weir_agg_retract(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+int weir_agg_retract(const weir_agg *a, void *acc, const weir_batch *b,
+                     uint32_t row)
 {
     if (!a->cls->retract)
         return WEIR_EUNSUPPORTED;
     return a->cls->retract(a, acc, b, row);
 }
 
-int weir_agg_add_rows(const weir_agg *a, void *const *accs, const weir_batch *b, const uint32_t *rows, uint32_t n)
+int weir_agg_add_rows(const weir_agg *a, void *const *accs, const weir_batch *b,
+                      const uint32_t *rows, uint32_t n)
 {
     if (a->cls->add_rows)
         return a->cls->add_rows(a, accs, b, rows, n);
@@ -518,7 +558,8 @@ int weir_agg_apply_batch(const weir_agg *a, void *acc, const weir_batch *b)
 {
     for (uint32_t r = 0; r < b->n_rows; r++) {
         int rc;
-        if (b->kind[r] == WEIR_ROW_INSERT || b->kind[r] == WEIR_ROW_UPDATE_AFTER)
+        if (b->kind[r] == WEIR_ROW_INSERT ||
+            b->kind[r] == WEIR_ROW_UPDATE_AFTER)
             rc = a->cls->add(a, acc, b, r);
         else
             rc = weir_agg_retract(a, acc, b, r);
@@ -546,7 +587,8 @@ static void ud_init(const weir_agg *a, void *acc)
     u->init(u->ud, (char *)acc + UD_OFF);
 }
 
-static int ud_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int ud_add(const weir_agg *a, void *acc, const weir_batch *b,
+                  uint32_t row)
 {
     const weir_udaf *u = a->udf;
     int rc = u->add(u->ud, (char *)acc + UD_OFF, b, a->input_col, row);
@@ -556,7 +598,8 @@ static int ud_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t ro
     return 0;
 }
 
-static int ud_retract(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int ud_retract(const weir_agg *a, void *acc, const weir_batch *b,
+                      uint32_t row)
 {
     const weir_udaf *u = a->udf;
     int64_t *rows = acc;
@@ -573,18 +616,21 @@ static int ud_retract(const weir_agg *a, void *acc, const weir_batch *b, uint32_
 static int ud_merge(const weir_agg *a, void *acc, const void *other)
 {
     const weir_udaf *u = a->udf;
-    int rc = u->merge(u->ud, (char *)acc + UD_OFF, (const char *)other + UD_OFF);
+    int rc =
+        u->merge(u->ud, (char *)acc + UD_OFF, (const char *)other + UD_OFF);
     if (rc)
         return rc;
     *(int64_t *)acc += *(const int64_t *)other;
     return 0;
 }
 
-static int ud_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int ud_result(const weir_agg *a, const void *acc, weir_batch *out,
+                     uint32_t col, uint32_t row)
 {
     const weir_udaf *u = a->udf;
     int rc = weir__agg_check_out(a, out, col, row);
-    return rc ? rc : u->result(u->ud, (const char *)acc + UD_OFF, out, col, row);
+    return rc ? rc
+              : u->result(u->ud, (const char *)acc + UD_OFF, out, col, row);
 }
 
 static int ud_serialize(const weir_agg *a, const void *acc, weir_buf *out)
@@ -604,8 +650,9 @@ static int ud_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
     int64_t rows;
     uint64_t size;
     ud_init(a, acc);
-    if (weir__agg_get_header(in, FC_UDAF, -1, &rows) || weir_cursor_get_varint(in, &size) ||
-        size != u->acc_size || weir_cursor_left(in) < size)
+    if (weir__agg_get_header(in, FC_UDAF, -1, &rows) ||
+        weir_cursor_get_varint(in, &size) || size != u->acc_size ||
+        weir_cursor_left(in) < size)
         return WEIR_ECORRUPT;
     weir_cursor_get(in, (char *)acc + UD_OFF, size);
     *(int64_t *)acc = rows;
@@ -638,9 +685,11 @@ static const weir_agg_class udaf_noretract = {
     .is_empty = weir__agg_rows_empty,
 };
 
-int weir_agg_bind_udaf(const weir_udaf *u, const weir_schema *s, int32_t col, weir_agg *out)
+int weir_agg_bind_udaf(const weir_udaf *u, const weir_schema *s, int32_t col,
+                       weir_agg *out)
 {
-    if (!u || !s || !out || !u->init || !u->add || !u->merge || !u->result || u->acc_size == 0)
+    if (!u || !s || !out || !u->init || !u->add || !u->merge || !u->result ||
+        u->acc_size == 0)
         return WEIR_EINVAL;
     if (col < -1 || (col >= 0 && (uint32_t)col >= s->n_fields))
         return WEIR_EINVAL;
@@ -648,7 +697,8 @@ int weir_agg_bind_udaf(const weir_udaf *u, const weir_schema *s, int32_t col, we
     /* Two classes serve every UDAF: they find the callbacks through udf. */
     out->cls = u->retract ? &weir__agg_udaf : &udaf_noretract;
     out->input_col = col;
-    out->input_type = col >= 0 ? s->fields[col].type : weir_type_make(WEIR_TYPE_NULL, true);
+    out->input_type =
+        col >= 0 ? s->fields[col].type : weir_type_make(WEIR_TYPE_NULL, true);
     out->result_type = u->result_type;
     out->udf = (void *)u;
     return 0;

@@ -14,8 +14,14 @@ typedef struct cd_acc {
     vmap *m;   /* NULL until the first value */
 } cd_acc;
 
-static size_t cd_size(const weir_agg *a) { return sizeof(cd_acc); }
-static void cd_init(const weir_agg *a, void *acc) { memset(acc, 0, sizeof(cd_acc)); }
+static size_t cd_size(const weir_agg *a)
+{
+    return sizeof(cd_acc);
+}
+static void cd_init(const weir_agg *a, void *acc)
+{
+    memset(acc, 0, sizeof(cd_acc));
+}
 
 static void cd_destroy(const weir_agg *a, void *acc)
 {
@@ -56,7 +62,8 @@ static int cd_put(const weir_agg *a, cd_acc *c, const aggv *v, int64_t times)
     return 0;
 }
 
-static int cd_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int cd_add(const weir_agg *a, void *acc, const weir_batch *b,
+                  uint32_t row)
 {
     cd_acc *c = acc;
     if (aggv_valid(b, a->input_col, row)) {
@@ -71,7 +78,8 @@ static int cd_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t ro
     return 0;
 }
 
-static int cd_retract(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int cd_retract(const weir_agg *a, void *acc, const weir_batch *b,
+                      uint32_t row)
 {
     cd_acc *c = acc;
     if (aggv_valid(b, a->input_col, row)) {
@@ -105,7 +113,9 @@ static int cd_merge(const weir_agg *a, void *acc, const void *other)
             rc = weir__vmap_reserve(c->m, o->m->n, o->m->alen);
         if (rc)
             return rc;
-        for (uint32_t i = 0; i < o->m->n; i++) {
+        for (uint32_t i = 0; i < o->m->top; i++) {
+            if (!vmap_live(o->m, i))
+                continue;
             aggv v;
             vmap_key(o->m, i, &v);
             cd_put(a, c, &v, o->m->e[i].count);
@@ -116,7 +126,8 @@ static int cd_merge(const weir_agg *a, void *acc, const void *other)
     return 0;
 }
 
-static int cd_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int cd_result(const weir_agg *a, const void *acc, weir_batch *out,
+                     uint32_t col, uint32_t row)
 {
     const cd_acc *c = acc;
     int rc = weir__agg_check_out(a, out, col, row);
@@ -126,7 +137,8 @@ static int cd_result(const weir_agg *a, const void *acc, weir_batch *out, uint32
 static int cd_serialize(const weir_agg *a, const void *acc, weir_buf *out)
 {
     const cd_acc *c = acc;
-    int rc = weir__agg_put_header(out, FC_COUNT_DISTINCT, weir__agg_vkind(a->input_type.id), c->rows);
+    int rc = weir__agg_put_header(out, FC_COUNT_DISTINCT,
+                                  weir__agg_vkind(a->input_type.id), c->rows);
     if (!rc)
         rc = weir_buf_put_varint(out, (uint64_t)c->n);
     return rc ? rc : weir__vmap_put_counts(out, c->m);
@@ -138,7 +150,8 @@ static int cd_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
     cd_init(a, acc);
     int64_t rows, total;
     uint64_t n;
-    if (weir__agg_get_header(in, FC_COUNT_DISTINCT, weir__agg_vkind(a->input_type.id), &rows) ||
+    if (weir__agg_get_header(in, FC_COUNT_DISTINCT,
+                             weir__agg_vkind(a->input_type.id), &rows) ||
         weir_cursor_get_varint(in, &n) || n > (uint64_t)rows)
         return WEIR_ECORRUPT;
     int rc = ensure_map(a, c);

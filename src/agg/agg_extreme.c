@@ -19,8 +19,14 @@ typedef struct x_acc {
     ostr str;
 } x_acc;
 
-static size_t x_size(const weir_agg *a) { return sizeof(x_acc); }
-static void x_init(const weir_agg *a, void *acc) { memset(acc, 0, sizeof(x_acc)); }
+static size_t x_size(const weir_agg *a)
+{
+    return sizeof(x_acc);
+}
+static void x_init(const weir_agg *a, void *acc)
+{
+    memset(acc, 0, sizeof(x_acc));
+}
 
 static void x_destroy(const weir_agg *a, void *acc)
 {
@@ -32,7 +38,10 @@ static void x_destroy(const weir_agg *a, void *acc)
 static xmode mode_of(const weir_agg *a)
 {
     const weir_agg_class *c = a->cls;
-    return c == &weir__agg_min ? X_MIN : c == &weir__agg_max ? X_MAX : c == &weir__agg_first ? X_FIRST : X_LAST;
+    return c == &weir__agg_min     ? X_MIN
+           : c == &weir__agg_max   ? X_MAX
+           : c == &weir__agg_first ? X_FIRST
+                                   : X_LAST;
 }
 
 static void cur_value(const x_acc *x, aggv *v)
@@ -78,51 +87,76 @@ static int offer(xmode m, vkind k, x_acc *x, const aggv *v)
     return 0;
 }
 
-static int x_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+/* Does fixed-width value v beat the kept one? The hot path of MIN/MAX. */
+static inline bool beats_fixed(xmode m, vkind k, uint64_t v, const x_acc *x)
+{
+    if (!x->has || m == X_LAST)
+        return true;
+    if (m == X_FIRST)
+        return false;
+    int c;
+    if (k == VK_I64) {
+        int64_t p = (int64_t)v, q = (int64_t)x->bits;
+        c = (p > q) - (p < q);
+    } else {
+        aggv av = {.bits = v}, bv = {.bits = x->bits};
+        c = weir__agg_cmp(VK_F64, &av, &bv);
+    }
+    return m == X_MIN ? c < 0 : c > 0;
+}
+
+static inline int x_add_mode(const weir_agg *a, void *acc, const weir_batch *b,
+                             uint32_t row, xmode m)
 {
     x_acc *x = acc;
     if (aggv_valid(b, a->input_col, row)) {
         vkind k = weir__agg_vkind(a->input_type.id);
-        aggv v;
+        aggv v = {0};
         aggv_get(k, b, a->input_col, row, &v);
-        int rc = offer(mode_of(a), k, x, &v);
-        if (rc)
-            return rc;
+        if (k != VK_STR) {
+            if (beats_fixed(m, k, v.bits, x)) {
+                x->bits = v.bits;
+                x->has = 1;
+            }
+        } else {
+            int rc = offer(m, k, x, &v);
+            if (rc)
+                return rc;
+        }
     }
     x->rows++;
     return 0;
 }
 
-/* The numeric MIN/MAX fast path: no string, no call per row. */
-static int x_add_rows(const weir_agg *a, void *const *accs, const weir_batch *b, const uint32_t *rows,
-                      uint32_t n)
+static int x_add_rows_mode(const weir_agg *a, void *const *accs,
+                           const weir_batch *b, const uint32_t *rows,
+                           uint32_t n, xmode m)
 {
-    vkind k = weir__agg_vkind(a->input_type.id);
-    xmode m = mode_of(a);
-    if (k == VK_I64 && a->input_type.id == WEIR_TYPE_BIGINT && (m == X_MIN || m == X_MAX)) {
-        const weir_column *c = &b->cols[a->input_col];
-        const int64_t *d = c->data;
-        for (uint32_t i = 0; i < n; i++) {
-            x_acc *x = accs[i];
-            uint32_t r = rows[i];
-            x->rows++;
-            if (!c->all_valid && !((c->valid[r >> 3] >> (r & 7)) & 1))
-                continue;
-            int64_t v = d[r];
-            if (!x->has || (m == X_MIN ? v < (int64_t)x->bits : v > (int64_t)x->bits)) {
-                x->bits = (uint64_t)v;
-                x->has = 1;
-            }
-        }
-        return 0;
-    }
     for (uint32_t i = 0; i < n; i++) {
-        int rc = x_add(a, accs[i], b, rows[i]);
+        int rc = x_add_mode(a, accs[i], b, rows[i], m);
         if (rc)
             return rc;
     }
     return 0;
 }
+
+#define X_MODE_FNS(suffix, mode)                                               \
+    static int x_add_##suffix(const weir_agg *a, void *acc,                    \
+                              const weir_batch *b, uint32_t row)               \
+    {                                                                          \
+        return x_add_mode(a, acc, b, row, mode);                               \
+    }                                                                          \
+    static int x_add_rows_##suffix(const weir_agg *a, void *const *accs,       \
+                                   const weir_batch *b, const uint32_t *rows,  \
+                                   uint32_t n)                                 \
+    {                                                                          \
+        return x_add_rows_mode(a, accs, b, rows, n, mode);                     \
+    }
+
+X_MODE_FNS(min, X_MIN)
+X_MODE_FNS(max, X_MAX)
+X_MODE_FNS(first, X_FIRST)
+X_MODE_FNS(last, X_LAST)
 
 static int x_merge(const weir_agg *a, void *acc, const void *other)
 {
@@ -139,7 +173,8 @@ static int x_merge(const weir_agg *a, void *acc, const void *other)
     return 0;
 }
 
-static int x_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int x_result(const weir_agg *a, const void *acc, weir_batch *out,
+                    uint32_t col, uint32_t row)
 {
     const x_acc *x = acc;
     int rc = weir__agg_check_out(a, out, col, row);
@@ -149,7 +184,8 @@ static int x_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_
         return weir__agg_put_null(out, col, row);
     aggv v;
     cur_value(x, &v);
-    return weir__agg_put_value_out(out, col, row, weir__agg_vkind(a->input_type.id), &v);
+    return weir__agg_put_value_out(out, col, row,
+                                   weir__agg_vkind(a->input_type.id), &v);
 }
 
 static uint8_t fc_of(xmode m)
@@ -180,8 +216,8 @@ static int x_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
     int64_t rows;
     uint8_t has;
     x_init(a, acc);
-    if (weir__agg_get_header(in, fc_of(mode_of(a)), k, &rows) || weir_cursor_get_u8(in, &has) || has > 1 ||
-        (has && rows == 0))
+    if (weir__agg_get_header(in, fc_of(mode_of(a)), k, &rows) ||
+        weir_cursor_get_u8(in, &has) || has > 1 || (has && rows == 0))
         return WEIR_ECORRUPT;
     if (has) {
         aggv v;
@@ -195,22 +231,22 @@ static int x_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
     return 0;
 }
 
-#define X_CLASS(cname, fname)                                                                               \
-    const weir_agg_class cname = {                                                                          \
-        .name = fname,                                                                                      \
-        .acc_size = x_size,                                                                                 \
-        .init = x_init,                                                                                     \
-        .add = x_add,                                                                                       \
-        .merge = x_merge,                                                                                   \
-        .result = x_result,                                                                                 \
-        .serialize = x_serialize,                                                                           \
-        .deserialize = x_deserialize,                                                                       \
-        .destroy = x_destroy,                                                                               \
-        .is_empty = weir__agg_rows_empty,                                                                   \
-        .add_rows = x_add_rows,                                                                             \
+#define X_CLASS(cname, fname, suffix)                                          \
+    const weir_agg_class cname = {                                             \
+        .name = fname,                                                         \
+        .acc_size = x_size,                                                    \
+        .init = x_init,                                                        \
+        .add = x_add_##suffix,                                                 \
+        .merge = x_merge,                                                      \
+        .result = x_result,                                                    \
+        .serialize = x_serialize,                                              \
+        .deserialize = x_deserialize,                                          \
+        .destroy = x_destroy,                                                  \
+        .is_empty = weir__agg_rows_empty,                                      \
+        .add_rows = x_add_rows_##suffix,                                       \
     }
 
-X_CLASS(weir__agg_min, "MIN");
-X_CLASS(weir__agg_max, "MAX");
-X_CLASS(weir__agg_first, "FIRST_VALUE");
-X_CLASS(weir__agg_last, "LAST_VALUE");
+X_CLASS(weir__agg_min, "MIN", min);
+X_CLASS(weir__agg_max, "MAX", max);
+X_CLASS(weir__agg_first, "FIRST_VALUE", first);
+X_CLASS(weir__agg_last, "LAST_VALUE", last);

@@ -37,10 +37,19 @@ typedef struct hll_acc {
     hll *h; /* NULL until the first value */
 } hll_acc;
 
-static uint32_t small_limit(uint8_t p) { return (1u << p) / 16 ? (1u << p) / 16 : 1; }
+static uint32_t small_limit(uint8_t p)
+{
+    return (1u << p) / 16 ? (1u << p) / 16 : 1;
+}
 
-static size_t h_size(const weir_agg *a) { return sizeof(hll_acc); }
-static void h_init(const weir_agg *a, void *acc) { memset(acc, 0, sizeof(hll_acc)); }
+static size_t h_size(const weir_agg *a)
+{
+    return sizeof(hll_acc);
+}
+static void h_init(const weir_agg *a, void *acc)
+{
+    memset(acc, 0, sizeof(hll_acc));
+}
 
 static void hll_free(hll *h)
 {
@@ -58,7 +67,10 @@ static void h_destroy(const weir_agg *a, void *acc)
     memset(x, 0, sizeof *x);
 }
 
-static uint8_t prec(const weir_agg *a) { return (uint8_t)a->param; }
+static uint8_t prec(const weir_agg *a)
+{
+    return (uint8_t)a->param;
+}
 
 static int ensure(const weir_agg *a, hll_acc *x)
 {
@@ -85,7 +97,8 @@ static bool set_has(const hll *h, uint64_t hash)
 {
     if (!h->cap)
         return false;
-    for (uint32_t s = (uint32_t)hash & (h->cap - 1);; s = (s + 1) & (h->cap - 1)) {
+    for (uint32_t s = (uint32_t)hash & (h->cap - 1);;
+         s = (s + 1) & (h->cap - 1)) {
         if (h->set[s] == hash)
             return true;
         if (!h->set[s])
@@ -186,7 +199,8 @@ static uint64_t value_hash(const weir_agg *a, const weir_batch *b, uint32_t row)
     return hash ? hash : 1; /* 0 marks a free slot in the small set */
 }
 
-static int h_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int h_add(const weir_agg *a, void *acc, const weir_batch *b,
+                 uint32_t row)
 {
     hll_acc *x = acc;
     if (aggv_valid(b, a->input_col, row)) {
@@ -260,7 +274,8 @@ static double ertl_sigma(double x)
     return z;
 }
 
-/* tau(x) = (1 - x - sum_{k>=1} (1 - x^(2^-k))^2 2^-k) / 3, for the saturated registers. */
+/* tau(x) = (1 - x - sum_{k>=1} (1 - x^(2^-k))^2 2^-k) / 3, for the saturated
+ * registers. */
 static double ertl_tau(double x)
 {
     if (x == 0 || x == 1)
@@ -294,10 +309,13 @@ static int64_t estimate(const hll *h)
     return (int64_t)llround(est);
 }
 
-static int h_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int h_result(const weir_agg *a, const void *acc, weir_batch *out,
+                    uint32_t col, uint32_t row)
 {
     int rc = weir__agg_check_out(a, out, col, row);
-    return rc ? rc : weir__agg_put_i64(out, col, row, estimate(((const hll_acc *)acc)->h));
+    return rc ? rc
+              : weir__agg_put_i64(out, col, row,
+                                  estimate(((const hll_acc *)acc)->h));
 }
 
 static int cmp_u64(const void *x, const void *y)
@@ -344,8 +362,8 @@ static int h_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
     h_init(a, acc);
     int64_t rows;
     uint8_t head[2];
-    if (weir__agg_get_header(in, FC_HLL, -1, &rows) || weir_cursor_get(in, head, 2) || head[0] != prec(a) ||
-        head[1] > 1)
+    if (weir__agg_get_header(in, FC_HLL, -1, &rows) ||
+        weir_cursor_get(in, head, 2) || head[0] != prec(a) || head[1] > 1)
         return WEIR_ECORRUPT;
     uint8_t p = head[0];
     int rc = WEIR_ECORRUPT;
@@ -367,10 +385,12 @@ static int h_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
         x->h->dense = 1;
     } else {
         uint64_t n, prev = 0;
-        if (weir_cursor_get_varint(in, &n) || n > small_limit(p) || n > (uint64_t)rows)
+        if (weir_cursor_get_varint(in, &n) || n > small_limit(p) ||
+            n > (uint64_t)rows)
             goto fail;
         if (n) {
-            if ((rc = ensure(a, x)) != 0 || (rc = set_grow(x->h, (uint32_t)n)) != 0)
+            if ((rc = ensure(a, x)) != 0 ||
+                (rc = set_grow(x->h, (uint32_t)n)) != 0)
                 goto fail;
             rc = WEIR_ECORRUPT;
             for (uint64_t i = 0; i < n; i++) {

@@ -50,7 +50,8 @@ static inline bool aggv_valid(const weir_batch *b, int32_t col, uint32_t row)
 }
 
 /* Reads (b, col, row), which must be non-NULL. */
-static inline void aggv_get(vkind k, const weir_batch *b, int32_t col, uint32_t row, aggv *v)
+static inline void aggv_get(vkind k, const weir_batch *b, int32_t col,
+                            uint32_t row, aggv *v)
 {
     const weir_column *c = &b->cols[col];
     switch (c->type.id) {
@@ -102,11 +103,14 @@ int weir__agg_get_value(weir_cursor *in, vkind k, aggv *v);
  * result column; set_valid included. */
 int weir__agg_put_i64(weir_batch *out, uint32_t col, uint32_t row, int64_t v);
 int weir__agg_put_f64(weir_batch *out, uint32_t col, uint32_t row, double v);
-int weir__agg_put_str(weir_batch *out, uint32_t col, uint32_t row, const char *s, uint32_t len);
-int weir__agg_put_value_out(weir_batch *out, uint32_t col, uint32_t row, vkind k, const aggv *v);
+int weir__agg_put_str(weir_batch *out, uint32_t col, uint32_t row,
+                      const char *s, uint32_t len);
+int weir__agg_put_value_out(weir_batch *out, uint32_t col, uint32_t row,
+                            vkind k, const aggv *v);
 int weir__agg_put_null(weir_batch *out, uint32_t col, uint32_t row);
 /* WEIR_EINVAL unless the output column has the aggregate's result type. */
-int weir__agg_check_out(const weir_agg *a, const weir_batch *out, uint32_t col, uint32_t row);
+int weir__agg_check_out(const weir_agg *a, const weir_batch *out, uint32_t col,
+                        uint32_t row);
 
 /* A string owned by an accumulator; grows geometrically, never shrinks. */
 typedef struct ostr {
@@ -154,30 +158,39 @@ int weir__agg_get_header(weir_cursor *in, uint8_t fc, int kind, int64_t *rows);
 
 typedef struct vent {
     uint64_t hash;
-    uint64_t bits;   /* the value (VK_I64/VK_F64) or arena offset (VK_STR) */
-    int64_t count;   /* live occurrences */
-    uint32_t len;    /* VK_STR length */
-    uint32_t hpos;   /* position in the owner's heap, if it keeps one */
-    uint32_t head;   /* oldest live occurrence (FIRST/LAST_RETRACT) */
-    uint32_t tail;   /* newest live occurrence */
+    uint64_t bits; /* the value (VK_I64/VK_F64) or arena offset (VK_STR) */
+    int64_t count; /* live occurrences; -1 marks a free entry */
+    uint32_t len;  /* VK_STR length */
+    uint32_t hpos; /* position in the owner's heap; next free entry when free */
+    uint32_t head; /* oldest live occurrence (FIRST/LAST_RETRACT) */
+    uint32_t tail; /* newest live occurrence */
 } vent;
 
 /*
- * Distinct values with counts: entries are dense in e[0, n) (removal moves
- * the last entry into the hole), found through an open-addressing index of
- * entry numbers + 1 with linear probing. String bytes live in one arena
- * that is compacted when more than half of it is garbage, so adding values
- * allocates only when a buffer doubles.
+ * Distinct values with counts. Entries keep their number for life (removed
+ * ones go to a free list and are reused), so owners can point at them; an
+ * open-addressing index of entry numbers + 1 with linear probing finds
+ * them. String bytes live in one arena that is compacted when more than
+ * half of it is garbage, so adding values allocates only when a buffer
+ * doubles.
  */
 typedef struct vmap {
     vkind kind;
-    uint32_t n, cap;
+    uint32_t n;   /* live entries */
+    uint32_t top; /* entries [0, top) have been used */
+    uint32_t cap;
+    uint32_t free; /* first free entry below top, or UINT32_MAX */
     vent *e;
     uint32_t *slot;
     uint32_t nslot; /* power of two, or 0 */
     char *arena;
     size_t alen, acap, agarbage;
 } vmap;
+
+static inline bool vmap_live(const vmap *m, uint32_t i)
+{
+    return m->e[i].count >= 0;
+}
 
 void weir__vmap_init(vmap *m, vkind kind);
 void weir__vmap_fini(vmap *m);
@@ -188,9 +201,8 @@ int weir__vmap_reserve(vmap *m, uint32_t extra, size_t bytes);
 int64_t weir__vmap_find(const vmap *m, const aggv *v, uint64_t hash);
 /* Inserts v (absent; room reserved) with count 0; returns its index. */
 uint32_t weir__vmap_insert(vmap *m, const aggv *v, uint64_t hash);
-/* Removes entry i; returns the former index of the entry now at i, or
- * UINT32_MAX when none moved. */
-uint32_t weir__vmap_remove(vmap *m, uint32_t i);
+/* Removes entry i; its number may be reused by a later insert. */
+void weir__vmap_remove(vmap *m, uint32_t i);
 /* A view of entry i's value; a string view is valid until the next insert. */
 static inline void vmap_key(const vmap *m, uint32_t i, aggv *v)
 {
@@ -203,14 +215,16 @@ static inline void vmap_key(const vmap *m, uint32_t i, aggv *v)
         v->len = 0;
     }
 }
-/* Entry indices sorted by value (transferred; weir_free). */
+/* The live entry numbers sorted by value, m->n of them (transferred;
+ * weir_free). */
 int weir__vmap_sorted(const vmap *m, uint32_t **out);
 /* Canonical form: varint number of values, then each value in ascending
  * order with its varint count. m may be NULL (no values). */
 int weir__vmap_put_counts(weir_buf *out, const vmap *m);
 /* Reads that form into the empty m; the counts must add up to at most
  * max_total; their sum goes to *total. */
-int weir__vmap_get_counts(weir_cursor *in, vmap *m, int64_t max_total, int64_t *total);
+int weir__vmap_get_counts(weir_cursor *in, vmap *m, int64_t max_total,
+                          int64_t *total);
 
 /* ---- the function classes ---- */
 
@@ -255,5 +269,10 @@ bool weir__agg_rows_empty(const weir_agg *a, const void *acc);
 /* DDSketch relative accuracy and bucket budget per sign. */
 #define WEIR_DDS_ALPHA 0.01
 #define WEIR_DDS_MAX_BUCKETS 2048
+/* ln(gamma) with gamma = (1 + alpha) / (1 - alpha), its inverse, and
+ * ln(2 / (gamma + 1)), to 20 digits (tests check them against libm). */
+#define WEIR_DDS_LN_GAMMA 0.020000666706669524032
+#define WEIR_DDS_INV_LN_GAMMA 49.998333288886560696
+#define WEIR_DDS_LN_MID -0.010050335853501441184
 
 #endif

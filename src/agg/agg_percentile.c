@@ -30,11 +30,12 @@
 #define NO_FLOOR INT32_MIN
 
 typedef struct dstore {
-    uint64_t *c;    /* counts of keys [base, base + cap) */
+    uint64_t *c; /* counts of keys [base, base + cap) */
     int32_t base;
     uint32_t cap;
-    int32_t lo, hi; /* smallest and largest key ever placed (clamped to floor) */
-    int32_t floor;  /* NO_FLOOR until the first collapse */
+    int32_t lo,
+        hi;        /* smallest and largest key ever placed (clamped to floor) */
+    int32_t floor; /* NO_FLOOR until the first collapse */
     uint8_t used;
     uint64_t total;
 } dstore;
@@ -50,19 +51,23 @@ typedef struct pct_acc {
     dds *d;
 } pct_acc;
 
-static double lg_gamma(void) { return log1p(2 * WEIR_DDS_ALPHA / (1 - WEIR_DDS_ALPHA)); }
+static int32_t key_of(double x)
+{
+    return (int32_t)ceil(log(x) * WEIR_DDS_INV_LN_GAMMA);
+}
 
-static int32_t key_of(double x) { return (int32_t)ceil(log(x) / lg_gamma()); }
-
+/* 2 gamma^k / (gamma + 1), without overflowing gamma^k near DBL_MAX. */
 static double value_of(int32_t k)
 {
-    double g = (1 + WEIR_DDS_ALPHA) / (1 - WEIR_DDS_ALPHA);
-    return exp(k * lg_gamma() + log(2 / (g + 1)));
+    return exp(k * WEIR_DDS_LN_GAMMA + WEIR_DDS_LN_MID);
 }
 
 /* ---- stores ---- */
 
-static int32_t clamp_key(const dstore *s, int32_t k) { return k < s->floor ? s->floor : k; }
+static int32_t clamp_key(const dstore *s, int32_t k)
+{
+    return k < s->floor ? s->floor : k;
+}
 
 /* A planned change of a store's range: computed and allocated first, then
  * committed, so operations touching two stores can fail before either
@@ -77,7 +82,8 @@ typedef struct fitplan {
  * store being merged in): widens the range, collapses when it exceeds
  * N_BUCKETS, and allocates a new window if the current one does not fit.
  */
-static int store_plan(const dstore *s, int32_t klo, int32_t khi, int32_t other_floor, fitplan *p)
+static int store_plan(const dstore *s, int32_t klo, int32_t khi,
+                      int32_t other_floor, fitplan *p)
 {
     int64_t lo = s->used ? (klo < s->lo ? klo : s->lo) : klo;
     int64_t hi = s->used ? (khi > s->hi ? khi : s->hi) : khi;
@@ -90,7 +96,8 @@ static int store_plan(const dstore *s, int32_t klo, int32_t khi, int32_t other_f
     p->hi = hi;
     p->floor = floor;
     p->c = NULL;
-    if (s->c && floor == s->floor && lo >= s->base && hi < (int64_t)s->base + s->cap)
+    if (s->c && floor == s->floor && lo >= s->base &&
+        hi < (int64_t)s->base + s->cap)
         return 0;
     int64_t need = hi - lo + 1;
     int64_t cap = s->cap * 2 > 16 ? s->cap * 2 : 16;
@@ -178,8 +185,14 @@ static void store_init(dstore *s)
 
 /* ---- the function ---- */
 
-static size_t p_size(const weir_agg *a) { return sizeof(pct_acc); }
-static void p_init(const weir_agg *a, void *acc) { memset(acc, 0, sizeof(pct_acc)); }
+static size_t p_size(const weir_agg *a)
+{
+    return sizeof(pct_acc);
+}
+static void p_init(const weir_agg *a, void *acc)
+{
+    memset(acc, 0, sizeof(pct_acc));
+}
 
 static void p_destroy(const weir_agg *a, void *acc)
 {
@@ -205,7 +218,8 @@ static int ensure(pct_acc *x)
 }
 
 /* The input as a double; false for NULL and NaN, which are not counted. */
-static bool input(const weir_agg *a, const weir_batch *b, uint32_t row, double *x)
+static bool input(const weir_agg *a, const weir_batch *b, uint32_t row,
+                  double *x)
 {
     if (!aggv_valid(b, a->input_col, row))
         return false;
@@ -218,7 +232,8 @@ static bool input(const weir_agg *a, const weir_batch *b, uint32_t row, double *
         *x = ((const double *)c->data)[row];
         return *x == *x;
     case WEIR_TYPE_DECIMAL:
-        *x = (double)((const int64_t *)c->data)[row] / (double)weir__agg_pow10[c->type.scale];
+        *x = (double)((const int64_t *)c->data)[row] /
+             (double)weir__agg_pow10[c->type.scale];
         return true;
     default:
         *x = (double)((const int64_t *)c->data)[row];
@@ -247,7 +262,8 @@ static int sketch_apply(dds *d, double x, int dir)
     return dir > 0 ? store_add(s, k) : store_retract(s, k);
 }
 
-static int p_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int p_add(const weir_agg *a, void *acc, const weir_batch *b,
+                 uint32_t row)
 {
     pct_acc *x = acc;
     double v;
@@ -263,7 +279,8 @@ static int p_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row
     return 0;
 }
 
-static int p_retract(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int p_retract(const weir_agg *a, void *acc, const weir_batch *b,
+                     uint32_t row)
 {
     pct_acc *x = acc;
     double v;
@@ -293,9 +310,11 @@ static int p_merge(const weir_agg *a, void *acc, const void *other)
         dds *d = x->d;
         const dds *od = o->d;
         fitplan pp = {0}, pn = {0};
-        if (od->pos.used && (rc = store_plan(&d->pos, od->pos.lo, od->pos.hi, od->pos.floor, &pp)) != 0)
+        if (od->pos.used && (rc = store_plan(&d->pos, od->pos.lo, od->pos.hi,
+                                             od->pos.floor, &pp)) != 0)
             return rc;
-        if (od->neg.used && (rc = store_plan(&d->neg, od->neg.lo, od->neg.hi, od->neg.floor, &pn)) != 0) {
+        if (od->neg.used && (rc = store_plan(&d->neg, od->neg.lo, od->neg.hi,
+                                             od->neg.floor, &pn)) != 0) {
             weir_free(pp.c);
             return rc;
         }
@@ -340,7 +359,8 @@ static double quantile(const dds *d, int64_t n, double q)
     return INFINITY;
 }
 
-static int p_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int p_result(const weir_agg *a, const void *acc, weir_batch *out,
+                    uint32_t col, uint32_t row)
 {
     const pct_acc *x = acc;
     int rc = weir__agg_check_out(a, out, col, row);
@@ -353,14 +373,21 @@ static int p_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_
 
 /* ---- serialisation ---- */
 
-static uint64_t zz(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
-static int64_t unzz(uint64_t u) { return (int64_t)(u >> 1) ^ -(int64_t)(u & 1); }
+static uint64_t zz(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+static int64_t unzz(uint64_t u)
+{
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
 
 /* u8 flags (1 used, 2 floored); if used: zigzag lo, hi, [floor]; varint
  * number of non-empty keys; then (key delta, count) ascending. */
 static int store_put(weir_buf *out, const dstore *s)
 {
-    uint8_t flags = (uint8_t)((s->used ? 1 : 0) | (s->floor != NO_FLOOR ? 2 : 0));
+    uint8_t flags =
+        (uint8_t)((s->used ? 1 : 0) | (s->floor != NO_FLOOR ? 2 : 0));
     int rc = weir_buf_put_u8(out, flags);
     if (rc || !s->used)
         return rc;
@@ -423,7 +450,8 @@ static int store_get(weir_cursor *in, dstore *s, uint64_t max_total)
     int64_t next = lo;
     for (uint64_t i = 0; i < nnz; i++) {
         uint64_t d, c;
-        if (weir_cursor_get_varint(in, &d) || next > hi || d > (uint64_t)(hi - next) || weir_cursor_get_varint(in, &c) ||
+        if (weir_cursor_get_varint(in, &d) || next > hi ||
+            d > (uint64_t)(hi - next) || weir_cursor_get_varint(in, &c) ||
             c == 0 || c > max_total - s->total)
             return WEIR_ECORRUPT;
         int64_t k = next + (int64_t)d;
@@ -462,8 +490,9 @@ static int p_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
     int64_t rows;
     uint64_t n;
     double alpha;
-    if (weir__agg_get_header(in, FC_PERCENTILE, -1, &rows) || weir_cursor_get_varint(in, &n) ||
-        n > (uint64_t)rows || weir_cursor_get_f64(in, &alpha) || alpha != WEIR_DDS_ALPHA)
+    if (weir__agg_get_header(in, FC_PERCENTILE, -1, &rows) ||
+        weir_cursor_get_varint(in, &n) || n > (uint64_t)rows ||
+        weir_cursor_get_f64(in, &alpha) || alpha != WEIR_DDS_ALPHA)
         return WEIR_ECORRUPT;
     int rc;
     if (n > 0) {
@@ -471,12 +500,14 @@ static int p_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
             return rc;
         dds *d = x->d;
         rc = WEIR_ECORRUPT;
-        if (weir_cursor_get_varint(in, &d->zero) || weir_cursor_get_varint(in, &d->pinf) ||
-            weir_cursor_get_varint(in, &d->ninf) || d->zero > n || d->pinf > n - d->zero ||
-            d->ninf > n - d->zero - d->pinf)
+        if (weir_cursor_get_varint(in, &d->zero) ||
+            weir_cursor_get_varint(in, &d->pinf) ||
+            weir_cursor_get_varint(in, &d->ninf) || d->zero > n ||
+            d->pinf > n - d->zero || d->ninf > n - d->zero - d->pinf)
             goto fail;
         uint64_t left = n - d->zero - d->pinf - d->ninf;
-        if ((rc = store_get(in, &d->pos, left)) != 0 || (rc = store_get(in, &d->neg, left - d->pos.total)) != 0)
+        if ((rc = store_get(in, &d->pos, left)) != 0 ||
+            (rc = store_get(in, &d->neg, left - d->pos.total)) != 0)
             goto fail;
         if (d->pos.total + d->neg.total != left) {
             rc = WEIR_ECORRUPT;

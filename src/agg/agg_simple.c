@@ -23,24 +23,32 @@ typedef struct cnt_acc {
     int64_t n; /* non-NULL values (COUNT(col) and the sums) */
 } cnt_acc;
 
-static size_t star_size(const weir_agg *a) { return sizeof(int64_t); }
-static void star_init(const weir_agg *a, void *acc) { *(int64_t *)acc = 0; }
+static size_t star_size(const weir_agg *a)
+{
+    return sizeof(int64_t);
+}
+static void star_init(const weir_agg *a, void *acc)
+{
+    *(int64_t *)acc = 0;
+}
 
-static int star_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int star_add(const weir_agg *a, void *acc, const weir_batch *b,
+                    uint32_t row)
 {
     (*(int64_t *)acc)++;
     return 0;
 }
 
-static int star_add_rows(const weir_agg *a, void *const *accs, const weir_batch *b, const uint32_t *rows,
-                         uint32_t n)
+static int star_add_rows(const weir_agg *a, void *const *accs,
+                         const weir_batch *b, const uint32_t *rows, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
         (*(int64_t *)accs[i])++;
     return 0;
 }
 
-static int star_retract(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int star_retract(const weir_agg *a, void *acc, const weir_batch *b,
+                        uint32_t row)
 {
     int64_t *c = acc;
     if (*c == 0)
@@ -55,7 +63,8 @@ static int star_merge(const weir_agg *a, void *acc, const void *other)
     return 0;
 }
 
-static int star_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int star_result(const weir_agg *a, const void *acc, weir_batch *out,
+                       uint32_t col, uint32_t row)
 {
     int rc = weir__agg_check_out(a, out, col, row);
     return rc ? rc : weir__agg_put_i64(out, col, row, *(const int64_t *)acc);
@@ -92,10 +101,17 @@ const weir_agg_class weir__agg_count_star = {
 
 /* ---- COUNT(col) ---- */
 
-static size_t cnt_size(const weir_agg *a) { return sizeof(cnt_acc); }
-static void cnt_init(const weir_agg *a, void *acc) { memset(acc, 0, sizeof(cnt_acc)); }
+static size_t cnt_size(const weir_agg *a)
+{
+    return sizeof(cnt_acc);
+}
+static void cnt_init(const weir_agg *a, void *acc)
+{
+    memset(acc, 0, sizeof(cnt_acc));
+}
 
-static int cnt_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int cnt_add(const weir_agg *a, void *acc, const weir_batch *b,
+                   uint32_t row)
 {
     cnt_acc *c = acc;
     c->rows++;
@@ -103,8 +119,8 @@ static int cnt_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t r
     return 0;
 }
 
-static int cnt_add_rows(const weir_agg *a, void *const *accs, const weir_batch *b, const uint32_t *rows,
-                        uint32_t n)
+static int cnt_add_rows(const weir_agg *a, void *const *accs,
+                        const weir_batch *b, const uint32_t *rows, uint32_t n)
 {
     const weir_column *col = &b->cols[a->input_col];
     if (col->all_valid) {
@@ -129,7 +145,8 @@ static bool can_retract(const cnt_acc *c, bool valid)
     return valid ? c->n > 0 : c->rows - c->n > 0;
 }
 
-static int cnt_retract(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int cnt_retract(const weir_agg *a, void *acc, const weir_batch *b,
+                       uint32_t row)
 {
     cnt_acc *c = acc;
     bool v = aggv_valid(b, a->input_col, row);
@@ -149,10 +166,12 @@ static int cnt_merge(const weir_agg *a, void *acc, const void *other)
     return 0;
 }
 
-static int cnt_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int cnt_result(const weir_agg *a, const void *acc, weir_batch *out,
+                      uint32_t col, uint32_t row)
 {
     int rc = weir__agg_check_out(a, out, col, row);
-    return rc ? rc : weir__agg_put_i64(out, col, row, ((const cnt_acc *)acc)->n);
+    return rc ? rc
+              : weir__agg_put_i64(out, col, row, ((const cnt_acc *)acc)->n);
 }
 
 static int cnt_serialize(const weir_agg *a, const void *acc, weir_buf *out)
@@ -162,11 +181,13 @@ static int cnt_serialize(const weir_agg *a, const void *acc, weir_buf *out)
     return rc ? rc : weir_buf_put_varint(out, (uint64_t)c->n);
 }
 
-/* Reads the header and the non-NULL count shared by the COUNT/SUM/AVG family. */
+/* Reads the header and the non-NULL count shared by the COUNT/SUM/AVG family.
+ */
 static int get_counts(weir_cursor *in, uint8_t fc, int kind, cnt_acc *c)
 {
     uint64_t n;
-    if (weir__agg_get_header(in, fc, kind, &c->rows) || weir_cursor_get_varint(in, &n) || n > (uint64_t)c->rows) {
+    if (weir__agg_get_header(in, fc, kind, &c->rows) ||
+        weir_cursor_get_varint(in, &n) || n > (uint64_t)c->rows) {
         c->rows = 0;
         return WEIR_ECORRUPT;
     }
@@ -202,10 +223,17 @@ typedef struct isum_acc {
     uint64_t sum; /* wraps modulo 2^64 */
 } isum_acc;
 
-static size_t isum_size(const weir_agg *a) { return sizeof(isum_acc); }
-static void isum_init(const weir_agg *a, void *acc) { memset(acc, 0, sizeof(isum_acc)); }
+static size_t isum_size(const weir_agg *a)
+{
+    return sizeof(isum_acc);
+}
+static void isum_init(const weir_agg *a, void *acc)
+{
+    memset(acc, 0, sizeof(isum_acc));
+}
 
-static int i64sum_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int i64sum_add(const weir_agg *a, void *acc, const weir_batch *b,
+                      uint32_t row)
 {
     isum_acc *s = acc;
     const weir_column *c = &b->cols[a->input_col];
@@ -217,7 +245,8 @@ static int i64sum_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_
     return 0;
 }
 
-static int i32sum_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int i32sum_add(const weir_agg *a, void *acc, const weir_batch *b,
+                      uint32_t row)
 {
     isum_acc *s = acc;
     const weir_column *c = &b->cols[a->input_col];
@@ -229,7 +258,8 @@ static int i32sum_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_
     return 0;
 }
 
-static int i64sum_add_rows(const weir_agg *a, void *const *accs, const weir_batch *b, const uint32_t *rows,
+static int i64sum_add_rows(const weir_agg *a, void *const *accs,
+                           const weir_batch *b, const uint32_t *rows,
                            uint32_t n)
 {
     const weir_column *c = &b->cols[a->input_col];
@@ -254,7 +284,8 @@ static int i64sum_add_rows(const weir_agg *a, void *const *accs, const weir_batc
     return 0;
 }
 
-static int i32sum_add_rows(const weir_agg *a, void *const *accs, const weir_batch *b, const uint32_t *rows,
+static int i32sum_add_rows(const weir_agg *a, void *const *accs,
+                           const weir_batch *b, const uint32_t *rows,
                            uint32_t n)
 {
     const weir_column *c = &b->cols[a->input_col];
@@ -278,7 +309,8 @@ static int64_t int_input(const weir_batch *b, int32_t col, uint32_t row)
     return ((const int64_t *)c->data)[row];
 }
 
-static int isum_retract(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int isum_retract(const weir_agg *a, void *acc, const weir_batch *b,
+                        uint32_t row)
 {
     isum_acc *s = acc;
     bool v = aggv_valid(b, a->input_col, row);
@@ -302,7 +334,8 @@ static int isum_merge(const weir_agg *a, void *acc, const void *other)
     return 0;
 }
 
-static int isum_result_common(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row,
+static int isum_result_common(const weir_agg *a, const void *acc,
+                              weir_batch *out, uint32_t col, uint32_t row,
                               bool zero_if_none)
 {
     const isum_acc *s = acc;
@@ -314,17 +347,20 @@ static int isum_result_common(const weir_agg *a, const void *acc, weir_batch *ou
     return weir__agg_put_i64(out, col, row, (int64_t)s->sum);
 }
 
-static int isum_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int isum_result(const weir_agg *a, const void *acc, weir_batch *out,
+                       uint32_t col, uint32_t row)
 {
     return isum_result_common(a, acc, out, col, row, false);
 }
 
-static int isum0_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int isum0_result(const weir_agg *a, const void *acc, weir_batch *out,
+                        uint32_t col, uint32_t row)
 {
     return isum_result_common(a, acc, out, col, row, true);
 }
 
-static int iavg_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int iavg_result(const weir_agg *a, const void *acc, weir_batch *out,
+                       uint32_t col, uint32_t row)
 {
     const isum_acc *s = acc;
     int rc = weir__agg_check_out(a, out, col, row);
@@ -350,7 +386,8 @@ static int isum_de(void *acc, weir_cursor *in, uint8_t fc)
     isum_acc *s = acc;
     memset(s, 0, sizeof *s);
     uint64_t sum;
-    if (get_counts(in, fc, VK_I64, (cnt_acc *)s) || weir_cursor_get_u64(in, &sum) || (s->n == 0 && sum != 0)) {
+    if (get_counts(in, fc, VK_I64, (cnt_acc *)s) ||
+        weir_cursor_get_u64(in, &sum) || (s->n == 0 && sum != 0)) {
         memset(s, 0, sizeof *s);
         return WEIR_ECORRUPT;
     }
@@ -358,36 +395,50 @@ static int isum_de(void *acc, weir_cursor *in, uint8_t fc)
     return 0;
 }
 
-static int isum_serialize(const weir_agg *a, const void *acc, weir_buf *out) { return isum_ser(acc, out, FC_SUM); }
-static int isum_deserialize(const weir_agg *a, void *acc, weir_cursor *in) { return isum_de(acc, in, FC_SUM); }
-static int iavg_serialize(const weir_agg *a, const void *acc, weir_buf *out) { return isum_ser(acc, out, FC_AVG); }
-static int iavg_deserialize(const weir_agg *a, void *acc, weir_cursor *in) { return isum_de(acc, in, FC_AVG); }
+static int isum_serialize(const weir_agg *a, const void *acc, weir_buf *out)
+{
+    return isum_ser(acc, out, FC_SUM);
+}
+static int isum_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
+{
+    return isum_de(acc, in, FC_SUM);
+}
+static int iavg_serialize(const weir_agg *a, const void *acc, weir_buf *out)
+{
+    return isum_ser(acc, out, FC_AVG);
+}
+static int iavg_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
+{
+    return isum_de(acc, in, FC_AVG);
+}
 
-#define ISUM_CLASS(cname, fname, addf, addrowsf, resultf, serf, def)                                        \
-    const weir_agg_class cname = {                                                                          \
-        .name = fname,                                                                                      \
-        .acc_size = isum_size,                                                                              \
-        .init = isum_init,                                                                                  \
-        .add = addf,                                                                                        \
-        .retract = isum_retract,                                                                            \
-        .merge = isum_merge,                                                                                \
-        .result = resultf,                                                                                  \
-        .serialize = serf,                                                                                  \
-        .deserialize = def,                                                                                 \
-        .is_empty = weir__agg_rows_empty,                                                                   \
-        .add_rows = addrowsf,                                                                               \
+#define ISUM_CLASS(cname, fname, addf, addrowsf, resultf, serf, def)           \
+    const weir_agg_class cname = {                                             \
+        .name = fname,                                                         \
+        .acc_size = isum_size,                                                 \
+        .init = isum_init,                                                     \
+        .add = addf,                                                           \
+        .retract = isum_retract,                                               \
+        .merge = isum_merge,                                                   \
+        .result = resultf,                                                     \
+        .serialize = serf,                                                     \
+        .deserialize = def,                                                    \
+        .is_empty = weir__agg_rows_empty,                                      \
+        .add_rows = addrowsf,                                                  \
     }
 
-ISUM_CLASS(weir__agg_sum_int, "SUM", i32sum_add, i32sum_add_rows, isum_result, isum_serialize, isum_deserialize);
-ISUM_CLASS(weir__agg_sum_bigint, "SUM", i64sum_add, i64sum_add_rows, isum_result, isum_serialize,
-           isum_deserialize);
-ISUM_CLASS(weir__agg_sum0_int, "SUM0", i32sum_add, i32sum_add_rows, isum0_result, isum_serialize,
-           isum_deserialize);
-ISUM_CLASS(weir__agg_sum0_bigint, "SUM0", i64sum_add, i64sum_add_rows, isum0_result, isum_serialize,
-           isum_deserialize);
-ISUM_CLASS(weir__agg_avg_int, "AVG", i32sum_add, i32sum_add_rows, iavg_result, iavg_serialize, iavg_deserialize);
-ISUM_CLASS(weir__agg_avg_bigint, "AVG", i64sum_add, i64sum_add_rows, iavg_result, iavg_serialize,
-           iavg_deserialize);
+ISUM_CLASS(weir__agg_sum_int, "SUM", i32sum_add, i32sum_add_rows, isum_result,
+           isum_serialize, isum_deserialize);
+ISUM_CLASS(weir__agg_sum_bigint, "SUM", i64sum_add, i64sum_add_rows,
+           isum_result, isum_serialize, isum_deserialize);
+ISUM_CLASS(weir__agg_sum0_int, "SUM0", i32sum_add, i32sum_add_rows,
+           isum0_result, isum_serialize, isum_deserialize);
+ISUM_CLASS(weir__agg_sum0_bigint, "SUM0", i64sum_add, i64sum_add_rows,
+           isum0_result, isum_serialize, isum_deserialize);
+ISUM_CLASS(weir__agg_avg_int, "AVG", i32sum_add, i32sum_add_rows, iavg_result,
+           iavg_serialize, iavg_deserialize);
+ISUM_CLASS(weir__agg_avg_bigint, "AVG", i64sum_add, i64sum_add_rows,
+           iavg_result, iavg_serialize, iavg_deserialize);
 
 /* ---- DOUBLE SUM / AVG ---- */
 
@@ -397,10 +448,17 @@ typedef struct fsum_acc {
     double sum;
 } fsum_acc;
 
-static size_t fsum_size(const weir_agg *a) { return sizeof(fsum_acc); }
-static void fsum_init(const weir_agg *a, void *acc) { memset(acc, 0, sizeof(fsum_acc)); }
+static size_t fsum_size(const weir_agg *a)
+{
+    return sizeof(fsum_acc);
+}
+static void fsum_init(const weir_agg *a, void *acc)
+{
+    memset(acc, 0, sizeof(fsum_acc));
+}
 
-static int fsum_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int fsum_add(const weir_agg *a, void *acc, const weir_batch *b,
+                    uint32_t row)
 {
     fsum_acc *s = acc;
     const weir_column *c = &b->cols[a->input_col];
@@ -412,8 +470,8 @@ static int fsum_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t 
     return 0;
 }
 
-static int fsum_add_rows(const weir_agg *a, void *const *accs, const weir_batch *b, const uint32_t *rows,
-                         uint32_t n)
+static int fsum_add_rows(const weir_agg *a, void *const *accs,
+                         const weir_batch *b, const uint32_t *rows, uint32_t n)
 {
     const weir_column *c = &b->cols[a->input_col];
     const double *d = c->data;
@@ -429,7 +487,8 @@ static int fsum_add_rows(const weir_agg *a, void *const *accs, const weir_batch 
     return 0;
 }
 
-static int fsum_retract(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int fsum_retract(const weir_agg *a, void *acc, const weir_batch *b,
+                        uint32_t row)
 {
     fsum_acc *s = acc;
     bool v = aggv_valid(b, a->input_col, row);
@@ -457,7 +516,8 @@ static int fsum_merge(const weir_agg *a, void *acc, const void *other)
     return 0;
 }
 
-static int fsum_result_common(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row,
+static int fsum_result_common(const weir_agg *a, const void *acc,
+                              weir_batch *out, uint32_t col, uint32_t row,
                               int mode)
 {
     const fsum_acc *s = acc;
@@ -466,18 +526,22 @@ static int fsum_result_common(const weir_agg *a, const void *acc, weir_batch *ou
         return rc;
     if (s->n == 0 && mode != 1)
         return weir__agg_put_null(out, col, row);
-    return weir__agg_put_f64(out, col, row, mode == 2 ? s->sum / (double)s->n : s->sum);
+    return weir__agg_put_f64(out, col, row,
+                             mode == 2 ? s->sum / (double)s->n : s->sum);
 }
 
-static int fsum_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int fsum_result(const weir_agg *a, const void *acc, weir_batch *out,
+                       uint32_t col, uint32_t row)
 {
     return fsum_result_common(a, acc, out, col, row, 0);
 }
-static int fsum0_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int fsum0_result(const weir_agg *a, const void *acc, weir_batch *out,
+                        uint32_t col, uint32_t row)
 {
     return fsum_result_common(a, acc, out, col, row, 1);
 }
-static int favg_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int favg_result(const weir_agg *a, const void *acc, weir_batch *out,
+                       uint32_t col, uint32_t row)
 {
     return fsum_result_common(a, acc, out, col, row, 2);
 }
@@ -496,7 +560,8 @@ static int fsum_de(void *acc, weir_cursor *in, uint8_t fc)
     fsum_acc *s = acc;
     memset(s, 0, sizeof *s);
     uint64_t bits;
-    if (get_counts(in, fc, VK_F64, (cnt_acc *)s) || weir_cursor_get_u64(in, &bits) || (s->n == 0 && bits != 0)) {
+    if (get_counts(in, fc, VK_F64, (cnt_acc *)s) ||
+        weir_cursor_get_u64(in, &bits) || (s->n == 0 && bits != 0)) {
         memset(s, 0, sizeof *s);
         return WEIR_ECORRUPT;
     }
@@ -504,29 +569,44 @@ static int fsum_de(void *acc, weir_cursor *in, uint8_t fc)
     return 0;
 }
 
-static int fsum_serialize(const weir_agg *a, const void *acc, weir_buf *out) { return fsum_ser(acc, out, FC_SUM); }
-static int fsum_deserialize(const weir_agg *a, void *acc, weir_cursor *in) { return fsum_de(acc, in, FC_SUM); }
-static int favg_serialize(const weir_agg *a, const void *acc, weir_buf *out) { return fsum_ser(acc, out, FC_AVG); }
-static int favg_deserialize(const weir_agg *a, void *acc, weir_cursor *in) { return fsum_de(acc, in, FC_AVG); }
+static int fsum_serialize(const weir_agg *a, const void *acc, weir_buf *out)
+{
+    return fsum_ser(acc, out, FC_SUM);
+}
+static int fsum_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
+{
+    return fsum_de(acc, in, FC_SUM);
+}
+static int favg_serialize(const weir_agg *a, const void *acc, weir_buf *out)
+{
+    return fsum_ser(acc, out, FC_AVG);
+}
+static int favg_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
+{
+    return fsum_de(acc, in, FC_AVG);
+}
 
-#define FSUM_CLASS(cname, fname, resultf, serf, def)                                                        \
-    const weir_agg_class cname = {                                                                          \
-        .name = fname,                                                                                      \
-        .acc_size = fsum_size,                                                                              \
-        .init = fsum_init,                                                                                  \
-        .add = fsum_add,                                                                                    \
-        .retract = fsum_retract,                                                                            \
-        .merge = fsum_merge,                                                                                \
-        .result = resultf,                                                                                  \
-        .serialize = serf,                                                                                  \
-        .deserialize = def,                                                                                 \
-        .is_empty = weir__agg_rows_empty,                                                                   \
-        .add_rows = fsum_add_rows,                                                                          \
+#define FSUM_CLASS(cname, fname, resultf, serf, def)                           \
+    const weir_agg_class cname = {                                             \
+        .name = fname,                                                         \
+        .acc_size = fsum_size,                                                 \
+        .init = fsum_init,                                                     \
+        .add = fsum_add,                                                       \
+        .retract = fsum_retract,                                               \
+        .merge = fsum_merge,                                                   \
+        .result = resultf,                                                     \
+        .serialize = serf,                                                     \
+        .deserialize = def,                                                    \
+        .is_empty = weir__agg_rows_empty,                                      \
+        .add_rows = fsum_add_rows,                                             \
     }
 
-FSUM_CLASS(weir__agg_sum_double, "SUM", fsum_result, fsum_serialize, fsum_deserialize);
-FSUM_CLASS(weir__agg_sum0_double, "SUM0", fsum0_result, fsum_serialize, fsum_deserialize);
-FSUM_CLASS(weir__agg_avg_double, "AVG", favg_result, favg_serialize, favg_deserialize);
+FSUM_CLASS(weir__agg_sum_double, "SUM", fsum_result, fsum_serialize,
+           fsum_deserialize);
+FSUM_CLASS(weir__agg_sum0_double, "SUM0", fsum0_result, fsum_serialize,
+           fsum_deserialize);
+FSUM_CLASS(weir__agg_avg_double, "AVG", favg_result, favg_serialize,
+           favg_deserialize);
 
 /* ---- DECIMAL SUM / AVG: exact 128-bit sums of the unscaled values ---- */
 
@@ -536,8 +616,14 @@ typedef struct dsum_acc {
     uint64_t lo, hi; /* the sum as a two's complement 128-bit integer */
 } dsum_acc;
 
-static unsigned __int128 dsum_bits(const dsum_acc *s) { return ((unsigned __int128)s->hi << 64) | s->lo; }
-static __int128 dsum_get(const dsum_acc *s) { return (__int128)dsum_bits(s); }
+static unsigned __int128 dsum_bits(const dsum_acc *s)
+{
+    return ((unsigned __int128)s->hi << 64) | s->lo;
+}
+static __int128 dsum_get(const dsum_acc *s)
+{
+    return (__int128)dsum_bits(s);
+}
 
 /* Adds v modulo 2^128: real sums never come near, and unsigned arithmetic
  * keeps even a damaged state free of undefined behaviour. */
@@ -548,21 +634,30 @@ static void dsum_add_to(dsum_acc *s, unsigned __int128 v)
     s->hi = (uint64_t)(u >> 64);
 }
 
-static size_t dsum_size(const weir_agg *a) { return sizeof(dsum_acc); }
-static void dsum_init(const weir_agg *a, void *acc) { memset(acc, 0, sizeof(dsum_acc)); }
+static size_t dsum_size(const weir_agg *a)
+{
+    return sizeof(dsum_acc);
+}
+static void dsum_init(const weir_agg *a, void *acc)
+{
+    memset(acc, 0, sizeof(dsum_acc));
+}
 
-static int dsum_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int dsum_add(const weir_agg *a, void *acc, const weir_batch *b,
+                    uint32_t row)
 {
     dsum_acc *s = acc;
     s->rows++;
     if (aggv_valid(b, a->input_col, row)) {
-        dsum_add_to(s, (unsigned __int128)(__int128)WEIR_COL_I64(b, a->input_col)[row]);
+        dsum_add_to(
+            s, (unsigned __int128)(__int128)WEIR_COL_I64(b, a->input_col)[row]);
         s->n++;
     }
     return 0;
 }
 
-static int dsum_retract(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int dsum_retract(const weir_agg *a, void *acc, const weir_batch *b,
+                        uint32_t row)
 {
     dsum_acc *s = acc;
     bool v = aggv_valid(b, a->input_col, row);
@@ -571,7 +666,8 @@ static int dsum_retract(const weir_agg *a, void *acc, const weir_batch *b, uint3
     s->rows--;
     if (v) {
         s->n--;
-        dsum_add_to(s, -(unsigned __int128)(__int128)WEIR_COL_I64(b, a->input_col)[row]);
+        dsum_add_to(s, -(unsigned __int128)(__int128)WEIR_COL_I64(
+                           b, a->input_col)[row]);
     }
     return 0;
 }
@@ -586,9 +682,12 @@ static int dsum_merge(const weir_agg *a, void *acc, const void *other)
     return 0;
 }
 
-#define DEC18_LIMIT ((__int128)1000000000000000000LL) /* 10^18: DECIMAL(18, s) holds |v| < this */
+#define DEC18_LIMIT                                                            \
+    ((__int128)1000000000000000000LL) /* 10^18: DECIMAL(18, s) holds |v| <     \
+                                         this */
 
-static int dsum_result_common(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row,
+static int dsum_result_common(const weir_agg *a, const void *acc,
+                              weir_batch *out, uint32_t col, uint32_t row,
                               bool zero_if_none)
 {
     const dsum_acc *s = acc;
@@ -601,16 +700,19 @@ static int dsum_result_common(const weir_agg *a, const void *acc, weir_batch *ou
     return weir__agg_put_i64(out, col, row, (int64_t)v);
 }
 
-static int dsum_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int dsum_result(const weir_agg *a, const void *acc, weir_batch *out,
+                       uint32_t col, uint32_t row)
 {
     return dsum_result_common(a, acc, out, col, row, false);
 }
-static int dsum0_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int dsum0_result(const weir_agg *a, const void *acc, weir_batch *out,
+                        uint32_t col, uint32_t row)
 {
     return dsum_result_common(a, acc, out, col, row, true);
 }
 
-static int davg_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int davg_result(const weir_agg *a, const void *acc, weir_batch *out,
+                       uint32_t col, uint32_t row)
 {
     const dsum_acc *s = acc;
     int rc = weir__agg_check_out(a, out, col, row);
@@ -657,7 +759,8 @@ static int dsum_de(void *acc, weir_cursor *in, uint8_t fc)
     dsum_acc *s = acc;
     memset(s, 0, sizeof *s);
     uint64_t lo, hi;
-    if (get_counts(in, fc, DEC_KIND, (cnt_acc *)s) || weir_cursor_get_u64(in, &lo) || weir_cursor_get_u64(in, &hi) ||
+    if (get_counts(in, fc, DEC_KIND, (cnt_acc *)s) ||
+        weir_cursor_get_u64(in, &lo) || weir_cursor_get_u64(in, &hi) ||
         (s->n == 0 && (lo | hi))) {
         memset(s, 0, sizeof *s);
         return WEIR_ECORRUPT;
@@ -667,28 +770,43 @@ static int dsum_de(void *acc, weir_cursor *in, uint8_t fc)
     return 0;
 }
 
-static int dsum_serialize(const weir_agg *a, const void *acc, weir_buf *out) { return dsum_ser(acc, out, FC_SUM); }
-static int dsum_deserialize(const weir_agg *a, void *acc, weir_cursor *in) { return dsum_de(acc, in, FC_SUM); }
-static int davg_serialize(const weir_agg *a, const void *acc, weir_buf *out) { return dsum_ser(acc, out, FC_AVG); }
-static int davg_deserialize(const weir_agg *a, void *acc, weir_cursor *in) { return dsum_de(acc, in, FC_AVG); }
+static int dsum_serialize(const weir_agg *a, const void *acc, weir_buf *out)
+{
+    return dsum_ser(acc, out, FC_SUM);
+}
+static int dsum_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
+{
+    return dsum_de(acc, in, FC_SUM);
+}
+static int davg_serialize(const weir_agg *a, const void *acc, weir_buf *out)
+{
+    return dsum_ser(acc, out, FC_AVG);
+}
+static int davg_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
+{
+    return dsum_de(acc, in, FC_AVG);
+}
 
-#define DSUM_CLASS(cname, fname, resultf, serf, def)                                                        \
-    const weir_agg_class cname = {                                                                          \
-        .name = fname,                                                                                      \
-        .acc_size = dsum_size,                                                                              \
-        .init = dsum_init,                                                                                  \
-        .add = dsum_add,                                                                                    \
-        .retract = dsum_retract,                                                                            \
-        .merge = dsum_merge,                                                                                \
-        .result = resultf,                                                                                  \
-        .serialize = serf,                                                                                  \
-        .deserialize = def,                                                                                 \
-        .is_empty = weir__agg_rows_empty,                                                                   \
+#define DSUM_CLASS(cname, fname, resultf, serf, def)                           \
+    const weir_agg_class cname = {                                             \
+        .name = fname,                                                         \
+        .acc_size = dsum_size,                                                 \
+        .init = dsum_init,                                                     \
+        .add = dsum_add,                                                       \
+        .retract = dsum_retract,                                               \
+        .merge = dsum_merge,                                                   \
+        .result = resultf,                                                     \
+        .serialize = serf,                                                     \
+        .deserialize = def,                                                    \
+        .is_empty = weir__agg_rows_empty,                                      \
     }
 
-DSUM_CLASS(weir__agg_sum_decimal, "SUM", dsum_result, dsum_serialize, dsum_deserialize);
-DSUM_CLASS(weir__agg_sum0_decimal, "SUM0", dsum0_result, dsum_serialize, dsum_deserialize);
-DSUM_CLASS(weir__agg_avg_decimal, "AVG", davg_result, davg_serialize, davg_deserialize);
+DSUM_CLASS(weir__agg_sum_decimal, "SUM", dsum_result, dsum_serialize,
+           dsum_deserialize);
+DSUM_CLASS(weir__agg_sum0_decimal, "SUM0", dsum0_result, dsum_serialize,
+           dsum_deserialize);
+DSUM_CLASS(weir__agg_avg_decimal, "AVG", davg_result, davg_serialize,
+           davg_deserialize);
 
 /* ---- VAR_POP, VAR_SAMP, STDDEV_POP, STDDEV_SAMP (Welford) ---- */
 
@@ -699,8 +817,14 @@ typedef struct var_acc {
     double m2; /* sum of squared deviations from the mean */
 } var_acc;
 
-static size_t var_size(const weir_agg *a) { return sizeof(var_acc); }
-static void var_init(const weir_agg *a, void *acc) { memset(acc, 0, sizeof(var_acc)); }
+static size_t var_size(const weir_agg *a)
+{
+    return sizeof(var_acc);
+}
+static void var_init(const weir_agg *a, void *acc)
+{
+    memset(acc, 0, sizeof(var_acc));
+}
 
 static double num_input(const weir_agg *a, const weir_batch *b, uint32_t row)
 {
@@ -711,13 +835,15 @@ static double num_input(const weir_agg *a, const weir_batch *b, uint32_t row)
     case WEIR_TYPE_DOUBLE:
         return ((const double *)c->data)[row];
     case WEIR_TYPE_DECIMAL:
-        return (double)((const int64_t *)c->data)[row] / (double)weir__agg_pow10[c->type.scale];
+        return (double)((const int64_t *)c->data)[row] /
+               (double)weir__agg_pow10[c->type.scale];
     default:
         return (double)((const int64_t *)c->data)[row];
     }
 }
 
-static int var_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int var_add(const weir_agg *a, void *acc, const weir_batch *b,
+                   uint32_t row)
 {
     var_acc *s = acc;
     s->rows++;
@@ -731,7 +857,8 @@ static int var_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t r
     return 0;
 }
 
-static int var_retract(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+static int var_retract(const weir_agg *a, void *acc, const weir_batch *b,
+                       uint32_t row)
 {
     var_acc *s = acc;
     bool v = aggv_valid(b, a->input_col, row);
@@ -778,7 +905,8 @@ static int var_merge(const weir_agg *a, void *acc, const void *other)
 }
 
 /* mode bit 0: sample (else population); bit 1: square root. */
-static int var_result_common(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row,
+static int var_result_common(const weir_agg *a, const void *acc,
+                             weir_batch *out, uint32_t col, uint32_t row,
                              int mode)
 {
     const var_acc *s = acc;
@@ -792,19 +920,23 @@ static int var_result_common(const weir_agg *a, const void *acc, weir_batch *out
     return weir__agg_put_f64(out, col, row, (mode & 2) ? sqrt(v) : v);
 }
 
-static int varpop_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int varpop_result(const weir_agg *a, const void *acc, weir_batch *out,
+                         uint32_t col, uint32_t row)
 {
     return var_result_common(a, acc, out, col, row, 0);
 }
-static int varsamp_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int varsamp_result(const weir_agg *a, const void *acc, weir_batch *out,
+                          uint32_t col, uint32_t row)
 {
     return var_result_common(a, acc, out, col, row, 1);
 }
-static int stdpop_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int stdpop_result(const weir_agg *a, const void *acc, weir_batch *out,
+                         uint32_t col, uint32_t row)
 {
     return var_result_common(a, acc, out, col, row, 2);
 }
-static int stdsamp_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+static int stdsamp_result(const weir_agg *a, const void *acc, weir_batch *out,
+                          uint32_t col, uint32_t row)
 {
     return var_result_common(a, acc, out, col, row, 3);
 }
@@ -825,8 +957,9 @@ static int var_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
     var_acc *s = acc;
     var_init(a, acc);
     double mean, m2;
-    if (get_counts(in, FC_VARIANCE, VK_F64, (cnt_acc *)s) || weir_cursor_get_f64(in, &mean) ||
-        weir_cursor_get_f64(in, &m2) || m2 < 0 || (s->n == 0 && (mean != 0 || m2 != 0))) {
+    if (get_counts(in, FC_VARIANCE, VK_F64, (cnt_acc *)s) ||
+        weir_cursor_get_f64(in, &mean) || weir_cursor_get_f64(in, &m2) ||
+        m2 < 0 || (s->n == 0 && (mean != 0 || m2 != 0))) {
         var_init(a, acc);
         return WEIR_ECORRUPT;
     }
@@ -835,18 +968,18 @@ static int var_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
     return 0;
 }
 
-#define VAR_CLASS(cname, fname, resultf)                                                                    \
-    const weir_agg_class cname = {                                                                          \
-        .name = fname,                                                                                      \
-        .acc_size = var_size,                                                                               \
-        .init = var_init,                                                                                   \
-        .add = var_add,                                                                                     \
-        .retract = var_retract,                                                                             \
-        .merge = var_merge,                                                                                 \
-        .result = resultf,                                                                                  \
-        .serialize = var_serialize,                                                                         \
-        .deserialize = var_deserialize,                                                                     \
-        .is_empty = weir__agg_rows_empty,                                                                   \
+#define VAR_CLASS(cname, fname, resultf)                                       \
+    const weir_agg_class cname = {                                             \
+        .name = fname,                                                         \
+        .acc_size = var_size,                                                  \
+        .init = var_init,                                                      \
+        .add = var_add,                                                        \
+        .retract = var_retract,                                                \
+        .merge = var_merge,                                                    \
+        .result = resultf,                                                     \
+        .serialize = var_serialize,                                            \
+        .deserialize = var_deserialize,                                        \
+        .is_empty = weir__agg_rows_empty,                                      \
     }
 
 VAR_CLASS(weir__agg_var_pop, "VAR_POP", varpop_result);

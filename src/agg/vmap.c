@@ -2,12 +2,12 @@
  * agg/vmap.c - the value multiset behind COUNT_DISTINCT and the
  * retractable MIN/MAX/FIRST/LAST: distinct values with counts.
  *
- * Entries are dense (removal moves the last entry into the hole) so that
- * owners can keep parallel structures by entry number; an open-addressing
- * index with linear probing and backward-shift deletion (no tombstones)
- * finds them. The index is kept at most half full. String bytes go to one
- * arena; removed strings become garbage that is compacted away before an
- * insert when it exceeds half the arena.
+ * Entries keep their number while they live (removed ones are chained in a
+ * free list through hpos and reused), so owners can refer to them; an
+ * open-addressing index with linear probing and backward-shift deletion
+ * (no tombstones) finds them. The index is kept at most half full. String bytes
+ * go to one arena; removed strings become garbage that is compacted away before
+ * an insert when it exceeds half the arena.
  */
 #include <stdlib.h>
 
@@ -17,6 +17,7 @@ void weir__vmap_init(vmap *m, vkind kind)
 {
     memset(m, 0, sizeof *m);
     m->kind = kind;
+    m->free = UINT32_MAX;
 }
 
 void weir__vmap_fini(vmap *m)
@@ -28,9 +29,13 @@ void weir__vmap_fini(vmap *m)
     weir__vmap_init(m, k);
 }
 
-static uint32_t slot_home(const vmap *m, uint64_t hash) { return (uint32_t)(hash & (m->nslot - 1)); }
+static uint32_t slot_home(const vmap *m, uint64_t hash)
+{
+    return (uint32_t)(hash & (m->nslot - 1));
+}
 
-static void index_put(uint32_t *slot, uint32_t nslot, uint64_t hash, uint32_t idx)
+static void index_put(uint32_t *slot, uint32_t nslot, uint64_t hash,
+                      uint32_t idx)
 {
     uint32_t s = (uint32_t)(hash & (nslot - 1));
     while (slot[s])
@@ -51,8 +56,9 @@ static int grow_index(vmap *m, uint32_t want_entries)
     uint32_t *slot = weir_calloc(ns, sizeof *slot);
     if (!slot)
         return WEIR_ENOMEM;
-    for (uint32_t i = 0; i < m->n; i++)
-        index_put(slot, ns, m->e[i].hash, i);
+    for (uint32_t i = 0; i < m->top; i++)
+        if (vmap_live(m, i))
+            index_put(slot, ns, m->e[i].hash, i);
     weir_free(m->slot);
     m->slot = slot;
     m->nslot = ns;
@@ -67,7 +73,9 @@ static int compact_arena(vmap *m)
     if (!a)
         return WEIR_ENOMEM;
     size_t off = 0;
-    for (uint32_t i = 0; i < m->n; i++) {
+    for (uint32_t i = 0; i < m->top; i++) {
+        if (!vmap_live(m, i))
+            continue;
         memcpy(a + off, m->arena + m->e[i].bits, m->e[i].len);
         m->e[i].bits = off;
         off += m->e[i].len;
@@ -82,13 +90,16 @@ static int compact_arena(vmap *m)
 
 int weir__vmap_reserve(vmap *m, uint32_t extra, size_t bytes)
 {
-    if (extra > UINT32_MAX - m->n)
+    if (extra > UINT32_MAX - 1 - m->n)
         return WEIR_ENOMEM;
     uint32_t want = m->n + extra;
-    if (want > m->cap) {
+    /* Free entries below top are reused first; the rest come after top. */
+    uint32_t from_top = extra > m->top - m->n ? extra - (m->top - m->n) : 0;
+    if (from_top > m->cap - m->top) {
+        uint32_t need = m->top + from_top;
         uint32_t cap = m->cap ? m->cap : 8;
-        while (cap < want)
-            cap = cap > UINT32_MAX / 2 ? want : cap * 2;
+        while (cap < need)
+            cap = cap > UINT32_MAX / 2 ? need : cap * 2;
         vent *e = weir_realloc(m->e, (size_t)cap * sizeof *e);
         if (!e)
             return WEIR_ENOMEM;
@@ -140,7 +151,14 @@ int64_t weir__vmap_find(const vmap *m, const aggv *v, uint64_t hash)
 
 uint32_t weir__vmap_insert(vmap *m, const aggv *v, uint64_t hash)
 {
-    uint32_t i = m->n++;
+    uint32_t i;
+    if (m->free != UINT32_MAX) {
+        i = m->free;
+        m->free = m->e[i].hpos;
+    } else {
+        i = m->top++;
+    }
+    m->n++;
     vent *e = &m->e[i];
     memset(e, 0, sizeof *e);
     e->hash = hash;
@@ -165,7 +183,7 @@ static uint32_t find_slot_of(const vmap *m, uint32_t idx)
     return s;
 }
 
-uint32_t weir__vmap_remove(vmap *m, uint32_t i)
+void weir__vmap_remove(vmap *m, uint32_t i)
 {
     uint32_t mask = m->nslot - 1;
     /* Backward-shift deletion keeps every probe sequence unbroken. */
@@ -178,7 +196,8 @@ uint32_t weir__vmap_remove(vmap *m, uint32_t i)
             break;
         uint32_t home = slot_home(m, m->e[x - 1].hash);
         /* Move x back if its home is not cyclically within (hole, j]. */
-        bool within = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        bool within =
+            hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
         if (!within) {
             m->slot[hole] = x;
             hole = j;
@@ -187,13 +206,11 @@ uint32_t weir__vmap_remove(vmap *m, uint32_t i)
     m->slot[hole] = 0;
     if (m->kind == VK_STR)
         m->agarbage += m->e[i].len;
-    uint32_t last = m->n - 1;
+    m->e[i].count = -1;
+    m->e[i].len = 0;
+    m->e[i].hpos = m->free;
+    m->free = i;
     m->n--;
-    if (i == last)
-        return UINT32_MAX;
-    m->slot[find_slot_of(m, last)] = i + 1;
-    m->e[i] = m->e[last];
-    return last;
 }
 
 typedef struct sort_ctx {
@@ -214,8 +231,10 @@ int weir__vmap_sorted(const vmap *m, uint32_t **out)
     uint32_t *ix = weir_malloc(((size_t)m->n + 1) * sizeof *ix);
     if (!ix)
         return WEIR_ENOMEM;
-    for (uint32_t i = 0; i < m->n; i++)
-        ix[i] = i;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < m->top; i++)
+        if (vmap_live(m, i))
+            ix[k++] = i;
     sort_ctx c = {m};
     qsort_r(ix, m->n, sizeof *ix, cmp_entries, &c);
     *out = ix;
@@ -243,17 +262,20 @@ int weir__vmap_put_counts(weir_buf *out, const vmap *m)
     return rc;
 }
 
-int weir__vmap_get_counts(weir_cursor *in, vmap *m, int64_t max_total, int64_t *total)
+int weir__vmap_get_counts(weir_cursor *in, vmap *m, int64_t max_total,
+                          int64_t *total)
 {
     uint64_t n;
     *total = 0;
-    if (weir_cursor_get_varint(in, &n) || n > (uint64_t)max_total || n > UINT32_MAX)
+    if (weir_cursor_get_varint(in, &n) || n > (uint64_t)max_total ||
+        n > UINT32_MAX)
         return WEIR_ECORRUPT;
     aggv prev = {0};
     for (uint64_t i = 0; i < n; i++) {
         aggv v;
         uint64_t c;
-        if (weir__agg_get_value(in, m->kind, &v) || weir_cursor_get_varint(in, &c) || c == 0 ||
+        if (weir__agg_get_value(in, m->kind, &v) ||
+            weir_cursor_get_varint(in, &c) || c == 0 ||
             c > (uint64_t)(max_total - *total))
             return WEIR_ECORRUPT;
         /* Strictly ascending: canonical, and no value twice. */

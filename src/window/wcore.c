@@ -721,20 +721,20 @@ static int emit_sliced(wcore *c, wentry *e, weir_ts start, weir_ts end, const vo
 /* 5. routing records                                                   */
 /* ------------------------------------------------------------------ */
 
-/* Smallest point of the grid offset + k*step strictly after t. */
-static weir_ts grid_after(const wcore *c, weir_ts t, int64_t step)
+/* Smallest point of the grid off + k*step strictly after t. */
+static weir_ts grid_after(weir_ts t, int64_t off, int64_t step)
 {
     if (t == WEIR_TS_MIN)
         return WEIR_TS_MIN;
-    return weir__ts_add(weir_window_align(t, c->off, step), step);
+    return weir__ts_add(weir_window_align(t, off, step), step);
 }
 
 /* Smallest grid point >= t. */
-static weir_ts grid_ceil(const wcore *c, weir_ts t, int64_t step)
+static weir_ts grid_ceil(weir_ts t, int64_t off, int64_t step)
 {
     if (t == WEIR_TS_MIN)
         return WEIR_TS_MIN;
-    return grid_after(c, t - 1, step);
+    return grid_after(t - 1, off, step);
 }
 
 /* Hopping: end of the last window containing the slice that ends at se. */
@@ -832,7 +832,7 @@ static int route_hopping(wcore *c, wentry *e, const weir_batch *b, uint32_t row,
 {
     weir_ts ss, se;
     slice_of(c, ts, &ss, &se);
-    weir_ts e_first = c->sl == c->slide ? se : grid_ceil(c, se, c->slide);
+    weir_ts e_first = c->sl == c->slide ? se : grid_ceil(se, c->eoff, c->slide);
     weir_ts e_last = hop_lastwin(c, se);
     const weir_ts W = c->wm;
     if (weir__ts_add(e_last, c->L) <= W)
@@ -846,7 +846,7 @@ static int route_hopping(wcore *c, wentry *e, const weir_batch *b, uint32_t row,
             if (!(n = slice_get(c, e, se, &created)))
                 return WEIR_ENOMEM;
             if (created) {
-                weir_ts first = e_first > W ? e_first : grid_after(c, W, c->slide);
+                weir_ts first = e_first > W ? e_first : grid_after(W, c->eoff, c->slide);
                 if ((rc = wheel_add(c, e, first)))
                     return rc;
             }
@@ -891,7 +891,7 @@ static int route_cumulating(wcore *c, wentry *e, const weir_batch *b, uint32_t r
                 if (!(n = slice_get(c, e, se, &created)))
                     return WEIR_ENOMEM;
                 if (created) {
-                    weir_ts first = se > W ? se : grid_after(c, W, c->slide);
+                    weir_ts first = se > W ? se : grid_after(W, c->off, c->slide);
                     if ((rc = wheel_add(c, e, first)))
                         return rc;
                 }
@@ -944,7 +944,7 @@ static int route_windows(wcore *c, wentry *e, const weir_batch *b, uint32_t row,
         last = weir__ts_add(s0, c->size);
     } else {
         /* starts on the slide grid in (ts - size, ts] */
-        s0 = grid_after(c, weir__ts_sub(ts, c->size), c->slide);
+        s0 = grid_after(weir__ts_sub(ts, c->size), c->off, c->slide);
         step = c->slide;
         last = weir__ts_add(weir_window_align(ts, c->off, c->slide), c->size);
     }
@@ -1185,8 +1185,8 @@ static weir_ts hop_next(const wcore *c, const wentry *e, weir_ts after)
     for (const wnode *n = e->head; n; n = n->next) {
         if (hop_lastwin(c, n->end) <= after)
             continue;
-        weir_ts a = grid_ceil(c, n->end, c->slide);
-        weir_ts b = grid_after(c, after, c->slide);
+        weir_ts a = grid_ceil(n->end, c->eoff, c->slide);
+        weir_ts b = grid_after(after, c->eoff, c->slide);
         return a > b ? a : b;
     }
     return WEIR_TS_MAX;
@@ -1290,7 +1290,7 @@ static int hopping_fire(wcore *c, wentry *e, weir_ts after, weir_ts W)
 static weir_ts cum_next(const wcore *c, const wentry *e, weir_ts after)
 {
     weir_ts t = WEIR_TS_MAX;
-    weir_ts ga = grid_after(c, after, c->slide);
+    weir_ts ga = grid_after(after, c->off, c->slide);
     if (e->cum) {
         weir_ts pend = weir__ts_add(e->cum->start, c->size);
         weir_ts E = weir__ts_add(e->cum->end, c->slide);
@@ -1477,6 +1477,8 @@ int weir__wcore_create(const weir_window_spec *spec, const weir_schema *in, cons
     c->size = a->size_ms;
     c->slide = a->kind == WEIR_WINDOW_TUMBLING ? a->size_ms : a->slide_ms;
     c->off = a->offset_ms;
+    /* Window starts align to off + k*slide, so ends align to off + size + k*slide. */
+    c->eoff = (int64_t)(((__int128)a->offset_ms + a->size_ms) % (c->slide ? c->slide : 1));
     c->gap = a->gap_ms;
     c->maxlen = a->max_length_ms;
     c->L = spec->allowed_lateness_ms;

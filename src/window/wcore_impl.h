@@ -94,6 +94,7 @@ struct weir__wcore {
     weir_window_accumulation accm;
     bool proc_domain;
     int64_t size, slide, sl, off, L, gap, maxlen;
+    int64_t eoff;             /* hopping: offset of the grid of window ends */
     weir_keyspec key;
     keycol kcols[WEIR_KEY_MAX_COLS];
     weir__accset as;
