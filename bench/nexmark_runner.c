@@ -637,7 +637,7 @@ typedef struct query_summary {
 static void summarize(const options *o, query_summary *q)
 {
     double w[MAX_REPEAT], c[MAX_REPEAT], e[MAX_REPEAT], ec[MAX_REPEAT], r[MAX_REPEAT], k[MAX_REPEAT],
-        km[MAX_REPEAT], kb[MAX_REPEAT];
+        km[MAX_REPEAT], kb[MAX_REPEAT], kn[MAX_REPEAT];
     uint32_t n = 0, nk = 0;
     for (uint32_t i = 0; i < q->n_runs; i++) {
         const run_record *rr = &q->runs[i];
@@ -655,9 +655,10 @@ static void summarize(const options *o, query_summary *q)
             kb[nk] = (double)rr->r.ckpt_bytes_max / (1024.0 * 1024.0);
             nk++;
         }
+        kn[n - 1] = rr->r.n_ckpt;
         q->rows_out = rr->r.rows_out;
-        q->n_ckpt = rr->r.n_ckpt;
     }
+    q->n_ckpt = (uint32_t)median(kn, n);
     q->wall_s = median(w, n);
     q->cpu_s = median(c, n);
     q->eps = median(e, n);
