@@ -277,7 +277,7 @@ Test(convert, decimals_are_exact_and_round_half_up)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         int64_t v = 0;
-        int rc = weir__parse_decimal(cases[i].text, strlen(cases[i].text), cases[i].p, cases[i].s, &v);
+        int rc = weir__fmt_parse_decimal(cases[i].text, strlen(cases[i].text), cases[i].p, cases[i].s, &v);
         cr_expect_eq(rc, cases[i].rc, "%s: rc %d", cases[i].text, rc);
         if (!rc)
             cr_expect_eq(v, cases[i].v, "%s: %lld", cases[i].text, (long long)v);
