@@ -8,9 +8,10 @@
  * in a canonical, backend-independent format, so that a snapshot taken from
  * one backend restores into another and into another parallelism.
  *
- * Implementations: memory (memory_backend.c) and, later, RocksDB. Each
- * implements weir__backend_ops; the public state API in weir/state.h
- * dispatches through it.
+ * Implementations: memory (memory_backend.c) and RocksDB (rocksdb_backend.c,
+ * when built with WEIR_HAVE_ROCKSDB). Each implements weir__backend_ops
+ * (backend_impl.h); the public state API in weir/state.h dispatches through
+ * it. The snapshot format is described in docs/state.md.
  */
 #ifndef WEIR_STATE_BACKEND_INTERNAL_H
 #define WEIR_STATE_BACKEND_INTERNAL_H
@@ -26,6 +27,12 @@ typedef struct weir__backend_config {
     uint32_t kg_lo, kg_hi;      /* owned key groups [kg_lo, kg_hi) */
     weir_clock clock;           /* processing time, for TTL */
     const char *dir;            /* working directory for disk backends */
+    /*
+     * RocksDB tuning; 0 picks the default. Memory the backend may use for
+     * its block cache and for each memtable (write buffer).
+     */
+    uint64_t block_cache_bytes;
+    uint64_t write_buffer_bytes;
 } weir__backend_config;
 
 int weir__backend_create(const weir__backend_config *cfg, weir__backend **out);

@@ -1,0 +1,1158 @@
+/*
+ * state/memory_backend.c - the in-memory keyed-state backend (the embedded
+ * default).
+ *
+ * Layout. Each state has one open-addressing hash table per owned key group
+ * (linear probing, power-of-two size, load <= 3/4, deletion by backward
+ * shift, so there are no tombstones). A slot holds the 64-bit hash of
+ * (key, namespace) and a pointer to a record carved from the backend's slab:
+ *
+ *   record: stamp | klen | nslen | vlen | vcap | key | ns | pad to 8 | value area
+ *
+ * The value area holds the bytes of a value / reducing / aggregating state;
+ * the elements of a list, appended in place ([u32 len][i64 stamp][bytes]
+ * each, capacity doubling when full); or, for a map, a nested table whose
+ * slots point to entry records (stamp | klen | vlen | vcap | key | pad | value).
+ * Because tables are per key group, a key group is snapshotted, restored or
+ * dropped without looking at the others.
+ *
+ * Pointer lifetime. A pointer returned by a read points into a record. Writes
+ * (put, add, clear, map put/remove, set_key, restore) may move or free any
+ * record. Reads never free: an expired entry found by a read is unlinked from
+ * its table and its memory is parked on a retire list, which the next write
+ * frees once it has consumed its own arguments. So a read pointer stays valid
+ * until the next write, as weir/state.h promises, even when the clock
+ * advanced in between.
+ *
+ * TTL. Records of a TTL state carry the stamp of their last write (and read,
+ * for ON_READ_AND_WRITE). A list record's stamp is the newest stamp of its
+ * elements, and a map record's is an upper bound on its entries' stamps, so a
+ * record whose stamp is expired holds nothing live. Each access to a TTL
+ * state also runs one incremental cleanup step: a cursor walks the state's
+ * tables (all key groups, round robin), examining a few records per access
+ * and removing what has expired, so dead keys that are never read again do
+ * not hold memory.
+ */
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "state/backend_impl.h"
+#include "state/slab.h"
+
+#define CLEANUP_RECORDS 4 /* records (or map entries) examined per access */
+#define CLEANUP_PROBES 32 /* slots or empty key groups passed over per access */
+#define TAB_MIN 8
+#define MAP_MIN 4
+#define ELEM_HDR 12 /* list element: u32 len, i64 stamp */
+
+typedef struct slot {
+    uint64_t hash;
+    void *p; /* record (or map entry); NULL: empty */
+} slot;
+
+typedef struct tab {
+    slot *slots; /* NULL until the first insert */
+    uint32_t mask;
+    uint32_t n;
+} tab;
+
+typedef struct mrec {
+    int64_t stamp;
+    uint32_t klen, nslen;
+    uint32_t vlen; /* bytes used in the value area */
+    uint32_t vcap; /* bytes available in the value area */
+    uint8_t data[];
+} mrec;
+
+typedef struct ment {
+    int64_t stamp;
+    uint32_t klen, vlen, vcap, pad_;
+    uint8_t data[];
+} ment;
+
+typedef struct mem_state {
+    weir_state base;
+    tab *tabs;                       /* one per owned key group: tabs[kg - kg_lo] */
+    uint32_t cl_kg, cl_slot, cl_sub; /* incremental cleanup cursor */
+} mem_state;
+
+typedef struct retired {
+    void *p;
+    size_t size;
+} retired;
+
+typedef struct mem_backend {
+    weir__backend base;
+    weir__slab slab;
+    uint32_t n_kg;
+    uint64_t meta_bytes; /* state structs and per-key-group table headers */
+    retired *retire;     /* freed by the next write; see "Pointer lifetime" */
+    size_t n_retire, cap_retire;
+} mem_backend;
+
+/* ---- records ---- */
+
+static inline size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
+static inline uint8_t *rec_key(mrec *r) { return r->data; }
+static inline uint8_t *rec_ns(mrec *r) { return r->data + r->klen; }
+static inline uint8_t *rec_val(mrec *r) { return r->data + align8((size_t)r->klen + r->nslen); }
+static inline size_t rec_size(const mrec *r)
+{
+    return sizeof(mrec) + align8((size_t)r->klen + r->nslen) + r->vcap;
+}
+static inline uint8_t *ent_val(ment *e) { return e->data + align8(e->klen); }
+static inline size_t ent_size(const ment *e) { return sizeof(ment) + align8(e->klen) + e->vcap; }
+
+/* The map of a MAP record lives in its value area. */
+static inline tab *rec_map(mrec *r) { return (tab *)(void *)rec_val(r); }
+
+static inline uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/*
+ * Slot hash of (current key, ns). The key hash is remixed because every key
+ * in one key group's table shares its value modulo max_parallelism.
+ */
+static inline uint64_t kns_hash(const weir__backend *be, const void *ns, size_t nslen)
+{
+    uint64_t h = be->key_hash;
+    if (nslen)
+        h ^= XXH3_64bits(ns, nslen) * 0x9E3779B97F4A7C15ULL;
+    return mix64(h);
+}
+
+static inline uint64_t ukey_hash(const void *k, size_t klen) { return XXH3_64bits(k, klen); }
+
+static mrec *rec_alloc(mem_backend *mb, const void *key, size_t klen, const void *ns, size_t nslen, size_t want)
+{
+    size_t off = align8(klen + nslen);
+    size_t need = sizeof(mrec) + off + want;
+    size_t sz = weir__slab_round(need);
+    if (sz - sizeof(mrec) - off > UINT32_MAX)
+        return NULL;
+    mrec *r = weir__slab_alloc(&mb->slab, need);
+    if (!r)
+        return NULL;
+    r->stamp = WEIR__NO_STAMP;
+    r->klen = (uint32_t)klen;
+    r->nslen = (uint32_t)nslen;
+    r->vlen = 0;
+    r->vcap = (uint32_t)(sz - sizeof(mrec) - off);
+    if (klen)
+        memcpy(r->data, key, klen);
+    if (nslen)
+        memcpy(r->data + klen, ns, nslen);
+    return r;
+}
+
+static ment *ent_alloc(mem_backend *mb, const void *k, size_t klen, size_t want)
+{
+    size_t off = align8(klen);
+    size_t need = sizeof(ment) + off + want;
+    size_t sz = weir__slab_round(need);
+    if (sz - sizeof(ment) - off > UINT32_MAX)
+        return NULL;
+    ment *e = weir__slab_alloc(&mb->slab, need);
+    if (!e)
+        return NULL;
+    e->stamp = WEIR__NO_STAMP;
+    e->klen = (uint32_t)klen;
+    e->vlen = 0;
+    e->vcap = (uint32_t)(sz - sizeof(ment) - off);
+    e->pad_ = 0;
+    if (klen)
+        memcpy(e->data, k, klen);
+    return e;
+}
+
+/* ---- releasing memory: now (writes) or at the next write (reads) ---- */
+
+static bool retire_reserve(mem_backend *mb, size_t extra)
+{
+    if (mb->n_retire + extra <= mb->cap_retire)
+        return true;
+    size_t cap = mb->cap_retire ? mb->cap_retire : 16;
+    while (cap < mb->n_retire + extra)
+        cap *= 2;
+    retired *r = weir_realloc(mb->retire, cap * sizeof *r);
+    if (!r)
+        return false;
+    mb->retire = r;
+    mb->cap_retire = cap;
+    return true;
+}
+
+static void release(mem_backend *mb, void *p, size_t size, bool defer)
+{
+    if (defer) {
+        /* Capacity was reserved by the caller before it unlinked anything. */
+        mb->retire[mb->n_retire++] = (retired){p, size};
+    } else {
+        weir__slab_free(&mb->slab, p, size);
+    }
+}
+
+static void flush_retired(mem_backend *mb)
+{
+    for (size_t i = 0; i < mb->n_retire; i++)
+        weir__slab_free(&mb->slab, mb->retire[i].p, mb->retire[i].size);
+    mb->n_retire = 0;
+}
+
+static inline size_t tab_bytes(const tab *t) { return ((size_t)t->mask + 1) * sizeof(slot); }
+
+/* Blocks a record owns: itself, and for a map its slot array and entries. */
+static size_t rec_blocks(weir_state_kind kind, mrec *r)
+{
+    if (kind != WEIR_STATE_MAP)
+        return 1;
+    tab *m = rec_map(r);
+    return 2 + m->n;
+}
+
+static void rec_release(mem_backend *mb, weir_state_kind kind, mrec *r, bool defer)
+{
+    if (kind == WEIR_STATE_MAP) {
+        tab *m = rec_map(r);
+        if (m->slots) {
+            for (uint32_t i = 0; i <= m->mask; i++)
+                if (m->slots[i].p)
+                    release(mb, m->slots[i].p, ent_size(m->slots[i].p), defer);
+            release(mb, m->slots, tab_bytes(m), defer);
+        }
+    }
+    release(mb, r, rec_size(r), defer);
+}
+
+/* ---- open-addressing tables ---- */
+
+static int tab_resize(mem_backend *mb, tab *t, uint32_t n_slots)
+{
+    slot *s = weir__slab_alloc(&mb->slab, (size_t)n_slots * sizeof(slot));
+    if (!s)
+        return WEIR_ENOMEM;
+    memset(s, 0, (size_t)n_slots * sizeof(slot));
+    uint32_t mask = n_slots - 1;
+    if (t->slots) {
+        for (uint32_t i = 0; i <= t->mask; i++) {
+            if (!t->slots[i].p)
+                continue;
+            uint32_t j = (uint32_t)t->slots[i].hash & mask;
+            while (s[j].p)
+                j = (j + 1) & mask;
+            s[j] = t->slots[i];
+        }
+        weir__slab_free(&mb->slab, t->slots, tab_bytes(t));
+    }
+    t->slots = s;
+    t->mask = mask;
+    return 0;
+}
+
+/* Makes room for one more entry so that a following probe finds an empty slot. */
+static int tab_reserve(mem_backend *mb, tab *t, uint32_t min_slots)
+{
+    if (!t->slots)
+        return tab_resize(mb, t, min_slots);
+    if ((uint64_t)(t->n + 1) * 4 > (uint64_t)(t->mask + 1) * 3) {
+        if (t->mask >= UINT32_MAX / 4)
+            return WEIR_ENOMEM;
+        return tab_resize(mb, t, (t->mask + 1) * 2);
+    }
+    return 0;
+}
+
+/* Removes slot i, shifting back the entries of its probe run. */
+static void tab_remove_at(tab *t, uint32_t i)
+{
+    uint32_t mask = t->mask;
+    uint32_t j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (!t->slots[j].p)
+            break;
+        uint32_t home = (uint32_t)t->slots[j].hash & mask;
+        /* The entry at j may move to i only if its home is not in (i, j]. */
+        bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+        if (stays)
+            continue;
+        t->slots[i] = t->slots[j];
+        i = j;
+    }
+    t->slots[i].p = NULL;
+    t->slots[i].hash = 0;
+    t->n--;
+}
+
+#define NONE UINT32_MAX
+
+/*
+ * Probes for (key, ns). Returns the slot index of the match, or NONE; *empty
+ * gets the first empty slot of the run (where an insert goes).
+ */
+static inline uint32_t rec_find(const tab *t, uint64_t h, const uint8_t *key, size_t klen, const void *ns,
+                                size_t nslen, uint32_t *empty)
+{
+    if (!t->slots) {
+        *empty = NONE;
+        return NONE;
+    }
+    uint32_t i = (uint32_t)h & t->mask;
+    for (;;) {
+        const slot *s = &t->slots[i];
+        if (!s->p) {
+            *empty = i;
+            return NONE;
+        }
+        if (s->hash == h) {
+            mrec *r = s->p;
+            if (r->klen == klen && r->nslen == nslen && memcmp(r->data, key, klen) == 0 &&
+                (nslen == 0 || memcmp(r->data + klen, ns, nslen) == 0))
+                return i;
+        }
+        i = (i + 1) & t->mask;
+    }
+}
+
+static inline uint32_t ent_find(const tab *m, uint64_t h, const void *k, size_t klen, uint32_t *empty)
+{
+    if (!m->slots) {
+        *empty = NONE;
+        return NONE;
+    }
+    uint32_t i = (uint32_t)h & m->mask;
+    for (;;) {
+        const slot *s = &m->slots[i];
+        if (!s->p) {
+            *empty = i;
+            return NONE;
+        }
+        if (s->hash == h) {
+            ment *e = s->p;
+            if (e->klen == klen && (klen == 0 || memcmp(e->data, k, klen) == 0))
+                return i;
+        }
+        i = (i + 1) & m->mask;
+    }
+}
+
+/* ---- list elements ---- */
+
+static inline uint32_t elem_len(const uint8_t *p)
+{
+    uint32_t n;
+    memcpy(&n, p, 4);
+    return n;
+}
+static inline int64_t elem_stamp(const uint8_t *p)
+{
+    int64_t s;
+    memcpy(&s, p + 4, 8);
+    return s;
+}
+static inline void elem_set_stamp(uint8_t *p, int64_t s) { memcpy(p + 4, &s, 8); }
+
+/* Drops expired elements in place; returns the new stamp (newest left). */
+static int64_t list_compact(mrec *r, int64_t now, int64_t ttl_ms)
+{
+    uint8_t *v = rec_val(r);
+    size_t in = 0, out = 0;
+    int64_t newest = WEIR__NO_STAMP;
+    while (in < r->vlen) {
+        size_t esz = ELEM_HDR + elem_len(v + in);
+        int64_t s = elem_stamp(v + in);
+        if (!weir__ttl_expired(s, now, ttl_ms)) {
+            if (out != in)
+                memmove(v + out, v + in, esz);
+            out += esz;
+            if (s > newest)
+                newest = s;
+        }
+        in += esz;
+    }
+    r->vlen = (uint32_t)out;
+    return newest;
+}
+
+/* ---- backend plumbing ---- */
+
+static inline mem_backend *MB(weir__backend *be) { return (mem_backend *)be; }
+static inline mem_state *MS(weir_state *st) { return (mem_state *)st; }
+static inline tab *cur_tab(mem_state *ms) { return &ms->tabs[ms->base.be->kg - ms->base.be->kg_lo]; }
+
+static inline int64_t stamp_now(weir_state *st, int64_t now)
+{
+    return weir__state_has_ttl(st) ? now : WEIR__NO_STAMP;
+}
+
+static inline bool rec_expired(weir_state *st, const mrec *r, int64_t now)
+{
+    return weir__state_has_ttl(st) && weir__ttl_expired(r->stamp, now, st->ttl_ms);
+}
+
+/* Unlinks record slot i of t and releases it. A deferred release needs room on the retire list. */
+static bool remove_rec_at(mem_backend *mb, mem_state *ms, tab *t, uint32_t i, bool defer)
+{
+    mrec *r = t->slots[i].p;
+    if (defer && !retire_reserve(mb, rec_blocks(ms->base.desc.kind, r)))
+        return false; /* leave it; it stays invisible and is found again later */
+    tab_remove_at(t, i);
+    rec_release(mb, ms->base.desc.kind, r, defer);
+    return true;
+}
+
+static bool remove_ent_at(mem_backend *mb, tab *m, uint32_t i, bool defer)
+{
+    ment *e = m->slots[i].p;
+    if (defer && !retire_reserve(mb, 1))
+        return false;
+    tab_remove_at(m, i);
+    release(mb, e, ent_size(e), defer);
+    return true;
+}
+
+/*
+ * One incremental cleanup step for a TTL state: examine a few records at the
+ * cursor and remove what has expired. defer: called from a read.
+ */
+static void cleanup_step(mem_backend *mb, mem_state *ms, int64_t now, bool defer)
+{
+    weir_state *st = &ms->base;
+    if (mb->n_kg == 0)
+        return;
+    int examined = 0, probes = 0;
+    while (examined < CLEANUP_RECORDS && probes < CLEANUP_PROBES) {
+        probes++;
+        tab *t = &ms->tabs[ms->cl_kg];
+        if (!t->slots || t->n == 0 || ms->cl_slot > t->mask) {
+            ms->cl_kg = (ms->cl_kg + 1) % mb->n_kg;
+            ms->cl_slot = 0;
+            ms->cl_sub = 0;
+            continue;
+        }
+        slot *s = &t->slots[ms->cl_slot];
+        if (!s->p) {
+            ms->cl_slot++;
+            ms->cl_sub = 0;
+            continue;
+        }
+        examined++;
+        mrec *r = s->p;
+        if (weir__ttl_expired(r->stamp, now, st->ttl_ms)) {
+            /* The backward shift may bring another record here: look at this slot again. */
+            if (!remove_rec_at(mb, ms, t, ms->cl_slot, defer))
+                ms->cl_slot++;
+            ms->cl_sub = 0;
+            continue;
+        }
+        if (st->desc.kind == WEIR_STATE_LIST && r->vlen &&
+            weir__ttl_expired(elem_stamp(rec_val(r)), now, st->ttl_ms)) {
+            /* Compaction only moves element bytes, which no read pointer outlives. */
+            r->stamp = list_compact(r, now, st->ttl_ms);
+        } else if (st->desc.kind == WEIR_STATE_MAP) {
+            tab *m = rec_map(r);
+            int budget = CLEANUP_RECORDS;
+            while (budget-- > 0 && m->slots && ms->cl_sub <= m->mask) {
+                slot *es = &m->slots[ms->cl_sub];
+                if (es->p && weir__ttl_expired(((ment *)es->p)->stamp, now, st->ttl_ms)) {
+                    if (remove_ent_at(mb, m, ms->cl_sub, defer))
+                        continue;
+                }
+                ms->cl_sub++;
+            }
+            if (m->n == 0) {
+                if (!remove_rec_at(mb, ms, t, ms->cl_slot, defer))
+                    ms->cl_slot++;
+                ms->cl_sub = 0;
+                continue;
+            }
+            if (m->slots && ms->cl_sub <= m->mask)
+                return; /* continue inside this map at the next access */
+        }
+        ms->cl_slot++;
+        ms->cl_sub = 0;
+    }
+}
+
+/* Runs after every access to a TTL state, once the access has used its arguments. */
+static inline void after_access(mem_backend *mb, mem_state *ms, int64_t now, bool write)
+{
+    if (weir__state_has_ttl(&ms->base))
+        cleanup_step(mb, ms, now, !write);
+    if (write && mb->n_retire)
+        flush_retired(mb);
+}
+
+static inline int64_t access_now(weir_state *st)
+{
+    return weir__state_has_ttl(st) ? weir__now(st->be) : 0;
+}
+
+/* ---- value, reducing, aggregating ---- */
+
+static int mem_get(weir_state *st, const void *ns, size_t nslen, const void **val, size_t *len)
+{
+    mem_backend *mb = MB(st->be);
+    mem_state *ms = MS(st);
+    tab *t = cur_tab(ms);
+    uint32_t empty = NONE;
+    uint32_t i = rec_find(t, kns_hash(st->be, ns, nslen), st->be->key, st->be->key_len, ns, nslen, &empty);
+    int64_t now = access_now(st);
+    int rc = WEIR_ENOTFOUND;
+    if (i != NONE) {
+        mrec *r = t->slots[i].p;
+        if (rec_expired(st, r, now)) {
+            remove_rec_at(mb, ms, t, i, true);
+        } else {
+            if (weir__state_has_ttl(st) && st->desc.ttl_update == WEIR_TTL_ON_READ_AND_WRITE)
+                r->stamp = now;
+            *val = rec_val(r);
+            *len = r->vlen;
+            rc = 0;
+        }
+    }
+    after_access(mb, ms, now, false);
+    return rc;
+}
+
+/*
+ * Stores len bytes as the value of (current key, ns): in place when they fit,
+ * else in a new record. val may point into the old record.
+ */
+static int store_value(mem_backend *mb, mem_state *ms, const void *ns, size_t nslen, const void *val, size_t len,
+                       int64_t stamp)
+{
+    weir__backend *be = &mb->base;
+    tab *t = cur_tab(ms);
+    int rc = tab_reserve(mb, t, TAB_MIN);
+    if (rc)
+        return rc;
+    uint64_t h = kns_hash(be, ns, nslen);
+    uint32_t empty = NONE;
+    uint32_t i = rec_find(t, h, be->key, be->key_len, ns, nslen, &empty);
+    if (i != NONE) {
+        mrec *r = t->slots[i].p;
+        if (len <= r->vcap) {
+            if (len)
+                memmove(rec_val(r), val, len);
+            r->vlen = (uint32_t)len;
+            r->stamp = stamp;
+            return 0;
+        }
+        mrec *n = rec_alloc(mb, be->key, be->key_len, ns, nslen, len);
+        if (!n)
+            return WEIR_ENOMEM;
+        memcpy(rec_val(n), val, len);
+        n->vlen = (uint32_t)len;
+        n->stamp = stamp;
+        weir__slab_free(&mb->slab, r, rec_size(r));
+        t->slots[i].p = n;
+        return 0;
+    }
+    mrec *r = rec_alloc(mb, be->key, be->key_len, ns, nslen, len);
+    if (!r)
+        return WEIR_ENOMEM;
+    if (len)
+        memcpy(rec_val(r), val, len);
+    r->vlen = (uint32_t)len;
+    r->stamp = stamp;
+    t->slots[empty] = (slot){h, r};
+    t->n++;
+    return 0;
+}
+
+static int mem_put(weir_state *st, const void *ns, size_t nslen, const void *val, size_t len)
+{
+    int64_t now = access_now(st);
+    int rc = store_value(MB(st->be), MS(st), ns, nslen, val, len, stamp_now(st, now));
+    after_access(MB(st->be), MS(st), now, true);
+    return rc;
+}
+
+static int mem_update(weir_state *st, const void *ns, size_t nslen, weir__update_fn fn, void *ud)
+{
+    mem_backend *mb = MB(st->be);
+    mem_state *ms = MS(st);
+    weir__backend *be = st->be;
+    tab *t = cur_tab(ms);
+    int64_t now = access_now(st);
+    uint32_t empty = NONE;
+    uint32_t i = rec_find(t, kns_hash(be, ns, nslen), be->key, be->key_len, ns, nslen, &empty);
+    const void *old = NULL;
+    size_t oldlen = 0;
+    if (i != NONE) {
+        mrec *r = t->slots[i].p;
+        if (!rec_expired(st, r, now)) {
+            old = rec_val(r);
+            oldlen = r->vlen;
+        }
+    }
+    weir_buf_clear(&be->scratch);
+    int rc = fn(ud, old, oldlen, &be->scratch);
+    if (!rc)
+        rc = store_value(mb, ms, ns, nslen, be->scratch.data, be->scratch.len, stamp_now(st, now));
+    after_access(mb, ms, now, true);
+    return rc;
+}
+
+static int mem_clear(weir_state *st, const void *ns, size_t nslen)
+{
+    mem_backend *mb = MB(st->be);
+    mem_state *ms = MS(st);
+    tab *t = cur_tab(ms);
+    uint32_t empty = NONE;
+    uint32_t i = rec_find(t, kns_hash(st->be, ns, nslen), st->be->key, st->be->key_len, ns, nslen, &empty);
+    if (i != NONE)
+        remove_rec_at(mb, ms, t, i, false);
+    after_access(mb, ms, access_now(st), true);
+    return 0;
+}
+
+/* ---- list ---- */
+
+static int append_elem(mem_backend *mb, mem_state *ms, const void *ns, size_t nslen, const void *val, size_t len,
+                       int64_t stamp, int64_t now)
+{
+    weir__backend *be = &mb->base;
+    weir_state *st = &ms->base;
+    tab *t = cur_tab(ms);
+    int rc = tab_reserve(mb, t, TAB_MIN);
+    if (rc)
+        return rc;
+    uint64_t h = kns_hash(be, ns, nslen);
+    uint32_t empty = NONE;
+    uint32_t i = rec_find(t, h, be->key, be->key_len, ns, nslen, &empty);
+    size_t esz = ELEM_HDR + len;
+    mrec *r;
+    if (i != NONE) {
+        r = t->slots[i].p;
+        if (rec_expired(st, r, now))
+            r->vlen = 0; /* everything in it is dead: start over in the same record */
+        if ((size_t)r->vlen + esz > r->vcap) {
+            size_t want = (size_t)r->vlen + esz;
+            if (want < (size_t)r->vcap * 2)
+                want = (size_t)r->vcap * 2;
+            if ((size_t)r->vlen + esz > UINT32_MAX)
+                return WEIR_ENOMEM;
+            if (want > UINT32_MAX)
+                want = UINT32_MAX;
+            mrec *n = rec_alloc(mb, be->key, be->key_len, ns, nslen, want);
+            if (!n)
+                return WEIR_ENOMEM;
+            memcpy(rec_val(n), rec_val(r), r->vlen);
+            n->vlen = r->vlen;
+            n->stamp = r->stamp;
+            /* Write the new element before freeing r: val may point into it. */
+            uint8_t *e = rec_val(n) + n->vlen;
+            uint32_t l32 = (uint32_t)len;
+            memcpy(e, &l32, 4);
+            elem_set_stamp(e, stamp);
+            if (len)
+                memcpy(e + ELEM_HDR, val, len);
+            n->vlen += (uint32_t)esz;
+            if (stamp > n->stamp)
+                n->stamp = stamp;
+            weir__slab_free(&mb->slab, r, rec_size(r));
+            t->slots[i].p = n;
+            return 0;
+        }
+    } else {
+        r = rec_alloc(mb, be->key, be->key_len, ns, nslen, esz);
+        if (!r)
+            return WEIR_ENOMEM;
+        t->slots[empty] = (slot){h, r};
+        t->n++;
+    }
+    uint8_t *e = rec_val(r) + r->vlen;
+    uint32_t l32 = (uint32_t)len;
+    memcpy(e, &l32, 4);
+    elem_set_stamp(e, stamp);
+    if (len)
+        memmove(e + ELEM_HDR, val, len);
+    r->vlen += (uint32_t)esz;
+    if (stamp > r->stamp)
+        r->stamp = stamp;
+    return 0;
+}
+
+static int mem_list_add(weir_state *st, const void *ns, size_t nslen, const void *val, size_t len)
+{
+    int64_t now = access_now(st);
+    int rc = append_elem(MB(st->be), MS(st), ns, nslen, val, len, stamp_now(st, now), now);
+    after_access(MB(st->be), MS(st), now, true);
+    return rc;
+}
+
+static int mem_list_get(weir_state *st, const void *ns, size_t nslen, weir_list_visit_fn fn, void *ud)
+{
+    mem_backend *mb = MB(st->be);
+    mem_state *ms = MS(st);
+    tab *t = cur_tab(ms);
+    uint32_t empty = NONE;
+    uint32_t i = rec_find(t, kns_hash(st->be, ns, nslen), st->be->key, st->be->key_len, ns, nslen, &empty);
+    int64_t now = access_now(st);
+    int rc = 0;
+    if (i == NONE)
+        goto out;
+    mrec *r = t->slots[i].p;
+    if (rec_expired(st, r, now)) {
+        remove_rec_at(mb, ms, t, i, true);
+        goto out;
+    }
+    bool ttl = weir__state_has_ttl(st);
+    size_t n_expired = 0;
+    uint8_t *v = rec_val(r);
+    for (size_t off = 0; off < r->vlen;) {
+        uint32_t len = elem_len(v + off);
+        if (ttl && weir__ttl_expired(elem_stamp(v + off), now, st->ttl_ms)) {
+            n_expired++;
+        } else {
+            int x = fn(ud, v + off + ELEM_HDR, len);
+            if (x) {
+                rc = x < 0 ? x : 0;
+                break;
+            }
+        }
+        off += ELEM_HDR + len;
+    }
+    if (n_expired)
+        r->stamp = list_compact(r, now, st->ttl_ms);
+    if (ttl && st->desc.ttl_update == WEIR_TTL_ON_READ_AND_WRITE) {
+        for (size_t off = 0; off < r->vlen; off += ELEM_HDR + elem_len(v + off))
+            elem_set_stamp(v + off, now);
+        r->stamp = now;
+    }
+    if (r->vlen == 0)
+        remove_rec_at(mb, ms, t, i, true);
+out:
+    after_access(mb, ms, now, false);
+    return rc;
+}
+
+/* ---- map ---- */
+
+static int map_store(mem_backend *mb, mem_state *ms, const void *ns, size_t nslen, const void *k, size_t klen,
+                     const void *v, size_t vlen, int64_t stamp, int64_t now)
+{
+    weir__backend *be = &mb->base;
+    weir_state *st = &ms->base;
+    tab *t = cur_tab(ms);
+    int rc = tab_reserve(mb, t, TAB_MIN);
+    if (rc)
+        return rc;
+    uint64_t h = kns_hash(be, ns, nslen);
+    uint32_t empty = NONE;
+    uint32_t i = rec_find(t, h, be->key, be->key_len, ns, nslen, &empty);
+    mrec *r;
+    bool created = false;
+    if (i == NONE) {
+        r = rec_alloc(mb, be->key, be->key_len, ns, nslen, sizeof(tab));
+        if (!r)
+            return WEIR_ENOMEM;
+        memset(rec_map(r), 0, sizeof(tab));
+        r->vlen = sizeof(tab);
+        i = empty;
+        t->slots[i] = (slot){h, r};
+        t->n++;
+        created = true;
+    } else {
+        r = t->slots[i].p;
+        if (rec_expired(st, r, now)) {
+            /* Everything in it is dead; drop it and start an empty map in its place. */
+            tab *m = rec_map(r);
+            if (m->slots) {
+                for (uint32_t j = 0; j <= m->mask; j++)
+                    if (m->slots[j].p)
+                        weir__slab_free(&mb->slab, m->slots[j].p, ent_size(m->slots[j].p));
+                memset(m->slots, 0, tab_bytes(m));
+                m->n = 0;
+            }
+        }
+    }
+    tab *m = rec_map(r);
+    uint64_t eh = ukey_hash(k, klen);
+    uint32_t eempty = NONE;
+    uint32_t j;
+    if ((rc = tab_reserve(mb, m, MAP_MIN)))
+        goto fail;
+    j = ent_find(m, eh, k, klen, &eempty);
+    if (j != NONE) {
+        ment *e = m->slots[j].p;
+        if (vlen <= e->vcap) {
+            if (vlen)
+                memmove(ent_val(e), v, vlen);
+        } else {
+            ment *n = ent_alloc(mb, k, klen, vlen);
+            if (!n) {
+                rc = WEIR_ENOMEM;
+                goto fail;
+            }
+            memcpy(ent_val(n), v, vlen);
+            weir__slab_free(&mb->slab, e, ent_size(e));
+            m->slots[j].p = e = n;
+        }
+        e->vlen = (uint32_t)vlen;
+        e->stamp = stamp;
+    } else {
+        ment *e = ent_alloc(mb, k, klen, vlen);
+        if (!e) {
+            rc = WEIR_ENOMEM;
+            goto fail;
+        }
+        if (vlen)
+            memcpy(ent_val(e), v, vlen);
+        e->vlen = (uint32_t)vlen;
+        e->stamp = stamp;
+        m->slots[eempty] = (slot){eh, e};
+        m->n++;
+    }
+    if (stamp > r->stamp)
+        r->stamp = stamp;
+    return 0;
+fail:
+    if (created || m->n == 0)
+        remove_rec_at(mb, ms, t, i, false);
+    return rc;
+}
+
+static int mem_map_put(weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen, const void *v,
+                       size_t vlen)
+{
+    int64_t now = access_now(st);
+    int rc = map_store(MB(st->be), MS(st), ns, nslen, k, klen, v, vlen, stamp_now(st, now), now);
+    after_access(MB(st->be), MS(st), now, true);
+    return rc;
+}
+
+/* Finds the live map record of (current key, ns); removes it (deferred) if expired. */
+static mrec *map_find(mem_backend *mb, mem_state *ms, const void *ns, size_t nslen, int64_t now, uint32_t *idx)
+{
+    weir__backend *be = &mb->base;
+    tab *t = cur_tab(ms);
+    uint32_t empty = NONE;
+    uint32_t i = rec_find(t, kns_hash(be, ns, nslen), be->key, be->key_len, ns, nslen, &empty);
+    if (i == NONE)
+        return NULL;
+    mrec *r = t->slots[i].p;
+    if (rec_expired(&ms->base, r, now)) {
+        remove_rec_at(mb, ms, t, i, true);
+        return NULL;
+    }
+    *idx = i;
+    return r;
+}
+
+static int mem_map_get(weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen, const void **v,
+                       size_t *vlen)
+{
+    mem_backend *mb = MB(st->be);
+    mem_state *ms = MS(st);
+    int64_t now = access_now(st);
+    int rc = WEIR_ENOTFOUND;
+    uint32_t i;
+    mrec *r = map_find(mb, ms, ns, nslen, now, &i);
+    if (r) {
+        tab *m = rec_map(r);
+        uint32_t empty = NONE;
+        uint32_t j = ent_find(m, ukey_hash(k, klen), k, klen, &empty);
+        if (j != NONE) {
+            ment *e = m->slots[j].p;
+            if (weir__state_has_ttl(st) && weir__ttl_expired(e->stamp, now, st->ttl_ms)) {
+                remove_ent_at(mb, m, j, true);
+                if (m->n == 0)
+                    remove_rec_at(mb, ms, cur_tab(ms), i, true);
+            } else {
+                if (weir__state_has_ttl(st) && st->desc.ttl_update == WEIR_TTL_ON_READ_AND_WRITE) {
+                    e->stamp = now;
+                    r->stamp = now;
+                }
+                *v = ent_val(e);
+                *vlen = e->vlen;
+                rc = 0;
+            }
+        }
+    }
+    after_access(mb, ms, now, false);
+    return rc;
+}
+
+static int mem_map_remove(weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen)
+{
+    mem_backend *mb = MB(st->be);
+    mem_state *ms = MS(st);
+    int64_t now = access_now(st);
+    uint32_t i;
+    mrec *r = map_find(mb, ms, ns, nslen, now, &i);
+    if (r) {
+        tab *m = rec_map(r);
+        uint32_t empty = NONE;
+        uint32_t j = ent_find(m, ukey_hash(k, klen), k, klen, &empty);
+        if (j != NONE) {
+            remove_ent_at(mb, m, j, false);
+            if (m->n == 0)
+                remove_rec_at(mb, ms, cur_tab(ms), i, false);
+        }
+    }
+    after_access(mb, ms, now, true);
+    return 0;
+}
+
+static int mem_map_iterate(weir_state *st, const void *ns, size_t nslen, weir_map_visit_fn fn, void *ud)
+{
+    mem_backend *mb = MB(st->be);
+    mem_state *ms = MS(st);
+    int64_t now = access_now(st);
+    int rc = 0;
+    uint32_t i;
+    mrec *r = map_find(mb, ms, ns, nslen, now, &i);
+    if (!r)
+        goto out;
+    tab *m = rec_map(r);
+    bool ttl = weir__state_has_ttl(st);
+    bool touch = ttl && st->desc.ttl_update == WEIR_TTL_ON_READ_AND_WRITE;
+    size_t n_expired = 0;
+    for (uint32_t j = 0; m->slots && j <= m->mask; j++) {
+        ment *e = m->slots[j].p;
+        if (!e)
+            continue;
+        if (ttl && weir__ttl_expired(e->stamp, now, st->ttl_ms)) {
+            n_expired++;
+            continue;
+        }
+        if (touch)
+            e->stamp = now;
+        int x = fn(ud, e->data, e->klen, ent_val(e), e->vlen);
+        if (x) {
+            rc = x < 0 ? x : 0;
+            break;
+        }
+    }
+    if (touch)
+        r->stamp = now;
+    if (n_expired) {
+        for (uint32_t j = 0; j <= m->mask;) {
+            ment *e = m->slots[j].p;
+            if (e && weir__ttl_expired(e->stamp, now, st->ttl_ms) && remove_ent_at(mb, m, j, true))
+                continue; /* something may have shifted into j */
+            j++;
+        }
+        if (m->n == 0)
+            remove_rec_at(mb, ms, cur_tab(ms), i, true);
+    }
+out:
+    after_access(mb, ms, now, false);
+    return rc;
+}
+
+/* ---- whole key groups: keys, snapshots, restore ---- */
+
+/* Whether a record holds anything live (checked entry by entry for maps). */
+static bool rec_live(weir_state *st, mrec *r, int64_t now)
+{
+    if (!weir__state_has_ttl(st))
+        return true;
+    if (weir__ttl_expired(r->stamp, now, st->ttl_ms))
+        return false;
+    if (st->desc.kind == WEIR_STATE_LIST) {
+        uint8_t *v = rec_val(r);
+        for (size_t off = 0; off < r->vlen; off += ELEM_HDR + elem_len(v + off))
+            if (!weir__ttl_expired(elem_stamp(v + off), now, st->ttl_ms))
+                return true;
+        return false;
+    }
+    if (st->desc.kind == WEIR_STATE_MAP) {
+        tab *m = rec_map(r);
+        for (uint32_t j = 0; m->slots && j <= m->mask; j++)
+            if (m->slots[j].p && !weir__ttl_expired(((ment *)m->slots[j].p)->stamp, now, st->ttl_ms))
+                return true;
+        return false;
+    }
+    return true;
+}
+
+static int mem_collect_keys(weir_state *st, uint32_t kg, weir_buf *out)
+{
+    tab *t = &MS(st)->tabs[kg - st->be->kg_lo];
+    int64_t now = access_now(st);
+    for (uint32_t i = 0; t->slots && i <= t->mask; i++) {
+        mrec *r = t->slots[i].p;
+        if (!r || !rec_live(st, r, now))
+            continue;
+        int rc;
+        if ((rc = weir_buf_put_bytes(out, rec_key(r), r->klen)) ||
+            (rc = weir_buf_put_bytes(out, rec_ns(r), r->nslen)))
+            return rc;
+    }
+    return 0;
+}
+
+static int mem_snapshot_state(weir_state *st, uint32_t kg, weir__snap_writer *w)
+{
+    tab *t = &MS(st)->tabs[kg - st->be->kg_lo];
+    int rc = 0;
+    for (uint32_t i = 0; t->slots && i <= t->mask && !rc; i++) {
+        mrec *r = t->slots[i].p;
+        if (!r)
+            continue;
+        switch (st->desc.kind) {
+        case WEIR_STATE_LIST: {
+            if ((rc = weir__snap_group_begin(w, rec_key(r), r->klen, rec_ns(r), r->nslen)))
+                break;
+            uint8_t *v = rec_val(r);
+            for (size_t off = 0; off < r->vlen && !rc; off += ELEM_HDR + elem_len(v + off))
+                rc = weir__snap_item(w, elem_stamp(v + off), NULL, 0, v + off + ELEM_HDR, elem_len(v + off));
+            if (!rc)
+                rc = weir__snap_group_end(w);
+            break;
+        }
+        case WEIR_STATE_MAP: {
+            if ((rc = weir__snap_group_begin(w, rec_key(r), r->klen, rec_ns(r), r->nslen)))
+                break;
+            tab *m = rec_map(r);
+            for (uint32_t j = 0; m->slots && j <= m->mask && !rc; j++) {
+                ment *e = m->slots[j].p;
+                if (e)
+                    rc = weir__snap_item(w, e->stamp, e->data, e->klen, ent_val(e), e->vlen);
+            }
+            if (!rc)
+                rc = weir__snap_group_end(w);
+            break;
+        }
+        default:
+            rc = weir__snap_value(w, rec_key(r), r->klen, rec_ns(r), r->nslen, r->stamp, rec_val(r), r->vlen);
+            break;
+        }
+    }
+    return rc;
+}
+
+static void tab_free_all(mem_backend *mb, weir_state_kind kind, tab *t)
+{
+    if (!t->slots)
+        return;
+    for (uint32_t i = 0; i <= t->mask; i++)
+        if (t->slots[i].p)
+            rec_release(mb, kind, t->slots[i].p, false);
+    weir__slab_free(&mb->slab, t->slots, tab_bytes(t));
+    memset(t, 0, sizeof *t);
+}
+
+static int mem_drop_kg(weir__backend *be, uint32_t kg)
+{
+    mem_backend *mb = MB(be);
+    flush_retired(mb);
+    for (uint32_t s = 0; s < be->n_states; s++) {
+        mem_state *ms = MS(be->states[s]);
+        tab_free_all(mb, ms->base.desc.kind, &ms->tabs[kg - be->kg_lo]);
+        if (ms->cl_kg == kg - be->kg_lo)
+            ms->cl_slot = ms->cl_sub = 0;
+    }
+    return 0;
+}
+
+static int mem_load_value(weir_state *st, const void *ns, size_t nslen, int64_t stamp, const void *v, size_t len)
+{
+    return store_value(MB(st->be), MS(st), ns, nslen, v, len, stamp);
+}
+
+static int mem_load_list(weir_state *st, const void *ns, size_t nslen, int64_t stamp, const void *v, size_t len)
+{
+    /* now = stamp: a restore never discards what it was given; expiry is decided on access. */
+    return append_elem(MB(st->be), MS(st), ns, nslen, v, len, stamp, WEIR__NO_STAMP);
+}
+
+static int mem_load_map(weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen, int64_t stamp,
+                        const void *v, size_t vlen)
+{
+    return map_store(MB(st->be), MS(st), ns, nslen, k, klen, v, vlen, stamp, WEIR__NO_STAMP);
+}
+
+/* ---- lifecycle ---- */
+
+static int mem_state_create(weir__backend *be, weir_state **out)
+{
+    mem_backend *mb = MB(be);
+    mem_state *ms = weir_calloc(1, sizeof *ms);
+    if (!ms)
+        return WEIR_ENOMEM;
+    if (mb->n_kg) {
+        ms->tabs = weir_calloc(mb->n_kg, sizeof(tab));
+        if (!ms->tabs) {
+            weir_free(ms);
+            return WEIR_ENOMEM;
+        }
+    }
+    mb->meta_bytes += sizeof *ms + (uint64_t)mb->n_kg * sizeof(tab);
+    *out = &ms->base;
+    return 0;
+}
+
+static uint64_t mem_size_bytes(const weir__backend *be)
+{
+    const mem_backend *mb = (const mem_backend *)be;
+    return mb->slab.bytes + mb->meta_bytes;
+}
+
+static void mem_destroy(weir__backend *be)
+{
+    mem_backend *mb = MB(be);
+    flush_retired(mb);
+    for (uint32_t s = 0; s < be->n_states; s++) {
+        mem_state *ms = MS(be->states[s]);
+        /* Large blocks live outside the slab's pages: free every record. */
+        for (uint32_t k = 0; k < mb->n_kg; k++)
+            tab_free_all(mb, ms->base.desc.kind, &ms->tabs[k]);
+        weir_free((void *)ms->base.desc.name);
+        weir_free(ms->tabs);
+        weir_free(ms);
+    }
+    weir_free(mb->retire);
+    weir__slab_fini(&mb->slab);
+    weir__backend_fini(be);
+    weir_free(mb);
+}
+
+static const weir__backend_ops mem_ops = {
+    .kind = "memory",
+    .destroy = mem_destroy,
+    .state_create = mem_state_create,
+    .get = mem_get,
+    .put = mem_put,
+    .update = mem_update,
+    .clear = mem_clear,
+    .list_add = mem_list_add,
+    .list_get = mem_list_get,
+    .map_put = mem_map_put,
+    .map_get = mem_map_get,
+    .map_remove = mem_map_remove,
+    .map_iterate = mem_map_iterate,
+    .collect_keys = mem_collect_keys,
+    .snapshot_state = mem_snapshot_state,
+    .drop_kg = mem_drop_kg,
+    .load_value = mem_load_value,
+    .load_list = mem_load_list,
+    .load_map = mem_load_map,
+    .size_bytes = mem_size_bytes,
+};
+
+int weir__memory_backend_create(const weir__backend_config *cfg, weir__backend **out)
+{
+    mem_backend *mb = weir_calloc(1, sizeof *mb);
+    if (!mb)
+        return WEIR_ENOMEM;
+    weir__backend_init(&mb->base, &mem_ops, cfg);
+    weir__slab_init(&mb->slab);
+    mb->n_kg = cfg->kg_hi - cfg->kg_lo;
+    mb->meta_bytes = sizeof *mb;
+    *out = &mb->base;
+    return 0;
+}

@@ -1,0 +1,49 @@
+/*
+ * state/slab.h - a size-class block allocator for keyed-state records
+ * (internal to the state module).
+ *
+ * Records of the in-memory backend are small and numerous; one malloc each
+ * would cost time per record and a header per record. The slab carves blocks
+ * of a few fixed sizes (32 B .. 4 KiB, about 25% apart) out of 64 KiB pages
+ * taken from weir_malloc, and keeps freed blocks on a free list per size so
+ * that memory of removed (or expired) entries is reused by new ones. Larger
+ * blocks go straight to weir_malloc. Pages are returned only at _fini.
+ *
+ * The caller remembers the size of each block (it is derivable from the
+ * record header) and passes it back to weir__slab_free. Under
+ * AddressSanitizer free blocks are poisoned, so a use after free of a record
+ * is reported even though the memory stays inside the slab.
+ */
+#ifndef WEIR_STATE_SLAB_H
+#define WEIR_STATE_SLAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define WEIR__SLAB_NCLASS 27
+#define WEIR__SLAB_MAX 4096
+#define WEIR__SLAB_PAGE (64 * 1024)
+
+typedef struct weir__slab {
+    void *free[WEIR__SLAB_NCLASS]; /* free list per class, linked through the block */
+    uint8_t *bump;                 /* unused tail of the newest page */
+    size_t bump_left;
+    void *pages;                   /* pages linked through their first word */
+    uint64_t bytes;                /* pages + large blocks held, for size_bytes */
+} weir__slab;
+
+void weir__slab_init(weir__slab *s);
+void weir__slab_fini(weir__slab *s);
+
+/*
+ * Rounds a request of n bytes up to the size the slab would hand out, so the
+ * caller can use the slack (for example as spare value capacity).
+ */
+size_t weir__slab_round(size_t n);
+
+/* A block of exactly weir__slab_round(n) bytes, 8-byte aligned, or NULL. */
+void *weir__slab_alloc(weir__slab *s, size_t n);
+/* Frees a block; size is weir__slab_round of the size it was allocated with. */
+void weir__slab_free(weir__slab *s, void *p, size_t size);
+
+#endif

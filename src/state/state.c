@@ -1,0 +1,432 @@
+/*
+ * state/state.c - the generic keyed-state layer: backend creation, state
+ * registration, the current key, and the public API of weir/state.h
+ * (everything but weir_op_get_state, which the runtime implements on top of
+ * weir__backend_register).
+ *
+ * Invariants: every public entry checks its arguments and the state kind
+ * before it reaches a backend; a backend op is only called with a current
+ * key that belongs to an owned key group; reducing and aggregating states
+ * are read-modify-write updates of one stored value, so a backend needs only
+ * the update primitive to support them.
+ */
+#include <string.h>
+
+#include "state/backend_impl.h"
+#include "weir/key.h"
+
+/* ---- backend lifecycle ---- */
+
+int weir__backend_init(weir__backend *be, const weir__backend_ops *ops, const weir__backend_config *cfg)
+{
+    be->ops = ops;
+    be->max_parallelism = cfg->max_parallelism;
+    be->kg_lo = cfg->kg_lo;
+    be->kg_hi = cfg->kg_hi;
+    be->clock = cfg->clock.now_ms ? cfg->clock : weir_clock_system();
+    weir_buf_init(&be->scratch);
+    return 0;
+}
+
+void weir__backend_fini(weir__backend *be)
+{
+    /* The backend freed its state structs; only the generic parts remain. */
+    weir_free(be->states);
+    weir_free(be->key);
+    weir_buf_fini(&be->scratch);
+    be->states = NULL;
+    be->key = NULL;
+}
+
+int weir__backend_create(const weir__backend_config *cfg, weir__backend **out)
+{
+    if (!cfg || !out)
+        return WEIR_EINVAL;
+    *out = NULL;
+    /* Key groups are stored as u16 by disk backends and in snapshots. */
+    if (cfg->max_parallelism == 0 || cfg->max_parallelism > 32768)
+        return WEIR_EINVAL;
+    if (cfg->kg_lo > cfg->kg_hi || cfg->kg_hi > cfg->max_parallelism)
+        return WEIR_EINVAL;
+    if (!cfg->kind || strcmp(cfg->kind, "memory") == 0 || strcmp(cfg->kind, "heap") == 0 ||
+        strcmp(cfg->kind, "hashmap") == 0)
+        return weir__memory_backend_create(cfg, out);
+    if (strcmp(cfg->kind, "rocksdb") == 0) {
+#if defined(WEIR_HAVE_ROCKSDB) && defined(WEIR_STATE_ROCKSDB_BACKEND)
+        return weir__rocksdb_backend_create(cfg, out);
+#else
+        return WEIR_EUNSUPPORTED;
+#endif
+    }
+    return WEIR_EINVAL;
+}
+
+void weir__backend_destroy(weir__backend *be)
+{
+    if (be)
+        be->ops->destroy(be);
+}
+
+uint64_t weir__backend_size_bytes(const weir__backend *be) { return be ? be->ops->size_bytes(be) : 0; }
+
+/* ---- registration ---- */
+
+weir_state *weir__backend_find_state(weir__backend *be, const char *name)
+{
+    for (uint32_t i = 0; i < be->n_states; i++)
+        if (strcmp(be->states[i]->desc.name, name) == 0)
+            return be->states[i];
+    return NULL;
+}
+
+int weir__backend_add_state(weir__backend *be, const char *name, weir_state_kind kind, weir_state **out)
+{
+    if (be->n_states == be->cap_states) {
+        uint32_t cap = be->cap_states ? be->cap_states * 2 : 8;
+        weir_state **s = weir_realloc(be->states, cap * sizeof *s);
+        if (!s)
+            return WEIR_ENOMEM;
+        be->states = s;
+        be->cap_states = cap;
+    }
+    char *nm = weir_strdup(name);
+    if (!nm)
+        return WEIR_ENOMEM;
+    weir_state *st = NULL;
+    int rc = be->ops->state_create(be, &st);
+    if (rc) {
+        weir_free(nm);
+        return rc;
+    }
+    st->be = be;
+    st->id = be->n_states;
+    st->bound = false;
+    st->ttl_ms = 0;
+    st->desc.name = nm;
+    st->desc.kind = kind;
+    be->states[be->n_states++] = st;
+    *out = st;
+    return 0;
+}
+
+static bool kind_valid(weir_state_kind k) { return k >= WEIR_STATE_VALUE && k <= WEIR_STATE_AGGREGATING; }
+
+int weir__backend_register(weir__backend *be, const weir_state_desc *desc, weir_state **out)
+{
+    if (!be || !desc || !out || !desc->name || !desc->name[0] || !kind_valid(desc->kind) || desc->ttl_ms < 0)
+        return WEIR_EINVAL;
+    if (desc->ttl_update != WEIR_TTL_ON_CREATE_AND_WRITE && desc->ttl_update != WEIR_TTL_ON_READ_AND_WRITE)
+        return WEIR_EINVAL;
+    if (desc->kind == WEIR_STATE_REDUCING && !desc->reduce)
+        return WEIR_EINVAL;
+    if (desc->kind == WEIR_STATE_AGGREGATING && !desc->agg_add)
+        return WEIR_EINVAL;
+    weir_state *st = weir__backend_find_state(be, desc->name);
+    if (st) {
+        if (st->desc.kind != desc->kind)
+            return WEIR_EINVAL;
+        if (st->bound) {
+            *out = st;
+            return 0;
+        }
+    } else {
+        int rc = weir__backend_add_state(be, desc->name, desc->kind, &st);
+        if (rc)
+            return rc;
+    }
+    /* Bind: the operator's callbacks and TTL now apply (also to restored entries). */
+    const char *name = st->desc.name;
+    st->desc = *desc;
+    st->desc.name = name;
+    st->ttl_ms = desc->ttl_ms;
+    st->bound = true;
+    *out = st;
+    return 0;
+}
+
+/* ---- the current key ---- */
+
+int weir__backend_set_key(weir__backend *be, const void *key, size_t len, uint64_t hash)
+{
+    if (!be || (!key && len))
+        return WEIR_EINVAL;
+    uint32_t kg = weir_key_group(hash, be->max_parallelism);
+    if (kg < be->kg_lo || kg >= be->kg_hi)
+        return WEIR_EINVAL; /* the key belongs to another subtask */
+    return weir__backend_set_key_raw(be, key, len, hash);
+}
+
+int weir__backend_set_key_raw(weir__backend *be, const void *key, size_t len, uint64_t hash)
+{
+    if (len > be->key_cap) {
+        size_t cap = len < 64 ? 64 : len;
+        uint8_t *k = weir_realloc(be->key, cap);
+        if (!k)
+            return WEIR_ENOMEM;
+        be->key = k;
+        be->key_cap = cap;
+    }
+    if (len)
+        memcpy(be->key, key, len);
+    be->key_len = len;
+    be->key_hash = hash;
+    be->kg = weir_key_group(hash, be->max_parallelism);
+    be->has_key = true;
+    if (be->ops->key_changed) {
+        int rc = be->ops->key_changed(be);
+        if (rc) {
+            be->has_key = false;
+            return rc;
+        }
+    }
+    return 0;
+}
+
+const uint8_t *weir__backend_key(const weir__backend *be, size_t *len, uint32_t *kg)
+{
+    if (!be || !be->has_key)
+        return NULL;
+    if (len)
+        *len = be->key_len;
+    if (kg)
+        *kg = be->kg;
+    return be->key ? be->key : (const uint8_t *)"";
+}
+
+/* ---- snapshots ---- */
+
+int weir__backend_snapshot_kg(weir__backend *be, uint32_t kg, weir_buf *out)
+{
+    if (!be || !out || kg < be->kg_lo || kg >= be->kg_hi)
+        return WEIR_EINVAL;
+    return weir__snapshot_encode(be, kg, out);
+}
+
+int weir__backend_restore_kg(weir__backend *be, uint32_t kg, weir_cursor *in)
+{
+    if (!be || !in || kg < be->kg_lo || kg >= be->kg_hi)
+        return WEIR_EINVAL;
+    return weir__snapshot_decode(be, kg, in);
+}
+
+/* ---- the public API ---- */
+
+/* Common checks: a state, a current key, a namespace pointer when ns_len > 0. */
+static inline int check(const weir_state *st, const void *ns, size_t ns_len)
+{
+    if (!st || (!ns && ns_len))
+        return WEIR_EINVAL;
+    if (!st->be->has_key)
+        return WEIR_ESTATE;
+    return 0;
+}
+
+static inline bool value_like(weir_state_kind k)
+{
+    return k == WEIR_STATE_VALUE || k == WEIR_STATE_REDUCING || k == WEIR_STATE_AGGREGATING;
+}
+
+int weir_value_get(weir_state *st, const void *ns, size_t ns_len, const void **val, size_t *len)
+{
+    int rc = check(st, ns, ns_len);
+    if (rc)
+        return rc;
+    if (!val || !len || !value_like(st->desc.kind))
+        return WEIR_EINVAL;
+    return st->be->ops->get(st, ns, ns_len, val, len);
+}
+
+int weir_value_put(weir_state *st, const void *ns, size_t ns_len, const void *val, size_t len)
+{
+    int rc = check(st, ns, ns_len);
+    if (rc)
+        return rc;
+    if ((!val && len) || !value_like(st->desc.kind) || len > UINT32_MAX)
+        return WEIR_EINVAL;
+    return st->be->ops->put(st, ns, ns_len, val, len);
+}
+
+int weir_state_clear(weir_state *st, const void *ns, size_t ns_len)
+{
+    int rc = check(st, ns, ns_len);
+    if (rc)
+        return rc;
+    return st->be->ops->clear(st, ns, ns_len);
+}
+
+int weir_list_add(weir_state *st, const void *ns, size_t ns_len, const void *val, size_t len)
+{
+    int rc = check(st, ns, ns_len);
+    if (rc)
+        return rc;
+    if ((!val && len) || st->desc.kind != WEIR_STATE_LIST || len > UINT32_MAX)
+        return WEIR_EINVAL;
+    return st->be->ops->list_add(st, ns, ns_len, val, len);
+}
+
+int weir_list_get(weir_state *st, const void *ns, size_t ns_len, weir_list_visit_fn fn, void *ud)
+{
+    int rc = check(st, ns, ns_len);
+    if (rc)
+        return rc;
+    if (!fn || st->desc.kind != WEIR_STATE_LIST)
+        return WEIR_EINVAL;
+    return st->be->ops->list_get(st, ns, ns_len, fn, ud);
+}
+
+int weir_map_put(weir_state *st, const void *ns, size_t ns_len, const void *k, size_t klen, const void *v,
+                 size_t vlen)
+{
+    int rc = check(st, ns, ns_len);
+    if (rc)
+        return rc;
+    if ((!k && klen) || (!v && vlen) || st->desc.kind != WEIR_STATE_MAP || klen > UINT32_MAX ||
+        vlen > UINT32_MAX)
+        return WEIR_EINVAL;
+    return st->be->ops->map_put(st, ns, ns_len, k, klen, v, vlen);
+}
+
+int weir_map_get(weir_state *st, const void *ns, size_t ns_len, const void *k, size_t klen, const void **v,
+                 size_t *vlen)
+{
+    int rc = check(st, ns, ns_len);
+    if (rc)
+        return rc;
+    if ((!k && klen) || !v || !vlen || st->desc.kind != WEIR_STATE_MAP)
+        return WEIR_EINVAL;
+    return st->be->ops->map_get(st, ns, ns_len, k, klen, v, vlen);
+}
+
+int weir_map_remove(weir_state *st, const void *ns, size_t ns_len, const void *k, size_t klen)
+{
+    int rc = check(st, ns, ns_len);
+    if (rc)
+        return rc;
+    if ((!k && klen) || st->desc.kind != WEIR_STATE_MAP)
+        return WEIR_EINVAL;
+    return st->be->ops->map_remove(st, ns, ns_len, k, klen);
+}
+
+int weir_map_iterate(weir_state *st, const void *ns, size_t ns_len, weir_map_visit_fn fn, void *ud)
+{
+    int rc = check(st, ns, ns_len);
+    if (rc)
+        return rc;
+    if (!fn || st->desc.kind != WEIR_STATE_MAP)
+        return WEIR_EINVAL;
+    return st->be->ops->map_iterate(st, ns, ns_len, fn, ud);
+}
+
+typedef struct add_ctx {
+    const weir_state *st;
+    const void *val;
+    size_t len;
+} add_ctx;
+
+static int reduce_update(void *ud, const void *old, size_t oldlen, weir_buf *out)
+{
+    add_ctx *a = ud;
+    if (!old)
+        return weir_buf_put(out, a->val, a->len); /* the first value is stored as it is */
+    const weir_state_desc *d = &a->st->desc;
+    return weir__user_rc(d->reduce(d->ud, old, oldlen, a->val, a->len, out));
+}
+
+static int aggregate_update(void *ud, const void *old, size_t oldlen, weir_buf *out)
+{
+    add_ctx *a = ud;
+    /* An absent accumulator reaches agg_add as an empty buffer: it creates one. */
+    if (old) {
+        int rc = weir_buf_put(out, old, oldlen);
+        if (rc)
+            return rc;
+    }
+    const weir_state_desc *d = &a->st->desc;
+    return weir__user_rc(d->agg_add(d->ud, out, a->val, a->len));
+}
+
+int weir_state_add(weir_state *st, const void *ns, size_t ns_len, const void *val, size_t len)
+{
+    int rc = check(st, ns, ns_len);
+    if (rc)
+        return rc;
+    if (!val && len)
+        return WEIR_EINVAL;
+    add_ctx a = {st, val, len};
+    if (!st->bound)
+        return WEIR_ESTATE; /* restored but never registered: no callbacks */
+    if (st->desc.kind == WEIR_STATE_REDUCING)
+        return st->be->ops->update(st, ns, ns_len, reduce_update, &a);
+    if (st->desc.kind == WEIR_STATE_AGGREGATING)
+        return st->be->ops->update(st, ns, ns_len, aggregate_update, &a);
+    return WEIR_EINVAL;
+}
+
+int weir_state_get_result(weir_state *st, const void *ns, size_t ns_len, weir_buf *out)
+{
+    int rc = check(st, ns, ns_len);
+    if (rc)
+        return rc;
+    if (!out || !value_like(st->desc.kind))
+        return WEIR_EINVAL;
+    const void *v;
+    size_t len;
+    rc = st->be->ops->get(st, ns, ns_len, &v, &len);
+    if (rc)
+        return rc;
+    weir_buf_clear(out);
+    if (st->desc.kind == WEIR_STATE_AGGREGATING && st->desc.agg_result)
+        return weir__user_rc(st->desc.agg_result(st->desc.ud, v, len, out));
+    return weir_buf_put(out, v, len);
+}
+
+/* ---- visiting keys ---- */
+
+int weir_state_keys(weir_state *st, weir_state_key_visit_fn fn, void *ud)
+{
+    if (!st || !fn)
+        return WEIR_EINVAL;
+    weir__backend *be = st->be;
+    int rc = 0;
+    weir_buf pairs, saved;
+    weir_buf_init(&pairs);
+    weir_buf_init(&saved);
+    /* The visitor may write state (even clear what it visits), so visit copies. */
+    bool had_key = be->has_key;
+    uint64_t saved_hash = be->key_hash;
+    if (had_key && (rc = weir_buf_put(&saved, be->key, be->key_len)))
+        goto out;
+    for (uint32_t kg = be->kg_lo; kg < be->kg_hi && rc == 0; kg++) {
+        weir_buf_clear(&pairs);
+        rc = be->ops->collect_keys(st, kg, &pairs);
+        if (rc)
+            break;
+        weir_cursor c;
+        weir_cursor_init(&c, pairs.data, pairs.len);
+        while (weir_cursor_left(&c) > 0) {
+            const void *k, *ns;
+            size_t klen, nslen;
+            if ((rc = weir_cursor_get_bytes(&c, &k, &klen)) || (rc = weir_cursor_get_bytes(&c, &ns, &nslen)))
+                break;
+            if ((rc = weir__backend_set_key_raw(be, k, klen, weir_key_hash(k, klen))))
+                break;
+            int v = fn(ud, k, klen, ns, nslen);
+            if (v) {
+                rc = v < 0 ? v : 0;
+                goto restore;
+            }
+        }
+    }
+restore:
+    if (had_key) {
+        int rc2 = weir__backend_set_key_raw(be, saved.data, saved.len, saved_hash);
+        if (!rc)
+            rc = rc2;
+    } else {
+        be->has_key = false;
+    }
+out:
+    weir_buf_fini(&pairs);
+    weir_buf_fini(&saved);
+    return rc;
+}

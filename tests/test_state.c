@@ -1,0 +1,187 @@
+/*
+ * tests/test_state.c - keyed state on the in-memory backend: the shared
+ * cases of test_state_cases.h, plus what only the memory backend promises
+ * (allocation failures, memory bounded under TTL churn, read pointers that
+ * survive cleanup until the next write).
+ */
+#include "test_state_cases.h"
+
+STATE_CASES(memory, "memory")
+
+/* Runs a mixed workload; returns the first error (or 0). */
+static int workload(weir__backend *be, weir_state **sts, int n_keys)
+{
+    char k[32], v[64];
+    int rc = 0;
+    for (int i = 0; i < n_keys && !rc; i++) {
+        snprintf(k, sizeof k, "key%d", i);
+        if ((rc = setk(be, k)))
+            break;
+        snprintf(v, sizeof v, "value-%d-with-some-length", i);
+        if ((rc = weir_value_put(sts[0], NS("ns"), NS(v))))
+            break;
+        for (int j = 0; j < 40 && !rc; j++)
+            rc = weir_list_add(sts[1], NS("w"), NS(v));
+        for (int j = 0; j < 20 && !rc; j++) {
+            snprintf(v, sizeof v, "mk%d", j);
+            rc = weir_map_put(sts[2], NS("w"), NS(v), NS(v));
+        }
+        int64_t x = i;
+        if (!rc)
+            rc = weir_state_add(sts[3], NS("w"), &x, 8);
+        if (!rc && i % 3 == 0)
+            rc = weir_state_clear(sts[0], NS("ns"));
+    }
+    if (!rc) {
+        weir_buf b;
+        weir_buf_init(&b);
+        for (uint32_t kg = 0; kg < 128 && !rc; kg++) {
+            weir_buf_clear(&b);
+            rc = weir__backend_snapshot_kg(be, kg, &b);
+            if (!rc) {
+                weir_cursor c;
+                weir_cursor_init(&c, b.data, b.len);
+                rc = weir__backend_restore_kg(be, kg, &c);
+            }
+        }
+        weir_buf_fini(&b);
+    }
+    return rc;
+}
+
+Test(memory, allocation_failures)
+{
+    /*
+     * Fail the nth allocation for every n until a run succeeds: each failure
+     * must come back as WEIR_ENOMEM, leave a usable backend, and leak nothing
+     * (checked by the ASan build).
+     */
+    int failures = 0;
+    for (uint64_t n = 1; n < 100000; n++) {
+        weir_alloc_fail_after(n);
+        weir__backend_config cfg = {.kind = "memory", .max_parallelism = 128, .kg_lo = 0, .kg_hi = 128};
+        weir__backend *be = NULL;
+        int rc = weir__backend_create(&cfg, &be);
+        weir_state *sts[4] = {0};
+        const char *names[] = {"value", "list", "map", "sum"};
+        weir_state_kind kinds[] = {WEIR_STATE_VALUE, WEIR_STATE_LIST, WEIR_STATE_MAP, WEIR_STATE_REDUCING};
+        for (int i = 0; i < 4 && !rc; i++) {
+            weir_state_desc d = {.name = names[i], .kind = kinds[i], .reduce = sum_reduce};
+            rc = weir__backend_register(be, &d, &sts[i]);
+        }
+        if (!rc)
+            rc = workload(be, sts, 30);
+        weir_alloc_fail_after(0);
+        if (rc == 0) {
+            weir__backend_destroy(be);
+            cr_assert_gt(failures, 50);
+            return;
+        }
+        cr_assert_eq(rc, WEIR_ENOMEM, "n=%llu: %s", (unsigned long long)n, weir_strerror(rc));
+        failures++;
+        if (be) {
+            /* Still usable after the failure. */
+            char buf[64];
+            cr_assert_eq(setk(be, "after"), 0);
+            weir_state_desc d = {.name = "late", .kind = WEIR_STATE_VALUE};
+            weir_state *st = NULL;
+            cr_assert_eq(weir__backend_register(be, &d, &st), 0);
+            put_s(st, "", "ok");
+            cr_assert_str_eq(get_s(st, "", buf, sizeof buf), "ok");
+        }
+        weir__backend_destroy(be);
+    }
+    cr_assert_fail("the workload never succeeded");
+}
+
+Test(memory, ttl_incremental_cleanup_bounds_memory)
+{
+    /*
+     * Keys that are written once and never read again must not hold memory
+     * after they expire: each access examines a few entries, and their
+     * records are reused by new keys.
+     */
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir__backend *be = mkbe("memory", 0, 128, weir_manual_clock_get(mc));
+    weir_state *v = reg(be, "v", WEIR_STATE_VALUE, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *l = reg(be, "l", WEIR_STATE_LIST, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *m = reg(be, "m", WEIR_STATE_MAP, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
+    char k[32];
+    uint64_t peak_first = 0;
+    for (int round = 0; round < 8; round++) {
+        for (int i = 0; i < 5000; i++) {
+            snprintf(k, sizeof k, "r%d-key%d", round, i);
+            cr_assert_eq(setk(be, k), 0);
+            put_s(v, "", "some value bytes");
+            cr_assert_eq(weir_list_add(l, NS(""), "element", 7), 0);
+            cr_assert_eq(weir_map_put(m, NS(""), "mk", 2, "mv", 2), 0);
+        }
+        uint64_t size = weir__backend_size_bytes(be);
+        if (round == 0)
+            peak_first = size;
+        /* Tables keep their size; records are recycled: growth stays far below 8x. */
+        cr_assert_lt(size, peak_first * 2, "round %d: %llu vs %llu", round, (unsigned long long)size,
+                     (unsigned long long)peak_first);
+        weir_manual_clock_advance(mc, 100);
+    }
+    /* Without TTL the same workload grows with the keys (the test measures something). */
+    weir__backend *plain = mkbe("memory", 0, 128, weir_manual_clock_get(mc));
+    weir_state *pv = reg(plain, "v", WEIR_STATE_VALUE, 0, 0);
+    for (int i = 0; i < 40000; i++) {
+        snprintf(k, sizeof k, "key%d", i);
+        cr_assert_eq(setk(plain, k), 0);
+        put_s(pv, "", "some value bytes");
+    }
+    cr_assert_gt(weir__backend_size_bytes(plain), weir__backend_size_bytes(be) / 2);
+    weir__backend_destroy(plain);
+    weir__backend_destroy(be);
+    weir_manual_clock_destroy(mc);
+}
+
+Test(memory, read_pointers_survive_cleanup_until_next_write)
+{
+    /*
+     * weir/state.h: a read pointer is valid until the next write. Reads that
+     * find expired entries (and the cleanup steps they run) unlink records;
+     * the memory must stay readable until a write. Under ASan a premature
+     * free is reported, since free slab blocks are poisoned.
+     */
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir__backend *be = mkbe("memory", 0, 128, weir_manual_clock_get(mc));
+    weir_state *v = reg(be, "v", WEIR_STATE_VALUE, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
+    cr_assert_eq(setk(be, "the-key"), 0);
+    char ns[16], val[64];
+    for (int i = 0; i < 64; i++) {
+        snprintf(ns, sizeof ns, "ns%d", i);
+        snprintf(val, sizeof val, "payload-%d-payload-payload", i);
+        put_s(v, ns, val);
+    }
+    const void *p[8];
+    size_t len[8];
+    for (int i = 0; i < 8; i++) {
+        snprintf(ns, sizeof ns, "ns%d", i);
+        cr_assert_eq(weir_value_get(v, NS(ns), &p[i], &len[i]), 0);
+    }
+    uint64_t before = weir__backend_size_bytes(be);
+    weir_manual_clock_advance(mc, 100);
+    const void *q;
+    size_t qlen;
+    for (int i = 8; i < 64; i++) {
+        snprintf(ns, sizeof ns, "ns%d", i);
+        cr_assert_eq(weir_value_get(v, NS(ns), &q, &qlen), WEIR_ENOTFOUND);
+    }
+    for (int i = 0; i < 8; i++) {
+        snprintf(val, sizeof val, "payload-%d-payload-payload", i);
+        cr_assert_eq(len[i], strlen(val));
+        cr_assert_eq(memcmp(p[i], val, len[i]), 0);
+    }
+    /* The first write releases what the reads unlinked; the entries are gone. */
+    put_s(v, "fresh", "x");
+    for (int i = 0; i < 8; i++) {
+        snprintf(ns, sizeof ns, "ns%d", i);
+        cr_assert_eq(weir_value_get(v, NS(ns), &q, &qlen), WEIR_ENOTFOUND);
+    }
+    cr_assert_leq(weir__backend_size_bytes(be), before);
+    weir__backend_destroy(be);
+    weir_manual_clock_destroy(mc);
+}
