@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "format/convert.h"
+#include "time/timefmt.h"
 
 void weir__trim(const char **p, size_t *n)
 {
@@ -301,8 +302,14 @@ static int b64_value(char c)
 
 int weir__base64_decode(const char *p, size_t n, uint8_t *dst, size_t *dst_len)
 {
-    while (n && p[n - 1] == '=')
+    /* Padding is optional, but when present it completes a group of four. */
+    size_t pad = 0;
+    while (n && p[n - 1] == '=' && pad < 3) {
         n--;
+        pad++;
+    }
+    if (pad && ((n + pad) % 4 != 0 || pad > 2))
+        return WEIR_EPARSE;
     if (n % 4 == 1)
         return WEIR_EPARSE;
     size_t o = 0;
@@ -584,32 +591,23 @@ int weir__json_put_string(weir_buf *out, const char *s, size_t n)
     if (rc)
         return rc;
     out->data[out->len++] = '"';
-    size_t i = 0;
-    while (i < n) {
-        size_t run = i;
-        while (run < n) {
-            unsigned char c = (unsigned char)s[run];
-            if (c < 0x20 || c == '"' || c == '\\')
+    const char *p = s, *end = s + n;
+    while (p < end) {
+        const char *run = p;
+        p = weir__json_scan(p, end);
+        while (p < end && (unsigned char)*p >= 0x80) { /* valid UTF-8 is copied as is */
+            size_t lim = (size_t)(end - p) < 4 ? (size_t)(end - p) : 4, seq = 1;
+            while (seq < lim && ((unsigned char)p[seq] & 0xC0) == 0x80)
+                seq++;
+            if (seq == 1 || weir__utf8_check(p, seq) != seq)
                 break;
-            if (c >= 0x80) {
-                size_t lim = n - run < 4 ? n - run : 4, seq = 1;
-                while (seq < lim && ((unsigned char)s[run + seq] & 0xC0) == 0x80)
-                    seq++;
-                if (seq == 1 || weir__utf8_check(s + run, seq) != seq)
-                    break;
-                run += seq;
-                continue;
-            }
-            run++;
+            p = weir__json_scan(p + seq, end);
         }
-        if (run > i) {
-            if ((rc = weir_buf_put(out, s + i, run - i)))
-                return rc;
-            i = run;
-        }
-        if (i == n)
+        if (p > run && (rc = weir_buf_put(out, run, (size_t)(p - run))))
+            return rc;
+        if (p == end)
             break;
-        unsigned char c = (unsigned char)s[i++];
+        unsigned char c = (unsigned char)*p++;
         char esc[6] = {'\\', 0};
         size_t en = 2;
         switch (c) {
@@ -630,4 +628,35 @@ int weir__json_put_string(weir_buf *out, const char *s, size_t n)
             return rc;
     }
     return weir_buf_put_u8(out, '"');
+}
+
+static inline void put2(char *o, int v)
+{
+    o[0] = (char)('0' + v / 10);
+    o[1] = (char)('0' + v % 10);
+}
+
+size_t weir__format_ts_fast(int64_t ms, char *buf)
+{
+    if (!weir__ts_in_range(ms))
+        return weir__format_ts(ms, buf, 32);
+    weir__civil c;
+    weir__civil_from_ms(ms, &c);
+    put2(buf, (int)(c.year / 100));
+    put2(buf + 2, (int)(c.year % 100));
+    buf[4] = '-';
+    put2(buf + 5, c.month);
+    buf[7] = '-';
+    put2(buf + 8, c.day);
+    buf[10] = ' ';
+    put2(buf + 11, c.hour);
+    buf[13] = ':';
+    put2(buf + 14, c.minute);
+    buf[16] = ':';
+    put2(buf + 17, c.second);
+    buf[19] = '.';
+    buf[20] = (char)('0' + c.millis / 100);
+    put2(buf + 21, c.millis % 100);
+    buf[23] = '\0';
+    return 23;
 }

@@ -7,10 +7,11 @@
  * quote character inside an unquoted field is taken literally, as Flink's
  * (Jackson's) CSV reader does.
  *
- * NULL: an unquoted empty field is NULL for every type except STRING (where
- * it is ""), and an unquoted field equal to csv.null-literal is NULL for
- * every type. Numbers and booleans are trimmed of spaces and tabs. The
- * record must have exactly as many fields as the schema has columns.
+ * NULL: an unquoted empty field is NULL for every type except STRING and
+ * BYTES (where it is empty), and an unquoted field equal to csv.null-literal
+ * is NULL for every type. Numbers and booleans are trimmed of spaces and
+ * tabs. The record must have exactly as many fields as the schema has
+ * columns.
  */
 #include <stdio.h>
 #include <string.h>
@@ -112,7 +113,8 @@ int weir__csv_decode(weir_decoder *d, const char *rec, size_t len, weir_batch *b
         if (!quoted && d->null_literal && n == d->null_literal_len && memcmp(s, d->null_literal, n) == 0) {
             rc = store_null(d, col, fstart);
         } else if (t == WEIR_TYPE_STRING) {
-            size_t bad = weir__utf8_check(s, n);
+            size_t ascii = weir__ascii_prefix(s, n);
+            size_t bad = ascii == n ? n : ascii + weir__utf8_check(s + ascii, n - ascii);
             if (bad != n) {
                 /* Positions inside an unescaped copy map back only for unquoted fields. */
                 const char *at = s >= rec && s <= end ? s + bad : fstart;
@@ -121,16 +123,20 @@ int weir__csv_decode(weir_decoder *d, const char *rec, size_t len, weir_batch *b
                 return WEIR_EPARSE;
             }
             d->isnull[col] = 0;
-            rc = weir_batch_set_str(b, col, row, s, n);
+            rc = weir__put_str(b, col, row, s, n);
             if (rc) {
                 d->oom = true;
                 FAIL(d, fstart, "out of memory");
             }
+        } else if (t == WEIR_TYPE_BIGINT && weir__fast_i64(s, n, &WEIR_COL_I64(b, col)[row])) {
+            d->isnull[col] = 0;
+        } else if (weir_type_is_time(t) && weir__fast_ts(s, n, &WEIR_COL_I64(b, col)[row])) {
+            d->isnull[col] = 0;
         } else {
             const char *ts = s;
             size_t tn = n;
             weir__trim(&ts, &tn);
-            if (!quoted && tn == 0)
+            if (!quoted && tn == 0 && t != WEIR_TYPE_BYTES)
                 rc = store_null(d, col, fstart);
             else
                 rc = weir__store_text(d, b, col, row, s, n, fstart, s, n);

@@ -6,7 +6,7 @@
  * state allocates nothing). Object keys are escaped once, at create time.
  * Text forms match the decoders: whatever an encoder writes, the decoder of
  * the same format reads back to the same row (the CSV exception: a NULL
- * STRING is written as an empty field and reads back as "", unless
+ * STRING or BYTES is written as an empty field and reads back empty, unless
  * csv.null-literal is set).
  */
 #include <math.h>
@@ -85,7 +85,12 @@ static size_t scalar_text(const weir_batch *b, uint32_t col, uint32_t row, bool 
     const weir_column *c = &b->cols[col];
     switch (c->type.id) {
     case WEIR_TYPE_BOOLEAN:
-        return (size_t)sprintf(buf, "%s", WEIR_COL_BOOL(b, col)[row] ? "true" : "false");
+        if (WEIR_COL_BOOL(b, col)[row]) {
+            memcpy(buf, "true", 5);
+            return 4;
+        }
+        memcpy(buf, "false", 6);
+        return 5;
     case WEIR_TYPE_INT:
         return weir__format_i64(WEIR_COL_I32(b, col)[row], buf);
     case WEIR_TYPE_BIGINT:
@@ -96,7 +101,7 @@ static size_t scalar_text(const weir_batch *b, uint32_t col, uint32_t row, bool 
         return weir__format_decimal(WEIR_COL_I64(b, col)[row], c->type.scale, buf);
     case WEIR_TYPE_TIMESTAMP:
     case WEIR_TYPE_TIMESTAMP_LTZ: {
-        size_t n = weir__format_ts(WEIR_COL_I64(b, col)[row], buf, 64);
+        size_t n = weir__format_ts_fast(WEIR_COL_I64(b, col)[row], buf);
         char *sp = iso ? strchr(buf, ' ') : NULL;
         if (sp)
             *sp = 'T';

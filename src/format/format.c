@@ -248,9 +248,11 @@ static int store_text(weir_decoder *d, weir_batch *b, uint32_t col, uint32_t row
         break;
     case WEIR_TYPE_TIMESTAMP:
     case WEIR_TYPE_TIMESTAMP_LTZ:
-        if (all_digits(s, n))
+        if (all_digits(s, n)) {
             rc = weir__parse_i64(s, n, &WEIR_COL_I64(b, col)[row]);
-        else
+            if (!rc && !weir__ts_in_range(WEIR_COL_I64(b, col)[row]))
+                rc = WEIR__ERANGE;
+        } else
             rc = weir__parse_ts(s, n, &WEIR_COL_I64(b, col)[row], NULL);
         break;
     default:

@@ -17,6 +17,7 @@
 
 #include "format/codec.h"
 #include "format/convert.h"
+#include "time/timefmt.h"
 
 #define FAIL(d, at, ...) weir__decode_fail((d), (at), __VA_ARGS__)
 #define OOM(d, at) ((d)->oom = true, weir__decode_fail((d), (at), "out of memory"))
@@ -53,15 +54,23 @@ int weir__json_decoder_init(weir_decoder *d)
     return 0;
 }
 
+static inline bool name_eq(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
 static inline int lookup(weir_decoder *d, const char *k, size_t n)
 {
     uint32_t g = d->guess;
-    if (g < d->ncols && d->name_len[g] == n && memcmp(d->schema->fields[g].name, k, n) == 0)
+    if (g < d->ncols && d->name_len[g] == n && name_eq(d->schema->fields[g].name, k, n))
         return (int)g;
     uint32_t h = hash_name(k, n) & d->slot_mask;
     while (d->slots[h]) {
         uint32_t c = d->slots[h] - 1;
-        if (d->name_len[c] == n && memcmp(d->schema->fields[c].name, k, n) == 0)
+        if (d->name_len[c] == n && name_eq(d->schema->fields[c].name, k, n))
             return (int)c;
         h = (h + 1) & d->slot_mask;
     }
@@ -70,7 +79,7 @@ static inline int lookup(weir_decoder *d, const char *k, size_t n)
 
 static inline const char *skip_ws(const char *p, const char *end)
 {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+    while (p < end && (unsigned char)*p <= ' ' && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
         p++;
     return p;
 }
@@ -138,34 +147,45 @@ static size_t put_utf8(char *o, uint32_t cp)
     return 4;
 }
 
-/* Any byte that is '"', '\\', a control character, or non-ASCII. */
-static inline bool word_is_special(uint64_t v)
+/* Length of the valid UTF-8 sequence at p (0 if invalid). */
+static inline size_t utf8_seq(const char *p, const char *end)
 {
-    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
-    uint64_t xq = v ^ (ones * '"'), xb = v ^ (ones * '\\');
-    uint64_t zq = (xq - ones) & ~xq, zb = (xb - ones) & ~xb;
-    uint64_t ctrl = v - ones * 0x20; /* borrows into the high bit of bytes < 0x20 */
-    return ((zq | zb | ctrl | v) & highs) != 0;
+    size_t lim = (size_t)(end - p) < 4 ? (size_t)(end - p) : 4;
+    size_t seq = 1;
+    while (seq < lim && ((unsigned char)p[seq] & 0xC0) == 0x80)
+        seq++;
+    return seq > 1 && weir__utf8_check(p, seq) == seq ? seq : 0;
 }
+
+/*
+ * The rest of parse_string, out of line: a string with escapes, non-ASCII
+ * bytes or an error. p is the first such byte; start the string's first.
+ */
+static const char *parse_string_slow(weir_decoder *d, const char *start, const char *p, const char *end,
+                                     const char **s, size_t *n) __attribute__((noinline));
 
 /*
  * Decodes a string whose opening quote is at p[-1]. On success returns the
  * position after the closing quote and the content through s/n: a view of
  * the record when the string has no escapes, else of d->scratch (valid
- * until the next string).
+ * until the next string). The common case (plain ASCII) stays inline.
  */
-static const char *parse_string(weir_decoder *d, const char *p, const char *end, const char **s, size_t *n)
+static inline const char *parse_string(weir_decoder *d, const char *p, const char *end, const char **s, size_t *n)
 {
-    const char *start = p;
+    const char *q = weir__json_scan(p, end);
+    if (q < end && *q == '"') {
+        *s = p;
+        *n = (size_t)(q - p);
+        return q + 1;
+    }
+    return parse_string_slow(d, p, q, end, s, n);
+}
+
+static const char *parse_string_slow(weir_decoder *d, const char *start, const char *p, const char *end,
+                                     const char **s, size_t *n)
+{
     char msg[64];
     for (;;) {
-        while (end - p >= 8) {
-            uint64_t v;
-            memcpy(&v, p, 8);
-            if (word_is_special(v))
-                break;
-            p += 8;
-        }
         if (p >= end)
             return FAIL(d, p, "expected '\"' to end the string, found end of record");
         unsigned char c = (unsigned char)*p;
@@ -179,17 +199,10 @@ static const char *parse_string(weir_decoder *d, const char *p, const char *end,
         if (c < 0x20)
             return FAIL(d, p, "expected control characters in strings to be escaped, found %s",
                         describe_char(p, end, msg, sizeof msg));
-        if (c >= 0x80) {
-            size_t lim = (size_t)(end - p) < 4 ? (size_t)(end - p) : 4;
-            size_t seq = 1;
-            while (seq < lim && ((unsigned char)p[seq] & 0xC0) == 0x80)
-                seq++;
-            if (weir__utf8_check(p, seq) != seq || seq == 1)
-                return FAIL(d, p, "expected valid UTF-8 in string, found %s", describe_char(p, end, msg, sizeof msg));
-            p += seq;
-            continue;
-        }
-        p++;
+        size_t seq = utf8_seq(p, end);
+        if (!seq)
+            return FAIL(d, p, "expected valid UTF-8 in string, found %s", describe_char(p, end, msg, sizeof msg));
+        p = weir__json_scan(p + seq, end);
     }
     /* Slow path: the string has escapes. */
     weir_buf *sc = &d->scratch;
@@ -200,6 +213,12 @@ static const char *parse_string(weir_decoder *d, const char *p, const char *end,
     size_t on = (size_t)(p - start);
     memcpy(o, start, on);
     while (p < end) {
+        const char *run = p;
+        p = weir__json_scan(p, end);
+        memcpy(o + on, run, (size_t)(p - run));
+        on += (size_t)(p - run);
+        if (p >= end)
+            break;
         unsigned char c = (unsigned char)*p;
         if (c == '"') {
             *s = o;
@@ -210,20 +229,12 @@ static const char *parse_string(weir_decoder *d, const char *p, const char *end,
             return FAIL(d, p, "expected control characters in strings to be escaped, found %s",
                         describe_char(p, end, msg, sizeof msg));
         if (c >= 0x80) {
-            size_t lim = (size_t)(end - p) < 4 ? (size_t)(end - p) : 4;
-            size_t seq = 1;
-            while (seq < lim && ((unsigned char)p[seq] & 0xC0) == 0x80)
-                seq++;
-            if (weir__utf8_check(p, seq) != seq || seq == 1)
+            size_t seq = utf8_seq(p, end);
+            if (!seq)
                 return FAIL(d, p, "expected valid UTF-8 in string, found %s", describe_char(p, end, msg, sizeof msg));
             memcpy(o + on, p, seq);
             on += seq;
             p += seq;
-            continue;
-        }
-        if (c != '\\') {
-            o[on++] = (char)c;
-            p++;
             continue;
         }
         const char *esc = p;
@@ -438,8 +449,12 @@ static const char *parse_value(weir_decoder *d, uint32_t col, const char *p, con
             return NULL;
         if (t == WEIR_TYPE_STRING) {
             d->isnull[col] = 0;
-            if (weir_batch_set_str(b, col, row, s, n))
+            if (weir__put_str(b, col, row, s, n))
                 return OOM(d, p);
+            return q;
+        }
+        if (weir_type_is_time(t) && weir__fast_ts(s, n, &WEIR_COL_I64(b, col)[row])) {
+            d->isnull[col] = 0;
             return q;
         }
         int rc = weir__store_text(d, b, col, row, s, n, p, p + 1, (size_t)(q - p - 2));
@@ -456,6 +471,21 @@ static const char *parse_value(weir_decoder *d, uint32_t col, const char *p, con
         return q;
     }
     if (ch == '-' || (unsigned)(ch - '0') < 10) {
+        if (t == WEIR_TYPE_BIGINT && ch != '0') {
+            /* Up to 18 digits cannot overflow; what follows must end the number. */
+            const char *q = p + (ch == '-');
+            const char *lim = end - q > 18 ? q + 18 : end;
+            int64_t v = 0;
+            const char *first = q;
+            while (q < lim && (unsigned)(*q - '0') < 10)
+                v = v * 10 + (*q++ - '0');
+            if (q > first && *first != '0' && (q == end || (*q != '.' && *q != 'e' && *q != 'E' &&
+                                                            (unsigned)(*q - '0') >= 10))) {
+                WEIR_COL_I64(b, col)[row] = ch == '-' ? -v : v;
+                d->isnull[col] = 0;
+                return q;
+            }
+        }
         bool is_int;
         const char *q = scan_number(d, p, end, &is_int);
         if (!q)
@@ -474,9 +504,13 @@ static const char *parse_value(weir_decoder *d, uint32_t col, const char *p, con
                 for (const char *s = p; s < q; s++)
                     v = v * 10 + (*s - '0');
                 WEIR_COL_I64(b, col)[row] = v;
+                if (t != WEIR_TYPE_BIGINT && !weir__ts_in_range(v))
+                    return type_fail(d, col, p, end, true);
                 return q;
             }
             rc = weir__parse_i64(p, n, &WEIR_COL_I64(b, col)[row]);
+            if (!rc && t != WEIR_TYPE_BIGINT && !weir__ts_in_range(WEIR_COL_I64(b, col)[row]))
+                rc = WEIR__ERANGE;
             break;
         case WEIR_TYPE_INT:
             if (!is_int)
@@ -490,7 +524,7 @@ static const char *parse_value(weir_decoder *d, uint32_t col, const char *p, con
             rc = weir__fmt_parse_decimal(p, n, c->type.precision, c->type.scale, &WEIR_COL_I64(b, col)[row]);
             break;
         case WEIR_TYPE_STRING:
-            rc = weir_batch_set_str(b, col, row, p, n);
+            rc = weir__put_str(b, col, row, p, n);
             if (rc)
                 return OOM(d, p);
             break;
