@@ -74,6 +74,12 @@ weir_stream weir_stream_key_by(weir_stream in, const uint32_t *cols, uint32_t n_
 weir_stream weir_stream_partition(weir_stream in, weir_partitioning part);
 /* The side output `tag` of the node producing s. */
 weir_stream weir_stream_side(weir_stream s, int tag);
+/*
+ * Declares the schema of side output `tag` of the node producing s (schema
+ * borrowed; must outlive the job). Without it a side output carries rows of
+ * the node's first input, which is what late-record outputs need.
+ */
+int weir_job_set_side_schema(weir_job *job, weir_stream s, int tag, const weir_schema *schema);
 
 /* Row-level conveniences over weir_job_operator (callbacks get borrowed batches). */
 typedef bool (*weir_filter_fn)(void *ud, const weir_batch *b, uint32_t row);

@@ -79,6 +79,9 @@ typedef struct weir_op_info {
     const weir_schema *const *input_schemas; /* n_inputs */
     const weir_schema *output_schema;        /* NULL for sinks */
     uint32_t batch_size;
+    /* n_inputs: the key of each input; .n == 0 for an input that is not keyed. */
+    const weir_keyspec *input_keys;
+    uint32_t node_id;                        /* stable id of the operator in its job graph */
 } weir_op_info;
 
 /*

@@ -1,0 +1,116 @@
+/*
+ * runtime/channel.h - bounded, in-order channels between subtasks.
+ *
+ * A channel carries messages from one producer subtask to one consumer
+ * subtask: batches and the control messages that travel in order with them
+ * (watermark, idle, active, checkpoint barrier, end of input).
+ *
+ * Flow control: a channel holds at most `cap` messages. A producer pushing
+ * into a full channel blocks until the consumer takes one, so a slow consumer
+ * slows its producers all the way back to the sources (which then stop
+ * reading). The time a producer spends blocked is returned to it, and becomes
+ * the task's "backpressured_ns" metric.
+ *
+ * Memory: batches are recycled through a per-channel pool. A batch is either
+ * queued (at most cap), being processed by the consumer (at most one), or
+ * being filled by the producer (at most one), so a channel never owns more
+ * than cap + 2 batches, whatever the input size; `n_batches` counts them.
+ *
+ * Locking: every consumer subtask has one gate (a mutex and a condition
+ * variable). The gate's mutex protects the rings and pools of all channels
+ * into that subtask and its mailbox of commands, so the consumer can wait
+ * for "anything arrived" on one condition variable.
+ */
+#ifndef WEIR_RUNTIME_CHANNEL_H
+#define WEIR_RUNTIME_CHANNEL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "weir/batch.h"
+
+typedef enum weir__msg_type {
+    WEIR__MSG_BATCH = 1,
+    WEIR__MSG_WATERMARK,
+    WEIR__MSG_IDLE,
+    WEIR__MSG_ACTIVE,
+    WEIR__MSG_BARRIER,
+    WEIR__MSG_END,
+} weir__msg_type;
+
+typedef struct weir__msg {
+    uint8_t type;
+    bool drained;      /* END: the input ended normally (final watermark sent) rather than by stop */
+    weir_ts wm;        /* WATERMARK */
+    uint64_t ckpt_id;  /* BARRIER */
+    weir_batch *batch; /* BATCH: owned by the channel's pool */
+} weir__msg;
+
+/* Commands a subtask receives from outside (coordinator, stop). */
+typedef enum weir__cmd_type {
+    WEIR__CMD_CHECKPOINT = 1, /* trigger checkpoint id (sources inject the barrier) */
+    WEIR__CMD_COMPLETE,       /* checkpoint id completed everywhere */
+    WEIR__CMD_ABORT,          /* checkpoint id was abandoned */
+} weir__cmd_type;
+
+typedef struct weir__cmd {
+    uint8_t type;
+    uint64_t id;
+} weir__cmd;
+
+typedef struct weir__gate {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool waiting;          /* the consumer sleeps on cv */
+    weir__cmd *cmds;       /* mailbox */
+    uint32_t n_cmds, cap_cmds;
+    _Atomic uint32_t pending_cmds; /* lets a busy source poll without locking */
+} weir__gate;
+
+typedef struct weir__channel {
+    weir__gate *gate;          /* the consumer's gate; its mutex guards what follows */
+    pthread_cond_t not_full;
+    bool producer_waiting;
+    weir__msg *ring;
+    uint32_t cap, head, count;
+    weir_batch **pool;         /* free batches */
+    uint32_t n_pool, pool_cap;
+    uint32_t n_batches;        /* batches ever allocated for this channel (<= cap + 2) */
+    uint32_t peak_count;       /* most messages queued at once */
+    const weir_schema *schema;
+    uint32_t batch_size;
+    const _Atomic int *cancel; /* the job's cancel flag: pushes give up when set */
+} weir__channel;
+
+int weir__gate_init(weir__gate *g);
+void weir__gate_fini(weir__gate *g);
+/* Appends a command and wakes the subtask. */
+int weir__gate_post(weir__gate *g, weir__cmd_type type, uint64_t id);
+/* Wakes the subtask (and every producer blocked on its channels is woken by weir__channel_wake). */
+void weir__gate_wake(weir__gate *g);
+
+int weir__channel_init(weir__channel *ch, weir__gate *consumer_gate, uint32_t cap, const weir_schema *schema,
+                       uint32_t batch_size, const _Atomic int *cancel);
+void weir__channel_fini(weir__channel *ch);
+
+/* Producer: an empty batch of the channel's schema to fill (from the pool, or new). */
+int weir__channel_acquire(weir__channel *ch, weir_batch **out);
+/* Producer: returns an unused acquired batch. */
+void weir__channel_unacquire(weir__channel *ch, weir_batch *b);
+/*
+ * Producer: appends m, blocking while the channel is full. A watermark pushed
+ * right behind a queued watermark replaces it (nothing lies between them, so
+ * only the newer one matters). Adds the nanoseconds spent blocked to
+ * *blocked_ns. Returns WEIR_ECANCELED if the job was canceled meanwhile (the
+ * batch in m then stays with the caller).
+ */
+int weir__channel_push(weir__channel *ch, const weir__msg *m, int64_t *blocked_ns);
+
+/* Consumer, gate mutex held: takes the oldest message if any. */
+bool weir__channel_pop_locked(weir__channel *ch, weir__msg *out);
+/* Consumer, gate mutex held: returns a processed batch to the pool. */
+void weir__channel_release_locked(weir__channel *ch, weir_batch *b);
+/* Wakes a producer blocked on ch (used when the job is canceled). */
+void weir__channel_wake(weir__channel *ch);
+
+#endif

@@ -1,0 +1,310 @@
+/*
+ * runtime/checkpoint.c - triggering checkpoints, notifying their completion,
+ * and restoring from subtask snapshots (see checkpoint.h for the protocol
+ * and the snapshot format).
+ *
+ * A trigger and a subtask's end race: the subtask marks itself finished
+ * under its gate's mutex, and the trigger checks that flag under the same
+ * mutex, so every subtask either receives the trigger in its mailbox (and
+ * acks, or acks "finished" when it ends without seeing the barrier) or is
+ * acked "finished" by the trigger itself.
+ */
+#include <string.h>
+
+#include "runtime/runtime.h"
+
+int weir__job_set_ckpt_hooks(weir_job *job, const weir__ckpt_hooks *hooks)
+{
+    if (!job || !hooks)
+        return WEIR_EINVAL;
+    if (job->phase != 0)
+        return WEIR_ESTATE;
+    job->hooks = *hooks;
+    job->has_hooks = true;
+    return 0;
+}
+
+int weir__job_set_restore(weir_job *job, const weir__restore_source *rs)
+{
+    if (!job || !rs)
+        return WEIR_EINVAL;
+    if (job->phase != 0)
+        return WEIR_ESTATE;
+    job->restore = *rs;
+    job->has_restore = true;
+    return 0;
+}
+
+static int post_all(weir_job *job, weir__cmd_type type, uint64_t id)
+{
+    if (job->phase != 1)
+        return WEIR_ESTATE;
+    for (uint32_t t = 0; t < job->n_tasks; t++) {
+        weir__task *task = &job->tasks[t];
+        for (uint32_t s = 0; s < task->parallelism; s++) {
+            weir__subtask *st = task->subtasks[s];
+            weir__gate *g = &st->gate;
+            pthread_mutex_lock(&g->mu);
+            bool finished = st->finished;
+            pthread_mutex_unlock(&g->mu);
+            if (finished) {
+                if (type == WEIR__CMD_CHECKPOINT && job->has_hooks && job->hooks.ack) {
+                    weir__task_snapshot snap = {.ckpt_id = id,
+                                                .task = task->id,
+                                                .subtask = s,
+                                                .parallelism = task->parallelism,
+                                                .finished = true};
+                    job->hooks.ack(job->hooks.ud, &snap);
+                }
+                continue;
+            }
+            /*
+             * The subtask may finish between the check and the post; then
+             * mark_finished finds the command in its mailbox and acks it.
+             */
+            int rc = weir__gate_post(g, type, id);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+int weir__job_trigger_checkpoint(weir_job *job, uint64_t id)
+{
+    if (!job || id == 0)
+        return WEIR_EINVAL;
+    return post_all(job, WEIR__CMD_CHECKPOINT, id);
+}
+
+int weir__job_notify_checkpoint_complete(weir_job *job, uint64_t id)
+{
+    if (!job || id == 0)
+        return WEIR_EINVAL;
+    return post_all(job, WEIR__CMD_COMPLETE, id);
+}
+
+/* ---- a set of snapshots as a restore source ---- */
+
+typedef struct snap_op {
+    int node;
+    char *name;
+    uint32_t subtask;
+    const uint8_t *state;
+    size_t state_len;
+} snap_op;
+
+typedef struct snap_kg {
+    int node;
+    const char *name;       /* borrowed from its snap_op */
+    uint32_t kg;
+    const uint8_t *state, *timers;
+    size_t state_len, timers_len;
+} snap_kg;
+
+typedef struct snap_split {
+    int node;
+    char *id;
+    bool finished;
+    const uint8_t *pos;
+    size_t pos_len;
+    weir_ts max_ts;
+} snap_split;
+
+struct weir__snapshot_set {
+    uint8_t **blobs;
+    uint32_t n_blobs;
+    snap_op *ops;
+    uint32_t n_ops, cap_ops;
+    snap_kg *kgs;
+    uint32_t n_kgs, cap_kgs;
+    snap_split *splits;
+    uint32_t n_splits, cap_splits;
+};
+
+int weir__snapshot_set_create(weir__snapshot_set **out)
+{
+    *out = weir_calloc(1, sizeof **out);
+    return *out ? 0 : WEIR_ENOMEM;
+}
+
+void weir__snapshot_set_destroy(weir__snapshot_set *s)
+{
+    if (!s)
+        return;
+    for (uint32_t i = 0; i < s->n_blobs; i++)
+        weir_free(s->blobs[i]);
+    for (uint32_t i = 0; i < s->n_ops; i++)
+        weir_free(s->ops[i].name);
+    for (uint32_t i = 0; i < s->n_splits; i++)
+        weir_free(s->splits[i].id);
+    weir_free(s->blobs);
+    weir_free(s->ops);
+    weir_free(s->kgs);
+    weir_free(s->splits);
+    weir_free(s);
+}
+
+static int grow(void **a, uint32_t *cap, uint32_t n, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    uint32_t c = *cap ? *cap * 2 : 16;
+    void *p = weir_realloc(*a, c * size);
+    if (!p)
+        return WEIR_ENOMEM;
+    *a = p;
+    *cap = c;
+    return 0;
+}
+
+static int get_small(weir_cursor *c, uint32_t *v)
+{
+    uint64_t x;
+    int rc = weir_cursor_get_varint(c, &x);
+    if (rc)
+        return rc;
+    if (x > UINT32_MAX)
+        return WEIR_ECORRUPT;
+    *v = (uint32_t)x;
+    return 0;
+}
+
+static int get_bytes(weir_cursor *c, const uint8_t **p, size_t *n)
+{
+    const void *v;
+    int rc = weir_cursor_get_bytes(c, &v, n);
+    *p = v;
+    return rc;
+}
+
+int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data, size_t len)
+{
+    uint8_t *blob = weir_malloc(len ? len : 1);
+    uint8_t **blobs = weir_realloc(s->blobs, (s->n_blobs + 1) * sizeof *blobs);
+    if (!blob || !blobs) {
+        weir_free(blob);
+        if (blobs)
+            s->blobs = blobs;
+        return WEIR_ENOMEM;
+    }
+    memcpy(blob, data, len);
+    s->blobs = blobs;
+    s->blobs[s->n_blobs++] = blob;
+    weir_cursor c;
+    weir_cursor_init(&c, blob, len);
+    uint32_t magic, task, subtask, par, n_ops;
+    uint8_t version;
+    int rc = weir_cursor_get_u32(&c, &magic);
+    if (!rc && magic != WEIR__SNAPSHOT_MAGIC)
+        rc = WEIR_ECORRUPT;
+    if (!rc)
+        rc = weir_cursor_get_u8(&c, &version);
+    if (!rc && version != 1)
+        rc = WEIR_EUNSUPPORTED;
+    if (!rc)
+        rc = get_small(&c, &task);
+    if (!rc)
+        rc = get_small(&c, &subtask);
+    if (!rc)
+        rc = get_small(&c, &par);
+    if (!rc)
+        rc = get_small(&c, &n_ops);
+    for (uint32_t i = 0; i < n_ops && !rc; i++) {
+        uint32_t node, n_kg;
+        char *name = NULL;
+        const uint8_t *st;
+        size_t st_len;
+        if ((rc = get_small(&c, &node)) || (rc = weir_cursor_get_str(&c, &name)))
+            break;
+        if ((rc = get_bytes(&c, &st, &st_len)) ||
+            (rc = grow((void **)&s->ops, &s->cap_ops, s->n_ops, sizeof *s->ops))) {
+            weir_free(name);
+            break;
+        }
+        s->ops[s->n_ops++] = (snap_op){.node = (int)node, .name = name, .subtask = subtask, .state = st,
+                                       .state_len = st_len};
+        if ((rc = get_small(&c, &n_kg)))
+            break;
+        for (uint32_t k = 0; k < n_kg && !rc; k++) {
+            snap_kg e = {.node = (int)node, .name = name};
+            if ((rc = weir_cursor_get_u32(&c, &e.kg)) || (rc = get_bytes(&c, &e.state, &e.state_len)) ||
+                (rc = get_bytes(&c, &e.timers, &e.timers_len)) ||
+                (rc = grow((void **)&s->kgs, &s->cap_kgs, s->n_kgs, sizeof *s->kgs)))
+                break;
+            s->kgs[s->n_kgs++] = e;
+        }
+    }
+    uint8_t has_src = 0;
+    if (!rc)
+        rc = weir_cursor_get_u8(&c, &has_src);
+    if (!rc && has_src) {
+        uint32_t node, n;
+        rc = get_small(&c, &node);
+        if (!rc)
+            rc = get_small(&c, &n);
+        for (uint32_t i = 0; i < n && !rc; i++) {
+            snap_split sp = {.node = (int)node};
+            uint8_t fin;
+            if ((rc = weir_cursor_get_str(&c, &sp.id)))
+                break;
+            if ((rc = weir_cursor_get_u8(&c, &fin)) || (rc = get_bytes(&c, &sp.pos, &sp.pos_len)) ||
+                (rc = weir_cursor_get_i64(&c, &sp.max_ts)) ||
+                (rc = grow((void **)&s->splits, &s->cap_splits, s->n_splits, sizeof *s->splits))) {
+                weir_free(sp.id);
+                break;
+            }
+            sp.finished = fin != 0;
+            s->splits[s->n_splits++] = sp;
+        }
+    }
+    if (!rc && weir_cursor_left(&c) != 0)
+        rc = WEIR_ECORRUPT;
+    return rc;
+}
+
+static int set_op_state(void *ud, int node, const char *name, uint32_t subtask, uint32_t parallelism, weir_buf *out)
+{
+    (void)parallelism;
+    weir__snapshot_set *s = ud;
+    for (uint32_t i = 0; i < s->n_ops; i++) {
+        const snap_op *o = &s->ops[i];
+        if (o->node == node && o->subtask == subtask && strcmp(o->name, name) == 0)
+            return weir_buf_put(out, o->state, o->state_len);
+    }
+    return 0;
+}
+
+static int set_kg_state(void *ud, int node, const char *name, uint32_t kg, weir_buf *state, weir_buf *timers)
+{
+    weir__snapshot_set *s = ud;
+    for (uint32_t i = 0; i < s->n_kgs; i++) {
+        const snap_kg *k = &s->kgs[i];
+        if (k->node == node && k->kg == kg && strcmp(k->name, name) == 0) {
+            int rc = weir_buf_put(state, k->state, k->state_len);
+            if (!rc)
+                rc = weir_buf_put(timers, k->timers, k->timers_len);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+static int set_split(void *ud, int node, const char *id, weir__restored_split *out)
+{
+    weir__snapshot_set *s = ud;
+    for (uint32_t i = 0; i < s->n_splits; i++) {
+        const snap_split *sp = &s->splits[i];
+        if (sp->node == node && strcmp(sp->id, id) == 0) {
+            *out = (weir__restored_split){.id = sp->id, .finished = sp->finished, .pos = sp->pos,
+                                          .pos_len = sp->pos_len, .max_ts = sp->max_ts};
+            return 0;
+        }
+    }
+    return WEIR_ENOTFOUND;
+}
+
+weir__restore_source weir__snapshot_set_source(weir__snapshot_set *s)
+{
+    return (weir__restore_source){.op_state = set_op_state, .kg_state = set_kg_state, .split = set_split, .ud = s};
+}

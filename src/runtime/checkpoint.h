@@ -1,0 +1,113 @@
+/*
+ * runtime/checkpoint.h - the runtime's side of checkpoints
+ * (internal-but-shared: the checkpoint coordinator, its storage and recovery
+ * build on this).
+ *
+ * Taking a checkpoint:
+ *   1. The coordinator calls weir__job_trigger_checkpoint(job, id) with
+ *      increasing ids. Every source subtask records its split positions at
+ *      the next batch boundary and injects barrier `id` into its outputs.
+ *   2. Barriers flow with the data. A subtask with several input channels
+ *      aligns them: a channel that delivered barrier `id` is not read again
+ *      until every open channel has delivered it.
+ *   3. When aligned, the subtask snapshots each operator of its chain
+ *      (the operator's snapshot hook, then for each key group it owns the
+ *      keyed state and the timers) into one byte string, calls hooks.ack with
+ *      it, then forwards the barrier. Snapshots are taken on the subtask's
+ *      thread; the bytes are valid for the call only (copy them, write them
+ *      asynchronously).
+ *   4. A subtask that has already finished (end of input) when `id` is
+ *      triggered, or that finishes without seeing the barrier, acks with
+ *      finished = true and no bytes.
+ *   5. When all subtasks acked, the coordinator persists the checkpoint and
+ *      calls weir__job_notify_checkpoint_complete(job, id): every operator's
+ *      checkpoint_complete hook runs (sinks commit).
+ * A newer barrier overtaking an older one during alignment aborts the older
+ * checkpoint at that subtask (hooks.decline).
+ *
+ * Restoring: before weir_job_start, weir__job_set_restore gives the runtime
+ * a weir__restore_source; each operator instance asks it for its operator
+ * state and for the keyed state and timers of each key group it owns (so a
+ * different parallelism works, key groups move whole), and each source split
+ * asks for its position by split id. weir__snapshot_set implements it over a
+ * set of subtask snapshots.
+ *
+ * Subtask snapshot format (little-endian; varint = LEB128; bytes = varint
+ * length + bytes; str = bytes):
+ *   u32 magic "WSNP", u8 version (1), varint task, varint subtask,
+ *   varint parallelism, varint n_ops, then per operator:
+ *     varint node, str name, bytes operator_state, varint n_kg,
+ *     n_kg x (u32 kg, bytes keyed_state, bytes timers)
+ *   then u8 has_source and, if 1: varint node, varint n_splits,
+ *     n_splits x (str split_id, u8 finished, bytes position, i64 max_ts).
+ */
+#ifndef WEIR_RUNTIME_CHECKPOINT_H
+#define WEIR_RUNTIME_CHECKPOINT_H
+
+#include "weir/buf.h"
+#include "weir/job.h"
+
+#define WEIR__SNAPSHOT_MAGIC 0x504E5357u /* "WSNP" */
+
+typedef struct weir__task_snapshot {
+    uint64_t ckpt_id;
+    int task;
+    uint32_t subtask;
+    uint32_t parallelism;
+    bool finished;           /* the subtask had finished: nothing left to restore */
+    const uint8_t *data;     /* valid for the call */
+    size_t len;
+} weir__task_snapshot;
+
+typedef struct weir__ckpt_hooks {
+    /* Called from subtask threads, concurrently: one call per subtask per checkpoint. */
+    void (*ack)(void *ud, const weir__task_snapshot *snap);
+    /* A subtask gave up checkpoint id (a snapshot hook failed, or a newer barrier overtook it). */
+    void (*decline)(void *ud, uint64_t ckpt_id, int task, uint32_t subtask, int code, const char *why);
+    void *ud;
+} weir__ckpt_hooks;
+
+/* Before weir_job_start. */
+int weir__job_set_ckpt_hooks(weir_job *job, const weir__ckpt_hooks *hooks);
+/* Number of subtasks in the running job: the acks to expect per checkpoint. */
+uint32_t weir__job_subtask_count(const weir_job *job);
+int weir__job_trigger_checkpoint(weir_job *job, uint64_t id);
+int weir__job_notify_checkpoint_complete(weir_job *job, uint64_t id);
+
+/* ---- restoring ---- */
+
+typedef struct weir__restored_split {
+    char *id;                /* owned by the restore source until the job ends */
+    bool finished;
+    const void *pos;
+    size_t pos_len;
+    weir_ts max_ts;          /* watermark generator state */
+} weir__restored_split;
+
+typedef struct weir__restore_source {
+    /* Operator (non-keyed) state of node at subtask i of the new parallelism; leave out empty if none. */
+    int (*op_state)(void *ud, int node, const char *name, uint32_t subtask, uint32_t parallelism, weir_buf *out);
+    /* Keyed state and timers of key group kg of node; leave both empty if none. */
+    int (*kg_state)(void *ud, int node, const char *name, uint32_t kg, weir_buf *state, weir_buf *timers);
+    /* State of source split `id` of node: WEIR_ENOTFOUND if the checkpoint does not know it. */
+    int (*split)(void *ud, int node, const char *id, weir__restored_split *out);
+    void *ud;
+} weir__restore_source;
+
+/* Before weir_job_start; rs->ud must outlive the job's run. */
+int weir__job_set_restore(weir_job *job, const weir__restore_source *rs);
+
+/*
+ * A set of subtask snapshots (of one checkpoint) that serves as a restore
+ * source, for any parallelism of the restored job. Operator state is matched
+ * by (node, name, subtask index); keyed state by (node, name, key group);
+ * splits by (node, id).
+ */
+typedef struct weir__snapshot_set weir__snapshot_set;
+int weir__snapshot_set_create(weir__snapshot_set **out);
+void weir__snapshot_set_destroy(weir__snapshot_set *s);
+/* Adds one subtask snapshot (copied); validates it. */
+int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data, size_t len);
+weir__restore_source weir__snapshot_set_source(weir__snapshot_set *s);
+
+#endif

@@ -1,0 +1,368 @@
+/*
+ * runtime/opctx.c - one operator instance inside a subtask, and the services
+ * weir/operator.h offers it (emit, keys, state, timers, watermarks, metrics).
+ *
+ * Everything here runs on the subtask's thread, so nothing is locked except
+ * the counter list (metric readers walk it from other threads).
+ *
+ * Keyed operators (an input arrives through a keyed exchange) get their
+ * state backend and timer service at open, owning the key groups of their
+ * subtask. Other operators get them when they first use state or timers;
+ * they may use any key, so their backend spans all key groups.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/runtime.h"
+
+int weir__op_init(weir_op_ctx *c, weir__subtask *st, uint32_t pos, weir__node *node)
+{
+    weir_job *job = st->job;
+    c->st = st;
+    c->pos = pos;
+    c->node = node;
+    c->cls = node->kind == WEIR__NODE_OPERATOR ? node->op.cls : NULL;
+    c->in_wm = c->out_wm = WEIR_TS_MIN;
+    c->hold = WEIR_TS_MAX;
+    if (pthread_mutex_init(&c->counters_mu, NULL))
+        return WEIR_ENOMEM;
+    uint32_t n_in = node->n_in;
+    if (n_in) {
+        c->in_schemas = weir_calloc(n_in, sizeof *c->in_schemas);
+        c->in_keys = weir_calloc(n_in, sizeof *c->in_keys);
+        if (!c->in_schemas || !c->in_keys)
+            return WEIR_ENOMEM;
+    }
+    for (uint32_t i = 0; i < n_in; i++) {
+        const weir__edge *e = &job->edges[node->in_edges[i]];
+        const weir__node *up = &job->nodes[e->from];
+        const weir_schema *s = up->out_schema;
+        if (e->side_tag) {
+            s = NULL;
+            for (uint32_t k = 0; k < up->n_sides; k++)
+                if (up->sides[k].tag == e->side_tag)
+                    s = up->sides[k].schema;
+            if (!s && up->n_in)
+                s = weir__job_node(job, job->edges[up->in_edges[0]].from)->out_schema;
+        }
+        c->in_schemas[i] = s;
+        c->in_keys[i] = e->key;
+        if (e->part == WEIR_PART_KEYED)
+            c->keyed = true;
+    }
+    uint32_t p = st->task->parallelism, m = job->cfg.max_parallelism;
+    if (c->keyed) {
+        weir_key_group_range(st->index, p, m, &c->kg_lo, &c->kg_hi);
+    } else {
+        c->kg_lo = 0;
+        c->kg_hi = m;
+    }
+    c->info = (weir_op_info){
+        .subtask = st->index,
+        .parallelism = p,
+        .max_parallelism = m,
+        .n_inputs = n_in,
+        .input_schemas = c->in_schemas,
+        .output_schema = node->out_schema,
+        .batch_size = job->cfg.batch_size,
+        .input_keys = c->in_keys,
+        .node_id = (uint32_t)node->id,
+    };
+    return 0;
+}
+
+/* Restores operator state, keyed state and timers from the job's restore source. */
+static int op_restore(weir_op_ctx *c)
+{
+    weir_job *job = c->st->job;
+    const weir__restore_source *rs = &job->restore;
+    weir_buf a, b;
+    weir_buf_init(&a);
+    weir_buf_init(&b);
+    int rc = 0;
+    if (rs->kg_state) {
+        for (uint32_t kg = c->kg_lo; kg < c->kg_hi && !rc; kg++) {
+            weir_buf_clear(&a);
+            weir_buf_clear(&b);
+            rc = rs->kg_state(rs->ud, c->node->id, c->node->name, kg, &a, &b);
+            if (rc)
+                break;
+            if (a.len) {
+                if ((rc = weir__op_ensure_backend(c)))
+                    break;
+                weir_cursor cur;
+                weir_cursor_init(&cur, a.data, a.len);
+                rc = weir__backend_restore_kg(c->be, kg, &cur);
+            }
+            if (!rc && b.len) {
+                if ((rc = weir__op_ensure_timers(c)))
+                    break;
+                weir_cursor cur;
+                weir_cursor_init(&cur, b.data, b.len);
+                rc = weir__timers_restore_kg(c->timers, kg, &cur);
+            }
+        }
+        if (rc)
+            weir__subtask_fail(c->st, rc, "%s: cannot restore keyed state: %s", c->node->name, weir_strerror(rc));
+    }
+    if (!rc && rs->op_state) {
+        weir_buf_clear(&a);
+        rc = rs->op_state(rs->ud, c->node->id, c->node->name, c->st->index, c->st->task->parallelism, &a);
+        if (!rc && a.len && c->cls && c->cls->restore) {
+            weir_cursor cur;
+            weir_cursor_init(&cur, a.data, a.len);
+            rc = c->cls->restore(c->op, c, &cur);
+        }
+        if (rc)
+            weir__subtask_fail(c->st, rc, "%s: cannot restore operator state: %s", c->node->name,
+                               weir_strerror(rc));
+    }
+    weir_buf_fini(&a);
+    weir_buf_fini(&b);
+    return rc;
+}
+
+int weir__op_open(weir_op_ctx *c)
+{
+    if (!c->cls)
+        return 0; /* the source position of a source task */
+    const weir_operator_spec *spec = &c->node->op;
+    int rc = spec->create(spec->arg, &c->info, &c->op);
+    if (rc)
+        return weir__subtask_fail(c->st, rc, "%s: cannot create operator: %s", c->node->name, weir_strerror(rc));
+    c->created = true;
+    if (c->keyed && ((rc = weir__op_ensure_backend(c)) || (rc = weir__op_ensure_timers(c))))
+        return weir__subtask_fail(c->st, rc, "%s: cannot create keyed state: %s", c->node->name,
+                                  weir_strerror(rc));
+    if (c->cls->open && (rc = c->cls->open(c->op, c)))
+        return weir__subtask_fail(c->st, rc, "%s: open failed: %s", c->node->name, weir_strerror(rc));
+    c->opened = true;
+    if (c->st->job->has_restore && (rc = op_restore(c)))
+        return rc;
+    return 0;
+}
+
+void weir__op_close(weir_op_ctx *c)
+{
+    if (c->created && c->cls->close)
+        c->cls->close(c->op);
+    c->created = false;
+    c->op = NULL;
+    weir__timers_destroy(c->timers);
+    c->timers = NULL;
+    if (c->be)
+        weir__backend_destroy(c->be);
+    c->be = NULL;
+}
+
+int weir__op_ensure_backend(weir_op_ctx *c)
+{
+    if (c->be)
+        return 0;
+    weir_job *job = c->st->job;
+    char dir[1024];
+    weir__backend_config cfg = {
+        .kind = job->cfg.state_backend,
+        .max_parallelism = job->cfg.max_parallelism,
+        .kg_lo = c->kg_lo,
+        .kg_hi = c->kg_hi,
+        .clock = job->cfg.clock,
+        .dir = NULL,
+    };
+    if (job->cfg.state_dir) {
+        snprintf(dir, sizeof dir, "%s/op%d-%u", job->cfg.state_dir, c->node->id, c->st->index);
+        cfg.dir = dir;
+    }
+    int rc = weir__backend_create(&cfg, &c->be);
+    if (rc)
+        return rc;
+    if (c->has_key)
+        rc = weir__backend_set_key(c->be, c->key, c->key_len, c->key_hash);
+    return rc;
+}
+
+int weir__op_ensure_timers(weir_op_ctx *c)
+{
+    return c->timers ? 0 : weir__timers_create(&c->timers);
+}
+
+int weir__op_process(weir_op_ctx *c, int input, const weir_batch *b)
+{
+    WEIR__ADD(&c->records_in, b->n_rows);
+    int rc = c->cls->process(c->op, c, input, b);
+    if (rc)
+        return rc;
+    return c->hold != WEIR_TS_MAX || c->out_wm < c->in_wm ? weir__op_check_hold(c) : 0;
+}
+
+/* ---- the services of weir/operator.h ---- */
+
+const weir_op_info *weir_op_info_of(weir_op_ctx *ctx) { return &ctx->info; }
+
+int weir_op_emit(weir_op_ctx *ctx, const weir_batch *b)
+{
+    if (!b || b->n_rows == 0)
+        return 0;
+    WEIR__ADD(&ctx->records_out, b->n_rows);
+    if (ctx->next)
+        return weir__op_process(ctx->next, 0, b);
+    for (uint32_t i = 0; i < ctx->n_out; i++) {
+        int rc = weir__writer_emit(ctx->out[i], b);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int weir_op_emit_side(weir_op_ctx *ctx, int tag, const weir_batch *b)
+{
+    if (!b || b->n_rows == 0)
+        return 0;
+    for (uint32_t s = 0; s < ctx->n_sides; s++) {
+        if (ctx->sides[s].tag != tag)
+            continue;
+        for (uint32_t i = 0; i < ctx->sides[s].n; i++) {
+            int rc = weir__writer_emit(ctx->sides[s].w[i], b);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+bool weir_op_has_side_output(weir_op_ctx *ctx, int tag)
+{
+    for (uint32_t s = 0; s < ctx->n_sides; s++)
+        if (ctx->sides[s].tag == tag && ctx->sides[s].n > 0)
+            return true;
+    return false;
+}
+
+weir_ts weir_op_watermark(weir_op_ctx *ctx) { return ctx->in_wm; }
+
+int64_t weir_op_now_ms(weir_op_ctx *ctx) { return weir_clock_now(&ctx->st->job->cfg.clock); }
+
+int weir__op_set_key_raw(weir_op_ctx *c, const void *key, size_t len, uint64_t hash)
+{
+    if (len > c->key_cap) {
+        size_t cap = c->key_cap ? c->key_cap : 32;
+        while (cap < len)
+            cap *= 2;
+        uint8_t *k = weir_realloc(c->key, cap);
+        if (!k)
+            return WEIR_ENOMEM;
+        c->key = k;
+        c->key_cap = cap;
+    }
+    if (len)
+        memcpy(c->key, key, len);
+    c->key_len = len;
+    c->key_hash = hash;
+    c->kg = weir_key_group(hash, c->st->job->cfg.max_parallelism);
+    c->has_key = true;
+    if (c->kg < c->kg_lo || c->kg >= c->kg_hi)
+        return weir_op_fail(c, WEIR_EINVAL, "key group %u is not owned by subtask %u (owns [%u, %u))", c->kg,
+                            c->st->index, c->kg_lo, c->kg_hi);
+    if (c->be)
+        return weir__backend_set_key(c->be, c->key, len, hash);
+    return 0;
+}
+
+int weir_op_set_key(weir_op_ctx *ctx, const void *key, size_t len)
+{
+    if (!ctx || (len && !key))
+        return WEIR_EINVAL;
+    return weir__op_set_key_raw(ctx, key, len, weir_key_hash(key, len));
+}
+
+int weir_op_set_key_hashed(weir_op_ctx *ctx, const void *key, size_t len, uint64_t hash)
+{
+    if (!ctx || (len && !key))
+        return WEIR_EINVAL;
+    return weir__op_set_key_raw(ctx, key, len, hash);
+}
+
+const uint8_t *weir_op_key(weir_op_ctx *ctx, size_t *len, uint32_t *key_group)
+{
+    if (!ctx->has_key)
+        return NULL;
+    if (len)
+        *len = ctx->key_len;
+    if (key_group)
+        *key_group = ctx->kg;
+    return ctx->key ? ctx->key : (const uint8_t *)"";
+}
+
+/* Operators that never set a key use the empty key. */
+static int ensure_key(weir_op_ctx *c)
+{
+    if (c->has_key)
+        return 0;
+    return weir__op_set_key_raw(c, NULL, 0, weir_key_hash("", 0));
+}
+
+int weir_op_timer_register(weir_op_ctx *ctx, weir_time_domain d, weir_ts ts, int64_t ns)
+{
+    int rc = ensure_key(ctx);
+    if (!rc)
+        rc = weir__op_ensure_timers(ctx);
+    if (rc)
+        return rc;
+    return weir__timers_register(ctx->timers, d, ts, ns, ctx->key, ctx->key_len, ctx->kg);
+}
+
+int weir_op_timer_delete(weir_op_ctx *ctx, weir_time_domain d, weir_ts ts, int64_t ns)
+{
+    if (!ctx->timers)
+        return 0;
+    int rc = ensure_key(ctx);
+    if (rc)
+        return rc;
+    return weir__timers_delete(ctx->timers, d, ts, ns, ctx->key, ctx->key_len, ctx->kg);
+}
+
+void weir_op_hold_watermark(weir_op_ctx *ctx, weir_ts hold) { ctx->hold = hold; }
+
+uint64_t *weir_op_counter(weir_op_ctx *ctx, const char *name)
+{
+    for (weir__counter *k = ctx->counters; k; k = k->next)
+        if (strcmp(k->name, name) == 0)
+            return &k->value;
+    weir__counter *k = weir_calloc(1, sizeof *k);
+    if (!k)
+        return NULL;
+    k->name = weir_strdup(name);
+    if (!k->name) {
+        weir_free(k);
+        return NULL;
+    }
+    pthread_mutex_lock(&ctx->counters_mu);
+    k->next = ctx->counters;
+    ctx->counters = k;
+    pthread_mutex_unlock(&ctx->counters_mu);
+    return &k->value;
+}
+
+int weir_op_fail(weir_op_ctx *ctx, int code, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (code >= 0)
+        code = WEIR_EUSER;
+    weir__subtask_fail(ctx->st, code, "%s[%u]: %s", ctx->node->name, ctx->st->index, msg);
+    return code;
+}
+
+int weir_op_get_state(weir_op_ctx *ctx, const weir_state_desc *desc, weir_state **out)
+{
+    if (!ctx || !desc || !desc->name || !out)
+        return WEIR_EINVAL;
+    int rc = weir__op_ensure_backend(ctx);
+    if (rc)
+        return rc;
+    return weir__backend_register(ctx->be, desc, out);
+}

@@ -1,0 +1,442 @@
+/*
+ * runtime/source_task.c - the loop of a source subtask.
+ *
+ * The subtask owns the splits its source instance discovers, reads each
+ * through its own reader into a batch, stamps event time (from the schema's
+ * rowtime column, or as the reader set it), runs one watermark generator per
+ * split, and pushes the rows into its chain. Its watermark is the valve
+ * over its splits: minimum over active splits, idle splits excluded, never
+ * backwards; WEIR_TS_MAX once every split ended and no split can appear.
+ *
+ * Determinism: the watermark a record produces takes effect after that
+ * record. A batch therefore cannot simply be emitted whole with the
+ * watermark after it: a record that is behind the watermark produced by the
+ * records before it in the same batch must see that watermark in force. So
+ * while scanning a batch, when the next record's timestamp is <= the
+ * watermark the records before it produce, and that watermark is above the
+ * last one emitted, the batch is cut there: the rows before go out, then the
+ * watermark, then scanning goes on. Records with larger timestamps cannot be
+ * late for any window (a window that contains ts ends after ts), so they do
+ * not need the exact watermark. "<=" rather than "<" because a record exactly
+ * at the watermark can still touch a session window that the watermark
+ * closes (touching sessions merge) or meet an event-time timer at W.
+ *
+ * Idleness: a split that delivers nothing for the idle timeout (processing
+ * time, from the job's clock) becomes idle; its next row makes it active
+ * again, and from then on it holds the watermark again (the watermark does
+ * not go back, it waits for the split to catch up).
+ */
+#include <string.h>
+#include <time.h>
+
+#include "runtime/runtime.h"
+
+static bool canceled(const weir__subtask *st) { return atomic_load_explicit(&st->job->cancel, memory_order_relaxed); }
+static bool stopping(const weir__subtask *st) { return atomic_load_explicit(&st->job->stop, memory_order_relaxed); }
+
+int weir__source_open(weir__subtask *st)
+{
+    weir_job *job = st->job;
+    weir__node *node = &job->nodes[st->task->nodes[0]];
+    weir__source_run *r = weir_calloc(1, sizeof *r);
+    if (!r)
+        return weir__subtask_fail(st, WEIR_ENOMEM, "%s: out of memory", node->name);
+    st->src = r;
+    r->cls = node->src.cls;
+    weir_buf_init(&r->pos);
+    if (weir__wm_valve_init(&r->valve, 0))
+        return weir__subtask_fail(st, WEIR_ENOMEM, "%s: out of memory", node->name);
+    int64_t idle = node->wm.idle_timeout_ms;
+    r->idle_timeout_ms = idle == 0 ? job->cfg.idle_timeout_ms : (idle < 0 ? 0 : idle);
+    uint32_t bs = job->cfg.batch_size;
+    r->rb = weir_batch_create(node->src.schema, bs);
+    r->seg = weir_batch_create(node->src.schema, bs);
+    r->iota = weir_malloc(bs * sizeof *r->iota);
+    if (!r->rb || !r->seg || !r->iota)
+        return weir__subtask_fail(st, WEIR_ENOMEM, "%s: out of memory", node->name);
+    for (uint32_t i = 0; i < bs; i++)
+        r->iota[i] = i;
+    weir_source_info info = {
+        .subtask = st->index,
+        .parallelism = st->task->parallelism,
+        .batch_size = bs,
+        .schema = node->src.schema,
+    };
+    weir_error err;
+    weir_error_clear(&err);
+    int rc = r->cls->create(node->src.arg, &info, &r->src, &err);
+    if (rc) {
+        r->src = NULL;
+        return weir__subtask_fail(st, rc, "%s: %s", node->name, err.message[0] ? err.message : weir_strerror(rc));
+    }
+    return 0;
+}
+
+void weir__source_close(weir__subtask *st)
+{
+    weir__source_run *r = st->src;
+    if (!r)
+        return;
+    for (uint32_t i = 0; i < r->n_splits; i++) {
+        if (r->splits[i].reader)
+            r->cls->close_split(r->splits[i].reader);
+        weir_free(r->splits[i].id);
+    }
+    weir_free(r->splits);
+    if (r->src)
+        r->cls->destroy(r->src);
+    weir__wm_valve_fini(&r->valve);
+    weir_batch_destroy(r->rb);
+    weir_batch_destroy(r->seg);
+    weir_free(r->iota);
+    weir_buf_fini(&r->pos);
+    weir_free(r);
+    st->src = NULL;
+}
+
+static weir__node *source_node(weir__subtask *st) { return &st->job->nodes[st->task->nodes[0]]; }
+
+static int handle_flags(weir__subtask *st, int flags)
+{
+    int rc = 0;
+    weir__source_run *r = st->src;
+    if (flags & WEIR__WM_BECAME_ACTIVE)
+        rc = weir__chain_status(st, false);
+    if (!rc && (flags & WEIR__WM_ADVANCED))
+        rc = weir__chain_watermark(st, r->valve.out);
+    if (!rc && (flags & WEIR__WM_BECAME_IDLE))
+        rc = weir__chain_status(st, true);
+    return rc;
+}
+
+static int add_split(weir__subtask *st, const char *id)
+{
+    weir__source_run *r = st->src;
+    weir_job *job = st->job;
+    weir__node *node = source_node(st);
+    if (r->n_splits == r->cap_splits) {
+        uint32_t cap = r->cap_splits ? r->cap_splits * 2 : 4;
+        weir__split *s = weir_realloc(r->splits, cap * sizeof *s);
+        if (!s)
+            return WEIR_ENOMEM;
+        r->splits = s;
+        r->cap_splits = cap;
+    }
+    weir__split *s = &r->splits[r->n_splits];
+    memset(s, 0, sizeof *s);
+    s->id = weir_strdup(id);
+    if (!s->id)
+        return WEIR_ENOMEM;
+    weir__wm_gen_init(&s->gen, &node->wm);
+    s->last_data_ms = weir_clock_now(&job->cfg.clock);
+    weir__restored_split rs = {0};
+    bool restored = false;
+    if (job->has_restore && job->restore.split) {
+        int rc = job->restore.split(job->restore.ud, node->id, id, &rs);
+        if (rc && rc != WEIR_ENOTFOUND) {
+            weir_free(s->id);
+            return weir__subtask_fail(st, rc, "%s: cannot restore split %s: %s", node->name, id, weir_strerror(rc));
+        }
+        restored = rc == 0;
+    }
+    int idx = weir__wm_valve_add(&r->valve);
+    if (idx < 0) {
+        weir_free(s->id);
+        return WEIR_ENOMEM;
+    }
+    s->valve_idx = (uint32_t)idx;
+    r->n_splits++;
+    if (restored) {
+        s->gen.max_ts = rs.max_ts;
+        if (rs.finished) {
+            s->finished = true;
+            weir__wm_valve_end(&r->valve, s->valve_idx);
+            return 0;
+        }
+    }
+    weir_error err;
+    weir_error_clear(&err);
+    int rc = r->cls->open_split(r->src, id, restored ? rs.pos : NULL, restored ? rs.pos_len : 0, &s->reader, &err);
+    if (rc) {
+        s->reader = NULL;
+        return weir__subtask_fail(st, rc, "%s: split %s: %s", node->name, id,
+                                  err.message[0] ? err.message : weir_strerror(rc));
+    }
+    if (restored)
+        weir__wm_valve_watermark(&r->valve, s->valve_idx, weir__wm_gen_current(&s->gen));
+    return 0;
+}
+
+/* Asks the source for new splits; returns flags of the valve's change. */
+static int discover(weir__subtask *st, int *flags)
+{
+    weir__source_run *r = st->src;
+    const char **ids = NULL;
+    uint32_t n = 0;
+    bool done = false;
+    weir_error err;
+    weir_error_clear(&err);
+    int rc = r->cls->discover(r->src, &ids, &n, &done, &err);
+    if (rc)
+        return weir__subtask_fail(st, rc, "%s: %s", source_node(st)->name,
+                                  err.message[0] ? err.message : weir_strerror(rc));
+    for (uint32_t i = 0; i < n; i++)
+        if ((rc = add_split(st, ids[i])))
+            return rc;
+    r->discovery_done = done;
+    *flags = weir__wm_valve_refresh(&r->valve);
+    return 0;
+}
+
+/* Emits rows [a, b) of the read batch. */
+static int emit_rows(weir__subtask *st, uint32_t a, uint32_t b)
+{
+    weir__source_run *r = st->src;
+    weir_batch *rb = r->rb;
+    if (a == b)
+        return 0;
+    if (a == 0) {
+        uint32_t n = rb->n_rows;
+        rb->n_rows = b; /* the rows after b stay in place for the next segment */
+        int rc = weir_op_emit(&st->ops[0], rb);
+        rb->n_rows = n;
+        return rc;
+    }
+    weir_batch_reset(r->seg);
+    int rc = weir_batch_gather(r->seg, rb, r->iota + a, b - a);
+    if (!rc)
+        rc = weir_op_emit(&st->ops[0], r->seg);
+    return rc;
+}
+
+static int stamp_rowtime(weir__subtask *st, weir__split *s)
+{
+    weir_batch *b = st->src->rb;
+    int32_t col = b->schema->rowtime;
+    if (col < 0)
+        return 0;
+    const weir_column *c = &b->cols[col];
+    for (uint32_t i = 0; i < b->n_rows; i++) {
+        if (weir_batch_is_null(b, (uint32_t)col, i))
+            return weir__subtask_fail(st, WEIR_EPARSE,
+                                      "%s: split %s: the rowtime column %s is NULL (a row needs an event time)",
+                                      source_node(st)->name, s->id, b->schema->fields[col].name);
+        if (c->type.id == WEIR_TYPE_INT)
+            b->ts[i] = ((const int32_t *)c->data)[i];
+        else
+            b->ts[i] = ((const int64_t *)c->data)[i];
+    }
+    return 0;
+}
+
+/* Pushes a freshly read batch of split s into the chain, cutting it where the watermark must advance. */
+static int process_rows(weir__subtask *st, weir__split *s)
+{
+    weir__source_run *r = st->src;
+    weir_batch *rb = r->rb;
+    int rc = stamp_rowtime(st, s);
+    if (rc)
+        return rc;
+    weir_ts other = weir__wm_valve_min_excluding(&r->valve, s->valve_idx);
+    weir_ts emitted = r->valve.out;
+    uint32_t seg = 0, n = rb->n_rows;
+    for (uint32_t i = 0; i < n; i++) {
+        weir_ts t = rb->ts[i];
+        weir_ts cur = weir__wm_gen_current(&s->gen);
+        weir_ts cand = cur < other ? cur : other;
+        if (cand > emitted && t <= cand) {
+            if ((rc = emit_rows(st, seg, i)))
+                return rc;
+            if ((rc = handle_flags(st, weir__wm_valve_watermark(&r->valve, s->valve_idx, cur))))
+                return rc;
+            emitted = r->valve.out;
+            seg = i;
+        }
+        weir__wm_gen_observe(&s->gen, t);
+    }
+    if ((rc = emit_rows(st, seg, n)))
+        return rc;
+    return handle_flags(st, weir__wm_valve_watermark(&r->valve, s->valve_idx, weir__wm_gen_current(&s->gen)));
+}
+
+/* Reads one batch from split s. *progress is set when rows came. */
+static int read_split(weir__subtask *st, weir__split *s, bool *progress)
+{
+    weir__source_run *r = st->src;
+    weir_batch *rb = r->rb;
+    weir_job *job = st->job;
+    weir_batch_reset(rb);
+    bool eof = false;
+    int rc = 0;
+    while (rb->n_rows < rb->capacity) {
+        weir_error err;
+        weir_error_clear(&err);
+        rc = r->cls->read(s->reader, rb, rb->capacity - rb->n_rows, &err);
+        if (rc == WEIR_EOF) {
+            eof = true;
+            rc = 0;
+            break;
+        }
+        if (rc < 0)
+            return weir__subtask_fail(st, rc, "%s: split %s: %s", source_node(st)->name, s->id,
+                                      err.message[0] ? err.message : weir_strerror(rc));
+        if (rc == 0)
+            break;
+    }
+    int64_t now = weir_clock_now(&job->cfg.clock);
+    if (rb->n_rows > 0) {
+        *progress = true;
+        s->last_data_ms = now;
+        if (s->idle) {
+            s->idle = false;
+            if ((rc = handle_flags(st, weir__wm_valve_set_idle(&r->valve, s->valve_idx, false))))
+                return rc;
+        }
+        if ((rc = process_rows(st, s)))
+            return rc;
+    }
+    if (eof) {
+        *progress = true;
+        s->finished = true;
+        r->cls->close_split(s->reader);
+        s->reader = NULL;
+        /* The split's watermark holds no one back any more. */
+        return handle_flags(st, weir__wm_valve_end(&r->valve, s->valve_idx));
+    }
+    if (rb->n_rows == 0 && !s->idle && r->idle_timeout_ms > 0 && now - s->last_data_ms >= r->idle_timeout_ms) {
+        s->idle = true;
+        return handle_flags(st, weir__wm_valve_set_idle(&r->valve, s->valve_idx, true));
+    }
+    return 0;
+}
+
+static void metric_emit(void *ud, const char *name, uint64_t v)
+{
+    uint64_t *c = weir_op_counter(ud, name);
+    if (c)
+        WEIR__SET(c, v);
+}
+
+static void poll_source_metrics(weir__subtask *st)
+{
+    weir__source_run *r = st->src;
+    if (r->cls->metrics)
+        r->cls->metrics(r->src, metric_emit, &st->ops[0]);
+}
+
+static bool all_finished(const weir__source_run *r)
+{
+    for (uint32_t i = 0; i < r->n_splits; i++)
+        if (!r->splits[i].finished)
+            return false;
+    return r->discovery_done;
+}
+
+static void wait_a_little(weir__subtask *st, int64_t ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_nsec += (long)ms * 1000000L;
+    ts.tv_sec += ts.tv_nsec / 1000000000L;
+    ts.tv_nsec %= 1000000000L;
+    pthread_mutex_lock(&st->gate.mu);
+    if (st->gate.n_cmds == 0 && !stopping(st) && !canceled(st)) {
+        st->gate.waiting = true;
+        pthread_cond_timedwait(&st->gate.cv, &st->gate.mu, &ts);
+        st->gate.waiting = false;
+    }
+    pthread_mutex_unlock(&st->gate.mu);
+}
+
+static int inject_pending_barrier(weir__subtask *st)
+{
+    uint64_t ck = 0;
+    int rc = weir__subtask_commands(st, &ck);
+    if (!rc && ck)
+        rc = weir__chain_barrier(st, ck);
+    return rc;
+}
+
+int weir__run_source(weir__subtask *st)
+{
+    weir__source_run *r = st->src;
+    int flags = 0;
+    int rc = discover(st, &flags);
+    if (rc)
+        return rc;
+    /* The first message of every channel: where this subtask stands. */
+    if ((rc = weir__chain_status(st, r->valve.idle)))
+        return rc;
+    if (r->valve.out > WEIR_TS_MIN && (rc = weir__chain_watermark(st, r->valve.out)))
+        return rc;
+    int quiet = 0;
+    uint64_t batches = 0;
+    bool drained = true;
+    while (!all_finished(r)) {
+        if (canceled(st))
+            return WEIR_ECANCELED;
+        if ((rc = inject_pending_barrier(st)))
+            return rc;
+        if (stopping(st)) {
+            drained = false;
+            break;
+        }
+        bool progress = false;
+        for (uint32_t i = 0; i < r->n_splits; i++) {
+            weir__split *s = &r->splits[i];
+            if (s->finished)
+                continue;
+            if ((rc = read_split(st, s, &progress)))
+                return rc;
+            if ((++batches & 63) == 0)
+                poll_source_metrics(st);
+        }
+        if ((rc = weir__fire_processing_timers(st)))
+            return rc;
+        if (progress) {
+            quiet = 0;
+            continue;
+        }
+        if (!r->discovery_done) {
+            if ((rc = discover(st, &flags)) || (rc = handle_flags(st, flags)))
+                return rc;
+            if (all_finished(r))
+                break;
+        }
+        /* Nothing to read now: send what is staged, then look again a little later. */
+        if ((rc = weir__chain_flush(st)))
+            return rc;
+        wait_a_little(st, quiet < 4 ? 1 : 10);
+        quiet++;
+    }
+    poll_source_metrics(st);
+    if (drained && (rc = weir__chain_watermark(st, WEIR_TS_MAX)))
+        return rc;
+    if ((rc = inject_pending_barrier(st)) || (rc = weir__chain_finish(st)))
+        return rc;
+    return weir__chain_end(st, drained);
+}
+
+int weir__source_snapshot(weir__subtask *st, weir_buf *out)
+{
+    weir__source_run *r = st->src;
+    int rc = weir_buf_put_varint(out, (uint64_t)source_node(st)->id);
+    if (!rc)
+        rc = weir_buf_put_varint(out, r->n_splits);
+    for (uint32_t i = 0; i < r->n_splits && !rc; i++) {
+        weir__split *s = &r->splits[i];
+        weir_buf_clear(&r->pos);
+        if (!s->finished && r->cls->position && (rc = r->cls->position(s->reader, &r->pos)))
+            return weir__subtask_fail(st, rc, "%s: split %s: cannot read its position", source_node(st)->name,
+                                      s->id);
+        if (!rc)
+            rc = weir_buf_put_str(out, s->id);
+        if (!rc)
+            rc = weir_buf_put_u8(out, s->finished ? 1 : 0);
+        if (!rc)
+            rc = weir_buf_put_bytes(out, r->pos.data, r->pos.len);
+        if (!rc)
+            rc = weir_buf_put_i64(out, s->gen.max_ts);
+    }
+    return rc;
+}

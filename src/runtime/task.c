@@ -1,0 +1,610 @@
+/*
+ * runtime/task.c - the life of a subtask thread, the loop of a subtask that
+ * reads channels, and the chain plumbing both kinds of subtask share.
+ *
+ * Input protocol, per channel, as the producer writes it:
+ *   status (ACTIVE or IDLE), then any mix of batches, watermarks, IDLE /
+ *   ACTIVE and barriers, then possibly a final watermark WEIR_TS_MAX, then END.
+ * The first message of every channel is sent before any data and depends on
+ * nothing but the producer's own inputs, so a consumer can wait for the first
+ * message of all its channels before it processes any data. It does: that
+ * way its watermark never starts from a guess (for example, a source subtask
+ * without splits announces itself idle before anyone reads a record), which
+ * keeps late-data decisions independent of thread timing.
+ *
+ * Watermarks: the subtask's input watermark is the valve's output (minimum
+ * over active channels, never backwards). When it advances, each operator of
+ * the chain in turn fires its event-time timers up to W (in timer order,
+ * with the key set), runs its watermark hook and forwards
+ * min(W, its hold) to the next operator, the last one to its writers.
+ *
+ * Processing-time timers fire from the job's clock: the loop never sleeps
+ * longer than 10 ms of real time before it looks at the clock again, so a
+ * test that moves a manual clock sees the effect promptly.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "runtime/runtime.h"
+
+#define MAX_WAIT_MS 10
+
+int weir__subtask_fail(weir__subtask *st, int code, const char *fmt, ...)
+{
+    if (st->err.code == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        st->err.code = code ? code : WEIR_EINVAL;
+        vsnprintf(st->err.message, sizeof st->err.message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+static bool canceled(const weir__subtask *st) { return atomic_load_explicit(&st->job->cancel, memory_order_relaxed); }
+
+/* Names the operator that failed when it did not say why itself. */
+static int op_failed(weir_op_ctx *c, int rc, const char *what)
+{
+    if (rc == WEIR_ECANCELED && canceled(c->st))
+        return rc;
+    weir__subtask_fail(c->st, rc, "%s[%u]: %s failed: %s", c->node->name, c->st->index, what, weir_strerror(rc));
+    return rc;
+}
+
+/* ---- chain plumbing ---- */
+
+static void set_out_wm_metric(weir__subtask *st, weir_ts wm) { WEIR__SET(&st->out_wm_metric, wm); }
+
+/* Forwards min(input watermark, hold) if that advanced. */
+static int op_forward(weir_op_ctx *c)
+{
+    weir_ts out = c->in_wm < c->hold ? c->in_wm : c->hold;
+    if (out <= c->out_wm)
+        return 0;
+    c->out_wm = out;
+    weir__msg m = {.type = WEIR__MSG_WATERMARK, .wm = out};
+    for (uint32_t s = 0; s < c->n_sides; s++)
+        for (uint32_t i = 0; i < c->sides[s].n; i++) {
+            int rc = weir__writer_control(c->sides[s].w[i], &m);
+            if (rc)
+                return rc;
+        }
+    if (c->next)
+        return weir__op_advance_watermark(c->next, out);
+    for (uint32_t i = 0; i < c->n_out; i++) {
+        int rc = weir__writer_control(c->out[i], &m);
+        if (rc)
+            return rc;
+    }
+    set_out_wm_metric(c->st, out);
+    return 0;
+}
+
+int weir__op_check_hold(weir_op_ctx *c) { return op_forward(c); }
+
+static int fire_timer(void *ud, const weir_timer *t)
+{
+    weir_op_ctx *c = ud;
+    int rc = weir__op_set_key_raw(c, t->key, t->key_len, weir_key_hash(t->key, t->key_len));
+    if (rc)
+        return rc;
+    if (!c->cls || !c->cls->timer)
+        return 0;
+    rc = c->cls->timer(c->op, c, t);
+    if (rc)
+        return op_failed(c, rc, "timer");
+    return 0;
+}
+
+int weir__op_advance_watermark(weir_op_ctx *c, weir_ts wm)
+{
+    if (wm <= c->in_wm)
+        return 0;
+    c->in_wm = wm;
+    int rc;
+    if (c->timers && weir__timers_next(c->timers, WEIR_TIME_EVENT) <= wm &&
+        (rc = weir__timers_advance(c->timers, WEIR_TIME_EVENT, wm, fire_timer, c)))
+        return rc;
+    if (c->cls && c->cls->watermark && (rc = c->cls->watermark(c->op, c, wm)))
+        return op_failed(c, rc, "watermark");
+    return op_forward(c);
+}
+
+int weir__chain_watermark(weir__subtask *st, weir_ts wm) { return weir__op_advance_watermark(&st->ops[0], wm); }
+
+static int all_writers(weir__subtask *st, const weir__msg *m)
+{
+    for (uint32_t i = 0; i < st->n_writers; i++) {
+        int rc = weir__writer_control(st->writers[i], m);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int weir__chain_status(weir__subtask *st, bool idle)
+{
+    if (st->status_sent && st->idle_out == idle)
+        return 0;
+    st->status_sent = true;
+    st->idle_out = idle;
+    weir__msg m = {.type = idle ? WEIR__MSG_IDLE : WEIR__MSG_ACTIVE};
+    return all_writers(st, &m);
+}
+
+int weir__chain_flush(weir__subtask *st)
+{
+    for (uint32_t i = 0; i < st->n_writers; i++) {
+        int rc = weir__writer_flush(st->writers[i]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static bool has_staged(const weir__subtask *st)
+{
+    for (uint32_t i = 0; i < st->n_writers; i++) {
+        const weir__writer *w = st->writers[i];
+        for (uint32_t t = 0; t < w->n; t++)
+            if (w->stage[t] && w->stage[t]->n_rows)
+                return true;
+    }
+    return false;
+}
+
+int weir__chain_finish(weir__subtask *st)
+{
+    for (uint32_t i = 0; i < st->n_ops; i++) {
+        weir_op_ctx *c = &st->ops[i];
+        if (c->cls && c->cls->finish) {
+            int rc = c->cls->finish(c->op, c);
+            if (rc)
+                return op_failed(c, rc, "finish");
+        }
+    }
+    return 0;
+}
+
+int weir__chain_end(weir__subtask *st, bool drained)
+{
+    weir__msg m = {.type = WEIR__MSG_END, .drained = drained};
+    return all_writers(st, &m);
+}
+
+int weir__fire_processing_timers(weir__subtask *st)
+{
+    int64_t now = -1;
+    for (uint32_t i = 0; i < st->n_ops; i++) {
+        weir_op_ctx *c = &st->ops[i];
+        if (!c->timers)
+            continue;
+        weir_ts next = weir__timers_next(c->timers, WEIR_TIME_PROCESSING);
+        if (next == WEIR_TS_MAX)
+            continue;
+        if (now < 0)
+            now = weir_clock_now(&st->job->cfg.clock);
+        if (next > now)
+            continue;
+        int rc = weir__timers_advance(c->timers, WEIR_TIME_PROCESSING, now, fire_timer, c);
+        if (!rc)
+            rc = op_forward(c);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Earliest processing-time timer of the chain, or WEIR_TS_MAX. */
+static weir_ts next_processing_timer(const weir__subtask *st)
+{
+    weir_ts m = WEIR_TS_MAX;
+    for (uint32_t i = 0; i < st->n_ops; i++) {
+        weir_ts t = weir__timers_next(st->ops[i].timers, WEIR_TIME_PROCESSING);
+        if (t < m)
+            m = t;
+    }
+    return m;
+}
+
+/* ---- checkpoints ---- */
+
+static void ack(weir__subtask *st, uint64_t id, bool finished, const weir_buf *data)
+{
+    weir_job *job = st->job;
+    if (!job->has_hooks || !job->hooks.ack)
+        return;
+    weir__task_snapshot s = {
+        .ckpt_id = id,
+        .task = st->task->id,
+        .subtask = st->index,
+        .parallelism = st->task->parallelism,
+        .finished = finished,
+        .data = data ? data->data : NULL,
+        .len = data ? data->len : 0,
+    };
+    job->hooks.ack(job->hooks.ud, &s);
+}
+
+static void decline(weir__subtask *st, uint64_t id, int code, const char *why)
+{
+    weir_job *job = st->job;
+    if (job->has_hooks && job->hooks.decline)
+        job->hooks.decline(job->hooks.ud, id, st->task->id, st->index, code, why);
+}
+
+/* Writes the snapshot of every operator of the chain (format: checkpoint.h). */
+static int snapshot_chain(weir__subtask *st, uint64_t id, weir_buf *out)
+{
+    weir_buf tmp, tmr;
+    weir_buf_init(&tmp);
+    weir_buf_init(&tmr);
+    int rc = weir_buf_put_u32(out, WEIR__SNAPSHOT_MAGIC);
+    if (!rc)
+        rc = weir_buf_put_u8(out, 1);
+    if (!rc)
+        rc = weir_buf_put_varint(out, (uint64_t)st->task->id);
+    if (!rc)
+        rc = weir_buf_put_varint(out, st->index);
+    if (!rc)
+        rc = weir_buf_put_varint(out, st->task->parallelism);
+    uint32_t n_ops = 0;
+    for (uint32_t i = 0; i < st->n_ops; i++)
+        if (st->ops[i].cls)
+            n_ops++;
+    if (!rc)
+        rc = weir_buf_put_varint(out, n_ops);
+    for (uint32_t i = 0; i < st->n_ops && !rc; i++) {
+        weir_op_ctx *c = &st->ops[i];
+        if (!c->cls)
+            continue;
+        rc = weir_buf_put_varint(out, (uint64_t)c->node->id);
+        if (!rc)
+            rc = weir_buf_put_str(out, c->node->name);
+        weir_buf_clear(&tmp);
+        if (!rc && c->cls->snapshot && (rc = c->cls->snapshot(c->op, c, id, &tmp)))
+            rc = op_failed(c, rc, "snapshot");
+        if (!rc)
+            rc = weir_buf_put_bytes(out, tmp.data, tmp.len);
+        bool has_kg = c->be || c->timers;
+        if (!rc)
+            rc = weir_buf_put_varint(out, has_kg ? c->kg_hi - c->kg_lo : 0);
+        for (uint32_t kg = c->kg_lo; has_kg && kg < c->kg_hi && !rc; kg++) {
+            weir_buf_clear(&tmp);
+            weir_buf_clear(&tmr);
+            if (c->be)
+                rc = weir__backend_snapshot_kg(c->be, kg, &tmp);
+            if (!rc && c->timers)
+                rc = weir__timers_snapshot_kg(c->timers, kg, &tmr);
+            if (!rc)
+                rc = weir_buf_put_u32(out, kg);
+            if (!rc)
+                rc = weir_buf_put_bytes(out, tmp.data, tmp.len);
+            if (!rc)
+                rc = weir_buf_put_bytes(out, tmr.data, tmr.len);
+        }
+    }
+    if (!rc)
+        rc = weir_buf_put_u8(out, st->src ? 1 : 0);
+    if (!rc && st->src)
+        rc = weir__source_snapshot(st, out);
+    weir_buf_fini(&tmp);
+    weir_buf_fini(&tmr);
+    return rc;
+}
+
+int weir__chain_barrier(weir__subtask *st, uint64_t id)
+{
+    weir_job *job = st->job;
+    st->last_barrier = id;
+    if (job->has_hooks) {
+        weir_buf snap;
+        weir_buf_init(&snap);
+        int rc = snapshot_chain(st, id, &snap);
+        if (rc) {
+            weir_buf_fini(&snap);
+            if (rc == WEIR_ECANCELED)
+                return rc;
+            /* A failed snapshot fails the checkpoint, not the job. */
+            decline(st, id, rc, st->err.code ? st->err.message : weir_strerror(rc));
+            weir_error_clear(&st->err);
+        } else {
+            ack(st, id, false, &snap);
+            weir_buf_fini(&snap);
+        }
+    }
+    weir__msg m = {.type = WEIR__MSG_BARRIER, .ckpt_id = id};
+    return all_writers(st, &m);
+}
+
+int weir__subtask_commands(weir__subtask *st, uint64_t *checkpoint)
+{
+    if (checkpoint)
+        *checkpoint = 0;
+    if (atomic_load_explicit(&st->gate.pending_cmds, memory_order_acquire) == 0)
+        return 0;
+    for (;;) {
+        weir__cmd cmds[16];
+        uint32_t n = 0;
+        pthread_mutex_lock(&st->gate.mu);
+        while (n < 16 && st->gate.n_cmds > 0) {
+            cmds[n++] = st->gate.cmds[0];
+            memmove(st->gate.cmds, st->gate.cmds + 1, (st->gate.n_cmds - 1) * sizeof *cmds);
+            st->gate.n_cmds--;
+        }
+        atomic_store(&st->gate.pending_cmds, st->gate.n_cmds);
+        pthread_mutex_unlock(&st->gate.mu);
+        if (n == 0)
+            return 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (cmds[i].type == WEIR__CMD_CHECKPOINT) {
+                if (cmds[i].id > st->max_triggered)
+                    st->max_triggered = cmds[i].id;
+                if (checkpoint && cmds[i].id > *checkpoint && cmds[i].id > st->last_barrier)
+                    *checkpoint = cmds[i].id;
+            } else if (cmds[i].type == WEIR__CMD_COMPLETE) {
+                for (uint32_t o = 0; o < st->n_ops; o++) {
+                    weir_op_ctx *c = &st->ops[o];
+                    if (c->cls && c->cls->checkpoint_complete) {
+                        int rc = c->cls->checkpoint_complete(c->op, c, cmds[i].id);
+                        if (rc)
+                            return op_failed(c, rc, "checkpoint_complete");
+                    }
+                }
+            }
+        }
+    }
+}
+
+void weir__subtask_mark_finished(weir__subtask *st)
+{
+    pthread_mutex_lock(&st->gate.mu);
+    st->finished = true;
+    for (uint32_t i = 0; i < st->gate.n_cmds; i++)
+        if (st->gate.cmds[i].type == WEIR__CMD_CHECKPOINT && st->gate.cmds[i].id > st->max_triggered)
+            st->max_triggered = st->gate.cmds[i].id;
+    st->gate.n_cmds = 0;
+    pthread_mutex_unlock(&st->gate.mu);
+    /* Checkpoints this subtask heard of but will never see a barrier of. */
+    if (st->max_triggered > st->last_barrier && !canceled(st))
+        ack(st, st->max_triggered, true, NULL);
+}
+
+/* ---- the channel-reading loop ---- */
+
+static int handle_flags(weir__subtask *st, int flags)
+{
+    int rc = 0;
+    if (!st->all_started)
+        return 0;
+    if (flags & WEIR__WM_BECAME_ACTIVE)
+        rc = weir__chain_status(st, false);
+    if (!rc && (flags & WEIR__WM_ADVANCED))
+        rc = weir__chain_watermark(st, st->valve.out);
+    if (!rc && (flags & WEIR__WM_BECAME_IDLE))
+        rc = weir__chain_status(st, true);
+    return rc;
+}
+
+static void unblock_all(weir__subtask *st)
+{
+    for (uint32_t i = 0; i < st->n_in; i++)
+        st->in[i].blocked = false;
+    st->pending_barrier = 0;
+    st->n_aligned = 0;
+}
+
+static int check_alignment(weir__subtask *st)
+{
+    if (!st->pending_barrier)
+        return 0;
+    uint32_t open = 0;
+    for (uint32_t i = 0; i < st->n_in; i++)
+        if (!st->in[i].ended)
+            open++;
+    if (st->n_aligned < open)
+        return 0;
+    uint64_t id = st->pending_barrier;
+    unblock_all(st);
+    return weir__chain_barrier(st, id);
+}
+
+static int on_barrier(weir__subtask *st, weir__inchan *in, uint64_t id)
+{
+    if (id <= st->last_barrier)
+        return 0; /* from an abandoned checkpoint */
+    if (st->pending_barrier && id > st->pending_barrier) {
+        /* A newer checkpoint overtook the one being aligned: give the old one up. */
+        decline(st, st->pending_barrier, WEIR_ECANCELED, "overtaken by a newer checkpoint");
+        st->last_barrier = st->pending_barrier;
+        unblock_all(st);
+    }
+    if (!st->pending_barrier) {
+        st->pending_barrier = id;
+        st->n_aligned = 0;
+    }
+    if (id == st->pending_barrier && !in->blocked) {
+        in->blocked = true;
+        st->n_aligned++;
+    }
+    return check_alignment(st);
+}
+
+static int handle_message(weir__subtask *st, uint32_t i, weir__msg *m)
+{
+    weir__inchan *in = &st->in[i];
+    int rc = 0;
+    if (!in->started) {
+        in->started = true;
+        bool all = true;
+        for (uint32_t k = 0; k < st->n_in; k++)
+            all = all && st->in[k].started;
+        if (all) {
+            st->all_started = true;
+            /* Processed below, so that this first message counts in the initial status. */
+        }
+    }
+    switch (m->type) {
+    case WEIR__MSG_BATCH:
+        rc = weir__op_process(&st->ops[0], (int)in->input, m->batch);
+        if (rc)
+            rc = op_failed(&st->ops[0], rc, "process");
+        break;
+    case WEIR__MSG_WATERMARK:
+        rc = handle_flags(st, weir__wm_valve_watermark(&st->valve, i, m->wm));
+        break;
+    case WEIR__MSG_IDLE:
+        rc = handle_flags(st, weir__wm_valve_set_idle(&st->valve, i, true));
+        break;
+    case WEIR__MSG_ACTIVE:
+        rc = handle_flags(st, weir__wm_valve_set_idle(&st->valve, i, false));
+        break;
+    case WEIR__MSG_BARRIER:
+        rc = on_barrier(st, in, m->ckpt_id);
+        break;
+    case WEIR__MSG_END:
+        in->ended = true;
+        if (!m->drained)
+            st->undrained = true;
+        rc = handle_flags(st, weir__wm_valve_end(&st->valve, i));
+        if (!rc)
+            rc = check_alignment(st);
+        break;
+    default:
+        rc = weir__subtask_fail(st, WEIR_ECORRUPT, "unknown channel message %d", m->type);
+    }
+    if (!rc && st->all_started && !st->status_sent) {
+        /* The handshake completed: tell downstream where this subtask stands. */
+        rc = weir__chain_status(st, st->valve.idle);
+        if (!rc && st->valve.out > st->ops[0].in_wm)
+            rc = weir__chain_watermark(st, st->valve.out);
+    }
+    return rc;
+}
+
+static struct timespec deadline_in(int64_t ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+    ts.tv_sec += ms / 1000 + ts.tv_nsec / 1000000000L;
+    ts.tv_nsec %= 1000000000L;
+    return ts;
+}
+
+int weir__run_consumer(weir__subtask *st)
+{
+    weir_job *job = st->job;
+    weir__channel *release_ch = NULL;
+    weir_batch *release_b = NULL;
+    int rc = 0;
+    uint32_t open = st->n_in;
+    while (open > 0) {
+        if (canceled(st)) {
+            rc = WEIR_ECANCELED;
+            break;
+        }
+        if ((rc = weir__subtask_commands(st, NULL)) || (rc = weir__fire_processing_timers(st)))
+            break;
+        weir__msg m;
+        uint32_t from = 0;
+        bool got = false;
+        pthread_mutex_lock(&st->gate.mu);
+        if (release_b) {
+            weir__channel_release_locked(release_ch, release_b);
+            release_b = NULL;
+        }
+        for (uint32_t k = 0; k < st->n_in && !got; k++) {
+            uint32_t i = (st->rr + k) % st->n_in;
+            weir__inchan *in = &st->in[i];
+            if (in->ended || in->blocked || (!st->all_started && in->started))
+                continue;
+            if (weir__channel_pop_locked(in->ch, &m)) {
+                got = true;
+                from = i;
+            }
+        }
+        if (!got) {
+            if (st->gate.n_cmds == 0 && !has_staged(st)) {
+                weir_ts next = next_processing_timer(st);
+                int64_t wait = MAX_WAIT_MS;
+                if (next != WEIR_TS_MAX) {
+                    int64_t d = next - weir_clock_now(&job->cfg.clock);
+                    wait = d < 1 ? 1 : (d < MAX_WAIT_MS ? d : MAX_WAIT_MS);
+                }
+                struct timespec dl = deadline_in(wait);
+                st->gate.waiting = true;
+                pthread_cond_timedwait(&st->gate.cv, &st->gate.mu, &dl);
+                st->gate.waiting = false;
+                pthread_mutex_unlock(&st->gate.mu);
+            } else {
+                pthread_mutex_unlock(&st->gate.mu);
+                /* Nothing to read: send what is staged rather than let it wait for a full batch. */
+                if ((rc = weir__chain_flush(st)))
+                    break;
+            }
+            continue;
+        }
+        pthread_mutex_unlock(&st->gate.mu);
+        st->rr = from + 1;
+        rc = handle_message(st, from, &m);
+        if (m.type == WEIR__MSG_BATCH) {
+            release_ch = st->in[from].ch;
+            release_b = m.batch;
+        }
+        if (m.type == WEIR__MSG_END)
+            open--;
+        if (rc)
+            break;
+    }
+    if (release_b) {
+        pthread_mutex_lock(&st->gate.mu);
+        weir__channel_release_locked(release_ch, release_b);
+        pthread_mutex_unlock(&st->gate.mu);
+    }
+    if (rc)
+        return rc;
+    /*
+     * Every input ended. After a normal end every channel delivered the final
+     * watermark already; make sure of it (a producer with nothing to say may
+     * have ended right away), unless the job was stopped.
+     */
+    if (!st->undrained && st->ops[0].in_wm < WEIR_TS_MAX && (rc = weir__chain_watermark(st, WEIR_TS_MAX)))
+        return rc;
+    uint64_t ck = 0;
+    if ((rc = weir__subtask_commands(st, &ck)))
+        return rc;
+    if ((rc = weir__chain_finish(st)))
+        return rc;
+    return weir__chain_end(st, !st->undrained);
+}
+
+/* ---- the thread ---- */
+
+void *weir__subtask_main(void *arg)
+{
+    weir__subtask *st = arg;
+    weir_job *job = st->job;
+    int rc = 0;
+    if (st->task->is_source)
+        rc = weir__source_open(st);
+    for (uint32_t i = 0; i < st->n_ops && !rc; i++)
+        rc = weir__op_open(&st->ops[i]);
+    if (!rc)
+        rc = st->task->is_source ? weir__run_source(st) : weir__run_consumer(st);
+    if (st->task->is_source)
+        weir__source_close(st);
+    for (uint32_t i = 0; i < st->n_ops; i++)
+        weir__op_close(&st->ops[i]);
+    if (rc && !(rc == WEIR_ECANCELED && canceled(st))) {
+        if (st->err.code == 0)
+            weir__subtask_fail(st, rc, "task %d subtask %u failed: %s", st->task->id, st->index, weir_strerror(rc));
+        weir__job_fail(job, st->err.code, "%s", st->err.message);
+        weir__job_cancel(job);
+    }
+    weir__subtask_mark_finished(st);
+    return NULL;
+}

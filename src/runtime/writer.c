@@ -1,0 +1,243 @@
+/*
+ * runtime/writer.c - exchanges: one writer per (producer subtask, edge)
+ * routes the rows of each emitted batch to the channels of the consumer
+ * subtasks.
+ *
+ * Rows are scattered column-wise: the writer first computes the target of
+ * every row into per-target row-index lists, then gathers each list into that
+ * target's staging batch (weir_batch_gather), which goes into the channel
+ * when full, and at every control message (so that rows never overtake or
+ * fall behind the watermark, barrier or end that followed them). Staging
+ * batches come from the channel's pool; nothing is allocated per record.
+ *
+ * KEYED: target = owner of the key group of the row's key (weir/key.h), via
+ * a key-group -> subtask table. REBALANCE: each emitted batch goes whole to
+ * the next subtask in turn. BROADCAST: every row to every subtask. GLOBAL:
+ * every row to subtask 0. FORWARD: to the one channel the writer has.
+ * Control messages go to every channel, whatever the partitioning.
+ */
+#include <string.h>
+
+#include "runtime/runtime.h"
+
+int weir__writer_init(weir__writer *w, weir__subtask *st, weir__edge *edge, weir__channel **targets, uint32_t n)
+{
+    memset(w, 0, sizeof *w);
+    w->st = st;
+    w->edge = edge;
+    w->part = edge->part;
+    w->key = edge->key;
+    w->max_par = st->job->cfg.max_parallelism;
+    w->n = n;
+    weir_buf_init(&w->bigkey);
+    w->ch = weir_calloc(n, sizeof *w->ch);
+    w->stage = weir_calloc(n, sizeof *w->stage);
+    w->tidx = weir_calloc(n, sizeof *w->tidx);
+    w->tn = weir_calloc(n, sizeof *w->tn);
+    if (!w->ch || !w->stage || !w->tidx || !w->tn)
+        return WEIR_ENOMEM;
+    memcpy(w->ch, targets, n * sizeof *targets);
+    if (w->part == WEIR_PART_KEYED) {
+        w->kg_owner = weir_calloc(w->max_par, sizeof *w->kg_owner);
+        if (!w->kg_owner)
+            return WEIR_ENOMEM;
+        for (uint32_t kg = 0; kg < w->max_par; kg++)
+            w->kg_owner[kg] = weir_key_group_owner(kg, w->max_par, n);
+    }
+    return 0;
+}
+
+void weir__writer_fini(weir__writer *w)
+{
+    if (w->stage)
+        for (uint32_t t = 0; t < w->n; t++)
+            if (w->stage[t])
+                weir__channel_unacquire(w->ch[t], w->stage[t]);
+    if (w->tidx)
+        for (uint32_t t = 0; t < w->n; t++)
+            weir_free(w->tidx[t]);
+    weir_free(w->tidx);
+    weir_free(w->tn);
+    weir_free(w->stage);
+    weir_free(w->ch);
+    weir_free(w->iota);
+    weir_free(w->kg_owner);
+    weir_buf_fini(&w->bigkey);
+}
+
+static int push_stage(weir__writer *w, uint32_t t)
+{
+    weir_batch *b = w->stage[t];
+    w->stage[t] = NULL;
+    weir__msg m = {.type = WEIR__MSG_BATCH, .batch = b};
+    int64_t blocked = 0;
+    int rc = weir__channel_push(w->ch[t], &m, &blocked);
+    if (blocked)
+        WEIR__ADD(&w->st->backpressured_ns, blocked);
+    if (rc)
+        weir__channel_unacquire(w->ch[t], b);
+    return rc;
+}
+
+/* Appends rows idx[0..n) of b to target t's staging batch, pushing full ones. */
+static int append_rows(weir__writer *w, uint32_t t, const weir_batch *b, const uint32_t *idx, uint32_t n)
+{
+    while (n > 0) {
+        if (!w->stage[t]) {
+            int rc = weir__channel_acquire(w->ch[t], &w->stage[t]);
+            if (rc)
+                return rc;
+        }
+        weir_batch *s = w->stage[t];
+        uint32_t room = s->capacity - s->n_rows;
+        uint32_t k = n < room ? n : room;
+        int rc = weir_batch_gather(s, b, idx, k);
+        if (rc)
+            return rc;
+        idx += k;
+        n -= k;
+        if (weir_batch_full(s) && (rc = push_stage(w, t)))
+            return rc;
+    }
+    return 0;
+}
+
+static int ensure_idx(weir__writer *w, uint32_t n)
+{
+    if (n <= w->idx_cap)
+        return 0;
+    uint32_t cap = w->idx_cap ? w->idx_cap : 64;
+    while (cap < n)
+        cap *= 2;
+    uint32_t *iota = weir_realloc(w->iota, cap * sizeof *iota);
+    if (!iota)
+        return WEIR_ENOMEM;
+    w->iota = iota;
+    for (uint32_t i = 0; i < cap; i++)
+        iota[i] = i;
+    if (w->part == WEIR_PART_KEYED)
+        for (uint32_t t = 0; t < w->n; t++) {
+            uint32_t *x = weir_realloc(w->tidx[t], cap * sizeof *x);
+            if (!x)
+                return WEIR_ENOMEM;
+            w->tidx[t] = x;
+        }
+    w->idx_cap = cap;
+    return 0;
+}
+
+/* All rows of b to target t. A whole batch into an empty stage is one copy per column. */
+static int append_all(weir__writer *w, uint32_t t, const weir_batch *b)
+{
+    if (!w->stage[t]) {
+        int rc = weir__channel_acquire(w->ch[t], &w->stage[t]);
+        if (rc)
+            return rc;
+    }
+    weir_batch *s = w->stage[t];
+    if (s->n_rows == 0 && b->n_rows <= s->capacity) {
+        int rc = weir_batch_copy(s, b);
+        if (rc)
+            return rc;
+        return weir_batch_full(s) ? push_stage(w, t) : 0;
+    }
+    return append_rows(w, t, b, w->iota, b->n_rows);
+}
+
+static int scatter_keyed(weir__writer *w, const weir_batch *b)
+{
+    uint32_t n = b->n_rows, m = w->max_par;
+    for (uint32_t t = 0; t < w->n; t++)
+        w->tn[t] = 0;
+    const weir_keyspec *ks = &w->key;
+    const weir_column *c0 = ks->n == 1 ? &b->cols[ks->cols[0]] : NULL;
+    if (c0 && c0->all_valid && !weir_type_is_string(c0->type.id) && weir_type_width(c0->type.id) <= 8) {
+        /* One fixed-width key column without NULLs: the encoding is a flag byte and the value. */
+        size_t wd = weir_type_width(c0->type.id);
+        uint8_t buf[16];
+        buf[0] = 1;
+        const uint8_t *data = c0->data;
+        for (uint32_t r = 0; r < n; r++) {
+            memcpy(buf + 1, data + (size_t)r * wd, wd);
+            uint32_t t = w->kg_owner[weir_key_hash(buf, wd + 1) % m];
+            w->tidx[t][w->tn[t]++] = r;
+        }
+    } else {
+        uint8_t buf[256];
+        for (uint32_t r = 0; r < n; r++) {
+            const uint8_t *k = buf;
+            size_t len = weir_key_encode(b, ks, r, buf, sizeof buf);
+            if (len > sizeof buf) {
+                weir_buf_clear(&w->bigkey);
+                int rc = weir_buf_reserve(&w->bigkey, len);
+                if (rc)
+                    return rc;
+                weir_key_encode(b, ks, r, w->bigkey.data, len);
+                k = w->bigkey.data;
+            }
+            uint32_t t = w->kg_owner[weir_key_hash(k, len) % m];
+            w->tidx[t][w->tn[t]++] = r;
+        }
+    }
+    for (uint32_t t = 0; t < w->n; t++)
+        if (w->tn[t]) {
+            int rc = append_rows(w, t, b, w->tidx[t], w->tn[t]);
+            if (rc)
+                return rc;
+        }
+    return 0;
+}
+
+int weir__writer_emit(weir__writer *w, const weir_batch *b)
+{
+    if (b->n_rows == 0)
+        return 0;
+    int rc = ensure_idx(w, b->n_rows);
+    if (rc)
+        return rc;
+    switch (w->part) {
+    case WEIR_PART_KEYED:
+        return scatter_keyed(w, b);
+    case WEIR_PART_REBALANCE: {
+        uint32_t t = w->rr;
+        w->rr = (w->rr + 1) % w->n;
+        return append_all(w, t, b);
+    }
+    case WEIR_PART_BROADCAST:
+        for (uint32_t t = 0; t < w->n; t++)
+            if ((rc = append_all(w, t, b)))
+                return rc;
+        return 0;
+    case WEIR_PART_FORWARD:
+    case WEIR_PART_GLOBAL:
+        return append_all(w, 0, b);
+    }
+    return WEIR_EINVAL;
+}
+
+int weir__writer_flush(weir__writer *w)
+{
+    for (uint32_t t = 0; t < w->n; t++)
+        if (w->stage[t] && w->stage[t]->n_rows > 0) {
+            int rc = push_stage(w, t);
+            if (rc)
+                return rc;
+        }
+    return 0;
+}
+
+int weir__writer_control(weir__writer *w, const weir__msg *m)
+{
+    int rc = weir__writer_flush(w);
+    if (rc)
+        return rc;
+    for (uint32_t t = 0; t < w->n; t++) {
+        int64_t blocked = 0;
+        rc = weir__channel_push(w->ch[t], m, &blocked);
+        if (blocked)
+            WEIR__ADD(&w->st->backpressured_ns, blocked);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
