@@ -822,7 +822,8 @@ static weir_batch *kv_batch(weir_schema *s, int n, int first)
 static void *sink_create(weir_operator_spec *spec, const weir_schema *s, uint32_t subtask, uint32_t p)
 {
     const weir_schema *in[1] = {s};
-    weir_op_info info = {subtask, p, 128, 1, in, NULL, 64};
+    weir_op_info info = {.subtask = subtask, .parallelism = p, .max_parallelism = 128, .n_inputs = 1,
+                         .input_schemas = in, .batch_size = 64};
     void *op;
     cr_assert_eq(spec->create(spec->arg, &info, &op), 0);
     cr_assert_eq(spec->cls->open(op, NULL), 0);
