@@ -436,6 +436,8 @@ weir_sql_type *parse_type(parser *p)
         expect_tk(p, WEIR__SQL_TK_GT, "'>'");
         break;
     case WEIR_SQL_TYPE_ROW:
+        if (accept_tk(p, WEIR__SQL_TK_NE)) /* ROW<>: the lexer sees '<>' */
+            break;
         if (accept_tk(p, WEIR__SQL_TK_LT))
             parse_row_fields(p, ty, WEIR__SQL_TK_GT, "',' or '>'");
         else if (accept_tk(p, WEIR__SQL_TK_LPAREN))
@@ -888,11 +890,24 @@ static weir_sql_expr *parse_niladic(parser *p)
 weir_sql_expr *parse_call_arg(parser *p)
 {
     weir_sql_loc loc = cur(p)->loc;
-    if (tok_is_name(cur(p)) && peek_is_tk(p, 1, WEIR__SQL_TK_ARROW)) {
+    /* Parameter names may be keywords: TUMBLE(..., OFFSET => ...). */
+    if ((is_tk(p, WEIR__SQL_TK_IDENT) || is_tk(p, WEIR__SQL_TK_QIDENT)) &&
+        peek_is_tk(p, 1, WEIR__SQL_TK_ARROW)) {
         weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_NAMED_ARG, loc);
-        e->u.named_arg.name = parse_ident(p, "an argument name");
+        const token *t = cur(p);
+        weir_sql_ident *id = &e->u.named_arg.name;
+        id->loc = t->loc;
+        id->quoted = t->type == WEIR__SQL_TK_QIDENT;
+        if (id->quoted) {
+            id->name = t->str;
+            id->len = t->str_len;
+        } else {
+            id->name = parser_strndup(p, p->src + t->loc.offset, t->len);
+            id->len = t->len;
+        }
+        parser_advance(p);
         expect_tk(p, WEIR__SQL_TK_ARROW, "'=>'");
-        if (tok_is_name(cur(p)) && peek_is_tk(p, 1, WEIR__SQL_TK_ARROW))
+        if (peek_is_tk(p, 1, WEIR__SQL_TK_ARROW))
             parser_expected(p, "an argument value");
         e->u.named_arg.value = parse_call_arg(p);
         return finish(p, e);

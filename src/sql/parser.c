@@ -304,15 +304,12 @@ weir_sql_ident parse_ident(parser *p, const char *what)
 {
     const token *t = cur(p);
     if (!tok_is_name(t)) {
-        if (t->type == WEIR__SQL_TK_IDENT && t->kw) {
-            char msg[200];
-            snprintf(msg, sizeof msg,
-                     "%s (%s is a reserved keyword; write `%s` to use it as "
-                     "a name)",
-                     what, weir__sql_keyword_name(t->kw),
-                     weir__sql_keyword_name(t->kw));
-            parser_expected_hint(p, msg, "");
-        }
+        if (t->type == WEIR__SQL_TK_IDENT && t->kw)
+            parser_fail_at(p, t->loc,
+                           "expected %s, found keyword %s (a reserved word; "
+                           "write `%.*s` to use it as a name)",
+                           what, weir__sql_keyword_name(t->kw), (int)t->len,
+                           p->src + t->loc.offset);
         parser_expected(p, what);
     }
     weir_sql_ident id;
@@ -416,7 +413,16 @@ static void parse_hint_text(parser *p, const weir__sql_hint_text *h,
     do {
         weir_sql_hint *hint = vec_push(p, out, sizeof(weir_sql_hint));
         hint->loc = cur(p)->loc;
-        hint->name = parse_ident(p, "a hint name");
+        if (is_tk(p, WEIR__SQL_TK_IDENT)) {
+            /* Hint names are plain words even when they are keywords. */
+            const token *t = cur(p);
+            hint->name.loc = t->loc;
+            hint->name.name = parser_strndup(p, p->src + t->loc.offset, t->len);
+            hint->name.len = t->len;
+            parser_advance(p);
+        } else {
+            hint->name = parse_ident(p, "a hint name");
+        }
         if (accept_tk(p, WEIR__SQL_TK_LPAREN) &&
             !accept_tk(p, WEIR__SQL_TK_RPAREN)) {
             vec opts = {0}, args = {0};

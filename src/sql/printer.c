@@ -627,7 +627,11 @@ static void hints(printer *pr, const weir_sql_hint *h, uint32_t n)
     for (uint32_t i = 0; i < n; i++) {
         if (i)
             put(pr, ", ");
-        put_ident(pr, &h[i].name);
+        /* Hint names are never keywords to the hint parser. */
+        if (is_word(h[i].name.name, h[i].name.len))
+            putn(pr, h[i].name.name, h[i].name.len);
+        else
+            put_ident(pr, &h[i].name);
         if (h[i].n_options || h[i].n_args) {
             put(pr, "(");
             for (uint32_t k = 0; k < h[i].n_options; k++) {
