@@ -578,14 +578,50 @@ static void set_primary_key(parser *p, weir_sql_create_table *ct,
     ct->primary_key = pk;
 }
 
+static bool is_type_keyword(weir__sql_kw kw)
+{
+    switch (kw) {
+    case WEIR__SQL_KW_BOOLEAN: case WEIR__SQL_KW_TINYINT:
+    case WEIR__SQL_KW_SMALLINT: case WEIR__SQL_KW_INT:
+    case WEIR__SQL_KW_INTEGER: case WEIR__SQL_KW_BIGINT:
+    case WEIR__SQL_KW_FLOAT: case WEIR__SQL_KW_REAL:
+    case WEIR__SQL_KW_DOUBLE: case WEIR__SQL_KW_DECIMAL:
+    case WEIR__SQL_KW_DEC: case WEIR__SQL_KW_NUMERIC:
+    case WEIR__SQL_KW_CHAR: case WEIR__SQL_KW_CHARACTER:
+    case WEIR__SQL_KW_VARCHAR: case WEIR__SQL_KW_STRING:
+    case WEIR__SQL_KW_BINARY: case WEIR__SQL_KW_VARBINARY:
+    case WEIR__SQL_KW_BYTES: case WEIR__SQL_KW_DATE:
+    case WEIR__SQL_KW_TIME: case WEIR__SQL_KW_TIMESTAMP:
+    case WEIR__SQL_KW_TIMESTAMP_LTZ: case WEIR__SQL_KW_ARRAY:
+    case WEIR__SQL_KW_MULTISET: case WEIR__SQL_KW_MAP:
+    case WEIR__SQL_KW_ROW:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* WATERMARK starts a watermark definition unless it is the name of a
+ * column (followed by a type or AS); WATERMARK ts AS ... lacks its FOR. */
+static bool at_watermark(const parser *p)
+{
+    if (!is_kw(p, WEIR__SQL_KW_WATERMARK))
+        return false;
+    const token *n = peek_tok(p, 1);
+    if (tok_is_kw(n, WEIR__SQL_KW_FOR))
+        return true;
+    return tok_is_name(n) && !is_type_keyword(n->kw) &&
+           !tok_is_kw(n, WEIR__SQL_KW_AS);
+}
+
 /* One element of CREATE TABLE's column list. */
 static void parse_table_element(parser *p, weir_sql_create_table *ct,
                                 vec *cols)
 {
     weir_sql_loc loc = cur(p)->loc;
-    if (is_kw(p, WEIR__SQL_KW_WATERMARK) && peek_is_kw(p, 1, WEIR__SQL_KW_FOR)) {
+    if (at_watermark(p)) {
         parser_advance(p);
-        parser_advance(p);
+        expect_kw(p, WEIR__SQL_KW_FOR);
         weir_sql_watermark *wm = PNEW(p, weir_sql_watermark);
         wm->loc = loc;
         wm->column = parse_name(p, "the name of the event-time column");
