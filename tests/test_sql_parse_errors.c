@@ -322,8 +322,10 @@ Test(sql_robust, deep_nesting_is_an_error_not_a_crash)
         {"SELECT ", "ARRAY[", "1"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char *sql = repeat(cases[i].prefix, cases[i].unit, 100000,
-                           cases[i].suffix);
+        /* Far beyond the limit; the first case is long enough that an
+         * unbounded recursion would overflow any stack. */
+        char *sql = repeat(cases[i].prefix, cases[i].unit,
+                           i == 0 ? 200000 : 3000, cases[i].suffix);
         cr_assert_eq(parse_any(sql, strlen(sql), &err), WEIR_EPARSE, "%s",
                      cases[i].unit);
         cr_assert(strstr(err.message, "nested too deeply"), "%s: %s",
@@ -347,22 +349,22 @@ Test(sql_robust, long_operator_chains_are_bounded)
     weir_error err;
     /* Left-deep chains are built without recursion, so their height is
      * checked separately. */
-    char *sql = repeat("SELECT 1", " + 1", 5000, "");
+    char *sql = repeat("SELECT 1", " + 1", 2000, "");
     cr_assert_eq(parse_any(sql, strlen(sql), &err), WEIR_EPARSE);
     cr_assert(strstr(err.message, "too complex"), "%s", err.message);
     free(sql);
-    sql = repeat("SELECT * FROM t", " JOIN t ON TRUE", 3000, "");
+    sql = repeat("SELECT * FROM t", " JOIN t ON TRUE", 2000, "");
     cr_assert_eq(parse_any(sql, strlen(sql), &err), WEIR_EPARSE);
     cr_assert(strstr(err.message, "too complex"), "%s", err.message);
     free(sql);
-    sql = repeat("SELECT 1", " UNION ALL SELECT 1", 3000, "");
+    sql = repeat("SELECT 1", " UNION ALL SELECT 1", 2000, "");
     cr_assert_eq(parse_any(sql, strlen(sql), &err), WEIR_EPARSE);
     free(sql);
     /* A long but reasonable chain, and a wide IN list, are fine. */
     sql = repeat("SELECT * FROM t WHERE a = 0", " OR a = 1", 400, "");
     cr_assert_eq(parse_any(sql, strlen(sql), &err), 0, "%s", err.message);
     free(sql);
-    sql = repeat("SELECT * FROM t WHERE a IN (0", ", 1", 100000, ")");
+    sql = repeat("SELECT * FROM t WHERE a IN (0", ", 1", 20000, ")");
     cr_assert_eq(parse_any(sql, strlen(sql), &err), 0, "%s", err.message);
     free(sql);
 }
@@ -554,7 +556,8 @@ Test(sql_robust, mutated_queries_never_crash_and_print_to_a_fixpoint)
                      (unsigned long long)seed, iter, err.message, (int)b1.len,
                      (const char *)b1.data);
         cr_assert_eq(weir_sql_format_script(s2, &b2), 0);
-        cr_assert(b1.len == b2.len && memcmp(b1.data, b2.data, b1.len) == 0,
+        cr_assert(b1.len == b2.len &&
+                      (b1.len == 0 || memcmp(b1.data, b2.data, b1.len) == 0),
                   "seed %llu iter %d: not a fixpoint:\n%.*s\n%.*s",
                   (unsigned long long)seed, iter, (int)b1.len,
                   (const char *)b1.data, (int)b2.len, (const char *)b2.data);
