@@ -607,6 +607,8 @@ Test(sql_expr, function_calls)
                "ARRAY[1][1]",
                "ARRAY[1, 2], MAP['a', 1, 'b', 2], tags[1], m['k'], "
                "ARRAY[1][1]");
+    check_expr("TIMESTAMPADD(HOUR, 2, ts), timestampdiff(days, a, b)",
+               "TIMESTAMPADD(HOUR, 2, ts), timestampdiff(DAY, a, b)");
     /* Keywords spelled as plain calls keep their meaning when printed. */
     check_expr("`EXTRACT`(a, b), `position`(a), `DESCRIPTOR`(x)",
                "`EXTRACT`(a, b), `position`(a), `DESCRIPTOR`(x)");
@@ -625,6 +627,13 @@ Test(sql_expr, function_calls)
     cr_assert_eq(trim->u.call.n_args, 2);
     cr_assert_str_eq(trim->u.call.args[0]->u.column.parts[0].name, "s");
     cr_assert_eq(sel->items[3].expr->u.call.syntax, WEIR_SQL_CALL_NO_PARENS);
+    weir_sql_script_destroy(s);
+
+    s = parse_ok("SELECT TIMESTAMPDIFF(MINUTE, a, b) FROM t");
+    const weir_sql_expr *td = first_item(s);
+    cr_assert_eq(td->u.call.syntax, WEIR_SQL_CALL_UNIT_FIRST);
+    cr_assert_eq(td->u.call.unit, WEIR_SQL_UNIT_MINUTE);
+    cr_assert_eq(td->u.call.n_args, 2);
     weir_sql_script_destroy(s);
 }
 
@@ -687,6 +696,10 @@ Test(sql_query, select_clauses)
           "MINUTE), SESSION(ts, INTERVAL '10' SECOND)",
           "SELECT a FROM t GROUP BY HOP(ts, INTERVAL '1' MINUTE, INTERVAL '5' "
           "MINUTE), SESSION(ts, INTERVAL '10' SECOND)");
+    check("SELECT a, b, SUM(x) FROM t GROUP BY GROUPING SETS ((a, b), a, "
+          "()), ROLLUP(a, b), CUBE(a)",
+          "SELECT a, b, SUM(x) FROM t GROUP BY GROUPING SETS ((a, b), (a), "
+          "()), ROLLUP(a, b), CUBE(a)");
     check("SELECT /*+ STATE_TTL('t' = '1d') */ a FROM t",
           "SELECT /*+ STATE_TTL('t' = '1d') */ a FROM t");
 }

@@ -108,6 +108,11 @@ Test(sql_errors, punctuation_and_structure)
     expect_error("SELECT x FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), "
                  "INTERVAL '1' MINUTE) AS w",
                  "job.sql:1:74: error: expected ')', found keyword AS", 1, 74);
+    expect_error("CREATE TABLE a (x INT) WITH ('connector' = 'x')\n"
+                 "INSERT INTO b SELECT * FROM a;",
+                 "job.sql:2:1: error: expected ';' before the next statement, "
+                 "found keyword INSERT",
+                 2, 1);
     expect_error("SELECT COUNT(*) FILTER WHERE x > 1 FROM t",
                  "job.sql:1:24: error: expected '(', found keyword WHERE", 1,
                  24);

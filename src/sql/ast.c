@@ -130,6 +130,7 @@ const char *weir__sql_expr_kind_name(weir_sql_expr_kind k)
     case WEIR_SQL_EXPR_TABLE_ARG: return "TABLE_ARG";
     case WEIR_SQL_EXPR_DESCRIPTOR: return "DESCRIPTOR";
     case WEIR_SQL_EXPR_NAMED_ARG: return "NAMED_ARG";
+    case WEIR_SQL_EXPR_GROUPING_SETS: return "GROUPING_SETS";
     }
     return "?";
 }

@@ -159,6 +159,8 @@ typedef enum weir_sql_expr_kind {
                                  (table function arguments only) */
     WEIR_SQL_EXPR_DESCRIPTOR, /* u.descriptor: DESCRIPTOR(col, ...) */
     WEIR_SQL_EXPR_NAMED_ARG,  /* u.named_arg: name => value (arguments) */
+    WEIR_SQL_EXPR_GROUPING_SETS, /* u.grouping_sets: GROUPING SETS (...)
+                                    (GROUP BY items only) */
 } weir_sql_expr_kind;
 
 typedef enum weir_sql_lit_kind {
@@ -273,6 +275,8 @@ typedef enum weir_sql_is_test {
  *   SUBSTRING(s FROM start [FOR len])             args: s, start [, len]
  *   OVERLAY(s PLACING r FROM start [FOR len])     args: s, r, start [, len]
  *   FLOOR(x TO unit), CEIL(x TO unit)             args: x; unit in `unit`
+ *   TIMESTAMPADD(unit, n, t), TIMESTAMPDIFF(unit, a, b)
+ *                                                 args: n, t / a, b; unit
  *   CURRENT_TIMESTAMP and friends without ()      no args
  */
 typedef enum weir_sql_call_syntax {
@@ -284,6 +288,7 @@ typedef enum weir_sql_call_syntax {
     WEIR_SQL_CALL_OVERLAY,
     WEIR_SQL_CALL_FLOOR_TO,
     WEIR_SQL_CALL_CEIL_TO,
+    WEIR_SQL_CALL_UNIT_FIRST, /* TIMESTAMPADD / TIMESTAMPDIFF */
 } weir_sql_call_syntax;
 
 typedef enum weir_sql_trim_spec {
@@ -314,6 +319,13 @@ typedef struct weir_sql_order_item {
     weir_sql_order_dir dir;
     weir_sql_nulls_order nulls;
 } weir_sql_order_item;
+
+/* A parenthesised list of expressions: a VALUES row, a grouping set. */
+typedef struct weir_sql_expr_list {
+    weir_sql_expr **items;
+    uint32_t n_items;
+    weir_sql_loc loc; /* of the '(' */
+} weir_sql_expr_list;
 
 struct weir_sql_expr {
     weir_sql_expr_kind kind;
@@ -389,7 +401,7 @@ struct weir_sql_expr {
             bool all;        /* f(ALL ...) written */
             weir_sql_trim_spec trim;   /* CALL_TRIM */
             bool trim_spec_written;    /* BOTH/LEADING/TRAILING written */
-            weir_sql_time_unit unit;   /* CALL_FLOOR_TO / CALL_CEIL_TO */
+            weir_sql_time_unit unit;   /* FLOOR_TO, CEIL_TO, UNIT_FIRST */
             weir_sql_expr *filter;     /* FILTER (WHERE ...), or NULL */
             weir_sql_window *over;     /* OVER ..., or NULL */
         } call;
@@ -418,6 +430,12 @@ struct weir_sql_expr {
             weir_sql_ident name;
             weir_sql_expr *value;
         } named_arg;
+        struct {
+            /* each set: (a, b), (a) or () -- a bare expression is a set
+             * of one */
+            weir_sql_expr_list *sets;
+            uint32_t n_sets;
+        } grouping_sets;
     } u;
 };
 
@@ -566,11 +584,6 @@ typedef struct weir_sql_cte {
     weir_sql_query *query;
 } weir_sql_cte;
 
-typedef struct weir_sql_values_row {
-    weir_sql_expr **items;
-    uint32_t n_items;
-    weir_sql_loc loc;
-} weir_sql_values_row;
 
 /*
  * A query expression. WITH, ORDER BY, LIMIT and OFFSET belong to the level
@@ -595,7 +608,7 @@ struct weir_sql_query {
             weir_sql_query *left, *right;
         } setop;
         struct {
-            weir_sql_values_row *rows;
+            weir_sql_expr_list *rows;
             uint32_t n_rows;
         } values;
     } u;

@@ -219,19 +219,14 @@ static void expr(dumper *d, int depth, const char *role,
         static const char *const syn[] = {"",           " (no parens)",
                                           " (TRIM)",    " (POSITION)",
                                           " (SUBSTRING)", " (OVERLAY)",
-                                          " (FLOOR TO)", " (CEIL TO)"};
+                                          " (FLOOR TO)", " (CEIL TO)",
+                                          " (unit first)"};
         name_text(&e->u.call.name, text, sizeof text);
         line(d, depth, e->loc, "%s%s %s%s%s%s%s%s", role, kind, text,
              syn[e->u.call.syntax], e->u.call.star ? " (*)" : "",
              e->u.call.distinct ? " DISTINCT" : "",
-             e->u.call.syntax == WEIR_SQL_CALL_FLOOR_TO ||
-                     e->u.call.syntax == WEIR_SQL_CALL_CEIL_TO
-                 ? " TO "
-                 : "",
-             e->u.call.syntax == WEIR_SQL_CALL_FLOOR_TO ||
-                     e->u.call.syntax == WEIR_SQL_CALL_CEIL_TO
-                 ? weir__sql_unit_name(e->u.call.unit)
-                 : "");
+             e->u.call.unit != WEIR_SQL_UNIT_NONE ? " unit=" : "",
+             weir__sql_unit_name(e->u.call.unit));
         exprs(d, depth + 1, "arg ", e->u.call.args, e->u.call.n_args);
         if (e->u.call.filter)
             expr(d, depth + 1, "filter ", e->u.call.filter);
@@ -266,6 +261,14 @@ static void expr(dumper *d, int depth, const char *role,
         line(d, depth, e->loc, "%s%s %s", role, kind,
              e->u.named_arg.name.name);
         expr(d, depth + 1, "", e->u.named_arg.value);
+        return;
+    case WEIR_SQL_EXPR_GROUPING_SETS:
+        line(d, depth, e->loc, "%s%s", role, kind);
+        for (uint32_t i = 0; i < e->u.grouping_sets.n_sets; i++) {
+            line(d, depth + 1, e->u.grouping_sets.sets[i].loc, "set");
+            exprs(d, depth + 2, "", e->u.grouping_sets.sets[i].items,
+                  e->u.grouping_sets.sets[i].n_items);
+        }
         return;
     }
 }

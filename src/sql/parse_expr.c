@@ -128,6 +128,11 @@ uint32_t expr_height(const weir_sql_expr *e)
     case WEIR_SQL_EXPR_NAMED_ARG:
         h = hmax(h, e->u.named_arg.value);
         break;
+    case WEIR_SQL_EXPR_GROUPING_SETS:
+        for (uint32_t i = 0; i < e->u.grouping_sets.n_sets; i++)
+            h = hmax_list(h, e->u.grouping_sets.sets[i].items,
+                          e->u.grouping_sets.sets[i].n_items);
+        break;
     }
     return h + 1;
 }
@@ -171,6 +176,7 @@ int weir__sql_expr_prec(const weir_sql_expr *e)
         return PREC_POSTFIX;
     case WEIR_SQL_EXPR_NAMED_ARG:
     case WEIR_SQL_EXPR_TABLE_ARG:
+    case WEIR_SQL_EXPR_GROUPING_SETS:
         return PREC_MIN;
     default:
         return PREC_PRIMARY;
@@ -745,12 +751,28 @@ static void parse_call_suffix(parser *p, weir_sql_expr *e)
     }
 }
 
+/* TIMESTAMPADD and TIMESTAMPDIFF take a time unit as first argument. */
+static bool takes_unit_first(const weir_sql_name *n)
+{
+    if (n->n_parts != 1)
+        return false;
+    const char *s = n->parts[0].name;
+    return strcasecmp(s, "TIMESTAMPADD") == 0 ||
+           strcasecmp(s, "TIMESTAMPDIFF") == 0;
+}
+
 /* name '(' ... ')' [FILTER (WHERE ...)] [OVER ...]; at '(' */
 static weir_sql_expr *parse_call_rest(parser *p, weir_sql_name name)
 {
     weir_sql_expr *e = new_call(p, name, WEIR_SQL_CALL_PLAIN);
     expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
     vec args = {0};
+    if (takes_unit_first(&name)) {
+        e->u.call.syntax = WEIR_SQL_CALL_UNIT_FIRST;
+        e->u.call.unit = parse_time_unit(
+            p, "a time unit such as SECOND, MINUTE, HOUR or DAY", NULL);
+        expect_tk(p, WEIR__SQL_TK_COMMA, "','");
+    }
     if (is_tk(p, WEIR__SQL_TK_STAR) && peek_is_tk(p, 1, WEIR__SQL_TK_RPAREN)) {
         parser_advance(p);
         parser_advance(p);

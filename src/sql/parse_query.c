@@ -10,6 +10,7 @@
  * the ON condition can see a.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "sql/parser_internal.h"
 
@@ -458,6 +459,57 @@ static void parse_select_item(parser *p, vec *items)
     }
 }
 
+/* One set of GROUPING SETS: (a, b), () or a bare expression. */
+static void parse_grouping_set(parser *p, weir_sql_expr_list *set)
+{
+    set->loc = cur(p)->loc;
+    vec v = {0};
+    if (is_tk(p, WEIR__SQL_TK_LPAREN) && !at_query_start(p)) {
+        parser_advance(p);
+        if (!is_tk(p, WEIR__SQL_TK_RPAREN)) {
+            do {
+                push_expr(p, &v, parse_expr(p, PREC_MIN));
+            } while (accept_tk(p, WEIR__SQL_TK_COMMA));
+        }
+        expect_tk(p, WEIR__SQL_TK_RPAREN, "',' or ')'");
+    } else {
+        push_expr(p, &v, parse_expr(p, PREC_MIN));
+    }
+    set->items = v.data;
+    set->n_items = v.n;
+}
+
+/* A GROUP BY item: an expression, or GROUPING SETS (...). ROLLUP(a, b) and
+ * CUBE(a, b) are ordinary calls. */
+static weir_sql_expr *parse_group_item(parser *p)
+{
+    const token *t = cur(p);
+    const token *n = peek_tok(p, 1);
+    if (!(t->type == WEIR__SQL_TK_IDENT && n->type == WEIR__SQL_TK_IDENT &&
+          t->len == 8 && strncasecmp(p->src + t->loc.offset, "GROUPING", 8) == 0 &&
+          n->len == 4 && strncasecmp(p->src + n->loc.offset, "SETS", 4) == 0))
+        return parse_expr(p, PREC_MIN);
+    parser_enter(p);
+    weir_sql_expr *e = PNEW(p, weir_sql_expr);
+    e->kind = WEIR_SQL_EXPR_GROUPING_SETS;
+    e->loc = t->loc;
+    parser_advance(p);
+    parser_advance(p);
+    expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+    vec sets = {0};
+    do {
+        parse_grouping_set(p, vec_push(p, &sets, sizeof(weir_sql_expr_list)));
+    } while (accept_tk(p, WEIR__SQL_TK_COMMA));
+    expect_tk(p, WEIR__SQL_TK_RPAREN, "',' or ')'");
+    e->u.grouping_sets.sets = sets.data;
+    e->u.grouping_sets.n_sets = sets.n;
+    e->end = prev_end(p);
+    e->height = expr_height(e);
+    parser_check_height(p, e->height, e->loc);
+    parser_leave(p);
+    return e;
+}
+
 static weir_sql_select *parse_select(parser *p)
 {
     weir_sql_select *s = PNEW(p, weir_sql_select);
@@ -482,7 +534,7 @@ static weir_sql_select *parse_select(parser *p)
         expect_kw(p, WEIR__SQL_KW_BY);
         vec v = {0};
         do {
-            push_expr(p, &v, parse_expr(p, PREC_MIN));
+            push_expr(p, &v, parse_group_item(p));
         } while (accept_tk(p, WEIR__SQL_TK_COMMA));
         s->group_by = v.data;
         s->n_group_by = v.n;
@@ -520,7 +572,7 @@ static weir_sql_query *parse_values(parser *p)
     expect_kw(p, WEIR__SQL_KW_VALUES);
     vec rows = {0};
     do {
-        weir_sql_values_row *r = vec_push(p, &rows, sizeof *r);
+        weir_sql_expr_list *r = vec_push(p, &rows, sizeof *r);
         r->loc = cur(p)->loc;
         /* ROW(...) is the same as (...). */
         if (is_kw(p, WEIR__SQL_KW_ROW) && peek_is_tk(p, 1, WEIR__SQL_TK_LPAREN))

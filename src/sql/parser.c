@@ -1170,6 +1170,14 @@ static void parse_script(parser *p, weir_sql_script *s)
             continue;
         if (is_tk(p, WEIR__SQL_TK_EOF))
             break;
+        const token *t = cur(p);
+        weir__sql_kw kw = t->type == WEIR__SQL_TK_IDENT ? t->kw
+                                                        : WEIR__SQL_KW_NONE;
+        if (kw == WEIR__SQL_KW_CREATE || kw == WEIR__SQL_KW_INSERT ||
+            kw == WEIR__SQL_KW_SELECT || kw == WEIR__SQL_KW_DROP ||
+            kw == WEIR__SQL_KW_EXECUTE || kw == WEIR__SQL_KW_EXPLAIN ||
+            kw == WEIR__SQL_KW_BEGIN || kw == WEIR__SQL_KW_RESET)
+            parser_expected(p, "';' before the next statement");
         parser_expected_hint(p, "';'", clause_words);
     }
     s->stmts = v.data;

@@ -359,8 +359,13 @@ static void call(printer *pr, const weir_sql_expr *e)
         put(pr, weir__sql_unit_name(e->u.call.unit));
         put(pr, ")");
         break;
+    case WEIR_SQL_CALL_UNIT_FIRST:
     case WEIR_SQL_CALL_PLAIN:
         put(pr, "(");
+        if (e->u.call.syntax == WEIR_SQL_CALL_UNIT_FIRST) {
+            put(pr, weir__sql_unit_name(e->u.call.unit));
+            put(pr, ", ");
+        }
         if (e->u.call.star) {
             put(pr, "*");
         } else {
@@ -554,6 +559,18 @@ static void expr(printer *pr, const weir_sql_expr *e)
         expr(pr, e->u.named_arg.value);
         break;
     }
+    case WEIR_SQL_EXPR_GROUPING_SETS:
+        put(pr, "GROUPING SETS (");
+        for (uint32_t i = 0; i < e->u.grouping_sets.n_sets; i++) {
+            const weir_sql_expr_list *set = &e->u.grouping_sets.sets[i];
+            if (i)
+                put(pr, ", ");
+            put(pr, "(");
+            exprs(pr, set->items, set->n_items);
+            put(pr, ")");
+        }
+        put(pr, ")");
+        break;
     }
 }
 
