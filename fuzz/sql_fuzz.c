@@ -57,8 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     weir_sql_script *s = NULL;
     weir_error err;
     weir_sql_loc loc;
-    int rc = weir_sql_parse("fuzz.sql", (const char *)data, size, &s, &err,
-                            &loc);
+    int rc =
+        weir_sql_parse("fuzz.sql", (const char *)data, size, &s, &err, &loc);
     if (rc) {
         if (s)
             fail("failed parse returned a script", NULL, NULL);
@@ -76,8 +76,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fail("dump failed", NULL, NULL);
 
     weir_sql_script *s2 = NULL;
-    rc = weir_sql_parse("canonical.sql", (const char *)once.data, once.len,
-                        &s2, &err, &loc);
+    rc = weir_sql_parse("canonical.sql", (const char *)once.data, once.len, &s2,
+                        &err, &loc);
     if (rc) {
         fprintf(stderr, "%s\n", err.message);
         fail("canonical text does not parse", &once, NULL);

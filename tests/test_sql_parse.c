@@ -127,7 +127,9 @@ Test(sql_lex, case_insensitive_keywords_comments_quotes)
     check("SELECT 'multi\nline', X'0aFF', '' FROM t",
           "SELECT 'multi\nline', X'0aFF', '' FROM t");
     /* No-break spaces and a byte order mark are white space. */
-    check("\xEF\xBB\xBFSELECT\xC2\xA0" "a FROM t", "SELECT a FROM t");
+    check("\xEF\xBB\xBFSELECT\xC2\xA0"
+          "a FROM t",
+          "SELECT a FROM t");
     check("SELECT 名前 FROM t", "SELECT `名前` FROM t");
 }
 
@@ -272,7 +274,8 @@ Test(sql_stmt, data_types)
 
 Test(sql_stmt, views_functions_drop)
 {
-    check("CREATE VIEW v AS SELECT a FROM t", "CREATE VIEW v AS SELECT a FROM t");
+    check("CREATE VIEW v AS SELECT a FROM t",
+          "CREATE VIEW v AS SELECT a FROM t");
     check("create temporary view if not exists v (x, y) comment 'vv' as "
           "select a, b from t",
           "CREATE TEMPORARY VIEW IF NOT EXISTS v (x, y) COMMENT 'vv' AS SELECT "
@@ -292,7 +295,8 @@ Test(sql_stmt, views_functions_drop)
 
 Test(sql_stmt, insert)
 {
-    check("INSERT INTO sink SELECT * FROM src", "INSERT INTO sink SELECT * FROM src");
+    check("INSERT INTO sink SELECT * FROM src",
+          "INSERT INTO sink SELECT * FROM src");
     check("insert into sink (a, b) select x, y from src",
           "INSERT INTO sink (a, b) SELECT x, y FROM src");
     check("INSERT INTO sink (SELECT x FROM src)",
@@ -683,11 +687,11 @@ Test(sql_query, select_clauses)
           "a, b HAVING count(*) > 2 ORDER BY x DESC LIMIT 10 OFFSET 5");
     check("SELECT ALL a FROM t", "SELECT ALL a FROM t");
     check("SELECT 1", "SELECT 1");
-    check("SELECT a FROM t FETCH FIRST 3 ROWS ONLY",
-          "SELECT a FROM t LIMIT 3");
+    check("SELECT a FROM t FETCH FIRST 3 ROWS ONLY", "SELECT a FROM t LIMIT 3");
     check("SELECT a FROM t OFFSET 2 ROWS FETCH NEXT ROW ONLY",
           "SELECT a FROM t LIMIT 1 OFFSET 2");
-    check("SELECT db.t.a, `x`.`y`.* FROM db.t", "SELECT db.t.a, x.y.* FROM db.t");
+    check("SELECT db.t.a, `x`.`y`.* FROM db.t",
+          "SELECT db.t.a, x.y.* FROM db.t");
     check("SELECT bidder, TUMBLE_START(ts, INTERVAL '1' HOUR) FROM bid GROUP "
           "BY bidder, TUMBLE(ts, INTERVAL '1' HOUR)",
           "SELECT bidder, TUMBLE_START(ts, INTERVAL '1' HOUR) FROM bid GROUP "
@@ -734,8 +738,7 @@ Test(sql_query, from_clause)
           "'earliest-offset') */ AS x");
 
     /* Comma joins and JOIN are one left-associative level (Calcite). */
-    weir_sql_script *s =
-        parse_ok("SELECT * FROM a, b JOIN c ON a.x = c.x");
+    weir_sql_script *s = parse_ok("SELECT * FROM a, b JOIN c ON a.x = c.x");
     const weir_sql_table_ref *j = stmt_query(s, 0)->u.select->from;
     cr_assert_eq(j->kind, WEIR_SQL_FROM_JOIN);
     cr_assert_eq(j->u.join.kind, WEIR_SQL_JOIN_INNER);
@@ -847,8 +850,7 @@ Test(sql_query, set_operations_ctes_values)
           "SELECT * FROM (VALUES (1), (2)) AS v(x)");
 
     /* INTERSECT binds tighter than UNION. */
-    weir_sql_script *s =
-        parse_ok("SELECT 1 UNION SELECT 2 INTERSECT SELECT 3");
+    weir_sql_script *s = parse_ok("SELECT 1 UNION SELECT 2 INTERSECT SELECT 3");
     const weir_sql_query *q = stmt_query(s, 0);
     cr_assert_eq(q->kind, WEIR_SQL_QUERY_SETOP);
     cr_assert_eq(q->u.setop.op, WEIR_SQL_SETOP_UNION);
@@ -892,9 +894,8 @@ Test(sql_ast, locations_and_spans)
     weir_sql_script_destroy(s);
 
     weir_error err;
-    cr_assert_eq(weir__sql_error_at(&err, NULL,
-                                    (weir_sql_loc){3, 7, 40}, WEIR_EPLAN,
-                                    "unknown column '%s'", "x"),
+    cr_assert_eq(weir__sql_error_at(&err, NULL, (weir_sql_loc){3, 7, 40},
+                                    WEIR_EPLAN, "unknown column '%s'", "x"),
                  WEIR_EPLAN);
     cr_assert_str_eq(err.message, "<input>:3:7: error: unknown column 'x'");
 }
@@ -1004,8 +1005,7 @@ Test(sql_nexmark, trees_of_selected_queries)
     /* q6: OVER with a ROWS frame over a ROW_NUMBER subquery */
     s = parse_fixture("q6");
     const weir_sql_expr *avg = stmt_query(s, 1)->u.select->items[1].expr;
-    cr_assert_eq(avg->u.call.over->frame->start.kind,
-                 WEIR_SQL_BOUND_PRECEDING);
+    cr_assert_eq(avg->u.call.over->frame->start.kind, WEIR_SQL_BOUND_PRECEDING);
     cr_assert_eq(avg->u.call.over->frame->start.offset->u.lit.i64, 10);
     weir_sql_script_destroy(s);
 

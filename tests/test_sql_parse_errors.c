@@ -204,14 +204,17 @@ Test(sql_errors, lexical_errors)
                  8);
     expect_error("SELECT 12ab", "job.sql:1:8: error: invalid number '12ab'", 1,
                  8);
-    expect_error("SELECT 1e+", "job.sql:1:8: error: invalid number '1e': the "
-                               "exponent has no digits",
+    expect_error("SELECT 1e+",
+                 "job.sql:1:8: error: invalid number '1e': the "
+                 "exponent has no digits",
                  1, 8);
-    expect_error("SELECT X'0g'", "job.sql:1:8: error: invalid binary string: "
-                                 "'g' is not a hex digit",
+    expect_error("SELECT X'0g'",
+                 "job.sql:1:8: error: invalid binary string: "
+                 "'g' is not a hex digit",
                  1, 8);
-    expect_error("SELECT a ? b", "job.sql:1:10: error: unexpected character "
-                                 "'?'",
+    expect_error("SELECT a ? b",
+                 "job.sql:1:10: error: unexpected character "
+                 "'?'",
                  1, 10);
     /* A syntax error before a bad character is reported first. */
     expect_error("SELECT FROM \"x\"",
@@ -284,8 +287,7 @@ static int parse_any(const char *sql, size_t len, weir_error *err)
         weir_buf_init(&b);
         cr_assert_eq(weir_sql_format_script(s, &b), 0);
         for (size_t i = 0; i < weir_sql_script_count(s); i++)
-            cr_assert_eq(weir_sql_dump_stmt(weir_sql_script_stmt(s, i), &b),
-                         0);
+            cr_assert_eq(weir_sql_dump_stmt(weir_sql_script_stmt(s, i), &b), 0);
         weir_buf_fini(&b);
         weir_sql_script_destroy(s);
     } else {
@@ -483,11 +485,18 @@ static uint64_t rnd(void)
 }
 
 static const char *const fragments[] = {
-    "(", ")", ",", ";", "'", "`", "SELECT", "FROM", "WHERE", "JOIN", "ON",
-    "TABLE", "INTERVAL", "'1'", "SECOND", "CASE", "WHEN", "END", "AS", "*",
-    "NOT", "IN", "BETWEEN", "AND", "/*+", "*/", "--", "\n", "OVER", "=>",
-    "DESCRIPTOR", "ROW<", ">", "[", "]", "\xc3\xa9", "\xff", "1e", "..",
-    "BEGIN", "STATEMENT", "SET", "EXECUTE", "WATERMARK FOR", "x"};
+    "(",         ")",    ",",          ";",
+    "'",         "`",    "SELECT",     "FROM",
+    "WHERE",     "JOIN", "ON",         "TABLE",
+    "INTERVAL",  "'1'",  "SECOND",     "CASE",
+    "WHEN",      "END",  "AS",         "*",
+    "NOT",       "IN",   "BETWEEN",    "AND",
+    "/*+",       "*/",   "--",         "\n",
+    "OVER",      "=>",   "DESCRIPTOR", "ROW<",
+    ">",         "[",    "]",          "\xc3\xa9",
+    "\xff",      "1e",   "..",         "BEGIN",
+    "STATEMENT", "SET",  "EXECUTE",    "WATERMARK FOR",
+    "x"};
 
 Test(sql_robust, mutated_queries_never_crash_and_print_to_a_fixpoint)
 {

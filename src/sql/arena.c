@@ -17,7 +17,7 @@
 
 typedef struct chunk {
     struct chunk *next;
-    size_t cap;  /* usable bytes after the header */
+    size_t cap; /* usable bytes after the header */
     size_t used;
     alignas(max_align_t) unsigned char data[];
 } chunk;
@@ -118,4 +118,7 @@ char *weir__sql_arena_strndup(weir__sql_arena *a, const char *s, size_t n)
     return d;
 }
 
-size_t weir__sql_arena_bytes(const weir__sql_arena *a) { return a->total; }
+size_t weir__sql_arena_bytes(const weir__sql_arena *a)
+{
+    return a->total;
+}

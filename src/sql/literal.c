@@ -40,7 +40,8 @@ static int fail_lit(char *msg, size_t cap, const weir_sql_literal *lit,
 {
     char text[48];
     size_t n = lit->len > 40 ? 37 : lit->len;
-    while (n > 0 && n < lit->len && ((unsigned char)lit->text[n] & 0xC0) == 0x80)
+    while (n > 0 && n < lit->len &&
+           ((unsigned char)lit->text[n] & 0xC0) == 0x80)
         n--; /* do not cut a UTF-8 sequence */
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)lit->text[i];
@@ -119,7 +120,8 @@ static const char *interval_format(weir_sql_time_unit from,
     switch (from) {
     case WEIR_SQL_UNIT_YEAR:
         return to == WEIR_SQL_UNIT_MONTH ? "'Y-M'" : "'Y'";
-    case WEIR_SQL_UNIT_MONTH: return "'M'";
+    case WEIR_SQL_UNIT_MONTH:
+        return "'M'";
     case WEIR_SQL_UNIT_DAY:
         return to == WEIR_SQL_UNIT_HOUR     ? "'D H'"
                : to == WEIR_SQL_UNIT_MINUTE ? "'D H:M'"
@@ -131,7 +133,8 @@ static const char *interval_format(weir_sql_time_unit from,
                                             : "'H'";
     case WEIR_SQL_UNIT_MINUTE:
         return to == WEIR_SQL_UNIT_SECOND ? "'M:S[.fff]'" : "'M'";
-    default: return "'S[.fff]'";
+    default:
+        return "'S[.fff]'";
     }
 }
 

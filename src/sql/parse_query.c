@@ -214,9 +214,8 @@ weir_sql_window *parse_window_spec(parser *p)
         w->frame = f;
     }
     if (!is_tk(p, WEIR__SQL_TK_RPAREN)) {
-        const char *what = w->frame ? "')'"
-                           : w->n_order_by
-                               ? "ROWS, RANGE or ')'"
+        const char *what = w->frame        ? "')'"
+                           : w->n_order_by ? "ROWS, RANGE or ')'"
                            : w->n_partition_by
                                ? "',', ORDER BY, ROWS, RANGE or ')'"
                                : "PARTITION BY, ORDER BY, ROWS, RANGE or ')'";
@@ -435,8 +434,7 @@ static void parse_select_item(parser *p, vec *items)
         if (!is_tk(p, WEIR__SQL_TK_STAR)) {
             vec parts = {0};
             do {
-                *(weir_sql_ident *)vec_push(p, &parts,
-                                            sizeof(weir_sql_ident)) =
+                *(weir_sql_ident *)vec_push(p, &parts, sizeof(weir_sql_ident)) =
                     parse_ident(p, "a name");
                 expect_tk(p, WEIR__SQL_TK_DOT, "'.'");
             } while (!is_tk(p, WEIR__SQL_TK_STAR));
@@ -486,7 +484,8 @@ static weir_sql_expr *parse_group_item(parser *p)
     const token *t = cur(p);
     const token *n = peek_tok(p, 1);
     if (!(t->type == WEIR__SQL_TK_IDENT && n->type == WEIR__SQL_TK_IDENT &&
-          t->len == 8 && strncasecmp(p->src + t->loc.offset, "GROUPING", 8) == 0 &&
+          t->len == 8 &&
+          strncasecmp(p->src + t->loc.offset, "GROUPING", 8) == 0 &&
           n->len == 4 && strncasecmp(p->src + n->loc.offset, "SETS", 4) == 0))
         return parse_expr(p, PREC_MIN);
     parser_enter(p);
@@ -609,8 +608,7 @@ static weir_sql_query *parse_query_term(parser *p)
         expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
         return q;
     }
-    parser_expected_hint(p, "a query (SELECT, VALUES or '(')",
-                         "SELECT VALUES");
+    parser_expected_hint(p, "a query (SELECT, VALUES or '(')", "SELECT VALUES");
 }
 
 static bool at_setop(const parser *p, bool intersect_level)
@@ -623,8 +621,8 @@ static bool at_setop(const parser *p, bool intersect_level)
 
 static weir_sql_query *parse_setop_level(parser *p, bool intersect_level)
 {
-    weir_sql_query *left = intersect_level ? parse_query_term(p)
-                                           : parse_setop_level(p, true);
+    weir_sql_query *left =
+        intersect_level ? parse_query_term(p) : parse_setop_level(p, true);
     while (at_setop(p, intersect_level)) {
         weir_sql_query *q = new_query(p, WEIR_SQL_QUERY_SETOP, left->loc);
         q->u.setop.op_loc = cur(p)->loc;
@@ -638,8 +636,8 @@ static weir_sql_query *parse_setop_level(parser *p, bool intersect_level)
         else if (accept_kw(p, WEIR__SQL_KW_DISTINCT))
             q->u.setop.distinct = true;
         q->u.setop.left = left;
-        q->u.setop.right = intersect_level ? parse_query_term(p)
-                                           : parse_setop_level(p, true);
+        q->u.setop.right =
+            intersect_level ? parse_query_term(p) : parse_setop_level(p, true);
         finish_query(p, q);
         left = q;
     }
@@ -704,7 +702,8 @@ weir_sql_query *parse_query(parser *p)
     if (is_kw(p, WEIR__SQL_KW_FETCH)) {
         check_free(p, q->limit != NULL, cur(p)->loc, "LIMIT or FETCH");
         parser_advance(p);
-        if (!accept_kw(p, WEIR__SQL_KW_FIRST) && !accept_kw(p, WEIR__SQL_KW_NEXT))
+        if (!accept_kw(p, WEIR__SQL_KW_FIRST) &&
+            !accept_kw(p, WEIR__SQL_KW_NEXT))
             parser_expected(p, "FIRST or NEXT");
         if (is_kw(p, WEIR__SQL_KW_ROW) || is_kw(p, WEIR__SQL_KW_ROWS)) {
             /* FETCH FIRST ROW ONLY: one row */

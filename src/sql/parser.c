@@ -26,8 +26,9 @@ static _Noreturn void unwind(parser *p, int code)
 
 _Noreturn void parser_oom(parser *p)
 {
-    weir_error_set(p->err, WEIR_ENOMEM, "%s: error: out of memory while "
-                                        "parsing",
+    weir_error_set(p->err, WEIR_ENOMEM,
+                   "%s: error: out of memory while "
+                   "parsing",
                    p->file);
     unwind(p, WEIR_ENOMEM);
 }
@@ -41,8 +42,7 @@ static _Noreturn void fail_msg(parser *p, weir_sql_loc loc, const char *msg)
     unwind(p, WEIR_EPARSE);
 }
 
-_Noreturn void parser_fail_at(parser *p, weir_sql_loc loc, const char *fmt,
-                              ...)
+_Noreturn void parser_fail_at(parser *p, weir_sql_loc loc, const char *fmt, ...)
 {
     char msg[480];
     va_list ap;
@@ -75,8 +75,7 @@ static void excerpt(char *buf, size_t cap, const char *s, size_t n)
     buf[o] = '\0';
 }
 
-static void describe_tok(const parser *p, const token *t, char *buf,
-                         size_t cap)
+static void describe_tok(const parser *p, const token *t, char *buf, size_t cap)
 {
     char ex[64];
     excerpt(ex, sizeof ex, p->src + t->loc.offset, t->len);
@@ -379,8 +378,7 @@ const char *parse_string(parser *p, const char *what, weir_sql_loc *loc)
 static bool query_keyword(const token *t)
 {
     return tok_is_kw(t, WEIR__SQL_KW_SELECT) ||
-           tok_is_kw(t, WEIR__SQL_KW_WITH) ||
-           tok_is_kw(t, WEIR__SQL_KW_VALUES);
+           tok_is_kw(t, WEIR__SQL_KW_WITH) || tok_is_kw(t, WEIR__SQL_KW_VALUES);
 }
 
 bool at_query_start(const parser *p)
@@ -397,8 +395,7 @@ bool at_query_start(const parser *p)
  * Parses one hint comment's text: NAME [( args )] [, NAME [( args )]]...
  * by lexing it on its own and pointing the parser at those tokens.
  */
-static void parse_hint_text(parser *p, const weir__sql_hint_text *h,
-                            vec *out)
+static void parse_hint_text(parser *p, const weir__sql_hint_text *h, vec *out)
 {
     weir__sql_tokens saved = p->toks;
     uint32_t saved_pos = p->pos;
@@ -437,8 +434,8 @@ static void parse_hint_text(parser *p, const weir__sql_hint_text *h,
                     parser_advance(p);
                     parser_advance(p);
                     o->value_loc = cur(p)->loc;
-                    o->value = parse_string(p, "a quoted hint option value",
-                                            NULL);
+                    o->value =
+                        parse_string(p, "a quoted hint option value", NULL);
                     o->value_len = (uint32_t)strlen(o->value);
                 } else {
                     *(weir_sql_expr **)vec_push(p, &args, sizeof(void *)) =
@@ -572,8 +569,9 @@ static void set_primary_key(parser *p, weir_sql_create_table *ct,
                             weir_sql_primary_key *pk)
 {
     if (ct->primary_key)
-        parser_fail_at(p, pk->loc, "a table can have only one PRIMARY KEY "
-                                   "(the first is at %u:%u)",
+        parser_fail_at(p, pk->loc,
+                       "a table can have only one PRIMARY KEY "
+                       "(the first is at %u:%u)",
                        ct->primary_key->loc.line, ct->primary_key->loc.col);
     ct->primary_key = pk;
 }
@@ -581,19 +579,32 @@ static void set_primary_key(parser *p, weir_sql_create_table *ct,
 static bool is_type_keyword(weir__sql_kw kw)
 {
     switch (kw) {
-    case WEIR__SQL_KW_BOOLEAN: case WEIR__SQL_KW_TINYINT:
-    case WEIR__SQL_KW_SMALLINT: case WEIR__SQL_KW_INT:
-    case WEIR__SQL_KW_INTEGER: case WEIR__SQL_KW_BIGINT:
-    case WEIR__SQL_KW_FLOAT: case WEIR__SQL_KW_REAL:
-    case WEIR__SQL_KW_DOUBLE: case WEIR__SQL_KW_DECIMAL:
-    case WEIR__SQL_KW_DEC: case WEIR__SQL_KW_NUMERIC:
-    case WEIR__SQL_KW_CHAR: case WEIR__SQL_KW_CHARACTER:
-    case WEIR__SQL_KW_VARCHAR: case WEIR__SQL_KW_STRING:
-    case WEIR__SQL_KW_BINARY: case WEIR__SQL_KW_VARBINARY:
-    case WEIR__SQL_KW_BYTES: case WEIR__SQL_KW_DATE:
-    case WEIR__SQL_KW_TIME: case WEIR__SQL_KW_TIMESTAMP:
-    case WEIR__SQL_KW_TIMESTAMP_LTZ: case WEIR__SQL_KW_ARRAY:
-    case WEIR__SQL_KW_MULTISET: case WEIR__SQL_KW_MAP:
+    case WEIR__SQL_KW_BOOLEAN:
+    case WEIR__SQL_KW_TINYINT:
+    case WEIR__SQL_KW_SMALLINT:
+    case WEIR__SQL_KW_INT:
+    case WEIR__SQL_KW_INTEGER:
+    case WEIR__SQL_KW_BIGINT:
+    case WEIR__SQL_KW_FLOAT:
+    case WEIR__SQL_KW_REAL:
+    case WEIR__SQL_KW_DOUBLE:
+    case WEIR__SQL_KW_DECIMAL:
+    case WEIR__SQL_KW_DEC:
+    case WEIR__SQL_KW_NUMERIC:
+    case WEIR__SQL_KW_CHAR:
+    case WEIR__SQL_KW_CHARACTER:
+    case WEIR__SQL_KW_VARCHAR:
+    case WEIR__SQL_KW_STRING:
+    case WEIR__SQL_KW_BINARY:
+    case WEIR__SQL_KW_VARBINARY:
+    case WEIR__SQL_KW_BYTES:
+    case WEIR__SQL_KW_DATE:
+    case WEIR__SQL_KW_TIME:
+    case WEIR__SQL_KW_TIMESTAMP:
+    case WEIR__SQL_KW_TIMESTAMP_LTZ:
+    case WEIR__SQL_KW_ARRAY:
+    case WEIR__SQL_KW_MULTISET:
+    case WEIR__SQL_KW_MAP:
     case WEIR__SQL_KW_ROW:
         return true;
     default:
@@ -615,8 +626,7 @@ static bool at_watermark(const parser *p)
 }
 
 /* One element of CREATE TABLE's column list. */
-static void parse_table_element(parser *p, weir_sql_create_table *ct,
-                                vec *cols)
+static void parse_table_element(parser *p, weir_sql_create_table *ct, vec *cols)
 {
     weir_sql_loc loc = cur(p)->loc;
     if (at_watermark(p)) {
@@ -635,9 +645,9 @@ static void parse_table_element(parser *p, weir_sql_create_table *ct,
         ct->watermark = wm;
         return;
     }
-    if ((is_kw(p, WEIR__SQL_KW_PRIMARY) && peek_is_kw(p, 1, WEIR__SQL_KW_KEY)) ||
-        (is_kw(p, WEIR__SQL_KW_CONSTRAINT) &&
-         tok_is_name(peek_tok(p, 1)) &&
+    if ((is_kw(p, WEIR__SQL_KW_PRIMARY) &&
+         peek_is_kw(p, 1, WEIR__SQL_KW_KEY)) ||
+        (is_kw(p, WEIR__SQL_KW_CONSTRAINT) && tok_is_name(peek_tok(p, 1)) &&
          peek_is_kw(p, 2, WEIR__SQL_KW_PRIMARY))) {
         weir_sql_primary_key *pk = PNEW(p, weir_sql_primary_key);
         pk->loc = loc;
@@ -649,8 +659,7 @@ static void parse_table_element(parser *p, weir_sql_create_table *ct,
     }
     weir_sql_column *col = vec_push(p, cols, sizeof(weir_sql_column));
     col->loc = loc;
-    col->name = parse_ident(
-        p, "a column name, WATERMARK FOR or PRIMARY KEY");
+    col->name = parse_ident(p, "a column name, WATERMARK FOR or PRIMARY KEY");
     if (accept_kw(p, WEIR__SQL_KW_AS)) {
         col->kind = WEIR_SQL_COLUMN_COMPUTED;
         col->expr = parse_expr(p, PREC_MIN);
@@ -963,8 +972,8 @@ static weir_sql_stmt *parse_set(parser *p)
         p, "a quoted configuration key such as 'parallelism.default'",
         &st->u.set.key_loc);
     expect_tk(p, WEIR__SQL_TK_EQ, "'='");
-    st->u.set.value = parse_string(p, "a quoted value such as '4'",
-                                   &st->u.set.value_loc);
+    st->u.set.value =
+        parse_string(p, "a quoted value such as '4'", &st->u.set.value_loc);
     return st;
 }
 
@@ -1171,8 +1180,8 @@ static void parse_script(parser *p, weir_sql_script *s)
         if (is_tk(p, WEIR__SQL_TK_EOF))
             break;
         const token *t = cur(p);
-        weir__sql_kw kw = t->type == WEIR__SQL_TK_IDENT ? t->kw
-                                                        : WEIR__SQL_KW_NONE;
+        weir__sql_kw kw =
+            t->type == WEIR__SQL_TK_IDENT ? t->kw : WEIR__SQL_KW_NONE;
         if (kw == WEIR__SQL_KW_CREATE || kw == WEIR__SQL_KW_INSERT ||
             kw == WEIR__SQL_KW_SELECT || kw == WEIR__SQL_KW_DROP ||
             kw == WEIR__SQL_KW_EXECUTE || kw == WEIR__SQL_KW_EXPLAIN ||
@@ -1267,7 +1276,10 @@ void weir_sql_script_destroy(weir_sql_script *s)
     weir_free(s);
 }
 
-const char *weir_sql_script_file(const weir_sql_script *s) { return s->file; }
+const char *weir_sql_script_file(const weir_sql_script *s)
+{
+    return s->file;
+}
 
 const char *weir_sql_script_text(const weir_sql_script *s, size_t *len)
 {
@@ -1293,7 +1305,10 @@ weir_sql_stmt_kind weir_sql_stmt_get_kind(const weir_sql_stmt *st)
     return st->kind;
 }
 
-weir_sql_loc weir_sql_stmt_loc(const weir_sql_stmt *st) { return st->loc; }
+weir_sql_loc weir_sql_stmt_loc(const weir_sql_stmt *st)
+{
+    return st->loc;
+}
 
 const char *weir_sql_stmt_text(const weir_sql_stmt *st, size_t *len)
 {

@@ -26,7 +26,10 @@ static void putn(printer *pr, const char *s, size_t n)
         pr->rc = weir_buf_put(pr->out, s, n);
 }
 
-static void put(printer *pr, const char *s) { putn(pr, s, strlen(s)); }
+static void put(printer *pr, const char *s)
+{
+    putn(pr, s, strlen(s));
+}
 
 static void put_u32(printer *pr, uint32_t v)
 {
@@ -240,8 +243,7 @@ static void exprs(printer *pr, weir_sql_expr *const *v, uint32_t n)
     }
 }
 
-static void order_items(printer *pr, const weir_sql_order_item *o,
-                        uint32_t n)
+static void order_items(printer *pr, const weir_sql_order_item *o, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         if (i)
@@ -271,12 +273,20 @@ static void interval_unit(printer *pr, weir_sql_time_unit u, int32_t prec)
 static void literal(printer *pr, const weir_sql_literal *l)
 {
     switch (l->kind) {
-    case WEIR_SQL_LIT_NULL: put(pr, "NULL"); break;
-    case WEIR_SQL_LIT_BOOLEAN: put(pr, l->boolean ? "TRUE" : "FALSE"); break;
+    case WEIR_SQL_LIT_NULL:
+        put(pr, "NULL");
+        break;
+    case WEIR_SQL_LIT_BOOLEAN:
+        put(pr, l->boolean ? "TRUE" : "FALSE");
+        break;
     case WEIR_SQL_LIT_INTEGER:
     case WEIR_SQL_LIT_DECIMAL:
-    case WEIR_SQL_LIT_DOUBLE: putn(pr, l->text, l->len); break;
-    case WEIR_SQL_LIT_STRING: put_quoted(pr, l->text, l->len, '\''); break;
+    case WEIR_SQL_LIT_DOUBLE:
+        putn(pr, l->text, l->len);
+        break;
+    case WEIR_SQL_LIT_STRING:
+        put_quoted(pr, l->text, l->len, '\'');
+        break;
     case WEIR_SQL_LIT_BINARY:
         put(pr, "X");
         put_quoted(pr, l->text, l->len, '\'');
@@ -414,7 +424,8 @@ static void expr(printer *pr, const weir_sql_expr *e)
         }
         put(pr, e->u.unary.op == WEIR_SQL_OP_NEG ? "-" : "+");
         /* Never print "--" (a comment) or "-+": parenthesise signs. */
-        if (o->kind == WEIR_SQL_EXPR_UNARY && o->u.unary.op != WEIR_SQL_OP_NOT) {
+        if (o->kind == WEIR_SQL_EXPR_UNARY &&
+            o->u.unary.op != WEIR_SQL_OP_NOT) {
             put(pr, "(");
             expr(pr, o);
             put(pr, ")");
@@ -433,8 +444,8 @@ static void expr(printer *pr, const weir_sql_expr *e)
         break;
     }
     case WEIR_SQL_EXPR_IS: {
-        static const char *const tests[] = {"NULL", "TRUE", "FALSE",
-                                            "UNKNOWN", "DISTINCT FROM "};
+        static const char *const tests[] = {"NULL", "TRUE", "FALSE", "UNKNOWN",
+                                            "DISTINCT FROM "};
         child(pr, e->u.is.operand, PREC_IS);
         put(pr, e->u.is.negated ? " IS NOT " : " IS ");
         put(pr, tests[e->u.is.test]);
@@ -540,8 +551,7 @@ static void expr(printer *pr, const weir_sql_expr *e)
         }
         if (e->u.table_arg.n_order_by) {
             put(pr, " ORDER BY ");
-            order_items(pr, e->u.table_arg.order_by,
-                        e->u.table_arg.n_order_by);
+            order_items(pr, e->u.table_arg.order_by, e->u.table_arg.n_order_by);
         }
         break;
     case WEIR_SQL_EXPR_DESCRIPTOR:
@@ -589,8 +599,8 @@ static void bound(printer *pr, const weir_sql_bound *b)
     case WEIR_SQL_BOUND_PRECEDING:
     case WEIR_SQL_BOUND_FOLLOWING:
         child(pr, b->offset, PREC_ADD);
-        put(pr, b->kind == WEIR_SQL_BOUND_PRECEDING ? " PRECEDING"
-                                                    : " FOLLOWING");
+        put(pr,
+            b->kind == WEIR_SQL_BOUND_PRECEDING ? " PRECEDING" : " FOLLOWING");
         break;
     }
 }
@@ -970,10 +980,9 @@ static void create_table(printer *pr, const weir_sql_create_table *ct)
     if (ct->like) {
         static const char *const strat[] = {"INCLUDING", "EXCLUDING",
                                             "OVERWRITING"};
-        static const char *const feat[] = {"ALL",        "CONSTRAINTS",
-                                           "GENERATED",  "METADATA",
-                                           "OPTIONS",    "PARTITIONS",
-                                           "WATERMARKS"};
+        static const char *const feat[] = {
+            "ALL",     "CONSTRAINTS", "GENERATED", "METADATA",
+            "OPTIONS", "PARTITIONS",  "WATERMARKS"};
         put(pr, " LIKE ");
         put_name(pr, &ct->like->source);
         if (ct->like->n_options) {
@@ -1135,8 +1144,8 @@ static void stmt(printer *pr, const weir_sql_stmt *st, bool in_explain)
         break;
     case WEIR_SQL_STMT_SHOW: {
         static const char *const what[] = {
-            "SHOW TABLES",    "SHOW VIEWS",         "SHOW FUNCTIONS",
-            "SHOW DATABASES", "SHOW CATALOGS",      "SHOW CREATE TABLE ",
+            "SHOW TABLES",      "SHOW VIEWS",    "SHOW FUNCTIONS",
+            "SHOW DATABASES",   "SHOW CATALOGS", "SHOW CREATE TABLE ",
             "SHOW CREATE VIEW "};
         put(pr, what[st->u.show.what]);
         if (st->u.show.what == WEIR_SQL_SHOW_CREATE_TABLE ||
