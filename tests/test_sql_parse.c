@@ -411,13 +411,14 @@ Test(sql_expr, precedence_and_parentheses)
     check_expr("(a + b) * c", "(a + b) * c");
     check_expr("a - (b - c)", "a - (b - c)");
     check_expr("(a - b) - c", "a - b - c");
-    check_expr("-a * b, -(a * b), - -a, -(-a), +a", "-a * b, -(a * b), "
-                                                    "-(-a), -(-a), +a");
+    check_expr("-a * b, -(a * b), - -a, -(-a), +a, -+a, - - -1",
+               "-a * b, -(a * b), - -a, - -a, +a, - +a, - - -1");
+    check_expr("a AND NOT b, NOT NOT a, a = (NOT b), -(NOT a)",
+               "a AND NOT b, NOT NOT a, a = (NOT b), -(NOT a)");
     check_expr("a OR b AND c", "a OR b AND c");
     check_expr("(a OR b) AND c", "(a OR b) AND c");
     check_expr("NOT a = b", "NOT a = b");
     check_expr("NOT (a OR b)", "NOT (a OR b)");
-    check_expr("a = (NOT b)", "a = (NOT b)");
     check_expr("a = b IS NULL", "a = b IS NULL");
     check_expr("a = (b IS NULL)", "a = (b IS NULL)");
     check_expr("(a AND b) IS NOT TRUE", "(a AND b) IS NOT TRUE");

@@ -113,6 +113,10 @@ Test(sql_errors, punctuation_and_structure)
                  "job.sql:2:1: error: expected ';' before the next statement, "
                  "found keyword INSERT",
                  2, 1);
+    expect_error("SELECT a = NOT b FROM t",
+                 "job.sql:1:12: error: expected an expression (write NOT ... "
+                 "in parentheses here), found keyword NOT",
+                 1, 12);
     expect_error("SELECT COUNT(*) FILTER WHERE x > 1 FROM t",
                  "job.sql:1:24: error: expected '(', found keyword WHERE", 1,
                  24);
@@ -338,6 +342,30 @@ Test(sql_robust, deep_nesting_is_an_error_not_a_crash)
         cr_assert(strstr(err.message, "nested too deeply"), "%s: %s",
                   cases[i].unit, err.message);
         free(sql);
+    }
+    /* Printing never nests deeper than the input: a chain of signs just
+     * below the limit prints as a chain that parses again. */
+    const char *signs[] = {"+", "- ", "-+", "NOT "};
+    for (size_t i = 0; i < sizeof signs / sizeof *signs; i++) {
+        char *chain = repeat("SELECT ", signs[i],
+                             (WEIR_SQL_MAX_NESTING - 4) /
+                                 (strcmp(signs[i], "-+") == 0 ? 2 : 1),
+                             "1");
+        weir_sql_script *s = NULL;
+        cr_assert_eq(
+            weir_sql_parse("c.sql", chain, strlen(chain), &s, &err, NULL), 0,
+            "%s: %s", signs[i], err.message);
+        weir_buf b;
+        weir_buf_init(&b);
+        cr_assert_eq(weir_sql_format_script(s, &b), 0);
+        weir_sql_script *s2 = NULL;
+        cr_assert_eq(weir_sql_parse("c2.sql", (const char *)b.data, b.len, &s2,
+                                    &err, NULL),
+                     0, "%s: %s", signs[i], err.message);
+        weir_sql_script_destroy(s2);
+        weir_sql_script_destroy(s);
+        weir_buf_fini(&b);
+        free(chain);
     }
     /* Just below the limit is fine. */
     char *sql = repeat("SELECT ", "(", WEIR_SQL_MAX_NESTING - 2, "1");

@@ -1186,11 +1186,17 @@ static weir_sql_expr *make_binary(parser *p, weir_sql_binop op,
     return finish(p, e);
 }
 
-static weir_sql_expr *parse_prefix(parser *p)
+static weir_sql_expr *parse_prefix(parser *p, int min_prec)
 {
     const token *t = cur(p);
     weir_sql_unop op;
     int prec;
+    /* NOT binds loosely, so `a = NOT b` means `a = (NOT b)`: require the
+     * parentheses, as the canonical form has them. (Accepting it bare
+     * would let printing add nesting the input did not have.) */
+    if (tok_is_kw(t, WEIR__SQL_KW_NOT) && min_prec > PREC_NOT)
+        parser_expected(p, "an expression (write NOT ... in parentheses "
+                           "here)");
     if (tok_is_kw(t, WEIR__SQL_KW_NOT))
         op = WEIR_SQL_OP_NOT, prec = PREC_NOT;
     else if (t->type == WEIR__SQL_TK_MINUS)
@@ -1266,7 +1272,7 @@ static weir_sql_expr *parse_is(parser *p, weir_sql_expr *left)
 weir_sql_expr *parse_expr(parser *p, int min_prec)
 {
     parser_enter(p);
-    weir_sql_expr *left = parse_prefix(p);
+    weir_sql_expr *left = parse_prefix(p, min_prec);
     for (;;) {
         const token *t = cur(p);
         weir_sql_loc op_loc = t->loc;

@@ -423,15 +423,11 @@ static void expr(printer *pr, const weir_sql_expr *e)
             break;
         }
         put(pr, e->u.unary.op == WEIR_SQL_OP_NEG ? "-" : "+");
-        /* Never print "--" (a comment) or "-+": parenthesise signs. */
-        if (o->kind == WEIR_SQL_EXPR_UNARY &&
-            o->u.unary.op != WEIR_SQL_OP_NOT) {
-            put(pr, "(");
-            expr(pr, o);
-            put(pr, ")");
-        } else {
-            child(pr, o, PREC_UNARY);
-        }
+        /* A space between signs, never "--" (a comment); no parentheses,
+         * which would nest deeper than the input. */
+        if (o->kind == WEIR_SQL_EXPR_UNARY && o->u.unary.op != WEIR_SQL_OP_NOT)
+            put(pr, " ");
+        child(pr, o, PREC_UNARY);
         break;
     }
     case WEIR_SQL_EXPR_BINARY: {
