@@ -198,9 +198,20 @@ static weir__sql_token *push(lexer *lx, weir__sql_tk type, weir_sql_loc at)
 {
     weir__sql_tokens *o = lx->out;
     if (o->n == lx->cap) {
-        uint32_t cap = lx->cap ? lx->cap * 2 : 256;
+        /* First guess: one token per 3 bytes of text (SQL averages 5-7),
+         * capped. Pages that are never written are never touched, so a
+         * generous guess costs address space, not memory, and saves the
+         * copies of repeated doubling. */
+        uint32_t guess = (lx->end - lx->pos) / 3 + 64;
+        if (guess > (1u << 22))
+            guess = 1u << 22;
+        uint32_t cap = lx->cap ? lx->cap * 2 : guess;
+        if (cap <= lx->cap) {
+            lx->oom = true;
+            return NULL;
+        }
         weir__sql_token *t =
-            weir__sql_arena_alloc(lx->scratch, (size_t)cap * sizeof *t);
+            weir__sql_arena_alloc_raw(lx->scratch, (size_t)cap * sizeof *t);
         if (!t) {
             lx->oom = true;
             return NULL;
@@ -246,7 +257,7 @@ static void push_hint(lexer *lx, weir_sql_loc body, uint32_t end)
     if (o->n_hints == lx->hint_cap) {
         uint32_t cap = lx->hint_cap ? lx->hint_cap * 2 : 8;
         weir__sql_hint_text *h =
-            weir__sql_arena_alloc(lx->scratch, (size_t)cap * sizeof *h);
+            weir__sql_arena_alloc_raw(lx->scratch, (size_t)cap * sizeof *h);
         if (!h) {
             lx->oom = true;
             return;
@@ -331,7 +342,7 @@ static bool sbuf_put(lexer *lx, sbuf *b, char c)
 {
     if (b->n + 1 >= b->cap) {
         uint32_t cap = b->cap ? b->cap * 2 : 32;
-        char *p = weir__sql_arena_alloc(lx->strings, cap);
+        char *p = weir__sql_arena_alloc_raw(lx->strings, cap);
         if (!p) {
             lx->oom = true;
             return false;

@@ -212,13 +212,17 @@ void *vec_push(parser *p, vec *v, size_t size)
         uint32_t cap = v->cap ? v->cap * 2 : 4;
         if (cap <= v->cap)
             parser_oom(p);
-        void *d = parser_alloc(p, (size_t)cap * size);
+        void *d = weir__sql_arena_alloc_raw(p->arena, (size_t)cap * size);
+        if (!d)
+            parser_oom(p);
         if (v->n)
             memcpy(d, v->data, (size_t)v->n * size);
         v->data = d;
         v->cap = cap;
     }
-    return (char *)v->data + (size_t)v->n++ * size;
+    void *slot = (char *)v->data + (size_t)v->n++ * size;
+    memset(slot, 0, size);
+    return slot;
 }
 
 /* ------------------------------------------------------------------ tokens */
