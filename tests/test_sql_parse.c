@@ -901,6 +901,40 @@ Test(sql_ast, locations_and_spans)
     cr_assert_str_eq(err.message, "<input>:3:7: error: unknown column 'x'");
 }
 
+/* Counts the column references below an expression, recursively. */
+static int count_columns(const weir_sql_expr *e, void *ud)
+{
+    if (e->kind == WEIR_SQL_EXPR_COLUMN)
+        (*(int *)ud)++;
+    return weir__sql_expr_each_child(e, count_columns, ud);
+}
+
+static int stop_at_literal(const weir_sql_expr *e, void *ud)
+{
+    (void)ud;
+    return e->kind == WEIR_SQL_EXPR_LITERAL ? 7 : 0;
+}
+
+Test(sql_ast, expression_children_walk)
+{
+    weir_sql_script *s = parse_ok(
+        "SELECT CASE WHEN a > 1 THEN b ELSE c END + f(d, e) FILTER (WHERE "
+        "g) OVER (PARTITION BY h ORDER BY i ROWS j PRECEDING) + (SELECT z "
+        "FROM u) FROM t");
+    int n = 0;
+    cr_assert_eq(count_columns(first_item(s), &n), 0);
+    cr_assert_eq(n, 9,
+                 "a-e and g-j are nine columns (f is a function, z in a "
+                 "subquery)");
+    const weir_sql_expr *e = first_item(s);
+    /* (CASE ... + f(...)) + (SELECT ...): the walk stops at a literal. */
+    const weir_sql_expr *case_ = e->u.binary.left->u.binary.left;
+    cr_assert_eq(weir__sql_expr_each_child(case_->u.case_.whens[0].when,
+                                           stop_at_literal, NULL),
+                 7);
+    weir_sql_script_destroy(s);
+}
+
 Test(sql_ast, dump_shows_structure_and_positions)
 {
     weir_sql_script *s =

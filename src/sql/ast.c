@@ -259,6 +259,127 @@ int weir__sql_error_at(weir_error *err, const weir_sql_script *s,
                           msg);
 }
 
+#define VISIT(x)                                                               \
+    do {                                                                       \
+        if ((x) != NULL) {                                                     \
+            int rc_ = fn((x), ud);                                             \
+            if (rc_)                                                           \
+                return rc_;                                                    \
+        }                                                                      \
+    } while (0)
+
+static int visit_list(weir_sql_expr *const *v, uint32_t n, weir__sql_expr_fn fn,
+                      void *ud)
+{
+    for (uint32_t i = 0; i < n; i++)
+        VISIT(v[i]);
+    return 0;
+}
+
+static int visit_window(const weir_sql_window *w, weir__sql_expr_fn fn,
+                        void *ud)
+{
+    int rc = visit_list(w->partition_by, w->n_partition_by, fn, ud);
+    if (rc)
+        return rc;
+    for (uint32_t i = 0; i < w->n_order_by; i++)
+        VISIT(w->order_by[i].expr);
+    if (w->frame) {
+        VISIT(w->frame->start.offset);
+        VISIT(w->frame->end.offset);
+    }
+    return 0;
+}
+
+int weir__sql_expr_each_child(const weir_sql_expr *e, weir__sql_expr_fn fn,
+                              void *ud)
+{
+    int rc;
+    switch (e->kind) {
+    case WEIR_SQL_EXPR_LITERAL:
+    case WEIR_SQL_EXPR_COLUMN:
+    case WEIR_SQL_EXPR_STAR:
+    case WEIR_SQL_EXPR_DESCRIPTOR:
+    case WEIR_SQL_EXPR_SUBQUERY:
+    case WEIR_SQL_EXPR_EXISTS:
+        return 0;
+    case WEIR_SQL_EXPR_UNARY:
+        VISIT(e->u.unary.operand);
+        return 0;
+    case WEIR_SQL_EXPR_BINARY:
+        VISIT(e->u.binary.left);
+        VISIT(e->u.binary.right);
+        return 0;
+    case WEIR_SQL_EXPR_IS:
+        VISIT(e->u.is.operand);
+        VISIT(e->u.is.other);
+        return 0;
+    case WEIR_SQL_EXPR_BETWEEN:
+        VISIT(e->u.between.operand);
+        VISIT(e->u.between.low);
+        VISIT(e->u.between.high);
+        return 0;
+    case WEIR_SQL_EXPR_IN_LIST:
+        VISIT(e->u.in_list.operand);
+        return visit_list(e->u.in_list.items, e->u.in_list.n_items, fn, ud);
+    case WEIR_SQL_EXPR_IN_QUERY:
+        VISIT(e->u.in_query.operand);
+        return 0;
+    case WEIR_SQL_EXPR_LIKE:
+        VISIT(e->u.like.operand);
+        VISIT(e->u.like.pattern);
+        VISIT(e->u.like.escape);
+        return 0;
+    case WEIR_SQL_EXPR_CASE:
+        VISIT(e->u.case_.operand);
+        for (uint32_t i = 0; i < e->u.case_.n_whens; i++) {
+            VISIT(e->u.case_.whens[i].when);
+            VISIT(e->u.case_.whens[i].then);
+        }
+        VISIT(e->u.case_.else_);
+        return 0;
+    case WEIR_SQL_EXPR_CAST:
+        VISIT(e->u.cast.operand);
+        return 0;
+    case WEIR_SQL_EXPR_EXTRACT:
+        VISIT(e->u.extract.operand);
+        return 0;
+    case WEIR_SQL_EXPR_CALL:
+        rc = visit_list(e->u.call.args, e->u.call.n_args, fn, ud);
+        if (rc)
+            return rc;
+        VISIT(e->u.call.filter);
+        return e->u.call.over ? visit_window(e->u.call.over, fn, ud) : 0;
+    case WEIR_SQL_EXPR_ARRAY:
+    case WEIR_SQL_EXPR_MAP:
+        return visit_list(e->u.list.items, e->u.list.n_items, fn, ud);
+    case WEIR_SQL_EXPR_ITEM:
+        VISIT(e->u.item.operand);
+        VISIT(e->u.item.index);
+        return 0;
+    case WEIR_SQL_EXPR_TABLE_ARG:
+        rc = visit_list(e->u.table_arg.partition_by,
+                        e->u.table_arg.n_partition_by, fn, ud);
+        if (rc)
+            return rc;
+        for (uint32_t i = 0; i < e->u.table_arg.n_order_by; i++)
+            VISIT(e->u.table_arg.order_by[i].expr);
+        return 0;
+    case WEIR_SQL_EXPR_NAMED_ARG:
+        VISIT(e->u.named_arg.value);
+        return 0;
+    case WEIR_SQL_EXPR_GROUPING_SETS:
+        for (uint32_t i = 0; i < e->u.grouping_sets.n_sets; i++) {
+            rc = visit_list(e->u.grouping_sets.sets[i].items,
+                            e->u.grouping_sets.sets[i].n_items, fn, ud);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
+    return 0;
+}
+
 static char upper(char c)
 {
     return (c >= 'a' && c <= 'z') ? (char)(c - 'a' + 'A') : c;

@@ -857,6 +857,18 @@ int weir__sql_format_query(const weir_sql_query *q, weir_buf *out);
 int weir__sql_format_type(const weir_sql_type *t, weir_buf *out);
 
 /*
+ * Calls fn(child, ud) for each direct child expression of e, in source
+ * order: operands, arguments, CASE branches, IN items, the FILTER condition
+ * and the expressions of an OVER window (partition keys, order keys, frame
+ * offsets). Subqueries are not entered: they are a new scope (their query
+ * is reachable through e->u.subquery / e->u.in_query). A non-zero return
+ * from fn stops the walk and is returned.
+ */
+typedef int (*weir__sql_expr_fn)(const weir_sql_expr *child, void *ud);
+int weir__sql_expr_each_child(const weir_sql_expr *e, weir__sql_expr_fn fn,
+                              void *ud);
+
+/*
  * Edit distance with adjacent transpositions, case-insensitive, capped:
  * returns max + 1 as soon as the distance is known to exceed max. Used for
  * "did you mean" suggestions (here for keywords, in the planner for
