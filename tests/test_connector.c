@@ -822,7 +822,8 @@ static weir_batch *kv_batch(weir_schema *s, int n, int first)
 static void *sink_create(weir_operator_spec *spec, const weir_schema *s, uint32_t subtask, uint32_t p)
 {
     const weir_schema *in[1] = {s};
-    weir_op_info info = {subtask, p, 128, 1, in, NULL, 64};
+    weir_op_info info = {.subtask = subtask, .parallelism = p, .max_parallelism = 128, .n_inputs = 1,
+                         .input_schemas = in, .batch_size = 64};
     void *op;
     cr_assert_eq(spec->create(spec->arg, &info, &op), 0);
     cr_assert_eq(spec->cls->open(op, NULL), 0);
@@ -1201,4 +1202,148 @@ Test(options, durations_and_sizes_as_flink_writes_them)
     uint64_t b;
     cr_assert_eq(weir_option_parse_size("1 furlong", &b), WEIR_EINVAL);
     cr_assert_eq(weir_option_parse_size("99999999999 tb", &b), WEIR_EINVAL);
+}
+
+/* ---- through the runtime ---- */
+
+#include "weir/job.h"
+
+static weir_job *new_job(uint32_t parallelism)
+{
+    weir_job_config cfg;
+    weir_job_config_init(&cfg);
+    cfg.parallelism = parallelism;
+    cfg.batch_size = 16;
+    weir_job *job;
+    cr_assert_eq(weir_job_create(&cfg, &job), 0);
+    return job;
+}
+
+/* Sorts the lines of text in place (for outputs of parallel subtasks). */
+static char *sorted_lines(char *text)
+{
+    char *lines[1024];
+    int n = 0;
+    for (char *l = strtok(text, "\n"); l && n < 1024; l = strtok(NULL, "\n"))
+        lines[n++] = l;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (strcmp(lines[j], lines[i]) < 0) {
+                char *t = lines[i];
+                lines[i] = lines[j];
+                lines[j] = t;
+            }
+    static char out[65536];
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        strcat(out, lines[i]);
+        strcat(out, "\n");
+    }
+    return out;
+}
+
+Test(job, files_to_print_and_file_sink_in_parallel, .init = make_tmp, .fini = cleanup_tmp)
+{
+    mkdir(tpath("in"), 0777);
+    write_file(tpath("in/1.json"), "{\"k\": 1, \"v\": \"a\"}\n{\"k\": 2, \"v\": \"b\"}\n");
+    write_file(tpath("in/2.json"), "{\"k\": 3, \"v\": \"c\"}\n");
+    write_file(tpath("in/3.json"), "{\"k\": 4}\n{\"k\": 5, \"v\": \"e\"}\n");
+    weir_schema *s = kv_schema();
+    weir_option src_opts[] = {{"connector", "filesystem"}, {"path", tpath("in")}, {"format", "json"}};
+    weir_option out_opts[] = {{"connector", "filesystem"}, {"path", tpath("out")}, {"format", "csv"}};
+    FILE *fp = fopen(tpath("print.txt"), "w");
+    weir_connector_env env = {.print_out = fp};
+    weir_option print_opts[] = {{"connector", "print"}};
+    weir_source_spec src;
+    weir_operator_spec print, files;
+    weir_error err;
+    cr_assert_eq(weir_connector_source_spec(NULL, src_opts, 3, s, &env, &src, &err), 0, "%s", err.message);
+    cr_assert_eq(weir_connector_sink_spec(NULL, print_opts, 1, s, &env, &print, &err), 0, "%s", err.message);
+    cr_assert_eq(weir_connector_sink_spec(NULL, out_opts, 3, s, &env, &files, &err), 0, "%s", err.message);
+    weir_job *job = new_job(2);
+    weir_stream st;
+    cr_assert_eq(weir_job_source(job, &src, NULL, 2, &st), 0);
+    cr_assert_eq(weir_job_sink(job, st, &print, 2), 0);
+    cr_assert_eq(weir_job_sink(job, st, &files, 2), 0);
+    cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    fclose(fp);
+    char *text = read_file(tpath("print.txt"));
+    cr_assert_str_eq(sorted_lines(text), "1> +I[1, a]\n1> +I[2, b]\n1> +I[4, null]\n1> +I[5, e]\n2> +I[3, c]\n");
+    free(text);
+    /* subtask 0 read files 1 and 3, subtask 1 file 2; every part file is visible */
+    cr_assert_str_eq(list_dir(tpath("out")), "part-0-0.csv part-1-0.csv");
+    text = read_file(tpath("out/part-0-0.csv"));
+    cr_assert_str_eq(text, "1,a\n2,b\n4,\n5,e\n");
+    free(text);
+    weir_schema_destroy(s);
+}
+
+Test(job, bad_input_fails_the_job_with_its_location, .init = make_tmp, .fini = cleanup_tmp)
+{
+    write_file(tpath("bad.json"), bad_input);
+    weir_schema *s = kv_schema();
+    weir_option src_opts[] = {{"connector", "filesystem"}, {"path", tpath("bad.json")}, {"format", "json"}};
+    weir_source_spec src;
+    weir_operator_spec sink;
+    weir_error err;
+    uint64_t rows = 0;
+    weir_blackhole_sink_config bh = {&rows};
+    cr_assert_eq(weir_connector_source_spec(NULL, src_opts, 3, s, NULL, &src, &err), 0, "%s", err.message);
+    cr_assert_eq(weir_blackhole_sink_spec(&bh, &sink, &err), 0);
+    weir_job *job = new_job(1);
+    weir_stream st;
+    cr_assert_eq(weir_job_source(job, &src, NULL, 1, &st), 0);
+    cr_assert_eq(weir_job_sink(job, st, &sink, 1), 0);
+    cr_assert_eq(weir_job_run(job), WEIR_EPARSE);
+    char expect[600];
+    snprintf(expect, sizeof expect, "%s:2:23: error: expected '\"' to end the string, found end of record (offset 42)",
+             tpath("bad.json"));
+    cr_assert(strstr(weir_job_error(job), expect), "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    weir_schema_destroy(s);
+}
+
+Test(job, datagen_into_blackhole)
+{
+    weir_schema *s = gen_schema();
+    weir_source_spec src;
+    weir_operator_spec sink;
+    weir_error err;
+    uint64_t rows = 0;
+    weir_blackhole_sink_config bh = {&rows};
+    cr_assert_eq(weir_datagen_source_spec_opts(gen_opts, sizeof gen_opts / sizeof *gen_opts, s, NULL, &src, &err), 0);
+    cr_assert_eq(weir_blackhole_sink_spec(&bh, &sink, &err), 0);
+    weir_job *job = new_job(3);
+    weir_stream st;
+    cr_assert_eq(weir_job_source(job, &src, NULL, 3, &st), 0);
+    cr_assert_eq(weir_job_sink(job, st, &sink, 2), 0);
+    cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
+    cr_assert_eq(rows, 1000);
+    weir_job_destroy(job);
+    weir_schema_destroy(s);
+}
+
+Test(job, sink_errors_reach_the_job, .init = make_tmp, .fini = cleanup_tmp)
+{
+    write_file(tpath("in.json"), "{\"k\": 1}\n");
+    weir_schema *s = kv_schema();
+    weir_file_source_config fcfg;
+    weir_file_source_config_init(&fcfg);
+    fcfg.path = tpath("in.json");
+    weir_source_spec src;
+    weir_error err;
+    cr_assert_eq(weir_file_source_spec(&fcfg, s, &src, &err), 0);
+    write_file(tpath("notadir"), "x");
+    weir_operator_spec sink = file_sink_spec(tpath("notadir"), WEIR_FORMAT_JSON, 0, false);
+    weir_job *job = new_job(1);
+    weir_stream st;
+    cr_assert_eq(weir_job_source(job, &src, NULL, 1, &st), 0);
+    cr_assert_eq(weir_job_sink(job, st, &sink, 1), 0);
+    cr_assert_neq(weir_job_run(job), 0);
+    char expect[600];
+    snprintf(expect, sizeof expect, "%s: error: cannot create directory: Not a directory", tpath("notadir"));
+    cr_assert(strstr(weir_job_error(job), expect), "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    weir_schema_destroy(s);
 }

@@ -86,6 +86,7 @@ typedef struct weir_datagen_field {
     int64_t min_i, max_i;
     double min_f, max_f;
     uint32_t length;     /* random STRING/BYTES length (0: 100, as Flink) */
+    bool var_len;        /* random STRING/BYTES: length uniform in [1, length] */
     double null_rate;    /* fraction of NULL values, 0..1 */
     int64_t max_past_ms; /* random timestamps without bounds: now - [0, max_past] */
 } weir_datagen_field;

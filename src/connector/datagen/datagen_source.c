@@ -124,6 +124,7 @@ static int setup_column(dg_arg *a, uint32_t c, const weir_datagen_field *f, weir
     col->kind = f ? f->kind : WEIR_DATAGEN_RANDOM;
     col->length = f && f->length ? f->length : 100;
     col->max_past_ms = f ? f->max_past_ms : 0;
+    col->var_len = f && f->var_len;
     double null_rate = f ? f->null_rate : 0;
     if (null_rate < 0 || null_rate > 1 || isnan(null_rate))
         return weir_error_set(err, WEIR_EINVAL, "datagen: field \"%s\": null rate must be in [0, 1]", sf->name);
@@ -193,8 +194,8 @@ static int setup_column(dg_arg *a, uint32_t c, const weir_datagen_field *f, weir
 
 extern const weir_source_class weir__datagen_source_class;
 
-static int datagen_spec(const weir_datagen_config *cfg, const weir_schema *schema, const bool *var_len,
-                        weir_source_spec *out, weir_error *err)
+int weir_datagen_source_spec(const weir_datagen_config *cfg, const weir_schema *schema, weir_source_spec *out,
+                             weir_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!cfg || !schema)
@@ -223,19 +224,14 @@ static int datagen_spec(const weir_datagen_config *cfg, const weir_schema *schem
     }
     for (uint32_t c = 0; c < schema->n_fields; c++) {
         const weir_datagen_field *f = NULL;
-        uint32_t fi = 0;
         for (uint32_t i = 0; i < cfg->n_fields; i++)
-            if (weir_schema_find(schema, cfg->fields[i].name) == (int)c) {
+            if (weir_schema_find(schema, cfg->fields[i].name) == (int)c)
                 f = &cfg->fields[i];
-                fi = i;
-            }
         int rc = setup_column(a, c, f, err);
         if (rc) {
             dg_arg_free(a);
             return rc;
         }
-        if (f && var_len && var_len[fi])
-            a->cols[c].var_len = true;
     }
     out->name = "datagen";
     out->cls = &weir__datagen_source_class;
@@ -243,12 +239,6 @@ static int datagen_spec(const weir_datagen_config *cfg, const weir_schema *schem
     out->free_arg = dg_arg_free;
     out->schema = schema;
     return 0;
-}
-
-int weir_datagen_source_spec(const weir_datagen_config *cfg, const weir_schema *schema, weir_source_spec *out,
-                             weir_error *err)
-{
-    return datagen_spec(cfg, schema, NULL, out, err);
 }
 
 /* ---- instance ---- */
@@ -521,11 +511,10 @@ int weir_datagen_source_spec_opts(const weir_option *opts, size_t n_opts, const 
     memset(out, 0, sizeof *out);
     uint32_t nf = schema ? schema->n_fields : 0;
     weir_datagen_field *fields = weir_calloc(nf ? nf : 1, sizeof *fields);
-    bool *var_len = weir_calloc(nf ? nf : 1, sizeof *var_len);
     int rc = weir__optset_init(&o, "datagen", opts, n_opts, env, err);
     if (rc)
         goto done;
-    if (!fields || !var_len || !schema) {
+    if (!fields || !schema) {
         rc = weir_error_set(err, !schema ? WEIR_EINVAL : WEIR_ENOMEM, !schema ? "datagen: missing schema" : "out of memory");
         goto done;
     }
@@ -697,7 +686,7 @@ int weir_datagen_source_spec_opts(const weir_option *opts, size_t n_opts, const 
         }
         if (weir__opt_index(&o, K("var-len")) >= 0) {
             any = true;
-            if ((rc = weir__opt_bool(&o, key, &var_len[cfg.n_fields])))
+            if ((rc = weir__opt_bool(&o, key, &f->var_len)))
                 goto done;
         }
         if (weir__opt_index(&o, K("null-rate")) >= 0) {
@@ -731,10 +720,9 @@ int weir_datagen_source_spec_opts(const weir_option *opts, size_t n_opts, const 
     if ((rc = weir__opt_finish(&o, known)))
         goto done;
     cfg.fields = fields;
-    rc = datagen_spec(&cfg, schema, var_len, out, err);
+    rc = weir_datagen_source_spec(&cfg, schema, out, err);
 done:
     weir__optset_fini(&o);
     weir_free(fields);
-    weir_free(var_len);
     return rc;
 }

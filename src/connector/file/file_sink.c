@@ -107,6 +107,14 @@ static int fail_errno(file_sink *s, const char *what, const char *name, int e)
                           strerror(e < 0 ? -e : e));
 }
 
+/* Hands the instance's error to the runtime (ctx is NULL in unit tests). */
+static int report(weir_op_ctx *ctx, file_sink *s, int rc)
+{
+    if (rc && ctx)
+        return weir_op_fail(ctx, rc, "%s", s->err.message[0] ? s->err.message : weir_strerror(rc));
+    return rc;
+}
+
 static int fsink_create(void *argp, const weir_op_info *info, void **out)
 {
     const fsink_arg *a = argp;
@@ -148,7 +156,7 @@ static int64_t part_number(const char *name, uint32_t subtask)
     return *end == '.' ? (int64_t)n : -1;
 }
 
-static int fsink_open(void *op, weir_op_ctx *ctx)
+static int fsink_open_impl(void *op, weir_op_ctx *ctx)
 {
     file_sink *s = op;
     int rc = weir__mkdirs(s->arg->path);
@@ -302,7 +310,7 @@ static int roll(file_sink *s)
     return 0;
 }
 
-static int fsink_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+static int fsink_process_impl(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
 {
     file_sink *s = op;
     int rc;
@@ -327,7 +335,7 @@ static int fsink_process(void *op, weir_op_ctx *ctx, int input, const weir_batch
     return 0;
 }
 
-static int fsink_finish(void *op, weir_op_ctx *ctx)
+static int fsink_finish_impl(void *op, weir_op_ctx *ctx)
 {
     file_sink *s = op;
     int rc = roll(s);
@@ -335,7 +343,7 @@ static int fsink_finish(void *op, weir_op_ctx *ctx)
     return rc ? rc : commit_pending(s, true, 0);
 }
 
-static int fsink_snapshot(void *op, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf *out)
+static int fsink_snapshot_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf *out)
 {
     file_sink *s = op;
     int rc;
@@ -364,7 +372,7 @@ static int fsink_snapshot(void *op, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf
     return rc ? weir_error_set(&s->err, rc, "out of memory") : 0;
 }
 
-static int fsink_checkpoint_complete(void *op, weir_op_ctx *ctx, uint64_t ckpt_id)
+static int fsink_checkpoint_complete_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id)
 {
     return commit_pending(op, false, ckpt_id);
 }
@@ -396,7 +404,7 @@ static int abort_uncovered(file_sink *s)
     return rc;
 }
 
-static int fsink_restore(void *op, weir_op_ctx *ctx, weir_cursor *in)
+static int fsink_restore_impl(void *op, weir_op_ctx *ctx, weir_cursor *in)
 {
     file_sink *s = op;
     uint32_t version, n;
@@ -422,6 +430,18 @@ static int fsink_restore(void *op, weir_op_ctx *ctx, weir_cursor *in)
     s->next_part = next_part;
     return rc;
 }
+
+static int fsink_open(void *op, weir_op_ctx *ctx) { return report(ctx, op, fsink_open_impl(op, ctx)); }
+
+static int fsink_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b) { return report(ctx, op, fsink_process_impl(op, ctx, input, b)); }
+
+static int fsink_finish(void *op, weir_op_ctx *ctx) { return report(ctx, op, fsink_finish_impl(op, ctx)); }
+
+static int fsink_snapshot(void *op, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf *out) { return report(ctx, op, fsink_snapshot_impl(op, ctx, ckpt_id, out)); }
+
+static int fsink_checkpoint_complete(void *op, weir_op_ctx *ctx, uint64_t ckpt_id) { return report(ctx, op, fsink_checkpoint_complete_impl(op, ctx, ckpt_id)); }
+
+static int fsink_restore(void *op, weir_op_ctx *ctx, weir_cursor *in) { return report(ctx, op, fsink_restore_impl(op, ctx, in)); }
 
 static void fsink_close(void *op)
 {

@@ -53,6 +53,14 @@ static void print_arg_free(void *p)
     }
 }
 
+/* Hands the instance's error to the runtime (ctx is NULL in unit tests). */
+static int report(weir_op_ctx *ctx, print_sink *s, int rc)
+{
+    if (rc && ctx)
+        return weir_op_fail(ctx, rc, "%s", s->err.message[0] ? s->err.message : weir_strerror(rc));
+    return rc;
+}
+
 static int print_create(void *argp, const weir_op_info *info, void **out)
 {
     const print_arg *a = argp;
@@ -103,9 +111,8 @@ static int print_flush(print_sink *s)
     return rc;
 }
 
-static int print_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+static int print_process_impl(print_sink *s, const weir_batch *b)
 {
-    print_sink *s = op;
     for (uint32_t r = 0; r < b->n_rows; r++) {
         int rc = weir_buf_put(&s->buf, s->prefix, s->prefix_len);
         if (!rc)
@@ -119,7 +126,12 @@ static int print_process(void *op, weir_op_ctx *ctx, int input, const weir_batch
     return print_flush(s);
 }
 
-static int print_finish(void *op, weir_op_ctx *ctx) { return print_flush(op); }
+static int print_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+{
+    return report(ctx, op, print_process_impl(op, b));
+}
+
+static int print_finish(void *op, weir_op_ctx *ctx) { return report(ctx, op, print_flush(op)); }
 
 static void print_close(void *op)
 {
