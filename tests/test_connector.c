@@ -1347,3 +1347,155 @@ Test(job, sink_errors_reach_the_job, .init = make_tmp, .fini = cleanup_tmp)
     weir_job_destroy(job);
     weir_schema_destroy(s);
 }
+
+Test(options, one_table_definition_serves_as_source_and_sink)
+{
+    weir_schema *s = kv_schema();
+    weir_option opts[] = {{"connector", "filesystem"},
+                          {"path", "/tmp/weir-table"},
+                          {"format", "json"},
+                          {"source.monitor-interval", "10 s"},
+                          {"json.ignore-parse-errors", "true"},
+                          {"sink.rolling-policy.file-size", "1MB"},
+                          {"sink.parallelism", "2"}};
+    weir_source_spec src;
+    weir_operator_spec sink;
+    weir_error err;
+    cr_assert_eq(weir_connector_source_spec(NULL, opts, 7, s, NULL, &src, &err), 0, "%s", err.message);
+    cr_assert_eq(weir_connector_sink_spec(NULL, opts, 7, s, NULL, &sink, &err), 0, "%s", err.message);
+    weir_source_spec_release(&src);
+    weir_operator_spec_release(&sink);
+    weir_schema_destroy(s);
+}
+
+Test(datagen, random_types_bounds_and_lengths)
+{
+    weir_schema *s = weir_schema_create();
+    weir_schema_add(s, "d", weir_type_make(WEIR_TYPE_DOUBLE, false));
+    weir_schema_add(s, "b", weir_type_make(WEIR_TYPE_BOOLEAN, false));
+    weir_schema_add(s, "raw", weir_type_make(WEIR_TYPE_BYTES, false));
+    weir_schema_add(s, "s", weir_type_make(WEIR_TYPE_STRING, false));
+    weir_schema_add(s, "ts", weir_type_make(WEIR_TYPE_TIMESTAMP_LTZ, false));
+    weir_schema_add(s, "big", weir_type_make(WEIR_TYPE_BIGINT, false));
+    weir_option opts[] = {{"number-of-rows", "2000"},    {"fields.d.min", "-1.5"},      {"fields.d.max", "2.5"},
+                          {"fields.raw.length", "3"},    {"fields.s.length", "8"},      {"fields.s.var-len", "true"},
+                          {"fields.ts.max-past", "1 min"}, {"fields.big.min", "-5"},     {"fields.big.max", "5"}};
+    weir_manual_clock *mc = weir_manual_clock_create(1700000000000);
+    weir_connector_env env = {.clock = weir_manual_clock_get(mc)};
+    weir_source_spec spec;
+    weir_error err;
+    cr_assert_eq(weir_datagen_source_spec_opts(opts, sizeof opts / sizeof *opts, s, &env, &spec, &err), 0, "%s",
+                 err.message);
+    void *src, *rd;
+    weir_source_info info = {0, 1, 2000, s};
+    cr_assert_eq(spec.cls->create(spec.arg, &info, &src, &err), 0);
+    cr_assert_eq(spec.cls->open_split(src, "datagen-0-of-1", NULL, 0, &rd, &err), 0);
+    weir_batch *b = weir_batch_create(s, 2000);
+    cr_assert_eq(spec.cls->read(rd, b, 2000, &err), 2000);
+    int trues = 0, lens[9] = {0}, bigs[11] = {0};
+    double lo = 1e9, hi = -1e9;
+    for (uint32_t r = 0; r < 2000; r++) {
+        double d = WEIR_COL_F64(b, 0)[r];
+        lo = d < lo ? d : lo;
+        hi = d > hi ? d : hi;
+        trues += WEIR_COL_BOOL(b, 1)[r];
+        uint32_t n;
+        weir_batch_str(b, 2, r, &n);
+        cr_assert_eq(n, 3);
+        const char *str = weir_batch_str(b, 3, r, &n);
+        cr_assert(n >= 1 && n <= 8, "length %u", n);
+        lens[n]++;
+        for (uint32_t i = 0; i < n; i++)
+            cr_assert(strchr("0123456789abcdef", str[i]), "hex characters");
+        int64_t ts = WEIR_COL_I64(b, 4)[r];
+        cr_assert(ts <= 1700000000000 && ts >= 1700000000000 - 60000);
+        int64_t big = WEIR_COL_I64(b, 5)[r];
+        cr_assert(big >= -5 && big <= 5);
+        bigs[big + 5]++;
+    }
+    cr_assert(lo >= -1.5 && hi <= 2.5 && lo < -1.4 && hi > 2.4, "[%g, %g]", lo, hi);
+    cr_assert(trues > 900 && trues < 1100, "%d", trues);
+    for (int i = 1; i <= 8; i++)
+        cr_assert_gt(lens[i], 150, "length %d: %d", i, lens[i]);
+    for (int i = 0; i < 11; i++)
+        cr_assert_gt(bigs[i], 120, "value %d: %d", i - 5, bigs[i]);
+    cr_assert_eq(spec.cls->read(rd, b, 10, &err), WEIR_EOF);
+    weir_batch_destroy(b);
+    spec.cls->close_split(rd);
+    spec.cls->destroy(src);
+    weir_source_spec_release(&spec);
+    weir_manual_clock_destroy(mc);
+    weir_schema_destroy(s);
+}
+
+Test(file_sink, rolls_after_the_rollover_interval, .init = make_tmp, .fini = cleanup_tmp)
+{
+    weir_schema *s = kv_schema();
+    weir_batch *b = kv_batch(s, 1, 1);
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_file_sink_config cfg;
+    weir_file_sink_config_init(&cfg);
+    cfg.path = tpath("roll");
+    cfg.rollover_interval_ms = 1000;
+    cfg.clock = weir_manual_clock_get(mc);
+    weir_operator_spec spec;
+    weir_error err;
+    cr_assert_eq(weir_file_sink_spec(&cfg, &spec, &err), 0);
+    void *op = sink_create(&spec, s, 0, 1);
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b), 0);
+    weir_manual_clock_advance(mc, 999);
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b), 0);
+    cr_assert_str_eq(list_dir(tpath("roll")), ".part-0-0.json.inprogress");
+    weir_manual_clock_advance(mc, 1);
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b), 0);
+    cr_assert_str_eq(list_dir(tpath("roll")), ".part-0-1.json.inprogress part-0-0.json");
+    cr_assert_eq(spec.cls->finish(op, NULL), 0);
+    spec.cls->close(op);
+    char *t = read_file(tpath("roll/part-0-0.json"));
+    cr_assert_str_eq(t, "{\"k\":1,\"v\":\"v1\"}\n{\"k\":1,\"v\":\"v1\"}\n");
+    free(t);
+    weir_operator_spec_release(&spec);
+    weir_manual_clock_destroy(mc);
+    weir_batch_destroy(b);
+    weir_schema_destroy(s);
+}
+
+Test(file_source, monitored_files_are_split_among_subtasks_once, .init = make_tmp, .fini = cleanup_tmp)
+{
+    mkdir(tpath("w"), 0777);
+    char name[64];
+    for (int i = 0; i < 40; i++) {
+        snprintf(name, sizeof name, "w/f%02d.json", i);
+        write_file(tpath(name), "{\"k\": 1}\n");
+    }
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_schema *s = kv_schema();
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    cfg.path = tpath("w");
+    cfg.monitor_interval_ms = 100;
+    cfg.clock = weir_manual_clock_get(mc);
+    src_handle h;
+    file_source(&h, &cfg, s);
+    int seen[40] = {0}, per_task[3] = {0};
+    for (uint32_t sub = 0; sub < 3; sub++) {
+        src_open(&h, sub, 3);
+        const char **ids;
+        uint32_t n;
+        bool done;
+        cr_assert_eq(h.spec.cls->discover(h.src, &ids, &n, &done, &h.err), 0);
+        for (uint32_t i = 0; i < n; i++) {
+            int k = atoi(strrchr(ids[i], 'f') + 1);
+            seen[k]++;
+            per_task[sub]++;
+        }
+        h.spec.cls->destroy(h.src);
+    }
+    for (int i = 0; i < 40; i++)
+        cr_assert_eq(seen[i], 1, "file %d read %d times", i, seen[i]);
+    for (int i = 0; i < 3; i++)
+        cr_assert_gt(per_task[i], 3, "subtask %d got %d files", i, per_task[i]);
+    weir_source_spec_release(&h.spec);
+    weir_manual_clock_destroy(mc);
+    weir_schema_destroy(s);
+}

@@ -39,6 +39,12 @@ int weir__opt_i64(weir__optset *o, const char *key, int64_t *out);
 int weir__opt_f64(weir__optset *o, const char *key, double *out);
 /* Sets the error about option i (and env->bad_option_index). */
 int weir__opt_fail(weir__optset *o, size_t i, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/*
+ * Marks keys[] (NULL-terminated) as used without reading them: the options
+ * of the other side of a table (a filesystem table's WITH clause carries
+ * both its source and its sink options, as in Flink).
+ */
+void weir__opt_accept(weir__optset *o, const char *const *keys);
 /* Index of key, or -1. */
 int weir__opt_index(const weir__optset *o, const char *key);
 

@@ -216,6 +216,15 @@ int weir__opt_index(const weir__optset *o, const char *key)
     return -1;
 }
 
+void weir__opt_accept(weir__optset *o, const char *const *keys)
+{
+    for (; *keys; keys++) {
+        int i = weir__opt_index(o, *keys);
+        if (i >= 0)
+            o->used[i] = true;
+    }
+}
+
 const char *weir__opt_get(weir__optset *o, const char *key)
 {
     int i = weir__opt_index(o, key);

@@ -537,6 +537,9 @@ int weir_file_sink_spec_opts(const weir_option *opts, size_t n_opts, const weir_
                             "option 'sink.rolling-policy.file-size' must be at least 1 byte");
         goto done;
     }
+    static const char *const source_side[] = {"source.monitor-interval", "source.split-size", "source.bad-input",
+                                              "source.dead-letter.path", "source.path.regex-pattern", NULL};
+    weir__opt_accept(&o, source_side);
     if (env)
         cfg.clock = env->clock;
     if ((rc = weir__opt_finish(&o, file_sink_known)))

@@ -947,6 +947,9 @@ int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts, const wei
                             "option 'source.path.regex-pattern' is not supported yet");
         goto done;
     }
+    static const char *const sink_side[] = {"sink.rolling-policy.file-size", "sink.rolling-policy.rollover-interval",
+                                            "sink.rolling-policy.check-interval", "sink.commit-on-checkpoint", NULL};
+    weir__opt_accept(&o, sink_side);
     if (env)
         cfg.clock = env->clock;
     if ((rc = weir__opt_finish(&o, file_source_known)))
