@@ -86,6 +86,11 @@ static int wc_open(void *ud, weir_op_ctx *ctx, void **instance)
     }
     w->late = weir_batch_create(weir_op_info_of(ctx)->input_schemas[0], 64);
     w->late_counter = weir_op_counter(ctx, "late_records");
+    if (!w->late || !w->late_counter) {
+        weir_batch_destroy(w->late);
+        free(w);
+        return WEIR_ENOMEM;
+    }
     *instance = w;
     return 0;
 }
@@ -1112,6 +1117,72 @@ Test(runtime, checkpoint_of_finished_subtasks_acks_finished, .timeout = 60)
     cr_assert_eq(a.acks, 3);
     weir_job_destroy(job);
     ck_fini(&a);
+    th_source_destroy(src);
+    weir_schema_destroy(s);
+    weir_schema_destroy(os);
+}
+
+/* ---- allocation failures anywhere: an error, never a crash, a hang or a leak ---- */
+
+static int run_small_job(th_source *src, const weir_schema *os, th_collect *out, int *stage)
+{
+    weir_job_config cfg;
+    weir_job_config_init(&cfg);
+    cfg.parallelism = 2;
+    cfg.batch_size = 8;
+    weir_job *job;
+    *stage = 0;
+    int rc = weir_job_create(&cfg, &job);
+    if (rc)
+        return rc;
+    *stage = 1;
+    weir_source_spec ss = th_source_spec(src, "events");
+    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 3};
+    weir_stream st, f, counted;
+    uint32_t key = 0;
+    weir_process_fn fn = {.open = wc_open, .process = wc_process_flush, .timer = wc_timer, .close = wc_close};
+    weir_operator_spec sink = th_collect_spec(out, "collect");
+    if (!(rc = weir_job_source(job, &ss, &wm, 1, &st)) && !(rc = weir_job_filter(job, st, keep_even, NULL, &f)) &&
+        !(rc = weir_job_process(job, weir_stream_key_by(f, &key, 1), os, &fn, &counted)) &&
+        !(rc = weir_job_sink(job, counted, &sink, 1))) {
+        *stage = 2;
+        rc = weir_job_run(job);
+        if (rc)
+            cr_assert_neq(weir_job_error(job)[0], 0, "a failed run says why");
+    }
+    weir_job_destroy(job);
+    return rc;
+}
+
+Test(runtime, allocation_failures_fail_cleanly, .timeout = 240)
+{
+    weir_schema *s = th_schema("k BIGINT, v BIGINT");
+    weir_schema *os = th_schema("k BIGINT, window_end BIGINT, cnt BIGINT");
+    th_source *src = th_vsource_create(s, 1);
+    for (int i = 0; i < 60; i++)
+        th_source_row(src, 0, i, (int64_t)(i % 4), (int64_t)i);
+    th_collect *ref = th_collect_create(0);
+    int stage;
+    cr_assert_eq(run_small_job(src, os, ref, &stage), 0);
+    const char *expect = th_collect_text(ref, true);
+    int ok_in_a_row = 0, failures = 0;
+    for (uint64_t n = 1; n < 3000 && ok_in_a_row < 5; n++) {
+        th_collect *out = th_collect_create(0);
+        weir_alloc_fail_after(n);
+        int rc = run_small_job(src, os, out, &stage);
+        weir_alloc_fail_after(0);
+        if (rc == 0) {
+            ok_in_a_row++;
+            cr_assert_str_eq(th_collect_text(out, true), expect, "a run that succeeds is complete (n=%llu)",
+                             (unsigned long long)n);
+        } else {
+            ok_in_a_row = 0;
+            failures++;
+        }
+        th_collect_destroy(out);
+    }
+    cr_assert_gt(failures, 20, "the failure injection must have hit the runtime");
+    th_collect_destroy(ref);
     th_source_destroy(src);
     weir_schema_destroy(s);
     weir_schema_destroy(os);

@@ -265,6 +265,8 @@ static int build_subtasks(weir_job *job)
             }
             weir__writer *w = weir_calloc(1, sizeof *w);
             if (!w || weir__writer_init(w, prod, e, targets, n_targets)) {
+                if (w)
+                    weir__writer_fini(w);
                 weir_free(targets);
                 weir_free(w);
                 return WEIR_ENOMEM;
