@@ -147,6 +147,14 @@ static bool keep(void *ud, const weir_batch *b, uint32_t row)
     return (WEIR_COL_I64(b, 0)[row] & 3) != 0; /* 75% pass */
 }
 
+static bool keep_all(void *ud, const weir_batch *b, uint32_t row)
+{
+    (void)ud;
+    (void)b;
+    (void)row;
+    return true;
+}
+
 typedef struct discard {
     uint64_t rows;
 } discard;
@@ -179,12 +187,23 @@ static int discard_finish(void *op, weir_op_ctx *ctx)
 
 static void discard_close(void *op) { free(op); }
 
+/* A deliberately slow sink: 20 us per batch. */
+static int slow_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+{
+    struct timespec ts = {0, 20000};
+    nanosleep(&ts, NULL);
+    return discard_process(op, ctx, input, b);
+}
+
+static const weir_operator_class slow_class = {
+    .name = "slow", .process = slow_process, .finish = discard_finish, .close = discard_close};
+
 static const weir_operator_class discard_class = {
     .name = "discard", .process = discard_process, .finish = discard_finish, .close = discard_close};
 
 /* ---- the measured runs ---- */
 
-typedef enum kind { LOOP_CHAIN, LOOP_EXCHANGE, CHAIN, EXCHANGE } kind;
+typedef enum kind { LOOP_CHAIN, LOOP_EXCHANGE, CHAIN, EXCHANGE, SLOW_SMALL, SLOW_LARGE } kind;
 
 typedef struct result {
     double wall_s, cpu_s;
@@ -193,6 +212,7 @@ typedef struct result {
 } result;
 
 static uint64_t g_rows = 20000000;
+#define SLOW_ROWS 500000ull /* fast source, slow sink: memory must not grow with the input */
 static uint32_t g_batch = 1024;
 
 static double now_s(clockid_t c)
@@ -238,7 +258,7 @@ static void sum_discarded(void *ud, const char *name, double v)
         *(uint64_t *)ud += (uint64_t)v;
 }
 
-static uint64_t run_job(const weir_schema *schema, bool exchange, uint32_t par)
+static uint64_t run_job(const weir_schema *schema, bool exchange, uint32_t par, bool slow, uint64_t rows)
 {
     weir_job_config cfg;
     weir_job_config_init(&cfg);
@@ -247,13 +267,14 @@ static uint64_t run_job(const weir_schema *schema, bool exchange, uint32_t par)
     weir_job *job;
     if (weir_job_create(&cfg, &job))
         exit(2);
-    gen_arg ga = {.rows = g_rows, .schema = schema};
+    gen_arg ga = {.rows = rows, .schema = schema};
     weir_source_spec src = {.name = "generator", .cls = &gen_class, .arg = &ga, .schema = schema};
     weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 1000};
     weir_stream s, f;
-    weir_operator_spec sink = {.name = "discard", .cls = &discard_class, .create = discard_create};
+    weir_operator_spec sink = {.name = "discard", .cls = slow ? &slow_class : &discard_class,
+                               .create = discard_create};
     uint32_t key = 1;
-    if (weir_job_source(job, &src, &wm, par, &s) || weir_job_filter(job, s, keep, NULL, &f) ||
+    if (weir_job_source(job, &src, &wm, par, &s) || weir_job_filter(job, s, slow ? keep_all : keep, NULL, &f) ||
         weir_job_sink(job, exchange ? weir_stream_key_by(f, &key, 1) : f, &sink, par))
         exit(2);
     if (weir_job_run(job)) {
@@ -281,7 +302,9 @@ static result measure(kind k, uint32_t par)
         double w0 = now_s(CLOCK_MONOTONIC);
         uint64_t out = k == LOOP_CHAIN      ? plain_loop(schema, false)
                        : k == LOOP_EXCHANGE ? plain_loop(schema, true)
-                                            : run_job(schema, k == EXCHANGE, par);
+                       : k == SLOW_SMALL    ? run_job(schema, true, par, true, SLOW_ROWS)
+                       : k == SLOW_LARGE    ? run_job(schema, true, par, true, 10 * SLOW_ROWS)
+                                            : run_job(schema, k == EXCHANGE, par, false, g_rows);
         double wall = now_s(CLOCK_MONOTONIC) - w0;
         ssize_t wr = write(fd[1], &wall, sizeof wall);
         wr += write(fd[1], &out, sizeof out);
@@ -349,21 +372,26 @@ int main(int argc, char **argv)
         {"plain loop: generate+filter+hash+route", LOOP_EXCHANGE, 1, 0, 0, 0, 0, 0},
         {"exchange: generator->filter->keyBy->discard", EXCHANGE, 1, 0, 0, 0, 0, 0},
         {"exchange: generator->filter->keyBy->discard", EXCHANGE, 2, 0, 0, 0, 0, 0},
+        {"backpressure: generator->keyBy->slow sink, 0.5M rows", SLOW_SMALL, 1, 0, 0, 0, 0, 0},
+        {"backpressure: generator->keyBy->slow sink, 5M rows", SLOW_LARGE, 1, 0, 0, 0, 0, 0},
     };
     int n_rows = (int)(sizeof rows / sizeof rows[0]);
     uint64_t expect = g_rows - (g_rows + 3) / 4;
+    long rss_small = 0, rss_large = 0;
     for (int i = 0; i < n_rows; i++) {
         if (only >= 0 && i != only)
             continue;
         double rps[64], core[64], wall[64], cpu[64], rss[64];
         for (int r = 0; r < runs && r < 64; r++) {
             result m = measure(rows[i].k, rows[i].par);
-            if (m.out_rows != expect) {
-                fprintf(stderr, "%s: %" PRIu64 " rows out, expected %" PRIu64 "\n", rows[i].name, m.out_rows, expect);
+            uint64_t want = rows[i].k == SLOW_SMALL ? SLOW_ROWS : rows[i].k == SLOW_LARGE ? 10 * SLOW_ROWS : expect;
+            uint64_t in_rows = rows[i].k == SLOW_SMALL || rows[i].k == SLOW_LARGE ? want : g_rows;
+            if (m.out_rows != want) {
+                fprintf(stderr, "%s: %" PRIu64 " rows out, expected %" PRIu64 "\n", rows[i].name, m.out_rows, want);
                 return 1;
             }
-            rps[r] = (double)g_rows / m.wall_s;
-            core[r] = (double)g_rows / m.cpu_s;
+            rps[r] = (double)in_rows / m.wall_s;
+            core[r] = (double)in_rows / m.cpu_s;
             wall[r] = m.wall_s;
             cpu[r] = m.cpu_s;
             rss[r] = (double)m.maxrss_kb;
@@ -378,11 +406,20 @@ int main(int argc, char **argv)
         rows[i].wall = wall[runs / 2];
         rows[i].cpu = cpu[runs / 2];
         rows[i].rss_kb = (long)rss[runs / 2];
+        if (rows[i].k == SLOW_SMALL)
+            rss_small = rows[i].rss_kb;
+        if (rows[i].k == SLOW_LARGE)
+            rss_large = rows[i].rss_kb;
         printf("%-46s p=%u  %7.2f M rec/s  %7.2f M rec/s/core  wall %.3fs cpu %.3fs  peak RSS %.1f MiB\n",
                rows[i].name, rows[i].par, rows[i].rps / 1e6, rows[i].rps_core / 1e6, rows[i].wall, rows[i].cpu,
                rows[i].rss_kb / 1024.0);
         fflush(stdout);
     }
+    /* The checked ceiling: ten times the input may not need more memory. */
+    int bounded = !(rss_small && rss_large) || rss_large <= rss_small + 2048;
+    if (rss_small && rss_large)
+        printf("peak RSS with 10x the input under backpressure: %.1f MiB vs %.1f MiB: %s\n", rss_large / 1024.0,
+               rss_small / 1024.0, bounded ? "bounded" : "GROWS");
     if (out_path) {
         FILE *f = fopen(out_path, "w");
         if (!f) {
@@ -397,5 +434,5 @@ int main(int argc, char **argv)
         fprintf(f, "\n%" PRIu64 " rows per run, batch size %u, median of %d runs.\n", g_rows, g_batch, runs);
         fclose(f);
     }
-    return 0;
+    return bounded ? 0 : 1;
 }

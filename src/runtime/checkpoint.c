@@ -193,7 +193,7 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data, size_t le
     s->blobs[s->n_blobs++] = blob;
     weir_cursor c;
     weir_cursor_init(&c, blob, len);
-    uint32_t magic, task, subtask, par, n_ops;
+    uint32_t magic = 0, task = 0, subtask = 0, par = 0, n_ops = 0;
     uint8_t version;
     int rc = weir_cursor_get_u32(&c, &magic);
     if (!rc && magic != WEIR__SNAPSHOT_MAGIC)
@@ -239,7 +239,7 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data, size_t le
     if (!rc)
         rc = weir_cursor_get_u8(&c, &has_src);
     if (!rc && has_src) {
-        uint32_t node, n;
+        uint32_t node = 0, n = 0;
         rc = get_small(&c, &node);
         if (!rc)
             rc = get_small(&c, &n);
