@@ -1187,3 +1187,83 @@ Test(runtime, allocation_failures_fail_cleanly, .timeout = 240)
     weir_schema_destroy(s);
     weir_schema_destroy(os);
 }
+
+/* ---- an operator with two inputs ---- */
+
+typedef struct tag_op {
+    weir_batch *out;
+} tag_op;
+
+static int tag_create(void *arg, const weir_op_info *info, void **out)
+{
+    (void)arg;
+    tag_op *t = weir_calloc(1, sizeof *t);
+    t->out = weir_batch_create(info->output_schema, info->batch_size);
+    *out = t;
+    return 0;
+}
+
+/* Emits (input, k) for every row: shows which input each row came in on. */
+static int tag_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+{
+    tag_op *t = op;
+    weir_batch_reset(t->out);
+    for (uint32_t r = 0; r < b->n_rows; r++) {
+        int row = weir_batch_append_row(t->out);
+        WEIR_COL_I64(t->out, 0)[row] = input;
+        WEIR_COL_I64(t->out, 1)[row] = WEIR_COL_I64(b, 0)[r];
+        t->out->ts[row] = b->ts[r];
+    }
+    return weir_op_emit(ctx, t->out);
+}
+
+static void tag_close(void *op)
+{
+    tag_op *t = op;
+    weir_batch_destroy(t->out);
+    weir_free(t);
+}
+
+static const weir_operator_class tag_cls = {.name = "tag", .process = tag_process, .close = tag_close};
+
+Test(runtime, two_input_operator_sees_its_inputs_and_the_min_watermark, .timeout = 60)
+{
+    weir_schema *s = th_schema("k BIGINT");
+    weir_schema *os = th_schema("input BIGINT, k BIGINT");
+    th_source *a = th_usource_create(s, 1), *b = th_usource_create(s, 1);
+    th_collect *out = th_collect_create(0);
+    weir_job *job = new_job(2, 4, NULL, 0);
+    weir_source_spec sa = th_source_spec(a, "a"), sb = th_source_spec(b, "b");
+    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 0};
+    weir_stream in[2], tagged;
+    cr_assert_eq(weir_job_source(job, &sa, &wm, 1, &in[0]), 0);
+    cr_assert_eq(weir_job_source(job, &sb, &wm, 1, &in[1]), 0);
+    uint32_t key = 0;
+    in[0] = weir_stream_key_by(in[0], &key, 1);
+    in[1] = weir_stream_key_by(in[1], &key, 1);
+    weir_operator_spec spec = {.name = "tag", .cls = &tag_cls, .create = tag_create};
+    cr_assert_eq(weir_job_operator(job, in, 2, &spec, os, 2, &tagged), 0);
+    weir_operator_spec sink = th_collect_spec(out, "collect");
+    cr_assert_eq(weir_job_sink(job, tagged, &sink, 1), 0);
+    cr_assert_eq(weir_job_start(job), 0);
+    for (int i = 0; i < 10; i++)
+        th_source_row(a, 0, 1000 + i, (int64_t)i);
+    th_source_row(b, 0, 500, (int64_t)100);
+    cr_assert(th_collect_wait_count(out, 11, GUARD_MS));
+    cr_assert(th_collect_wait_watermark(out, 500, GUARD_MS));
+    cr_assert_eq(th_collect_watermark(out), 500, "min over both inputs, got %" PRId64, th_collect_watermark(out));
+    th_source_row(b, 0, 2000, (int64_t)101);
+    cr_assert(th_collect_wait_watermark(out, 1009, GUARD_MS));
+    cr_assert_eq(th_collect_watermark(out), 1009);
+    th_source_end_all(a);
+    th_source_end_all(b);
+    cr_assert_eq(weir_job_wait(job), 0, "%s", weir_job_error(job));
+    cr_assert_str_eq(th_collect_text(out, true),
+                     "0,0\n0,1\n0,2\n0,3\n0,4\n0,5\n0,6\n0,7\n0,8\n0,9\n1,100\n1,101\n");
+    weir_job_destroy(job);
+    th_collect_destroy(out);
+    th_source_destroy(a);
+    th_source_destroy(b);
+    weir_schema_destroy(s);
+    weir_schema_destroy(os);
+}

@@ -50,7 +50,6 @@ typedef struct weir__msg {
 typedef enum weir__cmd_type {
     WEIR__CMD_CHECKPOINT = 1, /* trigger checkpoint id (sources inject the barrier) */
     WEIR__CMD_COMPLETE,       /* checkpoint id completed everywhere */
-    WEIR__CMD_ABORT,          /* checkpoint id was abandoned */
 } weir__cmd_type;
 
 typedef struct weir__cmd {

@@ -133,7 +133,6 @@ struct weir_op_ctx {
     uint64_t key_hash;
     uint32_t kg;
     bool has_key;
-    bool in_timer;                /* firing timers: weir_op_set_key is still allowed */
 
     /* outputs: to the next operator of the chain, or to writers at the tail */
     weir_op_ctx *next;
@@ -179,9 +178,6 @@ typedef struct weir__source_run {
     weir_batch *seg;          /* scratch for the later segments of a cut batch */
     uint32_t *iota;           /* 0, 1, 2, ... for gathers */
     weir_buf pos;             /* scratch for positions */
-    /* restored split state, matched by id when a split is discovered */
-    weir__restored_split *restored;
-    uint32_t n_restored;
 } weir__source_run;
 
 struct weir__subtask {
