@@ -442,15 +442,14 @@ static int handle_message(weir__subtask *st, uint32_t i, weir__msg *m)
 {
     weir__inchan *in = &st->in[i];
     int rc = 0;
+    bool handshake_done = false;
     if (!in->started) {
         in->started = true;
         bool all = true;
         for (uint32_t k = 0; k < st->n_in; k++)
             all = all && st->in[k].started;
-        if (all) {
-            st->all_started = true;
-            /* Processed below, so that this first message counts in the initial status. */
-        }
+        /* Set after this message is applied, so that it counts in the initial status. */
+        handshake_done = all;
     }
     switch (m->type) {
     case WEIR__MSG_BATCH:
@@ -483,6 +482,8 @@ static int handle_message(weir__subtask *st, uint32_t i, weir__msg *m)
     default:
         rc = weir__subtask_fail(st, WEIR_ECORRUPT, "unknown channel message %d", m->type);
     }
+    if (handshake_done)
+        st->all_started = true;
     if (!rc && st->all_started && !st->status_sent) {
         /* The handshake completed: tell downstream where this subtask stands. */
         rc = weir__chain_status(st, st->valve.idle);
