@@ -14,7 +14,9 @@ src=$2
 shift 2
 cases=("$@")
 if [ ${#cases[@]} -eq 0 ]; then
-  for d in "$src"/tests/sql/*/; do cases+=("tests/sql/$(basename "$d")"); done
+  for d in "$src"/tests/sql/*/; do
+    [ -f "$d/job.sql" ] && cases+=("tests/sql/$(basename "$d")")
+  done
   for d in "$src"/examples/sql/*/; do
     [ -f "$d/expected.txt" ] && cases+=("examples/sql/$(basename "$d")")
   done
