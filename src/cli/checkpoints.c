@@ -79,7 +79,7 @@ int weir_cli_inspect(int argc, char **argv)
                "operators, subtasks, key groups, state sizes and source positions.\n");
         return argc == 2 ? WEIR_EXIT_OK : WEIR_EXIT_USAGE;
     }
-    char dir[4096], name[512];
+    char dir[4096], name[4096];
     snprintf(dir, sizeof dir, "%s", argv[1]);
     size_t l = strlen(dir);
     while (l > 1 && dir[l - 1] == '/')
