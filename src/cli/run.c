@@ -147,16 +147,51 @@ static void on_signal(int sig)
 
 typedef struct status_sums {
     double in, out;
+    uint32_t last_task; /* the task closest to the sinks seen so far */
+    double wm;          /* minimum watermark over its subtasks */
+    bool have_wm;
 } status_sums;
 
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Metric names: "task<T>.<operator>.<subtask>.<metric>" and "task<T>.<subtask>.watermark". */
 static void sum_metric(void *ud, const char *name, double v)
 {
     status_sums *s = ud;
-    size_t n = strlen(name);
-    if (n >= 11 && !strcmp(name + n - 11, ".records_in") && strstr(name, "Source"))
+    if (strstr(name, ".Source[") && ends_with(name, ".records_out"))
         s->in += v;
-    if (n >= 11 && !strcmp(name + n - 11, ".records_in") && strstr(name, "Sink"))
+    else if (strstr(name, ".Sink[") && ends_with(name, ".records_in"))
         s->out += v;
+    else if (ends_with(name, ".watermark")) {
+        uint32_t t = (uint32_t)strtoul(name + 4, NULL, 10);
+        if (t > s->last_task || !s->have_wm) {
+            s->last_task = t;
+            s->wm = v;
+            s->have_wm = true;
+        } else if (t == s->last_task && v < s->wm) {
+            s->wm = v;
+        }
+    }
+}
+
+static void format_wm(double wm, char *buf, size_t cap)
+{
+    if (wm <= (double)INT64_MIN / 2) {
+        snprintf(buf, cap, "none yet");
+        return;
+    }
+    if (wm >= (double)INT64_MAX / 2) {
+        snprintf(buf, cap, "end of input");
+        return;
+    }
+    time_t t = (time_t)(wm / 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
 typedef struct waiter {
@@ -227,7 +262,9 @@ int weir_cli_run(int argc, char **argv)
             double rate = (s.out - last_out) / ((double)(now - last_t) / 1e9);
             last_out = s.out;
             last_t = now;
-            fprintf(stderr, "\r\033[Kin %.0f  out %.0f  %.0f rows/s  %.1f s", s.in, s.out, rate,
+            char wm[64];
+            format_wm(s.have_wm ? s.wm : (double)INT64_MIN, wm, sizeof wm);
+            fprintf(stderr, "\r\033[Kin %.0f  out %.0f  %.0f rows/s  watermark %s  %.1f s", s.in, s.out, rate, wm,
                     (double)(now - t0) / 1e9);
         }
         fprintf(stderr, "\r\033[K");
