@@ -136,13 +136,23 @@ static int plan(const char *cmd, int argc, char **argv, run_args *a, weir_sql_jo
     return 0;
 }
 
-static weir_job *volatile g_running;
+/*
+ * SIGINT/SIGTERM stop the job cleanly. The signals are blocked in every
+ * thread and taken by one thread with sigwait, so weir_job_stop runs in an
+ * ordinary thread, not in a signal handler.
+ */
+typedef struct signal_watch {
+    weir_job *job;
+    sigset_t set;
+} signal_watch;
 
-static void on_signal(int sig)
+static void *watch_signals(void *arg)
 {
-    (void)sig;
-    if (g_running)
-        weir_job_stop(g_running);
+    signal_watch *w = arg;
+    int sig;
+    if (sigwait(&w->set, &sig) == 0 && sig != SIGUSR2)
+        weir_job_stop(w->job);
+    return NULL;
 }
 
 typedef struct status_sums {
@@ -236,12 +246,14 @@ int weir_cli_run(int argc, char **argv)
         free_args(&a);
         return WEIR_EXIT_OK;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    g_running = job;
+    signal_watch sw = {.job = job};
+    sigemptyset(&sw.set);
+    sigaddset(&sw.set, SIGINT);
+    sigaddset(&sw.set, SIGTERM);
+    sigaddset(&sw.set, SIGUSR2); /* wakes the watcher when the job ends */
+    pthread_sigmask(SIG_BLOCK, &sw.set, NULL);
+    pthread_t sig_th;
+    bool watching = pthread_create(&sig_th, NULL, watch_signals, &sw) == 0;
     int jrc = weir_job_start(job);
     bool tty = isatty(STDERR_FILENO);
     waiter w = {.job = job};
@@ -273,7 +285,10 @@ int weir_cli_run(int argc, char **argv)
     } else if (!jrc) {
         jrc = weir_job_wait(job);
     }
-    g_running = NULL;
+    if (watching) {
+        pthread_kill(sig_th, SIGUSR2);
+        pthread_join(sig_th, NULL);
+    }
     int exit_code = WEIR_EXIT_OK;
     if (jrc && jrc != WEIR_ECANCELED) {
         const char *msg = weir_job_error(job);
