@@ -1445,3 +1445,57 @@ Test(runtime, two_input_operator_sees_its_inputs_and_the_min_watermark,
     weir_schema_destroy(s);
     weir_schema_destroy(os);
 }
+
+static int pass_process(void *op, weir_op_ctx *ctx, int input,
+                        const weir_batch *b)
+{
+    (void)op;
+    (void)input;
+    return weir_op_emit(ctx, b);
+}
+
+static int pass_create(void *arg, const weir_op_info *info, void **out)
+{
+    (void)arg;
+    (void)info;
+    *out = NULL;
+    return 0;
+}
+
+static void pass_close(void *op)
+{
+    (void)op;
+}
+
+static const weir_operator_class pass_cls = {
+    .name = "pass", .process = pass_process, .close = pass_close};
+
+Test(runtime, emitting_rows_of_the_wrong_schema_fails_the_job, .timeout = 30)
+{
+    weir_schema *s = th_schema("k BIGINT");
+    weir_schema *other = th_schema("a STRING, b DOUBLE");
+    th_source *src = th_vsource_create(s, 1);
+    th_source_row(src, 0, 1, (int64_t)1);
+    th_collect *out = th_collect_create(0);
+    weir_job *job = new_job(1, 8, NULL, 0);
+    weir_source_spec ss = th_source_spec(src, "events");
+    weir_stream st, p;
+    cr_assert_eq(weir_job_source(job, &ss, NULL, 1, &st), 0);
+    weir_operator_spec spec = {
+        .name = "pass", .cls = &pass_cls, .create = pass_create};
+    cr_assert_eq(weir_job_operator(job, &st, 1, &spec, other, 1, &p), 0);
+    weir_operator_spec sink = th_collect_spec(out, "collect");
+    cr_assert_eq(weir_job_sink(job,
+                               weir_stream_partition(p, WEIR_PART_REBALANCE),
+                               &sink, 2),
+                 0);
+    cr_assert_eq(weir_job_run(job), WEIR_EINVAL);
+    cr_assert(
+        strstr(weir_job_error(job), "pass[0]: emitted rows of another schema"),
+        "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    th_collect_destroy(out);
+    th_source_destroy(src);
+    weir_schema_destroy(s);
+    weir_schema_destroy(other);
+}
