@@ -243,6 +243,9 @@ int weir_op_emit(weir_op_ctx *ctx, const weir_batch *b)
     int rc = check_schema(ctx, ctx->node->out_schema, b, "output");
     if (rc)
         return rc;
+    if (!ctx->st->status_sent)
+        return weir_op_fail(ctx, WEIR_ESTATE,
+                            "emitted rows before the job started (from open?)");
     WEIR__ADD(&ctx->records_out, b->n_rows);
     if (ctx->next)
         return weir__op_process(ctx->next, 0, b);
