@@ -287,6 +287,8 @@ static int process_rows(weir__subtask *st, weir__split *s)
     }
     if ((rc = emit_rows(st, seg, n)))
         return rc;
+    if (s->gen.max_ts > WEIR__LOAD(&st->max_event_ts_metric))
+        WEIR__SET(&st->max_event_ts_metric, s->gen.max_ts);
     return handle_flags(
         st, weir__wm_valve_watermark(&r->valve, s->valve_idx,
                                      weir__wm_gen_current(&s->gen)));
