@@ -29,8 +29,10 @@
 #define SREC_SHIFT 8
 #define SREC_CHUNK (1u << SREC_SHIFT)
 
+/* a record: the key's entry, its hash (so combining slices never touches entries), the accumulator */
 #define SREC_E(r) (*(wentry **)(r))
-#define SREC_ACC(r) ((void *)((uint8_t *)(r) + 8))
+#define SREC_H(r) (*(uint64_t *)((uint8_t *)(r) + 8))
+#define SREC_ACC(r) ((void *)((uint8_t *)(r) + 16))
 
 static inline uint8_t *srec_at(const wcore *c, const sslice *s, uint32_t i)
 {
@@ -66,7 +68,7 @@ static int idx_grow(wcore *c, sslice *s)
     if (!ni)
         return WEIR_ENOMEM;
     for (uint32_t k = 0; k < s->n; k++) {
-        uint32_t i = (uint32_t)SREC_E(srec_at(c, s, k))->hash & (ncap - 1);
+        uint32_t i = (uint32_t)SREC_H(srec_at(c, s, k)) & (ncap - 1);
         while (ni[i])
             i = (i + 1) & (ncap - 1);
         ni[i] = k + 1;
@@ -77,12 +79,12 @@ static int idx_grow(wcore *c, sslice *s)
     return 0;
 }
 
-/* The record of entry e in slice s, created (empty) if missing. */
-static uint8_t *srec_get(wcore *c, sslice *s, wentry *e)
+/* The record of entry e (hash h) in slice s, created (empty) if missing. */
+static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint64_t h)
 {
     uint32_t mask = s->idx_cap - 1;
     if (s->idx_cap) {
-        for (uint32_t i = (uint32_t)e->hash & mask, v; (v = s->idx[i]); i = (i + 1) & mask) {
+        for (uint32_t i = (uint32_t)h & mask, v; (v = s->idx[i]); i = (i + 1) & mask) {
             uint8_t *r = srec_at(c, s, v - 1);
             if (SREC_E(r) == e)
                 return r;
@@ -106,11 +108,12 @@ static uint8_t *srec_get(wcore *c, sslice *s, wentry *e)
             return NULL;
         s->n_chunks++;
     }
-    uint32_t i = (uint32_t)e->hash & mask;
+    uint32_t i = (uint32_t)h & mask;
     while (s->idx[i])
         i = (i + 1) & mask;
     uint8_t *r = srec_at(c, s, s->n);
     SREC_E(r) = e;
+    SREC_H(r) = h;
     weir__acc_init(&c->as, SREC_ACC(r));
     s->idx[i] = ++s->n;
     if (!s->scratch) {
@@ -215,7 +218,7 @@ static void *slice_acc(wcore *c, sslice *s, wentry *e)
 {
     if (e->cs_slice == s)
         return e->cs_acc;
-    uint8_t *r = srec_get(c, s, e);
+    uint8_t *r = srec_get(c, s, e, e->hash);
     if (!r)
         return NULL;
     e->cs_slice = s;
@@ -303,7 +306,7 @@ static int table_merge(wcore *c, sslice *dst, const sslice *src)
 {
     for (uint32_t k = 0; k < src->n; k++) {
         uint8_t *r = srec_at(c, src, k);
-        uint8_t *d = srec_get(c, dst, SREC_E(r));
+        uint8_t *d = srec_get(c, dst, SREC_E(r), SREC_H(r));
         if (!d)
             return WEIR_ENOMEM;
         int rc = weir__acc_merge(&c->as, SREC_ACC(d), SREC_ACC(r));
@@ -458,7 +461,7 @@ int weir__sliced_arm(wcore *c)
 
 int weir__sliced_init(wcore *c)
 {
-    c->rec_size = 8 + c->as.size;
+    c->rec_size = 16 + c->as.size;
     if (c->kind == WEIR_WINDOW_HOPPING) {
         c->tmp = slice_new(c, 0, 0);
         if (!c->tmp)
@@ -524,6 +527,6 @@ void *weir__sliced_load_acc(wcore *c, wentry *e, int type, weir_ts start, weir_t
     }
     if (!s)
         return NULL;
-    uint8_t *r = srec_get(c, s, e);
+    uint8_t *r = srec_get(c, s, e, e->hash);
     return r ? SREC_ACC(r) : NULL;
 }

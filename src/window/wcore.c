@@ -203,13 +203,30 @@ static int table_grow(wcore *c)
 }
 
 
+/* Short keys (a BIGINT is 9 bytes) compare without a call. */
+static inline bool key_eq(const uint8_t *a, const uint8_t *b, size_t len)
+{
+    while (len >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return false;
+        a += 8, b += 8, len -= 8;
+    }
+    while (len--)
+        if (*a++ != *b++)
+            return false;
+    return true;
+}
+
 wentry *weir__wentry_get(wcore *c, const uint8_t *key, size_t len, uint64_t hash, bool create)
 {
     uint32_t mask = c->tab_cap - 1;
     uint32_t i = (uint32_t)hash & mask;
     /* hashes beside the pointers: a probe touches an entry only when its hash matches */
     for (wentry *p; (p = c->tab[i]); i = (i + 1) & mask)
-        if (c->tabh[i] == hash && p->key_len == len && memcmp(p->key, key, len) == 0)
+        if (c->tabh[i] == hash && p->key_len == len && key_eq(p->key, key, len))
             return p;
     if (!create)
         return NULL;
@@ -477,9 +494,17 @@ static int put_key(wcore *c, const wentry *e, weir_batch *out, uint32_t r)
             memcpy((char *)out->cols[k].data + (size_t)r * kc->width, p, kc->width);
             p += kc->width;
         }
-        weir_batch_set_valid(out, k, r);
+        if (!out->cols[k].all_valid)
+            out->cols[k].valid[r >> 3] |= (uint8_t)(1u << (r & 7));
     }
     return 0;
+}
+
+static inline void set_valid(weir_batch *b, uint32_t col, uint32_t row)
+{
+    weir_column *c = &b->cols[col];
+    if (!c->all_valid)
+        c->valid[row >> 3] |= (uint8_t)(1u << (row & 7));
 }
 
 static int emit_row(wcore *c, const wentry *e, weir_ts start, weir_ts end, weir_ts row_ts,
@@ -504,12 +529,12 @@ static int emit_row(wcore *c, const wentry *e, weir_ts start, weir_ts end, weir_
             weir_batch_set_null(o, (uint32_t)c->col_wt, r);
     } else {
         WEIR_COL_I64(o, c->col_ws)[r] = start;
-        weir_batch_set_valid(o, c->col_ws, r);
+        set_valid(o, c->col_ws, r);
         WEIR_COL_I64(o, c->col_we)[r] = end;
-        weir_batch_set_valid(o, c->col_we, r);
+        set_valid(o, c->col_we, r);
         if (c->col_wt >= 0) {
             WEIR_COL_I64(o, (uint32_t)c->col_wt)[r] = end - 1;
-            weir_batch_set_valid(o, (uint32_t)c->col_wt, r);
+            set_valid(o, (uint32_t)c->col_wt, r);
         }
     }
     rc = weir__acc_result(&c->as, blk, o, c->col_agg0, r);

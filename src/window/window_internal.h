@@ -59,6 +59,7 @@ typedef struct weir__accset {
     weir__accfield *f;
     uint32_t size;        /* bytes per block, multiple of 8 */
     bool any_generic;
+    bool all_int;         /* only integer COUNT/SUM: a block is a vector of int64 sums */
     bool retractable;     /* every function can undo an add */
 } weir__accset;
 
