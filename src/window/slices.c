@@ -250,6 +250,7 @@ static inline void slice_of(wcore *c, weir_ts ts)
 
 int weir__sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_t row, weir_ts ts, int sign)
 {
+    /* fetch the slice record of a row a little ahead (its index slot was fetched before) */
     slice_of(c, ts);
     const weir_ts W = c->wm, se = c->cs_end, e_first = c->cs_first, e_last = c->cs_last;
     if (weir__ts_add(e_last, c->L) <= W)

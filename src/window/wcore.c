@@ -491,7 +491,12 @@ static int put_key(wcore *c, const wentry *e, weir_batch *out, uint32_t r)
                 return rc;
             p += 4 + len;
         } else {
-            memcpy((char *)out->cols[k].data + (size_t)r * kc->width, p, kc->width);
+            char *dst = (char *)out->cols[k].data + (size_t)r * kc->width;
+            switch (kc->width) {
+            case 8: memcpy(dst, p, 8); break;
+            case 4: memcpy(dst, p, 4); break;
+            default: memcpy(dst, p, kc->width); break;
+            }
             p += kc->width;
         }
         if (!out->cols[k].all_valid)
@@ -1145,11 +1150,16 @@ int weir__wcore_create(const weir_window_spec *spec, const weir_schema *in, cons
     c->key = spec->key;
     c->n_in_cols = in->n_fields;
     c->in_schema = in;
+    c->key_fixed = true;
+    c->key_max = 0;
     for (uint32_t k = 0; k < c->key.n; k++) {
         weir_type_id id = in->fields[c->key.cols[k]].type.id;
         c->kcols[k].type = id;
         c->kcols[k].is_string = weir_type_is_string(id);
         c->kcols[k].width = (uint32_t)weir_type_width(id);
+        if (c->kcols[k].is_string)
+            c->key_fixed = false;
+        c->key_max += 1 + c->kcols[k].width;
     }
     switch (a->kind) {
     case WEIR_WINDOW_TUMBLING: c->sl = c->size; break;
@@ -1292,6 +1302,33 @@ void weir__wcore_destroy(weir__wcore *c)
 
 weir_ts weir__wcore_watermark(const weir__wcore *c) { return c->wm; }
 
+/*
+ * weir_key_encode's format (a NULL flag byte, then the value's bytes) for
+ * keys of fixed-width columns, with constant-size copies; the bytes must be
+ * identical, since the runtime routes rows by them.
+ */
+static inline size_t encode_fixed_key(const wcore *c, const weir_batch *b, uint32_t row, uint8_t *buf)
+{
+    size_t n = 0;
+    for (uint32_t k = 0; k < c->key.n; k++) {
+        uint32_t col = c->key.cols[k];
+        if (weir_batch_is_null(b, col, row)) {
+            buf[n++] = 0;
+            continue;
+        }
+        buf[n++] = 1;
+        const char *src = (const char *)b->cols[col].data;
+        switch (c->kcols[k].width) {
+        case 8: memcpy(buf + n, src + (size_t)row * 8, 8); break;
+        case 4: memcpy(buf + n, src + (size_t)row * 4, 4); break;
+        case 1: buf[n] = (uint8_t)src[row]; break;
+        default: memcpy(buf + n, src + (size_t)row * c->kcols[k].width, c->kcols[k].width); break;
+        }
+        n += c->kcols[k].width;
+    }
+    return n;
+}
+
 static int grow_rows(wcore *c, uint32_t n)
 {
     uint32_t *ko = weir_realloc(c->r_koff, n * sizeof *ko);
@@ -1391,8 +1428,16 @@ int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t
         return rc;
     /* 1. keys and hashes of the batch; fetch their table slots */
     size_t koff = 0;
+    if (c->key_fixed && c->kcap < (size_t)n * c->key_max) {
+        uint8_t *nb = weir_realloc(c->kbuf, (size_t)n * c->key_max);
+        if (!nb)
+            return WEIR_ENOMEM;
+        c->kbuf = nb;
+        c->kcap = (size_t)n * c->key_max;
+    }
     for (uint32_t row = 0; row < n; row++) {
-        size_t klen = weir_key_encode(b, &c->key, row, c->kbuf + koff, c->kcap - koff);
+        size_t klen = c->key_fixed ? encode_fixed_key(c, b, row, c->kbuf + koff)
+                                   : weir_key_encode(b, &c->key, row, c->kbuf + koff, c->kcap - koff);
         while (koff + klen > c->kcap) {
             uint8_t *nb = weir_realloc(c->kbuf, c->kcap * 2);
             if (!nb)
@@ -1415,10 +1460,15 @@ int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t
         if (!e)
             return WEIR_ENOMEM;
         c->r_ent[row] = e;
-        if (e->cs_acc)
-            __builtin_prefetch(e->cs_acc);
-        else if (e->tail)
+        if (c->mode == MODE_SLICED) {
+            /* most rows fall in the slice used last: fetch the key's slot in its index */
+            const sslice *sl = c->s_last;
+            weir_ts ts = b->ts[row];
+            if (sl && e->cs_slice != sl && ts >= sl->start && ts < sl->end && sl->idx_cap)
+                __builtin_prefetch(&sl->idx[(uint32_t)e->hash & (sl->idx_cap - 1)]);
+        } else if (e->tail) {
             __builtin_prefetch(e->tail);
+        }
     }
     /* 3. route every row, in order */
     for (uint32_t row = 0; row < n; row++) {

@@ -113,6 +113,8 @@ struct weir__wcore {
     int64_t eoff;             /* hopping: offset of the grid of window ends */
     weir_keyspec key;
     keycol kcols[WEIR_KEY_MAX_COLS];
+    bool key_fixed;           /* no STRING/BYTES key column: keys encode without weir_key_encode */
+    size_t key_max;           /* then: the longest encoded key */
     weir__accset as;
     uint32_t nblk;            /* blocks per node: 1, or 2 with an aux block */
     size_t node_size;
