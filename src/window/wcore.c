@@ -291,20 +291,24 @@ void weir__entry_maybe_idle(wcore *c, wentry *e)
 void weir__entry_busy(wcore *c, wentry *e)
 {
     if (e->flags & E_IDLE) {
-        e->flags &= (uint8_t)~E_IDLE;
+        e->flags &= (uint8_t)~(E_IDLE | E_STALE);
         c->n_idle--;
     }
 }
 
 /*
  * Drops key entries that hold nothing and have nothing in keyed state, so
- * a stream of ever-new keys (sessions) does not grow the table. Entries
- * are pooled, so stale wheel references stay harmless (their wake time no
+ * a stream of ever-new keys (sessions) does not grow the table. Sweeps run
+ * only when idle entries clearly outnumber busy ones, and an entry must be
+ * found idle by two sweeps in a row to go (second chance), so keys that
+ * merely pause between windows are not dropped and re-created. Entries are
+ * pooled, so stale wheel references stay harmless (their wake time no
  * longer matches).
  */
 static int maybe_sweep(wcore *c)
 {
-    if (c->n_idle < 4096 || c->n_idle * 2 < c->n_live)
+    uint32_t busy = c->n_live - c->n_idle;
+    if (c->n_idle < 16384 || c->n_idle < 2 * busy)
         return 0;
     wentry **old = c->tab;
     uint32_t cap = c->tab_cap;
@@ -321,8 +325,11 @@ static int maybe_sweep(wcore *c)
         if (!e)
             continue;
         if ((e->flags & E_IDLE) && !(e->flags & E_IN_STATE)) {
-            entry_release(c, e);
-            continue;
+            if (e->flags & E_STALE) {
+                entry_release(c, e);
+                continue;
+            }
+            e->flags |= E_STALE;
         }
         uint32_t j = (uint32_t)e->hash & (cap - 1);
         while (nt[j])
@@ -1536,5 +1543,6 @@ void weir__wcore_stats_get(const weir__wcore *c, weir__wcore_stats *out)
 {
     *out = c->st;
     out->keys = c->n_live - c->n_idle;
+    out->entries = c->n_live;
     out->nodes = c->n_nodes + c->n_recs;
 }

@@ -47,6 +47,7 @@ enum {
     E_IN_CHG = 8,    /* listed in the changed vector */
     E_LIVE = 16,     /* in the key table */
     E_IDLE = 32,     /* holds nothing */
+    E_STALE = 64,    /* found idle by the last sweep */
 };
 
 typedef struct sslice sslice;
