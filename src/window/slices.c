@@ -29,7 +29,11 @@
 #define SREC_SHIFT 8
 #define SREC_CHUNK (1u << SREC_SHIFT)
 
-/* a record: the key's entry, its hash (so combining slices never touches entries), the accumulator */
+/*
+ * a record: the key's entry, its hash (so combining slices never touches
+ * entries), the accumulator, then a copy of the key's bytes for short
+ * fixed-width keys (so emitting a slice never touches entries either)
+ */
 #define SREC_E(r) (*(wentry **)(r))
 #define SREC_H(r) (*(uint64_t *)((uint8_t *)(r) + 8))
 #define SREC_ACC(r) ((void *)((uint8_t *)(r) + 16))
@@ -114,6 +118,8 @@ static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint64_t h)
     uint8_t *r = srec_at(c, s, s->n);
     SREC_E(r) = e;
     SREC_H(r) = h;
+    if (c->rec_key_off)
+        memcpy(r + c->rec_key_off, e->key, e->key_len);
     weir__acc_init(&c->as, SREC_ACC(r));
     s->idx[i] = ++s->n;
     if (!s->scratch) {
@@ -130,6 +136,8 @@ static void slice_release(wcore *c, sslice *s)
     for (uint32_t k = 0; k < s->n; k++) {
         uint8_t *r = srec_at(c, s, k);
         wentry *e = SREC_E(r);
+        if (!s->scratch && k + 8 < s->n)
+            __builtin_prefetch(SREC_E(srec_at(c, s, k + 8)));
         weir__acc_fini(&c->as, SREC_ACC(r));
         if (s->scratch)
             continue;
@@ -293,9 +301,10 @@ static int emit_table(wcore *c, sslice *s, weir_ts start, weir_ts end)
 {
     for (uint32_t k = 0; k < s->n; k++) {
         uint8_t *r = srec_at(c, s, k);
-        if (k + 4 < s->n)
+        if (!c->rec_key_off && k + 4 < s->n)
             __builtin_prefetch(SREC_E(srec_at(c, s, k + 4)));
-        int rc = weir__emit_sliced(c, SREC_E(r), start, end, SREC_ACC(r));
+        int rc = weir__emit_sliced(c, SREC_E(r), c->rec_key_off ? r + c->rec_key_off : NULL, start, end,
+                                   SREC_ACC(r));
         if (rc)
             return rc;
     }
@@ -463,6 +472,10 @@ int weir__sliced_arm(wcore *c)
 int weir__sliced_init(wcore *c)
 {
     c->rec_size = 16 + c->as.size;
+    if (c->key_fixed && c->key_max <= 32) {
+        c->rec_key_off = c->rec_size;
+        c->rec_size += (c->key_max + 7) & ~(size_t)7;
+    }
     if (c->kind == WEIR_WINDOW_HOPPING) {
         c->tmp = slice_new(c, 0, 0);
         if (!c->tmp)

@@ -481,9 +481,8 @@ int weir__wcore_flush(weir__wcore *c)
 }
 
 /* Writes the key columns of e into row r of out, decoding weir_key_encode's format. */
-static int put_key(wcore *c, const wentry *e, weir_batch *out, uint32_t r)
+static int put_key(wcore *c, const uint8_t *p, weir_batch *out, uint32_t r)
 {
-    const uint8_t *p = e->key;
     for (uint32_t k = 0; k < c->key.n; k++) {
         const keycol *kc = &c->kcols[k];
         if (!*p++) {
@@ -519,7 +518,7 @@ static inline void set_valid(weir_batch *b, uint32_t col, uint32_t row)
         c->valid[row >> 3] |= (uint8_t)(1u << (row & 7));
 }
 
-static int emit_row(wcore *c, const wentry *e, weir_ts start, weir_ts end, weir_ts row_ts,
+static int emit_row(wcore *c, const uint8_t *key, weir_ts start, weir_ts end, weir_ts row_ts,
                     const void *blk, weir_row_kind kind, bool global)
 {
     weir_batch *o = c->out;
@@ -529,7 +528,7 @@ static int emit_row(wcore *c, const wentry *e, weir_ts start, weir_ts end, weir_
             return rc;
     }
     uint32_t r = o->n_rows++;
-    int rc = put_key(c, e, o, r);
+    int rc = put_key(c, key, o, r);
     if (rc) {
         o->n_rows--;
         return rc;
@@ -653,7 +652,7 @@ static int fire_node(wcore *c, wentry *e, wnode *n)
     int rc;
     while (n->retract) {
         wnode *r = n->retract;
-        rc = emit_row(c, e, r->start, r->end, r->end - 1, ACC(r), WEIR_ROW_DELETE, false);
+        rc = emit_row(c, e->key, r->start, r->end, r->end - 1, ACC(r), WEIR_ROW_DELETE, false);
         if (rc)
             return rc;
         n->retract = r->next;
@@ -663,7 +662,7 @@ static int fire_node(wcore *c, wentry *e, wnode *n)
     if (weir__acc_empty(ACC(n))) {
         /* Retracted input emptied the window: its earlier result goes away. */
         if (n->flags & F_PREV) {
-            rc = emit_row(c, e, n->start, n->end, node_row_ts(n), AUX(c, n), WEIR_ROW_DELETE, global);
+            rc = emit_row(c, e->key, n->start, n->end, node_row_ts(n), AUX(c, n), WEIR_ROW_DELETE, global);
             n->flags &= (uint8_t)~F_PREV;
             return rc;
         }
@@ -671,18 +670,18 @@ static int fire_node(wcore *c, wentry *e, wnode *n)
     }
     if (c->accm == WEIR_ACC_RETRACTING) {
         if (n->flags & F_PREV) {
-            rc = emit_row(c, e, n->start, n->end, node_row_ts(n), AUX(c, n), WEIR_ROW_UPDATE_BEFORE, global);
+            rc = emit_row(c, e->key, n->start, n->end, node_row_ts(n), AUX(c, n), WEIR_ROW_UPDATE_BEFORE, global);
             if (!rc)
-                rc = emit_row(c, e, n->start, n->end, node_row_ts(n), ACC(n), WEIR_ROW_UPDATE_AFTER, global);
+                rc = emit_row(c, e->key, n->start, n->end, node_row_ts(n), ACC(n), WEIR_ROW_UPDATE_AFTER, global);
         } else {
-            rc = emit_row(c, e, n->start, n->end, node_row_ts(n), ACC(n), WEIR_ROW_INSERT, global);
+            rc = emit_row(c, e->key, n->start, n->end, node_row_ts(n), ACC(n), WEIR_ROW_INSERT, global);
         }
         if (!rc)
             rc = weir__acc_copy(&c->as, AUX(c, n), ACC(n));
         n->flags |= F_PREV;
         return rc;
     }
-    rc = emit_row(c, e, n->start, n->end, node_row_ts(n), ACC(n), WEIR_ROW_INSERT, global);
+    rc = emit_row(c, e->key, n->start, n->end, node_row_ts(n), ACC(n), WEIR_ROW_INSERT, global);
     if (c->purge)
         weir__acc_reset(&c->as, ACC(n));
     return rc;
@@ -740,11 +739,11 @@ static int on_record(wcore *c, wentry *e, wnode *n, bool late)
  * slices into blk. With allowed lateness the window then lives on as a
  * `mat` node that late records update.
  */
-int weir__emit_sliced(wcore *c, wentry *e, weir_ts start, weir_ts end, const void *blk)
+int weir__emit_sliced(wcore *c, wentry *e, const uint8_t *key, weir_ts start, weir_ts end, const void *blk)
 {
     if (weir__acc_empty(blk))
         return 0;
-    int rc = emit_row(c, e, start, end, end - 1, blk, WEIR_ROW_INSERT, false);
+    int rc = emit_row(c, key ? key : e->key, start, end, end - 1, blk, WEIR_ROW_INSERT, false);
     if (rc || c->L <= 0)
         return rc;
     wnode *m = weir__wnode_alloc(c, NODE_WIN, start, end);

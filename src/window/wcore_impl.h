@@ -168,6 +168,7 @@ struct weir__wcore {
     sslice *cum;              /* cumulating: the running table of the current period */
     sslice *tmp;              /* hopping: scratch table for combining slices */
     size_t rec_size;
+    size_t rec_key_off;       /* where a record keeps a copy of its key's bytes, 0 if it does not */
     uint64_t n_recs;
     weir_ts armed;            /* processing-time domain: the slice store's requested timer */
 
@@ -210,7 +211,8 @@ void weir__entry_busy(wcore *c, wentry *e);
 void weir__entry_maybe_idle(wcore *c, wentry *e);
 int weir__pend_flush(wcore *c);
 int weir__emit_late_row(wcore *c, const weir_batch *b, uint32_t row, weir_ts ts);
-int weir__emit_sliced(wcore *c, wentry *e, weir_ts start, weir_ts end, const void *blk);
+/* key: the key's bytes when the caller has them at hand (else e->key is read) */
+int weir__emit_sliced(wcore *c, wentry *e, const uint8_t *key, weir_ts start, weir_ts end, const void *blk);
 int weir__route_mat(wcore *c, wentry *e, uint32_t row, weir_ts start, weir_ts end, int sign);
 
 int weir__sliced_init(wcore *c);
