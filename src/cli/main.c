@@ -1,15 +1,40 @@
-/* cli/main.c - the weir command. */
+/* cli/main.c - the weir command: dispatches to subcommands. */
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "weir/weir.h"
+
+static const char USAGE[] =
+    "usage: weir COMMAND [ARGS]\n"
+    "\n"
+    "commands:\n"
+    "  run JOB.sql          run a SQL job (-D key=value sets configuration)\n"
+    "  explain JOB.sql      print the plan of a SQL job without running it\n"
+    "  checkpoints DIR      list the checkpoints in DIR\n"
+    "  inspect PATH         show what a checkpoint or savepoint holds\n"
+    "\n"
+    "weir COMMAND --help shows the options of a command.\n";
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || strcmp(argv[1], "--help") == 0) {
-        printf("usage: weir COMMAND [ARGS]\n");
-        return argc < 2 ? 2 : 0;
+    if (argc < 2) {
+        fputs(USAGE, stderr);
+        return WEIR_EXIT_USAGE;
     }
-    fprintf(stderr, "weir: unknown command '%s'\n", argv[1]);
-    return 2;
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        fputs(USAGE, stdout);
+        return WEIR_EXIT_OK;
+    }
+    if (!strcmp(cmd, "run"))
+        return weir_cli_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "explain"))
+        return weir_cli_explain(argc - 1, argv + 1);
+    if (!strcmp(cmd, "checkpoints"))
+        return weir_cli_checkpoints(argc - 1, argv + 1);
+    if (!strcmp(cmd, "inspect"))
+        return weir_cli_inspect(argc - 1, argv + 1);
+    fprintf(stderr, "weir: unknown command '%s'\n\n%s", cmd, USAGE);
+    return WEIR_EXIT_USAGE;
 }

@@ -1,0 +1,252 @@
+/*
+ * weir/expr.h - typed, vectorized scalar expressions (the SQL function
+ * library).
+ *
+ * A planner builds a bound expression tree bottom-up with the constructors
+ * below. Every constructor type-checks its arguments (inserting the implicit
+ * casts Flink SQL allows), derives the result type (nullability included),
+ * folds literal-only subtrees into literals, and fails with a user-facing
+ * message in weir_error (no location: the caller prefixes FILE:LINE:COL).
+ *
+ * Ownership: every node lives in a weir_expr_arena and is freed with it, all
+ * at once. Nodes are immutable after construction, so one tree can be
+ * evaluated by several threads, each with its own weir_expr_env.
+ *
+ * Evaluation works a batch at a time: weir_expr_eval() computes the value of
+ * an expression for every row of an input batch into one column of an output
+ * batch; weir_expr_filter() computes a selection vector for a WHERE
+ * predicate (NULL counts as false). The env holds the scratch memory reused
+ * across batches, so steady-state evaluation allocates nothing per row.
+ *
+ * Names used with weir_expr_call() (case-insensitive):
+ *   operators   + - * / % (binary), - (unary, one argument), = <> != < <= > >=
+ *               AND OR NOT, || , IS NULL, IS NOT NULL, IS TRUE, IS NOT TRUE,
+ *               IS FALSE, IS NOT FALSE, IS DISTINCT FROM, IS NOT DISTINCT FROM,
+ *               BETWEEN, NOT BETWEEN (3 args), IN, NOT IN (value, list...),
+ *               LIKE, NOT LIKE (2 args or 3 with ESCAPE), SIMILAR TO,
+ *               NOT SIMILAR TO
+ *   keyword-argument forms are flattened into positional arguments, with the
+ *   keyword passed as a STRING literal:
+ *               EXTRACT(unit FROM ts)        -> EXTRACT('unit', ts)
+ *               FLOOR(ts TO unit)            -> FLOOR(ts, 'unit'), CEIL alike
+ *               TRIM([BOTH|LEADING|TRAILING] [chars] FROM s)
+ *                                            -> TRIM('BOTH', chars, s)
+ *               TIMESTAMPADD(unit, n, ts)    -> TIMESTAMPADD('unit', n, ts)
+ *               TIMESTAMPDIFF(unit, a, b)    -> TIMESTAMPDIFF('unit', a, b)
+ *               POSITION(a IN b)             -> POSITION(a, b)
+ *               SUBSTRING(s FROM a FOR b)    -> SUBSTRING(s, a, b)
+ * The full list of functions, with signatures and NULL behaviour, is in
+ * docs/functions.md.
+ */
+#ifndef WEIR_EXPR_H
+#define WEIR_EXPR_H
+
+#include "weir/batch.h"
+#include "weir/clock.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct weir_expr weir_expr;
+typedef struct weir_expr_arena weir_expr_arena;
+typedef struct weir_expr_env weir_expr_env;
+
+/* Interval tag of an expression: intervals are BIGINT values with a tag. */
+typedef enum weir_interval_kind {
+    WEIR_INTERVAL_NONE = 0,
+    WEIR_INTERVAL_DAY_TIME = 1,   /* milliseconds */
+    WEIR_INTERVAL_YEAR_MONTH = 2, /* months */
+} weir_interval_kind;
+
+/* A string value inside an evaluation: borrowed bytes, not NUL-terminated. */
+typedef struct weir_expr_str {
+    const char *ptr;
+    uint32_t len;
+} weir_expr_str;
+
+/* A single typed value (literals, UDF arguments, constant results). */
+typedef struct weir_value {
+    weir_type type;
+    bool is_null;
+    union {
+        bool b;      /* BOOLEAN */
+        int32_t i32; /* INT */
+        int64_t i64; /* BIGINT, DECIMAL (unscaled), TIMESTAMP(_LTZ) ms, intervals */
+        double f64;  /* DOUBLE */
+        weir_expr_str s; /* STRING, BYTES */
+    } v;
+} weir_value;
+
+/*
+ * One column of values during evaluation. data holds n values of the
+ * physical type (uint8_t, int32_t, int64_t, double or weir_expr_str); nulls
+ * holds n bytes, non-zero meaning NULL, or is NULL when no row is NULL.
+ */
+typedef struct weir_expr_vec {
+    weir_type type;
+    void *data;
+    uint8_t *nulls;
+} weir_expr_vec;
+
+/* ---- arena ---- */
+
+weir_expr_arena *weir_expr_arena_create(void);
+/* Frees every expression built in the arena. */
+void weir_expr_arena_destroy(weir_expr_arena *a);
+
+/* ---- leaves ---- */
+
+/* A reference to column `index` of the input schema, of type `type`. */
+int weir_expr_column(weir_expr_arena *a, uint32_t index, weir_type type, weir_expr **out, weir_error *err);
+/* Convenience: column named `name` of schema s (case-insensitive). */
+int weir_expr_column_named(weir_expr_arena *a, const weir_schema *s, const char *name, weir_expr **out,
+                           weir_error *err);
+
+/* Literals. Strings are copied into the arena. */
+weir_expr *weir_expr_lit_null(weir_expr_arena *a, weir_type type); /* type WEIR_TYPE_NULL for an untyped NULL */
+weir_expr *weir_expr_lit_bool(weir_expr_arena *a, bool v);
+weir_expr *weir_expr_lit_int(weir_expr_arena *a, int32_t v);
+weir_expr *weir_expr_lit_bigint(weir_expr_arena *a, int64_t v);
+weir_expr *weir_expr_lit_double(weir_expr_arena *a, double v);
+weir_expr *weir_expr_lit_decimal(weir_expr_arena *a, int64_t unscaled, uint8_t precision, uint8_t scale);
+weir_expr *weir_expr_lit_string(weir_expr_arena *a, const char *s, size_t len);
+weir_expr *weir_expr_lit_bytes(weir_expr_arena *a, const void *p, size_t len);
+weir_expr *weir_expr_lit_timestamp(weir_expr_arena *a, int64_t ms, bool ltz);
+/* INTERVAL literals: day-time in milliseconds, year-month in months. */
+weir_expr *weir_expr_lit_interval(weir_expr_arena *a, int64_t v, weir_interval_kind kind);
+/*
+ * A numeric literal as written in SQL, typed as Flink types it: an integer
+ * that fits is INT, else BIGINT (else DECIMAL); 1.5 is DECIMAL(2, 1); 1.5E0
+ * is DOUBLE. Fails for malformed text or more than 18 significant digits.
+ */
+int weir_expr_lit_numeric(weir_expr_arena *a, const char *text, weir_expr **out, weir_error *err);
+/*
+ * An INTERVAL literal: INTERVAL 'text' unit [TO unit2], e.g. ("3", "SECOND",
+ * NULL), ("1 02:03", "DAY", "MINUTE"), ("2-6", "YEAR", "MONTH").
+ */
+int weir_expr_lit_interval_text(weir_expr_arena *a, const char *text, const char *unit, const char *unit2,
+                                weir_expr **out, weir_error *err);
+
+/* ---- interior nodes ---- */
+
+/*
+ * A function or operator call by name (see the list above). Resolves
+ * overloads, inserts implicit casts, checks types; unknown names fail with
+ * "no function NAME(T1, T2); did you mean ...". args are borrowed (the
+ * array), the nodes become children of the result.
+ */
+int weir_expr_call(weir_expr_arena *a, const char *name, weir_expr *const *args, uint32_t n_args,
+                   weir_expr **out, weir_error *err);
+/* CAST(e AS type) (an invalid value is a runtime error) or TRY_CAST (NULL). */
+int weir_expr_cast(weir_expr_arena *a, weir_expr *e, weir_type type, bool try_cast, weir_expr **out,
+                   weir_error *err);
+/*
+ * Searched CASE WHEN conds[i] THEN vals[i] ... ELSE else_val END (else_val
+ * may be NULL = ELSE NULL). A simple CASE x WHEN v ... is built by the
+ * caller as conditions x = v.
+ */
+int weir_expr_case(weir_expr_arena *a, weir_expr *const *conds, weir_expr *const *vals, uint32_t n,
+                   weir_expr *else_val, weir_expr **out, weir_error *err);
+
+/* ---- inspection ---- */
+
+weir_type weir_expr_type(const weir_expr *e);
+weir_interval_kind weir_expr_interval(const weir_expr *e);
+bool weir_expr_is_literal(const weir_expr *e);
+/* The value of a literal node (strings borrowed from the arena). */
+int weir_expr_literal_value(const weir_expr *e, weir_value *out);
+/* Column index of a column reference, or -1. */
+int32_t weir_expr_column_index(const weir_expr *e);
+/* Writes a readable form ("(+ $0 1)") into buf; for EXPLAIN and tests. */
+size_t weir_expr_format(const weir_expr *e, char *buf, size_t cap);
+/* Type name as used in messages: "INT", "DECIMAL(10, 2)", "INTERVAL DAY TO SECOND". */
+const char *weir_expr_type_name(weir_type t, weir_interval_kind iv, char *buf, size_t cap);
+
+/* ---- evaluation environment (one per thread / operator instance) ---- */
+
+weir_expr_env *weir_expr_env_create(void);
+void weir_expr_env_destroy(weir_expr_env *env);
+/* Current watermark for CURRENT_WATERMARK (WEIR_TS_MIN = none yet: NULL). */
+void weir_expr_env_set_watermark(weir_expr_env *env, weir_ts watermark);
+/* Clock for CURRENT_TIMESTAMP, NOW(), PROCTIME(), UNIX_TIMESTAMP() (default: system). Copied. */
+void weir_expr_env_set_clock(weir_expr_env *env, const weir_clock *clock);
+/*
+ * Session time zone ('table.local-time-zone'): "UTC" (default), a fixed
+ * offset ("+08:00", "GMT-5", "UTC+05:30"), or an IANA name read from the
+ * system zoneinfo ("Europe/Berlin").
+ */
+int weir_expr_env_set_time_zone(weir_expr_env *env, const char *tz, weir_error *err);
+
+/* ---- evaluation ---- */
+
+/*
+ * Evaluates e for rows [0, in->n_rows) of `in` into column out_col of `out`
+ * (whose type must equal e's type, nullability aside; strings are copied
+ * into out's heap). Does not change out->n_rows. `out` may be `in`.
+ * A runtime error (division by zero, invalid CAST, ...) fails the call with
+ * a message naming the row.
+ */
+int weir_expr_eval(const weir_expr *e, const weir_batch *in, weir_expr_env *env, weir_batch *out,
+                   uint32_t out_col, weir_error *err);
+/* sel[i] = 1 where the predicate is TRUE, 0 where FALSE or NULL. */
+int weir_expr_filter(const weir_expr *e, const weir_batch *in, weir_expr_env *env, uint8_t *sel,
+                     weir_error *err);
+/*
+ * Projection: resets out, evaluates exprs[i] into column i for every row of
+ * in, copies row times and kinds, sets out->n_rows.
+ */
+int weir_expr_project(weir_expr *const *exprs, uint32_t n, const weir_batch *in, weir_expr_env *env,
+                      weir_batch *out, weir_error *err);
+/* Evaluates an expression over a single row (row of in, or no input when in is NULL). */
+int weir_expr_eval_row(const weir_expr *e, const weir_batch *in, uint32_t row, weir_expr_env *env,
+                       weir_value *out, weir_error *err);
+
+/* ---- scalar user-defined functions ---- */
+
+/*
+ * Scratch memory for a UDF result string, valid until the current
+ * evaluation ends.
+ */
+typedef struct weir_udf_ctx weir_udf_ctx;
+char *weir_udf_alloc(weir_udf_ctx *cx, size_t len);
+
+/*
+ * Per-row callback: args[0..n_args) hold the argument values (already cast
+ * to the declared types); set *out (its type is preset). A string result may
+ * point to memory of the callback's or from weir_udf_alloc(); it is copied
+ * at once. Return 0, or a negative code to fail the evaluation.
+ */
+typedef int (*weir_udf_row_fn)(void *ud, const weir_value *args, uint32_t n_args, weir_value *out,
+                               weir_udf_ctx *cx);
+/*
+ * Vectorized callback: args[i] are columns of n_rows values; fill out->data
+ * (preallocated) and out->nulls (preallocated, zeroed). Strings in out point
+ * to memory from weir_udf_alloc() or memory that outlives the evaluation.
+ */
+typedef int (*weir_udf_vec_fn)(void *ud, const weir_expr_vec *args, uint32_t n_args, uint32_t n_rows,
+                               weir_expr_vec *out, weir_udf_ctx *cx);
+
+typedef struct weir_udf {
+    const char *name;          /* copied */
+    const weir_type *arg_types; /* copied; implicit casts apply */
+    uint32_t n_args;
+    weir_type result_type;
+    weir_udf_row_fn row_fn;    /* exactly one of row_fn / vec_fn */
+    weir_udf_vec_fn vec_fn;
+    void *ud;
+    bool null_on_null;         /* NULL if any argument is NULL, without calling */
+    bool deterministic;        /* may be constant-folded */
+} weir_udf;
+
+/* Registers a scalar function process-wide. Fails with WEIR_EEXIST for a taken name. */
+int weir_expr_register_udf(const weir_udf *udf, weir_error *err);
+int weir_expr_unregister_udf(const char *name);
+
+/* True if name is a built-in scalar function or operator or a registered UDF. */
+bool weir_expr_function_exists(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,45 @@
+/*
+ * checkpoint/catalog.h - finding, verifying, listing and pruning the
+ * checkpoints in a storage. A checkpoint counts only if its _metadata
+ * decodes and every state file it lists has the recorded size and CRC;
+ * recovery takes the newest such one and reports any newer one it skipped.
+ */
+#ifndef WEIR_CHECKPOINT_CATALOG_H
+#define WEIR_CHECKPOINT_CATALOG_H
+
+#include "checkpoint/format.h"
+#include "checkpoint/storage.h"
+
+typedef enum weir__ckpt_status {
+    WEIR_CKPT_COMPLETE,
+    WEIR_CKPT_INCOMPLETE, /* no _metadata: in progress, aborted or crashed */
+    WEIR_CKPT_CORRUPT,    /* _metadata or a state file fails verification */
+} weir__ckpt_status;
+
+typedef struct weir__ckpt_info {
+    char name[64];        /* "chk-12" or "savepoint-3" */
+    uint64_t id;
+    bool is_savepoint;
+    weir__ckpt_status status;
+    int64_t time_ms;
+    uint64_t size_bytes;
+    uint32_t n_files;
+    char reason[600];     /* why it is not complete */
+} weir__ckpt_info;
+
+/* Folder name of checkpoint id. */
+void weir__ckpt_name(uint64_t id, bool savepoint, char *buf, size_t cap);
+/* Lists checkpoints (ascending id), verifying each; *out transferred. */
+int weir__ckpt_list(weir__storage *s, weir__ckpt_info **out, size_t *n);
+/* Verifies folder `name`; fills meta on success (caller finis it). */
+int weir__ckpt_verify(weir__storage *s, const char *name, weir__ckpt_meta *meta, weir_error *err);
+/*
+ * Loads the newest complete checkpoint (savepoints excluded). Returns
+ * WEIR_ENOTFOUND when there is none. Skipped newer ones are described in
+ * notes (may be NULL).
+ */
+int weir__ckpt_latest(weir__storage *s, weir__ckpt_meta *meta, char *name, size_t name_cap, weir_buf *notes);
+/* Removes all but the newest `retain` complete checkpoints, and incomplete ones older than the newest complete. */
+int weir__ckpt_prune(weir__storage *s, uint32_t retain);
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * checkpoint/storage.h - where checkpoint files live.
+ *
+ * Storage holds immutable named files: put (atomic: a reader sees the whole
+ * file or none of it), get, list by prefix, remove. Names use '/' to form
+ * folders ("chk-7/_metadata"). A local or shared folder implements it now;
+ * object storage fits the same four calls.
+ */
+#ifndef WEIR_CHECKPOINT_STORAGE_H
+#define WEIR_CHECKPOINT_STORAGE_H
+
+#include "weir/common.h"
+
+typedef struct weir__storage weir__storage;
+
+typedef struct weir__storage_ops {
+    int (*put)(weir__storage *s, const char *name, const void *data, size_t len);
+    /* *data is allocated and transferred to the caller. */
+    int (*get)(weir__storage *s, const char *name, uint8_t **data, size_t *len);
+    /* Names directly under prefix (a folder, "" for the root), sorted; *names transferred. */
+    int (*list)(weir__storage *s, const char *prefix, char ***names, size_t *n);
+    /* Removes a file or a whole folder. */
+    int (*remove)(weir__storage *s, const char *name);
+    void (*destroy)(weir__storage *s);
+} weir__storage_ops;
+
+struct weir__storage {
+    const weir__storage_ops *ops;
+};
+
+/* A folder on a local or shared file system (created if missing). */
+int weir__storage_local_create(const char *dir, weir__storage **out);
+void weir__storage_destroy(weir__storage *s);
+void weir__storage_free_names(char **names, size_t n);
+
+#endif

@@ -1,0 +1,143 @@
+/*
+ * checkpoint/storage_local.c - checkpoint storage in a local folder.
+ * put writes through weir__io_write_atomic (temporary, fsync, rename, fsync
+ * of the folder), so a crash leaves either the old state or the new file.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "checkpoint/storage.h"
+#include "util/io.h"
+
+typedef struct local_storage {
+    weir__storage base;
+    char *dir;
+} local_storage;
+
+static int path_of(local_storage *ls, const char *name, char *buf, size_t cap)
+{
+    if (strstr(name, ".."))
+        return WEIR_EINVAL;
+    int n = snprintf(buf, cap, "%s%s%s", ls->dir, *name ? "/" : "", name);
+    return n < 0 || (size_t)n >= cap ? WEIR_EINVAL : 0;
+}
+
+static int local_put(weir__storage *s, const char *name, const void *data, size_t len)
+{
+    local_storage *ls = (local_storage *)s;
+    char path[4096];
+    int rc = path_of(ls, name, path, sizeof path);
+    if (rc)
+        return rc;
+    char *slash = strrchr(path, '/');
+    if (slash) {
+        *slash = '\0';
+        rc = weir__io_mkdirs(path, 0755);
+        *slash = '/';
+        if (rc)
+            return rc;
+    }
+    return weir__io_write_atomic(path, data, len);
+}
+
+static int local_get(weir__storage *s, const char *name, uint8_t **data, size_t *len)
+{
+    char path[4096];
+    int rc = path_of((local_storage *)s, name, path, sizeof path);
+    return rc ? rc : weir__io_read_file(path, data, len);
+}
+
+static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int local_list(weir__storage *s, const char *prefix, char ***names, size_t *n)
+{
+    char path[4096];
+    int rc = path_of((local_storage *)s, prefix, path, sizeof path);
+    if (rc)
+        return rc;
+    *names = NULL;
+    *n = 0;
+    DIR *d = opendir(path);
+    if (!d)
+        return WEIR_ENOTFOUND;
+    size_t cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || strstr(e->d_name, ".tmp-"))
+            continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 16;
+            char **nn = weir_realloc(*names, cap * sizeof *nn);
+            if (!nn) {
+                rc = WEIR_ENOMEM;
+                break;
+            }
+            *names = nn;
+        }
+        if (!((*names)[*n] = weir_strdup(e->d_name))) {
+            rc = WEIR_ENOMEM;
+            break;
+        }
+        (*n)++;
+    }
+    closedir(d);
+    if (rc) {
+        weir__storage_free_names(*names, *n);
+        *names = NULL;
+        *n = 0;
+        return rc;
+    }
+    if (*n)
+        qsort(*names, *n, sizeof **names, cmp_names);
+    return 0;
+}
+
+static int local_remove(weir__storage *s, const char *name)
+{
+    char path[4096];
+    int rc = path_of((local_storage *)s, name, path, sizeof path);
+    return rc ? rc : weir__io_remove_tree(path);
+}
+
+static void local_destroy(weir__storage *s)
+{
+    local_storage *ls = (local_storage *)s;
+    weir_free(ls->dir);
+    weir_free(ls);
+}
+
+static const weir__storage_ops local_ops = {local_put, local_get, local_list, local_remove, local_destroy};
+
+int weir__storage_local_create(const char *dir, weir__storage **out)
+{
+    int rc = weir__io_mkdirs(dir, 0755);
+    if (rc)
+        return rc;
+    local_storage *ls = weir_calloc(1, sizeof *ls);
+    if (!ls || !(ls->dir = weir_strdup(dir))) {
+        weir_free(ls);
+        return WEIR_ENOMEM;
+    }
+    size_t l = strlen(ls->dir);
+    while (l > 1 && ls->dir[l - 1] == '/')
+        ls->dir[--l] = '\0';
+    ls->base.ops = &local_ops;
+    *out = &ls->base;
+    return 0;
+}
+
+void weir__storage_destroy(weir__storage *s)
+{
+    if (s)
+        s->ops->destroy(s);
+}
+
+void weir__storage_free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        weir_free(names[i]);
+    weir_free(names);
+}

@@ -1,0 +1,293 @@
+/*
+ * connector/nexmark/gen.h - the Nexmark generator core, shared by the
+ * public generator API (gen.c) and the source (source.c).
+ *
+ * Invariants:
+ * - Event n depends only on the generator's configuration, its seed and n.
+ *   Its random draws come from one splitmix64 stream whose state starts at
+ *   mix64(n ^ seed_key); mix64 is a bijection, so no two events share a
+ *   starting state.
+ * - The static tables (the `extra` pool, channel names and URLs) are filled
+ *   once per process from a fixed seed and are read-only afterwards.
+ * - Bids are generated here, inline, because the bid table is the hot path;
+ *   people and auctions (8% of events by default) live in gen.c.
+ */
+#ifndef WEIR_NEXMARK_GEN_H
+#define WEIR_NEXMARK_GEN_H
+
+#include <math.h>
+
+#include "weir/nexmark.h"
+
+/* Size of the shared pool that `extra` strings are sliced from. */
+#define NX_POOL_BYTES (1u << 20)
+/* Largest avg size accepted, so that every `extra` fits in half the pool. */
+#define NX_MAX_AVG_BYTES (256u * 1024u)
+#define NX_NUM_CHANNELS 10000u
+#define NX_NUM_HOT_CHANNELS 4u
+#define NX_URL_CAP 96u
+/* Hot ids are the first of each block of this many recent ids. */
+#define NX_HOT_BLOCK 100
+/* How many not-yet-created people/auctions a random pick may reach ahead. */
+#define NX_ID_LEAD 10
+#define NX_NUM_CATEGORIES 5
+#define NX_MAX_STEPS 10
+
+/*
+ * A channel: its name and URL, stored back to back in chan_text. The small
+ * index entries are what a bid touches; the text is read only when the
+ * channel or url column is wanted (the text is too big for L1/L2 to keep).
+ */
+typedef struct nx_channel {
+    uint32_t off; /* of the name in chan_text; the URL follows it */
+    uint8_t name_len;
+    uint8_t url_len;
+} nx_channel;
+
+/* Channels 0 .. NX_NUM_CHANNELS-1 are "channel-<i>"; the hot ones follow. */
+#define NX_HOT_CHANNEL_BASE NX_NUM_CHANNELS
+#define NX_ALL_CHANNELS (NX_NUM_CHANNELS + NX_NUM_HOT_CHANNELS)
+
+typedef struct nx_tables {
+    /* pow10[256 * j + i] = 10^(6 * i / 256^(j+1)), times 100 for j = 0. */
+    double pow10[1024];
+    nx_channel chan[NX_ALL_CHANNELS];
+    char chan_text[NX_ALL_CHANNELS * NX_URL_CAP];
+    char pool[NX_POOL_BYTES];
+} nx_tables;
+
+/* The process-wide tables; valid after weir__nexmark_tables_init(). */
+extern nx_tables weir__nexmark_tables;
+void weir__nexmark_tables_init(void);
+
+struct weir_nexmark_gen {
+    weir_nexmark_config cfg;
+    uint64_t seed_key;
+    int64_t total; /* sum of the proportions */
+    int64_t person_prop;
+    int64_t auction_prop;
+    /* Event-time curve: steps of constant rate, repeated every epoch. */
+    uint32_t n_steps;
+    uint64_t rate[NX_MAX_STEPS];        /* events per second in each step */
+    uint64_t step_events[NX_MAX_STEPS]; /* events in each step */
+    uint64_t epoch_events;
+    int64_t step_ms;
+    /* Events until num_in_flight_auctions more auctions have been created. */
+    uint64_t auction_horizon_events;
+};
+
+/* splitmix64's finaliser: a bijection on 64-bit values. */
+static inline uint64_t nx_mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+typedef struct nx_rng {
+    uint64_t s;
+} nx_rng;
+
+static inline uint64_t nx_next(nx_rng *r)
+{
+    r->s += UINT64_C(0x9e3779b97f4a7c15);
+    return nx_mix64(r->s);
+}
+
+/* Uniform in [0, bound) for 0 < bound <= 2^32 (multiply-shift; bias < bound /
+ * 2^32). */
+static inline uint32_t nx_int(nx_rng *r, uint64_t bound)
+{
+    return (uint32_t)(((nx_next(r) >> 32) * bound) >> 32);
+}
+
+/* Uniform in [0, bound) from the high or the low 32 bits of a draw. */
+static inline uint32_t nx_hi(uint64_t d, uint64_t bound)
+{
+    return (uint32_t)(((d >> 32) * bound) >> 32);
+}
+static inline uint32_t nx_lo(uint64_t d, uint64_t bound)
+{
+    return (uint32_t)(((d & 0xffffffffu) * bound) >> 32);
+}
+
+/* Uniform in [0, bound), bound > 0. */
+static inline uint64_t nx_long(nx_rng *r, uint64_t bound)
+{
+    if (bound <= (UINT64_C(1) << 32))
+        return nx_int(r, bound);
+    return nx_next(r) % bound;
+}
+
+static inline nx_rng nx_rng_for(const weir_nexmark_gen *g, uint64_t n)
+{
+    nx_rng r = {nx_mix64(n ^ g->seed_key)};
+    return r;
+}
+
+/*
+ * Log-uniform price in cents between 100 ($1) and 10^8 ($1M): 100 * 10^(6u)
+ * for u uniform in [0, 1) with 32 bits, as a product of four table entries
+ * (one per byte of u), so no libm call is on the per-bid path.
+ */
+static inline int64_t nx_price_from(uint32_t u)
+{
+    const double *t = weir__nexmark_tables.pow10;
+    double v = t[u >> 24] * t[256 + ((u >> 16) & 255)] *
+               t[512 + ((u >> 8) & 255)] * t[768 + (u & 255)];
+    return (int64_t)(v + 0.5);
+}
+
+static inline int64_t nx_price(nx_rng *r)
+{
+    return nx_price_from((uint32_t)(nx_next(r) >> 32));
+}
+
+/*
+ * The newest person id (base 0) at event (epoch, off): the event's own id if
+ * it is a person, else the last person created before it. -1 if none.
+ */
+static inline int64_t nx_last_person(const weir_nexmark_gen *g, int64_t epoch,
+                                     int64_t off)
+{
+    if (off >= g->person_prop)
+        off = g->person_prop - 1;
+    return epoch * g->person_prop + off;
+}
+
+/* The newest auction id (base 0) at event (epoch, off), as nx_last_person. */
+static inline int64_t nx_last_auction(const weir_nexmark_gen *g, int64_t epoch,
+                                      int64_t off)
+{
+    if (off < g->person_prop) {
+        epoch--;
+        off = g->auction_prop - 1;
+    } else if (off >= g->person_prop + g->auction_prop) {
+        off = g->auction_prop - 1;
+    } else {
+        off -= g->person_prop;
+    }
+    return epoch * g->auction_prop + off;
+}
+
+/* A random person (base 0) among the active ones, or a few ahead of them. */
+static inline int64_t nx_pick_person(const weir_nexmark_gen *g, nx_rng *r,
+                                     int64_t last_person)
+{
+    int64_t num = last_person + 1;
+    int64_t active = num < (int64_t)g->cfg.num_active_people
+                         ? num
+                         : (int64_t)g->cfg.num_active_people;
+    return num - active + (int64_t)nx_long(r, (uint64_t)(active + NX_ID_LEAD));
+}
+
+/* A random auction (base 0) among those likely in flight, or a few ahead. */
+static inline int64_t nx_pick_auction(const weir_nexmark_gen *g, nx_rng *r,
+                                      int64_t last_auction)
+{
+    int64_t lo = last_auction - (int64_t)g->cfg.num_in_flight_auctions;
+    if (lo < 0)
+        lo = 0;
+    return lo +
+           (int64_t)nx_long(r, (uint64_t)(last_auction - lo + 1 + NX_ID_LEAD));
+}
+
+/*
+ * Length and offset in the pool of an `extra` string that brings an event
+ * of current_size bytes to avg bytes on average: uniform within +-20%.
+ */
+static inline uint32_t nx_extra(nx_rng *r, uint32_t current_size, uint32_t avg,
+                                const char **out)
+{
+    uint32_t len = 0;
+    uint64_t d =
+        nx_next(r); /* high half: the length; low half: where in the pool */
+    if (current_size <= avg) {
+        uint32_t want = avg - current_size;
+        uint32_t delta = (2 * want + 5) / 10; /* round(want * 0.2) */
+        len = want - delta + (delta ? nx_hi(d, 2 * (uint64_t)delta) : 0);
+    }
+    *out = weir__nexmark_tables.pool + nx_lo(d, NX_POOL_BYTES - len);
+    return len;
+}
+
+/* Bids count their four numbers (auction, bidder, price, dateTime) toward avg
+ * size. */
+#define NX_BID_FIXED_BYTES 32u
+
+/*
+ * Generates the bid that is event n = epoch * total + off, at ts_ms. Returns
+ * the index of its hot channel, or -1 for one of the others.
+ */
+__attribute__((always_inline)) static inline int
+nx_gen_bid(const weir_nexmark_gen *g, uint64_t n, int64_t epoch, int64_t off,
+           int64_t ts_ms, weir_nexmark_bid *b)
+{
+    nx_rng r = nx_rng_for(g, n);
+    /* One draw decides both hot choices: its high half the auction, its low
+     * half the bidder. */
+    uint64_t d = nx_next(&r);
+    int64_t last_auction = nx_last_auction(g, epoch, off);
+    int64_t auction;
+    if (nx_hi(d, g->cfg.hot_auction_ratio) > 0)
+        auction = (last_auction / NX_HOT_BLOCK) * NX_HOT_BLOCK;
+    else
+        auction = nx_pick_auction(g, &r, last_auction);
+    b->auction = auction + WEIR_NEXMARK_FIRST_AUCTION_ID;
+
+    int64_t last_person = nx_last_person(g, epoch, off);
+    int64_t bidder;
+    /* The second person of the block, so hot bidders and hot sellers differ. */
+    if (nx_lo(d, g->cfg.hot_bidder_ratio) > 0)
+        bidder = (last_person / NX_HOT_BLOCK) * NX_HOT_BLOCK + 1;
+    else
+        bidder = nx_pick_person(g, &r, last_person);
+    b->bidder = bidder + WEIR_NEXMARK_FIRST_PERSON_ID;
+
+    /* Price from the high half of a draw, the channel from its low half. */
+    d = nx_next(&r);
+    b->price = nx_price_from((uint32_t)(d >> 32));
+    int hot = -1;
+    uint32_t c;
+    uint64_t rest = (d & 0xffffffffu) >> 1; /* 31 uniform bits */
+    if (d & 1) { /* half the bids come from the four hot channels */
+        hot = (int)((rest * NX_NUM_HOT_CHANNELS) >> 31);
+        c = NX_HOT_CHANNEL_BASE + (uint32_t)hot;
+    } else {
+        c = (uint32_t)((rest * NX_NUM_CHANNELS) >> 31);
+    }
+    nx_channel ch = weir__nexmark_tables.chan[c];
+    b->channel = weir__nexmark_tables.chan_text + ch.off;
+    b->channel_len = ch.name_len;
+    b->url = b->channel + ch.name_len;
+    b->url_len = ch.url_len;
+    b->extra_len =
+        nx_extra(&r, NX_BID_FIXED_BYTES, g->cfg.avg_bid_bytes, &b->extra);
+    b->date_time_ms = ts_ms;
+    return hot;
+}
+
+/* Event time of event n (any rate curve). */
+int64_t weir__nexmark_ts(const weir_nexmark_gen *g, uint64_t n);
+/* Initialises g from a validated config. */
+void weir__nexmark_gen_init(weir_nexmark_gen *g, const weir_nexmark_config *c);
+/* Generate event n (epoch * total + off) of that kind into ev (ev->number,
+ * kind, ts_ms set too). */
+void weir__nexmark_gen_person(const weir_nexmark_gen *g, uint64_t n,
+                              int64_t epoch, int64_t off, int64_t ts_ms,
+                              weir_nexmark_event *ev);
+void weir__nexmark_gen_auction(const weir_nexmark_gen *g, uint64_t n,
+                               int64_t epoch, int64_t off, int64_t ts_ms,
+                               weir_nexmark_event *ev);
+
+static inline weir_nexmark_kind nx_kind_of(const weir_nexmark_gen *g,
+                                           int64_t off)
+{
+    if (off < g->person_prop)
+        return WEIR_NEXMARK_PERSON;
+    if (off < g->person_prop + g->auction_prop)
+        return WEIR_NEXMARK_AUCTION;
+    return WEIR_NEXMARK_BID;
+}
+
+#endif

@@ -1,0 +1,653 @@
+/*
+ * expr/cast.c - CAST and TRY_CAST between every sensible pair of types, and
+ * the text forms of values.
+ *
+ * Semantics follow Flink SQL (1.15+, non-legacy casts):
+ * - STRING -> number/boolean/timestamp trims whitespace; an invalid value
+ *   fails the evaluation under CAST and gives NULL under TRY_CAST.
+ *   STRING -> INT/BIGINT accepts a fraction and truncates it ('1.9' -> 1).
+ * - A value that does not fit a DECIMAL(p, s) gives NULL (Flink's overflow
+ *   rule); rounding to the target scale is HALF_UP.
+ * - DOUBLE -> INT/BIGINT truncates and saturates, NaN gives 0 (Java casts);
+ *   BIGINT -> INT and DECIMAL -> INT keep the low 32 bits (Java casts).
+ * - Numbers <-> TIMESTAMP_LTZ count epoch seconds; TIMESTAMP <->
+ *   TIMESTAMP_LTZ and text of TIMESTAMP_LTZ use the session time zone.
+ * - BOOLEAN -> STRING is 'TRUE' / 'FALSE'; DOUBLE -> STRING is Java's
+ *   Double.toString; DECIMAL -> STRING is plain notation with all scale digits.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
+
+#include "expr/expr_internal.h"
+#include "time/timefmt.h"
+
+/* ---- text forms ---- */
+
+size_t weir__fmt_double(double v, char *buf)
+{
+    if (isnan(v))
+        return (size_t)sprintf(buf, "NaN");
+    if (isinf(v))
+        return (size_t)sprintf(buf, v < 0 ? "-Infinity" : "Infinity");
+    if (v == 0)
+        return (size_t)sprintf(buf, signbit(v) ? "-0.0" : "0.0");
+    char tmp[40];
+    int prec;
+    for (prec = 1; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
+        if (strtod(tmp, NULL) == v)
+            break;
+    }
+    /* tmp is [-]d[.ddd]e[+-]xx */
+    char digits[24];
+    int nd = 0, exp10 = 0;
+    const char *p = tmp;
+    bool neg = *p == '-';
+    if (neg)
+        p++;
+    for (; *p && *p != 'e'; p++)
+        if (*p >= '0' && *p <= '9')
+            digits[nd++] = *p;
+    if (*p == 'e')
+        exp10 = atoi(p + 1);
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    digits[nd] = 0;
+    char *o = buf;
+    if (neg)
+        *o++ = '-';
+    double av = fabs(v);
+    if (av >= 1e-3 && av < 1e7) {
+        if (exp10 >= 0) {
+            for (int i = 0; i <= exp10; i++)
+                *o++ = i < nd ? digits[i] : '0';
+            *o++ = '.';
+            if (nd > exp10 + 1)
+                for (int i = exp10 + 1; i < nd; i++)
+                    *o++ = digits[i];
+            else
+                *o++ = '0';
+        } else {
+            *o++ = '0';
+            *o++ = '.';
+            for (int i = 0; i < -exp10 - 1; i++)
+                *o++ = '0';
+            for (int i = 0; i < nd; i++)
+                *o++ = digits[i];
+        }
+        *o = 0;
+    } else {
+        *o++ = digits[0];
+        *o++ = '.';
+        if (nd > 1)
+            for (int i = 1; i < nd; i++)
+                *o++ = digits[i];
+        else
+            *o++ = '0';
+        o += sprintf(o, "E%d", exp10);
+    }
+    return (size_t)(o - buf);
+}
+
+size_t weir__fmt_decimal(int64_t v, int scale, char *buf)
+{
+    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    if (scale == 0)
+        return (size_t)sprintf(buf, "%s%llu", v < 0 ? "-" : "", (unsigned long long)mag);
+    uint64_t p = (uint64_t)weir__pow10[scale];
+    return (size_t)sprintf(buf, "%s%llu.%0*llu", v < 0 ? "-" : "", (unsigned long long)(mag / p), scale,
+                           (unsigned long long)(mag % p));
+}
+
+static void trim(const char **s, size_t *len)
+{
+    while (*len && (unsigned char)**s <= ' ')
+        (*s)++, (*len)--;
+    while (*len && (unsigned char)(*s)[*len - 1] <= ' ')
+        (*len)--;
+}
+
+int weir__parse_decimal(const char *s, size_t len, int p, int sc, int64_t *out)
+{
+    trim(&s, &len);
+    size_t i = 0;
+    bool neg = false;
+    if (i < len && (s[i] == '-' || s[i] == '+'))
+        neg = s[i++] == '-';
+    char dig[40];
+    int nd = 0, frac = 0, dropped_int = 0;
+    bool any = false, dot = false;
+    for (; i < len; i++) {
+        char c = s[i];
+        if (c == '.' && !dot) {
+            dot = true;
+            continue;
+        }
+        if (c < '0' || c > '9')
+            break;
+        any = true;
+        if (nd == 0 && c == '0') {
+            if (dot)
+                frac++;
+            continue;
+        }
+        if (nd < 38) {
+            dig[nd++] = c;
+            if (dot)
+                frac++;
+        } else if (!dot) {
+            dropped_int++; /* more than 38 integral digits: surely out of range */
+        }
+    }
+    if (!any)
+        return WEIR_EPARSE;
+    long exp10 = 0;
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        char *end;
+        char tmp[24];
+        size_t k = len - i - 1 < sizeof tmp - 1 ? len - i - 1 : sizeof tmp - 1;
+        memcpy(tmp, s + i + 1, k);
+        tmp[k] = 0;
+        exp10 = strtol(tmp, &end, 10);
+        if (end == tmp || *end)
+            return WEIR_EPARSE;
+        i = len;
+    }
+    if (i != len)
+        return WEIR_EPARSE;
+    if (dropped_int)
+        return WEIR__ERANGE;
+    long shift = exp10 - frac + sc;
+    __int128 v = 0;
+    if (shift >= 0) {
+        if (nd + shift > 19)
+            return nd ? WEIR__ERANGE : (*out = 0, 0);
+        for (int k = 0; k < nd; k++)
+            v = v * 10 + (dig[k] - '0');
+        for (long k = 0; k < shift; k++)
+            v *= 10;
+    } else {
+        long keep = nd + shift;
+        for (long k = 0; k < keep; k++)
+            v = v * 10 + (dig[k] - '0');
+        if (keep >= 0 && keep < nd && dig[keep] >= '5')
+            v += 1;
+    }
+    if (v >= weir__pow10[p > 18 ? 18 : p] && p <= 18)
+        return WEIR__ERANGE;
+    *out = (int64_t)(neg ? -v : v);
+    return 0;
+}
+
+size_t weir__fmt_ts(int64_t ms, char *buf) { return weir__format_ts(ms, buf, 32); }
+
+static bool leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+static int num(const char *s, size_t len, size_t *i, int minw, int maxw, int *out)
+{
+    int v = 0, w = 0;
+    while (*i < len && w < maxw && s[*i] >= '0' && s[*i] <= '9') {
+        v = v * 10 + (s[(*i)++] - '0');
+        w++;
+    }
+    if (w < minw)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int weir__parse_ts_text(const char *s, size_t len, int64_t *out_ms)
+{
+    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    trim(&s, &len);
+    size_t i = 0;
+    int y, mo, d, h = 0, mi = 0, se = 0, ms = 0;
+    if (num(s, len, &i, 4, 4, &y) || i >= len || s[i++] != '-' || num(s, len, &i, 1, 2, &mo) || i >= len ||
+        s[i++] != '-' || num(s, len, &i, 1, 2, &d))
+        return WEIR_EPARSE;
+    if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] + (mo == 2 && leap(y)))
+        return WEIR_EPARSE;
+    if (i < len) {
+        if (s[i] != ' ' && s[i] != 'T')
+            return WEIR_EPARSE;
+        i++;
+        if (num(s, len, &i, 1, 2, &h) || i >= len || s[i++] != ':' || num(s, len, &i, 1, 2, &mi))
+            return WEIR_EPARSE;
+        if (i < len && s[i] == ':') {
+            i++;
+            if (num(s, len, &i, 1, 2, &se))
+                return WEIR_EPARSE;
+            if (i < len && s[i] == '.') {
+                i++;
+                int nd = 0, frac = 0;
+                while (i < len && s[i] >= '0' && s[i] <= '9' && nd < 9) {
+                    if (nd < 3)
+                        frac = frac * 10 + (s[i] - '0');
+                    nd++;
+                    i++;
+                }
+                if (nd == 0)
+                    return WEIR_EPARSE;
+                for (int k = nd; k < 3; k++)
+                    frac *= 10;
+                ms = frac;
+            }
+        }
+        if (i < len && s[i] == 'Z')
+            i++;
+        if (i != len || h > 23 || mi > 59 || se > 59)
+            return WEIR_EPARSE;
+    }
+    weir__civil c = {y, mo, d, h, mi, se, ms};
+    *out_ms = weir__ms_from_civil(&c);
+    return 0;
+}
+
+/* ---- building ---- */
+
+static bool cast_ok(weir_type_id f, weir_type_id t)
+{
+    if (f == WEIR_TYPE_NULL || f == t)
+        return true;
+    bool fnum = weir_type_is_numeric(f), tnum = weir_type_is_numeric(t);
+    switch (t) {
+    case WEIR_TYPE_STRING: return f != WEIR_TYPE_NULL;
+    case WEIR_TYPE_BYTES: return f == WEIR_TYPE_STRING;
+    case WEIR_TYPE_BOOLEAN: return fnum || f == WEIR_TYPE_STRING;
+    case WEIR_TYPE_TIMESTAMP: return f == WEIR_TYPE_STRING || f == WEIR_TYPE_TIMESTAMP_LTZ;
+    case WEIR_TYPE_TIMESTAMP_LTZ: return f == WEIR_TYPE_STRING || f == WEIR_TYPE_TIMESTAMP || fnum;
+    default:
+        if (tnum)
+            return fnum || f == WEIR_TYPE_BOOLEAN || f == WEIR_TYPE_STRING || f == WEIR_TYPE_TIMESTAMP_LTZ;
+        return false;
+    }
+}
+
+static int cast_kernel(ecx *cx, const weir_expr *e, const xvec *args, uint32_t n, const uint8_t *active, xvec *out)
+{
+    return weir__cast_vec(cx, e, args[0].type, e->type, (e->flags & F_TRY) != 0, &args[0], n, active, out);
+}
+
+int weir__build_cast(weir_expr_arena *a, weir_expr *e, weir_type type, bool try_cast, bool implicit,
+                     weir_expr **out, weir_error *err)
+{
+    char b1[64], b2[64];
+    if (type.id == WEIR_TYPE_NULL)
+        return weir_error_set(err, WEIR_EPLAN, "cannot cast to NULL");
+    if (type.id == WEIR_TYPE_DECIMAL && (type.precision < 1 || type.precision > 18 || type.scale > type.precision))
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "DECIMAL(%u, %u) is not supported: weir's DECIMAL has a precision of 1 to 18",
+                              type.precision, type.scale);
+    if (e->iv != WEIR_INTERVAL_NONE)
+        return weir_error_set(err, WEIR_EPLAN, "cannot cast %s to %s", weir__tname(e, b1, sizeof b1),
+                              weir_expr_type_name(type, WEIR_INTERVAL_NONE, b2, sizeof b2));
+    if (!cast_ok(e->type.id, type.id)) {
+        const char *hint = "";
+        if (type.id == WEIR_TYPE_TIMESTAMP && weir_type_is_numeric(e->type.id))
+            hint = "; use TO_TIMESTAMP_LTZ(number, precision)";
+        return weir_error_set(err, WEIR_EPLAN, "cannot cast %s to %s%s", weir__tname(e, b1, sizeof b1),
+                              weir_expr_type_name(type, WEIR_INTERVAL_NONE, b2, sizeof b2), hint);
+    }
+    if (e->type.id == WEIR_TYPE_NULL) {
+        *out = weir_expr_lit_null(a, type);
+        return *out ? 0 : weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    }
+    if (weir__type_eq(e->type, type) && !try_cast) {
+        *out = e;
+        return 0;
+    }
+    /* Casts that can fail on a value make the result nullable under TRY_CAST. */
+    bool can_fail = e->type.id == WEIR_TYPE_STRING && type.id != WEIR_TYPE_STRING && type.id != WEIR_TYPE_BYTES;
+    bool may_null = type.id == WEIR_TYPE_DECIMAL || (type.id == WEIR_TYPE_TIMESTAMP_LTZ && weir_type_is_numeric(e->type.id));
+    type.nullable = e->type.nullable || (try_cast && can_fail) || may_null;
+    static const xfunc cast_f = {"CAST", "CAST(value AS type)", NULL, 0};
+    static const xfunc try_f = {"TRY_CAST", "TRY_CAST(value AS type)", NULL, 0};
+    uint8_t flags = F_STRICT | F_MAYNULL | (try_cast ? F_TRY : 0);
+    /* Text of / to TIMESTAMP_LTZ and TIMESTAMP <-> LTZ depend on the session time zone. */
+    if ((e->type.id == WEIR_TYPE_TIMESTAMP_LTZ && (type.id == WEIR_TYPE_STRING || type.id == WEIR_TYPE_TIMESTAMP)) ||
+        (type.id == WEIR_TYPE_TIMESTAMP_LTZ && (e->type.id == WEIR_TYPE_STRING || e->type.id == WEIR_TYPE_TIMESTAMP)))
+        flags |= F_SESSION;
+    weir_expr *arg = e;
+    *out = weir__call_node(a, try_cast ? &try_f : &cast_f, &arg, 1, type, cast_kernel, flags);
+    (void)implicit;
+    return *out ? 0 : weir_error_set(err, WEIR_ENOMEM, "out of memory");
+}
+
+/* ---- kernels ---- */
+
+static int bad(ecx *cx, bool try_cast, xvec *out, uint32_t i, const xstr *s, weir_type to)
+{
+    if (try_cast) {
+        x_setnull(cx, out, i);
+        return 0;
+    }
+    char tb[64];
+    return weir__x_fail(cx, i, "cannot cast '%.*s' to %s", (int)(s->len > 64 ? 64 : s->len), s->ptr,
+                        weir_expr_type_name(to, WEIR_INTERVAL_NONE, tb, sizeof tb));
+}
+
+/* Parses an integer as Flink does: trimmed, optional sign, digits, optional fraction (truncated). */
+static int parse_long(const char *s, size_t len, int64_t lo, int64_t hi, int64_t *out)
+{
+    trim(&s, &len);
+    size_t i = 0;
+    bool neg = false;
+    if (i < len && (s[i] == '-' || s[i] == '+'))
+        neg = s[i++] == '-';
+    if (i >= len)
+        return -1;
+    __int128 v = 0;
+    size_t start = i;
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+        v = v * 10 + (s[i] - '0');
+        if (v > (__int128)INT64_MAX + 1)
+            return -1;
+    }
+    bool any = i > start;
+    if (i < len && s[i] == '.') {
+        i++;
+        size_t fs = i;
+        while (i < len && s[i] >= '0' && s[i] <= '9')
+            i++;
+        any |= i > fs;
+    }
+    if (!any || i != len)
+        return -1;
+    if (neg)
+        v = -v;
+    if (v < lo || v > hi)
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+static int parse_bool(const char *s, size_t len, uint8_t *out)
+{
+    trim(&s, &len);
+    static const char *t[] = {"true", "t", "yes", "y", "1"}, *f[] = {"false", "f", "no", "n", "0"};
+    for (int k = 0; k < 5; k++) {
+        if (strlen(t[k]) == len && !strncasecmp(s, t[k], len))
+            return *out = 1, 0;
+        if (strlen(f[k]) == len && !strncasecmp(s, f[k], len))
+            return *out = 0, 0;
+    }
+    return -1;
+}
+
+static int parse_double(const char *s, size_t len, double *out)
+{
+    trim(&s, &len);
+    char tmp[128];
+    if (len == 0 || len >= sizeof tmp)
+        return -1;
+    memcpy(tmp, s, len);
+    tmp[len] = 0;
+    /* Java accepts a trailing type suffix (1.5d, 2f). */
+    if (len > 1 && strchr("dDfF", tmp[len - 1]) && tmp[len - 2] != 'N')
+        tmp[--len] = 0;
+    if (!strcmp(tmp, "NaN"))
+        return *out = NAN, 0;
+    if (!strcmp(tmp, "Infinity") || !strcmp(tmp, "+Infinity"))
+        return *out = INFINITY, 0;
+    if (!strcmp(tmp, "-Infinity"))
+        return *out = -INFINITY, 0;
+    for (size_t k = 0; k < len; k++)
+        if (!strchr("0123456789+-.eE", tmp[k]))
+            return -1;
+    char *end;
+    double d = strtod(tmp, &end);
+    if (*end || end == tmp)
+        return -1;
+    *out = d;
+    return 0;
+}
+
+static int64_t java_d2l(double d)
+{
+    if (isnan(d))
+        return 0;
+    if (d >= 9.2233720368547758e18)
+        return INT64_MAX;
+    if (d <= -9.2233720368547758e18)
+        return INT64_MIN;
+    return (int64_t)d;
+}
+
+static int32_t java_d2i(double d)
+{
+    if (isnan(d))
+        return 0;
+    if (d >= 2147483647.0)
+        return INT32_MAX;
+    if (d <= -2147483648.0)
+        return INT32_MIN;
+    return (int32_t)d;
+}
+
+/* Rescales v from scale fs to ts with HALF_UP; false on overflow of precision p. */
+static bool rescale(__int128 v, int fs, int ts, int p, int64_t *out)
+{
+    if (ts >= fs) {
+        for (int k = fs; k < ts; k++) {
+            v *= 10;
+            if (v > (__int128)1e30 || v < -(__int128)1e30)
+                return false;
+        }
+    } else {
+        __int128 d = 1;
+        for (int k = ts; k < fs; k++)
+            d *= 10;
+        __int128 q = v / d, r = v % d;
+        if (r < 0)
+            r = -r;
+        if (2 * r >= d)
+            q += v < 0 ? -1 : 1;
+        v = q;
+    }
+    __int128 lim = weir__pow10[p > 18 ? 18 : p];
+    if (p >= 19)
+        lim = (__int128)INT64_MAX + 1;
+    if (v >= lim || v <= -lim)
+        return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+/* Reads element i of a numeric vector as an exact value with scale *sc (false for DOUBLE). */
+static inline __int128 exact_at(const xvec *v, uint32_t i)
+{
+    switch (v->type.id) {
+    case WEIR_TYPE_INT: return ((const int32_t *)v->data)[i];
+    case WEIR_TYPE_BOOLEAN: return ((const uint8_t *)v->data)[i];
+    default: return ((const int64_t *)v->data)[i];
+    }
+}
+
+static inline double dbl_at(const xvec *v, uint32_t i)
+{
+    switch (v->type.id) {
+    case WEIR_TYPE_INT: return ((const int32_t *)v->data)[i];
+    case WEIR_TYPE_BOOLEAN: return ((const uint8_t *)v->data)[i];
+    case WEIR_TYPE_DOUBLE: return ((const double *)v->data)[i];
+    case WEIR_TYPE_DECIMAL: return (double)((const int64_t *)v->data)[i] / (double)weir__pow10[v->type.scale];
+    default: return (double)((const int64_t *)v->data)[i];
+    }
+}
+
+static int to_string(ecx *cx, weir_type from, const xvec *in, uint32_t n, const uint8_t *active, xvec *out)
+{
+    xstr *o = out->data;
+    char buf[64];
+    for (uint32_t i = 0; i < n; i++) {
+        if (!x_live(out, active, i))
+            continue;
+        size_t len;
+        switch (from.id) {
+        case WEIR_TYPE_BOOLEAN:
+            o[i] = ((const uint8_t *)in->data)[i] ? (xstr){"TRUE", 4} : (xstr){"FALSE", 5};
+            continue;
+        case WEIR_TYPE_STRING:
+        case WEIR_TYPE_BYTES: o[i] = ((const xstr *)in->data)[i]; continue;
+        case WEIR_TYPE_INT: len = (size_t)sprintf(buf, "%d", ((const int32_t *)in->data)[i]); break;
+        case WEIR_TYPE_BIGINT: len = (size_t)sprintf(buf, "%lld", (long long)((const int64_t *)in->data)[i]); break;
+        case WEIR_TYPE_DOUBLE: len = weir__fmt_double(((const double *)in->data)[i], buf); break;
+        case WEIR_TYPE_DECIMAL: len = weir__fmt_decimal(((const int64_t *)in->data)[i], from.scale, buf); break;
+        case WEIR_TYPE_TIMESTAMP: len = weir__fmt_ts(((const int64_t *)in->data)[i], buf); break;
+        case WEIR_TYPE_TIMESTAMP_LTZ: len = weir__fmt_ts(x_local(cx, ((const int64_t *)in->data)[i]), buf); break;
+        default: len = 0;
+        }
+        char *p = x_str(cx, len);
+        if (!p)
+            return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
+        memcpy(p, buf, len);
+        o[i] = (xstr){p, (uint32_t)len};
+    }
+    return 0;
+}
+
+int weir__cast_vec(ecx *cx, const weir_expr *e, weir_type from, weir_type to, bool try_cast, const xvec *in,
+                   uint32_t n, const uint8_t *active, xvec *out)
+{
+    (void)e;
+    int rc;
+    if (to.id == WEIR_TYPE_STRING || to.id == WEIR_TYPE_BYTES)
+        return to_string(cx, from, in, n, active, out);
+    const xstr *ss = from.id == WEIR_TYPE_STRING ? in->data : NULL;
+    switch (to.id) {
+    case WEIR_TYPE_BOOLEAN: {
+        uint8_t *o = out->data;
+        for (uint32_t i = 0; i < n; i++) {
+            if (!x_live(out, active, i))
+                continue;
+            if (ss) {
+                if (parse_bool(ss[i].ptr, ss[i].len, &o[i]) && (rc = bad(cx, try_cast, out, i, &ss[i], to)))
+                    return rc;
+            } else if (from.id == WEIR_TYPE_DOUBLE) {
+                o[i] = ((const double *)in->data)[i] != 0;
+            } else {
+                o[i] = exact_at(in, i) != 0;
+            }
+        }
+        return 0;
+    }
+    case WEIR_TYPE_INT:
+    case WEIR_TYPE_BIGINT: {
+        bool is_int = to.id == WEIR_TYPE_INT;
+        for (uint32_t i = 0; i < n; i++) {
+            if (!x_live(out, active, i))
+                continue;
+            int64_t v;
+            if (ss) {
+                if (parse_long(ss[i].ptr, ss[i].len, is_int ? INT32_MIN : INT64_MIN, is_int ? INT32_MAX : INT64_MAX,
+                               &v)) {
+                    if ((rc = bad(cx, try_cast, out, i, &ss[i], to)))
+                        return rc;
+                    continue;
+                }
+            } else if (from.id == WEIR_TYPE_DOUBLE) {
+                double d = ((const double *)in->data)[i];
+                v = is_int ? java_d2i(d) : java_d2l(d);
+            } else if (from.id == WEIR_TYPE_DECIMAL) {
+                v = ((const int64_t *)in->data)[i] / weir__pow10[from.scale];
+            } else if (from.id == WEIR_TYPE_TIMESTAMP_LTZ) {
+                v = x_floordiv(((const int64_t *)in->data)[i], 1000);
+            } else {
+                v = (int64_t)exact_at(in, i);
+            }
+            if (is_int)
+                ((int32_t *)out->data)[i] = (int32_t)(uint32_t)(uint64_t)v;
+            else
+                ((int64_t *)out->data)[i] = v;
+        }
+        return 0;
+    }
+    case WEIR_TYPE_DOUBLE: {
+        double *o = out->data;
+        for (uint32_t i = 0; i < n; i++) {
+            if (!x_live(out, active, i))
+                continue;
+            if (ss) {
+                if (parse_double(ss[i].ptr, ss[i].len, &o[i]) && (rc = bad(cx, try_cast, out, i, &ss[i], to)))
+                    return rc;
+            } else if (from.id == WEIR_TYPE_TIMESTAMP_LTZ) {
+                o[i] = (double)((const int64_t *)in->data)[i] / 1000.0;
+            } else {
+                o[i] = dbl_at(in, i);
+            }
+        }
+        return 0;
+    }
+    case WEIR_TYPE_DECIMAL: {
+        int64_t *o = out->data;
+        for (uint32_t i = 0; i < n; i++) {
+            if (!x_live(out, active, i))
+                continue;
+            bool ok;
+            if (ss) {
+                int r = weir__parse_decimal(ss[i].ptr, ss[i].len, to.precision, to.scale, &o[i]);
+                if (r == WEIR_EPARSE) {
+                    if ((rc = bad(cx, try_cast, out, i, &ss[i], to)))
+                        return rc;
+                    continue;
+                }
+                ok = r == 0;
+            } else if (from.id == WEIR_TYPE_DOUBLE) {
+                double d = ((const double *)in->data)[i];
+                char buf[40];
+                size_t len = weir__fmt_double(d, buf);
+                ok = isfinite(d) && weir__parse_decimal(buf, len, to.precision, to.scale, &o[i]) == 0;
+            } else if (from.id == WEIR_TYPE_TIMESTAMP_LTZ) {
+                ok = rescale(((const int64_t *)in->data)[i], 3, to.scale, to.precision, &o[i]);
+            } else {
+                int fs = from.id == WEIR_TYPE_DECIMAL ? from.scale : 0;
+                ok = rescale(exact_at(in, i), fs, to.scale, to.precision, &o[i]);
+            }
+            if (!ok)
+                x_setnull(cx, out, i);
+        }
+        return 0;
+    }
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ: {
+        int64_t *o = out->data;
+        bool ltz = to.id == WEIR_TYPE_TIMESTAMP_LTZ;
+        for (uint32_t i = 0; i < n; i++) {
+            if (!x_live(out, active, i))
+                continue;
+            if (ss) {
+                int64_t ms;
+                if (weir__parse_ts_text(ss[i].ptr, ss[i].len, &ms)) {
+                    if ((rc = bad(cx, try_cast, out, i, &ss[i], to)))
+                        return rc;
+                    continue;
+                }
+                o[i] = ltz ? x_utc(cx, ms) : ms;
+            } else if (from.id == WEIR_TYPE_TIMESTAMP) {
+                o[i] = x_utc(cx, ((const int64_t *)in->data)[i]);
+            } else if (from.id == WEIR_TYPE_TIMESTAMP_LTZ) {
+                o[i] = ltz ? ((const int64_t *)in->data)[i] : x_local(cx, ((const int64_t *)in->data)[i]);
+            } else if (from.id == WEIR_TYPE_DOUBLE) {
+                double d = ((const double *)in->data)[i] * 1000.0;
+                if (!(d > -9.2e18 && d < 9.2e18)) {
+                    x_setnull(cx, out, i);
+                    continue;
+                }
+                o[i] = (int64_t)d;
+            } else {
+                __int128 v = exact_at(in, i);
+                int fs = from.id == WEIR_TYPE_DECIMAL ? from.scale : 0;
+                int64_t ms;
+                if (!rescale(v, fs, 3, 19, &ms)) {
+                    x_setnull(cx, out, i);
+                    continue;
+                }
+                o[i] = ms;
+            }
+        }
+        return 0;
+    }
+    default: return weir_error_set(cx->err, WEIR_EUNSUPPORTED, "unsupported cast");
+    }
+}

@@ -1,0 +1,623 @@
+/*
+ * expr/eval.c - the vectorized evaluation driver.
+ *
+ * A tree is evaluated bottom-up, one node over all n rows at a time.
+ * Column references alias the input batch's fixed-width arrays (no copy);
+ * their bitmaps become byte-per-row NULL flags, strings become (ptr, len)
+ * pairs into the input heap. Kernels write into scratch vectors from the
+ * env's chunk allocator.
+ *
+ * Conditional nodes (AND, OR, CASE, IF, COALESCE) pass an `active` mask down
+ * to the branches they evaluate, so that a branch not taken for a row can
+ * neither fail nor cost much for it: CASE WHEN x <> 0 THEN 10 / x END never
+ * divides by zero, as in Flink, which evaluates row by row.
+ */
+#include <stdio.h>
+
+#include "expr/expr_internal.h"
+
+static size_t phys_width(weir_type_id id)
+{
+    switch (id) {
+    case WEIR_TYPE_BOOLEAN:
+    case WEIR_TYPE_NULL: return 1;
+    case WEIR_TYPE_INT: return 4;
+    case WEIR_TYPE_STRING:
+    case WEIR_TYPE_BYTES: return sizeof(xstr);
+    default: return 8;
+    }
+}
+
+static int oom(ecx *cx) { return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory evaluating an expression"); }
+
+static int load_column(ecx *cx, const weir_expr *e, xvec *out)
+{
+    const weir_batch *in = cx->in;
+    uint32_t n = cx->n;
+    if (!in || (uint32_t)e->col >= in->schema->n_fields)
+        return weir_error_set(cx->err, WEIR_EINVAL, "column $%d is not in the input", e->col);
+    const weir_column *c = &in->cols[e->col];
+    if (c->type.id != e->type.id)
+        return weir_error_set(cx->err, WEIR_EINVAL, "column $%d is %s in the batch but %s in the expression",
+                              e->col, weir_type_name(c->type.id), weir_type_name(e->type.id));
+    out->type = e->type;
+    out->nulls = NULL;
+    if (!c->all_valid) {
+        uint8_t *nb = weir__x_alloc(cx, n ? n : 1);
+        if (!nb)
+            return oom(cx);
+        bool any = false;
+        for (uint32_t i = 0; i < n; i++) {
+            nb[i] = !((c->valid[i >> 3] >> (i & 7)) & 1);
+            any |= nb[i];
+        }
+        if (any)
+            out->nulls = nb;
+    }
+    if (weir_type_is_string(c->type.id)) {
+        xstr *s = weir__x_alloc(cx, (n ? n : 1) * sizeof *s);
+        if (!s)
+            return oom(cx);
+        const weir_strref *r = c->data;
+        for (uint32_t i = 0; i < n; i++) {
+            s[i].ptr = in->heap ? in->heap + r[i].off : "";
+            s[i].len = r[i].len;
+        }
+        if (out->nulls)
+            for (uint32_t i = 0; i < n; i++)
+                if (out->nulls[i])
+                    s[i] = (xstr){"", 0};
+        out->data = s;
+    } else {
+        out->data = c->data; /* aliased, read-only */
+    }
+    return 0;
+}
+
+static int load_literal(ecx *cx, const weir_expr *e, xvec *out)
+{
+    uint32_t n = cx->n ? cx->n : 1;
+    out->type = e->type;
+    size_t w = phys_width(e->type.id);
+    out->data = weir__x_alloc(cx, n * w);
+    if (!out->data)
+        return oom(cx);
+    out->nulls = NULL;
+    if (e->lit.is_null) {
+        memset(out->data, 0, n * w);
+        if (w == sizeof(xstr))
+            for (uint32_t i = 0; i < n; i++)
+                ((xstr *)out->data)[i] = (xstr){"", 0};
+        out->nulls = weir__x_alloc(cx, n);
+        if (!out->nulls)
+            return oom(cx);
+        memset(out->nulls, 1, n);
+        return 0;
+    }
+    switch (e->type.id) {
+    case WEIR_TYPE_BOOLEAN:
+        memset(out->data, e->lit.v.b ? 1 : 0, n);
+        break;
+    case WEIR_TYPE_INT:
+        for (uint32_t i = 0; i < n; i++)
+            ((int32_t *)out->data)[i] = e->lit.v.i32;
+        break;
+    case WEIR_TYPE_DOUBLE:
+        for (uint32_t i = 0; i < n; i++)
+            ((double *)out->data)[i] = e->lit.v.f64;
+        break;
+    case WEIR_TYPE_STRING:
+    case WEIR_TYPE_BYTES:
+        for (uint32_t i = 0; i < n; i++)
+            ((xstr *)out->data)[i] = e->lit.v.s;
+        break;
+    default:
+        for (uint32_t i = 0; i < n; i++)
+            ((int64_t *)out->data)[i] = e->lit.v.i64;
+    }
+    return 0;
+}
+
+/* Allocates an output vector of type t for n rows. */
+static int alloc_vec(ecx *cx, weir_type t, xvec *out)
+{
+    uint32_t n = cx->n ? cx->n : 1;
+    out->type = t;
+    out->nulls = NULL;
+    size_t w = phys_width(t.id);
+    out->data = weir__x_alloc(cx, n * w);
+    if (!out->data)
+        return oom(cx);
+    if (w == sizeof(xstr)) {
+        for (uint32_t i = 0; i < n; i++)
+            ((xstr *)out->data)[i] = (xstr){"", 0};
+    } else {
+        memset(out->data, 0, n * w);
+    }
+    return 0;
+}
+
+static bool is_true(const xvec *v, uint32_t i) { return !(v->nulls && v->nulls[i]) && ((uint8_t *)v->data)[i]; }
+
+/* Copies row i of src into dst (same type). */
+static inline void copy_row(xvec *dst, const xvec *src, uint32_t i, size_t w)
+{
+    if (src->nulls && src->nulls[i]) {
+        dst->nulls[i] = 1;
+        return;
+    }
+    dst->nulls[i] = 0;
+    switch (w) {
+    case 1: ((uint8_t *)dst->data)[i] = ((const uint8_t *)src->data)[i]; break;
+    case 4: ((int32_t *)dst->data)[i] = ((const int32_t *)src->data)[i]; break;
+    case 8: ((int64_t *)dst->data)[i] = ((const int64_t *)src->data)[i]; break;
+    default: ((xstr *)dst->data)[i] = ((const xstr *)src->data)[i];
+    }
+}
+
+/* mask[i] = active[i] && pred(i). Returns whether any row is set. */
+static uint8_t *new_mask(ecx *cx, const uint8_t *active, uint32_t n)
+{
+    uint8_t *m = weir__x_alloc(cx, n ? n : 1);
+    if (!m)
+        return NULL;
+    if (active)
+        memcpy(m, active, n);
+    else
+        memset(m, 1, n);
+    return m;
+}
+
+static bool any_set(const uint8_t *m, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (m[i])
+            return true;
+    return false;
+}
+
+/* Three-valued AND / OR with short-circuit: the right side is evaluated only where the left leaves it open. */
+static int eval_andor(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *out)
+{
+    uint32_t n = cx->n;
+    bool is_and = e->kind == N_AND;
+    int rc = alloc_vec(cx, e->type, out);
+    if (rc)
+        return rc;
+    uint8_t *res = out->data;
+    uint8_t *nul = weir__x_zalloc(cx, n ? n : 1);
+    uint8_t *open = new_mask(cx, active, n);
+    if (!nul || !open)
+        return oom(cx);
+    /* Start from the identity (TRUE for AND, FALSE for OR, not NULL). */
+    memset(res, is_and ? 1 : 0, n);
+    for (uint32_t k = 0; k < e->n_args; k++) {
+        if (!any_set(open, n))
+            break;
+        xvec v;
+        rc = weir__eval_node(cx, e->args[k], open, &v);
+        if (rc)
+            return rc;
+        const uint8_t *vd = v.data;
+        for (uint32_t i = 0; i < n; i++) {
+            if (!open[i])
+                continue;
+            if (v.nulls && v.nulls[i]) {
+                nul[i] = 1;
+            } else if (is_and ? !vd[i] : vd[i]) {
+                /* Decided: FALSE for AND, TRUE for OR, whatever NULLs came before. */
+                res[i] = is_and ? 0 : 1;
+                nul[i] = 0;
+                open[i] = 0;
+            }
+        }
+    }
+    bool any = false;
+    for (uint32_t i = 0; i < n; i++)
+        any |= nul[i];
+    out->nulls = any ? nul : NULL;
+    return 0;
+}
+
+static int eval_case(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *out)
+{
+    uint32_t n = cx->n;
+    int rc = alloc_vec(cx, e->type, out);
+    if (rc)
+        return rc;
+    size_t w = phys_width(e->type.id);
+    out->nulls = weir__x_alloc(cx, n ? n : 1);
+    uint8_t *open = new_mask(cx, active, n);
+    uint8_t *take = weir__x_alloc(cx, n ? n : 1);
+    if (!out->nulls || !open || !take)
+        return oom(cx);
+    memset(out->nulls, 1, n);
+    uint32_t n_when = (e->n_args - 1) / 2;
+    for (uint32_t k = 0; k <= n_when; k++) {
+        if (!any_set(open, n))
+            break;
+        if (k < n_when) {
+            xvec c;
+            rc = weir__eval_node(cx, e->args[2 * k], open, &c);
+            if (rc)
+                return rc;
+            bool any = false;
+            for (uint32_t i = 0; i < n; i++) {
+                take[i] = open[i] && is_true(&c, i);
+                any |= take[i];
+            }
+            if (!any)
+                continue;
+            xvec v;
+            rc = weir__eval_node(cx, e->args[2 * k + 1], take, &v);
+            if (rc)
+                return rc;
+            for (uint32_t i = 0; i < n; i++)
+                if (take[i]) {
+                    copy_row(out, &v, i, w);
+                    open[i] = 0;
+                }
+        } else {
+            xvec v;
+            rc = weir__eval_node(cx, e->args[e->n_args - 1], open, &v);
+            if (rc)
+                return rc;
+            for (uint32_t i = 0; i < n; i++)
+                if (open[i])
+                    copy_row(out, &v, i, w);
+        }
+    }
+    return 0;
+}
+
+static int eval_if(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *out)
+{
+    uint32_t n = cx->n;
+    int rc = alloc_vec(cx, e->type, out);
+    if (rc)
+        return rc;
+    size_t w = phys_width(e->type.id);
+    out->nulls = weir__x_zalloc(cx, n ? n : 1);
+    uint8_t *mt = weir__x_alloc(cx, n ? n : 1), *mf = weir__x_alloc(cx, n ? n : 1);
+    if (!out->nulls || !mt || !mf)
+        return oom(cx);
+    xvec c;
+    rc = weir__eval_node(cx, e->args[0], active, &c);
+    if (rc)
+        return rc;
+    bool at = false, af = false;
+    for (uint32_t i = 0; i < n; i++) {
+        bool act = !active || active[i];
+        mt[i] = act && is_true(&c, i);
+        mf[i] = act && !mt[i];
+        at |= mt[i];
+        af |= mf[i];
+    }
+    for (int side = 0; side < 2; side++) {
+        uint8_t *m = side ? mf : mt;
+        if (!(side ? af : at))
+            continue;
+        xvec v;
+        rc = weir__eval_node(cx, e->args[1 + side], m, &v);
+        if (rc)
+            return rc;
+        for (uint32_t i = 0; i < n; i++)
+            if (m[i])
+                copy_row(out, &v, i, w);
+    }
+    return 0;
+}
+
+static int eval_coalesce(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *out)
+{
+    uint32_t n = cx->n;
+    int rc = alloc_vec(cx, e->type, out);
+    if (rc)
+        return rc;
+    size_t w = phys_width(e->type.id);
+    out->nulls = weir__x_alloc(cx, n ? n : 1);
+    uint8_t *open = new_mask(cx, active, n);
+    if (!out->nulls || !open)
+        return oom(cx);
+    memset(out->nulls, 1, n);
+    for (uint32_t k = 0; k < e->n_args && any_set(open, n); k++) {
+        xvec v;
+        rc = weir__eval_node(cx, e->args[k], open, &v);
+        if (rc)
+            return rc;
+        for (uint32_t i = 0; i < n; i++)
+            if (open[i] && !(v.nulls && v.nulls[i])) {
+                copy_row(out, &v, i, w);
+                open[i] = 0;
+            }
+    }
+    return 0;
+}
+
+static int eval_call(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *out)
+{
+    uint32_t n = cx->n;
+    xvec argv_small[8];
+    xvec *argv = argv_small;
+    if (e->n_args > 8) {
+        argv = weir__x_alloc(cx, e->n_args * sizeof *argv);
+        if (!argv)
+            return oom(cx);
+    }
+    bool any_null = false;
+    for (uint32_t k = 0; k < e->n_args; k++) {
+        int rc = weir__eval_node(cx, e->args[k], active, &argv[k]);
+        if (rc)
+            return rc;
+        any_null |= argv[k].nulls != NULL;
+    }
+    int rc = alloc_vec(cx, e->type, out);
+    if (rc)
+        return rc;
+    if ((e->flags & F_STRICT) && any_null) {
+        out->nulls = weir__x_zalloc(cx, n ? n : 1);
+        if (!out->nulls)
+            return oom(cx);
+        for (uint32_t k = 0; k < e->n_args; k++) {
+            const uint8_t *an = argv[k].nulls;
+            if (an)
+                for (uint32_t i = 0; i < n; i++)
+                    out->nulls[i] |= an[i];
+        }
+    }
+    rc = e->fn(cx, e, argv, n, active, out);
+    if (rc)
+        return rc;
+    /* Drop an all-zero NULL array so that consumers can take fast paths. */
+    if (out->nulls) {
+        bool any = false;
+        for (uint32_t i = 0; i < n && !any; i++)
+            any = out->nulls[i];
+        if (!any)
+            out->nulls = NULL;
+    }
+    return 0;
+}
+
+int weir__eval_node(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *out)
+{
+    switch (e->kind) {
+    case N_COLUMN: return load_column(cx, e, out);
+    case N_LITERAL: return load_literal(cx, e, out);
+    case N_AND:
+    case N_OR: return eval_andor(cx, e, active, out);
+    case N_CASE: return eval_case(cx, e, active, out);
+    case N_IF: return eval_if(cx, e, active, out);
+    case N_COALESCE: return eval_coalesce(cx, e, active, out);
+    default: return eval_call(cx, e, active, out);
+    }
+}
+
+/* ---- top level ---- */
+
+static void cx_init(ecx *cx, weir_expr_env *env, weir_error *err, const weir_batch *in, uint32_t n)
+{
+    memset(cx, 0, sizeof *cx);
+    cx->env = env;
+    cx->err = err;
+    cx->in = in;
+    cx->n = n;
+    weir__x_reset(env);
+}
+
+static void set_valid_bit(weir_column *c, uint32_t i, bool valid)
+{
+    if (valid)
+        c->valid[i >> 3] |= (uint8_t)(1u << (i & 7));
+    else
+        c->valid[i >> 3] &= (uint8_t) ~(1u << (i & 7));
+}
+
+static int store(ecx *cx, const xvec *v, weir_batch *out, uint32_t col)
+{
+    uint32_t n = cx->n;
+    weir_column *c = &out->cols[col];
+    if (n > out->capacity)
+        return weir_error_set(cx->err, WEIR_EINVAL, "output batch holds %u rows, input has %u", out->capacity, n);
+    if (v->nulls) {
+        if (c->all_valid) {
+            memset(c->valid, 0xff, (out->capacity + 7) / 8);
+            c->all_valid = false;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            set_valid_bit(c, i, !v->nulls[i]);
+    } else if (!c->all_valid) {
+        for (uint32_t i = 0; i < n; i++)
+            set_valid_bit(c, i, true);
+    }
+    switch (c->type.id) {
+    case WEIR_TYPE_STRING:
+    case WEIR_TYPE_BYTES: {
+        const xstr *s = v->data;
+        size_t total = 0;
+        for (uint32_t i = 0; i < n; i++)
+            total += (v->nulls && v->nulls[i]) ? 0 : s[i].len;
+        /* Strings may point into out's own heap (out == in): stage them first. */
+        const char *heap_lo = out->heap, *heap_hi = out->heap + out->heap_len;
+        bool alias = false;
+        for (uint32_t i = 0; i < n && !alias; i++)
+            alias = s[i].len && s[i].ptr >= heap_lo && s[i].ptr < heap_hi;
+        char *stage = NULL;
+        if (alias && total) {
+            stage = weir__x_alloc(cx, total);
+            if (!stage)
+                return oom(cx);
+            size_t off = 0;
+            for (uint32_t i = 0; i < n; i++)
+                if (!(v->nulls && v->nulls[i])) {
+                    memcpy(stage + off, s[i].ptr, s[i].len);
+                    off += s[i].len;
+                }
+        }
+        char *dst = NULL;
+        weir_strref base = {0, 0};
+        if (total) {
+            int rc = weir_batch_heap_alloc(out, total, &dst, &base);
+            if (rc)
+                return weir_error_set(cx->err, rc, "string heap of the output batch is full");
+        }
+        weir_strref *refs = c->data;
+        size_t off = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (v->nulls && v->nulls[i]) {
+                refs[i] = (weir_strref){0, 0};
+                continue;
+            }
+            if (s[i].len)
+                memcpy(dst + off, stage ? stage + off : s[i].ptr, s[i].len);
+            refs[i] = (weir_strref){(uint32_t)(base.off + off), s[i].len};
+            off += s[i].len;
+        }
+        break;
+    }
+    default: {
+        size_t w = weir_type_width(c->type.id);
+        if (v->data != c->data)
+            memmove(c->data, v->data, (size_t)n * w);
+        if (v->nulls)
+            for (uint32_t i = 0; i < n; i++)
+                if (v->nulls[i])
+                    memset((char *)c->data + (size_t)i * w, 0, w);
+    }
+    }
+    return 0;
+}
+
+static bool out_type_ok(weir_type e, weir_type c)
+{
+    if (e.id == WEIR_TYPE_NULL)
+        return true;
+    if (e.id != c.id)
+        return false;
+    if (e.id == WEIR_TYPE_DECIMAL && e.scale != c.scale)
+        return false;
+    return true;
+}
+
+int weir_expr_eval(const weir_expr *e, const weir_batch *in, weir_expr_env *env, weir_batch *out,
+                   uint32_t out_col, weir_error *err)
+{
+    if (!e || !in || !env || !out || out_col >= out->schema->n_fields)
+        return weir_error_set(err, WEIR_EINVAL, "weir_expr_eval: invalid argument");
+    weir_type ct = out->cols[out_col].type;
+    if (!out_type_ok(e->type, ct)) {
+        char b1[64], b2[64];
+        return weir_error_set(err, WEIR_EINVAL, "expression of type %s cannot be stored in a %s column",
+                              weir_expr_type_name(e->type, e->iv, b1, sizeof b1),
+                              weir_expr_type_name(ct, WEIR_INTERVAL_NONE, b2, sizeof b2));
+    }
+    ecx cx;
+    cx_init(&cx, env, err, in, in->n_rows);
+    xvec v;
+    int rc = weir__eval_node(&cx, e, NULL, &v);
+    if (rc)
+        return rc;
+    if (e->type.id == WEIR_TYPE_NULL) {
+        /* An untyped NULL: store NULLs of the column's type. */
+        for (uint32_t i = 0; i < in->n_rows; i++)
+            weir_batch_set_null(out, out_col, i);
+        return 0;
+    }
+    return store(&cx, &v, out, out_col);
+}
+
+int weir_expr_filter(const weir_expr *e, const weir_batch *in, weir_expr_env *env, uint8_t *sel, weir_error *err)
+{
+    if (!e || !in || !env || !sel)
+        return weir_error_set(err, WEIR_EINVAL, "weir_expr_filter: invalid argument");
+    if (e->type.id != WEIR_TYPE_BOOLEAN && e->type.id != WEIR_TYPE_NULL)
+        return weir_error_set(err, WEIR_EINVAL, "a filter condition must be BOOLEAN, not %s",
+                              weir_type_name(e->type.id));
+    ecx cx;
+    cx_init(&cx, env, err, in, in->n_rows);
+    xvec v;
+    int rc = weir__eval_node(&cx, e, NULL, &v);
+    if (rc)
+        return rc;
+    const uint8_t *d = v.data;
+    uint32_t n = in->n_rows;
+    if (e->type.id == WEIR_TYPE_NULL) {
+        memset(sel, 0, n);
+    } else if (v.nulls) {
+        for (uint32_t i = 0; i < n; i++)
+            sel[i] = d[i] & !v.nulls[i];
+    } else {
+        memcpy(sel, d, n);
+    }
+    return 0;
+}
+
+int weir_expr_project(weir_expr *const *exprs, uint32_t n, const weir_batch *in, weir_expr_env *env,
+                      weir_batch *out, weir_error *err)
+{
+    if (!in || !out || out == in || n > out->schema->n_fields || in->n_rows > out->capacity)
+        return weir_error_set(err, WEIR_EINVAL, "weir_expr_project: invalid argument");
+    weir_batch_reset(out);
+    for (uint32_t k = 0; k < n; k++) {
+        int rc = weir_expr_eval(exprs[k], in, env, out, k, err);
+        if (rc)
+            return rc;
+    }
+    memcpy(out->ts, in->ts, in->n_rows * sizeof *out->ts);
+    memcpy(out->kind, in->kind, in->n_rows);
+    out->n_rows = in->n_rows;
+    return 0;
+}
+
+int weir_expr_eval_row(const weir_expr *e, const weir_batch *in, uint32_t row, weir_expr_env *env, weir_value *out,
+                       weir_error *err)
+{
+    if (!e || !env || !out || (in && row >= in->n_rows))
+        return weir_error_set(err, WEIR_EINVAL, "weir_expr_eval_row: invalid argument");
+    /* A one-row view of the input: columns are offset by `row`. */
+    weir_batch view;
+    weir_column cols_small[16];
+    uint8_t bits_small[16];
+    weir_column *cols = cols_small;
+    uint8_t *bits = bits_small;
+    if (in) {
+        view = *in;
+        uint32_t nf = in->schema->n_fields;
+        if (nf > 16) {
+            cols = weir_malloc(nf * (sizeof *cols + 1));
+            if (!cols)
+                return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+            bits = (uint8_t *)(cols + nf);
+        }
+        for (uint32_t c = 0; c < nf; c++) {
+            cols[c] = in->cols[c];
+            cols[c].data = (char *)in->cols[c].data + (size_t)row * weir_type_width(in->cols[c].type.id);
+            bits[c] = !weir_batch_is_null(in, c, row);
+            cols[c].valid = &bits[c];
+        }
+        view.cols = cols;
+        view.n_rows = 1;
+    }
+    ecx cx;
+    cx_init(&cx, env, err, in ? &view : NULL, 1);
+    xvec v;
+    int rc = weir__eval_node(&cx, e, NULL, &v);
+    if (cols != cols_small)
+        weir_free(cols);
+    if (rc)
+        return rc;
+    memset(out, 0, sizeof *out);
+    out->type = e->type;
+    out->is_null = e->type.id == WEIR_TYPE_NULL || (v.nulls && v.nulls[0]);
+    if (out->is_null)
+        return 0;
+    switch (e->type.id) {
+    case WEIR_TYPE_BOOLEAN: out->v.b = ((uint8_t *)v.data)[0]; break;
+    case WEIR_TYPE_INT: out->v.i32 = ((int32_t *)v.data)[0]; break;
+    case WEIR_TYPE_DOUBLE: out->v.f64 = ((double *)v.data)[0]; break;
+    case WEIR_TYPE_STRING:
+    case WEIR_TYPE_BYTES: out->v.s = ((xstr *)v.data)[0]; break; /* valid until the env's next evaluation */
+    default: out->v.i64 = ((int64_t *)v.data)[0];
+    }
+    return 0;
+}

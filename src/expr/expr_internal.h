@@ -1,0 +1,242 @@
+/*
+ * expr/expr_internal.h - the parts of the expression engine shared between
+ * its files: the node layout, the evaluation context and its scratch
+ * allocator, kernels, the function table, casts and time zones.
+ *
+ * Invariants:
+ * - A node's `type` is final once its constructor returns; children are
+ *   already cast to the types the node's kernel expects.
+ * - During evaluation every vector holds n rows. Values of NULL rows are
+ *   defined (zero / empty string) but meaningless. Rows whose `active` flag
+ *   is 0 (branches not taken by CASE/IF/AND/OR/COALESCE) may hold anything;
+ *   kernels must not report errors for them.
+ * - All scratch memory comes from the env's chunk allocator, reset at the
+ *   start of each top-level evaluation and never freed in between, so
+ *   pointers into it stay valid for the whole evaluation.
+ */
+#ifndef WEIR_EXPR_INTERNAL_H
+#define WEIR_EXPR_INTERNAL_H
+
+#include <string.h>
+
+#include "weir/expr.h"
+
+typedef weir_expr_vec xvec;
+typedef weir_expr_str xstr;
+
+enum {
+    N_COLUMN,
+    N_LITERAL,
+    N_CALL,     /* kernel over evaluated arguments */
+    N_AND,
+    N_OR,
+    N_CASE,     /* args: cond0, val0, cond1, val1, ..., else */
+    N_COALESCE,
+    N_IF,       /* IF(c, a, b) */
+};
+
+/* Node flags. */
+enum {
+    F_VOLATILE = 1,   /* value differs per call/row (RAND) */
+    F_SESSION = 2,    /* depends on env (clock, watermark, time zone) */
+    F_STRICT = 4,     /* NULL if any argument is NULL (driver handles it) */
+    F_TRY = 8,        /* TRY_CAST */
+    F_MAYNULL = 16,   /* the kernel itself can produce NULLs */
+};
+
+typedef struct ecx ecx;
+typedef int (*xkernel)(ecx *cx, const weir_expr *e, const xvec *args, uint32_t n, const uint8_t *active,
+                       xvec *out);
+
+struct weir_expr {
+    uint8_t kind;
+    uint8_t iv;    /* weir_interval_kind of the result */
+    uint8_t flags;
+    weir_type type;
+    uint32_t n_args;
+    weir_expr **args;
+    const char *name; /* function name for formatting */
+    xkernel fn;
+    void *aux;        /* compiled pattern, IN set, UDF, ... */
+    int64_t p0, p1;   /* small kernel parameters (units, scales) */
+    int32_t col;      /* N_COLUMN */
+    weir_value lit;   /* N_LITERAL */
+};
+
+/* ---- scratch memory ---- */
+
+typedef struct xchunk {
+    struct xchunk *next;
+    size_t cap, used;
+    char *data;
+} xchunk;
+
+typedef struct weir__tz weir__tz;
+
+typedef struct rng_slot {
+    const weir_expr *node;
+    uint64_t state;
+} rng_slot;
+
+struct weir_expr_env {
+    weir_ts watermark;
+    weir_clock clock;
+    weir__tz *tz;     /* NULL = UTC */
+    xchunk *chunks;   /* all chunks, kept across evaluations */
+    xchunk *cur;
+    rng_slot *rng;    /* per RAND node generator state */
+    uint32_t n_rng, cap_rng;
+    uint64_t rng_seq; /* seeds unseeded generators */
+};
+
+struct ecx {
+    weir_expr_env *env;
+    weir_error *err;
+    const weir_batch *in;
+    uint32_t n;
+    int64_t now_ms; /* processing time, read once per evaluation */
+    bool have_now;
+};
+
+/* weir_udf_ctx is the evaluation context seen from a UDF. */
+struct weir_udf_ctx {
+    ecx cx;
+};
+
+void *weir__x_alloc(ecx *cx, size_t size);      /* aligned 16, zeroed = false */
+void *weir__x_zalloc(ecx *cx, size_t size);
+int weir__x_fail(ecx *cx, uint32_t row, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int64_t weir__x_now(ecx *cx);
+void weir__x_reset(weir_expr_env *env);
+
+static inline bool x_live(const xvec *out, const uint8_t *active, uint32_t i)
+{
+    return !(out->nulls && out->nulls[i]) && !(active && !active[i]);
+}
+static inline uint8_t *x_nulls(ecx *cx, xvec *out)
+{
+    if (!out->nulls)
+        out->nulls = weir__x_zalloc(cx, cx->n ? cx->n : 1);
+    return out->nulls;
+}
+static inline void x_setnull(ecx *cx, xvec *out, uint32_t i) { x_nulls(cx, out)[i] = 1; }
+/* Allocates len bytes for a string result. */
+static inline char *x_str(ecx *cx, size_t len) { return weir__x_alloc(cx, len ? len : 1); }
+
+/* ---- arena ---- */
+
+void *weir__arena_alloc(weir_expr_arena *a, size_t size);
+char *weir__arena_strdup(weir_expr_arena *a, const char *s, size_t len);
+weir_expr *weir__node(weir_expr_arena *a, int kind, weir_type type, uint32_t n_args);
+/* Registers a destructor run when the arena is destroyed (compiled regexes). */
+int weir__arena_on_destroy(weir_expr_arena *a, void (*fn)(void *), void *p);
+
+/* ---- types ---- */
+
+static inline weir_type tmake(weir_type_id id, bool nullable) { return weir_type_make(id, nullable); }
+bool weir__is_exact(weir_type_id id); /* INT, BIGINT, DECIMAL */
+/* Precision/scale of an exact type as a decimal (INT = (10,0), BIGINT = (19,0)). */
+void weir__dec_ps(weir_type t, int *p, int *s);
+weir_type weir__dec_adjust(int p, int s, bool nullable);
+bool weir__implicit_ok(const weir_expr *from, weir_type to);
+/* Common type of a and b for comparisons / CASE; false if none. */
+bool weir__common_type(const weir_expr *a, const weir_expr *b, weir_type *out);
+bool weir__type_eq(weir_type a, weir_type b); /* ignoring nullability */
+const char *weir__tname(const weir_expr *e, char *buf, size_t cap);
+
+extern const int64_t weir__pow10[19];
+
+/* ---- building ---- */
+
+/* Wraps e in an implicit cast to t (no-op if already of type t). */
+int weir__coerce(weir_expr_arena *a, weir_expr **e, weir_type t, weir_error *err);
+/* Constant folding: replaces *e by a literal when possible. */
+void weir__fold(weir_expr_arena *a, weir_expr **e);
+int weir__build_cast(weir_expr_arena *a, weir_expr *e, weir_type type, bool try_cast, bool implicit,
+                     weir_expr **out, weir_error *err);
+
+/* A builder: binds a call for one function name. */
+typedef struct xfunc xfunc;
+typedef int (*xbind)(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                     weir_error *err);
+struct xfunc {
+    const char *name;
+    const char *sig;  /* for messages, e.g. "SUBSTRING(STRING, INT [, INT])" */
+    xbind bind;
+    int64_t param;    /* bind-specific */
+};
+/* A finished call node: all args already coerced. */
+weir_expr *weir__call_node(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_type type,
+                           xkernel fn, uint8_t flags);
+int weir__bad_args(const xfunc *f, weir_expr **args, uint32_t n, weir_error *err);
+/* Nullable if any argument is. */
+bool weir__any_nullable(weir_expr **args, uint32_t n);
+
+/* Function tables of each file, NULL-name terminated. */
+extern const xfunc weir__funcs_core[];
+extern const xfunc weir__funcs_string[];
+extern const xfunc weir__funcs_regex[];
+extern const xfunc weir__funcs_math[];
+extern const xfunc weir__funcs_time[];
+const xfunc *weir__func_find(const char *name);
+/* The UDF call builder (udf.c): returns 1 if name is a UDF and *out built. */
+int weir__udf_bind(weir_expr_arena *a, const char *name, weir_expr **args, uint32_t n, weir_expr **out,
+                   weir_error *err);
+/* Fills names (up to cap) with registered UDF names; returns count. */
+uint32_t weir__udf_names(const char **names, uint32_t cap);
+
+/* ---- evaluation ---- */
+
+int weir__eval_node(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *out);
+/* Casts in -> out (out preallocated to type to). */
+int weir__cast_vec(ecx *cx, const weir_expr *e, weir_type from, weir_type to, bool try_cast, const xvec *in,
+                   uint32_t n, const uint8_t *active, xvec *out);
+
+/* ---- text <-> values ---- */
+
+/* Java Double.toString format; returns length (buf >= 32). */
+size_t weir__fmt_double(double v, char *buf);
+size_t weir__fmt_decimal(int64_t v, int scale, char *buf);
+/* Parses a decimal string into unscaled at scale s with HALF_UP; 0, WEIR_EPARSE, or WEIR_ERANGE(-100) on overflow of p. */
+int weir__parse_decimal(const char *s, size_t len, int p, int sc, int64_t *out);
+#define WEIR__ERANGE (-100)
+
+/* ---- time ---- */
+
+struct weir__tz {
+    char name[64];
+    int32_t fixed_s;     /* used when n_trans == 0 */
+    uint32_t n_trans;
+    int64_t *trans;      /* UTC seconds of each transition */
+    int32_t *offs;       /* offset (s) in effect from trans[i] */
+    int32_t off0;        /* offset before the first transition */
+};
+int weir__tz_load(const char *name, weir__tz **out, weir_error *err);
+void weir__tz_free(weir__tz *tz);
+/* Offset in ms to add to a UTC instant to get local wall time. */
+int64_t weir__tz_offset(const weir__tz *tz, int64_t utc_ms);
+/* UTC instant of a local wall time (gaps move forward, overlaps take the earlier). */
+int64_t weir__tz_to_utc(const weir__tz *tz, int64_t local_ms);
+static inline int64_t x_local(const ecx *cx, int64_t utc_ms)
+{
+    return cx->env->tz ? utc_ms + weir__tz_offset(cx->env->tz, utc_ms) : utc_ms;
+}
+static inline int64_t x_utc(const ecx *cx, int64_t local_ms)
+{
+    return cx->env->tz ? weir__tz_to_utc(cx->env->tz, local_ms) : local_ms;
+}
+/*
+ * Flink's default timestamp text: yyyy-M[M]-d[d][( |T)H[H]:m[m]:s[s][.f{1,9}]],
+ * whitespace-trimmed. Returns 0 or WEIR_EPARSE.
+ */
+int weir__parse_ts_text(const char *s, size_t len, int64_t *out_ms);
+size_t weir__fmt_ts(int64_t ms, char *buf); /* yyyy-MM-dd HH:mm:ss.SSS */
+
+static inline int64_t x_floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline int64_t x_floormod(int64_t a, int64_t b) { return a - x_floordiv(a, b) * b; }
+
+#endif

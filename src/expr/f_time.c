@@ -1,0 +1,1056 @@
+/*
+ * expr/f_time.c - time functions: EXTRACT and YEAR()..SECOND(), FLOOR/CEIL
+ * (ts TO unit), TIMESTAMPADD, TIMESTAMPDIFF, TO_TIMESTAMP, TO_TIMESTAMP_LTZ,
+ * UNIX_TIMESTAMP, FROM_UNIXTIME, DATE_FORMAT, CURRENT_TIMESTAMP, NOW,
+ * LOCALTIMESTAMP, PROCTIME, CURRENT_WATERMARK.
+ *
+ * TIMESTAMP(3) values are wall-clock times kept as UTC milliseconds;
+ * TIMESTAMP_LTZ(3) values are instants, shown and decomposed in the session
+ * time zone. Date patterns use Java's letters (SimpleDateFormat /
+ * DateTimeFormatter): y M d H h k K m s S E a D u Z X and quoted text; a
+ * literal pattern is compiled once when the expression is built.
+ */
+#include <stdio.h>
+#include <strings.h>
+
+#include "expr/expr_internal.h"
+#include "time/timefmt.h"
+
+static int nomem_b(weir_error *err) { return weir_error_set(err, WEIR_ENOMEM, "out of memory"); }
+static int oom(ecx *cx) { return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory"); }
+
+#define MS_MIN (-62167219200000LL)  /* 0000-01-01 00:00:00 */
+#define MS_MAX (253402300799999LL)  /* 9999-12-31 23:59:59.999 */
+
+/* ---- units ---- */
+
+enum { U_MILLISECOND, U_SECOND, U_MINUTE, U_HOUR, U_DAY, U_WEEK, U_MONTH, U_QUARTER, U_YEAR, U_DOW, U_DOY,
+       U_EPOCH, U_ISODOW, U_DECADE, U_CENTURY, U_MILLENNIUM, U_COUNT };
+
+static const char *unit_names[U_COUNT] = {"MILLISECOND", "SECOND", "MINUTE",  "HOUR",   "DAY",     "WEEK",
+                                          "MONTH",       "QUARTER", "YEAR",   "DOW",    "DOY",     "EPOCH",
+                                          "ISODOW",      "DECADE",  "CENTURY", "MILLENNIUM"};
+
+static int unit_of(const weir_expr *e)
+{
+    if (e->kind != N_LITERAL || e->type.id != WEIR_TYPE_STRING || e->lit.is_null)
+        return -1;
+    xstr s = e->lit.v.s;
+    for (int u = 0; u < U_COUNT; u++)
+        if (strlen(unit_names[u]) == s.len && !strncasecmp(unit_names[u], s.ptr, s.len))
+            return u;
+    /* Plural and SQL_TSI_ spellings. */
+    char buf[32];
+    if (s.len < sizeof buf) {
+        memcpy(buf, s.ptr, s.len);
+        buf[s.len] = 0;
+        const char *b = buf;
+        if (!strncasecmp(b, "SQL_TSI_", 8))
+            b += 8;
+        size_t l = strlen(b);
+        for (int u = 0; u < U_COUNT; u++) {
+            size_t ul = strlen(unit_names[u]);
+            if ((l == ul || (l == ul + 1 && (b[ul] == 'S' || b[ul] == 's'))) && !strncasecmp(unit_names[u], b, ul))
+                return u;
+        }
+    }
+    return -1;
+}
+
+static const int64_t unit_ms[] = {1, 1000, 60000, 3600000, 86400000, 7 * 86400000LL};
+
+static bool leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+/* Day of week 1 = Monday .. 7 = Sunday for epoch day d. */
+static int iso_dow(int64_t d) { return (int)(x_floormod(d + 3, 7) + 1); }
+
+static int64_t doy_of(const weir__civil *c)
+{
+    return weir__days_from_civil(c->year, c->month, c->day) - weir__days_from_civil(c->year, 1, 1) + 1;
+}
+
+/* ISO-8601 week number. */
+static int64_t iso_week(const weir__civil *c)
+{
+    int64_t day = weir__days_from_civil(c->year, c->month, c->day);
+    int64_t thursday = day - iso_dow(day) + 4;
+    weir__civil t;
+    weir__civil_from_ms(thursday * 86400000LL, &t);
+    return (thursday - weir__days_from_civil(t.year, 1, 1)) / 7 + 1;
+}
+
+static int64_t extract(int unit, int64_t ms)
+{
+    weir__civil c;
+    weir__civil_from_ms(ms, &c);
+    switch (unit) {
+    case U_YEAR: return c.year;
+    case U_QUARTER: return (c.month - 1) / 3 + 1;
+    case U_MONTH: return c.month;
+    case U_WEEK: return iso_week(&c);
+    case U_DAY: return c.day;
+    case U_HOUR: return c.hour;
+    case U_MINUTE: return c.minute;
+    case U_SECOND: return c.second;
+    case U_MILLISECOND: return c.second * 1000 + c.millis;
+    case U_DOW: return iso_dow(x_floordiv(ms, 86400000)) % 7 + 1; /* 1 = Sunday */
+    case U_ISODOW: return iso_dow(x_floordiv(ms, 86400000));
+    case U_DOY: return doy_of(&c);
+    case U_EPOCH: return x_floordiv(ms, 1000);
+    case U_DECADE: return x_floordiv(c.year, 10);
+    case U_CENTURY: return c.year > 0 ? (c.year + 99) / 100 : -((-c.year + 99) / 100);
+    default: return c.year > 0 ? (c.year + 999) / 1000 : -((-c.year + 999) / 1000);
+    }
+}
+
+static int extract_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    (void)act;
+    const int64_t *ts = a[e->n_args - 1].data;
+    int64_t *o = out->data;
+    bool ltz = e->args[e->n_args - 1]->type.id == WEIR_TYPE_TIMESTAMP_LTZ;
+    int unit = (int)e->p0;
+    for (uint32_t i = 0; i < n; i++)
+        o[i] = extract(unit, ltz ? x_local(cx, ts[i]) : ts[i]);
+    return 0;
+}
+
+static int want_time(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, uint32_t k, weir_error *err)
+{
+    weir_type_id id = args[k]->type.id;
+    if (id == WEIR_TYPE_NULL || (id == WEIR_TYPE_STRING && args[k]->kind == N_LITERAL))
+        return weir__coerce(a, &args[k], tmake(WEIR_TYPE_TIMESTAMP, id == WEIR_TYPE_NULL), err);
+    if (!weir_type_is_time(id) || args[k]->iv)
+        return weir__bad_args(f, args, n, err);
+    return 0;
+}
+
+static int bad_unit(const xfunc *f, const weir_expr *u, weir_error *err)
+{
+    if (u->kind == N_LITERAL && u->type.id == WEIR_TYPE_STRING)
+        return weir_error_set(err, WEIR_EPLAN, "%s does not support the time unit %.*s", f->name,
+                              (int)u->lit.v.s.len, u->lit.v.s.ptr);
+    return weir_error_set(err, WEIR_EPLAN, "%s needs a time unit keyword", f->name);
+}
+
+/* EXTRACT('unit', ts) and YEAR(ts) .. SECOND(ts) (f->param = unit + 1 for the latter). */
+static int bind_extract(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                        weir_error *err)
+{
+    int unit;
+    if (f->param) {
+        if (n != 1)
+            return weir__bad_args(f, args, n, err);
+        unit = (int)f->param - 1;
+    } else {
+        if (n != 2)
+            return weir__bad_args(f, args, n, err);
+        unit = unit_of(args[0]);
+        if (unit < 0)
+            return bad_unit(f, args[0], err);
+    }
+    int rc = want_time(a, f, args, n, n - 1, err);
+    if (rc)
+        return rc;
+    weir_expr *ts = args[n - 1];
+    *out = weir__call_node(a, f, args, n, tmake(WEIR_TYPE_BIGINT, ts->type.nullable), extract_kernel,
+                           F_STRICT | (ts->type.id == WEIR_TYPE_TIMESTAMP_LTZ ? F_SESSION : 0));
+    if (!*out)
+        return nomem_b(err);
+    (*out)->p0 = unit;
+    return 0;
+}
+
+/* ---- FLOOR / CEIL (ts TO unit) ---- */
+
+static int64_t floor_unit(int unit, int64_t ms)
+{
+    if (unit <= U_DAY)
+        return x_floordiv(ms, unit_ms[unit]) * unit_ms[unit];
+    if (unit == U_WEEK) {
+        /* Weeks start on Sunday. */
+        int64_t d = x_floordiv(ms, 86400000);
+        return (d - (iso_dow(d) % 7)) * 86400000;
+    }
+    weir__civil c;
+    weir__civil_from_ms(ms, &c);
+    c.day = 1;
+    c.hour = c.minute = c.second = c.millis = 0;
+    if (unit == U_QUARTER)
+        c.month = (c.month - 1) / 3 * 3 + 1;
+    else if (unit == U_YEAR)
+        c.month = 1;
+    else if (unit != U_MONTH) {
+        int64_t div = unit == U_DECADE ? 10 : unit == U_CENTURY ? 100 : 1000;
+        c.month = 1;
+        c.year = x_floordiv(c.year, div) * div;
+    }
+    return weir__ms_from_civil(&c);
+}
+
+static int64_t add_months(int64_t ms, int64_t months)
+{
+    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    weir__civil c;
+    weir__civil_from_ms(ms, &c);
+    int64_t total = c.year * 12 + (c.month - 1) + months;
+    c.year = x_floordiv(total, 12);
+    c.month = (int)(x_floormod(total, 12) + 1);
+    int md = mdays[c.month - 1] + (c.month == 2 && leap(c.year));
+    if (c.day > md)
+        c.day = md;
+    return weir__ms_from_civil(&c);
+}
+
+static int64_t next_unit(int unit, int64_t fl)
+{
+    switch (unit) {
+    case U_MONTH: return add_months(fl, 1);
+    case U_QUARTER: return add_months(fl, 3);
+    case U_YEAR: return add_months(fl, 12);
+    case U_DECADE: return add_months(fl, 120);
+    case U_CENTURY: return add_months(fl, 1200);
+    case U_MILLENNIUM: return add_months(fl, 12000);
+    default: return fl + unit_ms[unit];
+    }
+}
+
+static int floor_time_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    (void)act;
+    const int64_t *ts = a[0].data;
+    int64_t *o = out->data;
+    bool ltz = e->type.id == WEIR_TYPE_TIMESTAMP_LTZ, ceil_ = e->p1 != 0;
+    int unit = (int)e->p0;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t t = ltz ? x_local(cx, ts[i]) : ts[i];
+        int64_t f = floor_unit(unit, t);
+        if (ceil_ && f != t)
+            f = next_unit(unit, f);
+        o[i] = ltz ? x_utc(cx, f) : f;
+    }
+    return 0;
+}
+
+int weir__bind_floor_time(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                          weir_error *err, bool ceil_);
+int weir__bind_floor_time(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                          weir_error *err, bool ceil_)
+{
+    int unit = unit_of(args[1]);
+    if (unit < 0 || unit == U_DOW || unit == U_DOY || unit == U_EPOCH || unit == U_ISODOW)
+        return unit < 0 && args[1]->type.id != WEIR_TYPE_STRING ? weir__bad_args(f, args, n, err)
+                                                                : bad_unit(f, args[1], err);
+    int rc = want_time(a, f, args, n, 0, err);
+    if (rc)
+        return rc;
+    weir_type t = args[0]->type;
+    *out = weir__call_node(a, f, args, 1, t, floor_time_kernel,
+                           F_STRICT | (t.id == WEIR_TYPE_TIMESTAMP_LTZ ? F_SESSION : 0));
+    if (!*out)
+        return nomem_b(err);
+    (*out)->p0 = unit;
+    (*out)->p1 = ceil_;
+    return 0;
+}
+
+/* ---- TIMESTAMPADD / TIMESTAMPDIFF ---- */
+
+static int tsadd_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    (void)act;
+    const int64_t *k = a[1].data, *ts = a[2].data;
+    int64_t *o = out->data;
+    bool ltz = e->type.id == WEIR_TYPE_TIMESTAMP_LTZ;
+    int unit = (int)e->p0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (unit <= U_WEEK) {
+            o[i] = (int64_t)((uint64_t)ts[i] + (uint64_t)k[i] * (uint64_t)unit_ms[unit]);
+            continue;
+        }
+        int64_t months = k[i] * (unit == U_MONTH ? 1 : unit == U_QUARTER ? 3 : 12);
+        int64_t t = ltz ? x_local(cx, ts[i]) : ts[i];
+        int64_t r = add_months(t, months);
+        o[i] = ltz ? x_utc(cx, r) : r;
+    }
+    return 0;
+}
+
+static int bind_tsadd(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                      weir_error *err)
+{
+    if (n != 3)
+        return weir__bad_args(f, args, n, err);
+    int unit = unit_of(args[0]);
+    if (unit < 0 || unit > U_YEAR)
+        return bad_unit(f, args[0], err);
+    weir_type_id id = args[1]->type.id;
+    if ((id != WEIR_TYPE_INT && id != WEIR_TYPE_BIGINT && id != WEIR_TYPE_NULL) || args[1]->iv)
+        return weir__bad_args(f, args, n, err);
+    int rc = weir__coerce(a, &args[1], tmake(WEIR_TYPE_BIGINT, args[1]->type.nullable || id == WEIR_TYPE_NULL), err);
+    if (!rc)
+        rc = want_time(a, f, args, n, 2, err);
+    if (rc)
+        return rc;
+    weir_type t = args[2]->type;
+    t.nullable = weir__any_nullable(args + 1, 2);
+    *out = weir__call_node(a, f, args, 3, t, tsadd_kernel,
+                           F_STRICT | (t.id == WEIR_TYPE_TIMESTAMP_LTZ && unit > U_WEEK ? F_SESSION : 0));
+    if (!*out)
+        return nomem_b(err);
+    (*out)->p0 = unit;
+    return 0;
+}
+
+static int tsdiff_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    (void)act, (void)cx;
+    const int64_t *t1 = a[1].data, *t2 = a[2].data;
+    int32_t *o = out->data;
+    int unit = (int)e->p0;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t r;
+        if (unit <= U_WEEK) {
+            r = (t2[i] - t1[i]) / unit_ms[unit];
+        } else {
+            weir__civil c1, c2;
+            weir__civil_from_ms(t1[i], &c1);
+            weir__civil_from_ms(t2[i], &c2);
+            int64_t m = (c2.year * 12 + c2.month) - (c1.year * 12 + c1.month);
+            int64_t r1 = t1[i] - add_months(floor_unit(U_MONTH, t1[i]), 0);
+            int64_t r2 = t2[i] - add_months(floor_unit(U_MONTH, t2[i]), 0);
+            if (m > 0 && r2 < r1)
+                m--;
+            else if (m < 0 && r2 > r1)
+                m++;
+            r = m / (unit == U_MONTH ? 1 : unit == U_QUARTER ? 3 : 12);
+        }
+        o[i] = (int32_t)r;
+    }
+    return 0;
+}
+
+static int bind_tsdiff(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                       weir_error *err)
+{
+    if (n != 3)
+        return weir__bad_args(f, args, n, err);
+    int unit = unit_of(args[0]);
+    if (unit < 0 || unit > U_YEAR)
+        return bad_unit(f, args[0], err);
+    int rc = want_time(a, f, args, n, 1, err);
+    if (!rc)
+        rc = want_time(a, f, args, n, 2, err);
+    if (rc)
+        return rc;
+    if (args[1]->type.id != args[2]->type.id) {
+        weir_type t = tmake(WEIR_TYPE_TIMESTAMP_LTZ, false);
+        for (int k = 1; k <= 2; k++) {
+            t.nullable = args[k]->type.nullable;
+            if (weir__coerce(a, &args[k], t, err))
+                return err->code;
+        }
+    }
+    *out = weir__call_node(a, f, args, 3, tmake(WEIR_TYPE_INT, weir__any_nullable(args + 1, 2)), tsdiff_kernel,
+                           F_STRICT | (args[1]->type.id == WEIR_TYPE_TIMESTAMP_LTZ && unit > U_WEEK ? F_SESSION : 0));
+    if (!*out)
+        return nomem_b(err);
+    (*out)->p0 = unit;
+    return 0;
+}
+
+/* ---- date patterns ---- */
+
+typedef struct ftok {
+    char letter; /* 0 = literal text */
+    uint8_t count;
+    uint16_t lit_off, lit_len;
+} ftok;
+
+typedef struct dfmt {
+    uint32_t n;
+    ftok tok[64];
+    char lit[256];
+} dfmt;
+
+static const char *months_long[] = {"January", "February", "March",     "April",   "May",      "June",
+                                    "July",    "August",   "September", "October", "November", "December"};
+static const char *days_long[] = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"};
+
+/* Compiles a Java date pattern. Returns 0 or -1 with msg. */
+static int compile_fmt(xstr p, dfmt *f, char *msg, size_t cap)
+{
+    memset(f, 0, sizeof *f);
+    uint32_t lo = 0;
+    for (uint32_t i = 0; i < p.len;) {
+        if (f->n >= 64) {
+            snprintf(msg, cap, "date pattern too long");
+            return -1;
+        }
+        char c = p.ptr[i];
+        ftok *t = &f->tok[f->n];
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+            if (!strchr("yMdHhkKmsSEaDuZXzw", c)) {
+                snprintf(msg, cap, "unsupported date pattern letter '%c'", c);
+                return -1;
+            }
+            uint32_t j = i;
+            while (j < p.len && p.ptr[j] == c)
+                j++;
+            t->letter = c;
+            t->count = (uint8_t)(j - i > 9 ? 9 : j - i);
+            f->n++;
+            i = j;
+            continue;
+        }
+        /* Literal text: quoted or a run of other characters. */
+        t->letter = 0;
+        t->lit_off = (uint16_t)lo;
+        if (c == '\'') {
+            i++;
+            if (i < p.len && p.ptr[i] == '\'') {
+                if (lo >= sizeof f->lit)
+                    goto toolong;
+                f->lit[lo++] = '\'';
+                i++;
+            } else {
+                while (i < p.len) {
+                    if (p.ptr[i] == '\'') {
+                        if (i + 1 < p.len && p.ptr[i + 1] == '\'') {
+                            if (lo >= sizeof f->lit)
+                                goto toolong;
+                            f->lit[lo++] = '\'';
+                            i += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    if (lo >= sizeof f->lit)
+                        goto toolong;
+                    f->lit[lo++] = p.ptr[i++];
+                }
+                if (i >= p.len) {
+                    snprintf(msg, cap, "unterminated quote in date pattern");
+                    return -1;
+                }
+                i++;
+            }
+        } else {
+            if (lo >= sizeof f->lit)
+                goto toolong;
+            f->lit[lo++] = c;
+            i++;
+        }
+        t->lit_len = (uint16_t)(lo - t->lit_off);
+        f->n++;
+    }
+    return 0;
+toolong:
+    snprintf(msg, cap, "date pattern too long");
+    return -1;
+}
+
+static size_t put_num(char *o, int64_t v, int width)
+{
+    char tmp[24];
+    bool neg = v < 0;
+    uint64_t m = neg ? 0 - (uint64_t)v : (uint64_t)v;
+    int k = 0;
+    do {
+        tmp[k++] = (char)('0' + m % 10);
+        m /= 10;
+    } while (m);
+    while (k < width)
+        tmp[k++] = '0';
+    size_t n = 0;
+    if (neg)
+        o[n++] = '-';
+    while (k)
+        o[n++] = tmp[--k];
+    return n;
+}
+
+/* Formats local wall time `ms` (offset_ms = its zone offset, for Z/X) into o (>= 256 bytes). */
+static size_t format_ts(const dfmt *f, int64_t ms, int64_t offset_ms, char *o)
+{
+    weir__civil c;
+    weir__civil_from_ms(ms, &c);
+    size_t n = 0;
+    for (uint32_t k = 0; k < f->n && n < 200; k++) {
+        const ftok *t = &f->tok[k];
+        int cnt = t->count;
+        switch (t->letter) {
+        case 0: memcpy(o + n, f->lit + t->lit_off, t->lit_len); n += t->lit_len; break;
+        case 'y':
+            if (cnt == 2)
+                n += put_num(o + n, x_floormod(c.year, 100), 2);
+            else
+                n += put_num(o + n, c.year, cnt);
+            break;
+        case 'M':
+            if (cnt >= 3) {
+                const char *nm = months_long[c.month - 1];
+                size_t l = cnt == 3 ? 3 : strlen(nm);
+                memcpy(o + n, nm, l);
+                n += l;
+            } else {
+                n += put_num(o + n, c.month, cnt);
+            }
+            break;
+        case 'd': n += put_num(o + n, c.day, cnt); break;
+        case 'H': n += put_num(o + n, c.hour, cnt); break;
+        case 'k': n += put_num(o + n, c.hour ? c.hour : 24, cnt); break;
+        case 'K': n += put_num(o + n, c.hour % 12, cnt); break;
+        case 'h': n += put_num(o + n, c.hour % 12 ? c.hour % 12 : 12, cnt); break;
+        case 'm': n += put_num(o + n, c.minute, cnt); break;
+        case 's': n += put_num(o + n, c.second, cnt); break;
+        case 'S': {
+            /* Fraction of a second with cnt digits (milliseconds padded with zeros). */
+            char fr[10];
+            put_num(fr, c.millis, 3);
+            for (int j = 0; j < cnt; j++)
+                o[n++] = j < 3 ? fr[j] : '0';
+            break;
+        }
+        case 'E': {
+            const char *nm = days_long[iso_dow(x_floordiv(ms, 86400000)) - 1];
+            size_t l = cnt <= 3 ? 3 : strlen(nm);
+            memcpy(o + n, nm, l);
+            n += l;
+            break;
+        }
+        case 'u': n += put_num(o + n, iso_dow(x_floordiv(ms, 86400000)), cnt); break;
+        case 'a': memcpy(o + n, c.hour < 12 ? "AM" : "PM", 2); n += 2; break;
+        case 'D': n += put_num(o + n, doy_of(&c), cnt); break;
+        case 'w': n += put_num(o + n, iso_week(&c), cnt); break;
+        default: {
+            /* Z: +0800, X/XXX: Z or +08:00 / +08, z: UTC or GMT+08:00 */
+            int64_t off = offset_ms / 60000;
+            if (t->letter == 'X' && off == 0) {
+                o[n++] = 'Z';
+                break;
+            }
+            if (t->letter == 'z') {
+                if (off == 0) {
+                    memcpy(o + n, "UTC", 3);
+                    n += 3;
+                    break;
+                }
+                memcpy(o + n, "GMT", 3);
+                n += 3;
+            }
+            o[n++] = off < 0 ? '-' : '+';
+            if (off < 0)
+                off = -off;
+            n += put_num(o + n, off / 60, 2);
+            if (t->letter == 'X' && cnt == 1)
+                break;
+            if ((t->letter == 'X' && cnt >= 3) || t->letter == 'z')
+                o[n++] = ':';
+            n += put_num(o + n, off % 60, 2);
+        }
+        }
+    }
+    return n;
+}
+
+/* Parses text with a compiled pattern into a wall time; *offset_ms set if the text names an offset. */
+static int parse_ts(const dfmt *f, xstr s, int64_t *out_ms, bool *has_off, int64_t *offset_ms)
+{
+    weir__civil c = {1970, 1, 1, 0, 0, 0, 0};
+    int pm = -1, h12 = -1;
+    uint32_t i = 0;
+    *has_off = false;
+    for (uint32_t k = 0; k < f->n; k++) {
+        const ftok *t = &f->tok[k];
+        if (t->letter == 0) {
+            if (i + t->lit_len > s.len || memcmp(s.ptr + i, f->lit + t->lit_off, t->lit_len))
+                return -1;
+            i += t->lit_len;
+            continue;
+        }
+        /* A numeric field next to another numeric field takes exactly its width. */
+        bool adjacent = k + 1 < f->n && f->tok[k + 1].letter && strchr("yMdHhkKmsSD", f->tok[k + 1].letter);
+        if (t->letter == 'M' && t->count >= 3) {
+            int found = -1;
+            for (int m = 0; m < 12 && found < 0; m++) {
+                size_t l = t->count == 3 ? 3 : strlen(months_long[m]);
+                if (i + l <= s.len && !strncasecmp(s.ptr + i, months_long[m], l))
+                    found = m, i += (uint32_t)l;
+            }
+            if (found < 0)
+                return -1;
+            c.month = found + 1;
+            continue;
+        }
+        if (t->letter == 'E') {
+            int found = -1;
+            for (int d = 0; d < 7 && found < 0; d++) {
+                size_t l = t->count <= 3 ? 3 : strlen(days_long[d]);
+                if (i + l <= s.len && !strncasecmp(s.ptr + i, days_long[d], l))
+                    found = d, i += (uint32_t)l;
+            }
+            if (found < 0)
+                return -1;
+            continue;
+        }
+        if (t->letter == 'a') {
+            if (i + 2 > s.len)
+                return -1;
+            if (!strncasecmp(s.ptr + i, "AM", 2))
+                pm = 0;
+            else if (!strncasecmp(s.ptr + i, "PM", 2))
+                pm = 1;
+            else
+                return -1;
+            i += 2;
+            continue;
+        }
+        if (t->letter == 'Z' || t->letter == 'X' || t->letter == 'z') {
+            if (i < s.len && s.ptr[i] == 'Z') {
+                i++;
+                *has_off = true;
+                *offset_ms = 0;
+                continue;
+            }
+            if (t->letter == 'z' && i + 3 <= s.len && (!strncasecmp(s.ptr + i, "UTC", 3) || !strncasecmp(s.ptr + i, "GMT", 3))) {
+                i += 3;
+                *has_off = true;
+                *offset_ms = 0;
+                if (i >= s.len || (s.ptr[i] != '+' && s.ptr[i] != '-'))
+                    continue;
+            }
+            if (i >= s.len || (s.ptr[i] != '+' && s.ptr[i] != '-'))
+                return -1;
+            int sign = s.ptr[i++] == '-' ? -1 : 1, hh = 0, mm = 0, nd = 0;
+            while (i < s.len && nd < 2 && s.ptr[i] >= '0' && s.ptr[i] <= '9')
+                hh = hh * 10 + (s.ptr[i++] - '0'), nd++;
+            if (nd != 2)
+                return -1;
+            if (i < s.len && s.ptr[i] == ':')
+                i++;
+            nd = 0;
+            while (i < s.len && nd < 2 && s.ptr[i] >= '0' && s.ptr[i] <= '9')
+                mm = mm * 10 + (s.ptr[i++] - '0'), nd++;
+            *has_off = true;
+            *offset_ms = sign * (hh * 3600000LL + mm * 60000LL);
+            continue;
+        }
+        int maxw = adjacent ? t->count : (t->letter == 'y' ? 9 : t->letter == 'S' ? 9 : 4);
+        if (t->letter == 'y' && t->count == 2 && adjacent)
+            maxw = 2;
+        int64_t v = 0;
+        int nd = 0;
+        bool neg = false;
+        if (t->letter == 'y' && i < s.len && s.ptr[i] == '-' && !adjacent)
+            neg = true, i++;
+        while (i < s.len && nd < maxw && s.ptr[i] >= '0' && s.ptr[i] <= '9')
+            v = v * 10 + (s.ptr[i++] - '0'), nd++;
+        if (nd == 0)
+            return -1;
+        switch (t->letter) {
+        case 'y':
+            c.year = neg ? -v : v;
+            if (t->count == 2 && nd <= 2)
+                c.year = 2000 + v; /* two-digit years: 2000-2099 */
+            break;
+        case 'M': c.month = (int)v; break;
+        case 'd': c.day = (int)v; break;
+        case 'H': c.hour = (int)v; break;
+        case 'k': c.hour = (int)(v == 24 ? 0 : v); break;
+        case 'K':
+        case 'h': h12 = (int)v; break;
+        case 'm': c.minute = (int)v; break;
+        case 's': c.second = (int)v; break;
+        case 'S': {
+            int64_t ms = v;
+            for (int j = nd; j < 3; j++)
+                ms *= 10;
+            for (int j = 3; j < nd; j++)
+                ms /= 10;
+            c.millis = (int)ms;
+            break;
+        }
+        case 'D': c.month = 1, c.day = (int)v; break;
+        default: break;
+        }
+    }
+    while (i < s.len && (unsigned char)s.ptr[i] <= ' ')
+        i++;
+    if (i != s.len)
+        return -1;
+    if (h12 >= 0)
+        c.hour = (h12 % 12) + (pm == 1 ? 12 : 0);
+    else if (pm == 1 && c.hour < 12)
+        c.hour += 12;
+    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (c.month < 1 || c.month > 12 || c.hour > 23 || c.minute > 59 || c.second > 59 || c.day < 1 ||
+        (c.day > mdays[c.month - 1] + (c.month == 2 && leap(c.year)) && !(f->n && c.day <= 366 && c.month == 1)))
+        return -1;
+    *out_ms = weir__ms_from_civil(&c);
+    return 0;
+}
+
+/* A format argument: compiled at bind time when literal, else per row (cached while unchanged). */
+typedef struct fmtcache {
+    dfmt f;
+    xstr text;
+    bool valid, bad;
+} fmtcache;
+
+static const dfmt *row_fmt(const weir_expr *e, const xvec *fv, uint32_t i, fmtcache *c)
+{
+    if (e->aux)
+        return e->aux;
+    if (!fv)
+        return NULL;
+    xstr p = ((const xstr *)fv->data)[i];
+    if (c->valid && c->text.len == p.len && !memcmp(c->text.ptr, p.ptr, p.len))
+        return c->bad ? NULL : &c->f;
+    char msg[100];
+    c->valid = true;
+    c->text = p;
+    c->bad = compile_fmt(p, &c->f, msg, sizeof msg) != 0;
+    return c->bad ? NULL : &c->f;
+}
+
+static int set_fmt(weir_expr_arena *a, const xfunc *f, weir_expr *e, const weir_expr *fmt_arg, const char *dflt,
+                   weir_error *err)
+{
+    xstr p;
+    if (fmt_arg) {
+        if (fmt_arg->kind != N_LITERAL || fmt_arg->lit.is_null)
+            return 0;
+        p = fmt_arg->lit.v.s;
+    } else {
+        p = (xstr){dflt, (uint32_t)strlen(dflt)};
+    }
+    dfmt *df = weir__arena_alloc(a, sizeof *df);
+    if (!df)
+        return nomem_b(err);
+    char msg[100];
+    if (compile_fmt(p, df, msg, sizeof msg))
+        return weir_error_set(err, WEIR_EPLAN, "invalid date pattern '%.*s' in %s: %s", (int)p.len, p.ptr, f->name, msg);
+    e->aux = df;
+    return 0;
+}
+
+/* ---- TO_TIMESTAMP, UNIX_TIMESTAMP ---- */
+
+/* p0: 0 TO_TIMESTAMP (TIMESTAMP, NULL on failure), 1 UNIX_TIMESTAMP (seconds in the session zone). */
+static int parse_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    fmtcache c = {0};
+    int64_t *o = out->data;
+    bool unix_ = e->p0 != 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!x_live(out, act, i))
+            continue;
+        xstr s = ((const xstr *)a[0].data)[i];
+        int64_t ms, off = 0;
+        bool has_off = false;
+        int rc;
+        if (e->n_args == 1 && !unix_) {
+            rc = weir__parse_ts_text(s.ptr, s.len, &ms);
+        } else {
+            const dfmt *f = row_fmt(e, e->n_args > 1 ? &a[1] : NULL, i, &c);
+            rc = f ? parse_ts(f, s, &ms, &has_off, &off) : -1;
+            /* Like Flink, fall back to the default text form ('1999-9-10 05:20:10'). */
+            if (rc && !unix_)
+                rc = weir__parse_ts_text(s.ptr, s.len, &ms);
+        }
+        if (rc) {
+            if (unix_)
+                o[i] = INT64_MIN; /* Flink's UNIX_TIMESTAMP returns Long.MIN_VALUE on bad input */
+            else
+                x_setnull(cx, out, i);
+            continue;
+        }
+        if (unix_) {
+            int64_t utc = has_off ? ms - off : x_utc(cx, ms);
+            o[i] = x_floordiv(utc, 1000);
+        } else {
+            if (has_off)
+                ms = x_local(cx, ms - off);
+            if (ms < MS_MIN || ms > MS_MAX)
+                x_setnull(cx, out, i);
+            else
+                o[i] = ms;
+        }
+    }
+    return 0;
+}
+
+static int need_str_args(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, uint32_t from,
+                         weir_error *err)
+{
+    for (uint32_t k = from; k < n; k++) {
+        weir_type_id id = args[k]->type.id;
+        if (id == WEIR_TYPE_NULL) {
+            if (weir__coerce(a, &args[k], tmake(WEIR_TYPE_STRING, true), err))
+                return err->code;
+        } else if (id != WEIR_TYPE_STRING) {
+            return weir__bad_args(f, args, n, err);
+        }
+    }
+    return 0;
+}
+
+static int unix_now_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    (void)e, (void)a, (void)act;
+    int64_t s = x_floordiv(weir__x_now(cx), 1000);
+    for (uint32_t i = 0; i < n; i++)
+        ((int64_t *)out->data)[i] = s;
+    return 0;
+}
+
+static int bind_parse(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                      weir_error *err)
+{
+    bool unix_ = f->param != 0;
+    if (unix_ && n == 0) {
+        *out = weir__call_node(a, f, args, 0, tmake(WEIR_TYPE_BIGINT, false), unix_now_kernel, F_SESSION);
+        return *out ? 0 : nomem_b(err);
+    }
+    if (n < 1 || n > 2)
+        return weir__bad_args(f, args, n, err);
+    int rc = need_str_args(a, f, args, n, 0, err);
+    if (rc)
+        return rc;
+    weir_type t = unix_ ? tmake(WEIR_TYPE_BIGINT, weir__any_nullable(args, n)) : tmake(WEIR_TYPE_TIMESTAMP, true);
+    *out = weir__call_node(a, f, args, n, t, parse_kernel, F_STRICT | F_MAYNULL | (unix_ ? F_SESSION : 0));
+    if (!*out)
+        return nomem_b(err);
+    (*out)->p0 = unix_;
+    if (n == 2 || unix_)
+        return set_fmt(a, f, *out, n == 2 ? args[1] : NULL, "yyyy-MM-dd HH:mm:ss", err);
+    return 0;
+}
+
+/* ---- TO_TIMESTAMP_LTZ ---- */
+
+static int to_ltz_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    (void)act;
+    int64_t *o = out->data;
+    bool sec = e->p0 == 0;
+    weir_type_id id = a[0].type.id;
+    for (uint32_t i = 0; i < n; i++) {
+        if (out->nulls && out->nulls[i])
+            continue;
+        int64_t ms;
+        bool ok = true;
+        if (id == WEIR_TYPE_DOUBLE) {
+            double d = ((const double *)a[0].data)[i] * (sec ? 1000.0 : 1.0);
+            ok = d >= (double)MS_MIN && d <= (double)MS_MAX;
+            ms = ok ? (int64_t)d : 0;
+        } else {
+            int64_t v = id == WEIR_TYPE_INT ? ((const int32_t *)a[0].data)[i] : ((const int64_t *)a[0].data)[i];
+            if (id == WEIR_TYPE_DECIMAL)
+                v /= weir__pow10[a[0].type.scale]; /* truncates toward zero, as Flink's RoundingMode.DOWN */
+            ok = !sec || (v >= MS_MIN / 1000 && v <= MS_MAX / 1000);
+            ms = ok ? (sec ? v * 1000 : v) : 0;
+            ok = ok && ms >= MS_MIN && ms <= MS_MAX;
+        }
+        if (ok)
+            o[i] = ms;
+        else
+            x_setnull(cx, out, i);
+    }
+    return 0;
+}
+
+static int bind_to_ltz(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                       weir_error *err)
+{
+    if (n < 1 || n > 2)
+        return weir__bad_args(f, args, n, err);
+    weir_type_id id = args[0]->type.id;
+    if (id == WEIR_TYPE_NULL) {
+        if (weir__coerce(a, &args[0], tmake(WEIR_TYPE_BIGINT, true), err))
+            return err->code;
+    } else if (!weir_type_is_numeric(id) || args[0]->iv) {
+        return weir__bad_args(f, args, n, err);
+    }
+    int prec = 3;
+    if (n == 2) {
+        if (args[1]->kind != N_LITERAL || (args[1]->type.id != WEIR_TYPE_INT && args[1]->type.id != WEIR_TYPE_BIGINT))
+            return weir__bad_args(f, args, n, err);
+        prec = args[1]->type.id == WEIR_TYPE_INT ? args[1]->lit.v.i32 : (int)args[1]->lit.v.i64;
+        if (prec != 0 && prec != 3)
+            return weir_error_set(err, WEIR_EPLAN,
+                                  "The precision value '%d' for function TO_TIMESTAMP_LTZ(numeric, precision) is "
+                                  "unsupported, the supported value is '0' for second or '3' for millisecond.",
+                                  prec);
+    }
+    *out = weir__call_node(a, f, args, 1, tmake(WEIR_TYPE_TIMESTAMP_LTZ, true), to_ltz_kernel, F_STRICT | F_MAYNULL);
+    if (!*out)
+        return nomem_b(err);
+    (*out)->p0 = prec;
+    return 0;
+}
+
+/* ---- DATE_FORMAT, FROM_UNIXTIME ---- */
+
+/* p0: 0 DATE_FORMAT(ts|string, fmt), 1 FROM_UNIXTIME(seconds [, fmt]). */
+static int format_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    fmtcache c = {0};
+    weir_type_id id = a[0].type.id;
+    bool from_unix = e->p0 != 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!x_live(out, act, i))
+            continue;
+        const dfmt *f = row_fmt(e, e->n_args > 1 ? &a[1] : NULL, i, &c);
+        if (!f) {
+            x_setnull(cx, out, i);
+            continue;
+        }
+        int64_t local, utc = 0;
+        bool zoned = true;
+        if (from_unix) {
+            int64_t s = id == WEIR_TYPE_INT ? ((const int32_t *)a[0].data)[i] : ((const int64_t *)a[0].data)[i];
+            utc = s * 1000;
+            local = x_local(cx, utc);
+        } else if (id == WEIR_TYPE_STRING) {
+            xstr s = ((const xstr *)a[0].data)[i];
+            if (weir__parse_ts_text(s.ptr, s.len, &local)) {
+                x_setnull(cx, out, i);
+                continue;
+            }
+            utc = x_utc(cx, local);
+        } else if (id == WEIR_TYPE_TIMESTAMP_LTZ) {
+            utc = ((const int64_t *)a[0].data)[i];
+            local = x_local(cx, utc);
+        } else {
+            local = ((const int64_t *)a[0].data)[i];
+            zoned = false;
+        }
+        char buf[256];
+        size_t len = format_ts(f, local, zoned ? local - utc : 0, buf);
+        char *p = x_str(cx, len);
+        if (!p)
+            return oom(cx);
+        memcpy(p, buf, len);
+        ((xstr *)out->data)[i] = (xstr){p, (uint32_t)len};
+    }
+    return 0;
+}
+
+static int bind_format(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                       weir_error *err)
+{
+    bool from_unix = f->param != 0;
+    if (n < (from_unix ? 1u : 2u) || n > 2)
+        return weir__bad_args(f, args, n, err);
+    weir_type_id id = args[0]->type.id;
+    bool session = false;
+    if (from_unix) {
+        if (id == WEIR_TYPE_NULL) {
+            if (weir__coerce(a, &args[0], tmake(WEIR_TYPE_BIGINT, true), err))
+                return err->code;
+        } else if ((id != WEIR_TYPE_INT && id != WEIR_TYPE_BIGINT) || args[0]->iv) {
+            return weir__bad_args(f, args, n, err);
+        }
+        session = true;
+    } else {
+        if (id == WEIR_TYPE_NULL) {
+            if (weir__coerce(a, &args[0], tmake(WEIR_TYPE_TIMESTAMP, true), err))
+                return err->code;
+        } else if ((!weir_type_is_time(id) && id != WEIR_TYPE_STRING) || args[0]->iv) {
+            return weir__bad_args(f, args, n, err);
+        }
+        session = id != WEIR_TYPE_TIMESTAMP;
+    }
+    int rc = need_str_args(a, f, args, n, 1, err);
+    if (rc)
+        return rc;
+    *out = weir__call_node(a, f, args, n, tmake(WEIR_TYPE_STRING, true), format_kernel,
+                           F_STRICT | F_MAYNULL | (session ? F_SESSION : 0));
+    if (!*out)
+        return nomem_b(err);
+    (*out)->p0 = from_unix;
+    return set_fmt(a, f, *out, n == 2 ? args[1] : NULL, "yyyy-MM-dd HH:mm:ss", err);
+}
+
+/* ---- CURRENT_TIMESTAMP & co, CURRENT_WATERMARK ---- */
+
+/* p0: 0 instant (TIMESTAMP_LTZ), 1 local wall time (TIMESTAMP). */
+static int now_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    (void)a, (void)act;
+    int64_t now = weir__x_now(cx);
+    if (e->p0)
+        now = x_local(cx, now);
+    for (uint32_t i = 0; i < n; i++)
+        ((int64_t *)out->data)[i] = now;
+    return 0;
+}
+
+static int bind_now(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out, weir_error *err)
+{
+    if (n != 0)
+        return weir__bad_args(f, args, n, err);
+    *out = weir__call_node(a, f, args, 0, tmake(f->param ? WEIR_TYPE_TIMESTAMP : WEIR_TYPE_TIMESTAMP_LTZ, false),
+                           now_kernel, F_SESSION);
+    if (!*out)
+        return nomem_b(err);
+    (*out)->p0 = f->param;
+    return 0;
+}
+
+static int watermark_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    (void)e, (void)a, (void)act;
+    weir_ts w = cx->env->watermark;
+    for (uint32_t i = 0; i < n; i++)
+        ((int64_t *)out->data)[i] = w;
+    if (w == WEIR_TS_MIN) {
+        uint8_t *nl = x_nulls(cx, out);
+        if (!nl)
+            return oom(cx);
+        memset(nl, 1, n);
+    }
+    return 0;
+}
+
+static int bind_watermark(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                          weir_error *err)
+{
+    if (n != 1 || !weir_type_is_time(args[0]->type.id) || args[0]->iv)
+        return weir__bad_args(f, args, n, err);
+    weir_type t = args[0]->type;
+    t.nullable = true;
+    /* The argument only names the rowtime column (and gives the type); it is not evaluated per row. */
+    *out = weir__call_node(a, f, args, 0, t, watermark_kernel, F_SESSION | F_MAYNULL);
+    return *out ? 0 : nomem_b(err);
+}
+
+const xfunc weir__funcs_time[] = {
+    {"EXTRACT", "EXTRACT(unit FROM timestamp)", bind_extract, 0},
+    {"YEAR", "YEAR(timestamp)", bind_extract, U_YEAR + 1},
+    {"QUARTER", "QUARTER(timestamp)", bind_extract, U_QUARTER + 1},
+    {"MONTH", "MONTH(timestamp)", bind_extract, U_MONTH + 1},
+    {"WEEK", "WEEK(timestamp)", bind_extract, U_WEEK + 1},
+    {"DAYOFYEAR", "DAYOFYEAR(timestamp)", bind_extract, U_DOY + 1},
+    {"DAYOFMONTH", "DAYOFMONTH(timestamp)", bind_extract, U_DAY + 1},
+    {"DAYOFWEEK", "DAYOFWEEK(timestamp)", bind_extract, U_DOW + 1},
+    {"HOUR", "HOUR(timestamp)", bind_extract, U_HOUR + 1},
+    {"MINUTE", "MINUTE(timestamp)", bind_extract, U_MINUTE + 1},
+    {"SECOND", "SECOND(timestamp)", bind_extract, U_SECOND + 1},
+    {"TIMESTAMPADD", "TIMESTAMPADD(unit, INT, timestamp)", bind_tsadd, 0},
+    {"TIMESTAMPDIFF", "TIMESTAMPDIFF(unit, timestamp, timestamp)", bind_tsdiff, 0},
+    {"TO_TIMESTAMP", "TO_TIMESTAMP(STRING [, STRING format])", bind_parse, 0},
+    {"UNIX_TIMESTAMP", "UNIX_TIMESTAMP([STRING [, STRING format]])", bind_parse, 1},
+    {"TO_TIMESTAMP_LTZ", "TO_TIMESTAMP_LTZ(numeric, 0|3)", bind_to_ltz, 0},
+    {"DATE_FORMAT", "DATE_FORMAT(timestamp, STRING format)", bind_format, 0},
+    {"FROM_UNIXTIME", "FROM_UNIXTIME(BIGINT [, STRING format])", bind_format, 1},
+    {"CURRENT_TIMESTAMP", "CURRENT_TIMESTAMP", bind_now, 0},
+    {"NOW", "NOW()", bind_now, 0},
+    {"PROCTIME", "PROCTIME()", bind_now, 0},
+    {"CURRENT_ROW_TIMESTAMP", "CURRENT_ROW_TIMESTAMP()", bind_now, 0},
+    {"LOCALTIMESTAMP", "LOCALTIMESTAMP", bind_now, 1},
+    {"CURRENT_WATERMARK", "CURRENT_WATERMARK(rowtime)", bind_watermark, 0},
+    {NULL, NULL, NULL, 0},
+};

@@ -1,0 +1,180 @@
+/*
+ * expr/types.c - typing rules: implicit casts, common types, DECIMAL
+ * precision/scale derivation.
+ *
+ * DECIMAL rules follow Flink (LogicalTypeMerging), with weir's maximum
+ * precision of 18 in place of Flink's 38: when a derived precision exceeds
+ * 18, the integral digits are kept and the scale is reduced, but never below
+ * min(scale, 6). INT counts as DECIMAL(10, 0) and BIGINT as DECIMAL(19, 0),
+ * as in Flink.
+ */
+#include <stdio.h>
+
+#include "expr/expr_internal.h"
+
+const int64_t weir__pow10[19] = {1LL,
+                                 10LL,
+                                 100LL,
+                                 1000LL,
+                                 10000LL,
+                                 100000LL,
+                                 1000000LL,
+                                 10000000LL,
+                                 100000000LL,
+                                 1000000000LL,
+                                 10000000000LL,
+                                 100000000000LL,
+                                 1000000000000LL,
+                                 10000000000000LL,
+                                 100000000000000LL,
+                                 1000000000000000LL,
+                                 10000000000000000LL,
+                                 100000000000000000LL,
+                                 1000000000000000000LL};
+
+#define MAXP 18
+
+bool weir__is_exact(weir_type_id id)
+{
+    return id == WEIR_TYPE_INT || id == WEIR_TYPE_BIGINT || id == WEIR_TYPE_DECIMAL;
+}
+
+void weir__dec_ps(weir_type t, int *p, int *s)
+{
+    switch (t.id) {
+    case WEIR_TYPE_INT: *p = 10, *s = 0; break;
+    case WEIR_TYPE_BIGINT: *p = 19, *s = 0; break;
+    default: *p = t.precision, *s = t.scale;
+    }
+}
+
+weir_type weir__dec_adjust(int p, int s, bool nullable)
+{
+    if (s > MAXP)
+        s = MAXP;
+    if (p <= MAXP) {
+        if (p < 1)
+            p = 1;
+        if (s > p)
+            p = s;
+        return weir_type_decimal((uint8_t)p, (uint8_t)s, nullable);
+    }
+    int digits = p - s;
+    int min_scale = s < 6 ? s : 6;
+    int adj = MAXP - digits > min_scale ? MAXP - digits : min_scale;
+    return weir_type_decimal(MAXP, (uint8_t)adj, nullable);
+}
+
+bool weir__type_eq(weir_type a, weir_type b)
+{
+    if (a.id != b.id)
+        return false;
+    if (a.id == WEIR_TYPE_DECIMAL)
+        return a.precision == b.precision && a.scale == b.scale;
+    return true;
+}
+
+static int num_rank(weir_type_id id)
+{
+    switch (id) {
+    case WEIR_TYPE_INT: return 1;
+    case WEIR_TYPE_BIGINT: return 2;
+    case WEIR_TYPE_DECIMAL: return 3;
+    case WEIR_TYPE_DOUBLE: return 4;
+    default: return 0;
+    }
+}
+
+bool weir__implicit_ok(const weir_expr *from, weir_type to)
+{
+    weir_type f = from->type;
+    if (f.id == WEIR_TYPE_NULL)
+        return true;
+    if (from->iv != WEIR_INTERVAL_NONE)
+        return false;
+    if (f.id == to.id)
+        return true;
+    int rf = num_rank(f.id), rt = num_rank(to.id);
+    if (rf && rt)
+        return rf < rt;
+    if (weir_type_is_time(f.id) && weir_type_is_time(to.id))
+        return true;
+    /* A string literal where a timestamp is expected: parsed at plan time. */
+    if (f.id == WEIR_TYPE_STRING && from->kind == N_LITERAL && weir_type_is_time(to.id))
+        return true;
+    return false;
+}
+
+bool weir__common_type(const weir_expr *a, const weir_expr *b, weir_type *out)
+{
+    weir_type ta = a->type, tb = b->type;
+    bool nullable = ta.nullable || tb.nullable;
+    if (a->iv != b->iv && ta.id != WEIR_TYPE_NULL && tb.id != WEIR_TYPE_NULL)
+        return false;
+    if (ta.id == WEIR_TYPE_NULL) {
+        *out = tb;
+        out->nullable = true;
+        return true;
+    }
+    if (tb.id == WEIR_TYPE_NULL) {
+        *out = ta;
+        out->nullable = true;
+        return true;
+    }
+    if (ta.id == tb.id && ta.id != WEIR_TYPE_DECIMAL) {
+        *out = ta;
+        out->nullable = nullable;
+        return true;
+    }
+    int ra = num_rank(ta.id), rb = num_rank(tb.id);
+    if (ra && rb) {
+        if (ra == 4 || rb == 4) {
+            *out = tmake(WEIR_TYPE_DOUBLE, nullable);
+        } else if (ra == 3 || rb == 3) {
+            int p1, s1, p2, s2;
+            weir__dec_ps(ta, &p1, &s1);
+            weir__dec_ps(tb, &p2, &s2);
+            int d = p1 - s1 > p2 - s2 ? p1 - s1 : p2 - s2;
+            int s = s1 > s2 ? s1 : s2;
+            *out = weir__dec_adjust(d + s, s, nullable);
+        } else {
+            *out = tmake(ra > rb ? ta.id : tb.id, nullable);
+        }
+        return true;
+    }
+    if (weir_type_is_time(ta.id) && weir_type_is_time(tb.id)) {
+        *out = tmake(WEIR_TYPE_TIMESTAMP_LTZ, nullable);
+        return true;
+    }
+    if (weir_type_is_time(ta.id) && tb.id == WEIR_TYPE_STRING && b->kind == N_LITERAL) {
+        *out = ta;
+        out->nullable = nullable;
+        return true;
+    }
+    if (weir_type_is_time(tb.id) && ta.id == WEIR_TYPE_STRING && a->kind == N_LITERAL) {
+        *out = tb;
+        out->nullable = nullable;
+        return true;
+    }
+    return false;
+}
+
+const char *weir_expr_type_name(weir_type t, weir_interval_kind iv, char *buf, size_t cap)
+{
+    if (iv == WEIR_INTERVAL_DAY_TIME)
+        snprintf(buf, cap, "INTERVAL DAY TO SECOND");
+    else if (iv == WEIR_INTERVAL_YEAR_MONTH)
+        snprintf(buf, cap, "INTERVAL YEAR TO MONTH");
+    else if (t.id == WEIR_TYPE_DECIMAL)
+        snprintf(buf, cap, "DECIMAL(%u, %u)", t.precision, t.scale);
+    else if (weir_type_is_time(t.id))
+        snprintf(buf, cap, "%s(3)", weir_type_name(t.id));
+    else
+        snprintf(buf, cap, "%s", weir_type_name(t.id));
+    return buf;
+}
+
+const char *weir__tname(const weir_expr *e, char *buf, size_t cap)
+{
+    return weir_expr_type_name(e->type, (weir_interval_kind)e->iv, buf, cap);
+}

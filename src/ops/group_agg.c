@@ -1,0 +1,321 @@
+/*
+ * ops/group_agg.c - updating (changelog) group aggregation.
+ *
+ * State per group key: one value holding the row count (net of
+ * retractions) followed by each accumulator's canonical bytes. For every
+ * input row the operator restores the accumulators, computes the previous
+ * result, applies the row, computes the new result, and emits the change.
+ * Unchanged results emit nothing (like Flink without state TTL). The whole
+ * change for a row is decided before the next row, so the changelog is the
+ * same for every batching of the input.
+ */
+#include <string.h>
+
+#include "ops/ops.h"
+#include "weir/state.h"
+
+typedef struct ga_conf {
+    weir_keyspec keys;
+    uint32_t n_aggs;
+    weir_agg *aggs;
+    const weir_schema *out;
+    int64_t ttl_ms;
+} ga_conf;
+
+typedef struct ga {
+    const ga_conf *conf;
+    weir_state *st;
+    weir_batch *out;      /* output being filled */
+    weir_batch *prev;     /* one-row scratch: previous result */
+    weir_batch *cur;      /* one-row scratch: new result */
+    uint8_t *accs;        /* n_aggs accumulators, each at acc_off[i] */
+    size_t *acc_off;
+    weir_buf val;         /* state value being built */
+    uint8_t key[1024];
+    uint64_t *n_updates;
+} ga;
+
+static void conf_free(void *arg)
+{
+    ga_conf *c = arg;
+    if (!c)
+        return;
+    weir_free(c->aggs);
+    weir_free(c);
+}
+
+static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
+
+static int ga_create(void *arg, const weir_op_info *info, void **out_op)
+{
+    const ga_conf *c = arg;
+    ga *g = weir_calloc(1, sizeof *g);
+    if (!g)
+        return WEIR_ENOMEM;
+    g->conf = c;
+    weir_buf_init(&g->val);
+    g->acc_off = weir_calloc(c->n_aggs + 1, sizeof *g->acc_off);
+    if (!g->acc_off)
+        goto fail;
+    size_t total = 0;
+    for (uint32_t i = 0; i < c->n_aggs; i++) {
+        g->acc_off[i] = total;
+        total += align8(c->aggs[i].cls->acc_size(&c->aggs[i]));
+    }
+    g->acc_off[c->n_aggs] = total;
+    g->accs = weir_calloc(total ? total : 1, 1);
+    g->out = weir_batch_create(c->out, info->batch_size);
+    g->prev = weir_batch_create(c->out, 1);
+    g->cur = weir_batch_create(c->out, 1);
+    if (!g->accs || !g->out || !g->prev || !g->cur)
+        goto fail;
+    *out_op = g;
+    return 0;
+fail:
+    *out_op = g;
+    return WEIR_ENOMEM;
+}
+
+static int ga_open(void *op, weir_op_ctx *ctx)
+{
+    ga *g = op;
+    weir_state_desc d = {.name = "group-agg", .kind = WEIR_STATE_VALUE, .ttl_ms = g->conf->ttl_ms};
+    g->n_updates = weir_op_counter(ctx, "updates_emitted");
+    return weir_op_get_state(ctx, &d, &g->st);
+}
+
+static void accs_destroy(ga *g)
+{
+    for (uint32_t i = 0; i < g->conf->n_aggs; i++) {
+        const weir_agg *a = &g->conf->aggs[i];
+        if (a->cls->destroy)
+            a->cls->destroy(a, g->accs + g->acc_off[i]);
+    }
+}
+
+/* Loads count and accumulators for the current key; *count 0 when new. */
+static int load(ga *g, int64_t *count)
+{
+    const void *v;
+    size_t len;
+    int rc = weir_value_get(g->st, NULL, 0, &v, &len);
+    if (rc == WEIR_ENOTFOUND) {
+        *count = 0;
+        for (uint32_t i = 0; i < g->conf->n_aggs; i++)
+            g->conf->aggs[i].cls->init(&g->conf->aggs[i], g->accs + g->acc_off[i]);
+        return 0;
+    }
+    if (rc)
+        return rc;
+    weir_cursor c;
+    weir_cursor_init(&c, v, len);
+    rc = weir_cursor_get_i64(&c, count);
+    for (uint32_t i = 0; !rc && i < g->conf->n_aggs; i++) {
+        rc = g->conf->aggs[i].cls->deserialize(&g->conf->aggs[i], g->accs + g->acc_off[i], &c);
+        if (rc) {
+            for (uint32_t j = 0; j < i; j++) {
+                const weir_agg *a = &g->conf->aggs[j];
+                if (a->cls->destroy)
+                    a->cls->destroy(a, g->accs + g->acc_off[j]);
+            }
+        }
+    }
+    return rc;
+}
+
+static int store(ga *g, int64_t count)
+{
+    weir_buf_clear(&g->val);
+    int rc = weir_buf_put_i64(&g->val, count);
+    for (uint32_t i = 0; !rc && i < g->conf->n_aggs; i++)
+        rc = g->conf->aggs[i].cls->serialize(&g->conf->aggs[i], g->accs + g->acc_off[i], &g->val);
+    return rc ? rc : weir_value_put(g->st, NULL, 0, g->val.data, g->val.len);
+}
+
+static int flush(ga *g, weir_op_ctx *ctx)
+{
+    if (g->out->n_rows == 0)
+        return 0;
+    int rc = weir_op_emit(ctx, g->out);
+    weir_batch_reset(g->out);
+    return rc;
+}
+
+/* Writes the key columns of input row and the current results into (dst, row). */
+static int write_result(ga *g, const weir_batch *in, uint32_t in_row, weir_batch *dst, uint32_t row)
+{
+    const ga_conf *c = g->conf;
+    for (uint32_t k = 0; k < c->keys.n; k++) {
+        uint32_t col = c->keys.cols[k];
+        if (weir_batch_is_null(in, col, in_row)) {
+            weir_batch_set_null(dst, k, row);
+        } else if (weir_type_is_string(in->cols[col].type.id)) {
+            uint32_t len;
+            const char *s = weir_batch_str(in, col, in_row, &len);
+            int rc = weir_batch_set_str(dst, k, row, s, len);
+            if (rc)
+                return rc;
+        } else {
+            size_t w = weir_type_width(in->cols[col].type.id);
+            memcpy((char *)dst->cols[k].data + (size_t)row * w, (const char *)in->cols[col].data + (size_t)in_row * w,
+                   w);
+        }
+    }
+    for (uint32_t i = 0; i < c->n_aggs; i++) {
+        int rc = c->aggs[i].cls->result(&c->aggs[i], g->accs + g->acc_off[i], dst, c->keys.n + i, row);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static bool same_values(const weir_batch *a, uint32_t ra, const weir_batch *b, uint32_t rb)
+{
+    for (uint32_t c = 0; c < a->schema->n_fields; c++) {
+        bool na = weir_batch_is_null(a, c, ra), nb = weir_batch_is_null(b, c, rb);
+        if (na != nb)
+            return false;
+        if (na)
+            continue;
+        if (weir_type_is_string(a->cols[c].type.id)) {
+            uint32_t la, lb;
+            const char *sa = weir_batch_str(a, c, ra, &la), *sb = weir_batch_str(b, c, rb, &lb);
+            if (la != lb || memcmp(sa, sb, la))
+                return false;
+        } else {
+            size_t w = weir_type_width(a->cols[c].type.id);
+            if (memcmp((const char *)a->cols[c].data + (size_t)ra * w, (const char *)b->cols[c].data + (size_t)rb * w,
+                       w))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* Appends row 0 of one-row batch src to the output as kind, flushing first when full. */
+static int emit_row(ga *g, weir_op_ctx *ctx, const weir_batch *src, weir_row_kind kind, weir_ts ts)
+{
+    if (weir_batch_full(g->out)) {
+        int rc = flush(g, ctx);
+        if (rc)
+            return rc;
+    }
+    int rc = weir_batch_copy_row(g->out, src, 0);
+    if (rc)
+        return rc;
+    g->out->kind[g->out->n_rows - 1] = (uint8_t)kind;
+    g->out->ts[g->out->n_rows - 1] = ts;
+    return 0;
+}
+
+static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
+{
+    const ga_conf *c = g->conf;
+    size_t klen = weir_key_encode(in, &c->keys, r, g->key, sizeof g->key);
+    if (klen > sizeof g->key)
+        return weir_op_fail(ctx, WEIR_EINVAL, "group key of %zu bytes exceeds the limit of %zu", klen,
+                            sizeof g->key);
+    int rc = weir_op_set_key(ctx, g->key, klen);
+    int64_t count;
+    if (rc || (rc = load(g, &count)))
+        return rc;
+    weir_batch_reset(g->prev);
+    weir_batch_reset(g->cur);
+    bool had = count > 0;
+    if (had) {
+        weir_batch_append_row(g->prev);
+        if ((rc = write_result(g, in, r, g->prev, 0)))
+            goto out;
+    }
+    bool retract = in->kind[r] == WEIR_ROW_UPDATE_BEFORE || in->kind[r] == WEIR_ROW_DELETE;
+    for (uint32_t i = 0; i < c->n_aggs && !rc; i++) {
+        const weir_agg *a = &c->aggs[i];
+        if (!retract)
+            rc = a->cls->add(a, g->accs + g->acc_off[i], in, r);
+        else if (a->cls->retract)
+            rc = a->cls->retract(a, g->accs + g->acc_off[i], in, r);
+        else
+            rc = weir_op_fail(ctx, WEIR_EUNSUPPORTED, "aggregate %s cannot retract an input row", a->cls->name);
+    }
+    if (rc)
+        goto out;
+    count += retract ? -1 : 1;
+    if (count <= 0) {
+        /* Every row of the group was retracted: retract its last result. */
+        if (had) {
+            if ((rc = emit_row(g, ctx, g->prev, WEIR_ROW_DELETE, in->ts[r])))
+                goto out;
+            (*g->n_updates)++;
+        }
+        rc = weir_state_clear(g->st, NULL, 0);
+        goto out;
+    }
+    if ((rc = store(g, count)))
+        goto out;
+    weir_batch_append_row(g->cur);
+    if ((rc = write_result(g, in, r, g->cur, 0)))
+        goto out;
+    if (!had) {
+        rc = emit_row(g, ctx, g->cur, WEIR_ROW_INSERT, in->ts[r]);
+        (*g->n_updates)++;
+    } else if (!same_values(g->prev, 0, g->cur, 0)) {
+        rc = emit_row(g, ctx, g->prev, WEIR_ROW_UPDATE_BEFORE, in->ts[r]);
+        if (!rc)
+            rc = emit_row(g, ctx, g->cur, WEIR_ROW_UPDATE_AFTER, in->ts[r]);
+        (*g->n_updates)++;
+    }
+out:
+    accs_destroy(g);
+    return rc;
+}
+
+static int ga_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
+{
+    ga *g = op;
+    for (uint32_t r = 0; r < in->n_rows; r++) {
+        int rc = apply_row(g, ctx, in, r);
+        if (rc)
+            return rc;
+    }
+    return flush(g, ctx);
+}
+
+static void ga_close(void *op)
+{
+    ga *g = op;
+    if (!g)
+        return;
+    weir_batch_destroy(g->out);
+    weir_batch_destroy(g->prev);
+    weir_batch_destroy(g->cur);
+    weir_free(g->accs);
+    weir_free(g->acc_off);
+    weir_buf_fini(&g->val);
+    weir_free(g);
+}
+
+static const weir_operator_class ga_class = {
+    .name = "GroupAggregate",
+    .open = ga_open,
+    .process = ga_process,
+    .close = ga_close,
+};
+
+int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *out)
+{
+    ga_conf *c = weir_calloc(1, sizeof *c);
+    if (!c)
+        return WEIR_ENOMEM;
+    c->keys = cfg->keys;
+    c->n_aggs = cfg->n_aggs;
+    c->out = cfg->out_schema;
+    c->ttl_ms = cfg->state_ttl_ms;
+    c->aggs = weir_calloc(cfg->n_aggs ? cfg->n_aggs : 1, sizeof *c->aggs);
+    if (!c->aggs) {
+        weir_free(c);
+        return WEIR_ENOMEM;
+    }
+    memcpy(c->aggs, cfg->aggs, cfg->n_aggs * sizeof *c->aggs);
+    *out = (weir_operator_spec){"GroupAggregate", &ga_class, ga_create, c, conf_free};
+    return 0;
+}

@@ -1,0 +1,44 @@
+/*
+ * util/io.h - the file-system calls weir makes for durable data
+ * (checkpoints, committed sink files), behind a replaceable table so tests
+ * can inject short writes, ENOSPC and crashes at chosen points.
+ *
+ * Every function returns 0 or a negative WEIR_E... code; errno never leaks
+ * out as a side channel (ENOSPC becomes WEIR_ENOSPC, the rest WEIR_EIO).
+ */
+#ifndef WEIR_UTIL_IO_H
+#define WEIR_UTIL_IO_H
+
+#include <sys/types.h>
+
+#include "weir/common.h"
+
+typedef struct weir__io {
+    int (*open)(const char *path, int flags, int mode);       /* fd or -errno */
+    ssize_t (*write)(int fd, const void *p, size_t n);        /* bytes or -errno */
+    ssize_t (*read)(int fd, void *p, size_t n);
+    int (*fsync)(int fd);
+    int (*close)(int fd);
+    int (*rename)(const char *from, const char *to);
+    int (*unlink)(const char *path);
+} weir__io;
+
+/* The table in force (system calls by default). */
+extern weir__io weir__io_ops;
+void weir__io_reset(void);
+
+/*
+ * Writes data to path atomically: a temporary file in the same folder,
+ * written fully, fsynced, renamed over path, then the folder fsynced.
+ * On failure the temporary is removed and path is untouched.
+ */
+int weir__io_write_atomic(const char *path, const void *data, size_t len);
+/* Reads a whole file into *out (allocated, transferred) and *len. */
+int weir__io_read_file(const char *path, uint8_t **out, size_t *len);
+/* mkdir -p. */
+int weir__io_mkdirs(const char *path, int mode);
+/* rm -r of a folder (best effort; returns the first error). */
+int weir__io_remove_tree(const char *path);
+int weir__io_fsync_dir(const char *path);
+
+#endif
