@@ -42,11 +42,18 @@ __attribute__((destructor)) static void rm_tmp_dirs(void)
     g_n_tmp = 0;
 }
 
+/*
+ * A fresh directory, removed when the test process ends. RocksDB syncs its
+ * files, so tmpfs (/dev/shm) keeps the tests fast; WEIR_TEST_TMPDIR overrides.
+ */
 static const char *tmp_dir(void)
 {
     cr_assert_lt(g_n_tmp, MAX_TMP);
+    const char *base = getenv("WEIR_TEST_TMPDIR");
+    if (!base)
+        base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
     char *d = g_tmp[g_n_tmp];
-    snprintf(d, 256, "/tmp/weir-state-test-XXXXXX");
+    snprintf(d, 256, "%s/weir-state-test-XXXXXX", base);
     cr_assert_not_null(mkdtemp(d));
     g_n_tmp++;
     return d;
@@ -1186,6 +1193,15 @@ static uint64_t test_seed(void)
     return seed ? seed : 1;
 }
 
+/* Namespace i: the empty namespace for 0, "n<i>" otherwise. */
+static void ns_name(char *ns, size_t cap, int i)
+{
+    if (i == 0)
+        ns[0] = '\0';
+    else
+        snprintf(ns, cap, "n%d", i);
+}
+
 static void case_random_model(const char *kind)
 {
     weir__backend *be = mkbe(kind, 0, 128, no_clock());
@@ -1201,7 +1217,7 @@ static void case_random_model(const char *kind)
     for (int step = 0; step < 6000; step++) {
         int ki = (int)(rnd_next(&s) % RM_KEYS), ni = (int)(rnd_next(&s) % RM_NS);
         snprintf(k, sizeof k, "k%d", ki);
-        snprintf(ns, sizeof ns, ni ? "n%d" : "", ni);
+        ns_name(ns, sizeof ns, ni);
         cr_assert_eq(setk(be, k), 0);
         int op = (int)(rnd_next(&s) % 10);
         if (op < 4) {
@@ -1240,7 +1256,7 @@ static void case_random_model(const char *kind)
         snprintf(k, sizeof k, "k%d", ki);
         cr_assert_eq(setk(be, k), 0);
         for (int ni = 0; ni < RM_NS; ni++) {
-            snprintf(ns, sizeof ns, ni ? "n%d" : "", ni);
+            ns_name(ns, sizeof ns, ni);
             const char *got = get_s(st, ns, buf, sizeof buf);
             if (present[ki][ni])
                 cr_assert_str_eq(got, model[ki][ni]);

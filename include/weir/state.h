@@ -11,10 +11,28 @@
  * next write to any state of the same backend (put, add, remove, clear,
  * set_key), like LMDB's "valid until a subsequent update".
  *
+ * Precisely: a pointer from weir_value_get or weir_map_get stays valid, and
+ * its bytes unchanged, across any number of further reads (weir_value_get,
+ * weir_map_get, weir_list_get, weir_map_iterate, weir_state_get_result) of
+ * any state, also when those reads find and drop expired entries or the
+ * clock advanced; it becomes invalid at the first weir_value_put,
+ * weir_list_add, weir_map_put, weir_map_remove, weir_state_add,
+ * weir_state_clear, weir_op_set_key (or the runtime setting the key for a
+ * timer), weir_state_keys, or a restore. A write may take its input from
+ * such a pointer (put(v) with v read just before is fine). Pointers passed to
+ * visitors are valid during that call only; visitors of weir_list_get and
+ * weir_map_iterate must not write state (weir_state_keys visitors may).
+ * Callbacks of reducing/aggregating states must not call state functions.
+ *
+ * Namespaces: (ns, ns_len) is any byte string; NULL/0 is the empty
+ * namespace. Entries of different keys, namespaces or states never mix.
+ *
  * TTL: a state with ttl_ms > 0 stamps each value with the processing time of
  * its last write (or read, with WEIR_TTL_ON_READ_AND_WRITE); a value older
  * than ttl_ms is never returned, and is removed lazily on access, during
- * snapshots, and by incremental cleanup.
+ * snapshots, and by incremental cleanup. List elements and map entries have
+ * a stamp each (Flink's per-element TTL). A value is expired once
+ * now >= stamp + ttl_ms (processing time of the backend's clock).
  */
 #ifndef WEIR_STATE_H
 #define WEIR_STATE_H
@@ -64,26 +82,48 @@ typedef struct weir_state weir_state; /* a registered state of one operator inst
 /* Registers (or finds) a state in open(). The handle lives as long as the instance. */
 int weir_op_get_state(weir_op_ctx *ctx, const weir_state_desc *desc, weir_state **out);
 
-/* Value state. get: WEIR_ENOTFOUND when absent. */
+/*
+ * Value state. get: WEIR_ENOTFOUND when absent. Also valid on reducing and
+ * aggregating states, where the value is the stored result / accumulator
+ * bytes (so an operator can read or set an accumulator directly, e.g. when
+ * merging session windows).
+ */
 int weir_value_get(weir_state *st, const void *ns, size_t ns_len, const void **val, size_t *len);
 int weir_value_put(weir_state *st, const void *ns, size_t ns_len, const void *val, size_t len);
 
 /* Removes the value / list / map of the current key and namespace (any kind). */
 int weir_state_clear(weir_state *st, const void *ns, size_t ns_len);
 
-/* List state. */
+/*
+ * List state. add appends without reading the list. get visits the
+ * elements in insertion order; an absent list visits nothing and returns 0.
+ * Visitors (here and below): a positive return stops the walk and the call
+ * returns 0; a negative return stops it and is returned.
+ */
 int weir_list_add(weir_state *st, const void *ns, size_t ns_len, const void *val, size_t len);
 typedef int (*weir_list_visit_fn)(void *ud, const void *val, size_t len); /* non-zero stops */
 int weir_list_get(weir_state *st, const void *ns, size_t ns_len, weir_list_visit_fn fn, void *ud);
 
-/* Map state. */
+/*
+ * Map state: per-entry put / get (WEIR_ENOTFOUND) / remove (0 also when
+ * absent). iterate visits every live entry of (key, ns) in an unspecified
+ * order (RocksDB: byte order of the map keys; memory: hash order).
+ */
 int weir_map_put(weir_state *st, const void *ns, size_t ns_len, const void *k, size_t klen, const void *v, size_t vlen);
 int weir_map_get(weir_state *st, const void *ns, size_t ns_len, const void *k, size_t klen, const void **v, size_t *vlen);
 int weir_map_remove(weir_state *st, const void *ns, size_t ns_len, const void *k, size_t klen);
 typedef int (*weir_map_visit_fn)(void *ud, const void *k, size_t klen, const void *v, size_t vlen);
 int weir_map_iterate(weir_state *st, const void *ns, size_t ns_len, weir_map_visit_fn fn, void *ud);
 
-/* Reducing and aggregating state: add folds a value in; get reads the result. */
+/*
+ * Reducing and aggregating state: add folds a value in; get_result clears
+ * out and writes the result (WEIR_ENOTFOUND when nothing was added).
+ * Reducing: the first value is stored as given, later ones through reduce.
+ * Aggregating: agg_add receives an empty buffer (len 0) when there is no
+ * accumulator yet and must create one. A callback's negative return is
+ * passed on, a positive one becomes WEIR_EUSER; either way the stored value
+ * is left as it was.
+ */
 int weir_state_add(weir_state *st, const void *ns, size_t ns_len, const void *val, size_t len);
 int weir_state_get_result(weir_state *st, const void *ns, size_t ns_len, weir_buf *out);
 

@@ -77,6 +77,7 @@ int weir__channel_init(weir__channel *ch, weir__gate *consumer_gate, uint32_t ca
     ch->schema = schema;
     ch->batch_size = batch_size;
     ch->cancel = cancel;
+    ch->wake_at = cap / 2 ? cap / 2 : 1;
     ch->ring = weir_calloc(cap, sizeof *ch->ring);
     ch->pool_cap = cap + 2;
     ch->pool = weir_calloc(ch->pool_cap, sizeof *ch->pool);
@@ -162,11 +163,12 @@ int weir__channel_push(weir__channel *ch, const weir__msg *m, int64_t *blocked_n
     pthread_mutex_lock(&g->mu);
     if (m->type == WEIR__MSG_WATERMARK && ch->count > 0) {
         weir__msg *last = &ch->ring[(ch->head + ch->count - 1) % ch->cap];
-        if (last->type == WEIR__MSG_WATERMARK) {
+        if (last->type == WEIR__MSG_WATERMARK || last->type == WEIR__MSG_BATCH) {
             if (m->wm > last->wm)
                 last->wm = m->wm;
+            bool deferred = ch->unsignaled;
             pthread_mutex_unlock(&g->mu);
-            return 0;
+            return deferred ? 1 : 0;
         }
     }
     if (ch->count == ch->cap) {
@@ -183,14 +185,39 @@ int weir__channel_push(weir__channel *ch, const weir__msg *m, int64_t *blocked_n
             return WEIR_ECANCELED;
         }
     }
-    ch->ring[(ch->head + ch->count) % ch->cap] = *m;
+    weir__msg *slot = &ch->ring[(ch->head + ch->count) % ch->cap];
+    *slot = *m;
+    if (m->type == WEIR__MSG_BATCH)
+        slot->wm = WEIR_TS_MIN;
     ch->count++;
     if (ch->count > ch->peak_count)
         ch->peak_count = ch->count;
-    if (g->waiting)
-        pthread_cond_signal(&g->cv);
+    bool wake = false, deferred = false;
+    if (g->waiting) {
+        if (m->type == WEIR__MSG_BATCH || m->type == WEIR__MSG_WATERMARK) {
+            wake = ch->count >= ch->wake_at;
+            deferred = !wake;
+        } else {
+            wake = true;
+        }
+    }
+    ch->unsignaled = deferred;
     pthread_mutex_unlock(&g->mu);
-    return 0;
+    /* Signalled after unlocking, so the woken consumer does not block on the mutex at once. */
+    if (wake)
+        pthread_cond_signal(&g->cv);
+    return deferred ? 1 : 0;
+}
+
+void weir__channel_notify(weir__channel *ch)
+{
+    weir__gate *g = ch->gate;
+    pthread_mutex_lock(&g->mu);
+    bool wake = ch->unsignaled && g->waiting;
+    ch->unsignaled = false;
+    pthread_mutex_unlock(&g->mu);
+    if (wake)
+        pthread_cond_signal(&g->cv);
 }
 
 bool weir__channel_pop_locked(weir__channel *ch, weir__msg *out)
@@ -200,8 +227,10 @@ bool weir__channel_pop_locked(weir__channel *ch, weir__msg *out)
     *out = ch->ring[ch->head];
     ch->head = (ch->head + 1) % ch->cap;
     ch->count--;
-    if (ch->producer_waiting)
+    if (ch->producer_waiting) {
+        ch->producer_waiting = false; /* one signal per wait is enough */
         pthread_cond_signal(&ch->not_full);
+    }
     return true;
 }
 

@@ -41,7 +41,7 @@ typedef enum weir__msg_type {
 typedef struct weir__msg {
     uint8_t type;
     bool drained;      /* END: the input ended normally (final watermark sent) rather than by stop */
-    weir_ts wm;        /* WATERMARK */
+    weir_ts wm;        /* WATERMARK; for BATCH: a watermark that follows the batch, or WEIR_TS_MIN */
     uint64_t ckpt_id;  /* BARRIER */
     weir_batch *batch; /* BATCH: owned by the channel's pool */
 } weir__msg;
@@ -71,6 +71,8 @@ typedef struct weir__channel {
     weir__gate *gate;          /* the consumer's gate; its mutex guards what follows */
     pthread_cond_t not_full;
     bool producer_waiting;
+    bool unsignaled;           /* messages queued while the consumer sleeps, not yet signalled */
+    uint32_t wake_at;
     weir__msg *ring;
     uint32_t cap, head, count;
     weir_batch **pool;         /* free batches */
@@ -100,11 +102,24 @@ void weir__channel_unacquire(weir__channel *ch, weir_batch *b);
 /*
  * Producer: appends m, blocking while the channel is full. A watermark pushed
  * right behind a queued watermark replaces it (nothing lies between them, so
- * only the newer one matters). Adds the nanoseconds spent blocked to
+ * only the newer one matters); pushed right behind a queued batch it rides
+ * on that batch (msg.wm), to be applied just after it. Either way the order
+ * of rows and watermarks is unchanged and no extra message is queued.
+ *
+ * Wake-ups are deferred: a batch or watermark wakes a sleeping consumer only
+ * once the channel holds `wake_at` messages (half its capacity); other
+ * control messages wake it at once. A push that left its consumer asleep
+ * returns 1, and the producer must call weir__channel_notify before it
+ * itself goes idle. A busy producer thus wakes its consumer once per few
+ * batches instead of once per batch, and an idle one never leaves data
+ * waiting (consumers also look again every few milliseconds on their own). Adds the nanoseconds spent blocked to
  * *blocked_ns. Returns WEIR_ECANCELED if the job was canceled meanwhile (the
  * batch in m then stays with the caller).
  */
 int weir__channel_push(weir__channel *ch, const weir__msg *m, int64_t *blocked_ns);
+
+/* Producer: wakes the consumer if a deferred wake-up is pending. */
+void weir__channel_notify(weir__channel *ch);
 
 /* Consumer, gate mutex held: takes the oldest message if any. */
 bool weir__channel_pop_locked(weir__channel *ch, weir__msg *out);

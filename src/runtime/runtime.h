@@ -206,6 +206,7 @@ struct weir__subtask {
 
     bool idle_out;                /* last status sent downstream */
     bool undrained;               /* an input ended by stop, not by its end */
+    bool wake_pending;            /* a push left a consumer asleep: notify before idling */
     bool status_sent;             /* the initial status went out */
 
     /* checkpoints */
@@ -316,5 +317,6 @@ void weir__writer_fini(weir__writer *w);
 int weir__writer_emit(weir__writer *w, const weir_batch *b);
 int weir__writer_flush(weir__writer *w);
 int weir__writer_control(weir__writer *w, const weir__msg *m);
+void weir__writer_notify(weir__writer *w);
 
 #endif

@@ -142,6 +142,11 @@ int weir__chain_flush(weir__subtask *st)
         if (rc)
             return rc;
     }
+    if (st->wake_pending) {
+        st->wake_pending = false;
+        for (uint32_t i = 0; i < st->n_writers; i++)
+            weir__writer_notify(st->writers[i]);
+    }
     return 0;
 }
 
@@ -452,6 +457,8 @@ static int handle_message(weir__subtask *st, uint32_t i, weir__msg *m)
         rc = weir__op_process(&st->ops[0], (int)in->input, m->batch);
         if (rc)
             rc = op_failed(&st->ops[0], rc, "process");
+        else if (m->wm != WEIR_TS_MIN)
+            rc = handle_flags(st, weir__wm_valve_watermark(&st->valve, i, m->wm));
         break;
     case WEIR__MSG_WATERMARK:
         rc = handle_flags(st, weir__wm_valve_watermark(&st->valve, i, m->wm));
@@ -528,7 +535,7 @@ int weir__run_consumer(weir__subtask *st)
             }
         }
         if (!got) {
-            if (st->gate.n_cmds == 0 && !has_staged(st)) {
+            if (st->gate.n_cmds == 0 && !st->wake_pending && !has_staged(st)) {
                 weir_ts next = next_processing_timer(st);
                 int64_t wait = MAX_WAIT_MS;
                 if (next != WEIR_TS_MAX) {

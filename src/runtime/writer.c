@@ -20,6 +20,15 @@
 
 #include "runtime/runtime.h"
 
+/*
+ * The hash of the key decides the key group, so it must be exactly
+ * weir_key_hash (XXH3-64); inlining the same function here saves a call per
+ * row on the hottest loop of an exchange.
+ */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+#define row_hash(p, n) XXH3_64bits((p), (n))
+
 int weir__writer_init(weir__writer *w, weir__subtask *st, weir__edge *edge, weir__channel **targets, uint32_t n)
 {
     memset(w, 0, sizeof *w);
@@ -74,6 +83,10 @@ static int push_stage(weir__writer *w, uint32_t t)
     int rc = weir__channel_push(w->ch[t], &m, &blocked);
     if (blocked)
         WEIR__ADD(&w->st->backpressured_ns, blocked);
+    if (rc > 0) {
+        w->st->wake_pending = true;
+        rc = 0;
+    }
     if (rc)
         weir__channel_unacquire(w->ch[t], b);
     return rc;
@@ -159,7 +172,7 @@ static int scatter_keyed(weir__writer *w, const weir_batch *b)
         const uint8_t *data = c0->data;
         for (uint32_t r = 0; r < n; r++) {
             memcpy(buf + 1, data + (size_t)r * wd, wd);
-            uint32_t t = w->kg_owner[weir_key_hash(buf, wd + 1) % m];
+            uint32_t t = w->kg_owner[row_hash(buf, wd + 1) % m];
             w->tidx[t][w->tn[t]++] = r;
         }
     } else {
@@ -175,7 +188,7 @@ static int scatter_keyed(weir__writer *w, const weir_batch *b)
                 weir_key_encode(b, ks, r, w->bigkey.data, len);
                 k = w->bigkey.data;
             }
-            uint32_t t = w->kg_owner[weir_key_hash(k, len) % m];
+            uint32_t t = w->kg_owner[row_hash(k, len) % m];
             w->tidx[t][w->tn[t]++] = r;
         }
     }
@@ -226,6 +239,12 @@ int weir__writer_flush(weir__writer *w)
     return 0;
 }
 
+void weir__writer_notify(weir__writer *w)
+{
+    for (uint32_t t = 0; t < w->n; t++)
+        weir__channel_notify(w->ch[t]);
+}
+
 int weir__writer_control(weir__writer *w, const weir__msg *m)
 {
     int rc = weir__writer_flush(w);
@@ -236,6 +255,10 @@ int weir__writer_control(weir__writer *w, const weir__msg *m)
         rc = weir__channel_push(w->ch[t], m, &blocked);
         if (blocked)
             WEIR__ADD(&w->st->backpressured_ns, blocked);
+        if (rc > 0) {
+            w->st->wake_pending = true;
+            rc = 0;
+        }
         if (rc)
             return rc;
     }

@@ -20,7 +20,7 @@
  * (put, add, clear, map put/remove, set_key, restore) may move or free any
  * record. Reads never free: an expired entry found by a read is unlinked from
  * its table and its memory is parked on a retire list, which the next write
- * frees once it has consumed its own arguments. So a read pointer stays valid
+ * (once it has consumed its own arguments) or set_key frees. So a read pointer stays valid
  * until the next write, as weir/state.h promises, even when the clock
  * advanced in between.
  *
@@ -1096,6 +1096,14 @@ static int mem_state_create(weir__backend *be, weir_state **out)
     return 0;
 }
 
+/* set_key ends the life of read pointers too: a read-only workload must not pile up retired records. */
+static int mem_key_changed(weir__backend *be)
+{
+    if (MB(be)->n_retire)
+        flush_retired(MB(be));
+    return 0;
+}
+
 static uint64_t mem_size_bytes(const weir__backend *be)
 {
     const mem_backend *mb = (const mem_backend *)be;
@@ -1125,6 +1133,7 @@ static const weir__backend_ops mem_ops = {
     .kind = "memory",
     .destroy = mem_destroy,
     .state_create = mem_state_create,
+    .key_changed = mem_key_changed,
     .get = mem_get,
     .put = mem_put,
     .update = mem_update,

@@ -52,7 +52,7 @@ int weir__backend_create(const weir__backend_config *cfg, weir__backend **out)
         strcmp(cfg->kind, "hashmap") == 0)
         return weir__memory_backend_create(cfg, out);
     if (strcmp(cfg->kind, "rocksdb") == 0) {
-#if defined(WEIR_HAVE_ROCKSDB) && defined(WEIR_STATE_ROCKSDB_BACKEND)
+#ifdef WEIR_HAVE_ROCKSDB
         return weir__rocksdb_backend_create(cfg, out);
 #else
         return WEIR_EUNSUPPORTED;
@@ -140,6 +140,8 @@ int weir__backend_register(weir__backend *be, const weir_state_desc *desc, weir_
     st->desc.name = name;
     st->ttl_ms = desc->ttl_ms;
     st->bound = true;
+    if (be->ops->state_bound)
+        be->ops->state_bound(be, st);
     *out = st;
     return 0;
 }

@@ -1,0 +1,183 @@
+/*
+ * agg/agg_distinct.c - COUNT(DISTINCT col), exact: the multiset of the
+ * non-NULL values seen, each with its number of live occurrences, so a
+ * retraction removes exactly one occurrence and the count of distinct
+ * values drops when the last one goes. Values are compared in canonical
+ * form: INT and BIGINT numerically, doubles with -0.0 equal to 0.0 and all
+ * NaNs equal, strings bytewise.
+ */
+#include "agg/agg_internal.h"
+
+typedef struct cd_acc {
+    int64_t rows;
+    int64_t n; /* non-NULL rows */
+    vmap *m;   /* NULL until the first value */
+} cd_acc;
+
+static size_t cd_size(const weir_agg *a)
+{
+    return sizeof(cd_acc);
+}
+static void cd_init(const weir_agg *a, void *acc)
+{
+    memset(acc, 0, sizeof(cd_acc));
+}
+
+static void cd_destroy(const weir_agg *a, void *acc)
+{
+    cd_acc *c = acc;
+    if (c->m) {
+        weir__vmap_fini(c->m);
+        weir_free(c->m);
+    }
+    memset(c, 0, sizeof *c);
+}
+
+static int ensure_map(const weir_agg *a, cd_acc *c)
+{
+    if (c->m)
+        return 0;
+    c->m = weir_malloc(sizeof *c->m);
+    if (!c->m)
+        return WEIR_ENOMEM;
+    weir__vmap_init(c->m, weir__agg_vkind(a->input_type.id));
+    return 0;
+}
+
+/* Adds `times` occurrences of v. */
+static int cd_put(const weir_agg *a, cd_acc *c, const aggv *v, int64_t times)
+{
+    int rc = ensure_map(a, c);
+    if (rc)
+        return rc;
+    uint64_t h = weir__agg_hash(c->m->kind, v);
+    int64_t i = weir__vmap_find(c->m, v, h);
+    if (i < 0) {
+        rc = weir__vmap_reserve(c->m, 1, v->len);
+        if (rc)
+            return rc;
+        i = weir__vmap_insert(c->m, v, h);
+    }
+    c->m->e[i].count += times;
+    return 0;
+}
+
+static int cd_add(const weir_agg *a, void *acc, const weir_batch *b,
+                  uint32_t row)
+{
+    cd_acc *c = acc;
+    if (aggv_valid(b, a->input_col, row)) {
+        aggv v;
+        aggv_get(weir__agg_vkind(a->input_type.id), b, a->input_col, row, &v);
+        int rc = cd_put(a, c, &v, 1);
+        if (rc)
+            return rc;
+        c->n++;
+    }
+    c->rows++;
+    return 0;
+}
+
+static int cd_retract(const weir_agg *a, void *acc, const weir_batch *b,
+                      uint32_t row)
+{
+    cd_acc *c = acc;
+    if (aggv_valid(b, a->input_col, row)) {
+        if (!c->m)
+            return WEIR_ESTATE;
+        aggv v;
+        aggv_get(c->m->kind, b, a->input_col, row, &v);
+        int64_t i = weir__vmap_find(c->m, &v, weir__agg_hash(c->m->kind, &v));
+        if (i < 0)
+            return WEIR_ESTATE;
+        if (--c->m->e[i].count == 0)
+            weir__vmap_remove(c->m, (uint32_t)i);
+        c->n--;
+    } else if (c->rows - c->n == 0) {
+        return WEIR_ESTATE;
+    }
+    if (--c->rows == 0)
+        cd_destroy(a, acc);
+    return 0;
+}
+
+static int cd_merge(const weir_agg *a, void *acc, const void *other)
+{
+    cd_acc *c = acc;
+    const cd_acc *o = other;
+    if (o->m && o->m->n) {
+        int rc = ensure_map(a, c);
+        /* Room for every value of other first, so the merge cannot stop
+         * half way. */
+        if (!rc)
+            rc = weir__vmap_reserve(c->m, o->m->n, o->m->alen);
+        if (rc)
+            return rc;
+        for (uint32_t i = 0; i < o->m->top; i++) {
+            if (!vmap_live(o->m, i))
+                continue;
+            aggv v;
+            vmap_key(o->m, i, &v);
+            cd_put(a, c, &v, o->m->e[i].count);
+        }
+    }
+    c->rows += o->rows;
+    c->n += o->n;
+    return 0;
+}
+
+static int cd_result(const weir_agg *a, const void *acc, weir_batch *out,
+                     uint32_t col, uint32_t row)
+{
+    const cd_acc *c = acc;
+    int rc = weir__agg_check_out(a, out, col, row);
+    return rc ? rc : weir__agg_put_i64(out, col, row, c->m ? c->m->n : 0);
+}
+
+static int cd_serialize(const weir_agg *a, const void *acc, weir_buf *out)
+{
+    const cd_acc *c = acc;
+    int rc = weir__agg_put_header(out, FC_COUNT_DISTINCT,
+                                  weir__agg_vkind(a->input_type.id), c->rows);
+    if (!rc)
+        rc = weir_buf_put_varint(out, (uint64_t)c->n);
+    return rc ? rc : weir__vmap_put_counts(out, c->m);
+}
+
+static int cd_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
+{
+    cd_acc *c = acc;
+    cd_init(a, acc);
+    int64_t rows, total;
+    uint64_t n;
+    if (weir__agg_get_header(in, FC_COUNT_DISTINCT,
+                             weir__agg_vkind(a->input_type.id), &rows) ||
+        weir_cursor_get_varint(in, &n) || n > (uint64_t)rows)
+        return WEIR_ECORRUPT;
+    int rc = ensure_map(a, c);
+    if (!rc)
+        rc = weir__vmap_get_counts(in, c->m, (int64_t)n, &total);
+    if (!rc && total != (int64_t)n)
+        rc = WEIR_ECORRUPT;
+    if (rc) {
+        cd_destroy(a, acc);
+        return rc;
+    }
+    c->rows = rows;
+    c->n = (int64_t)n;
+    return 0;
+}
+
+const weir_agg_class weir__agg_count_distinct = {
+    .name = "COUNT_DISTINCT",
+    .acc_size = cd_size,
+    .init = cd_init,
+    .add = cd_add,
+    .retract = cd_retract,
+    .merge = cd_merge,
+    .result = cd_result,
+    .serialize = cd_serialize,
+    .deserialize = cd_deserialize,
+    .destroy = cd_destroy,
+    .is_empty = weir__agg_rows_empty,
+};

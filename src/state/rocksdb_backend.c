@@ -1,0 +1,1444 @@
+/*
+ * state/rocksdb_backend.c - the RocksDB keyed-state backend: state larger
+ * than memory, and native incremental checkpoints.
+ *
+ * Key layout (one RocksDB key per value, list, or map entry):
+ *
+ *   [kg: u16 BE][state id: u16 BE][varint len][key][varint len][ns][map key]
+ *
+ * The key group leads, so a key group is one contiguous range (snapshot,
+ * restore and drop touch only it), and within it a state is one range.
+ * The length prefixes make [kg][id][key][ns] a unique prefix of every map
+ * entry of that (key, ns), so a map is one range too. Records under the
+ * prefix FF FF (never a key group, which is < 32768) hold the state names
+ * and kinds written into native checkpoints.
+ *
+ * Values: [i64 stamp LE][bytes] for value / reducing / aggregating states
+ * and map entries; a list is the concatenation of its elements,
+ * [u32 len LE][i64 stamp LE][bytes] each, appended with a merge operator
+ * (concatenation), so list add never reads or rewrites the list.
+ *
+ * Reads copy into an arena of chunks that is reset by the next write or
+ * set_key: read pointers stay valid until the next write, as weir/state.h
+ * says. TTL: expired values are hidden and deleted when accessed; a
+ * compaction filter drops them in the background (the incremental cleanup
+ * of this backend), reading TTLs from a table indexed by state id and the
+ * backend's clock (which must therefore be thread-safe, as weir clocks are).
+ * The write-ahead log is off: state is recovered from checkpoints.
+ */
+#include "state/rocksdb_backend.h"
+
+#ifdef WEIR_HAVE_ROCKSDB
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <rocksdb/c.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "state/backend_impl.h"
+
+#define TTL_SLOTS 4096            /* states whose TTL the compaction filter knows */
+#define ARENA_CHUNK (64 * 1024)
+#define ELEM_HDR 12               /* list element: u32 len, i64 stamp */
+#define DEFAULT_CACHE (64u << 20)
+#define DEFAULT_WBUF (32u << 20)
+
+typedef struct rchunk {
+    struct rchunk *next;
+    size_t cap, used;
+    uint8_t data[];
+} rchunk;
+
+typedef struct rdb_state {
+    weir_state base;
+} rdb_state;
+
+typedef struct rdb_backend {
+    weir__backend base;
+    rocksdb_t *db;
+    rocksdb_options_t *opts;
+    rocksdb_readoptions_t *ro;
+    rocksdb_writeoptions_t *wo;
+    rocksdb_cache_t *cache;
+    rocksdb_block_based_table_options_t *bbto;
+    rocksdb_compactionfilter_t *cfilter; /* not owned by the options: freed after close */
+    char *dir;
+    _Atomic int64_t *ttl; /* TTL by state id (TTL_SLOTS), read by compaction threads */
+    weir_buf kbuf;        /* the key of the current access */
+    weir_buf vbuf;        /* the value being written */
+    rchunk *arena;        /* read results, reset by writes */
+    char err[256];
+} rdb_backend;
+
+static inline rdb_backend *RB(weir__backend *be) { return (rdb_backend *)be; }
+
+/* ---- small helpers ---- */
+
+static inline void wr_u16be(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static inline int64_t rd_i64(const void *p)
+{
+    int64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline uint32_t rd_u32(const void *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static int rdb_err(rdb_backend *rb, char *err)
+{
+    int code = WEIR_EIO;
+    if (strstr(err, "No space") || strstr(err, "ENOSPC"))
+        code = WEIR_ENOSPC;
+    else if (strstr(err, "Corruption"))
+        code = WEIR_ECORRUPT;
+    snprintf(rb->err, sizeof rb->err, "%s", err);
+    rocksdb_free(err);
+    return code;
+}
+
+static void *arena_copy(rdb_backend *rb, const void *p, size_t n)
+{
+    size_t need = (n + 7) & ~(size_t)7;
+    rchunk *c = rb->arena;
+    if (!c || c->cap - c->used < need) {
+        size_t cap = need > ARENA_CHUNK ? need : ARENA_CHUNK;
+        rchunk *nc = weir_malloc(sizeof *nc + cap);
+        if (!nc)
+            return NULL;
+        nc->next = c;
+        nc->cap = cap;
+        nc->used = 0;
+        rb->arena = c = nc;
+    }
+    void *d = c->data + c->used;
+    if (n)
+        memcpy(d, p, n);
+    c->used += need;
+    return d;
+}
+
+/* Called once a write has consumed its arguments (which may point into the arena). */
+static void arena_reset(rdb_backend *rb)
+{
+    rchunk *c = rb->arena;
+    while (c && c->next) {
+        rchunk *next = c->next;
+        weir_free(c);
+        c = next;
+    }
+    if (c && c->cap > ARENA_CHUNK) {
+        weir_free(c);
+        c = NULL;
+    }
+    if (c)
+        c->used = 0;
+    rb->arena = c;
+}
+
+static int put_prefix(weir_buf *b, uint32_t kg, uint32_t sid)
+{
+    int rc = weir_buf_reserve(b, 4);
+    if (rc)
+        return rc;
+    wr_u16be(b->data + b->len, kg);
+    wr_u16be(b->data + b->len + 2, sid);
+    b->len += 4;
+    return 0;
+}
+
+/* [kg][sid][key][ns] of the current key into b (cleared first). */
+static int build_key(rdb_backend *rb, weir_buf *b, const weir_state *st, const void *ns, size_t nslen)
+{
+    weir__backend *be = &rb->base;
+    weir_buf_clear(b);
+    int rc;
+    if ((rc = weir_buf_reserve(b, 4 + 20 + be->key_len + nslen)) || (rc = put_prefix(b, be->kg, st->id)) ||
+        (rc = weir_buf_put_bytes(b, be->key, be->key_len)) || (rc = weir_buf_put_bytes(b, ns, nslen)))
+        return rc;
+    return 0;
+}
+
+/* Splits a data key into its key, namespace and the rest (the map key). */
+static int parse_key(const char *k, size_t n, const void **key, size_t *klen, const void **ns, size_t *nslen,
+                     const void **rest, size_t *restlen)
+{
+    if (n < 4)
+        return WEIR_ECORRUPT;
+    weir_cursor c;
+    weir_cursor_init(&c, k + 4, n - 4);
+    int rc;
+    if ((rc = weir_cursor_get_bytes(&c, key, klen)) || (rc = weir_cursor_get_bytes(&c, ns, nslen)))
+        return rc;
+    *rest = c.p;
+    *restlen = weir_cursor_left(&c);
+    return 0;
+}
+
+static int put_stamped(weir_buf *b, int64_t stamp, const void *v, size_t len)
+{
+    weir_buf_clear(b);
+    int rc = weir_buf_put_i64(b, stamp);
+    return rc ? rc : weir_buf_put(b, v, len);
+}
+
+static int put_elem(weir_buf *b, int64_t stamp, const void *v, size_t len)
+{
+    int rc;
+    if ((rc = weir_buf_put_u32(b, (uint32_t)len)) || (rc = weir_buf_put_i64(b, stamp)) ||
+        (rc = weir_buf_put(b, v, len)))
+        return rc;
+    return 0;
+}
+
+static int db_put(rdb_backend *rb, const weir_buf *k, const weir_buf *v)
+{
+    char *err = NULL;
+    rocksdb_put(rb->db, rb->wo, (const char *)k->data, k->len, (const char *)v->data, v->len, &err);
+    return err ? rdb_err(rb, err) : 0;
+}
+
+static int db_delete(rdb_backend *rb, const weir_buf *k)
+{
+    char *err = NULL;
+    rocksdb_delete(rb->db, rb->wo, (const char *)k->data, k->len, &err);
+    return err ? rdb_err(rb, err) : 0;
+}
+
+static int db_write(rdb_backend *rb, rocksdb_writebatch_t *wb)
+{
+    char *err = NULL;
+    if (rocksdb_writebatch_count(wb) > 0)
+        rocksdb_write(rb->db, rb->wo, wb, &err);
+    return err ? rdb_err(rb, err) : 0;
+}
+
+/* Looks up kbuf. *ps is NULL when absent. */
+static int db_get(rdb_backend *rb, rocksdb_pinnableslice_t **ps)
+{
+    char *err = NULL;
+    *ps = rocksdb_get_pinned(rb->db, rb->ro, (const char *)rb->kbuf.data, rb->kbuf.len, &err);
+    return err ? rdb_err(rb, err) : 0;
+}
+
+static inline bool has_ttl(const weir_state *st) { return weir__state_has_ttl(st); }
+static inline bool touch_on_read(const weir_state *st)
+{
+    return has_ttl(st) && st->desc.ttl_update == WEIR_TTL_ON_READ_AND_WRITE;
+}
+static inline int64_t access_now(const weir_state *st) { return has_ttl(st) ? weir__now(st->be) : 0; }
+static inline int64_t stamp_of(const weir_state *st, int64_t now) { return has_ttl(st) ? now : WEIR__NO_STAMP; }
+static inline bool expired(const weir_state *st, int64_t stamp, int64_t now)
+{
+    return has_ttl(st) && weir__ttl_expired(stamp, now, st->ttl_ms);
+}
+
+/*
+ * An iterator over [lo, hi). The bounds are owned by the caller and must
+ * outlive the iterator (RocksDB keeps pointers to them).
+ */
+typedef struct range_iter {
+    rocksdb_readoptions_t *ro;
+    rocksdb_iterator_t *it;
+} range_iter;
+
+static int iter_open(rdb_backend *rb, range_iter *ri, const weir_buf *lo, const weir_buf *hi)
+{
+    ri->ro = rocksdb_readoptions_create();
+    rocksdb_readoptions_set_iterate_lower_bound(ri->ro, (const char *)lo->data, lo->len);
+    rocksdb_readoptions_set_iterate_upper_bound(ri->ro, (const char *)hi->data, hi->len);
+    ri->it = rocksdb_create_iterator(rb->db, ri->ro);
+    rocksdb_iter_seek(ri->it, (const char *)lo->data, lo->len);
+    return 0;
+}
+
+static int iter_close(rdb_backend *rb, range_iter *ri)
+{
+    char *err = NULL;
+    rocksdb_iter_get_error(ri->it, &err);
+    rocksdb_iter_destroy(ri->it);
+    rocksdb_readoptions_destroy(ri->ro);
+    return err ? rdb_err(rb, err) : 0;
+}
+
+/* The smallest key greater than every key with prefix p (p never all 0xFF here). */
+static int prefix_end(weir_buf *hi, const weir_buf *p)
+{
+    weir_buf_clear(hi);
+    int rc = weir_buf_put(hi, p->data, p->len);
+    if (rc)
+        return rc;
+    while (hi->len > 0 && hi->data[hi->len - 1] == 0xFF)
+        hi->len--;
+    if (hi->len == 0)
+        return WEIR_EINVAL;
+    hi->data[hi->len - 1]++;
+    return 0;
+}
+
+/* ---- merge operator: list append is concatenation ---- */
+
+/* TTL and kind of the state a data key belongs to (0 / none for meta keys and unbound states). */
+static int64_t key_ttl(rdb_backend *rb, const char *key, size_t klen, uint8_t *kind)
+{
+    if (klen < 4 || ((uint8_t)key[0] == 0xFF && (uint8_t)key[1] == 0xFF))
+        return 0;
+    uint32_t sid = (uint32_t)(uint8_t)key[2] << 8 | (uint8_t)key[3];
+    if (sid >= TTL_SLOTS)
+        return 0;
+    int64_t ttl = atomic_load_explicit(&rb->ttl[sid], memory_order_acquire);
+    *kind = (uint8_t)atomic_load_explicit(&rb->ttl[TTL_SLOTS + sid], memory_order_relaxed);
+    return ttl;
+}
+
+/* Appends the list elements of p to r, leaving out those expired (ttl > 0). */
+static size_t append_live(char *r, size_t off, const char *p, size_t n, int64_t ttl, int64_t now)
+{
+    if (ttl <= 0) {
+        memcpy(r + off, p, n);
+        return off + n;
+    }
+    size_t i = 0;
+    while (i + ELEM_HDR <= n) {
+        size_t esz = ELEM_HDR + (size_t)rd_u32(p + i);
+        if (esz > n - i)
+            break; /* malformed: keep the rest as it is, a read reports it */
+        if (!weir__ttl_expired(rd_i64(p + i + 4), now, ttl)) {
+            memcpy(r + off, p + i, esz);
+            off += esz;
+        }
+        i += esz;
+    }
+    memcpy(r + off, p + i, n - i);
+    return off + (n - i);
+}
+
+/*
+ * Concatenation; a full merge also drops expired elements, so list memory
+ * is reclaimed when a compaction first merges the appends (the compaction
+ * filter only sees merged values).
+ */
+static char *concat(rdb_backend *rb, const char *key, size_t klen, const char *first, size_t first_len,
+                    const char *const *ops, const size_t *lens, int n, unsigned char *success, size_t *out_len)
+{
+    size_t total = first_len;
+    for (int i = 0; i < n; i++)
+        total += lens[i];
+    char *r = weir_malloc(total ? total : 1);
+    if (!r) {
+        *success = 0;
+        return NULL;
+    }
+    uint8_t kind = 0;
+    int64_t ttl = rb ? key_ttl(rb, key, klen, &kind) : 0;
+    int64_t now = ttl > 0 && kind == WEIR_STATE_LIST ? weir_clock_now(&rb->base.clock) : 0;
+    if (kind != WEIR_STATE_LIST)
+        ttl = 0;
+    size_t off = 0;
+    if (first_len)
+        off = append_live(r, off, first, first_len, ttl, now);
+    for (int i = 0; i < n; i++)
+        off = append_live(r, off, ops[i], lens[i], ttl, now);
+    *success = 1;
+    *out_len = off;
+    return r;
+}
+
+static char *merge_full(void *ud, const char *key, size_t klen, const char *existing, size_t existing_len,
+                        const char *const *ops, const size_t *lens, int n, unsigned char *success, size_t *out_len)
+{
+    return concat(ud, key, klen, existing, existing ? existing_len : 0, ops, lens, n, success, out_len);
+}
+
+static char *merge_partial(void *ud, const char *key, size_t klen, const char *const *ops, const size_t *lens,
+                           int n, unsigned char *success, size_t *out_len)
+{
+    (void)ud;
+    /* Operands only: no TTL filtering, an operand is never dropped before its list is whole. */
+    return concat(NULL, key, klen, NULL, 0, ops, lens, n, success, out_len);
+}
+
+static void merge_free(void *ud, const char *v, size_t len)
+{
+    (void)ud;
+    (void)len;
+    weir_free((void *)v);
+}
+
+static const char *merge_name(void *ud)
+{
+    (void)ud;
+    return "weir.list_append";
+}
+
+static void no_destructor(void *ud) { (void)ud; }
+
+/* ---- compaction filter: background TTL cleanup ---- */
+
+static unsigned char ttl_filter(void *ud, int level, const char *key, size_t klen, const char *v, size_t vlen,
+                                char **new_v, size_t *new_vlen, unsigned char *changed)
+{
+    (void)level;
+    (void)new_v;
+    (void)new_vlen;
+    *changed = 0;
+    rdb_backend *rb = ud;
+    uint8_t kind = 0;
+    int64_t ttl = key_ttl(rb, key, klen, &kind);
+    if (ttl <= 0)
+        return 0;
+    int64_t now = weir_clock_now(&rb->base.clock);
+    if (kind == WEIR_STATE_LIST) {
+        /* A list goes when every element expired (an emptied list has none left). */
+        size_t off = 0;
+        while (off + ELEM_HDR <= vlen) {
+            if (!weir__ttl_expired(rd_i64(v + off + 4), now, ttl))
+                return 0;
+            off += ELEM_HDR + (size_t)rd_u32(v + off);
+        }
+        return off == vlen;
+    }
+    /* Values and map entries start with their stamp. */
+    if (vlen < 8)
+        return 0;
+    return weir__ttl_expired(rd_i64(v), now, ttl);
+}
+
+static const char *ttl_filter_name(void *ud)
+{
+    (void)ud;
+    return "weir.ttl";
+}
+
+/* ---- value, reducing, aggregating ---- */
+
+static int rdb_get(weir_state *st, const void *ns, size_t nslen, const void **val, size_t *len)
+{
+    rdb_backend *rb = RB(st->be);
+    int rc = build_key(rb, &rb->kbuf, st, ns, nslen);
+    if (rc)
+        return rc;
+    rocksdb_pinnableslice_t *ps;
+    if ((rc = db_get(rb, &ps)))
+        return rc;
+    if (!ps)
+        return WEIR_ENOTFOUND;
+    size_t vlen;
+    const char *v = rocksdb_pinnableslice_value(ps, &vlen);
+    if (vlen < 8) {
+        rocksdb_pinnableslice_destroy(ps);
+        return WEIR_ECORRUPT;
+    }
+    int64_t now = access_now(st);
+    if (expired(st, rd_i64(v), now)) {
+        rocksdb_pinnableslice_destroy(ps);
+        rc = db_delete(rb, &rb->kbuf);
+        return rc ? rc : WEIR_ENOTFOUND;
+    }
+    void *copy = arena_copy(rb, v + 8, vlen - 8);
+    rocksdb_pinnableslice_destroy(ps);
+    if (!copy)
+        return WEIR_ENOMEM;
+    if (touch_on_read(st)) {
+        if ((rc = put_stamped(&rb->vbuf, now, copy, vlen - 8)) || (rc = db_put(rb, &rb->kbuf, &rb->vbuf)))
+            return rc;
+    }
+    *val = copy;
+    *len = vlen - 8;
+    return 0;
+}
+
+static int rdb_put(weir_state *st, const void *ns, size_t nslen, const void *val, size_t len)
+{
+    rdb_backend *rb = RB(st->be);
+    int rc;
+    if (!(rc = build_key(rb, &rb->kbuf, st, ns, nslen)) &&
+        !(rc = put_stamped(&rb->vbuf, stamp_of(st, access_now(st)), val, len)))
+        rc = db_put(rb, &rb->kbuf, &rb->vbuf);
+    arena_reset(rb);
+    return rc;
+}
+
+static int rdb_update(weir_state *st, const void *ns, size_t nslen, weir__update_fn fn, void *ud)
+{
+    rdb_backend *rb = RB(st->be);
+    int rc = build_key(rb, &rb->kbuf, st, ns, nslen);
+    if (rc)
+        return rc;
+    rocksdb_pinnableslice_t *ps;
+    if ((rc = db_get(rb, &ps)))
+        return rc;
+    int64_t now = access_now(st);
+    const char *old = NULL;
+    size_t oldlen = 0;
+    if (ps) {
+        size_t vlen;
+        const char *v = rocksdb_pinnableslice_value(ps, &vlen);
+        if (vlen < 8) {
+            rocksdb_pinnableslice_destroy(ps);
+            return WEIR_ECORRUPT;
+        }
+        if (!expired(st, rd_i64(v), now)) {
+            old = v + 8;
+            oldlen = vlen - 8;
+        }
+    }
+    weir_buf_clear(&st->be->scratch);
+    rc = fn(ud, old, oldlen, &st->be->scratch);
+    if (ps)
+        rocksdb_pinnableslice_destroy(ps);
+    if (!rc && !(rc = put_stamped(&rb->vbuf, stamp_of(st, now), st->be->scratch.data, st->be->scratch.len)))
+        rc = db_put(rb, &rb->kbuf, &rb->vbuf);
+    arena_reset(rb);
+    return rc;
+}
+
+/* Deletes every map entry under the prefix in kbuf. */
+static int delete_map(rdb_backend *rb)
+{
+    weir_buf lo, hi;
+    weir_buf_init(&lo);
+    weir_buf_init(&hi);
+    int rc;
+    if ((rc = weir_buf_put(&lo, rb->kbuf.data, rb->kbuf.len)) || (rc = prefix_end(&hi, &lo))) {
+        weir_buf_fini(&lo);
+        weir_buf_fini(&hi);
+        return rc;
+    }
+    range_iter ri;
+    iter_open(rb, &ri, &lo, &hi);
+    rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
+    for (; rocksdb_iter_valid(ri.it); rocksdb_iter_next(ri.it)) {
+        size_t klen;
+        const char *k = rocksdb_iter_key(ri.it, &klen);
+        rocksdb_writebatch_delete(wb, k, klen);
+    }
+    rc = iter_close(rb, &ri);
+    if (!rc)
+        rc = db_write(rb, wb);
+    rocksdb_writebatch_destroy(wb);
+    weir_buf_fini(&lo);
+    weir_buf_fini(&hi);
+    return rc;
+}
+
+static int rdb_clear(weir_state *st, const void *ns, size_t nslen)
+{
+    rdb_backend *rb = RB(st->be);
+    int rc = build_key(rb, &rb->kbuf, st, ns, nslen);
+    if (!rc)
+        rc = st->desc.kind == WEIR_STATE_MAP ? delete_map(rb) : db_delete(rb, &rb->kbuf);
+    arena_reset(rb);
+    return rc;
+}
+
+/* ---- list ---- */
+
+static int list_append(rdb_backend *rb, weir_state *st, const void *ns, size_t nslen, int64_t stamp, const void *val,
+                       size_t len)
+{
+    int rc = build_key(rb, &rb->kbuf, st, ns, nslen);
+    if (rc)
+        return rc;
+    weir_buf_clear(&rb->vbuf);
+    if ((rc = put_elem(&rb->vbuf, stamp, val, len)))
+        return rc;
+    char *err = NULL;
+    rocksdb_merge(rb->db, rb->wo, (const char *)rb->kbuf.data, rb->kbuf.len, (const char *)rb->vbuf.data,
+                  rb->vbuf.len, &err);
+    return err ? rdb_err(rb, err) : 0;
+}
+
+static int rdb_list_add(weir_state *st, const void *ns, size_t nslen, const void *val, size_t len)
+{
+    rdb_backend *rb = RB(st->be);
+    int rc = list_append(rb, st, ns, nslen, stamp_of(st, access_now(st)), val, len);
+    arena_reset(rb);
+    return rc;
+}
+
+static int rdb_list_get(weir_state *st, const void *ns, size_t nslen, weir_list_visit_fn fn, void *ud)
+{
+    rdb_backend *rb = RB(st->be);
+    int rc = build_key(rb, &rb->kbuf, st, ns, nslen);
+    if (rc)
+        return rc;
+    rocksdb_pinnableslice_t *ps;
+    if ((rc = db_get(rb, &ps)) || !ps)
+        return rc;
+    size_t vlen;
+    const char *v = rocksdb_pinnableslice_value(ps, &vlen);
+    int64_t now = access_now(st);
+    size_t n_expired = 0, n_live = 0;
+    bool stopped = false;
+    size_t off = 0;
+    while (off < vlen) {
+        if (vlen - off < ELEM_HDR || vlen - off - ELEM_HDR < rd_u32(v + off)) {
+            rocksdb_pinnableslice_destroy(ps);
+            return WEIR_ECORRUPT;
+        }
+        uint32_t len = rd_u32(v + off);
+        if (expired(st, rd_i64(v + off + 4), now)) {
+            n_expired++;
+        } else {
+            n_live++;
+            if (!stopped) {
+                int x = fn(ud, v + off + ELEM_HDR, len);
+                if (x) {
+                    rc = x < 0 ? x : 0;
+                    stopped = true;
+                }
+            }
+        }
+        off += ELEM_HDR + len;
+    }
+    if (n_expired || touch_on_read(st)) {
+        /* Rewrite without the expired elements (and with fresh stamps when reads count). */
+        int wrc;
+        weir_buf_clear(&rb->vbuf);
+        wrc = 0;
+        for (off = 0; off < vlen && !wrc; off += ELEM_HDR + rd_u32(v + off)) {
+            int64_t s = rd_i64(v + off + 4);
+            if (!expired(st, s, now))
+                wrc = put_elem(&rb->vbuf, touch_on_read(st) ? now : s, v + off + ELEM_HDR, rd_u32(v + off));
+        }
+        if (!wrc)
+            wrc = n_live ? db_put(rb, &rb->kbuf, &rb->vbuf) : db_delete(rb, &rb->kbuf);
+        if (!rc)
+            rc = wrc;
+    }
+    rocksdb_pinnableslice_destroy(ps);
+    return rc;
+}
+
+/* ---- map ---- */
+
+static int map_key(rdb_backend *rb, weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen)
+{
+    int rc = build_key(rb, &rb->kbuf, st, ns, nslen);
+    return rc ? rc : weir_buf_put(&rb->kbuf, k, klen);
+}
+
+static int rdb_map_put(weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen, const void *v,
+                       size_t vlen)
+{
+    rdb_backend *rb = RB(st->be);
+    int rc;
+    if (!(rc = map_key(rb, st, ns, nslen, k, klen)) &&
+        !(rc = put_stamped(&rb->vbuf, stamp_of(st, access_now(st)), v, vlen)))
+        rc = db_put(rb, &rb->kbuf, &rb->vbuf);
+    arena_reset(rb);
+    return rc;
+}
+
+static int rdb_map_get(weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen, const void **v,
+                       size_t *vlen)
+{
+    rdb_backend *rb = RB(st->be);
+    int rc = map_key(rb, st, ns, nslen, k, klen);
+    if (rc)
+        return rc;
+    rocksdb_pinnableslice_t *ps;
+    if ((rc = db_get(rb, &ps)))
+        return rc;
+    if (!ps)
+        return WEIR_ENOTFOUND;
+    size_t n;
+    const char *p = rocksdb_pinnableslice_value(ps, &n);
+    if (n < 8) {
+        rocksdb_pinnableslice_destroy(ps);
+        return WEIR_ECORRUPT;
+    }
+    int64_t now = access_now(st);
+    if (expired(st, rd_i64(p), now)) {
+        rocksdb_pinnableslice_destroy(ps);
+        rc = db_delete(rb, &rb->kbuf);
+        return rc ? rc : WEIR_ENOTFOUND;
+    }
+    void *copy = arena_copy(rb, p + 8, n - 8);
+    rocksdb_pinnableslice_destroy(ps);
+    if (!copy)
+        return WEIR_ENOMEM;
+    if (touch_on_read(st)) {
+        if ((rc = put_stamped(&rb->vbuf, now, copy, n - 8)) || (rc = db_put(rb, &rb->kbuf, &rb->vbuf)))
+            return rc;
+    }
+    *v = copy;
+    *vlen = n - 8;
+    return 0;
+}
+
+static int rdb_map_remove(weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen)
+{
+    rdb_backend *rb = RB(st->be);
+    int rc = map_key(rb, st, ns, nslen, k, klen);
+    if (!rc)
+        rc = db_delete(rb, &rb->kbuf);
+    arena_reset(rb);
+    return rc;
+}
+
+static int rdb_map_iterate(weir_state *st, const void *ns, size_t nslen, weir_map_visit_fn fn, void *ud)
+{
+    rdb_backend *rb = RB(st->be);
+    weir_buf lo, hi;
+    weir_buf_init(&lo);
+    weir_buf_init(&hi);
+    int rc;
+    if ((rc = build_key(rb, &lo, st, ns, nslen)) || (rc = prefix_end(&hi, &lo)))
+        goto out;
+    int64_t now = access_now(st);
+    bool touch = touch_on_read(st);
+    range_iter ri;
+    iter_open(rb, &ri, &lo, &hi);
+    rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
+    for (; rocksdb_iter_valid(ri.it); rocksdb_iter_next(ri.it)) {
+        size_t klen, vlen;
+        const char *k = rocksdb_iter_key(ri.it, &klen);
+        const char *v = rocksdb_iter_value(ri.it, &vlen);
+        if (vlen < 8 || klen < lo.len) {
+            rc = WEIR_ECORRUPT;
+            break;
+        }
+        if (expired(st, rd_i64(v), now)) {
+            rocksdb_writebatch_delete(wb, k, klen);
+            continue;
+        }
+        if (touch) {
+            if ((rc = put_stamped(&rb->vbuf, now, v + 8, vlen - 8)))
+                break;
+            rocksdb_writebatch_put(wb, k, klen, (const char *)rb->vbuf.data, rb->vbuf.len);
+        }
+        int x = fn(ud, k + lo.len, klen - lo.len, v + 8, vlen - 8);
+        if (x) {
+            rc = x < 0 ? x : 0;
+            break;
+        }
+    }
+    int irc = iter_close(rb, &ri);
+    if (!rc)
+        rc = irc;
+    int wrc = db_write(rb, wb);
+    if (!rc)
+        rc = wrc;
+    rocksdb_writebatch_destroy(wb);
+out:
+    weir_buf_fini(&lo);
+    weir_buf_fini(&hi);
+    return rc;
+}
+
+/* ---- whole key groups ---- */
+
+/* Range of one state inside one key group. */
+static int state_range(weir_buf *lo, weir_buf *hi, uint32_t kg, uint32_t sid)
+{
+    int rc;
+    if ((rc = put_prefix(lo, kg, sid)))
+        return rc;
+    return sid < 0xFFFF ? put_prefix(hi, kg, sid + 1) : put_prefix(hi, kg + 1, 0);
+}
+
+typedef int (*entry_fn)(void *ud, weir_state *st, const void *key, size_t klen, const void *ns, size_t nslen,
+                        const void *rest, size_t restlen, const char *v, size_t vlen);
+
+/* Calls fn for every record of st in kg, in key order. */
+static int scan_state(rdb_backend *rb, weir_state *st, uint32_t kg, entry_fn fn, void *ud)
+{
+    weir_buf lo, hi;
+    weir_buf_init(&lo);
+    weir_buf_init(&hi);
+    int rc = state_range(&lo, &hi, kg, st->id);
+    if (!rc) {
+        range_iter ri;
+        iter_open(rb, &ri, &lo, &hi);
+        for (; rocksdb_iter_valid(ri.it) && !rc; rocksdb_iter_next(ri.it)) {
+            size_t klen, vlen;
+            const char *k = rocksdb_iter_key(ri.it, &klen);
+            const char *v = rocksdb_iter_value(ri.it, &vlen);
+            const void *key, *ns, *rest;
+            size_t keylen, nslen, restlen;
+            if ((rc = parse_key(k, klen, &key, &keylen, &ns, &nslen, &rest, &restlen)))
+                break;
+            rc = fn(ud, st, key, keylen, ns, nslen, rest, restlen, v, vlen);
+        }
+        int irc = iter_close(rb, &ri);
+        if (!rc)
+            rc = irc;
+    }
+    weir_buf_fini(&lo);
+    weir_buf_fini(&hi);
+    return rc;
+}
+
+/* Grouping map entries by (key, ns): the previous group's key and namespace. */
+typedef struct group {
+    weir_buf key, ns;
+    bool open;
+} group;
+
+static bool same_group(const group *g, const void *key, size_t klen, const void *ns, size_t nslen)
+{
+    return g->open && g->key.len == klen && g->ns.len == nslen && memcmp(g->key.data, key, klen) == 0 &&
+           (nslen == 0 || memcmp(g->ns.data, ns, nslen) == 0);
+}
+
+static int group_set(group *g, const void *key, size_t klen, const void *ns, size_t nslen)
+{
+    weir_buf_clear(&g->key);
+    weir_buf_clear(&g->ns);
+    int rc;
+    if ((rc = weir_buf_put(&g->key, key, klen)) || (rc = weir_buf_put(&g->ns, ns, nslen)))
+        return rc;
+    g->open = true;
+    return 0;
+}
+
+typedef struct snap_ctx {
+    weir__snap_writer *w;
+    group g;
+} snap_ctx;
+
+static int snap_entry(void *ud, weir_state *st, const void *key, size_t klen, const void *ns, size_t nslen,
+                      const void *rest, size_t restlen, const char *v, size_t vlen)
+{
+    snap_ctx *c = ud;
+    int rc;
+    switch (st->desc.kind) {
+    case WEIR_STATE_LIST: {
+        if ((rc = weir__snap_group_begin(c->w, key, klen, ns, nslen)))
+            return rc;
+        for (size_t off = 0; off < vlen; off += ELEM_HDR + rd_u32(v + off)) {
+            if (vlen - off < ELEM_HDR || vlen - off - ELEM_HDR < rd_u32(v + off))
+                return WEIR_ECORRUPT;
+            if ((rc = weir__snap_item(c->w, rd_i64(v + off + 4), NULL, 0, v + off + ELEM_HDR, rd_u32(v + off))))
+                return rc;
+        }
+        return weir__snap_group_end(c->w);
+    }
+    case WEIR_STATE_MAP:
+        if (vlen < 8)
+            return WEIR_ECORRUPT;
+        if (!same_group(&c->g, key, klen, ns, nslen)) {
+            if (c->g.open && (rc = weir__snap_group_end(c->w)))
+                return rc;
+            if ((rc = group_set(&c->g, key, klen, ns, nslen)) ||
+                (rc = weir__snap_group_begin(c->w, key, klen, ns, nslen)))
+                return rc;
+        }
+        return weir__snap_item(c->w, rd_i64(v), rest, restlen, v + 8, vlen - 8);
+    default:
+        if (vlen < 8)
+            return WEIR_ECORRUPT;
+        return weir__snap_value(c->w, key, klen, ns, nslen, rd_i64(v), v + 8, vlen - 8);
+    }
+}
+
+static int rdb_snapshot_state(weir_state *st, uint32_t kg, weir__snap_writer *w)
+{
+    snap_ctx c = {.w = w};
+    weir_buf_init(&c.g.key);
+    weir_buf_init(&c.g.ns);
+    int rc = scan_state(RB(st->be), st, kg, snap_entry, &c);
+    if (!rc && c.g.open)
+        rc = weir__snap_group_end(w);
+    weir_buf_fini(&c.g.key);
+    weir_buf_fini(&c.g.ns);
+    return rc;
+}
+
+typedef struct keys_ctx {
+    weir_buf *out;
+    int64_t now;
+    group g;
+} keys_ctx;
+
+static int key_entry(void *ud, weir_state *st, const void *key, size_t klen, const void *ns, size_t nslen,
+                     const void *rest, size_t restlen, const char *v, size_t vlen)
+{
+    (void)rest;
+    (void)restlen;
+    keys_ctx *c = ud;
+    bool live = false;
+    if (st->desc.kind == WEIR_STATE_LIST) {
+        for (size_t off = 0; off + ELEM_HDR <= vlen && !live; off += ELEM_HDR + rd_u32(v + off))
+            live = !expired(st, rd_i64(v + off + 4), c->now);
+    } else {
+        live = vlen >= 8 && !expired(st, rd_i64(v), c->now);
+    }
+    if (!live)
+        return 0;
+    if (st->desc.kind == WEIR_STATE_MAP) {
+        if (same_group(&c->g, key, klen, ns, nslen))
+            return 0; /* this (key, ns) was reported for an earlier entry */
+        int rc = group_set(&c->g, key, klen, ns, nslen);
+        if (rc)
+            return rc;
+    }
+    int rc;
+    if ((rc = weir_buf_put_bytes(c->out, key, klen)) || (rc = weir_buf_put_bytes(c->out, ns, nslen)))
+        return rc;
+    return 0;
+}
+
+static int rdb_collect_keys(weir_state *st, uint32_t kg, weir_buf *out)
+{
+    keys_ctx c = {.out = out, .now = access_now(st)};
+    weir_buf_init(&c.g.key);
+    weir_buf_init(&c.g.ns);
+    int rc = scan_state(RB(st->be), st, kg, key_entry, &c);
+    weir_buf_fini(&c.g.key);
+    weir_buf_fini(&c.g.ns);
+    return rc;
+}
+
+static int delete_kg_range(rdb_backend *rb, uint32_t kg_from, uint32_t kg_to)
+{
+    if (kg_from >= kg_to)
+        return 0;
+    uint8_t lo[2], hi[2];
+    wr_u16be(lo, kg_from);
+    wr_u16be(hi, kg_to);
+    rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
+    rocksdb_writebatch_delete_range(wb, (const char *)lo, 2, (const char *)hi, 2);
+    char *err = NULL;
+    rocksdb_write(rb->db, rb->wo, wb, &err);
+    rocksdb_writebatch_destroy(wb);
+    return err ? rdb_err(rb, err) : 0;
+}
+
+static int rdb_drop_kg(weir__backend *be, uint32_t kg)
+{
+    arena_reset(RB(be));
+    return delete_kg_range(RB(be), kg, kg + 1);
+}
+
+static int rdb_load_value(weir_state *st, const void *ns, size_t nslen, int64_t stamp, const void *v, size_t len)
+{
+    rdb_backend *rb = RB(st->be);
+    int rc;
+    if ((rc = build_key(rb, &rb->kbuf, st, ns, nslen)) || (rc = put_stamped(&rb->vbuf, stamp, v, len)))
+        return rc;
+    return db_put(rb, &rb->kbuf, &rb->vbuf);
+}
+
+static int rdb_load_list(weir_state *st, const void *ns, size_t nslen, int64_t stamp, const void *v, size_t len)
+{
+    return list_append(RB(st->be), st, ns, nslen, stamp, v, len);
+}
+
+static int rdb_load_map(weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen, int64_t stamp,
+                        const void *v, size_t vlen)
+{
+    rdb_backend *rb = RB(st->be);
+    int rc;
+    if ((rc = map_key(rb, st, ns, nslen, k, klen)) || (rc = put_stamped(&rb->vbuf, stamp, v, vlen)))
+        return rc;
+    return db_put(rb, &rb->kbuf, &rb->vbuf);
+}
+
+/* ---- lifecycle ---- */
+
+static int rdb_state_create(weir__backend *be, weir_state **out)
+{
+    if (be->n_states >= 0xFFFF)
+        return WEIR_EUNSUPPORTED; /* state ids are u16 in the key layout */
+    rdb_state *s = weir_calloc(1, sizeof *s);
+    if (!s)
+        return WEIR_ENOMEM;
+    *out = &s->base;
+    return 0;
+}
+
+static void rdb_state_bound(weir__backend *be, weir_state *st)
+{
+    rdb_backend *rb = RB(be);
+    if (st->id < TTL_SLOTS) {
+        atomic_store(&rb->ttl[TTL_SLOTS + st->id], (int64_t)st->desc.kind);
+        atomic_store(&rb->ttl[st->id], st->ttl_ms);
+    }
+}
+
+static int rdb_key_changed(weir__backend *be)
+{
+    arena_reset(RB(be));
+    return 0;
+}
+
+static uint64_t rdb_size_bytes(const weir__backend *be)
+{
+    const rdb_backend *rb = (const rdb_backend *)be;
+    uint64_t sst = 0, mem = 0;
+    rocksdb_property_int(rb->db, "rocksdb.total-sst-files-size", &sst);
+    rocksdb_property_int(rb->db, "rocksdb.cur-size-all-mem-tables", &mem);
+    return sst + mem;
+}
+
+static void rdb_free(rdb_backend *rb, bool destroy_db)
+{
+    if (rb->db) {
+        rocksdb_close(rb->db);
+        if (destroy_db) {
+            char *err = NULL;
+            rocksdb_destroy_db(rb->opts, rb->dir, &err);
+            if (err)
+                rocksdb_free(err);
+        }
+    }
+    if (rb->cfilter)
+        rocksdb_compactionfilter_destroy(rb->cfilter);
+    if (rb->opts)
+        rocksdb_options_destroy(rb->opts);
+    if (rb->bbto)
+        rocksdb_block_based_options_destroy(rb->bbto);
+    if (rb->cache)
+        rocksdb_cache_destroy(rb->cache);
+    if (rb->ro)
+        rocksdb_readoptions_destroy(rb->ro);
+    if (rb->wo)
+        rocksdb_writeoptions_destroy(rb->wo);
+    for (uint32_t i = 0; i < rb->base.n_states; i++) {
+        weir_free((void *)rb->base.states[i]->desc.name);
+        weir_free(rb->base.states[i]);
+    }
+    while (rb->arena) {
+        rchunk *n = rb->arena->next;
+        weir_free(rb->arena);
+        rb->arena = n;
+    }
+    weir_free((void *)rb->ttl);
+    weir_free(rb->dir);
+    weir_buf_fini(&rb->kbuf);
+    weir_buf_fini(&rb->vbuf);
+    weir__backend_fini(&rb->base);
+    weir_free(rb);
+}
+
+static void rdb_destroy(weir__backend *be) { rdb_free(RB(be), true); }
+
+static const weir__backend_ops rdb_ops = {
+    .kind = "rocksdb",
+    .destroy = rdb_destroy,
+    .state_create = rdb_state_create,
+    .state_bound = rdb_state_bound,
+    .key_changed = rdb_key_changed,
+    .get = rdb_get,
+    .put = rdb_put,
+    .update = rdb_update,
+    .clear = rdb_clear,
+    .list_add = rdb_list_add,
+    .list_get = rdb_list_get,
+    .map_put = rdb_map_put,
+    .map_get = rdb_map_get,
+    .map_remove = rdb_map_remove,
+    .map_iterate = rdb_map_iterate,
+    .collect_keys = rdb_collect_keys,
+    .snapshot_state = rdb_snapshot_state,
+    .drop_kg = rdb_drop_kg,
+    .load_value = rdb_load_value,
+    .load_list = rdb_load_list,
+    .load_map = rdb_load_map,
+    .size_bytes = rdb_size_bytes,
+};
+
+bool weir__backend_is_rocksdb(const weir__backend *be) { return be && be->ops == &rdb_ops; }
+
+/* mkdir -p */
+static int make_dirs(const char *path)
+{
+    char buf[4096];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof buf)
+        return WEIR_EINVAL;
+    memcpy(buf, path, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        char c = buf[i];
+        buf[i] = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+            return errno == ENOSPC ? WEIR_ENOSPC : WEIR_EIO;
+        buf[i] = c;
+    }
+    return 0;
+}
+
+/* Creates the backend struct, options and (after deleting any old database) the directory. */
+static int rdb_prepare(const weir__backend_config *cfg, rdb_backend **out)
+{
+    if (!cfg->dir || !cfg->dir[0])
+        return WEIR_EINVAL;
+    rdb_backend *rb = weir_calloc(1, sizeof *rb);
+    if (!rb)
+        return WEIR_ENOMEM;
+    weir__backend_init(&rb->base, &rdb_ops, cfg);
+    weir_buf_init(&rb->kbuf);
+    weir_buf_init(&rb->vbuf);
+    rb->dir = weir_strdup(cfg->dir);
+    rb->ttl = weir_calloc(2 * TTL_SLOTS, sizeof *rb->ttl);
+    if (!rb->dir || !rb->ttl) {
+        rdb_free(rb, false);
+        return WEIR_ENOMEM;
+    }
+    rb->opts = rocksdb_options_create();
+    rocksdb_options_set_create_if_missing(rb->opts, 1);
+    rocksdb_options_set_info_log_level(rb->opts, 3 /* errors only */);
+    rocksdb_options_set_keep_log_file_num(rb->opts, 1);
+    rocksdb_options_set_stats_dump_period_sec(rb->opts, 0);
+    rocksdb_options_set_stats_persist_period_sec(rb->opts, 0);
+    rocksdb_options_set_merge_operator(
+        rb->opts, rocksdb_mergeoperator_create(rb, no_destructor, merge_full, merge_partial, merge_free, merge_name));
+    rb->cfilter = rocksdb_compactionfilter_create(rb, no_destructor, ttl_filter, ttl_filter_name);
+    rocksdb_options_set_compaction_filter(rb->opts, rb->cfilter);
+    rb->cache = rocksdb_cache_create_lru(cfg->block_cache_bytes ? cfg->block_cache_bytes : DEFAULT_CACHE);
+    rb->bbto = rocksdb_block_based_options_create();
+    rocksdb_block_based_options_set_block_cache(rb->bbto, rb->cache);
+    rocksdb_block_based_options_set_filter_policy(rb->bbto, rocksdb_filterpolicy_create_bloom(10));
+    /* Index and filter blocks count against the cache, so the cache bounds read memory. */
+    rocksdb_block_based_options_set_cache_index_and_filter_blocks(rb->bbto, 1);
+    rocksdb_options_set_block_based_table_factory(rb->opts, rb->bbto);
+    rocksdb_options_set_write_buffer_size(rb->opts, cfg->write_buffer_bytes ? cfg->write_buffer_bytes : DEFAULT_WBUF);
+    rb->ro = rocksdb_readoptions_create();
+    rb->wo = rocksdb_writeoptions_create();
+    rocksdb_writeoptions_disable_WAL(rb->wo, 1);
+
+    /* The directory is scratch space: a database left there (a crash) is not state. */
+    struct stat sb;
+    if (stat(cfg->dir, &sb) == 0) {
+        char *err = NULL;
+        rocksdb_destroy_db(rb->opts, cfg->dir, &err);
+        if (err) {
+            int rc = rdb_err(rb, err);
+            rdb_free(rb, false);
+            return rc;
+        }
+    }
+    int rc = make_dirs(cfg->dir);
+    if (rc) {
+        rdb_free(rb, false);
+        return rc;
+    }
+    *out = rb;
+    return 0;
+}
+
+static int rdb_open(rdb_backend *rb)
+{
+    char *err = NULL;
+    rb->db = rocksdb_open(rb->opts, rb->dir, &err);
+    return err ? rdb_err(rb, err) : 0;
+}
+
+int weir__rocksdb_backend_create(const weir__backend_config *cfg, weir__backend **out)
+{
+    rdb_backend *rb;
+    int rc = rdb_prepare(cfg, &rb);
+    if (rc)
+        return rc;
+    if ((rc = rdb_open(rb))) {
+        rdb_free(rb, true);
+        return rc;
+    }
+    *out = &rb->base;
+    return 0;
+}
+
+/* ---- native checkpoints ---- */
+
+static const uint8_t META_MAXP[3] = {0xFF, 0xFF, 'P'};
+
+static int write_meta(rdb_backend *rb)
+{
+    rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
+    uint8_t maxp[4];
+    uint32_t m = rb->base.max_parallelism;
+    memcpy(maxp, &m, 4);
+    rocksdb_writebatch_put(wb, (const char *)META_MAXP, 3, (const char *)maxp, 4);
+    weir_buf v;
+    weir_buf_init(&v);
+    int rc = 0;
+    for (uint32_t i = 0; i < rb->base.n_states && !rc; i++) {
+        weir_state *st = rb->base.states[i];
+        uint8_t k[5] = {0xFF, 0xFF, 'S'};
+        wr_u16be(k + 3, st->id);
+        weir_buf_clear(&v);
+        if (!(rc = weir_buf_put_u8(&v, (uint8_t)st->desc.kind)) &&
+            !(rc = weir_buf_put(&v, st->desc.name, strlen(st->desc.name))))
+            rocksdb_writebatch_put(wb, (const char *)k, 5, (const char *)v.data, v.len);
+    }
+    if (!rc)
+        rc = db_write(rb, wb);
+    weir_buf_fini(&v);
+    rocksdb_writebatch_destroy(wb);
+    return rc;
+}
+
+int weir__rocksdb_checkpoint(weir__backend *be, const char *dir)
+{
+    if (!be || !dir || !dir[0])
+        return WEIR_EINVAL;
+    if (!weir__backend_is_rocksdb(be))
+        return WEIR_EUNSUPPORTED;
+    rdb_backend *rb = RB(be);
+    int rc = write_meta(rb);
+    if (rc)
+        return rc;
+    char *err = NULL;
+    rocksdb_checkpoint_t *cp = rocksdb_checkpoint_object_create(rb->db, &err);
+    if (err)
+        return rdb_err(rb, err);
+    /* log_size_for_flush 0: always flush the memtables, as the WAL is off. */
+    rocksdb_checkpoint_create(cp, dir, 0, &err);
+    rocksdb_checkpoint_object_destroy(cp);
+    return err ? rdb_err(rb, err) : 0;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+    int in = open(from, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return WEIR_EIO;
+    int outfd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (outfd < 0) {
+        close(in);
+        return WEIR_EIO;
+    }
+    char buf[65536];
+    int rc = 0;
+    for (;;) {
+        ssize_t n = read(in, buf, sizeof buf);
+        if (n == 0)
+            break;
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = WEIR_EIO;
+            break;
+        }
+        for (ssize_t off = 0; off < n;) {
+            ssize_t w = write(outfd, buf + off, (size_t)(n - off));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0) {
+                rc = errno == ENOSPC ? WEIR_ENOSPC : WEIR_EIO;
+                break;
+            }
+            off += w;
+        }
+        if (rc)
+            break;
+    }
+    if (!rc && fsync(outfd) != 0)
+        rc = WEIR_EIO;
+    close(in);
+    if (close(outfd) != 0 && !rc)
+        rc = WEIR_EIO;
+    return rc;
+}
+
+/*
+ * SST files are immutable: hard-link them. Everything else (CURRENT,
+ * MANIFEST, OPTIONS, logs) may be rewritten by the opened database, so copy
+ * it, leaving the checkpoint intact for further restores.
+ */
+static int seed_dir(const char *ckpt_dir, const char *dir)
+{
+    DIR *d = opendir(ckpt_dir);
+    if (!d)
+        return errno == ENOENT ? WEIR_ENOTFOUND : WEIR_EIO;
+    int rc = 0;
+    struct dirent *e;
+    char from[4096], to[4096];
+    while (!rc && (e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if ((size_t)snprintf(from, sizeof from, "%s/%s", ckpt_dir, e->d_name) >= sizeof from ||
+            (size_t)snprintf(to, sizeof to, "%s/%s", dir, e->d_name) >= sizeof to) {
+            rc = WEIR_EINVAL;
+            break;
+        }
+        size_t n = strlen(e->d_name);
+        bool sst = n > 4 && strcmp(e->d_name + n - 4, ".sst") == 0;
+        if (sst && link(from, to) == 0)
+            continue;
+        rc = copy_file(from, to);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Recreates the states recorded in the checkpoint, with their ids. */
+static int load_meta(rdb_backend *rb)
+{
+    size_t vlen;
+    char *err = NULL;
+    char *v = rocksdb_get(rb->db, rb->ro, (const char *)META_MAXP, 3, &vlen, &err);
+    if (err)
+        return rdb_err(rb, err);
+    if (!v || vlen != 4) {
+        rocksdb_free(v);
+        return WEIR_ECORRUPT; /* not a checkpoint written by weir__rocksdb_checkpoint */
+    }
+    uint32_t maxp = rd_u32(v);
+    rocksdb_free(v);
+    if (maxp != rb->base.max_parallelism)
+        return WEIR_EINVAL;
+    weir_buf lo, hi;
+    weir_buf_init(&lo);
+    weir_buf_init(&hi);
+    const uint8_t los[3] = {0xFF, 0xFF, 'S'}, his[3] = {0xFF, 0xFF, 'T'};
+    int rc;
+    if ((rc = weir_buf_put(&lo, los, 3)) || (rc = weir_buf_put(&hi, his, 3))) {
+        weir_buf_fini(&lo);
+        weir_buf_fini(&hi);
+        return rc;
+    }
+    range_iter ri;
+    iter_open(rb, &ri, &lo, &hi);
+    char name[1024];
+    for (; rocksdb_iter_valid(ri.it) && !rc; rocksdb_iter_next(ri.it)) {
+        size_t klen, n;
+        const uint8_t *k = (const uint8_t *)rocksdb_iter_key(ri.it, &klen);
+        const char *val = rocksdb_iter_value(ri.it, &n);
+        if (klen != 5 || n < 2 || n - 1 >= sizeof name || (uint8_t)val[0] > WEIR_STATE_AGGREGATING) {
+            rc = WEIR_ECORRUPT;
+            break;
+        }
+        uint32_t id = (uint32_t)k[3] << 8 | k[4];
+        if (id != rb->base.n_states) {
+            rc = WEIR_ECORRUPT; /* ids are dense, in registration order */
+            break;
+        }
+        memcpy(name, val + 1, n - 1);
+        name[n - 1] = '\0';
+        weir_state *st;
+        rc = weir__backend_add_state(&rb->base, name, (weir_state_kind)(uint8_t)val[0], &st);
+    }
+    int irc = iter_close(rb, &ri);
+    if (!rc)
+        rc = irc;
+    weir_buf_fini(&lo);
+    weir_buf_fini(&hi);
+    return rc;
+}
+
+int weir__rocksdb_open_checkpoint(const weir__backend_config *cfg, const char *ckpt_dir, weir__backend **out)
+{
+    if (!cfg || !ckpt_dir || !out)
+        return WEIR_EINVAL;
+    *out = NULL;
+    if (cfg->max_parallelism == 0 || cfg->max_parallelism > 32768 || cfg->kg_lo > cfg->kg_hi ||
+        cfg->kg_hi > cfg->max_parallelism)
+        return WEIR_EINVAL;
+    rdb_backend *rb;
+    int rc = rdb_prepare(cfg, &rb);
+    if (rc)
+        return rc;
+    if ((rc = seed_dir(ckpt_dir, cfg->dir)) || (rc = rdb_open(rb)) || (rc = load_meta(rb)) ||
+        (rc = delete_kg_range(rb, 0, cfg->kg_lo)) || (rc = delete_kg_range(rb, cfg->kg_hi, 0xFFFF))) {
+        rdb_free(rb, true);
+        return rc;
+    }
+    *out = &rb->base;
+    return 0;
+}
+
+int weir__rocksdb_compact(weir__backend *be)
+{
+    if (!be)
+        return WEIR_EINVAL;
+    if (!weir__backend_is_rocksdb(be))
+        return WEIR_EUNSUPPORTED;
+    rocksdb_compact_range(RB(be)->db, NULL, 0, NULL, 0);
+    return 0;
+}
+
+int weir__rocksdb_count_kg(weir__backend *be, uint32_t kg, uint64_t *out)
+{
+    if (!be || !out || kg >= 0xFFFF)
+        return WEIR_EINVAL;
+    if (!weir__backend_is_rocksdb(be))
+        return WEIR_EUNSUPPORTED;
+    rdb_backend *rb = RB(be);
+    weir_buf lo, hi;
+    weir_buf_init(&lo);
+    weir_buf_init(&hi);
+    int rc;
+    uint64_t n = 0;
+    if (!(rc = put_prefix(&lo, kg, 0)) && !(rc = put_prefix(&hi, kg + 1, 0))) {
+        range_iter ri;
+        iter_open(rb, &ri, &lo, &hi);
+        for (; rocksdb_iter_valid(ri.it); rocksdb_iter_next(ri.it))
+            n++;
+        rc = iter_close(rb, &ri);
+    }
+    weir_buf_fini(&lo);
+    weir_buf_fini(&hi);
+    *out = n;
+    return rc;
+}
+
+const char *weir__rocksdb_last_error(const weir__backend *be)
+{
+    return weir__backend_is_rocksdb(be) ? ((const rdb_backend *)be)->err : "";
+}
+
+#else /* !WEIR_HAVE_ROCKSDB */
+
+bool weir__backend_is_rocksdb(const weir__backend *be)
+{
+    (void)be;
+    return false;
+}
+
+int weir__rocksdb_checkpoint(weir__backend *be, const char *dir)
+{
+    (void)be;
+    (void)dir;
+    return WEIR_EUNSUPPORTED;
+}
+
+int weir__rocksdb_open_checkpoint(const weir__backend_config *cfg, const char *ckpt_dir, weir__backend **out)
+{
+    (void)cfg;
+    (void)ckpt_dir;
+    if (out)
+        *out = NULL;
+    return WEIR_EUNSUPPORTED;
+}
+
+int weir__rocksdb_compact(weir__backend *be)
+{
+    (void)be;
+    return WEIR_EUNSUPPORTED;
+}
+
+int weir__rocksdb_count_kg(weir__backend *be, uint32_t kg, uint64_t *out)
+{
+    (void)be;
+    (void)kg;
+    (void)out;
+    return WEIR_EUNSUPPORTED;
+}
+
+const char *weir__rocksdb_last_error(const weir__backend *be)
+{
+    (void)be;
+    return "";
+}
+
+#endif

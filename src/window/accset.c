@@ -1,0 +1,409 @@
+/*
+ * window/accset.c - accumulator blocks for a window's aggregates.
+ *
+ * A block is [int64 rows][acc 0][acc 1]...: rows counts the net records
+ * folded in, so an empty window (never emitted) is rows == 0 whatever its
+ * aggregates are. COUNT(*), COUNT(col) and SUM over INT/BIGINT/DECIMAL/DOUBLE
+ * use typed accumulators updated by tight per-aggregate loops over a batch
+ * (the per-record cost of the common case); every other function goes
+ * through its weir_agg class. The typed kinds are exact inverses of
+ * themselves, so they are always retractable.
+ */
+#include <strings.h>
+
+#include "window/window_internal.h"
+
+static uint32_t align8(size_t n) { return (uint32_t)((n + 7) & ~(size_t)7); }
+
+static bool fast_out_type(weir_type_id id)
+{
+    return id == WEIR_TYPE_INT || id == WEIR_TYPE_BIGINT || id == WEIR_TYPE_DECIMAL ||
+           id == WEIR_TYPE_DOUBLE;
+}
+
+static weir__acc_kind pick_kind(const weir_agg *a, const weir_schema *in, bool no_fast)
+{
+    if (no_fast || !a->cls || !a->cls->name || a->udf)
+        return WEIR__ACC_GENERIC;
+    if (!strcasecmp(a->cls->name, "COUNT")) {
+        if (a->result_type.id != WEIR_TYPE_BIGINT)
+            return WEIR__ACC_GENERIC;
+        return a->input_col < 0 ? WEIR__ACC_COUNT_STAR : WEIR__ACC_COUNT;
+    }
+    if (!strcasecmp(a->cls->name, "SUM") && a->input_col >= 0 &&
+        (uint32_t)a->input_col < in->n_fields && fast_out_type(a->result_type.id)) {
+        switch (in->fields[a->input_col].type.id) {
+        case WEIR_TYPE_INT: return WEIR__ACC_SUM_I32;
+        case WEIR_TYPE_BIGINT: return WEIR__ACC_SUM_I64;
+        case WEIR_TYPE_DECIMAL:
+            /* Unscaled sums only when the result keeps the input's scale. */
+            if (a->result_type.id == WEIR_TYPE_DECIMAL &&
+                a->result_type.scale == in->fields[a->input_col].type.scale)
+                return WEIR__ACC_SUM_I64;
+            return WEIR__ACC_GENERIC;
+        case WEIR_TYPE_DOUBLE:
+            return a->result_type.id == WEIR_TYPE_DOUBLE ? WEIR__ACC_SUM_F64 : WEIR__ACC_GENERIC;
+        default: return WEIR__ACC_GENERIC;
+        }
+    }
+    return WEIR__ACC_GENERIC;
+}
+
+int weir__accset_init(weir__accset *as, const weir_agg *aggs, uint32_t n, const weir_schema *in,
+                      bool no_fast_path, weir_error *err)
+{
+    memset(as, 0, sizeof *as);
+    as->f = weir_calloc(n ? n : 1, sizeof *as->f);
+    if (!as->f)
+        return weir_error_set(err, WEIR_ENOMEM, "window: out of memory");
+    as->n = n;
+    as->retractable = true;
+    uint32_t off = 8;
+    for (uint32_t i = 0; i < n; i++) {
+        weir__accfield *f = &as->f[i];
+        f->agg = aggs[i];
+        f->col = aggs[i].input_col;
+        f->out_type = aggs[i].result_type;
+        if (!aggs[i].cls)
+            return weir_error_set(err, WEIR_EINVAL, "window: aggregate %u is not bound", i);
+        if (f->col >= 0 && (uint32_t)f->col >= in->n_fields)
+            return weir_error_set(err, WEIR_EINVAL,
+                                  "window: aggregate %u reads column %d of a %u-column input", i,
+                                  f->col, in->n_fields);
+        f->kind = pick_kind(&aggs[i], in, no_fast_path);
+        f->off = off;
+        switch (f->kind) {
+        case WEIR__ACC_COUNT_STAR:
+        case WEIR__ACC_COUNT: off += 8; break;
+        case WEIR__ACC_SUM_I32:
+        case WEIR__ACC_SUM_I64:
+        case WEIR__ACC_SUM_F64: off += 16; break;
+        case WEIR__ACC_GENERIC: {
+            const weir_agg_class *k = aggs[i].cls;
+            if (!k->acc_size || !k->init || !k->add || !k->merge || !k->result)
+                return weir_error_set(err, WEIR_EINVAL,
+                                      "window: aggregate %s lacks functions a window needs "
+                                      "(acc_size, init, add, merge, result)",
+                                      k->name ? k->name : "?");
+            off += align8(k->acc_size(&f->agg));
+            as->any_generic = true;
+            if (!k->retract)
+                as->retractable = false;
+            break;
+        }
+        }
+    }
+    as->size = align8(off);
+    return 0;
+}
+
+void weir__accset_fini(weir__accset *as)
+{
+    weir_free(as->f);
+    as->f = NULL;
+    as->n = 0;
+}
+
+void weir__acc_init(const weir__accset *as, void *blk)
+{
+    memset(blk, 0, as->size);
+    if (!as->any_generic)
+        return;
+    for (uint32_t i = 0; i < as->n; i++) {
+        const weir__accfield *f = &as->f[i];
+        if (f->kind == WEIR__ACC_GENERIC)
+            f->agg.cls->init(&f->agg, (char *)blk + f->off);
+    }
+}
+
+void weir__acc_fini(const weir__accset *as, void *blk)
+{
+    if (!as->any_generic)
+        return;
+    for (uint32_t i = 0; i < as->n; i++) {
+        const weir__accfield *f = &as->f[i];
+        if (f->kind == WEIR__ACC_GENERIC && f->agg.cls->destroy)
+            f->agg.cls->destroy(&f->agg, (char *)blk + f->off);
+    }
+}
+
+void weir__acc_reset(const weir__accset *as, void *blk)
+{
+    weir__acc_fini(as, blk);
+    weir__acc_init(as, blk);
+}
+
+int weir__acc_merge(const weir__accset *as, void *dst, const void *src)
+{
+    char *d = dst;
+    const char *s = src;
+    WEIR__ACC_ROWS(d) += WEIR__ACC_ROWS(s);
+    for (uint32_t i = 0; i < as->n; i++) {
+        const weir__accfield *f = &as->f[i];
+        switch (f->kind) {
+        case WEIR__ACC_COUNT_STAR:
+        case WEIR__ACC_COUNT: *(int64_t *)(d + f->off) += *(const int64_t *)(s + f->off); break;
+        case WEIR__ACC_SUM_I32:
+        case WEIR__ACC_SUM_I64:
+            ((int64_t *)(d + f->off))[0] += ((const int64_t *)(s + f->off))[0];
+            ((int64_t *)(d + f->off))[1] += ((const int64_t *)(s + f->off))[1];
+            break;
+        case WEIR__ACC_SUM_F64:
+            *(double *)(d + f->off) += *(const double *)(s + f->off);
+            ((int64_t *)(d + f->off))[1] += ((const int64_t *)(s + f->off))[1];
+            break;
+        case WEIR__ACC_GENERIC: {
+            int rc = f->agg.cls->merge(&f->agg, d + f->off, s + f->off);
+            if (rc)
+                return rc;
+            break;
+        }
+        }
+    }
+    return 0;
+}
+
+int weir__acc_copy(const weir__accset *as, void *dst, const void *src)
+{
+    if (!as->any_generic) {
+        memcpy(dst, src, as->size);
+        return 0;
+    }
+    weir__acc_reset(as, dst);
+    return weir__acc_merge(as, dst, src);
+}
+
+int weir__acc_add(const weir__accset *as, void *blk, const weir_batch *b, uint32_t row, int sign)
+{
+    void *blks[1] = {blk};
+    int8_t s = sign < 0 ? -1 : 1;
+    return weir__acc_add_many(as, blks, &row, &s, 1, b);
+}
+
+#define SIGN(i) (signs ? (int64_t)signs[i] : 1)
+
+int weir__acc_add_many(const weir__accset *as, void *const *blks, const uint32_t *rows,
+                       const int8_t *signs, uint32_t n, const weir_batch *b)
+{
+    for (uint32_t i = 0; i < n; i++)
+        WEIR__ACC_ROWS(blks[i]) += SIGN(i);
+    for (uint32_t k = 0; k < as->n; k++) {
+        const weir__accfield *f = &as->f[k];
+        const uint32_t off = f->off;
+        const weir_column *col = f->col >= 0 ? &b->cols[f->col] : NULL;
+        const bool all_valid = !col || col->all_valid;
+        switch (f->kind) {
+        case WEIR__ACC_COUNT_STAR:
+            for (uint32_t i = 0; i < n; i++)
+                *(int64_t *)((char *)blks[i] + off) += SIGN(i);
+            break;
+        case WEIR__ACC_COUNT:
+            for (uint32_t i = 0; i < n; i++)
+                if (all_valid || !weir_batch_is_null(b, (uint32_t)f->col, rows[i]))
+                    *(int64_t *)((char *)blks[i] + off) += SIGN(i);
+            break;
+        case WEIR__ACC_SUM_I32: {
+            const int32_t *v = col->data;
+            for (uint32_t i = 0; i < n; i++) {
+                if (!all_valid && weir_batch_is_null(b, (uint32_t)f->col, rows[i]))
+                    continue;
+                int64_t *a = (int64_t *)((char *)blks[i] + off);
+                int64_t s = SIGN(i);
+                a[0] = (int64_t)((uint64_t)a[0] + (uint64_t)(s * v[rows[i]]));
+                a[1] += s;
+            }
+            break;
+        }
+        case WEIR__ACC_SUM_I64: {
+            const int64_t *v = col->data;
+            if (!signs && all_valid) {
+                for (uint32_t i = 0; i < n; i++) {
+                    int64_t *a = (int64_t *)((char *)blks[i] + off);
+                    a[0] = (int64_t)((uint64_t)a[0] + (uint64_t)v[rows[i]]);
+                    a[1] += 1;
+                }
+                break;
+            }
+            for (uint32_t i = 0; i < n; i++) {
+                if (!all_valid && weir_batch_is_null(b, (uint32_t)f->col, rows[i]))
+                    continue;
+                int64_t *a = (int64_t *)((char *)blks[i] + off);
+                int64_t s = SIGN(i);
+                uint64_t d = s > 0 ? (uint64_t)v[rows[i]] : (uint64_t)0 - (uint64_t)v[rows[i]];
+                a[0] = (int64_t)((uint64_t)a[0] + d);
+                a[1] += s;
+            }
+            break;
+        }
+        case WEIR__ACC_SUM_F64: {
+            const double *v = col->data;
+            for (uint32_t i = 0; i < n; i++) {
+                if (!all_valid && weir_batch_is_null(b, (uint32_t)f->col, rows[i]))
+                    continue;
+                char *a = (char *)blks[i] + off;
+                int64_t s = SIGN(i);
+                *(double *)a += s > 0 ? v[rows[i]] : -v[rows[i]];
+                ((int64_t *)a)[1] += s;
+            }
+            break;
+        }
+        case WEIR__ACC_GENERIC: {
+            const weir_agg_class *cls = f->agg.cls;
+            for (uint32_t i = 0; i < n; i++) {
+                int rc;
+                if (SIGN(i) > 0)
+                    rc = cls->add(&f->agg, (char *)blks[i] + off, b, rows[i]);
+                else if (cls->retract)
+                    rc = cls->retract(&f->agg, (char *)blks[i] + off, b, rows[i]);
+                else
+                    rc = WEIR_EUNSUPPORTED;
+                if (rc)
+                    return rc;
+            }
+            break;
+        }
+        }
+    }
+    return 0;
+}
+
+static void put_int_result(weir_batch *out, uint32_t col, uint32_t row, weir_type_id id, int64_t v)
+{
+    switch (id) {
+    case WEIR_TYPE_INT: WEIR_COL_I32(out, col)[row] = (int32_t)v; break;
+    case WEIR_TYPE_DOUBLE: WEIR_COL_F64(out, col)[row] = (double)v; break;
+    default: WEIR_COL_I64(out, col)[row] = v; break;
+    }
+    weir_batch_set_valid(out, col, row);
+}
+
+int weir__acc_result(const weir__accset *as, const void *blk, weir_batch *out, uint32_t col0,
+                     uint32_t orow)
+{
+    const char *p = blk;
+    for (uint32_t i = 0; i < as->n; i++) {
+        const weir__accfield *f = &as->f[i];
+        uint32_t col = col0 + i;
+        switch (f->kind) {
+        case WEIR__ACC_COUNT_STAR:
+        case WEIR__ACC_COUNT: put_int_result(out, col, orow, f->out_type.id, *(const int64_t *)(p + f->off)); break;
+        case WEIR__ACC_SUM_I32:
+        case WEIR__ACC_SUM_I64: {
+            const int64_t *a = (const int64_t *)(p + f->off);
+            if (a[1] == 0)
+                weir_batch_set_null(out, col, orow);
+            else
+                put_int_result(out, col, orow, f->out_type.id, a[0]);
+            break;
+        }
+        case WEIR__ACC_SUM_F64: {
+            const int64_t *a = (const int64_t *)(p + f->off);
+            if (a[1] == 0) {
+                weir_batch_set_null(out, col, orow);
+            } else {
+                WEIR_COL_F64(out, col)[orow] = *(const double *)a;
+                weir_batch_set_valid(out, col, orow);
+            }
+            break;
+        }
+        case WEIR__ACC_GENERIC: {
+            /* The function writes a value or NULL; start from valid so it need not. */
+            weir_batch_set_valid(out, col, orow);
+            int rc = f->agg.cls->result(&f->agg, p + f->off, out, col, orow);
+            if (rc)
+                return rc;
+            break;
+        }
+        }
+    }
+    return 0;
+}
+
+int weir__acc_serialize(const weir__accset *as, const void *blk, weir_buf *out)
+{
+    const char *p = blk;
+    int rc = weir_buf_put_i64(out, WEIR__ACC_ROWS(p));
+    for (uint32_t i = 0; i < as->n && !rc; i++) {
+        const weir__accfield *f = &as->f[i];
+        const int64_t *a = (const int64_t *)(p + f->off);
+        switch (f->kind) {
+        case WEIR__ACC_COUNT_STAR:
+        case WEIR__ACC_COUNT: rc = weir_buf_put_i64(out, a[0]); break;
+        case WEIR__ACC_SUM_I32:
+        case WEIR__ACC_SUM_I64:
+            rc = weir_buf_put_i64(out, a[0]);
+            if (!rc)
+                rc = weir_buf_put_i64(out, a[1]);
+            break;
+        case WEIR__ACC_SUM_F64:
+            rc = weir_buf_put_f64(out, *(const double *)a);
+            if (!rc)
+                rc = weir_buf_put_i64(out, a[1]);
+            break;
+        case WEIR__ACC_GENERIC: {
+            /* Length-prefixed, so a reader never depends on the function's framing. */
+            weir_buf tmp;
+            weir_buf_init(&tmp);
+            if (f->agg.cls->serialize)
+                rc = f->agg.cls->serialize(&f->agg, a, &tmp);
+            else
+                rc = weir_buf_put(&tmp, a, f->agg.cls->acc_size(&f->agg));
+            if (!rc)
+                rc = weir_buf_put_bytes(out, tmp.data, tmp.len);
+            weir_buf_fini(&tmp);
+            break;
+        }
+        }
+    }
+    return rc;
+}
+
+int weir__acc_deserialize(const weir__accset *as, void *blk, weir_cursor *in)
+{
+    char *p = blk;
+    weir__acc_init(as, blk);
+    int rc = weir_cursor_get_i64(in, &WEIR__ACC_ROWS(p));
+    for (uint32_t i = 0; i < as->n && !rc; i++) {
+        const weir__accfield *f = &as->f[i];
+        int64_t *a = (int64_t *)(p + f->off);
+        switch (f->kind) {
+        case WEIR__ACC_COUNT_STAR:
+        case WEIR__ACC_COUNT: rc = weir_cursor_get_i64(in, &a[0]); break;
+        case WEIR__ACC_SUM_I32:
+        case WEIR__ACC_SUM_I64:
+            rc = weir_cursor_get_i64(in, &a[0]);
+            if (!rc)
+                rc = weir_cursor_get_i64(in, &a[1]);
+            break;
+        case WEIR__ACC_SUM_F64:
+            rc = weir_cursor_get_f64(in, (double *)a);
+            if (!rc)
+                rc = weir_cursor_get_i64(in, &a[1]);
+            break;
+        case WEIR__ACC_GENERIC: {
+            const void *bytes;
+            size_t len;
+            rc = weir_cursor_get_bytes(in, &bytes, &len);
+            if (rc)
+                break;
+            if (f->agg.cls->deserialize) {
+                weir_cursor sub;
+                weir_cursor_init(&sub, bytes, len);
+                if (f->agg.cls->destroy)
+                    f->agg.cls->destroy(&f->agg, a);
+                rc = f->agg.cls->deserialize(&f->agg, a, &sub);
+                if (rc)
+                    f->agg.cls->init(&f->agg, a);
+            } else {
+                size_t sz = f->agg.cls->acc_size(&f->agg);
+                if (len != sz)
+                    rc = WEIR_ECORRUPT;
+                else
+                    memcpy(a, bytes, sz);
+            }
+            break;
+        }
+        }
+    }
+    return rc;
+}

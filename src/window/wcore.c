@@ -1,0 +1,1777 @@
+/*
+ * window/wcore.c - the window engine: per-key windows, slices and sessions,
+ * triggers, firing, lateness and emission. The operator (window_op.c) feeds
+ * it batches, watermarks and processing-time timers.
+ *
+ * Map of this file:
+ *   1. pools (nodes, entries), the key table, the changed list
+ *   2. the event-time wheel (which keys to visit when the watermark moves)
+ *   3. emission (result rows, late rows) and pending accumulator updates
+ *   4. triggers: on_record, fire_node
+ *   5. routing a record: sliced tumbling / hopping / cumulating, per-window,
+ *      sessions, global
+ *   6. firing when the watermark advances: per kind
+ *   7. the public entry points (create, process, advance, timers)
+ *
+ * Invariants:
+ * - After advance(W) returns, every window with end <= W has had its
+ *   on-time firing for every key (the wheel visits each key whose next
+ *   firing or cleanup time is <= W). So "unfired" is exactly "end > W".
+ * - A slice exists only while some unfired window contains it.
+ * - Rows reach accumulators through the pending list, which is flushed
+ *   before anything reads an accumulator or frees a node.
+ * - Nothing on the per-record path allocates except when a new key, slice
+ *   or window appears (pooled, amortised).
+ */
+#include "window/wcore_impl.h"
+
+#define DUE_NONE INT64_MAX
+#define NCHUNK 256
+
+static void entry_busy(wcore *c, wentry *e);
+
+/* ------------------------------------------------------------------ */
+/* 1. pools, key table, changed list                                    */
+/* ------------------------------------------------------------------ */
+
+static int push_chunk(void ***chunks, uint32_t *n, uint32_t *cap, void *p)
+{
+    if (*n == *cap) {
+        uint32_t nc = *cap ? *cap * 2 : 16;
+        void **v = weir_realloc(*chunks, nc * sizeof *v);
+        if (!v)
+            return WEIR_ENOMEM;
+        *chunks = v;
+        *cap = nc;
+    }
+    (*chunks)[(*n)++] = p;
+    return 0;
+}
+
+wnode *weir__wnode_alloc(wcore *c, int type, weir_ts start, weir_ts end)
+{
+    if (!c->nfree) {
+        char *chunk = weir_malloc(c->node_size * NCHUNK);
+        if (!chunk)
+            return NULL;
+        if (push_chunk(&c->nchunks, &c->n_nchunks, &c->cap_nchunks, chunk)) {
+            weir_free(chunk);
+            return NULL;
+        }
+        for (int i = NCHUNK - 1; i >= 0; i--) {
+            wnode *n = (wnode *)(chunk + (size_t)i * c->node_size);
+            n->next = c->nfree;
+            c->nfree = n;
+        }
+    }
+    wnode *n = c->nfree;
+    c->nfree = n->next;
+    memset(n, 0, sizeof *n);
+    n->type = (uint8_t)type;
+    n->start = start;
+    n->end = end;
+    n->max_ts = WEIR_TS_MIN;
+    n->due = DUE_NONE;
+    weir__acc_init(&c->as, ACC(n));
+    if (c->nblk > 1)
+        weir__acc_init(&c->as, AUX(c, n));
+    c->n_nodes++;
+    return n;
+}
+
+void weir__wnode_free(wcore *c, wnode *n)
+{
+    if (!n)
+        return;
+    while (n->retract) {
+        wnode *r = n->retract;
+        n->retract = r->next;
+        weir__wnode_free(c, r);
+    }
+    weir__acc_fini(&c->as, ACC(n));
+    if (c->nblk > 1)
+        weir__acc_fini(&c->as, AUX(c, n));
+    n->next = c->nfree;
+    c->nfree = n;
+    c->n_nodes--;
+}
+
+/* Doubly linked main list of an entry. */
+static void list_unlink(wentry *e, wnode *n)
+{
+    if (n->prev)
+        n->prev->next = n->next;
+    else
+        e->head = n->next;
+    if (n->next)
+        n->next->prev = n->prev;
+    else
+        e->tail = n->prev;
+    n->next = n->prev = NULL;
+}
+
+/* Inserts n after `after` (NULL: at the head). */
+static void list_insert_after(wentry *e, wnode *after, wnode *n)
+{
+    n->prev = after;
+    n->next = after ? after->next : e->head;
+    if (n->next)
+        n->next->prev = n;
+    else
+        e->tail = n;
+    if (after)
+        after->next = n;
+    else
+        e->head = n;
+}
+
+void weir__list_append(wentry *e, wnode *n) { list_insert_after(e, e->tail, n); }
+
+/* Singly linked lists sorted by end (mats). */
+static void slist_insert_by_end(wnode **head, wnode *n)
+{
+    wnode **pp = head;
+    while (*pp && (*pp)->end <= n->end)
+        pp = &(*pp)->next;
+    n->next = *pp;
+    n->prev = NULL;
+    *pp = n;
+}
+
+static wentry *entry_alloc(wcore *c)
+{
+    if (!c->efree) {
+        wentry *chunk = weir_calloc(NCHUNK, sizeof *chunk);
+        if (!chunk)
+            return NULL;
+        if (push_chunk(&c->echunks, &c->n_echunks, &c->cap_echunks, chunk)) {
+            weir_free(chunk);
+            return NULL;
+        }
+        for (int i = NCHUNK - 1; i >= 0; i--) {
+            chunk[i].free_next = c->efree;
+            c->efree = &chunk[i];
+        }
+    }
+    wentry *e = c->efree;
+    c->efree = e->free_next;
+    /* Keep E_IN_CHG: a recycled entry may still be listed in the changed vector. */
+    uint8_t keep = e->flags & E_IN_CHG;
+    memset(e, 0, sizeof *e);
+    e->flags = keep;
+    e->stk_end = WEIR_TS_MIN;
+    e->floor = WEIR_TS_MIN;
+    e->wake = WEIR_TS_MAX;
+    return e;
+}
+
+static void entry_release(wcore *c, wentry *e)
+{
+    if (e->key != e->key_inline)
+        weir_free(e->key);
+    e->key = NULL;
+    e->flags &= E_IN_CHG;
+    e->wake = WEIR_TS_MAX;
+    e->free_next = c->efree;
+    c->efree = e;
+}
+
+static int table_grow(wcore *c)
+{
+    uint32_t ncap = c->tab_cap ? c->tab_cap * 2 : 1024;
+    wentry **nt = weir_calloc(ncap, sizeof *nt);
+    if (!nt)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < c->tab_cap; i++) {
+        wentry *e = c->tab[i];
+        if (!e)
+            continue;
+        uint32_t j = (uint32_t)e->hash & (ncap - 1);
+        while (nt[j])
+            j = (j + 1) & (ncap - 1);
+        nt[j] = e;
+    }
+    weir_free(c->tab);
+    c->tab = nt;
+    c->tab_cap = ncap;
+    return 0;
+}
+
+enum { E_IDLE = 32 };
+
+wentry *weir__wentry_get(wcore *c, const uint8_t *key, size_t len, uint64_t hash, bool create)
+{
+    uint32_t mask = c->tab_cap - 1;
+    uint32_t i = (uint32_t)hash & mask;
+    for (wentry *p; (p = c->tab[i]); i = (i + 1) & mask)
+        if (p->hash == hash && p->key_len == len && memcmp(p->key, key, len) == 0)
+            return p;
+    if (!create)
+        return NULL;
+    if ((c->n_live + 1) * 2 > c->tab_cap) {
+        if (table_grow(c))
+            return NULL;
+        mask = c->tab_cap - 1;
+        i = (uint32_t)hash & mask;
+        while (c->tab[i])
+            i = (i + 1) & mask;
+    }
+    wentry *e = entry_alloc(c);
+    if (!e)
+        return NULL;
+    if (len <= sizeof e->key_inline) {
+        e->key = e->key_inline;
+    } else if (!(e->key = weir_malloc(len))) {
+        entry_release(c, e);
+        return NULL;
+    }
+    memcpy(e->key, key, len);
+    e->key_len = (uint32_t)len;
+    e->hash = hash;
+    e->flags |= E_LIVE | E_IDLE;
+    c->tab[i] = e;
+    c->n_live++;
+    c->n_idle++;
+    return e;
+}
+
+void weir__wentry_changed(wcore *c, wentry *e)
+{
+    if (e->flags & E_CHANGED)
+        return;
+    e->flags |= E_CHANGED;
+    if (e->flags & E_IN_CHG)
+        return;
+    if (c->chg_n == c->chg_cap) {
+        uint32_t nc = c->chg_cap ? c->chg_cap * 2 : 1024;
+        wentry **v = weir_realloc(c->chg, nc * sizeof *v);
+        if (!v)
+            return; /* the entry stays marked; drain_changes rescans the table then */
+        c->chg = v;
+        c->chg_cap = nc;
+    }
+    c->chg[c->chg_n++] = e;
+    e->flags |= E_IN_CHG;
+}
+
+static bool entry_empty(const wentry *e) { return !e->head && !e->mats && !e->cum; }
+
+static void entry_busy(wcore *c, wentry *e)
+{
+    if (e->flags & E_IDLE) {
+        e->flags &= (uint8_t)~E_IDLE;
+        c->n_idle--;
+    }
+}
+
+/*
+ * Drops key entries that hold nothing and have nothing in keyed state, so
+ * a stream of ever-new keys (sessions) does not grow the table. Entries
+ * are pooled, so stale wheel references stay harmless (their wake time no
+ * longer matches).
+ */
+static int maybe_sweep(wcore *c)
+{
+    if (c->n_idle < 4096 || c->n_idle * 2 < c->n_live)
+        return 0;
+    wentry **old = c->tab;
+    uint32_t cap = c->tab_cap;
+    wentry **nt = weir_calloc(cap, sizeof *nt);
+    if (!nt)
+        return 0; /* sweeping is an optimisation; try again later */
+    uint32_t live = 0, idle = 0;
+    for (uint32_t i = 0; i < cap; i++) {
+        wentry *e = old[i];
+        if (!e)
+            continue;
+        if ((e->flags & E_IDLE) && !(e->flags & E_IN_STATE)) {
+            entry_release(c, e);
+            continue;
+        }
+        uint32_t j = (uint32_t)e->hash & (cap - 1);
+        while (nt[j])
+            j = (j + 1) & (cap - 1);
+        nt[j] = e;
+        live++;
+        if (e->flags & E_IDLE)
+            idle++;
+    }
+    weir_free(old);
+    c->tab = nt;
+    c->n_live = live;
+    c->n_idle = idle;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* 2. the event-time wheel                                              */
+/* ------------------------------------------------------------------ */
+
+static void heap_swap(wbucket **h, uint32_t a, uint32_t b)
+{
+    wbucket *t = h[a];
+    h[a] = h[b];
+    h[b] = t;
+}
+
+static int heap_push(wcore *c, wbucket *b)
+{
+    if (c->n_heap == c->cap_heap) {
+        uint32_t nc = c->cap_heap ? c->cap_heap * 2 : 64;
+        wbucket **v = weir_realloc(c->heap, nc * sizeof *v);
+        if (!v)
+            return WEIR_ENOMEM;
+        c->heap = v;
+        c->cap_heap = nc;
+    }
+    uint32_t i = c->n_heap++;
+    c->heap[i] = b;
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (c->heap[p]->t <= c->heap[i]->t)
+            break;
+        heap_swap(c->heap, p, i);
+        i = p;
+    }
+    return 0;
+}
+
+static wbucket *heap_pop(wcore *c)
+{
+    wbucket *top = c->heap[0];
+    c->heap[0] = c->heap[--c->n_heap];
+    uint32_t i = 0;
+    for (;;) {
+        uint32_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < c->n_heap && c->heap[l]->t < c->heap[m]->t)
+            m = l;
+        if (r < c->n_heap && c->heap[r]->t < c->heap[m]->t)
+            m = r;
+        if (m == i)
+            break;
+        heap_swap(c->heap, i, m);
+        i = m;
+    }
+    return top;
+}
+
+static uint32_t bslot(weir_ts t) { return (uint32_t)(((uint64_t)t * 0x9E3779B97F4A7C15ull) >> 58); }
+
+static int request_proc(wcore *c, wentry *e, int64_t t)
+{
+    if (!c->io.proc_timer || t == DUE_NONE)
+        return 0;
+    return c->io.proc_timer(c->io.ud, e->key, e->key_len, e->hash, t);
+}
+
+/* Makes sure e is visited when the watermark reaches t (or earlier). */
+static int wheel_add(wcore *c, wentry *e, weir_ts t)
+{
+    /* WEIR_TS_MAX needs no bucket: the final watermark visits every key. */
+    if (t >= e->wake || t == WEIR_TS_MAX)
+        return 0;
+    uint32_t s = bslot(t);
+    wbucket *b = c->bcache[s];
+    if (!b || b->t != t) {
+        if (c->bfree) {
+            b = c->bfree;
+            c->bfree = b->free_next;
+        } else if (!(b = weir_calloc(1, sizeof *b))) {
+            return WEIR_ENOMEM;
+        }
+        b->t = t;
+        b->n = 0;
+        if (heap_push(c, b)) {
+            b->free_next = c->bfree;
+            c->bfree = b;
+            return WEIR_ENOMEM;
+        }
+        c->bcache[s] = b;
+    }
+    if (b->n == b->cap) {
+        uint32_t nc = b->cap ? b->cap * 2 : 16;
+        wentry **v = weir_realloc(b->v, nc * sizeof *v);
+        if (!v)
+            return WEIR_ENOMEM;
+        b->v = v;
+        b->cap = nc;
+    }
+    b->v[b->n++] = e;
+    e->wake = t;
+    if (c->proc_domain)
+        return request_proc(c, e, t);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* 3. emission and pending accumulator updates                          */
+/* ------------------------------------------------------------------ */
+
+static int flush_out(wcore *c)
+{
+    int rc = 0;
+    if (c->out->n_rows) {
+        rc = c->io.emit ? c->io.emit(c->io.ud, c->out) : 0;
+        weir_batch_reset(c->out);
+    }
+    return rc;
+}
+
+static int flush_late(wcore *c)
+{
+    int rc = 0;
+    if (c->late && c->late->n_rows) {
+        rc = c->io.emit_late ? c->io.emit_late(c->io.ud, c->late) : 0;
+        weir_batch_reset(c->late);
+    }
+    return rc;
+}
+
+int weir__wcore_flush(weir__wcore *c)
+{
+    int rc = flush_out(c);
+    int rc2 = flush_late(c);
+    return rc ? rc : rc2;
+}
+
+/* Writes the key columns of e into row r of out, decoding weir_key_encode's format. */
+static int put_key(wcore *c, const wentry *e, weir_batch *out, uint32_t r)
+{
+    const uint8_t *p = e->key;
+    for (uint32_t k = 0; k < c->key.n; k++) {
+        const keycol *kc = &c->kcols[k];
+        if (!*p++) {
+            weir_batch_set_null(out, k, r);
+            continue;
+        }
+        if (kc->is_string) {
+            uint32_t len;
+            memcpy(&len, p, 4);
+            int rc = weir_batch_set_str(out, k, r, (const char *)p + 4, len);
+            if (rc)
+                return rc;
+            p += 4 + len;
+        } else {
+            memcpy((char *)out->cols[k].data + (size_t)r * kc->width, p, kc->width);
+            p += kc->width;
+        }
+        weir_batch_set_valid(out, k, r);
+    }
+    return 0;
+}
+
+static int emit_row(wcore *c, const wentry *e, weir_ts start, weir_ts end, weir_ts row_ts,
+                    const void *blk, weir_row_kind kind, bool global)
+{
+    weir_batch *o = c->out;
+    if (weir_batch_full(o)) {
+        int rc = flush_out(c);
+        if (rc)
+            return rc;
+    }
+    uint32_t r = o->n_rows++;
+    int rc = put_key(c, e, o, r);
+    if (rc) {
+        o->n_rows--;
+        return rc;
+    }
+    if (global) {
+        weir_batch_set_null(o, c->col_ws, r);
+        weir_batch_set_null(o, c->col_we, r);
+        if (c->col_wt >= 0)
+            weir_batch_set_null(o, (uint32_t)c->col_wt, r);
+    } else {
+        WEIR_COL_I64(o, c->col_ws)[r] = start;
+        weir_batch_set_valid(o, c->col_ws, r);
+        WEIR_COL_I64(o, c->col_we)[r] = end;
+        weir_batch_set_valid(o, c->col_we, r);
+        if (c->col_wt >= 0) {
+            WEIR_COL_I64(o, (uint32_t)c->col_wt)[r] = end - 1;
+            weir_batch_set_valid(o, (uint32_t)c->col_wt, r);
+        }
+    }
+    rc = weir__acc_result(&c->as, blk, o, c->col_agg0, r);
+    if (rc) {
+        o->n_rows--;
+        return rc;
+    }
+    o->ts[r] = row_ts;
+    o->kind[r] = (uint8_t)kind;
+    c->st.fired++;
+    return 0;
+}
+
+static weir_ts node_row_ts(const wnode *n)
+{
+    return n->type == NODE_GLOBAL ? n->max_ts : n->end - 1;
+}
+
+static int emit_late_row(wcore *c, const weir_batch *b, uint32_t row, weir_ts ts)
+{
+    c->st.late++;
+    if (c->io.late_counter)
+        (*c->io.late_counter)++;
+    if (!c->io.emit_late || !c->late)
+        return 0;
+    weir_batch *l = c->late;
+    if (weir_batch_full(l)) {
+        int rc = flush_late(c);
+        if (rc)
+            return rc;
+    }
+    uint32_t r = l->n_rows++;
+    for (uint32_t k = 0; k < c->n_in_cols; k++) {
+        if (weir_batch_is_null(b, k, row)) {
+            weir_batch_set_null(l, k, r);
+            continue;
+        }
+        weir_type_id id = b->cols[k].type.id;
+        if (weir_type_is_string(id)) {
+            uint32_t len;
+            const char *s = weir_batch_str(b, k, row, &len);
+            int rc = weir_batch_set_str(l, k, r, s, len);
+            if (rc) {
+                l->n_rows--;
+                return rc;
+            }
+        } else {
+            size_t w = weir_type_width(id);
+            memcpy((char *)l->cols[k].data + (size_t)r * w, (const char *)b->cols[k].data + (size_t)row * w, w);
+        }
+        weir_batch_set_valid(l, k, r);
+    }
+    WEIR_COL_I64(l, c->n_in_cols)[r] = c->wm;
+    weir_batch_set_valid(l, c->n_in_cols, r);
+    WEIR_COL_I64(l, c->n_in_cols + 1)[r] = weir__ts_sub(c->wm, ts);
+    weir_batch_set_valid(l, c->n_in_cols + 1, r);
+    l->ts[r] = ts;
+    l->kind[r] = b->kind[row];
+    return 0;
+}
+
+static int pend_flush(wcore *c)
+{
+    if (!c->pend_n)
+        return 0;
+    c->st.slice_updates += c->pend_n;
+    int rc = weir__acc_add_many(&c->as, c->pend_blk, c->pend_row, c->pend_signed ? c->pend_sign : NULL,
+                                c->pend_n, c->pend_b);
+    c->pend_n = 0;
+    c->pend_signed = false;
+    return rc;
+}
+
+static inline int pend_add(wcore *c, void *blk, uint32_t row, int sign)
+{
+    if (c->pend_n == c->pend_cap) {
+        int rc = pend_flush(c);
+        if (rc)
+            return rc;
+    }
+    uint32_t i = c->pend_n++;
+    c->pend_blk[i] = blk;
+    c->pend_row[i] = row;
+    c->pend_sign[i] = (int8_t)sign;
+    if (sign < 0)
+        c->pend_signed = true;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* 4. triggers                                                          */
+/* ------------------------------------------------------------------ */
+
+static weir_ts cleanup_time(const wcore *c, const wnode *n) { return weir__ts_add(n->end, c->L); }
+
+static int add_retraction(wcore *c, wnode *dst, const wnode *src)
+{
+    wnode *r = weir__wnode_alloc(c, NODE_RETRACT, src->start, src->end);
+    if (!r)
+        return WEIR_ENOMEM;
+    int rc = weir__acc_copy(&c->as, ACC(r), AUX(c, src));
+    r->next = dst->retract;
+    dst->retract = r;
+    return rc;
+}
+
+/*
+ * Fires a window that owns its accumulator (not a slice combination).
+ * Emits nothing when nothing arrived since the last firing.
+ */
+static int fire_node(wcore *c, wentry *e, wnode *n)
+{
+    if (!(n->flags & F_DIRTY) && !n->retract)
+        return 0;
+    n->flags &= (uint8_t)~F_DIRTY;
+    n->count = 0;
+    n->due = DUE_NONE;
+    weir__wentry_changed(c, e);
+    bool global = n->type == NODE_GLOBAL;
+    int rc;
+    while (n->retract) {
+        wnode *r = n->retract;
+        rc = emit_row(c, e, r->start, r->end, r->end - 1, ACC(r), WEIR_ROW_DELETE, false);
+        if (rc)
+            return rc;
+        n->retract = r->next;
+        r->next = NULL;
+        weir__wnode_free(c, r);
+    }
+    if (weir__acc_empty(ACC(n))) {
+        /* Retracted input emptied the window: its earlier result goes away. */
+        if (n->flags & F_PREV) {
+            rc = emit_row(c, e, n->start, n->end, node_row_ts(n), AUX(c, n), WEIR_ROW_DELETE, global);
+            n->flags &= (uint8_t)~F_PREV;
+            return rc;
+        }
+        return 0;
+    }
+    if (c->accm == WEIR_ACC_RETRACTING) {
+        if (n->flags & F_PREV) {
+            rc = emit_row(c, e, n->start, n->end, node_row_ts(n), AUX(c, n), WEIR_ROW_UPDATE_BEFORE, global);
+            if (!rc)
+                rc = emit_row(c, e, n->start, n->end, node_row_ts(n), ACC(n), WEIR_ROW_UPDATE_AFTER, global);
+        } else {
+            rc = emit_row(c, e, n->start, n->end, node_row_ts(n), ACC(n), WEIR_ROW_INSERT, global);
+        }
+        if (!rc)
+            rc = weir__acc_copy(&c->as, AUX(c, n), ACC(n));
+        n->flags |= F_PREV;
+        return rc;
+    }
+    rc = emit_row(c, e, n->start, n->end, node_row_ts(n), ACC(n), WEIR_ROW_INSERT, global);
+    if (c->purge)
+        weir__acc_reset(&c->as, ACC(n));
+    return rc;
+}
+
+/* A record went into window node n (late: n->end <= W). May fire. */
+static int on_record(wcore *c, wentry *e, wnode *n, bool late)
+{
+    n->flags |= F_DIRTY;
+    n->count++;
+    bool fire = false;
+    int rc = 0;
+    switch (c->base) {
+    case WEIR_TRIGGER_COUNT:
+        fire = n->count >= c->trig_count;
+        break;
+    case WEIR_TRIGGER_PROCESSING_TIME:
+        if (c->now >= n->end) {
+            fire = true;
+        } else if (!(n->flags & F_PROCREQ)) {
+            n->flags |= F_PROCREQ;
+            rc = request_proc(c, e, n->end);
+        }
+        break;
+    default:
+        if (!late) {
+            if (c->early_count && n->count >= c->early_count)
+                fire = true;
+            else if (c->early_ms > 0 && n->due == DUE_NONE) {
+                n->due = c->now + c->early_ms;
+                rc = request_proc(c, e, n->due);
+            }
+        } else if (c->base == WEIR_TRIGGER_EVENT_TIME) {
+            if (c->late_ms <= 0)
+                fire = true;
+            else if (n->due == DUE_NONE) {
+                n->due = c->now + c->late_ms;
+                rc = request_proc(c, e, n->due);
+            }
+        }
+        break;
+    }
+    if (rc)
+        return rc;
+    if (fire) {
+        if ((rc = pend_flush(c)))
+            return rc;
+        return fire_node(c, e, n);
+    }
+    return 0;
+}
+
+/*
+ * Sliced mode: the on-time result of window [start, end) combined from
+ * slices into blk. With allowed lateness the window then lives on as a
+ * `mat` node that late records update.
+ */
+static int emit_sliced(wcore *c, wentry *e, weir_ts start, weir_ts end, const void *blk)
+{
+    if (weir__acc_empty(blk))
+        return 0;
+    int rc = emit_row(c, e, start, end, end - 1, blk, WEIR_ROW_INSERT, false);
+    if (rc || c->L <= 0)
+        return rc;
+    wnode *m = weir__wnode_alloc(c, NODE_WIN, start, end);
+    if (!m)
+        return WEIR_ENOMEM;
+    if (!c->purge)
+        rc = weir__acc_copy(&c->as, ACC(m), blk);
+    if (!rc && c->accm == WEIR_ACC_RETRACTING) {
+        rc = weir__acc_copy(&c->as, AUX(c, m), blk);
+        m->flags |= F_PREV;
+    }
+    slist_insert_by_end(&e->mats, m);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* 5. routing records                                                   */
+/* ------------------------------------------------------------------ */
+
+/* Smallest point of the grid off + k*step strictly after t. */
+static weir_ts grid_after(weir_ts t, int64_t off, int64_t step)
+{
+    if (t == WEIR_TS_MIN)
+        return WEIR_TS_MIN;
+    return weir__ts_add(weir_window_align(t, off, step), step);
+}
+
+/* Smallest grid point >= t. */
+static weir_ts grid_ceil(weir_ts t, int64_t off, int64_t step)
+{
+    if (t == WEIR_TS_MIN)
+        return WEIR_TS_MIN;
+    return grid_after(t - 1, off, step);
+}
+
+/* Hopping: end of the last window containing the slice that ends at se. */
+static weir_ts hop_lastwin(const wcore *c, weir_ts se)
+{
+    return weir__ts_add(weir_window_align(weir__ts_sub(se, c->sl), c->off, c->slide), c->size);
+}
+
+/* Finds or creates the slice [end - sl, end) of e, searching from the newest. */
+static wnode *slice_get(wcore *c, wentry *e, weir_ts end, bool *created)
+{
+    wnode *n = e->tail;
+    while (n && n->end > end)
+        n = n->prev;
+    if (n && n->end == end) {
+        *created = false;
+        return n;
+    }
+    wnode *s = weir__wnode_alloc(c, NODE_SLICE, weir__ts_sub(end, c->sl), end);
+    if (!s)
+        return NULL;
+    list_insert_after(e, n, s);
+    entry_busy(c, e);
+    *created = true;
+    return s;
+}
+
+/* Finds or creates the fired-window node ending at end in e->mats. */
+static wnode *mat_get(wcore *c, wentry *e, weir_ts start, weir_ts end)
+{
+    for (wnode *m = e->mats; m && m->end <= end; m = m->next)
+        if (m->end == end)
+            return m;
+    wnode *m = weir__wnode_alloc(c, NODE_WIN, start, end);
+    if (!m)
+        return NULL;
+    slist_insert_by_end(&e->mats, m);
+    entry_busy(c, e);
+    return m;
+}
+
+/* A late-accepted record for the fired window [start, end) (sliced mode). */
+static int route_mat(wcore *c, wentry *e, uint32_t row, weir_ts start, weir_ts end, int sign)
+{
+    wnode *m = mat_get(c, e, start, end);
+    if (!m)
+        return WEIR_ENOMEM;
+    int rc = pend_add(c, ACC(m), row, sign);
+    if (!rc)
+        rc = wheel_add(c, e, cleanup_time(c, m));
+    if (!rc)
+        rc = on_record(c, e, m, true);
+    return rc;
+}
+
+/* Slice bounds of ts, with a one-slice cache: most records hit the previous slice. */
+static inline void slice_of(wcore *c, weir_ts ts, weir_ts *start, weir_ts *end)
+{
+    if (ts < c->cs_start || ts >= c->cs_end) {
+        weir_ts s = weir_window_align(ts, c->off, c->sl);
+        c->cs_start = s;
+        c->cs_end = weir__ts_add(s, c->sl);
+    }
+    *start = c->cs_start;
+    *end = c->cs_end;
+}
+
+static int route_tumbling(wcore *c, wentry *e, const weir_batch *b, uint32_t row, weir_ts ts, int sign)
+{
+    weir_ts s, E;
+    slice_of(c, ts, &s, &E);
+    if (E > c->wm) {
+        wnode *n = e->tail;
+        if (!n || n->end != E) {
+            bool created;
+            if (!(n = slice_get(c, e, E, &created)))
+                return WEIR_ENOMEM;
+            if (created) {
+                int rc = wheel_add(c, e, E);
+                if (rc)
+                    return rc;
+            }
+        }
+        weir__wentry_changed(c, e);
+        return pend_add(c, ACC(n), row, sign);
+    }
+    if (weir__ts_add(E, c->L) > c->wm) {
+        weir__wentry_changed(c, e);
+        return route_mat(c, e, row, s, E, sign);
+    }
+    return emit_late_row(c, b, row, ts);
+}
+
+static int route_hopping(wcore *c, wentry *e, const weir_batch *b, uint32_t row, weir_ts ts, int sign)
+{
+    weir_ts ss, se;
+    slice_of(c, ts, &ss, &se);
+    weir_ts e_first = c->sl == c->slide ? se : grid_ceil(se, c->eoff, c->slide);
+    weir_ts e_last = hop_lastwin(c, se);
+    const weir_ts W = c->wm;
+    if (weir__ts_add(e_last, c->L) <= W)
+        return emit_late_row(c, b, row, ts);
+    int rc = 0;
+    weir__wentry_changed(c, e);
+    if (e_last > W) {
+        wnode *n = e->tail;
+        if (!n || n->end != se) {
+            bool created;
+            if (!(n = slice_get(c, e, se, &created)))
+                return WEIR_ENOMEM;
+            if (created) {
+                weir_ts first = e_first > W ? e_first : grid_after(W, c->eoff, c->slide);
+                if ((rc = wheel_add(c, e, first)))
+                    return rc;
+            }
+        }
+        if (se <= e->stk_end)
+            e->flags |= E_STK_DIRTY;
+        if ((rc = pend_add(c, ACC(n), row, sign)))
+            return rc;
+    }
+    if (e_first <= W) {
+        /* Late for some windows: those still within allowed lateness get late updates. */
+        for (weir_ts E = e_first; E <= W && E <= e_last; E = weir__ts_add(E, c->slide)) {
+            if (weir__ts_add(E, c->L) > W && (rc = route_mat(c, e, row, weir__ts_sub(E, c->size), E, sign)))
+                return rc;
+            if (E == WEIR_TS_MAX)
+                break;
+        }
+    }
+    return 0;
+}
+
+static int route_cumulating(wcore *c, wentry *e, const weir_batch *b, uint32_t row, weir_ts ts, int sign)
+{
+    weir_ts ss, se;
+    slice_of(c, ts, &ss, &se);
+    weir_ts base = weir_window_align(ts, c->off, c->size);
+    weir_ts e_last = weir__ts_add(base, c->size);
+    const weir_ts W = c->wm;
+    if (weir__ts_add(e_last, c->L) <= W)
+        return emit_late_row(c, b, row, ts);
+    int rc = 0;
+    weir__wentry_changed(c, e);
+    if (e_last > W) {
+        if (e->cum && e->cum->start == base && se <= e->cum->end) {
+            /* Already folded into the period's prefix: later windows all contain it. */
+            if ((rc = pend_add(c, ACC(e->cum), row, sign)))
+                return rc;
+        } else {
+            wnode *n = e->tail;
+            if (!n || n->end != se) {
+                bool created;
+                if (!(n = slice_get(c, e, se, &created)))
+                    return WEIR_ENOMEM;
+                if (created) {
+                    weir_ts first = se > W ? se : grid_after(W, c->off, c->slide);
+                    if ((rc = wheel_add(c, e, first)))
+                        return rc;
+                }
+            }
+            if ((rc = pend_add(c, ACC(n), row, sign)))
+                return rc;
+        }
+    }
+    if (se <= W) {
+        for (weir_ts E = se; E <= W && E <= e_last; E = weir__ts_add(E, c->slide)) {
+            if (weir__ts_add(E, c->L) > W && (rc = route_mat(c, e, row, base, E, sign)))
+                return rc;
+            if (E == WEIR_TS_MAX)
+                break;
+        }
+    }
+    return 0;
+}
+
+/* Per-window mode: one node per (key, window), ordered by end. */
+static wnode *win_get(wcore *c, wentry *e, weir_ts start, weir_ts end)
+{
+    wnode *n = e->tail;
+    while (n && n->end > end)
+        n = n->prev;
+    if (n && n->end == end)
+        return n;
+    wnode *w = weir__wnode_alloc(c, NODE_WIN, start, end);
+    if (!w)
+        return NULL;
+    list_insert_after(e, n, w);
+    entry_busy(c, e);
+    return w;
+}
+
+static weir_ts node_wake(const wcore *c, const wnode *n)
+{
+    if (c->base == WEIR_TRIGGER_EVENT_TIME && n->end > c->wm)
+        return n->end;
+    return cleanup_time(c, n);
+}
+
+static int route_windows(wcore *c, wentry *e, const weir_batch *b, uint32_t row, weir_ts ts, int sign)
+{
+    /* The windows containing ts, oldest first. */
+    weir_ts s0, step, last;
+    if (c->kind == WEIR_WINDOW_CUMULATING) {
+        s0 = weir_window_align(ts, c->off, c->size);
+        step = c->slide;
+        last = weir__ts_add(s0, c->size);
+    } else {
+        /* starts on the slide grid in (ts - size, ts] */
+        s0 = grid_after(weir__ts_sub(ts, c->size), c->off, c->slide);
+        step = c->slide;
+        last = weir__ts_add(weir_window_align(ts, c->off, c->slide), c->size);
+    }
+    bool accepted = false;
+    int rc;
+    const weir_ts W = c->wm;
+    if (c->kind == WEIR_WINDOW_CUMULATING) {
+        weir_ts first = weir__ts_add(weir_window_align(ts, c->off, step), step);
+        for (weir_ts E = first;; E = weir__ts_add(E, step)) {
+            if (weir__ts_add(E, c->L) > W) {
+                wnode *n = win_get(c, e, s0, E);
+                if (!n)
+                    return WEIR_ENOMEM;
+                accepted = true;
+                if ((rc = pend_add(c, ACC(n), row, sign)) || (rc = wheel_add(c, e, node_wake(c, n))) ||
+                    (rc = on_record(c, e, n, E <= W)))
+                    return rc;
+            }
+            if (E >= last)
+                break;
+        }
+    } else {
+        for (weir_ts s = s0;; s = weir__ts_add(s, step)) {
+            weir_ts E = weir__ts_add(s, c->size);
+            if (weir__ts_add(E, c->L) > W) {
+                wnode *n = win_get(c, e, s, E);
+                if (!n)
+                    return WEIR_ENOMEM;
+                accepted = true;
+                if ((rc = pend_add(c, ACC(n), row, sign)) || (rc = wheel_add(c, e, node_wake(c, n))) ||
+                    (rc = on_record(c, e, n, E <= W)))
+                    return rc;
+            }
+            if (E >= last)
+                break;
+        }
+    }
+    if (!accepted)
+        return emit_late_row(c, b, row, ts);
+    weir__wentry_changed(c, e);
+    return 0;
+}
+
+/* Session bounds change: an emitted result for the old bounds must be retracted. */
+static int session_set_bounds(wcore *c, wentry *e, wnode *n, weir_ts start, weir_ts end)
+{
+    if (start == n->start && end == n->end)
+        return 0;
+    if (n->flags & F_PREV) {
+        int rc = add_retraction(c, n, n);
+        if (rc)
+            return rc;
+        n->flags &= (uint8_t)~F_PREV;
+    }
+    n->flags &= (uint8_t)~F_PROCREQ;
+    n->end = end;
+    if (start != n->start) {
+        n->start = start;
+        /* keep the list ordered by start */
+        wnode *p = n->prev;
+        if (p && p->start > start) {
+            list_unlink(e, n);
+            while (p && p->start > start)
+                p = p->prev;
+            list_insert_after(e, p, n);
+        }
+    }
+    return 0;
+}
+
+/* Merges session src into dst and frees src. */
+static int session_absorb(wcore *c, wentry *e, wnode *dst, wnode *src)
+{
+    int rc = 0;
+    if (src->flags & F_PREV)
+        rc = add_retraction(c, dst, src);
+    while (!rc && src->retract) {
+        wnode *r = src->retract;
+        src->retract = r->next;
+        r->next = dst->retract;
+        dst->retract = r;
+    }
+    if (!rc)
+        rc = weir__acc_merge(&c->as, ACC(dst), ACC(src));
+    dst->count += src->count;
+    dst->flags |= src->flags & F_DIRTY;
+    if (src->due < dst->due)
+        dst->due = src->due;
+    if (src->max_ts > dst->max_ts)
+        dst->max_ts = src->max_ts;
+    list_unlink(e, src);
+    weir__wnode_free(c, src);
+    return rc;
+}
+
+static bool session_fits(const wcore *c, weir_ts start, weir_ts max_ts)
+{
+    return c->maxlen <= 0 || max_ts < weir__ts_add(start, c->maxlen);
+}
+
+static weir_ts session_end(const wcore *c, weir_ts start, weir_ts end)
+{
+    if (c->maxlen > 0) {
+        weir_ts cap = weir__ts_add(start, c->maxlen);
+        if (end > cap)
+            return cap;
+    }
+    return end;
+}
+
+static int route_session(wcore *c, wentry *e, const weir_batch *b, uint32_t row, weir_ts ts, int sign)
+{
+    const weir_ts W = c->wm;
+    weir_ts ce = session_end(c, ts, weir__ts_add(ts, c->gap));
+    wnode *first = NULL;
+    int touching = 0;
+    weir_ts ustart = ts, umax = ts, uend = weir__ts_add(ts, c->gap);
+    for (wnode *n = e->head; n && n->start <= ce; n = n->next) {
+        if (n->end < ts)
+            continue;
+        touching++;
+        if (!first)
+            first = n;
+        if (n->start < ustart)
+            ustart = n->start;
+        if (n->max_ts > umax)
+            umax = n->max_ts;
+        if (n->end > uend)
+            uend = n->end;
+    }
+    wnode *dst = NULL;
+    int rc;
+    if (touching) {
+        if ((rc = pend_flush(c)))
+            return rc;
+        if (session_fits(c, ustart, umax)) {
+            dst = first;
+            for (wnode *n = first->next; n && n->start <= ce;) {
+                wnode *nx = n->next;
+                if (n->end >= ts && (rc = session_absorb(c, e, dst, n)))
+                    return rc;
+                n = nx;
+            }
+            if ((rc = session_set_bounds(c, e, dst, ustart, session_end(c, ustart, uend))))
+                return rc;
+        } else {
+            /* Capped: join the earliest touching session that can take the record alone. */
+            for (wnode *n = first; n && n->start <= ce; n = n->next) {
+                if (n->end < ts)
+                    continue;
+                weir_ts s = n->start < ts ? n->start : ts;
+                weir_ts m = n->max_ts > ts ? n->max_ts : ts;
+                if (session_fits(c, s, m)) {
+                    dst = n;
+                    weir_ts tg = weir__ts_add(ts, c->gap);
+                    weir_ts end = n->end > tg ? n->end : tg;
+                    if ((rc = session_set_bounds(c, e, dst, s, session_end(c, s, end))))
+                        return rc;
+                    break;
+                }
+            }
+        }
+    }
+    if (!dst) {
+        if (weir__ts_add(ce, c->L) <= W)
+            return emit_late_row(c, b, row, ts);
+        dst = weir__wnode_alloc(c, NODE_SESSION, ts, ce);
+        if (!dst)
+            return WEIR_ENOMEM;
+        wnode *p = e->tail;
+        while (p && p->start > ts)
+            p = p->prev;
+        list_insert_after(e, p, dst);
+        entry_busy(c, e);
+    }
+    if (ts > dst->max_ts)
+        dst->max_ts = ts;
+    weir__wentry_changed(c, e);
+    if ((rc = pend_add(c, ACC(dst), row, sign)) || (rc = wheel_add(c, e, node_wake(c, dst))))
+        return rc;
+    return on_record(c, e, dst, dst->end <= W);
+}
+
+static int route_global(wcore *c, wentry *e, uint32_t row, weir_ts ts, int sign)
+{
+    wnode *n = e->head;
+    if (!n) {
+        if (!(n = weir__wnode_alloc(c, NODE_GLOBAL, WEIR_TS_MIN, WEIR_TS_MAX)))
+            return WEIR_ENOMEM;
+        weir__list_append(e, n);
+        entry_busy(c, e);
+        int rc = wheel_add(c, e, WEIR_TS_MAX);
+        if (rc)
+            return rc;
+    }
+    if (ts > n->max_ts)
+        n->max_ts = ts;
+    weir__wentry_changed(c, e);
+    int rc = pend_add(c, ACC(n), row, sign);
+    return rc ? rc : on_record(c, e, n, false);
+}
+
+/* ------------------------------------------------------------------ */
+/* 6. firing when the watermark advances                                */
+/* ------------------------------------------------------------------ */
+
+static int tumbling_fire(wcore *c, wentry *e, weir_ts W)
+{
+    int rc = 0;
+    while (!rc && e->head && e->head->end <= W) {
+        wnode *n = e->head;
+        list_unlink(e, n);
+        if (weir__acc_empty(ACC(n))) {
+            weir__wnode_free(c, n);
+            continue;
+        }
+        rc = emit_row(c, e, n->start, n->end, n->end - 1, ACC(n), WEIR_ROW_INSERT, false);
+        if (c->L > 0 && !rc) {
+            /* The slice becomes the fired window: no copy. */
+            n->type = NODE_WIN;
+            if (c->accm == WEIR_ACC_RETRACTING) {
+                rc = weir__acc_copy(&c->as, AUX(c, n), ACC(n));
+                n->flags |= F_PREV;
+            }
+            if (c->purge)
+                weir__acc_reset(&c->as, ACC(n));
+            slist_insert_by_end(&e->mats, n);
+        } else {
+            weir__wnode_free(c, n);
+        }
+    }
+    return rc;
+}
+
+/* Hopping: the next window end > after whose window holds a slice of e. */
+static weir_ts hop_next(const wcore *c, const wentry *e, weir_ts after)
+{
+    for (const wnode *n = e->head; n; n = n->next) {
+        if (hop_lastwin(c, n->end) <= after)
+            continue;
+        weir_ts a = grid_ceil(n->end, c->eoff, c->slide);
+        weir_ts b = grid_after(after, c->eoff, c->slide);
+        return a > b ? a : b;
+    }
+    return WEIR_TS_MAX;
+}
+
+/* Every slice ending at or before E joins the front stack, with suffix aggregates. */
+static int hop_flip(wcore *c, wentry *e, weir_ts E)
+{
+    wnode *last = e->tail;
+    while (last && last->end > E) {
+        last->flags &= (uint8_t)~F_FRONT;
+        last = last->prev;
+    }
+    int rc = 0;
+    wnode *nx = NULL;
+    for (wnode *n = last; n && !rc; n = n->prev) {
+        rc = weir__acc_copy(&c->as, AUX(c, n), ACC(n));
+        if (!rc && nx)
+            rc = weir__acc_merge(&c->as, AUX(c, n), AUX(c, nx));
+        n->flags |= F_FRONT;
+        nx = n;
+    }
+    if (e->back)
+        weir__acc_reset(&c->as, ACC(e->back));
+    e->flags &= (uint8_t)~E_STK_DIRTY;
+    return rc;
+}
+
+static int hop_fire(wcore *c, wentry *e, weir_ts E)
+{
+    weir_ts lo = weir__ts_sub(E, c->size);
+    int rc;
+    if (!e->back && !(e->back = weir__wnode_alloc(c, NODE_BACK, 0, 0)))
+        return WEIR_ENOMEM;
+    bool rebuild = (e->flags & E_STK_DIRTY) || e->stk_end == WEIR_TS_MIN || lo >= e->stk_end;
+    /* Slices that end at or before lo are in no window from E on. */
+    while (e->head && e->head->end <= lo) {
+        wnode *h = e->head;
+        if (!(h->flags & F_FRONT))
+            rebuild = true;
+        list_unlink(e, h);
+        weir__wnode_free(c, h);
+    }
+    if (rebuild) {
+        e->stk_end = E;
+        if ((rc = hop_flip(c, e, E)))
+            return rc;
+    } else {
+        /* Push the slices in (stk_end, E] onto the back stack, oldest first. */
+        wnode *n = e->tail, *first = NULL;
+        while (n && n->end > E)
+            n = n->prev;
+        while (n && n->end > e->stk_end) {
+            first = n;
+            n = n->prev;
+        }
+        for (n = first; n && n->end <= E; n = n->next)
+            if ((rc = weir__acc_merge(&c->as, ACC(e->back), ACC(n))))
+                return rc;
+        e->stk_end = E;
+        if (!e->head || !(e->head->flags & F_FRONT)) {
+            if ((rc = hop_flip(c, e, E)))
+                return rc;
+        }
+    }
+    weir__acc_reset(&c->as, c->scratch);
+    if (e->head && (e->head->flags & F_FRONT) && (rc = weir__acc_merge(&c->as, c->scratch, AUX(c, e->head))))
+        return rc;
+    if ((rc = weir__acc_merge(&c->as, c->scratch, ACC(e->back))))
+        return rc;
+    return emit_sliced(c, e, lo, E, c->scratch);
+}
+
+static int hopping_fire(wcore *c, wentry *e, weir_ts after, weir_ts W)
+{
+    int rc;
+    for (;;) {
+        weir_ts E = hop_next(c, e, after);
+        if (E > W || E == WEIR_TS_MAX) /* WEIR_TS_MAX: no window left */
+            break;
+        if ((rc = hop_fire(c, e, E)))
+            return rc;
+        after = E;
+    }
+    while (e->head && hop_lastwin(c, e->head->end) <= W) {
+        wnode *h = e->head;
+        if (!(h->flags & F_FRONT) && h->end <= e->stk_end)
+            e->flags |= E_STK_DIRTY;
+        list_unlink(e, h);
+        weir__wnode_free(c, h);
+    }
+    if (!e->head) {
+        weir__wnode_free(c, e->back);
+        e->back = NULL;
+        e->stk_end = WEIR_TS_MIN;
+        e->flags &= (uint8_t)~E_STK_DIRTY;
+    }
+    return 0;
+}
+
+static weir_ts cum_next(const wcore *c, const wentry *e, weir_ts after)
+{
+    weir_ts t = WEIR_TS_MAX;
+    weir_ts ga = grid_after(after, c->off, c->slide);
+    if (e->cum) {
+        weir_ts pend = weir__ts_add(e->cum->start, c->size);
+        weir_ts E = weir__ts_add(e->cum->end, c->slide);
+        if (ga > E)
+            E = ga;
+        if (E <= pend)
+            t = E;
+    }
+    if (e->head) {
+        weir_ts E = e->head->end > ga ? e->head->end : ga;
+        if (E < t)
+            t = E;
+    }
+    return t;
+}
+
+static int cum_fire(wcore *c, wentry *e, weir_ts E)
+{
+    weir_ts base = weir_window_align(E - 1, c->off, c->size);
+    int rc;
+    if (e->cum && e->cum->start != base) {
+        weir__wnode_free(c, e->cum);
+        e->cum = NULL;
+    }
+    while (e->head && e->head->end <= E) {
+        wnode *h = e->head;
+        list_unlink(e, h);
+        if (h->end > base) {
+            if (!e->cum && !(e->cum = weir__wnode_alloc(c, NODE_CUM, base, E))) {
+                weir__wnode_free(c, h);
+                return WEIR_ENOMEM;
+            }
+            if ((rc = weir__acc_merge(&c->as, ACC(e->cum), ACC(h)))) {
+                weir__wnode_free(c, h);
+                return rc;
+            }
+        }
+        weir__wnode_free(c, h);
+    }
+    if (!e->cum)
+        return 0;
+    e->cum->end = E;
+    rc = emit_sliced(c, e, base, E, ACC(e->cum));
+    if (E >= weir__ts_add(base, c->size)) {
+        weir__wnode_free(c, e->cum);
+        e->cum = NULL;
+    }
+    return rc;
+}
+
+static int cumulating_fire(wcore *c, wentry *e, weir_ts after, weir_ts W)
+{
+    for (;;) {
+        weir_ts E = cum_next(c, e, after);
+        if (E > W || E == WEIR_TS_MAX)
+            return 0;
+        int rc = cum_fire(c, e, E);
+        if (rc)
+            return rc;
+        after = E;
+    }
+}
+
+/* Fired windows past their allowed lateness are released (late data still pending fires first). */
+static int mats_cleanup(wcore *c, wentry *e, weir_ts W)
+{
+    int rc = 0;
+    while (e->mats && cleanup_time(c, e->mats) <= W) {
+        wnode *m = e->mats;
+        if (m->flags & F_DIRTY)
+            rc = fire_node(c, e, m);
+        e->mats = m->next;
+        weir__wnode_free(c, m);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int list_fire(wcore *c, wentry *e, weir_ts after, weir_ts W)
+{
+    int rc = 0;
+    for (wnode *n = e->head; n && !rc;) {
+        wnode *nx = n->next;
+        if (c->base == WEIR_TRIGGER_EVENT_TIME && n->end > after && n->end <= W)
+            rc = fire_node(c, e, n);
+        if (!rc && cleanup_time(c, n) <= W) {
+            if (c->base == WEIR_TRIGGER_EVENT_TIME && (n->flags & F_DIRTY))
+                rc = fire_node(c, e, n);
+            list_unlink(e, n);
+            weir__wnode_free(c, n);
+        }
+        n = nx;
+    }
+    return rc;
+}
+
+static weir_ts next_wake(const wcore *c, const wentry *e)
+{
+    const weir_ts W = c->wm;
+    weir_ts t = WEIR_TS_MAX;
+    if (c->mode == MODE_SLICED) {
+        switch (c->kind) {
+        case WEIR_WINDOW_TUMBLING:
+            if (e->head)
+                t = e->head->end;
+            break;
+        case WEIR_WINDOW_HOPPING: t = hop_next(c, e, W); break;
+        default: t = cum_next(c, e, W); break;
+        }
+        for (const wnode *m = e->mats; m; m = m->next) {
+            weir_ts x = cleanup_time(c, m);
+            if (x < t)
+                t = x;
+        }
+    } else {
+        for (const wnode *n = e->head; n; n = n->next) {
+            weir_ts x = node_wake(c, n);
+            if (x < t)
+                t = x;
+        }
+    }
+    return t;
+}
+
+/* Registers e's next wake-up and keeps the idle count right. */
+int weir__wentry_settle(wcore *c, wentry *e)
+{
+    if (entry_empty(e)) {
+        if (e->back) {
+            weir__wnode_free(c, e->back);
+            e->back = NULL;
+            e->stk_end = WEIR_TS_MIN;
+        }
+        if (!(e->flags & E_IDLE)) {
+            e->flags |= E_IDLE;
+            c->n_idle++;
+        }
+        return 0;
+    }
+    entry_busy(c, e);
+    return wheel_add(c, e, next_wake(c, e));
+}
+
+static int visit(wcore *c, wentry *e)
+{
+    weir_ts after = c->wm_prev > e->floor ? c->wm_prev : e->floor;
+    const weir_ts W = c->wm;
+    int rc = 0;
+    if (c->mode == MODE_SLICED) {
+        switch (c->kind) {
+        case WEIR_WINDOW_TUMBLING: rc = tumbling_fire(c, e, W); break;
+        case WEIR_WINDOW_HOPPING: rc = hopping_fire(c, e, after, W); break;
+        default: rc = cumulating_fire(c, e, after, W); break;
+        }
+        if (!rc)
+            rc = mats_cleanup(c, e, W);
+    } else {
+        rc = list_fire(c, e, after, W);
+    }
+    weir__wentry_changed(c, e);
+    if (!rc)
+        rc = weir__wentry_settle(c, e);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* 7. public entry points                                               */
+/* ------------------------------------------------------------------ */
+
+int weir__wcore_create(const weir_window_spec *spec, const weir_schema *in, const weir_schema *out,
+                       const weir_schema *late, uint32_t batch_size, const weir__wcore_io *io,
+                       weir__wcore **out_core, weir_error *err)
+{
+    *out_core = NULL;
+    int rc = weir_window_spec_check(spec, in, err);
+    if (rc)
+        return rc;
+    wcore *c = weir_calloc(1, sizeof *c);
+    if (!c)
+        return weir_error_set(err, WEIR_ENOMEM, "window: out of memory");
+    const weir_window_assigner *a = &spec->assigner;
+    c->kind = a->kind;
+    c->size = a->size_ms;
+    c->slide = a->kind == WEIR_WINDOW_TUMBLING ? a->size_ms : a->slide_ms;
+    c->off = a->offset_ms;
+    /* Window starts align to off + k*slide, so ends align to off + size + k*slide. */
+    c->eoff = (int64_t)(((__int128)a->offset_ms + a->size_ms) % (c->slide ? c->slide : 1));
+    c->gap = a->gap_ms;
+    c->maxlen = a->max_length_ms;
+    c->L = spec->allowed_lateness_ms;
+    c->proc_domain = spec->time_domain == WEIR_TIME_PROCESSING;
+    c->accm = spec->accumulation;
+    c->purge = spec->accumulation == WEIR_ACC_DISCARDING || spec->trigger.purging;
+    c->base = spec->trigger.kind;
+    if (c->base == WEIR_TRIGGER_DEFAULT)
+        c->base = a->kind == WEIR_WINDOW_GLOBAL ? WEIR_TRIGGER_NEVER : WEIR_TRIGGER_EVENT_TIME;
+    c->trig_count = spec->trigger.count;
+    c->early_ms = spec->trigger.early_interval_ms;
+    c->early_count = spec->trigger.early_count;
+    c->late_ms = spec->trigger.late_interval_ms;
+    c->key = spec->key;
+    c->n_in_cols = in->n_fields;
+    c->in_schema = in;
+    for (uint32_t k = 0; k < c->key.n; k++) {
+        weir_type_id id = in->fields[c->key.cols[k]].type.id;
+        c->kcols[k].type = id;
+        c->kcols[k].is_string = weir_type_is_string(id);
+        c->kcols[k].width = (uint32_t)weir_type_width(id);
+    }
+    switch (a->kind) {
+    case WEIR_WINDOW_TUMBLING: c->sl = c->size; break;
+    case WEIR_WINDOW_HOPPING: {
+        int64_t x = c->size, y = c->slide;
+        while (y) {
+            int64_t t = x % y;
+            x = y;
+            y = t;
+        }
+        c->sl = x;
+        break;
+    }
+    case WEIR_WINDOW_CUMULATING: c->sl = c->slide; break;
+    default: c->sl = 1; break;
+    }
+    bool fixed = a->kind == WEIR_WINDOW_TUMBLING || a->kind == WEIR_WINDOW_HOPPING ||
+                 a->kind == WEIR_WINDOW_CUMULATING;
+    if (fixed)
+        c->mode = c->base == WEIR_TRIGGER_EVENT_TIME && c->early_ms <= 0 && c->early_count == 0
+                      ? MODE_SLICED
+                      : MODE_WINDOWS;
+    else
+        c->mode = a->kind == WEIR_WINDOW_SESSION ? MODE_SESSION : MODE_GLOBAL;
+    rc = weir__accset_init(&c->as, spec->aggs, spec->n_aggs, in, spec->no_fast_path, err);
+    if (rc)
+        goto fail;
+    bool aux = c->accm == WEIR_ACC_RETRACTING || (c->mode == MODE_SLICED && a->kind == WEIR_WINDOW_HOPPING);
+    c->nblk = aux ? 2 : 1;
+    c->node_size = sizeof(wnode) + (size_t)c->nblk * c->as.size;
+    c->node_size = (c->node_size + 7) & ~(size_t)7;
+
+    c->col_ws = c->key.n;
+    c->col_we = c->key.n + 1;
+    c->col_wt = spec->window_time ? (int32_t)(c->key.n + 2) : -1;
+    c->col_agg0 = c->key.n + 2 + (spec->window_time ? 1 : 0);
+    if (!batch_size)
+        batch_size = 1024;
+    c->out = weir_batch_create(out, batch_size);
+    c->late = late ? weir_batch_create(late, batch_size) : NULL;
+    c->pend_cap = 4096;
+    c->pend_blk = weir_malloc(c->pend_cap * sizeof *c->pend_blk);
+    c->pend_row = weir_malloc(c->pend_cap * sizeof *c->pend_row);
+    c->pend_sign = weir_malloc(c->pend_cap);
+    c->scratch = weir_malloc(c->as.size);
+    c->kcap = 256;
+    c->kbuf = weir_malloc(c->kcap);
+    if (!c->out || (late && !c->late) || !c->pend_blk || !c->pend_row || !c->pend_sign || !c->scratch ||
+        !c->kbuf || table_grow(c)) {
+        rc = weir_error_set(err, WEIR_ENOMEM, "window: out of memory");
+        goto fail;
+    }
+    weir__acc_init(&c->as, c->scratch);
+    weir_buf_init(&c->sbuf);
+    if (io)
+        c->io = *io;
+    c->wm = WEIR_TS_MIN;
+    c->wm_prev = WEIR_TS_MIN;
+    c->now = INT64_MIN;
+    c->cs_start = 1;
+    c->cs_end = 0; /* empty cache */
+    *out_core = c;
+    return 0;
+fail:
+    weir__wcore_destroy(c);
+    return rc;
+}
+
+void weir__wcore_destroy(weir__wcore *c)
+{
+    if (!c)
+        return;
+    /* Release every node (generic accumulators may own heap memory). */
+    if (c->tab) {
+        for (uint32_t i = 0; i < c->tab_cap; i++) {
+            wentry *e = c->tab[i];
+            if (!e)
+                continue;
+            while (e->head) {
+                wnode *n = e->head;
+                list_unlink(e, n);
+                weir__wnode_free(c, n);
+            }
+            while (e->mats) {
+                wnode *m = e->mats;
+                e->mats = m->next;
+                weir__wnode_free(c, m);
+            }
+            weir__wnode_free(c, e->cum);
+            weir__wnode_free(c, e->back);
+            if (e->key != e->key_inline)
+                weir_free(e->key);
+        }
+    }
+    weir_free(c->tab);
+    for (uint32_t i = 0; i < c->n_echunks; i++)
+        weir_free(c->echunks[i]);
+    weir_free(c->echunks);
+    for (uint32_t i = 0; i < c->n_nchunks; i++)
+        weir_free(c->nchunks[i]);
+    weir_free(c->nchunks);
+    for (uint32_t i = 0; i < c->n_heap; i++) {
+        weir_free(c->heap[i]->v);
+        weir_free(c->heap[i]);
+    }
+    weir_free(c->heap);
+    while (c->bfree) {
+        wbucket *b = c->bfree;
+        c->bfree = b->free_next;
+        weir_free(b->v);
+        weir_free(b);
+    }
+    if (c->scratch) {
+        weir__acc_fini(&c->as, c->scratch);
+        weir_free(c->scratch);
+    }
+    weir__accset_fini(&c->as);
+    weir_batch_destroy(c->out);
+    weir_batch_destroy(c->late);
+    weir_free(c->pend_blk);
+    weir_free(c->pend_row);
+    weir_free(c->pend_sign);
+    weir_free(c->chg);
+    weir_free(c->kbuf);
+    weir_buf_fini(&c->sbuf);
+    weir_free(c);
+}
+
+weir_ts weir__wcore_watermark(const weir__wcore *c) { return c->wm; }
+
+/* Moves the engine's time (the watermark, or processing time in the PROCESSING domain) to wm. */
+static int advance_to(wcore *c, weir_ts wm)
+{
+    if (wm <= c->wm)
+        return 0;
+    int rc = pend_flush(c);
+    if (rc)
+        return rc;
+    c->wm_prev = c->wm;
+    c->wm = wm;
+    while (c->n_heap && c->heap[0]->t <= wm) {
+        wbucket *b = heap_pop(c);
+        uint32_t s = bslot(b->t);
+        if (c->bcache[s] == b)
+            c->bcache[s] = NULL;
+        for (uint32_t i = 0; i < b->n && !rc; i++) {
+            wentry *e = b->v[i];
+            if (e->wake != b->t || !(e->flags & E_LIVE))
+                continue;
+            e->wake = WEIR_TS_MAX;
+            rc = visit(c, e);
+        }
+        b->n = 0;
+        b->free_next = c->bfree;
+        c->bfree = b;
+        if (rc)
+            return rc;
+    }
+    if (wm == WEIR_TS_MAX) {
+        /* The final watermark: every key with windows fires and is cleaned up. */
+        for (uint32_t i = 0; i < c->tab_cap && !rc; i++) {
+            wentry *e = c->tab[i];
+            if (e && !(e->flags & E_IDLE)) {
+                e->wake = WEIR_TS_MAX;
+                rc = visit(c, e);
+            }
+        }
+        if (rc)
+            return rc;
+    }
+    c->wm_prev = wm;
+    return maybe_sweep(c);
+}
+
+int weir__wcore_advance(weir__wcore *c, weir_ts wm, int64_t now_ms)
+{
+    if (now_ms > c->now)
+        c->now = now_ms;
+    /* Processing-time windows ignore watermarks; their clock is the job's. */
+    return advance_to(c, c->proc_domain ? c->now : wm);
+}
+
+int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t now_ms)
+{
+    int rc;
+    if (now_ms > c->now)
+        c->now = now_ms;
+    if ((rc = weir__wcore_advance(c, wm, now_ms)))
+        return rc;
+    c->pend_b = b;
+    for (uint32_t row = 0; row < b->n_rows; row++) {
+        uint8_t kind = b->kind[row];
+        int sign = kind == WEIR_ROW_INSERT || kind == WEIR_ROW_UPDATE_AFTER ? 1 : -1;
+        if (sign < 0 && !c->as.retractable)
+            return WEIR_EUNSUPPORTED;
+        weir_ts ts = c->proc_domain ? now_ms : b->ts[row];
+        size_t klen = weir_key_encode(b, &c->key, row, c->kbuf, c->kcap);
+        if (klen > c->kcap) {
+            size_t ncap = c->kcap;
+            while (ncap < klen)
+                ncap *= 2;
+            uint8_t *nb = weir_realloc(c->kbuf, ncap);
+            if (!nb)
+                return WEIR_ENOMEM;
+            c->kbuf = nb;
+            c->kcap = ncap;
+            weir_key_encode(b, &c->key, row, c->kbuf, c->kcap);
+        }
+        uint64_t h = weir_key_hash(c->kbuf, klen);
+        wentry *e = weir__wentry_get(c, c->kbuf, klen, h, true);
+        if (!e)
+            return WEIR_ENOMEM;
+        switch (c->mode) {
+        case MODE_SLICED:
+            if (c->kind == WEIR_WINDOW_TUMBLING)
+                rc = route_tumbling(c, e, b, row, ts, sign);
+            else if (c->kind == WEIR_WINDOW_HOPPING)
+                rc = route_hopping(c, e, b, row, ts, sign);
+            else
+                rc = route_cumulating(c, e, b, row, ts, sign);
+            break;
+        case MODE_WINDOWS: rc = route_windows(c, e, b, row, ts, sign); break;
+        case MODE_SESSION: rc = route_session(c, e, b, row, ts, sign); break;
+        default: rc = route_global(c, e, row, ts, sign); break;
+        }
+        if (rc)
+            return rc;
+    }
+    rc = pend_flush(c);
+    c->pend_b = NULL;
+    return rc;
+}
+
+int weir__wcore_proc_timer(weir__wcore *c, const uint8_t *key, size_t len, uint64_t hash, int64_t t,
+                           int64_t now_ms)
+{
+    if (now_ms > c->now)
+        c->now = now_ms;
+    if (c->proc_domain)
+        return advance_to(c, c->now > t ? c->now : t);
+    wentry *e = weir__wentry_get(c, key, len, hash, false);
+    if (!e)
+        return 0;
+    int rc = 0;
+    wnode *lists[2] = {e->head, e->mats};
+    for (int l = 0; l < 2 && !rc; l++) {
+        for (wnode *n = lists[l]; n && !rc; n = n->next) {
+            if (n->due <= t) {
+                n->due = DUE_NONE;
+                rc = fire_node(c, e, n);
+            } else if (c->base == WEIR_TRIGGER_PROCESSING_TIME && (n->flags & F_PROCREQ) && n->end <= t) {
+                n->flags &= (uint8_t)~F_PROCREQ;
+                rc = fire_node(c, e, n);
+            }
+        }
+    }
+    return rc;
+}
+
+int weir__wcore_finish(weir__wcore *c, int64_t now_ms)
+{
+    if (now_ms > c->now)
+        c->now = now_ms;
+    int rc = advance_to(c, WEIR_TS_MAX);
+    if (!rc)
+        rc = weir__wcore_flush(c);
+    return rc;
+}
+
+void weir__wcore_stats_get(const weir__wcore *c, weir__wcore_stats *out)
+{
+    *out = c->st;
+    out->keys = c->n_live - c->n_idle;
+    out->nodes = c->n_nodes;
+}

@@ -1,0 +1,290 @@
+/*
+ * tests/test_state_rocksdb.c - keyed state on the RocksDB backend: the
+ * shared cases of test_state_cases.h, snapshots across backends (memory <->
+ * RocksDB), state many times larger than the block cache and write buffer,
+ * TTL cleanup by compaction, and native (hard-linked) checkpoints.
+ */
+#include "test_state_cases.h"
+
+#ifdef WEIR_HAVE_ROCKSDB
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include "state/rocksdb_backend.h"
+
+STATE_CASES(rocksdb, "rocksdb")
+
+Test(rocksdb, restore_memory_snapshot) { roundtrip_into("memory", "rocksdb"); }
+Test(rocksdb, restore_into_memory) { roundtrip_into("rocksdb", "memory"); }
+
+Test(rocksdb, rescale_across_backends)
+{
+    /* Memory with parallelism 1 -> RocksDB with parallelism 2 -> memory with parallelism 1. */
+    weir__backend *a = mkbe("memory", 0, 128, no_clock());
+    weir_state *sa[4];
+    reg_all_kinds(a, sa);
+    fill_all_kinds(a, sa, 300);
+    weir__backend *r0 = mkbe("rocksdb", 0, 64, no_clock());
+    weir__backend *r1 = mkbe("rocksdb", 64, 128, no_clock());
+    move_kgs(a, 0, 128, r0, 0, 64);
+    move_kgs(a, 0, 128, r1, 64, 128);
+    weir__backend *m = mkbe("memory", 0, 128, no_clock());
+    move_kgs(r0, 0, 64, m, 0, 128);
+    move_kgs(r1, 64, 128, m, 0, 128);
+    weir_state *sm[4];
+    reg_all_kinds(m, sm);
+    char *da = dump(sa, 4), *dm = dump(sm, 4);
+    cr_assert_str_eq(da, dm);
+    weir_free(da);
+    weir_free(dm);
+    weir__backend_destroy(a);
+    weir__backend_destroy(r0);
+    weir__backend_destroy(r1);
+    weir__backend_destroy(m);
+}
+
+/* 120 printable characters that do not compress, derived from i. */
+static void random_value(char *out, int i)
+{
+    uint64_t s = (uint64_t)i * 0x9E3779B97F4A7C15ULL + 1;
+    for (int j = 0; j < 120; j++)
+        out[j] = (char)('!' + (int)(rnd_next(&s) % 90));
+    out[120] = '\0';
+}
+
+Test(rocksdb, state_larger_than_cache_and_write_buffer)
+{
+    /* 32 KiB of block cache and 64 KiB of write buffer against ~700 KiB of state. */
+    be_opts o = {.lo = 0, .hi = 128, .cache_bytes = 32 << 10, .wbuf_bytes = 64 << 10};
+    weir__backend *be = mkbe_opts("rocksdb", &o);
+    weir_state *v = reg(be, "v", WEIR_STATE_VALUE, 0, 0);
+    weir_state *l = reg(be, "l", WEIR_STATE_LIST, 0, 0);
+    weir_state *sum = reg_sum(be, "sum", 0);
+    enum { N = 4000 };
+    char k[32], val[160];
+    for (int i = 0; i < N; i++) {
+        snprintf(k, sizeof k, "key%d", i);
+        cr_assert_eq(setk(be, k), 0);
+        random_value(val, i);
+        put_s(v, "", val);
+        cr_assert_eq(weir_list_add(l, NS(""), val, 20), 0);
+        add64(sum, "", i);
+    }
+    for (int i = 0; i < N; i += 2) {
+        snprintf(k, sizeof k, "key%d", i);
+        cr_assert_eq(setk(be, k), 0);
+        random_value(val, i);
+        cr_assert_eq(weir_list_add(l, NS(""), val, 20), 0);
+        add64(sum, "", 1);
+    }
+    uint64_t size = weir__backend_size_bytes(be);
+    cr_assert_gt(size, 16 * (32 << 10), "state %llu bytes is not much larger than the cache",
+                 (unsigned long long)size);
+    char buf[200];
+    for (int i = N - 1; i >= 0; i--) {
+        snprintf(k, sizeof k, "key%d", i);
+        cr_assert_eq(setk(be, k), 0);
+        random_value(val, i);
+        cr_assert_str_eq(get_s(v, "", buf, sizeof buf), val);
+        cr_assert_eq(sum_of(sum, ""), i + (i % 2 == 0));
+        char *s = list_s(l, "");
+        cr_assert_eq(strlen(s), i % 2 == 0 ? 41u : 20u);
+        weir_free(s);
+    }
+    weir__backend_destroy(be);
+}
+
+Test(rocksdb, ttl_compaction_drops_expired)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir__backend *be = mkbe("rocksdb", 0, 128, weir_manual_clock_get(mc));
+    weir_state *v = reg(be, "v", WEIR_STATE_VALUE, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *l = reg(be, "l", WEIR_STATE_LIST, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *m = reg(be, "m", WEIR_STATE_MAP, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *keep = reg(be, "keep", WEIR_STATE_VALUE, 0, 0);
+    char k[32];
+    for (int i = 0; i < 2000; i++) {
+        snprintf(k, sizeof k, "key%d", i);
+        cr_assert_eq(setk(be, k), 0);
+        put_s(v, "", "x");
+        cr_assert_eq(weir_list_add(l, NS(""), "e", 1), 0);
+        cr_assert_eq(weir_map_put(m, NS(""), "a", 1, "1", 1), 0);
+        put_s(keep, "", "y");
+    }
+    uint64_t before = 0, after = 0, n;
+    for (uint32_t kg = 0; kg < 128; kg++) {
+        cr_assert_eq(weir__rocksdb_count_kg(be, kg, &n), 0);
+        before += n;
+    }
+    cr_assert_eq(before, 8000);
+    /*
+     * Nothing is read again: only compaction can remove them. The first pass
+     * drops expired values and map entries and empties the lists (their
+     * appends are merge operands, merged without the expired elements); the
+     * next compaction of those files drops the emptied lists.
+     */
+    weir_manual_clock_set(mc, 100);
+    cr_assert_eq(weir__rocksdb_compact(be), 0);
+    for (uint32_t kg = 0; kg < 128; kg++) {
+        cr_assert_eq(weir__rocksdb_count_kg(be, kg, &n), 0);
+        after += n;
+    }
+    cr_assert_leq(after, 4000, "left %llu records", (unsigned long long)after);
+    cr_assert_eq(weir__rocksdb_compact(be), 0);
+    after = 0;
+    for (uint32_t kg = 0; kg < 128; kg++) {
+        cr_assert_eq(weir__rocksdb_count_kg(be, kg, &n), 0);
+        after += n;
+    }
+    cr_assert_eq(after, 2000, "left %llu records", (unsigned long long)after);
+    cr_assert_eq(setk(be, "key7"), 0);
+    char buf[8];
+    cr_assert_str_eq(get_s(keep, "", buf, sizeof buf), "y");
+    weir__backend_destroy(be);
+    weir_manual_clock_destroy(mc);
+}
+
+static int inode_of(const char *dir, const char *name, ino_t *ino)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    struct stat sb;
+    if (stat(p, &sb) != 0)
+        return -1;
+    *ino = sb.st_ino;
+    return 0;
+}
+
+Test(rocksdb, native_checkpoint_restore_and_rescale)
+{
+    weir__backend *a = mkbe("rocksdb", 0, 128, no_clock());
+    weir_state *sa[4];
+    reg_all_kinds(a, sa);
+    fill_all_kinds(a, sa, 300);
+    char *at_ckpt = dump(sa, 4);
+    char ck1[300], ck2[300];
+    snprintf(ck1, sizeof ck1, "%s/ck1", tmp_dir());
+    cr_assert_eq(weir__rocksdb_checkpoint(a, ck1), 0, "%s", weir__rocksdb_last_error(a));
+    /* Changes after the checkpoint are not in it. */
+    cr_assert_eq(setk(a, "key1"), 0);
+    put_s(sa[0], "", "changed");
+    snprintf(ck2, sizeof ck2, "%s/ck2", tmp_dir());
+    cr_assert_eq(weir__rocksdb_checkpoint(a, ck2), 0);
+    /* Incremental: the second checkpoint shares the SST files of the first. */
+    DIR *d = opendir(ck1);
+    cr_assert_not_null(d);
+    int shared = 0, ssts = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 4 || strcmp(e->d_name + n - 4, ".sst") != 0)
+            continue;
+        ssts++;
+        ino_t i1, i2;
+        if (inode_of(ck1, e->d_name, &i1) == 0 && inode_of(ck2, e->d_name, &i2) == 0 && i1 == i2)
+            shared++;
+    }
+    closedir(d);
+    cr_assert_gt(ssts, 0);
+    cr_assert_eq(shared, ssts);
+
+    /* The whole checkpoint into one backend: states come back by name. */
+    weir__backend_config cfg = {.kind = "rocksdb", .max_parallelism = 128, .kg_lo = 0, .kg_hi = 128};
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/db", tmp_dir());
+    cfg.dir = dir;
+    weir__backend *b = NULL;
+    cr_assert_eq(weir__rocksdb_open_checkpoint(&cfg, ck1, &b), 0);
+    weir_state *sb[4];
+    reg_all_kinds(b, sb);
+    char *db = dump(sb, 4);
+    cr_assert_str_eq(at_ckpt, db);
+    weir_free(db);
+
+    /* Rescaled: a backend of key groups [0, 64) keeps only those. */
+    cfg.kg_hi = 64;
+    snprintf(dir, sizeof dir, "%s/db", tmp_dir());
+    weir__backend *h = NULL;
+    cr_assert_eq(weir__rocksdb_open_checkpoint(&cfg, ck2, &h), 0);
+    weir_state *sh[4];
+    reg_all_kinds(h, sh);
+    uint64_t n;
+    cr_assert_eq(weir__rocksdb_count_kg(h, 100, &n), 0);
+    cr_assert_eq(n, 0);
+    char k[32], buf[64];
+    int seen = 0;
+    for (int i = 0; i < 300; i++) {
+        snprintf(k, sizeof k, "key%d", i);
+        if (kg_of(k) >= 64)
+            continue;
+        cr_assert_eq(setk(h, k), 0);
+        const char *got = get_s(sh[0], "", buf, sizeof buf);
+        cr_assert_not_null(got);
+        if (i == 1)
+            cr_assert_str_eq(got, "changed");
+        seen++;
+    }
+    cr_assert_gt(seen, 50);
+    /* A different max parallelism cannot use it; a memory backend has no native checkpoint. */
+    cfg.max_parallelism = 256;
+    cfg.kg_hi = 256;
+    snprintf(dir, sizeof dir, "%s/db", tmp_dir());
+    weir__backend *bad = NULL;
+    cr_assert_eq(weir__rocksdb_open_checkpoint(&cfg, ck2, &bad), WEIR_EINVAL);
+    cr_assert_null(bad);
+    weir__backend *mem = mkbe("memory", 0, 128, no_clock());
+    cr_assert_eq(weir__rocksdb_checkpoint(mem, "/tmp/never"), WEIR_EUNSUPPORTED);
+    weir_free(at_ckpt);
+    weir__backend_destroy(mem);
+    weir__backend_destroy(a);
+    weir__backend_destroy(b);
+    weir__backend_destroy(h);
+}
+
+Test(rocksdb, working_directory_is_scratch)
+{
+    char dir[300], ck[300], left[300];
+    snprintf(dir, sizeof dir, "%s/db", tmp_dir());
+    weir__backend_config cfg = {.kind = "rocksdb", .max_parallelism = 128, .kg_hi = 128, .dir = dir};
+    weir__backend *a = NULL;
+    cr_assert_eq(weir__backend_create(&cfg, &a), 0);
+    weir_state *v = reg(a, "v", WEIR_STATE_VALUE, 0, 0);
+    cr_assert_eq(setk(a, "k"), 0);
+    put_s(v, "", "old");
+    snprintf(ck, sizeof ck, "%s/ck", tmp_dir());
+    cr_assert_eq(weir__rocksdb_checkpoint(a, ck), 0);
+    weir__backend_destroy(a);
+    struct stat sb;
+    cr_assert_neq(stat(dir, &sb), 0, "destroy removes the database");
+    /* A database left behind (say, by a crash) is not state: create starts empty. */
+    snprintf(left, sizeof left, "%s/left", tmp_dir());
+    cr_assert_eq(mkdir(left, 0755), 0);
+    DIR *d = opendir(ck);
+    cr_assert_not_null(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char from[700], to[700];
+        snprintf(from, sizeof from, "%s/%s", ck, e->d_name);
+        snprintf(to, sizeof to, "%s/%s", left, e->d_name);
+        cr_assert_eq(link(from, to), 0);
+    }
+    closedir(d);
+    cfg.dir = left;
+    cr_assert_eq(weir__backend_create(&cfg, &a), 0);
+    v = reg(a, "v", WEIR_STATE_VALUE, 0, 0);
+    cr_assert_eq(setk(a, "k"), 0);
+    char buf[16];
+    cr_assert_null(get_s(v, "", buf, sizeof buf));
+    weir__backend_destroy(a);
+    cfg.dir = NULL;
+    cr_assert_eq(weir__backend_create(&cfg, &a), WEIR_EINVAL);
+}
+
+#else
+
+Test(rocksdb, not_built) { cr_skip_test("weir was built without RocksDB"); }
+
+#endif
