@@ -1,0 +1,148 @@
+/*
+ * weir/format.h - record formats: JSON lines, CSV and the debezium-json
+ * changelog, as schema-directed decoders and encoders.
+ *
+ * A decoder turns one record (a line of text, or one message) into one row
+ * appended to a batch, writing straight into the batch's columns and string
+ * heap: nothing is allocated per record. A decoder also knows how records
+ * are framed in a byte stream (a line for JSON, a line outside quotes for
+ * CSV), so a file reader can cut its buffer into records.
+ *
+ * On bad input a decoder never crashes and never appends a partial row: it
+ * returns WEIR_EPARSE and says where (byte index in the record) and what was
+ * expected. The caller (a source) adds the file, line, column and offset and
+ * applies its bad-input policy.
+ *
+ * Value mapping (both directions), following Flink's json and csv formats:
+ *   BOOLEAN        true / false
+ *   INT, BIGINT    integer numbers (JSON also accepts them as strings)
+ *   DOUBLE         numbers; "NaN", "Infinity", "-Infinity" as strings
+ *   DECIMAL(p,s)   numbers, parsed exactly, rounded half-up to s digits
+ *   STRING         strings (a JSON number, boolean, object or array read
+ *                  into a STRING column keeps its JSON text)
+ *   BYTES          base64 strings
+ *   TIMESTAMP(3)   "yyyy-MM-dd HH:mm:ss.SSS" (UTC); ISO-8601 'T' accepted
+ *   TIMESTAMP_LTZ  the same with a trailing 'Z' on output; 'Z' optional on input
+ * See docs/connectors.md for every decision and difference from Flink.
+ */
+#ifndef WEIR_FORMAT_H
+#define WEIR_FORMAT_H
+
+#include "weir/batch.h"
+#include "weir/buf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum weir_format_kind {
+    WEIR_FORMAT_JSON = 0,      /* JSON lines: one object per line */
+    WEIR_FORMAT_CSV,           /* RFC 4180 CSV */
+    WEIR_FORMAT_DEBEZIUM_JSON, /* changelog: {"before":..,"after":..,"op":..} */
+} weir_format_kind;
+
+typedef struct weir_format_options {
+    weir_format_kind kind;
+    /* JSON: a field missing from an object is an error instead of NULL. */
+    bool json_fail_on_missing_field;
+    /* JSON encoder: leave out fields whose value is NULL. */
+    bool json_ignore_null_fields;
+    /* JSON encoder: timestamps as "yyyy-MM-ddTHH:mm:ss.SSS" (ISO-8601)
+     * instead of "yyyy-MM-dd HH:mm:ss.SSS" (SQL). Decoders accept both. */
+    bool json_timestamp_iso8601;
+    char csv_field_delimiter; /* ',' */
+    char csv_quote_character; /* '"'; 0 disables quoting */
+    /* CSV: the first line of each file is a header (skipped on input,
+     * written at the top of each part file on output). */
+    bool csv_header;
+    /* CSV: lines starting with '#' are comments (skipped). */
+    bool csv_allow_comments;
+    /* CSV: this field text means NULL (e.g. "\\N"); NULL pointer: none. Copied. */
+    const char *csv_null_literal;
+} weir_format_options;
+
+/* Defaults for kind (Flink's defaults). */
+void weir_format_options_init(weir_format_options *o, weir_format_kind kind);
+/* "json", "csv", "debezium-json". */
+const char *weir_format_name(weir_format_kind kind);
+/* Parses a format name as Flink spells it; WEIR_EINVAL if unknown. */
+int weir_format_parse_name(const char *name, weir_format_kind *out);
+/* File name extension for part files: "json" or "csv". */
+const char *weir_format_extension(weir_format_kind kind);
+/* Whether the format can carry a changelog (-U, +U, -D rows). */
+bool weir_format_is_changelog(weir_format_kind kind);
+
+/* Where and why a record failed to decode. */
+typedef struct weir_decode_error {
+    size_t pos;        /* byte index in the record where the error was found */
+    char message[256]; /* "expected ..., found ..." */
+} weir_decode_error;
+
+typedef struct weir_decoder weir_decoder;
+
+/*
+ * Creates a decoder for rows of schema (borrowed; must outlive the decoder).
+ * Options are copied. Debezium-json cannot be decoded yet (WEIR_EUNSUPPORTED).
+ */
+int weir_decoder_create(const weir_format_options *opt, const weir_schema *schema,
+                        weir_decoder **out, weir_error *err);
+void weir_decoder_destroy(weir_decoder *d);
+
+/*
+ * Decodes one record rec[0, len) (without its line terminator) and appends
+ * it to out as a new row of kind +I with ts 0. Returns 0; WEIR_EPARSE with
+ * *e set (out unchanged); WEIR_EINVAL if out is full; WEIR_ENOMEM.
+ */
+int weir_decoder_decode(weir_decoder *d, const char *rec, size_t len, weir_batch *out,
+                        weir_decode_error *e);
+
+/* A record framed in a byte stream. */
+typedef struct weir_frame {
+    size_t rec_len;    /* bytes of the record, without its terminator */
+    size_t consumed;   /* bytes to advance past the record and its terminator */
+    uint32_t newlines; /* line breaks consumed (the terminator included) */
+} weir_frame;
+
+/*
+ * Finds the next record at the start of buf[0, len). Returns 0 and fills f;
+ * WEIR_EAGAIN if buf holds no complete record and !eof (read more);
+ * WEIR_EOF if len == 0 and eof. A trailing "\r" is not part of the record.
+ * At eof a final record without a terminator is returned whole (a CSV
+ * record whose quote never closes runs to the end of the input, where the
+ * decoder reports the open quote).
+ */
+int weir_decoder_frame(const weir_decoder *d, const char *buf, size_t len, bool eof, weir_frame *f);
+
+/* Whether a framed record is no record at all: blank, or a CSV comment. */
+bool weir_decoder_is_blank(const weir_decoder *d, const char *rec, size_t len);
+
+typedef struct weir_encoder weir_encoder;
+
+/* Creates an encoder for rows of schema (borrowed). Options are copied. */
+int weir_encoder_create(const weir_format_options *opt, const weir_schema *schema,
+                        weir_encoder **out, weir_error *err);
+void weir_encoder_destroy(weir_encoder *e);
+/*
+ * Appends row `row` of b, with its terminating '\n', to out. Plain json and
+ * csv only write +I rows: another kind is WEIR_EUNSUPPORTED with err set
+ * (the planner should have refused the query). Debezium-json maps kinds:
+ * +I and +U -> {"before":null,"after":ROW,"op":"c"};
+ * -U and -D -> {"before":ROW,"after":null,"op":"d"}.
+ */
+int weir_encoder_encode(weir_encoder *e, const weir_batch *b, uint32_t row, weir_buf *out,
+                        weir_error *err);
+/* Appends the header line (CSV with csv_header); nothing for other formats. */
+int weir_encoder_header(weir_encoder *e, weir_buf *out);
+
+/*
+ * Appends one value in Flink's print style (Java's toString of the value:
+ * null, true, 2.5, 1.0E20, 2020-01-01T12:00, 2020-01-01T12:00:00Z, [1, -2]).
+ */
+int weir_format_print_value(const weir_batch *b, uint32_t col, uint32_t row, weir_buf *out);
+/* Appends "+I[v1, v2, ...]" for a row, as Flink's print connector does. */
+int weir_format_print_row(const weir_batch *b, uint32_t row, weir_buf *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

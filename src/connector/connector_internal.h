@@ -1,0 +1,77 @@
+/*
+ * connector/connector_internal.h - reading WITH options, shared by the
+ * connectors' option-list constructors. Internal-but-shared.
+ *
+ * A weir__optset wraps the caller's option list, remembers which options a
+ * constructor consumed, and reports the rest as unsupported with the
+ * closest known name. Every error names the option it is about.
+ */
+#ifndef WEIR_CONNECTOR_INTERNAL_H
+#define WEIR_CONNECTOR_INTERNAL_H
+
+#include "weir/connector.h"
+
+typedef struct weir__optset {
+    const weir_option *opts;
+    size_t n;
+    bool *used;
+    const char *connector; /* for messages: "filesystem", "datagen", ... */
+    const weir_connector_env *env;
+    weir_error *err;
+} weir__optset;
+
+/*
+ * Prepares o; fails on a NULL key or value and on a key given twice.
+ * Keys every connector ignores ('connector', 'scan.watermark.*',
+ * 'scan.parallelism', 'sink.parallelism': the planner's) are marked used.
+ */
+int weir__optset_init(weir__optset *o, const char *connector, const weir_option *opts, size_t n,
+                      const weir_connector_env *env, weir_error *err);
+void weir__optset_fini(weir__optset *o);
+
+/* Value of key (marking it used), or NULL. */
+const char *weir__opt_get(weir__optset *o, const char *key);
+/* Typed readers: leave *out alone when the key is absent; an error names the key. */
+int weir__opt_bool(weir__optset *o, const char *key, bool *out);
+int weir__opt_duration(weir__optset *o, const char *key, int64_t *out_ms);
+int weir__opt_size(weir__optset *o, const char *key, uint64_t *out);
+int weir__opt_i64(weir__optset *o, const char *key, int64_t *out);
+int weir__opt_f64(weir__optset *o, const char *key, double *out);
+/* Sets the error about option i (and env->bad_option_index). */
+int weir__opt_fail(weir__optset *o, size_t i, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Index of key, or -1. */
+int weir__opt_index(const weir__optset *o, const char *key);
+
+/*
+ * Reads 'format' and the options of that format ('json.*', 'csv.*',
+ * 'debezium-json.*') into fmt. *ignore_parse_errors reports
+ * '<format>.ignore-parse-errors'. for_sink allows debezium-json.
+ */
+int weir__opt_format(weir__optset *o, bool for_sink, weir_format_options *fmt, bool *ignore_parse_errors);
+
+/*
+ * Fails on the first option nobody consumed, suggesting the closest of
+ * known[] (NULL-terminated) and of the options consumed.
+ */
+int weir__opt_finish(weir__optset *o, const char *const *known);
+
+/* Edit distance, for "did you mean" suggestions. */
+size_t weir__edit_distance(const char *a, const char *b);
+
+/* Source classes and sink classes, for weir_sink_spec_accepts_changelog. */
+extern const weir_source_class weir__file_source_class;
+extern const weir_source_class weir__datagen_source_class;
+extern const weir_operator_class weir__print_sink_class;
+extern const weir_operator_class weir__file_sink_class;
+extern const weir_operator_class weir__blackhole_sink_class;
+/* The format a file sink spec writes. */
+weir_format_kind weir__file_sink_format(const weir_operator_spec *spec);
+
+/*
+ * The last error of a print or file sink instance (what process/finish
+ * failed with, with its message). Until sinks report through their ctx,
+ * this is how the message reaches a caller.
+ */
+const weir_error *weir__sink_last_error(const void *op);
+
+#endif

@@ -1,0 +1,958 @@
+/*
+ * connector/file/file_source.c - JSON lines and CSV files as a source.
+ *
+ * Splits. The path is a file or a directory (read recursively; names that
+ * start with '.' or '_' are hidden and ignored, as in Flink). Files are
+ * sorted by path and each is one split, read in order. With a split size,
+ * each file is cut into byte ranges [a, b): a range owns exactly the records
+ * that start at an offset in [a, b), where a record starts at offset 0 or
+ * just after a line break, so no record is lost or read twice (a CSV record
+ * with a quoted line break cannot be cut safely; see docs/connectors.md).
+ *
+ * Assignment. Bounded: split i of the sorted list goes to subtask
+ * i % parallelism. Monitored directories: subtasks scan independently and
+ * at different moments, so an index would not be stable; a split goes to
+ * subtask hash(id) % parallelism instead.
+ *
+ * Positions. A reader's position is the byte offset of the next record
+ * start (just past the last row returned, and past any blank or bad record
+ * already dealt with). Opening a split at a position resumes exactly there.
+ *
+ * Bad records are handled by the source's policy (fail, skip,
+ * dead-letter); a failing record is never consumed, so the position stays
+ * before it. Line numbers are counted from where the reader started and
+ * turned into absolute line numbers only when a message needs one.
+ *
+ * Buffers: one read buffer per reader, grown only for records longer than
+ * it; decoding writes straight into the batch. Nothing is allocated per
+ * record.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "connector/connector_internal.h"
+#include "connector/file/fileio.h"
+#include "format/convert.h"
+
+#define DEFAULT_READ_BUFFER (1u << 20)
+#define DEFAULT_MAX_RECORD (16u << 20)
+#define DEAD_LETTER_RAW_MAX (64u << 10)
+
+typedef struct file_source_arg {
+    weir_file_source_config cfg; /* strings point at the owned copies below */
+    char *path;
+    char *dead_letter_path;
+    char *null_literal;
+    const weir_schema *schema;
+} file_source_arg;
+
+typedef struct file_split {
+    char *id;
+    char *path;
+    uint64_t start;
+    uint64_t end; /* UINT64_MAX: to the end of the file */
+} file_split;
+
+typedef struct file_source {
+    const file_source_arg *arg;
+    weir_source_info info;
+    weir_clock clock;
+    file_split *splits; /* every split this instance was ever given */
+    uint32_t n_splits, cap_splits;
+    char **known; /* sorted paths of files seen by earlier scans (monitoring) */
+    uint32_t n_known, cap_known;
+    const char **new_ids; /* discover()'s answer, reused */
+    uint32_t cap_new_ids;
+    bool scanned;
+    int64_t last_scan_ms;
+    int dl_fd; /* dead-letter file, opened on first use */
+    weir_buf dl_buf;
+    _Atomic uint64_t n_skipped, n_dead_letter, n_records, n_bytes;
+} file_source;
+
+typedef struct file_reader {
+    file_source *src;
+    const file_split *split;
+    int fd;
+    weir_decoder *dec;
+    char *buf;
+    size_t cap, len, pos; /* buf[pos, len) not yet consumed */
+    uint64_t file_off;    /* file offset of buf[0] */
+    bool eof;             /* the file has no more bytes */
+    bool done;            /* the split is exhausted */
+    bool header_pending;  /* the next record is a CSV header */
+    bool bom_checked;
+    uint64_t line_base_off; /* where line counting started */
+    int64_t line_base;      /* lines before line_base_off; -1 until needed */
+    uint64_t line_rel;      /* line breaks consumed since line_base_off */
+} file_reader;
+
+/* ---- arg ---- */
+
+static void arg_free(void *p)
+{
+    file_source_arg *a = p;
+    if (!a)
+        return;
+    weir_free(a->path);
+    weir_free(a->dead_letter_path);
+    weir_free(a->null_literal);
+    weir_free(a);
+}
+
+void weir_file_source_config_init(weir_file_source_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    weir_format_options_init(&cfg->format, WEIR_FORMAT_JSON);
+}
+
+extern const weir_source_class weir__file_source_class;
+
+int weir_file_source_spec(const weir_file_source_config *cfg, const weir_schema *schema, weir_source_spec *out,
+                          weir_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!cfg || !schema)
+        return weir_error_set(err, WEIR_EINVAL, "filesystem source: missing config or schema");
+    if (!cfg->path || !*cfg->path)
+        return weir_error_set(err, WEIR_EINVAL, "filesystem source: 'path' is required");
+    if (cfg->format.kind != WEIR_FORMAT_JSON && cfg->format.kind != WEIR_FORMAT_CSV)
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "filesystem source: format '%s' cannot be read; use 'json' or 'csv'",
+                              weir_format_name(cfg->format.kind));
+    if (cfg->on_bad_input == WEIR_BAD_INPUT_DEAD_LETTER && (!cfg->dead_letter_path || !*cfg->dead_letter_path))
+        return weir_error_set(err, WEIR_EINVAL,
+                              "filesystem source: the dead-letter policy needs 'source.dead-letter.path'");
+    /* Validate the format against the schema now, not when the job runs. */
+    weir_decoder *probe;
+    int rc = weir_decoder_create(&cfg->format, schema, &probe, err);
+    if (rc)
+        return rc;
+    weir_decoder_destroy(probe);
+    file_source_arg *a = weir_calloc(1, sizeof *a);
+    if (!a)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    a->cfg = *cfg;
+    a->schema = schema;
+    a->path = weir_strdup(cfg->path);
+    if (cfg->dead_letter_path)
+        a->dead_letter_path = weir_strdup(cfg->dead_letter_path);
+    if (cfg->format.csv_null_literal)
+        a->null_literal = weir_strdup(cfg->format.csv_null_literal);
+    if (!a->path || (cfg->dead_letter_path && !a->dead_letter_path) ||
+        (cfg->format.csv_null_literal && !a->null_literal)) {
+        arg_free(a);
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    }
+    /* Drop a trailing '/' so that ids and messages read "dir/file". */
+    size_t n = strlen(a->path);
+    while (n > 1 && a->path[n - 1] == '/')
+        a->path[--n] = '\0';
+    a->cfg.path = a->path;
+    a->cfg.dead_letter_path = a->dead_letter_path;
+    a->cfg.format.csv_null_literal = a->null_literal;
+    if (!a->cfg.read_buffer_bytes)
+        a->cfg.read_buffer_bytes = DEFAULT_READ_BUFFER;
+    if (a->cfg.read_buffer_bytes < 64)
+        a->cfg.read_buffer_bytes = 64;
+    if (!a->cfg.max_record_bytes)
+        a->cfg.max_record_bytes = DEFAULT_MAX_RECORD;
+    out->name = "filesystem";
+    out->cls = &weir__file_source_class;
+    out->arg = a;
+    out->free_arg = arg_free;
+    out->schema = schema;
+    return 0;
+}
+
+/* ---- instance ---- */
+
+static int fs_create(void *argp, const weir_source_info *info, void **out, weir_error *err)
+{
+    const file_source_arg *a = argp;
+    file_source *s = weir_calloc(1, sizeof *s);
+    if (!s)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    s->arg = a;
+    s->info = *info;
+    if (!s->info.schema)
+        s->info.schema = a->schema;
+    if (s->info.parallelism == 0)
+        s->info.parallelism = 1;
+    s->clock = a->cfg.clock.now_ms ? a->cfg.clock : weir_clock_system();
+    s->dl_fd = -1;
+    weir_buf_init(&s->dl_buf);
+    *out = s;
+    return 0;
+}
+
+static void fs_destroy(void *p)
+{
+    file_source *s = p;
+    if (!s)
+        return;
+    for (uint32_t i = 0; i < s->n_splits; i++) {
+        weir_free(s->splits[i].id);
+        weir_free(s->splits[i].path);
+    }
+    weir_free(s->splits);
+    for (uint32_t i = 0; i < s->n_known; i++)
+        weir_free(s->known[i]);
+    weir_free(s->known);
+    weir_free(s->new_ids);
+    if (s->dl_fd >= 0)
+        weir__fio->close(s->dl_fd);
+    weir_buf_fini(&s->dl_buf);
+    weir_free(s);
+}
+
+/* ---- discovery ---- */
+
+typedef struct path_list {
+    char **v;
+    size_t n, cap;
+} path_list;
+
+static void path_list_fini(path_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        weir_free(l->v[i]);
+    weir_free(l->v);
+}
+
+static int path_list_add(path_list *l, char *p)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        char **v = weir_realloc(l->v, cap * sizeof *v);
+        if (!v) {
+            weir_free(p);
+            return WEIR_ENOMEM;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = p;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static char *join_path(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    char *p = weir_malloc(a + b + 2);
+    if (p) {
+        memcpy(p, dir, a);
+        p[a] = '/';
+        memcpy(p + a + 1, name, b + 1);
+    }
+    return p;
+}
+
+static int list_dir(const char *dir, path_list *out, int depth, weir_error *err)
+{
+    if (depth > 64)
+        return weir_error_set(err, WEIR_EINVAL, "%s: error: directories nested too deeply", dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return weir_error_set(err, weir__errno_code(errno), "%s: error: cannot list directory: %s", dir,
+                              strerror(errno));
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || e->d_name[0] == '_')
+            continue;
+        char *p = join_path(dir, e->d_name);
+        if (!p) {
+            rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
+            break;
+        }
+        struct stat st;
+        if (stat(p, &st) != 0) {
+            weir_free(p); /* vanished between readdir and stat */
+            continue;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            rc = list_dir(p, out, depth + 1, err);
+            weir_free(p);
+            if (rc)
+                break;
+        } else if (S_ISREG(st.st_mode)) {
+            if ((rc = path_list_add(out, p)))
+                break;
+        } else {
+            weir_free(p);
+        }
+    }
+    closedir(d);
+    return rc;
+}
+
+static bool known_has(const file_source *s, const char *path)
+{
+    size_t lo = 0, hi = s->n_known;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(s->known[mid], path);
+        if (c == 0)
+            return true;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+static uint64_t hash_id(const char *s)
+{
+    uint64_t h = UINT64_C(14695981039346656037);
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * UINT64_C(1099511628211);
+    return h;
+}
+
+static int add_split(file_source *s, const char *path, uint64_t start, uint64_t end, bool ranged)
+{
+    if (s->n_splits == s->cap_splits) {
+        uint32_t cap = s->cap_splits ? s->cap_splits * 2 : 16;
+        file_split *v = weir_realloc(s->splits, cap * sizeof *v);
+        if (!v)
+            return WEIR_ENOMEM;
+        s->splits = v;
+        s->cap_splits = cap;
+    }
+    file_split *sp = &s->splits[s->n_splits];
+    sp->path = weir_strdup(path);
+    if (ranged) {
+        char suffix[64];
+        if (end == UINT64_MAX)
+            snprintf(suffix, sizeof suffix, "@%" PRIu64 "-", start);
+        else
+            snprintf(suffix, sizeof suffix, "@%" PRIu64 "-%" PRIu64, start, end);
+        size_t a = strlen(path), b = strlen(suffix);
+        sp->id = weir_malloc(a + b + 1);
+        if (sp->id) {
+            memcpy(sp->id, path, a);
+            memcpy(sp->id + a, suffix, b + 1);
+        }
+    } else {
+        sp->id = weir_strdup(path);
+    }
+    if (!sp->path || !sp->id) {
+        weir_free(sp->path);
+        weir_free(sp->id);
+        return WEIR_ENOMEM;
+    }
+    sp->start = start;
+    sp->end = end;
+    s->n_splits++;
+    return 0;
+}
+
+static int remember_files(file_source *s, path_list *files)
+{
+    if (s->n_known + files->n > s->cap_known) {
+        size_t cap = s->cap_known ? s->cap_known : 16;
+        while (cap < s->n_known + files->n)
+            cap *= 2;
+        char **v = weir_realloc(s->known, cap * sizeof *v);
+        if (!v)
+            return WEIR_ENOMEM;
+        s->known = v;
+        s->cap_known = (uint32_t)cap;
+    }
+    for (size_t i = 0; i < files->n; i++) {
+        s->known[s->n_known++] = files->v[i];
+        files->v[i] = NULL;
+    }
+    qsort(s->known, s->n_known, sizeof *s->known, cmp_str);
+    return 0;
+}
+
+static int fs_discover(void *p, const char ***ids, uint32_t *n_ids, bool *done, weir_error *err)
+{
+    file_source *s = p;
+    const file_source_arg *a = s->arg;
+    bool monitor = a->cfg.monitor_interval_ms > 0;
+    *ids = NULL;
+    *n_ids = 0;
+    *done = s->scanned && !monitor;
+    if (s->scanned) {
+        if (!monitor)
+            return 0;
+        int64_t now = weir_clock_now(&s->clock);
+        if (now - s->last_scan_ms < a->cfg.monitor_interval_ms)
+            return 0;
+    }
+    path_list files = {0};
+    struct stat st;
+    int rc = 0;
+    if (stat(a->path, &st) != 0) {
+        if (monitor && errno == ENOENT && s->scanned)
+            goto out; /* a monitored directory may come and go */
+        return weir_error_set(err, weir__errno_code(errno), "%s: error: cannot read: %s", a->path, strerror(errno));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        if ((rc = list_dir(a->path, &files, 0, err)))
+            goto out;
+    } else {
+        char *copy = weir_strdup(a->path);
+        if (!copy || (rc = path_list_add(&files, copy))) {
+            rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
+            goto out;
+        }
+    }
+    qsort(files.v, files.n, sizeof *files.v, cmp_str);
+    /* Keep only files no earlier scan saw. */
+    size_t kept = 0;
+    for (size_t i = 0; i < files.n; i++) {
+        if (known_has(s, files.v[i]))
+            weir_free(files.v[i]);
+        else
+            files.v[kept++] = files.v[i];
+    }
+    files.n = kept;
+    uint32_t first_new = s->n_splits;
+    uint64_t index = 0; /* global split index, for bounded assignment */
+    for (size_t i = 0; i < files.n; i++) {
+        const char *path = files.v[i];
+        uint64_t size = 0;
+        if (a->cfg.split_size_bytes) {
+            struct stat fst;
+            if (stat(path, &fst) != 0)
+                continue;
+            size = (uint64_t)fst.st_size;
+        }
+        uint64_t n_ranges = a->cfg.split_size_bytes ? (size + a->cfg.split_size_bytes - 1) / a->cfg.split_size_bytes : 1;
+        if (n_ranges == 0)
+            n_ranges = 1;
+        for (uint64_t r = 0; r < n_ranges; r++, index++) {
+            uint64_t start = r * a->cfg.split_size_bytes;
+            uint64_t end = r + 1 == n_ranges ? UINT64_MAX : start + a->cfg.split_size_bytes;
+            bool ranged = a->cfg.split_size_bytes != 0;
+            char idbuf[64] = "";
+            uint64_t owner;
+            if (monitor) {
+                /* The id decides; build it the way add_split does. */
+                if (ranged) {
+                    if (end == UINT64_MAX)
+                        snprintf(idbuf, sizeof idbuf, "@%" PRIu64 "-", start);
+                    else
+                        snprintf(idbuf, sizeof idbuf, "@%" PRIu64 "-%" PRIu64, start, end);
+                }
+                owner = (hash_id(path) ^ hash_id(idbuf)) % s->info.parallelism;
+            } else {
+                owner = index % s->info.parallelism;
+            }
+            if (owner != s->info.subtask)
+                continue;
+            if ((rc = add_split(s, path, start, end, ranged))) {
+                rc = weir_error_set(err, rc, "out of memory");
+                goto out;
+            }
+        }
+    }
+    if (monitor && (rc = remember_files(s, &files))) {
+        rc = weir_error_set(err, rc, "out of memory");
+        goto out;
+    }
+    uint32_t n_new = s->n_splits - first_new;
+    if (n_new > s->cap_new_ids) {
+        const char **v = weir_realloc(s->new_ids, n_new * sizeof *v);
+        if (!v) {
+            rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
+            goto out;
+        }
+        s->new_ids = v;
+        s->cap_new_ids = n_new;
+    }
+    for (uint32_t i = 0; i < n_new; i++)
+        s->new_ids[i] = s->splits[first_new + i].id;
+    *ids = s->new_ids;
+    *n_ids = n_new;
+out:
+    path_list_fini(&files);
+    if (!rc) {
+        s->scanned = true;
+        s->last_scan_ms = weir_clock_now(&s->clock);
+        *done = !monitor;
+    }
+    return rc;
+}
+
+/* ---- reading ---- */
+
+static const file_split *find_split(file_source *s, const char *id, weir_error *err)
+{
+    for (uint32_t i = 0; i < s->n_splits; i++)
+        if (strcmp(s->splits[i].id, id) == 0)
+            return &s->splits[i];
+    /* An id from an earlier run (restore): "path" or "path@start-[end]". */
+    const char *at = strrchr(id, '@');
+    uint64_t start = 0, end = UINT64_MAX;
+    bool ranged = false;
+    if (at && s->arg->cfg.split_size_bytes) {
+        char *e;
+        unsigned long long a = strtoull(at + 1, &e, 10);
+        if (e != at + 1 && *e == '-') {
+            const char *bs = e + 1;
+            if (*bs == '\0') {
+                ranged = true;
+                start = a;
+            } else {
+                unsigned long long b = strtoull(bs, &e, 10);
+                if (*e == '\0' && b >= a) {
+                    ranged = true;
+                    start = a;
+                    end = b;
+                }
+            }
+        }
+    }
+    char *path = ranged ? weir_strndup(id, (size_t)(at - id)) : weir_strdup(id);
+    if (!path) {
+        weir_error_set(err, WEIR_ENOMEM, "out of memory");
+        return NULL;
+    }
+    int rc = add_split(s, path, start, end, ranged);
+    weir_free(path);
+    if (rc) {
+        weir_error_set(err, rc, "out of memory");
+        return NULL;
+    }
+    return &s->splits[s->n_splits - 1];
+}
+
+static int io_error(file_reader *r, const char *what, int e, weir_error *err)
+{
+    return weir_error_set(err, weir__errno_code(e), "%s: error: cannot %s: %s (offset %" PRIu64 ")", r->split->path,
+                          what, strerror(e), r->file_off + r->len);
+}
+
+/* Reads more bytes after buf[len), moving unconsumed bytes to the front first. */
+static int refill(file_reader *r, weir_error *err)
+{
+    if (r->pos > 0) {
+        memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+        r->file_off += r->pos;
+        r->len -= r->pos;
+        r->pos = 0;
+    }
+    if (r->len == r->cap) {
+        size_t cap = r->cap * 2;
+        char *b = weir_realloc(r->buf, cap);
+        if (!b)
+            return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+        r->buf = b;
+        r->cap = cap;
+    }
+    for (;;) {
+        ssize_t n = weir__fio->pread(r->fd, r->buf + r->len, r->cap - r->len, (off_t)(r->file_off + r->len));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return io_error(r, "read", errno, err);
+        }
+        if (n == 0)
+            r->eof = true;
+        r->len += (size_t)n;
+        atomic_fetch_add_explicit(&r->src->n_bytes, (uint64_t)n, memory_order_relaxed);
+        return 0;
+    }
+}
+
+/* Moves the reader to the first record start at or after off (off > 0). */
+static int align(file_reader *r, uint64_t off, weir_error *err)
+{
+    r->file_off = off - 1;
+    r->len = r->pos = 0;
+    for (;;) {
+        const char *nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
+        if (nl) {
+            r->pos = (size_t)(nl - r->buf) + 1;
+            return 0;
+        }
+        r->pos = r->len;
+        if (r->eof)
+            return 0;
+        int rc = refill(r, err);
+        if (rc)
+            return rc;
+    }
+}
+
+static int fs_open_split(void *p, const char *id, const void *pos, size_t pos_len, void **out, weir_error *err)
+{
+    file_source *s = p;
+    const file_source_arg *a = s->arg;
+    *out = NULL;
+    const file_split *sp = find_split(s, id, err);
+    if (!sp)
+        return err ? err->code : WEIR_ENOMEM;
+    uint64_t resume = 0;
+    bool has_pos = pos && pos_len;
+    if (has_pos) {
+        weir_cursor c;
+        weir_cursor_init(&c, pos, pos_len);
+        if (weir_cursor_get_u64(&c, &resume) || weir_cursor_left(&c) != 0)
+            return weir_error_set(err, WEIR_ECORRUPT, "%s: error: malformed split position (%zu bytes)", id, pos_len);
+    }
+    file_reader *r = weir_calloc(1, sizeof *r);
+    if (!r)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    r->src = s;
+    r->split = sp;
+    r->fd = -1;
+    r->line_base = -1;
+    r->cap = a->cfg.read_buffer_bytes;
+    r->buf = weir_malloc(r->cap);
+    int rc = 0;
+    if (!r->buf) {
+        rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
+        goto fail;
+    }
+    if ((rc = weir_decoder_create(&a->cfg.format, s->info.schema, &r->dec, err)))
+        goto fail;
+    r->fd = weir__fio->open(sp->path, O_RDONLY, 0);
+    if (r->fd < 0) {
+        rc = weir_error_set(err, weir__errno_code(errno), "%s: error: cannot open: %s", sp->path, strerror(errno));
+        goto fail;
+    }
+    if (has_pos) {
+        r->file_off = resume;
+    } else if (sp->start > 0) {
+        if ((rc = align(r, sp->start, err)))
+            goto fail;
+    }
+    uint64_t start_off = r->file_off + r->pos;
+    r->header_pending = a->cfg.format.kind == WEIR_FORMAT_CSV && a->cfg.format.csv_header && start_off == 0;
+    r->bom_checked = start_off != 0;
+    r->line_base_off = start_off;
+    r->line_base = start_off == 0 ? 0 : -1;
+    if (start_off >= sp->end)
+        r->done = true;
+    *out = r;
+    return 0;
+fail:
+    if (r->fd >= 0)
+        weir__fio->close(r->fd);
+    weir_decoder_destroy(r->dec);
+    weir_free(r->buf);
+    weir_free(r);
+    return rc;
+}
+
+static void fs_close_split(void *p)
+{
+    file_reader *r = p;
+    if (!r)
+        return;
+    if (r->fd >= 0)
+        weir__fio->close(r->fd);
+    weir_decoder_destroy(r->dec);
+    weir_free(r->buf);
+    weir_free(r);
+}
+
+static int fs_position(void *p, weir_buf *out)
+{
+    file_reader *r = p;
+    return weir_buf_put_u64(out, r->file_off + r->pos);
+}
+
+/* Lines before line_base_off, counted once when a message first needs them. */
+static int64_t line_base(file_reader *r)
+{
+    if (r->line_base >= 0)
+        return r->line_base;
+    char tmp[65536];
+    int64_t lines = 0;
+    uint64_t off = 0;
+    while (off < r->line_base_off) {
+        size_t want = r->line_base_off - off < sizeof tmp ? (size_t)(r->line_base_off - off) : sizeof tmp;
+        ssize_t n = weir__fio->pread(r->fd, tmp, want, (off_t)off);
+        if (n <= 0)
+            break;
+        for (const char *q = tmp; (q = memchr(q, '\n', (size_t)(tmp + n - q))) != NULL; q++)
+            lines++;
+        off += (uint64_t)n;
+    }
+    r->line_base = lines;
+    return lines;
+}
+
+/* Line and column (1-based, in bytes) of byte `at` of the record at buf[pos]. */
+static void locate(file_reader *r, const char *rec, size_t at, uint64_t *line, uint64_t *col)
+{
+    uint64_t l = (uint64_t)line_base(r) + r->line_rel + 1;
+    size_t line_start = 0;
+    for (size_t i = 0; i < at; i++) {
+        if (rec[i] == '\n') {
+            l++;
+            line_start = i + 1;
+        }
+    }
+    *line = l;
+    *col = at - line_start + 1;
+}
+
+static int dead_letter(file_reader *r, const char *rec, size_t rec_len, uint64_t line, uint64_t col, uint64_t rec_off,
+                       const char *reason, weir_error *err)
+{
+    file_source *s = r->src;
+    const char *dl = s->arg->cfg.dead_letter_path;
+    if (s->dl_fd < 0) {
+        s->dl_fd = weir__fio->open(dl, O_WRONLY | O_CREAT | O_APPEND, 0666);
+        if (s->dl_fd < 0)
+            return weir_error_set(err, weir__errno_code(errno), "%s: error: cannot open dead-letter file: %s", dl,
+                                  strerror(errno));
+    }
+    weir_buf *b = &s->dl_buf;
+    weir_buf_clear(b);
+    int rc = weir_buf_put(b, "{\"file\":", 8);
+    if (!rc)
+        rc = weir__json_put_string(b, r->split->path, strlen(r->split->path));
+    if (!rc)
+        rc = weir_buf_printf(b, ",\"line\":%" PRIu64 ",\"column\":%" PRIu64 ",\"offset\":%" PRIu64 ",\"error\":", line,
+                             col, rec_off);
+    if (!rc)
+        rc = weir__json_put_string(b, reason, strlen(reason));
+    if (!rc)
+        rc = weir_buf_put(b, ",\"raw\":", 7);
+    if (!rc)
+        rc = weir__json_put_string(b, rec, rec_len < DEAD_LETTER_RAW_MAX ? rec_len : DEAD_LETTER_RAW_MAX);
+    if (!rc && rec_len > DEAD_LETTER_RAW_MAX)
+        rc = weir_buf_put(b, ",\"truncated\":true", 17);
+    if (!rc)
+        rc = weir_buf_put(b, "}\n", 2);
+    if (rc)
+        return weir_error_set(err, rc, "out of memory");
+    /* One write per entry: O_APPEND keeps entries of parallel subtasks whole. */
+    int wrc = weir__write_all(s->dl_fd, b->data, b->len);
+    if (wrc)
+        return weir_error_set(err, weir__errno_code(wrc), "%s: error: cannot write dead-letter file: %s", dl,
+                              strerror(-wrc));
+    atomic_fetch_add_explicit(&s->n_dead_letter, 1, memory_order_relaxed);
+    return 0;
+}
+
+/*
+ * Applies the bad-input policy to the record at buf[pos, pos+rec_len) that
+ * failed at byte derr->pos. Returns 0 when the record may be consumed, or
+ * the error to return (the record is then left in place).
+ */
+static int bad_record(file_reader *r, size_t rec_len, const weir_decode_error *derr, weir_error *err)
+{
+    const char *rec = r->buf + r->pos;
+    uint64_t rec_off = r->file_off + r->pos;
+    uint64_t line, col;
+    locate(r, rec, derr->pos, &line, &col);
+    switch (r->src->arg->cfg.on_bad_input) {
+    case WEIR_BAD_INPUT_SKIP:
+        atomic_fetch_add_explicit(&r->src->n_skipped, 1, memory_order_relaxed);
+        return 0;
+    case WEIR_BAD_INPUT_DEAD_LETTER:
+        return dead_letter(r, rec, rec_len, line, col, rec_off, derr->message, err);
+    case WEIR_BAD_INPUT_FAIL:
+    default:
+        return weir_error_set(err, WEIR_EPARSE, "%s:%" PRIu64 ":%" PRIu64 ": error: %s (offset %" PRIu64 ")",
+                              r->split->path, line, col, derr->message, rec_off + derr->pos);
+    }
+}
+
+/* Drops the rest of an oversized record, up to and including its line break. */
+static int discard_line(file_reader *r, weir_error *err)
+{
+    for (;;) {
+        const char *nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
+        if (nl) {
+            r->pos = (size_t)(nl - r->buf) + 1;
+            r->line_rel++;
+            return 0;
+        }
+        r->pos = r->len;
+        if (r->eof)
+            return 0;
+        int rc = refill(r, err);
+        if (rc)
+            return rc;
+    }
+}
+
+static int fs_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *err)
+{
+    file_reader *r = p;
+    const weir_file_source_config *cfg = &r->src->arg->cfg;
+    uint32_t appended = 0;
+    while (appended < max_rows && out->n_rows < out->capacity && !r->done) {
+        if (!r->bom_checked) {
+            if (r->len - r->pos < 3 && !r->eof) {
+                int rc = refill(r, err);
+                if (rc)
+                    return rc;
+                continue;
+            }
+            r->bom_checked = true;
+            if (r->len - r->pos >= 3 && memcmp(r->buf + r->pos, "\xEF\xBB\xBF", 3) == 0)
+                r->pos += 3;
+        }
+        weir_frame f;
+        int rc = weir_decoder_frame(r->dec, r->buf + r->pos, r->len - r->pos, r->eof, &f);
+        if (rc == WEIR_EAGAIN) {
+            if (r->len - r->pos > cfg->max_record_bytes) {
+                weir_decode_error derr = {0, ""};
+                snprintf(derr.message, sizeof derr.message,
+                         "expected a record of at most %zu bytes, found a longer one", cfg->max_record_bytes);
+                if ((rc = bad_record(r, r->len - r->pos, &derr, err)))
+                    return appended ? (int)appended : rc;
+                if ((rc = discard_line(r, err)))
+                    return rc;
+                continue;
+            }
+            if ((rc = refill(r, err)))
+                return rc;
+            continue;
+        }
+        if (rc == WEIR_EOF) {
+            r->done = true;
+            break;
+        }
+        uint64_t rec_off = r->file_off + r->pos;
+        if (rec_off >= r->split->end) {
+            r->done = true;
+            break;
+        }
+        const char *rec = r->buf + r->pos;
+        if (r->header_pending) {
+            r->header_pending = false;
+        } else if (!weir_decoder_is_blank(r->dec, rec, f.rec_len)) {
+            weir_decode_error derr;
+            rc = weir_decoder_decode(r->dec, rec, f.rec_len, out, &derr);
+            if (rc == WEIR_EPARSE) {
+                if ((rc = bad_record(r, f.rec_len, &derr, err)))
+                    return appended ? (int)appended : rc; /* report it on the next call */
+            } else if (rc) {
+                return weir_error_set(err, rc, "%s: error: %s (offset %" PRIu64 ")", r->split->path,
+                                      weir_strerror(rc), rec_off);
+            } else {
+                appended++;
+            }
+        }
+        r->pos += f.consumed;
+        r->line_rel += f.newlines;
+    }
+    if (appended) {
+        atomic_fetch_add_explicit(&r->src->n_records, appended, memory_order_relaxed);
+        return (int)appended;
+    }
+    return r->done ? WEIR_EOF : 0;
+}
+
+static int fs_metrics(void *p, void (*emit)(void *ud, const char *name, uint64_t v), void *ud)
+{
+    file_source *s = p;
+    emit(ud, "records_read", atomic_load(&s->n_records));
+    emit(ud, "bytes_read", atomic_load(&s->n_bytes));
+    emit(ud, "skipped_records", atomic_load(&s->n_skipped));
+    emit(ud, "dead_letter_records", atomic_load(&s->n_dead_letter));
+    return 0;
+}
+
+const weir_source_class weir__file_source_class = {
+    .name = "filesystem",
+    .create = fs_create,
+    .discover = fs_discover,
+    .open_split = fs_open_split,
+    .read = fs_read,
+    .position = fs_position,
+    .close_split = fs_close_split,
+    .destroy = fs_destroy,
+    .metrics = fs_metrics,
+};
+
+/* ---- options ---- */
+
+static const char *const file_source_known[] = {
+    "path", "format", "source.monitor-interval", "source.split-size", "source.bad-input", "source.dead-letter.path",
+    "json.ignore-parse-errors", "json.fail-on-missing-field", "json.timestamp-format.standard",
+    "csv.field-delimiter", "csv.quote-character", "csv.disable-quote-character", "csv.allow-comments",
+    "csv.ignore-parse-errors", "csv.null-literal", "csv.header", NULL};
+
+int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts, const weir_schema *schema,
+                               const weir_connector_env *env, weir_source_spec *out, weir_error *err)
+{
+    weir__optset o;
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    memset(out, 0, sizeof *out);
+    int rc = weir__optset_init(&o, "filesystem", opts, n_opts, env, err);
+    if (rc)
+        goto done;
+    cfg.path = weir__opt_get(&o, "path");
+    if (!cfg.path) {
+        rc = weir_error_set(err, WEIR_EINVAL, "connector 'filesystem' needs option 'path'");
+        goto done;
+    }
+    bool ignore_errors = false;
+    if ((rc = weir__opt_format(&o, false, &cfg.format, &ignore_errors)))
+        goto done;
+    if ((rc = weir__opt_duration(&o, "source.monitor-interval", &cfg.monitor_interval_ms)))
+        goto done;
+    if ((rc = weir__opt_size(&o, "source.split-size", &cfg.split_size_bytes)))
+        goto done;
+    cfg.dead_letter_path = weir__opt_get(&o, "source.dead-letter.path");
+    const char *policy = weir__opt_get(&o, "source.bad-input");
+    if (policy) {
+        int at = weir__opt_index(&o, "source.bad-input");
+        if (strcmp(policy, "fail") == 0)
+            cfg.on_bad_input = WEIR_BAD_INPUT_FAIL;
+        else if (strcmp(policy, "skip") == 0)
+            cfg.on_bad_input = WEIR_BAD_INPUT_SKIP;
+        else if (strcmp(policy, "dead-letter") == 0)
+            cfg.on_bad_input = WEIR_BAD_INPUT_DEAD_LETTER;
+        else {
+            rc = weir__opt_fail(&o, (size_t)at, WEIR_EINVAL,
+                                "option 'source.bad-input': expected 'fail', 'skip' or 'dead-letter', found '%s'",
+                                policy);
+            goto done;
+        }
+        if (ignore_errors && cfg.on_bad_input != WEIR_BAD_INPUT_SKIP) {
+            rc = weir__opt_fail(&o, (size_t)at, WEIR_EINVAL,
+                                "option 'source.bad-input' = '%s' contradicts '%s.ignore-parse-errors' = 'true'", policy,
+                                weir_format_name(cfg.format.kind));
+            goto done;
+        }
+    } else if (ignore_errors) {
+        cfg.on_bad_input = WEIR_BAD_INPUT_SKIP;
+    } else if (cfg.dead_letter_path) {
+        cfg.on_bad_input = WEIR_BAD_INPUT_DEAD_LETTER;
+    }
+    if (cfg.dead_letter_path && cfg.on_bad_input != WEIR_BAD_INPUT_DEAD_LETTER) {
+        rc = weir__opt_fail(&o, (size_t)weir__opt_index(&o, "source.dead-letter.path"), WEIR_EINVAL,
+                            "option 'source.dead-letter.path' needs 'source.bad-input' = 'dead-letter'");
+        goto done;
+    }
+    if (weir__opt_index(&o, "source.path.regex-pattern") >= 0) {
+        rc = weir__opt_fail(&o, (size_t)weir__opt_index(&o, "source.path.regex-pattern"), WEIR_EUNSUPPORTED,
+                            "option 'source.path.regex-pattern' is not supported yet");
+        goto done;
+    }
+    if (env)
+        cfg.clock = env->clock;
+    if ((rc = weir__opt_finish(&o, file_source_known)))
+        goto done;
+    rc = weir_file_source_spec(&cfg, schema, out, err);
+done:
+    weir__optset_fini(&o);
+    return rc;
+}

@@ -1,0 +1,37 @@
+/*
+ * connector/file/fileio.h - the system calls the file connectors make, in
+ * one replaceable table, so tests can inject short writes, ENOSPC and
+ * failing renames. Functions return what the POSIX call returns (-1 with
+ * errno set on failure).
+ */
+#ifndef WEIR_CONNECTOR_FILEIO_H
+#define WEIR_CONNECTOR_FILEIO_H
+
+#include <sys/types.h>
+
+#include "weir/common.h"
+
+typedef struct weir__file_io {
+    int (*open)(const char *path, int flags, mode_t mode);
+    ssize_t (*pread)(int fd, void *buf, size_t n, off_t off);
+    ssize_t (*write)(int fd, const void *buf, size_t n);
+    int (*fsync)(int fd);
+    int (*close)(int fd);
+    int (*rename)(const char *from, const char *to);
+    int (*unlink)(const char *path);
+} weir__file_io;
+
+/* The table in use; tests may point it at their own and restore it. */
+extern const weir__file_io *weir__fio;
+extern const weir__file_io weir__fio_posix;
+
+/* Writes all of buf (retrying short writes and EINTR); 0 or -errno. */
+int weir__write_all(int fd, const void *buf, size_t n);
+/* Maps an errno value to a WEIR_E... code. */
+int weir__errno_code(int e);
+/* mkdir -p; 0 or -errno. */
+int weir__mkdirs(const char *path);
+/* fsync of a directory, so renames in it are durable; 0 or -errno. */
+int weir__fsync_dir(const char *path);
+
+#endif

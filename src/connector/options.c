@@ -1,0 +1,544 @@
+/*
+ * connector/options.c - WITH options: typed values as Flink writes them,
+ * the format options shared by every connector that reads or writes
+ * records, unknown-option reporting with suggestions, and the connector
+ * dispatch by name used by the SQL layer.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "connector/connector_internal.h"
+
+/* ---- values ---- */
+
+static const char *skip_spaces(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return s;
+}
+
+/* Parses the leading unsigned integer; returns the rest or NULL. */
+static const char *parse_u64(const char *s, uint64_t *out)
+{
+    if (!isdigit((unsigned char)*s))
+        return NULL;
+    uint64_t v = 0;
+    for (; isdigit((unsigned char)*s); s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return NULL;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return s;
+}
+
+static bool unit_is(const char *u, size_t n, const char *const *names)
+{
+    for (; *names; names++) {
+        size_t m = strlen(*names);
+        if (n == m && strncasecmp(u, *names, n) == 0)
+            return true;
+        /* plural */
+        if (n == m + 1 && m > 2 && strncasecmp(u, *names, m) == 0 && (u[m] == 's' || u[m] == 'S'))
+            return true;
+    }
+    return false;
+}
+
+int weir_option_parse_duration(const char *s, int64_t *out_ms)
+{
+    static const char *const ns[] = {"ns", "nano", "nanosecond", NULL};
+    static const char *const us[] = {"us", "\xc2\xb5s", "micro", "microsecond", NULL};
+    static const char *const ms[] = {"ms", "milli", "millisecond", NULL};
+    static const char *const sec[] = {"s", "sec", "second", NULL};
+    static const char *const min[] = {"m", "min", "minute", NULL};
+    static const char *const hour[] = {"h", "hour", NULL};
+    static const char *const day[] = {"d", "day", NULL};
+    if (!s)
+        return WEIR_EINVAL;
+    uint64_t v;
+    const char *p = parse_u64(skip_spaces(s), &v);
+    if (!p)
+        return WEIR_EINVAL;
+    p = skip_spaces(p);
+    const char *u = p;
+    while (*p && *p != ' ' && *p != '\t')
+        p++;
+    size_t n = (size_t)(p - u);
+    if (*skip_spaces(p))
+        return WEIR_EINVAL;
+    double f; /* milliseconds per unit */
+    if (n == 0 || unit_is(u, n, ms))
+        f = 1;
+    else if (unit_is(u, n, ns))
+        f = 1e-6;
+    else if (unit_is(u, n, us))
+        f = 1e-3;
+    else if (unit_is(u, n, sec))
+        f = 1e3;
+    else if (unit_is(u, n, min))
+        f = 6e4;
+    else if (unit_is(u, n, hour))
+        f = 3.6e6;
+    else if (unit_is(u, n, day))
+        f = 8.64e7;
+    else
+        return WEIR_EINVAL;
+    double r = (double)v * f;
+    if (r > 9.2e18)
+        return WEIR_EINVAL;
+    *out_ms = f >= 1 ? (int64_t)v * (int64_t)f : (int64_t)r;
+    return 0;
+}
+
+int weir_option_parse_size(const char *s, uint64_t *out_bytes)
+{
+    static const char *const b[] = {"b", "bytes", NULL};
+    static const char *const k[] = {"k", "kb", "kibibytes", NULL};
+    static const char *const m[] = {"m", "mb", "mebibytes", NULL};
+    static const char *const g[] = {"g", "gb", "gibibytes", NULL};
+    static const char *const t[] = {"t", "tb", "tebibytes", NULL};
+    if (!s)
+        return WEIR_EINVAL;
+    uint64_t v;
+    const char *p = parse_u64(skip_spaces(s), &v);
+    if (!p)
+        return WEIR_EINVAL;
+    p = skip_spaces(p);
+    const char *u = p;
+    while (*p && *p != ' ' && *p != '\t')
+        p++;
+    size_t n = (size_t)(p - u);
+    if (*skip_spaces(p))
+        return WEIR_EINVAL;
+    unsigned shift;
+    if (n == 0 || (n == 1 && (*u == 'b' || *u == 'B')) || (n == 5 && strncasecmp(u, "bytes", 5) == 0))
+        shift = 0;
+    else if (unit_is(u, n, k))
+        shift = 10;
+    else if (unit_is(u, n, m))
+        shift = 20;
+    else if (unit_is(u, n, g))
+        shift = 30;
+    else if (unit_is(u, n, t))
+        shift = 40;
+    else
+        return WEIR_EINVAL;
+    (void)b;
+    if (shift && v > (UINT64_MAX >> shift))
+        return WEIR_EINVAL;
+    *out_bytes = v << shift;
+    return 0;
+}
+
+int weir_option_parse_bool(const char *s, bool *out)
+{
+    if (!s)
+        return WEIR_EINVAL;
+    if (strcasecmp(s, "true") == 0)
+        *out = true;
+    else if (strcasecmp(s, "false") == 0)
+        *out = false;
+    else
+        return WEIR_EINVAL;
+    return 0;
+}
+
+/* ---- the option set ---- */
+
+static bool ignored_everywhere(const char *key)
+{
+    return strcmp(key, "connector") == 0 || strncmp(key, "scan.watermark.", 15) == 0 ||
+           strcmp(key, "scan.parallelism") == 0 || strcmp(key, "sink.parallelism") == 0;
+}
+
+int weir__opt_fail(weir__optset *o, size_t i, int code, const char *fmt, ...)
+{
+    if (o->env && o->env->bad_option_index)
+        *o->env->bad_option_index = (int)i;
+    if (o->err) {
+        va_list ap;
+        va_start(ap, fmt);
+        o->err->code = code;
+        vsnprintf(o->err->message, sizeof o->err->message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+int weir__optset_init(weir__optset *o, const char *connector, const weir_option *opts, size_t n,
+                      const weir_connector_env *env, weir_error *err)
+{
+    memset(o, 0, sizeof *o);
+    o->opts = opts;
+    o->n = n;
+    o->connector = connector;
+    o->env = env;
+    o->err = err;
+    if (env && env->bad_option_index)
+        *env->bad_option_index = -1;
+    if (n && !opts)
+        return weir_error_set(err, WEIR_EINVAL, "connector '%s': options missing", connector);
+    o->used = weir_calloc(n ? n : 1, sizeof *o->used);
+    if (!o->used)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        if (!opts[i].key || !opts[i].value)
+            return weir__opt_fail(o, i, WEIR_EINVAL, "connector '%s': option %zu has no key or no value", connector, i);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(opts[j].key, opts[i].key) == 0)
+                return weir__opt_fail(o, i, WEIR_EINVAL, "option '%s' is given twice", opts[i].key);
+        if (ignored_everywhere(opts[i].key))
+            o->used[i] = true;
+    }
+    return 0;
+}
+
+void weir__optset_fini(weir__optset *o)
+{
+    weir_free(o->used);
+    o->used = NULL;
+}
+
+int weir__opt_index(const weir__optset *o, const char *key)
+{
+    for (size_t i = 0; i < o->n; i++)
+        if (strcmp(o->opts[i].key, key) == 0)
+            return (int)i;
+    return -1;
+}
+
+const char *weir__opt_get(weir__optset *o, const char *key)
+{
+    int i = weir__opt_index(o, key);
+    if (i < 0)
+        return NULL;
+    o->used[i] = true;
+    return o->opts[i].value;
+}
+
+int weir__opt_bool(weir__optset *o, const char *key, bool *out)
+{
+    int i = weir__opt_index(o, key);
+    if (i < 0)
+        return 0;
+    o->used[i] = true;
+    if (weir_option_parse_bool(o->opts[i].value, out))
+        return weir__opt_fail(o, (size_t)i, WEIR_EINVAL, "option '%s': expected 'true' or 'false', found '%s'", key,
+                              o->opts[i].value);
+    return 0;
+}
+
+int weir__opt_duration(weir__optset *o, const char *key, int64_t *out_ms)
+{
+    int i = weir__opt_index(o, key);
+    if (i < 0)
+        return 0;
+    o->used[i] = true;
+    if (weir_option_parse_duration(o->opts[i].value, out_ms))
+        return weir__opt_fail(o, (size_t)i, WEIR_EINVAL,
+                              "option '%s': expected a duration such as '10 s', '500 ms' or '1 min', found '%s'", key,
+                              o->opts[i].value);
+    return 0;
+}
+
+int weir__opt_size(weir__optset *o, const char *key, uint64_t *out)
+{
+    int i = weir__opt_index(o, key);
+    if (i < 0)
+        return 0;
+    o->used[i] = true;
+    if (weir_option_parse_size(o->opts[i].value, out))
+        return weir__opt_fail(o, (size_t)i, WEIR_EINVAL,
+                              "option '%s': expected a memory size such as '128MB', '64 kb' or '1gb', found '%s'", key,
+                              o->opts[i].value);
+    return 0;
+}
+
+int weir__opt_i64(weir__optset *o, const char *key, int64_t *out)
+{
+    int i = weir__opt_index(o, key);
+    if (i < 0)
+        return 0;
+    o->used[i] = true;
+    const char *v = o->opts[i].value;
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (end == v || *skip_spaces(end) || errno)
+        return weir__opt_fail(o, (size_t)i, WEIR_EINVAL, "option '%s': expected an integer, found '%s'", key, v);
+    *out = x;
+    return 0;
+}
+
+int weir__opt_f64(weir__optset *o, const char *key, double *out)
+{
+    int i = weir__opt_index(o, key);
+    if (i < 0)
+        return 0;
+    o->used[i] = true;
+    const char *v = o->opts[i].value;
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || *skip_spaces(end) || !isfinite(x))
+        return weir__opt_fail(o, (size_t)i, WEIR_EINVAL, "option '%s': expected a number, found '%s'", key, v);
+    *out = x;
+    return 0;
+}
+
+size_t weir__edit_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 64 || m > 64)
+        return n > m ? n : m;
+    size_t prev[65], cur[65];
+    for (size_t j = 0; j <= m; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= m; j++) {
+            size_t sub = prev[j - 1] + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, cur, (m + 1) * sizeof *prev);
+    }
+    return prev[m];
+}
+
+int weir__opt_finish(weir__optset *o, const char *const *known)
+{
+    for (size_t i = 0; i < o->n; i++) {
+        if (o->used[i])
+            continue;
+        const char *key = o->opts[i].key, *best = NULL;
+        size_t best_d = SIZE_MAX;
+        for (const char *const *k = known; k && *k; k++) {
+            size_t d = weir__edit_distance(key, *k);
+            if (d < best_d) {
+                best_d = d;
+                best = *k;
+            }
+        }
+        size_t limit = strlen(key) / 3 + 1;
+        if (best && best_d <= limit)
+            return weir__opt_fail(o, i, WEIR_EINVAL, "unsupported option '%s' for connector '%s' (did you mean '%s'?)",
+                                  key, o->connector, best);
+        return weir__opt_fail(o, i, WEIR_EINVAL, "unsupported option '%s' for connector '%s'", key, o->connector);
+    }
+    return 0;
+}
+
+/* ---- format options ---- */
+
+/* One character, or one of the escapes "\t", "\\t", "\u0009" style. */
+static int parse_char_option(const char *v, char *out)
+{
+    size_t n = strlen(v);
+    if (n == 1) {
+        *out = v[0];
+        return 0;
+    }
+    if (strcmp(v, "\\t") == 0) {
+        *out = '\t';
+        return 0;
+    }
+    if (n == 6 && v[0] == '\\' && v[1] == 'u') {
+        char *end;
+        long c = strtol(v + 2, &end, 16);
+        if (*end == '\0' && c > 0 && c < 0x80) {
+            *out = (char)c;
+            return 0;
+        }
+    }
+    return WEIR_EINVAL;
+}
+
+int weir__opt_format(weir__optset *o, bool for_sink, weir_format_options *fmt, bool *ignore_parse_errors)
+{
+    int fi = weir__opt_index(o, "format");
+    if (fi < 0)
+        fi = weir__opt_index(o, "value.format"); /* Flink's alternative spelling */
+    if (fi < 0)
+        return weir_error_set(o->err, WEIR_EINVAL,
+                              "connector '%s' needs option 'format' ('json', 'csv'%s)", o->connector,
+                              for_sink ? " or 'debezium-json'" : "");
+    o->used[fi] = true;
+    const char *name = o->opts[fi].value;
+    weir_format_kind kind;
+    if (weir_format_parse_name(name, &kind))
+        return weir__opt_fail(o, (size_t)fi, WEIR_EUNSUPPORTED,
+                              "option 'format': unsupported format '%s' (weir has 'json', 'csv' and 'debezium-json')",
+                              name);
+    if (kind == WEIR_FORMAT_DEBEZIUM_JSON && !for_sink)
+        return weir__opt_fail(o, (size_t)fi, WEIR_EUNSUPPORTED,
+                              "option 'format': 'debezium-json' can only be written by a sink, not read");
+    weir_format_options_init(fmt, kind);
+    *ignore_parse_errors = false;
+    int rc = 0;
+    char key[64];
+#define KEY(suffix) (snprintf(key, sizeof key, "%s.%s", name, suffix), key)
+    if (kind == WEIR_FORMAT_JSON || kind == WEIR_FORMAT_DEBEZIUM_JSON) {
+        if ((rc = weir__opt_bool(o, KEY("ignore-parse-errors"), ignore_parse_errors)))
+            return rc;
+        if ((rc = weir__opt_bool(o, KEY("fail-on-missing-field"), &fmt->json_fail_on_missing_field)))
+            return rc;
+        if ((rc = weir__opt_bool(o, KEY("encode.ignore-null-fields"), &fmt->json_ignore_null_fields)))
+            return rc;
+        const char *ts = weir__opt_get(o, KEY("timestamp-format.standard"));
+        if (ts) {
+            if (strcmp(ts, "ISO-8601") == 0)
+                fmt->json_timestamp_iso8601 = true;
+            else if (strcmp(ts, "SQL") != 0)
+                return weir__opt_fail(o, (size_t)weir__opt_index(o, key), WEIR_EINVAL,
+                                      "option '%s': expected 'SQL' or 'ISO-8601', found '%s'", key, ts);
+        }
+        /* Accepted for compatibility: weir has no MAP type, and writes decimals plainly. */
+        weir__opt_get(o, KEY("map-null-key.mode"));
+        weir__opt_get(o, KEY("map-null-key.literal"));
+        weir__opt_get(o, KEY("encode.decimal-as-plain-number"));
+        bool schema_include = false;
+        if (kind == WEIR_FORMAT_DEBEZIUM_JSON && (rc = weir__opt_bool(o, KEY("schema-include"), &schema_include)))
+            return rc;
+        if (schema_include)
+            return weir__opt_fail(o, (size_t)weir__opt_index(o, key), WEIR_EUNSUPPORTED,
+                                  "option '%s': weir does not write the debezium schema envelope", key);
+    } else {
+        const char *v;
+        if ((v = weir__opt_get(o, KEY("field-delimiter"))) && parse_char_option(v, &fmt->csv_field_delimiter))
+            return weir__opt_fail(o, (size_t)weir__opt_index(o, key), WEIR_EINVAL,
+                                  "option '%s': expected a single character, found '%s'", key, v);
+        if ((v = weir__opt_get(o, KEY("quote-character"))) && parse_char_option(v, &fmt->csv_quote_character))
+            return weir__opt_fail(o, (size_t)weir__opt_index(o, key), WEIR_EINVAL,
+                                  "option '%s': expected a single character, found '%s'", key, v);
+        bool disable = false;
+        if ((rc = weir__opt_bool(o, KEY("disable-quote-character"), &disable)))
+            return rc;
+        if (disable)
+            fmt->csv_quote_character = 0;
+        if ((rc = weir__opt_bool(o, KEY("allow-comments"), &fmt->csv_allow_comments)))
+            return rc;
+        if ((rc = weir__opt_bool(o, KEY("ignore-parse-errors"), ignore_parse_errors)))
+            return rc;
+        if ((rc = weir__opt_bool(o, KEY("header"), &fmt->csv_header)))
+            return rc;
+        fmt->csv_null_literal = weir__opt_get(o, KEY("null-literal"));
+        weir__opt_get(o, KEY("array-element-delimiter")); /* weir has no ARRAY type */
+        bool sci = false;
+        if ((rc = weir__opt_bool(o, KEY("write-bigdecimal-in-scientific-notation"), &sci)))
+            return rc;
+        if (sci)
+            return weir__opt_fail(o, (size_t)weir__opt_index(o, key), WEIR_EUNSUPPORTED,
+                                  "option '%s': weir writes decimals plainly", key);
+        if ((v = weir__opt_get(o, KEY("escape-character"))))
+            return weir__opt_fail(o, (size_t)weir__opt_index(o, key), WEIR_EUNSUPPORTED,
+                                  "option '%s' is not supported: weir reads RFC 4180 CSV, where a quote inside a "
+                                  "quoted field is doubled",
+                                  key);
+        if (fmt->csv_field_delimiter == '\n' || fmt->csv_field_delimiter == '\r' || fmt->csv_field_delimiter == 0 ||
+            fmt->csv_field_delimiter == fmt->csv_quote_character) {
+            int at = weir__opt_index(o, KEY("field-delimiter"));
+            return weir__opt_fail(o, (size_t)(at >= 0 ? at : fi), WEIR_EINVAL,
+                                  "option 'csv.field-delimiter': must differ from line breaks and the quote character");
+        }
+    }
+#undef KEY
+    return 0;
+}
+
+/* ---- dispatch ---- */
+
+static const char *connector_name(const char *connector, const weir_option *opts, size_t n)
+{
+    if (connector)
+        return connector;
+    for (size_t i = 0; i < n; i++)
+        if (opts && opts[i].key && strcmp(opts[i].key, "connector") == 0)
+            return opts[i].value;
+    return NULL;
+}
+
+int weir_connector_source_spec(const char *connector, const weir_option *opts, size_t n_opts,
+                               const weir_schema *schema, const weir_connector_env *env, weir_source_spec *out,
+                               weir_error *err)
+{
+    const char *c = connector_name(connector, opts, n_opts);
+    if (!c)
+        return weir_error_set(err, WEIR_EINVAL, "missing option 'connector'");
+    if (strcmp(c, "filesystem") == 0)
+        return weir_file_source_spec_opts(opts, n_opts, schema, env, out, err);
+    if (strcmp(c, "datagen") == 0)
+        return weir_datagen_source_spec_opts(opts, n_opts, schema, env, out, err);
+    if (strcmp(c, "print") == 0 || strcmp(c, "blackhole") == 0)
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "connector '%s' can only be written to (a sink), not read from", c);
+    return weir_error_set(err, WEIR_EUNSUPPORTED,
+                          "unsupported connector '%s' as a source (weir has 'filesystem' and 'datagen')", c);
+}
+
+int weir_connector_sink_spec(const char *connector, const weir_option *opts, size_t n_opts,
+                             const weir_schema *schema, const weir_connector_env *env, weir_operator_spec *out,
+                             weir_error *err)
+{
+    const char *c = connector_name(connector, opts, n_opts);
+    if (!c)
+        return weir_error_set(err, WEIR_EINVAL, "missing option 'connector'");
+    if (strcmp(c, "filesystem") == 0)
+        return weir_file_sink_spec_opts(opts, n_opts, schema, env, out, err);
+    if (strcmp(c, "print") == 0)
+        return weir_print_sink_spec_opts(opts, n_opts, schema, env, out, err);
+    if (strcmp(c, "blackhole") == 0)
+        return weir_blackhole_sink_spec_opts(opts, n_opts, schema, env, out, err);
+    if (strcmp(c, "datagen") == 0)
+        return weir_error_set(err, WEIR_EUNSUPPORTED, "connector 'datagen' can only be read from (a source)");
+    return weir_error_set(err, WEIR_EUNSUPPORTED,
+                          "unsupported connector '%s' as a sink (weir has 'filesystem', 'print' and 'blackhole')", c);
+}
+
+bool weir_sink_spec_accepts_changelog(const weir_operator_spec *spec, const char **why_not)
+{
+    if (why_not)
+        *why_not = NULL;
+    if (spec->cls == &weir__file_sink_class) {
+        weir_format_kind k = weir__file_sink_format(spec);
+        if (weir_format_is_changelog(k))
+            return true;
+        if (why_not)
+            *why_not = k == WEIR_FORMAT_CSV
+                           ? "the filesystem sink with format 'csv' is append-only; use 'format' = 'debezium-json' "
+                             "to write a changelog"
+                           : "the filesystem sink with format 'json' is append-only; use 'format' = 'debezium-json' "
+                             "to write a changelog";
+        return false;
+    }
+    /* print and blackhole take anything; unknown specs are the caller's to judge */
+    return true;
+}
+
+void weir_source_spec_release(weir_source_spec *spec)
+{
+    if (spec && spec->free_arg)
+        spec->free_arg(spec->arg);
+    if (spec) {
+        spec->arg = NULL;
+        spec->free_arg = NULL;
+    }
+}
+
+void weir_operator_spec_release(weir_operator_spec *spec)
+{
+    if (spec && spec->free_arg)
+        spec->free_arg(spec->arg);
+    if (spec) {
+        spec->arg = NULL;
+        spec->free_arg = NULL;
+    }
+}

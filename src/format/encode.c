@@ -1,0 +1,379 @@
+/*
+ * format/encode.c - rows to JSON lines, CSV, debezium-json, and Flink's
+ * print format.
+ *
+ * Encoders append to a caller's weir_buf (reused across rows, so steady
+ * state allocates nothing). Object keys are escaped once, at create time.
+ * Text forms match the decoders: whatever an encoder writes, the decoder of
+ * the same format reads back to the same row (the CSV exception: a NULL
+ * STRING or BYTES is written as an empty field and reads back empty, unless
+ * csv.null-literal is set).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "format/convert.h"
+#include "time/timefmt.h"
+#include "weir/format.h"
+
+struct weir_encoder {
+    weir_format_options opt;
+    char *null_literal;
+    const weir_schema *schema;
+    uint32_t ncols;
+    weir_buf keys;       /* "\"name\":" for every column, back to back */
+    uint32_t *key_off;   /* ncols + 1 offsets into keys */
+};
+
+int weir_encoder_create(const weir_format_options *opt, const weir_schema *schema, weir_encoder **out,
+                        weir_error *err)
+{
+    *out = NULL;
+    if (!opt || !schema)
+        return weir_error_set(err, WEIR_EINVAL, "encoder: missing options or schema");
+    if (opt->kind != WEIR_FORMAT_JSON && opt->kind != WEIR_FORMAT_CSV && opt->kind != WEIR_FORMAT_DEBEZIUM_JSON)
+        return weir_error_set(err, WEIR_EINVAL, "encoder: unknown format %d", (int)opt->kind);
+    for (uint32_t c = 0; c < schema->n_fields; c++)
+        if (schema->fields[c].type.id == WEIR_TYPE_NULL)
+            return weir_error_set(err, WEIR_EUNSUPPORTED, "field \"%s\" has type NULL, which no format stores",
+                                  schema->fields[c].name);
+    weir_encoder *e = weir_calloc(1, sizeof *e);
+    if (!e)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    e->opt = *opt;
+    e->schema = schema;
+    e->ncols = schema->n_fields;
+    weir_buf_init(&e->keys);
+    e->key_off = weir_calloc(e->ncols + 1, sizeof *e->key_off);
+    if (!e->key_off)
+        goto nomem;
+    if (opt->csv_null_literal) {
+        if (!(e->null_literal = weir_strdup(opt->csv_null_literal)))
+            goto nomem;
+        e->opt.csv_null_literal = e->null_literal;
+    }
+    for (uint32_t c = 0; c < e->ncols; c++) {
+        e->key_off[c] = (uint32_t)e->keys.len;
+        const char *name = schema->fields[c].name;
+        if (weir__json_put_string(&e->keys, name, strlen(name)) || weir_buf_put_u8(&e->keys, ':'))
+            goto nomem;
+    }
+    e->key_off[e->ncols] = (uint32_t)e->keys.len;
+    *out = e;
+    return 0;
+nomem:
+    weir_encoder_destroy(e);
+    return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+}
+
+void weir_encoder_destroy(weir_encoder *e)
+{
+    if (!e)
+        return;
+    weir_buf_fini(&e->keys);
+    weir_free(e->key_off);
+    weir_free(e->null_literal);
+    weir_free(e);
+}
+
+/* ---- JSON ---- */
+
+/* Text of a non-string scalar; returns its length (buf has 64 bytes). */
+static size_t scalar_text(const weir_batch *b, uint32_t col, uint32_t row, bool iso, char *buf)
+{
+    const weir_column *c = &b->cols[col];
+    switch (c->type.id) {
+    case WEIR_TYPE_BOOLEAN:
+        if (WEIR_COL_BOOL(b, col)[row]) {
+            memcpy(buf, "true", 5);
+            return 4;
+        }
+        memcpy(buf, "false", 6);
+        return 5;
+    case WEIR_TYPE_INT:
+        return weir__format_i64(WEIR_COL_I32(b, col)[row], buf);
+    case WEIR_TYPE_BIGINT:
+        return weir__format_i64(WEIR_COL_I64(b, col)[row], buf);
+    case WEIR_TYPE_DOUBLE:
+        return weir__format_f64_java(WEIR_COL_F64(b, col)[row], buf);
+    case WEIR_TYPE_DECIMAL:
+        return weir__format_decimal(WEIR_COL_I64(b, col)[row], c->type.scale, buf);
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ: {
+        size_t n = weir__format_ts_fast(WEIR_COL_I64(b, col)[row], buf);
+        char *sp = iso ? strchr(buf, ' ') : NULL;
+        if (sp)
+            *sp = 'T';
+        if (c->type.id == WEIR_TYPE_TIMESTAMP)
+            return n;
+        buf[n++] = 'Z';
+        buf[n] = '\0';
+        return n;
+    }
+    default:
+        buf[0] = '\0';
+        return 0;
+    }
+}
+
+static int json_put_value(const weir_batch *b, uint32_t col, uint32_t row, bool iso, weir_buf *out)
+{
+    if (weir_batch_is_null(b, col, row))
+        return weir_buf_put(out, "null", 4);
+    weir_type_id t = b->cols[col].type.id;
+    if (t == WEIR_TYPE_STRING) {
+        uint32_t n;
+        const char *s = weir_batch_str(b, col, row, &n);
+        return weir__json_put_string(out, s, n);
+    }
+    if (t == WEIR_TYPE_BYTES) {
+        uint32_t n;
+        const char *s = weir_batch_str(b, col, row, &n);
+        int rc = weir_buf_put_u8(out, '"');
+        if (!rc)
+            rc = weir__base64_encode((const uint8_t *)s, n, out);
+        return rc ? rc : weir_buf_put_u8(out, '"');
+    }
+    char buf[64];
+    size_t n = scalar_text(b, col, row, iso, buf);
+    bool quote = weir_type_is_time(t) || (t == WEIR_TYPE_DOUBLE && !isfinite(WEIR_COL_F64(b, col)[row]));
+    int rc = weir_buf_reserve(out, n + 2);
+    if (rc)
+        return rc;
+    if (quote)
+        out->data[out->len++] = '"';
+    memcpy(out->data + out->len, buf, n);
+    out->len += n;
+    if (quote)
+        out->data[out->len++] = '"';
+    return 0;
+}
+
+static int json_put_object(weir_encoder *e, const weir_batch *b, uint32_t row, weir_buf *out)
+{
+    int rc = weir_buf_put_u8(out, '{');
+    bool first = true;
+    for (uint32_t c = 0; c < e->ncols && !rc; c++) {
+        if (e->opt.json_ignore_null_fields && weir_batch_is_null(b, c, row))
+            continue;
+        if (!first && (rc = weir_buf_put_u8(out, ',')))
+            break;
+        first = false;
+        rc = weir_buf_put(out, e->keys.data + e->key_off[c], e->key_off[c + 1] - e->key_off[c]);
+        if (!rc)
+            rc = json_put_value(b, c, row, e->opt.json_timestamp_iso8601, out);
+    }
+    return rc ? rc : weir_buf_put_u8(out, '}');
+}
+
+/* ---- CSV ---- */
+
+static int csv_put_text(weir_encoder *e, const char *s, size_t n, weir_buf *out)
+{
+    const char q = e->opt.csv_quote_character, delim = e->opt.csv_field_delimiter;
+    bool need = false;
+    if (q) {
+        for (size_t i = 0; i < n && !need; i++)
+            need = s[i] == delim || s[i] == q || s[i] == '\n' || s[i] == '\r';
+        if (n && (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+            need = true;
+        if (!need && e->null_literal && strlen(e->null_literal) == n && memcmp(s, e->null_literal, n) == 0)
+            need = true; /* a value that reads as NULL unless quoted */
+        if (!need && n && s[0] == '#' && e->opt.csv_allow_comments)
+            need = true;
+    }
+    if (!need)
+        return weir_buf_put(out, s, n);
+    int rc = weir_buf_reserve(out, n + 2);
+    if (rc)
+        return rc;
+    out->data[out->len++] = (uint8_t)q;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == q && (rc = weir_buf_put_u8(out, (uint8_t)q)))
+            return rc;
+        if ((rc = weir_buf_put_u8(out, (uint8_t)s[i])))
+            return rc;
+    }
+    return weir_buf_put_u8(out, (uint8_t)q);
+}
+
+static int csv_put_row(weir_encoder *e, const weir_batch *b, uint32_t row, weir_buf *out)
+{
+    int rc = 0;
+    for (uint32_t c = 0; c < e->ncols && !rc; c++) {
+        if (c && (rc = weir_buf_put_u8(out, (uint8_t)e->opt.csv_field_delimiter)))
+            break;
+        if (weir_batch_is_null(b, c, row)) {
+            if (e->null_literal)
+                rc = weir_buf_put(out, e->null_literal, strlen(e->null_literal));
+            continue;
+        }
+        weir_type_id t = b->cols[c].type.id;
+        if (t == WEIR_TYPE_STRING) {
+            uint32_t n;
+            const char *s = weir_batch_str(b, c, row, &n);
+            rc = csv_put_text(e, s, n, out);
+        } else if (t == WEIR_TYPE_BYTES) {
+            uint32_t n;
+            const char *s = weir_batch_str(b, c, row, &n);
+            rc = weir__base64_encode((const uint8_t *)s, n, out);
+        } else {
+            char buf[64];
+            size_t n = scalar_text(b, c, row, false, buf);
+            rc = weir_buf_put(out, buf, n);
+        }
+    }
+    return rc;
+}
+
+int weir_encoder_header(weir_encoder *e, weir_buf *out)
+{
+    if (e->opt.kind != WEIR_FORMAT_CSV || !e->opt.csv_header)
+        return 0;
+    int rc = 0;
+    for (uint32_t c = 0; c < e->ncols && !rc; c++) {
+        if (c)
+            rc = weir_buf_put_u8(out, (uint8_t)e->opt.csv_field_delimiter);
+        const char *name = e->schema->fields[c].name;
+        if (!rc)
+            rc = csv_put_text(e, name, strlen(name), out);
+    }
+    return rc ? rc : weir_buf_put_u8(out, '\n');
+}
+
+int weir_encoder_encode(weir_encoder *e, const weir_batch *b, uint32_t row, weir_buf *out, weir_error *err)
+{
+    weir_row_kind kind = (weir_row_kind)b->kind[row];
+    size_t mark = out->len;
+    int rc;
+    if (e->opt.kind == WEIR_FORMAT_DEBEZIUM_JSON) {
+        bool after = kind == WEIR_ROW_INSERT || kind == WEIR_ROW_UPDATE_AFTER;
+        rc = weir_buf_put(out, "{\"before\":", 10);
+        if (!rc)
+            rc = after ? weir_buf_put(out, "null", 4) : json_put_object(e, b, row, out);
+        if (!rc)
+            rc = weir_buf_put(out, ",\"after\":", 9);
+        if (!rc)
+            rc = after ? json_put_object(e, b, row, out) : weir_buf_put(out, "null", 4);
+        if (!rc)
+            rc = weir_buf_put(out, after ? ",\"op\":\"c\"}\n" : ",\"op\":\"d\"}\n", 11);
+    } else {
+        if (kind != WEIR_ROW_INSERT)
+            return weir_error_set(err, WEIR_EUNSUPPORTED,
+                                  "format '%s' writes only inserts (+I), got a %s row; use 'debezium-json' "
+                                  "for a changelog",
+                                  weir_format_name(e->opt.kind), weir_row_kind_name(kind));
+        rc = e->opt.kind == WEIR_FORMAT_CSV ? csv_put_row(e, b, row, out) : json_put_object(e, b, row, out);
+        if (!rc)
+            rc = weir_buf_put_u8(out, '\n');
+    }
+    if (rc) {
+        out->len = mark;
+        return weir_error_set(err, rc, "out of memory");
+    }
+    return 0;
+}
+
+/* ---- Flink's print format (Java toString of each value) ---- */
+
+/* BigDecimal.toString: plain unless the adjusted exponent is below -6. */
+static size_t java_decimal(int64_t unscaled, int scale, char *buf)
+{
+    if (scale <= 0)
+        return weir__format_i64(unscaled, buf);
+    char digits[24];
+    uint64_t mag = unscaled < 0 ? (uint64_t)0 - (uint64_t)unscaled : (uint64_t)unscaled;
+    size_t nd = (size_t)sprintf(digits, "%llu", (unsigned long long)mag);
+    int64_t adjusted = -(int64_t)scale + ((int64_t)nd - 1);
+    if (adjusted >= -6)
+        return weir__format_decimal(unscaled, scale, buf);
+    size_t o = 0;
+    if (unscaled < 0)
+        buf[o++] = '-';
+    buf[o++] = digits[0];
+    if (nd > 1) {
+        buf[o++] = '.';
+        memcpy(buf + o, digits + 1, nd - 1);
+        o += nd - 1;
+    }
+    o += (size_t)sprintf(buf + o, "E%lld", (long long)adjusted);
+    return o;
+}
+
+static size_t java_year(int64_t y, char *buf)
+{
+    if (y > 9999)
+        return (size_t)sprintf(buf, "+%lld", (long long)y);
+    if (y < 0)
+        return (size_t)sprintf(buf, "-%04lld", (long long)-y);
+    return (size_t)sprintf(buf, "%04lld", (long long)y);
+}
+
+/* LocalDateTime.toString (ltz false) or Instant.toString (ltz true). */
+static size_t java_datetime(int64_t ms, bool ltz, char *buf)
+{
+    weir__civil c;
+    weir__civil_from_ms(ms, &c);
+    size_t o = java_year(c.year, buf);
+    o += (size_t)sprintf(buf + o, "-%02d-%02dT%02d:%02d", c.month, c.day, c.hour, c.minute);
+    if (ltz || c.second || c.millis)
+        o += (size_t)sprintf(buf + o, ":%02d", c.second);
+    if (c.millis)
+        o += (size_t)sprintf(buf + o, ".%03d", c.millis);
+    if (ltz)
+        buf[o++] = 'Z';
+    buf[o] = '\0';
+    return o;
+}
+
+int weir_format_print_value(const weir_batch *b, uint32_t col, uint32_t row, weir_buf *out)
+{
+    if (weir_batch_is_null(b, col, row))
+        return weir_buf_put(out, "null", 4);
+    const weir_column *c = &b->cols[col];
+    char buf[64];
+    size_t n;
+    switch (c->type.id) {
+    case WEIR_TYPE_STRING: {
+        uint32_t len;
+        const char *s = weir_batch_str(b, col, row, &len);
+        return weir_buf_put(out, s, len);
+    }
+    case WEIR_TYPE_BYTES: {
+        uint32_t len;
+        const char *s = weir_batch_str(b, col, row, &len);
+        int rc = weir_buf_put_u8(out, '[');
+        for (uint32_t i = 0; i < len && !rc; i++) {
+            n = (size_t)sprintf(buf, "%s%d", i ? ", " : "", (int)(int8_t)s[i]);
+            rc = weir_buf_put(out, buf, n);
+        }
+        return rc ? rc : weir_buf_put_u8(out, ']');
+    }
+    case WEIR_TYPE_DECIMAL:
+        n = java_decimal(WEIR_COL_I64(b, col)[row], c->type.scale, buf);
+        break;
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ:
+        n = java_datetime(WEIR_COL_I64(b, col)[row], c->type.id == WEIR_TYPE_TIMESTAMP_LTZ, buf);
+        break;
+    default:
+        n = scalar_text(b, col, row, false, buf);
+        break;
+    }
+    return weir_buf_put(out, buf, n);
+}
+
+int weir_format_print_row(const weir_batch *b, uint32_t row, weir_buf *out)
+{
+    int rc = weir_buf_put(out, weir_row_kind_name((weir_row_kind)b->kind[row]), 2);
+    if (!rc)
+        rc = weir_buf_put_u8(out, '[');
+    for (uint32_t c = 0; c < b->schema->n_fields && !rc; c++) {
+        if (c)
+            rc = weir_buf_put(out, ", ", 2);
+        if (!rc)
+            rc = weir_format_print_value(b, c, row, out);
+    }
+    return rc ? rc : weir_buf_put_u8(out, ']');
+}

@@ -1,0 +1,654 @@
+/*
+ * format/json_decode.c - a schema-directed JSON object decoder.
+ *
+ * One pass over the record, no tree: each key is matched to a column (first
+ * against the column expected next, since producers keep their key order,
+ * then through a small hash table), and the value is parsed straight into
+ * the batch column in the column's type. Unknown keys have their values
+ * validated and skipped, nested objects and arrays included. Strings are
+ * checked for valid UTF-8 and unescaped (\uXXXX with surrogate pairs) into a
+ * scratch buffer only when they contain escapes.
+ *
+ * Every read is bounded by the record's end; a malformed record sets the
+ * decode error (position and "expected ...") and returns WEIR_EPARSE.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "format/codec.h"
+#include "format/convert.h"
+#include "time/timefmt.h"
+
+#define FAIL(d, at, ...) weir__decode_fail((d), (at), __VA_ARGS__)
+#define OOM(d, at) ((d)->oom = true, weir__decode_fail((d), (at), "out of memory"))
+
+static uint32_t hash_name(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 16777619u;
+    return h;
+}
+
+int weir__json_decoder_init(weir_decoder *d)
+{
+    uint32_t cap = 8;
+    while (cap < d->ncols * 2)
+        cap *= 2;
+    d->slots = weir_calloc(cap, sizeof *d->slots);
+    if (!d->slots)
+        return WEIR_ENOMEM;
+    d->slot_mask = cap - 1;
+    /* Insert in reverse so that, were two names equal, the first column wins. */
+    for (uint32_t c = d->ncols; c-- > 0;) {
+        const char *name = d->schema->fields[c].name;
+        uint32_t h = hash_name(name, d->name_len[c]) & d->slot_mask;
+        while (d->slots[h]) {
+            uint32_t o = d->slots[h] - 1;
+            if (d->name_len[o] == d->name_len[c] && memcmp(d->schema->fields[o].name, name, d->name_len[c]) == 0)
+                break;
+            h = (h + 1) & d->slot_mask;
+        }
+        d->slots[h] = c + 1;
+    }
+    return 0;
+}
+
+static inline bool name_eq(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
+static inline int lookup(weir_decoder *d, const char *k, size_t n)
+{
+    uint32_t g = d->guess;
+    if (g < d->ncols && d->name_len[g] == n && name_eq(d->schema->fields[g].name, k, n))
+        return (int)g;
+    uint32_t h = hash_name(k, n) & d->slot_mask;
+    while (d->slots[h]) {
+        uint32_t c = d->slots[h] - 1;
+        if (d->name_len[c] == n && name_eq(d->schema->fields[c].name, k, n))
+            return (int)c;
+        h = (h + 1) & d->slot_mask;
+    }
+    return -1;
+}
+
+static inline const char *skip_ws(const char *p, const char *end)
+{
+    while (p < end && (unsigned char)*p <= ' ' && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* "'x'", "byte 0x01" or "end of record", for messages about one character. */
+static const char *describe_char(const char *p, const char *end, char *buf, size_t cap)
+{
+    if (p >= end)
+        snprintf(buf, cap, "end of record");
+    else if ((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f)
+        snprintf(buf, cap, "'%c'", *p);
+    else
+        snprintf(buf, cap, "byte 0x%02x", (unsigned char)*p);
+    return buf;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static const char *parse_hex4(weir_decoder *d, const char *p, const char *end, uint32_t *out)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = p + i < end ? hexval(p[i]) : -1;
+        if (h < 0) {
+            char found[64];
+            weir__describe_text(p, (size_t)(end - p) < 4 ? (size_t)(end - p) : 4, found, sizeof found);
+            return FAIL(d, p - 2, "expected 4 hex digits after \\u, found %s", found);
+        }
+        v = v << 4 | (uint32_t)h;
+    }
+    *out = v;
+    return p + 4;
+}
+
+static size_t put_utf8(char *o, uint32_t cp)
+{
+    if (cp < 0x80) {
+        o[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (char)(0xC0 | cp >> 6);
+        o[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xE0 | cp >> 12);
+        o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        o[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (char)(0xF0 | cp >> 18);
+    o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    o[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* Length of the valid UTF-8 sequence at p (0 if invalid). */
+static inline size_t utf8_seq(const char *p, const char *end)
+{
+    size_t lim = (size_t)(end - p) < 4 ? (size_t)(end - p) : 4;
+    size_t seq = 1;
+    while (seq < lim && ((unsigned char)p[seq] & 0xC0) == 0x80)
+        seq++;
+    return seq > 1 && weir__utf8_check(p, seq) == seq ? seq : 0;
+}
+
+/*
+ * The rest of parse_string, out of line: a string with escapes, non-ASCII
+ * bytes or an error. p is the first such byte; start the string's first.
+ */
+static const char *parse_string_slow(weir_decoder *d, const char *start, const char *p, const char *end,
+                                     const char **s, size_t *n) __attribute__((noinline));
+
+/*
+ * Decodes a string whose opening quote is at p[-1]. On success returns the
+ * position after the closing quote and the content through s/n: a view of
+ * the record when the string has no escapes, else of d->scratch (valid
+ * until the next string). The common case (plain ASCII) stays inline.
+ */
+static inline const char *parse_string(weir_decoder *d, const char *p, const char *end, const char **s, size_t *n)
+{
+    const char *q = weir__json_scan(p, end);
+    if (q < end && *q == '"') {
+        *s = p;
+        *n = (size_t)(q - p);
+        return q + 1;
+    }
+    return parse_string_slow(d, p, q, end, s, n);
+}
+
+static const char *parse_string_slow(weir_decoder *d, const char *start, const char *p, const char *end,
+                                     const char **s, size_t *n)
+{
+    char msg[64];
+    for (;;) {
+        if (p >= end)
+            return FAIL(d, p, "expected '\"' to end the string, found end of record");
+        unsigned char c = (unsigned char)*p;
+        if (c == '"') {
+            *s = start;
+            *n = (size_t)(p - start);
+            return p + 1;
+        }
+        if (c == '\\')
+            break;
+        if (c < 0x20)
+            return FAIL(d, p, "expected control characters in strings to be escaped, found %s",
+                        describe_char(p, end, msg, sizeof msg));
+        size_t seq = utf8_seq(p, end);
+        if (!seq)
+            return FAIL(d, p, "expected valid UTF-8 in string, found %s", describe_char(p, end, msg, sizeof msg));
+        p = weir__json_scan(p + seq, end);
+    }
+    /* Slow path: the string has escapes. */
+    weir_buf *sc = &d->scratch;
+    weir_buf_clear(sc);
+    if (weir_buf_reserve(sc, (size_t)(end - start) + 4))
+        return OOM(d, p);
+    char *o = (char *)sc->data;
+    size_t on = (size_t)(p - start);
+    memcpy(o, start, on);
+    while (p < end) {
+        const char *run = p;
+        p = weir__json_scan(p, end);
+        memcpy(o + on, run, (size_t)(p - run));
+        on += (size_t)(p - run);
+        if (p >= end)
+            break;
+        unsigned char c = (unsigned char)*p;
+        if (c == '"') {
+            *s = o;
+            *n = on;
+            return p + 1;
+        }
+        if (c < 0x20)
+            return FAIL(d, p, "expected control characters in strings to be escaped, found %s",
+                        describe_char(p, end, msg, sizeof msg));
+        if (c >= 0x80) {
+            size_t seq = utf8_seq(p, end);
+            if (!seq)
+                return FAIL(d, p, "expected valid UTF-8 in string, found %s", describe_char(p, end, msg, sizeof msg));
+            memcpy(o + on, p, seq);
+            on += seq;
+            p += seq;
+            continue;
+        }
+        const char *esc = p;
+        p++;
+        char e = p < end ? *p : 0;
+        p++;
+        switch (e) {
+        case '"': o[on++] = '"'; break;
+        case '\\': o[on++] = '\\'; break;
+        case '/': o[on++] = '/'; break;
+        case 'b': o[on++] = '\b'; break;
+        case 'f': o[on++] = '\f'; break;
+        case 'n': o[on++] = '\n'; break;
+        case 'r': o[on++] = '\r'; break;
+        case 't': o[on++] = '\t'; break;
+        case 'u': {
+            uint32_t cp;
+            if (!(p = parse_hex4(d, p, end, &cp)))
+                return NULL;
+            if (cp >= 0xDC00 && cp <= 0xDFFF)
+                return FAIL(d, esc, "expected a high surrogate \\uD800-\\uDBFF before low surrogate \\u%04X", cp);
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                uint32_t lo = 0;
+                if (end - p < 2 || p[0] != '\\' || p[1] != 'u')
+                    return FAIL(d, p, "expected a low surrogate \\uDC00-\\uDFFF after \\u%04X, found %s", cp,
+                                describe_char(p, end, msg, sizeof msg));
+                const char *lo_at = p;
+                if (!(p = parse_hex4(d, p + 2, end, &lo)))
+                    return NULL;
+                if (lo < 0xDC00 || lo > 0xDFFF)
+                    return FAIL(d, lo_at, "expected a low surrogate \\uDC00-\\uDFFF after \\u%04X, found \\u%04X", cp,
+                                lo);
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            }
+            on += put_utf8(o + on, cp);
+            break;
+        }
+        default: {
+            char found[64];
+            weir__describe_text(esc, (size_t)(end - esc) < 2 ? (size_t)(end - esc) : 2, found, sizeof found);
+            return FAIL(d, esc, "expected an escape sequence (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX), found %s",
+                        found);
+        }
+        }
+    }
+    return FAIL(d, p, "expected '\"' to end the string, found end of record");
+}
+
+/* Validates a JSON number and returns its end; *is_int says: no fraction, no exponent. */
+static const char *scan_number(weir_decoder *d, const char *p, const char *end, bool *is_int)
+{
+    const char *s = p;
+    char msg[64];
+    *is_int = true;
+    if (s < end && *s == '-')
+        s++;
+    if (s < end && *s == '0') {
+        s++;
+    } else if (s < end && *s >= '1' && *s <= '9') {
+        while (s < end && (unsigned)(*s - '0') < 10)
+            s++;
+    } else {
+        return FAIL(d, s, "expected a digit in a JSON number, found %s", describe_char(s, end, msg, sizeof msg));
+    }
+    if (s < end && *s == '.') {
+        *is_int = false;
+        s++;
+        if (s >= end || (unsigned)(*s - '0') >= 10)
+            return FAIL(d, s, "expected a digit after '.' in a JSON number, found %s",
+                        describe_char(s, end, msg, sizeof msg));
+        while (s < end && (unsigned)(*s - '0') < 10)
+            s++;
+    }
+    if (s < end && (*s == 'e' || *s == 'E')) {
+        *is_int = false;
+        s++;
+        if (s < end && (*s == '+' || *s == '-'))
+            s++;
+        if (s >= end || (unsigned)(*s - '0') >= 10)
+            return FAIL(d, s, "expected a digit in the exponent of a JSON number, found %s",
+                        describe_char(s, end, msg, sizeof msg));
+        while (s < end && (unsigned)(*s - '0') < 10)
+            s++;
+    }
+    return s;
+}
+
+static const char *match_literal(weir_decoder *d, const char *p, const char *end, const char *lit, size_t n)
+{
+    if ((size_t)(end - p) >= n && memcmp(p, lit, n) == 0)
+        return p + n;
+    char found[64];
+    size_t show = (size_t)(end - p) < n ? (size_t)(end - p) : n;
+    weir__describe_text(p, show, found, sizeof found);
+    return FAIL(d, p, "expected a JSON value, found %s", found);
+}
+
+/* Validates and skips any JSON value. */
+static const char *skip_value(weir_decoder *d, const char *p, const char *end, int depth)
+{
+    char msg[64];
+    if (p >= end)
+        return FAIL(d, p, "expected a JSON value, found end of record");
+    switch (*p) {
+    case '"': {
+        const char *s;
+        size_t n;
+        return parse_string(d, p + 1, end, &s, &n);
+    }
+    case '{':
+    case '[': {
+        char close = *p == '{' ? '}' : ']';
+        bool obj = *p == '{';
+        if (depth >= WEIR__JSON_MAX_DEPTH)
+            return FAIL(d, p, "expected at most %d levels of nesting", WEIR__JSON_MAX_DEPTH);
+        p = skip_ws(p + 1, end);
+        if (p < end && *p == close)
+            return p + 1;
+        for (;;) {
+            if (obj) {
+                if (p >= end || *p != '"')
+                    return FAIL(d, p, "expected '\"' to start an object key, found %s",
+                                describe_char(p, end, msg, sizeof msg));
+                const char *s;
+                size_t n;
+                if (!(p = parse_string(d, p + 1, end, &s, &n)))
+                    return NULL;
+                p = skip_ws(p, end);
+                if (p >= end || *p != ':')
+                    return FAIL(d, p, "expected ':' after an object key, found %s",
+                                describe_char(p, end, msg, sizeof msg));
+                p = skip_ws(p + 1, end);
+            }
+            if (!(p = skip_value(d, p, end, depth + 1)))
+                return NULL;
+            p = skip_ws(p, end);
+            if (p < end && *p == ',') {
+                p = skip_ws(p + 1, end);
+                continue;
+            }
+            if (p < end && *p == close)
+                return p + 1;
+            return FAIL(d, p, obj ? "expected ',' or '}' after an object member, found %s"
+                                  : "expected ',' or ']' after an array element, found %s",
+                        describe_char(p, end, msg, sizeof msg));
+        }
+    }
+    case 't': return match_literal(d, p, end, "true", 4);
+    case 'f': return match_literal(d, p, end, "false", 5);
+    case 'n': return match_literal(d, p, end, "null", 4);
+    default: {
+        bool is_int;
+        if (*p != '-' && (unsigned)(*p - '0') >= 10)
+            return FAIL(d, p, "expected a JSON value, found %s", describe_char(p, end, msg, sizeof msg));
+        return scan_number(d, p, end, &is_int);
+    }
+    }
+}
+
+/* What a value looks like, for "found ..." in messages. */
+static void describe_value(const char *p, const char *end, char *buf, size_t cap)
+{
+    if (p >= end)
+        snprintf(buf, cap, "end of record");
+    else if (*p == '{')
+        snprintf(buf, cap, "an object");
+    else if (*p == '[')
+        snprintf(buf, cap, "an array");
+    else if (*p == '"') {
+        const char *q = p + 1;
+        while (q < end && *q != '"') {
+            if (*q == '\\' && q + 1 < end)
+                q++;
+            q++;
+        }
+        weir__describe_text(p + 1, (size_t)(q - p - 1), buf, cap);
+    } else {
+        const char *q = p;
+        while (q < end && *q != ',' && *q != '}' && *q != ']' && *q != ' ' && *q != '\t')
+            q++;
+        size_t n = (size_t)(q - p);
+        if (n > 24)
+            n = 24;
+        snprintf(buf, cap, "%.*s", (int)n, p);
+    }
+}
+
+static const char *type_fail(weir_decoder *d, uint32_t col, const char *p, const char *end, bool range)
+{
+    char found[64];
+    describe_value(p, end, found, sizeof found);
+    weir_type_id t = d->schema->fields[col].type.id;
+    return FAIL(d, p, "expected %s%s for field \"%s\", found %s%s", d->type_desc[col],
+                weir_type_is_time(t) ? " as \"yyyy-MM-dd HH:mm:ss.SSS\"" : t == WEIR_TYPE_BYTES ? " as base64" : "",
+                d->schema->fields[col].name, found, range ? " (out of range)" : "");
+}
+
+/* Parses the value at p into column col of row. */
+static const char *parse_value(weir_decoder *d, uint32_t col, const char *p, const char *end, weir_batch *b,
+                               uint32_t row)
+{
+    weir_column *c = &b->cols[col];
+    weir_type_id t = c->type.id;
+    if (p >= end)
+        return FAIL(d, p, "expected a JSON value, found end of record");
+    char ch = *p;
+    if (ch == '"') {
+        const char *s;
+        size_t n;
+        const char *q = parse_string(d, p + 1, end, &s, &n);
+        if (!q)
+            return NULL;
+        if (t == WEIR_TYPE_STRING) {
+            d->isnull[col] = 0;
+            if (weir__put_str(b, col, row, s, n))
+                return OOM(d, p);
+            return q;
+        }
+        if (weir_type_is_time(t) && weir__fast_ts(s, n, &WEIR_COL_I64(b, col)[row])) {
+            d->isnull[col] = 0;
+            return q;
+        }
+        int rc = weir__store_text(d, b, col, row, s, n, p, p + 1, (size_t)(q - p - 2));
+        return rc ? NULL : q;
+    }
+    if (ch == 'n') {
+        const char *q = match_literal(d, p, end, "null", 4);
+        if (!q)
+            return NULL;
+        if (!c->type.nullable)
+            return FAIL(d, p, "expected a non-null value for NOT NULL field \"%s\", found null",
+                        d->schema->fields[col].name);
+        d->isnull[col] = 1;
+        return q;
+    }
+    if (ch == '-' || (unsigned)(ch - '0') < 10) {
+        if (t == WEIR_TYPE_BIGINT && ch != '0') {
+            /* Up to 18 digits cannot overflow; what follows must end the number. */
+            const char *q = p + (ch == '-');
+            const char *lim = end - q > 18 ? q + 18 : end;
+            int64_t v = 0;
+            const char *first = q;
+            while (q < lim && (unsigned)(*q - '0') < 10)
+                v = v * 10 + (*q++ - '0');
+            if (q > first && *first != '0' && (q == end || (*q != '.' && *q != 'e' && *q != 'E' &&
+                                                            (unsigned)(*q - '0') >= 10))) {
+                WEIR_COL_I64(b, col)[row] = ch == '-' ? -v : v;
+                d->isnull[col] = 0;
+                return q;
+            }
+        }
+        bool is_int;
+        const char *q = scan_number(d, p, end, &is_int);
+        if (!q)
+            return NULL;
+        size_t n = (size_t)(q - p);
+        int rc;
+        d->isnull[col] = 0;
+        switch (t) {
+        case WEIR_TYPE_BIGINT:
+        case WEIR_TYPE_TIMESTAMP:
+        case WEIR_TYPE_TIMESTAMP_LTZ:
+            if (!is_int)
+                return type_fail(d, col, p, end, false);
+            if (n <= 18 && ch != '-') { /* fits in int64 without an overflow check */
+                int64_t v = 0;
+                for (const char *s = p; s < q; s++)
+                    v = v * 10 + (*s - '0');
+                WEIR_COL_I64(b, col)[row] = v;
+                if (t != WEIR_TYPE_BIGINT && !weir__ts_in_range(v))
+                    return type_fail(d, col, p, end, true);
+                return q;
+            }
+            rc = weir__parse_i64(p, n, &WEIR_COL_I64(b, col)[row]);
+            if (!rc && t != WEIR_TYPE_BIGINT && !weir__ts_in_range(WEIR_COL_I64(b, col)[row]))
+                rc = WEIR__ERANGE;
+            break;
+        case WEIR_TYPE_INT:
+            if (!is_int)
+                return type_fail(d, col, p, end, false);
+            rc = weir__parse_i32(p, n, &WEIR_COL_I32(b, col)[row]);
+            break;
+        case WEIR_TYPE_DOUBLE:
+            rc = weir__parse_f64(p, n, &WEIR_COL_F64(b, col)[row]);
+            break;
+        case WEIR_TYPE_DECIMAL:
+            rc = weir__parse_decimal(p, n, c->type.precision, c->type.scale, &WEIR_COL_I64(b, col)[row]);
+            break;
+        case WEIR_TYPE_STRING:
+            rc = weir__put_str(b, col, row, p, n);
+            if (rc)
+                return OOM(d, p);
+            break;
+        default:
+            return type_fail(d, col, p, end, false);
+        }
+        if (rc == WEIR_ENOMEM)
+            return OOM(d, p);
+        if (rc)
+            return type_fail(d, col, p, end, rc == WEIR__ERANGE);
+        return q;
+    }
+    if (ch == 't' || ch == 'f') {
+        bool v = ch == 't';
+        const char *q = v ? match_literal(d, p, end, "true", 4) : match_literal(d, p, end, "false", 5);
+        if (!q)
+            return NULL;
+        d->isnull[col] = 0;
+        if (t == WEIR_TYPE_BOOLEAN) {
+            WEIR_COL_BOOL(b, col)[row] = v;
+            return q;
+        }
+        if (t == WEIR_TYPE_STRING) {
+            if (weir_batch_set_str(b, col, row, p, (size_t)(q - p)))
+                return OOM(d, p);
+            return q;
+        }
+        return type_fail(d, col, p, end, false);
+    }
+    if (ch == '{' || ch == '[') {
+        if (t != WEIR_TYPE_STRING)
+            return type_fail(d, col, p, end, false);
+        const char *q = skip_value(d, p, end, 0);
+        if (!q)
+            return NULL;
+        d->isnull[col] = 0;
+        if (weir_batch_set_str(b, col, row, p, (size_t)(q - p)))
+            return OOM(d, p);
+        return q;
+    }
+    char msg[64];
+    return FAIL(d, p, "expected a JSON value, found %s", describe_char(p, end, msg, sizeof msg));
+}
+
+int weir__json_decode(weir_decoder *d, const char *rec, size_t len, weir_batch *b)
+{
+    const char *p = rec, *end = rec + len;
+    uint32_t row = b->n_rows;
+    char msg[64];
+    if (++d->gen == 0) {
+        memset(d->seen, 0, d->ncols * sizeof *d->seen);
+        d->gen = 1;
+    }
+    p = skip_ws(p, end);
+    if (p >= end || *p != '{') {
+        FAIL(d, p, "expected '{' to start a JSON object, found %s", describe_char(p, end, msg, sizeof msg));
+        return WEIR_EPARSE;
+    }
+    p = skip_ws(p + 1, end);
+    if (p < end && *p == '}') {
+        p++;
+    } else {
+        for (;;) {
+            if (p >= end || *p != '"') {
+                FAIL(d, p, "expected '\"' to start an object key, found %s", describe_char(p, end, msg, sizeof msg));
+                return WEIR_EPARSE;
+            }
+            const char *k;
+            size_t kn;
+            const char *key_at = p;
+            if (!(p = parse_string(d, p + 1, end, &k, &kn)))
+                return WEIR_EPARSE;
+            int col = lookup(d, k, kn);
+            p = skip_ws(p, end);
+            if (p >= end || *p != ':') {
+                char key[64];
+                weir__describe_text(key_at + 1, kn, key, sizeof key);
+                FAIL(d, p, "expected ':' after object key %s, found %s", key, describe_char(p, end, msg, sizeof msg));
+                return WEIR_EPARSE;
+            }
+            p = skip_ws(p + 1, end);
+            if (col < 0) {
+                p = skip_value(d, p, end, 1);
+            } else {
+                d->seen[col] = d->gen;
+                d->guess = (uint32_t)col + 1;
+                p = parse_value(d, (uint32_t)col, p, end, b, row);
+            }
+            if (!p)
+                return WEIR_EPARSE;
+            p = skip_ws(p, end);
+            if (p < end && *p == ',') {
+                p = skip_ws(p + 1, end);
+                continue;
+            }
+            if (p < end && *p == '}') {
+                p++;
+                break;
+            }
+            FAIL(d, p, "expected ',' or '}' after an object member, found %s", describe_char(p, end, msg, sizeof msg));
+            return WEIR_EPARSE;
+        }
+    }
+    const char *close = p - 1;
+    p = skip_ws(p, end);
+    if (p < end) {
+        FAIL(d, p, "expected end of record after the JSON object, found %s", describe_char(p, end, msg, sizeof msg));
+        return WEIR_EPARSE;
+    }
+    for (uint32_t c = 0; c < d->ncols; c++) {
+        if (d->seen[c] == d->gen)
+            continue;
+        if (d->opt.json_fail_on_missing_field) {
+            FAIL(d, close, "expected field \"%s\" in the object (json.fail-on-missing-field is true)",
+                 d->schema->fields[c].name);
+            return WEIR_EPARSE;
+        }
+        if (!d->schema->fields[c].type.nullable) {
+            FAIL(d, close, "expected field \"%s\" in the object (it is NOT NULL)", d->schema->fields[c].name);
+            return WEIR_EPARSE;
+        }
+        d->isnull[c] = 1;
+    }
+    d->guess = 0;
+    weir__finish_row(d, b, row);
+    return 0;
+}

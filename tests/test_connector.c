@@ -1,0 +1,1204 @@
+/*
+ * tests/test_connector.c - file source, datagen, print / file / blackhole
+ * sinks and their WITH options, driven through their class functions.
+ * Randomised tests print their seed and take WEIR_TEST_SEED.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "connector/connector_internal.h"
+#include "connector/file/fileio.h"
+#include "time/timefmt.h"
+#include "weir/connector.h"
+
+/* ---- helpers ---- */
+
+static char tmp_root[256];
+
+static void make_tmp(void)
+{
+    snprintf(tmp_root, sizeof tmp_root, "/tmp/weir-conn-XXXXXX");
+    cr_assert_not_null(mkdtemp(tmp_root));
+}
+
+static void rm_rf(const char *path)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static void cleanup_tmp(void) { rm_rf(tmp_root); }
+
+static char *tpath(const char *rel)
+{
+    static char bufs[8][512];
+    static int next;
+    char *b = bufs[next++ % 8];
+    snprintf(b, 512, "%s/%s", tmp_root, rel);
+    return b;
+}
+
+static void write_file(const char *path, const char *content)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "%s", path);
+    fwrite(content, 1, strlen(content), f);
+    fclose(f);
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* Names in a directory, sorted, joined by ' '. */
+static char *list_dir(const char *path)
+{
+    static char out[4096];
+    char *names[256];
+    int n = 0;
+    DIR *d = opendir(path);
+    cr_assert_not_null(d, "%s", path);
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 256)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            names[n++] = strdup(e->d_name);
+    closedir(d);
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (strcmp(names[j], names[i]) < 0) {
+                char *t = names[i];
+                names[i] = names[j];
+                names[j] = t;
+            }
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (i)
+            strcat(out, " ");
+        strcat(out, names[i]);
+        free(names[i]);
+    }
+    return out;
+}
+
+static weir_schema *kv_schema(void)
+{
+    weir_schema *s = weir_schema_create();
+    weir_schema_add(s, "k", weir_type_make(WEIR_TYPE_BIGINT, false));
+    weir_schema_add(s, "v", weir_type_make(WEIR_TYPE_STRING, true));
+    return s;
+}
+
+/* A source instance for subtask/parallelism. */
+typedef struct src_handle {
+    weir_source_spec spec;
+    void *src;
+    weir_error err;
+} src_handle;
+
+static void src_open(src_handle *h, uint32_t subtask, uint32_t parallelism)
+{
+    weir_source_info info = {subtask, parallelism, 64, h->spec.schema};
+    cr_assert_eq(h->spec.cls->create(h->spec.arg, &info, &h->src, &h->err), 0, "%s", h->err.message);
+}
+
+static void src_close(src_handle *h)
+{
+    h->spec.cls->destroy(h->src);
+    weir_source_spec_release(&h->spec);
+}
+
+/* Reads a split to the end (or to the first error), formatting rows as "k:v" lines. */
+static int read_split(src_handle *h, const char *id, const void *pos, size_t pos_len, uint32_t batch_rows,
+                      uint32_t max_rows_total, char *out, size_t cap, weir_buf *pos_out)
+{
+    void *rd;
+    int rc = h->spec.cls->open_split(h->src, id, pos, pos_len, &rd, &h->err);
+    if (rc)
+        return rc;
+    weir_batch *b = weir_batch_create(h->spec.schema, batch_rows);
+    uint32_t total = 0;
+    rc = 0;
+    for (;;) {
+        weir_batch_reset(b);
+        uint32_t want = batch_rows;
+        if (max_rows_total && max_rows_total - total < want)
+            want = max_rows_total - total;
+        if (want == 0) {
+            rc = 0;
+            break;
+        }
+        rc = h->spec.cls->read(rd, b, want, &h->err);
+        if (rc < 0)
+            break;
+        cr_assert_gt(rc, 0, "a bounded file split never returns 0");
+        total += (uint32_t)rc;
+        for (uint32_t r = 0; r < b->n_rows; r++) {
+            char v[128];
+            weir_batch_format_value(b, 1, r, v, sizeof v);
+            size_t len = strlen(out);
+            snprintf(out + len, cap - len, "%lld:%s\n", (long long)WEIR_COL_I64(b, 0)[r], v);
+        }
+    }
+    if (pos_out)
+        h->spec.cls->position(rd, pos_out);
+    h->spec.cls->close_split(rd);
+    weir_batch_destroy(b);
+    return rc == WEIR_EOF ? 0 : rc;
+}
+
+static uint32_t discover_all(src_handle *h, const char **ids, uint32_t cap)
+{
+    const char **got;
+    uint32_t n;
+    bool done;
+    cr_assert_eq(h->spec.cls->discover(h->src, &got, &n, &done, &h->err), 0, "%s", h->err.message);
+    cr_assert(n <= cap);
+    for (uint32_t i = 0; i < n; i++)
+        ids[i] = got[i];
+    return n;
+}
+
+static void file_source(src_handle *h, weir_file_source_config *cfg, weir_schema *s)
+{
+    memset(h, 0, sizeof *h);
+    cr_assert_eq(weir_file_source_spec(cfg, s, &h->spec, &h->err), 0, "%s", h->err.message);
+}
+
+/* ---- file source ---- */
+
+Test(file_source, directory_sorted_hidden_ignored_and_assigned_round_robin, .init = make_tmp, .fini = cleanup_tmp)
+{
+    mkdir(tpath("in"), 0777);
+    mkdir(tpath("in/sub"), 0777);
+    write_file(tpath("in/b.json"), "{\"k\": 2, \"v\": \"b\"}\n");
+    write_file(tpath("in/a.json"), "{\"k\": 1, \"v\": \"a\"}\n{\"k\": 11}\n");
+    write_file(tpath("in/sub/c.json"), "{\"k\": 3, \"v\": \"c\"}");
+    write_file(tpath("in/.hidden.json"), "garbage\n");
+    write_file(tpath("in/_SUCCESS"), "garbage\n");
+    weir_schema *s = kv_schema();
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    cfg.path = tpath("in/"); /* a trailing slash is fine */
+    src_handle h;
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    const char *ids[8];
+    cr_assert_eq(discover_all(&h, ids, 8), 3);
+    cr_assert_str_eq(ids[0], tpath("in/a.json"));
+    cr_assert_str_eq(ids[1], tpath("in/b.json"));
+    cr_assert_str_eq(ids[2], tpath("in/sub/c.json"));
+    char out[1024] = "";
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(read_split(&h, ids[i], NULL, 0, 4, 0, out, sizeof out, NULL), 0, "%s", h.err.message);
+    cr_assert_str_eq(out, "1:a\n11:NULL\n2:b\n3:c\n");
+    const char **more;
+    uint32_t n;
+    bool done;
+    cr_assert_eq(h.spec.cls->discover(h.src, &more, &n, &done, &h.err), 0);
+    cr_assert_eq(n, 0);
+    cr_assert(done);
+    h.spec.cls->destroy(h.src);
+
+    /* parallelism 2: split i goes to subtask i % 2 */
+    src_open(&h, 1, 2);
+    cr_assert_eq(discover_all(&h, ids, 8), 1);
+    cr_assert_str_eq(ids[0], tpath("in/b.json"));
+    src_close(&h);
+    weir_schema_destroy(s);
+}
+
+Test(file_source, resume_at_position_equals_reading_everything, .init = make_tmp, .fini = cleanup_tmp)
+{
+    char content[8192] = "";
+    for (int i = 0; i < 100; i++) {
+        char line[64];
+        snprintf(line, sizeof line, i % 10 == 3 ? "\n" : "{\"k\": %d, \"v\": \"r%d\"}\r\n", i, i);
+        strcat(content, line);
+    }
+    write_file(tpath("f.json"), content);
+    weir_schema *s = kv_schema();
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    cfg.path = tpath("f.json");
+    cfg.read_buffer_bytes = 64; /* force refills and buffer growth */
+    src_handle h;
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    const char *ids[1];
+    cr_assert_eq(discover_all(&h, ids, 1), 1);
+    static char all[16384], parts[16384];
+    all[0] = parts[0] = '\0';
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 7, 0, all, sizeof all, NULL), 0);
+    for (uint32_t cut = 0; cut <= 90; cut += 9) {
+        parts[0] = '\0';
+        weir_buf pos;
+        weir_buf_init(&pos);
+        cr_assert_eq(read_split(&h, ids[0], NULL, 0, 5, cut, parts, sizeof parts, &pos), 0);
+        cr_assert_eq(read_split(&h, ids[0], pos.data, pos.len, 3, 0, parts, sizeof parts, NULL), 0);
+        cr_assert_str_eq(parts, all, "cut after %u rows", cut);
+        weir_buf_fini(&pos);
+    }
+    src_close(&h);
+    weir_schema_destroy(s);
+}
+
+Test(file_source, byte_ranges_lose_and_duplicate_nothing, .init = make_tmp, .fini = cleanup_tmp)
+{
+    unsigned seed = getenv("WEIR_TEST_SEED") ? (unsigned)atoi(getenv("WEIR_TEST_SEED")) : (unsigned)getpid();
+    fprintf(stderr, "byte_ranges seed %u (set WEIR_TEST_SEED to repeat)\n", seed);
+    srand(seed);
+    static char content[65536];
+    content[0] = '\0';
+    size_t len = 0;
+    for (int i = 0; i < 300; i++) {
+        int pad = rand() % 40;
+        len += (size_t)snprintf(content + len, sizeof content - len, "{\"k\": %d, \"v\": \"%.*s\"}\n", i, pad,
+                                "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+    }
+    write_file(tpath("big.json"), content);
+    weir_schema *s = kv_schema();
+    static char all[65536], got[65536];
+    all[0] = '\0';
+    for (int i = 0; i < 300; i++)
+        snprintf(all + strlen(all), sizeof all - strlen(all), "%d:%.*s\n", i, 0, "");
+    uint64_t sizes[] = {1, 2, 7, 100, 1000, (uint64_t)rand() % 5000 + 1, 1 << 20};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        weir_file_source_config cfg;
+        weir_file_source_config_init(&cfg);
+        cfg.path = tpath("big.json");
+        cfg.split_size_bytes = sizes[si];
+        cfg.read_buffer_bytes = 128;
+        src_handle h;
+        file_source(&h, &cfg, s);
+        got[0] = '\0';
+        uint32_t p = 3, total_splits = 0;
+        for (uint32_t sub = 0; sub < p; sub++) {
+            src_open(&h, sub, p);
+            const char **ids;
+            uint32_t n;
+            bool done;
+            cr_assert_eq(h.spec.cls->discover(h.src, &ids, &n, &done, &h.err), 0);
+            total_splits += n;
+            (void)done;
+            h.spec.cls->destroy(h.src);
+        }
+        uint64_t expect_splits = (len + sizes[si] - 1) / sizes[si];
+        cr_assert_eq(total_splits, expect_splits, "split size %llu", (unsigned long long)sizes[si]);
+        /* Read every range in file order (subtask 0 of 1 owns them all). */
+        src_open(&h, 0, 1);
+        const char **ids;
+        uint32_t n;
+        bool done;
+        cr_assert_eq(h.spec.cls->discover(h.src, &ids, &n, &done, &h.err), 0);
+        char **copy = malloc(n * sizeof *copy);
+        for (uint32_t i = 0; i < n; i++)
+            copy[i] = strdup(ids[i]);
+        for (uint32_t i = 0; i < n; i++) {
+            static char part[65536];
+            part[0] = '\0';
+            cr_assert_eq(read_split(&h, copy[i], NULL, 0, 16, 0, part, sizeof part, NULL), 0, "%s", h.err.message);
+            /* keep only the keys */
+            for (char *line = strtok(part, "\n"); line; line = strtok(NULL, "\n")) {
+                *strchr(line, ':') = '\0';
+                snprintf(got + strlen(got), sizeof got - strlen(got), "%s:\n", line);
+            }
+            free(copy[i]);
+        }
+        free(copy);
+        cr_assert_str_eq(got, all, "split size %llu", (unsigned long long)sizes[si]);
+        src_close(&h);
+    }
+    weir_schema_destroy(s);
+}
+
+Test(file_source, range_ids_of_an_earlier_run_reopen, .init = make_tmp, .fini = cleanup_tmp)
+{
+    write_file(tpath("r.json"), "{\"k\": 1}\n{\"k\": 2}\n{\"k\": 3}\n");
+    weir_schema *s = kv_schema();
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    cfg.path = tpath("r.json");
+    cfg.split_size_bytes = 10;
+    src_handle h;
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    char id[600], out[256] = "";
+    snprintf(id, sizeof id, "%s@5-", tpath("r.json")); /* never discovered; starts mid-line */
+    cr_assert_eq(read_split(&h, id, NULL, 0, 8, 0, out, sizeof out, NULL), 0, "%s", h.err.message);
+    cr_assert_str_eq(out, "2:NULL\n3:NULL\n");
+    src_close(&h);
+    weir_schema_destroy(s);
+}
+
+static const char *bad_input =
+    "{\"k\": 1, \"v\": \"ok\"}\n"
+    "{\"k\": 2, \"v\": \"broken}\n"
+    "\n"
+    "{\"k\": \"x\"}\n"
+    "{\"k\": 4}\n";
+
+Test(file_source, bad_input_fails_with_file_line_column_offset, .init = make_tmp, .fini = cleanup_tmp)
+{
+    write_file(tpath("bad.json"), bad_input);
+    weir_schema *s = kv_schema();
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    cfg.path = tpath("bad.json");
+    src_handle h;
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    const char *ids[1];
+    discover_all(&h, ids, 1);
+    void *rd;
+    cr_assert_eq(h.spec.cls->open_split(h.src, ids[0], NULL, 0, &rd, &h.err), 0);
+    weir_batch *b = weir_batch_create(s, 8);
+    /* the good row first; the error on the next call; the position stays before the bad line */
+    cr_assert_eq(h.spec.cls->read(rd, b, 8, &h.err), 1);
+    cr_assert_eq(h.spec.cls->read(rd, b, 8, &h.err), WEIR_EPARSE);
+    char expect[600];
+    snprintf(expect, sizeof expect,
+             "%s:2:23: error: expected '\"' to end the string, found end of record (offset 42)", tpath("bad.json"));
+    cr_assert_str_eq(h.err.message, expect);
+    weir_buf pos;
+    weir_buf_init(&pos);
+    h.spec.cls->position(rd, &pos);
+    uint64_t off;
+    weir_cursor c;
+    weir_cursor_init(&c, pos.data, pos.len);
+    weir_cursor_get_u64(&c, &off);
+    cr_assert_eq(off, 20);
+    cr_assert_eq(h.spec.cls->read(rd, b, 8, &h.err), WEIR_EPARSE, "the bad record is never skipped silently");
+    h.spec.cls->close_split(rd);
+    /* Resuming at a later position still names the absolute line. */
+    weir_buf_clear(&pos);
+    weir_buf_put_u64(&pos, 44);
+    cr_assert_eq(h.spec.cls->open_split(h.src, ids[0], pos.data, pos.len, &rd, &h.err), 0);
+    cr_assert_eq(h.spec.cls->read(rd, b, 8, &h.err), WEIR_EPARSE);
+    snprintf(expect, sizeof expect, "%s:4:7: error: expected BIGINT for field \"k\", found \"x\" (offset 50)",
+             tpath("bad.json"));
+    cr_assert_str_eq(h.err.message, expect);
+    h.spec.cls->close_split(rd);
+    weir_buf_fini(&pos);
+    weir_batch_destroy(b);
+    src_close(&h);
+    weir_schema_destroy(s);
+}
+
+typedef struct metric_query {
+    const char *name;
+    uint64_t v;
+    bool found;
+} metric_query;
+
+static void metric_emit(void *ud, const char *n, uint64_t v)
+{
+    metric_query *m = ud;
+    if (strcmp(n, m->name) == 0) {
+        m->v = v;
+        m->found = true;
+    }
+}
+
+static uint64_t metric(src_handle *h, const char *name)
+{
+    metric_query m = {name, 0, false};
+    h->spec.cls->metrics(h->src, metric_emit, &m);
+    cr_assert(m.found, "metric %s", name);
+    return m.v;
+}
+
+Test(file_source, bad_input_skip_counts, .init = make_tmp, .fini = cleanup_tmp)
+{
+    write_file(tpath("bad.json"), bad_input);
+    weir_schema *s = kv_schema();
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    cfg.path = tpath("bad.json");
+    cfg.on_bad_input = WEIR_BAD_INPUT_SKIP;
+    src_handle h;
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    const char *ids[1];
+    discover_all(&h, ids, 1);
+    char out[256] = "";
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL), 0);
+    cr_assert_str_eq(out, "1:ok\n4:NULL\n");
+    cr_assert_eq(metric(&h, "skipped_records"), 2);
+    cr_assert_eq(metric(&h, "records_read"), 2);
+    src_close(&h);
+    weir_schema_destroy(s);
+}
+
+Test(file_source, bad_input_dead_letter, .init = make_tmp, .fini = cleanup_tmp)
+{
+    write_file(tpath("bad.json"), bad_input);
+    weir_schema *s = kv_schema();
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    cfg.path = tpath("bad.json");
+    cfg.on_bad_input = WEIR_BAD_INPUT_DEAD_LETTER;
+    cfg.dead_letter_path = tpath("dead.jsonl");
+    src_handle h;
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    const char *ids[1];
+    discover_all(&h, ids, 1);
+    char out[256] = "";
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL), 0);
+    cr_assert_str_eq(out, "1:ok\n4:NULL\n");
+    cr_assert_eq(metric(&h, "dead_letter_records"), 2);
+    char *dl = read_file(tpath("dead.jsonl"));
+    char expect[2048];
+    snprintf(expect, sizeof expect,
+             "{\"file\":\"%s\",\"line\":2,\"column\":23,\"offset\":20,\"error\":\"expected '\\\"' to end the string, "
+             "found end of record\",\"raw\":\"{\\\"k\\\": 2, \\\"v\\\": \\\"broken}\"}\n"
+             "{\"file\":\"%s\",\"line\":4,\"column\":7,\"offset\":44,\"error\":\"expected BIGINT for field \\\"k\\\", "
+             "found \\\"x\\\"\",\"raw\":\"{\\\"k\\\": \\\"x\\\"}\"}\n",
+             tpath("bad.json"), tpath("bad.json"));
+    cr_assert_str_eq(dl, expect);
+    free(dl);
+    src_close(&h);
+    weir_schema_destroy(s);
+}
+
+Test(file_source, csv_header_bom_and_multiline_record_positions, .init = make_tmp, .fini = cleanup_tmp)
+{
+    write_file(tpath("in.csv"), "\xEF\xBB\xBFk,v\r\n1,\"two\r\nlines\"\r\n2,x\r\n3,\"oops\r\n");
+    weir_schema *s = kv_schema();
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    cfg.path = tpath("in.csv");
+    weir_format_options_init(&cfg.format, WEIR_FORMAT_CSV);
+    cfg.format.csv_header = true;
+    src_handle h;
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    const char *ids[1];
+    discover_all(&h, ids, 1);
+    char out[256] = "";
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL), WEIR_EPARSE);
+    cr_assert_str_eq(out, "1:two\r\nlines\n2:x\n");
+    char expect[600];
+    snprintf(expect, sizeof expect,
+             "%s:5:3: error: expected '\"' to end the quoted field, found end of record (offset 31)", tpath("in.csv"));
+    cr_assert_str_eq(h.err.message, expect);
+    src_close(&h);
+    weir_schema_destroy(s);
+}
+
+Test(file_source, oversized_record_is_bad_input, .init = make_tmp, .fini = cleanup_tmp)
+{
+    static char content[4096];
+    snprintf(content, sizeof content, "{\"k\": 1}\n{\"k\": 2, \"v\": \"%0500d\"}\n{\"k\": 3}\n", 0);
+    write_file(tpath("long.json"), content);
+    weir_schema *s = kv_schema();
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    cfg.path = tpath("long.json");
+    cfg.read_buffer_bytes = 64;
+    cfg.max_record_bytes = 100;
+    src_handle h;
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    const char *ids[1];
+    discover_all(&h, ids, 1);
+    char out[256] = "";
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL), WEIR_EPARSE);
+    char expect[600];
+    snprintf(expect, sizeof expect,
+             "%s:2:1: error: expected a record of at most 100 bytes, found a longer one (offset 9)",
+             tpath("long.json"));
+    cr_assert_str_eq(h.err.message, expect);
+    h.spec.cls->destroy(h.src);
+    weir_source_spec_release(&h.spec);
+    cfg.on_bad_input = WEIR_BAD_INPUT_SKIP;
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    discover_all(&h, ids, 1);
+    out[0] = '\0';
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL), 0);
+    cr_assert_str_eq(out, "1:NULL\n3:NULL\n");
+    cr_assert_eq(metric(&h, "skipped_records"), 1);
+    src_close(&h);
+    weir_schema_destroy(s);
+}
+
+Test(file_source, monitoring_finds_new_files_at_the_interval, .init = make_tmp, .fini = cleanup_tmp)
+{
+    mkdir(tpath("watch"), 0777);
+    write_file(tpath("watch/1.json"), "{\"k\": 1}\n");
+    weir_manual_clock *mc = weir_manual_clock_create(1000);
+    weir_schema *s = kv_schema();
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    cfg.path = tpath("watch");
+    cfg.monitor_interval_ms = 500;
+    cfg.clock = weir_manual_clock_get(mc);
+    src_handle h;
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    const char **ids;
+    uint32_t n;
+    bool done;
+    cr_assert_eq(h.spec.cls->discover(h.src, &ids, &n, &done, &h.err), 0);
+    cr_assert_eq(n, 1);
+    cr_assert_not(done, "a monitored directory is unbounded");
+    write_file(tpath("watch/2.json"), "{\"k\": 2}\n");
+    weir_manual_clock_advance(mc, 499);
+    cr_assert_eq(h.spec.cls->discover(h.src, &ids, &n, &done, &h.err), 0);
+    cr_assert_eq(n, 0, "not before the interval");
+    weir_manual_clock_advance(mc, 1);
+    cr_assert_eq(h.spec.cls->discover(h.src, &ids, &n, &done, &h.err), 0);
+    cr_assert_eq(n, 1);
+    cr_assert_str_eq(ids[0], tpath("watch/2.json"));
+    weir_manual_clock_advance(mc, 500);
+    cr_assert_eq(h.spec.cls->discover(h.src, &ids, &n, &done, &h.err), 0);
+    cr_assert_eq(n, 0, "files are found once");
+    src_close(&h);
+    weir_manual_clock_destroy(mc);
+    weir_schema_destroy(s);
+}
+
+Test(file_source, missing_path_is_an_error)
+{
+    weir_schema *s = kv_schema();
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    cfg.path = "/nonexistent/weir/input.json";
+    src_handle h;
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    const char **ids;
+    uint32_t n;
+    bool done;
+    cr_assert_eq(h.spec.cls->discover(h.src, &ids, &n, &done, &h.err), WEIR_ENOTFOUND);
+    cr_assert_str_eq(h.err.message, "/nonexistent/weir/input.json: error: cannot read: No such file or directory");
+    src_close(&h);
+    weir_schema_destroy(s);
+}
+
+/* ---- datagen ---- */
+
+static weir_schema *gen_schema(void)
+{
+    weir_schema *s = weir_schema_create();
+    weir_schema_add(s, "id", weir_type_make(WEIR_TYPE_BIGINT, false));
+    weir_schema_add(s, "r", weir_type_make(WEIR_TYPE_INT, true));
+    weir_schema_add(s, "name", weir_type_make(WEIR_TYPE_STRING, true));
+    weir_schema_add(s, "price", weir_type_decimal(8, 2, true));
+    weir_schema_add(s, "ts", weir_type_make(WEIR_TYPE_TIMESTAMP, true));
+    return s;
+}
+
+static const weir_option gen_opts[] = {
+    {"connector", "datagen"},         {"number-of-rows", "1000"},      {"fields.id.kind", "sequence"},
+    {"fields.id.start", "1"},         {"fields.id.end", "5000"},        {"fields.r.min", "-3"},
+    {"fields.r.max", "3"},            {"fields.name.length", "5"},      {"fields.price.min", "1"},
+    {"fields.price.max", "2"},        {"fields.ts.kind", "sequence"},   {"fields.ts.start", "2020-01-01 00:00:00"},
+    {"fields.ts.end", "2020-01-02 00:00:00"}, {"seed", "7"},            {"fields.r.null-rate", "0.25"},
+};
+
+/* Generates every row of subtask `sub` of `p`, keyed by id into rows[id]. */
+static uint32_t gen_rows(weir_source_spec *spec, uint32_t sub, uint32_t p, char (*rows)[96], uint32_t batch)
+{
+    void *src, *rd;
+    weir_error err;
+    weir_source_info info = {sub, p, batch, spec->schema};
+    cr_assert_eq(spec->cls->create(spec->arg, &info, &src, &err), 0);
+    const char **ids;
+    uint32_t n;
+    bool done;
+    cr_assert_eq(spec->cls->discover(src, &ids, &n, &done, &err), 0);
+    cr_assert_eq(n, 1);
+    cr_assert(done);
+    cr_assert_eq(spec->cls->open_split(src, ids[0], NULL, 0, &rd, &err), 0);
+    weir_batch *b = weir_batch_create(spec->schema, batch);
+    uint32_t total = 0;
+    int rc;
+    while (weir_batch_reset(b), (rc = spec->cls->read(rd, b, batch, &err)) > 0) {
+        for (uint32_t r = 0; r < b->n_rows; r++) {
+            int64_t id = WEIR_COL_I64(b, 0)[r];
+            cr_assert(id >= 1 && id <= 1000);
+            char *line = rows[id];
+            cr_assert_eq(line[0], '\0', "id %lld generated twice", (long long)id);
+            size_t o = 0;
+            for (uint32_t c = 0; c < 5; c++) {
+                char v[64];
+                weir_batch_format_value(b, c, r, v, sizeof v);
+                o += (size_t)snprintf(line + o, 96 - o, "%s%s", c ? "|" : "", v);
+            }
+            total++;
+        }
+    }
+    cr_assert_eq(rc, WEIR_EOF);
+    weir_batch_destroy(b);
+    spec->cls->close_split(rd);
+    spec->cls->destroy(src);
+    return total;
+}
+
+Test(datagen, sequence_random_bounds_and_same_rows_at_any_parallelism)
+{
+    weir_schema *s = gen_schema();
+    weir_source_spec spec;
+    weir_error err;
+    cr_assert_eq(weir_datagen_source_spec_opts(gen_opts, sizeof gen_opts / sizeof *gen_opts, s, NULL, &spec, &err), 0,
+                 "%s", err.message);
+    static char one[1001][96], many[1001][96];
+    memset(one, 0, sizeof one);
+    memset(many, 0, sizeof many);
+    cr_assert_eq(gen_rows(&spec, 0, 1, one, 64), 1000);
+    uint32_t total = 0;
+    for (uint32_t sub = 0; sub < 3; sub++)
+        total += gen_rows(&spec, sub, 3, many, 7);
+    cr_assert_eq(total, 1000);
+    int nulls = 0;
+    for (int id = 1; id <= 1000; id++) {
+        cr_assert_str_eq(one[id], many[id], "id %d", id);
+        int64_t rid;
+        int r;
+        char name[32], price[32], ts[32];
+        if (strstr(one[id], "|NULL|")) {
+            nulls++;
+            continue;
+        }
+        cr_assert_eq(sscanf(one[id], "%lld|%d|%31[^|]|%31[^|]|%31[^\n]", (long long *)&rid, &r, name, price, ts), 5,
+                     "%s", one[id]);
+        cr_assert(r >= -3 && r <= 3);
+        cr_assert_eq(strlen(name), 5);
+        cr_assert(strcmp(price, "1.00") >= 0 && strcmp(price, "2.00") <= 0, "%s", price);
+        char expect_ts[32];
+        weir__format_ts(1577836800000 + (id - 1), expect_ts, sizeof expect_ts);
+        cr_assert_str_eq(ts, expect_ts);
+    }
+    cr_assert(nulls > 150 && nulls < 350, "null rate 0.25 gave %d of 1000", nulls);
+    weir_source_spec_release(&spec);
+    weir_schema_destroy(s);
+}
+
+Test(datagen, sequence_end_bounds_the_source_and_position_resumes)
+{
+    weir_schema *s = gen_schema();
+    weir_datagen_field f = {.name = "id", .kind = WEIR_DATAGEN_SEQUENCE, .start = 10, .end = 19};
+    weir_datagen_config cfg;
+    weir_datagen_config_init(&cfg);
+    cfg.fields = &f;
+    cfg.n_fields = 1;
+    weir_source_spec spec;
+    weir_error err;
+    cr_assert_eq(weir_datagen_source_spec(&cfg, s, &spec, &err), 0, "%s", err.message);
+    void *src, *rd;
+    weir_source_info info = {0, 1, 4, s};
+    cr_assert_eq(spec.cls->create(spec.arg, &info, &src, &err), 0);
+    cr_assert_eq(spec.cls->open_split(src, "datagen-0-of-1", NULL, 0, &rd, &err), 0);
+    weir_batch *b = weir_batch_create(s, 4);
+    cr_assert_eq(spec.cls->read(rd, b, 4, &err), 4);
+    weir_buf pos;
+    weir_buf_init(&pos);
+    spec.cls->position(rd, &pos);
+    spec.cls->close_split(rd);
+    cr_assert_eq(spec.cls->open_split(src, "datagen-0-of-1", pos.data, pos.len, &rd, &err), 0);
+    weir_batch_reset(b);
+    cr_assert_eq(spec.cls->read(rd, b, 4, &err), 4);
+    cr_assert_eq(WEIR_COL_I64(b, 0)[0], 14);
+    weir_batch_reset(b);
+    cr_assert_eq(spec.cls->read(rd, b, 4, &err), 2);
+    cr_assert_eq(WEIR_COL_I64(b, 0)[1], 19);
+    cr_assert_eq(spec.cls->read(rd, b, 4, &err), WEIR_EOF);
+    spec.cls->close_split(rd);
+    cr_assert_eq(spec.cls->open_split(src, "datagen-5-of-2", NULL, 0, &rd, &err), WEIR_EINVAL);
+    weir_buf_fini(&pos);
+    weir_batch_destroy(b);
+    spec.cls->destroy(src);
+    weir_source_spec_release(&spec);
+    weir_schema_destroy(s);
+}
+
+Test(datagen, rows_per_second_follows_the_clock)
+{
+    weir_schema *s = gen_schema();
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_datagen_config cfg;
+    weir_datagen_config_init(&cfg);
+    cfg.rows_per_second = 200; /* 100 per subtask at parallelism 2 */
+    cfg.clock = weir_manual_clock_get(mc);
+    weir_source_spec spec;
+    weir_error err;
+    cr_assert_eq(weir_datagen_source_spec(&cfg, s, &spec, &err), 0);
+    void *src, *rd;
+    weir_source_info info = {1, 2, 1024, s};
+    cr_assert_eq(spec.cls->create(spec.arg, &info, &src, &err), 0);
+    cr_assert_eq(spec.cls->open_split(src, "datagen-1-of-2", NULL, 0, &rd, &err), 0);
+    weir_batch *b = weir_batch_create(s, 1024);
+    cr_assert_eq(spec.cls->read(rd, b, 1024, &err), 100, "one second of rows to start");
+    cr_assert_eq(spec.cls->read(rd, b, 1024, &err), 0, "then nothing until time passes");
+    weir_manual_clock_advance(mc, 55);
+    weir_batch_reset(b);
+    cr_assert_eq(spec.cls->read(rd, b, 1024, &err), 5);
+    weir_manual_clock_advance(mc, 5);
+    weir_batch_reset(b);
+    cr_assert_eq(spec.cls->read(rd, b, 1024, &err), 1);
+    weir_manual_clock_advance(mc, 60000);
+    weir_batch_reset(b);
+    cr_assert_eq(spec.cls->read(rd, b, 1024, &err), 100, "idle time does not build up more than a second");
+    weir_batch_destroy(b);
+    spec.cls->close_split(rd);
+    spec.cls->destroy(src);
+    weir_source_spec_release(&spec);
+    weir_manual_clock_destroy(mc);
+    weir_schema_destroy(s);
+}
+
+Test(datagen, option_errors)
+{
+    weir_schema *s = gen_schema();
+    static const struct {
+        weir_option opt[3];
+        int n, bad;
+        const char *message;
+    } cases[] = {
+        {{{"fields.idd.kind", "sequence"}}, 1, 0, "option 'fields.idd.kind': no column 'idd' (did you mean 'id'?)"},
+        {{{"fields.id.kind", "sequence"}}, 1, 0,
+         "option 'fields.id.kind' = 'sequence' needs 'fields.id.start' and 'fields.id.end'"},
+        {{{"fields.id.kind", "serial"}}, 1, 0, "option 'fields.id.kind': expected 'sequence' or 'random', found 'serial'"},
+        {{{"fields.id.color", "red"}}, 1, 0,
+         "option 'fields.id.color': unknown property 'color' (datagen has kind, start, end, min, max, length, "
+         "var-len, null-rate, max-past)"},
+        {{{"fields.id.start", "1"}}, 1, 0, "option 'fields.id.start' applies only to 'fields.id.kind' = 'sequence'"},
+        {{{"fields.name.min", "1"}}, 1, 0, "option 'fields.name.min' does not apply to a STRING field (use length)"},
+        {{{"rows-per-second", "fast"}}, 1, 0, "option 'rows-per-second': expected a number, found 'fast'"},
+        {{{"number-of-row", "5"}}, 1, 0, "unsupported option 'number-of-row' for connector 'datagen' (did you mean "
+                                         "'number-of-rows'?)"},
+        {{{"fields.r.min", "5"}, {"fields.r.max", "1"}}, 2, -1, "datagen: field \"r\": min 5 is above max 1"},
+        {{{"fields.id.null-rate", "0.5"}}, 1, -1, "datagen: field \"id\" is NOT NULL but has a null rate"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        weir_source_spec spec;
+        weir_error err = {0, ""};
+        int bad = 99;
+        weir_connector_env env = {.bad_option_index = &bad};
+        cr_assert_neq(weir_datagen_source_spec_opts(cases[i].opt, (size_t)cases[i].n, s, &env, &spec, &err), 0,
+                      "case %zu", i);
+        cr_expect_str_eq(err.message, cases[i].message, "case %zu", i);
+        cr_expect_eq(bad, cases[i].bad, "case %zu: index %d", i, bad);
+    }
+    weir_schema_destroy(s);
+}
+
+/* ---- sinks ---- */
+
+static weir_batch *kv_batch(weir_schema *s, int n, int first)
+{
+    weir_batch *b = weir_batch_create(s, 64);
+    for (int i = 0; i < n; i++) {
+        int r = weir_batch_append_row(b);
+        WEIR_COL_I64(b, 0)[r] = first + i;
+        char v[16];
+        snprintf(v, sizeof v, "v%d", first + i);
+        weir_batch_set_str(b, 1, r, v, strlen(v));
+    }
+    return b;
+}
+
+static void *sink_create(weir_operator_spec *spec, const weir_schema *s, uint32_t subtask, uint32_t p)
+{
+    const weir_schema *in[1] = {s};
+    weir_op_info info = {subtask, p, 128, 1, in, NULL, 64};
+    void *op;
+    cr_assert_eq(spec->create(spec->arg, &info, &op), 0);
+    cr_assert_eq(spec->cls->open(op, NULL), 0);
+    return op;
+}
+
+Test(print_sink, prefixes_as_flink, .init = make_tmp, .fini = cleanup_tmp)
+{
+    weir_schema *s = kv_schema();
+    weir_batch *b = kv_batch(s, 2, 1);
+    b->kind[1] = WEIR_ROW_DELETE;
+    int fd = open(tpath("out.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    weir_print_sink_config cfg;
+    weir_print_sink_config_init(&cfg);
+    cfg.fd = fd;
+    weir_operator_spec spec;
+    weir_error err;
+    cr_assert_eq(weir_print_sink_spec(&cfg, &spec, &err), 0);
+    void *op = sink_create(&spec, s, 0, 1);
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b), 0);
+    spec.cls->close(op);
+    op = sink_create(&spec, s, 1, 2);
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b), 0);
+    cr_assert_eq(spec.cls->finish(op, NULL), 0);
+    spec.cls->close(op);
+    weir_operator_spec_release(&spec);
+    cfg.identifier = "sink";
+    cr_assert_eq(weir_print_sink_spec(&cfg, &spec, &err), 0);
+    op = sink_create(&spec, s, 0, 1);
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b), 0);
+    spec.cls->close(op);
+    op = sink_create(&spec, s, 2, 4);
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b), 0);
+    spec.cls->close(op);
+    weir_operator_spec_release(&spec);
+    close(fd);
+    char *text = read_file(tpath("out.txt"));
+    cr_assert_str_eq(text, "+I[1, v1]\n-D[2, v2]\n"
+                           "2> +I[1, v1]\n2> -D[2, v2]\n"
+                           "sink> +I[1, v1]\nsink> -D[2, v2]\n"
+                           "sink:3> +I[1, v1]\nsink:3> -D[2, v2]\n");
+    free(text);
+    weir_batch_destroy(b);
+    weir_schema_destroy(s);
+}
+
+Test(print_sink, options_and_file_stream, .init = make_tmp, .fini = cleanup_tmp)
+{
+    weir_schema *s = kv_schema();
+    weir_batch *b = kv_batch(s, 1, 7);
+    FILE *fp = fopen(tpath("p.txt"), "w");
+    weir_connector_env env = {.print_out = fp};
+    weir_option opts[] = {{"connector", "print"}, {"print-identifier", "out"}, {"sink.parallelism", "2"}};
+    weir_operator_spec spec;
+    weir_error err;
+    cr_assert_eq(weir_connector_sink_spec(NULL, opts, 3, s, &env, &spec, &err), 0, "%s", err.message);
+    void *op = sink_create(&spec, s, 0, 1);
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b), 0);
+    spec.cls->close(op);
+    weir_operator_spec_release(&spec);
+    fclose(fp);
+    char *text = read_file(tpath("p.txt"));
+    cr_assert_str_eq(text, "out> +I[7, v7]\n");
+    free(text);
+    weir_option bad[] = {{"print-identifer", "x"}};
+    cr_assert_eq(weir_print_sink_spec_opts(bad, 1, s, NULL, &spec, &err), WEIR_EINVAL);
+    cr_assert_str_eq(err.message, "unsupported option 'print-identifer' for connector 'print' (did you mean "
+                                  "'print-identifier'?)");
+    weir_batch_destroy(b);
+    weir_schema_destroy(s);
+}
+
+Test(blackhole_sink, counts_rows)
+{
+    weir_schema *s = kv_schema();
+    weir_batch *b = kv_batch(s, 5, 0);
+    uint64_t counter = 0;
+    weir_blackhole_sink_config cfg = {&counter};
+    weir_operator_spec spec;
+    weir_error err;
+    cr_assert_eq(weir_blackhole_sink_spec(&cfg, &spec, &err), 0);
+    void *a = sink_create(&spec, s, 0, 2), *c = sink_create(&spec, s, 1, 2);
+    spec.cls->process(a, NULL, 0, b);
+    spec.cls->process(c, NULL, 0, b);
+    spec.cls->process(a, NULL, 0, b);
+    cr_assert_eq(counter, 15);
+    spec.cls->close(a);
+    spec.cls->close(c);
+    cr_assert(weir_sink_spec_accepts_changelog(&spec, NULL));
+    weir_operator_spec_release(&spec);
+    weir_batch_destroy(b);
+    weir_schema_destroy(s);
+}
+
+static weir_operator_spec file_sink_spec(const char *dir, weir_format_kind kind, uint64_t roll, bool two_phase)
+{
+    weir_file_sink_config cfg;
+    weir_file_sink_config_init(&cfg);
+    cfg.path = dir;
+    weir_format_options_init(&cfg.format, kind);
+    cfg.rolling_file_size = roll;
+    cfg.rollover_interval_ms = -1;
+    cfg.commit_on_checkpoint = two_phase;
+    weir_operator_spec spec;
+    weir_error err;
+    cr_assert_eq(weir_file_sink_spec(&cfg, &spec, &err), 0, "%s", err.message);
+    return spec;
+}
+
+Test(file_sink, part_files_hidden_until_complete_then_rolled_by_size, .init = make_tmp, .fini = cleanup_tmp)
+{
+    weir_schema *s = kv_schema();
+    weir_batch *b = kv_batch(s, 3, 1);
+    /* each row is {"k":1,"v":"v1"} + '\n' = 17 bytes: two rows reach 30 */
+    weir_operator_spec spec = file_sink_spec(tpath("out"), WEIR_FORMAT_JSON, 30, false);
+    void *op0 = sink_create(&spec, s, 0, 2);
+    void *op1 = sink_create(&spec, s, 1, 2);
+    cr_assert_eq(spec.cls->process(op0, NULL, 0, b), 0);
+    cr_assert_str_eq(list_dir(tpath("out")), ".part-0-1.json.inprogress part-0-0.json");
+    cr_assert_eq(spec.cls->process(op1, NULL, 0, b), 0);
+    cr_assert_eq(spec.cls->finish(op0, NULL), 0);
+    cr_assert_str_eq(list_dir(tpath("out")), ".part-1-1.json.inprogress part-0-0.json part-0-1.json part-1-0.json");
+    cr_assert_eq(spec.cls->finish(op1, NULL), 0);
+    cr_assert_str_eq(list_dir(tpath("out")), "part-0-0.json part-0-1.json part-1-0.json part-1-1.json");
+    char *t = read_file(tpath("out/part-0-0.json"));
+    cr_assert_str_eq(t, "{\"k\":1,\"v\":\"v1\"}\n{\"k\":2,\"v\":\"v2\"}\n");
+    free(t);
+    t = read_file(tpath("out/part-0-1.json"));
+    cr_assert_str_eq(t, "{\"k\":3,\"v\":\"v3\"}\n");
+    free(t);
+    spec.cls->close(op0);
+    spec.cls->close(op1);
+    /* A new run continues the numbering instead of overwriting. */
+    void *again = sink_create(&spec, s, 0, 2);
+    cr_assert_eq(spec.cls->process(again, NULL, 0, b), 0);
+    cr_assert_eq(spec.cls->finish(again, NULL), 0);
+    spec.cls->close(again);
+    cr_assert_str_eq(list_dir(tpath("out")), "part-0-0.json part-0-1.json part-0-2.json part-0-3.json part-1-0.json "
+                                             "part-1-1.json");
+    cr_assert_not(weir_sink_spec_accepts_changelog(&spec, NULL));
+    weir_operator_spec_release(&spec);
+    weir_batch_destroy(b);
+    weir_schema_destroy(s);
+}
+
+Test(file_sink, csv_and_debezium_formats, .init = make_tmp, .fini = cleanup_tmp)
+{
+    weir_schema *s = kv_schema();
+    weir_batch *b = kv_batch(s, 2, 1);
+    weir_operator_spec spec = file_sink_spec(tpath("csv"), WEIR_FORMAT_CSV, 0, false);
+    void *op = sink_create(&spec, s, 0, 1);
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b), 0);
+    cr_assert_eq(spec.cls->finish(op, NULL), 0);
+    spec.cls->close(op);
+    weir_operator_spec_release(&spec);
+    char *t = read_file(tpath("csv/part-0-0.csv"));
+    cr_assert_str_eq(t, "1,v1\n2,v2\n");
+    free(t);
+    b->kind[1] = WEIR_ROW_UPDATE_BEFORE;
+    spec = file_sink_spec(tpath("csv"), WEIR_FORMAT_CSV, 0, false);
+    op = sink_create(&spec, s, 0, 1);
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b), WEIR_EUNSUPPORTED);
+    cr_assert_str_eq(weir__sink_last_error(op)->message,
+                     "format 'csv' writes only inserts (+I), got a -U row; use 'debezium-json' for a changelog");
+    spec.cls->close(op);
+    const char *why;
+    cr_assert_not(weir_sink_spec_accepts_changelog(&spec, &why));
+    cr_assert_str_eq(why, "the filesystem sink with format 'csv' is append-only; use 'format' = 'debezium-json' to "
+                          "write a changelog");
+    weir_operator_spec_release(&spec);
+    spec = file_sink_spec(tpath("cdc"), WEIR_FORMAT_DEBEZIUM_JSON, 0, false);
+    cr_assert(weir_sink_spec_accepts_changelog(&spec, NULL));
+    op = sink_create(&spec, s, 0, 1);
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b), 0);
+    cr_assert_eq(spec.cls->finish(op, NULL), 0);
+    spec.cls->close(op);
+    weir_operator_spec_release(&spec);
+    t = read_file(tpath("cdc/part-0-0.json"));
+    cr_assert_str_eq(t, "{\"before\":null,\"after\":{\"k\":1,\"v\":\"v1\"},\"op\":\"c\"}\n"
+                        "{\"before\":{\"k\":2,\"v\":\"v2\"},\"after\":null,\"op\":\"d\"}\n");
+    free(t);
+    weir_batch_destroy(b);
+    weir_schema_destroy(s);
+}
+
+Test(file_sink, two_phase_commit_on_checkpoints_and_restore, .init = make_tmp, .fini = cleanup_tmp)
+{
+    weir_schema *s = kv_schema();
+    weir_batch *b1 = kv_batch(s, 1, 1), *b2 = kv_batch(s, 1, 2), *b3 = kv_batch(s, 1, 3);
+    weir_operator_spec spec = file_sink_spec(tpath("tx"), WEIR_FORMAT_JSON, 0, true);
+    void *op = sink_create(&spec, s, 0, 1);
+    weir_buf snap1, snap2;
+    weir_buf_init(&snap1);
+    weir_buf_init(&snap2);
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b1), 0);
+    cr_assert_eq(spec.cls->snapshot(op, NULL, 1, &snap1), 0); /* pre-commit: part-0-0 pending for ckpt 1 */
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b2), 0);
+    cr_assert_eq(spec.cls->snapshot(op, NULL, 2, &snap2), 0); /* part-0-1 pending for ckpt 2 */
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b3), 0);      /* part-0-2 in progress */
+    cr_assert_str_eq(list_dir(tpath("tx")),
+                     ".part-0-0.json.inprogress .part-0-1.json.inprogress .part-0-2.json.inprogress");
+    cr_assert_eq(spec.cls->checkpoint_complete(op, NULL, 1), 0);
+    cr_assert_str_eq(list_dir(tpath("tx")), ".part-0-1.json.inprogress .part-0-2.json.inprogress part-0-0.json");
+    spec.cls->close(op); /* crash: checkpoint 2 never completed here */
+
+    /* Recovery from checkpoint 2: its pending file is committed, later output aborted. */
+    op = sink_create(&spec, s, 0, 1);
+    weir_cursor c;
+    weir_cursor_init(&c, snap2.data, snap2.len);
+    cr_assert_eq(spec.cls->restore(op, NULL, &c), 0);
+    cr_assert_str_eq(list_dir(tpath("tx")), "part-0-0.json part-0-1.json");
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b3), 0); /* the replay writes part-0-2 again */
+    cr_assert_eq(spec.cls->finish(op, NULL), 0);
+    spec.cls->close(op);
+    cr_assert_str_eq(list_dir(tpath("tx")), "part-0-0.json part-0-1.json part-0-2.json");
+    char *t = read_file(tpath("tx/part-0-2.json"));
+    cr_assert_str_eq(t, "{\"k\":3,\"v\":\"v3\"}\n");
+    free(t);
+    /* Restoring checkpoint 1 again is harmless: its file is visible already. */
+    op = sink_create(&spec, s, 0, 1);
+    weir_cursor_init(&c, snap1.data, snap1.len);
+    cr_assert_eq(spec.cls->restore(op, NULL, &c), 0);
+    spec.cls->close(op);
+    weir_buf_fini(&snap1);
+    weir_buf_fini(&snap2);
+    weir_operator_spec_release(&spec);
+    weir_batch_destroy(b1);
+    weir_batch_destroy(b2);
+    weir_batch_destroy(b3);
+    weir_schema_destroy(s);
+}
+
+static ssize_t enospc_write(int fd, const void *buf, size_t n)
+{
+    errno = ENOSPC;
+    return -1;
+}
+
+Test(file_sink, write_errors_are_reported, .init = make_tmp, .fini = cleanup_tmp)
+{
+    weir_schema *s = kv_schema();
+    weir_batch *b = kv_batch(s, 1, 1);
+    weir_operator_spec spec = file_sink_spec(tpath("full"), WEIR_FORMAT_JSON, 0, false);
+    void *op = sink_create(&spec, s, 0, 1);
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b), 0);
+    weir__file_io io = weir__fio_posix;
+    io.write = enospc_write;
+    weir__fio = &io;
+    int rc = spec.cls->finish(op, NULL);
+    weir__fio = &weir__fio_posix;
+    cr_assert_eq(rc, WEIR_ENOSPC);
+    char expect[600];
+    snprintf(expect, sizeof expect, "%s/part-0-0.json: error: cannot write: No space left on device", tpath("full"));
+    cr_assert_str_eq(weir__sink_last_error(op)->message, expect);
+    spec.cls->close(op);
+    cr_assert_str_eq(list_dir(tpath("full")), ".part-0-0.json.inprogress", "a failed file is never made visible");
+    weir_operator_spec_release(&spec);
+    weir_batch_destroy(b);
+    weir_schema_destroy(s);
+}
+
+Test(file_sink, options, .init = make_tmp, .fini = cleanup_tmp)
+{
+    weir_schema *s = kv_schema();
+    weir_option opts[] = {{"connector", "filesystem"},
+                          {"path", tpath("o")},
+                          {"format", "csv"},
+                          {"csv.field-delimiter", "\\t"},
+                          {"sink.rolling-policy.file-size", "1 kb"}};
+    weir_operator_spec spec;
+    weir_error err;
+    cr_assert_eq(weir_connector_sink_spec(NULL, opts, 5, s, NULL, &spec, &err), 0, "%s", err.message);
+    weir_batch *b = kv_batch(s, 1, 1);
+    void *op = sink_create(&spec, s, 0, 1);
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b), 0);
+    cr_assert_eq(spec.cls->finish(op, NULL), 0);
+    spec.cls->close(op);
+    weir_operator_spec_release(&spec);
+    char *t = read_file(tpath("o/part-0-0.csv"));
+    cr_assert_str_eq(t, "1\tv1\n");
+    free(t);
+    weir_option bad[] = {{"path", "x"}, {"format", "avro"}};
+    int idx = 7;
+    weir_connector_env env = {.bad_option_index = &idx};
+    cr_assert_eq(weir_connector_sink_spec("filesystem", bad, 2, s, &env, &spec, &err), WEIR_EUNSUPPORTED);
+    cr_assert_str_eq(err.message, "option 'format': unsupported format 'avro' (weir has 'json', 'csv' and 'debezium-json')");
+    cr_assert_eq(idx, 1);
+    weir_option nopath[] = {{"format", "json"}};
+    cr_assert_eq(weir_connector_sink_spec("filesystem", nopath, 1, s, &env, &spec, &err), WEIR_EINVAL);
+    cr_assert_str_eq(err.message, "connector 'filesystem' needs option 'path'");
+    cr_assert_eq(weir_connector_sink_spec("kafka", nopath, 1, s, &env, &spec, &err), WEIR_EUNSUPPORTED);
+    cr_assert_str_eq(err.message, "unsupported connector 'kafka' as a sink (weir has 'filesystem', 'print' and "
+                                  "'blackhole')");
+    weir_batch_destroy(b);
+    weir_schema_destroy(s);
+}
+
+/* ---- source options ---- */
+
+Test(file_source, options_map_to_the_config, .init = make_tmp, .fini = cleanup_tmp)
+{
+    write_file(tpath("in.csv"), "1;a\n2;b\nbad\n3;c\n");
+    weir_schema *s = kv_schema();
+    weir_option opts[] = {{"connector", "filesystem"},     {"path", tpath("in.csv")},
+                          {"format", "csv"},               {"csv.field-delimiter", ";"},
+                          {"csv.ignore-parse-errors", "true"}, {"scan.watermark.idle-timeout", "5 s"}};
+    src_handle h;
+    memset(&h, 0, sizeof h);
+    cr_assert_eq(weir_connector_source_spec(NULL, opts, 6, s, NULL, &h.spec, &h.err), 0, "%s", h.err.message);
+    src_open(&h, 0, 1);
+    const char *ids[1];
+    discover_all(&h, ids, 1);
+    char out[256] = "";
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL), 0);
+    cr_assert_str_eq(out, "1:a\n2:b\n3:c\n");
+    cr_assert_eq(metric(&h, "skipped_records"), 1);
+    src_close(&h);
+
+    static const struct {
+        weir_option opt[4];
+        int n;
+        const char *message;
+    } cases[] = {
+        {{{"path", "x"}}, 1, "connector 'filesystem' needs option 'format' ('json', 'csv')"},
+        {{{"path", "x"}, {"format", "debezium-json"}}, 2,
+         "option 'format': 'debezium-json' can only be written by a sink, not read"},
+        {{{"path", "x"}, {"format", "json"}, {"source.monitor-interval", "soon"}}, 3,
+         "option 'source.monitor-interval': expected a duration such as '10 s', '500 ms' or '1 min', found 'soon'"},
+        {{{"path", "x"}, {"format", "json"}, {"json.ignore-parse-error", "true"}}, 3,
+         "unsupported option 'json.ignore-parse-error' for connector 'filesystem' (did you mean "
+         "'json.ignore-parse-errors'?)"},
+        {{{"path", "x"}, {"format", "json"}, {"source.bad-input", "dead-letter"}}, 3,
+         "filesystem source: the dead-letter policy needs 'source.dead-letter.path'"},
+        {{{"path", "x"}, {"format", "json"}, {"json.ignore-parse-errors", "true"}, {"source.bad-input", "fail"}}, 4,
+         "option 'source.bad-input' = 'fail' contradicts 'json.ignore-parse-errors' = 'true'"},
+        {{{"path", "x"}, {"format", "csv"}, {"csv.escape-character", "\\"}}, 3,
+         "option 'csv.escape-character' is not supported: weir reads RFC 4180 CSV, where a quote inside a quoted "
+         "field is doubled"},
+        {{{"path", "x"}, {"format", "json"}, {"path", "y"}}, 3, "option 'path' is given twice"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        weir_source_spec spec;
+        weir_error err = {0, ""};
+        cr_assert_neq(weir_file_source_spec_opts(cases[i].opt, (size_t)cases[i].n, s, NULL, &spec, &err), 0,
+                      "case %zu", i);
+        cr_expect_str_eq(err.message, cases[i].message, "case %zu", i);
+    }
+    weir_schema_destroy(s);
+}
+
+Test(options, durations_and_sizes_as_flink_writes_them)
+{
+    static const struct {
+        const char *s;
+        int64_t ms;
+    } d[] = {{"10 s", 10000}, {"500ms", 500}, {"1 min", 60000}, {"2h", 7200000}, {"1 d", 86400000},
+             {"250", 250},    {"3 seconds", 3000}, {"1000000 us", 1000}, {"5 MIN", 300000}};
+    for (size_t i = 0; i < sizeof d / sizeof *d; i++) {
+        int64_t v = -1;
+        cr_assert_eq(weir_option_parse_duration(d[i].s, &v), 0, "%s", d[i].s);
+        cr_expect_eq(v, d[i].ms, "%s", d[i].s);
+    }
+    int64_t v;
+    cr_assert_eq(weir_option_parse_duration("10 parsecs", &v), WEIR_EINVAL);
+    cr_assert_eq(weir_option_parse_duration("-1 s", &v), WEIR_EINVAL);
+    cr_assert_eq(weir_option_parse_duration("", &v), WEIR_EINVAL);
+    static const struct {
+        const char *s;
+        uint64_t b;
+    } z[] = {{"128MB", 128u << 20}, {"64 kb", 64u << 10}, {"1gb", 1u << 30}, {"100 bytes", 100}, {"7", 7}, {"2 m", 2u << 20}};
+    for (size_t i = 0; i < sizeof z / sizeof *z; i++) {
+        uint64_t b = 0;
+        cr_assert_eq(weir_option_parse_size(z[i].s, &b), 0, "%s", z[i].s);
+        cr_expect_eq(b, z[i].b, "%s", z[i].s);
+    }
+    uint64_t b;
+    cr_assert_eq(weir_option_parse_size("1 furlong", &b), WEIR_EINVAL);
+    cr_assert_eq(weir_option_parse_size("99999999999 tb", &b), WEIR_EINVAL);
+}
