@@ -110,37 +110,64 @@ int weir_cli_inspect(int argc, char **argv)
     }
     char when[32];
     format_time(m.time_ms, when, sizeof when);
-    printf("%s %s: id %" PRIu64 ", taken %s UTC, max parallelism %u, %u state files\n",
-           m.is_savepoint ? "savepoint" : "checkpoint", name, m.id, when, m.max_parallelism, m.n_files);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < m.n_files; i++)
+        total += m.files[i].size;
+    printf("%s %s: id %" PRIu64 ", taken %s UTC, took %" PRId64 " ms, max parallelism %u, %u state files, %" PRIu64
+           " bytes%s\n",
+           m.is_savepoint ? "savepoint" : "checkpoint", name, m.id, when, m.duration_ms, m.max_parallelism, m.n_files,
+           total, m.is_final ? ", final (every task had ended)" : "");
     for (uint32_t i = 0; i < m.n_files; i++) {
         const weir__ckpt_file *f = &m.files[i];
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", name, f->file);
         uint8_t *data;
         size_t len;
-        weir__task_state t;
-        printf("  operator %s subtask %u/%u: %s, %" PRIu64 " bytes\n", f->op_uid, f->subtask, f->parallelism,
-               f->file, f->size);
-        if (s->ops->get(s, path, &data, &len) != 0 || weir__task_state_decode(data, len, &t, &err) != 0) {
-            printf("    (cannot decode)\n");
+        weir__snap_view v;
+        printf("  task %u subtask %u/%u (%s): %s, %" PRIu64 " bytes\n", f->task_id, f->subtask, f->parallelism,
+               f->task, f->file, f->size);
+        if (s->ops->get(s, path, &data, &len) != 0) {
+            printf("    (cannot read)\n");
             continue;
         }
+        rc = weir__snap_view_decode(data, len, &v, &err);
         weir_free(data);
-        if (t.op_state_len)
-            printf("    operator state: %zu bytes\n", t.op_state_len);
-        for (uint32_t p = 0; p < t.n_pos; p++)
-            printf("    source split %s: position of %zu bytes\n", t.pos[p].split_id, t.pos[p].pos_len);
-        if (t.n_kg) {
-            size_t total = 0;
-            uint32_t lo = UINT32_MAX, hi = 0;
-            for (uint32_t k = 0; k < t.n_kg; k++) {
-                total += t.kgs[k].len;
-                lo = t.kgs[k].kg < lo ? t.kgs[k].kg : lo;
-                hi = t.kgs[k].kg > hi ? t.kgs[k].kg : hi;
-            }
-            printf("    keyed state: %u key groups in [%u, %u], %zu bytes\n", t.n_kg, lo, hi, total);
+        if (rc) {
+            printf("    (cannot decode: %s)\n", err.message);
+            continue;
         }
-        weir__task_state_fini(&t);
+        for (uint32_t o = 0; o < v.n_ops; o++) {
+            const weir__snap_op_view *op = &v.ops[o];
+            printf("    operator %u '%s': operator state %zu bytes", op->node, op->name ? op->name : "?",
+                   op->op_state_bytes);
+            if (op->n_kg)
+                printf(", key groups [%u, %u] (%u with state): keyed state %" PRIu64 " bytes, timers %" PRIu64
+                       " bytes",
+                       op->kg_lo, op->kg_hi, op->n_kg_used, op->state_bytes, op->timer_bytes);
+            printf("\n");
+        }
+        for (uint32_t k = 0; k < v.n_splits; k++) {
+            const weir__snap_split_view *sp = &v.splits[k];
+            printf("    source split %s: ", sp->id ? sp->id : "?");
+            if (sp->finished) {
+                printf("finished");
+            } else if (sp->pos_len == 8) {
+                uint64_t off = 0;
+                for (int b = 7; b >= 0; b--)
+                    off = off << 8 | sp->pos[b];
+                printf("position %" PRIu64, off);
+            } else {
+                printf("position 0x");
+                for (size_t b = 0; b < sp->pos_len && b < 32; b++)
+                    printf("%02x", sp->pos[b]);
+                if (sp->pos_len > 32)
+                    printf("... (%zu bytes)", sp->pos_len);
+            }
+            if (sp->max_ts != INT64_MIN)
+                printf(", largest event time %" PRId64, sp->max_ts);
+            printf("\n");
+        }
+        weir__snap_view_fini(&v);
     }
     weir__ckpt_meta_fini(&m);
     weir__storage_destroy(s);

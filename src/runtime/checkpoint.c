@@ -35,6 +35,39 @@ int weir__job_set_restore(weir_job *job, const weir__restore_source *rs)
     return 0;
 }
 
+bool weir__final_checkpoints(const weir_job *job) { return job->has_hooks && job->hooks.final_checkpoint; }
+
+bool weir__op_final_checkpoint(weir_op_ctx *ctx) { return ctx && weir__final_checkpoints(ctx->st->job); }
+
+const char *weir__job_node_name(const weir_job *job, int node)
+{
+    const weir__node *n = job ? weir__job_node(job, node) : NULL;
+    return n ? n->name : NULL;
+}
+
+uint32_t weir__job_node_count(const weir_job *job) { return job ? job->n_nodes : 0; }
+
+const weir_job_config *weir__job_config(const weir_job *job) { return &job->cfg; }
+
+void weir__job_abort(weir_job *job, int code, const char *msg)
+{
+    weir__job_fail(job, code, "%s", msg);
+    if (job->phase == 1)
+        weir__job_cancel(job);
+}
+
+int weir__job_set_companion(weir_job *job, const weir__job_companion *c)
+{
+    if (!job || !c || !c->ud)
+        return WEIR_EINVAL;
+    if (job->phase != 0 || job->companion.ud)
+        return WEIR_ESTATE;
+    job->companion = *c;
+    return 0;
+}
+
+void *weir__job_companion_ud(const weir_job *job) { return job ? job->companion.ud : NULL; }
+
 static int post_all(weir_job *job, weir__cmd_type type, uint64_t id)
 {
     if (job->phase != 1)

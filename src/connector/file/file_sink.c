@@ -32,6 +32,7 @@
 
 #include "connector/connector_internal.h"
 #include "connector/file/fileio.h"
+#include "runtime/checkpoint.h"
 
 #define DEFAULT_ROLL_SIZE (UINT64_C(128) << 20)
 #define DEFAULT_ROLLOVER_MS (30 * 60 * 1000)
@@ -331,8 +332,14 @@ static int fsink_finish(void *op, weir_op_ctx *ctx)
 {
     file_sink *s = op;
     int rc = roll(s);
-    /* End of input: everything written is final. */
-    return rc ? rc : commit_pending(s, true, 0);
+    /*
+     * End of input: everything written is final. With checkpoints the
+     * job's final checkpoint commits it (a crash before that checkpoint
+     * completes must not leave it visible); without, commit now.
+     */
+    if (rc || (s->arg->cfg.commit_on_checkpoint && weir__op_final_checkpoint(ctx)))
+        return rc;
+    return commit_pending(s, true, 0);
 }
 
 static int fsink_snapshot(void *op, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf *out)
