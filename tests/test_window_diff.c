@@ -12,11 +12,19 @@
  * the typed fast path; and per-window state instead of slices. All must
  * equal the reference, row for row per window, and late for late.
  *
- * WEIR_SEED=<n> replays a run; WEIR_WINDOW_STREAMS=<n> sets the number of
+ * A second test runs random streams through the runtime (a one-split
+ * source, the keyed exchange, the window operator, a sink) at parallelism
+ * 1, 2 and 4 and batch sizes 1, 7 and 1024: every run must equal the
+ * reference, whatever the grouping into batches and subtasks.
+ *
+ * WEIR_SEED=<n> replays a run; WEIR_WINDOW_STREAMS=<n> (engine) and
+ * WEIR_WINDOW_JOB_STREAMS=<n> (runtime, default 30) set the number of
  * streams (default 1500); WEIR_WINDOW_STREAM=<i> runs only stream i.
  */
 #include <criterion/criterion.h>
+#include <pthread.h>
 
+#include "support/harness.h"
 #include "window_harness.h"
 
 /* ---------------- random ---------------- */
@@ -617,10 +625,14 @@ static void dump_stream(const rec *recs, int n)
 static void compare(const cfg *g, const rec *recs, int n, out *want, out *got, const char *how, uint64_t seed,
                     int stream)
 {
-    qsort(want->rows, (size_t)want->n, sizeof *want->rows, cmp_row);
-    qsort(got->rows, (size_t)got->n, sizeof *got->rows, cmp_row);
-    qsort(want->late, (size_t)want->n_late, sizeof *want->late, cmp_late);
-    qsort(got->late, (size_t)got->n_late, sizeof *got->late, cmp_late);
+    if (want->n)
+        qsort(want->rows, (size_t)want->n, sizeof *want->rows, cmp_row);
+    if (got->n)
+        qsort(got->rows, (size_t)got->n, sizeof *got->rows, cmp_row);
+    if (want->n_late)
+        qsort(want->late, (size_t)want->n_late, sizeof *want->late, cmp_late);
+    if (got->n_late)
+        qsort(got->late, (size_t)got->n_late, sizeof *got->late, cmp_late);
     char d[256];
     describe(g, d, sizeof d);
     bool ok = want->n == got->n && want->n_late == got->n_late;
@@ -694,7 +706,7 @@ static void random_cfg(cfg *g, int kind)
         g->purging = rnd() % 2;
 }
 
-static int random_stream(rec *recs, int max)
+static int random_stream(rec *recs, int max, bool retractions)
 {
     int n = (int)rnd_range(1, max);
     int nkeys = (int)rnd_range(1, 5);
@@ -713,7 +725,7 @@ static int random_stream(rec *recs, int max)
         r->v = r->vnull ? 0 : rnd_range(-50, 100);
         r->kind = WEIR_ROW_INSERT;
         r->retracted = false;
-        if (i > 0 && rnd() % 30 == 0) {
+        if (retractions && i > 0 && rnd() % 30 == 0) {
             /* retract an earlier record of the stream, once */
             rec *p = &recs[rnd() % (uint64_t)i];
             if (p->kind == WEIR_ROW_INSERT && !p->retracted) {
@@ -747,7 +759,7 @@ Test(window_diff, random_streams_match_reference, .timeout = 600)
     rng_state = seed;
     rec *recs = malloc(400 * sizeof *recs);
     for (uint64_t s = 0; s < streams; s++) {
-        int n = random_stream(recs, s % 10 == 0 ? 400 : 120);
+        int n = random_stream(recs, s % 10 == 0 ? 400 : 120, true);
         int kind = (int)(s % 5);
         cfg g;
         random_cfg(&g, kind);
@@ -760,15 +772,139 @@ Test(window_diff, random_streams_match_reference, .timeout = 600)
             engine_run(&g, d, recs, n, &got);
             /* compare sorts in place: give each drive its own copy of the reference */
             w2.rows = malloc(sizeof *w2.rows * (size_t)(want.n + 1));
-            memcpy(w2.rows, want.rows, sizeof *w2.rows * (size_t)want.n);
+            if (want.n)
+                memcpy(w2.rows, want.rows, sizeof *w2.rows * (size_t)want.n);
             w2.n = want.n;
             w2.late = malloc(sizeof *w2.late * (size_t)(want.n_late + 1));
-            memcpy(w2.late, want.late, sizeof *w2.late * (size_t)want.n_late);
+            if (want.n_late)
+                memcpy(w2.late, want.late, sizeof *w2.late * (size_t)want.n_late);
             w2.n_late = want.n_late;
             compare(&g, recs, n, &w2, &got, drive_name[d], seed, (int)s);
             out_free(&got);
             out_free(&w2);
         }
+        out_free(&want);
+    }
+    free(recs);
+}
+
+/* ---------------- through the runtime ---------------- */
+
+typedef struct rsink {
+    pthread_mutex_t *mu;
+    out *o;
+    bool late;
+} rsink;
+
+static int rs_create(void *arg, const weir_op_info *info, void **op)
+{
+    (void)info;
+    *op = arg;
+    return 0;
+}
+
+static int rs_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+{
+    (void)ctx, (void)input;
+    rsink *k = op;
+    pthread_mutex_lock(k->mu);
+    for (uint32_t r = 0; r < b->n_rows; r++) {
+        if (k->late) {
+            out_late(k->o, WEIR_COL_I64(b, 0)[r], b->ts[r], weir_batch_is_null(b, 1, r) ? 0 : WEIR_COL_I64(b, 1)[r],
+                     WEIR_COL_I64(b, 2)[r]);
+            continue;
+        }
+        bool global = weir_batch_is_null(b, 1, r);
+        bool sumnull = weir_batch_is_null(b, 4, r);
+        out_row(k->o, WEIR_COL_I64(b, 0)[r], global ? 0 : WEIR_COL_I64(b, 1)[r], global ? 0 : WEIR_COL_I64(b, 2)[r],
+                b->ts[r], b->kind[r], WEIR_COL_I64(b, 3)[r], sumnull ? 0 : WEIR_COL_I64(b, 4)[r], sumnull);
+    }
+    pthread_mutex_unlock(k->mu);
+    return 0;
+}
+
+static void rs_close(void *op) { (void)op; }
+
+static const weir_operator_class rs_cls = {.name = "rsink", .process = rs_process, .close = rs_close};
+
+static void job_run(const cfg *g, const rec *recs, int n, uint32_t parallelism, uint32_t batch, out *o)
+{
+    weir_schema *in = h_input_schema();
+    th_source *src = th_vsource_create(in, 1);
+    for (int i = 0; i < n; i++) {
+        char f[64];
+        if (recs[i].vnull)
+            snprintf(f, sizeof f, "%lld,NULL", (long long)recs[i].key);
+        else
+            snprintf(f, sizeof f, "%lld,%lld", (long long)recs[i].key, (long long)recs[i].v);
+        th_source_row_text(src, 0, recs[i].ts, f);
+    }
+    weir_job_config jc;
+    weir_job_config_init(&jc);
+    jc.parallelism = 1;
+    jc.batch_size = batch;
+    weir_job *job;
+    cr_assert_eq(weir_job_create(&jc, &job), 0);
+    weir_source_spec ss = th_source_spec(src, "events");
+    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = g->delay};
+    weir_stream st, win;
+    cr_assert_eq(weir_job_source(job, &ss, &wm, 1, &st), 0);
+    weir_window_spec s;
+    weir_agg aggs[2];
+    spec_of(g, DRIVE_ROW, &s, aggs);
+    weir_error err = {0};
+    cr_assert_eq(weir_job_window(job, st, in, &s, parallelism, &win, &err), 0, "%s", err.message);
+    pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    rsink main_sink = {&mu, o, false}, late_sink = {&mu, o, true};
+    weir_operator_spec k1 = {.name = "results", .cls = &rs_cls, .create = rs_create, .arg = &main_sink};
+    weir_operator_spec k2 = {.name = "late", .cls = &rs_cls, .create = rs_create, .arg = &late_sink};
+    cr_assert_eq(weir_job_sink(job, win, &k1, 1), 0);
+    cr_assert_eq(weir_job_sink(job, weir_stream_side(win, WEIR_WINDOW_LATE_TAG), &k2, 1), 0);
+    cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
+    double late = th_metric(job, "*late_records");
+    cr_assert_eq((int)late, o->n_late, "the late_records counter counts every late record");
+    weir_job_destroy(job);
+    th_source_destroy(src);
+    weir_schema_destroy(in);
+}
+
+Test(window_diff, parallelism_and_batch_size_do_not_change_results, .timeout = 600)
+{
+    uint64_t seed = env_u64("WEIR_SEED", 0);
+    if (!seed) {
+        seed = ((uint64_t)(uintptr_t)&seed ^ (uint64_t)(uintptr_t)free) * 0xD6E8FEB86659FD93ull;
+        seed = (seed ^ (seed >> 31)) | 1;
+    }
+    uint64_t streams = env_u64("WEIR_WINDOW_JOB_STREAMS", 30);
+    fprintf(stderr, "window_diff (runtime): WEIR_SEED=%llu streams=%llu\n", (unsigned long long)seed,
+            (unsigned long long)streams);
+    rng_state = seed;
+    rec *recs = malloc(300 * sizeof *recs);
+    static const uint32_t pars[] = {1, 2, 4}, batches[] = {1, 7, 1024};
+    for (uint64_t s = 0; s < streams; s++) {
+        int n = random_stream(recs, 300, false);
+        cfg g;
+        random_cfg(&g, (int)(s % 5));
+        out want = {0};
+        ref_run(&g, recs, n, &want);
+        for (int pi = 0; pi < 3; pi++)
+            for (int bi = 0; bi < 3; bi++) {
+                out got = {0}, w2 = {0};
+                job_run(&g, recs, n, pars[pi], batches[bi], &got);
+                w2.rows = malloc(sizeof *w2.rows * (size_t)(want.n + 1));
+                if (want.n)
+                memcpy(w2.rows, want.rows, sizeof *w2.rows * (size_t)want.n);
+                w2.n = want.n;
+                w2.late = malloc(sizeof *w2.late * (size_t)(want.n_late + 1));
+                if (want.n_late)
+                memcpy(w2.late, want.late, sizeof *w2.late * (size_t)want.n_late);
+                w2.n_late = want.n_late;
+                char how[64];
+                snprintf(how, sizeof how, "job parallelism %u batch %u", pars[pi], batches[bi]);
+                compare(&g, recs, n, &w2, &got, how, seed, (int)s);
+                out_free(&got);
+                out_free(&w2);
+            }
         out_free(&want);
     }
     free(recs);

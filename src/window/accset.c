@@ -249,6 +249,19 @@ int weir__acc_add_many(const weir__accset *as, void *const *blks, const uint32_t
         }
         case WEIR__ACC_GENERIC: {
             const weir_agg_class *cls = f->agg.cls;
+            if (!signs && cls->add_rows) {
+                /* the function's own loop over rows (accs may repeat: one slice, many rows) */
+                void *accs[256];
+                for (uint32_t i0 = 0; i0 < n; i0 += 256) {
+                    uint32_t m = n - i0 < 256 ? n - i0 : 256;
+                    for (uint32_t i = 0; i < m; i++)
+                        accs[i] = (char *)blks[i0 + i] + off;
+                    int rc = cls->add_rows(&f->agg, accs, b, rows + i0, m);
+                    if (rc)
+                        return rc;
+                }
+                break;
+            }
             for (uint32_t i = 0; i < n; i++) {
                 int rc;
                 if (SIGN(i) > 0)

@@ -1,0 +1,332 @@
+/*
+ * window/window_op.c - the window operator: the window engine (wcore.c)
+ * behind the runtime's operator interface.
+ *
+ * State: the engine keeps the live windows of its keys in memory and writes
+ * every key whose windows changed into keyed state (value state "windows",
+ * the key's serialised windows, wstore.c) when a checkpoint's snapshot
+ * starts - the runtime snapshots keyed state right after. On restore (and
+ * after rescaling, which moves whole key groups) the engine loads every key
+ * of its key groups back from keyed state before it processes anything.
+ * Processing-time firings use the runtime's timers (per key, deduplicated);
+ * event-time firings use the engine's own wheel of keys by next firing
+ * time, rebuilt from the loaded windows.
+ */
+#include <stdio.h>
+
+#include "weir/state.h"
+#include "window/window_internal.h"
+
+typedef struct wop_arg {
+    weir_window_spec spec;
+    weir_agg *aggs;
+    char **names;
+    const weir_schema *in;
+    weir_schema *out, *late;
+} wop_arg;
+
+typedef struct wop {
+    const wop_arg *arg;
+    weir_op_ctx *ctx;
+    weir__wcore *core;
+    weir_state *st;
+    uint32_t batch_size;
+    bool loaded;
+} wop;
+
+static int io_emit(void *ud, const weir_batch *b)
+{
+    wop *op = ud;
+    return weir_op_emit(op->ctx, b);
+}
+
+static int io_emit_late(void *ud, const weir_batch *b)
+{
+    wop *op = ud;
+    return weir_op_emit_side(op->ctx, WEIR_WINDOW_LATE_TAG, b);
+}
+
+static int io_proc_timer(void *ud, const uint8_t *key, size_t len, uint64_t hash, int64_t t)
+{
+    wop *op = ud;
+    int rc = weir_op_set_key_hashed(op->ctx, key, len, hash);
+    return rc ? rc : weir_op_timer_register(op->ctx, WEIR_TIME_PROCESSING, t, 0);
+}
+
+static int load_key(void *ud, const uint8_t *key, size_t klen, const void *ns, size_t ns_len)
+{
+    wop *op = ud;
+    const void *val;
+    size_t len;
+    int rc = weir_value_get(op->st, ns, ns_len, &val, &len);
+    if (rc == WEIR_ENOTFOUND)
+        return 0;
+    if (rc)
+        return rc;
+    rc = weir__wcore_load_entry(op->core, key, klen, weir_key_hash(key, klen), val, len, WEIR_TS_MIN);
+    if (rc)
+        return weir_op_fail(op->ctx, rc, "window: cannot restore the windows of a key: %s", weir_strerror(rc));
+    return 0;
+}
+
+/* Loads the windows of every key of this subtask from keyed state, once. */
+static int ensure_loaded(wop *op, weir_op_ctx *ctx)
+{
+    op->ctx = ctx;
+    if (op->loaded)
+        return 0;
+    op->loaded = true;
+    return weir_state_keys(op->st, load_key, op);
+}
+
+static int op_create(void *argp, const weir_op_info *info, void **out)
+{
+    wop *op = weir_calloc(1, sizeof *op);
+    if (!op)
+        return WEIR_ENOMEM;
+    op->arg = argp;
+    op->batch_size = info->batch_size;
+    *out = op;
+    return 0;
+}
+
+static int op_open(void *p, weir_op_ctx *ctx)
+{
+    wop *op = p;
+    const wop_arg *a = op->arg;
+    op->ctx = ctx;
+    weir_state_desc d = {.name = "windows", .kind = WEIR_STATE_VALUE};
+    int rc = weir_op_get_state(ctx, &d, &op->st);
+    if (rc)
+        return weir_op_fail(ctx, rc, "window: cannot register its keyed state: %s", weir_strerror(rc));
+    weir__wcore_io io = {
+        .emit = io_emit,
+        .emit_late = weir_op_has_side_output(ctx, WEIR_WINDOW_LATE_TAG) ? io_emit_late : NULL,
+        .proc_timer = io_proc_timer,
+        .late_counter = weir_op_counter(ctx, "late_records"),
+        .ud = op,
+    };
+    weir_error err = {0};
+    rc = weir__wcore_create(&a->spec, a->in, a->out, a->late, op->batch_size, &io, &op->core, &err);
+    if (rc)
+        return weir_op_fail(ctx, rc, "%s", err.message);
+    return 0;
+}
+
+static int finish_call(wop *op, int rc)
+{
+    int rc2 = weir__wcore_flush(op->core);
+    if (rc == WEIR_EUNSUPPORTED)
+        return weir_op_fail(op->ctx, rc,
+                            "window: a retraction (-U/-D row) reached an aggregate that cannot retract; "
+                            "use retractable aggregates (e.g. MAX_RETRACT) over changelog input");
+    if (rc == WEIR_ESTATE)
+        return weir_op_fail(op->ctx, rc,
+                            "window: a retraction (-U/-D row) for a value the window's aggregate does not hold "
+                            "(in discarding mode a fired window keeps only what arrived since its last firing)");
+    if (rc)
+        return weir_op_fail(op->ctx, rc, "window: %s", weir_strerror(rc));
+    return rc2;
+}
+
+static int op_process(void *p, weir_op_ctx *ctx, int input, const weir_batch *b)
+{
+    wop *op = p;
+    (void)input;
+    int rc = ensure_loaded(op, ctx);
+    if (!rc)
+        rc = weir__wcore_process(op->core, b, weir_op_watermark(ctx), weir_op_now_ms(ctx));
+    return finish_call(op, rc);
+}
+
+static int op_watermark(void *p, weir_op_ctx *ctx, weir_ts wm)
+{
+    wop *op = p;
+    int rc = ensure_loaded(op, ctx);
+    if (!rc)
+        rc = weir__wcore_advance(op->core, wm, weir_op_now_ms(ctx));
+    return finish_call(op, rc);
+}
+
+static int op_timer(void *p, weir_op_ctx *ctx, const weir_timer *t)
+{
+    wop *op = p;
+    int rc = ensure_loaded(op, ctx);
+    if (!rc && t->domain == WEIR_TIME_PROCESSING)
+        rc = weir__wcore_proc_timer(op->core, t->key, t->key_len, weir_key_hash(t->key, t->key_len), t->ts,
+                                    weir_op_now_ms(ctx));
+    return finish_call(op, rc);
+}
+
+static int save_key(void *ud, const uint8_t *key, size_t len, uint64_t hash, const void *val, size_t vlen,
+                    bool removed)
+{
+    wop *op = ud;
+    int rc = weir_op_set_key_hashed(op->ctx, key, len, hash);
+    if (rc)
+        return rc;
+    if (removed)
+        return weir_state_clear(op->st, NULL, 0);
+    return weir_value_put(op->st, NULL, 0, val, vlen);
+}
+
+static int op_snapshot(void *p, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf *out)
+{
+    wop *op = p;
+    (void)ckpt_id;
+    int rc = ensure_loaded(op, ctx);
+    if (!rc)
+        rc = weir__wcore_drain_changes(op->core, save_key, op);
+    /* A marker, so restore runs (the windows themselves are keyed state). */
+    if (!rc)
+        rc = weir_buf_put_u8(out, 1);
+    if (!rc)
+        rc = weir_buf_put_i64(out, weir__wcore_watermark(op->core));
+    return rc;
+}
+
+static int op_restore(void *p, weir_op_ctx *ctx, weir_cursor *in)
+{
+    wop *op = p;
+    uint8_t ver;
+    int64_t wm;
+    int rc = weir_cursor_get_u8(in, &ver);
+    if (!rc && ver != 1)
+        rc = WEIR_ECORRUPT;
+    if (!rc)
+        rc = weir_cursor_get_i64(in, &wm);
+    if (rc)
+        return weir_op_fail(ctx, rc, "window: cannot read its operator state: %s", weir_strerror(rc));
+    return ensure_loaded(op, ctx);
+}
+
+static int op_finish(void *p, weir_op_ctx *ctx)
+{
+    wop *op = p;
+    int rc = ensure_loaded(op, ctx);
+    if (!rc)
+        rc = weir__wcore_finish(op->core, weir_op_now_ms(ctx));
+    return finish_call(op, rc);
+}
+
+static void op_close(void *p)
+{
+    wop *op = p;
+    if (!op)
+        return;
+    weir__wcore_destroy(op->core);
+    weir_free(op);
+}
+
+static const weir_operator_class window_class = {
+    .name = "window",
+    .open = op_open,
+    .process = op_process,
+    .watermark = op_watermark,
+    .timer = op_timer,
+    .snapshot = op_snapshot,
+    .restore = op_restore,
+    .finish = op_finish,
+    .close = op_close,
+};
+
+static void arg_free(void *p)
+{
+    wop_arg *a = p;
+    if (!a)
+        return;
+    if (a->names) {
+        for (uint32_t i = 0; i < a->spec.n_aggs; i++)
+            weir_free(a->names[i]);
+        weir_free(a->names);
+    }
+    weir_free(a->aggs);
+    weir_schema_destroy(a->out);
+    weir_schema_destroy(a->late);
+    weir_free(a);
+}
+
+static const char *kind_name(weir_window_kind k)
+{
+    static const char *n[] = {"tumbling window", "hopping window", "cumulating window", "session window",
+                              "global window"};
+    return (unsigned)k <= WEIR_WINDOW_GLOBAL ? n[k] : "window";
+}
+
+int weir_window_operator_spec(const weir_window_spec *spec, const weir_schema *in, weir_operator_spec *out,
+                              const weir_schema **out_schema, weir_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (out_schema)
+        *out_schema = NULL;
+    int rc = weir_window_spec_check(spec, in, err);
+    if (rc)
+        return rc;
+    wop_arg *a = weir_calloc(1, sizeof *a);
+    if (!a)
+        return weir_error_set(err, WEIR_ENOMEM, "window: out of memory");
+    a->spec = *spec;
+    a->in = in;
+    if (spec->n_aggs) {
+        a->aggs = weir_malloc(spec->n_aggs * sizeof *a->aggs);
+        if (!a->aggs) {
+            arg_free(a);
+            return weir_error_set(err, WEIR_ENOMEM, "window: out of memory");
+        }
+        memcpy(a->aggs, spec->aggs, spec->n_aggs * sizeof *a->aggs);
+    }
+    a->spec.aggs = a->aggs;
+    if (spec->agg_names) {
+        a->names = weir_calloc(spec->n_aggs ? spec->n_aggs : 1, sizeof *a->names);
+        for (uint32_t i = 0; a->names && i < spec->n_aggs; i++)
+            if (spec->agg_names[i] && !(a->names[i] = weir_strdup(spec->agg_names[i]))) {
+                arg_free(a);
+                return weir_error_set(err, WEIR_ENOMEM, "window: out of memory");
+            }
+        if (!a->names) {
+            arg_free(a);
+            return weir_error_set(err, WEIR_ENOMEM, "window: out of memory");
+        }
+        a->spec.agg_names = (const char *const *)a->names;
+    }
+    if ((rc = weir_window_output_schema(&a->spec, in, &a->out, err))) {
+        arg_free(a);
+        return rc;
+    }
+    if ((rc = weir_window_late_schema(in, &a->late))) {
+        arg_free(a);
+        return weir_error_set(err, rc, "window: cannot build the late-record schema");
+    }
+    out->name = kind_name(spec->assigner.kind);
+    out->cls = &window_class;
+    out->create = op_create;
+    out->arg = a;
+    out->free_arg = arg_free;
+    if (out_schema)
+        *out_schema = a->out;
+    return 0;
+}
+
+int weir_job_window(weir_job *job, weir_stream in, const weir_schema *in_schema, const weir_window_spec *spec,
+                    uint32_t parallelism, weir_stream *out, weir_error *err)
+{
+    weir_operator_spec os;
+    const weir_schema *outs;
+    int rc = weir_window_operator_spec(spec, in_schema, &os, &outs, err);
+    if (rc)
+        return rc;
+    const wop_arg *a = os.arg;
+    const weir_schema *late = a->late;
+    weir_stream keyed = weir_stream_key_by(in, spec->key.cols, spec->key.n);
+    rc = weir_job_operator(job, &keyed, 1, &os, outs, parallelism, out);
+    if (rc) {
+        /* weir_job_operator releases the arg itself only when it fails to add the node. */
+        if (rc != WEIR_ENOMEM)
+            arg_free(os.arg);
+        return weir_error_set(err, rc, "window: cannot add the operator: %s", weir_job_error(job));
+    }
+    rc = weir_job_set_side_schema(job, *out, WEIR_WINDOW_LATE_TAG, late);
+    if (rc)
+        return weir_error_set(err, rc, "window: cannot declare the late-record output: %s", weir_job_error(job));
+    return 0;
+}
