@@ -28,6 +28,7 @@ static _Atomic uint64_t g_limit, g_produced;
 static cj_gen g_gen;
 static cj_lines g_ref_lines;
 static char g_log[16384];
+static uint32_t g_retain = 1;
 static size_t g_log_len;
 
 static void log_line(void *ud, const char *line)
@@ -50,6 +51,7 @@ static void setup(void)
     g_gen = (cj_gen){.n = N_ROWS, .seed = 7, .n_keys = N_KEYS, .limit = &g_limit, .produced = &g_produced};
     g_log_len = 0;
     g_log[0] = '\0';
+    g_retain = 1;
 }
 
 static void teardown(void)
@@ -78,6 +80,7 @@ static weir_checkpoint_config ckpt_config(weir_restore_mode mode, const char *pa
     c.restore = mode;
     c.restore_path = path;
     c.log = log_line;
+    c.num_retained = g_retain;
     return c;
 }
 
@@ -228,9 +231,8 @@ Test(checkpoint, restore_after_a_crash_equals_an_uninterrupted_run)
 Test(checkpoint, a_corrupt_newest_checkpoint_falls_back_to_the_one_before)
 {
     reference();
+    g_retain = 2; /* with the default of 1, B's completion would have removed A */
     cj_job *j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, 21000);
-    weir_checkpoint_config c = ckpt_config(WEIR_RESTORE_LATEST, NULL);
-    (void)c;
     wait_produced(21000);
     uint64_t a = checkpoint(j, 0);
     /* B covers more input but no new output: no window ends between the two. */

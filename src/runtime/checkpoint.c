@@ -123,6 +123,7 @@ typedef struct snap_op {
     int node;
     char *name;
     uint32_t subtask;
+    uint32_t parallelism;
     const uint8_t *state;
     size_t state_len;
 } snap_op;
@@ -255,8 +256,8 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data, size_t le
             weir_free(name);
             break;
         }
-        s->ops[s->n_ops++] = (snap_op){.node = (int)node, .name = name, .subtask = subtask, .state = st,
-                                       .state_len = st_len};
+        s->ops[s->n_ops++] = (snap_op){.node = (int)node, .name = name, .subtask = subtask, .parallelism = par,
+                                       .state = st, .state_len = st_len};
         if ((rc = get_small(&c, &n_kg)))
             break;
         for (uint32_t k = 0; k < n_kg && !rc; k++) {
@@ -308,6 +309,15 @@ static int set_op_state(void *ud, int node, const char *name, uint32_t subtask, 
     return 0;
 }
 
+static uint32_t set_op_parallelism(void *ud, int node, const char *name)
+{
+    weir__snapshot_set *s = ud;
+    for (uint32_t i = 0; i < s->n_ops; i++)
+        if (s->ops[i].node == node && strcmp(s->ops[i].name, name) == 0)
+            return s->ops[i].parallelism;
+    return 0;
+}
+
 static int set_kg_state(void *ud, int node, const char *name, uint32_t kg, weir_buf *state, weir_buf *timers)
 {
     weir__snapshot_set *s = ud;
@@ -339,5 +349,9 @@ static int set_split(void *ud, int node, const char *id, weir__restored_split *o
 
 weir__restore_source weir__snapshot_set_source(weir__snapshot_set *s)
 {
-    return (weir__restore_source){.op_state = set_op_state, .kg_state = set_kg_state, .split = set_split, .ud = s};
+    return (weir__restore_source){.op_state = set_op_state,
+                                  .op_parallelism = set_op_parallelism,
+                                  .kg_state = set_kg_state,
+                                  .split = set_split,
+                                  .ud = s};
 }

@@ -137,6 +137,13 @@ typedef struct weir__restored_split {
 typedef struct weir__restore_source {
     /* Operator (non-keyed) state of node at subtask i of the new parallelism; leave out empty if none. */
     int (*op_state)(void *ud, int node, const char *name, uint32_t subtask, uint32_t parallelism, weir_buf *out);
+    /*
+     * Optional: the parallelism node had when the snapshot was taken (0:
+     * unknown). When it was larger than now, instance i also restores the
+     * operator state of old instances i + p, i + 2p, ... (p the new
+     * parallelism), so no instance's state is lost on a scale-down.
+     */
+    uint32_t (*op_parallelism)(void *ud, int node, const char *name);
     /* Keyed state and timers of key group kg of node; leave both empty if none. */
     int (*kg_state)(void *ud, int node, const char *name, uint32_t kg, weir_buf *state, weir_buf *timers);
     /* State of source split `id` of node: WEIR_ENOTFOUND if the checkpoint does not know it. */
