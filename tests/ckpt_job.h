@@ -47,13 +47,36 @@ typedef struct cj_params {
     size_t read_buffer_bytes;  /* 0: the source's default */
     uint64_t roll_bytes;       /* 0: the sink's default */
     weir_clock clock;          /* now_ms NULL: system */
+    /*
+     * Failure injection: when fail_after_rows > 0, an identity map after the
+     * source fails the job once (*failed_once records it) after that many
+     * rows.
+     */
+    uint64_t fail_after_rows;
+    _Atomic int *failed_once;
 } cj_params;
+
+typedef struct cj_fail {
+    uint64_t after;
+    _Atomic uint64_t seen;
+    _Atomic int *failed_once;
+} cj_fail;
+
+static int cj_fail_map(void *ud, const weir_batch *in, weir_batch *out)
+{
+    cj_fail *f = ud;
+    uint64_t seen = atomic_fetch_add(&f->seen, in->n_rows) + in->n_rows;
+    if (seen >= f->after && atomic_exchange(f->failed_once, 1) == 0)
+        return WEIR_EIO; /* an injected task failure, once */
+    return weir_batch_copy(out, in);
+}
 
 /* A built job and what must outlive it. */
 typedef struct cj_job {
     weir_job *job;
     weir_schema *in;
     weir_agg aggs[2];
+    cj_fail fail;
 } cj_job;
 
 /* Row i of the input: key, value and event time (~i ms, jittered; about 1 in 1000 is late). */
@@ -246,6 +269,12 @@ static inline int cj_job_build(const cj_params *p, cj_job **out, weir_error *err
     weir_stream s, w;
     if ((rc = weir_job_source(j->job, &src, &wm, 1, &s)))
         goto fail_job;
+    if (p->fail_after_rows) {
+        j->fail.after = p->fail_after_rows;
+        j->fail.failed_once = p->failed_once;
+        if ((rc = weir_job_map(j->job, s, j->in, cj_fail_map, &j->fail, &s)))
+            goto fail_job;
+    }
 
     weir_window_spec ws;
     weir_window_spec_init(&ws);

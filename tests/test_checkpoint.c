@@ -12,6 +12,7 @@
  * chosen points of the input, whatever the thread timing.
  */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
@@ -528,4 +529,135 @@ Test(checkpoint, options_by_flink_key)
     cr_assert_eq(rs.delay_ms, 10);
     cr_assert_eq(weir_restart_strategy_set(&rs, "restart-strategy.type", "exponential-delay", &err),
                  WEIR_EUNSUPPORTED);
+}
+
+/* ---- restarts ---- */
+
+static _Atomic int g_failed_once;
+static weir_job *_Atomic g_current;
+static _Atomic int g_builds;
+
+static cj_job *g_prev;
+
+/* The runner destroys each job it ran; the rest of the instance is ours. */
+static void free_prev(void)
+{
+    if (g_prev) {
+        g_prev->job = NULL;
+        cj_job_destroy(g_prev);
+        g_prev = NULL;
+    }
+}
+
+static int build_failing(void *ud, weir_job **out, weir_error *err)
+{
+    free_prev();
+    cj_job *prev = NULL;
+    cj_params p = params(2, "memory");
+    p.fail_after_rows = 40000;
+    p.failed_once = &g_failed_once;
+    atomic_store(&g_produced, 0);
+    int rc = cj_job_build(&p, &prev, err);
+    if (!rc) {
+        g_prev = prev;
+        *out = prev->job;
+        atomic_store(&g_current, prev->job);
+        atomic_fetch_add(&g_builds, 1);
+    }
+    (void)ud;
+    return rc;
+}
+
+typedef struct restart_run {
+    int rc;
+    uint32_t restarts;
+    weir_error err;
+} restart_run;
+
+static void *run_restartable(void *arg)
+{
+    restart_run *r = arg;
+    weir_checkpoint_config c = ckpt_config(WEIR_RESTORE_LATEST, NULL);
+    weir_restart_strategy rs;
+    weir_restart_strategy_init(&rs);
+    rs.attempts = 2;
+    rs.delay_ms = 1;
+    r->rc = weir_job_run_restartable(build_failing, NULL, &c, &rs, &r->restarts, &r->err);
+    free_prev();
+    return NULL;
+}
+
+Test(checkpoint, a_failing_task_restarts_from_the_last_checkpoint)
+{
+    reference();
+    atomic_store(&g_limit, 30000);
+    atomic_store(&g_produced, 0);
+    atomic_store(&g_current, NULL);
+    pthread_t t;
+    restart_run r = {0};
+    cr_assert_eq(pthread_create(&t, NULL, run_restartable, &r), 0);
+    wait_produced(30000);
+    weir_job *job = atomic_load(&g_current);
+    uint64_t id;
+    weir_error err;
+    int rc = weir_job_trigger_checkpoint(job, &id);
+    cr_assert_eq(rc, 0, "%s", weir_strerror(rc));
+    cr_assert_eq(weir_job_await_checkpoint(job, id, 20000, &err), 0, "%s", err.message);
+    atomic_store(&g_limit, UINT64_MAX); /* on to row 40000, where the map fails once */
+    pthread_join(t, NULL);
+    cr_assert_eq(r.rc, 0, "%s", r.err.message);
+    cr_assert_eq(r.restarts, 1);
+    cr_assert(strstr(g_log, "restarting in 1 ms (restart 1 of 2)"), "%s", g_log);
+    char want[512];
+    snprintf(want, sizeof want, "restoring from checkpoint %s/chk-%llu", g_ckpt, (unsigned long long)id);
+    cr_assert(strstr(g_log, want), "%s", g_log);
+    cr_assert_eq(atomic_load(&g_produced), N_ROWS - 30000, "the restarted job read from row 30000 on, not %llu rows", (unsigned long long)atomic_load(&g_produced));
+    check_output();
+}
+
+/* ---- the CLI: weir checkpoints, weir inspect ---- */
+
+static void run_cli(const char *args, char *out, size_t cap)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s/weir %s 2>&1", WEIR_BINARY_DIR, args);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = '\0';
+    pclose(p);
+}
+
+Test(checkpoint, cli_lists_and_inspects_checkpoints)
+{
+    g_retain = 3;
+    cj_job *j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, 23456);
+    wait_produced(23456);
+    uint64_t a = checkpoint(j, 0);
+    uint64_t b = checkpoint(j, 0);
+    crash(j);
+    char path[600];
+    snprintf(path, sizeof path, "%s/chk-%llu/_metadata", g_ckpt, (unsigned long long)b);
+    truncate(path, 10);
+
+    char out[16384], args[700];
+    snprintf(args, sizeof args, "checkpoints %s", g_ckpt);
+    run_cli(args, out, sizeof out);
+    char want[128];
+    snprintf(want, sizeof want, "chk-%llu", (unsigned long long)a);
+    cr_assert(strstr(out, want), "%s", out);
+    cr_assert(strstr(out, "complete"), "%s", out);
+    cr_assert(strstr(out, "corrupt"), "the truncated one is reported: %s", out);
+
+    snprintf(args, sizeof args, "inspect %s/chk-%llu", g_ckpt, (unsigned long long)a);
+    run_cli(args, out, sizeof out);
+    cr_assert(strstr(out, "checkpoint chk-"), "%s", out);
+    cr_assert(strstr(out, "source split gen: position 23456"), "%s", out);
+    cr_assert(strstr(out, "key groups [0, 63]"), "subtask 0 of 2 owns key groups 0..63: %s", out);
+    cr_assert(strstr(out, "operator 2 'filesystem'"), "%s", out);
+    cr_assert(strstr(out, "keyed state"), "%s", out);
+
+    snprintf(args, sizeof args, "inspect %s/chk-%llu", g_ckpt, (unsigned long long)b);
+    run_cli(args, out, sizeof out);
+    cr_assert(strstr(out, "_metadata"), "%s", out);
 }

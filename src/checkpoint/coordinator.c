@@ -418,8 +418,12 @@ static void task_label(const snap_entry *e, char *buf, size_t cap)
     if (!e->data || weir__snap_view_decode(e->data, e->len, &v, &err) != 0)
         return;
     size_t n = 0;
+    if (v.has_source)
+        n += (size_t)snprintf(buf, cap, "source (operator %u)%s", v.source_node, v.n_ops ? " -> " : "");
     for (uint32_t i = 0; i < v.n_ops && n < cap; i++)
         n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? " -> " : "", v.ops[i].name ? v.ops[i].name : "?");
+    if (n >= cap)
+        buf[cap - 1] = '\0';
     weir__snap_view_fini(&v);
 }
 
