@@ -54,6 +54,8 @@ typedef struct cj_params {
      */
     uint64_t fail_after_rows;
     _Atomic int *failed_once;
+    int64_t window_ms;         /* 0: CJ_WINDOW_MS */
+    bool blackhole;            /* a blackhole sink instead of the file sink (benchmarks) */
 } cj_params;
 
 typedef struct cj_fail {
@@ -121,6 +123,7 @@ static inline int cj_generate(const char *path, uint64_t n, uint32_t n_keys, uin
 struct cj_gen {
     uint64_t n, seed;
     uint32_t n_keys;
+    bool sequential_keys;      /* key = row index mod n_keys (every key early, once per lap) */
     _Atomic uint64_t *limit;
     _Atomic uint64_t *produced;
 };
@@ -187,6 +190,8 @@ static int cj_gen_read(void *reader, weir_batch *out, uint32_t max_rows, weir_er
         uint32_t key;
         int64_t v, ts;
         cj_row(g->seed, r->pos, g->n_keys, &key, &v, &ts);
+        if (g->sequential_keys)
+            key = (uint32_t)(r->pos % g->n_keys);
         int row = weir_batch_append_row(out);
         if (row < 0)
             return weir_error_set(err, WEIR_ENOMEM, "out of memory");
@@ -278,7 +283,7 @@ static inline int cj_job_build(const cj_params *p, cj_job **out, weir_error *err
 
     weir_window_spec ws;
     weir_window_spec_init(&ws);
-    ws.assigner = weir_window_tumbling(CJ_WINDOW_MS, 0);
+    ws.assigner = weir_window_tumbling(p->window_ms ? p->window_ms : CJ_WINDOW_MS, 0);
     ws.key.n = 1;
     ws.key.cols[0] = 0;
     if ((rc = weir_agg_bind("COUNT", j->in, -1, 0, &j->aggs[0], err)) ||
@@ -291,16 +296,22 @@ static inline int cj_job_build(const cj_params *p, cj_job **out, weir_error *err
     if ((rc = weir_job_window(j->job, s, j->in, &ws, p->parallelism, &w, err)))
         goto fail;
 
-    weir_file_sink_config sc;
-    weir_file_sink_config_init(&sc);
-    sc.path = p->out_dir;
-    weir_format_options_init(&sc.format, WEIR_FORMAT_JSON);
-    sc.commit_on_checkpoint = true;
-    sc.rolling_file_size = p->roll_bytes;
-    sc.rollover_interval_ms = -1;
     weir_operator_spec sink;
-    if ((rc = weir_file_sink_spec(&sc, &sink, err)))
-        goto fail;
+    if (p->blackhole) {
+        weir_blackhole_sink_config bc = {0};
+        if ((rc = weir_blackhole_sink_spec(&bc, &sink, err)))
+            goto fail;
+    } else {
+        weir_file_sink_config sc;
+        weir_file_sink_config_init(&sc);
+        sc.path = p->out_dir;
+        weir_format_options_init(&sc.format, WEIR_FORMAT_JSON);
+        sc.commit_on_checkpoint = true;
+        sc.rolling_file_size = p->roll_bytes;
+        sc.rollover_interval_ms = -1;
+        if ((rc = weir_file_sink_spec(&sc, &sink, err)))
+            goto fail;
+    }
     if ((rc = weir_job_sink(j->job, w, &sink, p->parallelism)))
         goto fail_job;
     *out = j;

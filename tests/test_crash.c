@@ -282,9 +282,9 @@ static void check_visible_files(char *why, size_t cap)
             g_seen = realloc(g_seen, g_cap_seen * sizeof *g_seen);
         }
         seen_file *sf = &g_seen[g_n_seen++];
-        snprintf(sf->name, sizeof sf->name, "%s", e->d_name);
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s", g_out, e->d_name);
+        snprintf(sf->name, sizeof sf->name, "%.127s", e->d_name);
+        char path[700];
+        snprintf(path, sizeof path, "%s/%s", g_out, sf->name);
         sf->crc = file_crc(path, &sf->size);
     }
     closedir(d);

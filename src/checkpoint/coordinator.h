@@ -27,7 +27,7 @@ typedef struct weir__coord weir__coord;
 /* What recovery found, handed to the coordinator (which then owns set). */
 typedef struct weir__recovered {
     weir__snapshot_set *set;    /* NULL: fresh start */
-    char name[600];             /* "dir/chk-12" as shown to users */
+    char name[700];             /* "dir/chk-12" as shown to users */
     uint64_t id;
     bool is_final;
 } weir__recovered;

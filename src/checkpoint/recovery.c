@@ -190,14 +190,16 @@ static bool is_dir(const char *path)
 static int from_path(weir_job *job, const weir_checkpoint_config *cfg, weir__recovered *rec, uint64_t *max,
                      weir_error *err)
 {
-    char path[4096], parent[4096], base[512];
+    char path[512], parent[512], base[512];
+    if (strlen(cfg->restore_path) >= sizeof path)
+        return weir_error_set(err, WEIR_EINVAL, "restore path too long (%zu bytes)", strlen(cfg->restore_path));
     snprintf(path, sizeof path, "%s", cfg->restore_path);
     size_t l = strlen(path);
     while (l > 1 && path[l - 1] == '/')
         path[--l] = '\0';
     if (!is_dir(path))
         return weir_error_set(err, WEIR_ENOTFOUND, "%s: no such checkpoint or savepoint", path);
-    char meta_path[4200];
+    char meta_path[600];
     snprintf(meta_path, sizeof meta_path, "%s/_metadata", path);
     struct stat st;
     weir__storage *s = NULL;

@@ -79,7 +79,7 @@ int weir_cli_inspect(int argc, char **argv)
                "operators, subtasks, key groups, state sizes and source positions.\n");
         return argc == 2 ? WEIR_EXIT_OK : WEIR_EXIT_USAGE;
     }
-    char dir[4096], name[512];
+    char dir[4096], name[4096];
     snprintf(dir, sizeof dir, "%s", argv[1]);
     size_t l = strlen(dir);
     while (l > 1 && dir[l - 1] == '/')
@@ -119,7 +119,7 @@ int weir_cli_inspect(int argc, char **argv)
            total, m.is_final ? ", final (every task had ended)" : "");
     for (uint32_t i = 0; i < m.n_files; i++) {
         const weir__ckpt_file *f = &m.files[i];
-        char path[1024];
+        char path[8300];
         snprintf(path, sizeof path, "%s/%s", name, f->file);
         uint8_t *data;
         size_t len;
