@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "../tests/ckpt_job.h"
@@ -65,40 +66,73 @@ static weir_checkpoint_config ckpt_cfg(int64_t interval_ms, weir_restore_mode mo
     return c;
 }
 
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+           ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* One run; returns rows/s (wall time); *cpu gets CPU seconds per million rows. */
+static double run_once(const cj_gen *g, const char *backend, bool with, weir_checkpoint_stats *st, double *cpu)
+{
+    cj_rmtree(g_dir);
+    mkdir(g_dir, 0755);
+    cj_params p;
+    cj_job *j;
+    if (build(&p, g, backend, &j))
+        exit(1);
+    weir_error err;
+    weir_checkpoint_config c = ckpt_cfg(getenv("CKB_INTERVAL") ? atoll(getenv("CKB_INTERVAL")) : 1000,
+                                        WEIR_RESTORE_FRESH);
+    if (with && weir_job_enable_checkpoints(j->job, &c, &err)) {
+        fprintf(stderr, "%s\n", err.message);
+        exit(1);
+    }
+    double t0 = now_s(), c0 = cpu_s();
+    if (weir_job_run(j->job)) {
+        fprintf(stderr, "job failed: %s\n", weir_job_error(j->job));
+        exit(1);
+    }
+    double t = now_s() - t0;
+    *cpu = (cpu_s() - c0) / ((double)g->n / 1e6);
+    if (with)
+        weir_job_checkpoint_stats(j->job, st);
+    cj_job_destroy(j);
+    return (double)g->n / t;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median of 5 alternating runs each way, after a warm-up run (first touch of memory). */
 static void throughput(uint64_t rows, const char *backend)
 {
     cj_gen g = {.n = rows, .seed = 3, .n_keys = 10000};
-    double rate[2];
     weir_checkpoint_stats st = {0};
-    for (int with = 0; with < 2; with++) {
-        cj_rmtree(g_dir);
-        mkdir(g_dir, 0755);
-        cj_params p;
-        cj_job *j;
-        if (build(&p, &g, backend, &j))
-            exit(1);
-        weir_error err;
-        weir_checkpoint_config c = ckpt_cfg(1000, WEIR_RESTORE_FRESH);
-        if (with && weir_job_enable_checkpoints(j->job, &c, &err)) {
-            fprintf(stderr, "%s\n", err.message);
-            exit(1);
-        }
-        double t0 = now_s();
-        if (weir_job_run(j->job)) {
-            fprintf(stderr, "job failed: %s\n", weir_job_error(j->job));
-            exit(1);
-        }
-        double t = now_s() - t0;
-        rate[with] = (double)rows / t;
-        if (with)
-            weir_job_checkpoint_stats(j->job, &st);
-        cj_job_destroy(j);
-        printf("  %-8s %-26s %8.2f s  %10.0f rows/s\n", backend, with ? "checkpoint every 1 s" : "no checkpoints", t,
-               rate[with]);
-    }
-    printf("  %-8s checkpoints cost %.1f%% of throughput; %llu completed (incl. the final one), last: %lld ms, "
+    double cpu[2][5];
+    run_once(&g, backend, false, &st, &cpu[0][0]);
+    double r[2][5];
+    for (int i = 0; i < 5; i++)
+        for (int with = 0; with < 2; with++)
+            r[with][i] = run_once(&g, backend, with, &st, &cpu[with][i]);
+    qsort(r[0], 5, sizeof r[0][0], cmp_double);
+    qsort(r[1], 5, sizeof r[1][0], cmp_double);
+    qsort(cpu[0], 5, sizeof cpu[0][0], cmp_double);
+    qsort(cpu[1], 5, sizeof cpu[1][0], cmp_double);
+    printf("  %-8s no checkpoints:        median %10.0f rows/s (min %.0f, max %.0f)\n", backend, r[0][2], r[0][0],
+           r[0][4]);
+    printf("  %-8s checkpoint every 1 s:  median %10.0f rows/s (min %.0f, max %.0f)\n", backend, r[1][2], r[1][0],
+           r[1][4]);
+    printf("  %-8s CPU per million rows: median %.3f s without, %.3f s with checkpoints (%+.1f%%)\n", backend,
+           cpu[0][2], cpu[1][2], 100.0 * (cpu[1][2] - cpu[0][2]) / cpu[0][2]);
+    printf("  %-8s difference of the medians: %.1f%%; last run: %llu checkpoints (incl. the final one), last %lld ms, "
            "%llu bytes\n",
-           backend, 100.0 * (rate[0] - rate[1]) / rate[0], (unsigned long long)st.completed,
+           backend, 100.0 * (r[0][2] - r[1][2]) / r[0][2], (unsigned long long)st.completed,
            (long long)st.last_duration_ms, (unsigned long long)st.last_size_bytes);
 }
 
@@ -192,6 +226,15 @@ int main(int argc, char **argv)
     static const char *const backends[] = {"memory"};
     int n_backends = 1;
 #endif
+    if (!strcmp(mode, "once")) { /* one run, for profiling: once ROWS with|without BACKEND */
+        cj_gen g = {.n = strtoull(argv[2], NULL, 0), .seed = 3, .n_keys = 10000};
+        weir_checkpoint_stats st;
+        double cpu;
+        double r = run_once(&g, argc > 4 ? argv[4] : "memory", !strcmp(argv[3], "with"), &st, &cpu);
+        printf("%.0f rows/s, %.3f CPU s per million rows\n", r, cpu);
+        cj_rmtree(g_dir);
+        return 0;
+    }
     if (!strcmp(mode, "throughput") || !strcmp(mode, "all")) {
         uint64_t rows = argc > 2 && strcmp(mode, "all") ? strtoull(argv[2], NULL, 0) : 20000000;
         printf("throughput, %llu rows, 10000 keys, window 10 s, parallelism 2:\n", (unsigned long long)rows);

@@ -324,8 +324,14 @@ static uint8_t *dup_bytes(const uint8_t *data, size_t len)
 static void on_ack(void *ud, const weir__task_snapshot *snap)
 {
     weir__coord *c = ud;
-    /* Copies are made before locking: snapshots can be large. */
-    uint8_t *copy = snap->len ? dup_bytes(snap->data, snap->len) : NULL;
+    /* The bytes are taken over when the runtime allows it, else copied (before locking: they can be large). */
+    uint8_t *copy = NULL;
+    if (snap->len && !snap->final && snap->buf && snap->buf->data == snap->data) {
+        copy = snap->buf->data;
+        weir_buf_init(snap->buf);
+    } else if (snap->len) {
+        copy = dup_bytes(snap->data, snap->len);
+    }
     size_t len = snap->len;
     uint8_t *fcopy = snap->final && snap->len ? dup_bytes(snap->data, snap->len) : NULL;
     bool is_final = snap->final;

@@ -71,6 +71,11 @@ typedef struct weir__task_snapshot {
     bool final;              /* a final snapshot: the subtask's state no longer changes */
     const uint8_t *data;     /* valid for the call */
     size_t len;
+    /*
+     * The buffer holding data, or NULL. The hook may take it over instead
+     * of copying (move it out and leave *buf initialised and empty).
+     */
+    weir_buf *buf;
 } weir__task_snapshot;
 
 typedef struct weir__ckpt_hooks {

@@ -217,7 +217,7 @@ static weir_ts next_processing_timer(const weir__subtask *st)
 
 /* ---- checkpoints ---- */
 
-static void ack(weir__subtask *st, uint64_t id, bool finished, const weir_buf *data)
+static void ack(weir__subtask *st, uint64_t id, bool finished, weir_buf *data)
 {
     weir_job *job = st->job;
     if (!job->has_hooks || !job->hooks.ack)
@@ -230,6 +230,7 @@ static void ack(weir__subtask *st, uint64_t id, bool finished, const weir_buf *d
         .finished = finished,
         .data = data ? data->data : NULL,
         .len = data ? data->len : 0,
+        .buf = data,
     };
     job->hooks.ack(job->hooks.ud, &s);
 }
