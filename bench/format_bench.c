@@ -89,20 +89,34 @@ static input make_bids(uint32_t rows, bool csv)
         int n;
         if (csv)
             n = snprintf(line, sizeof line,
-                         "%llu,%llu,%llu,%s,https://www.nexmark.com/%05llu/item.htm?query=1&channel_id=%llu,%s,"
+                         "%llu,%llu,%llu,%s,https://www.nexmark.com/%05llu/"
+                         "item.htm?query=1&channel_id=%llu,%s,"
                          "%.*s\n",
-                         (unsigned long long)(1000 + r % 1000), (unsigned long long)(2000 + (r >> 10) % 10000),
-                         (unsigned long long)(100 + (r >> 20) % 100000), channels[r & 3],
-                         (unsigned long long)((r >> 30) % 100000), (unsigned long long)((r >> 40) % 1000000), ts,
-                         (int)(20 + r % 40), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
+                         (unsigned long long)(1000 + r % 1000),
+                         (unsigned long long)(2000 + (r >> 10) % 10000),
+                         (unsigned long long)(100 + (r >> 20) % 100000),
+                         channels[r & 3],
+                         (unsigned long long)((r >> 30) % 100000),
+                         (unsigned long long)((r >> 40) % 1000000), ts,
+                         (int)(20 + r % 40),
+                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0"
+                         "123456789");
         else
             n = snprintf(line, sizeof line,
-                         "{\"auction\":%llu,\"bidder\":%llu,\"price\":%llu,\"channel\":\"%s\",\"url\":\"https://"
-                         "www.nexmark.com/%05llu/item.htm?query=1&channel_id=%llu\",\"dateTime\":\"%s\",\"extra\":\"%.*s\"}\n",
-                         (unsigned long long)(1000 + r % 1000), (unsigned long long)(2000 + (r >> 10) % 10000),
-                         (unsigned long long)(100 + (r >> 20) % 100000), channels[r & 3],
-                         (unsigned long long)((r >> 30) % 100000), (unsigned long long)((r >> 40) % 1000000), ts,
-                         (int)(20 + r % 40), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
+                         "{\"auction\":%llu,\"bidder\":%llu,\"price\":%llu,"
+                         "\"channel\":\"%s\",\"url\":\"https://"
+                         "www.nexmark.com/%05llu/"
+                         "item.htm?query=1&channel_id=%llu\",\"dateTime\":\"%"
+                         "s\",\"extra\":\"%.*s\"}\n",
+                         (unsigned long long)(1000 + r % 1000),
+                         (unsigned long long)(2000 + (r >> 10) % 10000),
+                         (unsigned long long)(100 + (r >> 20) % 100000),
+                         channels[r & 3],
+                         (unsigned long long)((r >> 30) % 100000),
+                         (unsigned long long)((r >> 40) % 1000000), ts,
+                         (int)(20 + r % 40),
+                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0"
+                         "123456789");
         append(&in, &cap, line, (size_t)n);
     }
     in.rows = rows;
@@ -117,8 +131,11 @@ static input make_small(uint32_t rows)
     for (uint32_t i = 0; i < rows; i++) {
         weir__format_ts(1577880000000 + (int64_t)i * 1000, ts, sizeof ts);
         uint64_t r = rnd();
-        int n = snprintf(line, sizeof line, "{\"id\":%u,\"name\":\"user%llu\",\"price\":%llu.%02llu,\"ts\":\"%s\"}\n", i,
-                         (unsigned long long)(r % 10000), (unsigned long long)((r >> 20) % 1000),
+        int n = snprintf(line, sizeof line,
+                         "{\"id\":%u,\"name\":\"user%llu\",\"price\":%llu.%"
+                         "02llu,\"ts\":\"%s\"}\n",
+                         i, (unsigned long long)(r % 10000),
+                         (unsigned long long)((r >> 20) % 1000),
                          (unsigned long long)((r >> 40) % 100), ts);
         append(&in, &cap, line, (size_t)n);
     }
@@ -132,12 +149,14 @@ typedef struct result {
 
 static result rate(size_t bytes, uint32_t rows, int64_t ns)
 {
-    result r = {(double)bytes / 1e6 / ((double)ns / 1e9), (double)rows / ((double)ns / 1e9)};
+    result r = {(double)bytes / 1e6 / ((double)ns / 1e9),
+                (double)rows / ((double)ns / 1e9)};
     return r;
 }
 
 /* Frames and decodes every record of in into batches of 1024. */
-static int64_t weir_decode_all(const input *in, weir_format_kind kind, const weir_schema *s)
+static int64_t weir_decode_all(const input *in, weir_format_kind kind,
+                               const weir_schema *s)
 {
     weir_format_options opt;
     weir_format_options_init(&opt, kind);
@@ -152,7 +171,8 @@ static int64_t weir_decode_all(const input *in, weir_format_kind kind, const wei
     size_t pos = 0;
     uint32_t rows = 0;
     weir_frame f;
-    while (weir_decoder_frame(d, in->data + pos, in->len - pos, true, &f) == 0) {
+    while (weir_decoder_frame(d, in->data + pos, in->len - pos, true, &f) ==
+           0) {
         if (weir_batch_full(b))
             weir_batch_reset(b);
         weir_decode_error de;
@@ -174,7 +194,8 @@ static int64_t weir_decode_all(const input *in, weir_format_kind kind, const wei
 }
 
 #ifdef WEIR_HAVE_CJSON
-/* cJSON: parse each line into a tree, then copy fields by name into the batch. */
+/* cJSON: parse each line into a tree, then copy fields by name into the batch.
+ */
 static int64_t cjson_decode_all(const input *in, const weir_schema *s)
 {
     weir_batch *b = weir_batch_create(s, 1024);
@@ -193,7 +214,8 @@ static int64_t cjson_decode_all(const input *in, const weir_schema *s)
         }
         int r = weir_batch_append_row(b);
         for (uint32_t c = 0; c < s->n_fields; c++) {
-            cJSON *v = cJSON_GetObjectItemCaseSensitive(root, s->fields[c].name);
+            cJSON *v =
+                cJSON_GetObjectItemCaseSensitive(root, s->fields[c].name);
             if (!v || cJSON_IsNull(v)) {
                 weir_batch_set_null(b, c, (uint32_t)r);
                 continue;
@@ -206,10 +228,12 @@ static int64_t cjson_decode_all(const input *in, const weir_schema *s)
                 WEIR_COL_F64(b, c)[r] = v->valuedouble;
                 break;
             case WEIR_TYPE_STRING:
-                weir_batch_set_str(b, c, (uint32_t)r, v->valuestring, strlen(v->valuestring));
+                weir_batch_set_str(b, c, (uint32_t)r, v->valuestring,
+                                   strlen(v->valuestring));
                 break;
             case WEIR_TYPE_TIMESTAMP:
-                weir__parse_ts(v->valuestring, strlen(v->valuestring), &WEIR_COL_I64(b, c)[r], NULL);
+                weir__parse_ts(v->valuestring, strlen(v->valuestring),
+                               &WEIR_COL_I64(b, c)[r], NULL);
                 break;
             default:
                 break;
@@ -226,7 +250,8 @@ static int64_t cjson_decode_all(const input *in, const weir_schema *s)
 }
 #endif
 
-static int64_t encode_all(const input *in, weir_format_kind kind, const weir_schema *s, size_t *out_bytes)
+static int64_t encode_all(const input *in, weir_format_kind kind,
+                          const weir_schema *s, size_t *out_bytes)
 {
     /* Decode once into batches kept in memory, then time the encoding alone. */
     weir_format_options opt;
@@ -242,7 +267,8 @@ static int64_t encode_all(const input *in, weir_format_kind kind, const weir_sch
     weir_frame f;
     uint32_t bi = 0;
     bs[0] = weir_batch_create(s, 1024);
-    while (weir_decoder_frame(d, in->data + pos, in->len - pos, true, &f) == 0) {
+    while (weir_decoder_frame(d, in->data + pos, in->len - pos, true, &f) ==
+           0) {
         if (weir_batch_full(bs[bi]))
             bs[++bi] = weir_batch_create(s, 1024);
         weir_decode_error de;
@@ -304,7 +330,8 @@ static int64_t file_source_all(const input *in, const weir_schema *s)
     spec.cls->close_split(rd);
     int64_t ns = weir_monotonic_ns() - t0;
     if (rows != in->rows || rc != WEIR_EOF) {
-        fprintf(stderr, "file source read %u of %u rows (%s)\n", rows, in->rows, err.message);
+        fprintf(stderr, "file source read %u of %u rows (%s)\n", rows, in->rows,
+                err.message);
         exit(1);
     }
     weir_batch_destroy(b);
@@ -321,8 +348,15 @@ static int64_t datagen_all(uint64_t rows)
     weir_schema_add(s, "id", weir_type_make(WEIR_TYPE_BIGINT, false));
     weir_schema_add(s, "a", weir_type_make(WEIR_TYPE_BIGINT, false));
     weir_schema_add(s, "b", weir_type_make(WEIR_TYPE_BIGINT, false));
-    weir_datagen_field f[2] = {{.name = "id", .kind = WEIR_DATAGEN_SEQUENCE, .start = 0, .end = INT64_MAX - 1},
-                               {.name = "a", .has_min = true, .has_max = true, .min_i = 0, .max_i = 1000}};
+    weir_datagen_field f[2] = {{.name = "id",
+                                .kind = WEIR_DATAGEN_SEQUENCE,
+                                .start = 0,
+                                .end = INT64_MAX - 1},
+                               {.name = "a",
+                                .has_min = true,
+                                .has_max = true,
+                                .min_i = 0,
+                                .max_i = 1000}};
     weir_datagen_config cfg;
     weir_datagen_config_init(&cfg);
     cfg.fields = f;
@@ -358,8 +392,9 @@ static int64_t datagen_all(uint64_t rows)
 
 typedef int64_t (*bench_fn)(void *);
 
-static int64_t best_of_3(int64_t (*fn)(const input *, weir_format_kind, const weir_schema *), const input *in,
-                         weir_format_kind kind, const weir_schema *s)
+static int64_t
+best_of_3(int64_t (*fn)(const input *, weir_format_kind, const weir_schema *),
+          const input *in, weir_format_kind kind, const weir_schema *s)
 {
     int64_t best = INT64_MAX;
     for (int i = 0; i < 3; i++) {
@@ -370,21 +405,28 @@ static int64_t best_of_3(int64_t (*fn)(const input *, weir_format_kind, const we
     return best;
 }
 
-static void row(const char *what, const char *impl, size_t bytes, uint32_t rows, int64_t ns)
+static void row(const char *what, const char *impl, size_t bytes, uint32_t rows,
+                int64_t ns)
 {
     result r = rate(bytes, rows, ns);
-    printf("| %-34s | %-14s | %8.0f | %8.2f |\n", what, impl, r.mb_s, r.rows_s / 1e6);
+    printf("| %-34s | %-14s | %8.0f | %8.2f |\n", what, impl, r.mb_s,
+           r.rows_s / 1e6);
 }
 
 int main(int argc, char **argv)
 {
     uint32_t n = argc > 1 ? (uint32_t)atoi(argv[1]) : 400000;
     weir_schema *bs = bid_schema(), *ss = small_schema();
-    input bids = make_bids(n, false), bids_csv = make_bids(n, true), small = make_small(n);
-    printf("rows per workload: %u; bid JSON line %.0f bytes, CSV %.0f bytes, small JSON %.0f bytes\n\n", n,
-           (double)bids.len / n, (double)bids_csv.len / n, (double)small.len / n);
-    printf("| workload                           | decoder        |     MB/s |  M rows/s |\n");
-    printf("|------------------------------------|----------------|---------:|----------:|\n");
+    input bids = make_bids(n, false), bids_csv = make_bids(n, true),
+          small = make_small(n);
+    printf("rows per workload: %u; bid JSON line %.0f bytes, CSV %.0f bytes, "
+           "small JSON %.0f bytes\n\n",
+           n, (double)bids.len / n, (double)bids_csv.len / n,
+           (double)small.len / n);
+    printf("| workload                           | decoder        |     MB/s | "
+           " M rows/s |\n");
+    printf("|------------------------------------|----------------|---------:|-"
+           "---------:|\n");
     int64_t ns = best_of_3(weir_decode_all, &bids, WEIR_FORMAT_JSON, bs);
     row("JSON bids (7 fields) decode", "weir", bids.len, n, ns);
 #ifdef WEIR_HAVE_CJSON
@@ -432,8 +474,10 @@ int main(int argc, char **argv)
         int64_t t = datagen_all(gen_rows);
         best = t < best ? t : best;
     }
-    printf("| %-34s | %-14s | %8.0f | %8.2f |\n", "datagen 3 BIGINT (seq, 2 random)", "weir",
-           (double)gen_rows * 24 / 1e6 / ((double)best / 1e9), (double)gen_rows / ((double)best / 1e9) / 1e6);
+    printf("| %-34s | %-14s | %8.0f | %8.2f |\n",
+           "datagen 3 BIGINT (seq, 2 random)", "weir",
+           (double)gen_rows * 24 / 1e6 / ((double)best / 1e9),
+           (double)gen_rows / ((double)best / 1e9) / 1e6);
     free(bids.data);
     free(bids_csv.data);
     free(small.data);

@@ -16,12 +16,13 @@
 
 #include "weir/format.h"
 
-#define FUZZ_CHECK(cond)                                                                        \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            fprintf(stderr, "%s:%d: fuzz property failed: %s\n", __FILE__, __LINE__, #cond);   \
-            abort();                                                                            \
-        }                                                                                       \
+#define FUZZ_CHECK(cond)                                                       \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "%s:%d: fuzz property failed: %s\n", __FILE__,     \
+                    __LINE__, #cond);                                          \
+            abort();                                                           \
+        }                                                                      \
     } while (0)
 
 static weir_schema *fuzz_schema(void)
@@ -44,11 +45,13 @@ static weir_schema *fuzz_schema(void)
  * Whether row r of a and row r2 of b hold the same values. csv_null_string:
  * a NULL STRING or BYTES reads back empty (CSV without a null literal).
  */
-static int fuzz_same_row(const weir_batch *a, uint32_t r, const weir_batch *b, uint32_t r2, int csv_null_string)
+static int fuzz_same_row(const weir_batch *a, uint32_t r, const weir_batch *b,
+                         uint32_t r2, int csv_null_string)
 {
     for (uint32_t c = 0; c < a->schema->n_fields; c++) {
         char x[256], y[256];
-        bool xn = weir_batch_is_null(a, c, r), yn = weir_batch_is_null(b, c, r2);
+        bool xn = weir_batch_is_null(a, c, r),
+             yn = weir_batch_is_null(b, c, r2);
         if (csv_null_string && xn && weir_type_is_string(a->cols[c].type.id)) {
             if (yn)
                 return 0;
@@ -60,9 +63,11 @@ static int fuzz_same_row(const weir_batch *a, uint32_t r, const weir_batch *b, u
         }
         if (xn != yn)
             return 0;
-        if (a->cols[c].type.id == WEIR_TYPE_STRING || a->cols[c].type.id == WEIR_TYPE_BYTES) {
+        if (a->cols[c].type.id == WEIR_TYPE_STRING ||
+            a->cols[c].type.id == WEIR_TYPE_BYTES) {
             uint32_t la, lb;
-            const char *sa = weir_batch_str(a, c, r, &la), *sb = weir_batch_str(b, c, r2, &lb);
+            const char *sa = weir_batch_str(a, c, r, &la),
+                       *sb = weir_batch_str(b, c, r2, &lb);
             if (la != lb || memcmp(sa, sb, la) != 0)
                 return 0;
             continue;
@@ -75,7 +80,8 @@ static int fuzz_same_row(const weir_batch *a, uint32_t r, const weir_batch *b, u
     return 1;
 }
 
-/* Decoders and encoders per options byte, made once: libFuzzer runs in one process. */
+/* Decoders and encoders per options byte, made once: libFuzzer runs in one
+ * process. */
 typedef struct fuzz_codecs {
     weir_schema *schema;
     weir_decoder *d, *d2;
@@ -84,7 +90,8 @@ typedef struct fuzz_codecs {
     weir_buf out;
 } fuzz_codecs;
 
-static fuzz_codecs *fuzz_codecs_for(const weir_format_options *opt, unsigned key)
+static fuzz_codecs *fuzz_codecs_for(const weir_format_options *opt,
+                                    unsigned key)
 {
     static fuzz_codecs cache[2][256];
     fuzz_codecs *c = &cache[opt->kind == WEIR_FORMAT_CSV][key & 255];
@@ -105,7 +112,8 @@ static fuzz_codecs *fuzz_codecs_for(const weir_format_options *opt, unsigned key
  * Frames data as a stream of records and decodes each; checks the
  * round trip for every record that decodes. key identifies opt.
  */
-static void fuzz_decode_stream(const weir_format_options *opt, unsigned key, const char *data, size_t size)
+static void fuzz_decode_stream(const weir_format_options *opt, unsigned key,
+                               const char *data, size_t size)
 {
     fuzz_codecs *c = fuzz_codecs_for(opt, key);
     weir_decoder *d = c->d, *d2 = c->d2;
@@ -119,7 +127,8 @@ static void fuzz_decode_stream(const weir_format_options *opt, unsigned key, con
         int rc = weir_decoder_frame(d, data + pos, size - pos, true, &f);
         if (rc)
             break;
-        FUZZ_CHECK(f.consumed > 0 && f.consumed <= size - pos && f.rec_len <= f.consumed);
+        FUZZ_CHECK(f.consumed > 0 && f.consumed <= size - pos &&
+                   f.rec_len <= f.consumed);
         records++;
         const char *rec = data + pos;
         pos += f.consumed;
@@ -139,17 +148,25 @@ static void fuzz_decode_stream(const weir_format_options *opt, unsigned key, con
         weir_buf_clear(out);
         FUZZ_CHECK(weir_encoder_encode(c->e, b, 0, out, &err) == 0);
         weir_frame f2;
-        FUZZ_CHECK(weir_decoder_frame(d2, (const char *)out->data, out->len, true, &f2) == 0);
+        FUZZ_CHECK(weir_decoder_frame(d2, (const char *)out->data, out->len,
+                                      true, &f2) == 0);
         FUZZ_CHECK(f2.consumed == out->len);
         weir_batch_reset(back);
-        rc = weir_decoder_decode(d2, (const char *)out->data, f2.rec_len, back, &de);
+        rc = weir_decoder_decode(d2, (const char *)out->data, f2.rec_len, back,
+                                 &de);
         if (rc)
-            fprintf(stderr, "re-decoding %.*s failed: %s\n", (int)out->len, (const char *)out->data, de.message);
+            fprintf(stderr, "re-decoding %.*s failed: %s\n", (int)out->len,
+                    (const char *)out->data, de.message);
         FUZZ_CHECK(rc == 0);
-        if (!fuzz_same_row(b, 0, back, 0, opt->kind == WEIR_FORMAT_CSV && !opt->csv_null_literal))
-            fprintf(stderr, "round trip changed the row: [%.*s] -> [%.*s]\n", (int)f.rec_len, rec, (int)out->len,
+        if (!fuzz_same_row(b, 0, back, 0,
+                           opt->kind == WEIR_FORMAT_CSV &&
+                               !opt->csv_null_literal))
+            fprintf(stderr, "round trip changed the row: [%.*s] -> [%.*s]\n",
+                    (int)f.rec_len, rec, (int)out->len,
                     (const char *)out->data);
-        FUZZ_CHECK(fuzz_same_row(b, 0, back, 0, opt->kind == WEIR_FORMAT_CSV && !opt->csv_null_literal));
+        FUZZ_CHECK(fuzz_same_row(b, 0, back, 0,
+                                 opt->kind == WEIR_FORMAT_CSV &&
+                                     !opt->csv_null_literal));
     }
 }
 

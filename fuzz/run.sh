@@ -23,20 +23,19 @@ work="${WEIR_FUZZ_WORK:-$src/fuzz}"
 bin="${WEIR_FUZZ_WORK:-$src/build-fuzz}"
 mkdir -p "$bin/obj" "$work"
 CC="${CC_FUZZ:-clang}"
-xx_cflags="$(pkg-config --cflags libxxhash 2>/dev/null || true)"
-xx_libs="$(pkg-config --libs libxxhash 2>/dev/null || echo -lxxhash)"
 cflags=(-g -O1 -std=c17 -D_GNU_SOURCE -fsanitize=address,undefined -fno-sanitize-recover=undefined
         -I"$src/include" -I"$src/src")
 # The library code the decoders use, compiled once with coverage for all targets.
 echo "fuzz: building the library objects"
-printf '%s\n' "$src"/src/format/*.c "$src"/src/record/*.c "$src"/src/util/*.c "$src"/src/time/*.c |
+printf '%s\n' "$src"/src/format/*.c "$src"/src/record/batch.c "$src"/src/record/schema.c "$src"/src/util/alloc.c \
+  "$src"/src/util/buf.c "$src"/src/util/error.c "$src"/src/time/timefmt.c |
   xargs -P "$(nproc)" -I{} sh -c 'o="$1/obj/$(echo "$2" | tr / _).o"; "$3" $4 -fsanitize=fuzzer-no-link -c "$2" -o "$o"' \
-    _ "$bin" {} "$CC" "${cflags[*]} $xx_cflags"
+    _ "$bin" {} "$CC" "${cflags[*]}"
 status=0
 for t in "${targets[@]}"; do
   exe="$bin/fuzz_$t"
   echo "fuzz: building $t"
-  "$CC" "${cflags[@]}" $xx_cflags -fsanitize=fuzzer "$src/fuzz/fuzz_$t.c" "$bin"/obj/*.o $xx_libs -lm -lpthread -o "$exe"
+  "$CC" "${cflags[@]}" -fsanitize=fuzzer "$src/fuzz/fuzz_$t.c" "$bin"/obj/*.o -lm -lpthread -o "$exe"
   corpus="$work/corpus-$t"
   mkdir -p "$corpus"
   cp -n "$src/fuzz/seeds/$t"/* "$corpus"/ 2>/dev/null || true

@@ -1637,6 +1637,10 @@ Test(agg_property, merge_serialize_retract_against_reference)
                 }
                 void *merged = merge_tree(&a, parts, 0, k);
                 assert_res(fn, col, &a, result_of(&a, merged), want, "merged");
+                void *copy = weir_malloc(weir_agg_acc_size(&a));
+                cr_assert_eq(weir_agg_copy(&a, copy, merged), 0);
+                assert_res(fn, col, &a, result_of(&a, copy), want, "copied");
+                acc_free(&a, copy);
                 bool exact = strncmp(fn, "VAR", 3) && strncmp(fn, "STDDEV", 6);
                 cr_assert_eq(serialize(&a, one, &x), 0);
                 cr_assert_eq(serialize(&a, merged, &y), 0);

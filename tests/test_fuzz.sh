@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every decoder fuzz target under libFuzzer for a bounded time
-# (WEIR_FUZZ_SECONDS, default 10 each). Where clang's libFuzzer is not
+# (WEIR_FUZZ_SECONDS, default 8 each). Where clang's libFuzzer is not
 # installed this test says so and passes: test_fuzz_replay still runs the
 # same targets over the seed corpus and its mutations in every build.
 #   bash tests/test_fuzz.sh <weir-binary> <source-dir>
@@ -14,4 +14,4 @@ if ! command -v clang >/dev/null || ! clang -fsanitize=fuzzer "$probe" -o "$work
   echo "test_fuzz: clang with libFuzzer not available; skipped (test_fuzz_replay covers the corpus)"
   exit 0
 fi
-WEIR_FUZZ_WORK="$work" bash "$src/fuzz/run.sh" "${WEIR_FUZZ_SECONDS:-10}"
+WEIR_FUZZ_WORK="$work" bash "$src/fuzz/run.sh" "${WEIR_FUZZ_SECONDS:-8}"

@@ -69,13 +69,20 @@ static void replay(const char *target, fuzz_fn fn, int mutants_per_seed)
 {
     corpus c;
     load(&c, target);
-    uint64_t seed = getenv("WEIR_TEST_SEED") ? strtoull(getenv("WEIR_TEST_SEED"), NULL, 10) : 20240601;
-    fprintf(stderr, "%s: %d seeds, %d mutants each, seed %llu (WEIR_TEST_SEED)\n", target, c.n, mutants_per_seed,
-            (unsigned long long)seed);
+    uint64_t seed = getenv("WEIR_TEST_SEED")
+                        ? strtoull(getenv("WEIR_TEST_SEED"), NULL, 10)
+                        : 20240601;
+    fprintf(stderr,
+            "%s: %d seeds, %d mutants each, seed %llu (WEIR_TEST_SEED)\n",
+            target, c.n, mutants_per_seed, (unsigned long long)seed);
     rng_state = seed;
-    static const char *const tokens[] = {"{", "}", "[", "]", "\"", "\\", ",", ":", "\n", "\r\n", "null", "true",
-                                         "-", "1e309", ".", "\\u", "\\ud83d", "'", ";", "\t", "\xff", "\xc3",
-                                         "\"\"", "0", "99999999999999999999", " ", "#", "\\N", "2020-01-01"};
+    static const char *const tokens[] = {
+        "{",    "}",       "[",    "]",         "\"",
+        "\\",   ",",       ":",    "\n",        "\r\n",
+        "null", "true",    "-",    "1e309",     ".",
+        "\\u",  "\\ud83d", "'",    ";",         "\t",
+        "\xff", "\xc3",    "\"\"", "0",         "99999999999999999999",
+        " ",    "#",       "\\N",  "2020-01-01"};
     uint8_t *buf = malloc(1 << 16);
     for (int i = 0; i < c.n; i++) {
         fn(c.data[i], c.len[i]);
@@ -91,7 +98,8 @@ static void replay(const char *target, fuzz_fn fn, int mutants_per_seed)
                         buf[at] ^= (uint8_t)(1u << (rng() % 8));
                     break;
                 case 1: { /* insert a token */
-                    const char *t = tokens[rng() % (sizeof tokens / sizeof *tokens)];
+                    const char *t =
+                        tokens[rng() % (sizeof tokens / sizeof *tokens)];
                     size_t tl = strlen(t);
                     if (len + tl < (1 << 16)) {
                         memmove(buf + at + tl, buf + at, len - at);
@@ -114,7 +122,8 @@ static void replay(const char *target, fuzz_fn fn, int mutants_per_seed)
                     break;
                 default: { /* splice in part of another seed */
                     int j = (int)(rng() % (uint64_t)c.n);
-                    size_t from = c.len[j] ? rng() % c.len[j] : 0, n = rng() % 64;
+                    size_t from = c.len[j] ? rng() % c.len[j] : 0,
+                           n = rng() % 64;
                     if (from + n > c.len[j])
                         n = c.len[j] - from;
                     if (len + n < (1 << 16)) {
@@ -133,5 +142,11 @@ static void replay(const char *target, fuzz_fn fn, int mutants_per_seed)
         free(c.data[i]);
 }
 
-Test(fuzz_replay, json) { replay("json", fuzz_json_one, 3000); }
-Test(fuzz_replay, csv) { replay("csv", fuzz_csv_one, 3000); }
+Test(fuzz_replay, json)
+{
+    replay("json", fuzz_json_one, 3000);
+}
+Test(fuzz_replay, csv)
+{
+    replay("csv", fuzz_csv_one, 3000);
+}

@@ -115,6 +115,12 @@ int weir_agg_retract(const weir_agg *a, void *acc, const weir_batch *b, uint32_t
 /* Folds rows[i] into accs[i] for i < n (the fast path where there is one). */
 int weir_agg_add_rows(const weir_agg *a, void *const *accs, const weir_batch *b, const uint32_t *rows,
                       uint32_t n);
+/*
+ * dst (uninitialised) becomes an independent copy of src: init + merge, for
+ * structures that combine partial aggregates (two-stacks, DABA) and keep
+ * them. On failure dst is left initialised and empty.
+ */
+int weir_agg_copy(const weir_agg *a, void *dst, const void *src);
 /* Adds (+I, +U) or retracts (-U, -D) rows [0, b->n_rows) of b into acc by their row kind. */
 int weir_agg_apply_batch(const weir_agg *a, void *acc, const weir_batch *b);
 /* The names weir_agg_bind accepts (static; n set to their number), for suggestions. */

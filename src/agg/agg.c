@@ -554,6 +554,17 @@ int weir_agg_add_rows(const weir_agg *a, void *const *accs, const weir_batch *b,
     return 0;
 }
 
+int weir_agg_copy(const weir_agg *a, void *dst, const void *src)
+{
+    a->cls->init(a, dst);
+    int rc = a->cls->merge(a, dst, src);
+    if (rc) {
+        weir_agg_destroy(a, dst);
+        a->cls->init(a, dst);
+    }
+    return rc;
+}
+
 int weir_agg_apply_batch(const weir_agg *a, void *acc, const weir_batch *b)
 {
     for (uint32_t r = 0; r < b->n_rows; r++) {

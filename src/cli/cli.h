@@ -4,6 +4,8 @@
 
 int weir_cli_checkpoints(int argc, char **argv);
 int weir_cli_inspect(int argc, char **argv);
+int weir_cli_run(int argc, char **argv);
+int weir_cli_explain(int argc, char **argv);
 
 /* Exit codes of the weir command. */
 enum {

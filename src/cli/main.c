@@ -9,6 +9,8 @@ static const char USAGE[] =
     "usage: weir COMMAND [ARGS]\n"
     "\n"
     "commands:\n"
+    "  run JOB.sql          run a SQL job (-D key=value sets configuration)\n"
+    "  explain JOB.sql      print the plan of a SQL job without running it\n"
     "  checkpoints DIR      list the checkpoints in DIR\n"
     "  inspect PATH         show what a checkpoint or savepoint holds\n"
     "\n"
@@ -25,6 +27,10 @@ int main(int argc, char **argv)
         fputs(USAGE, stdout);
         return WEIR_EXIT_OK;
     }
+    if (!strcmp(cmd, "run"))
+        return weir_cli_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "explain"))
+        return weir_cli_explain(argc - 1, argv + 1);
     if (!strcmp(cmd, "checkpoints"))
         return weir_cli_checkpoints(argc - 1, argv + 1);
     if (!strcmp(cmd, "inspect"))

@@ -67,9 +67,9 @@ typedef struct weir__task_snapshot {
     int task;
     uint32_t subtask;
     uint32_t parallelism;
-    bool finished;           /* the subtask had finished: nothing left to restore */
-    bool final;              /* a final snapshot: the subtask's state no longer changes */
-    const uint8_t *data;     /* valid for the call */
+    bool finished;       /* the subtask had finished: nothing left to restore */
+    bool final;          /* a final snapshot: the subtask's state no longer changes */
+    const uint8_t *data; /* valid for the call */
     size_t len;
     /*
      * The buffer holding data, or NULL. The hook may take it over instead
@@ -79,10 +79,13 @@ typedef struct weir__task_snapshot {
 } weir__task_snapshot;
 
 typedef struct weir__ckpt_hooks {
-    /* Called from subtask threads, concurrently: one call per subtask per checkpoint. */
+    /* Called from subtask threads, concurrently: one call per subtask per
+     * checkpoint. */
     void (*ack)(void *ud, const weir__task_snapshot *snap);
-    /* A subtask gave up checkpoint id (a snapshot hook failed, or a newer barrier overtook it). */
-    void (*decline)(void *ud, uint64_t ckpt_id, int task, uint32_t subtask, int code, const char *why);
+    /* A subtask gave up checkpoint id (a snapshot hook failed, or a newer
+     * barrier overtook it). */
+    void (*decline)(void *ud, uint64_t ckpt_id, int task, uint32_t subtask,
+                    int code, const char *why);
     void *ud;
     /* Final checkpoints (see above); final_ready is called from the subtask's thread. */
     bool final_checkpoint;
@@ -132,16 +135,16 @@ void *weir__job_companion_ud(const weir_job *job);
 /* ---- restoring ---- */
 
 typedef struct weir__restored_split {
-    char *id;                /* owned by the restore source until the job ends */
+    char *id; /* owned by the restore source until the job ends */
     bool finished;
     const void *pos;
     size_t pos_len;
-    weir_ts max_ts;          /* watermark generator state */
+    weir_ts max_ts; /* watermark generator state */
 } weir__restored_split;
 
 typedef struct weir__restore_source {
-    /* Operator (non-keyed) state of node at subtask i of the new parallelism; leave out empty if none. */
-    int (*op_state)(void *ud, int node, const char *name, uint32_t subtask, uint32_t parallelism, weir_buf *out);
+    /* Operator (non-keyed) state of node at subtask i of the new parallelism;
+     * leave out empty if none. */
     /*
      * Optional: the parallelism node had when the snapshot was taken (0:
      * unknown). When it was larger than now, instance i also restores the
@@ -149,9 +152,14 @@ typedef struct weir__restore_source {
      * parallelism), so no instance's state is lost on a scale-down.
      */
     uint32_t (*op_parallelism)(void *ud, int node, const char *name);
-    /* Keyed state and timers of key group kg of node; leave both empty if none. */
-    int (*kg_state)(void *ud, int node, const char *name, uint32_t kg, weir_buf *state, weir_buf *timers);
-    /* State of source split `id` of node: WEIR_ENOTFOUND if the checkpoint does not know it. */
+    int (*op_state)(void *ud, int node, const char *name, uint32_t subtask,
+                    uint32_t parallelism, weir_buf *out);
+    /* Keyed state and timers of key group kg of node; leave both empty if none.
+     */
+    int (*kg_state)(void *ud, int node, const char *name, uint32_t kg,
+                    weir_buf *state, weir_buf *timers);
+    /* State of source split `id` of node: WEIR_ENOTFOUND if the checkpoint does
+     * not know it. */
     int (*split)(void *ud, int node, const char *id, weir__restored_split *out);
     void *ud;
 } weir__restore_source;
@@ -169,7 +177,8 @@ typedef struct weir__snapshot_set weir__snapshot_set;
 int weir__snapshot_set_create(weir__snapshot_set **out);
 void weir__snapshot_set_destroy(weir__snapshot_set *s);
 /* Adds one subtask snapshot (copied); validates it. */
-int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data, size_t len);
+int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
+                           size_t len);
 weir__restore_source weir__snapshot_set_source(weir__snapshot_set *s);
 
 #endif

@@ -47,20 +47,21 @@ typedef struct weir__wm_input {
 typedef struct weir__wm_valve {
     weir__wm_input *in;
     uint32_t n, cap;
-    weir_ts out;   /* last output watermark */
-    bool idle;     /* output status */
+    weir_ts out; /* last output watermark */
+    bool idle;   /* output status */
 } weir__wm_valve;
 
 /* What an input event changed at the output. */
 enum {
-    WEIR__WM_ADVANCED = 1,   /* out increased */
+    WEIR__WM_ADVANCED = 1, /* out increased */
     WEIR__WM_BECAME_IDLE = 2,
     WEIR__WM_BECAME_ACTIVE = 4,
 };
 
 int weir__wm_valve_init(weir__wm_valve *v, uint32_t n);
 void weir__wm_valve_fini(weir__wm_valve *v);
-/* Adds an input (a newly discovered split), active at WEIR_TS_MIN. Returns its index or < 0. */
+/* Adds an input (a newly discovered split), active at WEIR_TS_MIN. Returns its
+ * index or < 0. */
 int weir__wm_valve_add(weir__wm_valve *v);
 
 /* Each returns a mask of WEIR__WM_* flags. */
@@ -70,7 +71,8 @@ int weir__wm_valve_end(weir__wm_valve *v, uint32_t i);
 /* Recomputes status and output (after weir__wm_valve_add). */
 int weir__wm_valve_refresh(weir__wm_valve *v);
 
-/* Minimum watermark over the active inputs other than `skip` (WEIR_TS_MAX if none). */
+/* Minimum watermark over the active inputs other than `skip` (WEIR_TS_MAX if
+ * none). */
 weir_ts weir__wm_valve_min_excluding(const weir__wm_valve *v, uint32_t skip);
 /* True when every input has ended (also for zero inputs). */
 bool weir__wm_valve_all_ended(const weir__wm_valve *v);

@@ -1,0 +1,51 @@
+/*
+ * weir/planner.h - turning a SQL script into a runnable job.
+ *
+ * weir_sql_job_create parses a script (Flink SQL dialect), runs its DDL and
+ * SET statements, plans every INSERT (and every bare SELECT, which prints
+ * its rows like a print sink) into one job graph, and returns it ready to
+ * run. EXPLAIN statements add nothing to the job; their text is collected
+ * and available through weir_sql_job_explain_output.
+ *
+ * Every error is "FILE:LINE:COL: error: ..." in err->message.
+ */
+#ifndef WEIR_PLANNER_H
+#define WEIR_PLANNER_H
+
+#include <stdio.h>
+
+#include "weir/job.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct weir_sql_job weir_sql_job;
+
+typedef struct weir_sql_job_options {
+    /* key/value settings applied after the script's own SET statements
+     * (the command line's -D key=value); borrowed for the call. */
+    const char *const *set_keys;
+    const char *const *set_values;
+    size_t n_set;
+    weir_clock clock;     /* processing time; now_ms NULL: the system clock */
+    FILE *print_out;      /* print sinks and bare SELECTs write here (NULL: stdout) */
+} weir_sql_job_options;
+
+int weir_sql_job_create(const char *file, const char *text, size_t len, const weir_sql_job_options *opt,
+                        weir_sql_job **out, weir_error *err);
+void weir_sql_job_destroy(weir_sql_job *j);
+
+/* The job graph (borrowed; run it with weir_job_run). NULL when the script has nothing to run. */
+weir_job *weir_sql_job_graph(weir_sql_job *j);
+/* The plan of everything the job runs: logical operators, then the task graph. */
+int weir_sql_job_explain(weir_sql_job *j, weir_buf *out);
+/* What the script's EXPLAIN statements printed ("" if none); valid while j lives. */
+const char *weir_sql_job_explain_output(const weir_sql_job *j);
+/* The value of a configuration key after SET and -D, or NULL. */
+const char *weir_sql_job_config(const weir_sql_job *j, const char *key);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,275 @@
+/*
+ * cli/run.c - `weir run JOB.sql` and `weir explain JOB.sql`.
+ *
+ * run plans the script and runs the job: bounded inputs run to completion
+ * and exit 0; an unbounded job runs until SIGINT/SIGTERM, which stops it
+ * cleanly. While it runs, and stderr is a terminal, one status line shows
+ * records in and out, the output rate, and the job's progress.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "weir/planner.h"
+
+#define MAX_SETS 128
+
+typedef struct run_args {
+    const char *file;
+    const char *keys[MAX_SETS];
+    const char *vals[MAX_SETS];
+    char *owned[MAX_SETS];
+    size_t n_set;
+} run_args;
+
+static int parse_args(const char *cmd, int argc, char **argv, run_args *a)
+{
+    memset(a, 0, sizeof *a);
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        const char *kv = NULL;
+        if (!strcmp(s, "-D")) {
+            if (++i >= argc) {
+                fprintf(stderr, "weir %s: -D needs key=value\n", cmd);
+                return WEIR_EXIT_USAGE;
+            }
+            kv = argv[i];
+        } else if (!strncmp(s, "-D", 2)) {
+            kv = s + 2;
+        } else if (s[0] == '-' && s[1]) {
+            fprintf(stderr, "weir %s: unknown option '%s' (see weir %s --help)\n", cmd, s, cmd);
+            return WEIR_EXIT_USAGE;
+        } else if (!a->file) {
+            a->file = s;
+            continue;
+        } else {
+            fprintf(stderr, "weir %s: more than one job file given ('%s' and '%s')\n", cmd, a->file, s);
+            return WEIR_EXIT_USAGE;
+        }
+        const char *eq = strchr(kv, '=');
+        if (!eq || eq == kv) {
+            fprintf(stderr, "weir %s: -D expects key=value, got '%s'\n", cmd, kv);
+            return WEIR_EXIT_USAGE;
+        }
+        if (a->n_set == MAX_SETS) {
+            fprintf(stderr, "weir %s: too many -D options\n", cmd);
+            return WEIR_EXIT_USAGE;
+        }
+        char *k = weir_strndup(kv, (size_t)(eq - kv));
+        a->owned[a->n_set] = k;
+        a->keys[a->n_set] = k;
+        a->vals[a->n_set] = eq + 1;
+        a->n_set++;
+    }
+    if (!a->file) {
+        fprintf(stderr, "weir %s: no job file given (see weir %s --help)\n", cmd, cmd);
+        return WEIR_EXIT_USAGE;
+    }
+    return 0;
+}
+
+static void free_args(run_args *a)
+{
+    for (size_t i = 0; i < a->n_set; i++)
+        weir_free(a->owned[i]);
+}
+
+static int read_file(const char *path, char **text, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "weir: %s: %s\n", path, strerror(errno));
+        return WEIR_EXIT_IO;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = weir_malloc(cap);
+    while (buf) {
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (n < cap)
+            break;
+        char *nb = weir_realloc(buf, cap * 2);
+        if (!nb) {
+            weir_free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!buf || bad) {
+        weir_free(buf);
+        fprintf(stderr, "weir: %s: cannot read\n", path);
+        return WEIR_EXIT_IO;
+    }
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
+static int plan(const char *cmd, int argc, char **argv, run_args *a, weir_sql_job **job)
+{
+    int rc = parse_args(cmd, argc, argv, a);
+    if (rc)
+        return rc;
+    char *text;
+    size_t len;
+    if ((rc = read_file(a->file, &text, &len)))
+        return rc;
+    weir_sql_job_options opt = {.set_keys = a->keys, .set_values = a->vals, .n_set = a->n_set};
+    weir_error err = {0};
+    rc = weir_sql_job_create(a->file, text, len, &opt, job, &err);
+    weir_free(text);
+    if (rc) {
+        fprintf(stderr, "%s\n", err.message);
+        return rc == WEIR_ENOMEM ? WEIR_EXIT_FAILED : WEIR_EXIT_INVALID;
+    }
+    return 0;
+}
+
+static weir_job *volatile g_running;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (g_running)
+        weir_job_stop(g_running);
+}
+
+typedef struct status_sums {
+    double in, out;
+} status_sums;
+
+static void sum_metric(void *ud, const char *name, double v)
+{
+    status_sums *s = ud;
+    size_t n = strlen(name);
+    if (n >= 11 && !strcmp(name + n - 11, ".records_in") && strstr(name, "Source"))
+        s->in += v;
+    if (n >= 11 && !strcmp(name + n - 11, ".records_in") && strstr(name, "Sink"))
+        s->out += v;
+}
+
+typedef struct waiter {
+    weir_job *job;
+    int rc;
+    atomic_bool done;
+} waiter;
+
+static void *wait_job(void *arg)
+{
+    waiter *w = arg;
+    w->rc = weir_job_wait(w->job);
+    atomic_store(&w->done, true);
+    return NULL;
+}
+
+int weir_cli_run(int argc, char **argv)
+{
+    if (argc >= 2 && !strcmp(argv[1], "--help")) {
+        printf("usage: weir run JOB.sql [-D key=value]...\n\n"
+               "Plans the SQL script JOB.sql and runs it as one job. Bounded inputs run to\n"
+               "completion; an unbounded job runs until interrupted (Ctrl-C stops it cleanly).\n\n"
+               "  -D key=value   set a configuration key, overriding the script's SET\n"
+               "                 (e.g. -D parallelism.default=4)\n\n"
+               "Exit status: 0 done, 1 the job failed, 2 usage, 3 the script does not\n"
+               "parse or plan, 4 a file could not be read.\n");
+        return WEIR_EXIT_OK;
+    }
+    run_args a;
+    weir_sql_job *sj = NULL;
+    int rc = plan("run", argc, argv, &a, &sj);
+    if (rc) {
+        free_args(&a);
+        return rc;
+    }
+    const char *ex = weir_sql_job_explain_output(sj);
+    if (*ex)
+        fputs(ex, stdout);
+    weir_job *job = weir_sql_job_graph(sj);
+    if (!job) {
+        weir_sql_job_destroy(sj);
+        free_args(&a);
+        return WEIR_EXIT_OK;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    g_running = job;
+    int jrc = weir_job_start(job);
+    bool tty = isatty(STDERR_FILENO);
+    waiter w = {.job = job};
+    pthread_t th;
+    if (!jrc && tty && pthread_create(&th, NULL, wait_job, &w) == 0) {
+        /* Status line until the job ends, refreshed twice a second. */
+        int64_t t0 = weir_monotonic_ns();
+        double last_out = 0;
+        int64_t last_t = t0;
+        for (;;) {
+            struct timespec half = {0, 500 * 1000 * 1000};
+            nanosleep(&half, NULL);
+            if (atomic_load(&w.done))
+                break;
+            status_sums s = {0};
+            weir_job_metrics(job, sum_metric, &s);
+            int64_t now = weir_monotonic_ns();
+            double rate = (s.out - last_out) / ((double)(now - last_t) / 1e9);
+            last_out = s.out;
+            last_t = now;
+            fprintf(stderr, "\r\033[Kin %.0f  out %.0f  %.0f rows/s  %.1f s", s.in, s.out, rate,
+                    (double)(now - t0) / 1e9);
+        }
+        fprintf(stderr, "\r\033[K");
+        pthread_join(th, NULL);
+        jrc = w.rc;
+    } else if (!jrc) {
+        jrc = weir_job_wait(job);
+    }
+    g_running = NULL;
+    int exit_code = WEIR_EXIT_OK;
+    if (jrc && jrc != WEIR_ECANCELED) {
+        const char *msg = weir_job_error(job);
+        fprintf(stderr, "weir: job failed: %s\n", msg && *msg ? msg : weir_strerror(jrc));
+        exit_code = WEIR_EXIT_FAILED;
+    }
+    weir_sql_job_destroy(sj);
+    free_args(&a);
+    return exit_code;
+}
+
+int weir_cli_explain(int argc, char **argv)
+{
+    if (argc >= 2 && !strcmp(argv[1], "--help")) {
+        printf("usage: weir explain JOB.sql [-D key=value]...\n\n"
+               "Prints the plan of JOB.sql without running it: the logical operators of\n"
+               "each INSERT, then the job graph with its tasks, chaining, parallelism and\n"
+               "exchanges.\n");
+        return WEIR_EXIT_OK;
+    }
+    run_args a;
+    weir_sql_job *sj = NULL;
+    int rc = plan("explain", argc, argv, &a, &sj);
+    if (rc) {
+        free_args(&a);
+        return rc;
+    }
+    weir_buf b;
+    weir_buf_init(&b);
+    weir_sql_job_explain(sj, &b);
+    fwrite(b.data, 1, b.len, stdout);
+    weir_buf_fini(&b);
+    weir_sql_job_destroy(sj);
+    free_args(&a);
+    return WEIR_EXIT_OK;
+}

@@ -1,0 +1,402 @@
+/*
+ * planner/bind.c - binding syntax-tree expressions to typed expressions
+ * over a rel's columns.
+ *
+ * Names resolve case-insensitively; a qualified name (t.col) matches the
+ * column's qualifier (its table alias). Unknown names get a "did you mean"
+ * suggestion. Inside an aggregation (agg_scope in phase BIND) an expression
+ * that equals a GROUP BY expression becomes a reference to the grouped
+ * column, an aggregate call becomes a reference to its result column, and
+ * any other column is an error that says it must be grouped or aggregated.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "planner/query_internal.h"
+
+static const char *last_part(const weir_sql_name *n) { return n->parts[n->n_parts - 1].name; }
+
+void plan_item_name(const weir_sql_select_item *it, uint32_t i, char *buf, size_t cap)
+{
+    if (it->alias)
+        snprintf(buf, cap, "%s", it->alias->name);
+    else if (it->expr->kind == WEIR_SQL_EXPR_COLUMN)
+        snprintf(buf, cap, "%s", last_part(&it->expr->u.column));
+    else
+        snprintf(buf, cap, "EXPR$%u", i);
+}
+
+int plan_resolve_column(plan_ctx *pc, const rel *r, const weir_sql_name *n, uint32_t *idx)
+{
+    const char *col = last_part(n);
+    const char *qual = n->n_parts >= 2 ? n->parts[n->n_parts - 2].name : NULL;
+    int found = -1;
+    for (uint32_t i = 0; i < r->schema->n_fields; i++) {
+        if (strcasecmp(r->schema->fields[i].name, col) != 0)
+            continue;
+        if (qual && (!r->quals[i] || strcasecmp(r->quals[i], qual) != 0))
+            continue;
+        if (found >= 0)
+            return plan_error(pc, n->loc, WEIR_EINVAL, "column reference '%s' is ambiguous%s", col,
+                              qual ? "" : ": qualify it with its table name or alias");
+        found = (int)i;
+    }
+    if (found >= 0) {
+        *idx = (uint32_t)found;
+        return 0;
+    }
+    /* Suggest the closest column name. */
+    const char *best = NULL;
+    int best_d = 3;
+    for (uint32_t i = 0; i < r->schema->n_fields; i++) {
+        const char *c = r->schema->fields[i].name;
+        int d = weir__sql_edit_distance(col, strlen(col), c, strlen(c), best_d);
+        if (d < best_d) {
+            best_d = d;
+            best = c;
+        }
+    }
+    if (qual) {
+        bool any = false;
+        for (uint32_t i = 0; i < r->schema->n_fields; i++)
+            any |= r->quals[i] && !strcasecmp(r->quals[i], qual);
+        if (!any)
+            return plan_error(pc, n->loc, WEIR_ENOTFOUND, "unknown table or alias '%s' in '%s.%s'", qual, qual,
+                              col);
+    }
+    if (best)
+        return plan_error(pc, n->loc, WEIR_ENOTFOUND, "unknown column '%s'; did you mean '%s'?", col, best);
+    return plan_error(pc, n->loc, WEIR_ENOTFOUND, "unknown column '%s'", col);
+}
+
+int plan_const_interval_ms(plan_ctx *pc, const weir_sql_expr *e, int64_t *ms)
+{
+    if (e->kind == WEIR_SQL_EXPR_LITERAL && e->u.lit.kind == WEIR_SQL_LIT_INTERVAL) {
+        const weir_sql_interval *iv = &e->u.lit.interval;
+        if (iv->year_month)
+            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                              "a YEAR/MONTH interval has no fixed length; use DAY, HOUR, MINUTE or SECOND");
+        *ms = iv->ms;
+        return 0;
+    }
+    if (e->kind == WEIR_SQL_EXPR_UNARY && e->u.unary.op == WEIR_SQL_OP_NEG) {
+        int rc = plan_const_interval_ms(pc, e->u.unary.operand, ms);
+        *ms = -*ms;
+        return rc;
+    }
+    return plan_error(pc, e->loc, WEIR_EINVAL, "expected an INTERVAL literal such as INTERVAL '10' SECOND");
+}
+
+static int wrap(plan_ctx *pc, const weir_sql_expr *at, int rc, weir_error *e)
+{
+    if (!rc)
+        return 0;
+    if (rc == WEIR_ENOMEM)
+        return rc;
+    return plan_error(pc, at->loc, e->code ? e->code : rc, "%s", e->message);
+}
+
+static int call_named(plan_ctx *pc, const weir_sql_expr *at, const char *name, weir_expr **args, uint32_t n,
+                      weir_expr **out)
+{
+    weir_error e = {0};
+    return wrap(pc, at, weir_expr_call(pc->arena, name, args, n, out, &e), &e);
+}
+
+static const char *binop_name(weir_sql_binop op)
+{
+    switch (op) {
+    case WEIR_SQL_OP_OR: return "OR";
+    case WEIR_SQL_OP_AND: return "AND";
+    case WEIR_SQL_OP_EQ: return "=";
+    case WEIR_SQL_OP_NE: return "<>";
+    case WEIR_SQL_OP_LT: return "<";
+    case WEIR_SQL_OP_LE: return "<=";
+    case WEIR_SQL_OP_GT: return ">";
+    case WEIR_SQL_OP_GE: return ">=";
+    case WEIR_SQL_OP_ADD: return "+";
+    case WEIR_SQL_OP_SUB: return "-";
+    case WEIR_SQL_OP_MUL: return "*";
+    case WEIR_SQL_OP_DIV: return "/";
+    case WEIR_SQL_OP_MOD: return "%";
+    case WEIR_SQL_OP_CONCAT: return "||";
+    }
+    return "?";
+}
+
+static int bind_literal(plan_ctx *pc, const weir_sql_expr *e, weir_expr **out)
+{
+    const weir_sql_literal *l = &e->u.lit;
+    weir_error err = {0};
+    switch (l->kind) {
+    case WEIR_SQL_LIT_NULL: *out = weir_expr_lit_null(pc->arena, weir_type_make(WEIR_TYPE_NULL, true)); break;
+    case WEIR_SQL_LIT_BOOLEAN: *out = weir_expr_lit_bool(pc->arena, l->boolean); break;
+    case WEIR_SQL_LIT_INTEGER:
+    case WEIR_SQL_LIT_DECIMAL:
+    case WEIR_SQL_LIT_DOUBLE: {
+        char buf[128];
+        snprintf(buf, sizeof buf, "%.*s", (int)l->len, l->text);
+        return wrap(pc, e, weir_expr_lit_numeric(pc->arena, buf, out, &err), &err);
+    }
+    case WEIR_SQL_LIT_STRING: *out = weir_expr_lit_string(pc->arena, l->text, l->len); break;
+    case WEIR_SQL_LIT_BINARY: {
+        size_t n = l->len / 2;
+        uint8_t *b = plan_alloc(pc, n + 1);
+        if (!b)
+            return WEIR_ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+            unsigned v;
+            sscanf(l->text + 2 * i, "%2x", &v);
+            b[i] = (uint8_t)v;
+        }
+        *out = weir_expr_lit_bytes(pc->arena, b, n);
+        break;
+    }
+    case WEIR_SQL_LIT_TIMESTAMP: *out = weir_expr_lit_timestamp(pc->arena, l->i64, false); break;
+    case WEIR_SQL_LIT_INTERVAL:
+        *out = l->interval.year_month
+                   ? weir_expr_lit_interval(pc->arena, l->interval.months, WEIR_INTERVAL_YEAR_MONTH)
+                   : weir_expr_lit_interval(pc->arena, l->interval.ms, WEIR_INTERVAL_DAY_TIME);
+        break;
+    default:
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "DATE and TIME literals are not supported yet; use TIMESTAMP '...'");
+    }
+    return *out ? 0 : WEIR_ENOMEM;
+}
+
+static bool is_unit_word(const weir_sql_expr *e, const char **unit)
+{
+    static const char *units[] = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND",
+                                  "MILLISECOND", "MICROSECOND", "NANOSECOND", NULL};
+    if (e->kind != WEIR_SQL_EXPR_COLUMN || e->u.column.n_parts != 1)
+        return false;
+    for (int i = 0; units[i]; i++)
+        if (!strcasecmp(e->u.column.parts[0].name, units[i])) {
+            *unit = units[i];
+            return true;
+        }
+    return false;
+}
+
+static int bind_call(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_expr *e, weir_expr **out)
+{
+    const char *name = last_part(&e->u.call.name);
+    if (e->u.call.over)
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "OVER windows are not supported yet");
+    if (plan_is_agg_name(name) || plan_is_window_prop(name)) {
+        if (as && as->phase == AGG_BIND)
+            return agg_scope_ref(pc, as, e, out);
+        return plan_error(pc, e->loc, WEIR_EPLAN, "%s is not allowed here: %s", name,
+                          plan_is_agg_name(name) ? "aggregate functions need GROUP BY or a SELECT list"
+                                                 : "window properties need a GROUP BY with a group window");
+    }
+    uint32_t n = e->u.call.n_args;
+    weir_expr *args[16 + 4];
+    if (n > 16)
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "too many arguments to %s", name);
+    uint32_t k = 0;
+    const char *unit = NULL;
+    /* Keyword forms flattened as weir/expr.h describes. */
+    switch (e->u.call.syntax) {
+    case WEIR_SQL_CALL_TRIM: {
+        static const char *modes[] = {"BOTH", "LEADING", "TRAILING"};
+        args[k++] = weir_expr_lit_string(pc->arena, modes[e->u.call.trim], strlen(modes[e->u.call.trim]));
+        if (n >= 2) {
+            int rc = plan_bind_expr(pc, r, as, e->u.call.args[1], &args[k++]);
+            if (rc)
+                return rc;
+        } else {
+            args[k++] = weir_expr_lit_string(pc->arena, " ", 1);
+        }
+        int rc = plan_bind_expr(pc, r, as, e->u.call.args[0], &args[k++]);
+        if (rc)
+            return rc;
+        return call_named(pc, e, "TRIM", args, k, out);
+    }
+    case WEIR_SQL_CALL_FLOOR_TO:
+    case WEIR_SQL_CALL_CEIL_TO: {
+        int rc = plan_bind_expr(pc, r, as, e->u.call.args[0], &args[k++]);
+        if (rc)
+            return rc;
+        const char *u = weir__sql_unit_name(e->u.call.unit);
+        args[k++] = weir_expr_lit_string(pc->arena, u, strlen(u));
+        return call_named(pc, e, e->u.call.syntax == WEIR_SQL_CALL_FLOOR_TO ? "FLOOR" : "CEIL", args, k, out);
+    }
+    default:
+        break;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        /* TIMESTAMPADD(MINUTE, ...) / TIMESTAMPDIFF(DAY, ...): the unit is a keyword */
+        if (i == 0 && (!strcasecmp(name, "TIMESTAMPADD") || !strcasecmp(name, "TIMESTAMPDIFF")) &&
+            is_unit_word(e->u.call.args[0], &unit)) {
+            args[k++] = weir_expr_lit_string(pc->arena, unit, strlen(unit));
+            continue;
+        }
+        int rc = plan_bind_expr(pc, r, as, e->u.call.args[i], &args[k++]);
+        if (rc)
+            return rc;
+    }
+    weir_error err = {0};
+    int rc = weir_expr_call(pc->arena, name, args, k, out, &err);
+    if (rc && rc != WEIR_ENOMEM)
+        return plan_error(pc, e->u.call.name.loc, err.code ? err.code : rc, "%s", err.message);
+    return rc;
+}
+
+int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_expr *e, weir_expr **out)
+{
+    int rc;
+    weir_error err = {0};
+    if (as && as->phase == AGG_BIND) {
+        rc = agg_scope_match_key(pc, as, e, out);
+        if (rc <= 0)
+            return rc; /* matched (0) or failed */
+    }
+    switch (e->kind) {
+    case WEIR_SQL_EXPR_LITERAL:
+        return bind_literal(pc, e, out);
+    case WEIR_SQL_EXPR_COLUMN: {
+        if (as && as->phase == AGG_BIND)
+            return agg_scope_column(pc, as, e, out);
+        uint32_t idx;
+        if ((rc = plan_resolve_column(pc, r, &e->u.column, &idx)))
+            return rc;
+        if (idx >= r->n_physical)
+            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                              "'%s' of a window table function can only be used in GROUP BY window_start, "
+                              "window_end and in the SELECT list of that aggregation",
+                              r->schema->fields[idx].name);
+        return wrap(pc, e, weir_expr_column(pc->arena, idx, r->schema->fields[idx].type, out, &err), &err);
+    }
+    case WEIR_SQL_EXPR_STAR:
+        return plan_error(pc, e->loc, WEIR_EINVAL, "'*' is only allowed as a SELECT item or in COUNT(*)");
+    case WEIR_SQL_EXPR_UNARY: {
+        weir_expr *a;
+        if ((rc = plan_bind_expr(pc, r, as, e->u.unary.operand, &a)))
+            return rc;
+        if (e->u.unary.op == WEIR_SQL_OP_PLUS) {
+            *out = a;
+            return 0;
+        }
+        return call_named(pc, e, e->u.unary.op == WEIR_SQL_OP_NOT ? "NOT" : "-", &a, 1, out);
+    }
+    case WEIR_SQL_EXPR_BINARY: {
+        weir_expr *a[2];
+        if ((rc = plan_bind_expr(pc, r, as, e->u.binary.left, &a[0])) ||
+            (rc = plan_bind_expr(pc, r, as, e->u.binary.right, &a[1])))
+            return rc;
+        rc = weir_expr_call(pc->arena, binop_name(e->u.binary.op), a, 2, out, &err);
+        if (rc && rc != WEIR_ENOMEM)
+            return plan_error(pc, e->u.binary.op_loc, err.code ? err.code : rc, "%s", err.message);
+        return rc;
+    }
+    case WEIR_SQL_EXPR_IS: {
+        weir_expr *a[2];
+        if ((rc = plan_bind_expr(pc, r, as, e->u.is.operand, &a[0])))
+            return rc;
+        static const char *pos[] = {"IS NULL", "IS TRUE", "IS FALSE", "IS NULL", "IS DISTINCT FROM"};
+        static const char *neg[] = {"IS NOT NULL", "IS NOT TRUE", "IS NOT FALSE", "IS NOT NULL",
+                                    "IS NOT DISTINCT FROM"};
+        uint32_t n = 1;
+        if (e->u.is.test == WEIR_SQL_IS_DISTINCT_FROM) {
+            if ((rc = plan_bind_expr(pc, r, as, e->u.is.other, &a[1])))
+                return rc;
+            n = 2;
+        }
+        return call_named(pc, e, (e->u.is.negated ? neg : pos)[e->u.is.test], a, n, out);
+    }
+    case WEIR_SQL_EXPR_BETWEEN: {
+        weir_expr *a[3];
+        if ((rc = plan_bind_expr(pc, r, as, e->u.between.operand, &a[0])) ||
+            (rc = plan_bind_expr(pc, r, as, e->u.between.low, &a[1])) ||
+            (rc = plan_bind_expr(pc, r, as, e->u.between.high, &a[2])))
+            return rc;
+        const char *fn = e->u.between.negated ? "NOT BETWEEN" : "BETWEEN";
+        if (!e->u.between.symmetric)
+            return call_named(pc, e, fn, a, 3, out);
+        /* SYMMETRIC: either order of the bounds */
+        weir_expr *x, *y, *b[3] = {a[0], a[2], a[1]};
+        if ((rc = call_named(pc, e, "BETWEEN", a, 3, &x)) || (rc = call_named(pc, e, "BETWEEN", b, 3, &y)))
+            return rc;
+        weir_expr *xy[2] = {x, y};
+        if ((rc = call_named(pc, e, "OR", xy, 2, out)))
+            return rc;
+        return e->u.between.negated ? call_named(pc, e, "NOT", out, 1, out) : 0;
+    }
+    case WEIR_SQL_EXPR_IN_LIST: {
+        uint32_t n = e->u.in_list.n_items + 1;
+        weir_expr **a = plan_alloc(pc, n * sizeof *a);
+        if (!a)
+            return WEIR_ENOMEM;
+        if ((rc = plan_bind_expr(pc, r, as, e->u.in_list.operand, &a[0])))
+            return rc;
+        for (uint32_t i = 1; i < n; i++)
+            if ((rc = plan_bind_expr(pc, r, as, e->u.in_list.items[i - 1], &a[i])))
+                return rc;
+        return call_named(pc, e, e->u.in_list.negated ? "NOT IN" : "IN", a, n, out);
+    }
+    case WEIR_SQL_EXPR_LIKE: {
+        weir_expr *a[3];
+        uint32_t n = 2;
+        if ((rc = plan_bind_expr(pc, r, as, e->u.like.operand, &a[0])) ||
+            (rc = plan_bind_expr(pc, r, as, e->u.like.pattern, &a[1])))
+            return rc;
+        if (e->u.like.escape) {
+            if ((rc = plan_bind_expr(pc, r, as, e->u.like.escape, &a[2])))
+                return rc;
+            n = 3;
+        }
+        const char *fn = e->u.like.similar ? (e->u.like.negated ? "NOT SIMILAR TO" : "SIMILAR TO")
+                                           : (e->u.like.negated ? "NOT LIKE" : "LIKE");
+        return call_named(pc, e, fn, a, n, out);
+    }
+    case WEIR_SQL_EXPR_CASE: {
+        uint32_t n = e->u.case_.n_whens;
+        weir_expr **conds = plan_alloc(pc, (n + 1) * sizeof *conds), **vals = plan_alloc(pc, (n + 1) * sizeof *vals);
+        if (!conds || !vals)
+            return WEIR_ENOMEM;
+        weir_expr *operand = NULL, *els = NULL;
+        if (e->u.case_.operand && (rc = plan_bind_expr(pc, r, as, e->u.case_.operand, &operand)))
+            return rc;
+        for (uint32_t i = 0; i < n; i++) {
+            weir_expr *w;
+            if ((rc = plan_bind_expr(pc, r, as, e->u.case_.whens[i].when, &w)) ||
+                (rc = plan_bind_expr(pc, r, as, e->u.case_.whens[i].then, &vals[i])))
+                return rc;
+            if (operand) {
+                weir_expr *eq[2] = {operand, w};
+                if ((rc = call_named(pc, e->u.case_.whens[i].when, "=", eq, 2, &conds[i])))
+                    return rc;
+            } else {
+                conds[i] = w;
+            }
+        }
+        if (e->u.case_.else_ && (rc = plan_bind_expr(pc, r, as, e->u.case_.else_, &els)))
+            return rc;
+        return wrap(pc, e, weir_expr_case(pc->arena, conds, vals, n, els, out, &err), &err);
+    }
+    case WEIR_SQL_EXPR_CAST: {
+        weir_expr *a;
+        weir_type t;
+        if ((rc = plan_bind_expr(pc, r, as, e->u.cast.operand, &a)) ||
+            (rc = plan_type_from_sql(pc, e->u.cast.type, &t)))
+            return rc;
+        t.nullable = true;
+        return wrap(pc, e, weir_expr_cast(pc->arena, a, t, e->u.cast.try_, out, &err), &err);
+    }
+    case WEIR_SQL_EXPR_EXTRACT: {
+        weir_expr *a[2];
+        const char *u = weir__sql_unit_name(e->u.extract.unit);
+        a[0] = weir_expr_lit_string(pc->arena, u, strlen(u));
+        if ((rc = plan_bind_expr(pc, r, as, e->u.extract.operand, &a[1])))
+            return rc;
+        return call_named(pc, e, "EXTRACT", a, 2, out);
+    }
+    case WEIR_SQL_EXPR_CALL:
+        return bind_call(pc, r, as, e, out);
+    default:
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "%s expressions are not supported yet",
+                          weir__sql_expr_kind_name(e->kind));
+    }
+}

@@ -1,0 +1,215 @@
+/*
+ * planner/catalog.c - CREATE TABLE and CREATE VIEW: schemas, computed
+ * columns, watermarks and connector options.
+ *
+ * Types map onto weir's physical types: TINYINT/SMALLINT/INT -> INT,
+ * FLOAT/DOUBLE -> DOUBLE, CHAR/VARCHAR/STRING -> STRING, BINARY/VARBINARY/
+ * BYTES -> BYTES, TIMESTAMP(p) -> TIMESTAMP(3) (weir's time is in
+ * milliseconds; finer digits are truncated), DECIMAL(p, s) with p <= 18.
+ * A watermark must be `col` or `col - INTERVAL ...` (bounded
+ * out-of-orderness); anything else is refused with a message.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "planner/planner.h"
+
+static bool name_is(const weir_sql_name *n, const char *s)
+{
+    return n->n_parts >= 1 && strcasecmp(n->parts[n->n_parts - 1].name, s) == 0;
+}
+
+cat_table *plan_find_table(plan_ctx *pc, const weir_sql_name *n)
+{
+    for (size_t i = 0; i < pc->n_tables; i++)
+        if (name_is(n, pc->tables[i].name))
+            return &pc->tables[i];
+    return NULL;
+}
+
+cat_view *plan_find_view(plan_ctx *pc, const weir_sql_name *n)
+{
+    for (size_t i = 0; i < pc->n_views; i++)
+        if (name_is(n, pc->views[i].name))
+            return &pc->views[i];
+    return NULL;
+}
+
+const char *plan_suggest_table(plan_ctx *pc, const char *name)
+{
+    const char *best = NULL;
+    int best_d = 3;
+    size_t nl = strlen(name);
+    for (size_t i = 0; i < pc->n_tables + pc->n_views; i++) {
+        const char *c = i < pc->n_tables ? pc->tables[i].name : pc->views[i - pc->n_tables].name;
+        int d = weir__sql_edit_distance(name, nl, c, strlen(c), best_d);
+        if (d < best_d) {
+            best_d = d;
+            best = c;
+        }
+    }
+    return best;
+}
+
+int plan_type_from_sql(plan_ctx *pc, const weir_sql_type *t, weir_type *out)
+{
+    bool nullable = !t->not_null;
+    switch (t->kind) {
+    case WEIR_SQL_TYPE_BOOLEAN: *out = weir_type_make(WEIR_TYPE_BOOLEAN, nullable); return 0;
+    case WEIR_SQL_TYPE_TINYINT:
+    case WEIR_SQL_TYPE_SMALLINT:
+    case WEIR_SQL_TYPE_INT: *out = weir_type_make(WEIR_TYPE_INT, nullable); return 0;
+    case WEIR_SQL_TYPE_BIGINT: *out = weir_type_make(WEIR_TYPE_BIGINT, nullable); return 0;
+    case WEIR_SQL_TYPE_FLOAT:
+    case WEIR_SQL_TYPE_DOUBLE: *out = weir_type_make(WEIR_TYPE_DOUBLE, nullable); return 0;
+    case WEIR_SQL_TYPE_DECIMAL: {
+        int p = t->precision < 0 ? 10 : t->precision, s = t->scale < 0 ? 0 : t->scale;
+        if (p > 18 || p < 1 || s > p)
+            return plan_error(pc, t->loc, WEIR_EUNSUPPORTED,
+                              "DECIMAL(%d, %d) is not supported: weir's DECIMAL has a precision of at most 18", p, s);
+        *out = weir_type_decimal((uint8_t)p, (uint8_t)s, nullable);
+        return 0;
+    }
+    case WEIR_SQL_TYPE_CHAR:
+    case WEIR_SQL_TYPE_VARCHAR:
+    case WEIR_SQL_TYPE_STRING: *out = weir_type_make(WEIR_TYPE_STRING, nullable); return 0;
+    case WEIR_SQL_TYPE_BINARY:
+    case WEIR_SQL_TYPE_VARBINARY:
+    case WEIR_SQL_TYPE_BYTES: *out = weir_type_make(WEIR_TYPE_BYTES, nullable); return 0;
+    case WEIR_SQL_TYPE_TIMESTAMP: *out = weir_type_make(WEIR_TYPE_TIMESTAMP, nullable); return 0;
+    case WEIR_SQL_TYPE_TIMESTAMP_LTZ: *out = weir_type_make(WEIR_TYPE_TIMESTAMP_LTZ, nullable); return 0;
+    default:
+        return plan_error(pc, t->loc, WEIR_EUNSUPPORTED, "type %s is not supported by weir yet%s",
+                          weir__sql_type_kind_name(t->kind),
+                          t->kind == WEIR_SQL_TYPE_DATE ? " (use TIMESTAMP(3))" : "");
+    }
+}
+
+/* Delay of `col` or `col - INTERVAL ...`. */
+static int watermark_delay(plan_ctx *pc, const weir_sql_watermark *wm, int64_t *delay)
+{
+    const weir_sql_expr *e = wm->expr;
+    const char *col = wm->column.parts[wm->column.n_parts - 1].name;
+    if (e->kind == WEIR_SQL_EXPR_COLUMN && name_is(&e->u.column, col)) {
+        *delay = 0;
+        return 0;
+    }
+    if (e->kind == WEIR_SQL_EXPR_BINARY && e->u.binary.op == WEIR_SQL_OP_SUB &&
+        e->u.binary.left->kind == WEIR_SQL_EXPR_COLUMN && name_is(&e->u.binary.left->u.column, col)) {
+        int rc = plan_const_interval_ms(pc, e->u.binary.right, delay);
+        if (rc)
+            return rc;
+        if (*delay < 0)
+            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "a watermark delay must not be negative");
+        return 0;
+    }
+    return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                      "unsupported watermark expression: weir supports `WATERMARK FOR %s AS %s` (ascending) and "
+                      "`WATERMARK FOR %s AS %s - INTERVAL '...' unit` (bounded out-of-orderness)",
+                      col, col, col, col);
+}
+
+int plan_create_table(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_loc loc)
+{
+    const char *name = ct->name.parts[ct->name.n_parts - 1].name;
+    if (plan_find_table(pc, &ct->name) || plan_find_view(pc, &ct->name)) {
+        if (ct->if_not_exists)
+            return 0;
+        return plan_error(pc, ct->name.loc, WEIR_EEXIST, "table or view '%s' already exists", name);
+    }
+    if (ct->like || ct->as_query)
+        return plan_error(pc, loc, WEIR_EUNSUPPORTED, "CREATE TABLE ... %s is not supported yet",
+                          ct->like ? "LIKE" : "AS SELECT");
+    cat_table *nt = weir_realloc(pc->tables, (pc->n_tables + 1) * sizeof *nt);
+    if (!nt)
+        return WEIR_ENOMEM;
+    pc->tables = nt;
+    cat_table *t = &pc->tables[pc->n_tables];
+    memset(t, 0, sizeof *t);
+    t->rowtime = -1;
+    t->ddl = ct;
+    t->name = plan_strdup(pc, name);
+    t->physical = plan_new_schema(pc);
+    t->full = plan_new_schema(pc);
+    if (!t->name || !t->physical || !t->full)
+        return WEIR_ENOMEM;
+    /* physical columns first, in order; computed columns after them in `full` */
+    for (uint32_t i = 0; i < ct->n_columns; i++) {
+        const weir_sql_column *c = &ct->columns[i];
+        if (c->kind == WEIR_SQL_COLUMN_METADATA)
+            return plan_error(pc, c->loc, WEIR_EUNSUPPORTED, "METADATA columns are not supported yet");
+        if (c->kind != WEIR_SQL_COLUMN_PHYSICAL)
+            continue;
+        if (weir_schema_find(t->full, c->name.name) >= 0)
+            return plan_error(pc, c->name.loc, WEIR_EEXIST, "duplicate column '%s'", c->name.name);
+        weir_type ty;
+        int rc = plan_type_from_sql(pc, c->type, &ty);
+        if (rc)
+            return rc;
+        if (weir_schema_add(t->physical, c->name.name, ty) < 0 || weir_schema_add(t->full, c->name.name, ty) < 0)
+            return WEIR_ENOMEM;
+    }
+    rel phys = {.schema = t->physical, .rowtime = -1, .n_physical = t->physical->n_fields};
+    phys.quals = plan_alloc(pc, (t->physical->n_fields + 1) * sizeof(char *));
+    if (!phys.quals)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < ct->n_columns; i++) {
+        const weir_sql_column *c = &ct->columns[i];
+        if (c->kind != WEIR_SQL_COLUMN_COMPUTED)
+            continue;
+        if (weir_schema_find(t->full, c->name.name) >= 0)
+            return plan_error(pc, c->name.loc, WEIR_EEXIST, "duplicate column '%s'", c->name.name);
+        weir_expr *e;
+        int rc = plan_bind_expr(pc, &phys, NULL, c->expr, &e);
+        if (rc)
+            return rc;
+        if (weir_schema_add(t->full, c->name.name, weir_expr_type(e)) < 0)
+            return WEIR_ENOMEM;
+    }
+    if (ct->watermark) {
+        const weir_sql_watermark *wm = ct->watermark;
+        const char *col = wm->column.parts[wm->column.n_parts - 1].name;
+        int idx = weir_schema_find(t->full, col);
+        if (idx < 0)
+            return plan_error(pc, wm->column.loc, WEIR_ENOTFOUND, "watermark column '%s' is not a column of '%s'",
+                              col, name);
+        if (!weir_type_is_time(t->full->fields[idx].type.id))
+            return plan_error(pc, wm->column.loc, WEIR_EINVAL,
+                              "watermark column '%s' must be TIMESTAMP(3) or TIMESTAMP_LTZ(3), not %s", col,
+                              weir_type_name(t->full->fields[idx].type.id));
+        int rc = watermark_delay(pc, wm, &t->watermark_delay_ms);
+        if (rc)
+            return rc;
+        t->rowtime = idx;
+        t->full->rowtime = idx;
+    }
+    t->n_opts = ct->n_options;
+    t->opts = plan_alloc(pc, (ct->n_options + 1) * sizeof *t->opts);
+    if (!t->opts)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < ct->n_options; i++)
+        t->opts[i] = (weir_option){ct->options[i].key, ct->options[i].value};
+    pc->n_tables++;
+    return 0;
+}
+
+int plan_create_view(plan_ctx *pc, const weir_sql_create_view *cv, weir_sql_loc loc)
+{
+    (void)loc;
+    const char *name = cv->name.parts[cv->name.n_parts - 1].name;
+    if (plan_find_table(pc, &cv->name) || plan_find_view(pc, &cv->name)) {
+        if (cv->if_not_exists)
+            return 0;
+        return plan_error(pc, cv->name.loc, WEIR_EEXIST, "table or view '%s' already exists", name);
+    }
+    cat_view *nv = weir_realloc(pc->views, (pc->n_views + 1) * sizeof *nv);
+    if (!nv)
+        return WEIR_ENOMEM;
+    pc->views = nv;
+    pc->views[pc->n_views] = (cat_view){plan_strdup(pc, name), cv->query, cv->columns, cv->n_columns};
+    if (!pc->views[pc->n_views].name)
+        return WEIR_ENOMEM;
+    pc->n_views++;
+    return 0;
+}

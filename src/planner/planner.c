@@ -1,0 +1,476 @@
+/*
+ * planner/planner.c - a SQL script to one job: configuration, statements,
+ * INSERT INTO (sinks, changelog checks, implicit casts), bare SELECT
+ * (printed), EXPLAIN, and the job configuration keys weir shares with Flink.
+ *
+ * Statements run in two passes: SET and RESET first (then the command
+ * line's -D settings, which win), then DDL and INSERTs in script order. So a
+ * SET anywhere in the script applies to the whole job; Flink's SQL client
+ * applies a SET to the statements after it - docs/sql.md notes the
+ * difference.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "planner/planner.h"
+
+struct weir_sql_job {
+    plan_ctx pc;
+    weir_sql_script *script;
+    weir_error err;
+    char *explain_output;
+};
+
+/* ------------------------------------------------------------ bookkeeping */
+
+int plan_error(plan_ctx *pc, weir_sql_loc loc, int code, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return weir__sql_error_at(pc->err, pc->script, loc, code, "%s", msg);
+}
+
+weir_schema *plan_new_schema(plan_ctx *pc)
+{
+    weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
+    if (!ns)
+        return NULL;
+    pc->schemas = ns;
+    weir_schema *s = weir_schema_create();
+    if (s)
+        pc->schemas[pc->n_schemas++] = s;
+    return s;
+}
+
+void *plan_alloc(plan_ctx *pc, size_t n)
+{
+    void **na = weir_realloc(pc->allocs, (pc->n_allocs + 1) * sizeof *na);
+    if (!na)
+        return NULL;
+    pc->allocs = na;
+    void *p = weir_calloc(1, n ? n : 1);
+    if (p)
+        pc->allocs[pc->n_allocs++] = p;
+    return p;
+}
+
+char *plan_strdup(plan_ctx *pc, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = plan_alloc(pc, n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+/* ---------------------------------------------------------- configuration */
+
+const char *plan_config(const plan_ctx *pc, const char *key)
+{
+    for (size_t i = pc->n_cfg; i-- > 0;)
+        if (!strcasecmp(pc->cfg_keys[i], key))
+            return pc->cfg_vals[i];
+    return NULL;
+}
+
+int plan_config_set(plan_ctx *pc, const char *key, const char *value)
+{
+    for (size_t i = 0; i < pc->n_cfg; i++) {
+        if (!strcasecmp(pc->cfg_keys[i], key)) {
+            char *v = weir_strdup(value);
+            if (!v)
+                return WEIR_ENOMEM;
+            weir_free(pc->cfg_vals[i]);
+            pc->cfg_vals[i] = v;
+            return 0;
+        }
+    }
+    char **k = weir_realloc(pc->cfg_keys, (pc->n_cfg + 1) * sizeof *k);
+    if (!k)
+        return WEIR_ENOMEM;
+    pc->cfg_keys = k;
+    char **v = weir_realloc(pc->cfg_vals, (pc->n_cfg + 1) * sizeof *v);
+    if (!v)
+        return WEIR_ENOMEM;
+    pc->cfg_vals = v;
+    pc->cfg_keys[pc->n_cfg] = weir_strdup(key);
+    pc->cfg_vals[pc->n_cfg] = weir_strdup(value);
+    if (!pc->cfg_keys[pc->n_cfg] || !pc->cfg_vals[pc->n_cfg]) {
+        weir_free(pc->cfg_keys[pc->n_cfg]);
+        weir_free(pc->cfg_vals[pc->n_cfg]);
+        return WEIR_ENOMEM;
+    }
+    pc->n_cfg++;
+    return 0;
+}
+
+static int cfg_u32(plan_ctx *pc, const char *key, uint32_t *out, weir_error *err)
+{
+    const char *v = plan_config(pc, key);
+    if (!v)
+        return 0;
+    char *end;
+    unsigned long x = strtoul(v, &end, 10);
+    if (!*v || *end || x == 0 || x > 1u << 20)
+        return weir_error_set(err, WEIR_EINVAL, "%s: expected a positive integer, got '%s'", key, v);
+    *out = (uint32_t)x;
+    return 0;
+}
+
+static int cfg_duration(plan_ctx *pc, const char *key, int64_t *out, weir_error *err)
+{
+    const char *v = plan_config(pc, key);
+    if (!v)
+        return 0;
+    if (weir_option_parse_duration(v, out))
+        return weir_error_set(err, WEIR_EINVAL, "%s: expected a duration such as '10 s', got '%s'", key, v);
+    return 0;
+}
+
+int plan_job_config(plan_ctx *pc, weir_job_config *cfg, weir_error *err)
+{
+    weir_job_config_init(cfg);
+    if (pc->cenv.clock.now_ms)
+        cfg->clock = pc->cenv.clock;
+    int rc;
+    if ((rc = cfg_u32(pc, "parallelism.default", &cfg->parallelism, err)) ||
+        (rc = cfg_u32(pc, "pipeline.max-parallelism", &cfg->max_parallelism, err)) ||
+        (rc = cfg_u32(pc, "weir.batch-size", &cfg->batch_size, err)) ||
+        (rc = cfg_u32(pc, "weir.channel-capacity", &cfg->channel_capacity, err)) ||
+        (rc = cfg_duration(pc, "table.exec.source.idle-timeout", &cfg->idle_timeout_ms, err)) ||
+        (rc = cfg_duration(pc, "execution.checkpointing.interval", &cfg->checkpoint_interval_ms, err)))
+        return rc;
+    const char *v;
+    if ((v = plan_config(pc, "state.backend.type")) || (v = plan_config(pc, "state.backend"))) {
+        if (strcasecmp(v, "hashmap") == 0 || strcasecmp(v, "memory") == 0)
+            cfg->state_backend = "memory";
+        else if (strcasecmp(v, "rocksdb") == 0)
+            cfg->state_backend = "rocksdb";
+        else
+            return weir_error_set(err, WEIR_EINVAL, "state.backend.type: expected 'hashmap' or 'rocksdb', got '%s'", v);
+    }
+    if ((v = plan_config(pc, "state.checkpoints.dir")))
+        cfg->checkpoint_dir = v;
+    if ((v = plan_config(pc, "weir.state.dir")))
+        cfg->state_dir = v;
+    return 0;
+}
+
+int plan_ensure_job(plan_ctx *pc)
+{
+    if (pc->job)
+        return 0;
+    weir_error e = {0};
+    int rc = plan_job_config(pc, &pc->jcfg, &e);
+    if (rc)
+        return weir_error_set(pc->err, rc, "%s: error: %s", weir_sql_script_file(pc->script), e.message);
+    rc = weir_job_create(&pc->jcfg, &pc->job);
+    if (rc)
+        return weir_error_set(pc->err, rc, "cannot create the job: %s", weir_strerror(rc));
+    return 0;
+}
+
+/* ------------------------------------------------------------------ sinks */
+
+int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
+{
+    const weir_schema *ts = t->physical;
+    int rc;
+    if (r->n_physical != ts->n_fields)
+        return plan_error(pc, loc, WEIR_EPLAN, "the query produces %u columns but table '%s' has %u", r->n_physical,
+                          t->name, ts->n_fields);
+    if (t->full->n_fields != ts->n_fields)
+        return plan_error(pc, loc, WEIR_EUNSUPPORTED, "cannot write into table '%s': it has computed columns", t->name);
+    /* Cast or rename to the table's columns when they differ. */
+    bool same = true;
+    for (uint32_t i = 0; i < ts->n_fields; i++) {
+        const weir_type *a = &r->schema->fields[i].type, *b = &ts->fields[i].type;
+        same &= a->id == b->id && a->precision == b->precision && a->scale == b->scale &&
+                !strcmp(r->schema->fields[i].name, ts->fields[i].name);
+    }
+    rel w = *r;
+    if (!same) {
+        weir_expr **exprs = plan_alloc(pc, (ts->n_fields + 1) * sizeof *exprs);
+        const char **names = plan_alloc(pc, (ts->n_fields + 1) * sizeof *names);
+        if (!exprs || !names)
+            return WEIR_ENOMEM;
+        for (uint32_t i = 0; i < ts->n_fields; i++) {
+            weir_error err = {0};
+            weir_type have = r->schema->fields[i].type, want = ts->fields[i].type;
+            if ((rc = weir_expr_column(pc->arena, i, have, &exprs[i], &err)))
+                return rc;
+            if (have.id != want.id || have.precision != want.precision || have.scale != want.scale) {
+                weir_type cast_to = want;
+                cast_to.nullable = true;
+                if ((rc = weir_expr_cast(pc->arena, exprs[i], cast_to, false, &exprs[i], &err))) {
+                    char a[64], b[64];
+                    return plan_error(pc, loc, WEIR_EPLAN,
+                                      "column %u ('%s') of the query has type %s, which cannot be written to column '%s' "
+                                      "%s of table '%s'",
+                                      i + 1, r->schema->fields[i].name, weir_type_format(have, a, sizeof a),
+                                      ts->fields[i].name, weir_type_format(want, b, sizeof b), t->name);
+                }
+            }
+            names[i] = ts->fields[i].name;
+        }
+        if ((rc = plan_calc(pc, r, NULL, exprs, names, ts->n_fields, &w, "Calc")))
+            return rc;
+        w.updating = r->updating;
+    }
+    weir_operator_spec spec;
+    weir_error err = {0};
+    int bad = -1;
+    pc->cenv.bad_option_index = &bad;
+    rc = weir_connector_sink_spec(NULL, t->opts, t->n_opts, w.schema, &pc->cenv, &spec, &err);
+    pc->cenv.bad_option_index = NULL;
+    if (rc) {
+        weir_sql_loc at = bad >= 0 && (uint32_t)bad < t->ddl->n_options ? t->ddl->options[bad].loc : t->ddl->name.loc;
+        return plan_error(pc, at, rc, "table '%s': %s", t->name, err.message);
+    }
+    const char *why = NULL;
+    if (w.updating && !weir_sink_spec_accepts_changelog(&spec, &why)) {
+        weir_operator_spec_release(&spec);
+        return plan_error(pc, loc, WEIR_EPLAN,
+                          "table '%s' cannot take the result of this query: the query produces an updating result "
+                          "(a changelog of +I/-U/+U/-D rows), and %s",
+                          t->name, why ? why : "the sink is append-only");
+    }
+    uint32_t par = 0;
+    for (size_t i = 0; i < t->n_opts; i++)
+        if (!strcasecmp(t->opts[i].key, "sink.parallelism"))
+            par = (uint32_t)strtoul(t->opts[i].value, NULL, 10);
+    if ((rc = weir_job_sink(pc->job, w.s, &spec, par))) {
+        weir_operator_spec_release(&spec);
+        return plan_error(pc, loc, rc, "cannot add sink '%s': %s", t->name, weir_job_error(pc->job));
+    }
+    weir_buf_printf(&pc->explain, "  Sink: %s%s\n", t->name, w.updating ? " (changelog)" : "");
+    pc->n_sinks++;
+    return 0;
+}
+
+static int plan_insert(plan_ctx *pc, const weir_sql_stmt *st)
+{
+    const weir_sql_insert *ins = &st->u.insert;
+    cat_table *t = plan_find_table(pc, &ins->table);
+    const char *name = ins->table.parts[ins->table.n_parts - 1].name;
+    if (!t) {
+        if (plan_find_view(pc, &ins->table))
+            return plan_error(pc, ins->table.loc, WEIR_EPLAN, "cannot INSERT INTO view '%s'", name);
+        const char *s = plan_suggest_table(pc, name);
+        if (s)
+            return plan_error(pc, ins->table.loc, WEIR_ENOTFOUND, "unknown table '%s'; did you mean '%s'?", name, s);
+        return plan_error(pc, ins->table.loc, WEIR_ENOTFOUND, "unknown table '%s'", name);
+    }
+    if (ins->overwrite)
+        return plan_error(pc, st->loc, WEIR_EUNSUPPORTED, "INSERT OVERWRITE is not supported on a stream");
+    if (ins->n_columns || ins->n_partition)
+        return plan_error(pc, st->loc, WEIR_EUNSUPPORTED, "INSERT with a column list or PARTITION is not supported yet");
+    int rc = plan_ensure_job(pc);
+    if (rc)
+        return rc;
+    weir_buf_printf(&pc->explain, "INSERT INTO %s:\n", name);
+    rel r;
+    if ((rc = plan_query(pc, ins->query, &r)))
+        return rc;
+    return plan_sink_table(pc, t, &r, ins->table.loc);
+}
+
+/* A bare SELECT prints its rows, like a print sink. */
+static int plan_bare_query(plan_ctx *pc, const weir_sql_stmt *st)
+{
+    int rc = plan_ensure_job(pc);
+    if (rc)
+        return rc;
+    weir_buf_printf(&pc->explain, "SELECT (printed):\n");
+    rel r;
+    if ((rc = plan_query(pc, st->u.query.query, &r)))
+        return rc;
+    weir_print_sink_config pcfg;
+    weir_print_sink_config_init(&pcfg);
+    pcfg.out = pc->cenv.print_out ? pc->cenv.print_out : stdout;
+    weir_operator_spec spec;
+    weir_error err = {0};
+    if ((rc = weir_print_sink_spec(&pcfg, &spec, &err)))
+        return plan_error(pc, st->loc, rc, "%s", err.message);
+    if ((rc = weir_job_sink(pc->job, r.s, &spec, 0))) {
+        weir_operator_spec_release(&spec);
+        return plan_error(pc, st->loc, rc, "cannot add the print sink: %s", weir_job_error(pc->job));
+    }
+    weir_buf_printf(&pc->explain, "  Sink: print%s\n", r.updating ? " (changelog)" : "");
+    pc->n_sinks++;
+    return 0;
+}
+
+static int run_stmt(plan_ctx *pc, const weir_sql_stmt *st);
+
+static int plan_explain(plan_ctx *pc, const weir_sql_stmt *st)
+{
+    const weir_sql_stmt *inner = st->u.explain.stmt;
+    /* Plan into a scratch job so EXPLAIN adds nothing to the real one. */
+    weir_job *real = pc->job;
+    weir_buf saved = pc->explain;
+    int saved_sinks = pc->n_sinks;
+    weir_buf_init(&pc->explain);
+    pc->job = NULL;
+    int rc = run_stmt(pc, inner);
+    if (!rc) {
+        weir_buf_printf(&pc->explain_out, "== Logical plan ==\n%.*s== Job graph ==\n", (int)pc->explain.len,
+                        pc->explain.data ? (char *)pc->explain.data : "");
+        if (pc->job)
+            weir_job_explain(pc->job, &pc->explain_out);
+    }
+    weir_job_destroy(pc->job);
+    weir_buf_fini(&pc->explain);
+    pc->explain = saved;
+    pc->job = real;
+    pc->n_sinks = saved_sinks;
+    return rc;
+}
+
+static int run_stmt(plan_ctx *pc, const weir_sql_stmt *st)
+{
+    switch (st->kind) {
+    case WEIR_SQL_STMT_CREATE_TABLE: return plan_create_table(pc, &st->u.create_table, st->loc);
+    case WEIR_SQL_STMT_CREATE_VIEW: return plan_create_view(pc, &st->u.create_view, st->loc);
+    case WEIR_SQL_STMT_INSERT: return plan_insert(pc, st);
+    case WEIR_SQL_STMT_STATEMENT_SET:
+        for (uint32_t i = 0; i < st->u.statement_set.n_inserts; i++) {
+            int rc = plan_insert(pc, st->u.statement_set.inserts[i]);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    case WEIR_SQL_STMT_QUERY: return plan_bare_query(pc, st);
+    case WEIR_SQL_STMT_EXPLAIN: return plan_explain(pc, st);
+    case WEIR_SQL_STMT_SET:
+    case WEIR_SQL_STMT_RESET: return 0; /* first pass */
+    default:
+        return plan_error(pc, st->loc, WEIR_EUNSUPPORTED, "%s statements are not supported by weir run",
+                          weir_sql_stmt_kind_name(st->kind));
+    }
+}
+
+static int apply_set(plan_ctx *pc, const weir_sql_stmt *st)
+{
+    if (st->kind == WEIR_SQL_STMT_SET) {
+        if (!st->u.set.key)
+            return 0;
+        return plan_config_set(pc, st->u.set.key, st->u.set.value);
+    }
+    if (st->kind == WEIR_SQL_STMT_RESET) {
+        for (size_t i = 0; i < pc->n_cfg; i++) {
+            if (!st->u.reset.key || !strcasecmp(pc->cfg_keys[i], st->u.reset.key)) {
+                weir_free(pc->cfg_keys[i]);
+                weir_free(pc->cfg_vals[i]);
+                pc->cfg_keys[i] = pc->cfg_keys[pc->n_cfg - 1];
+                pc->cfg_vals[i] = pc->cfg_vals[pc->n_cfg - 1];
+                pc->n_cfg--;
+                i--;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------- public API */
+
+int weir_sql_job_create(const char *file, const char *text, size_t len, const weir_sql_job_options *opt,
+                        weir_sql_job **out, weir_error *err)
+{
+    *out = NULL;
+    weir_sql_job *j = weir_calloc(1, sizeof *j);
+    if (!j)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    plan_ctx *pc = &j->pc;
+    pc->err = &j->err;
+    weir_buf_init(&pc->explain);
+    weir_buf_init(&pc->explain_out);
+    if (opt) {
+        pc->cenv.clock = opt->clock;
+        pc->cenv.print_out = opt->print_out;
+    }
+    int rc = weir_sql_parse(file, text, len, &j->script, &j->err, NULL);
+    if (rc)
+        goto fail;
+    pc->script = j->script;
+    pc->arena = weir_expr_arena_create();
+    if (!pc->arena) {
+        rc = weir_error_set(&j->err, WEIR_ENOMEM, "out of memory");
+        goto fail;
+    }
+    size_t n = weir_sql_script_count(j->script);
+    for (size_t i = 0; i < n; i++)
+        if ((rc = apply_set(pc, weir_sql_script_stmt(j->script, i))))
+            goto fail;
+    for (size_t i = 0; opt && i < opt->n_set; i++)
+        if ((rc = plan_config_set(pc, opt->set_keys[i], opt->set_values[i])))
+            goto fail;
+    for (size_t i = 0; i < n; i++)
+        if ((rc = run_stmt(pc, weir_sql_script_stmt(j->script, i))))
+            goto fail;
+    *out = j;
+    return 0;
+fail:
+    if (err)
+        *err = j->err;
+    if (err && !err->message[0])
+        weir_error_set(err, rc, "%s", weir_strerror(rc));
+    weir_sql_job_destroy(j);
+    return rc;
+}
+
+void weir_sql_job_destroy(weir_sql_job *j)
+{
+    if (!j)
+        return;
+    plan_ctx *pc = &j->pc;
+    weir_job_destroy(pc->job);
+    for (size_t i = 0; i < pc->n_schemas; i++)
+        weir_schema_destroy(pc->schemas[i]);
+    weir_free(pc->schemas);
+    for (size_t i = 0; i < pc->n_allocs; i++)
+        weir_free(pc->allocs[i]);
+    weir_free(pc->allocs);
+    for (size_t i = 0; i < pc->n_cfg; i++) {
+        weir_free(pc->cfg_keys[i]);
+        weir_free(pc->cfg_vals[i]);
+    }
+    weir_free(pc->cfg_keys);
+    weir_free(pc->cfg_vals);
+    weir_free(pc->tables);
+    weir_free(pc->views);
+    weir_expr_arena_destroy(pc->arena);
+    weir_buf_fini(&pc->explain);
+    weir_buf_fini(&pc->explain_out);
+    weir_free(j->explain_output);
+    weir_sql_script_destroy(j->script);
+    weir_free(j);
+}
+
+weir_job *weir_sql_job_graph(weir_sql_job *j) { return j->pc.n_sinks ? j->pc.job : NULL; }
+
+int weir_sql_job_explain(weir_sql_job *j, weir_buf *out)
+{
+    int rc = weir_buf_printf(out, "== Logical plan ==\n%.*s== Job graph ==\n", (int)j->pc.explain.len,
+                             j->pc.explain.data ? (char *)j->pc.explain.data : "");
+    if (!rc && j->pc.job)
+        rc = weir_job_explain(j->pc.job, out);
+    return rc;
+}
+
+const char *weir_sql_job_explain_output(const weir_sql_job *j)
+{
+    weir_sql_job *m = (weir_sql_job *)j;
+    if (!m->explain_output)
+        m->explain_output = weir_strndup(j->pc.explain_out.data ? (char *)j->pc.explain_out.data : "",
+                                         j->pc.explain_out.len);
+    return m->explain_output ? m->explain_output : "";
+}
+
+const char *weir_sql_job_config(const weir_sql_job *j, const char *key) { return plan_config(&j->pc, key); }

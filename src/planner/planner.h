@@ -1,0 +1,142 @@
+/*
+ * planner/planner.h - the SQL planner's internal structures.
+ *
+ * Planning walks the syntax tree (sql/ast.h) of each INSERT or query and
+ * adds operators to one weir_job as it goes. A `rel` is the result of
+ * planning a query fragment: the stream that carries it, its schema, the
+ * qualifier (table alias) of each column for name resolution, which column
+ * is the event-time attribute, and whether it is a changelog.
+ *
+ * Ownership: schemas, expressions and strings made while planning belong
+ * to the weir_sql_job (lists freed in weir_sql_job_destroy, after the job).
+ */
+#ifndef WEIR_PLANNER_INTERNAL_H
+#define WEIR_PLANNER_INTERNAL_H
+
+#include "sql/ast.h"
+#include "weir/agg.h"
+#include "weir/connector.h"
+#include "weir/expr.h"
+#include "weir/planner.h"
+#include "weir/window.h"
+
+typedef struct plan_ctx plan_ctx;
+
+/* A table created with CREATE TABLE. */
+typedef struct cat_table {
+    char *name;
+    const weir_sql_create_table *ddl; /* in the script's arena */
+    weir_schema *physical;            /* physical columns only */
+    weir_schema *full;                /* physical + computed columns, rowtime set */
+    int rowtime;                      /* index in full, or -1 */
+    int64_t watermark_delay_ms;       /* when rowtime >= 0 */
+    weir_option *opts;                /* WITH options */
+    size_t n_opts;
+} cat_table;
+
+/* A view, or a WITH query while its query is planned. */
+typedef struct cat_view {
+    char *name;
+    const weir_sql_query *query;
+    const weir_sql_ident *columns; /* column aliases, or NULL */
+    uint32_t n_columns;
+} cat_view;
+
+/* Pending window table function: the columns window_start/end/time are virtual until aggregated. */
+typedef struct rel_window {
+    bool present;
+    weir_window_assigner assigner;
+    uint32_t ws_col, we_col, wt_col; /* indices of the virtual columns in the rel schema */
+    weir_sql_loc loc;
+} rel_window;
+
+typedef struct rel {
+    weir_stream s;
+    weir_schema *schema;  /* owned by the plan context */
+    char **quals;         /* per column: qualifier or NULL (owned by the plan context) */
+    int rowtime;          /* time attribute column, or -1 */
+    bool updating;        /* a changelog (+I/-U/+U/-D) rather than append-only */
+    uint32_t n_physical;  /* columns really carried by the stream (< schema->n_fields with a pending window) */
+    rel_window win;
+    weir_sql_loc loc;
+} rel;
+
+struct plan_ctx {
+    const weir_sql_script *script;
+    weir_error *err;
+    weir_job *job;
+    weir_job_config jcfg;
+    weir_expr_arena *arena;
+    weir_connector_env cenv;
+    /* configuration: keys and values (SET, then -D) */
+    char **cfg_keys, **cfg_vals;
+    size_t n_cfg;
+    cat_table *tables;
+    size_t n_tables;
+    cat_view *views;
+    size_t n_views;
+    /* things to free with the job */
+    weir_schema **schemas;
+    size_t n_schemas;
+    void **allocs;
+    size_t n_allocs;
+    weir_buf explain;     /* logical plan lines */
+    weir_buf explain_out; /* output of EXPLAIN statements */
+    int view_depth;
+    bool job_started;     /* the weir_job exists (created at the first INSERT) */
+    int n_sinks;
+};
+
+/* config */
+const char *plan_config(const plan_ctx *pc, const char *key);
+int plan_config_set(plan_ctx *pc, const char *key, const char *value);
+int plan_job_config(plan_ctx *pc, weir_job_config *cfg, weir_error *err);
+int plan_ensure_job(plan_ctx *pc);
+
+/* bookkeeping */
+weir_schema *plan_new_schema(plan_ctx *pc);
+void *plan_alloc(plan_ctx *pc, size_t n);
+char *plan_strdup(plan_ctx *pc, const char *s);
+int plan_error(plan_ctx *pc, weir_sql_loc loc, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* catalog.c */
+int plan_create_table(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_loc loc);
+int plan_create_view(plan_ctx *pc, const weir_sql_create_view *cv, weir_sql_loc loc);
+cat_table *plan_find_table(plan_ctx *pc, const weir_sql_name *n);
+cat_view *plan_find_view(plan_ctx *pc, const weir_sql_name *n);
+int plan_type_from_sql(plan_ctx *pc, const weir_sql_type *t, weir_type *out);
+/* Closest table or view name for "did you mean". */
+const char *plan_suggest_table(plan_ctx *pc, const char *name);
+
+/* bind.c: expressions over a rel */
+typedef struct agg_scope agg_scope;
+int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_expr *e, weir_expr **out);
+/* A constant expression (no columns); evaluates to a value. */
+int plan_const_interval_ms(plan_ctx *pc, const weir_sql_expr *e, int64_t *ms);
+/* Column index in r for a (qualified) name, or a negative code with the error set. */
+int plan_resolve_column(plan_ctx *pc, const rel *r, const weir_sql_name *n, uint32_t *idx);
+/* The output name of a select item (alias, column name, or EXPR$i). */
+void plan_item_name(const weir_sql_select_item *it, uint32_t i, char *buf, size_t cap);
+
+/* query.c */
+int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out);
+/* Adds a calc (filter then projection) over r; exprs bound over r. */
+int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, const char *const *names,
+              uint32_t n, rel *out, const char *label);
+
+/* planner.c: adds a sink writing r into table t (casting to its columns). */
+int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc);
+
+/* ops in this folder */
+int weir__calc_spec(weir_expr *filter, weir_expr *const *exprs, uint32_t n, const weir_schema *out_schema,
+                    weir_clock clock, weir_operator_spec *out);
+/*
+ * Wraps a source so that it produces `full` from the rows of `inner`:
+ * exprs[i] (bound over inner's schema) computes column i of full. Computed
+ * columns are evaluated inside the source task, before event time is read,
+ * so a computed rowtime works with per-split watermarks.
+ */
+int weir__computed_source_spec(const weir_source_spec *inner, const weir_schema *full, weir_expr *const *exprs,
+                               weir_source_spec *out);
+
+#endif

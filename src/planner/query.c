@@ -1,0 +1,1067 @@
+/*
+ * planner/query.c - planning queries: FROM (tables, views, subqueries,
+ * window table functions), WHERE, SELECT, GROUP BY (window aggregation and
+ * updating group aggregation), HAVING, DISTINCT and UNION ALL.
+ *
+ * Map:
+ *   rel helpers .............. rel_from_schema, plan_calc
+ *   FROM ..................... plan_table, plan_window_tvf, plan_from
+ *   aggregation .............. collect_aggs, plan_aggregate
+ *   SELECT / set operations .. plan_select, plan_query
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ops/ops.h"
+#include "planner/query_internal.h"
+
+/* ------------------------------------------------------------------ rels */
+
+static int rel_quals(plan_ctx *pc, rel *r, const char *qual)
+{
+    r->quals = plan_alloc(pc, (r->schema->n_fields + 1) * sizeof(char *));
+    if (!r->quals)
+        return WEIR_ENOMEM;
+    char *q = qual ? plan_strdup(pc, qual) : NULL;
+    for (uint32_t i = 0; i < r->schema->n_fields; i++)
+        r->quals[i] = q;
+    return 0;
+}
+
+static void explain_line(plan_ctx *pc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void explain_line(plan_ctx *pc, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    weir_buf_printf(&pc->explain, "  %s\n", buf);
+}
+
+int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, const char *const *names,
+              uint32_t n, rel *out, const char *label)
+{
+    weir_schema *s = NULL;
+    rel o = *r;
+    if (exprs) {
+        s = plan_new_schema(pc);
+        if (!s)
+            return WEIR_ENOMEM;
+        o.rowtime = -1;
+        for (uint32_t i = 0; i < n; i++) {
+            weir_type t = weir_expr_type(exprs[i]);
+            if (t.id == WEIR_TYPE_NULL)
+                t = weir_type_make(WEIR_TYPE_STRING, true);
+            if (weir_schema_add(s, names[i], t) < 0)
+                return WEIR_ENOMEM;
+            int32_t c = weir_expr_column_index(exprs[i]);
+            if (c >= 0 && c == r->rowtime && o.rowtime < 0) {
+                o.rowtime = (int)i;
+                s->rowtime = (int32_t)i;
+            }
+        }
+        o.schema = s;
+        o.n_physical = n;
+        o.win.present = false;
+        if (rel_quals(pc, &o, NULL))
+            return WEIR_ENOMEM;
+    }
+    weir_operator_spec spec;
+    int rc = weir__calc_spec(filter, exprs, n, exprs ? s : r->schema, pc->cenv.clock, &spec);
+    if (rc)
+        return rc;
+    rc = weir_job_operator(pc->job, &r->s, 1, &spec, exprs ? s : r->schema, 0, &o.s);
+    if (rc) {
+        if (spec.free_arg)
+            spec.free_arg(spec.arg);
+        return plan_error(pc, r->loc, rc, "cannot add operator %s: %s", label, weir_job_error(pc->job));
+    }
+    char buf[512];
+    weir_buf fb;
+    weir_buf_init(&fb);
+    if (filter) {
+        weir_expr_format(filter, buf, sizeof buf);
+        weir_buf_printf(&fb, " where %s", buf);
+    }
+    if (exprs) {
+        weir_buf_printf(&fb, " select ");
+        for (uint32_t i = 0; i < n; i++) {
+            weir_expr_format(exprs[i], buf, sizeof buf);
+            weir_buf_printf(&fb, "%s%s AS %s", i ? ", " : "", buf, names[i]);
+        }
+    }
+    weir_buf_put_u8(&fb, 0);
+    explain_line(pc, "%s[%d]:%s", label, o.s.node, (char *)fb.data);
+    weir_buf_fini(&fb);
+    *out = o;
+    return 0;
+}
+
+/* ----------------------------------------------------------------- FROM */
+
+static int set_alias(plan_ctx *pc, rel *r, const weir_sql_table_ref *ref, const char *dflt)
+{
+    const char *q = ref && ref->alias ? ref->alias->name : dflt;
+    if (rel_quals(pc, r, q))
+        return WEIR_ENOMEM;
+    if (ref && ref->n_column_aliases) {
+        if (ref->n_column_aliases != r->n_physical)
+            return plan_error(pc, ref->loc, WEIR_EINVAL, "%u column aliases given for %u columns",
+                              ref->n_column_aliases, r->n_physical);
+        weir_schema *s = weir_schema_copy(r->schema);
+        if (!s)
+            return WEIR_ENOMEM;
+        for (uint32_t i = 0; i < ref->n_column_aliases; i++) {
+            weir_free(s->fields[i].name);
+            s->fields[i].name = weir_strdup(ref->column_aliases[i].name);
+        }
+        weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
+        if (!ns) {
+            weir_schema_destroy(s);
+            return WEIR_ENOMEM;
+        }
+        pc->schemas = ns;
+        pc->schemas[pc->n_schemas++] = s;
+        r->schema = s;
+    }
+    return 0;
+}
+
+static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
+{
+    int rc = plan_ensure_job(pc);
+    if (rc)
+        return rc;
+    weir_source_spec spec;
+    weir_error err = {0};
+    int bad = -1;
+    pc->cenv.bad_option_index = &bad;
+    rc = weir_connector_source_spec(NULL, t->opts, t->n_opts, t->physical, &pc->cenv, &spec, &err);
+    pc->cenv.bad_option_index = NULL;
+    if (rc) {
+        weir_sql_loc at = bad >= 0 && (uint32_t)bad < t->ddl->n_options ? t->ddl->options[bad].loc : t->ddl->name.loc;
+        return plan_error(pc, at, rc, "table '%s': %s", t->name, err.message);
+    }
+    uint32_t np = t->physical->n_fields;
+    if (t->full->n_fields > np) {
+        weir_expr **exprs = plan_alloc(pc, t->full->n_fields * sizeof *exprs);
+        if (!exprs)
+            return WEIR_ENOMEM;
+        for (uint32_t i = 0; i < np; i++)
+            if ((rc = weir_expr_column(pc->arena, i, t->physical->fields[i].type, &exprs[i], &err)))
+                return rc;
+        rel phys = {.schema = t->physical, .rowtime = -1, .n_physical = np};
+        if (rel_quals(pc, &phys, NULL))
+            return WEIR_ENOMEM;
+        uint32_t k = np;
+        for (uint32_t i = 0; i < t->ddl->n_columns; i++) {
+            const weir_sql_column *c = &t->ddl->columns[i];
+            if (c->kind == WEIR_SQL_COLUMN_COMPUTED && (rc = plan_bind_expr(pc, &phys, NULL, c->expr, &exprs[k++])))
+                return rc;
+        }
+        weir_source_spec wrapped;
+        if ((rc = weir__computed_source_spec(&spec, t->full, exprs, &wrapped))) {
+            weir_source_spec_release(&spec);
+            return rc;
+        }
+        spec = wrapped;
+    } else {
+        spec.schema = t->full;
+    }
+    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_NONE};
+    if (t->rowtime >= 0) {
+        wm.kind = WEIR_WATERMARK_BOUNDED;
+        wm.delay_ms = t->watermark_delay_ms;
+    }
+    for (size_t i = 0; i < t->n_opts; i++) {
+        if (!strcasecmp(t->opts[i].key, "scan.watermark.idle-timeout")) {
+            int64_t ms;
+            if (weir_option_parse_duration(t->opts[i].value, &ms))
+                return plan_error(pc, t->ddl->options[i].value_loc, WEIR_EINVAL, "invalid duration '%s'",
+                                  t->opts[i].value);
+            wm.idle_timeout_ms = ms;
+        }
+    }
+    uint32_t par = 0;
+    for (size_t i = 0; i < t->n_opts; i++)
+        if (!strcasecmp(t->opts[i].key, "scan.parallelism"))
+            par = (uint32_t)strtoul(t->opts[i].value, NULL, 10);
+    rc = weir_job_source(pc->job, &spec, &wm, par, &out->s);
+    if (rc) {
+        if (spec.free_arg)
+            spec.free_arg(spec.arg);
+        return plan_error(pc, loc, rc, "cannot add source '%s': %s", t->name, weir_job_error(pc->job));
+    }
+    out->schema = t->full;
+    out->rowtime = t->rowtime;
+    out->updating = false;
+    out->n_physical = t->full->n_fields;
+    out->win.present = false;
+    out->loc = loc;
+    if (t->rowtime >= 0)
+        explain_line(pc, "Source[%d]: %s (watermark %s - %lld ms)", out->s.node, t->name,
+                     t->full->fields[t->rowtime].name, (long long)t->watermark_delay_ms);
+    else
+        explain_line(pc, "Source[%d]: %s", out->s.node, t->name);
+    return 0;
+}
+
+static int plan_named(plan_ctx *pc, const weir_sql_name *name, const weir_sql_table_ref *ref, rel *out)
+{
+    const char *n = name->parts[name->n_parts - 1].name;
+    cat_view *v = plan_find_view(pc, name);
+    if (v) {
+        if (++pc->view_depth > 32)
+            return plan_error(pc, name->loc, WEIR_EPLAN, "views nest too deeply (a view refers to itself?)");
+        const weir_sql_query *q = v->query;
+        const weir_sql_ident *cols = v->columns;
+        uint32_t ncols = v->n_columns;
+        int rc = plan_query(pc, q, out);
+        pc->view_depth--;
+        if (rc)
+            return rc;
+        if (ncols) {
+            weir_sql_table_ref fake = {.n_column_aliases = ncols, .column_aliases = (weir_sql_ident *)cols, .loc = name->loc};
+            if ((rc = set_alias(pc, out, &fake, n)))
+                return rc;
+        }
+        return set_alias(pc, out, ref, n);
+    }
+    cat_table *t = plan_find_table(pc, name);
+    if (!t) {
+        const char *s = plan_suggest_table(pc, n);
+        if (s)
+            return plan_error(pc, name->loc, WEIR_ENOTFOUND, "unknown table '%s'; did you mean '%s'?", n, s);
+        return plan_error(pc, name->loc, WEIR_ENOTFOUND, "unknown table '%s'", n);
+    }
+    int rc = plan_source(pc, t, name->loc, out);
+    return rc ? rc : set_alias(pc, out, ref, n);
+}
+
+/* Argument i of a table function call, positional or by name. */
+static const weir_sql_expr *tvf_arg(const weir_sql_expr *call, uint32_t i, const char *name)
+{
+    for (uint32_t k = 0; k < call->u.call.n_args; k++) {
+        const weir_sql_expr *a = call->u.call.args[k];
+        if (a->kind == WEIR_SQL_EXPR_NAMED_ARG && !strcasecmp(a->u.named_arg.name.name, name))
+            return a->u.named_arg.value;
+    }
+    if (i < call->u.call.n_args && call->u.call.args[i]->kind != WEIR_SQL_EXPR_NAMED_ARG)
+        return call->u.call.args[i];
+    return NULL;
+}
+
+static int add_window_columns(plan_ctx *pc, rel *r)
+{
+    weir_schema *s = weir_schema_copy(r->schema);
+    if (!s)
+        return WEIR_ENOMEM;
+    weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
+    if (!ns) {
+        weir_schema_destroy(s);
+        return WEIR_ENOMEM;
+    }
+    pc->schemas = ns;
+    pc->schemas[pc->n_schemas++] = s;
+    weir_type ts = weir_type_make(WEIR_TYPE_TIMESTAMP, false);
+    r->win.ws_col = (uint32_t)weir_schema_add(s, "window_start", ts);
+    r->win.we_col = (uint32_t)weir_schema_add(s, "window_end", ts);
+    r->win.wt_col = (uint32_t)weir_schema_add(s, "window_time", ts);
+    char **q = plan_alloc(pc, (s->n_fields + 1) * sizeof *q);
+    if (!q)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < r->schema->n_fields; i++)
+        q[i] = r->quals[i];
+    r->quals = q;
+    r->schema = s;
+    return 0;
+}
+
+/* TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset])) and HOP, CUMULATE, SESSION. */
+static int plan_window_tvf(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
+{
+    const weir_sql_expr *call = ref->u.function.call;
+    const char *fn = call->u.call.name.parts[call->u.call.name.n_parts - 1].name;
+    bool tumble = !strcasecmp(fn, "TUMBLE"), hop = !strcasecmp(fn, "HOP"), cum = !strcasecmp(fn, "CUMULATE"),
+         session = !strcasecmp(fn, "SESSION");
+    if (!tumble && !hop && !cum && !session)
+        return plan_error(pc, call->loc, WEIR_EUNSUPPORTED,
+                          "table function %s is not supported (window table functions: TUMBLE, HOP, CUMULATE, SESSION)",
+                          fn);
+    const weir_sql_expr *data = tvf_arg(call, 0, "DATA"), *timecol = tvf_arg(call, 1, "TIMECOL");
+    if (!data || data->kind != WEIR_SQL_EXPR_TABLE_ARG)
+        return plan_error(pc, call->loc, WEIR_EINVAL, "%s expects TABLE name as its first argument", fn);
+    if (!timecol || timecol->kind != WEIR_SQL_EXPR_DESCRIPTOR || timecol->u.descriptor.n_columns != 1)
+        return plan_error(pc, call->loc, WEIR_EINVAL, "%s expects DESCRIPTOR(time_column) as its second argument", fn);
+    int rc = plan_named(pc, &data->u.table_arg.table, NULL, out);
+    if (rc)
+        return rc;
+    const weir_sql_ident *tc = &timecol->u.descriptor.columns[0];
+    int idx = weir_schema_find(out->schema, tc->name);
+    if (idx < 0)
+        return plan_error(pc, tc->loc, WEIR_ENOTFOUND, "unknown column '%s' in DESCRIPTOR", tc->name);
+    if (idx != out->rowtime)
+        return plan_error(pc, tc->loc, WEIR_EPLAN,
+                          "column '%s' is not a time attribute: declare WATERMARK FOR %s in its table, or use the "
+                          "table's rowtime column",
+                          tc->name, tc->name);
+    if (out->updating)
+        return plan_error(pc, call->loc, WEIR_EUNSUPPORTED, "%s over an updating (changelog) input is not supported", fn);
+    weir_window_assigner a;
+    int64_t x = 0, y = 0, off = 0;
+    if (session) {
+        const weir_sql_expr *gap = tvf_arg(call, 2, "GAP");
+        if (!gap || (rc = plan_const_interval_ms(pc, gap, &x)))
+            return rc ? rc : plan_error(pc, call->loc, WEIR_EINVAL, "SESSION expects a gap INTERVAL");
+        /* weir extension: a fourth argument caps the length of a session */
+        const weir_sql_expr *maxlen = tvf_arg(call, 3, "MAX_LENGTH");
+        if (maxlen && (rc = plan_const_interval_ms(pc, maxlen, &y)))
+            return rc;
+        a = weir_window_session(x, y);
+    } else {
+        const weir_sql_expr *e1 = tvf_arg(call, 2, tumble ? "SIZE" : hop ? "SLIDE" : "STEP");
+        const weir_sql_expr *e2 = tumble ? NULL : tvf_arg(call, 3, "SIZE");
+        const weir_sql_expr *eo = tvf_arg(call, tumble ? 3 : 4, "OFFSET");
+        if (!e1 || (!tumble && !e2))
+            return plan_error(pc, call->loc, WEIR_EINVAL, "%s expects %s", fn,
+                              tumble ? "a size INTERVAL" : hop ? "slide and size INTERVALs" : "step and size INTERVALs");
+        if ((rc = plan_const_interval_ms(pc, e1, &x)) || (e2 && (rc = plan_const_interval_ms(pc, e2, &y))) ||
+            (eo && (rc = plan_const_interval_ms(pc, eo, &off))))
+            return rc;
+        a = tumble ? weir_window_tumbling(x, off) : hop ? weir_window_hopping(x, y, off) : weir_window_cumulating(x, y, off);
+    }
+    weir_error err = {0};
+    if (weir_window_assigner_check(&a, &err))
+        return plan_error(pc, call->loc, WEIR_EINVAL, "%s", err.message);
+    out->n_physical = out->schema->n_fields;
+    if ((rc = add_window_columns(pc, out)))
+        return rc;
+    out->win.present = true;
+    out->win.assigner = a;
+    out->win.loc = call->loc;
+    return set_alias(pc, out, ref, NULL) ? WEIR_ENOMEM : 0;
+}
+
+static int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
+{
+    switch (ref->kind) {
+    case WEIR_SQL_FROM_TABLE:
+        if (ref->u.table.system_time)
+            return plan_error(pc, ref->loc, WEIR_EUNSUPPORTED, "FOR SYSTEM_TIME AS OF (temporal joins) is not supported yet");
+        return plan_named(pc, &ref->u.table.name, ref, out);
+    case WEIR_SQL_FROM_SUBQUERY: {
+        int rc = plan_query(pc, ref->u.subquery.query, out);
+        return rc ? rc : set_alias(pc, out, ref, NULL);
+    }
+    case WEIR_SQL_FROM_FUNCTION: {
+        if (ref->u.function.lateral)
+            return plan_error(pc, ref->loc, WEIR_EUNSUPPORTED, "LATERAL TABLE is not supported yet");
+        int rc = plan_window_tvf(pc, ref, out);
+        if (!rc && ref->alias)
+            rc = set_alias(pc, out, ref, NULL);
+        return rc;
+    }
+    case WEIR_SQL_FROM_JOIN:
+        return plan_error(pc, ref->u.join.op_loc, WEIR_EUNSUPPORTED,
+                          "joins are not supported yet (interval, window and temporal joins are planned)");
+    default:
+        return plan_error(pc, ref->loc, WEIR_EUNSUPPORTED, "this kind of FROM item is not supported yet");
+    }
+}
+
+/* ---------------------------------------------------------- aggregation */
+
+static bool has_agg(const weir_sql_expr *e);
+
+static bool any_has_agg(weir_sql_expr *const *v, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i] && has_agg(v[i]))
+            return true;
+    return false;
+}
+
+static bool has_agg(const weir_sql_expr *e)
+{
+    switch (e->kind) {
+    case WEIR_SQL_EXPR_CALL: {
+        const char *n = e->u.call.name.parts[e->u.call.name.n_parts - 1].name;
+        if (!e->u.call.over && (plan_is_agg_name(n) || plan_is_window_prop(n)))
+            return true;
+        return any_has_agg(e->u.call.args, e->u.call.n_args);
+    }
+    case WEIR_SQL_EXPR_UNARY: return has_agg(e->u.unary.operand);
+    case WEIR_SQL_EXPR_BINARY: return has_agg(e->u.binary.left) || has_agg(e->u.binary.right);
+    case WEIR_SQL_EXPR_IS: return has_agg(e->u.is.operand) || (e->u.is.other && has_agg(e->u.is.other));
+    case WEIR_SQL_EXPR_BETWEEN:
+        return has_agg(e->u.between.operand) || has_agg(e->u.between.low) || has_agg(e->u.between.high);
+    case WEIR_SQL_EXPR_IN_LIST: return has_agg(e->u.in_list.operand) || any_has_agg(e->u.in_list.items, e->u.in_list.n_items);
+    case WEIR_SQL_EXPR_LIKE: return has_agg(e->u.like.operand) || has_agg(e->u.like.pattern);
+    case WEIR_SQL_EXPR_CAST: return has_agg(e->u.cast.operand);
+    case WEIR_SQL_EXPR_EXTRACT: return has_agg(e->u.extract.operand);
+    case WEIR_SQL_EXPR_CASE:
+        if (e->u.case_.operand && has_agg(e->u.case_.operand))
+            return true;
+        for (uint32_t i = 0; i < e->u.case_.n_whens; i++)
+            if (has_agg(e->u.case_.whens[i].when) || has_agg(e->u.case_.whens[i].then))
+                return true;
+        return e->u.case_.else_ && has_agg(e->u.case_.else_);
+    default: return false;
+    }
+}
+
+static int collect_aggs(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e);
+
+static int collect_list(plan_ctx *pc, agg_scope *as, weir_sql_expr *const *v, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        int rc = v[i] ? collect_aggs(pc, as, v[i]) : 0;
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Records each aggregate call once (by its canonical text). */
+static int collect_aggs(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e)
+{
+    int rc = 0;
+    switch (e->kind) {
+    case WEIR_SQL_EXPR_CALL: {
+        const char *n = e->u.call.name.parts[e->u.call.name.n_parts - 1].name;
+        if (e->u.call.over || !plan_is_agg_name(n))
+            return collect_list(pc, as, e->u.call.args, e->u.call.n_args);
+        if (any_has_agg(e->u.call.args, e->u.call.n_args))
+            return plan_error(pc, e->loc, WEIR_EPLAN, "aggregate function calls cannot be nested");
+        if (e->u.call.filter)
+            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "FILTER (WHERE ...) on aggregates is not supported yet");
+        weir_buf b;
+        weir_buf_init(&b);
+        if (weir__sql_format_expr(e, &b) || weir_buf_put_u8(&b, 0)) {
+            weir_buf_fini(&b);
+            return WEIR_ENOMEM;
+        }
+        for (uint32_t i = 0; i < as->n_calls; i++)
+            if (!strcmp(as->calls[i].text, (char *)b.data)) {
+                weir_buf_fini(&b);
+                return 0;
+            }
+        agg_call *nc = weir_realloc(as->calls, (as->n_calls + 1) * sizeof *nc);
+        if (!nc) {
+            weir_buf_fini(&b);
+            return WEIR_ENOMEM;
+        }
+        as->calls = nc;
+        agg_call *c = &as->calls[as->n_calls++];
+        memset(c, 0, sizeof *c);
+        c->call = e;
+        c->text = plan_strdup(pc, (char *)b.data);
+        weir_buf_fini(&b);
+        if (!c->text)
+            return WEIR_ENOMEM;
+        snprintf(c->fn, sizeof c->fn, "%s", n);
+        for (char *p = c->fn; *p; p++)
+            *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+        if (e->u.call.distinct) {
+            if (strcmp(c->fn, "COUNT"))
+                return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "DISTINCT is only supported in COUNT(DISTINCT ...)");
+            snprintf(c->fn, sizeof c->fn, "COUNT_DISTINCT");
+        }
+        c->pre_col = -1;
+        return 0;
+    }
+    case WEIR_SQL_EXPR_UNARY: return collect_aggs(pc, as, e->u.unary.operand);
+    case WEIR_SQL_EXPR_BINARY:
+        return (rc = collect_aggs(pc, as, e->u.binary.left)) ? rc : collect_aggs(pc, as, e->u.binary.right);
+    case WEIR_SQL_EXPR_IS:
+        return (rc = collect_aggs(pc, as, e->u.is.operand)) ? rc : e->u.is.other ? collect_aggs(pc, as, e->u.is.other) : 0;
+    case WEIR_SQL_EXPR_BETWEEN:
+        if ((rc = collect_aggs(pc, as, e->u.between.operand)) || (rc = collect_aggs(pc, as, e->u.between.low)))
+            return rc;
+        return collect_aggs(pc, as, e->u.between.high);
+    case WEIR_SQL_EXPR_IN_LIST:
+        return (rc = collect_aggs(pc, as, e->u.in_list.operand)) ? rc
+                                                                  : collect_list(pc, as, e->u.in_list.items, e->u.in_list.n_items);
+    case WEIR_SQL_EXPR_LIKE:
+        return (rc = collect_aggs(pc, as, e->u.like.operand)) ? rc : collect_aggs(pc, as, e->u.like.pattern);
+    case WEIR_SQL_EXPR_CAST: return collect_aggs(pc, as, e->u.cast.operand);
+    case WEIR_SQL_EXPR_EXTRACT: return collect_aggs(pc, as, e->u.extract.operand);
+    case WEIR_SQL_EXPR_CASE:
+        if (e->u.case_.operand && (rc = collect_aggs(pc, as, e->u.case_.operand)))
+            return rc;
+        for (uint32_t i = 0; i < e->u.case_.n_whens; i++)
+            if ((rc = collect_aggs(pc, as, e->u.case_.whens[i].when)) || (rc = collect_aggs(pc, as, e->u.case_.whens[i].then)))
+                return rc;
+        return e->u.case_.else_ ? collect_aggs(pc, as, e->u.case_.else_) : 0;
+    default: return 0;
+    }
+}
+
+/* A legacy group window in GROUP BY: TUMBLE(ts, size), HOP(ts, slide, size), SESSION(ts, gap). */
+static int legacy_window(plan_ctx *pc, const rel *in, const weir_sql_expr *e, weir_window_assigner *a, bool *is)
+{
+    *is = false;
+    if (e->kind != WEIR_SQL_EXPR_CALL)
+        return 0;
+    const char *fn = e->u.call.name.parts[e->u.call.name.n_parts - 1].name;
+    bool tumble = !strcasecmp(fn, "TUMBLE"), hop = !strcasecmp(fn, "HOP"), session = !strcasecmp(fn, "SESSION");
+    if (!tumble && !hop && !session)
+        return 0;
+    *is = true;
+    uint32_t need = hop ? 3 : 2;
+    if (e->u.call.n_args < need)
+        return plan_error(pc, e->loc, WEIR_EINVAL, "%s(time_attr, %s) expects %u arguments", fn,
+                          hop ? "slide, size" : session ? "gap" : "size", need);
+    const weir_sql_expr *t = e->u.call.args[0];
+    uint32_t idx;
+    int rc;
+    if (t->kind != WEIR_SQL_EXPR_COLUMN)
+        return plan_error(pc, t->loc, WEIR_EPLAN, "the first argument of %s must be a time attribute column", fn);
+    if ((rc = plan_resolve_column(pc, in, &t->u.column, &idx)))
+        return rc;
+    if ((int)idx != in->rowtime)
+        return plan_error(pc, t->loc, WEIR_EPLAN, "column '%s' is not a time attribute: declare a WATERMARK for it",
+                          in->schema->fields[idx].name);
+    int64_t x, y = 0, off = 0;
+    if ((rc = plan_const_interval_ms(pc, e->u.call.args[1], &x)) || (hop && (rc = plan_const_interval_ms(pc, e->u.call.args[2], &y))))
+        return rc;
+    if (!hop && e->u.call.n_args > 2 && (rc = plan_const_interval_ms(pc, e->u.call.args[2], &off)))
+        return rc;
+    *a = tumble ? weir_window_tumbling(x, off) : hop ? weir_window_hopping(x, y, 0) : weir_window_session(x, 0);
+    weir_error err = {0};
+    if (weir_window_assigner_check(a, &err))
+        return plan_error(pc, e->loc, WEIR_EINVAL, "%s", err.message);
+    return 0;
+}
+
+/* Emit options of Flink SQL (table.exec.emit.*) applied to a window spec. */
+static int emit_options(plan_ctx *pc, weir_window_spec *ws, weir_sql_loc loc)
+{
+    const char *v;
+    bool on = false;
+    int64_t ms;
+    if ((v = plan_config(pc, "table.exec.emit.allow-lateness"))) {
+        if (weir_option_parse_duration(v, &ms))
+            return plan_error(pc, loc, WEIR_EINVAL, "table.exec.emit.allow-lateness: invalid duration '%s'", v);
+        ws->allowed_lateness_ms = ms;
+    }
+    if ((v = plan_config(pc, "table.exec.emit.early-fire.enabled")) && !weir_option_parse_bool(v, &on) && on) {
+        v = plan_config(pc, "table.exec.emit.early-fire.delay");
+        if (!v || weir_option_parse_duration(v, &ms))
+            return plan_error(pc, loc, WEIR_EINVAL, "table.exec.emit.early-fire.delay must be set to a duration");
+        ws->trigger.early_interval_ms = ms > 0 ? ms : 1;
+        ws->accumulation = WEIR_ACC_RETRACTING;
+    }
+    if ((v = plan_config(pc, "table.exec.emit.late-fire.enabled")) && !weir_option_parse_bool(v, &on) && on) {
+        v = plan_config(pc, "table.exec.emit.late-fire.delay");
+        if (v && weir_option_parse_duration(v, &ms))
+            return plan_error(pc, loc, WEIR_EINVAL, "table.exec.emit.late-fire.delay: invalid duration '%s'", v);
+        ws->trigger.late_interval_ms = v ? ms : 0;
+        ws->accumulation = WEIR_ACC_RETRACTING;
+    }
+    if (ws->allowed_lateness_ms > 0 && ws->accumulation != WEIR_ACC_RETRACTING)
+        ws->accumulation = WEIR_ACC_RETRACTING; /* late firings update earlier results */
+    return 0;
+}
+
+static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pre, weir_sql_loc loc);
+
+/*
+ * GROUP BY / aggregates / DISTINCT over `in`. On return *out is the
+ * aggregation output and *as is ready for phase BIND.
+ */
+static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, rel *out)
+{
+    int rc;
+    weir_window_assigner legacy;
+    bool have_legacy = false;
+    memset(as, 0, sizeof *as);
+    as->in = in;
+    as->ws_in = as->we_in = as->wt_in = -1;
+    uint32_t ng = sel->n_group_by;
+    const weir_sql_expr **group = (const weir_sql_expr **)sel->group_by;
+    weir_sql_expr **distinct_keys = NULL;
+    if (sel->distinct && ng == 0) {
+        /* SELECT DISTINCT a, b  ==  SELECT a, b ... GROUP BY a, b */
+        distinct_keys = plan_alloc(pc, (sel->n_items + 1) * sizeof *distinct_keys);
+        if (!distinct_keys)
+            return WEIR_ENOMEM;
+        for (uint32_t i = 0; i < sel->n_items; i++) {
+            if (sel->items[i].expr->kind == WEIR_SQL_EXPR_STAR)
+                return plan_error(pc, sel->items[i].expr->loc, WEIR_EUNSUPPORTED, "SELECT DISTINCT * is not supported yet");
+            distinct_keys[i] = sel->items[i].expr;
+        }
+        group = (const weir_sql_expr **)distinct_keys;
+        ng = sel->n_items;
+    }
+    as->keys = plan_alloc(pc, (ng + 1) * sizeof *as->keys);
+    as->key_text = plan_alloc(pc, (ng + 1) * sizeof *as->key_text);
+    as->key_in_col = plan_alloc(pc, (ng + 1) * sizeof *as->key_in_col);
+    if (!as->keys || !as->key_text || !as->key_in_col)
+        return WEIR_ENOMEM;
+    bool saw_ws = false, saw_we = false;
+    for (uint32_t i = 0; i < ng; i++) {
+        const weir_sql_expr *g = group[i];
+        bool is_win;
+        if ((rc = legacy_window(pc, in, g, &legacy, &is_win)))
+            return rc;
+        if (is_win) {
+            if (have_legacy || in->win.present)
+                return plan_error(pc, g->loc, WEIR_EPLAN, "only one group window is allowed");
+            have_legacy = true;
+            continue;
+        }
+        if (g->kind == WEIR_SQL_EXPR_COLUMN) {
+            uint32_t idx;
+            if ((rc = plan_resolve_column(pc, in, &g->u.column, &idx)))
+                return rc;
+            if (in->win.present && idx == in->win.ws_col) {
+                saw_ws = true;
+                continue;
+            }
+            if (in->win.present && idx == in->win.we_col) {
+                saw_we = true;
+                continue;
+            }
+            if (in->win.present && idx == in->win.wt_col)
+                return plan_error(pc, g->loc, WEIR_EUNSUPPORTED, "GROUP BY window_time is not supported; group by window_start, window_end");
+            as->key_in_col[as->n_keys] = (int32_t)idx;
+        } else {
+            as->key_in_col[as->n_keys] = -1;
+        }
+        weir_buf b;
+        weir_buf_init(&b);
+        if (weir__sql_format_expr(g, &b) || weir_buf_put_u8(&b, 0)) {
+            weir_buf_fini(&b);
+            return WEIR_ENOMEM;
+        }
+        as->key_text[as->n_keys] = plan_strdup(pc, (char *)b.data);
+        weir_buf_fini(&b);
+        as->keys[as->n_keys++] = g;
+    }
+    if (in->win.present) {
+        if (!saw_ws || !saw_we)
+            return plan_error(pc, sel->loc, WEIR_EPLAN,
+                              "a window table function must be aggregated with GROUP BY window_start, window_end, ...");
+        as->windowed = true;
+        as->ws_in = (int32_t)in->win.ws_col;
+        as->we_in = (int32_t)in->win.we_col;
+        as->wt_in = (int32_t)in->win.wt_col;
+    }
+    as->windowed |= have_legacy;
+    /* aggregate calls */
+    as->phase = AGG_COLLECT;
+    for (uint32_t i = 0; i < sel->n_items; i++)
+        if (sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR && (rc = collect_aggs(pc, as, sel->items[i].expr)))
+            return rc;
+    if (sel->having && (rc = collect_aggs(pc, as, sel->having)))
+        return rc;
+    /* pre-projection: keys, then aggregate arguments */
+    uint32_t npre = as->n_keys;
+    for (uint32_t i = 0; i < as->n_calls; i++)
+        npre += as->calls[i].call->u.call.n_args > 0 ? 1 : 0;
+    weir_expr **pre = plan_alloc(pc, (npre + 1) * sizeof *pre);
+    const char **names = plan_alloc(pc, (npre + 1) * sizeof *names);
+    if (!pre || !names)
+        return WEIR_ENOMEM;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < as->n_keys; i++) {
+        if ((rc = plan_bind_expr(pc, in, NULL, as->keys[i], &pre[k])))
+            return rc;
+        char nm[32];
+        if (as->keys[i]->kind == WEIR_SQL_EXPR_COLUMN)
+            names[k] = in->schema->fields[as->key_in_col[i]].name;
+        else {
+            snprintf(nm, sizeof nm, "$key%u", i);
+            names[k] = plan_strdup(pc, nm);
+        }
+        k++;
+    }
+    for (uint32_t i = 0; i < as->n_calls; i++) {
+        agg_call *c = &as->calls[i];
+        const weir_sql_expr *call = c->call;
+        if (call->u.call.n_args == 0) {
+            if (!call->u.call.star && strcmp(c->fn, "COUNT"))
+                return plan_error(pc, call->loc, WEIR_EINVAL, "%s needs an argument", c->fn);
+            continue;
+        }
+        if (!strcmp(c->fn, "APPROX_PERCENTILE")) {
+            if (call->u.call.n_args != 2 || call->u.call.args[1]->kind != WEIR_SQL_EXPR_LITERAL)
+                return plan_error(pc, call->loc, WEIR_EINVAL, "APPROX_PERCENTILE(value, fraction) needs a literal fraction");
+            c->param = call->u.call.args[1]->u.lit.f64 ? call->u.call.args[1]->u.lit.f64
+                                                       : (double)call->u.call.args[1]->u.lit.i64;
+        } else if (call->u.call.n_args != 1) {
+            return plan_error(pc, call->loc, WEIR_EINVAL, "%s takes one argument", c->fn);
+        }
+        if ((rc = plan_bind_expr(pc, in, NULL, call->u.call.args[0], &pre[k])))
+            return rc;
+        /* A plain column keeps its name, so late records keep their column names. */
+        const weir_sql_expr *arg = call->u.call.args[0];
+        int32_t src_col = weir_expr_column_index(pre[k]);
+        bool taken = false;
+        for (uint32_t j = 0; j < k && src_col >= 0; j++)
+            taken |= !strcasecmp(names[j], in->schema->fields[src_col].name);
+        if (arg->kind == WEIR_SQL_EXPR_COLUMN && src_col >= 0 && !taken) {
+            names[k] = in->schema->fields[src_col].name;
+        } else {
+            char nm[32];
+            snprintf(nm, sizeof nm, "$arg%u", i);
+            names[k] = plan_strdup(pc, nm);
+        }
+        c->pre_col = (int32_t)k++;
+    }
+    rel pr;
+    if ((rc = plan_calc(pc, in, NULL, pre, names, k, &pr, "Calc")))
+        return rc;
+    /* aggregates bound to pre columns */
+    weir_agg *aggs = plan_alloc(pc, (as->n_calls + 1) * sizeof *aggs);
+    if (!aggs)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < as->n_calls; i++) {
+        agg_call *c = &as->calls[i];
+        char fn[48];
+        snprintf(fn, sizeof fn, "%s", c->fn);
+        if (in->updating && (!strcmp(fn, "MIN") || !strcmp(fn, "MAX") || !strcmp(fn, "FIRST_VALUE") || !strcmp(fn, "LAST_VALUE")))
+            snprintf(fn, sizeof fn, "%s_RETRACT", c->fn);
+        weir_error err = {0};
+        if ((rc = weir_agg_bind(fn, pr.schema, c->pre_col, c->param, &aggs[i], &err)))
+            return plan_error(pc, c->call->loc, rc, "%s", err.message);
+    }
+    weir_keyspec ks = {.n = as->n_keys};
+    if (as->n_keys > WEIR_KEY_MAX_COLS)
+        return plan_error(pc, sel->loc, WEIR_EUNSUPPORTED, "at most %d GROUP BY keys", WEIR_KEY_MAX_COLS);
+    for (uint32_t i = 0; i < as->n_keys; i++)
+        ks.cols[i] = i;
+    memset(out, 0, sizeof *out);
+    out->loc = sel->loc;
+    out->rowtime = -1;
+    if (as->windowed) {
+        if (in->updating)
+            return plan_error(pc, sel->loc, WEIR_EUNSUPPORTED, "window aggregation over an updating input is not supported");
+        weir_window_spec ws;
+        weir_window_spec_init(&ws);
+        ws.assigner = have_legacy ? legacy : in->win.assigner;
+        ws.key = ks;
+        ws.aggs = aggs;
+        ws.n_aggs = as->n_calls;
+        ws.window_time = true;
+        if ((rc = emit_options(pc, &ws, sel->loc)))
+            return rc;
+        weir_error err = {0};
+        const weir_schema *os;
+        if ((rc = weir_job_window(pc->job, pr.s, pr.schema, &ws, 0, &out->s, &err)))
+            return plan_error(pc, sel->loc, rc, "%s", err.message);
+        if ((rc = weir_window_output_schema(&ws, pr.schema, (weir_schema **)&os, &err)))
+            return plan_error(pc, sel->loc, rc, "%s", err.message);
+        weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
+        if (!ns)
+            return WEIR_ENOMEM;
+        pc->schemas = ns;
+        pc->schemas[pc->n_schemas++] = (weir_schema *)os;
+        out->schema = (weir_schema *)os;
+        as->ws_out = as->n_keys;
+        as->we_out = as->n_keys + 1;
+        as->wt_out = as->n_keys + 2;
+        for (uint32_t i = 0; i < as->n_calls; i++)
+            as->calls[i].out_col = as->n_keys + 3 + i;
+        out->rowtime = (int)as->wt_out;
+        out->updating = ws.accumulation == WEIR_ACC_RETRACTING;
+        static const char *kinds[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION", "GLOBAL"};
+        explain_line(pc, "WindowAggregate[%d]: %s size=%lld slide=%lld gap=%lld keys=%u aggs=%u lateness=%lld%s",
+                     out->s.node, kinds[ws.assigner.kind], (long long)ws.assigner.size_ms,
+                     (long long)ws.assigner.slide_ms, (long long)ws.assigner.gap_ms, as->n_keys, as->n_calls,
+                     (long long)ws.allowed_lateness_ms, out->updating ? " (changelog)" : "");
+        if ((rc = plan_late_output(pc, out->s, pr.schema, sel->loc)))
+            return rc;
+    } else {
+        weir_schema *os = plan_new_schema(pc);
+        if (!os)
+            return WEIR_ENOMEM;
+        for (uint32_t i = 0; i < as->n_keys; i++)
+            if (weir_schema_add(os, pr.schema->fields[i].name, pr.schema->fields[i].type) < 0)
+                return WEIR_ENOMEM;
+        for (uint32_t i = 0; i < as->n_calls; i++) {
+            char nm[32];
+            snprintf(nm, sizeof nm, "$agg%u", i);
+            if (weir_schema_add(os, nm, aggs[i].result_type) < 0)
+                return WEIR_ENOMEM;
+            as->calls[i].out_col = as->n_keys + i;
+        }
+        int64_t ttl = 0;
+        const char *v = plan_config(pc, "table.exec.state.ttl");
+        if (v && weir_option_parse_duration(v, &ttl))
+            return plan_error(pc, sel->loc, WEIR_EINVAL, "table.exec.state.ttl: invalid duration '%s'", v);
+        weir_group_agg_config gc = {.keys = ks, .n_aggs = as->n_calls, .aggs = aggs, .out_schema = os, .state_ttl_ms = ttl};
+        weir_operator_spec spec;
+        if ((rc = weir_group_agg_spec(&gc, &spec)))
+            return rc;
+        weir_stream keyed = weir_stream_key_by(pr.s, ks.cols, ks.n);
+        if (ks.n == 0)
+            keyed = weir_stream_partition(pr.s, WEIR_PART_GLOBAL);
+        if ((rc = weir_job_operator(pc->job, &keyed, 1, &spec, os, ks.n == 0 ? 1 : 0, &out->s))) {
+            spec.free_arg(spec.arg);
+            return plan_error(pc, sel->loc, rc, "cannot add the aggregation: %s", weir_job_error(pc->job));
+        }
+        out->schema = os;
+        /* With no aggregate an insert-only input gives an insert-only DISTINCT. */
+        out->updating = as->n_calls > 0 || in->updating;
+        explain_line(pc, "GroupAggregate[%d]: keys=%u aggs=%u (changelog)", out->s.node, as->n_keys, as->n_calls);
+    }
+    out->n_physical = out->schema->n_fields;
+    if (rel_quals(pc, out, NULL))
+        return WEIR_ENOMEM;
+    as->out = out;
+    as->phase = AGG_BIND;
+    return 0;
+}
+
+/*
+ * The weir extension for late records: SET 'weir.late-records.table' = 't'
+ * sends the late rows of every windowed aggregation to table t, columns
+ * matched by name among the input columns, `watermark` and `lateness_ms`
+ * (missing ones are NULL).
+ */
+static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pre, weir_sql_loc loc)
+{
+    const char *tn = plan_config(pc, "weir.late-records.table");
+    if (!tn)
+        return 0;
+    weir_sql_ident id = {.name = tn, .len = (uint32_t)strlen(tn)};
+    weir_sql_name nm = {.parts = &id, .n_parts = 1, .loc = loc};
+    cat_table *t = plan_find_table(pc, &nm);
+    if (!t)
+        return plan_error(pc, loc, WEIR_ENOTFOUND, "weir.late-records.table names unknown table '%s'", tn);
+    weir_schema *ls;
+    int rc = weir_window_late_schema(pre, &ls);
+    if (rc)
+        return rc;
+    weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
+    if (!ns) {
+        weir_schema_destroy(ls);
+        return WEIR_ENOMEM;
+    }
+    pc->schemas = ns;
+    pc->schemas[pc->n_schemas++] = ls;
+    rel lr = {.s = weir_stream_side(win, WEIR_WINDOW_LATE_TAG), .schema = ls, .rowtime = -1,
+              .n_physical = ls->n_fields, .loc = loc};
+    if ((rc = weir_job_set_side_schema(pc->job, win, WEIR_WINDOW_LATE_TAG, ls)))
+        return plan_error(pc, loc, rc, "cannot route late records: %s", weir_job_error(pc->job));
+    if ((rc = rel_quals(pc, &lr, NULL)))
+        return rc;
+    /* columns of the late table by name; missing ones are NULL */
+    const weir_schema *ts = t->physical;
+    weir_expr **exprs = plan_alloc(pc, (ts->n_fields + 1) * sizeof *exprs);
+    const char **names = plan_alloc(pc, (ts->n_fields + 1) * sizeof *names);
+    if (!exprs || !names)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < ts->n_fields; i++) {
+        weir_error err = {0};
+        int c = weir_schema_find(ls, ts->fields[i].name);
+        weir_expr *e;
+        if (c >= 0) {
+            if ((rc = weir_expr_column(pc->arena, (uint32_t)c, ls->fields[c].type, &e, &err)))
+                return rc;
+        } else {
+            e = weir_expr_lit_null(pc->arena, ts->fields[i].type);
+        }
+        weir_type want = ts->fields[i].type;
+        want.nullable = true;
+        weir_type have = weir_expr_type(e);
+        if (have.id != want.id || have.precision != want.precision || have.scale != want.scale) {
+            if ((rc = weir_expr_cast(pc->arena, e, want, false, &e, &err)))
+                return plan_error(pc, loc, rc, "late-records table '%s', column '%s': %s", tn, ts->fields[i].name,
+                                  err.message);
+        }
+        exprs[i] = e;
+        names[i] = ts->fields[i].name;
+    }
+    rel cr;
+    if ((rc = plan_calc(pc, &lr, NULL, exprs, names, ts->n_fields, &cr, "LateRecords")))
+        return rc;
+    return plan_sink_table(pc, t, &cr, loc);
+}
+
+/* --------------------------------------------------------------- SELECT */
+
+static int plan_select(plan_ctx *pc, const weir_sql_select *sel, rel *out)
+{
+    if (!sel->from)
+        return plan_error(pc, sel->loc, WEIR_EUNSUPPORTED, "SELECT without FROM is not supported yet");
+    rel in;
+    int rc = plan_from(pc, sel->from, &in);
+    if (rc)
+        return rc;
+    weir_expr *filter = NULL;
+    if (sel->where) {
+        if (has_agg(sel->where))
+            return plan_error(pc, sel->where->loc, WEIR_EPLAN, "aggregate functions are not allowed in WHERE");
+        if ((rc = plan_bind_expr(pc, &in, NULL, sel->where, &filter)))
+            return rc;
+        weir_type t = weir_expr_type(filter);
+        if (t.id != WEIR_TYPE_BOOLEAN && t.id != WEIR_TYPE_NULL)
+            return plan_error(pc, sel->where->loc, WEIR_EPLAN, "WHERE must be a BOOLEAN condition, not %s",
+                              weir_type_name(t.id));
+    }
+    bool aggregating = sel->n_group_by > 0 || sel->distinct || sel->having;
+    for (uint32_t i = 0; i < sel->n_items && !aggregating; i++)
+        aggregating = sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR && has_agg(sel->items[i].expr);
+    agg_scope as;
+    const rel *src = &in;
+    rel agg;
+    weir_expr *post_filter = NULL;
+    if (aggregating) {
+        if (filter) {
+            rel f;
+            if ((rc = plan_calc(pc, &in, filter, NULL, NULL, 0, &f, "Calc")))
+                return rc;
+            f.schema = in.schema;
+            f.quals = in.quals;
+            f.n_physical = in.n_physical;
+            f.win = in.win;
+            f.rowtime = in.rowtime;
+            in = f;
+            filter = NULL;
+        }
+        if ((rc = plan_aggregate(pc, sel, &in, &as, &agg)))
+            return rc;
+        src = &agg;
+        if (sel->having && (rc = plan_bind_expr(pc, &agg, &as, sel->having, &post_filter)))
+            return rc;
+    } else if (in.win.present) {
+        return plan_error(pc, in.win.loc, WEIR_EUNSUPPORTED,
+                          "a window table function must be followed by GROUP BY window_start, window_end (window "
+                          "aggregation); plain window assignment is not supported yet");
+    }
+    /* SELECT list */
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < sel->n_items; i++) {
+        const weir_sql_expr *e = sel->items[i].expr;
+        n += e->kind == WEIR_SQL_EXPR_STAR ? (aggregating ? 1 : in.n_physical) : 1;
+    }
+    weir_expr **exprs = plan_alloc(pc, (n + 1) * sizeof *exprs);
+    const char **names = plan_alloc(pc, (n + 1) * sizeof *names);
+    if (!exprs || !names)
+        return WEIR_ENOMEM;
+    uint32_t k = 0;
+    bool identity = !aggregating && !filter;
+    for (uint32_t i = 0; i < sel->n_items; i++) {
+        const weir_sql_expr *e = sel->items[i].expr;
+        if (e->kind == WEIR_SQL_EXPR_STAR) {
+            if (aggregating)
+                return plan_error(pc, e->loc, WEIR_EPLAN, "'*' cannot be used with GROUP BY or aggregates");
+            const weir_sql_name *q = &e->u.star.qualifier;
+            const char *qual = q->n_parts ? q->parts[q->n_parts - 1].name : NULL;
+            bool any = false;
+            for (uint32_t c = 0; c < in.n_physical; c++) {
+                if (qual && (!in.quals[c] || strcasecmp(in.quals[c], qual)))
+                    continue;
+                weir_error err = {0};
+                if (weir_expr_column(pc->arena, c, in.schema->fields[c].type, &exprs[k], &err))
+                    return WEIR_ENOMEM;
+                identity &= k == c;
+                names[k++] = in.schema->fields[c].name;
+                any = true;
+            }
+            if (qual && !any)
+                return plan_error(pc, e->loc, WEIR_ENOTFOUND, "unknown table or alias '%s'", qual);
+            continue;
+        }
+        if ((rc = plan_bind_expr(pc, src, aggregating ? &as : NULL, e, &exprs[k])))
+            return rc;
+        char nm[256];
+        plan_item_name(&sel->items[i], i, nm, sizeof nm);
+        names[k] = plan_strdup(pc, nm);
+        identity &= weir_expr_column_index(exprs[k]) == (int32_t)k && !strcmp(nm, src->schema->fields[k].name);
+        k++;
+    }
+    identity &= k == src->n_physical;
+    rel res;
+    if (identity) {
+        res = in;
+    } else if ((rc = plan_calc(pc, (rel *)src, aggregating ? post_filter : filter, exprs, names, k, &res, "Calc"))) {
+        return rc;
+    }
+    res.updating = src->updating;
+    res.loc = sel->loc;
+    *out = res;
+    if (aggregating)
+        weir_free(as.calls);
+    return 0;
+}
+
+static bool types_match(weir_type a, weir_type b)
+{
+    return a.id == b.id && a.precision == b.precision && a.scale == b.scale;
+}
+
+int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
+{
+    int rc;
+    if (q->n_order_by || q->limit || q->offset)
+        return plan_error(pc, q->loc, WEIR_EUNSUPPORTED,
+                          "ORDER BY / LIMIT on an unbounded stream is not supported (a streaming sort needs a time attribute)");
+    size_t saved_views = pc->n_views;
+    for (uint32_t i = 0; i < q->n_with; i++) {
+        cat_view *nv = weir_realloc(pc->views, (pc->n_views + 1) * sizeof *nv);
+        if (!nv)
+            return WEIR_ENOMEM;
+        pc->views = nv;
+        pc->views[pc->n_views++] = (cat_view){(char *)q->with[i].name.name, q->with[i].query, q->with[i].columns,
+                                              q->with[i].n_columns};
+    }
+    switch (q->kind) {
+    case WEIR_SQL_QUERY_SELECT:
+        rc = plan_select(pc, q->u.select, out);
+        break;
+    case WEIR_SQL_QUERY_SETOP: {
+        if (q->u.setop.op != WEIR_SQL_SETOP_UNION || !q->u.setop.all) {
+            rc = plan_error(pc, q->u.setop.op_loc, WEIR_EUNSUPPORTED, "only UNION ALL is supported yet");
+            break;
+        }
+        rel l, r;
+        if ((rc = plan_query(pc, q->u.setop.left, &l)) || (rc = plan_query(pc, q->u.setop.right, &r)))
+            break;
+        if (l.n_physical != r.n_physical) {
+            rc = plan_error(pc, q->u.setop.op_loc, WEIR_EPLAN, "UNION ALL inputs have %u and %u columns", l.n_physical,
+                            r.n_physical);
+            break;
+        }
+        for (uint32_t i = 0; i < l.n_physical; i++) {
+            if (!types_match(l.schema->fields[i].type, r.schema->fields[i].type)) {
+                char a[64], b[64];
+                rc = plan_error(pc, q->u.setop.op_loc, WEIR_EPLAN,
+                                "UNION ALL column %u ('%s') has type %s on the left and %s on the right; add a CAST",
+                                i + 1, l.schema->fields[i].name, weir_type_format(l.schema->fields[i].type, a, sizeof a),
+                                weir_type_format(r.schema->fields[i].type, b, sizeof b));
+                break;
+            }
+        }
+        if (rc)
+            break;
+        weir_operator_spec spec;
+        weir_union_spec(2, &spec);
+        weir_stream ins[2] = {l.s, r.s};
+        if ((rc = weir_job_operator(pc->job, ins, 2, &spec, l.schema, 0, &out->s))) {
+            rc = plan_error(pc, q->u.setop.op_loc, rc, "cannot add UNION ALL: %s", weir_job_error(pc->job));
+            break;
+        }
+        explain_line(pc, "Union[%d]", out->s.node);
+        out->schema = l.schema;
+        out->n_physical = l.n_physical;
+        out->rowtime = l.rowtime == r.rowtime ? l.rowtime : -1;
+        out->updating = l.updating || r.updating;
+        out->win.present = false;
+        out->loc = q->loc;
+        rc = rel_quals(pc, out, NULL);
+        break;
+    }
+    default:
+        rc = plan_error(pc, q->loc, WEIR_EUNSUPPORTED, "VALUES is not supported yet");
+    }
+    pc->n_views = saved_views;
+    return rc;
+}

@@ -1,0 +1,53 @@
+/*
+ * planner/query_internal.h - aggregation scopes shared by the query planner
+ * and the expression binder.
+ *
+ * An aggregating SELECT is planned in three steps: a pre-projection that
+ * computes the grouping keys and the aggregate arguments, the aggregation
+ * (a window operator or an updating group aggregation, keyed by the keys),
+ * and a post-projection for the SELECT list and HAVING over the
+ * aggregation's output. The scope collects the aggregate calls (phase
+ * COLLECT) and then maps expressions onto the aggregation output (BIND).
+ */
+#ifndef WEIR_PLANNER_QUERY_INTERNAL_H
+#define WEIR_PLANNER_QUERY_INTERNAL_H
+
+#include "planner/planner.h"
+
+typedef enum agg_phase { AGG_COLLECT, AGG_BIND } agg_phase;
+
+typedef struct agg_call {
+    const weir_sql_expr *call;
+    char *text;          /* canonical SQL, to share equal calls */
+    char fn[32];         /* weir aggregate name (COUNT_DISTINCT for COUNT(DISTINCT x)) */
+    double param;
+    int32_t pre_col;     /* argument column in the pre-projection, -1 for COUNT(*) */
+    uint32_t out_col;    /* result column in the aggregation output */
+} agg_call;
+
+struct agg_scope {
+    agg_phase phase;
+    const rel *in;       /* the aggregation's input, for resolving names */
+    uint32_t n_keys;
+    const weir_sql_expr **keys;
+    char **key_text;
+    int32_t *key_in_col; /* column of `in` for a plain column key, else -1 */
+    bool windowed;
+    int32_t ws_in, we_in, wt_in;   /* window columns of a window TVF input, or -1 */
+    uint32_t ws_out, we_out, wt_out;
+    agg_call *calls;
+    uint32_t n_calls;
+    const rel *out;      /* the aggregation's output (BIND) */
+};
+
+bool plan_is_agg_name(const char *name);
+/* TUMBLE_START, HOP_END, SESSION_ROWTIME, ... */
+bool plan_is_window_prop(const char *name);
+/* BIND: 0 and *out when e is a grouping key; 1 when not; < 0 on error. */
+int agg_scope_match_key(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, weir_expr **out);
+/* BIND: a column that is not a grouping key (an error). */
+int agg_scope_column(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, weir_expr **out);
+/* BIND: an aggregate call or window property. */
+int agg_scope_ref(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, weir_expr **out);
+
+#endif

@@ -1,0 +1,1414 @@
+/*
+ * sql/parse_expr.c - expressions, data types and literals.
+ *
+ * Expressions use precedence climbing over the levels in
+ * parser_internal.h (lowest first): OR, AND, NOT, IS, comparison,
+ * BETWEEN/IN/LIKE/SIMILAR, + -, * / % ||, unary - +, subscript. This follows
+ * Calcite (and so Flink): IS binds more loosely than '=', || as tightly as
+ * '*'. Binary operators are left-associative. BETWEEN bounds, LIKE
+ * patterns and ESCAPE are parsed at the additive level, so
+ * `a BETWEEN b AND c AND d` is `(a BETWEEN b AND c) AND d`.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sql/parser_internal.h"
+
+static weir_sql_expr *new_expr(parser *p, weir_sql_expr_kind kind,
+                               weir_sql_loc loc)
+{
+    weir_sql_expr *e = PNEW(p, weir_sql_expr);
+    e->kind = kind;
+    e->loc = loc;
+    e->height = 1;
+    return e;
+}
+
+static uint32_t hmax(uint32_t h, const weir_sql_expr *e)
+{
+    return e && e->height > h ? e->height : h;
+}
+
+static uint32_t hmax_list(uint32_t h, weir_sql_expr *const *v, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        h = hmax(h, v[i]);
+    return h;
+}
+
+uint32_t window_height(const weir_sql_window *w)
+{
+    uint32_t h = 0;
+    if (!w)
+        return 0;
+    h = hmax_list(h, w->partition_by, w->n_partition_by);
+    for (uint32_t i = 0; i < w->n_order_by; i++)
+        h = hmax(h, w->order_by[i].expr);
+    if (w->frame) {
+        h = hmax(h, w->frame->start.offset);
+        h = hmax(h, w->frame->end.offset);
+    }
+    return h + 1;
+}
+
+/* 1 + the tallest child, from the children's stored heights. */
+uint32_t expr_height(const weir_sql_expr *e)
+{
+    uint32_t h = 0;
+    switch (e->kind) {
+    case WEIR_SQL_EXPR_LITERAL:
+    case WEIR_SQL_EXPR_COLUMN:
+    case WEIR_SQL_EXPR_STAR:
+    case WEIR_SQL_EXPR_DESCRIPTOR:
+        break;
+    case WEIR_SQL_EXPR_UNARY:
+        h = hmax(h, e->u.unary.operand);
+        break;
+    case WEIR_SQL_EXPR_BINARY:
+        h = hmax(hmax(h, e->u.binary.left), e->u.binary.right);
+        break;
+    case WEIR_SQL_EXPR_IS:
+        h = hmax(hmax(h, e->u.is.operand), e->u.is.other);
+        break;
+    case WEIR_SQL_EXPR_BETWEEN:
+        h = hmax(hmax(hmax(h, e->u.between.operand), e->u.between.low),
+                 e->u.between.high);
+        break;
+    case WEIR_SQL_EXPR_IN_LIST:
+        h = hmax(h, e->u.in_list.operand);
+        h = hmax_list(h, e->u.in_list.items, e->u.in_list.n_items);
+        break;
+    case WEIR_SQL_EXPR_IN_QUERY:
+        h = hmax(h, e->u.in_query.operand);
+        if (e->u.in_query.query->height > h)
+            h = e->u.in_query.query->height;
+        break;
+    case WEIR_SQL_EXPR_LIKE:
+        h = hmax(hmax(hmax(h, e->u.like.operand), e->u.like.pattern),
+                 e->u.like.escape);
+        break;
+    case WEIR_SQL_EXPR_CASE:
+        h = hmax(hmax(h, e->u.case_.operand), e->u.case_.else_);
+        for (uint32_t i = 0; i < e->u.case_.n_whens; i++)
+            h = hmax(hmax(h, e->u.case_.whens[i].when),
+                     e->u.case_.whens[i].then);
+        break;
+    case WEIR_SQL_EXPR_CAST:
+        h = hmax(h, e->u.cast.operand);
+        break;
+    case WEIR_SQL_EXPR_EXTRACT:
+        h = hmax(h, e->u.extract.operand);
+        break;
+    case WEIR_SQL_EXPR_CALL: {
+        h = hmax_list(h, e->u.call.args, e->u.call.n_args);
+        h = hmax(h, e->u.call.filter);
+        uint32_t wh = window_height(e->u.call.over);
+        if (wh > h)
+            h = wh;
+        break;
+    }
+    case WEIR_SQL_EXPR_SUBQUERY:
+    case WEIR_SQL_EXPR_EXISTS:
+        h = e->u.subquery.query->height;
+        break;
+    case WEIR_SQL_EXPR_ARRAY:
+    case WEIR_SQL_EXPR_MAP:
+        h = hmax_list(h, e->u.list.items, e->u.list.n_items);
+        break;
+    case WEIR_SQL_EXPR_ITEM:
+        h = hmax(hmax(h, e->u.item.operand), e->u.item.index);
+        break;
+    case WEIR_SQL_EXPR_TABLE_ARG:
+        h = hmax_list(h, e->u.table_arg.partition_by,
+                      e->u.table_arg.n_partition_by);
+        for (uint32_t i = 0; i < e->u.table_arg.n_order_by; i++)
+            h = hmax(h, e->u.table_arg.order_by[i].expr);
+        break;
+    case WEIR_SQL_EXPR_NAMED_ARG:
+        h = hmax(h, e->u.named_arg.value);
+        break;
+    case WEIR_SQL_EXPR_GROUPING_SETS:
+        for (uint32_t i = 0; i < e->u.grouping_sets.n_sets; i++)
+            h = hmax_list(h, e->u.grouping_sets.sets[i].items,
+                          e->u.grouping_sets.sets[i].n_items);
+        break;
+    }
+    return h + 1;
+}
+
+/* Sets end and height once all children are parsed. */
+static weir_sql_expr *finish(parser *p, weir_sql_expr *e)
+{
+    e->end = prev_end(p);
+    e->height = expr_height(e);
+    parser_check_height(p, e->height, e->loc);
+    return e;
+}
+
+int weir__sql_expr_prec(const weir_sql_expr *e)
+{
+    switch (e->kind) {
+    case WEIR_SQL_EXPR_UNARY:
+        return e->u.unary.op == WEIR_SQL_OP_NOT ? PREC_NOT : PREC_UNARY;
+    case WEIR_SQL_EXPR_BINARY:
+        switch (e->u.binary.op) {
+        case WEIR_SQL_OP_OR:
+            return PREC_OR;
+        case WEIR_SQL_OP_AND:
+            return PREC_AND;
+        case WEIR_SQL_OP_EQ:
+        case WEIR_SQL_OP_NE:
+        case WEIR_SQL_OP_LT:
+        case WEIR_SQL_OP_LE:
+        case WEIR_SQL_OP_GT:
+        case WEIR_SQL_OP_GE:
+            return PREC_CMP;
+        case WEIR_SQL_OP_ADD:
+        case WEIR_SQL_OP_SUB:
+            return PREC_ADD;
+        default:
+            return PREC_MUL;
+        }
+    case WEIR_SQL_EXPR_IS:
+        return PREC_IS;
+    case WEIR_SQL_EXPR_BETWEEN:
+    case WEIR_SQL_EXPR_IN_LIST:
+    case WEIR_SQL_EXPR_IN_QUERY:
+    case WEIR_SQL_EXPR_LIKE:
+        return PREC_LIKE;
+    case WEIR_SQL_EXPR_ITEM:
+        return PREC_POSTFIX;
+    case WEIR_SQL_EXPR_NAMED_ARG:
+    case WEIR_SQL_EXPR_TABLE_ARG:
+    case WEIR_SQL_EXPR_GROUPING_SETS:
+        return PREC_MIN;
+    default:
+        return PREC_PRIMARY;
+    }
+}
+
+weir_sql_time_unit kw_time_unit(weir__sql_kw kw)
+{
+    switch (kw) {
+    case WEIR__SQL_KW_YEAR:
+    case WEIR__SQL_KW_YEARS:
+        return WEIR_SQL_UNIT_YEAR;
+    case WEIR__SQL_KW_QUARTER:
+        return WEIR_SQL_UNIT_QUARTER;
+    case WEIR__SQL_KW_MONTH:
+    case WEIR__SQL_KW_MONTHS:
+        return WEIR_SQL_UNIT_MONTH;
+    case WEIR__SQL_KW_WEEK:
+        return WEIR_SQL_UNIT_WEEK;
+    case WEIR__SQL_KW_DAY:
+    case WEIR__SQL_KW_DAYS:
+        return WEIR_SQL_UNIT_DAY;
+    case WEIR__SQL_KW_HOUR:
+    case WEIR__SQL_KW_HOURS:
+        return WEIR_SQL_UNIT_HOUR;
+    case WEIR__SQL_KW_MINUTE:
+    case WEIR__SQL_KW_MINUTES:
+        return WEIR_SQL_UNIT_MINUTE;
+    case WEIR__SQL_KW_SECOND:
+    case WEIR__SQL_KW_SECONDS:
+        return WEIR_SQL_UNIT_SECOND;
+    case WEIR__SQL_KW_MILLISECOND:
+        return WEIR_SQL_UNIT_MILLISECOND;
+    case WEIR__SQL_KW_MICROSECOND:
+        return WEIR_SQL_UNIT_MICROSECOND;
+    case WEIR__SQL_KW_NANOSECOND:
+        return WEIR_SQL_UNIT_NANOSECOND;
+    case WEIR__SQL_KW_DOW:
+        return WEIR_SQL_UNIT_DOW;
+    case WEIR__SQL_KW_DOY:
+        return WEIR_SQL_UNIT_DOY;
+    case WEIR__SQL_KW_ISODOW:
+        return WEIR_SQL_UNIT_ISODOW;
+    case WEIR__SQL_KW_ISOYEAR:
+        return WEIR_SQL_UNIT_ISOYEAR;
+    case WEIR__SQL_KW_EPOCH:
+        return WEIR_SQL_UNIT_EPOCH;
+    case WEIR__SQL_KW_DECADE:
+        return WEIR_SQL_UNIT_DECADE;
+    case WEIR__SQL_KW_CENTURY:
+        return WEIR_SQL_UNIT_CENTURY;
+    case WEIR__SQL_KW_MILLENNIUM:
+        return WEIR_SQL_UNIT_MILLENNIUM;
+    default:
+        return WEIR_SQL_UNIT_NONE;
+    }
+}
+
+static const char unit_words[] =
+    "YEAR QUARTER MONTH WEEK DAY HOUR MINUTE SECOND MILLISECOND MICROSECOND "
+    "NANOSECOND DOW DOY ISODOW ISOYEAR EPOCH DECADE CENTURY MILLENNIUM";
+
+/* Any time unit (EXTRACT, FLOOR ... TO); fails with `what`. */
+static weir_sql_time_unit parse_time_unit(parser *p, const char *what,
+                                          weir_sql_loc *loc)
+{
+    const token *t = cur(p);
+    weir_sql_time_unit u = t->type == WEIR__SQL_TK_IDENT ? kw_time_unit(t->kw)
+                                                         : WEIR_SQL_UNIT_NONE;
+    if (u == WEIR_SQL_UNIT_NONE)
+        parser_expected_hint(p, what, unit_words);
+    if (loc)
+        *loc = t->loc;
+    parser_advance(p);
+    return u;
+}
+
+/* ------------------------------------------------------------------ types */
+
+static int32_t parse_type_int(parser *p, const char *what)
+{
+    const token *t = cur(p);
+    if (t->type != WEIR__SQL_TK_INTEGER)
+        parser_expected(p, what);
+    int64_t v = 0;
+    for (uint32_t i = 0; i < t->len; i++) {
+        v = v * 10 + (p->src[t->loc.offset + i] - '0');
+        if (v > INT32_MAX)
+            parser_fail_at(p, t->loc, "%s is too large (at most %d)", what,
+                           INT32_MAX);
+    }
+    parser_advance(p);
+    return (int32_t)v;
+}
+
+/* Optional '(' n ')' */
+static void parse_type_length(parser *p, weir_sql_type *ty, const char *what)
+{
+    if (accept_tk(p, WEIR__SQL_TK_LPAREN)) {
+        ty->precision = parse_type_int(p, what);
+        expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+    }
+}
+
+static const char type_words[] =
+    "BOOLEAN TINYINT SMALLINT INT INTEGER BIGINT FLOAT REAL DOUBLE DECIMAL "
+    "NUMERIC CHAR VARCHAR STRING BINARY VARBINARY BYTES DATE TIME TIMESTAMP "
+    "TIMESTAMP_LTZ ARRAY MULTISET MAP ROW";
+
+/* Type names from other systems, and what Flink SQL calls them. */
+static const struct {
+    const char *name;
+    const char *flink;
+} type_aliases[] = {
+    {"LONG", "BIGINT"},           {"INT64", "BIGINT"},   {"INT32", "INT"},
+    {"SHORT", "SMALLINT"},        {"BYTE", "TINYINT"},   {"BOOL", "BOOLEAN"},
+    {"TEXT", "STRING"},           {"NUMBER", "DECIMAL"}, {"BLOB", "BYTES"},
+    {"DATETIME", "TIMESTAMP(3)"}, {"JSON", "STRING"},    {"UUID", "STRING"},
+};
+
+static _Noreturn void fail_type(parser *p)
+{
+    const token *t = cur(p);
+    if (t->type == WEIR__SQL_TK_IDENT && !t->kw) {
+        for (size_t i = 0; i < sizeof type_aliases / sizeof *type_aliases;
+             i++) {
+            const char *n = type_aliases[i].name;
+            if (strlen(n) == t->len &&
+                strncasecmp(n, p->src + t->loc.offset, t->len) == 0) {
+                char what[96];
+                snprintf(what, sizeof what,
+                         "a data type (Flink SQL spells %s as %s)", n,
+                         type_aliases[i].flink);
+                parser_expected_hint(p, what, "");
+            }
+        }
+    }
+    parser_expected_hint(p, "a data type", type_words);
+}
+
+static void parse_row_fields(parser *p, weir_sql_type *ty, weir__sql_tk close,
+                             const char *close_what)
+{
+    vec v = {0};
+    if (!is_tk(p, close)) {
+        do {
+            weir_sql_row_field *f = vec_push(p, &v, sizeof *f);
+            f->name = parse_ident(p, "a field name");
+            f->type = parse_type(p);
+            if (is_tk(p, WEIR__SQL_TK_STRING)) {
+                f->comment = cur(p)->str;
+                parser_advance(p);
+            }
+        } while (accept_tk(p, WEIR__SQL_TK_COMMA));
+    }
+    expect_tk(p, close, close_what);
+    ty->fields = v.data;
+    ty->n_fields = v.n;
+}
+
+static void parse_nullability(parser *p, weir_sql_type *ty)
+{
+    if (is_kw(p, WEIR__SQL_KW_NOT) && peek_is_kw(p, 1, WEIR__SQL_KW_NULL)) {
+        parser_advance(p);
+        parser_advance(p);
+        ty->not_null = true;
+    } else if (accept_kw(p, WEIR__SQL_KW_NULL)) {
+        ty->not_null = false;
+    }
+}
+
+static weir_sql_type *new_type(parser *p, weir_sql_type_kind k,
+                               weir_sql_loc loc)
+{
+    weir_sql_type *ty = PNEW(p, weir_sql_type);
+    ty->kind = k;
+    ty->loc = loc;
+    ty->precision = -1;
+    ty->scale = -1;
+    return ty;
+}
+
+weir_sql_type *parse_type(parser *p)
+{
+    parser_enter(p);
+    const token *t = cur(p);
+    weir_sql_type *ty = new_type(p, WEIR_SQL_TYPE_BOOLEAN, t->loc);
+    if (t->type != WEIR__SQL_TK_IDENT)
+        fail_type(p);
+    switch (t->kw) {
+    case WEIR__SQL_KW_BOOLEAN:
+        ty->kind = WEIR_SQL_TYPE_BOOLEAN;
+        break;
+    case WEIR__SQL_KW_TINYINT:
+        ty->kind = WEIR_SQL_TYPE_TINYINT;
+        break;
+    case WEIR__SQL_KW_SMALLINT:
+        ty->kind = WEIR_SQL_TYPE_SMALLINT;
+        break;
+    case WEIR__SQL_KW_INT:
+    case WEIR__SQL_KW_INTEGER:
+        ty->kind = WEIR_SQL_TYPE_INT;
+        break;
+    case WEIR__SQL_KW_BIGINT:
+        ty->kind = WEIR_SQL_TYPE_BIGINT;
+        break;
+    case WEIR__SQL_KW_FLOAT:
+    case WEIR__SQL_KW_REAL:
+        ty->kind = WEIR_SQL_TYPE_FLOAT;
+        break;
+    case WEIR__SQL_KW_DOUBLE:
+        ty->kind = WEIR_SQL_TYPE_DOUBLE;
+        break;
+    case WEIR__SQL_KW_DECIMAL:
+    case WEIR__SQL_KW_DEC:
+    case WEIR__SQL_KW_NUMERIC:
+        ty->kind = WEIR_SQL_TYPE_DECIMAL;
+        break;
+    case WEIR__SQL_KW_CHAR:
+    case WEIR__SQL_KW_CHARACTER:
+        ty->kind = WEIR_SQL_TYPE_CHAR;
+        break;
+    case WEIR__SQL_KW_VARCHAR:
+        ty->kind = WEIR_SQL_TYPE_VARCHAR;
+        break;
+    case WEIR__SQL_KW_STRING:
+        ty->kind = WEIR_SQL_TYPE_STRING;
+        break;
+    case WEIR__SQL_KW_BINARY:
+        ty->kind = WEIR_SQL_TYPE_BINARY;
+        break;
+    case WEIR__SQL_KW_VARBINARY:
+        ty->kind = WEIR_SQL_TYPE_VARBINARY;
+        break;
+    case WEIR__SQL_KW_BYTES:
+        ty->kind = WEIR_SQL_TYPE_BYTES;
+        break;
+    case WEIR__SQL_KW_DATE:
+        ty->kind = WEIR_SQL_TYPE_DATE;
+        break;
+    case WEIR__SQL_KW_TIME:
+        ty->kind = WEIR_SQL_TYPE_TIME;
+        break;
+    case WEIR__SQL_KW_TIMESTAMP:
+        ty->kind = WEIR_SQL_TYPE_TIMESTAMP;
+        break;
+    case WEIR__SQL_KW_TIMESTAMP_LTZ:
+        ty->kind = WEIR_SQL_TYPE_TIMESTAMP_LTZ;
+        break;
+    case WEIR__SQL_KW_ARRAY:
+        ty->kind = WEIR_SQL_TYPE_ARRAY;
+        break;
+    case WEIR__SQL_KW_MULTISET:
+        ty->kind = WEIR_SQL_TYPE_MULTISET;
+        break;
+    case WEIR__SQL_KW_MAP:
+        ty->kind = WEIR_SQL_TYPE_MAP;
+        break;
+    case WEIR__SQL_KW_ROW:
+        ty->kind = WEIR_SQL_TYPE_ROW;
+        break;
+    default:
+        fail_type(p);
+    }
+    parser_advance(p);
+    switch (ty->kind) {
+    case WEIR_SQL_TYPE_DOUBLE:
+        accept_kw(p, WEIR__SQL_KW_PRECISION);
+        break;
+    case WEIR_SQL_TYPE_DECIMAL:
+        if (accept_tk(p, WEIR__SQL_TK_LPAREN)) {
+            ty->precision = parse_type_int(p, "a precision");
+            if (accept_tk(p, WEIR__SQL_TK_COMMA))
+                ty->scale = parse_type_int(p, "a scale");
+            expect_tk(p, WEIR__SQL_TK_RPAREN, "',' or ')'");
+        }
+        break;
+    case WEIR_SQL_TYPE_CHAR:
+        if (accept_kw(p, WEIR__SQL_KW_VARYING))
+            ty->kind = WEIR_SQL_TYPE_VARCHAR;
+        parse_type_length(p, ty, "a length");
+        break;
+    case WEIR_SQL_TYPE_VARCHAR:
+    case WEIR_SQL_TYPE_BINARY:
+    case WEIR_SQL_TYPE_VARBINARY:
+        parse_type_length(p, ty, "a length");
+        break;
+    case WEIR_SQL_TYPE_TIME:
+        parse_type_length(p, ty, "a precision");
+        if (is_kw(p, WEIR__SQL_KW_WITHOUT)) {
+            parser_advance(p);
+            expect_kw(p, WEIR__SQL_KW_TIME);
+            expect_kw(p, WEIR__SQL_KW_ZONE);
+        }
+        break;
+    case WEIR_SQL_TYPE_TIMESTAMP:
+        parse_type_length(p, ty, "a precision");
+        if (is_kw(p, WEIR__SQL_KW_WITHOUT)) {
+            parser_advance(p);
+            expect_kw(p, WEIR__SQL_KW_TIME);
+            expect_kw(p, WEIR__SQL_KW_ZONE);
+        } else if (is_kw(p, WEIR__SQL_KW_WITH) &&
+                   peek_is_kw(p, 1, WEIR__SQL_KW_LOCAL)) {
+            parser_advance(p);
+            parser_advance(p);
+            expect_kw(p, WEIR__SQL_KW_TIME);
+            expect_kw(p, WEIR__SQL_KW_ZONE);
+            ty->kind = WEIR_SQL_TYPE_TIMESTAMP_LTZ;
+        }
+        break;
+    case WEIR_SQL_TYPE_TIMESTAMP_LTZ:
+        parse_type_length(p, ty, "a precision");
+        break;
+    case WEIR_SQL_TYPE_ARRAY:
+    case WEIR_SQL_TYPE_MULTISET:
+        expect_tk(p, WEIR__SQL_TK_LT, "'<'");
+        ty->elem = parse_type(p);
+        expect_tk(p, WEIR__SQL_TK_GT, "'>'");
+        break;
+    case WEIR_SQL_TYPE_MAP:
+        expect_tk(p, WEIR__SQL_TK_LT, "'<'");
+        ty->elem = parse_type(p);
+        expect_tk(p, WEIR__SQL_TK_COMMA, "','");
+        ty->value = parse_type(p);
+        expect_tk(p, WEIR__SQL_TK_GT, "'>'");
+        break;
+    case WEIR_SQL_TYPE_ROW:
+        if (accept_tk(p, WEIR__SQL_TK_NE)) /* ROW<>: the lexer sees '<>' */
+            break;
+        if (accept_tk(p, WEIR__SQL_TK_LT))
+            parse_row_fields(p, ty, WEIR__SQL_TK_GT, "',' or '>'");
+        else if (accept_tk(p, WEIR__SQL_TK_LPAREN))
+            parse_row_fields(p, ty, WEIR__SQL_TK_RPAREN, "',' or ')'");
+        else
+            parser_expected(p, "'<' or '('");
+        break;
+    default:
+        break;
+    }
+    parse_nullability(p, ty);
+    /* Postfix collection types: INT ARRAY, STRING NOT NULL MULTISET. */
+    while (is_kw(p, WEIR__SQL_KW_ARRAY) || is_kw(p, WEIR__SQL_KW_MULTISET)) {
+        weir_sql_type *outer =
+            new_type(p,
+                     is_kw(p, WEIR__SQL_KW_ARRAY) ? WEIR_SQL_TYPE_ARRAY
+                                                  : WEIR_SQL_TYPE_MULTISET,
+                     cur(p)->loc);
+        parser_advance(p);
+        outer->elem = ty;
+        ty = outer;
+        parse_nullability(p, ty);
+    }
+    parser_leave(p);
+    return ty;
+}
+
+/* --------------------------------------------------------------- literals */
+
+static weir_sql_expr *new_literal(parser *p, weir_sql_lit_kind kind,
+                                  weir_sql_loc loc)
+{
+    weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_LITERAL, loc);
+    e->u.lit.kind = kind;
+    return e;
+}
+
+static weir_sql_expr *parse_number(parser *p)
+{
+    const token *t = cur(p);
+    weir_sql_lit_kind k = t->type == WEIR__SQL_TK_INTEGER ? WEIR_SQL_LIT_INTEGER
+                          : t->type == WEIR__SQL_TK_DECIMAL
+                              ? WEIR_SQL_LIT_DECIMAL
+                              : WEIR_SQL_LIT_DOUBLE;
+    weir_sql_expr *e = new_literal(p, k, t->loc);
+    e->u.lit.text = parser_strndup(p, p->src + t->loc.offset, t->len);
+    e->u.lit.len = t->len;
+    weir__sql_number_eval(&e->u.lit);
+    parser_advance(p);
+    return finish(p, e);
+}
+
+/* DATE '...', TIME '...', TIMESTAMP '...' */
+static weir_sql_expr *parse_typed_literal(parser *p)
+{
+    const token *kw = cur(p);
+    weir_sql_lit_kind k = kw->kw == WEIR__SQL_KW_DATE ? WEIR_SQL_LIT_DATE
+                          : kw->kw == WEIR__SQL_KW_TIME
+                              ? WEIR_SQL_LIT_TIME
+                              : WEIR_SQL_LIT_TIMESTAMP;
+    static const char *const examples[] = {
+        [WEIR_SQL_LIT_DATE] = "a quoted date such as '2024-01-31'",
+        [WEIR_SQL_LIT_TIME] = "a quoted time such as '12:30:00'",
+        [WEIR_SQL_LIT_TIMESTAMP] =
+            "a quoted timestamp such as '2024-01-31 12:30:00'",
+    };
+    weir_sql_expr *e = new_literal(p, k, kw->loc);
+    parser_advance(p);
+    weir_sql_loc sloc;
+    e->u.lit.text = parse_string(p, examples[k], &sloc);
+    e->u.lit.len = (uint32_t)strlen(e->u.lit.text);
+    char msg[200];
+    if (weir__sql_datetime_eval(&e->u.lit, msg, sizeof msg))
+        parser_fail_at(p, sloc, "%s", msg);
+    return finish(p, e);
+}
+
+static weir_sql_time_unit parse_interval_unit(parser *p, int32_t *precision)
+{
+    const token *t = cur(p);
+    weir_sql_time_unit u = t->type == WEIR__SQL_TK_IDENT ? kw_time_unit(t->kw)
+                                                         : WEIR_SQL_UNIT_NONE;
+    if (u != WEIR_SQL_UNIT_YEAR && u != WEIR_SQL_UNIT_MONTH &&
+        u != WEIR_SQL_UNIT_DAY && u != WEIR_SQL_UNIT_HOUR &&
+        u != WEIR_SQL_UNIT_MINUTE && u != WEIR_SQL_UNIT_SECOND)
+        parser_expected_hint(p,
+                             "an interval unit (YEAR, MONTH, DAY, HOUR, "
+                             "MINUTE or SECOND)",
+                             "YEAR MONTH DAY HOUR MINUTE SECOND YEARS MONTHS "
+                             "DAYS HOURS MINUTES SECONDS");
+    parser_advance(p);
+    *precision = -1;
+    if (accept_tk(p, WEIR__SQL_TK_LPAREN)) {
+        *precision = parse_type_int(p, "a precision");
+        expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+    }
+    return u;
+}
+
+static bool valid_qualifier(weir_sql_time_unit from, weir_sql_time_unit to)
+{
+    if (to == WEIR_SQL_UNIT_NONE)
+        return true;
+    switch (from) {
+    case WEIR_SQL_UNIT_YEAR:
+        return to == WEIR_SQL_UNIT_MONTH;
+    case WEIR_SQL_UNIT_DAY:
+        return to == WEIR_SQL_UNIT_HOUR || to == WEIR_SQL_UNIT_MINUTE ||
+               to == WEIR_SQL_UNIT_SECOND;
+    case WEIR_SQL_UNIT_HOUR:
+        return to == WEIR_SQL_UNIT_MINUTE || to == WEIR_SQL_UNIT_SECOND;
+    case WEIR_SQL_UNIT_MINUTE:
+        return to == WEIR_SQL_UNIT_SECOND;
+    default:
+        return false;
+    }
+}
+
+/* INTERVAL [+|-] 'value' unit [(p)] [TO unit [(p)]] */
+static weir_sql_expr *parse_interval(parser *p)
+{
+    weir_sql_expr *e = new_literal(p, WEIR_SQL_LIT_INTERVAL, cur(p)->loc);
+    weir_sql_interval *iv = &e->u.lit.interval;
+    expect_kw(p, WEIR__SQL_KW_INTERVAL);
+    if (accept_tk(p, WEIR__SQL_TK_MINUS))
+        iv->negated = true;
+    else
+        accept_tk(p, WEIR__SQL_TK_PLUS);
+    weir_sql_loc sloc;
+    e->u.lit.text =
+        parse_string(p, "a quoted interval value such as '10'", &sloc);
+    e->u.lit.len = (uint32_t)strlen(e->u.lit.text);
+    weir_sql_loc qloc = cur(p)->loc;
+    iv->from = parse_interval_unit(p, &iv->from_precision);
+    iv->to = WEIR_SQL_UNIT_NONE;
+    iv->to_precision = -1;
+    if (accept_kw(p, WEIR__SQL_KW_TO)) {
+        iv->to = parse_interval_unit(p, &iv->to_precision);
+        if (!valid_qualifier(iv->from, iv->to))
+            parser_fail_at(p, qloc,
+                           "invalid interval qualifier %s TO %s (use YEAR "
+                           "TO MONTH, DAY TO HOUR|MINUTE|SECOND, HOUR TO "
+                           "MINUTE|SECOND or MINUTE TO SECOND)",
+                           weir__sql_unit_name(iv->from),
+                           weir__sql_unit_name(iv->to));
+    }
+    char msg[200];
+    if (weir__sql_interval_eval(&e->u.lit, msg, sizeof msg))
+        parser_fail_at(p, sloc, "%s", msg);
+    return finish(p, e);
+}
+
+/* ---------------------------------------------------------- special forms */
+
+static weir_sql_expr *parse_case(parser *p)
+{
+    weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_CASE, cur(p)->loc);
+    expect_kw(p, WEIR__SQL_KW_CASE);
+    if (!is_kw(p, WEIR__SQL_KW_WHEN))
+        e->u.case_.operand = parse_expr(p, PREC_MIN);
+    vec v = {0};
+    while (accept_kw(p, WEIR__SQL_KW_WHEN)) {
+        weir_sql_when *w = vec_push(p, &v, sizeof *w);
+        w->when = parse_expr(p, PREC_MIN);
+        expect_kw(p, WEIR__SQL_KW_THEN);
+        w->then = parse_expr(p, PREC_MIN);
+    }
+    if (v.n == 0)
+        parser_expected(p, "WHEN");
+    e->u.case_.whens = v.data;
+    e->u.case_.n_whens = v.n;
+    if (accept_kw(p, WEIR__SQL_KW_ELSE))
+        e->u.case_.else_ = parse_expr(p, PREC_MIN);
+    if (!accept_kw(p, WEIR__SQL_KW_END))
+        parser_expected(p, e->u.case_.else_ ? "END" : "WHEN, ELSE or END");
+    return finish(p, e);
+}
+
+static weir_sql_expr *parse_cast(parser *p)
+{
+    weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_CAST, cur(p)->loc);
+    e->u.cast.try_ = is_kw(p, WEIR__SQL_KW_TRY_CAST);
+    parser_advance(p);
+    expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+    e->u.cast.operand = parse_expr(p, PREC_MIN);
+    expect_kw(p, WEIR__SQL_KW_AS);
+    e->u.cast.type = parse_type(p);
+    expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+    return finish(p, e);
+}
+
+static weir_sql_expr *parse_extract(parser *p)
+{
+    weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_EXTRACT, cur(p)->loc);
+    parser_advance(p);
+    expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+    e->u.extract.unit = parse_time_unit(
+        p, "a time unit such as YEAR, MONTH, DAY, HOUR, MINUTE or SECOND",
+        &e->u.extract.unit_loc);
+    expect_kw(p, WEIR__SQL_KW_FROM);
+    e->u.extract.operand = parse_expr(p, PREC_MIN);
+    expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+    return finish(p, e);
+}
+
+static weir_sql_expr *parse_exists(parser *p)
+{
+    weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_EXISTS, cur(p)->loc);
+    expect_kw(p, WEIR__SQL_KW_EXISTS);
+    if (!is_tk(p, WEIR__SQL_TK_LPAREN) || !at_query_start(p))
+        parser_expected(p, "'(' and a query");
+    parser_advance(p);
+    e->u.subquery.query = parse_query(p);
+    expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+    return finish(p, e);
+}
+
+/* ARRAY[...] and MAP[...] */
+static weir_sql_expr *parse_constructor(parser *p, weir_sql_expr_kind kind)
+{
+    weir_sql_expr *e = new_expr(p, kind, cur(p)->loc);
+    parser_advance(p);
+    expect_tk(p, WEIR__SQL_TK_LBRACKET, "'['");
+    vec v = {0};
+    if (!is_tk(p, WEIR__SQL_TK_RBRACKET)) {
+        do {
+            *(weir_sql_expr **)vec_push(p, &v, sizeof(void *)) =
+                parse_expr(p, PREC_MIN);
+        } while (accept_tk(p, WEIR__SQL_TK_COMMA));
+    }
+    expect_tk(p, WEIR__SQL_TK_RBRACKET, "',' or ']'");
+    if (kind == WEIR_SQL_EXPR_MAP && v.n % 2)
+        parser_fail_at(p, e->loc,
+                       "MAP[...] needs an even number of "
+                       "elements (key, value, key, value, ...)");
+    e->u.list.items = v.data;
+    e->u.list.n_items = v.n;
+    return finish(p, e);
+}
+
+static weir_sql_expr *parse_descriptor(parser *p)
+{
+    weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_DESCRIPTOR, cur(p)->loc);
+    parser_advance(p);
+    parse_ident_list(p, &e->u.descriptor.columns, &e->u.descriptor.n_columns,
+                     "a column name");
+    return finish(p, e);
+}
+
+/* ------------------------------------------------------------------ calls */
+
+static weir_sql_expr *new_call(parser *p, weir_sql_name name,
+                               weir_sql_call_syntax syntax)
+{
+    weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_CALL, name.loc);
+    e->u.call.name = name;
+    e->u.call.syntax = syntax;
+    return e;
+}
+
+/* A one-part name from the current token (keywords used as function names). */
+static weir_sql_name name_from_token(parser *p)
+{
+    const token *t = cur(p);
+    weir_sql_name n;
+    n.loc = t->loc;
+    n.n_parts = 1;
+    n.parts = PNEW(p, weir_sql_ident);
+    n.parts->loc = t->loc;
+    n.parts->name = parser_strndup(p, p->src + t->loc.offset, t->len);
+    n.parts->len = t->len;
+    parser_advance(p);
+    return n;
+}
+
+static void push_expr(parser *p, vec *v, weir_sql_expr *e)
+{
+    *(weir_sql_expr **)vec_push(p, v, sizeof(void *)) = e;
+}
+
+/* The rest of a plain argument list: [, arg]... ')' */
+static void parse_args_rest(parser *p, vec *args)
+{
+    while (accept_tk(p, WEIR__SQL_TK_COMMA))
+        push_expr(p, args, parse_call_arg(p));
+    expect_tk(p, WEIR__SQL_TK_RPAREN, "',' or ')'");
+}
+
+/* FILTER (WHERE ...) and OVER ... after a call. */
+static void parse_call_suffix(parser *p, weir_sql_expr *e)
+{
+    if (is_kw(p, WEIR__SQL_KW_FILTER)) {
+        parser_advance(p);
+        expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+        expect_kw(p, WEIR__SQL_KW_WHERE);
+        e->u.call.filter = parse_expr(p, PREC_MIN);
+        expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+    }
+    if (accept_kw(p, WEIR__SQL_KW_OVER)) {
+        if (is_tk(p, WEIR__SQL_TK_LPAREN)) {
+            e->u.call.over = parse_window_spec(p);
+        } else {
+            weir_sql_window *w = PNEW(p, weir_sql_window);
+            w->loc = cur(p)->loc;
+            w->ref = parse_ident_ptr(p, "'(' or a window name");
+            w->ref_only = true;
+            e->u.call.over = w;
+        }
+    }
+}
+
+/* TIMESTAMPADD and TIMESTAMPDIFF take a time unit as first argument. */
+static bool takes_unit_first(const weir_sql_name *n)
+{
+    if (n->n_parts != 1)
+        return false;
+    const char *s = n->parts[0].name;
+    return strcasecmp(s, "TIMESTAMPADD") == 0 ||
+           strcasecmp(s, "TIMESTAMPDIFF") == 0;
+}
+
+/* name '(' ... ')' [FILTER (WHERE ...)] [OVER ...]; at '(' */
+static weir_sql_expr *parse_call_rest(parser *p, weir_sql_name name)
+{
+    weir_sql_expr *e = new_call(p, name, WEIR_SQL_CALL_PLAIN);
+    expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+    vec args = {0};
+    if (takes_unit_first(&name)) {
+        e->u.call.syntax = WEIR_SQL_CALL_UNIT_FIRST;
+        e->u.call.unit = parse_time_unit(
+            p, "a time unit such as SECOND, MINUTE, HOUR or DAY", NULL);
+        expect_tk(p, WEIR__SQL_TK_COMMA, "','");
+    }
+    if (is_tk(p, WEIR__SQL_TK_STAR) && peek_is_tk(p, 1, WEIR__SQL_TK_RPAREN)) {
+        parser_advance(p);
+        parser_advance(p);
+        e->u.call.star = true;
+    } else if (!accept_tk(p, WEIR__SQL_TK_RPAREN)) {
+        if (accept_kw(p, WEIR__SQL_KW_DISTINCT))
+            e->u.call.distinct = true;
+        else if (accept_kw(p, WEIR__SQL_KW_ALL))
+            e->u.call.all = true;
+        push_expr(p, &args, parse_call_arg(p));
+        parse_args_rest(p, &args);
+    }
+    e->u.call.args = args.data;
+    e->u.call.n_args = args.n;
+    parse_call_suffix(p, e);
+    return finish(p, e);
+}
+
+/* TRIM([BOTH|LEADING|TRAILING] [chars] FROM s) or TRIM(args) */
+static weir_sql_expr *parse_trim(parser *p)
+{
+    weir_sql_expr *e = new_call(p, name_from_token(p), WEIR_SQL_CALL_TRIM);
+    expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+    vec args = {0};
+    bool spec = true;
+    if (accept_kw(p, WEIR__SQL_KW_BOTH))
+        e->u.call.trim = WEIR_SQL_TRIM_BOTH;
+    else if (accept_kw(p, WEIR__SQL_KW_LEADING))
+        e->u.call.trim = WEIR_SQL_TRIM_LEADING;
+    else if (accept_kw(p, WEIR__SQL_KW_TRAILING))
+        e->u.call.trim = WEIR_SQL_TRIM_TRAILING;
+    else
+        spec = false;
+    e->u.call.trim_spec_written = spec;
+    if (spec && accept_kw(p, WEIR__SQL_KW_FROM)) {
+        push_expr(p, &args, parse_expr(p, PREC_MIN));
+        expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+    } else {
+        weir_sql_expr *first = parse_expr(p, PREC_MIN);
+        if (accept_kw(p, WEIR__SQL_KW_FROM)) {
+            push_expr(p, &args, parse_expr(p, PREC_MIN));
+            push_expr(p, &args, first);
+            expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+        } else if (spec) {
+            parser_expected(p, "FROM");
+        } else {
+            e->u.call.syntax = WEIR_SQL_CALL_PLAIN;
+            push_expr(p, &args, first);
+            parse_args_rest(p, &args);
+        }
+    }
+    e->u.call.args = args.data;
+    e->u.call.n_args = args.n;
+    parse_call_suffix(p, e);
+    return finish(p, e);
+}
+
+/* POSITION(a IN b) */
+static weir_sql_expr *parse_position(parser *p)
+{
+    weir_sql_expr *e = new_call(p, name_from_token(p), WEIR_SQL_CALL_POSITION);
+    expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+    vec args = {0};
+    push_expr(p, &args, parse_expr(p, PREC_ADD));
+    expect_kw(p, WEIR__SQL_KW_IN);
+    push_expr(p, &args, parse_expr(p, PREC_MIN));
+    expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+    e->u.call.args = args.data;
+    e->u.call.n_args = args.n;
+    return finish(p, e);
+}
+
+/* SUBSTRING(s FROM a [FOR b]) or SUBSTRING(s, a [, b]);
+ * OVERLAY(s PLACING r FROM a [FOR b]) */
+static weir_sql_expr *parse_substring_overlay(parser *p, bool overlay)
+{
+    weir_sql_expr *e =
+        new_call(p, name_from_token(p),
+                 overlay ? WEIR_SQL_CALL_OVERLAY : WEIR_SQL_CALL_SUBSTRING);
+    expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+    vec args = {0};
+    push_expr(p, &args, parse_expr(p, PREC_MIN));
+    if (overlay) {
+        expect_kw(p, WEIR__SQL_KW_PLACING);
+        push_expr(p, &args, parse_expr(p, PREC_MIN));
+    }
+    if (accept_kw(p, WEIR__SQL_KW_FROM)) {
+        push_expr(p, &args, parse_expr(p, PREC_MIN));
+        if (accept_kw(p, WEIR__SQL_KW_FOR))
+            push_expr(p, &args, parse_expr(p, PREC_MIN));
+        expect_tk(p, WEIR__SQL_TK_RPAREN, "FOR or ')'");
+    } else if (overlay) {
+        parser_expected(p, "FROM");
+    } else {
+        e->u.call.syntax = WEIR_SQL_CALL_PLAIN;
+        parse_args_rest(p, &args);
+    }
+    e->u.call.args = args.data;
+    e->u.call.n_args = args.n;
+    return finish(p, e);
+}
+
+/* FLOOR(x TO unit), CEIL(x TO unit), or their plain forms. */
+static weir_sql_expr *parse_floor_ceil(parser *p)
+{
+    bool floor = is_kw(p, WEIR__SQL_KW_FLOOR);
+    weir_sql_expr *e = new_call(p, name_from_token(p), WEIR_SQL_CALL_PLAIN);
+    expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+    vec args = {0};
+    push_expr(p, &args, parse_expr(p, PREC_MIN));
+    if (accept_kw(p, WEIR__SQL_KW_TO)) {
+        e->u.call.syntax =
+            floor ? WEIR_SQL_CALL_FLOOR_TO : WEIR_SQL_CALL_CEIL_TO;
+        e->u.call.unit =
+            parse_time_unit(p, "a time unit such as DAY or HOUR", NULL);
+        expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+    } else {
+        parse_args_rest(p, &args);
+    }
+    e->u.call.args = args.data;
+    e->u.call.n_args = args.n;
+    parse_call_suffix(p, e);
+    return finish(p, e);
+}
+
+/* CURRENT_TIMESTAMP and friends: without parentheses, or a plain call. */
+static weir_sql_expr *parse_niladic(parser *p)
+{
+    if (peek_is_tk(p, 1, WEIR__SQL_TK_LPAREN))
+        return parse_call_rest(p, name_from_token(p));
+    weir_sql_expr *e = new_call(p, name_from_token(p), WEIR_SQL_CALL_NO_PARENS);
+    return finish(p, e);
+}
+
+weir_sql_expr *parse_call_arg(parser *p)
+{
+    weir_sql_loc loc = cur(p)->loc;
+    /* Parameter names may be keywords: TUMBLE(..., OFFSET => ...). */
+    if ((is_tk(p, WEIR__SQL_TK_IDENT) || is_tk(p, WEIR__SQL_TK_QIDENT)) &&
+        peek_is_tk(p, 1, WEIR__SQL_TK_ARROW)) {
+        weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_NAMED_ARG, loc);
+        const token *t = cur(p);
+        weir_sql_ident *id = &e->u.named_arg.name;
+        id->loc = t->loc;
+        id->quoted = t->type == WEIR__SQL_TK_QIDENT;
+        if (id->quoted) {
+            id->name = t->str;
+            id->len = t->str_len;
+        } else {
+            id->name = parser_strndup(p, p->src + t->loc.offset, t->len);
+            id->len = t->len;
+        }
+        parser_advance(p);
+        expect_tk(p, WEIR__SQL_TK_ARROW, "'=>'");
+        if (peek_is_tk(p, 1, WEIR__SQL_TK_ARROW))
+            parser_expected(p, "an argument value");
+        e->u.named_arg.value = parse_call_arg(p);
+        return finish(p, e);
+    }
+    if (is_kw(p, WEIR__SQL_KW_TABLE)) {
+        parser_enter(p);
+        weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_TABLE_ARG, loc);
+        parser_advance(p);
+        e->u.table_arg.table = parse_name(p, "a table name");
+        if (accept_kw(p, WEIR__SQL_KW_PARTITION)) {
+            expect_kw(p, WEIR__SQL_KW_BY);
+            vec v = {0};
+            if (is_tk(p, WEIR__SQL_TK_LPAREN) && !at_query_start(p)) {
+                parser_advance(p);
+                do {
+                    push_expr(p, &v, parse_expr(p, PREC_MIN));
+                } while (accept_tk(p, WEIR__SQL_TK_COMMA));
+                expect_tk(p, WEIR__SQL_TK_RPAREN, "',' or ')'");
+            } else {
+                push_expr(p, &v, parse_expr(p, PREC_ADD));
+            }
+            e->u.table_arg.partition_by = v.data;
+            e->u.table_arg.n_partition_by = v.n;
+        }
+        if (is_kw(p, WEIR__SQL_KW_ORDER))
+            parse_order_by_list(p, &e->u.table_arg.order_by,
+                                &e->u.table_arg.n_order_by);
+        parser_leave(p);
+        return finish(p, e);
+    }
+    return parse_expr(p, PREC_MIN);
+}
+
+/* -------------------------------------------------------------- primaries */
+
+static weir_sql_expr *parse_name_or_call(parser *p)
+{
+    weir_sql_name name = parse_name(p, "an expression");
+    if (is_tk(p, WEIR__SQL_TK_LPAREN))
+        return parse_call_rest(p, name);
+    weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_COLUMN, name.loc);
+    e->u.column = name;
+    return finish(p, e);
+}
+
+static weir_sql_expr *parse_primary(parser *p)
+{
+    const token *t = cur(p);
+    switch (t->type) {
+    case WEIR__SQL_TK_INTEGER:
+    case WEIR__SQL_TK_DECIMAL:
+    case WEIR__SQL_TK_APPROX:
+        return parse_number(p);
+    case WEIR__SQL_TK_STRING:
+    case WEIR__SQL_TK_BINSTRING: {
+        weir_sql_expr *e =
+            new_literal(p,
+                        t->type == WEIR__SQL_TK_STRING ? WEIR_SQL_LIT_STRING
+                                                       : WEIR_SQL_LIT_BINARY,
+                        t->loc);
+        e->u.lit.text = t->str;
+        e->u.lit.len = t->str_len;
+        parser_advance(p);
+        return finish(p, e);
+    }
+    case WEIR__SQL_TK_QIDENT:
+        return parse_name_or_call(p);
+    case WEIR__SQL_TK_LPAREN: {
+        if (at_query_start(p)) {
+            weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_SUBQUERY, t->loc);
+            parser_advance(p);
+            e->u.subquery.query = parse_query(p);
+            expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+            return finish(p, e);
+        }
+        parser_advance(p);
+        weir_sql_expr *e = parse_expr(p, PREC_MIN);
+        expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+        return e;
+    }
+    case WEIR__SQL_TK_IDENT:
+        break;
+    default:
+        parser_expected(p, "an expression");
+    }
+
+    bool call_next = peek_is_tk(p, 1, WEIR__SQL_TK_LPAREN);
+    switch (t->kw) {
+    case WEIR__SQL_KW_NULL:
+    case WEIR__SQL_KW_UNKNOWN: {
+        weir_sql_expr *e = new_literal(p, WEIR_SQL_LIT_NULL, t->loc);
+        parser_advance(p);
+        return finish(p, e);
+    }
+    case WEIR__SQL_KW_TRUE:
+    case WEIR__SQL_KW_FALSE: {
+        weir_sql_expr *e = new_literal(p, WEIR_SQL_LIT_BOOLEAN, t->loc);
+        e->u.lit.boolean = t->kw == WEIR__SQL_KW_TRUE;
+        parser_advance(p);
+        return finish(p, e);
+    }
+    case WEIR__SQL_KW_DATE:
+    case WEIR__SQL_KW_TIME:
+    case WEIR__SQL_KW_TIMESTAMP:
+        return parse_typed_literal(p);
+    case WEIR__SQL_KW_INTERVAL:
+        return parse_interval(p);
+    case WEIR__SQL_KW_CASE:
+        return parse_case(p);
+    case WEIR__SQL_KW_CAST:
+        return parse_cast(p);
+    case WEIR__SQL_KW_EXISTS:
+        return parse_exists(p);
+    case WEIR__SQL_KW_ARRAY:
+        return parse_constructor(p, WEIR_SQL_EXPR_ARRAY);
+    case WEIR__SQL_KW_CURRENT_DATE:
+    case WEIR__SQL_KW_CURRENT_TIME:
+    case WEIR__SQL_KW_CURRENT_TIMESTAMP:
+    case WEIR__SQL_KW_LOCALTIME:
+    case WEIR__SQL_KW_LOCALTIMESTAMP:
+        return parse_niladic(p);
+    case WEIR__SQL_KW_LEFT:
+    case WEIR__SQL_KW_RIGHT:
+        if (call_next)
+            return parse_call_rest(p, name_from_token(p));
+        break;
+    case WEIR__SQL_KW_TRY_CAST:
+        if (call_next)
+            return parse_cast(p);
+        break;
+    case WEIR__SQL_KW_EXTRACT:
+        if (call_next)
+            return parse_extract(p);
+        break;
+    case WEIR__SQL_KW_MAP:
+        if (peek_is_tk(p, 1, WEIR__SQL_TK_LBRACKET))
+            return parse_constructor(p, WEIR_SQL_EXPR_MAP);
+        break;
+    case WEIR__SQL_KW_DESCRIPTOR:
+        if (call_next)
+            return parse_descriptor(p);
+        break;
+    case WEIR__SQL_KW_TRIM:
+        if (call_next)
+            return parse_trim(p);
+        break;
+    case WEIR__SQL_KW_POSITION:
+        if (call_next)
+            return parse_position(p);
+        break;
+    case WEIR__SQL_KW_SUBSTRING:
+    case WEIR__SQL_KW_OVERLAY:
+        if (call_next)
+            return parse_substring_overlay(p, t->kw == WEIR__SQL_KW_OVERLAY);
+        break;
+    case WEIR__SQL_KW_FLOOR:
+    case WEIR__SQL_KW_CEIL:
+    case WEIR__SQL_KW_CEILING:
+        if (call_next)
+            return parse_floor_ceil(p);
+        break;
+    default:
+        break;
+    }
+    if (tok_is_name(t))
+        return parse_name_or_call(p);
+    if (t->kw == WEIR__SQL_KW_TABLE)
+        parser_fail_at(p, t->loc,
+                       "TABLE t is only allowed as an argument of a table "
+                       "function such as TUMBLE(TABLE t, ...)");
+    parser_expected(p, "an expression");
+}
+
+/* -------------------------------------------------------------- operators */
+
+static weir_sql_expr *make_binary(parser *p, weir_sql_binop op,
+                                  weir_sql_loc op_loc, weir_sql_expr *left,
+                                  weir_sql_expr *right)
+{
+    weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_BINARY, left->loc);
+    e->u.binary.op = op;
+    e->u.binary.op_loc = op_loc;
+    e->u.binary.left = left;
+    e->u.binary.right = right;
+    return finish(p, e);
+}
+
+static weir_sql_expr *parse_prefix(parser *p, int min_prec)
+{
+    const token *t = cur(p);
+    weir_sql_unop op;
+    int prec;
+    /* NOT binds loosely, so `a = NOT b` means `a = (NOT b)`: require the
+     * parentheses, as the canonical form has them. (Accepting it bare
+     * would let printing add nesting the input did not have.) */
+    if (tok_is_kw(t, WEIR__SQL_KW_NOT) && min_prec > PREC_NOT)
+        parser_expected(p, "an expression (write NOT ... in parentheses "
+                           "here)");
+    if (tok_is_kw(t, WEIR__SQL_KW_NOT))
+        op = WEIR_SQL_OP_NOT, prec = PREC_NOT;
+    else if (t->type == WEIR__SQL_TK_MINUS)
+        op = WEIR_SQL_OP_NEG, prec = PREC_UNARY;
+    else if (t->type == WEIR__SQL_TK_PLUS)
+        op = WEIR_SQL_OP_PLUS, prec = PREC_UNARY;
+    else
+        return parse_primary(p);
+    weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_UNARY, t->loc);
+    parser_advance(p);
+    e->u.unary.op = op;
+    e->u.unary.operand = parse_expr(p, prec);
+    return finish(p, e);
+}
+
+/* x [NOT] IN (list | query); at IN */
+static weir_sql_expr *parse_in(parser *p, weir_sql_expr *left, bool negated)
+{
+    expect_kw(p, WEIR__SQL_KW_IN);
+    if (!is_tk(p, WEIR__SQL_TK_LPAREN))
+        parser_expected(p, "'('");
+    if (at_query_start(p)) {
+        weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_IN_QUERY, left->loc);
+        e->u.in_query.negated = negated;
+        e->u.in_query.operand = left;
+        parser_advance(p);
+        e->u.in_query.query = parse_query(p);
+        expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+        return finish(p, e);
+    }
+    weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_IN_LIST, left->loc);
+    e->u.in_list.negated = negated;
+    e->u.in_list.operand = left;
+    parser_advance(p);
+    vec v = {0};
+    do {
+        push_expr(p, &v, parse_expr(p, PREC_MIN));
+    } while (accept_tk(p, WEIR__SQL_TK_COMMA));
+    expect_tk(p, WEIR__SQL_TK_RPAREN, "',' or ')'");
+    e->u.in_list.items = v.data;
+    e->u.in_list.n_items = v.n;
+    return finish(p, e);
+}
+
+/* x IS [NOT] NULL | TRUE | FALSE | UNKNOWN | DISTINCT FROM y; at IS */
+static weir_sql_expr *parse_is(parser *p, weir_sql_expr *left)
+{
+    weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_IS, left->loc);
+    e->u.is.operand = left;
+    expect_kw(p, WEIR__SQL_KW_IS);
+    e->u.is.negated = accept_kw(p, WEIR__SQL_KW_NOT);
+    if (accept_kw(p, WEIR__SQL_KW_NULL)) {
+        e->u.is.test = WEIR_SQL_IS_NULL;
+    } else if (accept_kw(p, WEIR__SQL_KW_TRUE)) {
+        e->u.is.test = WEIR_SQL_IS_TRUE;
+    } else if (accept_kw(p, WEIR__SQL_KW_FALSE)) {
+        e->u.is.test = WEIR_SQL_IS_FALSE;
+    } else if (accept_kw(p, WEIR__SQL_KW_UNKNOWN)) {
+        e->u.is.test = WEIR_SQL_IS_UNKNOWN;
+    } else if (accept_kw(p, WEIR__SQL_KW_DISTINCT)) {
+        expect_kw(p, WEIR__SQL_KW_FROM);
+        e->u.is.test = WEIR_SQL_IS_DISTINCT_FROM;
+        e->u.is.other = parse_expr(p, PREC_IS + 1);
+    } else {
+        parser_expected(p, e->u.is.negated
+                               ? "NULL, TRUE, FALSE, UNKNOWN or DISTINCT FROM"
+                               : "NULL, NOT, TRUE, FALSE, UNKNOWN or "
+                                 "DISTINCT FROM");
+    }
+    return finish(p, e);
+}
+
+weir_sql_expr *parse_expr(parser *p, int min_prec)
+{
+    parser_enter(p);
+    weir_sql_expr *left = parse_prefix(p, min_prec);
+    for (;;) {
+        const token *t = cur(p);
+        weir_sql_loc op_loc = t->loc;
+        bool negated = false;
+        weir__sql_kw kw =
+            t->type == WEIR__SQL_TK_IDENT ? t->kw : WEIR__SQL_KW_NONE;
+        if (kw == WEIR__SQL_KW_NOT) {
+            const token *n = peek_tok(p, 1);
+            if (!tok_is_kw(n, WEIR__SQL_KW_BETWEEN) &&
+                !tok_is_kw(n, WEIR__SQL_KW_IN) &&
+                !tok_is_kw(n, WEIR__SQL_KW_LIKE) &&
+                !tok_is_kw(n, WEIR__SQL_KW_SIMILAR))
+                break;
+            if (PREC_LIKE < min_prec)
+                break;
+            parser_advance(p);
+            negated = true;
+            t = cur(p);
+            kw = t->kw;
+        }
+        weir_sql_binop op;
+        int prec;
+        switch (t->type) {
+        case WEIR__SQL_TK_EQ:
+            op = WEIR_SQL_OP_EQ, prec = PREC_CMP;
+            break;
+        case WEIR__SQL_TK_NE:
+            op = WEIR_SQL_OP_NE, prec = PREC_CMP;
+            break;
+        case WEIR__SQL_TK_LT:
+            op = WEIR_SQL_OP_LT, prec = PREC_CMP;
+            break;
+        case WEIR__SQL_TK_LE:
+            op = WEIR_SQL_OP_LE, prec = PREC_CMP;
+            break;
+        case WEIR__SQL_TK_GT:
+            op = WEIR_SQL_OP_GT, prec = PREC_CMP;
+            break;
+        case WEIR__SQL_TK_GE:
+            op = WEIR_SQL_OP_GE, prec = PREC_CMP;
+            break;
+        case WEIR__SQL_TK_PLUS:
+            op = WEIR_SQL_OP_ADD, prec = PREC_ADD;
+            break;
+        case WEIR__SQL_TK_MINUS:
+            op = WEIR_SQL_OP_SUB, prec = PREC_ADD;
+            break;
+        case WEIR__SQL_TK_STAR:
+            op = WEIR_SQL_OP_MUL, prec = PREC_MUL;
+            break;
+        case WEIR__SQL_TK_SLASH:
+            op = WEIR_SQL_OP_DIV, prec = PREC_MUL;
+            break;
+        case WEIR__SQL_TK_PERCENT:
+            op = WEIR_SQL_OP_MOD, prec = PREC_MUL;
+            break;
+        case WEIR__SQL_TK_CONCAT:
+            op = WEIR_SQL_OP_CONCAT, prec = PREC_MUL;
+            break;
+        case WEIR__SQL_TK_LBRACKET:
+            op = WEIR_SQL_OP_OR, prec = PREC_POSTFIX;
+            break;
+        case WEIR__SQL_TK_IDENT:
+            switch (kw) {
+            case WEIR__SQL_KW_OR:
+                op = WEIR_SQL_OP_OR, prec = PREC_OR;
+                break;
+            case WEIR__SQL_KW_AND:
+                op = WEIR_SQL_OP_AND, prec = PREC_AND;
+                break;
+            case WEIR__SQL_KW_IS:
+                op = WEIR_SQL_OP_OR, prec = PREC_IS;
+                break;
+            case WEIR__SQL_KW_BETWEEN:
+            case WEIR__SQL_KW_IN:
+            case WEIR__SQL_KW_LIKE:
+            case WEIR__SQL_KW_SIMILAR:
+                op = WEIR_SQL_OP_OR, prec = PREC_LIKE;
+                break;
+            default:
+                prec = -1, op = WEIR_SQL_OP_OR;
+                break;
+            }
+            break;
+        default:
+            prec = -1, op = WEIR_SQL_OP_OR;
+            break;
+        }
+        if (negated && prec != PREC_LIKE)
+            parser_expected(p, "BETWEEN, IN, LIKE or SIMILAR TO");
+        if (prec < 0 || prec < min_prec)
+            break;
+
+        if (t->type == WEIR__SQL_TK_LBRACKET) {
+            weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_ITEM, left->loc);
+            parser_advance(p);
+            e->u.item.operand = left;
+            e->u.item.index = parse_expr(p, PREC_MIN);
+            expect_tk(p, WEIR__SQL_TK_RBRACKET, "']'");
+            left = finish(p, e);
+        } else if (kw == WEIR__SQL_KW_IS) {
+            left = parse_is(p, left);
+        } else if (kw == WEIR__SQL_KW_IN) {
+            left = parse_in(p, left, negated);
+        } else if (kw == WEIR__SQL_KW_BETWEEN) {
+            weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_BETWEEN, left->loc);
+            parser_advance(p);
+            e->u.between.negated = negated;
+            if (accept_kw(p, WEIR__SQL_KW_SYMMETRIC))
+                e->u.between.symmetric = true;
+            else
+                accept_kw(p, WEIR__SQL_KW_ASYMMETRIC);
+            e->u.between.operand = left;
+            e->u.between.low = parse_expr(p, PREC_ADD);
+            expect_kw(p, WEIR__SQL_KW_AND);
+            e->u.between.high = parse_expr(p, PREC_ADD);
+            left = finish(p, e);
+        } else if (kw == WEIR__SQL_KW_LIKE || kw == WEIR__SQL_KW_SIMILAR) {
+            weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_LIKE, left->loc);
+            parser_advance(p);
+            if (kw == WEIR__SQL_KW_SIMILAR) {
+                expect_kw(p, WEIR__SQL_KW_TO);
+                e->u.like.similar = true;
+            }
+            e->u.like.negated = negated;
+            e->u.like.operand = left;
+            e->u.like.pattern = parse_expr(p, PREC_ADD);
+            if (accept_kw(p, WEIR__SQL_KW_ESCAPE))
+                e->u.like.escape = parse_expr(p, PREC_ADD);
+            left = finish(p, e);
+        } else {
+            parser_advance(p);
+            weir_sql_expr *right = parse_expr(p, prec + 1);
+            left = make_binary(p, op, op_loc, left, right);
+        }
+    }
+    parser_leave(p);
+    return left;
+}

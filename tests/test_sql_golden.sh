@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Golden SQL tests: every folder tests/sql/<case>/ (and every example under
+# examples/sql/<name>/ that has an expected.txt) holds job.sql and the data
+# it reads (paths relative to the folder), and either
+#   expected.txt        the rows the job prints (order-insensitive; a "N> "
+#                       subtask prefix is ignored), checked at parallelism
+#                       1, 2 and 4 - the same job must give the same rows;
+#   expected-error.txt  a line the error output must contain, with exit 3;
+#   expected-files.txt  (with a `check` script) output files to compare.
+# Usage: test_sql_golden.sh WEIR_BINARY SOURCE_DIR [CASE...]
+set -u
+weir=$1
+src=$2
+shift 2
+cases=("$@")
+if [ ${#cases[@]} -eq 0 ]; then
+  for d in "$src"/tests/sql/*/; do
+    [ -f "$d/job.sql" ] && cases+=("tests/sql/$(basename "$d")")
+  done
+  for d in "$src"/examples/sql/*/; do
+    [ -f "$d/expected.txt" ] && cases+=("examples/sql/$(basename "$d")")
+  done
+fi
+pass=0
+fail=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+normalize() { sed -E 's/^[0-9]+> //; s/^([A-Za-z0-9_-]+):[0-9]+> /\1> /' | LC_ALL=C sort; }
+for c in "${cases[@]}"; do
+  dir="$src/$c"
+  if [ -f "$dir/expected-error.txt" ]; then
+    rm -rf "$work/$c"; mkdir -p "$work/$c"; cp -r "$dir/." "$work/$c"
+    out=$(cd "$work/$c" && "$weir" run job.sql 2>&1 >/dev/null)
+    code=$?
+    want=$(cat "$dir/expected-error.txt")
+    if [ $code -eq 3 ] && grep -qF -- "$want" <<<"$out"; then
+      pass=$((pass + 1))
+    else
+      echo "FAIL $c: exit $code, stderr:"; echo "$out" | head -5; echo "  expected (exit 3): $want"
+      fail=$((fail + 1))
+    fi
+    continue
+  fi
+  for p in 1 2 4; do
+    rm -rf "$work/$c"; mkdir -p "$work/$c"; cp -r "$dir/." "$work/$c"
+    out=$(cd "$work/$c" && "$weir" run job.sql -D parallelism.default=$p 2>"$work/err")
+    code=$?
+    if [ $code -ne 0 ]; then
+      echo "FAIL $c (parallelism $p): exit $code"; head -5 "$work/err"
+      fail=$((fail + 1))
+      continue
+    fi
+    if [ -x "$dir/check" ]; then
+      if ! (cd "$work/$c" && ./check); then
+        echo "FAIL $c (parallelism $p): check failed"
+        fail=$((fail + 1))
+        continue
+      fi
+    fi
+    if [ -f "$dir/expected.txt" ]; then
+      if ! diff <(normalize <"$dir/expected.txt") <(normalize <<<"$out") >"$work/diff"; then
+        echo "FAIL $c (parallelism $p): output differs (< expected, > actual)"; head -20 "$work/diff"
+        fail=$((fail + 1))
+        continue
+      fi
+    fi
+    pass=$((pass + 1))
+  done
+done
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
