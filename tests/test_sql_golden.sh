@@ -6,7 +6,9 @@
 #                       subtask prefix is ignored), checked at parallelism
 #                       1, 2 and 4 - the same job must give the same rows;
 #   expected-error.txt  a line the error output must contain, with exit 3;
-#   expected-files.txt  (with a `check` script) output files to compare.
+#   check               an executable run after the job in its folder, to
+#                       check output files;
+#   parallelism-1-only  run at parallelism 1 only (e.g. EXPLAIN output).
 # Usage: test_sql_golden.sh WEIR_BINARY SOURCE_DIR [CASE...]
 set -u
 weir=$1
@@ -41,7 +43,9 @@ for c in "${cases[@]}"; do
     fi
     continue
   fi
-  for p in 1 2 4; do
+  ps="1 2 4"
+  [ -f "$dir/parallelism-1-only" ] && ps=1   # output that names the parallelism
+  for p in $ps; do
     rm -rf "$work/$c"; mkdir -p "$work/$c"; cp -r "$dir/." "$work/$c"
     out=$(cd "$work/$c" && "$weir" run job.sql -D parallelism.default=$p 2>"$work/err")
     code=$?

@@ -136,27 +136,72 @@ static int plan(const char *cmd, int argc, char **argv, run_args *a, weir_sql_jo
     return 0;
 }
 
-static weir_job *volatile g_running;
+/*
+ * SIGINT/SIGTERM stop the job cleanly. The signals are blocked in every
+ * thread and taken by one thread with sigwait, so weir_job_stop runs in an
+ * ordinary thread, not in a signal handler.
+ */
+typedef struct signal_watch {
+    weir_job *job;
+    sigset_t set;
+} signal_watch;
 
-static void on_signal(int sig)
+static void *watch_signals(void *arg)
 {
-    (void)sig;
-    if (g_running)
-        weir_job_stop(g_running);
+    signal_watch *w = arg;
+    int sig;
+    if (sigwait(&w->set, &sig) == 0 && sig != SIGUSR2)
+        weir_job_stop(w->job);
+    return NULL;
 }
 
 typedef struct status_sums {
     double in, out;
+    uint32_t last_task; /* the task closest to the sinks seen so far */
+    double wm;          /* minimum watermark over its subtasks */
+    bool have_wm;
 } status_sums;
 
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Metric names: "task<T>.<operator>.<subtask>.<metric>" and "task<T>.<subtask>.watermark". */
 static void sum_metric(void *ud, const char *name, double v)
 {
     status_sums *s = ud;
-    size_t n = strlen(name);
-    if (n >= 11 && !strcmp(name + n - 11, ".records_in") && strstr(name, "Source"))
+    if (strstr(name, ".Source[") && ends_with(name, ".records_out"))
         s->in += v;
-    if (n >= 11 && !strcmp(name + n - 11, ".records_in") && strstr(name, "Sink"))
+    else if (strstr(name, ".Sink[") && ends_with(name, ".records_in"))
         s->out += v;
+    else if (ends_with(name, ".watermark")) {
+        uint32_t t = (uint32_t)strtoul(name + 4, NULL, 10);
+        if (t > s->last_task || !s->have_wm) {
+            s->last_task = t;
+            s->wm = v;
+            s->have_wm = true;
+        } else if (t == s->last_task && v < s->wm) {
+            s->wm = v;
+        }
+    }
+}
+
+static void format_wm(double wm, char *buf, size_t cap)
+{
+    if (wm <= (double)INT64_MIN / 2) {
+        snprintf(buf, cap, "none yet");
+        return;
+    }
+    if (wm >= (double)INT64_MAX / 2) {
+        snprintf(buf, cap, "end of input");
+        return;
+    }
+    time_t t = (time_t)(wm / 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
 typedef struct waiter {
@@ -201,12 +246,14 @@ int weir_cli_run(int argc, char **argv)
         free_args(&a);
         return WEIR_EXIT_OK;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    g_running = job;
+    signal_watch sw = {.job = job};
+    sigemptyset(&sw.set);
+    sigaddset(&sw.set, SIGINT);
+    sigaddset(&sw.set, SIGTERM);
+    sigaddset(&sw.set, SIGUSR2); /* wakes the watcher when the job ends */
+    pthread_sigmask(SIG_BLOCK, &sw.set, NULL);
+    pthread_t sig_th;
+    bool watching = pthread_create(&sig_th, NULL, watch_signals, &sw) == 0;
     int jrc = weir_job_start(job);
     bool tty = isatty(STDERR_FILENO);
     waiter w = {.job = job};
@@ -227,7 +274,9 @@ int weir_cli_run(int argc, char **argv)
             double rate = (s.out - last_out) / ((double)(now - last_t) / 1e9);
             last_out = s.out;
             last_t = now;
-            fprintf(stderr, "\r\033[Kin %.0f  out %.0f  %.0f rows/s  %.1f s", s.in, s.out, rate,
+            char wm[64];
+            format_wm(s.have_wm ? s.wm : (double)INT64_MIN, wm, sizeof wm);
+            fprintf(stderr, "\r\033[Kin %.0f  out %.0f  %.0f rows/s  watermark %s  %.1f s", s.in, s.out, rate, wm,
                     (double)(now - t0) / 1e9);
         }
         fprintf(stderr, "\r\033[K");
@@ -236,7 +285,10 @@ int weir_cli_run(int argc, char **argv)
     } else if (!jrc) {
         jrc = weir_job_wait(job);
     }
-    g_running = NULL;
+    if (watching) {
+        pthread_kill(sig_th, SIGUSR2);
+        pthread_join(sig_th, NULL);
+    }
     int exit_code = WEIR_EXIT_OK;
     if (jrc && jrc != WEIR_ECANCELED) {
         const char *msg = weir_job_error(job);
