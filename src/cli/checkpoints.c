@@ -1,15 +1,24 @@
 /*
  * cli/checkpoints.c - `weir checkpoints DIR` lists the checkpoints in a
- * folder; `weir inspect PATH` shows what one checkpoint or savepoint holds.
+ * folder; `weir inspect PATH` shows what one checkpoint or savepoint holds;
+ * `weir savepoint PID` asks a running job for a savepoint; and the
+ * checkpoint side of `weir run` (options, --fresh, --from, signals).
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "checkpoint/catalog.h"
 #include "cli/cli.h"
+#include "weir/checkpoint.h"
+#include "weir/planner.h"
 
 static const char *status_name(weir__ckpt_status s)
 {
@@ -171,5 +180,152 @@ int weir_cli_inspect(int argc, char **argv)
     }
     weir__ckpt_meta_fini(&m);
     weir__storage_destroy(s);
+    return WEIR_EXIT_OK;
+}
+
+/* ---- checkpoints for `weir run` ---- */
+
+/* Every checkpoint key the script (SET) or -D may give. */
+static const char *const CKPT_KEYS[] = {
+    "state.checkpoints.dir",
+    "execution.checkpointing.dir",
+    "execution.checkpointing.interval",
+    "execution.checkpointing.timeout",
+    "execution.checkpointing.min-pause",
+    "execution.checkpointing.max-concurrent-checkpoints",
+    "execution.checkpointing.tolerable-failed-checkpoints",
+    "execution.checkpointing.mode",
+    "execution.checkpointing.unaligned",
+    "execution.checkpointing.unaligned.enabled",
+    "state.checkpoints.num-retained",
+    "execution.checkpointing.num-retained",
+    "state.savepoints.dir",
+    "execution.checkpointing.savepoint-dir",
+    "execution.savepoint.path",
+    NULL,
+};
+
+int weir_cli_enable_checkpoints(weir_sql_job *sj, weir_job *job, bool fresh, const char *from)
+{
+    weir_checkpoint_config cfg;
+    weir_checkpoint_config_init(&cfg);
+    weir_error err = {0};
+    for (size_t i = 0; CKPT_KEYS[i]; i++) {
+        const char *v = weir_sql_job_config(sj, CKPT_KEYS[i]);
+        if (v && weir_checkpoint_config_set(&cfg, CKPT_KEYS[i], v, &err) != 0) {
+            fprintf(stderr, "weir: %s\n", err.message);
+            return WEIR_EXIT_INVALID;
+        }
+    }
+    if (from) {
+        cfg.restore = WEIR_RESTORE_PATH;
+        cfg.restore_path = from;
+    } else if (fresh) {
+        cfg.restore = WEIR_RESTORE_FRESH;
+    }
+    if (!cfg.dir) {
+        if (cfg.restore == WEIR_RESTORE_PATH) {
+            fprintf(stderr, "weir: restoring %s needs state.checkpoints.dir, where the restored job checkpoints "
+                            "(SET it in the script or pass -D state.checkpoints.dir=DIR)\n",
+                    cfg.restore_path);
+            return WEIR_EXIT_USAGE;
+        }
+        if (fresh)
+            fprintf(stderr, "weir: --fresh has no effect: the job has no checkpoint directory\n");
+        return WEIR_EXIT_OK; /* no checkpoints */
+    }
+    int rc = weir_job_enable_checkpoints(job, &cfg, &err);
+    if (rc) {
+        fprintf(stderr, "weir: %s\n", err.message);
+        return rc == WEIR_ENOTFOUND || rc == WEIR_EIO ? WEIR_EXIT_IO : WEIR_EXIT_INVALID;
+    }
+    return WEIR_EXIT_OK;
+}
+
+/*
+ * Savepoints on signals: SIGUSR1 takes a savepoint into state.savepoints.dir
+ * while the job goes on; STOP_SIGNAL (SIGRTMIN + 1, sent by `weir savepoint
+ * PID --stop`; SIGUSR2 is run.c's own) stops the job with one. A thread of ours
+ * waits for them with sigwait, so the savepoint (which blocks) never runs
+ * in a signal handler; the signals are blocked in every other thread
+ * (weir_cli_signals_start runs before the job's threads exist).
+ */
+#define STOP_SIGNAL (SIGRTMIN + 1)
+
+static pthread_t g_sig_thread;
+static bool g_sig_started;
+static weir_job *g_sig_job;
+static _Atomic bool g_sig_stopping;
+static sigset_t g_sig_set;
+
+static void *signal_thread(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        int sig;
+        if (sigwait(&g_sig_set, &sig) != 0)
+            continue;
+        if (atomic_load(&g_sig_stopping)) /* weir_cli_signals_stop: the job ended */
+            break;
+        char path[1024];
+        weir_error err = {0};
+        int rc = sig == SIGUSR1 ? weir_job_savepoint(g_sig_job, NULL, path, sizeof path, &err)
+                                : weir_job_stop_with_savepoint(g_sig_job, NULL, path, sizeof path, &err);
+        if (rc)
+            fprintf(stderr, "weir: %s failed: %s\n", sig == SIGUSR1 ? "savepoint" : "stop with savepoint",
+                    err.message);
+        else
+            fprintf(stderr, "weir: savepoint written to %s%s\n", path, sig != SIGUSR1 ? "; the job stops" : "");
+    }
+    return NULL;
+}
+
+void weir_cli_signals_start(weir_job *job)
+{
+    weir_checkpoint_stats st;
+    if (weir_job_checkpoint_stats(job, &st) != 0)
+        return; /* no checkpoints, no savepoints: the signals keep their default action */
+    sigemptyset(&g_sig_set);
+    sigaddset(&g_sig_set, SIGUSR1);
+    sigaddset(&g_sig_set, STOP_SIGNAL);
+    if (pthread_sigmask(SIG_BLOCK, &g_sig_set, NULL) != 0)
+        return;
+    g_sig_job = job;
+    atomic_store(&g_sig_stopping, false);
+    g_sig_started = pthread_create(&g_sig_thread, NULL, signal_thread, NULL) == 0;
+}
+
+void weir_cli_signals_stop(void)
+{
+    if (!g_sig_started)
+        return;
+    atomic_store(&g_sig_stopping, true);
+    pthread_kill(g_sig_thread, SIGUSR1);
+    pthread_join(g_sig_thread, NULL);
+    g_sig_started = false;
+}
+
+int weir_cli_savepoint(int argc, char **argv)
+{
+    bool stop = argc == 3 && !strcmp(argv[2], "--stop");
+    if (argc < 2 || argc > 3 || !strcmp(argv[1], "--help") || (argc == 3 && !stop)) {
+        printf("usage: weir savepoint PID [--stop]\n\n"
+               "Asks the `weir run` process PID for a savepoint into its state.savepoints.dir\n"
+               "(it prints the savepoint's path on its stderr). With --stop the job stops\n"
+               "after the savepoint, which is also its final checkpoint. Without --stop\n"
+               "this is kill -USR1 PID. Restore it with\n"
+               "weir run JOB.sql --from PATH, at any parallelism and on either state backend.\n");
+        return argc >= 2 && !strcmp(argv[1], "--help") ? WEIR_EXIT_OK : WEIR_EXIT_USAGE;
+    }
+    char *end;
+    long pid = strtol(argv[1], &end, 10);
+    if (*end || pid <= 0) {
+        fprintf(stderr, "weir savepoint: '%s' is not a process id\n", argv[1]);
+        return WEIR_EXIT_USAGE;
+    }
+    if (kill((pid_t)pid, stop ? STOP_SIGNAL : SIGUSR1) != 0) {
+        fprintf(stderr, "weir savepoint: cannot signal process %ld: %s\n", pid, strerror(errno));
+        return WEIR_EXIT_IO;
+    }
     return WEIR_EXIT_OK;
 }
