@@ -56,6 +56,7 @@ typedef struct cj_params {
     _Atomic int *failed_once;
     int64_t window_ms;         /* 0: CJ_WINDOW_MS */
     bool blackhole;            /* a blackhole sink instead of the file sink (benchmarks) */
+    uint64_t *blackhole_rows;  /* with blackhole: rows it received are added here */
 } cj_params;
 
 typedef struct cj_fail {
@@ -298,7 +299,7 @@ static inline int cj_job_build(const cj_params *p, cj_job **out, weir_error *err
 
     weir_operator_spec sink;
     if (p->blackhole) {
-        weir_blackhole_sink_config bc = {0};
+        weir_blackhole_sink_config bc = {.row_counter = p->blackhole_rows};
         if ((rc = weir_blackhole_sink_spec(&bc, &sink, err)))
             goto fail;
     } else {

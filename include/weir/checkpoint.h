@@ -125,8 +125,22 @@ void weir_job_request_savepoint(weir_job *job);
 
 typedef struct weir_checkpoint_stats {
     uint64_t restored_id;        /* the checkpoint the job restored from (0: none) */
+    /*
+     * Recovery (monotonic time, for metrics): loading and verifying the
+     * files (in weir_job_enable_checkpoints), and from the start of that
+     * until the last operator took its state back (0 while none has).
+     */
+    int64_t restore_load_ms;
+    int64_t restore_done_ms;
     uint64_t last_id;            /* newest completed checkpoint (0: none yet) */
     int64_t last_duration_ms;    /* its trigger-to-metadata time (job clock) */
+    /*
+     * Of which: trigger to the last acknowledgement (barriers travelling and
+     * aligning, subtasks serializing their state while they pause), and the
+     * rest (state files and metadata written while the job runs).
+     */
+    int64_t last_sync_ms;
+    int64_t last_async_ms;
     uint64_t last_size_bytes;    /* its state files */
     int64_t last_time_ms;        /* when it was triggered (job clock) */
     uint64_t completed;          /* checkpoints completed in this run */

@@ -59,6 +59,7 @@ typedef struct pending {
     int code;
     char why[512];
     int64_t trigger_ms;
+    int64_t acked_ms;       /* when the last acknowledgement arrived */
     uint32_t n_expected;
     snap_entry *snaps;
     uint32_t n_snaps;
@@ -88,6 +89,9 @@ struct weir__coord {
     uint32_t max_par;
     weir__storage *storage;
     weir__recovered rec;
+    weir__restore_source inner; /* rec.set's restore source, wrapped to time recovery */
+    int64_t enable_ns;
+    _Atomic int64_t last_restore_ns;
 
     pthread_mutex_t mu;
     pthread_cond_t tick_cv;  /* wakes the coordinator thread */
@@ -381,6 +385,8 @@ static void on_ack(void *ud, const weir__task_snapshot *snap)
                                                   .len = len};
             copy = NULL;
             p->all_final = p->all_final && is_final;
+            if (p->n_snaps == p->n_expected)
+                p->acked_ms = now_ms(c);
             pthread_cond_signal(&c->work_cv);
         }
     }
@@ -535,6 +541,8 @@ static void complete_locked(weir__coord *c, pending *p, const weir__ckpt_meta *m
     }
     c->stats.last_id = p->id;
     c->stats.last_duration_ms = now - p->trigger_ms;
+    c->stats.last_sync_ms = p->acked_ms - p->trigger_ms;
+    c->stats.last_async_ms = now - p->acked_ms;
     c->stats.last_size_bytes = size;
     c->stats.last_time_ms = p->trigger_ms;
     c->stats.completed++;
@@ -907,6 +915,40 @@ static int scan_existing(weir__coord *c)
     return rc;
 }
 
+/* ---- restoring: the snapshot set's source, timed ---- */
+
+static void restore_called(weir__coord *c) { atomic_store(&c->last_restore_ns, weir_monotonic_ns()); }
+
+static int timed_op_state(void *ud, int node, const char *name, uint32_t subtask, uint32_t par, weir_buf *out)
+{
+    weir__coord *c = ud;
+    int rc = c->inner.op_state(c->inner.ud, node, name, subtask, par, out);
+    restore_called(c);
+    return rc;
+}
+
+static uint32_t timed_op_parallelism(void *ud, int node, const char *name)
+{
+    weir__coord *c = ud;
+    return c->inner.op_parallelism ? c->inner.op_parallelism(c->inner.ud, node, name) : 0;
+}
+
+static int timed_kg_state(void *ud, int node, const char *name, uint32_t kg, weir_buf *state, weir_buf *timers)
+{
+    weir__coord *c = ud;
+    int rc = c->inner.kg_state(c->inner.ud, node, name, kg, state, timers);
+    restore_called(c);
+    return rc;
+}
+
+static int timed_split(void *ud, int node, const char *id, weir__restored_split *out)
+{
+    weir__coord *c = ud;
+    int rc = c->inner.split(c->inner.ud, node, id, out);
+    restore_called(c);
+    return rc;
+}
+
 /* ---- the public API ---- */
 
 int weir_job_enable_checkpoints(weir_job *job, const weir_checkpoint_config *cfg_in, weir_error *err)
@@ -940,6 +982,8 @@ int weir_job_enable_checkpoints(weir_job *job, const weir_checkpoint_config *cfg
     c->last_end_ms = INT64_MIN;
     c->final_retry_ms = INT64_MIN;
     atomic_init(&c->savepoint_requested, 0);
+    c->enable_ns = weir_monotonic_ns();
+    atomic_init(&c->last_restore_ns, 0);
     c->dir = weir_strdup(cfg.dir);
     c->sp_dir = cfg.savepoint_dir ? weir_strdup(cfg.savepoint_dir) : NULL;
     c->restore_path = cfg.restore_path ? weir_strdup(cfg.restore_path) : NULL;
@@ -976,6 +1020,7 @@ int weir_job_enable_checkpoints(weir_job *job, const weir_checkpoint_config *cfg
         return rc;
     }
     c->stats.restored_id = c->rec.set ? c->rec.id : 0;
+    c->stats.restore_load_ms = c->rec.set ? (weir_monotonic_ns() - c->enable_ns) / 1000000 : 0;
     /* Retention counts the restored checkpoint, even when it lives elsewhere (--from). */
     weir__ckpt_hooks hooks = {.ack = on_ack,
                               .decline = on_decline,
@@ -988,7 +1033,12 @@ int weir_job_enable_checkpoints(weir_job *job, const weir_checkpoint_config *cfg
         return rc;
     }
     if (c->rec.set) {
-        weir__restore_source rs = weir__snapshot_set_source(c->rec.set);
+        c->inner = weir__snapshot_set_source(c->rec.set);
+        weir__restore_source rs = {.op_state = timed_op_state,
+                                   .op_parallelism = timed_op_parallelism,
+                                   .kg_state = timed_kg_state,
+                                   .split = timed_split,
+                                   .ud = c};
         if ((rc = weir__job_set_restore(job, &rs))) {
             weir_error_set(err, rc, "checkpoints must be enabled before the job starts");
             coord_destroy(c);
@@ -1151,6 +1201,8 @@ int weir_job_checkpoint_stats(weir_job *job, weir_checkpoint_stats *out)
     pthread_mutex_lock(&c->mu);
     *out = c->stats;
     out->in_progress = c->n_active;
+    int64_t last = atomic_load(&c->last_restore_ns);
+    out->restore_done_ms = last ? (last - c->enable_ns) / 1000000 : 0;
     pthread_mutex_unlock(&c->mu);
     return 0;
 }
