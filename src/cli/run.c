@@ -27,6 +27,8 @@ typedef struct run_args {
     const char *vals[MAX_SETS];
     char *owned[MAX_SETS];
     size_t n_set;
+    bool fresh;        /* --fresh: ignore existing checkpoints */
+    const char *from;  /* --from PATH: restore this checkpoint or savepoint */
 } run_args;
 
 static int parse_args(const char *cmd, int argc, char **argv, run_args *a)
@@ -43,6 +45,16 @@ static int parse_args(const char *cmd, int argc, char **argv, run_args *a)
             kv = argv[i];
         } else if (!strncmp(s, "-D", 2)) {
             kv = s + 2;
+        } else if (!strcmp(s, "--fresh")) {
+            a->fresh = true;
+            continue;
+        } else if (!strcmp(s, "--from")) {
+            if (++i >= argc) {
+                fprintf(stderr, "weir %s: --from needs a checkpoint or savepoint path\n", cmd);
+                return WEIR_EXIT_USAGE;
+            }
+            a->from = argv[i];
+            continue;
         } else if (s[0] == '-' && s[1]) {
             fprintf(stderr, "weir %s: unknown option '%s' (see weir %s --help)\n", cmd, s, cmd);
             return WEIR_EXIT_USAGE;
@@ -225,11 +237,16 @@ static void *wait_job(void *arg)
 int weir_cli_run(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "--help")) {
-        printf("usage: weir run JOB.sql [-D key=value]...\n\n"
+        printf("usage: weir run JOB.sql [-D key=value]... [--fresh | --from PATH]\n\n"
                "Plans the SQL script JOB.sql and runs it as one job. Bounded inputs run to\n"
                "completion; an unbounded job runs until interrupted (Ctrl-C stops it cleanly).\n\n"
                "  -D key=value   set a configuration key, overriding the script's SET\n"
-               "                 (e.g. -D parallelism.default=4)\n\n"
+               "                 (e.g. -D parallelism.default=4)\n"
+               "  --fresh        with state.checkpoints.dir set, start over instead of resuming\n"
+               "                 from the newest checkpoint there\n"
+               "  --from PATH    restore a checkpoint or savepoint (docs/checkpoints.md)\n\n"
+               "With state.checkpoints.dir set the job checkpoints there and a later run\n"
+               "resumes where it stopped; kill -USR1 PID (weir savepoint PID) takes a savepoint.\n\n"
                "Exit status: 0 done, 1 the job failed, 2 usage, 3 the script does not\n"
                "parse or plan, 4 a file could not be read.\n");
         return WEIR_EXIT_OK;
@@ -250,6 +267,12 @@ int weir_cli_run(int argc, char **argv)
         free_args(&a);
         return WEIR_EXIT_OK;
     }
+    if ((rc = weir_cli_enable_checkpoints(sj, job, a.fresh, a.from))) {
+        weir_sql_job_destroy(sj);
+        free_args(&a);
+        return rc;
+    }
+    weir_cli_signals_start(job);
     signal_watch sw = {.job = job};
     sigemptyset(&sw.set);
     sigaddset(&sw.set, SIGINT);
@@ -296,6 +319,7 @@ int weir_cli_run(int argc, char **argv)
         pthread_kill(sig_th, SIGUSR2);
         pthread_join(sig_th, NULL);
     }
+    weir_cli_signals_stop();
     int exit_code = WEIR_EXIT_OK;
     if (jrc && jrc != WEIR_ECANCELED) {
         const char *msg = weir_job_error(job);

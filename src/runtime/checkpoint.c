@@ -35,6 +35,39 @@ int weir__job_set_restore(weir_job *job, const weir__restore_source *rs)
     return 0;
 }
 
+bool weir__final_checkpoints(const weir_job *job) { return job->has_hooks && job->hooks.final_checkpoint; }
+
+bool weir__op_final_checkpoint(weir_op_ctx *ctx) { return ctx && weir__final_checkpoints(ctx->st->job); }
+
+const char *weir__job_node_name(const weir_job *job, int node)
+{
+    const weir__node *n = job ? weir__job_node(job, node) : NULL;
+    return n ? n->name : NULL;
+}
+
+uint32_t weir__job_node_count(const weir_job *job) { return job ? job->n_nodes : 0; }
+
+const weir_job_config *weir__job_config(const weir_job *job) { return &job->cfg; }
+
+void weir__job_abort(weir_job *job, int code, const char *msg)
+{
+    weir__job_fail(job, code, "%s", msg);
+    if (job->phase == 1)
+        weir__job_cancel(job);
+}
+
+int weir__job_set_companion(weir_job *job, const weir__job_companion *c)
+{
+    if (!job || !c || !c->ud)
+        return WEIR_EINVAL;
+    if (job->phase != 0 || job->companion.ud)
+        return WEIR_ESTATE;
+    job->companion = *c;
+    return 0;
+}
+
+void *weir__job_companion_ud(const weir_job *job) { return job ? job->companion.ud : NULL; }
+
 static int post_all(weir_job *job, weir__cmd_type type, uint64_t id)
 {
     if (job->phase != 1)
@@ -92,6 +125,7 @@ typedef struct snap_op {
     int node;
     char *name;
     uint32_t subtask;
+    uint32_t parallelism;
     const uint8_t *state;
     size_t state_len;
 } snap_op;
@@ -230,6 +264,7 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
         s->ops[s->n_ops++] = (snap_op){.node = (int)node,
                                        .name = name,
                                        .subtask = subtask,
+                                       .parallelism = par,
                                        .state = st,
                                        .state_len = st_len};
         if ((rc = get_small(&c, &n_kg)))
@@ -273,6 +308,15 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
     if (!rc && weir_cursor_left(&c) != 0)
         rc = WEIR_ECORRUPT;
     return rc;
+}
+
+static uint32_t set_op_parallelism(void *ud, int node, const char *name)
+{
+    weir__snapshot_set *s = ud;
+    for (uint32_t i = 0; i < s->n_ops; i++)
+        if (s->ops[i].node == node && strcmp(s->ops[i].name, name) == 0)
+            return s->ops[i].parallelism;
+    return 0;
 }
 
 static int set_op_state(void *ud, int node, const char *name, uint32_t subtask,
@@ -326,6 +370,7 @@ static int set_split(void *ud, int node, const char *id,
 weir__restore_source weir__snapshot_set_source(weir__snapshot_set *s)
 {
     return (weir__restore_source){.op_state = set_op_state,
+                                  .op_parallelism = set_op_parallelism,
                                   .kg_state = set_kg_state,
                                   .split = set_split,
                                   .ud = s};

@@ -81,6 +81,8 @@ void weir_job_destroy(weir_job *job)
         weir_job_stop(job);
         weir_job_wait(job);
     }
+    if (job->companion.destroy)
+        job->companion.destroy(job->companion.ud);
     weir__plan_free(job);
     for (uint32_t i = 0; i < job->n_nodes; i++) {
         weir__node *n = &job->nodes[i];

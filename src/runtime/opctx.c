@@ -111,13 +111,23 @@ static int op_restore(weir_op_ctx *c)
                                c->node->name, weir_strerror(rc));
     }
     if (!rc && rs->op_state) {
-        weir_buf_clear(&a);
-        rc = rs->op_state(rs->ud, c->node->id, c->node->name, c->st->index,
-                          c->st->task->parallelism, &a);
-        if (!rc && a.len && c->cls && c->cls->restore) {
-            weir_cursor cur;
-            weir_cursor_init(&cur, a.data, a.len);
-            rc = c->cls->restore(c->op, c, &cur);
+        /*
+         * Own state first, then that of the old instances a scale-down
+         * left without an instance of their own (checkpoint.h).
+         */
+        uint32_t par = c->st->task->parallelism;
+        uint32_t old = rs->op_parallelism
+                           ? rs->op_parallelism(rs->ud, c->node->id, c->node->name)
+                           : 0;
+        for (uint32_t j = c->st->index; !rc && (j == c->st->index || j < old);
+             j += par) {
+            weir_buf_clear(&a);
+            rc = rs->op_state(rs->ud, c->node->id, c->node->name, j, par, &a);
+            if (!rc && a.len && c->cls && c->cls->restore) {
+                weir_cursor cur;
+                weir_cursor_init(&cur, a.data, a.len);
+                rc = c->cls->restore(c->op, c, &cur);
+            }
         }
         if (rc)
             weir__subtask_fail(c->st, rc,

@@ -360,6 +360,9 @@ int weir_job_start(weir_job *job)
     }
     job->phase = 1;
     rc = weir__job_start_threads(job);
+    /* The checkpoint coordinator, if any, runs beside the threads (checkpoint.h). */
+    if (!rc && job->companion.started && (rc = job->companion.started(job->companion.ud, job)))
+        weir__job_fail(job, rc, "cannot start the checkpoint coordinator: %s", weir_strerror(rc));
     if (rc) {
         weir__job_cancel(job);
         weir_job_wait(job);
@@ -399,6 +402,8 @@ int weir_job_wait(weir_job *job)
             }
         }
         job->phase = 2;
+        if (job->companion.ended)
+            job->companion.ended(job->companion.ud, job);
     }
     return job->err_code;
 }

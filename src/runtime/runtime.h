@@ -249,6 +249,7 @@ struct weir_job {
     bool has_hooks;
     weir__restore_source restore;
     bool has_restore;
+    weir__job_companion companion; /* checkpoint.h; .ud NULL if none */
 };
 
 /* ---- job.c ---- */
@@ -289,6 +290,9 @@ int weir__subtask_commands(weir__subtask *st, uint64_t *checkpoint);
 int weir__subtask_fail(weir__subtask *st, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void weir__subtask_mark_finished(weir__subtask *st);
+/* Final checkpoints (checkpoint.h): whether they are on, and the wait for one at the end. */
+bool weir__final_checkpoints(const weir_job *job);
+int weir__subtask_await_final(weir__subtask *st);
 
 /* ---- opctx.c ---- */
 int weir__op_init(weir_op_ctx *c, weir__subtask *st, uint32_t pos,

@@ -234,7 +234,7 @@ static weir_ts next_processing_timer(const weir__subtask *st)
 /* ---- checkpoints ---- */
 
 static void ack(weir__subtask *st, uint64_t id, bool finished,
-                const weir_buf *data)
+                weir_buf *data)
 {
     weir_job *job = st->job;
     if (!job->has_hooks || !job->hooks.ack)
@@ -247,6 +247,7 @@ static void ack(weir__subtask *st, uint64_t id, bool finished,
         .finished = finished,
         .data = data ? data->data : NULL,
         .len = data ? data->len : 0,
+        .buf = data,
     };
     job->hooks.ack(job->hooks.ud, &s);
 }
@@ -620,9 +621,105 @@ int weir__run_consumer(weir__subtask *st)
     uint64_t ck = 0;
     if ((rc = weir__subtask_commands(st, &ck)))
         return rc;
-    if ((rc = weir__chain_finish(st)))
+    /* After a stop, finish (end of input) does not run when a final checkpoint keeps the state. */
+    if (!(st->undrained && weir__final_checkpoints(job)) && (rc = weir__chain_finish(st)))
         return rc;
     return weir__chain_end(st, !st->undrained);
+}
+
+/* ---- the final checkpoint (checkpoint.h) ---- */
+
+static int complete_chain(weir__subtask *st, uint64_t id)
+{
+    for (uint32_t o = 0; o < st->n_ops; o++) {
+        weir_op_ctx *c = &st->ops[o];
+        if (c->cls && c->cls->checkpoint_complete) {
+            int rc = c->cls->checkpoint_complete(c->op, c, id);
+            if (rc)
+                return op_failed(c, rc, "checkpoint_complete");
+        }
+    }
+    return 0;
+}
+
+int weir__subtask_await_final(weir__subtask *st)
+{
+    weir_job *job = st->job;
+    uint64_t ck = 0;
+    int rc = weir__subtask_commands(st, &ck);
+    if (rc)
+        return rc;
+    /*
+     * The first checkpoint this snapshot can belong to: one triggered but
+     * never seen as a barrier (the inputs ended first), else the next one.
+     * Operators tag what they pre-commit with it, and every checkpoint that
+     * completes from now on has an id >= it.
+     */
+    uint64_t first = st->max_triggered > st->last_barrier ? st->max_triggered : st->max_triggered + 1;
+    weir_buf snap;
+    weir_buf_init(&snap);
+    rc = snapshot_chain(st, first, &snap);
+    if (rc) {
+        weir_buf_fini(&snap);
+        if (rc != WEIR_ECANCELED && st->err.code == 0)
+            weir__subtask_fail(st, rc, "task %d subtask %u: final snapshot failed: %s", st->task->id, st->index,
+                               weir_strerror(rc));
+        return rc;
+    }
+    weir__task_snapshot fs = {.task = st->task->id,
+                              .subtask = st->index,
+                              .parallelism = st->task->parallelism,
+                              .final = true,
+                              .data = snap.data,
+                              .len = snap.len};
+    uint64_t acked = 0;
+    if (job->hooks.final_ready)
+        job->hooks.final_ready(job->hooks.ud, st->task->id, st->index);
+    if (st->max_triggered >= first && job->hooks.ack) {
+        fs.ckpt_id = acked = st->max_triggered;
+        job->hooks.ack(job->hooks.ud, &fs);
+    }
+    bool done = false;
+    while (!done && !rc) {
+        if (canceled(st)) {
+            rc = WEIR_ECANCELED;
+            break;
+        }
+        weir__cmd cmds[16];
+        uint32_t n = 0;
+        pthread_mutex_lock(&st->gate.mu);
+        while (n < 16 && st->gate.n_cmds > 0) {
+            cmds[n++] = st->gate.cmds[0];
+            memmove(st->gate.cmds, st->gate.cmds + 1, (st->gate.n_cmds - 1) * sizeof *cmds);
+            st->gate.n_cmds--;
+        }
+        atomic_store(&st->gate.pending_cmds, st->gate.n_cmds);
+        if (n == 0 && !canceled(st)) {
+            struct timespec dl = deadline_in(MAX_WAIT_MS);
+            st->gate.waiting = true;
+            pthread_cond_timedwait(&st->gate.cv, &st->gate.mu, &dl);
+            st->gate.waiting = false;
+        }
+        pthread_mutex_unlock(&st->gate.mu);
+        for (uint32_t i = 0; i < n && !rc; i++) {
+            uint64_t id = cmds[i].id;
+            if (cmds[i].type == WEIR__CMD_CHECKPOINT) {
+                if (id > st->max_triggered)
+                    st->max_triggered = id;
+                if (id > acked && id >= first && job->hooks.ack) {
+                    fs.ckpt_id = acked = id;
+                    job->hooks.ack(job->hooks.ud, &fs);
+                }
+            } else if (cmds[i].type == WEIR__CMD_COMPLETE) {
+                rc = complete_chain(st, id);
+                done = id >= first;
+            }
+        }
+    }
+    /* Every checkpoint heard of is answered: mark_finished must not ack again. */
+    st->last_barrier = st->max_triggered;
+    weir_buf_fini(&snap);
+    return rc;
 }
 
 /* ---- the thread ---- */
@@ -639,6 +736,8 @@ void *weir__subtask_main(void *arg)
     if (!rc)
         rc =
             st->task->is_source ? weir__run_source(st) : weir__run_consumer(st);
+    if (!rc && weir__final_checkpoints(job))
+        rc = weir__subtask_await_final(st);
     if (st->task->is_source)
         weir__source_close(st);
     for (uint32_t i = 0; i < st->n_ops; i++)

@@ -32,11 +32,13 @@
 
 #include "connector/connector_internal.h"
 #include "connector/file/fileio.h"
+#include "runtime/checkpoint.h"
 
 #define DEFAULT_ROLL_SIZE (UINT64_C(128) << 20)
 #define DEFAULT_ROLLOVER_MS (30 * 60 * 1000)
 #define WRITE_CHUNK (256u << 10)
-#define SNAPSHOT_VERSION 1
+/* 2 adds the subtask index: after a scale-down a subtask adopts others' files. */
+#define SNAPSHOT_VERSION 2
 
 typedef struct fsink_arg {
     weir_file_sink_config cfg;
@@ -352,8 +354,14 @@ static int fsink_finish_impl(void *op, weir_op_ctx *ctx)
 {
     file_sink *s = op;
     int rc = roll(s);
-    /* End of input: everything written is final. */
-    return rc ? rc : commit_pending(s, true, 0);
+    /*
+     * End of input: everything written is final. With checkpoints the
+     * job's final checkpoint commits it (a crash before that checkpoint
+     * completes must not leave it visible); without, commit now.
+     */
+    if (rc || (s->arg->cfg.commit_on_checkpoint && weir__op_final_checkpoint(ctx)))
+        return rc;
+    return commit_pending(s, true, 0);
 }
 
 static int fsink_snapshot_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
@@ -375,6 +383,8 @@ static int fsink_snapshot_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
     }
     rc = weir_buf_put_u32(out, SNAPSHOT_VERSION);
     if (!rc)
+        rc = weir_buf_put_u32(out, s->subtask);
+    if (!rc)
         rc = weir_buf_put_u64(out, s->next_part);
     if (!rc)
         rc = weir_buf_put_u32(out, s->n_pending);
@@ -392,8 +402,8 @@ static int fsink_checkpoint_complete_impl(void *op, weir_op_ctx *ctx,
     return commit_pending(op, false, ckpt_id);
 }
 
-/* Deletes this subtask's hidden files that no restored checkpoint covers. */
-static int abort_uncovered(file_sink *s)
+/* Deletes the hidden files of subtask index idx that no restored checkpoint covers. */
+static int abort_uncovered(file_sink *s, uint32_t idx)
 {
     DIR *d = opendir(s->arg->path);
     if (!d)
@@ -401,7 +411,7 @@ static int abort_uncovered(file_sink *s)
     struct dirent *e;
     int rc = 0;
     while (!rc && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] != '.' || part_number(e->d_name, s->subtask) < 0)
+        if (e->d_name[0] != '.' || part_number(e->d_name, idx) < 0)
             continue;
         size_t n = strlen(e->d_name);
         if (n < 11 || strcmp(e->d_name + n - 11, ".inprogress") != 0)
@@ -422,9 +432,11 @@ static int abort_uncovered(file_sink *s)
 static int fsink_restore_impl(void *op, weir_op_ctx *ctx, weir_cursor *in)
 {
     file_sink *s = op;
-    uint32_t version, n;
+    uint32_t version, n, idx = s->subtask;
     uint64_t next_part;
-    if (weir_cursor_get_u32(in, &version) || version != SNAPSHOT_VERSION ||
+    if (weir_cursor_get_u32(in, &version) ||
+        (version != 1 && version != SNAPSHOT_VERSION) ||
+        (version >= 2 && weir_cursor_get_u32(in, &idx)) ||
         weir_cursor_get_u64(in, &next_part) || weir_cursor_get_u32(in, &n))
         return weir_error_set(&s->err, WEIR_ECORRUPT,
                               "%s: error: file sink snapshot is corrupt",
@@ -443,11 +455,17 @@ static int fsink_restore_impl(void *op, weir_op_ctx *ctx, weir_cursor *in)
         if (rc)
             return rc;
     }
-    /* The restored checkpoint completed: what it covers is committed now. */
+    /*
+     * The restored checkpoint completed: what it covers is committed now,
+     * the rest of that subtask's hidden files deleted. After a scale-down
+     * the state may be an old subtask's that no longer runs: its files are
+     * adopted, its part numbers are not.
+     */
     int rc = commit_pending(s, true, 0);
     if (!rc)
-        rc = abort_uncovered(s);
-    s->next_part = next_part;
+        rc = abort_uncovered(s, idx);
+    if (idx == s->subtask)
+        s->next_part = next_part;
     return rc;
 }
 
