@@ -811,7 +811,12 @@ int main(int argc, char **argv)
             }
             q->n_runs++;
             if (rec->r.status) {
-                snprintf(q->error, sizeof q->error, "%s", rec->r.error);
+                /* (memcpy: GCC's -Wrestrict cannot tell these arrays apart) */
+                size_t n = strnlen(rec->r.error, sizeof rec->r.error);
+                if (n >= sizeof q->error)
+                    n = sizeof q->error - 1;
+                memcpy(q->error, rec->r.error, n);
+                q->error[n] = '\0';
                 q->status = rec->r.status == 1 ? "unsupported" : rec->timed_out ? "timeout" : "failed";
                 break; /* a query that does not plan or run will not on the next try either */
             }

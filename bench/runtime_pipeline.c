@@ -12,7 +12,8 @@
  * of --runs runs is reported. records/s per core = rows / CPU seconds of the
  * whole process (all threads), so waiting threads do not count as work.
  *
- *   bench_runtime_pipeline [--rows N] [--runs R] [--batch B] [--out FILE] [--only I]
+ *   bench_runtime_pipeline [--rows N] [--runs R] [--batch B] [--out FILE]
+ * [--only I]
  * (--only I runs the I-th pipeline of the table alone, for profiling.)
  */
 #include <inttypes.h>
@@ -26,10 +27,11 @@
 
 #include "weir/weir.h"
 
-/* ---- a generator source: one split per subtask, rows written column-wise ---- */
+/* ---- a generator source: one split per subtask, rows written column-wise ----
+ */
 
 typedef struct gen_arg {
-    uint64_t rows;           /* in total, shared by the subtasks */
+    uint64_t rows; /* in total, shared by the subtasks */
     const weir_schema *schema;
 } gen_arg;
 
@@ -45,7 +47,8 @@ typedef struct gen_reader {
     uint64_t next, end;
 } gen_reader;
 
-static int gen_create(void *arg, const weir_source_info *info, void **out, weir_error *err)
+static int gen_create(void *arg, const weir_source_info *info, void **out,
+                      weir_error *err)
 {
     (void)err;
     gen_src *g = calloc(1, sizeof *g);
@@ -58,7 +61,8 @@ static int gen_create(void *arg, const weir_source_info *info, void **out, weir_
     return 0;
 }
 
-static int gen_discover(void *src, const char ***ids, uint32_t *n, bool *done, weir_error *err)
+static int gen_discover(void *src, const char ***ids, uint32_t *n, bool *done,
+                        weir_error *err)
 {
     (void)err;
     gen_src *g = src;
@@ -72,7 +76,8 @@ static int gen_discover(void *src, const char ***ids, uint32_t *n, bool *done, w
     return 0;
 }
 
-static int gen_open(void *src, const char *id, const void *pos, size_t pos_len, void **out, weir_error *err)
+static int gen_open(void *src, const char *id, const void *pos, size_t pos_len,
+                    void **out, weir_error *err)
 {
     (void)id;
     (void)pos;
@@ -82,7 +87,8 @@ static int gen_open(void *src, const char *id, const void *pos, size_t pos_len, 
     gen_reader *r = calloc(1, sizeof *r);
     uint64_t per = g->arg->rows / g->parallelism;
     r->next = per * g->subtask;
-    r->end = g->subtask + 1 == g->parallelism ? g->arg->rows : per * (g->subtask + 1);
+    r->end = g->subtask + 1 == g->parallelism ? g->arg->rows
+                                              : per * (g->subtask + 1);
     *out = r;
     return 0;
 }
@@ -95,11 +101,13 @@ static inline uint64_t mix(uint64_t x)
     return x;
 }
 
-static uint32_t gen_fill(uint64_t *next, uint64_t end, weir_batch *out, uint32_t max_rows)
+static uint32_t gen_fill(uint64_t *next, uint64_t end, weir_batch *out,
+                         uint32_t max_rows)
 {
     uint32_t n = (uint32_t)(end - *next < max_rows ? end - *next : max_rows);
     uint32_t base = out->n_rows;
-    int64_t *id = WEIR_COL_I64(out, 0) + base, *key = WEIR_COL_I64(out, 1) + base;
+    int64_t *id = WEIR_COL_I64(out, 0) + base,
+            *key = WEIR_COL_I64(out, 1) + base;
     double *price = WEIR_COL_F64(out, 2) + base;
     weir_ts *ts = out->ts + base;
     uint64_t x = *next;
@@ -115,7 +123,8 @@ static uint32_t gen_fill(uint64_t *next, uint64_t end, weir_batch *out, uint32_t
     return n;
 }
 
-static int gen_read(void *reader, weir_batch *out, uint32_t max_rows, weir_error *err)
+static int gen_read(void *reader, weir_batch *out, uint32_t max_rows,
+                    weir_error *err)
 {
     (void)err;
     gen_reader *r = reader;
@@ -124,9 +133,18 @@ static int gen_read(void *reader, weir_batch *out, uint32_t max_rows, weir_error
     return (int)gen_fill(&r->next, r->end, out, max_rows);
 }
 
-static int gen_position(void *reader, weir_buf *out) { return weir_buf_put_u64(out, ((gen_reader *)reader)->next); }
-static void gen_close(void *reader) { free(reader); }
-static void gen_destroy(void *src) { free(src); }
+static int gen_position(void *reader, weir_buf *out)
+{
+    return weir_buf_put_u64(out, ((gen_reader *)reader)->next);
+}
+static void gen_close(void *reader)
+{
+    free(reader);
+}
+static void gen_destroy(void *src)
+{
+    free(src);
+}
 
 static const weir_source_class gen_class = {
     .name = "generator",
@@ -147,6 +165,14 @@ static bool keep(void *ud, const weir_batch *b, uint32_t row)
     return (WEIR_COL_I64(b, 0)[row] & 3) != 0; /* 75% pass */
 }
 
+static bool keep_all(void *ud, const weir_batch *b, uint32_t row)
+{
+    (void)ud;
+    (void)b;
+    (void)row;
+    return true;
+}
+
 typedef struct discard {
     uint64_t rows;
 } discard;
@@ -159,7 +185,8 @@ static int discard_create(void *arg, const weir_op_info *info, void **out)
     return 0;
 }
 
-static int discard_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+static int discard_process(void *op, weir_op_ctx *ctx, int input,
+                           const weir_batch *b)
 {
     (void)input;
     discard *d = op;
@@ -177,14 +204,40 @@ static int discard_finish(void *op, weir_op_ctx *ctx)
     return 0;
 }
 
-static void discard_close(void *op) { free(op); }
+static void discard_close(void *op)
+{
+    free(op);
+}
 
-static const weir_operator_class discard_class = {
-    .name = "discard", .process = discard_process, .finish = discard_finish, .close = discard_close};
+/* A deliberately slow sink: 20 us per batch. */
+static int slow_process(void *op, weir_op_ctx *ctx, int input,
+                        const weir_batch *b)
+{
+    struct timespec ts = {0, 20000};
+    nanosleep(&ts, NULL);
+    return discard_process(op, ctx, input, b);
+}
+
+static const weir_operator_class slow_class = {.name = "slow",
+                                               .process = slow_process,
+                                               .finish = discard_finish,
+                                               .close = discard_close};
+
+static const weir_operator_class discard_class = {.name = "discard",
+                                                  .process = discard_process,
+                                                  .finish = discard_finish,
+                                                  .close = discard_close};
 
 /* ---- the measured runs ---- */
 
-typedef enum kind { LOOP_CHAIN, LOOP_EXCHANGE, CHAIN, EXCHANGE } kind;
+typedef enum kind {
+    LOOP_CHAIN,
+    LOOP_EXCHANGE,
+    CHAIN,
+    EXCHANGE,
+    SLOW_SMALL,
+    SLOW_LARGE
+} kind;
 
 typedef struct result {
     double wall_s, cpu_s;
@@ -193,6 +246,9 @@ typedef struct result {
 } result;
 
 static uint64_t g_rows = 20000000;
+#define SLOW_ROWS                                                              \
+    500000ull /* fast source, slow sink: memory must not grow with the input   \
+               */
 static uint32_t g_batch = 1024;
 
 static double now_s(clockid_t c)
@@ -202,7 +258,8 @@ static double now_s(clockid_t c)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The plain loop: the same generate / filter / (hash, route) / count work, no runtime. */
+/* The plain loop: the same generate / filter / (hash, route) / count work, no
+ * runtime. */
 static uint64_t plain_loop(const weir_schema *schema, bool exchange)
 {
     weir_batch *b = weir_batch_create(schema, g_batch);
@@ -238,7 +295,8 @@ static void sum_discarded(void *ud, const char *name, double v)
         *(uint64_t *)ud += (uint64_t)v;
 }
 
-static uint64_t run_job(const weir_schema *schema, bool exchange, uint32_t par)
+static uint64_t run_job(const weir_schema *schema, bool exchange, uint32_t par,
+                        bool slow, uint64_t rows)
 {
     weir_job_config cfg;
     weir_job_config_init(&cfg);
@@ -247,14 +305,19 @@ static uint64_t run_job(const weir_schema *schema, bool exchange, uint32_t par)
     weir_job *job;
     if (weir_job_create(&cfg, &job))
         exit(2);
-    gen_arg ga = {.rows = g_rows, .schema = schema};
-    weir_source_spec src = {.name = "generator", .cls = &gen_class, .arg = &ga, .schema = schema};
+    gen_arg ga = {.rows = rows, .schema = schema};
+    weir_source_spec src = {
+        .name = "generator", .cls = &gen_class, .arg = &ga, .schema = schema};
     weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 1000};
     weir_stream s, f;
-    weir_operator_spec sink = {.name = "discard", .cls = &discard_class, .create = discard_create};
+    weir_operator_spec sink = {.name = "discard",
+                               .cls = slow ? &slow_class : &discard_class,
+                               .create = discard_create};
     uint32_t key = 1;
-    if (weir_job_source(job, &src, &wm, par, &s) || weir_job_filter(job, s, keep, NULL, &f) ||
-        weir_job_sink(job, exchange ? weir_stream_key_by(f, &key, 1) : f, &sink, par))
+    if (weir_job_source(job, &src, &wm, par, &s) ||
+        weir_job_filter(job, s, slow ? keep_all : keep, NULL, &f) ||
+        weir_job_sink(job, exchange ? weir_stream_key_by(f, &key, 1) : f, &sink,
+                      par))
         exit(2);
     if (weir_job_run(job)) {
         fprintf(stderr, "job failed: %s\n", weir_job_error(job));
@@ -277,11 +340,16 @@ static result measure(kind k, uint32_t par)
         weir_schema *schema = weir_schema_create();
         weir_schema_add(schema, "id", weir_type_make(WEIR_TYPE_BIGINT, false));
         weir_schema_add(schema, "key", weir_type_make(WEIR_TYPE_BIGINT, false));
-        weir_schema_add(schema, "price", weir_type_make(WEIR_TYPE_DOUBLE, false));
+        weir_schema_add(schema, "price",
+                        weir_type_make(WEIR_TYPE_DOUBLE, false));
         double w0 = now_s(CLOCK_MONOTONIC);
         uint64_t out = k == LOOP_CHAIN      ? plain_loop(schema, false)
                        : k == LOOP_EXCHANGE ? plain_loop(schema, true)
-                                            : run_job(schema, k == EXCHANGE, par);
+                       : k == SLOW_SMALL
+                           ? run_job(schema, true, par, true, SLOW_ROWS)
+                       : k == SLOW_LARGE
+                           ? run_job(schema, true, par, true, 10 * SLOW_ROWS)
+                           : run_job(schema, k == EXCHANGE, par, false, g_rows);
         double wall = now_s(CLOCK_MONOTONIC) - w0;
         ssize_t wr = write(fd[1], &wall, sizeof wall);
         wr += write(fd[1], &out, sizeof out);
@@ -302,8 +370,8 @@ static result measure(kind k, uint32_t par)
         fprintf(stderr, "run failed\n");
         exit(2);
     }
-    r.cpu_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
-              ru.ru_stime.tv_usec * 1e-6;
+    r.cpu_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
+              (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
     r.maxrss_kb = ru.ru_maxrss;
     return r;
 }
@@ -338,7 +406,10 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: %s [--rows N] [--runs R] [--batch B] [--out FILE] [--only I]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s [--rows N] [--runs R] [--batch B] [--out FILE] "
+                    "[--only I]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -346,24 +417,40 @@ int main(int argc, char **argv)
         {"plain loop: generate+filter", LOOP_CHAIN, 1, 0, 0, 0, 0, 0},
         {"chain: generator->filter->discard", CHAIN, 1, 0, 0, 0, 0, 0},
         {"chain: generator->filter->discard", CHAIN, 2, 0, 0, 0, 0, 0},
-        {"plain loop: generate+filter+hash+route", LOOP_EXCHANGE, 1, 0, 0, 0, 0, 0},
-        {"exchange: generator->filter->keyBy->discard", EXCHANGE, 1, 0, 0, 0, 0, 0},
-        {"exchange: generator->filter->keyBy->discard", EXCHANGE, 2, 0, 0, 0, 0, 0},
+        {"plain loop: generate+filter+hash+route", LOOP_EXCHANGE, 1, 0, 0, 0, 0,
+         0},
+        {"exchange: generator->filter->keyBy->discard", EXCHANGE, 1, 0, 0, 0, 0,
+         0},
+        {"exchange: generator->filter->keyBy->discard", EXCHANGE, 2, 0, 0, 0, 0,
+         0},
+        {"backpressure: generator->keyBy->slow sink, 0.5M rows", SLOW_SMALL, 1,
+         0, 0, 0, 0, 0},
+        {"backpressure: generator->keyBy->slow sink, 5M rows", SLOW_LARGE, 1, 0,
+         0, 0, 0, 0},
     };
     int n_rows = (int)(sizeof rows / sizeof rows[0]);
     uint64_t expect = g_rows - (g_rows + 3) / 4;
+    long rss_small = 0, rss_large = 0;
     for (int i = 0; i < n_rows; i++) {
         if (only >= 0 && i != only)
             continue;
         double rps[64], core[64], wall[64], cpu[64], rss[64];
         for (int r = 0; r < runs && r < 64; r++) {
             result m = measure(rows[i].k, rows[i].par);
-            if (m.out_rows != expect) {
-                fprintf(stderr, "%s: %" PRIu64 " rows out, expected %" PRIu64 "\n", rows[i].name, m.out_rows, expect);
+            uint64_t want = rows[i].k == SLOW_SMALL   ? SLOW_ROWS
+                            : rows[i].k == SLOW_LARGE ? 10 * SLOW_ROWS
+                                                      : expect;
+            uint64_t in_rows =
+                rows[i].k == SLOW_SMALL || rows[i].k == SLOW_LARGE ? want
+                                                                   : g_rows;
+            if (m.out_rows != want) {
+                fprintf(stderr,
+                        "%s: %" PRIu64 " rows out, expected %" PRIu64 "\n",
+                        rows[i].name, m.out_rows, want);
                 return 1;
             }
-            rps[r] = (double)g_rows / m.wall_s;
-            core[r] = (double)g_rows / m.cpu_s;
+            rps[r] = (double)in_rows / m.wall_s;
+            core[r] = (double)in_rows / m.cpu_s;
             wall[r] = m.wall_s;
             cpu[r] = m.cpu_s;
             rss[r] = (double)m.maxrss_kb;
@@ -378,24 +465,43 @@ int main(int argc, char **argv)
         rows[i].wall = wall[runs / 2];
         rows[i].cpu = cpu[runs / 2];
         rows[i].rss_kb = (long)rss[runs / 2];
-        printf("%-46s p=%u  %7.2f M rec/s  %7.2f M rec/s/core  wall %.3fs cpu %.3fs  peak RSS %.1f MiB\n",
-               rows[i].name, rows[i].par, rows[i].rps / 1e6, rows[i].rps_core / 1e6, rows[i].wall, rows[i].cpu,
+        if (rows[i].k == SLOW_SMALL)
+            rss_small = rows[i].rss_kb;
+        if (rows[i].k == SLOW_LARGE)
+            rss_large = rows[i].rss_kb;
+        printf("%-46s p=%u  %7.2f M rec/s  %7.2f M rec/s/core  wall %.3fs cpu "
+               "%.3fs  peak RSS %.1f MiB\n",
+               rows[i].name, rows[i].par, rows[i].rps / 1e6,
+               rows[i].rps_core / 1e6, rows[i].wall, rows[i].cpu,
                rows[i].rss_kb / 1024.0);
         fflush(stdout);
     }
+    /* The checked ceiling: ten times the input may not need more memory. */
+    int bounded = !(rss_small && rss_large) || rss_large <= rss_small + 2048;
+    if (rss_small && rss_large)
+        printf("peak RSS with 10x the input under backpressure: %.1f MiB vs "
+               "%.1f MiB: %s\n",
+               rss_large / 1024.0, rss_small / 1024.0,
+               bounded ? "bounded" : "GROWS");
     if (out_path) {
         FILE *f = fopen(out_path, "w");
         if (!f) {
             perror(out_path);
             return 1;
         }
-        fprintf(f, "| pipeline | parallelism | M records/s | M records/s per core | wall s | CPU s | peak RSS MiB |\n");
+        fprintf(f, "| pipeline | parallelism | M records/s | M records/s per "
+                   "core | wall s | CPU s | peak RSS MiB |\n");
         fprintf(f, "|---|---|---|---|---|---|---|\n");
         for (int i = 0; i < n_rows; i++)
-            fprintf(f, "| %s | %u | %.2f | %.2f | %.3f | %.3f | %.1f |\n", rows[i].name, rows[i].par, rows[i].rps / 1e6,
-                    rows[i].rps_core / 1e6, rows[i].wall, rows[i].cpu, rows[i].rss_kb / 1024.0);
-        fprintf(f, "\n%" PRIu64 " rows per run, batch size %u, median of %d runs.\n", g_rows, g_batch, runs);
+            fprintf(f, "| %s | %u | %.2f | %.2f | %.3f | %.3f | %.1f |\n",
+                    rows[i].name, rows[i].par, rows[i].rps / 1e6,
+                    rows[i].rps_core / 1e6, rows[i].wall, rows[i].cpu,
+                    rows[i].rss_kb / 1024.0);
+        fprintf(f,
+                "\n%" PRIu64
+                " rows per run, batch size %u, median of %d runs.\n",
+                g_rows, g_batch, runs);
         fclose(f);
     }
-    return 0;
+    return bounded ? 0 : 1;
 }

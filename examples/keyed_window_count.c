@@ -30,11 +30,19 @@ typedef struct view {
 } view;
 
 static const view VIEWS[] = {
-    {"alice", "/home", 1000},     {"bob", "/home", 2000},        {"alice", "/cart", 30000},
-    {"carol", "/home", 58000},    {"alice", "/pay", 61000},      {"bob", "/cart", 59000}, /* 2 s out of order */
-    {"bob", "/pay", 65000},       {"carol", "/cart", 119000},    {"alice", "/home", 125000},
-    {"bob", "/home", 50000},      /* 75 s behind: its window [0, 60 s) fired already - late */
-    {"carol", "/pay", 130000},    {"alice", "/cart", 181000},
+    {"alice", "/home", 1000},
+    {"bob", "/home", 2000},
+    {"alice", "/cart", 30000},
+    {"carol", "/home", 58000},
+    {"alice", "/pay", 61000},
+    {"bob", "/cart", 59000}, /* 2 s out of order */
+    {"bob", "/pay", 65000},
+    {"carol", "/cart", 119000},
+    {"alice", "/home", 125000},
+    {"bob", "/home",
+     50000}, /* 75 s behind: its window [0, 60 s) fired already - late */
+    {"carol", "/pay", 130000},
+    {"alice", "/cart", 181000},
 };
 #define N_VIEWS (sizeof VIEWS / sizeof VIEWS[0])
 
@@ -47,7 +55,8 @@ typedef struct table_reader {
     uint64_t pos;
 } table_reader;
 
-static int ts_create(void *arg, const weir_source_info *info, void **out, weir_error *err)
+static int ts_create(void *arg, const weir_source_info *info, void **out,
+                     weir_error *err)
 {
     (void)arg;
     (void)err;
@@ -61,7 +70,8 @@ static int ts_create(void *arg, const weir_source_info *info, void **out, weir_e
     return 0;
 }
 
-static int ts_discover(void *src, const char ***ids, uint32_t *n, bool *done, weir_error *err)
+static int ts_discover(void *src, const char ***ids, uint32_t *n, bool *done,
+                       weir_error *err)
 {
     (void)err;
     static const char *split[] = {"views"};
@@ -76,7 +86,8 @@ static int ts_discover(void *src, const char ***ids, uint32_t *n, bool *done, we
     return 0;
 }
 
-static int ts_open_split(void *src, const char *id, const void *pos, size_t pos_len, void **out, weir_error *err)
+static int ts_open_split(void *src, const char *id, const void *pos,
+                         size_t pos_len, void **out, weir_error *err)
 {
     (void)src;
     (void)id;
@@ -90,7 +101,8 @@ static int ts_open_split(void *src, const char *id, const void *pos, size_t pos_
     return 0;
 }
 
-static int ts_read(void *reader, weir_batch *out, uint32_t max_rows, weir_error *err)
+static int ts_read(void *reader, weir_batch *out, uint32_t max_rows,
+                   weir_error *err)
 {
     (void)err;
     table_reader *r = reader;
@@ -104,7 +116,9 @@ static int ts_read(void *reader, weir_batch *out, uint32_t max_rows, weir_error 
             break;
         weir_batch_set_str(out, 0, (uint32_t)row, v->user, strlen(v->user));
         weir_batch_set_str(out, 1, (uint32_t)row, v->url, strlen(v->url));
-        WEIR_COL_I64(out, 2)[row] = v->ts_ms; /* the rowtime column: the runtime takes event time from it */
+        WEIR_COL_I64(out, 2)
+        [row] = v->ts_ms; /* the rowtime column: the runtime takes event time
+                             from it */
         n++;
     }
     return (int)n;
@@ -116,8 +130,14 @@ static int ts_position(void *reader, weir_buf *out)
     return weir_buf_put(out, &r->pos, sizeof r->pos);
 }
 
-static void ts_close_split(void *reader) { free(reader); }
-static void ts_destroy(void *src) { free(src); }
+static void ts_close_split(void *reader)
+{
+    free(reader);
+}
+static void ts_destroy(void *src)
+{
+    free(src);
+}
 
 static const weir_source_class table_source_class = {
     .name = "table",
@@ -135,7 +155,7 @@ static const weir_source_class table_source_class = {
 #define LATE 1
 
 typedef struct counter {
-    weir_state *views;     /* per user and window end: the count so far */
+    weir_state *views; /* per user and window end: the count so far */
     weir_batch *late;
 } counter;
 
@@ -157,12 +177,14 @@ static int count_open(void *ud, weir_op_ctx *ctx, void **instance)
     return 0;
 }
 
-static int count_process(void *instance, weir_op_ctx *ctx, const weir_batch *in, uint32_t row, weir_batch *out)
+static int count_process(void *instance, weir_op_ctx *ctx, const weir_batch *in,
+                         uint32_t row, weir_batch *out)
 {
     (void)out;
     counter *c = instance;
     int64_t ts = in->ts[row];
-    int64_t end = (ts / MINUTE + 1) * MINUTE; /* event times here are positive */
+    int64_t end =
+        (ts / MINUTE + 1) * MINUTE; /* event times here are positive */
     if (end <= weir_op_watermark(ctx)) {
         /* The window has fired: a late view. */
         weir_batch_copy_row(c->late, in, row);
@@ -182,7 +204,8 @@ static int count_process(void *instance, weir_op_ctx *ctx, const weir_batch *in,
     return rc;
 }
 
-static int count_timer(void *instance, weir_op_ctx *ctx, const weir_timer *t, weir_batch *out)
+static int count_timer(void *instance, weir_op_ctx *ctx, const weir_timer *t,
+                       weir_batch *out)
 {
     (void)ctx;
     counter *c = instance;
@@ -191,7 +214,8 @@ static int count_timer(void *instance, weir_op_ctx *ctx, const weir_timer *t, we
     size_t len;
     if (weir_value_get(c->views, &end, sizeof end, &v, &len) == 0)
         memcpy(&n, v, sizeof n);
-    /* The key is the encoded user column: a NULL flag, a u32 length, the bytes. */
+    /* The key is the encoded user column: a NULL flag, a u32 length, the bytes.
+     */
     uint32_t ulen;
     memcpy(&ulen, t->key + 1, sizeof ulen);
     int row = weir_batch_append_row(out);
@@ -225,7 +249,8 @@ static int sink_create(void *arg, const weir_op_info *info, void **out)
     return 0;
 }
 
-static int sink_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+static int sink_process(void *op, weir_op_ctx *ctx, int input,
+                        const weir_batch *b)
 {
     (void)ctx;
     (void)input;
@@ -242,21 +267,30 @@ static int sink_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     return 0;
 }
 
-static void sink_close(void *op) { (void)op; }
+static void sink_close(void *op)
+{
+    (void)op;
+}
 
-static const weir_operator_class lines_sink = {.name = "lines", .process = sink_process, .close = sink_close};
+static const weir_operator_class lines_sink = {
+    .name = "lines", .process = sink_process, .close = sink_close};
 
-static int cmp(const void *a, const void *b) { return strcmp(a, b); }
+static int cmp(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
 
 int main(void)
 {
     weir_schema *views = weir_schema_create();
     weir_schema_add(views, "user", weir_type_make(WEIR_TYPE_STRING, false));
     weir_schema_add(views, "url", weir_type_make(WEIR_TYPE_STRING, false));
-    views->rowtime = weir_schema_add(views, "ts", weir_type_make(WEIR_TYPE_TIMESTAMP, false));
+    views->rowtime = weir_schema_add(
+        views, "ts", weir_type_make(WEIR_TYPE_TIMESTAMP, false));
     weir_schema *counts = weir_schema_create();
     weir_schema_add(counts, "user", weir_type_make(WEIR_TYPE_STRING, false));
-    weir_schema_add(counts, "window_end", weir_type_make(WEIR_TYPE_TIMESTAMP, false));
+    weir_schema_add(counts, "window_end",
+                    weir_type_make(WEIR_TYPE_TIMESTAMP, false));
     weir_schema_add(counts, "views", weir_type_make(WEIR_TYPE_BIGINT, false));
 
     weir_job_config cfg;
@@ -267,17 +301,30 @@ int main(void)
     if (weir_job_create(&cfg, &job))
         return 1;
 
-    weir_source_spec src = {.name = "views", .cls = &table_source_class, .schema = views};
+    weir_source_spec src = {
+        .name = "views", .cls = &table_source_class, .schema = views};
     weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 5000};
     weir_stream s, counted;
     uint32_t user_col = 0;
-    weir_process_fn fn = {.open = count_open, .process = count_process, .timer = count_timer, .close = count_close};
+    weir_process_fn fn = {.name = "count_views",
+                          .open = count_open,
+                          .process = count_process,
+                          .timer = count_timer,
+                          .close = count_close};
     lines out = {0}, late = {0};
-    weir_operator_spec out_sink = {.name = "counts", .cls = &lines_sink, .create = sink_create, .arg = &out};
-    weir_operator_spec late_sink = {.name = "late", .cls = &lines_sink, .create = sink_create, .arg = &late};
+    weir_operator_spec out_sink = {.name = "counts",
+                                   .cls = &lines_sink,
+                                   .create = sink_create,
+                                   .arg = &out};
+    weir_operator_spec late_sink = {.name = "late",
+                                    .cls = &lines_sink,
+                                    .create = sink_create,
+                                    .arg = &late};
     if (weir_job_source(job, &src, &wm, 0, &s) ||
-        weir_job_process(job, weir_stream_key_by(s, &user_col, 1), counts, &fn, &counted) ||
-        weir_job_sink(job, counted, &out_sink, 1) || weir_job_sink(job, weir_stream_side(counted, LATE), &late_sink, 1)) {
+        weir_job_process(job, weir_stream_key_by(s, &user_col, 1), counts, &fn,
+                         &counted) ||
+        weir_job_sink(job, counted, &out_sink, 1) ||
+        weir_job_sink(job, weir_stream_side(counted, LATE), &late_sink, 1)) {
         fprintf(stderr, "building the job failed: %s\n", weir_job_error(job));
         return 1;
     }
@@ -294,9 +341,11 @@ int main(void)
     }
 
     const char *expect[] = {
-        "alice 1970-01-01 00:01:00.000 2", "alice 1970-01-01 00:02:00.000 1", "alice 1970-01-01 00:03:00.000 1",
-        "alice 1970-01-01 00:04:00.000 1", "bob 1970-01-01 00:01:00.000 2",   "bob 1970-01-01 00:02:00.000 1",
-        "carol 1970-01-01 00:01:00.000 1", "carol 1970-01-01 00:02:00.000 1", "carol 1970-01-01 00:03:00.000 1",
+        "alice 1970-01-01 00:01:00.000 2", "alice 1970-01-01 00:02:00.000 1",
+        "alice 1970-01-01 00:03:00.000 1", "alice 1970-01-01 00:04:00.000 1",
+        "bob 1970-01-01 00:01:00.000 2",   "bob 1970-01-01 00:02:00.000 1",
+        "carol 1970-01-01 00:01:00.000 1", "carol 1970-01-01 00:02:00.000 1",
+        "carol 1970-01-01 00:03:00.000 1",
     };
     int n_expect = (int)(sizeof expect / sizeof expect[0]);
     qsort(out.text, (size_t)out.n, sizeof out.text[0], cmp);
@@ -307,7 +356,8 @@ int main(void)
             bad = 1;
     }
     printf("late: %d\n", late.n);
-    if (late.n != 1 || strcmp(late.text[0], "bob /home 1970-01-01 00:00:50.000") != 0)
+    if (late.n != 1 ||
+        strcmp(late.text[0], "bob /home 1970-01-01 00:00:50.000") != 0)
         bad = 1;
     if (bad)
         fprintf(stderr, "unexpected output\n");

@@ -35,7 +35,10 @@ static void rm_rf(const char *path)
     cr_assert_eq(system(cmd), 0);
 }
 
-static void cleanup_tmp(void) { rm_rf(tmp_root); }
+static void cleanup_tmp(void)
+{
+    rm_rf(tmp_root);
+}
 
 static char *tpath(const char *rel)
 {
@@ -117,7 +120,8 @@ typedef struct src_handle {
 static void src_open(src_handle *h, uint32_t subtask, uint32_t parallelism)
 {
     weir_source_info info = {subtask, parallelism, 64, h->spec.schema};
-    cr_assert_eq(h->spec.cls->create(h->spec.arg, &info, &h->src, &h->err), 0, "%s", h->err.message);
+    cr_assert_eq(h->spec.cls->create(h->spec.arg, &info, &h->src, &h->err), 0,
+                 "%s", h->err.message);
 }
 
 static void src_close(src_handle *h)
@@ -126,9 +130,12 @@ static void src_close(src_handle *h)
     weir_source_spec_release(&h->spec);
 }
 
-/* Reads a split to the end (or to the first error), formatting rows as "k:v" lines. */
-static int read_split(src_handle *h, const char *id, const void *pos, size_t pos_len, uint32_t batch_rows,
-                      uint32_t max_rows_total, char *out, size_t cap, weir_buf *pos_out)
+/* Reads a split to the end (or to the first error), formatting rows as "k:v"
+ * lines. */
+static int read_split(src_handle *h, const char *id, const void *pos,
+                      size_t pos_len, uint32_t batch_rows,
+                      uint32_t max_rows_total, char *out, size_t cap,
+                      weir_buf *pos_out)
 {
     void *rd;
     int rc = h->spec.cls->open_split(h->src, id, pos, pos_len, &rd, &h->err);
@@ -155,7 +162,8 @@ static int read_split(src_handle *h, const char *id, const void *pos, size_t pos
             char v[128];
             weir_batch_format_value(b, 1, r, v, sizeof v);
             size_t len = strlen(out);
-            snprintf(out + len, cap - len, "%lld:%s\n", (long long)WEIR_COL_I64(b, 0)[r], v);
+            snprintf(out + len, cap - len, "%lld:%s\n",
+                     (long long)WEIR_COL_I64(b, 0)[r], v);
         }
     }
     if (pos_out)
@@ -170,22 +178,26 @@ static uint32_t discover_all(src_handle *h, const char **ids, uint32_t cap)
     const char **got;
     uint32_t n;
     bool done;
-    cr_assert_eq(h->spec.cls->discover(h->src, &got, &n, &done, &h->err), 0, "%s", h->err.message);
+    cr_assert_eq(h->spec.cls->discover(h->src, &got, &n, &done, &h->err), 0,
+                 "%s", h->err.message);
     cr_assert(n <= cap);
     for (uint32_t i = 0; i < n; i++)
         ids[i] = got[i];
     return n;
 }
 
-static void file_source(src_handle *h, weir_file_source_config *cfg, weir_schema *s)
+static void file_source(src_handle *h, weir_file_source_config *cfg,
+                        weir_schema *s)
 {
     memset(h, 0, sizeof *h);
-    cr_assert_eq(weir_file_source_spec(cfg, s, &h->spec, &h->err), 0, "%s", h->err.message);
+    cr_assert_eq(weir_file_source_spec(cfg, s, &h->spec, &h->err), 0, "%s",
+                 h->err.message);
 }
 
 /* ---- file source ---- */
 
-Test(file_source, directory_sorted_hidden_ignored_and_assigned_round_robin, .init = make_tmp, .fini = cleanup_tmp)
+Test(file_source, directory_sorted_hidden_ignored_and_assigned_round_robin,
+     .init = make_tmp, .fini = cleanup_tmp)
 {
     mkdir(tpath("in"), 0777);
     mkdir(tpath("in/sub"), 0777);
@@ -208,7 +220,9 @@ Test(file_source, directory_sorted_hidden_ignored_and_assigned_round_robin, .ini
     cr_assert_str_eq(ids[2], tpath("in/sub/c.json"));
     char out[1024] = "";
     for (int i = 0; i < 3; i++)
-        cr_assert_eq(read_split(&h, ids[i], NULL, 0, 4, 0, out, sizeof out, NULL), 0, "%s", h.err.message);
+        cr_assert_eq(
+            read_split(&h, ids[i], NULL, 0, 4, 0, out, sizeof out, NULL), 0,
+            "%s", h.err.message);
     cr_assert_str_eq(out, "1:a\n11:NULL\n2:b\n3:c\n");
     const char **more;
     uint32_t n;
@@ -226,12 +240,14 @@ Test(file_source, directory_sorted_hidden_ignored_and_assigned_round_robin, .ini
     weir_schema_destroy(s);
 }
 
-Test(file_source, resume_at_position_equals_reading_everything, .init = make_tmp, .fini = cleanup_tmp)
+Test(file_source, resume_at_position_equals_reading_everything,
+     .init = make_tmp, .fini = cleanup_tmp)
 {
     char content[8192] = "";
     for (int i = 0; i < 100; i++) {
         char line[64];
-        snprintf(line, sizeof line, i % 10 == 3 ? "\n" : "{\"k\": %d, \"v\": \"r%d\"}\r\n", i, i);
+        snprintf(line, sizeof line,
+                 i % 10 == 3 ? "\n" : "{\"k\": %d, \"v\": \"r%d\"}\r\n", i, i);
         strcat(content, line);
     }
     write_file(tpath("f.json"), content);
@@ -247,13 +263,18 @@ Test(file_source, resume_at_position_equals_reading_everything, .init = make_tmp
     cr_assert_eq(discover_all(&h, ids, 1), 1);
     static char all[16384], parts[16384];
     all[0] = parts[0] = '\0';
-    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 7, 0, all, sizeof all, NULL), 0);
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 7, 0, all, sizeof all, NULL),
+                 0);
     for (uint32_t cut = 0; cut <= 90; cut += 9) {
         parts[0] = '\0';
         weir_buf pos;
         weir_buf_init(&pos);
-        cr_assert_eq(read_split(&h, ids[0], NULL, 0, 5, cut, parts, sizeof parts, &pos), 0);
-        cr_assert_eq(read_split(&h, ids[0], pos.data, pos.len, 3, 0, parts, sizeof parts, NULL), 0);
+        cr_assert_eq(
+            read_split(&h, ids[0], NULL, 0, 5, cut, parts, sizeof parts, &pos),
+            0);
+        cr_assert_eq(read_split(&h, ids[0], pos.data, pos.len, 3, 0, parts,
+                                sizeof parts, NULL),
+                     0);
         cr_assert_str_eq(parts, all, "cut after %u rows", cut);
         weir_buf_fini(&pos);
     }
@@ -261,26 +282,34 @@ Test(file_source, resume_at_position_equals_reading_everything, .init = make_tmp
     weir_schema_destroy(s);
 }
 
-Test(file_source, byte_ranges_lose_and_duplicate_nothing, .init = make_tmp, .fini = cleanup_tmp)
+Test(file_source, byte_ranges_lose_and_duplicate_nothing, .init = make_tmp,
+     .fini = cleanup_tmp)
 {
-    unsigned seed = getenv("WEIR_TEST_SEED") ? (unsigned)atoi(getenv("WEIR_TEST_SEED")) : (unsigned)getpid();
-    fprintf(stderr, "byte_ranges seed %u (set WEIR_TEST_SEED to repeat)\n", seed);
+    unsigned seed = getenv("WEIR_TEST_SEED")
+                        ? (unsigned)atoi(getenv("WEIR_TEST_SEED"))
+                        : (unsigned)getpid();
+    fprintf(stderr, "byte_ranges seed %u (set WEIR_TEST_SEED to repeat)\n",
+            seed);
     srand(seed);
     static char content[65536];
     content[0] = '\0';
     size_t len = 0;
     for (int i = 0; i < 300; i++) {
         int pad = rand() % 40;
-        len += (size_t)snprintf(content + len, sizeof content - len, "{\"k\": %d, \"v\": \"%.*s\"}\n", i, pad,
-                                "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+        len += (size_t)snprintf(
+            content + len, sizeof content - len,
+            "{\"k\": %d, \"v\": \"%.*s\"}\n", i, pad,
+            "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
     }
     write_file(tpath("big.json"), content);
     weir_schema *s = kv_schema();
     static char all[65536], got[65536];
     all[0] = '\0';
     for (int i = 0; i < 300; i++)
-        snprintf(all + strlen(all), sizeof all - strlen(all), "%d:%.*s\n", i, 0, "");
-    uint64_t sizes[] = {1, 2, 7, 100, 1000, (uint64_t)rand() % 5000 + 1, 1 << 20};
+        snprintf(all + strlen(all), sizeof all - strlen(all), "%d:%.*s\n", i, 0,
+                 "");
+    uint64_t sizes[] = {1,      2, 7, 100, 1000, (uint64_t)rand() % 5000 + 1,
+                        1 << 20};
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
         weir_file_source_config cfg;
         weir_file_source_config_init(&cfg);
@@ -296,13 +325,15 @@ Test(file_source, byte_ranges_lose_and_duplicate_nothing, .init = make_tmp, .fin
             const char **ids;
             uint32_t n;
             bool done;
-            cr_assert_eq(h.spec.cls->discover(h.src, &ids, &n, &done, &h.err), 0);
+            cr_assert_eq(h.spec.cls->discover(h.src, &ids, &n, &done, &h.err),
+                         0);
             total_splits += n;
             (void)done;
             h.spec.cls->destroy(h.src);
         }
         uint64_t expect_splits = (len + sizes[si] - 1) / sizes[si];
-        cr_assert_eq(total_splits, expect_splits, "split size %llu", (unsigned long long)sizes[si]);
+        cr_assert_eq(total_splits, expect_splits, "split size %llu",
+                     (unsigned long long)sizes[si]);
         /* Read every range in file order (subtask 0 of 1 owns them all). */
         src_open(&h, 0, 1);
         const char **ids;
@@ -315,22 +346,28 @@ Test(file_source, byte_ranges_lose_and_duplicate_nothing, .init = make_tmp, .fin
         for (uint32_t i = 0; i < n; i++) {
             static char part[65536];
             part[0] = '\0';
-            cr_assert_eq(read_split(&h, copy[i], NULL, 0, 16, 0, part, sizeof part, NULL), 0, "%s", h.err.message);
+            cr_assert_eq(read_split(&h, copy[i], NULL, 0, 16, 0, part,
+                                    sizeof part, NULL),
+                         0, "%s", h.err.message);
             /* keep only the keys */
-            for (char *line = strtok(part, "\n"); line; line = strtok(NULL, "\n")) {
+            for (char *line = strtok(part, "\n"); line;
+                 line = strtok(NULL, "\n")) {
                 *strchr(line, ':') = '\0';
-                snprintf(got + strlen(got), sizeof got - strlen(got), "%s:\n", line);
+                snprintf(got + strlen(got), sizeof got - strlen(got), "%s:\n",
+                         line);
             }
             free(copy[i]);
         }
         free(copy);
-        cr_assert_str_eq(got, all, "split size %llu", (unsigned long long)sizes[si]);
+        cr_assert_str_eq(got, all, "split size %llu",
+                         (unsigned long long)sizes[si]);
         src_close(&h);
     }
     weir_schema_destroy(s);
 }
 
-Test(file_source, range_ids_of_an_earlier_run_reopen, .init = make_tmp, .fini = cleanup_tmp)
+Test(file_source, range_ids_of_an_earlier_run_reopen, .init = make_tmp,
+     .fini = cleanup_tmp)
 {
     write_file(tpath("r.json"), "{\"k\": 1}\n{\"k\": 2}\n{\"k\": 3}\n");
     weir_schema *s = kv_schema();
@@ -342,21 +379,23 @@ Test(file_source, range_ids_of_an_earlier_run_reopen, .init = make_tmp, .fini = 
     file_source(&h, &cfg, s);
     src_open(&h, 0, 1);
     char id[600], out[256] = "";
-    snprintf(id, sizeof id, "%s@5-", tpath("r.json")); /* never discovered; starts mid-line */
-    cr_assert_eq(read_split(&h, id, NULL, 0, 8, 0, out, sizeof out, NULL), 0, "%s", h.err.message);
+    snprintf(id, sizeof id, "%s@5-",
+             tpath("r.json")); /* never discovered; starts mid-line */
+    cr_assert_eq(read_split(&h, id, NULL, 0, 8, 0, out, sizeof out, NULL), 0,
+                 "%s", h.err.message);
     cr_assert_str_eq(out, "2:NULL\n3:NULL\n");
     src_close(&h);
     weir_schema_destroy(s);
 }
 
-static const char *bad_input =
-    "{\"k\": 1, \"v\": \"ok\"}\n"
-    "{\"k\": 2, \"v\": \"broken}\n"
-    "\n"
-    "{\"k\": \"x\"}\n"
-    "{\"k\": 4}\n";
+static const char *bad_input = "{\"k\": 1, \"v\": \"ok\"}\n"
+                               "{\"k\": 2, \"v\": \"broken}\n"
+                               "\n"
+                               "{\"k\": \"x\"}\n"
+                               "{\"k\": 4}\n";
 
-Test(file_source, bad_input_fails_with_file_line_column_offset, .init = make_tmp, .fini = cleanup_tmp)
+Test(file_source, bad_input_fails_with_file_line_column_offset,
+     .init = make_tmp, .fini = cleanup_tmp)
 {
     write_file(tpath("bad.json"), bad_input);
     weir_schema *s = kv_schema();
@@ -369,14 +408,18 @@ Test(file_source, bad_input_fails_with_file_line_column_offset, .init = make_tmp
     const char *ids[1];
     discover_all(&h, ids, 1);
     void *rd;
-    cr_assert_eq(h.spec.cls->open_split(h.src, ids[0], NULL, 0, &rd, &h.err), 0);
+    cr_assert_eq(h.spec.cls->open_split(h.src, ids[0], NULL, 0, &rd, &h.err),
+                 0);
     weir_batch *b = weir_batch_create(s, 8);
-    /* the good row first; the error on the next call; the position stays before the bad line */
+    /* the good row first; the error on the next call; the position stays before
+     * the bad line */
     cr_assert_eq(h.spec.cls->read(rd, b, 8, &h.err), 1);
     cr_assert_eq(h.spec.cls->read(rd, b, 8, &h.err), WEIR_EPARSE);
     char expect[600];
     snprintf(expect, sizeof expect,
-             "%s:2:23: error: expected '\"' to end the string, found end of record (offset 42)", tpath("bad.json"));
+             "%s:2:23: error: expected '\"' to end the string, found end of "
+             "record (offset 42)",
+             tpath("bad.json"));
     cr_assert_str_eq(h.err.message, expect);
     weir_buf pos;
     weir_buf_init(&pos);
@@ -386,14 +429,19 @@ Test(file_source, bad_input_fails_with_file_line_column_offset, .init = make_tmp
     weir_cursor_init(&c, pos.data, pos.len);
     weir_cursor_get_u64(&c, &off);
     cr_assert_eq(off, 20);
-    cr_assert_eq(h.spec.cls->read(rd, b, 8, &h.err), WEIR_EPARSE, "the bad record is never skipped silently");
+    cr_assert_eq(h.spec.cls->read(rd, b, 8, &h.err), WEIR_EPARSE,
+                 "the bad record is never skipped silently");
     h.spec.cls->close_split(rd);
     /* Resuming at a later position still names the absolute line. */
     weir_buf_clear(&pos);
     weir_buf_put_u64(&pos, 44);
-    cr_assert_eq(h.spec.cls->open_split(h.src, ids[0], pos.data, pos.len, &rd, &h.err), 0);
+    cr_assert_eq(
+        h.spec.cls->open_split(h.src, ids[0], pos.data, pos.len, &rd, &h.err),
+        0);
     cr_assert_eq(h.spec.cls->read(rd, b, 8, &h.err), WEIR_EPARSE);
-    snprintf(expect, sizeof expect, "%s:4:7: error: expected BIGINT for field \"k\", found \"x\" (offset 50)",
+    snprintf(expect, sizeof expect,
+             "%s:4:7: error: expected BIGINT for field \"k\", found \"x\" "
+             "(offset 50)",
              tpath("bad.json"));
     cr_assert_str_eq(h.err.message, expect);
     h.spec.cls->close_split(rd);
@@ -440,7 +488,8 @@ Test(file_source, bad_input_skip_counts, .init = make_tmp, .fini = cleanup_tmp)
     const char *ids[1];
     discover_all(&h, ids, 1);
     char out[256] = "";
-    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL), 0);
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL),
+                 0);
     cr_assert_str_eq(out, "1:ok\n4:NULL\n");
     cr_assert_eq(metric(&h, "skipped_records"), 2);
     cr_assert_eq(metric(&h, "records_read"), 2);
@@ -463,15 +512,19 @@ Test(file_source, bad_input_dead_letter, .init = make_tmp, .fini = cleanup_tmp)
     const char *ids[1];
     discover_all(&h, ids, 1);
     char out[256] = "";
-    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL), 0);
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL),
+                 0);
     cr_assert_str_eq(out, "1:ok\n4:NULL\n");
     cr_assert_eq(metric(&h, "dead_letter_records"), 2);
     char *dl = read_file(tpath("dead.jsonl"));
     char expect[2048];
     snprintf(expect, sizeof expect,
-             "{\"file\":\"%s\",\"line\":2,\"column\":23,\"offset\":20,\"error\":\"expected '\\\"' to end the string, "
-             "found end of record\",\"raw\":\"{\\\"k\\\": 2, \\\"v\\\": \\\"broken}\"}\n"
-             "{\"file\":\"%s\",\"line\":4,\"column\":7,\"offset\":44,\"error\":\"expected BIGINT for field \\\"k\\\", "
+             "{\"file\":\"%s\",\"line\":2,\"column\":23,\"offset\":20,"
+             "\"error\":\"expected '\\\"' to end the string, "
+             "found end of record\",\"raw\":\"{\\\"k\\\": 2, \\\"v\\\": "
+             "\\\"broken}\"}\n"
+             "{\"file\":\"%s\",\"line\":4,\"column\":7,\"offset\":44,\"error\":"
+             "\"expected BIGINT for field \\\"k\\\", "
              "found \\\"x\\\"\",\"raw\":\"{\\\"k\\\": \\\"x\\\"}\"}\n",
              tpath("bad.json"), tpath("bad.json"));
     cr_assert_str_eq(dl, expect);
@@ -480,9 +533,11 @@ Test(file_source, bad_input_dead_letter, .init = make_tmp, .fini = cleanup_tmp)
     weir_schema_destroy(s);
 }
 
-Test(file_source, csv_header_bom_and_multiline_record_positions, .init = make_tmp, .fini = cleanup_tmp)
+Test(file_source, csv_header_bom_and_multiline_record_positions,
+     .init = make_tmp, .fini = cleanup_tmp)
 {
-    write_file(tpath("in.csv"), "\xEF\xBB\xBFk,v\r\n1,\"two\r\nlines\"\r\n2,x\r\n3,\"oops\r\n");
+    write_file(tpath("in.csv"),
+               "\xEF\xBB\xBFk,v\r\n1,\"two\r\nlines\"\r\n2,x\r\n3,\"oops\r\n");
     weir_schema *s = kv_schema();
     weir_file_source_config cfg;
     weir_file_source_config_init(&cfg);
@@ -495,20 +550,25 @@ Test(file_source, csv_header_bom_and_multiline_record_positions, .init = make_tm
     const char *ids[1];
     discover_all(&h, ids, 1);
     char out[256] = "";
-    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL), WEIR_EPARSE);
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL),
+                 WEIR_EPARSE);
     cr_assert_str_eq(out, "1:two\r\nlines\n2:x\n");
     char expect[600];
     snprintf(expect, sizeof expect,
-             "%s:5:3: error: expected '\"' to end the quoted field, found end of record (offset 31)", tpath("in.csv"));
+             "%s:5:3: error: expected '\"' to end the quoted field, found end "
+             "of record (offset 31)",
+             tpath("in.csv"));
     cr_assert_str_eq(h.err.message, expect);
     src_close(&h);
     weir_schema_destroy(s);
 }
 
-Test(file_source, oversized_record_is_bad_input, .init = make_tmp, .fini = cleanup_tmp)
+Test(file_source, oversized_record_is_bad_input, .init = make_tmp,
+     .fini = cleanup_tmp)
 {
     static char content[4096];
-    snprintf(content, sizeof content, "{\"k\": 1}\n{\"k\": 2, \"v\": \"%0500d\"}\n{\"k\": 3}\n", 0);
+    snprintf(content, sizeof content,
+             "{\"k\": 1}\n{\"k\": 2, \"v\": \"%0500d\"}\n{\"k\": 3}\n", 0);
     write_file(tpath("long.json"), content);
     weir_schema *s = kv_schema();
     weir_file_source_config cfg;
@@ -522,10 +582,12 @@ Test(file_source, oversized_record_is_bad_input, .init = make_tmp, .fini = clean
     const char *ids[1];
     discover_all(&h, ids, 1);
     char out[256] = "";
-    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL), WEIR_EPARSE);
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL),
+                 WEIR_EPARSE);
     char expect[600];
     snprintf(expect, sizeof expect,
-             "%s:2:1: error: expected a record of at most 100 bytes, found a longer one (offset 9)",
+             "%s:2:1: error: expected a record of at most 100 bytes, found a "
+             "longer one (offset 9)",
              tpath("long.json"));
     cr_assert_str_eq(h.err.message, expect);
     h.spec.cls->destroy(h.src);
@@ -535,14 +597,16 @@ Test(file_source, oversized_record_is_bad_input, .init = make_tmp, .fini = clean
     src_open(&h, 0, 1);
     discover_all(&h, ids, 1);
     out[0] = '\0';
-    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL), 0);
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL),
+                 0);
     cr_assert_str_eq(out, "1:NULL\n3:NULL\n");
     cr_assert_eq(metric(&h, "skipped_records"), 1);
     src_close(&h);
     weir_schema_destroy(s);
 }
 
-Test(file_source, monitoring_finds_new_files_at_the_interval, .init = make_tmp, .fini = cleanup_tmp)
+Test(file_source, monitoring_finds_new_files_at_the_interval, .init = make_tmp,
+     .fini = cleanup_tmp)
 {
     mkdir(tpath("watch"), 0777);
     write_file(tpath("watch/1.json"), "{\"k\": 1}\n");
@@ -590,8 +654,10 @@ Test(file_source, missing_path_is_an_error)
     const char **ids;
     uint32_t n;
     bool done;
-    cr_assert_eq(h.spec.cls->discover(h.src, &ids, &n, &done, &h.err), WEIR_ENOTFOUND);
-    cr_assert_str_eq(h.err.message, "/nonexistent/weir/input.json: error: cannot read: No such file or directory");
+    cr_assert_eq(h.spec.cls->discover(h.src, &ids, &n, &done, &h.err),
+                 WEIR_ENOTFOUND);
+    cr_assert_str_eq(h.err.message, "/nonexistent/weir/input.json: error: "
+                                    "cannot read: No such file or directory");
     src_close(&h);
     weir_schema_destroy(s);
 }
@@ -610,15 +676,26 @@ static weir_schema *gen_schema(void)
 }
 
 static const weir_option gen_opts[] = {
-    {"connector", "datagen"},         {"number-of-rows", "1000"},      {"fields.id.kind", "sequence"},
-    {"fields.id.start", "1"},         {"fields.id.end", "5000"},        {"fields.r.min", "-3"},
-    {"fields.r.max", "3"},            {"fields.name.length", "5"},      {"fields.price.min", "1"},
-    {"fields.price.max", "2"},        {"fields.ts.kind", "sequence"},   {"fields.ts.start", "2020-01-01 00:00:00"},
-    {"fields.ts.end", "2020-01-02 00:00:00"}, {"seed", "7"},            {"fields.r.null-rate", "0.25"},
+    {"connector", "datagen"},
+    {"number-of-rows", "1000"},
+    {"fields.id.kind", "sequence"},
+    {"fields.id.start", "1"},
+    {"fields.id.end", "5000"},
+    {"fields.r.min", "-3"},
+    {"fields.r.max", "3"},
+    {"fields.name.length", "5"},
+    {"fields.price.min", "1"},
+    {"fields.price.max", "2"},
+    {"fields.ts.kind", "sequence"},
+    {"fields.ts.start", "2020-01-01 00:00:00"},
+    {"fields.ts.end", "2020-01-02 00:00:00"},
+    {"seed", "7"},
+    {"fields.r.null-rate", "0.25"},
 };
 
 /* Generates every row of subtask `sub` of `p`, keyed by id into rows[id]. */
-static uint32_t gen_rows(weir_source_spec *spec, uint32_t sub, uint32_t p, char (*rows)[96], uint32_t batch)
+static uint32_t gen_rows(weir_source_spec *spec, uint32_t sub, uint32_t p,
+                         char (*rows)[96], uint32_t batch)
 {
     void *src, *rd;
     weir_error err;
@@ -634,17 +711,20 @@ static uint32_t gen_rows(weir_source_spec *spec, uint32_t sub, uint32_t p, char 
     weir_batch *b = weir_batch_create(spec->schema, batch);
     uint32_t total = 0;
     int rc;
-    while (weir_batch_reset(b), (rc = spec->cls->read(rd, b, batch, &err)) > 0) {
+    while (weir_batch_reset(b),
+           (rc = spec->cls->read(rd, b, batch, &err)) > 0) {
         for (uint32_t r = 0; r < b->n_rows; r++) {
             int64_t id = WEIR_COL_I64(b, 0)[r];
             cr_assert(id >= 1 && id <= 1000);
             char *line = rows[id];
-            cr_assert_eq(line[0], '\0', "id %lld generated twice", (long long)id);
+            cr_assert_eq(line[0], '\0', "id %lld generated twice",
+                         (long long)id);
             size_t o = 0;
             for (uint32_t c = 0; c < 5; c++) {
                 char v[64];
                 weir_batch_format_value(b, c, r, v, sizeof v);
-                o += (size_t)snprintf(line + o, 96 - o, "%s%s", c ? "|" : "", v);
+                o +=
+                    (size_t)snprintf(line + o, 96 - o, "%s%s", c ? "|" : "", v);
             }
             total++;
         }
@@ -661,8 +741,10 @@ Test(datagen, sequence_random_bounds_and_same_rows_at_any_parallelism)
     weir_schema *s = gen_schema();
     weir_source_spec spec;
     weir_error err;
-    cr_assert_eq(weir_datagen_source_spec_opts(gen_opts, sizeof gen_opts / sizeof *gen_opts, s, NULL, &spec, &err), 0,
-                 "%s", err.message);
+    cr_assert_eq(
+        weir_datagen_source_spec_opts(
+            gen_opts, sizeof gen_opts / sizeof *gen_opts, s, NULL, &spec, &err),
+        0, "%s", err.message);
     static char one[1001][96], many[1001][96];
     memset(one, 0, sizeof one);
     memset(many, 0, sizeof many);
@@ -681,16 +763,19 @@ Test(datagen, sequence_random_bounds_and_same_rows_at_any_parallelism)
             nulls++;
             continue;
         }
-        cr_assert_eq(sscanf(one[id], "%lld|%d|%31[^|]|%31[^|]|%31[^\n]", (long long *)&rid, &r, name, price, ts), 5,
-                     "%s", one[id]);
+        cr_assert_eq(sscanf(one[id], "%lld|%d|%31[^|]|%31[^|]|%31[^\n]",
+                            (long long *)&rid, &r, name, price, ts),
+                     5, "%s", one[id]);
         cr_assert(r >= -3 && r <= 3);
         cr_assert_eq(strlen(name), 5);
-        cr_assert(strcmp(price, "1.00") >= 0 && strcmp(price, "2.00") <= 0, "%s", price);
+        cr_assert(strcmp(price, "1.00") >= 0 && strcmp(price, "2.00") <= 0,
+                  "%s", price);
         char expect_ts[32];
         weir__format_ts(1577836800000 + (id - 1), expect_ts, sizeof expect_ts);
         cr_assert_str_eq(ts, expect_ts);
     }
-    cr_assert(nulls > 150 && nulls < 350, "null rate 0.25 gave %d of 1000", nulls);
+    cr_assert(nulls > 150 && nulls < 350, "null rate 0.25 gave %d of 1000",
+              nulls);
     weir_source_spec_release(&spec);
     weir_schema_destroy(s);
 }
@@ -698,25 +783,30 @@ Test(datagen, sequence_random_bounds_and_same_rows_at_any_parallelism)
 Test(datagen, sequence_end_bounds_the_source_and_position_resumes)
 {
     weir_schema *s = gen_schema();
-    weir_datagen_field f = {.name = "id", .kind = WEIR_DATAGEN_SEQUENCE, .start = 10, .end = 19};
+    weir_datagen_field f = {
+        .name = "id", .kind = WEIR_DATAGEN_SEQUENCE, .start = 10, .end = 19};
     weir_datagen_config cfg;
     weir_datagen_config_init(&cfg);
     cfg.fields = &f;
     cfg.n_fields = 1;
     weir_source_spec spec;
     weir_error err;
-    cr_assert_eq(weir_datagen_source_spec(&cfg, s, &spec, &err), 0, "%s", err.message);
+    cr_assert_eq(weir_datagen_source_spec(&cfg, s, &spec, &err), 0, "%s",
+                 err.message);
     void *src, *rd;
     weir_source_info info = {0, 1, 4, s};
     cr_assert_eq(spec.cls->create(spec.arg, &info, &src, &err), 0);
-    cr_assert_eq(spec.cls->open_split(src, "datagen-0-of-1", NULL, 0, &rd, &err), 0);
+    cr_assert_eq(
+        spec.cls->open_split(src, "datagen-0-of-1", NULL, 0, &rd, &err), 0);
     weir_batch *b = weir_batch_create(s, 4);
     cr_assert_eq(spec.cls->read(rd, b, 4, &err), 4);
     weir_buf pos;
     weir_buf_init(&pos);
     spec.cls->position(rd, &pos);
     spec.cls->close_split(rd);
-    cr_assert_eq(spec.cls->open_split(src, "datagen-0-of-1", pos.data, pos.len, &rd, &err), 0);
+    cr_assert_eq(spec.cls->open_split(src, "datagen-0-of-1", pos.data, pos.len,
+                                      &rd, &err),
+                 0);
     weir_batch_reset(b);
     cr_assert_eq(spec.cls->read(rd, b, 4, &err), 4);
     cr_assert_eq(WEIR_COL_I64(b, 0)[0], 14);
@@ -725,7 +815,9 @@ Test(datagen, sequence_end_bounds_the_source_and_position_resumes)
     cr_assert_eq(WEIR_COL_I64(b, 0)[1], 19);
     cr_assert_eq(spec.cls->read(rd, b, 4, &err), WEIR_EOF);
     spec.cls->close_split(rd);
-    cr_assert_eq(spec.cls->open_split(src, "datagen-5-of-2", NULL, 0, &rd, &err), WEIR_EINVAL);
+    cr_assert_eq(
+        spec.cls->open_split(src, "datagen-5-of-2", NULL, 0, &rd, &err),
+        WEIR_EINVAL);
     weir_buf_fini(&pos);
     weir_batch_destroy(b);
     spec.cls->destroy(src);
@@ -747,10 +839,13 @@ Test(datagen, rows_per_second_follows_the_clock)
     void *src, *rd;
     weir_source_info info = {1, 2, 1024, s};
     cr_assert_eq(spec.cls->create(spec.arg, &info, &src, &err), 0);
-    cr_assert_eq(spec.cls->open_split(src, "datagen-1-of-2", NULL, 0, &rd, &err), 0);
+    cr_assert_eq(
+        spec.cls->open_split(src, "datagen-1-of-2", NULL, 0, &rd, &err), 0);
     weir_batch *b = weir_batch_create(s, 1024);
-    cr_assert_eq(spec.cls->read(rd, b, 1024, &err), 100, "one second of rows to start");
-    cr_assert_eq(spec.cls->read(rd, b, 1024, &err), 0, "then nothing until time passes");
+    cr_assert_eq(spec.cls->read(rd, b, 1024, &err), 100,
+                 "one second of rows to start");
+    cr_assert_eq(spec.cls->read(rd, b, 1024, &err), 0,
+                 "then nothing until time passes");
     weir_manual_clock_advance(mc, 55);
     weir_batch_reset(b);
     cr_assert_eq(spec.cls->read(rd, b, 1024, &err), 5);
@@ -759,7 +854,8 @@ Test(datagen, rows_per_second_follows_the_clock)
     cr_assert_eq(spec.cls->read(rd, b, 1024, &err), 1);
     weir_manual_clock_advance(mc, 60000);
     weir_batch_reset(b);
-    cr_assert_eq(spec.cls->read(rd, b, 1024, &err), 100, "idle time does not build up more than a second");
+    cr_assert_eq(spec.cls->read(rd, b, 1024, &err), 100,
+                 "idle time does not build up more than a second");
     weir_batch_destroy(b);
     spec.cls->close_split(rd);
     spec.cls->destroy(src);
@@ -776,28 +872,64 @@ Test(datagen, option_errors)
         int n, bad;
         const char *message;
     } cases[] = {
-        {{{"fields.idd.kind", "sequence"}}, 1, 0, "option 'fields.idd.kind': no column 'idd' (did you mean 'id'?)"},
-        {{{"fields.id.kind", "sequence"}}, 1, 0,
-         "option 'fields.id.kind' = 'sequence' needs 'fields.id.start' and 'fields.id.end'"},
-        {{{"fields.id.kind", "serial"}}, 1, 0, "option 'fields.id.kind': expected 'sequence' or 'random', found 'serial'"},
-        {{{"fields.id.color", "red"}}, 1, 0,
-         "option 'fields.id.color': unknown property 'color' (datagen has kind, start, end, min, max, length, "
+        {{{"fields.idd.kind", "sequence"}},
+         1,
+         0,
+         "option 'fields.idd.kind': no column 'idd' (did you mean 'id'?)"},
+        {{{"fields.id.kind", "sequence"}},
+         1,
+         0,
+         "option 'fields.id.kind' = 'sequence' needs 'fields.id.start' and "
+         "'fields.id.end'"},
+        {{{"fields.id.kind", "serial"}},
+         1,
+         0,
+         "option 'fields.id.kind': expected 'sequence' or 'random', found "
+         "'serial'"},
+        {{{"fields.id.color", "red"}},
+         1,
+         0,
+         "option 'fields.id.color': unknown property 'color' (datagen has "
+         "kind, start, end, min, max, length, "
          "var-len, null-rate, max-past)"},
-        {{{"fields.id.start", "1"}}, 1, 0, "option 'fields.id.start' applies only to 'fields.id.kind' = 'sequence'"},
-        {{{"fields.name.min", "1"}}, 1, 0, "option 'fields.name.min' does not apply to a STRING field (use length)"},
-        {{{"rows-per-second", "fast"}}, 1, 0, "option 'rows-per-second': expected a number, found 'fast'"},
-        {{{"number-of-row", "5"}}, 1, 0, "unsupported option 'number-of-row' for connector 'datagen' (did you mean "
-                                         "'number-of-rows'?)"},
-        {{{"fields.r.min", "5"}, {"fields.r.max", "1"}}, 2, -1, "datagen: field \"r\": min 5 is above max 1"},
-        {{{"fields.id.null-rate", "0.5"}}, 1, -1, "datagen: field \"id\" is NOT NULL but has a null rate"},
+        {{{"fields.id.start", "1"}},
+         1,
+         0,
+         "option 'fields.id.start' applies only to 'fields.id.kind' = "
+         "'sequence'"},
+        {{{"fields.name.min", "1"}},
+         1,
+         0,
+         "option 'fields.name.min' does not apply to a STRING field (use "
+         "length)"},
+        {{{"rows-per-second", "fast"}},
+         1,
+         0,
+         "option 'rows-per-second': expected a number, found 'fast'"},
+        {{{"number-of-row", "5"}},
+         1,
+         0,
+         "unsupported option 'number-of-row' for connector 'datagen' (did you "
+         "mean "
+         "'number-of-rows'?)"},
+        {{{"fields.r.min", "5"}, {"fields.r.max", "1"}},
+         2,
+         -1,
+         "datagen: field \"r\": min 5 is above max 1"},
+        {{{"fields.id.null-rate", "0.5"}},
+         1,
+         -1,
+         "datagen: field \"id\" is NOT NULL but has a null rate"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         weir_source_spec spec;
         weir_error err = {0, ""};
         int bad = 99;
         weir_connector_env env = {.bad_option_index = &bad};
-        cr_assert_neq(weir_datagen_source_spec_opts(cases[i].opt, (size_t)cases[i].n, s, &env, &spec, &err), 0,
-                      "case %zu", i);
+        cr_assert_neq(weir_datagen_source_spec_opts(cases[i].opt,
+                                                    (size_t)cases[i].n, s, &env,
+                                                    &spec, &err),
+                      0, "case %zu", i);
         cr_expect_str_eq(err.message, cases[i].message, "case %zu", i);
         cr_expect_eq(bad, cases[i].bad, "case %zu: index %d", i, bad);
     }
@@ -819,10 +951,16 @@ static weir_batch *kv_batch(weir_schema *s, int n, int first)
     return b;
 }
 
-static void *sink_create(weir_operator_spec *spec, const weir_schema *s, uint32_t subtask, uint32_t p)
+static void *sink_create(weir_operator_spec *spec, const weir_schema *s,
+                         uint32_t subtask, uint32_t p)
 {
     const weir_schema *in[1] = {s};
-    weir_op_info info = {subtask, p, 128, 1, in, NULL, 64};
+    weir_op_info info = {.subtask = subtask,
+                         .parallelism = p,
+                         .max_parallelism = 128,
+                         .n_inputs = 1,
+                         .input_schemas = in,
+                         .batch_size = 64};
     void *op;
     cr_assert_eq(spec->create(spec->arg, &info, &op), 0);
     cr_assert_eq(spec->cls->open(op, NULL), 0);
@@ -875,10 +1013,13 @@ Test(print_sink, options_and_file_stream, .init = make_tmp, .fini = cleanup_tmp)
     weir_batch *b = kv_batch(s, 1, 7);
     FILE *fp = fopen(tpath("p.txt"), "w");
     weir_connector_env env = {.print_out = fp};
-    weir_option opts[] = {{"connector", "print"}, {"print-identifier", "out"}, {"sink.parallelism", "2"}};
+    weir_option opts[] = {{"connector", "print"},
+                          {"print-identifier", "out"},
+                          {"sink.parallelism", "2"}};
     weir_operator_spec spec;
     weir_error err;
-    cr_assert_eq(weir_connector_sink_spec(NULL, opts, 3, s, &env, &spec, &err), 0, "%s", err.message);
+    cr_assert_eq(weir_connector_sink_spec(NULL, opts, 3, s, &env, &spec, &err),
+                 0, "%s", err.message);
     void *op = sink_create(&spec, s, 0, 1);
     cr_assert_eq(spec.cls->process(op, NULL, 0, b), 0);
     spec.cls->close(op);
@@ -888,8 +1029,10 @@ Test(print_sink, options_and_file_stream, .init = make_tmp, .fini = cleanup_tmp)
     cr_assert_str_eq(text, "out> +I[7, v7]\n");
     free(text);
     weir_option bad[] = {{"print-identifer", "x"}};
-    cr_assert_eq(weir_print_sink_spec_opts(bad, 1, s, NULL, &spec, &err), WEIR_EINVAL);
-    cr_assert_str_eq(err.message, "unsupported option 'print-identifer' for connector 'print' (did you mean "
+    cr_assert_eq(weir_print_sink_spec_opts(bad, 1, s, NULL, &spec, &err),
+                 WEIR_EINVAL);
+    cr_assert_str_eq(err.message, "unsupported option 'print-identifer' for "
+                                  "connector 'print' (did you mean "
                                   "'print-identifier'?)");
     weir_batch_destroy(b);
     weir_schema_destroy(s);
@@ -917,7 +1060,8 @@ Test(blackhole_sink, counts_rows)
     weir_schema_destroy(s);
 }
 
-static weir_operator_spec file_sink_spec(const char *dir, weir_format_kind kind, uint64_t roll, bool two_phase)
+static weir_operator_spec file_sink_spec(const char *dir, weir_format_kind kind,
+                                         uint64_t roll, bool two_phase)
 {
     weir_file_sink_config cfg;
     weir_file_sink_config_init(&cfg);
@@ -932,21 +1076,27 @@ static weir_operator_spec file_sink_spec(const char *dir, weir_format_kind kind,
     return spec;
 }
 
-Test(file_sink, part_files_hidden_until_complete_then_rolled_by_size, .init = make_tmp, .fini = cleanup_tmp)
+Test(file_sink, part_files_hidden_until_complete_then_rolled_by_size,
+     .init = make_tmp, .fini = cleanup_tmp)
 {
     weir_schema *s = kv_schema();
     weir_batch *b = kv_batch(s, 3, 1);
     /* each row is {"k":1,"v":"v1"} + '\n' = 17 bytes: two rows reach 30 */
-    weir_operator_spec spec = file_sink_spec(tpath("out"), WEIR_FORMAT_JSON, 30, false);
+    weir_operator_spec spec =
+        file_sink_spec(tpath("out"), WEIR_FORMAT_JSON, 30, false);
     void *op0 = sink_create(&spec, s, 0, 2);
     void *op1 = sink_create(&spec, s, 1, 2);
     cr_assert_eq(spec.cls->process(op0, NULL, 0, b), 0);
-    cr_assert_str_eq(list_dir(tpath("out")), ".part-0-1.json.inprogress part-0-0.json");
+    cr_assert_str_eq(list_dir(tpath("out")),
+                     ".part-0-1.json.inprogress part-0-0.json");
     cr_assert_eq(spec.cls->process(op1, NULL, 0, b), 0);
     cr_assert_eq(spec.cls->finish(op0, NULL), 0);
-    cr_assert_str_eq(list_dir(tpath("out")), ".part-1-1.json.inprogress part-0-0.json part-0-1.json part-1-0.json");
+    cr_assert_str_eq(
+        list_dir(tpath("out")),
+        ".part-1-1.json.inprogress part-0-0.json part-0-1.json part-1-0.json");
     cr_assert_eq(spec.cls->finish(op1, NULL), 0);
-    cr_assert_str_eq(list_dir(tpath("out")), "part-0-0.json part-0-1.json part-1-0.json part-1-1.json");
+    cr_assert_str_eq(list_dir(tpath("out")),
+                     "part-0-0.json part-0-1.json part-1-0.json part-1-1.json");
     char *t = read_file(tpath("out/part-0-0.json"));
     cr_assert_str_eq(t, "{\"k\":1,\"v\":\"v1\"}\n{\"k\":2,\"v\":\"v2\"}\n");
     free(t);
@@ -960,8 +1110,10 @@ Test(file_sink, part_files_hidden_until_complete_then_rolled_by_size, .init = ma
     cr_assert_eq(spec.cls->process(again, NULL, 0, b), 0);
     cr_assert_eq(spec.cls->finish(again, NULL), 0);
     spec.cls->close(again);
-    cr_assert_str_eq(list_dir(tpath("out")), "part-0-0.json part-0-1.json part-0-2.json part-0-3.json part-1-0.json "
-                                             "part-1-1.json");
+    cr_assert_str_eq(
+        list_dir(tpath("out")),
+        "part-0-0.json part-0-1.json part-0-2.json part-0-3.json part-1-0.json "
+        "part-1-1.json");
     cr_assert_not(weir_sink_spec_accepts_changelog(&spec, NULL));
     weir_operator_spec_release(&spec);
     weir_batch_destroy(b);
@@ -972,7 +1124,8 @@ Test(file_sink, csv_and_debezium_formats, .init = make_tmp, .fini = cleanup_tmp)
 {
     weir_schema *s = kv_schema();
     weir_batch *b = kv_batch(s, 2, 1);
-    weir_operator_spec spec = file_sink_spec(tpath("csv"), WEIR_FORMAT_CSV, 0, false);
+    weir_operator_spec spec =
+        file_sink_spec(tpath("csv"), WEIR_FORMAT_CSV, 0, false);
     void *op = sink_create(&spec, s, 0, 1);
     cr_assert_eq(spec.cls->process(op, NULL, 0, b), 0);
     cr_assert_eq(spec.cls->finish(op, NULL), 0);
@@ -986,11 +1139,13 @@ Test(file_sink, csv_and_debezium_formats, .init = make_tmp, .fini = cleanup_tmp)
     op = sink_create(&spec, s, 0, 1);
     cr_assert_eq(spec.cls->process(op, NULL, 0, b), WEIR_EUNSUPPORTED);
     cr_assert_str_eq(weir__sink_last_error(op)->message,
-                     "format 'csv' writes only inserts (+I), got a -U row; use 'debezium-json' for a changelog");
+                     "format 'csv' writes only inserts (+I), got a -U row; use "
+                     "'debezium-json' for a changelog");
     spec.cls->close(op);
     const char *why;
     cr_assert_not(weir_sink_spec_accepts_changelog(&spec, &why));
-    cr_assert_str_eq(why, "the filesystem sink with format 'csv' is append-only; use 'format' = 'debezium-json' to "
+    cr_assert_str_eq(why, "the filesystem sink with format 'csv' is "
+                          "append-only; use 'format' = 'debezium-json' to "
                           "write a changelog");
     weir_operator_spec_release(&spec);
     spec = file_sink_spec(tpath("cdc"), WEIR_FORMAT_DEBEZIUM_JSON, 0, false);
@@ -1001,43 +1156,56 @@ Test(file_sink, csv_and_debezium_formats, .init = make_tmp, .fini = cleanup_tmp)
     spec.cls->close(op);
     weir_operator_spec_release(&spec);
     t = read_file(tpath("cdc/part-0-0.json"));
-    cr_assert_str_eq(t, "{\"before\":null,\"after\":{\"k\":1,\"v\":\"v1\"},\"op\":\"c\"}\n"
-                        "{\"before\":{\"k\":2,\"v\":\"v2\"},\"after\":null,\"op\":\"d\"}\n");
+    cr_assert_str_eq(
+        t, "{\"before\":null,\"after\":{\"k\":1,\"v\":\"v1\"},\"op\":\"c\"}\n"
+           "{\"before\":{\"k\":2,\"v\":\"v2\"},\"after\":null,\"op\":\"d\"}\n");
     free(t);
     weir_batch_destroy(b);
     weir_schema_destroy(s);
 }
 
-Test(file_sink, two_phase_commit_on_checkpoints_and_restore, .init = make_tmp, .fini = cleanup_tmp)
+Test(file_sink, two_phase_commit_on_checkpoints_and_restore, .init = make_tmp,
+     .fini = cleanup_tmp)
 {
     weir_schema *s = kv_schema();
-    weir_batch *b1 = kv_batch(s, 1, 1), *b2 = kv_batch(s, 1, 2), *b3 = kv_batch(s, 1, 3);
-    weir_operator_spec spec = file_sink_spec(tpath("tx"), WEIR_FORMAT_JSON, 0, true);
+    weir_batch *b1 = kv_batch(s, 1, 1), *b2 = kv_batch(s, 1, 2),
+               *b3 = kv_batch(s, 1, 3);
+    weir_operator_spec spec =
+        file_sink_spec(tpath("tx"), WEIR_FORMAT_JSON, 0, true);
     void *op = sink_create(&spec, s, 0, 1);
     weir_buf snap1, snap2;
     weir_buf_init(&snap1);
     weir_buf_init(&snap2);
     cr_assert_eq(spec.cls->process(op, NULL, 0, b1), 0);
-    cr_assert_eq(spec.cls->snapshot(op, NULL, 1, &snap1), 0); /* pre-commit: part-0-0 pending for ckpt 1 */
+    cr_assert_eq(spec.cls->snapshot(op, NULL, 1, &snap1),
+                 0); /* pre-commit: part-0-0 pending for ckpt 1 */
     cr_assert_eq(spec.cls->process(op, NULL, 0, b2), 0);
-    cr_assert_eq(spec.cls->snapshot(op, NULL, 2, &snap2), 0); /* part-0-1 pending for ckpt 2 */
-    cr_assert_eq(spec.cls->process(op, NULL, 0, b3), 0);      /* part-0-2 in progress */
+    cr_assert_eq(spec.cls->snapshot(op, NULL, 2, &snap2),
+                 0); /* part-0-1 pending for ckpt 2 */
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b3),
+                 0); /* part-0-2 in progress */
     cr_assert_str_eq(list_dir(tpath("tx")),
-                     ".part-0-0.json.inprogress .part-0-1.json.inprogress .part-0-2.json.inprogress");
+                     ".part-0-0.json.inprogress .part-0-1.json.inprogress "
+                     ".part-0-2.json.inprogress");
     cr_assert_eq(spec.cls->checkpoint_complete(op, NULL, 1), 0);
-    cr_assert_str_eq(list_dir(tpath("tx")), ".part-0-1.json.inprogress .part-0-2.json.inprogress part-0-0.json");
+    cr_assert_str_eq(
+        list_dir(tpath("tx")),
+        ".part-0-1.json.inprogress .part-0-2.json.inprogress part-0-0.json");
     spec.cls->close(op); /* crash: checkpoint 2 never completed here */
 
-    /* Recovery from checkpoint 2: its pending file is committed, later output aborted. */
+    /* Recovery from checkpoint 2: its pending file is committed, later output
+     * aborted. */
     op = sink_create(&spec, s, 0, 1);
     weir_cursor c;
     weir_cursor_init(&c, snap2.data, snap2.len);
     cr_assert_eq(spec.cls->restore(op, NULL, &c), 0);
     cr_assert_str_eq(list_dir(tpath("tx")), "part-0-0.json part-0-1.json");
-    cr_assert_eq(spec.cls->process(op, NULL, 0, b3), 0); /* the replay writes part-0-2 again */
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b3),
+                 0); /* the replay writes part-0-2 again */
     cr_assert_eq(spec.cls->finish(op, NULL), 0);
     spec.cls->close(op);
-    cr_assert_str_eq(list_dir(tpath("tx")), "part-0-0.json part-0-1.json part-0-2.json");
+    cr_assert_str_eq(list_dir(tpath("tx")),
+                     "part-0-0.json part-0-1.json part-0-2.json");
     char *t = read_file(tpath("tx/part-0-2.json"));
     cr_assert_str_eq(t, "{\"k\":3,\"v\":\"v3\"}\n");
     free(t);
@@ -1061,11 +1229,13 @@ static ssize_t enospc_write(int fd, const void *buf, size_t n)
     return -1;
 }
 
-Test(file_sink, write_errors_are_reported, .init = make_tmp, .fini = cleanup_tmp)
+Test(file_sink, write_errors_are_reported, .init = make_tmp,
+     .fini = cleanup_tmp)
 {
     weir_schema *s = kv_schema();
     weir_batch *b = kv_batch(s, 1, 1);
-    weir_operator_spec spec = file_sink_spec(tpath("full"), WEIR_FORMAT_JSON, 0, false);
+    weir_operator_spec spec =
+        file_sink_spec(tpath("full"), WEIR_FORMAT_JSON, 0, false);
     void *op = sink_create(&spec, s, 0, 1);
     cr_assert_eq(spec.cls->process(op, NULL, 0, b), 0);
     weir__file_io io = weir__fio_posix;
@@ -1075,10 +1245,13 @@ Test(file_sink, write_errors_are_reported, .init = make_tmp, .fini = cleanup_tmp
     weir__fio = &weir__fio_posix;
     cr_assert_eq(rc, WEIR_ENOSPC);
     char expect[600];
-    snprintf(expect, sizeof expect, "%s/part-0-0.json: error: cannot write: No space left on device", tpath("full"));
+    snprintf(expect, sizeof expect,
+             "%s/part-0-0.json: error: cannot write: No space left on device",
+             tpath("full"));
     cr_assert_str_eq(weir__sink_last_error(op)->message, expect);
     spec.cls->close(op);
-    cr_assert_str_eq(list_dir(tpath("full")), ".part-0-0.json.inprogress", "a failed file is never made visible");
+    cr_assert_str_eq(list_dir(tpath("full")), ".part-0-0.json.inprogress",
+                     "a failed file is never made visible");
     weir_operator_spec_release(&spec);
     weir_batch_destroy(b);
     weir_schema_destroy(s);
@@ -1094,7 +1267,8 @@ Test(file_sink, options, .init = make_tmp, .fini = cleanup_tmp)
                           {"sink.rolling-policy.file-size", "1 kb"}};
     weir_operator_spec spec;
     weir_error err;
-    cr_assert_eq(weir_connector_sink_spec(NULL, opts, 5, s, NULL, &spec, &err), 0, "%s", err.message);
+    cr_assert_eq(weir_connector_sink_spec(NULL, opts, 5, s, NULL, &spec, &err),
+                 0, "%s", err.message);
     weir_batch *b = kv_batch(s, 1, 1);
     void *op = sink_create(&spec, s, 0, 1);
     cr_assert_eq(spec.cls->process(op, NULL, 0, b), 0);
@@ -1107,14 +1281,23 @@ Test(file_sink, options, .init = make_tmp, .fini = cleanup_tmp)
     weir_option bad[] = {{"path", "x"}, {"format", "avro"}};
     int idx = 7;
     weir_connector_env env = {.bad_option_index = &idx};
-    cr_assert_eq(weir_connector_sink_spec("filesystem", bad, 2, s, &env, &spec, &err), WEIR_EUNSUPPORTED);
-    cr_assert_str_eq(err.message, "option 'format': unsupported format 'avro' (weir has 'json', 'csv' and 'debezium-json')");
+    cr_assert_eq(
+        weir_connector_sink_spec("filesystem", bad, 2, s, &env, &spec, &err),
+        WEIR_EUNSUPPORTED);
+    cr_assert_str_eq(err.message,
+                     "option 'format': unsupported format 'avro' (weir has "
+                     "'json', 'csv' and 'debezium-json')");
     cr_assert_eq(idx, 1);
     weir_option nopath[] = {{"format", "json"}};
-    cr_assert_eq(weir_connector_sink_spec("filesystem", nopath, 1, s, &env, &spec, &err), WEIR_EINVAL);
+    cr_assert_eq(
+        weir_connector_sink_spec("filesystem", nopath, 1, s, &env, &spec, &err),
+        WEIR_EINVAL);
     cr_assert_str_eq(err.message, "connector 'filesystem' needs option 'path'");
-    cr_assert_eq(weir_connector_sink_spec("kafka", nopath, 1, s, &env, &spec, &err), WEIR_EUNSUPPORTED);
-    cr_assert_str_eq(err.message, "unsupported connector 'kafka' as a sink (weir has 'filesystem', 'print' and "
+    cr_assert_eq(
+        weir_connector_sink_spec("kafka", nopath, 1, s, &env, &spec, &err),
+        WEIR_EUNSUPPORTED);
+    cr_assert_str_eq(err.message, "unsupported connector 'kafka' as a sink "
+                                  "(weir has 'filesystem', 'print' and "
                                   "'blackhole')");
     weir_batch_destroy(b);
     weir_schema_destroy(s);
@@ -1122,21 +1305,28 @@ Test(file_sink, options, .init = make_tmp, .fini = cleanup_tmp)
 
 /* ---- source options ---- */
 
-Test(file_source, options_map_to_the_config, .init = make_tmp, .fini = cleanup_tmp)
+Test(file_source, options_map_to_the_config, .init = make_tmp,
+     .fini = cleanup_tmp)
 {
     write_file(tpath("in.csv"), "1;a\n2;b\nbad\n3;c\n");
     weir_schema *s = kv_schema();
-    weir_option opts[] = {{"connector", "filesystem"},     {"path", tpath("in.csv")},
-                          {"format", "csv"},               {"csv.field-delimiter", ";"},
-                          {"csv.ignore-parse-errors", "true"}, {"scan.watermark.idle-timeout", "5 s"}};
+    weir_option opts[] = {{"connector", "filesystem"},
+                          {"path", tpath("in.csv")},
+                          {"format", "csv"},
+                          {"csv.field-delimiter", ";"},
+                          {"csv.ignore-parse-errors", "true"},
+                          {"scan.watermark.idle-timeout", "5 s"}};
     src_handle h;
     memset(&h, 0, sizeof h);
-    cr_assert_eq(weir_connector_source_spec(NULL, opts, 6, s, NULL, &h.spec, &h.err), 0, "%s", h.err.message);
+    cr_assert_eq(
+        weir_connector_source_spec(NULL, opts, 6, s, NULL, &h.spec, &h.err), 0,
+        "%s", h.err.message);
     src_open(&h, 0, 1);
     const char *ids[1];
     discover_all(&h, ids, 1);
     char out[256] = "";
-    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL), 0);
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL),
+                 0);
     cr_assert_str_eq(out, "1:a\n2:b\n3:c\n");
     cr_assert_eq(metric(&h, "skipped_records"), 1);
     src_close(&h);
@@ -1146,28 +1336,55 @@ Test(file_source, options_map_to_the_config, .init = make_tmp, .fini = cleanup_t
         int n;
         const char *message;
     } cases[] = {
-        {{{"path", "x"}}, 1, "connector 'filesystem' needs option 'format' ('json', 'csv')"},
-        {{{"path", "x"}, {"format", "debezium-json"}}, 2,
-         "option 'format': 'debezium-json' can only be written by a sink, not read"},
-        {{{"path", "x"}, {"format", "json"}, {"source.monitor-interval", "soon"}}, 3,
-         "option 'source.monitor-interval': expected a duration such as '10 s', '500 ms' or '1 min', found 'soon'"},
-        {{{"path", "x"}, {"format", "json"}, {"json.ignore-parse-error", "true"}}, 3,
-         "unsupported option 'json.ignore-parse-error' for connector 'filesystem' (did you mean "
+        {{{"path", "x"}},
+         1,
+         "connector 'filesystem' needs option 'format' ('json', 'csv')"},
+        {{{"path", "x"}, {"format", "debezium-json"}},
+         2,
+         "option 'format': 'debezium-json' can only be written by a sink, not "
+         "read"},
+        {{{"path", "x"},
+          {"format", "json"},
+          {"source.monitor-interval", "soon"}},
+         3,
+         "option 'source.monitor-interval': expected a duration such as '10 "
+         "s', '500 ms' or '1 min', found 'soon'"},
+        {{{"path", "x"},
+          {"format", "json"},
+          {"json.ignore-parse-error", "true"}},
+         3,
+         "unsupported option 'json.ignore-parse-error' for connector "
+         "'filesystem' (did you mean "
          "'json.ignore-parse-errors'?)"},
-        {{{"path", "x"}, {"format", "json"}, {"source.bad-input", "dead-letter"}}, 3,
-         "filesystem source: the dead-letter policy needs 'source.dead-letter.path'"},
-        {{{"path", "x"}, {"format", "json"}, {"json.ignore-parse-errors", "true"}, {"source.bad-input", "fail"}}, 4,
-         "option 'source.bad-input' = 'fail' contradicts 'json.ignore-parse-errors' = 'true'"},
-        {{{"path", "x"}, {"format", "csv"}, {"csv.escape-character", "\\"}}, 3,
-         "option 'csv.escape-character' is not supported: weir reads RFC 4180 CSV, where a quote inside a quoted "
+        {{{"path", "x"},
+          {"format", "json"},
+          {"source.bad-input", "dead-letter"}},
+         3,
+         "filesystem source: the dead-letter policy needs "
+         "'source.dead-letter.path'"},
+        {{{"path", "x"},
+          {"format", "json"},
+          {"json.ignore-parse-errors", "true"},
+          {"source.bad-input", "fail"}},
+         4,
+         "option 'source.bad-input' = 'fail' contradicts "
+         "'json.ignore-parse-errors' = 'true'"},
+        {{{"path", "x"}, {"format", "csv"}, {"csv.escape-character", "\\"}},
+         3,
+         "option 'csv.escape-character' is not supported: weir reads RFC 4180 "
+         "CSV, where a quote inside a quoted "
          "field is doubled"},
-        {{{"path", "x"}, {"format", "json"}, {"path", "y"}}, 3, "option 'path' is given twice"},
+        {{{"path", "x"}, {"format", "json"}, {"path", "y"}},
+         3,
+         "option 'path' is given twice"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         weir_source_spec spec;
         weir_error err = {0, ""};
-        cr_assert_neq(weir_file_source_spec_opts(cases[i].opt, (size_t)cases[i].n, s, NULL, &spec, &err), 0,
-                      "case %zu", i);
+        cr_assert_neq(weir_file_source_spec_opts(cases[i].opt,
+                                                 (size_t)cases[i].n, s, NULL,
+                                                 &spec, &err),
+                      0, "case %zu", i);
         cr_expect_str_eq(err.message, cases[i].message, "case %zu", i);
     }
     weir_schema_destroy(s);
@@ -1178,8 +1395,9 @@ Test(options, durations_and_sizes_as_flink_writes_them)
     static const struct {
         const char *s;
         int64_t ms;
-    } d[] = {{"10 s", 10000}, {"500ms", 500}, {"1 min", 60000}, {"2h", 7200000}, {"1 d", 86400000},
-             {"250", 250},    {"3 seconds", 3000}, {"1000000 us", 1000}, {"5 MIN", 300000}};
+    } d[] = {{"10 s", 10000},     {"500ms", 500},       {"1 min", 60000},
+             {"2h", 7200000},     {"1 d", 86400000},    {"250", 250},
+             {"3 seconds", 3000}, {"1000000 us", 1000}, {"5 MIN", 300000}};
     for (size_t i = 0; i < sizeof d / sizeof *d; i++) {
         int64_t v = -1;
         cr_assert_eq(weir_option_parse_duration(d[i].s, &v), 0, "%s", d[i].s);
@@ -1192,7 +1410,12 @@ Test(options, durations_and_sizes_as_flink_writes_them)
     static const struct {
         const char *s;
         uint64_t b;
-    } z[] = {{"128MB", 128u << 20}, {"64 kb", 64u << 10}, {"1gb", 1u << 30}, {"100 bytes", 100}, {"7", 7}, {"2 m", 2u << 20}};
+    } z[] = {{"128MB", 128u << 20},
+             {"64 kb", 64u << 10},
+             {"1gb", 1u << 30},
+             {"100 bytes", 100},
+             {"7", 7},
+             {"2 m", 2u << 20}};
     for (size_t i = 0; i < sizeof z / sizeof *z; i++) {
         uint64_t b = 0;
         cr_assert_eq(weir_option_parse_size(z[i].s, &b), 0, "%s", z[i].s);
@@ -1201,4 +1424,337 @@ Test(options, durations_and_sizes_as_flink_writes_them)
     uint64_t b;
     cr_assert_eq(weir_option_parse_size("1 furlong", &b), WEIR_EINVAL);
     cr_assert_eq(weir_option_parse_size("99999999999 tb", &b), WEIR_EINVAL);
+}
+
+/* ---- through the runtime ---- */
+
+#include "weir/job.h"
+
+static weir_job *new_job(uint32_t parallelism)
+{
+    weir_job_config cfg;
+    weir_job_config_init(&cfg);
+    cfg.parallelism = parallelism;
+    cfg.batch_size = 16;
+    weir_job *job;
+    cr_assert_eq(weir_job_create(&cfg, &job), 0);
+    return job;
+}
+
+/* Sorts the lines of text in place (for outputs of parallel subtasks). */
+static char *sorted_lines(char *text)
+{
+    char *lines[1024];
+    int n = 0;
+    for (char *l = strtok(text, "\n"); l && n < 1024; l = strtok(NULL, "\n"))
+        lines[n++] = l;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (strcmp(lines[j], lines[i]) < 0) {
+                char *t = lines[i];
+                lines[i] = lines[j];
+                lines[j] = t;
+            }
+    static char out[65536];
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        strcat(out, lines[i]);
+        strcat(out, "\n");
+    }
+    return out;
+}
+
+Test(job, files_to_print_and_file_sink_in_parallel, .init = make_tmp,
+     .fini = cleanup_tmp)
+{
+    mkdir(tpath("in"), 0777);
+    write_file(tpath("in/1.json"),
+               "{\"k\": 1, \"v\": \"a\"}\n{\"k\": 2, \"v\": \"b\"}\n");
+    write_file(tpath("in/2.json"), "{\"k\": 3, \"v\": \"c\"}\n");
+    write_file(tpath("in/3.json"), "{\"k\": 4}\n{\"k\": 5, \"v\": \"e\"}\n");
+    weir_schema *s = kv_schema();
+    weir_option src_opts[] = {
+        {"connector", "filesystem"}, {"path", tpath("in")}, {"format", "json"}};
+    weir_option out_opts[] = {
+        {"connector", "filesystem"}, {"path", tpath("out")}, {"format", "csv"}};
+    FILE *fp = fopen(tpath("print.txt"), "w");
+    weir_connector_env env = {.print_out = fp};
+    weir_option print_opts[] = {{"connector", "print"}};
+    weir_source_spec src;
+    weir_operator_spec print, files;
+    weir_error err;
+    cr_assert_eq(
+        weir_connector_source_spec(NULL, src_opts, 3, s, &env, &src, &err), 0,
+        "%s", err.message);
+    cr_assert_eq(
+        weir_connector_sink_spec(NULL, print_opts, 1, s, &env, &print, &err), 0,
+        "%s", err.message);
+    cr_assert_eq(
+        weir_connector_sink_spec(NULL, out_opts, 3, s, &env, &files, &err), 0,
+        "%s", err.message);
+    weir_job *job = new_job(2);
+    weir_stream st;
+    cr_assert_eq(weir_job_source(job, &src, NULL, 2, &st), 0);
+    cr_assert_eq(weir_job_sink(job, st, &print, 2), 0);
+    cr_assert_eq(weir_job_sink(job, st, &files, 2), 0);
+    cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    fclose(fp);
+    char *text = read_file(tpath("print.txt"));
+    cr_assert_str_eq(
+        sorted_lines(text),
+        "1> +I[1, a]\n1> +I[2, b]\n1> +I[4, null]\n1> +I[5, e]\n2> +I[3, c]\n");
+    free(text);
+    /* subtask 0 read files 1 and 3, subtask 1 file 2; every part file is
+     * visible */
+    cr_assert_str_eq(list_dir(tpath("out")), "part-0-0.csv part-1-0.csv");
+    text = read_file(tpath("out/part-0-0.csv"));
+    cr_assert_str_eq(text, "1,a\n2,b\n4,\n5,e\n");
+    free(text);
+    weir_schema_destroy(s);
+}
+
+Test(job, bad_input_fails_the_job_with_its_location, .init = make_tmp,
+     .fini = cleanup_tmp)
+{
+    write_file(tpath("bad.json"), bad_input);
+    weir_schema *s = kv_schema();
+    weir_option src_opts[] = {{"connector", "filesystem"},
+                              {"path", tpath("bad.json")},
+                              {"format", "json"}};
+    weir_source_spec src;
+    weir_operator_spec sink;
+    weir_error err;
+    uint64_t rows = 0;
+    weir_blackhole_sink_config bh = {&rows};
+    cr_assert_eq(
+        weir_connector_source_spec(NULL, src_opts, 3, s, NULL, &src, &err), 0,
+        "%s", err.message);
+    cr_assert_eq(weir_blackhole_sink_spec(&bh, &sink, &err), 0);
+    weir_job *job = new_job(1);
+    weir_stream st;
+    cr_assert_eq(weir_job_source(job, &src, NULL, 1, &st), 0);
+    cr_assert_eq(weir_job_sink(job, st, &sink, 1), 0);
+    cr_assert_eq(weir_job_run(job), WEIR_EPARSE);
+    char expect[600];
+    snprintf(expect, sizeof expect,
+             "%s:2:23: error: expected '\"' to end the string, found end of "
+             "record (offset 42)",
+             tpath("bad.json"));
+    cr_assert(strstr(weir_job_error(job), expect), "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    weir_schema_destroy(s);
+}
+
+Test(job, datagen_into_blackhole)
+{
+    weir_schema *s = gen_schema();
+    weir_source_spec src;
+    weir_operator_spec sink;
+    weir_error err;
+    uint64_t rows = 0;
+    weir_blackhole_sink_config bh = {&rows};
+    cr_assert_eq(
+        weir_datagen_source_spec_opts(
+            gen_opts, sizeof gen_opts / sizeof *gen_opts, s, NULL, &src, &err),
+        0);
+    cr_assert_eq(weir_blackhole_sink_spec(&bh, &sink, &err), 0);
+    weir_job *job = new_job(3);
+    weir_stream st;
+    cr_assert_eq(weir_job_source(job, &src, NULL, 3, &st), 0);
+    cr_assert_eq(weir_job_sink(job, st, &sink, 2), 0);
+    cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
+    cr_assert_eq(rows, 1000);
+    weir_job_destroy(job);
+    weir_schema_destroy(s);
+}
+
+Test(job, sink_errors_reach_the_job, .init = make_tmp, .fini = cleanup_tmp)
+{
+    write_file(tpath("in.json"), "{\"k\": 1}\n");
+    weir_schema *s = kv_schema();
+    weir_file_source_config fcfg;
+    weir_file_source_config_init(&fcfg);
+    fcfg.path = tpath("in.json");
+    weir_source_spec src;
+    weir_error err;
+    cr_assert_eq(weir_file_source_spec(&fcfg, s, &src, &err), 0);
+    write_file(tpath("notadir"), "x");
+    weir_operator_spec sink =
+        file_sink_spec(tpath("notadir"), WEIR_FORMAT_JSON, 0, false);
+    weir_job *job = new_job(1);
+    weir_stream st;
+    cr_assert_eq(weir_job_source(job, &src, NULL, 1, &st), 0);
+    cr_assert_eq(weir_job_sink(job, st, &sink, 1), 0);
+    cr_assert_neq(weir_job_run(job), 0);
+    char expect[600];
+    snprintf(expect, sizeof expect,
+             "%s: error: cannot create directory: Not a directory",
+             tpath("notadir"));
+    cr_assert(strstr(weir_job_error(job), expect), "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    weir_schema_destroy(s);
+}
+
+Test(options, one_table_definition_serves_as_source_and_sink)
+{
+    weir_schema *s = kv_schema();
+    weir_option opts[] = {{"connector", "filesystem"},
+                          {"path", "/tmp/weir-table"},
+                          {"format", "json"},
+                          {"source.monitor-interval", "10 s"},
+                          {"json.ignore-parse-errors", "true"},
+                          {"sink.rolling-policy.file-size", "1MB"},
+                          {"sink.parallelism", "2"}};
+    weir_source_spec src;
+    weir_operator_spec sink;
+    weir_error err;
+    cr_assert_eq(weir_connector_source_spec(NULL, opts, 7, s, NULL, &src, &err),
+                 0, "%s", err.message);
+    cr_assert_eq(weir_connector_sink_spec(NULL, opts, 7, s, NULL, &sink, &err),
+                 0, "%s", err.message);
+    weir_source_spec_release(&src);
+    weir_operator_spec_release(&sink);
+    weir_schema_destroy(s);
+}
+
+Test(datagen, random_types_bounds_and_lengths)
+{
+    weir_schema *s = weir_schema_create();
+    weir_schema_add(s, "d", weir_type_make(WEIR_TYPE_DOUBLE, false));
+    weir_schema_add(s, "b", weir_type_make(WEIR_TYPE_BOOLEAN, false));
+    weir_schema_add(s, "raw", weir_type_make(WEIR_TYPE_BYTES, false));
+    weir_schema_add(s, "s", weir_type_make(WEIR_TYPE_STRING, false));
+    weir_schema_add(s, "ts", weir_type_make(WEIR_TYPE_TIMESTAMP_LTZ, false));
+    weir_schema_add(s, "big", weir_type_make(WEIR_TYPE_BIGINT, false));
+    weir_option opts[] = {
+        {"number-of-rows", "2000"},      {"fields.d.min", "-1.5"},
+        {"fields.d.max", "2.5"},         {"fields.raw.length", "3"},
+        {"fields.s.length", "8"},        {"fields.s.var-len", "true"},
+        {"fields.ts.max-past", "1 min"}, {"fields.big.min", "-5"},
+        {"fields.big.max", "5"}};
+    weir_manual_clock *mc = weir_manual_clock_create(1700000000000);
+    weir_connector_env env = {.clock = weir_manual_clock_get(mc)};
+    weir_source_spec spec;
+    weir_error err;
+    cr_assert_eq(weir_datagen_source_spec_opts(opts, sizeof opts / sizeof *opts,
+                                               s, &env, &spec, &err),
+                 0, "%s", err.message);
+    void *src, *rd;
+    weir_source_info info = {0, 1, 2000, s};
+    cr_assert_eq(spec.cls->create(spec.arg, &info, &src, &err), 0);
+    cr_assert_eq(
+        spec.cls->open_split(src, "datagen-0-of-1", NULL, 0, &rd, &err), 0);
+    weir_batch *b = weir_batch_create(s, 2000);
+    cr_assert_eq(spec.cls->read(rd, b, 2000, &err), 2000);
+    int trues = 0, lens[9] = {0}, bigs[11] = {0};
+    double lo = 1e9, hi = -1e9;
+    for (uint32_t r = 0; r < 2000; r++) {
+        double d = WEIR_COL_F64(b, 0)[r];
+        lo = d < lo ? d : lo;
+        hi = d > hi ? d : hi;
+        trues += WEIR_COL_BOOL(b, 1)[r];
+        uint32_t n;
+        weir_batch_str(b, 2, r, &n);
+        cr_assert_eq(n, 3);
+        const char *str = weir_batch_str(b, 3, r, &n);
+        cr_assert(n >= 1 && n <= 8, "length %u", n);
+        lens[n]++;
+        for (uint32_t i = 0; i < n; i++)
+            cr_assert(strchr("0123456789abcdef", str[i]), "hex characters");
+        int64_t ts = WEIR_COL_I64(b, 4)[r];
+        cr_assert(ts <= 1700000000000 && ts >= 1700000000000 - 60000);
+        int64_t big = WEIR_COL_I64(b, 5)[r];
+        cr_assert(big >= -5 && big <= 5);
+        bigs[big + 5]++;
+    }
+    cr_assert(lo >= -1.5 && hi <= 2.5 && lo < -1.4 && hi > 2.4, "[%g, %g]", lo,
+              hi);
+    cr_assert(trues > 900 && trues < 1100, "%d", trues);
+    for (int i = 1; i <= 8; i++)
+        cr_assert_gt(lens[i], 150, "length %d: %d", i, lens[i]);
+    for (int i = 0; i < 11; i++)
+        cr_assert_gt(bigs[i], 120, "value %d: %d", i - 5, bigs[i]);
+    cr_assert_eq(spec.cls->read(rd, b, 10, &err), WEIR_EOF);
+    weir_batch_destroy(b);
+    spec.cls->close_split(rd);
+    spec.cls->destroy(src);
+    weir_source_spec_release(&spec);
+    weir_manual_clock_destroy(mc);
+    weir_schema_destroy(s);
+}
+
+Test(file_sink, rolls_after_the_rollover_interval, .init = make_tmp,
+     .fini = cleanup_tmp)
+{
+    weir_schema *s = kv_schema();
+    weir_batch *b = kv_batch(s, 1, 1);
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_file_sink_config cfg;
+    weir_file_sink_config_init(&cfg);
+    cfg.path = tpath("roll");
+    cfg.rollover_interval_ms = 1000;
+    cfg.clock = weir_manual_clock_get(mc);
+    weir_operator_spec spec;
+    weir_error err;
+    cr_assert_eq(weir_file_sink_spec(&cfg, &spec, &err), 0);
+    void *op = sink_create(&spec, s, 0, 1);
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b), 0);
+    weir_manual_clock_advance(mc, 999);
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b), 0);
+    cr_assert_str_eq(list_dir(tpath("roll")), ".part-0-0.json.inprogress");
+    weir_manual_clock_advance(mc, 1);
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b), 0);
+    cr_assert_str_eq(list_dir(tpath("roll")),
+                     ".part-0-1.json.inprogress part-0-0.json");
+    cr_assert_eq(spec.cls->finish(op, NULL), 0);
+    spec.cls->close(op);
+    char *t = read_file(tpath("roll/part-0-0.json"));
+    cr_assert_str_eq(t, "{\"k\":1,\"v\":\"v1\"}\n{\"k\":1,\"v\":\"v1\"}\n");
+    free(t);
+    weir_operator_spec_release(&spec);
+    weir_manual_clock_destroy(mc);
+    weir_batch_destroy(b);
+    weir_schema_destroy(s);
+}
+
+Test(file_source, monitored_files_are_split_among_subtasks_once,
+     .init = make_tmp, .fini = cleanup_tmp)
+{
+    mkdir(tpath("w"), 0777);
+    char name[64];
+    for (int i = 0; i < 40; i++) {
+        snprintf(name, sizeof name, "w/f%02d.json", i);
+        write_file(tpath(name), "{\"k\": 1}\n");
+    }
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_schema *s = kv_schema();
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    cfg.path = tpath("w");
+    cfg.monitor_interval_ms = 100;
+    cfg.clock = weir_manual_clock_get(mc);
+    src_handle h;
+    file_source(&h, &cfg, s);
+    int seen[40] = {0}, per_task[3] = {0};
+    for (uint32_t sub = 0; sub < 3; sub++) {
+        src_open(&h, sub, 3);
+        const char **ids;
+        uint32_t n;
+        bool done;
+        cr_assert_eq(h.spec.cls->discover(h.src, &ids, &n, &done, &h.err), 0);
+        for (uint32_t i = 0; i < n; i++) {
+            int k = atoi(strrchr(ids[i], 'f') + 1);
+            seen[k]++;
+            per_task[sub]++;
+        }
+        h.spec.cls->destroy(h.src);
+    }
+    for (int i = 0; i < 40; i++)
+        cr_assert_eq(seen[i], 1, "file %d read %d times", i, seen[i]);
+    for (int i = 0; i < 3; i++)
+        cr_assert_gt(per_task[i], 3, "subtask %d got %d files", i, per_task[i]);
+    weir_source_spec_release(&h.spec);
+    weir_manual_clock_destroy(mc);
+    weir_schema_destroy(s);
 }

@@ -1,4 +1,5 @@
-/* tests/test_format.c - JSON lines, CSV and debezium-json codecs, print format. */
+/* tests/test_format.c - JSON lines, CSV and debezium-json codecs, print format.
+ */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,8 +9,8 @@
 #include "time/timefmt.h"
 #include "weir/format.h"
 
-/* id BIGINT NOT NULL, name STRING, price DOUBLE, amount DECIMAL(10, 2), ok BOOLEAN,
- * n INT, ts TIMESTAMP(3), lts TIMESTAMP_LTZ(3), raw BYTES */
+/* id BIGINT NOT NULL, name STRING, price DOUBLE, amount DECIMAL(10, 2), ok
+ * BOOLEAN, n INT, ts TIMESTAMP(3), lts TIMESTAMP_LTZ(3), raw BYTES */
 static weir_schema *all_types(void)
 {
     weir_schema *s = weir_schema_create();
@@ -54,7 +55,10 @@ static void teardown(fixture *f)
     weir_schema_destroy(f->schema);
 }
 
-static int dec(fixture *f, const char *rec) { return weir_decoder_decode(f->dec, rec, strlen(rec), f->batch, &f->err); }
+static int dec(fixture *f, const char *rec)
+{
+    return weir_decoder_decode(f->dec, rec, strlen(rec), f->batch, &f->err);
+}
 
 static const char *str_at(fixture *f, uint32_t col, uint32_t row, char *buf)
 {
@@ -75,9 +79,11 @@ static int64_t ms_of(const char *s)
 Test(json, decodes_every_type)
 {
     fixture f = setup(WEIR_FORMAT_JSON, NULL);
-    const char *rec = "{\"id\": 42, \"name\": \"caf\\u00e9 \\ud83d\\ude00\\n\", \"price\": 2.5, \"amount\": 12.345, "
-                      "\"ok\": true, \"n\": -7, \"ts\": \"2020-01-01 12:00:00.123\", "
-                      "\"lts\": \"2020-01-01T12:00:00.5Z\", \"raw\": \"AQL/\"}";
+    const char *rec =
+        "{\"id\": 42, \"name\": \"caf\\u00e9 \\ud83d\\ude00\\n\", \"price\": "
+        "2.5, \"amount\": 12.345, "
+        "\"ok\": true, \"n\": -7, \"ts\": \"2020-01-01 12:00:00.123\", "
+        "\"lts\": \"2020-01-01T12:00:00.5Z\", \"raw\": \"AQL/\"}";
     cr_assert_eq(dec(&f, rec), 0, "%s", f.err.message);
     weir_batch *b = f.batch;
     char buf[64];
@@ -85,7 +91,8 @@ Test(json, decodes_every_type)
     cr_assert_eq(WEIR_COL_I64(b, 0)[0], 42);
     cr_assert_str_eq(str_at(&f, 1, 0, buf), "caf\xc3\xa9 \xf0\x9f\x98\x80\n");
     cr_assert_eq(WEIR_COL_F64(b, 2)[0], 2.5);
-    cr_assert_eq(WEIR_COL_I64(b, 3)[0], 1235); /* 12.345 rounded half-up to 12.35 */
+    cr_assert_eq(WEIR_COL_I64(b, 3)[0],
+                 1235); /* 12.345 rounded half-up to 12.35 */
     cr_assert_eq(WEIR_COL_BOOL(b, 4)[0], 1);
     cr_assert_eq(WEIR_COL_I32(b, 5)[0], -7);
     cr_assert_eq(WEIR_COL_I64(b, 6)[0], ms_of("2020-01-01 12:00:00.123"));
@@ -101,9 +108,11 @@ Test(json, decodes_every_type)
 Test(json, missing_fields_are_null_and_unknown_fields_are_skipped)
 {
     fixture f = setup(WEIR_FORMAT_JSON, NULL);
-    cr_assert_eq(dec(&f, "{\"extra\": {\"a\": [1, {\"b\": null}], \"c\": \"}\"}, \"id\": 1, \"more\": [true, false]}"),
+    cr_assert_eq(dec(&f, "{\"extra\": {\"a\": [1, {\"b\": null}], \"c\": "
+                         "\"}\"}, \"id\": 1, \"more\": [true, false]}"),
                  0, "%s", f.err.message);
-    cr_assert_eq(dec(&f, "  {\"n\": null, \"id\": 2}  "), 0, "%s", f.err.message);
+    cr_assert_eq(dec(&f, "  {\"n\": null, \"id\": 2}  "), 0, "%s",
+                 f.err.message);
     weir_batch *b = f.batch;
     cr_assert_eq(b->n_rows, 2);
     cr_assert_eq(WEIR_COL_I64(b, 0)[0], 1);
@@ -119,7 +128,8 @@ Test(json, keys_in_any_order_and_duplicates_take_the_last)
 {
     fixture f = setup(WEIR_FORMAT_JSON, NULL);
     cr_assert_eq(dec(&f, "{\"n\": 1, \"id\": 5, \"name\": \"a\"}"), 0);
-    cr_assert_eq(dec(&f, "{\"name\": \"b\", \"id\": 6, \"n\": 2, \"n\": 3}"), 0);
+    cr_assert_eq(dec(&f, "{\"name\": \"b\", \"id\": 6, \"n\": 2, \"n\": 3}"),
+                 0);
     char buf[16];
     cr_assert_eq(WEIR_COL_I64(f.batch, 0)[1], 6);
     cr_assert_eq(WEIR_COL_I32(f.batch, 5)[1], 3);
@@ -131,13 +141,17 @@ Test(json, keys_in_any_order_and_duplicates_take_the_last)
 Test(json, lenient_conversions_as_flink)
 {
     fixture f = setup(WEIR_FORMAT_JSON, NULL);
-    /* numbers as strings, booleans as strings, values of any kind into STRING */
-    cr_assert_eq(dec(&f, "{\"id\": \" 12 \", \"n\": \"-3\", \"price\": \"NaN\", \"ok\": \"FALSE\", "
+    /* numbers as strings, booleans as strings, values of any kind into STRING
+     */
+    cr_assert_eq(dec(&f, "{\"id\": \" 12 \", \"n\": \"-3\", \"price\": "
+                         "\"NaN\", \"ok\": \"FALSE\", "
                          "\"amount\": \"1e1\", \"name\": {\"x\": [1, 2]}}"),
                  0, "%s", f.err.message);
-    cr_assert_eq(dec(&f, "{\"id\": 1, \"name\": 12.50, \"ts\": 1577880000123, \"price\": -1.5e-3}"), 0, "%s",
+    cr_assert_eq(dec(&f, "{\"id\": 1, \"name\": 12.50, \"ts\": 1577880000123, "
+                         "\"price\": -1.5e-3}"),
+                 0, "%s", f.err.message);
+    cr_assert_eq(dec(&f, "{\"id\": 1, \"name\": true}"), 0, "%s",
                  f.err.message);
-    cr_assert_eq(dec(&f, "{\"id\": 1, \"name\": true}"), 0, "%s", f.err.message);
     weir_batch *b = f.batch;
     char buf[64];
     cr_assert_eq(WEIR_COL_I64(b, 0)[0], 12);
@@ -159,10 +173,12 @@ Test(json, fail_on_missing_field)
     weir_format_options_init(&opt, WEIR_FORMAT_JSON);
     opt.json_fail_on_missing_field = true;
     fixture f = setup(WEIR_FORMAT_JSON, &opt);
-    const char *rec = "{\"id\": 1, \"name\": \"x\", \"price\": 1, \"amount\": 1, \"ok\": false, \"n\": 1, "
+    const char *rec = "{\"id\": 1, \"name\": \"x\", \"price\": 1, \"amount\": "
+                      "1, \"ok\": false, \"n\": 1, "
                       "\"ts\": null, \"raw\": null}";
     cr_assert_eq(dec(&f, rec), WEIR_EPARSE);
-    cr_assert_str_eq(f.err.message, "expected field \"lts\" in the object (json.fail-on-missing-field is true)");
+    cr_assert_str_eq(f.err.message, "expected field \"lts\" in the object "
+                                    "(json.fail-on-missing-field is true)");
     cr_assert_eq(f.err.pos, strlen(rec) - 1);
     teardown(&f);
 }
@@ -179,50 +195,81 @@ Test(json, malformed_records_have_exact_messages)
         {"", 0, "expected '{' to start a JSON object, found end of record"},
         {"[1]", 0, "expected '{' to start a JSON object, found '['"},
         {"{\"id\" 1}", 6, "expected ':' after object key \"id\", found '1'"},
-        {"{\"id\": 1 \"n\": 2}", 9, "expected ',' or '}' after an object member, found '\"'"},
+        {"{\"id\": 1 \"n\": 2}", 9,
+         "expected ',' or '}' after an object member, found '\"'"},
         {"{\"id\": 1,}", 9, "expected '\"' to start an object key, found '}'"},
-        {"{\"id\": 1", 8, "expected ',' or '}' after an object member, found end of record"},
-        {"{\"id\": 1} x", 10, "expected end of record after the JSON object, found 'x'"},
-        {"{\"id\": \"abc}", 12, "expected '\"' to end the string, found end of record"},
-        {"{\"id\": 1, \"name\": \"a\tb\"}", 20, "expected control characters in strings to be escaped, found byte 0x09"},
+        {"{\"id\": 1", 8,
+         "expected ',' or '}' after an object member, found end of record"},
+        {"{\"id\": 1} x", 10,
+         "expected end of record after the JSON object, found 'x'"},
+        {"{\"id\": \"abc}", 12,
+         "expected '\"' to end the string, found end of record"},
+        {"{\"id\": 1, \"name\": \"a\tb\"}", 20,
+         "expected control characters in strings to be escaped, found byte "
+         "0x09"},
         {"{\"id\": 1, \"name\": \"a\\qb\"}", 20,
-         "expected an escape sequence (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX), found \"\\\\q\""},
-        {"{\"id\": 1, \"name\": \"\\u12G4\"}", 19, "expected 4 hex digits after \\u, found \"12G4\""},
+         "expected an escape sequence (\\\" \\\\ \\/ \\b \\f \\n \\r \\t "
+         "\\uXXXX), found \"\\\\q\""},
+        {"{\"id\": 1, \"name\": \"\\u12G4\"}", 19,
+         "expected 4 hex digits after \\u, found \"12G4\""},
         {"{\"id\": 1, \"name\": \"\\ud83d x\"}", 25,
          "expected a low surrogate \\uDC00-\\uDFFF after \\uD83D, found ' '"},
         {"{\"id\": 1, \"name\": \"\\ude00\"}", 19,
-         "expected a high surrogate \\uD800-\\uDBFF before low surrogate \\uDE00"},
-        {"{\"id\": 1, \"name\": \"\xff\"}", 19, "expected valid UTF-8 in string, found byte 0xff"},
-        {"{\"id\": \"abc\"}", 7, "expected BIGINT for field \"id\", found \"abc\""},
+         "expected a high surrogate \\uD800-\\uDBFF before low surrogate "
+         "\\uDE00"},
+        {"{\"id\": 1, \"name\": \"\xff\"}", 19,
+         "expected valid UTF-8 in string, found byte 0xff"},
+        {"{\"id\": \"abc\"}", 7,
+         "expected BIGINT for field \"id\", found \"abc\""},
         {"{\"id\": 1.5}", 7, "expected BIGINT for field \"id\", found 1.5"},
-        {"{\"id\": 99999999999999999999}", 7, "expected BIGINT for field \"id\", found 99999999999999999999 (out of range)"},
-        {"{\"id\": 1, \"n\": 2147483648}", 15, "expected INT for field \"n\", found 2147483648 (out of range)"},
+        {"{\"id\": 99999999999999999999}", 7,
+         "expected BIGINT for field \"id\", found 99999999999999999999 (out of "
+         "range)"},
+        {"{\"id\": 1, \"n\": 2147483648}", 15,
+         "expected INT for field \"n\", found 2147483648 (out of range)"},
         {"{\"id\": 1, \"amount\": 123456789.5}", 20,
-         "expected DECIMAL(10, 2) for field \"amount\", found 123456789.5 (out of range)"},
-        {"{\"id\": 1, \"ok\": 1}", 16, "expected BOOLEAN for field \"ok\", found 1"},
-        {"{\"id\": 1, \"ok\": \"yes\"}", 16, "expected BOOLEAN for field \"ok\", found \"yes\""},
+         "expected DECIMAL(10, 2) for field \"amount\", found 123456789.5 (out "
+         "of range)"},
+        {"{\"id\": 1, \"ok\": 1}", 16,
+         "expected BOOLEAN for field \"ok\", found 1"},
+        {"{\"id\": 1, \"ok\": \"yes\"}", 16,
+         "expected BOOLEAN for field \"ok\", found \"yes\""},
         {"{\"id\": 1, \"ts\": \"2020-13-01 00:00:00\"}", 16,
-         "expected TIMESTAMP(3) as \"yyyy-MM-dd HH:mm:ss.SSS\" for field \"ts\", found \"2020-13-01 00:00:00\""},
-        {"{\"id\": 1, \"raw\": \"a\"}", 17, "expected BYTES as base64 for field \"raw\", found \"a\""},
-        {"{\"id\": 1, \"price\": [1]}", 19, "expected DOUBLE for field \"price\", found an array"},
-        {"{\"id\": null}", 7, "expected a non-null value for NOT NULL field \"id\", found null"},
-        {"{\"n\": 1}", 7, "expected field \"id\" in the object (it is NOT NULL)"},
-        {"{\"id\": 01}", 8, "expected ',' or '}' after an object member, found '1'"},
+         "expected TIMESTAMP(3) as \"yyyy-MM-dd HH:mm:ss.SSS\" for field "
+         "\"ts\", found \"2020-13-01 00:00:00\""},
+        {"{\"id\": 1, \"raw\": \"a\"}", 17,
+         "expected BYTES as base64 for field \"raw\", found \"a\""},
+        {"{\"id\": 1, \"price\": [1]}", 19,
+         "expected DOUBLE for field \"price\", found an array"},
+        {"{\"id\": null}", 7,
+         "expected a non-null value for NOT NULL field \"id\", found null"},
+        {"{\"n\": 1}", 7,
+         "expected field \"id\" in the object (it is NOT NULL)"},
+        {"{\"id\": 01}", 8,
+         "expected ',' or '}' after an object member, found '1'"},
         {"{\"id\": -}", 8, "expected a digit in a JSON number, found '}'"},
-        {"{\"id\": 1.}", 9, "expected a digit after '.' in a JSON number, found '}'"},
-        {"{\"id\": 1, \"x\": tru}", 15, "expected a JSON value, found \"tru}\""},
-        {"{\"id\": 1, \"x\": {\"a\" 1}}", 20, "expected ':' after an object key, found '1'"},
-        {"{\"id\": 1, \"x\": [1 2]}", 18, "expected ',' or ']' after an array element, found '2'"},
+        {"{\"id\": 1.}", 9,
+         "expected a digit after '.' in a JSON number, found '}'"},
+        {"{\"id\": 1, \"x\": tru}", 15,
+         "expected a JSON value, found \"tru}\""},
+        {"{\"id\": 1, \"x\": {\"a\" 1}}", 20,
+         "expected ':' after an object key, found '1'"},
+        {"{\"id\": 1, \"x\": [1 2]}", 18,
+         "expected ',' or ']' after an array element, found '2'"},
         {"{\"id\": 1, \"x\": @}", 15, "expected a JSON value, found '@'"},
     };
     fixture f = setup(WEIR_FORMAT_JSON, NULL);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         size_t heap = f.batch->heap_len;
-        cr_assert_eq(dec(&f, cases[i].rec), WEIR_EPARSE, "case %zu: %s", i, cases[i].rec);
-        cr_expect_str_eq(f.err.message, cases[i].message, "case %zu: %s", i, cases[i].rec);
-        cr_expect_eq(f.err.pos, cases[i].pos, "case %zu: %s: pos %zu", i, cases[i].rec, f.err.pos);
+        cr_assert_eq(dec(&f, cases[i].rec), WEIR_EPARSE, "case %zu: %s", i,
+                     cases[i].rec);
+        cr_expect_str_eq(f.err.message, cases[i].message, "case %zu: %s", i,
+                         cases[i].rec);
+        cr_expect_eq(f.err.pos, cases[i].pos, "case %zu: %s: pos %zu", i,
+                     cases[i].rec, f.err.pos);
         cr_assert_eq(f.batch->n_rows, 0, "a failed record appends nothing");
-        cr_assert_eq(f.batch->heap_len, heap, "a failed record leaves the heap as it was");
+        cr_assert_eq(f.batch->heap_len, heap,
+                     "a failed record leaves the heap as it was");
     }
     teardown(&f);
 }
@@ -277,29 +324,40 @@ Test(convert, decimals_are_exact_and_round_half_up)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         int64_t v = 0;
-        int rc = weir__parse_decimal(cases[i].text, strlen(cases[i].text), cases[i].p, cases[i].s, &v);
+        int rc = weir__fmt_parse_decimal(cases[i].text, strlen(cases[i].text),
+                                         cases[i].p, cases[i].s, &v);
         cr_expect_eq(rc, cases[i].rc, "%s: rc %d", cases[i].text, rc);
         if (!rc)
-            cr_expect_eq(v, cases[i].v, "%s: %lld", cases[i].text, (long long)v);
+            cr_expect_eq(v, cases[i].v, "%s: %lld", cases[i].text,
+                         (long long)v);
     }
 }
 
 Test(convert, doubles_read_exactly)
 {
-    static const char *const texts[] = {"2.5", "0.1", "1e308", "1.7976931348623157e308", "4.9e-324", "-0",
-                                        "123456789012345678901234567890", "0.30000000000000004",
-                                        "3.141592653589793238462643383279", "1e-7", "9007199254740993"};
+    static const char *const texts[] = {"2.5",
+                                        "0.1",
+                                        "1e308",
+                                        "1.7976931348623157e308",
+                                        "4.9e-324",
+                                        "-0",
+                                        "123456789012345678901234567890",
+                                        "0.30000000000000004",
+                                        "3.141592653589793238462643383279",
+                                        "1e-7",
+                                        "9007199254740993"};
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
         double v;
-        cr_assert_eq(weir__parse_f64(texts[i], strlen(texts[i]), &v), 0, "%s", texts[i]);
+        cr_assert_eq(weir__fmt_parse_f64(texts[i], strlen(texts[i]), &v), 0,
+                     "%s", texts[i]);
         cr_expect_eq(v, strtod(texts[i], NULL), "%s", texts[i]);
     }
     double v;
-    cr_assert_eq(weir__parse_f64("-Infinity", 9, &v), 0);
+    cr_assert_eq(weir__fmt_parse_f64("-Infinity", 9, &v), 0);
     cr_assert(isinf(v) && v < 0);
-    cr_assert_eq(weir__parse_f64("0x10", 4, &v), WEIR_EPARSE);
-    cr_assert_eq(weir__parse_f64("inf", 3, &v), WEIR_EPARSE);
-    cr_assert_eq(weir__parse_f64("1e", 2, &v), WEIR_EPARSE);
+    cr_assert_eq(weir__fmt_parse_f64("0x10", 4, &v), WEIR_EPARSE);
+    cr_assert_eq(weir__fmt_parse_f64("inf", 3, &v), WEIR_EPARSE);
+    cr_assert_eq(weir__fmt_parse_f64("1e", 2, &v), WEIR_EPARSE);
 }
 
 Test(convert, doubles_print_as_java)
@@ -308,15 +366,27 @@ Test(convert, doubles_print_as_java)
         double v;
         const char *s;
     } cases[] = {
-        {2.5, "2.5"},           {1.0, "1.0"},        {100.0, "100.0"},       {1e7, "1.0E7"},
-        {1234567.0, "1234567.0"}, {0.001, "0.001"},  {1e-4, "1.0E-4"},       {1e20, "1.0E20"},
-        {0.1 + 0.2, "0.30000000000000004"},          {-0.0, "-0.0"},         {123456789.0, "1.23456789E8"},
-        {-1.5e-10, "-1.5E-10"}, {NAN, "NaN"},        {-INFINITY, "-Infinity"}, {0.5, "0.5"},
-        {9999999.0, "9999999.0"}, {4.9e-324, "4.9E-324"},
+        {2.5, "2.5"},
+        {1.0, "1.0"},
+        {100.0, "100.0"},
+        {1e7, "1.0E7"},
+        {1234567.0, "1234567.0"},
+        {0.001, "0.001"},
+        {1e-4, "1.0E-4"},
+        {1e20, "1.0E20"},
+        {0.1 + 0.2, "0.30000000000000004"},
+        {-0.0, "-0.0"},
+        {123456789.0, "1.23456789E8"},
+        {-1.5e-10, "-1.5E-10"},
+        {NAN, "NaN"},
+        {-INFINITY, "-Infinity"},
+        {0.5, "0.5"},
+        {9999999.0, "9999999.0"},
+        {4.9e-324, "4.9E-324"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char buf[32];
-        weir__format_f64_java(cases[i].v, buf);
+        weir__fmt_format_f64_java(cases[i].v, buf);
         cr_expect_str_eq(buf, cases[i].s);
     }
 }
@@ -324,20 +394,24 @@ Test(convert, doubles_print_as_java)
 Test(csv, decodes_quotes_delimiters_and_nulls)
 {
     fixture f = setup(WEIR_FORMAT_CSV, NULL);
-    cr_assert_eq(dec(&f, "1,\"a, \"\"b\"\"\nc\",2.5,3.10,true,7,2020-01-01 00:00:00,2020-01-01T00:00:00Z,AQI="), 0,
-                 "%s", f.err.message);
+    cr_assert_eq(dec(&f, "1,\"a, \"\"b\"\"\nc\",2.5,3.10,true,7,2020-01-01 "
+                         "00:00:00,2020-01-01T00:00:00Z,AQI="),
+                 0, "%s", f.err.message);
     cr_assert_eq(dec(&f, "2,,,,,,,,"), 0, "%s", f.err.message);
-    cr_assert_eq(dec(&f, "3,\"\", 1 ,\" 2 \",TRUE,,,,"), 0, "%s", f.err.message);
+    cr_assert_eq(dec(&f, "3,\"\", 1 ,\" 2 \",TRUE,,,,"), 0, "%s",
+                 f.err.message);
     weir_batch *b = f.batch;
     char buf[64];
     cr_assert_str_eq(str_at(&f, 1, 0, buf), "a, \"b\"\nc");
     cr_assert_eq(WEIR_COL_I64(b, 3)[0], 310);
     cr_assert_eq(WEIR_COL_I64(b, 7)[0], ms_of("2020-01-01 00:00:00"));
-    /* an unquoted empty field: "" for STRING, NULL for other types */
+    /* an unquoted empty field: empty for STRING and BYTES, NULL for other types
+     */
     cr_assert_not(weir_batch_is_null(b, 1, 1));
     cr_assert_str_eq(str_at(&f, 1, 1, buf), "");
-    for (uint32_t c = 2; c < 9; c++)
+    for (uint32_t c = 2; c < 8; c++)
         cr_assert(weir_batch_is_null(b, c, 1), "column %u", c);
+    cr_assert_not(weir_batch_is_null(b, 8, 1));
     cr_assert_str_eq(str_at(&f, 1, 2, buf), "");
     cr_assert_eq(WEIR_COL_F64(b, 2)[2], 1.0);
     cr_assert_eq(WEIR_COL_I64(b, 3)[2], 200);
@@ -353,7 +427,8 @@ Test(csv, delimiter_null_literal_and_no_quoting)
     opt.csv_null_literal = "\\N";
     opt.csv_quote_character = 0;
     fixture f = setup(WEIR_FORMAT_CSV, &opt);
-    cr_assert_eq(dec(&f, "1|\"x\"|\\N|\\N|\\N|\\N|\\N|\\N|\\N"), 0, "%s", f.err.message);
+    cr_assert_eq(dec(&f, "1|\"x\"|\\N|\\N|\\N|\\N|\\N|\\N|\\N"), 0, "%s",
+                 f.err.message);
     char buf[16];
     cr_assert_str_eq(str_at(&f, 1, 0, buf), "\"x\"");
     cr_assert(weir_batch_is_null(f.batch, 2, 0));
@@ -364,20 +439,28 @@ Test(csv, malformed_records_have_exact_messages)
 {
     static const bad_case cases[] = {
         {"1,a", 3, "expected 9 fields, found 2"},
-        {"1,a,,,,,,,,x", 10, "expected end of record after 9 fields, found ','"},
+        {"1,a,,,,,,,,x", 10,
+         "expected end of record after 9 fields, found ','"},
         {"x,a,,,,,,,", 0, "expected BIGINT for field \"id\", found \"x\""},
-        {"1,\"abc,,,,,,,", 2, "expected '\"' to end the quoted field, found end of record"},
-        {"1,\"ab\"c,,,,,,,", 6, "expected ',' or end of record after a quoted field, found 'c'"},
-        {",a,,,,,,,", 0, "expected a non-null value for NOT NULL field \"id\", found an empty field"},
-        {"1,\xc3(,,,,,,,", 2, "expected valid UTF-8 in field \"name\", found byte 0xc3"},
+        {"1,\"abc,,,,,,,", 2,
+         "expected '\"' to end the quoted field, found end of record"},
+        {"1,\"ab\"c,,,,,,,", 6,
+         "expected ',' or end of record after a quoted field, found 'c'"},
+        {",a,,,,,,,", 0,
+         "expected a non-null value for NOT NULL field \"id\", found an empty "
+         "field"},
+        {"1,\xc3(,,,,,,,", 2,
+         "expected valid UTF-8 in field \"name\", found byte 0xc3"},
         {"1,a,,,,,2020-02-30 00:00:00,,", 8,
-         "expected TIMESTAMP(3) as \"yyyy-MM-dd HH:mm:ss.SSS\" for field \"ts\", found \"2020-02-30 00:00:00\""},
+         "expected TIMESTAMP(3) as \"yyyy-MM-dd HH:mm:ss.SSS\" for field "
+         "\"ts\", found \"2020-02-30 00:00:00\""},
     };
     fixture f = setup(WEIR_FORMAT_CSV, NULL);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         cr_assert_eq(dec(&f, cases[i].rec), WEIR_EPARSE, "case %zu", i);
         cr_expect_str_eq(f.err.message, cases[i].message, "case %zu", i);
-        cr_expect_eq(f.err.pos, cases[i].pos, "case %zu: pos %zu", i, f.err.pos);
+        cr_expect_eq(f.err.pos, cases[i].pos, "case %zu: pos %zu", i,
+                     f.err.pos);
         cr_assert_eq(f.batch->n_rows, 0);
     }
     teardown(&f);
@@ -392,20 +475,24 @@ Test(csv, framing_keeps_quoted_line_breaks)
     uint32_t nl[] = {2, 1, 2, 0};
     for (int i = 0; i < 4; i++) {
         weir_frame fr;
-        cr_assert_eq(weir_decoder_frame(f.dec, buf + pos, len - pos, i == 3, &fr), 0);
+        cr_assert_eq(
+            weir_decoder_frame(f.dec, buf + pos, len - pos, i == 3, &fr), 0);
         cr_assert_eq(fr.rec_len, strlen(expect[i]), "record %d", i);
-        cr_assert(memcmp(buf + pos, expect[i], fr.rec_len) == 0, "record %d", i);
+        cr_assert(memcmp(buf + pos, expect[i], fr.rec_len) == 0, "record %d",
+                  i);
         cr_assert_eq(fr.newlines, nl[i], "record %d", i);
         pos += fr.consumed;
     }
     weir_frame fr;
-    cr_assert_eq(weir_decoder_frame(f.dec, "1,\"open\n", 8, false, &fr), WEIR_EAGAIN);
+    cr_assert_eq(weir_decoder_frame(f.dec, "1,\"open\n", 8, false, &fr),
+                 WEIR_EAGAIN);
     cr_assert_eq(weir_decoder_frame(f.dec, "", 0, true, &fr), WEIR_EOF);
     teardown(&f);
 }
 
 /* Builds one row of every type. */
-static void fill_row(weir_batch *b, int64_t id, const char *name, double price, int64_t amount, int64_t ts)
+static void fill_row(weir_batch *b, int64_t id, const char *name, double price,
+                     int64_t amount, int64_t ts)
 {
     int r = weir_batch_append_row(b);
     WEIR_COL_I64(b, 0)[r] = id;
@@ -431,7 +518,8 @@ static char *encode_all(weir_format_options *opt, weir_batch *b)
     weir_buf_init(&out);
     weir_encoder_header(e, &out);
     for (uint32_t r = 0; r < b->n_rows; r++)
-        cr_assert_eq(weir_encoder_encode(e, b, r, &out, &err), 0, "%s", err.message);
+        cr_assert_eq(weir_encoder_encode(e, b, r, &out, &err), 0, "%s",
+                     err.message);
     weir_buf_put_u8(&out, 0);
     char *s = strdup((char *)out.data);
     weir_buf_fini(&out);
@@ -450,17 +538,23 @@ Test(encode, json_csv_and_debezium_text)
     weir_format_options_init(&opt, WEIR_FORMAT_JSON);
     char *json = encode_all(&opt, b);
     cr_assert_str_eq(json,
-                     "{\"id\":1,\"name\":\"a\\\"b\\n\\u0001\",\"price\":2.5,\"amount\":12.30,\"ok\":true,\"n\":null,"
-                     "\"ts\":\"2020-01-01 12:00:00.120\",\"lts\":\"2020-01-01 12:00:00.120Z\",\"raw\":\"Af8=\"}\n"
-                     "{\"id\":2,\"name\":null,\"price\":1.0E20,\"amount\":-0.05,\"ok\":true,\"n\":null,"
-                     "\"ts\":\"2020-01-01 12:00:00.120\",\"lts\":\"2020-01-01 12:00:00.120Z\",\"raw\":\"Af8=\"}\n");
+                     "{\"id\":1,\"name\":\"a\\\"b\\n\\u0001\",\"price\":2.5,"
+                     "\"amount\":12.30,\"ok\":true,\"n\":null,"
+                     "\"ts\":\"2020-01-01 12:00:00.120\",\"lts\":\"2020-01-01 "
+                     "12:00:00.120Z\",\"raw\":\"Af8=\"}\n"
+                     "{\"id\":2,\"name\":null,\"price\":1.0E20,\"amount\":-0."
+                     "05,\"ok\":true,\"n\":null,"
+                     "\"ts\":\"2020-01-01 12:00:00.120\",\"lts\":\"2020-01-01 "
+                     "12:00:00.120Z\",\"raw\":\"Af8=\"}\n");
     free(json);
     opt.json_ignore_null_fields = true;
     opt.json_timestamp_iso8601 = true;
     b->n_rows = 1;
     json = encode_all(&opt, b);
-    cr_assert_str_eq(json, "{\"id\":1,\"name\":\"a\\\"b\\n\\u0001\",\"price\":2.5,\"amount\":12.30,\"ok\":true,"
-                           "\"ts\":\"2020-01-01T12:00:00.120\",\"lts\":\"2020-01-01T12:00:00.120Z\",\"raw\":\"Af8=\"}\n");
+    cr_assert_str_eq(json, "{\"id\":1,\"name\":\"a\\\"b\\n\\u0001\",\"price\":"
+                           "2.5,\"amount\":12.30,\"ok\":true,"
+                           "\"ts\":\"2020-01-01T12:00:00.120\",\"lts\":\"2020-"
+                           "01-01T12:00:00.120Z\",\"raw\":\"Af8=\"}\n");
     free(json);
     b->n_rows = 2;
 
@@ -468,8 +562,10 @@ Test(encode, json_csv_and_debezium_text)
     opt.csv_header = true;
     char *csv = encode_all(&opt, b);
     cr_assert_str_eq(csv, "id,name,price,amount,ok,n,ts,lts,raw\n"
-                          "1,\"a\"\"b\n\x01\",2.5,12.30,true,,2020-01-01 12:00:00.120,2020-01-01 12:00:00.120Z,Af8=\n"
-                          "2,,1.0E20,-0.05,true,,2020-01-01 12:00:00.120,2020-01-01 12:00:00.120Z,Af8=\n");
+                          "1,\"a\"\"b\n\x01\",2.5,12.30,true,,2020-01-01 "
+                          "12:00:00.120,2020-01-01 12:00:00.120Z,Af8=\n"
+                          "2,,1.0E20,-0.05,true,,2020-01-01 "
+                          "12:00:00.120,2020-01-01 12:00:00.120Z,Af8=\n");
     free(csv);
 
     weir_format_options_init(&opt, WEIR_FORMAT_DEBEZIUM_JSON);
@@ -477,7 +573,8 @@ Test(encode, json_csv_and_debezium_text)
     weir_schema_add(small, "k", weir_type_make(WEIR_TYPE_STRING, false));
     weir_schema_add(small, "v", weir_type_make(WEIR_TYPE_BIGINT, true));
     weir_batch *c = weir_batch_create(small, 8);
-    const weir_row_kind kinds[] = {WEIR_ROW_INSERT, WEIR_ROW_UPDATE_BEFORE, WEIR_ROW_UPDATE_AFTER, WEIR_ROW_DELETE};
+    const weir_row_kind kinds[] = {WEIR_ROW_INSERT, WEIR_ROW_UPDATE_BEFORE,
+                                   WEIR_ROW_UPDATE_AFTER, WEIR_ROW_DELETE};
     for (int i = 0; i < 4; i++) {
         int r = weir_batch_append_row(c);
         weir_batch_set_str(c, 0, r, "k", 1);
@@ -485,10 +582,12 @@ Test(encode, json_csv_and_debezium_text)
         c->kind[r] = kinds[i];
     }
     char *dbz = encode_all(&opt, c);
-    cr_assert_str_eq(dbz, "{\"before\":null,\"after\":{\"k\":\"k\",\"v\":0},\"op\":\"c\"}\n"
-                          "{\"before\":{\"k\":\"k\",\"v\":1},\"after\":null,\"op\":\"d\"}\n"
-                          "{\"before\":null,\"after\":{\"k\":\"k\",\"v\":2},\"op\":\"c\"}\n"
-                          "{\"before\":{\"k\":\"k\",\"v\":3},\"after\":null,\"op\":\"d\"}\n");
+    cr_assert_str_eq(
+        dbz,
+        "{\"before\":null,\"after\":{\"k\":\"k\",\"v\":0},\"op\":\"c\"}\n"
+        "{\"before\":{\"k\":\"k\",\"v\":1},\"after\":null,\"op\":\"d\"}\n"
+        "{\"before\":null,\"after\":{\"k\":\"k\",\"v\":2},\"op\":\"c\"}\n"
+        "{\"before\":{\"k\":\"k\",\"v\":3},\"after\":null,\"op\":\"d\"}\n");
     free(dbz);
 
     /* plain json refuses changelog rows */
@@ -500,7 +599,8 @@ Test(encode, json_csv_and_debezium_text)
     weir_buf_init(&out);
     cr_assert_eq(weir_encoder_encode(e, c, 3, &out, &err), WEIR_EUNSUPPORTED);
     cr_assert_str_eq(err.message,
-                     "format 'json' writes only inserts (+I), got a -D row; use 'debezium-json' for a changelog");
+                     "format 'json' writes only inserts (+I), got a -D row; "
+                     "use 'debezium-json' for a changelog");
     cr_assert_eq(out.len, 0);
     weir_buf_fini(&out);
     weir_encoder_destroy(e);
@@ -517,8 +617,10 @@ Test(encode, round_trip)
     for (int k = 0; k < 2; k++) {
         weir_schema *s = all_types();
         weir_batch *b = weir_batch_create(s, 8);
-        fill_row(b, -9, "x,\"y\"\n\xe2\x82\xac", 0.1 + 0.2, 99999999, ms_of("1969-12-31 23:59:59.999"));
-        fill_row(b, INT64_MAX, "", -1e-300, -99999999, ms_of("2038-01-19 03:14:07.000"));
+        fill_row(b, -9, "x,\"y\"\n\xe2\x82\xac", 0.1 + 0.2, 99999999,
+                 ms_of("1969-12-31 23:59:59.999"));
+        fill_row(b, INT64_MAX, "", -1e-300, -99999999,
+                 ms_of("2038-01-19 03:14:07.000"));
         weir_format_options opt;
         weir_format_options_init(&opt, kinds[k]);
         char *text = encode_all(&opt, b);
@@ -530,7 +632,9 @@ Test(encode, round_trip)
         weir_frame fr;
         while (weir_decoder_frame(d, text + pos, len - pos, true, &fr) == 0) {
             weir_decode_error de;
-            cr_assert_eq(weir_decoder_decode(d, text + pos, fr.rec_len, back, &de), 0, "%s", de.message);
+            cr_assert_eq(
+                weir_decoder_decode(d, text + pos, fr.rec_len, back, &de), 0,
+                "%s", de.message);
             pos += fr.consumed;
         }
         cr_assert_eq(back->n_rows, 2);
@@ -563,9 +667,12 @@ Test(print, rows_as_flink_prints_them)
     weir_buf_put_u8(&out, '\n');
     weir_format_print_row(b, 1, &out);
     weir_buf_put_u8(&out, 0);
-    cr_assert_str_eq((char *)out.data,
-                     "+I[1, foo, 2.5, 12.30, true, null, 2020-01-01T12:00, 2020-01-01T12:00:00Z, [1, -1]]\n"
-                     "-U[2, null, 1.0, 0.05, true, null, 2020-01-01T12:00:30.045, 2020-01-01T12:00:30.045Z, [1, -1]]");
+    cr_assert_str_eq(
+        (char *)out.data,
+        "+I[1, foo, 2.5, 12.30, true, null, 2020-01-01T12:00, "
+        "2020-01-01T12:00:00Z, [1, -1]]\n"
+        "-U[2, null, 1.0, 0.05, true, null, 2020-01-01T12:00:30.045, "
+        "2020-01-01T12:00:30.045Z, [1, -1]]");
     weir_buf_fini(&out);
     weir_batch_destroy(b);
     weir_schema_destroy(s);
@@ -579,7 +686,9 @@ Test(decoder, refuses_what_it_cannot_read)
     weir_decoder *d;
     weir_error err;
     cr_assert_eq(weir_decoder_create(&opt, s, &d, &err), WEIR_EUNSUPPORTED);
-    cr_assert_str_eq(err.message, "format 'debezium-json' can only be written (as a sink), not read");
+    cr_assert_str_eq(
+        err.message,
+        "format 'debezium-json' can only be written (as a sink), not read");
     weir_format_options_init(&opt, WEIR_FORMAT_CSV);
     opt.csv_field_delimiter = '"';
     cr_assert_eq(weir_decoder_create(&opt, s, &d, &err), WEIR_EINVAL);

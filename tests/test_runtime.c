@@ -8,10 +8,10 @@
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 #include <time.h>
 
 #include "runtime/checkpoint.h"
@@ -49,7 +49,8 @@ Test(runtime, source_filter_sink_end_to_end, .timeout = 30)
     cr_assert_eq(weir_job_sink(job, f, &sink, 1), 0);
     int rc = weir_job_run(job);
     cr_assert_eq(rc, 0, "run: %s", weir_job_error(job));
-    cr_assert_str_eq(th_collect_text(out, false), "0,n0\n2,n2\n4,n4\n6,n6\n8,n8\n");
+    cr_assert_str_eq(th_collect_text(out, false),
+                     "0,n0\n2,n2\n4,n4\n6,n6\n8,n8\n");
     cr_assert(th_collect_finished(out));
     cr_assert_eq(th_collect_watermark(out), WEIR_TS_MAX);
     cr_assert_eq(th_metric(job, "task0.numbers.0.records_out"), 10);
@@ -68,11 +69,14 @@ Test(runtime, source_filter_sink_end_to_end, .timeout = 30)
 
 typedef struct wc_inst {
     weir_state *count;
-    weir_batch *late;          /* late rows, sent to side output LATE_TAG */
+    weir_batch *late; /* late rows, sent to side output LATE_TAG */
     uint64_t *late_counter;
 } wc_inst;
 
-static int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
 
 static int wc_open(void *ud, weir_op_ctx *ctx, void **instance)
 {
@@ -86,11 +90,17 @@ static int wc_open(void *ud, weir_op_ctx *ctx, void **instance)
     }
     w->late = weir_batch_create(weir_op_info_of(ctx)->input_schemas[0], 64);
     w->late_counter = weir_op_counter(ctx, "late_records");
+    if (!w->late || !w->late_counter) {
+        weir_batch_destroy(w->late);
+        free(w);
+        return WEIR_ENOMEM;
+    }
     *instance = w;
     return 0;
 }
 
-static int wc_process(void *instance, weir_op_ctx *ctx, const weir_batch *in, uint32_t row, weir_batch *out)
+static int wc_process(void *instance, weir_op_ctx *ctx, const weir_batch *in,
+                      uint32_t row, weir_batch *out)
 {
     (void)out;
     wc_inst *w = instance;
@@ -119,7 +129,8 @@ static int wc_process(void *instance, weir_op_ctx *ctx, const weir_batch *in, ui
     return rc;
 }
 
-static int wc_timer(void *instance, weir_op_ctx *ctx, const weir_timer *t, weir_batch *out)
+static int wc_timer(void *instance, weir_op_ctx *ctx, const weir_timer *t,
+                    weir_batch *out)
 {
     wc_inst *w = instance;
     if (w->late->n_rows) {
@@ -135,7 +146,8 @@ static int wc_timer(void *instance, weir_op_ctx *ctx, const weir_timer *t, weir_
     if (weir_value_get(w->count, &end, sizeof end, &v, &len) == 0)
         memcpy(&n, v, sizeof n);
     int64_t key;
-    memcpy(&key, t->key + 1, sizeof key); /* key bytes: NULL flag, then the BIGINT */
+    memcpy(&key, t->key + 1,
+           sizeof key); /* key bytes: NULL flag, then the BIGINT */
     int r = weir_batch_append_row(out);
     WEIR_COL_I64(out, 0)[r] = key;
     WEIR_COL_I64(out, 1)[r] = end;
@@ -162,13 +174,14 @@ static int wc_flush_late(void *instance, weir_op_ctx *ctx)
 }
 
 typedef struct keyed_run {
-    char *result;       /* sorted output lines */
-    char *late;         /* sorted late lines */
+    char *result; /* sorted output lines */
+    char *late;   /* sorted late lines */
     double late_count;
 } keyed_run;
 
 /* Collects late rows at the end of every batch of the process operator too. */
-static int wc_process_flush(void *instance, weir_op_ctx *ctx, const weir_batch *in, uint32_t row, weir_batch *out)
+static int wc_process_flush(void *instance, weir_op_ctx *ctx,
+                            const weir_batch *in, uint32_t row, weir_batch *out)
 {
     int rc = wc_process(instance, ctx, in, row, out);
     if (!rc && row + 1 == in->n_rows)
@@ -176,8 +189,9 @@ static int wc_process_flush(void *instance, weir_op_ctx *ctx, const weir_batch *
     return rc;
 }
 
-static keyed_run run_keyed(th_source *src, const weir_schema *out_schema, uint32_t parallelism,
-                           uint32_t batch_size, int64_t delay_ms)
+static keyed_run run_keyed(th_source *src, const weir_schema *out_schema,
+                           uint32_t parallelism, uint32_t batch_size,
+                           int64_t delay_ms)
 {
     th_collect *out = th_collect_create(0);
     th_collect *late = th_collect_create(0);
@@ -189,19 +203,27 @@ static keyed_run run_keyed(th_source *src, const weir_schema *out_schema, uint32
     weir_job *job;
     cr_assert_eq(weir_job_create(&cfg, &job), 0);
     weir_source_spec ss = th_source_spec(src, "events");
-    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = delay_ms};
+    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED,
+                              .delay_ms = delay_ms};
     weir_stream s, counted;
     cr_assert_eq(weir_job_source(job, &ss, &wm, parallelism, &s), 0);
     uint32_t key = 0;
-    weir_process_fn fn = {.open = wc_open, .process = wc_process_flush, .timer = wc_timer, .close = wc_close};
-    cr_assert_eq(weir_job_process(job, weir_stream_key_by(s, &key, 1), out_schema, &fn, &counted), 0);
+    weir_process_fn fn = {.open = wc_open,
+                          .process = wc_process_flush,
+                          .timer = wc_timer,
+                          .close = wc_close};
+    cr_assert_eq(weir_job_process(job, weir_stream_key_by(s, &key, 1),
+                                  out_schema, &fn, &counted),
+                 0);
     weir_operator_spec sink = th_collect_spec(out, "collect");
     cr_assert_eq(weir_job_sink(job, counted, &sink, parallelism), 0);
     weir_operator_spec lsink = th_collect_spec(late, "late");
-    cr_assert_eq(weir_job_sink(job, weir_stream_side(counted, LATE_TAG), &lsink, 1), 0);
+    cr_assert_eq(
+        weir_job_sink(job, weir_stream_side(counted, LATE_TAG), &lsink, 1), 0);
     int rc = weir_job_run(job);
     cr_assert_eq(rc, 0, "run: %s", weir_job_error(job));
-    keyed_run r = {strdup(th_collect_text(out, true)), strdup(th_collect_text(late, true)),
+    keyed_run r = {strdup(th_collect_text(out, true)),
+                   strdup(th_collect_text(late, true)),
                    th_metric(job, "*.process.*.late_records")};
     weir_job_destroy(job);
     th_collect_destroy(out);
@@ -217,10 +239,15 @@ static unsigned test_seed(void)
     return seed;
 }
 
-static int cmp_line(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_line(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
-/* The sequential reference: records one at a time, watermark advanced after each. */
-static void reference(const int64_t *keys, const int64_t *ts, int n, int64_t delay, char **result, int *n_late)
+/* The sequential reference: records one at a time, watermark advanced after
+ * each. */
+static void reference(const int64_t *keys, const int64_t *ts, int n,
+                      int64_t delay, char **result, int *n_late)
 {
     enum { MAXK = 64, MAXW = 16384 };
     static int64_t counts[MAXK][MAXW];
@@ -247,7 +274,8 @@ static void reference(const int64_t *keys, const int64_t *ts, int n, int64_t del
         for (int w = 0; w < MAXW; w++)
             if (counts[k][w]) {
                 char l[64];
-                snprintf(l, sizeof l, "%d,%d,%" PRId64, k, w * WIN, counts[k][w]);
+                snprintf(l, sizeof l, "%d,%d,%" PRId64, k, w * WIN,
+                         counts[k][w]);
                 lines[nl++] = strdup(l);
             }
     qsort(lines, (size_t)nl, sizeof *lines, cmp_line);
@@ -259,7 +287,8 @@ static void reference(const int64_t *keys, const int64_t *ts, int n, int64_t del
     *result = buf;
 }
 
-Test(runtime, keyed_results_independent_of_parallelism_and_batch_size, .timeout = 120)
+Test(runtime, keyed_results_independent_of_parallelism_and_batch_size,
+     .timeout = 120)
 {
     enum { N = 3000, KEYS = 17 };
     unsigned seed = test_seed();
@@ -285,10 +314,13 @@ Test(runtime, keyed_results_independent_of_parallelism_and_batch_size, .timeout 
     for (int p = 0; p < 3; p++)
         for (int b = 0; b < 3; b++) {
             keyed_run r = run_keyed(src, os, pars[p], sizes[b], 15);
-            cr_assert_str_eq(r.result, expect, "parallelism %u batch %u differs from the sequential result",
-                             pars[p], sizes[b]);
-            cr_assert_eq((int)r.late_count, n_late, "parallelism %u batch %u: %d late, expected %d", pars[p],
-                         sizes[b], (int)r.late_count, n_late);
+            cr_assert_str_eq(
+                r.result, expect,
+                "parallelism %u batch %u differs from the sequential result",
+                pars[p], sizes[b]);
+            cr_assert_eq((int)r.late_count, n_late,
+                         "parallelism %u batch %u: %d late, expected %d",
+                         pars[p], sizes[b], (int)r.late_count, n_late);
             if (!first_late)
                 first_late = strdup(r.late);
             else
@@ -305,7 +337,8 @@ Test(runtime, keyed_results_independent_of_parallelism_and_batch_size, .timeout 
 
 /* ---- watermarks ---- */
 
-static weir_job *new_job(uint32_t parallelism, uint32_t batch_size, weir_clock *clock, int64_t idle_timeout_ms)
+static weir_job *new_job(uint32_t parallelism, uint32_t batch_size,
+                         weir_clock *clock, int64_t idle_timeout_ms)
 {
     weir_job_config cfg;
     weir_job_config_init(&cfg);
@@ -328,9 +361,11 @@ Test(runtime, watermark_is_min_over_input_channels, .timeout = 60)
     weir_source_spec ss = th_source_spec(src, "events");
     weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 0};
     weir_stream st;
-    cr_assert_eq(weir_job_source(job, &ss, &wm, 2, &st), 0); /* split i on source subtask i */
+    cr_assert_eq(weir_job_source(job, &ss, &wm, 2, &st),
+                 0); /* split i on source subtask i */
     weir_operator_spec sink = th_collect_spec(out, "collect");
-    cr_assert_eq(weir_job_sink(job, st, &sink, 1), 0);       /* two channels into one subtask */
+    cr_assert_eq(weir_job_sink(job, st, &sink, 1),
+                 0); /* two channels into one subtask */
     cr_assert_eq(weir_job_start(job), 0);
 
     th_source_row(src, 0, 100, (int64_t)1);
@@ -338,7 +373,9 @@ Test(runtime, watermark_is_min_over_input_channels, .timeout = 60)
     cr_assert(th_collect_wait_count(out, 1, GUARD_MS));
     th_source_row(src, 1, 50, (int64_t)2);
     cr_assert(th_collect_wait_watermark(out, 50, GUARD_MS));
-    cr_assert_eq(th_collect_watermark(out), 50, "min(100, 50) expected, got %" PRId64, th_collect_watermark(out));
+    cr_assert_eq(th_collect_watermark(out), 50,
+                 "min(100, 50) expected, got %" PRId64,
+                 th_collect_watermark(out));
     th_source_row(src, 1, 200, (int64_t)3);
     cr_assert(th_collect_wait_watermark(out, 100, GUARD_MS));
     cr_assert_eq(th_collect_watermark(out), 100);
@@ -352,8 +389,9 @@ Test(runtime, watermark_is_min_over_input_channels, .timeout = 60)
     weir_ts prev = WEIR_TS_MIN;
     for (size_t i = 0; i < n; i++) {
         cr_assert_gt(log[i], prev, "watermarks must increase");
-        cr_assert(log[i] == 50 || log[i] == 100 || log[i] == 200 || log[i] == 300 || log[i] == WEIR_TS_MAX, "unexpected %" PRId64,
-                  log[i]);
+        cr_assert(log[i] == 50 || log[i] == 100 || log[i] == 200 ||
+                      log[i] == 300 || log[i] == WEIR_TS_MAX,
+                  "unexpected %" PRId64, log[i]);
         prev = log[i];
     }
     cr_assert_eq(prev, WEIR_TS_MAX);
@@ -363,17 +401,25 @@ Test(runtime, watermark_is_min_over_input_channels, .timeout = 60)
     weir_schema_destroy(s);
 }
 
-static weir_job *windowed_job(th_source *src, th_collect *out, const weir_schema *os, weir_clock *clock,
-                              int64_t idle_ms, int64_t delay_ms, uint32_t src_par)
+static weir_job *windowed_job(th_source *src, th_collect *out,
+                              const weir_schema *os, weir_clock *clock,
+                              int64_t idle_ms, int64_t delay_ms,
+                              uint32_t src_par)
 {
     weir_job *job = new_job(1, 16, clock, idle_ms);
     weir_source_spec ss = th_source_spec(src, "events");
-    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = delay_ms};
+    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED,
+                              .delay_ms = delay_ms};
     weir_stream st, counted;
     cr_assert_eq(weir_job_source(job, &ss, &wm, src_par, &st), 0);
     uint32_t key = 0;
-    weir_process_fn fn = {.open = wc_open, .process = wc_process_flush, .timer = wc_timer, .close = wc_close};
-    cr_assert_eq(weir_job_process(job, weir_stream_key_by(st, &key, 1), os, &fn, &counted), 0);
+    weir_process_fn fn = {.open = wc_open,
+                          .process = wc_process_flush,
+                          .timer = wc_timer,
+                          .close = wc_close};
+    cr_assert_eq(weir_job_process(job, weir_stream_key_by(st, &key, 1), os, &fn,
+                                  &counted),
+                 0);
     weir_operator_spec sink = th_collect_spec(out, "collect");
     cr_assert_eq(weir_job_sink(job, counted, &sink, 1), 0);
     return job;
@@ -383,7 +429,8 @@ Test(runtime, idle_split_releases_then_holds_the_watermark, .timeout = 60)
 {
     weir_schema *s = th_schema("k BIGINT, v BIGINT");
     weir_schema *os = th_schema("k BIGINT, window_end BIGINT, cnt BIGINT");
-    th_source *src = th_usource_create(s, 2); /* both splits on the one source subtask */
+    th_source *src =
+        th_usource_create(s, 2); /* both splits on the one source subtask */
     th_collect *out = th_collect_create(0);
     weir_manual_clock *mc = weir_manual_clock_create(0);
     weir_clock clock = weir_manual_clock_get(mc);
@@ -394,23 +441,29 @@ Test(runtime, idle_split_releases_then_holds_the_watermark, .timeout = 60)
     th_source_row(src, 0, 15, (int64_t)1, (int64_t)0);
     cr_assert(th_source_wait_read(src, 0, GUARD_MS));
     weir_manual_clock_set(mc, 600);
-    th_source_row(src, 0, 25, (int64_t)1, (int64_t)0); /* split 0 was active at 600 */
+    th_source_row(src, 0, 25, (int64_t)1,
+                  (int64_t)0); /* split 0 was active at 600 */
     cr_assert(th_source_wait_read(src, 0, GUARD_MS));
-    cr_assert_eq(th_collect_watermark(out), WEIR_TS_MIN, "split 1 has said nothing: it holds the watermark");
+    cr_assert_eq(th_collect_watermark(out), WEIR_TS_MIN,
+                 "split 1 has said nothing: it holds the watermark");
     cr_assert_eq(th_collect_count(out), 0);
 
-    /* Split 1 silent for the idle timeout: it stops holding the watermark back. */
+    /* Split 1 silent for the idle timeout: it stops holding the watermark back.
+     */
     weir_manual_clock_set(mc, 1000);
-    cr_assert(th_collect_wait_count(out, 2, GUARD_MS), "windows must fire once split 1 is idle");
+    cr_assert(th_collect_wait_count(out, 2, GUARD_MS),
+              "windows must fire once split 1 is idle");
     cr_assert(th_collect_wait_watermark(out, 25, GUARD_MS));
     cr_assert_str_eq(th_collect_text(out, true), "1,10,1\n1,20,1\n");
 
-    /* Split 1 returns at 30: from now on it holds the watermark again (no going back). */
+    /* Split 1 returns at 30: from now on it holds the watermark again (no going
+     * back). */
     th_source_row(src, 1, 30, (int64_t)2, (int64_t)0);
     cr_assert(th_source_wait_read(src, 1, GUARD_MS));
     th_source_row(src, 0, 45, (int64_t)1, (int64_t)0);
     cr_assert(th_collect_wait_watermark(out, 30, GUARD_MS));
-    cr_assert_eq(th_collect_watermark(out), 30, "split 1 at 30 must hold the watermark, got %" PRId64,
+    cr_assert_eq(th_collect_watermark(out), 30,
+                 "split 1 at 30 must hold the watermark, got %" PRId64,
                  th_collect_watermark(out));
     cr_assert(th_collect_wait_count(out, 3, GUARD_MS));
     cr_assert_str_eq(th_collect_text(out, true), "1,10,1\n1,20,1\n1,30,1\n");
@@ -418,11 +471,13 @@ Test(runtime, idle_split_releases_then_holds_the_watermark, .timeout = 60)
     cr_assert(th_collect_wait_watermark(out, 45, GUARD_MS));
     cr_assert_eq(th_collect_watermark(out), 45);
     cr_assert(th_collect_wait_count(out, 4, GUARD_MS));
-    cr_assert_str_eq(th_collect_text(out, true), "1,10,1\n1,20,1\n1,30,1\n2,40,1\n");
+    cr_assert_str_eq(th_collect_text(out, true),
+                     "1,10,1\n1,20,1\n1,30,1\n2,40,1\n");
 
     th_source_end_all(src);
     cr_assert_eq(weir_job_wait(job), 0, "%s", weir_job_error(job));
-    cr_assert_str_eq(th_collect_text(out, true), "1,10,1\n1,20,1\n1,30,1\n1,50,1\n2,40,1\n2,60,1\n");
+    cr_assert_str_eq(th_collect_text(out, true),
+                     "1,10,1\n1,20,1\n1,30,1\n1,50,1\n2,40,1\n2,60,1\n");
     weir_job_destroy(job);
     weir_manual_clock_destroy(mc);
     th_collect_destroy(out);
@@ -439,10 +494,12 @@ Test(runtime, end_of_input_fires_every_timer, .timeout = 60)
     for (int i = 0; i < 100; i++)
         th_source_row(src, 0, i, (int64_t)(i % 3), (int64_t)i);
     th_collect *out = th_collect_create(0);
-    /* A delay larger than the data: no window can fire before the end of input. */
+    /* A delay larger than the data: no window can fire before the end of input.
+     */
     weir_job *job = windowed_job(src, out, os, NULL, 0, 1000000, 1);
     cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
-    cr_assert_eq(th_collect_count(out), 30, "3 keys x 10 windows, got %zu", th_collect_count(out));
+    cr_assert_eq(th_collect_count(out), 30, "3 keys x 10 windows, got %zu",
+                 th_collect_count(out));
     cr_assert_eq(th_collect_watermark(out), WEIR_TS_MAX);
     weir_job_destroy(job);
     th_collect_destroy(out);
@@ -453,20 +510,23 @@ Test(runtime, end_of_input_fires_every_timer, .timeout = 60)
 
 /* ---- failures ---- */
 
-static int fail_process(void *instance, weir_op_ctx *ctx, const weir_batch *in, uint32_t row, weir_batch *out)
+static int fail_process(void *instance, weir_op_ctx *ctx, const weir_batch *in,
+                        uint32_t row, weir_batch *out)
 {
     (void)instance;
     (void)out;
     int64_t v = WEIR_COL_I64(in, 1)[row];
     if (v == 77)
-        return weir_op_fail(ctx, WEIR_EUSER, "boom at value %lld", (long long)v);
+        return weir_op_fail(ctx, WEIR_EUSER, "boom at value %lld",
+                            (long long)v);
     return 0;
 }
 
 Test(runtime, operator_failure_fails_the_job_with_its_message, .timeout = 60)
 {
     weir_schema *s = th_schema("k BIGINT, v BIGINT");
-    /* Unbounded input that never ends: the failure alone must stop every thread. */
+    /* Unbounded input that never ends: the failure alone must stop every
+     * thread. */
     th_source *src = th_usource_create(s, 2);
     for (int i = 0; i < 100; i++)
         th_source_row(src, (uint32_t)(i % 2), i, (int64_t)(i % 5), (int64_t)i);
@@ -478,13 +538,16 @@ Test(runtime, operator_failure_fails_the_job_with_its_message, .timeout = 60)
     uint32_t key = 0;
     weir_process_fn fn = {.process = fail_process};
     weir_schema *os = th_schema("k BIGINT");
-    cr_assert_eq(weir_job_process(job, weir_stream_key_by(st, &key, 1), os, &fn, &p), 0);
+    cr_assert_eq(
+        weir_job_process(job, weir_stream_key_by(st, &key, 1), os, &fn, &p), 0);
     weir_operator_spec sink = th_collect_spec(out, "collect");
     cr_assert_eq(weir_job_sink(job, p, &sink, 2), 0);
     int rc = weir_job_run(job);
     cr_assert_eq(rc, WEIR_EUSER);
-    cr_assert(strstr(weir_job_error(job), "boom at value 77") != NULL, "error: %s", weir_job_error(job));
-    cr_assert(strstr(weir_job_error(job), "process") != NULL, "names the operator: %s", weir_job_error(job));
+    cr_assert(strstr(weir_job_error(job), "boom at value 77") != NULL,
+              "error: %s", weir_job_error(job));
+    cr_assert(strstr(weir_job_error(job), "process") != NULL,
+              "names the operator: %s", weir_job_error(job));
     weir_job_destroy(job);
     th_collect_destroy(out);
     th_source_destroy(src);
@@ -505,11 +568,16 @@ Test(runtime, source_failure_fails_the_job_with_its_message, .timeout = 60)
     weir_stream st;
     cr_assert_eq(weir_job_source(job, &ss, NULL, 1, &st), 0);
     weir_operator_spec sink = th_collect_spec(out, "collect");
-    cr_assert_eq(weir_job_sink(job, weir_stream_partition(st, WEIR_PART_REBALANCE), &sink, 2), 0);
+    cr_assert_eq(weir_job_sink(job,
+                               weir_stream_partition(st, WEIR_PART_REBALANCE),
+                               &sink, 2),
+                 0);
     cr_assert_eq(weir_job_run(job), WEIR_EPARSE);
-    cr_assert(strstr(weir_job_error(job), "events.json:21:5: expected a number") != NULL, "error: %s",
-              weir_job_error(job));
-    cr_assert_not(th_collect_finished(out), "a failed job does not finish its sinks");
+    cr_assert(strstr(weir_job_error(job),
+                     "events.json:21:5: expected a number") != NULL,
+              "error: %s", weir_job_error(job));
+    cr_assert_not(th_collect_finished(out),
+                  "a failed job does not finish its sinks");
     weir_job_destroy(job);
     th_collect_destroy(out);
     th_source_destroy(src);
@@ -526,7 +594,8 @@ Test(runtime, graph_errors_are_reported, .timeout = 30)
     cr_assert_eq(weir_job_source(job, &ss, NULL, 1, &st), 0);
     weir_process_fn fn = {.process = fail_process};
     cr_assert_eq(weir_job_process(job, st, s, &fn, &p), WEIR_EINVAL);
-    cr_assert(strstr(weir_job_error(job), "keyed stream") != NULL, "%s", weir_job_error(job));
+    cr_assert(strstr(weir_job_error(job), "keyed stream") != NULL, "%s",
+              weir_job_error(job));
     cr_assert_eq(weir_job_run(job), WEIR_EINVAL, "a broken graph does not run");
     weir_job_destroy(job);
     th_source_destroy(src);
@@ -548,7 +617,8 @@ static int slow_create(void *arg, const weir_op_info *info, void **out)
     return 0;
 }
 
-static int slow_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+static int slow_process(void *op, weir_op_ctx *ctx, int input,
+                        const weir_batch *b)
 {
     (void)ctx;
     (void)input;
@@ -557,14 +627,19 @@ static int slow_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     if (in_flight > s->max_in_flight)
         s->max_in_flight = in_flight;
     s->received += b->n_rows;
-    struct timespec ts = {0, 100000}; /* a deliberately slow sink: 100 us per batch */
+    struct timespec ts = {
+        0, 100000}; /* a deliberately slow sink: 100 us per batch */
     nanosleep(&ts, NULL);
     return 0;
 }
 
-static void slow_close(void *op) { (void)op; }
+static void slow_close(void *op)
+{
+    (void)op;
+}
 
-static const weir_operator_class slow_cls = {.name = "slow", .process = slow_process, .close = slow_close};
+static const weir_operator_class slow_cls = {
+    .name = "slow", .process = slow_process, .close = slow_close};
 
 Test(runtime, backpressure_bounds_rows_in_flight, .timeout = 120)
 {
@@ -583,20 +658,25 @@ Test(runtime, backpressure_bounds_rows_in_flight, .timeout = 120)
     weir_stream st;
     cr_assert_eq(weir_job_source(job, &ss, NULL, 1, &st), 0);
     slow_sink sk = {.src = src};
-    weir_operator_spec sink = {.name = "slow", .cls = &slow_cls, .create = slow_create, .arg = &sk};
+    weir_operator_spec sink = {
+        .name = "slow", .cls = &slow_cls, .create = slow_create, .arg = &sk};
     uint32_t key = 0;
-    cr_assert_eq(weir_job_sink(job, weir_stream_key_by(st, &key, 1), &sink, 1), 0);
+    cr_assert_eq(weir_job_sink(job, weir_stream_key_by(st, &key, 1), &sink, 1),
+                 0);
     cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
     cr_assert_eq(sk.received, N);
     /*
      * What may be in flight: the source's read batch, the producer's staging
-     * batch, CAP queued batches and the batch the sink holds - independent of N.
+     * batch, CAP queued batches and the batch the sink holds - independent of
+     * N.
      */
     uint64_t bound = (uint64_t)(CAP + 3) * BATCH;
-    cr_assert_leq(sk.max_in_flight, bound, "%llu rows in flight, bound %llu", (unsigned long long)sk.max_in_flight,
+    cr_assert_leq(sk.max_in_flight, bound, "%llu rows in flight, bound %llu",
+                  (unsigned long long)sk.max_in_flight,
                   (unsigned long long)bound);
     cr_assert_leq(th_metric(job, "task1.0.input_batches_allocated"), CAP + 2);
-    cr_assert_gt(th_metric(job, "task0.0.backpressured_ns"), 0, "the source must have waited for the sink");
+    cr_assert_gt(th_metric(job, "task0.0.backpressured_ns"), 0,
+                 "the source must have waited for the sink");
     weir_job_destroy(job);
     th_source_destroy(src);
     weir_schema_destroy(s);
@@ -623,18 +703,26 @@ Test(runtime, explain_shows_tasks_chaining_and_exchanges, .timeout = 30)
     cr_assert_eq(weir_job_map(job, f, s, identity_map, NULL, &m), 0);
     uint32_t key = 0;
     weir_process_fn fn = {.process = fail_process};
-    cr_assert_eq(weir_job_process(job, weir_stream_key_by(m, &key, 1), s, &fn, &p), 0);
+    cr_assert_eq(
+        weir_job_process(job, weir_stream_key_by(m, &key, 1), s, &fn, &p), 0);
     weir_operator_spec sink = th_collect_spec(out, "collect");
     cr_assert_eq(weir_job_sink(job, p, &sink, 1), 0);
     weir_buf b;
     weir_buf_init(&b);
     cr_assert_eq(weir_job_explain(job, &b), 0);
     const char *text = (const char *)b.data;
-    cr_assert(strstr(text, "task 0 (parallelism 2): Source[events] -> filter -> map  (chained)"), "%s", text);
-    cr_assert(strstr(text, "-> KEYED(k) max_parallelism=128 to task 1 (process, input 0)"), "%s", text);
+    cr_assert(strstr(text, "task 0 (parallelism 2): Source[events] -> filter "
+                           "-> map  (chained)"),
+              "%s", text);
+    cr_assert(
+        strstr(text,
+               "-> KEYED(k) max_parallelism=128 to task 1 (process, input 0)"),
+        "%s", text);
     cr_assert(strstr(text, "task 1 (parallelism 2): process\n"), "%s", text);
-    cr_assert(strstr(text, "-> REBALANCE to task 2 (collect, input 0)"), "%s", text);
-    cr_assert(strstr(text, "task 2 (parallelism 1): Sink[collect]"), "%s", text);
+    cr_assert(strstr(text, "-> REBALANCE to task 2 (collect, input 0)"), "%s",
+              text);
+    cr_assert(strstr(text, "task 2 (parallelism 1): Sink[collect]"), "%s",
+              text);
     weir_buf_fini(&b);
     cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
     weir_job_destroy(job);
@@ -649,7 +737,8 @@ static pthread_mutex_t pt_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pt_cv = PTHREAD_COND_INITIALIZER;
 static int pt_seen;
 
-static int pt_process(void *instance, weir_op_ctx *ctx, const weir_batch *in, uint32_t row, weir_batch *out)
+static int pt_process(void *instance, weir_op_ctx *ctx, const weir_batch *in,
+                      uint32_t row, weir_batch *out)
 {
     (void)instance;
     (void)in;
@@ -664,7 +753,8 @@ static int pt_process(void *instance, weir_op_ctx *ctx, const weir_batch *in, ui
     return rc;
 }
 
-static int pt_timer(void *instance, weir_op_ctx *ctx, const weir_timer *t, weir_batch *out)
+static int pt_timer(void *instance, weir_op_ctx *ctx, const weir_timer *t,
+                    weir_batch *out)
 {
     (void)instance;
     int64_t key;
@@ -675,7 +765,8 @@ static int pt_timer(void *instance, weir_op_ctx *ctx, const weir_timer *t, weir_
     return 0;
 }
 
-Test(runtime, processing_time_timers_fire_from_the_clock_and_stop_drains, .timeout = 60)
+Test(runtime, processing_time_timers_fire_from_the_clock_and_stop_drains,
+     .timeout = 60)
 {
     weir_schema *s = th_schema("k BIGINT");
     weir_schema *os = th_schema("k BIGINT, fired_at BIGINT");
@@ -689,7 +780,8 @@ Test(runtime, processing_time_timers_fire_from_the_clock_and_stop_drains, .timeo
     cr_assert_eq(weir_job_source(job, &ss, NULL, 1, &st), 0);
     uint32_t key = 0;
     weir_process_fn fn = {.process = pt_process, .timer = pt_timer};
-    cr_assert_eq(weir_job_process(job, weir_stream_key_by(st, &key, 1), os, &fn, &p), 0);
+    cr_assert_eq(
+        weir_job_process(job, weir_stream_key_by(st, &key, 1), os, &fn, &p), 0);
     weir_operator_spec sink = th_collect_spec(out, "collect");
     cr_assert_eq(weir_job_sink(job, p, &sink, 1), 0);
     cr_assert_eq(weir_job_start(job), 0);
@@ -702,12 +794,14 @@ Test(runtime, processing_time_timers_fire_from_the_clock_and_stop_drains, .timeo
     pthread_mutex_unlock(&pt_mu);
     weir_manual_clock_set(mc, 1099);
     weir_manual_clock_set(mc, 1100);
-    cr_assert(th_collect_wait_count(out, 3, GUARD_MS), "one timer per key at 1100");
+    cr_assert(th_collect_wait_count(out, 3, GUARD_MS),
+              "one timer per key at 1100");
     cr_assert_str_eq(th_collect_text(out, true), "0,1100\n1,1100\n2,1100\n");
     weir_job_stop(job);
     cr_assert_eq(weir_job_wait(job), 0, "%s", weir_job_error(job));
     cr_assert(th_collect_finished(out), "stop drains and finishes the sinks");
-    cr_assert_lt(th_collect_watermark(out), WEIR_TS_MAX, "stop is not the end of the input");
+    cr_assert_lt(th_collect_watermark(out), WEIR_TS_MAX,
+                 "stop is not the end of the input");
     cr_assert_eq(th_collect_count(out), 3);
     weir_job_destroy(job);
     weir_manual_clock_destroy(mc);
@@ -719,14 +813,17 @@ Test(runtime, processing_time_timers_fire_from_the_clock_and_stop_drains, .timeo
 
 /* ---- partitionings and side outputs ---- */
 
-static weir_job *fanout_job(th_source *src, weir_partitioning part, th_collect *out, uint32_t sink_par)
+static weir_job *fanout_job(th_source *src, weir_partitioning part,
+                            th_collect *out, uint32_t sink_par)
 {
     weir_job *job = new_job(1, 4, NULL, 0);
     weir_source_spec ss = th_source_spec(src, "events");
     weir_stream st;
     cr_assert_eq(weir_job_source(job, &ss, NULL, 2, &st), 0);
     weir_operator_spec sink = th_collect_spec(out, "collect");
-    cr_assert_eq(weir_job_sink(job, weir_stream_partition(st, part), &sink, sink_par), 0);
+    cr_assert_eq(
+        weir_job_sink(job, weir_stream_partition(st, part), &sink, sink_par),
+        0);
     return job;
 }
 
@@ -736,13 +833,15 @@ Test(runtime, rebalance_broadcast_and_global_deliver_every_row, .timeout = 60)
     th_source *src = th_vsource_create(s, 2);
     for (int i = 0; i < 40; i++)
         th_source_row(src, (uint32_t)(i % 2), i, (int64_t)i);
-    weir_partitioning parts[] = {WEIR_PART_REBALANCE, WEIR_PART_BROADCAST, WEIR_PART_GLOBAL};
+    weir_partitioning parts[] = {WEIR_PART_REBALANCE, WEIR_PART_BROADCAST,
+                                 WEIR_PART_GLOBAL};
     size_t expect[] = {40, 120, 40};
     for (int i = 0; i < 3; i++) {
         th_collect *out = th_collect_create(0);
         weir_job *job = fanout_job(src, parts[i], out, 3);
         cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
-        cr_assert_eq(th_collect_count(out), expect[i], "partitioning %d: %zu rows", i, th_collect_count(out));
+        cr_assert_eq(th_collect_count(out), expect[i],
+                     "partitioning %d: %zu rows", i, th_collect_count(out));
         if (parts[i] == WEIR_PART_GLOBAL) {
             cr_assert_eq(th_metric(job, "task1.collect.0.records_in"), 40);
             cr_assert_eq(th_metric(job, "task1.collect.1.records_in"), 0);
@@ -751,7 +850,8 @@ Test(runtime, rebalance_broadcast_and_global_deliver_every_row, .timeout = 60)
             for (int k = 0; k < 3; k++) {
                 char name[64];
                 snprintf(name, sizeof name, "task1.collect.%d.records_in", k);
-                cr_assert_gt(th_metric(job, name), 0, "rebalance reaches subtask %d", k);
+                cr_assert_gt(th_metric(job, name), 0,
+                             "rebalance reaches subtask %d", k);
             }
         cr_assert(th_collect_finished(out));
         weir_job_destroy(job);
@@ -775,27 +875,36 @@ static int owner_create(void *arg, const weir_op_info *info, void **out)
 }
 
 /* Every row must arrive at the subtask that owns its key group. */
-static int owner_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+static int owner_process(void *op, weir_op_ctx *ctx, int input,
+                         const weir_batch *b)
 {
     (void)input;
     weir_op_info *info = op;
     for (uint32_t r = 0; r < b->n_rows; r++) {
         uint8_t key[64];
-        size_t len = weir_key_encode(b, &info->input_keys[0], r, key, sizeof key);
-        uint32_t kg = weir_key_group(weir_key_hash(key, len), info->max_parallelism);
-        uint32_t owner = weir_key_group_owner(kg, info->max_parallelism, info->parallelism);
+        size_t len =
+            weir_key_encode(b, &info->input_keys[0], r, key, sizeof key);
+        uint32_t kg =
+            weir_key_group(weir_key_hash(key, len), info->max_parallelism);
+        uint32_t owner =
+            weir_key_group_owner(kg, info->max_parallelism, info->parallelism);
         if (owner != info->subtask)
-            return weir_op_fail(ctx, WEIR_EINVAL, "row of key group %u at subtask %u, owner %u", kg,
-                                info->subtask, owner);
+            return weir_op_fail(ctx, WEIR_EINVAL,
+                                "row of key group %u at subtask %u, owner %u",
+                                kg, info->subtask, owner);
         uint64_t *n = weir_op_counter(ctx, "rows");
         (*n)++;
     }
     return 0;
 }
 
-static void owner_close(void *op) { weir_free(op); }
+static void owner_close(void *op)
+{
+    weir_free(op);
+}
 
-static const weir_operator_class owner_cls = {.name = "owner", .process = owner_process, .close = owner_close};
+static const weir_operator_class owner_cls = {
+    .name = "owner", .process = owner_process, .close = owner_close};
 
 Test(runtime, keyed_exchange_routes_by_key_group_owner, .timeout = 60)
 {
@@ -804,7 +913,8 @@ Test(runtime, keyed_exchange_routes_by_key_group_owner, .timeout = 60)
     for (int i = 0; i < 3000; i++) {
         char name[32];
         snprintf(name, sizeof name, "user-%d", i % 211);
-        th_source_row(src, (uint32_t)(i % 3), i, i % 7 == 0 ? NULL : name, i % 5);
+        th_source_row(src, (uint32_t)(i % 3), i, i % 7 == 0 ? NULL : name,
+                      i % 5);
     }
     uint32_t pars[] = {1, 3, 5}, maxp[] = {128, 7, 1000};
     for (int t = 0; t < 3; t++) {
@@ -818,8 +928,11 @@ Test(runtime, keyed_exchange_routes_by_key_group_owner, .timeout = 60)
         weir_stream st;
         cr_assert_eq(weir_job_source(job, &ss, NULL, 2, &st), 0);
         uint32_t keys[] = {0, 1};
-        weir_operator_spec spec = {.name = "owner", .cls = &owner_cls, .create = owner_create};
-        cr_assert_eq(weir_job_sink(job, weir_stream_key_by(st, keys, 2), &spec, pars[t]), 0);
+        weir_operator_spec spec = {
+            .name = "owner", .cls = &owner_cls, .create = owner_create};
+        cr_assert_eq(
+            weir_job_sink(job, weir_stream_key_by(st, keys, 2), &spec, pars[t]),
+            0);
         cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
         cr_assert_eq(th_metric(job, "*.owner.*.rows"), 3000);
         weir_job_destroy(job);
@@ -839,21 +952,33 @@ Test(runtime, side_output_reaches_its_consumer, .timeout = 60)
     th_source_row(src, 0, 5, (int64_t)2, (int64_t)12);
     th_source_row(src, 0, 101, (int64_t)2, (int64_t)13);
     for (uint32_t bs = 1; bs <= 1024; bs *= 32) {
-        th_collect *out = th_collect_create(0), *late = th_collect_create(TH_TS);
+        th_collect *out = th_collect_create(0),
+                   *late = th_collect_create(TH_TS);
         weir_job *job = new_job(1, bs, NULL, 0);
         weir_source_spec ss = th_source_spec(src, "events");
-        weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 0};
+        weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED,
+                                  .delay_ms = 0};
         weir_stream st, counted;
         cr_assert_eq(weir_job_source(job, &ss, &wm, 1, &st), 0);
         uint32_t key = 0;
-        weir_process_fn fn = {.open = wc_open, .process = wc_process_flush, .timer = wc_timer, .close = wc_close};
-        cr_assert_eq(weir_job_process(job, weir_stream_key_by(st, &key, 1), os, &fn, &counted), 0);
-        weir_operator_spec sink = th_collect_spec(out, "collect"), lsink = th_collect_spec(late, "late");
+        weir_process_fn fn = {.open = wc_open,
+                              .process = wc_process_flush,
+                              .timer = wc_timer,
+                              .close = wc_close};
+        cr_assert_eq(weir_job_process(job, weir_stream_key_by(st, &key, 1), os,
+                                      &fn, &counted),
+                     0);
+        weir_operator_spec sink = th_collect_spec(out, "collect"),
+                           lsink = th_collect_spec(late, "late");
         cr_assert_eq(weir_job_sink(job, counted, &sink, 1), 0);
-        cr_assert_eq(weir_job_sink(job, weir_stream_side(counted, LATE_TAG), &lsink, 1), 0);
+        cr_assert_eq(
+            weir_job_sink(job, weir_stream_side(counted, LATE_TAG), &lsink, 1),
+            0);
         cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
-        cr_assert_str_eq(th_collect_text(late, false), "2,12@5\n", "batch size %u", bs);
-        cr_assert_str_eq(th_collect_text(out, true), "1,10,1\n1,110,1\n2,110,1\n", "batch size %u", bs);
+        cr_assert_str_eq(th_collect_text(late, false), "2,12@5\n",
+                         "batch size %u", bs);
+        cr_assert_str_eq(th_collect_text(out, true),
+                         "1,10,1\n1,110,1\n2,110,1\n", "batch size %u", bs);
         weir_job_destroy(job);
         th_collect_destroy(out);
         th_collect_destroy(late);
@@ -890,7 +1015,8 @@ static void ck_ack(void *ud, const weir__task_snapshot *snap)
     pthread_mutex_unlock(&t->mu);
 }
 
-static void ck_decline(void *ud, uint64_t id, int task, uint32_t subtask, int code, const char *why)
+static void ck_decline(void *ud, uint64_t id, int task, uint32_t subtask,
+                       int code, const char *why)
 {
     (void)id;
     (void)task;
@@ -910,7 +1036,8 @@ static int ck_sink_create(void *arg, const weir_op_info *info, void **out)
     return 0;
 }
 
-static int ck_sink_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+static int ck_sink_process(void *op, weir_op_ctx *ctx, int input,
+                           const weir_batch *b)
 {
     (void)ctx;
     (void)input;
@@ -918,8 +1045,9 @@ static int ck_sink_process(void *op, weir_op_ctx *ctx, int input, const weir_bat
     pthread_mutex_lock(&t->mu);
     for (uint32_t r = 0; r < b->n_rows; r++) {
         char line[128];
-        snprintf(line, sizeof line, "%" PRId64 ",%" PRId64 ",%" PRId64, WEIR_COL_I64(b, 0)[r],
-                 WEIR_COL_I64(b, 1)[r], WEIR_COL_I64(b, 2)[r]);
+        snprintf(line, sizeof line, "%" PRId64 ",%" PRId64 ",%" PRId64,
+                 WEIR_COL_I64(b, 0)[r], WEIR_COL_I64(b, 1)[r],
+                 WEIR_COL_I64(b, 2)[r]);
         if (t->n == t->cap) {
             t->cap = t->cap ? 2 * t->cap : 64;
             t->lines = realloc(t->lines, t->cap * sizeof *t->lines);
@@ -930,7 +1058,8 @@ static int ck_sink_process(void *op, weir_op_ctx *ctx, int input, const weir_bat
     return 0;
 }
 
-static int ck_sink_snapshot(void *op, weir_op_ctx *ctx, uint64_t id, weir_buf *out)
+static int ck_sink_snapshot(void *op, weir_op_ctx *ctx, uint64_t id,
+                            weir_buf *out)
 {
     (void)ctx;
     (void)id;
@@ -952,7 +1081,10 @@ static int ck_sink_complete(void *op, weir_op_ctx *ctx, uint64_t id)
     return 0;
 }
 
-static void ck_sink_close(void *op) { (void)op; }
+static void ck_sink_close(void *op)
+{
+    (void)op;
+}
 
 static const weir_operator_class ck_sink_cls = {
     .name = "ck_sink",
@@ -970,9 +1102,17 @@ static weir_job *ckpt_job(th_source *src, const weir_schema *os, ckpt_test *t)
     weir_stream st, counted;
     cr_assert_eq(weir_job_source(job, &ss, &wm, 1, &st), 0);
     uint32_t key = 0;
-    weir_process_fn fn = {.open = wc_open, .process = wc_process_flush, .timer = wc_timer, .close = wc_close};
-    cr_assert_eq(weir_job_process(job, weir_stream_key_by(st, &key, 1), os, &fn, &counted), 0);
-    weir_operator_spec sink = {.name = "ck_sink", .cls = &ck_sink_cls, .create = ck_sink_create, .arg = t};
+    weir_process_fn fn = {.open = wc_open,
+                          .process = wc_process_flush,
+                          .timer = wc_timer,
+                          .close = wc_close};
+    cr_assert_eq(weir_job_process(job, weir_stream_key_by(st, &key, 1), os, &fn,
+                                  &counted),
+                 0);
+    weir_operator_spec sink = {.name = "ck_sink",
+                               .cls = &ck_sink_cls,
+                               .create = ck_sink_create,
+                               .arg = t};
     cr_assert_eq(weir_job_sink(job, counted, &sink, 1), 0);
     weir__ckpt_hooks hooks = {.ack = ck_ack, .decline = ck_decline, .ud = t};
     cr_assert_eq(weir__job_set_ckpt_hooks(job, &hooks), 0);
@@ -997,7 +1137,10 @@ static void ck_fini(ckpt_test *t)
     pthread_cond_destroy(&t->cv);
 }
 
-static void sort_lines(char **l, size_t n) { qsort(l, n, sizeof *l, cmp_line); }
+static void sort_lines(char **l, size_t n)
+{
+    qsort(l, n, sizeof *l, cmp_line);
+}
 
 static void wait_acks(ckpt_test *t, int n)
 {
@@ -1007,13 +1150,15 @@ static void wait_acks(ckpt_test *t, int n)
     pthread_mutex_unlock(&t->mu);
 }
 
-Test(runtime, checkpoint_snapshot_and_restore_equal_an_uninterrupted_run, .timeout = 60)
+Test(runtime, checkpoint_snapshot_and_restore_equal_an_uninterrupted_run,
+     .timeout = 60)
 {
     enum { N = 2000, CUT = 1200 };
     static int64_t keys[N], tss[N];
     weir_schema *s = th_schema("k BIGINT, v BIGINT");
     weir_schema *os = th_schema("k BIGINT, window_end BIGINT, cnt BIGINT");
-    th_source *live = th_usource_create(s, 1), *replay = th_vsource_create(s, 1);
+    th_source *live = th_usource_create(s, 1),
+              *replay = th_vsource_create(s, 1);
     srand(99);
     for (int i = 0; i < N; i++) {
         keys[i] = rand() % 13;
@@ -1048,7 +1193,8 @@ Test(runtime, checkpoint_snapshot_and_restore_equal_an_uninterrupted_run, .timeo
     cr_assert_gt(a.n, a.at_barrier);
     cr_assert_gt(a.at_barrier, 0);
 
-    /* Run 2: restored from checkpoint 1, replaying the same input from the start. */
+    /* Run 2: restored from checkpoint 1, replaying the same input from the
+     * start. */
     ckpt_test b;
     ck_init(&b);
     job = ckpt_job(replay, os, &b);
@@ -1056,9 +1202,11 @@ Test(runtime, checkpoint_snapshot_and_restore_equal_an_uninterrupted_run, .timeo
     cr_assert_eq(weir__job_set_restore(job, &rs), 0);
     cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
     weir_job_destroy(job);
-    /* What run 1 emitted before the barrier plus what run 2 emitted = all of run 1. */
+    /* What run 1 emitted before the barrier plus what run 2 emitted = all of
+     * run 1. */
     size_t n = a.at_barrier + b.n;
-    cr_assert_eq(n, a.n, "%zu before the barrier + %zu after restore != %zu", a.at_barrier, b.n, a.n);
+    cr_assert_eq(n, a.n, "%zu before the barrier + %zu after restore != %zu",
+                 a.at_barrier, b.n, a.n);
     char **joined = malloc(n * sizeof *joined);
     memcpy(joined, a.lines, a.at_barrier * sizeof *joined);
     memcpy(joined + a.at_barrier, b.lines, b.n * sizeof *joined);
@@ -1082,37 +1230,272 @@ Test(runtime, checkpoint_of_finished_subtasks_acks_finished, .timeout = 60)
 {
     weir_schema *s = th_schema("k BIGINT, v BIGINT");
     weir_schema *os = th_schema("k BIGINT, window_end BIGINT, cnt BIGINT");
-    th_source *src = th_usource_create(s, 1);
+    th_source *src = th_usource_create(s, 2); /* split i on source subtask i */
     ckpt_test a;
     ck_init(&a);
+    th_collect *wms = th_collect_create(0);
     weir_job *job = new_job(1, 8, NULL, 0);
     weir_source_spec ss = th_source_spec(src, "events");
+    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 0};
     weir_stream st, counted;
-    /* Source parallelism 2 with one split: subtask 1 has no split. */
-    cr_assert_eq(weir_job_source(job, &ss, NULL, 2, &st), 0);
+    cr_assert_eq(weir_job_source(job, &ss, &wm, 2, &st), 0);
     uint32_t key = 0;
-    weir_process_fn fn = {.open = wc_open, .process = wc_process_flush, .timer = wc_timer, .close = wc_close};
-    cr_assert_eq(weir_job_process(job, weir_stream_key_by(st, &key, 1), os, &fn, &counted), 0);
-    weir_operator_spec sink = {.name = "ck_sink", .cls = &ck_sink_cls, .create = ck_sink_create, .arg = &a};
+    weir_process_fn fn = {.open = wc_open,
+                          .process = wc_process_flush,
+                          .timer = wc_timer,
+                          .close = wc_close};
+    cr_assert_eq(weir_job_process(job, weir_stream_key_by(st, &key, 1), os, &fn,
+                                  &counted),
+                 0);
+    weir_operator_spec sink = {.name = "ck_sink",
+                               .cls = &ck_sink_cls,
+                               .create = ck_sink_create,
+                               .arg = &a};
     cr_assert_eq(weir_job_sink(job, counted, &sink, 1), 0);
+    weir_operator_spec wsink = th_collect_spec(wms, "watermarks");
+    cr_assert_eq(weir_job_sink(job, weir_stream_partition(st, WEIR_PART_GLOBAL),
+                               &wsink, 1),
+                 0);
     weir__ckpt_hooks hooks = {.ack = ck_ack, .decline = ck_decline, .ud = &a};
     cr_assert_eq(weir__job_set_ckpt_hooks(job, &hooks), 0);
     cr_assert_eq(weir_job_start(job), 0);
-    th_source_row(src, 0, 5, (int64_t)1, (int64_t)1);
-    cr_assert(th_source_wait_read(src, 0, GUARD_MS));
+    th_source_row(src, 0, 500, (int64_t)1, (int64_t)1);
+    th_source_row(src, 1, 100, (int64_t)2, (int64_t)2);
+    th_source_end(src, 1);
+    /* 500 needs split 1's final watermark: source subtask 1 is past its last
+     * chance to checkpoint. */
+    cr_assert(th_collect_wait_watermark(wms, 500, GUARD_MS));
     cr_assert_eq(weir__job_trigger_checkpoint(job, 7), 0);
-    /* source 0, source 1 (already finished: it had no split), process -> sink chained */
     uint32_t subtasks = weir__job_subtask_count(job);
-    cr_assert_eq(subtasks, 3);
-    wait_acks(&a, 3);
-    cr_assert_eq(a.finished_acks, 1, "the source subtask without splits had finished");
+    cr_assert_eq(subtasks,
+                 4); /* 2 sources, process -> ck_sink chained, watermarks */
+    wait_acks(&a, (int)subtasks);
+    cr_assert_eq(a.finished_acks, 1, "source subtask 1 had finished");
+    cr_assert_eq(a.declines, 0);
     th_source_end_all(src);
     cr_assert_eq(weir_job_wait(job), 0, "%s", weir_job_error(job));
-    cr_assert_eq(a.declines, 0);
-    cr_assert_eq(a.acks, 3);
+    cr_assert_eq(a.acks, 4);
+    /* Two source snapshots would restore both splits; one is "finished". */
     weir_job_destroy(job);
+    th_collect_destroy(wms);
     ck_fini(&a);
     th_source_destroy(src);
     weir_schema_destroy(s);
     weir_schema_destroy(os);
+}
+
+/* ---- allocation failures anywhere: an error, never a crash, a hang or a leak
+ * ---- */
+
+static int run_small_job(th_source *src, const weir_schema *os, th_collect *out,
+                         int *stage)
+{
+    weir_job_config cfg;
+    weir_job_config_init(&cfg);
+    cfg.parallelism = 2;
+    cfg.batch_size = 8;
+    weir_job *job;
+    *stage = 0;
+    int rc = weir_job_create(&cfg, &job);
+    if (rc)
+        return rc;
+    *stage = 1;
+    weir_source_spec ss = th_source_spec(src, "events");
+    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 3};
+    weir_stream st, f, counted;
+    uint32_t key = 0;
+    weir_process_fn fn = {.open = wc_open,
+                          .process = wc_process_flush,
+                          .timer = wc_timer,
+                          .close = wc_close};
+    weir_operator_spec sink = th_collect_spec(out, "collect");
+    if (!(rc = weir_job_source(job, &ss, &wm, 1, &st)) &&
+        !(rc = weir_job_filter(job, st, keep_even, NULL, &f)) &&
+        !(rc = weir_job_process(job, weir_stream_key_by(f, &key, 1), os, &fn,
+                                &counted)) &&
+        !(rc = weir_job_sink(job, counted, &sink, 1))) {
+        *stage = 2;
+        rc = weir_job_run(job);
+        if (rc)
+            cr_assert_neq(weir_job_error(job)[0], 0, "a failed run says why");
+    }
+    weir_job_destroy(job);
+    return rc;
+}
+
+Test(runtime, allocation_failures_fail_cleanly, .timeout = 240)
+{
+    weir_schema *s = th_schema("k BIGINT, v BIGINT");
+    weir_schema *os = th_schema("k BIGINT, window_end BIGINT, cnt BIGINT");
+    th_source *src = th_vsource_create(s, 1);
+    for (int i = 0; i < 60; i++)
+        th_source_row(src, 0, i, (int64_t)(i % 4), (int64_t)i);
+    th_collect *ref = th_collect_create(0);
+    int stage;
+    cr_assert_eq(run_small_job(src, os, ref, &stage), 0);
+    const char *expect = th_collect_text(ref, true);
+    int ok_in_a_row = 0, failures = 0;
+    for (uint64_t n = 1; n < 3000 && ok_in_a_row < 5; n++) {
+        th_collect *out = th_collect_create(0);
+        weir_alloc_fail_after(n);
+        int rc = run_small_job(src, os, out, &stage);
+        weir_alloc_fail_after(0);
+        if (rc == 0) {
+            ok_in_a_row++;
+            cr_assert_str_eq(th_collect_text(out, true), expect,
+                             "a run that succeeds is complete (n=%llu)",
+                             (unsigned long long)n);
+        } else {
+            ok_in_a_row = 0;
+            failures++;
+        }
+        th_collect_destroy(out);
+    }
+    cr_assert_gt(failures, 20,
+                 "the failure injection must have hit the runtime");
+    th_collect_destroy(ref);
+    th_source_destroy(src);
+    weir_schema_destroy(s);
+    weir_schema_destroy(os);
+}
+
+/* ---- an operator with two inputs ---- */
+
+typedef struct tag_op {
+    weir_batch *out;
+} tag_op;
+
+static int tag_create(void *arg, const weir_op_info *info, void **out)
+{
+    (void)arg;
+    tag_op *t = weir_calloc(1, sizeof *t);
+    t->out = weir_batch_create(info->output_schema, info->batch_size);
+    *out = t;
+    return 0;
+}
+
+/* Emits (input, k) for every row: shows which input each row came in on. */
+static int tag_process(void *op, weir_op_ctx *ctx, int input,
+                       const weir_batch *b)
+{
+    tag_op *t = op;
+    weir_batch_reset(t->out);
+    for (uint32_t r = 0; r < b->n_rows; r++) {
+        int row = weir_batch_append_row(t->out);
+        WEIR_COL_I64(t->out, 0)[row] = input;
+        WEIR_COL_I64(t->out, 1)[row] = WEIR_COL_I64(b, 0)[r];
+        t->out->ts[row] = b->ts[r];
+    }
+    return weir_op_emit(ctx, t->out);
+}
+
+static void tag_close(void *op)
+{
+    tag_op *t = op;
+    weir_batch_destroy(t->out);
+    weir_free(t);
+}
+
+static const weir_operator_class tag_cls = {
+    .name = "tag", .process = tag_process, .close = tag_close};
+
+Test(runtime, two_input_operator_sees_its_inputs_and_the_min_watermark,
+     .timeout = 60)
+{
+    weir_schema *s = th_schema("k BIGINT");
+    weir_schema *os = th_schema("input BIGINT, k BIGINT");
+    th_source *a = th_usource_create(s, 1), *b = th_usource_create(s, 1);
+    th_collect *out = th_collect_create(0);
+    weir_job *job = new_job(2, 4, NULL, 0);
+    weir_source_spec sa = th_source_spec(a, "a"), sb = th_source_spec(b, "b");
+    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 0};
+    weir_stream in[2], tagged;
+    cr_assert_eq(weir_job_source(job, &sa, &wm, 1, &in[0]), 0);
+    cr_assert_eq(weir_job_source(job, &sb, &wm, 1, &in[1]), 0);
+    uint32_t key = 0;
+    in[0] = weir_stream_key_by(in[0], &key, 1);
+    in[1] = weir_stream_key_by(in[1], &key, 1);
+    weir_operator_spec spec = {
+        .name = "tag", .cls = &tag_cls, .create = tag_create};
+    cr_assert_eq(weir_job_operator(job, in, 2, &spec, os, 2, &tagged), 0);
+    weir_operator_spec sink = th_collect_spec(out, "collect");
+    cr_assert_eq(weir_job_sink(job, tagged, &sink, 1), 0);
+    cr_assert_eq(weir_job_start(job), 0);
+    for (int i = 0; i < 10; i++)
+        th_source_row(a, 0, 1000 + i, (int64_t)i);
+    th_source_row(b, 0, 500, (int64_t)100);
+    cr_assert(th_collect_wait_count(out, 11, GUARD_MS));
+    cr_assert(th_collect_wait_watermark(out, 500, GUARD_MS));
+    cr_assert_eq(th_collect_watermark(out), 500,
+                 "min over both inputs, got %" PRId64,
+                 th_collect_watermark(out));
+    th_source_row(b, 0, 2000, (int64_t)101);
+    cr_assert(th_collect_wait_watermark(out, 1009, GUARD_MS));
+    cr_assert_eq(th_collect_watermark(out), 1009);
+    th_source_end_all(a);
+    th_source_end_all(b);
+    cr_assert_eq(weir_job_wait(job), 0, "%s", weir_job_error(job));
+    cr_assert_str_eq(
+        th_collect_text(out, true),
+        "0,0\n0,1\n0,2\n0,3\n0,4\n0,5\n0,6\n0,7\n0,8\n0,9\n1,100\n1,101\n");
+    weir_job_destroy(job);
+    th_collect_destroy(out);
+    th_source_destroy(a);
+    th_source_destroy(b);
+    weir_schema_destroy(s);
+    weir_schema_destroy(os);
+}
+
+static int pass_process(void *op, weir_op_ctx *ctx, int input,
+                        const weir_batch *b)
+{
+    (void)op;
+    (void)input;
+    return weir_op_emit(ctx, b);
+}
+
+static int pass_create(void *arg, const weir_op_info *info, void **out)
+{
+    (void)arg;
+    (void)info;
+    *out = NULL;
+    return 0;
+}
+
+static void pass_close(void *op)
+{
+    (void)op;
+}
+
+static const weir_operator_class pass_cls = {
+    .name = "pass", .process = pass_process, .close = pass_close};
+
+Test(runtime, emitting_rows_of_the_wrong_schema_fails_the_job, .timeout = 30)
+{
+    weir_schema *s = th_schema("k BIGINT");
+    weir_schema *other = th_schema("a STRING, b DOUBLE");
+    th_source *src = th_vsource_create(s, 1);
+    th_source_row(src, 0, 1, (int64_t)1);
+    th_collect *out = th_collect_create(0);
+    weir_job *job = new_job(1, 8, NULL, 0);
+    weir_source_spec ss = th_source_spec(src, "events");
+    weir_stream st, p;
+    cr_assert_eq(weir_job_source(job, &ss, NULL, 1, &st), 0);
+    weir_operator_spec spec = {
+        .name = "pass", .cls = &pass_cls, .create = pass_create};
+    cr_assert_eq(weir_job_operator(job, &st, 1, &spec, other, 1, &p), 0);
+    weir_operator_spec sink = th_collect_spec(out, "collect");
+    cr_assert_eq(weir_job_sink(job,
+                               weir_stream_partition(p, WEIR_PART_REBALANCE),
+                               &sink, 2),
+                 0);
+    cr_assert_eq(weir_job_run(job), WEIR_EINVAL);
+    cr_assert(
+        strstr(weir_job_error(job), "pass[0]: emitted rows of another schema"),
+        "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    th_collect_destroy(out);
+    th_source_destroy(src);
+    weir_schema_destroy(s);
+    weir_schema_destroy(other);
 }

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Golden SQL tests: every folder tests/sql/<case>/ holds job.sql and the data
+# Golden SQL tests: every folder tests/sql/<case>/ (and every example under
+# examples/sql/<name>/ that has an expected.txt) holds job.sql and the data
 # it reads (paths relative to the folder), and either
 #   expected.txt        the rows the job prints (order-insensitive; a "N> "
 #                       subtask prefix is ignored), checked at parallelism
 #                       1, 2 and 4 - the same job must give the same rows;
 #   expected-error.txt  a line the error output must contain, with exit 3;
-#   expected-files.txt  (with a `check` script) output files to compare.
+#   check               an executable run after the job in its folder, to
+#                       check output files;
+#   parallelism-1-only  run at parallelism 1 only (e.g. EXPLAIN output).
 # Usage: test_sql_golden.sh WEIR_BINARY SOURCE_DIR [CASE...]
 set -u
 weir=$1
@@ -13,17 +16,22 @@ src=$2
 shift 2
 cases=("$@")
 if [ ${#cases[@]} -eq 0 ]; then
-  for d in "$src"/tests/sql/*/; do cases+=("$(basename "$d")"); done
+  for d in "$src"/tests/sql/*/; do
+    [ -f "$d/job.sql" ] && cases+=("tests/sql/$(basename "$d")")
+  done
+  for d in "$src"/examples/sql/*/; do
+    [ -f "$d/expected.txt" ] && cases+=("examples/sql/$(basename "$d")")
+  done
 fi
 pass=0
 fail=0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-normalize() { sed -E 's/^[0-9]+> //' | LC_ALL=C sort; }
+normalize() { sed -E 's/^[0-9]+> //; s/^([A-Za-z0-9_-]+):[0-9]+> /\1> /' | LC_ALL=C sort; }
 for c in "${cases[@]}"; do
-  dir="$src/tests/sql/$c"
+  dir="$src/$c"
   if [ -f "$dir/expected-error.txt" ]; then
-    rm -rf "$work/$c"; cp -r "$dir" "$work/$c"
+    rm -rf "$work/$c"; mkdir -p "$work/$c"; cp -r "$dir/." "$work/$c"
     out=$(cd "$work/$c" && "$weir" run job.sql 2>&1 >/dev/null)
     code=$?
     want=$(cat "$dir/expected-error.txt")
@@ -35,8 +43,10 @@ for c in "${cases[@]}"; do
     fi
     continue
   fi
-  for p in 1 2 4; do
-    rm -rf "$work/$c"; cp -r "$dir" "$work/$c"
+  ps="1 2 4"
+  [ -f "$dir/parallelism-1-only" ] && ps=1   # output that names the parallelism
+  for p in $ps; do
+    rm -rf "$work/$c"; mkdir -p "$work/$c"; cp -r "$dir/." "$work/$c"
     out=$(cd "$work/$c" && "$weir" run job.sql -D parallelism.default=$p 2>"$work/err")
     code=$?
     if [ $code -ne 0 ]; then

@@ -59,14 +59,17 @@ Test(memory, allocation_failures)
     int failures = 0;
     for (uint64_t n = 1; n < 100000; n++) {
         weir_alloc_fail_after(n);
-        weir__backend_config cfg = {.kind = "memory", .max_parallelism = 128, .kg_lo = 0, .kg_hi = 128};
+        weir__backend_config cfg = {
+            .kind = "memory", .max_parallelism = 128, .kg_lo = 0, .kg_hi = 128};
         weir__backend *be = NULL;
         int rc = weir__backend_create(&cfg, &be);
         weir_state *sts[4] = {0};
         const char *names[] = {"value", "list", "map", "sum"};
-        weir_state_kind kinds[] = {WEIR_STATE_VALUE, WEIR_STATE_LIST, WEIR_STATE_MAP, WEIR_STATE_REDUCING};
+        weir_state_kind kinds[] = {WEIR_STATE_VALUE, WEIR_STATE_LIST,
+                                   WEIR_STATE_MAP, WEIR_STATE_REDUCING};
         for (int i = 0; i < 4 && !rc; i++) {
-            weir_state_desc d = {.name = names[i], .kind = kinds[i], .reduce = sum_reduce};
+            weir_state_desc d = {
+                .name = names[i], .kind = kinds[i], .reduce = sum_reduce};
             rc = weir__backend_register(be, &d, &sts[i]);
         }
         if (!rc)
@@ -77,7 +80,8 @@ Test(memory, allocation_failures)
             cr_assert_gt(failures, 50);
             return;
         }
-        cr_assert_eq(rc, WEIR_ENOMEM, "n=%llu: %s", (unsigned long long)n, weir_strerror(rc));
+        cr_assert_eq(rc, WEIR_ENOMEM, "n=%llu: %s", (unsigned long long)n,
+                     weir_strerror(rc));
         failures++;
         if (be) {
             /* Still usable after the failure. */
@@ -103,9 +107,12 @@ Test(memory, ttl_incremental_cleanup_bounds_memory)
      */
     weir_manual_clock *mc = weir_manual_clock_create(0);
     weir__backend *be = mkbe("memory", 0, 128, weir_manual_clock_get(mc));
-    weir_state *v = reg(be, "v", WEIR_STATE_VALUE, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
-    weir_state *l = reg(be, "l", WEIR_STATE_LIST, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
-    weir_state *m = reg(be, "m", WEIR_STATE_MAP, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *v =
+        reg(be, "v", WEIR_STATE_VALUE, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *l =
+        reg(be, "l", WEIR_STATE_LIST, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *m =
+        reg(be, "m", WEIR_STATE_MAP, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
     char k[32];
     uint64_t peak_first = 0;
     for (int round = 0; round < 8; round++) {
@@ -119,12 +126,14 @@ Test(memory, ttl_incremental_cleanup_bounds_memory)
         uint64_t size = weir__backend_size_bytes(be);
         if (round == 0)
             peak_first = size;
-        /* Tables keep their size; records are recycled: growth stays far below 8x. */
-        cr_assert_lt(size, peak_first * 2, "round %d: %llu vs %llu", round, (unsigned long long)size,
-                     (unsigned long long)peak_first);
+        /* Tables keep their size; records are recycled: growth stays far below
+         * 8x. */
+        cr_assert_lt(size, peak_first * 2, "round %d: %llu vs %llu", round,
+                     (unsigned long long)size, (unsigned long long)peak_first);
         weir_manual_clock_advance(mc, 100);
     }
-    /* Without TTL the same workload grows with the keys (the test measures something). */
+    /* Without TTL the same workload grows with the keys (the test measures
+     * something). */
     weir__backend *plain = mkbe("memory", 0, 128, weir_manual_clock_get(mc));
     weir_state *pv = reg(plain, "v", WEIR_STATE_VALUE, 0, 0);
     for (int i = 0; i < 40000; i++) {
@@ -132,7 +141,8 @@ Test(memory, ttl_incremental_cleanup_bounds_memory)
         cr_assert_eq(setk(plain, k), 0);
         put_s(pv, "", "some value bytes");
     }
-    cr_assert_gt(weir__backend_size_bytes(plain), weir__backend_size_bytes(be) / 2);
+    cr_assert_gt(weir__backend_size_bytes(plain),
+                 weir__backend_size_bytes(be) / 2);
     weir__backend_destroy(plain);
     weir__backend_destroy(be);
     weir_manual_clock_destroy(mc);
@@ -148,7 +158,8 @@ Test(memory, read_pointers_survive_cleanup_until_next_write)
      */
     weir_manual_clock *mc = weir_manual_clock_create(0);
     weir__backend *be = mkbe("memory", 0, 128, weir_manual_clock_get(mc));
-    weir_state *v = reg(be, "v", WEIR_STATE_VALUE, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *v =
+        reg(be, "v", WEIR_STATE_VALUE, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
     cr_assert_eq(setk(be, "the-key"), 0);
     char ns[16], val[64];
     for (int i = 0; i < 64; i++) {
@@ -175,7 +186,8 @@ Test(memory, read_pointers_survive_cleanup_until_next_write)
         cr_assert_eq(len[i], strlen(val));
         cr_assert_eq(memcmp(p[i], val, len[i]), 0);
     }
-    /* The first write releases what the reads unlinked; the entries are gone. */
+    /* The first write releases what the reads unlinked; the entries are gone.
+     */
     put_s(v, "fresh", "x");
     for (int i = 0; i < 8; i++) {
         snprintf(ns, sizeof ns, "ns%d", i);

@@ -27,7 +27,8 @@
 static char g_tmp[MAX_TMP][256];
 static int g_n_tmp;
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+static int rm_entry(const char *p, const struct stat *sb, int flag,
+                    struct FTW *ftw)
 {
     (void)sb;
     (void)flag;
@@ -87,26 +88,36 @@ static weir__backend *mkbe_opts(const char *kind, const be_opts *o)
     return be;
 }
 
-static weir__backend *mkbe(const char *kind, uint32_t lo, uint32_t hi, weir_clock clock)
+static weir__backend *mkbe(const char *kind, uint32_t lo, uint32_t hi,
+                           weir_clock clock)
 {
     be_opts o = {.lo = lo, .hi = hi, .clock = clock};
     return mkbe_opts(kind, &o);
 }
 
-static weir_clock no_clock(void) { return (weir_clock){0}; }
+static weir_clock no_clock(void)
+{
+    return (weir_clock){0};
+}
 
-/* Sets the current key to the string s; returns the backend's answer (EINVAL when not owned). */
+/* Sets the current key to the string s; returns the backend's answer (EINVAL
+ * when not owned). */
 static int setk(weir__backend *be, const char *s)
 {
     return weir__backend_set_key(be, s, strlen(s), weir_key_hash(s, strlen(s)));
 }
 
-static uint32_t kg_of(const char *s) { return weir_key_group(weir_key_hash(s, strlen(s)), 128); }
+static uint32_t kg_of(const char *s)
+{
+    return weir_key_group(weir_key_hash(s, strlen(s)), 128);
+}
 
-static weir_state *reg(weir__backend *be, const char *name, weir_state_kind kind, int64_t ttl_ms,
+static weir_state *reg(weir__backend *be, const char *name,
+                       weir_state_kind kind, int64_t ttl_ms,
                        weir_ttl_update upd)
 {
-    weir_state_desc d = {.name = name, .kind = kind, .ttl_ms = ttl_ms, .ttl_update = upd};
+    weir_state_desc d = {
+        .name = name, .kind = kind, .ttl_ms = ttl_ms, .ttl_update = upd};
     weir_state *st = NULL;
     cr_assert_eq(weir__backend_register(be, &d, &st), 0);
     return st;
@@ -153,7 +164,10 @@ static char *list_s(weir_state *st, const char *ns)
     return (char *)b.data ? (char *)b.data : weir_strdup("");
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 typedef struct strv {
     char **v;
@@ -182,14 +196,16 @@ static void hex(weir_buf *b, const void *p, size_t n)
 {
     const uint8_t *u = p;
     for (size_t i = 0; i < n; i++) {
-        if (u[i] >= 0x20 && u[i] < 0x7f && u[i] != '|' && u[i] != ',' && u[i] != '=')
+        if (u[i] >= 0x20 && u[i] < 0x7f && u[i] != '|' && u[i] != ',' &&
+            u[i] != '=')
             weir_buf_put(b, &u[i], 1);
         else
             weir_buf_printf(b, "\\x%02x", u[i]);
     }
 }
 
-static int map_visit(void *ud, const void *k, size_t klen, const void *v, size_t vlen)
+static int map_visit(void *ud, const void *k, size_t klen, const void *v,
+                     size_t vlen)
 {
     weir_buf b;
     weir_buf_init(&b);
@@ -207,7 +223,8 @@ typedef struct dump_ctx {
     strv *lines;
 } dump_ctx;
 
-static int dump_visit(void *ud, const uint8_t *key, size_t klen, const void *ns, size_t nslen)
+static int dump_visit(void *ud, const uint8_t *key, size_t klen, const void *ns,
+                      size_t nslen)
 {
     dump_ctx *d = ud;
     weir_buf b;
@@ -249,7 +266,8 @@ static int dump_visit(void *ud, const uint8_t *key, size_t klen, const void *ns,
     return 0;
 }
 
-/* Every entry of the given states, one sorted line each, as one string (caller frees). */
+/* Every entry of the given states, one sorted line each, as one string (caller
+ * frees). */
 static char *dump(weir_state **sts, int n)
 {
     strv lines = {0};
@@ -267,7 +285,8 @@ static char *dump(weir_state **sts, int n)
     return (char *)b.data;
 }
 
-/* ---- reducing / aggregating callbacks: int64 sum; average as (sum, count) ---- */
+/* ---- reducing / aggregating callbacks: int64 sum; average as (sum, count)
+ * ---- */
 
 static int64_t rd64(const void *p)
 {
@@ -276,7 +295,8 @@ static int64_t rd64(const void *p)
     return v;
 }
 
-static int sum_reduce(void *ud, const void *a, size_t alen, const void *b, size_t blen, weir_buf *out)
+static int sum_reduce(void *ud, const void *a, size_t alen, const void *b,
+                      size_t blen, weir_buf *out)
 {
     (void)ud;
     if (alen != 8 || blen != 8)
@@ -314,7 +334,10 @@ static int avg_result(void *ud, const void *acc, size_t acclen, weir_buf *out)
 
 static weir_state *reg_sum(weir__backend *be, const char *name, int64_t ttl_ms)
 {
-    weir_state_desc d = {.name = name, .kind = WEIR_STATE_REDUCING, .ttl_ms = ttl_ms, .reduce = sum_reduce};
+    weir_state_desc d = {.name = name,
+                         .kind = WEIR_STATE_REDUCING,
+                         .ttl_ms = ttl_ms,
+                         .reduce = sum_reduce};
     weir_state *st = NULL;
     cr_assert_eq(weir__backend_register(be, &d, &st), 0);
     return st;
@@ -322,13 +345,19 @@ static weir_state *reg_sum(weir__backend *be, const char *name, int64_t ttl_ms)
 
 static weir_state *reg_avg(weir__backend *be, const char *name)
 {
-    weir_state_desc d = {.name = name, .kind = WEIR_STATE_AGGREGATING, .agg_add = avg_add, .agg_result = avg_result};
+    weir_state_desc d = {.name = name,
+                         .kind = WEIR_STATE_AGGREGATING,
+                         .agg_add = avg_add,
+                         .agg_result = avg_result};
     weir_state *st = NULL;
     cr_assert_eq(weir__backend_register(be, &d, &st), 0);
     return st;
 }
 
-static void add64(weir_state *st, const char *ns, int64_t v) { cr_assert_eq(weir_state_add(st, NS(ns), &v, 8), 0); }
+static void add64(weir_state *st, const char *ns, int64_t v)
+{
+    cr_assert_eq(weir_state_add(st, NS(ns), &v, 8), 0);
+}
 
 static int64_t sum_of(weir_state *st, const char *ns)
 {
@@ -358,7 +387,8 @@ static void case_value_basics(const char *kind)
     put_s(st, "", "one");
     cr_assert_str_eq(get_s(st, "", buf, sizeof buf), "one");
     put_s(st, "", "a much longer second value that needs a bigger record");
-    cr_assert_str_eq(get_s(st, "", buf, sizeof buf), "a much longer second value that needs a bigger record");
+    cr_assert_str_eq(get_s(st, "", buf, sizeof buf),
+                     "a much longer second value that needs a bigger record");
     put_s(st, "", "x");
     cr_assert_str_eq(get_s(st, "", buf, sizeof buf), "x");
     /* An empty value is a value, not an absence. */
@@ -407,7 +437,8 @@ static void case_keys_and_namespaces_isolate(const char *kind)
         snprintf(val, sizeof val, "b-%d", i);
         put_s(b, "", val);
     }
-    /* A key that is a prefix of another, and a namespace that continues the key. */
+    /* A key that is a prefix of another, and a namespace that continues the
+     * key. */
     cr_assert_eq(setk(be, "key1"), 0);
     cr_assert_str_eq(get_s(a, "", buf, sizeof buf), "a-1");
     cr_assert_null(get_s(a, "w2", buf, sizeof buf));
@@ -507,7 +538,8 @@ static void case_list(const char *kind)
     weir__backend_destroy(be);
 }
 
-static int count_visit(void *ud, const void *k, size_t klen, const void *v, size_t vlen)
+static int count_visit(void *ud, const void *k, size_t klen, const void *v,
+                       size_t vlen)
 {
     (void)k;
     (void)klen;
@@ -529,9 +561,12 @@ static void case_map(const char *kind)
     for (int i = 0; i < 300; i++) {
         int kn = snprintf(mk, sizeof mk, "mk%d", i);
         int vn = snprintf(mv, sizeof mv, "mv%d", i);
-        cr_assert_eq(weir_map_put(st, NS("w"), mk, (size_t)kn, mv, (size_t)vn), 0);
+        cr_assert_eq(weir_map_put(st, NS("w"), mk, (size_t)kn, mv, (size_t)vn),
+                     0);
     }
-    cr_assert_eq(weir_map_put(st, NS("w"), "mk5", 3, "replaced with a longer value", 28), 0);
+    cr_assert_eq(
+        weir_map_put(st, NS("w"), "mk5", 3, "replaced with a longer value", 28),
+        0);
     cr_assert_eq(weir_map_get(st, NS("w"), "mk5", 3, &v, &vlen), 0);
     cr_assert_eq(vlen, 28);
     cr_assert_eq(memcmp(v, "replaced with a longer value", 28), 0);
@@ -541,7 +576,8 @@ static void case_map(const char *kind)
     cr_assert_eq(weir_map_get(st, NS("w"), "mk2", 3, &v, &vlen), 0);
     cr_assert_eq(memcmp(v, "mv2", 3), 0);
     cr_assert_eq(weir_map_remove(st, NS("w"), "mk2", 3), 0);
-    cr_assert_eq(weir_map_get(st, NS("w"), "mk2", 3, &v, &vlen), WEIR_ENOTFOUND);
+    cr_assert_eq(weir_map_get(st, NS("w"), "mk2", 3, &v, &vlen),
+                 WEIR_ENOTFOUND);
     cr_assert_eq(weir_map_get(st, NS("w"), "mk29", 4, &v, &vlen), 0);
     cr_assert_eq(weir_map_remove(st, NS("w"), "absent", 6), 0);
     int n = 0;
@@ -624,7 +660,8 @@ static void case_registration(const char *kind)
     weir_state_desc d = {.name = "a", .kind = WEIR_STATE_LIST};
     weir_state *x = NULL;
     cr_assert_eq(weir__backend_register(be, &d, &x), WEIR_EINVAL);
-    d = (weir_state_desc){.name = "r", .kind = WEIR_STATE_REDUCING}; /* no reduce function */
+    d = (weir_state_desc){.name = "r",
+                          .kind = WEIR_STATE_REDUCING}; /* no reduce function */
     cr_assert_eq(weir__backend_register(be, &d, &x), WEIR_EINVAL);
     d = (weir_state_desc){.name = "", .kind = WEIR_STATE_VALUE};
     cr_assert_eq(weir__backend_register(be, &d, &x), WEIR_EINVAL);
@@ -661,9 +698,11 @@ static void case_registration(const char *kind)
     weir__backend_destroy(be);
     /* Bad configurations. */
     weir__backend *bad = NULL;
-    weir__backend_config cfg = {.kind = kind, .max_parallelism = 128, .kg_lo = 5, .kg_hi = 200};
+    weir__backend_config cfg = {
+        .kind = kind, .max_parallelism = 128, .kg_lo = 5, .kg_hi = 200};
     cr_assert_eq(weir__backend_create(&cfg, &bad), WEIR_EINVAL);
-    cfg = (weir__backend_config){.kind = "nosuch", .max_parallelism = 128, .kg_hi = 128};
+    cfg = (weir__backend_config){
+        .kind = "nosuch", .max_parallelism = 128, .kg_hi = 128};
     cr_assert_eq(weir__backend_create(&cfg, &bad), WEIR_EINVAL);
     weir__backend_destroy(NULL);
 }
@@ -674,7 +713,8 @@ typedef struct keys_ctx {
     int clear;
 } keys_ctx;
 
-static int keys_visit(void *ud, const uint8_t *key, size_t klen, const void *ns, size_t nslen)
+static int keys_visit(void *ud, const uint8_t *key, size_t klen, const void *ns,
+                      size_t nslen)
 {
     keys_ctx *c = ud;
     c->visits++;
@@ -731,7 +771,8 @@ static void case_ttl_create_and_write(const char *kind)
 {
     weir_manual_clock *mc = weir_manual_clock_create(1000);
     weir__backend *be = mkbe(kind, 0, 128, weir_manual_clock_get(mc));
-    weir_state *st = reg(be, "v", WEIR_STATE_VALUE, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *st =
+        reg(be, "v", WEIR_STATE_VALUE, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
     weir_state *plain = reg(be, "p", WEIR_STATE_VALUE, 0, 0);
     char buf[64];
     cr_assert_eq(setk(be, "k"), 0);
@@ -778,9 +819,12 @@ static void case_ttl_read_and_write(const char *kind)
 {
     weir_manual_clock *mc = weir_manual_clock_create(0);
     weir__backend *be = mkbe(kind, 0, 128, weir_manual_clock_get(mc));
-    weir_state *st = reg(be, "v", WEIR_STATE_VALUE, 100, WEIR_TTL_ON_READ_AND_WRITE);
-    weir_state *ls = reg(be, "l", WEIR_STATE_LIST, 100, WEIR_TTL_ON_READ_AND_WRITE);
-    weir_state *ms = reg(be, "m", WEIR_STATE_MAP, 100, WEIR_TTL_ON_READ_AND_WRITE);
+    weir_state *st =
+        reg(be, "v", WEIR_STATE_VALUE, 100, WEIR_TTL_ON_READ_AND_WRITE);
+    weir_state *ls =
+        reg(be, "l", WEIR_STATE_LIST, 100, WEIR_TTL_ON_READ_AND_WRITE);
+    weir_state *ms =
+        reg(be, "m", WEIR_STATE_MAP, 100, WEIR_TTL_ON_READ_AND_WRITE);
     char buf[64];
     cr_assert_eq(setk(be, "k"), 0);
     put_s(st, "", "v");
@@ -806,7 +850,8 @@ static void case_ttl_read_and_write(const char *kind)
     cr_assert_eq(weir_map_get(ms, NS(""), "a", 1, &v, &vlen), 0);
     weir_manual_clock_set(mc, 288);
     int n = 0;
-    cr_assert_eq(weir_map_iterate(ms, NS(""), count_visit, &n), 0); /* iteration reads: extends "a" */
+    cr_assert_eq(weir_map_iterate(ms, NS(""), count_visit, &n),
+                 0); /* iteration reads: extends "a" */
     cr_assert_eq(n, 1);
     weir_manual_clock_set(mc, 289);
     cr_assert_null(get_s(st, "", buf, sizeof buf));
@@ -824,8 +869,10 @@ static void case_ttl_list_map_per_item(const char *kind)
 {
     weir_manual_clock *mc = weir_manual_clock_create(0);
     weir__backend *be = mkbe(kind, 0, 128, weir_manual_clock_get(mc));
-    weir_state *ls = reg(be, "l", WEIR_STATE_LIST, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
-    weir_state *ms = reg(be, "m", WEIR_STATE_MAP, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *ls =
+        reg(be, "l", WEIR_STATE_LIST, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *ms =
+        reg(be, "m", WEIR_STATE_MAP, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
     cr_assert_eq(setk(be, "k"), 0);
     /* Each list element and map entry has its own stamp. */
     cr_assert_eq(weir_list_add(ls, NS("w"), "a", 1), 0);
@@ -867,7 +914,8 @@ static void case_ttl_list_map_per_item(const char *kind)
     weir_manual_clock_destroy(mc);
 }
 
-/* Fills four states of every kind with keys key0..key(n-1) (only the owned ones). */
+/* Fills four states of every kind with keys key0..key(n-1) (only the owned
+ * ones). */
 static void fill_all_kinds(weir__backend *be, weir_state **sts, int n)
 {
     char k[32], v[64];
@@ -887,7 +935,8 @@ static void fill_all_kinds(weir__backend *be, weir_state **sts, int n)
             char mk[16];
             snprintf(mk, sizeof mk, "m%d", j);
             snprintf(v, sizeof v, "mv%d.%d", i, j);
-            cr_assert_eq(weir_map_put(sts[2], NS("w"), mk, strlen(mk), v, strlen(v)), 0);
+            cr_assert_eq(
+                weir_map_put(sts[2], NS("w"), mk, strlen(mk), v, strlen(v)), 0);
         }
         add64(sts[3], "w", i);
         add64(sts[3], "w", 1);
@@ -902,8 +951,10 @@ static void reg_all_kinds(weir__backend *be, weir_state **sts)
     sts[3] = reg_sum(be, "sum", 0);
 }
 
-/* Snapshots every key group of `from` (owned by it) and restores those `to` owns. */
-static void move_kgs(weir__backend *from, uint32_t flo, uint32_t fhi, weir__backend *to, uint32_t tlo, uint32_t thi)
+/* Snapshots every key group of `from` (owned by it) and restores those `to`
+ * owns. */
+static void move_kgs(weir__backend *from, uint32_t flo, uint32_t fhi,
+                     weir__backend *to, uint32_t tlo, uint32_t thi)
 {
     weir_buf b;
     weir_buf_init(&b);
@@ -921,16 +972,18 @@ static void move_kgs(weir__backend *from, uint32_t flo, uint32_t fhi, weir__back
     weir_buf_fini(&b);
 }
 
-/* Snapshot of every kind restores into a backend of kind `to_kind` with equal content. */
+/* Snapshot of every kind restores into a backend of kind `to_kind` with equal
+ * content. */
 static void roundtrip_into(const char *from_kind, const char *to_kind)
 {
     weir__backend *a = mkbe(from_kind, 0, 128, no_clock());
     weir_state *sa[4];
     reg_all_kinds(a, sa);
-    fill_all_kinds(a, sa, 500);
+    fill_all_kinds(a, sa, 300);
     weir__backend *b = mkbe(to_kind, 0, 128, no_clock());
     weir_state *sb[4];
-    /* Half the states are registered before the restore, half after: both bind by name. */
+    /* Half the states are registered before the restore, half after: both bind
+     * by name. */
     sb[0] = reg(b, "value", WEIR_STATE_VALUE, 0, 0);
     sb[1] = reg(b, "list", WEIR_STATE_LIST, 0, 0);
     move_kgs(a, 0, 128, b, 0, 128);
@@ -953,7 +1006,10 @@ static void roundtrip_into(const char *from_kind, const char *to_kind)
     weir__backend_destroy(b);
 }
 
-static void case_snapshot_roundtrip(const char *kind) { roundtrip_into(kind, kind); }
+static void case_snapshot_roundtrip(const char *kind)
+{
+    roundtrip_into(kind, kind);
+}
 
 static void case_snapshot_replaces_kg(const char *kind)
 {
@@ -968,7 +1024,8 @@ static void case_snapshot_replaces_kg(const char *kind)
     cr_assert_eq(weir__backend_snapshot_kg(be, kg, &snap), 0);
     put_s(st, "", "after");
     put_s(st, "extra", "x");
-    /* A restore puts the key group back to the snapshot, dropping later changes. */
+    /* A restore puts the key group back to the snapshot, dropping later
+     * changes. */
     weir_cursor c;
     weir_cursor_init(&c, snap.data, snap.len);
     cr_assert_eq(weir__backend_restore_kg(be, kg, &c), 0);
@@ -1004,7 +1061,7 @@ static void case_snapshot_rescale(const char *kind)
     weir__backend *a = mkbe(kind, 0, 128, no_clock());
     weir_state *sa[4];
     reg_all_kinds(a, sa);
-    fill_all_kinds(a, sa, 400);
+    fill_all_kinds(a, sa, 250);
     uint32_t lo0, hi0, lo1, hi1;
     weir_key_group_range(0, 2, 128, &lo0, &hi0);
     weir_key_group_range(1, 2, 128, &lo1, &hi1);
@@ -1017,7 +1074,7 @@ static void case_snapshot_rescale(const char *kind)
     move_kgs(a, 0, 128, b1, lo1, hi1);
     /* Every key lives in exactly the subtask that owns its key group. */
     char k[32], buf[64], v[64];
-    for (int i = 0; i < 400; i++) {
+    for (int i = 0; i < 250; i++) {
         snprintf(k, sizeof k, "key%d", i);
         weir__backend *owner = kg_of(k) < hi0 ? b0 : b1;
         weir_state **so = owner == b0 ? s0 : s1;
@@ -1073,12 +1130,14 @@ static void case_snapshot_corrupt(const char *kind)
         memcpy(copy, snap.data, snap.len);
         copy[i] ^= (uint8_t)(1u << (i % 8));
         weir_cursor_init(&c, copy, snap.len);
-        cr_assert_eq(weir__backend_restore_kg(b, kg, &c), WEIR_ECORRUPT, "flip at %zu", i);
+        cr_assert_eq(weir__backend_restore_kg(b, kg, &c), WEIR_ECORRUPT,
+                     "flip at %zu", i);
     }
     /* Every truncation too. */
     for (size_t n = 0; n < snap.len; n++) {
         weir_cursor_init(&c, snap.data, n);
-        cr_assert_eq(weir__backend_restore_kg(b, kg, &c), WEIR_ECORRUPT, "truncated to %zu", n);
+        cr_assert_eq(weir__backend_restore_kg(b, kg, &c), WEIR_ECORRUPT,
+                     "truncated to %zu", n);
     }
     /* Nothing was applied by the failed restores. */
     char buf[64];
@@ -1088,13 +1147,15 @@ static void case_snapshot_corrupt(const char *kind)
     weir__backend *c256 = mkbe_opts(kind, &o);
     weir_cursor_init(&c, snap.data, snap.len);
     cr_assert_eq(weir__backend_restore_kg(c256, kg, &c), WEIR_EINVAL);
-    /* The intact blob restores, followed by trailing bytes the cursor leaves alone. */
+    /* The intact blob restores, followed by trailing bytes the cursor leaves
+     * alone. */
     weir_buf_put(&snap, "tail", 4);
     weir_cursor_init(&c, snap.data, snap.len);
     cr_assert_eq(weir__backend_restore_kg(b, kg, &c), 0);
     cr_assert_eq(weir_cursor_left(&c), 4);
     cr_assert_str_eq(get_s(sb[0], "", buf, sizeof buf), "value-1");
-    /* A state restored under a name registered with another kind is incompatible. */
+    /* A state restored under a name registered with another kind is
+     * incompatible. */
     weir__backend *d = mkbe(kind, 0, 128, no_clock());
     reg(d, "value", WEIR_STATE_LIST, 0, 0);
     weir_cursor_init(&c, snap.data, snap.len - 4);
@@ -1111,9 +1172,12 @@ static void case_snapshot_ttl(const char *kind)
 {
     weir_manual_clock *mc = weir_manual_clock_create(0);
     weir__backend *a = mkbe(kind, 0, 128, weir_manual_clock_get(mc));
-    weir_state *v = reg(a, "v", WEIR_STATE_VALUE, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
-    weir_state *l = reg(a, "l", WEIR_STATE_LIST, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
-    weir_state *m = reg(a, "m", WEIR_STATE_MAP, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *v =
+        reg(a, "v", WEIR_STATE_VALUE, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *l =
+        reg(a, "l", WEIR_STATE_LIST, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *m =
+        reg(a, "m", WEIR_STATE_MAP, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
     cr_assert_eq(setk(a, "key1"), 0);
     put_s(v, "old", "o");
     cr_assert_eq(weir_list_add(l, NS(""), "old", 3), 0);
@@ -1124,7 +1188,8 @@ static void case_snapshot_ttl(const char *kind)
     cr_assert_eq(weir_list_add(l, NS(""), "new", 3), 0);
     cr_assert_eq(weir_map_put(m, NS(""), "new", 3, "n", 1), 0);
     weir_manual_clock_set(mc, 120);
-    /* Expired entries are left out of the snapshot; stamps travel with the rest. */
+    /* Expired entries are left out of the snapshot; stamps travel with the
+     * rest. */
     weir_buf snap;
     weir_buf_init(&snap);
     uint32_t kg = kg_of("key1");
@@ -1136,8 +1201,10 @@ static void case_snapshot_ttl(const char *kind)
     weir_cursor c;
     weir_cursor_init(&c, snap.data, snap.len);
     cr_assert_eq(weir__backend_restore_kg(b, kg, &c), 0);
-    weir_state *bv = reg(b, "v", WEIR_STATE_VALUE, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
-    weir_state *bl = reg(b, "l", WEIR_STATE_LIST, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *bv =
+        reg(b, "v", WEIR_STATE_VALUE, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *bl =
+        reg(b, "l", WEIR_STATE_LIST, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
     cr_assert_eq(setk(b, "key1"), 0);
     char buf[16];
     cr_assert_str_eq(get_s(bv, "new", buf, sizeof buf), "n");
@@ -1146,7 +1213,8 @@ static void case_snapshot_ttl(const char *kind)
     char *s = list_s(bl, "");
     cr_assert_str_eq(s, "");
     weir_free(s);
-    /* A state without TTL restored into one with TTL starts its life at the restore. */
+    /* A state without TTL restored into one with TTL starts its life at the
+     * restore. */
     weir__backend *p = mkbe(kind, 0, 128, weir_manual_clock_get(mc));
     weir_state *pv = reg(p, "v", WEIR_STATE_VALUE, 0, 0);
     cr_assert_eq(setk(p, "key1"), 0);
@@ -1155,7 +1223,8 @@ static void case_snapshot_ttl(const char *kind)
     cr_assert_eq(weir__backend_snapshot_kg(p, kg, &snap), 0);
     weir_manual_clock_set(mc, 10000);
     weir__backend *q = mkbe(kind, 0, 128, weir_manual_clock_get(mc));
-    weir_state *qv = reg(q, "v", WEIR_STATE_VALUE, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *qv =
+        reg(q, "v", WEIR_STATE_VALUE, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
     weir_cursor_init(&c, snap.data, snap.len);
     cr_assert_eq(weir__backend_restore_kg(q, kg, &c), 0);
     cr_assert_eq(setk(q, "key1"), 0);
@@ -1189,7 +1258,10 @@ static uint64_t test_seed(void)
 {
     const char *e = getenv("WEIR_TEST_SEED");
     uint64_t seed = e ? strtoull(e, NULL, 0) : 0x5eed1234abcdULL;
-    fprintf(stderr, "state model test seed: 0x%" PRIx64 " (set WEIR_TEST_SEED to repeat)\n", seed);
+    fprintf(stderr,
+            "state model test seed: 0x%" PRIx64
+            " (set WEIR_TEST_SEED to repeat)\n",
+            seed);
     return seed ? seed : 1;
 }
 
@@ -1215,7 +1287,8 @@ static void case_random_model(const char *kind)
     uint64_t s = test_seed();
     char k[32], ns[8], buf[128];
     for (int step = 0; step < 6000; step++) {
-        int ki = (int)(rnd_next(&s) % RM_KEYS), ni = (int)(rnd_next(&s) % RM_NS);
+        int ki = (int)(rnd_next(&s) % RM_KEYS),
+            ni = (int)(rnd_next(&s) % RM_NS);
         snprintf(k, sizeof k, "k%d", ki);
         ns_name(ns, sizeof ns, ni);
         cr_assert_eq(setk(be, k), 0);
@@ -1267,22 +1340,70 @@ static void case_random_model(const char *kind)
     weir__backend_destroy(be);
 }
 
-#define STATE_CASES(suite, kind)                                                                                       \
-    Test(suite, value_basics) { case_value_basics(kind); }                                                             \
-    Test(suite, keys_and_namespaces_isolate) { case_keys_and_namespaces_isolate(kind); }                               \
-    Test(suite, list) { case_list(kind); }                                                                             \
-    Test(suite, map) { case_map(kind); }                                                                               \
-    Test(suite, reducing_aggregating) { case_reducing_aggregating(kind); }                                             \
-    Test(suite, registration) { case_registration(kind); }                                                             \
-    Test(suite, state_keys) { case_state_keys(kind); }                                                                 \
-    Test(suite, ttl_create_and_write) { case_ttl_create_and_write(kind); }                                             \
-    Test(suite, ttl_read_and_write) { case_ttl_read_and_write(kind); }                                                 \
-    Test(suite, ttl_list_map_per_item) { case_ttl_list_map_per_item(kind); }                                           \
-    Test(suite, snapshot_roundtrip) { case_snapshot_roundtrip(kind); }                                                 \
-    Test(suite, snapshot_replaces_kg) { case_snapshot_replaces_kg(kind); }                                             \
-    Test(suite, snapshot_rescale) { case_snapshot_rescale(kind); }                                                     \
-    Test(suite, snapshot_corrupt) { case_snapshot_corrupt(kind); }                                                     \
-    Test(suite, snapshot_ttl) { case_snapshot_ttl(kind); }                                                             \
-    Test(suite, random_model) { case_random_model(kind); }
+#define STATE_CASES(suite, kind)                                               \
+    Test(suite, value_basics)                                                  \
+    {                                                                          \
+        case_value_basics(kind);                                               \
+    }                                                                          \
+    Test(suite, keys_and_namespaces_isolate)                                   \
+    {                                                                          \
+        case_keys_and_namespaces_isolate(kind);                                \
+    }                                                                          \
+    Test(suite, list)                                                          \
+    {                                                                          \
+        case_list(kind);                                                       \
+    }                                                                          \
+    Test(suite, map)                                                           \
+    {                                                                          \
+        case_map(kind);                                                        \
+    }                                                                          \
+    Test(suite, reducing_aggregating)                                          \
+    {                                                                          \
+        case_reducing_aggregating(kind);                                       \
+    }                                                                          \
+    Test(suite, registration)                                                  \
+    {                                                                          \
+        case_registration(kind);                                               \
+    }                                                                          \
+    Test(suite, state_keys)                                                    \
+    {                                                                          \
+        case_state_keys(kind);                                                 \
+    }                                                                          \
+    Test(suite, ttl_create_and_write)                                          \
+    {                                                                          \
+        case_ttl_create_and_write(kind);                                       \
+    }                                                                          \
+    Test(suite, ttl_read_and_write)                                            \
+    {                                                                          \
+        case_ttl_read_and_write(kind);                                         \
+    }                                                                          \
+    Test(suite, ttl_list_map_per_item)                                         \
+    {                                                                          \
+        case_ttl_list_map_per_item(kind);                                      \
+    }                                                                          \
+    Test(suite, snapshot_roundtrip)                                            \
+    {                                                                          \
+        case_snapshot_roundtrip(kind);                                         \
+    }                                                                          \
+    Test(suite, snapshot_replaces_kg)                                          \
+    {                                                                          \
+        case_snapshot_replaces_kg(kind);                                       \
+    }                                                                          \
+    Test(suite, snapshot_rescale)                                              \
+    {                                                                          \
+        case_snapshot_rescale(kind);                                           \
+    }                                                                          \
+    Test(suite, snapshot_corrupt)                                              \
+    {                                                                          \
+        case_snapshot_corrupt(kind);                                           \
+    }                                                                          \
+    Test(suite, snapshot_ttl)                                                  \
+    {                                                                          \
+        case_snapshot_ttl(kind);                                               \
+    }                                                                          \
+    Test(suite, random_model)                                                  \
+    {                                                                          \
+        case_random_model(kind);                                               \
+    }
 
 #endif

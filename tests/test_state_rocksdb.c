@@ -15,12 +15,19 @@
 
 STATE_CASES(rocksdb, "rocksdb")
 
-Test(rocksdb, restore_memory_snapshot) { roundtrip_into("memory", "rocksdb"); }
-Test(rocksdb, restore_into_memory) { roundtrip_into("rocksdb", "memory"); }
+Test(rocksdb, restore_memory_snapshot)
+{
+    roundtrip_into("memory", "rocksdb");
+}
+Test(rocksdb, restore_into_memory)
+{
+    roundtrip_into("rocksdb", "memory");
+}
 
 Test(rocksdb, rescale_across_backends)
 {
-    /* Memory with parallelism 1 -> RocksDB with parallelism 2 -> memory with parallelism 1. */
+    /* Memory with parallelism 1 -> RocksDB with parallelism 2 -> memory with
+     * parallelism 1. */
     weir__backend *a = mkbe("memory", 0, 128, no_clock());
     weir_state *sa[4];
     reg_all_kinds(a, sa);
@@ -55,8 +62,10 @@ static void random_value(char *out, int i)
 
 Test(rocksdb, state_larger_than_cache_and_write_buffer)
 {
-    /* 32 KiB of block cache and 64 KiB of write buffer against ~700 KiB of state. */
-    be_opts o = {.lo = 0, .hi = 128, .cache_bytes = 32 << 10, .wbuf_bytes = 64 << 10};
+    /* 32 KiB of block cache and 64 KiB of write buffer against ~700 KiB of
+     * state. */
+    be_opts o = {
+        .lo = 0, .hi = 128, .cache_bytes = 32 << 10, .wbuf_bytes = 64 << 10};
     weir__backend *be = mkbe_opts("rocksdb", &o);
     weir_state *v = reg(be, "v", WEIR_STATE_VALUE, 0, 0);
     weir_state *l = reg(be, "l", WEIR_STATE_LIST, 0, 0);
@@ -79,7 +88,8 @@ Test(rocksdb, state_larger_than_cache_and_write_buffer)
         add64(sum, "", 1);
     }
     uint64_t size = weir__backend_size_bytes(be);
-    cr_assert_gt(size, 16 * (32 << 10), "state %llu bytes is not much larger than the cache",
+    cr_assert_gt(size, 16 * (32 << 10),
+                 "state %llu bytes is not much larger than the cache",
                  (unsigned long long)size);
     char buf[200];
     for (int i = N - 1; i >= 0; i--) {
@@ -99,9 +109,12 @@ Test(rocksdb, ttl_compaction_drops_expired)
 {
     weir_manual_clock *mc = weir_manual_clock_create(0);
     weir__backend *be = mkbe("rocksdb", 0, 128, weir_manual_clock_get(mc));
-    weir_state *v = reg(be, "v", WEIR_STATE_VALUE, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
-    weir_state *l = reg(be, "l", WEIR_STATE_LIST, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
-    weir_state *m = reg(be, "m", WEIR_STATE_MAP, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *v =
+        reg(be, "v", WEIR_STATE_VALUE, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *l =
+        reg(be, "l", WEIR_STATE_LIST, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *m =
+        reg(be, "m", WEIR_STATE_MAP, 10, WEIR_TTL_ON_CREATE_AND_WRITE);
     weir_state *keep = reg(be, "keep", WEIR_STATE_VALUE, 0, 0);
     char k[32];
     for (int i = 0; i < 2000; i++) {
@@ -165,7 +178,8 @@ Test(rocksdb, native_checkpoint_restore_and_rescale)
     char *at_ckpt = dump(sa, 4);
     char ck1[300], ck2[300];
     snprintf(ck1, sizeof ck1, "%s/ck1", tmp_dir());
-    cr_assert_eq(weir__rocksdb_checkpoint(a, ck1), 0, "%s", weir__rocksdb_last_error(a));
+    cr_assert_eq(weir__rocksdb_checkpoint(a, ck1), 0, "%s",
+                 weir__rocksdb_last_error(a));
     /* Changes after the checkpoint are not in it. */
     cr_assert_eq(setk(a, "key1"), 0);
     put_s(sa[0], "", "changed");
@@ -182,7 +196,8 @@ Test(rocksdb, native_checkpoint_restore_and_rescale)
             continue;
         ssts++;
         ino_t i1, i2;
-        if (inode_of(ck1, e->d_name, &i1) == 0 && inode_of(ck2, e->d_name, &i2) == 0 && i1 == i2)
+        if (inode_of(ck1, e->d_name, &i1) == 0 &&
+            inode_of(ck2, e->d_name, &i2) == 0 && i1 == i2)
             shared++;
     }
     closedir(d);
@@ -190,7 +205,8 @@ Test(rocksdb, native_checkpoint_restore_and_rescale)
     cr_assert_eq(shared, ssts);
 
     /* The whole checkpoint into one backend: states come back by name. */
-    weir__backend_config cfg = {.kind = "rocksdb", .max_parallelism = 128, .kg_lo = 0, .kg_hi = 128};
+    weir__backend_config cfg = {
+        .kind = "rocksdb", .max_parallelism = 128, .kg_lo = 0, .kg_hi = 128};
     char dir[300];
     snprintf(dir, sizeof dir, "%s/db", tmp_dir());
     cfg.dir = dir;
@@ -226,7 +242,8 @@ Test(rocksdb, native_checkpoint_restore_and_rescale)
         seen++;
     }
     cr_assert_gt(seen, 50);
-    /* A different max parallelism cannot use it; a memory backend has no native checkpoint. */
+    /* A different max parallelism cannot use it; a memory backend has no native
+     * checkpoint. */
     cfg.max_parallelism = 256;
     cfg.kg_hi = 256;
     snprintf(dir, sizeof dir, "%s/db", tmp_dir());
@@ -234,7 +251,8 @@ Test(rocksdb, native_checkpoint_restore_and_rescale)
     cr_assert_eq(weir__rocksdb_open_checkpoint(&cfg, ck2, &bad), WEIR_EINVAL);
     cr_assert_null(bad);
     weir__backend *mem = mkbe("memory", 0, 128, no_clock());
-    cr_assert_eq(weir__rocksdb_checkpoint(mem, "/tmp/never"), WEIR_EUNSUPPORTED);
+    cr_assert_eq(weir__rocksdb_checkpoint(mem, "/tmp/never"),
+                 WEIR_EUNSUPPORTED);
     weir_free(at_ckpt);
     weir__backend_destroy(mem);
     weir__backend_destroy(a);
@@ -246,7 +264,8 @@ Test(rocksdb, working_directory_is_scratch)
 {
     char dir[300], ck[300], left[300];
     snprintf(dir, sizeof dir, "%s/db", tmp_dir());
-    weir__backend_config cfg = {.kind = "rocksdb", .max_parallelism = 128, .kg_hi = 128, .dir = dir};
+    weir__backend_config cfg = {
+        .kind = "rocksdb", .max_parallelism = 128, .kg_hi = 128, .dir = dir};
     weir__backend *a = NULL;
     cr_assert_eq(weir__backend_create(&cfg, &a), 0);
     weir_state *v = reg(a, "v", WEIR_STATE_VALUE, 0, 0);
@@ -257,7 +276,8 @@ Test(rocksdb, working_directory_is_scratch)
     weir__backend_destroy(a);
     struct stat sb;
     cr_assert_neq(stat(dir, &sb), 0, "destroy removes the database");
-    /* A database left behind (say, by a crash) is not state: create starts empty. */
+    /* A database left behind (say, by a crash) is not state: create starts
+     * empty. */
     snprintf(left, sizeof left, "%s/left", tmp_dir());
     cr_assert_eq(mkdir(left, 0755), 0);
     DIR *d = opendir(ck);
@@ -285,6 +305,9 @@ Test(rocksdb, working_directory_is_scratch)
 
 #else
 
-Test(rocksdb, not_built) { cr_skip_test("weir was built without RocksDB"); }
+Test(rocksdb, not_built)
+{
+    cr_skip_test("weir was built without RocksDB");
+}
 
 #endif

@@ -34,12 +34,18 @@ Test(timers, deduplicated_by_domain_key_ns_and_ts)
     weir__timers *ts;
     cr_assert_eq(weir__timers_create(&ts), 0);
     for (int i = 0; i < 3; i++)
-        cr_assert_eq(weir__timers_register(ts, WEIR_TIME_EVENT, 10, 0, "a", 1, 5), 0);
+        cr_assert_eq(
+            weir__timers_register(ts, WEIR_TIME_EVENT, 10, 0, "a", 1, 5), 0);
     cr_assert_eq(weir__timers_count(ts), 1);
-    cr_assert_eq(weir__timers_register(ts, WEIR_TIME_EVENT, 10, 1, "a", 1, 5), 0); /* other ns */
-    cr_assert_eq(weir__timers_register(ts, WEIR_TIME_EVENT, 10, 0, "b", 1, 7), 0); /* other key */
-    cr_assert_eq(weir__timers_register(ts, WEIR_TIME_EVENT, 11, 0, "a", 1, 5), 0); /* other ts */
-    cr_assert_eq(weir__timers_register(ts, WEIR_TIME_PROCESSING, 10, 0, "a", 1, 5), 0); /* other domain */
+    cr_assert_eq(weir__timers_register(ts, WEIR_TIME_EVENT, 10, 1, "a", 1, 5),
+                 0); /* other ns */
+    cr_assert_eq(weir__timers_register(ts, WEIR_TIME_EVENT, 10, 0, "b", 1, 7),
+                 0); /* other key */
+    cr_assert_eq(weir__timers_register(ts, WEIR_TIME_EVENT, 11, 0, "a", 1, 5),
+                 0); /* other ts */
+    cr_assert_eq(
+        weir__timers_register(ts, WEIR_TIME_PROCESSING, 10, 0, "a", 1, 5),
+        0); /* other domain */
     cr_assert_eq(weir__timers_count(ts), 5);
     fired f = {0};
     cr_assert_eq(weir__timers_advance(ts, WEIR_TIME_EVENT, 10, record, &f), 0);
@@ -80,8 +86,10 @@ Test(timers, delete_and_advance_limits)
     for (int i = 0; i < 50; i++)
         weir__timers_register(ts, WEIR_TIME_EVENT, i, 0, "k", 1, 0);
     for (int i = 0; i < 50; i += 2)
-        cr_assert_eq(weir__timers_delete(ts, WEIR_TIME_EVENT, i, 0, "k", 1, 0), 0);
-    cr_assert_eq(weir__timers_delete(ts, WEIR_TIME_EVENT, 1000, 0, "k", 1, 0), 0, "absent: no error");
+        cr_assert_eq(weir__timers_delete(ts, WEIR_TIME_EVENT, i, 0, "k", 1, 0),
+                     0);
+    cr_assert_eq(weir__timers_delete(ts, WEIR_TIME_EVENT, 1000, 0, "k", 1, 0),
+                 0, "absent: no error");
     cr_assert_eq(weir__timers_count(ts), 25);
     fired f = {0};
     cr_assert_eq(weir__timers_advance(ts, WEIR_TIME_EVENT, 20, record, &f), 0);
@@ -111,7 +119,8 @@ Test(timers, timers_registered_while_firing_fire_in_the_same_advance)
     chain_ctx c = {0};
     cr_assert_eq(weir__timers_create(&c.ts), 0);
     weir__timers_register(c.ts, WEIR_TIME_EVENT, 0, 0, "x", 1, 0);
-    cr_assert_eq(weir__timers_advance(c.ts, WEIR_TIME_EVENT, 3, register_more, &c), 0);
+    cr_assert_eq(
+        weir__timers_advance(c.ts, WEIR_TIME_EVENT, 3, register_more, &c), 0);
     cr_assert_eq(c.n, 4); /* 0, 1, 2, 3; the one at 4 waits */
     cr_assert_eq(weir__timers_next(c.ts, WEIR_TIME_EVENT), 4);
     weir__timers_destroy(c.ts);
@@ -128,8 +137,9 @@ Test(timers, snapshot_and_restore_per_key_group)
         int k = rand() % 40;
         snprintf(key, sizeof key, "k%d", k);
         uint32_t kg = weir_key_group(weir_key_hash(key, strlen(key)), 128);
-        weir__timers_register(a, rand() % 2 ? WEIR_TIME_EVENT : WEIR_TIME_PROCESSING, rand() % 100, rand() % 3, key,
-                              strlen(key), kg);
+        weir__timers_register(
+            a, rand() % 2 ? WEIR_TIME_EVENT : WEIR_TIME_PROCESSING,
+            rand() % 100, rand() % 3, key, strlen(key), kg);
     }
     weir_buf buf;
     weir_buf_init(&buf);
@@ -208,7 +218,8 @@ Test(watermark, valve_min_over_active_inputs_never_backwards)
     /* Input 2 back at 5: it holds, the output does not go back. */
     cr_assert_eq(weir__wm_valve_set_idle(&v, 2, false), 0);
     cr_assert_eq(v.out, 10);
-    cr_assert_eq(weir__wm_valve_watermark(&v, 0, 30), 0, "input 2 at 5 still holds");
+    cr_assert_eq(weir__wm_valve_watermark(&v, 0, 30), 0,
+                 "input 2 at 5 still holds");
     cr_assert_eq(weir__wm_valve_watermark(&v, 2, 25), WEIR__WM_ADVANCED);
     cr_assert_eq(v.out, 20);
     /* All idle: the valve is idle; one back makes it active. */

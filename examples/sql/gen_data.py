@@ -2,10 +2,11 @@
 """Writes the bundled data of the SQL examples (deterministic: fixed seed).
 
 clicks.json: three hours of ad clicks for three advertisers. Between 01:00
-and 01:45 a network outage holds clicks back; they arrive in one burst at
-01:45, up to 45 minutes after they happened - the billing war story of the
-seed: processing-time windows would bill them all to 01:45, event time bills
-each click to the 5-minute window it happened in.
+and 01:45 a network outage holds back the clicks of mobile users (odd user
+numbers) while the others keep flowing; the held clicks arrive in one burst
+at 01:45, up to 45 minutes after they happened - the billing war story of
+the seed: processing-time windows would bill them all to 01:45, event time
+bills each click to the 5-minute window it happened in.
 """
 import json
 import random
@@ -24,8 +25,11 @@ while t < BASE + 3 * 3_600_000:
                    "cost": ADS[ad], "ts_ms": t})
 
 outage_start, outage_end = BASE + 3_600_000, BASE + 3_600_000 + 45 * 60_000
-held = [c for c in clicks if outage_start <= c["ts_ms"] < outage_end]
-normal = [c for c in clicks if not (outage_start <= c["ts_ms"] < outage_end)]
+def is_held(c):
+    return outage_start <= c["ts_ms"] < outage_end and int(c["user_id"][1:]) % 2 == 1
+
+held = [c for c in clicks if is_held(c)]
+normal = [c for c in clicks if not is_held(c)]
 # arrival order: normal clicks in time order, with the held ones arriving in
 # a burst at the end of the outage (just before the first later click)
 arrival = []

@@ -83,7 +83,8 @@ static inline const char *weir_batch_str(const weir_batch *b, uint32_t col, uint
 {
     weir_strref r = WEIR_COL_STR(b, col)[row];
     *len = r.len;
-    return b->heap + r.off;
+    /* A batch whose strings are all empty has no heap: NULL + 0 is undefined. */
+    return b->heap ? b->heap + r.off : "";
 }
 /*
  * Copies len bytes into the heap and stores the reference in (col, row).

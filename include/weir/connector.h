@@ -36,97 +36,122 @@ typedef struct weir_option {
 
 /* What the option-list constructors take from their surroundings. */
 typedef struct weir_connector_env {
-    weir_clock clock;       /* the job's processing-time clock; now_ms NULL: the system clock */
-    FILE *print_out;        /* where print sinks write instead of stdout (NULL: stdout) */
-    int *bad_option_index;  /* if not NULL, set to the index of the option an error is about, or -1 */
+    weir_clock clock; /* the job's processing-time clock; now_ms NULL: the
+                         system clock */
+    FILE *print_out; /* where print sinks write instead of stdout (NULL: stdout)
+                      */
+    int *bad_option_index; /* if not NULL, set to the index of the option an
+                              error is about, or -1 */
 } weir_connector_env;
 
 /* What a source does with a record it cannot decode. */
 typedef enum weir_bad_input {
-    WEIR_BAD_INPUT_FAIL = 0,    /* the read fails with FILE:LINE:COL: error: expected ... (default) */
-    WEIR_BAD_INPUT_SKIP,        /* the record is counted ("skipped_records") and dropped */
-    WEIR_BAD_INPUT_DEAD_LETTER, /* the raw record and the reason go to a dead-letter file */
+    WEIR_BAD_INPUT_FAIL = 0,    /* the read fails with FILE:LINE:COL: error:
+                                   expected ... (default) */
+    WEIR_BAD_INPUT_SKIP,        /* the record is counted ("skipped_records") and
+                                   dropped */
+    WEIR_BAD_INPUT_DEAD_LETTER, /* the raw record and the reason go to a
+                                   dead-letter file */
 } weir_bad_input;
 
 /* ---- file source ---- */
 
 typedef struct weir_file_source_config {
-    const char *path;             /* a file, or a directory read recursively */
-    weir_format_options format;   /* json or csv */
+    const char *path;           /* a file, or a directory read recursively */
+    weir_format_options format; /* json or csv */
     weir_bad_input on_bad_input;
-    const char *dead_letter_path; /* JSON lines file appended to under WEIR_BAD_INPUT_DEAD_LETTER */
-    uint64_t split_size_bytes;    /* > 0: split each file into byte ranges of this size */
-    int64_t monitor_interval_ms;  /* > 0: keep looking for new files this often (unbounded) */
-    weir_clock clock;             /* drives monitoring; now_ms NULL: the system clock */
-    size_t read_buffer_bytes;     /* 0: 1 MiB */
-    size_t max_record_bytes;      /* 0: 16 MiB; a longer record is bad input */
+    const char *dead_letter_path; /* JSON lines file appended to under
+                                     WEIR_BAD_INPUT_DEAD_LETTER */
+    uint64_t split_size_bytes; /* > 0: split each file into byte ranges of this
+                                  size */
+    int64_t monitor_interval_ms; /* > 0: keep looking for new files this often
+                                    (unbounded) */
+    weir_clock clock; /* drives monitoring; now_ms NULL: the system clock */
+    size_t read_buffer_bytes; /* 0: 1 MiB */
+    size_t max_record_bytes;  /* 0: 16 MiB; a longer record is bad input */
 } weir_file_source_config;
 
 void weir_file_source_config_init(weir_file_source_config *cfg);
-int weir_file_source_spec(const weir_file_source_config *cfg, const weir_schema *schema,
-                          weir_source_spec *out, weir_error *err);
-int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts, const weir_schema *schema,
-                               const weir_connector_env *env, weir_source_spec *out, weir_error *err);
+int weir_file_source_spec(const weir_file_source_config *cfg,
+                          const weir_schema *schema, weir_source_spec *out,
+                          weir_error *err);
+int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts,
+                               const weir_schema *schema,
+                               const weir_connector_env *env,
+                               weir_source_spec *out, weir_error *err);
 
 /* ---- datagen source ---- */
 
 typedef enum weir_datagen_kind {
-    WEIR_DATAGEN_RANDOM = 0, /* uniform in [min, max]; strings of `length` hex characters */
-    WEIR_DATAGEN_SEQUENCE,   /* start, start+1, ..., end; the source ends with the sequence */
+    WEIR_DATAGEN_RANDOM =
+        0, /* uniform in [min, max]; strings of `length` hex characters */
+    WEIR_DATAGEN_SEQUENCE, /* start, start+1, ..., end; the source ends with the
+                              sequence */
 } weir_datagen_kind;
 
 typedef struct weir_datagen_field {
     const char *name; /* column name (copied) */
     weir_datagen_kind kind;
-    /* SEQUENCE bounds, inclusive: integers, DECIMAL unscaled, timestamps in epoch ms. */
+    /* SEQUENCE bounds, inclusive: integers, DECIMAL unscaled, timestamps in
+     * epoch ms. */
     int64_t start, end;
     /* RANDOM bounds: integers, DECIMAL unscaled, timestamps (epoch ms) use the
      * _i pair, DOUBLE the _f pair; unset bounds default to the type's range. */
     bool has_min, has_max;
     int64_t min_i, max_i;
     double min_f, max_f;
-    uint32_t length;     /* random STRING/BYTES length (0: 100, as Flink) */
-    double null_rate;    /* fraction of NULL values, 0..1 */
-    int64_t max_past_ms; /* random timestamps without bounds: now - [0, max_past] */
+    uint32_t length;  /* random STRING/BYTES length (0: 100, as Flink) */
+    bool var_len;     /* random STRING/BYTES: length uniform in [1, length] */
+    double null_rate; /* fraction of NULL values, 0..1 */
+    int64_t
+        max_past_ms; /* random timestamps without bounds: now - [0, max_past] */
 } weir_datagen_field;
 
 typedef struct weir_datagen_config {
-    double rows_per_second;   /* over all subtasks; 0: as fast as possible */
-    int64_t number_of_rows;   /* < 0: unbounded (unless a sequence field ends) */
-    uint64_t seed;            /* the same seed gives the same rows */
-    weir_clock clock;         /* rate limiting and max_past; now_ms NULL: system */
+    double rows_per_second; /* over all subtasks; 0: as fast as possible */
+    int64_t number_of_rows; /* < 0: unbounded (unless a sequence field ends) */
+    uint64_t seed;          /* the same seed gives the same rows */
+    weir_clock clock; /* rate limiting and max_past; now_ms NULL: system */
     const weir_datagen_field *fields; /* columns not listed are random */
     uint32_t n_fields;
 } weir_datagen_config;
 
 void weir_datagen_config_init(weir_datagen_config *cfg);
-int weir_datagen_source_spec(const weir_datagen_config *cfg, const weir_schema *schema,
-                             weir_source_spec *out, weir_error *err);
-int weir_datagen_source_spec_opts(const weir_option *opts, size_t n_opts, const weir_schema *schema,
-                                  const weir_connector_env *env, weir_source_spec *out, weir_error *err);
+int weir_datagen_source_spec(const weir_datagen_config *cfg,
+                             const weir_schema *schema, weir_source_spec *out,
+                             weir_error *err);
+int weir_datagen_source_spec_opts(const weir_option *opts, size_t n_opts,
+                                  const weir_schema *schema,
+                                  const weir_connector_env *env,
+                                  weir_source_spec *out, weir_error *err);
 
 /* ---- print sink ---- */
 
 typedef struct weir_print_sink_config {
-    const char *identifier; /* 'print-identifier': prefix of every line, or NULL */
-    bool standard_error;    /* 'standard-error': stderr instead of stdout */
-    FILE *out;              /* if set, write here (not closed by weir) */
-    int fd;                 /* if >= 0 (and out is NULL), write here (not closed); -1 by init */
+    const char
+        *identifier;     /* 'print-identifier': prefix of every line, or NULL */
+    bool standard_error; /* 'standard-error': stderr instead of stdout */
+    FILE *out;           /* if set, write here (not closed by weir) */
+    int fd; /* if >= 0 (and out is NULL), write here (not closed); -1 by init */
 } weir_print_sink_config;
 
 void weir_print_sink_config_init(weir_print_sink_config *cfg);
-int weir_print_sink_spec(const weir_print_sink_config *cfg, weir_operator_spec *out, weir_error *err);
-int weir_print_sink_spec_opts(const weir_option *opts, size_t n_opts, const weir_schema *schema,
-                              const weir_connector_env *env, weir_operator_spec *out, weir_error *err);
+int weir_print_sink_spec(const weir_print_sink_config *cfg,
+                         weir_operator_spec *out, weir_error *err);
+int weir_print_sink_spec_opts(const weir_option *opts, size_t n_opts,
+                              const weir_schema *schema,
+                              const weir_connector_env *env,
+                              weir_operator_spec *out, weir_error *err);
 
 /* ---- file sink ---- */
 
 typedef struct weir_file_sink_config {
-    const char *path;              /* directory of part files (created if missing) */
-    weir_format_options format;    /* json, csv or debezium-json */
-    uint64_t rolling_file_size;    /* roll a part file at this size (0: 128 MiB) */
-    int64_t rollover_interval_ms;  /* roll a part file open this long (0: 30 min; < 0: never) */
-    weir_clock clock;              /* for the rollover interval; now_ms NULL: system */
+    const char *path; /* directory of part files (created if missing) */
+    weir_format_options format; /* json, csv or debezium-json */
+    uint64_t rolling_file_size; /* roll a part file at this size (0: 128 MiB) */
+    int64_t rollover_interval_ms; /* roll a part file open this long (0: 30 min;
+                                     < 0: never) */
+    weir_clock clock; /* for the rollover interval; now_ms NULL: system */
     /*
      * false: a part file becomes visible as soon as it is complete (rolled or
      * at the end of input). true: complete files stay pending until the
@@ -136,19 +161,26 @@ typedef struct weir_file_sink_config {
 } weir_file_sink_config;
 
 void weir_file_sink_config_init(weir_file_sink_config *cfg);
-int weir_file_sink_spec(const weir_file_sink_config *cfg, weir_operator_spec *out, weir_error *err);
-int weir_file_sink_spec_opts(const weir_option *opts, size_t n_opts, const weir_schema *schema,
-                             const weir_connector_env *env, weir_operator_spec *out, weir_error *err);
+int weir_file_sink_spec(const weir_file_sink_config *cfg,
+                        weir_operator_spec *out, weir_error *err);
+int weir_file_sink_spec_opts(const weir_option *opts, size_t n_opts,
+                             const weir_schema *schema,
+                             const weir_connector_env *env,
+                             weir_operator_spec *out, weir_error *err);
 
 /* ---- blackhole sink ---- */
 
 typedef struct weir_blackhole_sink_config {
-    uint64_t *row_counter; /* if set, every instance adds its rows here (atomically) */
+    uint64_t *row_counter; /* if set, every instance adds its rows here
+                              (atomically) */
 } weir_blackhole_sink_config;
 
-int weir_blackhole_sink_spec(const weir_blackhole_sink_config *cfg, weir_operator_spec *out, weir_error *err);
-int weir_blackhole_sink_spec_opts(const weir_option *opts, size_t n_opts, const weir_schema *schema,
-                                  const weir_connector_env *env, weir_operator_spec *out, weir_error *err);
+int weir_blackhole_sink_spec(const weir_blackhole_sink_config *cfg,
+                             weir_operator_spec *out, weir_error *err);
+int weir_blackhole_sink_spec_opts(const weir_option *opts, size_t n_opts,
+                                  const weir_schema *schema,
+                                  const weir_connector_env *env,
+                                  weir_operator_spec *out, weir_error *err);
 
 /* ---- by name, for the SQL layer ---- */
 
@@ -156,20 +188,24 @@ int weir_blackhole_sink_spec_opts(const weir_option *opts, size_t n_opts, const 
  * Builds the source or sink named by connector ('filesystem', 'datagen',
  * 'print', 'blackhole'); connector NULL takes it from the 'connector' option.
  */
-int weir_connector_source_spec(const char *connector, const weir_option *opts, size_t n_opts,
-                               const weir_schema *schema, const weir_connector_env *env,
+int weir_connector_source_spec(const char *connector, const weir_option *opts,
+                               size_t n_opts, const weir_schema *schema,
+                               const weir_connector_env *env,
                                weir_source_spec *out, weir_error *err);
-int weir_connector_sink_spec(const char *connector, const weir_option *opts, size_t n_opts,
-                             const weir_schema *schema, const weir_connector_env *env,
+int weir_connector_sink_spec(const char *connector, const weir_option *opts,
+                             size_t n_opts, const weir_schema *schema,
+                             const weir_connector_env *env,
                              weir_operator_spec *out, weir_error *err);
 /*
  * Whether a sink built here accepts a changelog (-U/+U/-D rows). If not,
  * *why_not (when not NULL) gets a static sentence saying why and what to use
  * instead, for the planner's error message.
  */
-bool weir_sink_spec_accepts_changelog(const weir_operator_spec *spec, const char **why_not);
+bool weir_sink_spec_accepts_changelog(const weir_operator_spec *spec,
+                                      const char **why_not);
 
-/* Frees what a spec built here owns (its arg); for specs never handed to a job. */
+/* Frees what a spec built here owns (its arg); for specs never handed to a job.
+ */
 void weir_source_spec_release(weir_source_spec *spec);
 void weir_operator_spec_release(weir_operator_spec *spec);
 
@@ -177,7 +213,8 @@ void weir_operator_spec_release(weir_operator_spec *spec);
 
 /* "10 s", "500ms", "1 min", "2h", "1 d"; a bare number is milliseconds. */
 int weir_option_parse_duration(const char *s, int64_t *out_ms);
-/* "128MB", "64 kb", "1gb", "100 bytes"; units are powers of 1024 as in Flink. */
+/* "128MB", "64 kb", "1gb", "100 bytes"; units are powers of 1024 as in Flink.
+ */
 int weir_option_parse_size(const char *s, uint64_t *out_bytes);
 /* "true" / "false", case-insensitive. */
 int weir_option_parse_bool(const char *s, bool *out);

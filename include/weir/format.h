@@ -22,8 +22,8 @@
  *                  into a STRING column keeps its JSON text)
  *   BYTES          base64 strings
  *   TIMESTAMP(3)   "yyyy-MM-dd HH:mm:ss.SSS" (UTC); ISO-8601 'T' accepted
- *   TIMESTAMP_LTZ  the same with a trailing 'Z' on output; 'Z' optional on input
- * See docs/connectors.md for every decision and difference from Flink.
+ *   TIMESTAMP_LTZ  the same with a trailing 'Z' on output; 'Z' optional on
+ * input See docs/connectors.md for every decision and difference from Flink.
  */
 #ifndef WEIR_FORMAT_H
 #define WEIR_FORMAT_H
@@ -57,7 +57,8 @@ typedef struct weir_format_options {
     bool csv_header;
     /* CSV: lines starting with '#' are comments (skipped). */
     bool csv_allow_comments;
-    /* CSV: this field text means NULL (e.g. "\\N"); NULL pointer: none. Copied. */
+    /* CSV: this field text means NULL (e.g. "\\N"); NULL pointer: none. Copied.
+     */
     const char *csv_null_literal;
 } weir_format_options;
 
@@ -84,8 +85,9 @@ typedef struct weir_decoder weir_decoder;
  * Creates a decoder for rows of schema (borrowed; must outlive the decoder).
  * Options are copied. Debezium-json cannot be decoded yet (WEIR_EUNSUPPORTED).
  */
-int weir_decoder_create(const weir_format_options *opt, const weir_schema *schema,
-                        weir_decoder **out, weir_error *err);
+int weir_decoder_create(const weir_format_options *opt,
+                        const weir_schema *schema, weir_decoder **out,
+                        weir_error *err);
 void weir_decoder_destroy(weir_decoder *d);
 
 /*
@@ -93,8 +95,8 @@ void weir_decoder_destroy(weir_decoder *d);
  * it to out as a new row of kind +I with ts 0. Returns 0; WEIR_EPARSE with
  * *e set (out unchanged); WEIR_EINVAL if out is full; WEIR_ENOMEM.
  */
-int weir_decoder_decode(weir_decoder *d, const char *rec, size_t len, weir_batch *out,
-                        weir_decode_error *e);
+int weir_decoder_decode(weir_decoder *d, const char *rec, size_t len,
+                        weir_batch *out, weir_decode_error *e);
 
 /* A record framed in a byte stream. */
 typedef struct weir_frame {
@@ -111,7 +113,8 @@ typedef struct weir_frame {
  * record whose quote never closes runs to the end of the input, where the
  * decoder reports the open quote).
  */
-int weir_decoder_frame(const weir_decoder *d, const char *buf, size_t len, bool eof, weir_frame *f);
+int weir_decoder_frame(const weir_decoder *d, const char *buf, size_t len,
+                       bool eof, weir_frame *f);
 
 /* Whether a framed record is no record at all: blank, or a CSV comment. */
 bool weir_decoder_is_blank(const weir_decoder *d, const char *rec, size_t len);
@@ -119,8 +122,9 @@ bool weir_decoder_is_blank(const weir_decoder *d, const char *rec, size_t len);
 typedef struct weir_encoder weir_encoder;
 
 /* Creates an encoder for rows of schema (borrowed). Options are copied. */
-int weir_encoder_create(const weir_format_options *opt, const weir_schema *schema,
-                        weir_encoder **out, weir_error *err);
+int weir_encoder_create(const weir_format_options *opt,
+                        const weir_schema *schema, weir_encoder **out,
+                        weir_error *err);
 void weir_encoder_destroy(weir_encoder *e);
 /*
  * Appends row `row` of b, with its terminating '\n', to out. Plain json and
@@ -129,8 +133,8 @@ void weir_encoder_destroy(weir_encoder *e);
  * +I and +U -> {"before":null,"after":ROW,"op":"c"};
  * -U and -D -> {"before":ROW,"after":null,"op":"d"}.
  */
-int weir_encoder_encode(weir_encoder *e, const weir_batch *b, uint32_t row, weir_buf *out,
-                        weir_error *err);
+int weir_encoder_encode(weir_encoder *e, const weir_batch *b, uint32_t row,
+                        weir_buf *out, weir_error *err);
 /* Appends the header line (CSV with csv_header); nothing for other formats. */
 int weir_encoder_header(weir_encoder *e, weir_buf *out);
 
@@ -138,7 +142,8 @@ int weir_encoder_header(weir_encoder *e, weir_buf *out);
  * Appends one value in Flink's print style (Java's toString of the value:
  * null, true, 2.5, 1.0E20, 2020-01-01T12:00, 2020-01-01T12:00:00Z, [1, -2]).
  */
-int weir_format_print_value(const weir_batch *b, uint32_t col, uint32_t row, weir_buf *out);
+int weir_format_print_value(const weir_batch *b, uint32_t col, uint32_t row,
+                            weir_buf *out);
 /* Appends "+I[v1, v2, ...]" for a row, as Flink's print connector does. */
 int weir_format_print_row(const weir_batch *b, uint32_t row, weir_buf *out);
 

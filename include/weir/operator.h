@@ -60,7 +60,12 @@ typedef struct weir_operator_class {
      * Keyed state and timers are snapshotted by the runtime. Sinks pre-commit here.
      */
     int (*snapshot)(void *op, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf *out);
-    /* Optional. Restore what snapshot wrote (called after open). */
+    /*
+     * Optional. Restore what snapshot wrote (called after open). After a
+     * scale-down an instance is called once for its own old state and
+     * once more for each old instance that no longer exists and maps to it
+     * (old index mod new parallelism), own state first.
+     */
     int (*restore)(void *op, weir_op_ctx *ctx, weir_cursor *in);
     /* Optional. Checkpoint ckpt_id completed everywhere: sinks commit here. */
     int (*checkpoint_complete)(void *op, weir_op_ctx *ctx, uint64_t ckpt_id);

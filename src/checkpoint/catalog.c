@@ -11,7 +11,7 @@ void weir__ckpt_name(uint64_t id, bool savepoint, char *buf, size_t cap)
     snprintf(buf, cap, "%s-%" PRIu64, savepoint ? "savepoint" : "chk", id);
 }
 
-static bool parse_name(const char *n, uint64_t *id, bool *sp)
+bool weir__ckpt_parse_name(const char *n, uint64_t *id, bool *sp)
 {
     const char *p;
     if (!strncmp(n, "chk-", 4)) {
@@ -33,7 +33,8 @@ static bool parse_name(const char *n, uint64_t *id, bool *sp)
     return true;
 }
 
-int weir__ckpt_verify(weir__storage *s, const char *name, weir__ckpt_meta *meta, weir_error *err)
+int weir__ckpt_load(weir__storage *s, const char *name, weir__ckpt_meta *meta, weir__ckpt_file_fn fn, void *ud,
+                    weir_error *err)
 {
     char path[512];
     uint8_t *data = NULL;
@@ -48,28 +49,38 @@ int weir__ckpt_verify(weir__storage *s, const char *name, weir__ckpt_meta *meta,
     rc = weir__ckpt_meta_decode(data, len, meta, &e);
     weir_free(data);
     if (rc)
-        return weir_error_set(err, rc, "%s/%s", name, e.message);
+        return weir_error_set(err, rc == WEIR_ENOMEM ? rc : WEIR_ECORRUPT, "%s/%s", name, e.message);
     for (uint32_t i = 0; i < meta->n_files; i++) {
         const weir__ckpt_file *f = &meta->files[i];
         snprintf(path, sizeof path, "%s/%s", name, f->file);
         rc = s->ops->get(s, path, &data, &len);
         if (rc) {
-            weir_error_set(err, WEIR_ECORRUPT, "%s: state file missing or unreadable: %s", path, weir_strerror(rc));
+            rc = weir_error_set(err, rc == WEIR_ENOMEM ? rc : WEIR_ECORRUPT, "%s: state file missing or unreadable: %s",
+                                path, weir_strerror(rc));
             goto bad;
         }
         uint32_t crc = weir_crc32c(0, data, len);
-        weir_free(data);
         if (len != f->size || crc != f->crc) {
-            weir_error_set(err, WEIR_ECORRUPT,
-                           "%s: checksum or size mismatch (size %zu, expected %" PRIu64 "): corrupt or truncated",
-                           path, len, f->size);
+            weir_free(data);
+            rc = weir_error_set(err, WEIR_ECORRUPT,
+                                "%s: checksum or size mismatch (size %zu, expected %" PRIu64 "): corrupt or truncated",
+                                path, len, f->size);
             goto bad;
         }
+        rc = fn ? fn(ud, f, data, len) : 0;
+        weir_free(data);
+        if (rc)
+            goto bad;
     }
     return 0;
 bad:
     weir__ckpt_meta_fini(meta);
-    return WEIR_ECORRUPT;
+    return rc;
+}
+
+int weir__ckpt_verify(weir__storage *s, const char *name, weir__ckpt_meta *meta, weir_error *err)
+{
+    return weir__ckpt_load(s, name, meta, NULL, NULL, err);
 }
 
 static int cmp_info(const void *a, const void *b)
@@ -99,7 +110,7 @@ int weir__ckpt_list(weir__storage *s, weir__ckpt_info **out, size_t *n_out)
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         weir__ckpt_info *in = &infos[k];
-        if (!parse_name(names[i], &in->id, &in->is_savepoint))
+        if (!weir__ckpt_parse_name(names[i], &in->id, &in->is_savepoint))
             continue;
         snprintf(in->name, sizeof in->name, "%s", names[i]);
         weir__ckpt_meta m;

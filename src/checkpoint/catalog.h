@@ -29,10 +29,20 @@ typedef struct weir__ckpt_info {
 
 /* Folder name of checkpoint id. */
 void weir__ckpt_name(uint64_t id, bool savepoint, char *buf, size_t cap);
+/* Parses "chk-<id>" / "savepoint-<id>"; false for any other name. */
+bool weir__ckpt_parse_name(const char *name, uint64_t *id, bool *savepoint);
 /* Lists checkpoints (ascending id), verifying each; *out transferred. */
 int weir__ckpt_list(weir__storage *s, weir__ckpt_info **out, size_t *n);
 /* Verifies folder `name`; fills meta on success (caller finis it). */
 int weir__ckpt_verify(weir__storage *s, const char *name, weir__ckpt_meta *meta, weir_error *err);
+/*
+ * Verifies folder `name` as weir__ckpt_verify does and hands every state
+ * file's verified bytes (borrowed for the call) to fn, in metadata order.
+ * A non-zero return of fn stops the load and is returned.
+ */
+typedef int (*weir__ckpt_file_fn)(void *ud, const weir__ckpt_file *f, const uint8_t *data, size_t len);
+int weir__ckpt_load(weir__storage *s, const char *name, weir__ckpt_meta *meta, weir__ckpt_file_fn fn, void *ud,
+                    weir_error *err);
 /*
  * Loads the newest complete checkpoint (savepoints excluded). Returns
  * WEIR_ENOTFOUND when there is none. Skipped newer ones are described in

@@ -1,178 +1,39 @@
-/* checkpoint/format.c - encoding and verifying state files and metadata. */
+/*
+ * checkpoint/format.c - encoding and verifying checkpoint metadata, and
+ * summarizing subtask snapshots for inspection (formats: format.h).
+ */
 #include <string.h>
 
 #include "checkpoint/format.h"
+#include "runtime/checkpoint.h"
 
-static const char STATE_MAGIC[8] = {'W', 'E', 'I', 'R', 'S', 'T', 'A', 'T'};
 static const char META_MAGIC[8] = {'W', 'E', 'I', 'R', 'M', 'E', 'T', 'A'};
-#define FORMAT_VERSION 1u
-
-void weir__task_state_fini(weir__task_state *t)
-{
-    if (!t)
-        return;
-    weir_free(t->op_uid);
-    weir_free(t->op_state);
-    for (uint32_t i = 0; i < t->n_pos; i++) {
-        weir_free(t->pos[i].split_id);
-        weir_free(t->pos[i].pos);
-    }
-    weir_free(t->pos);
-    for (uint32_t i = 0; i < t->n_kg; i++)
-        weir_free(t->kgs[i].data);
-    weir_free(t->kgs);
-    memset(t, 0, sizeof *t);
-}
-
-static int put_trailer(weir_buf *out, size_t start)
-{
-    uint32_t crc = weir_crc32c(0, out->data + start, out->len - start);
-    return weir_buf_put_u32(out, crc);
-}
-
-int weir__task_state_encode(const weir__task_state *t, weir_buf *out)
-{
-    size_t start = out->len;
-    int rc = 0;
-    rc |= weir_buf_put(out, STATE_MAGIC, 8);
-    rc |= weir_buf_put_u32(out, FORMAT_VERSION);
-    rc |= weir_buf_put_str(out, t->op_uid);
-    rc |= weir_buf_put_u32(out, t->subtask);
-    rc |= weir_buf_put_u32(out, t->parallelism);
-    rc |= weir_buf_put_bytes(out, t->op_state, t->op_state_len);
-    rc |= weir_buf_put_varint(out, t->n_pos);
-    for (uint32_t i = 0; i < t->n_pos; i++) {
-        rc |= weir_buf_put_str(out, t->pos[i].split_id);
-        rc |= weir_buf_put_bytes(out, t->pos[i].pos, t->pos[i].pos_len);
-    }
-    rc |= weir_buf_put_varint(out, t->n_kg);
-    for (uint32_t i = 0; i < t->n_kg; i++) {
-        rc |= weir_buf_put_u32(out, t->kgs[i].kg);
-        rc |= weir_buf_put_bytes(out, t->kgs[i].data, t->kgs[i].len);
-    }
-    if (rc)
-        return WEIR_ENOMEM;
-    return put_trailer(out, start);
-}
-
-/* Checks magic, version and trailing CRC; leaves c positioned after the header. */
-static int open_checked(const uint8_t *data, size_t len, const char magic[8], const char *what, weir_cursor *c,
-                        weir_error *err)
-{
-    if (len < 16 || memcmp(data, magic, 8) != 0)
-        return weir_error_set(err, WEIR_ECORRUPT, "%s: not a weir %s file (bad magic)", what, what);
-    uint32_t stored;
-    weir_cursor t;
-    weir_cursor_init(&t, data + len - 4, 4);
-    weir_cursor_get_u32(&t, &stored);
-    uint32_t actual = weir_crc32c(0, data, len - 4);
-    if (stored != actual)
-        return weir_error_set(err, WEIR_ECORRUPT, "%s: checksum mismatch (stored %08x, computed %08x): file is corrupt or truncated",
-                              what, stored, actual);
-    weir_cursor_init(c, data + 8, len - 12);
-    uint32_t version;
-    weir_cursor_get_u32(c, &version);
-    if (version != FORMAT_VERSION)
-        return weir_error_set(err, WEIR_EUNSUPPORTED, "%s: format version %u is not supported", what, version);
-    return 0;
-}
-
-static int copy_bytes(weir_cursor *c, uint8_t **out, size_t *len)
-{
-    const void *p;
-    size_t n;
-    int rc = weir_cursor_get_bytes(c, &p, &n);
-    if (rc)
-        return rc;
-    *out = weir_malloc(n ? n : 1);
-    if (!*out)
-        return WEIR_ENOMEM;
-    memcpy(*out, p, n);
-    *len = n;
-    return 0;
-}
-
-int weir__task_state_decode(const uint8_t *data, size_t len, weir__task_state *t, weir_error *err)
-{
-    memset(t, 0, sizeof *t);
-    weir_cursor c;
-    int rc = open_checked(data, len, STATE_MAGIC, "state", &c, err);
-    if (rc)
-        return rc;
-    uint64_t n;
-    if ((rc = weir_cursor_get_str(&c, &t->op_uid)) || (rc = weir_cursor_get_u32(&c, &t->subtask)) ||
-        (rc = weir_cursor_get_u32(&c, &t->parallelism)) || (rc = copy_bytes(&c, &t->op_state, &t->op_state_len)) ||
-        (rc = weir_cursor_get_varint(&c, &n)))
-        goto fail;
-    if (n > weir_cursor_left(&c)) {
-        rc = WEIR_ECORRUPT;
-        goto fail;
-    }
-    t->pos = weir_calloc(n ? n : 1, sizeof *t->pos);
-    if (!t->pos) {
-        rc = WEIR_ENOMEM;
-        goto fail;
-    }
-    for (; t->n_pos < n; t->n_pos++) {
-        weir__split_pos *p = &t->pos[t->n_pos];
-        if ((rc = weir_cursor_get_str(&c, &p->split_id)) || (rc = copy_bytes(&c, &p->pos, &p->pos_len))) {
-            t->n_pos++;
-            goto fail;
-        }
-    }
-    if ((rc = weir_cursor_get_varint(&c, &n)))
-        goto fail;
-    if (n > weir_cursor_left(&c)) {
-        rc = WEIR_ECORRUPT;
-        goto fail;
-    }
-    t->kgs = weir_calloc(n ? n : 1, sizeof *t->kgs);
-    if (!t->kgs) {
-        rc = WEIR_ENOMEM;
-        goto fail;
-    }
-    for (; t->n_kg < n; t->n_kg++) {
-        weir__kg_state *k = &t->kgs[t->n_kg];
-        if ((rc = weir_cursor_get_u32(&c, &k->kg)) || (rc = copy_bytes(&c, &k->data, &k->len))) {
-            t->n_kg++;
-            goto fail;
-        }
-    }
-    if (weir_cursor_left(&c) != 0) {
-        rc = WEIR_ECORRUPT;
-        goto fail;
-    }
-    return 0;
-fail:
-    weir__task_state_fini(t);
-    if (rc == WEIR_ECORRUPT)
-        weir_error_set(err, rc, "state: truncated or malformed content");
-    return rc;
-}
+#define META_VERSION 2u
 
 void weir__ckpt_meta_fini(weir__ckpt_meta *m)
 {
     if (!m)
         return;
     for (uint32_t i = 0; i < m->n_files; i++) {
-        weir_free(m->files[i].op_uid);
+        weir_free(m->files[i].task);
         weir_free(m->files[i].file);
     }
     weir_free(m->files);
     memset(m, 0, sizeof *m);
 }
 
-int weir__ckpt_meta_add(weir__ckpt_meta *m, const char *op_uid, uint32_t subtask, uint32_t parallelism,
-                        const char *file, uint64_t size, uint32_t crc)
+int weir__ckpt_meta_add(weir__ckpt_meta *m, const char *task, uint32_t task_id, uint32_t subtask,
+                        uint32_t parallelism, const char *file, uint64_t size, uint32_t crc)
 {
     weir__ckpt_file *f = weir_realloc(m->files, (m->n_files + 1) * sizeof *f);
     if (!f)
         return WEIR_ENOMEM;
     m->files = f;
     f = &m->files[m->n_files];
-    *f = (weir__ckpt_file){weir_strdup(op_uid), subtask, parallelism, weir_strdup(file), size, crc};
-    if (!f->op_uid || !f->file) {
-        weir_free(f->op_uid);
+    *f = (weir__ckpt_file){weir_strdup(task ? task : ""), task_id, subtask, parallelism, weir_strdup(file), size,
+                           crc};
+    if (!f->task || !f->file) {
+        weir_free(f->task);
         weir_free(f->file);
         return WEIR_ENOMEM;
     }
@@ -184,16 +45,19 @@ int weir__ckpt_meta_encode(const weir__ckpt_meta *m, weir_buf *out)
 {
     size_t start = out->len;
     int rc = 0;
+    uint8_t flags = (uint8_t)((m->is_savepoint ? WEIR__CKPT_SAVEPOINT : 0) | (m->is_final ? WEIR__CKPT_FINAL : 0));
     rc |= weir_buf_put(out, META_MAGIC, 8);
-    rc |= weir_buf_put_u32(out, FORMAT_VERSION);
+    rc |= weir_buf_put_u32(out, META_VERSION);
     rc |= weir_buf_put_u64(out, m->id);
     rc |= weir_buf_put_i64(out, m->time_ms);
-    rc |= weir_buf_put_u8(out, m->is_savepoint);
+    rc |= weir_buf_put_i64(out, m->duration_ms);
+    rc |= weir_buf_put_u8(out, flags);
     rc |= weir_buf_put_u32(out, m->max_parallelism);
     rc |= weir_buf_put_varint(out, m->n_files);
     for (uint32_t i = 0; i < m->n_files; i++) {
         const weir__ckpt_file *f = &m->files[i];
-        rc |= weir_buf_put_str(out, f->op_uid);
+        rc |= weir_buf_put_str(out, f->task);
+        rc |= weir_buf_put_u32(out, f->task_id);
         rc |= weir_buf_put_u32(out, f->subtask);
         rc |= weir_buf_put_u32(out, f->parallelism);
         rc |= weir_buf_put_str(out, f->file);
@@ -202,23 +66,38 @@ int weir__ckpt_meta_encode(const weir__ckpt_meta *m, weir_buf *out)
     }
     if (rc)
         return WEIR_ENOMEM;
-    return put_trailer(out, start);
+    uint32_t crc = weir_crc32c(0, out->data + start, out->len - start);
+    return weir_buf_put_u32(out, crc);
 }
 
 int weir__ckpt_meta_decode(const uint8_t *data, size_t len, weir__ckpt_meta *m, weir_error *err)
 {
     memset(m, 0, sizeof *m);
+    if (len < 16 || memcmp(data, META_MAGIC, 8) != 0)
+        return weir_error_set(err, WEIR_ECORRUPT, "_metadata: not a weir checkpoint metadata file (bad magic)");
+    uint32_t stored, actual = weir_crc32c(0, data, len - 4);
     weir_cursor c;
-    int rc = open_checked(data, len, META_MAGIC, "metadata", &c, err);
-    if (rc)
-        return rc;
-    uint8_t sp;
+    weir_cursor_init(&c, data + len - 4, 4);
+    weir_cursor_get_u32(&c, &stored);
+    if (stored != actual)
+        return weir_error_set(err, WEIR_ECORRUPT,
+                              "_metadata: checksum mismatch (stored %08x, computed %08x): corrupt or truncated",
+                              stored, actual);
+    weir_cursor_init(&c, data + 8, len - 12);
+    uint32_t version;
+    weir_cursor_get_u32(&c, &version);
+    if (version != META_VERSION)
+        return weir_error_set(err, WEIR_EUNSUPPORTED, "_metadata: format version %u is not supported (this weir reads %u)",
+                              version, META_VERSION);
+    uint8_t flags;
     uint64_t n;
+    int rc;
     if ((rc = weir_cursor_get_u64(&c, &m->id)) || (rc = weir_cursor_get_i64(&c, &m->time_ms)) ||
-        (rc = weir_cursor_get_u8(&c, &sp)) || (rc = weir_cursor_get_u32(&c, &m->max_parallelism)) ||
-        (rc = weir_cursor_get_varint(&c, &n)))
+        (rc = weir_cursor_get_i64(&c, &m->duration_ms)) || (rc = weir_cursor_get_u8(&c, &flags)) ||
+        (rc = weir_cursor_get_u32(&c, &m->max_parallelism)) || (rc = weir_cursor_get_varint(&c, &n)))
         goto fail;
-    m->is_savepoint = sp != 0;
+    m->is_savepoint = (flags & WEIR__CKPT_SAVEPOINT) != 0;
+    m->is_final = (flags & WEIR__CKPT_FINAL) != 0;
     if (n > weir_cursor_left(&c)) {
         rc = WEIR_ECORRUPT;
         goto fail;
@@ -230,22 +109,141 @@ int weir__ckpt_meta_decode(const uint8_t *data, size_t len, weir__ckpt_meta *m, 
     }
     for (; m->n_files < n; m->n_files++) {
         weir__ckpt_file *f = &m->files[m->n_files];
-        if ((rc = weir_cursor_get_str(&c, &f->op_uid)) || (rc = weir_cursor_get_u32(&c, &f->subtask)) ||
-            (rc = weir_cursor_get_u32(&c, &f->parallelism)) || (rc = weir_cursor_get_str(&c, &f->file)) ||
-            (rc = weir_cursor_get_u64(&c, &f->size)) || (rc = weir_cursor_get_u32(&c, &f->crc))) {
+        if ((rc = weir_cursor_get_str(&c, &f->task)) || (rc = weir_cursor_get_u32(&c, &f->task_id)) ||
+            (rc = weir_cursor_get_u32(&c, &f->subtask)) || (rc = weir_cursor_get_u32(&c, &f->parallelism)) ||
+            (rc = weir_cursor_get_str(&c, &f->file)) || (rc = weir_cursor_get_u64(&c, &f->size)) ||
+            (rc = weir_cursor_get_u32(&c, &f->crc))) {
             m->n_files++;
             goto fail;
         }
-        if (!f->op_uid || !f->file) {
+        if (!f->task || !f->file || !*f->file || strchr(f->file, '/') || strstr(f->file, "..")) {
             m->n_files++;
             rc = WEIR_ECORRUPT;
             goto fail;
         }
     }
+    if (weir_cursor_left(&c) != 0) {
+        rc = WEIR_ECORRUPT;
+        goto fail;
+    }
     return 0;
 fail:
     weir__ckpt_meta_fini(m);
     if (rc == WEIR_ECORRUPT)
-        weir_error_set(err, rc, "metadata: truncated or malformed content");
+        weir_error_set(err, rc, "_metadata: truncated or malformed content");
+    else
+        weir_error_set(err, rc, "_metadata: %s", weir_strerror(rc));
     return rc;
+}
+
+/* ---- subtask snapshot summaries ---- */
+
+void weir__snap_view_fini(weir__snap_view *v)
+{
+    if (!v)
+        return;
+    for (uint32_t i = 0; i < v->n_ops; i++)
+        weir_free(v->ops[i].name);
+    for (uint32_t i = 0; i < v->n_splits; i++) {
+        weir_free(v->splits[i].id);
+        weir_free(v->splits[i].pos);
+    }
+    weir_free(v->ops);
+    weir_free(v->splits);
+    memset(v, 0, sizeof *v);
+}
+
+static int get_u32v(weir_cursor *c, uint32_t *out)
+{
+    uint64_t x;
+    int rc = weir_cursor_get_varint(c, &x);
+    if (!rc && x > UINT32_MAX)
+        rc = WEIR_ECORRUPT;
+    if (!rc)
+        *out = (uint32_t)x;
+    return rc;
+}
+
+int weir__snap_view_decode(const uint8_t *data, size_t len, weir__snap_view *v, weir_error *err)
+{
+    memset(v, 0, sizeof *v);
+    weir_cursor c;
+    weir_cursor_init(&c, data, len);
+    uint32_t magic;
+    uint8_t version;
+    int rc = weir_cursor_get_u32(&c, &magic);
+    if (!rc && magic != WEIR__SNAPSHOT_MAGIC)
+        return weir_error_set(err, WEIR_ECORRUPT, "not a subtask snapshot (bad magic)");
+    if (!rc && !(rc = weir_cursor_get_u8(&c, &version)) && version != 1)
+        return weir_error_set(err, WEIR_EUNSUPPORTED, "subtask snapshot version %u is not supported", version);
+    if (!rc)
+        rc = get_u32v(&c, &v->task);
+    if (!rc)
+        rc = get_u32v(&c, &v->subtask);
+    if (!rc)
+        rc = get_u32v(&c, &v->parallelism);
+    if (!rc)
+        rc = get_u32v(&c, &v->n_ops);
+    if (!rc && v->n_ops > weir_cursor_left(&c))
+        rc = WEIR_ECORRUPT;
+    if (!rc && !(v->ops = weir_calloc(v->n_ops ? v->n_ops : 1, sizeof *v->ops)))
+        rc = WEIR_ENOMEM;
+    uint32_t n_ops = v->n_ops;
+    v->n_ops = 0;
+    for (uint32_t i = 0; i < n_ops && !rc; i++) {
+        weir__snap_op_view *o = &v->ops[v->n_ops++];
+        const void *p;
+        size_t n, tn;
+        if ((rc = get_u32v(&c, &o->node)) || (rc = weir_cursor_get_str(&c, &o->name)) ||
+            (rc = weir_cursor_get_bytes(&c, &p, &o->op_state_bytes)) || (rc = get_u32v(&c, &o->n_kg)))
+            break;
+        o->kg_lo = UINT32_MAX;
+        for (uint32_t k = 0; k < o->n_kg && !rc; k++) {
+            uint32_t kg;
+            if ((rc = weir_cursor_get_u32(&c, &kg)) || (rc = weir_cursor_get_bytes(&c, &p, &n)) ||
+                (rc = weir_cursor_get_bytes(&c, &p, &tn)))
+                break;
+            o->kg_lo = kg < o->kg_lo ? kg : o->kg_lo;
+            o->kg_hi = kg > o->kg_hi ? kg : o->kg_hi;
+            o->state_bytes += n;
+            o->timer_bytes += tn;
+            if (n || tn)
+                o->n_kg_used++;
+        }
+        if (o->n_kg == 0)
+            o->kg_lo = 0;
+    }
+    uint8_t has_src = 0;
+    if (!rc)
+        rc = weir_cursor_get_u8(&c, &has_src);
+    v->has_source = has_src != 0;
+    uint32_t n_splits = 0;
+    if (!rc && has_src && !(rc = get_u32v(&c, &v->source_node)) && !(rc = get_u32v(&c, &n_splits))) {
+        if (n_splits > weir_cursor_left(&c))
+            rc = WEIR_ECORRUPT;
+        else if (!(v->splits = weir_calloc(n_splits ? n_splits : 1, sizeof *v->splits)))
+            rc = WEIR_ENOMEM;
+    }
+    for (uint32_t i = 0; i < n_splits && !rc; i++) {
+        weir__snap_split_view *s = &v->splits[v->n_splits++];
+        uint8_t fin;
+        const void *p;
+        if ((rc = weir_cursor_get_str(&c, &s->id)) || (rc = weir_cursor_get_u8(&c, &fin)) ||
+            (rc = weir_cursor_get_bytes(&c, &p, &s->pos_len)) || (rc = weir_cursor_get_i64(&c, &s->max_ts)))
+            break;
+        s->finished = fin != 0;
+        if (!(s->pos = weir_malloc(s->pos_len ? s->pos_len : 1))) {
+            rc = WEIR_ENOMEM;
+            break;
+        }
+        memcpy(s->pos, p, s->pos_len);
+    }
+    if (!rc && weir_cursor_left(&c) != 0)
+        rc = WEIR_ECORRUPT;
+    if (rc) {
+        weir__snap_view_fini(v);
+        return weir_error_set(err, rc, "subtask snapshot: %s",
+                              rc == WEIR_ECORRUPT ? "truncated or malformed content" : weir_strerror(rc));
+    }
+    return 0;
 }

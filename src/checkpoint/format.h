@@ -1,67 +1,44 @@
 /*
  * checkpoint/format.h - the bytes of a checkpoint.
  *
- * A checkpoint is a folder "chk-<id>" holding one state file per operator
- * subtask and, written last, "_metadata". The checkpoint exists (is
- * complete) exactly when _metadata is present and every file it lists has
- * the recorded size and CRC-32C. Both kinds of file end with a CRC-32C of
- * everything before it, so truncation and bit flips are detected.
+ * A checkpoint is a folder "chk-<id>" (a savepoint: "savepoint-<id>")
+ * holding one state file per subtask and, written last, "_metadata". The
+ * checkpoint exists (is complete) exactly when _metadata is present, decodes,
+ * and every file it lists has the recorded size and CRC-32C.
  *
- * State file ("WEIRSTAT", version 1):
- *   str op_uid, u32 subtask, u32 parallelism,
- *   bytes op_state                      (the operator's own snapshot),
- *   varint n_pos, n_pos x (str split_id, bytes position)   (sources),
- *   varint n_kg,  n_kg  x (u32 kg, bytes keyed state + timers),
- *   u32 crc
- * The keyed part is indexed by key group, so a restore at another
- * parallelism reads just the key groups it owns from every old file.
+ * State files hold the runtime's subtask snapshot bytes unchanged (format:
+ * runtime/checkpoint.h, magic "WSNP"): every operator of the subtask's chain
+ * with its operator state and, per key group it owns, keyed state and timers
+ * in the state backends' canonical format; a source subtask adds its split
+ * positions. They carry no checksum of their own: the metadata's CRC covers
+ * them. Because key groups are stored one by one and the keyed-state format
+ * is backend-independent, every checkpoint restores at any parallelism and
+ * into either state backend (a savepoint is the same bytes, kept elsewhere).
  *
- * Metadata ("WEIRMETA", version 1):
- *   u64 id, i64 time_ms, u8 is_savepoint, u32 max_parallelism,
- *   varint n_files, n x (str op_uid, u32 subtask, u32 parallelism,
- *                        str file, u64 size, u32 crc),
- *   u32 crc
+ * Metadata ("WEIRMETA", version 2, little-endian; varint = LEB128;
+ * str = varint length + bytes):
+ *   u64 id, i64 time_ms (job clock at trigger), i64 duration_ms,
+ *   u8 flags (1: savepoint, 2: final - every subtask had ended),
+ *   u32 max_parallelism,
+ *   varint n_files, n x (str task (the chain's operator names), u32 task id,
+ *                        u32 subtask, u32 parallelism, str file, u64 size,
+ *                        u32 crc),
+ *   u32 crc (CRC-32C of everything before it)
  */
 #ifndef WEIR_CHECKPOINT_FORMAT_H
 #define WEIR_CHECKPOINT_FORMAT_H
 
 #include "weir/buf.h"
 
-typedef struct weir__split_pos {
-    char *split_id;
-    uint8_t *pos;
-    size_t pos_len;
-} weir__split_pos;
-
-typedef struct weir__kg_state {
-    uint32_t kg;
-    uint8_t *data;
-    size_t len;
-} weir__kg_state;
-
-/* The snapshot of one operator subtask. Owns all its memory. */
-typedef struct weir__task_state {
-    char *op_uid;
-    uint32_t subtask;
-    uint32_t parallelism;
-    uint8_t *op_state;
-    size_t op_state_len;
-    uint32_t n_pos;
-    weir__split_pos *pos;
-    uint32_t n_kg;
-    weir__kg_state *kgs;
-} weir__task_state;
-
-void weir__task_state_fini(weir__task_state *t);
-int weir__task_state_encode(const weir__task_state *t, weir_buf *out);
-/* Verifies magic and CRC; fills t with copies (t owns them). */
-int weir__task_state_decode(const uint8_t *data, size_t len, weir__task_state *t, weir_error *err);
+#define WEIR__CKPT_SAVEPOINT 1u
+#define WEIR__CKPT_FINAL 2u
 
 typedef struct weir__ckpt_file {
-    char *op_uid;
+    char *task;      /* "source -> map" (informative) */
+    uint32_t task_id;
     uint32_t subtask;
     uint32_t parallelism;
-    char *file; /* name relative to the checkpoint folder */
+    char *file;      /* name relative to the checkpoint folder */
     uint64_t size;
     uint32_t crc;
 } weir__ckpt_file;
@@ -69,7 +46,9 @@ typedef struct weir__ckpt_file {
 typedef struct weir__ckpt_meta {
     uint64_t id;
     int64_t time_ms;
+    int64_t duration_ms;
     bool is_savepoint;
+    bool is_final;
     uint32_t max_parallelism;
     uint32_t n_files;
     weir__ckpt_file *files;
@@ -77,9 +56,44 @@ typedef struct weir__ckpt_meta {
 
 void weir__ckpt_meta_fini(weir__ckpt_meta *m);
 int weir__ckpt_meta_encode(const weir__ckpt_meta *m, weir_buf *out);
+/* Verifies magic, version and CRC; m owns what it decoded. */
 int weir__ckpt_meta_decode(const uint8_t *data, size_t len, weir__ckpt_meta *m, weir_error *err);
 /* Appends a file entry (strings copied). */
-int weir__ckpt_meta_add(weir__ckpt_meta *m, const char *op_uid, uint32_t subtask, uint32_t parallelism,
-                        const char *file, uint64_t size, uint32_t crc);
+int weir__ckpt_meta_add(weir__ckpt_meta *m, const char *task, uint32_t task_id, uint32_t subtask,
+                        uint32_t parallelism, const char *file, uint64_t size, uint32_t crc);
+
+/* ---- reading a subtask snapshot for inspection (weir inspect) ---- */
+
+typedef struct weir__snap_op_view {
+    uint32_t node;
+    char *name;
+    size_t op_state_bytes;
+    uint32_t n_kg;            /* key groups listed (the subtask's range) */
+    uint32_t n_kg_used;       /* of which hold keyed state or timers */
+    uint32_t kg_lo, kg_hi;    /* smallest and largest key group listed */
+    uint64_t state_bytes, timer_bytes;
+} weir__snap_op_view;
+
+typedef struct weir__snap_split_view {
+    char *id;
+    bool finished;
+    uint8_t *pos;
+    size_t pos_len;
+    int64_t max_ts;           /* the split's watermark generator: largest timestamp seen */
+} weir__snap_split_view;
+
+typedef struct weir__snap_view {
+    uint32_t task, subtask, parallelism;
+    uint32_t n_ops;
+    weir__snap_op_view *ops;
+    bool has_source;
+    uint32_t source_node;
+    uint32_t n_splits;
+    weir__snap_split_view *splits;
+} weir__snap_view;
+
+/* Decodes a WSNP subtask snapshot into a summary that v owns. */
+int weir__snap_view_decode(const uint8_t *data, size_t len, weir__snap_view *v, weir_error *err);
+void weir__snap_view_fini(weir__snap_view *v);
 
 #endif

@@ -1,15 +1,24 @@
 /*
  * cli/checkpoints.c - `weir checkpoints DIR` lists the checkpoints in a
- * folder; `weir inspect PATH` shows what one checkpoint or savepoint holds.
+ * folder; `weir inspect PATH` shows what one checkpoint or savepoint holds;
+ * `weir savepoint PID` asks a running job for a savepoint; and the
+ * checkpoint side of `weir run` (options, --fresh, --from, signals).
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "checkpoint/catalog.h"
 #include "cli/cli.h"
+#include "weir/checkpoint.h"
+#include "weir/planner.h"
 
 static const char *status_name(weir__ckpt_status s)
 {
@@ -79,7 +88,7 @@ int weir_cli_inspect(int argc, char **argv)
                "operators, subtasks, key groups, state sizes and source positions.\n");
         return argc == 2 ? WEIR_EXIT_OK : WEIR_EXIT_USAGE;
     }
-    char dir[4096], name[512];
+    char dir[4096], name[4096];
     snprintf(dir, sizeof dir, "%s", argv[1]);
     size_t l = strlen(dir);
     while (l > 1 && dir[l - 1] == '/')
@@ -110,39 +119,213 @@ int weir_cli_inspect(int argc, char **argv)
     }
     char when[32];
     format_time(m.time_ms, when, sizeof when);
-    printf("%s %s: id %" PRIu64 ", taken %s UTC, max parallelism %u, %u state files\n",
-           m.is_savepoint ? "savepoint" : "checkpoint", name, m.id, when, m.max_parallelism, m.n_files);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < m.n_files; i++)
+        total += m.files[i].size;
+    printf("%s %s: id %" PRIu64 ", taken %s UTC, took %" PRId64 " ms, max parallelism %u, %u state files, %" PRIu64
+           " bytes%s\n",
+           m.is_savepoint ? "savepoint" : "checkpoint", name, m.id, when, m.duration_ms, m.max_parallelism, m.n_files,
+           total, m.is_final ? ", final (every task had ended)" : "");
     for (uint32_t i = 0; i < m.n_files; i++) {
         const weir__ckpt_file *f = &m.files[i];
-        char path[1024];
+        char path[8300];
         snprintf(path, sizeof path, "%s/%s", name, f->file);
         uint8_t *data;
         size_t len;
-        weir__task_state t;
-        printf("  operator %s subtask %u/%u: %s, %" PRIu64 " bytes\n", f->op_uid, f->subtask, f->parallelism,
-               f->file, f->size);
-        if (s->ops->get(s, path, &data, &len) != 0 || weir__task_state_decode(data, len, &t, &err) != 0) {
-            printf("    (cannot decode)\n");
+        weir__snap_view v;
+        printf("  task %u subtask %u/%u (%s): %s, %" PRIu64 " bytes\n", f->task_id, f->subtask, f->parallelism,
+               f->task, f->file, f->size);
+        if (s->ops->get(s, path, &data, &len) != 0) {
+            printf("    (cannot read)\n");
             continue;
         }
+        rc = weir__snap_view_decode(data, len, &v, &err);
         weir_free(data);
-        if (t.op_state_len)
-            printf("    operator state: %zu bytes\n", t.op_state_len);
-        for (uint32_t p = 0; p < t.n_pos; p++)
-            printf("    source split %s: position of %zu bytes\n", t.pos[p].split_id, t.pos[p].pos_len);
-        if (t.n_kg) {
-            size_t total = 0;
-            uint32_t lo = UINT32_MAX, hi = 0;
-            for (uint32_t k = 0; k < t.n_kg; k++) {
-                total += t.kgs[k].len;
-                lo = t.kgs[k].kg < lo ? t.kgs[k].kg : lo;
-                hi = t.kgs[k].kg > hi ? t.kgs[k].kg : hi;
-            }
-            printf("    keyed state: %u key groups in [%u, %u], %zu bytes\n", t.n_kg, lo, hi, total);
+        if (rc) {
+            printf("    (cannot decode: %s)\n", err.message);
+            continue;
         }
-        weir__task_state_fini(&t);
+        for (uint32_t o = 0; o < v.n_ops; o++) {
+            const weir__snap_op_view *op = &v.ops[o];
+            printf("    operator %u '%s': operator state %zu bytes", op->node, op->name ? op->name : "?",
+                   op->op_state_bytes);
+            if (op->n_kg)
+                printf(", key groups [%u, %u] (%u with state): keyed state %" PRIu64 " bytes, timers %" PRIu64
+                       " bytes",
+                       op->kg_lo, op->kg_hi, op->n_kg_used, op->state_bytes, op->timer_bytes);
+            printf("\n");
+        }
+        for (uint32_t k = 0; k < v.n_splits; k++) {
+            const weir__snap_split_view *sp = &v.splits[k];
+            printf("    source split %s: ", sp->id ? sp->id : "?");
+            if (sp->finished) {
+                printf("finished");
+            } else if (sp->pos_len == 8) {
+                uint64_t off = 0;
+                for (int b = 7; b >= 0; b--)
+                    off = off << 8 | sp->pos[b];
+                printf("position %" PRIu64, off);
+            } else {
+                printf("position 0x");
+                for (size_t b = 0; b < sp->pos_len && b < 32; b++)
+                    printf("%02x", sp->pos[b]);
+                if (sp->pos_len > 32)
+                    printf("... (%zu bytes)", sp->pos_len);
+            }
+            if (sp->max_ts != INT64_MIN)
+                printf(", largest event time %" PRId64, sp->max_ts);
+            printf("\n");
+        }
+        weir__snap_view_fini(&v);
     }
     weir__ckpt_meta_fini(&m);
     weir__storage_destroy(s);
+    return WEIR_EXIT_OK;
+}
+
+/* ---- checkpoints for `weir run` ---- */
+
+/* Every checkpoint key the script (SET) or -D may give. */
+static const char *const CKPT_KEYS[] = {
+    "state.checkpoints.dir",
+    "execution.checkpointing.dir",
+    "execution.checkpointing.interval",
+    "execution.checkpointing.timeout",
+    "execution.checkpointing.min-pause",
+    "execution.checkpointing.max-concurrent-checkpoints",
+    "execution.checkpointing.tolerable-failed-checkpoints",
+    "execution.checkpointing.mode",
+    "execution.checkpointing.unaligned",
+    "execution.checkpointing.unaligned.enabled",
+    "state.checkpoints.num-retained",
+    "execution.checkpointing.num-retained",
+    "state.savepoints.dir",
+    "execution.checkpointing.savepoint-dir",
+    "execution.savepoint.path",
+    NULL,
+};
+
+int weir_cli_enable_checkpoints(weir_sql_job *sj, weir_job *job, bool fresh, const char *from)
+{
+    weir_checkpoint_config cfg;
+    weir_checkpoint_config_init(&cfg);
+    weir_error err = {0};
+    for (size_t i = 0; CKPT_KEYS[i]; i++) {
+        const char *v = weir_sql_job_config(sj, CKPT_KEYS[i]);
+        if (v && weir_checkpoint_config_set(&cfg, CKPT_KEYS[i], v, &err) != 0) {
+            fprintf(stderr, "weir: %s\n", err.message);
+            return WEIR_EXIT_INVALID;
+        }
+    }
+    if (from) {
+        cfg.restore = WEIR_RESTORE_PATH;
+        cfg.restore_path = from;
+    } else if (fresh) {
+        cfg.restore = WEIR_RESTORE_FRESH;
+    }
+    if (!cfg.dir) {
+        if (cfg.restore == WEIR_RESTORE_PATH) {
+            fprintf(stderr, "weir: restoring %s needs state.checkpoints.dir, where the restored job checkpoints "
+                            "(SET it in the script or pass -D state.checkpoints.dir=DIR)\n",
+                    cfg.restore_path);
+            return WEIR_EXIT_USAGE;
+        }
+        if (fresh)
+            fprintf(stderr, "weir: --fresh has no effect: the job has no checkpoint directory\n");
+        return WEIR_EXIT_OK; /* no checkpoints */
+    }
+    int rc = weir_job_enable_checkpoints(job, &cfg, &err);
+    if (rc) {
+        fprintf(stderr, "weir: %s\n", err.message);
+        return rc == WEIR_ENOTFOUND || rc == WEIR_EIO ? WEIR_EXIT_IO : WEIR_EXIT_INVALID;
+    }
+    return WEIR_EXIT_OK;
+}
+
+/*
+ * Savepoints on signals: SIGUSR1 takes a savepoint into state.savepoints.dir
+ * while the job goes on; STOP_SIGNAL (SIGRTMIN + 1, sent by `weir savepoint
+ * PID --stop`; SIGUSR2 is run.c's own) stops the job with one. A thread of ours
+ * waits for them with sigwait, so the savepoint (which blocks) never runs
+ * in a signal handler; the signals are blocked in every other thread
+ * (weir_cli_signals_start runs before the job's threads exist).
+ */
+#define STOP_SIGNAL (SIGRTMIN + 1)
+
+static pthread_t g_sig_thread;
+static bool g_sig_started;
+static weir_job *g_sig_job;
+static _Atomic bool g_sig_stopping;
+static sigset_t g_sig_set;
+
+static void *signal_thread(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        int sig;
+        if (sigwait(&g_sig_set, &sig) != 0)
+            continue;
+        if (atomic_load(&g_sig_stopping)) /* weir_cli_signals_stop: the job ended */
+            break;
+        char path[1024];
+        weir_error err = {0};
+        int rc = sig == SIGUSR1 ? weir_job_savepoint(g_sig_job, NULL, path, sizeof path, &err)
+                                : weir_job_stop_with_savepoint(g_sig_job, NULL, path, sizeof path, &err);
+        if (rc)
+            fprintf(stderr, "weir: %s failed: %s\n", sig == SIGUSR1 ? "savepoint" : "stop with savepoint",
+                    err.message);
+        else
+            fprintf(stderr, "weir: savepoint written to %s%s\n", path, sig != SIGUSR1 ? "; the job stops" : "");
+    }
+    return NULL;
+}
+
+void weir_cli_signals_start(weir_job *job)
+{
+    weir_checkpoint_stats st;
+    if (weir_job_checkpoint_stats(job, &st) != 0)
+        return; /* no checkpoints, no savepoints: the signals keep their default action */
+    sigemptyset(&g_sig_set);
+    sigaddset(&g_sig_set, SIGUSR1);
+    sigaddset(&g_sig_set, STOP_SIGNAL);
+    if (pthread_sigmask(SIG_BLOCK, &g_sig_set, NULL) != 0)
+        return;
+    g_sig_job = job;
+    atomic_store(&g_sig_stopping, false);
+    g_sig_started = pthread_create(&g_sig_thread, NULL, signal_thread, NULL) == 0;
+}
+
+void weir_cli_signals_stop(void)
+{
+    if (!g_sig_started)
+        return;
+    atomic_store(&g_sig_stopping, true);
+    pthread_kill(g_sig_thread, SIGUSR1);
+    pthread_join(g_sig_thread, NULL);
+    g_sig_started = false;
+}
+
+int weir_cli_savepoint(int argc, char **argv)
+{
+    bool stop = argc == 3 && !strcmp(argv[2], "--stop");
+    if (argc < 2 || argc > 3 || !strcmp(argv[1], "--help") || (argc == 3 && !stop)) {
+        printf("usage: weir savepoint PID [--stop]\n\n"
+               "Asks the `weir run` process PID for a savepoint into its state.savepoints.dir\n"
+               "(it prints the savepoint's path on its stderr). With --stop the job stops\n"
+               "after the savepoint, which is also its final checkpoint. Without --stop\n"
+               "this is kill -USR1 PID. Restore it with\n"
+               "weir run JOB.sql --from PATH, at any parallelism and on either state backend.\n");
+        return argc >= 2 && !strcmp(argv[1], "--help") ? WEIR_EXIT_OK : WEIR_EXIT_USAGE;
+    }
+    char *end;
+    long pid = strtol(argv[1], &end, 10);
+    if (*end || pid <= 0) {
+        fprintf(stderr, "weir savepoint: '%s' is not a process id\n", argv[1]);
+        return WEIR_EXIT_USAGE;
+    }
+    if (kill((pid_t)pid, stop ? STOP_SIGNAL : SIGUSR1) != 0) {
+        fprintf(stderr, "weir savepoint: cannot signal process %ld: %s\n", pid, strerror(errno));
+        return WEIR_EXIT_IO;
+    }
     return WEIR_EXIT_OK;
 }

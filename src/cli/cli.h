@@ -2,10 +2,22 @@
 #ifndef WEIR_CLI_H
 #define WEIR_CLI_H
 
+#include <stdbool.h>
+
 int weir_cli_checkpoints(int argc, char **argv);
 int weir_cli_inspect(int argc, char **argv);
 int weir_cli_run(int argc, char **argv);
 int weir_cli_explain(int argc, char **argv);
+int weir_cli_savepoint(int argc, char **argv);
+
+/* checkpoints.c: the checkpoint side of `weir run`. */
+struct weir_sql_job;
+struct weir_job;
+/* Enables checkpoints as the script's options say; returns an exit code (WEIR_EXIT_OK: go on). */
+int weir_cli_enable_checkpoints(struct weir_sql_job *sj, struct weir_job *job, bool fresh, const char *from);
+/* SIGUSR1: savepoint; SIGRTMIN+1: stop with savepoint (call before weir_job_start / after the job ended). */
+void weir_cli_signals_start(struct weir_job *job);
+void weir_cli_signals_stop(void);
 
 /* Exit codes of the weir command. */
 enum {

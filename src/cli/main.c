@@ -13,6 +13,7 @@ static const char USAGE[] =
     "  explain JOB.sql      print the plan of a SQL job without running it\n"
     "  checkpoints DIR      list the checkpoints in DIR\n"
     "  inspect PATH         show what a checkpoint or savepoint holds\n"
+    "  savepoint PID        take a savepoint of a running job (--stop: and stop it)\n"
     "\n"
     "weir COMMAND --help shows the options of a command.\n";
 
@@ -35,6 +36,8 @@ int main(int argc, char **argv)
         return weir_cli_checkpoints(argc - 1, argv + 1);
     if (!strcmp(cmd, "inspect"))
         return weir_cli_inspect(argc - 1, argv + 1);
+    if (!strcmp(cmd, "savepoint"))
+        return weir_cli_savepoint(argc - 1, argv + 1);
     fprintf(stderr, "weir: unknown command '%s'\n\n%s", cmd, USAGE);
     return WEIR_EXIT_USAGE;
 }

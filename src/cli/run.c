@@ -27,6 +27,8 @@ typedef struct run_args {
     const char *vals[MAX_SETS];
     char *owned[MAX_SETS];
     size_t n_set;
+    bool fresh;        /* --fresh: ignore existing checkpoints */
+    const char *from;  /* --from PATH: restore this checkpoint or savepoint */
 } run_args;
 
 static int parse_args(const char *cmd, int argc, char **argv, run_args *a)
@@ -43,6 +45,16 @@ static int parse_args(const char *cmd, int argc, char **argv, run_args *a)
             kv = argv[i];
         } else if (!strncmp(s, "-D", 2)) {
             kv = s + 2;
+        } else if (!strcmp(s, "--fresh")) {
+            a->fresh = true;
+            continue;
+        } else if (!strcmp(s, "--from")) {
+            if (++i >= argc) {
+                fprintf(stderr, "weir %s: --from needs a checkpoint or savepoint path\n", cmd);
+                return WEIR_EXIT_USAGE;
+            }
+            a->from = argv[i];
+            continue;
         } else if (s[0] == '-' && s[1]) {
             fprintf(stderr, "weir %s: unknown option '%s' (see weir %s --help)\n", cmd, s, cmd);
             return WEIR_EXIT_USAGE;
@@ -136,27 +148,76 @@ static int plan(const char *cmd, int argc, char **argv, run_args *a, weir_sql_jo
     return 0;
 }
 
-static weir_job *volatile g_running;
+/*
+ * SIGINT/SIGTERM stop the job cleanly. The signals are blocked in every
+ * thread and taken by one thread with sigwait, so weir_job_stop runs in an
+ * ordinary thread, not in a signal handler.
+ */
+typedef struct signal_watch {
+    weir_job *job;
+    sigset_t set;
+} signal_watch;
 
-static void on_signal(int sig)
+static void *watch_signals(void *arg)
 {
-    (void)sig;
-    if (g_running)
-        weir_job_stop(g_running);
+    signal_watch *w = arg;
+    int sig;
+    if (sigwait(&w->set, &sig) == 0 && sig != SIGUSR2)
+        weir_job_stop(w->job);
+    return NULL;
 }
 
 typedef struct status_sums {
     double in, out;
+    uint32_t last_task; /* the task closest to the sinks seen so far */
+    double wm;          /* minimum watermark over its subtasks */
+    bool have_wm;
+    double newest;      /* newest event time read by the sources */
 } status_sums;
 
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Metric names: "task<T>.<operator>.<subtask>.<metric>" and "task<T>.<subtask>.watermark". */
 static void sum_metric(void *ud, const char *name, double v)
 {
     status_sums *s = ud;
-    size_t n = strlen(name);
-    if (n >= 11 && !strcmp(name + n - 11, ".records_in") && strstr(name, "Source"))
-        s->in += v;
-    if (n >= 11 && !strcmp(name + n - 11, ".records_in") && strstr(name, "Sink"))
-        s->out += v;
+    if (!strcmp(name, "job.records_read"))
+        s->in = v;
+    else if (!strcmp(name, "job.records_written"))
+        s->out = v;
+    else if (ends_with(name, ".max_event_ts")) {
+        if (v > s->newest)
+            s->newest = v;
+    } else if (ends_with(name, ".watermark")) {
+        uint32_t t = (uint32_t)strtoul(name + 4, NULL, 10);
+        if (t > s->last_task || !s->have_wm) {
+            s->last_task = t;
+            s->wm = v;
+            s->have_wm = true;
+        } else if (t == s->last_task && v < s->wm) {
+            s->wm = v;
+        }
+    }
+}
+
+static void format_wm(double wm, char *buf, size_t cap)
+{
+    if (wm <= (double)INT64_MIN / 2) {
+        snprintf(buf, cap, "none yet");
+        return;
+    }
+    if (wm >= (double)INT64_MAX / 2) {
+        snprintf(buf, cap, "end of input");
+        return;
+    }
+    time_t t = (time_t)(wm / 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
 typedef struct waiter {
@@ -176,11 +237,16 @@ static void *wait_job(void *arg)
 int weir_cli_run(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "--help")) {
-        printf("usage: weir run JOB.sql [-D key=value]...\n\n"
+        printf("usage: weir run JOB.sql [-D key=value]... [--fresh | --from PATH]\n\n"
                "Plans the SQL script JOB.sql and runs it as one job. Bounded inputs run to\n"
                "completion; an unbounded job runs until interrupted (Ctrl-C stops it cleanly).\n\n"
                "  -D key=value   set a configuration key, overriding the script's SET\n"
-               "                 (e.g. -D parallelism.default=4)\n\n"
+               "                 (e.g. -D parallelism.default=4)\n"
+               "  --fresh        with state.checkpoints.dir set, start over instead of resuming\n"
+               "                 from the newest checkpoint there\n"
+               "  --from PATH    restore a checkpoint or savepoint (docs/checkpoints.md)\n\n"
+               "With state.checkpoints.dir set the job checkpoints there and a later run\n"
+               "resumes where it stopped; kill -USR1 PID (weir savepoint PID) takes a savepoint.\n\n"
                "Exit status: 0 done, 1 the job failed, 2 usage, 3 the script does not\n"
                "parse or plan, 4 a file could not be read.\n");
         return WEIR_EXIT_OK;
@@ -201,12 +267,20 @@ int weir_cli_run(int argc, char **argv)
         free_args(&a);
         return WEIR_EXIT_OK;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    g_running = job;
+    if ((rc = weir_cli_enable_checkpoints(sj, job, a.fresh, a.from))) {
+        weir_sql_job_destroy(sj);
+        free_args(&a);
+        return rc;
+    }
+    weir_cli_signals_start(job);
+    signal_watch sw = {.job = job};
+    sigemptyset(&sw.set);
+    sigaddset(&sw.set, SIGINT);
+    sigaddset(&sw.set, SIGTERM);
+    sigaddset(&sw.set, SIGUSR2); /* wakes the watcher when the job ends */
+    pthread_sigmask(SIG_BLOCK, &sw.set, NULL);
+    pthread_t sig_th;
+    bool watching = pthread_create(&sig_th, NULL, watch_signals, &sw) == 0;
     int jrc = weir_job_start(job);
     bool tty = isatty(STDERR_FILENO);
     waiter w = {.job = job};
@@ -221,14 +295,19 @@ int weir_cli_run(int argc, char **argv)
             nanosleep(&half, NULL);
             if (atomic_load(&w.done))
                 break;
-            status_sums s = {0};
+            status_sums s = {.newest = (double)INT64_MIN};
             weir_job_metrics(job, sum_metric, &s);
             int64_t now = weir_monotonic_ns();
             double rate = (s.out - last_out) / ((double)(now - last_t) / 1e9);
             last_out = s.out;
             last_t = now;
-            fprintf(stderr, "\r\033[Kin %.0f  out %.0f  %.0f rows/s  %.1f s", s.in, s.out, rate,
-                    (double)(now - t0) / 1e9);
+            char wm[64], lag[48] = "";
+            format_wm(s.have_wm ? s.wm : (double)INT64_MIN, wm, sizeof wm);
+            if (s.have_wm && s.newest > (double)INT64_MIN / 2 && s.wm > (double)INT64_MIN / 2 &&
+                s.wm < (double)INT64_MAX / 2)
+                snprintf(lag, sizeof lag, " (%.1f s behind the newest event)", (s.newest - s.wm) / 1000.0);
+            fprintf(stderr, "\r\033[Kin %.0f  out %.0f  %.0f rows/s  watermark %s%s  %.1f s", s.in, s.out, rate, wm,
+                    lag, (double)(now - t0) / 1e9);
         }
         fprintf(stderr, "\r\033[K");
         pthread_join(th, NULL);
@@ -236,7 +315,11 @@ int weir_cli_run(int argc, char **argv)
     } else if (!jrc) {
         jrc = weir_job_wait(job);
     }
-    g_running = NULL;
+    if (watching) {
+        pthread_kill(sig_th, SIGUSR2);
+        pthread_join(sig_th, NULL);
+    }
+    weir_cli_signals_stop();
     int exit_code = WEIR_EXIT_OK;
     if (jrc && jrc != WEIR_ECANCELED) {
         const char *msg = weir_job_error(job);

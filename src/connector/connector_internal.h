@@ -25,20 +25,29 @@ typedef struct weir__optset {
  * Keys every connector ignores ('connector', 'scan.watermark.*',
  * 'scan.parallelism', 'sink.parallelism': the planner's) are marked used.
  */
-int weir__optset_init(weir__optset *o, const char *connector, const weir_option *opts, size_t n,
+int weir__optset_init(weir__optset *o, const char *connector,
+                      const weir_option *opts, size_t n,
                       const weir_connector_env *env, weir_error *err);
 void weir__optset_fini(weir__optset *o);
 
 /* Value of key (marking it used), or NULL. */
 const char *weir__opt_get(weir__optset *o, const char *key);
-/* Typed readers: leave *out alone when the key is absent; an error names the key. */
+/* Typed readers: leave *out alone when the key is absent; an error names the
+ * key. */
 int weir__opt_bool(weir__optset *o, const char *key, bool *out);
 int weir__opt_duration(weir__optset *o, const char *key, int64_t *out_ms);
 int weir__opt_size(weir__optset *o, const char *key, uint64_t *out);
 int weir__opt_i64(weir__optset *o, const char *key, int64_t *out);
 int weir__opt_f64(weir__optset *o, const char *key, double *out);
 /* Sets the error about option i (and env->bad_option_index). */
-int weir__opt_fail(weir__optset *o, size_t i, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int weir__opt_fail(weir__optset *o, size_t i, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/*
+ * Marks keys[] (NULL-terminated) as used without reading them: the options
+ * of the other side of a table (a filesystem table's WITH clause carries
+ * both its source and its sink options, as in Flink).
+ */
+void weir__opt_accept(weir__optset *o, const char *const *keys);
 /* Index of key, or -1. */
 int weir__opt_index(const weir__optset *o, const char *key);
 
@@ -47,7 +56,8 @@ int weir__opt_index(const weir__optset *o, const char *key);
  * 'debezium-json.*') into fmt. *ignore_parse_errors reports
  * '<format>.ignore-parse-errors'. for_sink allows debezium-json.
  */
-int weir__opt_format(weir__optset *o, bool for_sink, weir_format_options *fmt, bool *ignore_parse_errors);
+int weir__opt_format(weir__optset *o, bool for_sink, weir_format_options *fmt,
+                     bool *ignore_parse_errors);
 
 /*
  * Fails on the first option nobody consumed, suggesting the closest of
@@ -56,7 +66,7 @@ int weir__opt_format(weir__optset *o, bool for_sink, weir_format_options *fmt, b
 int weir__opt_finish(weir__optset *o, const char *const *known);
 
 /* Edit distance, for "did you mean" suggestions. */
-size_t weir__edit_distance(const char *a, const char *b);
+size_t weir__opt_edit_distance(const char *a, const char *b);
 
 /* Source classes and sink classes, for weir_sink_spec_accepts_changelog. */
 extern const weir_source_class weir__file_source_class;

@@ -48,7 +48,8 @@ static bool unit_is(const char *u, size_t n, const char *const *names)
         if (n == m && strncasecmp(u, *names, n) == 0)
             return true;
         /* plural */
-        if (n == m + 1 && m > 2 && strncasecmp(u, *names, m) == 0 && (u[m] == 's' || u[m] == 'S'))
+        if (n == m + 1 && m > 2 && strncasecmp(u, *names, m) == 0 &&
+            (u[m] == 's' || u[m] == 'S'))
             return true;
     }
     return false;
@@ -57,7 +58,8 @@ static bool unit_is(const char *u, size_t n, const char *const *names)
 int weir_option_parse_duration(const char *s, int64_t *out_ms)
 {
     static const char *const ns[] = {"ns", "nano", "nanosecond", NULL};
-    static const char *const us[] = {"us", "\xc2\xb5s", "micro", "microsecond", NULL};
+    static const char *const us[] = {"us", "\xc2\xb5s", "micro", "microsecond",
+                                     NULL};
     static const char *const ms[] = {"ms", "milli", "millisecond", NULL};
     static const char *const sec[] = {"s", "sec", "second", NULL};
     static const char *const min[] = {"m", "min", "minute", NULL};
@@ -121,7 +123,8 @@ int weir_option_parse_size(const char *s, uint64_t *out_bytes)
     if (*skip_spaces(p))
         return WEIR_EINVAL;
     unsigned shift;
-    if (n == 0 || (n == 1 && (*u == 'b' || *u == 'B')) || (n == 5 && strncasecmp(u, "bytes", 5) == 0))
+    if (n == 0 || (n == 1 && (*u == 'b' || *u == 'B')) ||
+        (n == 5 && strncasecmp(u, "bytes", 5) == 0))
         shift = 0;
     else if (unit_is(u, n, k))
         shift = 10;
@@ -157,8 +160,10 @@ int weir_option_parse_bool(const char *s, bool *out)
 
 static bool ignored_everywhere(const char *key)
 {
-    return strcmp(key, "connector") == 0 || strncmp(key, "scan.watermark.", 15) == 0 ||
-           strcmp(key, "scan.parallelism") == 0 || strcmp(key, "sink.parallelism") == 0;
+    return strcmp(key, "connector") == 0 ||
+           strncmp(key, "scan.watermark.", 15) == 0 ||
+           strcmp(key, "scan.parallelism") == 0 ||
+           strcmp(key, "sink.parallelism") == 0;
 }
 
 int weir__opt_fail(weir__optset *o, size_t i, int code, const char *fmt, ...)
@@ -175,7 +180,8 @@ int weir__opt_fail(weir__optset *o, size_t i, int code, const char *fmt, ...)
     return code;
 }
 
-int weir__optset_init(weir__optset *o, const char *connector, const weir_option *opts, size_t n,
+int weir__optset_init(weir__optset *o, const char *connector,
+                      const weir_option *opts, size_t n,
                       const weir_connector_env *env, weir_error *err)
 {
     memset(o, 0, sizeof *o);
@@ -187,16 +193,22 @@ int weir__optset_init(weir__optset *o, const char *connector, const weir_option 
     if (env && env->bad_option_index)
         *env->bad_option_index = -1;
     if (n && !opts)
-        return weir_error_set(err, WEIR_EINVAL, "connector '%s': options missing", connector);
+        return weir_error_set(err, WEIR_EINVAL,
+                              "connector '%s': options missing", connector);
     o->used = weir_calloc(n ? n : 1, sizeof *o->used);
     if (!o->used)
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
         if (!opts[i].key || !opts[i].value)
-            return weir__opt_fail(o, i, WEIR_EINVAL, "connector '%s': option %zu has no key or no value", connector, i);
+            return weir__opt_fail(
+                o, i, WEIR_EINVAL,
+                "connector '%s': option %zu has no key or no value", connector,
+                i);
         for (size_t j = 0; j < i; j++)
             if (strcmp(opts[j].key, opts[i].key) == 0)
-                return weir__opt_fail(o, i, WEIR_EINVAL, "option '%s' is given twice", opts[i].key);
+                return weir__opt_fail(o, i, WEIR_EINVAL,
+                                      "option '%s' is given twice",
+                                      opts[i].key);
         if (ignored_everywhere(opts[i].key))
             o->used[i] = true;
     }
@@ -217,6 +229,15 @@ int weir__opt_index(const weir__optset *o, const char *key)
     return -1;
 }
 
+void weir__opt_accept(weir__optset *o, const char *const *keys)
+{
+    for (; *keys; keys++) {
+        int i = weir__opt_index(o, *keys);
+        if (i >= 0)
+            o->used[i] = true;
+    }
+}
+
 const char *weir__opt_get(weir__optset *o, const char *key)
 {
     int i = weir__opt_index(o, key);
@@ -233,8 +254,10 @@ int weir__opt_bool(weir__optset *o, const char *key, bool *out)
         return 0;
     o->used[i] = true;
     if (weir_option_parse_bool(o->opts[i].value, out))
-        return weir__opt_fail(o, (size_t)i, WEIR_EINVAL, "option '%s': expected 'true' or 'false', found '%s'", key,
-                              o->opts[i].value);
+        return weir__opt_fail(
+            o, (size_t)i, WEIR_EINVAL,
+            "option '%s': expected 'true' or 'false', found '%s'", key,
+            o->opts[i].value);
     return 0;
 }
 
@@ -246,8 +269,9 @@ int weir__opt_duration(weir__optset *o, const char *key, int64_t *out_ms)
     o->used[i] = true;
     if (weir_option_parse_duration(o->opts[i].value, out_ms))
         return weir__opt_fail(o, (size_t)i, WEIR_EINVAL,
-                              "option '%s': expected a duration such as '10 s', '500 ms' or '1 min', found '%s'", key,
-                              o->opts[i].value);
+                              "option '%s': expected a duration such as '10 "
+                              "s', '500 ms' or '1 min', found '%s'",
+                              key, o->opts[i].value);
     return 0;
 }
 
@@ -259,8 +283,9 @@ int weir__opt_size(weir__optset *o, const char *key, uint64_t *out)
     o->used[i] = true;
     if (weir_option_parse_size(o->opts[i].value, out))
         return weir__opt_fail(o, (size_t)i, WEIR_EINVAL,
-                              "option '%s': expected a memory size such as '128MB', '64 kb' or '1gb', found '%s'", key,
-                              o->opts[i].value);
+                              "option '%s': expected a memory size such as "
+                              "'128MB', '64 kb' or '1gb', found '%s'",
+                              key, o->opts[i].value);
     return 0;
 }
 
@@ -275,7 +300,9 @@ int weir__opt_i64(weir__optset *o, const char *key, int64_t *out)
     errno = 0;
     long long x = strtoll(v, &end, 10);
     if (end == v || *skip_spaces(end) || errno)
-        return weir__opt_fail(o, (size_t)i, WEIR_EINVAL, "option '%s': expected an integer, found '%s'", key, v);
+        return weir__opt_fail(o, (size_t)i, WEIR_EINVAL,
+                              "option '%s': expected an integer, found '%s'",
+                              key, v);
     *out = x;
     return 0;
 }
@@ -290,12 +317,14 @@ int weir__opt_f64(weir__optset *o, const char *key, double *out)
     char *end;
     double x = strtod(v, &end);
     if (end == v || *skip_spaces(end) || !isfinite(x))
-        return weir__opt_fail(o, (size_t)i, WEIR_EINVAL, "option '%s': expected a number, found '%s'", key, v);
+        return weir__opt_fail(o, (size_t)i, WEIR_EINVAL,
+                              "option '%s': expected a number, found '%s'", key,
+                              v);
     *out = x;
     return 0;
 }
 
-size_t weir__edit_distance(const char *a, const char *b)
+size_t weir__opt_edit_distance(const char *a, const char *b)
 {
     size_t n = strlen(a), m = strlen(b);
     if (n > 64 || m > 64)
@@ -306,9 +335,11 @@ size_t weir__edit_distance(const char *a, const char *b)
     for (size_t i = 1; i <= n; i++) {
         cur[0] = i;
         for (size_t j = 1; j <= m; j++) {
-            size_t sub = prev[j - 1] + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+            size_t sub = prev[j - 1] + (tolower((unsigned char)a[i - 1]) !=
+                                        tolower((unsigned char)b[j - 1]));
             size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+            cur[j] =
+                sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
         }
         memcpy(prev, cur, (m + 1) * sizeof *prev);
     }
@@ -323,7 +354,7 @@ int weir__opt_finish(weir__optset *o, const char *const *known)
         const char *key = o->opts[i].key, *best = NULL;
         size_t best_d = SIZE_MAX;
         for (const char *const *k = known; k && *k; k++) {
-            size_t d = weir__edit_distance(key, *k);
+            size_t d = weir__opt_edit_distance(key, *k);
             if (d < best_d) {
                 best_d = d;
                 best = *k;
@@ -331,9 +362,13 @@ int weir__opt_finish(weir__optset *o, const char *const *known)
         }
         size_t limit = strlen(key) / 3 + 1;
         if (best && best_d <= limit)
-            return weir__opt_fail(o, i, WEIR_EINVAL, "unsupported option '%s' for connector '%s' (did you mean '%s'?)",
+            return weir__opt_fail(o, i, WEIR_EINVAL,
+                                  "unsupported option '%s' for connector '%s' "
+                                  "(did you mean '%s'?)",
                                   key, o->connector, best);
-        return weir__opt_fail(o, i, WEIR_EINVAL, "unsupported option '%s' for connector '%s'", key, o->connector);
+        return weir__opt_fail(o, i, WEIR_EINVAL,
+                              "unsupported option '%s' for connector '%s'", key,
+                              o->connector);
     }
     return 0;
 }
@@ -363,92 +398,119 @@ static int parse_char_option(const char *v, char *out)
     return WEIR_EINVAL;
 }
 
-int weir__opt_format(weir__optset *o, bool for_sink, weir_format_options *fmt, bool *ignore_parse_errors)
+int weir__opt_format(weir__optset *o, bool for_sink, weir_format_options *fmt,
+                     bool *ignore_parse_errors)
 {
     int fi = weir__opt_index(o, "format");
     if (fi < 0)
-        fi = weir__opt_index(o, "value.format"); /* Flink's alternative spelling */
+        fi = weir__opt_index(o,
+                             "value.format"); /* Flink's alternative spelling */
     if (fi < 0)
-        return weir_error_set(o->err, WEIR_EINVAL,
-                              "connector '%s' needs option 'format' ('json', 'csv'%s)", o->connector,
-                              for_sink ? " or 'debezium-json'" : "");
+        return weir_error_set(
+            o->err, WEIR_EINVAL,
+            "connector '%s' needs option 'format' ('json', 'csv'%s)",
+            o->connector, for_sink ? " or 'debezium-json'" : "");
     o->used[fi] = true;
     const char *name = o->opts[fi].value;
     weir_format_kind kind;
     if (weir_format_parse_name(name, &kind))
         return weir__opt_fail(o, (size_t)fi, WEIR_EUNSUPPORTED,
-                              "option 'format': unsupported format '%s' (weir has 'json', 'csv' and 'debezium-json')",
+                              "option 'format': unsupported format '%s' (weir "
+                              "has 'json', 'csv' and 'debezium-json')",
                               name);
     if (kind == WEIR_FORMAT_DEBEZIUM_JSON && !for_sink)
         return weir__opt_fail(o, (size_t)fi, WEIR_EUNSUPPORTED,
-                              "option 'format': 'debezium-json' can only be written by a sink, not read");
+                              "option 'format': 'debezium-json' can only be "
+                              "written by a sink, not read");
     weir_format_options_init(fmt, kind);
     *ignore_parse_errors = false;
     int rc = 0;
     char key[64];
 #define KEY(suffix) (snprintf(key, sizeof key, "%s.%s", name, suffix), key)
     if (kind == WEIR_FORMAT_JSON || kind == WEIR_FORMAT_DEBEZIUM_JSON) {
-        if ((rc = weir__opt_bool(o, KEY("ignore-parse-errors"), ignore_parse_errors)))
+        if ((rc = weir__opt_bool(o, KEY("ignore-parse-errors"),
+                                 ignore_parse_errors)))
             return rc;
-        if ((rc = weir__opt_bool(o, KEY("fail-on-missing-field"), &fmt->json_fail_on_missing_field)))
+        if ((rc = weir__opt_bool(o, KEY("fail-on-missing-field"),
+                                 &fmt->json_fail_on_missing_field)))
             return rc;
-        if ((rc = weir__opt_bool(o, KEY("encode.ignore-null-fields"), &fmt->json_ignore_null_fields)))
+        if ((rc = weir__opt_bool(o, KEY("encode.ignore-null-fields"),
+                                 &fmt->json_ignore_null_fields)))
             return rc;
         const char *ts = weir__opt_get(o, KEY("timestamp-format.standard"));
         if (ts) {
             if (strcmp(ts, "ISO-8601") == 0)
                 fmt->json_timestamp_iso8601 = true;
             else if (strcmp(ts, "SQL") != 0)
-                return weir__opt_fail(o, (size_t)weir__opt_index(o, key), WEIR_EINVAL,
-                                      "option '%s': expected 'SQL' or 'ISO-8601', found '%s'", key, ts);
+                return weir__opt_fail(
+                    o, (size_t)weir__opt_index(o, key), WEIR_EINVAL,
+                    "option '%s': expected 'SQL' or 'ISO-8601', found '%s'",
+                    key, ts);
         }
-        /* Accepted for compatibility: weir has no MAP type, and writes decimals plainly. */
+        /* Accepted for compatibility: weir has no MAP type, and writes decimals
+         * plainly. */
         weir__opt_get(o, KEY("map-null-key.mode"));
         weir__opt_get(o, KEY("map-null-key.literal"));
         weir__opt_get(o, KEY("encode.decimal-as-plain-number"));
         bool schema_include = false;
-        if (kind == WEIR_FORMAT_DEBEZIUM_JSON && (rc = weir__opt_bool(o, KEY("schema-include"), &schema_include)))
+        if (kind == WEIR_FORMAT_DEBEZIUM_JSON &&
+            (rc = weir__opt_bool(o, KEY("schema-include"), &schema_include)))
             return rc;
         if (schema_include)
-            return weir__opt_fail(o, (size_t)weir__opt_index(o, key), WEIR_EUNSUPPORTED,
-                                  "option '%s': weir does not write the debezium schema envelope", key);
+            return weir__opt_fail(
+                o, (size_t)weir__opt_index(o, key), WEIR_EUNSUPPORTED,
+                "option '%s': weir does not write the debezium schema envelope",
+                key);
     } else {
         const char *v;
-        if ((v = weir__opt_get(o, KEY("field-delimiter"))) && parse_char_option(v, &fmt->csv_field_delimiter))
-            return weir__opt_fail(o, (size_t)weir__opt_index(o, key), WEIR_EINVAL,
-                                  "option '%s': expected a single character, found '%s'", key, v);
-        if ((v = weir__opt_get(o, KEY("quote-character"))) && parse_char_option(v, &fmt->csv_quote_character))
-            return weir__opt_fail(o, (size_t)weir__opt_index(o, key), WEIR_EINVAL,
-                                  "option '%s': expected a single character, found '%s'", key, v);
+        if ((v = weir__opt_get(o, KEY("field-delimiter"))) &&
+            parse_char_option(v, &fmt->csv_field_delimiter))
+            return weir__opt_fail(
+                o, (size_t)weir__opt_index(o, key), WEIR_EINVAL,
+                "option '%s': expected a single character, found '%s'", key, v);
+        if ((v = weir__opt_get(o, KEY("quote-character"))) &&
+            parse_char_option(v, &fmt->csv_quote_character))
+            return weir__opt_fail(
+                o, (size_t)weir__opt_index(o, key), WEIR_EINVAL,
+                "option '%s': expected a single character, found '%s'", key, v);
         bool disable = false;
         if ((rc = weir__opt_bool(o, KEY("disable-quote-character"), &disable)))
             return rc;
         if (disable)
             fmt->csv_quote_character = 0;
-        if ((rc = weir__opt_bool(o, KEY("allow-comments"), &fmt->csv_allow_comments)))
+        if ((rc = weir__opt_bool(o, KEY("allow-comments"),
+                                 &fmt->csv_allow_comments)))
             return rc;
-        if ((rc = weir__opt_bool(o, KEY("ignore-parse-errors"), ignore_parse_errors)))
+        if ((rc = weir__opt_bool(o, KEY("ignore-parse-errors"),
+                                 ignore_parse_errors)))
             return rc;
         if ((rc = weir__opt_bool(o, KEY("header"), &fmt->csv_header)))
             return rc;
         fmt->csv_null_literal = weir__opt_get(o, KEY("null-literal"));
-        weir__opt_get(o, KEY("array-element-delimiter")); /* weir has no ARRAY type */
+        weir__opt_get(
+            o, KEY("array-element-delimiter")); /* weir has no ARRAY type */
         bool sci = false;
-        if ((rc = weir__opt_bool(o, KEY("write-bigdecimal-in-scientific-notation"), &sci)))
+        if ((rc = weir__opt_bool(
+                 o, KEY("write-bigdecimal-in-scientific-notation"), &sci)))
             return rc;
         if (sci)
-            return weir__opt_fail(o, (size_t)weir__opt_index(o, key), WEIR_EUNSUPPORTED,
-                                  "option '%s': weir writes decimals plainly", key);
+            return weir__opt_fail(
+                o, (size_t)weir__opt_index(o, key), WEIR_EUNSUPPORTED,
+                "option '%s': weir writes decimals plainly", key);
         if ((v = weir__opt_get(o, KEY("escape-character"))))
-            return weir__opt_fail(o, (size_t)weir__opt_index(o, key), WEIR_EUNSUPPORTED,
-                                  "option '%s' is not supported: weir reads RFC 4180 CSV, where a quote inside a "
+            return weir__opt_fail(o, (size_t)weir__opt_index(o, key),
+                                  WEIR_EUNSUPPORTED,
+                                  "option '%s' is not supported: weir reads "
+                                  "RFC 4180 CSV, where a quote inside a "
                                   "quoted field is doubled",
                                   key);
-        if (fmt->csv_field_delimiter == '\n' || fmt->csv_field_delimiter == '\r' || fmt->csv_field_delimiter == 0 ||
+        if (fmt->csv_field_delimiter == '\n' ||
+            fmt->csv_field_delimiter == '\r' || fmt->csv_field_delimiter == 0 ||
             fmt->csv_field_delimiter == fmt->csv_quote_character) {
             int at = weir__opt_index(o, KEY("field-delimiter"));
             return weir__opt_fail(o, (size_t)(at >= 0 ? at : fi), WEIR_EINVAL,
-                                  "option 'csv.field-delimiter': must differ from line breaks and the quote character");
+                                  "option 'csv.field-delimiter': must differ "
+                                  "from line breaks and the quote character");
         }
     }
 #undef KEY
@@ -457,7 +519,8 @@ int weir__opt_format(weir__optset *o, bool for_sink, weir_format_options *fmt, b
 
 /* ---- dispatch ---- */
 
-static const char *connector_name(const char *connector, const weir_option *opts, size_t n)
+static const char *connector_name(const char *connector,
+                                  const weir_option *opts, size_t n)
 {
     if (connector)
         return connector;
@@ -509,15 +572,17 @@ int weir_connector_source_spec(const char *connector, const weir_option *opts, s
     if (strcmp(c, "nexmark") == 0)
         return nexmark_source_spec(opts, n_opts, schema, env, out, err);
     if (strcmp(c, "print") == 0 || strcmp(c, "blackhole") == 0)
-        return weir_error_set(err, WEIR_EUNSUPPORTED,
-                              "connector '%s' can only be written to (a sink), not read from", c);
+        return weir_error_set(
+            err, WEIR_EUNSUPPORTED,
+            "connector '%s' can only be written to (a sink), not read from", c);
     return weir_error_set(err, WEIR_EUNSUPPORTED,
                           "unsupported connector '%s' as a source (weir has 'filesystem', 'datagen' and 'nexmark')", c);
 }
 
-int weir_connector_sink_spec(const char *connector, const weir_option *opts, size_t n_opts,
-                             const weir_schema *schema, const weir_connector_env *env, weir_operator_spec *out,
-                             weir_error *err)
+int weir_connector_sink_spec(const char *connector, const weir_option *opts,
+                             size_t n_opts, const weir_schema *schema,
+                             const weir_connector_env *env,
+                             weir_operator_spec *out, weir_error *err)
 {
     const char *c = connector_name(connector, opts, n_opts);
     if (!c)
@@ -527,14 +592,20 @@ int weir_connector_sink_spec(const char *connector, const weir_option *opts, siz
     if (strcmp(c, "print") == 0)
         return weir_print_sink_spec_opts(opts, n_opts, schema, env, out, err);
     if (strcmp(c, "blackhole") == 0)
-        return weir_blackhole_sink_spec_opts(opts, n_opts, schema, env, out, err);
+        return weir_blackhole_sink_spec_opts(opts, n_opts, schema, env, out,
+                                             err);
     if (strcmp(c, "datagen") == 0)
-        return weir_error_set(err, WEIR_EUNSUPPORTED, "connector 'datagen' can only be read from (a source)");
+        return weir_error_set(
+            err, WEIR_EUNSUPPORTED,
+            "connector 'datagen' can only be read from (a source)");
     return weir_error_set(err, WEIR_EUNSUPPORTED,
-                          "unsupported connector '%s' as a sink (weir has 'filesystem', 'print' and 'blackhole')", c);
+                          "unsupported connector '%s' as a sink (weir has "
+                          "'filesystem', 'print' and 'blackhole')",
+                          c);
 }
 
-bool weir_sink_spec_accepts_changelog(const weir_operator_spec *spec, const char **why_not)
+bool weir_sink_spec_accepts_changelog(const weir_operator_spec *spec,
+                                      const char **why_not)
 {
     if (why_not)
         *why_not = NULL;
@@ -544,13 +615,16 @@ bool weir_sink_spec_accepts_changelog(const weir_operator_spec *spec, const char
             return true;
         if (why_not)
             *why_not = k == WEIR_FORMAT_CSV
-                           ? "the filesystem sink with format 'csv' is append-only; use 'format' = 'debezium-json' "
+                           ? "the filesystem sink with format 'csv' is "
+                             "append-only; use 'format' = 'debezium-json' "
                              "to write a changelog"
-                           : "the filesystem sink with format 'json' is append-only; use 'format' = 'debezium-json' "
+                           : "the filesystem sink with format 'json' is "
+                             "append-only; use 'format' = 'debezium-json' "
                              "to write a changelog";
         return false;
     }
-    /* print and blackhole take anything; unknown specs are the caller's to judge */
+    /* print and blackhole take anything; unknown specs are the caller's to
+     * judge */
     return true;
 }
 

@@ -20,7 +20,8 @@ struct weir_decoder {
     uint32_t *slots;
     uint32_t slot_mask;
     uint32_t *name_len;
-    uint32_t guess; /* the column expected next: keys usually keep their order */
+    uint32_t
+        guess; /* the column expected next: keys usually keep their order */
     /* Per record: which columns were seen (== gen) and which are NULL. */
     uint32_t *seen;
     uint32_t gen;
@@ -33,8 +34,8 @@ struct weir_decoder {
 };
 
 /* Sets the decode error at `at` (a pointer into the record); returns NULL. */
-const char *weir__decode_fail(weir_decoder *d, const char *at, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+const char *weir__decode_fail(weir_decoder *d, const char *at, const char *fmt,
+                              ...) __attribute__((format(printf, 3, 4)));
 
 /*
  * Stores text (already unquoted/unescaped) into column col of row, converting
@@ -42,14 +43,113 @@ const char *weir__decode_fail(weir_decoder *d, const char *at, const char *fmt, 
  * the error message; `at` is where it started. Returns 0 or WEIR_EPARSE
  * (error set) or WEIR_ENOMEM.
  */
-int weir__store_text(weir_decoder *d, weir_batch *b, uint32_t col, uint32_t row, const char *s,
-                     size_t n, const char *at, const char *token, size_t token_len);
+int weir__store_text(weir_decoder *d, weir_batch *b, uint32_t col, uint32_t row,
+                     const char *s, size_t n, const char *at, const char *token,
+                     size_t token_len);
 
 /* Finishes a decoded row: validity bits from d->isnull, ts, kind, n_rows. */
 void weir__finish_row(weir_decoder *d, weir_batch *b, uint32_t row);
 
-int weir__json_decode(weir_decoder *d, const char *rec, size_t len, weir_batch *b);
-int weir__csv_decode(weir_decoder *d, const char *rec, size_t len, weir_batch *b);
+/* ---- fast paths shared by the decoders (inline: they run per value) ---- */
+
+#include <string.h>
+
+#include "time/timefmt.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* weir_batch_set_str with the common case (the heap has room) inline. */
+static inline int weir__put_str(weir_batch *b, uint32_t col, uint32_t row,
+                                const char *s, size_t n)
+{
+    if (b->heap && b->heap_len + n <= b->heap_cap) {
+        memcpy(b->heap + b->heap_len, s, n);
+        WEIR_COL_STR(b, col)
+        [row] = (weir_strref){(uint32_t)b->heap_len, (uint32_t)n};
+        b->heap_len += n;
+        return 0;
+    }
+    return weir_batch_set_str(b, col, row, s, n);
+}
+
+static inline int weir__digit2(const char *s)
+{
+    return (s[0] - '0') * 10 + (s[1] - '0');
+}
+
+/*
+ * "yyyy-MM-dd HH:mm:ss.SSS" exactly (or with 'T'), the shape encoders
+ * write; anything else goes to the general parser. Returns false if the
+ * text does not have this shape.
+ */
+static inline bool weir__fast_ts(const char *s, size_t n, int64_t *out)
+{
+    if (n != 23 || s[4] != '-' || s[7] != '-' ||
+        (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' ||
+        s[19] != '.')
+        return false;
+    static const int8_t digit_at[] = {0,  1,  2,  3,  5,  6,  8,  9, 11,
+                                      12, 14, 15, 17, 18, 20, 21, 22};
+    for (size_t i = 0; i < sizeof digit_at; i++)
+        if ((unsigned)(s[digit_at[i]] - '0') > 9)
+            return false;
+    int mo = weir__digit2(s + 5), d = weir__digit2(s + 8),
+        h = weir__digit2(s + 11), mi = weir__digit2(s + 14),
+        se = weir__digit2(s + 17);
+    if (mo < 1 || mo > 12 || d < 1 || d > 28 || h > 23 || mi > 59 || se > 59)
+        return false; /* days 29-31 need the month's length: the general parser
+                         checks them */
+    int64_t y = weir__digit2(s) * 100 + weir__digit2(s + 2);
+    int64_t days = weir__days_from_civil(y, mo, d);
+    *out = days * 86400000 + h * 3600000 + mi * 60000 + se * 1000 +
+           (s[20] - '0') * 100 + weir__digit2(s + 21);
+    return true;
+}
+
+/*
+ * A plain decimal integer of 1 to 18 digits with an optional '-' (no
+ * overflow possible); false for anything else (the general parser decides).
+ */
+static inline bool weir__fast_i64(const char *s, size_t n, int64_t *out)
+{
+    bool neg = n && s[0] == '-';
+    size_t i = neg;
+    if (n - i == 0 || n - i > 18)
+        return false;
+    int64_t v = 0;
+    for (; i < n; i++) {
+        unsigned dg = (unsigned)(s[i] - '0');
+        if (dg > 9)
+            return false;
+        v = v * 10 + dg;
+    }
+    *out = neg ? -v : v;
+    return true;
+}
+
+/* Number of leading ASCII bytes of s[0, n). */
+static inline size_t weir__ascii_prefix(const char *s, size_t n)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    for (; i + 16 <= n; i += 16) {
+        unsigned m = (unsigned)_mm_movemask_epi8(
+            _mm_loadu_si128((const __m128i *)(const void *)(s + i)));
+        if (m)
+            return i + (size_t)__builtin_ctz(m);
+    }
+#endif
+    while (i < n && (unsigned char)s[i] < 0x80)
+        i++;
+    return i;
+}
+
+int weir__json_decode(weir_decoder *d, const char *rec, size_t len,
+                      weir_batch *b);
+int weir__csv_decode(weir_decoder *d, const char *rec, size_t len,
+                     weir_batch *b);
 int weir__json_decoder_init(weir_decoder *d);
 
 #endif

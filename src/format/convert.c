@@ -14,8 +14,9 @@
 #include <string.h>
 
 #include "format/convert.h"
+#include "time/timefmt.h"
 
-void weir__trim(const char **p, size_t *n)
+void weir__fmt_trim(const char **p, size_t *n)
 {
     const char *s = *p;
     size_t len = *n;
@@ -29,9 +30,12 @@ void weir__trim(const char **p, size_t *n)
     *n = len;
 }
 
-static inline bool is_digit(char c) { return (unsigned)(c - '0') < 10; }
+static inline bool is_digit(char c)
+{
+    return (unsigned)(c - '0') < 10;
+}
 
-int weir__parse_i64(const char *p, size_t n, int64_t *out)
+int weir__fmt_parse_i64(const char *p, size_t n, int64_t *out)
 {
     size_t i = 0;
     bool neg = false;
@@ -62,10 +66,10 @@ int weir__parse_i64(const char *p, size_t n, int64_t *out)
     return 0;
 }
 
-int weir__parse_i32(const char *p, size_t n, int32_t *out)
+int weir__fmt_parse_i32(const char *p, size_t n, int32_t *out)
 {
     int64_t v;
-    int rc = weir__parse_i64(p, n, &v);
+    int rc = weir__fmt_parse_i64(p, n, &v);
     if (rc)
         return rc;
     if (v < INT32_MIN || v > INT32_MAX)
@@ -78,7 +82,10 @@ int weir__parse_i32(const char *p, size_t n, int32_t *out)
 
 static locale_t c_locale;
 static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
-static void init_c_locale(void) { c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0); }
+static void init_c_locale(void)
+{
+    c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+}
 
 static double strtod_c(const char *s, char **end)
 {
@@ -94,11 +101,11 @@ static bool span_eq(const char *p, size_t n, const char *lit)
     return n == m && memcmp(p, lit, m) == 0;
 }
 
-int weir__parse_f64(const char *p, size_t n, double *out)
+int weir__fmt_parse_f64(const char *p, size_t n, double *out)
 {
-    static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    static const double pow10[] = {
+        1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     if (n && (p[n - 1] == 'N' || p[n - 1] == 'y')) {
         if (span_eq(p, n, "NaN")) {
             *out = NAN;
@@ -168,8 +175,10 @@ int weir__parse_f64(const char *p, size_t n, double *out)
     if (i != n)
         return WEIR_EPARSE;
     int64_t e = exp10 + dropped - nfrac;
-    if (dropped == 0 && !truncated && mant <= (UINT64_C(1) << 53) && e >= -22 && e <= 22) {
-        /* Clinger's fast path: both operands exact, one correctly rounded op. */
+    if (dropped == 0 && !truncated && mant <= (UINT64_C(1) << 53) && e >= -22 &&
+        e <= 22) {
+        /* Clinger's fast path: both operands exact, one correctly rounded op.
+         */
         double v = (double)mant;
         v = e < 0 ? v / pow10[-e] : v * pow10[e];
         *out = neg ? -v : v;
@@ -189,7 +198,8 @@ int weir__parse_f64(const char *p, size_t n, double *out)
 
 /* ---- decimals ---- */
 
-int weir__fmt_parse_decimal(const char *p, size_t n, int precision, int scale, int64_t *out)
+int weir__fmt_parse_decimal(const char *p, size_t n, int precision, int scale,
+                            int64_t *out)
 {
     if (precision <= 0 || precision > 18)
         precision = 18;
@@ -253,7 +263,8 @@ int weir__fmt_parse_decimal(const char *p, size_t n, int precision, int scale, i
         }
         seen++;
     }
-    for (int64_t k = ndig; k < keep; k++) { /* trailing zeros from a positive shift */
+    for (int64_t k = ndig; k < keep;
+         k++) { /* trailing zeros from a positive shift */
         if (v == 0)
             break;
         v *= 10;
@@ -269,7 +280,7 @@ int weir__fmt_parse_decimal(const char *p, size_t n, int precision, int scale, i
     return 0;
 }
 
-int weir__parse_bool(const char *p, size_t n, uint8_t *out)
+int weir__fmt_parse_bool(const char *p, size_t n, uint8_t *out)
 {
     if (n == 4 && strncasecmp(p, "true", 4) == 0) {
         *out = 1;
@@ -299,10 +310,17 @@ static int b64_value(char c)
     return -1;
 }
 
-int weir__base64_decode(const char *p, size_t n, uint8_t *dst, size_t *dst_len)
+int weir__fmt_base64_decode(const char *p, size_t n, uint8_t *dst,
+                            size_t *dst_len)
 {
-    while (n && p[n - 1] == '=')
+    /* Padding is optional, but when present it completes a group of four. */
+    size_t pad = 0;
+    while (n && p[n - 1] == '=' && pad < 3) {
         n--;
+        pad++;
+    }
+    if (pad && ((n + pad) % 4 != 0 || pad > 2))
+        return WEIR_EPARSE;
     if (n % 4 == 1)
         return WEIR_EPARSE;
     size_t o = 0;
@@ -323,9 +341,10 @@ int weir__base64_decode(const char *p, size_t n, uint8_t *dst, size_t *dst_len)
     return 0;
 }
 
-int weir__base64_encode(const uint8_t *p, size_t n, weir_buf *out)
+int weir__fmt_base64_encode(const uint8_t *p, size_t n, weir_buf *out)
 {
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    static const char tab[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     int rc = weir_buf_reserve(out, (n + 2) / 3 * 4);
     if (rc)
         return rc;
@@ -357,7 +376,7 @@ int weir__base64_encode(const uint8_t *p, size_t n, weir_buf *out)
 
 /* ---- formatting ---- */
 
-size_t weir__format_i64(int64_t v, char *buf)
+size_t weir__fmt_format_i64(int64_t v, char *buf)
 {
     char tmp[24];
     size_t n = 0;
@@ -375,11 +394,12 @@ size_t weir__format_i64(int64_t v, char *buf)
     return o;
 }
 
-size_t weir__format_decimal(int64_t unscaled, int scale, char *buf)
+size_t weir__fmt_format_decimal(int64_t unscaled, int scale, char *buf)
 {
     if (scale <= 0)
-        return weir__format_i64(unscaled, buf);
-    uint64_t mag = unscaled < 0 ? (uint64_t)0 - (uint64_t)unscaled : (uint64_t)unscaled;
+        return weir__fmt_format_i64(unscaled, buf);
+    uint64_t mag =
+        unscaled < 0 ? (uint64_t)0 - (uint64_t)unscaled : (uint64_t)unscaled;
     char digits[24];
     size_t nd = 0;
     do {
@@ -434,7 +454,7 @@ static void shortest_digits(double v, char *digits, int *ndigits, int *exp10)
     *exp10 = atoi(strchr(tmp, 'e') + 1);
 }
 
-size_t weir__format_f64_java(double v, char *buf)
+size_t weir__fmt_format_f64_java(double v, char *buf)
 {
     if (isnan(v))
         return (size_t)sprintf(buf, "NaN");
@@ -474,7 +494,8 @@ size_t weir__format_f64_java(double v, char *buf)
         return o;
     }
     if (nd == 1) {
-        /* Java prints at least "d.d": the two-digit form is the correctly rounded one (4.9E-324, not 5.0E-324). */
+        /* Java prints at least "d.d": the two-digit form is the correctly
+         * rounded one (4.9E-324, not 5.0E-324). */
         char tmp[40];
         snprintf(tmp, sizeof tmp, "%.1e", v);
         d[0] = tmp[0];
@@ -495,7 +516,7 @@ size_t weir__format_f64_java(double v, char *buf)
 
 /* ---- UTF-8 ---- */
 
-size_t weir__utf8_check(const char *str, size_t n)
+size_t weir__fmt_utf8_check(const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0;
@@ -547,7 +568,7 @@ size_t weir__utf8_check(const char *str, size_t n)
     return n;
 }
 
-void weir__describe_text(const char *p, size_t n, char *buf, size_t cap)
+void weir__fmt_describe_text(const char *p, size_t n, char *buf, size_t cap)
 {
     size_t o = 0;
     const size_t max_shown = 24;
@@ -577,49 +598,55 @@ void weir__describe_text(const char *p, size_t n, char *buf, size_t cap)
     buf[o] = '\0';
 }
 
-int weir__json_put_string(weir_buf *out, const char *s, size_t n)
+int weir__fmt_json_put_string(weir_buf *out, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     int rc = weir_buf_reserve(out, n + 2);
     if (rc)
         return rc;
     out->data[out->len++] = '"';
-    size_t i = 0;
-    while (i < n) {
-        size_t run = i;
-        while (run < n) {
-            unsigned char c = (unsigned char)s[run];
-            if (c < 0x20 || c == '"' || c == '\\')
+    const char *p = s, *end = s + n;
+    while (p < end) {
+        const char *run = p;
+        p = weir__fmt_json_scan(p, end);
+        while (p < end &&
+               (unsigned char)*p >= 0x80) { /* valid UTF-8 is copied as is */
+            size_t lim = (size_t)(end - p) < 4 ? (size_t)(end - p) : 4, seq = 1;
+            while (seq < lim && ((unsigned char)p[seq] & 0xC0) == 0x80)
+                seq++;
+            if (seq == 1 || weir__fmt_utf8_check(p, seq) != seq)
                 break;
-            if (c >= 0x80) {
-                size_t lim = n - run < 4 ? n - run : 4, seq = 1;
-                while (seq < lim && ((unsigned char)s[run + seq] & 0xC0) == 0x80)
-                    seq++;
-                if (seq == 1 || weir__utf8_check(s + run, seq) != seq)
-                    break;
-                run += seq;
-                continue;
-            }
-            run++;
+            p = weir__fmt_json_scan(p + seq, end);
         }
-        if (run > i) {
-            if ((rc = weir_buf_put(out, s + i, run - i)))
-                return rc;
-            i = run;
-        }
-        if (i == n)
+        if (p > run && (rc = weir_buf_put(out, run, (size_t)(p - run))))
+            return rc;
+        if (p == end)
             break;
-        unsigned char c = (unsigned char)s[i++];
+        unsigned char c = (unsigned char)*p++;
         char esc[6] = {'\\', 0};
         size_t en = 2;
         switch (c) {
-        case '"': esc[1] = '"'; break;
-        case '\\': esc[1] = '\\'; break;
-        case '\b': esc[1] = 'b'; break;
-        case '\f': esc[1] = 'f'; break;
-        case '\n': esc[1] = 'n'; break;
-        case '\r': esc[1] = 'r'; break;
-        case '\t': esc[1] = 't'; break;
+        case '"':
+            esc[1] = '"';
+            break;
+        case '\\':
+            esc[1] = '\\';
+            break;
+        case '\b':
+            esc[1] = 'b';
+            break;
+        case '\f':
+            esc[1] = 'f';
+            break;
+        case '\n':
+            esc[1] = 'n';
+            break;
+        case '\r':
+            esc[1] = 'r';
+            break;
+        case '\t':
+            esc[1] = 't';
+            break;
         default: /* control characters and bytes that are not UTF-8 */
             memcpy(esc, "\\u00", 4);
             esc[4] = hex[c >> 4];
@@ -630,4 +657,35 @@ int weir__json_put_string(weir_buf *out, const char *s, size_t n)
             return rc;
     }
     return weir_buf_put_u8(out, '"');
+}
+
+static inline void put2(char *o, int v)
+{
+    o[0] = (char)('0' + v / 10);
+    o[1] = (char)('0' + v % 10);
+}
+
+size_t weir__fmt_format_ts_fast(int64_t ms, char *buf)
+{
+    if (!weir__fmt_ts_in_range(ms))
+        return weir__format_ts(ms, buf, 32);
+    weir__civil c;
+    weir__civil_from_ms(ms, &c);
+    put2(buf, (int)(c.year / 100));
+    put2(buf + 2, (int)(c.year % 100));
+    buf[4] = '-';
+    put2(buf + 5, c.month);
+    buf[7] = '-';
+    put2(buf + 8, c.day);
+    buf[10] = ' ';
+    put2(buf + 11, c.hour);
+    buf[13] = ':';
+    put2(buf + 14, c.minute);
+    buf[16] = ':';
+    put2(buf + 17, c.second);
+    buf[19] = '.';
+    buf[20] = (char)('0' + c.millis / 100);
+    put2(buf + 21, c.millis % 100);
+    buf[23] = '\0';
+    return 23;
 }

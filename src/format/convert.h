@@ -10,57 +10,127 @@
 #ifndef WEIR_FORMAT_CONVERT_H
 #define WEIR_FORMAT_CONVERT_H
 
+#include <string.h>
+
 #include "weir/batch.h"
 #include "weir/buf.h"
 
 /* Out-of-range result of a conversion (not a public error code). */
 #define WEIR__ERANGE (-100)
 
+/*
+ * TIMESTAMP(3) values weir reads and writes: years 0000 to 9999, as in
+ * Flink (epoch ms -62167219200000 to 253402300799999).
+ */
+static inline bool weir__fmt_ts_in_range(int64_t ms)
+{
+    return ms >= INT64_C(-62167219200000) && ms <= INT64_C(253402300799999);
+}
+
 /* Skips ASCII spaces and tabs at both ends. */
-void weir__trim(const char **p, size_t *n);
+void weir__fmt_trim(const char **p, size_t *n);
 
 /* Integers: [+-]digits (lenient: '+' and leading zeros allowed). */
-int weir__parse_i64(const char *p, size_t n, int64_t *out);
-int weir__parse_i32(const char *p, size_t n, int32_t *out);
+int weir__fmt_parse_i64(const char *p, size_t n, int64_t *out);
+int weir__fmt_parse_i32(const char *p, size_t n, int32_t *out);
 /* Doubles: decimal or scientific notation, "NaN", "Infinity", "-Infinity". */
-int weir__parse_f64(const char *p, size_t n, double *out);
+int weir__fmt_parse_f64(const char *p, size_t n, double *out);
 /*
  * DECIMAL(precision, scale): exact, with an optional exponent; digits past
  * the scale are rounded half-up (away from zero), as Java's BigDecimal
  * HALF_UP. WEIR__ERANGE when the result needs more than precision digits.
  */
-int weir__fmt_parse_decimal(const char *p, size_t n, int precision, int scale, int64_t *out);
+int weir__fmt_parse_decimal(const char *p, size_t n, int precision, int scale,
+                            int64_t *out);
 /* "true" / "false", case-insensitive. */
-int weir__parse_bool(const char *p, size_t n, uint8_t *out);
+int weir__fmt_parse_bool(const char *p, size_t n, uint8_t *out);
 /* Standard base64 with padding; writes at most n*3/4 bytes into dst. */
-int weir__base64_decode(const char *p, size_t n, uint8_t *dst, size_t *dst_len);
-int weir__base64_encode(const uint8_t *p, size_t n, weir_buf *out);
+int weir__fmt_base64_decode(const char *p, size_t n, uint8_t *dst,
+                            size_t *dst_len);
+int weir__fmt_base64_encode(const uint8_t *p, size_t n, weir_buf *out);
 
 /*
  * Writes a double as Java's Double.toString does (shortest digits that
  * read back to the same value): "2.5", "1.0", "1.0E20", "1.0E-5", "NaN",
  * "Infinity". buf needs 32 bytes. Returns the length.
  */
-size_t weir__format_f64_java(double v, char *buf);
+size_t weir__fmt_format_f64_java(double v, char *buf);
 /* Writes an unscaled decimal with scale s ("-12.30"). buf needs 32 bytes. */
-size_t weir__format_decimal(int64_t unscaled, int scale, char *buf);
+size_t weir__fmt_format_decimal(int64_t unscaled, int scale, char *buf);
 /* Writes an int64 in decimal. buf needs 21 bytes. Returns the length. */
-size_t weir__format_i64(int64_t v, char *buf);
+size_t weir__fmt_format_i64(int64_t v, char *buf);
 
 /*
  * Checks that s[0, n) is valid UTF-8 (no overlongs, no surrogates, at most
  * U+10FFFF); returns the index of the first bad byte, or n.
  */
-size_t weir__utf8_check(const char *s, size_t n);
+size_t weir__fmt_utf8_check(const char *s, size_t n);
 
 /*
  * Appends s[0, n) as a quoted JSON string. Bytes that are not valid UTF-8
  * are written as \u00XX (their Latin-1 reading), so the output is always
  * valid JSON.
  */
-int weir__json_put_string(weir_buf *out, const char *s, size_t n);
+int weir__fmt_json_put_string(weir_buf *out, const char *s, size_t n);
 
-/* Describes text for an error message: `"abc..."` quoted, truncated, escaped. */
-void weir__describe_text(const char *p, size_t n, char *buf, size_t cap);
+/*
+ * Returns the first byte in [p, end) that is '"', '\\', a control
+ * character or non-ASCII (or end): the bytes a string scan must look at.
+ * Sixteen bytes at a time with SSE2, eight with plain 64-bit arithmetic
+ * elsewhere; the lowest flagged byte is exact in both (borrows in the
+ * 64-bit tricks only ever flag bytes above a true hit).
+ */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+static inline const char *weir__fmt_json_scan(const char *p, const char *end)
+{
+#if defined(__SSE2__)
+    const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'),
+                  c1f = _mm_set1_epi8(0x1f);
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i m = _mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs));
+        m = _mm_or_si128(
+            m, _mm_cmpeq_epi8(_mm_max_epu8(v, c1f), c1f)); /* v <= 0x1f */
+        unsigned mask =
+            (unsigned)_mm_movemask_epi8(m) | (unsigned)_mm_movemask_epi8(v);
+        if (mask)
+            return p + __builtin_ctz(mask);
+        p += 16;
+    }
+#endif
+    const uint64_t ones = UINT64_C(0x0101010101010101),
+                   highs = UINT64_C(0x8080808080808080);
+    while (end - p >= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        uint64_t xq = v ^ (ones * '"'), xb = v ^ (ones * '\\');
+        uint64_t hit = (((xq - ones) & ~xq) | ((xb - ones) & ~xb) |
+                        (v - ones * 0x20) | v) &
+                       highs;
+        if (hit)
+            return p + (__builtin_ctzll(hit) >> 3);
+        p += 8;
+    }
+    while (p < end) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80)
+            return p;
+        p++;
+    }
+    return end;
+}
+
+/*
+ * Writes "yyyy-MM-dd HH:mm:ss.SSS" for years 0000-9999 without printf
+ * (falls back to weir__format_ts outside them). buf needs 32 bytes.
+ */
+size_t weir__fmt_format_ts_fast(int64_t ms, char *buf);
+
+/* Describes text for an error message: `"abc..."` quoted, truncated, escaped.
+ */
+void weir__fmt_describe_text(const char *p, size_t n, char *buf, size_t cap);
 
 #endif

@@ -7,10 +7,11 @@
  * quote character inside an unquoted field is taken literally, as Flink's
  * (Jackson's) CSV reader does.
  *
- * NULL: an unquoted empty field is NULL for every type except STRING (where
- * it is ""), and an unquoted field equal to csv.null-literal is NULL for
- * every type. Numbers and booleans are trimmed of spaces and tabs. The
- * record must have exactly as many fields as the schema has columns.
+ * NULL: an unquoted empty field is NULL for every type except STRING and
+ * BYTES (where it is empty), and an unquoted field equal to csv.null-literal
+ * is NULL for every type. Numbers and booleans are trimmed of spaces and
+ * tabs. The record must have exactly as many fields as the schema has
+ * columns.
  */
 #include <stdio.h>
 #include <string.h>
@@ -20,7 +21,8 @@
 
 #define FAIL(d, at, ...) weir__decode_fail((d), (at), __VA_ARGS__)
 
-static const char *describe_char(const char *p, const char *end, char *buf, size_t cap)
+static const char *describe_char(const char *p, const char *end, char *buf,
+                                 size_t cap)
 {
     if (p >= end)
         snprintf(buf, cap, "end of record");
@@ -34,7 +36,9 @@ static const char *describe_char(const char *p, const char *end, char *buf, size
 static int store_null(weir_decoder *d, uint32_t col, const char *at)
 {
     if (!d->schema->fields[col].type.nullable) {
-        FAIL(d, at, "expected a non-null value for NOT NULL field \"%s\", found an empty field",
+        FAIL(d, at,
+             "expected a non-null value for NOT NULL field \"%s\", found an "
+             "empty field",
              d->schema->fields[col].name);
         return WEIR_EPARSE;
     }
@@ -42,10 +46,12 @@ static int store_null(weir_decoder *d, uint32_t col, const char *at)
     return 0;
 }
 
-int weir__csv_decode(weir_decoder *d, const char *rec, size_t len, weir_batch *b)
+int weir__csv_decode(weir_decoder *d, const char *rec, size_t len,
+                     weir_batch *b)
 {
     const char *p = rec, *end = rec + len;
-    const char q = d->opt.csv_quote_character, delim = d->opt.csv_field_delimiter;
+    const char q = d->opt.csv_quote_character,
+               delim = d->opt.csv_field_delimiter;
     uint32_t row = b->n_rows;
     uint32_t col = 0;
     char msg[64];
@@ -54,7 +60,9 @@ int weir__csv_decode(weir_decoder *d, const char *rec, size_t len, weir_batch *b
         size_t n;
         bool quoted = false;
         if (col >= d->ncols) {
-            FAIL(d, fstart - 1, "expected end of record after %u fields, found '%c'", d->ncols, delim);
+            FAIL(d, fstart - 1,
+                 "expected end of record after %u fields, found '%c'", d->ncols,
+                 delim);
             return WEIR_EPARSE;
         }
         if (q && p < end && *p == q) {
@@ -64,7 +72,10 @@ int weir__csv_decode(weir_decoder *d, const char *rec, size_t len, weir_batch *b
             for (;;) {
                 close = memchr(p, q, (size_t)(end - p));
                 if (!close) {
-                    FAIL(d, fstart, "expected '%c' to end the quoted field, found end of record", q);
+                    FAIL(d, fstart,
+                         "expected '%c' to end the quoted field, found end of "
+                         "record",
+                         q);
                     return WEIR_EPARSE;
                 }
                 if (close + 1 < end && close[1] == q) {
@@ -96,8 +107,10 @@ int weir__csv_decode(weir_decoder *d, const char *rec, size_t len, weir_batch *b
             }
             p = close + 1;
             if (p < end && *p != delim) {
-                FAIL(d, p, "expected '%c' or end of record after a quoted field, found %s", delim,
-                     describe_char(p, end, msg, sizeof msg));
+                FAIL(d, p,
+                     "expected '%c' or end of record after a quoted field, "
+                     "found %s",
+                     delim, describe_char(p, end, msg, sizeof msg));
                 return WEIR_EPARSE;
             }
         } else {
@@ -109,28 +122,40 @@ int weir__csv_decode(weir_decoder *d, const char *rec, size_t len, weir_batch *b
         }
         weir_type_id t = d->schema->fields[col].type.id;
         int rc = 0;
-        if (!quoted && d->null_literal && n == d->null_literal_len && memcmp(s, d->null_literal, n) == 0) {
+        if (!quoted && d->null_literal && n == d->null_literal_len &&
+            memcmp(s, d->null_literal, n) == 0) {
             rc = store_null(d, col, fstart);
         } else if (t == WEIR_TYPE_STRING) {
-            size_t bad = weir__utf8_check(s, n);
+            size_t ascii = weir__ascii_prefix(s, n);
+            size_t bad =
+                ascii == n ? n
+                           : ascii + weir__fmt_utf8_check(s + ascii, n - ascii);
             if (bad != n) {
-                /* Positions inside an unescaped copy map back only for unquoted fields. */
+                /* Positions inside an unescaped copy map back only for unquoted
+                 * fields. */
                 const char *at = s >= rec && s <= end ? s + bad : fstart;
-                FAIL(d, at, "expected valid UTF-8 in field \"%s\", found %s", d->schema->fields[col].name,
+                FAIL(d, at, "expected valid UTF-8 in field \"%s\", found %s",
+                     d->schema->fields[col].name,
                      describe_char(s + bad, s + n, msg, sizeof msg));
                 return WEIR_EPARSE;
             }
             d->isnull[col] = 0;
-            rc = weir_batch_set_str(b, col, row, s, n);
+            rc = weir__put_str(b, col, row, s, n);
             if (rc) {
                 d->oom = true;
                 FAIL(d, fstart, "out of memory");
             }
+        } else if (t == WEIR_TYPE_BIGINT &&
+                   weir__fast_i64(s, n, &WEIR_COL_I64(b, col)[row])) {
+            d->isnull[col] = 0;
+        } else if (weir_type_is_time(t) &&
+                   weir__fast_ts(s, n, &WEIR_COL_I64(b, col)[row])) {
+            d->isnull[col] = 0;
         } else {
             const char *ts = s;
             size_t tn = n;
-            weir__trim(&ts, &tn);
-            if (!quoted && tn == 0)
+            weir__fmt_trim(&ts, &tn);
+            if (!quoted && tn == 0 && t != WEIR_TYPE_BYTES)
                 rc = store_null(d, col, fstart);
             else
                 rc = weir__store_text(d, b, col, row, s, n, fstart, s, n);

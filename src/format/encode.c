@@ -6,7 +6,7 @@
  * state allocates nothing). Object keys are escaped once, at create time.
  * Text forms match the decoders: whatever an encoder writes, the decoder of
  * the same format reads back to the same row (the CSV exception: a NULL
- * STRING is written as an empty field and reads back as "", unless
+ * STRING or BYTES is written as an empty field and reads back empty, unless
  * csv.null-literal is set).
  */
 #include <math.h>
@@ -22,22 +22,28 @@ struct weir_encoder {
     char *null_literal;
     const weir_schema *schema;
     uint32_t ncols;
-    weir_buf keys;       /* "\"name\":" for every column, back to back */
-    uint32_t *key_off;   /* ncols + 1 offsets into keys */
+    weir_buf keys;     /* "\"name\":" for every column, back to back */
+    uint32_t *key_off; /* ncols + 1 offsets into keys */
 };
 
-int weir_encoder_create(const weir_format_options *opt, const weir_schema *schema, weir_encoder **out,
+int weir_encoder_create(const weir_format_options *opt,
+                        const weir_schema *schema, weir_encoder **out,
                         weir_error *err)
 {
     *out = NULL;
     if (!opt || !schema)
-        return weir_error_set(err, WEIR_EINVAL, "encoder: missing options or schema");
-    if (opt->kind != WEIR_FORMAT_JSON && opt->kind != WEIR_FORMAT_CSV && opt->kind != WEIR_FORMAT_DEBEZIUM_JSON)
-        return weir_error_set(err, WEIR_EINVAL, "encoder: unknown format %d", (int)opt->kind);
+        return weir_error_set(err, WEIR_EINVAL,
+                              "encoder: missing options or schema");
+    if (opt->kind != WEIR_FORMAT_JSON && opt->kind != WEIR_FORMAT_CSV &&
+        opt->kind != WEIR_FORMAT_DEBEZIUM_JSON)
+        return weir_error_set(err, WEIR_EINVAL, "encoder: unknown format %d",
+                              (int)opt->kind);
     for (uint32_t c = 0; c < schema->n_fields; c++)
         if (schema->fields[c].type.id == WEIR_TYPE_NULL)
-            return weir_error_set(err, WEIR_EUNSUPPORTED, "field \"%s\" has type NULL, which no format stores",
-                                  schema->fields[c].name);
+            return weir_error_set(
+                err, WEIR_EUNSUPPORTED,
+                "field \"%s\" has type NULL, which no format stores",
+                schema->fields[c].name);
     weir_encoder *e = weir_calloc(1, sizeof *e);
     if (!e)
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
@@ -56,7 +62,8 @@ int weir_encoder_create(const weir_format_options *opt, const weir_schema *schem
     for (uint32_t c = 0; c < e->ncols; c++) {
         e->key_off[c] = (uint32_t)e->keys.len;
         const char *name = schema->fields[c].name;
-        if (weir__json_put_string(&e->keys, name, strlen(name)) || weir_buf_put_u8(&e->keys, ':'))
+        if (weir__fmt_json_put_string(&e->keys, name, strlen(name)) ||
+            weir_buf_put_u8(&e->keys, ':'))
             goto nomem;
     }
     e->key_off[e->ncols] = (uint32_t)e->keys.len;
@@ -80,23 +87,30 @@ void weir_encoder_destroy(weir_encoder *e)
 /* ---- JSON ---- */
 
 /* Text of a non-string scalar; returns its length (buf has 64 bytes). */
-static size_t scalar_text(const weir_batch *b, uint32_t col, uint32_t row, bool iso, char *buf)
+static size_t scalar_text(const weir_batch *b, uint32_t col, uint32_t row,
+                          bool iso, char *buf)
 {
     const weir_column *c = &b->cols[col];
     switch (c->type.id) {
     case WEIR_TYPE_BOOLEAN:
-        return (size_t)sprintf(buf, "%s", WEIR_COL_BOOL(b, col)[row] ? "true" : "false");
+        if (WEIR_COL_BOOL(b, col)[row]) {
+            memcpy(buf, "true", 5);
+            return 4;
+        }
+        memcpy(buf, "false", 6);
+        return 5;
     case WEIR_TYPE_INT:
-        return weir__format_i64(WEIR_COL_I32(b, col)[row], buf);
+        return weir__fmt_format_i64(WEIR_COL_I32(b, col)[row], buf);
     case WEIR_TYPE_BIGINT:
-        return weir__format_i64(WEIR_COL_I64(b, col)[row], buf);
+        return weir__fmt_format_i64(WEIR_COL_I64(b, col)[row], buf);
     case WEIR_TYPE_DOUBLE:
-        return weir__format_f64_java(WEIR_COL_F64(b, col)[row], buf);
+        return weir__fmt_format_f64_java(WEIR_COL_F64(b, col)[row], buf);
     case WEIR_TYPE_DECIMAL:
-        return weir__format_decimal(WEIR_COL_I64(b, col)[row], c->type.scale, buf);
+        return weir__fmt_format_decimal(WEIR_COL_I64(b, col)[row],
+                                        c->type.scale, buf);
     case WEIR_TYPE_TIMESTAMP:
     case WEIR_TYPE_TIMESTAMP_LTZ: {
-        size_t n = weir__format_ts(WEIR_COL_I64(b, col)[row], buf, 64);
+        size_t n = weir__fmt_format_ts_fast(WEIR_COL_I64(b, col)[row], buf);
         char *sp = iso ? strchr(buf, ' ') : NULL;
         if (sp)
             *sp = 'T';
@@ -112,7 +126,8 @@ static size_t scalar_text(const weir_batch *b, uint32_t col, uint32_t row, bool 
     }
 }
 
-static int json_put_value(const weir_batch *b, uint32_t col, uint32_t row, bool iso, weir_buf *out)
+static int json_put_value(const weir_batch *b, uint32_t col, uint32_t row,
+                          bool iso, weir_buf *out)
 {
     if (weir_batch_is_null(b, col, row))
         return weir_buf_put(out, "null", 4);
@@ -120,19 +135,20 @@ static int json_put_value(const weir_batch *b, uint32_t col, uint32_t row, bool 
     if (t == WEIR_TYPE_STRING) {
         uint32_t n;
         const char *s = weir_batch_str(b, col, row, &n);
-        return weir__json_put_string(out, s, n);
+        return weir__fmt_json_put_string(out, s, n);
     }
     if (t == WEIR_TYPE_BYTES) {
         uint32_t n;
         const char *s = weir_batch_str(b, col, row, &n);
         int rc = weir_buf_put_u8(out, '"');
         if (!rc)
-            rc = weir__base64_encode((const uint8_t *)s, n, out);
+            rc = weir__fmt_base64_encode((const uint8_t *)s, n, out);
         return rc ? rc : weir_buf_put_u8(out, '"');
     }
     char buf[64];
     size_t n = scalar_text(b, col, row, iso, buf);
-    bool quote = weir_type_is_time(t) || (t == WEIR_TYPE_DOUBLE && !isfinite(WEIR_COL_F64(b, col)[row]));
+    bool quote = weir_type_is_time(t) || (t == WEIR_TYPE_DOUBLE &&
+                                          !isfinite(WEIR_COL_F64(b, col)[row]));
     int rc = weir_buf_reserve(out, n + 2);
     if (rc)
         return rc;
@@ -145,7 +161,8 @@ static int json_put_value(const weir_batch *b, uint32_t col, uint32_t row, bool 
     return 0;
 }
 
-static int json_put_object(weir_encoder *e, const weir_batch *b, uint32_t row, weir_buf *out)
+static int json_put_object(weir_encoder *e, const weir_batch *b, uint32_t row,
+                           weir_buf *out)
 {
     int rc = weir_buf_put_u8(out, '{');
     bool first = true;
@@ -155,7 +172,8 @@ static int json_put_object(weir_encoder *e, const weir_batch *b, uint32_t row, w
         if (!first && (rc = weir_buf_put_u8(out, ',')))
             break;
         first = false;
-        rc = weir_buf_put(out, e->keys.data + e->key_off[c], e->key_off[c + 1] - e->key_off[c]);
+        rc = weir_buf_put(out, e->keys.data + e->key_off[c],
+                          e->key_off[c + 1] - e->key_off[c]);
         if (!rc)
             rc = json_put_value(b, c, row, e->opt.json_timestamp_iso8601, out);
     }
@@ -166,14 +184,17 @@ static int json_put_object(weir_encoder *e, const weir_batch *b, uint32_t row, w
 
 static int csv_put_text(weir_encoder *e, const char *s, size_t n, weir_buf *out)
 {
-    const char q = e->opt.csv_quote_character, delim = e->opt.csv_field_delimiter;
+    const char q = e->opt.csv_quote_character,
+               delim = e->opt.csv_field_delimiter;
     bool need = false;
     if (q) {
         for (size_t i = 0; i < n && !need; i++)
             need = s[i] == delim || s[i] == q || s[i] == '\n' || s[i] == '\r';
-        if (n && (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+        if (n && (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' ||
+                  s[n - 1] == '\t'))
             need = true;
-        if (!need && e->null_literal && strlen(e->null_literal) == n && memcmp(s, e->null_literal, n) == 0)
+        if (!need && e->null_literal && strlen(e->null_literal) == n &&
+            memcmp(s, e->null_literal, n) == 0)
             need = true; /* a value that reads as NULL unless quoted */
         if (!need && n && s[0] == '#' && e->opt.csv_allow_comments)
             need = true;
@@ -193,15 +214,18 @@ static int csv_put_text(weir_encoder *e, const char *s, size_t n, weir_buf *out)
     return weir_buf_put_u8(out, (uint8_t)q);
 }
 
-static int csv_put_row(weir_encoder *e, const weir_batch *b, uint32_t row, weir_buf *out)
+static int csv_put_row(weir_encoder *e, const weir_batch *b, uint32_t row,
+                       weir_buf *out)
 {
     int rc = 0;
     for (uint32_t c = 0; c < e->ncols && !rc; c++) {
-        if (c && (rc = weir_buf_put_u8(out, (uint8_t)e->opt.csv_field_delimiter)))
+        if (c &&
+            (rc = weir_buf_put_u8(out, (uint8_t)e->opt.csv_field_delimiter)))
             break;
         if (weir_batch_is_null(b, c, row)) {
             if (e->null_literal)
-                rc = weir_buf_put(out, e->null_literal, strlen(e->null_literal));
+                rc =
+                    weir_buf_put(out, e->null_literal, strlen(e->null_literal));
             continue;
         }
         weir_type_id t = b->cols[c].type.id;
@@ -212,7 +236,7 @@ static int csv_put_row(weir_encoder *e, const weir_batch *b, uint32_t row, weir_
         } else if (t == WEIR_TYPE_BYTES) {
             uint32_t n;
             const char *s = weir_batch_str(b, c, row, &n);
-            rc = weir__base64_encode((const uint8_t *)s, n, out);
+            rc = weir__fmt_base64_encode((const uint8_t *)s, n, out);
         } else {
             char buf[64];
             size_t n = scalar_text(b, c, row, false, buf);
@@ -237,7 +261,8 @@ int weir_encoder_header(weir_encoder *e, weir_buf *out)
     return rc ? rc : weir_buf_put_u8(out, '\n');
 }
 
-int weir_encoder_encode(weir_encoder *e, const weir_batch *b, uint32_t row, weir_buf *out, weir_error *err)
+int weir_encoder_encode(weir_encoder *e, const weir_batch *b, uint32_t row,
+                        weir_buf *out, weir_error *err)
 {
     weir_row_kind kind = (weir_row_kind)b->kind[row];
     size_t mark = out->len;
@@ -246,20 +271,26 @@ int weir_encoder_encode(weir_encoder *e, const weir_batch *b, uint32_t row, weir
         bool after = kind == WEIR_ROW_INSERT || kind == WEIR_ROW_UPDATE_AFTER;
         rc = weir_buf_put(out, "{\"before\":", 10);
         if (!rc)
-            rc = after ? weir_buf_put(out, "null", 4) : json_put_object(e, b, row, out);
+            rc = after ? weir_buf_put(out, "null", 4)
+                       : json_put_object(e, b, row, out);
         if (!rc)
             rc = weir_buf_put(out, ",\"after\":", 9);
         if (!rc)
-            rc = after ? json_put_object(e, b, row, out) : weir_buf_put(out, "null", 4);
+            rc = after ? json_put_object(e, b, row, out)
+                       : weir_buf_put(out, "null", 4);
         if (!rc)
-            rc = weir_buf_put(out, after ? ",\"op\":\"c\"}\n" : ",\"op\":\"d\"}\n", 11);
+            rc = weir_buf_put(
+                out, after ? ",\"op\":\"c\"}\n" : ",\"op\":\"d\"}\n", 11);
     } else {
         if (kind != WEIR_ROW_INSERT)
             return weir_error_set(err, WEIR_EUNSUPPORTED,
-                                  "format '%s' writes only inserts (+I), got a %s row; use 'debezium-json' "
+                                  "format '%s' writes only inserts (+I), got a "
+                                  "%s row; use 'debezium-json' "
                                   "for a changelog",
-                                  weir_format_name(e->opt.kind), weir_row_kind_name(kind));
-        rc = e->opt.kind == WEIR_FORMAT_CSV ? csv_put_row(e, b, row, out) : json_put_object(e, b, row, out);
+                                  weir_format_name(e->opt.kind),
+                                  weir_row_kind_name(kind));
+        rc = e->opt.kind == WEIR_FORMAT_CSV ? csv_put_row(e, b, row, out)
+                                            : json_put_object(e, b, row, out);
         if (!rc)
             rc = weir_buf_put_u8(out, '\n');
     }
@@ -276,13 +307,14 @@ int weir_encoder_encode(weir_encoder *e, const weir_batch *b, uint32_t row, weir
 static size_t java_decimal(int64_t unscaled, int scale, char *buf)
 {
     if (scale <= 0)
-        return weir__format_i64(unscaled, buf);
+        return weir__fmt_format_i64(unscaled, buf);
     char digits[24];
-    uint64_t mag = unscaled < 0 ? (uint64_t)0 - (uint64_t)unscaled : (uint64_t)unscaled;
+    uint64_t mag =
+        unscaled < 0 ? (uint64_t)0 - (uint64_t)unscaled : (uint64_t)unscaled;
     size_t nd = (size_t)sprintf(digits, "%llu", (unsigned long long)mag);
     int64_t adjusted = -(int64_t)scale + ((int64_t)nd - 1);
     if (adjusted >= -6)
-        return weir__format_decimal(unscaled, scale, buf);
+        return weir__fmt_format_decimal(unscaled, scale, buf);
     size_t o = 0;
     if (unscaled < 0)
         buf[o++] = '-';
@@ -311,7 +343,8 @@ static size_t java_datetime(int64_t ms, bool ltz, char *buf)
     weir__civil c;
     weir__civil_from_ms(ms, &c);
     size_t o = java_year(c.year, buf);
-    o += (size_t)sprintf(buf + o, "-%02d-%02dT%02d:%02d", c.month, c.day, c.hour, c.minute);
+    o += (size_t)sprintf(buf + o, "-%02d-%02dT%02d:%02d", c.month, c.day,
+                         c.hour, c.minute);
     if (ltz || c.second || c.millis)
         o += (size_t)sprintf(buf + o, ":%02d", c.second);
     if (c.millis)
@@ -322,7 +355,8 @@ static size_t java_datetime(int64_t ms, bool ltz, char *buf)
     return o;
 }
 
-int weir_format_print_value(const weir_batch *b, uint32_t col, uint32_t row, weir_buf *out)
+int weir_format_print_value(const weir_batch *b, uint32_t col, uint32_t row,
+                            weir_buf *out)
 {
     if (weir_batch_is_null(b, col, row))
         return weir_buf_put(out, "null", 4);
@@ -350,7 +384,8 @@ int weir_format_print_value(const weir_batch *b, uint32_t col, uint32_t row, wei
         break;
     case WEIR_TYPE_TIMESTAMP:
     case WEIR_TYPE_TIMESTAMP_LTZ:
-        n = java_datetime(WEIR_COL_I64(b, col)[row], c->type.id == WEIR_TYPE_TIMESTAMP_LTZ, buf);
+        n = java_datetime(WEIR_COL_I64(b, col)[row],
+                          c->type.id == WEIR_TYPE_TIMESTAMP_LTZ, buf);
         break;
     default:
         n = scalar_text(b, col, row, false, buf);
@@ -361,7 +396,8 @@ int weir_format_print_value(const weir_batch *b, uint32_t col, uint32_t row, wei
 
 int weir_format_print_row(const weir_batch *b, uint32_t row, weir_buf *out)
 {
-    int rc = weir_buf_put(out, weir_row_kind_name((weir_row_kind)b->kind[row]), 2);
+    int rc =
+        weir_buf_put(out, weir_row_kind_name((weir_row_kind)b->kind[row]), 2);
     if (!rc)
         rc = weir_buf_put_u8(out, '[');
     for (uint32_t c = 0; c < b->schema->n_fields && !rc; c++) {

@@ -25,9 +25,12 @@ void weir_format_options_init(weir_format_options *o, weir_format_kind kind)
 const char *weir_format_name(weir_format_kind kind)
 {
     switch (kind) {
-    case WEIR_FORMAT_JSON: return "json";
-    case WEIR_FORMAT_CSV: return "csv";
-    case WEIR_FORMAT_DEBEZIUM_JSON: return "debezium-json";
+    case WEIR_FORMAT_JSON:
+        return "json";
+    case WEIR_FORMAT_CSV:
+        return "csv";
+    case WEIR_FORMAT_DEBEZIUM_JSON:
+        return "debezium-json";
     }
     return "?";
 }
@@ -47,33 +50,47 @@ int weir_format_parse_name(const char *name, weir_format_kind *out)
     return 0;
 }
 
-const char *weir_format_extension(weir_format_kind kind) { return kind == WEIR_FORMAT_CSV ? "csv" : "json"; }
+const char *weir_format_extension(weir_format_kind kind)
+{
+    return kind == WEIR_FORMAT_CSV ? "csv" : "json";
+}
 
-bool weir_format_is_changelog(weir_format_kind kind) { return kind == WEIR_FORMAT_DEBEZIUM_JSON; }
+bool weir_format_is_changelog(weir_format_kind kind)
+{
+    return kind == WEIR_FORMAT_DEBEZIUM_JSON;
+}
 
 /* ---- decoder life cycle ---- */
 
-int weir_decoder_create(const weir_format_options *opt, const weir_schema *schema, weir_decoder **out,
+int weir_decoder_create(const weir_format_options *opt,
+                        const weir_schema *schema, weir_decoder **out,
                         weir_error *err)
 {
     *out = NULL;
     if (!opt || !schema)
-        return weir_error_set(err, WEIR_EINVAL, "decoder: missing options or schema");
+        return weir_error_set(err, WEIR_EINVAL,
+                              "decoder: missing options or schema");
     if (opt->kind == WEIR_FORMAT_DEBEZIUM_JSON)
-        return weir_error_set(err, WEIR_EUNSUPPORTED,
-                              "format 'debezium-json' can only be written (as a sink), not read");
+        return weir_error_set(
+            err, WEIR_EUNSUPPORTED,
+            "format 'debezium-json' can only be written (as a sink), not read");
     if (opt->kind != WEIR_FORMAT_JSON && opt->kind != WEIR_FORMAT_CSV)
-        return weir_error_set(err, WEIR_EINVAL, "decoder: unknown format %d", (int)opt->kind);
+        return weir_error_set(err, WEIR_EINVAL, "decoder: unknown format %d",
+                              (int)opt->kind);
     if (opt->kind == WEIR_FORMAT_CSV &&
         (opt->csv_field_delimiter == '\n' || opt->csv_field_delimiter == '\r' ||
-         opt->csv_field_delimiter == 0 || opt->csv_field_delimiter == opt->csv_quote_character))
-        return weir_error_set(err, WEIR_EINVAL,
-                              "csv.field-delimiter must be one character other than a line break "
-                              "or the quote character");
+         opt->csv_field_delimiter == 0 ||
+         opt->csv_field_delimiter == opt->csv_quote_character))
+        return weir_error_set(
+            err, WEIR_EINVAL,
+            "csv.field-delimiter must be one character other than a line break "
+            "or the quote character");
     for (uint32_t c = 0; c < schema->n_fields; c++) {
         if (schema->fields[c].type.id == WEIR_TYPE_NULL)
-            return weir_error_set(err, WEIR_EUNSUPPORTED, "field \"%s\" has type NULL, which no format stores",
-                                  schema->fields[c].name);
+            return weir_error_set(
+                err, WEIR_EUNSUPPORTED,
+                "field \"%s\" has type NULL, which no format stores",
+                schema->fields[c].name);
     }
     weir_decoder *d = weir_calloc(1, sizeof *d);
     if (!d)
@@ -125,7 +142,8 @@ void weir_decoder_destroy(weir_decoder *d)
     weir_free(d);
 }
 
-int weir_decoder_decode(weir_decoder *d, const char *rec, size_t len, weir_batch *out, weir_decode_error *e)
+int weir_decoder_decode(weir_decoder *d, const char *rec, size_t len,
+                        weir_batch *out, weir_decode_error *e)
 {
     weir_decode_error dummy;
     if (out->n_rows >= out->capacity)
@@ -136,8 +154,9 @@ int weir_decoder_decode(weir_decoder *d, const char *rec, size_t len, weir_batch
     d->err->message[0] = '\0';
     size_t heap_mark = out->heap_len;
     d->oom = false;
-    int rc = d->opt.kind == WEIR_FORMAT_CSV ? weir__csv_decode(d, rec, len, out)
-                                            : weir__json_decode(d, rec, len, out);
+    int rc = d->opt.kind == WEIR_FORMAT_CSV
+                 ? weir__csv_decode(d, rec, len, out)
+                 : weir__json_decode(d, rec, len, out);
     if (rc)
         out->heap_len = heap_mark;
     if (rc == WEIR_EPARSE && d->oom)
@@ -145,7 +164,8 @@ int weir_decoder_decode(weir_decoder *d, const char *rec, size_t len, weir_batch
     return rc;
 }
 
-const char *weir__decode_fail(weir_decoder *d, const char *at, const char *fmt, ...)
+const char *weir__decode_fail(weir_decoder *d, const char *at, const char *fmt,
+                              ...)
 {
     va_list ap;
     d->err->pos = (size_t)(at - d->rec);
@@ -170,21 +190,22 @@ void weir__finish_row(weir_decoder *d, weir_batch *b, uint32_t row)
 
 /* ---- typed store ---- */
 
-static int conv_fail(weir_decoder *d, uint32_t col, const char *at, const char *token, size_t token_len,
-                     int rc)
+static int conv_fail(weir_decoder *d, uint32_t col, const char *at,
+                     const char *token, size_t token_len, int rc)
 {
     if (rc == WEIR_ENOMEM)
         return rc;
     char found[64];
-    weir__describe_text(token, token_len, found, sizeof found);
+    weir__fmt_describe_text(token, token_len, found, sizeof found);
     weir_type_id t = d->schema->fields[col].type.id;
     const char *how = "";
     if (weir_type_is_time(t))
         how = " as \"yyyy-MM-dd HH:mm:ss.SSS\"";
     else if (t == WEIR_TYPE_BYTES)
         how = " as base64";
-    weir__decode_fail(d, at, "expected %s%s for field \"%s\", found %s%s", d->type_desc[col], how,
-                      d->schema->fields[col].name, found, rc == WEIR__ERANGE ? " (out of range)" : "");
+    weir__decode_fail(d, at, "expected %s%s for field \"%s\", found %s%s",
+                      d->type_desc[col], how, d->schema->fields[col].name,
+                      found, rc == WEIR__ERANGE ? " (out of range)" : "");
     return WEIR_EPARSE;
 }
 
@@ -200,8 +221,9 @@ static bool all_digits(const char *s, size_t n)
     return true;
 }
 
-static int store_text(weir_decoder *d, weir_batch *b, uint32_t col, uint32_t row, const char *s, size_t n,
-                      const char *at, const char *token, size_t token_len)
+static int store_text(weir_decoder *d, weir_batch *b, uint32_t col,
+                      uint32_t row, const char *s, size_t n, const char *at,
+                      const char *token, size_t token_len)
 {
     weir_column *c = &b->cols[col];
     int rc = 0;
@@ -216,7 +238,7 @@ static int store_text(weir_decoder *d, weir_batch *b, uint32_t col, uint32_t row
         if (rc)
             return rc;
         size_t got = 0;
-        rc = weir__base64_decode(s, n, (uint8_t *)dst, &got);
+        rc = weir__fmt_base64_decode(s, n, (uint8_t *)dst, &got);
         if (rc)
             break;
         b->heap_len -= ref.len - got; /* the allocation was the last one */
@@ -229,28 +251,31 @@ static int store_text(weir_decoder *d, weir_batch *b, uint32_t col, uint32_t row
     }
     if (rc)
         return conv_fail(d, col, at, token, token_len, rc);
-    weir__trim(&s, &n);
+    weir__fmt_trim(&s, &n);
     switch (c->type.id) {
     case WEIR_TYPE_BOOLEAN:
-        rc = weir__parse_bool(s, n, &WEIR_COL_BOOL(b, col)[row]);
+        rc = weir__fmt_parse_bool(s, n, &WEIR_COL_BOOL(b, col)[row]);
         break;
     case WEIR_TYPE_INT:
-        rc = weir__parse_i32(s, n, &WEIR_COL_I32(b, col)[row]);
+        rc = weir__fmt_parse_i32(s, n, &WEIR_COL_I32(b, col)[row]);
         break;
     case WEIR_TYPE_BIGINT:
-        rc = weir__parse_i64(s, n, &WEIR_COL_I64(b, col)[row]);
+        rc = weir__fmt_parse_i64(s, n, &WEIR_COL_I64(b, col)[row]);
         break;
     case WEIR_TYPE_DOUBLE:
-        rc = weir__parse_f64(s, n, &WEIR_COL_F64(b, col)[row]);
+        rc = weir__fmt_parse_f64(s, n, &WEIR_COL_F64(b, col)[row]);
         break;
     case WEIR_TYPE_DECIMAL:
-        rc = weir__fmt_parse_decimal(s, n, c->type.precision, c->type.scale, &WEIR_COL_I64(b, col)[row]);
+        rc = weir__fmt_parse_decimal(s, n, c->type.precision, c->type.scale,
+                                     &WEIR_COL_I64(b, col)[row]);
         break;
     case WEIR_TYPE_TIMESTAMP:
     case WEIR_TYPE_TIMESTAMP_LTZ:
-        if (all_digits(s, n))
-            rc = weir__parse_i64(s, n, &WEIR_COL_I64(b, col)[row]);
-        else
+        if (all_digits(s, n)) {
+            rc = weir__fmt_parse_i64(s, n, &WEIR_COL_I64(b, col)[row]);
+            if (!rc && !weir__fmt_ts_in_range(WEIR_COL_I64(b, col)[row]))
+                rc = WEIR__ERANGE;
+        } else
             rc = weir__parse_ts(s, n, &WEIR_COL_I64(b, col)[row], NULL);
         break;
     default:
@@ -262,8 +287,9 @@ static int store_text(weir_decoder *d, weir_batch *b, uint32_t col, uint32_t row
     return 0;
 }
 
-int weir__store_text(weir_decoder *d, weir_batch *b, uint32_t col, uint32_t row, const char *s, size_t n,
-                     const char *at, const char *token, size_t token_len)
+int weir__store_text(weir_decoder *d, weir_batch *b, uint32_t col, uint32_t row,
+                     const char *s, size_t n, const char *at, const char *token,
+                     size_t token_len)
 {
     int rc = store_text(d, b, col, row, s, n, at, token, token_len);
     if (rc == WEIR_ENOMEM) {
@@ -275,9 +301,11 @@ int weir__store_text(weir_decoder *d, weir_batch *b, uint32_t col, uint32_t row,
 
 /* ---- framing ---- */
 
-static int csv_frame(const weir_decoder *d, const char *buf, size_t len, bool eof, weir_frame *f);
+static int csv_frame(const weir_decoder *d, const char *buf, size_t len,
+                     bool eof, weir_frame *f);
 
-int weir_decoder_frame(const weir_decoder *d, const char *buf, size_t len, bool eof, weir_frame *f)
+int weir_decoder_frame(const weir_decoder *d, const char *buf, size_t len,
+                       bool eof, weir_frame *f)
 {
     if (len == 0)
         return eof ? WEIR_EOF : WEIR_EAGAIN;
@@ -306,9 +334,11 @@ int weir_decoder_frame(const weir_decoder *d, const char *buf, size_t len, bool 
  * escaped quote and a single one closes it. Lines without any quote (the
  * common case) are found with memchr alone.
  */
-static int csv_frame(const weir_decoder *d, const char *buf, size_t len, bool eof, weir_frame *f)
+static int csv_frame(const weir_decoder *d, const char *buf, size_t len,
+                     bool eof, weir_frame *f)
 {
-    const char q = d->opt.csv_quote_character, delim = d->opt.csv_field_delimiter;
+    const char q = d->opt.csv_quote_character,
+               delim = d->opt.csv_field_delimiter;
     enum { FIELD_START, UNQUOTED, QUOTED, QUOTE_IN_QUOTED } st = FIELD_START;
     size_t pos = 0;
     uint32_t newlines = 0;
@@ -362,7 +392,8 @@ static int csv_frame(const weir_decoder *d, const char *buf, size_t len, bool eo
 
 bool weir_decoder_is_blank(const weir_decoder *d, const char *rec, size_t len)
 {
-    if (len && d->opt.kind == WEIR_FORMAT_CSV && d->opt.csv_allow_comments && rec[0] == '#')
+    if (len && d->opt.kind == WEIR_FORMAT_CSV && d->opt.csv_allow_comments &&
+        rec[0] == '#')
         return true;
     for (size_t i = 0; i < len; i++)
         if (rec[i] != ' ' && rec[i] != '\t' && rec[i] != '\r')

@@ -17,9 +17,11 @@
 
 #include "format/codec.h"
 #include "format/convert.h"
+#include "time/timefmt.h"
 
 #define FAIL(d, at, ...) weir__decode_fail((d), (at), __VA_ARGS__)
-#define OOM(d, at) ((d)->oom = true, weir__decode_fail((d), (at), "out of memory"))
+#define OOM(d, at)                                                             \
+    ((d)->oom = true, weir__decode_fail((d), (at), "out of memory"))
 
 static uint32_t hash_name(const char *s, size_t n)
 {
@@ -38,13 +40,15 @@ int weir__json_decoder_init(weir_decoder *d)
     if (!d->slots)
         return WEIR_ENOMEM;
     d->slot_mask = cap - 1;
-    /* Insert in reverse so that, were two names equal, the first column wins. */
+    /* Insert in reverse so that, were two names equal, the first column wins.
+     */
     for (uint32_t c = d->ncols; c-- > 0;) {
         const char *name = d->schema->fields[c].name;
         uint32_t h = hash_name(name, d->name_len[c]) & d->slot_mask;
         while (d->slots[h]) {
             uint32_t o = d->slots[h] - 1;
-            if (d->name_len[o] == d->name_len[c] && memcmp(d->schema->fields[o].name, name, d->name_len[c]) == 0)
+            if (d->name_len[o] == d->name_len[c] &&
+                memcmp(d->schema->fields[o].name, name, d->name_len[c]) == 0)
                 break;
             h = (h + 1) & d->slot_mask;
         }
@@ -53,15 +57,24 @@ int weir__json_decoder_init(weir_decoder *d)
     return 0;
 }
 
+static inline bool name_eq(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
 static inline int lookup(weir_decoder *d, const char *k, size_t n)
 {
     uint32_t g = d->guess;
-    if (g < d->ncols && d->name_len[g] == n && memcmp(d->schema->fields[g].name, k, n) == 0)
+    if (g < d->ncols && d->name_len[g] == n &&
+        name_eq(d->schema->fields[g].name, k, n))
         return (int)g;
     uint32_t h = hash_name(k, n) & d->slot_mask;
     while (d->slots[h]) {
         uint32_t c = d->slots[h] - 1;
-        if (d->name_len[c] == n && memcmp(d->schema->fields[c].name, k, n) == 0)
+        if (d->name_len[c] == n && name_eq(d->schema->fields[c].name, k, n))
             return (int)c;
         h = (h + 1) & d->slot_mask;
     }
@@ -70,13 +83,15 @@ static inline int lookup(weir_decoder *d, const char *k, size_t n)
 
 static inline const char *skip_ws(const char *p, const char *end)
 {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+    while (p < end && (unsigned char)*p <= ' ' &&
+           (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
         p++;
     return p;
 }
 
 /* "'x'", "byte 0x01" or "end of record", for messages about one character. */
-static const char *describe_char(const char *p, const char *end, char *buf, size_t cap)
+static const char *describe_char(const char *p, const char *end, char *buf,
+                                 size_t cap)
 {
     if (p >= end)
         snprintf(buf, cap, "end of record");
@@ -98,15 +113,19 @@ static int hexval(char c)
     return -1;
 }
 
-static const char *parse_hex4(weir_decoder *d, const char *p, const char *end, uint32_t *out)
+static const char *parse_hex4(weir_decoder *d, const char *p, const char *end,
+                              uint32_t *out)
 {
     uint32_t v = 0;
     for (int i = 0; i < 4; i++) {
         int h = p + i < end ? hexval(p[i]) : -1;
         if (h < 0) {
             char found[64];
-            weir__describe_text(p, (size_t)(end - p) < 4 ? (size_t)(end - p) : 4, found, sizeof found);
-            return FAIL(d, p - 2, "expected 4 hex digits after \\u, found %s", found);
+            weir__fmt_describe_text(
+                p, (size_t)(end - p) < 4 ? (size_t)(end - p) : 4, found,
+                sizeof found);
+            return FAIL(d, p - 2, "expected 4 hex digits after \\u, found %s",
+                        found);
         }
         v = v << 4 | (uint32_t)h;
     }
@@ -138,36 +157,53 @@ static size_t put_utf8(char *o, uint32_t cp)
     return 4;
 }
 
-/* Any byte that is '"', '\\', a control character, or non-ASCII. */
-static inline bool word_is_special(uint64_t v)
+/* Length of the valid UTF-8 sequence at p (0 if invalid). */
+static inline size_t utf8_seq(const char *p, const char *end)
 {
-    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
-    uint64_t xq = v ^ (ones * '"'), xb = v ^ (ones * '\\');
-    uint64_t zq = (xq - ones) & ~xq, zb = (xb - ones) & ~xb;
-    uint64_t ctrl = v - ones * 0x20; /* borrows into the high bit of bytes < 0x20 */
-    return ((zq | zb | ctrl | v) & highs) != 0;
+    size_t lim = (size_t)(end - p) < 4 ? (size_t)(end - p) : 4;
+    size_t seq = 1;
+    while (seq < lim && ((unsigned char)p[seq] & 0xC0) == 0x80)
+        seq++;
+    return seq > 1 && weir__fmt_utf8_check(p, seq) == seq ? seq : 0;
 }
+
+/*
+ * The rest of parse_string, out of line: a string with escapes, non-ASCII
+ * bytes or an error. p is the first such byte; start the string's first.
+ */
+static const char *parse_string_slow(weir_decoder *d, const char *start,
+                                     const char *p, const char *end,
+                                     const char **s, size_t *n)
+    __attribute__((noinline));
 
 /*
  * Decodes a string whose opening quote is at p[-1]. On success returns the
  * position after the closing quote and the content through s/n: a view of
  * the record when the string has no escapes, else of d->scratch (valid
- * until the next string).
+ * until the next string). The common case (plain ASCII) stays inline.
  */
-static const char *parse_string(weir_decoder *d, const char *p, const char *end, const char **s, size_t *n)
+static inline const char *parse_string(weir_decoder *d, const char *p,
+                                       const char *end, const char **s,
+                                       size_t *n)
 {
-    const char *start = p;
+    const char *q = weir__fmt_json_scan(p, end);
+    if (q < end && *q == '"') {
+        *s = p;
+        *n = (size_t)(q - p);
+        return q + 1;
+    }
+    return parse_string_slow(d, p, q, end, s, n);
+}
+
+static const char *parse_string_slow(weir_decoder *d, const char *start,
+                                     const char *p, const char *end,
+                                     const char **s, size_t *n)
+{
     char msg[64];
     for (;;) {
-        while (end - p >= 8) {
-            uint64_t v;
-            memcpy(&v, p, 8);
-            if (word_is_special(v))
-                break;
-            p += 8;
-        }
         if (p >= end)
-            return FAIL(d, p, "expected '\"' to end the string, found end of record");
+            return FAIL(d, p,
+                        "expected '\"' to end the string, found end of record");
         unsigned char c = (unsigned char)*p;
         if (c == '"') {
             *s = start;
@@ -177,19 +213,15 @@ static const char *parse_string(weir_decoder *d, const char *p, const char *end,
         if (c == '\\')
             break;
         if (c < 0x20)
-            return FAIL(d, p, "expected control characters in strings to be escaped, found %s",
+            return FAIL(d, p,
+                        "expected control characters in strings to be escaped, "
+                        "found %s",
                         describe_char(p, end, msg, sizeof msg));
-        if (c >= 0x80) {
-            size_t lim = (size_t)(end - p) < 4 ? (size_t)(end - p) : 4;
-            size_t seq = 1;
-            while (seq < lim && ((unsigned char)p[seq] & 0xC0) == 0x80)
-                seq++;
-            if (weir__utf8_check(p, seq) != seq || seq == 1)
-                return FAIL(d, p, "expected valid UTF-8 in string, found %s", describe_char(p, end, msg, sizeof msg));
-            p += seq;
-            continue;
-        }
-        p++;
+        size_t seq = utf8_seq(p, end);
+        if (!seq)
+            return FAIL(d, p, "expected valid UTF-8 in string, found %s",
+                        describe_char(p, end, msg, sizeof msg));
+        p = weir__fmt_json_scan(p + seq, end);
     }
     /* Slow path: the string has escapes. */
     weir_buf *sc = &d->scratch;
@@ -200,6 +232,12 @@ static const char *parse_string(weir_decoder *d, const char *p, const char *end,
     size_t on = (size_t)(p - start);
     memcpy(o, start, on);
     while (p < end) {
+        const char *run = p;
+        p = weir__fmt_json_scan(p, end);
+        memcpy(o + on, run, (size_t)(p - run));
+        on += (size_t)(p - run);
+        if (p >= end)
+            break;
         unsigned char c = (unsigned char)*p;
         if (c == '"') {
             *s = o;
@@ -207,23 +245,18 @@ static const char *parse_string(weir_decoder *d, const char *p, const char *end,
             return p + 1;
         }
         if (c < 0x20)
-            return FAIL(d, p, "expected control characters in strings to be escaped, found %s",
+            return FAIL(d, p,
+                        "expected control characters in strings to be escaped, "
+                        "found %s",
                         describe_char(p, end, msg, sizeof msg));
         if (c >= 0x80) {
-            size_t lim = (size_t)(end - p) < 4 ? (size_t)(end - p) : 4;
-            size_t seq = 1;
-            while (seq < lim && ((unsigned char)p[seq] & 0xC0) == 0x80)
-                seq++;
-            if (weir__utf8_check(p, seq) != seq || seq == 1)
-                return FAIL(d, p, "expected valid UTF-8 in string, found %s", describe_char(p, end, msg, sizeof msg));
+            size_t seq = utf8_seq(p, end);
+            if (!seq)
+                return FAIL(d, p, "expected valid UTF-8 in string, found %s",
+                            describe_char(p, end, msg, sizeof msg));
             memcpy(o + on, p, seq);
             on += seq;
             p += seq;
-            continue;
-        }
-        if (c != '\\') {
-            o[on++] = (char)c;
-            p++;
             continue;
         }
         const char *esc = p;
@@ -231,31 +264,54 @@ static const char *parse_string(weir_decoder *d, const char *p, const char *end,
         char e = p < end ? *p : 0;
         p++;
         switch (e) {
-        case '"': o[on++] = '"'; break;
-        case '\\': o[on++] = '\\'; break;
-        case '/': o[on++] = '/'; break;
-        case 'b': o[on++] = '\b'; break;
-        case 'f': o[on++] = '\f'; break;
-        case 'n': o[on++] = '\n'; break;
-        case 'r': o[on++] = '\r'; break;
-        case 't': o[on++] = '\t'; break;
+        case '"':
+            o[on++] = '"';
+            break;
+        case '\\':
+            o[on++] = '\\';
+            break;
+        case '/':
+            o[on++] = '/';
+            break;
+        case 'b':
+            o[on++] = '\b';
+            break;
+        case 'f':
+            o[on++] = '\f';
+            break;
+        case 'n':
+            o[on++] = '\n';
+            break;
+        case 'r':
+            o[on++] = '\r';
+            break;
+        case 't':
+            o[on++] = '\t';
+            break;
         case 'u': {
             uint32_t cp;
             if (!(p = parse_hex4(d, p, end, &cp)))
                 return NULL;
             if (cp >= 0xDC00 && cp <= 0xDFFF)
-                return FAIL(d, esc, "expected a high surrogate \\uD800-\\uDBFF before low surrogate \\u%04X", cp);
+                return FAIL(d, esc,
+                            "expected a high surrogate \\uD800-\\uDBFF before "
+                            "low surrogate \\u%04X",
+                            cp);
             if (cp >= 0xD800 && cp <= 0xDBFF) {
                 uint32_t lo = 0;
                 if (end - p < 2 || p[0] != '\\' || p[1] != 'u')
-                    return FAIL(d, p, "expected a low surrogate \\uDC00-\\uDFFF after \\u%04X, found %s", cp,
-                                describe_char(p, end, msg, sizeof msg));
+                    return FAIL(d, p,
+                                "expected a low surrogate \\uDC00-\\uDFFF "
+                                "after \\u%04X, found %s",
+                                cp, describe_char(p, end, msg, sizeof msg));
                 const char *lo_at = p;
                 if (!(p = parse_hex4(d, p + 2, end, &lo)))
                     return NULL;
                 if (lo < 0xDC00 || lo > 0xDFFF)
-                    return FAIL(d, lo_at, "expected a low surrogate \\uDC00-\\uDFFF after \\u%04X, found \\u%04X", cp,
-                                lo);
+                    return FAIL(d, lo_at,
+                                "expected a low surrogate \\uDC00-\\uDFFF "
+                                "after \\u%04X, found \\u%04X",
+                                cp, lo);
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
             }
             on += put_utf8(o + on, cp);
@@ -263,8 +319,12 @@ static const char *parse_string(weir_decoder *d, const char *p, const char *end,
         }
         default: {
             char found[64];
-            weir__describe_text(esc, (size_t)(end - esc) < 2 ? (size_t)(end - esc) : 2, found, sizeof found);
-            return FAIL(d, esc, "expected an escape sequence (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX), found %s",
+            weir__fmt_describe_text(
+                esc, (size_t)(end - esc) < 2 ? (size_t)(end - esc) : 2, found,
+                sizeof found);
+            return FAIL(d, esc,
+                        "expected an escape sequence (\\\" \\\\ \\/ \\b \\f "
+                        "\\n \\r \\t \\uXXXX), found %s",
                         found);
         }
         }
@@ -272,8 +332,10 @@ static const char *parse_string(weir_decoder *d, const char *p, const char *end,
     return FAIL(d, p, "expected '\"' to end the string, found end of record");
 }
 
-/* Validates a JSON number and returns its end; *is_int says: no fraction, no exponent. */
-static const char *scan_number(weir_decoder *d, const char *p, const char *end, bool *is_int)
+/* Validates a JSON number and returns its end; *is_int says: no fraction, no
+ * exponent. */
+static const char *scan_number(weir_decoder *d, const char *p, const char *end,
+                               bool *is_int)
 {
     const char *s = p;
     char msg[64];
@@ -286,13 +348,15 @@ static const char *scan_number(weir_decoder *d, const char *p, const char *end, 
         while (s < end && (unsigned)(*s - '0') < 10)
             s++;
     } else {
-        return FAIL(d, s, "expected a digit in a JSON number, found %s", describe_char(s, end, msg, sizeof msg));
+        return FAIL(d, s, "expected a digit in a JSON number, found %s",
+                    describe_char(s, end, msg, sizeof msg));
     }
     if (s < end && *s == '.') {
         *is_int = false;
         s++;
         if (s >= end || (unsigned)(*s - '0') >= 10)
-            return FAIL(d, s, "expected a digit after '.' in a JSON number, found %s",
+            return FAIL(d, s,
+                        "expected a digit after '.' in a JSON number, found %s",
                         describe_char(s, end, msg, sizeof msg));
         while (s < end && (unsigned)(*s - '0') < 10)
             s++;
@@ -303,26 +367,30 @@ static const char *scan_number(weir_decoder *d, const char *p, const char *end, 
         if (s < end && (*s == '+' || *s == '-'))
             s++;
         if (s >= end || (unsigned)(*s - '0') >= 10)
-            return FAIL(d, s, "expected a digit in the exponent of a JSON number, found %s",
-                        describe_char(s, end, msg, sizeof msg));
+            return FAIL(
+                d, s,
+                "expected a digit in the exponent of a JSON number, found %s",
+                describe_char(s, end, msg, sizeof msg));
         while (s < end && (unsigned)(*s - '0') < 10)
             s++;
     }
     return s;
 }
 
-static const char *match_literal(weir_decoder *d, const char *p, const char *end, const char *lit, size_t n)
+static const char *match_literal(weir_decoder *d, const char *p,
+                                 const char *end, const char *lit, size_t n)
 {
     if ((size_t)(end - p) >= n && memcmp(p, lit, n) == 0)
         return p + n;
     char found[64];
     size_t show = (size_t)(end - p) < n ? (size_t)(end - p) : n;
-    weir__describe_text(p, show, found, sizeof found);
+    weir__fmt_describe_text(p, show, found, sizeof found);
     return FAIL(d, p, "expected a JSON value, found %s", found);
 }
 
 /* Validates and skips any JSON value. */
-static const char *skip_value(weir_decoder *d, const char *p, const char *end, int depth)
+static const char *skip_value(weir_decoder *d, const char *p, const char *end,
+                              int depth)
 {
     char msg[64];
     if (p >= end)
@@ -338,22 +406,25 @@ static const char *skip_value(weir_decoder *d, const char *p, const char *end, i
         char close = *p == '{' ? '}' : ']';
         bool obj = *p == '{';
         if (depth >= WEIR__JSON_MAX_DEPTH)
-            return FAIL(d, p, "expected at most %d levels of nesting", WEIR__JSON_MAX_DEPTH);
+            return FAIL(d, p, "expected at most %d levels of nesting",
+                        WEIR__JSON_MAX_DEPTH);
         p = skip_ws(p + 1, end);
         if (p < end && *p == close)
             return p + 1;
         for (;;) {
             if (obj) {
                 if (p >= end || *p != '"')
-                    return FAIL(d, p, "expected '\"' to start an object key, found %s",
-                                describe_char(p, end, msg, sizeof msg));
+                    return FAIL(
+                        d, p, "expected '\"' to start an object key, found %s",
+                        describe_char(p, end, msg, sizeof msg));
                 const char *s;
                 size_t n;
                 if (!(p = parse_string(d, p + 1, end, &s, &n)))
                     return NULL;
                 p = skip_ws(p, end);
                 if (p >= end || *p != ':')
-                    return FAIL(d, p, "expected ':' after an object key, found %s",
+                    return FAIL(d, p,
+                                "expected ':' after an object key, found %s",
                                 describe_char(p, end, msg, sizeof msg));
                 p = skip_ws(p + 1, end);
             }
@@ -366,25 +437,32 @@ static const char *skip_value(weir_decoder *d, const char *p, const char *end, i
             }
             if (p < end && *p == close)
                 return p + 1;
-            return FAIL(d, p, obj ? "expected ',' or '}' after an object member, found %s"
-                                  : "expected ',' or ']' after an array element, found %s",
-                        describe_char(p, end, msg, sizeof msg));
+            return FAIL(
+                d, p,
+                obj ? "expected ',' or '}' after an object member, found %s"
+                    : "expected ',' or ']' after an array element, found %s",
+                describe_char(p, end, msg, sizeof msg));
         }
     }
-    case 't': return match_literal(d, p, end, "true", 4);
-    case 'f': return match_literal(d, p, end, "false", 5);
-    case 'n': return match_literal(d, p, end, "null", 4);
+    case 't':
+        return match_literal(d, p, end, "true", 4);
+    case 'f':
+        return match_literal(d, p, end, "false", 5);
+    case 'n':
+        return match_literal(d, p, end, "null", 4);
     default: {
         bool is_int;
         if (*p != '-' && (unsigned)(*p - '0') >= 10)
-            return FAIL(d, p, "expected a JSON value, found %s", describe_char(p, end, msg, sizeof msg));
+            return FAIL(d, p, "expected a JSON value, found %s",
+                        describe_char(p, end, msg, sizeof msg));
         return scan_number(d, p, end, &is_int);
     }
     }
 }
 
 /* What a value looks like, for "found ..." in messages. */
-static void describe_value(const char *p, const char *end, char *buf, size_t cap)
+static void describe_value(const char *p, const char *end, char *buf,
+                           size_t cap)
 {
     if (p >= end)
         snprintf(buf, cap, "end of record");
@@ -399,10 +477,11 @@ static void describe_value(const char *p, const char *end, char *buf, size_t cap
                 q++;
             q++;
         }
-        weir__describe_text(p + 1, (size_t)(q - p - 1), buf, cap);
+        weir__fmt_describe_text(p + 1, (size_t)(q - p - 1), buf, cap);
     } else {
         const char *q = p;
-        while (q < end && *q != ',' && *q != '}' && *q != ']' && *q != ' ' && *q != '\t')
+        while (q < end && *q != ',' && *q != '}' && *q != ']' && *q != ' ' &&
+               *q != '\t')
             q++;
         size_t n = (size_t)(q - p);
         if (n > 24)
@@ -411,19 +490,23 @@ static void describe_value(const char *p, const char *end, char *buf, size_t cap
     }
 }
 
-static const char *type_fail(weir_decoder *d, uint32_t col, const char *p, const char *end, bool range)
+static const char *type_fail(weir_decoder *d, uint32_t col, const char *p,
+                             const char *end, bool range)
 {
     char found[64];
     describe_value(p, end, found, sizeof found);
     weir_type_id t = d->schema->fields[col].type.id;
-    return FAIL(d, p, "expected %s%s for field \"%s\", found %s%s", d->type_desc[col],
-                weir_type_is_time(t) ? " as \"yyyy-MM-dd HH:mm:ss.SSS\"" : t == WEIR_TYPE_BYTES ? " as base64" : "",
-                d->schema->fields[col].name, found, range ? " (out of range)" : "");
+    return FAIL(
+        d, p, "expected %s%s for field \"%s\", found %s%s", d->type_desc[col],
+        weir_type_is_time(t)   ? " as \"yyyy-MM-dd HH:mm:ss.SSS\""
+        : t == WEIR_TYPE_BYTES ? " as base64"
+                               : "",
+        d->schema->fields[col].name, found, range ? " (out of range)" : "");
 }
 
 /* Parses the value at p into column col of row. */
-static const char *parse_value(weir_decoder *d, uint32_t col, const char *p, const char *end, weir_batch *b,
-                               uint32_t row)
+static const char *parse_value(weir_decoder *d, uint32_t col, const char *p,
+                               const char *end, weir_batch *b, uint32_t row)
 {
     weir_column *c = &b->cols[col];
     weir_type_id t = c->type.id;
@@ -438,11 +521,17 @@ static const char *parse_value(weir_decoder *d, uint32_t col, const char *p, con
             return NULL;
         if (t == WEIR_TYPE_STRING) {
             d->isnull[col] = 0;
-            if (weir_batch_set_str(b, col, row, s, n))
+            if (weir__put_str(b, col, row, s, n))
                 return OOM(d, p);
             return q;
         }
-        int rc = weir__store_text(d, b, col, row, s, n, p, p + 1, (size_t)(q - p - 2));
+        if (weir_type_is_time(t) &&
+            weir__fast_ts(s, n, &WEIR_COL_I64(b, col)[row])) {
+            d->isnull[col] = 0;
+            return q;
+        }
+        int rc = weir__store_text(d, b, col, row, s, n, p, p + 1,
+                                  (size_t)(q - p - 2));
         return rc ? NULL : q;
     }
     if (ch == 'n') {
@@ -450,12 +539,31 @@ static const char *parse_value(weir_decoder *d, uint32_t col, const char *p, con
         if (!q)
             return NULL;
         if (!c->type.nullable)
-            return FAIL(d, p, "expected a non-null value for NOT NULL field \"%s\", found null",
+            return FAIL(d, p,
+                        "expected a non-null value for NOT NULL field \"%s\", "
+                        "found null",
                         d->schema->fields[col].name);
         d->isnull[col] = 1;
         return q;
     }
     if (ch == '-' || (unsigned)(ch - '0') < 10) {
+        if (t == WEIR_TYPE_BIGINT && ch != '0') {
+            /* Up to 18 digits cannot overflow; what follows must end the
+             * number. */
+            const char *q = p + (ch == '-');
+            const char *lim = end - q > 18 ? q + 18 : end;
+            int64_t v = 0;
+            const char *first = q;
+            while (q < lim && (unsigned)(*q - '0') < 10)
+                v = v * 10 + (*q++ - '0');
+            if (q > first && *first != '0' &&
+                (q == end || (*q != '.' && *q != 'e' && *q != 'E' &&
+                              (unsigned)(*q - '0') >= 10))) {
+                WEIR_COL_I64(b, col)[row] = ch == '-' ? -v : v;
+                d->isnull[col] = 0;
+                return q;
+            }
+        }
         bool is_int;
         const char *q = scan_number(d, p, end, &is_int);
         if (!q)
@@ -469,28 +577,35 @@ static const char *parse_value(weir_decoder *d, uint32_t col, const char *p, con
         case WEIR_TYPE_TIMESTAMP_LTZ:
             if (!is_int)
                 return type_fail(d, col, p, end, false);
-            if (n <= 18 && ch != '-') { /* fits in int64 without an overflow check */
+            if (n <= 18 &&
+                ch != '-') { /* fits in int64 without an overflow check */
                 int64_t v = 0;
                 for (const char *s = p; s < q; s++)
                     v = v * 10 + (*s - '0');
                 WEIR_COL_I64(b, col)[row] = v;
+                if (t != WEIR_TYPE_BIGINT && !weir__fmt_ts_in_range(v))
+                    return type_fail(d, col, p, end, true);
                 return q;
             }
-            rc = weir__parse_i64(p, n, &WEIR_COL_I64(b, col)[row]);
+            rc = weir__fmt_parse_i64(p, n, &WEIR_COL_I64(b, col)[row]);
+            if (!rc && t != WEIR_TYPE_BIGINT &&
+                !weir__fmt_ts_in_range(WEIR_COL_I64(b, col)[row]))
+                rc = WEIR__ERANGE;
             break;
         case WEIR_TYPE_INT:
             if (!is_int)
                 return type_fail(d, col, p, end, false);
-            rc = weir__parse_i32(p, n, &WEIR_COL_I32(b, col)[row]);
+            rc = weir__fmt_parse_i32(p, n, &WEIR_COL_I32(b, col)[row]);
             break;
         case WEIR_TYPE_DOUBLE:
-            rc = weir__parse_f64(p, n, &WEIR_COL_F64(b, col)[row]);
+            rc = weir__fmt_parse_f64(p, n, &WEIR_COL_F64(b, col)[row]);
             break;
         case WEIR_TYPE_DECIMAL:
-            rc = weir__fmt_parse_decimal(p, n, c->type.precision, c->type.scale, &WEIR_COL_I64(b, col)[row]);
+            rc = weir__fmt_parse_decimal(p, n, c->type.precision, c->type.scale,
+                                         &WEIR_COL_I64(b, col)[row]);
             break;
         case WEIR_TYPE_STRING:
-            rc = weir_batch_set_str(b, col, row, p, n);
+            rc = weir__put_str(b, col, row, p, n);
             if (rc)
                 return OOM(d, p);
             break;
@@ -505,7 +620,8 @@ static const char *parse_value(weir_decoder *d, uint32_t col, const char *p, con
     }
     if (ch == 't' || ch == 'f') {
         bool v = ch == 't';
-        const char *q = v ? match_literal(d, p, end, "true", 4) : match_literal(d, p, end, "false", 5);
+        const char *q = v ? match_literal(d, p, end, "true", 4)
+                          : match_literal(d, p, end, "false", 5);
         if (!q)
             return NULL;
         d->isnull[col] = 0;
@@ -532,10 +648,12 @@ static const char *parse_value(weir_decoder *d, uint32_t col, const char *p, con
         return q;
     }
     char msg[64];
-    return FAIL(d, p, "expected a JSON value, found %s", describe_char(p, end, msg, sizeof msg));
+    return FAIL(d, p, "expected a JSON value, found %s",
+                describe_char(p, end, msg, sizeof msg));
 }
 
-int weir__json_decode(weir_decoder *d, const char *rec, size_t len, weir_batch *b)
+int weir__json_decode(weir_decoder *d, const char *rec, size_t len,
+                      weir_batch *b)
 {
     const char *p = rec, *end = rec + len;
     uint32_t row = b->n_rows;
@@ -546,7 +664,8 @@ int weir__json_decode(weir_decoder *d, const char *rec, size_t len, weir_batch *
     }
     p = skip_ws(p, end);
     if (p >= end || *p != '{') {
-        FAIL(d, p, "expected '{' to start a JSON object, found %s", describe_char(p, end, msg, sizeof msg));
+        FAIL(d, p, "expected '{' to start a JSON object, found %s",
+             describe_char(p, end, msg, sizeof msg));
         return WEIR_EPARSE;
     }
     p = skip_ws(p + 1, end);
@@ -555,7 +674,8 @@ int weir__json_decode(weir_decoder *d, const char *rec, size_t len, weir_batch *
     } else {
         for (;;) {
             if (p >= end || *p != '"') {
-                FAIL(d, p, "expected '\"' to start an object key, found %s", describe_char(p, end, msg, sizeof msg));
+                FAIL(d, p, "expected '\"' to start an object key, found %s",
+                     describe_char(p, end, msg, sizeof msg));
                 return WEIR_EPARSE;
             }
             const char *k;
@@ -567,8 +687,9 @@ int weir__json_decode(weir_decoder *d, const char *rec, size_t len, weir_batch *
             p = skip_ws(p, end);
             if (p >= end || *p != ':') {
                 char key[64];
-                weir__describe_text(key_at + 1, kn, key, sizeof key);
-                FAIL(d, p, "expected ':' after object key %s, found %s", key, describe_char(p, end, msg, sizeof msg));
+                weir__fmt_describe_text(key_at + 1, kn, key, sizeof key);
+                FAIL(d, p, "expected ':' after object key %s, found %s", key,
+                     describe_char(p, end, msg, sizeof msg));
                 return WEIR_EPARSE;
             }
             p = skip_ws(p + 1, end);
@@ -590,26 +711,32 @@ int weir__json_decode(weir_decoder *d, const char *rec, size_t len, weir_batch *
                 p++;
                 break;
             }
-            FAIL(d, p, "expected ',' or '}' after an object member, found %s", describe_char(p, end, msg, sizeof msg));
+            FAIL(d, p, "expected ',' or '}' after an object member, found %s",
+                 describe_char(p, end, msg, sizeof msg));
             return WEIR_EPARSE;
         }
     }
     const char *close = p - 1;
     p = skip_ws(p, end);
     if (p < end) {
-        FAIL(d, p, "expected end of record after the JSON object, found %s", describe_char(p, end, msg, sizeof msg));
+        FAIL(d, p, "expected end of record after the JSON object, found %s",
+             describe_char(p, end, msg, sizeof msg));
         return WEIR_EPARSE;
     }
     for (uint32_t c = 0; c < d->ncols; c++) {
         if (d->seen[c] == d->gen)
             continue;
         if (d->opt.json_fail_on_missing_field) {
-            FAIL(d, close, "expected field \"%s\" in the object (json.fail-on-missing-field is true)",
+            FAIL(d, close,
+                 "expected field \"%s\" in the object "
+                 "(json.fail-on-missing-field is true)",
                  d->schema->fields[c].name);
             return WEIR_EPARSE;
         }
         if (!d->schema->fields[c].type.nullable) {
-            FAIL(d, close, "expected field \"%s\" in the object (it is NOT NULL)", d->schema->fields[c].name);
+            FAIL(d, close,
+                 "expected field \"%s\" in the object (it is NOT NULL)",
+                 d->schema->fields[c].name);
             return WEIR_EPARSE;
         }
         d->isnull[c] = 1;

@@ -113,7 +113,7 @@ int weir_batch_heap_alloc(weir_batch *b, size_t len, char **out, weir_strref *re
     }
     ref->off = (uint32_t)b->heap_len;
     ref->len = (uint32_t)len;
-    *out = b->heap + b->heap_len;
+    *out = b->heap ? b->heap + b->heap_len : NULL; /* no heap yet for an empty value: NULL + 0 is undefined */
     b->heap_len += len;
     return 0;
 }

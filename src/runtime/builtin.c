@@ -38,7 +38,8 @@ static int filter_create(void *arg, const weir_op_info *info, void **out)
     return 0;
 }
 
-static int filter_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+static int filter_process(void *op, weir_op_ctx *ctx, int input,
+                          const weir_batch *b)
 {
     (void)input;
     filter_op *f = op;
@@ -89,9 +90,13 @@ static const weir_operator_class filter_cls = {
     .close = filter_close,
 };
 
-static void free_plain(void *arg) { weir_free(arg); }
+static void free_plain(void *arg)
+{
+    weir_free(arg);
+}
 
-int weir_job_filter(weir_job *job, weir_stream in, weir_filter_fn fn, void *ud, weir_stream *out)
+int weir_job_filter(weir_job *job, weir_stream in, weir_filter_fn fn, void *ud,
+                    weir_stream *out)
 {
     if (!job || !fn)
         return WEIR_EINVAL;
@@ -99,7 +104,10 @@ int weir_job_filter(weir_job *job, weir_stream in, weir_filter_fn fn, void *ud, 
     if (!a)
         return WEIR_ENOMEM;
     *a = (filter_arg){fn, ud};
-    weir_operator_spec spec = {.name = "filter", .cls = &filter_cls, .create = filter_create, .arg = a,
+    weir_operator_spec spec = {.name = "filter",
+                               .cls = &filter_cls,
+                               .create = filter_create,
+                               .arg = a,
                                .free_arg = free_plain};
     const weir__node *up = weir__job_node(job, in.node);
     /* A filter keeps its input's schema. */
@@ -110,7 +118,8 @@ int weir_job_filter(weir_job *job, weir_stream in, weir_filter_fn fn, void *ud, 
             if (up->sides[i].tag == in.side_tag)
                 schema = up->sides[i].schema;
         if (!schema && up->n_in)
-            schema = weir__job_node(job, job->edges[up->in_edges[0]].from)->out_schema;
+            schema = weir__job_node(job, job->edges[up->in_edges[0]].from)
+                         ->out_schema;
     }
     return weir_job_operator(job, &in, 1, &spec, schema, 0, out);
 }
@@ -145,7 +154,8 @@ static int map_create(void *arg, const weir_op_info *info, void **out)
     return 0;
 }
 
-static int map_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+static int map_process(void *op, weir_op_ctx *ctx, int input,
+                       const weir_batch *b)
 {
     (void)input;
     map_op *m = op;
@@ -164,7 +174,8 @@ static int map_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *
     return weir_op_emit(ctx, m->out);
 }
 
-static int flat_map_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+static int flat_map_process(void *op, weir_op_ctx *ctx, int input,
+                            const weir_batch *b)
 {
     (void)input;
     map_op *m = op;
@@ -186,11 +197,13 @@ static void map_close(void *op)
     weir_free(m);
 }
 
-static const weir_operator_class map_cls = {.name = "map", .process = map_process, .close = map_close};
-static const weir_operator_class flat_map_cls = {.name = "flat_map", .process = flat_map_process, .close = map_close};
+static const weir_operator_class map_cls = {
+    .name = "map", .process = map_process, .close = map_close};
+static const weir_operator_class flat_map_cls = {
+    .name = "flat_map", .process = flat_map_process, .close = map_close};
 
-int weir_job_map(weir_job *job, weir_stream in, const weir_schema *out_schema, weir_map_fn fn, void *ud,
-                 weir_stream *out)
+int weir_job_map(weir_job *job, weir_stream in, const weir_schema *out_schema,
+                 weir_map_fn fn, void *ud, weir_stream *out)
 {
     if (!job || !fn || !out_schema)
         return WEIR_EINVAL;
@@ -199,12 +212,16 @@ int weir_job_map(weir_job *job, weir_stream in, const weir_schema *out_schema, w
         return WEIR_ENOMEM;
     a->map = fn;
     a->ud = ud;
-    weir_operator_spec spec = {.name = "map", .cls = &map_cls, .create = map_create, .arg = a,
+    weir_operator_spec spec = {.name = "map",
+                               .cls = &map_cls,
+                               .create = map_create,
+                               .arg = a,
                                .free_arg = free_plain};
     return weir_job_operator(job, &in, 1, &spec, out_schema, 0, out);
 }
 
-int weir_job_flat_map(weir_job *job, weir_stream in, const weir_schema *out_schema, weir_flat_map_fn fn,
+int weir_job_flat_map(weir_job *job, weir_stream in,
+                      const weir_schema *out_schema, weir_flat_map_fn fn,
                       void *ud, weir_stream *out)
 {
     if (!job || !fn || !out_schema)
@@ -214,7 +231,10 @@ int weir_job_flat_map(weir_job *job, weir_stream in, const weir_schema *out_sche
         return WEIR_ENOMEM;
     a->flat = fn;
     a->ud = ud;
-    weir_operator_spec spec = {.name = "flat_map", .cls = &flat_map_cls, .create = map_create, .arg = a,
+    weir_operator_spec spec = {.name = "flat_map",
+                               .cls = &flat_map_cls,
+                               .create = map_create,
+                               .arg = a,
                                .free_arg = free_plain};
     return weir_job_operator(job, &in, 1, &spec, out_schema, 0, out);
 }
@@ -229,7 +249,7 @@ typedef struct process_op {
     process_arg *arg;
     void *inst;
     bool opened;
-    weir_batch *out;          /* NULL when the function has no output */
+    weir_batch *out; /* NULL when the function has no output */
     weir_keyspec key;
     weir_buf bigkey;
 } process_op;
@@ -274,7 +294,8 @@ static int flush_out(process_op *p, weir_op_ctx *ctx)
     return rc;
 }
 
-static int process_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+static int process_process(void *op, weir_op_ctx *ctx, int input,
+                           const weir_batch *b)
 {
     (void)input;
     process_op *p = op;
@@ -314,7 +335,8 @@ static int process_timer(void *op, weir_op_ctx *ctx, const weir_timer *t)
     rc = p->arg->fn.timer(p->inst, ctx, t, p->out);
     if (rc)
         return rc < 0 ? rc : WEIR_EUSER;
-    /* Event-time output goes out before the watermark (process_watermark); processing time now. */
+    /* Event-time output goes out before the watermark (process_watermark);
+     * processing time now. */
     return t->domain == WEIR_TIME_PROCESSING ? flush_out(p, ctx) : 0;
 }
 
@@ -324,7 +346,10 @@ static int process_watermark(void *op, weir_op_ctx *ctx, weir_ts wm)
     return flush_out(op, ctx);
 }
 
-static int process_finish(void *op, weir_op_ctx *ctx) { return flush_out(op, ctx); }
+static int process_finish(void *op, weir_op_ctx *ctx)
+{
+    return flush_out(op, ctx);
+}
 
 static void process_close(void *op)
 {
@@ -348,18 +373,24 @@ static const weir_operator_class process_cls = {
     .close = process_close,
 };
 
-int weir_job_process(weir_job *job, weir_stream keyed_in, const weir_schema *out_schema, const weir_process_fn *fn,
+int weir_job_process(weir_job *job, weir_stream keyed_in,
+                     const weir_schema *out_schema, const weir_process_fn *fn,
                      weir_stream *out)
 {
     if (!job || !fn || !fn->process)
         return WEIR_EINVAL;
     if (keyed_in.part != WEIR_PART_KEYED)
-        return weir__job_build_error(job, WEIR_EINVAL, "weir_job_process needs a keyed stream (weir_stream_key_by)");
+        return weir__job_build_error(
+            job, WEIR_EINVAL,
+            "weir_job_process needs a keyed stream (weir_stream_key_by)");
     process_arg *a = weir_calloc(1, sizeof *a);
     if (!a)
         return WEIR_ENOMEM;
     a->fn = *fn;
-    weir_operator_spec spec = {.name = "process", .cls = &process_cls, .create = process_create, .arg = a,
+    weir_operator_spec spec = {.name = fn->name ? fn->name : "process",
+                               .cls = &process_cls,
+                               .create = process_create,
+                               .arg = a,
                                .free_arg = free_plain};
     return weir_job_operator(job, &keyed_in, 1, &spec, out_schema, 0, out);
 }

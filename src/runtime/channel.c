@@ -66,7 +66,8 @@ void weir__gate_wake(weir__gate *g)
     pthread_mutex_unlock(&g->mu);
 }
 
-int weir__channel_init(weir__channel *ch, weir__gate *consumer_gate, uint32_t cap, const weir_schema *schema,
+int weir__channel_init(weir__channel *ch, weir__gate *consumer_gate,
+                       uint32_t cap, const weir_schema *schema,
                        uint32_t batch_size, const _Atomic int *cancel)
 {
     memset(ch, 0, sizeof *ch);
@@ -119,7 +120,8 @@ int weir__channel_acquire(weir__channel *ch, weir_batch **out)
         return 0;
     }
     pthread_mutex_unlock(&ch->gate->mu);
-    /* Allocation happens outside the lock; it is rare (at most cap + 2 times). */
+    /* Allocation happens outside the lock; it is rare (at most cap + 2 times).
+     */
     weir_batch *b = weir_batch_create(ch->schema, ch->batch_size);
     if (!b)
         return WEIR_ENOMEM;
@@ -130,14 +132,16 @@ int weir__channel_acquire(weir__channel *ch, weir_batch **out)
     return 0;
 }
 
-/* Gate mutex held. Keeps b in the pool (the pool never holds more than n_batches). */
+/* Gate mutex held. Keeps b in the pool (the pool never holds more than
+ * n_batches). */
 static void pool_put_locked(weir__channel *ch, weir_batch *b)
 {
     if (ch->n_pool == ch->pool_cap) {
         uint32_t cap = ch->pool_cap * 2;
         weir_batch **p = weir_realloc(ch->pool, (size_t)cap * sizeof *p);
         if (!p) {
-            /* Out of memory for a pointer: drop the batch rather than leak it. */
+            /* Out of memory for a pointer: drop the batch rather than leak it.
+             */
             weir_batch_destroy(b);
             ch->n_batches--;
             return;
@@ -157,13 +161,15 @@ void weir__channel_unacquire(weir__channel *ch, weir_batch *b)
     pthread_mutex_unlock(&ch->gate->mu);
 }
 
-int weir__channel_push(weir__channel *ch, const weir__msg *m, int64_t *blocked_ns)
+int weir__channel_push(weir__channel *ch, const weir__msg *m,
+                       int64_t *blocked_ns)
 {
     weir__gate *g = ch->gate;
     pthread_mutex_lock(&g->mu);
     if (m->type == WEIR__MSG_WATERMARK && ch->count > 0) {
         weir__msg *last = &ch->ring[(ch->head + ch->count - 1) % ch->cap];
-        if (last->type == WEIR__MSG_WATERMARK || last->type == WEIR__MSG_BATCH) {
+        if (last->type == WEIR__MSG_WATERMARK ||
+            last->type == WEIR__MSG_BATCH) {
             if (m->wm > last->wm)
                 last->wm = m->wm;
             bool deferred = ch->unsignaled;
@@ -173,7 +179,8 @@ int weir__channel_push(weir__channel *ch, const weir__msg *m, int64_t *blocked_n
     }
     if (ch->count == ch->cap) {
         int64_t t0 = weir_monotonic_ns();
-        while (ch->count == ch->cap && !atomic_load_explicit(ch->cancel, memory_order_relaxed)) {
+        while (ch->count == ch->cap &&
+               !atomic_load_explicit(ch->cancel, memory_order_relaxed)) {
             ch->producer_waiting = true;
             pthread_cond_wait(&ch->not_full, &g->mu);
         }
@@ -203,7 +210,8 @@ int weir__channel_push(weir__channel *ch, const weir__msg *m, int64_t *blocked_n
     }
     ch->unsignaled = deferred;
     pthread_mutex_unlock(&g->mu);
-    /* Signalled after unlocking, so the woken consumer does not block on the mutex at once. */
+    /* Signalled after unlocking, so the woken consumer does not block on the
+     * mutex at once. */
     if (wake)
         pthread_cond_signal(&g->cv);
     return deferred ? 1 : 0;
@@ -234,7 +242,10 @@ bool weir__channel_pop_locked(weir__channel *ch, weir__msg *out)
     return true;
 }
 
-void weir__channel_release_locked(weir__channel *ch, weir_batch *b) { pool_put_locked(ch, b); }
+void weir__channel_release_locked(weir__channel *ch, weir_batch *b)
+{
+    pool_put_locked(ch, b);
+}
 
 void weir__channel_wake(weir__channel *ch)
 {

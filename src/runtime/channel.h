@@ -40,17 +40,20 @@ typedef enum weir__msg_type {
 
 typedef struct weir__msg {
     uint8_t type;
-    bool drained;      /* END: the input ended normally (final watermark sent) rather than by stop */
-    weir_ts wm;        /* WATERMARK; for BATCH: a watermark that follows the batch, or WEIR_TS_MIN */
+    /* END: the input ended normally (final watermark sent), not by stop */
+    bool drained;
+    /* WATERMARK; on a BATCH: a watermark that follows it, or WEIR_TS_MIN */
+    weir_ts wm;
     uint64_t ckpt_id;  /* BARRIER */
     weir_batch *batch; /* BATCH: owned by the channel's pool */
 } weir__msg;
 
 /* Commands a subtask receives from outside (coordinator, stop). */
 typedef enum weir__cmd_type {
-    WEIR__CMD_CHECKPOINT = 1, /* trigger checkpoint id (sources inject the barrier) */
-    WEIR__CMD_COMPLETE,       /* checkpoint id completed everywhere */
-    WEIR__CMD_ABORT,          /* checkpoint id was abandoned */
+    /* trigger checkpoint id (sources inject the barrier) */
+    WEIR__CMD_CHECKPOINT = 1,
+    /* checkpoint id completed everywhere */
+    WEIR__CMD_COMPLETE,
 } weir__cmd_type;
 
 typedef struct weir__cmd {
@@ -61,41 +64,47 @@ typedef struct weir__cmd {
 typedef struct weir__gate {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    bool waiting;          /* the consumer sleeps on cv */
-    weir__cmd *cmds;       /* mailbox */
+    bool waiting;    /* the consumer sleeps on cv */
+    weir__cmd *cmds; /* mailbox */
     uint32_t n_cmds, cap_cmds;
     _Atomic uint32_t pending_cmds; /* lets a busy source poll without locking */
 } weir__gate;
 
 typedef struct weir__channel {
-    weir__gate *gate;          /* the consumer's gate; its mutex guards what follows */
+    weir__gate *gate; /* the consumer's gate; its mutex guards what follows */
     pthread_cond_t not_full;
     bool producer_waiting;
-    bool unsignaled;           /* messages queued while the consumer sleeps, not yet signalled */
+    /* messages queued while the consumer sleeps, not yet signalled */
+    bool unsignaled;
     uint32_t wake_at;
     weir__msg *ring;
     uint32_t cap, head, count;
-    weir_batch **pool;         /* free batches */
+    weir_batch **pool; /* free batches */
     uint32_t n_pool, pool_cap;
-    uint32_t n_batches;        /* batches ever allocated for this channel (<= cap + 2) */
-    uint32_t peak_count;       /* most messages queued at once */
+    uint32_t
+        n_batches; /* batches ever allocated for this channel (<= cap + 2) */
+    uint32_t peak_count; /* most messages queued at once */
     const weir_schema *schema;
     uint32_t batch_size;
-    const _Atomic int *cancel; /* the job's cancel flag: pushes give up when set */
+    const _Atomic int
+        *cancel; /* the job's cancel flag: pushes give up when set */
 } weir__channel;
 
 int weir__gate_init(weir__gate *g);
 void weir__gate_fini(weir__gate *g);
 /* Appends a command and wakes the subtask. */
 int weir__gate_post(weir__gate *g, weir__cmd_type type, uint64_t id);
-/* Wakes the subtask (and every producer blocked on its channels is woken by weir__channel_wake). */
+/* Wakes the subtask (and every producer blocked on its channels is woken by
+ * weir__channel_wake). */
 void weir__gate_wake(weir__gate *g);
 
-int weir__channel_init(weir__channel *ch, weir__gate *consumer_gate, uint32_t cap, const weir_schema *schema,
+int weir__channel_init(weir__channel *ch, weir__gate *consumer_gate,
+                       uint32_t cap, const weir_schema *schema,
                        uint32_t batch_size, const _Atomic int *cancel);
 void weir__channel_fini(weir__channel *ch);
 
-/* Producer: an empty batch of the channel's schema to fill (from the pool, or new). */
+/* Producer: an empty batch of the channel's schema to fill (from the pool, or
+ * new). */
 int weir__channel_acquire(weir__channel *ch, weir_batch **out);
 /* Producer: returns an unused acquired batch. */
 void weir__channel_unacquire(weir__channel *ch, weir_batch *b);
@@ -112,11 +121,12 @@ void weir__channel_unacquire(weir__channel *ch, weir_batch *b);
  * returns 1, and the producer must call weir__channel_notify before it
  * itself goes idle. A busy producer thus wakes its consumer once per few
  * batches instead of once per batch, and an idle one never leaves data
- * waiting (consumers also look again every few milliseconds on their own). Adds the nanoseconds spent blocked to
- * *blocked_ns. Returns WEIR_ECANCELED if the job was canceled meanwhile (the
- * batch in m then stays with the caller).
+ * waiting (consumers also look again every few milliseconds on their own). Adds
+ * the nanoseconds spent blocked to *blocked_ns. Returns WEIR_ECANCELED if the
+ * job was canceled meanwhile (the batch in m then stays with the caller).
  */
-int weir__channel_push(weir__channel *ch, const weir__msg *m, int64_t *blocked_ns);
+int weir__channel_push(weir__channel *ch, const weir__msg *m,
+                       int64_t *blocked_ns);
 
 /* Producer: wakes the consumer if a deferred wake-up is pending. */
 void weir__channel_notify(weir__channel *ch);

@@ -35,6 +35,39 @@ int weir__job_set_restore(weir_job *job, const weir__restore_source *rs)
     return 0;
 }
 
+bool weir__final_checkpoints(const weir_job *job) { return job->has_hooks && job->hooks.final_checkpoint; }
+
+bool weir__op_final_checkpoint(weir_op_ctx *ctx) { return ctx && weir__final_checkpoints(ctx->st->job); }
+
+const char *weir__job_node_name(const weir_job *job, int node)
+{
+    const weir__node *n = job ? weir__job_node(job, node) : NULL;
+    return n ? n->name : NULL;
+}
+
+uint32_t weir__job_node_count(const weir_job *job) { return job ? job->n_nodes : 0; }
+
+const weir_job_config *weir__job_config(const weir_job *job) { return &job->cfg; }
+
+void weir__job_abort(weir_job *job, int code, const char *msg)
+{
+    weir__job_fail(job, code, "%s", msg);
+    if (job->phase == 1)
+        weir__job_cancel(job);
+}
+
+int weir__job_set_companion(weir_job *job, const weir__job_companion *c)
+{
+    if (!job || !c || !c->ud)
+        return WEIR_EINVAL;
+    if (job->phase != 0 || job->companion.ud)
+        return WEIR_ESTATE;
+    job->companion = *c;
+    return 0;
+}
+
+void *weir__job_companion_ud(const weir_job *job) { return job ? job->companion.ud : NULL; }
+
 static int post_all(weir_job *job, weir__cmd_type type, uint64_t id)
 {
     if (job->phase != 1)
@@ -48,11 +81,13 @@ static int post_all(weir_job *job, weir__cmd_type type, uint64_t id)
             bool finished = st->finished;
             pthread_mutex_unlock(&g->mu);
             if (finished) {
-                if (type == WEIR__CMD_CHECKPOINT && job->has_hooks && job->hooks.ack) {
+                if (type == WEIR__CMD_CHECKPOINT && job->has_hooks &&
+                    job->hooks.ack) {
                     weir__task_snapshot snap = {.ckpt_id = id,
                                                 .task = task->id,
                                                 .subtask = s,
-                                                .parallelism = task->parallelism,
+                                                .parallelism =
+                                                    task->parallelism,
                                                 .finished = true};
                     job->hooks.ack(job->hooks.ud, &snap);
                 }
@@ -90,13 +125,14 @@ typedef struct snap_op {
     int node;
     char *name;
     uint32_t subtask;
+    uint32_t parallelism;
     const uint8_t *state;
     size_t state_len;
 } snap_op;
 
 typedef struct snap_kg {
     int node;
-    const char *name;       /* borrowed from its snap_op */
+    const char *name; /* borrowed from its snap_op */
     uint32_t kg;
     const uint8_t *state, *timers;
     size_t state_len, timers_len;
@@ -178,7 +214,8 @@ static int get_bytes(weir_cursor *c, const uint8_t **p, size_t *n)
     return rc;
 }
 
-int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data, size_t len)
+int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
+                           size_t len)
 {
     uint8_t *blob = weir_malloc(len ? len : 1);
     uint8_t **blobs = weir_realloc(s->blobs, (s->n_blobs + 1) * sizeof *blobs);
@@ -193,7 +230,7 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data, size_t le
     s->blobs[s->n_blobs++] = blob;
     weir_cursor c;
     weir_cursor_init(&c, blob, len);
-    uint32_t magic, task, subtask, par, n_ops;
+    uint32_t magic = 0, task = 0, subtask = 0, par = 0, n_ops = 0;
     uint8_t version;
     int rc = weir_cursor_get_u32(&c, &magic);
     if (!rc && magic != WEIR__SNAPSHOT_MAGIC)
@@ -215,22 +252,30 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data, size_t le
         char *name = NULL;
         const uint8_t *st;
         size_t st_len;
-        if ((rc = get_small(&c, &node)) || (rc = weir_cursor_get_str(&c, &name)))
+        if ((rc = get_small(&c, &node)) ||
+            (rc = weir_cursor_get_str(&c, &name)))
             break;
         if ((rc = get_bytes(&c, &st, &st_len)) ||
-            (rc = grow((void **)&s->ops, &s->cap_ops, s->n_ops, sizeof *s->ops))) {
+            (rc = grow((void **)&s->ops, &s->cap_ops, s->n_ops,
+                       sizeof *s->ops))) {
             weir_free(name);
             break;
         }
-        s->ops[s->n_ops++] = (snap_op){.node = (int)node, .name = name, .subtask = subtask, .state = st,
+        s->ops[s->n_ops++] = (snap_op){.node = (int)node,
+                                       .name = name,
+                                       .subtask = subtask,
+                                       .parallelism = par,
+                                       .state = st,
                                        .state_len = st_len};
         if ((rc = get_small(&c, &n_kg)))
             break;
         for (uint32_t k = 0; k < n_kg && !rc; k++) {
             snap_kg e = {.node = (int)node, .name = name};
-            if ((rc = weir_cursor_get_u32(&c, &e.kg)) || (rc = get_bytes(&c, &e.state, &e.state_len)) ||
+            if ((rc = weir_cursor_get_u32(&c, &e.kg)) ||
+                (rc = get_bytes(&c, &e.state, &e.state_len)) ||
                 (rc = get_bytes(&c, &e.timers, &e.timers_len)) ||
-                (rc = grow((void **)&s->kgs, &s->cap_kgs, s->n_kgs, sizeof *s->kgs)))
+                (rc = grow((void **)&s->kgs, &s->cap_kgs, s->n_kgs,
+                           sizeof *s->kgs)))
                 break;
             s->kgs[s->n_kgs++] = e;
         }
@@ -239,7 +284,7 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data, size_t le
     if (!rc)
         rc = weir_cursor_get_u8(&c, &has_src);
     if (!rc && has_src) {
-        uint32_t node, n;
+        uint32_t node = 0, n = 0;
         rc = get_small(&c, &node);
         if (!rc)
             rc = get_small(&c, &n);
@@ -248,9 +293,11 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data, size_t le
             uint8_t fin;
             if ((rc = weir_cursor_get_str(&c, &sp.id)))
                 break;
-            if ((rc = weir_cursor_get_u8(&c, &fin)) || (rc = get_bytes(&c, &sp.pos, &sp.pos_len)) ||
+            if ((rc = weir_cursor_get_u8(&c, &fin)) ||
+                (rc = get_bytes(&c, &sp.pos, &sp.pos_len)) ||
                 (rc = weir_cursor_get_i64(&c, &sp.max_ts)) ||
-                (rc = grow((void **)&s->splits, &s->cap_splits, s->n_splits, sizeof *s->splits))) {
+                (rc = grow((void **)&s->splits, &s->cap_splits, s->n_splits,
+                           sizeof *s->splits))) {
                 weir_free(sp.id);
                 break;
             }
@@ -263,19 +310,31 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data, size_t le
     return rc;
 }
 
-static int set_op_state(void *ud, int node, const char *name, uint32_t subtask, uint32_t parallelism, weir_buf *out)
+static uint32_t set_op_parallelism(void *ud, int node, const char *name)
+{
+    weir__snapshot_set *s = ud;
+    for (uint32_t i = 0; i < s->n_ops; i++)
+        if (s->ops[i].node == node && strcmp(s->ops[i].name, name) == 0)
+            return s->ops[i].parallelism;
+    return 0;
+}
+
+static int set_op_state(void *ud, int node, const char *name, uint32_t subtask,
+                        uint32_t parallelism, weir_buf *out)
 {
     (void)parallelism;
     weir__snapshot_set *s = ud;
     for (uint32_t i = 0; i < s->n_ops; i++) {
         const snap_op *o = &s->ops[i];
-        if (o->node == node && o->subtask == subtask && strcmp(o->name, name) == 0)
+        if (o->node == node && o->subtask == subtask &&
+            strcmp(o->name, name) == 0)
             return weir_buf_put(out, o->state, o->state_len);
     }
     return 0;
 }
 
-static int set_kg_state(void *ud, int node, const char *name, uint32_t kg, weir_buf *state, weir_buf *timers)
+static int set_kg_state(void *ud, int node, const char *name, uint32_t kg,
+                        weir_buf *state, weir_buf *timers)
 {
     weir__snapshot_set *s = ud;
     for (uint32_t i = 0; i < s->n_kgs; i++) {
@@ -290,14 +349,18 @@ static int set_kg_state(void *ud, int node, const char *name, uint32_t kg, weir_
     return 0;
 }
 
-static int set_split(void *ud, int node, const char *id, weir__restored_split *out)
+static int set_split(void *ud, int node, const char *id,
+                     weir__restored_split *out)
 {
     weir__snapshot_set *s = ud;
     for (uint32_t i = 0; i < s->n_splits; i++) {
         const snap_split *sp = &s->splits[i];
         if (sp->node == node && strcmp(sp->id, id) == 0) {
-            *out = (weir__restored_split){.id = sp->id, .finished = sp->finished, .pos = sp->pos,
-                                          .pos_len = sp->pos_len, .max_ts = sp->max_ts};
+            *out = (weir__restored_split){.id = sp->id,
+                                          .finished = sp->finished,
+                                          .pos = sp->pos,
+                                          .pos_len = sp->pos_len,
+                                          .max_ts = sp->max_ts};
             return 0;
         }
     }
@@ -306,5 +369,9 @@ static int set_split(void *ud, int node, const char *id, weir__restored_split *o
 
 weir__restore_source weir__snapshot_set_source(weir__snapshot_set *s)
 {
-    return (weir__restore_source){.op_state = set_op_state, .kg_state = set_kg_state, .split = set_split, .ud = s};
+    return (weir__restore_source){.op_state = set_op_state,
+                                  .op_parallelism = set_op_parallelism,
+                                  .kg_state = set_kg_state,
+                                  .split = set_split,
+                                  .ud = s};
 }

@@ -25,6 +25,19 @@
  * A newer barrier overtaking an older one during alignment aborts the older
  * checkpoint at that subtask (hooks.decline).
  *
+ * Final checkpoints (hooks.final_checkpoint): a subtask whose input ended,
+ * or that the job stopped, does not exit at once. It snapshots its chain a
+ * last time (its state no longer changes), tells hooks.final_ready, answers
+ * every checkpoint from then on with that snapshot (final = true), and exits
+ * once one of those checkpoints completed (or the job is canceled). So the
+ * last output of a two-phase-commit sink is committed only under a completed
+ * checkpoint that also records the end of every source, and a crash between
+ * the end of the input and the end of the job never shows output twice. In
+ * this mode a stopped job (weir_job_stop) does not call the operators'
+ * finish hooks: finish means end of input, and after a stop the state must
+ * stay as the sources left it, for the job to resume from the final
+ * checkpoint.
+ *
  * Restoring: before weir_job_start, weir__job_set_restore gives the runtime
  * a weir__restore_source; each operator instance asks it for its operator
  * state and for the keyed state and timers of each key group it owns (so a
@@ -54,17 +67,29 @@ typedef struct weir__task_snapshot {
     int task;
     uint32_t subtask;
     uint32_t parallelism;
-    bool finished;           /* the subtask had finished: nothing left to restore */
-    const uint8_t *data;     /* valid for the call */
+    bool finished;       /* the subtask had finished: nothing left to restore */
+    bool final;          /* a final snapshot: the subtask's state no longer changes */
+    const uint8_t *data; /* valid for the call */
     size_t len;
+    /*
+     * The buffer holding data, or NULL. The hook may take it over instead
+     * of copying (move it out and leave *buf initialised and empty).
+     */
+    weir_buf *buf;
 } weir__task_snapshot;
 
 typedef struct weir__ckpt_hooks {
-    /* Called from subtask threads, concurrently: one call per subtask per checkpoint. */
+    /* Called from subtask threads, concurrently: one call per subtask per
+     * checkpoint. */
     void (*ack)(void *ud, const weir__task_snapshot *snap);
-    /* A subtask gave up checkpoint id (a snapshot hook failed, or a newer barrier overtook it). */
-    void (*decline)(void *ud, uint64_t ckpt_id, int task, uint32_t subtask, int code, const char *why);
+    /* A subtask gave up checkpoint id (a snapshot hook failed, or a newer
+     * barrier overtook it). */
+    void (*decline)(void *ud, uint64_t ckpt_id, int task, uint32_t subtask,
+                    int code, const char *why);
     void *ud;
+    /* Final checkpoints (see above); final_ready is called from the subtask's thread. */
+    bool final_checkpoint;
+    void (*final_ready)(void *ud, int task, uint32_t subtask);
 } weir__ckpt_hooks;
 
 /* Before weir_job_start. */
@@ -74,22 +99,67 @@ uint32_t weir__job_subtask_count(const weir_job *job);
 int weir__job_trigger_checkpoint(weir_job *job, uint64_t id);
 int weir__job_notify_checkpoint_complete(weir_job *job, uint64_t id);
 
+/*
+ * For a two-phase-commit sink's finish hook: whether a final checkpoint
+ * follows, whose completion commits what finish leaves pending. Without one
+ * (no checkpoints) finish must commit its output itself.
+ */
+bool weir__op_final_checkpoint(weir_op_ctx *ctx);
+
+/* The job's configuration (strings valid while the job lives). */
+const weir_job_config *weir__job_config(const weir_job *job);
+/* Fails the job with a message and stops every thread (a coordinator's fatal error). */
+void weir__job_abort(weir_job *job, int code, const char *msg);
+
+/* The name of node `node` of the job graph, or NULL if there is none (restore checks). */
+const char *weir__job_node_name(const weir_job *job, int node);
+uint32_t weir__job_node_count(const weir_job *job);
+
+/*
+ * A companion whose life follows the job's (the checkpoint coordinator):
+ * started right after the job's threads started (a failure cancels the
+ * job), ended after they all ended, destroyed with the job. One per job.
+ */
+typedef struct weir__job_companion {
+    int (*started)(void *ud, weir_job *job);
+    void (*ended)(void *ud, weir_job *job);
+    void (*destroy)(void *ud);
+    void *ud;
+} weir__job_companion;
+
+/* Before weir_job_start. */
+int weir__job_set_companion(weir_job *job, const weir__job_companion *c);
+/* The companion's ud, or NULL. */
+void *weir__job_companion_ud(const weir_job *job);
+
 /* ---- restoring ---- */
 
 typedef struct weir__restored_split {
-    char *id;                /* owned by the restore source until the job ends */
+    char *id; /* owned by the restore source until the job ends */
     bool finished;
     const void *pos;
     size_t pos_len;
-    weir_ts max_ts;          /* watermark generator state */
+    weir_ts max_ts; /* watermark generator state */
 } weir__restored_split;
 
 typedef struct weir__restore_source {
-    /* Operator (non-keyed) state of node at subtask i of the new parallelism; leave out empty if none. */
-    int (*op_state)(void *ud, int node, const char *name, uint32_t subtask, uint32_t parallelism, weir_buf *out);
-    /* Keyed state and timers of key group kg of node; leave both empty if none. */
-    int (*kg_state)(void *ud, int node, const char *name, uint32_t kg, weir_buf *state, weir_buf *timers);
-    /* State of source split `id` of node: WEIR_ENOTFOUND if the checkpoint does not know it. */
+    /* Operator (non-keyed) state of node at subtask i of the new parallelism;
+     * leave out empty if none. */
+    /*
+     * Optional: the parallelism node had when the snapshot was taken (0:
+     * unknown). When it was larger than now, instance i also restores the
+     * operator state of old instances i + p, i + 2p, ... (p the new
+     * parallelism), so no instance's state is lost on a scale-down.
+     */
+    uint32_t (*op_parallelism)(void *ud, int node, const char *name);
+    int (*op_state)(void *ud, int node, const char *name, uint32_t subtask,
+                    uint32_t parallelism, weir_buf *out);
+    /* Keyed state and timers of key group kg of node; leave both empty if none.
+     */
+    int (*kg_state)(void *ud, int node, const char *name, uint32_t kg,
+                    weir_buf *state, weir_buf *timers);
+    /* State of source split `id` of node: WEIR_ENOTFOUND if the checkpoint does
+     * not know it. */
     int (*split)(void *ud, int node, const char *id, weir__restored_split *out);
     void *ud;
 } weir__restore_source;
@@ -107,7 +177,8 @@ typedef struct weir__snapshot_set weir__snapshot_set;
 int weir__snapshot_set_create(weir__snapshot_set **out);
 void weir__snapshot_set_destroy(weir__snapshot_set *s);
 /* Adds one subtask snapshot (copied); validates it. */
-int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data, size_t len);
+int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
+                           size_t len);
 weir__restore_source weir__snapshot_set_source(weir__snapshot_set *s);
 
 #endif

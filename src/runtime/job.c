@@ -35,8 +35,8 @@ int weir_job_create(const weir_job_config *cfg, weir_job **out)
         weir_job_config_init(&def);
         cfg = &def;
     }
-    if (cfg->max_parallelism == 0 || cfg->max_parallelism > 32768 || cfg->batch_size == 0 ||
-        cfg->batch_size > (1u << 24))
+    if (cfg->max_parallelism == 0 || cfg->max_parallelism > 32768 ||
+        cfg->batch_size == 0 || cfg->batch_size > (1u << 24))
         return WEIR_EINVAL;
     weir_job *job = weir_calloc(1, sizeof *job);
     if (!job)
@@ -48,16 +48,19 @@ int weir_job_create(const weir_job_config *cfg, weir_job **out)
         job->cfg.channel_capacity = 8;
     if (!job->cfg.clock.now_ms)
         job->cfg.clock = weir_clock_system();
-    job->cfg_state_backend = weir_strdup(cfg->state_backend ? cfg->state_backend : "memory");
+    job->cfg_state_backend =
+        weir_strdup(cfg->state_backend ? cfg->state_backend : "memory");
     job->cfg_state_dir = cfg->state_dir ? weir_strdup(cfg->state_dir) : NULL;
-    job->cfg_checkpoint_dir = cfg->checkpoint_dir ? weir_strdup(cfg->checkpoint_dir) : NULL;
+    job->cfg_checkpoint_dir =
+        cfg->checkpoint_dir ? weir_strdup(cfg->checkpoint_dir) : NULL;
     job->cfg.state_backend = job->cfg_state_backend;
     job->cfg.state_dir = job->cfg_state_dir;
     job->cfg.checkpoint_dir = job->cfg_checkpoint_dir;
     atomic_init(&job->cancel, 0);
     atomic_init(&job->stop, 0);
     if (!job->cfg_state_backend || (cfg->state_dir && !job->cfg_state_dir) ||
-        (cfg->checkpoint_dir && !job->cfg_checkpoint_dir) || pthread_mutex_init(&job->mu, NULL)) {
+        (cfg->checkpoint_dir && !job->cfg_checkpoint_dir) ||
+        pthread_mutex_init(&job->mu, NULL)) {
         weir_free(job->cfg_state_backend);
         weir_free(job->cfg_state_dir);
         weir_free(job->cfg_checkpoint_dir);
@@ -78,6 +81,8 @@ void weir_job_destroy(weir_job *job)
         weir_job_stop(job);
         weir_job_wait(job);
     }
+    if (job->companion.destroy)
+        job->companion.destroy(job->companion.ud);
     weir__plan_free(job);
     for (uint32_t i = 0; i < job->n_nodes; i++) {
         weir__node *n = &job->nodes[i];
@@ -142,7 +147,8 @@ int weir__job_build_error(weir_job *job, int code, const char *fmt, ...)
     return code;
 }
 
-static weir__node *add_node(weir_job *job, weir__node_kind kind, const char *name, uint32_t parallelism)
+static weir__node *add_node(weir_job *job, weir__node_kind kind,
+                            const char *name, uint32_t parallelism)
 {
     if (job->n_nodes == job->cap_nodes) {
         uint32_t cap = job->cap_nodes ? job->cap_nodes * 2 : 8;
@@ -154,7 +160,9 @@ static weir__node *add_node(weir_job *job, weir__node_kind kind, const char *nam
     }
     weir__node *n = &job->nodes[job->n_nodes];
     memset(n, 0, sizeof *n);
-    n->name = weir_strdup(name && *name ? name : (kind == WEIR__NODE_SOURCE ? "source" : "operator"));
+    n->name = weir_strdup(
+        name && *name ? name
+                      : (kind == WEIR__NODE_SOURCE ? "source" : "operator"));
     if (!n->name)
         return NULL;
     n->id = (int)job->n_nodes++;
@@ -164,7 +172,8 @@ static weir__node *add_node(weir_job *job, weir__node_kind kind, const char *nam
     return n;
 }
 
-static const weir_schema *stream_schema(const weir_job *job, const weir_stream *s)
+static const weir_schema *stream_schema(const weir_job *job,
+                                        const weir_stream *s)
 {
     const weir__node *n = weir__job_node(job, s->node);
     if (!n)
@@ -174,7 +183,8 @@ static const weir_schema *stream_schema(const weir_job *job, const weir_stream *
     for (uint32_t i = 0; i < n->n_sides; i++)
         if (n->sides[i].tag == s->side_tag)
             return n->sides[i].schema;
-    /* By default a side output carries rows of the node's first input (late records). */
+    /* By default a side output carries rows of the node's first input (late
+     * records). */
     if (n->n_in > 0) {
         const weir__edge *e = &job->edges[n->in_edges[0]];
         weir_stream up = {.node = e->from, .side_tag = e->side_tag};
@@ -188,7 +198,9 @@ static int check_running(weir_job *job)
     if (!job)
         return WEIR_EINVAL;
     if (job->phase != 0)
-        return weir__job_build_error(job, WEIR_ESTATE, "the job graph cannot change once the job started");
+        return weir__job_build_error(
+            job, WEIR_ESTATE,
+            "the job graph cannot change once the job started");
     if (job->build_failed)
         return job->err_code;
     /* explain may have planned the graph; a change invalidates that plan. */
@@ -196,18 +208,26 @@ static int check_running(weir_job *job)
     return 0;
 }
 
-int weir_job_source(weir_job *job, const weir_source_spec *src, const weir_watermark_spec *wm,
-                    uint32_t parallelism, weir_stream *out)
+int weir_job_source(weir_job *job, const weir_source_spec *src,
+                    const weir_watermark_spec *wm, uint32_t parallelism,
+                    weir_stream *out)
 {
     int rc = check_running(job);
     if (rc)
         return rc;
-    if (!src || !src->cls || !src->schema || !out || !src->cls->create || !src->cls->discover ||
-        !src->cls->open_split || !src->cls->read || !src->cls->close_split || !src->cls->destroy)
-        return weir__job_build_error(job, WEIR_EINVAL, "weir_job_source: incomplete source spec");
-    if (src->schema->rowtime >= 0 && (uint32_t)src->schema->rowtime >= src->schema->n_fields)
-        return weir__job_build_error(job, WEIR_EINVAL, "source %s: rowtime column out of range", src->name ? src->name : "?");
-    weir__node *n = add_node(job, WEIR__NODE_SOURCE, src->name ? src->name : src->cls->name, parallelism);
+    if (!src || !src->cls || !src->schema || !out || !src->cls->create ||
+        !src->cls->discover || !src->cls->open_split || !src->cls->read ||
+        !src->cls->close_split || !src->cls->destroy)
+        return weir__job_build_error(job, WEIR_EINVAL,
+                                     "weir_job_source: incomplete source spec");
+    if (src->schema->rowtime >= 0 &&
+        (uint32_t)src->schema->rowtime >= src->schema->n_fields)
+        return weir__job_build_error(job, WEIR_EINVAL,
+                                     "source %s: rowtime column out of range",
+                                     src->name ? src->name : "?");
+    weir__node *n =
+        add_node(job, WEIR__NODE_SOURCE, src->name ? src->name : src->cls->name,
+                 parallelism);
     if (!n)
         return weir__job_build_error(job, WEIR_ENOMEM, "out of memory");
     n->src = *src;
@@ -216,7 +236,8 @@ int weir_job_source(weir_job *job, const weir_source_spec *src, const weir_water
     else
         n->wm = (weir_watermark_spec){.kind = WEIR_WATERMARK_NONE};
     n->out_schema = src->schema;
-    *out = (weir_stream){.node = n->id, .side_tag = 0, .part = WEIR_PART_FORWARD};
+    *out =
+        (weir_stream){.node = n->id, .side_tag = 0, .part = WEIR_PART_FORWARD};
     return 0;
 }
 
@@ -244,38 +265,58 @@ static int add_edge(weir_job *job, const weir_stream *s, int to, uint32_t input)
     return e->id;
 }
 
-int weir_job_operator(weir_job *job, const weir_stream *inputs, uint32_t n_in, const weir_operator_spec *spec,
-                      const weir_schema *out_schema, uint32_t parallelism, weir_stream *out)
+int weir_job_operator(weir_job *job, const weir_stream *inputs, uint32_t n_in,
+                      const weir_operator_spec *spec,
+                      const weir_schema *out_schema, uint32_t parallelism,
+                      weir_stream *out)
 {
     int rc = check_running(job);
     if (rc)
         return rc;
-    const char *name = spec && spec->name ? spec->name : (spec && spec->cls ? spec->cls->name : NULL);
-    if (!spec || !spec->cls || !spec->create || !spec->cls->close || (n_in > 0 && !inputs))
-        return weir__job_build_error(job, WEIR_EINVAL, "operator %s: incomplete operator spec", name ? name : "?");
+    const char *name = spec && spec->name
+                           ? spec->name
+                           : (spec && spec->cls ? spec->cls->name : NULL);
+    if (!spec || !spec->cls || !spec->create || !spec->cls->close ||
+        (n_in > 0 && !inputs))
+        return weir__job_build_error(job, WEIR_EINVAL,
+                                     "operator %s: incomplete operator spec",
+                                     name ? name : "?");
     if (n_in == 0)
-        return weir__job_build_error(job, WEIR_EINVAL, "operator %s: an operator needs an input (use weir_job_source for sources)",
+        return weir__job_build_error(job, WEIR_EINVAL,
+                                     "operator %s: an operator needs an input "
+                                     "(use weir_job_source for sources)",
                                      name ? name : "?");
     if (!spec->cls->process)
-        return weir__job_build_error(job, WEIR_EINVAL, "operator %s: no process function", name ? name : "?");
+        return weir__job_build_error(job, WEIR_EINVAL,
+                                     "operator %s: no process function",
+                                     name ? name : "?");
     for (uint32_t i = 0; i < n_in; i++) {
         const weir__node *up = weir__job_node(job, inputs[i].node);
         if (!up)
-            return weir__job_build_error(job, WEIR_EINVAL, "operator %s: input %u is not a stream of this job",
-                                name ? name : "?", i);
+            return weir__job_build_error(
+                job, WEIR_EINVAL,
+                "operator %s: input %u is not a stream of this job",
+                name ? name : "?", i);
         if (inputs[i].side_tag == 0 && !up->out_schema)
-            return weir__job_build_error(job, WEIR_EINVAL, "operator %s: input %u comes from sink %s", name ? name : "?",
-                                i, up->name);
+            return weir__job_build_error(
+                job, WEIR_EINVAL, "operator %s: input %u comes from sink %s",
+                name ? name : "?", i, up->name);
         if ((unsigned)inputs[i].part > WEIR_PART_GLOBAL)
-            return weir__job_build_error(job, WEIR_EINVAL, "operator %s: bad partitioning", name ? name : "?");
+            return weir__job_build_error(job, WEIR_EINVAL,
+                                         "operator %s: bad partitioning",
+                                         name ? name : "?");
         if (inputs[i].part == WEIR_PART_KEYED) {
             const weir_schema *s = stream_schema(job, &inputs[i]);
             if (inputs[i].key.n > WEIR_KEY_MAX_COLS)
-                return weir__job_build_error(job, WEIR_EINVAL, "operator %s: too many key columns", name ? name : "?");
+                return weir__job_build_error(
+                    job, WEIR_EINVAL, "operator %s: too many key columns",
+                    name ? name : "?");
             for (uint32_t k = 0; k < inputs[i].key.n; k++)
                 if (!s || inputs[i].key.cols[k] >= s->n_fields)
-                    return weir__job_build_error(job, WEIR_EINVAL, "operator %s: key column %u out of range",
-                                        name ? name : "?", inputs[i].key.cols[k]);
+                    return weir__job_build_error(
+                        job, WEIR_EINVAL,
+                        "operator %s: key column %u out of range",
+                        name ? name : "?", inputs[i].key.cols[k]);
         }
     }
     weir__node *n = add_node(job, WEIR__NODE_OPERATOR, name, parallelism);
@@ -301,11 +342,13 @@ int weir_job_operator(weir_job *job, const weir_stream *inputs, uint32_t n_in, c
         job->nodes[id].in_edges[i] = e;
     }
     if (out)
-        *out = (weir_stream){.node = id, .side_tag = 0, .part = WEIR_PART_FORWARD};
+        *out =
+            (weir_stream){.node = id, .side_tag = 0, .part = WEIR_PART_FORWARD};
     return 0;
 }
 
-weir_stream weir_stream_key_by(weir_stream in, const uint32_t *cols, uint32_t n_cols)
+weir_stream weir_stream_key_by(weir_stream in, const uint32_t *cols,
+                               uint32_t n_cols)
 {
     in.part = WEIR_PART_KEYED;
     in.key.n = n_cols > WEIR_KEY_MAX_COLS ? WEIR_KEY_MAX_COLS + 1 : n_cols;
@@ -332,20 +375,23 @@ weir_stream weir_stream_side(weir_stream s, int tag)
     return s;
 }
 
-int weir_job_set_side_schema(weir_job *job, weir_stream s, int tag, const weir_schema *schema)
+int weir_job_set_side_schema(weir_job *job, weir_stream s, int tag,
+                             const weir_schema *schema)
 {
     int rc = check_running(job);
     if (rc)
         return rc;
     weir__node *n = weir__job_node(job, s.node);
     if (!n || tag <= 0 || !schema)
-        return weir__job_build_error(job, WEIR_EINVAL, "weir_job_set_side_schema: bad arguments");
+        return weir__job_build_error(job, WEIR_EINVAL,
+                                     "weir_job_set_side_schema: bad arguments");
     for (uint32_t i = 0; i < n->n_sides; i++)
         if (n->sides[i].tag == tag) {
             n->sides[i].schema = schema;
             return 0;
         }
-    weir__side_schema *ss = weir_realloc(n->sides, (n->n_sides + 1) * sizeof *ss);
+    weir__side_schema *ss =
+        weir_realloc(n->sides, (n->n_sides + 1) * sizeof *ss);
     if (!ss)
         return weir__job_build_error(job, WEIR_ENOMEM, "out of memory");
     n->sides = ss;
@@ -353,7 +399,8 @@ int weir_job_set_side_schema(weir_job *job, weir_stream s, int tag, const weir_s
     return 0;
 }
 
-int weir_job_sink(weir_job *job, weir_stream in, const weir_operator_spec *sink, uint32_t parallelism)
+int weir_job_sink(weir_job *job, weir_stream in, const weir_operator_spec *sink,
+                  uint32_t parallelism)
 {
     return weir_job_operator(job, &in, 1, sink, NULL, parallelism, NULL);
 }
@@ -365,7 +412,8 @@ int weir_job_set_parallelism(weir_job *job, weir_stream s, uint32_t parallelism)
         return rc;
     weir__node *n = weir__job_node(job, s.node);
     if (!n || parallelism == 0)
-        return weir__job_build_error(job, WEIR_EINVAL, "weir_job_set_parallelism: bad arguments");
+        return weir__job_build_error(job, WEIR_EINVAL,
+                                     "weir_job_set_parallelism: bad arguments");
     n->parallelism = parallelism;
     return 0;
 }
@@ -375,11 +423,16 @@ int weir_job_set_parallelism(weir_job *job, weir_stream s, uint32_t parallelism)
 static const char *part_name(weir_partitioning p)
 {
     switch (p) {
-    case WEIR_PART_FORWARD: return "FORWARD";
-    case WEIR_PART_KEYED: return "KEYED";
-    case WEIR_PART_REBALANCE: return "REBALANCE";
-    case WEIR_PART_BROADCAST: return "BROADCAST";
-    case WEIR_PART_GLOBAL: return "GLOBAL";
+    case WEIR_PART_FORWARD:
+        return "FORWARD";
+    case WEIR_PART_KEYED:
+        return "KEYED";
+    case WEIR_PART_REBALANCE:
+        return "REBALANCE";
+    case WEIR_PART_BROADCAST:
+        return "BROADCAST";
+    case WEIR_PART_GLOBAL:
+        return "GLOBAL";
     }
     return "?";
 }
@@ -394,17 +447,21 @@ static int explain_edge(const weir_job *job, const weir__edge *e, weir_buf *out)
         for (uint32_t k = 0; !rc && k < e->key.n; k++) {
             uint32_t c = e->key.cols[k];
             if (e->side_tag == 0 && s && c < s->n_fields)
-                rc = weir_buf_printf(out, "%s%s", k ? ", " : "", s->fields[c].name);
+                rc = weir_buf_printf(out, "%s%s", k ? ", " : "",
+                                     s->fields[c].name);
             else
                 rc = weir_buf_printf(out, "%s#%u", k ? ", " : "", c);
         }
         if (!rc)
-            rc = weir_buf_printf(out, ") max_parallelism=%u", job->cfg.max_parallelism);
+            rc = weir_buf_printf(out, ") max_parallelism=%u",
+                                 job->cfg.max_parallelism);
     }
     if (!rc && e->side_tag)
-        rc = weir_buf_printf(out, " from side output %d of %s", e->side_tag, from->name);
+        rc = weir_buf_printf(out, " from side output %d of %s", e->side_tag,
+                             from->name);
     if (!rc)
-        rc = weir_buf_printf(out, " to task %d (%s, input %u)\n", to->task, to->name, e->input);
+        rc = weir_buf_printf(out, " to task %d (%s, input %u)\n", to->task,
+                             to->name, e->input);
     return rc;
 }
 
@@ -415,27 +472,34 @@ int weir_job_explain(const weir_job *job, weir_buf *out)
     weir_job *mjob = (weir_job *)job;
     if (job->build_failed)
         return job->err_code;
-    /* Planning is deterministic and cheap; explain plans on a graph not yet started. */
+    /* Planning is deterministic and cheap; explain plans on a graph not yet
+     * started. */
     if (job->n_tasks == 0) {
         int rc = weir__plan_build(mjob);
         if (rc)
             return rc;
     }
-    int rc = weir_buf_printf(out, "job: %u tasks, %u operators, max_parallelism=%u, batch_size=%u, "
-                                  "channel_capacity=%u\n",
-                             job->n_tasks, job->n_nodes, job->cfg.max_parallelism, job->cfg.batch_size,
-                             job->cfg.channel_capacity);
+    int rc = weir_buf_printf(
+        out,
+        "job: %u tasks, %u operators, max_parallelism=%u, batch_size=%u, "
+        "channel_capacity=%u\n",
+        job->n_tasks, job->n_nodes, job->cfg.max_parallelism,
+        job->cfg.batch_size, job->cfg.channel_capacity);
     for (uint32_t t = 0; !rc && t < job->n_tasks; t++) {
         const weir__task *task = &job->tasks[t];
-        rc = weir_buf_printf(out, "task %u (parallelism %u): ", t, task->parallelism);
+        rc = weir_buf_printf(out, "task %u (parallelism %u): ", t,
+                             task->parallelism);
         for (uint32_t i = 0; !rc && i < task->n_nodes; i++) {
             const weir__node *n = &job->nodes[task->nodes[i]];
-            const char *kind = n->kind == WEIR__NODE_SOURCE ? "Source" : (n->out_schema ? "" : "Sink");
-            rc = weir_buf_printf(out, "%s%s%s%s%s", i ? " -> " : "", kind, *kind ? "[" : "", n->name,
-                                 *kind ? "]" : "");
+            const char *kind = n->kind == WEIR__NODE_SOURCE
+                                   ? "Source"
+                                   : (n->out_schema ? "" : "Sink");
+            rc = weir_buf_printf(out, "%s%s%s%s%s", i ? " -> " : "", kind,
+                                 *kind ? "[" : "", n->name, *kind ? "]" : "");
         }
         if (!rc)
-            rc = weir_buf_printf(out, "%s\n", task->n_nodes > 1 ? "  (chained)" : "");
+            rc = weir_buf_printf(out, "%s\n",
+                                 task->n_nodes > 1 ? "  (chained)" : "");
         for (uint32_t i = 0; !rc && i < task->n_nodes; i++) {
             int nid = task->nodes[i];
             for (uint32_t e = 0; !rc && e < job->n_edges; e++)
@@ -446,7 +510,7 @@ int weir_job_explain(const weir_job *job, weir_buf *out)
     if (!rc)
         rc = weir_buf_put_u8(out, 0);
     if (!rc)
-        out->len--; /* keep it NUL-terminated for printing, without counting the NUL */
+        out->len--; /* NUL-terminated for printing, not counted */
     return rc;
 }
 
@@ -457,6 +521,7 @@ void weir_job_metrics(weir_job *job, weir_metric_visit_fn fn, void *ud)
     if (!job || !fn)
         return;
     char name[512];
+    double read = 0, written = 0; /* job totals: rows out of sources, into sinks */
     for (uint32_t t = 0; t < job->n_tasks; t++) {
         weir__task *task = &job->tasks[t];
         if (!task->subtasks)
@@ -465,11 +530,23 @@ void weir_job_metrics(weir_job *job, weir_metric_visit_fn fn, void *ud)
             weir__subtask *st = task->subtasks[s];
             if (!st)
                 continue;
+            for (uint32_t o = 0; o < st->n_ops; o++) {
+                weir_op_ctx *c = &st->ops[o];
+                if (c->node->kind == WEIR__NODE_SOURCE)
+                    read += (double)WEIR__LOAD(&c->records_out);
+                else if (!c->node->out_schema)
+                    written += (double)WEIR__LOAD(&c->records_in);
+            }
             snprintf(name, sizeof name, "task%u.%u.backpressured_ns", t, s);
             fn(ud, name, (double)WEIR__LOAD(&st->backpressured_ns));
             int64_t wm = WEIR__LOAD(&st->out_wm_metric);
             snprintf(name, sizeof name, "task%u.%u.watermark", t, s);
             fn(ud, name, (double)wm);
+            int64_t newest = WEIR__LOAD(&st->max_event_ts_metric);
+            if (newest != WEIR_TS_MIN) {
+                snprintf(name, sizeof name, "task%u.%u.max_event_ts", t, s);
+                fn(ud, name, (double)newest);
+            }
             uint64_t queued = 0, peak = 0, batches = 0;
             for (uint32_t i = 0; i < st->n_in; i++) {
                 weir__channel *ch = st->in[i].ch;
@@ -483,22 +560,28 @@ void weir_job_metrics(weir_job *job, weir_metric_visit_fn fn, void *ud)
             fn(ud, name, (double)queued);
             snprintf(name, sizeof name, "task%u.%u.input_queued_peak", t, s);
             fn(ud, name, (double)peak);
-            snprintf(name, sizeof name, "task%u.%u.input_batches_allocated", t, s);
+            snprintf(name, sizeof name, "task%u.%u.input_batches_allocated", t,
+                     s);
             fn(ud, name, (double)batches);
             for (uint32_t o = 0; o < st->n_ops; o++) {
                 weir_op_ctx *c = &st->ops[o];
                 const char *on = c->node->name;
-                snprintf(name, sizeof name, "task%u.%s.%u.records_in", t, on, s);
+                snprintf(name, sizeof name, "task%u.%s.%u.records_in", t, on,
+                         s);
                 fn(ud, name, (double)WEIR__LOAD(&c->records_in));
-                snprintf(name, sizeof name, "task%u.%s.%u.records_out", t, on, s);
+                snprintf(name, sizeof name, "task%u.%s.%u.records_out", t, on,
+                         s);
                 fn(ud, name, (double)WEIR__LOAD(&c->records_out));
                 pthread_mutex_lock(&c->counters_mu);
                 for (weir__counter *k = c->counters; k; k = k->next) {
-                    snprintf(name, sizeof name, "task%u.%s.%u.%s", t, on, s, k->name);
+                    snprintf(name, sizeof name, "task%u.%s.%u.%s", t, on, s,
+                             k->name);
                     fn(ud, name, (double)WEIR__LOAD(&k->value));
                 }
                 pthread_mutex_unlock(&c->counters_mu);
             }
         }
     }
+    fn(ud, "job.records_read", read);
+    fn(ud, "job.records_written", written);
 }

@@ -16,7 +16,8 @@
 
 #include "runtime/runtime.h"
 
-int weir__op_init(weir_op_ctx *c, weir__subtask *st, uint32_t pos, weir__node *node)
+int weir__op_init(weir_op_ctx *c, weir__subtask *st, uint32_t pos,
+                  weir__node *node)
 {
     weir_job *job = st->job;
     c->st = st;
@@ -44,7 +45,8 @@ int weir__op_init(weir_op_ctx *c, weir__subtask *st, uint32_t pos, weir__node *n
                 if (up->sides[k].tag == e->side_tag)
                     s = up->sides[k].schema;
             if (!s && up->n_in)
-                s = weir__job_node(job, job->edges[up->in_edges[0]].from)->out_schema;
+                s = weir__job_node(job, job->edges[up->in_edges[0]].from)
+                        ->out_schema;
         }
         c->in_schemas[i] = s;
         c->in_keys[i] = e->key;
@@ -72,7 +74,8 @@ int weir__op_init(weir_op_ctx *c, weir__subtask *st, uint32_t pos, weir__node *n
     return 0;
 }
 
-/* Restores operator state, keyed state and timers from the job's restore source. */
+/* Restores operator state, keyed state and timers from the job's restore
+ * source. */
 static int op_restore(weir_op_ctx *c)
 {
     weir_job *job = c->st->job;
@@ -104,19 +107,32 @@ static int op_restore(weir_op_ctx *c)
             }
         }
         if (rc)
-            weir__subtask_fail(c->st, rc, "%s: cannot restore keyed state: %s", c->node->name, weir_strerror(rc));
+            weir__subtask_fail(c->st, rc, "%s: cannot restore keyed state: %s",
+                               c->node->name, weir_strerror(rc));
     }
     if (!rc && rs->op_state) {
-        weir_buf_clear(&a);
-        rc = rs->op_state(rs->ud, c->node->id, c->node->name, c->st->index, c->st->task->parallelism, &a);
-        if (!rc && a.len && c->cls && c->cls->restore) {
-            weir_cursor cur;
-            weir_cursor_init(&cur, a.data, a.len);
-            rc = c->cls->restore(c->op, c, &cur);
+        /*
+         * Own state first, then that of the old instances a scale-down
+         * left without an instance of their own (checkpoint.h).
+         */
+        uint32_t par = c->st->task->parallelism;
+        uint32_t old = rs->op_parallelism
+                           ? rs->op_parallelism(rs->ud, c->node->id, c->node->name)
+                           : 0;
+        for (uint32_t j = c->st->index; !rc && (j == c->st->index || j < old);
+             j += par) {
+            weir_buf_clear(&a);
+            rc = rs->op_state(rs->ud, c->node->id, c->node->name, j, par, &a);
+            if (!rc && a.len && c->cls && c->cls->restore) {
+                weir_cursor cur;
+                weir_cursor_init(&cur, a.data, a.len);
+                rc = c->cls->restore(c->op, c, &cur);
+            }
         }
         if (rc)
-            weir__subtask_fail(c->st, rc, "%s: cannot restore operator state: %s", c->node->name,
-                               weir_strerror(rc));
+            weir__subtask_fail(c->st, rc,
+                               "%s: cannot restore operator state: %s",
+                               c->node->name, weir_strerror(rc));
     }
     weir_buf_fini(&a);
     weir_buf_fini(&b);
@@ -130,13 +146,17 @@ int weir__op_open(weir_op_ctx *c)
     const weir_operator_spec *spec = &c->node->op;
     int rc = spec->create(spec->arg, &c->info, &c->op);
     if (rc)
-        return weir__subtask_fail(c->st, rc, "%s: cannot create operator: %s", c->node->name, weir_strerror(rc));
+        return weir__subtask_fail(c->st, rc, "%s: cannot create operator: %s",
+                                  c->node->name, weir_strerror(rc));
     c->created = true;
-    if (c->keyed && ((rc = weir__op_ensure_backend(c)) || (rc = weir__op_ensure_timers(c))))
-        return weir__subtask_fail(c->st, rc, "%s: cannot create keyed state: %s", c->node->name,
-                                  weir_strerror(rc));
+    if (c->keyed &&
+        ((rc = weir__op_ensure_backend(c)) || (rc = weir__op_ensure_timers(c))))
+        return weir__subtask_fail(c->st, rc,
+                                  "%s: cannot create keyed state: %s",
+                                  c->node->name, weir_strerror(rc));
     if (c->cls->open && (rc = c->cls->open(c->op, c)))
-        return weir__subtask_fail(c->st, rc, "%s: open failed: %s", c->node->name, weir_strerror(rc));
+        return weir__subtask_fail(c->st, rc, "%s: open failed: %s",
+                                  c->node->name, weir_strerror(rc));
     c->opened = true;
     if (c->st->job->has_restore && (rc = op_restore(c)))
         return rc;
@@ -171,7 +191,8 @@ int weir__op_ensure_backend(weir_op_ctx *c)
         .dir = NULL,
     };
     if (job->cfg.state_dir) {
-        snprintf(dir, sizeof dir, "%s/op%d-%u", job->cfg.state_dir, c->node->id, c->st->index);
+        snprintf(dir, sizeof dir, "%s/op%d-%u", job->cfg.state_dir, c->node->id,
+                 c->st->index);
         cfg.dir = dir;
     }
     int rc = weir__backend_create(&cfg, &c->be);
@@ -193,26 +214,54 @@ int weir__op_process(weir_op_ctx *c, int input, const weir_batch *b)
     int rc = c->cls->process(c->op, c, input, b);
     if (rc)
         return rc;
-    return c->hold != WEIR_TS_MAX || c->out_wm < c->in_wm ? weir__op_check_hold(c) : 0;
+    return c->hold != WEIR_TS_MAX || c->out_wm < c->in_wm
+               ? weir__op_check_hold(c)
+               : 0;
 }
 
 /* ---- the services of weir/operator.h ---- */
 
-const weir_op_info *weir_op_info_of(weir_op_ctx *ctx) { return &ctx->info; }
+const weir_op_info *weir_op_info_of(weir_op_ctx *ctx)
+{
+    return &ctx->info;
+}
+
+/*
+ * Rows must have the schema their consumers were built for: a mismatch would
+ * copy columns of the wrong width. Same pointer is the fast, usual case.
+ */
+static int check_schema(weir_op_ctx *ctx, const weir_schema *want,
+                        const weir_batch *b, const char *what)
+{
+    if (b->schema == want)
+        return 0;
+    if (!want)
+        return weir_op_fail(ctx, WEIR_EINVAL,
+                            "emitted rows but has no output (a sink)");
+    if (weir_schema_equal(want, b->schema))
+        return 0;
+    return weir_op_fail(
+        ctx, WEIR_EINVAL,
+        "emitted rows of another schema than its %s (%u fields, expected %u)",
+        what, b->schema->n_fields, want->n_fields);
+}
 
 int weir_op_emit(weir_op_ctx *ctx, const weir_batch *b)
 {
     if (!b || b->n_rows == 0)
         return 0;
+    int rc = check_schema(ctx, ctx->node->out_schema, b, "output");
+    if (rc)
+        return rc;
+    if (!ctx->st->status_sent)
+        return weir_op_fail(ctx, WEIR_ESTATE,
+                            "emitted rows before the job started (from open?)");
     WEIR__ADD(&ctx->records_out, b->n_rows);
     if (ctx->next)
         return weir__op_process(ctx->next, 0, b);
-    for (uint32_t i = 0; i < ctx->n_out; i++) {
-        int rc = weir__writer_emit(ctx->out[i], b);
-        if (rc)
-            return rc;
-    }
-    return 0;
+    for (uint32_t i = 0; i < ctx->n_out && !rc; i++)
+        rc = weir__writer_emit(ctx->out[i], b);
+    return rc;
 }
 
 int weir_op_emit_side(weir_op_ctx *ctx, int tag, const weir_batch *b)
@@ -222,11 +271,14 @@ int weir_op_emit_side(weir_op_ctx *ctx, int tag, const weir_batch *b)
     for (uint32_t s = 0; s < ctx->n_sides; s++) {
         if (ctx->sides[s].tag != tag)
             continue;
-        for (uint32_t i = 0; i < ctx->sides[s].n; i++) {
-            int rc = weir__writer_emit(ctx->sides[s].w[i], b);
-            if (rc)
-                return rc;
-        }
+        int rc = check_schema(ctx, ctx->sides[s].w[0]->ch[0]->schema, b,
+                              "side output");
+        if (rc)
+            return rc;
+        for (uint32_t i = 0; i < ctx->sides[s].n && !rc; i++)
+            rc = weir__writer_emit(ctx->sides[s].w[i], b);
+        if (rc)
+            return rc;
     }
     return 0;
 }
@@ -239,11 +291,18 @@ bool weir_op_has_side_output(weir_op_ctx *ctx, int tag)
     return false;
 }
 
-weir_ts weir_op_watermark(weir_op_ctx *ctx) { return ctx->in_wm; }
+weir_ts weir_op_watermark(weir_op_ctx *ctx)
+{
+    return ctx->in_wm;
+}
 
-int64_t weir_op_now_ms(weir_op_ctx *ctx) { return weir_clock_now(&ctx->st->job->cfg.clock); }
+int64_t weir_op_now_ms(weir_op_ctx *ctx)
+{
+    return weir_clock_now(&ctx->st->job->cfg.clock);
+}
 
-int weir__op_set_key_raw(weir_op_ctx *c, const void *key, size_t len, uint64_t hash)
+int weir__op_set_key_raw(weir_op_ctx *c, const void *key, size_t len,
+                         uint64_t hash)
 {
     if (len > c->key_cap) {
         size_t cap = c->key_cap ? c->key_cap : 32;
@@ -262,8 +321,10 @@ int weir__op_set_key_raw(weir_op_ctx *c, const void *key, size_t len, uint64_t h
     c->kg = weir_key_group(hash, c->st->job->cfg.max_parallelism);
     c->has_key = true;
     if (c->kg < c->kg_lo || c->kg >= c->kg_hi)
-        return weir_op_fail(c, WEIR_EINVAL, "key group %u is not owned by subtask %u (owns [%u, %u))", c->kg,
-                            c->st->index, c->kg_lo, c->kg_hi);
+        return weir_op_fail(
+            c, WEIR_EINVAL,
+            "key group %u is not owned by subtask %u (owns [%u, %u))", c->kg,
+            c->st->index, c->kg_lo, c->kg_hi);
     if (c->be)
         return weir__backend_set_key(c->be, c->key, len, hash);
     return 0;
@@ -276,7 +337,8 @@ int weir_op_set_key(weir_op_ctx *ctx, const void *key, size_t len)
     return weir__op_set_key_raw(ctx, key, len, weir_key_hash(key, len));
 }
 
-int weir_op_set_key_hashed(weir_op_ctx *ctx, const void *key, size_t len, uint64_t hash)
+int weir_op_set_key_hashed(weir_op_ctx *ctx, const void *key, size_t len,
+                           uint64_t hash)
 {
     if (!ctx || (len && !key))
         return WEIR_EINVAL;
@@ -302,27 +364,34 @@ static int ensure_key(weir_op_ctx *c)
     return weir__op_set_key_raw(c, NULL, 0, weir_key_hash("", 0));
 }
 
-int weir_op_timer_register(weir_op_ctx *ctx, weir_time_domain d, weir_ts ts, int64_t ns)
+int weir_op_timer_register(weir_op_ctx *ctx, weir_time_domain d, weir_ts ts,
+                           int64_t ns)
 {
     int rc = ensure_key(ctx);
     if (!rc)
         rc = weir__op_ensure_timers(ctx);
     if (rc)
         return rc;
-    return weir__timers_register(ctx->timers, d, ts, ns, ctx->key, ctx->key_len, ctx->kg);
+    return weir__timers_register(ctx->timers, d, ts, ns, ctx->key, ctx->key_len,
+                                 ctx->kg);
 }
 
-int weir_op_timer_delete(weir_op_ctx *ctx, weir_time_domain d, weir_ts ts, int64_t ns)
+int weir_op_timer_delete(weir_op_ctx *ctx, weir_time_domain d, weir_ts ts,
+                         int64_t ns)
 {
     if (!ctx->timers)
         return 0;
     int rc = ensure_key(ctx);
     if (rc)
         return rc;
-    return weir__timers_delete(ctx->timers, d, ts, ns, ctx->key, ctx->key_len, ctx->kg);
+    return weir__timers_delete(ctx->timers, d, ts, ns, ctx->key, ctx->key_len,
+                               ctx->kg);
 }
 
-void weir_op_hold_watermark(weir_op_ctx *ctx, weir_ts hold) { ctx->hold = hold; }
+void weir_op_hold_watermark(weir_op_ctx *ctx, weir_ts hold)
+{
+    ctx->hold = hold;
+}
 
 uint64_t *weir_op_counter(weir_op_ctx *ctx, const char *name)
 {
@@ -353,11 +422,13 @@ int weir_op_fail(weir_op_ctx *ctx, int code, const char *fmt, ...)
     va_end(ap);
     if (code >= 0)
         code = WEIR_EUSER;
-    weir__subtask_fail(ctx->st, code, "%s[%u]: %s", ctx->node->name, ctx->st->index, msg);
+    weir__subtask_fail(ctx->st, code, "%s[%u]: %s", ctx->node->name,
+                       ctx->st->index, msg);
     return code;
 }
 
-int weir_op_get_state(weir_op_ctx *ctx, const weir_state_desc *desc, weir_state **out)
+int weir_op_get_state(weir_op_ctx *ctx, const weir_state_desc *desc,
+                      weir_state **out)
 {
     if (!ctx || !desc || !desc->name || !out)
         return WEIR_EINVAL;

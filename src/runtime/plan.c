@@ -21,7 +21,8 @@
 static bool edge_chains(const weir_job *job, const weir__edge *e)
 {
     const weir__node *a = &job->nodes[e->from], *b = &job->nodes[e->to];
-    if (e->side_tag != 0 || e->part != WEIR_PART_FORWARD || a->parallelism != b->parallelism || b->n_in != 1)
+    if (e->side_tag != 0 || e->part != WEIR_PART_FORWARD ||
+        a->parallelism != b->parallelism || b->n_in != 1)
         return false;
     for (uint32_t i = 0; i < job->n_edges; i++) {
         const weir__edge *o = &job->edges[i];
@@ -125,7 +126,8 @@ void weir__plan_free(weir_job *job)
     job->n_channels = job->cap_channels = 0;
 }
 
-static weir__channel *new_channel(weir_job *job, weir__subtask *consumer, const weir_schema *schema)
+static weir__channel *new_channel(weir_job *job, weir__subtask *consumer,
+                                  const weir_schema *schema)
 {
     if (job->n_channels == job->cap_channels) {
         uint32_t cap = job->cap_channels ? job->cap_channels * 2 : 16;
@@ -138,8 +140,8 @@ static weir__channel *new_channel(weir_job *job, weir__subtask *consumer, const 
     weir__channel *ch = weir_calloc(1, sizeof *ch);
     if (!ch)
         return NULL;
-    if (weir__channel_init(ch, &consumer->gate, job->cfg.channel_capacity, schema, job->cfg.batch_size,
-                           &job->cancel)) {
+    if (weir__channel_init(ch, &consumer->gate, job->cfg.channel_capacity,
+                           schema, job->cfg.batch_size, &job->cancel)) {
         weir_free(ch);
         return NULL;
     }
@@ -163,7 +165,8 @@ static const weir_schema *edge_schema(const weir_job *job, const weir__edge *e)
 
 static int add_writer(weir__subtask *st, weir__writer *w)
 {
-    weir__writer **ws = weir_realloc(st->writers, (st->n_writers + 1) * sizeof *ws);
+    weir__writer **ws =
+        weir_realloc(st->writers, (st->n_writers + 1) * sizeof *ws);
     if (!ws)
         return WEIR_ENOMEM;
     st->writers = ws;
@@ -187,7 +190,8 @@ static int attach_writer(weir_op_ctx *c, const weir__edge *e, weir__writer *w)
         if (c->sides[i].tag == e->side_tag)
             so = &c->sides[i];
     if (!so) {
-        weir__side_out *s = weir_realloc(c->sides, (c->n_sides + 1) * sizeof *s);
+        weir__side_out *s =
+            weir_realloc(c->sides, (c->n_sides + 1) * sizeof *s);
         if (!s)
             return WEIR_ENOMEM;
         c->sides = s;
@@ -218,6 +222,7 @@ static int build_subtasks(weir_job *job)
             st->task = task;
             st->index = s;
             st->out_wm_metric = WEIR_TS_MIN;
+            st->max_event_ts_metric = WEIR_TS_MIN;
             if (weir__gate_init(&st->gate)) {
                 task->subtasks[s] = NULL;
                 weir_free(st);
@@ -228,7 +233,8 @@ static int build_subtasks(weir_job *job)
                 return WEIR_ENOMEM;
             st->n_ops = task->n_nodes;
             for (uint32_t i = 0; i < task->n_nodes; i++)
-                if (weir__op_init(&st->ops[i], st, i, &job->nodes[task->nodes[i]]))
+                if (weir__op_init(&st->ops[i], st, i,
+                                  &job->nodes[task->nodes[i]]))
                     return WEIR_ENOMEM;
             for (uint32_t i = 0; i + 1 < task->n_nodes; i++)
                 st->ops[i].next = &st->ops[i + 1];
@@ -243,7 +249,9 @@ static int build_subtasks(weir_job *job)
         weir__task *pt = &job->tasks[from->task], *ct = &job->tasks[to->task];
         const weir_schema *schema = edge_schema(job, e);
         if (!schema)
-            return weir__job_fail(job, WEIR_EINVAL, "no schema for the stream from %s to %s", from->name, to->name);
+            return weir__job_fail(job, WEIR_EINVAL,
+                                  "no schema for the stream from %s to %s",
+                                  from->name, to->name);
         bool one_to_one = e->part == WEIR_PART_FORWARD;
         for (uint32_t p = 0; p < pt->parallelism; p++) {
             weir__subtask *prod = pt->subtasks[p];
@@ -254,17 +262,22 @@ static int build_subtasks(weir_job *job)
             for (uint32_t k = 0; k < n_targets; k++) {
                 weir__subtask *cons = ct->subtasks[one_to_one ? p : k];
                 weir__channel *ch = new_channel(job, cons, schema);
-                weir__inchan *in = ch ? weir_realloc(cons->in, (cons->n_in + 1) * sizeof *in) : NULL;
+                weir__inchan *in =
+                    ch ? weir_realloc(cons->in, (cons->n_in + 1) * sizeof *in)
+                       : NULL;
                 if (!in) {
                     weir_free(targets);
                     return WEIR_ENOMEM;
                 }
                 cons->in = in;
-                cons->in[cons->n_in++] = (weir__inchan){.ch = ch, .input = e->input};
+                cons->in[cons->n_in++] =
+                    (weir__inchan){.ch = ch, .input = e->input};
                 targets[k] = ch;
             }
             weir__writer *w = weir_calloc(1, sizeof *w);
             if (!w || weir__writer_init(w, prod, e, targets, n_targets)) {
+                if (w)
+                    weir__writer_fini(w);
                 weir_free(targets);
                 weir_free(w);
                 return WEIR_ENOMEM;
@@ -297,7 +310,9 @@ int weir__job_start_threads(weir_job *job)
         for (uint32_t s = 0; s < task->parallelism; s++) {
             weir__subtask *st = task->subtasks[s];
             if (pthread_create(&st->thread, NULL, weir__subtask_main, st)) {
-                weir__job_fail(job, WEIR_ENOMEM, "cannot start a thread for task %u subtask %u", t, s);
+                weir__job_fail(job, WEIR_ENOMEM,
+                               "cannot start a thread for task %u subtask %u",
+                               t, s);
                 return WEIR_ENOMEM;
             }
             st->thread_started = true;
@@ -345,6 +360,9 @@ int weir_job_start(weir_job *job)
     }
     job->phase = 1;
     rc = weir__job_start_threads(job);
+    /* The checkpoint coordinator, if any, runs beside the threads (checkpoint.h). */
+    if (!rc && job->companion.started && (rc = job->companion.started(job->companion.ud, job)))
+        weir__job_fail(job, rc, "cannot start the checkpoint coordinator: %s", weir_strerror(rc));
     if (rc) {
         weir__job_cancel(job);
         weir_job_wait(job);
@@ -384,6 +402,8 @@ int weir_job_wait(weir_job *job)
             }
         }
         job->phase = 2;
+        if (job->companion.ended)
+            job->companion.ended(job->companion.ud, job);
     }
     return job->err_code;
 }

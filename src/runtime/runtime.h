@@ -60,11 +60,11 @@ typedef struct weir__node {
     weir__node_kind kind;
     char *name;
     uint32_t parallelism;
-    weir_source_spec src;            /* SOURCE */
-    weir_watermark_spec wm;          /* SOURCE */
-    weir_operator_spec op;           /* OPERATOR (name points to `name`) */
-    const weir_schema *out_schema;   /* NULL for sinks */
-    int *in_edges;                   /* edge id per input index */
+    weir_source_spec src;          /* SOURCE */
+    weir_watermark_spec wm;        /* SOURCE */
+    weir_operator_spec op;         /* OPERATOR (name points to `name`) */
+    const weir_schema *out_schema; /* NULL for sinks */
+    int *in_edges;                 /* edge id per input index */
     uint32_t n_in;
     weir__side_schema *sides;
     uint32_t n_sides;
@@ -77,16 +77,17 @@ typedef struct weir__edge {
     int id;
     int from, to;
     int side_tag;
-    uint32_t input;          /* input index at `to` */
+    uint32_t input;             /* input index at `to` */
     weir_partitioning req_part; /* as the user asked */
-    weir_partitioning part;  /* as planned (FORWARD across parallelisms becomes REBALANCE) */
+    weir_partitioning
+        part; /* as planned (FORWARD across parallelisms becomes REBALANCE) */
     weir_keyspec key;
     bool chained;
 } weir__edge;
 
 typedef struct weir__task {
     int id;
-    int *nodes;              /* the chain, head first */
+    int *nodes; /* the chain, head first */
     uint32_t n_nodes;
     uint32_t parallelism;
     bool is_source;
@@ -96,7 +97,8 @@ typedef struct weir__task {
 /* A named counter of one operator instance. Chunks keep pointers stable. */
 typedef struct weir__counter {
     char *name;
-    uint64_t value;        /* written by the owning thread only; read with WEIR__LOAD */
+    uint64_t
+        value; /* written by the owning thread only; read with WEIR__LOAD */
     struct weir__counter *next;
 } weir__counter;
 
@@ -109,7 +111,7 @@ typedef struct weir__side_out {
 /* One operator instance inside a subtask: what the operator sees as its ctx. */
 struct weir_op_ctx {
     weir__subtask *st;
-    uint32_t pos;                 /* position in the chain */
+    uint32_t pos; /* position in the chain */
     weir__node *node;
     const weir_operator_class *cls;
     void *op;
@@ -119,13 +121,14 @@ struct weir_op_ctx {
     weir_keyspec *in_keys;
 
     /* time */
-    weir_ts in_wm;                /* input watermark */
-    weir_ts out_wm;               /* last watermark forwarded */
-    weir_ts hold;                 /* weir_op_hold_watermark */
+    weir_ts in_wm;  /* input watermark */
+    weir_ts out_wm; /* last watermark forwarded */
+    weir_ts hold;   /* weir_op_hold_watermark */
 
-    /* keyed state and timers (created when first used; at open for keyed operators) */
-    bool keyed;                   /* input arrives through a keyed exchange */
-    uint32_t kg_lo, kg_hi;        /* key groups this instance's state may hold */
+    /* keyed state and timers (created when first used; at open for keyed
+     * operators) */
+    bool keyed;            /* input arrives through a keyed exchange */
+    uint32_t kg_lo, kg_hi; /* key groups this instance's state may hold */
     weir__backend *be;
     weir__timers *timers;
     uint8_t *key;
@@ -133,7 +136,6 @@ struct weir_op_ctx {
     uint64_t key_hash;
     uint32_t kg;
     bool has_key;
-    bool in_timer;                /* firing timers: weir_op_set_key is still allowed */
 
     /* outputs: to the next operator of the chain, or to writers at the tail */
     weir_op_ctx *next;
@@ -145,15 +147,15 @@ struct weir_op_ctx {
     /* metrics */
     uint64_t records_in, records_out;
     weir__counter *counters;
-    pthread_mutex_t counters_mu;  /* registration vs. metric readers */
+    pthread_mutex_t counters_mu; /* registration vs. metric readers */
 };
 
 typedef struct weir__inchan {
     weir__channel *ch;
-    uint32_t input;          /* logical input of the head operator */
-    bool started;            /* first message seen */
+    uint32_t input; /* logical input of the head operator */
+    bool started;   /* first message seen */
     bool ended;
-    bool blocked;            /* delivered the barrier being aligned */
+    bool blocked; /* delivered the barrier being aligned */
 } weir__inchan;
 
 /* A source split as the source task drives it. */
@@ -164,7 +166,7 @@ typedef struct weir__split {
     uint32_t valve_idx;
     bool finished;
     bool idle;
-    int64_t last_data_ms;     /* processing time of the last row (or of opening) */
+    int64_t last_data_ms; /* processing time of the last row (or of opening) */
 } weir__split;
 
 typedef struct weir__source_run {
@@ -174,14 +176,11 @@ typedef struct weir__source_run {
     uint32_t n_splits, cap_splits;
     bool discovery_done;
     weir__wm_valve valve;
-    int64_t idle_timeout_ms;  /* <= 0: never idle */
-    weir_batch *rb;           /* read batch */
-    weir_batch *seg;          /* scratch for the later segments of a cut batch */
-    uint32_t *iota;           /* 0, 1, 2, ... for gathers */
-    weir_buf pos;             /* scratch for positions */
-    /* restored split state, matched by id when a split is discovered */
-    weir__restored_split *restored;
-    uint32_t n_restored;
+    int64_t idle_timeout_ms; /* <= 0: never idle */
+    weir_batch *rb;          /* read batch */
+    weir_batch *seg;         /* scratch for the later segments of a cut batch */
+    uint32_t *iota;          /* 0, 1, 2, ... for gathers */
+    weir_buf pos;            /* scratch for positions */
 } weir__source_run;
 
 struct weir__subtask {
@@ -194,37 +193,41 @@ struct weir__subtask {
 
     weir__inchan *in;
     uint32_t n_in;
-    uint32_t rr;                  /* round-robin start among input channels */
+    uint32_t rr; /* round-robin start among input channels */
     bool all_started;
-    weir__wm_valve valve;         /* over input channels (or splits: see source_run) */
+    weir__wm_valve valve; /* over input channels (or splits: see source_run) */
 
-    weir_op_ctx *ops;             /* the chain; for a source task ops[0] is the source itself */
+    weir_op_ctx
+        *ops; /* the chain; for a source task ops[0] is the source itself */
     uint32_t n_ops;
-    weir__writer **writers;       /* every writer of the subtask (for status, barriers, end) */
+    weir__writer *
+        *writers; /* every writer of the subtask (for status, barriers, end) */
     uint32_t n_writers;
     weir__source_run *src;
 
-    bool idle_out;                /* last status sent downstream */
-    bool undrained;               /* an input ended by stop, not by its end */
-    bool wake_pending;            /* a push left a consumer asleep: notify before idling */
-    bool status_sent;             /* the initial status went out */
+    bool idle_out;     /* last status sent downstream */
+    bool undrained;    /* an input ended by stop, not by its end */
+    bool wake_pending; /* a push left a consumer asleep: notify before idling */
+    bool status_sent;  /* the initial status went out */
 
     /* checkpoints */
-    uint64_t pending_barrier;     /* being aligned, 0 if none */
+    uint64_t pending_barrier; /* being aligned, 0 if none */
     uint32_t n_aligned;
-    uint64_t last_barrier;        /* highest barrier snapshotted or aborted */
-    uint64_t max_triggered;       /* highest checkpoint this subtask heard of */
-    bool finished;                /* thread done; guarded by gate.mu */
+    uint64_t last_barrier;  /* highest barrier snapshotted or aborted */
+    uint64_t max_triggered; /* highest checkpoint this subtask heard of */
+    bool finished;          /* thread done; guarded by gate.mu */
 
     /* errors and metrics */
-    weir_error err;               /* first failure of this subtask */
+    weir_error err; /* first failure of this subtask */
     int64_t backpressured_ns;
-    int64_t out_wm_metric;         /* last watermark sent downstream */
+    int64_t out_wm_metric; /* last watermark sent downstream */
+    int64_t max_event_ts_metric; /* sources: newest event time read */
 };
 
 struct weir_job {
     weir_job_config cfg;
-    char *cfg_state_backend, *cfg_state_dir, *cfg_checkpoint_dir; /* owned copies */
+    char *cfg_state_backend, *cfg_state_dir,
+        *cfg_checkpoint_dir; /* owned copies */
     weir__node *nodes;
     uint32_t n_nodes, cap_nodes;
     weir__edge *edges;
@@ -234,10 +237,10 @@ struct weir_job {
     weir__channel **channels;
     uint32_t n_channels, cap_channels;
 
-    int phase;                    /* 0 built, 1 running, 2 finished */
-    _Atomic int cancel;           /* failing: every thread stops now */
-    _Atomic int stop;             /* stopping: sources end, in-flight data drains */
-    pthread_mutex_t mu;           /* error, phase */
+    int phase;          /* 0 built, 1 running, 2 finished */
+    _Atomic int cancel; /* failing: every thread stops now */
+    _Atomic int stop;   /* stopping: sources end, in-flight data drains */
+    pthread_mutex_t mu; /* error, phase */
     int err_code;
     char err_msg[1024];
     bool build_failed;
@@ -246,12 +249,15 @@ struct weir_job {
     bool has_hooks;
     weir__restore_source restore;
     bool has_restore;
+    weir__job_companion companion; /* checkpoint.h; .ud NULL if none */
 };
 
 /* ---- job.c ---- */
-int weir__job_fail(weir_job *job, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int weir__job_fail(weir_job *job, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* A graph-building error: the job keeps it and refuses to start. */
-int weir__job_build_error(weir_job *job, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int weir__job_build_error(weir_job *job, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 weir__node *weir__job_node(const weir_job *job, int id);
 
 /* ---- plan.c ---- */
@@ -269,7 +275,7 @@ void weir__source_close(weir__subtask *st);
 int weir__source_snapshot(weir__subtask *st, weir_buf *out);
 
 /* Chain plumbing shared by both loops. */
-int weir__chain_watermark(weir__subtask *st, weir_ts wm);     /* into ops[0] */
+int weir__chain_watermark(weir__subtask *st, weir_ts wm); /* into ops[0] */
 int weir__op_advance_watermark(weir_op_ctx *c, weir_ts wm);
 int weir__op_check_hold(weir_op_ctx *c);
 int weir__chain_status(weir__subtask *st, bool idle);
@@ -278,19 +284,26 @@ int weir__chain_end(weir__subtask *st, bool drained);
 int weir__chain_barrier(weir__subtask *st, uint64_t id);
 int weir__chain_flush(weir__subtask *st);
 int weir__fire_processing_timers(weir__subtask *st);
-/* Handles mailbox commands; `*checkpoint` gets a requested checkpoint id (sources) or 0. */
+/* Handles mailbox commands; `*checkpoint` gets a requested checkpoint id
+ * (sources) or 0. */
 int weir__subtask_commands(weir__subtask *st, uint64_t *checkpoint);
-int weir__subtask_fail(weir__subtask *st, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int weir__subtask_fail(weir__subtask *st, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void weir__subtask_mark_finished(weir__subtask *st);
+/* Final checkpoints (checkpoint.h): whether they are on, and the wait for one at the end. */
+bool weir__final_checkpoints(const weir_job *job);
+int weir__subtask_await_final(weir__subtask *st);
 
 /* ---- opctx.c ---- */
-int weir__op_init(weir_op_ctx *c, weir__subtask *st, uint32_t pos, weir__node *node);
+int weir__op_init(weir_op_ctx *c, weir__subtask *st, uint32_t pos,
+                  weir__node *node);
 int weir__op_open(weir_op_ctx *c);
 void weir__op_close(weir_op_ctx *c);
 int weir__op_process(weir_op_ctx *c, int input, const weir_batch *b);
 int weir__op_ensure_backend(weir_op_ctx *c);
 int weir__op_ensure_timers(weir_op_ctx *c);
-int weir__op_set_key_raw(weir_op_ctx *c, const void *key, size_t len, uint64_t hash);
+int weir__op_set_key_raw(weir_op_ctx *c, const void *key, size_t len,
+                         uint64_t hash);
 
 /* ---- writer.c ---- */
 struct weir__writer {
@@ -299,20 +312,20 @@ struct weir__writer {
     weir_partitioning part;
     weir_keyspec key;
     uint32_t max_par;
-    weir__channel **ch;        /* targets */
+    weir__channel **ch; /* targets */
     uint32_t n;
-    weir_batch **stage;        /* per target, NULL until rows arrive */
-    uint32_t **tidx;           /* per target: row indices of the batch being scattered */
+    weir_batch **stage; /* per target, NULL until rows arrive */
+    uint32_t **tidx; /* per target: row indices of the batch being scattered */
     uint32_t *tn;
     uint32_t *iota;
-    uint32_t idx_cap;          /* capacity of tidx[t] and iota */
-    uint32_t *kg_owner;        /* key group -> target */
-    uint32_t rr;               /* rebalance cursor */
-    weir_buf bigkey;           /* keys longer than the stack buffer */
+    uint32_t idx_cap;   /* capacity of tidx[t] and iota */
+    uint32_t *kg_owner; /* key group -> target */
+    uint32_t rr;        /* rebalance cursor */
+    weir_buf bigkey;    /* keys longer than the stack buffer */
 };
 
-int weir__writer_init(weir__writer *w, weir__subtask *st, weir__edge *edge, weir__channel **targets,
-                      uint32_t n);
+int weir__writer_init(weir__writer *w, weir__subtask *st, weir__edge *edge,
+                      weir__channel **targets, uint32_t n);
 void weir__writer_fini(weir__writer *w);
 int weir__writer_emit(weir__writer *w, const weir_batch *b);
 int weir__writer_flush(weir__writer *w);

@@ -31,8 +31,14 @@
 
 #include "runtime/runtime.h"
 
-static bool canceled(const weir__subtask *st) { return atomic_load_explicit(&st->job->cancel, memory_order_relaxed); }
-static bool stopping(const weir__subtask *st) { return atomic_load_explicit(&st->job->stop, memory_order_relaxed); }
+static bool canceled(const weir__subtask *st)
+{
+    return atomic_load_explicit(&st->job->cancel, memory_order_relaxed);
+}
+static bool stopping(const weir__subtask *st)
+{
+    return atomic_load_explicit(&st->job->stop, memory_order_relaxed);
+}
 
 int weir__source_open(weir__subtask *st)
 {
@@ -40,20 +46,24 @@ int weir__source_open(weir__subtask *st)
     weir__node *node = &job->nodes[st->task->nodes[0]];
     weir__source_run *r = weir_calloc(1, sizeof *r);
     if (!r)
-        return weir__subtask_fail(st, WEIR_ENOMEM, "%s: out of memory", node->name);
+        return weir__subtask_fail(st, WEIR_ENOMEM, "%s: out of memory",
+                                  node->name);
     st->src = r;
     r->cls = node->src.cls;
     weir_buf_init(&r->pos);
     if (weir__wm_valve_init(&r->valve, 0))
-        return weir__subtask_fail(st, WEIR_ENOMEM, "%s: out of memory", node->name);
+        return weir__subtask_fail(st, WEIR_ENOMEM, "%s: out of memory",
+                                  node->name);
     int64_t idle = node->wm.idle_timeout_ms;
-    r->idle_timeout_ms = idle == 0 ? job->cfg.idle_timeout_ms : (idle < 0 ? 0 : idle);
+    r->idle_timeout_ms =
+        idle == 0 ? job->cfg.idle_timeout_ms : (idle < 0 ? 0 : idle);
     uint32_t bs = job->cfg.batch_size;
     r->rb = weir_batch_create(node->src.schema, bs);
     r->seg = weir_batch_create(node->src.schema, bs);
     r->iota = weir_malloc(bs * sizeof *r->iota);
     if (!r->rb || !r->seg || !r->iota)
-        return weir__subtask_fail(st, WEIR_ENOMEM, "%s: out of memory", node->name);
+        return weir__subtask_fail(st, WEIR_ENOMEM, "%s: out of memory",
+                                  node->name);
     for (uint32_t i = 0; i < bs; i++)
         r->iota[i] = i;
     weir_source_info info = {
@@ -67,7 +77,9 @@ int weir__source_open(weir__subtask *st)
     int rc = r->cls->create(node->src.arg, &info, &r->src, &err);
     if (rc) {
         r->src = NULL;
-        return weir__subtask_fail(st, rc, "%s: %s", node->name, err.message[0] ? err.message : weir_strerror(rc));
+        return weir__subtask_fail(st, rc, "%s: %s", node->name,
+                                  err.message[0] ? err.message
+                                                 : weir_strerror(rc));
     }
     return 0;
 }
@@ -94,7 +106,10 @@ void weir__source_close(weir__subtask *st)
     st->src = NULL;
 }
 
-static weir__node *source_node(weir__subtask *st) { return &st->job->nodes[st->task->nodes[0]]; }
+static weir__node *source_node(weir__subtask *st)
+{
+    return &st->job->nodes[st->task->nodes[0]];
+}
 
 static int handle_flags(weir__subtask *st, int flags)
 {
@@ -135,7 +150,8 @@ static int add_split(weir__subtask *st, const char *id)
         int rc = job->restore.split(job->restore.ud, node->id, id, &rs);
         if (rc && rc != WEIR_ENOTFOUND) {
             weir_free(s->id);
-            return weir__subtask_fail(st, rc, "%s: cannot restore split %s: %s", node->name, id, weir_strerror(rc));
+            return weir__subtask_fail(st, rc, "%s: cannot restore split %s: %s",
+                                      node->name, id, weir_strerror(rc));
         }
         restored = rc == 0;
     }
@@ -156,14 +172,17 @@ static int add_split(weir__subtask *st, const char *id)
     }
     weir_error err;
     weir_error_clear(&err);
-    int rc = r->cls->open_split(r->src, id, restored ? rs.pos : NULL, restored ? rs.pos_len : 0, &s->reader, &err);
+    int rc = r->cls->open_split(r->src, id, restored ? rs.pos : NULL,
+                                restored ? rs.pos_len : 0, &s->reader, &err);
     if (rc) {
         s->reader = NULL;
         return weir__subtask_fail(st, rc, "%s: split %s: %s", node->name, id,
-                                  err.message[0] ? err.message : weir_strerror(rc));
+                                  err.message[0] ? err.message
+                                                 : weir_strerror(rc));
     }
     if (restored)
-        weir__wm_valve_watermark(&r->valve, s->valve_idx, weir__wm_gen_current(&s->gen));
+        weir__wm_valve_watermark(&r->valve, s->valve_idx,
+                                 weir__wm_gen_current(&s->gen));
     return 0;
 }
 
@@ -179,7 +198,8 @@ static int discover(weir__subtask *st, int *flags)
     int rc = r->cls->discover(r->src, &ids, &n, &done, &err);
     if (rc)
         return weir__subtask_fail(st, rc, "%s: %s", source_node(st)->name,
-                                  err.message[0] ? err.message : weir_strerror(rc));
+                                  err.message[0] ? err.message
+                                                 : weir_strerror(rc));
     for (uint32_t i = 0; i < n; i++)
         if ((rc = add_split(st, ids[i])))
             return rc;
@@ -197,7 +217,8 @@ static int emit_rows(weir__subtask *st, uint32_t a, uint32_t b)
         return 0;
     if (a == 0) {
         uint32_t n = rb->n_rows;
-        rb->n_rows = b; /* the rows after b stay in place for the next segment */
+        rb->n_rows =
+            b; /* the rows after b stay in place for the next segment */
         int rc = weir_op_emit(&st->ops[0], rb);
         rb->n_rows = n;
         return rc;
@@ -219,8 +240,10 @@ static int stamp_rowtime(weir__subtask *st, weir__split *s)
     for (uint32_t i = 0; i < b->n_rows; i++) {
         if (weir_batch_is_null(b, (uint32_t)col, i))
             return weir__subtask_fail(st, WEIR_EPARSE,
-                                      "%s: split %s: the rowtime column %s is NULL (a row needs an event time)",
-                                      source_node(st)->name, s->id, b->schema->fields[col].name);
+                                      "%s: split %s: the rowtime column %s is "
+                                      "NULL (a row needs an event time)",
+                                      source_node(st)->name, s->id,
+                                      b->schema->fields[col].name);
         if (c->type.id == WEIR_TYPE_INT)
             b->ts[i] = ((const int32_t *)c->data)[i];
         else
@@ -229,7 +252,8 @@ static int stamp_rowtime(weir__subtask *st, weir__split *s)
     return 0;
 }
 
-/* Pushes a freshly read batch of split s into the chain, cutting it where the watermark must advance. */
+/* Pushes a freshly read batch of split s into the chain, cutting it where the
+ * watermark must advance. */
 static int process_rows(weir__subtask *st, weir__split *s)
 {
     weir__source_run *r = st->src;
@@ -240,23 +264,34 @@ static int process_rows(weir__subtask *st, weir__split *s)
     weir_ts other = weir__wm_valve_min_excluding(&r->valve, s->valve_idx);
     weir_ts emitted = r->valve.out;
     uint32_t seg = 0, n = rb->n_rows;
+    const weir_ts *ts = rb->ts;
+    /* cur and cand change only when a row raises the split's maximum. */
+    weir_ts cur = weir__wm_gen_current(&s->gen);
+    weir_ts cand = cur < other ? cur : other;
     for (uint32_t i = 0; i < n; i++) {
-        weir_ts t = rb->ts[i];
-        weir_ts cur = weir__wm_gen_current(&s->gen);
-        weir_ts cand = cur < other ? cur : other;
-        if (cand > emitted && t <= cand) {
+        weir_ts t = ts[i];
+        if (t <= cand && cand > emitted) {
             if ((rc = emit_rows(st, seg, i)))
                 return rc;
-            if ((rc = handle_flags(st, weir__wm_valve_watermark(&r->valve, s->valve_idx, cur))))
+            if ((rc = handle_flags(st, weir__wm_valve_watermark(
+                                           &r->valve, s->valve_idx, cur))))
                 return rc;
             emitted = r->valve.out;
             seg = i;
         }
-        weir__wm_gen_observe(&s->gen, t);
+        if (t > s->gen.max_ts) {
+            s->gen.max_ts = t;
+            cur = weir__wm_gen_current(&s->gen);
+            cand = cur < other ? cur : other;
+        }
     }
     if ((rc = emit_rows(st, seg, n)))
         return rc;
-    return handle_flags(st, weir__wm_valve_watermark(&r->valve, s->valve_idx, weir__wm_gen_current(&s->gen)));
+    if (s->gen.max_ts > WEIR__LOAD(&st->max_event_ts_metric))
+        WEIR__SET(&st->max_event_ts_metric, s->gen.max_ts);
+    return handle_flags(
+        st, weir__wm_valve_watermark(&r->valve, s->valve_idx,
+                                     weir__wm_gen_current(&s->gen)));
 }
 
 /* Reads one batch from split s. *progress is set when rows came. */
@@ -278,8 +313,9 @@ static int read_split(weir__subtask *st, weir__split *s, bool *progress)
             break;
         }
         if (rc < 0)
-            return weir__subtask_fail(st, rc, "%s: split %s: %s", source_node(st)->name, s->id,
-                                      err.message[0] ? err.message : weir_strerror(rc));
+            return weir__subtask_fail(
+                st, rc, "%s: split %s: %s", source_node(st)->name, s->id,
+                err.message[0] ? err.message : weir_strerror(rc));
         if (rc == 0)
             break;
     }
@@ -289,7 +325,8 @@ static int read_split(weir__subtask *st, weir__split *s, bool *progress)
         s->last_data_ms = now;
         if (s->idle) {
             s->idle = false;
-            if ((rc = handle_flags(st, weir__wm_valve_set_idle(&r->valve, s->valve_idx, false))))
+            if ((rc = handle_flags(st, weir__wm_valve_set_idle(
+                                           &r->valve, s->valve_idx, false))))
                 return rc;
         }
         if ((rc = process_rows(st, s)))
@@ -303,9 +340,11 @@ static int read_split(weir__subtask *st, weir__split *s, bool *progress)
         /* The split's watermark holds no one back any more. */
         return handle_flags(st, weir__wm_valve_end(&r->valve, s->valve_idx));
     }
-    if (rb->n_rows == 0 && !s->idle && r->idle_timeout_ms > 0 && now - s->last_data_ms >= r->idle_timeout_ms) {
+    if (rb->n_rows == 0 && !s->idle && r->idle_timeout_ms > 0 &&
+        now - s->last_data_ms >= r->idle_timeout_ms) {
         s->idle = true;
-        return handle_flags(st, weir__wm_valve_set_idle(&r->valve, s->valve_idx, true));
+        return handle_flags(
+            st, weir__wm_valve_set_idle(&r->valve, s->valve_idx, true));
     }
     return 0;
 }
@@ -367,7 +406,8 @@ int weir__run_source(weir__subtask *st)
     /* The first message of every channel: where this subtask stands. */
     if ((rc = weir__chain_status(st, r->valve.idle)))
         return rc;
-    if (r->valve.out > WEIR_TS_MIN && (rc = weir__chain_watermark(st, r->valve.out)))
+    if (r->valve.out > WEIR_TS_MIN &&
+        (rc = weir__chain_watermark(st, r->valve.out)))
         return rc;
     int quiet = 0;
     uint64_t batches = 0;
@@ -403,16 +443,27 @@ int weir__run_source(weir__subtask *st)
             if (all_finished(r))
                 break;
         }
-        /* Nothing to read now: send what is staged, then look again a little later. */
+        /* Nothing to read now: send what is staged, then look again a little
+         * later. */
         if ((rc = weir__chain_flush(st)))
             return rc;
         wait_a_little(st, quiet < 4 ? 1 : 10);
         quiet++;
     }
     poll_source_metrics(st);
+    /*
+     * A checkpoint asked for by now is taken here, at the end of the input
+     * but before the final watermark; one asked for later is answered by
+     * weir__subtask_mark_finished ("finished").
+     */
+    if ((rc = inject_pending_barrier(st)))
+        return rc;
     if (drained && (rc = weir__chain_watermark(st, WEIR_TS_MAX)))
         return rc;
-    if ((rc = inject_pending_barrier(st)) || (rc = weir__chain_finish(st)))
+    if ((rc = inject_pending_barrier(st)))
+        return rc;
+    /* After a stop, finish (end of input) does not run when a final checkpoint keeps the state. */
+    if (!(!drained && weir__final_checkpoints(st->job)) && (rc = weir__chain_finish(st)))
         return rc;
     return weir__chain_end(st, drained);
 }
@@ -426,9 +477,11 @@ int weir__source_snapshot(weir__subtask *st, weir_buf *out)
     for (uint32_t i = 0; i < r->n_splits && !rc; i++) {
         weir__split *s = &r->splits[i];
         weir_buf_clear(&r->pos);
-        if (!s->finished && r->cls->position && (rc = r->cls->position(s->reader, &r->pos)))
-            return weir__subtask_fail(st, rc, "%s: split %s: cannot read its position", source_node(st)->name,
-                                      s->id);
+        if (!s->finished && r->cls->position &&
+            (rc = r->cls->position(s->reader, &r->pos)))
+            return weir__subtask_fail(st, rc,
+                                      "%s: split %s: cannot read its position",
+                                      source_node(st)->name, s->id);
         if (!rc)
             rc = weir_buf_put_str(out, s->id);
         if (!rc)

@@ -43,20 +43,27 @@ int weir__subtask_fail(weir__subtask *st, int code, const char *fmt, ...)
     return code;
 }
 
-static bool canceled(const weir__subtask *st) { return atomic_load_explicit(&st->job->cancel, memory_order_relaxed); }
+static bool canceled(const weir__subtask *st)
+{
+    return atomic_load_explicit(&st->job->cancel, memory_order_relaxed);
+}
 
 /* Names the operator that failed when it did not say why itself. */
 static int op_failed(weir_op_ctx *c, int rc, const char *what)
 {
     if (rc == WEIR_ECANCELED && canceled(c->st))
         return rc;
-    weir__subtask_fail(c->st, rc, "%s[%u]: %s failed: %s", c->node->name, c->st->index, what, weir_strerror(rc));
+    weir__subtask_fail(c->st, rc, "%s[%u]: %s failed: %s", c->node->name,
+                       c->st->index, what, weir_strerror(rc));
     return rc;
 }
 
 /* ---- chain plumbing ---- */
 
-static void set_out_wm_metric(weir__subtask *st, weir_ts wm) { WEIR__SET(&st->out_wm_metric, wm); }
+static void set_out_wm_metric(weir__subtask *st, weir_ts wm)
+{
+    WEIR__SET(&st->out_wm_metric, wm);
+}
 
 /* Forwards min(input watermark, hold) if that advanced. */
 static int op_forward(weir_op_ctx *c)
@@ -83,12 +90,16 @@ static int op_forward(weir_op_ctx *c)
     return 0;
 }
 
-int weir__op_check_hold(weir_op_ctx *c) { return op_forward(c); }
+int weir__op_check_hold(weir_op_ctx *c)
+{
+    return op_forward(c);
+}
 
 static int fire_timer(void *ud, const weir_timer *t)
 {
     weir_op_ctx *c = ud;
-    int rc = weir__op_set_key_raw(c, t->key, t->key_len, weir_key_hash(t->key, t->key_len));
+    int rc = weir__op_set_key_raw(c, t->key, t->key_len,
+                                  weir_key_hash(t->key, t->key_len));
     if (rc)
         return rc;
     if (!c->cls || !c->cls->timer)
@@ -106,14 +117,18 @@ int weir__op_advance_watermark(weir_op_ctx *c, weir_ts wm)
     c->in_wm = wm;
     int rc;
     if (c->timers && weir__timers_next(c->timers, WEIR_TIME_EVENT) <= wm &&
-        (rc = weir__timers_advance(c->timers, WEIR_TIME_EVENT, wm, fire_timer, c)))
+        (rc = weir__timers_advance(c->timers, WEIR_TIME_EVENT, wm, fire_timer,
+                                   c)))
         return rc;
     if (c->cls && c->cls->watermark && (rc = c->cls->watermark(c->op, c, wm)))
         return op_failed(c, rc, "watermark");
     return op_forward(c);
 }
 
-int weir__chain_watermark(weir__subtask *st, weir_ts wm) { return weir__op_advance_watermark(&st->ops[0], wm); }
+int weir__chain_watermark(weir__subtask *st, weir_ts wm)
+{
+    return weir__op_advance_watermark(&st->ops[0], wm);
+}
 
 static int all_writers(weir__subtask *st, const weir__msg *m)
 {
@@ -194,7 +209,8 @@ int weir__fire_processing_timers(weir__subtask *st)
             now = weir_clock_now(&st->job->cfg.clock);
         if (next > now)
             continue;
-        int rc = weir__timers_advance(c->timers, WEIR_TIME_PROCESSING, now, fire_timer, c);
+        int rc = weir__timers_advance(c->timers, WEIR_TIME_PROCESSING, now,
+                                      fire_timer, c);
         if (!rc)
             rc = op_forward(c);
         if (rc)
@@ -217,7 +233,8 @@ static weir_ts next_processing_timer(const weir__subtask *st)
 
 /* ---- checkpoints ---- */
 
-static void ack(weir__subtask *st, uint64_t id, bool finished, const weir_buf *data)
+static void ack(weir__subtask *st, uint64_t id, bool finished,
+                weir_buf *data)
 {
     weir_job *job = st->job;
     if (!job->has_hooks || !job->hooks.ack)
@@ -230,6 +247,7 @@ static void ack(weir__subtask *st, uint64_t id, bool finished, const weir_buf *d
         .finished = finished,
         .data = data ? data->data : NULL,
         .len = data ? data->len : 0,
+        .buf = data,
     };
     job->hooks.ack(job->hooks.ud, &s);
 }
@@ -238,7 +256,8 @@ static void decline(weir__subtask *st, uint64_t id, int code, const char *why)
 {
     weir_job *job = st->job;
     if (job->has_hooks && job->hooks.decline)
-        job->hooks.decline(job->hooks.ud, id, st->task->id, st->index, code, why);
+        job->hooks.decline(job->hooks.ud, id, st->task->id, st->index, code,
+                           why);
 }
 
 /* Writes the snapshot of every operator of the chain (format: checkpoint.h). */
@@ -270,7 +289,8 @@ static int snapshot_chain(weir__subtask *st, uint64_t id, weir_buf *out)
         if (!rc)
             rc = weir_buf_put_str(out, c->node->name);
         weir_buf_clear(&tmp);
-        if (!rc && c->cls->snapshot && (rc = c->cls->snapshot(c->op, c, id, &tmp)))
+        if (!rc && c->cls->snapshot &&
+            (rc = c->cls->snapshot(c->op, c, id, &tmp)))
             rc = op_failed(c, rc, "snapshot");
         if (!rc)
             rc = weir_buf_put_bytes(out, tmp.data, tmp.len);
@@ -314,7 +334,8 @@ int weir__chain_barrier(weir__subtask *st, uint64_t id)
             if (rc == WEIR_ECANCELED)
                 return rc;
             /* A failed snapshot fails the checkpoint, not the job. */
-            decline(st, id, rc, st->err.code ? st->err.message : weir_strerror(rc));
+            decline(st, id, rc,
+                    st->err.code ? st->err.message : weir_strerror(rc));
             weir_error_clear(&st->err);
         } else {
             ack(st, id, false, &snap);
@@ -337,7 +358,8 @@ int weir__subtask_commands(weir__subtask *st, uint64_t *checkpoint)
         pthread_mutex_lock(&st->gate.mu);
         while (n < 16 && st->gate.n_cmds > 0) {
             cmds[n++] = st->gate.cmds[0];
-            memmove(st->gate.cmds, st->gate.cmds + 1, (st->gate.n_cmds - 1) * sizeof *cmds);
+            memmove(st->gate.cmds, st->gate.cmds + 1,
+                    (st->gate.n_cmds - 1) * sizeof *cmds);
             st->gate.n_cmds--;
         }
         atomic_store(&st->gate.pending_cmds, st->gate.n_cmds);
@@ -348,13 +370,15 @@ int weir__subtask_commands(weir__subtask *st, uint64_t *checkpoint)
             if (cmds[i].type == WEIR__CMD_CHECKPOINT) {
                 if (cmds[i].id > st->max_triggered)
                     st->max_triggered = cmds[i].id;
-                if (checkpoint && cmds[i].id > *checkpoint && cmds[i].id > st->last_barrier)
+                if (checkpoint && cmds[i].id > *checkpoint &&
+                    cmds[i].id > st->last_barrier)
                     *checkpoint = cmds[i].id;
             } else if (cmds[i].type == WEIR__CMD_COMPLETE) {
                 for (uint32_t o = 0; o < st->n_ops; o++) {
                     weir_op_ctx *c = &st->ops[o];
                     if (c->cls && c->cls->checkpoint_complete) {
-                        int rc = c->cls->checkpoint_complete(c->op, c, cmds[i].id);
+                        int rc =
+                            c->cls->checkpoint_complete(c->op, c, cmds[i].id);
                         if (rc)
                             return op_failed(c, rc, "checkpoint_complete");
                     }
@@ -369,7 +393,8 @@ void weir__subtask_mark_finished(weir__subtask *st)
     pthread_mutex_lock(&st->gate.mu);
     st->finished = true;
     for (uint32_t i = 0; i < st->gate.n_cmds; i++)
-        if (st->gate.cmds[i].type == WEIR__CMD_CHECKPOINT && st->gate.cmds[i].id > st->max_triggered)
+        if (st->gate.cmds[i].type == WEIR__CMD_CHECKPOINT &&
+            st->gate.cmds[i].id > st->max_triggered)
             st->max_triggered = st->gate.cmds[i].id;
     st->gate.n_cmds = 0;
     pthread_mutex_unlock(&st->gate.mu);
@@ -422,8 +447,10 @@ static int on_barrier(weir__subtask *st, weir__inchan *in, uint64_t id)
     if (id <= st->last_barrier)
         return 0; /* from an abandoned checkpoint */
     if (st->pending_barrier && id > st->pending_barrier) {
-        /* A newer checkpoint overtook the one being aligned: give the old one up. */
-        decline(st, st->pending_barrier, WEIR_ECANCELED, "overtaken by a newer checkpoint");
+        /* A newer checkpoint overtook the one being aligned: give the old one
+         * up. */
+        decline(st, st->pending_barrier, WEIR_ECANCELED,
+                "overtaken by a newer checkpoint");
         st->last_barrier = st->pending_barrier;
         unblock_all(st);
     }
@@ -442,15 +469,15 @@ static int handle_message(weir__subtask *st, uint32_t i, weir__msg *m)
 {
     weir__inchan *in = &st->in[i];
     int rc = 0;
+    bool handshake_done = false;
     if (!in->started) {
         in->started = true;
         bool all = true;
         for (uint32_t k = 0; k < st->n_in; k++)
             all = all && st->in[k].started;
-        if (all) {
-            st->all_started = true;
-            /* Processed below, so that this first message counts in the initial status. */
-        }
+        /* Set after this message is applied, so that it counts in the initial
+         * status. */
+        handshake_done = all;
     }
     switch (m->type) {
     case WEIR__MSG_BATCH:
@@ -458,7 +485,8 @@ static int handle_message(weir__subtask *st, uint32_t i, weir__msg *m)
         if (rc)
             rc = op_failed(&st->ops[0], rc, "process");
         else if (m->wm != WEIR_TS_MIN)
-            rc = handle_flags(st, weir__wm_valve_watermark(&st->valve, i, m->wm));
+            rc = handle_flags(st,
+                              weir__wm_valve_watermark(&st->valve, i, m->wm));
         break;
     case WEIR__MSG_WATERMARK:
         rc = handle_flags(st, weir__wm_valve_watermark(&st->valve, i, m->wm));
@@ -481,10 +509,14 @@ static int handle_message(weir__subtask *st, uint32_t i, weir__msg *m)
             rc = check_alignment(st);
         break;
     default:
-        rc = weir__subtask_fail(st, WEIR_ECORRUPT, "unknown channel message %d", m->type);
+        rc = weir__subtask_fail(st, WEIR_ECORRUPT, "unknown channel message %d",
+                                m->type);
     }
+    if (handshake_done)
+        st->all_started = true;
     if (!rc && st->all_started && !st->status_sent) {
-        /* The handshake completed: tell downstream where this subtask stands. */
+        /* The handshake completed: tell downstream where this subtask stands.
+         */
         rc = weir__chain_status(st, st->valve.idle);
         if (!rc && st->valve.out > st->ops[0].in_wm)
             rc = weir__chain_watermark(st, st->valve.out);
@@ -514,7 +546,10 @@ int weir__run_consumer(weir__subtask *st)
             rc = WEIR_ECANCELED;
             break;
         }
-        if ((rc = weir__subtask_commands(st, NULL)) || (rc = weir__fire_processing_timers(st)))
+        /* Timers (restored ones too) fire only once downstream knows our
+         * status. */
+        if ((rc = weir__subtask_commands(st, NULL)) ||
+            (st->status_sent && (rc = weir__fire_processing_timers(st))))
             break;
         weir__msg m;
         uint32_t from = 0;
@@ -549,7 +584,8 @@ int weir__run_consumer(weir__subtask *st)
                 pthread_mutex_unlock(&st->gate.mu);
             } else {
                 pthread_mutex_unlock(&st->gate.mu);
-                /* Nothing to read: send what is staged rather than let it wait for a full batch. */
+                /* Nothing to read: send what is staged rather than let it wait
+                 * for a full batch. */
                 if ((rc = weir__chain_flush(st)))
                     break;
             }
@@ -579,14 +615,111 @@ int weir__run_consumer(weir__subtask *st)
      * watermark already; make sure of it (a producer with nothing to say may
      * have ended right away), unless the job was stopped.
      */
-    if (!st->undrained && st->ops[0].in_wm < WEIR_TS_MAX && (rc = weir__chain_watermark(st, WEIR_TS_MAX)))
+    if (!st->undrained && st->ops[0].in_wm < WEIR_TS_MAX &&
+        (rc = weir__chain_watermark(st, WEIR_TS_MAX)))
         return rc;
     uint64_t ck = 0;
     if ((rc = weir__subtask_commands(st, &ck)))
         return rc;
-    if ((rc = weir__chain_finish(st)))
+    /* After a stop, finish (end of input) does not run when a final checkpoint keeps the state. */
+    if (!(st->undrained && weir__final_checkpoints(job)) && (rc = weir__chain_finish(st)))
         return rc;
     return weir__chain_end(st, !st->undrained);
+}
+
+/* ---- the final checkpoint (checkpoint.h) ---- */
+
+static int complete_chain(weir__subtask *st, uint64_t id)
+{
+    for (uint32_t o = 0; o < st->n_ops; o++) {
+        weir_op_ctx *c = &st->ops[o];
+        if (c->cls && c->cls->checkpoint_complete) {
+            int rc = c->cls->checkpoint_complete(c->op, c, id);
+            if (rc)
+                return op_failed(c, rc, "checkpoint_complete");
+        }
+    }
+    return 0;
+}
+
+int weir__subtask_await_final(weir__subtask *st)
+{
+    weir_job *job = st->job;
+    uint64_t ck = 0;
+    int rc = weir__subtask_commands(st, &ck);
+    if (rc)
+        return rc;
+    /*
+     * The first checkpoint this snapshot can belong to: one triggered but
+     * never seen as a barrier (the inputs ended first), else the next one.
+     * Operators tag what they pre-commit with it, and every checkpoint that
+     * completes from now on has an id >= it.
+     */
+    uint64_t first = st->max_triggered > st->last_barrier ? st->max_triggered : st->max_triggered + 1;
+    weir_buf snap;
+    weir_buf_init(&snap);
+    rc = snapshot_chain(st, first, &snap);
+    if (rc) {
+        weir_buf_fini(&snap);
+        if (rc != WEIR_ECANCELED && st->err.code == 0)
+            weir__subtask_fail(st, rc, "task %d subtask %u: final snapshot failed: %s", st->task->id, st->index,
+                               weir_strerror(rc));
+        return rc;
+    }
+    weir__task_snapshot fs = {.task = st->task->id,
+                              .subtask = st->index,
+                              .parallelism = st->task->parallelism,
+                              .final = true,
+                              .data = snap.data,
+                              .len = snap.len};
+    uint64_t acked = 0;
+    if (job->hooks.final_ready)
+        job->hooks.final_ready(job->hooks.ud, st->task->id, st->index);
+    if (st->max_triggered >= first && job->hooks.ack) {
+        fs.ckpt_id = acked = st->max_triggered;
+        job->hooks.ack(job->hooks.ud, &fs);
+    }
+    bool done = false;
+    while (!done && !rc) {
+        if (canceled(st)) {
+            rc = WEIR_ECANCELED;
+            break;
+        }
+        weir__cmd cmds[16];
+        uint32_t n = 0;
+        pthread_mutex_lock(&st->gate.mu);
+        while (n < 16 && st->gate.n_cmds > 0) {
+            cmds[n++] = st->gate.cmds[0];
+            memmove(st->gate.cmds, st->gate.cmds + 1, (st->gate.n_cmds - 1) * sizeof *cmds);
+            st->gate.n_cmds--;
+        }
+        atomic_store(&st->gate.pending_cmds, st->gate.n_cmds);
+        if (n == 0 && !canceled(st)) {
+            struct timespec dl = deadline_in(MAX_WAIT_MS);
+            st->gate.waiting = true;
+            pthread_cond_timedwait(&st->gate.cv, &st->gate.mu, &dl);
+            st->gate.waiting = false;
+        }
+        pthread_mutex_unlock(&st->gate.mu);
+        for (uint32_t i = 0; i < n && !rc; i++) {
+            uint64_t id = cmds[i].id;
+            if (cmds[i].type == WEIR__CMD_CHECKPOINT) {
+                if (id > st->max_triggered)
+                    st->max_triggered = id;
+                if (id > acked && id >= first && job->hooks.ack) {
+                    fs.ckpt_id = acked = id;
+                    job->hooks.ack(job->hooks.ud, &fs);
+                }
+            } else if (cmds[i].type == WEIR__CMD_COMPLETE) {
+                rc = complete_chain(st, id);
+                done = id >= first;
+            }
+        }
+    }
+    /* Every checkpoint heard of is answered: mark_finished must not ack again. */
+    st->last_barrier = st->max_triggered;
+    weir_buf_fini(&snap);
+    return rc;
 }
 
 /* ---- the thread ---- */
@@ -601,14 +734,18 @@ void *weir__subtask_main(void *arg)
     for (uint32_t i = 0; i < st->n_ops && !rc; i++)
         rc = weir__op_open(&st->ops[i]);
     if (!rc)
-        rc = st->task->is_source ? weir__run_source(st) : weir__run_consumer(st);
+        rc =
+            st->task->is_source ? weir__run_source(st) : weir__run_consumer(st);
+    if (!rc && weir__final_checkpoints(job))
+        rc = weir__subtask_await_final(st);
     if (st->task->is_source)
         weir__source_close(st);
     for (uint32_t i = 0; i < st->n_ops; i++)
         weir__op_close(&st->ops[i]);
     if (rc && !(rc == WEIR_ECANCELED && canceled(st))) {
         if (st->err.code == 0)
-            weir__subtask_fail(st, rc, "task %d subtask %u failed: %s", st->task->id, st->index, weir_strerror(rc));
+            weir__subtask_fail(st, rc, "task %d subtask %u failed: %s",
+                               st->task->id, st->index, weir_strerror(rc));
         weir__job_fail(job, st->err.code, "%s", st->err.message);
         weir__job_cancel(job);
     }

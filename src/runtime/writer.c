@@ -29,7 +29,8 @@
 #include <xxhash.h>
 #define row_hash(p, n) XXH3_64bits((p), (n))
 
-int weir__writer_init(weir__writer *w, weir__subtask *st, weir__edge *edge, weir__channel **targets, uint32_t n)
+int weir__writer_init(weir__writer *w, weir__subtask *st, weir__edge *edge,
+                      weir__channel **targets, uint32_t n)
 {
     memset(w, 0, sizeof *w);
     w->st = st;
@@ -92,8 +93,10 @@ static int push_stage(weir__writer *w, uint32_t t)
     return rc;
 }
 
-/* Appends rows idx[0..n) of b to target t's staging batch, pushing full ones. */
-static int append_rows(weir__writer *w, uint32_t t, const weir_batch *b, const uint32_t *idx, uint32_t n)
+/* Appends rows idx[0..n) of b to target t's staging batch, pushing full ones.
+ */
+static int append_rows(weir__writer *w, uint32_t t, const weir_batch *b,
+                       const uint32_t *idx, uint32_t n)
 {
     while (n > 0) {
         if (!w->stage[t]) {
@@ -139,7 +142,8 @@ static int ensure_idx(weir__writer *w, uint32_t n)
     return 0;
 }
 
-/* All rows of b to target t. A whole batch into an empty stage is one copy per column. */
+/* All rows of b to target t. A whole batch into an empty stage is one copy per
+ * column. */
 static int append_all(weir__writer *w, uint32_t t, const weir_batch *b)
 {
     if (!w->stage[t]) {
@@ -164,8 +168,10 @@ static int scatter_keyed(weir__writer *w, const weir_batch *b)
         w->tn[t] = 0;
     const weir_keyspec *ks = &w->key;
     const weir_column *c0 = ks->n == 1 ? &b->cols[ks->cols[0]] : NULL;
-    if (c0 && c0->all_valid && !weir_type_is_string(c0->type.id) && weir_type_width(c0->type.id) <= 8) {
-        /* One fixed-width key column without NULLs: the encoding is a flag byte and the value. */
+    if (c0 && c0->all_valid && !weir_type_is_string(c0->type.id) &&
+        weir_type_width(c0->type.id) <= 8) {
+        /* One fixed-width key column without NULLs: the encoding is a flag byte
+         * and the value. */
         size_t wd = weir_type_width(c0->type.id);
         uint8_t buf[16];
         buf[0] = 1;

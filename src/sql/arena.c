@@ -17,7 +17,7 @@
 
 typedef struct chunk {
     struct chunk *next;
-    size_t cap;  /* usable bytes after the header */
+    size_t cap; /* usable bytes after the header */
     size_t used;
     alignas(max_align_t) unsigned char data[];
 } chunk;
@@ -62,7 +62,7 @@ static chunk *new_chunk(weir__sql_arena *a, size_t cap)
     return c;
 }
 
-void *weir__sql_arena_alloc(weir__sql_arena *a, size_t size)
+void *weir__sql_arena_alloc_raw(weir__sql_arena *a, size_t size)
 {
     if (size > SIZE_MAX - ALIGN)
         return NULL;
@@ -73,7 +73,6 @@ void *weir__sql_arena_alloc(weir__sql_arena *a, size_t size)
     if (c && c->cap - c->used >= size) {
         void *p = c->data + c->used;
         c->used += size;
-        memset(p, 0, size);
         return p;
     }
     if (size > a->next_size / 2) {
@@ -90,7 +89,6 @@ void *weir__sql_arena_alloc(weir__sql_arena *a, size_t size)
             big->next = NULL;
             a->head = big;
         }
-        memset(big->data, 0, size);
         return big->data;
     }
     chunk *n = new_chunk(a, a->next_size);
@@ -101,8 +99,15 @@ void *weir__sql_arena_alloc(weir__sql_arena *a, size_t size)
     n->next = c;
     a->head = n;
     n->used = size;
-    memset(n->data, 0, size);
     return n->data;
+}
+
+void *weir__sql_arena_alloc(weir__sql_arena *a, size_t size)
+{
+    void *p = weir__sql_arena_alloc_raw(a, size);
+    if (p)
+        memset(p, 0, size);
+    return p;
 }
 
 char *weir__sql_arena_strndup(weir__sql_arena *a, const char *s, size_t n)
@@ -118,4 +123,7 @@ char *weir__sql_arena_strndup(weir__sql_arena *a, const char *s, size_t n)
     return d;
 }
 
-size_t weir__sql_arena_bytes(const weir__sql_arena *a) { return a->total; }
+size_t weir__sql_arena_bytes(const weir__sql_arena *a)
+{
+    return a->total;
+}

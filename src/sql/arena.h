@@ -18,6 +18,9 @@ void weir__sql_arena_destroy(weir__sql_arena *a);
 /* Zeroed memory valid until the arena is destroyed, or NULL when out of
  * memory (or when size overflows). */
 void *weir__sql_arena_alloc(weir__sql_arena *a, size_t size);
+/* Like weir__sql_arena_alloc but not zeroed: for arrays about to be
+ * filled by a copy. */
+void *weir__sql_arena_alloc_raw(weir__sql_arena *a, size_t size);
 /* NUL-terminated copy of n bytes, or NULL. */
 char *weir__sql_arena_strndup(weir__sql_arena *a, const char *s, size_t n);
 /* Bytes obtained from the allocator so far (for tests and statistics). */

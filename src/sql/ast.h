@@ -87,7 +87,7 @@ typedef enum weir_sql_type_kind {
     WEIR_SQL_TYPE_BOOLEAN,
     WEIR_SQL_TYPE_TINYINT,
     WEIR_SQL_TYPE_SMALLINT,
-    WEIR_SQL_TYPE_INT,     /* INT, INTEGER */
+    WEIR_SQL_TYPE_INT, /* INT, INTEGER */
     WEIR_SQL_TYPE_BIGINT,
     WEIR_SQL_TYPE_FLOAT,   /* FLOAT, REAL */
     WEIR_SQL_TYPE_DOUBLE,  /* DOUBLE [PRECISION] */
@@ -97,7 +97,7 @@ typedef enum weir_sql_type_kind {
     WEIR_SQL_TYPE_STRING,  /* STRING (= VARCHAR(2147483647)) */
     WEIR_SQL_TYPE_BINARY,
     WEIR_SQL_TYPE_VARBINARY,
-    WEIR_SQL_TYPE_BYTES,   /* BYTES (= VARBINARY(2147483647)) */
+    WEIR_SQL_TYPE_BYTES, /* BYTES (= VARBINARY(2147483647)) */
     WEIR_SQL_TYPE_DATE,
     WEIR_SQL_TYPE_TIME,          /* TIME [(p)] [WITHOUT TIME ZONE] */
     WEIR_SQL_TYPE_TIMESTAMP,     /* TIMESTAMP [(p)] [WITHOUT TIME ZONE] */
@@ -124,10 +124,10 @@ struct weir_sql_type {
      * Flink's defaults).
      */
     int32_t precision;
-    int32_t scale;      /* DECIMAL scale, -1 when not written */
-    bool not_null;      /* NOT NULL written after the type */
-    weir_sql_type *elem;  /* ARRAY/MULTISET element; MAP key */
-    weir_sql_type *value; /* MAP value */
+    int32_t scale;              /* DECIMAL scale, -1 when not written */
+    bool not_null;              /* NOT NULL written after the type */
+    weir_sql_type *elem;        /* ARRAY/MULTISET element; MAP key */
+    weir_sql_type *value;       /* MAP value */
     weir_sql_row_field *fields; /* ROW fields */
     uint32_t n_fields;
 };
@@ -135,30 +135,32 @@ struct weir_sql_type {
 /* ------------------------------------------------------------ expressions */
 
 typedef enum weir_sql_expr_kind {
-    WEIR_SQL_EXPR_LITERAL,    /* u.lit */
-    WEIR_SQL_EXPR_COLUMN,     /* u.column: a (qualified) name */
-    WEIR_SQL_EXPR_STAR,       /* u.star: * or t.* (select items only) */
-    WEIR_SQL_EXPR_UNARY,      /* u.unary: -x, +x, NOT x */
-    WEIR_SQL_EXPR_BINARY,     /* u.binary: arithmetic, comparison, AND, OR */
-    WEIR_SQL_EXPR_IS,         /* u.is: x IS [NOT] NULL/TRUE/FALSE/UNKNOWN,
-                                 x IS [NOT] DISTINCT FROM y */
-    WEIR_SQL_EXPR_BETWEEN,    /* u.between */
-    WEIR_SQL_EXPR_IN_LIST,    /* u.in_list: x [NOT] IN (a, b, ...) */
-    WEIR_SQL_EXPR_IN_QUERY,   /* u.in_query: x [NOT] IN (SELECT ...) */
-    WEIR_SQL_EXPR_LIKE,       /* u.like: [NOT] LIKE / [NOT] SIMILAR TO */
-    WEIR_SQL_EXPR_CASE,       /* u.case_ */
-    WEIR_SQL_EXPR_CAST,       /* u.cast: CAST / TRY_CAST */
-    WEIR_SQL_EXPR_EXTRACT,    /* u.extract: EXTRACT(unit FROM x) */
-    WEIR_SQL_EXPR_CALL,       /* u.call: function call, aggregate, OVER */
-    WEIR_SQL_EXPR_SUBQUERY,   /* u.subquery: scalar (SELECT ...) */
-    WEIR_SQL_EXPR_EXISTS,     /* u.subquery: EXISTS (SELECT ...) */
-    WEIR_SQL_EXPR_ARRAY,      /* u.list: ARRAY[a, b, ...] */
-    WEIR_SQL_EXPR_MAP,        /* u.list: MAP[k1, v1, k2, v2, ...] */
-    WEIR_SQL_EXPR_ITEM,       /* u.item: x[i] */
-    WEIR_SQL_EXPR_TABLE_ARG,  /* u.table_arg: TABLE t [PARTITION BY ...]
-                                 (table function arguments only) */
-    WEIR_SQL_EXPR_DESCRIPTOR, /* u.descriptor: DESCRIPTOR(col, ...) */
-    WEIR_SQL_EXPR_NAMED_ARG,  /* u.named_arg: name => value (arguments) */
+    WEIR_SQL_EXPR_LITERAL,       /* u.lit */
+    WEIR_SQL_EXPR_COLUMN,        /* u.column: a (qualified) name */
+    WEIR_SQL_EXPR_STAR,          /* u.star: * or t.* (select items only) */
+    WEIR_SQL_EXPR_UNARY,         /* u.unary: -x, +x, NOT x */
+    WEIR_SQL_EXPR_BINARY,        /* u.binary: arithmetic, comparison, AND, OR */
+    WEIR_SQL_EXPR_IS,            /* u.is: x IS [NOT] NULL/TRUE/FALSE/UNKNOWN,
+                                    x IS [NOT] DISTINCT FROM y */
+    WEIR_SQL_EXPR_BETWEEN,       /* u.between */
+    WEIR_SQL_EXPR_IN_LIST,       /* u.in_list: x [NOT] IN (a, b, ...) */
+    WEIR_SQL_EXPR_IN_QUERY,      /* u.in_query: x [NOT] IN (SELECT ...) */
+    WEIR_SQL_EXPR_LIKE,          /* u.like: [NOT] LIKE / [NOT] SIMILAR TO */
+    WEIR_SQL_EXPR_CASE,          /* u.case_ */
+    WEIR_SQL_EXPR_CAST,          /* u.cast: CAST / TRY_CAST */
+    WEIR_SQL_EXPR_EXTRACT,       /* u.extract: EXTRACT(unit FROM x) */
+    WEIR_SQL_EXPR_CALL,          /* u.call: function call, aggregate, OVER */
+    WEIR_SQL_EXPR_SUBQUERY,      /* u.subquery: scalar (SELECT ...) */
+    WEIR_SQL_EXPR_EXISTS,        /* u.subquery: EXISTS (SELECT ...) */
+    WEIR_SQL_EXPR_ARRAY,         /* u.list: ARRAY[a, b, ...] */
+    WEIR_SQL_EXPR_MAP,           /* u.list: MAP[k1, v1, k2, v2, ...] */
+    WEIR_SQL_EXPR_ITEM,          /* u.item: x[i] */
+    WEIR_SQL_EXPR_TABLE_ARG,     /* u.table_arg: TABLE t [PARTITION BY ...]
+                                    (table function arguments only) */
+    WEIR_SQL_EXPR_DESCRIPTOR,    /* u.descriptor: DESCRIPTOR(col, ...) */
+    WEIR_SQL_EXPR_NAMED_ARG,     /* u.named_arg: name => value (arguments) */
+    WEIR_SQL_EXPR_GROUPING_SETS, /* u.grouping_sets: GROUPING SETS (...)
+                                    (GROUP BY items only) */
 } weir_sql_expr_kind;
 
 typedef enum weir_sql_lit_kind {
@@ -207,12 +209,12 @@ typedef enum weir_sql_time_unit {
  * string (INTERVAL -'1' DAY) are both applied.
  */
 typedef struct weir_sql_interval {
-    weir_sql_time_unit from;   /* leading field */
-    weir_sql_time_unit to;     /* trailing field, or NONE */
-    int32_t from_precision;    /* DAY(3): 3; -1 when not written */
-    int32_t to_precision;      /* SECOND(3) fractional digits; -1 */
-    bool year_month;           /* value is in months, else in ms */
-    bool negated;              /* written as INTERVAL -'...' */
+    weir_sql_time_unit from; /* leading field */
+    weir_sql_time_unit to;   /* trailing field, or NONE */
+    int32_t from_precision;  /* DAY(3): 3; -1 when not written */
+    int32_t to_precision;    /* SECOND(3) fractional digits; -1 */
+    bool year_month;         /* value is in months, else in ms */
+    bool negated;            /* written as INTERVAL -'...' */
     int64_t months;
     int64_t ms;
 } weir_sql_interval;
@@ -226,25 +228,25 @@ typedef struct weir_sql_literal {
      */
     const char *text;
     uint32_t len;
-    bool boolean;     /* BOOLEAN */
-    bool overflow;    /* INTEGER that does not fit int64 (Flink: DECIMAL) */
-    int64_t i64;      /* INTEGER value; DATE: days since 1970-01-01;
-                         TIME: ms of the day; TIMESTAMP: epoch ms (UTC) */
-    double f64;       /* DECIMAL and DOUBLE value (nearest double) */
+    bool boolean;  /* BOOLEAN */
+    bool overflow; /* INTEGER that does not fit int64 (Flink: DECIMAL) */
+    int64_t i64;   /* INTEGER value; DATE: days since 1970-01-01;
+                      TIME: ms of the day; TIMESTAMP: epoch ms (UTC) */
+    double f64;    /* DECIMAL and DOUBLE value (nearest double) */
     weir_sql_interval interval; /* INTERVAL */
 } weir_sql_literal;
 
 typedef enum weir_sql_unop {
-    WEIR_SQL_OP_NEG,   /* -x */
-    WEIR_SQL_OP_PLUS,  /* +x */
-    WEIR_SQL_OP_NOT,   /* NOT x */
+    WEIR_SQL_OP_NEG,  /* -x */
+    WEIR_SQL_OP_PLUS, /* +x */
+    WEIR_SQL_OP_NOT,  /* NOT x */
 } weir_sql_unop;
 
 typedef enum weir_sql_binop {
     WEIR_SQL_OP_OR,
     WEIR_SQL_OP_AND,
-    WEIR_SQL_OP_EQ,     /* = */
-    WEIR_SQL_OP_NE,     /* <> and != */
+    WEIR_SQL_OP_EQ, /* = */
+    WEIR_SQL_OP_NE, /* <> and != */
     WEIR_SQL_OP_LT,
     WEIR_SQL_OP_LE,
     WEIR_SQL_OP_GT,
@@ -273,6 +275,8 @@ typedef enum weir_sql_is_test {
  *   SUBSTRING(s FROM start [FOR len])             args: s, start [, len]
  *   OVERLAY(s PLACING r FROM start [FOR len])     args: s, r, start [, len]
  *   FLOOR(x TO unit), CEIL(x TO unit)             args: x; unit in `unit`
+ *   TIMESTAMPADD(unit, n, t), TIMESTAMPDIFF(unit, a, b)
+ *                                                 args: n, t / a, b; unit
  *   CURRENT_TIMESTAMP and friends without ()      no args
  */
 typedef enum weir_sql_call_syntax {
@@ -284,6 +288,7 @@ typedef enum weir_sql_call_syntax {
     WEIR_SQL_CALL_OVERLAY,
     WEIR_SQL_CALL_FLOOR_TO,
     WEIR_SQL_CALL_CEIL_TO,
+    WEIR_SQL_CALL_UNIT_FIRST, /* TIMESTAMPADD / TIMESTAMPDIFF */
 } weir_sql_call_syntax;
 
 typedef enum weir_sql_trim_spec {
@@ -314,6 +319,13 @@ typedef struct weir_sql_order_item {
     weir_sql_order_dir dir;
     weir_sql_nulls_order nulls;
 } weir_sql_order_item;
+
+/* A parenthesised list of expressions: a VALUES row, a grouping set. */
+typedef struct weir_sql_expr_list {
+    weir_sql_expr **items;
+    uint32_t n_items;
+    weir_sql_loc loc; /* of the '(' */
+} weir_sql_expr_list;
 
 struct weir_sql_expr {
     weir_sql_expr_kind kind;
@@ -359,7 +371,7 @@ struct weir_sql_expr {
         } in_query;
         struct {
             bool negated;
-            bool similar;     /* SIMILAR TO, else LIKE */
+            bool similar; /* SIMILAR TO, else LIKE */
             weir_sql_expr *operand, *pattern;
             weir_sql_expr *escape; /* ESCAPE e, or NULL */
         } like;
@@ -370,7 +382,7 @@ struct weir_sql_expr {
             weir_sql_expr *else_; /* or NULL */
         } case_;
         struct {
-            bool try_;  /* TRY_CAST */
+            bool try_; /* TRY_CAST */
             weir_sql_expr *operand;
             weir_sql_type *type;
         } cast;
@@ -384,14 +396,14 @@ struct weir_sql_expr {
             weir_sql_call_syntax syntax;
             weir_sql_expr **args;
             uint32_t n_args;
-            bool star;       /* COUNT(*): no args */
-            bool distinct;   /* f(DISTINCT ...) */
-            bool all;        /* f(ALL ...) written */
-            weir_sql_trim_spec trim;   /* CALL_TRIM */
-            bool trim_spec_written;    /* BOTH/LEADING/TRAILING written */
-            weir_sql_time_unit unit;   /* CALL_FLOOR_TO / CALL_CEIL_TO */
-            weir_sql_expr *filter;     /* FILTER (WHERE ...), or NULL */
-            weir_sql_window *over;     /* OVER ..., or NULL */
+            bool star;               /* COUNT(*): no args */
+            bool distinct;           /* f(DISTINCT ...) */
+            bool all;                /* f(ALL ...) written */
+            weir_sql_trim_spec trim; /* CALL_TRIM */
+            bool trim_spec_written;  /* BOTH/LEADING/TRAILING written */
+            weir_sql_time_unit unit; /* FLOOR_TO, CEIL_TO, UNIT_FIRST */
+            weir_sql_expr *filter;   /* FILTER (WHERE ...), or NULL */
+            weir_sql_window *over;   /* OVER ..., or NULL */
         } call;
         struct {
             weir_sql_query *query;
@@ -418,6 +430,12 @@ struct weir_sql_expr {
             weir_sql_ident name;
             weir_sql_expr *value;
         } named_arg;
+        struct {
+            /* each set: (a, b), (a) or () -- a bare expression is a set
+             * of one */
+            weir_sql_expr_list *sets;
+            uint32_t n_sets;
+        } grouping_sets;
     } u;
 };
 
@@ -425,9 +443,9 @@ struct weir_sql_expr {
 
 typedef enum weir_sql_bound_kind {
     WEIR_SQL_BOUND_UNBOUNDED_PRECEDING,
-    WEIR_SQL_BOUND_PRECEDING,  /* offset PRECEDING */
+    WEIR_SQL_BOUND_PRECEDING, /* offset PRECEDING */
     WEIR_SQL_BOUND_CURRENT_ROW,
-    WEIR_SQL_BOUND_FOLLOWING,  /* offset FOLLOWING */
+    WEIR_SQL_BOUND_FOLLOWING, /* offset FOLLOWING */
     WEIR_SQL_BOUND_UNBOUNDED_FOLLOWING,
 } weir_sql_bound_kind;
 
@@ -521,7 +539,7 @@ struct weir_sql_table_ref {
             bool natural;
             weir_sql_loc op_loc; /* the JOIN keyword or the ',' */
             weir_sql_table_ref *left, *right;
-            weir_sql_expr *on;     /* ON condition, or NULL */
+            weir_sql_expr *on;      /* ON condition, or NULL */
             weir_sql_ident *using_; /* USING (c, ...) columns */
             uint32_t n_using;
         } join;
@@ -566,12 +584,6 @@ typedef struct weir_sql_cte {
     weir_sql_query *query;
 } weir_sql_cte;
 
-typedef struct weir_sql_values_row {
-    weir_sql_expr **items;
-    uint32_t n_items;
-    weir_sql_loc loc;
-} weir_sql_values_row;
-
 /*
  * A query expression. WITH, ORDER BY, LIMIT and OFFSET belong to the level
  * they were written at: in (SELECT ... LIMIT 1) UNION ALL (SELECT ...) the
@@ -595,7 +607,7 @@ struct weir_sql_query {
             weir_sql_query *left, *right;
         } setop;
         struct {
-            weir_sql_values_row *rows;
+            weir_sql_expr_list *rows;
             uint32_t n_rows;
         } values;
     } u;
@@ -616,11 +628,11 @@ typedef enum weir_sql_column_kind {
 typedef struct weir_sql_column {
     weir_sql_column_kind kind;
     weir_sql_ident name;
-    weir_sql_type *type;  /* PHYSICAL, METADATA */
-    weir_sql_expr *expr;  /* COMPUTED */
+    weir_sql_type *type;      /* PHYSICAL, METADATA */
+    weir_sql_expr *expr;      /* COMPUTED */
     const char *metadata_key; /* METADATA FROM 'key', or NULL (= the name) */
-    bool is_virtual;      /* METADATA ... VIRTUAL */
-    const char *comment;  /* COMMENT '...', or NULL */
+    bool is_virtual;          /* METADATA ... VIRTUAL */
+    const char *comment;      /* COMMENT '...', or NULL */
     weir_sql_loc loc;
 } weir_sql_column;
 
@@ -687,9 +699,9 @@ typedef struct weir_sql_create_table {
     uint32_t n_partitioned_by;
     weir_sql_option *options; /* WITH ('k' = 'v', ...) */
     uint32_t n_options;
-    weir_sql_table_like *like;  /* or NULL */
-    weir_sql_query *as_query;   /* CREATE TABLE ... AS query, or NULL */
-    bool has_column_list;       /* a ( ... ) list was written */
+    weir_sql_table_like *like; /* or NULL */
+    weir_sql_query *as_query;  /* CREATE TABLE ... AS query, or NULL */
+    bool has_column_list;      /* a ( ... ) list was written */
 } weir_sql_create_table;
 
 typedef struct weir_sql_create_view {
@@ -705,9 +717,9 @@ typedef struct weir_sql_create_view {
 typedef struct weir_sql_create_function {
     weir_sql_name name;
     bool temporary;
-    bool system;    /* TEMPORARY SYSTEM FUNCTION */
+    bool system; /* TEMPORARY SYSTEM FUNCTION */
     bool if_not_exists;
-    const char *class_name; /* AS 'class' */
+    const char *class_name;   /* AS 'class' */
     weir_sql_ident *language; /* LANGUAGE JAVA|SCALA|PYTHON|SQL, or NULL */
     const char **jars;        /* USING JAR 'path', ... */
     uint32_t n_jars;
@@ -757,10 +769,10 @@ typedef struct weir_sql_statement_set {
 } weir_sql_statement_set;
 
 typedef struct weir_sql_explain {
-    bool plan_for; /* EXPLAIN PLAN FOR */
+    bool plan_for;           /* EXPLAIN PLAN FOR */
     weir_sql_ident *details; /* EXPLAIN CHANGELOG_MODE, ESTIMATED_COST ... */
     uint32_t n_details;
-    weir_sql_stmt *stmt;     /* query, INSERT or STATEMENT SET */
+    weir_sql_stmt *stmt; /* query, INSERT or STATEMENT SET */
 } weir_sql_explain;
 
 typedef enum weir_sql_show_what {
@@ -786,12 +798,12 @@ struct weir_sql_stmt {
         weir_sql_insert insert;
         weir_sql_statement_set statement_set;
         struct {
-            const char *key;   /* NULL: bare SET (list the configuration) */
+            const char *key; /* NULL: bare SET (list the configuration) */
             const char *value;
             weir_sql_loc key_loc, value_loc;
         } set;
         struct {
-            const char *key;   /* NULL: RESET everything */
+            const char *key; /* NULL: RESET everything */
             weir_sql_loc key_loc;
         } reset;
         weir_sql_explain explain;
@@ -827,7 +839,7 @@ struct weir_sql_script {
 /* Static upper-case names, for printing and messages. */
 const char *weir__sql_type_kind_name(weir_sql_type_kind k);
 const char *weir__sql_unit_name(weir_sql_time_unit u);
-const char *weir__sql_binop_name(weir_sql_binop op);   /* "=", "AND", ... */
+const char *weir__sql_binop_name(weir_sql_binop op); /* "=", "AND", ... */
 const char *weir__sql_expr_kind_name(weir_sql_expr_kind k);
 const char *weir__sql_join_kind_name(weir_sql_join_kind k); /* "LEFT JOIN" */
 
@@ -843,6 +855,18 @@ int weir__sql_error_at(weir_error *err, const weir_sql_script *s,
 int weir__sql_format_expr(const weir_sql_expr *e, weir_buf *out);
 int weir__sql_format_query(const weir_sql_query *q, weir_buf *out);
 int weir__sql_format_type(const weir_sql_type *t, weir_buf *out);
+
+/*
+ * Calls fn(child, ud) for each direct child expression of e, in source
+ * order: operands, arguments, CASE branches, IN items, the FILTER condition
+ * and the expressions of an OVER window (partition keys, order keys, frame
+ * offsets). Subqueries are not entered: they are a new scope (their query
+ * is reachable through e->u.subquery / e->u.in_query). A non-zero return
+ * from fn stops the walk and is returned.
+ */
+typedef int (*weir__sql_expr_fn)(const weir_sql_expr *child, void *ud);
+int weir__sql_expr_each_child(const weir_sql_expr *e, weir__sql_expr_fn fn,
+                              void *ud);
 
 /*
  * Edit distance with adjacent transpositions, case-insensitive, capped:

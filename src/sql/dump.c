@@ -74,8 +74,8 @@ static void name_text(const weir_sql_name *n, char *buf, size_t cap)
     size_t o = 0;
     buf[0] = '\0';
     for (uint32_t i = 0; i < n->n_parts && o + 1 < cap; i++) {
-        int k = snprintf(buf + o, cap - o, "%s%s", i ? "." : "",
-                         n->parts[i].name);
+        int k =
+            snprintf(buf + o, cap - o, "%s%s", i ? "." : "", n->parts[i].name);
         if (k < 0)
             break;
         o += (size_t)k;
@@ -113,12 +113,12 @@ static void window(dumper *d, int depth, const weir_sql_window *w)
     exprs(d, depth + 1, "partition-by ", w->partition_by, w->n_partition_by);
     order_items(d, depth + 1, w->order_by, w->n_order_by);
     if (w->frame) {
-        static const char *const kinds[] = {
-            "UNBOUNDED PRECEDING", "PRECEDING", "CURRENT ROW", "FOLLOWING",
-            "UNBOUNDED FOLLOWING"};
+        static const char *const kinds[] = {"UNBOUNDED PRECEDING", "PRECEDING",
+                                            "CURRENT ROW", "FOLLOWING",
+                                            "UNBOUNDED FOLLOWING"};
         line(d, depth + 1, w->frame->loc, "frame %s %s .. %s",
-             w->frame->rows ? "ROWS" : "RANGE",
-             kinds[w->frame->start.kind], kinds[w->frame->end.kind]);
+             w->frame->rows ? "ROWS" : "RANGE", kinds[w->frame->start.kind],
+             kinds[w->frame->end.kind]);
         if (w->frame->start.offset)
             expr(d, depth + 2, "start-offset ", w->frame->start.offset);
         if (w->frame->end.offset)
@@ -126,8 +126,7 @@ static void window(dumper *d, int depth, const weir_sql_window *w)
     }
 }
 
-static void expr(dumper *d, int depth, const char *role,
-                 const weir_sql_expr *e)
+static void expr(dumper *d, int depth, const char *role, const weir_sql_expr *e)
 {
     char text[200];
     const char *kind = weir__sql_expr_kind_name(e->kind);
@@ -153,8 +152,8 @@ static void expr(dumper *d, int depth, const char *role,
         expr(d, depth + 1, "", e->u.binary.right);
         return;
     case WEIR_SQL_EXPR_IS: {
-        static const char *const tests[] = {"NULL", "TRUE", "FALSE",
-                                            "UNKNOWN", "DISTINCT FROM"};
+        static const char *const tests[] = {"NULL", "TRUE", "FALSE", "UNKNOWN",
+                                            "DISTINCT FROM"};
         line(d, depth, e->loc, "%s%s %s%s", role, kind,
              e->u.is.negated ? "NOT " : "", tests[e->u.is.test]);
         expr(d, depth + 1, "", e->u.is.operand);
@@ -174,8 +173,7 @@ static void expr(dumper *d, int depth, const char *role,
         line(d, depth, e->loc, "%s%s%s", role,
              e->u.in_list.negated ? "NOT " : "", kind);
         expr(d, depth + 1, "", e->u.in_list.operand);
-        exprs(d, depth + 1, "item ", e->u.in_list.items,
-              e->u.in_list.n_items);
+        exprs(d, depth + 1, "item ", e->u.in_list.items, e->u.in_list.n_items);
         return;
     case WEIR_SQL_EXPR_IN_QUERY:
         line(d, depth, e->loc, "%s%s%s", role,
@@ -184,8 +182,7 @@ static void expr(dumper *d, int depth, const char *role,
         query(d, depth + 1, "", e->u.in_query.query);
         return;
     case WEIR_SQL_EXPR_LIKE:
-        line(d, depth, e->loc, "%s%s%s", role,
-             e->u.like.negated ? "NOT " : "",
+        line(d, depth, e->loc, "%s%s%s", role, e->u.like.negated ? "NOT " : "",
              e->u.like.similar ? "SIMILAR TO" : "LIKE");
         expr(d, depth + 1, "", e->u.like.operand);
         expr(d, depth + 1, "pattern ", e->u.like.pattern);
@@ -216,22 +213,21 @@ static void expr(dumper *d, int depth, const char *role,
         expr(d, depth + 1, "", e->u.extract.operand);
         return;
     case WEIR_SQL_EXPR_CALL: {
-        static const char *const syn[] = {"",           " (no parens)",
-                                          " (TRIM)",    " (POSITION)",
-                                          " (SUBSTRING)", " (OVERLAY)",
-                                          " (FLOOR TO)", " (CEIL TO)"};
+        static const char *const syn[] = {"",
+                                          " (no parens)",
+                                          " (TRIM)",
+                                          " (POSITION)",
+                                          " (SUBSTRING)",
+                                          " (OVERLAY)",
+                                          " (FLOOR TO)",
+                                          " (CEIL TO)",
+                                          " (unit first)"};
         name_text(&e->u.call.name, text, sizeof text);
         line(d, depth, e->loc, "%s%s %s%s%s%s%s%s", role, kind, text,
              syn[e->u.call.syntax], e->u.call.star ? " (*)" : "",
              e->u.call.distinct ? " DISTINCT" : "",
-             e->u.call.syntax == WEIR_SQL_CALL_FLOOR_TO ||
-                     e->u.call.syntax == WEIR_SQL_CALL_CEIL_TO
-                 ? " TO "
-                 : "",
-             e->u.call.syntax == WEIR_SQL_CALL_FLOOR_TO ||
-                     e->u.call.syntax == WEIR_SQL_CALL_CEIL_TO
-                 ? weir__sql_unit_name(e->u.call.unit)
-                 : "");
+             e->u.call.unit != WEIR_SQL_UNIT_NONE ? " unit=" : "",
+             weir__sql_unit_name(e->u.call.unit));
         exprs(d, depth + 1, "arg ", e->u.call.args, e->u.call.n_args);
         if (e->u.call.filter)
             expr(d, depth + 1, "filter ", e->u.call.filter);
@@ -263,9 +259,16 @@ static void expr(dumper *d, int depth, const char *role,
                     e->u.table_arg.n_order_by);
         return;
     case WEIR_SQL_EXPR_NAMED_ARG:
-        line(d, depth, e->loc, "%s%s %s", role, kind,
-             e->u.named_arg.name.name);
+        line(d, depth, e->loc, "%s%s %s", role, kind, e->u.named_arg.name.name);
         expr(d, depth + 1, "", e->u.named_arg.value);
+        return;
+    case WEIR_SQL_EXPR_GROUPING_SETS:
+        line(d, depth, e->loc, "%s%s", role, kind);
+        for (uint32_t i = 0; i < e->u.grouping_sets.n_sets; i++) {
+            line(d, depth + 1, e->u.grouping_sets.sets[i].loc, "set");
+            exprs(d, depth + 2, "", e->u.grouping_sets.sets[i].items,
+                  e->u.grouping_sets.sets[i].n_items);
+        }
         return;
     }
 }
@@ -332,8 +335,7 @@ static void query(dumper *d, int depth, const char *role,
         for (uint32_t i = 0; i < s->n_items; i++) {
             char al[160] = "";
             if (s->items[i].alias)
-                snprintf(al, sizeof al, "item AS %s ",
-                         s->items[i].alias->name);
+                snprintf(al, sizeof al, "item AS %s ", s->items[i].alias->name);
             expr(d, depth + 1, al[0] ? al : "item ", s->items[i].expr);
         }
         if (s->from) {
@@ -353,8 +355,8 @@ static void query(dumper *d, int depth, const char *role,
         break;
     }
     case WEIR_SQL_QUERY_SETOP:
-        line(d, depth, q->u.setop.op_loc, "%s%s%s", role,
-             ops[q->u.setop.op], q->u.setop.all ? " ALL" : "");
+        line(d, depth, q->u.setop.op_loc, "%s%s%s", role, ops[q->u.setop.op],
+             q->u.setop.all ? " ALL" : "");
         query(d, depth + 1, "", q->u.setop.left);
         query(d, depth + 1, "", q->u.setop.right);
         break;
@@ -374,8 +376,7 @@ static void query(dumper *d, int depth, const char *role,
         expr(d, depth + 1, "offset ", q->offset);
 }
 
-static void options(dumper *d, int depth, const weir_sql_option *o,
-                    uint32_t n)
+static void options(dumper *d, int depth, const weir_sql_option *o, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
         line(d, depth, o[i].loc, "option '%s' = '%s'", o[i].key, o[i].value);

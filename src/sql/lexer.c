@@ -26,10 +26,9 @@ typedef struct kwdef {
 
 #define KW_R true
 #define KW_N false
-static const kwdef keywords[] = {
-    {"", false}, /* WEIR__SQL_KW_NONE */
+static const kwdef keywords[] = {{"", false}, /* WEIR__SQL_KW_NONE */
 #define KW_ROW(name, res) {#name, KW_##res},
-    WEIR__SQL_KEYWORDS(KW_ROW)
+                                 WEIR__SQL_KEYWORDS(KW_ROW)
 #undef KW_ROW
 };
 
@@ -97,7 +96,10 @@ static bool is_ident_char(unsigned char c)
     return is_ident_start(c) || (c >= '0' && c <= '9') || c == '$';
 }
 
-static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+static bool is_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
 
 bool weir__sql_ident_is_plain(const char *s, size_t n)
 {
@@ -196,9 +198,20 @@ static weir__sql_token *push(lexer *lx, weir__sql_tk type, weir_sql_loc at)
 {
     weir__sql_tokens *o = lx->out;
     if (o->n == lx->cap) {
-        uint32_t cap = lx->cap ? lx->cap * 2 : 256;
+        /* First guess: one token per 3 bytes of text (SQL averages 5-7),
+         * capped. Pages that are never written are never touched, so a
+         * generous guess costs address space, not memory, and saves the
+         * copies of repeated doubling. */
+        uint32_t guess = (lx->end - lx->pos) / 3 + 64;
+        if (guess > (1u << 22))
+            guess = 1u << 22;
+        uint32_t cap = lx->cap ? lx->cap * 2 : guess;
+        if (cap <= lx->cap) {
+            lx->oom = true;
+            return NULL;
+        }
         weir__sql_token *t =
-            weir__sql_arena_alloc(lx->scratch, (size_t)cap * sizeof *t);
+            weir__sql_arena_alloc_raw(lx->scratch, (size_t)cap * sizeof *t);
         if (!t) {
             lx->oom = true;
             return NULL;
@@ -244,7 +257,7 @@ static void push_hint(lexer *lx, weir_sql_loc body, uint32_t end)
     if (o->n_hints == lx->hint_cap) {
         uint32_t cap = lx->hint_cap ? lx->hint_cap * 2 : 8;
         weir__sql_hint_text *h =
-            weir__sql_arena_alloc(lx->scratch, (size_t)cap * sizeof *h);
+            weir__sql_arena_alloc_raw(lx->scratch, (size_t)cap * sizeof *h);
         if (!h) {
             lx->oom = true;
             return;
@@ -329,7 +342,7 @@ static bool sbuf_put(lexer *lx, sbuf *b, char c)
 {
     if (b->n + 1 >= b->cap) {
         uint32_t cap = b->cap ? b->cap * 2 : 32;
-        char *p = weir__sql_arena_alloc(lx->strings, cap);
+        char *p = weir__sql_arena_alloc_raw(lx->strings, cap);
         if (!p) {
             lx->oom = true;
             return false;
@@ -417,8 +430,9 @@ static void lex_number(lexer *lx)
             while (peekc(lx, 0) >= '0' && peekc(lx, 0) <= '9')
                 advance(lx);
         } else {
-            lex_error(lx, start, "invalid number '%.*s%c': the exponent has "
-                                 "no digits",
+            lex_error(lx, start,
+                      "invalid number '%.*s%c': the exponent has "
+                      "no digits",
                       (int)(lx->pos - start.offset), lx->src + start.offset,
                       peekc(lx, 0));
             return;
@@ -430,8 +444,8 @@ static void lex_number(lexer *lx)
         while (e < lx->end && is_ident_char((unsigned char)lx->src[e]) &&
                e - start.offset < 40)
             e++;
-        lex_error(lx, start, "invalid number '%.*s'",
-                  (int)(e - start.offset), lx->src + start.offset);
+        lex_error(lx, start, "invalid number '%.*s'", (int)(e - start.offset),
+                  lx->src + start.offset);
         return;
     }
     push(lx, type, start);
@@ -454,15 +468,17 @@ static bool lex_one(lexer *lx)
             bool hex = (h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') ||
                        (h >= 'A' && h <= 'F');
             if (!hex) {
-                lex_error(lx, start, "invalid binary string: '%c' is not a "
-                                     "hex digit",
+                lex_error(lx, start,
+                          "invalid binary string: '%c' is not a "
+                          "hex digit",
                           h);
                 return false;
             }
         }
         if (b.n % 2) {
-            lex_error(lx, start, "invalid binary string: odd number of hex "
-                                 "digits");
+            lex_error(lx, start,
+                      "invalid binary string: odd number of hex "
+                      "digits");
             return false;
         }
         weir__sql_token *t = push(lx, WEIR__SQL_TK_BINSTRING, start);
@@ -498,8 +514,7 @@ static bool lex_one(lexer *lx)
                 lex_error(lx, here(lx), "invalid UTF-8 byte 0x%02X", b);
                 return false;
             }
-            if (cp == 0x2018 || cp == 0x2019 || cp == 0x201C ||
-                cp == 0x201D) {
+            if (cp == 0x2018 || cp == 0x2019 || cp == 0x201C || cp == 0x201D) {
                 lex_error(lx, here(lx),
                           "typographic quote '%.*s' (U+%04X); use ' for "
                           "strings and ` for identifiers",
@@ -525,8 +540,8 @@ static bool lex_one(lexer *lx)
     }
     if (is_digit(c) || (c == '.' && c1 >= '0' && c1 <= '9')) {
         lex_number(lx);
-        return !lx->oom && lx->out->tok[lx->out->n - 1].type !=
-                               WEIR__SQL_TK_ERROR;
+        return !lx->oom &&
+               lx->out->tok[lx->out->n - 1].type != WEIR__SQL_TK_ERROR;
     }
     if (c == '\'' || c == '`') {
         sbuf b = {0};
@@ -550,22 +565,47 @@ static bool lex_one(lexer *lx)
     weir__sql_tk type;
     uint32_t n = 1;
     switch (c) {
-    case '(': type = WEIR__SQL_TK_LPAREN; break;
-    case ')': type = WEIR__SQL_TK_RPAREN; break;
-    case '[': type = WEIR__SQL_TK_LBRACKET; break;
-    case ']': type = WEIR__SQL_TK_RBRACKET; break;
-    case ',': type = WEIR__SQL_TK_COMMA; break;
-    case ';': type = WEIR__SQL_TK_SEMI; break;
-    case '.': type = WEIR__SQL_TK_DOT; break;
-    case '*': type = WEIR__SQL_TK_STAR; break;
-    case '+': type = WEIR__SQL_TK_PLUS; break;
-    case '-': type = WEIR__SQL_TK_MINUS; break;
-    case '/': type = WEIR__SQL_TK_SLASH; break;
-    case '%': type = WEIR__SQL_TK_PERCENT; break;
+    case '(':
+        type = WEIR__SQL_TK_LPAREN;
+        break;
+    case ')':
+        type = WEIR__SQL_TK_RPAREN;
+        break;
+    case '[':
+        type = WEIR__SQL_TK_LBRACKET;
+        break;
+    case ']':
+        type = WEIR__SQL_TK_RBRACKET;
+        break;
+    case ',':
+        type = WEIR__SQL_TK_COMMA;
+        break;
+    case ';':
+        type = WEIR__SQL_TK_SEMI;
+        break;
+    case '.':
+        type = WEIR__SQL_TK_DOT;
+        break;
+    case '*':
+        type = WEIR__SQL_TK_STAR;
+        break;
+    case '+':
+        type = WEIR__SQL_TK_PLUS;
+        break;
+    case '-':
+        type = WEIR__SQL_TK_MINUS;
+        break;
+    case '/':
+        type = WEIR__SQL_TK_SLASH;
+        break;
+    case '%':
+        type = WEIR__SQL_TK_PERCENT;
+        break;
     case '|':
         if (c1 != '|') {
-            lex_error(lx, start, "unexpected character '|' (did you mean "
-                                 "'||'?)");
+            lex_error(lx, start,
+                      "unexpected character '|' (did you mean "
+                      "'||'?)");
             return false;
         }
         type = WEIR__SQL_TK_CONCAT, n = 2;
@@ -599,13 +639,15 @@ static bool lex_one(lexer *lx)
             type = WEIR__SQL_TK_NE, n = 2;
             break;
         }
-        lex_error(lx, start, "unexpected character '!' (use NOT for "
-                             "negation, <> for 'not equal')");
+        lex_error(lx, start,
+                  "unexpected character '!' (use NOT for "
+                  "negation, <> for 'not equal')");
         return false;
     case '"':
-        lex_error(lx, start, "double quotes are not used in Flink SQL; write "
-                             "'text' for a string or `name` for an "
-                             "identifier");
+        lex_error(lx, start,
+                  "double quotes are not used in Flink SQL; write "
+                  "'text' for a string or `name` for an "
+                  "identifier");
         return false;
     case '$':
         if (c1 == '{') {

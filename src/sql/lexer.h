@@ -27,6 +27,7 @@
  * backticks to use it as a name. N: non-reserved - a keyword only where the
  * grammar expects it, a name everywhere else.
  */
+/* clang-format off */
 #define WEIR__SQL_KEYWORDS(X)                                                \
     X(ALL, R) X(AND, R) X(ARRAY, R) X(AS, R) X(ASC, N) X(ASYMMETRIC, N)      \
     X(BEGIN, N) X(BETWEEN, R) X(BIGINT, N) X(BINARY, N) X(BOOLEAN, N)        \
@@ -68,25 +69,26 @@
     X(VARCHAR, N) X(VARYING, N) X(VIEW, N) X(VIEWS, N) X(VIRTUAL, N)         \
     X(WATERMARK, N) X(WATERMARKS, N) X(WEEK, N) X(WHEN, R) X(WHERE, R)       \
     X(WINDOW, R) X(WITH, R) X(WITHOUT, N) X(YEAR, N) X(YEARS, N) X(ZONE, N)
+/* clang-format on */
 
 typedef enum weir__sql_kw {
     WEIR__SQL_KW_NONE = 0,
 #define WEIR__SQL_KW_ENUM(name, res) WEIR__SQL_KW_##name,
     WEIR__SQL_KEYWORDS(WEIR__SQL_KW_ENUM)
 #undef WEIR__SQL_KW_ENUM
-    WEIR__SQL_KW_COUNT_
+        WEIR__SQL_KW_COUNT_
 } weir__sql_kw;
 
 typedef enum weir__sql_tk {
     WEIR__SQL_TK_EOF,
-    WEIR__SQL_TK_ERROR,    /* lexical error; message in `str` */
-    WEIR__SQL_TK_IDENT,    /* word; `kw` says which keyword it spells */
-    WEIR__SQL_TK_QIDENT,   /* `quoted identifier`; decoded in `str` */
-    WEIR__SQL_TK_STRING,   /* 'string'; decoded in `str` */
-    WEIR__SQL_TK_BINSTRING,/* X'hex'; the hex digits in `str` */
-    WEIR__SQL_TK_INTEGER,  /* 123 */
-    WEIR__SQL_TK_DECIMAL,  /* 1.5, .5, 1. */
-    WEIR__SQL_TK_APPROX,   /* 1e5, 1.5E-3 */
+    WEIR__SQL_TK_ERROR,     /* lexical error; message in `str` */
+    WEIR__SQL_TK_IDENT,     /* word; `kw` says which keyword it spells */
+    WEIR__SQL_TK_QIDENT,    /* `quoted identifier`; decoded in `str` */
+    WEIR__SQL_TK_STRING,    /* 'string'; decoded in `str` */
+    WEIR__SQL_TK_BINSTRING, /* X'hex'; the hex digits in `str` */
+    WEIR__SQL_TK_INTEGER,   /* 123 */
+    WEIR__SQL_TK_DECIMAL,   /* 1.5, .5, 1. */
+    WEIR__SQL_TK_APPROX,    /* 1e5, 1.5E-3 */
     WEIR__SQL_TK_LPAREN,
     WEIR__SQL_TK_RPAREN,
     WEIR__SQL_TK_LBRACKET,
@@ -99,33 +101,33 @@ typedef enum weir__sql_tk {
     WEIR__SQL_TK_MINUS,
     WEIR__SQL_TK_SLASH,
     WEIR__SQL_TK_PERCENT,
-    WEIR__SQL_TK_CONCAT,   /* || */
+    WEIR__SQL_TK_CONCAT, /* || */
     WEIR__SQL_TK_EQ,
-    WEIR__SQL_TK_NE,       /* <> or != */
+    WEIR__SQL_TK_NE, /* <> or != */
     WEIR__SQL_TK_LT,
     WEIR__SQL_TK_LE,
     WEIR__SQL_TK_GT,
     WEIR__SQL_TK_GE,
-    WEIR__SQL_TK_ARROW,    /* => (named arguments) */
+    WEIR__SQL_TK_ARROW, /* => (named arguments) */
 } weir__sql_tk;
 
 typedef struct weir__sql_token {
     weir__sql_tk type;
-    weir__sql_kw kw;   /* IDENT only */
+    weir__sql_kw kw; /* IDENT only */
     weir_sql_loc loc;
-    uint32_t len;      /* bytes of source text */
+    uint32_t len; /* bytes of source text */
     /* Decoded text (QIDENT, STRING, BINSTRING) in the script arena, or the
      * error message (ERROR); NULL otherwise: use the source text. */
     const char *str;
     uint32_t str_len;
-    int32_t hint;      /* index of the first hint after this token, or -1 */
+    int32_t hint; /* index of the first hint after this token, or -1 */
 } weir__sql_token;
 
 /* A hint comment: its inner text (between the '+' and the closing). */
 typedef struct weir__sql_hint_text {
-    weir_sql_loc loc;  /* of the first character after the '+' */
-    uint32_t end;      /* byte offset of the closing star-slash */
-    int32_t next;      /* next hint after the same token, or -1 */
+    weir_sql_loc loc; /* of the first character after the '+' */
+    uint32_t end;     /* byte offset of the closing star-slash */
+    int32_t next;     /* next hint after the same token, or -1 */
 } weir__sql_hint_text;
 
 typedef struct weir__sql_tokens {
@@ -142,9 +144,9 @@ typedef struct weir__sql_tokens {
  * Hint comments are recorded only when `hints` is true; inside a hint they
  * are ordinary comments.
  */
-int weir__sql_lex(const char *src, uint32_t end, weir_sql_loc at,
-                  bool hints, weir__sql_arena *scratch,
-                  weir__sql_arena *strings, weir__sql_tokens *out);
+int weir__sql_lex(const char *src, uint32_t end, weir_sql_loc at, bool hints,
+                  weir__sql_arena *scratch, weir__sql_arena *strings,
+                  weir__sql_tokens *out);
 
 /* The keyword a word spells (case-insensitive), or WEIR__SQL_KW_NONE. */
 weir__sql_kw weir__sql_keyword_lookup(const char *s, size_t n);

@@ -34,9 +34,22 @@ void weir__sql_number_eval(weir_sql_literal *lit)
     lit->i64 = (int64_t)v;
 }
 
-static int fail(char *msg, size_t cap, const char *text)
+/* Writes "<what> '<literal text>'<rest>" into msg; returns -1. */
+static int fail_lit(char *msg, size_t cap, const weir_sql_literal *lit,
+                    const char *what, const char *rest)
 {
-    snprintf(msg, cap, "%s", text);
+    char text[48];
+    size_t n = lit->len > 40 ? 37 : lit->len;
+    while (n > 0 && n < lit->len &&
+           ((unsigned char)lit->text[n] & 0xC0) == 0x80)
+        n--; /* do not cut a UTF-8 sequence */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)lit->text[i];
+        text[i] = c < 0x20 ? ' ' : (char)c; /* keep the message one line */
+    }
+    text[n] = '\0';
+    snprintf(msg, cap, "%s '%s%s'%s", what, text, lit->len > 40 ? "..." : "",
+             rest);
     return -1;
 }
 
@@ -107,7 +120,8 @@ static const char *interval_format(weir_sql_time_unit from,
     switch (from) {
     case WEIR_SQL_UNIT_YEAR:
         return to == WEIR_SQL_UNIT_MONTH ? "'Y-M'" : "'Y'";
-    case WEIR_SQL_UNIT_MONTH: return "'M'";
+    case WEIR_SQL_UNIT_MONTH:
+        return "'M'";
     case WEIR_SQL_UNIT_DAY:
         return to == WEIR_SQL_UNIT_HOUR     ? "'D H'"
                : to == WEIR_SQL_UNIT_MINUTE ? "'D H:M'"
@@ -119,7 +133,8 @@ static const char *interval_format(weir_sql_time_unit from,
                                             : "'H'";
     case WEIR_SQL_UNIT_MINUTE:
         return to == WEIR_SQL_UNIT_SECOND ? "'M:S[.fff]'" : "'M'";
-    default: return "'S[.fff]'";
+    default:
+        return "'S[.fff]'";
     }
 }
 
@@ -178,16 +193,18 @@ int weir__sql_interval_eval(weir_sql_literal *lit, char *msg, size_t cap)
             ok = scan_fraction(&sc, &frac_ms, &sub_ms);
     }
     if (!ok || sc.i != sc.n) {
-        snprintf(msg, cap, "invalid interval literal for %s%s%s: expected %s",
+        char rest[96];
+        snprintf(rest, sizeof rest, " for %s%s%s: expected %s",
                  weir__sql_unit_name(from),
                  to != WEIR_SQL_UNIT_NONE ? " TO " : "",
                  to != WEIR_SQL_UNIT_NONE ? weir__sql_unit_name(to) : "",
                  interval_format(from, to));
-        return -1;
+        return fail_lit(msg, cap, lit, "invalid interval literal", rest);
     }
     if (sub_ms)
-        return fail(msg, cap, "interval has digits below a millisecond, "
-                              "which weir cannot represent");
+        return fail_lit(msg, cap, lit, "interval",
+                        " has digits below a millisecond, which weir cannot "
+                        "represent");
     bool overflow = false;
     if (iv->year_month) {
         int64_t m;
@@ -209,7 +226,7 @@ int weir__sql_interval_eval(weir_sql_literal *lit, char *msg, size_t cap)
         iv->ms = ms;
     }
     if (overflow)
-        return fail(msg, cap, "interval literal is out of range");
+        return fail_lit(msg, cap, lit, "interval", " is out of range");
     if (neg != iv->negated) {
         iv->months = -iv->months;
         iv->ms = -iv->ms;
@@ -271,15 +288,15 @@ int weir__sql_datetime_eval(weir_sql_literal *lit, char *msg, size_t cap)
     case WEIR_SQL_LIT_DATE:
         ok = scan_date(&sc, &days) && sc.i == sc.n;
         if (!ok)
-            return fail(msg, cap, "invalid DATE literal: expected "
-                                  "'yyyy-MM-dd' with a valid day");
+            return fail_lit(msg, cap, lit, "invalid DATE literal",
+                            ": expected 'yyyy-MM-dd' with a valid day");
         lit->i64 = days;
         return 0;
     case WEIR_SQL_LIT_TIME:
         ok = scan_time(&sc, &ms, &sub_ms) && sc.i == sc.n;
         if (!ok)
-            return fail(msg, cap,
-                        "invalid TIME literal: expected 'HH:mm:ss[.fff]'");
+            return fail_lit(msg, cap, lit, "invalid TIME literal",
+                            ": expected 'HH:mm:ss[.fff]'");
         break;
     default:
         ok = scan_date(&sc, &days);
@@ -288,14 +305,15 @@ int weir__sql_datetime_eval(weir_sql_literal *lit, char *msg, size_t cap)
                  scan_time(&sc, &ms, &sub_ms) && sc.i == sc.n;
         }
         if (!ok)
-            return fail(msg, cap, "invalid TIMESTAMP literal: expected "
-                                  "'yyyy-MM-dd HH:mm:ss[.fff]' with a valid "
-                                  "day");
+            return fail_lit(msg, cap, lit, "invalid TIMESTAMP literal",
+                            ": expected 'yyyy-MM-dd HH:mm:ss[.fff]' with a "
+                            "valid day");
         break;
     }
     if (sub_ms)
-        return fail(msg, cap, "time literal has digits below a millisecond, "
-                              "which weir cannot represent");
+        return fail_lit(msg, cap, lit, "time literal",
+                        " has digits below a millisecond, which weir cannot "
+                        "represent");
     lit->i64 = days * 86400000 + ms;
     return 0;
 }

@@ -128,6 +128,11 @@ uint32_t expr_height(const weir_sql_expr *e)
     case WEIR_SQL_EXPR_NAMED_ARG:
         h = hmax(h, e->u.named_arg.value);
         break;
+    case WEIR_SQL_EXPR_GROUPING_SETS:
+        for (uint32_t i = 0; i < e->u.grouping_sets.n_sets; i++)
+            h = hmax_list(h, e->u.grouping_sets.sets[i].items,
+                          e->u.grouping_sets.sets[i].n_items);
+        break;
     }
     return h + 1;
 }
@@ -148,17 +153,22 @@ int weir__sql_expr_prec(const weir_sql_expr *e)
         return e->u.unary.op == WEIR_SQL_OP_NOT ? PREC_NOT : PREC_UNARY;
     case WEIR_SQL_EXPR_BINARY:
         switch (e->u.binary.op) {
-        case WEIR_SQL_OP_OR: return PREC_OR;
-        case WEIR_SQL_OP_AND: return PREC_AND;
+        case WEIR_SQL_OP_OR:
+            return PREC_OR;
+        case WEIR_SQL_OP_AND:
+            return PREC_AND;
         case WEIR_SQL_OP_EQ:
         case WEIR_SQL_OP_NE:
         case WEIR_SQL_OP_LT:
         case WEIR_SQL_OP_LE:
         case WEIR_SQL_OP_GT:
-        case WEIR_SQL_OP_GE: return PREC_CMP;
+        case WEIR_SQL_OP_GE:
+            return PREC_CMP;
         case WEIR_SQL_OP_ADD:
-        case WEIR_SQL_OP_SUB: return PREC_ADD;
-        default: return PREC_MUL;
+        case WEIR_SQL_OP_SUB:
+            return PREC_ADD;
+        default:
+            return PREC_MUL;
         }
     case WEIR_SQL_EXPR_IS:
         return PREC_IS;
@@ -171,6 +181,7 @@ int weir__sql_expr_prec(const weir_sql_expr *e)
         return PREC_POSTFIX;
     case WEIR_SQL_EXPR_NAMED_ARG:
     case WEIR_SQL_EXPR_TABLE_ARG:
+    case WEIR_SQL_EXPR_GROUPING_SETS:
         return PREC_MIN;
     default:
         return PREC_PRIMARY;
@@ -181,31 +192,51 @@ weir_sql_time_unit kw_time_unit(weir__sql_kw kw)
 {
     switch (kw) {
     case WEIR__SQL_KW_YEAR:
-    case WEIR__SQL_KW_YEARS: return WEIR_SQL_UNIT_YEAR;
-    case WEIR__SQL_KW_QUARTER: return WEIR_SQL_UNIT_QUARTER;
+    case WEIR__SQL_KW_YEARS:
+        return WEIR_SQL_UNIT_YEAR;
+    case WEIR__SQL_KW_QUARTER:
+        return WEIR_SQL_UNIT_QUARTER;
     case WEIR__SQL_KW_MONTH:
-    case WEIR__SQL_KW_MONTHS: return WEIR_SQL_UNIT_MONTH;
-    case WEIR__SQL_KW_WEEK: return WEIR_SQL_UNIT_WEEK;
+    case WEIR__SQL_KW_MONTHS:
+        return WEIR_SQL_UNIT_MONTH;
+    case WEIR__SQL_KW_WEEK:
+        return WEIR_SQL_UNIT_WEEK;
     case WEIR__SQL_KW_DAY:
-    case WEIR__SQL_KW_DAYS: return WEIR_SQL_UNIT_DAY;
+    case WEIR__SQL_KW_DAYS:
+        return WEIR_SQL_UNIT_DAY;
     case WEIR__SQL_KW_HOUR:
-    case WEIR__SQL_KW_HOURS: return WEIR_SQL_UNIT_HOUR;
+    case WEIR__SQL_KW_HOURS:
+        return WEIR_SQL_UNIT_HOUR;
     case WEIR__SQL_KW_MINUTE:
-    case WEIR__SQL_KW_MINUTES: return WEIR_SQL_UNIT_MINUTE;
+    case WEIR__SQL_KW_MINUTES:
+        return WEIR_SQL_UNIT_MINUTE;
     case WEIR__SQL_KW_SECOND:
-    case WEIR__SQL_KW_SECONDS: return WEIR_SQL_UNIT_SECOND;
-    case WEIR__SQL_KW_MILLISECOND: return WEIR_SQL_UNIT_MILLISECOND;
-    case WEIR__SQL_KW_MICROSECOND: return WEIR_SQL_UNIT_MICROSECOND;
-    case WEIR__SQL_KW_NANOSECOND: return WEIR_SQL_UNIT_NANOSECOND;
-    case WEIR__SQL_KW_DOW: return WEIR_SQL_UNIT_DOW;
-    case WEIR__SQL_KW_DOY: return WEIR_SQL_UNIT_DOY;
-    case WEIR__SQL_KW_ISODOW: return WEIR_SQL_UNIT_ISODOW;
-    case WEIR__SQL_KW_ISOYEAR: return WEIR_SQL_UNIT_ISOYEAR;
-    case WEIR__SQL_KW_EPOCH: return WEIR_SQL_UNIT_EPOCH;
-    case WEIR__SQL_KW_DECADE: return WEIR_SQL_UNIT_DECADE;
-    case WEIR__SQL_KW_CENTURY: return WEIR_SQL_UNIT_CENTURY;
-    case WEIR__SQL_KW_MILLENNIUM: return WEIR_SQL_UNIT_MILLENNIUM;
-    default: return WEIR_SQL_UNIT_NONE;
+    case WEIR__SQL_KW_SECONDS:
+        return WEIR_SQL_UNIT_SECOND;
+    case WEIR__SQL_KW_MILLISECOND:
+        return WEIR_SQL_UNIT_MILLISECOND;
+    case WEIR__SQL_KW_MICROSECOND:
+        return WEIR_SQL_UNIT_MICROSECOND;
+    case WEIR__SQL_KW_NANOSECOND:
+        return WEIR_SQL_UNIT_NANOSECOND;
+    case WEIR__SQL_KW_DOW:
+        return WEIR_SQL_UNIT_DOW;
+    case WEIR__SQL_KW_DOY:
+        return WEIR_SQL_UNIT_DOY;
+    case WEIR__SQL_KW_ISODOW:
+        return WEIR_SQL_UNIT_ISODOW;
+    case WEIR__SQL_KW_ISOYEAR:
+        return WEIR_SQL_UNIT_ISOYEAR;
+    case WEIR__SQL_KW_EPOCH:
+        return WEIR_SQL_UNIT_EPOCH;
+    case WEIR__SQL_KW_DECADE:
+        return WEIR_SQL_UNIT_DECADE;
+    case WEIR__SQL_KW_CENTURY:
+        return WEIR_SQL_UNIT_CENTURY;
+    case WEIR__SQL_KW_MILLENNIUM:
+        return WEIR_SQL_UNIT_MILLENNIUM;
+    default:
+        return WEIR_SQL_UNIT_NONE;
     }
 }
 
@@ -218,9 +249,8 @@ static weir_sql_time_unit parse_time_unit(parser *p, const char *what,
                                           weir_sql_loc *loc)
 {
     const token *t = cur(p);
-    weir_sql_time_unit u = t->type == WEIR__SQL_TK_IDENT
-                               ? kw_time_unit(t->kw)
-                               : WEIR_SQL_UNIT_NONE;
+    weir_sql_time_unit u = t->type == WEIR__SQL_TK_IDENT ? kw_time_unit(t->kw)
+                                                         : WEIR_SQL_UNIT_NONE;
     if (u == WEIR_SQL_UNIT_NONE)
         parser_expected_hint(p, what, unit_words);
     if (loc)
@@ -266,10 +296,10 @@ static const struct {
     const char *name;
     const char *flink;
 } type_aliases[] = {
-    {"LONG", "BIGINT"},       {"INT64", "BIGINT"},   {"INT32", "INT"},
-    {"SHORT", "SMALLINT"},    {"BYTE", "TINYINT"},   {"BOOL", "BOOLEAN"},
-    {"TEXT", "STRING"},       {"NUMBER", "DECIMAL"}, {"BLOB", "BYTES"},
-    {"DATETIME", "TIMESTAMP(3)"}, {"JSON", "STRING"}, {"UUID", "STRING"},
+    {"LONG", "BIGINT"},           {"INT64", "BIGINT"},   {"INT32", "INT"},
+    {"SHORT", "SMALLINT"},        {"BYTE", "TINYINT"},   {"BOOL", "BOOLEAN"},
+    {"TEXT", "STRING"},           {"NUMBER", "DECIMAL"}, {"BLOB", "BYTES"},
+    {"DATETIME", "TIMESTAMP(3)"}, {"JSON", "STRING"},    {"UUID", "STRING"},
 };
 
 static _Noreturn void fail_type(parser *p)
@@ -292,8 +322,8 @@ static _Noreturn void fail_type(parser *p)
     parser_expected_hint(p, "a data type", type_words);
 }
 
-static void parse_row_fields(parser *p, weir_sql_type *ty,
-                             weir__sql_tk close, const char *close_what)
+static void parse_row_fields(parser *p, weir_sql_type *ty, weir__sql_tk close,
+                             const char *close_what)
 {
     vec v = {0};
     if (!is_tk(p, close)) {
@@ -342,36 +372,79 @@ weir_sql_type *parse_type(parser *p)
     if (t->type != WEIR__SQL_TK_IDENT)
         fail_type(p);
     switch (t->kw) {
-    case WEIR__SQL_KW_BOOLEAN: ty->kind = WEIR_SQL_TYPE_BOOLEAN; break;
-    case WEIR__SQL_KW_TINYINT: ty->kind = WEIR_SQL_TYPE_TINYINT; break;
-    case WEIR__SQL_KW_SMALLINT: ty->kind = WEIR_SQL_TYPE_SMALLINT; break;
+    case WEIR__SQL_KW_BOOLEAN:
+        ty->kind = WEIR_SQL_TYPE_BOOLEAN;
+        break;
+    case WEIR__SQL_KW_TINYINT:
+        ty->kind = WEIR_SQL_TYPE_TINYINT;
+        break;
+    case WEIR__SQL_KW_SMALLINT:
+        ty->kind = WEIR_SQL_TYPE_SMALLINT;
+        break;
     case WEIR__SQL_KW_INT:
-    case WEIR__SQL_KW_INTEGER: ty->kind = WEIR_SQL_TYPE_INT; break;
-    case WEIR__SQL_KW_BIGINT: ty->kind = WEIR_SQL_TYPE_BIGINT; break;
+    case WEIR__SQL_KW_INTEGER:
+        ty->kind = WEIR_SQL_TYPE_INT;
+        break;
+    case WEIR__SQL_KW_BIGINT:
+        ty->kind = WEIR_SQL_TYPE_BIGINT;
+        break;
     case WEIR__SQL_KW_FLOAT:
-    case WEIR__SQL_KW_REAL: ty->kind = WEIR_SQL_TYPE_FLOAT; break;
-    case WEIR__SQL_KW_DOUBLE: ty->kind = WEIR_SQL_TYPE_DOUBLE; break;
+    case WEIR__SQL_KW_REAL:
+        ty->kind = WEIR_SQL_TYPE_FLOAT;
+        break;
+    case WEIR__SQL_KW_DOUBLE:
+        ty->kind = WEIR_SQL_TYPE_DOUBLE;
+        break;
     case WEIR__SQL_KW_DECIMAL:
     case WEIR__SQL_KW_DEC:
-    case WEIR__SQL_KW_NUMERIC: ty->kind = WEIR_SQL_TYPE_DECIMAL; break;
+    case WEIR__SQL_KW_NUMERIC:
+        ty->kind = WEIR_SQL_TYPE_DECIMAL;
+        break;
     case WEIR__SQL_KW_CHAR:
-    case WEIR__SQL_KW_CHARACTER: ty->kind = WEIR_SQL_TYPE_CHAR; break;
-    case WEIR__SQL_KW_VARCHAR: ty->kind = WEIR_SQL_TYPE_VARCHAR; break;
-    case WEIR__SQL_KW_STRING: ty->kind = WEIR_SQL_TYPE_STRING; break;
-    case WEIR__SQL_KW_BINARY: ty->kind = WEIR_SQL_TYPE_BINARY; break;
-    case WEIR__SQL_KW_VARBINARY: ty->kind = WEIR_SQL_TYPE_VARBINARY; break;
-    case WEIR__SQL_KW_BYTES: ty->kind = WEIR_SQL_TYPE_BYTES; break;
-    case WEIR__SQL_KW_DATE: ty->kind = WEIR_SQL_TYPE_DATE; break;
-    case WEIR__SQL_KW_TIME: ty->kind = WEIR_SQL_TYPE_TIME; break;
-    case WEIR__SQL_KW_TIMESTAMP: ty->kind = WEIR_SQL_TYPE_TIMESTAMP; break;
+    case WEIR__SQL_KW_CHARACTER:
+        ty->kind = WEIR_SQL_TYPE_CHAR;
+        break;
+    case WEIR__SQL_KW_VARCHAR:
+        ty->kind = WEIR_SQL_TYPE_VARCHAR;
+        break;
+    case WEIR__SQL_KW_STRING:
+        ty->kind = WEIR_SQL_TYPE_STRING;
+        break;
+    case WEIR__SQL_KW_BINARY:
+        ty->kind = WEIR_SQL_TYPE_BINARY;
+        break;
+    case WEIR__SQL_KW_VARBINARY:
+        ty->kind = WEIR_SQL_TYPE_VARBINARY;
+        break;
+    case WEIR__SQL_KW_BYTES:
+        ty->kind = WEIR_SQL_TYPE_BYTES;
+        break;
+    case WEIR__SQL_KW_DATE:
+        ty->kind = WEIR_SQL_TYPE_DATE;
+        break;
+    case WEIR__SQL_KW_TIME:
+        ty->kind = WEIR_SQL_TYPE_TIME;
+        break;
+    case WEIR__SQL_KW_TIMESTAMP:
+        ty->kind = WEIR_SQL_TYPE_TIMESTAMP;
+        break;
     case WEIR__SQL_KW_TIMESTAMP_LTZ:
         ty->kind = WEIR_SQL_TYPE_TIMESTAMP_LTZ;
         break;
-    case WEIR__SQL_KW_ARRAY: ty->kind = WEIR_SQL_TYPE_ARRAY; break;
-    case WEIR__SQL_KW_MULTISET: ty->kind = WEIR_SQL_TYPE_MULTISET; break;
-    case WEIR__SQL_KW_MAP: ty->kind = WEIR_SQL_TYPE_MAP; break;
-    case WEIR__SQL_KW_ROW: ty->kind = WEIR_SQL_TYPE_ROW; break;
-    default: fail_type(p);
+    case WEIR__SQL_KW_ARRAY:
+        ty->kind = WEIR_SQL_TYPE_ARRAY;
+        break;
+    case WEIR__SQL_KW_MULTISET:
+        ty->kind = WEIR_SQL_TYPE_MULTISET;
+        break;
+    case WEIR__SQL_KW_MAP:
+        ty->kind = WEIR_SQL_TYPE_MAP;
+        break;
+    case WEIR__SQL_KW_ROW:
+        ty->kind = WEIR_SQL_TYPE_ROW;
+        break;
+    default:
+        fail_type(p);
     }
     parser_advance(p);
     switch (ty->kind) {
@@ -436,6 +509,8 @@ weir_sql_type *parse_type(parser *p)
         expect_tk(p, WEIR__SQL_TK_GT, "'>'");
         break;
     case WEIR_SQL_TYPE_ROW:
+        if (accept_tk(p, WEIR__SQL_TK_NE)) /* ROW<>: the lexer sees '<>' */
+            break;
         if (accept_tk(p, WEIR__SQL_TK_LT))
             parse_row_fields(p, ty, WEIR__SQL_TK_GT, "',' or '>'");
         else if (accept_tk(p, WEIR__SQL_TK_LPAREN))
@@ -449,10 +524,11 @@ weir_sql_type *parse_type(parser *p)
     parse_nullability(p, ty);
     /* Postfix collection types: INT ARRAY, STRING NOT NULL MULTISET. */
     while (is_kw(p, WEIR__SQL_KW_ARRAY) || is_kw(p, WEIR__SQL_KW_MULTISET)) {
-        weir_sql_type *outer = new_type(
-            p, is_kw(p, WEIR__SQL_KW_ARRAY) ? WEIR_SQL_TYPE_ARRAY
-                                            : WEIR_SQL_TYPE_MULTISET,
-            cur(p)->loc);
+        weir_sql_type *outer =
+            new_type(p,
+                     is_kw(p, WEIR__SQL_KW_ARRAY) ? WEIR_SQL_TYPE_ARRAY
+                                                  : WEIR_SQL_TYPE_MULTISET,
+                     cur(p)->loc);
         parser_advance(p);
         outer->elem = ty;
         ty = outer;
@@ -515,9 +591,8 @@ static weir_sql_expr *parse_typed_literal(parser *p)
 static weir_sql_time_unit parse_interval_unit(parser *p, int32_t *precision)
 {
     const token *t = cur(p);
-    weir_sql_time_unit u = t->type == WEIR__SQL_TK_IDENT
-                               ? kw_time_unit(t->kw)
-                               : WEIR_SQL_UNIT_NONE;
+    weir_sql_time_unit u = t->type == WEIR__SQL_TK_IDENT ? kw_time_unit(t->kw)
+                                                         : WEIR_SQL_UNIT_NONE;
     if (u != WEIR_SQL_UNIT_YEAR && u != WEIR_SQL_UNIT_MONTH &&
         u != WEIR_SQL_UNIT_DAY && u != WEIR_SQL_UNIT_HOUR &&
         u != WEIR_SQL_UNIT_MINUTE && u != WEIR_SQL_UNIT_SECOND)
@@ -540,14 +615,17 @@ static bool valid_qualifier(weir_sql_time_unit from, weir_sql_time_unit to)
     if (to == WEIR_SQL_UNIT_NONE)
         return true;
     switch (from) {
-    case WEIR_SQL_UNIT_YEAR: return to == WEIR_SQL_UNIT_MONTH;
+    case WEIR_SQL_UNIT_YEAR:
+        return to == WEIR_SQL_UNIT_MONTH;
     case WEIR_SQL_UNIT_DAY:
         return to == WEIR_SQL_UNIT_HOUR || to == WEIR_SQL_UNIT_MINUTE ||
                to == WEIR_SQL_UNIT_SECOND;
     case WEIR_SQL_UNIT_HOUR:
         return to == WEIR_SQL_UNIT_MINUTE || to == WEIR_SQL_UNIT_SECOND;
-    case WEIR_SQL_UNIT_MINUTE: return to == WEIR_SQL_UNIT_SECOND;
-    default: return false;
+    case WEIR_SQL_UNIT_MINUTE:
+        return to == WEIR_SQL_UNIT_SECOND;
+    default:
+        return false;
     }
 }
 
@@ -562,8 +640,8 @@ static weir_sql_expr *parse_interval(parser *p)
     else
         accept_tk(p, WEIR__SQL_TK_PLUS);
     weir_sql_loc sloc;
-    e->u.lit.text = parse_string(
-        p, "a quoted interval value such as '10'", &sloc);
+    e->u.lit.text =
+        parse_string(p, "a quoted interval value such as '10'", &sloc);
     e->u.lit.len = (uint32_t)strlen(e->u.lit.text);
     weir_sql_loc qloc = cur(p)->loc;
     iv->from = parse_interval_unit(p, &iv->from_precision);
@@ -665,8 +743,9 @@ static weir_sql_expr *parse_constructor(parser *p, weir_sql_expr_kind kind)
     }
     expect_tk(p, WEIR__SQL_TK_RBRACKET, "',' or ']'");
     if (kind == WEIR_SQL_EXPR_MAP && v.n % 2)
-        parser_fail_at(p, e->loc, "MAP[...] needs an even number of "
-                                  "elements (key, value, key, value, ...)");
+        parser_fail_at(p, e->loc,
+                       "MAP[...] needs an even number of "
+                       "elements (key, value, key, value, ...)");
     e->u.list.items = v.data;
     e->u.list.n_items = v.n;
     return finish(p, e);
@@ -743,12 +822,28 @@ static void parse_call_suffix(parser *p, weir_sql_expr *e)
     }
 }
 
+/* TIMESTAMPADD and TIMESTAMPDIFF take a time unit as first argument. */
+static bool takes_unit_first(const weir_sql_name *n)
+{
+    if (n->n_parts != 1)
+        return false;
+    const char *s = n->parts[0].name;
+    return strcasecmp(s, "TIMESTAMPADD") == 0 ||
+           strcasecmp(s, "TIMESTAMPDIFF") == 0;
+}
+
 /* name '(' ... ')' [FILTER (WHERE ...)] [OVER ...]; at '(' */
 static weir_sql_expr *parse_call_rest(parser *p, weir_sql_name name)
 {
     weir_sql_expr *e = new_call(p, name, WEIR_SQL_CALL_PLAIN);
     expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
     vec args = {0};
+    if (takes_unit_first(&name)) {
+        e->u.call.syntax = WEIR_SQL_CALL_UNIT_FIRST;
+        e->u.call.unit = parse_time_unit(
+            p, "a time unit such as SECOND, MINUTE, HOUR or DAY", NULL);
+        expect_tk(p, WEIR__SQL_TK_COMMA, "','");
+    }
     if (is_tk(p, WEIR__SQL_TK_STAR) && peek_is_tk(p, 1, WEIR__SQL_TK_RPAREN)) {
         parser_advance(p);
         parser_advance(p);
@@ -809,8 +904,7 @@ static weir_sql_expr *parse_trim(parser *p)
 /* POSITION(a IN b) */
 static weir_sql_expr *parse_position(parser *p)
 {
-    weir_sql_expr *e =
-        new_call(p, name_from_token(p), WEIR_SQL_CALL_POSITION);
+    weir_sql_expr *e = new_call(p, name_from_token(p), WEIR_SQL_CALL_POSITION);
     expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
     vec args = {0};
     push_expr(p, &args, parse_expr(p, PREC_ADD));
@@ -826,9 +920,9 @@ static weir_sql_expr *parse_position(parser *p)
  * OVERLAY(s PLACING r FROM a [FOR b]) */
 static weir_sql_expr *parse_substring_overlay(parser *p, bool overlay)
 {
-    weir_sql_expr *e = new_call(p, name_from_token(p),
-                                overlay ? WEIR_SQL_CALL_OVERLAY
-                                        : WEIR_SQL_CALL_SUBSTRING);
+    weir_sql_expr *e =
+        new_call(p, name_from_token(p),
+                 overlay ? WEIR_SQL_CALL_OVERLAY : WEIR_SQL_CALL_SUBSTRING);
     expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
     vec args = {0};
     push_expr(p, &args, parse_expr(p, PREC_MIN));
@@ -880,19 +974,31 @@ static weir_sql_expr *parse_niladic(parser *p)
 {
     if (peek_is_tk(p, 1, WEIR__SQL_TK_LPAREN))
         return parse_call_rest(p, name_from_token(p));
-    weir_sql_expr *e =
-        new_call(p, name_from_token(p), WEIR_SQL_CALL_NO_PARENS);
+    weir_sql_expr *e = new_call(p, name_from_token(p), WEIR_SQL_CALL_NO_PARENS);
     return finish(p, e);
 }
 
 weir_sql_expr *parse_call_arg(parser *p)
 {
     weir_sql_loc loc = cur(p)->loc;
-    if (tok_is_name(cur(p)) && peek_is_tk(p, 1, WEIR__SQL_TK_ARROW)) {
+    /* Parameter names may be keywords: TUMBLE(..., OFFSET => ...). */
+    if ((is_tk(p, WEIR__SQL_TK_IDENT) || is_tk(p, WEIR__SQL_TK_QIDENT)) &&
+        peek_is_tk(p, 1, WEIR__SQL_TK_ARROW)) {
         weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_NAMED_ARG, loc);
-        e->u.named_arg.name = parse_ident(p, "an argument name");
+        const token *t = cur(p);
+        weir_sql_ident *id = &e->u.named_arg.name;
+        id->loc = t->loc;
+        id->quoted = t->type == WEIR__SQL_TK_QIDENT;
+        if (id->quoted) {
+            id->name = t->str;
+            id->len = t->str_len;
+        } else {
+            id->name = parser_strndup(p, p->src + t->loc.offset, t->len);
+            id->len = t->len;
+        }
+        parser_advance(p);
         expect_tk(p, WEIR__SQL_TK_ARROW, "'=>'");
-        if (tok_is_name(cur(p)) && peek_is_tk(p, 1, WEIR__SQL_TK_ARROW))
+        if (peek_is_tk(p, 1, WEIR__SQL_TK_ARROW))
             parser_expected(p, "an argument value");
         e->u.named_arg.value = parse_call_arg(p);
         return finish(p, e);
@@ -948,10 +1054,11 @@ static weir_sql_expr *parse_primary(parser *p)
         return parse_number(p);
     case WEIR__SQL_TK_STRING:
     case WEIR__SQL_TK_BINSTRING: {
-        weir_sql_expr *e = new_literal(
-            p, t->type == WEIR__SQL_TK_STRING ? WEIR_SQL_LIT_STRING
-                                              : WEIR_SQL_LIT_BINARY,
-            t->loc);
+        weir_sql_expr *e =
+            new_literal(p,
+                        t->type == WEIR__SQL_TK_STRING ? WEIR_SQL_LIT_STRING
+                                                       : WEIR_SQL_LIT_BINARY,
+                        t->loc);
         e->u.lit.text = t->str;
         e->u.lit.len = t->str_len;
         parser_advance(p);
@@ -1079,11 +1186,17 @@ static weir_sql_expr *make_binary(parser *p, weir_sql_binop op,
     return finish(p, e);
 }
 
-static weir_sql_expr *parse_prefix(parser *p)
+static weir_sql_expr *parse_prefix(parser *p, int min_prec)
 {
     const token *t = cur(p);
     weir_sql_unop op;
     int prec;
+    /* NOT binds loosely, so `a = NOT b` means `a = (NOT b)`: require the
+     * parentheses, as the canonical form has them. (Accepting it bare
+     * would let printing add nesting the input did not have.) */
+    if (tok_is_kw(t, WEIR__SQL_KW_NOT) && min_prec > PREC_NOT)
+        parser_expected(p, "an expression (write NOT ... in parentheses "
+                           "here)");
     if (tok_is_kw(t, WEIR__SQL_KW_NOT))
         op = WEIR_SQL_OP_NOT, prec = PREC_NOT;
     else if (t->type == WEIR__SQL_TK_MINUS)
@@ -1159,13 +1272,13 @@ static weir_sql_expr *parse_is(parser *p, weir_sql_expr *left)
 weir_sql_expr *parse_expr(parser *p, int min_prec)
 {
     parser_enter(p);
-    weir_sql_expr *left = parse_prefix(p);
+    weir_sql_expr *left = parse_prefix(p, min_prec);
     for (;;) {
         const token *t = cur(p);
         weir_sql_loc op_loc = t->loc;
         bool negated = false;
-        weir__sql_kw kw = t->type == WEIR__SQL_TK_IDENT ? t->kw
-                                                        : WEIR__SQL_KW_NONE;
+        weir__sql_kw kw =
+            t->type == WEIR__SQL_TK_IDENT ? t->kw : WEIR__SQL_KW_NONE;
         if (kw == WEIR__SQL_KW_NOT) {
             const token *n = peek_tok(p, 1);
             if (!tok_is_kw(n, WEIR__SQL_KW_BETWEEN) &&
@@ -1183,16 +1296,36 @@ weir_sql_expr *parse_expr(parser *p, int min_prec)
         weir_sql_binop op;
         int prec;
         switch (t->type) {
-        case WEIR__SQL_TK_EQ: op = WEIR_SQL_OP_EQ, prec = PREC_CMP; break;
-        case WEIR__SQL_TK_NE: op = WEIR_SQL_OP_NE, prec = PREC_CMP; break;
-        case WEIR__SQL_TK_LT: op = WEIR_SQL_OP_LT, prec = PREC_CMP; break;
-        case WEIR__SQL_TK_LE: op = WEIR_SQL_OP_LE, prec = PREC_CMP; break;
-        case WEIR__SQL_TK_GT: op = WEIR_SQL_OP_GT, prec = PREC_CMP; break;
-        case WEIR__SQL_TK_GE: op = WEIR_SQL_OP_GE, prec = PREC_CMP; break;
-        case WEIR__SQL_TK_PLUS: op = WEIR_SQL_OP_ADD, prec = PREC_ADD; break;
-        case WEIR__SQL_TK_MINUS: op = WEIR_SQL_OP_SUB, prec = PREC_ADD; break;
-        case WEIR__SQL_TK_STAR: op = WEIR_SQL_OP_MUL, prec = PREC_MUL; break;
-        case WEIR__SQL_TK_SLASH: op = WEIR_SQL_OP_DIV, prec = PREC_MUL; break;
+        case WEIR__SQL_TK_EQ:
+            op = WEIR_SQL_OP_EQ, prec = PREC_CMP;
+            break;
+        case WEIR__SQL_TK_NE:
+            op = WEIR_SQL_OP_NE, prec = PREC_CMP;
+            break;
+        case WEIR__SQL_TK_LT:
+            op = WEIR_SQL_OP_LT, prec = PREC_CMP;
+            break;
+        case WEIR__SQL_TK_LE:
+            op = WEIR_SQL_OP_LE, prec = PREC_CMP;
+            break;
+        case WEIR__SQL_TK_GT:
+            op = WEIR_SQL_OP_GT, prec = PREC_CMP;
+            break;
+        case WEIR__SQL_TK_GE:
+            op = WEIR_SQL_OP_GE, prec = PREC_CMP;
+            break;
+        case WEIR__SQL_TK_PLUS:
+            op = WEIR_SQL_OP_ADD, prec = PREC_ADD;
+            break;
+        case WEIR__SQL_TK_MINUS:
+            op = WEIR_SQL_OP_SUB, prec = PREC_ADD;
+            break;
+        case WEIR__SQL_TK_STAR:
+            op = WEIR_SQL_OP_MUL, prec = PREC_MUL;
+            break;
+        case WEIR__SQL_TK_SLASH:
+            op = WEIR_SQL_OP_DIV, prec = PREC_MUL;
+            break;
         case WEIR__SQL_TK_PERCENT:
             op = WEIR_SQL_OP_MOD, prec = PREC_MUL;
             break;
@@ -1204,21 +1337,29 @@ weir_sql_expr *parse_expr(parser *p, int min_prec)
             break;
         case WEIR__SQL_TK_IDENT:
             switch (kw) {
-            case WEIR__SQL_KW_OR: op = WEIR_SQL_OP_OR, prec = PREC_OR; break;
+            case WEIR__SQL_KW_OR:
+                op = WEIR_SQL_OP_OR, prec = PREC_OR;
+                break;
             case WEIR__SQL_KW_AND:
                 op = WEIR_SQL_OP_AND, prec = PREC_AND;
                 break;
-            case WEIR__SQL_KW_IS: op = WEIR_SQL_OP_OR, prec = PREC_IS; break;
+            case WEIR__SQL_KW_IS:
+                op = WEIR_SQL_OP_OR, prec = PREC_IS;
+                break;
             case WEIR__SQL_KW_BETWEEN:
             case WEIR__SQL_KW_IN:
             case WEIR__SQL_KW_LIKE:
             case WEIR__SQL_KW_SIMILAR:
                 op = WEIR_SQL_OP_OR, prec = PREC_LIKE;
                 break;
-            default: prec = -1, op = WEIR_SQL_OP_OR; break;
+            default:
+                prec = -1, op = WEIR_SQL_OP_OR;
+                break;
             }
             break;
-        default: prec = -1, op = WEIR_SQL_OP_OR; break;
+        default:
+            prec = -1, op = WEIR_SQL_OP_OR;
+            break;
         }
         if (negated && prec != PREC_LIKE)
             parser_expected(p, "BETWEEN, IN, LIKE or SIMILAR TO");

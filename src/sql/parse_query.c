@@ -10,6 +10,7 @@
  * the ON condition can see a.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "sql/parser_internal.h"
 
@@ -213,9 +214,8 @@ weir_sql_window *parse_window_spec(parser *p)
         w->frame = f;
     }
     if (!is_tk(p, WEIR__SQL_TK_RPAREN)) {
-        const char *what = w->frame ? "')'"
-                           : w->n_order_by
-                               ? "ROWS, RANGE or ')'"
+        const char *what = w->frame        ? "')'"
+                           : w->n_order_by ? "ROWS, RANGE or ')'"
                            : w->n_partition_by
                                ? "',', ORDER BY, ROWS, RANGE or ')'"
                                : "PARTITION BY, ORDER BY, ROWS, RANGE or ')'";
@@ -434,8 +434,7 @@ static void parse_select_item(parser *p, vec *items)
         if (!is_tk(p, WEIR__SQL_TK_STAR)) {
             vec parts = {0};
             do {
-                *(weir_sql_ident *)vec_push(p, &parts,
-                                            sizeof(weir_sql_ident)) =
+                *(weir_sql_ident *)vec_push(p, &parts, sizeof(weir_sql_ident)) =
                     parse_ident(p, "a name");
                 expect_tk(p, WEIR__SQL_TK_DOT, "'.'");
             } while (!is_tk(p, WEIR__SQL_TK_STAR));
@@ -456,6 +455,58 @@ static void parse_select_item(parser *p, vec *items)
         p->alias_tok = (int32_t)p->pos;
         it->alias = parse_ident_ptr(p, "an alias");
     }
+}
+
+/* One set of GROUPING SETS: (a, b), () or a bare expression. */
+static void parse_grouping_set(parser *p, weir_sql_expr_list *set)
+{
+    set->loc = cur(p)->loc;
+    vec v = {0};
+    if (is_tk(p, WEIR__SQL_TK_LPAREN) && !at_query_start(p)) {
+        parser_advance(p);
+        if (!is_tk(p, WEIR__SQL_TK_RPAREN)) {
+            do {
+                push_expr(p, &v, parse_expr(p, PREC_MIN));
+            } while (accept_tk(p, WEIR__SQL_TK_COMMA));
+        }
+        expect_tk(p, WEIR__SQL_TK_RPAREN, "',' or ')'");
+    } else {
+        push_expr(p, &v, parse_expr(p, PREC_MIN));
+    }
+    set->items = v.data;
+    set->n_items = v.n;
+}
+
+/* A GROUP BY item: an expression, or GROUPING SETS (...). ROLLUP(a, b) and
+ * CUBE(a, b) are ordinary calls. */
+static weir_sql_expr *parse_group_item(parser *p)
+{
+    const token *t = cur(p);
+    const token *n = peek_tok(p, 1);
+    if (!(t->type == WEIR__SQL_TK_IDENT && n->type == WEIR__SQL_TK_IDENT &&
+          t->len == 8 &&
+          strncasecmp(p->src + t->loc.offset, "GROUPING", 8) == 0 &&
+          n->len == 4 && strncasecmp(p->src + n->loc.offset, "SETS", 4) == 0))
+        return parse_expr(p, PREC_MIN);
+    parser_enter(p);
+    weir_sql_expr *e = PNEW(p, weir_sql_expr);
+    e->kind = WEIR_SQL_EXPR_GROUPING_SETS;
+    e->loc = t->loc;
+    parser_advance(p);
+    parser_advance(p);
+    expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+    vec sets = {0};
+    do {
+        parse_grouping_set(p, vec_push(p, &sets, sizeof(weir_sql_expr_list)));
+    } while (accept_tk(p, WEIR__SQL_TK_COMMA));
+    expect_tk(p, WEIR__SQL_TK_RPAREN, "',' or ')'");
+    e->u.grouping_sets.sets = sets.data;
+    e->u.grouping_sets.n_sets = sets.n;
+    e->end = prev_end(p);
+    e->height = expr_height(e);
+    parser_check_height(p, e->height, e->loc);
+    parser_leave(p);
+    return e;
 }
 
 static weir_sql_select *parse_select(parser *p)
@@ -482,7 +533,7 @@ static weir_sql_select *parse_select(parser *p)
         expect_kw(p, WEIR__SQL_KW_BY);
         vec v = {0};
         do {
-            push_expr(p, &v, parse_expr(p, PREC_MIN));
+            push_expr(p, &v, parse_group_item(p));
         } while (accept_tk(p, WEIR__SQL_TK_COMMA));
         s->group_by = v.data;
         s->n_group_by = v.n;
@@ -520,7 +571,7 @@ static weir_sql_query *parse_values(parser *p)
     expect_kw(p, WEIR__SQL_KW_VALUES);
     vec rows = {0};
     do {
-        weir_sql_values_row *r = vec_push(p, &rows, sizeof *r);
+        weir_sql_expr_list *r = vec_push(p, &rows, sizeof *r);
         r->loc = cur(p)->loc;
         /* ROW(...) is the same as (...). */
         if (is_kw(p, WEIR__SQL_KW_ROW) && peek_is_tk(p, 1, WEIR__SQL_TK_LPAREN))
@@ -557,8 +608,7 @@ static weir_sql_query *parse_query_term(parser *p)
         expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
         return q;
     }
-    parser_expected_hint(p, "a query (SELECT, VALUES or '(')",
-                         "SELECT VALUES");
+    parser_expected_hint(p, "a query (SELECT, VALUES or '(')", "SELECT VALUES");
 }
 
 static bool at_setop(const parser *p, bool intersect_level)
@@ -571,8 +621,8 @@ static bool at_setop(const parser *p, bool intersect_level)
 
 static weir_sql_query *parse_setop_level(parser *p, bool intersect_level)
 {
-    weir_sql_query *left = intersect_level ? parse_query_term(p)
-                                           : parse_setop_level(p, true);
+    weir_sql_query *left =
+        intersect_level ? parse_query_term(p) : parse_setop_level(p, true);
     while (at_setop(p, intersect_level)) {
         weir_sql_query *q = new_query(p, WEIR_SQL_QUERY_SETOP, left->loc);
         q->u.setop.op_loc = cur(p)->loc;
@@ -586,8 +636,8 @@ static weir_sql_query *parse_setop_level(parser *p, bool intersect_level)
         else if (accept_kw(p, WEIR__SQL_KW_DISTINCT))
             q->u.setop.distinct = true;
         q->u.setop.left = left;
-        q->u.setop.right = intersect_level ? parse_query_term(p)
-                                           : parse_setop_level(p, true);
+        q->u.setop.right =
+            intersect_level ? parse_query_term(p) : parse_setop_level(p, true);
         finish_query(p, q);
         left = q;
     }
@@ -652,7 +702,8 @@ weir_sql_query *parse_query(parser *p)
     if (is_kw(p, WEIR__SQL_KW_FETCH)) {
         check_free(p, q->limit != NULL, cur(p)->loc, "LIMIT or FETCH");
         parser_advance(p);
-        if (!accept_kw(p, WEIR__SQL_KW_FIRST) && !accept_kw(p, WEIR__SQL_KW_NEXT))
+        if (!accept_kw(p, WEIR__SQL_KW_FIRST) &&
+            !accept_kw(p, WEIR__SQL_KW_NEXT))
             parser_expected(p, "FIRST or NEXT");
         if (is_kw(p, WEIR__SQL_KW_ROW) || is_kw(p, WEIR__SQL_KW_ROWS)) {
             /* FETCH FIRST ROW ONLY: one row */

@@ -26,8 +26,9 @@ static _Noreturn void unwind(parser *p, int code)
 
 _Noreturn void parser_oom(parser *p)
 {
-    weir_error_set(p->err, WEIR_ENOMEM, "%s: error: out of memory while "
-                                        "parsing",
+    weir_error_set(p->err, WEIR_ENOMEM,
+                   "%s: error: out of memory while "
+                   "parsing",
                    p->file);
     unwind(p, WEIR_ENOMEM);
 }
@@ -41,8 +42,7 @@ static _Noreturn void fail_msg(parser *p, weir_sql_loc loc, const char *msg)
     unwind(p, WEIR_EPARSE);
 }
 
-_Noreturn void parser_fail_at(parser *p, weir_sql_loc loc, const char *fmt,
-                              ...)
+_Noreturn void parser_fail_at(parser *p, weir_sql_loc loc, const char *fmt, ...)
 {
     char msg[480];
     va_list ap;
@@ -75,8 +75,7 @@ static void excerpt(char *buf, size_t cap, const char *s, size_t n)
     buf[o] = '\0';
 }
 
-static void describe_tok(const parser *p, const token *t, char *buf,
-                         size_t cap)
+static void describe_tok(const parser *p, const token *t, char *buf, size_t cap)
 {
     char ex[64];
     excerpt(ex, sizeof ex, p->src + t->loc.offset, t->len);
@@ -213,13 +212,17 @@ void *vec_push(parser *p, vec *v, size_t size)
         uint32_t cap = v->cap ? v->cap * 2 : 4;
         if (cap <= v->cap)
             parser_oom(p);
-        void *d = parser_alloc(p, (size_t)cap * size);
+        void *d = weir__sql_arena_alloc_raw(p->arena, (size_t)cap * size);
+        if (!d)
+            parser_oom(p);
         if (v->n)
             memcpy(d, v->data, (size_t)v->n * size);
         v->data = d;
         v->cap = cap;
     }
-    return (char *)v->data + (size_t)v->n++ * size;
+    void *slot = (char *)v->data + (size_t)v->n++ * size;
+    memset(slot, 0, size);
+    return slot;
 }
 
 /* ------------------------------------------------------------------ tokens */
@@ -304,15 +307,12 @@ weir_sql_ident parse_ident(parser *p, const char *what)
 {
     const token *t = cur(p);
     if (!tok_is_name(t)) {
-        if (t->type == WEIR__SQL_TK_IDENT && t->kw) {
-            char msg[200];
-            snprintf(msg, sizeof msg,
-                     "%s (%s is a reserved keyword; write `%s` to use it as "
-                     "a name)",
-                     what, weir__sql_keyword_name(t->kw),
-                     weir__sql_keyword_name(t->kw));
-            parser_expected_hint(p, msg, "");
-        }
+        if (t->type == WEIR__SQL_TK_IDENT && t->kw)
+            parser_fail_at(p, t->loc,
+                           "expected %s, found keyword %s (a reserved word; "
+                           "write `%.*s` to use it as a name)",
+                           what, weir__sql_keyword_name(t->kw), (int)t->len,
+                           p->src + t->loc.offset);
         parser_expected(p, what);
     }
     weir_sql_ident id;
@@ -382,8 +382,7 @@ const char *parse_string(parser *p, const char *what, weir_sql_loc *loc)
 static bool query_keyword(const token *t)
 {
     return tok_is_kw(t, WEIR__SQL_KW_SELECT) ||
-           tok_is_kw(t, WEIR__SQL_KW_WITH) ||
-           tok_is_kw(t, WEIR__SQL_KW_VALUES);
+           tok_is_kw(t, WEIR__SQL_KW_WITH) || tok_is_kw(t, WEIR__SQL_KW_VALUES);
 }
 
 bool at_query_start(const parser *p)
@@ -400,8 +399,7 @@ bool at_query_start(const parser *p)
  * Parses one hint comment's text: NAME [( args )] [, NAME [( args )]]...
  * by lexing it on its own and pointing the parser at those tokens.
  */
-static void parse_hint_text(parser *p, const weir__sql_hint_text *h,
-                            vec *out)
+static void parse_hint_text(parser *p, const weir__sql_hint_text *h, vec *out)
 {
     weir__sql_tokens saved = p->toks;
     uint32_t saved_pos = p->pos;
@@ -416,7 +414,16 @@ static void parse_hint_text(parser *p, const weir__sql_hint_text *h,
     do {
         weir_sql_hint *hint = vec_push(p, out, sizeof(weir_sql_hint));
         hint->loc = cur(p)->loc;
-        hint->name = parse_ident(p, "a hint name");
+        if (is_tk(p, WEIR__SQL_TK_IDENT)) {
+            /* Hint names are plain words even when they are keywords. */
+            const token *t = cur(p);
+            hint->name.loc = t->loc;
+            hint->name.name = parser_strndup(p, p->src + t->loc.offset, t->len);
+            hint->name.len = t->len;
+            parser_advance(p);
+        } else {
+            hint->name = parse_ident(p, "a hint name");
+        }
         if (accept_tk(p, WEIR__SQL_TK_LPAREN) &&
             !accept_tk(p, WEIR__SQL_TK_RPAREN)) {
             vec opts = {0}, args = {0};
@@ -431,8 +438,8 @@ static void parse_hint_text(parser *p, const weir__sql_hint_text *h,
                     parser_advance(p);
                     parser_advance(p);
                     o->value_loc = cur(p)->loc;
-                    o->value = parse_string(p, "a quoted hint option value",
-                                            NULL);
+                    o->value =
+                        parse_string(p, "a quoted hint option value", NULL);
                     o->value_len = (uint32_t)strlen(o->value);
                 } else {
                     *(weir_sql_expr **)vec_push(p, &args, sizeof(void *)) =
@@ -566,20 +573,69 @@ static void set_primary_key(parser *p, weir_sql_create_table *ct,
                             weir_sql_primary_key *pk)
 {
     if (ct->primary_key)
-        parser_fail_at(p, pk->loc, "a table can have only one PRIMARY KEY "
-                                   "(the first is at %u:%u)",
+        parser_fail_at(p, pk->loc,
+                       "a table can have only one PRIMARY KEY "
+                       "(the first is at %u:%u)",
                        ct->primary_key->loc.line, ct->primary_key->loc.col);
     ct->primary_key = pk;
 }
 
+static bool is_type_keyword(weir__sql_kw kw)
+{
+    switch (kw) {
+    case WEIR__SQL_KW_BOOLEAN:
+    case WEIR__SQL_KW_TINYINT:
+    case WEIR__SQL_KW_SMALLINT:
+    case WEIR__SQL_KW_INT:
+    case WEIR__SQL_KW_INTEGER:
+    case WEIR__SQL_KW_BIGINT:
+    case WEIR__SQL_KW_FLOAT:
+    case WEIR__SQL_KW_REAL:
+    case WEIR__SQL_KW_DOUBLE:
+    case WEIR__SQL_KW_DECIMAL:
+    case WEIR__SQL_KW_DEC:
+    case WEIR__SQL_KW_NUMERIC:
+    case WEIR__SQL_KW_CHAR:
+    case WEIR__SQL_KW_CHARACTER:
+    case WEIR__SQL_KW_VARCHAR:
+    case WEIR__SQL_KW_STRING:
+    case WEIR__SQL_KW_BINARY:
+    case WEIR__SQL_KW_VARBINARY:
+    case WEIR__SQL_KW_BYTES:
+    case WEIR__SQL_KW_DATE:
+    case WEIR__SQL_KW_TIME:
+    case WEIR__SQL_KW_TIMESTAMP:
+    case WEIR__SQL_KW_TIMESTAMP_LTZ:
+    case WEIR__SQL_KW_ARRAY:
+    case WEIR__SQL_KW_MULTISET:
+    case WEIR__SQL_KW_MAP:
+    case WEIR__SQL_KW_ROW:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* WATERMARK starts a watermark definition unless it is the name of a
+ * column (followed by a type or AS); WATERMARK ts AS ... lacks its FOR. */
+static bool at_watermark(const parser *p)
+{
+    if (!is_kw(p, WEIR__SQL_KW_WATERMARK))
+        return false;
+    const token *n = peek_tok(p, 1);
+    if (tok_is_kw(n, WEIR__SQL_KW_FOR))
+        return true;
+    return tok_is_name(n) && !is_type_keyword(n->kw) &&
+           !tok_is_kw(n, WEIR__SQL_KW_AS);
+}
+
 /* One element of CREATE TABLE's column list. */
-static void parse_table_element(parser *p, weir_sql_create_table *ct,
-                                vec *cols)
+static void parse_table_element(parser *p, weir_sql_create_table *ct, vec *cols)
 {
     weir_sql_loc loc = cur(p)->loc;
-    if (is_kw(p, WEIR__SQL_KW_WATERMARK) && peek_is_kw(p, 1, WEIR__SQL_KW_FOR)) {
+    if (at_watermark(p)) {
         parser_advance(p);
-        parser_advance(p);
+        expect_kw(p, WEIR__SQL_KW_FOR);
         weir_sql_watermark *wm = PNEW(p, weir_sql_watermark);
         wm->loc = loc;
         wm->column = parse_name(p, "the name of the event-time column");
@@ -593,9 +649,9 @@ static void parse_table_element(parser *p, weir_sql_create_table *ct,
         ct->watermark = wm;
         return;
     }
-    if ((is_kw(p, WEIR__SQL_KW_PRIMARY) && peek_is_kw(p, 1, WEIR__SQL_KW_KEY)) ||
-        (is_kw(p, WEIR__SQL_KW_CONSTRAINT) &&
-         tok_is_name(peek_tok(p, 1)) &&
+    if ((is_kw(p, WEIR__SQL_KW_PRIMARY) &&
+         peek_is_kw(p, 1, WEIR__SQL_KW_KEY)) ||
+        (is_kw(p, WEIR__SQL_KW_CONSTRAINT) && tok_is_name(peek_tok(p, 1)) &&
          peek_is_kw(p, 2, WEIR__SQL_KW_PRIMARY))) {
         weir_sql_primary_key *pk = PNEW(p, weir_sql_primary_key);
         pk->loc = loc;
@@ -607,8 +663,7 @@ static void parse_table_element(parser *p, weir_sql_create_table *ct,
     }
     weir_sql_column *col = vec_push(p, cols, sizeof(weir_sql_column));
     col->loc = loc;
-    col->name = parse_ident(
-        p, "a column name, WATERMARK FOR or PRIMARY KEY");
+    col->name = parse_ident(p, "a column name, WATERMARK FOR or PRIMARY KEY");
     if (accept_kw(p, WEIR__SQL_KW_AS)) {
         col->kind = WEIR_SQL_COLUMN_COMPUTED;
         col->expr = parse_expr(p, PREC_MIN);
@@ -921,8 +976,8 @@ static weir_sql_stmt *parse_set(parser *p)
         p, "a quoted configuration key such as 'parallelism.default'",
         &st->u.set.key_loc);
     expect_tk(p, WEIR__SQL_TK_EQ, "'='");
-    st->u.set.value = parse_string(p, "a quoted value such as '4'",
-                                   &st->u.set.value_loc);
+    st->u.set.value =
+        parse_string(p, "a quoted value such as '4'", &st->u.set.value_loc);
     return st;
 }
 
@@ -1128,6 +1183,14 @@ static void parse_script(parser *p, weir_sql_script *s)
             continue;
         if (is_tk(p, WEIR__SQL_TK_EOF))
             break;
+        const token *t = cur(p);
+        weir__sql_kw kw =
+            t->type == WEIR__SQL_TK_IDENT ? t->kw : WEIR__SQL_KW_NONE;
+        if (kw == WEIR__SQL_KW_CREATE || kw == WEIR__SQL_KW_INSERT ||
+            kw == WEIR__SQL_KW_SELECT || kw == WEIR__SQL_KW_DROP ||
+            kw == WEIR__SQL_KW_EXECUTE || kw == WEIR__SQL_KW_EXPLAIN ||
+            kw == WEIR__SQL_KW_BEGIN || kw == WEIR__SQL_KW_RESET)
+            parser_expected(p, "';' before the next statement");
         parser_expected_hint(p, "';'", clause_words);
     }
     s->stmts = v.data;
@@ -1217,7 +1280,10 @@ void weir_sql_script_destroy(weir_sql_script *s)
     weir_free(s);
 }
 
-const char *weir_sql_script_file(const weir_sql_script *s) { return s->file; }
+const char *weir_sql_script_file(const weir_sql_script *s)
+{
+    return s->file;
+}
 
 const char *weir_sql_script_text(const weir_sql_script *s, size_t *len)
 {
@@ -1243,7 +1309,10 @@ weir_sql_stmt_kind weir_sql_stmt_get_kind(const weir_sql_stmt *st)
     return st->kind;
 }
 
-weir_sql_loc weir_sql_stmt_loc(const weir_sql_stmt *st) { return st->loc; }
+weir_sql_loc weir_sql_stmt_loc(const weir_sql_stmt *st)
+{
+    return st->loc;
+}
 
 const char *weir_sql_stmt_text(const weir_sql_stmt *st, size_t *len)
 {

@@ -69,10 +69,10 @@ typedef struct parser {
     weir__sql_arena *arena;   /* the script's arena: the tree */
     weir__sql_arena *scratch; /* tokens; freed after the parse */
     weir__sql_tokens toks;
-    uint32_t pos;             /* index of the current token */
+    uint32_t pos; /* index of the current token */
     int depth;
     jmp_buf *jb;
-    int code;                 /* error code after a longjmp */
+    int code; /* error code after a longjmp */
     weir_error *err;
     weir_sql_loc *err_loc;
     int32_t alias_tok; /* index of the last implicit alias (typo hints) */
@@ -86,8 +86,8 @@ typedef struct vec {
 
 /* ---- errors (never return) */
 _Noreturn void parser_oom(parser *p);
-_Noreturn void parser_fail_at(parser *p, weir_sql_loc loc, const char *fmt,
-                              ...) __attribute__((format(printf, 3, 4)));
+_Noreturn void parser_fail_at(parser *p, weir_sql_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* "expected WHAT, found <current token>" plus a "did you mean" when the
  * current token is a near-miss of an upper-case word in WHAT. */
 _Noreturn void parser_expected(parser *p, const char *what);
@@ -103,7 +103,10 @@ char *parser_strndup(parser *p, const char *s, size_t n);
 void *vec_push(parser *p, vec *v, size_t size);
 
 /* ---- tokens */
-static inline const token *cur(const parser *p) { return &p->toks.tok[p->pos]; }
+static inline const token *cur(const parser *p)
+{
+    return &p->toks.tok[p->pos];
+}
 static inline const token *peek_tok(const parser *p, uint32_t k)
 {
     uint32_t i = p->pos + k;
@@ -146,7 +149,10 @@ bool tok_is_name(const token *t);
 
 /* ---- recursion */
 void parser_enter(parser *p);
-static inline void parser_leave(parser *p) { p->depth--; }
+static inline void parser_leave(parser *p)
+{
+    p->depth--;
+}
 /* Fails when a node of this height would exceed WEIR_SQL_MAX_HEIGHT. */
 void parser_check_height(parser *p, uint32_t height, weir_sql_loc loc);
 
@@ -178,7 +184,7 @@ enum {
     PREC_CMP = 5,
     PREC_LIKE = 6, /* BETWEEN, IN, LIKE, SIMILAR TO */
     PREC_ADD = 7,
-    PREC_MUL = 8,  /* * / % || */
+    PREC_MUL = 8, /* * / % || */
     PREC_UNARY = 9,
     PREC_POSTFIX = 10, /* x[i] */
     PREC_PRIMARY = 11,
@@ -195,7 +201,8 @@ weir_sql_time_unit kw_time_unit(weir__sql_kw kw);
 
 /* ---- parse_query.c */
 weir_sql_query *parse_query(parser *p);
-weir_sql_window *parse_window_spec(parser *p); /* after OVER / AS: '(' ... ')' */
+weir_sql_window *
+parse_window_spec(parser *p); /* after OVER / AS: '(' ... ')' */
 void parse_order_by_list(parser *p, weir_sql_order_item **out, uint32_t *n);
 uint32_t query_height(const weir_sql_query *q);
 uint32_t window_height(const weir_sql_window *w);

@@ -26,7 +26,10 @@ static void putn(printer *pr, const char *s, size_t n)
         pr->rc = weir_buf_put(pr->out, s, n);
 }
 
-static void put(printer *pr, const char *s) { putn(pr, s, strlen(s)); }
+static void put(printer *pr, const char *s)
+{
+    putn(pr, s, strlen(s));
+}
 
 static void put_u32(printer *pr, uint32_t v)
 {
@@ -240,8 +243,7 @@ static void exprs(printer *pr, weir_sql_expr *const *v, uint32_t n)
     }
 }
 
-static void order_items(printer *pr, const weir_sql_order_item *o,
-                        uint32_t n)
+static void order_items(printer *pr, const weir_sql_order_item *o, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         if (i)
@@ -271,12 +273,20 @@ static void interval_unit(printer *pr, weir_sql_time_unit u, int32_t prec)
 static void literal(printer *pr, const weir_sql_literal *l)
 {
     switch (l->kind) {
-    case WEIR_SQL_LIT_NULL: put(pr, "NULL"); break;
-    case WEIR_SQL_LIT_BOOLEAN: put(pr, l->boolean ? "TRUE" : "FALSE"); break;
+    case WEIR_SQL_LIT_NULL:
+        put(pr, "NULL");
+        break;
+    case WEIR_SQL_LIT_BOOLEAN:
+        put(pr, l->boolean ? "TRUE" : "FALSE");
+        break;
     case WEIR_SQL_LIT_INTEGER:
     case WEIR_SQL_LIT_DECIMAL:
-    case WEIR_SQL_LIT_DOUBLE: putn(pr, l->text, l->len); break;
-    case WEIR_SQL_LIT_STRING: put_quoted(pr, l->text, l->len, '\''); break;
+    case WEIR_SQL_LIT_DOUBLE:
+        putn(pr, l->text, l->len);
+        break;
+    case WEIR_SQL_LIT_STRING:
+        put_quoted(pr, l->text, l->len, '\'');
+        break;
     case WEIR_SQL_LIT_BINARY:
         put(pr, "X");
         put_quoted(pr, l->text, l->len, '\'');
@@ -359,8 +369,13 @@ static void call(printer *pr, const weir_sql_expr *e)
         put(pr, weir__sql_unit_name(e->u.call.unit));
         put(pr, ")");
         break;
+    case WEIR_SQL_CALL_UNIT_FIRST:
     case WEIR_SQL_CALL_PLAIN:
         put(pr, "(");
+        if (e->u.call.syntax == WEIR_SQL_CALL_UNIT_FIRST) {
+            put(pr, weir__sql_unit_name(e->u.call.unit));
+            put(pr, ", ");
+        }
         if (e->u.call.star) {
             put(pr, "*");
         } else {
@@ -408,14 +423,11 @@ static void expr(printer *pr, const weir_sql_expr *e)
             break;
         }
         put(pr, e->u.unary.op == WEIR_SQL_OP_NEG ? "-" : "+");
-        /* Never print "--" (a comment) or "-+": parenthesise signs. */
-        if (o->kind == WEIR_SQL_EXPR_UNARY && o->u.unary.op != WEIR_SQL_OP_NOT) {
-            put(pr, "(");
-            expr(pr, o);
-            put(pr, ")");
-        } else {
-            child(pr, o, PREC_UNARY);
-        }
+        /* A space between signs, never "--" (a comment); no parentheses,
+         * which would nest deeper than the input. */
+        if (o->kind == WEIR_SQL_EXPR_UNARY && o->u.unary.op != WEIR_SQL_OP_NOT)
+            put(pr, " ");
+        child(pr, o, PREC_UNARY);
         break;
     }
     case WEIR_SQL_EXPR_BINARY: {
@@ -428,8 +440,8 @@ static void expr(printer *pr, const weir_sql_expr *e)
         break;
     }
     case WEIR_SQL_EXPR_IS: {
-        static const char *const tests[] = {"NULL", "TRUE", "FALSE",
-                                            "UNKNOWN", "DISTINCT FROM "};
+        static const char *const tests[] = {"NULL", "TRUE", "FALSE", "UNKNOWN",
+                                            "DISTINCT FROM "};
         child(pr, e->u.is.operand, PREC_IS);
         put(pr, e->u.is.negated ? " IS NOT " : " IS ");
         put(pr, tests[e->u.is.test]);
@@ -535,8 +547,7 @@ static void expr(printer *pr, const weir_sql_expr *e)
         }
         if (e->u.table_arg.n_order_by) {
             put(pr, " ORDER BY ");
-            order_items(pr, e->u.table_arg.order_by,
-                        e->u.table_arg.n_order_by);
+            order_items(pr, e->u.table_arg.order_by, e->u.table_arg.n_order_by);
         }
         break;
     case WEIR_SQL_EXPR_DESCRIPTOR:
@@ -554,6 +565,18 @@ static void expr(printer *pr, const weir_sql_expr *e)
         expr(pr, e->u.named_arg.value);
         break;
     }
+    case WEIR_SQL_EXPR_GROUPING_SETS:
+        put(pr, "GROUPING SETS (");
+        for (uint32_t i = 0; i < e->u.grouping_sets.n_sets; i++) {
+            const weir_sql_expr_list *set = &e->u.grouping_sets.sets[i];
+            if (i)
+                put(pr, ", ");
+            put(pr, "(");
+            exprs(pr, set->items, set->n_items);
+            put(pr, ")");
+        }
+        put(pr, ")");
+        break;
     }
 }
 
@@ -572,8 +595,8 @@ static void bound(printer *pr, const weir_sql_bound *b)
     case WEIR_SQL_BOUND_PRECEDING:
     case WEIR_SQL_BOUND_FOLLOWING:
         child(pr, b->offset, PREC_ADD);
-        put(pr, b->kind == WEIR_SQL_BOUND_PRECEDING ? " PRECEDING"
-                                                    : " FOLLOWING");
+        put(pr,
+            b->kind == WEIR_SQL_BOUND_PRECEDING ? " PRECEDING" : " FOLLOWING");
         break;
     }
 }
@@ -627,7 +650,11 @@ static void hints(printer *pr, const weir_sql_hint *h, uint32_t n)
     for (uint32_t i = 0; i < n; i++) {
         if (i)
             put(pr, ", ");
-        put_ident(pr, &h[i].name);
+        /* Hint names are never keywords to the hint parser. */
+        if (is_word(h[i].name.name, h[i].name.len))
+            putn(pr, h[i].name.name, h[i].name.len);
+        else
+            put_ident(pr, &h[i].name);
         if (h[i].n_options || h[i].n_args) {
             put(pr, "(");
             for (uint32_t k = 0; k < h[i].n_options; k++) {
@@ -949,10 +976,9 @@ static void create_table(printer *pr, const weir_sql_create_table *ct)
     if (ct->like) {
         static const char *const strat[] = {"INCLUDING", "EXCLUDING",
                                             "OVERWRITING"};
-        static const char *const feat[] = {"ALL",        "CONSTRAINTS",
-                                           "GENERATED",  "METADATA",
-                                           "OPTIONS",    "PARTITIONS",
-                                           "WATERMARKS"};
+        static const char *const feat[] = {
+            "ALL",     "CONSTRAINTS", "GENERATED", "METADATA",
+            "OPTIONS", "PARTITIONS",  "WATERMARKS"};
         put(pr, " LIKE ");
         put_name(pr, &ct->like->source);
         if (ct->like->n_options) {
@@ -1114,8 +1140,8 @@ static void stmt(printer *pr, const weir_sql_stmt *st, bool in_explain)
         break;
     case WEIR_SQL_STMT_SHOW: {
         static const char *const what[] = {
-            "SHOW TABLES",    "SHOW VIEWS",         "SHOW FUNCTIONS",
-            "SHOW DATABASES", "SHOW CATALOGS",      "SHOW CREATE TABLE ",
+            "SHOW TABLES",      "SHOW VIEWS",    "SHOW FUNCTIONS",
+            "SHOW DATABASES",   "SHOW CATALOGS", "SHOW CREATE TABLE ",
             "SHOW CREATE VIEW "};
         put(pr, what[st->u.show.what]);
         if (st->u.show.what == WEIR_SQL_SHOW_CREATE_TABLE ||

@@ -29,7 +29,8 @@ typedef struct weir__snap_writer weir__snap_writer;
  * absent or expired); the function writes the new bytes into out (empty on
  * entry). A non-zero return aborts the update and leaves the entry as it was.
  */
-typedef int (*weir__update_fn)(void *ud, const void *old, size_t oldlen, weir_buf *out);
+typedef int (*weir__update_fn)(void *ud, const void *old, size_t oldlen,
+                               weir_buf *out);
 
 /*
  * Backend operations. Unless noted, they act on the backend's current key
@@ -38,7 +39,8 @@ typedef int (*weir__update_fn)(void *ud, const void *old, size_t oldlen, weir_bu
  */
 typedef struct weir__backend_ops {
     const char *kind;
-    void (*destroy)(weir__backend *be); /* frees the backend, its states included */
+    void (*destroy)(
+        weir__backend *be); /* frees the backend, its states included */
     /* A zeroed state struct of the backend's size, generic part included. */
     int (*state_create)(weir__backend *be, weir_state **out);
     /* Optional: st was bound to an operator's desc (TTL now known). */
@@ -46,43 +48,52 @@ typedef struct weir__backend_ops {
     /* Optional: the current key changed (it is valid in be->key). */
     int (*key_changed)(weir__backend *be);
 
-    int (*get)(weir_state *st, const void *ns, size_t nslen, const void **val, size_t *len);
-    int (*put)(weir_state *st, const void *ns, size_t nslen, const void *val, size_t len);
-    int (*update)(weir_state *st, const void *ns, size_t nslen, weir__update_fn fn, void *ud);
+    int (*get)(weir_state *st, const void *ns, size_t nslen, const void **val,
+               size_t *len);
+    int (*put)(weir_state *st, const void *ns, size_t nslen, const void *val,
+               size_t len);
+    int (*update)(weir_state *st, const void *ns, size_t nslen,
+                  weir__update_fn fn, void *ud);
     int (*clear)(weir_state *st, const void *ns, size_t nslen);
-    int (*list_add)(weir_state *st, const void *ns, size_t nslen, const void *val, size_t len);
-    int (*list_get)(weir_state *st, const void *ns, size_t nslen, weir_list_visit_fn fn, void *ud);
-    int (*map_put)(weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen,
-                   const void *v, size_t vlen);
-    int (*map_get)(weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen,
-                   const void **v, size_t *vlen);
-    int (*map_remove)(weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen);
-    int (*map_iterate)(weir_state *st, const void *ns, size_t nslen, weir_map_visit_fn fn, void *ud);
+    int (*list_add)(weir_state *st, const void *ns, size_t nslen,
+                    const void *val, size_t len);
+    int (*list_get)(weir_state *st, const void *ns, size_t nslen,
+                    weir_list_visit_fn fn, void *ud);
+    int (*map_put)(weir_state *st, const void *ns, size_t nslen, const void *k,
+                   size_t klen, const void *v, size_t vlen);
+    int (*map_get)(weir_state *st, const void *ns, size_t nslen, const void *k,
+                   size_t klen, const void **v, size_t *vlen);
+    int (*map_remove)(weir_state *st, const void *ns, size_t nslen,
+                      const void *k, size_t klen);
+    int (*map_iterate)(weir_state *st, const void *ns, size_t nslen,
+                       weir_map_visit_fn fn, void *ud);
 
     /*
-     * Not on the current key: appends (bytes key, bytes ns) - weir_buf_put_bytes
-     * encoding - for every live entry of st in key group kg.
+     * Not on the current key: appends (bytes key, bytes ns) -
+     * weir_buf_put_bytes encoding - for every live entry of st in key group kg.
      */
     int (*collect_keys)(weir_state *st, uint32_t kg, weir_buf *out);
     /* Not on the current key: writes every entry of st in kg through w. */
     int (*snapshot_state)(weir_state *st, uint32_t kg, weir__snap_writer *w);
     /* Removes everything (all states) stored in key group kg. */
     int (*drop_kg)(weir__backend *be, uint32_t kg);
-    /* Restore: store one value / append one list element / put one map entry with its stamp. */
-    int (*load_value)(weir_state *st, const void *ns, size_t nslen, int64_t stamp, const void *v,
-                      size_t len);
-    int (*load_list)(weir_state *st, const void *ns, size_t nslen, int64_t stamp, const void *v,
-                     size_t len);
-    int (*load_map)(weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen,
-                    int64_t stamp, const void *v, size_t vlen);
+    /* Restore: store one value / append one list element / put one map entry
+     * with its stamp. */
+    int (*load_value)(weir_state *st, const void *ns, size_t nslen,
+                      int64_t stamp, const void *v, size_t len);
+    int (*load_list)(weir_state *st, const void *ns, size_t nslen,
+                     int64_t stamp, const void *v, size_t len);
+    int (*load_map)(weir_state *st, const void *ns, size_t nslen, const void *k,
+                    size_t klen, int64_t stamp, const void *v, size_t vlen);
     uint64_t (*size_bytes)(const weir__backend *be);
 } weir__backend_ops;
 
 struct weir_state {
     weir__backend *be;
-    uint32_t id;          /* index in be->states, stable for the backend's life */
-    bool bound;           /* registered by an operator; false: created by a restore, desc.name/kind only */
-    int64_t ttl_ms;       /* desc.ttl_ms when bound, else 0 */
+    uint32_t id;    /* index in be->states, stable for the backend's life */
+    bool bound;     /* registered by an operator; false: created by a restore,
+                       desc.name/kind only */
+    int64_t ttl_ms; /* desc.ttl_ms when bound, else 0 */
     weir_state_desc desc; /* desc.name is an owned copy */
 };
 
@@ -91,7 +102,7 @@ struct weir__backend {
     uint32_t max_parallelism;
     uint32_t kg_lo, kg_hi; /* owned key groups [kg_lo, kg_hi) */
     weir_clock clock;
-    weir_state **states;   /* by id */
+    weir_state **states; /* by id */
     uint32_t n_states, cap_states;
 
     /* The current key (copied), its hash and key group. */
@@ -101,19 +112,26 @@ struct weir__backend {
     uint32_t kg;
     bool has_key;
 
-    weir_buf scratch; /* for read-modify-write results; backends may use it inside one call */
+    weir_buf scratch; /* for read-modify-write results; backends may use it
+                         inside one call */
 };
 
 /* Generic part set up by a backend's create, and torn down by its destroy. */
-int weir__backend_init(weir__backend *be, const weir__backend_ops *ops, const weir__backend_config *cfg);
+int weir__backend_init(weir__backend *be, const weir__backend_ops *ops,
+                       const weir__backend_config *cfg);
 void weir__backend_fini(weir__backend *be);
 
-int weir__memory_backend_create(const weir__backend_config *cfg, weir__backend **out);
+int weir__memory_backend_create(const weir__backend_config *cfg,
+                                weir__backend **out);
 #ifdef WEIR_HAVE_ROCKSDB
-int weir__rocksdb_backend_create(const weir__backend_config *cfg, weir__backend **out);
+int weir__rocksdb_backend_create(const weir__backend_config *cfg,
+                                 weir__backend **out);
 #endif
 
-static inline bool weir__state_has_ttl(const weir_state *st) { return st->ttl_ms > 0; }
+static inline bool weir__state_has_ttl(const weir_state *st)
+{
+    return st->ttl_ms > 0;
+}
 
 /* Whether a value stamped at stamp is expired at now under ttl_ms (> 0). */
 static inline bool weir__ttl_expired(int64_t stamp, int64_t now, int64_t ttl_ms)
@@ -126,23 +144,34 @@ static inline bool weir__ttl_expired(int64_t stamp, int64_t now, int64_t ttl_ms)
     return stamp <= limit;
 }
 
-static inline int64_t weir__now(const weir__backend *be) { return weir_clock_now(&be->clock); }
+static inline int64_t weir__now(const weir__backend *be)
+{
+    return weir_clock_now(&be->clock);
+}
 
-/* Maps a user callback's return to an error: negative codes pass, positive become WEIR_EUSER. */
-static inline int weir__user_rc(int rc) { return rc < 0 ? rc : rc > 0 ? WEIR_EUSER : 0; }
+/* Maps a user callback's return to an error: negative codes pass, positive
+ * become WEIR_EUSER. */
+static inline int weir__user_rc(int rc)
+{
+    return rc < 0 ? rc : rc > 0 ? WEIR_EUSER : 0;
+}
 
-/* ---- the canonical snapshot writer (snapshot.c), used by snapshot_state ---- */
+/* ---- the canonical snapshot writer (snapshot.c), used by snapshot_state ----
+ */
 
 /* A value, reducing or aggregating entry. Expired entries are skipped. */
-int weir__snap_value(weir__snap_writer *w, const void *key, size_t klen, const void *ns, size_t nslen,
-                     int64_t stamp, const void *v, size_t vlen);
+int weir__snap_value(weir__snap_writer *w, const void *key, size_t klen,
+                     const void *ns, size_t nslen, int64_t stamp, const void *v,
+                     size_t vlen);
 /*
  * A list or map entry: begin, then its elements / map entries (k NULL for
  * lists), then end. Expired items are skipped; an entry left with no item is
  * dropped.
  */
-int weir__snap_group_begin(weir__snap_writer *w, const void *key, size_t klen, const void *ns, size_t nslen);
-int weir__snap_item(weir__snap_writer *w, int64_t stamp, const void *k, size_t klen, const void *v, size_t vlen);
+int weir__snap_group_begin(weir__snap_writer *w, const void *key, size_t klen,
+                           const void *ns, size_t nslen);
+int weir__snap_item(weir__snap_writer *w, int64_t stamp, const void *k,
+                    size_t klen, const void *v, size_t vlen);
 int weir__snap_group_end(weir__snap_writer *w);
 
 /* Codec entry points used by state.c. */
@@ -151,8 +180,11 @@ int weir__snapshot_decode(weir__backend *be, uint32_t kg, weir_cursor *in);
 
 /* Internal: state lookup / creation by name used by restore. */
 weir_state *weir__backend_find_state(weir__backend *be, const char *name);
-int weir__backend_add_state(weir__backend *be, const char *name, weir_state_kind kind, weir_state **out);
-/* Sets the current key without the range check (restore), computing its hash. */
-int weir__backend_set_key_raw(weir__backend *be, const void *key, size_t len, uint64_t hash);
+int weir__backend_add_state(weir__backend *be, const char *name,
+                            weir_state_kind kind, weir_state **out);
+/* Sets the current key without the range check (restore), computing its hash.
+ */
+int weir__backend_set_key_raw(weir__backend *be, const void *key, size_t len,
+                              uint64_t hash);
 
 #endif

@@ -7,22 +7,23 @@
  * shift, so there are no tombstones). A slot holds the 64-bit hash of
  * (key, namespace) and a pointer to a record carved from the backend's slab:
  *
- *   record: stamp | klen | nslen | vlen | vcap | key | ns | pad to 8 | value area
+ *   record: stamp | klen | nslen | vlen | vcap | key | ns | pad to 8 | value
+ * area
  *
  * The value area holds the bytes of a value / reducing / aggregating state;
  * the elements of a list, appended in place ([u32 len][i64 stamp][bytes]
  * each, capacity doubling when full); or, for a map, a nested table whose
- * slots point to entry records (stamp | klen | vlen | vcap | key | pad | value).
- * Because tables are per key group, a key group is snapshotted, restored or
- * dropped without looking at the others.
+ * slots point to entry records (stamp | klen | vlen | vcap | key | pad |
+ * value). Because tables are per key group, a key group is snapshotted,
+ * restored or dropped without looking at the others.
  *
  * Pointer lifetime. A pointer returned by a read points into a record. Writes
  * (put, add, clear, map put/remove, set_key, restore) may move or free any
  * record. Reads never free: an expired entry found by a read is unlinked from
  * its table and its memory is parked on a retire list, which the next write
- * (once it has consumed its own arguments) or set_key frees. So a read pointer stays valid
- * until the next write, as weir/state.h promises, even when the clock
- * advanced in between.
+ * (once it has consumed its own arguments) or set_key frees. So a read pointer
+ * stays valid until the next write, as weir/state.h promises, even when the
+ * clock advanced in between.
  *
  * TTL. Records of a TTL state carry the stamp of their last write (and read,
  * for ON_READ_AND_WRITE). A list record's stamp is the newest stamp of its
@@ -42,7 +43,8 @@
 #include "state/slab.h"
 
 #define CLEANUP_RECORDS 4 /* records (or map entries) examined per access */
-#define CLEANUP_PROBES 32 /* slots or empty key groups passed over per access */
+#define CLEANUP_PROBES 32 /* slots or empty key groups passed over per access  \
+                           */
 #define TAB_MIN 8
 #define MAP_MIN 4
 #define ELEM_HDR 12 /* list element: u32 len, i64 stamp */
@@ -74,7 +76,7 @@ typedef struct ment {
 
 typedef struct mem_state {
     weir_state base;
-    tab *tabs;                       /* one per owned key group: tabs[kg - kg_lo] */
+    tab *tabs; /* one per owned key group: tabs[kg - kg_lo] */
     uint32_t cl_kg, cl_slot, cl_sub; /* incremental cleanup cursor */
 } mem_state;
 
@@ -94,19 +96,40 @@ typedef struct mem_backend {
 
 /* ---- records ---- */
 
-static inline size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
-static inline uint8_t *rec_key(mrec *r) { return r->data; }
-static inline uint8_t *rec_ns(mrec *r) { return r->data + r->klen; }
-static inline uint8_t *rec_val(mrec *r) { return r->data + align8((size_t)r->klen + r->nslen); }
+static inline size_t align8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+static inline uint8_t *rec_key(mrec *r)
+{
+    return r->data;
+}
+static inline uint8_t *rec_ns(mrec *r)
+{
+    return r->data + r->klen;
+}
+static inline uint8_t *rec_val(mrec *r)
+{
+    return r->data + align8((size_t)r->klen + r->nslen);
+}
 static inline size_t rec_size(const mrec *r)
 {
     return sizeof(mrec) + align8((size_t)r->klen + r->nslen) + r->vcap;
 }
-static inline uint8_t *ent_val(ment *e) { return e->data + align8(e->klen); }
-static inline size_t ent_size(const ment *e) { return sizeof(ment) + align8(e->klen) + e->vcap; }
+static inline uint8_t *ent_val(ment *e)
+{
+    return e->data + align8(e->klen);
+}
+static inline size_t ent_size(const ment *e)
+{
+    return sizeof(ment) + align8(e->klen) + e->vcap;
+}
 
 /* The map of a MAP record lives in its value area. */
-static inline tab *rec_map(mrec *r) { return (tab *)(void *)rec_val(r); }
+static inline tab *rec_map(mrec *r)
+{
+    return (tab *)(void *)rec_val(r);
+}
 
 static inline uint64_t mix64(uint64_t x)
 {
@@ -122,7 +145,8 @@ static inline uint64_t mix64(uint64_t x)
  * Slot hash of (current key, ns). The key hash is remixed because every key
  * in one key group's table shares its value modulo max_parallelism.
  */
-static inline uint64_t kns_hash(const weir__backend *be, const void *ns, size_t nslen)
+static inline uint64_t kns_hash(const weir__backend *be, const void *ns,
+                                size_t nslen)
 {
     uint64_t h = be->key_hash;
     if (nslen)
@@ -130,9 +154,13 @@ static inline uint64_t kns_hash(const weir__backend *be, const void *ns, size_t 
     return mix64(h);
 }
 
-static inline uint64_t ukey_hash(const void *k, size_t klen) { return XXH3_64bits(k, klen); }
+static inline uint64_t ukey_hash(const void *k, size_t klen)
+{
+    return XXH3_64bits(k, klen);
+}
 
-static mrec *rec_alloc(mem_backend *mb, const void *key, size_t klen, const void *ns, size_t nslen, size_t want)
+static mrec *rec_alloc(mem_backend *mb, const void *key, size_t klen,
+                       const void *ns, size_t nslen, size_t want)
 {
     size_t off = align8(klen + nslen);
     size_t need = sizeof(mrec) + off + want;
@@ -208,7 +236,10 @@ static void flush_retired(mem_backend *mb)
     mb->n_retire = 0;
 }
 
-static inline size_t tab_bytes(const tab *t) { return ((size_t)t->mask + 1) * sizeof(slot); }
+static inline size_t tab_bytes(const tab *t)
+{
+    return ((size_t)t->mask + 1) * sizeof(slot);
+}
 
 /* Blocks a record owns: itself, and for a map its slot array and entries. */
 static size_t rec_blocks(weir_state_kind kind, mrec *r)
@@ -219,7 +250,8 @@ static size_t rec_blocks(weir_state_kind kind, mrec *r)
     return 2 + m->n;
 }
 
-static void rec_release(mem_backend *mb, weir_state_kind kind, mrec *r, bool defer)
+static void rec_release(mem_backend *mb, weir_state_kind kind, mrec *r,
+                        bool defer)
 {
     if (kind == WEIR_STATE_MAP) {
         tab *m = rec_map(r);
@@ -258,7 +290,8 @@ static int tab_resize(mem_backend *mb, tab *t, uint32_t n_slots)
     return 0;
 }
 
-/* Makes room for one more entry so that a following probe finds an empty slot. */
+/* Makes room for one more entry so that a following probe finds an empty slot.
+ */
 static int tab_reserve(mem_backend *mb, tab *t, uint32_t min_slots)
 {
     if (!t->slots)
@@ -299,8 +332,9 @@ static void tab_remove_at(tab *t, uint32_t i)
  * Probes for (key, ns). Returns the slot index of the match, or NONE; *empty
  * gets the first empty slot of the run (where an insert goes).
  */
-static inline uint32_t rec_find(const tab *t, uint64_t h, const uint8_t *key, size_t klen, const void *ns,
-                                size_t nslen, uint32_t *empty)
+static inline uint32_t rec_find(const tab *t, uint64_t h, const uint8_t *key,
+                                size_t klen, const void *ns, size_t nslen,
+                                uint32_t *empty)
 {
     if (!t->slots) {
         *empty = NONE;
@@ -315,7 +349,8 @@ static inline uint32_t rec_find(const tab *t, uint64_t h, const uint8_t *key, si
         }
         if (s->hash == h) {
             mrec *r = s->p;
-            if (r->klen == klen && r->nslen == nslen && memcmp(r->data, key, klen) == 0 &&
+            if (r->klen == klen && r->nslen == nslen &&
+                (klen == 0 || memcmp(r->data, key, klen) == 0) &&
                 (nslen == 0 || memcmp(r->data + klen, ns, nslen) == 0))
                 return i;
         }
@@ -323,7 +358,8 @@ static inline uint32_t rec_find(const tab *t, uint64_t h, const uint8_t *key, si
     }
 }
 
-static inline uint32_t ent_find(const tab *m, uint64_t h, const void *k, size_t klen, uint32_t *empty)
+static inline uint32_t ent_find(const tab *m, uint64_t h, const void *k,
+                                size_t klen, uint32_t *empty)
 {
     if (!m->slots) {
         *empty = NONE;
@@ -359,7 +395,10 @@ static inline int64_t elem_stamp(const uint8_t *p)
     memcpy(&s, p + 4, 8);
     return s;
 }
-static inline void elem_set_stamp(uint8_t *p, int64_t s) { memcpy(p + 4, &s, 8); }
+static inline void elem_set_stamp(uint8_t *p, int64_t s)
+{
+    memcpy(p + 4, &s, 8);
+}
 
 /* Drops expired elements in place; returns the new stamp (newest left). */
 static int64_t list_compact(mrec *r, int64_t now, int64_t ttl_ms)
@@ -385,9 +424,18 @@ static int64_t list_compact(mrec *r, int64_t now, int64_t ttl_ms)
 
 /* ---- backend plumbing ---- */
 
-static inline mem_backend *MB(weir__backend *be) { return (mem_backend *)be; }
-static inline mem_state *MS(weir_state *st) { return (mem_state *)st; }
-static inline tab *cur_tab(mem_state *ms) { return &ms->tabs[ms->base.be->kg - ms->base.be->kg_lo]; }
+static inline mem_backend *MB(weir__backend *be)
+{
+    return (mem_backend *)be;
+}
+static inline mem_state *MS(weir_state *st)
+{
+    return (mem_state *)st;
+}
+static inline tab *cur_tab(mem_state *ms)
+{
+    return &ms->tabs[ms->base.be->kg - ms->base.be->kg_lo];
+}
 
 static inline int64_t stamp_now(weir_state *st, int64_t now)
 {
@@ -396,15 +444,19 @@ static inline int64_t stamp_now(weir_state *st, int64_t now)
 
 static inline bool rec_expired(weir_state *st, const mrec *r, int64_t now)
 {
-    return weir__state_has_ttl(st) && weir__ttl_expired(r->stamp, now, st->ttl_ms);
+    return weir__state_has_ttl(st) &&
+           weir__ttl_expired(r->stamp, now, st->ttl_ms);
 }
 
-/* Unlinks record slot i of t and releases it. A deferred release needs room on the retire list. */
-static bool remove_rec_at(mem_backend *mb, mem_state *ms, tab *t, uint32_t i, bool defer)
+/* Unlinks record slot i of t and releases it. A deferred release needs room on
+ * the retire list. */
+static bool remove_rec_at(mem_backend *mb, mem_state *ms, tab *t, uint32_t i,
+                          bool defer)
 {
     mrec *r = t->slots[i].p;
     if (defer && !retire_reserve(mb, rec_blocks(ms->base.desc.kind, r)))
-        return false; /* leave it; it stays invisible and is found again later */
+        return false; /* leave it; it stays invisible and is found again later
+                       */
     tab_remove_at(t, i);
     rec_release(mb, ms->base.desc.kind, r, defer);
     return true;
@@ -424,7 +476,8 @@ static bool remove_ent_at(mem_backend *mb, tab *m, uint32_t i, bool defer)
  * One incremental cleanup step for a TTL state: examine a few records at the
  * cursor and remove what has expired. defer: called from a read.
  */
-static void cleanup_step(mem_backend *mb, mem_state *ms, int64_t now, bool defer)
+static void cleanup_step(mem_backend *mb, mem_state *ms, int64_t now,
+                         bool defer)
 {
     weir_state *st = &ms->base;
     if (mb->n_kg == 0)
@@ -448,7 +501,8 @@ static void cleanup_step(mem_backend *mb, mem_state *ms, int64_t now, bool defer
         examined++;
         mrec *r = s->p;
         if (weir__ttl_expired(r->stamp, now, st->ttl_ms)) {
-            /* The backward shift may bring another record here: look at this slot again. */
+            /* The backward shift may bring another record here: look at this
+             * slot again. */
             if (!remove_rec_at(mb, ms, t, ms->cl_slot, defer))
                 ms->cl_slot++;
             ms->cl_sub = 0;
@@ -456,14 +510,16 @@ static void cleanup_step(mem_backend *mb, mem_state *ms, int64_t now, bool defer
         }
         if (st->desc.kind == WEIR_STATE_LIST && r->vlen &&
             weir__ttl_expired(elem_stamp(rec_val(r)), now, st->ttl_ms)) {
-            /* Compaction only moves element bytes, which no read pointer outlives. */
+            /* Compaction only moves element bytes, which no read pointer
+             * outlives. */
             r->stamp = list_compact(r, now, st->ttl_ms);
         } else if (st->desc.kind == WEIR_STATE_MAP) {
             tab *m = rec_map(r);
             int budget = CLEANUP_RECORDS;
             while (budget-- > 0 && m->slots && ms->cl_sub <= m->mask) {
                 slot *es = &m->slots[ms->cl_sub];
-                if (es->p && weir__ttl_expired(((ment *)es->p)->stamp, now, st->ttl_ms)) {
+                if (es->p && weir__ttl_expired(((ment *)es->p)->stamp, now,
+                                               st->ttl_ms)) {
                     if (remove_ent_at(mb, m, ms->cl_sub, defer))
                         continue;
                 }
@@ -483,8 +539,10 @@ static void cleanup_step(mem_backend *mb, mem_state *ms, int64_t now, bool defer
     }
 }
 
-/* Runs after every access to a TTL state, once the access has used its arguments. */
-static inline void after_access(mem_backend *mb, mem_state *ms, int64_t now, bool write)
+/* Runs after every access to a TTL state, once the access has used its
+ * arguments. */
+static inline void after_access(mem_backend *mb, mem_state *ms, int64_t now,
+                                bool write)
 {
     if (weir__state_has_ttl(&ms->base))
         cleanup_step(mb, ms, now, !write);
@@ -499,13 +557,15 @@ static inline int64_t access_now(weir_state *st)
 
 /* ---- value, reducing, aggregating ---- */
 
-static int mem_get(weir_state *st, const void *ns, size_t nslen, const void **val, size_t *len)
+static int mem_get(weir_state *st, const void *ns, size_t nslen,
+                   const void **val, size_t *len)
 {
     mem_backend *mb = MB(st->be);
     mem_state *ms = MS(st);
     tab *t = cur_tab(ms);
     uint32_t empty = NONE;
-    uint32_t i = rec_find(t, kns_hash(st->be, ns, nslen), st->be->key, st->be->key_len, ns, nslen, &empty);
+    uint32_t i = rec_find(t, kns_hash(st->be, ns, nslen), st->be->key,
+                          st->be->key_len, ns, nslen, &empty);
     int64_t now = access_now(st);
     int rc = WEIR_ENOTFOUND;
     if (i != NONE) {
@@ -513,7 +573,8 @@ static int mem_get(weir_state *st, const void *ns, size_t nslen, const void **va
         if (rec_expired(st, r, now)) {
             remove_rec_at(mb, ms, t, i, true);
         } else {
-            if (weir__state_has_ttl(st) && st->desc.ttl_update == WEIR_TTL_ON_READ_AND_WRITE)
+            if (weir__state_has_ttl(st) &&
+                st->desc.ttl_update == WEIR_TTL_ON_READ_AND_WRITE)
                 r->stamp = now;
             *val = rec_val(r);
             *len = r->vlen;
@@ -528,8 +589,8 @@ static int mem_get(weir_state *st, const void *ns, size_t nslen, const void **va
  * Stores len bytes as the value of (current key, ns): in place when they fit,
  * else in a new record. val may point into the old record.
  */
-static int store_value(mem_backend *mb, mem_state *ms, const void *ns, size_t nslen, const void *val, size_t len,
-                       int64_t stamp)
+static int store_value(mem_backend *mb, mem_state *ms, const void *ns,
+                       size_t nslen, const void *val, size_t len, int64_t stamp)
 {
     weir__backend *be = &mb->base;
     tab *t = cur_tab(ms);
@@ -570,15 +631,18 @@ static int store_value(mem_backend *mb, mem_state *ms, const void *ns, size_t ns
     return 0;
 }
 
-static int mem_put(weir_state *st, const void *ns, size_t nslen, const void *val, size_t len)
+static int mem_put(weir_state *st, const void *ns, size_t nslen,
+                   const void *val, size_t len)
 {
     int64_t now = access_now(st);
-    int rc = store_value(MB(st->be), MS(st), ns, nslen, val, len, stamp_now(st, now));
+    int rc = store_value(MB(st->be), MS(st), ns, nslen, val, len,
+                         stamp_now(st, now));
     after_access(MB(st->be), MS(st), now, true);
     return rc;
 }
 
-static int mem_update(weir_state *st, const void *ns, size_t nslen, weir__update_fn fn, void *ud)
+static int mem_update(weir_state *st, const void *ns, size_t nslen,
+                      weir__update_fn fn, void *ud)
 {
     mem_backend *mb = MB(st->be);
     mem_state *ms = MS(st);
@@ -586,7 +650,8 @@ static int mem_update(weir_state *st, const void *ns, size_t nslen, weir__update
     tab *t = cur_tab(ms);
     int64_t now = access_now(st);
     uint32_t empty = NONE;
-    uint32_t i = rec_find(t, kns_hash(be, ns, nslen), be->key, be->key_len, ns, nslen, &empty);
+    uint32_t i = rec_find(t, kns_hash(be, ns, nslen), be->key, be->key_len, ns,
+                          nslen, &empty);
     const void *old = NULL;
     size_t oldlen = 0;
     if (i != NONE) {
@@ -599,7 +664,8 @@ static int mem_update(weir_state *st, const void *ns, size_t nslen, weir__update
     weir_buf_clear(&be->scratch);
     int rc = fn(ud, old, oldlen, &be->scratch);
     if (!rc)
-        rc = store_value(mb, ms, ns, nslen, be->scratch.data, be->scratch.len, stamp_now(st, now));
+        rc = store_value(mb, ms, ns, nslen, be->scratch.data, be->scratch.len,
+                         stamp_now(st, now));
     after_access(mb, ms, now, true);
     return rc;
 }
@@ -610,7 +676,8 @@ static int mem_clear(weir_state *st, const void *ns, size_t nslen)
     mem_state *ms = MS(st);
     tab *t = cur_tab(ms);
     uint32_t empty = NONE;
-    uint32_t i = rec_find(t, kns_hash(st->be, ns, nslen), st->be->key, st->be->key_len, ns, nslen, &empty);
+    uint32_t i = rec_find(t, kns_hash(st->be, ns, nslen), st->be->key,
+                          st->be->key_len, ns, nslen, &empty);
     if (i != NONE)
         remove_rec_at(mb, ms, t, i, false);
     after_access(mb, ms, access_now(st), true);
@@ -619,8 +686,9 @@ static int mem_clear(weir_state *st, const void *ns, size_t nslen)
 
 /* ---- list ---- */
 
-static int append_elem(mem_backend *mb, mem_state *ms, const void *ns, size_t nslen, const void *val, size_t len,
-                       int64_t stamp, int64_t now)
+static int append_elem(mem_backend *mb, mem_state *ms, const void *ns,
+                       size_t nslen, const void *val, size_t len, int64_t stamp,
+                       int64_t now)
 {
     weir__backend *be = &mb->base;
     weir_state *st = &ms->base;
@@ -636,7 +704,8 @@ static int append_elem(mem_backend *mb, mem_state *ms, const void *ns, size_t ns
     if (i != NONE) {
         r = t->slots[i].p;
         if (rec_expired(st, r, now))
-            r->vlen = 0; /* everything in it is dead: start over in the same record */
+            r->vlen =
+                0; /* everything in it is dead: start over in the same record */
         if ((size_t)r->vlen + esz > r->vcap) {
             size_t want = (size_t)r->vlen + esz;
             if (want < (size_t)r->vcap * 2)
@@ -684,21 +753,25 @@ static int append_elem(mem_backend *mb, mem_state *ms, const void *ns, size_t ns
     return 0;
 }
 
-static int mem_list_add(weir_state *st, const void *ns, size_t nslen, const void *val, size_t len)
+static int mem_list_add(weir_state *st, const void *ns, size_t nslen,
+                        const void *val, size_t len)
 {
     int64_t now = access_now(st);
-    int rc = append_elem(MB(st->be), MS(st), ns, nslen, val, len, stamp_now(st, now), now);
+    int rc = append_elem(MB(st->be), MS(st), ns, nslen, val, len,
+                         stamp_now(st, now), now);
     after_access(MB(st->be), MS(st), now, true);
     return rc;
 }
 
-static int mem_list_get(weir_state *st, const void *ns, size_t nslen, weir_list_visit_fn fn, void *ud)
+static int mem_list_get(weir_state *st, const void *ns, size_t nslen,
+                        weir_list_visit_fn fn, void *ud)
 {
     mem_backend *mb = MB(st->be);
     mem_state *ms = MS(st);
     tab *t = cur_tab(ms);
     uint32_t empty = NONE;
-    uint32_t i = rec_find(t, kns_hash(st->be, ns, nslen), st->be->key, st->be->key_len, ns, nslen, &empty);
+    uint32_t i = rec_find(t, kns_hash(st->be, ns, nslen), st->be->key,
+                          st->be->key_len, ns, nslen, &empty);
     int64_t now = access_now(st);
     int rc = 0;
     if (i == NONE)
@@ -740,8 +813,9 @@ out:
 
 /* ---- map ---- */
 
-static int map_store(mem_backend *mb, mem_state *ms, const void *ns, size_t nslen, const void *k, size_t klen,
-                     const void *v, size_t vlen, int64_t stamp, int64_t now)
+static int map_store(mem_backend *mb, mem_state *ms, const void *ns,
+                     size_t nslen, const void *k, size_t klen, const void *v,
+                     size_t vlen, int64_t stamp, int64_t now)
 {
     weir__backend *be = &mb->base;
     weir_state *st = &ms->base;
@@ -767,12 +841,14 @@ static int map_store(mem_backend *mb, mem_state *ms, const void *ns, size_t nsle
     } else {
         r = t->slots[i].p;
         if (rec_expired(st, r, now)) {
-            /* Everything in it is dead; drop it and start an empty map in its place. */
+            /* Everything in it is dead; drop it and start an empty map in its
+             * place. */
             tab *m = rec_map(r);
             if (m->slots) {
                 for (uint32_t j = 0; j <= m->mask; j++)
                     if (m->slots[j].p)
-                        weir__slab_free(&mb->slab, m->slots[j].p, ent_size(m->slots[j].p));
+                        weir__slab_free(&mb->slab, m->slots[j].p,
+                                        ent_size(m->slots[j].p));
                 memset(m->slots, 0, tab_bytes(m));
                 m->n = 0;
             }
@@ -824,22 +900,26 @@ fail:
     return rc;
 }
 
-static int mem_map_put(weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen, const void *v,
-                       size_t vlen)
+static int mem_map_put(weir_state *st, const void *ns, size_t nslen,
+                       const void *k, size_t klen, const void *v, size_t vlen)
 {
     int64_t now = access_now(st);
-    int rc = map_store(MB(st->be), MS(st), ns, nslen, k, klen, v, vlen, stamp_now(st, now), now);
+    int rc = map_store(MB(st->be), MS(st), ns, nslen, k, klen, v, vlen,
+                       stamp_now(st, now), now);
     after_access(MB(st->be), MS(st), now, true);
     return rc;
 }
 
-/* Finds the live map record of (current key, ns); removes it (deferred) if expired. */
-static mrec *map_find(mem_backend *mb, mem_state *ms, const void *ns, size_t nslen, int64_t now, uint32_t *idx)
+/* Finds the live map record of (current key, ns); removes it (deferred) if
+ * expired. */
+static mrec *map_find(mem_backend *mb, mem_state *ms, const void *ns,
+                      size_t nslen, int64_t now, uint32_t *idx)
 {
     weir__backend *be = &mb->base;
     tab *t = cur_tab(ms);
     uint32_t empty = NONE;
-    uint32_t i = rec_find(t, kns_hash(be, ns, nslen), be->key, be->key_len, ns, nslen, &empty);
+    uint32_t i = rec_find(t, kns_hash(be, ns, nslen), be->key, be->key_len, ns,
+                          nslen, &empty);
     if (i == NONE)
         return NULL;
     mrec *r = t->slots[i].p;
@@ -851,8 +931,8 @@ static mrec *map_find(mem_backend *mb, mem_state *ms, const void *ns, size_t nsl
     return r;
 }
 
-static int mem_map_get(weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen, const void **v,
-                       size_t *vlen)
+static int mem_map_get(weir_state *st, const void *ns, size_t nslen,
+                       const void *k, size_t klen, const void **v, size_t *vlen)
 {
     mem_backend *mb = MB(st->be);
     mem_state *ms = MS(st);
@@ -866,12 +946,14 @@ static int mem_map_get(weir_state *st, const void *ns, size_t nslen, const void 
         uint32_t j = ent_find(m, ukey_hash(k, klen), k, klen, &empty);
         if (j != NONE) {
             ment *e = m->slots[j].p;
-            if (weir__state_has_ttl(st) && weir__ttl_expired(e->stamp, now, st->ttl_ms)) {
+            if (weir__state_has_ttl(st) &&
+                weir__ttl_expired(e->stamp, now, st->ttl_ms)) {
                 remove_ent_at(mb, m, j, true);
                 if (m->n == 0)
                     remove_rec_at(mb, ms, cur_tab(ms), i, true);
             } else {
-                if (weir__state_has_ttl(st) && st->desc.ttl_update == WEIR_TTL_ON_READ_AND_WRITE) {
+                if (weir__state_has_ttl(st) &&
+                    st->desc.ttl_update == WEIR_TTL_ON_READ_AND_WRITE) {
                     e->stamp = now;
                     r->stamp = now;
                 }
@@ -885,7 +967,8 @@ static int mem_map_get(weir_state *st, const void *ns, size_t nslen, const void 
     return rc;
 }
 
-static int mem_map_remove(weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen)
+static int mem_map_remove(weir_state *st, const void *ns, size_t nslen,
+                          const void *k, size_t klen)
 {
     mem_backend *mb = MB(st->be);
     mem_state *ms = MS(st);
@@ -906,7 +989,8 @@ static int mem_map_remove(weir_state *st, const void *ns, size_t nslen, const vo
     return 0;
 }
 
-static int mem_map_iterate(weir_state *st, const void *ns, size_t nslen, weir_map_visit_fn fn, void *ud)
+static int mem_map_iterate(weir_state *st, const void *ns, size_t nslen,
+                           weir_map_visit_fn fn, void *ud)
 {
     mem_backend *mb = MB(st->be);
     mem_state *ms = MS(st);
@@ -941,7 +1025,8 @@ static int mem_map_iterate(weir_state *st, const void *ns, size_t nslen, weir_ma
     if (n_expired) {
         for (uint32_t j = 0; j <= m->mask;) {
             ment *e = m->slots[j].p;
-            if (e && weir__ttl_expired(e->stamp, now, st->ttl_ms) && remove_ent_at(mb, m, j, true))
+            if (e && weir__ttl_expired(e->stamp, now, st->ttl_ms) &&
+                remove_ent_at(mb, m, j, true))
                 continue; /* something may have shifted into j */
             j++;
         }
@@ -972,7 +1057,9 @@ static bool rec_live(weir_state *st, mrec *r, int64_t now)
     if (st->desc.kind == WEIR_STATE_MAP) {
         tab *m = rec_map(r);
         for (uint32_t j = 0; m->slots && j <= m->mask; j++)
-            if (m->slots[j].p && !weir__ttl_expired(((ment *)m->slots[j].p)->stamp, now, st->ttl_ms))
+            if (m->slots[j].p &&
+                !weir__ttl_expired(((ment *)m->slots[j].p)->stamp, now,
+                                   st->ttl_ms))
                 return true;
         return false;
     }
@@ -1005,30 +1092,36 @@ static int mem_snapshot_state(weir_state *st, uint32_t kg, weir__snap_writer *w)
             continue;
         switch (st->desc.kind) {
         case WEIR_STATE_LIST: {
-            if ((rc = weir__snap_group_begin(w, rec_key(r), r->klen, rec_ns(r), r->nslen)))
+            if ((rc = weir__snap_group_begin(w, rec_key(r), r->klen, rec_ns(r),
+                                             r->nslen)))
                 break;
             uint8_t *v = rec_val(r);
-            for (size_t off = 0; off < r->vlen && !rc; off += ELEM_HDR + elem_len(v + off))
-                rc = weir__snap_item(w, elem_stamp(v + off), NULL, 0, v + off + ELEM_HDR, elem_len(v + off));
+            for (size_t off = 0; off < r->vlen && !rc;
+                 off += ELEM_HDR + elem_len(v + off))
+                rc = weir__snap_item(w, elem_stamp(v + off), NULL, 0,
+                                     v + off + ELEM_HDR, elem_len(v + off));
             if (!rc)
                 rc = weir__snap_group_end(w);
             break;
         }
         case WEIR_STATE_MAP: {
-            if ((rc = weir__snap_group_begin(w, rec_key(r), r->klen, rec_ns(r), r->nslen)))
+            if ((rc = weir__snap_group_begin(w, rec_key(r), r->klen, rec_ns(r),
+                                             r->nslen)))
                 break;
             tab *m = rec_map(r);
             for (uint32_t j = 0; m->slots && j <= m->mask && !rc; j++) {
                 ment *e = m->slots[j].p;
                 if (e)
-                    rc = weir__snap_item(w, e->stamp, e->data, e->klen, ent_val(e), e->vlen);
+                    rc = weir__snap_item(w, e->stamp, e->data, e->klen,
+                                         ent_val(e), e->vlen);
             }
             if (!rc)
                 rc = weir__snap_group_end(w);
             break;
         }
         default:
-            rc = weir__snap_value(w, rec_key(r), r->klen, rec_ns(r), r->nslen, r->stamp, rec_val(r), r->vlen);
+            rc = weir__snap_value(w, rec_key(r), r->klen, rec_ns(r), r->nslen,
+                                  r->stamp, rec_val(r), r->vlen);
             break;
         }
     }
@@ -1059,21 +1152,27 @@ static int mem_drop_kg(weir__backend *be, uint32_t kg)
     return 0;
 }
 
-static int mem_load_value(weir_state *st, const void *ns, size_t nslen, int64_t stamp, const void *v, size_t len)
+static int mem_load_value(weir_state *st, const void *ns, size_t nslen,
+                          int64_t stamp, const void *v, size_t len)
 {
     return store_value(MB(st->be), MS(st), ns, nslen, v, len, stamp);
 }
 
-static int mem_load_list(weir_state *st, const void *ns, size_t nslen, int64_t stamp, const void *v, size_t len)
+static int mem_load_list(weir_state *st, const void *ns, size_t nslen,
+                         int64_t stamp, const void *v, size_t len)
 {
-    /* now = stamp: a restore never discards what it was given; expiry is decided on access. */
-    return append_elem(MB(st->be), MS(st), ns, nslen, v, len, stamp, WEIR__NO_STAMP);
+    /* now = stamp: a restore never discards what it was given; expiry is
+     * decided on access. */
+    return append_elem(MB(st->be), MS(st), ns, nslen, v, len, stamp,
+                       WEIR__NO_STAMP);
 }
 
-static int mem_load_map(weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen, int64_t stamp,
+static int mem_load_map(weir_state *st, const void *ns, size_t nslen,
+                        const void *k, size_t klen, int64_t stamp,
                         const void *v, size_t vlen)
 {
-    return map_store(MB(st->be), MS(st), ns, nslen, k, klen, v, vlen, stamp, WEIR__NO_STAMP);
+    return map_store(MB(st->be), MS(st), ns, nslen, k, klen, v, vlen, stamp,
+                     WEIR__NO_STAMP);
 }
 
 /* ---- lifecycle ---- */
@@ -1096,7 +1195,8 @@ static int mem_state_create(weir__backend *be, weir_state **out)
     return 0;
 }
 
-/* set_key ends the life of read pointers too: a read-only workload must not pile up retired records. */
+/* set_key ends the life of read pointers too: a read-only workload must not
+ * pile up retired records. */
 static int mem_key_changed(weir__backend *be)
 {
     if (MB(be)->n_retire)
@@ -1153,7 +1253,8 @@ static const weir__backend_ops mem_ops = {
     .size_bytes = mem_size_bytes,
 };
 
-int weir__memory_backend_create(const weir__backend_config *cfg, weir__backend **out)
+int weir__memory_backend_create(const weir__backend_config *cfg,
+                                weir__backend **out)
 {
     mem_backend *mb = weir_calloc(1, sizeof *mb);
     if (!mb)

@@ -42,9 +42,9 @@
 
 #include "state/backend_impl.h"
 
-#define TTL_SLOTS 4096            /* states whose TTL the compaction filter knows */
+#define TTL_SLOTS 4096 /* states whose TTL the compaction filter knows */
 #define ARENA_CHUNK (64 * 1024)
-#define ELEM_HDR 12               /* list element: u32 len, i64 stamp */
+#define ELEM_HDR 12 /* list element: u32 len, i64 stamp */
 #define DEFAULT_CACHE (64u << 20)
 #define DEFAULT_WBUF (32u << 20)
 
@@ -66,16 +66,21 @@ typedef struct rdb_backend {
     rocksdb_writeoptions_t *wo;
     rocksdb_cache_t *cache;
     rocksdb_block_based_table_options_t *bbto;
-    rocksdb_compactionfilter_t *cfilter; /* not owned by the options: freed after close */
+    rocksdb_compactionfilter_t
+        *cfilter; /* not owned by the options: freed after close */
     char *dir;
-    _Atomic int64_t *ttl; /* TTL by state id (TTL_SLOTS), read by compaction threads */
-    weir_buf kbuf;        /* the key of the current access */
-    weir_buf vbuf;        /* the value being written */
-    rchunk *arena;        /* read results, reset by writes */
+    _Atomic int64_t
+        *ttl;      /* TTL by state id (TTL_SLOTS), read by compaction threads */
+    weir_buf kbuf; /* the key of the current access */
+    weir_buf vbuf; /* the value being written */
+    rchunk *arena; /* read results, reset by writes */
     char err[256];
 } rdb_backend;
 
-static inline rdb_backend *RB(weir__backend *be) { return (rdb_backend *)be; }
+static inline rdb_backend *RB(weir__backend *be)
+{
+    return (rdb_backend *)be;
+}
 
 /* ---- small helpers ---- */
 
@@ -132,7 +137,8 @@ static void *arena_copy(rdb_backend *rb, const void *p, size_t n)
     return d;
 }
 
-/* Called once a write has consumed its arguments (which may point into the arena). */
+/* Called once a write has consumed its arguments (which may point into the
+ * arena). */
 static void arena_reset(rdb_backend *rb)
 {
     rchunk *c = rb->arena;
@@ -162,27 +168,32 @@ static int put_prefix(weir_buf *b, uint32_t kg, uint32_t sid)
 }
 
 /* [kg][sid][key][ns] of the current key into b (cleared first). */
-static int build_key(rdb_backend *rb, weir_buf *b, const weir_state *st, const void *ns, size_t nslen)
+static int build_key(rdb_backend *rb, weir_buf *b, const weir_state *st,
+                     const void *ns, size_t nslen)
 {
     weir__backend *be = &rb->base;
     weir_buf_clear(b);
     int rc;
-    if ((rc = weir_buf_reserve(b, 4 + 20 + be->key_len + nslen)) || (rc = put_prefix(b, be->kg, st->id)) ||
-        (rc = weir_buf_put_bytes(b, be->key, be->key_len)) || (rc = weir_buf_put_bytes(b, ns, nslen)))
+    if ((rc = weir_buf_reserve(b, 4 + 20 + be->key_len + nslen)) ||
+        (rc = put_prefix(b, be->kg, st->id)) ||
+        (rc = weir_buf_put_bytes(b, be->key, be->key_len)) ||
+        (rc = weir_buf_put_bytes(b, ns, nslen)))
         return rc;
     return 0;
 }
 
 /* Splits a data key into its key, namespace and the rest (the map key). */
-static int parse_key(const char *k, size_t n, const void **key, size_t *klen, const void **ns, size_t *nslen,
-                     const void **rest, size_t *restlen)
+static int parse_key(const char *k, size_t n, const void **key, size_t *klen,
+                     const void **ns, size_t *nslen, const void **rest,
+                     size_t *restlen)
 {
     if (n < 4)
         return WEIR_ECORRUPT;
     weir_cursor c;
     weir_cursor_init(&c, k + 4, n - 4);
     int rc;
-    if ((rc = weir_cursor_get_bytes(&c, key, klen)) || (rc = weir_cursor_get_bytes(&c, ns, nslen)))
+    if ((rc = weir_cursor_get_bytes(&c, key, klen)) ||
+        (rc = weir_cursor_get_bytes(&c, ns, nslen)))
         return rc;
     *rest = c.p;
     *restlen = weir_cursor_left(&c);
@@ -199,8 +210,8 @@ static int put_stamped(weir_buf *b, int64_t stamp, const void *v, size_t len)
 static int put_elem(weir_buf *b, int64_t stamp, const void *v, size_t len)
 {
     int rc;
-    if ((rc = weir_buf_put_u32(b, (uint32_t)len)) || (rc = weir_buf_put_i64(b, stamp)) ||
-        (rc = weir_buf_put(b, v, len)))
+    if ((rc = weir_buf_put_u32(b, (uint32_t)len)) ||
+        (rc = weir_buf_put_i64(b, stamp)) || (rc = weir_buf_put(b, v, len)))
         return rc;
     return 0;
 }
@@ -208,7 +219,8 @@ static int put_elem(weir_buf *b, int64_t stamp, const void *v, size_t len)
 static int db_put(rdb_backend *rb, const weir_buf *k, const weir_buf *v)
 {
     char *err = NULL;
-    rocksdb_put(rb->db, rb->wo, (const char *)k->data, k->len, (const char *)v->data, v->len, &err);
+    rocksdb_put(rb->db, rb->wo, (const char *)k->data, k->len,
+                (const char *)v->data, v->len, &err);
     return err ? rdb_err(rb, err) : 0;
 }
 
@@ -231,17 +243,27 @@ static int db_write(rdb_backend *rb, rocksdb_writebatch_t *wb)
 static int db_get(rdb_backend *rb, rocksdb_pinnableslice_t **ps)
 {
     char *err = NULL;
-    *ps = rocksdb_get_pinned(rb->db, rb->ro, (const char *)rb->kbuf.data, rb->kbuf.len, &err);
+    *ps = rocksdb_get_pinned(rb->db, rb->ro, (const char *)rb->kbuf.data,
+                             rb->kbuf.len, &err);
     return err ? rdb_err(rb, err) : 0;
 }
 
-static inline bool has_ttl(const weir_state *st) { return weir__state_has_ttl(st); }
+static inline bool has_ttl(const weir_state *st)
+{
+    return weir__state_has_ttl(st);
+}
 static inline bool touch_on_read(const weir_state *st)
 {
     return has_ttl(st) && st->desc.ttl_update == WEIR_TTL_ON_READ_AND_WRITE;
 }
-static inline int64_t access_now(const weir_state *st) { return has_ttl(st) ? weir__now(st->be) : 0; }
-static inline int64_t stamp_of(const weir_state *st, int64_t now) { return has_ttl(st) ? now : WEIR__NO_STAMP; }
+static inline int64_t access_now(const weir_state *st)
+{
+    return has_ttl(st) ? weir__now(st->be) : 0;
+}
+static inline int64_t stamp_of(const weir_state *st, int64_t now)
+{
+    return has_ttl(st) ? now : WEIR__NO_STAMP;
+}
 static inline bool expired(const weir_state *st, int64_t stamp, int64_t now)
 {
     return has_ttl(st) && weir__ttl_expired(stamp, now, st->ttl_ms);
@@ -256,11 +278,14 @@ typedef struct range_iter {
     rocksdb_iterator_t *it;
 } range_iter;
 
-static int iter_open(rdb_backend *rb, range_iter *ri, const weir_buf *lo, const weir_buf *hi)
+static int iter_open(rdb_backend *rb, range_iter *ri, const weir_buf *lo,
+                     const weir_buf *hi)
 {
     ri->ro = rocksdb_readoptions_create();
-    rocksdb_readoptions_set_iterate_lower_bound(ri->ro, (const char *)lo->data, lo->len);
-    rocksdb_readoptions_set_iterate_upper_bound(ri->ro, (const char *)hi->data, hi->len);
+    rocksdb_readoptions_set_iterate_lower_bound(ri->ro, (const char *)lo->data,
+                                                lo->len);
+    rocksdb_readoptions_set_iterate_upper_bound(ri->ro, (const char *)hi->data,
+                                                hi->len);
     ri->it = rocksdb_create_iterator(rb->db, ri->ro);
     rocksdb_iter_seek(ri->it, (const char *)lo->data, lo->len);
     return 0;
@@ -275,7 +300,8 @@ static int iter_close(rdb_backend *rb, range_iter *ri)
     return err ? rdb_err(rb, err) : 0;
 }
 
-/* The smallest key greater than every key with prefix p (p never all 0xFF here). */
+/* The smallest key greater than every key with prefix p (p never all 0xFF
+ * here). */
 static int prefix_end(weir_buf *hi, const weir_buf *p)
 {
     weir_buf_clear(hi);
@@ -292,8 +318,10 @@ static int prefix_end(weir_buf *hi, const weir_buf *p)
 
 /* ---- merge operator: list append is concatenation ---- */
 
-/* TTL and kind of the state a data key belongs to (0 / none for meta keys and unbound states). */
-static int64_t key_ttl(rdb_backend *rb, const char *key, size_t klen, uint8_t *kind)
+/* TTL and kind of the state a data key belongs to (0 / none for meta keys and
+ * unbound states). */
+static int64_t key_ttl(rdb_backend *rb, const char *key, size_t klen,
+                       uint8_t *kind)
 {
     if (klen < 4 || ((uint8_t)key[0] == 0xFF && (uint8_t)key[1] == 0xFF))
         return 0;
@@ -301,12 +329,14 @@ static int64_t key_ttl(rdb_backend *rb, const char *key, size_t klen, uint8_t *k
     if (sid >= TTL_SLOTS)
         return 0;
     int64_t ttl = atomic_load_explicit(&rb->ttl[sid], memory_order_acquire);
-    *kind = (uint8_t)atomic_load_explicit(&rb->ttl[TTL_SLOTS + sid], memory_order_relaxed);
+    *kind = (uint8_t)atomic_load_explicit(&rb->ttl[TTL_SLOTS + sid],
+                                          memory_order_relaxed);
     return ttl;
 }
 
 /* Appends the list elements of p to r, leaving out those expired (ttl > 0). */
-static size_t append_live(char *r, size_t off, const char *p, size_t n, int64_t ttl, int64_t now)
+static size_t append_live(char *r, size_t off, const char *p, size_t n,
+                          int64_t ttl, int64_t now)
 {
     if (ttl <= 0) {
         memcpy(r + off, p, n);
@@ -332,8 +362,10 @@ static size_t append_live(char *r, size_t off, const char *p, size_t n, int64_t 
  * is reclaimed when a compaction first merges the appends (the compaction
  * filter only sees merged values).
  */
-static char *concat(rdb_backend *rb, const char *key, size_t klen, const char *first, size_t first_len,
-                    const char *const *ops, const size_t *lens, int n, unsigned char *success, size_t *out_len)
+static char *concat(rdb_backend *rb, const char *key, size_t klen,
+                    const char *first, size_t first_len, const char *const *ops,
+                    const size_t *lens, int n, unsigned char *success,
+                    size_t *out_len)
 {
     size_t total = first_len;
     for (int i = 0; i < n; i++)
@@ -345,7 +377,9 @@ static char *concat(rdb_backend *rb, const char *key, size_t klen, const char *f
     }
     uint8_t kind = 0;
     int64_t ttl = rb ? key_ttl(rb, key, klen, &kind) : 0;
-    int64_t now = ttl > 0 && kind == WEIR_STATE_LIST ? weir_clock_now(&rb->base.clock) : 0;
+    int64_t now = ttl > 0 && kind == WEIR_STATE_LIST
+                      ? weir_clock_now(&rb->base.clock)
+                      : 0;
     if (kind != WEIR_STATE_LIST)
         ttl = 0;
     size_t off = 0;
@@ -358,17 +392,22 @@ static char *concat(rdb_backend *rb, const char *key, size_t klen, const char *f
     return r;
 }
 
-static char *merge_full(void *ud, const char *key, size_t klen, const char *existing, size_t existing_len,
-                        const char *const *ops, const size_t *lens, int n, unsigned char *success, size_t *out_len)
+static char *merge_full(void *ud, const char *key, size_t klen,
+                        const char *existing, size_t existing_len,
+                        const char *const *ops, const size_t *lens, int n,
+                        unsigned char *success, size_t *out_len)
 {
-    return concat(ud, key, klen, existing, existing ? existing_len : 0, ops, lens, n, success, out_len);
+    return concat(ud, key, klen, existing, existing ? existing_len : 0, ops,
+                  lens, n, success, out_len);
 }
 
-static char *merge_partial(void *ud, const char *key, size_t klen, const char *const *ops, const size_t *lens,
-                           int n, unsigned char *success, size_t *out_len)
+static char *merge_partial(void *ud, const char *key, size_t klen,
+                           const char *const *ops, const size_t *lens, int n,
+                           unsigned char *success, size_t *out_len)
 {
     (void)ud;
-    /* Operands only: no TTL filtering, an operand is never dropped before its list is whole. */
+    /* Operands only: no TTL filtering, an operand is never dropped before its
+     * list is whole. */
     return concat(NULL, key, klen, NULL, 0, ops, lens, n, success, out_len);
 }
 
@@ -385,12 +424,17 @@ static const char *merge_name(void *ud)
     return "weir.list_append";
 }
 
-static void no_destructor(void *ud) { (void)ud; }
+static void no_destructor(void *ud)
+{
+    (void)ud;
+}
 
 /* ---- compaction filter: background TTL cleanup ---- */
 
-static unsigned char ttl_filter(void *ud, int level, const char *key, size_t klen, const char *v, size_t vlen,
-                                char **new_v, size_t *new_vlen, unsigned char *changed)
+static unsigned char ttl_filter(void *ud, int level, const char *key,
+                                size_t klen, const char *v, size_t vlen,
+                                char **new_v, size_t *new_vlen,
+                                unsigned char *changed)
 {
     (void)level;
     (void)new_v;
@@ -403,7 +447,8 @@ static unsigned char ttl_filter(void *ud, int level, const char *key, size_t kle
         return 0;
     int64_t now = weir_clock_now(&rb->base.clock);
     if (kind == WEIR_STATE_LIST) {
-        /* A list goes when every element expired (an emptied list has none left). */
+        /* A list goes when every element expired (an emptied list has none
+         * left). */
         size_t off = 0;
         while (off + ELEM_HDR <= vlen) {
             if (!weir__ttl_expired(rd_i64(v + off + 4), now, ttl))
@@ -426,7 +471,8 @@ static const char *ttl_filter_name(void *ud)
 
 /* ---- value, reducing, aggregating ---- */
 
-static int rdb_get(weir_state *st, const void *ns, size_t nslen, const void **val, size_t *len)
+static int rdb_get(weir_state *st, const void *ns, size_t nslen,
+                   const void **val, size_t *len)
 {
     rdb_backend *rb = RB(st->be);
     int rc = build_key(rb, &rb->kbuf, st, ns, nslen);
@@ -454,7 +500,8 @@ static int rdb_get(weir_state *st, const void *ns, size_t nslen, const void **va
     if (!copy)
         return WEIR_ENOMEM;
     if (touch_on_read(st)) {
-        if ((rc = put_stamped(&rb->vbuf, now, copy, vlen - 8)) || (rc = db_put(rb, &rb->kbuf, &rb->vbuf)))
+        if ((rc = put_stamped(&rb->vbuf, now, copy, vlen - 8)) ||
+            (rc = db_put(rb, &rb->kbuf, &rb->vbuf)))
             return rc;
     }
     *val = copy;
@@ -462,7 +509,8 @@ static int rdb_get(weir_state *st, const void *ns, size_t nslen, const void **va
     return 0;
 }
 
-static int rdb_put(weir_state *st, const void *ns, size_t nslen, const void *val, size_t len)
+static int rdb_put(weir_state *st, const void *ns, size_t nslen,
+                   const void *val, size_t len)
 {
     rdb_backend *rb = RB(st->be);
     int rc;
@@ -473,7 +521,8 @@ static int rdb_put(weir_state *st, const void *ns, size_t nslen, const void *val
     return rc;
 }
 
-static int rdb_update(weir_state *st, const void *ns, size_t nslen, weir__update_fn fn, void *ud)
+static int rdb_update(weir_state *st, const void *ns, size_t nslen,
+                      weir__update_fn fn, void *ud)
 {
     rdb_backend *rb = RB(st->be);
     int rc = build_key(rb, &rb->kbuf, st, ns, nslen);
@@ -501,7 +550,8 @@ static int rdb_update(weir_state *st, const void *ns, size_t nslen, weir__update
     rc = fn(ud, old, oldlen, &st->be->scratch);
     if (ps)
         rocksdb_pinnableslice_destroy(ps);
-    if (!rc && !(rc = put_stamped(&rb->vbuf, stamp_of(st, now), st->be->scratch.data, st->be->scratch.len)))
+    if (!rc && !(rc = put_stamped(&rb->vbuf, stamp_of(st, now),
+                                  st->be->scratch.data, st->be->scratch.len)))
         rc = db_put(rb, &rb->kbuf, &rb->vbuf);
     arena_reset(rb);
     return rc;
@@ -514,7 +564,8 @@ static int delete_map(rdb_backend *rb)
     weir_buf_init(&lo);
     weir_buf_init(&hi);
     int rc;
-    if ((rc = weir_buf_put(&lo, rb->kbuf.data, rb->kbuf.len)) || (rc = prefix_end(&hi, &lo))) {
+    if ((rc = weir_buf_put(&lo, rb->kbuf.data, rb->kbuf.len)) ||
+        (rc = prefix_end(&hi, &lo))) {
         weir_buf_fini(&lo);
         weir_buf_fini(&hi);
         return rc;
@@ -541,15 +592,16 @@ static int rdb_clear(weir_state *st, const void *ns, size_t nslen)
     rdb_backend *rb = RB(st->be);
     int rc = build_key(rb, &rb->kbuf, st, ns, nslen);
     if (!rc)
-        rc = st->desc.kind == WEIR_STATE_MAP ? delete_map(rb) : db_delete(rb, &rb->kbuf);
+        rc = st->desc.kind == WEIR_STATE_MAP ? delete_map(rb)
+                                             : db_delete(rb, &rb->kbuf);
     arena_reset(rb);
     return rc;
 }
 
 /* ---- list ---- */
 
-static int list_append(rdb_backend *rb, weir_state *st, const void *ns, size_t nslen, int64_t stamp, const void *val,
-                       size_t len)
+static int list_append(rdb_backend *rb, weir_state *st, const void *ns,
+                       size_t nslen, int64_t stamp, const void *val, size_t len)
 {
     int rc = build_key(rb, &rb->kbuf, st, ns, nslen);
     if (rc)
@@ -558,20 +610,23 @@ static int list_append(rdb_backend *rb, weir_state *st, const void *ns, size_t n
     if ((rc = put_elem(&rb->vbuf, stamp, val, len)))
         return rc;
     char *err = NULL;
-    rocksdb_merge(rb->db, rb->wo, (const char *)rb->kbuf.data, rb->kbuf.len, (const char *)rb->vbuf.data,
-                  rb->vbuf.len, &err);
+    rocksdb_merge(rb->db, rb->wo, (const char *)rb->kbuf.data, rb->kbuf.len,
+                  (const char *)rb->vbuf.data, rb->vbuf.len, &err);
     return err ? rdb_err(rb, err) : 0;
 }
 
-static int rdb_list_add(weir_state *st, const void *ns, size_t nslen, const void *val, size_t len)
+static int rdb_list_add(weir_state *st, const void *ns, size_t nslen,
+                        const void *val, size_t len)
 {
     rdb_backend *rb = RB(st->be);
-    int rc = list_append(rb, st, ns, nslen, stamp_of(st, access_now(st)), val, len);
+    int rc =
+        list_append(rb, st, ns, nslen, stamp_of(st, access_now(st)), val, len);
     arena_reset(rb);
     return rc;
 }
 
-static int rdb_list_get(weir_state *st, const void *ns, size_t nslen, weir_list_visit_fn fn, void *ud)
+static int rdb_list_get(weir_state *st, const void *ns, size_t nslen,
+                        weir_list_visit_fn fn, void *ud)
 {
     rdb_backend *rb = RB(st->be);
     int rc = build_key(rb, &rb->kbuf, st, ns, nslen);
@@ -607,17 +662,20 @@ static int rdb_list_get(weir_state *st, const void *ns, size_t nslen, weir_list_
         off += ELEM_HDR + len;
     }
     if (n_expired || touch_on_read(st)) {
-        /* Rewrite without the expired elements (and with fresh stamps when reads count). */
+        /* Rewrite without the expired elements (and with fresh stamps when
+         * reads count). */
         int wrc;
         weir_buf_clear(&rb->vbuf);
         wrc = 0;
         for (off = 0; off < vlen && !wrc; off += ELEM_HDR + rd_u32(v + off)) {
             int64_t s = rd_i64(v + off + 4);
             if (!expired(st, s, now))
-                wrc = put_elem(&rb->vbuf, touch_on_read(st) ? now : s, v + off + ELEM_HDR, rd_u32(v + off));
+                wrc = put_elem(&rb->vbuf, touch_on_read(st) ? now : s,
+                               v + off + ELEM_HDR, rd_u32(v + off));
         }
         if (!wrc)
-            wrc = n_live ? db_put(rb, &rb->kbuf, &rb->vbuf) : db_delete(rb, &rb->kbuf);
+            wrc = n_live ? db_put(rb, &rb->kbuf, &rb->vbuf)
+                         : db_delete(rb, &rb->kbuf);
         if (!rc)
             rc = wrc;
     }
@@ -627,14 +685,15 @@ static int rdb_list_get(weir_state *st, const void *ns, size_t nslen, weir_list_
 
 /* ---- map ---- */
 
-static int map_key(rdb_backend *rb, weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen)
+static int map_key(rdb_backend *rb, weir_state *st, const void *ns,
+                   size_t nslen, const void *k, size_t klen)
 {
     int rc = build_key(rb, &rb->kbuf, st, ns, nslen);
     return rc ? rc : weir_buf_put(&rb->kbuf, k, klen);
 }
 
-static int rdb_map_put(weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen, const void *v,
-                       size_t vlen)
+static int rdb_map_put(weir_state *st, const void *ns, size_t nslen,
+                       const void *k, size_t klen, const void *v, size_t vlen)
 {
     rdb_backend *rb = RB(st->be);
     int rc;
@@ -645,8 +704,8 @@ static int rdb_map_put(weir_state *st, const void *ns, size_t nslen, const void 
     return rc;
 }
 
-static int rdb_map_get(weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen, const void **v,
-                       size_t *vlen)
+static int rdb_map_get(weir_state *st, const void *ns, size_t nslen,
+                       const void *k, size_t klen, const void **v, size_t *vlen)
 {
     rdb_backend *rb = RB(st->be);
     int rc = map_key(rb, st, ns, nslen, k, klen);
@@ -674,7 +733,8 @@ static int rdb_map_get(weir_state *st, const void *ns, size_t nslen, const void 
     if (!copy)
         return WEIR_ENOMEM;
     if (touch_on_read(st)) {
-        if ((rc = put_stamped(&rb->vbuf, now, copy, n - 8)) || (rc = db_put(rb, &rb->kbuf, &rb->vbuf)))
+        if ((rc = put_stamped(&rb->vbuf, now, copy, n - 8)) ||
+            (rc = db_put(rb, &rb->kbuf, &rb->vbuf)))
             return rc;
     }
     *v = copy;
@@ -682,7 +742,8 @@ static int rdb_map_get(weir_state *st, const void *ns, size_t nslen, const void 
     return 0;
 }
 
-static int rdb_map_remove(weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen)
+static int rdb_map_remove(weir_state *st, const void *ns, size_t nslen,
+                          const void *k, size_t klen)
 {
     rdb_backend *rb = RB(st->be);
     int rc = map_key(rb, st, ns, nslen, k, klen);
@@ -692,7 +753,8 @@ static int rdb_map_remove(weir_state *st, const void *ns, size_t nslen, const vo
     return rc;
 }
 
-static int rdb_map_iterate(weir_state *st, const void *ns, size_t nslen, weir_map_visit_fn fn, void *ud)
+static int rdb_map_iterate(weir_state *st, const void *ns, size_t nslen,
+                           weir_map_visit_fn fn, void *ud)
 {
     rdb_backend *rb = RB(st->be);
     weir_buf lo, hi;
@@ -721,7 +783,8 @@ static int rdb_map_iterate(weir_state *st, const void *ns, size_t nslen, weir_ma
         if (touch) {
             if ((rc = put_stamped(&rb->vbuf, now, v + 8, vlen - 8)))
                 break;
-            rocksdb_writebatch_put(wb, k, klen, (const char *)rb->vbuf.data, rb->vbuf.len);
+            rocksdb_writebatch_put(wb, k, klen, (const char *)rb->vbuf.data,
+                                   rb->vbuf.len);
         }
         int x = fn(ud, k + lo.len, klen - lo.len, v + 8, vlen - 8);
         if (x) {
@@ -750,14 +813,17 @@ static int state_range(weir_buf *lo, weir_buf *hi, uint32_t kg, uint32_t sid)
     int rc;
     if ((rc = put_prefix(lo, kg, sid)))
         return rc;
-    return sid < 0xFFFF ? put_prefix(hi, kg, sid + 1) : put_prefix(hi, kg + 1, 0);
+    return sid < 0xFFFF ? put_prefix(hi, kg, sid + 1)
+                        : put_prefix(hi, kg + 1, 0);
 }
 
-typedef int (*entry_fn)(void *ud, weir_state *st, const void *key, size_t klen, const void *ns, size_t nslen,
-                        const void *rest, size_t restlen, const char *v, size_t vlen);
+typedef int (*entry_fn)(void *ud, weir_state *st, const void *key, size_t klen,
+                        const void *ns, size_t nslen, const void *rest,
+                        size_t restlen, const char *v, size_t vlen);
 
 /* Calls fn for every record of st in kg, in key order. */
-static int scan_state(rdb_backend *rb, weir_state *st, uint32_t kg, entry_fn fn, void *ud)
+static int scan_state(rdb_backend *rb, weir_state *st, uint32_t kg, entry_fn fn,
+                      void *ud)
 {
     weir_buf lo, hi;
     weir_buf_init(&lo);
@@ -772,7 +838,8 @@ static int scan_state(rdb_backend *rb, weir_state *st, uint32_t kg, entry_fn fn,
             const char *v = rocksdb_iter_value(ri.it, &vlen);
             const void *key, *ns, *rest;
             size_t keylen, nslen, restlen;
-            if ((rc = parse_key(k, klen, &key, &keylen, &ns, &nslen, &rest, &restlen)))
+            if ((rc = parse_key(k, klen, &key, &keylen, &ns, &nslen, &rest,
+                                &restlen)))
                 break;
             rc = fn(ud, st, key, keylen, ns, nslen, rest, restlen, v, vlen);
         }
@@ -791,18 +858,22 @@ typedef struct group {
     bool open;
 } group;
 
-static bool same_group(const group *g, const void *key, size_t klen, const void *ns, size_t nslen)
+static bool same_group(const group *g, const void *key, size_t klen,
+                       const void *ns, size_t nslen)
 {
-    return g->open && g->key.len == klen && g->ns.len == nslen && memcmp(g->key.data, key, klen) == 0 &&
+    return g->open && g->key.len == klen && g->ns.len == nslen &&
+           memcmp(g->key.data, key, klen) == 0 &&
            (nslen == 0 || memcmp(g->ns.data, ns, nslen) == 0);
 }
 
-static int group_set(group *g, const void *key, size_t klen, const void *ns, size_t nslen)
+static int group_set(group *g, const void *key, size_t klen, const void *ns,
+                     size_t nslen)
 {
     weir_buf_clear(&g->key);
     weir_buf_clear(&g->ns);
     int rc;
-    if ((rc = weir_buf_put(&g->key, key, klen)) || (rc = weir_buf_put(&g->ns, ns, nslen)))
+    if ((rc = weir_buf_put(&g->key, key, klen)) ||
+        (rc = weir_buf_put(&g->ns, ns, nslen)))
         return rc;
     g->open = true;
     return 0;
@@ -813,8 +884,9 @@ typedef struct snap_ctx {
     group g;
 } snap_ctx;
 
-static int snap_entry(void *ud, weir_state *st, const void *key, size_t klen, const void *ns, size_t nslen,
-                      const void *rest, size_t restlen, const char *v, size_t vlen)
+static int snap_entry(void *ud, weir_state *st, const void *key, size_t klen,
+                      const void *ns, size_t nslen, const void *rest,
+                      size_t restlen, const char *v, size_t vlen)
 {
     snap_ctx *c = ud;
     int rc;
@@ -823,9 +895,11 @@ static int snap_entry(void *ud, weir_state *st, const void *key, size_t klen, co
         if ((rc = weir__snap_group_begin(c->w, key, klen, ns, nslen)))
             return rc;
         for (size_t off = 0; off < vlen; off += ELEM_HDR + rd_u32(v + off)) {
-            if (vlen - off < ELEM_HDR || vlen - off - ELEM_HDR < rd_u32(v + off))
+            if (vlen - off < ELEM_HDR ||
+                vlen - off - ELEM_HDR < rd_u32(v + off))
                 return WEIR_ECORRUPT;
-            if ((rc = weir__snap_item(c->w, rd_i64(v + off + 4), NULL, 0, v + off + ELEM_HDR, rd_u32(v + off))))
+            if ((rc = weir__snap_item(c->w, rd_i64(v + off + 4), NULL, 0,
+                                      v + off + ELEM_HDR, rd_u32(v + off))))
                 return rc;
         }
         return weir__snap_group_end(c->w);
@@ -844,7 +918,8 @@ static int snap_entry(void *ud, weir_state *st, const void *key, size_t klen, co
     default:
         if (vlen < 8)
             return WEIR_ECORRUPT;
-        return weir__snap_value(c->w, key, klen, ns, nslen, rd_i64(v), v + 8, vlen - 8);
+        return weir__snap_value(c->w, key, klen, ns, nslen, rd_i64(v), v + 8,
+                                vlen - 8);
     }
 }
 
@@ -867,15 +942,17 @@ typedef struct keys_ctx {
     group g;
 } keys_ctx;
 
-static int key_entry(void *ud, weir_state *st, const void *key, size_t klen, const void *ns, size_t nslen,
-                     const void *rest, size_t restlen, const char *v, size_t vlen)
+static int key_entry(void *ud, weir_state *st, const void *key, size_t klen,
+                     const void *ns, size_t nslen, const void *rest,
+                     size_t restlen, const char *v, size_t vlen)
 {
     (void)rest;
     (void)restlen;
     keys_ctx *c = ud;
     bool live = false;
     if (st->desc.kind == WEIR_STATE_LIST) {
-        for (size_t off = 0; off + ELEM_HDR <= vlen && !live; off += ELEM_HDR + rd_u32(v + off))
+        for (size_t off = 0; off + ELEM_HDR <= vlen && !live;
+             off += ELEM_HDR + rd_u32(v + off))
             live = !expired(st, rd_i64(v + off + 4), c->now);
     } else {
         live = vlen >= 8 && !expired(st, rd_i64(v), c->now);
@@ -890,7 +967,8 @@ static int key_entry(void *ud, weir_state *st, const void *key, size_t klen, con
             return rc;
     }
     int rc;
-    if ((rc = weir_buf_put_bytes(c->out, key, klen)) || (rc = weir_buf_put_bytes(c->out, ns, nslen)))
+    if ((rc = weir_buf_put_bytes(c->out, key, klen)) ||
+        (rc = weir_buf_put_bytes(c->out, ns, nslen)))
         return rc;
     return 0;
 }
@@ -914,7 +992,8 @@ static int delete_kg_range(rdb_backend *rb, uint32_t kg_from, uint32_t kg_to)
     wr_u16be(lo, kg_from);
     wr_u16be(hi, kg_to);
     rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
-    rocksdb_writebatch_delete_range(wb, (const char *)lo, 2, (const char *)hi, 2);
+    rocksdb_writebatch_delete_range(wb, (const char *)lo, 2, (const char *)hi,
+                                    2);
     char *err = NULL;
     rocksdb_write(rb->db, rb->wo, wb, &err);
     rocksdb_writebatch_destroy(wb);
@@ -927,26 +1006,31 @@ static int rdb_drop_kg(weir__backend *be, uint32_t kg)
     return delete_kg_range(RB(be), kg, kg + 1);
 }
 
-static int rdb_load_value(weir_state *st, const void *ns, size_t nslen, int64_t stamp, const void *v, size_t len)
+static int rdb_load_value(weir_state *st, const void *ns, size_t nslen,
+                          int64_t stamp, const void *v, size_t len)
 {
     rdb_backend *rb = RB(st->be);
     int rc;
-    if ((rc = build_key(rb, &rb->kbuf, st, ns, nslen)) || (rc = put_stamped(&rb->vbuf, stamp, v, len)))
+    if ((rc = build_key(rb, &rb->kbuf, st, ns, nslen)) ||
+        (rc = put_stamped(&rb->vbuf, stamp, v, len)))
         return rc;
     return db_put(rb, &rb->kbuf, &rb->vbuf);
 }
 
-static int rdb_load_list(weir_state *st, const void *ns, size_t nslen, int64_t stamp, const void *v, size_t len)
+static int rdb_load_list(weir_state *st, const void *ns, size_t nslen,
+                         int64_t stamp, const void *v, size_t len)
 {
     return list_append(RB(st->be), st, ns, nslen, stamp, v, len);
 }
 
-static int rdb_load_map(weir_state *st, const void *ns, size_t nslen, const void *k, size_t klen, int64_t stamp,
+static int rdb_load_map(weir_state *st, const void *ns, size_t nslen,
+                        const void *k, size_t klen, int64_t stamp,
                         const void *v, size_t vlen)
 {
     rdb_backend *rb = RB(st->be);
     int rc;
-    if ((rc = map_key(rb, st, ns, nslen, k, klen)) || (rc = put_stamped(&rb->vbuf, stamp, v, vlen)))
+    if ((rc = map_key(rb, st, ns, nslen, k, klen)) ||
+        (rc = put_stamped(&rb->vbuf, stamp, v, vlen)))
         return rc;
     return db_put(rb, &rb->kbuf, &rb->vbuf);
 }
@@ -1028,7 +1112,10 @@ static void rdb_free(rdb_backend *rb, bool destroy_db)
     weir_free(rb);
 }
 
-static void rdb_destroy(weir__backend *be) { rdb_free(RB(be), true); }
+static void rdb_destroy(weir__backend *be)
+{
+    rdb_free(RB(be), true);
+}
 
 static const weir__backend_ops rdb_ops = {
     .kind = "rocksdb",
@@ -1055,7 +1142,10 @@ static const weir__backend_ops rdb_ops = {
     .size_bytes = rdb_size_bytes,
 };
 
-bool weir__backend_is_rocksdb(const weir__backend *be) { return be && be->ops == &rdb_ops; }
+bool weir__backend_is_rocksdb(const weir__backend *be)
+{
+    return be && be->ops == &rdb_ops;
+}
 
 /* mkdir -p */
 static int make_dirs(const char *path)
@@ -1077,7 +1167,8 @@ static int make_dirs(const char *path)
     return 0;
 }
 
-/* Creates the backend struct, options and (after deleting any old database) the directory. */
+/* Creates the backend struct, options and (after deleting any old database) the
+ * directory. */
 static int rdb_prepare(const weir__backend_config *cfg, rdb_backend **out)
 {
     if (!cfg->dir || !cfg->dir[0])
@@ -1101,22 +1192,31 @@ static int rdb_prepare(const weir__backend_config *cfg, rdb_backend **out)
     rocksdb_options_set_stats_dump_period_sec(rb->opts, 0);
     rocksdb_options_set_stats_persist_period_sec(rb->opts, 0);
     rocksdb_options_set_merge_operator(
-        rb->opts, rocksdb_mergeoperator_create(rb, no_destructor, merge_full, merge_partial, merge_free, merge_name));
-    rb->cfilter = rocksdb_compactionfilter_create(rb, no_destructor, ttl_filter, ttl_filter_name);
+        rb->opts,
+        rocksdb_mergeoperator_create(rb, no_destructor, merge_full,
+                                     merge_partial, merge_free, merge_name));
+    rb->cfilter = rocksdb_compactionfilter_create(rb, no_destructor, ttl_filter,
+                                                  ttl_filter_name);
     rocksdb_options_set_compaction_filter(rb->opts, rb->cfilter);
-    rb->cache = rocksdb_cache_create_lru(cfg->block_cache_bytes ? cfg->block_cache_bytes : DEFAULT_CACHE);
+    rb->cache = rocksdb_cache_create_lru(
+        cfg->block_cache_bytes ? cfg->block_cache_bytes : DEFAULT_CACHE);
     rb->bbto = rocksdb_block_based_options_create();
     rocksdb_block_based_options_set_block_cache(rb->bbto, rb->cache);
-    rocksdb_block_based_options_set_filter_policy(rb->bbto, rocksdb_filterpolicy_create_bloom(10));
-    /* Index and filter blocks count against the cache, so the cache bounds read memory. */
+    rocksdb_block_based_options_set_filter_policy(
+        rb->bbto, rocksdb_filterpolicy_create_bloom(10));
+    /* Index and filter blocks count against the cache, so the cache bounds read
+     * memory. */
     rocksdb_block_based_options_set_cache_index_and_filter_blocks(rb->bbto, 1);
     rocksdb_options_set_block_based_table_factory(rb->opts, rb->bbto);
-    rocksdb_options_set_write_buffer_size(rb->opts, cfg->write_buffer_bytes ? cfg->write_buffer_bytes : DEFAULT_WBUF);
+    rocksdb_options_set_write_buffer_size(
+        rb->opts,
+        cfg->write_buffer_bytes ? cfg->write_buffer_bytes : DEFAULT_WBUF);
     rb->ro = rocksdb_readoptions_create();
     rb->wo = rocksdb_writeoptions_create();
     rocksdb_writeoptions_disable_WAL(rb->wo, 1);
 
-    /* The directory is scratch space: a database left there (a crash) is not state. */
+    /* The directory is scratch space: a database left there (a crash) is not
+     * state. */
     struct stat sb;
     if (stat(cfg->dir, &sb) == 0) {
         char *err = NULL;
@@ -1143,7 +1243,8 @@ static int rdb_open(rdb_backend *rb)
     return err ? rdb_err(rb, err) : 0;
 }
 
-int weir__rocksdb_backend_create(const weir__backend_config *cfg, weir__backend **out)
+int weir__rocksdb_backend_create(const weir__backend_config *cfg,
+                                 weir__backend **out)
 {
     rdb_backend *rb;
     int rc = rdb_prepare(cfg, &rb);
@@ -1167,7 +1268,8 @@ static int write_meta(rdb_backend *rb)
     uint8_t maxp[4];
     uint32_t m = rb->base.max_parallelism;
     memcpy(maxp, &m, 4);
-    rocksdb_writebatch_put(wb, (const char *)META_MAXP, 3, (const char *)maxp, 4);
+    rocksdb_writebatch_put(wb, (const char *)META_MAXP, 3, (const char *)maxp,
+                           4);
     weir_buf v;
     weir_buf_init(&v);
     int rc = 0;
@@ -1178,7 +1280,8 @@ static int write_meta(rdb_backend *rb)
         weir_buf_clear(&v);
         if (!(rc = weir_buf_put_u8(&v, (uint8_t)st->desc.kind)) &&
             !(rc = weir_buf_put(&v, st->desc.name, strlen(st->desc.name))))
-            rocksdb_writebatch_put(wb, (const char *)k, 5, (const char *)v.data, v.len);
+            rocksdb_writebatch_put(wb, (const char *)k, 5, (const char *)v.data,
+                                   v.len);
     }
     if (!rc)
         rc = db_write(rb, wb);
@@ -1266,8 +1369,10 @@ static int seed_dir(const char *ckpt_dir, const char *dir)
     while (!rc && (e = readdir(d))) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
-        if ((size_t)snprintf(from, sizeof from, "%s/%s", ckpt_dir, e->d_name) >= sizeof from ||
-            (size_t)snprintf(to, sizeof to, "%s/%s", dir, e->d_name) >= sizeof to) {
+        if ((size_t)snprintf(from, sizeof from, "%s/%s", ckpt_dir, e->d_name) >=
+                sizeof from ||
+            (size_t)snprintf(to, sizeof to, "%s/%s", dir, e->d_name) >=
+                sizeof to) {
             rc = WEIR_EINVAL;
             break;
         }
@@ -1286,12 +1391,14 @@ static int load_meta(rdb_backend *rb)
 {
     size_t vlen;
     char *err = NULL;
-    char *v = rocksdb_get(rb->db, rb->ro, (const char *)META_MAXP, 3, &vlen, &err);
+    char *v =
+        rocksdb_get(rb->db, rb->ro, (const char *)META_MAXP, 3, &vlen, &err);
     if (err)
         return rdb_err(rb, err);
     if (!v || vlen != 4) {
         rocksdb_free(v);
-        return WEIR_ECORRUPT; /* not a checkpoint written by weir__rocksdb_checkpoint */
+        return WEIR_ECORRUPT; /* not a checkpoint written by
+                                 weir__rocksdb_checkpoint */
     }
     uint32_t maxp = rd_u32(v);
     rocksdb_free(v);
@@ -1314,7 +1421,8 @@ static int load_meta(rdb_backend *rb)
         size_t klen, n;
         const uint8_t *k = (const uint8_t *)rocksdb_iter_key(ri.it, &klen);
         const char *val = rocksdb_iter_value(ri.it, &n);
-        if (klen != 5 || n < 2 || n - 1 >= sizeof name || (uint8_t)val[0] > WEIR_STATE_AGGREGATING) {
+        if (klen != 5 || n < 2 || n - 1 >= sizeof name ||
+            (uint8_t)val[0] > WEIR_STATE_AGGREGATING) {
             rc = WEIR_ECORRUPT;
             break;
         }
@@ -1326,7 +1434,8 @@ static int load_meta(rdb_backend *rb)
         memcpy(name, val + 1, n - 1);
         name[n - 1] = '\0';
         weir_state *st;
-        rc = weir__backend_add_state(&rb->base, name, (weir_state_kind)(uint8_t)val[0], &st);
+        rc = weir__backend_add_state(&rb->base, name,
+                                     (weir_state_kind)(uint8_t)val[0], &st);
     }
     int irc = iter_close(rb, &ri);
     if (!rc)
@@ -1336,20 +1445,22 @@ static int load_meta(rdb_backend *rb)
     return rc;
 }
 
-int weir__rocksdb_open_checkpoint(const weir__backend_config *cfg, const char *ckpt_dir, weir__backend **out)
+int weir__rocksdb_open_checkpoint(const weir__backend_config *cfg,
+                                  const char *ckpt_dir, weir__backend **out)
 {
     if (!cfg || !ckpt_dir || !out)
         return WEIR_EINVAL;
     *out = NULL;
-    if (cfg->max_parallelism == 0 || cfg->max_parallelism > 32768 || cfg->kg_lo > cfg->kg_hi ||
-        cfg->kg_hi > cfg->max_parallelism)
+    if (cfg->max_parallelism == 0 || cfg->max_parallelism > 32768 ||
+        cfg->kg_lo > cfg->kg_hi || cfg->kg_hi > cfg->max_parallelism)
         return WEIR_EINVAL;
     rdb_backend *rb;
     int rc = rdb_prepare(cfg, &rb);
     if (rc)
         return rc;
-    if ((rc = seed_dir(ckpt_dir, cfg->dir)) || (rc = rdb_open(rb)) || (rc = load_meta(rb)) ||
-        (rc = delete_kg_range(rb, 0, cfg->kg_lo)) || (rc = delete_kg_range(rb, cfg->kg_hi, 0xFFFF))) {
+    if ((rc = seed_dir(ckpt_dir, cfg->dir)) || (rc = rdb_open(rb)) ||
+        (rc = load_meta(rb)) || (rc = delete_kg_range(rb, 0, cfg->kg_lo)) ||
+        (rc = delete_kg_range(rb, cfg->kg_hi, 0xFFFF))) {
         rdb_free(rb, true);
         return rc;
     }
@@ -1412,7 +1523,8 @@ int weir__rocksdb_checkpoint(weir__backend *be, const char *dir)
     return WEIR_EUNSUPPORTED;
 }
 
-int weir__rocksdb_open_checkpoint(const weir__backend_config *cfg, const char *ckpt_dir, weir__backend **out)
+int weir__rocksdb_open_checkpoint(const weir__backend_config *cfg,
+                                  const char *ckpt_dir, weir__backend **out)
 {
     (void)cfg;
     (void)ckpt_dir;

@@ -38,7 +38,8 @@ int weir__rocksdb_checkpoint(weir__backend *be, const char *dir);
  * are deleted, so a checkpoint of one subtask can seed several after
  * rescaling. The max parallelism must match (WEIR_EINVAL otherwise).
  */
-int weir__rocksdb_open_checkpoint(const weir__backend_config *cfg, const char *ckpt_dir, weir__backend **out);
+int weir__rocksdb_open_checkpoint(const weir__backend_config *cfg,
+                                  const char *ckpt_dir, weir__backend **out);
 
 /* Runs a full manual compaction (which also drops expired TTL entries). */
 int weir__rocksdb_compact(weir__backend *be);

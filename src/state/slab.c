@@ -29,8 +29,9 @@
 
 /* About 25% apart so that a record wastes at most a fifth of its block. */
 static const uint16_t class_size[WEIR__SLAB_NCLASS] = {
-    32,   48,   64,   80,   96,   112,  128,  160,  192,  224,  256,  320,  384, 448,
-    512,  640,  768,  896,  1024, 1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096,
+    32,   48,   64,   80,   96,   112,  128,  160,  192,
+    224,  256,  320,  384,  448,  512,  640,  768,  896,
+    1024, 1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096,
 };
 
 /* Page header: the link to the next page, padded to keep blocks 16-aligned. */
@@ -50,7 +51,10 @@ static int class_of(size_t n)
     return lo;
 }
 
-void weir__slab_init(weir__slab *s) { memset(s, 0, sizeof *s); }
+void weir__slab_init(weir__slab *s)
+{
+    memset(s, 0, sizeof *s);
+}
 
 void weir__slab_fini(weir__slab *s)
 {

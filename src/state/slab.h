@@ -25,11 +25,12 @@
 #define WEIR__SLAB_PAGE (64 * 1024)
 
 typedef struct weir__slab {
-    void *free[WEIR__SLAB_NCLASS]; /* free list per class, linked through the block */
+    void *free[WEIR__SLAB_NCLASS]; /* free list per class, linked through the
+                                      block */
     uint8_t *bump;                 /* unused tail of the newest page */
     size_t bump_left;
-    void *pages;                   /* pages linked through their first word */
-    uint64_t bytes;                /* pages + large blocks held, for size_bytes */
+    void *pages;    /* pages linked through their first word */
+    uint64_t bytes; /* pages + large blocks held, for size_bytes */
 } weir__slab;
 
 void weir__slab_init(weir__slab *s);

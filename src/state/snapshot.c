@@ -24,11 +24,13 @@
 
 struct weir__snap_writer {
     weir_buf *out;
-    bool filter;       /* drop expired items (bound state with TTL) */
-    bool stamps;       /* write stamps; false writes WEIR__NO_STAMP (state without TTL) */
+    bool filter; /* drop expired items (bound state with TTL) */
+    bool stamps; /* write stamps; false writes WEIR__NO_STAMP (state without
+                    TTL) */
     int64_t ttl_ms, now;
     uint32_t n_entries;
-    size_t group_start;    /* where the open group's entry begins (to drop it if empty) */
+    size_t group_start;    /* where the open group's entry begins (to drop it if
+                              empty) */
     size_t group_count_at; /* where its item count goes */
     uint32_t group_items;
     bool group_open;
@@ -51,13 +53,15 @@ static bool skip(const weir__snap_writer *w, int64_t stamp)
     return w->filter && weir__ttl_expired(stamp, w->now, w->ttl_ms);
 }
 
-int weir__snap_value(weir__snap_writer *w, const void *key, size_t klen, const void *ns, size_t nslen,
-                     int64_t stamp, const void *v, size_t vlen)
+int weir__snap_value(weir__snap_writer *w, const void *key, size_t klen,
+                     const void *ns, size_t nslen, int64_t stamp, const void *v,
+                     size_t vlen)
 {
     if (skip(w, stamp))
         return 0;
     int rc;
-    if ((rc = weir_buf_put_bytes(w->out, key, klen)) || (rc = weir_buf_put_bytes(w->out, ns, nslen)) ||
+    if ((rc = weir_buf_put_bytes(w->out, key, klen)) ||
+        (rc = weir_buf_put_bytes(w->out, ns, nslen)) ||
         (rc = weir_buf_put_i64(w->out, w->stamps ? stamp : WEIR__NO_STAMP)) ||
         (rc = weir_buf_put_bytes(w->out, v, vlen)))
         return rc;
@@ -65,11 +69,13 @@ int weir__snap_value(weir__snap_writer *w, const void *key, size_t klen, const v
     return 0;
 }
 
-int weir__snap_group_begin(weir__snap_writer *w, const void *key, size_t klen, const void *ns, size_t nslen)
+int weir__snap_group_begin(weir__snap_writer *w, const void *key, size_t klen,
+                           const void *ns, size_t nslen)
 {
     int rc;
     w->group_start = w->out->len;
-    if ((rc = weir_buf_put_bytes(w->out, key, klen)) || (rc = weir_buf_put_bytes(w->out, ns, nslen)))
+    if ((rc = weir_buf_put_bytes(w->out, key, klen)) ||
+        (rc = weir_buf_put_bytes(w->out, ns, nslen)))
         return rc;
     w->group_count_at = w->out->len;
     if ((rc = weir_buf_put_u32(w->out, 0)))
@@ -79,7 +85,8 @@ int weir__snap_group_begin(weir__snap_writer *w, const void *key, size_t klen, c
     return 0;
 }
 
-int weir__snap_item(weir__snap_writer *w, int64_t stamp, const void *k, size_t klen, const void *v, size_t vlen)
+int weir__snap_item(weir__snap_writer *w, int64_t stamp, const void *k,
+                    size_t klen, const void *v, size_t vlen)
 {
     if (skip(w, stamp))
         return 0;
@@ -109,8 +116,10 @@ int weir__snapshot_encode(weir__backend *be, uint32_t kg, weir_buf *out)
 {
     size_t start = out->len;
     int rc;
-    if ((rc = weir_buf_put_u32(out, SNAP_MAGIC)) || (rc = weir_buf_put_u8(out, SNAP_VERSION)) ||
-        (rc = weir_buf_put_u32(out, kg)) || (rc = weir_buf_put_u32(out, be->max_parallelism)) ||
+    if ((rc = weir_buf_put_u32(out, SNAP_MAGIC)) ||
+        (rc = weir_buf_put_u8(out, SNAP_VERSION)) ||
+        (rc = weir_buf_put_u32(out, kg)) ||
+        (rc = weir_buf_put_u32(out, be->max_parallelism)) ||
         (rc = weir_buf_put_u64(out, 0)))
         goto fail;
     size_t body = out->len;
@@ -122,14 +131,16 @@ int weir__snapshot_encode(weir__backend *be, uint32_t kg, weir_buf *out)
     for (uint32_t i = 0; i < be->n_states; i++) {
         weir_state *st = be->states[i];
         size_t st_start = out->len;
-        if ((rc = weir_buf_put_str(out, st->desc.name)) || (rc = weir_buf_put_u8(out, (uint8_t)st->desc.kind)))
+        if ((rc = weir_buf_put_str(out, st->desc.name)) ||
+            (rc = weir_buf_put_u8(out, (uint8_t)st->desc.kind)))
             goto fail;
         size_t count_at = out->len;
         if ((rc = weir_buf_put_u32(out, 0)))
             goto fail;
         weir__snap_writer w = {.out = out};
         if (!st->bound) {
-            w.stamps = true; /* TTL unknown until registered: keep stamps as they are */
+            w.stamps = true; /* TTL unknown until registered: keep stamps as
+                                they are */
         } else if (weir__state_has_ttl(st)) {
             if (!now_read) {
                 now = weir__now(be);
@@ -165,7 +176,8 @@ fail:
  * Parses the body; with apply == false only validates (and checks the states
  * against those registered), with apply == true loads every entry.
  */
-static int parse_body(weir__backend *be, uint32_t kg, weir_cursor c, bool apply, int64_t now)
+static int parse_body(weir__backend *be, uint32_t kg, weir_cursor c, bool apply,
+                      int64_t now)
 {
     uint32_t n_states;
     int rc;
@@ -181,7 +193,8 @@ static int parse_body(weir__backend *be, uint32_t kg, weir_cursor c, bool apply,
             weir_free(name);
             return WEIR_ECORRUPT;
         }
-        if ((rc = weir_cursor_get_u8(&c, &kind)) || (rc = weir_cursor_get_u32(&c, &n_entries))) {
+        if ((rc = weir_cursor_get_u8(&c, &kind)) ||
+            (rc = weir_cursor_get_u32(&c, &n_entries))) {
             weir_free(name);
             return rc;
         }
@@ -192,7 +205,8 @@ static int parse_body(weir__backend *be, uint32_t kg, weir_cursor c, bool apply,
         weir_state *st = weir__backend_find_state(be, name);
         if (st && st->desc.kind != (weir_state_kind)kind) {
             weir_free(name);
-            return WEIR_EINVAL; /* same name, different kind: incompatible state */
+            return WEIR_EINVAL; /* same name, different kind: incompatible state
+                                 */
         }
         if (apply && !st) {
             rc = weir__backend_add_state(be, name, (weir_state_kind)kind, &st);
@@ -205,7 +219,8 @@ static int parse_body(weir__backend *be, uint32_t kg, weir_cursor c, bool apply,
         for (uint32_t e = 0; e < n_entries; e++) {
             const void *key, *ns;
             size_t klen, nslen;
-            if ((rc = weir_cursor_get_bytes(&c, &key, &klen)) || (rc = weir_cursor_get_bytes(&c, &ns, &nslen)))
+            if ((rc = weir_cursor_get_bytes(&c, &key, &klen)) ||
+                (rc = weir_cursor_get_bytes(&c, &ns, &nslen)))
                 return rc;
             uint64_t hash = weir_key_hash(key, klen);
             if (weir_key_group(hash, be->max_parallelism) != kg)
@@ -222,9 +237,11 @@ static int parse_body(weir__backend *be, uint32_t kg, weir_cursor c, bool apply,
                     const void *mk = NULL, *v;
                     size_t mklen = 0, vlen;
                     int64_t stamp;
-                    if (kind == WEIR_STATE_MAP && (rc = weir_cursor_get_bytes(&c, &mk, &mklen)))
+                    if (kind == WEIR_STATE_MAP &&
+                        (rc = weir_cursor_get_bytes(&c, &mk, &mklen)))
                         return rc;
-                    if ((rc = weir_cursor_get_i64(&c, &stamp)) || (rc = weir_cursor_get_bytes(&c, &v, &vlen)))
+                    if ((rc = weir_cursor_get_i64(&c, &stamp)) ||
+                        (rc = weir_cursor_get_bytes(&c, &v, &vlen)))
                         return rc;
                     if (vlen > UINT32_MAX || mklen > UINT32_MAX)
                         return WEIR_ECORRUPT;
@@ -232,8 +249,10 @@ static int parse_body(weir__backend *be, uint32_t kg, weir_cursor c, bool apply,
                         continue;
                     if (stamp == WEIR__NO_STAMP)
                         stamp = now;
-                    rc = kind == WEIR_STATE_LIST ? be->ops->load_list(st, ns, nslen, stamp, v, vlen)
-                                                 : be->ops->load_map(st, ns, nslen, mk, mklen, stamp, v, vlen);
+                    rc = kind == WEIR_STATE_LIST
+                             ? be->ops->load_list(st, ns, nslen, stamp, v, vlen)
+                             : be->ops->load_map(st, ns, nslen, mk, mklen,
+                                                 stamp, v, vlen);
                     if (rc)
                         return rc;
                 }
@@ -241,7 +260,8 @@ static int parse_body(weir__backend *be, uint32_t kg, weir_cursor c, bool apply,
                 const void *v;
                 size_t vlen;
                 int64_t stamp;
-                if ((rc = weir_cursor_get_i64(&c, &stamp)) || (rc = weir_cursor_get_bytes(&c, &v, &vlen)))
+                if ((rc = weir_cursor_get_i64(&c, &stamp)) ||
+                    (rc = weir_cursor_get_bytes(&c, &v, &vlen)))
                     return rc;
                 if (vlen > UINT32_MAX)
                     return WEIR_ECORRUPT;
@@ -265,8 +285,10 @@ int weir__snapshot_decode(weir__backend *be, uint32_t kg, weir_cursor *in)
     uint8_t version;
     uint64_t body_len;
     int rc;
-    if ((rc = weir_cursor_get_u32(&c, &magic)) || (rc = weir_cursor_get_u8(&c, &version)) ||
-        (rc = weir_cursor_get_u32(&c, &snap_kg)) || (rc = weir_cursor_get_u32(&c, &maxp)) ||
+    if ((rc = weir_cursor_get_u32(&c, &magic)) ||
+        (rc = weir_cursor_get_u8(&c, &version)) ||
+        (rc = weir_cursor_get_u32(&c, &snap_kg)) ||
+        (rc = weir_cursor_get_u32(&c, &maxp)) ||
         (rc = weir_cursor_get_u64(&c, &body_len)))
         return rc;
     if (magic != SNAP_MAGIC || version != SNAP_VERSION)
@@ -280,13 +302,15 @@ int weir__snapshot_decode(weir__backend *be, uint32_t kg, weir_cursor *in)
         return rc;
     if (crc != weir_crc32c(0, start, HEADER_LEN + (size_t)body_len))
         return WEIR_ECORRUPT;
-    /* Intact bytes that describe another key group or key space: a caller error. */
+    /* Intact bytes that describe another key group or key space: a caller
+     * error. */
     if (snap_kg != kg || maxp != be->max_parallelism)
         return WEIR_EINVAL;
     if ((rc = parse_body(be, kg, body, false, 0)))
         return rc;
 
-    /* Valid: replace the key group's contents. Keep the caller's current key. */
+    /* Valid: replace the key group's contents. Keep the caller's current key.
+     */
     weir_buf saved;
     weir_buf_init(&saved);
     bool had_key = be->has_key;
@@ -297,7 +321,8 @@ int weir__snapshot_decode(weir__backend *be, uint32_t kg, weir_cursor *in)
     if (!rc)
         rc = parse_body(be, kg, body, true, weir__now(be));
     if (had_key) {
-        int rc2 = weir__backend_set_key_raw(be, saved.data, saved.len, saved_hash);
+        int rc2 =
+            weir__backend_set_key_raw(be, saved.data, saved.len, saved_hash);
         if (!rc)
             rc = rc2;
     } else {

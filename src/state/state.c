@@ -17,7 +17,8 @@
 
 /* ---- backend lifecycle ---- */
 
-int weir__backend_init(weir__backend *be, const weir__backend_ops *ops, const weir__backend_config *cfg)
+int weir__backend_init(weir__backend *be, const weir__backend_ops *ops,
+                       const weir__backend_config *cfg)
 {
     be->ops = ops;
     be->max_parallelism = cfg->max_parallelism;
@@ -48,8 +49,8 @@ int weir__backend_create(const weir__backend_config *cfg, weir__backend **out)
         return WEIR_EINVAL;
     if (cfg->kg_lo > cfg->kg_hi || cfg->kg_hi > cfg->max_parallelism)
         return WEIR_EINVAL;
-    if (!cfg->kind || strcmp(cfg->kind, "memory") == 0 || strcmp(cfg->kind, "heap") == 0 ||
-        strcmp(cfg->kind, "hashmap") == 0)
+    if (!cfg->kind || strcmp(cfg->kind, "memory") == 0 ||
+        strcmp(cfg->kind, "heap") == 0 || strcmp(cfg->kind, "hashmap") == 0)
         return weir__memory_backend_create(cfg, out);
     if (strcmp(cfg->kind, "rocksdb") == 0) {
 #ifdef WEIR_HAVE_ROCKSDB
@@ -67,7 +68,10 @@ void weir__backend_destroy(weir__backend *be)
         be->ops->destroy(be);
 }
 
-uint64_t weir__backend_size_bytes(const weir__backend *be) { return be ? be->ops->size_bytes(be) : 0; }
+uint64_t weir__backend_size_bytes(const weir__backend *be)
+{
+    return be ? be->ops->size_bytes(be) : 0;
+}
 
 /* ---- registration ---- */
 
@@ -79,7 +83,8 @@ weir_state *weir__backend_find_state(weir__backend *be, const char *name)
     return NULL;
 }
 
-int weir__backend_add_state(weir__backend *be, const char *name, weir_state_kind kind, weir_state **out)
+int weir__backend_add_state(weir__backend *be, const char *name,
+                            weir_state_kind kind, weir_state **out)
 {
     if (be->n_states == be->cap_states) {
         uint32_t cap = be->cap_states ? be->cap_states * 2 : 8;
@@ -109,13 +114,19 @@ int weir__backend_add_state(weir__backend *be, const char *name, weir_state_kind
     return 0;
 }
 
-static bool kind_valid(weir_state_kind k) { return k >= WEIR_STATE_VALUE && k <= WEIR_STATE_AGGREGATING; }
-
-int weir__backend_register(weir__backend *be, const weir_state_desc *desc, weir_state **out)
+static bool kind_valid(weir_state_kind k)
 {
-    if (!be || !desc || !out || !desc->name || !desc->name[0] || !kind_valid(desc->kind) || desc->ttl_ms < 0)
+    return k >= WEIR_STATE_VALUE && k <= WEIR_STATE_AGGREGATING;
+}
+
+int weir__backend_register(weir__backend *be, const weir_state_desc *desc,
+                           weir_state **out)
+{
+    if (!be || !desc || !out || !desc->name || !desc->name[0] ||
+        !kind_valid(desc->kind) || desc->ttl_ms < 0)
         return WEIR_EINVAL;
-    if (desc->ttl_update != WEIR_TTL_ON_CREATE_AND_WRITE && desc->ttl_update != WEIR_TTL_ON_READ_AND_WRITE)
+    if (desc->ttl_update != WEIR_TTL_ON_CREATE_AND_WRITE &&
+        desc->ttl_update != WEIR_TTL_ON_READ_AND_WRITE)
         return WEIR_EINVAL;
     if (desc->kind == WEIR_STATE_REDUCING && !desc->reduce)
         return WEIR_EINVAL;
@@ -134,7 +145,8 @@ int weir__backend_register(weir__backend *be, const weir_state_desc *desc, weir_
         if (rc)
             return rc;
     }
-    /* Bind: the operator's callbacks and TTL now apply (also to restored entries). */
+    /* Bind: the operator's callbacks and TTL now apply (also to restored
+     * entries). */
     const char *name = st->desc.name;
     st->desc = *desc;
     st->desc.name = name;
@@ -148,7 +160,8 @@ int weir__backend_register(weir__backend *be, const weir_state_desc *desc, weir_
 
 /* ---- the current key ---- */
 
-int weir__backend_set_key(weir__backend *be, const void *key, size_t len, uint64_t hash)
+int weir__backend_set_key(weir__backend *be, const void *key, size_t len,
+                          uint64_t hash)
 {
     if (!be || (!key && len))
         return WEIR_EINVAL;
@@ -158,7 +171,8 @@ int weir__backend_set_key(weir__backend *be, const void *key, size_t len, uint64
     return weir__backend_set_key_raw(be, key, len, hash);
 }
 
-int weir__backend_set_key_raw(weir__backend *be, const void *key, size_t len, uint64_t hash)
+int weir__backend_set_key_raw(weir__backend *be, const void *key, size_t len,
+                              uint64_t hash)
 {
     if (len > be->key_cap) {
         size_t cap = len < 64 ? 64 : len;
@@ -184,7 +198,8 @@ int weir__backend_set_key_raw(weir__backend *be, const void *key, size_t len, ui
     return 0;
 }
 
-const uint8_t *weir__backend_key(const weir__backend *be, size_t *len, uint32_t *kg)
+const uint8_t *weir__backend_key(const weir__backend *be, size_t *len,
+                                 uint32_t *kg)
 {
     if (!be || !be->has_key)
         return NULL;
@@ -213,7 +228,8 @@ int weir__backend_restore_kg(weir__backend *be, uint32_t kg, weir_cursor *in)
 
 /* ---- the public API ---- */
 
-/* Common checks: a state, a current key, a namespace pointer when ns_len > 0. */
+/* Common checks: a state, a current key, a namespace pointer when ns_len > 0.
+ */
 static inline int check(const weir_state *st, const void *ns, size_t ns_len)
 {
     if (!st || (!ns && ns_len))
@@ -225,10 +241,12 @@ static inline int check(const weir_state *st, const void *ns, size_t ns_len)
 
 static inline bool value_like(weir_state_kind k)
 {
-    return k == WEIR_STATE_VALUE || k == WEIR_STATE_REDUCING || k == WEIR_STATE_AGGREGATING;
+    return k == WEIR_STATE_VALUE || k == WEIR_STATE_REDUCING ||
+           k == WEIR_STATE_AGGREGATING;
 }
 
-int weir_value_get(weir_state *st, const void *ns, size_t ns_len, const void **val, size_t *len)
+int weir_value_get(weir_state *st, const void *ns, size_t ns_len,
+                   const void **val, size_t *len)
 {
     int rc = check(st, ns, ns_len);
     if (rc)
@@ -238,7 +256,8 @@ int weir_value_get(weir_state *st, const void *ns, size_t ns_len, const void **v
     return st->be->ops->get(st, ns, ns_len, val, len);
 }
 
-int weir_value_put(weir_state *st, const void *ns, size_t ns_len, const void *val, size_t len)
+int weir_value_put(weir_state *st, const void *ns, size_t ns_len,
+                   const void *val, size_t len)
 {
     int rc = check(st, ns, ns_len);
     if (rc)
@@ -256,7 +275,8 @@ int weir_state_clear(weir_state *st, const void *ns, size_t ns_len)
     return st->be->ops->clear(st, ns, ns_len);
 }
 
-int weir_list_add(weir_state *st, const void *ns, size_t ns_len, const void *val, size_t len)
+int weir_list_add(weir_state *st, const void *ns, size_t ns_len,
+                  const void *val, size_t len)
 {
     int rc = check(st, ns, ns_len);
     if (rc)
@@ -266,7 +286,8 @@ int weir_list_add(weir_state *st, const void *ns, size_t ns_len, const void *val
     return st->be->ops->list_add(st, ns, ns_len, val, len);
 }
 
-int weir_list_get(weir_state *st, const void *ns, size_t ns_len, weir_list_visit_fn fn, void *ud)
+int weir_list_get(weir_state *st, const void *ns, size_t ns_len,
+                  weir_list_visit_fn fn, void *ud)
 {
     int rc = check(st, ns, ns_len);
     if (rc)
@@ -276,20 +297,20 @@ int weir_list_get(weir_state *st, const void *ns, size_t ns_len, weir_list_visit
     return st->be->ops->list_get(st, ns, ns_len, fn, ud);
 }
 
-int weir_map_put(weir_state *st, const void *ns, size_t ns_len, const void *k, size_t klen, const void *v,
-                 size_t vlen)
+int weir_map_put(weir_state *st, const void *ns, size_t ns_len, const void *k,
+                 size_t klen, const void *v, size_t vlen)
 {
     int rc = check(st, ns, ns_len);
     if (rc)
         return rc;
-    if ((!k && klen) || (!v && vlen) || st->desc.kind != WEIR_STATE_MAP || klen > UINT32_MAX ||
-        vlen > UINT32_MAX)
+    if ((!k && klen) || (!v && vlen) || st->desc.kind != WEIR_STATE_MAP ||
+        klen > UINT32_MAX || vlen > UINT32_MAX)
         return WEIR_EINVAL;
     return st->be->ops->map_put(st, ns, ns_len, k, klen, v, vlen);
 }
 
-int weir_map_get(weir_state *st, const void *ns, size_t ns_len, const void *k, size_t klen, const void **v,
-                 size_t *vlen)
+int weir_map_get(weir_state *st, const void *ns, size_t ns_len, const void *k,
+                 size_t klen, const void **v, size_t *vlen)
 {
     int rc = check(st, ns, ns_len);
     if (rc)
@@ -299,7 +320,8 @@ int weir_map_get(weir_state *st, const void *ns, size_t ns_len, const void *k, s
     return st->be->ops->map_get(st, ns, ns_len, k, klen, v, vlen);
 }
 
-int weir_map_remove(weir_state *st, const void *ns, size_t ns_len, const void *k, size_t klen)
+int weir_map_remove(weir_state *st, const void *ns, size_t ns_len,
+                    const void *k, size_t klen)
 {
     int rc = check(st, ns, ns_len);
     if (rc)
@@ -309,7 +331,8 @@ int weir_map_remove(weir_state *st, const void *ns, size_t ns_len, const void *k
     return st->be->ops->map_remove(st, ns, ns_len, k, klen);
 }
 
-int weir_map_iterate(weir_state *st, const void *ns, size_t ns_len, weir_map_visit_fn fn, void *ud)
+int weir_map_iterate(weir_state *st, const void *ns, size_t ns_len,
+                     weir_map_visit_fn fn, void *ud)
 {
     int rc = check(st, ns, ns_len);
     if (rc)
@@ -325,19 +348,23 @@ typedef struct add_ctx {
     size_t len;
 } add_ctx;
 
-static int reduce_update(void *ud, const void *old, size_t oldlen, weir_buf *out)
+static int reduce_update(void *ud, const void *old, size_t oldlen,
+                         weir_buf *out)
 {
     add_ctx *a = ud;
     if (!old)
-        return weir_buf_put(out, a->val, a->len); /* the first value is stored as it is */
+        return weir_buf_put(out, a->val,
+                            a->len); /* the first value is stored as it is */
     const weir_state_desc *d = &a->st->desc;
     return weir__user_rc(d->reduce(d->ud, old, oldlen, a->val, a->len, out));
 }
 
-static int aggregate_update(void *ud, const void *old, size_t oldlen, weir_buf *out)
+static int aggregate_update(void *ud, const void *old, size_t oldlen,
+                            weir_buf *out)
 {
     add_ctx *a = ud;
-    /* An absent accumulator reaches agg_add as an empty buffer: it creates one. */
+    /* An absent accumulator reaches agg_add as an empty buffer: it creates one.
+     */
     if (old) {
         int rc = weir_buf_put(out, old, oldlen);
         if (rc)
@@ -347,7 +374,8 @@ static int aggregate_update(void *ud, const void *old, size_t oldlen, weir_buf *
     return weir__user_rc(d->agg_add(d->ud, out, a->val, a->len));
 }
 
-int weir_state_add(weir_state *st, const void *ns, size_t ns_len, const void *val, size_t len)
+int weir_state_add(weir_state *st, const void *ns, size_t ns_len,
+                   const void *val, size_t len)
 {
     int rc = check(st, ns, ns_len);
     if (rc)
@@ -364,7 +392,8 @@ int weir_state_add(weir_state *st, const void *ns, size_t ns_len, const void *va
     return WEIR_EINVAL;
 }
 
-int weir_state_get_result(weir_state *st, const void *ns, size_t ns_len, weir_buf *out)
+int weir_state_get_result(weir_state *st, const void *ns, size_t ns_len,
+                          weir_buf *out)
 {
     int rc = check(st, ns, ns_len);
     if (rc)
@@ -393,7 +422,8 @@ int weir_state_keys(weir_state *st, weir_state_key_visit_fn fn, void *ud)
     weir_buf pairs, saved;
     weir_buf_init(&pairs);
     weir_buf_init(&saved);
-    /* The visitor may write state (even clear what it visits), so visit copies. */
+    /* The visitor may write state (even clear what it visits), so visit copies.
+     */
     bool had_key = be->has_key;
     uint64_t saved_hash = be->key_hash;
     if (had_key && (rc = weir_buf_put(&saved, be->key, be->key_len)))
@@ -408,9 +438,11 @@ int weir_state_keys(weir_state *st, weir_state_key_visit_fn fn, void *ud)
         while (weir_cursor_left(&c) > 0) {
             const void *k, *ns;
             size_t klen, nslen;
-            if ((rc = weir_cursor_get_bytes(&c, &k, &klen)) || (rc = weir_cursor_get_bytes(&c, &ns, &nslen)))
+            if ((rc = weir_cursor_get_bytes(&c, &k, &klen)) ||
+                (rc = weir_cursor_get_bytes(&c, &ns, &nslen)))
                 break;
-            if ((rc = weir__backend_set_key_raw(be, k, klen, weir_key_hash(k, klen))))
+            if ((rc = weir__backend_set_key_raw(be, k, klen,
+                                                weir_key_hash(k, klen))))
                 break;
             int v = fn(ud, k, klen, ns, nslen);
             if (v) {
@@ -421,7 +453,8 @@ int weir_state_keys(weir_state *st, weir_state_key_visit_fn fn, void *ud)
     }
 restore:
     if (had_key) {
-        int rc2 = weir__backend_set_key_raw(be, saved.data, saved.len, saved_hash);
+        int rc2 =
+            weir__backend_set_key_raw(be, saved.data, saved.len, saved_hash);
         if (!rc)
             rc = rc2;
     } else {

@@ -25,10 +25,10 @@
 typedef struct tentry {
     weir_ts ts;
     int64_t ns;
-    uint64_t hash;          /* of (domain, key, ns, ts), for the hash set */
-    struct tentry *next;    /* hash-bucket chain */
+    uint64_t hash;       /* of (domain, key, ns, ts), for the hash set */
+    struct tentry *next; /* hash-bucket chain */
     uint32_t kg;
-    uint32_t heap_idx;      /* slot in the heap of its domain */
+    uint32_t heap_idx; /* slot in the heap of its domain */
     uint32_t klen;
     uint8_t domain;
     uint8_t key[];
@@ -40,18 +40,19 @@ typedef struct theap {
 } theap;
 
 struct weir__timers {
-    theap heap[2];          /* per weir_time_domain */
+    theap heap[2]; /* per weir_time_domain */
     tentry **buckets;
-    uint32_t n_buckets;     /* power of two */
+    uint32_t n_buckets; /* power of two */
     uint32_t count;
-    uint64_t version;       /* bumped on every change, invalidates `sorted` */
-    tentry **sorted;        /* snapshot cache, see file comment */
+    uint64_t version; /* bumped on every change, invalidates `sorted` */
+    tentry **sorted;  /* snapshot cache, see file comment */
     uint32_t n_sorted;
     uint64_t sorted_version;
     bool sorted_valid;
 };
 
-static uint64_t entry_hash(weir_time_domain d, weir_ts t, int64_t ns, const void *key, size_t klen)
+static uint64_t entry_hash(weir_time_domain d, weir_ts t, int64_t ns,
+                           const void *key, size_t klen)
 {
     uint64_t h = weir_key_hash(key, klen);
     h ^= (uint64_t)t * 0x9E3779B97F4A7C15ull;
@@ -188,13 +189,14 @@ void weir__timers_destroy(weir__timers *ts)
     weir_free(ts);
 }
 
-static tentry **find_slot(weir__timers *ts, uint64_t h, weir_time_domain d, weir_ts t, int64_t ns,
-                          const void *key, size_t klen)
+static tentry **find_slot(weir__timers *ts, uint64_t h, weir_time_domain d,
+                          weir_ts t, int64_t ns, const void *key, size_t klen)
 {
     tentry **pp = &ts->buckets[h & (ts->n_buckets - 1)];
     for (; *pp; pp = &(*pp)->next) {
         tentry *e = *pp;
-        if (e->hash == h && e->ts == t && e->ns == ns && e->domain == (uint8_t)d && e->klen == klen &&
+        if (e->hash == h && e->ts == t && e->ns == ns &&
+            e->domain == (uint8_t)d && e->klen == klen &&
             (klen == 0 || memcmp(e->key, key, klen) == 0))
             return pp;
     }
@@ -223,10 +225,11 @@ static int grow_buckets(weir__timers *ts)
     return 0;
 }
 
-int weir__timers_register(weir__timers *ts, weir_time_domain d, weir_ts t, int64_t ns, const void *key,
-                          size_t klen, uint32_t kg)
+int weir__timers_register(weir__timers *ts, weir_time_domain d, weir_ts t,
+                          int64_t ns, const void *key, size_t klen, uint32_t kg)
 {
-    if ((unsigned)d > WEIR_TIME_PROCESSING || klen > UINT32_MAX || (klen && !key))
+    if ((unsigned)d > WEIR_TIME_PROCESSING || klen > UINT32_MAX ||
+        (klen && !key))
         return WEIR_EINVAL;
     uint64_t h = entry_hash(d, t, ns, key, klen);
     tentry **pp = find_slot(ts, h, d, t, ns, key, klen);
@@ -269,8 +272,8 @@ static void unlink_entry(weir__timers *ts, tentry *e)
     ts->version++;
 }
 
-int weir__timers_delete(weir__timers *ts, weir_time_domain d, weir_ts t, int64_t ns, const void *key,
-                        size_t klen, uint32_t kg)
+int weir__timers_delete(weir__timers *ts, weir_time_domain d, weir_ts t,
+                        int64_t ns, const void *key, size_t klen, uint32_t kg)
 {
     (void)kg;
     if ((unsigned)d > WEIR_TIME_PROCESSING)
@@ -285,7 +288,8 @@ int weir__timers_delete(weir__timers *ts, weir_time_domain d, weir_ts t, int64_t
     return 0;
 }
 
-int weir__timers_advance(weir__timers *ts, weir_time_domain d, weir_ts upto, weir__timer_fire_fn fn, void *ud)
+int weir__timers_advance(weir__timers *ts, weir_time_domain d, weir_ts upto,
+                         weir__timer_fire_fn fn, void *ud)
 {
     if ((unsigned)d > WEIR_TIME_PROCESSING)
         return WEIR_EINVAL;
@@ -293,8 +297,12 @@ int weir__timers_advance(weir__timers *ts, weir_time_domain d, weir_ts upto, wei
     while (h->n > 0 && h->a[0]->ts <= upto) {
         tentry *e = h->a[0];
         unlink_entry(ts, e);
-        weir_timer t = {
-            .domain = d, .ts = e->ts, .ns = e->ns, .key = e->key, .key_len = e->klen, .key_group = e->kg};
+        weir_timer t = {.domain = d,
+                        .ts = e->ts,
+                        .ns = e->ns,
+                        .key = e->key,
+                        .key_len = e->klen,
+                        .key_group = e->kg};
         int rc = fn(ud, &t);
         weir_free(e);
         if (rc)
@@ -310,14 +318,18 @@ weir_ts weir__timers_next(const weir__timers *ts, weir_time_domain d)
     return ts->heap[d].a[0]->ts;
 }
 
-size_t weir__timers_count(const weir__timers *ts) { return ts ? ts->count : 0; }
+size_t weir__timers_count(const weir__timers *ts)
+{
+    return ts ? ts->count : 0;
+}
 
 /* Rebuilds the (kg, domain, firing order) array if any timer changed since. */
 static int ensure_sorted(weir__timers *ts)
 {
     if (ts->sorted_valid && ts->sorted_version == ts->version)
         return 0;
-    tentry **a = weir_realloc(ts->sorted, (size_t)(ts->count ? ts->count : 1) * sizeof *a);
+    tentry **a = weir_realloc(ts->sorted,
+                              (size_t)(ts->count ? ts->count : 1) * sizeof *a);
     if (!a)
         return WEIR_ENOMEM;
     ts->sorted = a;
@@ -337,7 +349,8 @@ static int ensure_sorted(weir__timers *ts)
  *   varint count, then per timer in (domain, ts, kg, key, ns) order:
  *   u8 domain, i64 ts, i64 ns, bytes key (varint length + bytes).
  */
-int weir__timers_snapshot_kg(const weir__timers *cts, uint32_t kg, weir_buf *out)
+int weir__timers_snapshot_kg(const weir__timers *cts, uint32_t kg,
+                             weir_buf *out)
 {
     weir__timers *ts = (weir__timers *)cts; /* the sorted array is a cache */
     int rc = ensure_sorted(ts);
@@ -358,8 +371,10 @@ int weir__timers_snapshot_kg(const weir__timers *cts, uint32_t kg, weir_buf *out
         return rc;
     for (uint32_t i = lo; i < end; i++) {
         const tentry *e = ts->sorted[i];
-        if ((rc = weir_buf_put_u8(out, e->domain)) || (rc = weir_buf_put_i64(out, e->ts)) ||
-            (rc = weir_buf_put_i64(out, e->ns)) || (rc = weir_buf_put_bytes(out, e->key, e->klen)))
+        if ((rc = weir_buf_put_u8(out, e->domain)) ||
+            (rc = weir_buf_put_i64(out, e->ts)) ||
+            (rc = weir_buf_put_i64(out, e->ns)) ||
+            (rc = weir_buf_put_bytes(out, e->key, e->klen)))
             return rc;
     }
     return 0;
@@ -376,12 +391,15 @@ int weir__timers_restore_kg(weir__timers *ts, uint32_t kg, weir_cursor *in)
         int64_t t, ns;
         const void *key;
         size_t klen;
-        if ((rc = weir_cursor_get_u8(in, &d)) || (rc = weir_cursor_get_i64(in, &t)) ||
-            (rc = weir_cursor_get_i64(in, &ns)) || (rc = weir_cursor_get_bytes(in, &key, &klen)))
+        if ((rc = weir_cursor_get_u8(in, &d)) ||
+            (rc = weir_cursor_get_i64(in, &t)) ||
+            (rc = weir_cursor_get_i64(in, &ns)) ||
+            (rc = weir_cursor_get_bytes(in, &key, &klen)))
             return rc;
         if (d > WEIR_TIME_PROCESSING)
             return WEIR_ECORRUPT;
-        if ((rc = weir__timers_register(ts, (weir_time_domain)d, t, ns, key, klen, kg)))
+        if ((rc = weir__timers_register(ts, (weir_time_domain)d, t, ns, key,
+                                        klen, kg)))
             return rc;
     }
     return 0;

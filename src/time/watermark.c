@@ -21,8 +21,6 @@ static weir_ts wm_of(const weir__wm_gen *g, weir_ts max_ts)
     return max_ts - g->delay_ms;
 }
 
-weir_ts weir__wm_gen_current(const weir__wm_gen *g) { return wm_of(g, g->max_ts); }
-
 weir_ts weir__wm_gen_after(const weir__wm_gen *g, weir_ts ts)
 {
     return wm_of(g, ts > g->max_ts ? ts : g->max_ts);
@@ -62,7 +60,8 @@ int weir__wm_valve_add(weir__wm_valve *v)
         v->in = in;
         v->cap = cap;
     }
-    v->in[v->n] = (weir__wm_input){.wm = WEIR_TS_MIN, .idle = false, .ended = false};
+    v->in[v->n] =
+        (weir__wm_input){.wm = WEIR_TS_MIN, .idle = false, .ended = false};
     return (int)v->n++;
 }
 
@@ -137,4 +136,7 @@ int weir__wm_valve_end(weir__wm_valve *v, uint32_t i)
     return recompute(v);
 }
 
-int weir__wm_valve_refresh(weir__wm_valve *v) { return recompute(v); }
+int weir__wm_valve_refresh(weir__wm_valve *v)
+{
+    return recompute(v);
+}

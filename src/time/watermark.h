@@ -33,7 +33,14 @@ static inline void weir__wm_gen_observe(weir__wm_gen *g, weir_ts ts)
         g->max_ts = ts;
 }
 /* The split's current watermark (WEIR_TS_MIN if none yet). */
-weir_ts weir__wm_gen_current(const weir__wm_gen *g);
+static inline weir_ts weir__wm_gen_current(const weir__wm_gen *g)
+{
+    if (g->kind == WEIR_WATERMARK_NONE || g->max_ts == WEIR_TS_MIN)
+        return WEIR_TS_MIN;
+    if (g->max_ts < WEIR_TS_MIN + g->delay_ms)
+        return WEIR_TS_MIN; /* saturate instead of wrapping */
+    return g->max_ts - g->delay_ms;
+}
 /* The watermark the generator would have after observing ts. */
 weir_ts weir__wm_gen_after(const weir__wm_gen *g, weir_ts ts);
 
@@ -47,20 +54,21 @@ typedef struct weir__wm_input {
 typedef struct weir__wm_valve {
     weir__wm_input *in;
     uint32_t n, cap;
-    weir_ts out;   /* last output watermark */
-    bool idle;     /* output status */
+    weir_ts out; /* last output watermark */
+    bool idle;   /* output status */
 } weir__wm_valve;
 
 /* What an input event changed at the output. */
 enum {
-    WEIR__WM_ADVANCED = 1,   /* out increased */
+    WEIR__WM_ADVANCED = 1, /* out increased */
     WEIR__WM_BECAME_IDLE = 2,
     WEIR__WM_BECAME_ACTIVE = 4,
 };
 
 int weir__wm_valve_init(weir__wm_valve *v, uint32_t n);
 void weir__wm_valve_fini(weir__wm_valve *v);
-/* Adds an input (a newly discovered split), active at WEIR_TS_MIN. Returns its index or < 0. */
+/* Adds an input (a newly discovered split), active at WEIR_TS_MIN. Returns its
+ * index or < 0. */
 int weir__wm_valve_add(weir__wm_valve *v);
 
 /* Each returns a mask of WEIR__WM_* flags. */
@@ -70,7 +78,8 @@ int weir__wm_valve_end(weir__wm_valve *v, uint32_t i);
 /* Recomputes status and output (after weir__wm_valve_add). */
 int weir__wm_valve_refresh(weir__wm_valve *v);
 
-/* Minimum watermark over the active inputs other than `skip` (WEIR_TS_MAX if none). */
+/* Minimum watermark over the active inputs other than `skip` (WEIR_TS_MAX if
+ * none). */
 weir_ts weir__wm_valve_min_excluding(const weir__wm_valve *v, uint32_t skip);
 /* True when every input has ended (also for zero inputs). */
 bool weir__wm_valve_all_ended(const weir__wm_valve *v);

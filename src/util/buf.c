@@ -234,9 +234,17 @@ int weir_cursor_get_str(weir_cursor *c, char **out)
     return 0;
 }
 
-/* CRC-32C (Castagnoli), table-driven, table built on first use. */
-static uint32_t crc_table[256];
+/*
+ * CRC-32C (Castagnoli). Checkpoint files are checksummed whole on every
+ * write and every restore, so speed matters: x86-64 with SSE 4.2 uses the
+ * crc32 instruction (8 bytes a step), elsewhere a slicing-by-8 table
+ * (tables built on first use). Both give the same values.
+ */
+static uint32_t crc_tab[8][256];
 static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+static bool crc_hw;
+#endif
 
 static void crc_init(void)
 {
@@ -244,16 +252,56 @@ static void crc_init(void)
         uint32_t c = i;
         for (int k = 0; k < 8; k++)
             c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-        crc_table[i] = c;
+        crc_tab[0][i] = c;
     }
+    for (uint32_t i = 0; i < 256; i++)
+        for (int t = 1; t < 8; t++)
+            crc_tab[t][i] = (crc_tab[t - 1][i] >> 8) ^ crc_tab[0][crc_tab[t - 1][i] & 0xff];
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();
+    crc_hw = __builtin_cpu_supports("sse4.2");
+#endif
 }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t crc, const uint8_t *p, size_t n)
+{
+    uint64_t c = crc;
+    for (; n >= 8; n -= 8, p += 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        c = __builtin_ia32_crc32di(c, v);
+    }
+    uint32_t c32 = (uint32_t)c;
+    while (n--)
+        c32 = __builtin_ia32_crc32qi(c32, *p++);
+    return c32;
+}
+#endif
 
 uint32_t weir_crc32c(uint32_t crc, const void *data, size_t n)
 {
     pthread_once(&crc_once, crc_init);
     const uint8_t *p = data;
     crc = ~crc;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (crc_hw)
+        return ~crc_sse42(crc, p, n);
+#endif
+    for (; n >= 8; n -= 8, p += 8) {
+        uint32_t lo, hi;
+        memcpy(&lo, p, 4);
+        memcpy(&hi, p + 4, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        lo = __builtin_bswap32(lo);
+        hi = __builtin_bswap32(hi);
+#endif
+        lo ^= crc;
+        crc = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^ crc_tab[5][(lo >> 16) & 0xff] ^
+              crc_tab[4][lo >> 24] ^ crc_tab[3][hi & 0xff] ^ crc_tab[2][(hi >> 8) & 0xff] ^
+              crc_tab[1][(hi >> 16) & 0xff] ^ crc_tab[0][hi >> 24];
+    }
     while (n--)
-        crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+        crc = crc_tab[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
     return ~crc;
 }

@@ -120,6 +120,10 @@ static int finish_call(wop *op, int rc)
         return weir_op_fail(op->ctx, rc,
                             "window: a retraction (-U/-D row) reached an aggregate that cannot retract; "
                             "use retractable aggregates (e.g. MAX_RETRACT) over changelog input");
+    if (rc == WEIR_ESTATE)
+        return weir_op_fail(op->ctx, rc,
+                            "window: a retraction (-U/-D row) for a value the window's aggregate does not hold "
+                            "(in discarding mode a fired window keeps only what arrived since its last firing)");
     if (rc)
         return weir_op_fail(op->ctx, rc, "window: %s", weir_strerror(rc));
     return rc2;

@@ -1,4 +1,5 @@
-/* tests/support/harness.c - in-memory sources, a collecting sink and metric helpers (see harness.h). */
+/* tests/support/harness.c - in-memory sources, a collecting sink and metric
+ * helpers (see harness.h). */
 #include "support/harness.h"
 
 #include <ctype.h>
@@ -28,14 +29,14 @@ static struct timespec deadline_ms(int timeout_ms)
 #define CHUNK 256
 
 typedef struct th_split {
-    weir_batch **chunks;      /* rows, CHUNK per batch */
+    weir_batch **chunks; /* rows, CHUNK per batch */
     uint32_t n_chunks;
     uint64_t n_rows;
-    uint64_t n_read;          /* rows handed to readers */
+    uint64_t n_read; /* rows handed to readers */
     bool ended;
     uint32_t subtask;
     bool assigned;
-    uint64_t fail_row;        /* UINT64_MAX: never */
+    uint64_t fail_row; /* UINT64_MAX: never */
     char fail_msg[256];
 } th_split;
 
@@ -65,7 +66,8 @@ typedef struct th_reader {
     uint64_t pos;
 } th_reader;
 
-static th_source *source_create(const weir_schema *schema, uint32_t n_splits, bool bounded)
+static th_source *source_create(const weir_schema *schema, uint32_t n_splits,
+                                bool bounded)
 {
     th_source *s = calloc(1, sizeof *s);
     s->schema = schema;
@@ -116,7 +118,8 @@ static int new_row(th_source *s, uint32_t split, weir_batch **out)
 {
     th_split *sp = &s->splits[split];
     if (sp->n_rows == (uint64_t)sp->n_chunks * CHUNK) {
-        sp->chunks = realloc(sp->chunks, (sp->n_chunks + 1) * sizeof *sp->chunks);
+        sp->chunks =
+            realloc(sp->chunks, (sp->n_chunks + 1) * sizeof *sp->chunks);
         sp->chunks[sp->n_chunks++] = weir_batch_create(s->schema, CHUNK);
     }
     weir_batch *b = sp->chunks[sp->n_chunks - 1];
@@ -124,7 +127,8 @@ static int new_row(th_source *s, uint32_t split, weir_batch **out)
     return weir_batch_append_row(b);
 }
 
-static void set_field_text(weir_batch *b, uint32_t col, uint32_t row, const char *v, size_t len)
+static void set_field_text(weir_batch *b, uint32_t col, uint32_t row,
+                           const char *v, size_t len)
 {
     if (len == 4 && memcmp(v, "NULL", 4) == 0) {
         weir_batch_set_null(b, col, row);
@@ -134,7 +138,8 @@ static void set_field_text(weir_batch *b, uint32_t col, uint32_t row, const char
     snprintf(tmp, sizeof tmp, "%.*s", (int)len, v);
     switch (b->cols[col].type.id) {
     case WEIR_TYPE_BOOLEAN:
-        WEIR_COL_BOOL(b, col)[row] = strcmp(tmp, "true") == 0 || strcmp(tmp, "1") == 0;
+        WEIR_COL_BOOL(b, col)
+        [row] = strcmp(tmp, "true") == 0 || strcmp(tmp, "1") == 0;
         break;
     case WEIR_TYPE_INT:
         WEIR_COL_I32(b, col)[row] = (int32_t)strtol(tmp, NULL, 10);
@@ -152,7 +157,8 @@ static void set_field_text(weir_batch *b, uint32_t col, uint32_t row, const char
     }
 }
 
-static void row_done(th_source *s, uint32_t split, weir_batch *b, int r, weir_ts ts)
+static void row_done(th_source *s, uint32_t split, weir_batch *b, int r,
+                     weir_ts ts)
 {
     b->ts[r] = ts;
     s->splits[split].n_rows++;
@@ -196,7 +202,8 @@ void th_source_row(th_source *s, uint32_t split, weir_ts ts, ...)
     row_done(s, split, b, r, ts);
 }
 
-void th_source_row_text(th_source *s, uint32_t split, weir_ts ts, const char *fields)
+void th_source_row_text(th_source *s, uint32_t split, weir_ts ts,
+                        const char *fields)
 {
     pthread_mutex_lock(&s->mu);
     weir_batch *b;
@@ -230,12 +237,17 @@ void th_source_assign(th_source *s, uint32_t split, uint32_t subtask)
     s->splits[split].assigned = true;
 }
 
-void th_source_set_read_limit(th_source *s, uint32_t n) { s->read_limit = n; }
+void th_source_set_read_limit(th_source *s, uint32_t n)
+{
+    s->read_limit = n;
+}
 
-void th_source_fail_at(th_source *s, uint32_t split, uint64_t row, const char *msg)
+void th_source_fail_at(th_source *s, uint32_t split, uint64_t row,
+                       const char *msg)
 {
     s->splits[split].fail_row = row;
-    snprintf(s->splits[split].fail_msg, sizeof s->splits[split].fail_msg, "%s", msg);
+    snprintf(s->splits[split].fail_msg, sizeof s->splits[split].fail_msg, "%s",
+             msg);
 }
 
 bool th_source_wait_read(th_source *s, uint32_t split, int timeout_ms)
@@ -261,7 +273,8 @@ uint64_t th_source_rows_read(th_source *s)
     return n;
 }
 
-static int src_create(void *arg, const weir_source_info *info, void **out, weir_error *err)
+static int src_create(void *arg, const weir_source_info *info, void **out,
+                      weir_error *err)
 {
     (void)err;
     th_instance *in = weir_calloc(1, sizeof *in);
@@ -274,7 +287,8 @@ static int src_create(void *arg, const weir_source_info *info, void **out, weir_
     return 0;
 }
 
-static int src_discover(void *p, const char ***ids, uint32_t *n, bool *done, weir_error *err)
+static int src_discover(void *p, const char ***ids, uint32_t *n, bool *done,
+                        weir_error *err)
 {
     (void)err;
     th_instance *in = p;
@@ -288,7 +302,8 @@ static int src_discover(void *p, const char ***ids, uint32_t *n, bool *done, wei
     if (!in->ids)
         return WEIR_ENOMEM;
     for (uint32_t i = 0; i < s->n_splits; i++) {
-        uint32_t owner = s->splits[i].assigned ? s->splits[i].subtask : i % in->parallelism;
+        uint32_t owner =
+            s->splits[i].assigned ? s->splits[i].subtask : i % in->parallelism;
         if (owner == in->subtask)
             in->ids[in->n_ids++] = s->ids[i];
     }
@@ -297,7 +312,8 @@ static int src_discover(void *p, const char ***ids, uint32_t *n, bool *done, wei
     return 0;
 }
 
-static int src_open_split(void *p, const char *id, const void *pos, size_t pos_len, void **out, weir_error *err)
+static int src_open_split(void *p, const char *id, const void *pos,
+                          size_t pos_len, void **out, weir_error *err)
 {
     th_instance *in = p;
     th_source *s = in->src;
@@ -321,15 +337,17 @@ static int src_open_split(void *p, const char *id, const void *pos, size_t pos_l
     return 0;
 }
 
-static int src_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *err)
+static int src_read(void *p, weir_batch *out, uint32_t max_rows,
+                    weir_error *err)
 {
     th_reader *r = p;
     th_source *s = r->src;
     pthread_mutex_lock(&s->mu);
     th_split *sp = &s->splits[r->split];
     if (r->pos >= sp->fail_row) {
-        int rc = weir_error_set(err, WEIR_EPARSE, "%s (split %u, row %llu)", sp->fail_msg, r->split,
-                                (unsigned long long)r->pos);
+        int rc =
+            weir_error_set(err, WEIR_EPARSE, "%s (split %u, row %llu)",
+                           sp->fail_msg, r->split, (unsigned long long)r->pos);
         pthread_mutex_unlock(&s->mu);
         return rc;
     }
@@ -346,7 +364,8 @@ static int src_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *err
         n = (uint32_t)(sp->fail_row - r->pos);
     for (uint32_t i = 0; i < n; i++) {
         uint64_t row = r->pos + i;
-        weir_batch_copy_row(out, sp->chunks[row / CHUNK], (uint32_t)(row % CHUNK));
+        weir_batch_copy_row(out, sp->chunks[row / CHUNK],
+                            (uint32_t)(row % CHUNK));
     }
     r->pos += n;
     if (r->pos > sp->n_read) {
@@ -364,7 +383,10 @@ static int src_position(void *p, weir_buf *out)
     return weir_buf_put_u64(out, r->pos);
 }
 
-static void src_close_split(void *p) { weir_free(p); }
+static void src_close_split(void *p)
+{
+    weir_free(p);
+}
 
 static void src_destroy(void *p)
 {
@@ -386,7 +408,10 @@ static const weir_source_class th_source_cls = {
 
 weir_source_spec th_source_spec(th_source *s, const char *name)
 {
-    return (weir_source_spec){.name = name ? name : "source", .cls = &th_source_cls, .arg = s, .schema = s->schema};
+    return (weir_source_spec){.name = name ? name : "source",
+                              .cls = &th_source_cls,
+                              .arg = s,
+                              .schema = s->schema};
 }
 
 /* ---- collecting sink ---- */
@@ -438,7 +463,10 @@ void th_collect_destroy(th_collect *c)
     free(c);
 }
 
-void th_collect_set_delay_us(th_collect *c, int64_t us) { c->delay_us = us; }
+void th_collect_set_delay_us(th_collect *c, int64_t us)
+{
+    c->delay_us = us;
+}
 
 static int sink_create(void *arg, const weir_op_info *info, void **out)
 {
@@ -454,7 +482,8 @@ static int sink_create(void *arg, const weir_op_info *info, void **out)
     return 0;
 }
 
-static int sink_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+static int sink_process(void *op, weir_op_ctx *ctx, int input,
+                        const weir_batch *b)
 {
     (void)ctx;
     (void)input;
@@ -467,13 +496,17 @@ static int sink_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
         size_t len = 0;
         line[0] = 0;
         if (c->flags & TH_KIND)
-            len += (size_t)snprintf(line + len, sizeof line - len, "%s ", weir_row_kind_name(b->kind[r]));
-        for (uint32_t col = 0; col < b->schema->n_fields && len < sizeof line; col++) {
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s ",
+                                    weir_row_kind_name(b->kind[r]));
+        for (uint32_t col = 0; col < b->schema->n_fields && len < sizeof line;
+             col++) {
             weir_batch_format_value(b, col, r, val, sizeof val);
-            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", col ? "," : "", val);
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s",
+                                    col ? "," : "", val);
         }
         if ((c->flags & TH_TS) && len < sizeof line)
-            snprintf(line + len, sizeof line - len, "@%lld", (long long)b->ts[r]);
+            snprintf(line + len, sizeof line - len, "@%lld",
+                     (long long)b->ts[r]);
         if (c->n == c->cap) {
             c->cap = c->cap ? c->cap * 2 : 256;
             c->lines = realloc(c->lines, c->cap * sizeof *c->lines);
@@ -483,7 +516,8 @@ static int sink_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     pthread_cond_broadcast(&c->cv);
     pthread_mutex_unlock(&c->mu);
     if (c->delay_us > 0) {
-        struct timespec ts = {.tv_sec = c->delay_us / 1000000, .tv_nsec = (long)(c->delay_us % 1000000) * 1000};
+        struct timespec ts = {.tv_sec = c->delay_us / 1000000,
+                              .tv_nsec = (long)(c->delay_us % 1000000) * 1000};
         nanosleep(&ts, NULL);
     }
     return 0;
@@ -520,7 +554,10 @@ static int sink_finish(void *op, weir_op_ctx *ctx)
     return 0;
 }
 
-static void sink_close(void *op) { weir_free(op); }
+static void sink_close(void *op)
+{
+    weir_free(op);
+}
 
 static const weir_operator_class th_sink_cls = {
     .name = "collect",
@@ -532,7 +569,10 @@ static const weir_operator_class th_sink_cls = {
 
 weir_operator_spec th_collect_spec(th_collect *c, const char *name)
 {
-    return (weir_operator_spec){.name = name ? name : "collect", .cls = &th_sink_cls, .create = sink_create, .arg = c};
+    return (weir_operator_spec){.name = name ? name : "collect",
+                                .cls = &th_sink_cls,
+                                .create = sink_create,
+                                .arg = c};
 }
 
 size_t th_collect_count(th_collect *c)
@@ -551,7 +591,10 @@ const char *th_collect_line(th_collect *c, size_t i)
     return l;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 const char *th_collect_text(th_collect *c, bool sorted)
 {
@@ -613,7 +656,8 @@ bool th_collect_wait_watermark(th_collect *c, weir_ts wm, int timeout_ms)
 {
     struct timespec dl = deadline_ms(timeout_ms);
     pthread_mutex_lock(&c->mu);
-    while (min_wm_locked(c) < wm && pthread_cond_timedwait(&c->cv, &c->mu, &dl) == 0)
+    while (min_wm_locked(c) < wm &&
+           pthread_cond_timedwait(&c->cv, &c->mu, &dl) == 0)
         ;
     bool ok = min_wm_locked(c) >= wm;
     pthread_mutex_unlock(&c->mu);

@@ -39,7 +39,8 @@ void th_source_destroy(th_source *src);
 weir_source_spec th_source_spec(th_source *src, const char *name);
 
 void th_source_row(th_source *src, uint32_t split, weir_ts ts, ...);
-void th_source_row_text(th_source *src, uint32_t split, weir_ts ts, const char *fields);
+void th_source_row_text(th_source *src, uint32_t split, weir_ts ts,
+                        const char *fields);
 /* Unbounded sources: the split ends once its rows so far are read. */
 void th_source_end(th_source *src, uint32_t split);
 void th_source_end_all(th_source *src);
@@ -47,7 +48,8 @@ void th_source_assign(th_source *src, uint32_t split, uint32_t subtask);
 /* At most n rows per read call (0: as many as asked). */
 void th_source_set_read_limit(th_source *src, uint32_t n);
 /* The read of row `row` of split fails with message msg (WEIR_EPARSE). */
-void th_source_fail_at(th_source *src, uint32_t split, uint64_t row, const char *msg);
+void th_source_fail_at(th_source *src, uint32_t split, uint64_t row,
+                       const char *msg);
 /* Waits until every row given to split so far has been read by the job. */
 bool th_source_wait_read(th_source *src, uint32_t split, int timeout_ms);
 uint64_t th_source_rows_read(th_source *src);
@@ -71,7 +73,8 @@ const char *th_collect_line(th_collect *c, size_t i);
 /* All lines joined by '\n' (sorted if asked); valid until the next call. */
 const char *th_collect_text(th_collect *c, bool sorted);
 bool th_collect_wait_count(th_collect *c, size_t n, int timeout_ms);
-/* Lowest watermark over the sink's subtasks (WEIR_TS_MIN before each saw one). */
+/* Lowest watermark over the sink's subtasks (WEIR_TS_MIN before each saw one).
+ */
 weir_ts th_collect_watermark(th_collect *c);
 bool th_collect_wait_watermark(th_collect *c, weir_ts wm, int timeout_ms);
 /* Every watermark value that reached sink subtask 0, in order (count in *n). */
@@ -82,7 +85,8 @@ bool th_collect_finished(th_collect *c);
 /* Sum of the metrics whose name matches glob pattern (fnmatch). */
 double th_metric(weir_job *job, const char *pattern);
 
-/* A schema from "name TYPE, name TYPE, ..." (types: BOOLEAN INT BIGINT DOUBLE STRING BYTES TIMESTAMP). */
+/* A schema from "name TYPE, name TYPE, ..." (types: BOOLEAN INT BIGINT DOUBLE
+ * STRING BYTES TIMESTAMP). */
 weir_schema *th_schema(const char *spec);
 
 #endif

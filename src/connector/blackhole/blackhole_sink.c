@@ -25,9 +25,13 @@ static int bh_create(void *argp, const weir_op_info *info, void **out)
     return 0;
 }
 
-static int bh_open(void *op, weir_op_ctx *ctx) { return 0; }
+static int bh_open(void *op, weir_op_ctx *ctx)
+{
+    return 0;
+}
 
-static int bh_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+static int bh_process(void *op, weir_op_ctx *ctx, int input,
+                      const weir_batch *b)
 {
     blackhole_sink *s = op;
     s->rows += b->n_rows;
@@ -36,7 +40,10 @@ static int bh_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b
     return 0;
 }
 
-static void bh_close(void *op) { weir_free(op); }
+static void bh_close(void *op)
+{
+    weir_free(op);
+}
 
 const weir_operator_class weir__blackhole_sink_class = {
     .name = "blackhole",
@@ -45,9 +52,13 @@ const weir_operator_class weir__blackhole_sink_class = {
     .close = bh_close,
 };
 
-static void bh_arg_free(void *p) { weir_free(p); }
+static void bh_arg_free(void *p)
+{
+    weir_free(p);
+}
 
-int weir_blackhole_sink_spec(const weir_blackhole_sink_config *cfg, weir_operator_spec *out, weir_error *err)
+int weir_blackhole_sink_spec(const weir_blackhole_sink_config *cfg,
+                             weir_operator_spec *out, weir_error *err)
 {
     memset(out, 0, sizeof *out);
     blackhole_arg *a = weir_calloc(1, sizeof *a);
@@ -62,8 +73,10 @@ int weir_blackhole_sink_spec(const weir_blackhole_sink_config *cfg, weir_operato
     return 0;
 }
 
-int weir_blackhole_sink_spec_opts(const weir_option *opts, size_t n_opts, const weir_schema *schema,
-                                  const weir_connector_env *env, weir_operator_spec *out, weir_error *err)
+int weir_blackhole_sink_spec_opts(const weir_option *opts, size_t n_opts,
+                                  const weir_schema *schema,
+                                  const weir_connector_env *env,
+                                  weir_operator_spec *out, weir_error *err)
 {
     static const char *const known[] = {NULL};
     weir__optset o;

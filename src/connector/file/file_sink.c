@@ -32,11 +32,13 @@
 
 #include "connector/connector_internal.h"
 #include "connector/file/fileio.h"
+#include "runtime/checkpoint.h"
 
 #define DEFAULT_ROLL_SIZE (UINT64_C(128) << 20)
 #define DEFAULT_ROLLOVER_MS (30 * 60 * 1000)
 #define WRITE_CHUNK (256u << 10)
-#define SNAPSHOT_VERSION 1
+/* 2 adds the subtask index: after a scale-down a subtask adopts others' files. */
+#define SNAPSHOT_VERSION 2
 
 typedef struct fsink_arg {
     weir_file_sink_config cfg;
@@ -45,8 +47,8 @@ typedef struct fsink_arg {
 } fsink_arg;
 
 typedef struct pending_file {
-    char *name;      /* visible name, "part-0-3.json"; the hidden one is derived */
-    uint64_t ckpt;   /* checkpoint that covers it, if tagged */
+    char *name; /* visible name, "part-0-3.json"; the hidden one is derived */
+    uint64_t ckpt; /* checkpoint that covers it, if tagged */
     bool tagged;
 } pending_file;
 
@@ -58,12 +60,12 @@ typedef struct file_sink {
     weir_clock clock;
     uint64_t roll_size;
     int64_t rollover_ms;
-    int fd;            /* the in-progress file, or -1 */
-    char *cur_name;    /* its visible name */
+    int fd;         /* the in-progress file, or -1 */
+    char *cur_name; /* its visible name */
     uint64_t cur_bytes;
     int64_t cur_opened_ms;
     uint64_t next_part;
-    weir_buf buf;      /* encoded bytes not yet written */
+    weir_buf buf; /* encoded bytes not yet written */
     pending_file *pending;
     uint32_t n_pending, cap_pending;
     uint64_t rows;
@@ -92,7 +94,8 @@ weir_format_kind weir__file_sink_format(const weir_operator_spec *spec)
 }
 
 /* dir + "/" + prefix + name + suffix, in a fresh allocation. */
-static char *make_path(const char *dir, const char *prefix, const char *name, const char *suffix)
+static char *make_path(const char *dir, const char *prefix, const char *name,
+                       const char *suffix)
 {
     size_t n = strlen(dir) + strlen(prefix) + strlen(name) + strlen(suffix) + 2;
     char *p = weir_malloc(n);
@@ -103,14 +106,26 @@ static char *make_path(const char *dir, const char *prefix, const char *name, co
 
 static int fail_errno(file_sink *s, const char *what, const char *name, int e)
 {
-    return weir_error_set(&s->err, weir__errno_code(e), "%s/%s: error: cannot %s: %s", s->arg->path, name, what,
-                          strerror(e < 0 ? -e : e));
+    return weir_error_set(&s->err, weir__fio_errno_code(e),
+                          "%s/%s: error: cannot %s: %s", s->arg->path, name,
+                          what, strerror(e < 0 ? -e : e));
+}
+
+/* Hands the instance's error to the runtime (ctx is NULL in unit tests). */
+static int report(weir_op_ctx *ctx, file_sink *s, int rc)
+{
+    if (rc && ctx)
+        return weir_op_fail(ctx, rc, "%s",
+                            s->err.message[0] ? s->err.message
+                                              : weir_strerror(rc));
+    return rc;
 }
 
 static int fsink_create(void *argp, const weir_op_info *info, void **out)
 {
     const fsink_arg *a = argp;
-    if (!info || info->n_inputs < 1 || !info->input_schemas || !info->input_schemas[0])
+    if (!info || info->n_inputs < 1 || !info->input_schemas ||
+        !info->input_schemas[0])
         return WEIR_EINVAL;
     file_sink *s = weir_calloc(1, sizeof *s);
     if (!s)
@@ -119,10 +134,13 @@ static int fsink_create(void *argp, const weir_op_info *info, void **out)
     s->subtask = info->subtask;
     s->fd = -1;
     s->clock = a->cfg.clock.now_ms ? a->cfg.clock : weir_clock_system();
-    s->roll_size = a->cfg.rolling_file_size ? a->cfg.rolling_file_size : DEFAULT_ROLL_SIZE;
-    s->rollover_ms = a->cfg.rollover_interval_ms ? a->cfg.rollover_interval_ms : DEFAULT_ROLLOVER_MS;
+    s->roll_size =
+        a->cfg.rolling_file_size ? a->cfg.rolling_file_size : DEFAULT_ROLL_SIZE;
+    s->rollover_ms = a->cfg.rollover_interval_ms ? a->cfg.rollover_interval_ms
+                                                 : DEFAULT_ROLLOVER_MS;
     weir_buf_init(&s->buf);
-    int rc = weir_encoder_create(&a->cfg.format, info->input_schemas[0], &s->enc, &s->err);
+    int rc = weir_encoder_create(&a->cfg.format, info->input_schemas[0],
+                                 &s->enc, &s->err);
     if (rc) {
         weir_free(s);
         return rc;
@@ -148,18 +166,20 @@ static int64_t part_number(const char *name, uint32_t subtask)
     return *end == '.' ? (int64_t)n : -1;
 }
 
-static int fsink_open(void *op, weir_op_ctx *ctx)
+static int fsink_open_impl(void *op, weir_op_ctx *ctx)
 {
     file_sink *s = op;
-    int rc = weir__mkdirs(s->arg->path);
+    int rc = weir__fio_mkdirs(s->arg->path);
     if (rc)
-        return weir_error_set(&s->err, weir__errno_code(rc), "%s: error: cannot create directory: %s", s->arg->path,
-                              strerror(-rc));
+        return weir_error_set(&s->err, weir__fio_errno_code(rc),
+                              "%s: error: cannot create directory: %s",
+                              s->arg->path, strerror(-rc));
     /* Continue after the highest part number of this subtask already there. */
     DIR *d = opendir(s->arg->path);
     if (!d)
-        return weir_error_set(&s->err, weir__errno_code(errno), "%s: error: cannot list directory: %s", s->arg->path,
-                              strerror(errno));
+        return weir_error_set(&s->err, weir__fio_errno_code(errno),
+                              "%s: error: cannot list directory: %s",
+                              s->arg->path, strerror(errno));
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         int64_t n = part_number(e->d_name, s->subtask);
@@ -174,7 +194,7 @@ static int write_out(file_sink *s)
 {
     if (s->buf.len == 0)
         return 0;
-    int rc = weir__write_all(s->fd, s->buf.data, s->buf.len);
+    int rc = weir__fio_write_all(s->fd, s->buf.data, s->buf.len);
     if (rc)
         return fail_errno(s, "write", s->cur_name, rc);
     weir_buf_clear(&s->buf);
@@ -184,8 +204,8 @@ static int write_out(file_sink *s)
 static int open_part(file_sink *s)
 {
     char name[128];
-    snprintf(name, sizeof name, "part-%u-%" PRIu64 ".%s", s->subtask, s->next_part,
-             weir_format_extension(s->arg->cfg.format.kind));
+    snprintf(name, sizeof name, "part-%u-%" PRIu64 ".%s", s->subtask,
+             s->next_part, weir_format_extension(s->arg->cfg.format.kind));
     char *hidden = make_path(s->arg->path, ".", name, ".inprogress");
     s->cur_name = weir_strdup(name);
     if (!hidden || !s->cur_name) {
@@ -221,7 +241,8 @@ static int commit_one(file_sink *s, const char *name)
     if (!hidden || !visible) {
         rc = weir_error_set(&s->err, WEIR_ENOMEM, "out of memory");
     } else if (weir__fio->rename(hidden, visible) != 0) {
-        /* Committing twice (a restore after a commit) finds the file already visible. */
+        /* Committing twice (a restore after a commit) finds the file already
+         * visible. */
         if (errno != ENOENT || access(visible, F_OK) != 0)
             rc = fail_errno(s, "commit (rename)", name, errno);
     } else {
@@ -255,7 +276,7 @@ static int commit_pending(file_sink *s, bool all, uint64_t upto)
     }
     s->n_pending = kept;
     if (any && !rc) {
-        int frc = weir__fsync_dir(s->arg->path);
+        int frc = weir__fio_fsync_dir(s->arg->path);
         if (frc)
             rc = fail_errno(s, "sync directory", "", frc);
     }
@@ -302,11 +323,13 @@ static int roll(file_sink *s)
     return 0;
 }
 
-static int fsink_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+static int fsink_process_impl(void *op, weir_op_ctx *ctx, int input,
+                              const weir_batch *b)
 {
     file_sink *s = op;
     int rc;
-    if (s->fd >= 0 && s->rollover_ms > 0 && weir_clock_now(&s->clock) - s->cur_opened_ms >= s->rollover_ms &&
+    if (s->fd >= 0 && s->rollover_ms > 0 &&
+        weir_clock_now(&s->clock) - s->cur_opened_ms >= s->rollover_ms &&
         (rc = roll(s)))
         return rc;
     for (uint32_t r = 0; r < b->n_rows; r++) {
@@ -327,15 +350,22 @@ static int fsink_process(void *op, weir_op_ctx *ctx, int input, const weir_batch
     return 0;
 }
 
-static int fsink_finish(void *op, weir_op_ctx *ctx)
+static int fsink_finish_impl(void *op, weir_op_ctx *ctx)
 {
     file_sink *s = op;
     int rc = roll(s);
-    /* End of input: everything written is final. */
-    return rc ? rc : commit_pending(s, true, 0);
+    /*
+     * End of input: everything written is final. With checkpoints the
+     * job's final checkpoint commits it (a crash before that checkpoint
+     * completes must not leave it visible); without, commit now.
+     */
+    if (rc || (s->arg->cfg.commit_on_checkpoint && weir__op_final_checkpoint(ctx)))
+        return rc;
+    return commit_pending(s, true, 0);
 }
 
-static int fsink_snapshot(void *op, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf *out)
+static int fsink_snapshot_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
+                               weir_buf *out)
 {
     file_sink *s = op;
     int rc;
@@ -353,6 +383,8 @@ static int fsink_snapshot(void *op, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf
     }
     rc = weir_buf_put_u32(out, SNAPSHOT_VERSION);
     if (!rc)
+        rc = weir_buf_put_u32(out, s->subtask);
+    if (!rc)
         rc = weir_buf_put_u64(out, s->next_part);
     if (!rc)
         rc = weir_buf_put_u32(out, s->n_pending);
@@ -364,13 +396,14 @@ static int fsink_snapshot(void *op, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf
     return rc ? weir_error_set(&s->err, rc, "out of memory") : 0;
 }
 
-static int fsink_checkpoint_complete(void *op, weir_op_ctx *ctx, uint64_t ckpt_id)
+static int fsink_checkpoint_complete_impl(void *op, weir_op_ctx *ctx,
+                                          uint64_t ckpt_id)
 {
     return commit_pending(op, false, ckpt_id);
 }
 
-/* Deletes this subtask's hidden files that no restored checkpoint covers. */
-static int abort_uncovered(file_sink *s)
+/* Deletes the hidden files of subtask index idx that no restored checkpoint covers. */
+static int abort_uncovered(file_sink *s, uint32_t idx)
 {
     DIR *d = opendir(s->arg->path);
     if (!d)
@@ -378,7 +411,7 @@ static int abort_uncovered(file_sink *s)
     struct dirent *e;
     int rc = 0;
     while (!rc && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] != '.' || part_number(e->d_name, s->subtask) < 0)
+        if (e->d_name[0] != '.' || part_number(e->d_name, idx) < 0)
             continue;
         size_t n = strlen(e->d_name);
         if (n < 11 || strcmp(e->d_name + n - 11, ".inprogress") != 0)
@@ -396,31 +429,77 @@ static int abort_uncovered(file_sink *s)
     return rc;
 }
 
-static int fsink_restore(void *op, weir_op_ctx *ctx, weir_cursor *in)
+static int fsink_restore_impl(void *op, weir_op_ctx *ctx, weir_cursor *in)
 {
     file_sink *s = op;
-    uint32_t version, n;
+    uint32_t version, n, idx = s->subtask;
     uint64_t next_part;
-    if (weir_cursor_get_u32(in, &version) || version != SNAPSHOT_VERSION || weir_cursor_get_u64(in, &next_part) ||
-        weir_cursor_get_u32(in, &n))
-        return weir_error_set(&s->err, WEIR_ECORRUPT, "%s: error: file sink snapshot is corrupt", s->arg->path);
+    if (weir_cursor_get_u32(in, &version) ||
+        (version != 1 && version != SNAPSHOT_VERSION) ||
+        (version >= 2 && weir_cursor_get_u32(in, &idx)) ||
+        weir_cursor_get_u64(in, &next_part) || weir_cursor_get_u32(in, &n))
+        return weir_error_set(&s->err, WEIR_ECORRUPT,
+                              "%s: error: file sink snapshot is corrupt",
+                              s->arg->path);
     for (uint32_t i = 0; i < n; i++) {
         uint64_t ckpt;
         char *name = NULL;
-        if (weir_cursor_get_u64(in, &ckpt) || weir_cursor_get_str(in, &name) || !name || strchr(name, '/')) {
+        if (weir_cursor_get_u64(in, &ckpt) || weir_cursor_get_str(in, &name) ||
+            !name || strchr(name, '/')) {
             weir_free(name);
-            return weir_error_set(&s->err, WEIR_ECORRUPT, "%s: error: file sink snapshot is corrupt", s->arg->path);
+            return weir_error_set(&s->err, WEIR_ECORRUPT,
+                                  "%s: error: file sink snapshot is corrupt",
+                                  s->arg->path);
         }
         int rc = add_pending(s, name, true, ckpt);
         if (rc)
             return rc;
     }
-    /* The restored checkpoint completed: what it covers is committed now. */
+    /*
+     * The restored checkpoint completed: what it covers is committed now,
+     * the rest of that subtask's hidden files deleted. After a scale-down
+     * the state may be an old subtask's that no longer runs: its files are
+     * adopted, its part numbers are not.
+     */
     int rc = commit_pending(s, true, 0);
     if (!rc)
-        rc = abort_uncovered(s);
-    s->next_part = next_part;
+        rc = abort_uncovered(s, idx);
+    if (idx == s->subtask)
+        s->next_part = next_part;
     return rc;
+}
+
+static int fsink_open(void *op, weir_op_ctx *ctx)
+{
+    return report(ctx, op, fsink_open_impl(op, ctx));
+}
+
+static int fsink_process(void *op, weir_op_ctx *ctx, int input,
+                         const weir_batch *b)
+{
+    return report(ctx, op, fsink_process_impl(op, ctx, input, b));
+}
+
+static int fsink_finish(void *op, weir_op_ctx *ctx)
+{
+    return report(ctx, op, fsink_finish_impl(op, ctx));
+}
+
+static int fsink_snapshot(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
+                          weir_buf *out)
+{
+    return report(ctx, op, fsink_snapshot_impl(op, ctx, ckpt_id, out));
+}
+
+static int fsink_checkpoint_complete(void *op, weir_op_ctx *ctx,
+                                     uint64_t ckpt_id)
+{
+    return report(ctx, op, fsink_checkpoint_complete_impl(op, ctx, ckpt_id));
+}
+
+static int fsink_restore(void *op, weir_op_ctx *ctx, weir_cursor *in)
+{
+    return report(ctx, op, fsink_restore_impl(op, ctx, in));
 }
 
 static void fsink_close(void *op)
@@ -450,11 +529,13 @@ const weir_operator_class weir__file_sink_class = {
     .close = fsink_close,
 };
 
-int weir_file_sink_spec(const weir_file_sink_config *cfg, weir_operator_spec *out, weir_error *err)
+int weir_file_sink_spec(const weir_file_sink_config *cfg,
+                        weir_operator_spec *out, weir_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!cfg || !cfg->path || !*cfg->path)
-        return weir_error_set(err, WEIR_EINVAL, "filesystem sink: 'path' is required");
+        return weir_error_set(err, WEIR_EINVAL,
+                              "filesystem sink: 'path' is required");
     fsink_arg *a = weir_calloc(1, sizeof *a);
     if (!a)
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
@@ -480,13 +561,25 @@ int weir_file_sink_spec(const weir_file_sink_config *cfg, weir_operator_spec *ou
 }
 
 static const char *const file_sink_known[] = {
-    "path", "format", "sink.rolling-policy.file-size", "sink.rolling-policy.rollover-interval",
-    "sink.rolling-policy.check-interval", "sink.commit-on-checkpoint", "json.encode.ignore-null-fields",
-    "json.timestamp-format.standard", "csv.field-delimiter", "csv.quote-character", "csv.disable-quote-character",
-    "csv.null-literal", "csv.header", NULL};
+    "path",
+    "format",
+    "sink.rolling-policy.file-size",
+    "sink.rolling-policy.rollover-interval",
+    "sink.rolling-policy.check-interval",
+    "sink.commit-on-checkpoint",
+    "json.encode.ignore-null-fields",
+    "json.timestamp-format.standard",
+    "csv.field-delimiter",
+    "csv.quote-character",
+    "csv.disable-quote-character",
+    "csv.null-literal",
+    "csv.header",
+    NULL};
 
-int weir_file_sink_spec_opts(const weir_option *opts, size_t n_opts, const weir_schema *schema,
-                             const weir_connector_env *env, weir_operator_spec *out, weir_error *err)
+int weir_file_sink_spec_opts(const weir_option *opts, size_t n_opts,
+                             const weir_schema *schema,
+                             const weir_connector_env *env,
+                             weir_operator_spec *out, weir_error *err)
 {
     weir__optset o;
     weir_file_sink_config cfg;
@@ -498,25 +591,39 @@ int weir_file_sink_spec_opts(const weir_option *opts, size_t n_opts, const weir_
         goto done;
     cfg.path = weir__opt_get(&o, "path");
     if (!cfg.path) {
-        rc = weir_error_set(err, WEIR_EINVAL, "connector 'filesystem' needs option 'path'");
+        rc = weir_error_set(err, WEIR_EINVAL,
+                            "connector 'filesystem' needs option 'path'");
         goto done;
     }
     if ((rc = weir__opt_format(&o, true, &cfg.format, &ignore_errors)))
         goto done;
-    if ((rc = weir__opt_size(&o, "sink.rolling-policy.file-size", &cfg.rolling_file_size)))
+    if ((rc = weir__opt_size(&o, "sink.rolling-policy.file-size",
+                             &cfg.rolling_file_size)))
         goto done;
-    if ((rc = weir__opt_duration(&o, "sink.rolling-policy.rollover-interval", &cfg.rollover_interval_ms)))
+    if ((rc = weir__opt_duration(&o, "sink.rolling-policy.rollover-interval",
+                                 &cfg.rollover_interval_ms)))
         goto done;
-    int64_t check_ms = 0; /* Flink's timer granularity; weir checks on every batch */
-    if ((rc = weir__opt_duration(&o, "sink.rolling-policy.check-interval", &check_ms)))
+    int64_t check_ms =
+        0; /* Flink's timer granularity; weir checks on every batch */
+    if ((rc = weir__opt_duration(&o, "sink.rolling-policy.check-interval",
+                                 &check_ms)))
         goto done;
-    if ((rc = weir__opt_bool(&o, "sink.commit-on-checkpoint", &cfg.commit_on_checkpoint)))
+    if ((rc = weir__opt_bool(&o, "sink.commit-on-checkpoint",
+                             &cfg.commit_on_checkpoint)))
         goto done;
-    if (cfg.rolling_file_size == 0 && weir__opt_index(&o, "sink.rolling-policy.file-size") >= 0) {
-        rc = weir__opt_fail(&o, (size_t)weir__opt_index(&o, "sink.rolling-policy.file-size"), WEIR_EINVAL,
-                            "option 'sink.rolling-policy.file-size' must be at least 1 byte");
+    if (cfg.rolling_file_size == 0 &&
+        weir__opt_index(&o, "sink.rolling-policy.file-size") >= 0) {
+        rc = weir__opt_fail(
+            &o, (size_t)weir__opt_index(&o, "sink.rolling-policy.file-size"),
+            WEIR_EINVAL,
+            "option 'sink.rolling-policy.file-size' must be at least 1 byte");
         goto done;
     }
+    static const char *const source_side[] = {
+        "source.monitor-interval",   "source.split-size",
+        "source.bad-input",          "source.dead-letter.path",
+        "source.path.regex-pattern", NULL};
+    weir__opt_accept(&o, source_side);
     if (env)
         cfg.clock = env->clock;
     if ((rc = weir__opt_finish(&o, file_sink_known)))
@@ -533,4 +640,7 @@ done:
     return rc;
 }
 
-const weir_error *weir__sink_last_error(const void *op) { return (const weir_error *)op; }
+const weir_error *weir__sink_last_error(const void *op)
+{
+    return (const weir_error *)op;
+}

@@ -116,21 +116,28 @@ void weir_file_source_config_init(weir_file_source_config *cfg)
 
 extern const weir_source_class weir__file_source_class;
 
-int weir_file_source_spec(const weir_file_source_config *cfg, const weir_schema *schema, weir_source_spec *out,
+int weir_file_source_spec(const weir_file_source_config *cfg,
+                          const weir_schema *schema, weir_source_spec *out,
                           weir_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!cfg || !schema)
-        return weir_error_set(err, WEIR_EINVAL, "filesystem source: missing config or schema");
-    if (!cfg->path || !*cfg->path)
-        return weir_error_set(err, WEIR_EINVAL, "filesystem source: 'path' is required");
-    if (cfg->format.kind != WEIR_FORMAT_JSON && cfg->format.kind != WEIR_FORMAT_CSV)
-        return weir_error_set(err, WEIR_EUNSUPPORTED,
-                              "filesystem source: format '%s' cannot be read; use 'json' or 'csv'",
-                              weir_format_name(cfg->format.kind));
-    if (cfg->on_bad_input == WEIR_BAD_INPUT_DEAD_LETTER && (!cfg->dead_letter_path || !*cfg->dead_letter_path))
         return weir_error_set(err, WEIR_EINVAL,
-                              "filesystem source: the dead-letter policy needs 'source.dead-letter.path'");
+                              "filesystem source: missing config or schema");
+    if (!cfg->path || !*cfg->path)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "filesystem source: 'path' is required");
+    if (cfg->format.kind != WEIR_FORMAT_JSON &&
+        cfg->format.kind != WEIR_FORMAT_CSV)
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "filesystem source: format '%s' cannot be read; "
+                              "use 'json' or 'csv'",
+                              weir_format_name(cfg->format.kind));
+    if (cfg->on_bad_input == WEIR_BAD_INPUT_DEAD_LETTER &&
+        (!cfg->dead_letter_path || !*cfg->dead_letter_path))
+        return weir_error_set(err, WEIR_EINVAL,
+                              "filesystem source: the dead-letter policy needs "
+                              "'source.dead-letter.path'");
     /* Validate the format against the schema now, not when the job runs. */
     weir_decoder *probe;
     int rc = weir_decoder_create(&cfg->format, schema, &probe, err);
@@ -175,7 +182,8 @@ int weir_file_source_spec(const weir_file_source_config *cfg, const weir_schema 
 
 /* ---- instance ---- */
 
-static int fs_create(void *argp, const weir_source_info *info, void **out, weir_error *err)
+static int fs_create(void *argp, const weir_source_info *info, void **out,
+                     weir_error *err)
 {
     const file_source_arg *a = argp;
     file_source *s = weir_calloc(1, sizeof *s);
@@ -244,7 +252,10 @@ static int path_list_add(path_list *l, char *p)
     return 0;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static char *join_path(const char *dir, const char *name)
 {
@@ -261,10 +272,12 @@ static char *join_path(const char *dir, const char *name)
 static int list_dir(const char *dir, path_list *out, int depth, weir_error *err)
 {
     if (depth > 64)
-        return weir_error_set(err, WEIR_EINVAL, "%s: error: directories nested too deeply", dir);
+        return weir_error_set(err, WEIR_EINVAL,
+                              "%s: error: directories nested too deeply", dir);
     DIR *d = opendir(dir);
     if (!d)
-        return weir_error_set(err, weir__errno_code(errno), "%s: error: cannot list directory: %s", dir,
+        return weir_error_set(err, weir__fio_errno_code(errno),
+                              "%s: error: cannot list directory: %s", dir,
                               strerror(errno));
     int rc = 0;
     struct dirent *e;
@@ -321,7 +334,8 @@ static uint64_t hash_id(const char *s)
     return h;
 }
 
-static int add_split(file_source *s, const char *path, uint64_t start, uint64_t end, bool ranged)
+static int add_split(file_source *s, const char *path, uint64_t start,
+                     uint64_t end, bool ranged)
 {
     if (s->n_splits == s->cap_splits) {
         uint32_t cap = s->cap_splits ? s->cap_splits * 2 : 16;
@@ -338,7 +352,8 @@ static int add_split(file_source *s, const char *path, uint64_t start, uint64_t 
         if (end == UINT64_MAX)
             snprintf(suffix, sizeof suffix, "@%" PRIu64 "-", start);
         else
-            snprintf(suffix, sizeof suffix, "@%" PRIu64 "-%" PRIu64, start, end);
+            snprintf(suffix, sizeof suffix, "@%" PRIu64 "-%" PRIu64, start,
+                     end);
         size_t a = strlen(path), b = strlen(suffix);
         sp->id = weir_malloc(a + b + 1);
         if (sp->id) {
@@ -379,7 +394,8 @@ static int remember_files(file_source *s, path_list *files)
     return 0;
 }
 
-static int fs_discover(void *p, const char ***ids, uint32_t *n_ids, bool *done, weir_error *err)
+static int fs_discover(void *p, const char ***ids, uint32_t *n_ids, bool *done,
+                       weir_error *err)
 {
     file_source *s = p;
     const file_source_arg *a = s->arg;
@@ -400,7 +416,9 @@ static int fs_discover(void *p, const char ***ids, uint32_t *n_ids, bool *done, 
     if (stat(a->path, &st) != 0) {
         if (monitor && errno == ENOENT && s->scanned)
             goto out; /* a monitored directory may come and go */
-        return weir_error_set(err, weir__errno_code(errno), "%s: error: cannot read: %s", a->path, strerror(errno));
+        return weir_error_set(err, weir__fio_errno_code(errno),
+                              "%s: error: cannot read: %s", a->path,
+                              strerror(errno));
     }
     if (S_ISDIR(st.st_mode)) {
         if ((rc = list_dir(a->path, &files, 0, err)))
@@ -433,12 +451,16 @@ static int fs_discover(void *p, const char ***ids, uint32_t *n_ids, bool *done, 
                 continue;
             size = (uint64_t)fst.st_size;
         }
-        uint64_t n_ranges = a->cfg.split_size_bytes ? (size + a->cfg.split_size_bytes - 1) / a->cfg.split_size_bytes : 1;
+        uint64_t n_ranges =
+            a->cfg.split_size_bytes
+                ? (size + a->cfg.split_size_bytes - 1) / a->cfg.split_size_bytes
+                : 1;
         if (n_ranges == 0)
             n_ranges = 1;
         for (uint64_t r = 0; r < n_ranges; r++, index++) {
             uint64_t start = r * a->cfg.split_size_bytes;
-            uint64_t end = r + 1 == n_ranges ? UINT64_MAX : start + a->cfg.split_size_bytes;
+            uint64_t end = r + 1 == n_ranges ? UINT64_MAX
+                                             : start + a->cfg.split_size_bytes;
             bool ranged = a->cfg.split_size_bytes != 0;
             char idbuf[64] = "";
             uint64_t owner;
@@ -448,7 +470,8 @@ static int fs_discover(void *p, const char ***ids, uint32_t *n_ids, bool *done, 
                     if (end == UINT64_MAX)
                         snprintf(idbuf, sizeof idbuf, "@%" PRIu64 "-", start);
                     else
-                        snprintf(idbuf, sizeof idbuf, "@%" PRIu64 "-%" PRIu64, start, end);
+                        snprintf(idbuf, sizeof idbuf, "@%" PRIu64 "-%" PRIu64,
+                                 start, end);
                 }
                 owner = (hash_id(path) ^ hash_id(idbuf)) % s->info.parallelism;
             } else {
@@ -492,7 +515,8 @@ out:
 
 /* ---- reading ---- */
 
-static const file_split *find_split(file_source *s, const char *id, weir_error *err)
+static const file_split *find_split(file_source *s, const char *id,
+                                    weir_error *err)
 {
     for (uint32_t i = 0; i < s->n_splits; i++)
         if (strcmp(s->splits[i].id, id) == 0)
@@ -535,11 +559,14 @@ static const file_split *find_split(file_source *s, const char *id, weir_error *
 
 static int io_error(file_reader *r, const char *what, int e, weir_error *err)
 {
-    return weir_error_set(err, weir__errno_code(e), "%s: error: cannot %s: %s (offset %" PRIu64 ")", r->split->path,
-                          what, strerror(e), r->file_off + r->len);
+    return weir_error_set(err, weir__fio_errno_code(e),
+                          "%s: error: cannot %s: %s (offset %" PRIu64 ")",
+                          r->split->path, what, strerror(e),
+                          r->file_off + r->len);
 }
 
-/* Reads more bytes after buf[len), moving unconsumed bytes to the front first. */
+/* Reads more bytes after buf[len), moving unconsumed bytes to the front first.
+ */
 static int refill(file_reader *r, weir_error *err)
 {
     if (r->pos > 0) {
@@ -557,7 +584,8 @@ static int refill(file_reader *r, weir_error *err)
         r->cap = cap;
     }
     for (;;) {
-        ssize_t n = weir__fio->pread(r->fd, r->buf + r->len, r->cap - r->len, (off_t)(r->file_off + r->len));
+        ssize_t n = weir__fio->pread(r->fd, r->buf + r->len, r->cap - r->len,
+                                     (off_t)(r->file_off + r->len));
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -566,7 +594,8 @@ static int refill(file_reader *r, weir_error *err)
         if (n == 0)
             r->eof = true;
         r->len += (size_t)n;
-        atomic_fetch_add_explicit(&r->src->n_bytes, (uint64_t)n, memory_order_relaxed);
+        atomic_fetch_add_explicit(&r->src->n_bytes, (uint64_t)n,
+                                  memory_order_relaxed);
         return 0;
     }
 }
@@ -591,7 +620,8 @@ static int align(file_reader *r, uint64_t off, weir_error *err)
     }
 }
 
-static int fs_open_split(void *p, const char *id, const void *pos, size_t pos_len, void **out, weir_error *err)
+static int fs_open_split(void *p, const char *id, const void *pos,
+                         size_t pos_len, void **out, weir_error *err)
 {
     file_source *s = p;
     const file_source_arg *a = s->arg;
@@ -605,7 +635,9 @@ static int fs_open_split(void *p, const char *id, const void *pos, size_t pos_le
         weir_cursor c;
         weir_cursor_init(&c, pos, pos_len);
         if (weir_cursor_get_u64(&c, &resume) || weir_cursor_left(&c) != 0)
-            return weir_error_set(err, WEIR_ECORRUPT, "%s: error: malformed split position (%zu bytes)", id, pos_len);
+            return weir_error_set(
+                err, WEIR_ECORRUPT,
+                "%s: error: malformed split position (%zu bytes)", id, pos_len);
     }
     file_reader *r = weir_calloc(1, sizeof *r);
     if (!r)
@@ -621,11 +653,14 @@ static int fs_open_split(void *p, const char *id, const void *pos, size_t pos_le
         rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
         goto fail;
     }
-    if ((rc = weir_decoder_create(&a->cfg.format, s->info.schema, &r->dec, err)))
+    if ((rc =
+             weir_decoder_create(&a->cfg.format, s->info.schema, &r->dec, err)))
         goto fail;
     r->fd = weir__fio->open(sp->path, O_RDONLY, 0);
     if (r->fd < 0) {
-        rc = weir_error_set(err, weir__errno_code(errno), "%s: error: cannot open: %s", sp->path, strerror(errno));
+        rc = weir_error_set(err, weir__fio_errno_code(errno),
+                            "%s: error: cannot open: %s", sp->path,
+                            strerror(errno));
         goto fail;
     }
     if (has_pos) {
@@ -635,7 +670,8 @@ static int fs_open_split(void *p, const char *id, const void *pos, size_t pos_le
             goto fail;
     }
     uint64_t start_off = r->file_off + r->pos;
-    r->header_pending = a->cfg.format.kind == WEIR_FORMAT_CSV && a->cfg.format.csv_header && start_off == 0;
+    r->header_pending = a->cfg.format.kind == WEIR_FORMAT_CSV &&
+                        a->cfg.format.csv_header && start_off == 0;
     r->bom_checked = start_off != 0;
     r->line_base_off = start_off;
     r->line_base = start_off == 0 ? 0 : -1;
@@ -679,11 +715,14 @@ static int64_t line_base(file_reader *r)
     int64_t lines = 0;
     uint64_t off = 0;
     while (off < r->line_base_off) {
-        size_t want = r->line_base_off - off < sizeof tmp ? (size_t)(r->line_base_off - off) : sizeof tmp;
+        size_t want = r->line_base_off - off < sizeof tmp
+                          ? (size_t)(r->line_base_off - off)
+                          : sizeof tmp;
         ssize_t n = weir__fio->pread(r->fd, tmp, want, (off_t)off);
         if (n <= 0)
             break;
-        for (const char *q = tmp; (q = memchr(q, '\n', (size_t)(tmp + n - q))) != NULL; q++)
+        for (const char *q = tmp;
+             (q = memchr(q, '\n', (size_t)(tmp + n - q))) != NULL; q++)
             lines++;
         off += (uint64_t)n;
     }
@@ -691,8 +730,10 @@ static int64_t line_base(file_reader *r)
     return lines;
 }
 
-/* Line and column (1-based, in bytes) of byte `at` of the record at buf[pos]. */
-static void locate(file_reader *r, const char *rec, size_t at, uint64_t *line, uint64_t *col)
+/* Line and column (1-based, in bytes) of byte `at` of the record at buf[pos].
+ */
+static void locate(file_reader *r, const char *rec, size_t at, uint64_t *line,
+                   uint64_t *col)
 {
     uint64_t l = (uint64_t)line_base(r) + r->line_rel + 1;
     size_t line_start = 0;
@@ -706,7 +747,8 @@ static void locate(file_reader *r, const char *rec, size_t at, uint64_t *line, u
     *col = at - line_start + 1;
 }
 
-static int dead_letter(file_reader *r, const char *rec, size_t rec_len, uint64_t line, uint64_t col, uint64_t rec_off,
+static int dead_letter(file_reader *r, const char *rec, size_t rec_len,
+                       uint64_t line, uint64_t col, uint64_t rec_off,
                        const char *reason, weir_error *err)
 {
     file_source *s = r->src;
@@ -714,34 +756,42 @@ static int dead_letter(file_reader *r, const char *rec, size_t rec_len, uint64_t
     if (s->dl_fd < 0) {
         s->dl_fd = weir__fio->open(dl, O_WRONLY | O_CREAT | O_APPEND, 0666);
         if (s->dl_fd < 0)
-            return weir_error_set(err, weir__errno_code(errno), "%s: error: cannot open dead-letter file: %s", dl,
-                                  strerror(errno));
+            return weir_error_set(err, weir__fio_errno_code(errno),
+                                  "%s: error: cannot open dead-letter file: %s",
+                                  dl, strerror(errno));
     }
     weir_buf *b = &s->dl_buf;
     weir_buf_clear(b);
     int rc = weir_buf_put(b, "{\"file\":", 8);
     if (!rc)
-        rc = weir__json_put_string(b, r->split->path, strlen(r->split->path));
+        rc = weir__fmt_json_put_string(b, r->split->path,
+                                       strlen(r->split->path));
     if (!rc)
-        rc = weir_buf_printf(b, ",\"line\":%" PRIu64 ",\"column\":%" PRIu64 ",\"offset\":%" PRIu64 ",\"error\":", line,
-                             col, rec_off);
+        rc = weir_buf_printf(b,
+                             ",\"line\":%" PRIu64 ",\"column\":%" PRIu64
+                             ",\"offset\":%" PRIu64 ",\"error\":",
+                             line, col, rec_off);
     if (!rc)
-        rc = weir__json_put_string(b, reason, strlen(reason));
+        rc = weir__fmt_json_put_string(b, reason, strlen(reason));
     if (!rc)
         rc = weir_buf_put(b, ",\"raw\":", 7);
     if (!rc)
-        rc = weir__json_put_string(b, rec, rec_len < DEAD_LETTER_RAW_MAX ? rec_len : DEAD_LETTER_RAW_MAX);
+        rc = weir__fmt_json_put_string(
+            b, rec,
+            rec_len < DEAD_LETTER_RAW_MAX ? rec_len : DEAD_LETTER_RAW_MAX);
     if (!rc && rec_len > DEAD_LETTER_RAW_MAX)
         rc = weir_buf_put(b, ",\"truncated\":true", 17);
     if (!rc)
         rc = weir_buf_put(b, "}\n", 2);
     if (rc)
         return weir_error_set(err, rc, "out of memory");
-    /* One write per entry: O_APPEND keeps entries of parallel subtasks whole. */
-    int wrc = weir__write_all(s->dl_fd, b->data, b->len);
+    /* One write per entry: O_APPEND keeps entries of parallel subtasks whole.
+     */
+    int wrc = weir__fio_write_all(s->dl_fd, b->data, b->len);
     if (wrc)
-        return weir_error_set(err, weir__errno_code(wrc), "%s: error: cannot write dead-letter file: %s", dl,
-                              strerror(-wrc));
+        return weir_error_set(err, weir__fio_errno_code(wrc),
+                              "%s: error: cannot write dead-letter file: %s",
+                              dl, strerror(-wrc));
     atomic_fetch_add_explicit(&s->n_dead_letter, 1, memory_order_relaxed);
     return 0;
 }
@@ -751,7 +801,8 @@ static int dead_letter(file_reader *r, const char *rec, size_t rec_len, uint64_t
  * failed at byte derr->pos. Returns 0 when the record may be consumed, or
  * the error to return (the record is then left in place).
  */
-static int bad_record(file_reader *r, size_t rec_len, const weir_decode_error *derr, weir_error *err)
+static int bad_record(file_reader *r, size_t rec_len,
+                      const weir_decode_error *derr, weir_error *err)
 {
     const char *rec = r->buf + r->pos;
     uint64_t rec_off = r->file_off + r->pos;
@@ -762,11 +813,14 @@ static int bad_record(file_reader *r, size_t rec_len, const weir_decode_error *d
         atomic_fetch_add_explicit(&r->src->n_skipped, 1, memory_order_relaxed);
         return 0;
     case WEIR_BAD_INPUT_DEAD_LETTER:
-        return dead_letter(r, rec, rec_len, line, col, rec_off, derr->message, err);
+        return dead_letter(r, rec, rec_len, line, col, rec_off, derr->message,
+                           err);
     case WEIR_BAD_INPUT_FAIL:
     default:
-        return weir_error_set(err, WEIR_EPARSE, "%s:%" PRIu64 ":%" PRIu64 ": error: %s (offset %" PRIu64 ")",
-                              r->split->path, line, col, derr->message, rec_off + derr->pos);
+        return weir_error_set(
+            err, WEIR_EPARSE,
+            "%s:%" PRIu64 ":%" PRIu64 ": error: %s (offset %" PRIu64 ")",
+            r->split->path, line, col, derr->message, rec_off + derr->pos);
     }
 }
 
@@ -803,16 +857,20 @@ static int fs_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *err)
                 continue;
             }
             r->bom_checked = true;
-            if (r->len - r->pos >= 3 && memcmp(r->buf + r->pos, "\xEF\xBB\xBF", 3) == 0)
+            if (r->len - r->pos >= 3 &&
+                memcmp(r->buf + r->pos, "\xEF\xBB\xBF", 3) == 0)
                 r->pos += 3;
         }
         weir_frame f;
-        int rc = weir_decoder_frame(r->dec, r->buf + r->pos, r->len - r->pos, r->eof, &f);
+        int rc = weir_decoder_frame(r->dec, r->buf + r->pos, r->len - r->pos,
+                                    r->eof, &f);
         if (rc == WEIR_EAGAIN) {
             if (r->len - r->pos > cfg->max_record_bytes) {
                 weir_decode_error derr = {0, ""};
                 snprintf(derr.message, sizeof derr.message,
-                         "expected a record of at most %zu bytes, found a longer one", cfg->max_record_bytes);
+                         "expected a record of at most %zu bytes, found a "
+                         "longer one",
+                         cfg->max_record_bytes);
                 if ((rc = bad_record(r, r->len - r->pos, &derr, err)))
                     return appended ? (int)appended : rc;
                 if ((rc = discard_line(r, err)))
@@ -840,10 +898,12 @@ static int fs_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *err)
             rc = weir_decoder_decode(r->dec, rec, f.rec_len, out, &derr);
             if (rc == WEIR_EPARSE) {
                 if ((rc = bad_record(r, f.rec_len, &derr, err)))
-                    return appended ? (int)appended : rc; /* report it on the next call */
+                    return appended ? (int)appended
+                                    : rc; /* report it on the next call */
             } else if (rc) {
-                return weir_error_set(err, rc, "%s: error: %s (offset %" PRIu64 ")", r->split->path,
-                                      weir_strerror(rc), rec_off);
+                return weir_error_set(
+                    err, rc, "%s: error: %s (offset %" PRIu64 ")",
+                    r->split->path, weir_strerror(rc), rec_off);
             } else {
                 appended++;
             }
@@ -852,13 +912,16 @@ static int fs_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *err)
         r->line_rel += f.newlines;
     }
     if (appended) {
-        atomic_fetch_add_explicit(&r->src->n_records, appended, memory_order_relaxed);
+        atomic_fetch_add_explicit(&r->src->n_records, appended,
+                                  memory_order_relaxed);
         return (int)appended;
     }
     return r->done ? WEIR_EOF : 0;
 }
 
-static int fs_metrics(void *p, void (*emit)(void *ud, const char *name, uint64_t v), void *ud)
+static int fs_metrics(void *p,
+                      void (*emit)(void *ud, const char *name, uint64_t v),
+                      void *ud)
 {
     file_source *s = p;
     emit(ud, "records_read", atomic_load(&s->n_records));
@@ -883,13 +946,28 @@ const weir_source_class weir__file_source_class = {
 /* ---- options ---- */
 
 static const char *const file_source_known[] = {
-    "path", "format", "source.monitor-interval", "source.split-size", "source.bad-input", "source.dead-letter.path",
-    "json.ignore-parse-errors", "json.fail-on-missing-field", "json.timestamp-format.standard",
-    "csv.field-delimiter", "csv.quote-character", "csv.disable-quote-character", "csv.allow-comments",
-    "csv.ignore-parse-errors", "csv.null-literal", "csv.header", NULL};
+    "path",
+    "format",
+    "source.monitor-interval",
+    "source.split-size",
+    "source.bad-input",
+    "source.dead-letter.path",
+    "json.ignore-parse-errors",
+    "json.fail-on-missing-field",
+    "json.timestamp-format.standard",
+    "csv.field-delimiter",
+    "csv.quote-character",
+    "csv.disable-quote-character",
+    "csv.allow-comments",
+    "csv.ignore-parse-errors",
+    "csv.null-literal",
+    "csv.header",
+    NULL};
 
-int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts, const weir_schema *schema,
-                               const weir_connector_env *env, weir_source_spec *out, weir_error *err)
+int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts,
+                               const weir_schema *schema,
+                               const weir_connector_env *env,
+                               weir_source_spec *out, weir_error *err)
 {
     weir__optset o;
     weir_file_source_config cfg;
@@ -900,13 +978,15 @@ int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts, const wei
         goto done;
     cfg.path = weir__opt_get(&o, "path");
     if (!cfg.path) {
-        rc = weir_error_set(err, WEIR_EINVAL, "connector 'filesystem' needs option 'path'");
+        rc = weir_error_set(err, WEIR_EINVAL,
+                            "connector 'filesystem' needs option 'path'");
         goto done;
     }
     bool ignore_errors = false;
     if ((rc = weir__opt_format(&o, false, &cfg.format, &ignore_errors)))
         goto done;
-    if ((rc = weir__opt_duration(&o, "source.monitor-interval", &cfg.monitor_interval_ms)))
+    if ((rc = weir__opt_duration(&o, "source.monitor-interval",
+                                 &cfg.monitor_interval_ms)))
         goto done;
     if ((rc = weir__opt_size(&o, "source.split-size", &cfg.split_size_bytes)))
         goto done;
@@ -922,14 +1002,16 @@ int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts, const wei
             cfg.on_bad_input = WEIR_BAD_INPUT_DEAD_LETTER;
         else {
             rc = weir__opt_fail(&o, (size_t)at, WEIR_EINVAL,
-                                "option 'source.bad-input': expected 'fail', 'skip' or 'dead-letter', found '%s'",
+                                "option 'source.bad-input': expected 'fail', "
+                                "'skip' or 'dead-letter', found '%s'",
                                 policy);
             goto done;
         }
         if (ignore_errors && cfg.on_bad_input != WEIR_BAD_INPUT_SKIP) {
             rc = weir__opt_fail(&o, (size_t)at, WEIR_EINVAL,
-                                "option 'source.bad-input' = '%s' contradicts '%s.ignore-parse-errors' = 'true'", policy,
-                                weir_format_name(cfg.format.kind));
+                                "option 'source.bad-input' = '%s' contradicts "
+                                "'%s.ignore-parse-errors' = 'true'",
+                                policy, weir_format_name(cfg.format.kind));
             goto done;
         }
     } else if (ignore_errors) {
@@ -937,16 +1019,28 @@ int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts, const wei
     } else if (cfg.dead_letter_path) {
         cfg.on_bad_input = WEIR_BAD_INPUT_DEAD_LETTER;
     }
-    if (cfg.dead_letter_path && cfg.on_bad_input != WEIR_BAD_INPUT_DEAD_LETTER) {
-        rc = weir__opt_fail(&o, (size_t)weir__opt_index(&o, "source.dead-letter.path"), WEIR_EINVAL,
-                            "option 'source.dead-letter.path' needs 'source.bad-input' = 'dead-letter'");
+    if (cfg.dead_letter_path &&
+        cfg.on_bad_input != WEIR_BAD_INPUT_DEAD_LETTER) {
+        rc = weir__opt_fail(
+            &o, (size_t)weir__opt_index(&o, "source.dead-letter.path"),
+            WEIR_EINVAL,
+            "option 'source.dead-letter.path' needs 'source.bad-input' = "
+            "'dead-letter'");
         goto done;
     }
     if (weir__opt_index(&o, "source.path.regex-pattern") >= 0) {
-        rc = weir__opt_fail(&o, (size_t)weir__opt_index(&o, "source.path.regex-pattern"), WEIR_EUNSUPPORTED,
-                            "option 'source.path.regex-pattern' is not supported yet");
+        rc = weir__opt_fail(
+            &o, (size_t)weir__opt_index(&o, "source.path.regex-pattern"),
+            WEIR_EUNSUPPORTED,
+            "option 'source.path.regex-pattern' is not supported yet");
         goto done;
     }
+    static const char *const sink_side[] = {
+        "sink.rolling-policy.file-size",
+        "sink.rolling-policy.rollover-interval",
+        "sink.rolling-policy.check-interval", "sink.commit-on-checkpoint",
+        NULL};
+    weir__opt_accept(&o, sink_side);
     if (env)
         cfg.clock = env->clock;
     if ((rc = weir__opt_finish(&o, file_source_known)))

@@ -8,7 +8,10 @@
 
 #include "connector/file/fileio.h"
 
-static int posix_open(const char *path, int flags, mode_t mode) { return open(path, flags | O_CLOEXEC, mode); }
+static int posix_open(const char *path, int flags, mode_t mode)
+{
+    return open(path, flags | O_CLOEXEC, mode);
+}
 
 const weir__file_io weir__fio_posix = {
     .open = posix_open,
@@ -22,7 +25,7 @@ const weir__file_io weir__fio_posix = {
 
 const weir__file_io *weir__fio = &weir__fio_posix;
 
-int weir__write_all(int fd, const void *buf, size_t n)
+int weir__fio_write_all(int fd, const void *buf, size_t n)
 {
     const char *p = buf;
     while (n) {
@@ -40,21 +43,26 @@ int weir__write_all(int fd, const void *buf, size_t n)
     return 0;
 }
 
-int weir__errno_code(int e)
+int weir__fio_errno_code(int e)
 {
     if (e < 0)
         e = -e;
     switch (e) {
-    case ENOENT: return WEIR_ENOTFOUND;
+    case ENOENT:
+        return WEIR_ENOTFOUND;
     case ENOSPC:
-    case EDQUOT: return WEIR_ENOSPC;
-    case ENOMEM: return WEIR_ENOMEM;
-    case EEXIST: return WEIR_EEXIST;
-    default: return WEIR_EIO;
+    case EDQUOT:
+        return WEIR_ENOSPC;
+    case ENOMEM:
+        return WEIR_ENOMEM;
+    case EEXIST:
+        return WEIR_EEXIST;
+    default:
+        return WEIR_EIO;
     }
 }
 
-int weir__mkdirs(const char *path)
+int weir__fio_mkdirs(const char *path)
 {
     char buf[4096];
     size_t n = strlen(path);
@@ -76,7 +84,7 @@ int weir__mkdirs(const char *path)
     return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }
 
-int weir__fsync_dir(const char *path)
+int weir__fio_fsync_dir(const char *path)
 {
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)

@@ -26,12 +26,12 @@ extern const weir__file_io *weir__fio;
 extern const weir__file_io weir__fio_posix;
 
 /* Writes all of buf (retrying short writes and EINTR); 0 or -errno. */
-int weir__write_all(int fd, const void *buf, size_t n);
+int weir__fio_write_all(int fd, const void *buf, size_t n);
 /* Maps an errno value to a WEIR_E... code. */
-int weir__errno_code(int e);
+int weir__fio_errno_code(int e);
 /* mkdir -p; 0 or -errno. */
-int weir__mkdirs(const char *path);
+int weir__fio_mkdirs(const char *path);
 /* fsync of a directory, so renames in it are durable; 0 or -errno. */
-int weir__fsync_dir(const char *path);
+int weir__fio_fsync_dir(const char *path);
 
 #endif

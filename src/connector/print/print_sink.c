@@ -53,6 +53,16 @@ static void print_arg_free(void *p)
     }
 }
 
+/* Hands the instance's error to the runtime (ctx is NULL in unit tests). */
+static int report(weir_op_ctx *ctx, print_sink *s, int rc)
+{
+    if (rc && ctx)
+        return weir_op_fail(ctx, rc, "%s",
+                            s->err.message[0] ? s->err.message
+                                              : weir_strerror(rc));
+    return rc;
+}
+
 static int print_create(void *argp, const weir_op_info *info, void **out)
 {
     const print_arg *a = argp;
@@ -65,7 +75,8 @@ static int print_create(void *argp, const weir_op_info *info, void **out)
     const char *id = a->identifier ? a->identifier : "";
     int n;
     if (info && info->parallelism > 1)
-        n = snprintf(prefix, sizeof prefix, "%s%s%u> ", id, *id ? ":" : "", info->subtask + 1);
+        n = snprintf(prefix, sizeof prefix, "%s%s%u> ", id, *id ? ":" : "",
+                     info->subtask + 1);
     else
         n = snprintf(prefix, sizeof prefix, *id ? "%s> " : "%s", id);
     if (n < 0)
@@ -80,7 +91,10 @@ static int print_create(void *argp, const weir_op_info *info, void **out)
     return 0;
 }
 
-static int print_open(void *op, weir_op_ctx *ctx) { return 0; }
+static int print_open(void *op, weir_op_ctx *ctx)
+{
+    return 0;
+}
 
 static int print_flush(print_sink *s)
 {
@@ -91,21 +105,24 @@ static int print_flush(print_sink *s)
     pthread_mutex_lock(&print_lock);
     if (a->out || a->fd < 0) {
         FILE *fp = a->out ? a->out : a->standard_error ? stderr : stdout;
-        if (fwrite(s->buf.data, 1, s->buf.len, fp) != s->buf.len || fflush(fp) != 0)
-            rc = weir_error_set(&s->err, WEIR_EIO, "print sink: cannot write: %s", strerror(errno));
+        if (fwrite(s->buf.data, 1, s->buf.len, fp) != s->buf.len ||
+            fflush(fp) != 0)
+            rc =
+                weir_error_set(&s->err, WEIR_EIO,
+                               "print sink: cannot write: %s", strerror(errno));
     } else {
-        int w = weir__write_all(a->fd, s->buf.data, s->buf.len);
+        int w = weir__fio_write_all(a->fd, s->buf.data, s->buf.len);
         if (w)
-            rc = weir_error_set(&s->err, weir__errno_code(w), "print sink: cannot write: %s", strerror(-w));
+            rc = weir_error_set(&s->err, weir__fio_errno_code(w),
+                                "print sink: cannot write: %s", strerror(-w));
     }
     pthread_mutex_unlock(&print_lock);
     weir_buf_clear(&s->buf);
     return rc;
 }
 
-static int print_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+static int print_process_impl(print_sink *s, const weir_batch *b)
 {
-    print_sink *s = op;
     for (uint32_t r = 0; r < b->n_rows; r++) {
         int rc = weir_buf_put(&s->buf, s->prefix, s->prefix_len);
         if (!rc)
@@ -119,7 +136,16 @@ static int print_process(void *op, weir_op_ctx *ctx, int input, const weir_batch
     return print_flush(s);
 }
 
-static int print_finish(void *op, weir_op_ctx *ctx) { return print_flush(op); }
+static int print_process(void *op, weir_op_ctx *ctx, int input,
+                         const weir_batch *b)
+{
+    return report(ctx, op, print_process_impl(op, b));
+}
+
+static int print_finish(void *op, weir_op_ctx *ctx)
+{
+    return report(ctx, op, print_flush(op));
+}
 
 static void print_close(void *op)
 {
@@ -139,7 +165,8 @@ const weir_operator_class weir__print_sink_class = {
     .close = print_close,
 };
 
-int weir_print_sink_spec(const weir_print_sink_config *cfg, weir_operator_spec *out, weir_error *err)
+int weir_print_sink_spec(const weir_print_sink_config *cfg,
+                         weir_operator_spec *out, weir_error *err)
 {
     memset(out, 0, sizeof *out);
     weir_print_sink_config def;
@@ -165,10 +192,13 @@ int weir_print_sink_spec(const weir_print_sink_config *cfg, weir_operator_spec *
     return 0;
 }
 
-static const char *const print_known[] = {"print-identifier", "standard-error", NULL};
+static const char *const print_known[] = {"print-identifier", "standard-error",
+                                          NULL};
 
-int weir_print_sink_spec_opts(const weir_option *opts, size_t n_opts, const weir_schema *schema,
-                              const weir_connector_env *env, weir_operator_spec *out, weir_error *err)
+int weir_print_sink_spec_opts(const weir_option *opts, size_t n_opts,
+                              const weir_schema *schema,
+                              const weir_connector_env *env,
+                              weir_operator_spec *out, weir_error *err)
 {
     weir__optset o;
     weir_print_sink_config cfg;

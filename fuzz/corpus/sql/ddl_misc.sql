@@ -1,0 +1,18 @@
+CREATE TABLE IF NOT EXISTS cat.db.kafka_src (
+  `key` BYTES METADATA FROM 'key' VIRTUAL,
+  payload ROW<id BIGINT NOT NULL, tags ARRAY<STRING>, attrs MAP<STRING, DOUBLE>>,
+  amount DECIMAL(10, 2) NOT NULL COMMENT 'in euros',
+  ltz TIMESTAMP(3) WITH LOCAL TIME ZONE,
+  ts TIMESTAMP_LTZ(3),
+  proc AS PROCTIME(),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND,
+  CONSTRAINT pk PRIMARY KEY (payload) NOT ENFORCED
+) COMMENT 'source' PARTITIONED BY (amount) WITH ('connector' = 'kafka', 'topic' = 'in');
+CREATE FUNCTION IF NOT EXISTS my_udf AS 'com.example.MyUdf' LANGUAGE JAVA;
+CREATE TABLE ctas WITH ('connector' = 'blackhole') AS SELECT 1 AS one;
+DROP TEMPORARY VIEW IF EXISTS v;
+DROP TABLE t;
+SHOW TABLES;
+DESCRIBE cat.db.kafka_src;
+VALUES (1, 'a'), (2, 'b');
+SELECT a FROM t UNION ALL SELECT b FROM u INTERSECT SELECT c FROM v EXCEPT SELECT d FROM w;

@@ -1,0 +1,1208 @@
+/*
+ * checkpoint/coordinator.c - the checkpoint coordinator of a job: triggers
+ * checkpoints, collects the subtasks' snapshots, writes them (writer
+ * thread), completes checkpoints and notifies the job, prunes old ones;
+ * savepoints and stop-with-savepoint; the public API of weir/checkpoint.h.
+ *
+ * Life of a checkpoint (threads: coordinator.h):
+ *   registered (pending, COLLECTING) -> triggered in the runtime
+ *   -> acks arrive (bytes copied) -> each state file written as it arrives
+ *   -> all acked and written: _metadata written atomically -> complete:
+ *   older pending ones are subsumed, the job is notified (sinks commit),
+ *   old checkpoints pruned.
+ * Any failure on the way (a decline, a write error, the timeout, the job
+ * ending first) marks it FAILED; the writer then removes its folder. A
+ * failure touches nothing but that checkpoint.
+ *
+ * Invariants: only the writer frees a pending checkpoint (so the others may
+ * mark one under the mutex at any time); ids increase; a checkpoint's
+ * _metadata is written only after all its state files are durable; the job
+ * is notified of N only after N's _metadata is durable.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "checkpoint/coordinator.h"
+
+#define TICK_MS 10          /* how often the coordinator looks at the clock (real time) */
+#define N_OUTCOMES 64       /* outcomes kept for weir_job_await_checkpoint */
+#define FINAL_RETRY_MS 50   /* a failed final checkpoint is tried again after this (or min pause) */
+
+enum { P_COLLECTING, P_FAILED };
+
+typedef struct snap_entry {
+    int task;
+    uint32_t subtask, parallelism;
+    uint8_t *data;          /* owned until written */
+    size_t len;
+    bool busy;              /* the writer is writing it */
+    bool written;
+    uint32_t crc;
+    char label[200];        /* the chain's operator names, for the metadata */
+} snap_entry;
+
+typedef struct pending {
+    uint64_t id;
+    bool savepoint;         /* intermediate savepoint: written to sp only, sinks do not commit */
+    weir__storage *sp;      /* savepoint storage (owned), or NULL */
+    char *sp_dir;
+    bool all_final;         /* every snapshot was a final one */
+    bool finalizing;        /* the writer is writing its metadata */
+    bool subsumed;
+    int state;
+    int code;
+    char why[512];
+    int64_t trigger_ms;
+    int64_t acked_ms;       /* when the last acknowledgement arrived */
+    uint32_t n_expected;
+    snap_entry *snaps;
+    uint32_t n_snaps;
+    uint32_t n_written;
+    struct pending *next;
+} pending;
+
+typedef struct final_copy {
+    int task;
+    uint32_t subtask, parallelism;
+    uint8_t *data;
+    size_t len;
+} final_copy;
+
+typedef struct outcome {
+    uint64_t id;
+    int code;
+    char why[512];
+    char path[700];
+} outcome;
+
+struct weir__coord {
+    weir_job *job;
+    weir_checkpoint_config cfg;
+    char *dir, *sp_dir, *restore_path; /* owned copies behind cfg's strings */
+    weir_clock clock;
+    uint32_t max_par;
+    weir__storage *storage;
+    weir__recovered rec;
+    weir__restore_source inner; /* rec.set's restore source, wrapped to time recovery */
+    int64_t enable_ns;
+    _Atomic int64_t last_restore_ns;
+
+    pthread_mutex_t mu;
+    pthread_cond_t tick_cv;  /* wakes the coordinator thread */
+    pthread_cond_t work_cv;  /* wakes the writer */
+    pthread_cond_t done_cv;  /* wakes waiters for outcomes */
+    pthread_t coord_thread, writer_thread;
+    bool coord_started, writer_started;
+    bool running;            /* started and not yet ended */
+    bool ending;
+
+    uint64_t next_id;
+    pending *pend;           /* ascending id */
+    uint32_t n_active;       /* pending and not failed */
+    uint32_t n_subtasks;
+    uint32_t n_final_ready;
+    final_copy *finals;
+    uint32_t n_finals, cap_finals;
+    int64_t last_trigger_ms; /* job clock */
+    int64_t last_end_ms;     /* end (complete or failed) of the last checkpoint; INT64_MIN: none */
+    int64_t final_retry_ms;
+    uint32_t consecutive_failures;
+    int abort_code;          /* tolerable failures exceeded: the coordinator thread fails the job */
+    char abort_msg[600];
+
+    /* stop-with-savepoint: the first all-final checkpoint is copied to a savepoint */
+    weir__storage *stop_sp;
+    char *stop_sp_dir;
+    bool stop_sp_done;
+    int stop_sp_code;
+    char stop_sp_path[700];
+    char stop_sp_why[512];
+
+    _Atomic int savepoint_requested;
+
+    uint64_t *retained;      /* complete checkpoints kept, oldest first */
+    uint32_t n_retained, cap_retained;
+    uint64_t *stale;         /* folders of earlier runs without _metadata */
+    uint32_t n_stale;
+
+    outcome outcomes[N_OUTCOMES];
+    uint64_t n_outcomes;
+    weir_checkpoint_stats stats;
+};
+
+/* ---- small helpers ---- */
+
+void weir__ckpt_log(const weir_checkpoint_config *cfg, const char *fmt, ...)
+{
+    char line[1400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (cfg && cfg->log)
+        cfg->log(cfg->log_ud, line);
+    else
+        fprintf(stderr, "weir: %s\n", line);
+}
+
+void weir__ckpt_format_time(int64_t ms, char *buf, size_t cap)
+{
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+static int64_t now_ms(const weir__coord *c) { return weir_clock_now(&c->clock); }
+
+static struct timespec deadline_in_ms(int64_t ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
+static int cond_init_mono(pthread_cond_t *cv)
+{
+    pthread_condattr_t a;
+    if (pthread_condattr_init(&a))
+        return WEIR_ENOMEM;
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    int rc = pthread_cond_init(cv, &a);
+    pthread_condattr_destroy(&a);
+    return rc ? WEIR_ENOMEM : 0;
+}
+
+static weir__coord *coord_of(const weir_job *job) { return weir__job_companion_ud(job); }
+
+static void free_pending(pending *p)
+{
+    for (uint32_t i = 0; i < p->n_snaps; i++)
+        weir_free(p->snaps[i].data);
+    weir_free(p->snaps);
+    weir__storage_destroy(p->sp);
+    weir_free(p->sp_dir);
+    weir_free(p);
+}
+
+static pending *find_pending(weir__coord *c, uint64_t id)
+{
+    for (pending *p = c->pend; p; p = p->next)
+        if (p->id == id)
+            return p;
+    return NULL;
+}
+
+static final_copy *find_final(weir__coord *c, int task, uint32_t subtask)
+{
+    for (uint32_t i = 0; i < c->n_finals; i++)
+        if (c->finals[i].task == task && c->finals[i].subtask == subtask)
+            return &c->finals[i];
+    return NULL;
+}
+
+static void record_outcome(weir__coord *c, uint64_t id, int code, const char *why, const char *path)
+{
+    outcome *o = &c->outcomes[c->n_outcomes++ % N_OUTCOMES];
+    o->id = id;
+    o->code = code;
+    snprintf(o->why, sizeof o->why, "%s", why ? why : "");
+    snprintf(o->path, sizeof o->path, "%s", path ? path : "");
+    pthread_cond_broadcast(&c->done_cv);
+}
+
+static const outcome *find_outcome(const weir__coord *c, uint64_t id)
+{
+    uint64_t lo = c->n_outcomes > N_OUTCOMES ? c->n_outcomes - N_OUTCOMES : 0;
+    for (uint64_t i = c->n_outcomes; i-- > lo;)
+        if (c->outcomes[i % N_OUTCOMES].id == id)
+            return &c->outcomes[i % N_OUTCOMES];
+    return NULL;
+}
+
+/* Marks p failed (mutex held). The writer removes what it wrote. */
+static void fail_locked(weir__coord *c, pending *p, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void fail_locked(weir__coord *c, pending *p, int code, const char *fmt, ...)
+{
+    if (p->state == P_FAILED)
+        return;
+    p->state = P_FAILED;
+    p->code = code ? code : WEIR_EIO;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->why, sizeof p->why, fmt, ap);
+    va_end(ap);
+    c->n_active--;
+    int64_t now = now_ms(c);
+    c->last_end_ms = now;
+    if (p->all_final || c->n_final_ready >= c->n_subtasks)
+        c->final_retry_ms = now + (c->cfg.min_pause_ms > FINAL_RETRY_MS ? c->cfg.min_pause_ms : FINAL_RETRY_MS);
+    if (!p->subsumed) {
+        c->stats.failed++;
+        snprintf(c->stats.last_failure, sizeof c->stats.last_failure, "%s %" PRIu64 ": %.200s",
+                 p->savepoint ? "savepoint" : "checkpoint", p->id, p->why);
+        if (!c->ending)
+            weir__ckpt_log(&c->cfg, "%s %" PRIu64 " failed: %s%s", p->savepoint ? "savepoint" : "checkpoint", p->id,
+                           p->why, p->savepoint ? "" : "; the job goes on");
+        if (!p->savepoint) {
+            c->consecutive_failures++;
+            if (c->cfg.tolerable_failures >= 0 && c->consecutive_failures > (uint32_t)c->cfg.tolerable_failures &&
+                !c->abort_code) {
+                c->abort_code = p->code;
+                snprintf(c->abort_msg, sizeof c->abort_msg,
+                         "%u consecutive checkpoints failed (tolerable: %d); the last: %s", c->consecutive_failures,
+                         c->cfg.tolerable_failures, p->why);
+            }
+        }
+    }
+    record_outcome(c, p->id, p->code, p->why, NULL);
+    pthread_cond_signal(&c->work_cv);
+    pthread_cond_signal(&c->tick_cv);
+}
+
+/* Registers checkpoint id (mutex held); the caller triggers it after unlocking. */
+static pending *register_locked(weir__coord *c, bool savepoint, weir__storage *sp, char *sp_dir)
+{
+    pending *p = weir_calloc(1, sizeof *p);
+    snap_entry *snaps = weir_calloc(c->n_subtasks ? c->n_subtasks : 1, sizeof *snaps);
+    if (!p || !snaps) {
+        weir_free(p);
+        weir_free(snaps);
+        return NULL;
+    }
+    p->id = c->next_id++;
+    p->savepoint = savepoint;
+    p->sp = sp;
+    p->sp_dir = sp_dir;
+    p->all_final = true;
+    p->state = P_COLLECTING;
+    p->trigger_ms = now_ms(c);
+    p->n_expected = c->n_subtasks;
+    p->snaps = snaps;
+    pending **tail = &c->pend;
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = p;
+    c->n_active++;
+    if (!savepoint)
+        c->last_trigger_ms = p->trigger_ms;
+    return p;
+}
+
+/* Triggers p in the runtime; the mutex is released around the call (it may ack at once). */
+static void trigger_unlocked(weir__coord *c, uint64_t id)
+{
+    pthread_mutex_unlock(&c->mu);
+    int rc = weir__job_trigger_checkpoint(c->job, id);
+    pthread_mutex_lock(&c->mu);
+    if (rc) {
+        pending *p = find_pending(c, id);
+        if (p)
+            fail_locked(c, p, rc, "cannot trigger: %s", weir_strerror(rc));
+    }
+}
+
+/* ---- the hooks the runtime calls (subtask threads) ---- */
+
+static uint8_t *dup_bytes(const uint8_t *data, size_t len)
+{
+    uint8_t *p = weir_malloc(len ? len : 1);
+    if (p && len)
+        memcpy(p, data, len);
+    return p;
+}
+
+static void on_ack(void *ud, const weir__task_snapshot *snap)
+{
+    weir__coord *c = ud;
+    /* The bytes are taken over when the runtime allows it, else copied (before locking: they can be large). */
+    uint8_t *copy = NULL;
+    if (snap->len && !snap->final && snap->buf && snap->buf->data == snap->data) {
+        copy = snap->buf->data;
+        weir_buf_init(snap->buf);
+    } else if (snap->len) {
+        copy = dup_bytes(snap->data, snap->len);
+    }
+    size_t len = snap->len;
+    uint8_t *fcopy = snap->final && snap->len ? dup_bytes(snap->data, snap->len) : NULL;
+    bool is_final = snap->final;
+    pthread_mutex_lock(&c->mu);
+    if (fcopy && !find_final(c, snap->task, snap->subtask)) {
+        if (c->n_finals == c->cap_finals) {
+            uint32_t cap = c->cap_finals ? c->cap_finals * 2 : 8;
+            final_copy *f = weir_realloc(c->finals, cap * sizeof *f);
+            if (f) {
+                c->finals = f;
+                c->cap_finals = cap;
+            }
+        }
+        if (c->n_finals < c->cap_finals) {
+            c->finals[c->n_finals++] = (final_copy){snap->task, snap->subtask, snap->parallelism, fcopy, snap->len};
+            fcopy = NULL;
+        }
+    }
+    pending *p = find_pending(c, snap->ckpt_id);
+    if (p && p->state == P_COLLECTING && snap->finished && !snap->len) {
+        /* The subtask exited after its final checkpoint: its state is that final snapshot. */
+        final_copy *f = find_final(c, snap->task, snap->subtask);
+        if (!f) {
+            fail_locked(c, p, WEIR_ESTATE, "task %d subtask %u ended without a final snapshot", snap->task,
+                        snap->subtask);
+        } else if (!(copy = dup_bytes(f->data, f->len))) {
+            fail_locked(c, p, WEIR_ENOMEM, "out of memory copying a snapshot");
+        } else {
+            len = f->len;
+            is_final = true;
+        }
+    } else if (p && p->state == P_COLLECTING && !copy) {
+        if (snap->len)
+            fail_locked(c, p, WEIR_ENOMEM, "out of memory copying a snapshot");
+        else
+            fail_locked(c, p, WEIR_ECORRUPT, "task %d subtask %u sent an empty snapshot", snap->task, snap->subtask);
+    }
+    if (p && p->state == P_COLLECTING && copy) {
+        bool dup = false;
+        for (uint32_t i = 0; i < p->n_snaps; i++)
+            dup = dup || (p->snaps[i].task == snap->task && p->snaps[i].subtask == snap->subtask);
+        if (!dup && p->n_snaps < p->n_expected) {
+            p->snaps[p->n_snaps++] = (snap_entry){.task = snap->task,
+                                                  .subtask = snap->subtask,
+                                                  .parallelism = snap->parallelism,
+                                                  .data = copy,
+                                                  .len = len};
+            copy = NULL;
+            p->all_final = p->all_final && is_final;
+            if (p->n_snaps == p->n_expected)
+                p->acked_ms = now_ms(c);
+            pthread_cond_signal(&c->work_cv);
+        }
+    }
+    pthread_mutex_unlock(&c->mu);
+    weir_free(copy);
+    weir_free(fcopy);
+}
+
+static void on_decline(void *ud, uint64_t id, int task, uint32_t subtask, int code, const char *why)
+{
+    weir__coord *c = ud;
+    pthread_mutex_lock(&c->mu);
+    pending *p = find_pending(c, id);
+    if (p && p->state == P_COLLECTING)
+        fail_locked(c, p, code, "declined by task %d subtask %u: %s", task, subtask, why ? why : "");
+    pthread_mutex_unlock(&c->mu);
+}
+
+static void on_final_ready(void *ud, int task, uint32_t subtask)
+{
+    weir__coord *c = ud;
+    pthread_mutex_lock(&c->mu);
+    c->n_final_ready++;
+    pthread_cond_signal(&c->tick_cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* ---- the writer thread ---- */
+
+static void file_name(const snap_entry *e, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "t%d-s%u.snap", e->task, e->subtask);
+}
+
+/* The chain's operator names ("source -> window"), for the metadata. */
+static void task_label(const snap_entry *e, char *buf, size_t cap)
+{
+    weir__snap_view v;
+    weir_error err;
+    buf[0] = '\0';
+    if (!e->data || weir__snap_view_decode(e->data, e->len, &v, &err) != 0)
+        return;
+    size_t n = 0;
+    if (v.has_source)
+        n += (size_t)snprintf(buf, cap, "source (operator %u)%s", v.source_node, v.n_ops ? " -> " : "");
+    for (uint32_t i = 0; i < v.n_ops && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? " -> " : "", v.ops[i].name ? v.ops[i].name : "?");
+    if (n >= cap)
+        buf[cap - 1] = '\0';
+    weir__snap_view_fini(&v);
+}
+
+static int write_entry(weir__coord *c, pending *p, const snap_entry *e)
+{
+    char name[64], path[160];
+    file_name(e, name, sizeof name);
+    weir__storage *s = p->savepoint ? p->sp : c->storage;
+    weir__ckpt_name(p->id, p->savepoint, path, sizeof path);
+    size_t n = strlen(path);
+    snprintf(path + n, sizeof path - n, "/%s", name);
+    return s->ops->put(s, path, e->data, e->len);
+}
+
+static int write_meta(weir__storage *s, uint64_t id, bool savepoint, const weir__ckpt_meta *m)
+{
+    weir_buf b;
+    weir_buf_init(&b);
+    int rc = weir__ckpt_meta_encode(m, &b);
+    char path[160];
+    weir__ckpt_name(id, savepoint, path, sizeof path);
+    strcat(path, "/_metadata");
+    if (!rc)
+        rc = s->ops->put(s, path, b.data, b.len);
+    weir_buf_fini(&b);
+    return rc;
+}
+
+/* Copies complete checkpoint id (described by m) into sp as savepoint-<id>. */
+static int copy_to_savepoint(weir__coord *c, const weir__ckpt_meta *m, weir__storage *sp)
+{
+    char from[160], to[160], base_from[64], base_to[64];
+    weir__ckpt_name(m->id, false, base_from, sizeof base_from);
+    weir__ckpt_name(m->id, true, base_to, sizeof base_to);
+    int rc = 0;
+    for (uint32_t i = 0; i < m->n_files && !rc; i++) {
+        uint8_t *data;
+        size_t len;
+        snprintf(from, sizeof from, "%s/%s", base_from, m->files[i].file);
+        snprintf(to, sizeof to, "%s/%s", base_to, m->files[i].file);
+        if (!(rc = c->storage->ops->get(c->storage, from, &data, &len))) {
+            rc = sp->ops->put(sp, to, data, len);
+            weir_free(data);
+        }
+    }
+    weir__ckpt_meta sm = *m;
+    sm.is_savepoint = true;
+    if (!rc)
+        rc = write_meta(sp, m->id, true, &sm);
+    if (rc)
+        sp->ops->remove(sp, base_to);
+    return rc;
+}
+
+static int cmp_entries(const void *a, const void *b)
+{
+    const snap_entry *x = a, *y = b;
+    if (x->task != y->task)
+        return x->task < y->task ? -1 : 1;
+    return x->subtask < y->subtask ? -1 : x->subtask > y->subtask;
+}
+
+/* Drops retained checkpoints beyond num_retained and stale folders older than id (no mutex held). */
+static void prune(weir__coord *c, uint64_t id, uint64_t *drop, uint32_t n_drop)
+{
+    char name[64];
+    for (uint32_t i = 0; i < n_drop; i++) {
+        if (drop[i] >= id)
+            continue;
+        weir__ckpt_name(drop[i], false, name, sizeof name);
+        int rc = c->storage->ops->remove(c->storage, name);
+        if (rc && rc != WEIR_ENOTFOUND)
+            weir__ckpt_log(&c->cfg, "cannot remove old checkpoint %s: %s", name, weir_strerror(rc));
+    }
+}
+
+/* p is complete (mutex held): bookkeeping, then notify and prune unlocked. */
+static void complete_locked(weir__coord *c, pending *p, const weir__ckpt_meta *m)
+{
+    int64_t now = now_ms(c);
+    char path[700];
+    const char *dir = p->savepoint ? p->sp_dir : c->dir;
+    snprintf(path, sizeof path, "%s/%s-%" PRIu64, dir, p->savepoint ? "savepoint" : "chk", p->id);
+    uint64_t size = 0;
+    for (uint32_t i = 0; i < m->n_files; i++)
+        size += m->files[i].size;
+    c->n_active--;
+    c->last_end_ms = now;
+    /* Unlink p; older pending checkpoints are subsumed by this one. */
+    for (pending *q = c->pend; q; q = q->next)
+        if (q->id < p->id && q->state == P_COLLECTING && !p->savepoint) {
+            q->subsumed = true;
+            fail_locked(c, q, WEIR_ECANCELED, "subsumed by checkpoint %" PRIu64, p->id);
+        }
+    pending **pp = &c->pend;
+    while (*pp != p)
+        pp = &(*pp)->next;
+    *pp = p->next;
+    record_outcome(c, p->id, 0, "", path);
+    if (p->savepoint) {
+        weir__ckpt_log(&c->cfg, "savepoint %" PRIu64 " written to %s (%" PRIu64 " bytes)", p->id, path, size);
+        return;
+    }
+    c->stats.last_id = p->id;
+    c->stats.last_duration_ms = now - p->trigger_ms;
+    c->stats.last_sync_ms = p->acked_ms - p->trigger_ms;
+    c->stats.last_async_ms = now - p->acked_ms;
+    c->stats.last_size_bytes = size;
+    c->stats.last_time_ms = p->trigger_ms;
+    c->stats.completed++;
+    c->consecutive_failures = 0;
+    /* Retention: the newest num_retained complete checkpoints stay. */
+    uint64_t drop[64];
+    uint32_t n_drop = 0;
+    if (c->n_retained == c->cap_retained) {
+        uint32_t cap = c->cap_retained ? c->cap_retained * 2 : 8;
+        uint64_t *r = weir_realloc(c->retained, cap * sizeof *r);
+        if (r) {
+            c->retained = r;
+            c->cap_retained = cap;
+        }
+    }
+    if (c->n_retained < c->cap_retained)
+        c->retained[c->n_retained++] = p->id;
+    uint32_t keep = c->cfg.num_retained ? c->cfg.num_retained : 1;
+    while (c->n_retained > keep && n_drop < 64) {
+        drop[n_drop++] = c->retained[0];
+        memmove(c->retained, c->retained + 1, (c->n_retained - 1) * sizeof *c->retained);
+        c->n_retained--;
+    }
+    while (c->n_stale > 0 && n_drop < 64)
+        drop[n_drop++] = c->stale[--c->n_stale];
+    weir__storage *stop_sp = NULL;
+    char *stop_dir = NULL;
+    if (p->all_final && c->stop_sp) {
+        stop_sp = c->stop_sp;
+        stop_dir = c->stop_sp_dir;
+        c->stop_sp = NULL;
+        c->stop_sp_dir = NULL;
+    }
+    bool notify = c->running;
+    pthread_mutex_unlock(&c->mu);
+    if (notify)
+        weir__job_notify_checkpoint_complete(c->job, p->id); /* fails harmlessly once the job ended */
+    if (stop_sp) {
+        int rc = copy_to_savepoint(c, m, stop_sp);
+        pthread_mutex_lock(&c->mu);
+        c->stop_sp_done = true;
+        c->stop_sp_code = rc;
+        snprintf(c->stop_sp_path, sizeof c->stop_sp_path, "%s/savepoint-%" PRIu64, stop_dir, p->id);
+        if (rc)
+            snprintf(c->stop_sp_why, sizeof c->stop_sp_why, "cannot write the savepoint into %s: %s", stop_dir,
+                     weir_strerror(rc));
+        else
+            weir__ckpt_log(&c->cfg, "savepoint %" PRIu64 " written to %s (the job stops)", p->id, c->stop_sp_path);
+        pthread_cond_broadcast(&c->done_cv);
+        pthread_mutex_unlock(&c->mu);
+        weir__storage_destroy(stop_sp);
+        weir_free(stop_dir);
+    }
+    prune(c, p->id, drop, n_drop);
+    pthread_mutex_lock(&c->mu);
+}
+
+static void *writer_main(void *arg)
+{
+    weir__coord *c = arg;
+    pthread_mutex_lock(&c->mu);
+    for (;;) {
+        bool did = false;
+        /* 1. Failed checkpoints: remove what was written, free them. */
+        for (pending **pp = &c->pend; *pp;) {
+            pending *p = *pp;
+            bool busy = p->finalizing;
+            for (uint32_t i = 0; i < p->n_snaps; i++)
+                busy = busy || p->snaps[i].busy;
+            if (p->state != P_FAILED || busy) {
+                pp = &p->next;
+                continue;
+            }
+            *pp = p->next;
+            pthread_mutex_unlock(&c->mu);
+            char name[64];
+            weir__ckpt_name(p->id, p->savepoint, name, sizeof name);
+            weir__storage *s = p->savepoint ? p->sp : c->storage;
+            if (s)
+                s->ops->remove(s, name);
+            free_pending(p);
+            pthread_mutex_lock(&c->mu);
+            did = true;
+            break;
+        }
+        if (did)
+            continue;
+        /* 2. A state file to write. */
+        pending *wp = NULL;
+        snap_entry *we = NULL;
+        for (pending *p = c->pend; p && !we; p = p->next) {
+            if (p->state != P_COLLECTING)
+                continue;
+            for (uint32_t i = 0; i < p->n_snaps && !we; i++)
+                if (!p->snaps[i].written && !p->snaps[i].busy) {
+                    wp = p;
+                    we = &p->snaps[i];
+                }
+        }
+        if (we) {
+            we->busy = true;
+            uint64_t id = wp->id;
+            snap_entry e = *we; /* p->snaps may not move (fixed size), but copy for clarity */
+            pthread_mutex_unlock(&c->mu);
+            int rc = write_entry(c, wp, &e);
+            uint32_t crc = rc ? 0 : weir_crc32c(0, e.data, e.len);
+            char label[sizeof e.label];
+            task_label(&e, label, sizeof label);
+            pthread_mutex_lock(&c->mu);
+            we->busy = false;
+            if (wp->state == P_COLLECTING) {
+                if (rc) {
+                    fail_locked(c, wp, rc, "cannot write the state of task %d subtask %u: %s", e.task, e.subtask,
+                                weir_strerror(rc));
+                } else {
+                    we->written = true;
+                    we->crc = crc;
+                    memcpy(we->label, label, sizeof label);
+                    weir_free(we->data); /* durable now: the bytes are not needed again */
+                    we->data = NULL;
+                    wp->n_written++;
+                }
+            }
+            (void)id;
+            continue;
+        }
+        /* 3. A checkpoint with every state file written: its metadata. */
+        pending *rp = NULL;
+        for (pending *p = c->pend; p && !rp; p = p->next)
+            if (p->state == P_COLLECTING && !p->finalizing && p->n_snaps == p->n_expected &&
+                p->n_written == p->n_expected)
+                rp = p;
+        if (rp) {
+            rp->finalizing = true;
+            qsort(rp->snaps, rp->n_snaps, sizeof *rp->snaps, cmp_entries);
+            weir__ckpt_meta m = {.id = rp->id,
+                                 .time_ms = rp->trigger_ms,
+                                 .duration_ms = now_ms(c) - rp->trigger_ms,
+                                 .is_savepoint = rp->savepoint,
+                                 .is_final = rp->all_final,
+                                 .max_parallelism = c->max_par};
+            int rc = 0;
+            for (uint32_t i = 0; i < rp->n_snaps && !rc; i++) {
+                snap_entry *e = &rp->snaps[i];
+                char name[64];
+                file_name(e, name, sizeof name);
+                rc = weir__ckpt_meta_add(&m, e->label, (uint32_t)e->task, e->subtask, e->parallelism, name, e->len,
+                                         e->crc);
+            }
+            bool sp = rp->savepoint;
+            weir__storage *s = sp ? rp->sp : c->storage;
+            pthread_mutex_unlock(&c->mu);
+            if (!rc)
+                rc = write_meta(s, rp->id, sp, &m);
+            pthread_mutex_lock(&c->mu);
+            rp->finalizing = false;
+            if (rp->state == P_COLLECTING) {
+                if (rc) {
+                    fail_locked(c, rp, rc, "cannot write _metadata: %s", weir_strerror(rc));
+                } else {
+                    complete_locked(c, rp, &m);
+                    weir__ckpt_meta_fini(&m);
+                    free_pending(rp);
+                    continue;
+                }
+            }
+            weir__ckpt_meta_fini(&m);
+            continue;
+        }
+        if (c->ending && !c->pend)
+            break;
+        struct timespec dl = deadline_in_ms(100);
+        pthread_cond_timedwait(&c->work_cv, &c->mu, &dl);
+    }
+    pthread_mutex_unlock(&c->mu);
+    return NULL;
+}
+
+/* ---- the coordinator thread ---- */
+
+static void expire_locked(weir__coord *c, int64_t now)
+{
+    int64_t timeout = c->cfg.timeout_ms > 0 ? c->cfg.timeout_ms : 600000;
+    for (pending *p = c->pend; p; p = p->next)
+        if (p->state == P_COLLECTING && now - p->trigger_ms >= timeout)
+            fail_locked(c, p, WEIR_ETIMEDOUT, "expired after %" PRId64 " ms with %u of %u subtasks acknowledged",
+                        now - p->trigger_ms, p->n_snaps, p->n_expected);
+}
+
+static void *coord_main(void *arg)
+{
+    weir__coord *c = arg;
+    pthread_mutex_lock(&c->mu);
+    while (!c->ending) {
+        int64_t now = now_ms(c);
+        expire_locked(c, now);
+        if (c->abort_code) {
+            int code = c->abort_code;
+            char msg[sizeof c->abort_msg];
+            memcpy(msg, c->abort_msg, sizeof msg);
+            c->abort_code = 0;
+            pthread_mutex_unlock(&c->mu);
+            weir__job_abort(c->job, code, msg);
+            pthread_mutex_lock(&c->mu);
+            continue;
+        }
+        pending *p = NULL;
+        if (atomic_exchange(&c->savepoint_requested, 0)) {
+            /* A savepoint asked for by a signal (weir_job_request_savepoint). */
+            weir__storage *sp = NULL;
+            char *dir = c->sp_dir ? weir_strdup(c->sp_dir) : NULL;
+            pthread_mutex_unlock(&c->mu);
+            int rc = dir ? weir__storage_local_create(dir, &sp) : WEIR_EINVAL;
+            pthread_mutex_lock(&c->mu);
+            if (rc) {
+                weir__ckpt_log(&c->cfg, "cannot take a savepoint: %s", dir ? weir_strerror(rc) : "no state.savepoints.dir");
+                weir_free(dir);
+            } else if (!(p = register_locked(c, true, sp, dir))) {
+                weir__storage_destroy(sp);
+                weir_free(dir);
+            }
+        } else if (c->n_final_ready >= c->n_subtasks && c->n_active == 0 && now >= c->final_retry_ms) {
+            /* Every subtask ended and waits: the final checkpoint, now. */
+            p = register_locked(c, false, NULL, NULL);
+        } else if (c->cfg.interval_ms > 0 && c->n_active < (c->cfg.max_concurrent ? c->cfg.max_concurrent : 1) &&
+                   now - c->last_trigger_ms >= c->cfg.interval_ms &&
+                   (c->last_end_ms == INT64_MIN || now - c->last_end_ms >= c->cfg.min_pause_ms) &&
+                   c->n_final_ready < c->n_subtasks) {
+            p = register_locked(c, false, NULL, NULL);
+        }
+        if (p) {
+            trigger_unlocked(c, p->id);
+            continue;
+        }
+        struct timespec dl = deadline_in_ms(TICK_MS);
+        pthread_cond_timedwait(&c->tick_cv, &c->mu, &dl);
+    }
+    pthread_mutex_unlock(&c->mu);
+    return NULL;
+}
+
+/* ---- the job companion ---- */
+
+static int coord_started(void *ud, weir_job *job)
+{
+    weir__coord *c = ud;
+    pthread_mutex_lock(&c->mu);
+    c->n_subtasks = weir__job_subtask_count(job);
+    c->running = true;
+    c->last_trigger_ms = now_ms(c);
+    pthread_mutex_unlock(&c->mu);
+    if (pthread_create(&c->writer_thread, NULL, writer_main, c))
+        return WEIR_ENOMEM;
+    c->writer_started = true;
+    if (pthread_create(&c->coord_thread, NULL, coord_main, c))
+        return WEIR_ENOMEM;
+    c->coord_started = true;
+    return 0;
+}
+
+static void coord_ended(void *ud, weir_job *job)
+{
+    weir__coord *c = ud;
+    pthread_mutex_lock(&c->mu);
+    c->running = false;
+    c->ending = true;
+    /* What still misses acknowledgements never gets them now. */
+    for (pending *p = c->pend; p; p = p->next)
+        if (p->state == P_COLLECTING && p->n_snaps < p->n_expected)
+            fail_locked(c, p, WEIR_ECANCELED, "the job ended before every subtask acknowledged it");
+    pthread_cond_broadcast(&c->tick_cv);
+    pthread_cond_broadcast(&c->work_cv);
+    pthread_mutex_unlock(&c->mu);
+    if (c->coord_started)
+        pthread_join(c->coord_thread, NULL);
+    if (c->writer_started)
+        pthread_join(c->writer_thread, NULL);
+    c->coord_started = c->writer_started = false;
+    pthread_mutex_lock(&c->mu);
+    if (c->stop_sp && !c->stop_sp_done) {
+        c->stop_sp_done = true;
+        c->stop_sp_code = WEIR_ECANCELED;
+        snprintf(c->stop_sp_why, sizeof c->stop_sp_why, "the job ended without a final checkpoint: %s",
+                 weir_job_error(job)[0] ? weir_job_error(job) : "no savepoint was written");
+    }
+    /* The restored state is no longer needed. */
+    weir__snapshot_set_destroy(c->rec.set);
+    c->rec.set = NULL;
+    pthread_cond_broadcast(&c->done_cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+static void coord_destroy(void *ud)
+{
+    weir__coord *c = ud;
+    if (!c)
+        return;
+    while (c->pend) {
+        pending *p = c->pend;
+        c->pend = p->next;
+        free_pending(p);
+    }
+    for (uint32_t i = 0; i < c->n_finals; i++)
+        weir_free(c->finals[i].data);
+    weir_free(c->finals);
+    weir_free(c->retained);
+    weir_free(c->stale);
+    weir__snapshot_set_destroy(c->rec.set);
+    weir__storage_destroy(c->storage);
+    weir__storage_destroy(c->stop_sp);
+    weir_free(c->stop_sp_dir);
+    weir_free(c->dir);
+    weir_free(c->sp_dir);
+    weir_free(c->restore_path);
+    pthread_mutex_destroy(&c->mu);
+    pthread_cond_destroy(&c->tick_cv);
+    pthread_cond_destroy(&c->work_cv);
+    pthread_cond_destroy(&c->done_cv);
+    weir_free(c);
+}
+
+/* Lists the checkpoint folders of earlier runs: complete ones (retained) and stale ones. */
+static int scan_existing(weir__coord *c)
+{
+    char **names;
+    size_t n;
+    int rc = c->storage->ops->list(c->storage, "", &names, &n);
+    if (rc == WEIR_ENOTFOUND)
+        return 0;
+    if (rc)
+        return rc;
+    c->stale = weir_calloc(n ? n : 1, sizeof *c->stale);
+    if (!c->stale) {
+        weir__storage_free_names(names, n);
+        return WEIR_ENOMEM;
+    }
+    for (size_t i = 0; i < n && !rc; i++) {
+        uint64_t id;
+        bool sp;
+        if (!weir__ckpt_parse_name(names[i], &id, &sp) || sp)
+            continue;
+        char path[128];
+        snprintf(path, sizeof path, "%s/_metadata", names[i]);
+        uint8_t *data;
+        size_t len;
+        if (c->storage->ops->get(c->storage, path, &data, &len) == 0) {
+            weir_free(data);
+            if (c->n_retained == c->cap_retained) {
+                uint32_t cap = c->cap_retained ? c->cap_retained * 2 : 8;
+                uint64_t *r = weir_realloc(c->retained, cap * sizeof *r);
+                if (!r) {
+                    rc = WEIR_ENOMEM;
+                    break;
+                }
+                c->retained = r;
+                c->cap_retained = cap;
+            }
+            c->retained[c->n_retained++] = id; /* names are sorted, but not numerically */
+        } else {
+            c->stale[c->n_stale++] = id;
+        }
+    }
+    weir__storage_free_names(names, n);
+    for (uint32_t i = 1; i < c->n_retained; i++) /* insertion sort: few entries */
+        for (uint32_t j = i; j > 0 && c->retained[j - 1] > c->retained[j]; j--) {
+            uint64_t t = c->retained[j];
+            c->retained[j] = c->retained[j - 1];
+            c->retained[j - 1] = t;
+        }
+    return rc;
+}
+
+/* ---- restoring: the snapshot set's source, timed ---- */
+
+static void restore_called(weir__coord *c) { atomic_store(&c->last_restore_ns, weir_monotonic_ns()); }
+
+static int timed_op_state(void *ud, int node, const char *name, uint32_t subtask, uint32_t par, weir_buf *out)
+{
+    weir__coord *c = ud;
+    int rc = c->inner.op_state(c->inner.ud, node, name, subtask, par, out);
+    restore_called(c);
+    return rc;
+}
+
+static uint32_t timed_op_parallelism(void *ud, int node, const char *name)
+{
+    weir__coord *c = ud;
+    return c->inner.op_parallelism ? c->inner.op_parallelism(c->inner.ud, node, name) : 0;
+}
+
+static int timed_kg_state(void *ud, int node, const char *name, uint32_t kg, weir_buf *state, weir_buf *timers)
+{
+    weir__coord *c = ud;
+    int rc = c->inner.kg_state(c->inner.ud, node, name, kg, state, timers);
+    restore_called(c);
+    return rc;
+}
+
+static int timed_split(void *ud, int node, const char *id, weir__restored_split *out)
+{
+    weir__coord *c = ud;
+    int rc = c->inner.split(c->inner.ud, node, id, out);
+    restore_called(c);
+    return rc;
+}
+
+/* ---- the public API ---- */
+
+int weir_job_enable_checkpoints(weir_job *job, const weir_checkpoint_config *cfg_in, weir_error *err)
+{
+    if (!job)
+        return weir_error_set(err, WEIR_EINVAL, "weir_job_enable_checkpoints: no job");
+    if (weir__job_companion_ud(job))
+        return weir_error_set(err, WEIR_ESTATE, "checkpoints are enabled already for this job");
+    const weir_job_config *jc = weir__job_config(job);
+    weir_checkpoint_config cfg;
+    if (cfg_in) {
+        cfg = *cfg_in;
+    } else {
+        weir_checkpoint_config_init(&cfg);
+        cfg.dir = jc->checkpoint_dir;
+        cfg.interval_ms = jc->checkpoint_interval_ms;
+    }
+    if (!cfg.dir || !*cfg.dir)
+        return weir_error_set(err, WEIR_EINVAL, "checkpoints need a directory (state.checkpoints.dir)");
+    if (cfg.interval_ms < 0 || cfg.timeout_ms < 0 || cfg.min_pause_ms < 0)
+        return weir_error_set(err, WEIR_EINVAL, "checkpoint interval, timeout and min pause must not be negative");
+    if (cfg.restore == WEIR_RESTORE_PATH && (!cfg.restore_path || !*cfg.restore_path))
+        return weir_error_set(err, WEIR_EINVAL, "restoring from a path needs the path");
+    weir__coord *c = weir_calloc(1, sizeof *c);
+    if (!c)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    c->job = job;
+    c->cfg = cfg;
+    c->clock = jc->clock.now_ms ? jc->clock : weir_clock_system();
+    c->max_par = jc->max_parallelism;
+    c->last_end_ms = INT64_MIN;
+    c->final_retry_ms = INT64_MIN;
+    atomic_init(&c->savepoint_requested, 0);
+    c->enable_ns = weir_monotonic_ns();
+    atomic_init(&c->last_restore_ns, 0);
+    c->dir = weir_strdup(cfg.dir);
+    c->sp_dir = cfg.savepoint_dir ? weir_strdup(cfg.savepoint_dir) : NULL;
+    c->restore_path = cfg.restore_path ? weir_strdup(cfg.restore_path) : NULL;
+    c->cfg.dir = c->dir;
+    c->cfg.savepoint_dir = c->sp_dir;
+    c->cfg.restore_path = c->restore_path;
+    int rc = 0;
+    if (!c->dir || (cfg.savepoint_dir && !c->sp_dir) || (cfg.restore_path && !c->restore_path)) {
+        weir_free(c->dir);
+        weir_free(c->sp_dir);
+        weir_free(c->restore_path);
+        weir_free(c);
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    }
+    if (pthread_mutex_init(&c->mu, NULL) || cond_init_mono(&c->tick_cv) || cond_init_mono(&c->work_cv) ||
+        cond_init_mono(&c->done_cv)) {
+        weir_free(c->dir);
+        weir_free(c->sp_dir);
+        weir_free(c->restore_path);
+        weir_free(c);
+        return weir_error_set(err, WEIR_ENOMEM, "cannot create the checkpoint coordinator's locks");
+    }
+    weir__job_companion comp = {.started = coord_started, .ended = coord_ended, .destroy = coord_destroy, .ud = c};
+    if ((rc = weir__storage_local_create(c->dir, &c->storage))) {
+        weir_error_set(err, rc, "%s: cannot use as checkpoint directory: %s", c->dir, weir_strerror(rc));
+        coord_destroy(c);
+        return rc;
+    }
+    if ((rc = weir__recovery_find(job, &c->cfg, c->storage, &c->rec, &c->next_id, err)) ||
+        (rc = scan_existing(c))) {
+        if (rc == WEIR_ENOMEM)
+            weir_error_set(err, rc, "out of memory");
+        coord_destroy(c);
+        return rc;
+    }
+    c->stats.restored_id = c->rec.set ? c->rec.id : 0;
+    c->stats.restore_load_ms = c->rec.set ? (weir_monotonic_ns() - c->enable_ns) / 1000000 : 0;
+    /* Retention counts the restored checkpoint, even when it lives elsewhere (--from). */
+    weir__ckpt_hooks hooks = {.ack = on_ack,
+                              .decline = on_decline,
+                              .ud = c,
+                              .final_checkpoint = true,
+                              .final_ready = on_final_ready};
+    if ((rc = weir__job_set_ckpt_hooks(job, &hooks))) {
+        weir_error_set(err, rc, "checkpoints must be enabled before the job starts");
+        coord_destroy(c);
+        return rc;
+    }
+    if (c->rec.set) {
+        c->inner = weir__snapshot_set_source(c->rec.set);
+        weir__restore_source rs = {.op_state = timed_op_state,
+                                   .op_parallelism = timed_op_parallelism,
+                                   .kg_state = timed_kg_state,
+                                   .split = timed_split,
+                                   .ud = c};
+        if ((rc = weir__job_set_restore(job, &rs))) {
+            weir_error_set(err, rc, "checkpoints must be enabled before the job starts");
+            coord_destroy(c);
+            return rc;
+        }
+    }
+    if ((rc = weir__job_set_companion(job, &comp))) {
+        weir_error_set(err, rc, "checkpoints must be enabled before the job starts");
+        coord_destroy(c);
+        return rc;
+    }
+    return 0;
+}
+
+const char *weir_job_restored_from(const weir_job *job)
+{
+    weir__coord *c = job ? coord_of(job) : NULL;
+    return c && c->rec.name[0] && c->stats.restored_id ? c->rec.name : "";
+}
+
+int weir_job_trigger_checkpoint(weir_job *job, uint64_t *id)
+{
+    weir__coord *c = job ? coord_of(job) : NULL;
+    if (!c)
+        return WEIR_ENOTFOUND;
+    pthread_mutex_lock(&c->mu);
+    if (!c->running || c->ending) {
+        pthread_mutex_unlock(&c->mu);
+        return WEIR_ESTATE;
+    }
+    pending *p = register_locked(c, false, NULL, NULL);
+    if (!p) {
+        pthread_mutex_unlock(&c->mu);
+        return WEIR_ENOMEM;
+    }
+    uint64_t pid = p->id;
+    trigger_unlocked(c, pid);
+    pthread_mutex_unlock(&c->mu);
+    if (id)
+        *id = pid;
+    return 0;
+}
+
+int weir_job_await_checkpoint(weir_job *job, uint64_t id, int64_t timeout_ms, weir_error *err)
+{
+    weir__coord *c = job ? coord_of(job) : NULL;
+    if (!c)
+        return weir_error_set(err, WEIR_ENOTFOUND, "the job has no checkpoints");
+    struct timespec dl = deadline_in_ms(timeout_ms < 0 ? 0 : timeout_ms);
+    int rc = 0;
+    pthread_mutex_lock(&c->mu);
+    for (;;) {
+        const outcome *o = find_outcome(c, id);
+        if (o) {
+            rc = o->code ? weir_error_set(err, o->code, "checkpoint %" PRIu64 ": %s", id, o->why) : 0;
+            break;
+        }
+        if (id >= c->next_id || (!find_pending(c, id) && (c->ending || !c->running))) {
+            rc = weir_error_set(err, WEIR_ENOTFOUND, "checkpoint %" PRIu64 " is not known (or too old)", id);
+            break;
+        }
+        if (timeout_ms < 0) {
+            pthread_cond_wait(&c->done_cv, &c->mu);
+        } else if (pthread_cond_timedwait(&c->done_cv, &c->mu, &dl) != 0 && !find_outcome(c, id)) {
+            rc = weir_error_set(err, WEIR_ETIMEDOUT, "checkpoint %" PRIu64 " did not finish in %" PRId64 " ms", id,
+                                timeout_ms);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+int weir_job_savepoint(weir_job *job, const char *dir, char *path, size_t path_cap, weir_error *err)
+{
+    weir__coord *c = job ? coord_of(job) : NULL;
+    if (!c)
+        return weir_error_set(err, WEIR_ENOTFOUND, "the job has no checkpoints: enable them to take savepoints");
+    if (!dir)
+        dir = c->sp_dir;
+    if (!dir || !*dir)
+        return weir_error_set(err, WEIR_EINVAL, "no savepoint directory (state.savepoints.dir)");
+    weir__storage *sp;
+    int rc = weir__storage_local_create(dir, &sp);
+    if (rc)
+        return weir_error_set(err, rc, "%s: cannot use as savepoint directory: %s", dir, weir_strerror(rc));
+    char *dcopy = weir_strdup(dir);
+    pthread_mutex_lock(&c->mu);
+    pending *p = NULL;
+    if (dcopy && c->running && !c->ending && c->n_final_ready < c->n_subtasks)
+        p = register_locked(c, true, sp, dcopy);
+    if (!p) {
+        bool running = c->running && !c->ending;
+        pthread_mutex_unlock(&c->mu);
+        weir__storage_destroy(sp);
+        weir_free(dcopy);
+        return weir_error_set(err, running ? WEIR_ENOMEM : WEIR_ESTATE,
+                              running ? "out of memory" : "the job is not running: no savepoint");
+    }
+    uint64_t id = p->id;
+    trigger_unlocked(c, id);
+    pthread_mutex_unlock(&c->mu);
+    rc = weir_job_await_checkpoint(job, id, -1, err);
+    if (!rc && path) {
+        pthread_mutex_lock(&c->mu);
+        const outcome *o = find_outcome(c, id);
+        snprintf(path, path_cap, "%s", o ? o->path : "");
+        pthread_mutex_unlock(&c->mu);
+    }
+    return rc;
+}
+
+int weir_job_stop_with_savepoint(weir_job *job, const char *dir, char *path, size_t path_cap, weir_error *err)
+{
+    weir__coord *c = job ? coord_of(job) : NULL;
+    if (!c)
+        return weir_error_set(err, WEIR_ENOTFOUND, "the job has no checkpoints: enable them to take savepoints");
+    if (!dir)
+        dir = c->sp_dir;
+    if (!dir || !*dir)
+        return weir_error_set(err, WEIR_EINVAL, "no savepoint directory (state.savepoints.dir)");
+    weir__storage *sp;
+    int rc = weir__storage_local_create(dir, &sp);
+    if (rc)
+        return weir_error_set(err, rc, "%s: cannot use as savepoint directory: %s", dir, weir_strerror(rc));
+    pthread_mutex_lock(&c->mu);
+    if (!c->running || c->ending || c->stop_sp || c->stop_sp_done) {
+        pthread_mutex_unlock(&c->mu);
+        weir__storage_destroy(sp);
+        return weir_error_set(err, WEIR_ESTATE, "the job is not running (or is stopping already)");
+    }
+    c->stop_sp = sp;
+    c->stop_sp_dir = weir_strdup(dir);
+    pthread_mutex_unlock(&c->mu);
+    weir_job_stop(job);
+    pthread_mutex_lock(&c->mu);
+    while (!c->stop_sp_done)
+        pthread_cond_wait(&c->done_cv, &c->mu);
+    rc = c->stop_sp_code;
+    if (rc)
+        weir_error_set(err, rc, "%s", c->stop_sp_why);
+    else if (path)
+        snprintf(path, path_cap, "%s", c->stop_sp_path);
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+void weir_job_request_savepoint(weir_job *job)
+{
+    weir__coord *c = job ? coord_of(job) : NULL;
+    if (c)
+        atomic_store(&c->savepoint_requested, 1);
+}
+
+int weir_job_checkpoint_stats(weir_job *job, weir_checkpoint_stats *out)
+{
+    weir__coord *c = job ? coord_of(job) : NULL;
+    if (!c || !out)
+        return WEIR_ENOTFOUND;
+    pthread_mutex_lock(&c->mu);
+    *out = c->stats;
+    out->in_progress = c->n_active;
+    int64_t last = atomic_load(&c->last_restore_ns);
+    out->restore_done_ms = last ? (last - c->enable_ns) / 1000000 : 0;
+    pthread_mutex_unlock(&c->mu);
+    return 0;
+}

@@ -1,0 +1,281 @@
+/*
+ * checkpoint/recovery.c - choosing and loading the checkpoint a job resumes
+ * from.
+ *
+ * The newest checkpoint whose _metadata and state files verify wins. One
+ * that fails verification (truncated, bit flips, a missing file) is
+ * reported and skipped for the one before it; one without _metadata never
+ * completed and is skipped silently. A checkpoint that verifies but does not
+ * fit the job (an operator id whose name differs, another max parallelism)
+ * stops recovery with an error instead: falling back to an older checkpoint
+ * of the same wrong job would not help, and silently starting over would
+ * throw the state away.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "checkpoint/coordinator.h"
+
+typedef struct load_ctx {
+    weir_job *job;
+    weir__snapshot_set *set;
+    const char *shown;      /* the checkpoint as users name it */
+    weir_error *err;
+} load_ctx;
+
+static int check_op(load_ctx *lc, uint32_t node, const char *name)
+{
+    const char *have = weir__job_node_name(lc->job, (int)node);
+    if (have && name && strcmp(have, name) == 0)
+        return 0;
+    if (have)
+        return weir_error_set(lc->err, WEIR_EINVAL,
+                              "%s does not fit this job: it holds state of operator %u '%s', and the job's operator "
+                              "%u is '%s' (a changed query needs --fresh or a compatible savepoint)",
+                              lc->shown, node, name ? name : "?", node, have);
+    return weir_error_set(lc->err, WEIR_EINVAL,
+                          "%s does not fit this job: it holds state of operator %u '%s', which the job does not have",
+                          lc->shown, node, name ? name : "?");
+}
+
+static int on_file(void *ud, const weir__ckpt_file *f, const uint8_t *data, size_t len)
+{
+    load_ctx *lc = ud;
+    weir__snap_view v;
+    weir_error e;
+    if (weir__snap_view_decode(data, len, &v, &e) != 0)
+        return weir_error_set(lc->err, WEIR_ECORRUPT, "%s/%s: %s", lc->shown, f->file, e.message);
+    int rc = 0;
+    for (uint32_t i = 0; i < v.n_ops && !rc; i++)
+        rc = check_op(lc, v.ops[i].node, v.ops[i].name);
+    weir__snap_view_fini(&v);
+    if (rc)
+        return rc;
+    rc = weir__snapshot_set_add(lc->set, data, len);
+    if (rc)
+        return weir_error_set(lc->err, rc, "%s/%s: %s", lc->shown, f->file,
+                              rc == WEIR_ENOMEM ? "out of memory" : "malformed subtask snapshot");
+    return 0;
+}
+
+/* Loads checkpoint folder `name` of s into a new snapshot set. */
+static int load(weir_job *job, weir__storage *s, const char *name, const char *shown, weir__ckpt_meta *meta,
+                weir__snapshot_set **out, weir_error *err)
+{
+    weir__snapshot_set *set;
+    if (weir__snapshot_set_create(&set))
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    load_ctx lc = {job, set, shown, err};
+    int rc = weir__ckpt_load(s, name, meta, on_file, &lc, err);
+    uint32_t max_par = weir__job_config(job)->max_parallelism;
+    if (!rc && meta->max_parallelism != max_par) {
+        rc = weir_error_set(err, WEIR_EINVAL,
+                            "%s was taken with max parallelism %u (key groups) and the job has %u: its keyed state "
+                            "cannot be mapped (set the same max parallelism, or start with --fresh)",
+                            shown, meta->max_parallelism, max_par);
+        weir__ckpt_meta_fini(meta);
+    }
+    if (rc) {
+        weir__snapshot_set_destroy(set);
+        return rc;
+    }
+    *out = set;
+    return 0;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x > y ? -1 : x < y;
+}
+
+/* Largest checkpoint or savepoint id in s (0 if none). */
+static uint64_t max_id(weir__storage *s)
+{
+    char **names;
+    size_t n;
+    uint64_t m = 0;
+    if (!s || s->ops->list(s, "", &names, &n) != 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id;
+        bool sp;
+        if (weir__ckpt_parse_name(names[i], &id, &sp) && id > m)
+            m = id;
+    }
+    weir__storage_free_names(names, n);
+    return m;
+}
+
+static void describe(const weir_checkpoint_config *cfg, const char *shown, const weir__ckpt_meta *m)
+{
+    char when[32];
+    uint64_t size = 0;
+    for (uint32_t i = 0; i < m->n_files; i++)
+        size += m->files[i].size;
+    weir__ckpt_format_time(m->time_ms, when, sizeof when);
+    weir__ckpt_log(cfg, "restoring from %s %s (taken %s UTC, %u state files, %" PRIu64 " bytes)%s",
+                   m->is_savepoint ? "savepoint" : "checkpoint", shown, when, m->n_files, size,
+                   m->is_final ? "; the job had ended there: nothing is left to do (--fresh starts over)" : "");
+}
+
+/*
+ * The newest usable checkpoint (not savepoint) of s, falling back past
+ * corrupt ones. dir_shown prefixes names in messages ("" for none).
+ * WEIR_ENOTFOUND: there is none.
+ */
+static int latest_in(weir_job *job, const weir_checkpoint_config *cfg, weir__storage *s, const char *dir_shown,
+                     weir__recovered *rec, weir_error *err)
+{
+    char **names;
+    size_t n;
+    int rc = s->ops->list(s, "", &names, &n);
+    if (rc == WEIR_ENOTFOUND)
+        return WEIR_ENOTFOUND;
+    if (rc)
+        return weir_error_set(err, rc, "%s: cannot list checkpoints: %s", dir_shown, weir_strerror(rc));
+    uint64_t *ids = weir_calloc(n ? n : 1, sizeof *ids);
+    size_t k = 0;
+    for (size_t i = 0; ids && i < n; i++) {
+        uint64_t id;
+        bool sp;
+        if (weir__ckpt_parse_name(names[i], &id, &sp) && !sp)
+            ids[k++] = id;
+    }
+    weir__storage_free_names(names, n);
+    if (!ids)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    qsort(ids, k, sizeof *ids, cmp_desc);
+    rc = WEIR_ENOTFOUND;
+    for (size_t i = 0; i < k; i++) {
+        char name[64], shown[600];
+        weir__ckpt_name(ids[i], false, name, sizeof name);
+        snprintf(shown, sizeof shown, "%s%s%s", dir_shown, *dir_shown ? "/" : "", name);
+        weir__ckpt_meta meta;
+        weir_error e;
+        weir__snapshot_set *set = NULL;
+        int lr = load(job, s, name, shown, &meta, &set, &e);
+        if (lr == 0) {
+            describe(cfg, cfg->restore == WEIR_RESTORE_PATH ? shown : name, &meta);
+            rec->set = set;
+            rec->id = meta.id;
+            rec->is_final = meta.is_final;
+            snprintf(rec->name, sizeof rec->name, "%s", shown);
+            weir__ckpt_meta_fini(&meta);
+            rc = 0;
+            break;
+        }
+        if (lr == WEIR_ENOTFOUND)
+            continue; /* never completed */
+        if (lr == WEIR_EINVAL || lr == WEIR_ENOMEM) {
+            rc = weir_error_set(err, lr, "%s", e.message);
+            break;
+        }
+        weir__ckpt_log(cfg, "checkpoint %s is unusable: %s; falling back to the one before it", name, e.message);
+    }
+    weir_free(ids);
+    return rc;
+}
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* --from PATH: a checkpoint or savepoint folder, or a folder of checkpoints. */
+static int from_path(weir_job *job, const weir_checkpoint_config *cfg, weir__recovered *rec, uint64_t *max,
+                     weir_error *err)
+{
+    char path[512], parent[512], base[512];
+    if (strlen(cfg->restore_path) >= sizeof path)
+        return weir_error_set(err, WEIR_EINVAL, "restore path too long (%zu bytes)", strlen(cfg->restore_path));
+    snprintf(path, sizeof path, "%s", cfg->restore_path);
+    size_t l = strlen(path);
+    while (l > 1 && path[l - 1] == '/')
+        path[--l] = '\0';
+    if (!is_dir(path))
+        return weir_error_set(err, WEIR_ENOTFOUND, "%s: no such checkpoint or savepoint", path);
+    char meta_path[600];
+    snprintf(meta_path, sizeof meta_path, "%s/_metadata", path);
+    struct stat st;
+    weir__storage *s = NULL;
+    int rc;
+    if (stat(meta_path, &st) == 0) {
+        char *slash = strrchr(path, '/');
+        if (slash) {
+            snprintf(base, sizeof base, "%s", slash + 1);
+            snprintf(parent, sizeof parent, "%.*s", (int)(slash - path), path);
+            if (!*parent)
+                strcpy(parent, "/");
+        } else {
+            snprintf(base, sizeof base, "%s", path);
+            strcpy(parent, ".");
+        }
+        if ((rc = weir__storage_local_create(parent, &s)))
+            return weir_error_set(err, rc, "%s: %s", parent, weir_strerror(rc));
+        weir__ckpt_meta meta;
+        weir__snapshot_set *set = NULL;
+        rc = load(job, s, base, path, &meta, &set, err);
+        if (rc == WEIR_ENOTFOUND)
+            weir_error_set(err, rc, "%s: no _metadata: the checkpoint never completed", path);
+        if (!rc) {
+            describe(cfg, path, &meta);
+            rec->set = set;
+            rec->id = meta.id;
+            rec->is_final = meta.is_final;
+            snprintf(rec->name, sizeof rec->name, "%s", path);
+            weir__ckpt_meta_fini(&meta);
+        }
+    } else {
+        if ((rc = weir__storage_local_create(path, &s)))
+            return weir_error_set(err, rc, "%s: %s", path, weir_strerror(rc));
+        rc = latest_in(job, cfg, s, path, rec, err);
+        if (rc == WEIR_ENOTFOUND)
+            weir_error_set(err, rc, "%s: no complete checkpoint or savepoint there", path);
+    }
+    if (!rc && rec->id > *max)
+        *max = rec->id;
+    weir__storage_destroy(s);
+    return rc;
+}
+
+int weir__recovery_find(weir_job *job, const weir_checkpoint_config *cfg, weir__storage *storage,
+                        weir__recovered *rec, uint64_t *next_id, weir_error *err)
+{
+    memset(rec, 0, sizeof *rec);
+    uint64_t max = max_id(storage);
+    if (cfg->savepoint_dir && is_dir(cfg->savepoint_dir)) {
+        weir__storage *sp;
+        if (weir__storage_local_create(cfg->savepoint_dir, &sp) == 0) {
+            uint64_t m = max_id(sp);
+            max = m > max ? m : max;
+            weir__storage_destroy(sp);
+        }
+    }
+    int rc = 0;
+    switch (cfg->restore) {
+    case WEIR_RESTORE_FRESH:
+        if (max)
+            weir__ckpt_log(cfg, "starting fresh: the checkpoints in %s are ignored", cfg->dir);
+        break;
+    case WEIR_RESTORE_PATH:
+        rc = from_path(job, cfg, rec, &max, err);
+        break;
+    case WEIR_RESTORE_LATEST:
+        rc = latest_in(job, cfg, storage, cfg->dir, rec, err);
+        if (rc == WEIR_ENOTFOUND) {
+            if (max)
+                weir__ckpt_log(cfg, "no usable checkpoint in %s: starting fresh", cfg->dir);
+            rc = 0;
+        }
+        break;
+    default:
+        rc = weir_error_set(err, WEIR_EINVAL, "unknown restore mode %d", (int)cfg->restore);
+    }
+    *next_id = max + 1;
+    return rc;
+}

@@ -1,0 +1,663 @@
+/*
+ * tests/test_checkpoint.c - checkpoints, recovery and savepoints end to end:
+ * a windowed job with a two-phase-commit file sink, "crashed" (destroyed
+ * while running: threads canceled, in-progress files left hidden) and
+ * restored, must show exactly the output of a run that never failed -
+ * after a plain restore, after falling back past a corrupt checkpoint, after
+ * a checkpoint failed on ENOSPC, at other parallelisms, on the other state
+ * backend, and from savepoints.
+ *
+ * The input pauses where the test says (the generator source of
+ * ckpt_job.h produces rows only below a limit), so checkpoints are taken at
+ * chosen points of the input, whatever the thread timing.
+ */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "checkpoint/catalog.h"
+#include "ckpt_job.h"
+#include "util/io.h"
+
+#define N_ROWS 60000
+#define N_KEYS 40
+
+static char g_dir[256], g_out[300], g_ckpt[300], g_sp[300], g_state[300], g_ref[300];
+static _Atomic uint64_t g_limit, g_produced;
+static cj_gen g_gen;
+static cj_lines g_ref_lines;
+static char g_log[16384];
+static uint32_t g_retain = 1;
+static size_t g_log_len;
+
+static void log_line(void *ud, const char *line)
+{
+    (void)ud;
+    int n = snprintf(g_log + g_log_len, sizeof g_log - g_log_len, "%s\n", line);
+    if (n > 0 && g_log_len + (size_t)n < sizeof g_log)
+        g_log_len += (size_t)n;
+}
+
+static void setup(void)
+{
+    snprintf(g_dir, sizeof g_dir, "/tmp/weir-ckpt-XXXXXX");
+    cr_assert_not_null(mkdtemp(g_dir));
+    snprintf(g_out, sizeof g_out, "%s/out", g_dir);
+    snprintf(g_ckpt, sizeof g_ckpt, "%s/ckpt", g_dir);
+    snprintf(g_sp, sizeof g_sp, "%s/savepoints", g_dir);
+    snprintf(g_state, sizeof g_state, "%s/state", g_dir);
+    snprintf(g_ref, sizeof g_ref, "%s/ref", g_dir);
+    g_gen = (cj_gen){.n = N_ROWS, .seed = 7, .n_keys = N_KEYS, .limit = &g_limit, .produced = &g_produced};
+    g_log_len = 0;
+    g_log[0] = '\0';
+    g_retain = 1;
+}
+
+static void teardown(void)
+{
+    weir__io_reset();
+    cj_lines_free(&g_ref_lines);
+    cj_rmtree(g_dir);
+}
+
+TestSuite(checkpoint, .init = setup, .fini = teardown, .timeout = 60);
+
+static cj_params params(uint32_t parallelism, const char *backend)
+{
+    cj_params p = {.gen = &g_gen, .out_dir = g_out, .state_backend = backend, .state_dir = g_state,
+                   .parallelism = parallelism, .batch_size = 256};
+    return p;
+}
+
+static weir_checkpoint_config ckpt_config(weir_restore_mode mode, const char *path)
+{
+    weir_checkpoint_config c;
+    weir_checkpoint_config_init(&c);
+    c.dir = g_ckpt;
+    c.savepoint_dir = g_sp;
+    c.interval_ms = 0; /* the tests trigger checkpoints themselves */
+    c.restore = mode;
+    c.restore_path = path;
+    c.log = log_line;
+    c.num_retained = g_retain;
+    return c;
+}
+
+/* The output of an uninterrupted run without checkpoints, into g_ref_lines. */
+static void reference(void)
+{
+    cj_params p = params(1, "memory");
+    p.out_dir = g_ref;
+    atomic_store(&g_limit, UINT64_MAX);
+    cj_job *j;
+    weir_error err;
+    cr_assert_eq(cj_job_build(&p, &j, &err), 0, "%s", err.message);
+    cr_assert_eq(weir_job_run(j->job), 0, "%s", weir_job_error(j->job));
+    cj_job_destroy(j);
+    cr_assert_eq(cj_read_output(g_ref, &g_ref_lines, NULL), 0);
+    cr_assert_gt(g_ref_lines.n, 100, "the reference run produced %zu lines", g_ref_lines.n);
+}
+
+static void check_output(void)
+{
+    cj_lines got;
+    size_t hidden;
+    cr_assert_eq(cj_read_output(g_out, &got, &hidden), 0);
+    char why[1024];
+    int d = cj_lines_diff(&g_ref_lines, &got, why, sizeof why);
+    cj_lines_free(&got);
+    cr_assert_eq(d, 0, "output differs from the uninterrupted run: %s\nlog:\n%s", why, g_log);
+    cr_assert_eq(hidden, 0, "%zu hidden part files left behind", hidden);
+}
+
+/* Waits (real time, bounded) until the source produced at least n rows. */
+static void wait_produced(uint64_t n)
+{
+    for (int i = 0; i < 20000 && atomic_load(&g_produced) < n; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    cr_assert_geq(atomic_load(&g_produced), n, "the source did not reach row %llu", (unsigned long long)n);
+}
+
+static cj_job *start(uint32_t parallelism, const char *backend, weir_restore_mode mode, const char *path,
+                     uint64_t limit)
+{
+    atomic_store(&g_limit, limit);
+    atomic_store(&g_produced, 0);
+    cj_params p = params(parallelism, backend);
+    cj_job *j;
+    weir_error err;
+    cr_assert_eq(cj_job_build(&p, &j, &err), 0, "%s", err.message);
+    weir_checkpoint_config c = ckpt_config(mode, path);
+    cr_assert_eq(weir_job_enable_checkpoints(j->job, &c, &err), 0, "%s", err.message);
+    cr_assert_eq(weir_job_start(j->job), 0, "%s", weir_job_error(j->job));
+    return j;
+}
+
+/* Checkpoint now, wait for it, expect rc. */
+static uint64_t checkpoint(cj_job *j, int expect)
+{
+    uint64_t id;
+    weir_error err = {0};
+    cr_assert_eq(weir_job_trigger_checkpoint(j->job, &id), 0);
+    int rc = weir_job_await_checkpoint(j->job, id, 20000, &err);
+    cr_assert_eq(rc, expect, "checkpoint %llu: %s (expected %s)", (unsigned long long)id, err.message,
+                 weir_strerror(expect));
+    return id;
+}
+
+/* Lets the rest of the input through and waits for the end. */
+static void finish(cj_job *j)
+{
+    atomic_store(&g_limit, UINT64_MAX);
+    cr_assert_eq(weir_job_wait(j->job), 0, "%s", weir_job_error(j->job));
+    cj_job_destroy(j);
+}
+
+/* A crash: threads canceled mid-run, nothing committed that was not. */
+static void crash(cj_job *j) { cj_job_destroy(j); }
+
+static bool dir_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+Test(checkpoint, periodic_checkpoints_leave_the_output_unchanged_and_a_final_checkpoint)
+{
+    reference();
+    atomic_store(&g_limit, UINT64_MAX);
+    cj_params p = params(2, "memory");
+    cj_job *j;
+    weir_error err;
+    cr_assert_eq(cj_job_build(&p, &j, &err), 0, "%s", err.message);
+    weir_checkpoint_config c = ckpt_config(WEIR_RESTORE_LATEST, NULL);
+    c.interval_ms = 2;
+    c.num_retained = 2;
+    cr_assert_eq(weir_job_enable_checkpoints(j->job, &c, &err), 0, "%s", err.message);
+    cr_assert_eq(weir_job_run(j->job), 0, "%s", weir_job_error(j->job));
+    weir_checkpoint_stats st;
+    cr_assert_eq(weir_job_checkpoint_stats(j->job, &st), 0);
+    cr_assert_geq(st.completed, 1);
+    cr_assert_eq(st.failed, 0, "%s", st.last_failure);
+    uint64_t last = st.last_id;
+    cj_job_destroy(j);
+    check_output();
+
+    /* The newest checkpoint is the final one; at most 2 are kept. */
+    weir__storage *s;
+    cr_assert_eq(weir__storage_local_create(g_ckpt, &s), 0);
+    weir__ckpt_info *infos;
+    size_t n;
+    cr_assert_eq(weir__ckpt_list(s, &infos, &n), 0);
+    cr_assert_leq(n, 2);
+    cr_assert_eq(infos[n - 1].id, last);
+    cr_assert_eq(infos[n - 1].status, WEIR_CKPT_COMPLETE);
+    weir__ckpt_meta m;
+    cr_assert_eq(weir__ckpt_verify(s, infos[n - 1].name, &m, &err), 0, "%s", err.message);
+    cr_assert(m.is_final);
+    weir__ckpt_meta_fini(&m);
+    weir_free(infos);
+    weir__storage_destroy(s);
+
+    /* Running the job again resumes from the end: nothing new, nothing twice. */
+    j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, UINT64_MAX);
+    cr_assert(strstr(g_log, "nothing is left to do"), "%s", g_log);
+    finish(j);
+    cr_assert_eq(atomic_load(&g_produced), 0);
+    check_output();
+}
+
+Test(checkpoint, restore_after_a_crash_equals_an_uninterrupted_run)
+{
+    reference();
+    cj_job *j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, 23456);
+    wait_produced(23456);
+    uint64_t id = checkpoint(j, 0);
+    atomic_store(&g_limit, 41000); /* more output after the checkpoint, never committed */
+    wait_produced(41000 - 23456);
+    crash(j);
+
+    j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, UINT64_MAX);
+    char want[64];
+    snprintf(want, sizeof want, "restoring from checkpoint chk-%llu (taken", (unsigned long long)id);
+    cr_assert(strstr(g_log, want), "%s", g_log);
+    finish(j);
+    check_output();
+}
+
+Test(checkpoint, a_corrupt_newest_checkpoint_falls_back_to_the_one_before)
+{
+    reference();
+    g_retain = 2; /* with the default of 1, B's completion would have removed A */
+    cj_job *j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, 21000);
+    wait_produced(21000);
+    uint64_t a = checkpoint(j, 0);
+    /* B covers more input but no new output: no window ends between the two. */
+    atomic_store(&g_limit, 25000);
+    wait_produced(4000);
+    uint64_t b = checkpoint(j, 0);
+    crash(j);
+
+    /* Flip one byte of one state file of B. */
+    char path[600];
+    snprintf(path, sizeof path, "%s/chk-%llu/t0-s0.snap", g_ckpt, (unsigned long long)b);
+    FILE *f = fopen(path, "r+b");
+    cr_assert_not_null(f, "%s", path);
+    fseek(f, 9, SEEK_SET);
+    int ch = fgetc(f);
+    fseek(f, 9, SEEK_SET);
+    fputc(ch ^ 0x10, f);
+    fclose(f);
+
+    j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, UINT64_MAX);
+    char want[128];
+    snprintf(want, sizeof want, "checkpoint chk-%llu is unusable", (unsigned long long)b);
+    cr_assert(strstr(g_log, want), "%s", g_log);
+    cr_assert(strstr(g_log, "checksum or size mismatch"), "%s", g_log);
+    snprintf(want, sizeof want, "restoring from checkpoint chk-%llu", (unsigned long long)a);
+    cr_assert(strstr(g_log, want), "%s", g_log);
+    snprintf(want, sizeof want, "chk-%llu", (unsigned long long)a);
+    cr_assert(strstr(weir_job_restored_from(j->job), want));
+    finish(j);
+    check_output();
+}
+
+/* ---- injected storage failures ---- */
+
+static _Atomic int g_fail_writes, g_fail_meta_renames;
+
+static ssize_t enospc_write(int fd, const void *p, size_t n)
+{
+    if (atomic_load(&g_fail_writes) > 0) {
+        atomic_fetch_sub(&g_fail_writes, 1);
+        return -ENOSPC;
+    }
+    ssize_t w = write(fd, p, n > 7 ? n / 2 : n); /* short writes, always */
+    return w < 0 ? -errno : w;
+}
+
+static int failing_rename(const char *from, const char *to)
+{
+    if (strstr(to, "_metadata") && atomic_load(&g_fail_meta_renames) > 0) {
+        atomic_fetch_sub(&g_fail_meta_renames, 1);
+        return -EIO;
+    }
+    return rename(from, to) < 0 ? -errno : 0;
+}
+
+Test(checkpoint, enospc_or_a_failed_metadata_write_fails_one_checkpoint_and_the_job_goes_on)
+{
+    reference();
+    weir__io_ops.write = enospc_write;
+    weir__io_ops.rename = failing_rename;
+    cj_job *j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, 15000);
+    wait_produced(15000);
+    atomic_store(&g_fail_writes, 1);
+    uint64_t a = checkpoint(j, WEIR_ENOSPC);
+    atomic_store(&g_limit, 30000);
+    wait_produced(15000);
+    atomic_store(&g_fail_meta_renames, 1);
+    uint64_t b = checkpoint(j, WEIR_EIO);
+    atomic_store(&g_limit, 45000);
+    wait_produced(15000);
+    uint64_t c = checkpoint(j, 0);
+    cr_assert(a < b && b < c);
+    weir_checkpoint_stats st;
+    cr_assert_eq(weir_job_checkpoint_stats(j->job, &st), 0);
+    cr_assert_eq(st.failed, 2);
+    cr_assert_eq(st.last_id, c);
+    cr_assert(strstr(g_log, "the job goes on"), "%s", g_log);
+    finish(j);
+    check_output();
+    /* The failed ones left nothing behind. */
+    char path[600];
+    snprintf(path, sizeof path, "%s/chk-%llu", g_ckpt, (unsigned long long)a);
+    cr_assert_not(dir_exists(path), "%s still exists", path);
+    snprintf(path, sizeof path, "%s/chk-%llu", g_ckpt, (unsigned long long)b);
+    cr_assert_not(dir_exists(path), "%s still exists", path);
+}
+
+Test(checkpoint, too_many_failures_fail_the_job_when_asked_to)
+{
+    weir__io_ops.write = enospc_write;
+    atomic_store(&g_fail_writes, 1000000);
+    atomic_store(&g_limit, 10000);
+    atomic_store(&g_produced, 0);
+    cj_params p = params(1, "memory");
+    cj_job *j;
+    weir_error err;
+    cr_assert_eq(cj_job_build(&p, &j, &err), 0, "%s", err.message);
+    weir_checkpoint_config c = ckpt_config(WEIR_RESTORE_LATEST, NULL);
+    cr_assert_eq(weir_checkpoint_config_set(&c, "execution.checkpointing.tolerable-failed-checkpoints", "1", &err), 0);
+    cr_assert_eq(weir_job_enable_checkpoints(j->job, &c, &err), 0, "%s", err.message);
+    cr_assert_eq(weir_job_start(j->job), 0);
+    wait_produced(10000);
+    checkpoint(j, WEIR_ENOSPC);
+    checkpoint(j, WEIR_ENOSPC);
+    int rc = weir_job_wait(j->job);
+    cr_assert_eq(rc, WEIR_ENOSPC, "%s", weir_strerror(rc));
+    cr_assert(strstr(weir_job_error(j->job), "2 consecutive checkpoints failed"), "%s", weir_job_error(j->job));
+    cj_job_destroy(j);
+}
+
+/* ---- rescaling, backends, savepoints ---- */
+
+Test(checkpoint, stop_and_restore_at_parallelism_1_then_4_then_2)
+{
+    reference();
+    cj_job *j = start(1, "memory", WEIR_RESTORE_LATEST, NULL, 17000);
+    wait_produced(17000);
+    weir_job_stop(j->job);
+    cr_assert_eq(weir_job_wait(j->job), 0, "%s", weir_job_error(j->job));
+    cj_job_destroy(j);
+
+    j = start(4, "memory", WEIR_RESTORE_LATEST, NULL, 38000);
+    cr_assert(strstr(g_log, "restoring from checkpoint"), "%s", g_log);
+    wait_produced(38000 - 17000);
+    weir_job_stop(j->job);
+    cr_assert_eq(weir_job_wait(j->job), 0, "%s", weir_job_error(j->job));
+    cj_job_destroy(j);
+
+    j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, UINT64_MAX);
+    finish(j);
+    cr_assert_eq(atomic_load(&g_produced), N_ROWS - 38000, "the last run read from row 38000 on");
+    check_output();
+}
+
+Test(checkpoint, crash_and_restore_at_parallelism_1_then_4_then_2)
+{
+    reference();
+    cj_job *j = start(1, "memory", WEIR_RESTORE_LATEST, NULL, 17000);
+    wait_produced(17000);
+    checkpoint(j, 0);
+    crash(j);
+    j = start(4, "memory", WEIR_RESTORE_LATEST, NULL, 38000);
+    wait_produced(38000 - 17000);
+    checkpoint(j, 0);
+    crash(j);
+    j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, UINT64_MAX);
+    finish(j);
+    check_output();
+}
+
+Test(checkpoint, restore_across_state_backends)
+{
+#ifndef WEIR_HAVE_ROCKSDB
+    cr_skip_test("built without RocksDB");
+#endif
+    reference();
+    cj_job *j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, 16000);
+    wait_produced(16000);
+    checkpoint(j, 0);
+    crash(j);
+    j = start(2, "rocksdb", WEIR_RESTORE_LATEST, NULL, 33000);
+    wait_produced(33000 - 16000);
+    checkpoint(j, 0);
+    crash(j);
+    j = start(3, "memory", WEIR_RESTORE_LATEST, NULL, 47000);
+    wait_produced(47000 - 33000);
+    checkpoint(j, 0);
+    crash(j);
+    j = start(1, "rocksdb", WEIR_RESTORE_LATEST, NULL, UINT64_MAX);
+    finish(j);
+    check_output();
+}
+
+Test(checkpoint, savepoint_then_change_parallelism_and_restore)
+{
+    reference();
+    cj_job *j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, 26000);
+    wait_produced(26000);
+    char path[700];
+    weir_error err;
+    cr_assert_eq(weir_job_savepoint(j->job, NULL, path, sizeof path, &err), 0, "%s", err.message);
+    cr_assert(strstr(path, "/savepoints/savepoint-"), "%s", path);
+    /* The job goes on past the savepoint, then dies. */
+    atomic_store(&g_limit, 40000);
+    wait_produced(14000);
+    crash(j);
+
+    j = start(3, "memory", WEIR_RESTORE_PATH, path, UINT64_MAX);
+    char want[800];
+    snprintf(want, sizeof want, "restoring from savepoint %s", path);
+    cr_assert(strstr(g_log, want), "%s", g_log);
+    finish(j);
+    check_output();
+}
+
+Test(checkpoint, stop_with_savepoint_then_scale_down_and_restore)
+{
+    reference();
+    cj_job *j = start(3, "memory", WEIR_RESTORE_LATEST, NULL, 29000);
+    wait_produced(29000);
+    char path[700];
+    weir_error err;
+    cr_assert_eq(weir_job_stop_with_savepoint(j->job, NULL, path, sizeof path, &err), 0, "%s", err.message);
+    cr_assert_eq(weir_job_wait(j->job), 0, "%s", weir_job_error(j->job));
+    cj_job_destroy(j);
+    /* Output up to the savepoint is visible already; a savepoint is never pruned. */
+    cr_assert(dir_exists(path), "%s", path);
+
+    j = start(1, "memory", WEIR_RESTORE_PATH, path, UINT64_MAX);
+    finish(j);
+    cr_assert_eq(atomic_load(&g_produced), N_ROWS - 29000);
+    check_output();
+}
+
+Test(checkpoint, a_checkpoint_of_another_job_is_refused)
+{
+    cj_job *j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, 5000);
+    wait_produced(5000);
+    checkpoint(j, 0);
+    crash(j);
+    /* Another job: same folder, an extra operator shifts the ids. */
+    weir_job_config jc;
+    weir_job_config_init(&jc);
+    weir_job *other;
+    cr_assert_eq(weir_job_create(&jc, &other), 0);
+    weir_schema *s = weir_schema_create();
+    weir_schema_add(s, "x", weir_type_make(WEIR_TYPE_BIGINT, false));
+    weir_source_spec src = {.name = "other", .cls = &cj_gen_class, .arg = &g_gen, .schema = s};
+    weir_stream st;
+    cr_assert_eq(weir_job_source(other, &src, NULL, 1, &st), 0);
+    weir_checkpoint_config c = ckpt_config(WEIR_RESTORE_LATEST, NULL);
+    weir_error err;
+    int rc = weir_job_enable_checkpoints(other, &c, &err);
+    cr_assert_eq(rc, WEIR_EINVAL, "%s", weir_strerror(rc));
+    cr_assert(strstr(err.message, "does not fit this job"), "%s", err.message);
+    weir_job_destroy(other);
+    weir_schema_destroy(s);
+}
+
+Test(checkpoint, fresh_ignores_and_from_rejects_a_missing_path)
+{
+    reference();
+    cj_job *j = start(1, "memory", WEIR_RESTORE_LATEST, NULL, 20000);
+    wait_produced(20000);
+    checkpoint(j, 0);
+    crash(j);
+    cj_rmtree(g_out);
+    j = start(1, "memory", WEIR_RESTORE_FRESH, NULL, UINT64_MAX);
+    cr_assert(strstr(g_log, "starting fresh"), "%s", g_log);
+    cr_assert_str_eq(weir_job_restored_from(j->job), "");
+    finish(j);
+    cr_assert_eq(atomic_load(&g_produced), N_ROWS);
+    check_output();
+
+    cj_params p = params(1, "memory");
+    cr_assert_eq(cj_job_build(&p, &j, &(weir_error){0}), 0);
+    weir_checkpoint_config c = ckpt_config(WEIR_RESTORE_PATH, "/nonexistent/chk-3");
+    weir_error err;
+    cr_assert_eq(weir_job_enable_checkpoints(j->job, &c, &err), WEIR_ENOTFOUND);
+    cr_assert(strstr(err.message, "no such checkpoint or savepoint"), "%s", err.message);
+    cj_job_destroy(j);
+}
+
+Test(checkpoint, options_by_flink_key)
+{
+    weir_checkpoint_config c;
+    weir_checkpoint_config_init(&c);
+    weir_error err;
+    cr_assert_eq(weir_checkpoint_config_set(&c, "execution.checkpointing.interval", "100 ms", &err), 0);
+    cr_assert_eq(c.interval_ms, 100);
+    cr_assert_eq(weir_checkpoint_config_set(&c, "execution.checkpointing.timeout", "1 min", &err), 0);
+    cr_assert_eq(c.timeout_ms, 60000);
+    cr_assert_eq(weir_checkpoint_config_set(&c, "execution.checkpointing.min-pause", "2s", &err), 0);
+    cr_assert_eq(c.min_pause_ms, 2000);
+    cr_assert_eq(weir_checkpoint_config_set(&c, "execution.checkpointing.max-concurrent-checkpoints", "3", &err), 0);
+    cr_assert_eq(c.max_concurrent, 3);
+    cr_assert_eq(weir_checkpoint_config_set(&c, "state.checkpoints.num-retained", "4", &err), 0);
+    cr_assert_eq(c.num_retained, 4);
+    cr_assert_eq(weir_checkpoint_config_set(&c, "state.checkpoints.dir", "file:///tmp/x", &err), 0);
+    cr_assert_str_eq(c.dir, "/tmp/x");
+    cr_assert_eq(weir_checkpoint_config_set(&c, "state.checkpoints.num-retained", "0", &err), WEIR_EINVAL);
+    cr_assert(strstr(err.message, "state.checkpoints.num-retained"), "%s", err.message);
+    cr_assert_eq(weir_checkpoint_config_set(&c, "execution.checkpointing.interval", "soon", &err), WEIR_EINVAL);
+    cr_assert_eq(weir_checkpoint_config_set(&c, "execution.checkpointing.unaligned", "true", &err), WEIR_EUNSUPPORTED);
+    cr_assert_eq(weir_checkpoint_config_set(&c, "execution.checkpointing.mode", "EXACTLY_ONCE", &err), 0);
+    cr_assert_eq(weir_checkpoint_config_set(&c, "no.such.key", "1", &err), WEIR_ENOTFOUND);
+    weir_restart_strategy rs;
+    weir_restart_strategy_init(&rs);
+    cr_assert_eq(weir_restart_strategy_set(&rs, "restart-strategy.type", "fixed-delay", &err), 0);
+    cr_assert_eq(weir_restart_strategy_set(&rs, "restart-strategy.fixed-delay.attempts", "3", &err), 0);
+    cr_assert_eq(weir_restart_strategy_set(&rs, "restart-strategy.fixed-delay.delay", "10 ms", &err), 0);
+    cr_assert_eq(rs.attempts, 3);
+    cr_assert_eq(rs.delay_ms, 10);
+    cr_assert_eq(weir_restart_strategy_set(&rs, "restart-strategy.type", "exponential-delay", &err),
+                 WEIR_EUNSUPPORTED);
+}
+
+/* ---- restarts ---- */
+
+static _Atomic int g_failed_once;
+static weir_job *_Atomic g_current;
+static _Atomic int g_builds;
+
+static cj_job *g_prev;
+
+/* The runner destroys each job it ran; the rest of the instance is ours. */
+static void free_prev(void)
+{
+    if (g_prev) {
+        g_prev->job = NULL;
+        cj_job_destroy(g_prev);
+        g_prev = NULL;
+    }
+}
+
+static int build_failing(void *ud, weir_job **out, weir_error *err)
+{
+    free_prev();
+    cj_job *prev = NULL;
+    cj_params p = params(2, "memory");
+    p.fail_after_rows = 40000;
+    p.failed_once = &g_failed_once;
+    atomic_store(&g_produced, 0);
+    int rc = cj_job_build(&p, &prev, err);
+    if (!rc) {
+        g_prev = prev;
+        *out = prev->job;
+        atomic_store(&g_current, prev->job);
+        atomic_fetch_add(&g_builds, 1);
+    }
+    (void)ud;
+    return rc;
+}
+
+typedef struct restart_run {
+    int rc;
+    uint32_t restarts;
+    weir_error err;
+} restart_run;
+
+static void *run_restartable(void *arg)
+{
+    restart_run *r = arg;
+    weir_checkpoint_config c = ckpt_config(WEIR_RESTORE_LATEST, NULL);
+    weir_restart_strategy rs;
+    weir_restart_strategy_init(&rs);
+    rs.attempts = 2;
+    rs.delay_ms = 1;
+    r->rc = weir_job_run_restartable(build_failing, NULL, &c, &rs, &r->restarts, &r->err);
+    free_prev();
+    return NULL;
+}
+
+Test(checkpoint, a_failing_task_restarts_from_the_last_checkpoint)
+{
+    reference();
+    atomic_store(&g_limit, 30000);
+    atomic_store(&g_produced, 0);
+    atomic_store(&g_current, NULL);
+    pthread_t t;
+    restart_run r = {0};
+    cr_assert_eq(pthread_create(&t, NULL, run_restartable, &r), 0);
+    wait_produced(30000);
+    weir_job *job = atomic_load(&g_current);
+    uint64_t id;
+    weir_error err;
+    int rc = weir_job_trigger_checkpoint(job, &id);
+    cr_assert_eq(rc, 0, "%s", weir_strerror(rc));
+    cr_assert_eq(weir_job_await_checkpoint(job, id, 20000, &err), 0, "%s", err.message);
+    atomic_store(&g_limit, UINT64_MAX); /* on to row 40000, where the map fails once */
+    pthread_join(t, NULL);
+    cr_assert_eq(r.rc, 0, "%s", r.err.message);
+    cr_assert_eq(r.restarts, 1);
+    cr_assert(strstr(g_log, "restarting in 1 ms (restart 1 of 2)"), "%s", g_log);
+    char want[512];
+    snprintf(want, sizeof want, "restoring from checkpoint %s/chk-%llu", g_ckpt, (unsigned long long)id);
+    cr_assert(strstr(g_log, want), "%s", g_log);
+    cr_assert_eq(atomic_load(&g_produced), N_ROWS - 30000, "the restarted job read from row 30000 on, not %llu rows", (unsigned long long)atomic_load(&g_produced));
+    check_output();
+}
+
+/* ---- the CLI: weir checkpoints, weir inspect ---- */
+
+static void run_cli(const char *args, char *out, size_t cap)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s/weir %s 2>&1", WEIR_BINARY_DIR, args);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = '\0';
+    pclose(p);
+}
+
+Test(checkpoint, cli_lists_and_inspects_checkpoints)
+{
+    g_retain = 3;
+    cj_job *j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, 23456);
+    wait_produced(23456);
+    uint64_t a = checkpoint(j, 0);
+    uint64_t b = checkpoint(j, 0);
+    crash(j);
+    char path[600];
+    snprintf(path, sizeof path, "%s/chk-%llu/_metadata", g_ckpt, (unsigned long long)b);
+    truncate(path, 10);
+
+    char out[16384], args[700];
+    snprintf(args, sizeof args, "checkpoints %s", g_ckpt);
+    run_cli(args, out, sizeof out);
+    char want[128];
+    snprintf(want, sizeof want, "chk-%llu", (unsigned long long)a);
+    cr_assert(strstr(out, want), "%s", out);
+    cr_assert(strstr(out, "complete"), "%s", out);
+    cr_assert(strstr(out, "corrupt"), "the truncated one is reported: %s", out);
+
+    snprintf(args, sizeof args, "inspect %s/chk-%llu", g_ckpt, (unsigned long long)a);
+    run_cli(args, out, sizeof out);
+    cr_assert(strstr(out, "checkpoint chk-"), "%s", out);
+    cr_assert(strstr(out, "source split gen: position 23456"), "%s", out);
+    cr_assert(strstr(out, "key groups [0, 63]"), "subtask 0 of 2 owns key groups 0..63: %s", out);
+    cr_assert(strstr(out, "operator 2 'filesystem'"), "%s", out);
+    cr_assert(strstr(out, "keyed state"), "%s", out);
+
+    snprintf(args, sizeof args, "inspect %s/chk-%llu", g_ckpt, (unsigned long long)b);
+    run_cli(args, out, sizeof out);
+    cr_assert(strstr(out, "_metadata"), "%s", out);
+}

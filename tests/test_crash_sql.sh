@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# tests/test_crash_sql.sh WEIR SOURCE_DIR - exactly-once through `weir run`:
+# a SQL job (CSV file -> TUMBLE window COUNT/SUM -> filesystem sink with
+# 'sink.commit-on-checkpoint') checkpointing every 100 ms is killed with
+# SIGKILL at random moments and restarted with the same checkpoint folder;
+# its visible output must equal that of an uninterrupted run. Then the
+# command-line side of recovery: a rerun of a finished job does nothing,
+# --fresh starts over, `weir savepoint PID` takes a savepoint of a running
+# job, and --from restores it at another parallelism on the other backend.
+#
+# WEIR_CRASH_SEED replays a kill schedule; WEIR_CRASH_SQL_KILLS (default 10)
+# and WEIR_CRASH_ROWS change the size. The C crash test (test_crash.c) kills
+# at chosen I/O points as well; this one covers the CLI path.
+set -u
+WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SEED=${WEIR_CRASH_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+KILLS=${WEIR_CRASH_SQL_KILLS:-10}
+ROWS=${WEIR_CRASH_ROWS:-1000000}
+if ldd "$WEIR" 2>/dev/null | grep -q libasan; then ROWS=${WEIR_CRASH_ROWS:-150000}; fi
+RANDOM=$SEED
+echo "test_crash_sql: seed $SEED (WEIR_CRASH_SEED=$SEED replays it), $ROWS rows, $KILLS kills"
+
+T=$(mktemp -d /tmp/weir-crash-sql-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+fail() { echo "FAIL: $*"; [ -f log ] && tail -20 log; exit 1; }
+
+awk -v n="$ROWS" 'BEGIN { srand(7); for (i = 0; i < n; i++) {
+    ts = 1000000 + i + int(rand() * 300); if (i % 997 == 0) ts -= 30000;
+    printf "k%d,%d,%d\n", int(rand() * 60), int(rand() * 1000), ts } }' > in.csv
+cat > job.sql <<'EOF'
+CREATE TABLE src (
+  k STRING,
+  v BIGINT,
+  ts_ms BIGINT,
+  ts AS TO_TIMESTAMP_LTZ(ts_ms, 3),
+  WATERMARK FOR ts AS ts - INTERVAL '0.3' SECOND
+) WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');
+CREATE TABLE dst (
+  k STRING, window_start TIMESTAMP(3), window_end TIMESTAMP(3), cnt BIGINT, total BIGINT
+) WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv',
+        'sink.commit-on-checkpoint' = 'true', 'sink.rolling-policy.file-size' = '16kb');
+INSERT INTO dst
+SELECT k, window_start, window_end, COUNT(*), SUM(v)
+FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+GROUP BY k, window_start, window_end;
+EOF
+CK=(-D state.checkpoints.dir=ckpt -D state.savepoints.dir=sp -D execution.checkpointing.interval=100ms
+    -D parallelism.default=2)
+visible() { find out -maxdepth 1 -type f ! -name '.*' -exec cat {} + 2>/dev/null | sort; }
+hidden() { find out -maxdepth 1 -type f -name '.part-*' 2>/dev/null | wc -l; }
+
+# The reference: one uninterrupted run, no checkpoints.
+start=$(date +%s%N)
+"$WEIR" run job.sql -D parallelism.default=2 > /dev/null 2> log || fail "the reference run failed"
+ref_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+visible > ref.txt
+rm -rf out
+[ -s ref.txt ] || fail "the reference run wrote nothing"
+echo "  reference: $(wc -l < ref.txt) lines in $ref_ms ms"
+max_delay=$(( ref_ms > 100 ? ref_ms : 100 ))
+
+run_killed() { # $1: delay in ms; the backend in $BACKEND
+    "$WEIR" run job.sql "${CK[@]}" -D state.backend.type="$BACKEND" -D weir.state.dir=state \
+        > /dev/null 2>> log &
+    local pid=$!
+    sleep "$(awk -v d="$1" 'BEGIN { printf "%.3f", d / 1000 }')"
+    kill -9 "$pid" 2> /dev/null
+    { wait "$pid"; } 2> /dev/null
+}
+
+for BACKEND in hashmap rocksdb; do
+    rm -rf out ckpt state sp log
+    kills=0
+    for ((i = 1; i <= KILLS; i++)); do
+        delay=$(( RANDOM % (max_delay / 2) + 1 ))
+        run_killed "$delay"
+        st=$?
+        if [ $st -eq 137 ]; then kills=$((kills + 1)); elif [ $st -ne 0 ]; then fail "attempt $i exited $st"; fi
+    done
+    "$WEIR" run job.sql "${CK[@]}" -D state.backend.type="$BACKEND" -D weir.state.dir=state \
+        > /dev/null 2>> log || fail "$BACKEND: the last run failed"
+    visible > got.txt
+    cmp -s ref.txt got.txt || { diff ref.txt got.txt | head -5; fail "$BACKEND: output differs (seed $SEED)"; }
+    [ "$(hidden)" -eq 0 ] || fail "$BACKEND: hidden part files left behind"
+    echo "  $BACKEND: $kills kills, output equals the reference"
+done
+
+# A finished job resumes at its end: nothing new, nothing twice.
+"$WEIR" run job.sql "${CK[@]}" > /dev/null 2> log || fail "rerun failed"
+grep -q "nothing is left to do" log || fail "rerun did not say it resumed at the end"
+visible | cmp -s - ref.txt || fail "rerun changed the output"
+
+# --fresh starts over.
+rm -rf out
+"$WEIR" run job.sql "${CK[@]}" --fresh > /dev/null 2> log || fail "--fresh failed"
+grep -q "starting fresh" log || fail "--fresh did not say so"
+visible | cmp -s - ref.txt || fail "--fresh output differs"
+
+# A savepoint of a running job (SIGUSR1 through `weir savepoint`), then a
+# restore at parallelism 3 on RocksDB: the savepoint's output plus the rest.
+rm -rf out ckpt sp
+big=$(( ROWS * 4 ))
+awk -v n="$big" 'BEGIN { srand(7); for (i = 0; i < n; i++) {
+    ts = 1000000 + i + int(rand() * 300); if (i % 997 == 0) ts -= 30000;
+    printf "k%d,%d,%d\n", int(rand() * 60), int(rand() * 1000), ts } }' > in.csv
+"$WEIR" run job.sql -D parallelism.default=2 > /dev/null 2> log || fail "the second reference run failed"
+visible > ref2.txt
+rm -rf out
+"$WEIR" run job.sql "${CK[@]}" > /dev/null 2> log &
+pid=$!
+sleep 0.3
+"$WEIR" savepoint "$pid" || fail "weir savepoint failed"
+for ((i = 0; i < 200; i++)); do grep -q "savepoint written to" log && break; sleep 0.05; done
+sp=$(sed -n 's/.*savepoint written to \([^ ;]*\).*/\1/p' log | head -1)
+kill -9 "$pid" 2> /dev/null
+{ wait "$pid"; } 2> /dev/null
+[ -n "$sp" ] && [ -f "$sp/_metadata" ] || { cat log; fail "no savepoint was written"; }
+"$WEIR" run job.sql "${CK[@]}" -D parallelism.default=3 -D state.backend.type=rocksdb \
+    -D weir.state.dir=state --from "$sp" > /dev/null 2> log || fail "restore from $sp failed"
+grep -q "restoring from savepoint" log || fail "--from did not say so"
+visible | cmp -s - ref2.txt || fail "savepoint restore: output differs"
+echo "  savepoint -> parallelism 3 on RocksDB: output equals the reference"
+echo "test_crash_sql: passed"
