@@ -11,12 +11,13 @@
  * peak RSS from wait4(). A fresh process per run keeps peak RSS per query
  * honest and isolates a query that crashes or times out.
  *
- * Checkpoints (--checkpoint-interval MS): the runner acts as the checkpoint
- * coordinator through the runtime's hooks (runtime/checkpoint.h): it
- * triggers a checkpoint every MS milliseconds and measures trigger -> last
- * subtask acknowledgement (barrier travel, alignment, snapshot), copying the
- * snapshot bytes as a coordinator would before persisting them; persisting
- * itself is not included.
+ * Checkpoints (--checkpoint-interval MS): the job checkpoints as `weir run`
+ * does with execution.checkpointing.interval (weir/checkpoint.h), into a
+ * fresh folder under --checkpoint-dir (default: $TMPDIR or /tmp) that is
+ * removed after the run. A monitor thread reads the coordinator's counters
+ * and records every completed checkpoint: its duration (trigger to
+ * metadata written), the synchronous part (trigger to the last subtask's
+ * acknowledgement: barriers, alignment, state serialisation) and its size.
  *
  * Results: a table on stdout (medians over the repetitions) and JSON
  * (--json, every run and the medians) for comparing commits.
@@ -26,6 +27,7 @@
  * of q0..q22. See usage() for the options.
  */
 #include <errno.h>
+#include <ftw.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -39,7 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime/checkpoint.h"
+#include "weir/checkpoint.h"
 #include "weir/nexmark.h"
 #include "weir/planner.h"
 #include "weir/weir.h"
@@ -57,6 +59,7 @@ typedef struct options {
     uint32_t parallelism;
     uint32_t repeat;
     int64_t ckpt_interval_ms;
+    const char *ckpt_dir;   /* parent of the per-run checkpoint folders */
     int timeout_s;          /* per run */
     const char *json;       /* output path or NULL */
     const char *label;      /* free text stored in the JSON (e.g. a commit) */
@@ -72,8 +75,8 @@ typedef struct run_result {
     int status; /* 0 ok, 1 plan error, 2 run error */
     double wall_s, cpu_s, user_s, sys_s;
     double rows_out;
-    uint32_t n_ckpt;
-    double ckpt_ms_median, ckpt_ms_max;
+    uint32_t n_ckpt, n_ckpt_failed;
+    double ckpt_ms_median, ckpt_ms_max, ckpt_sync_ms_median;
     uint64_t ckpt_bytes_max;
     char error[600];
 } run_result;
@@ -97,7 +100,8 @@ static void usage(FILE *f)
             "  --tps N               events per second of event time (default 10000000, the reference's)\n"
             "  --parallelism P       parallelism.default (default 1)\n"
             "  --repeat R            runs per query; the table shows medians (default 3)\n"
-            "  --checkpoint-interval MS  take a checkpoint every MS ms and time it (default: none)\n"
+            "  --checkpoint-interval MS  checkpoint every MS ms and time the checkpoints (default: none)\n"
+            "  --checkpoint-dir DIR  where the runs' checkpoint folders go (default: $TMPDIR or /tmp)\n"
             "  --timeout S           seconds per run before it is killed (default 600)\n"
             "  --json PATH           write every run and the medians as JSON\n"
             "  --label TEXT          stored in the JSON (e.g. the commit)\n"
@@ -174,6 +178,9 @@ static int parse_options(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--checkpoint-interval")) {
             NEEDN(1, INT64_C(1) << 40);
             o->ckpt_interval_ms = n;
+        } else if (!strcmp(a, "--checkpoint-dir")) {
+            NEEDV();
+            o->ckpt_dir = v;
         } else if (!strcmp(a, "--timeout")) {
             NEEDN(1, 86400);
             o->timeout_s = (int)n;
@@ -323,48 +330,46 @@ static void relocate_error(const char *msg, const char *query, unsigned ddl_line
         snprintf(out, n, "ddl:%lu%s", line, end);
 }
 
-/* ---- checkpoint coordinator ---- */
+/* ---- checkpoint monitor ---- */
 
-typedef struct coord {
+typedef struct ckpt_monitor {
     weir_job *job;
-    int64_t interval_ns;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool stop;
-    uint64_t id;        /* checkpoint in flight, 0: none */
-    uint32_t expected, acks;
-    bool declined;
-    int64_t t_last_ack;
-    uint64_t bytes, max_bytes; /* of the checkpoint in flight, the largest completed one */
-    weir_buf copy;      /* the snapshot bytes, taken as a coordinator must */
-    double *ms;
-    uint32_t n_ms, cap_ms;
-} coord;
+    uint64_t last_id;
+    double *ms, *sync_ms;
+    uint32_t n, cap;
+    uint64_t max_bytes, failed;
+} ckpt_monitor;
 
-static void coord_ack(void *ud, const weir__task_snapshot *snap)
+/* Records the newest completed checkpoint if it is new. */
+static void monitor_poll(ckpt_monitor *m)
 {
-    coord *c = ud;
-    pthread_mutex_lock(&c->mu);
-    if (snap->ckpt_id == c->id) {
-        if (snap->len)
-            weir_buf_put(&c->copy, snap->data, snap->len);
-        c->bytes += snap->len;
-        c->t_last_ack = weir_monotonic_ns();
-        if (++c->acks == c->expected)
-            pthread_cond_broadcast(&c->cv);
+    weir_checkpoint_stats st;
+    if (weir_job_checkpoint_stats(m->job, &st))
+        return;
+    m->failed = st.failed;
+    if (st.last_id == 0 || st.last_id == m->last_id)
+        return;
+    m->last_id = st.last_id;
+    if (m->n == m->cap) {
+        uint32_t cap = m->cap ? 2 * m->cap : 64;
+        double *a = weir_realloc(m->ms, cap * sizeof *a);
+        if (!a)
+            return;
+        m->ms = a;
+        double *b = weir_realloc(m->sync_ms, cap * sizeof *b);
+        if (!b)
+            return;
+        m->sync_ms = b;
+        m->cap = cap;
     }
-    pthread_mutex_unlock(&c->mu);
-}
-
-static void coord_decline(void *ud, uint64_t id, int task, uint32_t subtask, int code, const char *why)
-{
-    coord *c = ud;
-    pthread_mutex_lock(&c->mu);
-    if (id == c->id) {
-        c->declined = true;
-        pthread_cond_broadcast(&c->cv);
-    }
-    pthread_mutex_unlock(&c->mu);
+    m->ms[m->n] = (double)st.last_duration_ms;
+    m->sync_ms[m->n] = (double)st.last_sync_ms;
+    m->n++;
+    if (st.last_size_bytes > m->max_bytes)
+        m->max_bytes = st.last_size_bytes;
 }
 
 static void deadline_after(struct timespec *ts, int64_t ns)
@@ -378,52 +383,28 @@ static void deadline_after(struct timespec *ts, int64_t ns)
     }
 }
 
-static void *coord_main(void *arg)
+/* Polls every 5 ms: checkpoints are at least --checkpoint-interval apart
+ * (one at a time), so none is missed for intervals above that. */
+static void *monitor_main(void *arg)
 {
-    coord *c = arg;
-    uint64_t next = 1;
-    pthread_mutex_lock(&c->mu);
-    for (;;) {
+    ckpt_monitor *m = arg;
+    pthread_mutex_lock(&m->mu);
+    while (!m->stop) {
         struct timespec ts;
-        deadline_after(&ts, c->interval_ns);
-        while (!c->stop && pthread_cond_timedwait(&c->cv, &c->mu, &ts) != ETIMEDOUT)
-            ;
-        if (c->stop)
-            break;
-        c->id = next++;
-        c->acks = 0;
-        c->declined = false;
-        c->bytes = 0;
-        c->copy.len = 0;
-        c->expected = weir__job_subtask_count(c->job);
-        int64_t t0 = weir_monotonic_ns();
-        pthread_mutex_unlock(&c->mu);
-        int rc = weir__job_trigger_checkpoint(c->job, c->id);
-        pthread_mutex_lock(&c->mu);
-        if (rc)
-            break; /* the job has ended */
-        while (!c->stop && !c->declined && c->acks < c->expected)
-            pthread_cond_wait(&c->cv, &c->mu);
-        if (c->acks < c->expected)
-            continue; /* declined, or the job ended first: not a completed checkpoint */
-        if (c->n_ms == c->cap_ms) {
-            uint32_t cap = c->cap_ms ? 2 * c->cap_ms : 64;
-            double *m = weir_realloc(c->ms, cap * sizeof *m);
-            if (!m)
-                break;
-            c->ms = m;
-            c->cap_ms = cap;
-        }
-        c->ms[c->n_ms++] = (double)(c->t_last_ack - t0) / 1e6;
-        if (c->bytes > c->max_bytes)
-            c->max_bytes = c->bytes;
-        uint64_t done = c->id;
-        pthread_mutex_unlock(&c->mu);
-        weir__job_notify_checkpoint_complete(c->job, done);
-        pthread_mutex_lock(&c->mu);
+        deadline_after(&ts, 5 * 1000000);
+        pthread_cond_timedwait(&m->cv, &m->mu, &ts);
+        monitor_poll(m);
     }
-    pthread_mutex_unlock(&c->mu);
+    pthread_mutex_unlock(&m->mu);
     return NULL;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -498,70 +479,96 @@ static void run_child(const options *o, const char *query, run_result *res)
         return;
     }
     weir_job *job = weir_sql_job_graph(sj);
-    coord c;
-    memset(&c, 0, sizeof c);
-    pthread_t cth;
-    bool coord_on = false;
+    ckpt_monitor m;
+    memset(&m, 0, sizeof m);
+    pthread_t mth;
+    bool monitor_on = false;
+    char ckpt_dir[4096] = "";
     if (o->ckpt_interval_ms > 0) {
-        pthread_condattr_t ca;
-        pthread_condattr_init(&ca);
-        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-        pthread_mutex_init(&c.mu, NULL);
-        pthread_cond_init(&c.cv, &ca);
-        pthread_condattr_destroy(&ca);
-        weir_buf_init(&c.copy);
-        c.job = job;
-        c.interval_ns = o->ckpt_interval_ms * 1000000;
-        weir__ckpt_hooks h = {.ack = coord_ack, .decline = coord_decline, .ud = &c};
-        if ((rc = weir__job_set_ckpt_hooks(job, &h))) {
-            snprintf(res->error, sizeof res->error, "cannot set checkpoint hooks: %s", weir_strerror(rc));
+        const char *parent = o->ckpt_dir ? o->ckpt_dir : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+        snprintf(ckpt_dir, sizeof ckpt_dir, "%.4000s/weir-nexmark-ckpt-XXXXXX", parent);
+        weir_checkpoint_config cc;
+        weir_checkpoint_config_init(&cc);
+        cc.interval_ms = o->ckpt_interval_ms;
+        cc.restore = WEIR_RESTORE_FRESH;
+        /* -D execution.checkpointing.* and state.checkpoints.* apply here too */
+        for (size_t i = 0; i < o->n_set; i++)
+            if (weir_checkpoint_config_set(&cc, o->set_keys[i], o->set_values[i], &err) == WEIR_EINVAL) {
+                snprintf(res->error, sizeof res->error, "%s", err.message);
+                res->status = 1;
+                weir_sql_job_destroy(sj);
+                return;
+            }
+        if (!mkdtemp(ckpt_dir)) {
+            snprintf(res->error, sizeof res->error, "cannot create a checkpoint folder in %.400s: %s", parent,
+                     strerror(errno));
             res->status = 2;
             weir_sql_job_destroy(sj);
             return;
         }
+        cc.dir = ckpt_dir;
+        if ((rc = weir_job_enable_checkpoints(job, &cc, &err))) {
+            snprintf(res->error, sizeof res->error, "cannot enable checkpoints: %s", err.message);
+            res->status = 2;
+            nftw(ckpt_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+            weir_sql_job_destroy(sj);
+            return;
+        }
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_mutex_init(&m.mu, NULL);
+        pthread_cond_init(&m.cv, &ca);
+        pthread_condattr_destroy(&ca);
+        m.job = job;
     }
     struct rusage ru0, ru1;
     getrusage(RUSAGE_SELF, &ru0);
     int64_t t0 = weir_monotonic_ns();
     rc = weir_job_start(job);
     if (!rc && o->ckpt_interval_ms > 0)
-        coord_on = pthread_create(&cth, NULL, coord_main, &c) == 0;
+        monitor_on = pthread_create(&mth, NULL, monitor_main, &m) == 0;
     if (!rc)
         rc = weir_job_wait(job);
     int64_t t1 = weir_monotonic_ns();
     getrusage(RUSAGE_SELF, &ru1);
-    if (coord_on) {
-        pthread_mutex_lock(&c.mu);
-        c.stop = true;
-        pthread_cond_broadcast(&c.cv);
-        pthread_mutex_unlock(&c.mu);
-        pthread_join(cth, NULL);
+    if (monitor_on) {
+        pthread_mutex_lock(&m.mu);
+        m.stop = true;
+        pthread_cond_broadcast(&m.cv);
+        pthread_mutex_unlock(&m.mu);
+        pthread_join(mth, NULL);
+        monitor_poll(&m); /* the final checkpoint, taken at the end of the input */
     }
     res->wall_s = (double)(t1 - t0) / 1e9;
     res->user_s = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
     res->sys_s = tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
     res->cpu_s = res->user_s + res->sys_s;
     if (rc) {
-        const char *m = weir_job_error(job);
-        snprintf(res->error, sizeof res->error, "job failed: %s", m && *m ? m : weir_strerror(rc));
+        const char *msg = weir_job_error(job);
+        snprintf(res->error, sizeof res->error, "job failed: %s", msg && *msg ? msg : weir_strerror(rc));
         res->status = 2;
     }
     metric_sums ms = {.verbose = o->verbose};
     weir_job_metrics(job, visit_metric, &ms);
     res->rows_out = ms.rows_out;
     if (o->ckpt_interval_ms > 0) {
-        res->n_ckpt = c.n_ms;
-        res->ckpt_bytes_max = c.max_bytes;
-        for (uint32_t i = 0; i < c.n_ms; i++)
-            if (c.ms[i] > res->ckpt_ms_max)
-                res->ckpt_ms_max = c.ms[i];
-        res->ckpt_ms_median = median(c.ms, c.n_ms);
-        weir_free(c.ms);
-        weir_buf_fini(&c.copy);
-        pthread_mutex_destroy(&c.mu);
-        pthread_cond_destroy(&c.cv);
+        res->n_ckpt = m.n;
+        res->n_ckpt_failed = (uint32_t)m.failed;
+        res->ckpt_bytes_max = m.max_bytes;
+        for (uint32_t i = 0; i < m.n; i++)
+            if (m.ms[i] > res->ckpt_ms_max)
+                res->ckpt_ms_max = m.ms[i];
+        res->ckpt_ms_median = median(m.ms, m.n);
+        res->ckpt_sync_ms_median = median(m.sync_ms, m.n);
+        weir_free(m.ms);
+        weir_free(m.sync_ms);
+        pthread_mutex_destroy(&m.mu);
+        pthread_cond_destroy(&m.cv);
     }
     weir_sql_job_destroy(sj);
+    if (*ckpt_dir)
+        nftw(ckpt_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* ---- the parent ---- */
@@ -630,14 +637,14 @@ typedef struct query_summary {
     char error[600];
     run_record runs[MAX_REPEAT];
     uint32_t n_runs;
-    double wall_s, cpu_s, eps, eps_core, rss_mb, rows_out, ckpt_ms, ckpt_ms_max, ckpt_mb;
+    double wall_s, cpu_s, eps, eps_core, rss_mb, rows_out, ckpt_ms, ckpt_ms_max, ckpt_sync_ms, ckpt_mb;
     uint32_t n_ckpt;
 } query_summary;
 
 static void summarize(const options *o, query_summary *q)
 {
     double w[MAX_REPEAT], c[MAX_REPEAT], e[MAX_REPEAT], ec[MAX_REPEAT], r[MAX_REPEAT], k[MAX_REPEAT],
-        km[MAX_REPEAT], kb[MAX_REPEAT], kn[MAX_REPEAT];
+        km[MAX_REPEAT], kb[MAX_REPEAT], kn[MAX_REPEAT], ks[MAX_REPEAT];
     uint32_t n = 0, nk = 0;
     for (uint32_t i = 0; i < q->n_runs; i++) {
         const run_record *rr = &q->runs[i];
@@ -652,6 +659,7 @@ static void summarize(const options *o, query_summary *q)
         if (rr->r.n_ckpt) {
             k[nk] = rr->r.ckpt_ms_median;
             km[nk] = rr->r.ckpt_ms_max;
+            ks[nk] = rr->r.ckpt_sync_ms_median;
             kb[nk] = (double)rr->r.ckpt_bytes_max / (1024.0 * 1024.0);
             nk++;
         }
@@ -666,6 +674,7 @@ static void summarize(const options *o, query_summary *q)
     q->rss_mb = median(r, n);
     q->ckpt_ms = median(k, nk);
     q->ckpt_ms_max = median(km, nk);
+    q->ckpt_sync_ms = median(ks, nk);
     q->ckpt_mb = median(kb, nk);
 }
 
@@ -728,7 +737,9 @@ static void write_json(const options *o, const query_summary *qs, uint32_t nq, c
             ", \"repeat\": %" PRIu32 ", \"ddl\": ",
             o->events, o->tps, o->parallelism, o->repeat);
     json_str(f, o->ddl);
-    fprintf(f, ", \"checkpoint_interval_ms\": %" PRId64 ", \"set\": {", o->ckpt_interval_ms);
+    fprintf(f, ", \"checkpoint_interval_ms\": %" PRId64 ", \"checkpoint_dir\": ", o->ckpt_interval_ms);
+    json_str(f, o->ckpt_dir ? o->ckpt_dir : "");
+    fprintf(f, ", \"set\": {");
     for (size_t i = 0; i < o->n_set; i++) {
         fprintf(f, "%s", i ? ", " : "");
         json_str(f, o->set_keys[i]);
@@ -752,9 +763,10 @@ static void write_json(const options *o, const query_summary *qs, uint32_t nq, c
                     "\"events_per_s_per_core\": %.0f, \"peak_rss_mb\": %.1f, \"rows_out\": %.0f",
                     q->wall_s, q->cpu_s, q->eps, q->eps_core, q->rss_mb, q->rows_out);
             if (o->ckpt_interval_ms > 0)
-                fprintf(f, ", \"checkpoints\": %" PRIu32 ", \"checkpoint_ms\": %.3f, \"checkpoint_ms_max\": %.3f, "
-                           "\"checkpoint_max_mb\": %.3f",
-                        q->n_ckpt, q->ckpt_ms, q->ckpt_ms_max, q->ckpt_mb);
+                fprintf(f,
+                        ", \"checkpoints\": %" PRIu32 ", \"checkpoint_ms\": %.3f, \"checkpoint_ms_max\": %.3f, "
+                        "\"checkpoint_sync_ms\": %.3f, \"checkpoint_max_mb\": %.3f",
+                        q->n_ckpt, q->ckpt_ms, q->ckpt_ms_max, q->ckpt_sync_ms, q->ckpt_mb);
             fprintf(f, "},\n     \"runs\": [");
             for (uint32_t k = 0; k < q->n_runs; k++) {
                 const run_record *r = &q->runs[k];
@@ -763,8 +775,12 @@ static void write_json(const options *o, const query_summary *qs, uint32_t nq, c
                         "\"rows_out\": %.0f",
                         k ? "," : "", r->r.wall_s, r->r.user_s, r->r.sys_s, r->peak_rss_kb, r->r.rows_out);
                 if (o->ckpt_interval_ms > 0)
-                    fprintf(f, ", \"checkpoints\": %" PRIu32 ", \"checkpoint_ms_median\": %.3f", r->r.n_ckpt,
-                            r->r.ckpt_ms_median);
+                    fprintf(f,
+                            ", \"checkpoints\": %" PRIu32 ", \"checkpoints_failed\": %" PRIu32
+                            ", \"checkpoint_ms_median\": %.3f, \"checkpoint_sync_ms_median\": %.3f, "
+                            "\"checkpoint_max_bytes\": %" PRIu64,
+                            r->r.n_ckpt, r->r.n_ckpt_failed, r->r.ckpt_ms_median, r->r.ckpt_sync_ms_median,
+                            r->r.ckpt_bytes_max);
                 fprintf(f, "}");
             }
             fprintf(f, "]");
@@ -796,7 +812,7 @@ int main(int argc, char **argv)
     printf("%-8s %-11s %9s %12s %9s %14s %9s %12s", "query", "status", "wall s", "events/s", "cpu s",
            "events/s/core", "RSS MB", "rows out");
     if (o.ckpt_interval_ms > 0)
-        printf(" %6s %12s %8s", "ckpts", "ckpt ms", "max MB");
+        printf(" %6s %14s %8s %8s", "ckpts", "ckpt ms", "sync ms", "max MB");
     printf("\n");
     for (uint32_t i = 0; i < o.n_queries; i++) {
         query_summary *q = &qs[i];
@@ -826,7 +842,8 @@ int main(int argc, char **argv)
             printf("%-8s %-11s %9.3f %12.0f %9.3f %14.0f %9.1f %12.0f", q->name, q->status, q->wall_s, q->eps,
                    q->cpu_s, q->eps_core, q->rss_mb, q->rows_out);
             if (o.ckpt_interval_ms > 0)
-                printf(" %6" PRIu32 " %5.1f/%-6.1f %8.2f", q->n_ckpt, q->ckpt_ms, q->ckpt_ms_max, q->ckpt_mb);
+                printf(" %6" PRIu32 " %6.0f/%-7.0f %8.1f %8.2f", q->n_ckpt, q->ckpt_ms, q->ckpt_ms_max, q->ckpt_sync_ms,
+                       q->ckpt_mb);
             printf("\n");
         } else {
             printf("%-8s %-11s %s\n", q->name, q->status, q->error);
