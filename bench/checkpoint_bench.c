@@ -37,6 +37,9 @@ static void quiet(void *ud, const char *line)
 }
 
 static uint64_t g_out_rows;
+static _Atomic uint64_t g_produced_run;
+static uint64_t g_mid_n, g_mid_bytes;
+static int64_t g_mid_ms, g_mid_sync_ms;
 
 static int build(cj_params *p, const cj_gen *g, const char *backend, cj_job **j)
 {
@@ -82,6 +85,7 @@ static double run_once(const cj_gen *g, const char *backend, bool with, weir_che
 {
     cj_rmtree(g_dir);
     mkdir(g_dir, 0755);
+    atomic_store(&g_produced_run, 0);
     cj_params p;
     cj_job *j;
     if (build(&p, g, backend, &j))
@@ -94,7 +98,28 @@ static double run_once(const cj_gen *g, const char *backend, bool with, weir_che
         exit(1);
     }
     double t0 = now_s(), c0 = cpu_s();
-    if (weir_job_run(j->job)) {
+    if (weir_job_start(j->job)) {
+        fprintf(stderr, "job failed: %s\n", weir_job_error(j->job));
+        exit(1);
+    }
+    /* Watch the checkpoints taken while the input flows (not the final one). */
+    uint64_t seen = 0;
+    while (with) {
+        weir_checkpoint_stats cs;
+        weir_job_checkpoint_stats(j->job, &cs);
+        if (cs.last_id != seen && cs.last_id) {
+            seen = cs.last_id;
+            g_mid_n++;
+            g_mid_ms += cs.last_duration_ms;
+            g_mid_sync_ms += cs.last_sync_ms;
+            g_mid_bytes += cs.last_size_bytes;
+        }
+        if (atomic_load(&g_produced_run) >= g->n || now_s() - t0 > 600)
+            break;
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+    }
+    if (weir_job_wait(j->job)) {
         fprintf(stderr, "job failed: %s\n", weir_job_error(j->job));
         exit(1);
     }
@@ -115,8 +140,10 @@ static int cmp_double(const void *a, const void *b)
 /* Median of 5 alternating runs each way, after a warm-up run (first touch of memory). */
 static void throughput(uint64_t rows, const char *backend)
 {
-    cj_gen g = {.n = rows, .seed = 3, .n_keys = 10000};
+    cj_gen g = {.n = rows, .seed = 3, .n_keys = 10000, .produced = &g_produced_run};
     weir_checkpoint_stats st = {0};
+    g_mid_n = g_mid_bytes = 0;
+    g_mid_ms = g_mid_sync_ms = 0;
     double cpu[2][5];
     run_once(&g, backend, false, &st, &cpu[0][0]);
     double r[2][5];
@@ -133,6 +160,11 @@ static void throughput(uint64_t rows, const char *backend)
            r[1][4]);
     printf("  %-8s CPU per million rows: median %.3f s without, %.3f s with checkpoints (%+.1f%%)\n", backend,
            cpu[0][2], cpu[1][2], 100.0 * (cpu[1][2] - cpu[0][2]) / cpu[0][2]);
+    if (g_mid_n)
+        printf("  %-8s checkpoints while the input flowed: %llu, average %.0f ms (%.0f ms to the last "
+               "acknowledgement), %.0f bytes\n",
+               backend, (unsigned long long)g_mid_n, (double)g_mid_ms / (double)g_mid_n,
+               (double)g_mid_sync_ms / (double)g_mid_n, (double)g_mid_bytes / (double)g_mid_n);
     printf("  %-8s difference of the medians: %.1f%%; last run: %llu checkpoints (incl. the final one), last %lld ms "
            "(%lld ms to the last acknowledgement), %llu bytes\n",
            backend, 100.0 * (r[0][2] - r[1][2]) / r[0][2], (unsigned long long)st.completed,
@@ -231,7 +263,7 @@ int main(int argc, char **argv)
     int n_backends = 1;
 #endif
     if (!strcmp(mode, "once")) { /* one run, for profiling: once ROWS with|without BACKEND */
-        cj_gen g = {.n = strtoull(argv[2], NULL, 0), .seed = 3, .n_keys = 10000};
+        cj_gen g = {.n = strtoull(argv[2], NULL, 0), .seed = 3, .n_keys = 10000, .produced = &g_produced_run};
         weir_checkpoint_stats st;
         double cpu;
         double r = run_once(&g, argc > 4 ? argv[4] : "memory", !strcmp(argv[3], "with"), &st, &cpu);
