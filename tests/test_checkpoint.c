@@ -166,6 +166,12 @@ static bool dir_exists(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+static void find_metric(void *ud, const char *name, double v)
+{
+    if (!strcmp(name, "checkpoint.last_id"))
+        *(double *)ud = v;
+}
+
 Test(checkpoint, periodic_checkpoints_leave_the_output_unchanged_and_a_final_checkpoint)
 {
     reference();
@@ -184,6 +190,9 @@ Test(checkpoint, periodic_checkpoints_leave_the_output_unchanged_and_a_final_che
     cr_assert_geq(st.completed, 1);
     cr_assert_eq(st.failed, 0, "%s", st.last_failure);
     uint64_t last = st.last_id;
+    double metric_last = -1;
+    weir_job_metrics(j->job, find_metric, &metric_last);
+    cr_assert_eq(metric_last, (double)last, "checkpoint.last_id is in the job's metrics");
     cj_job_destroy(j);
     check_output();
 

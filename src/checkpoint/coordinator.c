@@ -864,6 +864,24 @@ static void coord_destroy(void *ud)
     weir_free(c);
 }
 
+/* Checkpoint metrics, as weir_job_metrics names them. */
+static void coord_metrics(void *ud, weir_metric_visit_fn fn, void *fn_ud)
+{
+    weir__coord *c = ud;
+    pthread_mutex_lock(&c->mu);
+    weir_checkpoint_stats st = c->stats;
+    uint32_t active = c->n_active;
+    pthread_mutex_unlock(&c->mu);
+    fn(fn_ud, "checkpoint.last_id", (double)st.last_id);
+    fn(fn_ud, "checkpoint.last_duration_ms", (double)st.last_duration_ms);
+    fn(fn_ud, "checkpoint.last_sync_ms", (double)st.last_sync_ms);
+    fn(fn_ud, "checkpoint.last_size_bytes", (double)st.last_size_bytes);
+    fn(fn_ud, "checkpoint.completed", (double)st.completed);
+    fn(fn_ud, "checkpoint.failed", (double)st.failed);
+    fn(fn_ud, "checkpoint.in_progress", (double)active);
+    fn(fn_ud, "checkpoint.restored_id", (double)st.restored_id);
+}
+
 /* Lists the checkpoint folders of earlier runs: complete ones (retained) and stale ones. */
 static int scan_existing(weir__coord *c)
 {
@@ -1006,7 +1024,11 @@ int weir_job_enable_checkpoints(weir_job *job, const weir_checkpoint_config *cfg
         weir_free(c);
         return weir_error_set(err, WEIR_ENOMEM, "cannot create the checkpoint coordinator's locks");
     }
-    weir__job_companion comp = {.started = coord_started, .ended = coord_ended, .destroy = coord_destroy, .ud = c};
+    weir__job_companion comp = {.started = coord_started,
+                                .ended = coord_ended,
+                                .destroy = coord_destroy,
+                                .metrics = coord_metrics,
+                                .ud = c};
     if ((rc = weir__storage_local_create(c->dir, &c->storage))) {
         weir_error_set(err, rc, "%s: cannot use as checkpoint directory: %s", c->dir, weir_strerror(rc));
         coord_destroy(c);

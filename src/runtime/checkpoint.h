@@ -124,6 +124,8 @@ typedef struct weir__job_companion {
     int (*started)(void *ud, weir_job *job);
     void (*ended)(void *ud, weir_job *job);
     void (*destroy)(void *ud);
+    /* Optional: adds the companion's metrics to weir_job_metrics. */
+    void (*metrics)(void *ud, weir_metric_visit_fn fn, void *fn_ud);
     void *ud;
 } weir__job_companion;
 

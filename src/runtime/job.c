@@ -520,6 +520,8 @@ void weir_job_metrics(weir_job *job, weir_metric_visit_fn fn, void *ud)
 {
     if (!job || !fn)
         return;
+    if (job->companion.metrics)
+        job->companion.metrics(job->companion.ud, fn, ud);
     char name[512];
     for (uint32_t t = 0; t < job->n_tasks; t++) {
         weir__task *task = &job->tasks[t];
