@@ -37,7 +37,8 @@
 #define DEFAULT_ROLL_SIZE (UINT64_C(128) << 20)
 #define DEFAULT_ROLLOVER_MS (30 * 60 * 1000)
 #define WRITE_CHUNK (256u << 10)
-/* 2 adds the subtask index: after a scale-down a subtask adopts others' files. */
+/* 2 adds the subtask index: after a scale-down a subtask adopts others' files.
+ */
 #define SNAPSHOT_VERSION 2
 
 typedef struct fsink_arg {
@@ -359,7 +360,8 @@ static int fsink_finish_impl(void *op, weir_op_ctx *ctx)
      * job's final checkpoint commits it (a crash before that checkpoint
      * completes must not leave it visible); without, commit now.
      */
-    if (rc || (s->arg->cfg.commit_on_checkpoint && weir__op_final_checkpoint(ctx)))
+    if (rc ||
+        (s->arg->cfg.commit_on_checkpoint && weir__op_final_checkpoint(ctx)))
         return rc;
     return commit_pending(s, true, 0);
 }
@@ -402,7 +404,8 @@ static int fsink_checkpoint_complete_impl(void *op, weir_op_ctx *ctx,
     return commit_pending(op, false, ckpt_id);
 }
 
-/* Deletes the hidden files of subtask index idx that no restored checkpoint covers. */
+/* Deletes the hidden files of subtask index idx that no restored checkpoint
+ * covers. */
 static int abort_uncovered(file_sink *s, uint32_t idx)
 {
     DIR *d = opendir(s->arg->path);
