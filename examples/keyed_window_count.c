@@ -306,7 +306,8 @@ int main(void)
     weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 5000};
     weir_stream s, counted;
     uint32_t user_col = 0;
-    weir_process_fn fn = {.open = count_open,
+    weir_process_fn fn = {.name = "count_views",
+                          .open = count_open,
                           .process = count_process,
                           .timer = count_timer,
                           .close = count_close};

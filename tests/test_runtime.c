@@ -1230,14 +1230,15 @@ Test(runtime, checkpoint_of_finished_subtasks_acks_finished, .timeout = 60)
 {
     weir_schema *s = th_schema("k BIGINT, v BIGINT");
     weir_schema *os = th_schema("k BIGINT, window_end BIGINT, cnt BIGINT");
-    th_source *src = th_usource_create(s, 1);
+    th_source *src = th_usource_create(s, 2); /* split i on source subtask i */
     ckpt_test a;
     ck_init(&a);
+    th_collect *wms = th_collect_create(0);
     weir_job *job = new_job(1, 8, NULL, 0);
     weir_source_spec ss = th_source_spec(src, "events");
+    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 0};
     weir_stream st, counted;
-    /* Source parallelism 2 with one split: subtask 1 has no split. */
-    cr_assert_eq(weir_job_source(job, &ss, NULL, 2, &st), 0);
+    cr_assert_eq(weir_job_source(job, &ss, &wm, 2, &st), 0);
     uint32_t key = 0;
     weir_process_fn fn = {.open = wc_open,
                           .process = wc_process_flush,
@@ -1251,24 +1252,32 @@ Test(runtime, checkpoint_of_finished_subtasks_acks_finished, .timeout = 60)
                                .create = ck_sink_create,
                                .arg = &a};
     cr_assert_eq(weir_job_sink(job, counted, &sink, 1), 0);
+    weir_operator_spec wsink = th_collect_spec(wms, "watermarks");
+    cr_assert_eq(weir_job_sink(job, weir_stream_partition(st, WEIR_PART_GLOBAL),
+                               &wsink, 1),
+                 0);
     weir__ckpt_hooks hooks = {.ack = ck_ack, .decline = ck_decline, .ud = &a};
     cr_assert_eq(weir__job_set_ckpt_hooks(job, &hooks), 0);
     cr_assert_eq(weir_job_start(job), 0);
-    th_source_row(src, 0, 5, (int64_t)1, (int64_t)1);
-    cr_assert(th_source_wait_read(src, 0, GUARD_MS));
+    th_source_row(src, 0, 500, (int64_t)1, (int64_t)1);
+    th_source_row(src, 1, 100, (int64_t)2, (int64_t)2);
+    th_source_end(src, 1);
+    /* 500 needs split 1's final watermark: source subtask 1 is past its last
+     * chance to checkpoint. */
+    cr_assert(th_collect_wait_watermark(wms, 500, GUARD_MS));
     cr_assert_eq(weir__job_trigger_checkpoint(job, 7), 0);
-    /* source 0, source 1 (already finished: it had no split), process -> sink
-     * chained */
     uint32_t subtasks = weir__job_subtask_count(job);
-    cr_assert_eq(subtasks, 3);
-    wait_acks(&a, 3);
-    cr_assert_eq(a.finished_acks, 1,
-                 "the source subtask without splits had finished");
+    cr_assert_eq(subtasks,
+                 4); /* 2 sources, process -> ck_sink chained, watermarks */
+    wait_acks(&a, (int)subtasks);
+    cr_assert_eq(a.finished_acks, 1, "source subtask 1 had finished");
+    cr_assert_eq(a.declines, 0);
     th_source_end_all(src);
     cr_assert_eq(weir_job_wait(job), 0, "%s", weir_job_error(job));
-    cr_assert_eq(a.declines, 0);
-    cr_assert_eq(a.acks, 3);
+    cr_assert_eq(a.acks, 4);
+    /* Two source snapshots would restore both splits; one is "finished". */
     weir_job_destroy(job);
+    th_collect_destroy(wms);
     ck_fini(&a);
     th_source_destroy(src);
     weir_schema_destroy(s);
@@ -1435,4 +1444,58 @@ Test(runtime, two_input_operator_sees_its_inputs_and_the_min_watermark,
     th_source_destroy(b);
     weir_schema_destroy(s);
     weir_schema_destroy(os);
+}
+
+static int pass_process(void *op, weir_op_ctx *ctx, int input,
+                        const weir_batch *b)
+{
+    (void)op;
+    (void)input;
+    return weir_op_emit(ctx, b);
+}
+
+static int pass_create(void *arg, const weir_op_info *info, void **out)
+{
+    (void)arg;
+    (void)info;
+    *out = NULL;
+    return 0;
+}
+
+static void pass_close(void *op)
+{
+    (void)op;
+}
+
+static const weir_operator_class pass_cls = {
+    .name = "pass", .process = pass_process, .close = pass_close};
+
+Test(runtime, emitting_rows_of_the_wrong_schema_fails_the_job, .timeout = 30)
+{
+    weir_schema *s = th_schema("k BIGINT");
+    weir_schema *other = th_schema("a STRING, b DOUBLE");
+    th_source *src = th_vsource_create(s, 1);
+    th_source_row(src, 0, 1, (int64_t)1);
+    th_collect *out = th_collect_create(0);
+    weir_job *job = new_job(1, 8, NULL, 0);
+    weir_source_spec ss = th_source_spec(src, "events");
+    weir_stream st, p;
+    cr_assert_eq(weir_job_source(job, &ss, NULL, 1, &st), 0);
+    weir_operator_spec spec = {
+        .name = "pass", .cls = &pass_cls, .create = pass_create};
+    cr_assert_eq(weir_job_operator(job, &st, 1, &spec, other, 1, &p), 0);
+    weir_operator_spec sink = th_collect_spec(out, "collect");
+    cr_assert_eq(weir_job_sink(job,
+                               weir_stream_partition(p, WEIR_PART_REBALANCE),
+                               &sink, 2),
+                 0);
+    cr_assert_eq(weir_job_run(job), WEIR_EINVAL);
+    cr_assert(
+        strstr(weir_job_error(job), "pass[0]: emitted rows of another schema"),
+        "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    th_collect_destroy(out);
+    th_source_destroy(src);
+    weir_schema_destroy(s);
+    weir_schema_destroy(other);
 }

@@ -979,3 +979,38 @@ Test(window_state, released_when_purged)
     cr_assert_eq(st.keys, 0);
     h_fini(&h);
 }
+
+Test(window_state, idle_keys_are_swept_and_come_back)
+{
+    /* 40,000 keys, one record each per window: after a window fires they hold nothing */
+    weir_window_spec s;
+    spec_for(&s, weir_window_tumbling(100, 0));
+    harness h;
+    cr_assert_eq(h_init(&h, &s, 0, 1024), 0);
+    weir_batch *b = weir_batch_create(h.in, 1000);
+    weir__wcore_stats st;
+    for (int w = 0; w < 4; w++) {
+        for (int k0 = 0; k0 < 40000; k0 += 1000) {
+            weir_batch_reset(b);
+            for (int k = k0; k < k0 + 1000; k++) {
+                int r = weir_batch_append_row(b);
+                WEIR_COL_I64(b, 0)[r] = w == 3 ? k + 100000 : k; /* the last window: other keys */
+                WEIR_COL_I64(b, 1)[r] = w;
+                b->ts[r] = w * 100 + k % 100;
+            }
+            cr_assert_eq(weir__wcore_process(h.core, b, h.wm, 0), 0);
+        }
+        cr_assert_eq(h_watermark(&h, (w + 1) * 100), 0);
+        weir__wcore_stats_get(h.core, &st);
+        cr_assert_eq(st.keys, 0, "every key fired and holds nothing");
+        if (w < 2)
+            cr_assert_eq(st.entries, 40000, "a key idle for one sweep stays (second chance)");
+    }
+    /* keys idle across two sweeps went; the 40,000 of the last window are new */
+    cr_assert_eq(st.entries, 40000, "the keys idle across two sweeps were dropped");
+    cr_assert_eq(h.n, 160000);
+    for (size_t i = 0; i < h.n; i++)
+        cr_assert(h.rows[i].v[0] == 1 && h.rows[i].we - h.rows[i].ws == 100 && h.rows[i].v[1] * 100 == h.rows[i].ws);
+    weir_batch_destroy(b);
+    h_fini(&h);
+}

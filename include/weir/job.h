@@ -107,6 +107,7 @@ typedef struct weir_process_fn {
     int (*timer)(void *instance, weir_op_ctx *ctx, const weir_timer *t, weir_batch *out);
     void (*close)(void *instance);
     void *ud;
+    const char *name; /* optional: the operator's name in explain and metrics ("process") */
 } weir_process_fn;
 int weir_job_process(weir_job *job, weir_stream keyed_in, const weir_schema *out_schema,
                      const weir_process_fn *fn, weir_stream *out);

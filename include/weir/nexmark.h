@@ -166,6 +166,15 @@ int weir_nexmark_source_spec_from_options(const char *const *keys,
                                           weir_error *err);
 
 /*
+ * Registers the scalar functions the Nexmark queries use (q14's
+ * count_char(s, c): the number of bytes of s equal to the first byte of c;
+ * 0 for a NULL s, NULL for a NULL or empty c) process-wide. Idempotent: a
+ * name already registered is left as it is. The SQL layer calls it when it
+ * plans a 'connector' = 'nexmark' table.
+ */
+int weir_nexmark_register_udfs(weir_error *err);
+
+/*
  * Direct access to the generator, for tests that compute expected results
  * independently of the source, and for tools.
  */

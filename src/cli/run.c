@@ -172,6 +172,7 @@ typedef struct status_sums {
     uint32_t last_task; /* the task closest to the sinks seen so far */
     double wm;          /* minimum watermark over its subtasks */
     bool have_wm;
+    double newest;      /* newest event time read by the sources */
 } status_sums;
 
 static bool ends_with(const char *s, const char *suffix)
@@ -184,11 +185,14 @@ static bool ends_with(const char *s, const char *suffix)
 static void sum_metric(void *ud, const char *name, double v)
 {
     status_sums *s = ud;
-    if (strstr(name, ".Source[") && ends_with(name, ".records_out"))
-        s->in += v;
-    else if (strstr(name, ".Sink[") && ends_with(name, ".records_in"))
-        s->out += v;
-    else if (ends_with(name, ".watermark")) {
+    if (!strcmp(name, "job.records_read"))
+        s->in = v;
+    else if (!strcmp(name, "job.records_written"))
+        s->out = v;
+    else if (ends_with(name, ".max_event_ts")) {
+        if (v > s->newest)
+            s->newest = v;
+    } else if (ends_with(name, ".watermark")) {
         uint32_t t = (uint32_t)strtoul(name + 4, NULL, 10);
         if (t > s->last_task || !s->have_wm) {
             s->last_task = t;
@@ -291,16 +295,19 @@ int weir_cli_run(int argc, char **argv)
             nanosleep(&half, NULL);
             if (atomic_load(&w.done))
                 break;
-            status_sums s = {0};
+            status_sums s = {.newest = (double)INT64_MIN};
             weir_job_metrics(job, sum_metric, &s);
             int64_t now = weir_monotonic_ns();
             double rate = (s.out - last_out) / ((double)(now - last_t) / 1e9);
             last_out = s.out;
             last_t = now;
-            char wm[64];
+            char wm[64], lag[48] = "";
             format_wm(s.have_wm ? s.wm : (double)INT64_MIN, wm, sizeof wm);
-            fprintf(stderr, "\r\033[Kin %.0f  out %.0f  %.0f rows/s  watermark %s  %.1f s", s.in, s.out, rate, wm,
-                    (double)(now - t0) / 1e9);
+            if (s.have_wm && s.newest > (double)INT64_MIN / 2 && s.wm > (double)INT64_MIN / 2 &&
+                s.wm < (double)INT64_MAX / 2)
+                snprintf(lag, sizeof lag, " (%.1f s behind the newest event)", (s.newest - s.wm) / 1000.0);
+            fprintf(stderr, "\r\033[Kin %.0f  out %.0f  %.0f rows/s  watermark %s%s  %.1f s", s.in, s.out, rate, wm,
+                    lag, (double)(now - t0) / 1e9);
         }
         fprintf(stderr, "\r\033[K");
         pthread_join(th, NULL);

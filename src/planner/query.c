@@ -887,7 +887,7 @@ static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pr
 
 /* --------------------------------------------------------------- SELECT */
 
-static int plan_select(plan_ctx *pc, const weir_sql_select *sel, rel *out)
+static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *asp, rel *out)
 {
     if (!sel->from)
         return plan_error(pc, sel->loc, WEIR_EUNSUPPORTED, "SELECT without FROM is not supported yet");
@@ -909,7 +909,7 @@ static int plan_select(plan_ctx *pc, const weir_sql_select *sel, rel *out)
     bool aggregating = sel->n_group_by > 0 || sel->distinct || sel->having;
     for (uint32_t i = 0; i < sel->n_items && !aggregating; i++)
         aggregating = sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR && has_agg(sel->items[i].expr);
-    agg_scope as;
+    agg_scope *as_ = asp;
     const rel *src = &in;
     rel agg;
     weir_expr *post_filter = NULL;
@@ -926,10 +926,10 @@ static int plan_select(plan_ctx *pc, const weir_sql_select *sel, rel *out)
             in = f;
             filter = NULL;
         }
-        if ((rc = plan_aggregate(pc, sel, &in, &as, &agg)))
+        if ((rc = plan_aggregate(pc, sel, &in, as_, &agg)))
             return rc;
         src = &agg;
-        if (sel->having && (rc = plan_bind_expr(pc, &agg, &as, sel->having, &post_filter)))
+        if (sel->having && (rc = plan_bind_expr(pc, &agg, as_, sel->having, &post_filter)))
             return rc;
     } else if (in.win.present) {
         return plan_error(pc, in.win.loc, WEIR_EUNSUPPORTED,
@@ -970,7 +970,7 @@ static int plan_select(plan_ctx *pc, const weir_sql_select *sel, rel *out)
                 return plan_error(pc, e->loc, WEIR_ENOTFOUND, "unknown table or alias '%s'", qual);
             continue;
         }
-        if ((rc = plan_bind_expr(pc, src, aggregating ? &as : NULL, e, &exprs[k])))
+        if ((rc = plan_bind_expr(pc, src, aggregating ? as_ : NULL, e, &exprs[k])))
             return rc;
         char nm[256];
         plan_item_name(&sel->items[i], i, nm, sizeof nm);
@@ -988,9 +988,17 @@ static int plan_select(plan_ctx *pc, const weir_sql_select *sel, rel *out)
     res.updating = src->updating;
     res.loc = sel->loc;
     *out = res;
-    if (aggregating)
-        weir_free(as.calls);
     return 0;
+}
+
+/* The aggregation scope's list of calls is freed on every path. */
+static int plan_select(plan_ctx *pc, const weir_sql_select *sel, rel *out)
+{
+    agg_scope as;
+    memset(&as, 0, sizeof as);
+    int rc = plan_select_in(pc, sel, &as, out);
+    weir_free(as.calls);
+    return rc;
 }
 
 static bool types_match(weir_type a, weir_type b)

@@ -387,7 +387,7 @@ int weir_job_process(weir_job *job, weir_stream keyed_in,
     if (!a)
         return WEIR_ENOMEM;
     a->fn = *fn;
-    weir_operator_spec spec = {.name = "process",
+    weir_operator_spec spec = {.name = fn->name ? fn->name : "process",
                                .cls = &process_cls,
                                .create = process_create,
                                .arg = a,

@@ -523,6 +523,7 @@ void weir_job_metrics(weir_job *job, weir_metric_visit_fn fn, void *ud)
     if (job->companion.metrics)
         job->companion.metrics(job->companion.ud, fn, ud);
     char name[512];
+    double read = 0, written = 0; /* job totals: rows out of sources, into sinks */
     for (uint32_t t = 0; t < job->n_tasks; t++) {
         weir__task *task = &job->tasks[t];
         if (!task->subtasks)
@@ -531,11 +532,23 @@ void weir_job_metrics(weir_job *job, weir_metric_visit_fn fn, void *ud)
             weir__subtask *st = task->subtasks[s];
             if (!st)
                 continue;
+            for (uint32_t o = 0; o < st->n_ops; o++) {
+                weir_op_ctx *c = &st->ops[o];
+                if (c->node->kind == WEIR__NODE_SOURCE)
+                    read += (double)WEIR__LOAD(&c->records_out);
+                else if (!c->node->out_schema)
+                    written += (double)WEIR__LOAD(&c->records_in);
+            }
             snprintf(name, sizeof name, "task%u.%u.backpressured_ns", t, s);
             fn(ud, name, (double)WEIR__LOAD(&st->backpressured_ns));
             int64_t wm = WEIR__LOAD(&st->out_wm_metric);
             snprintf(name, sizeof name, "task%u.%u.watermark", t, s);
             fn(ud, name, (double)wm);
+            int64_t newest = WEIR__LOAD(&st->max_event_ts_metric);
+            if (newest != WEIR_TS_MIN) {
+                snprintf(name, sizeof name, "task%u.%u.max_event_ts", t, s);
+                fn(ud, name, (double)newest);
+            }
             uint64_t queued = 0, peak = 0, batches = 0;
             for (uint32_t i = 0; i < st->n_in; i++) {
                 weir__channel *ch = st->in[i].ch;
@@ -571,4 +584,6 @@ void weir_job_metrics(weir_job *job, weir_metric_visit_fn fn, void *ud)
             }
         }
     }
+    fn(ud, "job.records_read", read);
+    fn(ud, "job.records_written", written);
 }

@@ -227,19 +227,42 @@ const weir_op_info *weir_op_info_of(weir_op_ctx *ctx)
     return &ctx->info;
 }
 
+/*
+ * Rows must have the schema their consumers were built for: a mismatch would
+ * copy columns of the wrong width. Same pointer is the fast, usual case.
+ */
+static int check_schema(weir_op_ctx *ctx, const weir_schema *want,
+                        const weir_batch *b, const char *what)
+{
+    if (b->schema == want)
+        return 0;
+    if (!want)
+        return weir_op_fail(ctx, WEIR_EINVAL,
+                            "emitted rows but has no output (a sink)");
+    if (weir_schema_equal(want, b->schema))
+        return 0;
+    return weir_op_fail(
+        ctx, WEIR_EINVAL,
+        "emitted rows of another schema than its %s (%u fields, expected %u)",
+        what, b->schema->n_fields, want->n_fields);
+}
+
 int weir_op_emit(weir_op_ctx *ctx, const weir_batch *b)
 {
     if (!b || b->n_rows == 0)
         return 0;
+    int rc = check_schema(ctx, ctx->node->out_schema, b, "output");
+    if (rc)
+        return rc;
+    if (!ctx->st->status_sent)
+        return weir_op_fail(ctx, WEIR_ESTATE,
+                            "emitted rows before the job started (from open?)");
     WEIR__ADD(&ctx->records_out, b->n_rows);
     if (ctx->next)
         return weir__op_process(ctx->next, 0, b);
-    for (uint32_t i = 0; i < ctx->n_out; i++) {
-        int rc = weir__writer_emit(ctx->out[i], b);
-        if (rc)
-            return rc;
-    }
-    return 0;
+    for (uint32_t i = 0; i < ctx->n_out && !rc; i++)
+        rc = weir__writer_emit(ctx->out[i], b);
+    return rc;
 }
 
 int weir_op_emit_side(weir_op_ctx *ctx, int tag, const weir_batch *b)
@@ -249,11 +272,14 @@ int weir_op_emit_side(weir_op_ctx *ctx, int tag, const weir_batch *b)
     for (uint32_t s = 0; s < ctx->n_sides; s++) {
         if (ctx->sides[s].tag != tag)
             continue;
-        for (uint32_t i = 0; i < ctx->sides[s].n; i++) {
-            int rc = weir__writer_emit(ctx->sides[s].w[i], b);
-            if (rc)
-                return rc;
-        }
+        int rc = check_schema(ctx, ctx->sides[s].w[0]->ch[0]->schema, b,
+                              "side output");
+        if (rc)
+            return rc;
+        for (uint32_t i = 0; i < ctx->sides[s].n && !rc; i++)
+            rc = weir__writer_emit(ctx->sides[s].w[i], b);
+        if (rc)
+            return rc;
     }
     return 0;
 }

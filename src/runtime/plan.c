@@ -222,6 +222,7 @@ static int build_subtasks(weir_job *job)
             st->task = task;
             st->index = s;
             st->out_wm_metric = WEIR_TS_MIN;
+            st->max_event_ts_metric = WEIR_TS_MIN;
             if (weir__gate_init(&st->gate)) {
                 task->subtasks[s] = NULL;
                 weir_free(st);

@@ -221,6 +221,7 @@ struct weir__subtask {
     weir_error err; /* first failure of this subtask */
     int64_t backpressured_ns;
     int64_t out_wm_metric; /* last watermark sent downstream */
+    int64_t max_event_ts_metric; /* sources: newest event time read */
 };
 
 struct weir_job {

@@ -264,11 +264,13 @@ static int process_rows(weir__subtask *st, weir__split *s)
     weir_ts other = weir__wm_valve_min_excluding(&r->valve, s->valve_idx);
     weir_ts emitted = r->valve.out;
     uint32_t seg = 0, n = rb->n_rows;
+    const weir_ts *ts = rb->ts;
+    /* cur and cand change only when a row raises the split's maximum. */
+    weir_ts cur = weir__wm_gen_current(&s->gen);
+    weir_ts cand = cur < other ? cur : other;
     for (uint32_t i = 0; i < n; i++) {
-        weir_ts t = rb->ts[i];
-        weir_ts cur = weir__wm_gen_current(&s->gen);
-        weir_ts cand = cur < other ? cur : other;
-        if (cand > emitted && t <= cand) {
+        weir_ts t = ts[i];
+        if (t <= cand && cand > emitted) {
             if ((rc = emit_rows(st, seg, i)))
                 return rc;
             if ((rc = handle_flags(st, weir__wm_valve_watermark(
@@ -277,10 +279,16 @@ static int process_rows(weir__subtask *st, weir__split *s)
             emitted = r->valve.out;
             seg = i;
         }
-        weir__wm_gen_observe(&s->gen, t);
+        if (t > s->gen.max_ts) {
+            s->gen.max_ts = t;
+            cur = weir__wm_gen_current(&s->gen);
+            cand = cur < other ? cur : other;
+        }
     }
     if ((rc = emit_rows(st, seg, n)))
         return rc;
+    if (s->gen.max_ts > WEIR__LOAD(&st->max_event_ts_metric))
+        WEIR__SET(&st->max_event_ts_metric, s->gen.max_ts);
     return handle_flags(
         st, weir__wm_valve_watermark(&r->valve, s->valve_idx,
                                      weir__wm_gen_current(&s->gen)));
@@ -443,6 +451,13 @@ int weir__run_source(weir__subtask *st)
         quiet++;
     }
     poll_source_metrics(st);
+    /*
+     * A checkpoint asked for by now is taken here, at the end of the input
+     * but before the final watermark; one asked for later is answered by
+     * weir__subtask_mark_finished ("finished").
+     */
+    if ((rc = inject_pending_barrier(st)))
+        return rc;
     if (drained && (rc = weir__chain_watermark(st, WEIR_TS_MAX)))
         return rc;
     if ((rc = inject_pending_barrier(st)))

@@ -545,8 +545,10 @@ int weir__run_consumer(weir__subtask *st)
             rc = WEIR_ECANCELED;
             break;
         }
+        /* Timers (restored ones too) fire only once downstream knows our
+         * status. */
         if ((rc = weir__subtask_commands(st, NULL)) ||
-            (rc = weir__fire_processing_timers(st)))
+            (st->status_sent && (rc = weir__fire_processing_timers(st))))
             break;
         weir__msg m;
         uint32_t from = 0;

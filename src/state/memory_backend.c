@@ -350,7 +350,7 @@ static inline uint32_t rec_find(const tab *t, uint64_t h, const uint8_t *key,
         if (s->hash == h) {
             mrec *r = s->p;
             if (r->klen == klen && r->nslen == nslen &&
-                memcmp(r->data, key, klen) == 0 &&
+                (klen == 0 || memcmp(r->data, key, klen) == 0) &&
                 (nslen == 0 || memcmp(r->data + klen, ns, nslen) == 0))
                 return i;
         }

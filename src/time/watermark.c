@@ -21,11 +21,6 @@ static weir_ts wm_of(const weir__wm_gen *g, weir_ts max_ts)
     return max_ts - g->delay_ms;
 }
 
-weir_ts weir__wm_gen_current(const weir__wm_gen *g)
-{
-    return wm_of(g, g->max_ts);
-}
-
 weir_ts weir__wm_gen_after(const weir__wm_gen *g, weir_ts ts)
 {
     return wm_of(g, ts > g->max_ts ? ts : g->max_ts);

@@ -33,7 +33,14 @@ static inline void weir__wm_gen_observe(weir__wm_gen *g, weir_ts ts)
         g->max_ts = ts;
 }
 /* The split's current watermark (WEIR_TS_MIN if none yet). */
-weir_ts weir__wm_gen_current(const weir__wm_gen *g);
+static inline weir_ts weir__wm_gen_current(const weir__wm_gen *g)
+{
+    if (g->kind == WEIR_WATERMARK_NONE || g->max_ts == WEIR_TS_MIN)
+        return WEIR_TS_MIN;
+    if (g->max_ts < WEIR_TS_MIN + g->delay_ms)
+        return WEIR_TS_MIN; /* saturate instead of wrapping */
+    return g->max_ts - g->delay_ms;
+}
 /* The watermark the generator would have after observing ts. */
 weir_ts weir__wm_gen_after(const weir__wm_gen *g, weir_ts ts);
 

@@ -94,6 +94,10 @@ int weir__accset_init(weir__accset *as, const weir_agg *aggs, uint32_t n, const 
         }
     }
     as->size = align8(off);
+    as->all_int = true;
+    for (uint32_t i = 0; i < n; i++)
+        if (as->f[i].kind == WEIR__ACC_SUM_F64 || as->f[i].kind == WEIR__ACC_GENERIC)
+            as->all_int = false;
     return 0;
 }
 
@@ -135,6 +139,14 @@ void weir__acc_reset(const weir__accset *as, void *blk)
 
 int weir__acc_merge(const weir__accset *as, void *dst, const void *src)
 {
+    if (as->all_int) {
+        /* every word is an int64 sum: rows, counts, sums and their non-NULL counts */
+        int64_t *dw = dst;
+        const int64_t *sw = src;
+        for (uint32_t w = 0; w < as->size / 8; w++)
+            dw[w] = (int64_t)((uint64_t)dw[w] + (uint64_t)sw[w]);
+        return 0;
+    }
     char *d = dst;
     const char *s = src;
     WEIR__ACC_ROWS(d) += WEIR__ACC_ROWS(s);
@@ -280,6 +292,13 @@ int weir__acc_add_many(const weir__accset *as, void *const *blks, const uint32_t
     return 0;
 }
 
+static inline void set_valid(weir_batch *out, uint32_t col, uint32_t row)
+{
+    weir_column *c = &out->cols[col];
+    if (!c->all_valid)
+        c->valid[row >> 3] |= (uint8_t)(1u << (row & 7));
+}
+
 static void put_int_result(weir_batch *out, uint32_t col, uint32_t row, weir_type_id id, int64_t v)
 {
     switch (id) {
@@ -287,7 +306,7 @@ static void put_int_result(weir_batch *out, uint32_t col, uint32_t row, weir_typ
     case WEIR_TYPE_DOUBLE: WEIR_COL_F64(out, col)[row] = (double)v; break;
     default: WEIR_COL_I64(out, col)[row] = v; break;
     }
-    weir_batch_set_valid(out, col, row);
+    set_valid(out, col, row);
 }
 
 int weir__acc_result(const weir__accset *as, const void *blk, weir_batch *out, uint32_t col0,
@@ -315,7 +334,7 @@ int weir__acc_result(const weir__accset *as, const void *blk, weir_batch *out, u
                 weir_batch_set_null(out, col, orow);
             } else {
                 WEIR_COL_F64(out, col)[orow] = *(const double *)a;
-                weir_batch_set_valid(out, col, orow);
+                set_valid(out, col, orow);
             }
             break;
         }

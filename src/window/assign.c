@@ -90,12 +90,19 @@ int weir_window_assigner_check(const weir_window_assigner *a, weir_error *err)
 
 weir_ts weir_window_align(weir_ts ts, int64_t offset_ms, int64_t step_ms)
 {
-    /* 128-bit arithmetic: ts - offset may leave the int64 range. */
-    __int128 d = (__int128)ts - offset_ms;
-    __int128 m = d % step_ms;
-    if (m < 0)
-        m += step_ms;
-    __int128 r = (__int128)ts - m;
+    int64_t d;
+    if (!__builtin_sub_overflow(ts, offset_ms, &d)) {
+        int64_t m = d % step_ms;
+        if (m < 0)
+            m += step_ms;
+        return ts >= WEIR_TS_MIN + m ? ts - m : WEIR_TS_MIN;
+    }
+    /* 128-bit arithmetic: ts - offset leaves the int64 range. */
+    __int128 dd = (__int128)ts - offset_ms;
+    __int128 mm = dd % step_ms;
+    if (mm < 0)
+        mm += step_ms;
+    __int128 r = (__int128)ts - mm;
     return r < INT64_MIN ? WEIR_TS_MIN : (weir_ts)r;
 }
 

@@ -28,7 +28,6 @@
 #define DUE_NONE INT64_MAX
 #define NCHUNK 256
 
-static void entry_busy(wcore *c, wentry *e);
 
 /* ------------------------------------------------------------------ */
 /* 1. pools, key table, changed list                                    */
@@ -159,7 +158,6 @@ static wentry *entry_alloc(wcore *c)
     uint8_t keep = e->flags & E_IN_CHG;
     memset(e, 0, sizeof *e);
     e->flags = keep;
-    e->stk_end = WEIR_TS_MIN;
     e->floor = WEIR_TS_MIN;
     e->wake = WEIR_TS_MAX;
     return e;
@@ -180,8 +178,12 @@ static int table_grow(wcore *c)
 {
     uint32_t ncap = c->tab_cap ? c->tab_cap * 2 : 1024;
     wentry **nt = weir_calloc(ncap, sizeof *nt);
-    if (!nt)
+    uint64_t *nh = weir_malloc(ncap * sizeof *nh);
+    if (!nt || !nh) {
+        weir_free(nt);
+        weir_free(nh);
         return WEIR_ENOMEM;
+    }
     for (uint32_t i = 0; i < c->tab_cap; i++) {
         wentry *e = c->tab[i];
         if (!e)
@@ -190,21 +192,41 @@ static int table_grow(wcore *c)
         while (nt[j])
             j = (j + 1) & (ncap - 1);
         nt[j] = e;
+        nh[j] = e->hash;
     }
     weir_free(c->tab);
+    weir_free(c->tabh);
     c->tab = nt;
+    c->tabh = nh;
     c->tab_cap = ncap;
     return 0;
 }
 
-enum { E_IDLE = 32 };
+
+/* Short keys (a BIGINT is 9 bytes) compare without a call. */
+static inline bool key_eq(const uint8_t *a, const uint8_t *b, size_t len)
+{
+    while (len >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return false;
+        a += 8, b += 8, len -= 8;
+    }
+    while (len--)
+        if (*a++ != *b++)
+            return false;
+    return true;
+}
 
 wentry *weir__wentry_get(wcore *c, const uint8_t *key, size_t len, uint64_t hash, bool create)
 {
     uint32_t mask = c->tab_cap - 1;
     uint32_t i = (uint32_t)hash & mask;
+    /* hashes beside the pointers: a probe touches an entry only when its hash matches */
     for (wentry *p; (p = c->tab[i]); i = (i + 1) & mask)
-        if (p->hash == hash && p->key_len == len && memcmp(p->key, key, len) == 0)
+        if (c->tabh[i] == hash && p->key_len == len && key_eq(p->key, key, len))
             return p;
     if (!create)
         return NULL;
@@ -230,6 +252,7 @@ wentry *weir__wentry_get(wcore *c, const uint8_t *key, size_t len, uint64_t hash
     e->hash = hash;
     e->flags |= E_LIVE | E_IDLE;
     c->tab[i] = e;
+    c->tabh[i] = hash;
     c->n_live++;
     c->n_idle++;
     return e;
@@ -254,50 +277,73 @@ void weir__wentry_changed(wcore *c, wentry *e)
     e->flags |= E_IN_CHG;
 }
 
-static bool entry_empty(const wentry *e) { return !e->head && !e->mats && !e->cum; }
+static bool entry_empty(const wentry *e) { return !e->head && !e->mats && !e->nrec; }
 
-static void entry_busy(wcore *c, wentry *e)
+/* An entry whose last window went away counts as idle (sweepable). */
+void weir__entry_maybe_idle(wcore *c, wentry *e)
+{
+    if (entry_empty(e) && !(e->flags & E_IDLE)) {
+        e->flags |= E_IDLE;
+        c->n_idle++;
+    }
+}
+
+void weir__entry_busy(wcore *c, wentry *e)
 {
     if (e->flags & E_IDLE) {
-        e->flags &= (uint8_t)~E_IDLE;
+        e->flags &= (uint8_t)~(E_IDLE | E_STALE);
         c->n_idle--;
     }
 }
 
 /*
  * Drops key entries that hold nothing and have nothing in keyed state, so
- * a stream of ever-new keys (sessions) does not grow the table. Entries
- * are pooled, so stale wheel references stay harmless (their wake time no
+ * a stream of ever-new keys (sessions) does not grow the table. Sweeps run
+ * only when idle entries clearly outnumber busy ones, and an entry must be
+ * found idle by two sweeps in a row to go (second chance), so keys that
+ * merely pause between windows are not dropped and re-created. Entries are
+ * pooled, so stale wheel references stay harmless (their wake time no
  * longer matches).
  */
 static int maybe_sweep(wcore *c)
 {
-    if (c->n_idle < 4096 || c->n_idle * 2 < c->n_live)
+    uint32_t busy = c->n_live - c->n_idle;
+    if (c->n_idle < 16384 || c->n_idle < 2 * busy)
         return 0;
     wentry **old = c->tab;
     uint32_t cap = c->tab_cap;
     wentry **nt = weir_calloc(cap, sizeof *nt);
-    if (!nt)
+    uint64_t *nh = weir_malloc(cap * sizeof *nh);
+    if (!nt || !nh) {
+        weir_free(nt);
+        weir_free(nh);
         return 0; /* sweeping is an optimisation; try again later */
+    }
     uint32_t live = 0, idle = 0;
     for (uint32_t i = 0; i < cap; i++) {
         wentry *e = old[i];
         if (!e)
             continue;
         if ((e->flags & E_IDLE) && !(e->flags & E_IN_STATE)) {
-            entry_release(c, e);
-            continue;
+            if (e->flags & E_STALE) {
+                entry_release(c, e);
+                continue;
+            }
+            e->flags |= E_STALE;
         }
         uint32_t j = (uint32_t)e->hash & (cap - 1);
         while (nt[j])
             j = (j + 1) & (cap - 1);
         nt[j] = e;
+        nh[j] = e->hash;
         live++;
         if (e->flags & E_IDLE)
             idle++;
     }
     weir_free(old);
+    weir_free(c->tabh);
     c->tab = nt;
+    c->tabh = nh;
     c->n_live = live;
     c->n_idle = idle;
     return 0;
@@ -435,9 +481,8 @@ int weir__wcore_flush(weir__wcore *c)
 }
 
 /* Writes the key columns of e into row r of out, decoding weir_key_encode's format. */
-static int put_key(wcore *c, const wentry *e, weir_batch *out, uint32_t r)
+static int put_key(wcore *c, const uint8_t *p, weir_batch *out, uint32_t r)
 {
-    const uint8_t *p = e->key;
     for (uint32_t k = 0; k < c->key.n; k++) {
         const keycol *kc = &c->kcols[k];
         if (!*p++) {
@@ -452,15 +497,28 @@ static int put_key(wcore *c, const wentry *e, weir_batch *out, uint32_t r)
                 return rc;
             p += 4 + len;
         } else {
-            memcpy((char *)out->cols[k].data + (size_t)r * kc->width, p, kc->width);
+            char *dst = (char *)out->cols[k].data + (size_t)r * kc->width;
+            switch (kc->width) {
+            case 8: memcpy(dst, p, 8); break;
+            case 4: memcpy(dst, p, 4); break;
+            default: memcpy(dst, p, kc->width); break;
+            }
             p += kc->width;
         }
-        weir_batch_set_valid(out, k, r);
+        if (!out->cols[k].all_valid)
+            out->cols[k].valid[r >> 3] |= (uint8_t)(1u << (r & 7));
     }
     return 0;
 }
 
-static int emit_row(wcore *c, const wentry *e, weir_ts start, weir_ts end, weir_ts row_ts,
+static inline void set_valid(weir_batch *b, uint32_t col, uint32_t row)
+{
+    weir_column *c = &b->cols[col];
+    if (!c->all_valid)
+        c->valid[row >> 3] |= (uint8_t)(1u << (row & 7));
+}
+
+static int emit_row(wcore *c, const uint8_t *key, weir_ts start, weir_ts end, weir_ts row_ts,
                     const void *blk, weir_row_kind kind, bool global)
 {
     weir_batch *o = c->out;
@@ -470,7 +528,7 @@ static int emit_row(wcore *c, const wentry *e, weir_ts start, weir_ts end, weir_
             return rc;
     }
     uint32_t r = o->n_rows++;
-    int rc = put_key(c, e, o, r);
+    int rc = put_key(c, key, o, r);
     if (rc) {
         o->n_rows--;
         return rc;
@@ -482,12 +540,12 @@ static int emit_row(wcore *c, const wentry *e, weir_ts start, weir_ts end, weir_
             weir_batch_set_null(o, (uint32_t)c->col_wt, r);
     } else {
         WEIR_COL_I64(o, c->col_ws)[r] = start;
-        weir_batch_set_valid(o, c->col_ws, r);
+        set_valid(o, c->col_ws, r);
         WEIR_COL_I64(o, c->col_we)[r] = end;
-        weir_batch_set_valid(o, c->col_we, r);
+        set_valid(o, c->col_we, r);
         if (c->col_wt >= 0) {
             WEIR_COL_I64(o, (uint32_t)c->col_wt)[r] = end - 1;
-            weir_batch_set_valid(o, (uint32_t)c->col_wt, r);
+            set_valid(o, (uint32_t)c->col_wt, r);
         }
     }
     rc = weir__acc_result(&c->as, blk, o, c->col_agg0, r);
@@ -506,7 +564,7 @@ static weir_ts node_row_ts(const wnode *n)
     return n->type == NODE_GLOBAL ? n->max_ts : n->end - 1;
 }
 
-static int emit_late_row(wcore *c, const weir_batch *b, uint32_t row, weir_ts ts)
+int weir__emit_late_row(wcore *c, const weir_batch *b, uint32_t row, weir_ts ts)
 {
     c->st.late++;
     if (c->io.late_counter)
@@ -549,7 +607,7 @@ static int emit_late_row(wcore *c, const weir_batch *b, uint32_t row, weir_ts ts
     return 0;
 }
 
-static int pend_flush(wcore *c)
+int weir__pend_flush(wcore *c)
 {
     if (!c->pend_n)
         return 0;
@@ -559,22 +617,6 @@ static int pend_flush(wcore *c)
     c->pend_n = 0;
     c->pend_signed = false;
     return rc;
-}
-
-static inline int pend_add(wcore *c, void *blk, uint32_t row, int sign)
-{
-    if (c->pend_n == c->pend_cap) {
-        int rc = pend_flush(c);
-        if (rc)
-            return rc;
-    }
-    uint32_t i = c->pend_n++;
-    c->pend_blk[i] = blk;
-    c->pend_row[i] = row;
-    c->pend_sign[i] = (int8_t)sign;
-    if (sign < 0)
-        c->pend_signed = true;
-    return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -610,7 +652,7 @@ static int fire_node(wcore *c, wentry *e, wnode *n)
     int rc;
     while (n->retract) {
         wnode *r = n->retract;
-        rc = emit_row(c, e, r->start, r->end, r->end - 1, ACC(r), WEIR_ROW_DELETE, false);
+        rc = emit_row(c, e->key, r->start, r->end, r->end - 1, ACC(r), WEIR_ROW_DELETE, false);
         if (rc)
             return rc;
         n->retract = r->next;
@@ -620,7 +662,7 @@ static int fire_node(wcore *c, wentry *e, wnode *n)
     if (weir__acc_empty(ACC(n))) {
         /* Retracted input emptied the window: its earlier result goes away. */
         if (n->flags & F_PREV) {
-            rc = emit_row(c, e, n->start, n->end, node_row_ts(n), AUX(c, n), WEIR_ROW_DELETE, global);
+            rc = emit_row(c, e->key, n->start, n->end, node_row_ts(n), AUX(c, n), WEIR_ROW_DELETE, global);
             n->flags &= (uint8_t)~F_PREV;
             return rc;
         }
@@ -628,18 +670,18 @@ static int fire_node(wcore *c, wentry *e, wnode *n)
     }
     if (c->accm == WEIR_ACC_RETRACTING) {
         if (n->flags & F_PREV) {
-            rc = emit_row(c, e, n->start, n->end, node_row_ts(n), AUX(c, n), WEIR_ROW_UPDATE_BEFORE, global);
+            rc = emit_row(c, e->key, n->start, n->end, node_row_ts(n), AUX(c, n), WEIR_ROW_UPDATE_BEFORE, global);
             if (!rc)
-                rc = emit_row(c, e, n->start, n->end, node_row_ts(n), ACC(n), WEIR_ROW_UPDATE_AFTER, global);
+                rc = emit_row(c, e->key, n->start, n->end, node_row_ts(n), ACC(n), WEIR_ROW_UPDATE_AFTER, global);
         } else {
-            rc = emit_row(c, e, n->start, n->end, node_row_ts(n), ACC(n), WEIR_ROW_INSERT, global);
+            rc = emit_row(c, e->key, n->start, n->end, node_row_ts(n), ACC(n), WEIR_ROW_INSERT, global);
         }
         if (!rc)
             rc = weir__acc_copy(&c->as, AUX(c, n), ACC(n));
         n->flags |= F_PREV;
         return rc;
     }
-    rc = emit_row(c, e, n->start, n->end, node_row_ts(n), ACC(n), WEIR_ROW_INSERT, global);
+    rc = emit_row(c, e->key, n->start, n->end, node_row_ts(n), ACC(n), WEIR_ROW_INSERT, global);
     if (c->purge)
         weir__acc_reset(&c->as, ACC(n));
     return rc;
@@ -685,7 +727,7 @@ static int on_record(wcore *c, wentry *e, wnode *n, bool late)
     if (rc)
         return rc;
     if (fire) {
-        if ((rc = pend_flush(c)))
+        if ((rc = weir__pend_flush(c)))
             return rc;
         return fire_node(c, e, n);
     }
@@ -697,11 +739,11 @@ static int on_record(wcore *c, wentry *e, wnode *n, bool late)
  * slices into blk. With allowed lateness the window then lives on as a
  * `mat` node that late records update.
  */
-static int emit_sliced(wcore *c, wentry *e, weir_ts start, weir_ts end, const void *blk)
+int weir__emit_sliced(wcore *c, wentry *e, const uint8_t *key, weir_ts start, weir_ts end, const void *blk)
 {
     if (weir__acc_empty(blk))
         return 0;
-    int rc = emit_row(c, e, start, end, end - 1, blk, WEIR_ROW_INSERT, false);
+    int rc = emit_row(c, key ? key : e->key, start, end, end - 1, blk, WEIR_ROW_INSERT, false);
     if (rc || c->L <= 0)
         return rc;
     wnode *m = weir__wnode_alloc(c, NODE_WIN, start, end);
@@ -714,53 +756,15 @@ static int emit_sliced(wcore *c, wentry *e, weir_ts start, weir_ts end, const vo
         m->flags |= F_PREV;
     }
     slist_insert_by_end(&e->mats, m);
-    return rc;
+    weir__entry_busy(c, e);
+    weir__wentry_changed(c, e);
+    int rc2 = wheel_add(c, e, cleanup_time(c, m));
+    return rc ? rc : rc2;
 }
 
 /* ------------------------------------------------------------------ */
 /* 5. routing records                                                   */
 /* ------------------------------------------------------------------ */
-
-/* Smallest point of the grid off + k*step strictly after t. */
-static weir_ts grid_after(weir_ts t, int64_t off, int64_t step)
-{
-    if (t == WEIR_TS_MIN)
-        return WEIR_TS_MIN;
-    return weir__ts_add(weir_window_align(t, off, step), step);
-}
-
-/* Smallest grid point >= t. */
-static weir_ts grid_ceil(weir_ts t, int64_t off, int64_t step)
-{
-    if (t == WEIR_TS_MIN)
-        return WEIR_TS_MIN;
-    return grid_after(t - 1, off, step);
-}
-
-/* Hopping: end of the last window containing the slice that ends at se. */
-static weir_ts hop_lastwin(const wcore *c, weir_ts se)
-{
-    return weir__ts_add(weir_window_align(weir__ts_sub(se, c->sl), c->off, c->slide), c->size);
-}
-
-/* Finds or creates the slice [end - sl, end) of e, searching from the newest. */
-static wnode *slice_get(wcore *c, wentry *e, weir_ts end, bool *created)
-{
-    wnode *n = e->tail;
-    while (n && n->end > end)
-        n = n->prev;
-    if (n && n->end == end) {
-        *created = false;
-        return n;
-    }
-    wnode *s = weir__wnode_alloc(c, NODE_SLICE, weir__ts_sub(end, c->sl), end);
-    if (!s)
-        return NULL;
-    list_insert_after(e, n, s);
-    entry_busy(c, e);
-    *created = true;
-    return s;
-}
 
 /* Finds or creates the fired-window node ending at end in e->mats. */
 static wnode *mat_get(wcore *c, wentry *e, weir_ts start, weir_ts end)
@@ -772,143 +776,22 @@ static wnode *mat_get(wcore *c, wentry *e, weir_ts start, weir_ts end)
     if (!m)
         return NULL;
     slist_insert_by_end(&e->mats, m);
-    entry_busy(c, e);
+    weir__entry_busy(c, e);
     return m;
 }
 
 /* A late-accepted record for the fired window [start, end) (sliced mode). */
-static int route_mat(wcore *c, wentry *e, uint32_t row, weir_ts start, weir_ts end, int sign)
+int weir__route_mat(wcore *c, wentry *e, uint32_t row, weir_ts start, weir_ts end, int sign)
 {
     wnode *m = mat_get(c, e, start, end);
     if (!m)
         return WEIR_ENOMEM;
-    int rc = pend_add(c, ACC(m), row, sign);
+    int rc = weir__pend_add(c, ACC(m), row, sign);
     if (!rc)
         rc = wheel_add(c, e, cleanup_time(c, m));
     if (!rc)
         rc = on_record(c, e, m, true);
     return rc;
-}
-
-/* Slice bounds of ts, with a one-slice cache: most records hit the previous slice. */
-static inline void slice_of(wcore *c, weir_ts ts, weir_ts *start, weir_ts *end)
-{
-    if (ts < c->cs_start || ts >= c->cs_end) {
-        weir_ts s = weir_window_align(ts, c->off, c->sl);
-        c->cs_start = s;
-        c->cs_end = weir__ts_add(s, c->sl);
-    }
-    *start = c->cs_start;
-    *end = c->cs_end;
-}
-
-static int route_tumbling(wcore *c, wentry *e, const weir_batch *b, uint32_t row, weir_ts ts, int sign)
-{
-    weir_ts s, E;
-    slice_of(c, ts, &s, &E);
-    if (E > c->wm) {
-        wnode *n = e->tail;
-        if (!n || n->end != E) {
-            bool created;
-            if (!(n = slice_get(c, e, E, &created)))
-                return WEIR_ENOMEM;
-            if (created) {
-                int rc = wheel_add(c, e, E);
-                if (rc)
-                    return rc;
-            }
-        }
-        weir__wentry_changed(c, e);
-        return pend_add(c, ACC(n), row, sign);
-    }
-    if (weir__ts_add(E, c->L) > c->wm) {
-        weir__wentry_changed(c, e);
-        return route_mat(c, e, row, s, E, sign);
-    }
-    return emit_late_row(c, b, row, ts);
-}
-
-static int route_hopping(wcore *c, wentry *e, const weir_batch *b, uint32_t row, weir_ts ts, int sign)
-{
-    weir_ts ss, se;
-    slice_of(c, ts, &ss, &se);
-    weir_ts e_first = c->sl == c->slide ? se : grid_ceil(se, c->eoff, c->slide);
-    weir_ts e_last = hop_lastwin(c, se);
-    const weir_ts W = c->wm;
-    if (weir__ts_add(e_last, c->L) <= W)
-        return emit_late_row(c, b, row, ts);
-    int rc = 0;
-    weir__wentry_changed(c, e);
-    if (e_last > W) {
-        wnode *n = e->tail;
-        if (!n || n->end != se) {
-            bool created;
-            if (!(n = slice_get(c, e, se, &created)))
-                return WEIR_ENOMEM;
-            if (created) {
-                weir_ts first = e_first > W ? e_first : grid_after(W, c->eoff, c->slide);
-                if ((rc = wheel_add(c, e, first)))
-                    return rc;
-            }
-        }
-        if (se <= e->stk_end)
-            e->flags |= E_STK_DIRTY;
-        if ((rc = pend_add(c, ACC(n), row, sign)))
-            return rc;
-    }
-    if (e_first <= W) {
-        /* Late for some windows: those still within allowed lateness get late updates. */
-        for (weir_ts E = e_first; E <= W && E <= e_last; E = weir__ts_add(E, c->slide)) {
-            if (weir__ts_add(E, c->L) > W && (rc = route_mat(c, e, row, weir__ts_sub(E, c->size), E, sign)))
-                return rc;
-            if (E == WEIR_TS_MAX)
-                break;
-        }
-    }
-    return 0;
-}
-
-static int route_cumulating(wcore *c, wentry *e, const weir_batch *b, uint32_t row, weir_ts ts, int sign)
-{
-    weir_ts ss, se;
-    slice_of(c, ts, &ss, &se);
-    weir_ts base = weir_window_align(ts, c->off, c->size);
-    weir_ts e_last = weir__ts_add(base, c->size);
-    const weir_ts W = c->wm;
-    if (weir__ts_add(e_last, c->L) <= W)
-        return emit_late_row(c, b, row, ts);
-    int rc = 0;
-    weir__wentry_changed(c, e);
-    if (e_last > W) {
-        if (e->cum && e->cum->start == base && se <= e->cum->end) {
-            /* Already folded into the period's prefix: later windows all contain it. */
-            if ((rc = pend_add(c, ACC(e->cum), row, sign)))
-                return rc;
-        } else {
-            wnode *n = e->tail;
-            if (!n || n->end != se) {
-                bool created;
-                if (!(n = slice_get(c, e, se, &created)))
-                    return WEIR_ENOMEM;
-                if (created) {
-                    weir_ts first = se > W ? se : grid_after(W, c->off, c->slide);
-                    if ((rc = wheel_add(c, e, first)))
-                        return rc;
-                }
-            }
-            if ((rc = pend_add(c, ACC(n), row, sign)))
-                return rc;
-        }
-    }
-    if (se <= W) {
-        for (weir_ts E = se; E <= W && E <= e_last; E = weir__ts_add(E, c->slide)) {
-            if (weir__ts_add(E, c->L) > W && (rc = route_mat(c, e, row, base, E, sign)))
-                return rc;
-            if (E == WEIR_TS_MAX)
-                break;
-        }
-    }
-    return 0;
 }
 
 /* Per-window mode: one node per (key, window), ordered by end. */
@@ -923,7 +806,7 @@ static wnode *win_get(wcore *c, wentry *e, weir_ts start, weir_ts end)
     if (!w)
         return NULL;
     list_insert_after(e, n, w);
-    entry_busy(c, e);
+    weir__entry_busy(c, e);
     return w;
 }
 
@@ -944,7 +827,7 @@ static int route_windows(wcore *c, wentry *e, const weir_batch *b, uint32_t row,
         last = weir__ts_add(s0, c->size);
     } else {
         /* starts on the slide grid in (ts - size, ts] */
-        s0 = grid_after(weir__ts_sub(ts, c->size), c->off, c->slide);
+        s0 = weir__grid_after(weir__ts_sub(ts, c->size), c->off, c->slide);
         step = c->slide;
         last = weir__ts_add(weir_window_align(ts, c->off, c->slide), c->size);
     }
@@ -959,7 +842,7 @@ static int route_windows(wcore *c, wentry *e, const weir_batch *b, uint32_t row,
                 if (!n)
                     return WEIR_ENOMEM;
                 accepted = true;
-                if ((rc = pend_add(c, ACC(n), row, sign)) || (rc = wheel_add(c, e, node_wake(c, n))) ||
+                if ((rc = weir__pend_add(c, ACC(n), row, sign)) || (rc = wheel_add(c, e, node_wake(c, n))) ||
                     (rc = on_record(c, e, n, E <= W)))
                     return rc;
             }
@@ -974,7 +857,7 @@ static int route_windows(wcore *c, wentry *e, const weir_batch *b, uint32_t row,
                 if (!n)
                     return WEIR_ENOMEM;
                 accepted = true;
-                if ((rc = pend_add(c, ACC(n), row, sign)) || (rc = wheel_add(c, e, node_wake(c, n))) ||
+                if ((rc = weir__pend_add(c, ACC(n), row, sign)) || (rc = wheel_add(c, e, node_wake(c, n))) ||
                     (rc = on_record(c, e, n, E <= W)))
                     return rc;
             }
@@ -983,7 +866,7 @@ static int route_windows(wcore *c, wentry *e, const weir_batch *b, uint32_t row,
         }
     }
     if (!accepted)
-        return emit_late_row(c, b, row, ts);
+        return weir__emit_late_row(c, b, row, ts);
     weir__wentry_changed(c, e);
     return 0;
 }
@@ -1078,7 +961,7 @@ static int route_session(wcore *c, wentry *e, const weir_batch *b, uint32_t row,
     wnode *dst = NULL;
     int rc;
     if (touching) {
-        if ((rc = pend_flush(c)))
+        if ((rc = weir__pend_flush(c)))
             return rc;
         if (session_fits(c, ustart, umax)) {
             dst = first;
@@ -1110,7 +993,7 @@ static int route_session(wcore *c, wentry *e, const weir_batch *b, uint32_t row,
     }
     if (!dst) {
         if (weir__ts_add(ce, c->L) <= W)
-            return emit_late_row(c, b, row, ts);
+            return weir__emit_late_row(c, b, row, ts);
         dst = weir__wnode_alloc(c, NODE_SESSION, ts, ce);
         if (!dst)
             return WEIR_ENOMEM;
@@ -1118,12 +1001,12 @@ static int route_session(wcore *c, wentry *e, const weir_batch *b, uint32_t row,
         while (p && p->start > ts)
             p = p->prev;
         list_insert_after(e, p, dst);
-        entry_busy(c, e);
+        weir__entry_busy(c, e);
     }
     if (ts > dst->max_ts)
         dst->max_ts = ts;
     weir__wentry_changed(c, e);
-    if ((rc = pend_add(c, ACC(dst), row, sign)) || (rc = wheel_add(c, e, node_wake(c, dst))))
+    if ((rc = weir__pend_add(c, ACC(dst), row, sign)) || (rc = wheel_add(c, e, node_wake(c, dst))))
         return rc;
     return on_record(c, e, dst, dst->end <= W);
 }
@@ -1135,7 +1018,7 @@ static int route_global(wcore *c, wentry *e, uint32_t row, weir_ts ts, int sign)
         if (!(n = weir__wnode_alloc(c, NODE_GLOBAL, WEIR_TS_MIN, WEIR_TS_MAX)))
             return WEIR_ENOMEM;
         weir__list_append(e, n);
-        entry_busy(c, e);
+        weir__entry_busy(c, e);
         int rc = wheel_add(c, e, WEIR_TS_MAX);
         if (rc)
             return rc;
@@ -1143,216 +1026,13 @@ static int route_global(wcore *c, wentry *e, uint32_t row, weir_ts ts, int sign)
     if (ts > n->max_ts)
         n->max_ts = ts;
     weir__wentry_changed(c, e);
-    int rc = pend_add(c, ACC(n), row, sign);
+    int rc = weir__pend_add(c, ACC(n), row, sign);
     return rc ? rc : on_record(c, e, n, false);
 }
 
 /* ------------------------------------------------------------------ */
 /* 6. firing when the watermark advances                                */
 /* ------------------------------------------------------------------ */
-
-static int tumbling_fire(wcore *c, wentry *e, weir_ts W)
-{
-    int rc = 0;
-    while (!rc && e->head && e->head->end <= W) {
-        wnode *n = e->head;
-        list_unlink(e, n);
-        if (weir__acc_empty(ACC(n))) {
-            weir__wnode_free(c, n);
-            continue;
-        }
-        rc = emit_row(c, e, n->start, n->end, n->end - 1, ACC(n), WEIR_ROW_INSERT, false);
-        if (c->L > 0 && !rc) {
-            /* The slice becomes the fired window: no copy. */
-            n->type = NODE_WIN;
-            if (c->accm == WEIR_ACC_RETRACTING) {
-                rc = weir__acc_copy(&c->as, AUX(c, n), ACC(n));
-                n->flags |= F_PREV;
-            }
-            if (c->purge)
-                weir__acc_reset(&c->as, ACC(n));
-            slist_insert_by_end(&e->mats, n);
-        } else {
-            weir__wnode_free(c, n);
-        }
-    }
-    return rc;
-}
-
-/* Hopping: the next window end > after whose window holds a slice of e. */
-static weir_ts hop_next(const wcore *c, const wentry *e, weir_ts after)
-{
-    for (const wnode *n = e->head; n; n = n->next) {
-        if (hop_lastwin(c, n->end) <= after)
-            continue;
-        weir_ts a = grid_ceil(n->end, c->eoff, c->slide);
-        weir_ts b = grid_after(after, c->eoff, c->slide);
-        return a > b ? a : b;
-    }
-    return WEIR_TS_MAX;
-}
-
-/* Every slice ending at or before E joins the front stack, with suffix aggregates. */
-static int hop_flip(wcore *c, wentry *e, weir_ts E)
-{
-    wnode *last = e->tail;
-    while (last && last->end > E) {
-        last->flags &= (uint8_t)~F_FRONT;
-        last = last->prev;
-    }
-    int rc = 0;
-    wnode *nx = NULL;
-    for (wnode *n = last; n && !rc; n = n->prev) {
-        rc = weir__acc_copy(&c->as, AUX(c, n), ACC(n));
-        if (!rc && nx)
-            rc = weir__acc_merge(&c->as, AUX(c, n), AUX(c, nx));
-        n->flags |= F_FRONT;
-        nx = n;
-    }
-    if (e->back)
-        weir__acc_reset(&c->as, ACC(e->back));
-    e->flags &= (uint8_t)~E_STK_DIRTY;
-    return rc;
-}
-
-static int hop_fire(wcore *c, wentry *e, weir_ts E)
-{
-    weir_ts lo = weir__ts_sub(E, c->size);
-    int rc;
-    if (!e->back && !(e->back = weir__wnode_alloc(c, NODE_BACK, 0, 0)))
-        return WEIR_ENOMEM;
-    bool rebuild = (e->flags & E_STK_DIRTY) || e->stk_end == WEIR_TS_MIN || lo >= e->stk_end;
-    /* Slices that end at or before lo are in no window from E on. */
-    while (e->head && e->head->end <= lo) {
-        wnode *h = e->head;
-        if (!(h->flags & F_FRONT))
-            rebuild = true;
-        list_unlink(e, h);
-        weir__wnode_free(c, h);
-    }
-    if (rebuild) {
-        e->stk_end = E;
-        if ((rc = hop_flip(c, e, E)))
-            return rc;
-    } else {
-        /* Push the slices in (stk_end, E] onto the back stack, oldest first. */
-        wnode *n = e->tail, *first = NULL;
-        while (n && n->end > E)
-            n = n->prev;
-        while (n && n->end > e->stk_end) {
-            first = n;
-            n = n->prev;
-        }
-        for (n = first; n && n->end <= E; n = n->next)
-            if ((rc = weir__acc_merge(&c->as, ACC(e->back), ACC(n))))
-                return rc;
-        e->stk_end = E;
-        if (!e->head || !(e->head->flags & F_FRONT)) {
-            if ((rc = hop_flip(c, e, E)))
-                return rc;
-        }
-    }
-    weir__acc_reset(&c->as, c->scratch);
-    if (e->head && (e->head->flags & F_FRONT) && (rc = weir__acc_merge(&c->as, c->scratch, AUX(c, e->head))))
-        return rc;
-    if ((rc = weir__acc_merge(&c->as, c->scratch, ACC(e->back))))
-        return rc;
-    return emit_sliced(c, e, lo, E, c->scratch);
-}
-
-static int hopping_fire(wcore *c, wentry *e, weir_ts after, weir_ts W)
-{
-    int rc;
-    for (;;) {
-        weir_ts E = hop_next(c, e, after);
-        if (E > W || E == WEIR_TS_MAX) /* WEIR_TS_MAX: no window left */
-            break;
-        if ((rc = hop_fire(c, e, E)))
-            return rc;
-        after = E;
-    }
-    while (e->head && hop_lastwin(c, e->head->end) <= W) {
-        wnode *h = e->head;
-        if (!(h->flags & F_FRONT) && h->end <= e->stk_end)
-            e->flags |= E_STK_DIRTY;
-        list_unlink(e, h);
-        weir__wnode_free(c, h);
-    }
-    if (!e->head) {
-        weir__wnode_free(c, e->back);
-        e->back = NULL;
-        e->stk_end = WEIR_TS_MIN;
-        e->flags &= (uint8_t)~E_STK_DIRTY;
-    }
-    return 0;
-}
-
-static weir_ts cum_next(const wcore *c, const wentry *e, weir_ts after)
-{
-    weir_ts t = WEIR_TS_MAX;
-    weir_ts ga = grid_after(after, c->off, c->slide);
-    if (e->cum) {
-        weir_ts pend = weir__ts_add(e->cum->start, c->size);
-        weir_ts E = weir__ts_add(e->cum->end, c->slide);
-        if (ga > E)
-            E = ga;
-        if (E <= pend)
-            t = E;
-    }
-    if (e->head) {
-        weir_ts E = e->head->end > ga ? e->head->end : ga;
-        if (E < t)
-            t = E;
-    }
-    return t;
-}
-
-static int cum_fire(wcore *c, wentry *e, weir_ts E)
-{
-    weir_ts base = weir_window_align(E - 1, c->off, c->size);
-    int rc;
-    if (e->cum && e->cum->start != base) {
-        weir__wnode_free(c, e->cum);
-        e->cum = NULL;
-    }
-    while (e->head && e->head->end <= E) {
-        wnode *h = e->head;
-        list_unlink(e, h);
-        if (h->end > base) {
-            if (!e->cum && !(e->cum = weir__wnode_alloc(c, NODE_CUM, base, E))) {
-                weir__wnode_free(c, h);
-                return WEIR_ENOMEM;
-            }
-            if ((rc = weir__acc_merge(&c->as, ACC(e->cum), ACC(h)))) {
-                weir__wnode_free(c, h);
-                return rc;
-            }
-        }
-        weir__wnode_free(c, h);
-    }
-    if (!e->cum)
-        return 0;
-    e->cum->end = E;
-    rc = emit_sliced(c, e, base, E, ACC(e->cum));
-    if (E >= weir__ts_add(base, c->size)) {
-        weir__wnode_free(c, e->cum);
-        e->cum = NULL;
-    }
-    return rc;
-}
-
-static int cumulating_fire(wcore *c, wentry *e, weir_ts after, weir_ts W)
-{
-    for (;;) {
-        weir_ts E = cum_next(c, e, after);
-        if (E > W || E == WEIR_TS_MAX)
-            return 0;
-        int rc = cum_fire(c, e, E);
-        if (rc)
-            return rc;
-        after = E;
-    }
-}
 
 /* Fired windows past their allowed lateness are released (late data still pending fires first). */
 static int mats_cleanup(wcore *c, wentry *e, weir_ts W)
@@ -1390,17 +1070,9 @@ static int list_fire(wcore *c, wentry *e, weir_ts after, weir_ts W)
 
 static weir_ts next_wake(const wcore *c, const wentry *e)
 {
-    const weir_ts W = c->wm;
     weir_ts t = WEIR_TS_MAX;
     if (c->mode == MODE_SLICED) {
-        switch (c->kind) {
-        case WEIR_WINDOW_TUMBLING:
-            if (e->head)
-                t = e->head->end;
-            break;
-        case WEIR_WINDOW_HOPPING: t = hop_next(c, e, W); break;
-        default: t = cum_next(c, e, W); break;
-        }
+        /* the slice store fires by itself; keys wait only for their fired windows' cleanup */
         for (const wnode *m = e->mats; m; m = m->next) {
             weir_ts x = cleanup_time(c, m);
             if (x < t)
@@ -1420,18 +1092,13 @@ static weir_ts next_wake(const wcore *c, const wentry *e)
 int weir__wentry_settle(wcore *c, wentry *e)
 {
     if (entry_empty(e)) {
-        if (e->back) {
-            weir__wnode_free(c, e->back);
-            e->back = NULL;
-            e->stk_end = WEIR_TS_MIN;
-        }
         if (!(e->flags & E_IDLE)) {
             e->flags |= E_IDLE;
             c->n_idle++;
         }
         return 0;
     }
-    entry_busy(c, e);
+    weir__entry_busy(c, e);
     return wheel_add(c, e, next_wake(c, e));
 }
 
@@ -1441,13 +1108,7 @@ static int visit(wcore *c, wentry *e)
     const weir_ts W = c->wm;
     int rc = 0;
     if (c->mode == MODE_SLICED) {
-        switch (c->kind) {
-        case WEIR_WINDOW_TUMBLING: rc = tumbling_fire(c, e, W); break;
-        case WEIR_WINDOW_HOPPING: rc = hopping_fire(c, e, after, W); break;
-        default: rc = cumulating_fire(c, e, after, W); break;
-        }
-        if (!rc)
-            rc = mats_cleanup(c, e, W);
+        rc = mats_cleanup(c, e, W);
     } else {
         rc = list_fire(c, e, after, W);
     }
@@ -1495,11 +1156,16 @@ int weir__wcore_create(const weir_window_spec *spec, const weir_schema *in, cons
     c->key = spec->key;
     c->n_in_cols = in->n_fields;
     c->in_schema = in;
+    c->key_fixed = true;
+    c->key_max = 0;
     for (uint32_t k = 0; k < c->key.n; k++) {
         weir_type_id id = in->fields[c->key.cols[k]].type.id;
         c->kcols[k].type = id;
         c->kcols[k].is_string = weir_type_is_string(id);
         c->kcols[k].width = (uint32_t)weir_type_width(id);
+        if (c->kcols[k].is_string)
+            c->key_fixed = false;
+        c->key_max += 1 + c->kcols[k].width;
     }
     switch (a->kind) {
     case WEIR_WINDOW_TUMBLING: c->sl = c->size; break;
@@ -1527,7 +1193,7 @@ int weir__wcore_create(const weir_window_spec *spec, const weir_schema *in, cons
     rc = weir__accset_init(&c->as, spec->aggs, spec->n_aggs, in, spec->no_fast_path, err);
     if (rc)
         goto fail;
-    bool aux = c->accm == WEIR_ACC_RETRACTING || (c->mode == MODE_SLICED && a->kind == WEIR_WINDOW_HOPPING);
+    bool aux = c->accm == WEIR_ACC_RETRACTING;
     c->nblk = aux ? 2 : 1;
     c->node_size = sizeof(wnode) + (size_t)c->nblk * c->as.size;
     c->node_size = (c->node_size + 7) & ~(size_t)7;
@@ -1554,6 +1220,10 @@ int weir__wcore_create(const weir_window_spec *spec, const weir_schema *in, cons
     }
     weir__acc_init(&c->as, c->scratch);
     weir_buf_init(&c->sbuf);
+    if (c->mode == MODE_SLICED && weir__sliced_init(c)) {
+        rc = weir_error_set(err, WEIR_ENOMEM, "window: out of memory");
+        goto fail;
+    }
     if (io)
         c->io = *io;
     c->wm = WEIR_TS_MIN;
@@ -1561,6 +1231,10 @@ int weir__wcore_create(const weir_window_spec *spec, const weir_schema *in, cons
     c->now = INT64_MIN;
     c->cs_start = 1;
     c->cs_end = 0; /* empty cache */
+    c->ga_in = WEIR_TS_MIN;
+    c->ga_out = WEIR_TS_MIN;
+    c->cs_first = c->cs_last = WEIR_TS_MIN;
+    c->armed = WEIR_TS_MIN;
     *out_core = c;
     return 0;
 fail:
@@ -1572,7 +1246,8 @@ void weir__wcore_destroy(weir__wcore *c)
 {
     if (!c)
         return;
-    /* Release every node (generic accumulators may own heap memory). */
+    /* Release every slice and node (generic accumulators may own heap memory). */
+    weir__sliced_destroy(c);
     if (c->tab) {
         for (uint32_t i = 0; i < c->tab_cap; i++) {
             wentry *e = c->tab[i];
@@ -1588,13 +1263,12 @@ void weir__wcore_destroy(weir__wcore *c)
                 e->mats = m->next;
                 weir__wnode_free(c, m);
             }
-            weir__wnode_free(c, e->cum);
-            weir__wnode_free(c, e->back);
             if (e->key != e->key_inline)
                 weir_free(e->key);
         }
     }
     weir_free(c->tab);
+    weir_free(c->tabh);
     for (uint32_t i = 0; i < c->n_echunks; i++)
         weir_free(c->echunks[i]);
     weir_free(c->echunks);
@@ -1624,28 +1298,93 @@ void weir__wcore_destroy(weir__wcore *c)
     weir_free(c->pend_sign);
     weir_free(c->chg);
     weir_free(c->kbuf);
+    weir_free(c->r_koff);
+    weir_free(c->r_klen);
+    weir_free(c->r_hash);
+    weir_free(c->r_ent);
     weir_buf_fini(&c->sbuf);
     weir_free(c);
 }
 
 weir_ts weir__wcore_watermark(const weir__wcore *c) { return c->wm; }
 
+/*
+ * weir_key_encode's format (a NULL flag byte, then the value's bytes) for
+ * keys of fixed-width columns, with constant-size copies; the bytes must be
+ * identical, since the runtime routes rows by them.
+ */
+static inline size_t encode_fixed_key(const wcore *c, const weir_batch *b, uint32_t row, uint8_t *buf)
+{
+    size_t n = 0;
+    for (uint32_t k = 0; k < c->key.n; k++) {
+        uint32_t col = c->key.cols[k];
+        if (weir_batch_is_null(b, col, row)) {
+            buf[n++] = 0;
+            continue;
+        }
+        buf[n++] = 1;
+        const char *src = (const char *)b->cols[col].data;
+        switch (c->kcols[k].width) {
+        case 8: memcpy(buf + n, src + (size_t)row * 8, 8); break;
+        case 4: memcpy(buf + n, src + (size_t)row * 4, 4); break;
+        case 1: buf[n] = (uint8_t)src[row]; break;
+        default: memcpy(buf + n, src + (size_t)row * c->kcols[k].width, c->kcols[k].width); break;
+        }
+        n += c->kcols[k].width;
+    }
+    return n;
+}
+
+static int grow_rows(wcore *c, uint32_t n)
+{
+    uint32_t *ko = weir_realloc(c->r_koff, n * sizeof *ko);
+    if (ko)
+        c->r_koff = ko;
+    uint32_t *kl = weir_realloc(c->r_klen, n * sizeof *kl);
+    if (kl)
+        c->r_klen = kl;
+    uint64_t *h = weir_realloc(c->r_hash, n * sizeof *h);
+    if (h)
+        c->r_hash = h;
+    wentry **en = weir_realloc(c->r_ent, n * sizeof *en);
+    if (en)
+        c->r_ent = en;
+    if (!ko || !kl || !h || !en)
+        return WEIR_ENOMEM;
+    c->rows_cap = n;
+    return 0;
+}
+
 /* Moves the engine's time (the watermark, or processing time in the PROCESSING domain) to wm. */
 static int advance_to(wcore *c, weir_ts wm)
 {
     if (wm <= c->wm)
         return 0;
-    int rc = pend_flush(c);
+    int rc = weir__pend_flush(c);
     if (rc)
         return rc;
     c->wm_prev = c->wm;
     c->wm = wm;
+    if (c->mode == MODE_SLICED && (rc = weir__sliced_fire(c, c->wm_prev, wm)))
+        return rc;
+    if (c->mode == MODE_SLICED && c->proc_domain && (rc = weir__sliced_arm(c)))
+        return rc;
     while (c->n_heap && c->heap[0]->t <= wm) {
         wbucket *b = heap_pop(c);
         uint32_t s = bslot(b->t);
         if (c->bcache[s] == b)
             c->bcache[s] = NULL;
         for (uint32_t i = 0; i < b->n && !rc; i++) {
+            /* keys are visited in registration order, scattered in memory: fetch ahead */
+            if (i + 8 < b->n)
+                __builtin_prefetch(b->v[i + 8]);
+            if (i + 4 < b->n) {
+                const wentry *p = b->v[i + 4];
+                if (p->head) {
+                    __builtin_prefetch(p->head);
+                    __builtin_prefetch((const char *)p->head + 64);
+                }
+            }
             wentry *e = b->v[i];
             if (e->wake != b->t || !(e->flags & E_LIVE))
                 continue;
@@ -1690,37 +1429,63 @@ int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t
     if ((rc = weir__wcore_advance(c, wm, now_ms)))
         return rc;
     c->pend_b = b;
-    for (uint32_t row = 0; row < b->n_rows; row++) {
+    const uint32_t n = b->n_rows;
+    if (n > c->rows_cap && (rc = grow_rows(c, n)))
+        return rc;
+    /* 1. keys and hashes of the batch; fetch their table slots */
+    size_t koff = 0;
+    if (c->key_fixed && c->kcap < (size_t)n * c->key_max) {
+        uint8_t *nb = weir_realloc(c->kbuf, (size_t)n * c->key_max);
+        if (!nb)
+            return WEIR_ENOMEM;
+        c->kbuf = nb;
+        c->kcap = (size_t)n * c->key_max;
+    }
+    for (uint32_t row = 0; row < n; row++) {
+        size_t klen = c->key_fixed ? encode_fixed_key(c, b, row, c->kbuf + koff)
+                                   : weir_key_encode(b, &c->key, row, c->kbuf + koff, c->kcap - koff);
+        while (koff + klen > c->kcap) {
+            uint8_t *nb = weir_realloc(c->kbuf, c->kcap * 2);
+            if (!nb)
+                return WEIR_ENOMEM;
+            c->kbuf = nb;
+            c->kcap *= 2;
+            klen = weir_key_encode(b, &c->key, row, c->kbuf + koff, c->kcap - koff);
+        }
+        c->r_koff[row] = (uint32_t)koff;
+        c->r_klen[row] = (uint32_t)klen;
+        uint64_t h = weir_key_hash(c->kbuf + koff, klen);
+        c->r_hash[row] = h;
+        koff += klen;
+        __builtin_prefetch(&c->tab[(uint32_t)h & (c->tab_cap - 1)]);
+        __builtin_prefetch(&c->tabh[(uint32_t)h & (c->tab_cap - 1)]);
+    }
+    /* 2. their entries (created in row order); fetch what routing will touch */
+    for (uint32_t row = 0; row < n; row++) {
+        wentry *e = weir__wentry_get(c, c->kbuf + c->r_koff[row], c->r_klen[row], c->r_hash[row], true);
+        if (!e)
+            return WEIR_ENOMEM;
+        c->r_ent[row] = e;
+        if (c->mode == MODE_SLICED) {
+            /* most rows fall in the slice used last: fetch the key's slot in its index */
+            const sslice *sl = c->s_last;
+            weir_ts ts = b->ts[row];
+            if (sl && e->cs_slice != sl && ts >= sl->start && ts < sl->end && sl->idx_cap)
+                __builtin_prefetch(&sl->idx[(uint32_t)e->hash & (sl->idx_cap - 1)]);
+        } else if (e->tail) {
+            __builtin_prefetch(e->tail);
+        }
+    }
+    /* 3. route every row, in order */
+    for (uint32_t row = 0; row < n; row++) {
         uint8_t kind = b->kind[row];
         int sign = kind == WEIR_ROW_INSERT || kind == WEIR_ROW_UPDATE_AFTER ? 1 : -1;
         if (sign < 0 && !c->as.retractable)
             return WEIR_EUNSUPPORTED;
         weir_ts ts = c->proc_domain ? now_ms : b->ts[row];
-        size_t klen = weir_key_encode(b, &c->key, row, c->kbuf, c->kcap);
-        if (klen > c->kcap) {
-            size_t ncap = c->kcap;
-            while (ncap < klen)
-                ncap *= 2;
-            uint8_t *nb = weir_realloc(c->kbuf, ncap);
-            if (!nb)
-                return WEIR_ENOMEM;
-            c->kbuf = nb;
-            c->kcap = ncap;
-            weir_key_encode(b, &c->key, row, c->kbuf, c->kcap);
-        }
-        uint64_t h = weir_key_hash(c->kbuf, klen);
-        wentry *e = weir__wentry_get(c, c->kbuf, klen, h, true);
-        if (!e)
-            return WEIR_ENOMEM;
+        wentry *e = c->r_ent[row];
         switch (c->mode) {
-        case MODE_SLICED:
-            if (c->kind == WEIR_WINDOW_TUMBLING)
-                rc = route_tumbling(c, e, b, row, ts, sign);
-            else if (c->kind == WEIR_WINDOW_HOPPING)
-                rc = route_hopping(c, e, b, row, ts, sign);
-            else
-                rc = route_cumulating(c, e, b, row, ts, sign);
-            break;
+        case MODE_SLICED: rc = weir__sliced_route(c, e, b, row, ts, sign); break;
         case MODE_WINDOWS: rc = route_windows(c, e, b, row, ts, sign); break;
         case MODE_SESSION: rc = route_session(c, e, b, row, ts, sign); break;
         default: rc = route_global(c, e, row, ts, sign); break;
@@ -1728,8 +1493,10 @@ int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t
         if (rc)
             return rc;
     }
-    rc = pend_flush(c);
+    rc = weir__pend_flush(c);
     c->pend_b = NULL;
+    if (!rc && c->mode == MODE_SLICED && c->proc_domain)
+        rc = weir__sliced_arm(c);
     return rc;
 }
 
@@ -1747,6 +1514,8 @@ int weir__wcore_proc_timer(weir__wcore *c, const uint8_t *key, size_t len, uint6
     wnode *lists[2] = {e->head, e->mats};
     for (int l = 0; l < 2 && !rc; l++) {
         for (wnode *n = lists[l]; n && !rc; n = n->next) {
+            if (n->type == NODE_SLICE)
+                break; /* slices hold no timers (their fields mean other things) */
             if (n->due <= t) {
                 n->due = DUE_NONE;
                 rc = fire_node(c, e, n);
@@ -1773,5 +1542,6 @@ void weir__wcore_stats_get(const weir__wcore *c, weir__wcore_stats *out)
 {
     *out = c->st;
     out->keys = c->n_live - c->n_idle;
-    out->nodes = c->n_nodes;
+    out->entries = c->n_live;
+    out->nodes = c->n_nodes + c->n_recs;
 }

@@ -44,27 +44,44 @@ typedef struct wnode {
 enum {
     E_CHANGED = 1,   /* changed since the last drain (its state entry must be rewritten) */
     E_IN_STATE = 2,  /* has an entry in keyed state */
-    E_STK_DIRTY = 4, /* hopping: the stacks must be rebuilt before the next firing */
     E_IN_CHG = 8,    /* listed in the changed vector */
     E_LIVE = 16,     /* in the key table */
+    E_IDLE = 32,     /* holds nothing */
+    E_STALE = 64,    /* found idle by the last sweep */
 };
+
+typedef struct sslice sslice;
 
 struct weir__wentry {
     uint64_t hash;
     uint8_t *key;
     uint32_t key_len;
+    uint32_t nrec;        /* records in slice tables (sliced mode) */
     uint8_t flags;
-    wnode *head, *tail;
-    wnode *mats;
-    wnode *cum;
-    wnode *back;
-    weir_ts stk_end;      /* hopping: window end the stacks hold; WEIR_TS_MIN when empty */
+    wnode *head, *tail;   /* windows, sessions or the global window (not sliced mode) */
+    wnode *mats;          /* sliced mode: fired windows within allowed lateness */
+    sslice *cs_slice;     /* sliced mode: the slice of this key's last record ... */
+    void *cs_acc;         /* ... and its accumulator there */
     weir_ts floor;        /* windows ending at or before this were handled before a restore */
     weir_ts wake;         /* registered wheel time, WEIR_TS_MAX when none */
     struct weir__wentry *free_next;
     uint8_t key_inline[24];
 };
 typedef struct weir__wentry wentry;
+
+/* A slice table (slices.c): per key one accumulator for the slice [start, end). */
+struct sslice {
+    weir_ts start, end;
+    weir_ts first, last;  /* ends of the first and the last window containing the slice */
+    uint32_t n;           /* records */
+    uint32_t n_chunks, cap_chunks;
+    uint8_t **chunks;     /* records (entry pointer, accumulator), 256 per chunk; never move */
+    uint32_t *idx;        /* open addressing by key hash: record number + 1, 0 = free */
+    uint32_t idx_cap;
+    sslice *next, *prev;  /* the live list, ascending by end */
+    bool in_list;
+    bool scratch;         /* a scratch table: its records are not the keys' state */
+};
 
 /* A wheel bucket: the entries to visit when the watermark reaches t. */
 typedef struct wbucket {
@@ -97,6 +114,8 @@ struct weir__wcore {
     int64_t eoff;             /* hopping: offset of the grid of window ends */
     weir_keyspec key;
     keycol kcols[WEIR_KEY_MAX_COLS];
+    bool key_fixed;           /* no STRING/BYTES key column: keys encode without weir_key_encode */
+    size_t key_max;           /* then: the longest encoded key */
     weir__accset as;
     uint32_t nblk;            /* blocks per node: 1, or 2 with an aux block */
     size_t node_size;
@@ -117,6 +136,7 @@ struct weir__wcore {
 
     /* key table (open addressing, linear probing) */
     wentry **tab;
+    uint64_t *tabh;           /* hash of tab[i], so probes rarely touch an entry */
     uint32_t tab_cap, n_live, n_idle;
     wentry *efree;
     void **echunks;
@@ -142,18 +162,36 @@ struct weir__wcore {
     bool pend_signed;
     const weir_batch *pend_b;
 
+    /* slice store (slices.c) */
+    sslice *s_head, *s_tail, *s_last;
+    sslice *sfree;
+    sslice *cum;              /* cumulating: the running table of the current period */
+    sslice *tmp;              /* hopping: scratch table for combining slices */
+    size_t rec_size;
+    size_t rec_key_off;       /* where a record keeps a copy of its key's bytes, 0 if it does not */
+    uint64_t n_recs;
+    weir_ts armed;            /* processing-time domain: the slice store's requested timer */
+
     /* entries changed since the last drain */
     wentry **chg;
     uint32_t chg_n, chg_cap;
 
-    uint8_t *kbuf;
+    uint8_t *kbuf;            /* the encoded keys of the batch being processed */
     size_t kcap;
+    /* per row of that batch: key offset and length in kbuf, hash, entry */
+    uint32_t *r_koff, *r_klen;
+    uint64_t *r_hash;
+    wentry **r_ent;
+    uint32_t rows_cap;
     void *scratch;            /* an accumulator block for combining slices */
     void *scratch2;
     weir_buf sbuf;
 
-    /* one-slice cache for the tumbling fast path */
+    /* one-slice cache: most records fall into the slice of the record before */
     weir_ts cs_start, cs_end;
+    weir_ts cs_first, cs_last; /* hopping: ends of the first and last window of that slice */
+    weir_ts cs_base;           /* cumulating: start of its period */
+    weir_ts ga_in, ga_out;     /* grid_after cache */
 
     weir__wcore_stats st;
 };
@@ -162,12 +200,72 @@ typedef struct weir__wcore wcore;
 #define ACC(n) ((void *)(n)->blk)
 #define AUX(c, n) ((void *)((char *)(n)->blk + (c)->as.size))
 
-/* shared between wcore.c and wstore.c */
+/* shared by wcore.c, slices.c and wstore.c */
 wnode *weir__wnode_alloc(wcore *c, int type, weir_ts start, weir_ts end);
 void weir__wnode_free(wcore *c, wnode *n);
 wentry *weir__wentry_get(wcore *c, const uint8_t *key, size_t len, uint64_t hash, bool create);
 void weir__wentry_changed(wcore *c, wentry *e);
 int weir__wentry_settle(wcore *c, wentry *e);
 void weir__list_append(wentry *e, wnode *n);
+void weir__entry_busy(wcore *c, wentry *e);
+void weir__entry_maybe_idle(wcore *c, wentry *e);
+int weir__pend_flush(wcore *c);
+int weir__emit_late_row(wcore *c, const weir_batch *b, uint32_t row, weir_ts ts);
+/* key: the key's bytes when the caller has them at hand (else e->key is read) */
+int weir__emit_sliced(wcore *c, wentry *e, const uint8_t *key, weir_ts start, weir_ts end, const void *blk);
+int weir__route_mat(wcore *c, wentry *e, uint32_t row, weir_ts start, weir_ts end, int sign);
+
+int weir__sliced_init(wcore *c);
+void weir__sliced_destroy(wcore *c);
+int weir__sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_t row, weir_ts ts, int sign);
+int weir__sliced_fire(wcore *c, weir_ts after, weir_ts W);
+int weir__sliced_arm(wcore *c);
+typedef int (*weir__sliced_rec_fn)(void *ud, wentry *e, uint32_t order, int type, weir_ts start, weir_ts end,
+                                   void *acc);
+int weir__sliced_visit(wcore *c, weir__sliced_rec_fn fn, void *ud);
+void *weir__sliced_load_acc(wcore *c, wentry *e, int type, weir_ts start, weir_ts end);
+
+/* Rows waiting to be folded into accumulators (flushed before anything reads them). */
+static inline int weir__pend_add(wcore *c, void *blk, uint32_t row, int sign)
+{
+    if (c->pend_n == c->pend_cap) {
+        int rc = weir__pend_flush(c);
+        if (rc)
+            return rc;
+    }
+    uint32_t i = c->pend_n++;
+    c->pend_blk[i] = blk;
+    c->pend_row[i] = row;
+    c->pend_sign[i] = (int8_t)sign;
+    if (sign < 0)
+        c->pend_signed = true;
+    return 0;
+}
+
+/* Smallest point of the grid off + k*step strictly after t. */
+static inline weir_ts weir__grid_after(weir_ts t, int64_t off, int64_t step)
+{
+    if (t == WEIR_TS_MIN)
+        return WEIR_TS_MIN;
+    return weir__ts_add(weir_window_align(t, off, step), step);
+}
+
+/* Smallest grid point >= t. */
+static inline weir_ts weir__grid_ceil(weir_ts t, int64_t off, int64_t step)
+{
+    if (t == WEIR_TS_MIN)
+        return WEIR_TS_MIN;
+    return weir__grid_after(t - 1, off, step);
+}
+
+/* weir__grid_after with a one-entry cache: all keys visited in one advance ask for the same t. */
+static inline weir_ts weir__grid_after_cached(wcore *c, weir_ts t, int64_t off, int64_t step)
+{
+    if (t != c->ga_in) {
+        c->ga_in = t;
+        c->ga_out = weir__grid_after(t, off, step);
+    }
+    return c->ga_out;
+}
 
 #endif

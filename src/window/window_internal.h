@@ -59,6 +59,7 @@ typedef struct weir__accset {
     weir__accfield *f;
     uint32_t size;        /* bytes per block, multiple of 8 */
     bool any_generic;
+    bool all_int;         /* only integer COUNT/SUM: a block is a vector of int64 sums */
     bool retractable;     /* every function can undo an add */
 } weir__accset;
 
@@ -145,6 +146,7 @@ int weir__wcore_load_entry(weir__wcore *c, const uint8_t *key, size_t len, uint6
 /* Counters for tests and metrics. */
 typedef struct weir__wcore_stats {
     uint64_t keys;          /* key entries with live windows */
+    uint64_t entries;       /* key entries in the table (with windows or idle) */
     uint64_t nodes;         /* live window / slice nodes */
     uint64_t fired;         /* result rows emitted */
     uint64_t late;          /* late records */

@@ -1,8 +1,9 @@
 -- A moving average: the mean temperature of the last 10 minutes, every
 -- minute (HOP takes the slide first, then the size, as in Flink SQL).
+-- DECIMAL keeps the average exact, whatever order the runtime adds in.
 CREATE TABLE readings (
   sensor STRING,
-  temp   DOUBLE,
+  temp   DECIMAL(6, 2),
   ts_ms  BIGINT,
   ts AS TO_TIMESTAMP_LTZ(ts_ms, 3),
   WATERMARK FOR ts AS ts - INTERVAL '1' MINUTE

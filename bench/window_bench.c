@@ -1,0 +1,521 @@
+/*
+ * bench/window_bench.c - event-time windows: throughput and memory.
+ *
+ * Workload (the windows issue): N events (default 20 M), 10,000 keys, one
+ * event per millisecond of event time with up to 100 ms of jitter
+ * (ts = i - U[0,100]), watermark delay 100 ms, COUNT(*) and SUM(v) per key,
+ * over tumbling 1 s and hopping 10 s / 1 s windows. The input is generated
+ * once into memory (key, v, ts: 24 bytes per event) before any measurement.
+ *
+ * Pipelines, each run in a forked child so its CPU time and peak RSS are its
+ * own (median of --runs runs):
+ *   plain     a hand-written single loop: per window an open-addressing
+ *             table key -> (count, sum), the watermark after each event,
+ *             windows emitted when the watermark passes their end
+ *   engine    the window operator's engine fed batches of 1024 directly
+ *             (no runtime): the window code's own cost
+ *   job       through the C API: memory source (one split) -> keyed
+ *             exchange -> window operator -> a sink that checksums the
+ *             results; source and window run in two threads
+ * Every pipeline checksums its results (rows, sum of counts, sum of sums,
+ * and a hash of key x window); the checksums must agree.
+ * "per core" = events / CPU seconds of the child (all its threads).
+ * "RSS beyond input" = peak RSS minus that of a child that only reads the
+ * input.
+ *
+ *   bench_window_bench [--events N] [--runs R] [--out FILE] [--only NAME]
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "weir/weir.h"
+#include "weir/window.h"
+#include "window/window_internal.h"
+
+#define KEYS 10000
+#define DELAY 100
+
+static uint64_t g_n = 20000000;
+static int64_t *g_key, *g_v, *g_ts;
+
+/* ---- results checksum ---- */
+
+typedef struct sum {
+    uint64_t rows;
+    int64_t cnt, total;
+    uint64_t mix;
+} sum;
+
+static inline void sum_row(sum *s, int64_t key, int64_t start, int64_t cnt, int64_t total)
+{
+    s->rows++;
+    s->cnt += cnt;
+    s->total += total;
+    uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull ^ (uint64_t)start * 0xC2B2AE3D27D4EB4Full;
+    s->mix += h ^ (h >> 29);
+}
+
+/* ---- the input ---- */
+
+static void make_input(void)
+{
+    g_key = malloc(g_n * sizeof *g_key);
+    g_v = malloc(g_n * sizeof *g_v);
+    g_ts = malloc(g_n * sizeof *g_ts);
+    if (!g_key || !g_v || !g_ts) {
+        fprintf(stderr, "out of memory for the input\n");
+        exit(1);
+    }
+    uint64_t x = 0x1234567;
+    for (uint64_t i = 0; i < g_n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        g_key[i] = (int64_t)(x % KEYS);
+        g_v[i] = (int64_t)((x >> 20) % 1000);
+        g_ts[i] = (int64_t)i - (int64_t)((x >> 40) % 101);
+    }
+}
+
+/* ---- the plain loop ---- */
+
+typedef struct pslot {
+    int64_t key, cnt, total;
+} pslot;
+
+typedef struct pwin {
+    int64_t start, end;
+    bool live;
+    pslot *tab;     /* 16384 slots, key -1 = empty */
+    uint32_t *used; /* indexes of used slots */
+    uint32_t n_used;
+} pwin;
+
+#define PCAP 16384
+#define PRING 64
+
+static pwin g_pw[PRING];
+
+static inline pslot *pwin_slot(pwin *w, int64_t key)
+{
+    uint32_t i = (uint32_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 50);
+    for (;;) {
+        pslot *s = &w->tab[i];
+        if (s->key == key)
+            return s;
+        if (s->key == -1) {
+            s->key = key;
+            s->cnt = s->total = 0;
+            w->used[w->n_used++] = i;
+            return s;
+        }
+        i = (i + 1) & (PCAP - 1);
+    }
+}
+
+static inline int64_t fl(int64_t a, int64_t b) { return a >= 0 ? a / b * b : -((-a + b - 1) / b) * b; }
+
+static void pwin_fire(pwin *w, sum *s)
+{
+    for (uint32_t j = 0; j < w->n_used; j++) {
+        pslot *x = &w->tab[w->used[j]];
+        sum_row(s, x->key, w->start, x->cnt, x->total);
+        x->key = -1;
+    }
+    w->n_used = 0;
+    w->live = false;
+}
+
+static void plain(int64_t size, int64_t slide, sum *s)
+{
+    for (int i = 0; i < PRING; i++) {
+        g_pw[i].tab = malloc(PCAP * sizeof(pslot));
+        g_pw[i].used = malloc(PCAP * sizeof(uint32_t));
+        for (int j = 0; j < PCAP; j++)
+            g_pw[i].tab[j].key = -1;
+    }
+    int64_t maxts = INT64_MIN, W = INT64_MIN, next_fire = INT64_MAX;
+    for (uint64_t i = 0; i < g_n; i++) {
+        int64_t ts = g_ts[i];
+        /* each window [st, st+size) containing ts with end > W (no late data here: jitter < delay) */
+        for (int64_t st = fl(ts, slide); st > ts - size; st -= slide) {
+            int64_t end = st + size;
+            if (end <= W)
+                continue;
+            pwin *w = &g_pw[(uint64_t)(st / slide) % PRING];
+            if (!w->live) {
+                w->live = true;
+                w->start = st;
+                w->end = end;
+                if (end < next_fire)
+                    next_fire = end;
+            }
+            pslot *x = pwin_slot(w, g_key[i]);
+            x->cnt++;
+            x->total += g_v[i];
+        }
+        if (ts > maxts) {
+            maxts = ts;
+            W = maxts - DELAY;
+            while (W >= next_fire) {
+                int64_t nf = INT64_MAX;
+                for (int k = 0; k < PRING; k++) {
+                    if (!g_pw[k].live)
+                        continue;
+                    if (g_pw[k].end <= W)
+                        pwin_fire(&g_pw[k], s);
+                    else if (g_pw[k].end < nf)
+                        nf = g_pw[k].end;
+                }
+                next_fire = nf;
+            }
+        }
+    }
+    for (int k = 0; k < PRING; k++)
+        if (g_pw[k].live)
+            pwin_fire(&g_pw[k], s);
+}
+
+/* ---- shared pieces for the weir pipelines ---- */
+
+static weir_schema *g_in;
+
+static void make_spec(weir_window_spec *spec, weir_agg *aggs, int64_t size, int64_t slide)
+{
+    weir_window_spec_init(spec);
+    spec->assigner = size == slide ? weir_window_tumbling(size, 0) : weir_window_hopping(slide, size, 0);
+    spec->key.n = 1;
+    spec->key.cols[0] = 0;
+    weir_error err;
+    if (weir_agg_bind("COUNT", g_in, -1, 0, &aggs[0], &err) || weir_agg_bind("SUM", g_in, 1, 0, &aggs[1], &err)) {
+        fprintf(stderr, "bind: %s\n", err.message);
+        exit(1);
+    }
+    spec->aggs = aggs;
+    spec->n_aggs = 2;
+}
+
+static void sum_batch(sum *s, const weir_batch *b)
+{
+    const int64_t *k = WEIR_COL_I64(b, 0), *st = WEIR_COL_I64(b, 1), *c = WEIR_COL_I64(b, 3),
+                  *t = WEIR_COL_I64(b, 4);
+    for (uint32_t r = 0; r < b->n_rows; r++)
+        sum_row(s, k[r], st[r], c[r], t[r]);
+}
+
+/* ---- engine only ---- */
+
+static int eng_emit(void *ud, const weir_batch *b)
+{
+    sum_batch(ud, b);
+    return 0;
+}
+
+static void engine(int64_t size, int64_t slide, sum *s)
+{
+    weir_window_spec spec;
+    weir_agg aggs[2];
+    make_spec(&spec, aggs, size, slide);
+    weir_schema *os, *ls;
+    weir_error err;
+    weir_window_output_schema(&spec, g_in, &os, &err);
+    weir_window_late_schema(g_in, &ls);
+    weir__wcore_io io = {.emit = eng_emit, .ud = s};
+    weir__wcore *core;
+    if (weir__wcore_create(&spec, g_in, os, ls, 1024, &io, &core, &err)) {
+        fprintf(stderr, "engine: %s\n", err.message);
+        exit(1);
+    }
+    weir_batch *b = weir_batch_create(g_in, 1024);
+    int64_t maxts = INT64_MIN;
+    for (uint64_t i = 0; i < g_n; i += 1024) {
+        uint32_t n = (uint32_t)(g_n - i < 1024 ? g_n - i : 1024);
+        weir_batch_reset(b);
+        memcpy(b->cols[0].data, g_key + i, n * 8);
+        memcpy(b->cols[1].data, g_v + i, n * 8);
+        memcpy(b->ts, g_ts + i, n * 8);
+        memset(b->kind, 0, n);
+        b->n_rows = n;
+        /* the batch is processed at the watermark before it; no record here can be late */
+        weir__wcore_process(core, b, maxts == INT64_MIN ? INT64_MIN : maxts - DELAY, 0);
+        for (uint32_t j = 0; j < n; j++)
+            if (g_ts[i + j] > maxts)
+                maxts = g_ts[i + j];
+        weir__wcore_advance(core, maxts - DELAY, 0);
+        weir__wcore_flush(core);
+    }
+    weir__wcore_finish(core, 0);
+    weir__wcore_destroy(core);
+    weir_batch_destroy(b);
+    weir_schema_destroy(os);
+    weir_schema_destroy(ls);
+}
+
+/* ---- through the runtime: a memory source and a checksum sink ---- */
+
+typedef struct msrc {
+    bool discovered;
+    const char *ids[1];
+} msrc;
+
+typedef struct mreader {
+    uint64_t next;
+} mreader;
+
+static int ms_create(void *arg, const weir_source_info *info, void **out, weir_error *err)
+{
+    (void)arg, (void)info, (void)err;
+    msrc *m = calloc(1, sizeof *m);
+    m->ids[0] = "memory";
+    *out = m;
+    return 0;
+}
+
+static int ms_discover(void *src, const char ***ids, uint32_t *n, bool *done, weir_error *err)
+{
+    (void)err;
+    msrc *m = src;
+    *done = true;
+    *n = 0;
+    if (!m->discovered) {
+        m->discovered = true;
+        *ids = m->ids;
+        *n = 1;
+    }
+    return 0;
+}
+
+static int ms_open(void *src, const char *id, const void *pos, size_t pos_len, void **out, weir_error *err)
+{
+    (void)src, (void)id, (void)pos, (void)pos_len, (void)err;
+    *out = calloc(1, sizeof(mreader));
+    return 0;
+}
+
+static int ms_read(void *reader, weir_batch *out, uint32_t max_rows, weir_error *err)
+{
+    (void)err;
+    mreader *r = reader;
+    if (r->next >= g_n)
+        return WEIR_EOF;
+    uint32_t room = out->capacity - out->n_rows;
+    uint32_t n = max_rows < room ? max_rows : room;
+    if (g_n - r->next < n)
+        n = (uint32_t)(g_n - r->next);
+    uint32_t at = out->n_rows;
+    memcpy(WEIR_COL_I64(out, 0) + at, g_key + r->next, n * 8);
+    memcpy(WEIR_COL_I64(out, 1) + at, g_v + r->next, n * 8);
+    memcpy(out->ts + at, g_ts + r->next, n * 8);
+    memset(out->kind + at, 0, n);
+    out->n_rows += n;
+    r->next += n;
+    return (int)n;
+}
+
+static int ms_position(void *reader, weir_buf *out) { return weir_buf_put_u64(out, ((mreader *)reader)->next); }
+static void ms_close_split(void *reader) { free(reader); }
+static void ms_destroy(void *src) { free(src); }
+
+static const weir_source_class ms_cls = {.name = "memory", .create = ms_create, .discover = ms_discover,
+                                         .open_split = ms_open, .read = ms_read, .position = ms_position,
+                                         .close_split = ms_close_split, .destroy = ms_destroy};
+
+static int sk_create(void *arg, const weir_op_info *info, void **out)
+{
+    (void)info;
+    *out = arg;
+    return 0;
+}
+
+static int sk_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+{
+    (void)ctx, (void)input;
+    sum_batch(op, b);
+    return 0;
+}
+
+static void sk_close(void *op) { (void)op; }
+
+static const weir_operator_class sk_cls = {.name = "checksum", .process = sk_process, .close = sk_close};
+
+static void job(int64_t size, int64_t slide, sum *s)
+{
+    weir_job_config jc;
+    weir_job_config_init(&jc);
+    weir_job *j;
+    if (weir_job_create(&jc, &j))
+        exit(1);
+    weir_source_spec ss = {.name = "events", .cls = &ms_cls, .schema = g_in};
+    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = DELAY};
+    weir_stream st, win;
+    weir_window_spec spec;
+    weir_agg aggs[2];
+    make_spec(&spec, aggs, size, slide);
+    weir_error err = {0};
+    weir_operator_spec sink = {.name = "checksum", .cls = &sk_cls, .create = sk_create, .arg = s};
+    if (weir_job_source(j, &ss, &wm, 1, &st) || weir_job_window(j, st, g_in, &spec, 1, &win, &err) ||
+        weir_job_sink(j, win, &sink, 1)) {
+        fprintf(stderr, "job: %s %s\n", err.message, weir_job_error(j));
+        exit(1);
+    }
+    if (weir_job_run(j)) {
+        fprintf(stderr, "job failed: %s\n", weir_job_error(j));
+        exit(1);
+    }
+    weir_job_destroy(j);
+}
+
+/* ---- measurement ---- */
+
+typedef struct result {
+    double wall, cpu;
+    long rss_kb;
+    sum s;
+} result;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void touch_input(sum *s)
+{
+    for (uint64_t i = 0; i < g_n; i++)
+        s->cnt += g_key[i] + g_v[i] + g_ts[i];
+}
+
+enum { P_TOUCH, P_PLAIN, P_ENGINE, P_JOB };
+
+static result run_child(int what, int64_t size, int64_t slide)
+{
+    result *shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    memset(shared, 0, sizeof *shared);
+    pid_t pid = fork();
+    if (pid == 0) {
+        double w0 = now_s();
+        sum s = {0};
+        switch (what) {
+        case P_TOUCH: touch_input(&s); break;
+        case P_PLAIN: plain(size, slide, &s); break;
+        case P_ENGINE: engine(size, slide, &s); break;
+        default: job(size, slide, &s); break;
+        }
+        shared->wall = now_s() - w0;
+        shared->s = s;
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        shared->cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+                      ru.ru_stime.tv_usec * 1e-6;
+        shared->rss_kb = ru.ru_maxrss;
+        _exit(0);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    result r = *shared;
+    munmap(shared, sizeof *shared);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "child failed\n");
+        exit(1);
+    }
+    return r;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int main(int argc, char **argv)
+{
+    int runs = 3;
+    const char *outpath = NULL, *only = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--events") && i + 1 < argc)
+            g_n = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
+            runs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            outpath = argv[++i];
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            only = argv[++i];
+        else {
+            fprintf(stderr, "usage: %s [--events N] [--runs R] [--out FILE] [--only plain|engine|job]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (runs < 1 || runs > 99)
+        runs = 3;
+    g_in = weir_schema_create();
+    weir_schema_add(g_in, "k", weir_type_make(WEIR_TYPE_BIGINT, false));
+    weir_schema_add(g_in, "v", weir_type_make(WEIR_TYPE_BIGINT, false));
+    make_input();
+    result base = run_child(P_TOUCH, 0, 0);
+
+    static const struct {
+        const char *window;
+        int64_t size, slide;
+    } wins[] = {{"tumbling 1 s", 1000, 1000}, {"hopping 10 s / 1 s", 10000, 1000}};
+    static const char *pnames[] = {"", "plain", "engine", "job"};
+    FILE *md = outpath ? fopen(outpath, "w") : NULL;
+    if (md) {
+        fprintf(md, "| windows | pipeline | M events/s (wall) | M events/s per core | vs plain (per core) | "
+                    "peak RSS beyond input | result rows |\n|---|---|---:|---:|---:|---:|---:|\n");
+    }
+    printf("%" PRIu64 " events, %d keys, median of %d runs; input %.1f MiB (baseline child peak RSS %.1f MiB)\n",
+           g_n, KEYS, runs, g_n * 24.0 / 1048576, base.rss_kb / 1024.0);
+    for (int w = 0; w < 2; w++) {
+        sum ref = {0};
+        double plain_core = 0;
+        for (int p = P_PLAIN; p <= P_JOB; p++) {
+            if (only && strcmp(only, pnames[p]))
+                continue;
+            double wall[99], core[99], rss[99];
+            sum s = {0};
+            for (int r = 0; r < runs; r++) {
+                result x = run_child(p, wins[w].size, wins[w].slide);
+                wall[r] = g_n / x.wall / 1e6;
+                core[r] = g_n / x.cpu / 1e6;
+                rss[r] = (x.rss_kb - base.rss_kb) / 1024.0;
+                s = x.s;
+            }
+            double mw = median(wall, runs), mc = median(core, runs), mr = median(rss, runs);
+            bool agree = true;
+            if (p == P_PLAIN || (only && !ref.rows)) {
+                ref = s;
+                plain_core = p == P_PLAIN ? mc : 0;
+            } else {
+                agree = s.rows == ref.rows && s.cnt == ref.cnt && s.total == ref.total && s.mix == ref.mix;
+            }
+            printf("%-20s %-7s %8.2f M ev/s  %8.2f M ev/s/core  %5.1f%% of plain  RSS +%6.1f MiB  rows %" PRIu64
+                   "  count %" PRId64 "%s\n",
+                   wins[w].window, pnames[p], mw, mc, plain_core > 0 ? 100 * mc / plain_core : 0, mr, s.rows, s.cnt,
+                   agree ? "" : "  RESULTS DIFFER FROM THE PLAIN LOOP");
+            if (md)
+                fprintf(md, "| %s | %s | %.2f | %.2f | %.0f%% | %.1f MiB | %" PRIu64 " |\n", wins[w].window, pnames[p],
+                        mw, mc, plain_core > 0 ? 100 * mc / plain_core : 0, mr, s.rows);
+            if (!agree)
+                return 1;
+        }
+    }
+    if (md)
+        fclose(md);
+    weir_schema_destroy(g_in);
+    free(g_key);
+    free(g_v);
+    free(g_ts);
+    return 0;
+}

@@ -1,0 +1,546 @@
+/*
+ * window/slices.c - the slice store of tumbling, hopping and cumulating
+ * windows with the event-time trigger (Flink's "slicing" windows).
+ *
+ * Time is cut into slices of sl ms (tumbling: the size; hopping: gcd(size,
+ * slide); cumulating: the step). Each live slice holds a compact table of
+ * records (key entry, accumulator block), in chunks that never move, with
+ * an index by key. A record of the stream updates exactly one accumulator:
+ * that of its key in its slice. When the watermark passes a window's end,
+ * the window's result per key is its slices combined: tumbling emits the
+ * slice as it is; hopping merges the slices of the window into a scratch
+ * table, oldest first; cumulating folds each step's slice into a running
+ * table for the period. Every firing reads whole slices front to back, so
+ * its cost is memory bandwidth rather than one cache miss per key.
+ *
+ * Invariants:
+ * - Slices are kept in a list ascending by end. A slice exists only while
+ *   some window containing it has not fired (end > W), except the
+ *   cumulating period table, which is not in the list.
+ * - entry->nrec counts the records of an entry in all slices and the period
+ *   table; entry->cs_slice / cs_acc cache its record in the slice it used
+ *   last, and are cleared when that slice goes.
+ * - Allowed lateness: a window that fired lives on per key as a `mat` node
+ *   of the key (wcore.c), updated by late records and fired again; slices
+ *   themselves never wait for lateness.
+ */
+#include "window/wcore_impl.h"
+
+#define SREC_SHIFT 8
+#define SREC_CHUNK (1u << SREC_SHIFT)
+
+/*
+ * a record: the key's entry, its hash (so combining slices never touches
+ * entries), the accumulator, then a copy of the key's bytes for short
+ * fixed-width keys (so emitting a slice never touches entries either)
+ */
+#define SREC_E(r) (*(wentry **)(r))
+#define SREC_H(r) (*(uint64_t *)((uint8_t *)(r) + 8))
+#define SREC_ACC(r) ((void *)((uint8_t *)(r) + 16))
+
+static inline uint8_t *srec_at(const wcore *c, const sslice *s, uint32_t i)
+{
+    return s->chunks[i >> SREC_SHIFT] + (size_t)(i & (SREC_CHUNK - 1)) * c->rec_size;
+}
+
+/* ---- slice tables ---- */
+
+static sslice *slice_new(wcore *c, weir_ts start, weir_ts end)
+{
+    sslice *s = c->sfree;
+    if (s) {
+        c->sfree = s->next;
+    } else if (!(s = weir_calloc(1, sizeof *s))) {
+        return NULL;
+    }
+    s->start = start;
+    s->end = end;
+    s->first = s->last = end;
+    s->n = 0;
+    s->next = s->prev = NULL;
+    s->in_list = false;
+    s->scratch = false;
+    if (s->idx_cap)
+        memset(s->idx, 0, s->idx_cap * sizeof *s->idx);
+    return s;
+}
+
+static int idx_grow(wcore *c, sslice *s)
+{
+    uint32_t ncap = s->idx_cap ? s->idx_cap * 2 : 64;
+    uint32_t *ni = weir_calloc(ncap, sizeof *ni);
+    if (!ni)
+        return WEIR_ENOMEM;
+    for (uint32_t k = 0; k < s->n; k++) {
+        uint32_t i = (uint32_t)SREC_H(srec_at(c, s, k)) & (ncap - 1);
+        while (ni[i])
+            i = (i + 1) & (ncap - 1);
+        ni[i] = k + 1;
+    }
+    weir_free(s->idx);
+    s->idx = ni;
+    s->idx_cap = ncap;
+    return 0;
+}
+
+/* The record of entry e (hash h) in slice s, created (empty) if missing. */
+static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint64_t h)
+{
+    uint32_t mask = s->idx_cap - 1;
+    if (s->idx_cap) {
+        for (uint32_t i = (uint32_t)h & mask, v; (v = s->idx[i]); i = (i + 1) & mask) {
+            uint8_t *r = srec_at(c, s, v - 1);
+            if (SREC_E(r) == e)
+                return r;
+        }
+    }
+    if ((s->n + 1) * 2 > s->idx_cap) {
+        if (idx_grow(c, s))
+            return NULL;
+        mask = s->idx_cap - 1;
+    }
+    if (s->n >> SREC_SHIFT >= s->n_chunks) {
+        if (s->n_chunks == s->cap_chunks) {
+            uint32_t nc = s->cap_chunks ? s->cap_chunks * 2 : 4;
+            uint8_t **v = weir_realloc(s->chunks, nc * sizeof *v);
+            if (!v)
+                return NULL;
+            s->chunks = v;
+            s->cap_chunks = nc;
+        }
+        if (!(s->chunks[s->n_chunks] = weir_malloc((size_t)SREC_CHUNK * c->rec_size)))
+            return NULL;
+        s->n_chunks++;
+    }
+    uint32_t i = (uint32_t)h & mask;
+    while (s->idx[i])
+        i = (i + 1) & mask;
+    uint8_t *r = srec_at(c, s, s->n);
+    SREC_E(r) = e;
+    SREC_H(r) = h;
+    if (c->rec_key_off)
+        memcpy(r + c->rec_key_off, e->key, e->key_len);
+    weir__acc_init(&c->as, SREC_ACC(r));
+    s->idx[i] = ++s->n;
+    if (!s->scratch) {
+        if (e->nrec++ == 0)
+            weir__entry_busy(c, e);
+        c->n_recs++;
+    }
+    return r;
+}
+
+/* Drops every record of s (their keys may become idle) and recycles s. */
+static void slice_release(wcore *c, sslice *s)
+{
+    for (uint32_t k = 0; k < s->n; k++) {
+        uint8_t *r = srec_at(c, s, k);
+        wentry *e = SREC_E(r);
+        if (!s->scratch && k + 8 < s->n)
+            __builtin_prefetch(SREC_E(srec_at(c, s, k + 8)));
+        weir__acc_fini(&c->as, SREC_ACC(r));
+        if (s->scratch)
+            continue;
+        if (e->cs_slice == s)
+            e->cs_slice = NULL;
+        if (--e->nrec == 0) {
+            weir__wentry_changed(c, e);
+            weir__entry_maybe_idle(c, e);
+        }
+    }
+    if (!s->scratch)
+        c->n_recs -= s->n;
+    s->n = 0;
+    if (s->in_list) {
+        if (s->prev)
+            s->prev->next = s->next;
+        else
+            c->s_head = s->next;
+        if (s->next)
+            s->next->prev = s->prev;
+        else
+            c->s_tail = s->prev;
+    }
+    if (c->s_last == s)
+        c->s_last = NULL;
+    s->in_list = false;
+    s->prev = NULL;
+    s->next = c->sfree;
+    c->sfree = s;
+}
+
+static void slice_free_mem(sslice *s)
+{
+    for (uint32_t k = 0; k < s->n_chunks; k++)
+        weir_free(s->chunks[k]);
+    weir_free(s->chunks);
+    weir_free(s->idx);
+    weir_free(s);
+}
+
+/* Hopping: ends of the first and last window that contain the slice ending at se. */
+static void slice_bounds(const wcore *c, sslice *s)
+{
+    if (c->kind == WEIR_WINDOW_HOPPING) {
+        s->first = c->sl == c->slide ? s->end : weir__grid_ceil(s->end, c->eoff, c->slide);
+        s->last = weir__ts_add(weir_window_align(weir__ts_sub(s->end, c->sl), c->off, c->slide), c->size);
+    } else if (c->kind == WEIR_WINDOW_CUMULATING) {
+        s->first = s->end;
+        s->last = weir__ts_add(weir_window_align(weir__ts_sub(s->end, c->sl), c->off, c->size), c->size);
+    }
+}
+
+/* The live slice that ends at se, created if missing. */
+static sslice *slice_find(wcore *c, weir_ts se)
+{
+    sslice *s = c->s_last;
+    if (s && s->end == se)
+        return s;
+    for (s = c->s_tail; s && s->end > se; s = s->prev)
+        ;
+    if (s && s->end == se) {
+        c->s_last = s;
+        return s;
+    }
+    sslice *ns = slice_new(c, weir__ts_sub(se, c->sl), se);
+    if (!ns)
+        return NULL;
+    slice_bounds(c, ns);
+    ns->in_list = true;
+    ns->prev = s;
+    ns->next = s ? s->next : c->s_head;
+    if (ns->next)
+        ns->next->prev = ns;
+    else
+        c->s_tail = ns;
+    if (s)
+        s->next = ns;
+    else
+        c->s_head = ns;
+    c->s_last = ns;
+    return ns;
+}
+
+/* The accumulator of entry e in slice s (cached per entry: a key's next record usually hits it again). */
+static void *slice_acc(wcore *c, sslice *s, wentry *e)
+{
+    if (e->cs_slice == s)
+        return e->cs_acc;
+    uint8_t *r = srec_get(c, s, e, e->hash);
+    if (!r)
+        return NULL;
+    e->cs_slice = s;
+    e->cs_acc = SREC_ACC(r);
+    return e->cs_acc;
+}
+
+/* ---- routing a record ---- */
+
+/* Slice bounds of ts, with a one-slice cache: most records fall in the slice of the one before. */
+static inline void slice_of(wcore *c, weir_ts ts)
+{
+    if (ts < c->cs_start || ts >= c->cs_end) {
+        weir_ts s = weir_window_align(ts, c->off, c->sl);
+        c->cs_start = s;
+        c->cs_end = weir__ts_add(s, c->sl);
+        if (c->kind == WEIR_WINDOW_HOPPING) {
+            c->cs_first = c->sl == c->slide ? c->cs_end : weir__grid_ceil(c->cs_end, c->eoff, c->slide);
+            c->cs_last = weir__ts_add(weir_window_align(weir__ts_sub(c->cs_end, c->sl), c->off, c->slide), c->size);
+        } else if (c->kind == WEIR_WINDOW_CUMULATING) {
+            c->cs_base = weir_window_align(ts, c->off, c->size);
+            c->cs_first = c->cs_end;
+            c->cs_last = weir__ts_add(c->cs_base, c->size);
+        } else {
+            c->cs_first = c->cs_last = c->cs_end;
+        }
+    }
+}
+
+int weir__sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_t row, weir_ts ts, int sign)
+{
+    /* fetch the slice record of a row a little ahead (its index slot was fetched before) */
+    slice_of(c, ts);
+    const weir_ts W = c->wm, se = c->cs_end, e_first = c->cs_first, e_last = c->cs_last;
+    if (weir__ts_add(e_last, c->L) <= W)
+        return weir__emit_late_row(c, b, row, ts);
+    int rc;
+    if (e_last > W) {
+        /* some window of the slice has not fired: the record goes into the slice */
+        void *acc;
+        sslice *cum = c->cum;
+        if (c->kind == WEIR_WINDOW_CUMULATING && cum && cum->start == c->cs_base && se <= cum->end) {
+            /* folded into the period's running table already: later windows all contain it */
+            acc = slice_acc(c, cum, e);
+        } else {
+            sslice *s = slice_find(c, se);
+            acc = s ? slice_acc(c, s, e) : NULL;
+        }
+        if (!acc)
+            return WEIR_ENOMEM;
+        if ((rc = weir__pend_add(c, acc, row, sign)))
+            return rc;
+    }
+    if (e_first <= W) {
+        /* late for the windows that fired: those still within allowed lateness get late updates */
+        weir__wentry_changed(c, e);
+        int64_t step = c->kind == WEIR_WINDOW_TUMBLING ? c->size : c->slide;
+        for (weir_ts E = e_first; E <= W && E <= e_last; E = weir__ts_add(E, step)) {
+            weir_ts start = c->kind == WEIR_WINDOW_CUMULATING ? c->cs_base : weir__ts_sub(E, c->size);
+            if (weir__ts_add(E, c->L) > W && (rc = weir__route_mat(c, e, row, start, E, sign)))
+                return rc;
+            if (E == WEIR_TS_MAX)
+                break;
+        }
+    }
+    return 0;
+}
+
+/* ---- firing ---- */
+
+static int emit_table(wcore *c, sslice *s, weir_ts start, weir_ts end)
+{
+    for (uint32_t k = 0; k < s->n; k++) {
+        uint8_t *r = srec_at(c, s, k);
+        if (!c->rec_key_off && k + 4 < s->n)
+            __builtin_prefetch(SREC_E(srec_at(c, s, k + 4)));
+        int rc = weir__emit_sliced(c, SREC_E(r), c->rec_key_off ? r + c->rec_key_off : NULL, start, end,
+                                   SREC_ACC(r));
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Merges every record of src into table dst, by key. */
+static int table_merge(wcore *c, sslice *dst, const sslice *src)
+{
+    for (uint32_t k = 0; k < src->n; k++) {
+        uint8_t *r = srec_at(c, src, k);
+        uint8_t *d = srec_get(c, dst, SREC_E(r), SREC_H(r));
+        if (!d)
+            return WEIR_ENOMEM;
+        int rc = weir__acc_merge(&c->as, SREC_ACC(d), SREC_ACC(r));
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int tumbling_fire(wcore *c, weir_ts W)
+{
+    while (c->s_head && c->s_head->end <= W) {
+        sslice *s = c->s_head;
+        int rc = emit_table(c, s, s->start, s->end);
+        slice_release(c, s);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int hopping_fire(wcore *c, weir_ts after, weir_ts W)
+{
+    int rc = 0;
+    weir_ts ga = weir__grid_after_cached(c, after, c->eoff, c->slide);
+    for (;;) {
+        sslice *s = c->s_head;
+        while (s && s->last <= after)
+            s = s->next;
+        if (!s)
+            break;
+        weir_ts E = s->first > ga ? s->first : ga;
+        if (E > W || E == WEIR_TS_MAX)
+            break;
+        weir_ts lo = weir__ts_sub(E, c->size);
+        if (!s->next || s->next->end > E) {
+            /* the window holds one slice: its records are the result */
+            rc = emit_table(c, s, lo, E);
+        } else {
+            sslice *t = c->tmp;
+            for (sslice *x = s; x && x->end <= E && !rc; x = x->next)
+                rc = table_merge(c, t, x);
+            if (!rc)
+                rc = emit_table(c, t, lo, E);
+            /* reset the scratch table for the next window */
+            if (c->as.any_generic)
+                for (uint32_t k = 0; k < t->n; k++)
+                    weir__acc_fini(&c->as, SREC_ACC(srec_at(c, t, k)));
+            t->n = 0;
+            memset(t->idx, 0, t->idx_cap * sizeof *t->idx);
+        }
+        if (rc)
+            return rc;
+        after = E;
+        ga = weir__ts_add(E, c->slide);
+    }
+    while (c->s_head && c->s_head->last <= W)
+        slice_release(c, c->s_head);
+    return 0;
+}
+
+static int cumulating_fire(wcore *c, weir_ts after, weir_ts W)
+{
+    int rc = 0;
+    for (;;) {
+        weir_ts ga = weir__grid_after_cached(c, after, c->off, c->slide);
+        weir_ts E = WEIR_TS_MAX;
+        if (c->cum) {
+            weir_ts x = weir__ts_add(c->cum->end, c->slide);
+            if (ga > x)
+                x = ga;
+            if (x <= weir__ts_add(c->cum->start, c->size))
+                E = x;
+        }
+        if (c->s_head) {
+            weir_ts x = c->s_head->end > ga ? c->s_head->end : ga;
+            if (x < E)
+                E = x;
+        }
+        if (E > W || E == WEIR_TS_MAX)
+            return 0;
+        weir_ts base = weir_window_align(E - 1, c->off, c->size);
+        if (c->cum && c->cum->start != base) {
+            slice_release(c, c->cum);
+            c->cum = NULL;
+        }
+        while (c->s_head && c->s_head->end <= E) {
+            sslice *h = c->s_head;
+            if (h->end > base) {
+                if (!c->cum && !(c->cum = slice_new(c, base, E)))
+                    return WEIR_ENOMEM;
+                if ((rc = table_merge(c, c->cum, h)))
+                    return rc;
+            }
+            slice_release(c, h);
+        }
+        if (c->cum) {
+            c->cum->end = E;
+            rc = emit_table(c, c->cum, base, E);
+            if (E >= weir__ts_add(base, c->size)) {
+                slice_release(c, c->cum);
+                c->cum = NULL;
+            }
+            if (rc)
+                return rc;
+        }
+        after = E;
+    }
+}
+
+int weir__sliced_fire(wcore *c, weir_ts after, weir_ts W)
+{
+    switch (c->kind) {
+    case WEIR_WINDOW_TUMBLING: return tumbling_fire(c, W);
+    case WEIR_WINDOW_HOPPING: return hopping_fire(c, after, W);
+    default: return cumulating_fire(c, after, W);
+    }
+}
+
+/*
+ * Processing-time windows: the runtime's processing-time timers are per key,
+ * so the slice store asks for one at its next firing time under the key of
+ * one of the slice's records.
+ */
+int weir__sliced_arm(wcore *c)
+{
+    weir_ts t = WEIR_TS_MAX;
+    sslice *s = c->s_head;
+    if (c->kind == WEIR_WINDOW_HOPPING) {
+        while (s && s->last <= c->wm)
+            s = s->next;
+        if (s) {
+            weir_ts ga = weir__grid_after_cached(c, c->wm, c->eoff, c->slide);
+            t = s->first > ga ? s->first : ga;
+        }
+    } else if (c->kind == WEIR_WINDOW_CUMULATING && c->cum && c->cum->n) {
+        s = c->cum;
+        t = weir__ts_add(c->cum->end, c->slide);
+        if (c->s_head && c->s_head->end < t)
+            s = c->s_head, t = s->end;
+    } else if (s) {
+        t = s->end;
+    }
+    if (!s || !s->n || t == WEIR_TS_MAX || t == c->armed)
+        return 0;
+    c->armed = t;
+    wentry *e = SREC_E(srec_at(c, s, 0));
+    return c->io.proc_timer ? c->io.proc_timer(c->io.ud, e->key, e->key_len, e->hash, t) : 0;
+}
+
+/* ---- lifetime, persistence, stats ---- */
+
+int weir__sliced_init(wcore *c)
+{
+    c->rec_size = 16 + c->as.size;
+    if (c->key_fixed && c->key_max <= 32) {
+        c->rec_key_off = c->rec_size;
+        c->rec_size += (c->key_max + 7) & ~(size_t)7;
+    }
+    if (c->kind == WEIR_WINDOW_HOPPING) {
+        c->tmp = slice_new(c, 0, 0);
+        if (!c->tmp)
+            return WEIR_ENOMEM;
+        c->tmp->scratch = true;
+        if (idx_grow(c, c->tmp))
+            return WEIR_ENOMEM;
+    }
+    return 0;
+}
+
+void weir__sliced_destroy(wcore *c)
+{
+    while (c->s_head)
+        slice_release(c, c->s_head);
+    if (c->cum)
+        slice_release(c, c->cum);
+    c->cum = NULL;
+    if (c->tmp) {
+        slice_release(c, c->tmp);
+        c->tmp = NULL;
+    }
+    while (c->sfree) {
+        sslice *s = c->sfree;
+        c->sfree = s->next;
+        slice_free_mem(s);
+    }
+}
+
+int weir__sliced_visit(wcore *c, weir__sliced_rec_fn fn, void *ud)
+{
+    uint32_t order = 0;
+    for (sslice *s = c->s_head; s; s = s->next, order++)
+        for (uint32_t k = 0; k < s->n; k++) {
+            uint8_t *r = srec_at(c, s, k);
+            int rc = fn(ud, SREC_E(r), order, NODE_SLICE, s->start, s->end, SREC_ACC(r));
+            if (rc)
+                return rc;
+        }
+    if (c->cum)
+        for (uint32_t k = 0; k < c->cum->n; k++) {
+            uint8_t *r = srec_at(c, c->cum, k);
+            int rc = fn(ud, SREC_E(r), order, NODE_CUM, c->cum->start, c->cum->end, SREC_ACC(r));
+            if (rc)
+                return rc;
+        }
+    return 0;
+}
+
+void *weir__sliced_load_acc(wcore *c, wentry *e, int type, weir_ts start, weir_ts end)
+{
+    sslice *s;
+    if (type == NODE_CUM) {
+        if (!c->cum && !(c->cum = slice_new(c, start, end)))
+            return NULL;
+        if (c->cum->start != start)
+            return NULL; /* state of two different periods: see docs/windows.md */
+        if (end > c->cum->end)
+            c->cum->end = end;
+        s = c->cum;
+    } else {
+        s = slice_find(c, end);
+    }
+    if (!s)
+        return NULL;
+    uint8_t *r = srec_get(c, s, e, e->hash);
+    return r ? SREC_ACC(r) : NULL;
+}
