@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "weir/checkpoint.h"
 #include "weir/connector.h"
@@ -55,6 +56,11 @@ typedef struct cj_params {
      */
     uint64_t fail_after_rows;
     _Atomic int *failed_once;
+    /*
+     * When set, the identity map holds each batch while *hold is non-zero
+     * (it sets 1 to 2 once it holds one).
+     */
+    _Atomic int *hold;
     int64_t window_ms; /* 0: CJ_WINDOW_MS */
     bool blackhole; /* a blackhole sink instead of the file sink (benchmarks) */
     uint64_t
@@ -65,14 +71,23 @@ typedef struct cj_fail {
     uint64_t after;
     _Atomic uint64_t seen;
     _Atomic int *failed_once;
+    _Atomic int *hold;
 } cj_fail;
 
 static int cj_fail_map(void *ud, const weir_batch *in, weir_batch *out)
 {
     cj_fail *f = ud;
     uint64_t seen = atomic_fetch_add(&f->seen, in->n_rows) + in->n_rows;
-    if (seen >= f->after && atomic_exchange(f->failed_once, 1) == 0)
+    if (f->failed_once && f->after && seen >= f->after &&
+        atomic_exchange(f->failed_once, 1) == 0)
         return WEIR_EIO; /* an injected task failure, once */
+    int one = 1;
+    if (f->hold)
+        atomic_compare_exchange_strong(f->hold, &one, 2); /* 2: holding now */
+    while (f->hold && atomic_load(f->hold)) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL); /* a slow or stuck operator: barriers wait */
+    }
     return weir_batch_copy(out, in);
 }
 
@@ -298,9 +313,10 @@ static inline int cj_job_build(const cj_params *p, cj_job **out,
     weir_stream s, w;
     if ((rc = weir_job_source(j->job, &src, &wm, 1, &s)))
         goto fail_job;
-    if (p->fail_after_rows) {
+    if (p->fail_after_rows || p->hold) {
         j->fail.after = p->fail_after_rows;
         j->fail.failed_once = p->failed_once;
+        j->fail.hold = p->hold;
         if ((rc = weir_job_map(j->job, s, j->in, cj_fail_map, &j->fail, &s)))
             goto fail_job;
     }

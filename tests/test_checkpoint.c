@@ -755,3 +755,97 @@ Test(checkpoint, cli_lists_and_inspects_checkpoints)
     run_cli(args, out, sizeof out);
     cr_assert(strstr(out, "_metadata"), "%s", out);
 }
+
+/* ---- timing: interval, timeout, min pause, on the job's (manual) clock ----
+ */
+
+static _Atomic int g_hold;
+
+static uint64_t wait_completed(cj_job *j, uint64_t n)
+{
+    weir_checkpoint_stats st = {0};
+    for (int i = 0; i < 20000; i++) {
+        weir_job_checkpoint_stats(j->job, &st);
+        if (st.completed + st.failed >= n)
+            break;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return st.completed + st.failed;
+}
+
+/* Real time for the coordinator to look at the clock (it does every 10 ms). */
+static void settle(void)
+{
+    struct timespec ts = {0, 60000000};
+    nanosleep(&ts, NULL);
+}
+
+Test(checkpoint, interval_timeout_and_min_pause_follow_the_jobs_clock)
+{
+    reference();
+    weir_manual_clock *mc = weir_manual_clock_create(1000000);
+    atomic_store(&g_limit, 20000);
+    atomic_store(&g_produced, 0);
+    atomic_store(&g_hold, 0);
+    cj_params p = params(2, "memory");
+    p.clock = weir_manual_clock_get(mc);
+    p.hold = &g_hold;
+    cj_job *j;
+    weir_error err;
+    cr_assert_eq(cj_job_build(&p, &j, &err), 0, "%s", err.message);
+    weir_checkpoint_config c = ckpt_config(WEIR_RESTORE_LATEST, NULL);
+    c.interval_ms = 1000;
+    c.timeout_ms = 5000;
+    c.min_pause_ms = 3000;
+    cr_assert_eq(weir_job_enable_checkpoints(j->job, &c, &err), 0, "%s",
+                 err.message);
+    cr_assert_eq(weir_job_start(j->job), 0);
+    wait_produced(20000);
+
+    /* Nothing before the interval has passed on the job's clock. */
+    settle();
+    weir_checkpoint_stats st;
+    weir_job_checkpoint_stats(j->job, &st);
+    cr_assert_eq(st.completed + st.failed + st.in_progress, 0);
+    weir_manual_clock_advance(mc, 1000);
+    cr_assert_eq(wait_completed(j, 1), 1);
+    weir_job_checkpoint_stats(j->job, &st);
+    cr_assert_eq(st.completed, 1);
+
+    /* Min pause: one interval later is too early, the pause after it is not. */
+    weir_manual_clock_advance(mc, 1000);
+    settle();
+    weir_job_checkpoint_stats(j->job, &st);
+    cr_assert_eq(st.completed + st.in_progress, 1, "min pause not respected");
+    weir_manual_clock_advance(mc, 2000);
+    cr_assert_eq(wait_completed(j, 2), 2);
+
+    /* A stuck operator holds the barrier: the checkpoint times out, the job
+     * goes on. */
+    atomic_store(&g_hold, 1);
+    atomic_store(&g_limit, 30000);
+    for (int i = 0; i < 20000 && atomic_load(&g_hold) != 2; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    cr_assert_eq(atomic_load(&g_hold), 2, "the map never held a batch");
+    weir_manual_clock_advance(mc, 3000);
+    settle();
+    weir_job_checkpoint_stats(j->job, &st);
+    cr_assert_eq(st.in_progress, 1);
+    weir_manual_clock_advance(mc, 5000);
+    cr_assert_eq(wait_completed(j, 3), 3);
+    weir_job_checkpoint_stats(j->job, &st);
+    cr_assert_eq(st.failed, 1);
+    cr_assert(strstr(st.last_failure, "expired after 5000 ms"), "%s",
+              st.last_failure);
+    atomic_store(&g_hold, 0);
+    weir_manual_clock_advance(mc, 3000);
+    cr_assert_eq(wait_completed(j, 4), 4);
+    weir_job_checkpoint_stats(j->job, &st);
+    cr_assert_eq(st.completed, 3, "%s", st.last_failure);
+    finish(j);
+    check_output();
+    weir_manual_clock_destroy(mc);
+}
