@@ -260,6 +260,49 @@ int weir_cli_enable_checkpoints(weir_sql_job *sj, weir_job *job, bool fresh,
     return WEIR_EXIT_OK;
 }
 
+bool weir_cli_restart_due(weir_sql_job *sj, weir_job *job, uint32_t *attempt,
+                          char *from, size_t from_cap)
+{
+    static const char *const keys[] = {
+        "restart-strategy.type", "restart-strategy",
+        "restart-strategy.fixed-delay.attempts",
+        "restart-strategy.fixed-delay.delay", NULL};
+    weir_restart_strategy rs;
+    weir_restart_strategy_init(&rs);
+    weir_error err = {0};
+    for (size_t i = 0; keys[i]; i++) {
+        const char *v = weir_sql_job_config(sj, keys[i]);
+        if (v && weir_restart_strategy_set(&rs, keys[i], v, &err) != 0) {
+            fprintf(stderr, "weir: %s\n", err.message);
+            return false;
+        }
+    }
+    if (*attempt >= rs.attempts)
+        return false;
+    (*attempt)++;
+    /* Resume where the failed run got: its last checkpoint, else where it
+     * started. */
+    weir_checkpoint_stats st;
+    const char *dir = weir_sql_job_config(sj, "state.checkpoints.dir");
+    if (!dir)
+        dir = weir_sql_job_config(sj, "execution.checkpointing.dir");
+    if (dir && !strncmp(dir, "file://", 7))
+        dir += 7;
+    if (dir && weir_job_checkpoint_stats(job, &st) == 0 && st.last_id)
+        snprintf(from, from_cap, "%s/chk-%" PRIu64, dir, st.last_id);
+    else if (weir_job_restored_from(job)[0])
+        snprintf(from, from_cap, "%s", weir_job_restored_from(job));
+    else
+        from[0] = '\0';
+    fprintf(stderr,
+            "weir: restarting in %" PRId64 " ms (restart %u of %u)%s%s\n",
+            rs.delay_ms, *attempt, rs.attempts, from[0] ? " from " : "", from);
+    struct timespec ts = {(time_t)(rs.delay_ms / 1000),
+                          (long)(rs.delay_ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+    return true;
+}
+
 /*
  * Savepoints on signals: SIGUSR1 takes a savepoint into state.savepoints.dir
  * while the job goes on; STOP_SIGNAL (SIGRTMIN + 1, sent by `weir savepoint
