@@ -46,7 +46,7 @@ static int64_t g_mid_ms, g_mid_sync_ms;
 
 static int build(cj_params *p, const cj_gen *g, const char *backend, cj_job **j)
 {
-    char state[300];
+    static char state[300]; /* outlives the job: p->state_dir points here */
     snprintf(state, sizeof state, "%s/state", g_dir);
     memset(p, 0, sizeof *p);
     p->gen = g;
