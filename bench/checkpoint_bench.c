@@ -19,8 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../tests/ckpt_job.h"
@@ -28,7 +28,10 @@
 static char g_dir[256];
 static _Atomic uint64_t g_limit, g_produced;
 
-static double now_s(void) { return (double)weir_monotonic_ns() / 1e9; }
+static double now_s(void)
+{
+    return (double)weir_monotonic_ns() / 1e9;
+}
 
 static void quiet(void *ud, const char *line)
 {
@@ -37,10 +40,13 @@ static void quiet(void *ud, const char *line)
 }
 
 static uint64_t g_out_rows;
+static _Atomic uint64_t g_produced_run;
+static uint64_t g_mid_n, g_mid_bytes;
+static int64_t g_mid_ms, g_mid_sync_ms;
 
 static int build(cj_params *p, const cj_gen *g, const char *backend, cj_job **j)
 {
-    char state[300];
+    static char state[300]; /* outlives the job: p->state_dir points here */
     snprintf(state, sizeof state, "%s/state", g_dir);
     memset(p, 0, sizeof *p);
     p->gen = g;
@@ -56,7 +62,8 @@ static int build(cj_params *p, const cj_gen *g, const char *backend, cj_job **j)
     return rc;
 }
 
-static weir_checkpoint_config ckpt_cfg(int64_t interval_ms, weir_restore_mode mode)
+static weir_checkpoint_config ckpt_cfg(int64_t interval_ms,
+                                       weir_restore_mode mode)
 {
     static char dir[300];
     snprintf(dir, sizeof dir, "%s/ckpt", g_dir);
@@ -77,24 +84,49 @@ static double cpu_s(void)
            ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
 }
 
-/* One run; returns rows/s (wall time); *cpu gets CPU seconds per million rows. */
-static double run_once(const cj_gen *g, const char *backend, bool with, weir_checkpoint_stats *st, double *cpu)
+/* One run; returns rows/s (wall time); *cpu gets CPU seconds per million rows.
+ */
+static double run_once(const cj_gen *g, const char *backend, bool with,
+                       weir_checkpoint_stats *st, double *cpu)
 {
     cj_rmtree(g_dir);
     mkdir(g_dir, 0755);
+    atomic_store(&g_produced_run, 0);
     cj_params p;
     cj_job *j;
     if (build(&p, g, backend, &j))
         exit(1);
     weir_error err;
-    weir_checkpoint_config c = ckpt_cfg(getenv("CKB_INTERVAL") ? atoll(getenv("CKB_INTERVAL")) : 1000,
-                                        WEIR_RESTORE_FRESH);
+    weir_checkpoint_config c =
+        ckpt_cfg(getenv("CKB_INTERVAL") ? atoll(getenv("CKB_INTERVAL")) : 1000,
+                 WEIR_RESTORE_FRESH);
     if (with && weir_job_enable_checkpoints(j->job, &c, &err)) {
         fprintf(stderr, "%s\n", err.message);
         exit(1);
     }
     double t0 = now_s(), c0 = cpu_s();
-    if (weir_job_run(j->job)) {
+    if (weir_job_start(j->job)) {
+        fprintf(stderr, "job failed: %s\n", weir_job_error(j->job));
+        exit(1);
+    }
+    /* Watch the checkpoints taken while the input flows (not the final one). */
+    uint64_t seen = 0;
+    while (with) {
+        weir_checkpoint_stats cs;
+        weir_job_checkpoint_stats(j->job, &cs);
+        if (cs.last_id != seen && cs.last_id) {
+            seen = cs.last_id;
+            g_mid_n++;
+            g_mid_ms += cs.last_duration_ms;
+            g_mid_sync_ms += cs.last_sync_ms;
+            g_mid_bytes += cs.last_size_bytes;
+        }
+        if (atomic_load(&g_produced_run) >= g->n || now_s() - t0 > 600)
+            break;
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+    }
+    if (weir_job_wait(j->job)) {
         fprintf(stderr, "job failed: %s\n", weir_job_error(j->job));
         exit(1);
     }
@@ -112,11 +144,15 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Median of 5 alternating runs each way, after a warm-up run (first touch of memory). */
+/* Median of 5 alternating runs each way, after a warm-up run (first touch of
+ * memory). */
 static void throughput(uint64_t rows, const char *backend)
 {
-    cj_gen g = {.n = rows, .seed = 3, .n_keys = 10000};
+    cj_gen g = {
+        .n = rows, .seed = 3, .n_keys = 10000, .produced = &g_produced_run};
     weir_checkpoint_stats st = {0};
+    g_mid_n = g_mid_bytes = 0;
+    g_mid_ms = g_mid_sync_ms = 0;
     double cpu[2][5];
     run_once(&g, backend, false, &st, &cpu[0][0]);
     double r[2][5];
@@ -127,16 +163,30 @@ static void throughput(uint64_t rows, const char *backend)
     qsort(r[1], 5, sizeof r[1][0], cmp_double);
     qsort(cpu[0], 5, sizeof cpu[0][0], cmp_double);
     qsort(cpu[1], 5, sizeof cpu[1][0], cmp_double);
-    printf("  %-8s no checkpoints:        median %10.0f rows/s (min %.0f, max %.0f)\n", backend, r[0][2], r[0][0],
-           r[0][4]);
-    printf("  %-8s checkpoint every 1 s:  median %10.0f rows/s (min %.0f, max %.0f)\n", backend, r[1][2], r[1][0],
-           r[1][4]);
-    printf("  %-8s CPU per million rows: median %.3f s without, %.3f s with checkpoints (%+.1f%%)\n", backend,
-           cpu[0][2], cpu[1][2], 100.0 * (cpu[1][2] - cpu[0][2]) / cpu[0][2]);
-    printf("  %-8s difference of the medians: %.1f%%; last run: %llu checkpoints (incl. the final one), last %lld ms "
+    printf("  %-8s no checkpoints:        median %10.0f rows/s (min %.0f, max "
+           "%.0f)\n",
+           backend, r[0][2], r[0][0], r[0][4]);
+    printf("  %-8s checkpoint every 1 s:  median %10.0f rows/s (min %.0f, max "
+           "%.0f)\n",
+           backend, r[1][2], r[1][0], r[1][4]);
+    printf("  %-8s CPU per million rows: median %.3f s without, %.3f s with "
+           "checkpoints (%+.1f%%)\n",
+           backend, cpu[0][2], cpu[1][2],
+           100.0 * (cpu[1][2] - cpu[0][2]) / cpu[0][2]);
+    if (g_mid_n)
+        printf("  %-8s checkpoints while the input flowed: %llu, average %.0f "
+               "ms (%.0f ms to the last "
+               "acknowledgement), %.0f bytes\n",
+               backend, (unsigned long long)g_mid_n,
+               (double)g_mid_ms / (double)g_mid_n,
+               (double)g_mid_sync_ms / (double)g_mid_n,
+               (double)g_mid_bytes / (double)g_mid_n);
+    printf("  %-8s difference of the medians: %.1f%%; last run: %llu "
+           "checkpoints (incl. the final one), last %lld ms "
            "(%lld ms to the last acknowledgement), %llu bytes\n",
-           backend, 100.0 * (r[0][2] - r[1][2]) / r[0][2], (unsigned long long)st.completed,
-           (long long)st.last_duration_ms, (long long)st.last_sync_ms, (unsigned long long)st.last_size_bytes);
+           backend, 100.0 * (r[0][2] - r[1][2]) / r[0][2],
+           (unsigned long long)st.completed, (long long)st.last_duration_ms,
+           (long long)st.last_sync_ms, (unsigned long long)st.last_size_bytes);
 }
 
 static void wait_produced(uint64_t n)
@@ -151,8 +201,13 @@ static void state_bench(uint64_t keys, const char *backend)
 {
     cj_rmtree(g_dir);
     mkdir(g_dir, 0755);
-    /* One row per key, all in one day-long window: keys x one window of state. */
-    cj_gen g = {.n = keys + 1, .seed = 5, .n_keys = (uint32_t)keys, .sequential_keys = true, .limit = &g_limit,
+    /* One row per key, all in one day-long window: keys x one window of state.
+     */
+    cj_gen g = {.n = keys + 1,
+                .seed = 5,
+                .n_keys = (uint32_t)keys,
+                .sequential_keys = true,
+                .limit = &g_limit,
                 .produced = &g_produced};
     atomic_store(&g_limit, keys);
     atomic_store(&g_produced, 0);
@@ -168,7 +223,8 @@ static void state_bench(uint64_t keys, const char *backend)
         exit(1);
     }
     weir_checkpoint_config c = ckpt_cfg(0, WEIR_RESTORE_FRESH);
-    if (weir_job_enable_checkpoints(j->job, &c, &err) || weir_job_start(j->job)) {
+    if (weir_job_enable_checkpoints(j->job, &c, &err) ||
+        weir_job_start(j->job)) {
         fprintf(stderr, "%s\n", err.message);
         exit(1);
     }
@@ -177,17 +233,21 @@ static void state_bench(uint64_t keys, const char *backend)
     double t_fill = now_s() - t0;
     uint64_t id;
     double t1 = now_s();
-    if (weir_job_trigger_checkpoint(j->job, &id) || weir_job_await_checkpoint(j->job, id, -1, &err)) {
+    if (weir_job_trigger_checkpoint(j->job, &id) ||
+        weir_job_await_checkpoint(j->job, id, -1, &err)) {
         fprintf(stderr, "checkpoint failed: %s\n", err.message);
         exit(1);
     }
     double t_ck = now_s() - t1;
     weir_checkpoint_stats st;
     weir_job_checkpoint_stats(j->job, &st);
-    printf("  %-8s %9llu keys: state built in %.2f s; checkpoint %llu: %.3f s (%lld ms to the last "
-           "acknowledgement: barrier and serialization; %lld ms writing), %.1f MB\n",
-           backend, (unsigned long long)keys, t_fill, (unsigned long long)id, t_ck, (long long)st.last_sync_ms,
-           (long long)st.last_async_ms, (double)st.last_size_bytes / 1e6);
+    printf("  %-8s %9llu keys: state built in %.2f s; checkpoint %llu: %.3f s "
+           "(%lld ms to the last "
+           "acknowledgement: barrier and serialization; %lld ms writing), %.1f "
+           "MB\n",
+           backend, (unsigned long long)keys, t_fill, (unsigned long long)id,
+           t_ck, (long long)st.last_sync_ms, (long long)st.last_async_ms,
+           (double)st.last_size_bytes / 1e6);
     cj_job_destroy(j); /* a crash: canceled mid-run */
 
     /* Recovery. */
@@ -209,9 +269,11 @@ static void state_bench(uint64_t keys, const char *backend)
         exit(1);
     }
     weir_job_checkpoint_stats(j->job, &st);
-    printf("  %-8s %9llu keys: recovery: files loaded and verified in %.3f s, state back in the operators "
+    printf("  %-8s %9llu keys: recovery: files loaded and verified in %.3f s, "
+           "state back in the operators "
            "%.3f s after the start\n",
-           backend, (unsigned long long)keys, (double)st.restore_load_ms / 1000.0,
+           backend, (unsigned long long)keys,
+           (double)st.restore_load_ms / 1000.0,
            (double)st.restore_done_ms / 1000.0);
     (void)t_load;
     atomic_store(&g_limit, UINT64_MAX);
@@ -230,23 +292,35 @@ int main(int argc, char **argv)
     static const char *const backends[] = {"memory"};
     int n_backends = 1;
 #endif
-    if (!strcmp(mode, "once")) { /* one run, for profiling: once ROWS with|without BACKEND */
-        cj_gen g = {.n = strtoull(argv[2], NULL, 0), .seed = 3, .n_keys = 10000};
+    if (!strcmp(mode, "once")) { /* one run, for profiling: once ROWS
+                                    with|without BACKEND */
+        cj_gen g = {.n = strtoull(argv[2], NULL, 0),
+                    .seed = 3,
+                    .n_keys = 10000,
+                    .produced = &g_produced_run};
         weir_checkpoint_stats st;
         double cpu;
-        double r = run_once(&g, argc > 4 ? argv[4] : "memory", !strcmp(argv[3], "with"), &st, &cpu);
-        printf("%.0f rows/s, %.3f CPU s per million rows, %llu rows out\n", r, cpu, (unsigned long long)g_out_rows);
+        double r = run_once(&g, argc > 4 ? argv[4] : "memory",
+                            !strcmp(argv[3], "with"), &st, &cpu);
+        printf("%.0f rows/s, %.3f CPU s per million rows, %llu rows out\n", r,
+               cpu, (unsigned long long)g_out_rows);
         cj_rmtree(g_dir);
         return 0;
     }
     if (!strcmp(mode, "throughput") || !strcmp(mode, "all")) {
-        uint64_t rows = argc > 2 && strcmp(mode, "all") ? strtoull(argv[2], NULL, 0) : 20000000;
-        printf("throughput, %llu rows, 10000 keys, window 10 s, parallelism 2:\n", (unsigned long long)rows);
+        uint64_t rows = argc > 2 && strcmp(mode, "all")
+                            ? strtoull(argv[2], NULL, 0)
+                            : 20000000;
+        printf(
+            "throughput, %llu rows, 10000 keys, window 10 s, parallelism 2:\n",
+            (unsigned long long)rows);
         for (int b = 0; b < n_backends; b++)
             throughput(rows, backends[b]);
     }
     if (!strcmp(mode, "state") || !strcmp(mode, "all")) {
-        uint64_t keys = argc > 2 && strcmp(mode, "all") ? strtoull(argv[2], NULL, 0) : 1000000;
+        uint64_t keys = argc > 2 && strcmp(mode, "all")
+                            ? strtoull(argv[2], NULL, 0)
+                            : 1000000;
         printf("checkpoint size and duration, recovery:\n");
         for (int b = 0; b < n_backends; b++)
             if (argc <= 3 || !strcmp(argv[3], backends[b]))

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "weir/checkpoint.h"
 #include "weir/connector.h"
@@ -37,16 +38,17 @@
 typedef struct cj_gen cj_gen;
 
 typedef struct cj_params {
-    const char *input;         /* a CSV file, or NULL to use gen */
-    const cj_gen *gen;         /* the generator source (borrowed; must outlive the job) */
+    const char *input; /* a CSV file, or NULL to use gen */
+    const cj_gen
+        *gen; /* the generator source (borrowed; must outlive the job) */
     const char *out_dir;
     const char *state_backend; /* "memory" or "rocksdb" */
     const char *state_dir;
-    uint32_t parallelism;      /* of the window and the sink */
-    uint32_t batch_size;       /* 0: 1024 */
-    size_t read_buffer_bytes;  /* 0: the source's default */
-    uint64_t roll_bytes;       /* 0: the sink's default */
-    weir_clock clock;          /* now_ms NULL: system */
+    uint32_t parallelism;     /* of the window and the sink */
+    uint32_t batch_size;      /* 0: 1024 */
+    size_t read_buffer_bytes; /* 0: the source's default */
+    uint64_t roll_bytes;      /* 0: the sink's default */
+    weir_clock clock;         /* now_ms NULL: system */
     /*
      * Failure injection: when fail_after_rows > 0, an identity map after the
      * source fails the job once (*failed_once records it) after that many
@@ -54,23 +56,38 @@ typedef struct cj_params {
      */
     uint64_t fail_after_rows;
     _Atomic int *failed_once;
-    int64_t window_ms;         /* 0: CJ_WINDOW_MS */
-    bool blackhole;            /* a blackhole sink instead of the file sink (benchmarks) */
-    uint64_t *blackhole_rows;  /* with blackhole: rows it received are added here */
+    /*
+     * When set, the identity map holds each batch while *hold is non-zero
+     * (it sets 1 to 2 once it holds one).
+     */
+    _Atomic int *hold;
+    int64_t window_ms; /* 0: CJ_WINDOW_MS */
+    bool blackhole; /* a blackhole sink instead of the file sink (benchmarks) */
+    uint64_t
+        *blackhole_rows; /* with blackhole: rows it received are added here */
 } cj_params;
 
 typedef struct cj_fail {
     uint64_t after;
     _Atomic uint64_t seen;
     _Atomic int *failed_once;
+    _Atomic int *hold;
 } cj_fail;
 
 static int cj_fail_map(void *ud, const weir_batch *in, weir_batch *out)
 {
     cj_fail *f = ud;
     uint64_t seen = atomic_fetch_add(&f->seen, in->n_rows) + in->n_rows;
-    if (seen >= f->after && atomic_exchange(f->failed_once, 1) == 0)
+    if (f->failed_once && f->after && seen >= f->after &&
+        atomic_exchange(f->failed_once, 1) == 0)
         return WEIR_EIO; /* an injected task failure, once */
+    int one = 1;
+    if (f->hold)
+        atomic_compare_exchange_strong(f->hold, &one, 2); /* 2: holding now */
+    while (f->hold && atomic_load(f->hold)) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL); /* a slow or stuck operator: barriers wait */
+    }
     return weir_batch_copy(out, in);
 }
 
@@ -82,10 +99,13 @@ typedef struct cj_job {
     cj_fail fail;
 } cj_job;
 
-/* Row i of the input: key, value and event time (~i ms, jittered; about 1 in 1000 is late). */
-static inline void cj_row(uint64_t seed, uint64_t i, uint32_t n_keys, uint32_t *key, int64_t *v, int64_t *ts)
+/* Row i of the input: key, value and event time (~i ms, jittered; about 1 in
+ * 1000 is late). */
+static inline void cj_row(uint64_t seed, uint64_t i, uint32_t n_keys,
+                          uint32_t *key, int64_t *v, int64_t *ts)
 {
-    uint64_t x = (seed + 1) * 0x9E3779B97F4A7C15ull ^ (i + 1) * 0xD1B54A32D192ED03ull;
+    uint64_t x =
+        (seed + 1) * 0x9E3779B97F4A7C15ull ^ (i + 1) * 0xD1B54A32D192ED03ull;
     x ^= x >> 31;
     x *= 0xBF58476D1CE4E5B9ull;
     x ^= x >> 29;
@@ -97,7 +117,8 @@ static inline void cj_row(uint64_t seed, uint64_t i, uint32_t n_keys, uint32_t *
 }
 
 /* Writes rows [0, n) as CSV lines "k<key>,<v>,<ts>". */
-static inline int cj_generate(const char *path, uint64_t n, uint32_t n_keys, uint64_t seed)
+static inline int cj_generate(const char *path, uint64_t n, uint32_t n_keys,
+                              uint64_t seed)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -109,7 +130,8 @@ static inline int cj_generate(const char *path, uint64_t n, uint32_t n_keys, uin
         uint32_t key;
         int64_t v, ts;
         cj_row(seed, i, n_keys, &key, &v, &ts);
-        int len = snprintf(line, sizeof line, "k%u,%lld,%lld\n", key, (long long)v, (long long)ts);
+        int len = snprintf(line, sizeof line, "k%u,%lld,%lld\n", key,
+                           (long long)v, (long long)ts);
         fwrite(line, 1, (size_t)len, f);
     }
     return fclose(f);
@@ -124,7 +146,8 @@ static inline int cj_generate(const char *path, uint64_t n, uint32_t n_keys, uin
 struct cj_gen {
     uint64_t n, seed;
     uint32_t n_keys;
-    bool sequential_keys;      /* key = row index mod n_keys (every key early, once per lap) */
+    bool sequential_keys; /* key = row index mod n_keys (every key early, once
+                             per lap) */
     _Atomic uint64_t *limit;
     _Atomic uint64_t *produced;
 };
@@ -139,7 +162,8 @@ typedef struct cj_gen_reader {
     uint64_t pos;
 } cj_gen_reader;
 
-static int cj_gen_create(void *arg, const weir_source_info *info, void **out, weir_error *err)
+static int cj_gen_create(void *arg, const weir_source_info *info, void **out,
+                         weir_error *err)
 {
     cj_gen_src *s = calloc(1, sizeof *s);
     if (!s)
@@ -150,7 +174,8 @@ static int cj_gen_create(void *arg, const weir_source_info *info, void **out, we
     return 0;
 }
 
-static int cj_gen_discover(void *src, const char ***ids, uint32_t *n, bool *done, weir_error *err)
+static int cj_gen_discover(void *src, const char ***ids, uint32_t *n,
+                           bool *done, weir_error *err)
 {
     static const char *split[] = {"gen"};
     cj_gen_src *s = src;
@@ -164,7 +189,8 @@ static int cj_gen_discover(void *src, const char ***ids, uint32_t *n, bool *done
     return 0;
 }
 
-static int cj_gen_open(void *src, const char *id, const void *pos, size_t pos_len, void **out, weir_error *err)
+static int cj_gen_open(void *src, const char *id, const void *pos,
+                       size_t pos_len, void **out, weir_error *err)
 {
     cj_gen_reader *r = calloc(1, sizeof *r);
     if (!r)
@@ -176,7 +202,8 @@ static int cj_gen_open(void *src, const char *id, const void *pos, size_t pos_le
     return 0;
 }
 
-static int cj_gen_read(void *reader, weir_batch *out, uint32_t max_rows, weir_error *err)
+static int cj_gen_read(void *reader, weir_batch *out, uint32_t max_rows,
+                       weir_error *err)
 {
     cj_gen_reader *r = reader;
     const cj_gen *g = r->g;
@@ -214,8 +241,14 @@ static int cj_gen_position(void *reader, weir_buf *out)
     return weir_buf_put(out, &r->pos, 8);
 }
 
-static void cj_gen_close(void *reader) { free(reader); }
-static void cj_gen_destroy(void *src) { free(src); }
+static void cj_gen_close(void *reader)
+{
+    free(reader);
+}
+static void cj_gen_destroy(void *src)
+{
+    free(src);
+}
 
 static const weir_source_class cj_gen_class = {
     .name = "gen",
@@ -237,7 +270,8 @@ static inline void cj_job_destroy(cj_job *j)
     free(j);
 }
 
-static inline int cj_job_build(const cj_params *p, cj_job **out, weir_error *err)
+static inline int cj_job_build(const cj_params *p, cj_job **out,
+                               weir_error *err)
 {
     cj_job *j = calloc(1, sizeof *j);
     if (!j)
@@ -261,7 +295,10 @@ static inline int cj_job_build(const cj_params *p, cj_job **out, weir_error *err
     weir_schema_add(j->in, "ts", weir_type_make(WEIR_TYPE_TIMESTAMP, false));
     j->in->rowtime = 2;
 
-    weir_source_spec src = {.name = "gen", .cls = &cj_gen_class, .arg = (void *)p->gen, .schema = j->in};
+    weir_source_spec src = {.name = "gen",
+                            .cls = &cj_gen_class,
+                            .arg = (void *)p->gen,
+                            .schema = j->in};
     if (p->input) {
         weir_file_source_config fc;
         weir_file_source_config_init(&fc);
@@ -271,20 +308,23 @@ static inline int cj_job_build(const cj_params *p, cj_job **out, weir_error *err
         if ((rc = weir_file_source_spec(&fc, j->in, &src, err)))
             goto fail;
     }
-    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = CJ_JITTER_MS};
+    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED,
+                              .delay_ms = CJ_JITTER_MS};
     weir_stream s, w;
     if ((rc = weir_job_source(j->job, &src, &wm, 1, &s)))
         goto fail_job;
-    if (p->fail_after_rows) {
+    if (p->fail_after_rows || p->hold) {
         j->fail.after = p->fail_after_rows;
         j->fail.failed_once = p->failed_once;
+        j->fail.hold = p->hold;
         if ((rc = weir_job_map(j->job, s, j->in, cj_fail_map, &j->fail, &s)))
             goto fail_job;
     }
 
     weir_window_spec ws;
     weir_window_spec_init(&ws);
-    ws.assigner = weir_window_tumbling(p->window_ms ? p->window_ms : CJ_WINDOW_MS, 0);
+    ws.assigner =
+        weir_window_tumbling(p->window_ms ? p->window_ms : CJ_WINDOW_MS, 0);
     ws.key.n = 1;
     ws.key.cols[0] = 0;
     if ((rc = weir_agg_bind("COUNT", j->in, -1, 0, &j->aggs[0], err)) ||
@@ -339,7 +379,10 @@ static inline void cj_lines_free(cj_lines *l)
     memset(l, 0, sizeof *l);
 }
 
-static int cj_cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cj_cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 /*
  * Reads every visible part file of dir (names not starting with '.') into
@@ -382,8 +425,10 @@ static inline int cj_read_output(const char *dir, cj_lines *out, size_t *hidden)
     return 0;
 }
 
-/* 0 if a and b hold the same lines; else describes the first difference in why. */
-static inline int cj_lines_diff(const cj_lines *a, const cj_lines *b, char *why, size_t cap)
+/* 0 if a and b hold the same lines; else describes the first difference in why.
+ */
+static inline int cj_lines_diff(const cj_lines *a, const cj_lines *b, char *why,
+                                size_t cap)
 {
     size_t i = 0, j = 0;
     while (i < a->n && j < b->n) {
@@ -393,13 +438,15 @@ static inline int cj_lines_diff(const cj_lines *a, const cj_lines *b, char *why,
             j++;
             continue;
         }
-        snprintf(why, cap, "%zu vs %zu lines; first difference: %s %s", a->n, b->n, c < 0 ? "missing:" : "extra:",
-                 c < 0 ? a->v[i] : b->v[j]);
+        snprintf(why, cap, "%zu vs %zu lines; first difference: %s %s", a->n,
+                 b->n,
+                 c < 0 ? "missing:" : "extra:", c < 0 ? a->v[i] : b->v[j]);
         return 1;
     }
     if (i < a->n || j < b->n) {
-        snprintf(why, cap, "%zu vs %zu lines; first difference: %s %s", a->n, b->n, i < a->n ? "missing:" : "extra:",
-                 i < a->n ? a->v[i] : b->v[j]);
+        snprintf(
+            why, cap, "%zu vs %zu lines; first difference: %s %s", a->n, b->n,
+            i < a->n ? "missing:" : "extra:", i < a->n ? a->v[i] : b->v[j]);
         return 1;
     }
     return 0;

@@ -24,7 +24,8 @@
 #define N_ROWS 60000
 #define N_KEYS 40
 
-static char g_dir[256], g_out[300], g_ckpt[300], g_sp[300], g_state[300], g_ref[300];
+static char g_dir[256], g_out[300], g_ckpt[300], g_sp[300], g_state[300],
+    g_ref[300];
 static _Atomic uint64_t g_limit, g_produced;
 static cj_gen g_gen;
 static cj_lines g_ref_lines;
@@ -49,7 +50,11 @@ static void setup(void)
     snprintf(g_sp, sizeof g_sp, "%s/savepoints", g_dir);
     snprintf(g_state, sizeof g_state, "%s/state", g_dir);
     snprintf(g_ref, sizeof g_ref, "%s/ref", g_dir);
-    g_gen = (cj_gen){.n = N_ROWS, .seed = 7, .n_keys = N_KEYS, .limit = &g_limit, .produced = &g_produced};
+    g_gen = (cj_gen){.n = N_ROWS,
+                     .seed = 7,
+                     .n_keys = N_KEYS,
+                     .limit = &g_limit,
+                     .produced = &g_produced};
     g_log_len = 0;
     g_log[0] = '\0';
     g_retain = 1;
@@ -66,12 +71,17 @@ TestSuite(checkpoint, .init = setup, .fini = teardown, .timeout = 60);
 
 static cj_params params(uint32_t parallelism, const char *backend)
 {
-    cj_params p = {.gen = &g_gen, .out_dir = g_out, .state_backend = backend, .state_dir = g_state,
-                   .parallelism = parallelism, .batch_size = 256};
+    cj_params p = {.gen = &g_gen,
+                   .out_dir = g_out,
+                   .state_backend = backend,
+                   .state_dir = g_state,
+                   .parallelism = parallelism,
+                   .batch_size = 256};
     return p;
 }
 
-static weir_checkpoint_config ckpt_config(weir_restore_mode mode, const char *path)
+static weir_checkpoint_config ckpt_config(weir_restore_mode mode,
+                                          const char *path)
 {
     weir_checkpoint_config c;
     weir_checkpoint_config_init(&c);
@@ -97,7 +107,8 @@ static void reference(void)
     cr_assert_eq(weir_job_run(j->job), 0, "%s", weir_job_error(j->job));
     cj_job_destroy(j);
     cr_assert_eq(cj_read_output(g_ref, &g_ref_lines, NULL), 0);
-    cr_assert_gt(g_ref_lines.n, 100, "the reference run produced %zu lines", g_ref_lines.n);
+    cr_assert_gt(g_ref_lines.n, 100, "the reference run produced %zu lines",
+                 g_ref_lines.n);
 }
 
 static void check_output(void)
@@ -108,7 +119,9 @@ static void check_output(void)
     char why[1024];
     int d = cj_lines_diff(&g_ref_lines, &got, why, sizeof why);
     cj_lines_free(&got);
-    cr_assert_eq(d, 0, "output differs from the uninterrupted run: %s\nlog:\n%s", why, g_log);
+    cr_assert_eq(d, 0,
+                 "output differs from the uninterrupted run: %s\nlog:\n%s", why,
+                 g_log);
     cr_assert_eq(hidden, 0, "%zu hidden part files left behind", hidden);
 }
 
@@ -119,11 +132,12 @@ static void wait_produced(uint64_t n)
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
-    cr_assert_geq(atomic_load(&g_produced), n, "the source did not reach row %llu", (unsigned long long)n);
+    cr_assert_geq(atomic_load(&g_produced), n,
+                  "the source did not reach row %llu", (unsigned long long)n);
 }
 
-static cj_job *start(uint32_t parallelism, const char *backend, weir_restore_mode mode, const char *path,
-                     uint64_t limit)
+static cj_job *start(uint32_t parallelism, const char *backend,
+                     weir_restore_mode mode, const char *path, uint64_t limit)
 {
     atomic_store(&g_limit, limit);
     atomic_store(&g_produced, 0);
@@ -132,7 +146,8 @@ static cj_job *start(uint32_t parallelism, const char *backend, weir_restore_mod
     weir_error err;
     cr_assert_eq(cj_job_build(&p, &j, &err), 0, "%s", err.message);
     weir_checkpoint_config c = ckpt_config(mode, path);
-    cr_assert_eq(weir_job_enable_checkpoints(j->job, &c, &err), 0, "%s", err.message);
+    cr_assert_eq(weir_job_enable_checkpoints(j->job, &c, &err), 0, "%s",
+                 err.message);
     cr_assert_eq(weir_job_start(j->job), 0, "%s", weir_job_error(j->job));
     return j;
 }
@@ -144,8 +159,8 @@ static uint64_t checkpoint(cj_job *j, int expect)
     weir_error err = {0};
     cr_assert_eq(weir_job_trigger_checkpoint(j->job, &id), 0);
     int rc = weir_job_await_checkpoint(j->job, id, 20000, &err);
-    cr_assert_eq(rc, expect, "checkpoint %llu: %s (expected %s)", (unsigned long long)id, err.message,
-                 weir_strerror(expect));
+    cr_assert_eq(rc, expect, "checkpoint %llu: %s (expected %s)",
+                 (unsigned long long)id, err.message, weir_strerror(expect));
     return id;
 }
 
@@ -158,7 +173,10 @@ static void finish(cj_job *j)
 }
 
 /* A crash: threads canceled mid-run, nothing committed that was not. */
-static void crash(cj_job *j) { cj_job_destroy(j); }
+static void crash(cj_job *j)
+{
+    cj_job_destroy(j);
+}
 
 static bool dir_exists(const char *path)
 {
@@ -166,7 +184,14 @@ static bool dir_exists(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-Test(checkpoint, periodic_checkpoints_leave_the_output_unchanged_and_a_final_checkpoint)
+static void find_metric(void *ud, const char *name, double v)
+{
+    if (!strcmp(name, "checkpoint.last_id"))
+        *(double *)ud = v;
+}
+
+Test(checkpoint,
+     periodic_checkpoints_leave_the_output_unchanged_and_a_final_checkpoint)
 {
     reference();
     atomic_store(&g_limit, UINT64_MAX);
@@ -177,13 +202,18 @@ Test(checkpoint, periodic_checkpoints_leave_the_output_unchanged_and_a_final_che
     weir_checkpoint_config c = ckpt_config(WEIR_RESTORE_LATEST, NULL);
     c.interval_ms = 2;
     c.num_retained = 2;
-    cr_assert_eq(weir_job_enable_checkpoints(j->job, &c, &err), 0, "%s", err.message);
+    cr_assert_eq(weir_job_enable_checkpoints(j->job, &c, &err), 0, "%s",
+                 err.message);
     cr_assert_eq(weir_job_run(j->job), 0, "%s", weir_job_error(j->job));
     weir_checkpoint_stats st;
     cr_assert_eq(weir_job_checkpoint_stats(j->job, &st), 0);
     cr_assert_geq(st.completed, 1);
     cr_assert_eq(st.failed, 0, "%s", st.last_failure);
     uint64_t last = st.last_id;
+    double metric_last = -1;
+    weir_job_metrics(j->job, find_metric, &metric_last);
+    cr_assert_eq(metric_last, (double)last,
+                 "checkpoint.last_id is in the job's metrics");
     cj_job_destroy(j);
     check_output();
 
@@ -197,13 +227,15 @@ Test(checkpoint, periodic_checkpoints_leave_the_output_unchanged_and_a_final_che
     cr_assert_eq(infos[n - 1].id, last);
     cr_assert_eq(infos[n - 1].status, WEIR_CKPT_COMPLETE);
     weir__ckpt_meta m;
-    cr_assert_eq(weir__ckpt_verify(s, infos[n - 1].name, &m, &err), 0, "%s", err.message);
+    cr_assert_eq(weir__ckpt_verify(s, infos[n - 1].name, &m, &err), 0, "%s",
+                 err.message);
     cr_assert(m.is_final);
     weir__ckpt_meta_fini(&m);
     weir_free(infos);
     weir__storage_destroy(s);
 
-    /* Running the job again resumes from the end: nothing new, nothing twice. */
+    /* Running the job again resumes from the end: nothing new, nothing twice.
+     */
     j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, UINT64_MAX);
     cr_assert(strstr(g_log, "nothing is left to do"), "%s", g_log);
     finish(j);
@@ -217,13 +249,15 @@ Test(checkpoint, restore_after_a_crash_equals_an_uninterrupted_run)
     cj_job *j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, 23456);
     wait_produced(23456);
     uint64_t id = checkpoint(j, 0);
-    atomic_store(&g_limit, 41000); /* more output after the checkpoint, never committed */
+    atomic_store(&g_limit,
+                 41000); /* more output after the checkpoint, never committed */
     wait_produced(41000 - 23456);
     crash(j);
 
     j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, UINT64_MAX);
     char want[64];
-    snprintf(want, sizeof want, "restoring from checkpoint chk-%llu (taken", (unsigned long long)id);
+    snprintf(want, sizeof want, "restoring from checkpoint chk-%llu (taken",
+             (unsigned long long)id);
     cr_assert(strstr(g_log, want), "%s", g_log);
     finish(j);
     check_output();
@@ -232,7 +266,8 @@ Test(checkpoint, restore_after_a_crash_equals_an_uninterrupted_run)
 Test(checkpoint, a_corrupt_newest_checkpoint_falls_back_to_the_one_before)
 {
     reference();
-    g_retain = 2; /* with the default of 1, B's completion would have removed A */
+    g_retain =
+        2; /* with the default of 1, B's completion would have removed A */
     cj_job *j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, 21000);
     wait_produced(21000);
     uint64_t a = checkpoint(j, 0);
@@ -244,7 +279,8 @@ Test(checkpoint, a_corrupt_newest_checkpoint_falls_back_to_the_one_before)
 
     /* Flip one byte of one state file of B. */
     char path[600];
-    snprintf(path, sizeof path, "%s/chk-%llu/t0-s0.snap", g_ckpt, (unsigned long long)b);
+    snprintf(path, sizeof path, "%s/chk-%llu/t0-s0.snap", g_ckpt,
+             (unsigned long long)b);
     FILE *f = fopen(path, "r+b");
     cr_assert_not_null(f, "%s", path);
     fseek(f, 9, SEEK_SET);
@@ -255,10 +291,12 @@ Test(checkpoint, a_corrupt_newest_checkpoint_falls_back_to_the_one_before)
 
     j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, UINT64_MAX);
     char want[128];
-    snprintf(want, sizeof want, "checkpoint chk-%llu is unusable", (unsigned long long)b);
+    snprintf(want, sizeof want, "checkpoint chk-%llu is unusable",
+             (unsigned long long)b);
     cr_assert(strstr(g_log, want), "%s", g_log);
     cr_assert(strstr(g_log, "checksum or size mismatch"), "%s", g_log);
-    snprintf(want, sizeof want, "restoring from checkpoint chk-%llu", (unsigned long long)a);
+    snprintf(want, sizeof want, "restoring from checkpoint chk-%llu",
+             (unsigned long long)a);
     cr_assert(strstr(g_log, want), "%s", g_log);
     snprintf(want, sizeof want, "chk-%llu", (unsigned long long)a);
     cr_assert(strstr(weir_job_restored_from(j->job), want));
@@ -289,7 +327,8 @@ static int failing_rename(const char *from, const char *to)
     return rename(from, to) < 0 ? -errno : 0;
 }
 
-Test(checkpoint, enospc_or_a_failed_metadata_write_fails_one_checkpoint_and_the_job_goes_on)
+Test(checkpoint,
+     enospc_or_a_failed_metadata_write_fails_one_checkpoint_and_the_job_goes_on)
 {
     reference();
     weir__io_ops.write = enospc_write;
@@ -332,15 +371,21 @@ Test(checkpoint, too_many_failures_fail_the_job_when_asked_to)
     weir_error err;
     cr_assert_eq(cj_job_build(&p, &j, &err), 0, "%s", err.message);
     weir_checkpoint_config c = ckpt_config(WEIR_RESTORE_LATEST, NULL);
-    cr_assert_eq(weir_checkpoint_config_set(&c, "execution.checkpointing.tolerable-failed-checkpoints", "1", &err), 0);
-    cr_assert_eq(weir_job_enable_checkpoints(j->job, &c, &err), 0, "%s", err.message);
+    cr_assert_eq(weir_checkpoint_config_set(
+                     &c, "execution.checkpointing.tolerable-failed-checkpoints",
+                     "1", &err),
+                 0);
+    cr_assert_eq(weir_job_enable_checkpoints(j->job, &c, &err), 0, "%s",
+                 err.message);
     cr_assert_eq(weir_job_start(j->job), 0);
     wait_produced(10000);
     checkpoint(j, WEIR_ENOSPC);
     checkpoint(j, WEIR_ENOSPC);
     int rc = weir_job_wait(j->job);
     cr_assert_eq(rc, WEIR_ENOSPC, "%s", weir_strerror(rc));
-    cr_assert(strstr(weir_job_error(j->job), "2 consecutive checkpoints failed"), "%s", weir_job_error(j->job));
+    cr_assert(
+        strstr(weir_job_error(j->job), "2 consecutive checkpoints failed"),
+        "%s", weir_job_error(j->job));
     cj_job_destroy(j);
 }
 
@@ -364,7 +409,8 @@ Test(checkpoint, stop_and_restore_at_parallelism_1_then_4_then_2)
 
     j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, UINT64_MAX);
     finish(j);
-    cr_assert_eq(atomic_load(&g_produced), N_ROWS - 38000, "the last run read from row 38000 on");
+    cr_assert_eq(atomic_load(&g_produced), N_ROWS - 38000,
+                 "the last run read from row 38000 on");
     check_output();
 }
 
@@ -414,7 +460,8 @@ Test(checkpoint, savepoint_then_change_parallelism_and_restore)
     wait_produced(26000);
     char path[700];
     weir_error err;
-    cr_assert_eq(weir_job_savepoint(j->job, NULL, path, sizeof path, &err), 0, "%s", err.message);
+    cr_assert_eq(weir_job_savepoint(j->job, NULL, path, sizeof path, &err), 0,
+                 "%s", err.message);
     cr_assert(strstr(path, "/savepoints/savepoint-"), "%s", path);
     /* The job goes on past the savepoint, then dies. */
     atomic_store(&g_limit, 40000);
@@ -436,10 +483,13 @@ Test(checkpoint, stop_with_savepoint_then_scale_down_and_restore)
     wait_produced(29000);
     char path[700];
     weir_error err;
-    cr_assert_eq(weir_job_stop_with_savepoint(j->job, NULL, path, sizeof path, &err), 0, "%s", err.message);
+    cr_assert_eq(
+        weir_job_stop_with_savepoint(j->job, NULL, path, sizeof path, &err), 0,
+        "%s", err.message);
     cr_assert_eq(weir_job_wait(j->job), 0, "%s", weir_job_error(j->job));
     cj_job_destroy(j);
-    /* Output up to the savepoint is visible already; a savepoint is never pruned. */
+    /* Output up to the savepoint is visible already; a savepoint is never
+     * pruned. */
     cr_assert(dir_exists(path), "%s", path);
 
     j = start(1, "memory", WEIR_RESTORE_PATH, path, UINT64_MAX);
@@ -461,7 +511,8 @@ Test(checkpoint, a_checkpoint_of_another_job_is_refused)
     cr_assert_eq(weir_job_create(&jc, &other), 0);
     weir_schema *s = weir_schema_create();
     weir_schema_add(s, "x", weir_type_make(WEIR_TYPE_BIGINT, false));
-    weir_source_spec src = {.name = "other", .cls = &cj_gen_class, .arg = &g_gen, .schema = s};
+    weir_source_spec src = {
+        .name = "other", .cls = &cj_gen_class, .arg = &g_gen, .schema = s};
     weir_stream st;
     cr_assert_eq(weir_job_source(other, &src, NULL, 1, &st), 0);
     weir_checkpoint_config c = ckpt_config(WEIR_RESTORE_LATEST, NULL);
@@ -490,10 +541,12 @@ Test(checkpoint, fresh_ignores_and_from_rejects_a_missing_path)
 
     cj_params p = params(1, "memory");
     cr_assert_eq(cj_job_build(&p, &j, &(weir_error){0}), 0);
-    weir_checkpoint_config c = ckpt_config(WEIR_RESTORE_PATH, "/nonexistent/chk-3");
+    weir_checkpoint_config c =
+        ckpt_config(WEIR_RESTORE_PATH, "/nonexistent/chk-3");
     weir_error err;
     cr_assert_eq(weir_job_enable_checkpoints(j->job, &c, &err), WEIR_ENOTFOUND);
-    cr_assert(strstr(err.message, "no such checkpoint or savepoint"), "%s", err.message);
+    cr_assert(strstr(err.message, "no such checkpoint or savepoint"), "%s",
+              err.message);
     cj_job_destroy(j);
 }
 
@@ -502,32 +555,62 @@ Test(checkpoint, options_by_flink_key)
     weir_checkpoint_config c;
     weir_checkpoint_config_init(&c);
     weir_error err;
-    cr_assert_eq(weir_checkpoint_config_set(&c, "execution.checkpointing.interval", "100 ms", &err), 0);
+    cr_assert_eq(weir_checkpoint_config_set(
+                     &c, "execution.checkpointing.interval", "100 ms", &err),
+                 0);
     cr_assert_eq(c.interval_ms, 100);
-    cr_assert_eq(weir_checkpoint_config_set(&c, "execution.checkpointing.timeout", "1 min", &err), 0);
+    cr_assert_eq(weir_checkpoint_config_set(
+                     &c, "execution.checkpointing.timeout", "1 min", &err),
+                 0);
     cr_assert_eq(c.timeout_ms, 60000);
-    cr_assert_eq(weir_checkpoint_config_set(&c, "execution.checkpointing.min-pause", "2s", &err), 0);
+    cr_assert_eq(weir_checkpoint_config_set(
+                     &c, "execution.checkpointing.min-pause", "2s", &err),
+                 0);
     cr_assert_eq(c.min_pause_ms, 2000);
-    cr_assert_eq(weir_checkpoint_config_set(&c, "execution.checkpointing.max-concurrent-checkpoints", "3", &err), 0);
+    cr_assert_eq(weir_checkpoint_config_set(
+                     &c, "execution.checkpointing.max-concurrent-checkpoints",
+                     "3", &err),
+                 0);
     cr_assert_eq(c.max_concurrent, 3);
-    cr_assert_eq(weir_checkpoint_config_set(&c, "state.checkpoints.num-retained", "4", &err), 0);
+    cr_assert_eq(weir_checkpoint_config_set(
+                     &c, "state.checkpoints.num-retained", "4", &err),
+                 0);
     cr_assert_eq(c.num_retained, 4);
-    cr_assert_eq(weir_checkpoint_config_set(&c, "state.checkpoints.dir", "file:///tmp/x", &err), 0);
+    cr_assert_eq(weir_checkpoint_config_set(&c, "state.checkpoints.dir",
+                                            "file:///tmp/x", &err),
+                 0);
     cr_assert_str_eq(c.dir, "/tmp/x");
-    cr_assert_eq(weir_checkpoint_config_set(&c, "state.checkpoints.num-retained", "0", &err), WEIR_EINVAL);
-    cr_assert(strstr(err.message, "state.checkpoints.num-retained"), "%s", err.message);
-    cr_assert_eq(weir_checkpoint_config_set(&c, "execution.checkpointing.interval", "soon", &err), WEIR_EINVAL);
-    cr_assert_eq(weir_checkpoint_config_set(&c, "execution.checkpointing.unaligned", "true", &err), WEIR_EUNSUPPORTED);
-    cr_assert_eq(weir_checkpoint_config_set(&c, "execution.checkpointing.mode", "EXACTLY_ONCE", &err), 0);
-    cr_assert_eq(weir_checkpoint_config_set(&c, "no.such.key", "1", &err), WEIR_ENOTFOUND);
+    cr_assert_eq(weir_checkpoint_config_set(
+                     &c, "state.checkpoints.num-retained", "0", &err),
+                 WEIR_EINVAL);
+    cr_assert(strstr(err.message, "state.checkpoints.num-retained"), "%s",
+              err.message);
+    cr_assert_eq(weir_checkpoint_config_set(
+                     &c, "execution.checkpointing.interval", "soon", &err),
+                 WEIR_EINVAL);
+    cr_assert_eq(weir_checkpoint_config_set(
+                     &c, "execution.checkpointing.unaligned", "true", &err),
+                 WEIR_EUNSUPPORTED);
+    cr_assert_eq(weir_checkpoint_config_set(&c, "execution.checkpointing.mode",
+                                            "EXACTLY_ONCE", &err),
+                 0);
+    cr_assert_eq(weir_checkpoint_config_set(&c, "no.such.key", "1", &err),
+                 WEIR_ENOTFOUND);
     weir_restart_strategy rs;
     weir_restart_strategy_init(&rs);
-    cr_assert_eq(weir_restart_strategy_set(&rs, "restart-strategy.type", "fixed-delay", &err), 0);
-    cr_assert_eq(weir_restart_strategy_set(&rs, "restart-strategy.fixed-delay.attempts", "3", &err), 0);
-    cr_assert_eq(weir_restart_strategy_set(&rs, "restart-strategy.fixed-delay.delay", "10 ms", &err), 0);
+    cr_assert_eq(weir_restart_strategy_set(&rs, "restart-strategy.type",
+                                           "fixed-delay", &err),
+                 0);
+    cr_assert_eq(weir_restart_strategy_set(
+                     &rs, "restart-strategy.fixed-delay.attempts", "3", &err),
+                 0);
+    cr_assert_eq(weir_restart_strategy_set(
+                     &rs, "restart-strategy.fixed-delay.delay", "10 ms", &err),
+                 0);
     cr_assert_eq(rs.attempts, 3);
     cr_assert_eq(rs.delay_ms, 10);
-    cr_assert_eq(weir_restart_strategy_set(&rs, "restart-strategy.type", "exponential-delay", &err),
+    cr_assert_eq(weir_restart_strategy_set(&rs, "restart-strategy.type",
+                                           "exponential-delay", &err),
                  WEIR_EUNSUPPORTED);
 }
 
@@ -582,7 +665,8 @@ static void *run_restartable(void *arg)
     weir_restart_strategy_init(&rs);
     rs.attempts = 2;
     rs.delay_ms = 1;
-    r->rc = weir_job_run_restartable(build_failing, NULL, &c, &rs, &r->restarts, &r->err);
+    r->rc = weir_job_run_restartable(build_failing, NULL, &c, &rs, &r->restarts,
+                                     &r->err);
     free_prev();
     return NULL;
 }
@@ -602,16 +686,22 @@ Test(checkpoint, a_failing_task_restarts_from_the_last_checkpoint)
     weir_error err;
     int rc = weir_job_trigger_checkpoint(job, &id);
     cr_assert_eq(rc, 0, "%s", weir_strerror(rc));
-    cr_assert_eq(weir_job_await_checkpoint(job, id, 20000, &err), 0, "%s", err.message);
-    atomic_store(&g_limit, UINT64_MAX); /* on to row 40000, where the map fails once */
+    cr_assert_eq(weir_job_await_checkpoint(job, id, 20000, &err), 0, "%s",
+                 err.message);
+    atomic_store(&g_limit,
+                 UINT64_MAX); /* on to row 40000, where the map fails once */
     pthread_join(t, NULL);
     cr_assert_eq(r.rc, 0, "%s", r.err.message);
     cr_assert_eq(r.restarts, 1);
-    cr_assert(strstr(g_log, "restarting in 1 ms (restart 1 of 2)"), "%s", g_log);
+    cr_assert(strstr(g_log, "restarting in 1 ms (restart 1 of 2)"), "%s",
+              g_log);
     char want[512];
-    snprintf(want, sizeof want, "restoring from checkpoint %s/chk-%llu", g_ckpt, (unsigned long long)id);
+    snprintf(want, sizeof want, "restoring from checkpoint %s/chk-%llu", g_ckpt,
+             (unsigned long long)id);
     cr_assert(strstr(g_log, want), "%s", g_log);
-    cr_assert_eq(atomic_load(&g_produced), N_ROWS - 30000, "the restarted job read from row 30000 on, not %llu rows", (unsigned long long)atomic_load(&g_produced));
+    cr_assert_eq(atomic_load(&g_produced), N_ROWS - 30000,
+                 "the restarted job read from row 30000 on, not %llu rows",
+                 (unsigned long long)atomic_load(&g_produced));
     check_output();
 }
 
@@ -637,7 +727,8 @@ Test(checkpoint, cli_lists_and_inspects_checkpoints)
     uint64_t b = checkpoint(j, 0);
     crash(j);
     char path[600];
-    snprintf(path, sizeof path, "%s/chk-%llu/_metadata", g_ckpt, (unsigned long long)b);
+    snprintf(path, sizeof path, "%s/chk-%llu/_metadata", g_ckpt,
+             (unsigned long long)b);
     truncate(path, 10);
 
     char out[16384], args[700];
@@ -649,15 +740,112 @@ Test(checkpoint, cli_lists_and_inspects_checkpoints)
     cr_assert(strstr(out, "complete"), "%s", out);
     cr_assert(strstr(out, "corrupt"), "the truncated one is reported: %s", out);
 
-    snprintf(args, sizeof args, "inspect %s/chk-%llu", g_ckpt, (unsigned long long)a);
+    snprintf(args, sizeof args, "inspect %s/chk-%llu", g_ckpt,
+             (unsigned long long)a);
     run_cli(args, out, sizeof out);
     cr_assert(strstr(out, "checkpoint chk-"), "%s", out);
     cr_assert(strstr(out, "source split gen: position 23456"), "%s", out);
-    cr_assert(strstr(out, "key groups [0, 63]"), "subtask 0 of 2 owns key groups 0..63: %s", out);
+    cr_assert(strstr(out, "key groups [0, 63]"),
+              "subtask 0 of 2 owns key groups 0..63: %s", out);
     cr_assert(strstr(out, "operator 2 'filesystem'"), "%s", out);
     cr_assert(strstr(out, "keyed state"), "%s", out);
 
-    snprintf(args, sizeof args, "inspect %s/chk-%llu", g_ckpt, (unsigned long long)b);
+    snprintf(args, sizeof args, "inspect %s/chk-%llu", g_ckpt,
+             (unsigned long long)b);
     run_cli(args, out, sizeof out);
     cr_assert(strstr(out, "_metadata"), "%s", out);
+}
+
+/* ---- timing: interval, timeout, min pause, on the job's (manual) clock ----
+ */
+
+static _Atomic int g_hold;
+
+static uint64_t wait_completed(cj_job *j, uint64_t n)
+{
+    weir_checkpoint_stats st = {0};
+    for (int i = 0; i < 20000; i++) {
+        weir_job_checkpoint_stats(j->job, &st);
+        if (st.completed + st.failed >= n)
+            break;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return st.completed + st.failed;
+}
+
+/* Real time for the coordinator to look at the clock (it does every 10 ms). */
+static void settle(void)
+{
+    struct timespec ts = {0, 60000000};
+    nanosleep(&ts, NULL);
+}
+
+Test(checkpoint, interval_timeout_and_min_pause_follow_the_jobs_clock)
+{
+    reference();
+    weir_manual_clock *mc = weir_manual_clock_create(1000000);
+    atomic_store(&g_limit, 20000);
+    atomic_store(&g_produced, 0);
+    atomic_store(&g_hold, 0);
+    cj_params p = params(2, "memory");
+    p.clock = weir_manual_clock_get(mc);
+    p.hold = &g_hold;
+    cj_job *j;
+    weir_error err;
+    cr_assert_eq(cj_job_build(&p, &j, &err), 0, "%s", err.message);
+    weir_checkpoint_config c = ckpt_config(WEIR_RESTORE_LATEST, NULL);
+    c.interval_ms = 1000;
+    c.timeout_ms = 5000;
+    c.min_pause_ms = 3000;
+    cr_assert_eq(weir_job_enable_checkpoints(j->job, &c, &err), 0, "%s",
+                 err.message);
+    cr_assert_eq(weir_job_start(j->job), 0);
+    wait_produced(20000);
+
+    /* Nothing before the interval has passed on the job's clock. */
+    settle();
+    weir_checkpoint_stats st;
+    weir_job_checkpoint_stats(j->job, &st);
+    cr_assert_eq(st.completed + st.failed + st.in_progress, 0);
+    weir_manual_clock_advance(mc, 1000);
+    cr_assert_eq(wait_completed(j, 1), 1);
+    weir_job_checkpoint_stats(j->job, &st);
+    cr_assert_eq(st.completed, 1);
+
+    /* Min pause: one interval later is too early, the pause after it is not. */
+    weir_manual_clock_advance(mc, 1000);
+    settle();
+    weir_job_checkpoint_stats(j->job, &st);
+    cr_assert_eq(st.completed + st.in_progress, 1, "min pause not respected");
+    weir_manual_clock_advance(mc, 2000);
+    cr_assert_eq(wait_completed(j, 2), 2);
+
+    /* A stuck operator holds the barrier: the checkpoint times out, the job
+     * goes on. */
+    atomic_store(&g_hold, 1);
+    atomic_store(&g_limit, 30000);
+    for (int i = 0; i < 20000 && atomic_load(&g_hold) != 2; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    cr_assert_eq(atomic_load(&g_hold), 2, "the map never held a batch");
+    weir_manual_clock_advance(mc, 3000);
+    settle();
+    weir_job_checkpoint_stats(j->job, &st);
+    cr_assert_eq(st.in_progress, 1);
+    weir_manual_clock_advance(mc, 5000);
+    cr_assert_eq(wait_completed(j, 3), 3);
+    weir_job_checkpoint_stats(j->job, &st);
+    cr_assert_eq(st.failed, 1);
+    cr_assert(strstr(st.last_failure, "expired after 5000 ms"), "%s",
+              st.last_failure);
+    atomic_store(&g_hold, 0);
+    weir_manual_clock_advance(mc, 3000);
+    cr_assert_eq(wait_completed(j, 4), 4);
+    weir_job_checkpoint_stats(j->job, &st);
+    cr_assert_eq(st.completed, 3, "%s", st.last_failure);
+    finish(j);
+    check_output();
+    weir_manual_clock_destroy(mc);
 }

@@ -30,20 +30,24 @@ static void teardown(void)
 
 TestSuite(checkpoint_storage, .init = setup, .fini = teardown);
 
-/* Writes a complete checkpoint id with two subtask files (any bytes: storage does not decode them). */
+/* Writes a complete checkpoint id with two subtask files (any bytes: storage
+ * does not decode them). */
 static void write_checkpoint(weir__storage *s, uint64_t id)
 {
-    weir__ckpt_meta m = {.id = id, .time_ms = 1000 * (int64_t)id, .max_parallelism = 128};
+    weir__ckpt_meta m = {
+        .id = id, .time_ms = 1000 * (int64_t)id, .max_parallelism = 128};
     char name[64];
     weir__ckpt_name(id, false, name, sizeof name);
     for (uint32_t sub = 0; sub < 2; sub++) {
         char content[64], file[64], path[128];
-        int n = snprintf(content, sizeof content, "state of subtask %u of checkpoint %llu", sub,
+        int n = snprintf(content, sizeof content,
+                         "state of subtask %u of checkpoint %llu", sub,
                          (unsigned long long)id);
         snprintf(file, sizeof file, "window-1-%u.state", sub);
         snprintf(path, sizeof path, "%s/%s", name, file);
         cr_assert_eq(s->ops->put(s, path, content, (size_t)n), 0);
-        cr_assert_eq(weir__ckpt_meta_add(&m, "source -> window", 1, sub, 2, file, (uint64_t)n,
+        cr_assert_eq(weir__ckpt_meta_add(&m, "source -> window", 1, sub, 2,
+                                         file, (uint64_t)n,
                                          weir_crc32c(0, content, (size_t)n)),
                      0);
     }
@@ -59,8 +63,14 @@ static void write_checkpoint(weir__storage *s, uint64_t id)
 
 Test(checkpoint_storage, metadata_roundtrip_and_corruption)
 {
-    weir__ckpt_meta m = {.id = 7, .time_ms = 1234, .duration_ms = 56, .is_final = true, .max_parallelism = 64};
-    cr_assert_eq(weir__ckpt_meta_add(&m, "source -> map", 0, 1, 2, "t0-s1.snap", 99, 0xdeadbeef), 0);
+    weir__ckpt_meta m = {.id = 7,
+                         .time_ms = 1234,
+                         .duration_ms = 56,
+                         .is_final = true,
+                         .max_parallelism = 64};
+    cr_assert_eq(weir__ckpt_meta_add(&m, "source -> map", 0, 1, 2, "t0-s1.snap",
+                                     99, 0xdeadbeef),
+                 0);
     weir_buf b;
     weir_buf_init(&b);
     cr_assert_eq(weir__ckpt_meta_encode(&m, &b), 0);
@@ -80,11 +90,13 @@ Test(checkpoint_storage, metadata_roundtrip_and_corruption)
     /* every single-byte flip and every truncation is detected */
     for (size_t i = 0; i < b.len; i++) {
         b.data[i] ^= 0x40;
-        cr_assert_neq(weir__ckpt_meta_decode(b.data, b.len, &u, &e), 0, "flip at %zu", i);
+        cr_assert_neq(weir__ckpt_meta_decode(b.data, b.len, &u, &e), 0,
+                      "flip at %zu", i);
         b.data[i] ^= 0x40;
     }
     for (size_t n = 0; n < b.len; n++)
-        cr_assert_neq(weir__ckpt_meta_decode(b.data, n, &u, &e), 0, "truncated to %zu", n);
+        cr_assert_neq(weir__ckpt_meta_decode(b.data, n, &u, &e), 0,
+                      "truncated to %zu", n);
     weir_buf_fini(&b);
     weir__ckpt_meta_fini(&m);
 }
@@ -116,8 +128,10 @@ Test(checkpoint_storage, latest_falls_back_past_corrupt_and_incomplete)
     cr_assert_str_eq(name, "chk-2");
     cr_assert_eq(m.id, 2);
     weir_buf_put_u8(&notes, 0);
-    cr_assert(strstr((char *)notes.data, "skipping chk-3"), "%s", (char *)notes.data);
-    cr_assert(strstr((char *)notes.data, "window-1-1.state"), "%s", (char *)notes.data);
+    cr_assert(strstr((char *)notes.data, "skipping chk-3"), "%s",
+              (char *)notes.data);
+    cr_assert(strstr((char *)notes.data, "window-1-1.state"), "%s",
+              (char *)notes.data);
     weir__ckpt_meta_fini(&m);
     weir_buf_fini(&notes);
 
@@ -130,7 +144,8 @@ Test(checkpoint_storage, latest_falls_back_past_corrupt_and_incomplete)
     cr_assert_eq(infos[3].status, WEIR_CKPT_INCOMPLETE);
     weir_free(infos);
 
-    /* retain 1: chk-1 goes; the newest complete (chk-2) stays; so do newer failed attempts */
+    /* retain 1: chk-1 goes; the newest complete (chk-2) stays; so do newer
+     * failed attempts */
     cr_assert_eq(weir__ckpt_prune(s, 1), 0);
     cr_assert_eq(weir__ckpt_list(s, &infos, &n), 0);
     cr_assert_eq(n, 3);

@@ -48,7 +48,8 @@
 
 #define N_KEYS 100
 
-static char g_dir[256], g_input[300], g_out[300], g_ckpt[300], g_state[300], g_ref[300], g_log[300];
+static char g_dir[256], g_input[300], g_out[300], g_ckpt[300], g_state[300],
+    g_ref[300], g_log[300];
 static uint64_t g_rows;
 
 static uint64_t env_u64(const char *name, uint64_t def)
@@ -101,16 +102,19 @@ static const char MODE_NAMES[] = "TMASW";
 
 typedef struct attempt {
     int mode;
-    uint32_t k;          /* M, A, S, W: the k-th event of the attempt */
-    bool after;          /* S: after the rename rather than before */
-    int64_t delay_ms;    /* T */
+    uint32_t k;       /* M, A, S, W: the k-th event of the attempt */
+    bool after;       /* S: after the rename rather than before */
+    int64_t delay_ms; /* T */
 } attempt;
 
 static attempt g_att;
 static _Atomic uint32_t g_events;
 static weir__file_io g_fio;
 
-static void die(void) { raise(SIGKILL); }
+static void die(void)
+{
+    raise(SIGKILL);
+}
 
 static int kill_rename(const char *from, const char *to)
 {
@@ -146,7 +150,8 @@ static int kill_sink_rename(const char *from, const char *to)
     return rc;
 }
 
-/* Runs the job once (restoring from the newest checkpoint); the exit status says how it went. */
+/* Runs the job once (restoring from the newest checkpoint); the exit status
+ * says how it went. */
 static void child(const char *backend, const char *out_dir, bool checkpoints)
 {
     FILE *log = fopen(g_log, "a");
@@ -181,14 +186,17 @@ static void child(const char *backend, const char *out_dir, bool checkpoints)
     if (!rc && (rc = weir_job_run(j->job)))
         snprintf(err.message, sizeof err.message, "%s", weir_job_error(j->job));
     if (rc && log)
-        fprintf(log, "attempt failed: %s: %s\n", weir_strerror(rc), err.message);
+        fprintf(log, "attempt failed: %s: %s\n", weir_strerror(rc),
+                err.message);
     if (log)
         fclose(log);
     _exit(rc ? 3 : 0);
 }
 
-/* Forks an attempt; returns its wait status. Kills it after a.delay_ms for MODE_T; any attempt after 120 s. */
-static int run_attempt(const char *backend, const char *out_dir, bool checkpoints, attempt a)
+/* Forks an attempt; returns its wait status. Kills it after a.delay_ms for
+ * MODE_T; any attempt after 120 s. */
+static int run_attempt(const char *backend, const char *out_dir,
+                       bool checkpoints, attempt a)
 {
     fflush(NULL);
     pid_t pid = fork();
@@ -246,7 +254,8 @@ static uint32_t file_crc(const char *path, uint64_t *size)
     return crc;
 }
 
-/* Checks the visible files against what earlier attempts saw; "" if fine, else why. */
+/* Checks the visible files against what earlier attempts saw; "" if fine, else
+ * why. */
 static void check_visible_files(char *why, size_t cap)
 {
     why[0] = '\0';
@@ -260,8 +269,9 @@ static void check_visible_files(char *why, size_t cap)
             return;
         }
         if (size != g_seen[i].size || crc != g_seen[i].crc) {
-            snprintf(why, cap, "visible file %s changed (%llu -> %llu bytes)", g_seen[i].name,
-                     (unsigned long long)g_seen[i].size, (unsigned long long)size);
+            snprintf(why, cap, "visible file %s changed (%llu -> %llu bytes)",
+                     g_seen[i].name, (unsigned long long)g_seen[i].size,
+                     (unsigned long long)size);
             return;
         }
     }
@@ -304,20 +314,27 @@ static void dump_log(void)
 
 static void crash_test(const char *backend)
 {
-    uint64_t seed = env_u64("WEIR_CRASH_SEED", (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16));
+    uint64_t seed = env_u64("WEIR_CRASH_SEED",
+                            (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16));
     uint64_t target = env_u64("WEIR_CRASH_KILLS", 24);
-    fprintf(stderr, "crash test (%s backend, %llu rows): seed %llu (WEIR_CRASH_SEED=%llu replays it)\n", backend,
-            (unsigned long long)g_rows, (unsigned long long)seed, (unsigned long long)seed);
+    fprintf(stderr,
+            "crash test (%s backend, %llu rows): seed %llu "
+            "(WEIR_CRASH_SEED=%llu replays it)\n",
+            backend, (unsigned long long)g_rows, (unsigned long long)seed,
+            (unsigned long long)seed);
 
     /* The reference: one uninterrupted run without checkpoints. */
     int64_t t0 = mono_ms();
-    int st = run_attempt("memory", g_ref, false, (attempt){.mode = MODE_M, .k = UINT32_MAX});
+    int st = run_attempt("memory", g_ref, false,
+                         (attempt){.mode = MODE_M, .k = UINT32_MAX});
     int64_t ref_ms = mono_ms() - t0;
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the reference run failed");
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+              "the reference run failed");
     cj_lines ref;
     cr_assert_eq(cj_read_output(g_ref, &ref, NULL), 0);
     cr_assert_gt(ref.n, 0);
-    fprintf(stderr, "  reference: %zu output lines in %lld ms\n", ref.n, (long long)ref_ms);
+    fprintf(stderr, "  reference: %zu output lines in %lld ms\n", ref.n,
+            (long long)ref_ms);
     int64_t max_delay = ref_ms / 6 > 60 ? ref_ms / 6 : 60;
 
     uint64_t kills = 0, attempts = 0;
@@ -333,35 +350,44 @@ static void crash_test(const char *backend)
             attempt a = {.mode = (int)(r % N_MODES)};
             r = mix(r);
             a.delay_ms = 1 + (int64_t)(r % (uint64_t)max_delay);
-            a.k = a.mode == MODE_W ? 1 + (uint32_t)(r % 12) : a.mode == MODE_S ? 1 + (uint32_t)(r % 6)
-                                                                             : 1 + (uint32_t)(r % 3);
+            a.k = a.mode == MODE_W   ? 1 + (uint32_t)(r % 12)
+                  : a.mode == MODE_S ? 1 + (uint32_t)(r % 6)
+                                     : 1 + (uint32_t)(r % 3);
             a.after = (r >> 32) & 1;
             st = run_attempt(backend, g_out, true, a);
             attempts++;
             check_visible_files(why_files, sizeof why_files);
             if (why_files[0])
                 dump_log();
-            cr_assert_eq(why_files[0], '\0', "round %u after kill %llu (%c k=%u, seed %llu): %s", round,
-                         (unsigned long long)kills + 1, MODE_NAMES[a.mode], a.k, (unsigned long long)seed,
+            cr_assert_eq(why_files[0], '\0',
+                         "round %u after kill %llu (%c k=%u, seed %llu): %s",
+                         round, (unsigned long long)kills + 1,
+                         MODE_NAMES[a.mode], a.k, (unsigned long long)seed,
                          why_files);
             if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) {
                 kills++;
-                fprintf(stderr, "  round %u kill %llu: %c k=%u%s delay=%lld ms\n", round, (unsigned long long)kills,
-                        MODE_NAMES[a.mode], a.k, a.mode == MODE_S ? (a.after ? " after" : " before") : "",
-                        (long long)(a.mode == MODE_T ? a.delay_ms : 0));
+                fprintf(
+                    stderr, "  round %u kill %llu: %c k=%u%s delay=%lld ms\n",
+                    round, (unsigned long long)kills, MODE_NAMES[a.mode], a.k,
+                    a.mode == MODE_S ? (a.after ? " after" : " before") : "",
+                    (long long)(a.mode == MODE_T ? a.delay_ms : 0));
             } else if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-                done = true; /* the job reached its end before this kill point */
+                done =
+                    true; /* the job reached its end before this kill point */
             } else {
                 dump_log();
-                cr_assert_fail("attempt %llu failed (status %#x)", (unsigned long long)attempts, st);
+                cr_assert_fail("attempt %llu failed (status %#x)",
+                               (unsigned long long)attempts, st);
             }
         }
         /* The last attempt is never killed. */
         if (!done) {
-            st = run_attempt(backend, g_out, true, (attempt){.mode = MODE_M, .k = UINT32_MAX});
+            st = run_attempt(backend, g_out, true,
+                             (attempt){.mode = MODE_M, .k = UINT32_MAX});
             attempts++;
             check_visible_files(why_files, sizeof why_files);
-            cr_assert_eq(why_files[0], '\0', "round %u, last attempt (seed %llu): %s", round,
+            cr_assert_eq(why_files[0], '\0',
+                         "round %u, last attempt (seed %llu): %s", round,
                          (unsigned long long)seed, why_files);
             if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
                 dump_log();
@@ -376,13 +402,18 @@ static void crash_test(const char *backend)
         cj_lines_free(&got);
         if (d || hidden)
             dump_log();
-        cr_assert_eq(d, 0, "round %u (seed %llu): the output differs from the uninterrupted run: %s", round,
-                     (unsigned long long)seed, why);
-        cr_assert_eq(hidden, 0, "round %u (seed %llu): %zu hidden part files left", round, (unsigned long long)seed,
-                     hidden);
-        fprintf(stderr, "  round %u: output equals the reference (%zu lines)\n", round, ref.n);
+        cr_assert_eq(d, 0,
+                     "round %u (seed %llu): the output differs from the "
+                     "uninterrupted run: %s",
+                     round, (unsigned long long)seed, why);
+        cr_assert_eq(hidden, 0,
+                     "round %u (seed %llu): %zu hidden part files left", round,
+                     (unsigned long long)seed, hidden);
+        fprintf(stderr, "  round %u: output equals the reference (%zu lines)\n",
+                round, ref.n);
     }
-    fprintf(stderr, "  %llu kills in %llu attempts\n", (unsigned long long)kills, (unsigned long long)attempts);
+    fprintf(stderr, "  %llu kills in %llu attempts\n",
+            (unsigned long long)kills, (unsigned long long)attempts);
     cr_assert_geq(kills, target);
     cj_lines_free(&ref);
     free(g_seen);
@@ -390,7 +421,10 @@ static void crash_test(const char *backend)
     g_n_seen = g_cap_seen = 0;
 }
 
-Test(crash, kill9_memory_backend) { crash_test("memory"); }
+Test(crash, kill9_memory_backend)
+{
+    crash_test("memory");
+}
 
 Test(crash, kill9_rocksdb_backend)
 {

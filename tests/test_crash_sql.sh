@@ -121,4 +121,17 @@ kill -9 "$pid" 2> /dev/null
 grep -q "restoring from savepoint" log || fail "--from did not say so"
 visible | cmp -s - ref2.txt || fail "savepoint restore: output differs"
 echo "  savepoint -> parallelism 3 on RocksDB: output equals the reference"
+# restart-strategy: a bad record fails the job at the same row every time;
+# each restart resumes from the last checkpoint, then the attempts run out.
+rm -rf out ckpt sp state
+awk -v n="$ROWS" 'NR == int(n * 3 / 4) { print "k1,not-a-number,1" } { print }' in.csv > bad.csv
+sed 's/in.csv/bad.csv/' job.sql > bad.sql
+"$WEIR" run bad.sql "${CK[@]}" -D restart-strategy.type=fixed-delay -D restart-strategy.fixed-delay.attempts=2 \
+    -D restart-strategy.fixed-delay.delay=10ms > /dev/null 2> log
+st=$?
+[ $st -eq 1 ] || fail "a job failing on bad input exited $st, not 1"
+grep -q "restarting in 10 ms (restart 1 of 2)" log || fail "no first restart"
+grep -q "restarting in 10 ms (restart 2 of 2)" log && grep -q "restart [12] of 2) from ckpt/chk-" log || fail "the restarts did not resume a checkpoint"
+[ "$(grep -c 'job failed' log)" -eq 3 ] || fail "expected three failed attempts"
+echo "  restart-strategy: 2 restarts from the last checkpoint, then the job fails"
 echo "test_crash_sql: passed"

@@ -35,32 +35,40 @@ extern "C" {
 #endif
 
 typedef enum weir_restore_mode {
-    WEIR_RESTORE_LATEST = 0, /* resume from the newest complete checkpoint in dir, if any */
-    WEIR_RESTORE_FRESH,      /* start over: existing checkpoints are ignored (and later pruned) */
-    WEIR_RESTORE_PATH,       /* restore restore_path: a checkpoint or savepoint folder, or a
-                                checkpoint directory (its newest complete checkpoint) */
+    WEIR_RESTORE_LATEST =
+        0, /* resume from the newest complete checkpoint in dir, if any */
+    WEIR_RESTORE_FRESH, /* start over: existing checkpoints are ignored (and
+                           later pruned) */
+    WEIR_RESTORE_PATH,  /* restore restore_path: a checkpoint or savepoint
+                           folder, or a  checkpoint directory (its newest complete
+                           checkpoint) */
 } weir_restore_mode;
 
-/* Receives one line of progress (no trailing newline), e.g. "restoring from checkpoint chk-12 (...)". */
+/* Receives one line of progress (no trailing newline), e.g. "restoring from
+ * checkpoint chk-12 (...)". */
 typedef void (*weir_checkpoint_log_fn)(void *ud, const char *line);
 
 typedef struct weir_checkpoint_config {
-    const char *dir;             /* state.checkpoints.dir (required) */
-    int64_t interval_ms;         /* execution.checkpointing.interval; 0: no periodic checkpoints */
-    int64_t timeout_ms;          /* execution.checkpointing.timeout (10 min) */
-    int64_t min_pause_ms;        /* execution.checkpointing.min-pause (0) */
-    uint32_t max_concurrent;     /* execution.checkpointing.max-concurrent-checkpoints (1) */
-    uint32_t num_retained;       /* state.checkpoints.num-retained (1) */
+    const char *dir;         /* state.checkpoints.dir (required) */
+    int64_t interval_ms;     /* execution.checkpointing.interval; 0: no periodic
+                                checkpoints */
+    int64_t timeout_ms;      /* execution.checkpointing.timeout (10 min) */
+    int64_t min_pause_ms;    /* execution.checkpointing.min-pause (0) */
+    uint32_t max_concurrent; /* execution.checkpointing.max-concurrent-checkpoints
+                                (1) */
+    uint32_t num_retained;   /* state.checkpoints.num-retained (1) */
     /*
      * execution.checkpointing.tolerable-failed-checkpoints: the job fails
      * after more consecutive failed checkpoints than this. -1 (default):
      * never, a failed checkpoint only fails itself.
      */
     int32_t tolerable_failures;
-    const char *savepoint_dir;   /* state.savepoints.dir: default target of savepoints */
+    const char
+        *savepoint_dir; /* state.savepoints.dir: default target of savepoints */
     weir_restore_mode restore;
-    const char *restore_path;    /* WEIR_RESTORE_PATH */
-    weir_checkpoint_log_fn log;  /* NULL: lines go to stderr, prefixed "weir: " */
+    const char *restore_path; /* WEIR_RESTORE_PATH */
+    weir_checkpoint_log_fn
+        log; /* NULL: lines go to stderr, prefixed "weir: " */
     void *log_ud;
 } weir_checkpoint_config;
 
@@ -74,7 +82,8 @@ void weir_checkpoint_config_init(weir_checkpoint_config *cfg);
  * so a caller can offer the key to other modules; a bad value returns
  * WEIR_EINVAL with a message.
  */
-int weir_checkpoint_config_set(weir_checkpoint_config *cfg, const char *key, const char *value, weir_error *err);
+int weir_checkpoint_config_set(weir_checkpoint_config *cfg, const char *key,
+                               const char *value, weir_error *err);
 
 /*
  * Before weir_job_start: restores the job as cfg->restore says, and
@@ -82,19 +91,24 @@ int weir_checkpoint_config_set(weir_checkpoint_config *cfg, const char *key, con
  * at restore_path, a checkpoint of a different job (operators or max
  * parallelism differ), storage errors - each with a message in err.
  */
-int weir_job_enable_checkpoints(weir_job *job, const weir_checkpoint_config *cfg, weir_error *err);
+int weir_job_enable_checkpoints(weir_job *job,
+                                const weir_checkpoint_config *cfg,
+                                weir_error *err);
 
-/* The checkpoint the job restored from ("" if it started fresh); valid while the job lives. */
+/* The checkpoint the job restored from ("" if it started fresh); valid while
+ * the job lives. */
 const char *weir_job_restored_from(const weir_job *job);
 
-/* Triggers a checkpoint now (outside the interval); *id gets its id. The job must be running. */
+/* Triggers a checkpoint now (outside the interval); *id gets its id. The job
+ * must be running. */
 int weir_job_trigger_checkpoint(weir_job *job, uint64_t *id);
 
 /*
  * Waits until checkpoint id completed (0) or failed (its error, with the
  * reason in err). timeout_ms < 0 waits as long as it takes.
  */
-int weir_job_await_checkpoint(weir_job *job, uint64_t id, int64_t timeout_ms, weir_error *err);
+int weir_job_await_checkpoint(weir_job *job, uint64_t id, int64_t timeout_ms,
+                              weir_error *err);
 
 /*
  * Takes a savepoint into dir (NULL: cfg->savepoint_dir) while the job goes
@@ -104,7 +118,8 @@ int weir_job_await_checkpoint(weir_job *job, uint64_t id, int64_t timeout_ms, we
  * on a savepoint (the next checkpoint commits), so restoring an older
  * checkpoint after it never shows output twice.
  */
-int weir_job_savepoint(weir_job *job, const char *dir, char *path, size_t path_cap, weir_error *err);
+int weir_job_savepoint(weir_job *job, const char *dir, char *path,
+                       size_t path_cap, weir_error *err);
 
 /*
  * Stops the job with a savepoint: sources stop reading, in-flight data
@@ -114,7 +129,8 @@ int weir_job_savepoint(weir_job *job, const char *dir, char *path, size_t path_c
  * the threads ended. Operators' finish hooks do not run (the input did not
  * end): windows keep their state in the savepoint.
  */
-int weir_job_stop_with_savepoint(weir_job *job, const char *dir, char *path, size_t path_cap, weir_error *err);
+int weir_job_stop_with_savepoint(weir_job *job, const char *dir, char *path,
+                                 size_t path_cap, weir_error *err);
 
 /*
  * Asks for a savepoint into cfg->savepoint_dir, taken by the coordinator
@@ -124,7 +140,7 @@ int weir_job_stop_with_savepoint(weir_job *job, const char *dir, char *path, siz
 void weir_job_request_savepoint(weir_job *job);
 
 typedef struct weir_checkpoint_stats {
-    uint64_t restored_id;        /* the checkpoint the job restored from (0: none) */
+    uint64_t restored_id; /* the checkpoint the job restored from (0: none) */
     /*
      * Recovery (monotonic time, for metrics): loading and verifying the
      * files (in weir_job_enable_checkpoints), and from the start of that
@@ -132,8 +148,8 @@ typedef struct weir_checkpoint_stats {
      */
     int64_t restore_load_ms;
     int64_t restore_done_ms;
-    uint64_t last_id;            /* newest completed checkpoint (0: none yet) */
-    int64_t last_duration_ms;    /* its trigger-to-metadata time (job clock) */
+    uint64_t last_id;         /* newest completed checkpoint (0: none yet) */
+    int64_t last_duration_ms; /* its trigger-to-metadata time (job clock) */
     /*
      * Of which: trigger to the last acknowledgement (barriers travelling and
      * aligning, subtasks serializing their state while they pause), and the
@@ -141,15 +157,16 @@ typedef struct weir_checkpoint_stats {
      */
     int64_t last_sync_ms;
     int64_t last_async_ms;
-    uint64_t last_size_bytes;    /* its state files */
-    int64_t last_time_ms;        /* when it was triggered (job clock) */
-    uint64_t completed;          /* checkpoints completed in this run */
-    uint64_t failed;             /* checkpoints failed in this run */
+    uint64_t last_size_bytes; /* its state files */
+    int64_t last_time_ms;     /* when it was triggered (job clock) */
+    uint64_t completed;       /* checkpoints completed in this run */
+    uint64_t failed;          /* checkpoints failed in this run */
     uint32_t in_progress;
-    char last_failure[256];      /* why the last failed one failed */
+    char last_failure[256]; /* why the last failed one failed */
 } weir_checkpoint_stats;
 
-/* A consistent copy of the coordinator's counters; WEIR_ENOTFOUND without checkpoints. */
+/* A consistent copy of the coordinator's counters; WEIR_ENOTFOUND without
+ * checkpoints. */
 int weir_job_checkpoint_stats(weir_job *job, weir_checkpoint_stats *out);
 
 /*
@@ -159,9 +176,9 @@ int weir_job_checkpoint_stats(weir_job *job, weir_checkpoint_stats *out);
  * of processing time (restart-strategy.fixed-delay.delay) before each try.
  */
 typedef struct weir_restart_strategy {
-    uint32_t attempts;           /* 0: no restarts */
+    uint32_t attempts; /* 0: no restarts */
     int64_t delay_ms;
-    weir_clock clock;            /* measures the delay; now_ms NULL: the system clock */
+    weir_clock clock; /* measures the delay; now_ms NULL: the system clock */
 } weir_restart_strategy;
 
 /* No restarts, delay 1 s (Flink's fixed-delay default), system clock. */
@@ -171,9 +188,11 @@ void weir_restart_strategy_init(weir_restart_strategy *rs);
  * .attempts, restart-strategy.fixed-delay.delay. Unknown key:
  * WEIR_ENOTFOUND (err untouched).
  */
-int weir_restart_strategy_set(weir_restart_strategy *rs, const char *key, const char *value, weir_error *err);
+int weir_restart_strategy_set(weir_restart_strategy *rs, const char *key,
+                              const char *value, weir_error *err);
 
-/* Builds a fresh, not yet started instance of the job (called once per attempt). */
+/* Builds a fresh, not yet started instance of the job (called once per
+ * attempt). */
 typedef int (*weir_job_build_fn)(void *ud, weir_job **out, weir_error *err);
 
 /*
@@ -183,8 +202,10 @@ typedef int (*weir_job_build_fn)(void *ud, weir_job **out, weir_error *err);
  * attempt's result (message in err). *restarts (may be NULL) gets the number
  * of restarts made.
  */
-int weir_job_run_restartable(weir_job_build_fn build, void *ud, const weir_checkpoint_config *cfg,
-                             const weir_restart_strategy *rs, uint32_t *restarts, weir_error *err);
+int weir_job_run_restartable(weir_job_build_fn build, void *ud,
+                             const weir_checkpoint_config *cfg,
+                             const weir_restart_strategy *rs,
+                             uint32_t *restarts, weir_error *err);
 
 #ifdef __cplusplus
 }

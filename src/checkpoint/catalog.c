@@ -33,8 +33,8 @@ bool weir__ckpt_parse_name(const char *n, uint64_t *id, bool *sp)
     return true;
 }
 
-int weir__ckpt_load(weir__storage *s, const char *name, weir__ckpt_meta *meta, weir__ckpt_file_fn fn, void *ud,
-                    weir_error *err)
+int weir__ckpt_load(weir__storage *s, const char *name, weir__ckpt_meta *meta,
+                    weir__ckpt_file_fn fn, void *ud, weir_error *err)
 {
     char path[512];
     uint8_t *data = NULL;
@@ -42,29 +42,36 @@ int weir__ckpt_load(weir__storage *s, const char *name, weir__ckpt_meta *meta, w
     snprintf(path, sizeof path, "%s/_metadata", name);
     int rc = s->ops->get(s, path, &data, &len);
     if (rc == WEIR_ENOTFOUND)
-        return weir_error_set(err, WEIR_ENOTFOUND, "%s: no _metadata (checkpoint did not complete)", name);
+        return weir_error_set(err, WEIR_ENOTFOUND,
+                              "%s: no _metadata (checkpoint did not complete)",
+                              name);
     if (rc)
-        return weir_error_set(err, rc, "%s/_metadata: cannot read: %s", name, weir_strerror(rc));
+        return weir_error_set(err, rc, "%s/_metadata: cannot read: %s", name,
+                              weir_strerror(rc));
     weir_error e;
     rc = weir__ckpt_meta_decode(data, len, meta, &e);
     weir_free(data);
     if (rc)
-        return weir_error_set(err, rc == WEIR_ENOMEM ? rc : WEIR_ECORRUPT, "%s/%s", name, e.message);
+        return weir_error_set(err, rc == WEIR_ENOMEM ? rc : WEIR_ECORRUPT,
+                              "%s/%s", name, e.message);
     for (uint32_t i = 0; i < meta->n_files; i++) {
         const weir__ckpt_file *f = &meta->files[i];
         snprintf(path, sizeof path, "%s/%s", name, f->file);
         rc = s->ops->get(s, path, &data, &len);
         if (rc) {
-            rc = weir_error_set(err, rc == WEIR_ENOMEM ? rc : WEIR_ECORRUPT, "%s: state file missing or unreadable: %s",
+            rc = weir_error_set(err, rc == WEIR_ENOMEM ? rc : WEIR_ECORRUPT,
+                                "%s: state file missing or unreadable: %s",
                                 path, weir_strerror(rc));
             goto bad;
         }
         uint32_t crc = weir_crc32c(0, data, len);
         if (len != f->size || crc != f->crc) {
             weir_free(data);
-            rc = weir_error_set(err, WEIR_ECORRUPT,
-                                "%s: checksum or size mismatch (size %zu, expected %" PRIu64 "): corrupt or truncated",
-                                path, len, f->size);
+            rc = weir_error_set(
+                err, WEIR_ECORRUPT,
+                "%s: checksum or size mismatch (size %zu, expected %" PRIu64
+                "): corrupt or truncated",
+                path, len, f->size);
             goto bad;
         }
         rc = fn ? fn(ud, f, data, len) : 0;
@@ -78,7 +85,8 @@ bad:
     return rc;
 }
 
-int weir__ckpt_verify(weir__storage *s, const char *name, weir__ckpt_meta *meta, weir_error *err)
+int weir__ckpt_verify(weir__storage *s, const char *name, weir__ckpt_meta *meta,
+                      weir_error *err)
 {
     return weir__ckpt_load(s, name, meta, NULL, NULL, err);
 }
@@ -124,7 +132,8 @@ int weir__ckpt_list(weir__storage *s, weir__ckpt_info **out, size_t *n_out)
                 in->size_bytes += m.files[f].size;
             weir__ckpt_meta_fini(&m);
         } else {
-            in->status = vr == WEIR_ENOTFOUND ? WEIR_CKPT_INCOMPLETE : WEIR_CKPT_CORRUPT;
+            in->status =
+                vr == WEIR_ENOTFOUND ? WEIR_CKPT_INCOMPLETE : WEIR_CKPT_CORRUPT;
             snprintf(in->reason, sizeof in->reason, "%s", e.message);
         }
         k++;
@@ -136,7 +145,8 @@ int weir__ckpt_list(weir__storage *s, weir__ckpt_info **out, size_t *n_out)
     return 0;
 }
 
-int weir__ckpt_latest(weir__storage *s, weir__ckpt_meta *meta, char *name, size_t name_cap, weir_buf *notes)
+int weir__ckpt_latest(weir__storage *s, weir__ckpt_meta *meta, char *name,
+                      size_t name_cap, weir_buf *notes)
 {
     weir__ckpt_info *infos;
     size_t n;
@@ -157,7 +167,8 @@ int weir__ckpt_latest(weir__storage *s, weir__ckpt_meta *meta, char *name, size_
             continue;
         }
         if (notes && infos[i].status == WEIR_CKPT_CORRUPT)
-            weir_buf_printf(notes, "skipping %s: %s\n", infos[i].name, infos[i].reason);
+            weir_buf_printf(notes, "skipping %s: %s\n", infos[i].name,
+                            infos[i].reason);
     }
     weir_free(infos);
     return rc;

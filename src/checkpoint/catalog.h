@@ -17,14 +17,14 @@ typedef enum weir__ckpt_status {
 } weir__ckpt_status;
 
 typedef struct weir__ckpt_info {
-    char name[64];        /* "chk-12" or "savepoint-3" */
+    char name[64]; /* "chk-12" or "savepoint-3" */
     uint64_t id;
     bool is_savepoint;
     weir__ckpt_status status;
     int64_t time_ms;
     uint64_t size_bytes;
     uint32_t n_files;
-    char reason[600];     /* why it is not complete */
+    char reason[600]; /* why it is not complete */
 } weir__ckpt_info;
 
 /* Folder name of checkpoint id. */
@@ -34,22 +34,26 @@ bool weir__ckpt_parse_name(const char *name, uint64_t *id, bool *savepoint);
 /* Lists checkpoints (ascending id), verifying each; *out transferred. */
 int weir__ckpt_list(weir__storage *s, weir__ckpt_info **out, size_t *n);
 /* Verifies folder `name`; fills meta on success (caller finis it). */
-int weir__ckpt_verify(weir__storage *s, const char *name, weir__ckpt_meta *meta, weir_error *err);
+int weir__ckpt_verify(weir__storage *s, const char *name, weir__ckpt_meta *meta,
+                      weir_error *err);
 /*
  * Verifies folder `name` as weir__ckpt_verify does and hands every state
  * file's verified bytes (borrowed for the call) to fn, in metadata order.
  * A non-zero return of fn stops the load and is returned.
  */
-typedef int (*weir__ckpt_file_fn)(void *ud, const weir__ckpt_file *f, const uint8_t *data, size_t len);
-int weir__ckpt_load(weir__storage *s, const char *name, weir__ckpt_meta *meta, weir__ckpt_file_fn fn, void *ud,
-                    weir_error *err);
+typedef int (*weir__ckpt_file_fn)(void *ud, const weir__ckpt_file *f,
+                                  const uint8_t *data, size_t len);
+int weir__ckpt_load(weir__storage *s, const char *name, weir__ckpt_meta *meta,
+                    weir__ckpt_file_fn fn, void *ud, weir_error *err);
 /*
  * Loads the newest complete checkpoint (savepoints excluded). Returns
  * WEIR_ENOTFOUND when there is none. Skipped newer ones are described in
  * notes (may be NULL).
  */
-int weir__ckpt_latest(weir__storage *s, weir__ckpt_meta *meta, char *name, size_t name_cap, weir_buf *notes);
-/* Removes all but the newest `retain` complete checkpoints, and incomplete ones older than the newest complete. */
+int weir__ckpt_latest(weir__storage *s, weir__ckpt_meta *meta, char *name,
+                      size_t name_cap, weir_buf *notes);
+/* Removes all but the newest `retain` complete checkpoints, and incomplete ones
+ * older than the newest complete. */
 int weir__ckpt_prune(weir__storage *s, uint32_t retain);
 
 #endif

@@ -30,36 +30,40 @@
 
 #include "checkpoint/coordinator.h"
 
-#define TICK_MS 10          /* how often the coordinator looks at the clock (real time) */
-#define N_OUTCOMES 64       /* outcomes kept for weir_job_await_checkpoint */
-#define FINAL_RETRY_MS 50   /* a failed final checkpoint is tried again after this (or min pause) */
+#define TICK_MS                                                                \
+    10 /* how often the coordinator looks at the clock (real time) */
+#define N_OUTCOMES 64 /* outcomes kept for weir_job_await_checkpoint */
+#define FINAL_RETRY_MS                                                         \
+    50 /* a failed final checkpoint is tried again after this (or min pause)   \
+        */
 
 enum { P_COLLECTING, P_FAILED };
 
 typedef struct snap_entry {
     int task;
     uint32_t subtask, parallelism;
-    uint8_t *data;          /* owned until written */
+    uint8_t *data; /* owned until written */
     size_t len;
-    bool busy;              /* the writer is writing it */
+    bool busy; /* the writer is writing it */
     bool written;
     uint32_t crc;
-    char label[200];        /* the chain's operator names, for the metadata */
+    char label[200]; /* the chain's operator names, for the metadata */
 } snap_entry;
 
 typedef struct pending {
     uint64_t id;
-    bool savepoint;         /* intermediate savepoint: written to sp only, sinks do not commit */
-    weir__storage *sp;      /* savepoint storage (owned), or NULL */
+    bool savepoint; /* intermediate savepoint: written to sp only, sinks do not
+                       commit */
+    weir__storage *sp; /* savepoint storage (owned), or NULL */
     char *sp_dir;
-    bool all_final;         /* every snapshot was a final one */
-    bool finalizing;        /* the writer is writing its metadata */
+    bool all_final;  /* every snapshot was a final one */
+    bool finalizing; /* the writer is writing its metadata */
     bool subsumed;
     int state;
     int code;
     char why[512];
     int64_t trigger_ms;
-    int64_t acked_ms;       /* when the last acknowledgement arrived */
+    int64_t acked_ms; /* when the last acknowledgement arrived */
     uint32_t n_expected;
     snap_entry *snaps;
     uint32_t n_snaps;
@@ -89,34 +93,38 @@ struct weir__coord {
     uint32_t max_par;
     weir__storage *storage;
     weir__recovered rec;
-    weir__restore_source inner; /* rec.set's restore source, wrapped to time recovery */
+    weir__restore_source
+        inner; /* rec.set's restore source, wrapped to time recovery */
     int64_t enable_ns;
     _Atomic int64_t last_restore_ns;
 
     pthread_mutex_t mu;
-    pthread_cond_t tick_cv;  /* wakes the coordinator thread */
-    pthread_cond_t work_cv;  /* wakes the writer */
-    pthread_cond_t done_cv;  /* wakes waiters for outcomes */
+    pthread_cond_t tick_cv; /* wakes the coordinator thread */
+    pthread_cond_t work_cv; /* wakes the writer */
+    pthread_cond_t done_cv; /* wakes waiters for outcomes */
     pthread_t coord_thread, writer_thread;
     bool coord_started, writer_started;
-    bool running;            /* started and not yet ended */
+    bool running; /* started and not yet ended */
     bool ending;
 
     uint64_t next_id;
-    pending *pend;           /* ascending id */
-    uint32_t n_active;       /* pending and not failed */
+    pending *pend;     /* ascending id */
+    uint32_t n_active; /* pending and not failed */
     uint32_t n_subtasks;
     uint32_t n_final_ready;
     final_copy *finals;
     uint32_t n_finals, cap_finals;
     int64_t last_trigger_ms; /* job clock */
-    int64_t last_end_ms;     /* end (complete or failed) of the last checkpoint; INT64_MIN: none */
+    int64_t last_end_ms;     /* end (complete or failed) of the last checkpoint;
+                                INT64_MIN: none */
     int64_t final_retry_ms;
     uint32_t consecutive_failures;
-    int abort_code;          /* tolerable failures exceeded: the coordinator thread fails the job */
+    int abort_code; /* tolerable failures exceeded: the coordinator thread fails
+                       the job */
     char abort_msg[600];
 
-    /* stop-with-savepoint: the first all-final checkpoint is copied to a savepoint */
+    /* stop-with-savepoint: the first all-final checkpoint is copied to a
+     * savepoint */
     weir__storage *stop_sp;
     char *stop_sp_dir;
     bool stop_sp_done;
@@ -126,9 +134,9 @@ struct weir__coord {
 
     _Atomic int savepoint_requested;
 
-    uint64_t *retained;      /* complete checkpoints kept, oldest first */
+    uint64_t *retained; /* complete checkpoints kept, oldest first */
     uint32_t n_retained, cap_retained;
-    uint64_t *stale;         /* folders of earlier runs without _metadata */
+    uint64_t *stale; /* folders of earlier runs without _metadata */
     uint32_t n_stale;
 
     outcome outcomes[N_OUTCOMES];
@@ -159,7 +167,10 @@ void weir__ckpt_format_time(int64_t ms, char *buf, size_t cap)
     strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
-static int64_t now_ms(const weir__coord *c) { return weir_clock_now(&c->clock); }
+static int64_t now_ms(const weir__coord *c)
+{
+    return weir_clock_now(&c->clock);
+}
 
 static struct timespec deadline_in_ms(int64_t ms)
 {
@@ -185,7 +196,10 @@ static int cond_init_mono(pthread_cond_t *cv)
     return rc ? WEIR_ENOMEM : 0;
 }
 
-static weir__coord *coord_of(const weir_job *job) { return weir__job_companion_ud(job); }
+static weir__coord *coord_of(const weir_job *job)
+{
+    return weir__job_companion_ud(job);
+}
 
 static void free_pending(pending *p)
 {
@@ -213,7 +227,8 @@ static final_copy *find_final(weir__coord *c, int task, uint32_t subtask)
     return NULL;
 }
 
-static void record_outcome(weir__coord *c, uint64_t id, int code, const char *why, const char *path)
+static void record_outcome(weir__coord *c, uint64_t id, int code,
+                           const char *why, const char *path)
 {
     outcome *o = &c->outcomes[c->n_outcomes++ % N_OUTCOMES];
     o->id = id;
@@ -233,9 +248,10 @@ static const outcome *find_outcome(const weir__coord *c, uint64_t id)
 }
 
 /* Marks p failed (mutex held). The writer removes what it wrote. */
-static void fail_locked(weir__coord *c, pending *p, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void fail_locked(weir__coord *c, pending *p, int code, const char *fmt, ...)
+static void fail_locked(weir__coord *c, pending *p, int code, const char *fmt,
+                        ...) __attribute__((format(printf, 4, 5)));
+static void fail_locked(weir__coord *c, pending *p, int code, const char *fmt,
+                        ...)
 {
     if (p->state == P_FAILED)
         return;
@@ -249,22 +265,29 @@ static void fail_locked(weir__coord *c, pending *p, int code, const char *fmt, .
     int64_t now = now_ms(c);
     c->last_end_ms = now;
     if (p->all_final || c->n_final_ready >= c->n_subtasks)
-        c->final_retry_ms = now + (c->cfg.min_pause_ms > FINAL_RETRY_MS ? c->cfg.min_pause_ms : FINAL_RETRY_MS);
+        c->final_retry_ms =
+            now + (c->cfg.min_pause_ms > FINAL_RETRY_MS ? c->cfg.min_pause_ms
+                                                        : FINAL_RETRY_MS);
     if (!p->subsumed) {
         c->stats.failed++;
-        snprintf(c->stats.last_failure, sizeof c->stats.last_failure, "%s %" PRIu64 ": %.200s",
+        snprintf(c->stats.last_failure, sizeof c->stats.last_failure,
+                 "%s %" PRIu64 ": %.200s",
                  p->savepoint ? "savepoint" : "checkpoint", p->id, p->why);
         if (!c->ending)
-            weir__ckpt_log(&c->cfg, "%s %" PRIu64 " failed: %s%s", p->savepoint ? "savepoint" : "checkpoint", p->id,
+            weir__ckpt_log(&c->cfg, "%s %" PRIu64 " failed: %s%s",
+                           p->savepoint ? "savepoint" : "checkpoint", p->id,
                            p->why, p->savepoint ? "" : "; the job goes on");
         if (!p->savepoint) {
             c->consecutive_failures++;
-            if (c->cfg.tolerable_failures >= 0 && c->consecutive_failures > (uint32_t)c->cfg.tolerable_failures &&
+            if (c->cfg.tolerable_failures >= 0 &&
+                c->consecutive_failures > (uint32_t)c->cfg.tolerable_failures &&
                 !c->abort_code) {
                 c->abort_code = p->code;
                 snprintf(c->abort_msg, sizeof c->abort_msg,
-                         "%u consecutive checkpoints failed (tolerable: %d); the last: %s", c->consecutive_failures,
-                         c->cfg.tolerable_failures, p->why);
+                         "%u consecutive checkpoints failed (tolerable: %d); "
+                         "the last: %s",
+                         c->consecutive_failures, c->cfg.tolerable_failures,
+                         p->why);
             }
         }
     }
@@ -273,11 +296,14 @@ static void fail_locked(weir__coord *c, pending *p, int code, const char *fmt, .
     pthread_cond_signal(&c->tick_cv);
 }
 
-/* Registers checkpoint id (mutex held); the caller triggers it after unlocking. */
-static pending *register_locked(weir__coord *c, bool savepoint, weir__storage *sp, char *sp_dir)
+/* Registers checkpoint id (mutex held); the caller triggers it after unlocking.
+ */
+static pending *register_locked(weir__coord *c, bool savepoint,
+                                weir__storage *sp, char *sp_dir)
 {
     pending *p = weir_calloc(1, sizeof *p);
-    snap_entry *snaps = weir_calloc(c->n_subtasks ? c->n_subtasks : 1, sizeof *snaps);
+    snap_entry *snaps =
+        weir_calloc(c->n_subtasks ? c->n_subtasks : 1, sizeof *snaps);
     if (!p || !snaps) {
         weir_free(p);
         weir_free(snaps);
@@ -302,7 +328,8 @@ static pending *register_locked(weir__coord *c, bool savepoint, weir__storage *s
     return p;
 }
 
-/* Triggers p in the runtime; the mutex is released around the call (it may ack at once). */
+/* Triggers p in the runtime; the mutex is released around the call (it may ack
+ * at once). */
 static void trigger_unlocked(weir__coord *c, uint64_t id)
 {
     pthread_mutex_unlock(&c->mu);
@@ -328,16 +355,19 @@ static uint8_t *dup_bytes(const uint8_t *data, size_t len)
 static void on_ack(void *ud, const weir__task_snapshot *snap)
 {
     weir__coord *c = ud;
-    /* The bytes are taken over when the runtime allows it, else copied (before locking: they can be large). */
+    /* The bytes are taken over when the runtime allows it, else copied (before
+     * locking: they can be large). */
     uint8_t *copy = NULL;
-    if (snap->len && !snap->final && snap->buf && snap->buf->data == snap->data) {
+    if (snap->len && !snap->final && snap->buf &&
+        snap->buf->data == snap->data) {
         copy = snap->buf->data;
         weir_buf_init(snap->buf);
     } else if (snap->len) {
         copy = dup_bytes(snap->data, snap->len);
     }
     size_t len = snap->len;
-    uint8_t *fcopy = snap->final && snap->len ? dup_bytes(snap->data, snap->len) : NULL;
+    uint8_t *fcopy =
+        snap->final && snap->len ? dup_bytes(snap->data, snap->len) : NULL;
     bool is_final = snap->final;
     pthread_mutex_lock(&c->mu);
     if (fcopy && !find_final(c, snap->task, snap->subtask)) {
@@ -350,17 +380,20 @@ static void on_ack(void *ud, const weir__task_snapshot *snap)
             }
         }
         if (c->n_finals < c->cap_finals) {
-            c->finals[c->n_finals++] = (final_copy){snap->task, snap->subtask, snap->parallelism, fcopy, snap->len};
+            c->finals[c->n_finals++] = (final_copy){
+                snap->task, snap->subtask, snap->parallelism, fcopy, snap->len};
             fcopy = NULL;
         }
     }
     pending *p = find_pending(c, snap->ckpt_id);
     if (p && p->state == P_COLLECTING && snap->finished && !snap->len) {
-        /* The subtask exited after its final checkpoint: its state is that final snapshot. */
+        /* The subtask exited after its final checkpoint: its state is that
+         * final snapshot. */
         final_copy *f = find_final(c, snap->task, snap->subtask);
         if (!f) {
-            fail_locked(c, p, WEIR_ESTATE, "task %d subtask %u ended without a final snapshot", snap->task,
-                        snap->subtask);
+            fail_locked(c, p, WEIR_ESTATE,
+                        "task %d subtask %u ended without a final snapshot",
+                        snap->task, snap->subtask);
         } else if (!(copy = dup_bytes(f->data, f->len))) {
             fail_locked(c, p, WEIR_ENOMEM, "out of memory copying a snapshot");
         } else {
@@ -371,18 +404,22 @@ static void on_ack(void *ud, const weir__task_snapshot *snap)
         if (snap->len)
             fail_locked(c, p, WEIR_ENOMEM, "out of memory copying a snapshot");
         else
-            fail_locked(c, p, WEIR_ECORRUPT, "task %d subtask %u sent an empty snapshot", snap->task, snap->subtask);
+            fail_locked(c, p, WEIR_ECORRUPT,
+                        "task %d subtask %u sent an empty snapshot", snap->task,
+                        snap->subtask);
     }
     if (p && p->state == P_COLLECTING && copy) {
         bool dup = false;
         for (uint32_t i = 0; i < p->n_snaps; i++)
-            dup = dup || (p->snaps[i].task == snap->task && p->snaps[i].subtask == snap->subtask);
+            dup = dup || (p->snaps[i].task == snap->task &&
+                          p->snaps[i].subtask == snap->subtask);
         if (!dup && p->n_snaps < p->n_expected) {
-            p->snaps[p->n_snaps++] = (snap_entry){.task = snap->task,
-                                                  .subtask = snap->subtask,
-                                                  .parallelism = snap->parallelism,
-                                                  .data = copy,
-                                                  .len = len};
+            p->snaps[p->n_snaps++] =
+                (snap_entry){.task = snap->task,
+                             .subtask = snap->subtask,
+                             .parallelism = snap->parallelism,
+                             .data = copy,
+                             .len = len};
             copy = NULL;
             p->all_final = p->all_final && is_final;
             if (p->n_snaps == p->n_expected)
@@ -395,13 +432,15 @@ static void on_ack(void *ud, const weir__task_snapshot *snap)
     weir_free(fcopy);
 }
 
-static void on_decline(void *ud, uint64_t id, int task, uint32_t subtask, int code, const char *why)
+static void on_decline(void *ud, uint64_t id, int task, uint32_t subtask,
+                       int code, const char *why)
 {
     weir__coord *c = ud;
     pthread_mutex_lock(&c->mu);
     pending *p = find_pending(c, id);
     if (p && p->state == P_COLLECTING)
-        fail_locked(c, p, code, "declined by task %d subtask %u: %s", task, subtask, why ? why : "");
+        fail_locked(c, p, code, "declined by task %d subtask %u: %s", task,
+                    subtask, why ? why : "");
     pthread_mutex_unlock(&c->mu);
 }
 
@@ -431,9 +470,11 @@ static void task_label(const snap_entry *e, char *buf, size_t cap)
         return;
     size_t n = 0;
     if (v.has_source)
-        n += (size_t)snprintf(buf, cap, "source (operator %u)%s", v.source_node, v.n_ops ? " -> " : "");
+        n += (size_t)snprintf(buf, cap, "source (operator %u)%s", v.source_node,
+                              v.n_ops ? " -> " : "");
     for (uint32_t i = 0; i < v.n_ops && n < cap; i++)
-        n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? " -> " : "", v.ops[i].name ? v.ops[i].name : "?");
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? " -> " : "",
+                              v.ops[i].name ? v.ops[i].name : "?");
     if (n >= cap)
         buf[cap - 1] = '\0';
     weir__snap_view_fini(&v);
@@ -450,7 +491,8 @@ static int write_entry(weir__coord *c, pending *p, const snap_entry *e)
     return s->ops->put(s, path, e->data, e->len);
 }
 
-static int write_meta(weir__storage *s, uint64_t id, bool savepoint, const weir__ckpt_meta *m)
+static int write_meta(weir__storage *s, uint64_t id, bool savepoint,
+                      const weir__ckpt_meta *m)
 {
     weir_buf b;
     weir_buf_init(&b);
@@ -465,7 +507,8 @@ static int write_meta(weir__storage *s, uint64_t id, bool savepoint, const weir_
 }
 
 /* Copies complete checkpoint id (described by m) into sp as savepoint-<id>. */
-static int copy_to_savepoint(weir__coord *c, const weir__ckpt_meta *m, weir__storage *sp)
+static int copy_to_savepoint(weir__coord *c, const weir__ckpt_meta *m,
+                             weir__storage *sp)
 {
     char from[160], to[160], base_from[64], base_to[64];
     weir__ckpt_name(m->id, false, base_from, sizeof base_from);
@@ -498,7 +541,8 @@ static int cmp_entries(const void *a, const void *b)
     return x->subtask < y->subtask ? -1 : x->subtask > y->subtask;
 }
 
-/* Drops retained checkpoints beyond num_retained and stale folders older than id (no mutex held). */
+/* Drops retained checkpoints beyond num_retained and stale folders older than
+ * id (no mutex held). */
 static void prune(weir__coord *c, uint64_t id, uint64_t *drop, uint32_t n_drop)
 {
     char name[64];
@@ -508,17 +552,20 @@ static void prune(weir__coord *c, uint64_t id, uint64_t *drop, uint32_t n_drop)
         weir__ckpt_name(drop[i], false, name, sizeof name);
         int rc = c->storage->ops->remove(c->storage, name);
         if (rc && rc != WEIR_ENOTFOUND)
-            weir__ckpt_log(&c->cfg, "cannot remove old checkpoint %s: %s", name, weir_strerror(rc));
+            weir__ckpt_log(&c->cfg, "cannot remove old checkpoint %s: %s", name,
+                           weir_strerror(rc));
     }
 }
 
 /* p is complete (mutex held): bookkeeping, then notify and prune unlocked. */
-static void complete_locked(weir__coord *c, pending *p, const weir__ckpt_meta *m)
+static void complete_locked(weir__coord *c, pending *p,
+                            const weir__ckpt_meta *m)
 {
     int64_t now = now_ms(c);
     char path[700];
     const char *dir = p->savepoint ? p->sp_dir : c->dir;
-    snprintf(path, sizeof path, "%s/%s-%" PRIu64, dir, p->savepoint ? "savepoint" : "chk", p->id);
+    snprintf(path, sizeof path, "%s/%s-%" PRIu64, dir,
+             p->savepoint ? "savepoint" : "chk", p->id);
     uint64_t size = 0;
     for (uint32_t i = 0; i < m->n_files; i++)
         size += m->files[i].size;
@@ -528,7 +575,8 @@ static void complete_locked(weir__coord *c, pending *p, const weir__ckpt_meta *m
     for (pending *q = c->pend; q; q = q->next)
         if (q->id < p->id && q->state == P_COLLECTING && !p->savepoint) {
             q->subsumed = true;
-            fail_locked(c, q, WEIR_ECANCELED, "subsumed by checkpoint %" PRIu64, p->id);
+            fail_locked(c, q, WEIR_ECANCELED, "subsumed by checkpoint %" PRIu64,
+                        p->id);
         }
     pending **pp = &c->pend;
     while (*pp != p)
@@ -536,7 +584,9 @@ static void complete_locked(weir__coord *c, pending *p, const weir__ckpt_meta *m
     *pp = p->next;
     record_outcome(c, p->id, 0, "", path);
     if (p->savepoint) {
-        weir__ckpt_log(&c->cfg, "savepoint %" PRIu64 " written to %s (%" PRIu64 " bytes)", p->id, path, size);
+        weir__ckpt_log(
+            &c->cfg, "savepoint %" PRIu64 " written to %s (%" PRIu64 " bytes)",
+            p->id, path, size);
         return;
     }
     c->stats.last_id = p->id;
@@ -563,7 +613,8 @@ static void complete_locked(weir__coord *c, pending *p, const weir__ckpt_meta *m
     uint32_t keep = c->cfg.num_retained ? c->cfg.num_retained : 1;
     while (c->n_retained > keep && n_drop < 64) {
         drop[n_drop++] = c->retained[0];
-        memmove(c->retained, c->retained + 1, (c->n_retained - 1) * sizeof *c->retained);
+        memmove(c->retained, c->retained + 1,
+                (c->n_retained - 1) * sizeof *c->retained);
         c->n_retained--;
     }
     while (c->n_stale > 0 && n_drop < 64)
@@ -579,18 +630,23 @@ static void complete_locked(weir__coord *c, pending *p, const weir__ckpt_meta *m
     bool notify = c->running;
     pthread_mutex_unlock(&c->mu);
     if (notify)
-        weir__job_notify_checkpoint_complete(c->job, p->id); /* fails harmlessly once the job ended */
+        weir__job_notify_checkpoint_complete(
+            c->job, p->id); /* fails harmlessly once the job ended */
     if (stop_sp) {
         int rc = copy_to_savepoint(c, m, stop_sp);
         pthread_mutex_lock(&c->mu);
         c->stop_sp_done = true;
         c->stop_sp_code = rc;
-        snprintf(c->stop_sp_path, sizeof c->stop_sp_path, "%s/savepoint-%" PRIu64, stop_dir, p->id);
+        snprintf(c->stop_sp_path, sizeof c->stop_sp_path,
+                 "%s/savepoint-%" PRIu64, stop_dir, p->id);
         if (rc)
-            snprintf(c->stop_sp_why, sizeof c->stop_sp_why, "cannot write the savepoint into %s: %s", stop_dir,
+            snprintf(c->stop_sp_why, sizeof c->stop_sp_why,
+                     "cannot write the savepoint into %s: %s", stop_dir,
                      weir_strerror(rc));
         else
-            weir__ckpt_log(&c->cfg, "savepoint %" PRIu64 " written to %s (the job stops)", p->id, c->stop_sp_path);
+            weir__ckpt_log(
+                &c->cfg, "savepoint %" PRIu64 " written to %s (the job stops)",
+                p->id, c->stop_sp_path);
         pthread_cond_broadcast(&c->done_cv);
         pthread_mutex_unlock(&c->mu);
         weir__storage_destroy(stop_sp);
@@ -645,7 +701,8 @@ static void *writer_main(void *arg)
         if (we) {
             we->busy = true;
             uint64_t id = wp->id;
-            snap_entry e = *we; /* p->snaps may not move (fixed size), but copy for clarity */
+            snap_entry e = *we; /* p->snaps may not move (fixed size), but copy
+                                   for clarity */
             pthread_mutex_unlock(&c->mu);
             int rc = write_entry(c, wp, &e);
             uint32_t crc = rc ? 0 : weir_crc32c(0, e.data, e.len);
@@ -655,13 +712,16 @@ static void *writer_main(void *arg)
             we->busy = false;
             if (wp->state == P_COLLECTING) {
                 if (rc) {
-                    fail_locked(c, wp, rc, "cannot write the state of task %d subtask %u: %s", e.task, e.subtask,
-                                weir_strerror(rc));
+                    fail_locked(
+                        c, wp, rc,
+                        "cannot write the state of task %d subtask %u: %s",
+                        e.task, e.subtask, weir_strerror(rc));
                 } else {
                     we->written = true;
                     we->crc = crc;
                     memcpy(we->label, label, sizeof label);
-                    weir_free(we->data); /* durable now: the bytes are not needed again */
+                    weir_free(we->data); /* durable now: the bytes are not
+                                            needed again */
                     we->data = NULL;
                     wp->n_written++;
                 }
@@ -672,8 +732,8 @@ static void *writer_main(void *arg)
         /* 3. A checkpoint with every state file written: its metadata. */
         pending *rp = NULL;
         for (pending *p = c->pend; p && !rp; p = p->next)
-            if (p->state == P_COLLECTING && !p->finalizing && p->n_snaps == p->n_expected &&
-                p->n_written == p->n_expected)
+            if (p->state == P_COLLECTING && !p->finalizing &&
+                p->n_snaps == p->n_expected && p->n_written == p->n_expected)
                 rp = p;
         if (rp) {
             rp->finalizing = true;
@@ -689,8 +749,9 @@ static void *writer_main(void *arg)
                 snap_entry *e = &rp->snaps[i];
                 char name[64];
                 file_name(e, name, sizeof name);
-                rc = weir__ckpt_meta_add(&m, e->label, (uint32_t)e->task, e->subtask, e->parallelism, name, e->len,
-                                         e->crc);
+                rc = weir__ckpt_meta_add(&m, e->label, (uint32_t)e->task,
+                                         e->subtask, e->parallelism, name,
+                                         e->len, e->crc);
             }
             bool sp = rp->savepoint;
             weir__storage *s = sp ? rp->sp : c->storage;
@@ -701,7 +762,8 @@ static void *writer_main(void *arg)
             rp->finalizing = false;
             if (rp->state == P_COLLECTING) {
                 if (rc) {
-                    fail_locked(c, rp, rc, "cannot write _metadata: %s", weir_strerror(rc));
+                    fail_locked(c, rp, rc, "cannot write _metadata: %s",
+                                weir_strerror(rc));
                 } else {
                     complete_locked(c, rp, &m);
                     weir__ckpt_meta_fini(&m);
@@ -728,7 +790,9 @@ static void expire_locked(weir__coord *c, int64_t now)
     int64_t timeout = c->cfg.timeout_ms > 0 ? c->cfg.timeout_ms : 600000;
     for (pending *p = c->pend; p; p = p->next)
         if (p->state == P_COLLECTING && now - p->trigger_ms >= timeout)
-            fail_locked(c, p, WEIR_ETIMEDOUT, "expired after %" PRId64 " ms with %u of %u subtasks acknowledged",
+            fail_locked(c, p, WEIR_ETIMEDOUT,
+                        "expired after %" PRId64
+                        " ms with %u of %u subtasks acknowledged",
                         now - p->trigger_ms, p->n_snaps, p->n_expected);
 }
 
@@ -751,25 +815,32 @@ static void *coord_main(void *arg)
         }
         pending *p = NULL;
         if (atomic_exchange(&c->savepoint_requested, 0)) {
-            /* A savepoint asked for by a signal (weir_job_request_savepoint). */
+            /* A savepoint asked for by a signal (weir_job_request_savepoint).
+             */
             weir__storage *sp = NULL;
             char *dir = c->sp_dir ? weir_strdup(c->sp_dir) : NULL;
             pthread_mutex_unlock(&c->mu);
             int rc = dir ? weir__storage_local_create(dir, &sp) : WEIR_EINVAL;
             pthread_mutex_lock(&c->mu);
             if (rc) {
-                weir__ckpt_log(&c->cfg, "cannot take a savepoint: %s", dir ? weir_strerror(rc) : "no state.savepoints.dir");
+                weir__ckpt_log(&c->cfg, "cannot take a savepoint: %s",
+                               dir ? weir_strerror(rc)
+                                   : "no state.savepoints.dir");
                 weir_free(dir);
             } else if (!(p = register_locked(c, true, sp, dir))) {
                 weir__storage_destroy(sp);
                 weir_free(dir);
             }
-        } else if (c->n_final_ready >= c->n_subtasks && c->n_active == 0 && now >= c->final_retry_ms) {
+        } else if (c->n_final_ready >= c->n_subtasks && c->n_active == 0 &&
+                   now >= c->final_retry_ms) {
             /* Every subtask ended and waits: the final checkpoint, now. */
             p = register_locked(c, false, NULL, NULL);
-        } else if (c->cfg.interval_ms > 0 && c->n_active < (c->cfg.max_concurrent ? c->cfg.max_concurrent : 1) &&
+        } else if (c->cfg.interval_ms > 0 &&
+                   c->n_active <
+                       (c->cfg.max_concurrent ? c->cfg.max_concurrent : 1) &&
                    now - c->last_trigger_ms >= c->cfg.interval_ms &&
-                   (c->last_end_ms == INT64_MIN || now - c->last_end_ms >= c->cfg.min_pause_ms) &&
+                   (c->last_end_ms == INT64_MIN ||
+                    now - c->last_end_ms >= c->cfg.min_pause_ms) &&
                    c->n_final_ready < c->n_subtasks) {
             p = register_locked(c, false, NULL, NULL);
         }
@@ -812,7 +883,8 @@ static void coord_ended(void *ud, weir_job *job)
     /* What still misses acknowledgements never gets them now. */
     for (pending *p = c->pend; p; p = p->next)
         if (p->state == P_COLLECTING && p->n_snaps < p->n_expected)
-            fail_locked(c, p, WEIR_ECANCELED, "the job ended before every subtask acknowledged it");
+            fail_locked(c, p, WEIR_ECANCELED,
+                        "the job ended before every subtask acknowledged it");
     pthread_cond_broadcast(&c->tick_cv);
     pthread_cond_broadcast(&c->work_cv);
     pthread_mutex_unlock(&c->mu);
@@ -825,8 +897,10 @@ static void coord_ended(void *ud, weir_job *job)
     if (c->stop_sp && !c->stop_sp_done) {
         c->stop_sp_done = true;
         c->stop_sp_code = WEIR_ECANCELED;
-        snprintf(c->stop_sp_why, sizeof c->stop_sp_why, "the job ended without a final checkpoint: %s",
-                 weir_job_error(job)[0] ? weir_job_error(job) : "no savepoint was written");
+        snprintf(c->stop_sp_why, sizeof c->stop_sp_why,
+                 "the job ended without a final checkpoint: %s",
+                 weir_job_error(job)[0] ? weir_job_error(job)
+                                        : "no savepoint was written");
     }
     /* The restored state is no longer needed. */
     weir__snapshot_set_destroy(c->rec.set);
@@ -864,7 +938,26 @@ static void coord_destroy(void *ud)
     weir_free(c);
 }
 
-/* Lists the checkpoint folders of earlier runs: complete ones (retained) and stale ones. */
+/* Checkpoint metrics, as weir_job_metrics names them. */
+static void coord_metrics(void *ud, weir_metric_visit_fn fn, void *fn_ud)
+{
+    weir__coord *c = ud;
+    pthread_mutex_lock(&c->mu);
+    weir_checkpoint_stats st = c->stats;
+    uint32_t active = c->n_active;
+    pthread_mutex_unlock(&c->mu);
+    fn(fn_ud, "checkpoint.last_id", (double)st.last_id);
+    fn(fn_ud, "checkpoint.last_duration_ms", (double)st.last_duration_ms);
+    fn(fn_ud, "checkpoint.last_sync_ms", (double)st.last_sync_ms);
+    fn(fn_ud, "checkpoint.last_size_bytes", (double)st.last_size_bytes);
+    fn(fn_ud, "checkpoint.completed", (double)st.completed);
+    fn(fn_ud, "checkpoint.failed", (double)st.failed);
+    fn(fn_ud, "checkpoint.in_progress", (double)active);
+    fn(fn_ud, "checkpoint.restored_id", (double)st.restored_id);
+}
+
+/* Lists the checkpoint folders of earlier runs: complete ones (retained) and
+ * stale ones. */
 static int scan_existing(weir__coord *c)
 {
     char **names;
@@ -900,14 +993,17 @@ static int scan_existing(weir__coord *c)
                 c->retained = r;
                 c->cap_retained = cap;
             }
-            c->retained[c->n_retained++] = id; /* names are sorted, but not numerically */
+            c->retained[c->n_retained++] =
+                id; /* names are sorted, but not numerically */
         } else {
             c->stale[c->n_stale++] = id;
         }
     }
     weir__storage_free_names(names, n);
-    for (uint32_t i = 1; i < c->n_retained; i++) /* insertion sort: few entries */
-        for (uint32_t j = i; j > 0 && c->retained[j - 1] > c->retained[j]; j--) {
+    for (uint32_t i = 1; i < c->n_retained;
+         i++) /* insertion sort: few entries */
+        for (uint32_t j = i; j > 0 && c->retained[j - 1] > c->retained[j];
+             j--) {
             uint64_t t = c->retained[j];
             c->retained[j] = c->retained[j - 1];
             c->retained[j - 1] = t;
@@ -917,9 +1013,13 @@ static int scan_existing(weir__coord *c)
 
 /* ---- restoring: the snapshot set's source, timed ---- */
 
-static void restore_called(weir__coord *c) { atomic_store(&c->last_restore_ns, weir_monotonic_ns()); }
+static void restore_called(weir__coord *c)
+{
+    atomic_store(&c->last_restore_ns, weir_monotonic_ns());
+}
 
-static int timed_op_state(void *ud, int node, const char *name, uint32_t subtask, uint32_t par, weir_buf *out)
+static int timed_op_state(void *ud, int node, const char *name,
+                          uint32_t subtask, uint32_t par, weir_buf *out)
 {
     weir__coord *c = ud;
     int rc = c->inner.op_state(c->inner.ud, node, name, subtask, par, out);
@@ -930,10 +1030,13 @@ static int timed_op_state(void *ud, int node, const char *name, uint32_t subtask
 static uint32_t timed_op_parallelism(void *ud, int node, const char *name)
 {
     weir__coord *c = ud;
-    return c->inner.op_parallelism ? c->inner.op_parallelism(c->inner.ud, node, name) : 0;
+    return c->inner.op_parallelism
+               ? c->inner.op_parallelism(c->inner.ud, node, name)
+               : 0;
 }
 
-static int timed_kg_state(void *ud, int node, const char *name, uint32_t kg, weir_buf *state, weir_buf *timers)
+static int timed_kg_state(void *ud, int node, const char *name, uint32_t kg,
+                          weir_buf *state, weir_buf *timers)
 {
     weir__coord *c = ud;
     int rc = c->inner.kg_state(c->inner.ud, node, name, kg, state, timers);
@@ -941,7 +1044,8 @@ static int timed_kg_state(void *ud, int node, const char *name, uint32_t kg, wei
     return rc;
 }
 
-static int timed_split(void *ud, int node, const char *id, weir__restored_split *out)
+static int timed_split(void *ud, int node, const char *id,
+                       weir__restored_split *out)
 {
     weir__coord *c = ud;
     int rc = c->inner.split(c->inner.ud, node, id, out);
@@ -951,12 +1055,16 @@ static int timed_split(void *ud, int node, const char *id, weir__restored_split 
 
 /* ---- the public API ---- */
 
-int weir_job_enable_checkpoints(weir_job *job, const weir_checkpoint_config *cfg_in, weir_error *err)
+int weir_job_enable_checkpoints(weir_job *job,
+                                const weir_checkpoint_config *cfg_in,
+                                weir_error *err)
 {
     if (!job)
-        return weir_error_set(err, WEIR_EINVAL, "weir_job_enable_checkpoints: no job");
+        return weir_error_set(err, WEIR_EINVAL,
+                              "weir_job_enable_checkpoints: no job");
     if (weir__job_companion_ud(job))
-        return weir_error_set(err, WEIR_ESTATE, "checkpoints are enabled already for this job");
+        return weir_error_set(err, WEIR_ESTATE,
+                              "checkpoints are enabled already for this job");
     const weir_job_config *jc = weir__job_config(job);
     weir_checkpoint_config cfg;
     if (cfg_in) {
@@ -967,11 +1075,17 @@ int weir_job_enable_checkpoints(weir_job *job, const weir_checkpoint_config *cfg
         cfg.interval_ms = jc->checkpoint_interval_ms;
     }
     if (!cfg.dir || !*cfg.dir)
-        return weir_error_set(err, WEIR_EINVAL, "checkpoints need a directory (state.checkpoints.dir)");
+        return weir_error_set(
+            err, WEIR_EINVAL,
+            "checkpoints need a directory (state.checkpoints.dir)");
     if (cfg.interval_ms < 0 || cfg.timeout_ms < 0 || cfg.min_pause_ms < 0)
-        return weir_error_set(err, WEIR_EINVAL, "checkpoint interval, timeout and min pause must not be negative");
-    if (cfg.restore == WEIR_RESTORE_PATH && (!cfg.restore_path || !*cfg.restore_path))
-        return weir_error_set(err, WEIR_EINVAL, "restoring from a path needs the path");
+        return weir_error_set(
+            err, WEIR_EINVAL,
+            "checkpoint interval, timeout and min pause must not be negative");
+    if (cfg.restore == WEIR_RESTORE_PATH &&
+        (!cfg.restore_path || !*cfg.restore_path))
+        return weir_error_set(err, WEIR_EINVAL,
+                              "restoring from a path needs the path");
     weir__coord *c = weir_calloc(1, sizeof *c);
     if (!c)
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
@@ -991,28 +1105,37 @@ int weir_job_enable_checkpoints(weir_job *job, const weir_checkpoint_config *cfg
     c->cfg.savepoint_dir = c->sp_dir;
     c->cfg.restore_path = c->restore_path;
     int rc = 0;
-    if (!c->dir || (cfg.savepoint_dir && !c->sp_dir) || (cfg.restore_path && !c->restore_path)) {
+    if (!c->dir || (cfg.savepoint_dir && !c->sp_dir) ||
+        (cfg.restore_path && !c->restore_path)) {
         weir_free(c->dir);
         weir_free(c->sp_dir);
         weir_free(c->restore_path);
         weir_free(c);
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
     }
-    if (pthread_mutex_init(&c->mu, NULL) || cond_init_mono(&c->tick_cv) || cond_init_mono(&c->work_cv) ||
-        cond_init_mono(&c->done_cv)) {
+    if (pthread_mutex_init(&c->mu, NULL) || cond_init_mono(&c->tick_cv) ||
+        cond_init_mono(&c->work_cv) || cond_init_mono(&c->done_cv)) {
         weir_free(c->dir);
         weir_free(c->sp_dir);
         weir_free(c->restore_path);
         weir_free(c);
-        return weir_error_set(err, WEIR_ENOMEM, "cannot create the checkpoint coordinator's locks");
+        return weir_error_set(
+            err, WEIR_ENOMEM,
+            "cannot create the checkpoint coordinator's locks");
     }
-    weir__job_companion comp = {.started = coord_started, .ended = coord_ended, .destroy = coord_destroy, .ud = c};
+    weir__job_companion comp = {.started = coord_started,
+                                .ended = coord_ended,
+                                .destroy = coord_destroy,
+                                .metrics = coord_metrics,
+                                .ud = c};
     if ((rc = weir__storage_local_create(c->dir, &c->storage))) {
-        weir_error_set(err, rc, "%s: cannot use as checkpoint directory: %s", c->dir, weir_strerror(rc));
+        weir_error_set(err, rc, "%s: cannot use as checkpoint directory: %s",
+                       c->dir, weir_strerror(rc));
         coord_destroy(c);
         return rc;
     }
-    if ((rc = weir__recovery_find(job, &c->cfg, c->storage, &c->rec, &c->next_id, err)) ||
+    if ((rc = weir__recovery_find(job, &c->cfg, c->storage, &c->rec,
+                                  &c->next_id, err)) ||
         (rc = scan_existing(c))) {
         if (rc == WEIR_ENOMEM)
             weir_error_set(err, rc, "out of memory");
@@ -1020,15 +1143,18 @@ int weir_job_enable_checkpoints(weir_job *job, const weir_checkpoint_config *cfg
         return rc;
     }
     c->stats.restored_id = c->rec.set ? c->rec.id : 0;
-    c->stats.restore_load_ms = c->rec.set ? (weir_monotonic_ns() - c->enable_ns) / 1000000 : 0;
-    /* Retention counts the restored checkpoint, even when it lives elsewhere (--from). */
+    c->stats.restore_load_ms =
+        c->rec.set ? (weir_monotonic_ns() - c->enable_ns) / 1000000 : 0;
+    /* Retention counts the restored checkpoint, even when it lives elsewhere
+     * (--from). */
     weir__ckpt_hooks hooks = {.ack = on_ack,
                               .decline = on_decline,
                               .ud = c,
                               .final_checkpoint = true,
                               .final_ready = on_final_ready};
     if ((rc = weir__job_set_ckpt_hooks(job, &hooks))) {
-        weir_error_set(err, rc, "checkpoints must be enabled before the job starts");
+        weir_error_set(err, rc,
+                       "checkpoints must be enabled before the job starts");
         coord_destroy(c);
         return rc;
     }
@@ -1040,13 +1166,15 @@ int weir_job_enable_checkpoints(weir_job *job, const weir_checkpoint_config *cfg
                                    .split = timed_split,
                                    .ud = c};
         if ((rc = weir__job_set_restore(job, &rs))) {
-            weir_error_set(err, rc, "checkpoints must be enabled before the job starts");
+            weir_error_set(err, rc,
+                           "checkpoints must be enabled before the job starts");
             coord_destroy(c);
             return rc;
         }
     }
     if ((rc = weir__job_set_companion(job, &comp))) {
-        weir_error_set(err, rc, "checkpoints must be enabled before the job starts");
+        weir_error_set(err, rc,
+                       "checkpoints must be enabled before the job starts");
         coord_destroy(c);
         return rc;
     }
@@ -1082,29 +1210,40 @@ int weir_job_trigger_checkpoint(weir_job *job, uint64_t *id)
     return 0;
 }
 
-int weir_job_await_checkpoint(weir_job *job, uint64_t id, int64_t timeout_ms, weir_error *err)
+int weir_job_await_checkpoint(weir_job *job, uint64_t id, int64_t timeout_ms,
+                              weir_error *err)
 {
     weir__coord *c = job ? coord_of(job) : NULL;
     if (!c)
-        return weir_error_set(err, WEIR_ENOTFOUND, "the job has no checkpoints");
+        return weir_error_set(err, WEIR_ENOTFOUND,
+                              "the job has no checkpoints");
     struct timespec dl = deadline_in_ms(timeout_ms < 0 ? 0 : timeout_ms);
     int rc = 0;
     pthread_mutex_lock(&c->mu);
     for (;;) {
         const outcome *o = find_outcome(c, id);
         if (o) {
-            rc = o->code ? weir_error_set(err, o->code, "checkpoint %" PRIu64 ": %s", id, o->why) : 0;
+            rc = o->code
+                     ? weir_error_set(err, o->code,
+                                      "checkpoint %" PRIu64 ": %s", id, o->why)
+                     : 0;
             break;
         }
-        if (id >= c->next_id || (!find_pending(c, id) && (c->ending || !c->running))) {
-            rc = weir_error_set(err, WEIR_ENOTFOUND, "checkpoint %" PRIu64 " is not known (or too old)", id);
+        if (id >= c->next_id ||
+            (!find_pending(c, id) && (c->ending || !c->running))) {
+            rc = weir_error_set(
+                err, WEIR_ENOTFOUND,
+                "checkpoint %" PRIu64 " is not known (or too old)", id);
             break;
         }
         if (timeout_ms < 0) {
             pthread_cond_wait(&c->done_cv, &c->mu);
-        } else if (pthread_cond_timedwait(&c->done_cv, &c->mu, &dl) != 0 && !find_outcome(c, id)) {
-            rc = weir_error_set(err, WEIR_ETIMEDOUT, "checkpoint %" PRIu64 " did not finish in %" PRId64 " ms", id,
-                                timeout_ms);
+        } else if (pthread_cond_timedwait(&c->done_cv, &c->mu, &dl) != 0 &&
+                   !find_outcome(c, id)) {
+            rc = weir_error_set(err, WEIR_ETIMEDOUT,
+                                "checkpoint %" PRIu64
+                                " did not finish in %" PRId64 " ms",
+                                id, timeout_ms);
             break;
         }
     }
@@ -1112,19 +1251,25 @@ int weir_job_await_checkpoint(weir_job *job, uint64_t id, int64_t timeout_ms, we
     return rc;
 }
 
-int weir_job_savepoint(weir_job *job, const char *dir, char *path, size_t path_cap, weir_error *err)
+int weir_job_savepoint(weir_job *job, const char *dir, char *path,
+                       size_t path_cap, weir_error *err)
 {
     weir__coord *c = job ? coord_of(job) : NULL;
     if (!c)
-        return weir_error_set(err, WEIR_ENOTFOUND, "the job has no checkpoints: enable them to take savepoints");
+        return weir_error_set(
+            err, WEIR_ENOTFOUND,
+            "the job has no checkpoints: enable them to take savepoints");
     if (!dir)
         dir = c->sp_dir;
     if (!dir || !*dir)
-        return weir_error_set(err, WEIR_EINVAL, "no savepoint directory (state.savepoints.dir)");
+        return weir_error_set(err, WEIR_EINVAL,
+                              "no savepoint directory (state.savepoints.dir)");
     weir__storage *sp;
     int rc = weir__storage_local_create(dir, &sp);
     if (rc)
-        return weir_error_set(err, rc, "%s: cannot use as savepoint directory: %s", dir, weir_strerror(rc));
+        return weir_error_set(err, rc,
+                              "%s: cannot use as savepoint directory: %s", dir,
+                              weir_strerror(rc));
     char *dcopy = weir_strdup(dir);
     pthread_mutex_lock(&c->mu);
     pending *p = NULL;
@@ -1136,7 +1281,8 @@ int weir_job_savepoint(weir_job *job, const char *dir, char *path, size_t path_c
         weir__storage_destroy(sp);
         weir_free(dcopy);
         return weir_error_set(err, running ? WEIR_ENOMEM : WEIR_ESTATE,
-                              running ? "out of memory" : "the job is not running: no savepoint");
+                              running ? "out of memory"
+                                      : "the job is not running: no savepoint");
     }
     uint64_t id = p->id;
     trigger_unlocked(c, id);
@@ -1151,24 +1297,32 @@ int weir_job_savepoint(weir_job *job, const char *dir, char *path, size_t path_c
     return rc;
 }
 
-int weir_job_stop_with_savepoint(weir_job *job, const char *dir, char *path, size_t path_cap, weir_error *err)
+int weir_job_stop_with_savepoint(weir_job *job, const char *dir, char *path,
+                                 size_t path_cap, weir_error *err)
 {
     weir__coord *c = job ? coord_of(job) : NULL;
     if (!c)
-        return weir_error_set(err, WEIR_ENOTFOUND, "the job has no checkpoints: enable them to take savepoints");
+        return weir_error_set(
+            err, WEIR_ENOTFOUND,
+            "the job has no checkpoints: enable them to take savepoints");
     if (!dir)
         dir = c->sp_dir;
     if (!dir || !*dir)
-        return weir_error_set(err, WEIR_EINVAL, "no savepoint directory (state.savepoints.dir)");
+        return weir_error_set(err, WEIR_EINVAL,
+                              "no savepoint directory (state.savepoints.dir)");
     weir__storage *sp;
     int rc = weir__storage_local_create(dir, &sp);
     if (rc)
-        return weir_error_set(err, rc, "%s: cannot use as savepoint directory: %s", dir, weir_strerror(rc));
+        return weir_error_set(err, rc,
+                              "%s: cannot use as savepoint directory: %s", dir,
+                              weir_strerror(rc));
     pthread_mutex_lock(&c->mu);
     if (!c->running || c->ending || c->stop_sp || c->stop_sp_done) {
         pthread_mutex_unlock(&c->mu);
         weir__storage_destroy(sp);
-        return weir_error_set(err, WEIR_ESTATE, "the job is not running (or is stopping already)");
+        return weir_error_set(
+            err, WEIR_ESTATE,
+            "the job is not running (or is stopping already)");
     }
     c->stop_sp = sp;
     c->stop_sp_dir = weir_strdup(dir);

@@ -26,8 +26,8 @@ typedef struct weir__coord weir__coord;
 
 /* What recovery found, handed to the coordinator (which then owns set). */
 typedef struct weir__recovered {
-    weir__snapshot_set *set;    /* NULL: fresh start */
-    char name[700];             /* "dir/chk-12" as shown to users */
+    weir__snapshot_set *set; /* NULL: fresh start */
+    char name[700];          /* "dir/chk-12" as shown to users */
     uint64_t id;
     bool is_final;
 } weir__recovered;
@@ -38,11 +38,13 @@ typedef struct weir__recovered {
  * through log. *next_id gets an id above every checkpoint and savepoint in
  * the storages involved. rec->set is NULL when there is nothing to restore.
  */
-int weir__recovery_find(weir_job *job, const weir_checkpoint_config *cfg, weir__storage *storage,
-                        weir__recovered *rec, uint64_t *next_id, weir_error *err);
+int weir__recovery_find(weir_job *job, const weir_checkpoint_config *cfg,
+                        weir__storage *storage, weir__recovered *rec,
+                        uint64_t *next_id, weir_error *err);
 
 /* Writes one line through cfg's log function (or stderr). */
-void weir__ckpt_log(const weir_checkpoint_config *cfg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void weir__ckpt_log(const weir_checkpoint_config *cfg, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* UTC "YYYY-MM-DD HH:MM:SS" of epoch ms. */
 void weir__ckpt_format_time(int64_t ms, char *buf, size_t cap);

@@ -22,15 +22,21 @@ void weir__ckpt_meta_fini(weir__ckpt_meta *m)
     memset(m, 0, sizeof *m);
 }
 
-int weir__ckpt_meta_add(weir__ckpt_meta *m, const char *task, uint32_t task_id, uint32_t subtask,
-                        uint32_t parallelism, const char *file, uint64_t size, uint32_t crc)
+int weir__ckpt_meta_add(weir__ckpt_meta *m, const char *task, uint32_t task_id,
+                        uint32_t subtask, uint32_t parallelism,
+                        const char *file, uint64_t size, uint32_t crc)
 {
     weir__ckpt_file *f = weir_realloc(m->files, (m->n_files + 1) * sizeof *f);
     if (!f)
         return WEIR_ENOMEM;
     m->files = f;
     f = &m->files[m->n_files];
-    *f = (weir__ckpt_file){weir_strdup(task ? task : ""), task_id, subtask, parallelism, weir_strdup(file), size,
+    *f = (weir__ckpt_file){weir_strdup(task ? task : ""),
+                           task_id,
+                           subtask,
+                           parallelism,
+                           weir_strdup(file),
+                           size,
                            crc};
     if (!f->task || !f->file) {
         weir_free(f->task);
@@ -45,7 +51,8 @@ int weir__ckpt_meta_encode(const weir__ckpt_meta *m, weir_buf *out)
 {
     size_t start = out->len;
     int rc = 0;
-    uint8_t flags = (uint8_t)((m->is_savepoint ? WEIR__CKPT_SAVEPOINT : 0) | (m->is_final ? WEIR__CKPT_FINAL : 0));
+    uint8_t flags = (uint8_t)((m->is_savepoint ? WEIR__CKPT_SAVEPOINT : 0) |
+                              (m->is_final ? WEIR__CKPT_FINAL : 0));
     rc |= weir_buf_put(out, META_MAGIC, 8);
     rc |= weir_buf_put_u32(out, META_VERSION);
     rc |= weir_buf_put_u64(out, m->id);
@@ -70,31 +77,40 @@ int weir__ckpt_meta_encode(const weir__ckpt_meta *m, weir_buf *out)
     return weir_buf_put_u32(out, crc);
 }
 
-int weir__ckpt_meta_decode(const uint8_t *data, size_t len, weir__ckpt_meta *m, weir_error *err)
+int weir__ckpt_meta_decode(const uint8_t *data, size_t len, weir__ckpt_meta *m,
+                           weir_error *err)
 {
     memset(m, 0, sizeof *m);
     if (len < 16 || memcmp(data, META_MAGIC, 8) != 0)
-        return weir_error_set(err, WEIR_ECORRUPT, "_metadata: not a weir checkpoint metadata file (bad magic)");
+        return weir_error_set(
+            err, WEIR_ECORRUPT,
+            "_metadata: not a weir checkpoint metadata file (bad magic)");
     uint32_t stored, actual = weir_crc32c(0, data, len - 4);
     weir_cursor c;
     weir_cursor_init(&c, data + len - 4, 4);
     weir_cursor_get_u32(&c, &stored);
     if (stored != actual)
         return weir_error_set(err, WEIR_ECORRUPT,
-                              "_metadata: checksum mismatch (stored %08x, computed %08x): corrupt or truncated",
+                              "_metadata: checksum mismatch (stored %08x, "
+                              "computed %08x): corrupt or truncated",
                               stored, actual);
     weir_cursor_init(&c, data + 8, len - 12);
     uint32_t version;
     weir_cursor_get_u32(&c, &version);
     if (version != META_VERSION)
-        return weir_error_set(err, WEIR_EUNSUPPORTED, "_metadata: format version %u is not supported (this weir reads %u)",
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "_metadata: format version %u is not supported "
+                              "(this weir reads %u)",
                               version, META_VERSION);
     uint8_t flags;
     uint64_t n;
     int rc;
-    if ((rc = weir_cursor_get_u64(&c, &m->id)) || (rc = weir_cursor_get_i64(&c, &m->time_ms)) ||
-        (rc = weir_cursor_get_i64(&c, &m->duration_ms)) || (rc = weir_cursor_get_u8(&c, &flags)) ||
-        (rc = weir_cursor_get_u32(&c, &m->max_parallelism)) || (rc = weir_cursor_get_varint(&c, &n)))
+    if ((rc = weir_cursor_get_u64(&c, &m->id)) ||
+        (rc = weir_cursor_get_i64(&c, &m->time_ms)) ||
+        (rc = weir_cursor_get_i64(&c, &m->duration_ms)) ||
+        (rc = weir_cursor_get_u8(&c, &flags)) ||
+        (rc = weir_cursor_get_u32(&c, &m->max_parallelism)) ||
+        (rc = weir_cursor_get_varint(&c, &n)))
         goto fail;
     m->is_savepoint = (flags & WEIR__CKPT_SAVEPOINT) != 0;
     m->is_final = (flags & WEIR__CKPT_FINAL) != 0;
@@ -109,14 +125,18 @@ int weir__ckpt_meta_decode(const uint8_t *data, size_t len, weir__ckpt_meta *m, 
     }
     for (; m->n_files < n; m->n_files++) {
         weir__ckpt_file *f = &m->files[m->n_files];
-        if ((rc = weir_cursor_get_str(&c, &f->task)) || (rc = weir_cursor_get_u32(&c, &f->task_id)) ||
-            (rc = weir_cursor_get_u32(&c, &f->subtask)) || (rc = weir_cursor_get_u32(&c, &f->parallelism)) ||
-            (rc = weir_cursor_get_str(&c, &f->file)) || (rc = weir_cursor_get_u64(&c, &f->size)) ||
+        if ((rc = weir_cursor_get_str(&c, &f->task)) ||
+            (rc = weir_cursor_get_u32(&c, &f->task_id)) ||
+            (rc = weir_cursor_get_u32(&c, &f->subtask)) ||
+            (rc = weir_cursor_get_u32(&c, &f->parallelism)) ||
+            (rc = weir_cursor_get_str(&c, &f->file)) ||
+            (rc = weir_cursor_get_u64(&c, &f->size)) ||
             (rc = weir_cursor_get_u32(&c, &f->crc))) {
             m->n_files++;
             goto fail;
         }
-        if (!f->task || !f->file || !*f->file || strchr(f->file, '/') || strstr(f->file, "..")) {
+        if (!f->task || !f->file || !*f->file || strchr(f->file, '/') ||
+            strstr(f->file, "..")) {
             m->n_files++;
             rc = WEIR_ECORRUPT;
             goto fail;
@@ -164,7 +184,8 @@ static int get_u32v(weir_cursor *c, uint32_t *out)
     return rc;
 }
 
-int weir__snap_view_decode(const uint8_t *data, size_t len, weir__snap_view *v, weir_error *err)
+int weir__snap_view_decode(const uint8_t *data, size_t len, weir__snap_view *v,
+                           weir_error *err)
 {
     memset(v, 0, sizeof *v);
     weir_cursor c;
@@ -173,9 +194,12 @@ int weir__snap_view_decode(const uint8_t *data, size_t len, weir__snap_view *v, 
     uint8_t version;
     int rc = weir_cursor_get_u32(&c, &magic);
     if (!rc && magic != WEIR__SNAPSHOT_MAGIC)
-        return weir_error_set(err, WEIR_ECORRUPT, "not a subtask snapshot (bad magic)");
+        return weir_error_set(err, WEIR_ECORRUPT,
+                              "not a subtask snapshot (bad magic)");
     if (!rc && !(rc = weir_cursor_get_u8(&c, &version)) && version != 1)
-        return weir_error_set(err, WEIR_EUNSUPPORTED, "subtask snapshot version %u is not supported", version);
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "subtask snapshot version %u is not supported",
+                              version);
     if (!rc)
         rc = get_u32v(&c, &v->task);
     if (!rc)
@@ -194,13 +218,16 @@ int weir__snap_view_decode(const uint8_t *data, size_t len, weir__snap_view *v, 
         weir__snap_op_view *o = &v->ops[v->n_ops++];
         const void *p;
         size_t n, tn;
-        if ((rc = get_u32v(&c, &o->node)) || (rc = weir_cursor_get_str(&c, &o->name)) ||
-            (rc = weir_cursor_get_bytes(&c, &p, &o->op_state_bytes)) || (rc = get_u32v(&c, &o->n_kg)))
+        if ((rc = get_u32v(&c, &o->node)) ||
+            (rc = weir_cursor_get_str(&c, &o->name)) ||
+            (rc = weir_cursor_get_bytes(&c, &p, &o->op_state_bytes)) ||
+            (rc = get_u32v(&c, &o->n_kg)))
             break;
         o->kg_lo = UINT32_MAX;
         for (uint32_t k = 0; k < o->n_kg && !rc; k++) {
             uint32_t kg;
-            if ((rc = weir_cursor_get_u32(&c, &kg)) || (rc = weir_cursor_get_bytes(&c, &p, &n)) ||
+            if ((rc = weir_cursor_get_u32(&c, &kg)) ||
+                (rc = weir_cursor_get_bytes(&c, &p, &n)) ||
                 (rc = weir_cursor_get_bytes(&c, &p, &tn)))
                 break;
             o->kg_lo = kg < o->kg_lo ? kg : o->kg_lo;
@@ -218,18 +245,22 @@ int weir__snap_view_decode(const uint8_t *data, size_t len, weir__snap_view *v, 
         rc = weir_cursor_get_u8(&c, &has_src);
     v->has_source = has_src != 0;
     uint32_t n_splits = 0;
-    if (!rc && has_src && !(rc = get_u32v(&c, &v->source_node)) && !(rc = get_u32v(&c, &n_splits))) {
+    if (!rc && has_src && !(rc = get_u32v(&c, &v->source_node)) &&
+        !(rc = get_u32v(&c, &n_splits))) {
         if (n_splits > weir_cursor_left(&c))
             rc = WEIR_ECORRUPT;
-        else if (!(v->splits = weir_calloc(n_splits ? n_splits : 1, sizeof *v->splits)))
+        else if (!(v->splits =
+                       weir_calloc(n_splits ? n_splits : 1, sizeof *v->splits)))
             rc = WEIR_ENOMEM;
     }
     for (uint32_t i = 0; i < n_splits && !rc; i++) {
         weir__snap_split_view *s = &v->splits[v->n_splits++];
         uint8_t fin;
         const void *p;
-        if ((rc = weir_cursor_get_str(&c, &s->id)) || (rc = weir_cursor_get_u8(&c, &fin)) ||
-            (rc = weir_cursor_get_bytes(&c, &p, &s->pos_len)) || (rc = weir_cursor_get_i64(&c, &s->max_ts)))
+        if ((rc = weir_cursor_get_str(&c, &s->id)) ||
+            (rc = weir_cursor_get_u8(&c, &fin)) ||
+            (rc = weir_cursor_get_bytes(&c, &p, &s->pos_len)) ||
+            (rc = weir_cursor_get_i64(&c, &s->max_ts)))
             break;
         s->finished = fin != 0;
         if (!(s->pos = weir_malloc(s->pos_len ? s->pos_len : 1))) {
@@ -243,7 +274,9 @@ int weir__snap_view_decode(const uint8_t *data, size_t len, weir__snap_view *v, 
     if (rc) {
         weir__snap_view_fini(v);
         return weir_error_set(err, rc, "subtask snapshot: %s",
-                              rc == WEIR_ECORRUPT ? "truncated or malformed content" : weir_strerror(rc));
+                              rc == WEIR_ECORRUPT
+                                  ? "truncated or malformed content"
+                                  : weir_strerror(rc));
     }
     return 0;
 }

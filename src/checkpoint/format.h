@@ -34,11 +34,11 @@
 #define WEIR__CKPT_FINAL 2u
 
 typedef struct weir__ckpt_file {
-    char *task;      /* "source -> map" (informative) */
+    char *task; /* "source -> map" (informative) */
     uint32_t task_id;
     uint32_t subtask;
     uint32_t parallelism;
-    char *file;      /* name relative to the checkpoint folder */
+    char *file; /* name relative to the checkpoint folder */
     uint64_t size;
     uint32_t crc;
 } weir__ckpt_file;
@@ -57,10 +57,12 @@ typedef struct weir__ckpt_meta {
 void weir__ckpt_meta_fini(weir__ckpt_meta *m);
 int weir__ckpt_meta_encode(const weir__ckpt_meta *m, weir_buf *out);
 /* Verifies magic, version and CRC; m owns what it decoded. */
-int weir__ckpt_meta_decode(const uint8_t *data, size_t len, weir__ckpt_meta *m, weir_error *err);
+int weir__ckpt_meta_decode(const uint8_t *data, size_t len, weir__ckpt_meta *m,
+                           weir_error *err);
 /* Appends a file entry (strings copied). */
-int weir__ckpt_meta_add(weir__ckpt_meta *m, const char *task, uint32_t task_id, uint32_t subtask,
-                        uint32_t parallelism, const char *file, uint64_t size, uint32_t crc);
+int weir__ckpt_meta_add(weir__ckpt_meta *m, const char *task, uint32_t task_id,
+                        uint32_t subtask, uint32_t parallelism,
+                        const char *file, uint64_t size, uint32_t crc);
 
 /* ---- reading a subtask snapshot for inspection (weir inspect) ---- */
 
@@ -68,9 +70,9 @@ typedef struct weir__snap_op_view {
     uint32_t node;
     char *name;
     size_t op_state_bytes;
-    uint32_t n_kg;            /* key groups listed (the subtask's range) */
-    uint32_t n_kg_used;       /* of which hold keyed state or timers */
-    uint32_t kg_lo, kg_hi;    /* smallest and largest key group listed */
+    uint32_t n_kg;         /* key groups listed (the subtask's range) */
+    uint32_t n_kg_used;    /* of which hold keyed state or timers */
+    uint32_t kg_lo, kg_hi; /* smallest and largest key group listed */
     uint64_t state_bytes, timer_bytes;
 } weir__snap_op_view;
 
@@ -79,7 +81,8 @@ typedef struct weir__snap_split_view {
     bool finished;
     uint8_t *pos;
     size_t pos_len;
-    int64_t max_ts;           /* the split's watermark generator: largest timestamp seen */
+    int64_t
+        max_ts; /* the split's watermark generator: largest timestamp seen */
 } weir__snap_split_view;
 
 typedef struct weir__snap_view {
@@ -93,7 +96,8 @@ typedef struct weir__snap_view {
 } weir__snap_view;
 
 /* Decodes a WSNP subtask snapshot into a summary that v owns. */
-int weir__snap_view_decode(const uint8_t *data, size_t len, weir__snap_view *v, weir_error *err);
+int weir__snap_view_decode(const uint8_t *data, size_t len, weir__snap_view *v,
+                           weir_error *err);
 void weir__snap_view_fini(weir__snap_view *v);
 
 #endif

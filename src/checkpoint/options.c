@@ -19,7 +19,8 @@ void weir_checkpoint_config_init(weir_checkpoint_config *cfg)
     cfg->tolerable_failures = -1;
 }
 
-static int parse_int(const char *key, const char *value, int64_t lo, int64_t hi, int64_t *out, weir_error *err)
+static int parse_int(const char *key, const char *value, int64_t lo, int64_t hi,
+                     int64_t *out, weir_error *err)
 {
     char *end;
     errno = 0;
@@ -27,24 +28,31 @@ static int parse_int(const char *key, const char *value, int64_t lo, int64_t hi,
     while (*end == ' ')
         end++;
     if (errno || end == value || *end || v < lo || v > hi)
-        return weir_error_set(err, WEIR_EINVAL, "option '%s': expected an integer in [%lld, %lld], got '%s'", key,
-                              (long long)lo, (long long)hi, value);
+        return weir_error_set(
+            err, WEIR_EINVAL,
+            "option '%s': expected an integer in [%lld, %lld], got '%s'", key,
+            (long long)lo, (long long)hi, value);
     *out = v;
     return 0;
 }
 
-static int parse_ms(const char *key, const char *value, int64_t *out, weir_error *err)
+static int parse_ms(const char *key, const char *value, int64_t *out,
+                    weir_error *err)
 {
     if (weir_option_parse_duration(value, out) || *out < 0)
-        return weir_error_set(err, WEIR_EINVAL, "option '%s': expected a duration such as '10 s' or '500 ms', got '%s'",
+        return weir_error_set(err, WEIR_EINVAL,
+                              "option '%s': expected a duration such as '10 s' "
+                              "or '500 ms', got '%s'",
                               key, value);
     return 0;
 }
 
-int weir_checkpoint_config_set(weir_checkpoint_config *cfg, const char *key, const char *value, weir_error *err)
+int weir_checkpoint_config_set(weir_checkpoint_config *cfg, const char *key,
+                               const char *value, weir_error *err)
 {
     if (!cfg || !key || !value)
-        return weir_error_set(err, WEIR_EINVAL, "weir_checkpoint_config_set: missing argument");
+        return weir_error_set(err, WEIR_EINVAL,
+                              "weir_checkpoint_config_set: missing argument");
     int64_t v;
     int rc;
     if (!strcmp(key, "execution.checkpointing.interval"))
@@ -53,7 +61,9 @@ int weir_checkpoint_config_set(weir_checkpoint_config *cfg, const char *key, con
         if ((rc = parse_ms(key, value, &v, err)))
             return rc;
         if (v == 0)
-            return weir_error_set(err, WEIR_EINVAL, "option '%s': the timeout must be positive", key);
+            return weir_error_set(err, WEIR_EINVAL,
+                                  "option '%s': the timeout must be positive",
+                                  key);
         cfg->timeout_ms = v;
         return 0;
     }
@@ -78,12 +88,14 @@ int weir_checkpoint_config_set(weir_checkpoint_config *cfg, const char *key, con
         cfg->num_retained = (uint32_t)v;
         return 0;
     }
-    if (!strcmp(key, "state.checkpoints.dir") || !strcmp(key, "execution.checkpointing.dir")) {
+    if (!strcmp(key, "state.checkpoints.dir") ||
+        !strcmp(key, "execution.checkpointing.dir")) {
         /* Flink writes URIs; a local folder may be given as file:///path. */
         cfg->dir = !strncmp(value, "file://", 7) ? value + 7 : value;
         return 0;
     }
-    if (!strcmp(key, "state.savepoints.dir") || !strcmp(key, "execution.checkpointing.savepoint-dir")) {
+    if (!strcmp(key, "state.savepoints.dir") ||
+        !strcmp(key, "execution.checkpointing.savepoint-dir")) {
         cfg->savepoint_dir = !strncmp(value, "file://", 7) ? value + 7 : value;
         return 0;
     }
@@ -96,12 +108,16 @@ int weir_checkpoint_config_set(weir_checkpoint_config *cfg, const char *key, con
         if (!strcasecmp(value, "EXACTLY_ONCE"))
             return 0;
         if (!strcasecmp(value, "AT_LEAST_ONCE"))
-            return weir_error_set(err, WEIR_EUNSUPPORTED,
-                                  "option '%s': AT_LEAST_ONCE is not supported: weir's checkpoints are always exactly-once "
-                                  "(barriers are aligned)",
-                                  key);
-        return weir_error_set(err, WEIR_EINVAL, "option '%s': expected EXACTLY_ONCE or AT_LEAST_ONCE, got '%s'", key,
-                              value);
+            return weir_error_set(
+                err, WEIR_EUNSUPPORTED,
+                "option '%s': AT_LEAST_ONCE is not supported: weir's "
+                "checkpoints are always exactly-once "
+                "(barriers are aligned)",
+                key);
+        return weir_error_set(
+            err, WEIR_EINVAL,
+            "option '%s': expected EXACTLY_ONCE or AT_LEAST_ONCE, got '%s'",
+            key, value);
     }
     if (!strcmp(key, "execution.checkpointing.unaligned") ||
         !strcmp(key, "execution.checkpointing.unaligned.enabled")) {
@@ -109,10 +125,13 @@ int weir_checkpoint_config_set(weir_checkpoint_config *cfg, const char *key, con
             return 0;
         if (!strcasecmp(value, "true"))
             return weir_error_set(err, WEIR_EUNSUPPORTED,
-                                  "option '%s': unaligned checkpoints are not implemented; checkpoints align barriers "
+                                  "option '%s': unaligned checkpoints are not "
+                                  "implemented; checkpoints align barriers "
                                   "(see docs/checkpoints.md)",
                                   key);
-        return weir_error_set(err, WEIR_EINVAL, "option '%s': expected true or false, got '%s'", key, value);
+        return weir_error_set(err, WEIR_EINVAL,
+                              "option '%s': expected true or false, got '%s'",
+                              key, value);
     }
     return WEIR_ENOTFOUND;
 }

@@ -22,7 +22,7 @@
 typedef struct load_ctx {
     weir_job *job;
     weir__snapshot_set *set;
-    const char *shown;      /* the checkpoint as users name it */
+    const char *shown; /* the checkpoint as users name it */
     weir_error *err;
 } load_ctx;
 
@@ -33,21 +33,26 @@ static int check_op(load_ctx *lc, uint32_t node, const char *name)
         return 0;
     if (have)
         return weir_error_set(lc->err, WEIR_EINVAL,
-                              "%s does not fit this job: it holds state of operator %u '%s', and the job's operator "
-                              "%u is '%s' (a changed query needs --fresh or a compatible savepoint)",
+                              "%s does not fit this job: it holds state of "
+                              "operator %u '%s', and the job's operator "
+                              "%u is '%s' (a changed query needs --fresh or a "
+                              "compatible savepoint)",
                               lc->shown, node, name ? name : "?", node, have);
     return weir_error_set(lc->err, WEIR_EINVAL,
-                          "%s does not fit this job: it holds state of operator %u '%s', which the job does not have",
+                          "%s does not fit this job: it holds state of "
+                          "operator %u '%s', which the job does not have",
                           lc->shown, node, name ? name : "?");
 }
 
-static int on_file(void *ud, const weir__ckpt_file *f, const uint8_t *data, size_t len)
+static int on_file(void *ud, const weir__ckpt_file *f, const uint8_t *data,
+                   size_t len)
 {
     load_ctx *lc = ud;
     weir__snap_view v;
     weir_error e;
     if (weir__snap_view_decode(data, len, &v, &e) != 0)
-        return weir_error_set(lc->err, WEIR_ECORRUPT, "%s/%s: %s", lc->shown, f->file, e.message);
+        return weir_error_set(lc->err, WEIR_ECORRUPT, "%s/%s: %s", lc->shown,
+                              f->file, e.message);
     int rc = 0;
     for (uint32_t i = 0; i < v.n_ops && !rc; i++)
         rc = check_op(lc, v.ops[i].node, v.ops[i].name);
@@ -57,12 +62,14 @@ static int on_file(void *ud, const weir__ckpt_file *f, const uint8_t *data, size
     rc = weir__snapshot_set_add(lc->set, data, len);
     if (rc)
         return weir_error_set(lc->err, rc, "%s/%s: %s", lc->shown, f->file,
-                              rc == WEIR_ENOMEM ? "out of memory" : "malformed subtask snapshot");
+                              rc == WEIR_ENOMEM ? "out of memory"
+                                                : "malformed subtask snapshot");
     return 0;
 }
 
 /* Loads checkpoint folder `name` of s into a new snapshot set. */
-static int load(weir_job *job, weir__storage *s, const char *name, const char *shown, weir__ckpt_meta *meta,
+static int load(weir_job *job, weir__storage *s, const char *name,
+                const char *shown, weir__ckpt_meta *meta,
                 weir__snapshot_set **out, weir_error *err)
 {
     weir__snapshot_set *set;
@@ -73,8 +80,10 @@ static int load(weir_job *job, weir__storage *s, const char *name, const char *s
     uint32_t max_par = weir__job_config(job)->max_parallelism;
     if (!rc && meta->max_parallelism != max_par) {
         rc = weir_error_set(err, WEIR_EINVAL,
-                            "%s was taken with max parallelism %u (key groups) and the job has %u: its keyed state "
-                            "cannot be mapped (set the same max parallelism, or start with --fresh)",
+                            "%s was taken with max parallelism %u (key groups) "
+                            "and the job has %u: its keyed state "
+                            "cannot be mapped (set the same max parallelism, "
+                            "or start with --fresh)",
                             shown, meta->max_parallelism, max_par);
         weir__ckpt_meta_fini(meta);
     }
@@ -110,16 +119,23 @@ static uint64_t max_id(weir__storage *s)
     return m;
 }
 
-static void describe(const weir_checkpoint_config *cfg, const char *shown, const weir__ckpt_meta *m)
+static void describe(const weir_checkpoint_config *cfg, const char *shown,
+                     const weir__ckpt_meta *m)
 {
     char when[32];
     uint64_t size = 0;
     for (uint32_t i = 0; i < m->n_files; i++)
         size += m->files[i].size;
     weir__ckpt_format_time(m->time_ms, when, sizeof when);
-    weir__ckpt_log(cfg, "restoring from %s %s (taken %s UTC, %u state files, %" PRIu64 " bytes)%s",
-                   m->is_savepoint ? "savepoint" : "checkpoint", shown, when, m->n_files, size,
-                   m->is_final ? "; the job had ended there: nothing is left to do (--fresh starts over)" : "");
+    weir__ckpt_log(
+        cfg,
+        "restoring from %s %s (taken %s UTC, %u state files, %" PRIu64
+        " bytes)%s",
+        m->is_savepoint ? "savepoint" : "checkpoint", shown, when, m->n_files,
+        size,
+        m->is_final ? "; the job had ended there: nothing is left to do "
+                      "(--fresh starts over)"
+                    : "");
 }
 
 /*
@@ -127,7 +143,8 @@ static void describe(const weir_checkpoint_config *cfg, const char *shown, const
  * corrupt ones. dir_shown prefixes names in messages ("" for none).
  * WEIR_ENOTFOUND: there is none.
  */
-static int latest_in(weir_job *job, const weir_checkpoint_config *cfg, weir__storage *s, const char *dir_shown,
+static int latest_in(weir_job *job, const weir_checkpoint_config *cfg,
+                     weir__storage *s, const char *dir_shown,
                      weir__recovered *rec, weir_error *err)
 {
     char **names;
@@ -136,7 +153,8 @@ static int latest_in(weir_job *job, const weir_checkpoint_config *cfg, weir__sto
     if (rc == WEIR_ENOTFOUND)
         return WEIR_ENOTFOUND;
     if (rc)
-        return weir_error_set(err, rc, "%s: cannot list checkpoints: %s", dir_shown, weir_strerror(rc));
+        return weir_error_set(err, rc, "%s: cannot list checkpoints: %s",
+                              dir_shown, weir_strerror(rc));
     uint64_t *ids = weir_calloc(n ? n : 1, sizeof *ids);
     size_t k = 0;
     for (size_t i = 0; ids && i < n; i++) {
@@ -153,13 +171,15 @@ static int latest_in(weir_job *job, const weir_checkpoint_config *cfg, weir__sto
     for (size_t i = 0; i < k; i++) {
         char name[64], shown[600];
         weir__ckpt_name(ids[i], false, name, sizeof name);
-        snprintf(shown, sizeof shown, "%s%s%s", dir_shown, *dir_shown ? "/" : "", name);
+        snprintf(shown, sizeof shown, "%s%s%s", dir_shown,
+                 *dir_shown ? "/" : "", name);
         weir__ckpt_meta meta;
         weir_error e;
         weir__snapshot_set *set = NULL;
         int lr = load(job, s, name, shown, &meta, &set, &e);
         if (lr == 0) {
-            describe(cfg, cfg->restore == WEIR_RESTORE_PATH ? shown : name, &meta);
+            describe(cfg, cfg->restore == WEIR_RESTORE_PATH ? shown : name,
+                     &meta);
             rec->set = set;
             rec->id = meta.id;
             rec->is_final = meta.is_final;
@@ -174,7 +194,10 @@ static int latest_in(weir_job *job, const weir_checkpoint_config *cfg, weir__sto
             rc = weir_error_set(err, lr, "%s", e.message);
             break;
         }
-        weir__ckpt_log(cfg, "checkpoint %s is unusable: %s; falling back to the one before it", name, e.message);
+        weir__ckpt_log(
+            cfg,
+            "checkpoint %s is unusable: %s; falling back to the one before it",
+            name, e.message);
     }
     weir_free(ids);
     return rc;
@@ -187,18 +210,21 @@ static bool is_dir(const char *path)
 }
 
 /* --from PATH: a checkpoint or savepoint folder, or a folder of checkpoints. */
-static int from_path(weir_job *job, const weir_checkpoint_config *cfg, weir__recovered *rec, uint64_t *max,
-                     weir_error *err)
+static int from_path(weir_job *job, const weir_checkpoint_config *cfg,
+                     weir__recovered *rec, uint64_t *max, weir_error *err)
 {
     char path[512], parent[512], base[512];
     if (strlen(cfg->restore_path) >= sizeof path)
-        return weir_error_set(err, WEIR_EINVAL, "restore path too long (%zu bytes)", strlen(cfg->restore_path));
+        return weir_error_set(err, WEIR_EINVAL,
+                              "restore path too long (%zu bytes)",
+                              strlen(cfg->restore_path));
     snprintf(path, sizeof path, "%s", cfg->restore_path);
     size_t l = strlen(path);
     while (l > 1 && path[l - 1] == '/')
         path[--l] = '\0';
     if (!is_dir(path))
-        return weir_error_set(err, WEIR_ENOTFOUND, "%s: no such checkpoint or savepoint", path);
+        return weir_error_set(err, WEIR_ENOTFOUND,
+                              "%s: no such checkpoint or savepoint", path);
     char meta_path[600];
     snprintf(meta_path, sizeof meta_path, "%s/_metadata", path);
     struct stat st;
@@ -221,7 +247,9 @@ static int from_path(weir_job *job, const weir_checkpoint_config *cfg, weir__rec
         weir__snapshot_set *set = NULL;
         rc = load(job, s, base, path, &meta, &set, err);
         if (rc == WEIR_ENOTFOUND)
-            weir_error_set(err, rc, "%s: no _metadata: the checkpoint never completed", path);
+            weir_error_set(err, rc,
+                           "%s: no _metadata: the checkpoint never completed",
+                           path);
         if (!rc) {
             describe(cfg, path, &meta);
             rec->set = set;
@@ -235,7 +263,8 @@ static int from_path(weir_job *job, const weir_checkpoint_config *cfg, weir__rec
             return weir_error_set(err, rc, "%s: %s", path, weir_strerror(rc));
         rc = latest_in(job, cfg, s, path, rec, err);
         if (rc == WEIR_ENOTFOUND)
-            weir_error_set(err, rc, "%s: no complete checkpoint or savepoint there", path);
+            weir_error_set(
+                err, rc, "%s: no complete checkpoint or savepoint there", path);
     }
     if (!rc && rec->id > *max)
         *max = rec->id;
@@ -243,8 +272,9 @@ static int from_path(weir_job *job, const weir_checkpoint_config *cfg, weir__rec
     return rc;
 }
 
-int weir__recovery_find(weir_job *job, const weir_checkpoint_config *cfg, weir__storage *storage,
-                        weir__recovered *rec, uint64_t *next_id, weir_error *err)
+int weir__recovery_find(weir_job *job, const weir_checkpoint_config *cfg,
+                        weir__storage *storage, weir__recovered *rec,
+                        uint64_t *next_id, weir_error *err)
 {
     memset(rec, 0, sizeof *rec);
     uint64_t max = max_id(storage);
@@ -260,7 +290,9 @@ int weir__recovery_find(weir_job *job, const weir_checkpoint_config *cfg, weir__
     switch (cfg->restore) {
     case WEIR_RESTORE_FRESH:
         if (max)
-            weir__ckpt_log(cfg, "starting fresh: the checkpoints in %s are ignored", cfg->dir);
+            weir__ckpt_log(cfg,
+                           "starting fresh: the checkpoints in %s are ignored",
+                           cfg->dir);
         break;
     case WEIR_RESTORE_PATH:
         rc = from_path(job, cfg, rec, &max, err);
@@ -269,12 +301,15 @@ int weir__recovery_find(weir_job *job, const weir_checkpoint_config *cfg, weir__
         rc = latest_in(job, cfg, storage, cfg->dir, rec, err);
         if (rc == WEIR_ENOTFOUND) {
             if (max)
-                weir__ckpt_log(cfg, "no usable checkpoint in %s: starting fresh", cfg->dir);
+                weir__ckpt_log(cfg,
+                               "no usable checkpoint in %s: starting fresh",
+                               cfg->dir);
             rc = 0;
         }
         break;
     default:
-        rc = weir_error_set(err, WEIR_EINVAL, "unknown restore mode %d", (int)cfg->restore);
+        rc = weir_error_set(err, WEIR_EINVAL, "unknown restore mode %d",
+                            (int)cfg->restore);
     }
     *next_id = max + 1;
     return rc;

@@ -24,42 +24,54 @@ void weir_restart_strategy_init(weir_restart_strategy *rs)
     rs->delay_ms = 1000;
 }
 
-int weir_restart_strategy_set(weir_restart_strategy *rs, const char *key, const char *value, weir_error *err)
+int weir_restart_strategy_set(weir_restart_strategy *rs, const char *key,
+                              const char *value, weir_error *err)
 {
     if (!rs || !key || !value)
-        return weir_error_set(err, WEIR_EINVAL, "weir_restart_strategy_set: missing argument");
-    if (!strcmp(key, "restart-strategy.type") || !strcmp(key, "restart-strategy")) {
-        if (!strcasecmp(value, "none") || !strcasecmp(value, "off") || !strcasecmp(value, "disable")) {
+        return weir_error_set(err, WEIR_EINVAL,
+                              "weir_restart_strategy_set: missing argument");
+    if (!strcmp(key, "restart-strategy.type") ||
+        !strcmp(key, "restart-strategy")) {
+        if (!strcasecmp(value, "none") || !strcasecmp(value, "off") ||
+            !strcasecmp(value, "disable")) {
             rs->attempts = 0;
             return 0;
         }
-        if (!strcasecmp(value, "fixed-delay") || !strcasecmp(value, "fixeddelay")) {
+        if (!strcasecmp(value, "fixed-delay") ||
+            !strcasecmp(value, "fixeddelay")) {
             if (rs->attempts == 0)
                 rs->attempts = 1;
             return 0;
         }
         return weir_error_set(err, WEIR_EUNSUPPORTED,
-                              "option '%s': '%s' is not supported (weir has 'none' and 'fixed-delay')", key, value);
+                              "option '%s': '%s' is not supported (weir has "
+                              "'none' and 'fixed-delay')",
+                              key, value);
     }
     if (!strcmp(key, "restart-strategy.fixed-delay.attempts")) {
         char *end;
         long long v = strtoll(value, &end, 10);
         if (end == value || *end || v < 0 || v > UINT32_MAX)
-            return weir_error_set(err, WEIR_EINVAL, "option '%s': expected a count, got '%s'", key, value);
+            return weir_error_set(err, WEIR_EINVAL,
+                                  "option '%s': expected a count, got '%s'",
+                                  key, value);
         rs->attempts = (uint32_t)v;
         return 0;
     }
     if (!strcmp(key, "restart-strategy.fixed-delay.delay")) {
         int64_t ms;
         if (weir_option_parse_duration(value, &ms) || ms < 0)
-            return weir_error_set(err, WEIR_EINVAL, "option '%s': expected a duration, got '%s'", key, value);
+            return weir_error_set(err, WEIR_EINVAL,
+                                  "option '%s': expected a duration, got '%s'",
+                                  key, value);
         rs->delay_ms = ms;
         return 0;
     }
     return WEIR_ENOTFOUND;
 }
 
-/* Waits delay_ms on the strategy's clock, looking at it every few milliseconds. */
+/* Waits delay_ms on the strategy's clock, looking at it every few milliseconds.
+ */
 static void wait_delay(const weir_restart_strategy *rs)
 {
     weir_clock clock = rs->clock.now_ms ? rs->clock : weir_clock_system();
@@ -73,11 +85,14 @@ static void wait_delay(const weir_restart_strategy *rs)
     }
 }
 
-int weir_job_run_restartable(weir_job_build_fn build, void *ud, const weir_checkpoint_config *cfg,
-                             const weir_restart_strategy *rs, uint32_t *restarts, weir_error *err)
+int weir_job_run_restartable(weir_job_build_fn build, void *ud,
+                             const weir_checkpoint_config *cfg,
+                             const weir_restart_strategy *rs,
+                             uint32_t *restarts, weir_error *err)
 {
     if (!build || !cfg)
-        return weir_error_set(err, WEIR_EINVAL, "weir_job_run_restartable: missing argument");
+        return weir_error_set(err, WEIR_EINVAL,
+                              "weir_job_run_restartable: missing argument");
     weir_checkpoint_config c = *cfg;
     char from[800] = "";
     uint32_t attempt = 0;
@@ -102,8 +117,11 @@ int weir_job_run_restartable(weir_job_build_fn build, void *ud, const weir_check
             return 0;
         }
         char msg[1024];
-        snprintf(msg, sizeof msg, "%s", weir_job_error(job)[0] ? weir_job_error(job) : weir_strerror(rc));
-        /* The next attempt resumes where this one got: its last checkpoint, else where it started. */
+        snprintf(msg, sizeof msg, "%s",
+                 weir_job_error(job)[0] ? weir_job_error(job)
+                                        : weir_strerror(rc));
+        /* The next attempt resumes where this one got: its last checkpoint,
+         * else where it started. */
         weir_checkpoint_stats st;
         if (weir_job_checkpoint_stats(job, &st) == 0 && st.last_id)
             snprintf(from, sizeof from, "%s/chk-%" PRIu64, c.dir, st.last_id);
@@ -115,8 +133,10 @@ int weir_job_run_restartable(weir_job_build_fn build, void *ud, const weir_check
         attempt++;
         if (restarts)
             *restarts = attempt;
-        weir__ckpt_log(&c, "the job failed: %s; restarting in %" PRId64 " ms (restart %u of %u)", msg, rs->delay_ms,
-                       attempt, rs->attempts);
+        weir__ckpt_log(&c,
+                       "the job failed: %s; restarting in %" PRId64
+                       " ms (restart %u of %u)",
+                       msg, rs->delay_ms, attempt, rs->attempts);
         wait_delay(rs);
     }
 }

@@ -14,10 +14,12 @@
 typedef struct weir__storage weir__storage;
 
 typedef struct weir__storage_ops {
-    int (*put)(weir__storage *s, const char *name, const void *data, size_t len);
+    int (*put)(weir__storage *s, const char *name, const void *data,
+               size_t len);
     /* *data is allocated and transferred to the caller. */
     int (*get)(weir__storage *s, const char *name, uint8_t **data, size_t *len);
-    /* Names directly under prefix (a folder, "" for the root), sorted; *names transferred. */
+    /* Names directly under prefix (a folder, "" for the root), sorted; *names
+     * transferred. */
     int (*list)(weir__storage *s, const char *prefix, char ***names, size_t *n);
     /* Removes a file or a whole folder. */
     int (*remove)(weir__storage *s, const char *name);

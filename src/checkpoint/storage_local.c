@@ -25,7 +25,8 @@ static int path_of(local_storage *ls, const char *name, char *buf, size_t cap)
     return n < 0 || (size_t)n >= cap ? WEIR_EINVAL : 0;
 }
 
-static int local_put(weir__storage *s, const char *name, const void *data, size_t len)
+static int local_put(weir__storage *s, const char *name, const void *data,
+                     size_t len)
 {
     local_storage *ls = (local_storage *)s;
     char path[4096];
@@ -43,16 +44,21 @@ static int local_put(weir__storage *s, const char *name, const void *data, size_
     return weir__io_write_atomic(path, data, len);
 }
 
-static int local_get(weir__storage *s, const char *name, uint8_t **data, size_t *len)
+static int local_get(weir__storage *s, const char *name, uint8_t **data,
+                     size_t *len)
 {
     char path[4096];
     int rc = path_of((local_storage *)s, name, path, sizeof path);
     return rc ? rc : weir__io_read_file(path, data, len);
 }
 
-static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
-static int local_list(weir__storage *s, const char *prefix, char ***names, size_t *n)
+static int local_list(weir__storage *s, const char *prefix, char ***names,
+                      size_t *n)
 {
     char path[4096];
     int rc = path_of((local_storage *)s, prefix, path, sizeof path);
@@ -109,7 +115,8 @@ static void local_destroy(weir__storage *s)
     weir_free(ls);
 }
 
-static const weir__storage_ops local_ops = {local_put, local_get, local_list, local_remove, local_destroy};
+static const weir__storage_ops local_ops = {local_put, local_get, local_list,
+                                            local_remove, local_destroy};
 
 int weir__storage_local_create(const char *dir, weir__storage **out)
 {

@@ -23,9 +23,12 @@
 static const char *status_name(weir__ckpt_status s)
 {
     switch (s) {
-    case WEIR_CKPT_COMPLETE: return "complete";
-    case WEIR_CKPT_INCOMPLETE: return "incomplete";
-    case WEIR_CKPT_CORRUPT: return "corrupt";
+    case WEIR_CKPT_COMPLETE:
+        return "complete";
+    case WEIR_CKPT_INCOMPLETE:
+        return "incomplete";
+    case WEIR_CKPT_CORRUPT:
+        return "corrupt";
     }
     return "?";
 }
@@ -41,9 +44,10 @@ static void format_time(int64_t ms, char *buf, size_t cap)
 int weir_cli_checkpoints(int argc, char **argv)
 {
     if (argc != 2 || !strcmp(argv[1], "--help")) {
-        printf("usage: weir checkpoints DIR\n\n"
-               "Lists the checkpoints and savepoints in DIR with id, time (UTC),\n"
-               "size and status; a corrupt or incomplete one says why.\n");
+        printf(
+            "usage: weir checkpoints DIR\n\n"
+            "Lists the checkpoints and savepoints in DIR with id, time (UTC),\n"
+            "size and status; a corrupt or incomplete one says why.\n");
         return argc == 2 ? WEIR_EXIT_OK : WEIR_EXIT_USAGE;
     }
     weir__storage *s;
@@ -65,13 +69,16 @@ int weir_cli_checkpoints(int argc, char **argv)
         weir__storage_destroy(s);
         return WEIR_EXIT_IO;
     }
-    printf("%-18s %8s  %-19s  %12s  %s\n", "NAME", "ID", "TIME (UTC)", "SIZE", "STATUS");
+    printf("%-18s %8s  %-19s  %12s  %s\n", "NAME", "ID", "TIME (UTC)", "SIZE",
+           "STATUS");
     for (size_t i = 0; i < n; i++) {
         char when[32] = "-";
         if (infos[i].status == WEIR_CKPT_COMPLETE)
             format_time(infos[i].time_ms, when, sizeof when);
-        printf("%-18s %8" PRIu64 "  %-19s  %12" PRIu64 "  %s%s%s\n", infos[i].name, infos[i].id, when,
-               infos[i].size_bytes, status_name(infos[i].status), infos[i].reason[0] ? ": " : "", infos[i].reason);
+        printf("%-18s %8" PRIu64 "  %-19s  %12" PRIu64 "  %s%s%s\n",
+               infos[i].name, infos[i].id, when, infos[i].size_bytes,
+               status_name(infos[i].status), infos[i].reason[0] ? ": " : "",
+               infos[i].reason);
     }
     if (n == 0)
         printf("(no checkpoints)\n");
@@ -84,8 +91,10 @@ int weir_cli_inspect(int argc, char **argv)
 {
     if (argc != 2 || !strcmp(argv[1], "--help")) {
         printf("usage: weir inspect PATH\n\n"
-               "PATH is a checkpoint or savepoint folder (e.g. ckpts/chk-12). Prints its\n"
-               "operators, subtasks, key groups, state sizes and source positions.\n");
+               "PATH is a checkpoint or savepoint folder (e.g. ckpts/chk-12). "
+               "Prints its\n"
+               "operators, subtasks, key groups, state sizes and source "
+               "positions.\n");
         return argc == 2 ? WEIR_EXIT_OK : WEIR_EXIT_USAGE;
     }
     char dir[4096], name[4096];
@@ -122,10 +131,11 @@ int weir_cli_inspect(int argc, char **argv)
     uint64_t total = 0;
     for (uint32_t i = 0; i < m.n_files; i++)
         total += m.files[i].size;
-    printf("%s %s: id %" PRIu64 ", taken %s UTC, took %" PRId64 " ms, max parallelism %u, %u state files, %" PRIu64
-           " bytes%s\n",
-           m.is_savepoint ? "savepoint" : "checkpoint", name, m.id, when, m.duration_ms, m.max_parallelism, m.n_files,
-           total, m.is_final ? ", final (every task had ended)" : "");
+    printf("%s %s: id %" PRIu64 ", taken %s UTC, took %" PRId64
+           " ms, max parallelism %u, %u state files, %" PRIu64 " bytes%s\n",
+           m.is_savepoint ? "savepoint" : "checkpoint", name, m.id, when,
+           m.duration_ms, m.max_parallelism, m.n_files, total,
+           m.is_final ? ", final (every task had ended)" : "");
     for (uint32_t i = 0; i < m.n_files; i++) {
         const weir__ckpt_file *f = &m.files[i];
         char path[8300];
@@ -133,8 +143,9 @@ int weir_cli_inspect(int argc, char **argv)
         uint8_t *data;
         size_t len;
         weir__snap_view v;
-        printf("  task %u subtask %u/%u (%s): %s, %" PRIu64 " bytes\n", f->task_id, f->subtask, f->parallelism,
-               f->task, f->file, f->size);
+        printf("  task %u subtask %u/%u (%s): %s, %" PRIu64 " bytes\n",
+               f->task_id, f->subtask, f->parallelism, f->task, f->file,
+               f->size);
         if (s->ops->get(s, path, &data, &len) != 0) {
             printf("    (cannot read)\n");
             continue;
@@ -147,12 +158,13 @@ int weir_cli_inspect(int argc, char **argv)
         }
         for (uint32_t o = 0; o < v.n_ops; o++) {
             const weir__snap_op_view *op = &v.ops[o];
-            printf("    operator %u '%s': operator state %zu bytes", op->node, op->name ? op->name : "?",
-                   op->op_state_bytes);
+            printf("    operator %u '%s': operator state %zu bytes", op->node,
+                   op->name ? op->name : "?", op->op_state_bytes);
             if (op->n_kg)
-                printf(", key groups [%u, %u] (%u with state): keyed state %" PRIu64 " bytes, timers %" PRIu64
-                       " bytes",
-                       op->kg_lo, op->kg_hi, op->n_kg_used, op->state_bytes, op->timer_bytes);
+                printf(", key groups [%u, %u] (%u with state): keyed state "
+                       "%" PRIu64 " bytes, timers %" PRIu64 " bytes",
+                       op->kg_lo, op->kg_hi, op->n_kg_used, op->state_bytes,
+                       op->timer_bytes);
             printf("\n");
         }
         for (uint32_t k = 0; k < v.n_splits; k++) {
@@ -205,7 +217,8 @@ static const char *const CKPT_KEYS[] = {
     NULL,
 };
 
-int weir_cli_enable_checkpoints(weir_sql_job *sj, weir_job *job, bool fresh, const char *from)
+int weir_cli_enable_checkpoints(weir_sql_job *sj, weir_job *job, bool fresh,
+                                const char *from)
 {
     weir_checkpoint_config cfg;
     weir_checkpoint_config_init(&cfg);
@@ -225,21 +238,69 @@ int weir_cli_enable_checkpoints(weir_sql_job *sj, weir_job *job, bool fresh, con
     }
     if (!cfg.dir) {
         if (cfg.restore == WEIR_RESTORE_PATH) {
-            fprintf(stderr, "weir: restoring %s needs state.checkpoints.dir, where the restored job checkpoints "
-                            "(SET it in the script or pass -D state.checkpoints.dir=DIR)\n",
-                    cfg.restore_path);
+            fprintf(
+                stderr,
+                "weir: restoring %s needs state.checkpoints.dir, where the "
+                "restored job checkpoints "
+                "(SET it in the script or pass -D state.checkpoints.dir=DIR)\n",
+                cfg.restore_path);
             return WEIR_EXIT_USAGE;
         }
         if (fresh)
-            fprintf(stderr, "weir: --fresh has no effect: the job has no checkpoint directory\n");
+            fprintf(stderr, "weir: --fresh has no effect: the job has no "
+                            "checkpoint directory\n");
         return WEIR_EXIT_OK; /* no checkpoints */
     }
     int rc = weir_job_enable_checkpoints(job, &cfg, &err);
     if (rc) {
         fprintf(stderr, "weir: %s\n", err.message);
-        return rc == WEIR_ENOTFOUND || rc == WEIR_EIO ? WEIR_EXIT_IO : WEIR_EXIT_INVALID;
+        return rc == WEIR_ENOTFOUND || rc == WEIR_EIO ? WEIR_EXIT_IO
+                                                      : WEIR_EXIT_INVALID;
     }
     return WEIR_EXIT_OK;
+}
+
+bool weir_cli_restart_due(weir_sql_job *sj, weir_job *job, uint32_t *attempt,
+                          char *from, size_t from_cap)
+{
+    static const char *const keys[] = {
+        "restart-strategy.type", "restart-strategy",
+        "restart-strategy.fixed-delay.attempts",
+        "restart-strategy.fixed-delay.delay", NULL};
+    weir_restart_strategy rs;
+    weir_restart_strategy_init(&rs);
+    weir_error err = {0};
+    for (size_t i = 0; keys[i]; i++) {
+        const char *v = weir_sql_job_config(sj, keys[i]);
+        if (v && weir_restart_strategy_set(&rs, keys[i], v, &err) != 0) {
+            fprintf(stderr, "weir: %s\n", err.message);
+            return false;
+        }
+    }
+    if (*attempt >= rs.attempts)
+        return false;
+    (*attempt)++;
+    /* Resume where the failed run got: its last checkpoint, else where it
+     * started. */
+    weir_checkpoint_stats st;
+    const char *dir = weir_sql_job_config(sj, "state.checkpoints.dir");
+    if (!dir)
+        dir = weir_sql_job_config(sj, "execution.checkpointing.dir");
+    if (dir && !strncmp(dir, "file://", 7))
+        dir += 7;
+    if (dir && weir_job_checkpoint_stats(job, &st) == 0 && st.last_id)
+        snprintf(from, from_cap, "%s/chk-%" PRIu64, dir, st.last_id);
+    else if (weir_job_restored_from(job)[0])
+        snprintf(from, from_cap, "%s", weir_job_restored_from(job));
+    else
+        from[0] = '\0';
+    fprintf(stderr,
+            "weir: restarting in %" PRId64 " ms (restart %u of %u)%s%s\n",
+            rs.delay_ms, *attempt, rs.attempts, from[0] ? " from " : "", from);
+    struct timespec ts = {(time_t)(rs.delay_ms / 1000),
+                          (long)(rs.delay_ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+    return true;
 }
 
 /*
@@ -265,17 +326,23 @@ static void *signal_thread(void *arg)
         int sig;
         if (sigwait(&g_sig_set, &sig) != 0)
             continue;
-        if (atomic_load(&g_sig_stopping)) /* weir_cli_signals_stop: the job ended */
+        if (atomic_load(
+                &g_sig_stopping)) /* weir_cli_signals_stop: the job ended */
             break;
         char path[1024];
         weir_error err = {0};
-        int rc = sig == SIGUSR1 ? weir_job_savepoint(g_sig_job, NULL, path, sizeof path, &err)
-                                : weir_job_stop_with_savepoint(g_sig_job, NULL, path, sizeof path, &err);
+        int rc =
+            sig == SIGUSR1
+                ? weir_job_savepoint(g_sig_job, NULL, path, sizeof path, &err)
+                : weir_job_stop_with_savepoint(g_sig_job, NULL, path,
+                                               sizeof path, &err);
         if (rc)
-            fprintf(stderr, "weir: %s failed: %s\n", sig == SIGUSR1 ? "savepoint" : "stop with savepoint",
+            fprintf(stderr, "weir: %s failed: %s\n",
+                    sig == SIGUSR1 ? "savepoint" : "stop with savepoint",
                     err.message);
         else
-            fprintf(stderr, "weir: savepoint written to %s%s\n", path, sig != SIGUSR1 ? "; the job stops" : "");
+            fprintf(stderr, "weir: savepoint written to %s%s\n", path,
+                    sig != SIGUSR1 ? "; the job stops" : "");
     }
     return NULL;
 }
@@ -284,7 +351,8 @@ void weir_cli_signals_start(weir_job *job)
 {
     weir_checkpoint_stats st;
     if (weir_job_checkpoint_stats(job, &st) != 0)
-        return; /* no checkpoints, no savepoints: the signals keep their default action */
+        return; /* no checkpoints, no savepoints: the signals keep their default
+                   action */
     sigemptyset(&g_sig_set);
     sigaddset(&g_sig_set, SIGUSR1);
     sigaddset(&g_sig_set, STOP_SIGNAL);
@@ -292,7 +360,8 @@ void weir_cli_signals_start(weir_job *job)
         return;
     g_sig_job = job;
     atomic_store(&g_sig_stopping, false);
-    g_sig_started = pthread_create(&g_sig_thread, NULL, signal_thread, NULL) == 0;
+    g_sig_started =
+        pthread_create(&g_sig_thread, NULL, signal_thread, NULL) == 0;
 }
 
 void weir_cli_signals_stop(void)
@@ -308,14 +377,20 @@ void weir_cli_signals_stop(void)
 int weir_cli_savepoint(int argc, char **argv)
 {
     bool stop = argc == 3 && !strcmp(argv[2], "--stop");
-    if (argc < 2 || argc > 3 || !strcmp(argv[1], "--help") || (argc == 3 && !stop)) {
+    if (argc < 2 || argc > 3 || !strcmp(argv[1], "--help") ||
+        (argc == 3 && !stop)) {
         printf("usage: weir savepoint PID [--stop]\n\n"
-               "Asks the `weir run` process PID for a savepoint into its state.savepoints.dir\n"
-               "(it prints the savepoint's path on its stderr). With --stop the job stops\n"
-               "after the savepoint, which is also its final checkpoint. Without --stop\n"
+               "Asks the `weir run` process PID for a savepoint into its "
+               "state.savepoints.dir\n"
+               "(it prints the savepoint's path on its stderr). With --stop "
+               "the job stops\n"
+               "after the savepoint, which is also its final checkpoint. "
+               "Without --stop\n"
                "this is kill -USR1 PID. Restore it with\n"
-               "weir run JOB.sql --from PATH, at any parallelism and on either state backend.\n");
-        return argc >= 2 && !strcmp(argv[1], "--help") ? WEIR_EXIT_OK : WEIR_EXIT_USAGE;
+               "weir run JOB.sql --from PATH, at any parallelism and on either "
+               "state backend.\n");
+        return argc >= 2 && !strcmp(argv[1], "--help") ? WEIR_EXIT_OK
+                                                       : WEIR_EXIT_USAGE;
     }
     char *end;
     long pid = strtol(argv[1], &end, 10);
@@ -324,7 +399,8 @@ int weir_cli_savepoint(int argc, char **argv)
         return WEIR_EXIT_USAGE;
     }
     if (kill((pid_t)pid, stop ? STOP_SIGNAL : SIGUSR1) != 0) {
-        fprintf(stderr, "weir savepoint: cannot signal process %ld: %s\n", pid, strerror(errno));
+        fprintf(stderr, "weir savepoint: cannot signal process %ld: %s\n", pid,
+                strerror(errno));
         return WEIR_EXIT_IO;
     }
     return WEIR_EXIT_OK;

@@ -3,6 +3,8 @@
 #define WEIR_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 int weir_cli_checkpoints(int argc, char **argv);
 int weir_cli_inspect(int argc, char **argv);
@@ -18,6 +20,13 @@ int weir_cli_enable_checkpoints(struct weir_sql_job *sj, struct weir_job *job, b
 /* SIGUSR1: savepoint; SIGRTMIN+1: stop with savepoint (call before weir_job_start / after the job ended). */
 void weir_cli_signals_start(struct weir_job *job);
 void weir_cli_signals_stop(void);
+/*
+ * After a failed run: whether restart-strategy allows another attempt. If so
+ * it counts it in *attempt, puts the checkpoint to resume from in from (""
+ * for a fresh start), says so on stderr and waits the delay.
+ */
+bool weir_cli_restart_due(struct weir_sql_job *sj, struct weir_job *job, uint32_t *attempt, char *from,
+                          size_t from_cap);
 
 /* Exit codes of the weir command. */
 enum {

@@ -253,13 +253,16 @@ int weir_cli_run(int argc, char **argv)
     }
     run_args a;
     weir_sql_job *sj = NULL;
+    uint32_t attempt = 0;            /* restarts made (restart-strategy) */
+    char restart_from[1100] = "";
+again:;
     int rc = plan("run", argc, argv, &a, &sj);
     if (rc) {
         free_args(&a);
         return rc;
     }
     const char *ex = weir_sql_job_explain_output(sj);
-    if (*ex)
+    if (*ex && attempt == 0)
         fputs(ex, stdout);
     weir_job *job = weir_sql_job_graph(sj);
     if (!job) {
@@ -267,7 +270,8 @@ int weir_cli_run(int argc, char **argv)
         free_args(&a);
         return WEIR_EXIT_OK;
     }
-    if ((rc = weir_cli_enable_checkpoints(sj, job, a.fresh, a.from))) {
+    if ((rc = weir_cli_enable_checkpoints(sj, job, attempt ? !restart_from[0] : a.fresh,
+                                          attempt ? (restart_from[0] ? restart_from : NULL) : a.from))) {
         weir_sql_job_destroy(sj);
         free_args(&a);
         return rc;
@@ -325,6 +329,12 @@ int weir_cli_run(int argc, char **argv)
         const char *msg = weir_job_error(job);
         fprintf(stderr, "weir: job failed: %s\n", msg && *msg ? msg : weir_strerror(jrc));
         exit_code = WEIR_EXIT_FAILED;
+        /* restart-strategy: build the job again and resume from its last checkpoint. */
+        if (weir_cli_restart_due(sj, job, &attempt, restart_from, sizeof restart_from)) {
+            weir_sql_job_destroy(sj);
+            free_args(&a);
+            goto again;
+        }
     }
     weir_sql_job_destroy(sj);
     free_args(&a);

@@ -35,9 +35,15 @@ int weir__job_set_restore(weir_job *job, const weir__restore_source *rs)
     return 0;
 }
 
-bool weir__final_checkpoints(const weir_job *job) { return job->has_hooks && job->hooks.final_checkpoint; }
+bool weir__final_checkpoints(const weir_job *job)
+{
+    return job->has_hooks && job->hooks.final_checkpoint;
+}
 
-bool weir__op_final_checkpoint(weir_op_ctx *ctx) { return ctx && weir__final_checkpoints(ctx->st->job); }
+bool weir__op_final_checkpoint(weir_op_ctx *ctx)
+{
+    return ctx && weir__final_checkpoints(ctx->st->job);
+}
 
 const char *weir__job_node_name(const weir_job *job, int node)
 {
@@ -45,9 +51,15 @@ const char *weir__job_node_name(const weir_job *job, int node)
     return n ? n->name : NULL;
 }
 
-uint32_t weir__job_node_count(const weir_job *job) { return job ? job->n_nodes : 0; }
+uint32_t weir__job_node_count(const weir_job *job)
+{
+    return job ? job->n_nodes : 0;
+}
 
-const weir_job_config *weir__job_config(const weir_job *job) { return &job->cfg; }
+const weir_job_config *weir__job_config(const weir_job *job)
+{
+    return &job->cfg;
+}
 
 void weir__job_abort(weir_job *job, int code, const char *msg)
 {
@@ -66,7 +78,10 @@ int weir__job_set_companion(weir_job *job, const weir__job_companion *c)
     return 0;
 }
 
-void *weir__job_companion_ud(const weir_job *job) { return job ? job->companion.ud : NULL; }
+void *weir__job_companion_ud(const weir_job *job)
+{
+    return job ? job->companion.ud : NULL;
+}
 
 static int post_all(weir_job *job, weir__cmd_type type, uint64_t id)
 {

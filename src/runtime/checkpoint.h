@@ -67,8 +67,8 @@ typedef struct weir__task_snapshot {
     int task;
     uint32_t subtask;
     uint32_t parallelism;
-    bool finished;       /* the subtask had finished: nothing left to restore */
-    bool final;          /* a final snapshot: the subtask's state no longer changes */
+    bool finished; /* the subtask had finished: nothing left to restore */
+    bool final;    /* a final snapshot: the subtask's state no longer changes */
     const uint8_t *data; /* valid for the call */
     size_t len;
     /*
@@ -87,7 +87,8 @@ typedef struct weir__ckpt_hooks {
     void (*decline)(void *ud, uint64_t ckpt_id, int task, uint32_t subtask,
                     int code, const char *why);
     void *ud;
-    /* Final checkpoints (see above); final_ready is called from the subtask's thread. */
+    /* Final checkpoints (see above); final_ready is called from the subtask's
+     * thread. */
     bool final_checkpoint;
     void (*final_ready)(void *ud, int task, uint32_t subtask);
 } weir__ckpt_hooks;
@@ -108,10 +109,12 @@ bool weir__op_final_checkpoint(weir_op_ctx *ctx);
 
 /* The job's configuration (strings valid while the job lives). */
 const weir_job_config *weir__job_config(const weir_job *job);
-/* Fails the job with a message and stops every thread (a coordinator's fatal error). */
+/* Fails the job with a message and stops every thread (a coordinator's fatal
+ * error). */
 void weir__job_abort(weir_job *job, int code, const char *msg);
 
-/* The name of node `node` of the job graph, or NULL if there is none (restore checks). */
+/* The name of node `node` of the job graph, or NULL if there is none (restore
+ * checks). */
 const char *weir__job_node_name(const weir_job *job, int node);
 uint32_t weir__job_node_count(const weir_job *job);
 
@@ -124,6 +127,8 @@ typedef struct weir__job_companion {
     int (*started)(void *ud, weir_job *job);
     void (*ended)(void *ud, weir_job *job);
     void (*destroy)(void *ud);
+    /* Optional: adds the companion's metrics to weir_job_metrics. */
+    void (*metrics)(void *ud, weir_metric_visit_fn fn, void *fn_ud);
     void *ud;
 } weir__job_companion;
 

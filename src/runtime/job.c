@@ -520,6 +520,8 @@ void weir_job_metrics(weir_job *job, weir_metric_visit_fn fn, void *ud)
 {
     if (!job || !fn)
         return;
+    if (job->companion.metrics)
+        job->companion.metrics(job->companion.ud, fn, ud);
     char name[512];
     double read = 0, written = 0; /* job totals: rows out of sources, into sinks */
     for (uint32_t t = 0; t < job->n_tasks; t++) {

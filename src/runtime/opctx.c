@@ -116,9 +116,10 @@ static int op_restore(weir_op_ctx *c)
          * left without an instance of their own (checkpoint.h).
          */
         uint32_t par = c->st->task->parallelism;
-        uint32_t old = rs->op_parallelism
-                           ? rs->op_parallelism(rs->ud, c->node->id, c->node->name)
-                           : 0;
+        uint32_t old =
+            rs->op_parallelism
+                ? rs->op_parallelism(rs->ud, c->node->id, c->node->name)
+                : 0;
         for (uint32_t j = c->st->index; !rc && (j == c->st->index || j < old);
              j += par) {
             weir_buf_clear(&a);

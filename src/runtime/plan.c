@@ -360,9 +360,12 @@ int weir_job_start(weir_job *job)
     }
     job->phase = 1;
     rc = weir__job_start_threads(job);
-    /* The checkpoint coordinator, if any, runs beside the threads (checkpoint.h). */
-    if (!rc && job->companion.started && (rc = job->companion.started(job->companion.ud, job)))
-        weir__job_fail(job, rc, "cannot start the checkpoint coordinator: %s", weir_strerror(rc));
+    /* The checkpoint coordinator, if any, runs beside the threads
+     * (checkpoint.h). */
+    if (!rc && job->companion.started &&
+        (rc = job->companion.started(job->companion.ud, job)))
+        weir__job_fail(job, rc, "cannot start the checkpoint coordinator: %s",
+                       weir_strerror(rc));
     if (rc) {
         weir__job_cancel(job);
         weir_job_wait(job);

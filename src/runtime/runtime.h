@@ -290,7 +290,8 @@ int weir__subtask_commands(weir__subtask *st, uint64_t *checkpoint);
 int weir__subtask_fail(weir__subtask *st, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void weir__subtask_mark_finished(weir__subtask *st);
-/* Final checkpoints (checkpoint.h): whether they are on, and the wait for one at the end. */
+/* Final checkpoints (checkpoint.h): whether they are on, and the wait for one
+ * at the end. */
 bool weir__final_checkpoints(const weir_job *job);
 int weir__subtask_await_final(weir__subtask *st);
 

@@ -462,8 +462,10 @@ int weir__run_source(weir__subtask *st)
         return rc;
     if ((rc = inject_pending_barrier(st)))
         return rc;
-    /* After a stop, finish (end of input) does not run when a final checkpoint keeps the state. */
-    if (!(!drained && weir__final_checkpoints(st->job)) && (rc = weir__chain_finish(st)))
+    /* After a stop, finish (end of input) does not run when a final checkpoint
+     * keeps the state. */
+    if (!(!drained && weir__final_checkpoints(st->job)) &&
+        (rc = weir__chain_finish(st)))
         return rc;
     return weir__chain_end(st, drained);
 }

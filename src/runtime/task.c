@@ -233,8 +233,7 @@ static weir_ts next_processing_timer(const weir__subtask *st)
 
 /* ---- checkpoints ---- */
 
-static void ack(weir__subtask *st, uint64_t id, bool finished,
-                weir_buf *data)
+static void ack(weir__subtask *st, uint64_t id, bool finished, weir_buf *data)
 {
     weir_job *job = st->job;
     if (!job->has_hooks || !job->hooks.ack)
@@ -621,8 +620,10 @@ int weir__run_consumer(weir__subtask *st)
     uint64_t ck = 0;
     if ((rc = weir__subtask_commands(st, &ck)))
         return rc;
-    /* After a stop, finish (end of input) does not run when a final checkpoint keeps the state. */
-    if (!(st->undrained && weir__final_checkpoints(job)) && (rc = weir__chain_finish(st)))
+    /* After a stop, finish (end of input) does not run when a final checkpoint
+     * keeps the state. */
+    if (!(st->undrained && weir__final_checkpoints(job)) &&
+        (rc = weir__chain_finish(st)))
         return rc;
     return weir__chain_end(st, !st->undrained);
 }
@@ -655,15 +656,18 @@ int weir__subtask_await_final(weir__subtask *st)
      * Operators tag what they pre-commit with it, and every checkpoint that
      * completes from now on has an id >= it.
      */
-    uint64_t first = st->max_triggered > st->last_barrier ? st->max_triggered : st->max_triggered + 1;
+    uint64_t first = st->max_triggered > st->last_barrier
+                         ? st->max_triggered
+                         : st->max_triggered + 1;
     weir_buf snap;
     weir_buf_init(&snap);
     rc = snapshot_chain(st, first, &snap);
     if (rc) {
         weir_buf_fini(&snap);
         if (rc != WEIR_ECANCELED && st->err.code == 0)
-            weir__subtask_fail(st, rc, "task %d subtask %u: final snapshot failed: %s", st->task->id, st->index,
-                               weir_strerror(rc));
+            weir__subtask_fail(st, rc,
+                               "task %d subtask %u: final snapshot failed: %s",
+                               st->task->id, st->index, weir_strerror(rc));
         return rc;
     }
     weir__task_snapshot fs = {.task = st->task->id,
@@ -690,7 +694,8 @@ int weir__subtask_await_final(weir__subtask *st)
         pthread_mutex_lock(&st->gate.mu);
         while (n < 16 && st->gate.n_cmds > 0) {
             cmds[n++] = st->gate.cmds[0];
-            memmove(st->gate.cmds, st->gate.cmds + 1, (st->gate.n_cmds - 1) * sizeof *cmds);
+            memmove(st->gate.cmds, st->gate.cmds + 1,
+                    (st->gate.n_cmds - 1) * sizeof *cmds);
             st->gate.n_cmds--;
         }
         atomic_store(&st->gate.pending_cmds, st->gate.n_cmds);
@@ -716,7 +721,8 @@ int weir__subtask_await_final(weir__subtask *st)
             }
         }
     }
-    /* Every checkpoint heard of is answered: mark_finished must not ack again. */
+    /* Every checkpoint heard of is answered: mark_finished must not ack again.
+     */
     st->last_barrier = st->max_triggered;
     weir_buf_fini(&snap);
     return rc;

@@ -50,11 +50,15 @@ int weir_buf_put(weir_buf *b, const void *p, size_t n)
     return 0;
 }
 
-int weir_buf_put_u8(weir_buf *b, uint8_t v) { return weir_buf_put(b, &v, 1); }
+int weir_buf_put_u8(weir_buf *b, uint8_t v)
+{
+    return weir_buf_put(b, &v, 1);
+}
 
 int weir_buf_put_u32(weir_buf *b, uint32_t v)
 {
-    uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
+                    (uint8_t)(v >> 24)};
     return weir_buf_put(b, x, 4);
 }
 
@@ -66,7 +70,10 @@ int weir_buf_put_u64(weir_buf *b, uint64_t v)
     return weir_buf_put(b, x, 8);
 }
 
-int weir_buf_put_i64(weir_buf *b, int64_t v) { return weir_buf_put_u64(b, (uint64_t)v); }
+int weir_buf_put_i64(weir_buf *b, int64_t v)
+{
+    return weir_buf_put_u64(b, (uint64_t)v);
+}
 
 int weir_buf_put_f64(weir_buf *b, double v)
 {
@@ -131,7 +138,10 @@ int weir_cursor_get(weir_cursor *c, void *out, size_t n)
     return 0;
 }
 
-int weir_cursor_get_u8(weir_cursor *c, uint8_t *v) { return weir_cursor_get(c, v, 1); }
+int weir_cursor_get_u8(weir_cursor *c, uint8_t *v)
+{
+    return weir_cursor_get(c, v, 1);
+}
 
 int weir_cursor_get_u32(weir_cursor *c, uint32_t *v)
 {
@@ -139,7 +149,8 @@ int weir_cursor_get_u32(weir_cursor *c, uint32_t *v)
     int rc = weir_cursor_get(c, x, 4);
     if (rc)
         return rc;
-    *v = (uint32_t)x[0] | (uint32_t)x[1] << 8 | (uint32_t)x[2] << 16 | (uint32_t)x[3] << 24;
+    *v = (uint32_t)x[0] | (uint32_t)x[1] << 8 | (uint32_t)x[2] << 16 |
+         (uint32_t)x[3] << 24;
     return 0;
 }
 
@@ -256,7 +267,8 @@ static void crc_init(void)
     }
     for (uint32_t i = 0; i < 256; i++)
         for (int t = 1; t < 8; t++)
-            crc_tab[t][i] = (crc_tab[t - 1][i] >> 8) ^ crc_tab[0][crc_tab[t - 1][i] & 0xff];
+            crc_tab[t][i] =
+                (crc_tab[t - 1][i] >> 8) ^ crc_tab[0][crc_tab[t - 1][i] & 0xff];
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     __builtin_cpu_init();
     crc_hw = __builtin_cpu_supports("sse4.2");
@@ -264,7 +276,8 @@ static void crc_init(void)
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-__attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t crc, const uint8_t *p, size_t n)
+__attribute__((target("sse4.2"))) static uint32_t
+crc_sse42(uint32_t crc, const uint8_t *p, size_t n)
 {
     uint64_t c = crc;
     for (; n >= 8; n -= 8, p += 8) {
@@ -297,8 +310,9 @@ uint32_t weir_crc32c(uint32_t crc, const void *data, size_t n)
         hi = __builtin_bswap32(hi);
 #endif
         lo ^= crc;
-        crc = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^ crc_tab[5][(lo >> 16) & 0xff] ^
-              crc_tab[4][lo >> 24] ^ crc_tab[3][hi & 0xff] ^ crc_tab[2][(hi >> 8) & 0xff] ^
+        crc = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^
+              crc_tab[5][(lo >> 16) & 0xff] ^ crc_tab[4][lo >> 24] ^
+              crc_tab[3][hi & 0xff] ^ crc_tab[2][(hi >> 8) & 0xff] ^
               crc_tab[1][(hi >> 16) & 0xff] ^ crc_tab[0][hi >> 24];
     }
     while (n--)

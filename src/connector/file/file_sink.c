@@ -37,7 +37,8 @@
 #define DEFAULT_ROLL_SIZE (UINT64_C(128) << 20)
 #define DEFAULT_ROLLOVER_MS (30 * 60 * 1000)
 #define WRITE_CHUNK (256u << 10)
-/* 2 adds the subtask index: after a scale-down a subtask adopts others' files. */
+/* 2 adds the subtask index: after a scale-down a subtask adopts others' files.
+ */
 #define SNAPSHOT_VERSION 2
 
 typedef struct fsink_arg {
@@ -70,6 +71,8 @@ typedef struct file_sink {
     uint32_t n_pending, cap_pending;
     uint64_t rows;
     uint64_t committed; /* files made visible */
+    bool restored;      /* restore() ran: it dealt with the hidden files */
+    bool swept;         /* hidden files of a crashed earlier run removed */
 } file_sink;
 
 void weir_file_sink_config_init(weir_file_sink_config *cfg)
@@ -201,8 +204,27 @@ static int write_out(file_sink *s)
     return 0;
 }
 
+static int abort_uncovered(file_sink *s, uint32_t idx);
+
+/*
+ * A start without restored state: hidden files of this subtask index are
+ * left over from a run that crashed before any checkpoint covered them (or
+ * that ran without checkpoints). No checkpoint will ever commit them, so
+ * they go, once, before this run writes its first file.
+ */
+static int sweep_if_fresh(file_sink *s)
+{
+    if (s->restored || s->swept)
+        return 0;
+    s->swept = true;
+    return abort_uncovered(s, s->subtask);
+}
+
 static int open_part(file_sink *s)
 {
+    int src = sweep_if_fresh(s);
+    if (src)
+        return src;
     char name[128];
     snprintf(name, sizeof name, "part-%u-%" PRIu64 ".%s", s->subtask,
              s->next_part, weir_format_extension(s->arg->cfg.format.kind));
@@ -353,13 +375,16 @@ static int fsink_process_impl(void *op, weir_op_ctx *ctx, int input,
 static int fsink_finish_impl(void *op, weir_op_ctx *ctx)
 {
     file_sink *s = op;
-    int rc = roll(s);
+    int rc = sweep_if_fresh(s);
+    if (!rc)
+        rc = roll(s);
     /*
      * End of input: everything written is final. With checkpoints the
      * job's final checkpoint commits it (a crash before that checkpoint
      * completes must not leave it visible); without, commit now.
      */
-    if (rc || (s->arg->cfg.commit_on_checkpoint && weir__op_final_checkpoint(ctx)))
+    if (rc ||
+        (s->arg->cfg.commit_on_checkpoint && weir__op_final_checkpoint(ctx)))
         return rc;
     return commit_pending(s, true, 0);
 }
@@ -402,7 +427,8 @@ static int fsink_checkpoint_complete_impl(void *op, weir_op_ctx *ctx,
     return commit_pending(op, false, ckpt_id);
 }
 
-/* Deletes the hidden files of subtask index idx that no restored checkpoint covers. */
+/* Deletes the hidden files of subtask index idx that no restored checkpoint
+ * covers. */
 static int abort_uncovered(file_sink *s, uint32_t idx)
 {
     DIR *d = opendir(s->arg->path);
@@ -432,6 +458,7 @@ static int abort_uncovered(file_sink *s, uint32_t idx)
 static int fsink_restore_impl(void *op, weir_op_ctx *ctx, weir_cursor *in)
 {
     file_sink *s = op;
+    s->restored = true;
     uint32_t version, n, idx = s->subtask;
     uint64_t next_part;
     if (weir_cursor_get_u32(in, &version) ||
