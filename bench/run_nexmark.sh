@@ -4,8 +4,8 @@
 #
 #   bench/run_nexmark.sh [runner options] [QUERY...]
 #
-# Without QUERY it runs the queries weir can run (the others only print why
-# they do not plan: add them by name, or pass "all"). The table goes to
+# Without QUERY it runs the queries weir can run at benchmark size (the
+# others only print why they do not plan: add them by name, or pass "all"). The table goes to
 # stdout; the JSON (every run and the medians, labelled with the commit) to
 # bench/results/nexmark.json unless --json says otherwise. Examples:
 #
@@ -23,7 +23,9 @@ cmake -S "$root" -B "$build" >/dev/null
 cmake --build "$build" -j"$(nproc)" --target bench_nexmark_runner >/dev/null
 cd "$root"
 
-runnable=(q0 q1 q2 q5_hop q11 q14 q15 q16 q17 q21 q22)
+# q15 and q16 run too but slow down as the stream grows (BENCHMARKS.md):
+# name them, with a small --events, to run them.
+runnable=(q0 q1 q2 q5_hop q11 q14 q17 q21 q22)
 args=()
 queries=0
 want_value=0
