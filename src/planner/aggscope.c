@@ -24,7 +24,8 @@ bool plan_is_window_prop(const char *name)
 {
     static const char *const props[] = {"TUMBLE_START", "TUMBLE_END", "TUMBLE_ROWTIME", "HOP_START", "HOP_END",
                                         "HOP_ROWTIME", "SESSION_START", "SESSION_END", "SESSION_ROWTIME",
-                                        "CUMULATE_START", "CUMULATE_END", "CUMULATE_ROWTIME", NULL};
+                                        "CUMULATE_START", "CUMULATE_END", "CUMULATE_ROWTIME", "TUMBLE_PROCTIME",
+                                        "HOP_PROCTIME", "SESSION_PROCTIME", NULL};
     for (int i = 0; props[i]; i++)
         if (!strcasecmp(name, props[i]))
             return true;

@@ -27,6 +27,12 @@ void plan_item_name(const weir_sql_select_item *it, uint32_t i, char *buf, size_
         snprintf(buf, cap, "EXPR$%u", i);
 }
 
+bool plan_is_proctime_call(const weir_sql_expr *e)
+{
+    return e->kind == WEIR_SQL_EXPR_CALL && !e->u.call.over && e->u.call.n_args == 0 && !e->u.call.star &&
+           !strcasecmp(last_part(&e->u.call.name), "PROCTIME");
+}
+
 int plan_resolve_column(plan_ctx *pc, const rel *r, const weir_sql_name *n, uint32_t *idx)
 {
     const char *col = last_part(n);

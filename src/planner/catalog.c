@@ -164,8 +164,13 @@ int plan_create_table(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_lo
         int rc = plan_bind_expr(pc, &phys, NULL, c->expr, &e);
         if (rc)
             return rc;
-        if (weir_schema_add(t->full, c->name.name, weir_expr_type(e)) < 0)
+        int at = weir_schema_add(t->full, c->name.name, weir_expr_type(e));
+        if (at < 0)
             return WEIR_ENOMEM;
+        if (plan_is_proctime_call(c->expr) && !t->has_proctime) {
+            t->has_proctime = true;
+            t->proctime = (uint32_t)at;
+        }
     }
     if (ct->watermark) {
         const weir_sql_watermark *wm = ct->watermark;
@@ -178,6 +183,11 @@ int plan_create_table(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_lo
             return plan_error(pc, wm->column.loc, WEIR_EINVAL,
                               "watermark column '%s' must be TIMESTAMP(3) or TIMESTAMP_LTZ(3), not %s", col,
                               weir_type_name(t->full->fields[idx].type.id));
+        if (t->has_proctime && (uint32_t)idx == t->proctime)
+            return plan_error(pc, wm->column.loc, WEIR_EINVAL,
+                              "column '%s' is a processing-time attribute (PROCTIME()); a watermark needs an "
+                              "event-time column",
+                              col);
         int rc = watermark_delay(pc, wm, &t->watermark_delay_ms);
         if (rc)
             return rc;

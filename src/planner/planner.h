@@ -30,6 +30,8 @@ typedef struct cat_table {
     weir_schema *full;                /* physical + computed columns, rowtime set */
     int rowtime;                      /* index in full, or -1 */
     int64_t watermark_delay_ms;       /* when rowtime >= 0 */
+    bool has_proctime;                /* a computed column `c AS PROCTIME()` ... */
+    uint32_t proctime;                /* ... at this index in full */
     weir_option *opts;                /* WITH options */
     size_t n_opts;
 } cat_table;
@@ -47,6 +49,7 @@ typedef struct rel_window {
     bool present;
     weir_window_assigner assigner;
     uint32_t ws_col, we_col, wt_col; /* indices of the virtual columns in the rel schema */
+    bool proctime;                   /* over a processing-time attribute: windows by the job's clock */
     weir_sql_loc loc;
 } rel_window;
 
@@ -55,6 +58,9 @@ typedef struct rel {
     weir_schema *schema;  /* owned by the plan context */
     char **quals;         /* per column: qualifier or NULL (owned by the plan context) */
     int rowtime;          /* time attribute column, or -1 */
+    /* A processing-time attribute (PROCTIME()): a flag, so that zero-initialised rels have none. */
+    bool has_proctime;
+    uint32_t proctime;
     bool updating;        /* a changelog (+I/-U/+U/-D) rather than append-only */
     uint32_t n_physical;  /* columns really carried by the stream (< schema->n_fields with a pending window) */
     rel_window win;
@@ -115,6 +121,8 @@ int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
 int plan_const_interval_ms(plan_ctx *pc, const weir_sql_expr *e, int64_t *ms);
 /* Column index in r for a (qualified) name, or a negative code with the error set. */
 int plan_resolve_column(plan_ctx *pc, const rel *r, const weir_sql_name *n, uint32_t *idx);
+/* True for a call PROCTIME() (a processing-time attribute). */
+bool plan_is_proctime_call(const weir_sql_expr *e);
 /* The output name of a select item (alias, column name, or EXPR$i). */
 void plan_item_name(const weir_sql_select_item *it, uint32_t i, char *buf, size_t cap);
 

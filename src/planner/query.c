@@ -52,6 +52,7 @@ int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, 
         if (!s)
             return WEIR_ENOMEM;
         o.rowtime = -1;
+        o.has_proctime = false;
         for (uint32_t i = 0; i < n; i++) {
             weir_type t = weir_expr_type(exprs[i]);
             if (t.id == WEIR_TYPE_NULL)
@@ -62,6 +63,10 @@ int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, 
             if (c >= 0 && c == r->rowtime && o.rowtime < 0) {
                 o.rowtime = (int)i;
                 s->rowtime = (int32_t)i;
+            }
+            if (c >= 0 && r->has_proctime && (uint32_t)c == r->proctime && !o.has_proctime) {
+                o.has_proctime = true;
+                o.proctime = i;
             }
         }
         o.schema = s;
@@ -198,6 +203,8 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
     }
     out->schema = t->full;
     out->rowtime = t->rowtime;
+    out->has_proctime = t->has_proctime;
+    out->proctime = t->proctime;
     out->updating = false;
     out->n_physical = t->full->n_fields;
     out->win.present = false;
@@ -304,10 +311,11 @@ static int plan_window_tvf(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out
     int idx = weir_schema_find(out->schema, tc->name);
     if (idx < 0)
         return plan_error(pc, tc->loc, WEIR_ENOTFOUND, "unknown column '%s' in DESCRIPTOR", tc->name);
-    if (idx != out->rowtime)
+    bool proctime = out->has_proctime && (uint32_t)idx == out->proctime;
+    if (idx != out->rowtime && !proctime)
         return plan_error(pc, tc->loc, WEIR_EPLAN,
-                          "column '%s' is not a time attribute: declare WATERMARK FOR %s in its table, or use the "
-                          "table's rowtime column",
+                          "column '%s' is not a time attribute: declare WATERMARK FOR %s in its table, use the "
+                          "table's rowtime column, or a processing-time attribute (PROCTIME())",
                           tc->name, tc->name);
     if (out->updating)
         return plan_error(pc, call->loc, WEIR_EUNSUPPORTED, "%s over an updating (changelog) input is not supported", fn);
@@ -342,6 +350,7 @@ static int plan_window_tvf(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out
         return rc;
     out->win.present = true;
     out->win.assigner = a;
+    out->win.proctime = proctime;
     out->win.loc = call->loc;
     return set_alias(pc, out, ref, NULL) ? WEIR_ENOMEM : 0;
 }
@@ -502,7 +511,8 @@ static int collect_aggs(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e)
 }
 
 /* A legacy group window in GROUP BY: TUMBLE(ts, size), HOP(ts, slide, size), SESSION(ts, gap). */
-static int legacy_window(plan_ctx *pc, const rel *in, const weir_sql_expr *e, weir_window_assigner *a, bool *is)
+static int legacy_window(plan_ctx *pc, const rel *in, const weir_sql_expr *e, weir_window_assigner *a, bool *is,
+                         bool *proctime)
 {
     *is = false;
     if (e->kind != WEIR_SQL_EXPR_CALL)
@@ -523,8 +533,11 @@ static int legacy_window(plan_ctx *pc, const rel *in, const weir_sql_expr *e, we
         return plan_error(pc, t->loc, WEIR_EPLAN, "the first argument of %s must be a time attribute column", fn);
     if ((rc = plan_resolve_column(pc, in, &t->u.column, &idx)))
         return rc;
-    if ((int)idx != in->rowtime)
-        return plan_error(pc, t->loc, WEIR_EPLAN, "column '%s' is not a time attribute: declare a WATERMARK for it",
+    *proctime = in->has_proctime && idx == in->proctime;
+    if ((int)idx != in->rowtime && !*proctime)
+        return plan_error(pc, t->loc, WEIR_EPLAN,
+                          "column '%s' is not a time attribute: declare a WATERMARK for it, or use a "
+                          "processing-time attribute (PROCTIME())",
                           in->schema->fields[idx].name);
     int64_t x, y = 0, off = 0;
     if ((rc = plan_const_interval_ms(pc, e->u.call.args[1], &x)) || (hop && (rc = plan_const_interval_ms(pc, e->u.call.args[2], &y))))
@@ -578,7 +591,7 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
 {
     int rc;
     weir_window_assigner legacy;
-    bool have_legacy = false;
+    bool have_legacy = false, legacy_proctime = false;
     memset(as, 0, sizeof *as);
     as->in = in;
     as->ws_in = as->we_in = as->wt_in = -1;
@@ -607,12 +620,14 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
     for (uint32_t i = 0; i < ng; i++) {
         const weir_sql_expr *g = group[i];
         bool is_win;
-        if ((rc = legacy_window(pc, in, g, &legacy, &is_win)))
+        bool pt = false;
+        if ((rc = legacy_window(pc, in, g, &legacy, &is_win, &pt)))
             return rc;
         if (is_win) {
             if (have_legacy || in->win.present)
                 return plan_error(pc, g->loc, WEIR_EPLAN, "only one group window is allowed");
             have_legacy = true;
+            legacy_proctime = pt;
             continue;
         }
         if (g->kind == WEIR_SQL_EXPR_COLUMN) {
@@ -749,6 +764,11 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         ws.aggs = aggs;
         ws.n_aggs = as->n_calls;
         ws.window_time = true;
+        /* As in Flink, a processing-time window takes the time of the record's arrival at the
+         * window, not the attribute's value (which was the time at an earlier operator). */
+        bool proctime = have_legacy ? legacy_proctime : in->win.proctime;
+        if (proctime)
+            ws.time_domain = WEIR_TIME_PROCESSING;
         if ((rc = emit_options(pc, &ws, sel->loc)))
             return rc;
         weir_error err = {0};
@@ -768,13 +788,20 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         as->wt_out = as->n_keys + 2;
         for (uint32_t i = 0; i < as->n_calls; i++)
             as->calls[i].out_col = as->n_keys + 3 + i;
-        out->rowtime = (int)as->wt_out;
+        /* window_time is a time attribute of the same kind as the window's */
+        if (proctime) {
+            out->has_proctime = true;
+            out->proctime = as->wt_out;
+        } else {
+            out->rowtime = (int)as->wt_out;
+        }
         out->updating = ws.accumulation == WEIR_ACC_RETRACTING;
         static const char *kinds[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION", "GLOBAL"};
-        explain_line(pc, "WindowAggregate[%d]: %s size=%lld slide=%lld gap=%lld keys=%u aggs=%u lateness=%lld%s",
+        explain_line(pc, "WindowAggregate[%d]: %s size=%lld slide=%lld gap=%lld keys=%u aggs=%u lateness=%lld%s%s",
                      out->s.node, kinds[ws.assigner.kind], (long long)ws.assigner.size_ms,
                      (long long)ws.assigner.slide_ms, (long long)ws.assigner.gap_ms, as->n_keys, as->n_calls,
-                     (long long)ws.allowed_lateness_ms, out->updating ? " (changelog)" : "");
+                     (long long)ws.allowed_lateness_ms, out->updating ? " (changelog)" : "",
+                     proctime ? " (processing time)" : "");
         if ((rc = plan_late_output(pc, out->s, pr.schema, sel->loc)))
             return rc;
     } else {
@@ -947,6 +974,7 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
     if (!exprs || !names)
         return WEIR_ENOMEM;
     uint32_t k = 0;
+    int32_t proctime_item = -1; /* output column of the first PROCTIME() item */
     bool identity = !aggregating && !filter;
     for (uint32_t i = 0; i < sel->n_items; i++) {
         const weir_sql_expr *e = sel->items[i].expr;
@@ -972,6 +1000,8 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
         }
         if ((rc = plan_bind_expr(pc, src, aggregating ? as_ : NULL, e, &exprs[k])))
             return rc;
+        if (proctime_item < 0 && plan_is_proctime_call(e))
+            proctime_item = (int32_t)k;
         char nm[256];
         plan_item_name(&sel->items[i], i, nm, sizeof nm);
         names[k] = plan_strdup(pc, nm);
@@ -984,6 +1014,10 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
         res = in;
     } else if ((rc = plan_calc(pc, (rel *)src, aggregating ? post_filter : filter, exprs, names, k, &res, "Calc"))) {
         return rc;
+    }
+    if (proctime_item >= 0 && !res.has_proctime) {
+        res.has_proctime = true;
+        res.proctime = (uint32_t)proctime_item;
     }
     res.updating = src->updating;
     res.loc = sel->loc;
@@ -1061,6 +1095,8 @@ int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
         out->schema = l.schema;
         out->n_physical = l.n_physical;
         out->rowtime = l.rowtime == r.rowtime ? l.rowtime : -1;
+        out->has_proctime = l.has_proctime && r.has_proctime && l.proctime == r.proctime;
+        out->proctime = l.proctime;
         out->updating = l.updating || r.updating;
         out->win.present = false;
         out->loc = q->loc;

@@ -1,0 +1,288 @@
+/*
+ * tests/test_sql_proctime.c - processing-time attributes and windows in SQL:
+ * PROCTIME() in a SELECT or as a computed column, the window table
+ * functions and the legacy GROUP BY windows over it, on a manual clock.
+ *
+ * A processing-time window takes the clock's time when a row reaches the
+ * window operator, so a test must know that the operator has seen a row
+ * before it moves the clock. The tables here carry an event-time column as
+ * well (ignored by the processing-time windows): once the watermark that
+ * follows a batch has passed every task, the window has processed the
+ * batch. Nothing sleeps to wait for a window; the tests wait (with a
+ * deadline) for conditions the job reports through its metrics.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "weir/planner.h"
+#include "weir/weir.h"
+
+#define GUARD_MS 20000
+
+typedef struct job_probe {
+    double min_wm;   /* the lowest output watermark over all subtasks */
+    double written;  /* rows into sinks */
+} job_probe;
+
+static void probe_visit(void *ud, const char *name, double value)
+{
+    job_probe *p = ud;
+    size_t n = strlen(name);
+    if (n > 10 && !strcmp(name + n - 10, ".watermark") && value < p->min_wm)
+        p->min_wm = value;
+    if (!strcmp(name, "job.records_written"))
+        p->written = value;
+}
+
+static job_probe probe(weir_job *job)
+{
+    job_probe p = {.min_wm = 1e300, .written = 0};
+    weir_job_metrics(job, probe_visit, &p);
+    return p;
+}
+
+/* Polls (1 ms steps) until every subtask's watermark is >= wm and at least
+ * `written` rows reached the sinks; false on timeout. */
+static bool wait_for(weir_job *job, double wm, double written)
+{
+    for (int i = 0; i < GUARD_MS; i++) {
+        job_probe p = probe(job);
+        if (p.min_wm >= wm && p.written >= written)
+            return true;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return false;
+}
+
+typedef struct sql_run {
+    weir_sql_job *sj;
+    weir_job *job;
+    FILE *mem;
+    char *buf;
+    size_t len;
+} sql_run;
+
+static void run_start(sql_run *r, const char *sql, weir_manual_clock *mc, uint32_t par)
+{
+    memset(r, 0, sizeof *r);
+    r->mem = open_memstream(&r->buf, &r->len);
+    cr_assert(r->mem);
+    char p[16];
+    snprintf(p, sizeof p, "%u", par);
+    const char *keys[] = {"parallelism.default"}, *vals[] = {p};
+    weir_sql_job_options opt = {
+        .set_keys = keys, .set_values = vals, .n_set = 1, .clock = weir_manual_clock_get(mc), .print_out = r->mem};
+    weir_error err = {0};
+    int rc = weir_sql_job_create("proctime.sql", sql, strlen(sql), &opt, &r->sj, &err);
+    cr_assert_eq(rc, 0, "does not plan: %s", err.message);
+    r->job = weir_sql_job_graph(r->sj);
+    cr_assert(r->job);
+    cr_assert_eq(weir_job_start(r->job), 0);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Waits for the end of the job; returns the printed rows, sorted, without
+ * the "N> " subtask prefix, as one string of lines. */
+static char *run_finish(sql_run *r)
+{
+    int rc = weir_job_wait(r->job);
+    cr_assert_eq(rc, 0, "the job failed: %s", weir_job_error(r->job));
+    weir_sql_job_destroy(r->sj);
+    fclose(r->mem);
+    char *rows[256];
+    size_t n = 0, total = 0;
+    for (char *line = r->buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = 0;
+        char *gt = strstr(line, "> ");
+        if (gt && strspn(line, "0123456789") == (size_t)(gt - line))
+            line = gt + 2;
+        cr_assert_lt(n, 256);
+        rows[n++] = line;
+        total += strlen(line) + 1;
+    }
+    qsort(rows, n, sizeof *rows, cmp_str);
+    char *out = calloc(1, total + 1);
+    cr_assert(out);
+    for (size_t i = 0; i < n; i++) {
+        strcat(out, rows[i]);
+        strcat(out, "\n");
+    }
+    free(r->buf);
+    return out;
+}
+
+/*
+ * 30 rows, 10 per second of the clock (the datagen source's token bucket
+ * starts full): ids 0-9 at 1 s, 10-19 once the clock is at 10 s, 20-29 at
+ * 25 s. Each row's event time is id seconds, so the watermark tells when
+ * the window has seen a batch.
+ */
+#define SOURCE_DDL                                                                                                 \
+    "CREATE TABLE src (id BIGINT, ts AS TO_TIMESTAMP_LTZ(id * 1000, 3), WATERMARK FOR ts AS ts) WITH (\n"       \
+    "  'connector' = 'datagen', 'rows-per-second' = '10',\n"                                                     \
+    "  'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '29');\n"
+
+/* Steps the clock 1 s -> 10 s -> 25 s as above, checking that a window
+ * fires when the clock passes its end and not before. */
+static char *stepped_run(const char *sql, uint32_t par)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(1000);
+    sql_run r;
+    run_start(&r, sql, mc, par);
+    /* at parallelism 2 each source subtask makes every other id: the last one of subtask 0 is 8 */
+    double last = par == 1 ? 0 : 1000;
+    cr_assert(wait_for(r.job, 9000 - last, 0), "ids 0-9 did not reach the window");
+    cr_assert_eq(probe(r.job).written, 0, "a window fired before the clock reached its end");
+    weir_manual_clock_set(mc, 10000); /* [0 s, 10 s) ends; ids 10-19 come */
+    cr_assert(wait_for(r.job, 19000 - last, 2), "the first window did not fire at its end");
+    cr_assert_eq(probe(r.job).written, 2);
+    weir_manual_clock_set(mc, 25000); /* [10 s, 20 s) ends; ids 20-29 come, then the end of input */
+    char *out = run_finish(&r);
+    weir_manual_clock_destroy(mc);
+    return out;
+}
+
+static const char *const STEPPED_TUMBLE =
+    "[0, 5, 120, 1970-01-01T00:00:20, 1970-01-01T00:00:30]\n" /* sorted as strings */
+    "[0, 5, 20, 1970-01-01T00:00, 1970-01-01T00:00:10]\n"
+    "[0, 5, 70, 1970-01-01T00:00:10, 1970-01-01T00:00:20]\n"
+    "[1, 5, 125, 1970-01-01T00:00:20, 1970-01-01T00:00:30]\n"
+    "[1, 5, 25, 1970-01-01T00:00, 1970-01-01T00:00:10]\n"
+    "[1, 5, 75, 1970-01-01T00:00:10, 1970-01-01T00:00:20]\n";
+
+static void with_kind(const char *rows, char *out, size_t cap)
+{
+    size_t k = 0;
+    for (const char *p = rows; *p; p++) {
+        if (p == rows || p[-1] == '\n')
+            k += (size_t)snprintf(out + k, cap - k, "+I");
+        out[k++] = *p;
+    }
+    out[k] = 0;
+}
+
+Test(sql_proctime, tumble_tvf_over_proctime_in_a_view_fires_by_the_clock, .timeout = 120)
+{
+    const char *sql = SOURCE_DDL
+        "CREATE VIEW v AS SELECT *, PROCTIME() AS pt FROM src;\n"
+        "SELECT id % 2 AS k, COUNT(*), SUM(id), window_start, window_end\n"
+        "FROM TABLE(TUMBLE(TABLE v, DESCRIPTOR(pt), INTERVAL '10' SECOND))\n"
+        "GROUP BY id % 2, window_start, window_end;\n";
+    char want[1024];
+    with_kind(STEPPED_TUMBLE, want, sizeof want);
+    for (uint32_t p = 1; p <= 2; p++) {
+        char *got = stepped_run(sql, p);
+        cr_assert_str_eq(got, want, "parallelism %u", p);
+        free(got);
+    }
+}
+
+Test(sql_proctime, legacy_group_window_over_a_proctime_computed_column, .timeout = 120)
+{
+    /* The attribute declared in the table; TUMBLE_START / TUMBLE_END / TUMBLE_PROCTIME */
+    const char *sql =
+        "CREATE TABLE src (id BIGINT, ts AS TO_TIMESTAMP_LTZ(id * 1000, 3), pt AS PROCTIME(),\n"
+        "  WATERMARK FOR ts AS ts) WITH (\n"
+        "  'connector' = 'datagen', 'rows-per-second' = '10',\n"
+        "  'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '29');\n"
+        "SELECT id % 2, COUNT(*), SUM(id), TUMBLE_START(pt, INTERVAL '10' SECOND),\n"
+        "       TUMBLE_END(pt, INTERVAL '10' SECOND)\n"
+        "FROM src GROUP BY id % 2, TUMBLE(pt, INTERVAL '10' SECOND);\n";
+    char want[1024];
+    with_kind(STEPPED_TUMBLE, want, sizeof want);
+    char *got = stepped_run(sql, 1);
+    cr_assert_str_eq(got, want);
+    free(got);
+}
+
+/* With the clock frozen, every row falls in the windows that contain the
+ * clock's time, whatever the rows' own times. */
+static char *frozen_run(const char *sql, int64_t now, uint32_t par)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(now);
+    sql_run r;
+    run_start(&r, sql, mc, par);
+    char *out = run_finish(&r);
+    weir_manual_clock_destroy(mc);
+    return out;
+}
+
+Test(sql_proctime, hop_and_cumulate_take_the_clock_not_the_rows_time, .timeout = 120)
+{
+    const char *hop =
+        "CREATE TABLE src (id BIGINT, ts AS TO_TIMESTAMP_LTZ(id * 1000, 3), WATERMARK FOR ts AS ts) WITH (\n"
+        "  'connector' = 'datagen', 'fields.id.kind' = 'sequence', 'fields.id.start' = '0',\n"
+        "  'fields.id.end' = '99');\n"
+        "CREATE VIEW v AS SELECT id, PROCTIME() AS pt FROM src;\n"
+        "SELECT COUNT(*), SUM(id), window_start, window_end\n"
+        "FROM TABLE(HOP(TABLE v, DESCRIPTOR(pt), INTERVAL '5' SECOND, INTERVAL '10' SECOND))\n"
+        "GROUP BY window_start, window_end;\n";
+    for (uint32_t p = 1; p <= 2; p++) {
+        char *got = frozen_run(hop, 12345, p);
+        cr_assert_str_eq(got,
+                         "+I[100, 4950, 1970-01-01T00:00:05, 1970-01-01T00:00:15]\n"
+                         "+I[100, 4950, 1970-01-01T00:00:10, 1970-01-01T00:00:20]\n",
+                         "parallelism %u", p);
+        free(got);
+    }
+    const char *cum =
+        "CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen', 'fields.id.kind' = 'sequence',\n"
+        "  'fields.id.start' = '1', 'fields.id.end' = '10');\n"
+        "CREATE VIEW v AS SELECT id, PROCTIME() AS pt FROM src;\n"
+        "SELECT MAX(id), window_start, window_end\n"
+        "FROM TABLE(CUMULATE(TABLE v, DESCRIPTOR(pt), INTERVAL '5' SECOND, INTERVAL '20' SECOND))\n"
+        "GROUP BY window_start, window_end;\n";
+    char *got = frozen_run(cum, 12345, 1);
+    cr_assert_str_eq(got,
+                     "+I[10, 1970-01-01T00:00, 1970-01-01T00:00:15]\n"
+                     "+I[10, 1970-01-01T00:00, 1970-01-01T00:00:20]\n");
+    free(got);
+}
+
+Test(sql_proctime, window_time_of_a_proctime_window_is_a_proctime_attribute, .timeout = 120)
+{
+    /* a second processing-time window over the first one's window_time */
+    const char *sql =
+        "CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen', 'fields.id.kind' = 'sequence',\n"
+        "  'fields.id.start' = '1', 'fields.id.end' = '10');\n"
+        "CREATE VIEW v AS SELECT id, PROCTIME() AS pt FROM src;\n"
+        "CREATE VIEW w AS SELECT id % 3 AS k, COUNT(*) AS c, window_time FROM\n"
+        "  TABLE(TUMBLE(TABLE v, DESCRIPTOR(pt), INTERVAL '1' SECOND)) GROUP BY id % 3, window_start, window_end;\n"
+        "SELECT SUM(c), window_start FROM TABLE(TUMBLE(TABLE w, DESCRIPTOR(window_time), INTERVAL '1' MINUTE))\n"
+        "GROUP BY window_start, window_end;\n";
+    char *got = frozen_run(sql, 61500, 1);
+    cr_assert_str_eq(got, "+I[10, 1970-01-01T00:01]\n");
+    free(got);
+}
+
+static void expect_plan_error(const char *sql, const char *msg)
+{
+    weir_sql_job_options opt = {0};
+    weir_sql_job *sj = NULL;
+    weir_error err = {0};
+    int rc = weir_sql_job_create("bad.sql", sql, strlen(sql), &opt, &sj, &err);
+    weir_sql_job_destroy(sj);
+    cr_assert_neq(rc, 0, "plans: %s", sql);
+    cr_assert(strstr(err.message, msg), "unexpected error: %s", err.message);
+}
+
+Test(sql_proctime, errors)
+{
+    expect_plan_error("CREATE TABLE t (a BIGINT, pt AS PROCTIME(), WATERMARK FOR pt AS pt)\n"
+                      "  WITH ('connector' = 'datagen', 'number-of-rows' = '1');\n"
+                      "SELECT a FROM t;\n",
+                      "bad.sql:1:59: error: column 'pt' is a processing-time attribute");
+    /* an expression over PROCTIME() is a plain timestamp */
+    expect_plan_error("CREATE TABLE t (a BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '1');\n"
+                      "CREATE VIEW v AS SELECT a, PROCTIME() + INTERVAL '1' SECOND AS pt FROM t;\n"
+                      "SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE v, DESCRIPTOR(pt), INTERVAL '1' SECOND))\n"
+                      "GROUP BY window_start, window_end;\n",
+                      "column 'pt' is not a time attribute");
+}
