@@ -91,6 +91,10 @@ struct plan_ctx {
     int view_depth;
     bool job_started;     /* the weir_job exists (created at the first INSERT) */
     int n_sinks;
+    /* projection pushdown (prune.c): the column names the SELECT being planned reads */
+    const char **proj;
+    size_t n_proj;
+    bool proj_on;
 };
 
 /* config */
@@ -131,6 +135,20 @@ int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out);
 /* Adds a calc (filter then projection) over r; exprs bound over r. */
 int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, const char *const *names,
               uint32_t n, rel *out, const char *label);
+
+/* prune.c: projection pushdown into sources that produce columns by name. */
+typedef struct plan_source_cols {
+    const weir_schema *physical, *full; /* the table's, or narrower ones */
+    int rowtime;
+    bool has_proctime;
+    uint32_t proctime;
+    bool pruned;
+} plan_source_cols;
+/* Before planning sel's FROM: records the columns sel reads, when it reads a table directly. */
+int plan_projection_begin(plan_ctx *pc, const weir_sql_select *sel);
+void plan_projection_end(plan_ctx *pc);
+/* The columns the source of t produces (all of them, unless pushdown applies). */
+int plan_projection_apply(plan_ctx *pc, const cat_table *t, plan_source_cols *out);
 
 /* planner.c: adds a sink writing r into table t (casting to its columns). */
 int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc);

@@ -141,25 +141,28 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
     int rc = plan_ensure_job(pc);
     if (rc)
         return rc;
+    plan_source_cols cols;
+    if ((rc = plan_projection_apply(pc, t, &cols)))
+        return rc;
     weir_source_spec spec;
     weir_error err = {0};
     int bad = -1;
     pc->cenv.bad_option_index = &bad;
-    rc = weir_connector_source_spec(NULL, t->opts, t->n_opts, t->physical, &pc->cenv, &spec, &err);
+    rc = weir_connector_source_spec(NULL, t->opts, t->n_opts, cols.physical, &pc->cenv, &spec, &err);
     pc->cenv.bad_option_index = NULL;
     if (rc) {
         weir_sql_loc at = bad >= 0 && (uint32_t)bad < t->ddl->n_options ? t->ddl->options[bad].loc : t->ddl->name.loc;
         return plan_error(pc, at, rc, "table '%s': %s", t->name, err.message);
     }
-    uint32_t np = t->physical->n_fields;
-    if (t->full->n_fields > np) {
-        weir_expr **exprs = plan_alloc(pc, t->full->n_fields * sizeof *exprs);
+    uint32_t np = cols.physical->n_fields;
+    if (cols.full->n_fields > np) {
+        weir_expr **exprs = plan_alloc(pc, cols.full->n_fields * sizeof *exprs);
         if (!exprs)
             return WEIR_ENOMEM;
         for (uint32_t i = 0; i < np; i++)
-            if ((rc = weir_expr_column(pc->arena, i, t->physical->fields[i].type, &exprs[i], &err)))
+            if ((rc = weir_expr_column(pc->arena, i, cols.physical->fields[i].type, &exprs[i], &err)))
                 return rc;
-        rel phys = {.schema = t->physical, .rowtime = -1, .n_physical = np};
+        rel phys = {.schema = (weir_schema *)cols.physical, .rowtime = -1, .n_physical = np};
         if (rel_quals(pc, &phys, NULL))
             return WEIR_ENOMEM;
         uint32_t k = np;
@@ -169,16 +172,16 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
                 return rc;
         }
         weir_source_spec wrapped;
-        if ((rc = weir__computed_source_spec(&spec, t->full, exprs, &wrapped))) {
+        if ((rc = weir__computed_source_spec(&spec, cols.full, exprs, &wrapped))) {
             weir_source_spec_release(&spec);
             return rc;
         }
         spec = wrapped;
     } else {
-        spec.schema = t->full;
+        spec.schema = cols.full;
     }
     weir_watermark_spec wm = {.kind = WEIR_WATERMARK_NONE};
-    if (t->rowtime >= 0) {
+    if (cols.rowtime >= 0) {
         wm.kind = WEIR_WATERMARK_BOUNDED;
         wm.delay_ms = t->watermark_delay_ms;
     }
@@ -201,19 +204,25 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
             spec.free_arg(spec.arg);
         return plan_error(pc, loc, rc, "cannot add source '%s': %s", t->name, weir_job_error(pc->job));
     }
-    out->schema = t->full;
-    out->rowtime = t->rowtime;
-    out->has_proctime = t->has_proctime;
-    out->proctime = t->proctime;
+    out->schema = (weir_schema *)cols.full;
+    out->rowtime = cols.rowtime;
+    out->has_proctime = cols.has_proctime;
+    out->proctime = cols.proctime;
     out->updating = false;
-    out->n_physical = t->full->n_fields;
+    out->n_physical = cols.full->n_fields;
     out->win.present = false;
     out->loc = loc;
-    if (t->rowtime >= 0)
-        explain_line(pc, "Source[%d]: %s (watermark %s - %lld ms)", out->s.node, t->name,
-                     t->full->fields[t->rowtime].name, (long long)t->watermark_delay_ms);
+    char colbuf[512] = "";
+    if (cols.pruned) {
+        size_t k = (size_t)snprintf(colbuf, sizeof colbuf, " columns=");
+        for (uint32_t i = 0; i < cols.physical->n_fields && k < sizeof colbuf; i++)
+            k += (size_t)snprintf(colbuf + k, sizeof colbuf - k, "%s%s", i ? "," : "", cols.physical->fields[i].name);
+    }
+    if (cols.rowtime >= 0)
+        explain_line(pc, "Source[%d]: %s (watermark %s - %lld ms)%s", out->s.node, t->name,
+                     cols.full->fields[cols.rowtime].name, (long long)t->watermark_delay_ms, colbuf);
     else
-        explain_line(pc, "Source[%d]: %s", out->s.node, t->name);
+        explain_line(pc, "Source[%d]: %s%s", out->s.node, t->name, colbuf);
     return 0;
 }
 
@@ -919,7 +928,10 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
     if (!sel->from)
         return plan_error(pc, sel->loc, WEIR_EUNSUPPORTED, "SELECT without FROM is not supported yet");
     rel in;
-    int rc = plan_from(pc, sel->from, &in);
+    int rc = plan_projection_begin(pc, sel);
+    if (!rc)
+        rc = plan_from(pc, sel->from, &in);
+    plan_projection_end(pc);
     if (rc)
         return rc;
     weir_expr *filter = NULL;

@@ -1,0 +1,208 @@
+/*
+ * planner/prune.c - projection pushdown into sources that can skip columns.
+ *
+ * A SELECT that reads a table directly (FROM t, no '*') names every column
+ * it uses; the source then produces only those (and the rowtime), so a
+ * generator does not copy strings no operator reads. The rel of the source
+ * carries the narrower schema, and every expression above binds by name
+ * against it, so nothing downstream changes.
+ *
+ * The analysis is by name and conservative: any column reference anywhere
+ * in the SELECT (items, WHERE, GROUP BY, HAVING, aggregate arguments)
+ * keeps the column of that name, whatever its qualifier. Anything the walk
+ * does not understand (subqueries, OVER windows, '*', column aliases on the
+ * table) turns pushdown off for that SELECT.
+ *
+ * Only sources whose values do not depend on the set of columns read get a
+ * narrower schema: the nexmark generator draws every random value whether
+ * the column is read or not (connector/nexmark/source.c), and matches
+ * columns by name. File formats (CSV columns by position, JSON's
+ * fail-on-missing-field) and datagen (values hashed per column index) do
+ * not qualify. 'weir.source.projection-pushdown' = 'false' turns it off.
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "planner/planner.h"
+
+static int add_name(plan_ctx *pc, const char *name)
+{
+    for (size_t i = 0; i < pc->n_proj; i++)
+        if (!strcasecmp(pc->proj[i], name))
+            return 0;
+    const char **nv = weir_realloc(pc->proj, (pc->n_proj + 1) * sizeof *nv);
+    if (!nv)
+        return WEIR_ENOMEM;
+    pc->proj = nv;
+    pc->proj[pc->n_proj++] = name;
+    return 0;
+}
+
+/* 1: names added; 0: cannot tell (no pushdown); < 0: error. */
+static int walk(plan_ctx *pc, const weir_sql_expr *e);
+
+static int walk_list(plan_ctx *pc, weir_sql_expr *const *v, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        int rc = v[i] ? walk(pc, v[i]) : 1;
+        if (rc <= 0)
+            return rc;
+    }
+    return 1;
+}
+
+static int walk(plan_ctx *pc, const weir_sql_expr *e)
+{
+    int rc;
+    switch (e->kind) {
+    case WEIR_SQL_EXPR_LITERAL: return 1;
+    case WEIR_SQL_EXPR_COLUMN:
+        rc = add_name(pc, e->u.column.parts[e->u.column.n_parts - 1].name);
+        return rc ? rc : 1;
+    case WEIR_SQL_EXPR_UNARY: return walk(pc, e->u.unary.operand);
+    case WEIR_SQL_EXPR_BINARY:
+        return (rc = walk(pc, e->u.binary.left)) <= 0 ? rc : walk(pc, e->u.binary.right);
+    case WEIR_SQL_EXPR_IS:
+        return (rc = walk(pc, e->u.is.operand)) <= 0 ? rc : e->u.is.other ? walk(pc, e->u.is.other) : 1;
+    case WEIR_SQL_EXPR_BETWEEN:
+        if ((rc = walk(pc, e->u.between.operand)) <= 0 || (rc = walk(pc, e->u.between.low)) <= 0)
+            return rc;
+        return walk(pc, e->u.between.high);
+    case WEIR_SQL_EXPR_IN_LIST:
+        return (rc = walk(pc, e->u.in_list.operand)) <= 0 ? rc : walk_list(pc, e->u.in_list.items, e->u.in_list.n_items);
+    case WEIR_SQL_EXPR_LIKE:
+        if ((rc = walk(pc, e->u.like.operand)) <= 0 || (rc = walk(pc, e->u.like.pattern)) <= 0)
+            return rc;
+        return e->u.like.escape ? walk(pc, e->u.like.escape) : 1;
+    case WEIR_SQL_EXPR_CASE:
+        if (e->u.case_.operand && (rc = walk(pc, e->u.case_.operand)) <= 0)
+            return rc;
+        for (uint32_t i = 0; i < e->u.case_.n_whens; i++)
+            if ((rc = walk(pc, e->u.case_.whens[i].when)) <= 0 || (rc = walk(pc, e->u.case_.whens[i].then)) <= 0)
+                return rc;
+        return e->u.case_.else_ ? walk(pc, e->u.case_.else_) : 1;
+    case WEIR_SQL_EXPR_CAST: return walk(pc, e->u.cast.operand);
+    case WEIR_SQL_EXPR_EXTRACT: return walk(pc, e->u.extract.operand);
+    case WEIR_SQL_EXPR_CALL:
+        if (e->u.call.over)
+            return 0;
+        if (e->u.call.filter && (rc = walk(pc, e->u.call.filter)) <= 0)
+            return rc;
+        return walk_list(pc, e->u.call.args, e->u.call.n_args);
+    case WEIR_SQL_EXPR_ARRAY:
+    case WEIR_SQL_EXPR_MAP: return walk_list(pc, e->u.list.items, e->u.list.n_items);
+    case WEIR_SQL_EXPR_ITEM:
+        return (rc = walk(pc, e->u.item.operand)) <= 0 ? rc : walk(pc, e->u.item.index);
+    case WEIR_SQL_EXPR_NAMED_ARG: return walk(pc, e->u.named_arg.value);
+    default: return 0; /* '*', subqueries, table arguments, grouping sets */
+    }
+}
+
+int plan_projection_begin(plan_ctx *pc, const weir_sql_select *sel)
+{
+    plan_projection_end(pc);
+    const char *v = plan_config(pc, "weir.source.projection-pushdown");
+    bool on = true;
+    if (v && weir_option_parse_bool(v, &on))
+        return plan_error(pc, sel->loc, WEIR_EINVAL, "weir.source.projection-pushdown: expected true or false, not '%s'",
+                          v);
+    const weir_sql_table_ref *f = sel->from;
+    if (!on || !f || f->kind != WEIR_SQL_FROM_TABLE || f->n_column_aliases || f->u.table.system_time ||
+        sel->n_windows || !plan_find_table(pc, &f->u.table.name) || plan_find_view(pc, &f->u.table.name))
+        return 0;
+    int rc = 1;
+    for (uint32_t i = 0; i < sel->n_items && rc > 0; i++)
+        rc = walk(pc, sel->items[i].expr);
+    if (rc > 0 && sel->where)
+        rc = walk(pc, sel->where);
+    if (rc > 0)
+        rc = walk_list(pc, sel->group_by, sel->n_group_by);
+    if (rc > 0 && sel->having)
+        rc = walk(pc, sel->having);
+    if (rc < 0)
+        return rc;
+    if (rc == 0) {
+        plan_projection_end(pc);
+        return 0;
+    }
+    pc->proj_on = true;
+    return 0;
+}
+
+void plan_projection_end(plan_ctx *pc)
+{
+    weir_free(pc->proj);
+    pc->proj = NULL;
+    pc->n_proj = 0;
+    pc->proj_on = false;
+}
+
+static bool projects_by_name(const cat_table *t)
+{
+    for (size_t i = 0; i < t->n_opts; i++)
+        if (!strcasecmp(t->opts[i].key, "connector"))
+            return !strcasecmp(t->opts[i].value, "nexmark");
+    return false;
+}
+
+static bool name_used(const plan_ctx *pc, const char *name)
+{
+    for (size_t i = 0; i < pc->n_proj; i++)
+        if (!strcasecmp(pc->proj[i], name))
+            return true;
+    return false;
+}
+
+int plan_projection_apply(plan_ctx *pc, const cat_table *t, plan_source_cols *out)
+{
+    out->physical = t->physical;
+    out->full = t->full;
+    out->rowtime = t->rowtime;
+    out->has_proctime = t->has_proctime;
+    out->proctime = t->proctime;
+    out->pruned = false;
+    if (!pc->proj_on || !projects_by_name(t))
+        return 0;
+    uint32_t np = t->physical->n_fields, keep = 0;
+    bool *kept = plan_alloc(pc, (np + 1) * sizeof *kept);
+    if (!kept)
+        return WEIR_ENOMEM;
+    /* Computed columns read physical ones by name: keep what they read. */
+    for (uint32_t i = 0; i < t->ddl->n_columns; i++) {
+        const weir_sql_column *c = &t->ddl->columns[i];
+        if (c->kind == WEIR_SQL_COLUMN_COMPUTED) {
+            int rc = walk(pc, c->expr);
+            if (rc < 0)
+                return rc;
+            if (rc == 0)
+                return 0;
+        }
+    }
+    for (uint32_t i = 0; i < np; i++) {
+        kept[i] = (int)i == t->rowtime || name_used(pc, t->physical->fields[i].name);
+        keep += kept[i];
+    }
+    if (keep == np)
+        return 0;
+    weir_schema *ps = plan_new_schema(pc), *fs = plan_new_schema(pc);
+    if (!ps || !fs)
+        return WEIR_ENOMEM;
+    fs->rowtime = -1;
+    out->rowtime = -1;
+    for (uint32_t i = 0; i < t->full->n_fields; i++) {
+        if (i < np && !kept[i])
+            continue;
+        const weir_field *f = &t->full->fields[i];
+        int at = weir_schema_add(fs, f->name, f->type);
+        if (at < 0 || (i < np && weir_schema_add(ps, f->name, f->type) < 0))
+            return WEIR_ENOMEM;
+        if ((int)i == t->rowtime)
+            out->rowtime = fs->rowtime = at;
+        if (t->has_proctime && i == t->proctime)
+            out->proctime = (uint32_t)at;
+    }
+    out->physical = ps;
+    out->full = fs;
+    out->pruned = true;
+    return 0;
+}
