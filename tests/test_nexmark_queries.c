@@ -838,6 +838,9 @@ Test(nexmark_queries, projection_pushdown_keeps_the_generated_values)
         {"SELECT url, COUNT(*) FROM bid GROUP BY url;", "columns=url,dateTime"},
         {"SELECT name, city, extra FROM person;", "columns=name,city,dateTime,extra"},
         {"SELECT seller, description FROM auction WHERE category = 10;", "columns=description,dateTime,seller,category"},
+        {"SELECT auction, COUNT(*), window_start FROM TABLE(HOP(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '2' SECOND,"
+         " INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end;",
+         "columns=auction,dateTime"},
     };
     char *ddl = query_script("q0", &small);
     *strstr(ddl, "CREATE TABLE nexmark_q0") = 0; /* the tables only */

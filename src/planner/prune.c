@@ -1,8 +1,8 @@
 /*
  * planner/prune.c - projection pushdown into sources that can skip columns.
  *
- * A SELECT that reads a table directly (FROM t, no '*') names every column
- * it uses; the source then produces only those (and the rowtime), so a
+ * A SELECT that reads a table directly (FROM t, or a window table function
+ * over TABLE t; no '*') names every column it uses; the source then produces only those (and the rowtime), so a
  * generator does not copy strings no operator reads. The rel of the source
  * carries the narrower schema, and every expression above binds by name
  * against it, so nothing downstream changes.
@@ -107,10 +107,34 @@ int plan_projection_begin(plan_ctx *pc, const weir_sql_select *sel)
         return plan_error(pc, sel->loc, WEIR_EINVAL, "weir.source.projection-pushdown: expected true or false, not '%s'",
                           v);
     const weir_sql_table_ref *f = sel->from;
-    if (!on || !f || f->kind != WEIR_SQL_FROM_TABLE || f->n_column_aliases || f->u.table.system_time ||
-        sel->n_windows || !plan_find_table(pc, &f->u.table.name) || plan_find_view(pc, &f->u.table.name))
+    if (!on || !f || f->n_column_aliases || sel->n_windows)
         return 0;
     int rc = 1;
+    if (f->kind == WEIR_SQL_FROM_FUNCTION && !f->u.function.lateral) {
+        /* a window table function over a table: TABLE t, DESCRIPTOR(ts), sizes */
+        const weir_sql_expr *call = f->u.function.call;
+        bool table = false;
+        for (uint32_t i = 0; i < call->u.call.n_args && rc > 0; i++) {
+            const weir_sql_expr *a = call->u.call.args[i];
+            if (a->kind == WEIR_SQL_EXPR_NAMED_ARG)
+                a = a->u.named_arg.value;
+            if (a->kind == WEIR_SQL_EXPR_TABLE_ARG) {
+                const weir_sql_name *n = &a->u.table_arg.table;
+                table = plan_find_table(pc, n) && !plan_find_view(pc, n) && !a->u.table_arg.n_order_by;
+                rc = table ? walk_list(pc, a->u.table_arg.partition_by, a->u.table_arg.n_partition_by) : 0;
+            } else if (a->kind == WEIR_SQL_EXPR_DESCRIPTOR) {
+                for (uint32_t k = 0; k < a->u.descriptor.n_columns && rc > 0; k++)
+                    rc = add_name(pc, a->u.descriptor.columns[k].name) ? WEIR_ENOMEM : 1;
+            } else {
+                rc = walk(pc, a);
+            }
+        }
+        if (!table && rc > 0)
+            rc = 0;
+    } else if (f->kind != WEIR_SQL_FROM_TABLE || f->u.table.system_time || !plan_find_table(pc, &f->u.table.name) ||
+               plan_find_view(pc, &f->u.table.name)) {
+        return 0;
+    }
     for (uint32_t i = 0; i < sel->n_items && rc > 0; i++)
         rc = walk(pc, sel->items[i].expr);
     if (rc > 0 && sel->where)
