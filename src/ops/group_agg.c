@@ -3,11 +3,20 @@
  *
  * State per group key: one value holding the row count (net of
  * retractions) followed by each accumulator's canonical bytes. For every
- * input row the operator restores the accumulators, computes the previous
- * result, applies the row, computes the new result, and emits the change.
- * Unchanged results emit nothing (like Flink without state TTL). The whole
- * change for a row is decided before the next row, so the changelog is the
- * same for every batching of the input.
+ * input row the operator computes the previous result from the group's
+ * accumulators, applies the row, computes the new result, and emits the
+ * change. Unchanged results emit nothing (like Flink without state TTL).
+ * The whole change for a row is decided before the next row, so the
+ * changelog is the same for every batching of the input.
+ *
+ * Within one input batch a group's accumulators are restored from state
+ * once, at its first row, kept live in a per-batch slot for its later rows,
+ * and written back once at the end of the batch (or cleared, when its rows
+ * were all retracted). Restoring and serialising per row made a row cost
+ * O(size of the accumulators) - for COUNT(DISTINCT) the number of distinct
+ * values of the group - and a hot group O(n^2) over the stream. Barriers
+ * and watermarks come between batches, so state is complete whenever it is
+ * snapshotted.
  */
 #include <string.h>
 
@@ -22,17 +31,32 @@ typedef struct ga_conf {
     int64_t ttl_ms;
 } ga_conf;
 
+/* One group met in the current batch. */
+typedef struct ga_slot {
+    size_t koff;     /* key bytes at kbuf + koff */
+    uint32_t klen;
+    uint64_t hash;
+    int64_t count;   /* rows net of retractions; 0: the group is empty (cleared at the end) */
+} ga_slot;
+
 typedef struct ga {
     const ga_conf *conf;
     weir_state *st;
     weir_batch *out;      /* output being filled */
     weir_batch *prev;     /* one-row scratch: previous result */
     weir_batch *cur;      /* one-row scratch: new result */
-    uint8_t *accs;        /* n_aggs accumulators, each at acc_off[i] */
-    size_t *acc_off;
+    size_t *acc_off;      /* accumulator i of a slot at acc_off[i]; acc_off[n_aggs]: the slot size */
     weir_buf val;         /* state value being built */
     uint8_t key[1024];
     uint64_t *n_updates;
+    /* the groups of the current batch: slots, their keys, and a hash index */
+    ga_slot *slots;
+    uint8_t *slot_accs;   /* cap_slots * acc_off[n_aggs] bytes */
+    uint32_t n_slots, cap_slots;
+    uint8_t *kbuf;        /* the slots' key bytes */
+    size_t kbuf_len, kbuf_cap;
+    uint32_t *index;      /* open addressing: slot + 1, 0 empty; 2 * cap_slots entries */
+    uint32_t index_mask;
 } ga;
 
 static void conf_free(void *arg)
@@ -63,11 +87,18 @@ static int ga_create(void *arg, const weir_op_info *info, void **out_op)
         total += align8(c->aggs[i].cls->acc_size(&c->aggs[i]));
     }
     g->acc_off[c->n_aggs] = total;
-    g->accs = weir_calloc(total ? total : 1, 1);
+    g->cap_slots = info->batch_size ? info->batch_size : 1;
+    uint32_t ix = 2;
+    while (ix < 2 * g->cap_slots)
+        ix *= 2;
+    g->index_mask = ix - 1;
+    g->slots = weir_calloc(g->cap_slots, sizeof *g->slots);
+    g->slot_accs = weir_calloc((size_t)g->cap_slots * (total ? total : 1), 1);
+    g->index = weir_calloc(ix, sizeof *g->index);
     g->out = weir_batch_create(c->out, info->batch_size);
     g->prev = weir_batch_create(c->out, 1);
     g->cur = weir_batch_create(c->out, 1);
-    if (!g->accs || !g->out || !g->prev || !g->cur)
+    if (!g->slots || !g->slot_accs || !g->index || !g->out || !g->prev || !g->cur)
         goto fail;
     *out_op = g;
     return 0;
@@ -84,25 +115,32 @@ static int ga_open(void *op, weir_op_ctx *ctx)
     return weir_op_get_state(ctx, &d, &g->st);
 }
 
-static void accs_destroy(ga *g)
+static uint8_t *slot_accs(ga *g, uint32_t slot) { return g->slot_accs + (size_t)slot * g->acc_off[g->conf->n_aggs]; }
+
+static void accs_destroy(ga *g, uint8_t *accs)
 {
     for (uint32_t i = 0; i < g->conf->n_aggs; i++) {
         const weir_agg *a = &g->conf->aggs[i];
         if (a->cls->destroy)
-            a->cls->destroy(a, g->accs + g->acc_off[i]);
+            a->cls->destroy(a, accs + g->acc_off[i]);
     }
 }
 
-/* Loads count and accumulators for the current key; *count 0 when new. */
-static int load(ga *g, int64_t *count)
+static void accs_init(ga *g, uint8_t *accs)
+{
+    for (uint32_t i = 0; i < g->conf->n_aggs; i++)
+        g->conf->aggs[i].cls->init(&g->conf->aggs[i], accs + g->acc_off[i]);
+}
+
+/* Loads count and accumulators for the current key into accs; *count 0 when new. */
+static int load(ga *g, uint8_t *accs, int64_t *count)
 {
     const void *v;
     size_t len;
     int rc = weir_value_get(g->st, NULL, 0, &v, &len);
     if (rc == WEIR_ENOTFOUND) {
         *count = 0;
-        for (uint32_t i = 0; i < g->conf->n_aggs; i++)
-            g->conf->aggs[i].cls->init(&g->conf->aggs[i], g->accs + g->acc_off[i]);
+        accs_init(g, accs);
         return 0;
     }
     if (rc)
@@ -111,25 +149,95 @@ static int load(ga *g, int64_t *count)
     weir_cursor_init(&c, v, len);
     rc = weir_cursor_get_i64(&c, count);
     for (uint32_t i = 0; !rc && i < g->conf->n_aggs; i++) {
-        rc = g->conf->aggs[i].cls->deserialize(&g->conf->aggs[i], g->accs + g->acc_off[i], &c);
+        rc = g->conf->aggs[i].cls->deserialize(&g->conf->aggs[i], accs + g->acc_off[i], &c);
         if (rc) {
-            for (uint32_t j = 0; j < i; j++) {
+            /* the failed one is left initialised and empty (weir/agg.h) */
+            for (uint32_t j = 0; j <= i; j++) {
                 const weir_agg *a = &g->conf->aggs[j];
                 if (a->cls->destroy)
-                    a->cls->destroy(a, g->accs + g->acc_off[j]);
+                    a->cls->destroy(a, accs + g->acc_off[j]);
             }
         }
     }
     return rc;
 }
 
-static int store(ga *g, int64_t count)
+static int store(ga *g, const uint8_t *accs, int64_t count)
 {
     weir_buf_clear(&g->val);
     int rc = weir_buf_put_i64(&g->val, count);
     for (uint32_t i = 0; !rc && i < g->conf->n_aggs; i++)
-        rc = g->conf->aggs[i].cls->serialize(&g->conf->aggs[i], g->accs + g->acc_off[i], &g->val);
+        rc = g->conf->aggs[i].cls->serialize(&g->conf->aggs[i], accs + g->acc_off[i], &g->val);
     return rc ? rc : weir_value_put(g->st, NULL, 0, g->val.data, g->val.len);
+}
+
+/*
+ * Writes every group of the batch back to state (or clears the emptied
+ * ones) and forgets them. With write false (after a failure) it only frees
+ * the accumulators.
+ */
+static int slots_flush(ga *g, weir_op_ctx *ctx, bool write)
+{
+    int rc = 0;
+    for (uint32_t s = 0; s < g->n_slots; s++) {
+        ga_slot *sl = &g->slots[s];
+        uint8_t *accs = slot_accs(g, s);
+        if (write && !rc) {
+            rc = weir_op_set_key_hashed(ctx, g->kbuf + sl->koff, sl->klen, sl->hash);
+            if (!rc)
+                rc = sl->count > 0 ? store(g, accs, sl->count) : weir_state_clear(g->st, NULL, 0);
+        }
+        accs_destroy(g, accs);
+    }
+    g->n_slots = 0;
+    g->kbuf_len = 0;
+    memset(g->index, 0, ((size_t)g->index_mask + 1) * sizeof *g->index);
+    return rc;
+}
+
+/* The slot of the group with key g->key (klen bytes), loading it on first use in the batch. */
+static int slot_of(ga *g, weir_op_ctx *ctx, size_t klen, uint32_t *out)
+{
+    uint64_t h = weir_key_hash(g->key, klen);
+    uint32_t i = (uint32_t)h & g->index_mask;
+    for (; g->index[i]; i = (i + 1) & g->index_mask) {
+        ga_slot *sl = &g->slots[g->index[i] - 1];
+        if (sl->hash == h && sl->klen == klen && !memcmp(g->kbuf + sl->koff, g->key, klen)) {
+            *out = g->index[i] - 1;
+            return 0;
+        }
+    }
+    if (g->n_slots == g->cap_slots) {
+        /* a batch with more groups than the operator's batch size: write back and start over */
+        int rc = slots_flush(g, ctx, true);
+        if (rc)
+            return rc;
+        return slot_of(g, ctx, klen, out);
+    }
+    if (g->kbuf_len + klen > g->kbuf_cap) {
+        size_t cap = g->kbuf_cap ? 2 * g->kbuf_cap : 4096;
+        while (cap < g->kbuf_len + klen)
+            cap *= 2;
+        uint8_t *nb = weir_realloc(g->kbuf, cap);
+        if (!nb)
+            return WEIR_ENOMEM;
+        g->kbuf = nb;
+        g->kbuf_cap = cap;
+    }
+    int rc = weir_op_set_key_hashed(ctx, g->key, klen, h);
+    uint32_t s = g->n_slots;
+    ga_slot *sl = &g->slots[s];
+    if (rc || (rc = load(g, slot_accs(g, s), &sl->count)))
+        return rc;
+    memcpy(g->kbuf + g->kbuf_len, g->key, klen);
+    sl->koff = g->kbuf_len;
+    sl->klen = (uint32_t)klen;
+    sl->hash = h;
+    g->kbuf_len += klen;
+    g->index[i] = s + 1;
+    g->n_slots++;
+    *out = s;
+    return 0;
 }
 
 static int flush(ga *g, weir_op_ctx *ctx)
@@ -141,8 +249,9 @@ static int flush(ga *g, weir_op_ctx *ctx)
     return rc;
 }
 
-/* Writes the key columns of input row and the current results into (dst, row). */
-static int write_result(ga *g, const weir_batch *in, uint32_t in_row, weir_batch *dst, uint32_t row)
+/* Writes the key columns of input row and the results of accs into (dst, row). */
+static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32_t in_row, weir_batch *dst,
+                        uint32_t row)
 {
     const ga_conf *c = g->conf;
     for (uint32_t k = 0; k < c->keys.n; k++) {
@@ -162,7 +271,7 @@ static int write_result(ga *g, const weir_batch *in, uint32_t in_row, weir_batch
         }
     }
     for (uint32_t i = 0; i < c->n_aggs; i++) {
-        int rc = c->aggs[i].cls->result(&c->aggs[i], g->accs + g->acc_off[i], dst, c->keys.n + i, row);
+        int rc = c->aggs[i].cls->result(&c->aggs[i], accs + g->acc_off[i], dst, c->keys.n + i, row);
         if (rc)
             return rc;
     }
@@ -215,46 +324,50 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
     if (klen > sizeof g->key)
         return weir_op_fail(ctx, WEIR_EINVAL, "group key of %zu bytes exceeds the limit of %zu", klen,
                             sizeof g->key);
-    int rc = weir_op_set_key(ctx, g->key, klen);
-    int64_t count;
-    if (rc || (rc = load(g, &count)))
+    uint32_t slot;
+    int rc = slot_of(g, ctx, klen, &slot);
+    if (rc)
         return rc;
+    uint8_t *accs = slot_accs(g, slot);
+    int64_t count = g->slots[slot].count;
     weir_batch_reset(g->prev);
     weir_batch_reset(g->cur);
     bool had = count > 0;
     if (had) {
         weir_batch_append_row(g->prev);
-        if ((rc = write_result(g, in, r, g->prev, 0)))
-            goto out;
+        if ((rc = write_result(g, accs, in, r, g->prev, 0)))
+            return rc;
     }
     bool retract = in->kind[r] == WEIR_ROW_UPDATE_BEFORE || in->kind[r] == WEIR_ROW_DELETE;
     for (uint32_t i = 0; i < c->n_aggs && !rc; i++) {
         const weir_agg *a = &c->aggs[i];
         if (!retract)
-            rc = a->cls->add(a, g->accs + g->acc_off[i], in, r);
+            rc = a->cls->add(a, accs + g->acc_off[i], in, r);
         else if (a->cls->retract)
-            rc = a->cls->retract(a, g->accs + g->acc_off[i], in, r);
+            rc = a->cls->retract(a, accs + g->acc_off[i], in, r);
         else
             rc = weir_op_fail(ctx, WEIR_EUNSUPPORTED, "aggregate %s cannot retract an input row", a->cls->name);
     }
     if (rc)
-        goto out;
+        return rc;
     count += retract ? -1 : 1;
     if (count <= 0) {
-        /* Every row of the group was retracted: retract its last result. */
+        /* Every row of the group was retracted: retract its last result; the
+         * group starts afresh (its state is cleared at the end of the batch). */
         if (had) {
             if ((rc = emit_row(g, ctx, g->prev, WEIR_ROW_DELETE, in->ts[r])))
-                goto out;
+                return rc;
             (*g->n_updates)++;
         }
-        rc = weir_state_clear(g->st, NULL, 0);
-        goto out;
+        accs_destroy(g, accs);
+        accs_init(g, accs);
+        g->slots[slot].count = 0;
+        return 0;
     }
-    if ((rc = store(g, count)))
-        goto out;
+    g->slots[slot].count = count;
     weir_batch_append_row(g->cur);
-    if ((rc = write_result(g, in, r, g->cur, 0)))
-        goto out;
+    if ((rc = write_result(g, accs, in, r, g->cur, 0)))
+        return rc;
     if (!had) {
         rc = emit_row(g, ctx, g->cur, WEIR_ROW_INSERT, in->ts[r]);
         (*g->n_updates)++;
@@ -264,8 +377,6 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
             rc = emit_row(g, ctx, g->cur, WEIR_ROW_UPDATE_AFTER, in->ts[r]);
         (*g->n_updates)++;
     }
-out:
-    accs_destroy(g);
     return rc;
 }
 
@@ -274,10 +385,13 @@ static int ga_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
     ga *g = op;
     for (uint32_t r = 0; r < in->n_rows; r++) {
         int rc = apply_row(g, ctx, in, r);
-        if (rc)
+        if (rc) {
+            slots_flush(g, ctx, false);
             return rc;
+        }
     }
-    return flush(g, ctx);
+    int rc = slots_flush(g, ctx, true);
+    return rc ? rc : flush(g, ctx);
 }
 
 static void ga_close(void *op)
@@ -288,7 +402,12 @@ static void ga_close(void *op)
     weir_batch_destroy(g->out);
     weir_batch_destroy(g->prev);
     weir_batch_destroy(g->cur);
-    weir_free(g->accs);
+    if (g->slots && g->slot_accs && g->index && g->acc_off)
+        slots_flush(g, NULL, false);
+    weir_free(g->slots);
+    weir_free(g->slot_accs);
+    weir_free(g->index);
+    weir_free(g->kbuf);
     weir_free(g->acc_off);
     weir_buf_fini(&g->val);
     weir_free(g);
