@@ -214,7 +214,7 @@ static char *frozen_run(const char *sql, int64_t now, uint32_t par)
     return out;
 }
 
-Test(sql_proctime, hop_and_cumulate_take_the_clock_not_the_rows_time, .timeout = 120)
+Test(sql_proctime, hop_cumulate_session_take_the_clock_not_the_rows_time, .timeout = 120)
 {
     const char *hop =
         "CREATE TABLE src (id BIGINT, ts AS TO_TIMESTAMP_LTZ(id * 1000, 3), WATERMARK FOR ts AS ts) WITH (\n"
@@ -244,6 +244,22 @@ Test(sql_proctime, hop_and_cumulate_take_the_clock_not_the_rows_time, .timeout =
                      "+I[10, 1970-01-01T00:00, 1970-01-01T00:00:15]\n"
                      "+I[10, 1970-01-01T00:00, 1970-01-01T00:00:20]\n");
     free(got);
+    /* a session per key, opened at the clock's time */
+    const char *sess =
+        "CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen', 'fields.id.kind' = 'sequence',\n"
+        "  'fields.id.start' = '1', 'fields.id.end' = '10');\n"
+        "CREATE VIEW v AS SELECT id, PROCTIME() AS pt FROM src;\n"
+        "SELECT id % 2, COUNT(*), window_start, window_end\n"
+        "FROM TABLE(SESSION(TABLE v PARTITION BY id % 2, DESCRIPTOR(pt), INTERVAL '5' SECOND))\n"
+        "GROUP BY id % 2, window_start, window_end;\n";
+    for (uint32_t p = 1; p <= 2; p++) {
+        got = frozen_run(sess, 12345, p);
+        cr_assert_str_eq(got,
+                         "+I[0, 5, 1970-01-01T00:00:12.345, 1970-01-01T00:00:17.345]\n"
+                         "+I[1, 5, 1970-01-01T00:00:12.345, 1970-01-01T00:00:17.345]\n",
+                         "parallelism %u", p);
+        free(got);
+    }
 }
 
 Test(sql_proctime, window_time_of_a_proctime_window_is_a_proctime_attribute, .timeout = 120)
