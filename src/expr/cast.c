@@ -97,8 +97,16 @@ size_t weir__fmt_decimal(int64_t v, int scale, char *buf)
     if (scale == 0)
         return (size_t)sprintf(buf, "%s%llu", v < 0 ? "-" : "", (unsigned long long)mag);
     uint64_t p = (uint64_t)weir__pow10[scale];
-    return (size_t)sprintf(buf, "%s%llu.%0*llu", v < 0 ? "-" : "", (unsigned long long)(mag / p), scale,
-                           (unsigned long long)(mag % p));
+    size_t n = (size_t)sprintf(buf, "%s%llu.", v < 0 ? "-" : "", (unsigned long long)(mag / p));
+    /* The fraction digit by digit, zero-padded to the scale (at most 18). */
+    uint64_t frac = mag % p;
+    for (int i = scale - 1; i >= 0; i--) {
+        buf[n + (size_t)i] = (char)('0' + frac % 10);
+        frac /= 10;
+    }
+    n += (size_t)scale;
+    buf[n] = 0;
+    return n;
 }
 
 static void trim(const char **s, size_t *len)
