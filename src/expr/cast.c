@@ -229,18 +229,8 @@ int weir__parse_ts_text(const char *s, size_t len, int64_t *out_ms)
                 return WEIR_EPARSE;
             if (i < len && s[i] == '.') {
                 i++;
-                int nd = 0, frac = 0;
-                while (i < len && s[i] >= '0' && s[i] <= '9' && nd < 9) {
-                    if (nd < 3)
-                        frac = frac * 10 + (s[i] - '0');
-                    nd++;
-                    i++;
-                }
-                if (nd == 0)
+                if (weir__parse_fraction_ms(s, len, &i, &ms))
                     return WEIR_EPARSE;
-                for (int k = nd; k < 3; k++)
-                    frac *= 10;
-                ms = frac;
             }
         }
         if (i < len && s[i] == 'Z')
