@@ -809,7 +809,7 @@ Test(nexmark_queries, unsupported_queries_say_why)
         {"q3", "joins are not supported"},  {"q4", "joins are not supported"},
         {"q5", "joins are not supported"},  {"q6", "joins are not supported"},
         {"q7", "joins are not supported"},  {"q8", "joins are not supported"},
-        {"q9", "joins are not supported"},  {"q10", "sink.partition-commit"},
+        {"q9", "joins are not supported"},  {"q10", "PARTITIONED BY is not supported"},
         {"q12", "not a time attribute"},    {"q13", "joins are not supported"},
         {"q18", "OVER windows are not supported"}, {"q19", "OVER windows are not supported"},
         {"q20", "joins are not supported"},
