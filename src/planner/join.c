@@ -4,8 +4,13 @@
  *
  * The condition is split into conjuncts. A conjunct `x = y` whose one side
  * uses only columns of the left input and the other only columns of the
- * right input becomes a pair of equi-join keys; every other conjunct is
- * part of the residual condition, evaluated on each candidate pair. A join
+ * right input becomes a pair of equi-join keys; a conjunct over one input
+ * only filters that input below the join, unless the join preserves that
+ * input's rows (the outer side); every other conjunct is part of the
+ * residual condition, evaluated on each candidate pair. The WHERE
+ * conjuncts of an inner (or comma) join are join conditions too, which
+ * pushes filters below the join (Nexmark q3 and q20 keep only the rows of
+ * category 10 in state, not all auctions). A join
  * needs at least one key pair: without one, every row of one side would
  * have to be compared with every row of the other, forever.
  * Keys of different types are cast to a common type in a projection below
@@ -174,13 +179,50 @@ static weir_sql_loc cond_loc(const weir_sql_table_ref *ref, const weir_sql_expr 
     return on ? on->loc : ref->u.join.op_loc;
 }
 
-/* Plans one join input: a nested comma join takes its share of the WHERE conjuncts. */
+bool plan_join_takes_where(const weir_sql_table_ref *t)
+{
+    if (t->kind != WEIR_SQL_FROM_JOIN || t->u.join.natural || t->u.join.n_using)
+        return false;
+    weir_sql_join_kind k = t->u.join.kind;
+    return k == WEIR_SQL_JOIN_COMMA || k == WEIR_SQL_JOIN_CROSS || k == WEIR_SQL_JOIN_INNER;
+}
+
+/* Plans one join input: a nested inner or comma join takes its share of the WHERE conjuncts. */
 static int plan_input(plan_ctx *pc, const weir_sql_table_ref *t, join_conds *where, rel *out)
 {
-    if (t->kind == WEIR_SQL_FROM_JOIN && where &&
-        (t->u.join.kind == WEIR_SQL_JOIN_COMMA || t->u.join.kind == WEIR_SQL_JOIN_CROSS))
+    if (where && plan_join_takes_where(t))
         return plan_join(pc, t, where, out);
     return plan_from(pc, t, out);
+}
+
+/* Filters side sd by the conjuncts in v (bound over its own columns), below the join. */
+static int push_filter(plan_ctx *pc, join_side *sd, const weir_sql_expr **v, uint32_t n)
+{
+    weir_expr *f = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        weir_expr *x;
+        int rc = plan_bind_expr(pc, &sd->r, NULL, v[i], &x);
+        if (rc)
+            return rc;
+        weir_type t = weir_expr_type(x);
+        if (t.id != WEIR_TYPE_BOOLEAN && t.id != WEIR_TYPE_NULL)
+            return plan_error(pc, v[i]->loc, WEIR_EPLAN, "a condition must be BOOLEAN, not %s", weir_type_name(t.id));
+        if (f) {
+            weir_expr *a[2] = {f, x};
+            weir_error err = {0};
+            if ((rc = weir_expr_call(pc->arena, "AND", a, 2, &x, &err)))
+                return rc;
+        }
+        f = x;
+    }
+    if (!f)
+        return 0;
+    rel fr;
+    int rc = plan_calc(pc, &sd->r, f, NULL, NULL, 0, &fr, "Calc");
+    if (rc)
+        return rc;
+    sd->r.s = fr.s;
+    return 0;
 }
 
 /* Adds a projection below the join computing the keys that are not plain columns of the right type. */
@@ -254,11 +296,14 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
                           : k == WEIR_SQL_JOIN_FULL ? WEIR_JOIN_FULL
                                                     : WEIR_JOIN_INNER;
     bool comma = k == WEIR_SQL_JOIN_COMMA || k == WEIR_SQL_JOIN_CROSS;
+    /* WHERE conjuncts are join conditions of inner joins only: an outer join's WHERE filters its result. */
+    if (type != WEIR_JOIN_INNER)
+        where = NULL;
     join_side sd[2];
     memset(sd, 0, sizeof sd);
     int rc;
-    if ((rc = plan_input(pc, ref->u.join.left, comma ? where : NULL, &sd[0].r)) ||
-        (rc = plan_input(pc, ref->u.join.right, comma ? where : NULL, &sd[1].r)))
+    if ((rc = plan_input(pc, ref->u.join.left, where, &sd[0].r)) ||
+        (rc = plan_input(pc, ref->u.join.right, where, &sd[1].r)))
         return rc;
     for (int s = 0; s < 2; s++)
         if (sd[s].r.win.present)
@@ -284,27 +329,21 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
         }
     }
     j.schema = os;
-    /* conjuncts of ON, or the WHERE conjuncts this comma join can evaluate */
-    const weir_sql_expr **conj;
+    /* conjuncts of ON, and the WHERE conjuncts this inner join can evaluate */
+    uint32_t cap = (on ? count_and(on) : 0) + (where ? where->n : 0) + 1;
+    const weir_sql_expr **conj = plan_alloc(pc, cap * sizeof *conj);
     uint32_t n_conj = 0;
-    if (on) {
-        uint32_t cap = count_and(on);
-        conj = plan_alloc(pc, cap * sizeof *conj);
-        if (!conj)
-            return WEIR_ENOMEM;
+    if (!conj)
+        return WEIR_ENOMEM;
+    if (on)
         split_and(on, conj, &n_conj, cap);
-    } else if (comma && where) {
-        conj = plan_alloc(pc, (where->n + 1) * sizeof *conj);
-        if (!conj)
-            return WEIR_ENOMEM;
+    if (where) {
         for (uint32_t i = 0; i < where->n; i++) {
             if (where->used[i] || (side_mask(&j, nl, where->c[i]) & SIDE_OTHER))
                 continue;
             where->used[i] = true;
             conj[n_conj++] = where->c[i];
         }
-    } else {
-        conj = NULL;
     }
     uint32_t n_keys = 0;
     for (int s = 0; s < 2; s++) {
@@ -314,9 +353,13 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     }
     weir_type kt[WEIR_KEY_MAX_COLS];
     const weir_sql_expr **resid = plan_alloc(pc, (n_conj + 1) * sizeof *resid);
-    if (!resid)
+    const weir_sql_expr **push[2] = {plan_alloc(pc, (n_conj + 1) * sizeof *resid),
+                                     plan_alloc(pc, (n_conj + 1) * sizeof *resid)};
+    if (!resid || !push[0] || !push[1])
         return WEIR_ENOMEM;
-    uint32_t n_resid = 0;
+    uint32_t n_resid = 0, n_push[2] = {0, 0};
+    /* A side that is not preserved (not outer) can be filtered before the join. */
+    bool keeps[2] = {type == WEIR_JOIN_LEFT || type == WEIR_JOIN_FULL, type == WEIR_JOIN_RIGHT || type == WEIR_JOIN_FULL};
     weir_buf keytext;
     weir_buf_init(&keytext);
     for (uint32_t i = 0; i < n_conj; i++) {
@@ -350,6 +393,12 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
                 n_keys++;
                 continue;
             }
+        }
+        int m = side_mask(&j, nl, e);
+        if ((m == SIDE_L || m == SIDE_R) && !keeps[m == SIDE_R]) {
+            int s = m == SIDE_R;
+            push[s][n_push[s]++] = e;
+            continue;
         }
         resid[n_resid++] = e;
     }
@@ -385,6 +434,8 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
         }
         residual = x;
     }
+    for (int s = 0; s < 2 && !rc; s++)
+        rc = push_filter(pc, &sd[s], push[s], n_push[s]);
     for (int s = 0; s < 2 && !rc; s++)
         rc = key_projection(pc, &sd[s], kt, n_keys);
     if (rc) {

@@ -894,9 +894,8 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
     int rc;
     bool where_done = false;
     const weir_sql_table_ref *fr = sel->from;
-    if (fr->kind == WEIR_SQL_FROM_JOIN && sel->where &&
-        (fr->u.join.kind == WEIR_SQL_JOIN_COMMA || fr->u.join.kind == WEIR_SQL_JOIN_CROSS)) {
-        /* FROM a, b WHERE a.k = b.k: the WHERE conjuncts are the join conditions. */
+    if (sel->where && plan_join_takes_where(fr) && !has_agg(sel->where)) {
+        /* FROM a, b WHERE a.k = b.k: the WHERE conjuncts of inner joins are join conditions. */
         join_conds *jc;
         if ((rc = plan_join_conds_make(pc, sel->where, &jc)) || (rc = plan_join(pc, fr, jc, &in)))
             return rc;
