@@ -911,6 +911,136 @@ static void expect_q5(const stream_cfg *sc, lines *want)
     free(b.v);
 }
 
+/* The auctions with their numbers (for q4 and q8). */
+typedef struct auc {
+    int64_t id, ts, expires, seller, category;
+} auc;
+
+typedef struct pers {
+    int64_t id, ts;
+    char name[64];
+} pers;
+
+typedef struct world2 {
+    auc *a;
+    size_t na;
+    pers *p;
+    size_t np;
+} world2;
+
+static void world2_add(void *ud, const weir_nexmark_event *ev)
+{
+    world2 *w = ud;
+    if (ev->kind == WEIR_NEXMARK_AUCTION) {
+        const weir_nexmark_auction *a = &ev->u.auction;
+        w->a = realloc(w->a, (w->na + 1) * sizeof *w->a);
+        cr_assert(w->a);
+        w->a[w->na++] = (auc){a->id, a->date_time_ms, a->expires_ms, a->seller, a->category};
+    } else if (ev->kind == WEIR_NEXMARK_PERSON) {
+        const weir_nexmark_person *p = &ev->u.person;
+        w->p = realloc(w->p, (w->np + 1) * sizeof *w->p);
+        cr_assert(w->p);
+        pers *r = &w->p[w->np++];
+        r->id = p->id;
+        r->ts = p->date_time_ms;
+        cr_assert(p->name_len < sizeof r->name);
+        snprintf(r->name, sizeof r->name, "%.*s", (int)p->name_len, p->name);
+    }
+}
+
+/*
+ * q4: per auction the highest bid placed between its start and its expiry
+ * (both included), then per category the average of those (BIGINT AVG:
+ * the sum divided by the count, truncated).
+ */
+static void expect_q4(const stream_cfg *sc, lines *want)
+{
+    world2 w = {0};
+    each_event(sc, world2_add, &w);
+    bids b;
+    gen_bids(sc, &b);
+    int64_t sum[64] = {0}, cnt[64] = {0};
+    for (size_t k = 0; k < w.na; k++) {
+        int64_t max = -1;
+        for (size_t i = 0; i < b.n; i++)
+            if (b.v[i].auction == w.a[k].id && b.v[i].ts >= w.a[k].ts && b.v[i].ts <= w.a[k].expires &&
+                b.v[i].price > max)
+                max = b.v[i].price;
+        if (max < 0)
+            continue;
+        cr_assert(w.a[k].category >= 0 && w.a[k].category < 64);
+        sum[w.a[k].category] += max;
+        cnt[w.a[k].category]++;
+    }
+    for (int c = 0; c < 64; c++)
+        if (cnt[c])
+            lines_push(want, fmt("[%d, %" PRId64 "]", c, sum[c] / cnt[c]));
+    free(b.v);
+    free(w.a);
+    free(w.p);
+}
+
+/*
+ * q7: per TUMBLE(10 s) window its highest price; the bids of that price
+ * whose time lies in [window_end - 10 s, window_end] (BETWEEN includes both
+ * ends, so a bid at window_end matches the window before its own too).
+ */
+static void expect_q7(const stream_cfg *sc, lines *want)
+{
+    bids b;
+    gen_bids(sc, &b);
+    const int64_t size = 10000;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t i = 0; i < b.n; i++) {
+        lo = b.v[i].ts < lo ? b.v[i].ts : lo;
+        hi = b.v[i].ts > hi ? b.v[i].ts : hi;
+    }
+    for (int64_t s = lo - lo % size; s <= hi; s += size) {
+        int64_t max = -1;
+        for (size_t i = 0; i < b.n; i++)
+            if (b.v[i].ts >= s && b.v[i].ts < s + size && b.v[i].price > max)
+                max = b.v[i].price;
+        if (max < 0)
+            continue;
+        for (size_t i = 0; i < b.n; i++) {
+            const bid_row *r = &b.v[i];
+            if (r->price != max || r->ts < s || r->ts > s + size)
+                continue;
+            char ts[40];
+            fmt_ts(r->ts, ts, sizeof ts);
+            lines_push(want, fmt("[%" PRId64 ", %" PRId64 ", %" PRId64 ", %s, %s]", r->auction, r->price, r->bidder,
+                                 ts, r->extra));
+        }
+    }
+    free(b.v);
+}
+
+/* q8: people who joined in a TUMBLE(10 s) window and opened an auction in that same window. */
+static void expect_q8(const stream_cfg *sc, lines *want)
+{
+    world2 w = {0};
+    each_event(sc, world2_add, &w);
+    const int64_t size = 10000;
+    for (size_t i = 0; i < w.np; i++) {
+        int64_t s = w.p[i].ts - w.p[i].ts % size;
+        bool dup = false;
+        for (size_t k = 0; k < i && !dup; k++)
+            dup = w.p[k].id == w.p[i].id && !strcmp(w.p[k].name, w.p[i].name) && w.p[k].ts - w.p[k].ts % size == s;
+        if (dup)
+            continue;
+        for (size_t k = 0; k < w.na; k++) {
+            if (w.a[k].seller == w.p[i].id && w.a[k].ts - w.a[k].ts % size == s) {
+                char t0[40];
+                fmt_ts(s, t0, sizeof t0);
+                lines_push(want, fmt("[%" PRId64 ", %s, %s]", w.p[i].id, w.p[i].name, t0));
+                break;
+            }
+        }
+    }
+    free(w.a);
+    free(w.p);
+}
+
 /* ---- the tests ---- */
 
 static const stream_cfg small = {EVENTS, TPS, {{NULL}}, NULL};
@@ -923,6 +1053,9 @@ Test(nexmark_queries, q5_hop_window_counts) { check_query("q5_hop", &small, expe
 Test(nexmark_queries, q3_local_item_suggestion) { check_query("q3", &small, expect_q3, false); }
 Test(nexmark_queries, q5_hot_items) { check_query("q5", &small, expect_q5, true); }
 Test(nexmark_queries, q20_bid_with_auction) { check_query("q20", &small, expect_q20, false); }
+Test(nexmark_queries, q4_average_price_per_category) { check_query("q4", &small, expect_q4, true); }
+Test(nexmark_queries, q7_highest_bid) { check_query("q7", &small, expect_q7, false); }
+Test(nexmark_queries, q8_new_users) { check_query("q8", &small, expect_q8, false); }
 /* The reference's shape (one event table, views per kind) gives the same. */
 Test(nexmark_queries, q5_hop_over_the_event_table_views)
 {
