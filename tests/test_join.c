@@ -72,6 +72,8 @@ typedef struct jt {
     weir_job *job;
     weir_expr_arena *arena;
     const char *rocksdb_dir; /* state on RocksDB in this folder, or NULL for memory */
+    const weir_clock *clock; /* the job's clock, or NULL for the system clock */
+    int64_t ttl_ms;          /* state TTL of the join */
 } jt;
 
 /*
@@ -98,6 +100,8 @@ static void jt_start_ex(jt *t, weir_join_type type, uint32_t parallelism, const 
     weir_job_config_init(&cfg);
     cfg.parallelism = parallelism;
     cfg.batch_size = 4;
+    if (t->clock)
+        cfg.clock = *t->clock;
     if (t->rocksdb_dir) {
         cfg.state_backend = "rocksdb";
         cfg.state_dir = t->rocksdb_dir;
@@ -115,7 +119,7 @@ static void jt_start_ex(jt *t, weir_join_type type, uint32_t parallelism, const 
         uint32_t kc = 0;
         keyed[s] = weir_stream_key_by(m, &kc, 1);
     }
-    weir_join_config jc = {.type = type, .n_out = {2, 2}, .out_schema = t->out};
+    weir_join_config jc = {.type = type, .n_out = {2, 2}, .out_schema = t->out, .state_ttl_ms = t->ttl_ms};
     jc.keys[0].n = jc.keys[1].n = 1;
     if (residual_ne) {
         /* lv <> residual_ne: a condition on the left row only */
@@ -280,6 +284,28 @@ Test(join, residual_condition_decides_matches, .timeout = 60)
                   "+I 1,a,1,x\n"
                   "-D 1,a,1,x\n"
                   "+I 1,a,NULL,NULL\n");
+}
+
+/* table.exec.state.ttl: a row not written for the TTL (processing time) is forgotten. */
+Test(join, state_ttl_forgets_old_rows, .timeout = 60)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_clock clock = weir_manual_clock_get(mc);
+    jt t;
+    memset(&t, 0, sizeof t);
+    t.clock = &clock;
+    t.ttl_ms = 1000;
+    jt_start_ex(&t, WEIR_JOIN_LEFT, 1, NULL, NULL);
+    feed(&t, R, "+I,1,x", 0);
+    feed(&t, L, "+I,1,a", 1);      /* x is 0 ms old: it matches */
+    weir_manual_clock_set(mc, 999);
+    feed(&t, L, "+I,1,b", 2);      /* 999 ms: still there */
+    weir_manual_clock_set(mc, 1000);
+    feed(&t, L, "+I,1,c", 3);      /* 1000 ms: expired, so c is padded */
+    jt_finish(&t, "+I 1,a,1,x\n"
+                  "+I 1,b,1,x\n"
+                  "+I 1,c,NULL,NULL\n");
+    weir_manual_clock_destroy(mc);
 }
 
 /* ---- random workload against a nested-loop join ---- */
