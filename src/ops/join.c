@@ -331,7 +331,7 @@ static int ensure_cand(join_op *j, uint32_t n)
 }
 
 /*
- * Reads the other side's rows of the current key into candidates
+ * Reads the other side's rows of the current key (none when null_key) into candidates
  * [0, n_refs) (input row joined with each), and evaluates the residual.
  * With no candidate, candidate 0 still holds the input row (for padding).
  */
@@ -396,11 +396,20 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     size_t klen = weir_key_encode(in, ks, r, j->key, sizeof j->key);
     if (klen > sizeof j->key)
         return weir_op_fail(ctx, WEIR_EINVAL, "join key of %zu bytes exceeds the limit of %zu", klen, sizeof j->key);
-    int rc = weir_op_set_key(ctx, j->key, klen);
-    if (rc || (rc = gather(j, ctx, s, in, r, null_key)))
-        return rc;
     weir_row_kind kind = (weir_row_kind)in->kind[r];
     bool accumulate = kind == WEIR_ROW_INSERT || kind == WEIR_ROW_UPDATE_AFTER;
+    int rc;
+    if (null_key) {
+        /* It can never match, so it needs no state: an outer side pads it (and retracts the padding). */
+        if (!jc->outer[s])
+            return 0;
+        if ((rc = gather(j, ctx, s, in, r, true)))
+            return rc;
+        return emit_padded(j, ctx, s, 0, 1, accumulate ? WEIR_ROW_INSERT : WEIR_ROW_DELETE, in->ts[r]);
+    }
+    rc = weir_op_set_key(ctx, j->key, klen);
+    if (rc || (rc = gather(j, ctx, s, in, r, false)))
+        return rc;
     bool inner = c->type == WEIR_JOIN_INNER;
     weir_ts ts = in->ts[r];
     int64_t matched = 0;
