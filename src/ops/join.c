@@ -22,6 +22,12 @@
  *     retractions; for each m whose side is outer and loses its last
  *     association, emit its padded row again (+I); if M is empty and this
  *     side is outer, retract the padded row.
+ * Interval joins (inner, with bounds on left.time - right.time) keep the
+ * same state and add an event-time timer per stored row at the first
+ * watermark that no future row of the other side can match it under
+ * (left: time - lo + 1, right: time + hi + 1); the timer removes it. A row
+ * that arrives already past that point is joined with what is stored but
+ * not stored itself (counted as late_rows).
  * Kinds: an inner join keeps the input row's kind (+I/+U/-U/-D); outer
  * joins emit +I and -D only, as Flink does. Each row's whole change is
  * emitted before the next row is read, so the output for one order of
@@ -43,6 +49,7 @@ typedef struct cand_ref {
     size_t len;
     int64_t count; /* occurrences */
     int64_t assoc; /* associations (outer side only) */
+    int64_t ts;    /* row time (interval joins) */
 } cand_ref;
 
 typedef struct join_op {
@@ -61,6 +68,8 @@ typedef struct join_op {
     uint8_t key[1024];
     uint32_t batch_size;
     uint64_t *n_emitted;
+    uint64_t *n_late;
+    uint64_t *n_expired;
 } join_op;
 
 const char *weir_join_type_name(weir_join_type t)
@@ -205,6 +214,8 @@ static int join_open(void *op, weir_op_ctx *ctx)
             return rc;
     }
     j->n_emitted = weir_op_counter(ctx, "join_rows_emitted");
+    j->n_late = weir_op_counter(ctx, "late_rows");
+    j->n_expired = weir_op_counter(ctx, "expired_rows");
     return 0;
 }
 
@@ -290,7 +301,7 @@ static int emit_padded(join_op *j, weir_op_ctx *ctx, int s, uint32_t i, int64_t 
 static int scan_visit(void *ud, const void *k, size_t klen, const void *v, size_t vlen)
 {
     join_op *j = ud;
-    if (vlen != 16)
+    if (vlen != 24)
         return WEIR_ECORRUPT;
     if (j->n_refs == j->refs_cap) {
         uint32_t cap = j->refs_cap ? j->refs_cap * 2 : 16;
@@ -305,6 +316,7 @@ static int scan_visit(void *ud, const void *k, size_t klen, const void *v, size_
     r->len = klen;
     memcpy(&r->count, v, 8);
     memcpy(&r->assoc, (const char *)v + 8, 8);
+    memcpy(&r->ts, (const char *)v + 16, 8);
     return weir_buf_put(&j->scan, k, klen) ? WEIR_ENOMEM : 0;
 }
 
@@ -374,12 +386,12 @@ static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uin
     return 0;
 }
 
-static int put_entry(join_op *j, int side, const void *k, size_t klen, int64_t count, int64_t assoc)
+static int put_entry(join_op *j, int side, const void *k, size_t klen, int64_t count, int64_t assoc, int64_t ts)
 {
     if (count <= 0)
         return weir_map_remove(j->st[side], NULL, 0, k, klen);
     weir_buf_clear(&j->val);
-    if (weir_buf_put(&j->val, &count, 8) || weir_buf_put(&j->val, &assoc, 8))
+    if (weir_buf_put(&j->val, &count, 8) || weir_buf_put(&j->val, &assoc, 8) || weir_buf_put(&j->val, &ts, 8))
         return WEIR_ENOMEM;
     return weir_map_put(j->st[side], NULL, 0, k, klen, j->val.data, j->val.len);
 }
@@ -423,14 +435,30 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     size_t vlen;
     int64_t count = 0, assoc = 0;
     rc = weir_map_get(j->st[s], NULL, 0, j->row.data, j->row.len, &v, &vlen);
-    if (rc == 0 && vlen == 16)
+    if (rc == 0) {
+        if (vlen != 24)
+            return weir_op_fail(ctx, WEIR_ECORRUPT, "join state holds a value of %zu bytes", vlen);
         memcpy(&count, v, 8);
-    else if (rc && rc != WEIR_ENOTFOUND)
+    } else if (rc != WEIR_ENOTFOUND) {
         return rc;
+    }
     /* Associations are recomputed: an entry's matches are those just found. */
     assoc = jc->outer[s] ? matched : 0;
     count += accumulate ? 1 : -1;
-    if ((rc = put_entry(j, s, j->row.data, j->row.len, count, assoc)))
+    int64_t t = WEIR_TS_MIN;
+    bool store = true;
+    if (c->interval) {
+        t = WEIR_COL_I64(in, c->time_col[s])[r];
+        weir_ts expiry = s == 0 ? t - c->lo_ms + 1 : t + c->hi_ms + 1;
+        if (weir_op_watermark(ctx) >= expiry) {
+            /* Too late to be matched by any row still to come: join it with what is stored, keep nothing. */
+            store = false;
+            (*j->n_late)++;
+        } else if (accumulate && count == 1 && (rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, expiry, s))) {
+            return rc;
+        }
+    }
+    if (store && (rc = put_entry(j, s, j->row.data, j->row.len, count, assoc, t)))
         return rc;
     if (matched == 0) {
         if (jc->outer[s])
@@ -442,6 +470,8 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
         if (!j->sel[i])
             continue;
         cand_ref *cr = &j->refs[i];
+        if (c->interval)
+            ts = t > cr->ts ? t : cr->ts;
         if (jc->outer[o]) {
             if (accumulate && cr->assoc == 0 && (rc = emit_padded(j, ctx, o, i, cr->count, WEIR_ROW_DELETE, ts)))
                 return rc;
@@ -452,7 +482,7 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
             int64_t na = cr->assoc + (accumulate ? 1 : -1);
             if (na < 0)
                 na = 0;
-            rc = put_entry(j, o, j->scan.data + cr->off, cr->len, cr->count, na);
+            rc = put_entry(j, o, j->scan.data + cr->off, cr->len, cr->count, na, cr->ts);
         } else {
             rc = emit_pair(j, ctx, i, cr->count, pair_kind, ts);
         }
@@ -460,6 +490,26 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
             return rc;
     }
     return 0;
+}
+
+/* Interval joins: the rows of side t->ns whose last possible match the watermark has passed. */
+static int join_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
+{
+    join_op *j = op;
+    const weir_join_config *c = &j->conf->cfg;
+    int s = tm->ns == 1;
+    j->n_refs = 0;
+    weir_buf_clear(&j->scan);
+    int rc = weir_map_iterate(j->st[s], NULL, 0, scan_visit, j);
+    for (uint32_t i = 0; !rc && i < j->n_refs; i++) {
+        cand_ref *cr = &j->refs[i];
+        weir_ts expiry = s == 0 ? cr->ts - c->lo_ms + 1 : cr->ts + c->hi_ms + 1;
+        if (expiry > tm->ts)
+            continue;
+        rc = weir_map_remove(j->st[s], NULL, 0, j->scan.data + cr->off, cr->len);
+        *j->n_expired += (uint64_t)cr->count;
+    }
+    return rc;
 }
 
 static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
@@ -479,13 +529,15 @@ static const weir_operator_class join_class = {
     .name = "Join",
     .open = join_open,
     .process = join_process,
+    .timer = join_timer,
     .close = join_close,
 };
 
 int weir_join_spec(const weir_join_config *cfg, weir_operator_spec *out)
 {
     if (!cfg || !cfg->out_schema || cfg->keys[0].n == 0 || cfg->keys[0].n != cfg->keys[1].n ||
-        cfg->n_out[0] + cfg->n_out[1] != cfg->out_schema->n_fields)
+        cfg->n_out[0] + cfg->n_out[1] != cfg->out_schema->n_fields ||
+        (cfg->interval && (cfg->type != WEIR_JOIN_INNER || cfg->lo_ms > cfg->hi_ms)))
         return WEIR_EINVAL;
     join_conf *c = weir_calloc(1, sizeof *c);
     if (!c)
@@ -493,6 +545,6 @@ int weir_join_spec(const weir_join_config *cfg, weir_operator_spec *out)
     c->cfg = *cfg;
     c->outer[0] = cfg->type == WEIR_JOIN_LEFT || cfg->type == WEIR_JOIN_FULL;
     c->outer[1] = cfg->type == WEIR_JOIN_RIGHT || cfg->type == WEIR_JOIN_FULL;
-    *out = (weir_operator_spec){"Join", &join_class, join_create, c, weir_free};
+    *out = (weir_operator_spec){cfg->interval ? "IntervalJoin" : "Join", &join_class, join_create, c, weir_free};
     return 0;
 }

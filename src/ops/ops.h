@@ -62,6 +62,16 @@ typedef struct weir_join_config {
     const weir_schema *out_schema; /* borrowed; n_out[0] + n_out[1] columns */
     int64_t state_ttl_ms;          /* 0: keep rows forever (table.exec.state.ttl) */
     weir_clock clock;              /* for the residual's time functions; may be zeroed */
+    /*
+     * Interval join (INNER only): every match satisfies
+     * lo_ms <= left.time - right.time <= hi_ms, where time is column
+     * time_col[i] (an epoch-ms time column) of input i. The residual still
+     * decides matches; the bounds let the operator drop a row once the
+     * watermark guarantees no row of the other side can match it any more.
+     */
+    bool interval;
+    uint32_t time_col[2];
+    int64_t lo_ms, hi_ms;
 } weir_join_config;
 
 int weir_join_spec(const weir_join_config *cfg, weir_operator_spec *out);

@@ -274,6 +274,89 @@ static int key_projection(plan_ctx *pc, join_side *sd, const weir_type *kt, uint
     return 0;
 }
 
+/* e is `col`, `col + INTERVAL ...` or `col - INTERVAL ...`: its column in j and the offset. */
+static bool time_term(const rel *j, const weir_sql_expr *e, int *col, int64_t *off)
+{
+    *off = 0;
+    if (e->kind == WEIR_SQL_EXPR_BINARY && (e->u.binary.op == WEIR_SQL_OP_ADD || e->u.binary.op == WEIR_SQL_OP_SUB)) {
+        const weir_sql_expr *iv = e->u.binary.right;
+        if (iv->kind != WEIR_SQL_EXPR_LITERAL || iv->u.lit.kind != WEIR_SQL_LIT_INTERVAL ||
+            iv->u.lit.interval.year_month)
+            return false;
+        *off = e->u.binary.op == WEIR_SQL_OP_ADD ? iv->u.lit.interval.ms : -iv->u.lit.interval.ms;
+        e = e->u.binary.left;
+    }
+    if (e->kind != WEIR_SQL_EXPR_COLUMN)
+        return false;
+    *col = find_col(j, &e->u.column);
+    return *col >= 0;
+}
+
+/* Bounds on d = left.time - right.time, narrowed by the conjunct a OP b (op: <, <=, >, >=). */
+typedef struct time_bounds {
+    int lt, rt; /* the two time attributes, columns of the joined rel */
+    bool have_lo, have_hi;
+    int64_t lo, hi;
+} time_bounds;
+
+static bool bound_cmp(time_bounds *tb, const rel *j, const weir_sql_expr *a, weir_sql_binop op,
+                      const weir_sql_expr *b)
+{
+    int ca, cb;
+    int64_t oa, ob;
+    if (!time_term(j, a, &ca, &oa) || !time_term(j, b, &cb, &ob))
+        return false;
+    int64_t d;
+    if (ca == tb->lt && cb == tb->rt) {
+        d = ob - oa; /* l + oa OP r + ob  <=>  l - r OP ob - oa */
+    } else if (ca == tb->rt && cb == tb->lt) {
+        d = oa - ob; /* r + oa OP l + ob  <=>  l - r OP' oa - ob, OP mirrored */
+        op = op == WEIR_SQL_OP_LT ? WEIR_SQL_OP_GT
+             : op == WEIR_SQL_OP_LE ? WEIR_SQL_OP_GE
+             : op == WEIR_SQL_OP_GT ? WEIR_SQL_OP_LT
+                                    : WEIR_SQL_OP_LE;
+    } else {
+        return false;
+    }
+    switch (op) {
+    case WEIR_SQL_OP_GE:
+    case WEIR_SQL_OP_LE: break;
+    case WEIR_SQL_OP_GT: d += 1; break; /* times are whole milliseconds */
+    case WEIR_SQL_OP_LT: d -= 1; break;
+    default: return false;
+    }
+    if (op == WEIR_SQL_OP_GE || op == WEIR_SQL_OP_GT) {
+        if (!tb->have_lo || d > tb->lo)
+            tb->lo = d;
+        tb->have_lo = true;
+    } else {
+        if (!tb->have_hi || d < tb->hi)
+            tb->hi = d;
+        tb->have_hi = true;
+    }
+    return true;
+}
+
+/* Narrows tb by a conjunct that bounds one time attribute by the other; false if it does not. */
+static bool time_bound(time_bounds *tb, const rel *j, const weir_sql_expr *e)
+{
+    if (e->kind == WEIR_SQL_EXPR_BETWEEN && !e->u.between.negated && !e->u.between.symmetric) {
+        time_bounds t2 = *tb;
+        if (bound_cmp(&t2, j, e->u.between.operand, WEIR_SQL_OP_GE, e->u.between.low) &&
+            bound_cmp(&t2, j, e->u.between.operand, WEIR_SQL_OP_LE, e->u.between.high)) {
+            *tb = t2;
+            return true;
+        }
+        return false;
+    }
+    if (e->kind != WEIR_SQL_EXPR_BINARY)
+        return false;
+    weir_sql_binop op = e->u.binary.op;
+    if (op != WEIR_SQL_OP_LT && op != WEIR_SQL_OP_LE && op != WEIR_SQL_OP_GT && op != WEIR_SQL_OP_GE)
+        return false;
+    return bound_cmp(tb, j, e->u.binary.left, op, e->u.binary.right);
+}
+
 static const char *join_kind_sql(weir_join_type t)
 {
     switch (t) {
@@ -442,6 +525,20 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
         weir_buf_fini(&keytext);
         return rc;
     }
+    /*
+     * An inner join of two append-only inputs with time attributes whose
+     * condition bounds one time by the other on both sides is an interval
+     * join: its rows are dropped as the watermark passes their bounds. The
+     * bounds stay in the residual, which decides the matches.
+     */
+    time_bounds tb = {.lt = sd[0].r.rowtime, .rt = (int)nl + sd[1].r.rowtime};
+    bool interval = false;
+    if (type == WEIR_JOIN_INNER && !sd[0].r.updating && !sd[1].r.updating && sd[0].r.rowtime >= 0 &&
+        sd[1].r.rowtime >= 0 && (uint32_t)sd[0].r.rowtime < nl && (uint32_t)sd[1].r.rowtime < nr) {
+        for (uint32_t i = 0; i < n_resid; i++)
+            time_bound(&tb, &j, resid[i]);
+        interval = tb.have_lo && tb.have_hi && tb.lo <= tb.hi;
+    }
     int64_t ttl = 0;
     const char *v = plan_config(pc, "table.exec.state.ttl");
     if (v && weir_option_parse_duration(v, &ttl)) {
@@ -454,7 +551,12 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
                            .residual = residual,
                            .out_schema = os,
                            .state_ttl_ms = ttl,
-                           .clock = pc->cenv.clock};
+                           .clock = pc->cenv.clock,
+                           .interval = interval,
+                           .time_col = {interval ? (uint32_t)sd[0].r.rowtime : 0,
+                                        interval ? (uint32_t)sd[1].r.rowtime : 0},
+                           .lo_ms = tb.lo,
+                           .hi_ms = tb.hi};
     weir_operator_spec spec;
     if ((rc = weir_join_spec(&jc, &spec))) {
         weir_buf_fini(&keytext);
@@ -471,8 +573,13 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     char rbuf[512] = "";
     if (residual)
         weir_expr_format(residual, rbuf, sizeof rbuf);
-    weir_buf_printf(&pc->explain, "  Join[%d]: %s on %s%s%s%s\n", j.s.node, weir_join_type_name(type),
-                    (char *)keytext.data, residual ? " where " : "", rbuf, j.updating ? " (changelog)" : "");
+    char ibuf[96] = "";
+    if (interval)
+        snprintf(ibuf, sizeof ibuf, " (interval: left time - right time in [%lld, %lld] ms)", (long long)tb.lo,
+                 (long long)tb.hi);
+    weir_buf_printf(&pc->explain, "  %s[%d]: %s on %s%s%s%s%s\n", interval ? "IntervalJoin" : "Join", j.s.node,
+                    weir_join_type_name(type), (char *)keytext.data, residual ? " where " : "", rbuf, ibuf,
+                    j.updating ? " (changelog)" : "");
     weir_buf_fini(&keytext);
     *out = j;
     return 0;
