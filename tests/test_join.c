@@ -572,71 +572,130 @@ Test(join, restore_at_another_parallelism_continues_the_changelog, .timeout = 12
  * is joined with what is stored but not stored. No residual here, so the
  * state alone decides the matches and the cleanup shows in the output.
  */
-Test(join, interval_join_drops_rows_behind_the_watermark, .timeout = 60)
+
+typedef struct ij {
+    weir_schema *in, *out;
+    th_collect *sink;
+    weir_job *job;
+    th_source *src[2];
+} ij;
+
+/* An interval join of two (k BIGINT, t BIGINT) inputs on k with |left.t - right.t| <= 10. */
+static void ij_start(ij *x, weir_join_type type)
 {
-    weir_schema *in = th_schema("k BIGINT, t BIGINT");
-    weir_schema *out = th_schema("lk BIGINT, lt BIGINT, rk BIGINT, rt BIGINT");
-    th_collect *sink = th_collect_create(TH_KIND);
+    x->in = th_schema("k BIGINT, t BIGINT");
+    x->out = th_schema("lk BIGINT, lt BIGINT, rk BIGINT, rt BIGINT");
+    x->sink = th_collect_create(TH_KIND);
     weir_job_config cfg;
     weir_job_config_init(&cfg);
     cfg.parallelism = 1;
-    weir_job *job;
-    cr_assert_eq(weir_job_create(&cfg, &job), 0);
-    th_source *src[2];
+    cr_assert_eq(weir_job_create(&cfg, &x->job), 0);
     weir_stream keyed[2];
     for (int s = 0; s < 2; s++) {
-        src[s] = th_usource_create(in, 1);
-        weir_source_spec ss = th_source_spec(src[s], s ? "right" : "left");
+        x->src[s] = th_usource_create(x->in, 1);
+        weir_source_spec ss = th_source_spec(x->src[s], s ? "right" : "left");
         weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 0};
         weir_stream st;
-        cr_assert_eq(weir_job_source(job, &ss, &wm, 1, &st), 0);
+        cr_assert_eq(weir_job_source(x->job, &ss, &wm, 1, &st), 0);
         uint32_t kc = 0;
         keyed[s] = weir_stream_key_by(st, &kc, 1);
     }
-    /* |left.t - right.t| <= 10: a left row lives until W > t + 10, a right row until W > t + 10 */
-    weir_join_config jc = {.type = WEIR_JOIN_INNER, .n_out = {2, 2}, .out_schema = out, .interval = true,
+    weir_join_config jc = {.type = type, .n_out = {2, 2}, .out_schema = x->out, .interval = true,
                            .time_col = {1, 1}, .lo_ms = -10, .hi_ms = 10};
     jc.keys[0].n = jc.keys[1].n = 1;
     weir_operator_spec spec;
     cr_assert_eq(weir_join_spec(&jc, &spec), 0);
     cr_assert_str_eq(spec.name, "IntervalJoin");
     weir_stream j;
-    cr_assert_eq(weir_job_operator(job, keyed, 2, &spec, out, 1, &j), 0, "%s", weir_job_error(job));
-    weir_operator_spec sk = th_collect_spec(sink, "collect");
-    cr_assert_eq(weir_job_sink(job, j, &sk, 1), 0);
-    cr_assert_eq(weir_job_start(job), 0, "%s", weir_job_error(job));
+    cr_assert_eq(weir_job_operator(x->job, keyed, 2, &spec, x->out, 1, &j), 0, "%s", weir_job_error(x->job));
+    weir_operator_spec sk = th_collect_spec(x->sink, "collect");
+    cr_assert_eq(weir_job_sink(x->job, j, &sk, 1), 0);
+    cr_assert_eq(weir_job_start(x->job), 0, "%s", weir_job_error(x->job));
+}
 
-    th_source_row(src[L], 0, 100, (int64_t)1, (int64_t)100);
-    th_source_row(src[R], 0, 105, (int64_t)1, (int64_t)105);
-    cr_assert(th_collect_wait_count(sink, 1, GUARD_MS));
-    th_source_row(src[L], 0, 200, (int64_t)2, (int64_t)200);
-    th_source_row(src[R], 0, 200, (int64_t)2, (int64_t)200);
-    cr_assert(th_collect_wait_count(sink, 2, GUARD_MS));
-    cr_assert(th_collect_wait_watermark(sink, 200, GUARD_MS));
-    cr_assert_eq(th_metric(job, "*expired_rows"), 2, "both rows of key 1 are gone at W = 200");
-    /* A right row of key 1 finds nothing; the pair of key 3 after it (same channel) proves it was processed. */
-    th_source_row(src[R], 0, 300, (int64_t)1, (int64_t)300);
-    th_source_row(src[R], 0, 400, (int64_t)3, (int64_t)400);
-    th_source_row(src[L], 0, 400, (int64_t)3, (int64_t)400);
-    cr_assert(th_collect_wait_count(sink, 3, GUARD_MS));
-    cr_assert(th_collect_wait_watermark(sink, 400, GUARD_MS));
-    /* Key 1's right row (300) expired at W = 400 too; a late left row of key 1 finds nothing and is not kept. */
-    th_source_row(src[L], 0, 50, (int64_t)1, (int64_t)50);
-    th_source_row(src[L], 0, 500, (int64_t)4, (int64_t)500);
-    th_source_row(src[R], 0, 500, (int64_t)4, (int64_t)500);
-    cr_assert(th_collect_wait_count(sink, 4, GUARD_MS));
-    th_source_end_all(src[L]);
-    th_source_end_all(src[R]);
-    cr_assert_eq(weir_job_wait(job), 0, "%s", weir_job_error(job));
-    cr_assert_str_eq(th_collect_text(sink, false), "+I 1,100,1,105\n"
-                                                   "+I 2,200,2,200\n"
-                                                   "+I 3,400,3,400\n"
-                                                   "+I 4,500,4,500\n");
-    cr_assert_eq(th_metric(job, "*late_rows"), 1);
-    weir_job_destroy(job);
-    th_collect_destroy(sink);
+static void ij_row(ij *x, int s, int64_t k, int64_t t) { th_source_row(x->src[s], 0, t, k, t); }
+
+static void ij_finish(ij *x, const char *want)
+{
+    th_source_end_all(x->src[L]);
+    th_source_end_all(x->src[R]);
+    cr_assert_eq(weir_job_wait(x->job), 0, "%s", weir_job_error(x->job));
+    cr_assert_str_eq(th_collect_text(x->sink, false), want);
+}
+
+static void ij_destroy(ij *x)
+{
+    weir_job_destroy(x->job);
+    th_collect_destroy(x->sink);
     for (int s = 0; s < 2; s++)
-        th_source_destroy(src[s]);
-    weir_schema_destroy(in);
-    weir_schema_destroy(out);
+        th_source_destroy(x->src[s]);
+    weir_schema_destroy(x->in);
+    weir_schema_destroy(x->out);
+}
+
+/*
+ * Interval join: a row is dropped once the watermark passes the last time a
+ * row of the other side could match it; a row that arrives after that point
+ * is joined with what is stored but not stored. No residual here, so the
+ * state alone decides the matches and the cleanup shows in the output.
+ */
+Test(join, interval_join_drops_rows_behind_the_watermark, .timeout = 60)
+{
+    ij x;
+    ij_start(&x, WEIR_JOIN_INNER);
+    ij_row(&x, L, 1, 100);
+    ij_row(&x, R, 1, 105);
+    cr_assert(th_collect_wait_count(x.sink, 1, GUARD_MS));
+    ij_row(&x, L, 2, 200);
+    ij_row(&x, R, 2, 200);
+    cr_assert(th_collect_wait_count(x.sink, 2, GUARD_MS));
+    cr_assert(th_collect_wait_watermark(x.sink, 200, GUARD_MS));
+    cr_assert_eq(th_metric(x.job, "*expired_rows"), 2, "both rows of key 1 are gone at W = 200");
+    /* A right row of key 1 finds nothing; the pair of key 3 after it (same channel) proves it was processed. */
+    ij_row(&x, R, 1, 300);
+    ij_row(&x, R, 3, 400);
+    ij_row(&x, L, 3, 400);
+    cr_assert(th_collect_wait_count(x.sink, 3, GUARD_MS));
+    cr_assert(th_collect_wait_watermark(x.sink, 400, GUARD_MS));
+    /* Key 1's right row (300) expired at W = 400 too; a late left row of key 1 finds nothing and is not kept. */
+    ij_row(&x, L, 1, 50);
+    ij_row(&x, L, 4, 500);
+    ij_row(&x, R, 4, 500);
+    cr_assert(th_collect_wait_count(x.sink, 4, GUARD_MS));
+    ij_finish(&x, "+I 1,100,1,105\n"
+                  "+I 2,200,2,200\n"
+                  "+I 3,400,3,400\n"
+                  "+I 4,500,4,500\n");
+    cr_assert_eq(th_metric(x.job, "*late_rows"), 1);
+    ij_destroy(&x);
+}
+
+/* An outer interval join pads a row when it expires unmatched, never earlier: append-only output. */
+Test(join, outer_interval_join_pads_rows_when_they_expire, .timeout = 60)
+{
+    ij x;
+    ij_start(&x, WEIR_JOIN_FULL);
+    ij_row(&x, L, 1, 100);
+    ij_row(&x, R, 2, 100);
+    cr_assert(th_collect_wait_watermark(x.sink, 100, GUARD_MS));
+    cr_assert_eq(th_collect_count(x.sink), 0, "nothing is padded while a match may come");
+    ij_row(&x, R, 1, 108);         /* matches left 100 */
+    cr_assert(th_collect_wait_count(x.sink, 1, GUARD_MS));
+    ij_row(&x, L, 3, 111);
+    ij_row(&x, R, 3, 111);         /* W = 111: left 1@100 and right 2@100 expire; 1@100 was matched */
+    cr_assert(th_collect_wait_count(x.sink, 3, GUARD_MS));
+    ij_row(&x, L, 7, 150);
+    ij_row(&x, R, 7, 150);         /* W = 150: right 1@108 (matched) and both 3@111 (matched) expire */
+    cr_assert(th_collect_wait_count(x.sink, 4, GUARD_MS));
+    ij_row(&x, L, 5, 20);          /* late and unmatched: padded at once */
+    ij_row(&x, L, 8, 300);
+    ij_row(&x, R, 8, 300);
+    cr_assert(th_collect_wait_count(x.sink, 6, GUARD_MS));
+    ij_finish(&x, "+I 1,100,1,108\n"
+                  "+I 3,111,3,111\n"
+                  "+I NULL,NULL,2,100\n"
+                  "+I 7,150,7,150\n"
+                  "+I 5,20,NULL,NULL\n"
+                  "+I 8,300,8,300\n");
+    ij_destroy(&x);
 }

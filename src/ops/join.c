@@ -22,12 +22,15 @@
  *     retractions; for each m whose side is outer and loses its last
  *     association, emit its padded row again (+I); if M is empty and this
  *     side is outer, retract the padded row.
- * Interval joins (inner, with bounds on left.time - right.time) keep the
+ * Interval joins (append-only inputs, with bounds on left.time - right.time) keep the
  * same state and add an event-time timer per stored row at the first
  * watermark that no future row of the other side can match it under
  * (left: time - lo + 1, right: time + hi + 1); the timer removes it. A row
  * that arrives already past that point is joined with what is stored but
- * not stored itself (counted as late_rows).
+ * not stored itself (counted as late_rows). An outer interval join emits
+ * a row of its outer side padded only when the row expires unmatched (or
+ * arrives late and unmatched), never retracting: its output is
+ * append-only, as Flink's.
  * Kinds: an inner join keeps the input row's kind (+I/+U/-U/-D); outer
  * joins emit +I and -D only, as Flink does. Each row's whole change is
  * emitted before the next row is read, so the output for one order of
@@ -461,7 +464,8 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     if (store && (rc = put_entry(j, s, j->row.data, j->row.len, count, assoc, t)))
         return rc;
     if (matched == 0) {
-        if (jc->outer[s])
+        /* An interval join pads a stored row only when it expires unmatched (append-only output). */
+        if (jc->outer[s] && (!c->interval || !store))
             return emit_padded(j, ctx, s, 0, 1, accumulate ? WEIR_ROW_INSERT : WEIR_ROW_DELETE, ts);
         return 0;
     }
@@ -473,7 +477,8 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
         if (c->interval)
             ts = t > cr->ts ? t : cr->ts;
         if (jc->outer[o]) {
-            if (accumulate && cr->assoc == 0 && (rc = emit_padded(j, ctx, o, i, cr->count, WEIR_ROW_DELETE, ts)))
+            if (accumulate && cr->assoc == 0 && !c->interval &&
+                (rc = emit_padded(j, ctx, o, i, cr->count, WEIR_ROW_DELETE, ts)))
                 return rc;
             if ((rc = emit_pair(j, ctx, i, cr->count, pair_kind, ts)))
                 return rc;
@@ -488,6 +493,24 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
         }
         if (rc)
             return rc;
+    }
+    return 0;
+}
+
+/* An outer interval join's row that expired without a match: emitted padded, at its own time. */
+static int emit_expired(join_op *j, weir_op_ctx *ctx, int s, const cand_ref *cr)
+{
+    const weir_join_config *c = &j->conf->cfg;
+    uint32_t off = s == 0 ? 0 : c->n_out[0], ooff = s == 0 ? c->n_out[0] : 0;
+    for (int64_t t = 0; t < cr->count; t++) {
+        uint32_t r;
+        int rc = out_row(j, ctx, WEIR_ROW_INSERT, cr->ts, &r);
+        if (!rc)
+            rc = row_decode(j->scan.data + cr->off, cr->len, j->out, r, off, c->n_out[s]);
+        if (rc)
+            return rc;
+        for (uint32_t k = 0; k < c->n_out[1 - s]; k++)
+            weir_batch_set_null(j->out, ooff + k, r);
     }
     return 0;
 }
@@ -508,8 +531,10 @@ static int join_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
             continue;
         rc = weir_map_remove(j->st[s], NULL, 0, j->scan.data + cr->off, cr->len);
         *j->n_expired += (uint64_t)cr->count;
+        if (!rc && j->conf->outer[s] && cr->assoc == 0)
+            rc = emit_expired(j, ctx, s, cr);
     }
-    return rc;
+    return rc ? rc : flush(j, ctx);
 }
 
 static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
@@ -537,7 +562,7 @@ int weir_join_spec(const weir_join_config *cfg, weir_operator_spec *out)
 {
     if (!cfg || !cfg->out_schema || cfg->keys[0].n == 0 || cfg->keys[0].n != cfg->keys[1].n ||
         cfg->n_out[0] + cfg->n_out[1] != cfg->out_schema->n_fields ||
-        (cfg->interval && (cfg->type != WEIR_JOIN_INNER || cfg->lo_ms > cfg->hi_ms)))
+        (cfg->interval && cfg->lo_ms > cfg->hi_ms))
         return WEIR_EINVAL;
     join_conf *c = weir_calloc(1, sizeof *c);
     if (!c)

@@ -63,11 +63,13 @@ typedef struct weir_join_config {
     int64_t state_ttl_ms;          /* 0: keep rows forever (table.exec.state.ttl) */
     weir_clock clock;              /* for the residual's time functions; may be zeroed */
     /*
-     * Interval join (INNER only): every match satisfies
+     * Interval join (append-only inputs): every match satisfies
      * lo_ms <= left.time - right.time <= hi_ms, where time is column
      * time_col[i] (an epoch-ms time column) of input i. The residual still
      * decides matches; the bounds let the operator drop a row once the
      * watermark guarantees no row of the other side can match it any more.
+     * Outer interval joins emit a padded row when an unmatched row expires,
+     * so their output is append-only.
      */
     bool interval;
     uint32_t time_col[2];

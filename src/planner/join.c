@@ -526,14 +526,17 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
         return rc;
     }
     /*
-     * An inner join of two append-only inputs with time attributes whose
+     * A join of two append-only inputs with time attributes whose
      * condition bounds one time by the other on both sides is an interval
-     * join: its rows are dropped as the watermark passes their bounds. The
-     * bounds stay in the residual, which decides the matches.
+     * join: its rows are dropped as the watermark passes their bounds, and
+     * an outer one pads a row only when it expires unmatched, so the result
+     * is append-only. The bounds stay in the residual, which decides the
+     * matches. (A bound pushed below the join as a one-side filter cannot
+     * be one: it names both sides.)
      */
     time_bounds tb = {.lt = sd[0].r.rowtime, .rt = (int)nl + sd[1].r.rowtime};
     bool interval = false;
-    if (type == WEIR_JOIN_INNER && !sd[0].r.updating && !sd[1].r.updating && sd[0].r.rowtime >= 0 &&
+    if (!sd[0].r.updating && !sd[1].r.updating && sd[0].r.rowtime >= 0 &&
         sd[1].r.rowtime >= 0 && (uint32_t)sd[0].r.rowtime < nl && (uint32_t)sd[1].r.rowtime < nr) {
         for (uint32_t i = 0; i < n_resid; i++)
             time_bound(&tb, &j, resid[i]);
@@ -569,7 +572,7 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
         weir_buf_fini(&keytext);
         return plan_error(pc, ref->u.join.op_loc, rc, "cannot add the join: %s", weir_job_error(pc->job));
     }
-    j.updating = type != WEIR_JOIN_INNER || sd[0].r.updating || sd[1].r.updating;
+    j.updating = !interval && (type != WEIR_JOIN_INNER || sd[0].r.updating || sd[1].r.updating);
     char rbuf[512] = "";
     if (residual)
         weir_expr_format(residual, rbuf, sizeof rbuf);
