@@ -699,3 +699,22 @@ Test(join, outer_interval_join_pads_rows_when_they_expire, .timeout = 60)
                   "+I 8,300,8,300\n");
     ij_destroy(&x);
 }
+
+/* A row stays until its last possible match: removed neither early nor with a neighbour's timer. */
+Test(join, interval_join_keeps_rows_until_their_last_match, .timeout = 60)
+{
+    ij x;
+    ij_start(&x, WEIR_JOIN_INNER);
+    ij_row(&x, R, 1, 90);          /* expires at W = 101 */
+    ij_row(&x, R, 1, 100);         /* expires at W = 111 */
+    ij_row(&x, L, 2, 109);
+    ij_row(&x, R, 2, 109);
+    cr_assert(th_collect_wait_count(x.sink, 1, GUARD_MS));
+    cr_assert(th_collect_wait_watermark(x.sink, 109, GUARD_MS));
+    cr_assert_eq(th_metric(x.job, "*expired_rows"), 1, "only 1@90 has expired at W = 109");
+    ij_row(&x, L, 1, 110);         /* 110 - 100 = 10: still a match */
+    cr_assert(th_collect_wait_count(x.sink, 2, GUARD_MS));
+    ij_finish(&x, "+I 2,109,2,109\n"
+                  "+I 1,110,1,100\n");
+    ij_destroy(&x);
+}
