@@ -474,8 +474,9 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
         if (!j->sel[i])
             continue;
         cand_ref *cr = &j->refs[i];
+        /* An inner interval join's rows carry the left time (its time attribute); an outer one's the later time. */
         if (c->interval)
-            ts = t > cr->ts ? t : cr->ts;
+            ts = inner ? (s == 0 ? t : cr->ts) : (t > cr->ts ? t : cr->ts);
         if (jc->outer[o]) {
             if (accumulate && cr->assoc == 0 && !c->interval &&
                 (rc = emit_padded(j, ctx, o, i, cr->count, WEIR_ROW_DELETE, ts)))
@@ -537,6 +538,23 @@ static int join_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
     return rc ? rc : flush(j, ctx);
 }
 
+/*
+ * An inner interval join's output keeps the left time as its time
+ * attribute. A pair is emitted when its later row arrives; when that is the
+ * right row (time >= W), the left time is >= W + lo. So the watermark is
+ * held at W + min(lo, 0) - 1 and no pair of on-time rows is late downstream.
+ */
+static int join_watermark(void *op, weir_op_ctx *ctx, weir_ts wm)
+{
+    join_op *j = op;
+    const weir_join_config *c = &j->conf->cfg;
+    if (!c->interval || c->type != WEIR_JOIN_INNER)
+        return 0;
+    int64_t lag = (c->lo_ms < 0 ? -c->lo_ms : 0) + 1;
+    weir_op_hold_watermark(ctx, wm == WEIR_TS_MAX ? WEIR_TS_MAX : wm < WEIR_TS_MIN + lag ? WEIR_TS_MIN : wm - lag);
+    return 0;
+}
+
 static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
 {
     join_op *j = op;
@@ -555,6 +573,7 @@ static const weir_operator_class join_class = {
     .open = join_open,
     .process = join_process,
     .timer = join_timer,
+    .watermark = join_watermark,
     .close = join_close,
 };
 

@@ -18,8 +18,9 @@
  *
  * The result: left columns then right columns (qualifiers kept for name
  * resolution), no time attribute (a regular join's rows can come out in
- * any time order), and a changelog unless the join is INNER over two
- * append-only inputs.
+ * any time order) except the left time of an inner interval join, and a
+ * changelog unless the join is INNER over two append-only inputs or an
+ * interval join.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -573,6 +574,11 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
         return plan_error(pc, ref->u.join.op_loc, rc, "cannot add the join: %s", weir_job_error(pc->job));
     }
     j.updating = !interval && (type != WEIR_JOIN_INNER || sd[0].r.updating || sd[1].r.updating);
+    if (interval && type == WEIR_JOIN_INNER) {
+        /* The left time stays a time attribute (the operator holds the watermark back for it). */
+        j.rowtime = sd[0].r.rowtime;
+        os->rowtime = sd[0].r.rowtime;
+    }
     char rbuf[512] = "";
     if (residual)
         weir_expr_format(residual, rbuf, sizeof rbuf);
