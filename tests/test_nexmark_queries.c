@@ -1115,7 +1115,7 @@ Test(nexmark_queries, unsupported_queries_say_why)
         const char *query, *missing;
     } cases[] = {
         {"q6", "unknown column 'rownum'"},  {"q9", "OVER windows are not supported"},
-        {"q10", "sink.partition-commit"},   {"q12", "not a time attribute"},
+        {"q10", "PARTITIONED BY is not supported"}, {"q12", "not a time attribute"},
         {"q13", "FOR SYSTEM_TIME AS OF"},   {"q18", "OVER windows are not supported"},
         {"q19", "OVER windows are not supported"},
     };
