@@ -3,13 +3,13 @@
  *
  * State: for each side one map state per join key, "join-left" and
  * "join-right". Map key: the row (its output columns in a canonical
- * encoding, see row_encode). Map value: two i64, the number of times the
- * row is present (duplicates are counted, not repeated) and, for the
- * rows of an outer side, how many rows of the other side currently match
- * it ("associations"); a row of an outer side with no association has its
- * NULL-padded result row in the output. Everything lives in the state
- * backend, so checkpoints, restores at another parallelism and TTL come
- * from it.
+ * encoding, see row_encode). Map value: three i64: the number of times the
+ * row is present (duplicates are counted, not repeated); for the rows of
+ * an outer side, how many rows of the other side currently match it
+ * ("associations"; a regular join's outer row with none has its
+ * NULL-padded row in the output); and the row's time (interval joins,
+ * else WEIR_TS_MIN). Everything lives in the state backend, so
+ * checkpoints, restores at another parallelism and TTL come from it.
  *
  * Per input row (the key is set first): the rows of the other side under
  * the same key are read into a candidate batch of output rows, the
@@ -22,10 +22,10 @@
  *     retractions; for each m whose side is outer and loses its last
  *     association, emit its padded row again (+I); if M is empty and this
  *     side is outer, retract the padded row.
- * Interval joins (append-only inputs, with bounds on left.time - right.time) keep the
- * same state and add an event-time timer per stored row at the first
- * watermark that no future row of the other side can match it under
- * (left: time - lo + 1, right: time + hi + 1); the timer removes it. A row
+ * Interval joins (append-only inputs, bounds on left.time - right.time)
+ * keep the same state and add an event-time timer per stored row at the
+ * first watermark under which no future row of the other side can match
+ * it (left: time - lo + 1, right: time + hi + 1); the timer removes it. A row
  * that arrives already past that point is joined with what is stored but
  * not stored itself (counted as late_rows). An outer interval join emits
  * a row of its outer side padded only when the row expires unmatched (or
