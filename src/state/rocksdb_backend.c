@@ -936,6 +936,86 @@ static int rdb_snapshot_state(weir_state *st, uint32_t kg, weir__snap_writer *w)
     return rc;
 }
 
+/* ---- asynchronous snapshots: a RocksDB snapshot, read on another thread ---- */
+
+typedef struct rdb_view {
+    rocksdb_t *db;
+    const rocksdb_snapshot_t *snap;
+} rdb_view;
+
+static int rdb_snap_begin(weir__backend *be, void **out)
+{
+    rdb_view *v = weir_malloc(sizeof *v);
+    if (!v)
+        return WEIR_ENOMEM;
+    v->db = RB(be)->db;
+    v->snap = rocksdb_create_snapshot(v->db);
+    *out = v;
+    return 0;
+}
+
+static void rdb_snap_release(void *p)
+{
+    rdb_view *v = p;
+    rocksdb_release_snapshot(v->db, v->snap);
+    weir_free(v);
+}
+
+static int rdb_snap_state(void *p, uint32_t id, weir_state_kind kind,
+                          uint32_t kg, weir__snap_writer *w)
+{
+    rdb_view *v = p;
+    /* snap_entry looks at the kind only. */
+    weir_state st = {.id = id, .desc = {.kind = kind}};
+    snap_ctx c = {.w = w};
+    weir_buf lo, hi;
+    weir_buf_init(&lo);
+    weir_buf_init(&hi);
+    weir_buf_init(&c.g.key);
+    weir_buf_init(&c.g.ns);
+    int rc = state_range(&lo, &hi, kg, id);
+    if (!rc) {
+        rocksdb_readoptions_t *ro = rocksdb_readoptions_create();
+        rocksdb_readoptions_set_snapshot(ro, v->snap);
+        rocksdb_readoptions_set_iterate_lower_bound(ro, (const char *)lo.data,
+                                                    lo.len);
+        rocksdb_readoptions_set_iterate_upper_bound(ro, (const char *)hi.data,
+                                                    hi.len);
+        /* A one-off scan: keep it out of the block cache's hot set. */
+        rocksdb_readoptions_set_fill_cache(ro, 0);
+        rocksdb_iterator_t *it = rocksdb_create_iterator(v->db, ro);
+        for (rocksdb_iter_seek(it, (const char *)lo.data, lo.len);
+             rocksdb_iter_valid(it) && !rc; rocksdb_iter_next(it)) {
+            size_t klen, vlen;
+            const char *k = rocksdb_iter_key(it, &klen);
+            const char *val = rocksdb_iter_value(it, &vlen);
+            const void *key, *ns, *rest;
+            size_t keylen, nslen, restlen;
+            if ((rc = parse_key(k, klen, &key, &keylen, &ns, &nslen, &rest,
+                                &restlen)))
+                break;
+            rc = snap_entry(&c, &st, key, keylen, ns, nslen, rest, restlen,
+                            val, vlen);
+        }
+        char *err = NULL;
+        rocksdb_iter_get_error(it, &err);
+        if (err) {
+            if (!rc)
+                rc = strstr(err, "Corruption") ? WEIR_ECORRUPT : WEIR_EIO;
+            rocksdb_free(err);
+        }
+        rocksdb_iter_destroy(it);
+        rocksdb_readoptions_destroy(ro);
+    }
+    if (!rc && c.g.open)
+        rc = weir__snap_group_end(w);
+    weir_buf_fini(&c.g.key);
+    weir_buf_fini(&c.g.ns);
+    weir_buf_fini(&lo);
+    weir_buf_fini(&hi);
+    return rc;
+}
+
 typedef struct keys_ctx {
     weir_buf *out;
     int64_t now;
@@ -1135,6 +1215,9 @@ static const weir__backend_ops rdb_ops = {
     .map_iterate = rdb_map_iterate,
     .collect_keys = rdb_collect_keys,
     .snapshot_state = rdb_snapshot_state,
+    .snap_begin = rdb_snap_begin,
+    .snap_state = rdb_snap_state,
+    .snap_release = rdb_snap_release,
     .drop_kg = rdb_drop_kg,
     .load_value = rdb_load_value,
     .load_list = rdb_load_list,
