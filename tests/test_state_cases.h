@@ -1468,6 +1468,71 @@ static void case_snapshot_async(const char *kind)
     weir_manual_clock_destroy(mc);
 }
 
+/*
+ * Write combining (weir__backend_write_batch): while on, every read, list or
+ * map access, key-group scan and snapshot still sees every write made
+ * before it; turning it off leaves everything written.
+ */
+static void case_write_batch(const char *kind)
+{
+    weir__backend *be = mkbe(kind, 0, 128, no_clock());
+    weir_state *v = reg(be, "v", WEIR_STATE_VALUE, 0, 0);
+    weir_state *l = reg(be, "l", WEIR_STATE_LIST, 0, 0);
+    weir_state *m = reg(be, "m", WEIR_STATE_MAP, 0, 0);
+    char k[32], val[32], buf[64];
+    cr_assert_eq(weir__backend_write_batch(be, true), 0);
+    for (int i = 0; i < 10000; i++) { /* several batches' worth */
+        snprintf(k, sizeof k, "key%d", i);
+        snprintf(val, sizeof val, "v%d", i);
+        cr_assert_eq(setk(be, k), 0);
+        put_s(v, "", val);
+        if (i % 3 == 0)
+            cr_assert_eq(weir_state_clear(v, NS("")), 0);
+    }
+    cr_assert_eq(setk(be, "key9998"), 0); /* in the last, unwritten batch */
+    cr_assert_str_eq(get_s(v, "", buf, sizeof buf), "v9998");
+    cr_assert_eq(setk(be, "key9"), 0);
+    cr_assert_null(get_s(v, "", buf, sizeof buf));
+    put_s(v, "", "again");
+    cr_assert_eq(weir_list_add(l, NS(""), "x", 1), 0);
+    char *ls = list_s(l, "");
+    cr_assert_str_eq(ls, "x");
+    weir_free(ls);
+    put_s(v, "", "after-list");
+    cr_assert_eq(weir_map_put(m, NS(""), "a", 1, "b", 1), 0);
+    const void *mv;
+    size_t mlen;
+    cr_assert_eq(weir_map_get(m, NS(""), "a", 1, &mv, &mlen), 0);
+    put_s(v, "", "pinned");
+    weir__backend_snap *sn;
+    cr_assert_eq(weir__backend_snapshot_begin(be, &sn), 0);
+    weir_buf a, b;
+    weir_buf_init(&a);
+    weir_buf_init(&b);
+    cr_assert_eq(weir__backend_snap_kg(sn, kg_of("key9"), &a), 0);
+    cr_assert_not_null(memmem(a.data, a.len, "pinned", 6));
+    weir__backend_snap_release(sn);
+    put_s(v, "", "last");
+    cr_assert_eq(weir__backend_write_batch(be, false), 0);
+    cr_assert_eq(weir__backend_snapshot_kg(be, kg_of("key9"), &b), 0);
+    cr_assert_not_null(memmem(b.data, b.len, "last", 4));
+    for (int i = 0; i < 10000; i += 97) {
+        snprintf(k, sizeof k, "key%d", i);
+        snprintf(val, sizeof val, "v%d", i);
+        cr_assert_eq(setk(be, k), 0);
+        const char *got = get_s(v, "", buf, sizeof buf);
+        if (i == 9)
+            cr_assert_str_eq(got, "last");
+        else if (i % 3 == 0)
+            cr_assert_null(got);
+        else
+            cr_assert_str_eq(got, val);
+    }
+    weir_buf_fini(&a);
+    weir_buf_fini(&b);
+    weir__backend_destroy(be);
+}
+
 #define STATE_CASES(suite, kind)                                               \
     Test(suite, value_basics)                                                  \
     {                                                                          \
@@ -1536,6 +1601,10 @@ static void case_snapshot_async(const char *kind)
     Test(suite, snapshot_async)                                                \
     {                                                                          \
         case_snapshot_async(kind);                                             \
+    }                                                                          \
+    Test(suite, write_batch)                                                   \
+    {                                                                          \
+        case_write_batch(kind);                                                \
     }
 
 #endif

@@ -304,9 +304,26 @@ static int snapshot_begin(weir__subtask *st, uint64_t id, weir__async_snap **out
         if (!rc)
             rc = weir_buf_put_str(out_b, c->node->name);
         weir_buf_clear(&tmp);
+        /* The window operator's flush of changed keys: batched writes. */
+        if (!rc && c->be && c->cls->snapshot)
+            weir__backend_write_batch(c->be, true);
         if (!rc && c->cls->snapshot &&
             (rc = c->cls->snapshot(c->op, c, id, &tmp)))
             rc = op_failed(c, rc, "snapshot");
+        if (c->be && c->cls->snapshot) {
+            int brc = weir__backend_write_batch(c->be, false);
+            if (brc) {
+                /* Writes the operator was told had succeeded are lost: the
+                 * state is no longer trustworthy, the job fails. */
+                weir__subtask_fail(st, brc,
+                                   "%s[%u]: writing its state failed: %s",
+                                   c->node->name, st->index,
+                                   weir_strerror(brc));
+                weir_buf_fini(&tmp);
+                weir__async_snap_free(a);
+                return WEIR_ECANCELED;
+            }
+        }
         if (!rc)
             rc = weir_buf_put_bytes(out_b, tmp.data, tmp.len);
         op->has_kg = c->be || c->timers;

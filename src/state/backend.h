@@ -71,6 +71,18 @@ int weir__backend_snapshot_begin(weir__backend *be, weir__backend_snap **out);
 int weir__backend_snap_kg(weir__backend_snap *s, uint32_t kg, weir_buf *out);
 void weir__backend_snap_release(weir__backend_snap *s);
 
+/*
+ * Write combining around a burst of writes (the operators' snapshot hooks
+ * at a barrier: the window operator writes every changed key). While on, a
+ * backend may collect puts and deletes and write them in large batches;
+ * any other access writes the collected ones first, so reads always see
+ * every write. Turning it off writes the rest and returns the first error
+ * of any batch write since it was turned on - a write the caller was told
+ * had succeeded may then be lost, so the caller must treat that error as
+ * fatal for the state. The memory backend ignores it (0).
+ */
+int weir__backend_write_batch(weir__backend *be, bool on);
+
 /* Bytes of state held (approximate), for metrics and inspect. */
 uint64_t weir__backend_size_bytes(const weir__backend *be);
 

@@ -97,6 +97,8 @@ typedef struct weir__backend_ops {
     int (*snap_state)(void *view, uint32_t id, weir_state_kind kind,
                       uint32_t kg, weir__snap_writer *w);
     void (*snap_release)(void *view);
+    /* Optional: write combining (backend.h, weir__backend_write_batch). */
+    int (*write_batch)(weir__backend *be, bool on);
 } weir__backend_ops;
 
 struct weir_state {

@@ -74,6 +74,14 @@ typedef struct rdb_backend {
     weir_buf kbuf; /* the key of the current access */
     weir_buf vbuf; /* the value being written */
     rchunk *arena; /* read results, reset by writes */
+    /*
+     * Write combining (weir__backend_write_batch): while on, puts and
+     * deletes collect in wb and reach the database in large batches; every
+     * other access writes the batch first, so reads see every write.
+     */
+    rocksdb_writebatch_t *wb;
+    bool batching;
+    int batch_err; /* a failed batch write, reported when batching ends */
     char err[256];
 } rdb_backend;
 
@@ -216,8 +224,30 @@ static int put_elem(weir_buf *b, int64_t stamp, const void *v, size_t len)
     return 0;
 }
 
+#define BATCH_OPS 4096 /* writes per batch: bounded memory, fewer calls */
+
+/* Writes the collected batch; every access but put and delete calls it. */
+static int batch_flush(rdb_backend *rb)
+{
+    if (!rb->wb || rocksdb_writebatch_count(rb->wb) == 0)
+        return 0;
+    char *err = NULL;
+    rocksdb_write(rb->db, rb->wo, rb->wb, &err);
+    rocksdb_writebatch_clear(rb->wb);
+    int rc = err ? rdb_err(rb, err) : 0;
+    if (rc && !rb->batch_err)
+        rb->batch_err = rc;
+    return rc;
+}
+
 static int db_put(rdb_backend *rb, const weir_buf *k, const weir_buf *v)
 {
+    if (rb->batching) {
+        rocksdb_writebatch_put(rb->wb, (const char *)k->data, k->len,
+                               (const char *)v->data, v->len);
+        return rocksdb_writebatch_count(rb->wb) >= BATCH_OPS ? batch_flush(rb)
+                                                             : 0;
+    }
     char *err = NULL;
     rocksdb_put(rb->db, rb->wo, (const char *)k->data, k->len,
                 (const char *)v->data, v->len, &err);
@@ -226,6 +256,11 @@ static int db_put(rdb_backend *rb, const weir_buf *k, const weir_buf *v)
 
 static int db_delete(rdb_backend *rb, const weir_buf *k)
 {
+    if (rb->batching) {
+        rocksdb_writebatch_delete(rb->wb, (const char *)k->data, k->len);
+        return rocksdb_writebatch_count(rb->wb) >= BATCH_OPS ? batch_flush(rb)
+                                                             : 0;
+    }
     char *err = NULL;
     rocksdb_delete(rb->db, rb->wo, (const char *)k->data, k->len, &err);
     return err ? rdb_err(rb, err) : 0;
@@ -233,6 +268,9 @@ static int db_delete(rdb_backend *rb, const weir_buf *k)
 
 static int db_write(rdb_backend *rb, rocksdb_writebatch_t *wb)
 {
+    int brc = batch_flush(rb);
+    if (brc)
+        return brc;
     char *err = NULL;
     if (rocksdb_writebatch_count(wb) > 0)
         rocksdb_write(rb->db, rb->wo, wb, &err);
@@ -242,6 +280,10 @@ static int db_write(rdb_backend *rb, rocksdb_writebatch_t *wb)
 /* Looks up kbuf. *ps is NULL when absent. */
 static int db_get(rdb_backend *rb, rocksdb_pinnableslice_t **ps)
 {
+    *ps = NULL;
+    int brc = batch_flush(rb);
+    if (brc)
+        return brc;
     char *err = NULL;
     *ps = rocksdb_get_pinned(rb->db, rb->ro, (const char *)rb->kbuf.data,
                              rb->kbuf.len, &err);
@@ -281,6 +323,8 @@ typedef struct range_iter {
 static int iter_open(rdb_backend *rb, range_iter *ri, const weir_buf *lo,
                      const weir_buf *hi)
 {
+    /* A failure is kept in batch_err and fails the batch's end. */
+    batch_flush(rb);
     ri->ro = rocksdb_readoptions_create();
     rocksdb_readoptions_set_iterate_lower_bound(ri->ro, (const char *)lo->data,
                                                 lo->len);
@@ -608,6 +652,8 @@ static int list_append(rdb_backend *rb, weir_state *st, const void *ns,
         return rc;
     weir_buf_clear(&rb->vbuf);
     if ((rc = put_elem(&rb->vbuf, stamp, val, len)))
+        return rc;
+    if ((rc = batch_flush(rb)))
         return rc;
     char *err = NULL;
     rocksdb_merge(rb->db, rb->wo, (const char *)rb->kbuf.data, rb->kbuf.len,
@@ -945,6 +991,9 @@ typedef struct rdb_view {
 
 static int rdb_snap_begin(weir__backend *be, void **out)
 {
+    int rc = batch_flush(RB(be));
+    if (rc)
+        return rc;
     rdb_view *v = weir_malloc(sizeof *v);
     if (!v)
         return WEIR_ENOMEM;
@@ -1071,6 +1120,9 @@ static int delete_kg_range(rdb_backend *rb, uint32_t kg_from, uint32_t kg_to)
     uint8_t lo[2], hi[2];
     wr_u16be(lo, kg_from);
     wr_u16be(hi, kg_to);
+    int brc = batch_flush(rb);
+    if (brc)
+        return brc;
     rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
     rocksdb_writebatch_delete_range(wb, (const char *)lo, 2, (const char *)hi,
                                     2);
@@ -1152,8 +1204,27 @@ static uint64_t rdb_size_bytes(const weir__backend *be)
     return sst + mem;
 }
 
+static int rdb_write_batch(weir__backend *be, bool on)
+{
+    rdb_backend *rb = RB(be);
+    if (on) {
+        if (!rb->wb)
+            rb->wb = rocksdb_writebatch_create();
+        rb->batching = true;
+        rb->batch_err = 0;
+        return 0;
+    }
+    batch_flush(rb);
+    rb->batching = false;
+    int rc = rb->batch_err;
+    rb->batch_err = 0;
+    return rc;
+}
+
 static void rdb_free(rdb_backend *rb, bool destroy_db)
 {
+    if (rb->wb)
+        rocksdb_writebatch_destroy(rb->wb);
     if (rb->db) {
         rocksdb_close(rb->db);
         if (destroy_db) {
@@ -1216,6 +1287,7 @@ static const weir__backend_ops rdb_ops = {
     .collect_keys = rdb_collect_keys,
     .snapshot_state = rdb_snapshot_state,
     .snap_begin = rdb_snap_begin,
+    .write_batch = rdb_write_batch,
     .snap_state = rdb_snap_state,
     .snap_release = rdb_snap_release,
     .drop_kg = rdb_drop_kg,
@@ -1380,7 +1452,9 @@ int weir__rocksdb_checkpoint(weir__backend *be, const char *dir)
     if (!weir__backend_is_rocksdb(be))
         return WEIR_EUNSUPPORTED;
     rdb_backend *rb = RB(be);
-    int rc = write_meta(rb);
+    int rc = batch_flush(rb);
+    if (!rc)
+        rc = write_meta(rb);
     if (rc)
         return rc;
     char *err = NULL;
@@ -1557,6 +1631,9 @@ int weir__rocksdb_compact(weir__backend *be)
         return WEIR_EINVAL;
     if (!weir__backend_is_rocksdb(be))
         return WEIR_EUNSUPPORTED;
+    int rc = batch_flush(RB(be));
+    if (rc)
+        return rc;
     rocksdb_compact_range(RB(be)->db, NULL, 0, NULL, 0);
     return 0;
 }
