@@ -111,10 +111,12 @@ typedef struct weir__ckpt_hooks {
 /*
  * Tests only: when set, every subtask's snapshot thread calls fn before it
  * serializes its part of checkpoint `id` (a test may block there to show that
- * the job goes on meanwhile). Set it before the job starts, clear it after.
+ * the job goes on meanwhile); a non-zero return (a WEIR_E... code) fails
+ * that part as a failed serialization would. Set it before the job starts,
+ * clear it after.
  */
-typedef void (*weir__snapshot_test_hook)(uint64_t id, int task,
-                                         uint32_t subtask);
+typedef int (*weir__snapshot_test_hook)(uint64_t id, int task,
+                                        uint32_t subtask);
 void weir__set_snapshot_test_hook(weir__snapshot_test_hook fn);
 
 /* Before weir_job_start. */

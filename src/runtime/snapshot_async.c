@@ -89,11 +89,11 @@ static void complete(weir__subtask *st, weir__async_snap *a)
 {
     weir_job *job = st->job;
     weir__snapshot_test_hook hook = atomic_load(&g_test_hook);
-    if (hook)
-        hook(a->id, st->task->id, st->index);
+    int rc = hook ? hook(a->id, st->task->id, st->index) : 0;
     weir_buf out;
     weir_buf_init(&out);
-    int rc = weir__async_snap_write(a, &out);
+    if (!rc)
+        rc = weir__async_snap_write(a, &out);
     if (a->sync_ns < 0) /* synchronous: the subtask waited for all of it */
         a->sync_ns = weir_monotonic_ns() - a->t0_ns;
     /* Release the pinned state first: the backend copies less meanwhile. */
