@@ -25,6 +25,9 @@
 #ifdef WEIR_HAVE_CJSON
 #include <cjson/cJSON.h>
 #endif
+#ifdef WEIR_HAVE_LIBCSV
+#include <csv.h>
+#endif
 
 typedef struct input {
     char *data;
@@ -250,6 +253,88 @@ static int64_t cjson_decode_all(const input *in, const weir_schema *s)
 }
 #endif
 
+#ifdef WEIR_HAVE_LIBCSV
+/*
+ * libcsv: its push parser hands each field (unquoted, unescaped) to a
+ * callback, which converts it into the same columnar batch weir fills.
+ */
+typedef struct csv_fill {
+    weir_batch *b;
+    const weir_schema *s;
+    uint32_t col, rows;
+    int r;
+    char num[64];
+} csv_fill;
+
+static void csv_field(void *p, size_t n, void *ud)
+{
+    csv_fill *f = ud;
+    if (f->col == 0) {
+        if (weir_batch_full(f->b))
+            weir_batch_reset(f->b);
+        f->r = weir_batch_append_row(f->b);
+    }
+    uint32_t c = f->col++;
+    if (c >= f->s->n_fields)
+        return;
+    if (n == 0) {
+        weir_batch_set_null(f->b, c, (uint32_t)f->r);
+        return;
+    }
+    switch (f->s->fields[c].type.id) {
+    case WEIR_TYPE_BIGINT:
+    case WEIR_TYPE_DOUBLE: {
+        /* the field is not NUL-terminated: copy it for strtoll / strtod */
+        size_t m = n < sizeof f->num - 1 ? n : sizeof f->num - 1;
+        memcpy(f->num, p, m);
+        f->num[m] = 0;
+        if (f->s->fields[c].type.id == WEIR_TYPE_BIGINT)
+            WEIR_COL_I64(f->b, c)[f->r] = strtoll(f->num, NULL, 10);
+        else
+            WEIR_COL_F64(f->b, c)[f->r] = strtod(f->num, NULL);
+        break;
+    }
+    case WEIR_TYPE_STRING:
+        weir_batch_set_str(f->b, c, (uint32_t)f->r, p, n);
+        break;
+    case WEIR_TYPE_TIMESTAMP:
+        weir__parse_ts(p, n, &WEIR_COL_I64(f->b, c)[f->r], NULL);
+        break;
+    default:
+        break;
+    }
+}
+
+static void csv_row_end(int ch, void *ud)
+{
+    (void)ch;
+    csv_fill *f = ud;
+    f->col = 0;
+    f->rows++;
+}
+
+static int64_t libcsv_decode_all(const input *in, const weir_schema *s)
+{
+    struct csv_parser p;
+    csv_init(&p, CSV_APPEND_NULL);
+    csv_fill f = {.b = weir_batch_create(s, 1024), .s = s};
+    int64_t t0 = weir_monotonic_ns();
+    if (csv_parse(&p, in->data, in->len, csv_field, csv_row_end, &f) != in->len) {
+        fprintf(stderr, "libcsv: %s\n", csv_strerror(csv_error(&p)));
+        exit(1);
+    }
+    csv_fini(&p, csv_field, csv_row_end, &f);
+    int64_t ns = weir_monotonic_ns() - t0;
+    if (f.rows != in->rows) {
+        fprintf(stderr, "libcsv decoded %u of %u rows\n", f.rows, in->rows);
+        exit(1);
+    }
+    csv_free(&p);
+    weir_batch_destroy(f.b);
+    return ns;
+}
+#endif
+
 static int64_t encode_all(const input *in, weir_format_kind kind,
                           const weir_schema *s, size_t *out_bytes)
 {
@@ -405,6 +490,19 @@ best_of_3(int64_t (*fn)(const input *, weir_format_kind, const weir_schema *),
     return best;
 }
 
+/* The best of 3 runs of a baseline library's decoder. */
+static int64_t best_of_3_lib(int64_t (*fn)(const input *, const weir_schema *), const input *in,
+                             const weir_schema *s)
+{
+    int64_t best = INT64_MAX;
+    for (int i = 0; i < 3; i++) {
+        int64_t ns = fn(in, s);
+        if (ns < best)
+            best = ns;
+    }
+    return best;
+}
+
 static void row(const char *what, const char *impl, size_t bytes, uint32_t rows,
                 int64_t ns)
 {
@@ -430,26 +528,19 @@ int main(int argc, char **argv)
     int64_t ns = best_of_3(weir_decode_all, &bids, WEIR_FORMAT_JSON, bs);
     row("JSON bids (7 fields) decode", "weir", bids.len, n, ns);
 #ifdef WEIR_HAVE_CJSON
-    int64_t best = INT64_MAX;
-    for (int i = 0; i < 3; i++) {
-        int64_t t = cjson_decode_all(&bids, bs);
-        best = t < best ? t : best;
-    }
-    row("JSON bids (7 fields) decode", "cJSON", bids.len, n, best);
+    row("JSON bids (7 fields) decode", "cJSON", bids.len, n, best_of_3_lib(cjson_decode_all, &bids, bs));
 #endif
     ns = best_of_3(weir_decode_all, &small, WEIR_FORMAT_JSON, ss);
     row("JSON small (4 fields) decode", "weir", small.len, n, ns);
 #ifdef WEIR_HAVE_CJSON
-    best = INT64_MAX;
-    for (int i = 0; i < 3; i++) {
-        int64_t t = cjson_decode_all(&small, ss);
-        best = t < best ? t : best;
-    }
-    row("JSON small (4 fields) decode", "cJSON", small.len, n, best);
+    row("JSON small (4 fields) decode", "cJSON", small.len, n, best_of_3_lib(cjson_decode_all, &small, ss));
 #endif
     ns = best_of_3(weir_decode_all, &bids_csv, WEIR_FORMAT_CSV, bs);
     row("CSV bids (7 fields) decode", "weir", bids_csv.len, n, ns);
-    best = INT64_MAX;
+#ifdef WEIR_HAVE_LIBCSV
+    row("CSV bids (7 fields) decode", "libcsv", bids_csv.len, n, best_of_3_lib(libcsv_decode_all, &bids_csv, bs));
+#endif
+    int64_t best = INT64_MAX;
     for (int i = 0; i < 3; i++) {
         int64_t t = file_source_all(&bids, bs);
         best = t < best ? t : best;

@@ -4,7 +4,8 @@
  * Build (tests/test_sql_fuzz.sh does this): clang with
  * -fsanitize=fuzzer,address,undefined, this file, the parser's sources in
  * src/sql, src/util/{alloc,buf,error}.c and src/time/timefmt.c. Run it on
- * the seed corpus fuzz/corpus/sql with the dictionary fuzz/sql.dict.
+ * the seed corpus fuzz/corpus/sql plus tests/sql/parse/nexmark with the
+ * dictionary fuzz/sql.dict.
  *
  * Besides "no crash, no leak, no undefined behaviour", every input checks
  * the parser's contracts, and a violation aborts so libFuzzer keeps it:

@@ -10,6 +10,7 @@ PACKAGES=(
   librocksdb-dev         # RocksDB state backend
   libcriterion-dev       # unit tests
   libcjson-dev           # benchmark baseline for the JSON decoder
+  libcsv-dev             # benchmark baseline for the CSV decoder
   clang libclang-rt-14-dev  # fuzzers (libFuzzer)
   python3                # test helpers
 )

@@ -2,17 +2,40 @@
 # Builds weir and runs the whole test suite (the README's test command).
 #   scripts/test.sh            release build, all tests
 #   scripts/test.sh --sanitize AddressSanitizer + UndefinedBehaviorSanitizer build
+#   scripts/test.sh --tsan     ThreadSanitizer build of the weir command, and
+#                              the tests that run it (SQL golden cases at
+#                              parallelism 1/2/4, kill-and-resume, CLI): the
+#                              Criterion runner itself cannot start under TSan
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 dir=build
 flags=()
-if [ "${1:-}" = "--sanitize" ]; then
+case "${1:-}" in
+--sanitize)
   dir=build-asan
   flags=(-DWEIR_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug)
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-fi
+  ;;
+--tsan)
+  cmake -S . -B build-tsan -DWEIR_TSAN=ON >/dev/null
+  cmake --build build-tsan -j"$(nproc)" --target weir_cli
+  export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:exitcode=66:second_deadlock_stack=1}
+  weir=$PWD/build-tsan/weir
+  passed=0 failed=0
+  for t in test_sql_golden test_crash_sql test_cli; do
+    if bash "tests/$t.sh" "$weir" "$PWD" > "build-tsan/$t.log" 2>&1; then
+      passed=$((passed + 1)); echo "tsan: $t passed"
+    else
+      failed=$((failed + 1)); echo "tsan: $t FAILED"; tail -40 "build-tsan/$t.log"
+    fi
+  done
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+  exit
+  ;;
+esac
 cmake -S . -B "$dir" "${flags[@]}" >/dev/null
 cmake --build "$dir" -j"$(nproc)"
 ctest --test-dir "$dir" --output-on-failure -j"$(nproc)"

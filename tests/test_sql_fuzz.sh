@@ -55,6 +55,8 @@ fi
 # libFuzzer adds new inputs to the first corpus directory: use a copy.
 mkdir -p "$work/corpus" "$work/artifacts"
 cp "$src"/fuzz/corpus/sql/* "$work/corpus/"
+# The reference Nexmark queries of the parser tests seed it as well.
+for f in "$src"/tests/sql/parse/nexmark/*.sql; do cp "$f" "$work/corpus/nexmark_$(basename "$f")"; done
 
 echo "fuzzing the SQL parser for ${secs}s"
 "$work/sql_fuzz" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \

@@ -1,6 +1,7 @@
 -- Nexmark q20, from the reference suite (nexmark/nexmark, module
 -- nexmark-flink, queries/q20.sql); the tables come from ddl.sql.
--- weir: not runnable yet: needs a regular join.
+-- weir: runs as in the reference: a regular join (the category condition
+--   filters the auctions before the join).
 --
 -- Query 20: Expand bid with auction (Not in original suite)
 -- Get bids with the corresponding auction information where category is 10.

@@ -1,6 +1,7 @@
 -- Nexmark q3, from the reference suite (nexmark/nexmark, module
 -- nexmark-flink, queries/q3.sql); the tables come from ddl.sql.
--- weir: not runnable yet: needs a regular (non-windowed) join.
+-- weir: runs as in the reference: a regular join (the WHERE conditions on
+--   one side filter that side before the join).
 --
 -- Query 3: Local Item Suggestion
 -- Who is selling in OR, ID or CA in category 10, and for what auction ids?

@@ -1,7 +1,7 @@
 -- Nexmark q4, from the reference suite (nexmark/nexmark, module
 -- nexmark-flink, queries/q4.sql); the tables come from ddl.sql.
--- weir: not runnable yet: needs a regular join (with a time condition)
---   under an aggregation.
+-- weir: runs as in the reference: a regular join with a time condition (a
+--   residual condition, as in Flink) under two updating aggregations.
 --
 -- Query 4: Average Price for a Category
 -- Select the average of the wining bid prices for all auctions in each category.

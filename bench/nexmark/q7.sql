@@ -1,7 +1,8 @@
 -- Nexmark q7, from the reference suite (nexmark/nexmark, module
 -- nexmark-flink, queries/q7.sql); the tables come from ddl.sql.
--- weir: not runnable yet: needs a join of a stream with a window
---   aggregation (interval condition).
+-- weir: runs as in the reference: a regular join of the bids with the
+--   window aggregation (window_end is a plain timestamp, so the BETWEEN
+--   is a condition on each pair, not an interval join).
 --
 -- Query 7: Highest Bid
 -- What are the highest bids per period?

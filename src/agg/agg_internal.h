@@ -19,6 +19,7 @@
 
 #include <string.h>
 
+#include "util/pow10.h"
 #include "weir/agg.h"
 
 /* How a value is held while aggregating. */
@@ -122,7 +123,6 @@ int weir__ostr_set(ostr *o, const char *s, uint32_t len);
 void weir__ostr_free(ostr *o);
 
 /* Powers of ten up to 10^18, for DECIMAL scaling. */
-extern const int64_t weir__agg_pow10[19];
 
 /* ---- serialisation framing ---- */
 

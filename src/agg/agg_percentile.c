@@ -233,7 +233,7 @@ static bool input(const weir_agg *a, const weir_batch *b, uint32_t row,
         return *x == *x;
     case WEIR_TYPE_DECIMAL:
         *x = (double)((const int64_t *)c->data)[row] /
-             (double)weir__agg_pow10[c->type.scale];
+             (double)weir__pow10[c->type.scale];
         return true;
     default:
         *x = (double)((const int64_t *)c->data)[row];

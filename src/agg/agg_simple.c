@@ -727,8 +727,8 @@ static int davg_result(const weir_agg *a, const void *acc, weir_batch *out,
     __int128 q1 = sum / n, r1 = sum % n;
     if (q1 >= DEC18_LIMIT || q1 <= -DEC18_LIMIT)
         return weir__agg_put_null(out, col, row);
-    __int128 frac = r1 * weir__agg_pow10[up];
-    __int128 q = q1 * weir__agg_pow10[up] + frac / n, r = frac % n;
+    __int128 frac = r1 * weir__pow10[up];
+    __int128 q = q1 * weir__pow10[up] + frac / n, r = frac % n;
     /* Round half away from zero (Java's HALF_UP, which Flink uses). */
     if (r < 0)
         r = -r;
@@ -836,7 +836,7 @@ static double num_input(const weir_agg *a, const weir_batch *b, uint32_t row)
         return ((const double *)c->data)[row];
     case WEIR_TYPE_DECIMAL:
         return (double)((const int64_t *)c->data)[row] /
-               (double)weir__agg_pow10[c->type.scale];
+               (double)weir__pow10[c->type.scale];
     default:
         return (double)((const int64_t *)c->data)[row];
     }

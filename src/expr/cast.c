@@ -97,8 +97,16 @@ size_t weir__fmt_decimal(int64_t v, int scale, char *buf)
     if (scale == 0)
         return (size_t)sprintf(buf, "%s%llu", v < 0 ? "-" : "", (unsigned long long)mag);
     uint64_t p = (uint64_t)weir__pow10[scale];
-    return (size_t)sprintf(buf, "%s%llu.%0*llu", v < 0 ? "-" : "", (unsigned long long)(mag / p), scale,
-                           (unsigned long long)(mag % p));
+    size_t n = (size_t)sprintf(buf, "%s%llu.", v < 0 ? "-" : "", (unsigned long long)(mag / p));
+    /* The fraction digit by digit, zero-padded to the scale (at most 18). */
+    uint64_t frac = mag % p;
+    for (int i = scale - 1; i >= 0; i--) {
+        buf[n + (size_t)i] = (char)('0' + frac % 10);
+        frac /= 10;
+    }
+    n += (size_t)scale;
+    buf[n] = 0;
+    return n;
 }
 
 static void trim(const char **s, size_t *len)
@@ -221,18 +229,8 @@ int weir__parse_ts_text(const char *s, size_t len, int64_t *out_ms)
                 return WEIR_EPARSE;
             if (i < len && s[i] == '.') {
                 i++;
-                int nd = 0, frac = 0;
-                while (i < len && s[i] >= '0' && s[i] <= '9' && nd < 9) {
-                    if (nd < 3)
-                        frac = frac * 10 + (s[i] - '0');
-                    nd++;
-                    i++;
-                }
-                if (nd == 0)
+                if (weir__parse_fraction_ms(s, len, &i, &ms))
                     return WEIR_EPARSE;
-                for (int k = nd; k < 3; k++)
-                    frac *= 10;
-                ms = frac;
             }
         }
         if (i < len && s[i] == 'Z')

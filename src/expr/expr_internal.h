@@ -19,6 +19,7 @@
 
 #include <string.h>
 
+#include "util/pow10.h"
 #include "weir/expr.h"
 
 typedef weir_expr_vec xvec;
@@ -144,7 +145,6 @@ bool weir__common_type(const weir_expr *a, const weir_expr *b, weir_type *out);
 bool weir__type_eq(weir_type a, weir_type b); /* ignoring nullability */
 const char *weir__tname(const weir_expr *e, char *buf, size_t cap);
 
-extern const int64_t weir__pow10[19];
 
 /* ---- building ---- */
 

@@ -42,6 +42,8 @@ typedef struct tbuf {
 
 static int tput(tbuf *b, const char *s, size_t n)
 {
+    if (n > SIZE_MAX / 4 - b->len)
+        return -1;
     if (b->len + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 64;
         while (cap < b->len + n + 1)

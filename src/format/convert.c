@@ -101,6 +101,33 @@ static bool span_eq(const char *p, size_t n, const char *lit)
     return n == m && memcmp(p, lit, m) == 0;
 }
 
+/*
+ * An optional exponent ("e", sign, digits) at p[*i]: its value in *exp10,
+ * saturated at a million (far past any double or DECIMAL), *i moved past it.
+ */
+static int parse_exponent(const char *p, size_t n, size_t *i, int64_t *exp10)
+{
+    size_t j = *i;
+    *exp10 = 0;
+    if (j == n || (p[j] != 'e' && p[j] != 'E'))
+        return 0;
+    j++;
+    bool neg = false;
+    if (j < n && (p[j] == '+' || p[j] == '-')) {
+        neg = p[j] == '-';
+        j++;
+    }
+    if (j == n || !is_digit(p[j]))
+        return WEIR_EPARSE;
+    for (; j < n && is_digit(p[j]); j++)
+        if (*exp10 < 1000000)
+            *exp10 = *exp10 * 10 + (p[j] - '0');
+    if (neg)
+        *exp10 = -*exp10;
+    *i = j;
+    return 0;
+}
+
 int weir__fmt_parse_f64(const char *p, size_t n, double *out)
 {
     static const double pow10[] = {
@@ -157,21 +184,8 @@ int weir__fmt_parse_f64(const char *p, size_t n, double *out)
     if (ndig == 0)
         return WEIR_EPARSE;
     int64_t exp10 = 0;
-    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
-        i++;
-        bool eneg = false;
-        if (i < n && (p[i] == '+' || p[i] == '-')) {
-            eneg = p[i] == '-';
-            i++;
-        }
-        if (i == n || !is_digit(p[i]))
-            return WEIR_EPARSE;
-        for (; i < n && is_digit(p[i]); i++)
-            if (exp10 < 100000)
-                exp10 = exp10 * 10 + (p[i] - '0');
-        if (eneg)
-            exp10 = -exp10;
-    }
+    if (parse_exponent(p, n, &i, &exp10))
+        return WEIR_EPARSE;
     if (i != n)
         return WEIR_EPARSE;
     int64_t e = exp10 + dropped - nfrac;
@@ -224,21 +238,8 @@ int weir__fmt_parse_decimal(const char *p, size_t n, int precision, int scale,
     if (ndig == 0)
         return WEIR_EPARSE;
     int64_t exp10 = 0;
-    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
-        i++;
-        bool eneg = false;
-        if (i < n && (p[i] == '+' || p[i] == '-')) {
-            eneg = p[i] == '-';
-            i++;
-        }
-        if (i == n || !is_digit(p[i]))
-            return WEIR_EPARSE;
-        for (; i < n && is_digit(p[i]); i++)
-            if (exp10 < 1000000)
-                exp10 = exp10 * 10 + (p[i] - '0');
-        if (eneg)
-            exp10 = -exp10;
-    }
+    if (parse_exponent(p, n, &i, &exp10))
+        return WEIR_EPARSE;
     if (i != n)
         return WEIR_EPARSE;
     /* unscaled = D * 10^shift, D being all the digits as one integer. */

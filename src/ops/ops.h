@@ -1,12 +1,14 @@
 /*
  * ops/ops.h - relational operators the SQL planner (and C users) place in a
- * job: updating group aggregation and union. Each returns a
+ * job: updating group aggregation, regular join and union. Each returns a
  * weir_operator_spec whose arg is a copy of the configuration.
  */
 #ifndef WEIR_OPS_H
 #define WEIR_OPS_H
 
 #include "weir/agg.h"
+#include "weir/clock.h"
+#include "weir/expr.h"
 #include "weir/operator.h"
 
 /*
@@ -28,6 +30,54 @@ typedef struct weir_group_agg_config {
 } weir_group_agg_config;
 
 int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *out);
+
+/*
+ * Regular (unwindowed) streaming equi-join of two inputs, as Flink's
+ * streaming join: input 0 is the left side, input 1 the right side, each
+ * received through a keyed exchange on its equi-join key columns (the two
+ * key specs must describe columns of identical types, so that equal values
+ * give equal key bytes). Both sides' rows are kept in keyed map state
+ * (row -> occurrence count, and for an outer side the number of matching
+ * rows of the other side). Output rows are the first n_out[0] columns of
+ * the left row followed by the first n_out[1] columns of the right row;
+ * the columns of a missing side of an outer join are NULL.
+ * Changelog: an INNER join forwards each input row's kind (append-only
+ * inputs give an append-only result); outer joins emit +I and -D only,
+ * retracting a NULL-padded row when its first match arrives and emitting it
+ * again when its last match goes. A row with a NULL key column matches
+ * nothing (SQL equality).
+ */
+typedef enum weir_join_type {
+    WEIR_JOIN_INNER,
+    WEIR_JOIN_LEFT,
+    WEIR_JOIN_RIGHT,
+    WEIR_JOIN_FULL,
+} weir_join_type;
+
+typedef struct weir_join_config {
+    weir_join_type type;
+    weir_keyspec keys[2];          /* equi-join key columns of the left and right input */
+    uint32_t n_out[2];             /* leading columns of each input that form the output */
+    const weir_expr *residual;     /* borrowed; extra condition over the output row, or NULL */
+    const weir_schema *out_schema; /* borrowed; n_out[0] + n_out[1] columns */
+    int64_t state_ttl_ms;          /* 0: keep rows forever (table.exec.state.ttl) */
+    weir_clock clock;              /* for the residual's time functions; may be zeroed */
+    /*
+     * Interval join (append-only inputs): every match satisfies
+     * lo_ms <= left.time - right.time <= hi_ms, where time is column
+     * time_col[i] (an epoch-ms time column) of input i. The residual still
+     * decides matches; the bounds let the operator drop a row once the
+     * watermark guarantees no row of the other side can match it any more.
+     * Outer interval joins emit a padded row when an unmatched row expires,
+     * so their output is append-only.
+     */
+    bool interval;
+    uint32_t time_col[2];
+    int64_t lo_ms, hi_ms;
+} weir_join_config;
+
+int weir_join_spec(const weir_join_config *cfg, weir_operator_spec *out);
+const char *weir_join_type_name(weir_join_type t); /* "INNER", "LEFT", ... */
 
 /* n-input union: forwards every batch of every input unchanged. */
 int weir_union_spec(uint32_t n_inputs, weir_operator_spec *out);

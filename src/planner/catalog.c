@@ -121,6 +121,9 @@ int plan_create_table(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_lo
     if (ct->like || ct->as_query)
         return plan_error(pc, loc, WEIR_EUNSUPPORTED, "CREATE TABLE ... %s is not supported yet",
                           ct->like ? "LIKE" : "AS SELECT");
+    if (ct->n_partitioned_by)
+        return plan_error(pc, ct->partitioned_by[0].loc, WEIR_EUNSUPPORTED,
+                          "PARTITIONED BY is not supported yet (weir writes and reads one folder per table)");
     cat_table *nt = weir_realloc(pc->tables, (pc->n_tables + 1) * sizeof *nt);
     if (!nt)
         return WEIR_ENOMEM;

@@ -124,6 +124,19 @@ int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out);
 int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, const char *const *names,
               uint32_t n, rel *out, const char *label);
 
+/* FROM item: a table, view, subquery, window table function or join. */
+int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out);
+
+/* join.c: regular joins. */
+typedef struct join_conds join_conds;
+/* The conjuncts of a WHERE clause, offered to the comma joins below it. */
+int plan_join_conds_make(plan_ctx *pc, const weir_sql_expr *where, join_conds **out);
+bool plan_join_conds_all_used(const join_conds *jc);
+/* True for joins that take WHERE conjuncts as conditions (inner and comma joins). */
+bool plan_join_takes_where(const weir_sql_table_ref *t);
+/* Plans a JOIN table ref; where (or NULL) supplies the condition of comma joins. */
+int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out);
+
 /* planner.c: adds a sink writing r into table t (casting to its columns). */
 int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc);
 

@@ -1,6 +1,6 @@
 /*
  * planner/query.c - planning queries: FROM (tables, views, subqueries,
- * window table functions), WHERE, SELECT, GROUP BY (window aggregation and
+ * window table functions, joins: see join.c), WHERE, SELECT, GROUP BY (window aggregation and
  * updating group aggregation), HAVING, DISTINCT and UNION ALL.
  *
  * Map:
@@ -346,7 +346,7 @@ static int plan_window_tvf(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out
     return set_alias(pc, out, ref, NULL) ? WEIR_ENOMEM : 0;
 }
 
-static int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
+int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
 {
     switch (ref->kind) {
     case WEIR_SQL_FROM_TABLE:
@@ -366,8 +366,7 @@ static int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
         return rc;
     }
     case WEIR_SQL_FROM_JOIN:
-        return plan_error(pc, ref->u.join.op_loc, WEIR_EUNSUPPORTED,
-                          "joins are not supported yet (interval, window and temporal joins are planned)");
+        return plan_join(pc, ref, NULL, out);
     default:
         return plan_error(pc, ref->loc, WEIR_EUNSUPPORTED, "this kind of FROM item is not supported yet");
     }
@@ -892,11 +891,20 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
     if (!sel->from)
         return plan_error(pc, sel->loc, WEIR_EUNSUPPORTED, "SELECT without FROM is not supported yet");
     rel in;
-    int rc = plan_from(pc, sel->from, &in);
-    if (rc)
+    int rc;
+    bool where_done = false;
+    const weir_sql_table_ref *fr = sel->from;
+    if (sel->where && plan_join_takes_where(fr) && !has_agg(sel->where)) {
+        /* FROM a, b WHERE a.k = b.k: the WHERE conjuncts of inner joins are join conditions. */
+        join_conds *jc;
+        if ((rc = plan_join_conds_make(pc, sel->where, &jc)) || (rc = plan_join(pc, fr, jc, &in)))
+            return rc;
+        where_done = plan_join_conds_all_used(jc);
+    } else if ((rc = plan_from(pc, sel->from, &in))) {
         return rc;
+    }
     weir_expr *filter = NULL;
-    if (sel->where) {
+    if (sel->where && !where_done) {
         if (has_agg(sel->where))
             return plan_error(pc, sel->where->loc, WEIR_EPLAN, "aggregate functions are not allowed in WHERE");
         if ((rc = plan_bind_expr(pc, &in, NULL, sel->where, &filter)))

@@ -376,9 +376,12 @@ int weir_job_start(weir_job *job)
 
 void weir_job_stop(weir_job *job)
 {
-    if (!job || job->phase != 1)
+    if (!job)
         return;
+    /* Set even before the job starts: its sources then end at once. */
     atomic_store(&job->stop, 1);
+    if (job->phase != 1)
+        return;
     for (uint32_t t = 0; t < job->n_tasks; t++) {
         weir__task *task = &job->tasks[t];
         if (task->is_source && task->subtasks)

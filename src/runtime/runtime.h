@@ -238,10 +238,13 @@ struct weir_job {
     weir__channel **channels;
     uint32_t n_channels, cap_channels;
 
-    int phase;          /* 0 built, 1 running, 2 finished */
+    /* 0 built, 1 running, 2 finished; atomic because weir_job_stop may come
+     * from any thread (a signal watcher) while the job starts or ends. The
+     * tasks are complete before it turns 1 and stay until destroy. */
+    _Atomic int phase;
     _Atomic int cancel; /* failing: every thread stops now */
     _Atomic int stop;   /* stopping: sources end, in-flight data drains */
-    pthread_mutex_t mu; /* error, phase */
+    pthread_mutex_t mu; /* error */
     int err_code;
     char err_msg[1024];
     bool build_failed;

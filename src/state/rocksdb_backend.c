@@ -33,6 +33,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <rocksdb/c.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -1322,9 +1323,18 @@ static int make_dirs(const char *path)
     return 0;
 }
 
+/*
+ * Subtasks open their databases at the same moment, and the first use of
+ * RocksDB's process-wide defaults (its Env and thread pools, its object
+ * registry) from several threads at once is not something its C API
+ * promises to be safe; ThreadSanitizer flags it. Opening is rare: one lock
+ * around setting up the options and around rocksdb_open.
+ */
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* Creates the backend struct, options and (after deleting any old database) the
  * directory. */
-static int rdb_prepare(const weir__backend_config *cfg, rdb_backend **out)
+static int rdb_prepare_locked(const weir__backend_config *cfg, rdb_backend **out)
 {
     if (!cfg->dir || !cfg->dir[0])
         return WEIR_EINVAL;
@@ -1391,10 +1401,20 @@ static int rdb_prepare(const weir__backend_config *cfg, rdb_backend **out)
     return 0;
 }
 
+static int rdb_prepare(const weir__backend_config *cfg, rdb_backend **out)
+{
+    pthread_mutex_lock(&open_lock);
+    int rc = rdb_prepare_locked(cfg, out);
+    pthread_mutex_unlock(&open_lock);
+    return rc;
+}
+
 static int rdb_open(rdb_backend *rb)
 {
     char *err = NULL;
+    pthread_mutex_lock(&open_lock);
     rb->db = rocksdb_open(rb->opts, rb->dir, &err);
+    pthread_mutex_unlock(&open_lock);
     return err ? rdb_err(rb, err) : 0;
 }
 

@@ -79,6 +79,23 @@ static int expect(const char *s, size_t len, size_t *i, char ch)
 
 static bool leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
+int weir__parse_fraction_ms(const char *s, size_t len, size_t *i, int *ms)
+{
+    int nd = 0, frac = 0;
+    while (*i < len && s[*i] >= '0' && s[*i] <= '9' && nd < 9) {
+        if (nd < 3)
+            frac = frac * 10 + (s[*i] - '0');
+        nd++;
+        (*i)++;
+    }
+    if (nd == 0)
+        return -1;
+    for (int k = nd; k < 3; k++)
+        frac *= 10;
+    *ms = frac;
+    return 0;
+}
+
 int weir__parse_ts(const char *s, size_t len, int64_t *out_ms, size_t *bad_at)
 {
     static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -104,18 +121,8 @@ int weir__parse_ts(const char *s, size_t len, int64_t *out_ms, size_t *bad_at)
         }
         if (i < len && s[i] == '.') {
             i++;
-            int nd = 0, frac = 0;
-            while (i < len && s[i] >= '0' && s[i] <= '9' && nd < 9) {
-                if (nd < 3)
-                    frac = frac * 10 + (s[i] - '0');
-                nd++;
-                i++;
-            }
-            if (nd == 0)
+            if (weir__parse_fraction_ms(s, len, &i, &ms))
                 goto bad;
-            for (int k = nd; k < 3; k++)
-                frac *= 10;
-            ms = frac;
         }
         if (i < len && s[i] == 'Z')
             i++;

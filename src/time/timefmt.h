@@ -22,6 +22,13 @@ size_t weir__format_ts(int64_t ms, char *buf, size_t cap);
  * Parses "yyyy-MM-dd[ |T]HH:mm:ss[.S{1,9}][Z]" or "yyyy-MM-dd". Returns 0 and
  * the instant, or WEIR_EPARSE with *bad_at set to the offending offset.
  */
+/*
+ * The digits of a fraction of a second at s[*i] (after the '.'): one to nine
+ * of them, kept to milliseconds (truncated) in *ms; *i moves past them.
+ * Nonzero when there is no digit.
+ */
+int weir__parse_fraction_ms(const char *s, size_t len, size_t *i, int *ms);
+
 int weir__parse_ts(const char *s, size_t len, int64_t *out_ms, size_t *bad_at);
 
 #endif

@@ -1,0 +1,594 @@
+/*
+ * ops/join.c - regular streaming equi-join (Flink's streaming join).
+ *
+ * State: for each side one map state per join key, "join-left" and
+ * "join-right". Map key: the row (its output columns in a canonical
+ * encoding, see row_encode). Map value: three i64: the number of times the
+ * row is present (duplicates are counted, not repeated); for the rows of
+ * an outer side, how many rows of the other side currently match it
+ * ("associations"; a regular join's outer row with none has its
+ * NULL-padded row in the output); and the row's time (interval joins,
+ * else WEIR_TS_MIN). Everything lives in the state backend, so
+ * checkpoints, restores at another parallelism and TTL come from it.
+ *
+ * Per input row (the key is set first): the rows of the other side under
+ * the same key are read into a candidate batch of output rows, the
+ * residual condition filters them, and then, with M the matching rows:
+ *   accumulate (+I/+U): store the row; for each m in M whose side is outer
+ *     and has no association yet, retract its padded row (-D); emit the
+ *     joined rows; if M is empty and this side is outer, emit the padded
+ *     row; associations are updated on both sides.
+ *   retract (-U/-D): remove one occurrence; emit the joined rows as
+ *     retractions; for each m whose side is outer and loses its last
+ *     association, emit its padded row again (+I); if M is empty and this
+ *     side is outer, retract the padded row.
+ * Interval joins (append-only inputs, bounds on left.time - right.time)
+ * keep the same state and add an event-time timer per stored row at the
+ * first watermark under which no future row of the other side can match
+ * it (left: time - lo + 1, right: time + hi + 1); the timer removes it. A row
+ * that arrives already past that point is joined with what is stored but
+ * not stored itself (counted as late_rows). An outer interval join emits
+ * a row of its outer side padded only when the row expires unmatched (or
+ * arrives late and unmatched), never retracting: its output is
+ * append-only, as Flink's.
+ * Kinds: an inner join keeps the input row's kind (+I/+U/-U/-D); outer
+ * joins emit +I and -D only, as Flink does. Each row's whole change is
+ * emitted before the next row is read, so the output for one order of
+ * arrival does not depend on batching.
+ */
+#include <string.h>
+
+#include "ops/ops.h"
+#include "weir/state.h"
+
+typedef struct join_conf {
+    weir_join_config cfg;
+    bool outer[2]; /* side i keeps unmatched rows (NULL-padded in the output) */
+} join_conf;
+
+/* One row of the other side, copied out of the state during the scan. */
+typedef struct cand_ref {
+    size_t off;    /* its encoded row in the scan buffer */
+    size_t len;
+    int64_t count; /* occurrences */
+    int64_t assoc; /* associations (outer side only) */
+    int64_t ts;    /* row time (interval joins) */
+} cand_ref;
+
+typedef struct join_op {
+    const join_conf *conf;
+    weir_state *st[2];
+    weir_expr_env *env;
+    weir_batch *out;     /* output being filled */
+    weir_batch *cand;    /* candidate joined rows of the current input row */
+    uint8_t *sel;        /* residual result per candidate */
+    uint32_t cand_cap;
+    cand_ref *refs;
+    uint32_t refs_cap, n_refs;
+    weir_buf scan;       /* encoded rows of the other side */
+    weir_buf row;        /* encoded input row */
+    weir_buf val;        /* a map value being written */
+    uint8_t key[1024];
+    uint32_t batch_size;
+    uint64_t *n_emitted;
+    uint64_t *n_late;
+    uint64_t *n_expired;
+} join_op;
+
+const char *weir_join_type_name(weir_join_type t)
+{
+    switch (t) {
+    case WEIR_JOIN_INNER: return "INNER";
+    case WEIR_JOIN_LEFT: return "LEFT";
+    case WEIR_JOIN_RIGHT: return "RIGHT";
+    case WEIR_JOIN_FULL: return "FULL";
+    }
+    return "?";
+}
+
+/* ------------------------------------------------------------ rows */
+
+/* Canonical bytes of columns [0, n) of a row: per column a NULL flag, then the value. */
+static int row_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *out)
+{
+    weir_buf_clear(out);
+    for (uint32_t c = 0; c < n; c++) {
+        if (weir_batch_is_null(b, c, row)) {
+            if (weir_buf_put_u8(out, 1))
+                return WEIR_ENOMEM;
+            continue;
+        }
+        if (weir_buf_put_u8(out, 0))
+            return WEIR_ENOMEM;
+        weir_type_id t = b->cols[c].type.id;
+        int rc;
+        if (weir_type_is_string(t)) {
+            uint32_t len;
+            const char *s = weir_batch_str(b, c, row, &len);
+            rc = weir_buf_put_u32(out, len);
+            if (!rc)
+                rc = weir_buf_put(out, s, len);
+        } else {
+            size_t w = weir_type_width(t);
+            rc = weir_buf_put(out, (const char *)b->cols[c].data + (size_t)row * w, w);
+        }
+        if (rc)
+            return WEIR_ENOMEM;
+    }
+    return 0;
+}
+
+/* Writes an encoded row into columns [off, off + n) of (dst, row). */
+static int row_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n)
+{
+    weir_cursor cur;
+    weir_cursor_init(&cur, p, len);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t c = off + i;
+        uint8_t isnull;
+        if (weir_cursor_get_u8(&cur, &isnull))
+            return WEIR_ECORRUPT;
+        if (isnull) {
+            weir_batch_set_null(dst, c, row);
+            continue;
+        }
+        weir_type_id t = dst->cols[c].type.id;
+        if (weir_type_is_string(t)) {
+            uint32_t slen;
+            if (weir_cursor_get_u32(&cur, &slen) || weir_cursor_left(&cur) < slen)
+                return WEIR_ECORRUPT;
+            int rc = weir_batch_set_str(dst, c, row, (const char *)cur.p, slen);
+            if (rc)
+                return rc;
+            cur.p += slen;
+        } else {
+            size_t w = weir_type_width(t);
+            if (weir_cursor_get(&cur, (char *)dst->cols[c].data + (size_t)row * w, w))
+                return WEIR_ECORRUPT;
+        }
+    }
+    return 0;
+}
+
+/* Copies columns [0, n) of (src, srow) into columns [off, off + n) of (dst, drow). */
+static int copy_cols(weir_batch *dst, uint32_t drow, uint32_t off, const weir_batch *src, uint32_t srow,
+                     uint32_t soff, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t dc = off + i, sc = soff + i;
+        if (weir_batch_is_null(src, sc, srow)) {
+            weir_batch_set_null(dst, dc, drow);
+        } else if (weir_type_is_string(src->cols[sc].type.id)) {
+            uint32_t len;
+            const char *s = weir_batch_str(src, sc, srow, &len);
+            int rc = weir_batch_set_str(dst, dc, drow, s, len);
+            if (rc)
+                return rc;
+        } else {
+            size_t w = weir_type_width(src->cols[sc].type.id);
+            memcpy((char *)dst->cols[dc].data + (size_t)drow * w, (const char *)src->cols[sc].data + (size_t)srow * w,
+                   w);
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+static int join_create(void *arg, const weir_op_info *info, void **out_op)
+{
+    const join_conf *c = arg;
+    join_op *j = weir_calloc(1, sizeof *j);
+    *out_op = j;
+    if (!j)
+        return WEIR_ENOMEM;
+    j->conf = c;
+    j->batch_size = info->batch_size ? info->batch_size : 1024;
+    weir_buf_init(&j->scan);
+    weir_buf_init(&j->row);
+    weir_buf_init(&j->val);
+    j->env = weir_expr_env_create();
+    j->out = weir_batch_create(c->cfg.out_schema, j->batch_size);
+    j->cand_cap = 16;
+    j->cand = weir_batch_create(c->cfg.out_schema, j->cand_cap);
+    j->sel = weir_malloc(j->cand_cap);
+    if (!j->env || !j->out || !j->cand || !j->sel)
+        return WEIR_ENOMEM;
+    if (c->cfg.clock.now_ms)
+        weir_expr_env_set_clock(j->env, &c->cfg.clock);
+    return 0;
+}
+
+static int join_open(void *op, weir_op_ctx *ctx)
+{
+    join_op *j = op;
+    const weir_op_info *info = weir_op_info_of(ctx);
+    if (info->n_inputs != 2)
+        return weir_op_fail(ctx, WEIR_EINVAL, "a join needs two inputs, not %u", info->n_inputs);
+    for (int s = 0; s < 2; s++)
+        if (info->input_schemas[s]->n_fields < j->conf->cfg.n_out[s])
+            return weir_op_fail(ctx, WEIR_EINVAL, "join input %d has %u columns, fewer than its %u output columns", s,
+                                info->input_schemas[s]->n_fields, j->conf->cfg.n_out[s]);
+    static const char *names[2] = {"join-left", "join-right"};
+    for (int s = 0; s < 2; s++) {
+        weir_state_desc d = {.name = names[s], .kind = WEIR_STATE_MAP, .ttl_ms = j->conf->cfg.state_ttl_ms};
+        int rc = weir_op_get_state(ctx, &d, &j->st[s]);
+        if (rc)
+            return rc;
+    }
+    j->n_emitted = weir_op_counter(ctx, "join_rows_emitted");
+    j->n_late = weir_op_counter(ctx, "late_rows");
+    j->n_expired = weir_op_counter(ctx, "expired_rows");
+    return 0;
+}
+
+static void join_close(void *op)
+{
+    join_op *j = op;
+    if (!j)
+        return;
+    weir_expr_env_destroy(j->env);
+    weir_batch_destroy(j->out);
+    weir_batch_destroy(j->cand);
+    weir_free(j->sel);
+    weir_free(j->refs);
+    weir_buf_fini(&j->scan);
+    weir_buf_fini(&j->row);
+    weir_buf_fini(&j->val);
+    weir_free(j);
+}
+
+/* ------------------------------------------------------------ processing */
+
+static int flush(join_op *j, weir_op_ctx *ctx)
+{
+    if (j->out->n_rows == 0)
+        return 0;
+    *j->n_emitted += j->out->n_rows;
+    int rc = weir_op_emit(ctx, j->out);
+    weir_batch_reset(j->out);
+    return rc;
+}
+
+/* Appends an empty output row (flushing when full); its index in *row. */
+static int out_row(join_op *j, weir_op_ctx *ctx, weir_row_kind kind, weir_ts ts, uint32_t *row)
+{
+    if (weir_batch_full(j->out)) {
+        int rc = flush(j, ctx);
+        if (rc)
+            return rc;
+    }
+    int r = weir_batch_append_row(j->out);
+    if (r < 0)
+        return r;
+    j->out->kind[r] = (uint8_t)kind;
+    j->out->ts[r] = ts;
+    *row = (uint32_t)r;
+    return 0;
+}
+
+/* Emits candidate i (a whole joined row) `times` times. */
+static int emit_pair(join_op *j, weir_op_ctx *ctx, uint32_t i, int64_t times, weir_row_kind kind, weir_ts ts)
+{
+    uint32_t n = j->cand->schema->n_fields;
+    for (int64_t t = 0; t < times; t++) {
+        uint32_t r;
+        int rc = out_row(j, ctx, kind, ts, &r);
+        if (!rc)
+            rc = copy_cols(j->out, r, 0, j->cand, i, 0, n);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Emits side s's part of candidate i with the other side NULL, `times` times. */
+static int emit_padded(join_op *j, weir_op_ctx *ctx, int s, uint32_t i, int64_t times, weir_row_kind kind, weir_ts ts)
+{
+    const weir_join_config *c = &j->conf->cfg;
+    uint32_t off = s == 0 ? 0 : c->n_out[0], n = c->n_out[s];
+    uint32_t ooff = s == 0 ? c->n_out[0] : 0, on = c->n_out[1 - s];
+    for (int64_t t = 0; t < times; t++) {
+        uint32_t r;
+        int rc = out_row(j, ctx, kind, ts, &r);
+        if (!rc)
+            rc = copy_cols(j->out, r, off, j->cand, i, off, n);
+        if (rc)
+            return rc;
+        for (uint32_t k = 0; k < on; k++)
+            weir_batch_set_null(j->out, ooff + k, r);
+    }
+    return 0;
+}
+
+static int scan_visit(void *ud, const void *k, size_t klen, const void *v, size_t vlen)
+{
+    join_op *j = ud;
+    if (vlen != 24)
+        return WEIR_ECORRUPT;
+    if (j->n_refs == j->refs_cap) {
+        uint32_t cap = j->refs_cap ? j->refs_cap * 2 : 16;
+        cand_ref *nr = weir_realloc(j->refs, cap * sizeof *nr);
+        if (!nr)
+            return WEIR_ENOMEM;
+        j->refs = nr;
+        j->refs_cap = cap;
+    }
+    cand_ref *r = &j->refs[j->n_refs++];
+    r->off = j->scan.len;
+    r->len = klen;
+    memcpy(&r->count, v, 8);
+    memcpy(&r->assoc, (const char *)v + 8, 8);
+    memcpy(&r->ts, (const char *)v + 16, 8);
+    return weir_buf_put(&j->scan, k, klen) ? WEIR_ENOMEM : 0;
+}
+
+static int ensure_cand(join_op *j, uint32_t n)
+{
+    if (n <= j->cand_cap)
+        return 0;
+    uint32_t cap = j->cand_cap;
+    while (cap < n)
+        cap *= 2;
+    weir_batch *b = weir_batch_create(j->conf->cfg.out_schema, cap);
+    uint8_t *sel = weir_malloc(cap);
+    if (!b || !sel) {
+        weir_batch_destroy(b);
+        weir_free(sel);
+        return WEIR_ENOMEM;
+    }
+    weir_batch_destroy(j->cand);
+    weir_free(j->sel);
+    j->cand = b;
+    j->sel = sel;
+    j->cand_cap = cap;
+    return 0;
+}
+
+/*
+ * Reads the other side's rows of the current key (none when null_key) into candidates
+ * [0, n_refs) (input row joined with each), and evaluates the residual.
+ * With no candidate, candidate 0 still holds the input row (for padding).
+ */
+static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uint32_t r, bool null_key)
+{
+    const weir_join_config *c = &j->conf->cfg;
+    int o = 1 - s;
+    uint32_t soff = s == 0 ? 0 : c->n_out[0], ooff = o == 0 ? 0 : c->n_out[0];
+    j->n_refs = 0;
+    weir_buf_clear(&j->scan);
+    int rc = null_key ? 0 : weir_map_iterate(j->st[o], NULL, 0, scan_visit, j);
+    if (rc)
+        return rc;
+    if ((rc = ensure_cand(j, j->n_refs ? j->n_refs : 1)))
+        return rc;
+    weir_batch_reset(j->cand);
+    uint32_t n = j->n_refs ? j->n_refs : 1;
+    for (uint32_t i = 0; i < n; i++) {
+        int row = weir_batch_append_row(j->cand);
+        if (row < 0)
+            return row;
+        if ((rc = copy_cols(j->cand, (uint32_t)row, soff, in, r, 0, c->n_out[s])))
+            return rc;
+        if (j->n_refs) {
+            rc = row_decode(j->scan.data + j->refs[i].off, j->refs[i].len, j->cand, (uint32_t)row, ooff, c->n_out[o]);
+            if (rc)
+                return weir_op_fail(ctx, rc, "join state holds a row that does not decode");
+        }
+    }
+    if (!j->n_refs)
+        return 0;
+    if (!c->residual) {
+        memset(j->sel, 1, j->n_refs);
+        return 0;
+    }
+    weir_error err = {0};
+    weir_expr_env_set_watermark(j->env, weir_op_watermark(ctx));
+    if (weir_expr_filter(c->residual, j->cand, j->env, j->sel, &err))
+        return weir_op_fail(ctx, err.code ? err.code : WEIR_EINVAL, "join condition: %s", err.message);
+    return 0;
+}
+
+static int put_entry(join_op *j, int side, const void *k, size_t klen, int64_t count, int64_t assoc, int64_t ts)
+{
+    if (count <= 0)
+        return weir_map_remove(j->st[side], NULL, 0, k, klen);
+    weir_buf_clear(&j->val);
+    if (weir_buf_put(&j->val, &count, 8) || weir_buf_put(&j->val, &assoc, 8) || weir_buf_put(&j->val, &ts, 8))
+        return WEIR_ENOMEM;
+    return weir_map_put(j->st[side], NULL, 0, k, klen, j->val.data, j->val.len);
+}
+
+static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uint32_t r)
+{
+    const join_conf *jc = j->conf;
+    const weir_join_config *c = &jc->cfg;
+    int o = 1 - s;
+    const weir_keyspec *ks = &c->keys[s];
+    bool null_key = false;
+    for (uint32_t k = 0; k < ks->n; k++)
+        null_key |= weir_batch_is_null(in, ks->cols[k], r);
+    size_t klen = weir_key_encode(in, ks, r, j->key, sizeof j->key);
+    if (klen > sizeof j->key)
+        return weir_op_fail(ctx, WEIR_EINVAL, "join key of %zu bytes exceeds the limit of %zu", klen, sizeof j->key);
+    weir_row_kind kind = (weir_row_kind)in->kind[r];
+    bool accumulate = kind == WEIR_ROW_INSERT || kind == WEIR_ROW_UPDATE_AFTER;
+    int rc;
+    if (null_key) {
+        /* It can never match, so it needs no state: an outer side pads it (and retracts the padding). */
+        if (!jc->outer[s])
+            return 0;
+        if ((rc = gather(j, ctx, s, in, r, true)))
+            return rc;
+        return emit_padded(j, ctx, s, 0, 1, accumulate ? WEIR_ROW_INSERT : WEIR_ROW_DELETE, in->ts[r]);
+    }
+    rc = weir_op_set_key(ctx, j->key, klen);
+    if (rc || (rc = gather(j, ctx, s, in, r, false)))
+        return rc;
+    bool inner = c->type == WEIR_JOIN_INNER;
+    weir_ts ts = in->ts[r];
+    int64_t matched = 0;
+    for (uint32_t i = 0; i < j->n_refs; i++)
+        if (j->sel[i])
+            matched += j->refs[i].count;
+    /* this row's own entry */
+    if ((rc = row_encode(in, r, c->n_out[s], &j->row)))
+        return rc;
+    const void *v;
+    size_t vlen;
+    int64_t count = 0, assoc = 0;
+    rc = weir_map_get(j->st[s], NULL, 0, j->row.data, j->row.len, &v, &vlen);
+    if (rc == 0) {
+        if (vlen != 24)
+            return weir_op_fail(ctx, WEIR_ECORRUPT, "join state holds a value of %zu bytes", vlen);
+        memcpy(&count, v, 8);
+    } else if (rc != WEIR_ENOTFOUND) {
+        return rc;
+    }
+    /* Associations are recomputed: an entry's matches are those just found. */
+    assoc = jc->outer[s] ? matched : 0;
+    count += accumulate ? 1 : -1;
+    int64_t t = WEIR_TS_MIN;
+    bool store = true;
+    if (c->interval) {
+        t = WEIR_COL_I64(in, c->time_col[s])[r];
+        weir_ts expiry = s == 0 ? t - c->lo_ms + 1 : t + c->hi_ms + 1;
+        if (weir_op_watermark(ctx) >= expiry) {
+            /* Too late to be matched by any row still to come: join it with what is stored, keep nothing. */
+            store = false;
+            (*j->n_late)++;
+        } else if (accumulate && count == 1 && (rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, expiry, s))) {
+            return rc;
+        }
+    }
+    if (store && (rc = put_entry(j, s, j->row.data, j->row.len, count, assoc, t)))
+        return rc;
+    if (matched == 0) {
+        /* An interval join pads a stored row only when it expires unmatched (append-only output). */
+        if (jc->outer[s] && (!c->interval || !store))
+            return emit_padded(j, ctx, s, 0, 1, accumulate ? WEIR_ROW_INSERT : WEIR_ROW_DELETE, ts);
+        return 0;
+    }
+    weir_row_kind pair_kind = inner ? kind : accumulate ? WEIR_ROW_INSERT : WEIR_ROW_DELETE;
+    for (uint32_t i = 0; i < j->n_refs; i++) {
+        if (!j->sel[i])
+            continue;
+        cand_ref *cr = &j->refs[i];
+        /* An inner interval join's rows carry the left time (its time attribute); an outer one's the later time. */
+        if (c->interval)
+            ts = inner ? (s == 0 ? t : cr->ts) : (t > cr->ts ? t : cr->ts);
+        if (jc->outer[o]) {
+            if (accumulate && cr->assoc == 0 && !c->interval &&
+                (rc = emit_padded(j, ctx, o, i, cr->count, WEIR_ROW_DELETE, ts)))
+                return rc;
+            if ((rc = emit_pair(j, ctx, i, cr->count, pair_kind, ts)))
+                return rc;
+            if (!accumulate && cr->assoc == 1 && (rc = emit_padded(j, ctx, o, i, cr->count, WEIR_ROW_INSERT, ts)))
+                return rc;
+            int64_t na = cr->assoc + (accumulate ? 1 : -1);
+            if (na < 0)
+                na = 0;
+            rc = put_entry(j, o, j->scan.data + cr->off, cr->len, cr->count, na, cr->ts);
+        } else {
+            rc = emit_pair(j, ctx, i, cr->count, pair_kind, ts);
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* An outer interval join's row that expired without a match: emitted padded, at its own time. */
+static int emit_expired(join_op *j, weir_op_ctx *ctx, int s, const cand_ref *cr)
+{
+    const weir_join_config *c = &j->conf->cfg;
+    uint32_t off = s == 0 ? 0 : c->n_out[0], ooff = s == 0 ? c->n_out[0] : 0;
+    for (int64_t t = 0; t < cr->count; t++) {
+        uint32_t r;
+        int rc = out_row(j, ctx, WEIR_ROW_INSERT, cr->ts, &r);
+        if (!rc)
+            rc = row_decode(j->scan.data + cr->off, cr->len, j->out, r, off, c->n_out[s]);
+        if (rc)
+            return rc;
+        for (uint32_t k = 0; k < c->n_out[1 - s]; k++)
+            weir_batch_set_null(j->out, ooff + k, r);
+    }
+    return 0;
+}
+
+/* Interval joins: the rows of side t->ns whose last possible match the watermark has passed. */
+static int join_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
+{
+    join_op *j = op;
+    const weir_join_config *c = &j->conf->cfg;
+    int s = tm->ns == 1;
+    j->n_refs = 0;
+    weir_buf_clear(&j->scan);
+    int rc = weir_map_iterate(j->st[s], NULL, 0, scan_visit, j);
+    for (uint32_t i = 0; !rc && i < j->n_refs; i++) {
+        cand_ref *cr = &j->refs[i];
+        weir_ts expiry = s == 0 ? cr->ts - c->lo_ms + 1 : cr->ts + c->hi_ms + 1;
+        if (expiry > tm->ts)
+            continue;
+        rc = weir_map_remove(j->st[s], NULL, 0, j->scan.data + cr->off, cr->len);
+        *j->n_expired += (uint64_t)cr->count;
+        if (!rc && j->conf->outer[s] && cr->assoc == 0)
+            rc = emit_expired(j, ctx, s, cr);
+    }
+    return rc ? rc : flush(j, ctx);
+}
+
+/*
+ * An inner interval join's output keeps the left time as its time
+ * attribute. A pair is emitted when its later row arrives; when that is the
+ * right row (time >= W), the left time is >= W + lo. So the watermark is
+ * held at W + min(lo, 0) - 1 and no pair of on-time rows is late downstream.
+ */
+static int join_watermark(void *op, weir_op_ctx *ctx, weir_ts wm)
+{
+    join_op *j = op;
+    const weir_join_config *c = &j->conf->cfg;
+    if (!c->interval || c->type != WEIR_JOIN_INNER)
+        return 0;
+    int64_t lag = (c->lo_ms < 0 ? -c->lo_ms : 0) + 1;
+    weir_op_hold_watermark(ctx, wm == WEIR_TS_MAX ? WEIR_TS_MAX : wm < WEIR_TS_MIN + lag ? WEIR_TS_MIN : wm - lag);
+    return 0;
+}
+
+static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
+{
+    join_op *j = op;
+    if (input < 0 || input > 1)
+        return weir_op_fail(ctx, WEIR_EINVAL, "join input %d does not exist", input);
+    for (uint32_t r = 0; r < in->n_rows; r++) {
+        int rc = apply_row(j, ctx, input, in, r);
+        if (rc)
+            return rc;
+    }
+    return flush(j, ctx);
+}
+
+static const weir_operator_class join_class = {
+    .name = "Join",
+    .open = join_open,
+    .process = join_process,
+    .timer = join_timer,
+    .watermark = join_watermark,
+    .close = join_close,
+};
+
+int weir_join_spec(const weir_join_config *cfg, weir_operator_spec *out)
+{
+    if (!cfg || !cfg->out_schema || cfg->keys[0].n == 0 || cfg->keys[0].n != cfg->keys[1].n ||
+        cfg->n_out[0] + cfg->n_out[1] != cfg->out_schema->n_fields ||
+        (cfg->interval && cfg->lo_ms > cfg->hi_ms))
+        return WEIR_EINVAL;
+    join_conf *c = weir_calloc(1, sizeof *c);
+    if (!c)
+        return WEIR_ENOMEM;
+    c->cfg = *cfg;
+    c->outer[0] = cfg->type == WEIR_JOIN_LEFT || cfg->type == WEIR_JOIN_FULL;
+    c->outer[1] = cfg->type == WEIR_JOIN_RIGHT || cfg->type == WEIR_JOIN_FULL;
+    *out = (weir_operator_spec){cfg->interval ? "IntervalJoin" : "Join", &join_class, join_create, c, weir_free};
+    return 0;
+}

@@ -1,0 +1,595 @@
+/*
+ * planner/join.c - planning regular joins: FROM a [INNER|LEFT|RIGHT|FULL]
+ * JOIN b ON ..., and the comma form FROM a, b WHERE ....
+ *
+ * The condition is split into conjuncts. A conjunct `x = y` whose one side
+ * uses only columns of the left input and the other only columns of the
+ * right input becomes a pair of equi-join keys; a conjunct over one input
+ * only filters that input below the join, unless the join preserves that
+ * input's rows (the outer side); every other conjunct is part of the
+ * residual condition, evaluated on each candidate pair. The WHERE
+ * conjuncts of an inner (or comma) join are join conditions too, which
+ * pushes filters below the join (Nexmark q3 and q20 keep only the rows of
+ * category 10 in state, not all auctions). A join
+ * needs at least one key pair: without one, every row of one side would
+ * have to be compared with every row of the other, forever.
+ * Keys of different types are cast to a common type in a projection below
+ * the join, so that equal values give equal key bytes on both sides.
+ *
+ * The result: left columns then right columns (qualifiers kept for name
+ * resolution), no time attribute (a regular join's rows can come out in
+ * any time order) except the left time of an inner interval join, and a
+ * changelog unless the join is INNER over two append-only inputs or an
+ * interval join.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ops/ops.h"
+#include "planner/planner.h"
+
+/* WHERE conjuncts offered to comma joins; a join that takes one marks it used. */
+struct join_conds {
+    const weir_sql_expr **c;
+    bool *used;
+    uint32_t n;
+};
+
+static void split_and(const weir_sql_expr *e, const weir_sql_expr **v, uint32_t *n, uint32_t cap)
+{
+    if (e->kind == WEIR_SQL_EXPR_BINARY && e->u.binary.op == WEIR_SQL_OP_AND) {
+        split_and(e->u.binary.left, v, n, cap);
+        split_and(e->u.binary.right, v, n, cap);
+    } else if (*n < cap) {
+        v[(*n)++] = e;
+    }
+}
+
+static uint32_t count_and(const weir_sql_expr *e)
+{
+    if (e->kind == WEIR_SQL_EXPR_BINARY && e->u.binary.op == WEIR_SQL_OP_AND)
+        return count_and(e->u.binary.left) + count_and(e->u.binary.right);
+    return 1;
+}
+
+int plan_join_conds_make(plan_ctx *pc, const weir_sql_expr *where, join_conds **out)
+{
+    join_conds *jc = plan_alloc(pc, sizeof *jc);
+    uint32_t cap = count_and(where);
+    if (!jc)
+        return WEIR_ENOMEM;
+    jc->c = plan_alloc(pc, cap * sizeof *jc->c);
+    jc->used = plan_alloc(pc, cap * sizeof *jc->used);
+    if (!jc->c || !jc->used)
+        return WEIR_ENOMEM;
+    jc->n = 0;
+    split_and(where, jc->c, &jc->n, cap);
+    memset(jc->used, 0, cap * sizeof *jc->used);
+    *out = jc;
+    return 0;
+}
+
+bool plan_join_conds_all_used(const join_conds *jc)
+{
+    for (uint32_t i = 0; i < jc->n; i++)
+        if (!jc->used[i])
+            return false;
+    return true;
+}
+
+/* Like plan_resolve_column but silent: index, -1 when absent, -2 when ambiguous. */
+static int find_col(const rel *r, const weir_sql_name *n)
+{
+    const char *col = n->parts[n->n_parts - 1].name;
+    const char *qual = n->n_parts >= 2 ? n->parts[n->n_parts - 2].name : NULL;
+    int found = -1;
+    for (uint32_t i = 0; i < r->schema->n_fields; i++) {
+        if (strcasecmp(r->schema->fields[i].name, col) != 0)
+            continue;
+        if (qual && (!r->quals[i] || strcasecmp(r->quals[i], qual) != 0))
+            continue;
+        if (found >= 0)
+            return -2;
+        found = (int)i;
+    }
+    return found;
+}
+
+enum { SIDE_L = 1, SIDE_R = 2, SIDE_OTHER = 4 };
+
+static int side_mask(const rel *j, uint32_t n_left, const weir_sql_expr *e);
+
+static int side_mask_list(const rel *j, uint32_t n_left, weir_sql_expr *const *v, uint32_t n)
+{
+    int m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        m |= v[i] ? side_mask(j, n_left, v[i]) : 0;
+    return m;
+}
+
+/* Which inputs an expression reads: SIDE_L, SIDE_R; SIDE_OTHER for anything unresolvable here. */
+static int side_mask(const rel *j, uint32_t n_left, const weir_sql_expr *e)
+{
+    switch (e->kind) {
+    case WEIR_SQL_EXPR_LITERAL: return 0;
+    case WEIR_SQL_EXPR_COLUMN: {
+        int c = find_col(j, &e->u.column);
+        return c < 0 ? SIDE_OTHER : (uint32_t)c < n_left ? SIDE_L : SIDE_R;
+    }
+    case WEIR_SQL_EXPR_UNARY: return side_mask(j, n_left, e->u.unary.operand);
+    case WEIR_SQL_EXPR_BINARY: return side_mask(j, n_left, e->u.binary.left) | side_mask(j, n_left, e->u.binary.right);
+    case WEIR_SQL_EXPR_IS:
+        return side_mask(j, n_left, e->u.is.operand) | (e->u.is.other ? side_mask(j, n_left, e->u.is.other) : 0);
+    case WEIR_SQL_EXPR_BETWEEN:
+        return side_mask(j, n_left, e->u.between.operand) | side_mask(j, n_left, e->u.between.low) |
+               side_mask(j, n_left, e->u.between.high);
+    case WEIR_SQL_EXPR_IN_LIST:
+        return side_mask(j, n_left, e->u.in_list.operand) |
+               side_mask_list(j, n_left, e->u.in_list.items, e->u.in_list.n_items);
+    case WEIR_SQL_EXPR_LIKE: return side_mask(j, n_left, e->u.like.operand) | side_mask(j, n_left, e->u.like.pattern);
+    case WEIR_SQL_EXPR_CAST: return side_mask(j, n_left, e->u.cast.operand);
+    case WEIR_SQL_EXPR_EXTRACT: return side_mask(j, n_left, e->u.extract.operand);
+    case WEIR_SQL_EXPR_CALL:
+        if (e->u.call.over)
+            return SIDE_OTHER;
+        return side_mask_list(j, n_left, e->u.call.args, e->u.call.n_args);
+    case WEIR_SQL_EXPR_CASE: {
+        int m = e->u.case_.operand ? side_mask(j, n_left, e->u.case_.operand) : 0;
+        for (uint32_t i = 0; i < e->u.case_.n_whens; i++)
+            m |= side_mask(j, n_left, e->u.case_.whens[i].when) | side_mask(j, n_left, e->u.case_.whens[i].then);
+        return m | (e->u.case_.else_ ? side_mask(j, n_left, e->u.case_.else_) : 0);
+    }
+    default: return SIDE_OTHER;
+    }
+}
+
+static bool is_int(weir_type_id t) { return t == WEIR_TYPE_INT || t == WEIR_TYPE_BIGINT; }
+
+/* The type both keys are compared in, or false when they cannot be compared. */
+static bool common_type(weir_type a, weir_type b, weir_type *out)
+{
+    if (a.id == b.id && a.precision == b.precision && a.scale == b.scale) {
+        *out = a;
+    } else if (a.id == b.id && a.id == WEIR_TYPE_DECIMAL) {
+        *out = weir_type_decimal(18, a.scale > b.scale ? a.scale : b.scale, true);
+    } else if (is_int(a.id) && is_int(b.id)) {
+        *out = weir_type_make(WEIR_TYPE_BIGINT, true);
+    } else if (weir_type_is_numeric(a.id) && weir_type_is_numeric(b.id)) {
+        *out = weir_type_make(WEIR_TYPE_DOUBLE, true);
+    } else if (a.id == b.id) {
+        *out = a;
+    } else {
+        return false;
+    }
+    out->nullable = true;
+    return true;
+}
+
+/* One input of the join: its rel, the key expressions, and the projection adding computed keys. */
+typedef struct join_side {
+    rel r;
+    weir_expr **keys; /* bound over r */
+    weir_keyspec ks;
+    uint32_t n_extra;
+} join_side;
+
+static weir_sql_loc cond_loc(const weir_sql_table_ref *ref, const weir_sql_expr *on)
+{
+    return on ? on->loc : ref->u.join.op_loc;
+}
+
+bool plan_join_takes_where(const weir_sql_table_ref *t)
+{
+    if (t->kind != WEIR_SQL_FROM_JOIN || t->u.join.natural || t->u.join.n_using)
+        return false;
+    weir_sql_join_kind k = t->u.join.kind;
+    return k == WEIR_SQL_JOIN_COMMA || k == WEIR_SQL_JOIN_CROSS || k == WEIR_SQL_JOIN_INNER;
+}
+
+/* Plans one join input: a nested inner or comma join takes its share of the WHERE conjuncts. */
+static int plan_input(plan_ctx *pc, const weir_sql_table_ref *t, join_conds *where, rel *out)
+{
+    if (where && plan_join_takes_where(t))
+        return plan_join(pc, t, where, out);
+    return plan_from(pc, t, out);
+}
+
+/* Filters side sd by the conjuncts in v (bound over its own columns), below the join. */
+static int push_filter(plan_ctx *pc, join_side *sd, const weir_sql_expr **v, uint32_t n)
+{
+    weir_expr *f = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        weir_expr *x;
+        int rc = plan_bind_expr(pc, &sd->r, NULL, v[i], &x);
+        if (rc)
+            return rc;
+        weir_type t = weir_expr_type(x);
+        if (t.id != WEIR_TYPE_BOOLEAN && t.id != WEIR_TYPE_NULL)
+            return plan_error(pc, v[i]->loc, WEIR_EPLAN, "a condition must be BOOLEAN, not %s", weir_type_name(t.id));
+        if (f) {
+            weir_expr *a[2] = {f, x};
+            weir_error err = {0};
+            if ((rc = weir_expr_call(pc->arena, "AND", a, 2, &x, &err)))
+                return rc;
+        }
+        f = x;
+    }
+    if (!f)
+        return 0;
+    rel fr;
+    int rc = plan_calc(pc, &sd->r, f, NULL, NULL, 0, &fr, "Calc");
+    if (rc)
+        return rc;
+    sd->r.s = fr.s;
+    return 0;
+}
+
+/* Adds a projection below the join computing the keys that are not plain columns of the right type. */
+static int key_projection(plan_ctx *pc, join_side *sd, const weir_type *kt, uint32_t n_keys)
+{
+    uint32_t np = sd->r.n_physical;
+    for (uint32_t i = 0; i < n_keys; i++) {
+        weir_type t = weir_expr_type(sd->keys[i]);
+        int32_t col = weir_expr_column_index(sd->keys[i]);
+        if (col >= 0 && (uint32_t)col < np && t.id == kt[i].id && t.precision == kt[i].precision &&
+            t.scale == kt[i].scale) {
+            sd->ks.cols[i] = (uint32_t)col;
+            continue;
+        }
+        sd->ks.cols[i] = np + sd->n_extra++;
+    }
+    sd->ks.n = n_keys;
+    if (!sd->n_extra)
+        return 0;
+    uint32_t n = np + sd->n_extra;
+    weir_expr **exprs = plan_alloc(pc, n * sizeof *exprs);
+    const char **names = plan_alloc(pc, n * sizeof *names);
+    if (!exprs || !names)
+        return WEIR_ENOMEM;
+    weir_error err = {0};
+    for (uint32_t c = 0; c < np; c++) {
+        if (weir_expr_column(pc->arena, c, sd->r.schema->fields[c].type, &exprs[c], &err))
+            return WEIR_ENOMEM;
+        names[c] = sd->r.schema->fields[c].name;
+    }
+    for (uint32_t i = 0; i < n_keys; i++) {
+        if (sd->ks.cols[i] < np)
+            continue;
+        weir_expr *e = sd->keys[i];
+        weir_type t = weir_expr_type(e);
+        if ((t.id != kt[i].id || t.precision != kt[i].precision || t.scale != kt[i].scale) &&
+            weir_expr_cast(pc->arena, e, kt[i], false, &e, &err))
+            return plan_error(pc, sd->r.loc, WEIR_EPLAN, "join key %u: %s", i + 1, err.message);
+        char nm[32];
+        snprintf(nm, sizeof nm, "$joinkey%u", i);
+        exprs[sd->ks.cols[i]] = e;
+        names[sd->ks.cols[i]] = plan_strdup(pc, nm);
+    }
+    rel pr;
+    int rc = plan_calc(pc, &sd->r, NULL, exprs, names, n, &pr, "Calc");
+    if (rc)
+        return rc;
+    sd->r.s = pr.s;
+    return 0;
+}
+
+/* e is `col`, `col + INTERVAL ...` or `col - INTERVAL ...`: its column in j and the offset. */
+static bool time_term(const rel *j, const weir_sql_expr *e, int *col, int64_t *off)
+{
+    *off = 0;
+    if (e->kind == WEIR_SQL_EXPR_BINARY && (e->u.binary.op == WEIR_SQL_OP_ADD || e->u.binary.op == WEIR_SQL_OP_SUB)) {
+        const weir_sql_expr *iv = e->u.binary.right;
+        if (iv->kind != WEIR_SQL_EXPR_LITERAL || iv->u.lit.kind != WEIR_SQL_LIT_INTERVAL ||
+            iv->u.lit.interval.year_month)
+            return false;
+        *off = e->u.binary.op == WEIR_SQL_OP_ADD ? iv->u.lit.interval.ms : -iv->u.lit.interval.ms;
+        e = e->u.binary.left;
+    }
+    if (e->kind != WEIR_SQL_EXPR_COLUMN)
+        return false;
+    *col = find_col(j, &e->u.column);
+    return *col >= 0;
+}
+
+/* Bounds on d = left.time - right.time, narrowed by the conjunct a OP b (op: <, <=, >, >=). */
+typedef struct time_bounds {
+    int lt, rt; /* the two time attributes, columns of the joined rel */
+    bool have_lo, have_hi;
+    int64_t lo, hi;
+} time_bounds;
+
+static bool bound_cmp(time_bounds *tb, const rel *j, const weir_sql_expr *a, weir_sql_binop op,
+                      const weir_sql_expr *b)
+{
+    int ca, cb;
+    int64_t oa, ob;
+    if (!time_term(j, a, &ca, &oa) || !time_term(j, b, &cb, &ob))
+        return false;
+    int64_t d;
+    if (ca == tb->lt && cb == tb->rt) {
+        d = ob - oa; /* l + oa OP r + ob  <=>  l - r OP ob - oa */
+    } else if (ca == tb->rt && cb == tb->lt) {
+        d = oa - ob; /* r + oa OP l + ob  <=>  l - r OP' oa - ob, OP mirrored */
+        op = op == WEIR_SQL_OP_LT ? WEIR_SQL_OP_GT
+             : op == WEIR_SQL_OP_LE ? WEIR_SQL_OP_GE
+             : op == WEIR_SQL_OP_GT ? WEIR_SQL_OP_LT
+                                    : WEIR_SQL_OP_LE;
+    } else {
+        return false;
+    }
+    switch (op) {
+    case WEIR_SQL_OP_GE:
+    case WEIR_SQL_OP_LE: break;
+    case WEIR_SQL_OP_GT: d += 1; break; /* times are whole milliseconds */
+    case WEIR_SQL_OP_LT: d -= 1; break;
+    default: return false;
+    }
+    if (op == WEIR_SQL_OP_GE || op == WEIR_SQL_OP_GT) {
+        if (!tb->have_lo || d > tb->lo)
+            tb->lo = d;
+        tb->have_lo = true;
+    } else {
+        if (!tb->have_hi || d < tb->hi)
+            tb->hi = d;
+        tb->have_hi = true;
+    }
+    return true;
+}
+
+/* Narrows tb by a conjunct that bounds one time attribute by the other; false if it does not. */
+static bool time_bound(time_bounds *tb, const rel *j, const weir_sql_expr *e)
+{
+    if (e->kind == WEIR_SQL_EXPR_BETWEEN && !e->u.between.negated && !e->u.between.symmetric) {
+        time_bounds t2 = *tb;
+        if (bound_cmp(&t2, j, e->u.between.operand, WEIR_SQL_OP_GE, e->u.between.low) &&
+            bound_cmp(&t2, j, e->u.between.operand, WEIR_SQL_OP_LE, e->u.between.high)) {
+            *tb = t2;
+            return true;
+        }
+        return false;
+    }
+    if (e->kind != WEIR_SQL_EXPR_BINARY)
+        return false;
+    weir_sql_binop op = e->u.binary.op;
+    if (op != WEIR_SQL_OP_LT && op != WEIR_SQL_OP_LE && op != WEIR_SQL_OP_GT && op != WEIR_SQL_OP_GE)
+        return false;
+    return bound_cmp(tb, j, e->u.binary.left, op, e->u.binary.right);
+}
+
+static const char *join_kind_sql(weir_join_type t)
+{
+    switch (t) {
+    case WEIR_JOIN_LEFT: return "LEFT JOIN";
+    case WEIR_JOIN_RIGHT: return "RIGHT JOIN";
+    case WEIR_JOIN_FULL: return "FULL JOIN";
+    default: return "JOIN";
+    }
+}
+
+int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out)
+{
+    weir_sql_join_kind k = ref->u.join.kind;
+    const weir_sql_expr *on = ref->u.join.on;
+    if (ref->u.join.natural || ref->u.join.n_using)
+        return plan_error(pc, ref->u.join.op_loc, WEIR_EUNSUPPORTED,
+                          "NATURAL JOIN and JOIN ... USING are not supported yet; write the condition as ON a.c = b.c");
+    weir_join_type type = k == WEIR_SQL_JOIN_LEFT ? WEIR_JOIN_LEFT
+                          : k == WEIR_SQL_JOIN_RIGHT ? WEIR_JOIN_RIGHT
+                          : k == WEIR_SQL_JOIN_FULL ? WEIR_JOIN_FULL
+                                                    : WEIR_JOIN_INNER;
+    bool comma = k == WEIR_SQL_JOIN_COMMA || k == WEIR_SQL_JOIN_CROSS;
+    /* WHERE conjuncts are join conditions of inner joins only: an outer join's WHERE filters its result. */
+    if (type != WEIR_JOIN_INNER)
+        where = NULL;
+    join_side sd[2];
+    memset(sd, 0, sizeof sd);
+    int rc;
+    if ((rc = plan_input(pc, ref->u.join.left, where, &sd[0].r)) ||
+        (rc = plan_input(pc, ref->u.join.right, where, &sd[1].r)))
+        return rc;
+    for (int s = 0; s < 2; s++)
+        if (sd[s].r.win.present)
+            return plan_error(pc, sd[s].r.win.loc, WEIR_EUNSUPPORTED,
+                              "a window table function cannot be joined directly (window joins are not supported "
+                              "yet); aggregate it with GROUP BY window_start, window_end first");
+    uint32_t nl = sd[0].r.n_physical, nr = sd[1].r.n_physical;
+    /* The joined rel: left columns then right columns; padded sides are nullable. */
+    rel j = {.rowtime = -1, .n_physical = nl + nr, .loc = ref->loc};
+    weir_schema *os = plan_new_schema(pc);
+    j.quals = plan_alloc(pc, (nl + nr + 1) * sizeof *j.quals);
+    if (!os || !j.quals)
+        return WEIR_ENOMEM;
+    for (int s = 0; s < 2; s++) {
+        bool padded = s == 0 ? (type == WEIR_JOIN_RIGHT || type == WEIR_JOIN_FULL)
+                             : (type == WEIR_JOIN_LEFT || type == WEIR_JOIN_FULL);
+        for (uint32_t c = 0; c < sd[s].r.n_physical; c++) {
+            weir_type t = sd[s].r.schema->fields[c].type;
+            t.nullable |= padded;
+            if (weir_schema_add(os, sd[s].r.schema->fields[c].name, t) < 0)
+                return WEIR_ENOMEM;
+            j.quals[os->n_fields - 1] = sd[s].r.quals ? sd[s].r.quals[c] : NULL;
+        }
+    }
+    j.schema = os;
+    /* conjuncts of ON, and the WHERE conjuncts this inner join can evaluate */
+    uint32_t cap = (on ? count_and(on) : 0) + (where ? where->n : 0) + 1;
+    const weir_sql_expr **conj = plan_alloc(pc, cap * sizeof *conj);
+    uint32_t n_conj = 0;
+    if (!conj)
+        return WEIR_ENOMEM;
+    if (on)
+        split_and(on, conj, &n_conj, cap);
+    if (where) {
+        for (uint32_t i = 0; i < where->n; i++) {
+            if (where->used[i] || (side_mask(&j, nl, where->c[i]) & SIDE_OTHER))
+                continue;
+            where->used[i] = true;
+            conj[n_conj++] = where->c[i];
+        }
+    }
+    uint32_t n_keys = 0;
+    for (int s = 0; s < 2; s++) {
+        sd[s].keys = plan_alloc(pc, (n_conj + 1) * sizeof *sd[s].keys);
+        if (!sd[s].keys)
+            return WEIR_ENOMEM;
+    }
+    weir_type kt[WEIR_KEY_MAX_COLS];
+    const weir_sql_expr **resid = plan_alloc(pc, (n_conj + 1) * sizeof *resid);
+    const weir_sql_expr **push[2] = {plan_alloc(pc, (n_conj + 1) * sizeof *resid),
+                                     plan_alloc(pc, (n_conj + 1) * sizeof *resid)};
+    if (!resid || !push[0] || !push[1])
+        return WEIR_ENOMEM;
+    uint32_t n_resid = 0, n_push[2] = {0, 0};
+    /* A side that is not preserved (not outer) can be filtered before the join. */
+    bool keeps[2] = {type == WEIR_JOIN_LEFT || type == WEIR_JOIN_FULL, type == WEIR_JOIN_RIGHT || type == WEIR_JOIN_FULL};
+    weir_buf keytext;
+    weir_buf_init(&keytext);
+    for (uint32_t i = 0; i < n_conj; i++) {
+        const weir_sql_expr *e = conj[i];
+        if (e->kind == WEIR_SQL_EXPR_BINARY && e->u.binary.op == WEIR_SQL_OP_EQ && n_keys < WEIR_KEY_MAX_COLS) {
+            int ml = side_mask(&j, nl, e->u.binary.left), mr = side_mask(&j, nl, e->u.binary.right);
+            const weir_sql_expr *le = NULL, *re = NULL;
+            if (ml == SIDE_L && mr == SIDE_R)
+                le = e->u.binary.left, re = e->u.binary.right;
+            else if (ml == SIDE_R && mr == SIDE_L)
+                le = e->u.binary.right, re = e->u.binary.left;
+            if (le) {
+                weir_expr *bl, *br;
+                if ((rc = plan_bind_expr(pc, &sd[0].r, NULL, le, &bl)) ||
+                    (rc = plan_bind_expr(pc, &sd[1].r, NULL, re, &br))) {
+                    weir_buf_fini(&keytext);
+                    return rc;
+                }
+                char a[64], b[64];
+                if (!common_type(weir_expr_type(bl), weir_expr_type(br), &kt[n_keys])) {
+                    weir_buf_fini(&keytext);
+                    return plan_error(pc, e->u.binary.op_loc, WEIR_EPLAN,
+                                      "cannot join on a %s and a %s: add a CAST to one side",
+                                      weir_type_format(weir_expr_type(bl), a, sizeof a),
+                                      weir_type_format(weir_expr_type(br), b, sizeof b));
+                }
+                sd[0].keys[n_keys] = bl;
+                sd[1].keys[n_keys] = br;
+                weir_buf_printf(&keytext, "%s", n_keys ? ", " : "");
+                weir__sql_format_expr(e, &keytext);
+                n_keys++;
+                continue;
+            }
+        }
+        int m = side_mask(&j, nl, e);
+        if ((m == SIDE_L || m == SIDE_R) && !keeps[m == SIDE_R]) {
+            int s = m == SIDE_R;
+            push[s][n_push[s]++] = e;
+            continue;
+        }
+        resid[n_resid++] = e;
+    }
+    weir_buf_put_u8(&keytext, 0);
+    if (n_keys == 0) {
+        weir_buf_fini(&keytext);
+        return plan_error(pc, cond_loc(ref, on), WEIR_EPLAN,
+                          "%s needs at least one equality between a column of each side (ON a.k = b.k): a join "
+                          "without one would compare every row with every other row of an unbounded stream",
+                          comma ? "a join written with ',' (or CROSS JOIN)" : join_kind_sql(type));
+    }
+    /* residual, bound over the joined row */
+    weir_expr *residual = NULL;
+    for (uint32_t i = 0; i < n_resid; i++) {
+        weir_expr *x;
+        if ((rc = plan_bind_expr(pc, &j, NULL, resid[i], &x))) {
+            weir_buf_fini(&keytext);
+            return rc;
+        }
+        weir_type t = weir_expr_type(x);
+        if (t.id != WEIR_TYPE_BOOLEAN && t.id != WEIR_TYPE_NULL) {
+            weir_buf_fini(&keytext);
+            return plan_error(pc, resid[i]->loc, WEIR_EPLAN, "a join condition must be BOOLEAN, not %s",
+                              weir_type_name(t.id));
+        }
+        if (residual) {
+            weir_expr *a[2] = {residual, x};
+            weir_error err = {0};
+            if ((rc = weir_expr_call(pc->arena, "AND", a, 2, &x, &err))) {
+                weir_buf_fini(&keytext);
+                return rc;
+            }
+        }
+        residual = x;
+    }
+    for (int s = 0; s < 2 && !rc; s++)
+        rc = push_filter(pc, &sd[s], push[s], n_push[s]);
+    for (int s = 0; s < 2 && !rc; s++)
+        rc = key_projection(pc, &sd[s], kt, n_keys);
+    if (rc) {
+        weir_buf_fini(&keytext);
+        return rc;
+    }
+    /*
+     * A join of two append-only inputs with time attributes whose
+     * condition bounds one time by the other on both sides is an interval
+     * join: its rows are dropped as the watermark passes their bounds, and
+     * an outer one pads a row only when it expires unmatched, so the result
+     * is append-only. The bounds stay in the residual, which decides the
+     * matches. (A bound pushed below the join as a one-side filter cannot
+     * be one: it names both sides.)
+     */
+    time_bounds tb = {.lt = sd[0].r.rowtime, .rt = (int)nl + sd[1].r.rowtime};
+    bool interval = false;
+    if (!sd[0].r.updating && !sd[1].r.updating && sd[0].r.rowtime >= 0 &&
+        sd[1].r.rowtime >= 0 && (uint32_t)sd[0].r.rowtime < nl && (uint32_t)sd[1].r.rowtime < nr) {
+        for (uint32_t i = 0; i < n_resid; i++)
+            time_bound(&tb, &j, resid[i]);
+        interval = tb.have_lo && tb.have_hi && tb.lo <= tb.hi;
+    }
+    int64_t ttl = 0;
+    const char *v = plan_config(pc, "table.exec.state.ttl");
+    if (v && weir_option_parse_duration(v, &ttl)) {
+        weir_buf_fini(&keytext);
+        return plan_error(pc, ref->loc, WEIR_EINVAL, "table.exec.state.ttl: invalid duration '%s'", v);
+    }
+    weir_join_config jc = {.type = type,
+                           .keys = {sd[0].ks, sd[1].ks},
+                           .n_out = {nl, nr},
+                           .residual = residual,
+                           .out_schema = os,
+                           .state_ttl_ms = ttl,
+                           .clock = pc->cenv.clock,
+                           .interval = interval,
+                           .time_col = {interval ? (uint32_t)sd[0].r.rowtime : 0,
+                                        interval ? (uint32_t)sd[1].r.rowtime : 0},
+                           .lo_ms = tb.lo,
+                           .hi_ms = tb.hi};
+    weir_operator_spec spec;
+    if ((rc = weir_join_spec(&jc, &spec))) {
+        weir_buf_fini(&keytext);
+        return rc;
+    }
+    weir_stream ins[2] = {weir_stream_key_by(sd[0].r.s, sd[0].ks.cols, n_keys),
+                          weir_stream_key_by(sd[1].r.s, sd[1].ks.cols, n_keys)};
+    if ((rc = weir_job_operator(pc->job, ins, 2, &spec, os, 0, &j.s))) {
+        spec.free_arg(spec.arg);
+        weir_buf_fini(&keytext);
+        return plan_error(pc, ref->u.join.op_loc, rc, "cannot add the join: %s", weir_job_error(pc->job));
+    }
+    j.updating = !interval && (type != WEIR_JOIN_INNER || sd[0].r.updating || sd[1].r.updating);
+    if (interval && type == WEIR_JOIN_INNER) {
+        /* The left time stays a time attribute (the operator holds the watermark back for it). */
+        j.rowtime = sd[0].r.rowtime;
+        os->rowtime = sd[0].r.rowtime;
+    }
+    char rbuf[512] = "";
+    if (residual)
+        weir_expr_format(residual, rbuf, sizeof rbuf);
+    char ibuf[96] = "";
+    if (interval)
+        snprintf(ibuf, sizeof ibuf, " (interval: left time - right time in [%lld, %lld] ms)", (long long)tb.lo,
+                 (long long)tb.hi);
+    weir_buf_printf(&pc->explain, "  %s[%d]: %s on %s%s%s%s%s\n", interval ? "IntervalJoin" : "Join", j.s.node,
+                    weir_join_type_name(type), (char *)keytext.data, residual ? " where " : "", rbuf, ibuf,
+                    j.updating ? " (changelog)" : "");
+    weir_buf_fini(&keytext);
+    *out = j;
+    return 0;
+}

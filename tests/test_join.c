@@ -1,0 +1,722 @@
+/*
+ * tests/test_join.c - the regular streaming join operator (ops/join.c),
+ * driven through the C API.
+ *
+ * Each side is an unbounded in-memory source whose rows carry their
+ * changelog kind in an `op` column (a map turns it into the row kind), so
+ * the test decides the order in which the join sees rows: it feeds one
+ * row and waits until the sink has the changelog that row must cause.
+ * That makes the exact changelog of each join type checkable. A last test
+ * runs a random workload at parallelism 1 and 3 and compares the table
+ * the changelog leaves with a nested-loop join computed here (seed printed;
+ * JOIN_TEST_SEED replaces it).
+ */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/ops.h"
+#include "support/harness.h"
+#include "weir/checkpoint.h"
+#include "weir/weir.h"
+
+#define GUARD_MS 20000
+
+/* "+I" etc. in the op column becomes the row kind; the row keeps (k, v). */
+static int kind_map(void *ud, const weir_batch *in, weir_batch *out)
+{
+    (void)ud;
+    for (uint32_t r = 0; r < in->n_rows; r++) {
+        int o = weir_batch_append_row(out);
+        if (o < 0)
+            return o;
+        uint32_t len;
+        const char *op = weir_batch_str(in, 0, r, &len);
+        weir_row_kind k = WEIR_ROW_INSERT;
+        if (len == 2 && !memcmp(op, "-U", 2))
+            k = WEIR_ROW_UPDATE_BEFORE;
+        else if (len == 2 && !memcmp(op, "+U", 2))
+            k = WEIR_ROW_UPDATE_AFTER;
+        else if (len == 2 && !memcmp(op, "-D", 2))
+            k = WEIR_ROW_DELETE;
+        out->kind[o] = (uint8_t)k;
+        out->ts[o] = in->ts[r];
+        if (weir_batch_is_null(in, 1, r))
+            weir_batch_set_null(out, 0, (uint32_t)o);
+        else
+            WEIR_COL_I64(out, 0)[o] = WEIR_COL_I64(in, 1)[r];
+        if (weir_batch_is_null(in, 2, r)) {
+            weir_batch_set_null(out, 1, (uint32_t)o);
+        } else {
+            const char *v = weir_batch_str(in, 2, r, &len);
+            int rc = weir_batch_set_str(out, 1, (uint32_t)o, v, len);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+static void quiet(void *ud, const char *line)
+{
+    (void)ud;
+    (void)line;
+}
+
+typedef struct jt {
+    weir_schema *in, *side, *out;
+    th_source *src[2];
+    th_collect *sink;
+    weir_job *job;
+    weir_expr_arena *arena;
+    const char *rocksdb_dir; /* state on RocksDB in this folder, or NULL for memory */
+    const weir_clock *clock; /* the job's clock, or NULL for the system clock */
+    int64_t ttl_ms;          /* state TTL of the join */
+} jt;
+
+/*
+ * A join of two (k BIGINT, v STRING) sides on k; residual over (lk, lv, rk,
+ * rv) or NULL. With ckpt_dir the job is checkpointed there and restores its
+ * latest checkpoint; t->src and the schemas are kept when already set (a
+ * restored job reads on from the same sources).
+ */
+static void jt_start_ex(jt *t, weir_join_type type, uint32_t parallelism, const char *residual_ne,
+                        const char *ckpt_dir)
+{
+    if (!t->in) {
+        t->in = th_schema("op STRING, k BIGINT, v STRING");
+        t->side = th_schema("k BIGINT, v STRING");
+        t->out = weir_schema_create();
+        const char *names[4] = {"lk", "lv", "rk", "rv"};
+        for (int i = 0; i < 4; i++)
+            weir_schema_add(t->out, names[i], weir_type_make(i % 2 ? WEIR_TYPE_STRING : WEIR_TYPE_BIGINT, true));
+        for (int s = 0; s < 2; s++)
+            t->src[s] = th_usource_create(t->in, 1);
+    }
+    t->sink = th_collect_create(TH_KIND);
+    weir_job_config cfg;
+    weir_job_config_init(&cfg);
+    cfg.parallelism = parallelism;
+    cfg.batch_size = 4;
+    if (t->clock)
+        cfg.clock = *t->clock;
+    if (t->rocksdb_dir) {
+        cfg.state_backend = "rocksdb";
+        cfg.state_dir = t->rocksdb_dir;
+    }
+    cr_assert_eq(weir_job_create(&cfg, &t->job), 0);
+    weir_stream keyed[2];
+    for (int s = 0; s < 2; s++) {
+        weir_source_spec ss = th_source_spec(t->src[s], s ? "right" : "left");
+        weir_watermark_spec wm = {.kind = WEIR_WATERMARK_NONE};
+        weir_stream st, m;
+        cr_assert_eq(weir_job_source(t->job, &ss, &wm, 1, &st), 0);
+        cr_assert_eq(weir_job_map(t->job, st, t->side, kind_map, NULL, &m), 0);
+        /* one map per side, chained to its source: a retraction never overtakes its insert */
+        cr_assert_eq(weir_job_set_parallelism(t->job, m, 1), 0);
+        uint32_t kc = 0;
+        keyed[s] = weir_stream_key_by(m, &kc, 1);
+    }
+    weir_join_config jc = {.type = type, .n_out = {2, 2}, .out_schema = t->out, .state_ttl_ms = t->ttl_ms};
+    jc.keys[0].n = jc.keys[1].n = 1;
+    if (residual_ne) {
+        /* lv <> residual_ne: a condition on the left row only */
+        weir_error err = {0};
+        weir_expr *a[2], *e;
+        t->arena = weir_expr_arena_create();
+        cr_assert_eq(weir_expr_column(t->arena, 1, weir_type_make(WEIR_TYPE_STRING, true), &a[0], &err), 0);
+        a[1] = weir_expr_lit_string(t->arena, residual_ne, strlen(residual_ne));
+        cr_assert_eq(weir_expr_call(t->arena, "<>", a, 2, &e, &err), 0, "%s", err.message);
+        jc.residual = e;
+    }
+    weir_operator_spec spec;
+    cr_assert_eq(weir_join_spec(&jc, &spec), 0);
+    weir_stream j;
+    cr_assert_eq(weir_job_operator(t->job, keyed, 2, &spec, t->out, parallelism, &j), 0, "%s",
+                 weir_job_error(t->job));
+    weir_operator_spec sink = th_collect_spec(t->sink, "collect");
+    cr_assert_eq(weir_job_sink(t->job, j, &sink, 1), 0);
+    if (ckpt_dir) {
+        weir_checkpoint_config cc;
+        weir_checkpoint_config_init(&cc);
+        cc.dir = ckpt_dir;
+        cc.restore = WEIR_RESTORE_LATEST;
+        cc.log = quiet;
+        weir_error err = {0};
+        cr_assert_eq(weir_job_enable_checkpoints(t->job, &cc, &err), 0, "%s", err.message);
+    }
+    cr_assert_eq(weir_job_start(t->job), 0, "%s", weir_job_error(t->job));
+}
+
+static void jt_start(jt *t, weir_join_type type, uint32_t parallelism, const char *residual_ne)
+{
+    memset(t, 0, sizeof *t);
+    jt_start_ex(t, type, parallelism, residual_ne, NULL);
+}
+
+/* Feeds one row to side s ("L" or "R") and waits until the sink holds `total` lines. */
+static void feed(jt *t, int s, const char *row, size_t total)
+{
+    th_source_row_text(t->src[s], 0, 0, row);
+    cr_assert(th_source_wait_read(t->src[s], 0, GUARD_MS));
+    cr_assert(th_collect_wait_count(t->sink, total, GUARD_MS), "after %s %s: %zu lines, expected %zu:\n%s",
+              s ? "right" : "left", row, th_collect_count(t->sink), total, th_collect_text(t->sink, false));
+}
+
+static void jt_finish(jt *t, const char *want)
+{
+    th_source_end_all(t->src[0]);
+    th_source_end_all(t->src[1]);
+    cr_assert_eq(weir_job_wait(t->job), 0, "%s", weir_job_error(t->job));
+    if (want)
+        cr_assert_str_eq(th_collect_text(t->sink, false), want);
+    weir_job_destroy(t->job);
+    th_collect_destroy(t->sink);
+    for (int s = 0; s < 2; s++)
+        th_source_destroy(t->src[s]);
+    weir_schema_destroy(t->in);
+    weir_schema_destroy(t->side);
+    weir_schema_destroy(t->out);
+    if (t->arena)
+        weir_expr_arena_destroy(t->arena);
+}
+
+enum { L = 0, R = 1 };
+
+Test(join, inner_join_forwards_row_kinds, .timeout = 60)
+{
+    jt t;
+    jt_start(&t, WEIR_JOIN_INNER, 1, NULL);
+    feed(&t, R, "+I,1,x", 0);
+    feed(&t, L, "+I,1,a", 1);      /* +I[1,a,1,x] */
+    feed(&t, L, "-U,1,a", 2);      /* the update of a joined row keeps its kinds */
+    feed(&t, L, "+U,1,b", 3);
+    feed(&t, R, "+I,1,y", 4);
+    feed(&t, R, "-D,1,x", 5);
+    feed(&t, L, "+I,1,b", 6);      /* a duplicate left row joins once more */
+    feed(&t, R, "-D,1,y", 8);      /* ... and is retracted once per copy */
+    jt_finish(&t, "+I 1,a,1,x\n"
+                  "-U 1,a,1,x\n"
+                  "+U 1,b,1,x\n"
+                  "+I 1,b,1,y\n"
+                  "-D 1,b,1,x\n"
+                  "+I 1,b,1,y\n"
+                  "-D 1,b,1,y\n"
+                  "-D 1,b,1,y\n");
+}
+
+Test(join, left_join_pads_and_retracts_the_padding, .timeout = 60)
+{
+    jt t;
+    jt_start(&t, WEIR_JOIN_LEFT, 1, NULL);
+    feed(&t, L, "+I,1,a", 1);      /* no match yet: padded */
+    feed(&t, R, "+I,1,x", 3);      /* first match: retract the padded row, emit the pair */
+    feed(&t, R, "+I,1,y", 4);      /* another match: just the pair */
+    feed(&t, R, "-D,1,x", 5);
+    feed(&t, R, "-D,1,y", 7);      /* last match gone: padded again */
+    feed(&t, L, "+U,2,b", 8);      /* outer joins emit +I/-D only */
+    feed(&t, R, "+I,2,z", 10);
+    feed(&t, L, "-D,1,a", 11);
+    jt_finish(&t, "+I 1,a,NULL,NULL\n"
+                  "-D 1,a,NULL,NULL\n"
+                  "+I 1,a,1,x\n"
+                  "+I 1,a,1,y\n"
+                  "-D 1,a,1,x\n"
+                  "-D 1,a,1,y\n"
+                  "+I 1,a,NULL,NULL\n"
+                  "+I 2,b,NULL,NULL\n"
+                  "-D 2,b,NULL,NULL\n"
+                  "+I 2,b,2,z\n"
+                  "-D 1,a,NULL,NULL\n");
+}
+
+Test(join, right_join_mirrors_left_join, .timeout = 60)
+{
+    jt t;
+    jt_start(&t, WEIR_JOIN_RIGHT, 1, NULL);
+    feed(&t, R, "+I,1,x", 1);
+    feed(&t, L, "+I,1,a", 3);
+    feed(&t, L, "-D,1,a", 5);
+    jt_finish(&t, "+I NULL,NULL,1,x\n"
+                  "-D NULL,NULL,1,x\n"
+                  "+I 1,a,1,x\n"
+                  "-D 1,a,1,x\n"
+                  "+I NULL,NULL,1,x\n");
+}
+
+Test(join, full_join_tracks_matches_on_both_sides, .timeout = 60)
+{
+    jt t;
+    jt_start(&t, WEIR_JOIN_FULL, 1, NULL);
+    feed(&t, L, "+I,1,a", 1);
+    feed(&t, L, "+I,1,a", 2);      /* two copies: two padded rows */
+    feed(&t, R, "+I,1,x", 6);      /* both padded rows retracted, two pairs */
+    feed(&t, L, "-D,1,a", 7);      /* one copy goes; x still matched */
+    feed(&t, L, "-D,1,a", 9);      /* the last: x padded again */
+    feed(&t, R, "-D,1,x", 10);
+    feed(&t, L, "+I,NULL,n", 11);      /* a NULL key matches nothing */
+    feed(&t, R, "+I,NULL,m", 12);
+    jt_finish(&t, "+I 1,a,NULL,NULL\n"
+                  "+I 1,a,NULL,NULL\n"
+                  "-D 1,a,NULL,NULL\n"
+                  "-D 1,a,NULL,NULL\n"
+                  "+I 1,a,1,x\n"
+                  "+I 1,a,1,x\n"
+                  "-D 1,a,1,x\n"
+                  "-D 1,a,1,x\n"
+                  "+I NULL,NULL,1,x\n"
+                  "-D NULL,NULL,1,x\n"
+                  "+I NULL,n,NULL,NULL\n"
+                  "+I NULL,NULL,NULL,m\n");
+}
+
+Test(join, residual_condition_decides_matches, .timeout = 60)
+{
+    jt t;
+    jt_start(&t, WEIR_JOIN_LEFT, 1, "skip");
+    feed(&t, R, "+I,1,x", 0);
+    feed(&t, L, "+I,1,skip", 1);   /* same key, condition false: padded */
+    feed(&t, L, "+I,1,a", 2);
+    feed(&t, R, "-D,1,x", 4);
+    jt_finish(&t, "+I 1,skip,NULL,NULL\n"
+                  "+I 1,a,1,x\n"
+                  "-D 1,a,1,x\n"
+                  "+I 1,a,NULL,NULL\n");
+}
+
+/* table.exec.state.ttl: a row not written for the TTL (processing time) is forgotten. */
+Test(join, state_ttl_forgets_old_rows, .timeout = 60)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_clock clock = weir_manual_clock_get(mc);
+    jt t;
+    memset(&t, 0, sizeof t);
+    t.clock = &clock;
+    t.ttl_ms = 1000;
+    jt_start_ex(&t, WEIR_JOIN_LEFT, 1, NULL, NULL);
+    feed(&t, R, "+I,1,x", 0);
+    feed(&t, L, "+I,1,a", 1);      /* x is 0 ms old: it matches */
+    weir_manual_clock_set(mc, 999);
+    feed(&t, L, "+I,1,b", 2);      /* 999 ms: still there */
+    weir_manual_clock_set(mc, 1000);
+    feed(&t, L, "+I,1,c", 3);      /* 1000 ms: expired, so c is padded */
+    jt_finish(&t, "+I 1,a,1,x\n"
+                  "+I 1,b,1,x\n"
+                  "+I 1,c,NULL,NULL\n");
+    weir_manual_clock_destroy(mc);
+}
+
+/* ---- random workload against a nested-loop join ---- */
+
+typedef struct rrow {
+    int side;
+    int64_t k;
+    int v;
+    bool live;
+} rrow;
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Folds the "+I a" / "-D a" lines of c (after those of c0, if given) into the sorted table they leave. */
+static char *fold(th_collect *c, th_collect *c0)
+{
+    size_t n0 = c0 ? th_collect_count(c0) : 0, n = n0 + th_collect_count(c), m = 0;
+    char **rows = calloc(n + 1, sizeof *rows);
+    cr_assert(rows);
+    for (size_t i = 0; i < n; i++) {
+        const char *l = i < n0 ? th_collect_line(c0, i) : th_collect_line(c, i - n0);
+        if (l[0] == '+') {
+            rows[m++] = strdup(l + 3);
+            continue;
+        }
+        size_t k = m;
+        while (k > 0 && strcmp(rows[k - 1], l + 3))
+            k--;
+        cr_assert(k > 0, "retraction of a row that is not in the table: %s", l);
+        free(rows[k - 1]);
+        rows[k - 1] = rows[--m];
+    }
+    qsort(rows, m, sizeof *rows, cmp_str);
+    size_t len = 1;
+    for (size_t i = 0; i < m; i++)
+        len += strlen(rows[i]) + 1;
+    char *out = calloc(len, 1);
+    for (size_t i = 0; i < m; i++) {
+        strcat(out, rows[i]);
+        strcat(out, "\n");
+        free(rows[i]);
+    }
+    free(rows);
+    return out;
+}
+
+static char *expected_table(const rrow *rows, size_t n, weir_join_type type)
+{
+    char **out = NULL;
+    size_t m = 0;
+    char buf[128];
+    for (int s = 0; s < 2; s++) {
+        bool outer = s == 0 ? type == WEIR_JOIN_LEFT || type == WEIR_JOIN_FULL
+                            : type == WEIR_JOIN_RIGHT || type == WEIR_JOIN_FULL;
+        for (size_t i = 0; i < n; i++) {
+            if (!rows[i].live || rows[i].side != s)
+                continue;
+            bool any = false;
+            for (size_t k = 0; k < n; k++) {
+                if (!rows[k].live || rows[k].side == s || rows[k].k != rows[i].k)
+                    continue;
+                any = true;
+                if (s == 0) {
+                    snprintf(buf, sizeof buf, "%" PRId64 ",v%d,%" PRId64 ",v%d", rows[i].k, rows[i].v, rows[k].k,
+                             rows[k].v);
+                    out = realloc(out, (m + 1) * sizeof *out);
+                    out[m++] = strdup(buf);
+                }
+            }
+            if (!any && outer) {
+                if (s == 0)
+                    snprintf(buf, sizeof buf, "%" PRId64 ",v%d,NULL,NULL", rows[i].k, rows[i].v);
+                else
+                    snprintf(buf, sizeof buf, "NULL,NULL,%" PRId64 ",v%d", rows[i].k, rows[i].v);
+                out = realloc(out, (m + 1) * sizeof *out);
+                out[m++] = strdup(buf);
+            }
+        }
+    }
+    qsort(out, m, sizeof *out, cmp_str);
+    size_t len = 1;
+    for (size_t i = 0; i < m; i++)
+        len += strlen(out[i]) + 1;
+    char *txt = calloc(len, 1);
+    for (size_t i = 0; i < m; i++) {
+        strcat(txt, out[i]);
+        strcat(txt, "\n");
+        free(out[i]);
+    }
+    free(out);
+    return txt;
+}
+
+enum { N_STEPS = 300 };
+
+/* A random workload: mostly inserts; some retract an earlier live row of the same side. */
+static size_t random_rows(uint64_t seed, rrow *rows, char lines[][64], int *sides)
+{
+    srand((unsigned)seed);
+    size_t n = 0;
+    for (int step = 0; step < N_STEPS; step++) {
+        int s = rand() % 2;
+        size_t victim = n;
+        if (n && rand() % 4 == 0) {
+            size_t i = (size_t)rand() % n;
+            if (rows[i].live && rows[i].side == s)
+                victim = i;
+        }
+        if (victim < n) {
+            rows[victim].live = false;
+            snprintf(lines[step], 64, "-D,%" PRId64 ",v%d", rows[victim].k, rows[victim].v);
+        } else {
+            rows[n] = (rrow){s, rand() % 12, rand() % 3, true};
+            snprintf(lines[step], 64, "+I,%" PRId64 ",v%d", rows[n].k, rows[n].v);
+            n++;
+        }
+        sides[step] = s;
+    }
+    return n;
+}
+
+static void jt_destroy(jt *t)
+{
+    weir_job_destroy(t->job);
+    th_collect_destroy(t->sink);
+    for (int s = 0; s < 2; s++)
+        th_source_destroy(t->src[s]);
+    weir_schema_destroy(t->in);
+    weir_schema_destroy(t->side);
+    weir_schema_destroy(t->out);
+}
+
+static void random_run_on(weir_join_type type, uint32_t parallelism, uint64_t seed, const char *rocksdb_dir)
+{
+    static rrow rows[N_STEPS];
+    static char lines[N_STEPS][64];
+    static int sides[N_STEPS];
+    size_t n = random_rows(seed, rows, lines, sides);
+    jt t;
+    memset(&t, 0, sizeof t);
+    t.rocksdb_dir = rocksdb_dir;
+    jt_start_ex(&t, type, parallelism, NULL, NULL);
+    /* A side's rows come from one source in order: a retraction never overtakes its insert. */
+    for (int i = 0; i < N_STEPS; i++)
+        th_source_row_text(t.src[sides[i]], 0, 0, lines[i]);
+    th_source_end_all(t.src[0]);
+    th_source_end_all(t.src[1]);
+    cr_assert_eq(weir_job_wait(t.job), 0, "%s", weir_job_error(t.job));
+    char *got = fold(t.sink, NULL), *want = expected_table(rows, n, type);
+    cr_assert_str_eq(got, want, "%s join, parallelism %u, seed %" PRIu64, weir_join_type_name(type), parallelism,
+                     seed);
+    free(got);
+    free(want);
+    jt_destroy(&t);
+}
+
+static void random_run(weir_join_type type, uint32_t parallelism, uint64_t seed)
+{
+    random_run_on(type, parallelism, seed, NULL);
+}
+
+static uint64_t test_seed(void)
+{
+    const char *e = getenv("JOIN_TEST_SEED");
+    uint64_t seed = e ? strtoull(e, NULL, 0) : 20261130;
+    fprintf(stderr, "test_join: seed %" PRIu64 " (set JOIN_TEST_SEED to change)\n", seed);
+    return seed;
+}
+
+Test(join, random_changelogs_fold_to_the_nested_loop_join, .timeout = 120)
+{
+    uint64_t seed = test_seed();
+    static const weir_join_type types[] = {WEIR_JOIN_INNER, WEIR_JOIN_LEFT, WEIR_JOIN_RIGHT, WEIR_JOIN_FULL};
+    for (int i = 0; i < 4; i++) {
+        random_run(types[i], 1, seed + (uint64_t)i);
+        random_run(types[i], 3, seed + (uint64_t)i);
+    }
+}
+
+/* The same on RocksDB, whose map iteration order differs from the memory backend's. */
+Test(join, random_changelogs_on_rocksdb, .timeout = 120)
+{
+#ifndef WEIR_HAVE_ROCKSDB
+    cr_skip_test("built without RocksDB");
+#endif
+    uint64_t seed = test_seed();
+    char dir[] = "/tmp/weir-join-rocks-XXXXXX";
+    cr_assert(mkdtemp(dir));
+    random_run_on(WEIR_JOIN_INNER, 2, seed, dir);
+    random_run_on(WEIR_JOIN_FULL, 2, seed + 1, dir);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(join, spec_rejects_bad_configs)
+{
+    weir_schema *out = th_schema("a BIGINT, b BIGINT");
+    weir_join_config jc = {.type = WEIR_JOIN_INNER, .n_out = {1, 1}, .out_schema = out};
+    weir_operator_spec spec;
+    cr_assert_eq(weir_join_spec(&jc, &spec), WEIR_EINVAL, "a join without key columns");
+    jc.keys[0].n = 1;
+    jc.keys[1].n = 2;
+    cr_assert_eq(weir_join_spec(&jc, &spec), WEIR_EINVAL, "key column counts differ");
+    jc.keys[1].n = 1;
+    jc.n_out[1] = 2;
+    cr_assert_eq(weir_join_spec(&jc, &spec), WEIR_EINVAL, "output columns do not add up");
+    weir_schema_destroy(out);
+}
+
+/*
+ * A checkpoint taken at parallelism 1 after half the rows, restored at
+ * parallelism 3 for the other half: the output of both runs folds to the
+ * table of the whole workload (the join's rows and match counts moved with
+ * their key groups).
+ */
+Test(join, restore_at_another_parallelism_continues_the_changelog, .timeout = 120)
+{
+    static rrow rows[N_STEPS];
+    static char lines[N_STEPS][64];
+    static int sides[N_STEPS];
+    uint64_t seed = test_seed();
+    size_t n = random_rows(seed, rows, lines, sides);
+    char dir[] = "/tmp/weir-join-ckpt-XXXXXX";
+    cr_assert(mkdtemp(dir));
+    jt t;
+    memset(&t, 0, sizeof t);
+    jt_start_ex(&t, WEIR_JOIN_FULL, 1, NULL, dir);
+    for (int i = 0; i < N_STEPS / 2; i++)
+        th_source_row_text(t.src[sides[i]], 0, 0, lines[i]);
+    for (int s = 0; s < 2; s++)
+        cr_assert(th_source_wait_read(t.src[s], 0, GUARD_MS));
+    /* Every row read is before the barrier: once the checkpoint completes, the sink has all their output. */
+    uint64_t id;
+    weir_error err = {0};
+    cr_assert_eq(weir_job_trigger_checkpoint(t.job, &id), 0);
+    cr_assert_eq(weir_job_await_checkpoint(t.job, id, GUARD_MS, &err), 0, "%s", err.message);
+    weir_job_stop(t.job);
+    weir_job_wait(t.job);
+    weir_job_destroy(t.job);
+    th_collect *first = t.sink;
+
+    jt_start_ex(&t, WEIR_JOIN_FULL, 3, NULL, dir);
+    cr_assert(strstr(weir_job_restored_from(t.job), "chk-"), "restored from '%s'", weir_job_restored_from(t.job));
+    for (int i = N_STEPS / 2; i < N_STEPS; i++)
+        th_source_row_text(t.src[sides[i]], 0, 0, lines[i]);
+    th_source_end_all(t.src[0]);
+    th_source_end_all(t.src[1]);
+    cr_assert_eq(weir_job_wait(t.job), 0, "%s", weir_job_error(t.job));
+    char *got = fold(t.sink, first), *want = expected_table(rows, n, WEIR_JOIN_FULL);
+    cr_assert_str_eq(got, want, "seed %" PRIu64, seed);
+    free(got);
+    free(want);
+    th_collect_destroy(first);
+    jt_destroy(&t);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/*
+ * Interval join: a row is dropped once the watermark passes the last time a
+ * row of the other side could match it; a row that arrives after that point
+ * is joined with what is stored but not stored. No residual here, so the
+ * state alone decides the matches and the cleanup shows in the output.
+ */
+
+typedef struct ij {
+    weir_schema *in, *out;
+    th_collect *sink;
+    weir_job *job;
+    th_source *src[2];
+} ij;
+
+/* An interval join of two (k BIGINT, t BIGINT) inputs on k with |left.t - right.t| <= 10. */
+static void ij_start(ij *x, weir_join_type type)
+{
+    x->in = th_schema("k BIGINT, t BIGINT");
+    x->out = th_schema("lk BIGINT, lt BIGINT, rk BIGINT, rt BIGINT");
+    x->sink = th_collect_create(TH_KIND);
+    weir_job_config cfg;
+    weir_job_config_init(&cfg);
+    cfg.parallelism = 1;
+    cr_assert_eq(weir_job_create(&cfg, &x->job), 0);
+    weir_stream keyed[2];
+    for (int s = 0; s < 2; s++) {
+        x->src[s] = th_usource_create(x->in, 1);
+        weir_source_spec ss = th_source_spec(x->src[s], s ? "right" : "left");
+        weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 0};
+        weir_stream st;
+        cr_assert_eq(weir_job_source(x->job, &ss, &wm, 1, &st), 0);
+        uint32_t kc = 0;
+        keyed[s] = weir_stream_key_by(st, &kc, 1);
+    }
+    weir_join_config jc = {.type = type, .n_out = {2, 2}, .out_schema = x->out, .interval = true,
+                           .time_col = {1, 1}, .lo_ms = -10, .hi_ms = 10};
+    jc.keys[0].n = jc.keys[1].n = 1;
+    weir_operator_spec spec;
+    cr_assert_eq(weir_join_spec(&jc, &spec), 0);
+    cr_assert_str_eq(spec.name, "IntervalJoin");
+    weir_stream j;
+    cr_assert_eq(weir_job_operator(x->job, keyed, 2, &spec, x->out, 1, &j), 0, "%s", weir_job_error(x->job));
+    weir_operator_spec sk = th_collect_spec(x->sink, "collect");
+    cr_assert_eq(weir_job_sink(x->job, j, &sk, 1), 0);
+    cr_assert_eq(weir_job_start(x->job), 0, "%s", weir_job_error(x->job));
+}
+
+static void ij_row(ij *x, int s, int64_t k, int64_t t) { th_source_row(x->src[s], 0, t, k, t); }
+
+static void ij_finish(ij *x, const char *want)
+{
+    th_source_end_all(x->src[L]);
+    th_source_end_all(x->src[R]);
+    cr_assert_eq(weir_job_wait(x->job), 0, "%s", weir_job_error(x->job));
+    cr_assert_str_eq(th_collect_text(x->sink, false), want);
+}
+
+static void ij_destroy(ij *x)
+{
+    weir_job_destroy(x->job);
+    th_collect_destroy(x->sink);
+    for (int s = 0; s < 2; s++)
+        th_source_destroy(x->src[s]);
+    weir_schema_destroy(x->in);
+    weir_schema_destroy(x->out);
+}
+
+/*
+ * Interval join: a row is dropped once the watermark passes the last time a
+ * row of the other side could match it; a row that arrives after that point
+ * is joined with what is stored but not stored. No residual here, so the
+ * state alone decides the matches and the cleanup shows in the output.
+ */
+Test(join, interval_join_drops_rows_behind_the_watermark, .timeout = 60)
+{
+    ij x;
+    ij_start(&x, WEIR_JOIN_INNER);
+    ij_row(&x, L, 1, 100);
+    ij_row(&x, R, 1, 105);
+    cr_assert(th_collect_wait_count(x.sink, 1, GUARD_MS));
+    ij_row(&x, L, 2, 200);
+    ij_row(&x, R, 2, 200);
+    cr_assert(th_collect_wait_count(x.sink, 2, GUARD_MS));
+    /* The join held its watermark back by 11 ms (a pair's left time can be 10 ms below W). */
+    cr_assert(th_collect_wait_watermark(x.sink, 189, GUARD_MS));
+    cr_assert_eq(th_collect_watermark(x.sink), 189);
+    cr_assert_eq(th_metric(x.job, "*expired_rows"), 2, "both rows of key 1 are gone at W = 200");
+    /* A right row of key 1 finds nothing; the pair of key 3 after it (same channel) proves it was processed. */
+    ij_row(&x, R, 1, 300);
+    ij_row(&x, R, 3, 400);
+    ij_row(&x, L, 3, 400);
+    cr_assert(th_collect_wait_count(x.sink, 3, GUARD_MS));
+    cr_assert(th_collect_wait_watermark(x.sink, 389, GUARD_MS));
+    /* Key 1's right row (300) expired at W = 400 too; a late left row of key 1 finds nothing and is not kept. */
+    ij_row(&x, L, 1, 50);
+    ij_row(&x, L, 4, 500);
+    ij_row(&x, R, 4, 500);
+    cr_assert(th_collect_wait_count(x.sink, 4, GUARD_MS));
+    ij_finish(&x, "+I 1,100,1,105\n"
+                  "+I 2,200,2,200\n"
+                  "+I 3,400,3,400\n"
+                  "+I 4,500,4,500\n");
+    cr_assert_eq(th_metric(x.job, "*late_rows"), 1);
+    ij_destroy(&x);
+}
+
+/* An outer interval join pads a row when it expires unmatched, never earlier: append-only output. */
+Test(join, outer_interval_join_pads_rows_when_they_expire, .timeout = 60)
+{
+    ij x;
+    ij_start(&x, WEIR_JOIN_FULL);
+    ij_row(&x, L, 1, 100);
+    ij_row(&x, R, 2, 100);
+    cr_assert(th_collect_wait_watermark(x.sink, 100, GUARD_MS));
+    cr_assert_eq(th_collect_count(x.sink), 0, "nothing is padded while a match may come");
+    ij_row(&x, R, 1, 108);         /* matches left 100 */
+    cr_assert(th_collect_wait_count(x.sink, 1, GUARD_MS));
+    ij_row(&x, L, 3, 111);
+    ij_row(&x, R, 3, 111);         /* W = 111: left 1@100 and right 2@100 expire; 1@100 was matched */
+    cr_assert(th_collect_wait_count(x.sink, 3, GUARD_MS));
+    ij_row(&x, L, 7, 150);
+    ij_row(&x, R, 7, 150);         /* W = 150: right 1@108 (matched) and both 3@111 (matched) expire */
+    cr_assert(th_collect_wait_count(x.sink, 4, GUARD_MS));
+    ij_row(&x, L, 5, 20);          /* late and unmatched: padded at once */
+    ij_row(&x, L, 8, 300);
+    ij_row(&x, R, 8, 300);
+    cr_assert(th_collect_wait_count(x.sink, 6, GUARD_MS));
+    ij_finish(&x, "+I 1,100,1,108\n"
+                  "+I 3,111,3,111\n"
+                  "+I NULL,NULL,2,100\n"
+                  "+I 7,150,7,150\n"
+                  "+I 5,20,NULL,NULL\n"
+                  "+I 8,300,8,300\n");
+    ij_destroy(&x);
+}
+
+/* A row stays until its last possible match: removed neither early nor with a neighbour's timer. */
+Test(join, interval_join_keeps_rows_until_their_last_match, .timeout = 60)
+{
+    ij x;
+    ij_start(&x, WEIR_JOIN_INNER);
+    ij_row(&x, R, 1, 90);          /* expires at W = 101 */
+    ij_row(&x, R, 1, 100);         /* expires at W = 111 */
+    ij_row(&x, L, 2, 109);
+    ij_row(&x, R, 2, 109);
+    cr_assert(th_collect_wait_count(x.sink, 1, GUARD_MS));
+    cr_assert(th_collect_wait_watermark(x.sink, 98, GUARD_MS)); /* 109 held back by 11 */
+    cr_assert_eq(th_metric(x.job, "*expired_rows"), 1, "only 1@90 has expired at W = 109");
+    ij_row(&x, L, 1, 110);         /* 110 - 100 = 10: still a match */
+    cr_assert(th_collect_wait_count(x.sink, 2, GUARD_MS));
+    ij_finish(&x, "+I 2,109,2,109\n"
+                  "+I 1,110,1,100\n");
+    ij_destroy(&x);
+}
