@@ -11,8 +11,12 @@
  *       checkpoint (duration, size), "crashes", and restores it (recovery:
  *       time to load and verify the files, and time until the restored job
  *       completed its first checkpoint, minus that checkpoint's own time).
+ *       A second checkpoint follows after every key received one more row
+ *       (warm: the backend updates records it already has).
  *   bench_checkpoint_bench            throughput 20 M rows, then state 1 M keys
  *                                     on both backends.
+ *   CKB_SYNC=1 in the environment: synchronous snapshots (state.backend.async
+ *   = false), for before/after comparisons in one session.
  * Results: bench/results/checkpoint.md.
  */
 #include <stdatomic.h>
@@ -42,7 +46,7 @@ static void quiet(void *ud, const char *line)
 static uint64_t g_out_rows;
 static _Atomic uint64_t g_produced_run;
 static uint64_t g_mid_n, g_mid_bytes;
-static int64_t g_mid_ms, g_mid_sync_ms;
+static int64_t g_mid_ms, g_mid_sync_ms, g_mid_pause_us;
 
 static int build(cj_params *p, const cj_gen *g, const char *backend, cj_job **j)
 {
@@ -73,6 +77,9 @@ static weir_checkpoint_config ckpt_cfg(int64_t interval_ms,
     c.interval_ms = interval_ms;
     c.restore = mode;
     c.log = quiet;
+    /* CKB_SYNC=1: serialize on the subtasks' threads (state.backend.async =
+     * false), the behaviour before asynchronous snapshots. */
+    c.sync_snapshots = getenv("CKB_SYNC") && atoi(getenv("CKB_SYNC"));
     return c;
 }
 
@@ -119,6 +126,7 @@ static double run_once(const cj_gen *g, const char *backend, bool with,
             g_mid_n++;
             g_mid_ms += cs.last_duration_ms;
             g_mid_sync_ms += cs.last_sync_ms;
+            g_mid_pause_us += cs.last_pause_us;
             g_mid_bytes += cs.last_size_bytes;
         }
         if (atomic_load(&g_produced_run) >= g->n || now_s() - t0 > 600)
@@ -152,7 +160,7 @@ static void throughput(uint64_t rows, const char *backend)
         .n = rows, .seed = 3, .n_keys = 10000, .produced = &g_produced_run};
     weir_checkpoint_stats st = {0};
     g_mid_n = g_mid_bytes = 0;
-    g_mid_ms = g_mid_sync_ms = 0;
+    g_mid_ms = g_mid_sync_ms = g_mid_pause_us = 0;
     double cpu[2][5];
     run_once(&g, backend, false, &st, &cpu[0][0]);
     double r[2][5];
@@ -176,10 +184,11 @@ static void throughput(uint64_t rows, const char *backend)
     if (g_mid_n)
         printf("  %-8s checkpoints while the input flowed: %llu, average %.0f "
                "ms (%.0f ms to the last "
-               "acknowledgement), %.0f bytes\n",
+               "acknowledgement, longest task pause %.2f ms), %.0f bytes\n",
                backend, (unsigned long long)g_mid_n,
                (double)g_mid_ms / (double)g_mid_n,
                (double)g_mid_sync_ms / (double)g_mid_n,
+               (double)g_mid_pause_us / 1e3 / (double)g_mid_n,
                (double)g_mid_bytes / (double)g_mid_n);
     printf("  %-8s difference of the medians: %.1f%%; last run: %llu "
            "checkpoints (incl. the final one), last %lld ms "
@@ -203,7 +212,7 @@ static void state_bench(uint64_t keys, const char *backend)
     mkdir(g_dir, 0755);
     /* One row per key, all in one day-long window: keys x one window of state.
      */
-    cj_gen g = {.n = keys + 1,
+    cj_gen g = {.n = 2 * keys + 1,
                 .seed = 5,
                 .n_keys = (uint32_t)keys,
                 .sequential_keys = true,
@@ -244,10 +253,27 @@ static void state_bench(uint64_t keys, const char *backend)
     printf("  %-8s %9llu keys: state built in %.2f s; checkpoint %llu: %.3f s "
            "(%lld ms to the last "
            "acknowledgement: barrier and serialization; %lld ms writing), %.1f "
-           "MB\n",
+           "MB; longest task pause %.1f ms\n",
            backend, (unsigned long long)keys, t_fill, (unsigned long long)id,
            t_ck, (long long)st.last_sync_ms, (long long)st.last_async_ms,
-           (double)st.last_size_bytes / 1e6);
+           (double)st.last_size_bytes / 1e6, (double)st.last_pause_us / 1e3);
+    /* Warm: one more row per key, then a second checkpoint. */
+    atomic_store(&g_limit, 2 * keys);
+    wait_produced(2 * keys);
+    t1 = now_s();
+    if (weir_job_trigger_checkpoint(j->job, &id) ||
+        weir_job_await_checkpoint(j->job, id, -1, &err)) {
+        fprintf(stderr, "checkpoint failed: %s\n", err.message);
+        exit(1);
+    }
+    t_ck = now_s() - t1;
+    weir_job_checkpoint_stats(j->job, &st);
+    printf("  %-8s %9llu keys: every key changed again; checkpoint %llu: %.3f "
+           "s (%lld ms to the last acknowledgement; %lld ms writing); longest "
+           "task pause %.1f ms\n",
+           backend, (unsigned long long)keys, (unsigned long long)id, t_ck,
+           (long long)st.last_sync_ms, (long long)st.last_async_ms,
+           (double)st.last_pause_us / 1e3);
     cj_job_destroy(j); /* a crash: canceled mid-run */
 
     /* Recovery. */

@@ -77,6 +77,7 @@ typedef struct run_result {
     double rows_out;
     uint32_t n_ckpt, n_ckpt_failed;
     double ckpt_ms_median, ckpt_ms_max, ckpt_sync_ms_median;
+    double ckpt_pause_ms_max; /* longest pause of a subtask at a barrier */
     uint64_t ckpt_bytes_max;
     char error[600];
 } run_result;
@@ -341,6 +342,7 @@ typedef struct ckpt_monitor {
     double *ms, *sync_ms;
     uint32_t n, cap;
     uint64_t max_bytes, failed;
+    double pause_max_ms;
 } ckpt_monitor;
 
 /* Records the newest completed checkpoint if it is new. */
@@ -368,6 +370,8 @@ static void monitor_poll(ckpt_monitor *m)
     m->ms[m->n] = (double)st.last_duration_ms;
     m->sync_ms[m->n] = (double)st.last_sync_ms;
     m->n++;
+    if ((double)st.last_pause_us / 1000.0 > m->pause_max_ms)
+        m->pause_max_ms = (double)st.last_pause_us / 1000.0;
     if (st.last_size_bytes > m->max_bytes)
         m->max_bytes = st.last_size_bytes;
 }
@@ -561,6 +565,7 @@ static void run_child(const options *o, const char *query, run_result *res)
                 res->ckpt_ms_max = m.ms[i];
         res->ckpt_ms_median = median(m.ms, m.n);
         res->ckpt_sync_ms_median = median(m.sync_ms, m.n);
+        res->ckpt_pause_ms_max = m.pause_max_ms;
         weir_free(m.ms);
         weir_free(m.sync_ms);
         pthread_mutex_destroy(&m.mu);
@@ -637,14 +642,15 @@ typedef struct query_summary {
     char error[600];
     run_record runs[MAX_REPEAT];
     uint32_t n_runs;
-    double wall_s, cpu_s, eps, eps_core, rss_mb, rows_out, ckpt_ms, ckpt_ms_max, ckpt_sync_ms, ckpt_mb;
+    double wall_s, cpu_s, eps, eps_core, rss_mb, rows_out, ckpt_ms, ckpt_ms_max, ckpt_sync_ms, ckpt_mb,
+        ckpt_pause_ms;
     uint32_t n_ckpt;
 } query_summary;
 
 static void summarize(const options *o, query_summary *q)
 {
     double w[MAX_REPEAT], c[MAX_REPEAT], e[MAX_REPEAT], ec[MAX_REPEAT], r[MAX_REPEAT], k[MAX_REPEAT],
-        km[MAX_REPEAT], kb[MAX_REPEAT], kn[MAX_REPEAT], ks[MAX_REPEAT];
+        km[MAX_REPEAT], kb[MAX_REPEAT], kn[MAX_REPEAT], ks[MAX_REPEAT], kp[MAX_REPEAT];
     uint32_t n = 0, nk = 0;
     for (uint32_t i = 0; i < q->n_runs; i++) {
         const run_record *rr = &q->runs[i];
@@ -660,6 +666,7 @@ static void summarize(const options *o, query_summary *q)
             k[nk] = rr->r.ckpt_ms_median;
             km[nk] = rr->r.ckpt_ms_max;
             ks[nk] = rr->r.ckpt_sync_ms_median;
+            kp[nk] = rr->r.ckpt_pause_ms_max;
             kb[nk] = (double)rr->r.ckpt_bytes_max / (1024.0 * 1024.0);
             nk++;
         }
@@ -675,6 +682,7 @@ static void summarize(const options *o, query_summary *q)
     q->ckpt_ms = median(k, nk);
     q->ckpt_ms_max = median(km, nk);
     q->ckpt_sync_ms = median(ks, nk);
+    q->ckpt_pause_ms = median(kp, nk);
     q->ckpt_mb = median(kb, nk);
 }
 
@@ -765,8 +773,9 @@ static void write_json(const options *o, const query_summary *qs, uint32_t nq, c
             if (o->ckpt_interval_ms > 0)
                 fprintf(f,
                         ", \"checkpoints\": %" PRIu32 ", \"checkpoint_ms\": %.3f, \"checkpoint_ms_max\": %.3f, "
-                        "\"checkpoint_sync_ms\": %.3f, \"checkpoint_max_mb\": %.3f",
-                        q->n_ckpt, q->ckpt_ms, q->ckpt_ms_max, q->ckpt_sync_ms, q->ckpt_mb);
+                        "\"checkpoint_sync_ms\": %.3f, \"checkpoint_max_mb\": %.3f, "
+                        "\"checkpoint_pause_ms_max\": %.3f",
+                        q->n_ckpt, q->ckpt_ms, q->ckpt_ms_max, q->ckpt_sync_ms, q->ckpt_mb, q->ckpt_pause_ms);
             fprintf(f, "},\n     \"runs\": [");
             for (uint32_t k = 0; k < q->n_runs; k++) {
                 const run_record *r = &q->runs[k];
@@ -812,7 +821,7 @@ int main(int argc, char **argv)
     printf("%-8s %-11s %9s %12s %9s %14s %9s %12s", "query", "status", "wall s", "events/s", "cpu s",
            "events/s/core", "RSS MB", "rows out");
     if (o.ckpt_interval_ms > 0)
-        printf(" %6s %14s %8s %8s", "ckpts", "ckpt ms", "sync ms", "max MB");
+        printf(" %6s %14s %8s %8s %9s", "ckpts", "ckpt ms", "sync ms", "max MB", "pause ms");
     printf("\n");
     for (uint32_t i = 0; i < o.n_queries; i++) {
         query_summary *q = &qs[i];
@@ -842,8 +851,8 @@ int main(int argc, char **argv)
             printf("%-8s %-11s %9.3f %12.0f %9.3f %14.0f %9.1f %12.0f", q->name, q->status, q->wall_s, q->eps,
                    q->cpu_s, q->eps_core, q->rss_mb, q->rows_out);
             if (o.ckpt_interval_ms > 0)
-                printf(" %6" PRIu32 " %6.0f/%-7.0f %8.1f %8.2f", q->n_ckpt, q->ckpt_ms, q->ckpt_ms_max, q->ckpt_sync_ms,
-                       q->ckpt_mb);
+                printf(" %6" PRIu32 " %6.0f/%-7.0f %8.1f %8.2f %9.1f", q->n_ckpt, q->ckpt_ms, q->ckpt_ms_max,
+                       q->ckpt_sync_ms, q->ckpt_mb, q->ckpt_pause_ms);
             printf("\n");
         } else {
             printf("%-8s %-11s %s\n", q->name, q->status, q->error);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "checkpoint/catalog.h"
+#include "runtime/checkpoint.h"
 #include "ckpt_job.h"
 #include "util/io.h"
 
@@ -60,8 +61,12 @@ static void setup(void)
     g_retain = 1;
 }
 
+static _Atomic int g_release;
 static void teardown(void)
 {
+    /* A failed assertion must not leave snapshot threads held up. */
+    atomic_store(&g_release, 1);
+    weir__set_snapshot_test_hook(NULL);
     weir__io_reset();
     cj_lines_free(&g_ref_lines);
     cj_rmtree(g_dir);
@@ -848,4 +853,194 @@ Test(checkpoint, interval_timeout_and_min_pause_follow_the_jobs_clock)
     finish(j);
     check_output();
     weir_manual_clock_destroy(mc);
+}
+
+/* ---- asynchronous snapshots ---- */
+
+static _Atomic uint64_t g_block_id;  /* snapshots of this checkpoint and
+                                        later ones block (or fail) */
+static _Atomic int g_blocked;        /* snapshot threads waiting in the hook */
+
+/* The snapshot thread of every subtask waits here for checkpoint g_block_id
+ * until the test releases it: a slow or stuck state write. */
+static int blocking_hook(uint64_t id, int task, uint32_t subtask)
+{
+    (void)task;
+    (void)subtask;
+    if (id < atomic_load(&g_block_id))
+        return 0;
+    atomic_fetch_add(&g_blocked, 1);
+    while (!atomic_load(&g_release)) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+/* The asynchronous part of subtask 1 of each task fails. */
+static int failing_hook(uint64_t id, int task, uint32_t subtask)
+{
+    (void)task;
+    return id >= atomic_load(&g_block_id) && subtask == 1 ? WEIR_EIO : 0;
+}
+
+/*
+ * A failure of a snapshot's asynchronous part fails that checkpoint only:
+ * the job goes on, the next checkpoint completes, and restoring it gives
+ * the output of an uninterrupted run.
+ */
+Test(checkpoint, a_failed_asynchronous_part_fails_that_checkpoint_only)
+{
+    reference();
+    cj_job *j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, 23456);
+    wait_produced(23456);
+    uint64_t id;
+    atomic_store(&g_block_id, 0); /* every checkpoint while installed */
+    weir__set_snapshot_test_hook(failing_hook);
+    cr_assert_eq(weir_job_trigger_checkpoint(j->job, &id), 0);
+    weir_error err = {0};
+    cr_assert_eq(weir_job_await_checkpoint(j->job, id, 20000, &err), WEIR_EIO,
+                 "%s", err.message);
+    cr_assert(strstr(err.message, "serializing the keyed state failed"), "%s",
+              err.message);
+    atomic_store(&g_limit, 30000);
+    wait_produced(30000 - 23456);
+    weir__set_snapshot_test_hook(NULL);
+    uint64_t next = checkpoint(j, 0);
+    cr_assert_gt(next, id);
+    weir_checkpoint_stats st;
+    cr_assert_eq(weir_job_checkpoint_stats(j->job, &st), 0);
+    cr_assert_eq(st.failed, 1);
+    atomic_store(&g_limit, 41000);
+    wait_produced(41000 - 30000);
+    crash(j);
+    j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, UINT64_MAX);
+    finish(j);
+    check_output();
+}
+
+static void sum_window_out(void *ud, const char *name, double v)
+{
+    size_t n = strlen(name);
+    if (strstr(name, "window") && n > 12 &&
+        !strcmp(name + n - 12, ".records_out"))
+        *(double *)ud += v;
+}
+
+static double window_rows_out(cj_job *j)
+{
+    double out = 0;
+    weir_job_metrics(j->job, sum_window_out, &out);
+    return out;
+}
+
+/*
+ * While a checkpoint's keyed state is being serialized (held up here), the
+ * job keeps reading records and firing windows; the checkpoint then
+ * completes and holds exactly the state at its barrier: restoring it and
+ * replaying the input from the barrier's position gives the output of an
+ * uninterrupted run (records processed after the barrier would be counted
+ * twice if they had leaked into the snapshot).
+ */
+static void async_snapshot_case(const char *backend)
+{
+    reference();
+    cj_job *j = start(2, backend, WEIR_RESTORE_LATEST, NULL, 23456);
+    wait_produced(23456);
+    atomic_store(&g_blocked, 0);
+    atomic_store(&g_release, 0);
+    atomic_store(&g_block_id, 0); /* no other checkpoint is triggered */
+    weir__set_snapshot_test_hook(blocking_hook);
+    uint64_t id;
+    cr_assert_eq(weir_job_trigger_checkpoint(j->job, &id), 0);
+    for (int i = 0; i < 20000 && atomic_load(&g_blocked) < 2; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    cr_assert_geq(atomic_load(&g_blocked), 2,
+                  "the window subtasks' snapshots did not start");
+    double fired_before = window_rows_out(j);
+    /* Records after the barrier: read, aggregated, windows fired. */
+    atomic_store(&g_limit, 41000);
+    wait_produced(41000 - 23456);
+    double fired_after = 0;
+    for (int i = 0; i < 20000; i++) {
+        fired_after = window_rows_out(j);
+        if (fired_after > fired_before)
+            break;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    cr_assert_gt(fired_after, fired_before,
+                 "no window fired while the snapshot was held up");
+    weir_checkpoint_stats st;
+    cr_assert_eq(weir_job_checkpoint_stats(j->job, &st), 0);
+    cr_assert_neq(st.last_id, id, "the checkpoint completed while held up");
+    cr_assert_eq(st.in_progress, 1);
+    atomic_store(&g_release, 1);
+    weir_error err = {0};
+    cr_assert_eq(weir_job_await_checkpoint(j->job, id, 20000, &err), 0, "%s",
+                 err.message);
+    weir__set_snapshot_test_hook(NULL);
+    cr_assert_eq(weir_job_checkpoint_stats(j->job, &st), 0);
+    cr_assert_eq(st.last_id, id);
+    crash(j);
+
+    j = start(2, backend, WEIR_RESTORE_LATEST, NULL, UINT64_MAX);
+    char want[64];
+    snprintf(want, sizeof want, "restoring from checkpoint chk-%llu (taken",
+             (unsigned long long)id);
+    cr_assert(strstr(g_log, want), "%s", g_log);
+    finish(j);
+    check_output();
+}
+
+Test(checkpoint, the_job_goes_on_while_a_snapshot_is_written_memory)
+{
+    async_snapshot_case("memory");
+}
+
+#ifdef WEIR_HAVE_ROCKSDB
+Test(checkpoint, the_job_goes_on_while_a_snapshot_is_written_rocksdb)
+{
+    async_snapshot_case("rocksdb");
+}
+#endif
+
+/* state.backend.async = false: the same job, serialized at the barrier. */
+Test(checkpoint, synchronous_snapshots_on_request)
+{
+    weir_checkpoint_config c;
+    weir_checkpoint_config_init(&c);
+    weir_error err;
+    cr_assert_eq(weir_checkpoint_config_set(&c, "state.backend.async", "false",
+                                            &err),
+                 0);
+    cr_assert(c.sync_snapshots);
+    cr_assert_eq(weir_checkpoint_config_set(&c, "state.backend.async", "maybe",
+                                            &err),
+                 WEIR_EINVAL);
+    reference();
+    atomic_store(&g_limit, 23456);
+    atomic_store(&g_produced, 0);
+    cj_params p = params(2, "memory");
+    cj_job *j;
+    cr_assert_eq(cj_job_build(&p, &j, &err), 0, "%s", err.message);
+    c = ckpt_config(WEIR_RESTORE_LATEST, NULL);
+    c.sync_snapshots = true;
+    cr_assert_eq(weir_job_enable_checkpoints(j->job, &c, &err), 0, "%s",
+                 err.message);
+    cr_assert_eq(weir_job_start(j->job), 0, "%s", weir_job_error(j->job));
+    wait_produced(23456);
+    uint64_t id = checkpoint(j, 0);
+    weir_checkpoint_stats st;
+    cr_assert_eq(weir_job_checkpoint_stats(j->job, &st), 0);
+    cr_assert_eq(st.last_id, id);
+    cr_assert_gt(st.last_pause_us, 0);
+    atomic_store(&g_limit, 41000);
+    wait_produced(41000 - 23456);
+    crash(j);
+    j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, UINT64_MAX);
+    finish(j);
+    check_output();
 }

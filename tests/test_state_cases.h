@@ -12,6 +12,7 @@
 
 #include <criterion/criterion.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1340,6 +1341,198 @@ static void case_random_model(const char *kind)
     weir__backend_destroy(be);
 }
 
+/* ---- asynchronous snapshots (backend.h: snapshot_begin / snap_kg) ---- */
+
+#define AS_KEYS 400
+
+/* Writes a round of changes to every kind of state; round r differs. */
+static void as_mutate(weir__backend *be, weir_state **sts, int r)
+{
+    char k[32], v[32];
+    for (int i = 0; i < AS_KEYS; i++) {
+        snprintf(k, sizeof k, "key%d", i);
+        snprintf(v, sizeof v, "r%d-v%d", r, i);
+        cr_assert_eq(setk(be, k), 0);
+        if ((i + r) % 7 == 0) {
+            cr_assert_eq(weir_state_clear(sts[0], NS("a")), 0);
+        } else {
+            put_s(sts[0], "a", v);
+        }
+        cr_assert_eq(weir_list_add(sts[1], NS(""), v, strlen(v)), 0);
+        cr_assert_eq(weir_map_put(sts[2], NS("m"), k, strlen(k), v, strlen(v)),
+                     0);
+        if ((i + r) % 5 == 0)
+            cr_assert_eq(weir_map_remove(sts[2], NS("m"), "key1", 4), 0);
+        put_s(sts[3], "t", v); /* TTL 100 ms */
+    }
+}
+
+/* Every key group's canonical bytes, back to back, from the live backend. */
+static void as_dump_live(weir__backend *be, weir_buf *out)
+{
+    weir_buf_clear(out);
+    for (uint32_t kg = 0; kg < 128; kg++)
+        cr_assert_eq(weir__backend_snapshot_kg(be, kg, out), 0);
+}
+
+typedef struct as_job {
+    weir__backend_snap *s;
+    weir_buf out;
+    int rc;
+} as_job;
+
+static void *as_thread(void *p)
+{
+    as_job *j = p;
+    for (uint32_t kg = 0; kg < 128 && !j->rc; kg++)
+        j->rc = weir__backend_snap_kg(j->s, kg, &j->out);
+    return NULL;
+}
+
+/*
+ * A snapshot pinned by snapshot_begin, serialized on another thread while
+ * the owner goes on writing (values, lists, maps, clears, a new state, TTL
+ * expiry, a dropped key group), equals byte for byte what a synchronous
+ * snapshot at the moment of begin wrote; so does a second one opened while
+ * the first is still open.
+ */
+static void case_snapshot_async(const char *kind)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(1000);
+    weir__backend *be = mkbe(kind, 0, 128, weir_manual_clock_get(mc));
+    weir_state *sts[5];
+    sts[0] = reg(be, "v", WEIR_STATE_VALUE, 0, WEIR_TTL_ON_CREATE_AND_WRITE);
+    sts[1] = reg(be, "l", WEIR_STATE_LIST, 0, WEIR_TTL_ON_CREATE_AND_WRITE);
+    sts[2] = reg(be, "m", WEIR_STATE_MAP, 0, WEIR_TTL_ON_CREATE_AND_WRITE);
+    sts[3] = reg(be, "t", WEIR_STATE_VALUE, 100, WEIR_TTL_ON_READ_AND_WRITE);
+    as_mutate(be, sts, 0);
+    weir_manual_clock_set(mc, 1050);
+    as_mutate(be, sts, 1);
+
+    weir_buf want_a, want_b, now;
+    weir_buf_init(&want_a);
+    weir_buf_init(&want_b);
+    weir_buf_init(&now);
+    as_dump_live(be, &want_a);
+    as_job a = {0}, b = {0};
+    weir_buf_init(&a.out);
+    weir_buf_init(&b.out);
+    cr_assert_eq(weir__backend_snapshot_begin(be, &a.s), 0);
+    pthread_t ta;
+    cr_assert_eq(pthread_create(&ta, NULL, as_thread, &a), 0);
+    /* Writes while the other thread reads the pinned state. */
+    as_mutate(be, sts, 2);
+    weir_manual_clock_set(mc, 1120); /* round 0's TTL values expire */
+    weir_state *late = reg(be, "late", WEIR_STATE_VALUE, 0,
+                           WEIR_TTL_ON_CREATE_AND_WRITE);
+    cr_assert_eq(setk(be, "key3"), 0);
+    put_s(late, "x", "y");
+    char buf[64];
+    get_s(sts[3], "t", buf, sizeof buf); /* a read that refreshes a stamp */
+    as_dump_live(be, &want_b);
+    cr_assert_eq(weir__backend_snapshot_begin(be, &b.s), 0);
+    as_mutate(be, sts, 3);
+    cr_assert_eq(weir_state_clear(sts[1], NS("")), 0);
+    cr_assert_eq(be->ops->drop_kg(be, kg_of("key5")), 0);
+    cr_assert_eq(pthread_join(ta, NULL), 0);
+    cr_assert_eq(a.rc, 0, "%s", weir_strerror(a.rc));
+    cr_assert_eq(a.out.len, want_a.len);
+    cr_assert(memcmp(a.out.data, want_a.data, want_a.len) == 0);
+    weir__backend_snap_release(a.s);
+    as_mutate(be, sts, 4);
+    as_thread(&b);
+    cr_assert_eq(b.rc, 0);
+    cr_assert_eq(b.out.len, want_b.len);
+    cr_assert(memcmp(b.out.data, want_b.data, want_b.len) == 0);
+    /* The live state is the newest; it did not leak into either snapshot. */
+    as_dump_live(be, &now);
+    cr_assert(now.len != want_b.len ||
+              memcmp(now.data, want_b.data, now.len) != 0);
+    weir__backend_snap_release(b.s);
+    /* A snapshot still open when the data is restored into a fresh backend:
+     * its bytes restore to the state at begin. */
+    weir__backend_snap *c;
+    cr_assert_eq(weir__backend_snapshot_begin(be, &c), 0);
+    weir_buf_clear(&want_a);
+    for (uint32_t kg = 0; kg < 128; kg++)
+        cr_assert_eq(weir__backend_snap_kg(c, kg, &want_a), 0);
+    weir__backend_snap_release(c);
+    cr_assert_eq(want_a.len, now.len);
+    cr_assert(memcmp(want_a.data, now.data, now.len) == 0);
+    weir_buf_fini(&want_a);
+    weir_buf_fini(&want_b);
+    weir_buf_fini(&now);
+    weir_buf_fini(&a.out);
+    weir_buf_fini(&b.out);
+    weir__backend_destroy(be);
+    weir_manual_clock_destroy(mc);
+}
+
+/*
+ * Write combining (weir__backend_write_batch): while on, every read, list or
+ * map access, key-group scan and snapshot still sees every write made
+ * before it; turning it off leaves everything written.
+ */
+static void case_write_batch(const char *kind)
+{
+    weir__backend *be = mkbe(kind, 0, 128, no_clock());
+    weir_state *v = reg(be, "v", WEIR_STATE_VALUE, 0, 0);
+    weir_state *l = reg(be, "l", WEIR_STATE_LIST, 0, 0);
+    weir_state *m = reg(be, "m", WEIR_STATE_MAP, 0, 0);
+    char k[32], val[32], buf[64];
+    cr_assert_eq(weir__backend_write_batch(be, true), 0);
+    for (int i = 0; i < 10000; i++) { /* several batches' worth */
+        snprintf(k, sizeof k, "key%d", i);
+        snprintf(val, sizeof val, "v%d", i);
+        cr_assert_eq(setk(be, k), 0);
+        put_s(v, "", val);
+        if (i % 3 == 0)
+            cr_assert_eq(weir_state_clear(v, NS("")), 0);
+    }
+    cr_assert_eq(setk(be, "key9998"), 0); /* in the last, unwritten batch */
+    cr_assert_str_eq(get_s(v, "", buf, sizeof buf), "v9998");
+    cr_assert_eq(setk(be, "key9"), 0);
+    cr_assert_null(get_s(v, "", buf, sizeof buf));
+    put_s(v, "", "again");
+    cr_assert_eq(weir_list_add(l, NS(""), "x", 1), 0);
+    char *ls = list_s(l, "");
+    cr_assert_str_eq(ls, "x");
+    weir_free(ls);
+    put_s(v, "", "after-list");
+    cr_assert_eq(weir_map_put(m, NS(""), "a", 1, "b", 1), 0);
+    const void *mv;
+    size_t mlen;
+    cr_assert_eq(weir_map_get(m, NS(""), "a", 1, &mv, &mlen), 0);
+    put_s(v, "", "pinned");
+    weir__backend_snap *sn;
+    cr_assert_eq(weir__backend_snapshot_begin(be, &sn), 0);
+    weir_buf a, b;
+    weir_buf_init(&a);
+    weir_buf_init(&b);
+    cr_assert_eq(weir__backend_snap_kg(sn, kg_of("key9"), &a), 0);
+    cr_assert_not_null(memmem(a.data, a.len, "pinned", 6));
+    weir__backend_snap_release(sn);
+    put_s(v, "", "last");
+    cr_assert_eq(weir__backend_write_batch(be, false), 0);
+    cr_assert_eq(weir__backend_snapshot_kg(be, kg_of("key9"), &b), 0);
+    cr_assert_not_null(memmem(b.data, b.len, "last", 4));
+    for (int i = 0; i < 10000; i += 97) {
+        snprintf(k, sizeof k, "key%d", i);
+        snprintf(val, sizeof val, "v%d", i);
+        cr_assert_eq(setk(be, k), 0);
+        const char *got = get_s(v, "", buf, sizeof buf);
+        if (i == 9)
+            cr_assert_str_eq(got, "last");
+        else if (i % 3 == 0)
+            cr_assert_null(got);
+        else
+            cr_assert_str_eq(got, val);
+    }
+    weir_buf_fini(&a);
+    weir_buf_fini(&b);
+    weir__backend_destroy(be);
+}
+
 #define STATE_CASES(suite, kind)                                               \
     Test(suite, value_basics)                                                  \
     {                                                                          \
@@ -1404,6 +1597,14 @@ static void case_random_model(const char *kind)
     Test(suite, random_model)                                                  \
     {                                                                          \
         case_random_model(kind);                                               \
+    }                                                                          \
+    Test(suite, snapshot_async)                                                \
+    {                                                                          \
+        case_snapshot_async(kind);                                             \
+    }                                                                          \
+    Test(suite, write_batch)                                                   \
+    {                                                                          \
+        case_write_batch(kind);                                                \
     }
 
 #endif

@@ -67,6 +67,14 @@ typedef struct weir_checkpoint_config {
         *savepoint_dir; /* state.savepoints.dir: default target of savepoints */
     weir_restore_mode restore;
     const char *restore_path; /* WEIR_RESTORE_PATH */
+    /*
+     * state.backend.async = false: serialize each subtask's keyed state on
+     * its own thread before the barrier goes on (the job pauses for it), as
+     * before asynchronous snapshots; for comparisons. Default false: the
+     * keyed state is pinned at the barrier and serialized on a snapshot
+     * thread while the subtask goes on.
+     */
+    bool sync_snapshots;
     weir_checkpoint_log_fn
         log; /* NULL: lines go to stderr, prefixed "weir: " */
     void *log_ud;
@@ -152,11 +160,18 @@ typedef struct weir_checkpoint_stats {
     int64_t last_duration_ms; /* its trigger-to-metadata time (job clock) */
     /*
      * Of which: trigger to the last acknowledgement (barriers travelling and
-     * aligning, subtasks serializing their state while they pause), and the
-     * rest (state files and metadata written while the job runs).
+     * aligning, each subtask's short synchronous part, then its keyed state
+     * serialized on its snapshot thread while it goes on processing), and
+     * the rest (state files and metadata written while the job runs).
      */
     int64_t last_sync_ms;
     int64_t last_async_ms;
+    /*
+     * The longest time one subtask's thread paused for that checkpoint (its
+     * synchronous part: operator snapshot hooks, timers, pinning the keyed
+     * state), in microseconds (monotonic time).
+     */
+    int64_t last_pause_us;
     uint64_t last_size_bytes; /* its state files */
     int64_t last_time_ms;     /* when it was triggered (job clock) */
     uint64_t completed;       /* checkpoints completed in this run */

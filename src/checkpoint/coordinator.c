@@ -64,6 +64,7 @@ typedef struct pending {
     char why[512];
     int64_t trigger_ms;
     int64_t acked_ms; /* when the last acknowledgement arrived */
+    int64_t max_sync_ns; /* longest synchronous pause of a subtask */
     uint32_t n_expected;
     snap_entry *snaps;
     uint32_t n_snaps;
@@ -421,6 +422,8 @@ static void on_ack(void *ud, const weir__task_snapshot *snap)
                              .data = copy,
                              .len = len};
             copy = NULL;
+            if (snap->sync_ns > p->max_sync_ns)
+                p->max_sync_ns = snap->sync_ns;
             p->all_final = p->all_final && is_final;
             if (p->n_snaps == p->n_expected)
                 p->acked_ms = now_ms(c);
@@ -593,6 +596,7 @@ static void complete_locked(weir__coord *c, pending *p,
     c->stats.last_duration_ms = now - p->trigger_ms;
     c->stats.last_sync_ms = p->acked_ms - p->trigger_ms;
     c->stats.last_async_ms = now - p->acked_ms;
+    c->stats.last_pause_us = p->max_sync_ns / 1000;
     c->stats.last_size_bytes = size;
     c->stats.last_time_ms = p->trigger_ms;
     c->stats.completed++;
@@ -949,6 +953,7 @@ static void coord_metrics(void *ud, weir_metric_visit_fn fn, void *fn_ud)
     fn(fn_ud, "checkpoint.last_id", (double)st.last_id);
     fn(fn_ud, "checkpoint.last_duration_ms", (double)st.last_duration_ms);
     fn(fn_ud, "checkpoint.last_sync_ms", (double)st.last_sync_ms);
+    fn(fn_ud, "checkpoint.last_pause_us", (double)st.last_pause_us);
     fn(fn_ud, "checkpoint.last_size_bytes", (double)st.last_size_bytes);
     fn(fn_ud, "checkpoint.completed", (double)st.completed);
     fn(fn_ud, "checkpoint.failed", (double)st.failed);
@@ -1151,7 +1156,8 @@ int weir_job_enable_checkpoints(weir_job *job,
                               .decline = on_decline,
                               .ud = c,
                               .final_checkpoint = true,
-                              .final_ready = on_final_ready};
+                              .final_ready = on_final_ready,
+                              .sync_snapshots = c->cfg.sync_snapshots};
     if ((rc = weir__job_set_ckpt_hooks(job, &hooks))) {
         weir_error_set(err, rc,
                        "checkpoints must be enabled before the job starts");

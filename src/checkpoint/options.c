@@ -119,6 +119,14 @@ int weir_checkpoint_config_set(weir_checkpoint_config *cfg, const char *key,
             "option '%s': expected EXACTLY_ONCE or AT_LEAST_ONCE, got '%s'",
             key, value);
     }
+    if (!strcmp(key, "state.backend.async")) {
+        if (strcasecmp(value, "true") && strcasecmp(value, "false"))
+            return weir_error_set(
+                err, WEIR_EINVAL,
+                "option '%s': expected true or false, got '%s'", key, value);
+        cfg->sync_snapshots = !strcasecmp(value, "false");
+        return 0;
+    }
     if (!strcmp(key, "execution.checkpointing.unaligned") ||
         !strcmp(key, "execution.checkpointing.unaligned.enabled")) {
         if (!strcasecmp(value, "false"))

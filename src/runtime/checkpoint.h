@@ -13,9 +13,15 @@
  *   3. When aligned, the subtask snapshots each operator of its chain
  *      (the operator's snapshot hook, then for each key group it owns the
  *      keyed state and the timers) into one byte string, calls hooks.ack with
- *      it, then forwards the barrier. Snapshots are taken on the subtask's
- *      thread; the bytes are valid for the call only (copy them, write them
- *      asynchronously).
+ *      it, then forwards the barrier. The snapshot has two parts: on the
+ *      subtask's thread the operator hooks, the timers and the source
+ *      positions are written and the keyed state is pinned (cheap: see
+ *      weir__backend_snapshot_begin), then the barrier goes on and the
+ *      subtask keeps processing while its snapshot thread serializes the
+ *      pinned keyed state and calls hooks.ack (or hooks.decline if that
+ *      fails). So ack and decline come from subtask threads or their
+ *      snapshot threads; the bytes are valid for the call only (copy them,
+ *      or take the buffer over).
  *   4. A subtask that has already finished (end of input) when `id` is
  *      triggered, or that finishes without seeing the barrier, acks with
  *      finished = true and no bytes.
@@ -76,6 +82,12 @@ typedef struct weir__task_snapshot {
      * of copying (move it out and leave *buf initialised and empty).
      */
     weir_buf *buf;
+    /*
+     * How long the subtask's thread paused for this snapshot (its
+     * synchronous part, the operators' snapshot hooks included), in ns;
+     * 0 when not measured (finished and final snapshots).
+     */
+    int64_t sync_ns;
 } weir__task_snapshot;
 
 typedef struct weir__ckpt_hooks {
@@ -91,7 +103,21 @@ typedef struct weir__ckpt_hooks {
      * thread. */
     bool final_checkpoint;
     void (*final_ready)(void *ud, int task, uint32_t subtask);
+    /* Serialize snapshots on the subtask's thread before the barrier goes
+     * on (state.backend.async = false). */
+    bool sync_snapshots;
 } weir__ckpt_hooks;
+
+/*
+ * Tests only: when set, every subtask's snapshot thread calls fn before it
+ * serializes its part of checkpoint `id` (a test may block there to show that
+ * the job goes on meanwhile); a non-zero return (a WEIR_E... code) fails
+ * that part as a failed serialization would. Set it before the job starts,
+ * clear it after.
+ */
+typedef int (*weir__snapshot_test_hook)(uint64_t id, int task,
+                                        uint32_t subtask);
+void weir__set_snapshot_test_hook(weir__snapshot_test_hook fn);
 
 /* Before weir_job_start. */
 int weir__job_set_ckpt_hooks(weir_job *job, const weir__ckpt_hooks *hooks);

@@ -216,6 +216,7 @@ struct weir__subtask {
     uint64_t last_barrier;  /* highest barrier snapshotted or aborted */
     uint64_t max_triggered; /* highest checkpoint this subtask heard of */
     bool finished;          /* thread done; guarded by gate.mu */
+    struct weir__snapper *snapper; /* asynchronous snapshot parts, lazily */
 
     /* errors and metrics */
     weir_error err; /* first failure of this subtask */
@@ -297,6 +298,52 @@ void weir__subtask_mark_finished(weir__subtask *st);
  * at the end. */
 bool weir__final_checkpoints(const weir_job *job);
 int weir__subtask_await_final(weir__subtask *st);
+
+/* ---- snapshot_async.c ---- */
+
+/*
+ * A subtask snapshot between its two parts (format: checkpoint.h). The
+ * synchronous part, on the subtask's thread at the barrier, writes
+ * everything but the keyed state (operator state, timers, source positions)
+ * and pins each backend's keyed state (weir__backend_snapshot_begin); the
+ * asynchronous part, on the subtask's snapshot thread, serializes the pinned
+ * keyed state and assembles the bytes.
+ */
+typedef struct weir__async_op {
+    size_t head_end;        /* its header ends here in head */
+    bool has_kg;            /* a key-group section follows */
+    uint32_t kg_lo, kg_hi;
+    weir__backend_snap *bs; /* pinned keyed state, or NULL */
+    size_t tmr_start;       /* where its timers begin in timers */
+    size_t *tmr_end;        /* per key group: end of its timers in timers */
+} weir__async_op;
+
+typedef struct weir__async_snap {
+    uint64_t id;
+    weir_buf head;   /* the snapshot header, then each operator's header */
+    weir_buf timers; /* the timers of every operator's key groups */
+    weir_buf tail;   /* the source section */
+    weir__async_op *ops;
+    uint32_t n_ops;
+    int64_t t0_ns;   /* monotonic time the snapshot began */
+    int64_t sync_ns; /* time the subtask's thread spent on the first part */
+    struct weir__async_snap *next;
+} weir__async_snap;
+
+void weir__async_snap_free(weir__async_snap *a);
+/* The second part, on any thread: the snapshot's bytes, appended to out. */
+int weir__async_snap_write(weir__async_snap *a, weir_buf *out);
+/*
+ * Queues the second part on the subtask's snapshot thread (started on first
+ * use), which acks (or declines) checkpoint a->id when done; takes a. With
+ * hooks.sync_snapshots it runs here instead.
+ */
+int weir__snapshot_submit(weir__subtask *st, weir__async_snap *a);
+/*
+ * At the end of the subtask, before its operators close: finishes the queued
+ * parts (discards them when the job was canceled) and ends the thread.
+ */
+void weir__snapshot_thread_stop(weir__subtask *st);
 
 /* ---- opctx.c ---- */
 int weir__op_init(weir_op_ctx *c, weir__subtask *st, uint32_t pos,

@@ -259,64 +259,116 @@ static void decline(weir__subtask *st, uint64_t id, int code, const char *why)
                            why);
 }
 
-/* Writes the snapshot of every operator of the chain (format: checkpoint.h). */
-static int snapshot_chain(weir__subtask *st, uint64_t id, weir_buf *out)
+/*
+ * The synchronous part of the chain's snapshot (format: checkpoint.h;
+ * runtime.h has the split): the operators' snapshot hooks, the timers and
+ * the source positions are written now, the keyed state is pinned for the
+ * asynchronous part.
+ */
+static int snapshot_begin(weir__subtask *st, uint64_t id, weir__async_snap **out)
 {
-    weir_buf tmp, tmr;
+    *out = NULL;
+    weir__async_snap *a = weir_calloc(1, sizeof *a);
+    if (!a)
+        return WEIR_ENOMEM;
+    a->id = id;
+    weir_buf_init(&a->head);
+    weir_buf_init(&a->timers);
+    weir_buf_init(&a->tail);
+    weir_buf *out_b = &a->head;
+    weir_buf tmp;
     weir_buf_init(&tmp);
-    weir_buf_init(&tmr);
-    int rc = weir_buf_put_u32(out, WEIR__SNAPSHOT_MAGIC);
+    int rc = weir_buf_put_u32(out_b, WEIR__SNAPSHOT_MAGIC);
     if (!rc)
-        rc = weir_buf_put_u8(out, 1);
+        rc = weir_buf_put_u8(out_b, 1);
     if (!rc)
-        rc = weir_buf_put_varint(out, (uint64_t)st->task->id);
+        rc = weir_buf_put_varint(out_b, (uint64_t)st->task->id);
     if (!rc)
-        rc = weir_buf_put_varint(out, st->index);
+        rc = weir_buf_put_varint(out_b, st->index);
     if (!rc)
-        rc = weir_buf_put_varint(out, st->task->parallelism);
+        rc = weir_buf_put_varint(out_b, st->task->parallelism);
     uint32_t n_ops = 0;
     for (uint32_t i = 0; i < st->n_ops; i++)
         if (st->ops[i].cls)
             n_ops++;
     if (!rc)
-        rc = weir_buf_put_varint(out, n_ops);
+        rc = weir_buf_put_varint(out_b, n_ops);
+    if (!rc && n_ops && !(a->ops = weir_calloc(n_ops, sizeof *a->ops)))
+        rc = WEIR_ENOMEM;
     for (uint32_t i = 0; i < st->n_ops && !rc; i++) {
         weir_op_ctx *c = &st->ops[i];
         if (!c->cls)
             continue;
-        rc = weir_buf_put_varint(out, (uint64_t)c->node->id);
+        weir__async_op *op = &a->ops[a->n_ops++];
+        rc = weir_buf_put_varint(out_b, (uint64_t)c->node->id);
         if (!rc)
-            rc = weir_buf_put_str(out, c->node->name);
+            rc = weir_buf_put_str(out_b, c->node->name);
         weir_buf_clear(&tmp);
+        /* The window operator's flush of changed keys: batched writes. */
+        if (!rc && c->be && c->cls->snapshot)
+            weir__backend_write_batch(c->be, true);
         if (!rc && c->cls->snapshot &&
             (rc = c->cls->snapshot(c->op, c, id, &tmp)))
             rc = op_failed(c, rc, "snapshot");
-        if (!rc)
-            rc = weir_buf_put_bytes(out, tmp.data, tmp.len);
-        bool has_kg = c->be || c->timers;
-        if (!rc)
-            rc = weir_buf_put_varint(out, has_kg ? c->kg_hi - c->kg_lo : 0);
-        for (uint32_t kg = c->kg_lo; has_kg && kg < c->kg_hi && !rc; kg++) {
-            weir_buf_clear(&tmp);
-            weir_buf_clear(&tmr);
-            if (c->be)
-                rc = weir__backend_snapshot_kg(c->be, kg, &tmp);
-            if (!rc && c->timers)
-                rc = weir__timers_snapshot_kg(c->timers, kg, &tmr);
-            if (!rc)
-                rc = weir_buf_put_u32(out, kg);
-            if (!rc)
-                rc = weir_buf_put_bytes(out, tmp.data, tmp.len);
-            if (!rc)
-                rc = weir_buf_put_bytes(out, tmr.data, tmr.len);
+        if (c->be && c->cls->snapshot) {
+            int brc = weir__backend_write_batch(c->be, false);
+            if (brc) {
+                /* Writes the operator was told had succeeded are lost: the
+                 * state is no longer trustworthy, the job fails. */
+                weir__subtask_fail(st, brc,
+                                   "%s[%u]: writing its state failed: %s",
+                                   c->node->name, st->index,
+                                   weir_strerror(brc));
+                weir_buf_fini(&tmp);
+                weir__async_snap_free(a);
+                return WEIR_ECANCELED;
+            }
         }
+        if (!rc)
+            rc = weir_buf_put_bytes(out_b, tmp.data, tmp.len);
+        op->has_kg = c->be || c->timers;
+        op->kg_lo = c->kg_lo;
+        op->kg_hi = c->kg_hi;
+        if (!rc)
+            rc = weir_buf_put_varint(out_b,
+                                     op->has_kg ? c->kg_hi - c->kg_lo : 0);
+        op->head_end = out_b->len;
+        op->tmr_start = a->timers.len;
+        if (!rc && op->has_kg && c->kg_hi > c->kg_lo &&
+            !(op->tmr_end = weir_calloc(c->kg_hi - c->kg_lo,
+                                        sizeof *op->tmr_end)))
+            rc = WEIR_ENOMEM;
+        for (uint32_t kg = c->kg_lo; op->has_kg && kg < c->kg_hi && !rc;
+             kg++) {
+            if (c->timers)
+                rc = weir__timers_snapshot_kg(c->timers, kg, &a->timers);
+            op->tmr_end[kg - c->kg_lo] = a->timers.len;
+        }
+        if (!rc && c->be)
+            rc = weir__backend_snapshot_begin(c->be, &op->bs);
+
     }
     if (!rc)
-        rc = weir_buf_put_u8(out, st->src ? 1 : 0);
+        rc = weir_buf_put_u8(&a->tail, st->src ? 1 : 0);
     if (!rc && st->src)
-        rc = weir__source_snapshot(st, out);
+        rc = weir__source_snapshot(st, &a->tail);
     weir_buf_fini(&tmp);
-    weir_buf_fini(&tmr);
+    if (rc) {
+        weir__async_snap_free(a);
+        return rc;
+    }
+    *out = a;
+    return 0;
+}
+
+/* The whole snapshot of the chain, on the subtask's thread (final snapshots). */
+static int snapshot_chain(weir__subtask *st, uint64_t id, weir_buf *out)
+{
+    weir__async_snap *a;
+    int rc = snapshot_begin(st, id, &a);
+    if (!rc)
+        rc = weir__async_snap_write(a, out);
+    weir__async_snap_free(a);
     return rc;
 }
 
@@ -325,11 +377,10 @@ int weir__chain_barrier(weir__subtask *st, uint64_t id)
     weir_job *job = st->job;
     st->last_barrier = id;
     if (job->has_hooks) {
-        weir_buf snap;
-        weir_buf_init(&snap);
-        int rc = snapshot_chain(st, id, &snap);
+        int64_t t0 = weir_monotonic_ns();
+        weir__async_snap *a;
+        int rc = snapshot_begin(st, id, &a);
         if (rc) {
-            weir_buf_fini(&snap);
             if (rc == WEIR_ECANCELED)
                 return rc;
             /* A failed snapshot fails the checkpoint, not the job. */
@@ -337,8 +388,10 @@ int weir__chain_barrier(weir__subtask *st, uint64_t id)
                     st->err.code ? st->err.message : weir_strerror(rc));
             weir_error_clear(&st->err);
         } else {
-            ack(st, id, false, &snap);
-            weir_buf_fini(&snap);
+            a->t0_ns = t0;
+            a->sync_ns = weir_monotonic_ns() - t0;
+            /* The keyed state is serialized while the subtask goes on. */
+            weir__snapshot_submit(st, a);
         }
     }
     weir__msg m = {.type = WEIR__MSG_BARRIER, .ckpt_id = id};
@@ -744,6 +797,8 @@ void *weir__subtask_main(void *arg)
             st->task->is_source ? weir__run_source(st) : weir__run_consumer(st);
     if (!rc && weir__final_checkpoints(job))
         rc = weir__subtask_await_final(st);
+    /* Pinned snapshots must be released before the backends go. */
+    weir__snapshot_thread_stop(st);
     if (st->task->is_source)
         weir__source_close(st);
     for (uint32_t i = 0; i < st->n_ops; i++)

@@ -53,6 +53,36 @@ const uint8_t *weir__backend_key(const weir__backend *be, size_t *len, uint32_t 
 int weir__backend_snapshot_kg(weir__backend *be, uint32_t kg, weir_buf *out);
 int weir__backend_restore_kg(weir__backend *be, uint32_t kg, weir_cursor *in);
 
+/*
+ * Asynchronous snapshots. weir__backend_snapshot_begin, on the backend's
+ * thread, pins the state of every owned key group as it is at that moment,
+ * cheaply: the memory backend marks its per-key-group tables copy-on-write
+ * (O(states x key groups); the first access to a key group afterwards
+ * copies that key group's table), RocksDB takes a RocksDB snapshot. Then
+ * weir__backend_snap_kg may run on any other thread (one call at a time per
+ * snap) while the backend goes on being used on its own thread, and writes
+ * exactly what weir__backend_snapshot_kg would have written at begin (TTL
+ * filtering uses the clock read at begin). weir__backend_snap_release may
+ * run on any thread; every snap must be released before the backend is
+ * destroyed. Several snaps may be open at once.
+ */
+typedef struct weir__backend_snap weir__backend_snap;
+int weir__backend_snapshot_begin(weir__backend *be, weir__backend_snap **out);
+int weir__backend_snap_kg(weir__backend_snap *s, uint32_t kg, weir_buf *out);
+void weir__backend_snap_release(weir__backend_snap *s);
+
+/*
+ * Write combining around a burst of writes (the operators' snapshot hooks
+ * at a barrier: the window operator writes every changed key). While on, a
+ * backend may collect puts and deletes and write them in large batches;
+ * any other access writes the collected ones first, so reads always see
+ * every write. Turning it off writes the rest and returns the first error
+ * of any batch write since it was turned on - a write the caller was told
+ * had succeeded may then be lost, so the caller must treat that error as
+ * fatal for the state. The memory backend ignores it (0).
+ */
+int weir__backend_write_batch(weir__backend *be, bool on);
+
 /* Bytes of state held (approximate), for metrics and inspect. */
 uint64_t weir__backend_size_bytes(const weir__backend *be);
 

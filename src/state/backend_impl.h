@@ -86,6 +86,19 @@ typedef struct weir__backend_ops {
     int (*load_map)(weir_state *st, const void *ns, size_t nslen, const void *k,
                     size_t klen, int64_t stamp, const void *v, size_t vlen);
     uint64_t (*size_bytes)(const weir__backend *be);
+    /*
+     * Optional: asynchronous snapshots (backend.h). snap_begin pins a view on
+     * the backend's thread; snap_state writes every entry of state `id` (its
+     * id at begin, of kind `kind`) in kg as of begin, on any thread;
+     * snap_release on any thread. Without them a snapshot is encoded whole
+     * at begin.
+     */
+    int (*snap_begin)(weir__backend *be, void **view);
+    int (*snap_state)(void *view, uint32_t id, weir_state_kind kind,
+                      uint32_t kg, weir__snap_writer *w);
+    void (*snap_release)(void *view);
+    /* Optional: write combining (backend.h, weir__backend_write_batch). */
+    int (*write_batch)(weir__backend *be, bool on);
 } weir__backend_ops;
 
 struct weir_state {

@@ -33,7 +33,22 @@
  * tables (all key groups, round robin), examining a few records per access
  * and removing what has expired, so dead keys that are never read again do
  * not hold memory.
+ *
+ * Asynchronous snapshots (copy-on-write). snap_begin does not copy records:
+ * it pins each non-empty key-group table as a `frozen` object shared by the
+ * live backend and the snapshot (a reference each). The first access to a
+ * key group after that - set_key of a key in it, which every access goes
+ * through - copies that key group's table and records (tab_unshare), so the
+ * live backend never writes into memory a snapshot reads, and the snapshot
+ * thread reads the frozen records without locks. The task therefore pays
+ * O(states x key groups) at the barrier plus one copy of each key group it
+ * touches while a snapshot is open. Whoever drops the last reference of a
+ * frozen table frees it, on the backend's thread (the slab is not
+ * thread-safe): a snapshot released on another thread queues it on the
+ * garbage list, which the next set_key empties.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 /* gcc 12 at -O3 misreads xxhash's inlined 16-byte reads as out of bounds. */
@@ -78,9 +93,19 @@ typedef struct ment {
     uint8_t data[];
 } ment;
 
+/* A key-group table shared with open snapshots (see the top). */
+typedef struct frozen {
+    tab t;
+    weir_state_kind kind;
+    _Atomic uint32_t refs;
+    struct frozen *next; /* on the garbage list */
+} frozen;
+
 typedef struct mem_state {
     weir_state base;
     tab *tabs; /* one per owned key group: tabs[kg - kg_lo] */
+    frozen **shared; /* per key group: tabs[k] is frozen storage; NULL until
+                        the first snapshot */
     uint32_t cl_kg, cl_slot, cl_sub; /* incremental cleanup cursor */
 } mem_state;
 
@@ -96,6 +121,9 @@ typedef struct mem_backend {
     uint64_t meta_bytes; /* state structs and per-key-group table headers */
     retired *retire;     /* freed by the next write; see "Pointer lifetime" */
     size_t n_retire, cap_retire;
+    pthread_mutex_t gmu; /* guards garbage */
+    frozen *garbage;     /* frozen tables no one references, to free */
+    _Atomic bool has_garbage;
 } mem_backend;
 
 /* ---- records ---- */
@@ -490,7 +518,9 @@ static void cleanup_step(mem_backend *mb, mem_state *ms, int64_t now,
     while (examined < CLEANUP_RECORDS && probes < CLEANUP_PROBES) {
         probes++;
         tab *t = &ms->tabs[ms->cl_kg];
-        if (!t->slots || t->n == 0 || ms->cl_slot > t->mask) {
+        /* A table a snapshot still reads is cleaned after it was copied. */
+        if (!t->slots || t->n == 0 || ms->cl_slot > t->mask ||
+            (ms->shared && ms->shared[ms->cl_kg])) {
             ms->cl_kg = (ms->cl_kg + 1) % mb->n_kg;
             ms->cl_slot = 0;
             ms->cl_sub = 0;
@@ -1086,15 +1116,15 @@ static int mem_collect_keys(weir_state *st, uint32_t kg, weir_buf *out)
     return 0;
 }
 
-static int mem_snapshot_state(weir_state *st, uint32_t kg, weir__snap_writer *w)
+/* Writes every entry of table t (of a state of kind `kind`) through w. */
+static int snap_tab(const tab *t, weir_state_kind kind, weir__snap_writer *w)
 {
-    tab *t = &MS(st)->tabs[kg - st->be->kg_lo];
     int rc = 0;
     for (uint32_t i = 0; t->slots && i <= t->mask && !rc; i++) {
         mrec *r = t->slots[i].p;
         if (!r)
             continue;
-        switch (st->desc.kind) {
+        switch (kind) {
         case WEIR_STATE_LIST: {
             if ((rc = weir__snap_group_begin(w, rec_key(r), r->klen, rec_ns(r),
                                              r->nslen)))
@@ -1132,6 +1162,11 @@ static int mem_snapshot_state(weir_state *st, uint32_t kg, weir__snap_writer *w)
     return rc;
 }
 
+static int mem_snapshot_state(weir_state *st, uint32_t kg, weir__snap_writer *w)
+{
+    return snap_tab(&MS(st)->tabs[kg - st->be->kg_lo], st->desc.kind, w);
+}
+
 static void tab_free_all(mem_backend *mb, weir_state_kind kind, tab *t)
 {
     if (!t->slots)
@@ -1143,14 +1178,230 @@ static void tab_free_all(mem_backend *mb, weir_state_kind kind, tab *t)
     memset(t, 0, sizeof *t);
 }
 
+/* ---- copy-on-write tables for asynchronous snapshots (see the top) ---- */
+
+static void frozen_unref(mem_backend *mb, frozen *f)
+{
+    if (atomic_fetch_sub(&f->refs, 1) != 1)
+        return;
+    pthread_mutex_lock(&mb->gmu);
+    f->next = mb->garbage;
+    mb->garbage = f;
+    atomic_store(&mb->has_garbage, true);
+    pthread_mutex_unlock(&mb->gmu);
+}
+
+/* On the backend's thread, between accesses (no read pointer survives). */
+static void collect_garbage(mem_backend *mb)
+{
+    if (!atomic_load_explicit(&mb->has_garbage, memory_order_acquire))
+        return;
+    pthread_mutex_lock(&mb->gmu);
+    frozen *f = mb->garbage;
+    mb->garbage = NULL;
+    atomic_store(&mb->has_garbage, false);
+    pthread_mutex_unlock(&mb->gmu);
+    while (f) {
+        frozen *next = f->next;
+        tab_free_all(mb, f->kind, &f->t);
+        weir_free(f);
+        f = next;
+    }
+}
+
+/* A copy of record r (its nested map and entries included). */
+static mrec *rec_clone(mem_backend *mb, weir_state_kind kind, mrec *r)
+{
+    size_t head = sizeof(mrec) + align8((size_t)r->klen + r->nslen);
+    mrec *n = weir__slab_alloc(&mb->slab, rec_size(r));
+    if (!n)
+        return NULL;
+    if (kind != WEIR_STATE_MAP) {
+        memcpy(n, r, head + r->vlen);
+        return n;
+    }
+    memcpy(n, r, head + sizeof(tab));
+    tab *m = rec_map(r), *nm = rec_map(n);
+    if (!m->slots)
+        return n;
+    nm->slots = weir__slab_alloc(&mb->slab, tab_bytes(m));
+    if (!nm->slots) {
+        weir__slab_free(&mb->slab, n, rec_size(n));
+        return NULL;
+    }
+    memset(nm->slots, 0, tab_bytes(m));
+    for (uint32_t j = 0; j <= m->mask; j++) {
+        ment *e = m->slots[j].p;
+        if (!e)
+            continue;
+        size_t sz = ent_size(e);
+        ment *ne = weir__slab_alloc(&mb->slab, sz);
+        if (!ne) {
+            rec_release(mb, kind, n, false);
+            return NULL;
+        }
+        memcpy(ne, e, sizeof(ment) + align8(e->klen) + e->vlen);
+        nm->slots[j] = (slot){m->slots[j].hash, ne};
+    }
+    return n;
+}
+
+/* Gives key group k of ms a private copy of its frozen table. */
+static int tab_unshare(mem_backend *mb, mem_state *ms, uint32_t k)
+{
+    frozen *f = ms->shared[k];
+    weir_state_kind kind = ms->base.desc.kind;
+    /*
+     * Every snapshot that pinned it is done: the storage is the live table's
+     * alone again, no copy needed. (No snapshot can take a new reference
+     * meanwhile: snap_begin runs on this thread.)
+     */
+    if (atomic_load_explicit(&f->refs, memory_order_acquire) == 1) {
+        ms->shared[k] = NULL;
+        weir_free(f);
+        return 0;
+    }
+    tab nt = {0};
+    if (f->t.slots) {
+        nt.slots = weir__slab_alloc(&mb->slab, tab_bytes(&f->t));
+        if (!nt.slots)
+            return WEIR_ENOMEM;
+        memset(nt.slots, 0, tab_bytes(&f->t));
+        nt.mask = f->t.mask;
+        for (uint32_t i = 0; i <= f->t.mask; i++) {
+            mrec *r = f->t.slots[i].p;
+            if (!r)
+                continue;
+            mrec *c = rec_clone(mb, kind, r);
+            if (!c) {
+                tab_free_all(mb, kind, &nt);
+                return WEIR_ENOMEM;
+            }
+            nt.slots[i] = (slot){f->t.slots[i].hash, c};
+        }
+        nt.n = f->t.n;
+    }
+    ms->tabs[k] = nt;
+    ms->shared[k] = NULL;
+    frozen_unref(mb, f);
+    return 0;
+}
+
+/* Unshares the tables of the current key's key group, in every state. */
+static int unshare_current(mem_backend *mb)
+{
+    weir__backend *be = &mb->base;
+    uint32_t k = be->kg - be->kg_lo;
+    for (uint32_t s = 0; s < be->n_states; s++) {
+        mem_state *ms = MS(be->states[s]);
+        if (ms->shared && ms->shared[k]) {
+            int rc = tab_unshare(mb, ms, k);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+typedef struct mem_view {
+    mem_backend *mb;
+    uint32_t n_states, n_kg, kg_lo;
+    frozen **f; /* [state id * n_kg + k], NULL: empty */
+} mem_view;
+
+static void mem_snap_release(void *p)
+{
+    mem_view *v = p;
+    for (size_t i = 0; i < (size_t)v->n_states * v->n_kg; i++)
+        if (v->f[i])
+            frozen_unref(v->mb, v->f[i]);
+    weir_free(v->f);
+    weir_free(v);
+}
+
+static int mem_snap_begin(weir__backend *be, void **out)
+{
+    mem_backend *mb = MB(be);
+    mem_view *v = weir_calloc(1, sizeof *v);
+    if (!v)
+        return WEIR_ENOMEM;
+    v->mb = mb;
+    v->n_kg = mb->n_kg;
+    v->kg_lo = be->kg_lo;
+    size_t n = (size_t)be->n_states * mb->n_kg;
+    if (n && !(v->f = weir_calloc(n, sizeof *v->f))) {
+        weir_free(v);
+        return WEIR_ENOMEM;
+    }
+    v->n_states = be->n_states;
+    int rc = 0;
+    for (uint32_t s = 0; s < be->n_states && !rc; s++) {
+        mem_state *ms = MS(be->states[s]);
+        if (!ms->shared && mb->n_kg &&
+            !(ms->shared = weir_calloc(mb->n_kg, sizeof *ms->shared))) {
+            rc = WEIR_ENOMEM;
+            break;
+        }
+        for (uint32_t k = 0; k < mb->n_kg; k++) {
+            frozen *f = ms->shared[k];
+            if (!f) {
+                tab *t = &ms->tabs[k];
+                if (!t->slots || t->n == 0)
+                    continue;
+                if (!(f = weir_malloc(sizeof *f))) {
+                    rc = WEIR_ENOMEM;
+                    break;
+                }
+                f->t = *t;
+                f->kind = ms->base.desc.kind;
+                f->next = NULL;
+                atomic_init(&f->refs, 1); /* the live table's */
+                ms->shared[k] = f;
+            }
+            atomic_fetch_add(&f->refs, 1);
+            v->f[(size_t)s * mb->n_kg + k] = f;
+        }
+    }
+    /*
+     * The current key may be used again without a set_key: its key group
+     * must not stay shared.
+     */
+    if (!rc && be->has_key)
+        rc = unshare_current(mb);
+    if (rc) {
+        mem_snap_release(v);
+        return rc;
+    }
+    *out = v;
+    return 0;
+}
+
+static int mem_snap_state(void *p, uint32_t id, weir_state_kind kind,
+                          uint32_t kg, weir__snap_writer *w)
+{
+    mem_view *v = p;
+    if (id >= v->n_states || kg < v->kg_lo || kg - v->kg_lo >= v->n_kg)
+        return WEIR_EINVAL;
+    frozen *f = v->f[(size_t)id * v->n_kg + (kg - v->kg_lo)];
+    return f ? snap_tab(&f->t, kind, w) : 0;
+}
+
 static int mem_drop_kg(weir__backend *be, uint32_t kg)
 {
     mem_backend *mb = MB(be);
     flush_retired(mb);
     for (uint32_t s = 0; s < be->n_states; s++) {
         mem_state *ms = MS(be->states[s]);
-        tab_free_all(mb, ms->base.desc.kind, &ms->tabs[kg - be->kg_lo]);
-        if (ms->cl_kg == kg - be->kg_lo)
+        uint32_t k = kg - be->kg_lo;
+        if (ms->shared && ms->shared[k]) {
+            /* The storage stays with the snapshots that read it. */
+            memset(&ms->tabs[k], 0, sizeof ms->tabs[k]);
+            frozen_unref(mb, ms->shared[k]);
+            ms->shared[k] = NULL;
+        } else {
+            tab_free_all(mb, ms->base.desc.kind, &ms->tabs[k]);
+        }
+        if (ms->cl_kg == k)
             ms->cl_slot = ms->cl_sub = 0;
     }
     return 0;
@@ -1203,9 +1454,11 @@ static int mem_state_create(weir__backend *be, weir_state **out)
  * pile up retired records. */
 static int mem_key_changed(weir__backend *be)
 {
-    if (MB(be)->n_retire)
-        flush_retired(MB(be));
-    return 0;
+    mem_backend *mb = MB(be);
+    if (mb->n_retire)
+        flush_retired(mb);
+    collect_garbage(mb);
+    return unshare_current(mb);
 }
 
 static uint64_t mem_size_bytes(const weir__backend *be)
@@ -1221,12 +1474,19 @@ static void mem_destroy(weir__backend *be)
     for (uint32_t s = 0; s < be->n_states; s++) {
         mem_state *ms = MS(be->states[s]);
         /* Large blocks live outside the slab's pages: free every record. */
-        for (uint32_t k = 0; k < mb->n_kg; k++)
-            tab_free_all(mb, ms->base.desc.kind, &ms->tabs[k]);
+        for (uint32_t k = 0; k < mb->n_kg; k++) {
+            if (ms->shared && ms->shared[k])
+                frozen_unref(mb, ms->shared[k]); /* every snap was released */
+            else
+                tab_free_all(mb, ms->base.desc.kind, &ms->tabs[k]);
+        }
         weir_free((void *)ms->base.desc.name);
+        weir_free(ms->shared);
         weir_free(ms->tabs);
         weir_free(ms);
     }
+    collect_garbage(mb);
+    pthread_mutex_destroy(&mb->gmu);
     weir_free(mb->retire);
     weir__slab_fini(&mb->slab);
     weir__backend_fini(be);
@@ -1255,6 +1515,9 @@ static const weir__backend_ops mem_ops = {
     .load_list = mem_load_list,
     .load_map = mem_load_map,
     .size_bytes = mem_size_bytes,
+    .snap_begin = mem_snap_begin,
+    .snap_state = mem_snap_state,
+    .snap_release = mem_snap_release,
 };
 
 int weir__memory_backend_create(const weir__backend_config *cfg,
@@ -1265,6 +1528,7 @@ int weir__memory_backend_create(const weir__backend_config *cfg,
         return WEIR_ENOMEM;
     weir__backend_init(&mb->base, &mem_ops, cfg);
     weir__slab_init(&mb->slab);
+    pthread_mutex_init(&mb->gmu, NULL);
     mb->n_kg = cfg->kg_hi - cfg->kg_lo;
     mb->meta_bytes = sizeof *mb;
     *out = &mb->base;

@@ -75,6 +75,14 @@ typedef struct rdb_backend {
     weir_buf kbuf; /* the key of the current access */
     weir_buf vbuf; /* the value being written */
     rchunk *arena; /* read results, reset by writes */
+    /*
+     * Write combining (weir__backend_write_batch): while on, puts and
+     * deletes collect in wb and reach the database in large batches; every
+     * other access writes the batch first, so reads see every write.
+     */
+    rocksdb_writebatch_t *wb;
+    bool batching;
+    int batch_err; /* a failed batch write, reported when batching ends */
     char err[256];
 } rdb_backend;
 
@@ -217,8 +225,30 @@ static int put_elem(weir_buf *b, int64_t stamp, const void *v, size_t len)
     return 0;
 }
 
+#define BATCH_OPS 4096 /* writes per batch: bounded memory, fewer calls */
+
+/* Writes the collected batch; every access but put and delete calls it. */
+static int batch_flush(rdb_backend *rb)
+{
+    if (!rb->wb || rocksdb_writebatch_count(rb->wb) == 0)
+        return 0;
+    char *err = NULL;
+    rocksdb_write(rb->db, rb->wo, rb->wb, &err);
+    rocksdb_writebatch_clear(rb->wb);
+    int rc = err ? rdb_err(rb, err) : 0;
+    if (rc && !rb->batch_err)
+        rb->batch_err = rc;
+    return rc;
+}
+
 static int db_put(rdb_backend *rb, const weir_buf *k, const weir_buf *v)
 {
+    if (rb->batching) {
+        rocksdb_writebatch_put(rb->wb, (const char *)k->data, k->len,
+                               (const char *)v->data, v->len);
+        return rocksdb_writebatch_count(rb->wb) >= BATCH_OPS ? batch_flush(rb)
+                                                             : 0;
+    }
     char *err = NULL;
     rocksdb_put(rb->db, rb->wo, (const char *)k->data, k->len,
                 (const char *)v->data, v->len, &err);
@@ -227,6 +257,11 @@ static int db_put(rdb_backend *rb, const weir_buf *k, const weir_buf *v)
 
 static int db_delete(rdb_backend *rb, const weir_buf *k)
 {
+    if (rb->batching) {
+        rocksdb_writebatch_delete(rb->wb, (const char *)k->data, k->len);
+        return rocksdb_writebatch_count(rb->wb) >= BATCH_OPS ? batch_flush(rb)
+                                                             : 0;
+    }
     char *err = NULL;
     rocksdb_delete(rb->db, rb->wo, (const char *)k->data, k->len, &err);
     return err ? rdb_err(rb, err) : 0;
@@ -234,6 +269,9 @@ static int db_delete(rdb_backend *rb, const weir_buf *k)
 
 static int db_write(rdb_backend *rb, rocksdb_writebatch_t *wb)
 {
+    int brc = batch_flush(rb);
+    if (brc)
+        return brc;
     char *err = NULL;
     if (rocksdb_writebatch_count(wb) > 0)
         rocksdb_write(rb->db, rb->wo, wb, &err);
@@ -243,6 +281,10 @@ static int db_write(rdb_backend *rb, rocksdb_writebatch_t *wb)
 /* Looks up kbuf. *ps is NULL when absent. */
 static int db_get(rdb_backend *rb, rocksdb_pinnableslice_t **ps)
 {
+    *ps = NULL;
+    int brc = batch_flush(rb);
+    if (brc)
+        return brc;
     char *err = NULL;
     *ps = rocksdb_get_pinned(rb->db, rb->ro, (const char *)rb->kbuf.data,
                              rb->kbuf.len, &err);
@@ -282,6 +324,8 @@ typedef struct range_iter {
 static int iter_open(rdb_backend *rb, range_iter *ri, const weir_buf *lo,
                      const weir_buf *hi)
 {
+    /* A failure is kept in batch_err and fails the batch's end. */
+    batch_flush(rb);
     ri->ro = rocksdb_readoptions_create();
     rocksdb_readoptions_set_iterate_lower_bound(ri->ro, (const char *)lo->data,
                                                 lo->len);
@@ -610,6 +654,8 @@ static int list_append(rdb_backend *rb, weir_state *st, const void *ns,
     weir_buf_clear(&rb->vbuf);
     if ((rc = put_elem(&rb->vbuf, stamp, val, len)))
         return rc;
+    if ((rc = batch_flush(rb)))
+        return rc;
     char *err = NULL;
     rocksdb_merge(rb->db, rb->wo, (const char *)rb->kbuf.data, rb->kbuf.len,
                   (const char *)rb->vbuf.data, rb->vbuf.len, &err);
@@ -937,6 +983,89 @@ static int rdb_snapshot_state(weir_state *st, uint32_t kg, weir__snap_writer *w)
     return rc;
 }
 
+/* ---- asynchronous snapshots: a RocksDB snapshot, read on another thread ---- */
+
+typedef struct rdb_view {
+    rocksdb_t *db;
+    const rocksdb_snapshot_t *snap;
+} rdb_view;
+
+static int rdb_snap_begin(weir__backend *be, void **out)
+{
+    int rc = batch_flush(RB(be));
+    if (rc)
+        return rc;
+    rdb_view *v = weir_malloc(sizeof *v);
+    if (!v)
+        return WEIR_ENOMEM;
+    v->db = RB(be)->db;
+    v->snap = rocksdb_create_snapshot(v->db);
+    *out = v;
+    return 0;
+}
+
+static void rdb_snap_release(void *p)
+{
+    rdb_view *v = p;
+    rocksdb_release_snapshot(v->db, v->snap);
+    weir_free(v);
+}
+
+static int rdb_snap_state(void *p, uint32_t id, weir_state_kind kind,
+                          uint32_t kg, weir__snap_writer *w)
+{
+    rdb_view *v = p;
+    /* snap_entry looks at the kind only. */
+    weir_state st = {.id = id, .desc = {.kind = kind}};
+    snap_ctx c = {.w = w};
+    weir_buf lo, hi;
+    weir_buf_init(&lo);
+    weir_buf_init(&hi);
+    weir_buf_init(&c.g.key);
+    weir_buf_init(&c.g.ns);
+    int rc = state_range(&lo, &hi, kg, id);
+    if (!rc) {
+        rocksdb_readoptions_t *ro = rocksdb_readoptions_create();
+        rocksdb_readoptions_set_snapshot(ro, v->snap);
+        rocksdb_readoptions_set_iterate_lower_bound(ro, (const char *)lo.data,
+                                                    lo.len);
+        rocksdb_readoptions_set_iterate_upper_bound(ro, (const char *)hi.data,
+                                                    hi.len);
+        /* A one-off scan: keep it out of the block cache's hot set. */
+        rocksdb_readoptions_set_fill_cache(ro, 0);
+        rocksdb_iterator_t *it = rocksdb_create_iterator(v->db, ro);
+        for (rocksdb_iter_seek(it, (const char *)lo.data, lo.len);
+             rocksdb_iter_valid(it) && !rc; rocksdb_iter_next(it)) {
+            size_t klen, vlen;
+            const char *k = rocksdb_iter_key(it, &klen);
+            const char *val = rocksdb_iter_value(it, &vlen);
+            const void *key, *ns, *rest;
+            size_t keylen, nslen, restlen;
+            if ((rc = parse_key(k, klen, &key, &keylen, &ns, &nslen, &rest,
+                                &restlen)))
+                break;
+            rc = snap_entry(&c, &st, key, keylen, ns, nslen, rest, restlen,
+                            val, vlen);
+        }
+        char *err = NULL;
+        rocksdb_iter_get_error(it, &err);
+        if (err) {
+            if (!rc)
+                rc = strstr(err, "Corruption") ? WEIR_ECORRUPT : WEIR_EIO;
+            rocksdb_free(err);
+        }
+        rocksdb_iter_destroy(it);
+        rocksdb_readoptions_destroy(ro);
+    }
+    if (!rc && c.g.open)
+        rc = weir__snap_group_end(w);
+    weir_buf_fini(&c.g.key);
+    weir_buf_fini(&c.g.ns);
+    weir_buf_fini(&lo);
+    weir_buf_fini(&hi);
+    return rc;
+}
+
 typedef struct keys_ctx {
     weir_buf *out;
     int64_t now;
@@ -992,6 +1121,9 @@ static int delete_kg_range(rdb_backend *rb, uint32_t kg_from, uint32_t kg_to)
     uint8_t lo[2], hi[2];
     wr_u16be(lo, kg_from);
     wr_u16be(hi, kg_to);
+    int brc = batch_flush(rb);
+    if (brc)
+        return brc;
     rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
     rocksdb_writebatch_delete_range(wb, (const char *)lo, 2, (const char *)hi,
                                     2);
@@ -1073,8 +1205,27 @@ static uint64_t rdb_size_bytes(const weir__backend *be)
     return sst + mem;
 }
 
+static int rdb_write_batch(weir__backend *be, bool on)
+{
+    rdb_backend *rb = RB(be);
+    if (on) {
+        if (!rb->wb)
+            rb->wb = rocksdb_writebatch_create();
+        rb->batching = true;
+        rb->batch_err = 0;
+        return 0;
+    }
+    batch_flush(rb);
+    rb->batching = false;
+    int rc = rb->batch_err;
+    rb->batch_err = 0;
+    return rc;
+}
+
 static void rdb_free(rdb_backend *rb, bool destroy_db)
 {
+    if (rb->wb)
+        rocksdb_writebatch_destroy(rb->wb);
     if (rb->db) {
         rocksdb_close(rb->db);
         if (destroy_db) {
@@ -1136,6 +1287,10 @@ static const weir__backend_ops rdb_ops = {
     .map_iterate = rdb_map_iterate,
     .collect_keys = rdb_collect_keys,
     .snapshot_state = rdb_snapshot_state,
+    .snap_begin = rdb_snap_begin,
+    .write_batch = rdb_write_batch,
+    .snap_state = rdb_snap_state,
+    .snap_release = rdb_snap_release,
     .drop_kg = rdb_drop_kg,
     .load_value = rdb_load_value,
     .load_list = rdb_load_list,
@@ -1317,7 +1472,9 @@ int weir__rocksdb_checkpoint(weir__backend *be, const char *dir)
     if (!weir__backend_is_rocksdb(be))
         return WEIR_EUNSUPPORTED;
     rdb_backend *rb = RB(be);
-    int rc = write_meta(rb);
+    int rc = batch_flush(rb);
+    if (!rc)
+        rc = write_meta(rb);
     if (rc)
         return rc;
     char *err = NULL;
@@ -1494,6 +1651,9 @@ int weir__rocksdb_compact(weir__backend *be)
         return WEIR_EINVAL;
     if (!weir__backend_is_rocksdb(be))
         return WEIR_EUNSUPPORTED;
+    int rc = batch_flush(RB(be));
+    if (rc)
+        return rc;
     rocksdb_compact_range(RB(be)->db, NULL, 0, NULL, 0);
     return 0;
 }

@@ -112,14 +112,37 @@ int weir__snap_group_end(weir__snap_writer *w)
     return 0;
 }
 
-int weir__snapshot_encode(weir__backend *be, uint32_t kg, weir_buf *out)
+/*
+ * What encode needs to know of a state: the live backend's weir_state for a
+ * synchronous snapshot, a copy taken at weir__backend_snapshot_begin for an
+ * asynchronous one (the operator may register states meanwhile).
+ */
+typedef struct sinfo {
+    const char *name;
+    weir_state_kind kind;
+    bool bound;
+    int64_t ttl_ms;
+    uint32_t id;
+} sinfo;
+
+typedef int (*state_fn)(void *ud, uint32_t i, uint32_t kg,
+                        weir__snap_writer *w);
+
+/*
+ * Writes key group kg of n states. now is read through now_fn only when a
+ * bound TTL state needs it (a snapshot without TTL never reads the clock).
+ */
+static int encode(uint32_t kg, uint32_t max_parallelism, uint32_t n,
+                  const sinfo *(*info)(void *ud, uint32_t i),
+                  int64_t (*now_fn)(void *ud), state_fn fn, void *ud,
+                  weir_buf *out)
 {
     size_t start = out->len;
     int rc;
     if ((rc = weir_buf_put_u32(out, SNAP_MAGIC)) ||
         (rc = weir_buf_put_u8(out, SNAP_VERSION)) ||
         (rc = weir_buf_put_u32(out, kg)) ||
-        (rc = weir_buf_put_u32(out, be->max_parallelism)) ||
+        (rc = weir_buf_put_u32(out, max_parallelism)) ||
         (rc = weir_buf_put_u64(out, 0)))
         goto fail;
     size_t body = out->len;
@@ -128,11 +151,11 @@ int weir__snapshot_encode(weir__backend *be, uint32_t kg, weir_buf *out)
     uint32_t n_states = 0;
     int64_t now = 0;
     bool now_read = false;
-    for (uint32_t i = 0; i < be->n_states; i++) {
-        weir_state *st = be->states[i];
+    for (uint32_t i = 0; i < n; i++) {
+        const sinfo *st = info(ud, i);
         size_t st_start = out->len;
-        if ((rc = weir_buf_put_str(out, st->desc.name)) ||
-            (rc = weir_buf_put_u8(out, (uint8_t)st->desc.kind)))
+        if ((rc = weir_buf_put_str(out, st->name)) ||
+            (rc = weir_buf_put_u8(out, (uint8_t)st->kind)))
             goto fail;
         size_t count_at = out->len;
         if ((rc = weir_buf_put_u32(out, 0)))
@@ -141,16 +164,16 @@ int weir__snapshot_encode(weir__backend *be, uint32_t kg, weir_buf *out)
         if (!st->bound) {
             w.stamps = true; /* TTL unknown until registered: keep stamps as
                                 they are */
-        } else if (weir__state_has_ttl(st)) {
+        } else if (st->ttl_ms > 0) {
             if (!now_read) {
-                now = weir__now(be);
+                now = now_fn(ud);
                 now_read = true;
             }
             w.filter = w.stamps = true;
             w.ttl_ms = st->ttl_ms;
             w.now = now;
         }
-        if ((rc = be->ops->snapshot_state(st, kg, &w)))
+        if ((rc = fn(ud, i, kg, &w)))
             goto fail;
         if (w.n_entries == 0) {
             out->len = st_start;
@@ -168,6 +191,154 @@ int weir__snapshot_encode(weir__backend *be, uint32_t kg, weir_buf *out)
 fail:
     out->len = start;
     return rc;
+}
+
+/* ---- synchronous: the live backend ---- */
+
+typedef struct live_ctx {
+    weir__backend *be;
+    sinfo cur;
+} live_ctx;
+
+static const sinfo *live_info(void *ud, uint32_t i)
+{
+    live_ctx *c = ud;
+    weir_state *st = c->be->states[i];
+    c->cur = (sinfo){st->desc.name, st->desc.kind, st->bound, st->ttl_ms,
+                     st->id};
+    return &c->cur;
+}
+
+static int64_t live_now(void *ud)
+{
+    return weir__now(((live_ctx *)ud)->be);
+}
+
+static int live_state(void *ud, uint32_t i, uint32_t kg, weir__snap_writer *w)
+{
+    live_ctx *c = ud;
+    return c->be->ops->snapshot_state(c->be->states[i], kg, w);
+}
+
+int weir__snapshot_encode(weir__backend *be, uint32_t kg, weir_buf *out)
+{
+    live_ctx c = {.be = be};
+    return encode(kg, be->max_parallelism, be->n_states, live_info, live_now,
+                  live_state, &c, out);
+}
+
+/* ---- asynchronous: a view pinned by weir__backend_snapshot_begin ---- */
+
+struct weir__backend_snap {
+    const weir__backend_ops *ops;
+    void *view; /* the backend's pinned view; NULL: eager (below) */
+    uint32_t kg_lo, kg_hi, max_parallelism;
+    uint32_t n_states;
+    sinfo *states; /* names owned */
+    int64_t now;   /* the clock at begin (TTL filtering) */
+    /*
+     * A backend without a pinned view is snapshotted eagerly at begin: the
+     * canonical bytes of each key group, end offsets in kg_end.
+     */
+    weir_buf eager;
+    size_t *kg_end;
+};
+
+static const sinfo *snap_info(void *ud, uint32_t i)
+{
+    return &((weir__backend_snap *)ud)->states[i];
+}
+
+static int64_t snap_now(void *ud)
+{
+    return ((weir__backend_snap *)ud)->now;
+}
+
+static int snap_state(void *ud, uint32_t i, uint32_t kg, weir__snap_writer *w)
+{
+    weir__backend_snap *s = ud;
+    return s->ops->snap_state(s->view, s->states[i].id, s->states[i].kind, kg,
+                              w);
+}
+
+void weir__backend_snap_release(weir__backend_snap *s)
+{
+    if (!s)
+        return;
+    if (s->view)
+        s->ops->snap_release(s->view);
+    for (uint32_t i = 0; i < s->n_states; i++)
+        weir_free((void *)s->states[i].name);
+    weir_free(s->states);
+    weir_buf_fini(&s->eager);
+    weir_free(s->kg_end);
+    weir_free(s);
+}
+
+int weir__backend_snapshot_begin(weir__backend *be, weir__backend_snap **out)
+{
+    if (!be || !out)
+        return WEIR_EINVAL;
+    *out = NULL;
+    weir__backend_snap *s = weir_calloc(1, sizeof *s);
+    if (!s)
+        return WEIR_ENOMEM;
+    s->ops = be->ops;
+    s->kg_lo = be->kg_lo;
+    s->kg_hi = be->kg_hi;
+    s->max_parallelism = be->max_parallelism;
+    weir_buf_init(&s->eager);
+    int rc = 0;
+    bool ttl = false;
+    if (be->n_states &&
+        !(s->states = weir_calloc(be->n_states, sizeof *s->states)))
+        rc = WEIR_ENOMEM;
+    for (uint32_t i = 0; i < be->n_states && !rc; i++) {
+        weir_state *st = be->states[i];
+        size_t n = strlen(st->desc.name) + 1;
+        char *name = weir_malloc(n);
+        if (!name) {
+            rc = WEIR_ENOMEM;
+            break;
+        }
+        memcpy(name, st->desc.name, n);
+        s->states[i] = (sinfo){name, st->desc.kind, st->bound, st->ttl_ms,
+                               st->id};
+        s->n_states++;
+        ttl = ttl || (st->bound && st->ttl_ms > 0);
+    }
+    if (!rc && ttl)
+        s->now = weir__now(be);
+    if (!rc && be->ops->snap_begin) {
+        rc = be->ops->snap_begin(be, &s->view);
+    } else if (!rc) {
+        uint32_t n = be->kg_hi - be->kg_lo;
+        if (n && !(s->kg_end = weir_calloc(n, sizeof *s->kg_end)))
+            rc = WEIR_ENOMEM;
+        for (uint32_t k = 0; k < n && !rc; k++) {
+            rc = weir__snapshot_encode(be, be->kg_lo + k, &s->eager);
+            s->kg_end[k] = s->eager.len;
+        }
+    }
+    if (rc) {
+        weir__backend_snap_release(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+int weir__backend_snap_kg(weir__backend_snap *s, uint32_t kg, weir_buf *out)
+{
+    if (!s || !out || kg < s->kg_lo || kg >= s->kg_hi)
+        return WEIR_EINVAL;
+    if (!s->view) {
+        uint32_t k = kg - s->kg_lo;
+        size_t from = k ? s->kg_end[k - 1] : 0;
+        return weir_buf_put(out, s->eager.data + from, s->kg_end[k] - from);
+    }
+    return encode(kg, s->max_parallelism, s->n_states, snap_info, snap_now,
+                  snap_state, s, out);
 }
 
 /* ---- decoding ---- */

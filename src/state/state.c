@@ -68,6 +68,13 @@ void weir__backend_destroy(weir__backend *be)
         be->ops->destroy(be);
 }
 
+int weir__backend_write_batch(weir__backend *be, bool on)
+{
+    if (!be)
+        return WEIR_EINVAL;
+    return be->ops->write_batch ? be->ops->write_batch(be, on) : 0;
+}
+
 uint64_t weir__backend_size_bytes(const weir__backend *be)
 {
     return be ? be->ops->size_bytes(be) : 0;

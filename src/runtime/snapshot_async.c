@@ -1,0 +1,210 @@
+/*
+ * runtime/snapshot_async.c - the asynchronous part of subtask snapshots
+ * (runtime.h, checkpoint.h).
+ *
+ * Each subtask that takes a snapshot gets one snapshot thread, started on
+ * the first checkpoint: a FIFO of weir__async_snap, each serialized,
+ * acknowledged and freed in barrier order. One thread per subtask (not one
+ * per job) so that a large subtask does not hold up the others' snapshots,
+ * and so that the thread's life is the subtask's: it ends, after finishing
+ * (or, when the job was canceled, discarding) its queue, before the
+ * subtask's operators close - a pinned snapshot must be released before its
+ * backend is destroyed.
+ *
+ * A failure of the second part (out of memory, a RocksDB read error)
+ * declines that checkpoint only; the job goes on.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/runtime.h"
+
+typedef struct weir__snapper {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    weir__async_snap *head, *tail; /* the queue, oldest first */
+    bool stop;
+} weir__snapper;
+
+static _Atomic(weir__snapshot_test_hook) g_test_hook;
+
+void weir__set_snapshot_test_hook(weir__snapshot_test_hook fn)
+{
+    atomic_store(&g_test_hook, fn);
+}
+
+void weir__async_snap_free(weir__async_snap *a)
+{
+    if (!a)
+        return;
+    for (uint32_t i = 0; i < a->n_ops; i++) {
+        weir__backend_snap_release(a->ops[i].bs);
+        weir_free(a->ops[i].tmr_end);
+    }
+    weir_free(a->ops);
+    weir_buf_fini(&a->head);
+    weir_buf_fini(&a->timers);
+    weir_buf_fini(&a->tail);
+    weir_free(a);
+}
+
+int weir__async_snap_write(weir__async_snap *a, weir_buf *out)
+{
+    weir_buf ks;
+    weir_buf_init(&ks);
+    size_t head_at = 0;
+    int rc = 0;
+    /* The snapshot header is the head up to the first operator's header. */
+    for (uint32_t i = 0; i < a->n_ops && !rc; i++) {
+        const weir__async_op *op = &a->ops[i];
+        rc = weir_buf_put(out, a->head.data + head_at, op->head_end - head_at);
+        head_at = op->head_end;
+        for (uint32_t kg = op->kg_lo; op->has_kg && kg < op->kg_hi && !rc;
+             kg++) {
+            uint32_t k = kg - op->kg_lo;
+            size_t t0 = k ? op->tmr_end[k - 1] : op->tmr_start;
+            weir_buf_clear(&ks);
+            if (op->bs)
+                rc = weir__backend_snap_kg(op->bs, kg, &ks);
+            if (!rc)
+                rc = weir_buf_put_u32(out, kg);
+            if (!rc)
+                rc = weir_buf_put_bytes(out, ks.data, ks.len);
+            if (!rc)
+                rc = weir_buf_put_bytes(out, a->timers.data + t0,
+                                        op->tmr_end[k] - t0);
+        }
+    }
+    if (!rc && head_at < a->head.len)
+        rc = weir_buf_put(out, a->head.data + head_at, a->head.len - head_at);
+    if (!rc)
+        rc = weir_buf_put(out, a->tail.data, a->tail.len);
+    weir_buf_fini(&ks);
+    return rc;
+}
+
+/* Serializes one snapshot and acknowledges (or declines) it. */
+static void complete(weir__subtask *st, weir__async_snap *a)
+{
+    weir_job *job = st->job;
+    weir__snapshot_test_hook hook = atomic_load(&g_test_hook);
+    int rc = hook ? hook(a->id, st->task->id, st->index) : 0;
+    weir_buf out;
+    weir_buf_init(&out);
+    if (!rc)
+        rc = weir__async_snap_write(a, &out);
+    if (a->sync_ns < 0) /* synchronous: the subtask waited for all of it */
+        a->sync_ns = weir_monotonic_ns() - a->t0_ns;
+    /* Release the pinned state first: the backend copies less meanwhile. */
+    for (uint32_t i = 0; i < a->n_ops; i++) {
+        weir__backend_snap_release(a->ops[i].bs);
+        a->ops[i].bs = NULL;
+    }
+    if (rc) {
+        char why[128];
+        snprintf(why, sizeof why, "serializing the keyed state failed: %s",
+                 weir_strerror(rc));
+        if (job->hooks.decline)
+            job->hooks.decline(job->hooks.ud, a->id, st->task->id, st->index,
+                               rc, why);
+    } else if (job->hooks.ack) {
+        weir__task_snapshot s = {
+            .ckpt_id = a->id,
+            .task = st->task->id,
+            .subtask = st->index,
+            .parallelism = st->task->parallelism,
+            .data = out.data,
+            .len = out.len,
+            .buf = &out,
+            .sync_ns = a->sync_ns,
+        };
+        job->hooks.ack(job->hooks.ud, &s);
+    }
+    weir_buf_fini(&out);
+    weir__async_snap_free(a);
+}
+
+static bool job_canceled(const weir__subtask *st)
+{
+    return atomic_load_explicit(&st->job->cancel, memory_order_relaxed);
+}
+
+static void *snapper_main(void *arg)
+{
+    weir__subtask *st = arg;
+    weir__snapper *s = st->snapper;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        while (!s->head && !s->stop)
+            pthread_cond_wait(&s->cv, &s->mu);
+        weir__async_snap *a = s->head;
+        if (!a)
+            break; /* stop, and nothing left */
+        s->head = a->next;
+        if (!s->head)
+            s->tail = NULL;
+        pthread_mutex_unlock(&s->mu);
+        if (job_canceled(st))
+            weir__async_snap_free(a); /* no one waits for it */
+        else
+            complete(st, a);
+        pthread_mutex_lock(&s->mu);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+int weir__snapshot_submit(weir__subtask *st, weir__async_snap *a)
+{
+    a->next = NULL;
+    if (st->job->hooks.sync_snapshots) {
+        a->sync_ns = -1; /* measured at the ack */
+        complete(st, a);
+        return 0;
+    }
+    if (!st->snapper) {
+        weir__snapper *s = weir_calloc(1, sizeof *s);
+        if (!s) {
+            complete(st, a); /* no thread: do it here */
+            return 0;
+        }
+        pthread_mutex_init(&s->mu, NULL);
+        pthread_cond_init(&s->cv, NULL);
+        st->snapper = s;
+        if (pthread_create(&s->thread, NULL, snapper_main, st) != 0) {
+            pthread_mutex_destroy(&s->mu);
+            pthread_cond_destroy(&s->cv);
+            weir_free(s);
+            st->snapper = NULL;
+            complete(st, a);
+            return 0;
+        }
+    }
+    weir__snapper *s = st->snapper;
+    pthread_mutex_lock(&s->mu);
+    if (s->tail)
+        s->tail->next = a;
+    else
+        s->head = a;
+    s->tail = a;
+    pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    return 0;
+}
+
+void weir__snapshot_thread_stop(weir__subtask *st)
+{
+    weir__snapper *s = st->snapper;
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->mu);
+    s->stop = true;
+    pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    pthread_join(s->thread, NULL);
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->cv);
+    weir_free(s);
+    st->snapper = NULL;
+}
