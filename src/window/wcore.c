@@ -762,6 +762,72 @@ int weir__emit_sliced(wcore *c, wentry *e, const uint8_t *key, weir_ts start, we
     return rc ? rc : rc2;
 }
 
+/* Marks rows [r0, r0 + n) of col valid (nothing to do for an all-valid column). */
+static void set_valid_range(weir_batch *b, uint32_t col, uint32_t r0, uint32_t n)
+{
+    weir_column *c = &b->cols[col];
+    if (c->all_valid)
+        return;
+    for (uint32_t r = r0; r < r0 + n; r++)
+        c->valid[r >> 3] |= (uint8_t)(1u << (r & 7));
+}
+
+int weir__emit_many(wcore *c, const uint8_t *const *keys, const void *const *blks, uint32_t n, weir_ts start,
+                    weir_ts end)
+{
+    while (n) {
+        weir_batch *o = c->out;
+        if (weir_batch_full(o)) {
+            int rc = flush_out(c);
+            if (rc)
+                return rc;
+        }
+        const uint32_t r0 = o->n_rows, m = n < o->capacity - r0 ? n : o->capacity - r0;
+        if (c->key.n == 1) {
+            const uint32_t w = c->kcols[0].width;
+            char *dst = (char *)o->cols[0].data + (size_t)r0 * w;
+            set_valid_range(o, 0, r0, m);
+            for (uint32_t i = 0; i < m; i++) {
+                if (!keys[i][0])
+                    weir_batch_set_null(o, 0, r0 + i);
+                else if (w == 8)
+                    memcpy(dst + (size_t)i * 8, keys[i] + 1, 8);
+                else
+                    memcpy(dst + (size_t)i * w, keys[i] + 1, w);
+            }
+        } else {
+            /* a NULL key column takes one byte: the offsets of later columns vary by row */
+            for (uint32_t i = 0; i < m; i++) {
+                int rc = put_key(c, keys[i], o, r0 + i);
+                if (rc)
+                    return rc;
+            }
+        }
+        int64_t *ws = WEIR_COL_I64(o, c->col_ws) + r0, *we = WEIR_COL_I64(o, c->col_we) + r0;
+        int64_t *wt = c->col_wt >= 0 ? WEIR_COL_I64(o, (uint32_t)c->col_wt) + r0 : NULL;
+        for (uint32_t i = 0; i < m; i++) {
+            ws[i] = start;
+            we[i] = end;
+            o->ts[r0 + i] = end - 1;
+        }
+        if (wt)
+            for (uint32_t i = 0; i < m; i++)
+                wt[i] = end - 1;
+        memset(o->kind + r0, WEIR_ROW_INSERT, m);
+        set_valid_range(o, c->col_ws, r0, m);
+        set_valid_range(o, c->col_we, r0, m);
+        if (wt)
+            set_valid_range(o, (uint32_t)c->col_wt, r0, m);
+        int rc = weir__acc_result_many(&c->as, blks, m, o, c->col_agg0, r0);
+        if (rc)
+            return rc;
+        o->n_rows = r0 + m;
+        c->st.fired += m;
+        keys += m, blks += m, n -= m;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* 5. routing records                                                   */
 /* ------------------------------------------------------------------ */
@@ -1462,6 +1528,14 @@ int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t
     }
     /* 2. their entries (created in row order); fetch what routing will touch */
     for (uint32_t row = 0; row < n; row++) {
+        if (row + 6 < n) {
+            /* the entry in the home slot of a row ahead is almost always its own */
+            const wentry *p = c->tab[(uint32_t)c->r_hash[row + 6] & (c->tab_cap - 1)];
+            if (p) {
+                __builtin_prefetch(p);
+                __builtin_prefetch((const char *)p + sizeof *p - 1);
+            }
+        }
         wentry *e = weir__wentry_get(c, c->kbuf + c->r_koff[row], c->r_klen[row], c->r_hash[row], true);
         if (!e)
             return WEIR_ENOMEM;
