@@ -25,6 +25,13 @@
  */
 #include "window/wcore_impl.h"
 
+/*
+ * Entries carry weir_key_hash (XXH3-64) of their key, the hash keyed state
+ * and timers use; inlining the same function saves a call per record.
+ */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #define DUE_NONE INT64_MAX
 #define NCHUNK 256
 
@@ -1520,7 +1527,7 @@ int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t
         }
         c->r_koff[row] = (uint32_t)koff;
         c->r_klen[row] = (uint32_t)klen;
-        uint64_t h = weir_key_hash(c->kbuf + koff, klen);
+        uint64_t h = XXH3_64bits(c->kbuf + koff, klen);
         c->r_hash[row] = h;
         koff += klen;
         __builtin_prefetch(&c->tab[(uint32_t)h & (c->tab_cap - 1)]);
