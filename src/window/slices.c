@@ -84,28 +84,43 @@ static int idx_grow(wcore *c, sslice *s)
     return 0;
 }
 
-/* The record number + 1 of entry e (hash h) in slice s, 0 when it has none. */
-static uint32_t srec_find(const wcore *c, const sslice *s, const wentry *e, uint64_t h)
+/*
+ * The record number + 1 of entry e (hash h) in slice s, or 0 when it has
+ * none; then *hole is the free index slot where its probe ended.
+ */
+static uint32_t srec_probe(const wcore *c, const sslice *s, const wentry *e, uint64_t h, uint32_t *hole)
 {
     const uint32_t mask = s->idx_cap - 1;
-    if (s->idx_cap)
-        for (uint32_t i = (uint32_t)h & mask, v; (v = s->idx[i]); i = (i + 1) & mask)
-            if (SREC_E(srec_at(c, s, v - 1)) == e)
-                return v;
+    uint32_t i = (uint32_t)h & mask, v;
+    for (; (v = s->idx[i]); i = (i + 1) & mask)
+        if (SREC_E(srec_at(c, s, v - 1)) == e)
+            return v;
+    *hole = i;
     return 0;
+}
+
+static uint32_t srec_find(const wcore *c, const sslice *s, const wentry *e, uint64_t h)
+{
+    uint32_t hole;
+    return s->idx_cap ? srec_probe(c, s, e, h, &hole) : 0;
 }
 
 /* The record of entry e (hash h) in slice s, created (empty) if missing. */
 static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint64_t h)
 {
-    uint32_t found = srec_find(c, s, e, h);
-    if (found)
-        return srec_at(c, s, found - 1);
-    uint32_t mask = s->idx_cap - 1;
-    if ((s->n + 1) * 2 > s->idx_cap) {
+    uint32_t i = 0;
+    if (s->idx_cap) {
+        uint32_t found = srec_probe(c, s, e, h, &i);
+        if (found)
+            return srec_at(c, s, found - 1);
+    }
+    /* at most a quarter full: most probes end at the first or second slot */
+    if ((s->n + 1) * 4 > s->idx_cap) {
         if (idx_grow(c, s))
             return NULL;
-        mask = s->idx_cap - 1;
+        const uint32_t mask = s->idx_cap - 1;
+        for (i = (uint32_t)h & mask; s->idx[i]; i = (i + 1) & mask)
+            ;
     }
     if (s->n >> SREC_SHIFT >= s->n_chunks) {
         if (s->n_chunks == s->cap_chunks) {
@@ -120,9 +135,6 @@ static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint64_t h)
             return NULL;
         s->n_chunks++;
     }
-    uint32_t i = (uint32_t)h & mask;
-    while (s->idx[i])
-        i = (i + 1) & mask;
     uint8_t *r = srec_at(c, s, s->n);
     SREC_E(r) = e;
     SREC_H(r) = h;
