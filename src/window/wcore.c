@@ -185,12 +185,8 @@ static int table_grow(wcore *c)
 {
     uint32_t ncap = c->tab_cap ? c->tab_cap * 2 : 1024;
     wentry **nt = weir_calloc(ncap, sizeof *nt);
-    uint64_t *nh = weir_malloc(ncap * sizeof *nh);
-    if (!nt || !nh) {
-        weir_free(nt);
-        weir_free(nh);
+    if (!nt)
         return WEIR_ENOMEM;
-    }
     for (uint32_t i = 0; i < c->tab_cap; i++) {
         wentry *e = c->tab[i];
         if (!e)
@@ -199,12 +195,9 @@ static int table_grow(wcore *c)
         while (nt[j])
             j = (j + 1) & (ncap - 1);
         nt[j] = e;
-        nh[j] = e->hash;
     }
     weir_free(c->tab);
-    weir_free(c->tabh);
     c->tab = nt;
-    c->tabh = nh;
     c->tab_cap = ncap;
     return 0;
 }
@@ -231,9 +224,13 @@ wentry *weir__wentry_get(wcore *c, const uint8_t *key, size_t len, uint64_t hash
 {
     uint32_t mask = c->tab_cap - 1;
     uint32_t i = (uint32_t)hash & mask;
-    /* hashes beside the pointers: a probe touches an entry only when its hash matches */
+    /*
+     * The table holds only pointers: at most half full, a probe usually
+     * touches just the entry it finds, which the caller reads next anyway
+     * (a parallel array of hashes would cost one more cache miss per record).
+     */
     for (wentry *p; (p = c->tab[i]); i = (i + 1) & mask)
-        if (c->tabh[i] == hash && p->key_len == len && key_eq(p->key, key, len))
+        if (p->hash == hash && p->key_len == len && key_eq(p->key, key, len))
             return p;
     if (!create)
         return NULL;
@@ -259,7 +256,6 @@ wentry *weir__wentry_get(wcore *c, const uint8_t *key, size_t len, uint64_t hash
     e->hash = hash;
     e->flags |= E_LIVE | E_IDLE;
     c->tab[i] = e;
-    c->tabh[i] = hash;
     c->n_live++;
     c->n_idle++;
     return e;
@@ -320,12 +316,8 @@ static int maybe_sweep(wcore *c)
     wentry **old = c->tab;
     uint32_t cap = c->tab_cap;
     wentry **nt = weir_calloc(cap, sizeof *nt);
-    uint64_t *nh = weir_malloc(cap * sizeof *nh);
-    if (!nt || !nh) {
-        weir_free(nt);
-        weir_free(nh);
+    if (!nt)
         return 0; /* sweeping is an optimisation; try again later */
-    }
     uint32_t live = 0, idle = 0;
     for (uint32_t i = 0; i < cap; i++) {
         wentry *e = old[i];
@@ -342,15 +334,12 @@ static int maybe_sweep(wcore *c)
         while (nt[j])
             j = (j + 1) & (cap - 1);
         nt[j] = e;
-        nh[j] = e->hash;
         live++;
         if (e->flags & E_IDLE)
             idle++;
     }
     weir_free(old);
-    weir_free(c->tabh);
     c->tab = nt;
-    c->tabh = nh;
     c->n_live = live;
     c->n_idle = idle;
     return 0;
@@ -1341,7 +1330,6 @@ void weir__wcore_destroy(weir__wcore *c)
         }
     }
     weir_free(c->tab);
-    weir_free(c->tabh);
     for (uint32_t i = 0; i < c->n_echunks; i++)
         weir_free(c->echunks[i]);
     weir_free(c->echunks);
@@ -1527,11 +1515,13 @@ int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t
         }
         c->r_koff[row] = (uint32_t)koff;
         c->r_klen[row] = (uint32_t)klen;
-        uint64_t h = XXH3_64bits(c->kbuf + koff, klen);
-        c->r_hash[row] = h;
         koff += klen;
+    }
+    /* hashed in a loop of their own: reading a key right after writing it stalls on store forwarding */
+    for (uint32_t row = 0; row < n; row++) {
+        uint64_t h = XXH3_64bits(c->kbuf + c->r_koff[row], c->r_klen[row]);
+        c->r_hash[row] = h;
         __builtin_prefetch(&c->tab[(uint32_t)h & (c->tab_cap - 1)]);
-        __builtin_prefetch(&c->tabh[(uint32_t)h & (c->tab_cap - 1)]);
     }
     /* 2. their entries (created in row order); fetch what routing will touch */
     for (uint32_t row = 0; row < n; row++) {

@@ -137,7 +137,6 @@ struct weir__wcore {
 
     /* key table (open addressing, linear probing) */
     wentry **tab;
-    uint64_t *tabh;           /* hash of tab[i], so probes rarely touch an entry */
     uint32_t tab_cap, n_live, n_idle;
     wentry *efree;
     void **echunks;
