@@ -1537,18 +1537,20 @@ int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t
         if (!e)
             return WEIR_ENOMEM;
         c->r_ent[row] = e;
-        if (c->mode == MODE_SLICED) {
-            /* most rows fall in the slice used last: fetch the key's slot in its index */
-            const sslice *sl = c->s_last;
-            weir_ts ts = b->ts[row];
-            if (sl && e->cs_slice != sl && ts >= sl->start && ts < sl->end && sl->idx_cap)
-                __builtin_prefetch(&sl->idx[(uint32_t)e->hash & (sl->idx_cap - 1)]);
-        } else if (e->tail) {
+        if (c->mode != MODE_SLICED && e->tail) {
             __builtin_prefetch(e->tail);
         }
     }
-    /* 3. route every row, in order */
+    /* 3. route every row, in order (the entries of stage 2 have left the nearest cache by now: fetch ahead) */
     for (uint32_t row = 0; row < n; row++) {
+        if (row + 8 < n) {
+            const wentry *p = c->r_ent[row + 8];
+            __builtin_prefetch(p);
+            __builtin_prefetch((const char *)p + 64);
+        }
+        /* most rows fall in the slice used last: the key's slot in its index */
+        if (c->mode == MODE_SLICED && row + 4 < n && c->s_last && c->s_last->idx_cap)
+            __builtin_prefetch(&c->s_last->idx[(uint32_t)c->r_hash[row + 4] & (c->s_last->idx_cap - 1)]);
         uint8_t kind = b->kind[row];
         int sign = kind == WEIR_ROW_INSERT || kind == WEIR_ROW_UPDATE_AFTER ? 1 : -1;
         if (sign < 0 && !c->as.retractable)
