@@ -9,9 +9,12 @@
  *
  * Pipelines, each run in a forked child so its CPU time and peak RSS are its
  * own (median of --runs runs):
- *   plain     a hand-written single loop: per window an open-addressing
- *             table key -> (count, sum), the watermark after each event,
- *             windows emitted when the watermark passes their end
+ *   plain     a hand-written single loop: per window (tumbling) or per
+ *             pane (hopping: plus a running table that adds the pane
+ *             entering a window and subtracts the one leaving it) an
+ *             open-addressing table key -> (count, sum), the watermark
+ *             after each event, windows emitted when the watermark passes
+ *             their end
  *   engine    the window operator's engine fed batches of 1024 directly
  *             (no runtime): the window code's own cost
  *   job       through the C API: memory source (one split) -> keyed
@@ -24,6 +27,7 @@
  * input.
  *
  *   bench_window_bench [--events N] [--runs R] [--out FILE] [--only NAME]
+ *                      [--window tumbling|hopping]
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -179,6 +183,98 @@ static void plain(int64_t size, int64_t slide, sum *s)
     for (int k = 0; k < PRING; k++)
         if (g_pw[k].live)
             pwin_fire(&g_pw[k], s);
+}
+
+/*
+ * Hopping, done the way a good hand-written loop does it: one table per
+ * pane (a slide-wide slice) so an event updates one accumulator, and a
+ * running table key -> (count, sum) that, at each window end, adds the pane
+ * entering the window and subtracts the one leaving it (COUNT and SUM are
+ * invertible), then emits its non-zero keys. Keys stay in the running table
+ * once seen (the key space is bounded).
+ */
+static pwin g_run;
+
+static void pane_clear(pwin *w)
+{
+    for (uint32_t j = 0; j < w->n_used; j++)
+        w->tab[w->used[j]].key = -1;
+    w->n_used = 0;
+    w->live = false;
+}
+
+static void pane_fold(const pwin *p, int64_t sign)
+{
+    for (uint32_t j = 0; j < p->n_used; j++) {
+        const pslot *x = &p->tab[p->used[j]];
+        pslot *y = pwin_slot(&g_run, x->key);
+        y->cnt += sign * x->cnt;
+        y->total += sign * x->total;
+    }
+}
+
+static inline pwin *pane_at(int64_t start, int64_t slide) { return &g_pw[(uint64_t)(start / slide) % PRING]; }
+
+/* The window [E - size, E) fires: the pane ending at E enters, the one ending at E - size leaves. */
+static void hop_fire(int64_t E, int64_t size, int64_t slide, int *n_live, sum *s)
+{
+    pwin *in = pane_at(E - slide, slide), *out = pane_at(E - size - slide, slide);
+    if (in->live && in->end == E)
+        pane_fold(in, 1);
+    if (out->live && out->end == E - size) {
+        pane_fold(out, -1);
+        pane_clear(out);
+        (*n_live)--;
+    }
+    for (uint32_t j = 0; j < g_run.n_used; j++) {
+        const pslot *x = &g_run.tab[g_run.used[j]];
+        if (x->cnt)
+            sum_row(s, x->key, E - size, x->cnt, x->total);
+    }
+}
+
+static void plain_hop(int64_t size, int64_t slide, sum *s)
+{
+    for (int i = 0; i <= PRING; i++) {
+        pwin *w = i < PRING ? &g_pw[i] : &g_run;
+        w->tab = malloc(PCAP * sizeof(pslot));
+        w->used = malloc(PCAP * sizeof(uint32_t));
+        for (int j = 0; j < PCAP; j++)
+            w->tab[j].key = -1;
+    }
+    int64_t maxts = INT64_MIN, W = INT64_MIN, next = INT64_MAX; /* next: the first window end not fired */
+    int n_live = 0;
+    for (uint64_t i = 0; i < g_n; i++) {
+        int64_t ts = g_ts[i], st = fl(ts, slide), pend = st + slide;
+        if (st + size <= W)
+            continue; /* every window of the pane fired (no such event here: jitter < delay) */
+        pwin *p = pane_at(st, slide);
+        if (!p->live) {
+            p->live = true;
+            p->start = st;
+            p->end = pend;
+            n_live++;
+            if (pend < next)
+                next = pend;
+        }
+        pslot *x = pwin_slot(p, g_key[i]);
+        x->cnt++;
+        x->total += g_v[i];
+        if (pend <= W) {
+            /* the pane is in the running table already */
+            pslot *y = pwin_slot(&g_run, g_key[i]);
+            y->cnt++;
+            y->total += g_v[i];
+        }
+        if (ts > maxts) {
+            maxts = ts;
+            W = maxts - DELAY;
+            for (; next <= W; next += slide)
+                hop_fire(next, size, slide, &n_live, s);
+        }
+    }
+    for (; n_live > 0; next += slide)
+        hop_fire(next, size, slide, &n_live, s);
 }
 
 /* ---- shared pieces for the weir pipelines ---- */
@@ -403,7 +499,7 @@ static result run_child(int what, int64_t size, int64_t slide)
         sum s = {0};
         switch (what) {
         case P_TOUCH: touch_input(&s); break;
-        case P_PLAIN: plain(size, slide, &s); break;
+        case P_PLAIN: size == slide ? plain(size, slide, &s) : plain_hop(size, slide, &s); break;
         case P_ENGINE: engine(size, slide, &s); break;
         default: job(size, slide, &s); break;
         }
@@ -442,7 +538,7 @@ static double median(double *v, int n)
 int main(int argc, char **argv)
 {
     int runs = 3;
-    const char *outpath = NULL, *only = NULL;
+    const char *outpath = NULL, *only = NULL, *window = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--events") && i + 1 < argc)
             g_n = strtoull(argv[++i], NULL, 10);
@@ -452,8 +548,11 @@ int main(int argc, char **argv)
             outpath = argv[++i];
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = argv[++i];
+        else if (!strcmp(argv[i], "--window") && i + 1 < argc)
+            window = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--events N] [--runs R] [--out FILE] [--only plain|engine|job]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--events N] [--runs R] [--out FILE] [--only plain|engine|job] "
+                            "[--window tumbling|hopping]\n", argv[0]);
             return 2;
         }
     }
@@ -478,6 +577,8 @@ int main(int argc, char **argv)
     printf("%" PRIu64 " events, %d keys, median of %d runs; input %.1f MiB (baseline child peak RSS %.1f MiB)\n",
            g_n, KEYS, runs, g_n * 24.0 / 1048576, base.rss_kb / 1024.0);
     for (int w = 0; w < 2; w++) {
+        if (window && strncmp(wins[w].window, window, strlen(window)))
+            continue;
         sum ref = {0};
         double plain_core = 0;
         for (int p = P_PLAIN; p <= P_JOB; p++) {

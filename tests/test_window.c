@@ -859,6 +859,109 @@ Test(window_agg, generic_aggregate_over_hopping_slices)
     h_fini(&h);
 }
 
+/* (key, window start, count, sum), ordered by key then start */
+typedef struct kwin {
+    int64_t key, ws, cnt, sum;
+} kwin;
+
+static int cmp_kwin(const void *pa, const void *pb)
+{
+    const kwin *a = pa, *b = pb;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->ws < b->ws ? -1 : a->ws > b->ws;
+}
+
+/*
+ * Hopping COUNT/SUM keeps a running sum per key that adds the slice
+ * entering a window and subtracts the one leaving it, removing keys whose
+ * sum returns to zero. Thousands of keys churning through it (with
+ * retractions) must give exactly the per-window sums.
+ */
+Test(window_agg, hopping_running_sum_many_keys)
+{
+    enum { N = 40000, KEYS = 3000, SLIDE = 100, SIZE = 400, DELAY = 25 };
+    weir_window_spec s;
+    spec_for(&s, weir_window_hopping(SLIDE, SIZE, 0));
+    harness h;
+    cr_assert_eq(h_init(&h, &s, DELAY, 1024), 0);
+    int64_t *key = malloc(N * sizeof *key), *ts = malloc(N * sizeof *ts), *v = malloc(N * sizeof *v);
+    uint8_t *kind = malloc(N);
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < N; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        key[i] = (int64_t)(x % KEYS);
+        ts[i] = i - (int64_t)((x >> 32) % 20);
+        v[i] = (int64_t)((x >> 40) % 1000) - 300;
+        kind[i] = WEIR_ROW_INSERT;
+        if (i > 50 && (x >> 20) % 16 == 0) {
+            /* retract a recent record of the same slice-ish time (never late: within the delay) */
+            int j = i - 1 - (int)((x >> 8) % 5);
+            key[i] = key[j], ts[i] = ts[j], v[i] = v[j], kind[i] = WEIR_ROW_DELETE;
+        }
+    }
+    weir_batch *b = weir_batch_create(h.in, 64);
+    for (int i0 = 0; i0 < N; i0 += 64) {
+        weir_batch_reset(b);
+        for (int i = i0; i < i0 + 64 && i < N; i++) {
+            int r = weir_batch_append_row(b);
+            WEIR_COL_I64(b, 0)[r] = key[i];
+            WEIR_COL_I64(b, 1)[r] = v[i];
+            b->ts[r] = ts[i];
+            b->kind[r] = kind[i];
+            if (ts[i] > h.max_ts)
+                h.max_ts = ts[i];
+        }
+        cr_assert_eq(weir__wcore_process(h.core, b, h.wm, 0), 0);
+        cr_assert_eq(h_watermark(&h, h.max_ts - DELAY), 0);
+    }
+    cr_assert_eq(h_end(&h), 0);
+    weir_batch_destroy(b);
+    cr_assert_eq(h.n_late, 0);
+    /* the reference: every record in each of its SIZE/SLIDE windows */
+    kwin *want = malloc((size_t)N * (SIZE / SLIDE) * sizeof *want);
+    size_t nw = 0;
+    for (int i = 0; i < N; i++) {
+        int64_t sign = kind[i] == WEIR_ROW_INSERT ? 1 : -1;
+        for (int64_t st = weir_window_align(ts[i], 0, SLIDE); st > ts[i] - SIZE; st -= SLIDE)
+            want[nw++] = (kwin){key[i], st, sign, sign * v[i]};
+    }
+    qsort(want, nw, sizeof *want, cmp_kwin);
+    size_t m = 0;
+    for (size_t i = 0; i < nw;) {
+        kwin acc = want[i++];
+        while (i < nw && !cmp_kwin(&want[i], &acc)) {
+            acc.cnt += want[i].cnt;
+            acc.sum += want[i].sum;
+            i++;
+        }
+        if (acc.cnt)
+            want[m++] = acc;
+    }
+    kwin *got = malloc((h.n + 1) * sizeof *got);
+    for (size_t i = 0; i < h.n; i++) {
+        cr_assert_eq(h.rows[i].we - h.rows[i].ws, SIZE);
+        got[i] = (kwin){h.rows[i].key, h.rows[i].ws, h.rows[i].v[0], h.rows[i].v[1]};
+    }
+    qsort(got, h.n, sizeof *got, cmp_kwin);
+    cr_assert_eq(h.n, m, "%zu result rows, want %zu", h.n, m);
+    for (size_t i = 0; i < m; i++)
+        cr_assert(!cmp_kwin(&got[i], &want[i]) && got[i].cnt == want[i].cnt && got[i].sum == want[i].sum,
+                  "row %zu: key %lld [%lld) count %lld sum %lld, want key %lld [%lld) count %lld sum %lld", i,
+                  (long long)got[i].key, (long long)got[i].ws, (long long)got[i].cnt, (long long)got[i].sum,
+                  (long long)want[i].key, (long long)want[i].ws, (long long)want[i].cnt, (long long)want[i].sum);
+    weir__wcore_stats st;
+    weir__wcore_stats_get(h.core, &st);
+    cr_assert_eq(st.nodes, 0);
+    free(want);
+    free(got);
+    free(key);
+    free(ts);
+    free(v);
+    free(kind);
+    h_fini(&h);
+}
+
 Test(window_agg, changelog_input_rejected_without_retract)
 {
     weir_window_spec s;

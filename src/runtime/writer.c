@@ -220,7 +220,8 @@ int weir__writer_emit(weir__writer *w, const weir_batch *b)
         return rc;
     switch (w->part) {
     case WEIR_PART_KEYED:
-        return scatter_keyed(w, b);
+        /* one target owns every key group: no row needs hashing */
+        return w->n == 1 ? append_all(w, 0, b) : scatter_keyed(w, b);
     case WEIR_PART_REBALANCE: {
         uint32_t t = w->rr;
         w->rr = (w->rr + 1) % w->n;

@@ -175,6 +175,27 @@ int weir__acc_merge(const weir__accset *as, void *dst, const void *src)
     return 0;
 }
 
+int weir__acc_unmerge(const weir__accset *as, void *dst, const void *src)
+{
+    if (!as->all_int)
+        return WEIR_EUNSUPPORTED;
+    /* wrapping int64 words: dst - src is exact whatever order blocks were merged in */
+    int64_t *dw = dst;
+    const int64_t *sw = src;
+    for (uint32_t w = 0; w < as->size / 8; w++)
+        dw[w] = (int64_t)((uint64_t)dw[w] - (uint64_t)sw[w]);
+    return 0;
+}
+
+bool weir__acc_zero(const weir__accset *as, const void *blk)
+{
+    const int64_t *w = blk;
+    for (uint32_t i = 0; i < as->size / 8; i++)
+        if (w[i])
+            return false;
+    return true;
+}
+
 int weir__acc_copy(const weir__accset *as, void *dst, const void *src)
 {
     if (!as->any_generic) {
@@ -309,43 +330,105 @@ static void put_int_result(weir_batch *out, uint32_t col, uint32_t row, weir_typ
     set_valid(out, col, row);
 }
 
+/* The result of field f of blk into (col, orow). */
+static int result_one(const weir__accfield *f, const void *blk, weir_batch *out, uint32_t col, uint32_t orow)
+{
+    const char *p = blk;
+    switch (f->kind) {
+    case WEIR__ACC_COUNT_STAR:
+    case WEIR__ACC_COUNT: put_int_result(out, col, orow, f->out_type.id, *(const int64_t *)(p + f->off)); break;
+    case WEIR__ACC_SUM_I32:
+    case WEIR__ACC_SUM_I64: {
+        const int64_t *a = (const int64_t *)(p + f->off);
+        if (a[1] == 0)
+            weir_batch_set_null(out, col, orow);
+        else
+            put_int_result(out, col, orow, f->out_type.id, a[0]);
+        break;
+    }
+    case WEIR__ACC_SUM_F64: {
+        const int64_t *a = (const int64_t *)(p + f->off);
+        if (a[1] == 0) {
+            weir_batch_set_null(out, col, orow);
+        } else {
+            WEIR_COL_F64(out, col)[orow] = *(const double *)a;
+            set_valid(out, col, orow);
+        }
+        break;
+    }
+    case WEIR__ACC_GENERIC:
+        /* The function writes a value or NULL; start from valid so it need not. */
+        weir_batch_set_valid(out, col, orow);
+        return f->agg.cls->result(&f->agg, p + f->off, out, col, orow);
+    }
+    return 0;
+}
+
 int weir__acc_result(const weir__accset *as, const void *blk, weir_batch *out, uint32_t col0,
                      uint32_t orow)
 {
-    const char *p = blk;
+    for (uint32_t i = 0; i < as->n; i++) {
+        int rc = result_one(&as->f[i], blk, out, col0 + i, orow);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int weir__acc_result_many(const weir__accset *as, const void *const *blks, uint32_t n, weir_batch *out,
+                          uint32_t col0, uint32_t row0)
+{
     for (uint32_t i = 0; i < as->n; i++) {
         const weir__accfield *f = &as->f[i];
-        uint32_t col = col0 + i;
+        const uint32_t col = col0 + i, off = f->off;
+        const weir_type_id id = f->out_type.id;
         switch (f->kind) {
         case WEIR__ACC_COUNT_STAR:
-        case WEIR__ACC_COUNT: put_int_result(out, col, orow, f->out_type.id, *(const int64_t *)(p + f->off)); break;
-        case WEIR__ACC_SUM_I32:
-        case WEIR__ACC_SUM_I64: {
-            const int64_t *a = (const int64_t *)(p + f->off);
-            if (a[1] == 0)
-                weir_batch_set_null(out, col, orow);
-            else
-                put_int_result(out, col, orow, f->out_type.id, a[0]);
+        case WEIR__ACC_COUNT:
+            if (id == WEIR_TYPE_BIGINT) {
+                int64_t *dst = WEIR_COL_I64(out, col) + row0;
+                for (uint32_t j = 0; j < n; j++)
+                    dst[j] = *(const int64_t *)((const char *)blks[j] + off);
+                for (uint32_t j = 0; j < n; j++)
+                    set_valid(out, col, row0 + j);
+                break;
+            }
+            for (uint32_t j = 0; j < n; j++)
+                put_int_result(out, col, row0 + j, id, *(const int64_t *)((const char *)blks[j] + off));
             break;
-        }
-        case WEIR__ACC_SUM_F64: {
-            const int64_t *a = (const int64_t *)(p + f->off);
-            if (a[1] == 0) {
-                weir_batch_set_null(out, col, orow);
-            } else {
-                WEIR_COL_F64(out, col)[orow] = *(const double *)a;
-                set_valid(out, col, orow);
+        case WEIR__ACC_SUM_I32:
+        case WEIR__ACC_SUM_I64:
+            if (id == WEIR_TYPE_BIGINT || id == WEIR_TYPE_DECIMAL) {
+                /* values first; the rare all-NULL sums afterwards */
+                int64_t *dst = WEIR_COL_I64(out, col) + row0;
+                bool any_null = false;
+                for (uint32_t j = 0; j < n; j++) {
+                    const int64_t *a = (const int64_t *)((const char *)blks[j] + off);
+                    dst[j] = a[0];
+                    any_null |= a[1] == 0;
+                }
+                for (uint32_t j = 0; j < n; j++)
+                    set_valid(out, col, row0 + j);
+                for (uint32_t j = 0; any_null && j < n; j++)
+                    if (((const int64_t *)((const char *)blks[j] + off))[1] == 0)
+                        weir_batch_set_null(out, col, row0 + j);
+                break;
+            }
+            for (uint32_t j = 0; j < n; j++) {
+                const int64_t *a = (const int64_t *)((const char *)blks[j] + off);
+                if (a[1] == 0)
+                    weir_batch_set_null(out, col, row0 + j);
+                else
+                    put_int_result(out, col, row0 + j, id, a[0]);
             }
             break;
-        }
-        case WEIR__ACC_GENERIC: {
-            /* The function writes a value or NULL; start from valid so it need not. */
-            weir_batch_set_valid(out, col, orow);
-            int rc = f->agg.cls->result(&f->agg, p + f->off, out, col, orow);
-            if (rc)
-                return rc;
+        default:
+            for (uint32_t j = 0; j < n; j++) {
+                int rc = result_one(f, blks[j], out, col, row0 + j);
+                if (rc)
+                    return rc;
+            }
             break;
-        }
         }
     }
     return 0;

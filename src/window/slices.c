@@ -60,6 +60,7 @@ static sslice *slice_new(wcore *c, weir_ts start, weir_ts end)
     s->next = s->prev = NULL;
     s->in_list = false;
     s->scratch = false;
+    s->in_run = false;
     if (s->idx_cap)
         memset(s->idx, 0, s->idx_cap * sizeof *s->idx);
     return s;
@@ -83,21 +84,43 @@ static int idx_grow(wcore *c, sslice *s)
     return 0;
 }
 
+/*
+ * The record number + 1 of entry e (hash h) in slice s, or 0 when it has
+ * none; then *hole is the free index slot where its probe ended.
+ */
+static uint32_t srec_probe(const wcore *c, const sslice *s, const wentry *e, uint64_t h, uint32_t *hole)
+{
+    const uint32_t mask = s->idx_cap - 1;
+    uint32_t i = (uint32_t)h & mask, v;
+    for (; (v = s->idx[i]); i = (i + 1) & mask)
+        if (SREC_E(srec_at(c, s, v - 1)) == e)
+            return v;
+    *hole = i;
+    return 0;
+}
+
+static uint32_t srec_find(const wcore *c, const sslice *s, const wentry *e, uint64_t h)
+{
+    uint32_t hole;
+    return s->idx_cap ? srec_probe(c, s, e, h, &hole) : 0;
+}
+
 /* The record of entry e (hash h) in slice s, created (empty) if missing. */
 static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint64_t h)
 {
-    uint32_t mask = s->idx_cap - 1;
+    uint32_t i = 0;
     if (s->idx_cap) {
-        for (uint32_t i = (uint32_t)h & mask, v; (v = s->idx[i]); i = (i + 1) & mask) {
-            uint8_t *r = srec_at(c, s, v - 1);
-            if (SREC_E(r) == e)
-                return r;
-        }
+        uint32_t found = srec_probe(c, s, e, h, &i);
+        if (found)
+            return srec_at(c, s, found - 1);
     }
-    if ((s->n + 1) * 2 > s->idx_cap) {
+    /* at most a quarter full: most probes end at the first or second slot */
+    if ((s->n + 1) * 4 > s->idx_cap) {
         if (idx_grow(c, s))
             return NULL;
-        mask = s->idx_cap - 1;
+        const uint32_t mask = s->idx_cap - 1;
+        for (i = (uint32_t)h & mask; s->idx[i]; i = (i + 1) & mask)
+            ;
     }
     if (s->n >> SREC_SHIFT >= s->n_chunks) {
         if (s->n_chunks == s->cap_chunks) {
@@ -112,9 +135,6 @@ static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint64_t h)
             return NULL;
         s->n_chunks++;
     }
-    uint32_t i = (uint32_t)h & mask;
-    while (s->idx[i])
-        i = (i + 1) & mask;
     uint8_t *r = srec_at(c, s, s->n);
     SREC_E(r) = e;
     SREC_H(r) = h;
@@ -128,6 +148,38 @@ static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint64_t h)
         c->n_recs++;
     }
     return r;
+}
+
+/*
+ * Removes record k of scratch table s: its index slot is closed by shifting
+ * the probe chain back, and the last record moves into its place.
+ */
+static void srec_remove(wcore *c, sslice *s, uint32_t k)
+{
+    const uint32_t mask = s->idx_cap - 1;
+    uint8_t *r = srec_at(c, s, k);
+    uint32_t i = (uint32_t)SREC_H(r) & mask;
+    while (s->idx[i] != k + 1)
+        i = (i + 1) & mask;
+    for (uint32_t j = (i + 1) & mask, v; (v = s->idx[j]); j = (j + 1) & mask) {
+        uint32_t home = (uint32_t)SREC_H(srec_at(c, s, v - 1)) & mask;
+        /* v may fill the hole at i when i lies on its probe path (home .. j) */
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            s->idx[i] = v;
+            i = j;
+        }
+    }
+    s->idx[i] = 0;
+    const uint32_t last = s->n - 1;
+    if (k != last) {
+        uint8_t *lr = srec_at(c, s, last);
+        uint32_t p = (uint32_t)SREC_H(lr) & mask;
+        while (s->idx[p] != last + 1)
+            p = (p + 1) & mask;
+        s->idx[p] = k + 1;
+        memcpy(r, lr, c->rec_size);
+    }
+    s->n--;
 }
 
 /* Drops every record of s (their keys may become idle) and recycles s. */
@@ -206,6 +258,8 @@ static sslice *slice_find(wcore *c, weir_ts se)
     if (!ns)
         return NULL;
     slice_bounds(c, ns);
+    /* a new (empty) slice of the window the running sum stands at is part of it */
+    ns->in_run = c->run && c->run_end != WEIR_TS_MIN && se <= c->run_end && se > weir__ts_sub(c->run_end, c->size);
     ns->in_list = true;
     ns->prev = s;
     ns->next = s ? s->next : c->s_head;
@@ -274,6 +328,14 @@ int weir__sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_t row, w
         } else {
             sslice *s = slice_find(c, se);
             acc = s ? slice_acc(c, s, e) : NULL;
+            if (acc && s->in_run) {
+                /* the running sum includes this slice: it takes the record too */
+                uint8_t *r = srec_get(c, c->run, e, e->hash);
+                if (!r)
+                    return WEIR_ENOMEM;
+                if ((rc = weir__pend_add(c, SREC_ACC(r), row, sign)))
+                    return rc;
+            }
         }
         if (!acc)
             return WEIR_ENOMEM;
@@ -299,6 +361,24 @@ int weir__sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_t row, w
 
 static int emit_table(wcore *c, sslice *s, weir_ts start, weir_ts end)
 {
+    if (c->emit_many) {
+        /* the non-empty records, a chunk at a time, written column by column */
+        const uint8_t *keys[SREC_CHUNK];
+        const void *blks[SREC_CHUNK];
+        for (uint32_t k0 = 0; k0 < s->n; k0 += SREC_CHUNK) {
+            uint32_t m = 0, k1 = s->n - k0 < SREC_CHUNK ? s->n : k0 + SREC_CHUNK;
+            for (uint32_t k = k0; k < k1; k++) {
+                uint8_t *r = srec_at(c, s, k);
+                keys[m] = r + c->rec_key_off;
+                blks[m] = SREC_ACC(r);
+                m += !weir__acc_empty(SREC_ACC(r));
+            }
+            int rc = weir__emit_many(c, keys, blks, m, start, end);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
     for (uint32_t k = 0; k < s->n; k++) {
         uint8_t *r = srec_at(c, s, k);
         if (!c->rec_key_off && k + 4 < s->n)
@@ -338,6 +418,75 @@ static int tumbling_fire(wcore *c, weir_ts W)
     return 0;
 }
 
+/*
+ * The running sum (hopping with integer COUNT/SUM only): c->run holds per
+ * key the sum of the slices marked in_run, which are the live slices of the
+ * window ending at run_end. Moving to the next window adds the slices that
+ * enter it and subtracts those that leave, so a firing costs the records of
+ * the slices that change plus its output, not size/slide merges per key.
+ * Integer words wrap, so subtracting is exact; a key whose words all return
+ * to zero is removed (absent means zero), so the table holds only keys with
+ * records in live slices, whose entries therefore stay alive.
+ */
+static int run_fold(wcore *c, sslice *x, bool add)
+{
+    sslice *t = c->run;
+    const uint32_t mask = t->idx_cap - 1;
+    for (uint32_t k = 0; k < x->n; k++) {
+        /* fetch ahead: the index slot of a record 8 on, then the running record of one 4 on */
+        if (k + 8 < x->n)
+            __builtin_prefetch(&t->idx[(uint32_t)SREC_H(srec_at(c, x, k + 8)) & mask]);
+        if (k + 4 < x->n) {
+            uint32_t v4 = t->idx[(uint32_t)SREC_H(srec_at(c, x, k + 4)) & mask];
+            if (v4)
+                __builtin_prefetch(srec_at(c, t, v4 - 1));
+        }
+        uint8_t *r = srec_at(c, x, k);
+        uint32_t v = srec_find(c, t, SREC_E(r), SREC_H(r));
+        uint8_t *d = v ? srec_at(c, t, v - 1) : srec_get(c, t, SREC_E(r), SREC_H(r));
+        if (!d)
+            return WEIR_ENOMEM;
+        if (add) {
+            weir__acc_merge(&c->as, SREC_ACC(d), SREC_ACC(r));
+        } else {
+            weir__acc_unmerge(&c->as, SREC_ACC(d), SREC_ACC(r));
+            if (weir__acc_zero(&c->as, SREC_ACC(d)))
+                srec_remove(c, t, v ? v - 1 : t->n - 1);
+        }
+    }
+    x->in_run = add;
+    return 0;
+}
+
+/* Brings the running sum to the window ending at E. */
+static int run_to(wcore *c, weir_ts E)
+{
+    weir_ts lo = weir__ts_sub(E, c->size);
+    for (sslice *x = c->s_head; x && x->end <= E; x = x->next) {
+        int rc = 0;
+        if (x->in_run && x->end <= lo)
+            rc = run_fold(c, x, false);
+        else if (!x->in_run && x->end > lo)
+            rc = run_fold(c, x, true);
+        if (rc)
+            return rc;
+    }
+    c->run_end = E;
+    return 0;
+}
+
+/* Forgets the running sum (it is rebuilt from the slices at the next firing). */
+static void run_reset(wcore *c)
+{
+    if (!c->run || c->run_end == WEIR_TS_MIN)
+        return;
+    c->run->n = 0;
+    memset(c->run->idx, 0, c->run->idx_cap * sizeof *c->run->idx);
+    for (sslice *x = c->s_head; x; x = x->next)
+        x->in_run = false;
+    c->run_end = WEIR_TS_MIN;
+}
+
 static int hopping_fire(wcore *c, weir_ts after, weir_ts W)
 {
     int rc = 0;
@@ -352,7 +501,11 @@ static int hopping_fire(wcore *c, weir_ts after, weir_ts W)
         if (E > W || E == WEIR_TS_MAX)
             break;
         weir_ts lo = weir__ts_sub(E, c->size);
-        if (!s->next || s->next->end > E) {
+        if (c->run) {
+            rc = run_to(c, E);
+            if (!rc)
+                rc = emit_table(c, c->run, lo, E);
+        } else if (!s->next || s->next->end > E) {
             /* the window holds one slice: its records are the result */
             rc = emit_table(c, s, lo, E);
         } else {
@@ -373,8 +526,11 @@ static int hopping_fire(wcore *c, weir_ts after, weir_ts W)
         after = E;
         ga = weir__ts_add(E, c->slide);
     }
-    while (c->s_head && c->s_head->last <= W)
+    while (c->s_head && c->s_head->last <= W) {
+        if (c->s_head->in_run && (rc = run_fold(c, c->s_head, false)))
+            return rc;
         slice_release(c, c->s_head);
+    }
     return 0;
 }
 
@@ -476,12 +632,19 @@ int weir__sliced_init(wcore *c)
         c->rec_key_off = c->rec_size;
         c->rec_size += (c->key_max + 7) & ~(size_t)7;
     }
+    /* with allowed lateness every result also becomes a `mat` node: emitted one by one */
+    c->emit_many = c->rec_key_off && c->L <= 0;
+    c->run_end = WEIR_TS_MIN;
     if (c->kind == WEIR_WINDOW_HOPPING) {
-        c->tmp = slice_new(c, 0, 0);
-        if (!c->tmp)
+        sslice *t = slice_new(c, 0, 0);
+        if (!t)
             return WEIR_ENOMEM;
-        c->tmp->scratch = true;
-        if (idx_grow(c, c->tmp))
+        t->scratch = true;
+        if (c->as.all_int)
+            c->run = t;
+        else
+            c->tmp = t;
+        if (idx_grow(c, t))
             return WEIR_ENOMEM;
     }
     return 0;
@@ -497,6 +660,10 @@ void weir__sliced_destroy(wcore *c)
     if (c->tmp) {
         slice_release(c, c->tmp);
         c->tmp = NULL;
+    }
+    if (c->run) {
+        slice_release(c, c->run);
+        c->run = NULL;
     }
     while (c->sfree) {
         sslice *s = c->sfree;
@@ -537,6 +704,7 @@ void *weir__sliced_load_acc(wcore *c, wentry *e, int type, weir_ts start, weir_t
             c->cum->end = end;
         s = c->cum;
     } else {
+        run_reset(c);
         s = slice_find(c, end);
     }
     if (!s)

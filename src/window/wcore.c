@@ -25,6 +25,17 @@
  */
 #include "window/wcore_impl.h"
 
+/*
+ * Entries carry weir_key_hash (XXH3-64) of their key, the hash keyed state
+ * and timers use; inlining the same function saves a call per record.
+ */
+/* gcc 12 at -O3 misreads xxhash's inlined 16-byte reads as out of bounds. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+#pragma GCC diagnostic pop
+
 #define DUE_NONE INT64_MAX
 #define NCHUNK 256
 
@@ -178,12 +189,8 @@ static int table_grow(wcore *c)
 {
     uint32_t ncap = c->tab_cap ? c->tab_cap * 2 : 1024;
     wentry **nt = weir_calloc(ncap, sizeof *nt);
-    uint64_t *nh = weir_malloc(ncap * sizeof *nh);
-    if (!nt || !nh) {
-        weir_free(nt);
-        weir_free(nh);
+    if (!nt)
         return WEIR_ENOMEM;
-    }
     for (uint32_t i = 0; i < c->tab_cap; i++) {
         wentry *e = c->tab[i];
         if (!e)
@@ -192,12 +199,9 @@ static int table_grow(wcore *c)
         while (nt[j])
             j = (j + 1) & (ncap - 1);
         nt[j] = e;
-        nh[j] = e->hash;
     }
     weir_free(c->tab);
-    weir_free(c->tabh);
     c->tab = nt;
-    c->tabh = nh;
     c->tab_cap = ncap;
     return 0;
 }
@@ -224,9 +228,13 @@ wentry *weir__wentry_get(wcore *c, const uint8_t *key, size_t len, uint64_t hash
 {
     uint32_t mask = c->tab_cap - 1;
     uint32_t i = (uint32_t)hash & mask;
-    /* hashes beside the pointers: a probe touches an entry only when its hash matches */
+    /*
+     * The table holds only pointers: at most half full, a probe usually
+     * touches just the entry it finds, which the caller reads next anyway
+     * (a parallel array of hashes would cost one more cache miss per record).
+     */
     for (wentry *p; (p = c->tab[i]); i = (i + 1) & mask)
-        if (c->tabh[i] == hash && p->key_len == len && key_eq(p->key, key, len))
+        if (p->hash == hash && p->key_len == len && key_eq(p->key, key, len))
             return p;
     if (!create)
         return NULL;
@@ -252,7 +260,6 @@ wentry *weir__wentry_get(wcore *c, const uint8_t *key, size_t len, uint64_t hash
     e->hash = hash;
     e->flags |= E_LIVE | E_IDLE;
     c->tab[i] = e;
-    c->tabh[i] = hash;
     c->n_live++;
     c->n_idle++;
     return e;
@@ -313,12 +320,8 @@ static int maybe_sweep(wcore *c)
     wentry **old = c->tab;
     uint32_t cap = c->tab_cap;
     wentry **nt = weir_calloc(cap, sizeof *nt);
-    uint64_t *nh = weir_malloc(cap * sizeof *nh);
-    if (!nt || !nh) {
-        weir_free(nt);
-        weir_free(nh);
+    if (!nt)
         return 0; /* sweeping is an optimisation; try again later */
-    }
     uint32_t live = 0, idle = 0;
     for (uint32_t i = 0; i < cap; i++) {
         wentry *e = old[i];
@@ -335,15 +338,12 @@ static int maybe_sweep(wcore *c)
         while (nt[j])
             j = (j + 1) & (cap - 1);
         nt[j] = e;
-        nh[j] = e->hash;
         live++;
         if (e->flags & E_IDLE)
             idle++;
     }
     weir_free(old);
-    weir_free(c->tabh);
     c->tab = nt;
-    c->tabh = nh;
     c->n_live = live;
     c->n_idle = idle;
     return 0;
@@ -760,6 +760,72 @@ int weir__emit_sliced(wcore *c, wentry *e, const uint8_t *key, weir_ts start, we
     weir__wentry_changed(c, e);
     int rc2 = wheel_add(c, e, cleanup_time(c, m));
     return rc ? rc : rc2;
+}
+
+/* Marks rows [r0, r0 + n) of col valid (nothing to do for an all-valid column). */
+static void set_valid_range(weir_batch *b, uint32_t col, uint32_t r0, uint32_t n)
+{
+    weir_column *c = &b->cols[col];
+    if (c->all_valid)
+        return;
+    for (uint32_t r = r0; r < r0 + n; r++)
+        c->valid[r >> 3] |= (uint8_t)(1u << (r & 7));
+}
+
+int weir__emit_many(wcore *c, const uint8_t *const *keys, const void *const *blks, uint32_t n, weir_ts start,
+                    weir_ts end)
+{
+    while (n) {
+        weir_batch *o = c->out;
+        if (weir_batch_full(o)) {
+            int rc = flush_out(c);
+            if (rc)
+                return rc;
+        }
+        const uint32_t r0 = o->n_rows, m = n < o->capacity - r0 ? n : o->capacity - r0;
+        if (c->key.n == 1) {
+            const uint32_t w = c->kcols[0].width;
+            char *dst = (char *)o->cols[0].data + (size_t)r0 * w;
+            set_valid_range(o, 0, r0, m);
+            for (uint32_t i = 0; i < m; i++) {
+                if (!keys[i][0])
+                    weir_batch_set_null(o, 0, r0 + i);
+                else if (w == 8)
+                    memcpy(dst + (size_t)i * 8, keys[i] + 1, 8);
+                else
+                    memcpy(dst + (size_t)i * w, keys[i] + 1, w);
+            }
+        } else {
+            /* a NULL key column takes one byte: the offsets of later columns vary by row */
+            for (uint32_t i = 0; i < m; i++) {
+                int rc = put_key(c, keys[i], o, r0 + i);
+                if (rc)
+                    return rc;
+            }
+        }
+        int64_t *ws = WEIR_COL_I64(o, c->col_ws) + r0, *we = WEIR_COL_I64(o, c->col_we) + r0;
+        int64_t *wt = c->col_wt >= 0 ? WEIR_COL_I64(o, (uint32_t)c->col_wt) + r0 : NULL;
+        for (uint32_t i = 0; i < m; i++) {
+            ws[i] = start;
+            we[i] = end;
+            o->ts[r0 + i] = end - 1;
+        }
+        if (wt)
+            for (uint32_t i = 0; i < m; i++)
+                wt[i] = end - 1;
+        memset(o->kind + r0, WEIR_ROW_INSERT, m);
+        set_valid_range(o, c->col_ws, r0, m);
+        set_valid_range(o, c->col_we, r0, m);
+        if (wt)
+            set_valid_range(o, (uint32_t)c->col_wt, r0, m);
+        int rc = weir__acc_result_many(&c->as, blks, m, o, c->col_agg0, r0);
+        if (rc)
+            return rc;
+        o->n_rows = r0 + m;
+        c->st.fired += m;
+        keys += m, blks += m, n -= m;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1268,7 +1334,6 @@ void weir__wcore_destroy(weir__wcore *c)
         }
     }
     weir_free(c->tab);
-    weir_free(c->tabh);
     for (uint32_t i = 0; i < c->n_echunks; i++)
         weir_free(c->echunks[i]);
     weir_free(c->echunks);
@@ -1454,30 +1519,42 @@ int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t
         }
         c->r_koff[row] = (uint32_t)koff;
         c->r_klen[row] = (uint32_t)klen;
-        uint64_t h = weir_key_hash(c->kbuf + koff, klen);
-        c->r_hash[row] = h;
         koff += klen;
+    }
+    /* hashed in a loop of their own: reading a key right after writing it stalls on store forwarding */
+    for (uint32_t row = 0; row < n; row++) {
+        uint64_t h = XXH3_64bits(c->kbuf + c->r_koff[row], c->r_klen[row]);
+        c->r_hash[row] = h;
         __builtin_prefetch(&c->tab[(uint32_t)h & (c->tab_cap - 1)]);
-        __builtin_prefetch(&c->tabh[(uint32_t)h & (c->tab_cap - 1)]);
     }
     /* 2. their entries (created in row order); fetch what routing will touch */
     for (uint32_t row = 0; row < n; row++) {
+        if (row + 6 < n) {
+            /* the entry in the home slot of a row ahead is almost always its own */
+            const wentry *p = c->tab[(uint32_t)c->r_hash[row + 6] & (c->tab_cap - 1)];
+            if (p) {
+                __builtin_prefetch(p);
+                __builtin_prefetch((const char *)p + sizeof *p - 1);
+            }
+        }
         wentry *e = weir__wentry_get(c, c->kbuf + c->r_koff[row], c->r_klen[row], c->r_hash[row], true);
         if (!e)
             return WEIR_ENOMEM;
         c->r_ent[row] = e;
-        if (c->mode == MODE_SLICED) {
-            /* most rows fall in the slice used last: fetch the key's slot in its index */
-            const sslice *sl = c->s_last;
-            weir_ts ts = b->ts[row];
-            if (sl && e->cs_slice != sl && ts >= sl->start && ts < sl->end && sl->idx_cap)
-                __builtin_prefetch(&sl->idx[(uint32_t)e->hash & (sl->idx_cap - 1)]);
-        } else if (e->tail) {
+        if (c->mode != MODE_SLICED && e->tail) {
             __builtin_prefetch(e->tail);
         }
     }
-    /* 3. route every row, in order */
+    /* 3. route every row, in order (the entries of stage 2 have left the nearest cache by now: fetch ahead) */
     for (uint32_t row = 0; row < n; row++) {
+        if (row + 8 < n) {
+            const wentry *p = c->r_ent[row + 8];
+            __builtin_prefetch(p);
+            __builtin_prefetch((const char *)p + 64);
+        }
+        /* most rows fall in the slice used last: the key's slot in its index */
+        if (c->mode == MODE_SLICED && row + 4 < n && c->s_last && c->s_last->idx_cap)
+            __builtin_prefetch(&c->s_last->idx[(uint32_t)c->r_hash[row + 4] & (c->s_last->idx_cap - 1)]);
         uint8_t kind = b->kind[row];
         int sign = kind == WEIR_ROW_INSERT || kind == WEIR_ROW_UPDATE_AFTER ? 1 : -1;
         if (sign < 0 && !c->as.retractable)

@@ -81,6 +81,7 @@ struct sslice {
     sslice *next, *prev;  /* the live list, ascending by end */
     bool in_list;
     bool scratch;         /* a scratch table: its records are not the keys' state */
+    bool in_run;          /* hopping: folded into the running sum c->run */
 };
 
 /* A wheel bucket: the entries to visit when the watermark reaches t. */
@@ -136,7 +137,6 @@ struct weir__wcore {
 
     /* key table (open addressing, linear probing) */
     wentry **tab;
-    uint64_t *tabh;           /* hash of tab[i], so probes rarely touch an entry */
     uint32_t tab_cap, n_live, n_idle;
     wentry *efree;
     void **echunks;
@@ -169,6 +169,9 @@ struct weir__wcore {
     sslice *tmp;              /* hopping: scratch table for combining slices */
     size_t rec_size;
     size_t rec_key_off;       /* where a record keeps a copy of its key's bytes, 0 if it does not */
+    bool emit_many;           /* slices emit with weir__emit_many (key copies in records, no lateness) */
+    sslice *run;              /* hopping, all_int: the running sum of the slices marked in_run */
+    weir_ts run_end;          /* ... which are the live slices ending at or before this; WEIR_TS_MIN: none */
     uint64_t n_recs;
     weir_ts armed;            /* processing-time domain: the slice store's requested timer */
 
@@ -214,6 +217,13 @@ int weir__emit_late_row(wcore *c, const weir_batch *b, uint32_t row, weir_ts ts)
 /* key: the key's bytes when the caller has them at hand (else e->key is read) */
 int weir__emit_sliced(wcore *c, wentry *e, const uint8_t *key, weir_ts start, weir_ts end, const void *blk);
 int weir__route_mat(wcore *c, wentry *e, uint32_t row, weir_ts start, weir_ts end, int sign);
+/*
+ * Emits n results of window [start, end) as +I rows, column by column:
+ * keys[i] is a key in weir_key_encode's format, blks[i] a non-empty
+ * accumulator. Only when c->emit_many (no allowed lateness, fixed-width keys).
+ */
+int weir__emit_many(wcore *c, const uint8_t *const *keys, const void *const *blks, uint32_t n, weir_ts start,
+                    weir_ts end);
 
 int weir__sliced_init(wcore *c);
 void weir__sliced_destroy(wcore *c);

@@ -75,6 +75,10 @@ void weir__acc_fini(const weir__accset *as, void *blk);
 void weir__acc_reset(const weir__accset *as, void *blk);
 int weir__acc_merge(const weir__accset *as, void *dst, const void *src);
 int weir__acc_copy(const weir__accset *as, void *dst, const void *src);
+/* dst -= src; only for all_int sets (WEIR_EUNSUPPORTED otherwise), where it is exact. */
+int weir__acc_unmerge(const weir__accset *as, void *dst, const void *src);
+/* Every word of blk is zero: for all_int sets, the block equals an empty one. */
+bool weir__acc_zero(const weir__accset *as, const void *blk);
 /* Folds (sign > 0) or retracts (sign < 0) one row. */
 int weir__acc_add(const weir__accset *as, void *blk, const weir_batch *b, uint32_t row, int sign);
 /*
@@ -87,6 +91,9 @@ int weir__acc_add_many(const weir__accset *as, void *const *blks, const uint32_t
 /* Writes the results into out columns col0 .. col0+n-1 of row orow. */
 int weir__acc_result(const weir__accset *as, const void *blk, weir_batch *out, uint32_t col0,
                      uint32_t orow);
+/* The results of n blocks into rows row0 .. row0+n-1, one typed loop per aggregate. */
+int weir__acc_result_many(const weir__accset *as, const void *const *blks, uint32_t n, weir_batch *out,
+                          uint32_t col0, uint32_t row0);
 int weir__acc_serialize(const weir__accset *as, const void *blk, weir_buf *out);
 /* blk is uninitialised on entry; initialised on return (also on failure). */
 int weir__acc_deserialize(const weir__accset *as, void *blk, weir_cursor *in);
