@@ -9,7 +9,16 @@ PARTITIONED BY (dt, hm) WITH (
 CREATE TABLE out_json (id BIGINT, name STRING, dt STRING)
 PARTITIONED BY (dt) WITH (
   'connector' = 'filesystem', 'path' = 'out_json/', 'format' = 'json');
+-- Partition commit: every partition gets _SUCCESS by the end of input.
+CREATE TABLE out_commit (id BIGINT, dt STRING, hm STRING)
+PARTITIONED BY (dt, hm) WITH (
+  'connector' = 'filesystem', 'path' = 'out_commit', 'format' = 'json',
+  'sink.partition-commit.policy.kind' = 'success-file',
+  'sink.partition-commit.trigger' = 'partition-time',
+  'sink.partition-commit.delay' = '1 min',
+  'partition.time-extractor.timestamp-pattern' = '$dt $hm:00');
 EXECUTE STATEMENT SET BEGIN
+  INSERT INTO out_commit SELECT id, dt, hm FROM src WHERE dt LIKE '2024-%';
   INSERT INTO out_csv SELECT id, dt, name, hm FROM src;
   INSERT INTO out_json SELECT id, name, dt FROM src;
 END;
