@@ -382,6 +382,43 @@ Test(file_partition, two_phase_commit_and_restore, .init = make_tmp,
     weir_schema_destroy(s);
 }
 
+/* A partition whose time passed still waits for its rows that came after
+ * the barrier: _SUCCESS follows only once every file is visible. */
+Test(file_partition, commit_waits_for_files_written_after_the_barrier,
+     .init = make_tmp, .fini = cleanup_tmp)
+{
+    weir_schema *s = part_schema();
+    weir_file_sink_config cfg;
+    base_cfg(&cfg, "late");
+    cfg.commit_on_checkpoint = true;
+    cfg.success_file = true;
+    cfg.partition_trigger = WEIR_PARTITION_TRIGGER_PARTITION_TIME;
+    cfg.partition_time_pattern = "$dt $hm:00";
+    weir_operator_spec spec = spec_of(&cfg);
+    void *op = create(&spec, s);
+    weir_buf snap;
+    weir_buf_init(&snap);
+    put(&spec, op, s, 1, "2024-01-01", "10:00");
+    cr_assert_eq(spec.cls->watermark(op, NULL, ts("2024-01-01 10:05:00")), 0);
+    cr_assert_eq(spec.cls->snapshot(op, NULL, 1, &snap), 0);
+    put(&spec, op, s, 2, "2024-01-01", "10:00"); /* late, after the barrier */
+    cr_assert_eq(spec.cls->checkpoint_complete(op, NULL, 1), 0);
+    cr_assert_str_eq(tree(tpath("late")),
+                     "dt=2024-01-01/hm=10%3A00/.part-0-1.csv.inprogress "
+                     "dt=2024-01-01/hm=10%3A00/part-0-0.csv");
+    weir_buf_clear(&snap);
+    cr_assert_eq(spec.cls->snapshot(op, NULL, 2, &snap), 0);
+    cr_assert_eq(spec.cls->checkpoint_complete(op, NULL, 2), 0);
+    cr_assert_str_eq(tree(tpath("late")),
+                     "dt=2024-01-01/hm=10%3A00/_SUCCESS "
+                     "dt=2024-01-01/hm=10%3A00/part-0-0.csv "
+                     "dt=2024-01-01/hm=10%3A00/part-0-1.csv");
+    spec.cls->close(op);
+    weir_buf_fini(&snap);
+    weir_operator_spec_release(&spec);
+    weir_schema_destroy(s);
+}
+
 Test(file_partition, fresh_start_sweeps_hidden_files_in_partition_folders,
      .init = make_tmp, .fini = cleanup_tmp)
 {
