@@ -182,13 +182,12 @@ Test(file_partition, folders_escaping_and_default_name, .init = make_tmp,
     put(&spec, op, s, 5, "", "y");
     put(&spec, op, s, 6, "a/b=c%d\n#", "z");
     /* One in-progress file per partition, all open at once. */
-    cr_assert_str_eq(
-        tree(tpath("p")),
-        "dt=2024-01-01/hm=10%3A00/.part-0-0.csv.inprogress "
-        "dt=2024-01-01/hm=10%3A01/.part-0-1.csv.inprogress "
-        "dt=__DEFAULT_PARTITION__/hm=x/.part-0-2.csv.inprogress "
-        "dt=__DEFAULT_PARTITION__/hm=y/.part-0-3.csv.inprogress "
-        "dt=a%2Fb%3Dc%25d%0A%23/hm=z/.part-0-4.csv.inprogress");
+    cr_assert_str_eq(tree(tpath("p")),
+                     "dt=2024-01-01/hm=10%3A00/.part-0-0.csv.inprogress "
+                     "dt=2024-01-01/hm=10%3A01/.part-0-1.csv.inprogress "
+                     "dt=__DEFAULT_PARTITION__/hm=x/.part-0-2.csv.inprogress "
+                     "dt=__DEFAULT_PARTITION__/hm=y/.part-0-3.csv.inprogress "
+                     "dt=a%2Fb%3Dc%25d%0A%23/hm=z/.part-0-4.csv.inprogress");
     cr_assert_eq(spec.cls->finish(op, NULL), 0);
     spec.cls->close(op);
     cr_assert_str_eq(tree(tpath("p")),
@@ -205,7 +204,8 @@ Test(file_partition, folders_escaping_and_default_name, .init = make_tmp,
     put(&spec, op, s, 7, "2024-01-02", "00:00");
     cr_assert_eq(spec.cls->finish(op, NULL), 0);
     spec.cls->close(op);
-    cr_assert_not_null(read_all(tpath("p/dt=2024-01-02/hm=00%3A00/part-0-5.csv")));
+    cr_assert_not_null(
+        read_all(tpath("p/dt=2024-01-02/hm=00%3A00/part-0-5.csv")));
     weir_operator_spec_release(&spec);
     weir_schema_destroy(s);
 }
@@ -246,12 +246,11 @@ Test(file_partition, success_file_when_the_watermark_passes, .init = make_tmp,
     /* End of input commits every partition. */
     cr_assert_eq(spec.cls->finish(op, NULL), 0);
     spec.cls->close(op);
-    cr_assert_str_eq(tree(tpath("w")),
-                     "dt=2024-01-01/hm=10%3A00/_SUCCESS "
-                     "dt=2024-01-01/hm=10%3A00/part-0-0.csv "
-                     "dt=2024-01-01/hm=10%3A00/part-0-2.csv "
-                     "dt=2024-01-01/hm=10%3A01/_SUCCESS "
-                     "dt=2024-01-01/hm=10%3A01/part-0-1.csv");
+    cr_assert_str_eq(tree(tpath("w")), "dt=2024-01-01/hm=10%3A00/_SUCCESS "
+                                       "dt=2024-01-01/hm=10%3A00/part-0-0.csv "
+                                       "dt=2024-01-01/hm=10%3A00/part-0-2.csv "
+                                       "dt=2024-01-01/hm=10%3A01/_SUCCESS "
+                                       "dt=2024-01-01/hm=10%3A01/part-0-1.csv");
     weir_operator_spec_release(&spec);
     weir_schema_destroy(s);
 }
@@ -269,9 +268,10 @@ Test(file_partition, partition_time_that_cannot_be_read_is_an_error,
     void *op = create(&spec, s);
     weir_batch *b = row(s, 1, "someday", "10:00");
     cr_assert_eq(spec.cls->process(op, NULL, 0, b), WEIR_EINVAL);
-    cr_assert_not_null(strstr(((const weir_error *)op)->message,
-                              "cannot extract the partition time: 'someday 10:00:00'"),
-                       "%s", ((const weir_error *)op)->message);
+    cr_assert_not_null(
+        strstr(((const weir_error *)op)->message,
+               "cannot extract the partition time: 'someday 10:00:00'"),
+        "%s", ((const weir_error *)op)->message);
     weir_batch_destroy(b);
     spec.cls->close(op);
     weir_operator_spec_release(&spec);
@@ -299,8 +299,9 @@ Test(file_partition, process_time_trigger_on_the_job_clock, .init = make_tmp,
                                         "dt=b/hm=1/.part-0-1.csv.inprogress");
     weir_manual_clock_advance(mc, 1);
     cr_assert_eq(spec.cls->watermark(op, NULL, 0), 0);
-    cr_assert_str_eq(tree(tpath("pt")), "dt=a/hm=1/_SUCCESS dt=a/hm=1/part-0-0.csv "
-                                        "dt=b/hm=1/.part-0-1.csv.inprogress");
+    cr_assert_str_eq(tree(tpath("pt")),
+                     "dt=a/hm=1/_SUCCESS dt=a/hm=1/part-0-0.csv "
+                     "dt=b/hm=1/.part-0-1.csv.inprogress");
     weir_manual_clock_advance(mc, 3000);
     put(&spec, op, s, 3, "c", "1");
     cr_assert_str_eq(tree(tpath("pt")),
@@ -361,11 +362,10 @@ Test(file_partition, two_phase_commit_and_restore, .init = make_tmp,
     weir_cursor c;
     weir_cursor_init(&c, snap2.data, snap2.len);
     cr_assert_eq(spec.cls->restore(op, NULL, &c), 0);
-    cr_assert_str_eq(tree(tpath("c")),
-                     "dt=2024-01-01/hm=10%3A00/_SUCCESS "
-                     "dt=2024-01-01/hm=10%3A00/part-0-0.csv "
-                     "dt=2024-01-01/hm=10%3A01/part-0-1.csv "
-                     "dt=2024-01-01/hm=10%3A01/part-0-2.csv");
+    cr_assert_str_eq(tree(tpath("c")), "dt=2024-01-01/hm=10%3A00/_SUCCESS "
+                                       "dt=2024-01-01/hm=10%3A00/part-0-0.csv "
+                                       "dt=2024-01-01/hm=10%3A01/part-0-1.csv "
+                                       "dt=2024-01-01/hm=10%3A01/part-0-2.csv");
     /* The restored partition 10:01 commits at the next checkpoint whose
      * watermark passed it. */
     cr_assert_eq(spec.cls->watermark(op, NULL, ts("2024-01-01 10:03:00")), 0);
@@ -447,8 +447,8 @@ Test(file_partition, options)
     weir_schema *s = part_schema();
     const char *k1[] = {"dt"};
     int idx = -1;
-    weir_connector_env env = {.partition_keys = k1, .n_partition_keys = 1,
-                              .bad_option_index = &idx};
+    weir_connector_env env = {
+        .partition_keys = k1, .n_partition_keys = 1, .bad_option_index = &idx};
     weir_operator_spec spec;
     weir_error err;
     weir_option ok[] = {{"connector", "filesystem"},
@@ -501,10 +501,16 @@ Test(file_partition, options)
     weir_option print[] = {{"connector", "print"}};
     cr_assert_eq(weir_connector_sink_spec(NULL, print, 1, s, &env, &spec, &err),
                  WEIR_EUNSUPPORTED);
+    /* Partitioned tables are not read back. */
+    weir_source_spec src;
+    cr_assert_eq(
+        weir_connector_source_spec(NULL, plain, 3, s, &env, &src, &err),
+        WEIR_EUNSUPPORTED);
     /* A commit policy on an unpartitioned table. */
-    weir_option unpart[] = {{"connector", "filesystem"},
-                            {"path", "o"},
-                            {"sink.partition-commit.policy.kind", "success-file"}};
+    weir_option unpart[] = {
+        {"connector", "filesystem"},
+        {"path", "o"},
+        {"sink.partition-commit.policy.kind", "success-file"}};
     cr_assert_eq(
         weir_connector_sink_spec(NULL, unpart, 3, s, NULL, &spec, &err),
         WEIR_EINVAL);

@@ -200,8 +200,7 @@ int weir__opt_local_path(weir__optset *o, const char *key, const char **path)
                                   key, p);
         return 0;
     }
-    return weir__opt_fail(o, (size_t)weir__opt_index(o, key),
-                          WEIR_EUNSUPPORTED,
+    return weir__opt_fail(o, (size_t)weir__opt_index(o, key), WEIR_EUNSUPPORTED,
                           "option '%s': file system scheme '%.*s' is not "
                           "supported: weir reads and writes local files "
                           "(a path, or file:///path)",
@@ -593,6 +592,11 @@ int weir_connector_source_spec(const char *connector, const weir_option *opts, s
     const char *c = connector_name(connector, opts, n_opts);
     if (!c)
         return weir_error_set(err, WEIR_EINVAL, "missing option 'connector'");
+    if (env && env->n_partition_keys)
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "a partitioned table (PARTITIONED BY) cannot be "
+                              "read yet: weir writes partition "
+                              "folders but does not read them back as columns");
     if (strcmp(c, "filesystem") == 0)
         return weir_file_source_spec_opts(opts, n_opts, schema, env, out, err);
     if (strcmp(c, "datagen") == 0)

@@ -20,6 +20,16 @@
  * restore() commits what the restored checkpoint covers and deletes the
  * hidden files written after it. The part counter is part of the snapshot,
  * so a replay writes the same file names again.
+ *
+ * Partitioned (PARTITIONED BY): each row goes to the folder
+ * path/<key>=<value>/... of its partition values, without the key columns.
+ * Every folder in use is a bucket with its own in-progress file; pending
+ * files of all buckets are in the one pending list, named relative to the
+ * path, so the commit protocol above is the same. With the success-file
+ * policy a bucket also remembers that its partition is to be committed:
+ * once its trigger fired (watermark past the partition time + delay, or
+ * clock past its creation + delay) and it has no open or pending file, an
+ * empty success file is written into its folder. Idle buckets are dropped.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -57,7 +67,7 @@ typedef struct fsink_arg {
 } fsink_arg;
 
 typedef struct pending_file {
-    char *name; /* visible name relative to the path, "dt=x/part-0-3.json" */
+    char *name;    /* visible name relative to the path, "dt=x/part-0-3.json" */
     uint64_t ckpt; /* checkpoint that covers it, if tagged */
     bool tagged;
     bool done; /* committed, to be forgotten */
@@ -70,18 +80,18 @@ typedef struct pending_file {
  * still to do; then it is dropped, so idle partitions cost nothing.
  */
 typedef struct bucket {
-    char *rel;  /* "" or "dt=2024-01-01/hm=10%3A00" */
-    char *dir;  /* path or path/rel */
+    char *rel; /* "" or "dt=2024-01-01/hm=10%3A00" */
+    char *dir; /* path or path/rel */
     uint64_t hash;
     int fd;         /* the in-progress file, or -1 */
     char *cur_name; /* its visible name, relative to path */
     uint64_t cur_bytes;
     int64_t cur_opened_ms;
-    weir_buf buf; /* encoded bytes not yet written */
-    uint32_t n_pending;   /* pending files in this folder */
-    int64_t created_ms;   /* processing time it was first written */
-    int64_t part_time;    /* extracted partition time (partition-time) */
-    bool to_commit;       /* data written since its last partition commit */
+    weir_buf buf;       /* encoded bytes not yet written */
+    uint32_t n_pending; /* pending files in this folder */
+    int64_t created_ms; /* processing time it was first written */
+    int64_t part_time;  /* extracted partition time (partition-time) */
+    bool to_commit;     /* data written since its last partition commit */
     bool dir_made;
 } bucket;
 
@@ -115,9 +125,9 @@ typedef struct file_sink {
     uint64_t rows;
     uint64_t committed; /* files made visible */
     uint64_t partitions_committed;
-    bool restored;      /* restore() ran: it dealt with the hidden files */
-    bool swept;         /* hidden files of a crashed earlier run removed */
-    bool ended;         /* input ended: every partition may commit */
+    bool restored; /* restore() ran: it dealt with the hidden files */
+    bool swept;    /* hidden files of a crashed earlier run removed */
+    bool ended;    /* input ended: every partition may commit */
 } file_sink;
 
 void weir_file_sink_config_init(weir_file_sink_config *cfg)
@@ -166,8 +176,8 @@ static char *make_rel_path(const char *path, const char *rel,
     const char *slash = strrchr(rel, '/');
     size_t dl = slash ? (size_t)(slash - rel) : 0;
     const char *base = slash ? slash + 1 : rel;
-    size_t n = strlen(path) + dl + strlen(prefix) + strlen(base) +
-               strlen(suffix) + 3;
+    size_t n =
+        strlen(path) + dl + strlen(prefix) + strlen(base) + strlen(suffix) + 3;
     char *p = weir_malloc(n);
     if (p)
         snprintf(p, n, "%s%s%.*s/%s%s%s", path, dl ? "/" : "", (int)dl, rel,
@@ -454,8 +464,8 @@ static int new_bucket(file_sink *s, const char *rel, size_t len, uint64_t h,
         return oom(s);
     }
     b->created_ms = weir_clock_now(&s->clock);
-    if (s->arg->cfg.success_file &&
-        s->arg->cfg.partition_trigger == WEIR_PARTITION_TRIGGER_PARTITION_TIME) {
+    if (s->arg->cfg.success_file && s->arg->cfg.partition_trigger ==
+                                        WEIR_PARTITION_TRIGGER_PARTITION_TIME) {
         int rc = extract_time(s, b->rel, &b->part_time);
         if (rc) {
             bucket_free(b);
@@ -1016,8 +1026,7 @@ static int fsink_snapshot_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
             return rc;
     } else {
         for (uint32_t i = 0; i < s->n_buckets; i++)
-            if (s->buckets[i]->fd >= 0 &&
-                (rc = write_out(s, s->buckets[i])))
+            if (s->buckets[i]->fd >= 0 && (rc = write_out(s, s->buckets[i])))
                 return rc;
     }
     uint32_t n_parts = 0;
@@ -1290,9 +1299,9 @@ int weir_file_sink_spec(const weir_file_sink_config *cfg,
     bool ok = true;
     a->path = dup_or_null(cfg->path, &ok);
     a->null_literal = dup_or_null(cfg->format.csv_null_literal, &ok);
-    a->default_name = weir_strdup(cfg->partition_default_name
-                                      ? cfg->partition_default_name
-                                      : DEFAULT_PARTITION_NAME);
+    a->default_name =
+        weir_strdup(cfg->partition_default_name ? cfg->partition_default_name
+                                                : DEFAULT_PARTITION_NAME);
     a->success_name = weir_strdup(
         cfg->success_file_name ? cfg->success_file_name : DEFAULT_SUCCESS_NAME);
     a->time_pattern = dup_or_null(cfg->partition_time_pattern, &ok);
@@ -1445,7 +1454,8 @@ static int partition_opts(weir__optset *o, const weir_connector_env *env,
                               "partition time extractor '%s' is not "
                               "supported: weir has 'default' only",
                               v);
-    if ((v = weir__opt_get(o, "partition.time-extractor.timestamp-formatter")) &&
+    if ((v = weir__opt_get(o,
+                           "partition.time-extractor.timestamp-formatter")) &&
         strcmp(v, "yyyy-MM-dd HH:mm:ss") != 0)
         return weir__opt_fail(
             o, opt_at(o, "partition.time-extractor.timestamp-formatter"),
