@@ -258,9 +258,13 @@ static unsigned count_lines(const char *s, size_t n)
     return k;
 }
 
-/* ddl + "\n" + query with the reference runner's placeholders replaced. */
-static int build_script(const options *o, const char *query, weir_buf *out, unsigned *ddl_lines, char *err,
-                        size_t errlen)
+/*
+ * ddl + "\n" + query with the reference runner's placeholders replaced;
+ * ${NEXMARK_DIR} (where q10 writes its files) is out_dir, a temporary
+ * folder of this run, and ${SUBMIT_TIME} the query's name.
+ */
+static int build_script(const options *o, const char *query, const char *out_dir, weir_buf *out,
+                        unsigned *ddl_lines, char *err, size_t errlen)
 {
     char path[4096];
     size_t dl, ql;
@@ -278,13 +282,16 @@ static int build_script(const options *o, const char *query, weir_buf *out, unsi
         return -1;
     }
     *ddl_lines = count_lines(ddl, dl) + 1;
-    char vals[5][32];
+    char vals[7][4096];
     snprintf(vals[0], sizeof vals[0], "%" PRId64, o->tps);
     snprintf(vals[1], sizeof vals[1], "%" PRId64, o->events);
     for (int i = 0; i < 3; i++)
         snprintf(vals[2 + i], sizeof vals[2 + i], "%" PRIu32, o->proportions[i]);
-    static const char *const names[5] = {"${TPS}", "${EVENTS_NUM}", "${PERSON_PROPORTION}", "${AUCTION_PROPORTION}",
-                                         "${BID_PROPORTION}"};
+    snprintf(vals[5], sizeof vals[5], "%s", out_dir);
+    snprintf(vals[6], sizeof vals[6], "%s", query);
+    static const char *const names[7] = {"${TPS}",           "${EVENTS_NUM}",      "${PERSON_PROPORTION}",
+                                         "${AUCTION_PROPORTION}", "${BID_PROPORTION}", "${NEXMARK_DIR}",
+                                         "${SUBMIT_TIME}"};
     const char *parts[2] = {ddl, q};
     weir_buf_init(out);
     for (int p = 0; p < 2; p++) {
@@ -292,7 +299,7 @@ static int build_script(const options *o, const char *query, weir_buf *out, unsi
         while (*s) {
             int hit = -1;
             if (*s == '$')
-                for (int k = 0; k < 5; k++)
+                for (int k = 0; k < 7; k++)
                     if (!strncmp(s, names[k], strlen(names[k])))
                         hit = k;
             if (hit >= 0) {
@@ -450,12 +457,30 @@ static void visit_metric(void *ud, const char *name, double v)
             m->rows_out += v;
 }
 
+static void run_in(const options *o, const char *query, const char *out_dir, run_result *res);
+
 static void run_child(const options *o, const char *query, run_result *res)
 {
     memset(res, 0, sizeof *res);
+    /* Where a query that writes files (q10) writes them; removed after. */
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char out_dir[4096];
+    snprintf(out_dir, sizeof out_dir, "%.4000s/weir-nexmark-out-XXXXXX", tmp);
+    if (!mkdtemp(out_dir)) {
+        snprintf(res->error, sizeof res->error, "cannot create an output folder in %.400s: %s", tmp,
+                 strerror(errno));
+        res->status = 2;
+        return;
+    }
+    run_in(o, query, out_dir, res);
+    nftw(out_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void run_in(const options *o, const char *query, const char *out_dir, run_result *res)
+{
     weir_buf script;
     unsigned ddl_lines = 0;
-    if (build_script(o, query, &script, &ddl_lines, res->error, sizeof res->error)) {
+    if (build_script(o, query, out_dir, &script, &ddl_lines, res->error, sizeof res->error)) {
         res->status = 1;
         return;
     }

@@ -19,6 +19,7 @@
  * NEXMARK_QUERIES_SEED=<n> changes the generator seed (printed).
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "weir/nexmark.h"
 #include "weir/planner.h"
@@ -1219,6 +1221,119 @@ Test(nexmark_queries, group_aggregation_changelog_does_not_depend_on_batching)
     }
 }
 
+/*
+ * q10 writes every bid into a partition folder per minute of its time,
+ * dt=yyyy-MM-dd/hm=HH%3Amm (':' escaped as Flink does), as CSV without the
+ * partition columns, and commits each partition with a _SUCCESS file. The
+ * rows of each folder's part files, sorted, must be that minute's bids.
+ */
+static void q10_collect(const char *dir, lines *got, size_t *n_success)
+{
+    DIR *d1 = opendir(dir);
+    cr_assert(d1, "%s: no output", dir);
+    struct dirent *e1, *e2, *e3;
+    while ((e1 = readdir(d1))) {
+        if (strncmp(e1->d_name, "dt=", 3))
+            continue;
+        char p1[2048];
+        snprintf(p1, sizeof p1, "%s/%s", dir, e1->d_name);
+        DIR *d2 = opendir(p1);
+        cr_assert(d2);
+        while ((e2 = readdir(d2))) {
+            if (strncmp(e2->d_name, "hm=", 3))
+                continue;
+            char p2[4096];
+            snprintf(p2, sizeof p2, "%s/%s", p1, e2->d_name);
+            DIR *d3 = opendir(p2);
+            cr_assert(d3);
+            while ((e3 = readdir(d3))) {
+                if (!strcmp(e3->d_name, "_SUCCESS")) {
+                    (*n_success)++;
+                    continue;
+                }
+                if (e3->d_name[0] == '.' && strcmp(e3->d_name, ".") && strcmp(e3->d_name, ".."))
+                    cr_assert_fail("hidden file left: %s/%s", p2, e3->d_name);
+                if (strncmp(e3->d_name, "part-", 5))
+                    continue;
+                char p3[6144];
+                snprintf(p3, sizeof p3, "%s/%s", p2, e3->d_name);
+                char *text = slurp(p3);
+                for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+                    nl = strchr(line, '\n');
+                    if (nl)
+                        *nl = 0;
+                    lines_push(got, fmt("%s/%s %s", e1->d_name, e2->d_name, line));
+                }
+                free(text);
+            }
+            closedir(d3);
+        }
+        closedir(d2);
+    }
+    closedir(d1);
+}
+
+Test(nexmark_queries, q10_log_to_partitioned_files)
+{
+    /* 20 events per second of event time: about five minutes, five
+     * partitions. */
+    const stream_cfg sc = {6000, 20, {{NULL}}, NULL, 0};
+    bids b;
+    gen_bids(&sc, &b);
+    lines want;
+    memset(&want, 0, sizeof want);
+    size_t minutes = 0;
+    int64_t last_min = INT64_MIN;
+    for (size_t i = 0; i < b.n; i++) {
+        time_t sec = (time_t)(b.v[i].ts / 1000);
+        struct tm tm;
+        gmtime_r(&sec, &tm);
+        if (b.v[i].ts / 60000 != last_min) {
+            last_min = b.v[i].ts / 60000;
+            minutes++;
+        }
+        lines_push(&want, fmt("dt=%04d-%02d-%02d/hm=%02d%%3A%02d %" PRId64 ",%" PRId64 ",%" PRId64
+                              ",%04d-%02d-%02d %02d:%02d:%02d.%03d,%s",
+                              tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, b.v[i].auction,
+                              b.v[i].bidder, b.v[i].price, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                              tm.tm_min, tm.tm_sec, (int)(b.v[i].ts % 1000), b.v[i].extra));
+    }
+    free(b.v);
+    cr_assert_gt(minutes, 3, "the stream should span several partitions");
+    char *script = query_script("q10", &sc);
+    for (uint32_t p = 1; p <= 2; p++) {
+        char root[] = "/tmp/weir-q10-XXXXXX";
+        cr_assert(mkdtemp(root));
+        char *s = strdup(script);
+        replace_all(&s, "${NEXMARK_DIR}", root);
+        replace_all(&s, "${SUBMIT_TIME}", "t");
+        lines got, w2;
+        run_script("q10", s, p, 0, &got);
+        cr_assert_eq(got.n, 0, "q10 prints nothing");
+        lines_free(&got);
+        char *out = fmt("%s/data/output/t/bid", root);
+        size_t n_success = 0;
+        memset(&got, 0, sizeof got);
+        q10_collect(out, &got, &n_success);
+        cr_assert_eq(n_success, minutes, "one _SUCCESS per partition (parallelism %u)", p);
+        memset(&w2, 0, sizeof w2);
+        for (size_t i = 0; i < want.n; i++)
+            lines_push(&w2, strdup(want.v[i]));
+        char what[64];
+        snprintf(what, sizeof what, "q10 at parallelism %u", p);
+        assert_same_rows(&got, &w2, what);
+        lines_free(&got);
+        lines_free(&w2);
+        char *rm = fmt("rm -rf '%s'", root);
+        cr_assert_eq(system(rm), 0);
+        free(rm);
+        free(out);
+        free(s);
+    }
+    lines_free(&want);
+    free(script);
+}
+
 /* count_char's edge cases (q14 only meets plain strings). */
 Test(nexmark_queries, count_char_udf)
 {
@@ -1246,7 +1361,6 @@ Test(nexmark_queries, unsupported_queries_say_why)
         const char *query, *missing;
     } cases[] = {
         {"q6", "unknown column 'rownum'"},  {"q9", "OVER windows are not supported"},
-        {"q10", "PARTITIONED BY is not supported"},
         {"q13", "FOR SYSTEM_TIME AS OF"},   {"q18", "OVER windows are not supported"},
         {"q19", "OVER windows are not supported"},
     };

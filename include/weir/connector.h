@@ -42,6 +42,10 @@ typedef struct weir_connector_env {
                       */
     int *bad_option_index; /* if not NULL, set to the index of the option an
                               error is about, or -1 */
+    /* The table's PARTITIONED BY columns (borrowed); only the filesystem sink
+     * takes them, every other connector refuses a partitioned table. */
+    const char *const *partition_keys;
+    uint32_t n_partition_keys;
 } weir_connector_env;
 
 /* What a source does with a record it cannot decode. */
@@ -145,6 +149,14 @@ int weir_print_sink_spec_opts(const weir_option *opts, size_t n_opts,
 
 /* ---- file sink ---- */
 
+/* When a partition is committed ('sink.partition-commit.trigger'). */
+typedef enum weir_partition_trigger {
+    /* clock time >= the partition's creation + delay */
+    WEIR_PARTITION_TRIGGER_PROCESS_TIME = 0,
+    /* watermark > the time extracted from the partition values + delay */
+    WEIR_PARTITION_TRIGGER_PARTITION_TIME,
+} weir_partition_trigger;
+
 typedef struct weir_file_sink_config {
     const char *path; /* directory of part files (created if missing) */
     weir_format_options format; /* json, csv or debezium-json */
@@ -158,6 +170,29 @@ typedef struct weir_file_sink_config {
      * checkpoint that covers them completes (exactly-once).
      */
     bool commit_on_checkpoint;
+    /*
+     * Partitioned output (PARTITIONED BY): rows go to
+     * path/<key1>=<v1>/<key2>=<v2>/part-... files, without the key columns.
+     * NULL or empty values go to partition_default_name
+     * (NULL: "__DEFAULT_PARTITION__").
+     */
+    const char *const *partition_keys; /* column names; copied */
+    uint32_t n_partition_keys;
+    const char *partition_default_name;
+    /*
+     * Partition commit ('sink.partition-commit.*'): with success_file, a
+     * success file (success_file_name, NULL: "_SUCCESS") is written into a
+     * partition folder once the trigger fires and every file of the
+     * partition that this subtask wrote is visible.
+     */
+    bool success_file;
+    const char *success_file_name;
+    weir_partition_trigger partition_trigger;
+    int64_t partition_commit_delay_ms;
+    /* 'partition.time-extractor.timestamp-pattern', e.g. "$dt $hm:00";
+     * NULL: the first key's value. The result is read as
+     * "yyyy-MM-dd[ HH:mm:ss]" in UTC. */
+    const char *partition_time_pattern;
 } weir_file_sink_config;
 
 void weir_file_sink_config_init(weir_file_sink_config *cfg);

@@ -63,6 +63,11 @@ int weir__opt_format(weir__optset *o, bool for_sink, weir_format_options *fmt,
  * Fails on the first option nobody consumed, suggesting the closest of
  * known[] (NULL-terminated) and of the options consumed.
  */
+/*
+ * Reads a local path option in place: "file:///x" becomes "/x" (the scheme
+ * stripped); another scheme ("hdfs://...", "s3://...") is an error.
+ */
+int weir__opt_local_path(weir__optset *o, const char *key, const char **path);
 int weir__opt_finish(weir__optset *o, const char *const *known);
 
 /* Edit distance, for "did you mean" suggestions. */

@@ -180,6 +180,33 @@ int weir__opt_fail(weir__optset *o, size_t i, int code, const char *fmt, ...)
     return code;
 }
 
+int weir__opt_local_path(weir__optset *o, const char *key, const char **path)
+{
+    const char *p = *path;
+    const char *colon = strstr(p, "://");
+    if (!colon)
+        return 0;
+    for (const char *q = p; q < colon; q++)
+        if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+              (*q >= '0' && *q <= '9') || *q == '+' || *q == '-' || *q == '.'))
+            return 0; /* not a scheme: a plain path with "://" in it */
+    if (colon - p == 4 && strncasecmp(p, "file", 4) == 0) {
+        *path = colon + 3;
+        if (**path != '/')
+            return weir__opt_fail(o, (size_t)weir__opt_index(o, key),
+                                  WEIR_EINVAL,
+                                  "option '%s': a file:// URI needs an "
+                                  "absolute path (file:///dir), got '%s'",
+                                  key, p);
+        return 0;
+    }
+    return weir__opt_fail(o, (size_t)weir__opt_index(o, key), WEIR_EUNSUPPORTED,
+                          "option '%s': file system scheme '%.*s' is not "
+                          "supported: weir reads and writes local files "
+                          "(a path, or file:///path)",
+                          key, (int)(colon - p), p);
+}
+
 int weir__optset_init(weir__optset *o, const char *connector,
                       const weir_option *opts, size_t n,
                       const weir_connector_env *env, weir_error *err)
@@ -565,6 +592,11 @@ int weir_connector_source_spec(const char *connector, const weir_option *opts, s
     const char *c = connector_name(connector, opts, n_opts);
     if (!c)
         return weir_error_set(err, WEIR_EINVAL, "missing option 'connector'");
+    if (env && env->n_partition_keys)
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "a partitioned table (PARTITIONED BY) cannot be "
+                              "read yet: weir writes partition "
+                              "folders but does not read them back as columns");
     if (strcmp(c, "filesystem") == 0)
         return weir_file_source_spec_opts(opts, n_opts, schema, env, out, err);
     if (strcmp(c, "datagen") == 0)
@@ -589,6 +621,10 @@ int weir_connector_sink_spec(const char *connector, const weir_option *opts,
         return weir_error_set(err, WEIR_EINVAL, "missing option 'connector'");
     if (strcmp(c, "filesystem") == 0)
         return weir_file_sink_spec_opts(opts, n_opts, schema, env, out, err);
+    if (env && env->n_partition_keys)
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "connector '%s' cannot write a partitioned table "
+                              "(PARTITIONED BY): only 'filesystem' can", c);
     if (strcmp(c, "print") == 0)
         return weir_print_sink_spec_opts(opts, n_opts, schema, env, out, err);
     if (strcmp(c, "blackhole") == 0)

@@ -121,9 +121,11 @@ int plan_create_table(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_lo
     if (ct->like || ct->as_query)
         return plan_error(pc, loc, WEIR_EUNSUPPORTED, "CREATE TABLE ... %s is not supported yet",
                           ct->like ? "LIKE" : "AS SELECT");
-    if (ct->n_partitioned_by)
-        return plan_error(pc, ct->partitioned_by[0].loc, WEIR_EUNSUPPORTED,
-                          "PARTITIONED BY is not supported yet (weir writes and reads one folder per table)");
+    for (uint32_t i = 0; i < ct->n_partitioned_by; i++)
+        for (uint32_t j = 0; j < i; j++)
+            if (!strcasecmp(ct->partitioned_by[i].name, ct->partitioned_by[j].name))
+                return plan_error(pc, ct->partitioned_by[i].loc, WEIR_EEXIST, "duplicate partition column '%s'",
+                                  ct->partitioned_by[i].name);
     cat_table *nt = weir_realloc(pc->tables, (pc->n_tables + 1) * sizeof *nt);
     if (!nt)
         return WEIR_ENOMEM;

@@ -226,9 +226,27 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
     weir_operator_spec spec;
     weir_error err = {0};
     int bad = -1;
+    const char **keys = NULL;
+    if (t->ddl->n_partitioned_by) {
+        keys = plan_alloc(pc, t->ddl->n_partitioned_by * sizeof *keys);
+        if (!keys)
+            return WEIR_ENOMEM;
+        for (uint32_t i = 0; i < t->ddl->n_partitioned_by; i++) {
+            keys[i] = t->ddl->partitioned_by[i].name;
+            int col = weir_schema_find(ts, keys[i]);
+            if (col < 0)
+                return plan_error(pc, t->ddl->partitioned_by[i].loc, WEIR_ENOTFOUND,
+                                  "partition column '%s' is not a column of table '%s'", keys[i], t->name);
+            keys[i] = ts->fields[col].name;
+        }
+    }
     pc->cenv.bad_option_index = &bad;
+    pc->cenv.partition_keys = keys;
+    pc->cenv.n_partition_keys = t->ddl->n_partitioned_by;
     rc = weir_connector_sink_spec(NULL, t->opts, t->n_opts, w.schema, &pc->cenv, &spec, &err);
     pc->cenv.bad_option_index = NULL;
+    pc->cenv.partition_keys = NULL;
+    pc->cenv.n_partition_keys = 0;
     if (rc) {
         weir_sql_loc at = bad >= 0 && (uint32_t)bad < t->ddl->n_options ? t->ddl->options[bad].loc : t->ddl->name.loc;
         return plan_error(pc, at, rc, "table '%s': %s", t->name, err.message);

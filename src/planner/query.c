@@ -138,6 +138,11 @@ static int set_alias(plan_ctx *pc, rel *r, const weir_sql_table_ref *ref, const 
 
 static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
 {
+    if (t->ddl->n_partitioned_by)
+        return plan_error(pc, t->ddl->partitioned_by[0].loc, WEIR_EUNSUPPORTED,
+                          "table '%s' is partitioned (PARTITIONED BY): weir writes partition folders but does not "
+                          "read them yet; read the folders as an unpartitioned table instead",
+                          t->name);
     int rc = plan_ensure_job(pc);
     if (rc)
         return rc;

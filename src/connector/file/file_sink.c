@@ -20,6 +20,16 @@
  * restore() commits what the restored checkpoint covers and deletes the
  * hidden files written after it. The part counter is part of the snapshot,
  * so a replay writes the same file names again.
+ *
+ * Partitioned (PARTITIONED BY): each row goes to the folder
+ * path/<key>=<value>/... of its partition values, without the key columns.
+ * Every folder in use is a bucket with its own in-progress file; pending
+ * files of all buckets are in the one pending list, named relative to the
+ * path, so the commit protocol above is the same. With the success-file
+ * policy a bucket also remembers that its partition is to be committed:
+ * once its trigger fired (watermark past the partition time + delay, or
+ * clock past its creation + delay) and it has no open or pending file, an
+ * empty success file is written into its folder. Idle buckets are dropped.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,51 +38,96 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "connector/connector_internal.h"
 #include "connector/file/fileio.h"
 #include "runtime/checkpoint.h"
+#include "time/timefmt.h"
 
 #define DEFAULT_ROLL_SIZE (UINT64_C(128) << 20)
 #define DEFAULT_ROLLOVER_MS (30 * 60 * 1000)
 #define WRITE_CHUNK (256u << 10)
+#define DEFAULT_PARTITION_NAME "__DEFAULT_PARTITION__"
+#define DEFAULT_SUCCESS_NAME "_SUCCESS"
 /* 2 adds the subtask index: after a scale-down a subtask adopts others' files.
- */
-#define SNAPSHOT_VERSION 2
+ * 3 adds partition folders to pending names and the uncommitted partitions. */
+#define SNAPSHOT_VERSION 3
 
 typedef struct fsink_arg {
     weir_file_sink_config cfg;
     char *path;
     char *null_literal;
+    char **keys;
+    char *default_name;
+    char *success_name;
+    char *time_pattern;
 } fsink_arg;
 
 typedef struct pending_file {
-    char *name; /* visible name, "part-0-3.json"; the hidden one is derived */
+    char *name;    /* visible name relative to the path, "dt=x/part-0-3.json" */
     uint64_t ckpt; /* checkpoint that covers it, if tagged */
     bool tagged;
+    bool done; /* committed, to be forgotten */
 } pending_file;
+
+/*
+ * One output folder: the table's path itself, or one partition under it.
+ * It holds at most one in-progress file. A bucket lives while it has an
+ * open file, pending files, or (with a commit policy) a partition commit
+ * still to do; then it is dropped, so idle partitions cost nothing.
+ */
+typedef struct bucket {
+    char *rel; /* "" or "dt=2024-01-01/hm=10%3A00" */
+    char *dir; /* path or path/rel */
+    uint64_t hash;
+    int fd;         /* the in-progress file, or -1 */
+    char *cur_name; /* its visible name, relative to path */
+    uint64_t cur_bytes;
+    int64_t cur_opened_ms;
+    weir_buf buf;       /* encoded bytes not yet written */
+    uint32_t n_pending; /* pending files in this folder */
+    int64_t created_ms; /* processing time it was first written */
+    int64_t part_time;  /* extracted partition time (partition-time) */
+    bool to_commit;     /* data written since its last partition commit */
+    bool dir_made;
+} bucket;
+
+typedef struct wm_mark {
+    uint64_t ckpt;
+    weir_ts wm;
+} wm_mark;
 
 typedef struct file_sink {
     weir_error err; /* first member: see weir__sink_last_error */
     const fsink_arg *arg;
     uint32_t subtask;
     weir_encoder *enc;
+    weir_schema *data_schema; /* the columns written (no partition keys) */
+    int32_t *data_cols;       /* their indexes in the input */
+    int32_t *key_cols;        /* partition key indexes in the input */
+    weir_column *view_cols;
     weir_clock clock;
     uint64_t roll_size;
     int64_t rollover_ms;
-    int fd;         /* the in-progress file, or -1 */
-    char *cur_name; /* its visible name */
-    uint64_t cur_bytes;
-    int64_t cur_opened_ms;
     uint64_t next_part;
-    weir_buf buf; /* encoded bytes not yet written */
+    bucket **buckets;
+    uint32_t n_buckets, cap_buckets;
+    bucket *last;
+    weir_buf key; /* scratch: the partition folder of the current row */
     pending_file *pending;
     uint32_t n_pending, cap_pending;
+    wm_mark *marks; /* watermark at each snapshot not yet completed */
+    uint32_t n_marks, cap_marks;
+    weir_ts wm;
     uint64_t rows;
     uint64_t committed; /* files made visible */
-    bool restored;      /* restore() ran: it dealt with the hidden files */
-    bool swept;         /* hidden files of a crashed earlier run removed */
+    uint64_t partitions_committed;
+    bool restored; /* restore() ran: it dealt with the hidden files */
+    bool swept;    /* hidden files of a crashed earlier run removed */
+    bool ended;    /* input ended: every partition may commit */
 } file_sink;
 
 void weir_file_sink_config_init(weir_file_sink_config *cfg)
@@ -87,6 +142,12 @@ static void fsink_arg_free(void *p)
     if (a) {
         weir_free(a->path);
         weir_free(a->null_literal);
+        for (uint32_t i = 0; a->keys && i < a->cfg.n_partition_keys; i++)
+            weir_free(a->keys[i]);
+        weir_free(a->keys);
+        weir_free(a->default_name);
+        weir_free(a->success_name);
+        weir_free(a->time_pattern);
         weir_free(a);
     }
 }
@@ -107,11 +168,33 @@ static char *make_path(const char *dir, const char *prefix, const char *name,
     return p;
 }
 
+/* path/<folder of rel>/<prefix><base of rel><suffix>: the hidden or visible
+ * name of a file named relative to the table's path. */
+static char *make_rel_path(const char *path, const char *rel,
+                           const char *prefix, const char *suffix)
+{
+    const char *slash = strrchr(rel, '/');
+    size_t dl = slash ? (size_t)(slash - rel) : 0;
+    const char *base = slash ? slash + 1 : rel;
+    size_t n =
+        strlen(path) + dl + strlen(prefix) + strlen(base) + strlen(suffix) + 3;
+    char *p = weir_malloc(n);
+    if (p)
+        snprintf(p, n, "%s%s%.*s/%s%s%s", path, dl ? "/" : "", (int)dl, rel,
+                 prefix, base, suffix);
+    return p;
+}
+
 static int fail_errno(file_sink *s, const char *what, const char *name, int e)
 {
     return weir_error_set(&s->err, weir__fio_errno_code(e),
                           "%s/%s: error: cannot %s: %s", s->arg->path, name,
                           what, strerror(e < 0 ? -e : e));
+}
+
+static int oom(file_sink *s)
+{
+    return weir_error_set(&s->err, WEIR_ENOMEM, "out of memory");
 }
 
 /* Hands the instance's error to the runtime (ctx is NULL in unit tests). */
@@ -124,28 +207,75 @@ static int report(weir_op_ctx *ctx, file_sink *s, int rc)
     return rc;
 }
 
+static bool is_key(const fsink_arg *a, const char *name)
+{
+    for (uint32_t i = 0; i < a->cfg.n_partition_keys; i++)
+        if (strcmp(a->keys[i], name) == 0)
+            return true;
+    return false;
+}
+
+static void fsink_close(void *op);
+
 static int fsink_create(void *argp, const weir_op_info *info, void **out)
 {
     const fsink_arg *a = argp;
     if (!info || info->n_inputs < 1 || !info->input_schemas ||
         !info->input_schemas[0])
         return WEIR_EINVAL;
+    const weir_schema *in = info->input_schemas[0];
     file_sink *s = weir_calloc(1, sizeof *s);
     if (!s)
         return WEIR_ENOMEM;
     s->arg = a;
     s->subtask = info->subtask;
-    s->fd = -1;
+    s->wm = WEIR_TS_MIN;
     s->clock = a->cfg.clock.now_ms ? a->cfg.clock : weir_clock_system();
     s->roll_size =
         a->cfg.rolling_file_size ? a->cfg.rolling_file_size : DEFAULT_ROLL_SIZE;
     s->rollover_ms = a->cfg.rollover_interval_ms ? a->cfg.rollover_interval_ms
                                                  : DEFAULT_ROLLOVER_MS;
-    weir_buf_init(&s->buf);
-    int rc = weir_encoder_create(&a->cfg.format, info->input_schemas[0],
-                                 &s->enc, &s->err);
+    weir_buf_init(&s->key);
+    uint32_t nk = a->cfg.n_partition_keys;
+    const weir_schema *enc_schema = in;
+    int rc = 0;
+    if (nk) {
+        s->data_schema = weir_schema_create();
+        s->data_cols = weir_calloc(in->n_fields + 1, sizeof *s->data_cols);
+        s->key_cols = weir_calloc(nk, sizeof *s->key_cols);
+        s->view_cols = weir_calloc(in->n_fields + 1, sizeof *s->view_cols);
+        if (!s->data_schema || !s->data_cols || !s->key_cols || !s->view_cols) {
+            fsink_close(s);
+            return WEIR_ENOMEM;
+        }
+        for (uint32_t k = 0; k < nk; k++) {
+            s->key_cols[k] = weir_schema_find(in, a->keys[k]);
+            if (s->key_cols[k] < 0) {
+                rc = weir_error_set(&s->err, WEIR_EINVAL,
+                                    "filesystem sink: partition column '%s' is "
+                                    "not a column of the table",
+                                    a->keys[k]);
+                fsink_close(s);
+                return rc;
+            }
+        }
+        uint32_t nd = 0;
+        for (uint32_t i = 0; i < in->n_fields; i++) {
+            if (is_key(a, in->fields[i].name))
+                continue;
+            if (weir_schema_add(s->data_schema, in->fields[i].name,
+                                in->fields[i].type) < 0) {
+                fsink_close(s);
+                return WEIR_ENOMEM;
+            }
+            s->data_cols[nd++] = (int32_t)i;
+        }
+        s->data_schema->rowtime = -1;
+        enc_schema = s->data_schema;
+    }
+    rc = weir_encoder_create(&a->cfg.format, enc_schema, &s->enc, &s->err);
     if (rc) {
-        weir_free(s);
+        fsink_close(s);
         return rc;
     }
     *out = s;
@@ -169,38 +299,85 @@ static int64_t part_number(const char *name, uint32_t subtask)
     return *end == '.' ? (int64_t)n : -1;
 }
 
+/*
+ * Calls fn for every file of the table: those in path and, partitioned, in
+ * the partition folders (n_keys levels of "key=value" folders below it).
+ */
+typedef int (*file_fn)(file_sink *s, const char *dir, const char *name,
+                       void *ud);
+
+static int walk(file_sink *s, const char *dir, uint32_t depth, file_fn fn,
+                void *ud)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        if (depth > 0 && (errno == ENOENT || errno == ENOTDIR))
+            return 0;
+        return weir_error_set(&s->err, weir__fio_errno_code(errno),
+                              "%s: error: cannot list directory: %s", dir,
+                              strerror(errno));
+    }
+    struct dirent *e;
+    int rc = 0;
+    while (!rc && (e = readdir(d)) != NULL) {
+        if (depth < s->arg->cfg.n_partition_keys) {
+            if (e->d_name[0] == '.' || !strchr(e->d_name, '='))
+                continue;
+            char *sub = make_path(dir, "", e->d_name, "");
+            if (!sub) {
+                rc = oom(s);
+                break;
+            }
+            struct stat st;
+            if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+                rc = walk(s, sub, depth + 1, fn, ud);
+            weir_free(sub);
+        } else {
+            rc = fn(s, dir, e->d_name, ud);
+        }
+    }
+    closedir(d);
+    return rc;
+}
+
+static int note_part_number(file_sink *s, const char *dir, const char *name,
+                            void *ud)
+{
+    (void)dir;
+    (void)ud;
+    int64_t n = part_number(name, s->subtask);
+    if (n >= 0 && (uint64_t)n + 1 > s->next_part)
+        s->next_part = (uint64_t)n + 1;
+    return 0;
+}
+
 static int fsink_open_impl(void *op, weir_op_ctx *ctx)
 {
+    (void)ctx;
     file_sink *s = op;
     int rc = weir__fio_mkdirs(s->arg->path);
     if (rc)
         return weir_error_set(&s->err, weir__fio_errno_code(rc),
                               "%s: error: cannot create directory: %s",
                               s->arg->path, strerror(-rc));
-    /* Continue after the highest part number of this subtask already there. */
-    DIR *d = opendir(s->arg->path);
-    if (!d)
-        return weir_error_set(&s->err, weir__fio_errno_code(errno),
-                              "%s: error: cannot list directory: %s",
-                              s->arg->path, strerror(errno));
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        int64_t n = part_number(e->d_name, s->subtask);
-        if (n >= 0 && (uint64_t)n + 1 > s->next_part)
-            s->next_part = (uint64_t)n + 1;
-    }
-    closedir(d);
-    return 0;
+    /* Continue after the highest part number of this subtask already there
+     * (in any partition: the counter is the subtask's, as in Flink). */
+    uint64_t keep = s->next_part;
+    s->next_part = 0;
+    rc = walk(s, s->arg->path, 0, note_part_number, NULL);
+    if (keep > s->next_part)
+        s->next_part = keep;
+    return rc;
 }
 
-static int write_out(file_sink *s)
+static int write_out(file_sink *s, bucket *b)
 {
-    if (s->buf.len == 0)
+    if (b->buf.len == 0)
         return 0;
-    int rc = weir__fio_write_all(s->fd, s->buf.data, s->buf.len);
+    int rc = weir__fio_write_all(b->fd, b->buf.data, b->buf.len);
     if (rc)
-        return fail_errno(s, "write", s->cur_name, rc);
-    weir_buf_clear(&s->buf);
+        return fail_errno(s, "write", b->cur_name, rc);
+    weir_buf_clear(&b->buf);
     return 0;
 }
 
@@ -220,48 +397,154 @@ static int sweep_if_fresh(file_sink *s)
     return abort_uncovered(s, s->subtask);
 }
 
-static int open_part(file_sink *s)
+static uint64_t hash_str(const char *p, size_t n)
+{
+    uint64_t h = UINT64_C(1469598103934665603);
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)p[i]) * UINT64_C(1099511628211);
+    return h;
+}
+
+static bucket *find_bucket(file_sink *s, const char *rel, size_t len,
+                           uint64_t h)
+{
+    if (s->last && s->last->hash == h && strlen(s->last->rel) == len &&
+        memcmp(s->last->rel, rel, len) == 0)
+        return s->last;
+    for (uint32_t i = 0; i < s->n_buckets; i++) {
+        bucket *b = s->buckets[i];
+        if (b->hash == h && strlen(b->rel) == len &&
+            memcmp(b->rel, rel, len) == 0)
+            return s->last = b;
+    }
+    return NULL;
+}
+
+static void bucket_free(bucket *b)
+{
+    if (!b)
+        return;
+    if (b->fd >= 0)
+        weir__fio->close(b->fd); /* left hidden: aborted output */
+    weir_free(b->rel);
+    weir_free(b->dir);
+    weir_free(b->cur_name);
+    weir_buf_fini(&b->buf);
+    weir_free(b);
+}
+
+static int extract_time(file_sink *s, const char *rel, int64_t *out);
+
+static int new_bucket(file_sink *s, const char *rel, size_t len, uint64_t h,
+                      bucket **out)
+{
+    if (s->n_buckets == s->cap_buckets) {
+        uint32_t cap = s->cap_buckets ? s->cap_buckets * 2 : 4;
+        bucket **v = weir_realloc(s->buckets, cap * sizeof *v);
+        if (!v)
+            return oom(s);
+        s->buckets = v;
+        s->cap_buckets = cap;
+    }
+    bucket *b = weir_calloc(1, sizeof *b);
+    if (!b)
+        return oom(s);
+    b->fd = -1;
+    b->hash = h;
+    weir_buf_init(&b->buf);
+    b->rel = weir_malloc(len + 1);
+    if (b->rel) {
+        memcpy(b->rel, rel, len);
+        b->rel[len] = '\0';
+    }
+    b->dir = len ? make_path(s->arg->path, "", b->rel ? b->rel : "", "")
+                 : weir_strdup(s->arg->path);
+    if (!b->rel || !b->dir) {
+        bucket_free(b);
+        return oom(s);
+    }
+    b->created_ms = weir_clock_now(&s->clock);
+    if (s->arg->cfg.success_file && s->arg->cfg.partition_trigger ==
+                                        WEIR_PARTITION_TRIGGER_PARTITION_TIME) {
+        int rc = extract_time(s, b->rel, &b->part_time);
+        if (rc) {
+            bucket_free(b);
+            return rc;
+        }
+    }
+    s->buckets[s->n_buckets++] = b;
+    *out = s->last = b;
+    return 0;
+}
+
+static void drop_bucket(file_sink *s, uint32_t i)
+{
+    bucket *b = s->buckets[i];
+    if (s->last == b)
+        s->last = NULL;
+    bucket_free(b);
+    s->buckets[i] = s->buckets[--s->n_buckets];
+}
+
+static int open_part(file_sink *s, bucket *b)
 {
     int src = sweep_if_fresh(s);
     if (src)
         return src;
+    if (!b->dir_made) {
+        int rc = weir__fio_mkdirs(b->dir);
+        if (rc)
+            return weir_error_set(&s->err, weir__fio_errno_code(rc),
+                                  "%s: error: cannot create directory: %s",
+                                  b->dir, strerror(-rc));
+        b->dir_made = true;
+    }
     char name[128];
     snprintf(name, sizeof name, "part-%u-%" PRIu64 ".%s", s->subtask,
              s->next_part, weir_format_extension(s->arg->cfg.format.kind));
-    char *hidden = make_path(s->arg->path, ".", name, ".inprogress");
-    s->cur_name = weir_strdup(name);
-    if (!hidden || !s->cur_name) {
+    char *hidden = make_path(b->dir, ".", name, ".inprogress");
+    b->cur_name = *b->rel ? make_path(b->rel, "", name, "") : weir_strdup(name);
+    if (!hidden || !b->cur_name) {
         weir_free(hidden);
-        weir_free(s->cur_name);
-        s->cur_name = NULL;
-        return weir_error_set(&s->err, WEIR_ENOMEM, "out of memory");
+        weir_free(b->cur_name);
+        b->cur_name = NULL;
+        return oom(s);
     }
-    s->fd = weir__fio->open(hidden, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    b->fd = weir__fio->open(hidden, O_WRONLY | O_CREAT | O_TRUNC, 0666);
     int e = errno;
     weir_free(hidden);
-    if (s->fd < 0) {
-        int rc = fail_errno(s, "create", name, e);
-        weir_free(s->cur_name);
-        s->cur_name = NULL;
+    if (b->fd < 0) {
+        int rc = fail_errno(s, "create", b->cur_name, e);
+        weir_free(b->cur_name);
+        b->cur_name = NULL;
         return rc;
     }
     s->next_part++;
-    s->cur_bytes = 0;
-    s->cur_opened_ms = weir_clock_now(&s->clock);
-    size_t before = s->buf.len;
-    if (weir_encoder_header(s->enc, &s->buf))
-        return weir_error_set(&s->err, WEIR_ENOMEM, "out of memory");
-    s->cur_bytes += s->buf.len - before;
+    b->cur_bytes = 0;
+    b->cur_opened_ms = weir_clock_now(&s->clock);
+    b->to_commit = true;
+    size_t before = b->buf.len;
+    if (weir_encoder_header(s->enc, &b->buf))
+        return oom(s);
+    b->cur_bytes += b->buf.len - before;
     return 0;
+}
+
+/* The bucket holding the file rel (a name relative to path), if open. */
+static bucket *bucket_of_file(file_sink *s, const char *rel)
+{
+    const char *slash = strrchr(rel, '/');
+    size_t len = slash ? (size_t)(slash - rel) : 0;
+    return find_bucket(s, rel, len, hash_str(rel, len));
 }
 
 static int commit_one(file_sink *s, const char *name)
 {
-    char *hidden = make_path(s->arg->path, ".", name, ".inprogress");
-    char *visible = make_path(s->arg->path, "", name, "");
+    char *hidden = make_rel_path(s->arg->path, name, ".", ".inprogress");
+    char *visible = make_rel_path(s->arg->path, name, "", "");
     int rc = 0;
     if (!hidden || !visible) {
-        rc = weir_error_set(&s->err, WEIR_ENOMEM, "out of memory");
+        rc = oom(s);
     } else if (weir__fio->rename(hidden, visible) != 0) {
         /* Committing twice (a restore after a commit) finds the file already
          * visible. */
@@ -275,33 +558,66 @@ static int commit_one(file_sink *s, const char *name)
     return rc;
 }
 
+/* fsync of the folder of the file rel, so its rename is durable. */
+static int sync_folder(file_sink *s, const char *rel)
+{
+    const char *slash = strrchr(rel, '/');
+    char *dir = slash ? make_rel_path(s->arg->path, rel, "", "")
+                      : weir_strdup(s->arg->path);
+    if (!dir)
+        return oom(s);
+    if (slash)
+        *strrchr(dir, '/') = '\0';
+    int frc = weir__fio_fsync_dir(dir);
+    weir_free(dir);
+    return frc ? fail_errno(s, "sync directory", rel, frc) : 0;
+}
+
+static bool same_folder(const char *a, const char *b)
+{
+    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+    size_t la = sa ? (size_t)(sa - a) : 0, lb = sb ? (size_t)(sb - b) : 0;
+    return la == lb && memcmp(a, b, la) == 0;
+}
+
 /*
  * Commits pending files: all of them (all = true) or those tagged with a
- * checkpoint <= upto. Renames, then makes the renames durable.
+ * checkpoint <= upto. Renames, then makes the renames durable (one fsync
+ * per folder touched).
  */
 static int commit_pending(file_sink *s, bool all, uint64_t upto)
 {
-    uint32_t kept = 0;
     int rc = 0;
-    bool any = false;
-    for (uint32_t i = 0; i < s->n_pending; i++) {
+    for (uint32_t i = 0; i < s->n_pending && !rc; i++) {
         pending_file *p = &s->pending[i];
-        if (!rc && (all || (p->tagged && p->ckpt <= upto))) {
-            rc = commit_one(s, p->name);
-            if (!rc) {
-                any = true;
-                weir_free(p->name);
-                continue;
-            }
-        }
-        s->pending[kept++] = *p;
+        if (!(all || (p->tagged && p->ckpt <= upto)))
+            continue;
+        if ((rc = commit_one(s, p->name)))
+            break;
+        bucket *b = bucket_of_file(s, p->name);
+        if (b && b->n_pending)
+            b->n_pending--;
+        p->done = true;
+    }
+    /* Sync each folder a rename happened in, once; then forget the done. */
+    for (uint32_t i = 0; i < s->n_pending && !rc; i++) {
+        if (!s->pending[i].done)
+            continue;
+        bool synced = false;
+        for (uint32_t j = 0; j < i && !synced; j++)
+            synced = s->pending[j].done &&
+                     same_folder(s->pending[j].name, s->pending[i].name);
+        if (!synced)
+            rc = sync_folder(s, s->pending[i].name);
+    }
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < s->n_pending; i++) {
+        if (s->pending[i].done)
+            weir_free(s->pending[i].name);
+        else
+            s->pending[kept++] = s->pending[i];
     }
     s->n_pending = kept;
-    if (any && !rc) {
-        int frc = weir__fio_fsync_dir(s->arg->path);
-        if (frc)
-            rc = fail_errno(s, "sync directory", "", frc);
-    }
     return rc;
 }
 
@@ -312,28 +628,32 @@ static int add_pending(file_sink *s, char *name, bool tagged, uint64_t ckpt)
         pending_file *v = weir_realloc(s->pending, cap * sizeof *v);
         if (!v) {
             weir_free(name);
-            return weir_error_set(&s->err, WEIR_ENOMEM, "out of memory");
+            return oom(s);
         }
         s->pending = v;
         s->cap_pending = cap;
     }
-    s->pending[s->n_pending++] = (pending_file){name, ckpt, tagged};
+    s->pending[s->n_pending++] = (pending_file){name, ckpt, tagged, false};
+    bucket *b = bucket_of_file(s, name);
+    if (b)
+        b->n_pending++;
     return 0;
 }
 
-/* Closes the in-progress file (flushed and synced) and makes it pending. */
-static int roll(file_sink *s)
+/* Closes the bucket's in-progress file (flushed and synced) and makes it
+ * pending. */
+static int roll(file_sink *s, bucket *b)
 {
-    if (s->fd < 0)
+    if (b->fd < 0)
         return 0;
-    int rc = write_out(s);
-    if (!rc && weir__fio->fsync(s->fd) != 0)
-        rc = fail_errno(s, "sync", s->cur_name, errno);
-    if (weir__fio->close(s->fd) != 0 && !rc)
-        rc = fail_errno(s, "close", s->cur_name, errno);
-    s->fd = -1;
-    char *name = s->cur_name;
-    s->cur_name = NULL;
+    int rc = write_out(s, b);
+    if (!rc && weir__fio->fsync(b->fd) != 0)
+        rc = fail_errno(s, "sync", b->cur_name, errno);
+    if (weir__fio->close(b->fd) != 0 && !rc)
+        rc = fail_errno(s, "close", b->cur_name, errno);
+    b->fd = -1;
+    char *name = b->cur_name;
+    b->cur_name = NULL;
     if (rc) {
         weir_free(name);
         return rc;
@@ -345,31 +665,308 @@ static int roll(file_sink *s)
     return 0;
 }
 
+static int roll_all(file_sink *s)
+{
+    int rc = 0;
+    for (uint32_t i = 0; i < s->n_buckets && !rc; i++)
+        rc = roll(s, s->buckets[i]);
+    return rc;
+}
+
+/* ---- partition folders and partition time ---- */
+
+/* Flink's escaping of partition names and values in paths. */
+static bool needs_escape(unsigned char c)
+{
+    return c < 0x20 || c == 0x7f || strchr("\"#%'*/:=?\\{[]^", c) != NULL;
+}
+
+static int put_escaped(weir_buf *o, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        int rc = needs_escape(c) ? weir_buf_printf(o, "%%%02X", c)
+                                 : weir_buf_put(o, &p[i], 1);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* The partition folder of input row r into s->key (not NUL-terminated). */
+static int row_partition(file_sink *s, const weir_batch *b, uint32_t r)
+{
+    const fsink_arg *a = s->arg;
+    weir_buf_clear(&s->key);
+    int rc = 0;
+    for (uint32_t k = 0; k < a->cfg.n_partition_keys && !rc; k++) {
+        uint32_t c = (uint32_t)s->key_cols[k];
+        if (k && (rc = weir_buf_put(&s->key, "/", 1)))
+            break;
+        if ((rc = put_escaped(&s->key, a->keys[k], strlen(a->keys[k]))) ||
+            (rc = weir_buf_put(&s->key, "=", 1)))
+            break;
+        const char *v;
+        uint32_t len = 0;
+        char tmp[128];
+        if (weir_batch_is_null(b, c, r)) {
+            v = NULL;
+        } else if (b->cols[c].type.id == WEIR_TYPE_STRING ||
+                   b->cols[c].type.id == WEIR_TYPE_BYTES) {
+            v = weir_batch_str(b, c, r, &len);
+        } else {
+            len = (uint32_t)weir_batch_format_value(b, c, r, tmp, sizeof tmp);
+            v = tmp;
+        }
+        if (!v || len == 0) {
+            const char *d = a->default_name;
+            rc = weir_buf_put(&s->key, d, strlen(d));
+        } else {
+            rc = put_escaped(&s->key, v, len);
+        }
+    }
+    return rc ? oom(s) : 0;
+}
+
+/* The unescaped value of partition key k in the folder rel, into o. */
+static int key_value(const char *rel, uint32_t k, weir_buf *o)
+{
+    const char *p = rel;
+    for (uint32_t i = 0; i < k && p; i++) {
+        p = strchr(p, '/');
+        if (p)
+            p++;
+    }
+    if (!p || !(p = strchr(p, '=')))
+        return WEIR_EINVAL;
+    p++;
+    for (; *p && *p != '/'; p++) {
+        if (*p == '%' && hexval(p[1]) >= 0 && hexval(p[2]) >= 0) {
+            char c = (char)(hexval(p[1]) * 16 + hexval(p[2]));
+            if (weir_buf_put(o, &c, 1))
+                return WEIR_ENOMEM;
+            p += 2;
+        } else if (weir_buf_put(o, p, 1)) {
+            return WEIR_ENOMEM;
+        }
+    }
+    return 0;
+}
+
+/*
+ * The partition's time: the timestamp pattern with each $key replaced by
+ * the key's value (no pattern: the first key's value), read as
+ * "yyyy-MM-dd[ HH:mm:ss]" (UTC).
+ */
+static int extract_time(file_sink *s, const char *rel, int64_t *out)
+{
+    const fsink_arg *a = s->arg;
+    weir_buf t;
+    weir_buf_init(&t);
+    int rc = 0;
+    const char *pat = a->time_pattern;
+    if (!pat) {
+        rc = key_value(rel, 0, &t);
+    } else {
+        for (const char *p = pat; *p && !rc;) {
+            uint32_t best = UINT32_MAX;
+            size_t best_len = 0;
+            if (*p == '$') {
+                for (uint32_t k = 0; k < a->cfg.n_partition_keys; k++) {
+                    size_t kl = strlen(a->keys[k]);
+                    if (kl > best_len && strncmp(p + 1, a->keys[k], kl) == 0) {
+                        best = k;
+                        best_len = kl;
+                    }
+                }
+            }
+            if (best != UINT32_MAX) {
+                rc = key_value(rel, best, &t);
+                p += 1 + best_len;
+            } else {
+                rc = weir_buf_put(&t, p++, 1);
+            }
+        }
+    }
+    size_t bad = 0;
+    if (!rc)
+        rc = weir__parse_ts((const char *)t.data, t.len, out, &bad);
+    if (rc && rc != WEIR_ENOMEM)
+        rc = weir_error_set(
+            &s->err, WEIR_EINVAL,
+            "%s/%s: error: cannot extract the partition time: '%.*s' (from "
+            "'partition.time-extractor.timestamp-pattern' %s) is not a "
+            "timestamp 'yyyy-MM-dd HH:mm:ss'",
+            a->path, rel, (int)t.len, t.data ? (const char *)t.data : "",
+            pat ? pat : "(unset: the first partition value)");
+    else if (rc)
+        rc = oom(s);
+    weir_buf_fini(&t);
+    return rc;
+}
+
+/* Whether the commit trigger has fired for b, with watermark wm. */
+static bool trigger_fired(file_sink *s, const bucket *b, weir_ts wm)
+{
+    const weir_file_sink_config *c = &s->arg->cfg;
+    if (s->ended)
+        return true;
+    if (c->partition_trigger == WEIR_PARTITION_TRIGGER_PARTITION_TIME)
+        return wm != WEIR_TS_MIN &&
+               wm > b->part_time + c->partition_commit_delay_ms;
+    return weir_clock_now(&s->clock) >=
+           b->created_ms + c->partition_commit_delay_ms;
+}
+
+static int write_success(file_sink *s, bucket *b)
+{
+    char *p = make_path(b->dir, "", s->arg->success_name, "");
+    if (!p)
+        return oom(s);
+    int fd = weir__fio->open(p, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    int e = errno;
+    weir_free(p);
+    if (fd < 0)
+        return fail_errno(s, "write the success file in", b->rel, e);
+    int rc = 0;
+    if (weir__fio->fsync(fd) != 0)
+        rc = fail_errno(s, "sync the success file in", b->rel, errno);
+    weir__fio->close(fd);
+    if (!rc && weir__fio_fsync_dir(b->dir) != 0)
+        rc = fail_errno(s, "sync directory", b->rel, errno);
+    if (!rc)
+        s->partitions_committed++;
+    return rc;
+}
+
+/*
+ * Partition commit and idle buckets. A partition whose trigger fired is
+ * committed once all its files are visible: right away without commit on
+ * checkpoint (its open file is rolled, which commits it), otherwise when it
+ * has no open or pending file (at a completed checkpoint). A bucket with
+ * nothing left to do is dropped.
+ */
+static int commit_partitions(file_sink *s, weir_ts wm, bool may_roll)
+{
+    int rc = 0;
+    for (uint32_t i = 0; i < s->n_buckets && !rc;) {
+        bucket *b = s->buckets[i];
+        if (s->arg->cfg.success_file && b->to_commit &&
+            trigger_fired(s, b, wm)) {
+            if (may_roll && !s->arg->cfg.commit_on_checkpoint &&
+                (rc = roll(s, b)))
+                break;
+            if (b->fd < 0 && b->n_pending == 0) {
+                if ((rc = write_success(s, b)))
+                    break;
+                b->to_commit = false;
+            }
+        }
+        if (b->fd < 0 && b->n_pending == 0 &&
+            !(s->arg->cfg.success_file && b->to_commit)) {
+            drop_bucket(s, i);
+            continue;
+        }
+        i++;
+    }
+    return rc;
+}
+
+/* ---- the operator ---- */
+
+static int check_rollover(file_sink *s)
+{
+    if (s->rollover_ms <= 0)
+        return 0;
+    int64_t now = weir_clock_now(&s->clock);
+    int rc = 0;
+    for (uint32_t i = 0; i < s->n_buckets && !rc; i++) {
+        bucket *b = s->buckets[i];
+        if (b->fd >= 0 && now - b->cur_opened_ms >= s->rollover_ms)
+            rc = roll(s, b);
+    }
+    return rc;
+}
+
 static int fsink_process_impl(void *op, weir_op_ctx *ctx, int input,
                               const weir_batch *b)
 {
+    (void)ctx;
+    (void)input;
     file_sink *s = op;
     int rc;
-    if (s->fd >= 0 && s->rollover_ms > 0 &&
-        weir_clock_now(&s->clock) - s->cur_opened_ms >= s->rollover_ms &&
-        (rc = roll(s)))
+    if ((rc = check_rollover(s)))
         return rc;
+    uint32_t nk = s->arg->cfg.n_partition_keys;
+    weir_batch view;
+    const weir_batch *data = b;
+    if (nk) {
+        /* The columns written, as a batch sharing b's buffers. */
+        view = *b;
+        view.schema = s->data_schema;
+        for (uint32_t i = 0; i < s->data_schema->n_fields; i++)
+            s->view_cols[i] = b->cols[s->data_cols[i]];
+        view.cols = s->view_cols;
+        data = &view;
+    }
+    bucket *bk = NULL;
     for (uint32_t r = 0; r < b->n_rows; r++) {
-        if (s->fd < 0 && (rc = open_part(s)))
-            return rc;
-        size_t before = s->buf.len;
-        if ((rc = weir_encoder_encode(s->enc, b, r, &s->buf, &s->err)))
-            return rc;
-        s->cur_bytes += s->buf.len - before;
-        if (s->cur_bytes >= s->roll_size) {
-            if ((rc = roll(s)))
+        if (nk) {
+            if ((rc = row_partition(s, b, r)))
                 return rc;
-        } else if (s->buf.len >= WRITE_CHUNK && (rc = write_out(s))) {
+            uint64_t h = hash_str((const char *)s->key.data, s->key.len);
+            bk = find_bucket(s, (const char *)s->key.data, s->key.len, h);
+            if (!bk && (rc = new_bucket(s, (const char *)s->key.data,
+                                        s->key.len, h, &bk)))
+                return rc;
+        } else if (!bk) {
+            bk = s->n_buckets ? s->buckets[0] : NULL;
+            if (!bk && (rc = new_bucket(s, "", 0, hash_str("", 0), &bk)))
+                return rc;
+        }
+        if (bk->fd < 0 && (rc = open_part(s, bk)))
+            return rc;
+        bk->to_commit = true;
+        size_t before = bk->buf.len;
+        if ((rc = weir_encoder_encode(s->enc, data, r, &bk->buf, &s->err)))
+            return rc;
+        bk->cur_bytes += bk->buf.len - before;
+        if (bk->cur_bytes >= s->roll_size) {
+            if ((rc = roll(s, bk)))
+                return rc;
+        } else if (bk->buf.len >= WRITE_CHUNK && (rc = write_out(s, bk))) {
             return rc;
         }
     }
     s->rows += b->n_rows;
+    /* Without commit on checkpoint, partitions commit (and idle folders
+     * close) as soon as they may. */
+    if (nk && !s->arg->cfg.commit_on_checkpoint)
+        return commit_partitions(s, s->wm, true);
     return 0;
+}
+
+static int fsink_watermark_impl(void *op, weir_op_ctx *ctx, weir_ts wm)
+{
+    (void)ctx;
+    file_sink *s = op;
+    if (wm > s->wm)
+        s->wm = wm;
+    int rc = check_rollover(s);
+    if (!rc && !s->arg->cfg.commit_on_checkpoint)
+        rc = commit_partitions(s, s->wm, true);
+    return rc;
 }
 
 static int fsink_finish_impl(void *op, weir_op_ctx *ctx)
@@ -377,25 +974,45 @@ static int fsink_finish_impl(void *op, weir_op_ctx *ctx)
     file_sink *s = op;
     int rc = sweep_if_fresh(s);
     if (!rc)
-        rc = roll(s);
+        rc = roll_all(s);
+    s->ended = true;
     /*
-     * End of input: everything written is final. With checkpoints the
-     * job's final checkpoint commits it (a crash before that checkpoint
-     * completes must not leave it visible); without, commit now.
+     * End of input: everything written is final, and so is every
+     * partition. With checkpoints the job's final checkpoint commits it (a
+     * crash before that checkpoint completes must not leave it visible);
+     * without, commit now.
      */
     if (rc ||
         (s->arg->cfg.commit_on_checkpoint && weir__op_final_checkpoint(ctx)))
         return rc;
-    return commit_pending(s, true, 0);
+    rc = commit_pending(s, true, 0);
+    if (!rc)
+        rc = commit_partitions(s, WEIR_TS_MAX, false);
+    return rc;
+}
+
+static int put_mark(file_sink *s, uint64_t ckpt, weir_ts wm)
+{
+    if (s->n_marks == s->cap_marks) {
+        uint32_t cap = s->cap_marks ? s->cap_marks * 2 : 4;
+        wm_mark *v = weir_realloc(s->marks, cap * sizeof *v);
+        if (!v)
+            return oom(s);
+        s->marks = v;
+        s->cap_marks = cap;
+    }
+    s->marks[s->n_marks++] = (wm_mark){ckpt, wm};
+    return 0;
 }
 
 static int fsink_snapshot_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
                                weir_buf *out)
 {
+    (void)ctx;
     file_sink *s = op;
     int rc;
     if (s->arg->cfg.commit_on_checkpoint) {
-        if ((rc = roll(s)))
+        if ((rc = roll_all(s)))
             return rc;
         for (uint32_t i = 0; i < s->n_pending; i++) {
             if (!s->pending[i].tagged) {
@@ -403,9 +1020,18 @@ static int fsink_snapshot_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
                 s->pending[i].ckpt = ckpt_id;
             }
         }
-    } else if (s->fd >= 0 && (rc = write_out(s))) {
-        return rc;
+        /* What the partition-time trigger sees when this checkpoint
+         * completes: the watermark its files were written under. */
+        if (s->arg->cfg.success_file && (rc = put_mark(s, ckpt_id, s->wm)))
+            return rc;
+    } else {
+        for (uint32_t i = 0; i < s->n_buckets; i++)
+            if (s->buckets[i]->fd >= 0 && (rc = write_out(s, s->buckets[i])))
+                return rc;
     }
+    uint32_t n_parts = 0;
+    for (uint32_t i = 0; i < s->n_buckets; i++)
+        n_parts += s->arg->cfg.success_file && s->buckets[i]->to_commit;
     rc = weir_buf_put_u32(out, SNAPSHOT_VERSION);
     if (!rc)
         rc = weir_buf_put_u32(out, s->subtask);
@@ -418,75 +1044,147 @@ static int fsink_snapshot_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
         if (!rc)
             rc = weir_buf_put_str(out, s->pending[i].name);
     }
-    return rc ? weir_error_set(&s->err, rc, "out of memory") : 0;
+    /* Partitions whose commit is still to come, with their creation time. */
+    if (!rc)
+        rc = weir_buf_put_u32(out, n_parts);
+    for (uint32_t i = 0; i < s->n_buckets && !rc; i++) {
+        const bucket *b = s->buckets[i];
+        if (!(s->arg->cfg.success_file && b->to_commit))
+            continue;
+        rc = weir_buf_put_str(out, b->rel);
+        if (!rc)
+            rc = weir_buf_put_i64(out, b->created_ms);
+    }
+    return rc ? oom(s) : 0;
 }
 
 static int fsink_checkpoint_complete_impl(void *op, weir_op_ctx *ctx,
                                           uint64_t ckpt_id)
 {
-    return commit_pending(op, false, ckpt_id);
+    (void)ctx;
+    file_sink *s = op;
+    int rc = commit_pending(s, false, ckpt_id);
+    if (rc || !s->arg->cfg.commit_on_checkpoint)
+        return rc;
+    weir_ts wm = WEIR_TS_MIN;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < s->n_marks; i++) {
+        if (s->marks[i].ckpt <= ckpt_id) {
+            if (s->marks[i].wm > wm)
+                wm = s->marks[i].wm;
+        } else {
+            s->marks[kept++] = s->marks[i];
+        }
+    }
+    s->n_marks = kept;
+    return commit_partitions(s, wm, false);
+}
+
+typedef struct abort_ctx {
+    uint32_t idx;
+} abort_ctx;
+
+static int abort_one(file_sink *s, const char *dir, const char *name, void *ud)
+{
+    const abort_ctx *ac = ud;
+    if (name[0] != '.' || part_number(name, ac->idx) < 0)
+        return 0;
+    size_t n = strlen(name);
+    if (n < 11 || strcmp(name + n - 11, ".inprogress") != 0)
+        return 0;
+    char *p = make_path(dir, "", name, "");
+    if (!p)
+        return oom(s);
+    int rc = 0;
+    if (weir__fio->unlink(p) != 0 && errno != ENOENT)
+        rc = fail_errno(s, "delete aborted file", name, errno);
+    weir_free(p);
+    return rc;
 }
 
 /* Deletes the hidden files of subtask index idx that no restored checkpoint
- * covers. */
+ * covers, in the path and every partition folder. */
 static int abort_uncovered(file_sink *s, uint32_t idx)
 {
-    DIR *d = opendir(s->arg->path);
-    if (!d)
-        return fail_errno(s, "list", "", errno);
-    struct dirent *e;
-    int rc = 0;
-    while (!rc && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] != '.' || part_number(e->d_name, idx) < 0)
-            continue;
-        size_t n = strlen(e->d_name);
-        if (n < 11 || strcmp(e->d_name + n - 11, ".inprogress") != 0)
-            continue;
-        char *p = make_path(s->arg->path, "", e->d_name, "");
-        if (!p) {
-            rc = weir_error_set(&s->err, WEIR_ENOMEM, "out of memory");
-            break;
-        }
-        if (weir__fio->unlink(p) != 0 && errno != ENOENT)
-            rc = fail_errno(s, "delete aborted file", e->d_name, errno);
-        weir_free(p);
+    abort_ctx ac = {idx};
+    return walk(s, s->arg->path, 0, abort_one, &ac);
+}
+
+/* A name from a snapshot stays inside the table's folder. */
+static bool safe_rel(const char *name, bool file)
+{
+    if (!file && !*name)
+        return true;
+    if (!*name || name[0] == '/')
+        return false;
+    for (const char *p = name; p; p = strchr(p, '/')) {
+        if (*p == '/')
+            p++;
+        if (*p == '/' || *p == '\0' || (p[0] == '.' && p[1] == '.'))
+            return false;
     }
-    closedir(d);
-    return rc;
+    return true;
+}
+
+static int corrupt(file_sink *s)
+{
+    return weir_error_set(&s->err, WEIR_ECORRUPT,
+                          "%s: error: file sink snapshot is corrupt",
+                          s->arg->path);
 }
 
 static int fsink_restore_impl(void *op, weir_op_ctx *ctx, weir_cursor *in)
 {
+    (void)ctx;
     file_sink *s = op;
     s->restored = true;
     uint32_t version, n, idx = s->subtask;
     uint64_t next_part;
-    if (weir_cursor_get_u32(in, &version) ||
-        (version != 1 && version != SNAPSHOT_VERSION) ||
+    if (weir_cursor_get_u32(in, &version) || version < 1 ||
+        version > SNAPSHOT_VERSION ||
         (version >= 2 && weir_cursor_get_u32(in, &idx)) ||
         weir_cursor_get_u64(in, &next_part) || weir_cursor_get_u32(in, &n))
-        return weir_error_set(&s->err, WEIR_ECORRUPT,
-                              "%s: error: file sink snapshot is corrupt",
-                              s->arg->path);
+        return corrupt(s);
     for (uint32_t i = 0; i < n; i++) {
         uint64_t ckpt;
         char *name = NULL;
         if (weir_cursor_get_u64(in, &ckpt) || weir_cursor_get_str(in, &name) ||
-            !name || strchr(name, '/')) {
+            !name || !safe_rel(name, true) ||
+            (version < 3 && strchr(name, '/'))) {
             weir_free(name);
-            return weir_error_set(&s->err, WEIR_ECORRUPT,
-                                  "%s: error: file sink snapshot is corrupt",
-                                  s->arg->path);
+            return corrupt(s);
         }
         int rc = add_pending(s, name, true, ckpt);
         if (rc)
             return rc;
     }
+    uint32_t n_parts = 0;
+    if (version >= 3 && weir_cursor_get_u32(in, &n_parts))
+        return corrupt(s);
+    for (uint32_t i = 0; i < n_parts; i++) {
+        char *rel = NULL;
+        int64_t created;
+        if (weir_cursor_get_str(in, &rel) || !rel || !safe_rel(rel, false) ||
+            weir_cursor_get_i64(in, &created)) {
+            weir_free(rel);
+            return corrupt(s);
+        }
+        size_t len = strlen(rel);
+        uint64_t h = hash_str(rel, len);
+        bucket *b = find_bucket(s, rel, len, h);
+        int rc = b ? 0 : new_bucket(s, rel, len, h, &b);
+        weir_free(rel);
+        if (rc)
+            return rc;
+        b->created_ms = created;
+        b->to_commit = true;
+    }
     /*
      * The restored checkpoint completed: what it covers is committed now,
      * the rest of that subtask's hidden files deleted. After a scale-down
      * the state may be an old subtask's that no longer runs: its files are
-     * adopted, its part numbers are not.
+     * adopted, its part numbers are not. Its uncommitted partitions are
+     * adopted too, to be committed by this subtask.
      */
     int rc = commit_pending(s, true, 0);
     if (!rc)
@@ -505,6 +1203,11 @@ static int fsink_process(void *op, weir_op_ctx *ctx, int input,
                          const weir_batch *b)
 {
     return report(ctx, op, fsink_process_impl(op, ctx, input, b));
+}
+
+static int fsink_watermark(void *op, weir_op_ctx *ctx, weir_ts wm)
+{
+    return report(ctx, op, fsink_watermark_impl(op, ctx, wm));
 }
 
 static int fsink_finish(void *op, weir_op_ctx *ctx)
@@ -534,14 +1237,20 @@ static void fsink_close(void *op)
     file_sink *s = op;
     if (!s)
         return;
-    if (s->fd >= 0)
-        weir__fio->close(s->fd); /* left hidden: aborted output */
-    weir_free(s->cur_name);
+    for (uint32_t i = 0; i < s->n_buckets; i++)
+        bucket_free(s->buckets[i]);
+    weir_free(s->buckets);
     for (uint32_t i = 0; i < s->n_pending; i++)
         weir_free(s->pending[i].name);
     weir_free(s->pending);
-    weir_buf_fini(&s->buf);
+    weir_free(s->marks);
+    weir_buf_fini(&s->key);
     weir_encoder_destroy(s->enc);
+    if (s->data_schema)
+        weir_schema_destroy(s->data_schema);
+    weir_free(s->data_cols);
+    weir_free(s->key_cols);
+    weir_free(s->view_cols);
     weir_free(s);
 }
 
@@ -549,12 +1258,23 @@ const weir_operator_class weir__file_sink_class = {
     .name = "filesystem",
     .open = fsink_open,
     .process = fsink_process,
+    .watermark = fsink_watermark,
     .snapshot = fsink_snapshot,
     .restore = fsink_restore,
     .checkpoint_complete = fsink_checkpoint_complete,
     .finish = fsink_finish,
     .close = fsink_close,
 };
+
+static char *dup_or_null(const char *s, bool *ok)
+{
+    if (!s)
+        return NULL;
+    char *d = weir_strdup(s);
+    if (!d)
+        *ok = false;
+    return d;
+}
 
 int weir_file_sink_spec(const weir_file_sink_config *cfg,
                         weir_operator_spec *out, weir_error *err)
@@ -563,22 +1283,54 @@ int weir_file_sink_spec(const weir_file_sink_config *cfg,
     if (!cfg || !cfg->path || !*cfg->path)
         return weir_error_set(err, WEIR_EINVAL,
                               "filesystem sink: 'path' is required");
+    for (uint32_t i = 0; i < cfg->n_partition_keys; i++)
+        if (!cfg->partition_keys || !cfg->partition_keys[i] ||
+            !*cfg->partition_keys[i])
+            return weir_error_set(err, WEIR_EINVAL,
+                                  "filesystem sink: empty partition key");
+    if (cfg->success_file && !cfg->n_partition_keys)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "filesystem sink: a partition commit policy "
+                              "needs a partitioned table (PARTITIONED BY)");
     fsink_arg *a = weir_calloc(1, sizeof *a);
     if (!a)
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
     a->cfg = *cfg;
-    a->path = weir_strdup(cfg->path);
-    if (cfg->format.csv_null_literal)
-        a->null_literal = weir_strdup(cfg->format.csv_null_literal);
-    if (!a->path || (cfg->format.csv_null_literal && !a->null_literal)) {
+    bool ok = true;
+    a->path = dup_or_null(cfg->path, &ok);
+    a->null_literal = dup_or_null(cfg->format.csv_null_literal, &ok);
+    a->default_name =
+        weir_strdup(cfg->partition_default_name ? cfg->partition_default_name
+                                                : DEFAULT_PARTITION_NAME);
+    a->success_name = weir_strdup(
+        cfg->success_file_name ? cfg->success_file_name : DEFAULT_SUCCESS_NAME);
+    a->time_pattern = dup_or_null(cfg->partition_time_pattern, &ok);
+    if (cfg->n_partition_keys) {
+        a->keys = weir_calloc(cfg->n_partition_keys, sizeof *a->keys);
+        for (uint32_t i = 0; a->keys && i < cfg->n_partition_keys; i++)
+            a->keys[i] = dup_or_null(cfg->partition_keys[i], &ok);
+        ok &= a->keys != NULL;
+    }
+    if (!ok || !a->default_name || !a->success_name) {
+        a->cfg.n_partition_keys = a->keys ? a->cfg.n_partition_keys : 0;
         fsink_arg_free(a);
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    }
+    if (!*a->success_name || strchr(a->success_name, '/')) {
+        fsink_arg_free(a);
+        return weir_error_set(err, WEIR_EINVAL,
+                              "filesystem sink: the success file name must be "
+                              "a plain file name");
     }
     size_t n = strlen(a->path);
     while (n > 1 && a->path[n - 1] == '/')
         a->path[--n] = '\0';
     a->cfg.path = a->path;
     a->cfg.format.csv_null_literal = a->null_literal;
+    a->cfg.partition_keys = (const char *const *)a->keys;
+    a->cfg.partition_default_name = a->default_name;
+    a->cfg.success_file_name = a->success_name;
+    a->cfg.partition_time_pattern = a->time_pattern;
     out->name = "filesystem";
     out->cls = &weir__file_sink_class;
     out->create = fsink_create;
@@ -594,6 +1346,15 @@ static const char *const file_sink_known[] = {
     "sink.rolling-policy.rollover-interval",
     "sink.rolling-policy.check-interval",
     "sink.commit-on-checkpoint",
+    "sink.partition-commit.trigger",
+    "sink.partition-commit.delay",
+    "sink.partition-commit.policy.kind",
+    "sink.partition-commit.success-file.name",
+    "sink.partition-commit.watermark-time-zone",
+    "partition.default-name",
+    "partition.time-extractor.kind",
+    "partition.time-extractor.timestamp-pattern",
+    "partition.time-extractor.timestamp-formatter",
     "json.encode.ignore-null-fields",
     "json.timestamp-format.standard",
     "csv.field-delimiter",
@@ -602,6 +1363,115 @@ static const char *const file_sink_known[] = {
     "csv.null-literal",
     "csv.header",
     NULL};
+
+/* Index of option key, for messages (0 if absent: never used then). */
+static size_t opt_at(const weir__optset *o, const char *key)
+{
+    int i = weir__opt_index(o, key);
+    return i < 0 ? 0 : (size_t)i;
+}
+
+/* The 'partition.*' and 'sink.partition-commit.*' options, and the keys. */
+static int partition_opts(weir__optset *o, const weir_connector_env *env,
+                          weir_file_sink_config *cfg)
+{
+    int rc;
+    if (env && env->n_partition_keys) {
+        cfg->partition_keys = env->partition_keys;
+        cfg->n_partition_keys = env->n_partition_keys;
+    }
+    const char *v;
+    if ((v = weir__opt_get(o, "partition.default-name")))
+        cfg->partition_default_name = v;
+    if ((v = weir__opt_get(o, "sink.partition-commit.policy.kind"))) {
+        /* A comma-separated list, as in Flink. */
+        const char *p = v;
+        while (*p) {
+            while (*p == ' ' || *p == ',')
+                p++;
+            size_t n = strcspn(p, ",");
+            while (n && p[n - 1] == ' ')
+                n--;
+            if (n == 12 && strncasecmp(p, "success-file", 12) == 0) {
+                cfg->success_file = true;
+            } else if (n) {
+                return weir__opt_fail(
+                    o, opt_at(o, "sink.partition-commit.policy.kind"),
+                    WEIR_EUNSUPPORTED,
+                    "partition commit policy '%.*s' is not supported: weir "
+                    "has 'success-file' only (no metastore, no custom "
+                    "policy classes)",
+                    (int)n, p);
+            }
+            p += n;
+            while (*p == ' ')
+                p++;
+        }
+    }
+    if ((v = weir__opt_get(o, "sink.partition-commit.trigger"))) {
+        if (strcasecmp(v, "partition-time") == 0)
+            cfg->partition_trigger = WEIR_PARTITION_TRIGGER_PARTITION_TIME;
+        else if (strcasecmp(v, "process-time") == 0)
+            cfg->partition_trigger = WEIR_PARTITION_TRIGGER_PROCESS_TIME;
+        else
+            return weir__opt_fail(o, opt_at(o, "sink.partition-commit.trigger"),
+                                  WEIR_EINVAL,
+                                  "option 'sink.partition-commit.trigger': "
+                                  "expected 'process-time' or "
+                                  "'partition-time', got '%s'",
+                                  v);
+    }
+    if ((rc = weir__opt_duration(o, "sink.partition-commit.delay",
+                                 &cfg->partition_commit_delay_ms)))
+        return rc;
+    if (cfg->partition_commit_delay_ms < 0)
+        return weir__opt_fail(o, opt_at(o, "sink.partition-commit.delay"),
+                              WEIR_EINVAL,
+                              "option 'sink.partition-commit.delay' must not "
+                              "be negative");
+    cfg->success_file_name =
+        weir__opt_get(o, "sink.partition-commit.success-file.name");
+    if (cfg->success_file_name &&
+        (!*cfg->success_file_name || strchr(cfg->success_file_name, '/')))
+        return weir__opt_fail(
+            o, opt_at(o, "sink.partition-commit.success-file.name"),
+            WEIR_EINVAL,
+            "option 'sink.partition-commit.success-file.name' must be a plain "
+            "file name");
+    if ((v = weir__opt_get(o, "sink.partition-commit.watermark-time-zone")) &&
+        strcasecmp(v, "UTC") != 0 && strcasecmp(v, "GMT") != 0 &&
+        strcmp(v, "Z") != 0)
+        return weir__opt_fail(
+            o, opt_at(o, "sink.partition-commit.watermark-time-zone"),
+            WEIR_EUNSUPPORTED,
+            "option 'sink.partition-commit.watermark-time-zone': weir reads "
+            "partition times in UTC only, got '%s'",
+            v);
+    if ((v = weir__opt_get(o, "partition.time-extractor.kind")) &&
+        strcasecmp(v, "default") != 0)
+        return weir__opt_fail(o, opt_at(o, "partition.time-extractor.kind"),
+                              WEIR_EUNSUPPORTED,
+                              "partition time extractor '%s' is not "
+                              "supported: weir has 'default' only",
+                              v);
+    if ((v = weir__opt_get(o,
+                           "partition.time-extractor.timestamp-formatter")) &&
+        strcmp(v, "yyyy-MM-dd HH:mm:ss") != 0)
+        return weir__opt_fail(
+            o, opt_at(o, "partition.time-extractor.timestamp-formatter"),
+            WEIR_EUNSUPPORTED,
+            "option 'partition.time-extractor.timestamp-formatter': weir reads "
+            "'yyyy-MM-dd HH:mm:ss' only, got '%s'",
+            v);
+    cfg->partition_time_pattern =
+        weir__opt_get(o, "partition.time-extractor.timestamp-pattern");
+    if (cfg->success_file && !cfg->n_partition_keys)
+        return weir__opt_fail(
+            o, opt_at(o, "sink.partition-commit.policy.kind"), WEIR_EINVAL,
+            "option 'sink.partition-commit.policy.kind' needs a partitioned "
+            "table (PARTITIONED BY)");
+    return 0;
+}
 
 int weir_file_sink_spec_opts(const weir_option *opts, size_t n_opts,
                              const weir_schema *schema,
@@ -622,6 +1492,10 @@ int weir_file_sink_spec_opts(const weir_option *opts, size_t n_opts,
                             "connector 'filesystem' needs option 'path'");
         goto done;
     }
+    if ((rc = weir__opt_local_path(&o, "path", &cfg.path)))
+        goto done;
+    if ((rc = partition_opts(&o, env, &cfg)))
+        goto done;
     if ((rc = weir__opt_format(&o, true, &cfg.format, &ignore_errors)))
         goto done;
     if ((rc = weir__opt_size(&o, "sink.rolling-policy.file-size",
@@ -655,6 +1529,21 @@ int weir_file_sink_spec_opts(const weir_option *opts, size_t n_opts,
         cfg.clock = env->clock;
     if ((rc = weir__opt_finish(&o, file_sink_known)))
         goto done;
+    for (uint32_t k = 0; schema && k < cfg.n_partition_keys; k++) {
+        if (weir_schema_find(schema, cfg.partition_keys[k]) < 0) {
+            rc = weir_error_set(err, WEIR_EINVAL,
+                                "partition column '%s' is not a column of the "
+                                "table",
+                                cfg.partition_keys[k]);
+            goto done;
+        }
+    }
+    if (schema && cfg.n_partition_keys >= schema->n_fields) {
+        rc = weir_error_set(err, WEIR_EINVAL,
+                            "a partitioned table needs at least one column "
+                            "that is not a partition column");
+        goto done;
+    }
     if (schema) {
         weir_encoder *probe; /* check the format against the schema now */
         if ((rc = weir_encoder_create(&cfg.format, schema, &probe, err)))

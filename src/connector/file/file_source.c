@@ -982,6 +982,8 @@ int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts,
                             "connector 'filesystem' needs option 'path'");
         goto done;
     }
+    if ((rc = weir__opt_local_path(&o, "path", &cfg.path)))
+        goto done;
     bool ignore_errors = false;
     if ((rc = weir__opt_format(&o, false, &cfg.format, &ignore_errors)))
         goto done;
@@ -1039,6 +1041,13 @@ int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts,
         "sink.rolling-policy.file-size",
         "sink.rolling-policy.rollover-interval",
         "sink.rolling-policy.check-interval", "sink.commit-on-checkpoint",
+        "sink.partition-commit.trigger", "sink.partition-commit.delay",
+        "sink.partition-commit.policy.kind",
+        "sink.partition-commit.success-file.name",
+        "sink.partition-commit.watermark-time-zone", "partition.default-name",
+        "partition.time-extractor.kind",
+        "partition.time-extractor.timestamp-pattern",
+        "partition.time-extractor.timestamp-formatter",
         NULL};
     weir__opt_accept(&o, sink_side);
     if (env)
