@@ -202,7 +202,7 @@ static int slot_of(ga *g, weir_op_ctx *ctx, size_t klen, uint32_t *out)
     uint32_t i = (uint32_t)h & g->index_mask;
     for (; g->index[i]; i = (i + 1) & g->index_mask) {
         ga_slot *sl = &g->slots[g->index[i] - 1];
-        if (sl->hash == h && sl->klen == klen && !memcmp(g->kbuf + sl->koff, g->key, klen)) {
+        if (sl->hash == h && sl->klen == klen && (!klen || !memcmp(g->kbuf + sl->koff, g->key, klen))) {
             *out = g->index[i] - 1;
             return 0;
         }
@@ -229,7 +229,8 @@ static int slot_of(ga *g, weir_op_ctx *ctx, size_t klen, uint32_t *out)
     ga_slot *sl = &g->slots[s];
     if (rc || (rc = load(g, slot_accs(g, s), &sl->count)))
         return rc;
-    memcpy(g->kbuf + g->kbuf_len, g->key, klen);
+    if (klen) /* a global aggregation's key is empty (and kbuf may be NULL) */
+        memcpy(g->kbuf + g->kbuf_len, g->key, klen);
     sl->koff = g->kbuf_len;
     sl->klen = (uint32_t)klen;
     sl->hash = h;
