@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ops/ops.h"
 #include "support/harness.h"
@@ -74,6 +75,7 @@ typedef struct jt {
     const char *rocksdb_dir; /* state on RocksDB in this folder, or NULL for memory */
     const weir_clock *clock; /* the job's clock, or NULL for the system clock */
     int64_t ttl_ms;          /* state TTL of the join */
+    size_t fed;              /* rows fed since the job started */
 } jt;
 
 /*
@@ -147,6 +149,7 @@ static void jt_start_ex(jt *t, weir_join_type type, uint32_t parallelism, const 
         weir_error err = {0};
         cr_assert_eq(weir_job_enable_checkpoints(t->job, &cc, &err), 0, "%s", err.message);
     }
+    t->fed = 0;
     cr_assert_eq(weir_job_start(t->job), 0, "%s", weir_job_error(t->job));
 }
 
@@ -156,11 +159,42 @@ static void jt_start(jt *t, weir_join_type type, uint32_t parallelism, const cha
     jt_start_ex(t, type, parallelism, residual_ne, NULL);
 }
 
-/* Feeds one row to side s ("L" or "R") and waits until the sink holds `total` lines. */
+static void sum_join_in(void *ud, const char *name, double value)
+{
+    size_t n = strlen(name);
+    if (strstr(name, ".Join.") && n > 11 && !strcmp(name + n - 11, ".records_in"))
+        *(double *)ud += value;
+}
+
+/*
+ * Waits (a guard against a hang, not a wait for time to pass) until the
+ * join has taken in n rows: the two sides arrive on separate channels, so
+ * a row is only known to be in the join's state once it has been counted.
+ */
+static bool join_took(jt *t, size_t n)
+{
+    for (int waited = 0; waited < GUARD_MS; waited++) {
+        double in = 0;
+        weir_job_metrics(t->job, sum_join_in, &in);
+        if (in >= (double)n)
+            return true;
+        struct timespec ms = {0, 1000 * 1000};
+        nanosleep(&ms, NULL);
+    }
+    return false;
+}
+
+/*
+ * Feeds one row to side s ("L" or "R"), waits until the join has taken it
+ * in (so rows reach the join in the order they are fed) and until the sink
+ * holds `total` lines.
+ */
 static void feed(jt *t, int s, const char *row, size_t total)
 {
     th_source_row_text(t->src[s], 0, 0, row);
     cr_assert(th_source_wait_read(t->src[s], 0, GUARD_MS));
+    t->fed++;
+    cr_assert(join_took(t, t->fed), "the join did not take in %s %s", s ? "right" : "left", row);
     cr_assert(th_collect_wait_count(t->sink, total, GUARD_MS), "after %s %s: %zu lines, expected %zu:\n%s",
               s ? "right" : "left", row, th_collect_count(t->sink), total, th_collect_text(t->sink, false));
 }
