@@ -110,12 +110,16 @@ static int ga_create(void *arg, const weir_op_info *info, void **out_op)
     g->slots = weir_calloc(g->cap_slots, sizeof *g->slots);
     g->slot_accs = weir_calloc((size_t)g->cap_slots * (total ? total : 1), 1);
     g->index = weir_calloc(ix, sizeof *g->index);
+    /* allocated up front: a global aggregation's keys are empty and never grow it, and
+     * memcpy/memcmp must not see a NULL buffer */
+    g->kbuf_cap = 4096;
+    g->kbuf = weir_malloc(g->kbuf_cap);
     g->out = weir_batch_create(c->out, info->batch_size);
     g->prev = weir_batch_create(c->out, 1);
     g->cur = weir_batch_create(c->out, 1);
     if (c->mini_batch && !(g->before = weir_batch_create(c->out, g->cap_slots)))
         goto fail;
-    if (!g->slots || !g->slot_accs || !g->index || !g->out || !g->prev || !g->cur)
+    if (!g->slots || !g->slot_accs || !g->index || !g->kbuf || !g->out || !g->prev || !g->cur)
         goto fail;
     *out_op = g;
     return 0;
