@@ -17,6 +17,14 @@
  * values of the group - and a hot group O(n^2) over the stream. Barriers
  * and watermarks come between batches, so state is complete whenever it is
  * snapshotted.
+ *
+ * Mini-batch (table.exec.mini-batch.enabled): a slot also keeps the group's
+ * result from before the batch (a row of `before`) and the input row that
+ * last touched it; rows only update the accumulators, and when the slots
+ * are written back each group emits its net change over the batch: +I,
+ * -U/+U, -D, or nothing when its result is unchanged. The input batch is
+ * the mini-batch, so no latency is added; a group changed by k rows of a
+ * batch emits one change instead of k.
  */
 #include <string.h>
 
@@ -29,6 +37,7 @@ typedef struct ga_conf {
     weir_agg *aggs;
     const weir_schema *out;
     int64_t ttl_ms;
+    bool mini_batch;
 } ga_conf;
 
 /* One group met in the current batch. */
@@ -37,6 +46,9 @@ typedef struct ga_slot {
     uint32_t klen;
     uint64_t hash;
     int64_t count;   /* rows net of retractions; 0: the group is empty (cleared at the end) */
+    /* mini-batch: */
+    bool had;        /* the group had a result before the batch: row `slot` of g->before */
+    uint32_t last;   /* the input row that last changed it (for its key columns and time) */
 } ga_slot;
 
 typedef struct ga {
@@ -45,6 +57,9 @@ typedef struct ga {
     weir_batch *out;      /* output being filled */
     weir_batch *prev;     /* one-row scratch: previous result */
     weir_batch *cur;      /* one-row scratch: new result */
+    weir_batch *before;   /* mini-batch: per slot, the result before the batch (cap_slots rows) */
+    const weir_batch *in; /* mini-batch: the input batch being processed */
+    uint32_t in_row;      /* mini-batch: its row being applied */
     size_t *acc_off;      /* accumulator i of a slot at acc_off[i]; acc_off[n_aggs]: the slot size */
     weir_buf val;         /* state value being built */
     uint8_t key[1024];
@@ -95,10 +110,16 @@ static int ga_create(void *arg, const weir_op_info *info, void **out_op)
     g->slots = weir_calloc(g->cap_slots, sizeof *g->slots);
     g->slot_accs = weir_calloc((size_t)g->cap_slots * (total ? total : 1), 1);
     g->index = weir_calloc(ix, sizeof *g->index);
+    /* allocated up front: a global aggregation's keys are empty and never grow it, and
+     * memcpy/memcmp must not see a NULL buffer */
+    g->kbuf_cap = 4096;
+    g->kbuf = weir_malloc(g->kbuf_cap);
     g->out = weir_batch_create(c->out, info->batch_size);
     g->prev = weir_batch_create(c->out, 1);
     g->cur = weir_batch_create(c->out, 1);
-    if (!g->slots || !g->slot_accs || !g->index || !g->out || !g->prev || !g->cur)
+    if (c->mini_batch && !(g->before = weir_batch_create(c->out, g->cap_slots)))
+        goto fail;
+    if (!g->slots || !g->slot_accs || !g->index || !g->kbuf || !g->out || !g->prev || !g->cur)
         goto fail;
     *out_op = g;
     return 0;
@@ -171,14 +192,20 @@ static int store(ga *g, const uint8_t *accs, int64_t count)
     return rc ? rc : weir_value_put(g->st, NULL, 0, g->val.data, g->val.len);
 }
 
+static int emit_net(ga *g, weir_op_ctx *ctx, uint32_t s);
+static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32_t in_row, weir_batch *dst,
+                        uint32_t row);
+
 /*
  * Writes every group of the batch back to state (or clears the emptied
- * ones) and forgets them. With write false (after a failure) it only frees
- * the accumulators.
+ * ones) and forgets them; with mini-batch, emits each group's net change
+ * first. With write false (after a failure) it only frees the accumulators.
  */
 static int slots_flush(ga *g, weir_op_ctx *ctx, bool write)
 {
     int rc = 0;
+    for (uint32_t s = 0; write && g->before && s < g->n_slots && !rc; s++)
+        rc = emit_net(g, ctx, s);
     for (uint32_t s = 0; s < g->n_slots; s++) {
         ga_slot *sl = &g->slots[s];
         uint8_t *accs = slot_accs(g, s);
@@ -191,6 +218,8 @@ static int slots_flush(ga *g, weir_op_ctx *ctx, bool write)
     }
     g->n_slots = 0;
     g->kbuf_len = 0;
+    if (g->before)
+        weir_batch_reset(g->before);
     memset(g->index, 0, ((size_t)g->index_mask + 1) * sizeof *g->index);
     return rc;
 }
@@ -229,7 +258,17 @@ static int slot_of(ga *g, weir_op_ctx *ctx, size_t klen, uint32_t *out)
     ga_slot *sl = &g->slots[s];
     if (rc || (rc = load(g, slot_accs(g, s), &sl->count)))
         return rc;
-    if (klen) /* a global aggregation's key is empty (and kbuf may be NULL) */
+    if (g->before) {
+        /* the group's result before this batch, to emit the net change against */
+        if (weir_batch_append_row(g->before) < 0)
+            return WEIR_EINVAL;
+        sl->had = sl->count > 0;
+        if (sl->had && (rc = write_result(g, slot_accs(g, s), g->in, g->in_row, g->before, s))) {
+            accs_destroy(g, slot_accs(g, s));
+            return rc;
+        }
+    }
+    if (klen) /* a global aggregation's key is empty */
         memcpy(g->kbuf + g->kbuf_len, g->key, klen);
     sl->koff = g->kbuf_len;
     sl->klen = (uint32_t)klen;
@@ -302,15 +341,15 @@ static bool same_values(const weir_batch *a, uint32_t ra, const weir_batch *b, u
     return true;
 }
 
-/* Appends row 0 of one-row batch src to the output as kind, flushing first when full. */
-static int emit_row(ga *g, weir_op_ctx *ctx, const weir_batch *src, weir_row_kind kind, weir_ts ts)
+/* Appends row `row` of src to the output as kind, flushing first when full. */
+static int emit_row(ga *g, weir_op_ctx *ctx, const weir_batch *src, uint32_t row, weir_row_kind kind, weir_ts ts)
 {
     if (weir_batch_full(g->out)) {
         int rc = flush(g, ctx);
         if (rc)
             return rc;
     }
-    int rc = weir_batch_copy_row(g->out, src, 0);
+    int rc = weir_batch_copy_row(g->out, src, row);
     if (rc)
         return rc;
     g->out->kind[g->out->n_rows - 1] = (uint8_t)kind;
@@ -326,15 +365,18 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
         return weir_op_fail(ctx, WEIR_EINVAL, "group key of %zu bytes exceeds the limit of %zu", klen,
                             sizeof g->key);
     uint32_t slot;
+    g->in_row = r;
     int rc = slot_of(g, ctx, klen, &slot);
     if (rc)
         return rc;
     uint8_t *accs = slot_accs(g, slot);
     int64_t count = g->slots[slot].count;
+    bool mini = g->before != NULL; /* the change is emitted at the end of the batch (emit_net) */
+    g->slots[slot].last = r;
     weir_batch_reset(g->prev);
     weir_batch_reset(g->cur);
     bool had = count > 0;
-    if (had) {
+    if (had && !mini) {
         weir_batch_append_row(g->prev);
         if ((rc = write_result(g, accs, in, r, g->prev, 0)))
             return rc;
@@ -355,8 +397,8 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
     if (count <= 0) {
         /* Every row of the group was retracted: retract its last result; the
          * group starts afresh (its state is cleared at the end of the batch). */
-        if (had) {
-            if ((rc = emit_row(g, ctx, g->prev, WEIR_ROW_DELETE, in->ts[r])))
+        if (had && !mini) {
+            if ((rc = emit_row(g, ctx, g->prev, 0, WEIR_ROW_DELETE, in->ts[r])))
                 return rc;
             (*g->n_updates)++;
         }
@@ -366,16 +408,48 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
         return 0;
     }
     g->slots[slot].count = count;
+    if (mini)
+        return 0;
     weir_batch_append_row(g->cur);
     if ((rc = write_result(g, accs, in, r, g->cur, 0)))
         return rc;
     if (!had) {
-        rc = emit_row(g, ctx, g->cur, WEIR_ROW_INSERT, in->ts[r]);
+        rc = emit_row(g, ctx, g->cur, 0, WEIR_ROW_INSERT, in->ts[r]);
         (*g->n_updates)++;
     } else if (!same_values(g->prev, 0, g->cur, 0)) {
-        rc = emit_row(g, ctx, g->prev, WEIR_ROW_UPDATE_BEFORE, in->ts[r]);
+        rc = emit_row(g, ctx, g->prev, 0, WEIR_ROW_UPDATE_BEFORE, in->ts[r]);
         if (!rc)
-            rc = emit_row(g, ctx, g->cur, WEIR_ROW_UPDATE_AFTER, in->ts[r]);
+            rc = emit_row(g, ctx, g->cur, 0, WEIR_ROW_UPDATE_AFTER, in->ts[r]);
+        (*g->n_updates)++;
+    }
+    return rc;
+}
+
+/* Mini-batch: emits the net change of slot s's group over the batch. */
+static int emit_net(ga *g, weir_op_ctx *ctx, uint32_t s)
+{
+    const ga_slot *sl = &g->slots[s];
+    weir_ts ts = g->in->ts[sl->last];
+    int rc;
+    if (sl->count <= 0) {
+        if (!sl->had)
+            return 0;
+        if ((rc = emit_row(g, ctx, g->before, s, WEIR_ROW_DELETE, ts)))
+            return rc;
+        (*g->n_updates)++;
+        return 0;
+    }
+    weir_batch_reset(g->cur);
+    weir_batch_append_row(g->cur);
+    if ((rc = write_result(g, slot_accs(g, s), g->in, sl->last, g->cur, 0)))
+        return rc;
+    if (!sl->had) {
+        rc = emit_row(g, ctx, g->cur, 0, WEIR_ROW_INSERT, ts);
+        (*g->n_updates)++;
+    } else if (!same_values(g->before, s, g->cur, 0)) {
+        rc = emit_row(g, ctx, g->before, s, WEIR_ROW_UPDATE_BEFORE, ts);
+        if (!rc)
+            rc = emit_row(g, ctx, g->cur, 0, WEIR_ROW_UPDATE_AFTER, ts);
         (*g->n_updates)++;
     }
     return rc;
@@ -384,14 +458,17 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
 static int ga_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
 {
     ga *g = op;
+    g->in = in;
     for (uint32_t r = 0; r < in->n_rows; r++) {
         int rc = apply_row(g, ctx, in, r);
         if (rc) {
             slots_flush(g, ctx, false);
+            g->in = NULL;
             return rc;
         }
     }
     int rc = slots_flush(g, ctx, true);
+    g->in = NULL;
     return rc ? rc : flush(g, ctx);
 }
 
@@ -405,6 +482,7 @@ static void ga_close(void *op)
     weir_batch_destroy(g->cur);
     if (g->slots && g->slot_accs && g->index && g->acc_off)
         slots_flush(g, NULL, false);
+    weir_batch_destroy(g->before);
     weir_free(g->slots);
     weir_free(g->slot_accs);
     weir_free(g->index);
@@ -430,6 +508,7 @@ int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *ou
     c->n_aggs = cfg->n_aggs;
     c->out = cfg->out_schema;
     c->ttl_ms = cfg->state_ttl_ms;
+    c->mini_batch = cfg->mini_batch;
     c->aggs = weir_calloc(cfg->n_aggs ? cfg->n_aggs : 1, sizeof *c->aggs);
     if (!c->aggs) {
         weir_free(c);

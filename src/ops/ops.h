@@ -19,7 +19,10 @@
  * rows are all retracted is -D. Input rows may themselves be a changelog
  * (-U/-D retract, which needs retractable aggregates). Each input row is
  * applied and emitted on its own, so the changelog does not depend on how
- * rows were batched.
+ * rows were batched - unless mini_batch is set (table.exec.mini-batch.enabled):
+ * then all rows of a key within one input batch are folded and only the
+ * net change is emitted (+I, -U/+U, -D or nothing), as Flink's mini-batch
+ * aggregation; the table the changelog describes is the same.
  */
 typedef struct weir_group_agg_config {
     weir_keyspec keys;
@@ -27,6 +30,7 @@ typedef struct weir_group_agg_config {
     const weir_agg *aggs;          /* copied */
     const weir_schema *out_schema; /* borrowed; keys then aggregates */
     int64_t state_ttl_ms;          /* 0: keep forever (table.exec.state.ttl) */
+    bool mini_batch;               /* one net change per key per input batch */
 } weir_group_agg_config;
 
 int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *out);

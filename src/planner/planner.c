@@ -155,6 +155,12 @@ int plan_job_config(plan_ctx *pc, weir_job_config *cfg, weir_error *err)
         else
             return weir_error_set(err, WEIR_EINVAL, "state.backend.type: expected 'hashmap' or 'rocksdb', got '%s'", v);
     }
+    static const char *const bools[] = {"table.optimizer.reuse-sub-plan-enabled", "table.optimizer.reuse-source-enabled"};
+    for (size_t i = 0; i < sizeof bools / sizeof *bools; i++) {
+        bool b;
+        if ((v = plan_config(pc, bools[i])) && weir_option_parse_bool(v, &b))
+            return weir_error_set(err, WEIR_EINVAL, "%s: expected 'true' or 'false', got '%s'", bools[i], v);
+    }
     if ((v = plan_config(pc, "state.checkpoints.dir")))
         cfg->checkpoint_dir = v;
     if ((v = plan_config(pc, "weir.state.dir")))
@@ -334,6 +340,11 @@ static int plan_explain(plan_ctx *pc, const weir_sql_stmt *st)
     weir_job *real = pc->job;
     weir_buf saved = pc->explain;
     int saved_sinks = pc->n_sinks;
+    /* the real job's operators cannot be reused in the scratch one */
+    plan_reuse_entry *saved_reuse = pc->reuse;
+    size_t saved_n_reuse = pc->n_reuse;
+    pc->reuse = NULL;
+    pc->n_reuse = 0;
     weir_buf_init(&pc->explain);
     pc->job = NULL;
     int rc = run_stmt(pc, inner);
@@ -348,6 +359,9 @@ static int plan_explain(plan_ctx *pc, const weir_sql_stmt *st)
     pc->explain = saved;
     pc->job = real;
     pc->n_sinks = saved_sinks;
+    plan_reuse_free(pc);
+    pc->reuse = saved_reuse;
+    pc->n_reuse = saved_n_reuse;
     return rc;
 }
 
@@ -466,6 +480,7 @@ void weir_sql_job_destroy(weir_sql_job *j)
     weir_expr_arena_destroy(pc->arena);
     weir_buf_fini(&pc->explain);
     weir_buf_fini(&pc->explain_out);
+    plan_reuse_free(pc);
     weir_free(j->explain_output);
     weir_sql_script_destroy(j->script);
     weir_free(j);

@@ -67,6 +67,12 @@ typedef struct rel {
     weir_sql_loc loc;
 } rel;
 
+/* An operator added to the job, by the digest of what it computes (reuse.c). */
+typedef struct plan_reuse_entry {
+    char *digest;
+    rel r;
+} plan_reuse_entry;
+
 struct plan_ctx {
     const weir_sql_script *script;
     weir_error *err;
@@ -95,6 +101,9 @@ struct plan_ctx {
     const char **proj;
     size_t n_proj;
     bool proj_on;
+    /* sub-plan reuse (reuse.c) */
+    plan_reuse_entry *reuse;
+    size_t n_reuse;
 };
 
 /* config */
@@ -149,6 +158,24 @@ int plan_projection_begin(plan_ctx *pc, const weir_sql_select *sel);
 void plan_projection_end(plan_ctx *pc);
 /* The columns the source of t produces (all of them, unless pushdown applies). */
 int plan_projection_apply(plan_ctx *pc, const cat_table *t, plan_source_cols *out);
+
+/*
+ * reuse.c: sub-plan reuse. Every reusable operator (source, calc, window
+ * and group aggregation) is described by a digest: its kind, the digest
+ * key of its input stream (node, side output, partitioning) and all its
+ * parameters. Operators over the same input with the same digest compute
+ * the same stream, so the second one is not added: its consumers read the
+ * first one's output (the runtime fans a stream out to every consumer).
+ * Since inputs are named by node, equal subtrees collapse bottom-up.
+ */
+typedef enum plan_reuse_kind { PLAN_REUSE_SOURCE, PLAN_REUSE_OPERATOR } plan_reuse_kind;
+/* Appends the identity of stream s to b ("n3/0/p1/k0,2"). */
+int plan_reuse_stream(weir_buf *b, weir_stream s);
+/* The rel planned earlier with this digest (NULL: none, reuse is off for this kind, or the digest is empty). */
+const rel *plan_reuse_find(plan_ctx *pc, plan_reuse_kind kind, const weir_buf *digest);
+/* Records r under digest (a no-op when reuse is off for this kind). */
+int plan_reuse_add(plan_ctx *pc, plan_reuse_kind kind, const weir_buf *digest, const rel *r);
+void plan_reuse_free(plan_ctx *pc);
 
 /* FROM item: a table, view, subquery, window table function or join. */
 int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out);

@@ -42,6 +42,37 @@ static void explain_line(plan_ctx *pc, const char *fmt, ...)
     weir_buf_printf(&pc->explain, "  %s\n", buf);
 }
 
+/*
+ * The digest of a calc: its input stream, filter and projection (the
+ * readable forms of the expressions with the result types and names). A
+ * form too long for the buffer gives an empty digest (no reuse).
+ */
+static int calc_digest(weir_stream in, weir_expr *filter, weir_expr *const *exprs, const char *const *names,
+                       uint32_t n, weir_buf *dg)
+{
+    char buf[4096], tb[64];
+    weir_buf_init(dg);
+    int rc = weir_buf_printf(dg, "Calc|");
+    if (!rc)
+        rc = plan_reuse_stream(dg, in);
+    bool cut = false;
+    if (!rc && filter) {
+        cut |= weir_expr_format(filter, buf, sizeof buf) >= sizeof buf - 1;
+        rc = weir_buf_printf(dg, "|where %s", buf);
+    }
+    for (uint32_t i = 0; !rc && exprs && i < n; i++) {
+        cut |= weir_expr_format(exprs[i], buf, sizeof buf) >= sizeof buf - 1;
+        weir_type t = weir_expr_type(exprs[i]);
+        weir_expr_type_name(t, weir_expr_interval(exprs[i]), tb, sizeof tb);
+        rc = weir_buf_printf(dg, "|%s:%s%s AS %s", buf, tb, t.nullable ? "" : " NOT NULL", names[i]);
+    }
+    if (!rc && !exprs)
+        rc = weir_buf_printf(dg, "|*");
+    if (cut)
+        dg->len = 0;
+    return rc;
+}
+
 int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, const char *const *names,
               uint32_t n, rel *out, const char *label)
 {
@@ -75,16 +106,31 @@ int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, 
         if (rel_quals(pc, &o, NULL))
             return WEIR_ENOMEM;
     }
+    /* The same calc over the same stream: one operator (reuse.c). */
+    weir_buf dg;
+    int rc = calc_digest(r->s, filter, exprs, names, n, &dg);
+    const rel *same = rc ? NULL : plan_reuse_find(pc, PLAN_REUSE_OPERATOR, &dg);
+    if (same) {
+        weir_buf_fini(&dg);
+        o.s = same->s;
+        explain_line(pc, "Reused[%d]: %s", o.s.node, label);
+        *out = o;
+        return 0;
+    }
     weir_operator_spec spec;
-    int rc = weir__calc_spec(filter, exprs, n, exprs ? s : r->schema, pc->cenv.clock, &spec);
-    if (rc)
-        return rc;
-    rc = weir_job_operator(pc->job, &r->s, 1, &spec, exprs ? s : r->schema, 0, &o.s);
-    if (rc) {
+    if (!rc)
+        rc = weir__calc_spec(filter, exprs, n, exprs ? s : r->schema, pc->cenv.clock, &spec);
+    if (!rc && (rc = weir_job_operator(pc->job, &r->s, 1, &spec, exprs ? s : r->schema, 0, &o.s))) {
         if (spec.free_arg)
             spec.free_arg(spec.arg);
+        weir_buf_fini(&dg);
         return plan_error(pc, r->loc, rc, "cannot add operator %s: %s", label, weir_job_error(pc->job));
     }
+    if (!rc)
+        rc = plan_reuse_add(pc, PLAN_REUSE_OPERATOR, &dg, &o);
+    weir_buf_fini(&dg);
+    if (rc)
+        return rc;
     char buf[512];
     weir_buf fb;
     weir_buf_init(&fb);
@@ -136,6 +182,16 @@ static int set_alias(plan_ctx *pc, rel *r, const weir_sql_table_ref *ref, const 
     return 0;
 }
 
+/* The digest of a source: its table (its DDL: name, options, computed columns) and the columns it produces. */
+static int source_digest(const cat_table *t, const plan_source_cols *cols, weir_buf *dg)
+{
+    weir_buf_init(dg);
+    int rc = weir_buf_printf(dg, "Source|%s|%p|%d|", t->name, (const void *)t->ddl, cols->rowtime);
+    for (uint32_t i = 0; !rc && i < cols->full->n_fields; i++)
+        rc = weir_buf_printf(dg, "%s,", cols->full->fields[i].name);
+    return rc;
+}
+
 static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
 {
     if (t->ddl->n_partitioned_by)
@@ -149,6 +205,17 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
     plan_source_cols cols;
     if ((rc = plan_projection_apply(pc, t, &cols)))
         return rc;
+    /* A table read twice with the same columns: one source (reuse.c). */
+    weir_buf dg;
+    rc = source_digest(t, &cols, &dg);
+    const rel *same = rc ? NULL : plan_reuse_find(pc, PLAN_REUSE_SOURCE, &dg);
+    weir_buf_fini(&dg);
+    if (same) {
+        *out = *same;
+        out->loc = loc;
+        explain_line(pc, "Reused[%d]: source %s", out->s.node, t->name);
+        return 0;
+    }
     weir_source_spec spec;
     weir_error err = {0};
     int bad = -1;
@@ -228,7 +295,11 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
                      cols.full->fields[cols.rowtime].name, (long long)t->watermark_delay_ms, colbuf);
     else
         explain_line(pc, "Source[%d]: %s%s", out->s.node, t->name, colbuf);
-    return 0;
+    out->quals = NULL; /* set by the caller, per use */
+    if (!(rc = source_digest(t, &cols, &dg)))
+        rc = plan_reuse_add(pc, PLAN_REUSE_SOURCE, &dg, out);
+    weir_buf_fini(&dg);
+    return rc;
 }
 
 static int plan_named(plan_ctx *pc, const weir_sql_name *name, const weir_sql_table_ref *ref, rel *out)
@@ -600,6 +671,10 @@ static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pr
  * GROUP BY / aggregates / DISTINCT over `in`. On return *out is the
  * aggregation output and *as is ready for phase BIND.
  */
+static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, rel *pr_, weir_agg *aggs,
+                    bool have_legacy, const weir_window_assigner *legacy_, bool legacy_proctime, weir_buf *dg,
+                    rel *out);
+
 static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, rel *out)
 {
     int rc;
@@ -749,16 +824,44 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
     weir_agg *aggs = plan_alloc(pc, (as->n_calls + 1) * sizeof *aggs);
     if (!aggs)
         return WEIR_ENOMEM;
-    for (uint32_t i = 0; i < as->n_calls; i++) {
+    /* the digest of the aggregation (reuse.c): input, keys, aggregates, then the operator's options */
+    weir_buf dg;
+    weir_buf_init(&dg);
+    rc = weir_buf_printf(&dg, "%s|", as->windowed ? "Window" : "Group");
+    if (!rc)
+        rc = plan_reuse_stream(&dg, pr.s);
+    if (!rc)
+        rc = weir_buf_printf(&dg, "|keys=%u", as->n_keys);
+    for (uint32_t i = 0; !rc && i < as->n_calls; i++) {
         agg_call *c = &as->calls[i];
         char fn[48];
         snprintf(fn, sizeof fn, "%s", c->fn);
         if (in->updating && (!strcmp(fn, "MIN") || !strcmp(fn, "MAX") || !strcmp(fn, "FIRST_VALUE") || !strcmp(fn, "LAST_VALUE")))
             snprintf(fn, sizeof fn, "%s_RETRACT", c->fn);
         weir_error err = {0};
-        if ((rc = weir_agg_bind(fn, pr.schema, c->pre_col, c->param, &aggs[i], &err)))
+        if ((rc = weir_agg_bind(fn, pr.schema, c->pre_col, c->param, &aggs[i], &err))) {
+            weir_buf_fini(&dg);
             return plan_error(pc, c->call->loc, rc, "%s", err.message);
+        }
+        rc = weir_buf_printf(&dg, "|%s(%d,%.17g)", fn, c->pre_col, c->param);
     }
+    if (rc) {
+        weir_buf_fini(&dg);
+        return rc;
+    }
+    rc = agg_plan(pc, sel, in, as, &pr, aggs, have_legacy, &legacy, legacy_proctime, &dg, out);
+    weir_buf_fini(&dg);
+    return rc;
+}
+
+/* The aggregation operator of plan_aggregate over its pre-projection pr; dg holds its digest so far. */
+static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, rel *pr_, weir_agg *aggs,
+                    bool have_legacy, const weir_window_assigner *legacy_, bool legacy_proctime, weir_buf *dg,
+                    rel *out)
+{
+    int rc;
+    rel pr = *pr_;
+    weir_window_assigner legacy = *legacy_;
     weir_keyspec ks = {.n = as->n_keys};
     if (as->n_keys > WEIR_KEY_MAX_COLS)
         return plan_error(pc, sel->loc, WEIR_EUNSUPPORTED, "at most %d GROUP BY keys", WEIR_KEY_MAX_COLS);
@@ -784,17 +887,36 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
             ws.time_domain = WEIR_TIME_PROCESSING;
         if ((rc = emit_options(pc, &ws, sel->loc)))
             return rc;
+        const weir_window_assigner *wa = &ws.assigner;
+        const weir_window_trigger *wt = &ws.trigger;
+        if ((rc = weir_buf_printf(dg, "|w%d,%lld,%lld,%lld,%lld,%lld|t%d,%llu,%lld,%llu,%lld,%d|d%d|l%lld|a%d|wt%d",
+                                  (int)wa->kind, (long long)wa->size_ms, (long long)wa->slide_ms,
+                                  (long long)wa->offset_ms, (long long)wa->gap_ms, (long long)wa->max_length_ms,
+                                  (int)wt->kind, (unsigned long long)wt->count, (long long)wt->early_interval_ms,
+                                  (unsigned long long)wt->early_count, (long long)wt->late_interval_ms,
+                                  (int)wt->purging, (int)ws.time_domain, (long long)ws.allowed_lateness_ms,
+                                  (int)ws.accumulation, (int)ws.window_time)))
+            return rc;
+        const char *late = plan_config(pc, "weir.late-records.table");
+        if (late && (rc = weir_buf_printf(dg, "|late %s", late)))
+            return rc;
+        const rel *same = plan_reuse_find(pc, PLAN_REUSE_OPERATOR, dg);
         weir_error err = {0};
         const weir_schema *os;
-        if ((rc = weir_job_window(pc->job, pr.s, pr.schema, &ws, 0, &out->s, &err)))
-            return plan_error(pc, sel->loc, rc, "%s", err.message);
-        if ((rc = weir_window_output_schema(&ws, pr.schema, (weir_schema **)&os, &err)))
-            return plan_error(pc, sel->loc, rc, "%s", err.message);
-        weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
-        if (!ns)
-            return WEIR_ENOMEM;
-        pc->schemas = ns;
-        pc->schemas[pc->n_schemas++] = (weir_schema *)os;
+        if (same) {
+            out->s = same->s;
+            os = same->schema;
+        } else {
+            if ((rc = weir_job_window(pc->job, pr.s, pr.schema, &ws, 0, &out->s, &err)))
+                return plan_error(pc, sel->loc, rc, "%s", err.message);
+            if ((rc = weir_window_output_schema(&ws, pr.schema, (weir_schema **)&os, &err)))
+                return plan_error(pc, sel->loc, rc, "%s", err.message);
+            weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
+            if (!ns)
+                return WEIR_ENOMEM;
+            pc->schemas = ns;
+            pc->schemas[pc->n_schemas++] = (weir_schema *)os;
+        }
         out->schema = (weir_schema *)os;
         as->ws_out = as->n_keys;
         as->we_out = as->n_keys + 1;
@@ -810,12 +932,20 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         }
         out->updating = ws.accumulation == WEIR_ACC_RETRACTING;
         static const char *kinds[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION", "GLOBAL"};
+        if (same) {
+            /* the first one sends the late records already */
+            explain_line(pc, "Reused[%d]: WindowAggregate", out->s.node);
+            goto done;
+        }
         explain_line(pc, "WindowAggregate[%d]: %s size=%lld slide=%lld gap=%lld keys=%u aggs=%u lateness=%lld%s%s",
                      out->s.node, kinds[ws.assigner.kind], (long long)ws.assigner.size_ms,
                      (long long)ws.assigner.slide_ms, (long long)ws.assigner.gap_ms, as->n_keys, as->n_calls,
                      (long long)ws.allowed_lateness_ms, out->updating ? " (changelog)" : "",
                      proctime ? " (processing time)" : "");
         if ((rc = plan_late_output(pc, out->s, pr.schema, sel->loc)))
+            return rc;
+        out->n_physical = out->schema->n_fields;
+        if ((rc = plan_reuse_add(pc, PLAN_REUSE_OPERATOR, dg, out)))
             return rc;
     } else {
         weir_schema *os = plan_new_schema(pc);
@@ -835,7 +965,22 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         const char *v = plan_config(pc, "table.exec.state.ttl");
         if (v && weir_option_parse_duration(v, &ttl))
             return plan_error(pc, sel->loc, WEIR_EINVAL, "table.exec.state.ttl: invalid duration '%s'", v);
-        weir_group_agg_config gc = {.keys = ks, .n_aggs = as->n_calls, .aggs = aggs, .out_schema = os, .state_ttl_ms = ttl};
+        bool mini = false;
+        if ((v = plan_config(pc, "table.exec.mini-batch.enabled")) && weir_option_parse_bool(v, &mini))
+            return plan_error(pc, sel->loc, WEIR_EINVAL, "table.exec.mini-batch.enabled: expected 'true' or 'false', got '%s'", v);
+        if ((rc = weir_buf_printf(dg, "|ttl%lld|mb%d", (long long)ttl, (int)mini)))
+            return rc;
+        /* With no aggregate an insert-only input gives an insert-only DISTINCT. */
+        out->updating = as->n_calls > 0 || in->updating;
+        const rel *same = plan_reuse_find(pc, PLAN_REUSE_OPERATOR, dg);
+        if (same) {
+            out->s = same->s;
+            out->schema = same->schema;
+            explain_line(pc, "Reused[%d]: GroupAggregate", out->s.node);
+            goto done;
+        }
+        weir_group_agg_config gc = {.keys = ks, .n_aggs = as->n_calls, .aggs = aggs, .out_schema = os, .state_ttl_ms = ttl,
+                                   .mini_batch = mini};
         weir_operator_spec spec;
         if ((rc = weir_group_agg_spec(&gc, &spec)))
             return rc;
@@ -847,10 +992,13 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
             return plan_error(pc, sel->loc, rc, "cannot add the aggregation: %s", weir_job_error(pc->job));
         }
         out->schema = os;
-        /* With no aggregate an insert-only input gives an insert-only DISTINCT. */
-        out->updating = as->n_calls > 0 || in->updating;
-        explain_line(pc, "GroupAggregate[%d]: keys=%u aggs=%u (changelog)", out->s.node, as->n_keys, as->n_calls);
+        explain_line(pc, "GroupAggregate[%d]: keys=%u aggs=%u%s (changelog)", out->s.node, as->n_keys, as->n_calls,
+                     mini ? " mini-batch" : "");
+        out->n_physical = out->schema->n_fields;
+        if ((rc = plan_reuse_add(pc, PLAN_REUSE_OPERATOR, dg, out)))
+            return rc;
     }
+done:
     out->n_physical = out->schema->n_fields;
     if (rel_quals(pc, out, NULL))
         return WEIR_ENOMEM;
