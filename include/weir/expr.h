@@ -158,6 +158,9 @@ bool weir_expr_is_literal(const weir_expr *e);
 int weir_expr_literal_value(const weir_expr *e, weir_value *out);
 /* Column index of a column reference, or -1. */
 int32_t weir_expr_column_index(const weir_expr *e);
+/* True if e calls something whose value differs per call (RAND, a UDF not
+ * marked deterministic): two equal-looking copies of e are not the same. */
+bool weir_expr_is_volatile(const weir_expr *e);
 /* Writes a readable form ("(+ $0 1)") into buf; for EXPLAIN and tests. */
 size_t weir_expr_format(const weir_expr *e, char *buf, size_t cap);
 /* Type name as used in messages: "INT", "DECIMAL(10, 2)", "INTERVAL DAY TO SECOND". */

@@ -629,6 +629,18 @@ weir_interval_kind weir_expr_interval(const weir_expr *e) { return (weir_interva
 bool weir_expr_is_literal(const weir_expr *e) { return e && e->kind == N_LITERAL; }
 int32_t weir_expr_column_index(const weir_expr *e) { return e && e->kind == N_COLUMN ? e->col : -1; }
 
+bool weir_expr_is_volatile(const weir_expr *e)
+{
+    if (!e)
+        return false;
+    if (e->flags & F_VOLATILE)
+        return true;
+    for (uint32_t i = 0; i < e->n_args; i++)
+        if (weir_expr_is_volatile(e->args[i]))
+            return true;
+    return false;
+}
+
 int weir_expr_literal_value(const weir_expr *e, weir_value *out)
 {
     if (!e || e->kind != N_LITERAL)
