@@ -18,6 +18,7 @@
 #include "format/codec.h"
 #include "format/convert.h"
 #include "time/timefmt.h"
+#include "util/hex.h"
 
 #define FAIL(d, at, ...) weir__decode_fail((d), (at), __VA_ARGS__)
 #define OOM(d, at)                                                             \
@@ -102,23 +103,12 @@ static const char *describe_char(const char *p, const char *end, char *buf,
     return buf;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static const char *parse_hex4(weir_decoder *d, const char *p, const char *end,
                               uint32_t *out)
 {
     uint32_t v = 0;
     for (int i = 0; i < 4; i++) {
-        int h = p + i < end ? hexval(p[i]) : -1;
+        int h = p + i < end ? weir__hex_value(p[i]) : -1;
         if (h < 0) {
             char found[64];
             weir__fmt_describe_text(

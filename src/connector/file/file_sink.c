@@ -45,6 +45,7 @@
 #include "connector/file/fileio.h"
 #include "runtime/checkpoint.h"
 #include "time/timefmt.h"
+#include "util/hex.h"
 
 #define DEFAULT_ROLL_SIZE (UINT64_C(128) << 20)
 #define DEFAULT_ROLLOVER_MS (30 * 60 * 1000)
@@ -692,17 +693,6 @@ static int put_escaped(weir_buf *o, const char *p, size_t n)
     return 0;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* The partition folder of input row r into s->key (not NUL-terminated). */
 static int row_partition(file_sink *s, const weir_batch *b, uint32_t r)
 {
@@ -751,8 +741,8 @@ static int key_value(const char *rel, uint32_t k, weir_buf *o)
         return WEIR_EINVAL;
     p++;
     for (; *p && *p != '/'; p++) {
-        if (*p == '%' && hexval(p[1]) >= 0 && hexval(p[2]) >= 0) {
-            char c = (char)(hexval(p[1]) * 16 + hexval(p[2]));
+        if (*p == '%' && weir__hex_value(p[1]) >= 0 && weir__hex_value(p[2]) >= 0) {
+            char c = (char)(weir__hex_value(p[1]) * 16 + weir__hex_value(p[2]));
             if (weir_buf_put(o, &c, 1))
                 return WEIR_ENOMEM;
             p += 2;
