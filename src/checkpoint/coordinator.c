@@ -1257,25 +1257,40 @@ int weir_job_await_checkpoint(weir_job *job, uint64_t id, int64_t timeout_ms,
     return rc;
 }
 
-int weir_job_savepoint(weir_job *job, const char *dir, char *path,
-                       size_t path_cap, weir_error *err)
+/*
+ * The coordinator of job and the storage of its savepoint folder (dir, or
+ * state.savepoints.dir when dir is NULL; *dir is set to the one used).
+ */
+static int savepoint_target(weir_job *job, const char **dir, weir__coord **cp,
+                            weir__storage **sp, weir_error *err)
 {
     weir__coord *c = job ? coord_of(job) : NULL;
     if (!c)
         return weir_error_set(
             err, WEIR_ENOTFOUND,
             "the job has no checkpoints: enable them to take savepoints");
-    if (!dir)
-        dir = c->sp_dir;
-    if (!dir || !*dir)
+    if (!*dir)
+        *dir = c->sp_dir;
+    if (!*dir || !**dir)
         return weir_error_set(err, WEIR_EINVAL,
                               "no savepoint directory (state.savepoints.dir)");
-    weir__storage *sp;
-    int rc = weir__storage_local_create(dir, &sp);
+    int rc = weir__storage_local_create(*dir, sp);
     if (rc)
         return weir_error_set(err, rc,
-                              "%s: cannot use as savepoint directory: %s", dir,
-                              weir_strerror(rc));
+                              "%s: cannot use as savepoint directory: %s",
+                              *dir, weir_strerror(rc));
+    *cp = c;
+    return 0;
+}
+
+int weir_job_savepoint(weir_job *job, const char *dir, char *path,
+                       size_t path_cap, weir_error *err)
+{
+    weir__coord *c;
+    weir__storage *sp;
+    int rc = savepoint_target(job, &dir, &c, &sp, err);
+    if (rc)
+        return rc;
     char *dcopy = weir_strdup(dir);
     pthread_mutex_lock(&c->mu);
     pending *p = NULL;
@@ -1306,22 +1321,11 @@ int weir_job_savepoint(weir_job *job, const char *dir, char *path,
 int weir_job_stop_with_savepoint(weir_job *job, const char *dir, char *path,
                                  size_t path_cap, weir_error *err)
 {
-    weir__coord *c = job ? coord_of(job) : NULL;
-    if (!c)
-        return weir_error_set(
-            err, WEIR_ENOTFOUND,
-            "the job has no checkpoints: enable them to take savepoints");
-    if (!dir)
-        dir = c->sp_dir;
-    if (!dir || !*dir)
-        return weir_error_set(err, WEIR_EINVAL,
-                              "no savepoint directory (state.savepoints.dir)");
+    weir__coord *c;
     weir__storage *sp;
-    int rc = weir__storage_local_create(dir, &sp);
+    int rc = savepoint_target(job, &dir, &c, &sp, err);
     if (rc)
-        return weir_error_set(err, rc,
-                              "%s: cannot use as savepoint directory: %s", dir,
-                              weir_strerror(rc));
+        return rc;
     pthread_mutex_lock(&c->mu);
     if (!c->running || c->ending || c->stop_sp || c->stop_sp_done) {
         pthread_mutex_unlock(&c->mu);
