@@ -33,7 +33,7 @@ bool plan_is_proctime_call(const weir_sql_expr *e)
            !strcasecmp(last_part(&e->u.call.name), "PROCTIME");
 }
 
-int plan_resolve_column(plan_ctx *pc, const rel *r, const weir_sql_name *n, uint32_t *idx)
+int plan_find_column(const rel *r, const weir_sql_name *n)
 {
     const char *col = last_part(n);
     const char *qual = n->n_parts >= 2 ? n->parts[n->n_parts - 2].name : NULL;
@@ -44,10 +44,20 @@ int plan_resolve_column(plan_ctx *pc, const rel *r, const weir_sql_name *n, uint
         if (qual && (!r->quals[i] || strcasecmp(r->quals[i], qual) != 0))
             continue;
         if (found >= 0)
-            return plan_error(pc, n->loc, WEIR_EINVAL, "column reference '%s' is ambiguous%s", col,
-                              qual ? "" : ": qualify it with its table name or alias");
+            return -2;
         found = (int)i;
     }
+    return found;
+}
+
+int plan_resolve_column(plan_ctx *pc, const rel *r, const weir_sql_name *n, uint32_t *idx)
+{
+    const char *col = last_part(n);
+    const char *qual = n->n_parts >= 2 ? n->parts[n->n_parts - 2].name : NULL;
+    int found = plan_find_column(r, n);
+    if (found == -2)
+        return plan_error(pc, n->loc, WEIR_EINVAL, "column reference '%s' is ambiguous%s", col,
+                          qual ? "" : ": qualify it with its table name or alias");
     if (found >= 0) {
         *idx = (uint32_t)found;
         return 0;

@@ -79,24 +79,6 @@ bool plan_join_conds_all_used(const join_conds *jc)
     return true;
 }
 
-/* Like plan_resolve_column but silent: index, -1 when absent, -2 when ambiguous. */
-static int find_col(const rel *r, const weir_sql_name *n)
-{
-    const char *col = n->parts[n->n_parts - 1].name;
-    const char *qual = n->n_parts >= 2 ? n->parts[n->n_parts - 2].name : NULL;
-    int found = -1;
-    for (uint32_t i = 0; i < r->schema->n_fields; i++) {
-        if (strcasecmp(r->schema->fields[i].name, col) != 0)
-            continue;
-        if (qual && (!r->quals[i] || strcasecmp(r->quals[i], qual) != 0))
-            continue;
-        if (found >= 0)
-            return -2;
-        found = (int)i;
-    }
-    return found;
-}
-
 enum { SIDE_L = 1, SIDE_R = 2, SIDE_OTHER = 4 };
 
 static int side_mask(const rel *j, uint32_t n_left, const weir_sql_expr *e);
@@ -115,7 +97,7 @@ static int side_mask(const rel *j, uint32_t n_left, const weir_sql_expr *e)
     switch (e->kind) {
     case WEIR_SQL_EXPR_LITERAL: return 0;
     case WEIR_SQL_EXPR_COLUMN: {
-        int c = find_col(j, &e->u.column);
+        int c = plan_find_column(j, &e->u.column);
         return c < 0 ? SIDE_OTHER : (uint32_t)c < n_left ? SIDE_L : SIDE_R;
     }
     case WEIR_SQL_EXPR_UNARY: return side_mask(j, n_left, e->u.unary.operand);
@@ -289,7 +271,7 @@ static bool time_term(const rel *j, const weir_sql_expr *e, int *col, int64_t *o
     }
     if (e->kind != WEIR_SQL_EXPR_COLUMN)
         return false;
-    *col = find_col(j, &e->u.column);
+    *col = plan_find_column(j, &e->u.column);
     return *col >= 0;
 }
 

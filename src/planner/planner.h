@@ -134,6 +134,8 @@ int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
 int plan_const_interval_ms(plan_ctx *pc, const weir_sql_expr *e, int64_t *ms);
 /* Column index in r for a (qualified) name, or a negative code with the error set. */
 int plan_resolve_column(plan_ctx *pc, const rel *r, const weir_sql_name *n, uint32_t *idx);
+/* Like plan_resolve_column but silent: the index, -1 when absent, -2 when ambiguous. */
+int plan_find_column(const rel *r, const weir_sql_name *n);
 /* True for a call PROCTIME() (a processing-time attribute). */
 bool plan_is_proctime_call(const weir_sql_expr *e);
 /* The output name of a select item (alias, column name, or EXPR$i). */
