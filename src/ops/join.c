@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "ops/ops.h"
+#include "ops/rowcodec.h"
 #include "weir/state.h"
 
 typedef struct join_conf {
@@ -84,93 +85,6 @@ const char *weir_join_type_name(weir_join_type t)
     case WEIR_JOIN_FULL: return "FULL";
     }
     return "?";
-}
-
-/* ------------------------------------------------------------ rows */
-
-/* Canonical bytes of columns [0, n) of a row: per column a NULL flag, then the value. */
-static int row_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *out)
-{
-    weir_buf_clear(out);
-    for (uint32_t c = 0; c < n; c++) {
-        if (weir_batch_is_null(b, c, row)) {
-            if (weir_buf_put_u8(out, 1))
-                return WEIR_ENOMEM;
-            continue;
-        }
-        if (weir_buf_put_u8(out, 0))
-            return WEIR_ENOMEM;
-        weir_type_id t = b->cols[c].type.id;
-        int rc;
-        if (weir_type_is_string(t)) {
-            uint32_t len;
-            const char *s = weir_batch_str(b, c, row, &len);
-            rc = weir_buf_put_u32(out, len);
-            if (!rc)
-                rc = weir_buf_put(out, s, len);
-        } else {
-            size_t w = weir_type_width(t);
-            rc = weir_buf_put(out, (const char *)b->cols[c].data + (size_t)row * w, w);
-        }
-        if (rc)
-            return WEIR_ENOMEM;
-    }
-    return 0;
-}
-
-/* Writes an encoded row into columns [off, off + n) of (dst, row). */
-static int row_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n)
-{
-    weir_cursor cur;
-    weir_cursor_init(&cur, p, len);
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t c = off + i;
-        uint8_t isnull;
-        if (weir_cursor_get_u8(&cur, &isnull))
-            return WEIR_ECORRUPT;
-        if (isnull) {
-            weir_batch_set_null(dst, c, row);
-            continue;
-        }
-        weir_type_id t = dst->cols[c].type.id;
-        if (weir_type_is_string(t)) {
-            uint32_t slen;
-            if (weir_cursor_get_u32(&cur, &slen) || weir_cursor_left(&cur) < slen)
-                return WEIR_ECORRUPT;
-            int rc = weir_batch_set_str(dst, c, row, (const char *)cur.p, slen);
-            if (rc)
-                return rc;
-            cur.p += slen;
-        } else {
-            size_t w = weir_type_width(t);
-            if (weir_cursor_get(&cur, (char *)dst->cols[c].data + (size_t)row * w, w))
-                return WEIR_ECORRUPT;
-        }
-    }
-    return 0;
-}
-
-/* Copies columns [0, n) of (src, srow) into columns [off, off + n) of (dst, drow). */
-static int copy_cols(weir_batch *dst, uint32_t drow, uint32_t off, const weir_batch *src, uint32_t srow,
-                     uint32_t soff, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t dc = off + i, sc = soff + i;
-        if (weir_batch_is_null(src, sc, srow)) {
-            weir_batch_set_null(dst, dc, drow);
-        } else if (weir_type_is_string(src->cols[sc].type.id)) {
-            uint32_t len;
-            const char *s = weir_batch_str(src, sc, srow, &len);
-            int rc = weir_batch_set_str(dst, dc, drow, s, len);
-            if (rc)
-                return rc;
-        } else {
-            size_t w = weir_type_width(src->cols[sc].type.id);
-            memcpy((char *)dst->cols[dc].data + (size_t)drow * w, (const char *)src->cols[sc].data + (size_t)srow * w,
-                   w);
-        }
-    }
-    return 0;
 }
 
 /* ------------------------------------------------------------ lifecycle */
@@ -275,7 +189,7 @@ static int emit_pair(join_op *j, weir_op_ctx *ctx, uint32_t i, int64_t times, we
         uint32_t r;
         int rc = out_row(j, ctx, kind, ts, &r);
         if (!rc)
-            rc = copy_cols(j->out, r, 0, j->cand, i, 0, n);
+            rc = weir__row_copy_cols(j->out, r, 0, j->cand, i, 0, n);
         if (rc)
             return rc;
     }
@@ -292,7 +206,7 @@ static int emit_padded(join_op *j, weir_op_ctx *ctx, int s, uint32_t i, int64_t 
         uint32_t r;
         int rc = out_row(j, ctx, kind, ts, &r);
         if (!rc)
-            rc = copy_cols(j->out, r, off, j->cand, i, off, n);
+            rc = weir__row_copy_cols(j->out, r, off, j->cand, i, off, n);
         if (rc)
             return rc;
         for (uint32_t k = 0; k < on; k++)
@@ -368,10 +282,10 @@ static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uin
         int row = weir_batch_append_row(j->cand);
         if (row < 0)
             return row;
-        if ((rc = copy_cols(j->cand, (uint32_t)row, soff, in, r, 0, c->n_out[s])))
+        if ((rc = weir__row_copy_cols(j->cand, (uint32_t)row, soff, in, r, 0, c->n_out[s])))
             return rc;
         if (j->n_refs) {
-            rc = row_decode(j->scan.data + j->refs[i].off, j->refs[i].len, j->cand, (uint32_t)row, ooff, c->n_out[o]);
+            rc = weir__row_decode(j->scan.data + j->refs[i].off, j->refs[i].len, j->cand, (uint32_t)row, ooff, c->n_out[o]);
             if (rc)
                 return weir_op_fail(ctx, rc, "join state holds a row that does not decode");
         }
@@ -432,7 +346,7 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
         if (j->sel[i])
             matched += j->refs[i].count;
     /* this row's own entry */
-    if ((rc = row_encode(in, r, c->n_out[s], &j->row)))
+    if ((rc = weir__row_encode(in, r, c->n_out[s], &j->row)))
         return rc;
     const void *v;
     size_t vlen;
@@ -507,7 +421,7 @@ static int emit_expired(join_op *j, weir_op_ctx *ctx, int s, const cand_ref *cr)
         uint32_t r;
         int rc = out_row(j, ctx, WEIR_ROW_INSERT, cr->ts, &r);
         if (!rc)
-            rc = row_decode(j->scan.data + cr->off, cr->len, j->out, r, off, c->n_out[s]);
+            rc = weir__row_decode(j->scan.data + cr->off, cr->len, j->out, r, off, c->n_out[s]);
         if (rc)
             return rc;
         for (uint32_t k = 0; k < c->n_out[1 - s]; k++)

@@ -1,6 +1,6 @@
 /*
  * ops/ops.h - relational operators the SQL planner (and C users) place in a
- * job: updating group aggregation, regular join and union. Each returns a
+ * job: updating group aggregation, regular and window join, and union. Each returns a
  * weir_operator_spec whose arg is a copy of the configuration.
  */
 #ifndef WEIR_OPS_H
@@ -82,6 +82,33 @@ typedef struct weir_join_config {
 
 int weir_join_spec(const weir_join_config *cfg, weir_operator_spec *out);
 const char *weir_join_type_name(weir_join_type t); /* "INNER", "LEFT", ... */
+
+/*
+ * Window join (Flink's window join): an equi-join of two append-only
+ * inputs whose rows each belong to one window (the output of a window
+ * aggregation or of another window join), joined on equal windows. The key
+ * specs include the window bounds (window_start and window_end of both
+ * sides are equi-join key pairs), so one key holds the rows of one window;
+ * end_col[i] is input i's window_end column (TIMESTAMP, epoch ms).
+ * Rows are buffered in keyed list state until the watermark reaches the
+ * window end (W >= end, DESIGN.md's firing rule); then every pair that
+ * passes the residual is emitted once, an outer side's unmatched rows are
+ * emitted NULL-padded, and the window's rows are dropped. A row whose
+ * window the watermark has already reached is late: dropped and counted
+ * (late_rows). Output rows are +I (append-only) with event time end - 1,
+ * so the result can be windowed again. Output columns as weir_join_config.
+ */
+typedef struct weir_window_join_config {
+    weir_join_type type;
+    weir_keyspec keys[2];          /* equi-join keys of each input, window bounds included */
+    uint32_t end_col[2];           /* window_end column of each input */
+    uint32_t n_out[2];             /* leading columns of each input that form the output */
+    const weir_expr *residual;     /* borrowed; extra condition over the output row, or NULL */
+    const weir_schema *out_schema; /* borrowed; n_out[0] + n_out[1] columns */
+    weir_clock clock;              /* for the residual's time functions; may be zeroed */
+} weir_window_join_config;
+
+int weir_window_join_spec(const weir_window_join_config *cfg, weir_operator_spec *out);
 
 /* n-input union: forwards every batch of every input unchanged. */
 int weir_union_spec(uint32_t n_inputs, weir_operator_spec *out);

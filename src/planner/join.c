@@ -350,6 +350,115 @@ static const char *join_kind_sql(weir_join_type t)
     }
 }
 
+static bool same_window(const weir_window_assigner *a, const weir_window_assigner *b)
+{
+    return a->kind == b->kind && a->size_ms == b->size_ms && a->slide_ms == b->slide_ms &&
+           a->offset_ms == b->offset_ms && a->gap_ms == b->gap_ms && a->max_length_ms == b->max_length_ms;
+}
+
+static void window_text(const weir_window_assigner *a, char *buf, size_t cap)
+{
+    static const char *kinds[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION", "GLOBAL"};
+    switch (a->kind) {
+    case WEIR_WINDOW_TUMBLING: snprintf(buf, cap, "TUMBLE size=%lld", (long long)a->size_ms); break;
+    case WEIR_WINDOW_HOPPING:
+        snprintf(buf, cap, "HOP size=%lld slide=%lld", (long long)a->size_ms, (long long)a->slide_ms);
+        break;
+    case WEIR_WINDOW_CUMULATING:
+        snprintf(buf, cap, "CUMULATE size=%lld step=%lld", (long long)a->size_ms, (long long)a->slide_ms);
+        break;
+    case WEIR_WINDOW_SESSION: snprintf(buf, cap, "SESSION gap=%lld", (long long)a->gap_ms); break;
+    default: snprintf(buf, cap, "%s", kinds[a->kind]); break;
+    }
+    if (a->offset_ms && a->kind != WEIR_WINDOW_SESSION) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, cap - n, " offset=%lld", (long long)a->offset_ms);
+    }
+}
+
+/*
+ * A window join (Flink's): both inputs append-only with window properties
+ * (window aggregation or window join outputs), and key pairs equating
+ * window_start with window_start and window_end with window_end. Inputs
+ * of different windows joined on their bounds are an error, as in Flink:
+ * such a join matches only the windows the two happen to share, and a
+ * regular join would keep every row forever.
+ */
+static int window_join_check(plan_ctx *pc, const weir_sql_table_ref *ref, const join_side *sd,
+                             int32_t keycol[2][WEIR_KEY_MAX_COLS], uint32_t n_keys, bool *window)
+{
+    *window = false;
+    const rel_wprops *wl = &sd[0].r.wprops, *wr = &sd[1].r.wprops;
+    if (!wl->present || !wr->present)
+        return 0;
+    bool starts = false, ends = false;
+    for (uint32_t i = 0; i < n_keys; i++) {
+        starts |= keycol[0][i] == (int32_t)wl->ws && keycol[1][i] == (int32_t)wr->ws;
+        ends |= keycol[0][i] == (int32_t)wl->we && keycol[1][i] == (int32_t)wr->we;
+    }
+    if (!starts || !ends || sd[0].r.updating || sd[1].r.updating)
+        return 0;
+    if (!same_window(&wl->assigner, &wr->assigner)) {
+        char a[96], b[96];
+        window_text(&wl->assigner, a, sizeof a);
+        window_text(&wr->assigner, b, sizeof b);
+        return plan_error(pc, ref->u.join.op_loc, WEIR_EPLAN,
+                          "a window join needs the same window on both sides, not %s on the left and %s on the "
+                          "right",
+                          a, b);
+    }
+    *window = true;
+    return 0;
+}
+
+/* Adds the window join operator for plan_join; j is the joined rel (schema and qualifiers set). */
+static int plan_window_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_type type, join_side *sd,
+                            uint32_t n_keys, weir_expr *residual, rel *j, weir_buf *keytext)
+{
+    uint32_t nl = sd[0].r.n_physical;
+    weir_window_join_config wc = {.type = type,
+                                  .keys = {sd[0].ks, sd[1].ks},
+                                  .end_col = {sd[0].r.wprops.we, sd[1].r.wprops.we},
+                                  .n_out = {nl, sd[1].r.n_physical},
+                                  .residual = residual,
+                                  .out_schema = j->schema,
+                                  .clock = pc->cenv.clock};
+    weir_operator_spec spec;
+    int rc = weir_window_join_spec(&wc, &spec);
+    if (rc)
+        return rc;
+    weir_stream ins[2] = {weir_stream_key_by(sd[0].r.s, sd[0].ks.cols, n_keys),
+                          weir_stream_key_by(sd[1].r.s, sd[1].ks.cols, n_keys)};
+    if ((rc = weir_job_operator(pc->job, ins, 2, &spec, j->schema, 0, &j->s))) {
+        spec.free_arg(spec.arg);
+        return plan_error(pc, ref->u.join.op_loc, rc, "cannot add the window join: %s", weir_job_error(pc->job));
+    }
+    /*
+     * Append-only; rows carry time end - 1. The window properties (and
+     * window_time as the time attribute) of a side whose columns are never
+     * NULL-padded stay: the left one's for INNER and LEFT, the right one's
+     * for RIGHT; a FULL join has none.
+     */
+    j->updating = false;
+    int keep = type == WEIR_JOIN_RIGHT ? 1 : type == WEIR_JOIN_FULL ? -1 : 0;
+    if (keep >= 0) {
+        const rel_wprops *w = &sd[keep].r.wprops;
+        uint32_t off = keep ? nl : 0;
+        j->wprops = (rel_wprops){true, w->assigner, w->ws + off, w->we + off, w->wt >= 0 ? w->wt + (int32_t)off : -1};
+        if (w->wt >= 0) {
+            j->rowtime = w->wt + (int32_t)off;
+            j->schema->rowtime = j->rowtime;
+        }
+    }
+    char rbuf[512] = "", wbuf[96];
+    if (residual)
+        weir_expr_format(residual, rbuf, sizeof rbuf);
+    window_text(&sd[0].r.wprops.assigner, wbuf, sizeof wbuf);
+    weir_buf_printf(&pc->explain, "  WindowJoin[%d]: %s on %s%s%s (window: %s)\n", j->s.node, weir_join_type_name(type),
+                    (char *)keytext->data, residual ? " where " : "", rbuf, wbuf);
+    return 0;
+}
+
 int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out)
 {
     weir_sql_join_kind k = ref->u.join.kind;
@@ -418,6 +527,7 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
             return WEIR_ENOMEM;
     }
     weir_type kt[WEIR_KEY_MAX_COLS];
+    int32_t keycol[2][WEIR_KEY_MAX_COLS]; /* per key pair: the plain column of each side, or -1 */
     const weir_sql_expr **resid = plan_alloc(pc, (n_conj + 1) * sizeof *resid);
     const weir_sql_expr **push[2] = {plan_alloc(pc, (n_conj + 1) * sizeof *resid),
                                      plan_alloc(pc, (n_conj + 1) * sizeof *resid)};
@@ -454,6 +564,8 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
                 }
                 sd[0].keys[n_keys] = bl;
                 sd[1].keys[n_keys] = br;
+                keycol[0][n_keys] = weir_expr_column_index(bl);
+                keycol[1][n_keys] = weir_expr_column_index(br);
                 weir_buf_printf(&keytext, "%s", n_keys ? ", " : "");
                 weir__sql_format_expr(e, &keytext);
                 n_keys++;
@@ -500,6 +612,11 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
         }
         residual = x;
     }
+    bool window = false;
+    if ((rc = window_join_check(pc, ref, sd, keycol, n_keys, &window))) {
+        weir_buf_fini(&keytext);
+        return rc;
+    }
     for (int s = 0; s < 2 && !rc; s++)
         rc = push_filter(pc, &sd[s], push[s], n_push[s]);
     for (int s = 0; s < 2 && !rc; s++)
@@ -517,6 +634,13 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
      * matches. (A bound pushed below the join as a one-side filter cannot
      * be one: it names both sides.)
      */
+    if (window) {
+        rc = plan_window_join(pc, ref, type, sd, n_keys, residual, &j, &keytext);
+        weir_buf_fini(&keytext);
+        if (!rc)
+            *out = j;
+        return rc;
+    }
     time_bounds tb = {.lt = sd[0].r.rowtime, .rt = (int)nl + sd[1].r.rowtime};
     bool interval = false;
     if (!sd[0].r.updating && !sd[1].r.updating && sd[0].r.rowtime >= 0 &&

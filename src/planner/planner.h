@@ -53,6 +53,20 @@ typedef struct rel_window {
     weir_sql_loc loc;
 } rel_window;
 
+/*
+ * Window properties of a rel whose rows each belong to one event-time
+ * window: the output of a window aggregation or window join, through
+ * projections and renames. A GROUP BY on both bound columns is a cascaded
+ * window aggregation; a join on both of them with another rel of the same
+ * window is a window join (join.c).
+ */
+typedef struct rel_wprops {
+    bool present;
+    weir_window_assigner assigner;
+    uint32_t ws, we; /* window_start and window_end columns */
+    int32_t wt;      /* window_time column, or -1 when projected away */
+} rel_wprops;
+
 typedef struct rel {
     weir_stream s;
     weir_schema *schema;  /* owned by the plan context */
@@ -64,6 +78,7 @@ typedef struct rel {
     bool updating;        /* a changelog (+I/-U/+U/-D) rather than append-only */
     uint32_t n_physical;  /* columns really carried by the stream (< schema->n_fields with a pending window) */
     rel_window win;
+    rel_wprops wprops;
     weir_sql_loc loc;
 } rel;
 

@@ -107,6 +107,24 @@ int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, 
         o.schema = s;
         o.n_physical = n;
         o.win.present = false;
+        /* Window properties survive a projection that keeps both bounds (under any name). */
+        o.wprops.present = false;
+        if (r->wprops.present) {
+            int32_t ws = -1, we = -1, wt = -1;
+            for (uint32_t i = 0; i < n; i++) {
+                int32_t c = weir_expr_column_index(exprs[i]);
+                if (c < 0)
+                    continue;
+                if (c == (int32_t)r->wprops.ws && ws < 0)
+                    ws = (int32_t)i;
+                if (c == (int32_t)r->wprops.we && we < 0)
+                    we = (int32_t)i;
+                if (c == r->wprops.wt && wt < 0)
+                    wt = (int32_t)i;
+            }
+            if (ws >= 0 && we >= 0)
+                o.wprops = (rel_wprops){true, r->wprops.assigner, (uint32_t)ws, (uint32_t)we, wt};
+        }
         if (rel_quals(pc, &o, NULL))
             return WEIR_ENOMEM;
     }
@@ -287,6 +305,7 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
     out->updating = false;
     out->n_physical = cols.full->n_fields;
     out->win.present = false;
+    out->wprops.present = false;
     out->loc = loc;
     char colbuf[512] = "";
     if (cols.pruned) {
@@ -709,6 +728,25 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
     if (!as->keys || !as->key_text || !as->key_in_col)
         return WEIR_ENOMEM;
     bool saw_ws = false, saw_we = false;
+    /*
+     * GROUP BY both bounds of a windowed input (a window aggregation's
+     * output, renamed or not): a window aggregation on the input's windows,
+     * as Flink's cascading window aggregation. Fixed windows only: the
+     * window engine finds the window again from the row's time (end - 1);
+     * session windows keep a regular GROUP BY.
+     */
+    if (!in->win.present && in->wprops.present && !in->updating && sel->n_group_by > 0 &&
+        in->wprops.assigner.kind != WEIR_WINDOW_SESSION && in->wprops.assigner.kind != WEIR_WINDOW_GLOBAL) {
+        bool has_ws = false, has_we = false;
+        for (uint32_t i = 0; i < ng; i++) {
+            if (group[i]->kind != WEIR_SQL_EXPR_COLUMN)
+                continue;
+            int c = plan_find_column(in, &group[i]->u.column);
+            has_ws |= c >= 0 && (uint32_t)c == in->wprops.ws;
+            has_we |= c >= 0 && (uint32_t)c == in->wprops.we;
+        }
+        as->cascade = has_ws && has_we;
+    }
     for (uint32_t i = 0; i < ng; i++) {
         const weir_sql_expr *g = group[i];
         bool is_win;
@@ -736,6 +774,14 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
             }
             if (in->win.present && idx == in->win.wt_col)
                 return plan_error(pc, g->loc, WEIR_EUNSUPPORTED, "GROUP BY window_time is not supported; group by window_start, window_end");
+            if (as->cascade && idx == in->wprops.we) {
+                saw_we = true;
+                continue;
+            }
+            if (as->cascade && idx == in->wprops.ws && !saw_ws) {
+                saw_ws = true;
+                as->cascade_ws_key = as->n_keys;
+            }
             as->key_in_col[as->n_keys] = (int32_t)idx;
         } else {
             as->key_in_col[as->n_keys] = -1;
@@ -758,6 +804,11 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         as->ws_in = (int32_t)in->win.ws_col;
         as->we_in = (int32_t)in->win.we_col;
         as->wt_in = (int32_t)in->win.wt_col;
+    }
+    if (as->cascade) {
+        as->windowed = true;
+        as->we_in = (int32_t)in->wprops.we;
+        as->wt_in = in->wprops.wt;
     }
     as->windowed |= have_legacy;
     /* aggregate calls */
@@ -880,13 +931,26 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
         weir_window_spec ws;
         weir_window_spec_init(&ws);
         ws.assigner = have_legacy ? legacy : in->win.assigner;
+        if (as->cascade) {
+            /*
+             * Each input row belongs to the window [start, end) named by its
+             * columns and carries time end - 1. The tumbling windows of the
+             * input's step that end where its windows end give every input
+             * window its own end; window_start is a key. So the window
+             * fires when W >= end, as the input's window did.
+             */
+            const weir_window_assigner *ia = &in->wprops.assigner;
+            int64_t step = ia->kind == WEIR_WINDOW_TUMBLING ? ia->size_ms : ia->slide_ms;
+            int64_t off = (ia->offset_ms + ia->size_ms) % step;
+            ws.assigner = weir_window_tumbling(step, off < 0 ? off + step : off);
+        }
         ws.key = ks;
         ws.aggs = aggs;
         ws.n_aggs = as->n_calls;
         ws.window_time = true;
         /* As in Flink, a processing-time window takes the time of the record's arrival at the
          * window, not the attribute's value (which was the time at an earlier operator). */
-        bool proctime = have_legacy ? legacy_proctime : in->win.proctime;
+        bool proctime = have_legacy ? legacy_proctime : as->cascade ? false : in->win.proctime;
         if (proctime)
             ws.time_domain = WEIR_TIME_PROCESSING;
         if ((rc = emit_options(pc, &ws, sel->loc)))
@@ -900,6 +964,8 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
                                   (unsigned long long)wt->early_count, (long long)wt->late_interval_ms,
                                   (int)wt->purging, (int)ws.time_domain, (long long)ws.allowed_lateness_ms,
                                   (int)ws.accumulation, (int)ws.window_time)))
+            return rc;
+        if (as->cascade && (rc = weir_buf_printf(dg, "|cascade%u", as->cascade_ws_key)))
             return rc;
         const char *late = plan_config(pc, "weir.late-records.table");
         if (late && (rc = weir_buf_printf(dg, "|late %s", late)))
@@ -935,16 +1001,23 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             out->rowtime = (int)as->wt_out;
         }
         out->updating = ws.accumulation == WEIR_ACC_RETRACTING;
+        if (as->cascade)
+            as->ws_out = as->cascade_ws_key;
+        /* Event-time windows, one final row per window: the output keeps the window's properties. */
+        if (!proctime && !out->updating)
+            out->wprops = (rel_wprops){true, as->cascade ? in->wprops.assigner : ws.assigner, as->ws_out, as->we_out,
+                                       (int32_t)as->wt_out};
         static const char *kinds[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION", "GLOBAL"};
         if (same) {
             /* the first one sends the late records already */
             explain_line(pc, "Reused[%d]: WindowAggregate", out->s.node);
             goto done;
         }
-        explain_line(pc, "WindowAggregate[%d]: %s size=%lld slide=%lld gap=%lld keys=%u aggs=%u lateness=%lld%s%s",
-                     out->s.node, kinds[ws.assigner.kind], (long long)ws.assigner.size_ms,
-                     (long long)ws.assigner.slide_ms, (long long)ws.assigner.gap_ms, as->n_keys, as->n_calls,
-                     (long long)ws.allowed_lateness_ms, out->updating ? " (changelog)" : "",
+        const weir_window_assigner *sa = as->cascade ? &in->wprops.assigner : &ws.assigner;
+        explain_line(pc, "WindowAggregate[%d]: %s size=%lld slide=%lld gap=%lld keys=%u aggs=%u lateness=%lld%s%s%s",
+                     out->s.node, kinds[sa->kind], (long long)sa->size_ms, (long long)sa->slide_ms,
+                     (long long)sa->gap_ms, as->n_keys, as->n_calls, (long long)ws.allowed_lateness_ms,
+                     as->cascade ? " (on the input's windows)" : "", out->updating ? " (changelog)" : "",
                      proctime ? " (processing time)" : "");
         if ((rc = plan_late_output(pc, out->s, pr.schema, sel->loc)))
             return rc;
@@ -1278,6 +1351,7 @@ int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
         out->proctime = l.proctime;
         out->updating = l.updating || r.updating;
         out->win.present = false;
+        out->wprops.present = false;
         out->loc = q->loc;
         rc = rel_quals(pc, out, NULL);
         break;

@@ -35,6 +35,13 @@ struct agg_scope {
     bool windowed;
     int32_t ws_in, we_in, wt_in;   /* window columns of a window TVF input, or -1 */
     uint32_t ws_out, we_out, wt_out;
+    /*
+     * A cascaded window aggregation: GROUP BY both window bounds of an
+     * input with window properties. Its window_start is an ordinary key
+     * (key cascade_ws_key); the input's window_end is the window.
+     */
+    bool cascade;
+    uint32_t cascade_ws_key;
     agg_call *calls;
     uint32_t n_calls;
     const rel *out;      /* the aggregation's output (BIND) */

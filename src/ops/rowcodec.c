@@ -1,0 +1,93 @@
+/*
+ * ops/rowcodec.c - the row encoding the join operators keep in state
+ * (see rowcodec.h).
+ */
+#include <string.h>
+
+#include "ops/rowcodec.h"
+#include "weir/schema.h"
+
+/* Canonical bytes of columns [0, n) of a row: per column a NULL flag, then the value. */
+int weir__row_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *out)
+{
+    weir_buf_clear(out);
+    for (uint32_t c = 0; c < n; c++) {
+        if (weir_batch_is_null(b, c, row)) {
+            if (weir_buf_put_u8(out, 1))
+                return WEIR_ENOMEM;
+            continue;
+        }
+        if (weir_buf_put_u8(out, 0))
+            return WEIR_ENOMEM;
+        weir_type_id t = b->cols[c].type.id;
+        int rc;
+        if (weir_type_is_string(t)) {
+            uint32_t len;
+            const char *s = weir_batch_str(b, c, row, &len);
+            rc = weir_buf_put_u32(out, len);
+            if (!rc)
+                rc = weir_buf_put(out, s, len);
+        } else {
+            size_t w = weir_type_width(t);
+            rc = weir_buf_put(out, (const char *)b->cols[c].data + (size_t)row * w, w);
+        }
+        if (rc)
+            return WEIR_ENOMEM;
+    }
+    return 0;
+}
+
+/* Writes an encoded row into columns [off, off + n) of (dst, row). */
+int weir__row_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n)
+{
+    weir_cursor cur;
+    weir_cursor_init(&cur, p, len);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t c = off + i;
+        uint8_t isnull;
+        if (weir_cursor_get_u8(&cur, &isnull))
+            return WEIR_ECORRUPT;
+        if (isnull) {
+            weir_batch_set_null(dst, c, row);
+            continue;
+        }
+        weir_type_id t = dst->cols[c].type.id;
+        if (weir_type_is_string(t)) {
+            uint32_t slen;
+            if (weir_cursor_get_u32(&cur, &slen) || weir_cursor_left(&cur) < slen)
+                return WEIR_ECORRUPT;
+            int rc = weir_batch_set_str(dst, c, row, (const char *)cur.p, slen);
+            if (rc)
+                return rc;
+            cur.p += slen;
+        } else {
+            size_t w = weir_type_width(t);
+            if (weir_cursor_get(&cur, (char *)dst->cols[c].data + (size_t)row * w, w))
+                return WEIR_ECORRUPT;
+        }
+    }
+    return 0;
+}
+
+/* Copies columns [0, n) of (src, srow) into columns [off, off + n) of (dst, drow). */
+int weir__row_copy_cols(weir_batch *dst, uint32_t drow, uint32_t off, const weir_batch *src, uint32_t srow,
+                     uint32_t soff, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t dc = off + i, sc = soff + i;
+        if (weir_batch_is_null(src, sc, srow)) {
+            weir_batch_set_null(dst, dc, drow);
+        } else if (weir_type_is_string(src->cols[sc].type.id)) {
+            uint32_t len;
+            const char *s = weir_batch_str(src, sc, srow, &len);
+            int rc = weir_batch_set_str(dst, dc, drow, s, len);
+            if (rc)
+                return rc;
+        } else {
+            size_t w = weir_type_width(src->cols[sc].type.id);
+            memcpy((char *)dst->cols[dc].data + (size_t)drow * w, (const char *)src->cols[sc].data + (size_t)srow * w,
+                   w);
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,427 @@
+/*
+ * ops/window_join.c - window join (Flink's window join; see ops.h and
+ * docs/joins.md).
+ *
+ * The join key includes the window bounds, so the rows of one key belong
+ * to one window. State: per side one list state, "wjoin-left" and
+ * "wjoin-right", of encoded rows (ops/rowcodec.h), appended without being
+ * read: inputs are append-only, so a row never has to be found again. Rows
+ * whose key has a NULL column can never match; an outer side keeps them
+ * in the namespace "n" so that they are padded when the window fires.
+ * Each key has one event-time timer at its window end: when the watermark
+ * reaches it (W >= end) both sides' rows are read, every pair is built
+ * into a candidate batch, the residual condition filters the candidates in
+ * one call per batch, matches are emitted, unmatched rows of an outer side
+ * are emitted padded, and the state of the key is cleared. State and timers
+ * live in the backend, so checkpoints and rescaling need nothing here.
+ *
+ * Output rows carry event time end - 1 (the window's window_time). They
+ * are emitted by the timer, before the runtime forwards the watermark that
+ * fired it, so they are on time downstream.
+ */
+#include <string.h>
+
+#include "ops/ops.h"
+#include "ops/rowcodec.h"
+#include "weir/state.h"
+
+/* Namespace of the rows whose join key has a NULL: they match nothing. */
+static const char NULL_NS[1] = {'n'};
+
+typedef struct wjoin_conf {
+    weir_window_join_config cfg;
+    bool outer[2]; /* side i keeps unmatched rows (NULL-padded in the output) */
+} wjoin_conf;
+
+/* One stored row, copied out of the state while the window fires. */
+typedef struct row_ref {
+    size_t off; /* in the scan buffer */
+    size_t len;
+} row_ref;
+
+typedef struct side_rows {
+    row_ref *refs;
+    uint32_t n, cap;
+    weir_buf scan;       /* the encoded rows */
+    weir_batch *rows;    /* decoded, in this side's output columns of an out_schema batch */
+    uint32_t rows_cap;
+    uint8_t *matched;    /* per row: joined at least once */
+} side_rows;
+
+typedef struct wjoin_op {
+    const wjoin_conf *conf;
+    weir_state *st[2];
+    weir_expr_env *env;
+    weir_batch *out;  /* output being filled */
+    weir_batch *cand; /* candidate pairs */
+    uint32_t *pair[2]; /* per candidate: its row on each side */
+    uint8_t *sel;
+    side_rows side[2];
+    weir_buf row;     /* encoded input row */
+    uint8_t key[1024];
+    /* the (key, end) whose timer was registered last: consecutive rows of one window skip the lookup */
+    uint8_t last_key[1024];
+    size_t last_klen;
+    weir_ts last_end;
+    uint32_t batch_size;
+    uint64_t *n_emitted;
+    uint64_t *n_late;
+    uint64_t *n_fired;
+    uint64_t *n_held; /* rows in state now (a gauge) */
+} wjoin_op;
+
+/* ------------------------------------------------------------ lifecycle */
+
+static int wjoin_create(void *arg, const weir_op_info *info, void **out_op)
+{
+    const wjoin_conf *c = arg;
+    wjoin_op *j = weir_calloc(1, sizeof *j);
+    *out_op = j;
+    if (!j)
+        return WEIR_ENOMEM;
+    j->conf = c;
+    j->batch_size = info->batch_size ? info->batch_size : 1024;
+    weir_buf_init(&j->row);
+    for (int s = 0; s < 2; s++)
+        weir_buf_init(&j->side[s].scan);
+    j->last_end = WEIR_TS_MIN;
+    j->env = weir_expr_env_create();
+    j->out = weir_batch_create(c->cfg.out_schema, j->batch_size);
+    j->cand = weir_batch_create(c->cfg.out_schema, j->batch_size);
+    j->sel = weir_malloc(j->batch_size);
+    j->pair[0] = weir_malloc(j->batch_size * sizeof(uint32_t));
+    j->pair[1] = weir_malloc(j->batch_size * sizeof(uint32_t));
+    if (!j->env || !j->out || !j->cand || !j->sel || !j->pair[0] || !j->pair[1])
+        return WEIR_ENOMEM;
+    if (c->cfg.clock.now_ms)
+        weir_expr_env_set_clock(j->env, &c->cfg.clock);
+    return 0;
+}
+
+static int wjoin_open(void *op, weir_op_ctx *ctx)
+{
+    wjoin_op *j = op;
+    const weir_window_join_config *c = &j->conf->cfg;
+    const weir_op_info *info = weir_op_info_of(ctx);
+    if (info->n_inputs != 2)
+        return weir_op_fail(ctx, WEIR_EINVAL, "a window join needs two inputs, not %u", info->n_inputs);
+    for (int s = 0; s < 2; s++) {
+        const weir_schema *in = info->input_schemas[s];
+        if (in->n_fields < c->n_out[s])
+            return weir_op_fail(ctx, WEIR_EINVAL, "window join input %d has %u columns, fewer than its %u output columns",
+                                s, in->n_fields, c->n_out[s]);
+        if (c->end_col[s] >= in->n_fields || (in->fields[c->end_col[s]].type.id != WEIR_TYPE_TIMESTAMP &&
+                                             in->fields[c->end_col[s]].type.id != WEIR_TYPE_TIMESTAMP_LTZ))
+            return weir_op_fail(ctx, WEIR_EINVAL, "window join input %d: column %u is not a window_end TIMESTAMP", s,
+                                c->end_col[s]);
+    }
+    static const char *names[2] = {"wjoin-left", "wjoin-right"};
+    for (int s = 0; s < 2; s++) {
+        weir_state_desc d = {.name = names[s], .kind = WEIR_STATE_LIST};
+        int rc = weir_op_get_state(ctx, &d, &j->st[s]);
+        if (rc)
+            return rc;
+    }
+    j->n_emitted = weir_op_counter(ctx, "join_rows_emitted");
+    j->n_late = weir_op_counter(ctx, "late_rows");
+    j->n_fired = weir_op_counter(ctx, "windows_fired");
+    j->n_held = weir_op_counter(ctx, "rows_in_state");
+    return 0;
+}
+
+static void wjoin_close(void *op)
+{
+    wjoin_op *j = op;
+    if (!j)
+        return;
+    weir_expr_env_destroy(j->env);
+    weir_batch_destroy(j->out);
+    weir_batch_destroy(j->cand);
+    weir_free(j->sel);
+    weir_free(j->pair[0]);
+    weir_free(j->pair[1]);
+    for (int s = 0; s < 2; s++) {
+        side_rows *sr = &j->side[s];
+        weir_free(sr->refs);
+        weir_free(sr->matched);
+        weir_batch_destroy(sr->rows);
+        weir_buf_fini(&sr->scan);
+    }
+    weir_buf_fini(&j->row);
+    weir_free(j);
+}
+
+/* ------------------------------------------------------------ input */
+
+static int wjoin_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
+{
+    wjoin_op *j = op;
+    const wjoin_conf *jc = j->conf;
+    const weir_window_join_config *c = &jc->cfg;
+    if (input < 0 || input > 1)
+        return weir_op_fail(ctx, WEIR_EINVAL, "window join input %d does not exist", input);
+    int s = input;
+    const weir_keyspec *ks = &c->keys[s];
+    weir_ts wm = weir_op_watermark(ctx);
+    for (uint32_t r = 0; r < in->n_rows; r++) {
+        if (in->kind[r] != WEIR_ROW_INSERT)
+            return weir_op_fail(ctx, WEIR_EUNSUPPORTED, "window join input %d is not append-only (row kind %s)", s,
+                                weir_row_kind_name((weir_row_kind)in->kind[r]));
+        /* A row without a window end belongs to no window: like a late row, it can never be joined. */
+        if (weir_batch_is_null(in, c->end_col[s], r)) {
+            (*j->n_late)++;
+            continue;
+        }
+        weir_ts end = WEIR_COL_I64(in, c->end_col[s])[r];
+        if (end <= wm) {
+            /* Its window has been joined (or could have been) already. */
+            (*j->n_late)++;
+            continue;
+        }
+        bool null_key = false;
+        for (uint32_t k = 0; k < ks->n; k++)
+            null_key |= weir_batch_is_null(in, ks->cols[k], r);
+        if (null_key && !jc->outer[s])
+            continue; /* matches nothing and is not kept */
+        size_t klen = weir_key_encode(in, ks, r, j->key, sizeof j->key);
+        if (klen > sizeof j->key)
+            return weir_op_fail(ctx, WEIR_EINVAL, "window join key of %zu bytes exceeds the limit of %zu", klen,
+                                sizeof j->key);
+        int rc = weir_op_set_key(ctx, j->key, klen);
+        if (!rc)
+            rc = weir__row_encode(in, r, c->n_out[s], &j->row);
+        if (!rc)
+            rc = weir_list_add(j->st[s], null_key ? NULL_NS : NULL, null_key ? sizeof NULL_NS : 0, j->row.data,
+                               j->row.len);
+        if (rc)
+            return rc;
+        (*j->n_held)++;
+        if (end != j->last_end || klen != j->last_klen || memcmp(j->key, j->last_key, klen)) {
+            if ((rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, end, 0)))
+                return rc;
+            memcpy(j->last_key, j->key, klen);
+            j->last_klen = klen;
+            j->last_end = end;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ firing */
+
+static int flush(wjoin_op *j, weir_op_ctx *ctx)
+{
+    if (j->out->n_rows == 0)
+        return 0;
+    *j->n_emitted += j->out->n_rows;
+    int rc = weir_op_emit(ctx, j->out);
+    weir_batch_reset(j->out);
+    return rc;
+}
+
+static int out_row(wjoin_op *j, weir_op_ctx *ctx, weir_ts ts, uint32_t *row)
+{
+    if (weir_batch_full(j->out)) {
+        int rc = flush(j, ctx);
+        if (rc)
+            return rc;
+    }
+    int r = weir_batch_append_row(j->out);
+    if (r < 0)
+        return r;
+    j->out->kind[r] = WEIR_ROW_INSERT;
+    j->out->ts[r] = ts;
+    *row = (uint32_t)r;
+    return 0;
+}
+
+static int collect_visit(void *ud, const void *val, size_t len)
+{
+    side_rows *sr = ud;
+    if (sr->n == sr->cap) {
+        uint32_t cap = sr->cap ? sr->cap * 2 : 64;
+        row_ref *nr = weir_realloc(sr->refs, cap * sizeof *nr);
+        if (!nr)
+            return WEIR_ENOMEM;
+        sr->refs = nr;
+        sr->cap = cap;
+    }
+    sr->refs[sr->n++] = (row_ref){sr->scan.len, len};
+    return weir_buf_put(&sr->scan, val, len) ? WEIR_ENOMEM : 0;
+}
+
+/* Reads side s's rows of the current key in namespace (ns, ns_len) and decodes them into sr->rows. */
+static int load_side(wjoin_op *j, weir_op_ctx *ctx, int s, const void *ns, size_t ns_len)
+{
+    const weir_window_join_config *c = &j->conf->cfg;
+    side_rows *sr = &j->side[s];
+    sr->n = 0;
+    weir_buf_clear(&sr->scan);
+    int rc = weir_list_get(j->st[s], ns, ns_len, collect_visit, sr);
+    if (rc || sr->n == 0)
+        return rc;
+    if (sr->n > sr->rows_cap) {
+        uint32_t cap = sr->rows_cap ? sr->rows_cap : 64;
+        while (cap < sr->n)
+            cap *= 2;
+        weir_batch *b = weir_batch_create(c->out_schema, cap);
+        uint8_t *m = weir_malloc(cap);
+        if (!b || !m) {
+            weir_batch_destroy(b);
+            weir_free(m);
+            return WEIR_ENOMEM;
+        }
+        weir_batch_destroy(sr->rows);
+        weir_free(sr->matched);
+        sr->rows = b;
+        sr->matched = m;
+        sr->rows_cap = cap;
+    }
+    weir_batch_reset(sr->rows);
+    memset(sr->matched, 0, sr->n);
+    uint32_t off = s == 0 ? 0 : c->n_out[0];
+    for (uint32_t i = 0; i < sr->n; i++) {
+        int row = weir_batch_append_row(sr->rows);
+        if (row < 0)
+            return row;
+        rc = weir__row_decode(sr->scan.data + sr->refs[i].off, sr->refs[i].len, sr->rows, (uint32_t)row, off,
+                              c->n_out[s]);
+        if (rc)
+            return weir_op_fail(ctx, rc, "window join state holds a row that does not decode");
+    }
+    return 0;
+}
+
+/* Filters the candidate pairs by the residual and emits the matches. */
+static int emit_candidates(wjoin_op *j, weir_op_ctx *ctx, weir_ts ts)
+{
+    const weir_window_join_config *c = &j->conf->cfg;
+    uint32_t n = j->cand->n_rows;
+    if (n == 0)
+        return 0;
+    if (c->residual) {
+        weir_error err = {0};
+        weir_expr_env_set_watermark(j->env, weir_op_watermark(ctx));
+        if (weir_expr_filter(c->residual, j->cand, j->env, j->sel, &err))
+            return weir_op_fail(ctx, err.code ? err.code : WEIR_EINVAL, "window join condition: %s", err.message);
+    } else {
+        memset(j->sel, 1, n);
+    }
+    uint32_t nf = c->out_schema->n_fields;
+    for (uint32_t k = 0; k < n; k++) {
+        if (!j->sel[k])
+            continue;
+        j->side[0].matched[j->pair[0][k]] = 1;
+        j->side[1].matched[j->pair[1][k]] = 1;
+        uint32_t r;
+        int rc = out_row(j, ctx, ts, &r);
+        if (!rc)
+            rc = weir__row_copy_cols(j->out, r, 0, j->cand, k, 0, nf);
+        if (rc)
+            return rc;
+    }
+    weir_batch_reset(j->cand);
+    return 0;
+}
+
+/* Emits the loaded rows of side s that matched nothing, with the other side NULL. */
+static int emit_unmatched(wjoin_op *j, weir_op_ctx *ctx, int s, weir_ts ts)
+{
+    const weir_window_join_config *c = &j->conf->cfg;
+    side_rows *sr = &j->side[s];
+    uint32_t off = s == 0 ? 0 : c->n_out[0], ooff = s == 0 ? c->n_out[0] : 0;
+    for (uint32_t i = 0; i < sr->n; i++) {
+        if (sr->matched[i])
+            continue;
+        uint32_t r;
+        int rc = out_row(j, ctx, ts, &r);
+        if (!rc)
+            rc = weir__row_copy_cols(j->out, r, off, sr->rows, i, off, c->n_out[s]);
+        if (rc)
+            return rc;
+        for (uint32_t k = 0; k < c->n_out[1 - s]; k++)
+            weir_batch_set_null(j->out, ooff + k, r);
+    }
+    return 0;
+}
+
+static void release(wjoin_op *j, uint32_t n)
+{
+    *j->n_held = *j->n_held >= n ? *j->n_held - n : 0;
+}
+
+/* The window of the current key ended (W >= end): join its rows, emit, drop them. */
+static int wjoin_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
+{
+    wjoin_op *j = op;
+    const wjoin_conf *jc = j->conf;
+    const weir_window_join_config *c = &jc->cfg;
+    weir_ts ts = tm->ts - 1;
+    (*j->n_fired)++;
+    int rc = 0;
+    for (int s = 0; s < 2 && !rc; s++)
+        rc = load_side(j, ctx, s, NULL, 0);
+    if (rc)
+        return rc;
+    side_rows *L = &j->side[0], *R = &j->side[1];
+    uint32_t nl = c->n_out[0], nr = c->n_out[1];
+    weir_batch_reset(j->cand);
+    for (uint32_t a = 0; a < L->n && !rc; a++) {
+        for (uint32_t b = 0; b < R->n && !rc; b++) {
+            if (weir_batch_full(j->cand) && (rc = emit_candidates(j, ctx, ts)))
+                break;
+            int k = weir_batch_append_row(j->cand);
+            if (k < 0) {
+                rc = k;
+                break;
+            }
+            j->pair[0][k] = a;
+            j->pair[1][k] = b;
+            rc = weir__row_copy_cols(j->cand, (uint32_t)k, 0, L->rows, a, 0, nl);
+            if (!rc)
+                rc = weir__row_copy_cols(j->cand, (uint32_t)k, nl, R->rows, b, nl, nr);
+        }
+    }
+    if (!rc)
+        rc = emit_candidates(j, ctx, ts);
+    release(j, L->n + R->n);
+    for (int s = 0; s < 2 && !rc; s++)
+        if (jc->outer[s])
+            rc = emit_unmatched(j, ctx, s, ts);
+    /* rows under a key with a NULL column: only an outer side keeps them, and they are all unmatched */
+    for (int s = 0; s < 2 && !rc; s++) {
+        if (!jc->outer[s])
+            continue;
+        if (!(rc = load_side(j, ctx, s, NULL_NS, sizeof NULL_NS)))
+            rc = emit_unmatched(j, ctx, s, ts);
+        release(j, j->side[s].n);
+        if (!rc)
+            rc = weir_state_clear(j->st[s], NULL_NS, sizeof NULL_NS);
+    }
+    for (int s = 0; s < 2 && !rc; s++)
+        rc = weir_state_clear(j->st[s], NULL, 0);
+    return rc ? rc : flush(j, ctx);
+}
+
+static const weir_operator_class wjoin_class = {
+    .name = "WindowJoin",
+    .open = wjoin_open,
+    .process = wjoin_process,
+    .timer = wjoin_timer,
+    .close = wjoin_close,
+};
+
+int weir_window_join_spec(const weir_window_join_config *cfg, weir_operator_spec *out)
+{
+    if (!cfg || !out || !cfg->out_schema || cfg->keys[0].n == 0 || cfg->keys[0].n != cfg->keys[1].n ||
+        cfg->n_out[0] + cfg->n_out[1] != cfg->out_schema->n_fields)
+        return WEIR_EINVAL;
+    wjoin_conf *c = weir_calloc(1, sizeof *c);
+    if (!c)
+        return WEIR_ENOMEM;
+    c->cfg = *cfg;
+    c->outer[0] = cfg->type == WEIR_JOIN_LEFT || cfg->type == WEIR_JOIN_FULL;
+    c->outer[1] = cfg->type == WEIR_JOIN_RIGHT || cfg->type == WEIR_JOIN_FULL;
+    *out = (weir_operator_spec){"WindowJoin", &wjoin_class, wjoin_create, c, weir_free};
+    return 0;
+}
