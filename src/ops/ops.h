@@ -10,6 +10,7 @@
 #include "weir/clock.h"
 #include "weir/expr.h"
 #include "weir/operator.h"
+#include "weir/window.h"
 
 /*
  * Non-windowed GROUP BY over an unbounded stream, as an updating result.
@@ -109,6 +110,20 @@ typedef struct weir_window_join_config {
 } weir_window_join_config;
 
 int weir_window_join_spec(const weir_window_join_config *cfg, weir_operator_spec *out);
+
+/*
+ * Window assignment (a window table function's rows, materialised): each
+ * input row is emitted once per window of a fixed assigner (tumbling,
+ * hopping, cumulating) that contains its event time, with three columns
+ * appended: window_start, window_end and window_time = end - 1 (TIMESTAMP).
+ * The row keeps its kind and event time. Stateless.
+ */
+typedef struct weir_window_assign_config {
+    weir_window_assigner assigner;
+    const weir_schema *out_schema; /* borrowed; the input's columns then the three window columns */
+} weir_window_assign_config;
+
+int weir_window_assign_spec(const weir_window_assign_config *cfg, weir_operator_spec *out);
 
 /* n-input union: forwards every batch of every input unchanged. */
 int weir_union_spec(uint32_t n_inputs, weir_operator_spec *out);

@@ -480,11 +480,10 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     if ((rc = plan_input(pc, ref->u.join.left, where, &sd[0].r)) ||
         (rc = plan_input(pc, ref->u.join.right, where, &sd[1].r)))
         return rc;
+    /* A window table function joined as a table: its rows, one per window (a window join's input). */
     for (int s = 0; s < 2; s++)
-        if (sd[s].r.win.present)
-            return plan_error(pc, sd[s].r.win.loc, WEIR_EUNSUPPORTED,
-                              "a window table function cannot be joined directly (window joins are not supported "
-                              "yet); aggregate it with GROUP BY window_start, window_end first");
+        if (sd[s].r.win.present && (rc = plan_window_assign(pc, &sd[s].r, "a join")))
+            return rc;
     uint32_t nl = sd[0].r.n_physical, nr = sd[1].r.n_physical;
     /* The joined rel: left columns then right columns; padded sides are nullable. */
     rel j = {.rowtime = -1, .n_physical = nl + nr, .loc = ref->loc};

@@ -194,6 +194,14 @@ const rel *plan_reuse_find(plan_ctx *pc, plan_reuse_kind kind, const weir_buf *d
 int plan_reuse_add(plan_ctx *pc, plan_reuse_kind kind, const weir_buf *digest, const rel *r);
 void plan_reuse_free(plan_ctx *pc);
 
+/*
+ * Materialises the pending window table function of r (win.present): one
+ * row per window, window_start/end/time become real columns and r gets
+ * window properties. Fixed event-time windows only; `what` names the use
+ * in the error otherwise ("a window join").
+ */
+int plan_window_assign(plan_ctx *pc, rel *r, const char *what);
+
 /* FROM item: a table, view, subquery, window table function or join. */
 int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out);
 

@@ -463,6 +463,34 @@ static int plan_window_tvf(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out
     return set_alias(pc, out, ref, NULL) ? WEIR_ENOMEM : 0;
 }
 
+int plan_window_assign(plan_ctx *pc, rel *r, const char *what)
+{
+    static const char *kinds[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION", "GLOBAL"};
+    const weir_window_assigner *a = &r->win.assigner;
+    if (a->kind == WEIR_WINDOW_SESSION || a->kind == WEIR_WINDOW_GLOBAL || r->win.proctime)
+        return plan_error(pc, r->win.loc, WEIR_EUNSUPPORTED,
+                          "%s over %s%s windows directly is not supported (as in Flink); aggregate the window table "
+                          "function with GROUP BY window_start, window_end first",
+                          what, r->win.proctime ? "processing-time " : "", kinds[a->kind]);
+    weir_window_assign_config wc = {.assigner = *a, .out_schema = r->schema};
+    weir_operator_spec spec;
+    int rc = weir_window_assign_spec(&wc, &spec);
+    if (rc)
+        return rc;
+    weir_stream s;
+    if ((rc = weir_job_operator(pc->job, &r->s, 1, &spec, r->schema, 0, &s))) {
+        spec.free_arg(spec.arg);
+        return plan_error(pc, r->win.loc, rc, "cannot add the window assignment: %s", weir_job_error(pc->job));
+    }
+    explain_line(pc, "WindowAssign[%d]: %s size=%lld slide=%lld", s.node, kinds[a->kind], (long long)a->size_ms,
+                 (long long)a->slide_ms);
+    r->s = s;
+    r->n_physical = r->schema->n_fields;
+    r->win.present = false;
+    r->wprops = (rel_wprops){true, *a, r->win.ws_col, r->win.we_col, (int32_t)r->win.wt_col};
+    return 0;
+}
+
 int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
 {
     switch (ref->kind) {
