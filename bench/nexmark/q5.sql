@@ -1,9 +1,12 @@
 -- Nexmark q5, from the reference suite (nexmark/nexmark, module
 -- nexmark-flink, queries/q5.sql); the tables come from ddl.sql.
--- weir: runs as in the reference. As in Flink, the join is a regular join:
---   window_start/window_end are plain timestamps after the aggregations,
---   and the right side (MaxBids) is an updating changelog, so the result is
---   one too. bench/nexmark/q5_hop.sql is its first half alone.
+-- weir: runs as in the reference, planned as Flink 1.14+ plans it: MaxBids
+--   groups by the (renamed) window bounds of a window aggregation, so it is
+--   a cascading window aggregation (append-only, one row per window), and
+--   the join on both bounds is a window join (rows kept per window until the
+--   watermark reaches its end, then joined and dropped; num >= maxn is its
+--   residual). The result is append-only and the state holds the open
+--   windows only. bench/nexmark/q5_hop.sql is its first half alone.
 --
 -- Query 5: Hot Items
 -- Which auctions have seen the most bids in the last period?

@@ -1,8 +1,8 @@
 -- Nexmark q8, from the reference suite (nexmark/nexmark, module
 -- nexmark-flink, queries/q8.sql); the tables come from ddl.sql.
--- weir: runs as in the reference, as a regular join of the two window
---   aggregations on the window bounds (Flink plans a window join; the
---   rows are the same, weir keeps the joined rows in state longer).
+-- weir: runs as in the reference, as a window join of the two window
+--   aggregations (as Flink plans it): rows are kept per window until the
+--   watermark reaches its end, then joined and dropped.
 --
 -- Query 8: Monitor New Users
 -- Select people who have entered the system and created auctions in the last period.
