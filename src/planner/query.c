@@ -833,6 +833,10 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         as->we_in = (int32_t)in->win.we_col;
         as->wt_in = (int32_t)in->win.wt_col;
     }
+    if (as->cascade && have_legacy)
+        return plan_error(pc, sel->loc, WEIR_EPLAN,
+                          "only one group window is allowed: this GROUP BY names the input's window bounds and a "
+                          "group window function");
     if (as->cascade) {
         as->windowed = true;
         as->we_in = (int32_t)in->wprops.we;
