@@ -135,23 +135,24 @@ static void wj_destroy(wj *t)
 }
 
 /*
- * Window [0, 10): rows at 9 (end - 1) are in it; W = 9 fires nothing, W = 10
- * (exactly the end) fires it. Every pair of a key is emitted once, duplicates
+ * Window [0, 10): W = 9 (end - 1) fires nothing, W = 10 (exactly the end)
+ * fires it. Every pair of a key is emitted once, duplicates
  * count twice, keys and windows do not mix, rows carry time end - 1.
  */
 Test(window_join, inner_join_fires_when_the_watermark_reaches_the_end, .timeout = 60)
 {
     wj t;
     wj_start(&t, WEIR_JOIN_INNER, 1, 3, false);
+    /* rows before time 9, so that only the watermark rows below move W to 9 (else W = 9 could overtake a row) */
     wj_row(&t, L, "a", 1, 0, 0);
     wj_row(&t, L, "a", 1, 0, 3); /* a duplicate row */
-    wj_row(&t, L, "b", 2, 0, 9);
-    wj_row(&t, R, "a", 10, 0, 9);
+    wj_row(&t, L, "b", 2, 0, 8);
+    wj_row(&t, R, "a", 10, 0, 8);
     wj_row(&t, R, "b", 20, 0, 5);
     wj_row(&t, R, "b", 21, 0, 6);
     wj_row(&t, R, "c", 30, 0, 7);
-    wj_row(&t, R, "a", 11, 10, 12); /* next window: not joined with window [0, 10) */
-    wj_row(&t, L, "a", 12, 10, 9);  /* a row of the next window that arrives early */
+    wj_row(&t, R, "a", 11, 10, 8); /* next window: not joined with window [0, 10) */
+    wj_row(&t, L, "a", 12, 10, 8); /* a row of the next window that arrives early */
     wj_watermark(&t, 9);
     cr_assert_eq(th_collect_count(t.sink), 0, "W = 9 < end 10: nothing fires\n%s", wj_text(&t));
     cr_assert_eq(th_metric(t.job, "*rows_in_state"), 9);
@@ -262,7 +263,7 @@ Test(window_join, late_rows_are_dropped_and_counted, .timeout = 60)
     wj_row(&t, R, "a", 10, 0, 9); /* window [0, 10): late */
     wj_row(&t, L, "b", 2, 0, 9);  /* late */
     wj_row(&t, R, "a", 11, 10, 10);
-    wj_row(&t, L, "a", 3, 10, 19); /* end - 1: on time */
+    wj_row(&t, L, "a", 3, 10, 19); /* window [10, 20): on time (W = 10) */
     wj_watermark(&t, 20);
     wj_finish(&t);
     cr_assert_str_eq(wj_text(&t), "a,1,NULL,NULL@9\n"
