@@ -45,7 +45,8 @@ static bool keep_row(void *ud, const weir_batch *b, uint32_t row)
  * A window join of the two sides; n_keys 3: (k, ws, we), 4: (k, v, ws, we).
  * With residual_lt, the condition lv < rv.
  */
-static void wj_start(wj *t, weir_join_type type, uint32_t parallelism, uint32_t n_keys, bool residual_lt)
+static void wj_start(wj *t, weir_join_type type, uint32_t parallelism,
+                     uint32_t n_keys, bool residual_lt)
 {
     memset(t, 0, sizeof *t);
     t->in = th_schema("k STRING, v BIGINT, ws TIMESTAMP, we TIMESTAMP");
@@ -56,55 +57,70 @@ static void wj_start(wj *t, weir_join_type type, uint32_t parallelism, uint32_t 
     cfg.parallelism = parallelism;
     cfg.batch_size = 4;
     cr_assert_eq(weir_job_create(&cfg, &t->job), 0);
-    weir_window_join_config jc = {.type = type, .end_col = {3, 3}, .n_out = {2, 2}, .out_schema = t->out};
+    weir_window_join_config jc = {
+        .type = type, .end_col = {3, 3}, .n_out = {2, 2}, .out_schema = t->out};
     uint32_t cols3[3] = {0, 2, 3}, cols4[4] = {0, 1, 2, 3};
     weir_stream keyed[2];
     for (int s = 0; s < 2; s++) {
         t->src[s] = th_usource_create(t->in, 1);
         weir_source_spec ss = th_source_spec(t->src[s], s ? "right" : "left");
-        weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 0};
+        weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED,
+                                  .delay_ms = 0};
         weir_stream st, f;
         cr_assert_eq(weir_job_source(t->job, &ss, &wm, 1, &st), 0);
         cr_assert_eq(weir_job_filter(t->job, st, keep_row, NULL, &f), 0);
         jc.keys[s].n = n_keys;
-        memcpy(jc.keys[s].cols, n_keys == 3 ? cols3 : cols4, n_keys * sizeof(uint32_t));
+        memcpy(jc.keys[s].cols, n_keys == 3 ? cols3 : cols4,
+               n_keys * sizeof(uint32_t));
         keyed[s] = weir_stream_key_by(f, jc.keys[s].cols, n_keys);
     }
     if (residual_lt) {
         weir_error err = {0};
         weir_expr *a[2], *e;
         t->arena = weir_expr_arena_create();
-        cr_assert_eq(weir_expr_column(t->arena, 1, weir_type_make(WEIR_TYPE_BIGINT, true), &a[0], &err), 0);
-        cr_assert_eq(weir_expr_column(t->arena, 3, weir_type_make(WEIR_TYPE_BIGINT, true), &a[1], &err), 0);
-        cr_assert_eq(weir_expr_call(t->arena, "<", a, 2, &e, &err), 0, "%s", err.message);
+        cr_assert_eq(weir_expr_column(t->arena, 1,
+                                      weir_type_make(WEIR_TYPE_BIGINT, true),
+                                      &a[0], &err),
+                     0);
+        cr_assert_eq(weir_expr_column(t->arena, 3,
+                                      weir_type_make(WEIR_TYPE_BIGINT, true),
+                                      &a[1], &err),
+                     0);
+        cr_assert_eq(weir_expr_call(t->arena, "<", a, 2, &e, &err), 0, "%s",
+                     err.message);
         jc.residual = e;
     }
     weir_operator_spec spec;
     cr_assert_eq(weir_window_join_spec(&jc, &spec), 0);
     cr_assert_str_eq(spec.name, "WindowJoin");
     weir_stream j;
-    cr_assert_eq(weir_job_operator(t->job, keyed, 2, &spec, t->out, parallelism, &j), 0, "%s",
-                 weir_job_error(t->job));
+    cr_assert_eq(
+        weir_job_operator(t->job, keyed, 2, &spec, t->out, parallelism, &j), 0,
+        "%s", weir_job_error(t->job));
     weir_operator_spec sink = th_collect_spec(t->sink, "collect");
     cr_assert_eq(weir_job_sink(t->job, j, &sink, 1), 0);
     cr_assert_eq(weir_job_start(t->job), 0, "%s", weir_job_error(t->job));
 }
 
 /* A row of window [ws, ws + 10) at time ts (k NULL for a NULL key). */
-static void wj_row(wj *t, int s, const char *k, int64_t v, int64_t ws, int64_t ts)
+static void wj_row(wj *t, int s, const char *k, int64_t v, int64_t ws,
+                   int64_t ts)
 {
     th_source_row(t->src[s], 0, ts, k, v, ws, ws + 10);
 }
 
-/* Moves both sides' watermarks to w and waits until the join has passed it on. */
+/* Moves both sides' watermarks to w and waits until the join has passed it on.
+ */
 static void wj_watermark(wj *t, int64_t w)
 {
     for (int s = 0; s < 2; s++)
         th_source_row(t->src[s], 0, w, "", (int64_t)-1, (int64_t)0, (int64_t)0);
-    cr_assert(th_collect_wait_watermark(t->sink, w, GUARD_MS), "the watermark did not reach %" PRId64, w);
+    cr_assert(th_collect_wait_watermark(t->sink, w, GUARD_MS),
+              "the watermark did not reach %" PRId64, w);
 }
 
-/* The sink's lines, sorted, without the last newline (valid until the next call). */
+/* The sink's lines, sorted, without the last newline (valid until the next
+ * call). */
 static const char *wj_text(wj *t)
 {
     static char buf[1 << 16];
@@ -139,11 +155,13 @@ static void wj_destroy(wj *t)
  * fires it. Every pair of a key is emitted once, duplicates
  * count twice, keys and windows do not mix, rows carry time end - 1.
  */
-Test(window_join, inner_join_fires_when_the_watermark_reaches_the_end, .timeout = 60)
+Test(window_join, inner_join_fires_when_the_watermark_reaches_the_end,
+     .timeout = 60)
 {
     wj t;
     wj_start(&t, WEIR_JOIN_INNER, 1, 3, false);
-    /* rows before time 9, so that only the watermark rows below move W to 9 (else W = 9 could overtake a row) */
+    /* rows before time 9, so that only the watermark rows below move W to 9
+     * (else W = 9 could overtake a row) */
     wj_row(&t, L, "a", 1, 0, 0);
     wj_row(&t, L, "a", 1, 0, 3); /* a duplicate row */
     wj_row(&t, L, "b", 2, 0, 8);
@@ -151,17 +169,21 @@ Test(window_join, inner_join_fires_when_the_watermark_reaches_the_end, .timeout 
     wj_row(&t, R, "b", 20, 0, 5);
     wj_row(&t, R, "b", 21, 0, 6);
     wj_row(&t, R, "c", 30, 0, 7);
-    wj_row(&t, R, "a", 11, 10, 8); /* next window: not joined with window [0, 10) */
-    wj_row(&t, L, "a", 12, 10, 8); /* a row of the next window that arrives early */
+    wj_row(&t, R, "a", 11, 10,
+           8); /* next window: not joined with window [0, 10) */
+    wj_row(&t, L, "a", 12, 10,
+           8); /* a row of the next window that arrives early */
     wj_watermark(&t, 9);
-    cr_assert_eq(th_collect_count(t.sink), 0, "W = 9 < end 10: nothing fires\n%s", wj_text(&t));
+    cr_assert_eq(th_collect_count(t.sink), 0,
+                 "W = 9 < end 10: nothing fires\n%s", wj_text(&t));
     cr_assert_eq(th_metric(t.job, "*rows_in_state"), 9);
     wj_watermark(&t, 10);
     cr_assert_str_eq(wj_text(&t), "a,1,a,10@9\n"
                                   "a,1,a,10@9\n"
                                   "b,2,b,20@9\n"
                                   "b,2,b,21@9");
-    cr_assert_eq(th_metric(t.job, "*rows_in_state"), 2, "window [0, 10) is dropped, [10, 20) is kept");
+    cr_assert_eq(th_metric(t.job, "*rows_in_state"), 2,
+                 "window [0, 10) is dropped, [10, 20) is kept");
     wj_watermark(&t, 20);
     wj_finish(&t);
     cr_assert_str_eq(wj_text(&t), "a,1,a,10@9\n"
@@ -170,11 +192,14 @@ Test(window_join, inner_join_fires_when_the_watermark_reaches_the_end, .timeout 
                                   "b,2,b,20@9\n"
                                   "b,2,b,21@9");
     cr_assert_eq(th_metric(t.job, "*late_rows"), 0);
-    cr_assert_eq(th_metric(t.job, "*windows_fired"), 4, "one firing per key and window: a, b, c of [0, 10), a of [10, 20)");
+    cr_assert_eq(
+        th_metric(t.job, "*windows_fired"), 4,
+        "one firing per key and window: a, b, c of [0, 10), a of [10, 20)");
     wj_destroy(&t);
 }
 
-/* Outer joins pad what did not match when the window fires; a NULL key matches nothing (also not NULL). */
+/* Outer joins pad what did not match when the window fires; a NULL key matches
+ * nothing (also not NULL). */
 static void outer_case(weir_join_type type, const char *want)
 {
     wj t;
@@ -186,11 +211,13 @@ static void outer_case(weir_join_type type, const char *want)
     wj_row(&t, R, "c", 30, 0, 2);
     wj_row(&t, R, NULL, 40, 0, 3);
     wj_watermark(&t, 9);
-    cr_assert_eq(th_collect_count(t.sink), 0, "nothing is padded before the window ends");
+    cr_assert_eq(th_collect_count(t.sink), 0,
+                 "nothing is padded before the window ends");
     wj_watermark(&t, 10);
     cr_assert_str_eq(wj_text(&t), want);
     wj_finish(&t);
-    cr_assert_str_eq(wj_text(&t), want, "nothing more at the end of input: the state was dropped");
+    cr_assert_str_eq(wj_text(&t), want,
+                     "nothing more at the end of input: the state was dropped");
     cr_assert_eq(th_metric(t.job, "*rows_in_state"), 0);
     wj_destroy(&t);
 }
@@ -218,7 +245,8 @@ Test(window_join, full_join_pads_both_sides, .timeout = 60)
                                "b,2,NULL,NULL@9");
 }
 
-/* The residual decides the pairs; an outer row whose pairs all fail it is padded. */
+/* The residual decides the pairs; an outer row whose pairs all fail it is
+ * padded. */
 Test(window_join, residual_condition_decides_the_pairs, .timeout = 60)
 {
     wj t;
@@ -252,7 +280,8 @@ Test(window_join, several_key_columns, .timeout = 60)
     wj_destroy(&t);
 }
 
-/* Once W >= end, a row of that window is late: dropped and counted, on either side, also for outer joins. */
+/* Once W >= end, a row of that window is late: dropped and counted, on either
+ * side, also for outer joins. */
 Test(window_join, late_rows_are_dropped_and_counted, .timeout = 60)
 {
     wj t;
@@ -272,7 +301,8 @@ Test(window_join, late_rows_are_dropped_and_counted, .timeout = 60)
     wj_destroy(&t);
 }
 
-/* The state holds the open windows only: each window's rows go when it fires. */
+/* The state holds the open windows only: each window's rows go when it fires.
+ */
 Test(window_join, state_is_released_when_the_window_fires, .timeout = 60)
 {
     wj t;
@@ -285,9 +315,11 @@ Test(window_join, state_is_released_when_the_window_fires, .timeout = 60)
             wj_row(&t, R, k, i, w * 10, w * 10 + i);
         }
         wj_watermark(&t, w * 10 + 5);
-        cr_assert_eq(th_metric(t.job, "*rows_in_state"), 10, "window %" PRId64 " open: its 10 rows", w);
+        cr_assert_eq(th_metric(t.job, "*rows_in_state"), 10,
+                     "window %" PRId64 " open: its 10 rows", w);
         wj_watermark(&t, w * 10 + 10);
-        cr_assert_eq(th_metric(t.job, "*rows_in_state"), 0, "window %" PRId64 " fired: nothing held", w);
+        cr_assert_eq(th_metric(t.job, "*rows_in_state"), 0,
+                     "window %" PRId64 " fired: nothing held", w);
         cr_assert_eq(th_collect_count(t.sink), (size_t)(w + 1) * 5);
     }
     wj_finish(&t);
@@ -299,10 +331,10 @@ Test(window_join, state_is_released_when_the_window_fires, .timeout = 60)
 
 typedef struct rrow {
     int side;
-    int key;     /* -1: NULL */
+    int key; /* -1: NULL */
     int64_t v;
     int64_t ws;
-    bool late;   /* fed after W reached its window end */
+    bool late; /* fed after W reached its window end */
 } rrow;
 
 static uint64_t rnd_next(uint64_t *s)
@@ -313,7 +345,10 @@ static uint64_t rnd_next(uint64_t *s)
     return *s;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static void key_text(int key, char *buf, size_t cap)
 {
@@ -323,7 +358,8 @@ static void key_text(int key, char *buf, size_t cap)
         snprintf(buf, cap, "k%d", key);
 }
 
-static void random_case(weir_join_type type, uint32_t parallelism, uint64_t seed)
+static void random_case(weir_join_type type, uint32_t parallelism,
+                        uint64_t seed)
 {
     enum { WINDOWS = 12, MAX_ROWS = 12 * 2 * 10 };
     uint64_t st = seed * 2654435761u + 1 + (uint64_t)type * 7919 + parallelism;
@@ -332,7 +368,8 @@ static void random_case(weir_join_type type, uint32_t parallelism, uint64_t seed
     wj t;
     wj_start(&t, type, parallelism, 3, true);
     for (int64_t w = 0; w < WINDOWS; w++) {
-        /* rows of window w, some of window w + 1 early, some of window w - 1 late */
+        /* rows of window w, some of window w + 1 early, some of window w - 1
+         * late */
         for (int s = 0; s < 2; s++) {
             int m = (int)(rnd_next(&st) % 10);
             for (int i = 0; i < m && n < MAX_ROWS; i++) {
@@ -350,16 +387,20 @@ static void random_case(weir_join_type type, uint32_t parallelism, uint64_t seed
                 x->late = win < w;
                 char k[16];
                 key_text(x->key, k, sizeof k);
-                /* in the current window whatever the row's window: an early row must not move W past window w */
+                /* in the current window whatever the row's window: an early row
+                 * must not move W past window w */
                 int64_t ts = w * 10 + (int64_t)((r >> 24) % 10);
-                th_source_row(t.src[s], 0, ts, x->key < 0 ? NULL : k, x->v, x->ws, x->ws + 10);
+                th_source_row(t.src[s], 0, ts, x->key < 0 ? NULL : k, x->v,
+                              x->ws, x->ws + 10);
             }
         }
         wj_watermark(&t, w * 10 + 10);
     }
     wj_finish(&t);
-    /* the reference: per window and key, the pairs with lv < rv; unmatched rows of an outer side padded */
-    bool outer[2] = {type == WEIR_JOIN_LEFT || type == WEIR_JOIN_FULL, type == WEIR_JOIN_RIGHT || type == WEIR_JOIN_FULL};
+    /* the reference: per window and key, the pairs with lv < rv; unmatched rows
+     * of an outer side padded */
+    bool outer[2] = {type == WEIR_JOIN_LEFT || type == WEIR_JOIN_FULL,
+                     type == WEIR_JOIN_RIGHT || type == WEIR_JOIN_FULL};
     char **want = NULL;
     size_t n_want = 0, cap = 0;
     bool *matched = calloc(n + 1, sizeof *matched);
@@ -370,7 +411,8 @@ static void random_case(weir_join_type type, uint32_t parallelism, uint64_t seed
             continue;
         for (size_t b = 0; b < n; b++) {
             const rrow *x = &rows[a], *y = &rows[b];
-            if (y->side != R || y->late || x->ws != y->ws || x->key < 0 || x->key != y->key || !(x->v < y->v))
+            if (y->side != R || y->late || x->ws != y->ws || x->key < 0 ||
+                x->key != y->key || !(x->v < y->v))
                 continue;
             matched[a] = matched[b] = true;
             if (n_want == cap) {
@@ -378,8 +420,9 @@ static void random_case(weir_join_type type, uint32_t parallelism, uint64_t seed
                 want = realloc(want, cap * sizeof *want);
             }
             char line[128];
-            snprintf(line, sizeof line, "k%d,%" PRId64 ",k%d,%" PRId64 "@%" PRId64, x->key, x->v, y->key, y->v,
-                     x->ws + 9);
+            snprintf(line, sizeof line,
+                     "k%d,%" PRId64 ",k%d,%" PRId64 "@%" PRId64, x->key, x->v,
+                     y->key, y->v, x->ws + 9);
             want[n_want++] = strdup(line);
         }
     }
@@ -394,9 +437,11 @@ static void random_case(weir_join_type type, uint32_t parallelism, uint64_t seed
         char k[16], line[128];
         key_text(x->key, k, sizeof k);
         if (x->side == L)
-            snprintf(line, sizeof line, "%s,%" PRId64 ",NULL,NULL@%" PRId64, k, x->v, x->ws + 9);
+            snprintf(line, sizeof line, "%s,%" PRId64 ",NULL,NULL@%" PRId64, k,
+                     x->v, x->ws + 9);
         else
-            snprintf(line, sizeof line, "NULL,NULL,%s,%" PRId64 "@%" PRId64, k, x->v, x->ws + 9);
+            snprintf(line, sizeof line, "NULL,NULL,%s,%" PRId64 "@%" PRId64, k,
+                     x->v, x->ws + 9);
         want[n_want++] = strdup(line);
     }
     qsort(want, n_want, sizeof *want, cmp_str);
@@ -411,9 +456,12 @@ static void random_case(weir_join_type type, uint32_t parallelism, uint64_t seed
         free(want[i]);
     }
     /* the collector sorts with strcmp too */
-    cr_assert_str_eq(wj_text(&t), text, "%s join, parallelism %u, seed %" PRIu64 "\ngot:\n%s\nwant:\n%s", weir_join_type_name(type),
-                     parallelism, seed, wj_text(&t), text);
-    cr_assert_eq(th_metric(t.job, "*late_rows"), (double)n_late, "seed %" PRIu64, seed);
+    cr_assert_str_eq(
+        wj_text(&t), text,
+        "%s join, parallelism %u, seed %" PRIu64 "\ngot:\n%s\nwant:\n%s",
+        weir_join_type_name(type), parallelism, seed, wj_text(&t), text);
+    cr_assert_eq(th_metric(t.job, "*late_rows"), (double)n_late,
+                 "seed %" PRIu64, seed);
     cr_assert_eq(th_metric(t.job, "*rows_in_state"), 0, "seed %" PRIu64, seed);
     free(text);
     free(want);
@@ -426,7 +474,9 @@ static uint64_t test_seed(void)
 {
     const char *s = getenv("WINDOW_JOIN_TEST_SEED");
     uint64_t seed = s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL);
-    fprintf(stderr, "window_join random test: seed %" PRIu64 " (WINDOW_JOIN_TEST_SEED=%" PRIu64 " replays it)\n",
+    fprintf(stderr,
+            "window_join random test: seed %" PRIu64
+            " (WINDOW_JOIN_TEST_SEED=%" PRIu64 " replays it)\n",
             seed, seed);
     return seed;
 }
@@ -442,28 +492,35 @@ Test(window_join, random_workloads_match_a_nested_loop_join, .timeout = 120)
 Test(window_join, spec_rejects_bad_configs)
 {
     weir_schema *out = th_schema("a BIGINT, b BIGINT");
-    weir_window_join_config c = {.type = WEIR_JOIN_INNER, .n_out = {1, 1}, .out_schema = out};
+    weir_window_join_config c = {
+        .type = WEIR_JOIN_INNER, .n_out = {1, 1}, .out_schema = out};
     weir_operator_spec spec;
     cr_assert_eq(weir_window_join_spec(&c, &spec), WEIR_EINVAL, "no key");
     c.keys[0].n = 1;
     c.keys[1].n = 2;
-    cr_assert_eq(weir_window_join_spec(&c, &spec), WEIR_EINVAL, "keys of different widths");
+    cr_assert_eq(weir_window_join_spec(&c, &spec), WEIR_EINVAL,
+                 "keys of different widths");
     c.keys[1].n = 1;
     c.n_out[1] = 2;
-    cr_assert_eq(weir_window_join_spec(&c, &spec), WEIR_EINVAL, "output columns do not add up");
+    cr_assert_eq(weir_window_join_spec(&c, &spec), WEIR_EINVAL,
+                 "output columns do not add up");
     c.n_out[1] = 1;
     cr_assert_eq(weir_window_join_spec(&c, &spec), 0);
     spec.free_arg(spec.arg);
-    weir_window_assign_config ac = {.assigner = weir_window_session(10, 0), .out_schema = out};
-    cr_assert_eq(weir_window_assign_spec(&ac, &spec), WEIR_EINVAL, "session windows are not assigned per row");
+    weir_window_assign_config ac = {.assigner = weir_window_session(10, 0),
+                                    .out_schema = out};
+    cr_assert_eq(weir_window_assign_spec(&ac, &spec), WEIR_EINVAL,
+                 "session windows are not assigned per row");
     weir_schema_destroy(out);
 }
 
-/* Window assignment: one row per HOP window containing the row's time, bounds appended, kind and time kept. */
+/* Window assignment: one row per HOP window containing the row's time, bounds
+ * appended, kind and time kept. */
 Test(window_join, window_assign_emits_a_row_per_window, .timeout = 60)
 {
     weir_schema *in = th_schema("k BIGINT");
-    weir_schema *out = th_schema("k BIGINT, window_start TIMESTAMP, window_end TIMESTAMP, window_time TIMESTAMP");
+    weir_schema *out = th_schema("k BIGINT, window_start TIMESTAMP, window_end "
+                                 "TIMESTAMP, window_time TIMESTAMP");
     th_source *src = th_vsource_create(in, 1);
     th_collect *sink = th_collect_create(TH_TS);
     weir_job_config cfg;
@@ -474,10 +531,12 @@ Test(window_join, window_assign_emits_a_row_per_window, .timeout = 60)
     weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED};
     weir_stream st, a;
     cr_assert_eq(weir_job_source(job, &ss, &wm, 1, &st), 0);
-    weir_window_assign_config ac = {.assigner = weir_window_hopping(5, 10, 0), .out_schema = out};
+    weir_window_assign_config ac = {.assigner = weir_window_hopping(5, 10, 0),
+                                    .out_schema = out};
     weir_operator_spec spec;
     cr_assert_eq(weir_window_assign_spec(&ac, &spec), 0);
-    cr_assert_eq(weir_job_operator(job, &st, 1, &spec, out, 1, &a), 0, "%s", weir_job_error(job));
+    cr_assert_eq(weir_job_operator(job, &st, 1, &spec, out, 1, &a), 0, "%s",
+                 weir_job_error(job));
     weir_operator_spec sk = th_collect_spec(sink, "collect");
     cr_assert_eq(weir_job_sink(job, a, &sk, 1), 0);
     th_source_row(src, 0, 4, (int64_t)1);
@@ -486,7 +545,8 @@ Test(window_join, window_assign_emits_a_row_per_window, .timeout = 60)
     cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
     const char *got = th_collect_text(sink, true);
     cr_assert(strstr(got, "@4") && strstr(got, "@5"), "%s", got);
-    cr_assert_eq(th_collect_count(sink), 4, "two HOP(5, 10) windows per row:\n%s", got);
+    cr_assert_eq(th_collect_count(sink), 4,
+                 "two HOP(5, 10) windows per row:\n%s", got);
     weir_job_destroy(job);
     th_collect_destroy(sink);
     th_source_destroy(src);

@@ -12,11 +12,16 @@
 #include "weir/buf.h"
 
 /* Clears out and writes columns [0, n) of (b, row) into it. */
-int weir__row_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *out);
-/* Writes an encoded row into columns [off, off + n) of (dst, row); WEIR_ECORRUPT when it does not decode. */
-int weir__row_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n);
-/* Copies columns [soff, soff + n) of (src, srow) into columns [off, off + n) of (dst, drow). */
-int weir__row_copy_cols(weir_batch *dst, uint32_t drow, uint32_t off, const weir_batch *src, uint32_t srow,
-                        uint32_t soff, uint32_t n);
+int weir__row_encode(const weir_batch *b, uint32_t row, uint32_t n,
+                     weir_buf *out);
+/* Writes an encoded row into columns [off, off + n) of (dst, row);
+ * WEIR_ECORRUPT when it does not decode. */
+int weir__row_decode(const uint8_t *p, size_t len, weir_batch *dst,
+                     uint32_t row, uint32_t off, uint32_t n);
+/* Copies columns [soff, soff + n) of (src, srow) into columns [off, off + n) of
+ * (dst, drow). */
+int weir__row_copy_cols(weir_batch *dst, uint32_t drow, uint32_t off,
+                        const weir_batch *src, uint32_t srow, uint32_t soff,
+                        uint32_t n);
 
 #endif

@@ -26,7 +26,8 @@ static int wassign_create(void *arg, const weir_op_info *info, void **out_op)
     if (!w)
         return WEIR_ENOMEM;
     w->cfg = c;
-    w->out = weir_batch_create(c->out_schema, info->batch_size ? info->batch_size : 1024);
+    w->out = weir_batch_create(c->out_schema,
+                               info->batch_size ? info->batch_size : 1024);
     w->wins_cap = 16;
     w->wins = weir_malloc(w->wins_cap * sizeof *w->wins);
     return w->out && w->wins ? 0 : WEIR_ENOMEM;
@@ -36,8 +37,11 @@ static int wassign_open(void *op, weir_op_ctx *ctx)
 {
     wassign_op *w = op;
     const weir_op_info *info = weir_op_info_of(ctx);
-    if (info->n_inputs != 1 || info->input_schemas[0]->n_fields + 3 != w->cfg->out_schema->n_fields)
-        return weir_op_fail(ctx, WEIR_EINVAL, "window assignment: the output must be the input's columns and 3 more");
+    if (info->n_inputs != 1 ||
+        info->input_schemas[0]->n_fields + 3 != w->cfg->out_schema->n_fields)
+        return weir_op_fail(ctx, WEIR_EINVAL,
+                            "window assignment: the output must be the input's "
+                            "columns and 3 more");
     return 0;
 }
 
@@ -60,22 +64,27 @@ static int flush(wassign_op *w, weir_op_ctx *ctx)
     return rc;
 }
 
-static int wassign_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
+static int wassign_process(void *op, weir_op_ctx *ctx, int input,
+                           const weir_batch *in)
 {
     wassign_op *w = op;
     (void)input;
     uint32_t n_in = w->cfg->out_schema->n_fields - 3;
     for (uint32_t r = 0; r < in->n_rows; r++) {
-        int n = weir_window_assign(&w->cfg->assigner, in->ts[r], w->wins, w->wins_cap);
+        int n = weir_window_assign(&w->cfg->assigner, in->ts[r], w->wins,
+                                   w->wins_cap);
         if (n < 0)
-            return weir_op_fail(ctx, n, "window assignment needs a tumbling, hopping or cumulating window");
+            return weir_op_fail(ctx, n,
+                                "window assignment needs a tumbling, hopping "
+                                "or cumulating window");
         if ((uint32_t)n > w->wins_cap) {
             weir_window *nw = weir_realloc(w->wins, (size_t)n * sizeof *nw);
             if (!nw)
                 return WEIR_ENOMEM;
             w->wins = nw;
             w->wins_cap = (uint32_t)n;
-            n = weir_window_assign(&w->cfg->assigner, in->ts[r], w->wins, w->wins_cap);
+            n = weir_window_assign(&w->cfg->assigner, in->ts[r], w->wins,
+                                   w->wins_cap);
         }
         for (int i = 0; i < n; i++) {
             if (weir_batch_full(w->out)) {
@@ -86,7 +95,8 @@ static int wassign_process(void *op, weir_op_ctx *ctx, int input, const weir_bat
             int o = weir_batch_append_row(w->out);
             if (o < 0)
                 return o;
-            int rc = weir__row_copy_cols(w->out, (uint32_t)o, 0, in, r, 0, n_in);
+            int rc =
+                weir__row_copy_cols(w->out, (uint32_t)o, 0, in, r, 0, n_in);
             if (rc)
                 return rc;
             w->out->kind[o] = in->kind[r];
@@ -106,16 +116,19 @@ static const weir_operator_class wassign_class = {
     .close = wassign_close,
 };
 
-int weir_window_assign_spec(const weir_window_assign_config *cfg, weir_operator_spec *out)
+int weir_window_assign_spec(const weir_window_assign_config *cfg,
+                            weir_operator_spec *out)
 {
     if (!cfg || !out || !cfg->out_schema || cfg->out_schema->n_fields < 3 ||
-        (cfg->assigner.kind != WEIR_WINDOW_TUMBLING && cfg->assigner.kind != WEIR_WINDOW_HOPPING &&
+        (cfg->assigner.kind != WEIR_WINDOW_TUMBLING &&
+         cfg->assigner.kind != WEIR_WINDOW_HOPPING &&
          cfg->assigner.kind != WEIR_WINDOW_CUMULATING))
         return WEIR_EINVAL;
     weir_window_assign_config *c = weir_malloc(sizeof *c);
     if (!c)
         return WEIR_ENOMEM;
     *c = *cfg;
-    *out = (weir_operator_spec){"WindowAssign", &wassign_class, wassign_create, c, weir_free};
+    *out = (weir_operator_spec){"WindowAssign", &wassign_class, wassign_create,
+                                c, weir_free};
     return 0;
 }

@@ -42,24 +42,26 @@ typedef struct row_ref {
 typedef struct side_rows {
     row_ref *refs;
     uint32_t n, cap;
-    weir_buf scan;       /* the encoded rows */
-    weir_batch *rows;    /* decoded, in this side's output columns of an out_schema batch */
+    weir_buf scan;    /* the encoded rows */
+    weir_batch *rows; /* decoded, in this side's output columns of an out_schema
+                         batch */
     uint32_t rows_cap;
-    uint8_t *matched;    /* per row: joined at least once */
+    uint8_t *matched; /* per row: joined at least once */
 } side_rows;
 
 typedef struct wjoin_op {
     const wjoin_conf *conf;
     weir_state *st[2];
     weir_expr_env *env;
-    weir_batch *out;  /* output being filled */
-    weir_batch *cand; /* candidate pairs */
+    weir_batch *out;   /* output being filled */
+    weir_batch *cand;  /* candidate pairs */
     uint32_t *pair[2]; /* per candidate: its row on each side */
     uint8_t *sel;
     side_rows side[2];
-    weir_buf row;     /* encoded input row */
+    weir_buf row; /* encoded input row */
     uint8_t key[1024];
-    /* the (key, end) whose timer was registered last: consecutive rows of one window skip the lookup */
+    /* the (key, end) whose timer was registered last: consecutive rows of one
+     * window skip the lookup */
     uint8_t last_key[1024];
     size_t last_klen;
     weir_ts last_end;
@@ -104,16 +106,23 @@ static int wjoin_open(void *op, weir_op_ctx *ctx)
     const weir_window_join_config *c = &j->conf->cfg;
     const weir_op_info *info = weir_op_info_of(ctx);
     if (info->n_inputs != 2)
-        return weir_op_fail(ctx, WEIR_EINVAL, "a window join needs two inputs, not %u", info->n_inputs);
+        return weir_op_fail(ctx, WEIR_EINVAL,
+                            "a window join needs two inputs, not %u",
+                            info->n_inputs);
     for (int s = 0; s < 2; s++) {
         const weir_schema *in = info->input_schemas[s];
         if (in->n_fields < c->n_out[s])
-            return weir_op_fail(ctx, WEIR_EINVAL, "window join input %d has %u columns, fewer than its %u output columns",
+            return weir_op_fail(ctx, WEIR_EINVAL,
+                                "window join input %d has %u columns, fewer "
+                                "than its %u output columns",
                                 s, in->n_fields, c->n_out[s]);
-        if (c->end_col[s] >= in->n_fields || (in->fields[c->end_col[s]].type.id != WEIR_TYPE_TIMESTAMP &&
-                                             in->fields[c->end_col[s]].type.id != WEIR_TYPE_TIMESTAMP_LTZ))
-            return weir_op_fail(ctx, WEIR_EINVAL, "window join input %d: column %u is not a window_end TIMESTAMP", s,
-                                c->end_col[s]);
+        if (c->end_col[s] >= in->n_fields ||
+            (in->fields[c->end_col[s]].type.id != WEIR_TYPE_TIMESTAMP &&
+             in->fields[c->end_col[s]].type.id != WEIR_TYPE_TIMESTAMP_LTZ))
+            return weir_op_fail(
+                ctx, WEIR_EINVAL,
+                "window join input %d: column %u is not a window_end TIMESTAMP",
+                s, c->end_col[s]);
     }
     static const char *names[2] = {"wjoin-left", "wjoin-right"};
     for (int s = 0; s < 2; s++) {
@@ -153,21 +162,26 @@ static void wjoin_close(void *op)
 
 /* ------------------------------------------------------------ input */
 
-static int wjoin_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
+static int wjoin_process(void *op, weir_op_ctx *ctx, int input,
+                         const weir_batch *in)
 {
     wjoin_op *j = op;
     const wjoin_conf *jc = j->conf;
     const weir_window_join_config *c = &jc->cfg;
     if (input < 0 || input > 1)
-        return weir_op_fail(ctx, WEIR_EINVAL, "window join input %d does not exist", input);
+        return weir_op_fail(ctx, WEIR_EINVAL,
+                            "window join input %d does not exist", input);
     int s = input;
     const weir_keyspec *ks = &c->keys[s];
     weir_ts wm = weir_op_watermark(ctx);
     for (uint32_t r = 0; r < in->n_rows; r++) {
         if (in->kind[r] != WEIR_ROW_INSERT)
-            return weir_op_fail(ctx, WEIR_EUNSUPPORTED, "window join input %d is not append-only (row kind %s)", s,
-                                weir_row_kind_name((weir_row_kind)in->kind[r]));
-        /* A row without a window end belongs to no window: like a late row, it can never be joined. */
+            return weir_op_fail(
+                ctx, WEIR_EUNSUPPORTED,
+                "window join input %d is not append-only (row kind %s)", s,
+                weir_row_kind_name((weir_row_kind)in->kind[r]));
+        /* A row without a window end belongs to no window: like a late row, it
+         * can never be joined. */
         if (weir_batch_is_null(in, c->end_col[s], r)) {
             (*j->n_late)++;
             continue;
@@ -185,18 +199,22 @@ static int wjoin_process(void *op, weir_op_ctx *ctx, int input, const weir_batch
             continue; /* matches nothing and is not kept */
         size_t klen = weir_key_encode(in, ks, r, j->key, sizeof j->key);
         if (klen > sizeof j->key)
-            return weir_op_fail(ctx, WEIR_EINVAL, "window join key of %zu bytes exceeds the limit of %zu", klen,
-                                sizeof j->key);
+            return weir_op_fail(
+                ctx, WEIR_EINVAL,
+                "window join key of %zu bytes exceeds the limit of %zu", klen,
+                sizeof j->key);
         int rc = weir_op_set_key(ctx, j->key, klen);
         if (!rc)
             rc = weir__row_encode(in, r, c->n_out[s], &j->row);
         if (!rc)
-            rc = weir_list_add(j->st[s], null_key ? NULL_NS : NULL, null_key ? sizeof NULL_NS : 0, j->row.data,
+            rc = weir_list_add(j->st[s], null_key ? NULL_NS : NULL,
+                               null_key ? sizeof NULL_NS : 0, j->row.data,
                                j->row.len);
         if (rc)
             return rc;
         (*j->n_held)++;
-        if (end != j->last_end || klen != j->last_klen || memcmp(j->key, j->last_key, klen)) {
+        if (end != j->last_end || klen != j->last_klen ||
+            memcmp(j->key, j->last_key, klen)) {
             if ((rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, end, 0)))
                 return rc;
             memcpy(j->last_key, j->key, klen);
@@ -250,8 +268,10 @@ static int collect_visit(void *ud, const void *val, size_t len)
     return weir_buf_put(&sr->scan, val, len) ? WEIR_ENOMEM : 0;
 }
 
-/* Reads side s's rows of the current key in namespace (ns, ns_len) and decodes them into sr->rows. */
-static int load_side(wjoin_op *j, weir_op_ctx *ctx, int s, const void *ns, size_t ns_len)
+/* Reads side s's rows of the current key in namespace (ns, ns_len) and decodes
+ * them into sr->rows. */
+static int load_side(wjoin_op *j, weir_op_ctx *ctx, int s, const void *ns,
+                     size_t ns_len)
 {
     const weir_window_join_config *c = &j->conf->cfg;
     side_rows *sr = &j->side[s];
@@ -284,10 +304,11 @@ static int load_side(wjoin_op *j, weir_op_ctx *ctx, int s, const void *ns, size_
         int row = weir_batch_append_row(sr->rows);
         if (row < 0)
             return row;
-        rc = weir__row_decode(sr->scan.data + sr->refs[i].off, sr->refs[i].len, sr->rows, (uint32_t)row, off,
-                              c->n_out[s]);
+        rc = weir__row_decode(sr->scan.data + sr->refs[i].off, sr->refs[i].len,
+                              sr->rows, (uint32_t)row, off, c->n_out[s]);
         if (rc)
-            return weir_op_fail(ctx, rc, "window join state holds a row that does not decode");
+            return weir_op_fail(
+                ctx, rc, "window join state holds a row that does not decode");
     }
     return 0;
 }
@@ -303,7 +324,8 @@ static int emit_candidates(wjoin_op *j, weir_op_ctx *ctx, weir_ts ts)
         weir_error err = {0};
         weir_expr_env_set_watermark(j->env, weir_op_watermark(ctx));
         if (weir_expr_filter(c->residual, j->cand, j->env, j->sel, &err))
-            return weir_op_fail(ctx, err.code ? err.code : WEIR_EINVAL, "window join condition: %s", err.message);
+            return weir_op_fail(ctx, err.code ? err.code : WEIR_EINVAL,
+                                "window join condition: %s", err.message);
     } else {
         memset(j->sel, 1, n);
     }
@@ -324,7 +346,8 @@ static int emit_candidates(wjoin_op *j, weir_op_ctx *ctx, weir_ts ts)
     return 0;
 }
 
-/* Emits the loaded rows of side s that matched nothing, with the other side NULL. */
+/* Emits the loaded rows of side s that matched nothing, with the other side
+ * NULL. */
 static int emit_unmatched(wjoin_op *j, weir_op_ctx *ctx, int s, weir_ts ts)
 {
     const weir_window_join_config *c = &j->conf->cfg;
@@ -336,7 +359,8 @@ static int emit_unmatched(wjoin_op *j, weir_op_ctx *ctx, int s, weir_ts ts)
         uint32_t r;
         int rc = out_row(j, ctx, ts, &r);
         if (!rc)
-            rc = weir__row_copy_cols(j->out, r, off, sr->rows, i, off, c->n_out[s]);
+            rc = weir__row_copy_cols(j->out, r, off, sr->rows, i, off,
+                                     c->n_out[s]);
         if (rc)
             return rc;
         for (uint32_t k = 0; k < c->n_out[1 - s]; k++)
@@ -350,7 +374,8 @@ static void release(wjoin_op *j, uint32_t n)
     *j->n_held = *j->n_held >= n ? *j->n_held - n : 0;
 }
 
-/* The window of the current key ended (W >= end): join its rows, emit, drop them. */
+/* The window of the current key ended (W >= end): join its rows, emit, drop
+ * them. */
 static int wjoin_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
 {
     wjoin_op *j = op;
@@ -377,9 +402,11 @@ static int wjoin_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
             }
             j->pair[0][k] = a;
             j->pair[1][k] = b;
-            rc = weir__row_copy_cols(j->cand, (uint32_t)k, 0, L->rows, a, 0, nl);
+            rc =
+                weir__row_copy_cols(j->cand, (uint32_t)k, 0, L->rows, a, 0, nl);
             if (!rc)
-                rc = weir__row_copy_cols(j->cand, (uint32_t)k, nl, R->rows, b, nl, nr);
+                rc = weir__row_copy_cols(j->cand, (uint32_t)k, nl, R->rows, b,
+                                         nl, nr);
         }
     }
     if (!rc)
@@ -388,7 +415,8 @@ static int wjoin_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
     for (int s = 0; s < 2 && !rc; s++)
         if (jc->outer[s])
             rc = emit_unmatched(j, ctx, s, ts);
-    /* rows under a key with a NULL column: only an outer side keeps them, and they are all unmatched */
+    /* rows under a key with a NULL column: only an outer side keeps them, and
+     * they are all unmatched */
     for (int s = 0; s < 2 && !rc; s++) {
         if (!jc->outer[s])
             continue;
@@ -411,9 +439,11 @@ static const weir_operator_class wjoin_class = {
     .close = wjoin_close,
 };
 
-int weir_window_join_spec(const weir_window_join_config *cfg, weir_operator_spec *out)
+int weir_window_join_spec(const weir_window_join_config *cfg,
+                          weir_operator_spec *out)
 {
-    if (!cfg || !out || !cfg->out_schema || cfg->keys[0].n == 0 || cfg->keys[0].n != cfg->keys[1].n ||
+    if (!cfg || !out || !cfg->out_schema || cfg->keys[0].n == 0 ||
+        cfg->keys[0].n != cfg->keys[1].n ||
         cfg->n_out[0] + cfg->n_out[1] != cfg->out_schema->n_fields)
         return WEIR_EINVAL;
     wjoin_conf *c = weir_calloc(1, sizeof *c);
@@ -422,6 +452,7 @@ int weir_window_join_spec(const weir_window_join_config *cfg, weir_operator_spec
     c->cfg = *cfg;
     c->outer[0] = cfg->type == WEIR_JOIN_LEFT || cfg->type == WEIR_JOIN_FULL;
     c->outer[1] = cfg->type == WEIR_JOIN_RIGHT || cfg->type == WEIR_JOIN_FULL;
-    *out = (weir_operator_spec){"WindowJoin", &wjoin_class, wjoin_create, c, weir_free};
+    *out = (weir_operator_spec){"WindowJoin", &wjoin_class, wjoin_create, c,
+                                weir_free};
     return 0;
 }
