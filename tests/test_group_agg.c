@@ -64,7 +64,8 @@ static char *script(void)
         "SELECT 'a', auction %% 13 AS k, COUNT(*) AS n, SUM(price) AS s, MAX(price) AS m FROM bid GROUP BY auction %% 13;\n"
         "SELECT 'b', n, COUNT(*) AS c FROM (SELECT auction, COUNT(*) AS n FROM bid GROUP BY auction) GROUP BY n;\n"
         "SELECT 'c', channel, COUNT(DISTINCT bidder) AS d, MIN(price) AS lo FROM bid GROUP BY channel;\n"
-        "SELECT 'd', n %% 4 AS k, COUNT(DISTINCT a7) AS d7, COUNT(DISTINCT n) AS dn, COUNT(*) AS c FROM\n"
+        "SELECT 'd', n %% 4 AS k, COUNT(DISTINCT a7) AS d7, COUNT(DISTINCT n) AS dn, COUNT(*) AS c,\n"
+        "  COUNT(DISTINCT a7) FILTER (WHERE n > 2) AS d7f, COUNT(*) FILTER (WHERE a7 < 3) AS cf FROM\n"
         "  (SELECT auction %% 7 AS a7, auction, COUNT(*) AS n FROM bid GROUP BY auction %% 7, auction) GROUP BY n %% 4;\n";
     char *s = NULL;
     cr_assert(asprintf(&s, text, test_seed()) > 0);
@@ -212,7 +213,8 @@ Test(group_agg, mini_batch_option_is_checked)
  * Without state TTL a COUNT(DISTINCT)'s values live in map state, one entry
  * per value; with TTL they stay inside the accumulator. Both must give the
  * same changelog, row for row, over inputs that retract values (query d:
- * an auction moving from one count to the next retracts its old n and a7).
+ * an auction moving from one count to the next retracts its old n and a7),
+ * also where two COUNT(DISTINCT a7)s, one with a FILTER, share a view.
  */
 Test(group_agg, distinct_values_in_map_state_give_the_accumulator_changelog)
 {

@@ -26,11 +26,16 @@
  * the mini-batch, so no latency is added; a group changed by k rows of a
  * batch emits one change instead of k.
  *
- * COUNT(DISTINCT): without state TTL its values live in map state, one
- * entry per (aggregate, value) holding the value's live occurrences, and
- * the group's value keeps only {rows, non-NULL rows, distinct values} for
- * it - so a row costs one map lookup per distinct aggregate, not a copy of
- * the whole value set (which made q15/q16's cost grow with the stream).
+ * FILTER (WHERE ...): an aggregate with a filter column sees only the rows
+ * where that column is TRUE.
+ *
+ * COUNT(DISTINCT): without state TTL its values live in map state, and the
+ * group's value keeps only {rows, non-NULL rows, distinct values} for it -
+ * so a row costs one map lookup, not a copy of the whole value set (which
+ * made q15/q16's cost grow with the stream). The COUNT(DISTINCT)s of one
+ * column share a view, as in Flink: one map entry per (column, value)
+ * holding each sharing aggregate's live occurrences of the value, so
+ * COUNT(DISTINCT x) FILTER (WHERE a), ... FILTER (WHERE b) cost one entry.
  * With TTL the set stays inside the accumulator: map entries would expire
  * one by one, behind the count that depends on them.
  */
@@ -47,8 +52,12 @@ typedef struct ga_conf {
     const weir_schema *out;
     int64_t ttl_ms;
     bool mini_batch;
+    int32_t *filter;  /* per aggregate: FILTER column or -1 */
     bool *ext;        /* per aggregate: a COUNT(DISTINCT) whose values are in map state */
     bool any_ext;
+    /* ext aggregates: the view (the first ext aggregate of the same column) and the
+     * position among its sharers; width: the number of sharers, at the view's index */
+    uint32_t *view, *view_pos, *view_width;
 } ga_conf;
 
 /* The accumulator of a COUNT(DISTINCT) whose values are in map state. */
@@ -74,6 +83,7 @@ typedef struct ga {
     weir_state *st;
     weir_state *dst;      /* COUNT(DISTINCT) values: ns = aggregate number, key = value, value = occurrences */
     weir_buf dkey;        /* a distinct value's canonical bytes */
+    int64_t *occ;         /* a view entry being changed (the widest view's width) */
     uint32_t key_slot;    /* the slot whose key is the current key (UINT32_MAX: unknown) */
     weir_batch *out;      /* output being filled */
     weir_batch *prev;     /* one-row scratch: previous result */
@@ -102,6 +112,10 @@ static void conf_free(void *arg)
         return;
     weir_free(c->aggs);
     weir_free(c->ext);
+    weir_free(c->filter);
+    weir_free(c->view);
+    weir_free(c->view_pos);
+    weir_free(c->view_width);
     weir_free(c);
 }
 
@@ -126,6 +140,11 @@ static int ga_create(void *arg, const weir_op_info *info, void **out_op)
         total += align8(c->ext[i] ? sizeof(ga_dist) : c->aggs[i].cls->acc_size(&c->aggs[i]));
     }
     g->acc_off[c->n_aggs] = total;
+    uint32_t width = 1;
+    for (uint32_t i = 0; i < c->n_aggs; i++)
+        width = c->view_width[i] > width ? c->view_width[i] : width;
+    if (!(g->occ = weir_calloc(width, sizeof *g->occ)))
+        goto fail;
     g->cap_slots = info->batch_size ? info->batch_size : 1;
     uint32_t ix = 2;
     while (ix < 2 * g->cap_slots)
@@ -424,14 +443,16 @@ static int emit_row(ga *g, weir_op_ctx *ctx, const weir_batch *src, uint32_t row
 
 /*
  * Adds or retracts row r's value of COUNT(DISTINCT) aggregate i of slot's
- * group: the value's occurrences in map state go up or down by one, and the
- * distinct count follows the entry's appearance and removal.
+ * group: the aggregate's occurrences of the value in its view's map entry go
+ * up or down by one, and its distinct count follows them to and from zero.
+ * The entry goes when no sharing aggregate holds the value any more.
  */
 static int dist_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t i, const weir_batch *in, uint32_t r,
                       bool retract, ga_dist *d)
 {
+    const ga_conf *c = g->conf;
     bool present;
-    int rc = weir__agg_distinct_key(&g->conf->aggs[i], in, r, &g->dkey, &present);
+    int rc = weir__agg_distinct_key(&c->aggs[i], in, r, &g->dkey, &present);
     if (rc)
         return rc;
     if (!present) {
@@ -446,38 +467,48 @@ static int dist_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t i, const 
             return rc;
         g->key_slot = slot;
     }
-    uint8_t ns[2] = {(uint8_t)(i >> 8), (uint8_t)i};
+    uint32_t view = c->view[i], pos = c->view_pos[i], width = c->view_width[view];
+    size_t bytes = width * sizeof *g->occ;
+    uint8_t ns[2] = {(uint8_t)(view >> 8), (uint8_t)view};
     const void *v;
     size_t vlen;
-    int64_t occ = 0;
     rc = weir_map_get(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len, &v, &vlen);
     if (rc == 0) {
-        if (vlen != sizeof occ)
+        if (vlen != bytes)
             return WEIR_ECORRUPT;
-        memcpy(&occ, v, sizeof occ);
-    } else if (rc != WEIR_ENOTFOUND) {
+        memcpy(g->occ, v, bytes);
+    } else if (rc == WEIR_ENOTFOUND) {
+        memset(g->occ, 0, bytes);
+    } else {
         return rc;
     }
+    int64_t *o = &g->occ[pos];
+    if (retract && *o <= 0)
+        return WEIR_ESTATE;
+    *o += retract ? -1 : 1;
+    bool any = false;
+    for (uint32_t j = 0; j < width; j++)
+        any |= g->occ[j] != 0;
+    rc = any ? weir_map_put(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len, g->occ, bytes)
+             : weir_map_remove(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len);
+    if (rc)
+        return rc;
     if (retract) {
-        if (occ <= 0)
-            return WEIR_ESTATE;
-        occ--;
-        rc = occ ? weir_map_put(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len, &occ, sizeof occ)
-                 : weir_map_remove(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len);
-        if (rc)
-            return rc;
-        d->n -= occ == 0;
+        d->n -= *o == 0;
         d->nonnull--;
         d->rows--;
-        return 0;
+    } else {
+        d->n += *o == 1;
+        d->nonnull++;
+        d->rows++;
     }
-    occ++;
-    if ((rc = weir_map_put(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len, &occ, sizeof occ)))
-        return rc;
-    d->n += occ == 1;
-    d->nonnull++;
-    d->rows++;
     return 0;
+}
+
+/* Whether FILTER column f lets row r through: TRUE, not FALSE or NULL. */
+static bool filter_passes(const weir_batch *in, int32_t f, uint32_t r)
+{
+    return f < 0 || (!weir_batch_is_null(in, (uint32_t)f, r) && ((const uint8_t *)in->cols[f].data)[r]);
 }
 
 static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
@@ -507,6 +538,8 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
     bool retract = in->kind[r] == WEIR_ROW_UPDATE_BEFORE || in->kind[r] == WEIR_ROW_DELETE;
     for (uint32_t i = 0; i < c->n_aggs && !rc; i++) {
         const weir_agg *a = &c->aggs[i];
+        if (!filter_passes(in, c->filter[i], r))
+            continue;
         if (c->ext[i])
             rc = dist_apply(g, ctx, slot, i, in, r, retract, (ga_dist *)(void *)(accs + g->acc_off[i]));
         else if (!retract)
@@ -615,6 +648,7 @@ static void ga_close(void *op)
     weir_free(g->acc_off);
     weir_buf_fini(&g->val);
     weir_buf_fini(&g->dkey);
+    weir_free(g->occ);
     weir_free(g);
 }
 
@@ -636,15 +670,29 @@ int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *ou
     c->ttl_ms = cfg->state_ttl_ms;
     c->mini_batch = cfg->mini_batch;
     c->aggs = weir_calloc(cfg->n_aggs ? cfg->n_aggs : 1, sizeof *c->aggs);
-    c->ext = weir_calloc(cfg->n_aggs ? cfg->n_aggs : 1, sizeof *c->ext);
-    if (!c->aggs || !c->ext) {
+    uint32_t n = cfg->n_aggs ? cfg->n_aggs : 1;
+    c->ext = weir_calloc(n, sizeof *c->ext);
+    c->filter = weir_calloc(n, sizeof *c->filter);
+    c->view = weir_calloc(n, sizeof *c->view);
+    c->view_pos = weir_calloc(n, sizeof *c->view_pos);
+    c->view_width = weir_calloc(n, sizeof *c->view_width);
+    if (!c->aggs || !c->ext || !c->filter || !c->view || !c->view_pos || !c->view_width) {
         conf_free(c);
         return WEIR_ENOMEM;
     }
     memcpy(c->aggs, cfg->aggs, cfg->n_aggs * sizeof *c->aggs);
     for (uint32_t i = 0; i < cfg->n_aggs; i++) {
+        c->filter[i] = cfg->filter_cols ? cfg->filter_cols[i] : -1;
         c->ext[i] = cfg->state_ttl_ms == 0 && cfg->n_aggs <= 0xffff && weir__agg_is_count_distinct(&cfg->aggs[i]);
         c->any_ext |= c->ext[i];
+        if (!c->ext[i])
+            continue;
+        uint32_t v = i;
+        for (uint32_t j = 0; j < i && v == i; j++)
+            if (c->ext[j] && c->aggs[j].input_col == c->aggs[i].input_col)
+                v = j;
+        c->view[i] = v;
+        c->view_pos[i] = c->view_width[v]++;
     }
     *out = (weir_operator_spec){"GroupAggregate", &ga_class, ga_create, c, conf_free};
     return 0;
