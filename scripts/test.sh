@@ -21,7 +21,7 @@ case "${1:-}" in
 --tsan)
   cmake -S . -B build-tsan -DWEIR_TSAN=ON >/dev/null
   cmake --build build-tsan -j"$(nproc)" --target weir_cli
-  export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:exitcode=66:second_deadlock_stack=1}
+  export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp}
   weir=$PWD/build-tsan/weir
   passed=0 failed=0
   for t in test_sql_golden test_crash_sql test_cli; do

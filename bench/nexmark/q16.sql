@@ -1,6 +1,6 @@
 -- Nexmark q16, from the reference suite (nexmark/nexmark, module
 -- nexmark-flink, queries/q16.sql); the tables come from ddl.sql.
--- weir: aggregate FILTER (WHERE c) written as its equivalent, as in q15.
+-- weir: runs as in the reference (FILTER and shared distinct views as in q15).
 --
 -- Query 16: Channel Statistics Report (Not in original suite)
 -- How many distinct users join the bidding for different level of price for a channel?
@@ -32,16 +32,16 @@ SELECT
     DATE_FORMAT(`dateTime`, 'yyyy-MM-dd') as `day`,
     max(DATE_FORMAT(`dateTime`, 'HH:mm')) as `minute`,
     count(*) AS total_bids,
-    sum(case when price < 10000 then 1 else 0 end) AS rank1_bids,
-    sum(case when price >= 10000 and price < 1000000 then 1 else 0 end) AS rank2_bids,
-    sum(case when price >= 1000000 then 1 else 0 end) AS rank3_bids,
+    count(*) filter (where price < 10000) AS rank1_bids,
+    count(*) filter (where price >= 10000 and price < 1000000) AS rank2_bids,
+    count(*) filter (where price >= 1000000) AS rank3_bids,
     count(distinct bidder) AS total_bidders,
-    count(distinct case when price < 10000 then bidder end) AS rank1_bidders,
-    count(distinct case when price >= 10000 and price < 1000000 then bidder end) AS rank2_bidders,
-    count(distinct case when price >= 1000000 then bidder end) AS rank3_bidders,
+    count(distinct bidder) filter (where price < 10000) AS rank1_bidders,
+    count(distinct bidder) filter (where price >= 10000 and price < 1000000) AS rank2_bidders,
+    count(distinct bidder) filter (where price >= 1000000) AS rank3_bidders,
     count(distinct auction) AS total_auctions,
-    count(distinct case when price < 10000 then auction end) AS rank1_auctions,
-    count(distinct case when price >= 10000 and price < 1000000 then auction end) AS rank2_auctions,
-    count(distinct case when price >= 1000000 then auction end) AS rank3_auctions
+    count(distinct auction) filter (where price < 10000) AS rank1_auctions,
+    count(distinct auction) filter (where price >= 10000 and price < 1000000) AS rank2_auctions,
+    count(distinct auction) filter (where price >= 1000000) AS rank3_auctions
 FROM bid
 GROUP BY channel, DATE_FORMAT(`dateTime`, 'yyyy-MM-dd');

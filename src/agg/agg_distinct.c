@@ -7,6 +7,7 @@
  * NaNs equal, strings bytewise.
  */
 #include "agg/agg_internal.h"
+#include "agg/distinct.h"
 
 typedef struct cd_acc {
     int64_t rows;
@@ -181,3 +182,31 @@ const weir_agg_class weir__agg_count_distinct = {
     .destroy = cd_destroy,
     .is_empty = weir__agg_rows_empty,
 };
+
+/* ---- values kept by the caller (agg/distinct.h) ---- */
+
+bool weir__agg_is_count_distinct(const weir_agg *a)
+{
+    return a->cls == &weir__agg_count_distinct;
+}
+
+int weir__agg_distinct_key(const weir_agg *a, const weir_batch *b, uint32_t row, weir_buf *out,
+                           bool *present)
+{
+    weir_buf_clear(out);
+    *present = aggv_valid(b, a->input_col, row);
+    if (!*present)
+        return 0;
+    vkind k = weir__agg_vkind(a->input_type.id);
+    aggv v = {0};
+    aggv_get(k, b, a->input_col, row, &v);
+    if (k == VK_STR)
+        return weir_buf_put(out, v.s, v.len);
+    return weir_buf_put_u64(out, v.bits);
+}
+
+int weir__agg_distinct_result(const weir_agg *a, int64_t n, weir_batch *out, uint32_t col, uint32_t row)
+{
+    int rc = weir__agg_check_out(a, out, col, row);
+    return rc ? rc : weir__agg_put_i64(out, col, row, n);
+}

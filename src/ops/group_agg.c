@@ -25,9 +25,23 @@
  * -U/+U, -D, or nothing when its result is unchanged. The input batch is
  * the mini-batch, so no latency is added; a group changed by k rows of a
  * batch emits one change instead of k.
+ *
+ * FILTER (WHERE ...): an aggregate with a filter column sees only the rows
+ * where that column is TRUE.
+ *
+ * COUNT(DISTINCT): without state TTL its values live in map state, and the
+ * group's value keeps only {rows, non-NULL rows, distinct values} for it -
+ * so a row costs one map lookup, not a copy of the whole value set (which
+ * made q15/q16's cost grow with the stream). The COUNT(DISTINCT)s of one
+ * column share a view, as in Flink: one map entry per (column, value)
+ * holding each sharing aggregate's live occurrences of the value, so
+ * COUNT(DISTINCT x) FILTER (WHERE a), ... FILTER (WHERE b) cost one entry.
+ * With TTL the set stays inside the accumulator: map entries would expire
+ * one by one, behind the count that depends on them.
  */
 #include <string.h>
 
+#include "agg/distinct.h"
 #include "ops/ops.h"
 #include "weir/state.h"
 
@@ -38,7 +52,20 @@ typedef struct ga_conf {
     const weir_schema *out;
     int64_t ttl_ms;
     bool mini_batch;
+    int32_t *filter;  /* per aggregate: FILTER column or -1 */
+    bool *ext;        /* per aggregate: a COUNT(DISTINCT) whose values are in map state */
+    bool any_ext;
+    /* ext aggregates: the view (the first ext aggregate of the same column) and the
+     * position among its sharers; width: the number of sharers, at the view's index */
+    uint32_t *view, *view_pos, *view_width;
 } ga_conf;
+
+/* The accumulator of a COUNT(DISTINCT) whose values are in map state. */
+typedef struct ga_dist {
+    int64_t rows;    /* rows net of retractions, NULLs included */
+    int64_t nonnull; /* of which non-NULL */
+    int64_t n;       /* distinct values: map entries */
+} ga_dist;
 
 /* One group met in the current batch. */
 typedef struct ga_slot {
@@ -54,6 +81,10 @@ typedef struct ga_slot {
 typedef struct ga {
     const ga_conf *conf;
     weir_state *st;
+    weir_state *dst;      /* COUNT(DISTINCT) values: ns = aggregate number, key = value, value = occurrences */
+    weir_buf dkey;        /* a distinct value's canonical bytes */
+    int64_t *occ;         /* a view entry being changed (the widest view's width) */
+    uint32_t key_slot;    /* the slot whose key is the current key (UINT32_MAX: unknown) */
     weir_batch *out;      /* output being filled */
     weir_batch *prev;     /* one-row scratch: previous result */
     weir_batch *cur;      /* one-row scratch: new result */
@@ -80,6 +111,11 @@ static void conf_free(void *arg)
     if (!c)
         return;
     weir_free(c->aggs);
+    weir_free(c->ext);
+    weir_free(c->filter);
+    weir_free(c->view);
+    weir_free(c->view_pos);
+    weir_free(c->view_width);
     weir_free(c);
 }
 
@@ -93,15 +129,22 @@ static int ga_create(void *arg, const weir_op_info *info, void **out_op)
         return WEIR_ENOMEM;
     g->conf = c;
     weir_buf_init(&g->val);
+    weir_buf_init(&g->dkey);
+    g->key_slot = UINT32_MAX;
     g->acc_off = weir_calloc(c->n_aggs + 1, sizeof *g->acc_off);
     if (!g->acc_off)
         goto fail;
     size_t total = 0;
     for (uint32_t i = 0; i < c->n_aggs; i++) {
         g->acc_off[i] = total;
-        total += align8(c->aggs[i].cls->acc_size(&c->aggs[i]));
+        total += align8(c->ext[i] ? sizeof(ga_dist) : c->aggs[i].cls->acc_size(&c->aggs[i]));
     }
     g->acc_off[c->n_aggs] = total;
+    uint32_t width = 1;
+    for (uint32_t i = 0; i < c->n_aggs; i++)
+        width = c->view_width[i] > width ? c->view_width[i] : width;
+    if (!(g->occ = weir_calloc(width, sizeof *g->occ)))
+        goto fail;
     g->cap_slots = info->batch_size ? info->batch_size : 1;
     uint32_t ix = 2;
     while (ix < 2 * g->cap_slots)
@@ -133,7 +176,11 @@ static int ga_open(void *op, weir_op_ctx *ctx)
     ga *g = op;
     weir_state_desc d = {.name = "group-agg", .kind = WEIR_STATE_VALUE, .ttl_ms = g->conf->ttl_ms};
     g->n_updates = weir_op_counter(ctx, "updates_emitted");
-    return weir_op_get_state(ctx, &d, &g->st);
+    int rc = weir_op_get_state(ctx, &d, &g->st);
+    if (rc || !g->conf->any_ext)
+        return rc;
+    weir_state_desc dd = {.name = "group-agg-distinct", .kind = WEIR_STATE_MAP};
+    return weir_op_get_state(ctx, &dd, &g->dst);
 }
 
 static uint8_t *slot_accs(ga *g, uint32_t slot) { return g->slot_accs + (size_t)slot * g->acc_off[g->conf->n_aggs]; }
@@ -142,15 +189,37 @@ static void accs_destroy(ga *g, uint8_t *accs)
 {
     for (uint32_t i = 0; i < g->conf->n_aggs; i++) {
         const weir_agg *a = &g->conf->aggs[i];
-        if (a->cls->destroy)
+        if (!g->conf->ext[i] && a->cls->destroy)
             a->cls->destroy(a, accs + g->acc_off[i]);
     }
 }
 
 static void accs_init(ga *g, uint8_t *accs)
 {
-    for (uint32_t i = 0; i < g->conf->n_aggs; i++)
-        g->conf->aggs[i].cls->init(&g->conf->aggs[i], accs + g->acc_off[i]);
+    for (uint32_t i = 0; i < g->conf->n_aggs; i++) {
+        if (g->conf->ext[i])
+            memset(accs + g->acc_off[i], 0, sizeof(ga_dist));
+        else
+            g->conf->aggs[i].cls->init(&g->conf->aggs[i], accs + g->acc_off[i]);
+    }
+}
+
+static int dist_get(weir_cursor *c, ga_dist *d)
+{
+    uint64_t rows, nonnull, n;
+    if (weir_cursor_get_varint(c, &rows) || weir_cursor_get_varint(c, &nonnull) || weir_cursor_get_varint(c, &n) ||
+        nonnull > rows || n > nonnull || rows > INT64_MAX)
+        return WEIR_ECORRUPT;
+    *d = (ga_dist){(int64_t)rows, (int64_t)nonnull, (int64_t)n};
+    return 0;
+}
+
+static int dist_put(weir_buf *b, const ga_dist *d)
+{
+    int rc = weir_buf_put_varint(b, (uint64_t)d->rows);
+    if (!rc)
+        rc = weir_buf_put_varint(b, (uint64_t)d->nonnull);
+    return rc ? rc : weir_buf_put_varint(b, (uint64_t)d->n);
 }
 
 /* Loads count and accumulators for the current key into accs; *count 0 when new. */
@@ -170,12 +239,18 @@ static int load(ga *g, uint8_t *accs, int64_t *count)
     weir_cursor_init(&c, v, len);
     rc = weir_cursor_get_i64(&c, count);
     for (uint32_t i = 0; !rc && i < g->conf->n_aggs; i++) {
-        rc = g->conf->aggs[i].cls->deserialize(&g->conf->aggs[i], accs + g->acc_off[i], &c);
+        if (g->conf->ext[i]) {
+            rc = dist_get(&c, (ga_dist *)(void *)(accs + g->acc_off[i]));
+            if (rc)
+                memset(accs + g->acc_off[i], 0, sizeof(ga_dist));
+        } else {
+            rc = g->conf->aggs[i].cls->deserialize(&g->conf->aggs[i], accs + g->acc_off[i], &c);
+        }
         if (rc) {
             /* the failed one is left initialised and empty (weir/agg.h) */
             for (uint32_t j = 0; j <= i; j++) {
                 const weir_agg *a = &g->conf->aggs[j];
-                if (a->cls->destroy)
+                if (!g->conf->ext[j] && a->cls->destroy)
                     a->cls->destroy(a, accs + g->acc_off[j]);
             }
         }
@@ -187,8 +262,12 @@ static int store(ga *g, const uint8_t *accs, int64_t count)
 {
     weir_buf_clear(&g->val);
     int rc = weir_buf_put_i64(&g->val, count);
-    for (uint32_t i = 0; !rc && i < g->conf->n_aggs; i++)
-        rc = g->conf->aggs[i].cls->serialize(&g->conf->aggs[i], accs + g->acc_off[i], &g->val);
+    for (uint32_t i = 0; !rc && i < g->conf->n_aggs; i++) {
+        if (g->conf->ext[i])
+            rc = dist_put(&g->val, (const ga_dist *)(const void *)(accs + g->acc_off[i]));
+        else
+            rc = g->conf->aggs[i].cls->serialize(&g->conf->aggs[i], accs + g->acc_off[i], &g->val);
+    }
     return rc ? rc : weir_value_put(g->st, NULL, 0, g->val.data, g->val.len);
 }
 
@@ -218,6 +297,7 @@ static int slots_flush(ga *g, weir_op_ctx *ctx, bool write)
     }
     g->n_slots = 0;
     g->kbuf_len = 0;
+    g->key_slot = UINT32_MAX;
     if (g->before)
         weir_batch_reset(g->before);
     memset(g->index, 0, ((size_t)g->index_mask + 1) * sizeof *g->index);
@@ -258,6 +338,7 @@ static int slot_of(ga *g, weir_op_ctx *ctx, size_t klen, uint32_t *out)
     ga_slot *sl = &g->slots[s];
     if (rc || (rc = load(g, slot_accs(g, s), &sl->count)))
         return rc;
+    g->key_slot = s;
     if (g->before) {
         /* the group's result before this batch, to emit the net change against */
         if (weir_batch_append_row(g->before) < 0)
@@ -311,7 +392,10 @@ static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32
         }
     }
     for (uint32_t i = 0; i < c->n_aggs; i++) {
-        int rc = c->aggs[i].cls->result(&c->aggs[i], accs + g->acc_off[i], dst, c->keys.n + i, row);
+        const uint8_t *acc = accs + g->acc_off[i];
+        int rc = c->ext[i] ? weir__agg_distinct_result(&c->aggs[i], ((const ga_dist *)(const void *)acc)->n, dst,
+                                                       c->keys.n + i, row)
+                           : c->aggs[i].cls->result(&c->aggs[i], acc, dst, c->keys.n + i, row);
         if (rc)
             return rc;
     }
@@ -357,6 +441,76 @@ static int emit_row(ga *g, weir_op_ctx *ctx, const weir_batch *src, uint32_t row
     return 0;
 }
 
+/*
+ * Adds or retracts row r's value of COUNT(DISTINCT) aggregate i of slot's
+ * group: the aggregate's occurrences of the value in its view's map entry go
+ * up or down by one, and its distinct count follows them to and from zero.
+ * The entry goes when no sharing aggregate holds the value any more.
+ */
+static int dist_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t i, const weir_batch *in, uint32_t r,
+                      bool retract, ga_dist *d)
+{
+    const ga_conf *c = g->conf;
+    bool present;
+    int rc = weir__agg_distinct_key(&c->aggs[i], in, r, &g->dkey, &present);
+    if (rc)
+        return rc;
+    if (!present) {
+        if (retract && d->rows - d->nonnull == 0)
+            return WEIR_ESTATE;
+        d->rows += retract ? -1 : 1;
+        return 0;
+    }
+    if (g->key_slot != slot) {
+        const ga_slot *sl = &g->slots[slot];
+        if ((rc = weir_op_set_key_hashed(ctx, g->kbuf + sl->koff, sl->klen, sl->hash)))
+            return rc;
+        g->key_slot = slot;
+    }
+    uint32_t view = c->view[i], pos = c->view_pos[i], width = c->view_width[view];
+    size_t bytes = width * sizeof *g->occ;
+    uint8_t ns[2] = {(uint8_t)(view >> 8), (uint8_t)view};
+    const void *v;
+    size_t vlen;
+    rc = weir_map_get(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len, &v, &vlen);
+    if (rc == 0) {
+        if (vlen != bytes)
+            return WEIR_ECORRUPT;
+        memcpy(g->occ, v, bytes);
+    } else if (rc == WEIR_ENOTFOUND) {
+        memset(g->occ, 0, bytes);
+    } else {
+        return rc;
+    }
+    int64_t *o = &g->occ[pos];
+    if (retract && *o <= 0)
+        return WEIR_ESTATE;
+    *o += retract ? -1 : 1;
+    bool any = false;
+    for (uint32_t j = 0; j < width; j++)
+        any |= g->occ[j] != 0;
+    rc = any ? weir_map_put(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len, g->occ, bytes)
+             : weir_map_remove(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len);
+    if (rc)
+        return rc;
+    if (retract) {
+        d->n -= *o == 0;
+        d->nonnull--;
+        d->rows--;
+    } else {
+        d->n += *o == 1;
+        d->nonnull++;
+        d->rows++;
+    }
+    return 0;
+}
+
+/* Whether FILTER column f lets row r through: TRUE, not FALSE or NULL. */
+static bool filter_passes(const weir_batch *in, int32_t f, uint32_t r)
+{
+    return f < 0 || (!weir_batch_is_null(in, (uint32_t)f, r) && ((const uint8_t *)in->cols[f].data)[r]);
+}
+
 static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
 {
     const ga_conf *c = g->conf;
@@ -384,7 +538,11 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
     bool retract = in->kind[r] == WEIR_ROW_UPDATE_BEFORE || in->kind[r] == WEIR_ROW_DELETE;
     for (uint32_t i = 0; i < c->n_aggs && !rc; i++) {
         const weir_agg *a = &c->aggs[i];
-        if (!retract)
+        if (!filter_passes(in, c->filter[i], r))
+            continue;
+        if (c->ext[i])
+            rc = dist_apply(g, ctx, slot, i, in, r, retract, (ga_dist *)(void *)(accs + g->acc_off[i]));
+        else if (!retract)
             rc = a->cls->add(a, accs + g->acc_off[i], in, r);
         else if (a->cls->retract)
             rc = a->cls->retract(a, accs + g->acc_off[i], in, r);
@@ -489,6 +647,8 @@ static void ga_close(void *op)
     weir_free(g->kbuf);
     weir_free(g->acc_off);
     weir_buf_fini(&g->val);
+    weir_buf_fini(&g->dkey);
+    weir_free(g->occ);
     weir_free(g);
 }
 
@@ -510,11 +670,30 @@ int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *ou
     c->ttl_ms = cfg->state_ttl_ms;
     c->mini_batch = cfg->mini_batch;
     c->aggs = weir_calloc(cfg->n_aggs ? cfg->n_aggs : 1, sizeof *c->aggs);
-    if (!c->aggs) {
-        weir_free(c);
+    uint32_t n = cfg->n_aggs ? cfg->n_aggs : 1;
+    c->ext = weir_calloc(n, sizeof *c->ext);
+    c->filter = weir_calloc(n, sizeof *c->filter);
+    c->view = weir_calloc(n, sizeof *c->view);
+    c->view_pos = weir_calloc(n, sizeof *c->view_pos);
+    c->view_width = weir_calloc(n, sizeof *c->view_width);
+    if (!c->aggs || !c->ext || !c->filter || !c->view || !c->view_pos || !c->view_width) {
+        conf_free(c);
         return WEIR_ENOMEM;
     }
     memcpy(c->aggs, cfg->aggs, cfg->n_aggs * sizeof *c->aggs);
+    for (uint32_t i = 0; i < cfg->n_aggs; i++) {
+        c->filter[i] = cfg->filter_cols ? cfg->filter_cols[i] : -1;
+        c->ext[i] = cfg->state_ttl_ms == 0 && cfg->n_aggs <= 0xffff && weir__agg_is_count_distinct(&cfg->aggs[i]);
+        c->any_ext |= c->ext[i];
+        if (!c->ext[i])
+            continue;
+        uint32_t v = i;
+        for (uint32_t j = 0; j < i && v == i; j++)
+            if (c->ext[j] && c->aggs[j].input_col == c->aggs[i].input_col)
+                v = j;
+        c->view[i] = v;
+        c->view_pos[i] = c->view_width[v]++;
+    }
     *out = (weir_operator_spec){"GroupAggregate", &ga_class, ga_create, c, conf_free};
     return 0;
 }

@@ -29,6 +29,9 @@ typedef struct weir_group_agg_config {
     weir_keyspec keys;
     uint32_t n_aggs;
     const weir_agg *aggs;          /* copied */
+    /* Optional, per aggregate (copied): a BOOLEAN input column, FILTER (WHERE ...):
+     * the aggregate sees only the rows where it is TRUE; -1 for none. */
+    const int32_t *filter_cols;
     const weir_schema *out_schema; /* borrowed; keys then aggregates */
     int64_t state_ttl_ms;          /* 0: keep forever (table.exec.state.ttl) */
     bool mini_batch;               /* one net change per key per input batch */

@@ -570,6 +570,35 @@ static int collect_list(plan_ctx *pc, agg_scope *as, weir_sql_expr *const *v, ui
     return 0;
 }
 
+/*
+ * The pre-projection column of call c's FILTER (WHERE cond): a BOOLEAN;
+ * the aggregate sees only the rows where it is TRUE. The updating group
+ * aggregation applies it; window aggregation does not take it yet.
+ */
+static int plan_agg_filter(plan_ctx *pc, const rel *in, const agg_scope *as, agg_call *c, weir_expr **e,
+                           const char **name)
+{
+    const weir_sql_expr *f = c->call->u.call.filter;
+    if (as->windowed)
+        return plan_error(pc, f->loc, WEIR_EUNSUPPORTED,
+                          "FILTER (WHERE ...) in a window aggregation is not supported yet; write "
+                          "%s(CASE WHEN condition THEN value END) for a function that skips NULLs",
+                          c->fn);
+    if (has_agg(f))
+        return plan_error(pc, f->loc, WEIR_EPLAN, "aggregate functions are not allowed in FILTER (WHERE ...)");
+    int rc = plan_bind_expr(pc, in, NULL, f, e);
+    if (rc)
+        return rc;
+    weir_type t = weir_expr_type(*e);
+    if (t.id != WEIR_TYPE_BOOLEAN && t.id != WEIR_TYPE_NULL)
+        return plan_error(pc, f->loc, WEIR_EPLAN, "FILTER (WHERE ...) must be a BOOLEAN condition, not %s",
+                          weir_type_name(t.id));
+    char nm[32];
+    snprintf(nm, sizeof nm, "$filter%u", (unsigned)(c - as->calls));
+    *name = plan_strdup(pc, nm);
+    return *name ? 0 : WEIR_ENOMEM;
+}
+
 /* Records each aggregate call once (by its canonical text). */
 static int collect_aggs(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e)
 {
@@ -581,8 +610,6 @@ static int collect_aggs(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e)
             return collect_list(pc, as, e->u.call.args, e->u.call.n_args);
         if (any_has_agg(e->u.call.args, e->u.call.n_args))
             return plan_error(pc, e->loc, WEIR_EPLAN, "aggregate function calls cannot be nested");
-        if (e->u.call.filter)
-            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "FILTER (WHERE ...) on aggregates is not supported yet");
         weir_buf b;
         weir_buf_init(&b);
         if (weir__sql_format_expr(e, &b) || weir_buf_put_u8(&b, 0)) {
@@ -616,6 +643,7 @@ static int collect_aggs(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e)
             snprintf(c->fn, sizeof c->fn, "COUNT_DISTINCT");
         }
         c->pre_col = -1;
+        c->filter_col = -1;
         return 0;
     }
     case WEIR_SQL_EXPR_UNARY: return collect_aggs(pc, as, e->u.unary.operand);
@@ -853,7 +881,7 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
     /* pre-projection: keys, then aggregate arguments */
     uint32_t npre = as->n_keys;
     for (uint32_t i = 0; i < as->n_calls; i++)
-        npre += as->calls[i].call->u.call.n_args > 0 ? 1 : 0;
+        npre += (as->calls[i].call->u.call.n_args > 0) + (as->calls[i].call->u.call.filter != NULL);
     weir_expr **pre = plan_alloc(pc, (npre + 1) * sizeof *pre);
     const char **names = plan_alloc(pc, (npre + 1) * sizeof *names);
     if (!pre || !names)
@@ -874,6 +902,10 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
     for (uint32_t i = 0; i < as->n_calls; i++) {
         agg_call *c = &as->calls[i];
         const weir_sql_expr *call = c->call;
+        if (call->u.call.filter && (rc = plan_agg_filter(pc, in, as, c, &pre[k], &names[k])))
+            return rc;
+        if (call->u.call.filter)
+            c->filter_col = (int32_t)k++;
         if (call->u.call.n_args == 0) {
             if (!call->u.call.star && strcmp(c->fn, "COUNT"))
                 return plan_error(pc, call->loc, WEIR_EINVAL, "%s needs an argument", c->fn);
@@ -930,7 +962,7 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
             weir_buf_fini(&dg);
             return plan_error(pc, c->call->loc, rc, "%s", err.message);
         }
-        rc = weir_buf_printf(&dg, "|%s(%d,%.17g)", fn, c->pre_col, c->param);
+        rc = weir_buf_printf(&dg, "|%s(%d,%.17g)f%d", fn, c->pre_col, c->param, c->filter_col);
     }
     if (rc) {
         weir_buf_fini(&dg);
@@ -1088,8 +1120,13 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             explain_line(pc, "Reused[%d]: GroupAggregate", out->s.node);
             goto done;
         }
-        weir_group_agg_config gc = {.keys = ks, .n_aggs = as->n_calls, .aggs = aggs, .out_schema = os, .state_ttl_ms = ttl,
-                                   .mini_batch = mini};
+        int32_t *filters = plan_alloc(pc, (as->n_calls + 1) * sizeof *filters);
+        if (!filters)
+            return WEIR_ENOMEM;
+        for (uint32_t i = 0; i < as->n_calls; i++)
+            filters[i] = as->calls[i].filter_col;
+        weir_group_agg_config gc = {.keys = ks, .n_aggs = as->n_calls, .aggs = aggs, .filter_cols = filters,
+                                   .out_schema = os, .state_ttl_ms = ttl, .mini_batch = mini};
         weir_operator_spec spec;
         if ((rc = weir_group_agg_spec(&gc, &spec)))
             return rc;

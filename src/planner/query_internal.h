@@ -22,6 +22,7 @@ typedef struct agg_call {
     char fn[32];         /* weir aggregate name (COUNT_DISTINCT for COUNT(DISTINCT x)) */
     double param;
     int32_t pre_col;     /* argument column in the pre-projection, -1 for COUNT(*) */
+    int32_t filter_col;  /* FILTER (WHERE ...) column in the pre-projection, -1 for none */
     uint32_t out_col;    /* result column in the aggregation output */
 } agg_call;
 
