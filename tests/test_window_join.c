@@ -21,6 +21,7 @@
 
 #include "ops/ops.h"
 #include "support/harness.h"
+#include "weir/checkpoint.h"
 #include "weir/weir.h"
 
 #define GUARD_MS 20000
@@ -33,7 +34,14 @@ typedef struct wj {
     th_collect *sink;
     weir_job *job;
     weir_expr_arena *arena;
+    const char *ckpt_dir; /* checkpoints go here and the latest is restored */
 } wj;
+
+static void quiet(void *ud, const char *line)
+{
+    (void)ud;
+    (void)line;
+}
 
 static bool keep_row(void *ud, const weir_batch *b, uint32_t row)
 {
@@ -45,24 +53,34 @@ static bool keep_row(void *ud, const weir_batch *b, uint32_t row)
  * A window join of the two sides; n_keys 3: (k, ws, we), 4: (k, v, ws, we).
  * With residual_lt, the condition lv < rv.
  */
-static void wj_start(wj *t, weir_join_type type, uint32_t parallelism,
-                     uint32_t n_keys, bool residual_lt)
+/* A restart (t->in already set) keeps the sources and schemas: the job reads on
+ * from them. */
+static void wj_start_on(wj *t, weir_join_type type, uint32_t parallelism,
+                        uint32_t n_keys, bool residual_lt,
+                        const char *rocksdb_dir)
 {
-    memset(t, 0, sizeof *t);
-    t->in = th_schema("k STRING, v BIGINT, ws TIMESTAMP, we TIMESTAMP");
-    t->out = th_schema("lk STRING, lv BIGINT, rk STRING, rv BIGINT");
+    bool restart = t->in != NULL;
+    if (!restart) {
+        t->in = th_schema("k STRING, v BIGINT, ws TIMESTAMP, we TIMESTAMP");
+        t->out = th_schema("lk STRING, lv BIGINT, rk STRING, rv BIGINT");
+        for (int s = 0; s < 2; s++)
+            t->src[s] = th_usource_create(t->in, 1);
+    }
     t->sink = th_collect_create(TH_TS);
     weir_job_config cfg;
     weir_job_config_init(&cfg);
     cfg.parallelism = parallelism;
     cfg.batch_size = 4;
+    if (rocksdb_dir) {
+        cfg.state_backend = "rocksdb";
+        cfg.state_dir = rocksdb_dir;
+    }
     cr_assert_eq(weir_job_create(&cfg, &t->job), 0);
     weir_window_join_config jc = {
         .type = type, .end_col = {3, 3}, .n_out = {2, 2}, .out_schema = t->out};
     uint32_t cols3[3] = {0, 2, 3}, cols4[4] = {0, 1, 2, 3};
     weir_stream keyed[2];
     for (int s = 0; s < 2; s++) {
-        t->src[s] = th_usource_create(t->in, 1);
         weir_source_spec ss = th_source_spec(t->src[s], s ? "right" : "left");
         weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED,
                                   .delay_ms = 0};
@@ -99,7 +117,24 @@ static void wj_start(wj *t, weir_join_type type, uint32_t parallelism,
         "%s", weir_job_error(t->job));
     weir_operator_spec sink = th_collect_spec(t->sink, "collect");
     cr_assert_eq(weir_job_sink(t->job, j, &sink, 1), 0);
+    if (t->ckpt_dir) {
+        weir_checkpoint_config cc;
+        weir_checkpoint_config_init(&cc);
+        cc.dir = t->ckpt_dir;
+        cc.restore = WEIR_RESTORE_LATEST;
+        cc.log = quiet;
+        weir_error err = {0};
+        cr_assert_eq(weir_job_enable_checkpoints(t->job, &cc, &err), 0, "%s",
+                     err.message);
+    }
     cr_assert_eq(weir_job_start(t->job), 0, "%s", weir_job_error(t->job));
+}
+
+static void wj_start(wj *t, weir_join_type type, uint32_t parallelism,
+                     uint32_t n_keys, bool residual_lt)
+{
+    memset(t, 0, sizeof *t);
+    wj_start_on(t, type, parallelism, n_keys, residual_lt, NULL);
 }
 
 /* A row of window [ws, ws + 10) at time ts (k NULL for a NULL key). */
@@ -359,14 +394,15 @@ static void key_text(int key, char *buf, size_t cap)
 }
 
 static void random_case(weir_join_type type, uint32_t parallelism,
-                        uint64_t seed)
+                        uint64_t seed, const char *rocksdb_dir)
 {
     enum { WINDOWS = 12, MAX_ROWS = 12 * 2 * 10 };
     uint64_t st = seed * 2654435761u + 1 + (uint64_t)type * 7919 + parallelism;
     rrow *rows = calloc(MAX_ROWS, sizeof *rows);
     size_t n = 0;
     wj t;
-    wj_start(&t, type, parallelism, 3, true);
+    memset(&t, 0, sizeof t);
+    wj_start_on(&t, type, parallelism, 3, true, rocksdb_dir);
     for (int64_t w = 0; w < WINDOWS; w++) {
         /* rows of window w, some of window w + 1 early, some of window w - 1
          * late */
@@ -486,7 +522,23 @@ Test(window_join, random_workloads_match_a_nested_loop_join, .timeout = 120)
     uint64_t seed = test_seed();
     for (int type = WEIR_JOIN_INNER; type <= WEIR_JOIN_FULL; type++)
         for (uint32_t p = 1; p <= 2; p++)
-            random_case((weir_join_type)type, p, seed);
+            random_case((weir_join_type)type, p, seed, NULL);
+}
+
+/* The same on RocksDB: list state, its namespaces, clears and timers. */
+Test(window_join, random_workloads_on_rocksdb, .timeout = 120)
+{
+#ifndef WEIR_HAVE_ROCKSDB
+    cr_skip_test("built without RocksDB");
+#endif
+    uint64_t seed = test_seed();
+    char dir[] = "/tmp/weir-wjoin-rocks-XXXXXX";
+    cr_assert(mkdtemp(dir));
+    random_case(WEIR_JOIN_INNER, 2, seed, dir);
+    random_case(WEIR_JOIN_FULL, 1, seed + 1, dir);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
 }
 
 Test(window_join, spec_rejects_bad_configs)
@@ -552,4 +604,55 @@ Test(window_join, window_assign_emits_a_row_per_window, .timeout = 60)
     th_source_destroy(src);
     weir_schema_destroy(in);
     weir_schema_destroy(out);
+}
+
+/*
+ * Open windows survive a checkpoint: rows of two windows are in state when
+ * the job stops after a checkpoint; the job restored at parallelism 2 (key
+ * groups move) gets the rest and joins both windows with the restored rows
+ * (list state and timers come back from the checkpoint).
+ */
+Test(window_join, open_windows_are_restored_at_another_parallelism,
+     .timeout = 120)
+{
+    char dir[] = "/tmp/weir-wjoin-ckpt-XXXXXX";
+    cr_assert(mkdtemp(dir));
+    wj t;
+    memset(&t, 0, sizeof t);
+    t.ckpt_dir = dir;
+    wj_start_on(&t, WEIR_JOIN_FULL, 1, 3, false, NULL);
+    wj_row(&t, L, "a", 1, 0, 1);
+    wj_row(&t, L, "b", 2, 0, 2);
+    wj_row(&t, R, "a", 10, 0, 3);
+    wj_row(&t, L, "c", 3, 10, 4);
+    wj_watermark(&t, 5);
+    cr_assert_eq(th_metric(t.job, "*rows_in_state"), 4);
+    uint64_t id;
+    weir_error err = {0};
+    cr_assert_eq(weir_job_trigger_checkpoint(t.job, &id), 0);
+    cr_assert_eq(weir_job_await_checkpoint(t.job, id, GUARD_MS, &err), 0, "%s",
+                 err.message);
+    weir_job_stop(t.job);
+    weir_job_wait(t.job);
+    weir_job_destroy(t.job);
+    cr_assert_eq(th_collect_count(t.sink), 0,
+                 "no window fired before the stop");
+    th_collect_destroy(t.sink);
+
+    wj_start_on(&t, WEIR_JOIN_FULL, 2, 3, false, NULL);
+    cr_assert(strstr(weir_job_restored_from(t.job), "chk-"),
+              "restored from '%s'", weir_job_restored_from(t.job));
+    wj_row(&t, R, "b", 20, 0, 6);
+    wj_row(&t, R, "c", 30, 10, 7);
+    wj_row(&t, R, "d", 40, 10, 8);
+    wj_watermark(&t, 20);
+    wj_finish(&t);
+    cr_assert_str_eq(wj_text(&t), "NULL,NULL,d,40@19\n"
+                                  "a,1,a,10@9\n"
+                                  "b,2,b,20@9\n"
+                                  "c,3,c,30@19");
+    wj_destroy(&t);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
 }
