@@ -1,6 +1,6 @@
 -- Nexmark q17, from the reference suite (nexmark/nexmark, module
 -- nexmark-flink, queries/q17.sql); the tables come from ddl.sql.
--- weir: aggregate FILTER (WHERE c) written as its equivalent, as in q15.
+-- weir: runs as in the reference.
 --
 -- Query 17: Auction Statistics Report (Not in original suite)
 -- How many bids on an auction made a day and what is the price?
@@ -26,9 +26,9 @@ SELECT
      auction,
      DATE_FORMAT(`dateTime`, 'yyyy-MM-dd') as `day`,
      count(*) AS total_bids,
-     sum(case when price < 10000 then 1 else 0 end) AS rank1_bids,
-     sum(case when price >= 10000 and price < 1000000 then 1 else 0 end) AS rank2_bids,
-     sum(case when price >= 1000000 then 1 else 0 end) AS rank3_bids,
+     count(*) filter (where price < 10000) AS rank1_bids,
+     count(*) filter (where price >= 10000 and price < 1000000) AS rank2_bids,
+     count(*) filter (where price >= 1000000) AS rank3_bids,
      min(price) AS min_price,
      max(price) AS max_price,
      avg(price) AS avg_price,

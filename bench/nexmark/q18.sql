@@ -1,7 +1,6 @@
 -- Nexmark q18, from the reference suite (nexmark/nexmark, module
 -- nexmark-flink, queries/q18.sql); the tables come from ddl.sql.
--- weir: not runnable yet: needs deduplication (ROW_NUMBER() OVER ... WHERE
---   rank <= 1).
+-- weir: runs as in the reference (Top-N and deduplication: docs/sql.md).
 --
 -- Query 18: Find last bid (Not in original suite)
 -- What's a's last bid for bidder to auction?

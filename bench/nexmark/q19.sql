@@ -1,7 +1,6 @@
 -- Nexmark q19, from the reference suite (nexmark/nexmark, module
 -- nexmark-flink, queries/q19.sql); the tables come from ddl.sql.
--- weir: not runnable yet: needs Top-N (ROW_NUMBER() OVER ... WHERE rank <=
---   10).
+-- weir: runs as in the reference (Top-N and deduplication: docs/sql.md).
 --
 -- Query 19: Auction TOP-10 Price (Not in original suite)
 -- What's the top price 10 bids of an auction?

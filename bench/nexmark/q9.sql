@@ -1,7 +1,6 @@
 -- Nexmark q9, from the reference suite (nexmark/nexmark, module
 -- nexmark-flink, queries/q9.sql); the tables come from ddl.sql.
--- weir: not runnable yet: needs a join and Top-N (ROW_NUMBER() OVER ...
---   WHERE rownum <= 1).
+-- weir: runs as in the reference (Top-N and deduplication: docs/sql.md).
 --
 -- Query 9: Winning Bids (Not in original suite)
 -- Find the winning bid for each auction.

@@ -40,6 +40,31 @@ typedef struct weir_group_agg_config {
 int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *out);
 
 /*
+ * Top-N and deduplication (ops/rank.c): of each partition (the key of the
+ * keyed input), the rows ranked [rank_start, rank_end] by ROW_NUMBER() over
+ * the ORDER BY columns, as an updating changelog. The input must be
+ * append-only. Output: the input columns, then the rank number (BIGINT NOT
+ * NULL) when with_rank. NULLs order as nulls_last says per column.
+ */
+typedef struct weir_rank_config {
+    weir_keyspec partition;
+    uint32_t n_order;
+    uint32_t order_cols[WEIR_KEY_MAX_COLS];
+    bool order_desc[WEIR_KEY_MAX_COLS];
+    bool nulls_last[WEIR_KEY_MAX_COLS];
+    uint64_t rank_start, rank_end; /* 1-based, inclusive */
+    bool with_rank;
+    /* Deduplication (Top-1 by a time attribute, no rank number): a replacement is -U/+U;
+     * ties_newer_first (keep the last row): an equal row replaces the kept one. */
+    bool dedup;
+    bool ties_newer_first;
+    const weir_schema *out_schema; /* borrowed */
+    int64_t state_ttl_ms;
+} weir_rank_config;
+
+int weir_rank_spec(const weir_rank_config *cfg, weir_operator_spec *out);
+
+/*
  * Regular (unwindowed) streaming equi-join of two inputs, as Flink's
  * streaming join: input 0 is the left side, input 1 the right side, each
  * received through a keyed exchange on its equi-join key columns (the two

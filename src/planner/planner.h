@@ -204,6 +204,12 @@ int plan_window_assign(plan_ctx *pc, rel *r, const char *what);
 
 /* FROM item: a table, view, subquery, window table function or join. */
 int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out);
+/*
+ * Top-N / deduplication (rank.c): when sel's FROM is a subquery with a
+ * ROW_NUMBER() OVER (...) item, plans it into *out, sets *handled and
+ * leaves in *where the outer WHERE without the rank bounds (or NULL).
+ */
+int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql_expr **where, bool *handled);
 
 /* join.c: regular joins. */
 typedef struct join_conds join_conds;

@@ -1227,9 +1227,14 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
         return plan_error(pc, sel->loc, WEIR_EUNSUPPORTED, "SELECT without FROM is not supported yet");
     rel in;
     int rc;
-    bool where_done = false;
+    bool where_done = false, ranked = false;
     const weir_sql_table_ref *fr = sel->from;
-    if (sel->where && plan_join_takes_where(fr) && !has_agg(sel->where)) {
+    const weir_sql_expr *where = sel->where;
+    if ((rc = plan_rank(pc, sel, &in, &where, &ranked)))
+        return rc;
+    if (ranked) {
+        /* Top-N: planned with its input; where holds the rest of the WHERE */
+    } else if (sel->where && plan_join_takes_where(fr) && !has_agg(sel->where)) {
         /* FROM a, b WHERE a.k = b.k: the WHERE conjuncts of inner joins are join conditions. */
         join_conds *jc;
         if ((rc = plan_join_conds_make(pc, sel->where, &jc)) || (rc = plan_join(pc, fr, jc, &in)))
@@ -1244,14 +1249,14 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
             return rc;
     }
     weir_expr *filter = NULL;
-    if (sel->where && !where_done) {
-        if (has_agg(sel->where))
-            return plan_error(pc, sel->where->loc, WEIR_EPLAN, "aggregate functions are not allowed in WHERE");
-        if ((rc = plan_bind_expr(pc, &in, NULL, sel->where, &filter)))
+    if (where && !where_done) {
+        if (has_agg(where))
+            return plan_error(pc, where->loc, WEIR_EPLAN, "aggregate functions are not allowed in WHERE");
+        if ((rc = plan_bind_expr(pc, &in, NULL, where, &filter)))
             return rc;
         weir_type t = weir_expr_type(filter);
         if (t.id != WEIR_TYPE_BOOLEAN && t.id != WEIR_TYPE_NULL)
-            return plan_error(pc, sel->where->loc, WEIR_EPLAN, "WHERE must be a BOOLEAN condition, not %s",
+            return plan_error(pc, where->loc, WEIR_EPLAN, "WHERE must be a BOOLEAN condition, not %s",
                               weir_type_name(t.id));
     }
     bool aggregating = sel->n_group_by > 0 || sel->distinct || sel->having;

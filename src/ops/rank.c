@@ -1,0 +1,367 @@
+/*
+ * ops/rank.c - Top-N and deduplication over an append-only input: the
+ * rows ranked [start, end] by ROW_NUMBER() OVER (PARTITION BY p ORDER BY o)
+ * of each partition, kept up to date as rows arrive (Flink's append-only
+ * Top-N and its deduplication).
+ *
+ * State per partition key: one value with the partition's best `end` rows
+ * in rank order, each with its sort key - the ORDER BY columns in an
+ * order-preserving encoding, so ranking is memcmp. A row that ranks below
+ * `end` changes nothing and is forgotten: with an append-only input it can
+ * never climb back. A row that ranks at or above `end` is inserted; the row
+ * pushed past `end` is dropped from state.
+ *
+ * Changelog. With the rank number in the output, every position whose row
+ * changed is updated: -U (old row, rank) then +U (new row, rank), or +I for
+ * a position that was empty. Without it, the row that entered [start, end]
+ * is +I and the one that left it -D. Deduplication (Top-1 by a time
+ * attribute, without the rank number) emits a replacement as -U old, +U new,
+ * and for ORDER BY ... DESC (keep the last row) a row equal in time to the
+ * kept one replaces it, as Flink's deduplication does; elsewhere equal rows
+ * keep their arrival order (the earlier ranks first).
+ */
+#include <string.h>
+
+#include "ops/ops.h"
+#include "ops/rowcodec.h"
+#include "weir/state.h"
+
+/* One kept row of the current partition, pointing into rank_op.copy. */
+typedef struct kept {
+    const uint8_t *sk;
+    size_t sklen;
+    const uint8_t *row;
+    size_t rowlen;
+} kept;
+
+typedef struct rank_op {
+    const weir_rank_config *conf;
+    uint32_t n_cols; /* input columns */
+    weir_state *st;
+    weir_batch *out;
+    weir_buf copy; /* the partition's state value, copied (state pointers die at the put) */
+    weir_buf val;  /* the value being written */
+    weir_buf sk;   /* the input row's sort key */
+    weir_buf row;  /* the input row, encoded */
+    kept *kept;
+    uint32_t cap_kept;
+    uint8_t key[1024];
+    uint64_t *n_changes;
+} rank_op;
+
+/* ---- the order-preserving sort key ---- */
+
+static int put_be64(weir_buf *b, uint64_t v, bool invert)
+{
+    uint8_t x[8];
+    for (int i = 0; i < 8; i++)
+        x[i] = (uint8_t)(v >> (56 - 8 * i)) ^ (invert ? 0xff : 0);
+    return weir_buf_put(b, x, 8);
+}
+
+/*
+ * Appends column col of (b, row) so that bytewise order is the SQL order:
+ * a flag byte (NULL before or after every value, as nulls_last says), then
+ * integers with the sign bit flipped, big-endian; doubles as their sortable
+ * bits (-0.0 = 0.0); strings with 0x00 escaped as 00 ff and ended by 00 00.
+ * Descending inverts the value bytes, not the flag.
+ */
+static int sort_key_col(weir_buf *out, const weir_batch *b, uint32_t col, uint32_t row, bool desc, bool nulls_last)
+{
+    if (weir_batch_is_null(b, col, row))
+        return weir_buf_put_u8(out, nulls_last ? 2 : 0);
+    int rc = weir_buf_put_u8(out, 1);
+    if (rc)
+        return rc;
+    const weir_column *c = &b->cols[col];
+    uint8_t inv = desc ? 0xff : 0;
+    switch (c->type.id) {
+    case WEIR_TYPE_BOOLEAN:
+        return weir_buf_put_u8(out, (uint8_t)((((const uint8_t *)c->data)[row] ? 1 : 0) ^ inv));
+    case WEIR_TYPE_INT:
+        return put_be64(out, (uint64_t)(int64_t)((const int32_t *)c->data)[row] ^ (UINT64_C(1) << 63), desc);
+    case WEIR_TYPE_DOUBLE: {
+        double d = ((const double *)c->data)[row];
+        if (d == 0)
+            d = 0; /* -0.0 */
+        uint64_t bits;
+        memcpy(&bits, &d, 8);
+        bits = (bits >> 63) ? ~bits : bits | (UINT64_C(1) << 63);
+        return put_be64(out, bits, desc);
+    }
+    case WEIR_TYPE_STRING:
+    case WEIR_TYPE_BYTES: {
+        uint32_t len;
+        const char *s = weir_batch_str(b, col, row, &len);
+        if ((rc = weir_buf_reserve(out, 2 * (size_t)len + 2)))
+            return rc;
+        for (uint32_t i = 0; i < len; i++) {
+            uint8_t x = (uint8_t)s[i];
+            out->data[out->len++] = x ^ inv;
+            if (!x)
+                out->data[out->len++] = 0xff ^ inv;
+        }
+        out->data[out->len++] = inv;
+        out->data[out->len++] = inv;
+        return 0;
+    }
+    default: /* BIGINT, DECIMAL (unscaled, one scale per column), timestamps */
+        return put_be64(out, (uint64_t)((const int64_t *)c->data)[row] ^ (UINT64_C(1) << 63), desc);
+    }
+}
+
+static int sort_key(const weir_rank_config *c, const weir_batch *b, uint32_t row, weir_buf *out)
+{
+    weir_buf_clear(out);
+    for (uint32_t i = 0; i < c->n_order; i++) {
+        int rc = sort_key_col(out, b, c->order_cols[i], row, c->order_desc[i], c->nulls_last[i]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int sk_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    int r = memcmp(a, b, alen < blen ? alen : blen);
+    return r ? r : (alen > blen) - (alen < blen);
+}
+
+/* ---- state: u32 count, then per row: bytes sort key, bytes row ---- */
+
+static int load(rank_op *o, uint32_t *n)
+{
+    *n = 0;
+    const void *v;
+    size_t len;
+    int rc = weir_value_get(o->st, NULL, 0, &v, &len);
+    if (rc == WEIR_ENOTFOUND)
+        return 0;
+    if (rc)
+        return rc;
+    weir_buf_clear(&o->copy);
+    if ((rc = weir_buf_put(&o->copy, v, len)))
+        return rc;
+    weir_cursor c;
+    weir_cursor_init(&c, o->copy.data, o->copy.len);
+    uint32_t count;
+    if (weir_cursor_get_u32(&c, &count) || count > o->conf->rank_end)
+        return WEIR_ECORRUPT;
+    if (count + 1 > o->cap_kept) {
+        kept *nk = weir_realloc(o->kept, (count + 1) * sizeof *nk);
+        if (!nk)
+            return WEIR_ENOMEM;
+        o->kept = nk;
+        o->cap_kept = count + 1;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        kept *k = &o->kept[i];
+        const void *sk, *row;
+        if (weir_cursor_get_bytes(&c, &sk, &k->sklen) || weir_cursor_get_bytes(&c, &row, &k->rowlen))
+            return WEIR_ECORRUPT;
+        k->sk = sk;
+        k->row = row;
+    }
+    *n = count;
+    return 0;
+}
+
+static int store(rank_op *o, const kept *rows, uint32_t n)
+{
+    weir_buf_clear(&o->val);
+    int rc = weir_buf_put_u32(&o->val, n);
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        rc = weir_buf_put_bytes(&o->val, rows[i].sk, rows[i].sklen);
+        if (!rc)
+            rc = weir_buf_put_bytes(&o->val, rows[i].row, rows[i].rowlen);
+    }
+    return rc ? rc : weir_value_put(o->st, NULL, 0, o->val.data, o->val.len);
+}
+
+/* ---- output ---- */
+
+static int flush(rank_op *o, weir_op_ctx *ctx)
+{
+    if (o->out->n_rows == 0)
+        return 0;
+    int rc = weir_op_emit(ctx, o->out);
+    weir_batch_reset(o->out);
+    return rc;
+}
+
+/* Emits a kept row (or, with k NULL, input row r of in) as kind, with rank when the output has it. */
+static int emit(rank_op *o, weir_op_ctx *ctx, const kept *k, const weir_batch *in, uint32_t r, weir_row_kind kind,
+                int64_t rank)
+{
+    if (weir_batch_full(o->out)) {
+        int rc = flush(o, ctx);
+        if (rc)
+            return rc;
+    }
+    int row = weir_batch_append_row(o->out);
+    if (row < 0)
+        return WEIR_EINVAL;
+    int rc = k ? weir__row_decode(k->row, k->rowlen, o->out, (uint32_t)row, 0, o->n_cols)
+               : weir__row_copy_cols(o->out, (uint32_t)row, 0, in, r, 0, o->n_cols);
+    if (rc)
+        return rc;
+    if (o->conf->with_rank) {
+        ((int64_t *)o->out->cols[o->n_cols].data)[row] = rank;
+        weir_batch_set_valid(o->out, o->n_cols, (uint32_t)row);
+    }
+    o->out->kind[row] = (uint8_t)kind;
+    o->out->ts[row] = in->ts[r];
+    (*o->n_changes)++;
+    return 0;
+}
+
+/* ---- processing ---- */
+
+static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
+{
+    const weir_rank_config *c = o->conf;
+    if (in->kind[r] != WEIR_ROW_INSERT)
+        return weir_op_fail(ctx, WEIR_EUNSUPPORTED, "%s takes an append-only input, got a %s row",
+                            c->dedup ? "deduplication" : "Top-N", weir_row_kind_name((weir_row_kind)in->kind[r]));
+    size_t klen = weir_key_encode(in, &c->partition, r, o->key, sizeof o->key);
+    if (klen > sizeof o->key)
+        return weir_op_fail(ctx, WEIR_EINVAL, "partition key of %zu bytes exceeds the limit of %zu", klen,
+                            sizeof o->key);
+    int rc = weir_op_set_key(ctx, o->key, klen);
+    uint32_t n;
+    if (rc || (rc = sort_key(c, in, r, &o->sk)) || (rc = load(o, &n)))
+        return rc;
+    /* the new row's position: after the rows that rank before it, and after equal ones unless
+     * a newer equal row wins (keep-last deduplication) */
+    uint32_t p = 0;
+    while (p < n) {
+        int cmp = sk_cmp(o->kept[p].sk, o->kept[p].sklen, o->sk.data, o->sk.len);
+        if (cmp > 0 || (cmp == 0 && c->ties_newer_first))
+            break;
+        p++;
+    }
+    uint64_t end = c->rank_end, start = c->rank_start;
+    if (p >= end)
+        return 0; /* below the kept ranks: it can never climb back */
+    if ((rc = weir__row_encode(in, r, o->n_cols, &o->row)))
+        return rc;
+    kept nk = {o->sk.data, o->sk.len, o->row.data, o->row.len};
+    /* the new list: the old one with nk at p, cut at end */
+    uint32_t n_new = n + 1 > end ? (uint32_t)end : n + 1;
+#define NEW_AT(q) ((q) == p ? &nk : (q) < p ? &o->kept[q] : &o->kept[(q) - 1])
+    if (c->with_rank) {
+        for (uint32_t q = p > start - 1 ? p : (uint32_t)(start - 1); q < n_new; q++) {
+            const kept *now = NEW_AT(q);
+            if (q < n) {
+                if ((rc = emit(o, ctx, &o->kept[q], in, r, WEIR_ROW_UPDATE_BEFORE, q + 1)) ||
+                    (rc = emit(o, ctx, now == &nk ? NULL : now, in, r, WEIR_ROW_UPDATE_AFTER, q + 1)))
+                    return rc;
+            } else if ((rc = emit(o, ctx, now == &nk ? NULL : now, in, r, WEIR_ROW_INSERT, q + 1))) {
+                return rc;
+            }
+        }
+    } else {
+        /* entering [start, end]: the new row, or the one it pushed in from rank start - 1;
+         * leaving: the row pushed from rank end to end + 1 */
+        uint32_t s0 = (uint32_t)(start - 1);
+        const kept *in_row = s0 < n_new ? NEW_AT(p > s0 ? p : s0) : NULL;
+        const kept *out_row = n >= end ? &o->kept[end - 1] : NULL;
+        if (in_row) {
+            bool replace = c->dedup && out_row;
+            if (replace && (rc = emit(o, ctx, out_row, in, r, WEIR_ROW_UPDATE_BEFORE, 0)))
+                return rc;
+            if ((rc = emit(o, ctx, in_row == &nk ? NULL : in_row, in, r,
+                           replace ? WEIR_ROW_UPDATE_AFTER : WEIR_ROW_INSERT, 0)))
+                return rc;
+            if (!replace && out_row && (rc = emit(o, ctx, out_row, in, r, WEIR_ROW_DELETE, 0)))
+                return rc;
+        }
+    }
+    /* the new list, in place: shift the rows after p (the last one falls off at end) */
+    if (n + 1 > o->cap_kept) {
+        kept *gk = weir_realloc(o->kept, (n + 1) * sizeof *gk);
+        if (!gk)
+            return WEIR_ENOMEM;
+        o->kept = gk;
+        o->cap_kept = n + 1;
+    }
+    memmove(&o->kept[p + 1], &o->kept[p], (n - p) * sizeof *o->kept);
+    o->kept[p] = nk;
+#undef NEW_AT
+    return store(o, o->kept, n_new);
+}
+
+static int rank_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
+{
+    (void)input;
+    rank_op *o = op;
+    for (uint32_t r = 0; r < in->n_rows; r++) {
+        int rc = apply_row(o, ctx, in, r);
+        if (rc)
+            return rc;
+    }
+    return flush(o, ctx);
+}
+
+/* ---- lifecycle ---- */
+
+static int rank_create(void *arg, const weir_op_info *info, void **out_op)
+{
+    const weir_rank_config *c = arg;
+    rank_op *o = weir_calloc(1, sizeof *o);
+    if (!o)
+        return WEIR_ENOMEM;
+    *out_op = o;
+    o->conf = c;
+    o->n_cols = c->out_schema->n_fields - (c->with_rank ? 1 : 0);
+    weir_buf_init(&o->copy);
+    weir_buf_init(&o->val);
+    weir_buf_init(&o->sk);
+    weir_buf_init(&o->row);
+    o->out = weir_batch_create(c->out_schema, info->batch_size);
+    return o->out ? 0 : WEIR_ENOMEM;
+}
+
+static int rank_open(void *op, weir_op_ctx *ctx)
+{
+    rank_op *o = op;
+    weir_state_desc d = {.name = "rank", .kind = WEIR_STATE_VALUE, .ttl_ms = o->conf->state_ttl_ms};
+    o->n_changes = weir_op_counter(ctx, "changes_emitted");
+    return weir_op_get_state(ctx, &d, &o->st);
+}
+
+static void rank_close(void *op)
+{
+    rank_op *o = op;
+    if (!o)
+        return;
+    weir_batch_destroy(o->out);
+    weir_buf_fini(&o->copy);
+    weir_buf_fini(&o->val);
+    weir_buf_fini(&o->sk);
+    weir_buf_fini(&o->row);
+    weir_free(o->kept);
+    weir_free(o);
+}
+
+static const weir_operator_class rank_class = {
+    .name = "Rank",
+    .open = rank_open,
+    .process = rank_process,
+    .close = rank_close,
+};
+
+static void conf_free(void *arg) { weir_free(arg); }
+
+int weir_rank_spec(const weir_rank_config *cfg, weir_operator_spec *out)
+{
+    if (cfg->rank_start < 1 || cfg->rank_end < cfg->rank_start || cfg->n_order == 0 ||
+        cfg->n_order > WEIR_KEY_MAX_COLS || !cfg->out_schema)
+        return WEIR_EINVAL;
+    weir_rank_config *c = weir_malloc(sizeof *c);
+    if (!c)
+        return WEIR_ENOMEM;
+    *c = *cfg;
+    *out = (weir_operator_spec){cfg->dedup ? "Deduplicate" : "Rank", &rank_class, rank_create, c, conf_free};
+    return 0;
+}

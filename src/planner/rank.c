@@ -1,0 +1,362 @@
+/*
+ * planner/rank.c - Top-N and deduplication: ROW_NUMBER() OVER (PARTITION
+ * BY ... ORDER BY ...) in a subquery, bounded by the outer WHERE, as Flink
+ * writes them:
+ *
+ *   SELECT * FROM (
+ *     SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC) AS rn
+ *     FROM bid)
+ *   WHERE rn <= 10;
+ *
+ * The rank conditions (rn <= N, rn < N, rn = N, rn >= M, rn > M, rn
+ * BETWEEN M AND N, either way round) become the operator's range; the other
+ * conjuncts stay a filter. The rank number is an output column only when the
+ * outer query reads it (SELECT * or a reference); otherwise the changelog
+ * has no updates for rank shifts, as in Flink. Top-1 by a time attribute
+ * without the rank number is a deduplication (keep the first row for ASC,
+ * the last for DESC).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ops/ops.h"
+#include "planner/planner.h"
+#include "planner/query_internal.h"
+
+static const char *last_name(const weir_sql_name *n) { return n->parts[n->n_parts - 1].name; }
+
+static bool is_rank_ref(const weir_sql_expr *e, const char *alias)
+{
+    return e->kind == WEIR_SQL_EXPR_COLUMN && e->u.column.n_parts == 1 &&
+           !strcasecmp(last_name(&e->u.column), alias);
+}
+
+static bool int_lit(const weir_sql_expr *e, int64_t *v)
+{
+    if (e->kind != WEIR_SQL_EXPR_LITERAL || e->u.lit.kind != WEIR_SQL_LIT_INTEGER || e->u.lit.overflow)
+        return false;
+    *v = e->u.lit.i64;
+    return true;
+}
+
+/* Whether e mentions the rank column anywhere (a reference other than in a consumed bound). */
+static bool mentions(const weir_sql_expr *e, const char *alias)
+{
+    if (!e)
+        return false;
+    switch (e->kind) {
+    case WEIR_SQL_EXPR_COLUMN: return is_rank_ref(e, alias);
+    case WEIR_SQL_EXPR_UNARY: return mentions(e->u.unary.operand, alias);
+    case WEIR_SQL_EXPR_BINARY: return mentions(e->u.binary.left, alias) || mentions(e->u.binary.right, alias);
+    case WEIR_SQL_EXPR_IS: return mentions(e->u.is.operand, alias) || mentions(e->u.is.other, alias);
+    case WEIR_SQL_EXPR_BETWEEN:
+        return mentions(e->u.between.operand, alias) || mentions(e->u.between.low, alias) ||
+               mentions(e->u.between.high, alias);
+    case WEIR_SQL_EXPR_IN_LIST:
+        if (mentions(e->u.in_list.operand, alias))
+            return true;
+        for (uint32_t i = 0; i < e->u.in_list.n_items; i++)
+            if (mentions(e->u.in_list.items[i], alias))
+                return true;
+        return false;
+    case WEIR_SQL_EXPR_LIKE: return mentions(e->u.like.operand, alias) || mentions(e->u.like.pattern, alias);
+    case WEIR_SQL_EXPR_CAST: return mentions(e->u.cast.operand, alias);
+    case WEIR_SQL_EXPR_EXTRACT: return mentions(e->u.extract.operand, alias);
+    case WEIR_SQL_EXPR_CALL:
+        for (uint32_t i = 0; i < e->u.call.n_args; i++)
+            if (mentions(e->u.call.args[i], alias))
+                return true;
+        return false;
+    case WEIR_SQL_EXPR_CASE:
+        if (mentions(e->u.case_.operand, alias) || mentions(e->u.case_.else_, alias))
+            return true;
+        for (uint32_t i = 0; i < e->u.case_.n_whens; i++)
+            if (mentions(e->u.case_.whens[i].when, alias) || mentions(e->u.case_.whens[i].then, alias))
+                return true;
+        return false;
+    default: return false;
+    }
+}
+
+/* Narrows [*lo, *hi] by conjunct e when it bounds the rank column by a literal; false if it is something else. */
+static bool rank_bound(const weir_sql_expr *e, const char *alias, int64_t *lo, int64_t *hi)
+{
+    int64_t v, w;
+    if (e->kind == WEIR_SQL_EXPR_BETWEEN && !e->u.between.negated && !e->u.between.symmetric &&
+        is_rank_ref(e->u.between.operand, alias) && int_lit(e->u.between.low, &v) && int_lit(e->u.between.high, &w)) {
+        *lo = v > *lo ? v : *lo;
+        *hi = w < *hi ? w : *hi;
+        return true;
+    }
+    if (e->kind != WEIR_SQL_EXPR_BINARY)
+        return false;
+    weir_sql_binop op = e->u.binary.op;
+    const weir_sql_expr *l = e->u.binary.left, *r = e->u.binary.right;
+    if (is_rank_ref(r, alias) && int_lit(l, &v)) {
+        /* N >= rn is rn <= N */
+        static const weir_sql_binop flip[] = {[WEIR_SQL_OP_LT] = WEIR_SQL_OP_GT, [WEIR_SQL_OP_LE] = WEIR_SQL_OP_GE,
+                                                  [WEIR_SQL_OP_GT] = WEIR_SQL_OP_LT, [WEIR_SQL_OP_GE] = WEIR_SQL_OP_LE,
+                                                  [WEIR_SQL_OP_EQ] = WEIR_SQL_OP_EQ};
+        if (op != WEIR_SQL_OP_LT && op != WEIR_SQL_OP_LE && op != WEIR_SQL_OP_GT && op != WEIR_SQL_OP_GE &&
+            op != WEIR_SQL_OP_EQ)
+            return false;
+        op = flip[op];
+    } else if (!is_rank_ref(l, alias) || !int_lit(r, &v)) {
+        return false;
+    }
+    switch (op) {
+    case WEIR_SQL_OP_LE: *hi = v < *hi ? v : *hi; return true;
+    case WEIR_SQL_OP_LT: *hi = v - 1 < *hi ? v - 1 : *hi; return true;
+    case WEIR_SQL_OP_GE: *lo = v > *lo ? v : *lo; return true;
+    case WEIR_SQL_OP_GT: *lo = v + 1 > *lo ? v + 1 : *lo; return true;
+    case WEIR_SQL_OP_EQ:
+        *lo = v > *lo ? v : *lo;
+        *hi = v < *hi ? v : *hi;
+        return true;
+    default: return false;
+    }
+}
+
+/* Splits an AND tree into its conjuncts (at most cap; *n set). */
+static void conjuncts(const weir_sql_expr *e, const weir_sql_expr **out, uint32_t cap, uint32_t *n)
+{
+    if (e->kind == WEIR_SQL_EXPR_BINARY && e->u.binary.op == WEIR_SQL_OP_AND) {
+        conjuncts(e->u.binary.left, out, cap, n);
+        conjuncts(e->u.binary.right, out, cap, n);
+    } else if (*n < cap) {
+        out[(*n)++] = e;
+    } else {
+        (*n)++;
+    }
+}
+
+/* The ROW_NUMBER() item of a select, or -1; an error for RANK()/DENSE_RANK(). */
+static int find_rank_item(plan_ctx *pc, const weir_sql_select *s, int32_t *item)
+{
+    *item = -1;
+    for (uint32_t i = 0; i < s->n_items; i++) {
+        const weir_sql_expr *e = s->items[i].expr;
+        if (e->kind != WEIR_SQL_EXPR_CALL || !e->u.call.over)
+            continue;
+        const char *fn = last_name(&e->u.call.name);
+        if (!strcasecmp(fn, "RANK") || !strcasecmp(fn, "DENSE_RANK"))
+            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "%s() is not supported yet; ROW_NUMBER() is (Top-N)", fn);
+        if (!strcasecmp(fn, "ROW_NUMBER")) {
+            if (*item >= 0)
+                return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "one ROW_NUMBER() per query");
+            *item = (int32_t)i;
+        }
+    }
+    return 0;
+}
+
+int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql_expr **where, bool *handled)
+{
+    *handled = false;
+    const weir_sql_table_ref *fr = sel->from;
+    if (!fr || fr->kind != WEIR_SQL_FROM_SUBQUERY || fr->u.subquery.query->kind != WEIR_SQL_QUERY_SELECT)
+        return 0;
+    const weir_sql_query *iq = fr->u.subquery.query;
+    const weir_sql_select *in = iq->u.select;
+    int32_t ri;
+    int rc = find_rank_item(pc, in, &ri);
+    if (rc || ri < 0)
+        return rc;
+    *handled = true;
+    const weir_sql_select_item *item = &in->items[ri];
+    const weir_sql_expr *call = item->expr;
+    const weir_sql_window *w = call->u.call.over;
+    if (!item->alias)
+        return plan_error(pc, call->loc, WEIR_EPLAN, "give ROW_NUMBER() a name (AS rn) and bound it in the outer WHERE");
+    const char *alias = item->alias->name;
+    if (w->ref || w->n_order_by == 0)
+        return plan_error(pc, w->loc, WEIR_EUNSUPPORTED, "ROW_NUMBER() needs OVER (PARTITION BY ... ORDER BY ...) written out");
+    if (in->n_group_by || in->having || in->distinct)
+        return plan_error(pc, call->loc, WEIR_EUNSUPPORTED,
+                          "ROW_NUMBER() in an aggregating query is not supported yet (Top-N takes an append-only input)");
+    if (w->n_order_by > WEIR_KEY_MAX_COLS || w->n_partition_by > WEIR_KEY_MAX_COLS)
+        return plan_error(pc, w->loc, WEIR_EUNSUPPORTED, "at most %d PARTITION BY and ORDER BY columns", WEIR_KEY_MAX_COLS);
+    /* the rank range, from the outer WHERE */
+    const weir_sql_expr *cj[64];
+    uint32_t n_cj = 0, n_rest = 0;
+    if (sel->where)
+        conjuncts(sel->where, cj, 64, &n_cj);
+    if (n_cj > 64)
+        return plan_error(pc, sel->where->loc, WEIR_EUNSUPPORTED, "too many AND conditions around a ROW_NUMBER()");
+    int64_t lo = 1, hi = INT64_MAX;
+    const weir_sql_expr *rest[64];
+    for (uint32_t i = 0; i < n_cj; i++)
+        if (!rank_bound(cj[i], alias, &lo, &hi))
+            rest[n_rest++] = cj[i];
+    if (hi == INT64_MAX)
+        return plan_error(pc, call->loc, WEIR_EUNSUPPORTED,
+                          "ROW_NUMBER() needs an upper bound on '%s' in the outer WHERE (for example WHERE %s <= 10): "
+                          "an unbounded ranking is not supported on a stream",
+                          alias, alias);
+    if (lo < 1)
+        lo = 1;
+    if (hi < lo || hi > 100000)
+        return plan_error(pc, sel->where->loc, WEIR_EPLAN,
+                          hi < lo ? "the conditions on '%s' leave no rank" : "'%s' is bounded above 100000: too many rows per partition",
+                          alias);
+    /* the input: the inner query without the ROW_NUMBER() item; a PARTITION BY or ORDER BY
+     * expression that is not a plain column of its result (B.price, a + 1) becomes a hidden
+     * item at the end, dropped again after the ranking */
+    uint32_t n_hidden = 0, n_keys = w->n_partition_by + w->n_order_by;
+    weir_sql_select inner = *in;
+    inner.items = plan_alloc(pc, (in->n_items + n_keys) * sizeof *inner.items);
+    int32_t *hidden_of = plan_alloc(pc, (n_keys + 1) * sizeof *hidden_of);
+    if (!inner.items || !hidden_of)
+        return WEIR_ENOMEM;
+    inner.n_items = 0;
+    for (uint32_t i = 0; i < in->n_items; i++)
+        if ((int32_t)i != ri)
+            inner.items[inner.n_items++] = in->items[i];
+    if (!inner.n_items)
+        return plan_error(pc, call->loc, WEIR_EPLAN, "a ROW_NUMBER() query needs other columns");
+    uint32_t n_visible_items = inner.n_items;
+    for (uint32_t i = 0; i < n_keys; i++) {
+        const weir_sql_expr *e = i < w->n_partition_by ? w->partition_by[i] : w->order_by[i - w->n_partition_by].expr;
+        hidden_of[i] = -1;
+        if (e->kind == WEIR_SQL_EXPR_COLUMN && e->u.column.n_parts == 1)
+            continue;
+        char nm[32];
+        snprintf(nm, sizeof nm, "$rank_key%u", i);
+        weir_sql_ident *id = plan_alloc(pc, sizeof *id);
+        if (!id || !(id->name = plan_strdup(pc, nm)))
+            return WEIR_ENOMEM;
+        id->len = (uint32_t)strlen(nm);
+        id->quoted = false;
+        id->loc = e->loc;
+        inner.items[inner.n_items++] = (weir_sql_select_item){(weir_sql_expr *)e, id};
+        hidden_of[i] = (int32_t)n_hidden++;
+    }
+    (void)n_visible_items;
+    weir_sql_query q = *iq;
+    q.u.select = &inner;
+    rel r;
+    if ((rc = plan_query(pc, &q, &r)))
+        return rc;
+    uint32_t n_visible = r.n_physical - n_hidden; /* the hidden items are the last columns */
+    if (r.updating)
+        return plan_error(pc, call->loc, WEIR_EUNSUPPORTED,
+                          "ROW_NUMBER() over an updating input is not supported yet (Top-N takes an append-only input)");
+    /* PARTITION BY and ORDER BY name columns of the input */
+    weir_rank_config rc_ = {.rank_start = (uint64_t)lo, .rank_end = (uint64_t)hi};
+    rc_.partition.n = w->n_partition_by;
+    for (uint32_t i = 0; i < w->n_partition_by; i++) {
+        uint32_t idx;
+        if (hidden_of[i] >= 0)
+            idx = n_visible + (uint32_t)hidden_of[i];
+        else if ((rc = plan_resolve_column(pc, &r, &w->partition_by[i]->u.column, &idx)))
+            return rc;
+        rc_.partition.cols[i] = idx;
+    }
+    rc_.n_order = w->n_order_by;
+    bool by_time = w->n_order_by == 1;
+    for (uint32_t i = 0; i < w->n_order_by; i++) {
+        const weir_sql_order_item *o = &w->order_by[i];
+        uint32_t idx;
+        int32_t h = hidden_of[w->n_partition_by + i];
+        if (h >= 0)
+            idx = n_visible + (uint32_t)h;
+        else if ((rc = plan_resolve_column(pc, &r, &o->expr->u.column, &idx)))
+            return rc;
+        rc_.order_cols[i] = idx;
+        rc_.order_desc[i] = o->dir == WEIR_SQL_ORDER_DESC;
+        /* NULL is the smallest value unless NULLS FIRST/LAST says otherwise */
+        rc_.nulls_last[i] = o->nulls == WEIR_SQL_NULLS_DEFAULT ? rc_.order_desc[i] : o->nulls == WEIR_SQL_NULLS_LAST;
+        by_time &= (int)idx == r.rowtime || (r.has_proctime && idx == r.proctime);
+    }
+    /* the rank number is a column when the outer query reads it */
+    bool with_rank = false;
+    for (uint32_t i = 0; i < sel->n_items; i++)
+        with_rank |= sel->items[i].expr->kind == WEIR_SQL_EXPR_STAR || mentions(sel->items[i].expr, alias);
+    for (uint32_t i = 0; i < n_rest; i++)
+        with_rank |= mentions(rest[i], alias);
+    with_rank |= sel->n_group_by > 0 || sel->having; /* GROUP BY rn ...: keep it simple, keep the column */
+    rc_.with_rank = with_rank;
+    rc_.dedup = by_time && lo == 1 && hi == 1 && !with_rank;
+    rc_.ties_newer_first = rc_.dedup && rc_.order_desc[0];
+    int64_t ttl = 0;
+    const char *v = plan_config(pc, "table.exec.state.ttl");
+    if (v && weir_option_parse_duration(v, &ttl))
+        return plan_error(pc, sel->loc, WEIR_EINVAL, "table.exec.state.ttl: invalid duration '%s'", v);
+    rc_.state_ttl_ms = ttl;
+    weir_schema *os = plan_new_schema(pc);
+    if (!os)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < r.n_physical; i++)
+        if (weir_schema_add(os, r.schema->fields[i].name, r.schema->fields[i].type) < 0)
+            return WEIR_ENOMEM;
+    if (with_rank && weir_schema_add(os, alias, weir_type_make(WEIR_TYPE_BIGINT, false)) < 0)
+        return WEIR_ENOMEM;
+    rc_.out_schema = os;
+    weir_operator_spec spec;
+    if ((rc = weir_rank_spec(&rc_, &spec)))
+        return rc;
+    weir_stream keyed = rc_.partition.n ? weir_stream_key_by(r.s, rc_.partition.cols, rc_.partition.n)
+                                        : weir_stream_partition(r.s, WEIR_PART_GLOBAL);
+    memset(out, 0, sizeof *out);
+    if ((rc = weir_job_operator(pc->job, &keyed, 1, &spec, os, rc_.partition.n ? 0 : 1, &out->s))) {
+        spec.free_arg(spec.arg);
+        return plan_error(pc, call->loc, rc, "cannot add the ranking: %s", weir_job_error(pc->job));
+    }
+    weir_buf_printf(&pc->explain, "  %s[%d]: partition=%u order=%u rows %lld..%lld%s (changelog)\n",
+                    rc_.dedup ? "Deduplicate" : "Rank", out->s.node, rc_.partition.n, rc_.n_order, (long long)lo,
+                    (long long)hi, with_rank ? " with rank number" : "");
+    out->schema = os;
+    out->n_physical = os->n_fields;
+    out->rowtime = -1;
+    out->updating = true;
+    out->loc = fr->loc;
+    if (n_hidden) {
+        /* drop the hidden key columns: the visible ones, then the rank number */
+        uint32_t n = n_visible + (with_rank ? 1 : 0);
+        weir_expr **ex = plan_alloc(pc, (n + 1) * sizeof *ex);
+        const char **nm = plan_alloc(pc, (n + 1) * sizeof *nm);
+        if (!ex || !nm)
+            return WEIR_ENOMEM;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t c = i < n_visible ? i : os->n_fields - 1;
+            weir_error err = {0};
+            if (weir_expr_column(pc->arena, c, os->fields[c].type, &ex[i], &err))
+                return WEIR_ENOMEM;
+            nm[i] = os->fields[c].name;
+        }
+        rel dropped;
+        if ((rc = plan_calc(pc, out, NULL, ex, nm, n, &dropped, "Calc")))
+            return rc;
+        dropped.updating = true;
+        dropped.rowtime = -1;
+        dropped.loc = fr->loc;
+        *out = dropped;
+    }
+    out->quals = plan_alloc(pc, (out->schema->n_fields + 1) * sizeof *out->quals);
+    if (!out->quals)
+        return WEIR_ENOMEM;
+    char *qual = fr->alias ? plan_strdup(pc, fr->alias->name) : NULL;
+    for (uint32_t i = 0; i < out->schema->n_fields; i++)
+        out->quals[i] = qual;
+    /* the other conjuncts: the outer WHERE that remains */
+    const weir_sql_expr *rw = NULL;
+    for (uint32_t i = 0; i < n_rest; i++) {
+        if (!rw) {
+            rw = rest[i];
+            continue;
+        }
+        weir_sql_expr *a = plan_alloc(pc, sizeof *a);
+        if (!a)
+            return WEIR_ENOMEM;
+        memset(a, 0, sizeof *a);
+        a->kind = WEIR_SQL_EXPR_BINARY;
+        a->loc = rest[i]->loc;
+        a->u.binary.op = WEIR_SQL_OP_AND;
+        a->u.binary.left = (weir_sql_expr *)rw;
+        a->u.binary.right = (weir_sql_expr *)rest[i];
+        rw = a;
+    }
+    *where = rw;
+    return 0;
+}
