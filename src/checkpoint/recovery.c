@@ -67,6 +67,49 @@ static int on_file(void *ud, const weir__ckpt_file *f, const uint8_t *data,
     return 0;
 }
 
+static int fetch_shared(void *ud, const char *name, uint8_t **data,
+                        size_t *len)
+{
+    weir__storage *s = ud;
+    return s->ops->get(s, name, data, len);
+}
+
+/*
+ * Incremental checkpoints: the native parts' files go to a local folder
+ * (the job's state folder, else a temporary one), from where RocksDB
+ * backends open them.
+ */
+static int materialize(weir_job *job, weir__storage *s, uint64_t id,
+                       const char *shown, weir__snapshot_set *set,
+                       weir_error *err)
+{
+    if (!weir__snapshot_set_has_native(set))
+        return 0;
+    const weir_job_config *jc = weir__job_config(job);
+    char scratch[1024];
+    if (jc->state_dir && *jc->state_dir) {
+        snprintf(scratch, sizeof scratch, "%s/restore-%" PRIu64, jc->state_dir,
+                 id);
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(scratch, sizeof scratch, "%s/weir-restore-XXXXXX",
+                 tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(scratch))
+            return weir_error_set(err, WEIR_EIO,
+                                  "%s: cannot create a folder to restore "
+                                  "RocksDB checkpoints in: %s",
+                                  shown, scratch);
+    }
+    int rc = weir__snapshot_set_materialize(set, scratch, jc->max_parallelism,
+                                            fetch_shared, s);
+    if (rc)
+        return weir_error_set(err, rc == WEIR_ENOMEM ? rc : WEIR_ECORRUPT,
+                              "%s: cannot restore its RocksDB files into %s: "
+                              "%s",
+                              shown, scratch, weir_strerror(rc));
+    return 0;
+}
+
 /* Loads checkpoint folder `name` of s into a new snapshot set. */
 static int load(weir_job *job, weir__storage *s, const char *name,
                 const char *shown, weir__ckpt_meta *meta,
@@ -87,6 +130,8 @@ static int load(weir_job *job, weir__storage *s, const char *name,
                             shown, meta->max_parallelism, max_par);
         weir__ckpt_meta_fini(meta);
     }
+    if (!rc && (rc = materialize(job, s, meta->id, shown, set, err)))
+        weir__ckpt_meta_fini(meta);
     if (rc) {
         weir__snapshot_set_destroy(set);
         return rc;
@@ -123,9 +168,7 @@ static void describe(const weir_checkpoint_config *cfg, const char *shown,
                      const weir__ckpt_meta *m)
 {
     char when[32];
-    uint64_t size = 0;
-    for (uint32_t i = 0; i < m->n_files; i++)
-        size += m->files[i].size;
+    uint64_t size = weir__ckpt_meta_size(m);
     weir__ckpt_format_time(m->time_ms, when, sizeof when);
     weir__ckpt_log(
         cfg,
