@@ -1463,6 +1463,16 @@ static int timed_split(void *ud, int node, const char *id,
     return rc;
 }
 
+static int timed_open_backend(void *ud, int node, const char *name,
+                              const weir__backend_config *cfg,
+                              weir__backend **out)
+{
+    weir__coord *c = ud;
+    int rc = c->inner.open_backend(c->inner.ud, node, name, cfg, out);
+    restore_called(c);
+    return rc;
+}
+
 /* ---- the public API ---- */
 
 int weir_job_enable_checkpoints(weir_job *job,
@@ -1581,6 +1591,9 @@ int weir_job_enable_checkpoints(weir_job *job,
                                    .op_parallelism = timed_op_parallelism,
                                    .kg_state = timed_kg_state,
                                    .split = timed_split,
+                                   .open_backend = c->inner.open_backend
+                                                       ? timed_open_backend
+                                                       : NULL,
                                    .ud = c};
         if ((rc = weir__job_set_restore(job, &rs))) {
             weir_error_set(err, rc,
