@@ -363,7 +363,7 @@ Test(incremental, a_small_change_uploads_far_less_and_restores_exactly)
     run_to(15000);
     ijob_destroy(j);
 
-    j = start(2, "rocksdb", true, 16000);
+    j = start(2, "rocksdb", true, N_KEYS + 2 * (N_KEYS / 100));
     char want[64];
     snprintf(want, sizeof want, "restoring from checkpoint chk-%llu",
              (unsigned long long)idb);
@@ -373,10 +373,17 @@ Test(incremental, a_small_change_uploads_far_less_and_restores_exactly)
      * files, hard-linked from where they were fetched (no canonical
      * re-encoding, which would write new SST files).
      */
-    wait_produced(16000 - (N_KEYS + N_KEYS / 100));
-    checkpoint(j, 0, NULL);
+    wait_produced(N_KEYS / 100);
+    weir_checkpoint_stats c;
+    checkpoint(j, 0, &c);
     cr_assert_gt(linked_ssts("op1-0") + linked_ssts("op1-1"), 0,
                  "the restored databases do not share the fetched files");
+    /* ... and its first checkpoint refers to the stored copies of the
+     * restored files instead of storing them again. */
+    cr_assert_lt(c.last_checkpointed_bytes * 5, c.last_size_bytes,
+                 "the restored job stored %llu of %llu bytes again",
+                 (unsigned long long)c.last_checkpointed_bytes,
+                 (unsigned long long)c.last_size_bytes);
     finish(j);
     check_output();
 }

@@ -581,6 +581,36 @@ static int upload_sst(weir__coord *c, uint64_t id, int task, uint32_t subtask,
     if (!t)
         return WEIR_ENOMEM;
     int rc = 0;
+    const char *restored;
+    uint64_t rsize;
+    uint32_t rcrc;
+    if (!have && c->cfg.restore == WEIR_RESTORE_LATEST &&
+        weir__snapshot_set_shared_file(c->rec.set, (uint64_t)sb.st_dev,
+                                       (uint64_t)sb.st_ino, &restored, &rsize,
+                                       &rcrc) &&
+        rsize == size) {
+        /*
+         * The restored database's own file (hard-linked from where the
+         * restore fetched it): the stored copy serves, as long as this
+         * run's checkpoints list it. Only when the restored checkpoint is
+         * in this storage (not --from elsewhere).
+         */
+        upl_file nf = {weir_strdup(name), weir_strdup(restored), size, rcrc,
+                       id};
+        pthread_mutex_lock(&c->mu);
+        t = find_table(c, task, subtask, node);
+        if (t && nf.local && nf.shared &&
+            (t->n_files < t->cap_files || !grow_files(t))) {
+            t->files[t->n_files++] = nf;
+            nf.local = nf.shared = NULL;
+            have = true;
+            snprintf(shared, sizeof shared, "%s", restored);
+            crc = rcrc;
+        }
+        pthread_mutex_unlock(&c->mu);
+        weir_free(nf.local);
+        weir_free(nf.shared);
+    }
     if (!have) {
         uint8_t *data;
         size_t len;

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "runtime/runtime.h"
@@ -174,6 +175,7 @@ typedef struct snap_native {
     const char *name; /* borrowed from its snap_op */
     weir__native_part part;
     char *dir;            /* materialized here */
+    uint64_t *dev, *ino;  /* per file: the materialized copy's identity */
     weir__backend *canon; /* opened for canonical reads (kg_state), lazily */
     uint8_t *served;      /* per key group: a new subtask opened it natively */
 } snap_native;
@@ -213,6 +215,8 @@ void weir__snapshot_set_destroy(weir__snapshot_set *s)
             weir__backend_destroy(n->canon);
         weir__native_parts_free(&n->part, 1);
         weir_free(n->dir);
+        weir_free(n->dev);
+        weir_free(n->ino);
         weir_free(n->served);
     }
     weir_free(s->natives);
@@ -519,6 +523,11 @@ int weir__snapshot_set_materialize(weir__snapshot_set *s, const char *scratch,
             rc = WEIR_ENOMEM;
             break;
         }
+        if (!(n->dev = weir_calloc(n->part.n_files + 1, sizeof *n->dev)) ||
+            !(n->ino = weir_calloc(n->part.n_files + 1, sizeof *n->ino))) {
+            rc = WEIR_ENOMEM;
+            break;
+        }
         if ((rc = weir__io_mkdirs(n->dir, 0755)))
             break;
         for (uint32_t f = 0; f < n->part.n_files && !rc; f++) {
@@ -541,9 +550,34 @@ int weir__snapshot_set_materialize(weir__snapshot_set *s, const char *scratch,
             else
                 rc = write_plain(path, data, len);
             weir_free(data);
+            struct stat st;
+            if (!rc && stat(path, &st) == 0) {
+                n->dev[f] = (uint64_t)st.st_dev;
+                n->ino[f] = (uint64_t)st.st_ino;
+            }
         }
     }
     return rc;
+}
+
+bool weir__snapshot_set_shared_file(const weir__snapshot_set *s, uint64_t dev,
+                                    uint64_t ino, const char **shared,
+                                    uint64_t *size, uint32_t *crc)
+{
+    for (uint32_t i = 0; s && i < s->n_natives; i++) {
+        const snap_native *n = &s->natives[i];
+        for (uint32_t f = 0; n->ino && f < n->part.n_files; f++) {
+            const weir__native_file *nf = &n->part.files[f];
+            if (nf->shared && n->ino[f] == ino && n->dev[f] == dev &&
+                ino != 0) {
+                *shared = nf->shared;
+                *size = nf->size;
+                *crc = nf->crc;
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 static bool is_rocksdb_kind(const weir__backend_config *cfg)

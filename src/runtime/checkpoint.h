@@ -279,6 +279,15 @@ typedef int (*weir__native_fetch_fn)(void *ud, const char *name,
 int weir__snapshot_set_materialize(weir__snapshot_set *s, const char *scratch,
                                    uint32_t max_parallelism,
                                    weir__native_fetch_fn fetch, void *ud);
+/*
+ * Whether the file (device, inode) is one the set materialized from shared
+ * storage: a restored database hard-linked it, so a later checkpoint can
+ * refer to the stored copy instead of storing it again. *shared (borrowed
+ * while the set lives), *size and *crc describe the stored copy.
+ */
+bool weir__snapshot_set_shared_file(const weir__snapshot_set *s, uint64_t dev,
+                                    uint64_t ino, const char **shared,
+                                    uint64_t *size, uint32_t *crc);
 /* Whether the set holds native parts (it then needs materializing). */
 bool weir__snapshot_set_has_native(const weir__snapshot_set *s);
 weir__restore_source weir__snapshot_set_source(weir__snapshot_set *s);
