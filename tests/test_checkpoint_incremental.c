@@ -205,8 +205,9 @@ static void check_output(void)
     char why[1024];
     int d = cj_lines_diff(&g_ref_lines, &got, why, sizeof why);
     cj_lines_free(&got);
-    cr_assert_eq(d, 0, "output differs from the uninterrupted run: %s\nlog:\n%s",
-                 why, g_log);
+    cr_assert_eq(d, 0,
+                 "output differs from the uninterrupted run: %s\nlog:\n%s", why,
+                 g_log);
     cr_assert_eq(hidden, 0, "%zu hidden part files left behind", hidden);
 }
 
@@ -445,8 +446,8 @@ static bool shared_exact(const uint64_t *ids, size_t n_ids)
     return ok && n == want;
 }
 
-static void check_shared_exact(const uint64_t *ids, size_t n_ids,
-                               size_t *ever, char ***seen, size_t *n_seen)
+static void check_shared_exact(const uint64_t *ids, size_t n_ids, size_t *ever,
+                               char ***seen, size_t *n_seen)
 {
     /* Retention runs right after the completion is announced: give it a
      * moment (real time, bounded). */

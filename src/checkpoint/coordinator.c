@@ -19,6 +19,7 @@
  * _metadata is written only after all its state files are durable; the job
  * is notified of N only after N's _metadata is durable.
  */
+#include <dirent.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -26,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/stat.h>
 #include <time.h>
 

@@ -11,6 +11,7 @@
  * of the same wrong job would not help, and silently starting over would
  * throw the state away.
  */
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "checkpoint/coordinator.h"
+#include "util/io.h"
 
 typedef struct load_ctx {
     weir_job *job;
@@ -74,6 +76,22 @@ static int fetch_shared(void *ud, const char *name, uint8_t **data,
     return s->ops->get(s, name, data, len);
 }
 
+/* Restore folders a killed earlier run left in the state folder. */
+static void remove_stale_restores(const char *state_dir)
+{
+    DIR *d = opendir(state_dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[4096];
+    while ((e = readdir(d)))
+        if (strncmp(e->d_name, "restore-", 8) == 0) {
+            snprintf(path, sizeof path, "%s/%s", state_dir, e->d_name);
+            weir__io_remove_tree(path);
+        }
+    closedir(d);
+}
+
 /*
  * Incremental checkpoints: the native parts' files go to a local folder
  * (the job's state folder, else a temporary one), from where RocksDB
@@ -88,6 +106,7 @@ static int materialize(weir_job *job, weir__storage *s, uint64_t id,
     const weir_job_config *jc = weir__job_config(job);
     char scratch[1024];
     if (jc->state_dir && *jc->state_dir) {
+        remove_stale_restores(jc->state_dir);
         snprintf(scratch, sizeof scratch, "%s/restore-%" PRIu64, jc->state_dir,
                  id);
     } else {

@@ -31,9 +31,9 @@
 #ifdef WEIR_HAVE_ROCKSDB
 
 #include <dirent.h>
-#include <inttypes.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <rocksdb/c.h>
 #include <stdatomic.h>
@@ -1336,6 +1336,37 @@ static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Creates the backend struct, options and (after deleting any old database) the
  * directory. */
+/*
+ * Native checkpoints of an earlier run that died before removing them
+ * ("<dir>.snap-<id>", weir__rocksdb_snapshot_native) are scratch too.
+ */
+static void remove_stale_snaps(const char *dir)
+{
+    const char *slash = strrchr(dir, '/');
+    char parent[4096], prefix[512];
+    if (slash) {
+        snprintf(parent, sizeof parent, "%.*s", (int)(slash - dir), dir);
+        if (!parent[0])
+            strcpy(parent, "/");
+    } else {
+        strcpy(parent, ".");
+    }
+    if ((size_t)snprintf(prefix, sizeof prefix, "%s.snap-",
+                         slash ? slash + 1 : dir) >= sizeof prefix)
+        return;
+    DIR *d = opendir(parent);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[8192];
+    while ((e = readdir(d)))
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+            snprintf(path, sizeof path, "%s/%s", parent, e->d_name);
+            weir__io_remove_tree(path);
+        }
+    closedir(d);
+}
+
 static int rdb_prepare_locked(const weir__backend_config *cfg, rdb_backend **out)
 {
     if (!cfg->dir || !cfg->dir[0])
@@ -1394,6 +1425,7 @@ static int rdb_prepare_locked(const weir__backend_config *cfg, rdb_backend **out
             return rc;
         }
     }
+    remove_stale_snaps(cfg->dir);
     int rc = make_dirs(cfg->dir);
     if (rc) {
         rdb_free(rb, false);
