@@ -33,8 +33,8 @@ bool weir__ckpt_parse_name(const char *n, uint64_t *id, bool *sp)
     return true;
 }
 
-int weir__ckpt_load(weir__storage *s, const char *name, weir__ckpt_meta *meta,
-                    weir__ckpt_file_fn fn, void *ud, weir_error *err)
+static int load(weir__storage *s, const char *name, weir__ckpt_meta *meta,
+                weir__ckpt_file_fn fn, void *ud, bool shared, weir_error *err)
 {
     char path[512];
     uint8_t *data = NULL;
@@ -80,7 +80,7 @@ int weir__ckpt_load(weir__storage *s, const char *name, weir__ckpt_meta *meta,
             goto bad;
     }
     /* Incremental checkpoints: the shared files their snapshots need. */
-    for (uint32_t i = 0; i < meta->n_shared; i++) {
+    for (uint32_t i = 0; shared && i < meta->n_shared; i++) {
         const weir__ckpt_shared *f = &meta->shared[i];
         rc = s->ops->get(s, f->name, &data, &len);
         if (rc) {
@@ -104,6 +104,19 @@ int weir__ckpt_load(weir__storage *s, const char *name, weir__ckpt_meta *meta,
 bad:
     weir__ckpt_meta_fini(meta);
     return rc;
+}
+
+int weir__ckpt_load(weir__storage *s, const char *name, weir__ckpt_meta *meta,
+                    weir__ckpt_file_fn fn, void *ud, weir_error *err)
+{
+    return load(s, name, meta, fn, ud, true, err);
+}
+
+int weir__ckpt_load_state_files(weir__storage *s, const char *name,
+                                weir__ckpt_meta *meta, weir__ckpt_file_fn fn,
+                                void *ud, weir_error *err)
+{
+    return load(s, name, meta, fn, ud, false, err);
 }
 
 int weir__ckpt_verify(weir__storage *s, const char *name, weir__ckpt_meta *meta,

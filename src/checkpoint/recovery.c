@@ -119,8 +119,11 @@ static int materialize(weir_job *job, weir__storage *s, uint64_t id,
                                   "RocksDB checkpoints in: %s",
                                   shown, scratch);
     }
+    char why[600];
     int rc = weir__snapshot_set_materialize(set, scratch, jc->max_parallelism,
-                                            fetch_shared, s);
+                                            fetch_shared, s, why, sizeof why);
+    if (rc == WEIR_ECORRUPT && why[0])
+        return weir_error_set(err, rc, "%s: %s", shown, why);
     if (rc)
         return weir_error_set(err, rc == WEIR_ENOMEM ? rc : WEIR_ECORRUPT,
                               "%s: cannot restore its RocksDB files into %s: "
@@ -138,7 +141,8 @@ static int load(weir_job *job, weir__storage *s, const char *name,
     if (weir__snapshot_set_create(&set))
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
     load_ctx lc = {job, set, shown, err};
-    int rc = weir__ckpt_load(s, name, meta, on_file, &lc, err);
+    /* Shared files are checked once, as materialize fetches them. */
+    int rc = weir__ckpt_load_state_files(s, name, meta, on_file, &lc, err);
     uint32_t max_par = weir__job_config(job)->max_parallelism;
     if (!rc && meta->max_parallelism != max_par) {
         rc = weir_error_set(err, WEIR_EINVAL,

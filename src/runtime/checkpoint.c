@@ -504,8 +504,10 @@ static int write_plain(const char *path, const uint8_t *data, size_t len)
 
 int weir__snapshot_set_materialize(weir__snapshot_set *s, const char *scratch,
                                    uint32_t max_parallelism,
-                                   weir__native_fetch_fn fetch, void *ud)
+                                   weir__native_fetch_fn fetch, void *ud,
+                                   char *why, size_t why_cap)
 {
+    snprintf(why, why_cap, "%s", "");
     if (!s->n_natives)
         return 0;
     if (!(s->scratch = weir_strdup(scratch)))
@@ -543,12 +545,22 @@ int weir__snapshot_set_materialize(weir__snapshot_set *s, const char *scratch,
             }
             uint8_t *data = NULL;
             size_t len = 0;
-            if ((rc = fetch(ud, nf->shared, &data, &len)))
+            if ((rc = fetch(ud, nf->shared, &data, &len))) {
+                snprintf(why, why_cap, "shared file %s missing or unreadable: %s",
+                         nf->shared, weir_strerror(rc));
+                if (rc != WEIR_ENOMEM)
+                    rc = WEIR_ECORRUPT;
                 break;
-            if (len != nf->size || weir_crc32c(0, data, len) != nf->crc)
+            }
+            if (len != nf->size || weir_crc32c(0, data, len) != nf->crc) {
+                snprintf(why, why_cap,
+                         "shared file %s: checksum or size mismatch (size %zu, "
+                         "expected %llu): corrupt or truncated",
+                         nf->shared, len, (unsigned long long)nf->size);
                 rc = WEIR_ECORRUPT;
-            else
+            } else {
                 rc = write_plain(path, data, len);
+            }
             weir_free(data);
             struct stat st;
             if (!rc && stat(path, &st) == 0) {

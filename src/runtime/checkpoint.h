@@ -270,7 +270,8 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
  * Incremental checkpoints: after every snapshot was added, writes each
  * native part's files into a folder under scratch (created; removed with
  * the set), shared ones read through fetch and checked against their size
- * and CRC (WEIR_ECORRUPT on a mismatch). A RocksDB target then opens them
+ * and CRC (WEIR_ECORRUPT on a mismatch; why names the file and the
+ * problem). A RocksDB target then opens them
  * directly (open_backend); any other key group of a native part is served
  * canonically by kg_state, read from the opened native checkpoint.
  */
@@ -278,7 +279,8 @@ typedef int (*weir__native_fetch_fn)(void *ud, const char *name,
                                      uint8_t **data, size_t *len);
 int weir__snapshot_set_materialize(weir__snapshot_set *s, const char *scratch,
                                    uint32_t max_parallelism,
-                                   weir__native_fetch_fn fetch, void *ud);
+                                   weir__native_fetch_fn fetch, void *ud,
+                                   char *why, size_t why_cap);
 /*
  * Whether the file (device, inode) is one the set materialized from shared
  * storage: a restored database hard-linked it, so a later checkpoint can
