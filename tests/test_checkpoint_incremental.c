@@ -711,3 +711,59 @@ Test(incremental, a_failed_upload_fails_that_checkpoint_only)
     finish(j);
     check_output();
 }
+
+Test(incremental, metadata_with_shared_files_round_trips_and_detects_damage)
+{
+    weir__ckpt_meta m = {.id = 9, .time_ms = 5, .max_parallelism = 128};
+    cr_assert_eq(weir__ckpt_meta_add(&m, "gen -> counter", 1, 0, 2,
+                                     "t1-s0.snap", 1234, 0xabcdef01u),
+                 0);
+    cr_assert_eq(weir__ckpt_meta_add_shared(&m, "shared/r9-t1-s0-n1-000012.sst",
+                                            1, 0, 4096, 0x12345678u),
+                 0);
+    cr_assert_eq(weir__ckpt_meta_add_shared(&m, "shared/r9-t1-s1-n1-000013.sst",
+                                            1, 1, 8192, 0x9abcdef0u),
+                 0);
+    cr_assert_eq(weir__ckpt_meta_size(&m), 1234 + 4096 + 8192);
+    weir_buf b;
+    weir_buf_init(&b);
+    cr_assert_eq(weir__ckpt_meta_encode(&m, &b), 0);
+    weir__ckpt_meta d;
+    weir_error e;
+    cr_assert_eq(weir__ckpt_meta_decode(b.data, b.len, &d, &e), 0, "%s",
+                 e.message);
+    cr_assert_eq(d.n_shared, 2);
+    cr_assert_str_eq(d.shared[1].name, "shared/r9-t1-s1-n1-000013.sst");
+    cr_assert_eq(d.shared[1].subtask, 1);
+    cr_assert_eq(d.shared[1].size, 8192);
+    cr_assert_eq(d.shared[1].crc, 0x9abcdef0u);
+    weir__ckpt_meta_fini(&d);
+    /* Every flipped byte and every truncation is detected. */
+    for (size_t i = 0; i < b.len; i++) {
+        b.data[i] ^= 0x20;
+        cr_assert_neq(weir__ckpt_meta_decode(b.data, b.len, &d, &e), 0,
+                      "byte %zu", i);
+        b.data[i] ^= 0x20;
+    }
+    for (size_t n = 0; n < b.len; n++)
+        cr_assert_neq(weir__ckpt_meta_decode(b.data, n, &d, &e), 0);
+    weir_buf_fini(&b);
+    /* A shared name leading out of shared/ is refused, CRC or not. */
+    weir__ckpt_meta_fini(&m);
+    m = (weir__ckpt_meta){.id = 9, .max_parallelism = 128};
+    cr_assert_eq(
+        weir__ckpt_meta_add_shared(&m, "shared/../chk-3/_metadata", 1, 0, 1, 1),
+        0);
+    weir_buf_init(&b);
+    cr_assert_eq(weir__ckpt_meta_encode(&m, &b), 0);
+    cr_assert_eq(weir__ckpt_meta_decode(b.data, b.len, &d, &e), WEIR_ECORRUPT);
+    weir_buf_fini(&b);
+    weir__ckpt_meta_fini(&m);
+    /* Without shared files the format stays version 2, readable as before. */
+    m = (weir__ckpt_meta){.id = 9, .max_parallelism = 128};
+    weir_buf_init(&b);
+    cr_assert_eq(weir__ckpt_meta_encode(&m, &b), 0);
+    cr_assert_eq(b.data[8], 2);
+    weir_buf_fini(&b);
+    weir__ckpt_meta_fini(&m);
+}
