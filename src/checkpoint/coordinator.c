@@ -1592,6 +1592,12 @@ int weir_job_enable_checkpoints(weir_job *job,
         coord_destroy(c);
         return rc;
     }
+    /*
+     * Shared files outlive checkpoint folders: what a killed run's uploads
+     * left half-written there must go now (nothing uploads yet).
+     */
+    if (c->storage->ops->sweep)
+        c->storage->ops->sweep(c->storage, "shared");
     c->stats.restored_id = c->rec.set ? c->rec.id : 0;
     c->stats.restore_load_ms =
         c->rec.set ? (weir_monotonic_ns() - c->enable_ns) / 1000000 : 0;
