@@ -933,10 +933,11 @@ static void prune_shared(weir__coord *c, uint64_t id, const weir__ckpt_meta *m)
         weir__ckpt_meta rm;
         weir_error e;
         int gr = c->storage->ops->get(c->storage, path, &data, &len);
+        if (gr == WEIR_ENOTFOUND)
+            continue; /* not in this storage (restored with --from) */
         if (gr) {
-            /* Cannot tell what it needs: keep everything this time. */
-            rc = gr == WEIR_ENOTFOUND ? 0 : gr;
-            continue;
+            rc = gr; /* cannot tell what it needs: remove nothing now */
+            break;
         }
         gr = weir__ckpt_meta_decode(data, len, &rm, &e);
         weir_free(data);
