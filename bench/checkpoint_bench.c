@@ -15,6 +15,14 @@
  *       (warm: the backend updates records it already has).
  *   bench_checkpoint_bench            throughput 20 M rows, then state 1 M keys
  *                                     on both backends.
+ *   bench_checkpoint_bench incremental [KEYS] [ROUNDS]
+ *       RocksDB, full against incremental checkpoints
+ *       (state.backend.incremental): a keyed process function keeping a
+ *       100-byte value per key (generator -> counter at parallelism 2 ->
+ *       blackhole) builds KEYS keys (1 M), checkpoint 1; then ROUNDS (7)
+ *       times 1 % of the keys change and a checkpoint follows: medians of
+ *       their duration, of the bytes each stored itself and of the full
+ *       size; then a crash and the restore (same parallelism).
  *   CKB_SYNC=1 in the environment: synchronous snapshots (state.backend.async
  *   = false), for before/after comparisons in one session.
  * Results: bench/results/checkpoint.md.
@@ -307,6 +315,193 @@ static void state_bench(uint64_t keys, const char *backend)
     cj_job_destroy(j);
 }
 
+/* ---- full against incremental checkpoints ---- */
+
+typedef struct kv_acc {
+    int64_t cnt, total;
+    uint8_t pad[84]; /* a 100-byte value, incompressible */
+} kv_acc;
+
+static int kv_open(void *ud, weir_op_ctx *ctx, void **instance)
+{
+    (void)ud;
+    weir_state_desc d = {.name = "acc", .kind = WEIR_STATE_VALUE};
+    return weir_op_get_state(ctx, &d, (weir_state **)instance);
+}
+
+static int kv_process(void *instance, weir_op_ctx *ctx, const weir_batch *in,
+                      uint32_t row, weir_batch *out)
+{
+    (void)ctx;
+    (void)out;
+    weir_state *st = instance;
+    kv_acc a;
+    memset(&a, 0, sizeof a);
+    const void *v;
+    size_t len;
+    if (weir_value_get(st, NULL, 0, &v, &len) == 0 && len == sizeof a)
+        memcpy(&a, v, sizeof a);
+    a.cnt++;
+    a.total += WEIR_COL_I64(in, 1)[row];
+    uint64_t x = (uint64_t)a.total * 0x9E3779B97F4A7C15ull + (uint64_t)a.cnt;
+    for (size_t i = 0; i < sizeof a.pad; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        a.pad[i] = (uint8_t)x;
+    }
+    return weir_value_put(st, NULL, 0, &a, sizeof a);
+}
+
+static void kv_close(void *instance)
+{
+    (void)instance;
+}
+
+typedef struct kv_job {
+    weir_job *job;
+    weir_schema *in;
+} kv_job;
+
+static void kv_job_destroy(kv_job *j)
+{
+    weir_job_destroy(j->job);
+    weir_schema_destroy(j->in);
+}
+
+static int kv_build(const cj_gen *g, kv_job *j)
+{
+    static char state[300];
+    snprintf(state, sizeof state, "%s/state", g_dir);
+    weir_job_config jc;
+    weir_job_config_init(&jc);
+    jc.state_backend = "rocksdb";
+    jc.state_dir = state;
+    int rc = weir_job_create(&jc, &j->job);
+    if (rc)
+        return rc;
+    j->in = weir_schema_create();
+    weir_schema_add(j->in, "k", weir_type_make(WEIR_TYPE_STRING, false));
+    weir_schema_add(j->in, "v", weir_type_make(WEIR_TYPE_BIGINT, false));
+    weir_schema_add(j->in, "ts", weir_type_make(WEIR_TYPE_TIMESTAMP, false));
+    j->in->rowtime = 2;
+    weir_source_spec src = {
+        .name = "gen", .cls = &cj_gen_class, .arg = (void *)g, .schema = j->in};
+    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED,
+                              .delay_ms = CJ_JITTER_MS};
+    weir_stream s, o;
+    uint32_t key = 0;
+    weir_process_fn fn = {.open = kv_open,
+                          .process = kv_process,
+                          .close = kv_close,
+                          .name = "counter"};
+    weir_blackhole_sink_config bc = {.row_counter = &g_out_rows};
+    weir_operator_spec sink;
+    weir_error err;
+    if ((rc = weir_job_source(j->job, &src, &wm, 1, &s)) ||
+        (rc = weir_job_process(j->job, weir_stream_key_by(s, &key, 1), j->in,
+                               &fn, &o)) ||
+        (rc = weir_job_set_parallelism(j->job, o, 2)) ||
+        (rc = weir_blackhole_sink_spec(&bc, &sink, &err)) ||
+        (rc = weir_job_sink(j->job, o, &sink, 2)))
+        fprintf(stderr, "cannot build the job: %s\n", weir_job_error(j->job));
+    return rc;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void incremental_bench(uint64_t keys, int rounds, bool incremental)
+{
+    cj_rmtree(g_dir);
+    mkdir(g_dir, 0755);
+    uint64_t step = keys / 100; /* 1 % of the keys per round */
+    cj_gen g = {.n = keys + (uint64_t)rounds * step + 1,
+                .seed = 5,
+                .n_keys = (uint32_t)keys,
+                .sequential_keys = true,
+                .limit = &g_limit,
+                .produced = &g_produced};
+    atomic_store(&g_limit, keys);
+    atomic_store(&g_produced, 0);
+    kv_job j;
+    if (kv_build(&g, &j))
+        exit(1);
+    weir_checkpoint_config c = ckpt_cfg(0, WEIR_RESTORE_FRESH);
+    c.incremental = incremental;
+    weir_error err;
+    if (weir_job_enable_checkpoints(j.job, &c, &err) ||
+        weir_job_start(j.job)) {
+        fprintf(stderr, "%s\n", err.message);
+        exit(1);
+    }
+    const char *name = incremental ? "incremental" : "full";
+    double dur[64], own[64], full[64], pause[64];
+    int n = 0;
+    for (int r = 0; r <= rounds && n < 64; r++) {
+        uint64_t upto = keys + (uint64_t)r * step;
+        atomic_store(&g_limit, upto);
+        wait_produced(upto);
+        uint64_t id;
+        double t1 = now_s();
+        if (weir_job_trigger_checkpoint(j.job, &id) ||
+            weir_job_await_checkpoint(j.job, id, -1, &err)) {
+            fprintf(stderr, "checkpoint failed: %s\n", err.message);
+            exit(1);
+        }
+        double t = now_s() - t1;
+        weir_checkpoint_stats st;
+        weir_job_checkpoint_stats(j.job, &st);
+        if (r == 0) {
+            printf("  %-11s %llu keys, checkpoint 1 (every key new): %.3f s, "
+                   "stored %.1f MB, full size %.1f MB, longest pause %.1f "
+                   "ms\n",
+                   name, (unsigned long long)keys, t,
+                   (double)st.last_checkpointed_bytes / 1e6,
+                   (double)st.last_size_bytes / 1e6,
+                   (double)st.last_pause_us / 1e3);
+            continue;
+        }
+        dur[n] = t;
+        own[n] = (double)st.last_checkpointed_bytes;
+        full[n] = (double)st.last_size_bytes;
+        pause[n] = (double)st.last_pause_us / 1e3;
+        n++;
+    }
+    printf("  %-11s then %d checkpoints after 1 %% of the keys changed, "
+           "medians: %.3f s, stored %.2f MB (full size %.1f MB), longest "
+           "pause %.1f ms\n",
+           name, n, median(dur, n), median(own, n) / 1e6,
+           median(full, n) / 1e6, median(pause, n));
+    kv_job_destroy(&j); /* a crash */
+
+    atomic_store(&g_produced, 0);
+    if (kv_build(&g, &j))
+        exit(1);
+    c = ckpt_cfg(0, WEIR_RESTORE_LATEST);
+    c.incremental = incremental;
+    uint64_t id;
+    if (weir_job_enable_checkpoints(j.job, &c, &err) ||
+        weir_job_start(j.job) || weir_job_trigger_checkpoint(j.job, &id) ||
+        weir_job_await_checkpoint(j.job, id, -1, &err)) {
+        fprintf(stderr, "restore: %s\n", err.message);
+        exit(1);
+    }
+    weir_checkpoint_stats st;
+    weir_job_checkpoint_stats(j.job, &st);
+    printf("  %-11s restore at the same parallelism: files loaded and "
+           "verified in %.3f s, state back in the operators %.3f s after the "
+           "start\n",
+           name, (double)st.restore_load_ms / 1000.0,
+           (double)st.restore_done_ms / 1000.0);
+    atomic_store(&g_limit, UINT64_MAX);
+    weir_job_wait(j.job);
+    kv_job_destroy(&j);
+}
+
 int main(int argc, char **argv)
 {
     snprintf(g_dir, sizeof g_dir, "/tmp/weir-ckpt-bench-%ld", (long)getpid());
@@ -343,6 +538,18 @@ int main(int argc, char **argv)
         for (int b = 0; b < n_backends; b++)
             throughput(rows, backends[b]);
     }
+#ifdef WEIR_HAVE_ROCKSDB
+    if (!strcmp(mode, "incremental")) {
+        uint64_t keys = argc > 2 ? strtoull(argv[2], NULL, 0) : 1000000;
+        int rounds = argc > 3 ? atoi(argv[3]) : 7;
+        printf("RocksDB, full and incremental checkpoints, %llu keys:\n",
+               (unsigned long long)keys);
+        incremental_bench(keys, rounds, false);
+        incremental_bench(keys, rounds, true);
+        cj_rmtree(g_dir);
+        return 0;
+    }
+#endif
     if (!strcmp(mode, "state") || !strcmp(mode, "all")) {
         uint64_t keys = argc > 2 && strcmp(mode, "all")
                             ? strtoull(argv[2], NULL, 0)

@@ -7,6 +7,8 @@
 # command-line side of recovery: a rerun of a finished job does nothing,
 # --fresh starts over, `weir savepoint PID` takes a savepoint of a running
 # job, and --from restores it at another parallelism on the other backend.
+# The kill loop runs on the heap backend, on RocksDB, and on RocksDB with
+# incremental checkpoints (state.backend.incremental).
 #
 # WEIR_CRASH_SEED replays a kill schedule; WEIR_CRASH_SQL_KILLS (default 10)
 # and WEIR_CRASH_ROWS change the size. The C crash test (test_crash.c) kills
@@ -60,30 +62,49 @@ rm -rf out
 echo "  reference: $(wc -l < ref.txt) lines in $ref_ms ms"
 max_delay=$(( ref_ms > 100 ? ref_ms : 100 ))
 
-run_killed() { # $1: delay in ms; the backend in $BACKEND
+run_killed() { # $1: delay in ms; the backend in $BACKEND, more options in $EXTRA
     "$WEIR" run job.sql "${CK[@]}" -D state.backend.type="$BACKEND" -D weir.state.dir=state \
-        > /dev/null 2>> log &
+        "${EXTRA[@]}" > /dev/null 2>> log &
     local pid=$!
     sleep "$(awk -v d="$1" 'BEGIN { printf "%.3f", d / 1000 }')"
     kill -9 "$pid" 2> /dev/null
     { wait "$pid"; } 2> /dev/null
 }
 
-for BACKEND in hashmap rocksdb; do
+# Three passes: the heap backend, RocksDB with full checkpoints, and RocksDB
+# with incremental ones (native checkpoints, shared SST files; fewer kills
+# to keep the script's time in bounds).
+for PASS in hashmap rocksdb rocksdb-incremental; do
+    BACKEND=${PASS%-incremental}
+    EXTRA=(-D state.backend.incremental=false)
+    n_kills=$KILLS
+    if [ "$PASS" = rocksdb-incremental ]; then
+        EXTRA=(-D state.backend.incremental=true -D state.checkpoints.num-retained=2)
+        n_kills=$(( (KILLS + 1) / 2 ))
+    fi
     rm -rf out ckpt state sp log
     kills=0
-    for ((i = 1; i <= KILLS; i++)); do
+    for ((i = 1; i <= n_kills; i++)); do
         delay=$(( RANDOM % (max_delay / 2) + 1 ))
         run_killed "$delay"
         st=$?
         if [ $st -eq 137 ]; then kills=$((kills + 1)); elif [ $st -ne 0 ]; then fail "attempt $i exited $st"; fi
     done
     "$WEIR" run job.sql "${CK[@]}" -D state.backend.type="$BACKEND" -D weir.state.dir=state \
-        > /dev/null 2>> log || fail "$BACKEND: the last run failed"
+        "${EXTRA[@]}" > /dev/null 2>> log || fail "$PASS: the last run failed"
     visible > got.txt
-    cmp -s ref.txt got.txt || { diff ref.txt got.txt | head -5; fail "$BACKEND: output differs (seed $SEED)"; }
-    [ "$(hidden)" -eq 0 ] || fail "$BACKEND: hidden part files left behind"
-    echo "  $BACKEND: $kills kills, output equals the reference"
+    cmp -s ref.txt got.txt || { diff ref.txt got.txt | head -5; fail "$PASS: output differs (seed $SEED)"; }
+    [ "$(hidden)" -eq 0 ] || fail "$PASS: hidden part files left behind"
+    if [ "$PASS" = rocksdb-incremental ]; then
+        # The checkpoints were incremental, and retention left no file that
+        # no retained checkpoint needs (their names are in _metadata).
+        [ -d ckpt/shared ] || fail "$PASS: no shared files: the checkpoints were not incremental"
+        for f in ckpt/shared/*; do
+            [ -e "$f" ] || continue
+            grep -qla "$(basename "$f")" ckpt/chk-*/_metadata || fail "$PASS: $f is not referenced by any retained checkpoint"
+        done
+    fi
+    echo "  $PASS: $kills kills, output equals the reference"
 done
 
 # A finished job resumes at its end: nothing new, nothing twice.

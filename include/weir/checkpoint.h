@@ -75,6 +75,14 @@ typedef struct weir_checkpoint_config {
      * thread while the subtask goes on.
      */
     bool sync_snapshots;
+    /*
+     * state.backend.incremental (default false, as in Flink): RocksDB keyed
+     * state is checkpointed as native RocksDB checkpoints whose SST files
+     * go to DIR/shared/ once and are shared by later checkpoints, so a
+     * checkpoint stores only the files that are new since the last one.
+     * Savepoints stay canonical. No effect on the memory backend.
+     */
+    bool incremental;
     weir_checkpoint_log_fn
         log; /* NULL: lines go to stderr, prefixed "weir: " */
     void *log_ud;
@@ -172,7 +180,13 @@ typedef struct weir_checkpoint_stats {
      * state), in microseconds (monotonic time).
      */
     int64_t last_pause_us;
-    uint64_t last_size_bytes; /* its state files */
+    /* Its state files and (incremental checkpoints) every shared file it
+     * needs: the full size. */
+    uint64_t last_size_bytes;
+    /* What that checkpoint stored itself: its state files and the shared
+     * files uploaded for it (equals last_size_bytes without incremental
+     * checkpoints). */
+    uint64_t last_checkpointed_bytes;
     int64_t last_time_ms;     /* when it was triggered (job clock) */
     uint64_t completed;       /* checkpoints completed in this run */
     uint64_t failed;          /* checkpoints failed in this run */

@@ -33,8 +33,8 @@ bool weir__ckpt_parse_name(const char *n, uint64_t *id, bool *sp)
     return true;
 }
 
-int weir__ckpt_load(weir__storage *s, const char *name, weir__ckpt_meta *meta,
-                    weir__ckpt_file_fn fn, void *ud, weir_error *err)
+static int load(weir__storage *s, const char *name, weir__ckpt_meta *meta,
+                weir__ckpt_file_fn fn, void *ud, bool shared, weir_error *err)
 {
     char path[512];
     uint8_t *data = NULL;
@@ -79,10 +79,44 @@ int weir__ckpt_load(weir__storage *s, const char *name, weir__ckpt_meta *meta,
         if (rc)
             goto bad;
     }
+    /* Incremental checkpoints: the shared files their snapshots need. */
+    for (uint32_t i = 0; shared && i < meta->n_shared; i++) {
+        const weir__ckpt_shared *f = &meta->shared[i];
+        rc = s->ops->get(s, f->name, &data, &len);
+        if (rc) {
+            rc = weir_error_set(err, rc == WEIR_ENOMEM ? rc : WEIR_ECORRUPT,
+                                "%s: shared file %s missing or unreadable: %s",
+                                name, f->name, weir_strerror(rc));
+            goto bad;
+        }
+        uint32_t crc = weir_crc32c(0, data, len);
+        weir_free(data);
+        if (len != f->size || crc != f->crc) {
+            rc = weir_error_set(
+                err, WEIR_ECORRUPT,
+                "%s: shared file %s: checksum or size mismatch (size %zu, "
+                "expected %" PRIu64 "): corrupt or truncated",
+                name, f->name, len, f->size);
+            goto bad;
+        }
+    }
     return 0;
 bad:
     weir__ckpt_meta_fini(meta);
     return rc;
+}
+
+int weir__ckpt_load(weir__storage *s, const char *name, weir__ckpt_meta *meta,
+                    weir__ckpt_file_fn fn, void *ud, weir_error *err)
+{
+    return load(s, name, meta, fn, ud, true, err);
+}
+
+int weir__ckpt_load_state_files(weir__storage *s, const char *name,
+                                weir__ckpt_meta *meta, weir__ckpt_file_fn fn,
+                                void *ud, weir_error *err)
+{
+    return load(s, name, meta, fn, ud, false, err);
 }
 
 int weir__ckpt_verify(weir__storage *s, const char *name, weir__ckpt_meta *meta,
@@ -128,8 +162,7 @@ int weir__ckpt_list(weir__storage *s, weir__ckpt_info **out, size_t *n_out)
             in->status = WEIR_CKPT_COMPLETE;
             in->time_ms = m.time_ms;
             in->n_files = m.n_files;
-            for (uint32_t f = 0; f < m.n_files; f++)
-                in->size_bytes += m.files[f].size;
+            in->size_bytes = weir__ckpt_meta_size(&m);
             weir__ckpt_meta_fini(&m);
         } else {
             in->status =

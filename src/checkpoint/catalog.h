@@ -46,6 +46,14 @@ typedef int (*weir__ckpt_file_fn)(void *ud, const weir__ckpt_file *f,
 int weir__ckpt_load(weir__storage *s, const char *name, weir__ckpt_meta *meta,
                     weir__ckpt_file_fn fn, void *ud, weir_error *err);
 /*
+ * The same without reading the shared files (incremental checkpoints): for
+ * a caller that fetches every one of them next and checks size and CRC as
+ * it does, so they are read once.
+ */
+int weir__ckpt_load_state_files(weir__storage *s, const char *name,
+                                weir__ckpt_meta *meta, weir__ckpt_file_fn fn,
+                                void *ud, weir_error *err);
+/*
  * Loads the newest complete checkpoint (savepoints excluded). Returns
  * WEIR_ENOTFOUND when there is none. Skipped newer ones are described in
  * notes (may be NULL).

@@ -19,6 +19,7 @@
  * _metadata is written only after all its state files are durable; the job
  * is notified of N only after N's _metadata is durable.
  */
+#include <dirent.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -26,9 +27,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "checkpoint/coordinator.h"
+#include "util/io.h"
 
 #define TICK_MS                                                                \
     10 /* how often the coordinator looks at the clock (real time) */
@@ -48,6 +51,8 @@ typedef struct snap_entry {
     bool written;
     uint32_t crc;
     char label[200]; /* the chain's operator names, for the metadata */
+    weir__ckpt_shared *shared; /* shared files its native parts need */
+    uint32_t n_shared;
 } snap_entry;
 
 typedef struct pending {
@@ -69,8 +74,31 @@ typedef struct pending {
     snap_entry *snaps;
     uint32_t n_snaps;
     uint32_t n_written;
+    uint64_t uploaded; /* bytes of shared files uploaded for it */
     struct pending *next;
 } pending;
+
+/*
+ * Incremental checkpoints: the SST files one subtask's operator has in
+ * shared storage (this run). SST files are immutable and RocksDB never
+ * reuses a file number, so a local name (and size) stands for its
+ * content. last_used is the newest checkpoint whose snapshot lists the
+ * file; retention keeps the files of entries at or above the checkpoint
+ * just completed (in-flight checkpoints) besides those of retained ones.
+ */
+typedef struct upl_file {
+    char *local, *shared;
+    uint64_t size;
+    uint32_t crc;
+    uint64_t last_used;
+} upl_file;
+
+typedef struct upl_table {
+    int task;
+    uint32_t subtask, node;
+    upl_file *files;
+    uint32_t n_files, cap_files;
+} upl_table;
 
 typedef struct final_copy {
     int task;
@@ -140,12 +168,21 @@ struct weir__coord {
     uint64_t *stale; /* folders of earlier runs without _metadata */
     uint32_t n_stale;
 
+    upl_table *tables; /* incremental checkpoints: what is in shared/ */
+    uint32_t n_tables;
+    uint64_t run_tag; /* makes shared names unique per run */
+
     outcome outcomes[N_OUTCOMES];
     uint64_t n_outcomes;
     weir_checkpoint_stats stats;
 };
 
 /* ---- small helpers ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 void weir__ckpt_log(const weir_checkpoint_config *cfg, const char *fmt, ...)
 {
@@ -202,10 +239,19 @@ static weir__coord *coord_of(const weir_job *job)
     return weir__job_companion_ud(job);
 }
 
+static void free_shared(weir__ckpt_shared *sh, uint32_t n)
+{
+    for (uint32_t i = 0; sh && i < n; i++)
+        weir_free(sh[i].name);
+    weir_free(sh);
+}
+
 static void free_pending(pending *p)
 {
-    for (uint32_t i = 0; i < p->n_snaps; i++)
+    for (uint32_t i = 0; i < p->n_snaps; i++) {
         weir_free(p->snaps[i].data);
+        free_shared(p->snaps[i].shared, p->snaps[i].n_shared);
+    }
     weir_free(p->snaps);
     weir__storage_destroy(p->sp);
     weir_free(p->sp_dir);
@@ -456,6 +502,225 @@ static void on_final_ready(void *ud, int task, uint32_t subtask)
     pthread_mutex_unlock(&c->mu);
 }
 
+/* ---- incremental checkpoints: native parts into shared storage ---- */
+
+static bool on_native_ok(void *ud, uint64_t id)
+{
+    weir__coord *c = ud;
+    pthread_mutex_lock(&c->mu);
+    pending *p = find_pending(c, id);
+    /* Savepoints stay canonical: they must restore anywhere. */
+    bool ok = c->cfg.incremental && p && !p->savepoint;
+    pthread_mutex_unlock(&c->mu);
+    return ok;
+}
+
+static upl_table *find_table(weir__coord *c, int task, uint32_t subtask,
+                             uint32_t node)
+{
+    for (uint32_t i = 0; i < c->n_tables; i++)
+        if (c->tables[i].task == task && c->tables[i].subtask == subtask &&
+            c->tables[i].node == node)
+            return &c->tables[i];
+    upl_table *t =
+        weir_realloc(c->tables, (c->n_tables + 1) * sizeof *c->tables);
+    if (!t)
+        return NULL;
+    c->tables = t;
+    t = &c->tables[c->n_tables++];
+    *t = (upl_table){.task = task, .subtask = subtask, .node = node};
+    return t;
+}
+
+/* Room for one more file in t (mutex held); 0 or WEIR_ENOMEM. */
+static int grow_files(upl_table *t)
+{
+    uint32_t cap = t->cap_files ? t->cap_files * 2 : 16;
+    upl_file *f = weir_realloc(t->files, cap * sizeof *f);
+    if (!f)
+        return WEIR_ENOMEM;
+    t->files = f;
+    t->cap_files = cap;
+    return 0;
+}
+
+static bool is_sst(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 4 && strcmp(name + n - 4, ".sst") == 0;
+}
+
+/* Stores one SST file unless this subtask stored it before; appends its
+ * entry. */
+static int upload_sst(weir__coord *c, uint64_t id, int task, uint32_t subtask,
+                      uint32_t node, const char *dir, const char *name,
+                      weir_buf *out)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return WEIR_EIO;
+    uint64_t size = (uint64_t)sb.st_size;
+    char shared[512];
+    uint32_t crc = 0;
+    bool have = false;
+    pthread_mutex_lock(&c->mu);
+    upl_table *t = find_table(c, task, subtask, node);
+    for (uint32_t i = 0; t && i < t->n_files && !have; i++) {
+        upl_file *f = &t->files[i];
+        if (strcmp(f->local, name) == 0 && f->size == size) {
+            have = true;
+            if (f->last_used < id)
+                f->last_used = id;
+            snprintf(shared, sizeof shared, "%s", f->shared);
+            crc = f->crc;
+        }
+    }
+    pthread_mutex_unlock(&c->mu);
+    if (!t)
+        return WEIR_ENOMEM;
+    int rc = 0;
+    const char *restored;
+    uint64_t rsize;
+    uint32_t rcrc;
+    if (!have && c->cfg.restore == WEIR_RESTORE_LATEST &&
+        weir__snapshot_set_shared_file(c->rec.set, (uint64_t)sb.st_dev,
+                                       (uint64_t)sb.st_ino, &restored, &rsize,
+                                       &rcrc) &&
+        rsize == size) {
+        /*
+         * The restored database's own file (hard-linked from where the
+         * restore fetched it): the stored copy serves, as long as this
+         * run's checkpoints list it. Only when the restored checkpoint is
+         * in this storage (not --from elsewhere).
+         */
+        upl_file nf = {weir_strdup(name), weir_strdup(restored), size, rcrc,
+                       id};
+        pthread_mutex_lock(&c->mu);
+        t = find_table(c, task, subtask, node);
+        if (t && nf.local && nf.shared &&
+            (t->n_files < t->cap_files || !grow_files(t))) {
+            t->files[t->n_files++] = nf;
+            nf.local = nf.shared = NULL;
+            have = true;
+            snprintf(shared, sizeof shared, "%s", restored);
+            crc = rcrc;
+        }
+        pthread_mutex_unlock(&c->mu);
+        weir_free(nf.local);
+        weir_free(nf.shared);
+    }
+    if (!have) {
+        uint8_t *data;
+        size_t len;
+        if ((rc = weir__io_read_file(path, &data, &len)))
+            return rc;
+        size = len;
+        crc = weir_crc32c(0, data, len);
+        snprintf(shared, sizeof shared,
+                 "shared/r%" PRIu64 "-t%d-s%u-n%u-%s", c->run_tag, task,
+                 subtask, node, name);
+        upl_file nf = {weir_strdup(name), weir_strdup(shared), size, crc, id};
+        /* In the table before it is stored: retention must see it. */
+        pthread_mutex_lock(&c->mu);
+        t = find_table(c, task, subtask, node);
+        if (t && nf.local && nf.shared &&
+            (t->n_files < t->cap_files ||
+             !grow_files(t))) {
+            t->files[t->n_files++] = nf;
+            nf.local = nf.shared = NULL;
+        } else {
+            rc = WEIR_ENOMEM;
+        }
+        pthread_mutex_unlock(&c->mu);
+        weir_free(nf.local);
+        weir_free(nf.shared);
+        if (!rc)
+            rc = c->storage->ops->put(c->storage, shared, data, len);
+        weir_free(data);
+        pthread_mutex_lock(&c->mu);
+        if (rc) {
+            /* Not stored: forget it, so the next checkpoint tries again. */
+            t = find_table(c, task, subtask, node);
+            for (uint32_t i = 0; t && i < t->n_files; i++)
+                if (strcmp(t->files[i].shared, shared) == 0) {
+                    weir_free(t->files[i].local);
+                    weir_free(t->files[i].shared);
+                    t->files[i] = t->files[--t->n_files];
+                    break;
+                }
+        } else {
+            pending *p = find_pending(c, id);
+            if (p)
+                p->uploaded += size;
+        }
+        pthread_mutex_unlock(&c->mu);
+        if (rc)
+            return rc;
+    }
+    if (!(rc = weir_buf_put_str(out, name)) &&
+        !(rc = weir_buf_put_u8(out, 1)) && !(rc = weir_buf_put_str(out, shared)) &&
+        !(rc = weir_buf_put_u64(out, size)))
+        rc = weir_buf_put_u32(out, crc);
+    return rc;
+}
+
+static int on_native_upload(void *ud, uint64_t id, int task, uint32_t subtask,
+                            uint32_t node, const char *dir, weir_buf *out)
+{
+    weir__coord *c = ud;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return WEIR_EIO;
+    struct dirent *e;
+    while (!rc && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 32;
+            char **nn = weir_realloc(names, nc * sizeof *nn);
+            if (!nn) {
+                rc = WEIR_ENOMEM;
+                break;
+            }
+            names = nn;
+            cap = nc;
+        }
+        if (!(names[n] = weir_strdup(e->d_name)))
+            rc = WEIR_ENOMEM;
+        else
+            n++;
+    }
+    closedir(d);
+    if (!rc && n)
+        qsort(names, n, sizeof *names, cmp_str);
+    if (!rc)
+        rc = weir_buf_put_varint(out, n);
+    char path[4096];
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (is_sst(names[i])) {
+            rc = upload_sst(c, id, task, subtask, node, dir, names[i], out);
+            continue;
+        }
+        /* MANIFEST, CURRENT, OPTIONS: small, and rewritten each time. */
+        uint8_t *data;
+        size_t len;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if ((rc = weir__io_read_file(path, &data, &len)))
+            break;
+        if (!(rc = weir_buf_put_str(out, names[i])) &&
+            !(rc = weir_buf_put_u8(out, 0)))
+            rc = weir_buf_put_bytes(out, data, len);
+        weir_free(data);
+    }
+    weir__storage_free_names(names, n);
+    return rc;
+}
+
 /* ---- the writer thread ---- */
 
 static void file_name(const snap_entry *e, char *buf, size_t cap)
@@ -463,14 +728,45 @@ static void file_name(const snap_entry *e, char *buf, size_t cap)
     snprintf(buf, cap, "t%d-s%u.snap", e->task, e->subtask);
 }
 
-/* The chain's operator names ("source -> window"), for the metadata. */
-static void task_label(const snap_entry *e, char *buf, size_t cap)
+/*
+ * The chain's operator names ("source -> window"), for the metadata, and
+ * the shared files of its native parts (*shared transferred).
+ */
+static int task_label(const snap_entry *e, char *buf, size_t cap,
+                      weir__ckpt_shared **shared, uint32_t *n_shared)
 {
     weir__snap_view v;
     weir_error err;
     buf[0] = '\0';
-    if (!e->data || weir__snap_view_decode(e->data, e->len, &v, &err) != 0)
-        return;
+    *shared = NULL;
+    *n_shared = 0;
+    if (!e->data)
+        return 0;
+    int rc = weir__snap_view_decode(e->data, e->len, &v, &err);
+    if (rc)
+        return rc == WEIR_ENOMEM ? rc : 0;
+    uint32_t n_sh = 0;
+    for (uint32_t i = 0; i < v.n_native; i++)
+        for (uint32_t f = 0; f < v.native[i].n_files; f++)
+            n_sh += v.native[i].files[f].shared != NULL;
+    if (n_sh && !(*shared = weir_calloc(n_sh, sizeof **shared))) {
+        weir__snap_view_fini(&v);
+        return WEIR_ENOMEM;
+    }
+    for (uint32_t i = 0; i < v.n_native; i++)
+        for (uint32_t f = 0; f < v.native[i].n_files; f++) {
+            weir__native_file *nf = &v.native[i].files[f];
+            if (!nf->shared)
+                continue;
+            (*shared)[(*n_shared)++] = (weir__ckpt_shared){
+                .name = nf->shared,
+                .task_id = (uint32_t)e->task,
+                .subtask = e->subtask,
+                .size = nf->size,
+                .crc = nf->crc,
+            };
+            nf->shared = NULL; /* moved */
+        }
     size_t n = 0;
     if (v.has_source)
         n += (size_t)snprintf(buf, cap, "source (operator %u)%s", v.source_node,
@@ -481,6 +777,7 @@ static void task_label(const snap_entry *e, char *buf, size_t cap)
     if (n >= cap)
         buf[cap - 1] = '\0';
     weir__snap_view_fini(&v);
+    return 0;
 }
 
 static int write_entry(weir__coord *c, pending *p, const snap_entry *e)
@@ -560,6 +857,118 @@ static void prune(weir__coord *c, uint64_t id, uint64_t *drop, uint32_t n_drop)
     }
 }
 
+static int add_live(char ***live, size_t *n, size_t *cap, const char *name)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 64;
+        char **l = weir_realloc(*live, nc * sizeof *l);
+        if (!l)
+            return WEIR_ENOMEM;
+        *live = l;
+        *cap = nc;
+    }
+    /* "shared/x" -> "x", as list names it */
+    const char *base = strncmp(name, "shared/", 7) ? name : name + 7;
+    if (!((*live)[*n] = weir_strdup(base)))
+        return WEIR_ENOMEM;
+    (*n)++;
+    return 0;
+}
+
+/*
+ * Incremental checkpoints: removes the shared files that no retained
+ * checkpoint lists and no checkpoint in flight may list (no mutex held).
+ * The folder is listed before the live set is taken, and an upload enters
+ * its table before it is stored, so a file being uploaded now is either
+ * not listed or already live. Retained checkpoints of earlier runs count
+ * through their _metadata, so this also cleans up after a restart.
+ */
+static void prune_shared(weir__coord *c, uint64_t id, const weir__ckpt_meta *m)
+{
+    char **names = NULL;
+    size_t n_names = 0;
+    if (c->storage->ops->list(c->storage, "shared", &names, &n_names) != 0 ||
+        n_names == 0) {
+        weir__storage_free_names(names, n_names);
+        return;
+    }
+    char **live = NULL;
+    size_t n_live = 0, cap_live = 0;
+    int rc = 0;
+    pthread_mutex_lock(&c->mu);
+    uint32_t n_ret = c->n_retained;
+    uint64_t *ret = weir_calloc(n_ret ? n_ret : 1, sizeof *ret);
+    if (ret)
+        memcpy(ret, c->retained, n_ret * sizeof *ret);
+    else
+        rc = WEIR_ENOMEM;
+    for (uint32_t t = 0; t < c->n_tables && !rc; t++) {
+        upl_table *tb = &c->tables[t];
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < tb->n_files; i++) {
+            upl_file *f = &tb->files[i];
+            if (f->last_used >= id) {
+                if (!rc)
+                    rc = add_live(&live, &n_live, &cap_live, f->shared);
+                tb->files[k++] = *f;
+            } else {
+                /* Gone from the subtask's database: never uploaded again. */
+                weir_free(f->local);
+                weir_free(f->shared);
+            }
+        }
+        tb->n_files = k;
+    }
+    pthread_mutex_unlock(&c->mu);
+    for (uint32_t i = 0; i < m->n_shared && !rc; i++)
+        rc = add_live(&live, &n_live, &cap_live, m->shared[i].name);
+    for (uint32_t r = 0; r < n_ret && !rc; r++) {
+        if (ret[r] == id)
+            continue;
+        char path[96];
+        weir__ckpt_name(ret[r], false, path, sizeof path);
+        strcat(path, "/_metadata");
+        uint8_t *data;
+        size_t len;
+        weir__ckpt_meta rm;
+        weir_error e;
+        int gr = c->storage->ops->get(c->storage, path, &data, &len);
+        if (gr == WEIR_ENOTFOUND)
+            continue; /* not in this storage (restored with --from) */
+        if (gr) {
+            rc = gr; /* cannot tell what it needs: remove nothing now */
+            break;
+        }
+        gr = weir__ckpt_meta_decode(data, len, &rm, &e);
+        weir_free(data);
+        if (gr) {
+            rc = gr;
+            break;
+        }
+        for (uint32_t i = 0; i < rm.n_shared && !rc; i++)
+            rc = add_live(&live, &n_live, &cap_live, rm.shared[i].name);
+        weir__ckpt_meta_fini(&rm);
+    }
+    if (!rc) {
+        if (n_live)
+            qsort(live, n_live, sizeof *live, cmp_str);
+        char path[600];
+        for (size_t i = 0; i < n_names; i++) {
+            if (n_live && bsearch(&names[i], live, n_live, sizeof *live,
+                                  cmp_str))
+                continue;
+            snprintf(path, sizeof path, "shared/%s", names[i]);
+            int r = c->storage->ops->remove(c->storage, path);
+            if (r && r != WEIR_ENOTFOUND)
+                weir__ckpt_log(&c->cfg, "cannot remove %s: %s", path,
+                               weir_strerror(r));
+        }
+    }
+    weir_free(ret);
+    weir__storage_free_names(live, n_live);
+    weir__storage_free_names(names, n_names);
+}
+
 /* p is complete (mutex held): bookkeeping, then notify and prune unlocked. */
 static void complete_locked(weir__coord *c, pending *p,
                             const weir__ckpt_meta *m)
@@ -569,9 +978,9 @@ static void complete_locked(weir__coord *c, pending *p,
     const char *dir = p->savepoint ? p->sp_dir : c->dir;
     snprintf(path, sizeof path, "%s/%s-%" PRIu64, dir,
              p->savepoint ? "savepoint" : "chk", p->id);
-    uint64_t size = 0;
+    uint64_t size = weir__ckpt_meta_size(m), own = p->uploaded;
     for (uint32_t i = 0; i < m->n_files; i++)
-        size += m->files[i].size;
+        own += m->files[i].size;
     c->n_active--;
     c->last_end_ms = now;
     /* Unlink p; older pending checkpoints are subsumed by this one. */
@@ -598,6 +1007,7 @@ static void complete_locked(weir__coord *c, pending *p,
     c->stats.last_async_ms = now - p->acked_ms;
     c->stats.last_pause_us = p->max_sync_ns / 1000;
     c->stats.last_size_bytes = size;
+    c->stats.last_checkpointed_bytes = own;
     c->stats.last_time_ms = p->trigger_ms;
     c->stats.completed++;
     c->consecutive_failures = 0;
@@ -657,6 +1067,7 @@ static void complete_locked(weir__coord *c, pending *p,
         weir_free(stop_dir);
     }
     prune(c, p->id, drop, n_drop);
+    prune_shared(c, p->id, m);
     pthread_mutex_lock(&c->mu);
 }
 
@@ -711,7 +1122,10 @@ static void *writer_main(void *arg)
             int rc = write_entry(c, wp, &e);
             uint32_t crc = rc ? 0 : weir_crc32c(0, e.data, e.len);
             char label[sizeof e.label];
-            task_label(&e, label, sizeof label);
+            weir__ckpt_shared *shared = NULL;
+            uint32_t n_shared = 0;
+            if (!rc)
+                rc = task_label(&e, label, sizeof label, &shared, &n_shared);
             pthread_mutex_lock(&c->mu);
             we->busy = false;
             if (wp->state == P_COLLECTING) {
@@ -724,6 +1138,10 @@ static void *writer_main(void *arg)
                     we->written = true;
                     we->crc = crc;
                     memcpy(we->label, label, sizeof label);
+                    we->shared = shared;
+                    we->n_shared = n_shared;
+                    shared = NULL;
+                    n_shared = 0;
                     weir_free(we->data); /* durable now: the bytes are not
                                             needed again */
                     we->data = NULL;
@@ -731,6 +1149,9 @@ static void *writer_main(void *arg)
                 }
             }
             (void)id;
+            pthread_mutex_unlock(&c->mu);
+            free_shared(shared, n_shared);
+            pthread_mutex_lock(&c->mu);
             continue;
         }
         /* 3. A checkpoint with every state file written: its metadata. */
@@ -756,6 +1177,11 @@ static void *writer_main(void *arg)
                 rc = weir__ckpt_meta_add(&m, e->label, (uint32_t)e->task,
                                          e->subtask, e->parallelism, name,
                                          e->len, e->crc);
+                for (uint32_t k = 0; k < e->n_shared && !rc; k++)
+                    rc = weir__ckpt_meta_add_shared(
+                        &m, e->shared[k].name, e->shared[k].task_id,
+                        e->shared[k].subtask, e->shared[k].size,
+                        e->shared[k].crc);
             }
             bool sp = rp->savepoint;
             weir__storage *s = sp ? rp->sp : c->storage;
@@ -928,6 +1354,14 @@ static void coord_destroy(void *ud)
     weir_free(c->finals);
     weir_free(c->retained);
     weir_free(c->stale);
+    for (uint32_t i = 0; i < c->n_tables; i++) {
+        for (uint32_t f = 0; f < c->tables[i].n_files; f++) {
+            weir_free(c->tables[i].files[f].local);
+            weir_free(c->tables[i].files[f].shared);
+        }
+        weir_free(c->tables[i].files);
+    }
+    weir_free(c->tables);
     weir__snapshot_set_destroy(c->rec.set);
     weir__storage_destroy(c->storage);
     weir__storage_destroy(c->stop_sp);
@@ -955,6 +1389,8 @@ static void coord_metrics(void *ud, weir_metric_visit_fn fn, void *fn_ud)
     fn(fn_ud, "checkpoint.last_sync_ms", (double)st.last_sync_ms);
     fn(fn_ud, "checkpoint.last_pause_us", (double)st.last_pause_us);
     fn(fn_ud, "checkpoint.last_size_bytes", (double)st.last_size_bytes);
+    fn(fn_ud, "checkpoint.last_checkpointed_bytes",
+       (double)st.last_checkpointed_bytes);
     fn(fn_ud, "checkpoint.completed", (double)st.completed);
     fn(fn_ud, "checkpoint.failed", (double)st.failed);
     fn(fn_ud, "checkpoint.in_progress", (double)active);
@@ -1058,6 +1494,16 @@ static int timed_split(void *ud, int node, const char *id,
     return rc;
 }
 
+static int timed_open_backend(void *ud, int node, const char *name,
+                              const weir__backend_config *cfg,
+                              weir__backend **out)
+{
+    weir__coord *c = ud;
+    int rc = c->inner.open_backend(c->inner.ud, node, name, cfg, out);
+    restore_called(c);
+    return rc;
+}
+
 /* ---- the public API ---- */
 
 int weir_job_enable_checkpoints(weir_job *job,
@@ -1147,6 +1593,12 @@ int weir_job_enable_checkpoints(weir_job *job,
         coord_destroy(c);
         return rc;
     }
+    /*
+     * Shared files outlive checkpoint folders: what a killed run's uploads
+     * left half-written there must go now (nothing uploads yet).
+     */
+    if (c->storage->ops->sweep)
+        c->storage->ops->sweep(c->storage, "shared");
     c->stats.restored_id = c->rec.set ? c->rec.id : 0;
     c->stats.restore_load_ms =
         c->rec.set ? (weir_monotonic_ns() - c->enable_ns) / 1000000 : 0;
@@ -1158,6 +1610,12 @@ int weir_job_enable_checkpoints(weir_job *job,
                               .final_checkpoint = true,
                               .final_ready = on_final_ready,
                               .sync_snapshots = c->cfg.sync_snapshots};
+    if (c->cfg.incremental) {
+        hooks.native_ok = on_native_ok;
+        hooks.native_upload = on_native_upload;
+    }
+    /* The first id of this run: no other run can have used it. */
+    c->run_tag = c->next_id;
     if ((rc = weir__job_set_ckpt_hooks(job, &hooks))) {
         weir_error_set(err, rc,
                        "checkpoints must be enabled before the job starts");
@@ -1170,6 +1628,9 @@ int weir_job_enable_checkpoints(weir_job *job,
                                    .op_parallelism = timed_op_parallelism,
                                    .kg_state = timed_kg_state,
                                    .split = timed_split,
+                                   .open_backend = c->inner.open_backend
+                                                       ? timed_open_backend
+                                                       : NULL,
                                    .ud = c};
         if ((rc = weir__job_set_restore(job, &rs))) {
             weir_error_set(err, rc,

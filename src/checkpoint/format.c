@@ -8,7 +8,8 @@
 #include "runtime/checkpoint.h"
 
 static const char META_MAGIC[8] = {'W', 'E', 'I', 'R', 'M', 'E', 'T', 'A'};
-#define META_VERSION 2u
+#define META_VERSION 2u        /* without shared files */
+#define META_VERSION_SHARED 3u /* with them */
 
 void weir__ckpt_meta_fini(weir__ckpt_meta *m)
 {
@@ -19,7 +20,37 @@ void weir__ckpt_meta_fini(weir__ckpt_meta *m)
         weir_free(m->files[i].file);
     }
     weir_free(m->files);
+    for (uint32_t i = 0; i < m->n_shared; i++)
+        weir_free(m->shared[i].name);
+    weir_free(m->shared);
     memset(m, 0, sizeof *m);
+}
+
+int weir__ckpt_meta_add_shared(weir__ckpt_meta *m, const char *name,
+                               uint32_t task_id, uint32_t subtask,
+                               uint64_t size, uint32_t crc)
+{
+    weir__ckpt_shared *f =
+        weir_realloc(m->shared, (m->n_shared + 1) * sizeof *f);
+    if (!f)
+        return WEIR_ENOMEM;
+    m->shared = f;
+    f = &m->shared[m->n_shared];
+    *f = (weir__ckpt_shared){weir_strdup(name), task_id, subtask, size, crc};
+    if (!f->name)
+        return WEIR_ENOMEM;
+    m->n_shared++;
+    return 0;
+}
+
+uint64_t weir__ckpt_meta_size(const weir__ckpt_meta *m)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < m->n_files; i++)
+        n += m->files[i].size;
+    for (uint32_t i = 0; i < m->n_shared; i++)
+        n += m->shared[i].size;
+    return n;
 }
 
 int weir__ckpt_meta_add(weir__ckpt_meta *m, const char *task, uint32_t task_id,
@@ -54,7 +85,8 @@ int weir__ckpt_meta_encode(const weir__ckpt_meta *m, weir_buf *out)
     uint8_t flags = (uint8_t)((m->is_savepoint ? WEIR__CKPT_SAVEPOINT : 0) |
                               (m->is_final ? WEIR__CKPT_FINAL : 0));
     rc |= weir_buf_put(out, META_MAGIC, 8);
-    rc |= weir_buf_put_u32(out, META_VERSION);
+    rc |= weir_buf_put_u32(out,
+                           m->n_shared ? META_VERSION_SHARED : META_VERSION);
     rc |= weir_buf_put_u64(out, m->id);
     rc |= weir_buf_put_i64(out, m->time_ms);
     rc |= weir_buf_put_i64(out, m->duration_ms);
@@ -70,6 +102,17 @@ int weir__ckpt_meta_encode(const weir__ckpt_meta *m, weir_buf *out)
         rc |= weir_buf_put_str(out, f->file);
         rc |= weir_buf_put_u64(out, f->size);
         rc |= weir_buf_put_u32(out, f->crc);
+    }
+    if (m->n_shared) {
+        rc |= weir_buf_put_varint(out, m->n_shared);
+        for (uint32_t i = 0; i < m->n_shared; i++) {
+            const weir__ckpt_shared *f = &m->shared[i];
+            rc |= weir_buf_put_str(out, f->name);
+            rc |= weir_buf_put_u32(out, f->task_id);
+            rc |= weir_buf_put_u32(out, f->subtask);
+            rc |= weir_buf_put_u64(out, f->size);
+            rc |= weir_buf_put_u32(out, f->crc);
+        }
     }
     if (rc)
         return WEIR_ENOMEM;
@@ -97,11 +140,11 @@ int weir__ckpt_meta_decode(const uint8_t *data, size_t len, weir__ckpt_meta *m,
     weir_cursor_init(&c, data + 8, len - 12);
     uint32_t version;
     weir_cursor_get_u32(&c, &version);
-    if (version != META_VERSION)
+    if (version != META_VERSION && version != META_VERSION_SHARED)
         return weir_error_set(err, WEIR_EUNSUPPORTED,
                               "_metadata: format version %u is not supported "
-                              "(this weir reads %u)",
-                              version, META_VERSION);
+                              "(this weir reads %u and %u)",
+                              version, META_VERSION, META_VERSION_SHARED);
     uint8_t flags;
     uint64_t n;
     int rc;
@@ -142,6 +185,37 @@ int weir__ckpt_meta_decode(const uint8_t *data, size_t len, weir__ckpt_meta *m,
             goto fail;
         }
     }
+    if (version == META_VERSION_SHARED) {
+        if ((rc = weir_cursor_get_varint(&c, &n)))
+            goto fail;
+        if (n > weir_cursor_left(&c)) {
+            rc = WEIR_ECORRUPT;
+            goto fail;
+        }
+        if (!(m->shared = weir_calloc(n ? n : 1, sizeof *m->shared))) {
+            rc = WEIR_ENOMEM;
+            goto fail;
+        }
+        for (; m->n_shared < n; m->n_shared++) {
+            weir__ckpt_shared *f = &m->shared[m->n_shared];
+            if ((rc = weir_cursor_get_str(&c, &f->name)) ||
+                (rc = weir_cursor_get_u32(&c, &f->task_id)) ||
+                (rc = weir_cursor_get_u32(&c, &f->subtask)) ||
+                (rc = weir_cursor_get_u64(&c, &f->size)) ||
+                (rc = weir_cursor_get_u32(&c, &f->crc))) {
+                m->n_shared++;
+                goto fail;
+            }
+            /* Only the shared folder, one level, no way out of it. */
+            if (!f->name || strncmp(f->name, "shared/", 7) ||
+                !f->name[7] || strchr(f->name + 7, '/') ||
+                strstr(f->name, "..")) {
+                m->n_shared++;
+                rc = WEIR_ECORRUPT;
+                goto fail;
+            }
+        }
+    }
     if (weir_cursor_left(&c) != 0) {
         rc = WEIR_ECORRUPT;
         goto fail;
@@ -170,6 +244,8 @@ void weir__snap_view_fini(weir__snap_view *v)
     }
     weir_free(v->ops);
     weir_free(v->splits);
+    weir__native_parts_free(v->native, v->n_native);
+    weir_free(v->native);
     memset(v, 0, sizeof *v);
 }
 
@@ -196,7 +272,8 @@ int weir__snap_view_decode(const uint8_t *data, size_t len, weir__snap_view *v,
     if (!rc && magic != WEIR__SNAPSHOT_MAGIC)
         return weir_error_set(err, WEIR_ECORRUPT,
                               "not a subtask snapshot (bad magic)");
-    if (!rc && !(rc = weir_cursor_get_u8(&c, &version)) && version != 1)
+    if (!rc && !(rc = weir_cursor_get_u8(&c, &version)) && version != 1 &&
+        version != 2)
         return weir_error_set(err, WEIR_EUNSUPPORTED,
                               "subtask snapshot version %u is not supported",
                               version);
@@ -269,6 +346,8 @@ int weir__snap_view_decode(const uint8_t *data, size_t len, weir__snap_view *v,
         }
         memcpy(s->pos, p, s->pos_len);
     }
+    if (!rc && version == 2)
+        rc = weir__snapshot_read_native(&c, &v->native, &v->n_native);
     if (!rc && weir_cursor_left(&c) != 0)
         rc = WEIR_ECORRUPT;
     if (rc) {

@@ -24,6 +24,13 @@
  *                        u32 subtask, u32 parallelism, str file, u64 size,
  *                        u32 crc),
  *   u32 crc (CRC-32C of everything before it)
+ * Version 3 (written only when there are shared files: incremental
+ * checkpoints) adds, before the crc:
+ *   varint n_shared, n x (str name ("shared/..." relative to the storage
+ *                         root, not to the checkpoint folder), u32 task id,
+ *                         u32 subtask, u64 size, u32 crc)
+ * naming every shared file a subtask snapshot of this checkpoint needs;
+ * verification and retention go by this list.
  */
 #ifndef WEIR_CHECKPOINT_FORMAT_H
 #define WEIR_CHECKPOINT_FORMAT_H
@@ -43,6 +50,13 @@ typedef struct weir__ckpt_file {
     uint32_t crc;
 } weir__ckpt_file;
 
+typedef struct weir__ckpt_shared {
+    char *name; /* "shared/..." */
+    uint32_t task_id, subtask;
+    uint64_t size;
+    uint32_t crc;
+} weir__ckpt_shared;
+
 typedef struct weir__ckpt_meta {
     uint64_t id;
     int64_t time_ms;
@@ -52,6 +66,8 @@ typedef struct weir__ckpt_meta {
     uint32_t max_parallelism;
     uint32_t n_files;
     weir__ckpt_file *files;
+    uint32_t n_shared;
+    weir__ckpt_shared *shared;
 } weir__ckpt_meta;
 
 void weir__ckpt_meta_fini(weir__ckpt_meta *m);
@@ -63,6 +79,13 @@ int weir__ckpt_meta_decode(const uint8_t *data, size_t len, weir__ckpt_meta *m,
 int weir__ckpt_meta_add(weir__ckpt_meta *m, const char *task, uint32_t task_id,
                         uint32_t subtask, uint32_t parallelism,
                         const char *file, uint64_t size, uint32_t crc);
+
+/* Appends a shared file entry (name copied). */
+int weir__ckpt_meta_add_shared(weir__ckpt_meta *m, const char *name,
+                               uint32_t task_id, uint32_t subtask,
+                               uint64_t size, uint32_t crc);
+/* Total bytes of the state files and the shared files. */
+uint64_t weir__ckpt_meta_size(const weir__ckpt_meta *m);
 
 /* ---- reading a subtask snapshot for inspection (weir inspect) ---- */
 
@@ -93,6 +116,10 @@ typedef struct weir__snap_view {
     uint32_t source_node;
     uint32_t n_splits;
     weir__snap_split_view *splits;
+    /* Incremental checkpoints: the native parts (runtime/checkpoint.h),
+     * their inline data borrowed from the decoded bytes. */
+    uint32_t n_native;
+    struct weir__native_part *native;
 } weir__snap_view;
 
 /* Decodes a WSNP subtask snapshot into a summary that v owns. */

@@ -127,6 +127,15 @@ int weir_checkpoint_config_set(weir_checkpoint_config *cfg, const char *key,
         cfg->sync_snapshots = !strcasecmp(value, "false");
         return 0;
     }
+    if (!strcmp(key, "state.backend.incremental") ||
+        !strcmp(key, "execution.checkpointing.incremental")) {
+        if (strcasecmp(value, "true") && strcasecmp(value, "false"))
+            return weir_error_set(
+                err, WEIR_EINVAL,
+                "option '%s': expected true or false, got '%s'", key, value);
+        cfg->incremental = !strcasecmp(value, "true");
+        return 0;
+    }
     if (!strcmp(key, "execution.checkpointing.unaligned") ||
         !strcmp(key, "execution.checkpointing.unaligned.enabled")) {
         if (!strcasecmp(value, "false"))

@@ -11,6 +11,7 @@
  * of the same wrong job would not help, and silently starting over would
  * throw the state away.
  */
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "checkpoint/coordinator.h"
+#include "util/io.h"
 
 typedef struct load_ctx {
     weir_job *job;
@@ -67,6 +69,69 @@ static int on_file(void *ud, const weir__ckpt_file *f, const uint8_t *data,
     return 0;
 }
 
+static int fetch_shared(void *ud, const char *name, uint8_t **data,
+                        size_t *len)
+{
+    weir__storage *s = ud;
+    return s->ops->get(s, name, data, len);
+}
+
+/* Restore folders a killed earlier run left in the state folder. */
+static void remove_stale_restores(const char *state_dir)
+{
+    DIR *d = opendir(state_dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[4096];
+    while ((e = readdir(d)))
+        if (strncmp(e->d_name, "restore-", 8) == 0) {
+            snprintf(path, sizeof path, "%s/%s", state_dir, e->d_name);
+            weir__io_remove_tree(path);
+        }
+    closedir(d);
+}
+
+/*
+ * Incremental checkpoints: the native parts' files go to a local folder
+ * (the job's state folder, else a temporary one), from where RocksDB
+ * backends open them.
+ */
+static int materialize(weir_job *job, weir__storage *s, uint64_t id,
+                       const char *shown, weir__snapshot_set *set,
+                       weir_error *err)
+{
+    if (!weir__snapshot_set_has_native(set))
+        return 0;
+    const weir_job_config *jc = weir__job_config(job);
+    char scratch[1024];
+    if (jc->state_dir && *jc->state_dir) {
+        remove_stale_restores(jc->state_dir);
+        snprintf(scratch, sizeof scratch, "%s/restore-%" PRIu64, jc->state_dir,
+                 id);
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(scratch, sizeof scratch, "%s/weir-restore-XXXXXX",
+                 tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(scratch))
+            return weir_error_set(err, WEIR_EIO,
+                                  "%s: cannot create a folder to restore "
+                                  "RocksDB checkpoints in: %s",
+                                  shown, scratch);
+    }
+    char why[600];
+    int rc = weir__snapshot_set_materialize(set, scratch, jc->max_parallelism,
+                                            fetch_shared, s, why, sizeof why);
+    if (rc == WEIR_ECORRUPT && why[0])
+        return weir_error_set(err, rc, "%s: %s", shown, why);
+    if (rc)
+        return weir_error_set(err, rc == WEIR_ENOMEM ? rc : WEIR_ECORRUPT,
+                              "%s: cannot restore its RocksDB files into %s: "
+                              "%s",
+                              shown, scratch, weir_strerror(rc));
+    return 0;
+}
+
 /* Loads checkpoint folder `name` of s into a new snapshot set. */
 static int load(weir_job *job, weir__storage *s, const char *name,
                 const char *shown, weir__ckpt_meta *meta,
@@ -76,7 +141,8 @@ static int load(weir_job *job, weir__storage *s, const char *name,
     if (weir__snapshot_set_create(&set))
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
     load_ctx lc = {job, set, shown, err};
-    int rc = weir__ckpt_load(s, name, meta, on_file, &lc, err);
+    /* Shared files are checked once, as materialize fetches them. */
+    int rc = weir__ckpt_load_state_files(s, name, meta, on_file, &lc, err);
     uint32_t max_par = weir__job_config(job)->max_parallelism;
     if (!rc && meta->max_parallelism != max_par) {
         rc = weir_error_set(err, WEIR_EINVAL,
@@ -87,6 +153,8 @@ static int load(weir_job *job, weir__storage *s, const char *name,
                             shown, meta->max_parallelism, max_par);
         weir__ckpt_meta_fini(meta);
     }
+    if (!rc && (rc = materialize(job, s, meta->id, shown, set, err)))
+        weir__ckpt_meta_fini(meta);
     if (rc) {
         weir__snapshot_set_destroy(set);
         return rc;
@@ -123,9 +191,7 @@ static void describe(const weir_checkpoint_config *cfg, const char *shown,
                      const weir__ckpt_meta *m)
 {
     char when[32];
-    uint64_t size = 0;
-    for (uint32_t i = 0; i < m->n_files; i++)
-        size += m->files[i].size;
+    uint64_t size = weir__ckpt_meta_size(m);
     weir__ckpt_format_time(m->time_ms, when, sizeof when);
     weir__ckpt_log(
         cfg,

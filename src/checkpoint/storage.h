@@ -23,6 +23,12 @@ typedef struct weir__storage_ops {
     int (*list)(weir__storage *s, const char *prefix, char ***names, size_t *n);
     /* Removes a file or a whole folder. */
     int (*remove)(weir__storage *s, const char *name);
+    /*
+     * Optional: removes what puts interrupted by a crash left under prefix
+     * (a local folder: temporary files, which list does not show; object
+     * storage has none). Only while no put into prefix is in flight.
+     */
+    int (*sweep)(weir__storage *s, const char *prefix);
     void (*destroy)(weir__storage *s);
 } weir__storage_ops;
 

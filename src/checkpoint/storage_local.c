@@ -108,6 +108,28 @@ static int local_remove(weir__storage *s, const char *name)
     return rc ? rc : weir__io_remove_tree(path);
 }
 
+static int local_sweep(weir__storage *s, const char *prefix)
+{
+    char path[4096], file[4400];
+    int rc = path_of((local_storage *)s, prefix, path, sizeof path);
+    if (rc)
+        return rc;
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strstr(e->d_name, ".tmp-"))
+            continue;
+        snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+        int r = weir__io_remove_tree(file);
+        if (r && !rc)
+            rc = r;
+    }
+    closedir(d);
+    return rc;
+}
+
 static void local_destroy(weir__storage *s)
 {
     local_storage *ls = (local_storage *)s;
@@ -115,8 +137,14 @@ static void local_destroy(weir__storage *s)
     weir_free(ls);
 }
 
-static const weir__storage_ops local_ops = {local_put, local_get, local_list,
-                                            local_remove, local_destroy};
+static const weir__storage_ops local_ops = {
+    .put = local_put,
+    .get = local_get,
+    .list = local_list,
+    .remove = local_remove,
+    .sweep = local_sweep,
+    .destroy = local_destroy,
+};
 
 int weir__storage_local_create(const char *dir, weir__storage **out)
 {

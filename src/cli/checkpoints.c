@@ -214,6 +214,9 @@ static const char *const CKPT_KEYS[] = {
     "state.savepoints.dir",
     "execution.checkpointing.savepoint-dir",
     "execution.savepoint.path",
+    "state.backend.async",
+    "state.backend.incremental",
+    "execution.checkpointing.incremental",
     NULL,
 };
 

@@ -9,9 +9,15 @@
  * acks, or acks "finished" when it ends without seeing the barrier) or is
  * acked "finished" by the trigger itself.
  */
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "runtime/runtime.h"
+#include "state/rocksdb_backend.h"
+#include "util/io.h"
 
 int weir__job_set_ckpt_hooks(weir_job *job, const weir__ckpt_hooks *hooks)
 {
@@ -162,7 +168,24 @@ typedef struct snap_split {
     weir_ts max_ts;
 } snap_split;
 
+/* A native RocksDB checkpoint of one old subtask's operator. */
+typedef struct snap_native {
+    uint32_t task, subtask;
+    int node;
+    const char *name; /* borrowed from its snap_op */
+    weir__native_part part;
+    char *dir;            /* materialized here */
+    uint64_t *dev, *ino;  /* per file: the materialized copy's identity */
+    weir__backend *canon; /* opened for canonical reads (kg_state), lazily */
+    uint8_t *served;      /* per key group: a new subtask opened it natively */
+} snap_native;
+
 struct weir__snapshot_set {
+    pthread_mutex_t mu; /* native parts: restoring subtasks run in parallel */
+    snap_native *natives;
+    uint32_t n_natives, cap_natives;
+    char *scratch;
+    uint32_t max_par;
     uint8_t **blobs;
     uint32_t n_blobs;
     snap_op *ops;
@@ -176,13 +199,31 @@ struct weir__snapshot_set {
 int weir__snapshot_set_create(weir__snapshot_set **out)
 {
     *out = weir_calloc(1, sizeof **out);
-    return *out ? 0 : WEIR_ENOMEM;
+    if (!*out)
+        return WEIR_ENOMEM;
+    pthread_mutex_init(&(*out)->mu, NULL);
+    return 0;
 }
 
 void weir__snapshot_set_destroy(weir__snapshot_set *s)
 {
     if (!s)
         return;
+    for (uint32_t i = 0; i < s->n_natives; i++) {
+        snap_native *n = &s->natives[i];
+        if (n->canon)
+            weir__backend_destroy(n->canon);
+        weir__native_parts_free(&n->part, 1);
+        weir_free(n->dir);
+        weir_free(n->dev);
+        weir_free(n->ino);
+        weir_free(n->served);
+    }
+    weir_free(s->natives);
+    if (s->scratch)
+        weir__io_remove_tree(s->scratch);
+    weir_free(s->scratch);
+    pthread_mutex_destroy(&s->mu);
     for (uint32_t i = 0; i < s->n_blobs; i++)
         weir_free(s->blobs[i]);
     for (uint32_t i = 0; i < s->n_ops; i++)
@@ -229,9 +270,101 @@ static int get_bytes(weir_cursor *c, const uint8_t **p, size_t *n)
     return rc;
 }
 
+void weir__native_parts_free(weir__native_part *parts, uint32_t n)
+{
+    for (uint32_t i = 0; parts && i < n; i++) {
+        for (uint32_t f = 0; f < parts[i].n_files; f++) {
+            weir_free(parts[i].files[f].name);
+            weir_free(parts[i].files[f].shared);
+        }
+        weir_free(parts[i].files);
+        parts[i].files = NULL;
+        parts[i].n_files = 0;
+    }
+}
+
+/* A file name inside a native checkpoint folder: no path. */
+static bool plain_name(const char *n)
+{
+    return n && *n && !strchr(n, '/') && strcmp(n, ".") && strcmp(n, "..");
+}
+
+static int read_part(weir_cursor *c, weir__native_part *p)
+{
+    int rc;
+    if ((rc = get_small(c, &p->node)) || (rc = get_small(c, &p->kg_lo)) ||
+        (rc = get_small(c, &p->kg_hi)) || (rc = get_small(c, &p->n_files)))
+        return rc;
+    if (p->kg_lo > p->kg_hi || p->n_files > weir_cursor_left(c))
+        return WEIR_ECORRUPT;
+    uint32_t n = p->n_files;
+    p->n_files = 0;
+    if (!(p->files = weir_calloc(n ? n : 1, sizeof *p->files)))
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        weir__native_file *f = &p->files[p->n_files++];
+        uint8_t where;
+        if ((rc = weir_cursor_get_str(c, &f->name)) ||
+            (rc = weir_cursor_get_u8(c, &where)))
+            return rc;
+        if (!plain_name(f->name))
+            return WEIR_ECORRUPT;
+        if (where == 0) {
+            if ((rc = get_bytes(c, &f->data, &f->len)))
+                return rc;
+            f->size = f->len;
+        } else if (where == 1) {
+            if ((rc = weir_cursor_get_str(c, &f->shared)) ||
+                (rc = weir_cursor_get_u64(c, &f->size)) ||
+                (rc = weir_cursor_get_u32(c, &f->crc)))
+                return rc;
+            /* Shared files live in the storage's shared/ folder only. */
+            if (strncmp(f->shared, "shared/", 7) ||
+                !plain_name(f->shared + 7))
+                return WEIR_ECORRUPT;
+        } else {
+            return WEIR_ECORRUPT;
+        }
+    }
+    return 0;
+}
+
+int weir__snapshot_read_native(weir_cursor *c, weir__native_part **parts,
+                               uint32_t *n)
+{
+    *parts = NULL;
+    *n = 0;
+    uint32_t cnt;
+    int rc = get_small(c, &cnt);
+    if (rc)
+        return rc;
+    if (cnt > weir_cursor_left(c))
+        return WEIR_ECORRUPT;
+    weir__native_part *p = weir_calloc(cnt ? cnt : 1, sizeof *p);
+    if (!p)
+        return WEIR_ENOMEM;
+    uint32_t k = 0;
+    while (k < cnt && !rc)
+        rc = read_part(c, &p[k++]);
+    if (rc) {
+        weir__native_parts_free(p, k);
+        weir_free(p);
+        return rc;
+    }
+    *parts = p;
+    *n = cnt;
+    return 0;
+}
+
+bool weir__snapshot_set_has_native(const weir__snapshot_set *s)
+{
+    return s && s->n_natives > 0;
+}
+
 int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
                            size_t len)
 {
+    uint32_t first_op = s->n_ops;
     uint8_t *blob = weir_malloc(len ? len : 1);
     uint8_t **blobs = weir_realloc(s->blobs, (s->n_blobs + 1) * sizeof *blobs);
     if (!blob || !blobs) {
@@ -252,7 +385,7 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
         rc = WEIR_ECORRUPT;
     if (!rc)
         rc = weir_cursor_get_u8(&c, &version);
-    if (!rc && version != 1)
+    if (!rc && version != 1 && version != 2)
         rc = WEIR_EUNSUPPORTED;
     if (!rc)
         rc = get_small(&c, &task);
@@ -320,9 +453,206 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
             s->splits[s->n_splits++] = sp;
         }
     }
+    if (!rc && version == 2) {
+        weir__native_part *parts;
+        uint32_t n;
+        rc = weir__snapshot_read_native(&c, &parts, &n);
+        for (uint32_t i = 0; i < n && !rc; i++) {
+            snap_native e = {.task = task,
+                             .subtask = subtask,
+                             .node = (int)parts[i].node,
+                             .part = parts[i]};
+            for (uint32_t o = first_op; o < s->n_ops && !e.name; o++)
+                if (s->ops[o].node == e.node)
+                    e.name = s->ops[o].name;
+            if (!e.name || e.part.kg_hi > 65536)
+                rc = WEIR_ECORRUPT;
+            else if (!(rc = grow((void **)&s->natives, &s->cap_natives,
+                                 s->n_natives, sizeof *s->natives))) {
+                s->natives[s->n_natives++] = e;
+                parts[i].files = NULL; /* moved */
+                parts[i].n_files = 0;
+            }
+        }
+        weir__native_parts_free(parts, n);
+        weir_free(parts);
+    }
     if (!rc && weir_cursor_left(&c) != 0)
         rc = WEIR_ECORRUPT;
     return rc;
+}
+
+/* ---- native parts: materialized, opened natively or read canonically ---- */
+
+static int write_plain(const char *path, const uint8_t *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return WEIR_EIO;
+    int rc = 0;
+    for (size_t off = 0; off < len && !rc;) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w > 0)
+            off += (size_t)w;
+        else
+            rc = WEIR_EIO;
+    }
+    if (close(fd) != 0 && !rc)
+        rc = WEIR_EIO;
+    return rc;
+}
+
+int weir__snapshot_set_materialize(weir__snapshot_set *s, const char *scratch,
+                                   uint32_t max_parallelism,
+                                   weir__native_fetch_fn fetch, void *ud,
+                                   char *why, size_t why_cap)
+{
+    snprintf(why, why_cap, "%s", "");
+    if (!s->n_natives)
+        return 0;
+    if (!(s->scratch = weir_strdup(scratch)))
+        return WEIR_ENOMEM;
+    s->max_par = max_parallelism;
+    weir__io_remove_tree(scratch); /* an earlier run's leftover */
+    int rc = weir__io_mkdirs(scratch, 0755);
+    char path[4096];
+    for (uint32_t i = 0; i < s->n_natives && !rc; i++) {
+        snap_native *n = &s->natives[i];
+        snprintf(path, sizeof path, "%s/t%u-s%u-n%d", scratch, n->task,
+                 n->subtask, n->node);
+        if (!(n->dir = weir_strdup(path)) ||
+            !(n->served = weir_calloc(n->part.kg_hi - n->part.kg_lo + 1, 1))) {
+            rc = WEIR_ENOMEM;
+            break;
+        }
+        if (!(n->dev = weir_calloc(n->part.n_files + 1, sizeof *n->dev)) ||
+            !(n->ino = weir_calloc(n->part.n_files + 1, sizeof *n->ino))) {
+            rc = WEIR_ENOMEM;
+            break;
+        }
+        if ((rc = weir__io_mkdirs(n->dir, 0755)))
+            break;
+        for (uint32_t f = 0; f < n->part.n_files && !rc; f++) {
+            const weir__native_file *nf = &n->part.files[f];
+            if ((size_t)snprintf(path, sizeof path, "%s/%s", n->dir,
+                                 nf->name) >= sizeof path) {
+                rc = WEIR_EINVAL;
+                break;
+            }
+            if (!nf->shared) {
+                rc = write_plain(path, nf->data, nf->len);
+                continue;
+            }
+            uint8_t *data = NULL;
+            size_t len = 0;
+            if ((rc = fetch(ud, nf->shared, &data, &len))) {
+                snprintf(why, why_cap, "shared file %s missing or unreadable: %s",
+                         nf->shared, weir_strerror(rc));
+                if (rc != WEIR_ENOMEM)
+                    rc = WEIR_ECORRUPT;
+                break;
+            }
+            if (len != nf->size || weir_crc32c(0, data, len) != nf->crc) {
+                snprintf(why, why_cap,
+                         "shared file %s: checksum or size mismatch (size %zu, "
+                         "expected %llu): corrupt or truncated",
+                         nf->shared, len, (unsigned long long)nf->size);
+                rc = WEIR_ECORRUPT;
+            } else {
+                rc = write_plain(path, data, len);
+            }
+            weir_free(data);
+            struct stat st;
+            if (!rc && stat(path, &st) == 0) {
+                n->dev[f] = (uint64_t)st.st_dev;
+                n->ino[f] = (uint64_t)st.st_ino;
+            }
+        }
+    }
+    return rc;
+}
+
+bool weir__snapshot_set_shared_file(const weir__snapshot_set *s, uint64_t dev,
+                                    uint64_t ino, const char **shared,
+                                    uint64_t *size, uint32_t *crc)
+{
+    for (uint32_t i = 0; s && i < s->n_natives; i++) {
+        const snap_native *n = &s->natives[i];
+        for (uint32_t f = 0; n->ino && f < n->part.n_files; f++) {
+            const weir__native_file *nf = &n->part.files[f];
+            if (nf->shared && n->ino[f] == ino && n->dev[f] == dev &&
+                ino != 0) {
+                *shared = nf->shared;
+                *size = nf->size;
+                *crc = nf->crc;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static bool is_rocksdb_kind(const weir__backend_config *cfg)
+{
+    return cfg->kind && strcmp(cfg->kind, "rocksdb") == 0;
+}
+
+static int set_open_backend(void *ud, int node, const char *name,
+                            const weir__backend_config *cfg,
+                            weir__backend **out)
+{
+    weir__snapshot_set *s = ud;
+    *out = NULL;
+    if (!is_rocksdb_kind(cfg) || cfg->max_parallelism != s->max_par)
+        return 0;
+    /*
+     * The old subtask that holds most of the new one's key groups is
+     * opened natively (restricted to the new range); key groups of other
+     * old subtasks (a scale-down) come canonically through kg_state.
+     */
+    snap_native *best = NULL;
+    uint32_t best_n = 0;
+    for (uint32_t i = 0; i < s->n_natives; i++) {
+        snap_native *n = &s->natives[i];
+        uint32_t lo = n->part.kg_lo > cfg->kg_lo ? n->part.kg_lo : cfg->kg_lo;
+        uint32_t hi = n->part.kg_hi < cfg->kg_hi ? n->part.kg_hi : cfg->kg_hi;
+        if (n->node == node && n->dir && strcmp(n->name, name) == 0 &&
+            hi > lo && hi - lo > best_n) {
+            best = n;
+            best_n = hi - lo;
+        }
+    }
+    if (!best)
+        return 0;
+    pthread_mutex_lock(&s->mu);
+    int rc = weir__rocksdb_open_checkpoint(cfg, best->dir, out);
+    if (!rc)
+        for (uint32_t kg = cfg->kg_lo; kg < cfg->kg_hi; kg++)
+            if (kg >= best->part.kg_lo && kg < best->part.kg_hi)
+                best->served[kg - best->part.kg_lo] = 1;
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+/* Key group kg of a native part, canonically (mutex held). */
+static int native_kg(weir__snapshot_set *s, snap_native *n, uint32_t kg,
+                     weir_buf *state)
+{
+    if (n->served[kg - n->part.kg_lo])
+        return 0; /* a new subtask has it natively already */
+    if (!n->canon) {
+        char dir[4200];
+        snprintf(dir, sizeof dir, "%s.canon", n->dir);
+        weir__backend_config cfg = {.kind = "rocksdb",
+                                    .max_parallelism = s->max_par,
+                                    .kg_lo = n->part.kg_lo,
+                                    .kg_hi = n->part.kg_hi,
+                                    .dir = dir};
+        int rc = weir__rocksdb_open_checkpoint(&cfg, n->dir, &n->canon);
+        if (rc)
+            return rc;
+    }
+    return weir__backend_snapshot_kg(n->canon, kg, state);
 }
 
 static uint32_t set_op_parallelism(void *ud, int node, const char *name)
@@ -358,10 +688,25 @@ static int set_kg_state(void *ud, int node, const char *name, uint32_t kg,
             int rc = weir_buf_put(state, k->state, k->state_len);
             if (!rc)
                 rc = weir_buf_put(timers, k->timers, k->timers_len);
-            return rc;
+            if (rc || k->state_len)
+                return rc;
+            break; /* its keyed state may be in a native part */
         }
     }
-    return 0;
+    int rc = 0;
+    for (uint32_t i = 0; i < s->n_natives && !rc; i++) {
+        snap_native *n = &s->natives[i];
+        if (n->node != node || kg < n->part.kg_lo || kg >= n->part.kg_hi ||
+            strcmp(n->name, name) != 0)
+            continue;
+        if (!n->dir)
+            return WEIR_ESTATE; /* not materialized */
+        pthread_mutex_lock(&s->mu);
+        rc = native_kg(s, n, kg, state);
+        pthread_mutex_unlock(&s->mu);
+        break;
+    }
+    return rc;
 }
 
 static int set_split(void *ud, int node, const char *id,
@@ -388,5 +733,8 @@ weir__restore_source weir__snapshot_set_source(weir__snapshot_set *s)
                                   .op_parallelism = set_op_parallelism,
                                   .kg_state = set_kg_state,
                                   .split = set_split,
+                                  .open_backend = s->n_natives
+                                                      ? set_open_backend
+                                                      : NULL,
                                   .ud = s};
 }

@@ -59,10 +59,20 @@
  *     n_kg x (u32 kg, bytes keyed_state, bytes timers)
  *   then u8 has_source and, if 1: varint node, varint n_splits,
  *     n_splits x (str split_id, u8 finished, bytes position, i64 max_ts).
+ * Version 2 (incremental checkpoints) adds, at the end, the native RocksDB
+ * checkpoints that hold the keyed state of some operators instead of the
+ * per-key-group bytes (which are then empty; timers stay per key group):
+ *   varint n_native, n_native x (varint node, varint kg_lo, varint kg_hi,
+ *     varint n_files, n_files x (str name, u8 where,
+ *       where 0 (inline): bytes content;
+ *       where 1 (shared): str storage name, u64 size, u32 crc32c)).
+ * Version 1 is written whenever no operator is snapshotted natively, so
+ * savepoints and full checkpoints keep the backend-independent format.
  */
 #ifndef WEIR_RUNTIME_CHECKPOINT_H
 #define WEIR_RUNTIME_CHECKPOINT_H
 
+#include "state/backend.h"
 #include "weir/buf.h"
 #include "weir/job.h"
 
@@ -106,7 +116,43 @@ typedef struct weir__ckpt_hooks {
     /* Serialize snapshots on the subtask's thread before the barrier goes
      * on (state.backend.async = false). */
     bool sync_snapshots;
+    /*
+     * Incremental checkpoints (state.backend.incremental), optional.
+     * native_ok, on the subtask's thread at the barrier: whether checkpoint
+     * id may hold RocksDB keyed state as native checkpoints (not for
+     * savepoints). If so, the synchronous part takes a native checkpoint
+     * (weir__rocksdb_snapshot_native) and the snapshot thread calls
+     * native_upload with its folder: it stores what storage does not hold
+     * yet and appends the part's file list (varint n_files, entries as in
+     * the format above) to out. A non-zero return declines the checkpoint.
+     */
+    bool (*native_ok)(void *ud, uint64_t id);
+    int (*native_upload)(void *ud, uint64_t id, int task, uint32_t subtask,
+                         uint32_t node, const char *dir, weir_buf *out);
 } weir__ckpt_hooks;
+
+/* ---- the native section of a version 2 snapshot ---- */
+
+typedef struct weir__native_file {
+    char *name;   /* file name inside the native checkpoint */
+    char *shared; /* name in checkpoint storage ("shared/..."); NULL: inline */
+    const uint8_t *data; /* inline content (borrowed from the snapshot) */
+    size_t len;
+    uint64_t size; /* shared: size and CRC-32C */
+    uint32_t crc;
+} weir__native_file;
+
+typedef struct weir__native_part {
+    uint32_t node, kg_lo, kg_hi;
+    uint32_t n_files;
+    weir__native_file *files;
+} weir__native_part;
+
+/* Reads a native section at c (after the source section of a version 2
+ * snapshot); *parts transferred (free with weir__native_parts_free). */
+int weir__snapshot_read_native(weir_cursor *c, weir__native_part **parts,
+                               uint32_t *n);
+void weir__native_parts_free(weir__native_part *parts, uint32_t n);
 
 /*
  * Tests only: when set, every subtask's snapshot thread calls fn before it
@@ -192,6 +238,16 @@ typedef struct weir__restore_source {
     /* State of source split `id` of node: WEIR_ENOTFOUND if the checkpoint does
      * not know it. */
     int (*split)(void *ud, int node, const char *id, weir__restored_split *out);
+    /*
+     * Optional: a keyed-state backend for node's subtask opened from a
+     * native checkpoint (cfg as for weir__backend_create; only for RocksDB
+     * targets). *out stays NULL when there is none; otherwise the key
+     * groups it brought are no longer served by kg_state (their timers
+     * still are).
+     */
+    int (*open_backend)(void *ud, int node, const char *name,
+                        const weir__backend_config *cfg,
+                        weir__backend **out);
     void *ud;
 } weir__restore_source;
 
@@ -210,6 +266,32 @@ void weir__snapshot_set_destroy(weir__snapshot_set *s);
 /* Adds one subtask snapshot (copied); validates it. */
 int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
                            size_t len);
+/*
+ * Incremental checkpoints: after every snapshot was added, writes each
+ * native part's files into a folder under scratch (created; removed with
+ * the set), shared ones read through fetch and checked against their size
+ * and CRC (WEIR_ECORRUPT on a mismatch; why names the file and the
+ * problem). A RocksDB target then opens them
+ * directly (open_backend); any other key group of a native part is served
+ * canonically by kg_state, read from the opened native checkpoint.
+ */
+typedef int (*weir__native_fetch_fn)(void *ud, const char *name,
+                                     uint8_t **data, size_t *len);
+int weir__snapshot_set_materialize(weir__snapshot_set *s, const char *scratch,
+                                   uint32_t max_parallelism,
+                                   weir__native_fetch_fn fetch, void *ud,
+                                   char *why, size_t why_cap);
+/*
+ * Whether the file (device, inode) is one the set materialized from shared
+ * storage: a restored database hard-linked it, so a later checkpoint can
+ * refer to the stored copy instead of storing it again. *shared (borrowed
+ * while the set lives), *size and *crc describe the stored copy.
+ */
+bool weir__snapshot_set_shared_file(const weir__snapshot_set *s, uint64_t dev,
+                                    uint64_t ino, const char **shared,
+                                    uint64_t *size, uint32_t *crc);
+/* Whether the set holds native parts (it then needs materializing). */
+bool weir__snapshot_set_has_native(const weir__snapshot_set *s);
 weir__restore_source weir__snapshot_set_source(weir__snapshot_set *s);
 
 #endif

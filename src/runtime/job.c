@@ -76,8 +76,13 @@ void weir_job_destroy(weir_job *job)
     if (!job)
         return;
     if (job->phase == 1) {
-        /* Destroying a running job: stop it hard and wait for its threads. */
-        atomic_store(&job->cancel, 1);
+        /*
+         * Destroying a running job: stop it hard and wait for its threads.
+         * Cancel wakes producers blocked on full channels too (a source
+         * under backpressure would otherwise wait for consumers that have
+         * already left).
+         */
+        weir__job_cancel(job);
         weir_job_stop(job);
         weir_job_wait(job);
     }

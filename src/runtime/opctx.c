@@ -196,7 +196,13 @@ int weir__op_ensure_backend(weir_op_ctx *c)
                  c->st->index);
         cfg.dir = dir;
     }
-    int rc = weir__backend_create(&cfg, &c->be);
+    int rc = 0;
+    /* Restoring an incremental checkpoint: open its native files directly. */
+    if (job->has_restore && job->restore.open_backend)
+        rc = job->restore.open_backend(job->restore.ud, c->node->id,
+                                       c->node->name, &cfg, &c->be);
+    if (!rc && !c->be)
+        rc = weir__backend_create(&cfg, &c->be);
     if (rc)
         return rc;
     if (c->has_key)

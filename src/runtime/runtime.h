@@ -314,6 +314,9 @@ typedef struct weir__async_op {
     bool has_kg;            /* a key-group section follows */
     uint32_t kg_lo, kg_hi;
     weir__backend_snap *bs; /* pinned keyed state, or NULL */
+    /* Or (incremental checkpoints) a native RocksDB checkpoint's folder. */
+    char *native_dir;
+    uint32_t node;
     size_t tmr_start;       /* where its timers begin in timers */
     size_t *tmr_end;        /* per key group: end of its timers in timers */
 } weir__async_op;
@@ -331,8 +334,14 @@ typedef struct weir__async_snap {
 } weir__async_snap;
 
 void weir__async_snap_free(weir__async_snap *a);
-/* The second part, on any thread: the snapshot's bytes, appended to out. */
-int weir__async_snap_write(weir__async_snap *a, weir_buf *out);
+/*
+ * The second part, on any thread: the snapshot's bytes, appended to out.
+ * Native parts are stored through hooks->native_upload (task and subtask
+ * name the subtask); hooks may be NULL when there are none.
+ */
+int weir__async_snap_write(weir__async_snap *a, weir_buf *out,
+                           const weir__ckpt_hooks *hooks, int task,
+                           uint32_t subtask);
 /*
  * Queues the second part on the subtask's snapshot thread (started on first
  * use), which acks (or declines) checkpoint a->id when done; takes a. With

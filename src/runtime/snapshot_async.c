@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "runtime/runtime.h"
+#include "util/io.h"
 
 typedef struct weir__snapper {
     pthread_t thread;
@@ -34,12 +35,24 @@ void weir__set_snapshot_test_hook(weir__snapshot_test_hook fn)
     atomic_store(&g_test_hook, fn);
 }
 
+/* The native checkpoint's folder is scratch: its files are stored (or the
+ * checkpoint failed) once the part is written. */
+static void drop_native(weir__async_op *op)
+{
+    if (!op->native_dir)
+        return;
+    weir__io_remove_tree(op->native_dir);
+    weir_free(op->native_dir);
+    op->native_dir = NULL;
+}
+
 void weir__async_snap_free(weir__async_snap *a)
 {
     if (!a)
         return;
     for (uint32_t i = 0; i < a->n_ops; i++) {
         weir__backend_snap_release(a->ops[i].bs);
+        drop_native(&a->ops[i]);
         weir_free(a->ops[i].tmr_end);
     }
     weir_free(a->ops);
@@ -49,12 +62,40 @@ void weir__async_snap_free(weir__async_snap *a)
     weir_free(a);
 }
 
-int weir__async_snap_write(weir__async_snap *a, weir_buf *out)
+/* The native section (format: checkpoint.h): every native part's files,
+ * stored through the hook. */
+static int write_native(weir__async_snap *a, weir_buf *out,
+                        const weir__ckpt_hooks *hooks, int task,
+                        uint32_t subtask, uint32_t n_native)
+{
+    if (!hooks || !hooks->native_upload)
+        return WEIR_ESTATE; /* a native part nobody can store */
+    int rc = weir_buf_put_varint(out, n_native);
+    for (uint32_t i = 0; i < a->n_ops && !rc; i++) {
+        weir__async_op *op = &a->ops[i];
+        if (!op->native_dir)
+            continue;
+        if (!(rc = weir_buf_put_varint(out, op->node)) &&
+            !(rc = weir_buf_put_varint(out, op->kg_lo)) &&
+            !(rc = weir_buf_put_varint(out, op->kg_hi)))
+            rc = hooks->native_upload(hooks->ud, a->id, task, subtask,
+                                      op->node, op->native_dir, out);
+        drop_native(op);
+    }
+    return rc;
+}
+
+int weir__async_snap_write(weir__async_snap *a, weir_buf *out,
+                           const weir__ckpt_hooks *hooks, int task,
+                           uint32_t subtask)
 {
     weir_buf ks;
     weir_buf_init(&ks);
-    size_t head_at = 0;
+    size_t head_at = 0, start = out->len;
+    uint32_t n_native = 0;
     int rc = 0;
+    for (uint32_t i = 0; i < a->n_ops; i++)
+        n_native += a->ops[i].native_dir != NULL;
     /* The snapshot header is the head up to the first operator's header. */
     for (uint32_t i = 0; i < a->n_ops && !rc; i++) {
         const weir__async_op *op = &a->ops[i];
@@ -80,6 +121,11 @@ int weir__async_snap_write(weir__async_snap *a, weir_buf *out)
         rc = weir_buf_put(out, a->head.data + head_at, a->head.len - head_at);
     if (!rc)
         rc = weir_buf_put(out, a->tail.data, a->tail.len);
+    if (!rc && n_native) {
+        /* Version 2: the header's version byte follows the u32 magic. */
+        out->data[start + 4] = 2;
+        rc = write_native(a, out, hooks, task, subtask, n_native);
+    }
     weir_buf_fini(&ks);
     return rc;
 }
@@ -93,7 +139,8 @@ static void complete(weir__subtask *st, weir__async_snap *a)
     weir_buf out;
     weir_buf_init(&out);
     if (!rc)
-        rc = weir__async_snap_write(a, &out);
+        rc = weir__async_snap_write(a, &out, &job->hooks, st->task->id,
+                                    st->index);
     if (a->sync_ns < 0) /* synchronous: the subtask waited for all of it */
         a->sync_ns = weir_monotonic_ns() - a->t0_ns;
     /* Release the pinned state first: the backend copies less meanwhile. */

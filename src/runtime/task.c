@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "runtime/runtime.h"
+#include "state/rocksdb_backend.h"
 
 #define MAX_WAIT_MS 10
 
@@ -265,7 +266,8 @@ static void decline(weir__subtask *st, uint64_t id, int code, const char *why)
  * the source positions are written now, the keyed state is pinned for the
  * asynchronous part.
  */
-static int snapshot_begin(weir__subtask *st, uint64_t id, weir__async_snap **out)
+static int snapshot_begin(weir__subtask *st, uint64_t id, bool native,
+                          weir__async_snap **out)
 {
     *out = NULL;
     weir__async_snap *a = weir_calloc(1, sizeof *a);
@@ -344,8 +346,11 @@ static int snapshot_begin(weir__subtask *st, uint64_t id, weir__async_snap **out
                 rc = weir__timers_snapshot_kg(c->timers, kg, &a->timers);
             op->tmr_end[kg - c->kg_lo] = a->timers.len;
         }
+        op->node = (uint32_t)c->node->id;
         if (!rc && c->be)
-            rc = weir__backend_snapshot_begin(c->be, &op->bs);
+            rc = native && weir__backend_is_rocksdb(c->be)
+                     ? weir__rocksdb_snapshot_native(c->be, id, &op->native_dir)
+                     : weir__backend_snapshot_begin(c->be, &op->bs);
 
     }
     if (!rc)
@@ -365,9 +370,9 @@ static int snapshot_begin(weir__subtask *st, uint64_t id, weir__async_snap **out
 static int snapshot_chain(weir__subtask *st, uint64_t id, weir_buf *out)
 {
     weir__async_snap *a;
-    int rc = snapshot_begin(st, id, &a);
+    int rc = snapshot_begin(st, id, false, &a);
     if (!rc)
-        rc = weir__async_snap_write(a, out);
+        rc = weir__async_snap_write(a, out, NULL, st->task->id, st->index);
     weir__async_snap_free(a);
     return rc;
 }
@@ -379,7 +384,10 @@ int weir__chain_barrier(weir__subtask *st, uint64_t id)
     if (job->has_hooks) {
         int64_t t0 = weir_monotonic_ns();
         weir__async_snap *a;
-        int rc = snapshot_begin(st, id, &a);
+        /* Incremental checkpoints: RocksDB state as a native checkpoint. */
+        bool native =
+            job->hooks.native_ok && job->hooks.native_ok(job->hooks.ud, id);
+        int rc = snapshot_begin(st, id, native, &a);
         if (rc) {
             if (rc == WEIR_ECANCELED)
                 return rc;

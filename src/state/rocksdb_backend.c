@@ -33,6 +33,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <rocksdb/c.h>
 #include <stdatomic.h>
@@ -42,6 +43,7 @@
 #include <unistd.h>
 
 #include "state/backend_impl.h"
+#include "util/io.h"
 
 #define TTL_SLOTS 4096 /* states whose TTL the compaction filter knows */
 #define ARENA_CHUNK (64 * 1024)
@@ -1334,6 +1336,37 @@ static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Creates the backend struct, options and (after deleting any old database) the
  * directory. */
+/*
+ * Native checkpoints of an earlier run that died before removing them
+ * ("<dir>.snap-<id>", weir__rocksdb_snapshot_native) are scratch too.
+ */
+static void remove_stale_snaps(const char *dir)
+{
+    const char *slash = strrchr(dir, '/');
+    char parent[4096], prefix[512];
+    if (slash) {
+        snprintf(parent, sizeof parent, "%.*s", (int)(slash - dir), dir);
+        if (!parent[0])
+            strcpy(parent, "/");
+    } else {
+        strcpy(parent, ".");
+    }
+    if ((size_t)snprintf(prefix, sizeof prefix, "%s.snap-",
+                         slash ? slash + 1 : dir) >= sizeof prefix)
+        return;
+    DIR *d = opendir(parent);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[8192];
+    while ((e = readdir(d)))
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+            snprintf(path, sizeof path, "%s/%s", parent, e->d_name);
+            weir__io_remove_tree(path);
+        }
+    closedir(d);
+}
+
 static int rdb_prepare_locked(const weir__backend_config *cfg, rdb_backend **out)
 {
     if (!cfg->dir || !cfg->dir[0])
@@ -1392,6 +1425,7 @@ static int rdb_prepare_locked(const weir__backend_config *cfg, rdb_backend **out
             return rc;
         }
     }
+    remove_stale_snaps(cfg->dir);
     int rc = make_dirs(cfg->dir);
     if (rc) {
         rdb_free(rb, false);
@@ -1485,6 +1519,28 @@ int weir__rocksdb_checkpoint(weir__backend *be, const char *dir)
     rocksdb_checkpoint_create(cp, dir, 0, &err);
     rocksdb_checkpoint_object_destroy(cp);
     return err ? rdb_err(rb, err) : 0;
+}
+
+int weir__rocksdb_snapshot_native(weir__backend *be, uint64_t id, char **dir)
+{
+    *dir = NULL;
+    if (!be || !weir__backend_is_rocksdb(be))
+        return WEIR_EUNSUPPORTED;
+    size_t cap = strlen(RB(be)->dir) + 32;
+    char *d = weir_malloc(cap);
+    if (!d)
+        return WEIR_ENOMEM;
+    snprintf(d, cap, "%s.snap-%" PRIu64, RB(be)->dir, id);
+    /* A crashed run's leftover would make the checkpoint fail. */
+    weir__io_remove_tree(d);
+    int rc = weir__rocksdb_checkpoint(be, d);
+    if (rc) {
+        weir__io_remove_tree(d);
+        weir_free(d);
+        return rc;
+    }
+    *dir = d;
+    return 0;
 }
 
 static int copy_file(const char *from, const char *to)
@@ -1710,6 +1766,14 @@ int weir__rocksdb_open_checkpoint(const weir__backend_config *cfg,
     (void)ckpt_dir;
     if (out)
         *out = NULL;
+    return WEIR_EUNSUPPORTED;
+}
+
+int weir__rocksdb_snapshot_native(weir__backend *be, uint64_t id, char **dir)
+{
+    (void)be;
+    (void)id;
+    *dir = NULL;
     return WEIR_EUNSUPPORTED;
 }
 

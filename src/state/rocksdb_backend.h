@@ -41,6 +41,15 @@ int weir__rocksdb_checkpoint(weir__backend *be, const char *dir);
 int weir__rocksdb_open_checkpoint(const weir__backend_config *cfg,
                                   const char *ckpt_dir, weir__backend **out);
 
+/*
+ * Incremental checkpoints: weir__rocksdb_checkpoint of be into
+ * "<be's folder>.snap-<id>" (anything left there by an earlier run is
+ * removed first), on the backend's thread; *dir (allocated, weir_free)
+ * names the folder. The caller removes it (weir__io_remove_tree) when its
+ * files are stored.
+ */
+int weir__rocksdb_snapshot_native(weir__backend *be, uint64_t id, char **dir);
+
 /* Runs a full manual compaction (which also drops expired TTL entries). */
 int weir__rocksdb_compact(weir__backend *be);
 
