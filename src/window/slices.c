@@ -30,13 +30,18 @@
 #define SREC_CHUNK (1u << SREC_SHIFT)
 
 /*
- * a record: the key's entry, its hash (so combining slices never touches
- * entries), the accumulator, then a copy of the key's bytes for short
- * fixed-width keys (so emitting a slice never touches entries either)
+ * a record: the key's entry, the low 32 bits of its hash (so combining
+ * slices never touches entries; index slots take no more bits), the number
+ * of the key's record in the running sum c->run (RUN_NONE: not known), the
+ * accumulator, then a copy of the key's bytes for short fixed-width keys (so
+ * emitting a slice never touches entries either)
  */
 #define SREC_E(r) (*(wentry **)(r))
-#define SREC_H(r) (*(uint64_t *)((uint8_t *)(r) + 8))
+#define SREC_H(r) (*(uint32_t *)((uint8_t *)(r) + 8))
+#define SREC_RUN(r) (*(uint32_t *)((uint8_t *)(r) + 12))
 #define SREC_ACC(r) ((void *)((uint8_t *)(r) + 16))
+#define SREC_OF_ACC(acc) ((uint8_t *)(acc) - 16)
+#define RUN_NONE UINT32_MAX
 
 static inline uint8_t *srec_at(const wcore *c, const sslice *s, uint32_t i)
 {
@@ -137,7 +142,8 @@ static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint64_t h)
     }
     uint8_t *r = srec_at(c, s, s->n);
     SREC_E(r) = e;
-    SREC_H(r) = h;
+    SREC_H(r) = (uint32_t)h;
+    SREC_RUN(r) = RUN_NONE;
     if (c->rec_key_off)
         memcpy(r + c->rec_key_off, e->key, e->key_len);
     weir__acc_init(&c->as, SREC_ACC(r));
@@ -148,38 +154,6 @@ static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint64_t h)
         c->n_recs++;
     }
     return r;
-}
-
-/*
- * Removes record k of scratch table s: its index slot is closed by shifting
- * the probe chain back, and the last record moves into its place.
- */
-static void srec_remove(wcore *c, sslice *s, uint32_t k)
-{
-    const uint32_t mask = s->idx_cap - 1;
-    uint8_t *r = srec_at(c, s, k);
-    uint32_t i = (uint32_t)SREC_H(r) & mask;
-    while (s->idx[i] != k + 1)
-        i = (i + 1) & mask;
-    for (uint32_t j = (i + 1) & mask, v; (v = s->idx[j]); j = (j + 1) & mask) {
-        uint32_t home = (uint32_t)SREC_H(srec_at(c, s, v - 1)) & mask;
-        /* v may fill the hole at i when i lies on its probe path (home .. j) */
-        if (((j - home) & mask) >= ((j - i) & mask)) {
-            s->idx[i] = v;
-            i = j;
-        }
-    }
-    s->idx[i] = 0;
-    const uint32_t last = s->n - 1;
-    if (k != last) {
-        uint8_t *lr = srec_at(c, s, last);
-        uint32_t p = (uint32_t)SREC_H(lr) & mask;
-        while (s->idx[p] != last + 1)
-            p = (p + 1) & mask;
-        s->idx[p] = k + 1;
-        memcpy(r, lr, c->rec_size);
-    }
-    s->n--;
 }
 
 /* Drops every record of s (their keys may become idle) and recycles s. */
@@ -310,6 +284,9 @@ static inline void slice_of(wcore *c, weir_ts ts)
     }
 }
 
+static uint8_t *run_rec(wcore *c, uint8_t *r);
+static inline void run_note_add(wcore *c, const uint8_t *d);
+
 int weir__sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_t row, weir_ts ts, int sign)
 {
     /* fetch the slice record of a row a little ahead (its index slot was fetched before) */
@@ -330,9 +307,10 @@ int weir__sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_t row, w
             acc = s ? slice_acc(c, s, e) : NULL;
             if (acc && s->in_run) {
                 /* the running sum includes this slice: it takes the record too */
-                uint8_t *r = srec_get(c, c->run, e, e->hash);
+                uint8_t *r = run_rec(c, SREC_OF_ACC(acc));
                 if (!r)
                     return WEIR_ENOMEM;
+                run_note_add(c, r);
                 if ((rc = weir__pend_add(c, SREC_ACC(r), row, sign)))
                     return rc;
             }
@@ -424,34 +402,125 @@ static int tumbling_fire(wcore *c, weir_ts W)
  * window ending at run_end. Moving to the next window adds the slices that
  * enter it and subtracts those that leave, so a firing costs the records of
  * the slices that change plus its output, not size/slide merges per key.
- * Integer words wrap, so subtracting is exact; a key whose words all return
- * to zero is removed (absent means zero), so the table holds only keys with
- * records in live slices, whose entries therefore stay alive.
+ * Integer words wrap, so subtracting is exact.
+ *
+ * Records of the running table never move between compactions, so a slice
+ * record remembers the number of its key's running record (SREC_RUN) once
+ * it has been added, and subtracting it later costs no probe. A key whose
+ * words return to zero keeps its (empty, not emitted) record: keys come
+ * back, and removing it would move another. run_compact drops the zero
+ * records once they are half of the table, and before entries are swept
+ * (a zero record's entry may be idle; only then can it be released), and
+ * forgets every SREC_RUN.
  */
+static inline bool words_zero(const wcore *c, const void *blk)
+{
+    const int64_t *w = blk;
+    uint64_t any = 0;
+    for (uint32_t i = 0; i < c->as.size / 8; i++)
+        any |= (uint64_t)w[i];
+    return any == 0;
+}
+
+/* The running record of slice record r's key, created (zero) if missing. */
+static uint8_t *run_rec(wcore *c, uint8_t *r)
+{
+    sslice *t = c->run;
+    uint32_t v = SREC_RUN(r);
+    if (v != RUN_NONE)
+        return srec_at(c, t, v);
+    v = srec_find(c, t, SREC_E(r), SREC_H(r));
+    uint8_t *d = v ? srec_at(c, t, v - 1) : srec_get(c, t, SREC_E(r), SREC_H(r));
+    if (!d)
+        return NULL;
+    SREC_RUN(r) = v ? v - 1 : t->n - 1;
+    c->run_zero += !v; /* a new record is a zero one until something is added */
+    return d;
+}
+
+/* A record is about to be added to running record d: it stops being a zero one. */
+static inline void run_note_add(wcore *c, const uint8_t *d)
+{
+    if (c->run_zero && words_zero(c, SREC_ACC(d)))
+        c->run_zero--;
+}
+
+static void run_forget_links(wcore *c)
+{
+    for (sslice *x = c->s_head; x; x = x->next)
+        for (uint32_t k = 0; k < x->n; k++)
+            SREC_RUN(srec_at(c, x, k)) = RUN_NONE;
+}
+
+/*
+ * Drops the running records whose words are all zero (see above). The count
+ * run_zero is a hint (rows pending in one batch may be counted twice); with
+ * force the table is scanned whatever it says.
+ */
+static void run_compact(wcore *c, bool force)
+{
+    sslice *t = c->run;
+    if (!t || (!force && !c->run_zero))
+        return;
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < t->n; k++) {
+        uint8_t *r = srec_at(c, t, k);
+        if (words_zero(c, SREC_ACC(r)))
+            continue;
+        if (m != k)
+            memcpy(srec_at(c, t, m), r, c->rec_size);
+        m++;
+    }
+    t->n = m;
+    memset(t->idx, 0, t->idx_cap * sizeof *t->idx);
+    const uint32_t mask = t->idx_cap - 1;
+    for (uint32_t k = 0; k < m; k++) {
+        uint32_t i = SREC_H(srec_at(c, t, k)) & mask;
+        while (t->idx[i])
+            i = (i + 1) & mask;
+        t->idx[i] = k + 1;
+    }
+    c->run_zero = 0;
+    run_forget_links(c);
+}
+
+void weir__sliced_compact(wcore *c) { run_compact(c, true); }
+
 static int run_fold(wcore *c, sslice *x, bool add)
 {
     sslice *t = c->run;
-    const uint32_t mask = t->idx_cap - 1;
+    const uint32_t mask = t->idx_cap - 1, nw = c->as.size / 8;
     for (uint32_t k = 0; k < x->n; k++) {
-        /* fetch ahead: the index slot of a record 8 on, then the running record of one 4 on */
-        if (k + 8 < x->n)
-            __builtin_prefetch(&t->idx[(uint32_t)SREC_H(srec_at(c, x, k + 8)) & mask]);
+        /* fetch ahead: the running record of a record 4 on (or its index slot, 8 on, when not known yet) */
+        if (k + 8 < x->n) {
+            const uint8_t *r8 = srec_at(c, x, k + 8);
+            if (SREC_RUN(r8) == RUN_NONE)
+                __builtin_prefetch(&t->idx[SREC_H(r8) & mask]);
+        }
         if (k + 4 < x->n) {
-            uint32_t v4 = t->idx[(uint32_t)SREC_H(srec_at(c, x, k + 4)) & mask];
-            if (v4)
-                __builtin_prefetch(srec_at(c, t, v4 - 1));
+            const uint8_t *r4 = srec_at(c, x, k + 4);
+            uint32_t v4 = SREC_RUN(r4);
+            if (v4 == RUN_NONE) {
+                v4 = t->idx[SREC_H(r4) & mask];
+                v4 = v4 ? v4 - 1 : RUN_NONE;
+            }
+            if (v4 != RUN_NONE && v4 < t->n)
+                __builtin_prefetch(srec_at(c, t, v4));
         }
         uint8_t *r = srec_at(c, x, k);
-        uint32_t v = srec_find(c, t, SREC_E(r), SREC_H(r));
-        uint8_t *d = v ? srec_at(c, t, v - 1) : srec_get(c, t, SREC_E(r), SREC_H(r));
+        uint8_t *d = run_rec(c, r);
         if (!d)
             return WEIR_ENOMEM;
+        int64_t *dw = SREC_ACC(d);
+        const int64_t *sw = SREC_ACC(r);
         if (add) {
-            weir__acc_merge(&c->as, SREC_ACC(d), SREC_ACC(r));
+            run_note_add(c, d);
+            for (uint32_t w = 0; w < nw; w++)
+                dw[w] = (int64_t)((uint64_t)dw[w] + (uint64_t)sw[w]);
         } else {
-            weir__acc_unmerge(&c->as, SREC_ACC(d), SREC_ACC(r));
-            if (weir__acc_zero(&c->as, SREC_ACC(d)))
-                srec_remove(c, t, v ? v - 1 : t->n - 1);
+            for (uint32_t w = 0; w < nw; w++)
+                dw[w] = (int64_t)((uint64_t)dw[w] - (uint64_t)sw[w]);
+            c->run_zero += words_zero(c, dw);
         }
     }
     x->in_run = add;
@@ -481,9 +550,11 @@ static void run_reset(wcore *c)
     if (!c->run || c->run_end == WEIR_TS_MIN)
         return;
     c->run->n = 0;
+    c->run_zero = 0;
     memset(c->run->idx, 0, c->run->idx_cap * sizeof *c->run->idx);
     for (sslice *x = c->s_head; x; x = x->next)
         x->in_run = false;
+    run_forget_links(c);
     c->run_end = WEIR_TS_MIN;
 }
 
@@ -531,6 +602,8 @@ static int hopping_fire(wcore *c, weir_ts after, weir_ts W)
             return rc;
         slice_release(c, c->s_head);
     }
+    if (c->run && c->run_zero > 1024 && c->run_zero * 2 > c->run->n)
+        run_compact(c, false);
     return 0;
 }
 

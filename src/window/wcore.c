@@ -317,6 +317,8 @@ static int maybe_sweep(wcore *c)
     uint32_t busy = c->n_live - c->n_idle;
     if (c->n_idle < 16384 || c->n_idle < 2 * busy)
         return 0;
+    if (c->mode == MODE_SLICED)
+        weir__sliced_compact(c);
     wentry **old = c->tab;
     uint32_t cap = c->tab_cap;
     wentry **nt = weir_calloc(cap, sizeof *nt);

@@ -172,6 +172,7 @@ struct weir__wcore {
     bool emit_many;           /* slices emit with weir__emit_many (key copies in records, no lateness) */
     sslice *run;              /* hopping, all_int: the running sum of the slices marked in_run */
     weir_ts run_end;          /* ... which are the live slices ending at or before this; WEIR_TS_MIN: none */
+    uint32_t run_zero;        /* records of c->run whose words are all zero */
     uint64_t n_recs;
     weir_ts armed;            /* processing-time domain: the slice store's requested timer */
 
@@ -230,6 +231,8 @@ void weir__sliced_destroy(wcore *c);
 int weir__sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_t row, weir_ts ts, int sign);
 int weir__sliced_fire(wcore *c, weir_ts after, weir_ts W);
 int weir__sliced_arm(wcore *c);
+/* Drops the running sum's zero records, which may name idle entries (before a sweep). */
+void weir__sliced_compact(wcore *c);
 typedef int (*weir__sliced_rec_fn)(void *ud, wentry *e, uint32_t order, int type, weir_ts start, weir_ts end,
                                    void *acc);
 int weir__sliced_visit(wcore *c, weir__sliced_rec_fn fn, void *ud);
