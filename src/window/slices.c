@@ -339,6 +339,16 @@ int weir__sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_t row, w
 
 static int emit_table(wcore *c, sslice *s, weir_ts start, weir_ts end)
 {
+    if (c->emit_fused) {
+        /* a chunk's records lie every rec_size bytes */
+        for (uint32_t k0 = 0; k0 < s->n; k0 += SREC_CHUNK) {
+            uint32_t m = s->n - k0 < SREC_CHUNK ? s->n - k0 : SREC_CHUNK;
+            int rc = weir__emit_fused(c, srec_at(c, s, k0), m, c->rec_size, c->rec_key_off, 16, start, end);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
     if (c->emit_many) {
         /* the non-empty records, a chunk at a time, written column by column */
         const uint8_t *keys[SREC_CHUNK];
@@ -707,6 +717,7 @@ int weir__sliced_init(wcore *c)
     }
     /* with allowed lateness every result also becomes a `mat` node: emitted one by one */
     c->emit_many = c->rec_key_off && c->L <= 0;
+    c->emit_fused = c->emit_many && weir__emit_fused_ok(c);
     c->run_end = WEIR_TS_MIN;
     if (c->kind == WEIR_WINDOW_HOPPING) {
         sslice *t = slice_new(c, 0, 0);

@@ -830,6 +830,104 @@ int weir__emit_many(wcore *c, const uint8_t *const *keys, const void *const *blk
     return 0;
 }
 
+/*
+ * The fused emitter (c->emit_fused): one BIGINT-like key column of 8 bytes,
+ * integer COUNT/SUM results into BIGINT (or DECIMAL) columns, no allowed
+ * lateness. Emitting a firing is then one pass over the records writing
+ * each output column directly, instead of gathering pointers and running a
+ * loop per column over them; a record with a NULL key or a NULL sum takes
+ * weir__emit_many's general path.
+ */
+bool weir__emit_fused_ok(const wcore *c)
+{
+    if (c->key.n != 1 || c->kcols[0].width != 8 || c->kcols[0].is_string || !c->as.all_int || c->as.n > 8)
+        return false;
+    for (uint32_t i = 0; i < c->as.n; i++) {
+        const weir__accfield *f = &c->as.f[i];
+        weir_type_id id = f->out_type.id;
+        bool sum = f->kind == WEIR__ACC_SUM_I32 || f->kind == WEIR__ACC_SUM_I64;
+        if (id != WEIR_TYPE_BIGINT && !(sum && id == WEIR_TYPE_DECIMAL))
+            return false;
+        if (f->off % 8)
+            return false;
+    }
+    return true;
+}
+
+int weir__emit_fused(wcore *c, const uint8_t *recs, uint32_t n, size_t stride, size_t key_off, size_t acc_off,
+                     weir_ts start, weir_ts end)
+{
+    const uint32_t nf = c->as.n;
+    uint32_t woff[8];
+    bool sum[8];
+    for (uint32_t i = 0; i < nf; i++) {
+        woff[i] = c->as.f[i].off / 8;
+        sum[i] = c->as.f[i].kind != WEIR__ACC_COUNT_STAR && c->as.f[i].kind != WEIR__ACC_COUNT;
+    }
+    uint32_t k = 0;
+    while (k < n) {
+        weir_batch *o = c->out;
+        if (weir_batch_full(o)) {
+            int rc = flush_out(c);
+            if (rc)
+                return rc;
+        }
+        const uint32_t r0 = o->n_rows, room = o->capacity - r0;
+        int64_t *kc = WEIR_COL_I64(o, 0) + r0;
+        int64_t *dst[8];
+        for (uint32_t i = 0; i < nf; i++)
+            dst[i] = WEIR_COL_I64(o, c->col_agg0 + i) + r0;
+        uint32_t m = 0;
+        const uint8_t *odd = NULL; /* a record for the general path */
+        for (; k < n && m < room; k++) {
+            const uint8_t *r = recs + (size_t)k * stride;
+            const int64_t *a = (const int64_t *)(r + acc_off);
+            if (!WEIR__ACC_ROWS(a))
+                continue;
+            bool plain = r[key_off] != 0;
+            for (uint32_t i = 0; i < nf; i++)
+                plain &= !sum[i] || a[woff[i] + 1] != 0;
+            if (!plain) {
+                odd = r;
+                k++;
+                break;
+            }
+            memcpy(&kc[m], r + key_off + 1, 8);
+            for (uint32_t i = 0; i < nf; i++)
+                dst[i][m] = a[woff[i]];
+            m++;
+        }
+        int64_t *ws = WEIR_COL_I64(o, c->col_ws) + r0, *we = WEIR_COL_I64(o, c->col_we) + r0;
+        for (uint32_t i = 0; i < m; i++) {
+            ws[i] = start;
+            we[i] = end;
+            o->ts[r0 + i] = end - 1;
+        }
+        if (c->col_wt >= 0) {
+            int64_t *wt = WEIR_COL_I64(o, (uint32_t)c->col_wt) + r0;
+            for (uint32_t i = 0; i < m; i++)
+                wt[i] = end - 1;
+            set_valid_range(o, (uint32_t)c->col_wt, r0, m);
+        }
+        memset(o->kind + r0, WEIR_ROW_INSERT, m);
+        set_valid_range(o, 0, r0, m);
+        set_valid_range(o, c->col_ws, r0, m);
+        set_valid_range(o, c->col_we, r0, m);
+        for (uint32_t i = 0; i < nf; i++)
+            set_valid_range(o, c->col_agg0 + i, r0, m);
+        o->n_rows = r0 + m;
+        c->st.fired += m;
+        if (odd) {
+            const uint8_t *key = odd + key_off;
+            const void *blk = odd + acc_off;
+            int rc = weir__emit_many(c, &key, &blk, 1, start, end);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* 5. routing records                                                   */
 /* ------------------------------------------------------------------ */

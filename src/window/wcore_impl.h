@@ -170,6 +170,7 @@ struct weir__wcore {
     size_t rec_size;
     size_t rec_key_off;       /* where a record keeps a copy of its key's bytes, 0 if it does not */
     bool emit_many;           /* slices emit with weir__emit_many (key copies in records, no lateness) */
+    bool emit_fused;          /* ... and with weir__emit_fused (one 8-byte key, integer COUNT/SUM) */
     sslice *run;              /* hopping, all_int: the running sum of the slices marked in_run */
     weir_ts run_end;          /* ... which are the live slices ending at or before this; WEIR_TS_MIN: none */
     uint32_t run_zero;        /* records of c->run whose words are all zero */
@@ -225,6 +226,16 @@ int weir__route_mat(wcore *c, wentry *e, uint32_t row, weir_ts start, weir_ts en
  */
 int weir__emit_many(wcore *c, const uint8_t *const *keys, const void *const *blks, uint32_t n, weir_ts start,
                     weir_ts end);
+/* Whether weir__emit_fused applies: one 8-byte key column, integer COUNT/SUM into BIGINT or DECIMAL. */
+bool weir__emit_fused_ok(const wcore *c);
+/*
+ * As weir__emit_many for n records laid out every stride bytes from recs,
+ * each with its key (weir_key_encode's format) at key_off and its
+ * accumulator at acc_off; empty accumulators are skipped. Only when
+ * c->emit_many and weir__emit_fused_ok.
+ */
+int weir__emit_fused(wcore *c, const uint8_t *recs, uint32_t n, size_t stride, size_t key_off, size_t acc_off,
+                     weir_ts start, weir_ts end);
 
 int weir__sliced_init(wcore *c);
 void weir__sliced_destroy(wcore *c);
