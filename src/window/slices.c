@@ -143,7 +143,8 @@ static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint64_t h)
     uint8_t *r = srec_at(c, s, s->n);
     SREC_E(r) = e;
     SREC_H(r) = (uint32_t)h;
-    SREC_RUN(r) = RUN_NONE;
+    /* the key's running record, as far as its entry knows (checked before use) */
+    SREC_RUN(r) = s->scratch ? RUN_NONE : e->run_idx;
     if (c->rec_key_off)
         memcpy(r + c->rec_key_off, e->key, e->key_len);
     weir__acc_init(&c->as, SREC_ACC(r));
@@ -285,7 +286,6 @@ static inline void slice_of(wcore *c, weir_ts ts)
 }
 
 static uint8_t *run_rec(wcore *c, uint8_t *r);
-static inline void run_note_add(wcore *c, const uint8_t *d);
 
 int weir__sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_t row, weir_ts ts, int sign)
 {
@@ -310,7 +310,6 @@ int weir__sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_t row, w
                 uint8_t *r = run_rec(c, SREC_OF_ACC(acc));
                 if (!r)
                     return WEIR_ENOMEM;
-                run_note_add(c, r);
                 if ((rc = weir__pend_add(c, SREC_ACC(r), row, sign)))
                     return rc;
             }
@@ -414,15 +413,20 @@ static int tumbling_fire(wcore *c, weir_ts W)
  * the slices that change plus its output, not size/slide merges per key.
  * Integer words wrap, so subtracting is exact.
  *
- * Records of the running table never move between compactions, so a slice
- * record remembers the number of its key's running record (SREC_RUN) once
- * it has been added, and subtracting it later costs no probe. A key whose
- * words return to zero keeps its (empty, not emitted) record: keys come
- * back, and removing it would move another. run_compact drops the zero
- * records once they are half of the table, and before entries are swept
- * (a zero record's entry may be idle; only then can it be released), and
- * forgets every SREC_RUN.
+ * Records of the running table never move (but in run_compact), so a slice
+ * record remembers the number of its key's running record (SREC_RUN, a
+ * hint: checked against the record's entry and hash before use), and
+ * folding it costs no probe. A record whose words return to zero is marked
+ * free (RUN_FREE in its own SREC_RUN) and stacked in c->run_free; a key
+ * new to the table takes a free record over (re-indexed under its hash), so
+ * the table stays as small as the keys of one window, which every firing
+ * reads whole. The stack may hold stale numbers (records taken back by
+ * their key): only a record still marked free is taken. run_compact drops
+ * the zero records before key entries are swept, since a free record may
+ * name an idle entry and entries are recycled.
  */
+#define RUN_FREE 1u
+
 static inline bool words_zero(const wcore *c, const void *blk)
 {
     const int64_t *w = blk;
@@ -432,45 +436,114 @@ static inline bool words_zero(const wcore *c, const void *blk)
     return any == 0;
 }
 
+/* Removes record number k from the index of t (the record stays in place). */
+static void idx_unlink(wcore *c, sslice *t, uint32_t k)
+{
+    const uint32_t mask = t->idx_cap - 1;
+    uint32_t i = SREC_H(srec_at(c, t, k)) & mask;
+    while (t->idx[i] != k + 1)
+        i = (i + 1) & mask;
+    for (uint32_t j = (i + 1) & mask, v; (v = t->idx[j]); j = (j + 1) & mask) {
+        uint32_t home = SREC_H(srec_at(c, t, v - 1)) & mask;
+        /* v may fill the hole at i when i lies on its probe path (home .. j) */
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            t->idx[i] = v;
+            i = j;
+        }
+    }
+    t->idx[i] = 0;
+}
+
+/* A free running record for the key of slice record r, taken over, or NULL when none is free. */
+static uint8_t *run_take_free(wcore *c, const uint8_t *r)
+{
+    sslice *t = c->run;
+    while (c->run_nfree) {
+        uint32_t k = c->run_free[--c->run_nfree];
+        if (k >= t->n)
+            continue;
+        uint8_t *d = srec_at(c, t, k);
+        if (SREC_RUN(d) != RUN_FREE)
+            continue; /* taken back by its key since */
+        idx_unlink(c, t, k);
+        SREC_E(d) = SREC_E(r);
+        SREC_H(d) = SREC_H(r);
+        SREC_RUN(d) = 0;
+        if (c->rec_key_off)
+            memcpy(d + c->rec_key_off, r + c->rec_key_off, c->rec_size - c->rec_key_off);
+        const uint32_t mask = t->idx_cap - 1;
+        uint32_t i = SREC_H(d) & mask;
+        while (t->idx[i])
+            i = (i + 1) & mask;
+        t->idx[i] = k + 1;
+        SREC_RUN((uint8_t *)r) = k;
+        return d;
+    }
+    return NULL;
+}
+
 /* The running record of slice record r's key, created (zero) if missing. */
 static uint8_t *run_rec(wcore *c, uint8_t *r)
 {
     sslice *t = c->run;
     uint32_t v = SREC_RUN(r);
-    if (v != RUN_NONE)
-        return srec_at(c, t, v);
+    if (v < t->n) {
+        uint8_t *d = srec_at(c, t, v);
+        if (SREC_E(d) == SREC_E(r) && SREC_H(d) == SREC_H(r)) {
+            SREC_RUN(d) = 0;
+            return d;
+        }
+    }
     v = srec_find(c, t, SREC_E(r), SREC_H(r));
-    uint8_t *d = v ? srec_at(c, t, v - 1) : srec_get(c, t, SREC_E(r), SREC_H(r));
-    if (!d)
-        return NULL;
-    SREC_RUN(r) = v ? v - 1 : t->n - 1;
-    c->run_zero += !v; /* a new record is a zero one until something is added */
+    uint8_t *d;
+    if (v) {
+        d = srec_at(c, t, v - 1);
+        SREC_RUN(d) = 0;
+        SREC_RUN(r) = v - 1;
+    } else if (!(d = run_take_free(c, r))) {
+        if (!(d = srec_get(c, t, SREC_E(r), SREC_H(r))))
+            return NULL;
+        SREC_RUN(d) = 0;
+        SREC_RUN(r) = t->n - 1;
+    }
+    /* the key's next slice records start out knowing it */
+    SREC_E(r)->run_idx = SREC_RUN(r);
     return d;
 }
 
-/* A record is about to be added to running record d: it stops being a zero one. */
-static inline void run_note_add(wcore *c, const uint8_t *d)
+/* Running record d (number k) became zero: it may be taken over. */
+static int run_free_push(wcore *c, uint8_t *d, uint32_t k)
 {
-    if (c->run_zero && words_zero(c, SREC_ACC(d)))
-        c->run_zero--;
+    if (SREC_RUN(d) == RUN_FREE)
+        return 0;
+    if (c->run_nfree == c->run_cap_free) {
+        /* stale numbers pile up only when keys come and go: drop them first */
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < c->run_nfree; i++) {
+            uint32_t x = c->run_free[i];
+            if (x < c->run->n && SREC_RUN(srec_at(c, c->run, x)) == RUN_FREE)
+                c->run_free[m++] = x;
+        }
+        c->run_nfree = m;
+    }
+    if (c->run_nfree * 2 >= c->run_cap_free) {
+        uint32_t nc = c->run_cap_free ? c->run_cap_free * 2 : 256;
+        uint32_t *v = weir_realloc(c->run_free, nc * sizeof *v);
+        if (!v)
+            return WEIR_ENOMEM;
+        c->run_free = v;
+        c->run_cap_free = nc;
+    }
+    SREC_RUN(d) = RUN_FREE;
+    c->run_free[c->run_nfree++] = k;
+    return 0;
 }
 
-static void run_forget_links(wcore *c)
-{
-    for (sslice *x = c->s_head; x; x = x->next)
-        for (uint32_t k = 0; k < x->n; k++)
-            SREC_RUN(srec_at(c, x, k)) = RUN_NONE;
-}
-
-/*
- * Drops the running records whose words are all zero (see above). The count
- * run_zero is a hint (rows pending in one batch may be counted twice); with
- * force the table is scanned whatever it says.
- */
-static void run_compact(wcore *c, bool force)
+/* Drops the running records whose words are all zero (see above). */
+static void run_compact(wcore *c)
 {
     sslice *t = c->run;
-    if (!t || (!force && !c->run_zero))
+    if (!t)
         return;
     uint32_t m = 0;
     for (uint32_t k = 0; k < t->n; k++) {
@@ -490,31 +563,31 @@ static void run_compact(wcore *c, bool force)
             i = (i + 1) & mask;
         t->idx[i] = k + 1;
     }
-    c->run_zero = 0;
-    run_forget_links(c);
+    c->run_nfree = 0;
 }
 
-void weir__sliced_compact(wcore *c) { run_compact(c, true); }
+void weir__sliced_compact(wcore *c) { run_compact(c); }
+
+/* dst += src (sign > 0) or dst -= src over nw words; returns whether dst is all zero. */
+static inline bool words_fold(int64_t *dw, const int64_t *sw, uint32_t nw, bool add)
+{
+    uint64_t any = 0;
+    for (uint32_t w = 0; w < nw; w++) {
+        dw[w] = (int64_t)(add ? (uint64_t)dw[w] + (uint64_t)sw[w] : (uint64_t)dw[w] - (uint64_t)sw[w]);
+        any |= (uint64_t)dw[w];
+    }
+    return any == 0;
+}
 
 static int run_fold(wcore *c, sslice *x, bool add)
 {
     sslice *t = c->run;
-    const uint32_t mask = t->idx_cap - 1, nw = c->as.size / 8;
+    const uint32_t nw = c->as.size / 8;
     for (uint32_t k = 0; k < x->n; k++) {
-        /* fetch ahead: the running record of a record 4 on (or its index slot, 8 on, when not known yet) */
-        if (k + 8 < x->n) {
-            const uint8_t *r8 = srec_at(c, x, k + 8);
-            if (SREC_RUN(r8) == RUN_NONE)
-                __builtin_prefetch(&t->idx[SREC_H(r8) & mask]);
-        }
+        /* fetch the running record of a record 4 on */
         if (k + 4 < x->n) {
-            const uint8_t *r4 = srec_at(c, x, k + 4);
-            uint32_t v4 = SREC_RUN(r4);
-            if (v4 == RUN_NONE) {
-                v4 = t->idx[SREC_H(r4) & mask];
-                v4 = v4 ? v4 - 1 : RUN_NONE;
-            }
-            if (v4 != RUN_NONE && v4 < t->n)
+            uint32_t v4 = SREC_RUN(srec_at(c, x, k + 4));
+            if (v4 < t->n)
                 __builtin_prefetch(srec_at(c, t, v4));
         }
         uint8_t *r = srec_at(c, x, k);
@@ -523,14 +596,12 @@ static int run_fold(wcore *c, sslice *x, bool add)
             return WEIR_ENOMEM;
         int64_t *dw = SREC_ACC(d);
         const int64_t *sw = SREC_ACC(r);
-        if (add) {
-            run_note_add(c, d);
-            for (uint32_t w = 0; w < nw; w++)
-                dw[w] = (int64_t)((uint64_t)dw[w] + (uint64_t)sw[w]);
-        } else {
-            for (uint32_t w = 0; w < nw; w++)
-                dw[w] = (int64_t)((uint64_t)dw[w] - (uint64_t)sw[w]);
-            c->run_zero += words_zero(c, dw);
+        /* COUNT(*) and one SUM (four words) spelled out: the loop unrolls */
+        bool zero = nw == 4 ? words_fold(dw, sw, 4, add) : words_fold(dw, sw, nw, add);
+        if (!add && zero) {
+            int rc = run_free_push(c, d, SREC_RUN(r));
+            if (rc)
+                return rc;
         }
     }
     x->in_run = add;
@@ -560,11 +631,10 @@ static void run_reset(wcore *c)
     if (!c->run || c->run_end == WEIR_TS_MIN)
         return;
     c->run->n = 0;
-    c->run_zero = 0;
+    c->run_nfree = 0;
     memset(c->run->idx, 0, c->run->idx_cap * sizeof *c->run->idx);
     for (sslice *x = c->s_head; x; x = x->next)
         x->in_run = false;
-    run_forget_links(c);
     c->run_end = WEIR_TS_MIN;
 }
 
@@ -612,8 +682,6 @@ static int hopping_fire(wcore *c, weir_ts after, weir_ts W)
             return rc;
         slice_release(c, c->s_head);
     }
-    if (c->run && c->run_zero > 1024 && c->run_zero * 2 > c->run->n)
-        run_compact(c, false);
     return 0;
 }
 
@@ -749,6 +817,8 @@ void weir__sliced_destroy(wcore *c)
         slice_release(c, c->run);
         c->run = NULL;
     }
+    weir_free(c->run_free);
+    c->run_free = NULL;
     while (c->sfree) {
         sslice *s = c->sfree;
         c->sfree = s->next;

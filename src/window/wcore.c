@@ -169,6 +169,7 @@ static wentry *entry_alloc(wcore *c)
     uint8_t keep = e->flags & E_IN_CHG;
     memset(e, 0, sizeof *e);
     e->flags = keep;
+    e->run_idx = UINT32_MAX;
     e->floor = WEIR_TS_MIN;
     e->wake = WEIR_TS_MAX;
     return e;
@@ -854,6 +855,38 @@ bool weir__emit_fused_ok(const wcore *c)
     return true;
 }
 
+/*
+ * The rows of weir__emit_fused from records *k.. into at most room rows;
+ * stops after a record that needs the general path (*odd). Inlined with a
+ * constant nf for the usual two aggregates, so the field loops unroll.
+ */
+static inline uint32_t fused_rows(const uint8_t *recs, uint32_t n, uint32_t *kp, size_t stride, size_t key_off,
+                                  size_t acc_off, uint32_t nf, const uint32_t *woff, const bool *sum, int64_t *kc,
+                                  int64_t *const *dst, uint32_t room, const uint8_t **odd)
+{
+    uint32_t m = 0, k = *kp;
+    for (; k < n && m < room; k++) {
+        const uint8_t *r = recs + (size_t)k * stride;
+        const int64_t *a = (const int64_t *)(r + acc_off);
+        if (!WEIR__ACC_ROWS(a))
+            continue;
+        bool plain = r[key_off] != 0;
+        for (uint32_t i = 0; i < nf; i++)
+            plain &= !sum[i] || a[woff[i] + 1] != 0;
+        if (!plain) {
+            *odd = r;
+            k++;
+            break;
+        }
+        memcpy(&kc[m], r + key_off + 1, 8);
+        for (uint32_t i = 0; i < nf; i++)
+            dst[i][m] = a[woff[i]];
+        m++;
+    }
+    *kp = k;
+    return m;
+}
+
 int weir__emit_fused(wcore *c, const uint8_t *recs, uint32_t n, size_t stride, size_t key_off, size_t acc_off,
                      weir_ts start, weir_ts end)
 {
@@ -877,26 +910,10 @@ int weir__emit_fused(wcore *c, const uint8_t *recs, uint32_t n, size_t stride, s
         int64_t *dst[8];
         for (uint32_t i = 0; i < nf; i++)
             dst[i] = WEIR_COL_I64(o, c->col_agg0 + i) + r0;
-        uint32_t m = 0;
         const uint8_t *odd = NULL; /* a record for the general path */
-        for (; k < n && m < room; k++) {
-            const uint8_t *r = recs + (size_t)k * stride;
-            const int64_t *a = (const int64_t *)(r + acc_off);
-            if (!WEIR__ACC_ROWS(a))
-                continue;
-            bool plain = r[key_off] != 0;
-            for (uint32_t i = 0; i < nf; i++)
-                plain &= !sum[i] || a[woff[i] + 1] != 0;
-            if (!plain) {
-                odd = r;
-                k++;
-                break;
-            }
-            memcpy(&kc[m], r + key_off + 1, 8);
-            for (uint32_t i = 0; i < nf; i++)
-                dst[i][m] = a[woff[i]];
-            m++;
-        }
+        const uint32_t m =
+            nf == 2 ? fused_rows(recs, n, &k, stride, key_off, acc_off, 2, woff, sum, kc, dst, room, &odd)
+                    : fused_rows(recs, n, &k, stride, key_off, acc_off, nf, woff, sum, kc, dst, room, &odd);
         int64_t *ws = WEIR_COL_I64(o, c->col_ws) + r0, *we = WEIR_COL_I64(o, c->col_we) + r0;
         for (uint32_t i = 0; i < m; i++) {
             ws[i] = start;

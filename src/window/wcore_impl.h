@@ -58,6 +58,7 @@ struct weir__wentry {
     uint32_t key_len;
     uint32_t nrec;        /* records in slice tables (sliced mode) */
     uint8_t flags;
+    uint32_t run_idx;     /* hopping: a hint, the number of its record in the running sum c->run */
     wnode *head, *tail;   /* windows, sessions or the global window (not sliced mode) */
     wnode *mats;          /* sliced mode: fired windows within allowed lateness */
     sslice *cs_slice;     /* sliced mode: the slice of this key's last record ... */
@@ -173,7 +174,8 @@ struct weir__wcore {
     bool emit_fused;          /* ... and with weir__emit_fused (one 8-byte key, integer COUNT/SUM) */
     sslice *run;              /* hopping, all_int: the running sum of the slices marked in_run */
     weir_ts run_end;          /* ... which are the live slices ending at or before this; WEIR_TS_MIN: none */
-    uint32_t run_zero;        /* records of c->run whose words are all zero */
+    uint32_t *run_free;       /* numbers of c->run's records that went to zero (see slices.c) */
+    uint32_t run_nfree, run_cap_free;
     uint64_t n_recs;
     weir_ts armed;            /* processing-time domain: the slice store's requested timer */
 
