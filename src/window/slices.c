@@ -482,20 +482,27 @@ static uint8_t *run_take_free(wcore *c, const uint8_t *r)
     return NULL;
 }
 
+/* The running record that slice record r names, when it is still its key's; else NULL. */
+static inline uint8_t *run_link(const wcore *c, const uint8_t *r)
+{
+    const sslice *t = c->run;
+    uint32_t v = SREC_RUN(r);
+    if (v >= t->n)
+        return NULL;
+    uint8_t *d = srec_at(c, t, v);
+    return SREC_E(d) == SREC_E(r) && SREC_H(d) == SREC_H(r) ? d : NULL;
+}
+
 /* The running record of slice record r's key, created (zero) if missing. */
 static uint8_t *run_rec(wcore *c, uint8_t *r)
 {
     sslice *t = c->run;
-    uint32_t v = SREC_RUN(r);
-    if (v < t->n) {
-        uint8_t *d = srec_at(c, t, v);
-        if (SREC_E(d) == SREC_E(r) && SREC_H(d) == SREC_H(r)) {
-            SREC_RUN(d) = 0;
-            return d;
-        }
+    uint8_t *d = run_link(c, r);
+    if (d) {
+        SREC_RUN(d) = 0;
+        return d;
     }
-    v = srec_find(c, t, SREC_E(r), SREC_H(r));
-    uint8_t *d;
+    uint32_t v = srec_find(c, t, SREC_E(r), SREC_H(r));
     if (v) {
         d = srec_at(c, t, v - 1);
         SREC_RUN(d) = 0;
@@ -568,21 +575,14 @@ static void run_compact(wcore *c)
 
 void weir__sliced_compact(wcore *c) { run_compact(c); }
 
-/* dst += src (sign > 0) or dst -= src over nw words; returns whether dst is all zero. */
-static inline bool words_fold(int64_t *dw, const int64_t *sw, uint32_t nw, bool add)
+/*
+ * Adds (add) or subtracts every record of slice x to or from the running
+ * sum (words wrap: unsigned arithmetic). The usual four words (COUNT(*)
+ * and one SUM) are spelled out.
+ */
+static inline int fold_recs(wcore *c, sslice *x, const bool add, const uint32_t nw)
 {
-    uint64_t any = 0;
-    for (uint32_t w = 0; w < nw; w++) {
-        dw[w] = (int64_t)(add ? (uint64_t)dw[w] + (uint64_t)sw[w] : (uint64_t)dw[w] - (uint64_t)sw[w]);
-        any |= (uint64_t)dw[w];
-    }
-    return any == 0;
-}
-
-static int run_fold(wcore *c, sslice *x, bool add)
-{
-    sslice *t = c->run;
-    const uint32_t nw = c->as.size / 8;
+    const sslice *t = c->run;
     for (uint32_t k = 0; k < x->n; k++) {
         /* fetch the running record of a record 4 on */
         if (k + 4 < x->n) {
@@ -591,21 +591,48 @@ static int run_fold(wcore *c, sslice *x, bool add)
                 __builtin_prefetch(srec_at(c, t, v4));
         }
         uint8_t *r = srec_at(c, x, k);
-        uint8_t *d = run_rec(c, r);
-        if (!d)
+        uint8_t *d = run_link(c, r);
+        if (d)
+            SREC_RUN(d) = 0;
+        else if (!(d = run_rec(c, r)))
             return WEIR_ENOMEM;
-        int64_t *dw = SREC_ACC(d);
-        const int64_t *sw = SREC_ACC(r);
-        /* COUNT(*) and one SUM (four words) spelled out: the loop unrolls */
-        bool zero = nw == 4 ? words_fold(dw, sw, 4, add) : words_fold(dw, sw, nw, add);
-        if (!add && zero) {
-            int rc = run_free_push(c, d, SREC_RUN(r));
-            if (rc)
-                return rc;
+        uint64_t *dw = SREC_ACC(d);
+        const uint64_t *sw = SREC_ACC(r);
+        if (add && nw == 4) {
+            dw[0] += sw[0], dw[1] += sw[1], dw[2] += sw[2], dw[3] += sw[3];
+            continue;
         }
+        if (add) {
+            for (uint32_t w = 0; w < nw; w++)
+                dw[w] += sw[w];
+            continue;
+        }
+        uint64_t any = 0;
+        if (nw == 4) {
+            dw[0] -= sw[0], dw[1] -= sw[1], dw[2] -= sw[2], dw[3] -= sw[3];
+            any = dw[0] | dw[1] | dw[2] | dw[3];
+        } else {
+            for (uint32_t w = 0; w < nw; w++)
+                any |= dw[w] -= sw[w];
+        }
+        int rc = any ? 0 : run_free_push(c, d, SREC_RUN(r));
+        if (rc)
+            return rc;
     }
-    x->in_run = add;
     return 0;
+}
+
+static int run_fold(wcore *c, sslice *x, bool add)
+{
+    const uint32_t nw = c->as.size / 8;
+    int rc;
+    if (nw == 4)
+        rc = add ? fold_recs(c, x, true, 4) : fold_recs(c, x, false, 4);
+    else
+        rc = add ? fold_recs(c, x, true, nw) : fold_recs(c, x, false, nw);
+    if (!rc)
+        x->in_run = add;
+    return rc;
 }
 
 /* Brings the running sum to the window ending at E. */

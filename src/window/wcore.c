@@ -861,26 +861,42 @@ bool weir__emit_fused_ok(const wcore *c)
  * constant nf for the usual two aggregates, so the field loops unroll.
  */
 static inline uint32_t fused_rows(const uint8_t *recs, uint32_t n, uint32_t *kp, size_t stride, size_t key_off,
-                                  size_t acc_off, uint32_t nf, const uint32_t *woff, const bool *sum, int64_t *kc,
+                                  size_t acc_off, uint32_t nf, const uint32_t *woff, const uint32_t *chk, int64_t *kc,
                                   int64_t *const *dst, uint32_t room, const uint8_t **odd)
 {
+    /* local copies: the stores into the batch must not make the compiler reload them */
+    uint32_t wo[8], ck[8];
+    for (uint32_t i = 0; i < nf; i++)
+        wo[i] = woff[i], ck[i] = chk[i];
+    const uint32_t w0 = wo[0], w1 = nf > 1 ? wo[1] : 0, c0 = ck[0], c1 = nf > 1 ? ck[1] : 0;
+    int64_t *d0 = dst[0], *d1 = nf > 1 ? dst[1] : NULL;
     uint32_t m = 0, k = *kp;
     for (; k < n && m < room; k++) {
         const uint8_t *r = recs + (size_t)k * stride;
         const int64_t *a = (const int64_t *)(r + acc_off);
         if (!WEIR__ACC_ROWS(a))
             continue;
+        /* a NULL key, or a SUM over NULLs only (its non-NULL count is zero) */
         bool plain = r[key_off] != 0;
-        for (uint32_t i = 0; i < nf; i++)
-            plain &= !sum[i] || a[woff[i] + 1] != 0;
+        if (nf == 2) {
+            plain &= (a[c0] != 0) & (a[c1] != 0);
+        } else {
+            for (uint32_t i = 0; i < nf; i++)
+                plain &= a[ck[i]] != 0;
+        }
         if (!plain) {
             *odd = r;
             k++;
             break;
         }
         memcpy(&kc[m], r + key_off + 1, 8);
-        for (uint32_t i = 0; i < nf; i++)
-            dst[i][m] = a[woff[i]];
+        if (nf == 2) {
+            d0[m] = a[w0];
+            d1[m] = a[w1];
+        } else {
+            for (uint32_t i = 0; i < nf; i++)
+                dst[i][m] = a[wo[i]];
+        }
         m++;
     }
     *kp = k;
@@ -891,11 +907,12 @@ int weir__emit_fused(wcore *c, const uint8_t *recs, uint32_t n, size_t stride, s
                      weir_ts start, weir_ts end)
 {
     const uint32_t nf = c->as.n;
-    uint32_t woff[8];
-    bool sum[8];
+    /* per field: its result word, and a word that must be non-zero (a SUM's non-NULL count; the rows for COUNT) */
+    uint32_t woff[8], chk[8];
     for (uint32_t i = 0; i < nf; i++) {
+        bool sum = c->as.f[i].kind != WEIR__ACC_COUNT_STAR && c->as.f[i].kind != WEIR__ACC_COUNT;
         woff[i] = c->as.f[i].off / 8;
-        sum[i] = c->as.f[i].kind != WEIR__ACC_COUNT_STAR && c->as.f[i].kind != WEIR__ACC_COUNT;
+        chk[i] = sum ? woff[i] + 1 : 0;
     }
     uint32_t k = 0;
     while (k < n) {
@@ -912,8 +929,8 @@ int weir__emit_fused(wcore *c, const uint8_t *recs, uint32_t n, size_t stride, s
             dst[i] = WEIR_COL_I64(o, c->col_agg0 + i) + r0;
         const uint8_t *odd = NULL; /* a record for the general path */
         const uint32_t m =
-            nf == 2 ? fused_rows(recs, n, &k, stride, key_off, acc_off, 2, woff, sum, kc, dst, room, &odd)
-                    : fused_rows(recs, n, &k, stride, key_off, acc_off, nf, woff, sum, kc, dst, room, &odd);
+            nf == 2 ? fused_rows(recs, n, &k, stride, key_off, acc_off, 2, woff, chk, kc, dst, room, &odd)
+                    : fused_rows(recs, n, &k, stride, key_off, acc_off, nf, woff, chk, kc, dst, room, &odd);
         int64_t *ws = WEIR_COL_I64(o, c->col_ws) + r0, *we = WEIR_COL_I64(o, c->col_we) + r0;
         for (uint32_t i = 0; i < m; i++) {
             ws[i] = start;
