@@ -18,7 +18,7 @@
  *   some window containing it has not fired (end > W), except the
  *   cumulating period table, which is not in the list.
  * - entry->nrec counts the records of an entry in all slices and the period
- *   table; entry->cs_slice / cs_acc cache its record in the slice it used
+ *   table; entry->cs_slice / cs_rec cache its record in the slice it used
  *   last, and are cleared when that slice goes.
  * - Allowed lateness: a window that fired lives on per key as a `mat` node
  *   of the key (wcore.c), updated by late records and fired again; slices
@@ -110,14 +110,16 @@ static uint32_t srec_find(const wcore *c, const sslice *s, const wentry *e, uint
     return s->idx_cap ? srec_probe(c, s, e, h, &hole) : 0;
 }
 
-/* The record of entry e (hash h) in slice s, created (empty) if missing. */
+/* The record of entry e (hash h) in slice s, created (empty) if missing; its number goes to c->srec_last. */
 static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint64_t h)
 {
     uint32_t i = 0;
     if (s->idx_cap) {
         uint32_t found = srec_probe(c, s, e, h, &i);
-        if (found)
+        if (found) {
+            c->srec_last = found - 1;
             return srec_at(c, s, found - 1);
+        }
     }
     /* at most a quarter full: most probes end at the first or second slot */
     if ((s->n + 1) * 4 > s->idx_cap) {
@@ -148,6 +150,7 @@ static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint64_t h)
     if (c->rec_key_off)
         memcpy(r + c->rec_key_off, e->key, e->key_len);
     weir__acc_init(&c->as, SREC_ACC(r));
+    c->srec_last = s->n;
     s->idx[i] = ++s->n;
     if (!s->scratch) {
         if (e->nrec++ == 0)
@@ -254,13 +257,13 @@ static sslice *slice_find(wcore *c, weir_ts se)
 static void *slice_acc(wcore *c, sslice *s, wentry *e)
 {
     if (e->cs_slice == s)
-        return e->cs_acc;
+        return SREC_ACC(srec_at(c, s, e->cs_rec));
     uint8_t *r = srec_get(c, s, e, e->hash);
     if (!r)
         return NULL;
     e->cs_slice = s;
-    e->cs_acc = SREC_ACC(r);
-    return e->cs_acc;
+    e->cs_rec = c->srec_last;
+    return SREC_ACC(r);
 }
 
 /* ---- routing a record ---- */

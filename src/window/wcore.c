@@ -151,13 +151,16 @@ static void slist_insert_by_end(wnode **head, wnode *n)
 static wentry *entry_alloc(wcore *c)
 {
     if (!c->efree) {
-        wentry *chunk = weir_calloc(NCHUNK, sizeof *chunk);
-        if (!chunk)
+        /* at a 64-byte boundary, so an entry's first half is one cache line */
+        char *raw = weir_malloc(NCHUNK * sizeof(wentry) + 64);
+        if (!raw)
             return NULL;
-        if (push_chunk(&c->echunks, &c->n_echunks, &c->cap_echunks, chunk)) {
-            weir_free(chunk);
+        if (push_chunk(&c->echunks, &c->n_echunks, &c->cap_echunks, raw)) {
+            weir_free(raw);
             return NULL;
         }
+        wentry *chunk = (wentry *)(raw + ((64 - (uintptr_t)raw % 64) % 64));
+        memset(chunk, 0, NCHUNK * sizeof *chunk);
         for (int i = NCHUNK - 1; i >= 0; i--) {
             chunk[i].free_next = c->efree;
             c->efree = &chunk[i];

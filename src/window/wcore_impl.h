@@ -52,22 +52,31 @@ enum {
 
 typedef struct sslice sslice;
 
+/*
+ * The first cache line holds what a record's lookup and routing touch
+ * (hash, key, its slice cache and record count): 10,000 keys of two lines
+ * each would not fit in a core's cache, and every record looks one up.
+ * Entries are 128 bytes and placed at 64-byte boundaries (entry_alloc).
+ */
 struct weir__wentry {
     uint64_t hash;
-    uint8_t *key;
+    uint8_t *key;         /* key_inline, or an allocation for longer keys */
+    sslice *cs_slice;     /* sliced mode: the slice of its last record (NULL: none cached) ... */
     uint32_t key_len;
     uint32_t nrec;        /* records in slice tables (sliced mode) */
-    uint8_t flags;
     uint32_t run_idx;     /* hopping: a hint, the number of its record in the running sum c->run */
+    uint32_t cs_rec;      /* ... and the number of its record there */
+    uint8_t flags;
+    uint8_t key_inline[23];
+    /* second cache line */
     wnode *head, *tail;   /* windows, sessions or the global window (not sliced mode) */
     wnode *mats;          /* sliced mode: fired windows within allowed lateness */
-    sslice *cs_slice;     /* sliced mode: the slice of this key's last record ... */
-    void *cs_acc;         /* ... and its accumulator there */
     weir_ts floor;        /* windows ending at or before this were handled before a restore */
     weir_ts wake;         /* registered wheel time, WEIR_TS_MAX when none */
     struct weir__wentry *free_next;
-    uint8_t key_inline[24];
+    uint64_t spare_[2];
 };
+_Static_assert(sizeof(struct weir__wentry) == 128, "a key entry is two cache lines");
 typedef struct weir__wentry wentry;
 
 /* A slice table (slices.c): per key one accumulator for the slice [start, end). */
@@ -176,6 +185,7 @@ struct weir__wcore {
     weir_ts run_end;          /* ... which are the live slices ending at or before this; WEIR_TS_MIN: none */
     uint32_t *run_free;       /* numbers of c->run's records that went to zero (see slices.c) */
     uint32_t run_nfree, run_cap_free;
+    uint32_t srec_last;       /* the number of the record srec_get returned last */
     uint64_t n_recs;
     weir_ts armed;            /* processing-time domain: the slice store's requested timer */
 
