@@ -325,7 +325,7 @@ static int read_split(weir__subtask *st, weir__split *s, bool *progress)
             break;
     }
     int64_t now = weir_clock_now(&job->cfg.clock);
-    /* process_rows may hand rb to the exchange: decide on its row count first */
+    /* process_rows may hand rb to the exchange: count its rows first */
     const bool got_rows = rb->n_rows > 0;
     if (got_rows) {
         *progress = true;
