@@ -909,3 +909,116 @@ Test(window_diff, parallelism_and_batch_size_do_not_change_results, .timeout = 6
     }
     free(recs);
 }
+
+/* ---------------- hopping's running sum under key churn ---------------- */
+
+typedef struct kw {
+    int64_t key, ws, cnt, sum;
+} kw;
+
+static int cmp_kw(const void *pa, const void *pb)
+{
+    const kw *a = pa, *b = pb;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->ws < b->ws ? -1 : a->ws > b->ws;
+}
+
+/*
+ * Hopping COUNT/SUM keeps a running sum per key whose zero records stay
+ * until compacted, and key entries that went idle are swept. Here tens of
+ * thousands of keys each live briefly (so zero records pile up, compaction
+ * runs and the key table is swept), then old keys come back. Every window
+ * must still equal a sort-and-count reference.
+ */
+Test(window_diff, hopping_running_sum_survives_key_churn, .timeout = 120)
+{
+    uint64_t seed = env_u64("WEIR_SEED", 0x5eed1234);
+    fprintf(stderr, "window_diff churn: WEIR_SEED=%llu\n", (unsigned long long)seed);
+    rng_state = seed;
+    const int n = 90000, churn = 70000;
+    const int64_t slide = 10, size = 40, delay = 8;
+    int64_t *key = malloc(n * sizeof *key), *ts = malloc(n * sizeof *ts), *v = malloc(n * sizeof *v);
+    for (int i = 0; i < n; i++) {
+        /* first a moving range of keys (each seen for a few ms), then keys of that range again */
+        key[i] = i < churn ? (int64_t)(i / 3) + rnd_range(0, 5) : rnd_range(0, churn / 3);
+        ts[i] = i - rnd_range(0, delay);
+        v[i] = rnd_range(-20, 50);
+    }
+    kw *want = malloc((size_t)n * (size / slide) * sizeof *want);
+    int nw = 0;
+    for (int i = 0; i < n; i++)
+        for (int64_t s = fdiv(ts[i], slide) * slide; s > ts[i] - size; s -= slide)
+            want[nw++] = (kw){key[i], s, 1, v[i]};
+    qsort(want, (size_t)nw, sizeof *want, cmp_kw);
+    int m = 0;
+    for (int i = 0; i < nw; i++) {
+        if (m && want[m - 1].key == want[i].key && want[m - 1].ws == want[i].ws) {
+            want[m - 1].cnt++;
+            want[m - 1].sum += want[i].sum;
+        } else {
+            want[m++] = want[i];
+        }
+    }
+
+    weir_window_spec s;
+    weir_window_spec_init(&s);
+    s.assigner = weir_window_hopping(slide, size, 0);
+    s.key.n = 1;
+    s.key.cols[0] = 0;
+    weir_agg aggs[2] = {h_count_star(), h_sum(1)};
+    s.aggs = aggs;
+    s.n_aggs = 2;
+    harness h;
+    cr_assert_eq(h_init(&h, &s, delay, 256), 0);
+    weir_batch *b = weir_batch_create(h.in, 200);
+    int64_t maxts = INT64_MIN;
+    uint64_t most_entries = 0;
+    for (int i = 0; i < n; i += 200) {
+        weir_batch_reset(b);
+        for (int j = i; j < i + 200 && j < n; j++) {
+            int r = weir_batch_append_row(b);
+            WEIR_COL_I64(b, 0)[r] = key[j];
+            WEIR_COL_I64(b, 1)[r] = v[j];
+            b->ts[r] = ts[j];
+            b->kind[r] = WEIR_ROW_INSERT;
+        }
+        /* no record of a batch is late at the watermark before it (jitter <= delay) */
+        cr_assert_eq(weir__wcore_process(h.core, b, maxts == INT64_MIN ? INT64_MIN : maxts - delay, 0), 0);
+        for (uint32_t r = 0; r < b->n_rows; r++)
+            if (b->ts[r] > maxts)
+                maxts = b->ts[r];
+        cr_assert_eq(weir__wcore_advance(h.core, maxts - delay, 0), 0);
+        cr_assert_eq(weir__wcore_flush(h.core), 0);
+        weir__wcore_stats st;
+        weir__wcore_stats_get(h.core, &st);
+        if (st.entries > most_entries)
+            most_entries = st.entries;
+    }
+    weir__wcore_stats st;
+    weir__wcore_stats_get(h.core, &st);
+    cr_assert_lt(st.entries, most_entries, "idle key entries were swept (%llu of at most %llu left)",
+                 (unsigned long long)st.entries, (unsigned long long)most_entries);
+    cr_assert_eq(h_end(&h), 0);
+    cr_assert_eq(h.late_counter, 0);
+    cr_assert_eq(h.n, (size_t)m, "result rows: got %zu, want %d", h.n, m);
+    kw *got = malloc(h.n * sizeof *got);
+    for (size_t i = 0; i < h.n; i++) {
+        cr_assert_eq(h.rows[i].we, h.rows[i].ws + size);
+        got[i] = (kw){h.rows[i].key, h.rows[i].ws, h.rows[i].v[0], h.rows[i].v[1]};
+    }
+    qsort(got, h.n, sizeof *got, cmp_kw);
+    for (int i = 0; i < m; i++)
+        cr_assert(got[i].key == want[i].key && got[i].ws == want[i].ws && got[i].cnt == want[i].cnt &&
+                      got[i].sum == want[i].sum,
+                  "row %d: got k%lld [%lld) c=%lld s=%lld, want k%lld [%lld) c=%lld s=%lld", i,
+                  (long long)got[i].key, (long long)got[i].ws, (long long)got[i].cnt, (long long)got[i].sum,
+                  (long long)want[i].key, (long long)want[i].ws, (long long)want[i].cnt, (long long)want[i].sum);
+    free(got);
+    weir_batch_destroy(b);
+    h_fini(&h);
+    free(want);
+    free(key);
+    free(ts);
+    free(v);
+}

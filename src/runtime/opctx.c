@@ -271,6 +271,20 @@ int weir_op_emit(weir_op_ctx *ctx, const weir_batch *b)
     return rc;
 }
 
+int weir__op_emit_handoff(weir_op_ctx *ctx, weir_batch **b)
+{
+    weir_batch *x = *b;
+    if (ctx->next || ctx->n_out != 1 || !x || x->n_rows == 0)
+        return weir_op_emit(ctx, x);
+    int rc = check_schema(ctx, ctx->node->out_schema, x, "output");
+    if (rc)
+        return rc;
+    if (!ctx->st->status_sent)
+        return weir_op_emit(ctx, x); /* reports the error */
+    WEIR__ADD(&ctx->records_out, x->n_rows);
+    return weir__writer_emit_handoff(ctx->out[0], b);
+}
+
 int weir_op_emit_side(weir_op_ctx *ctx, int tag, const weir_batch *b)
 {
     if (!b || b->n_rows == 0)

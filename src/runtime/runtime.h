@@ -360,6 +360,12 @@ int weir__op_init(weir_op_ctx *c, weir__subtask *st, uint32_t pos,
 int weir__op_open(weir_op_ctx *c);
 void weir__op_close(weir_op_ctx *c);
 int weir__op_process(weir_op_ctx *c, int input, const weir_batch *b);
+/*
+ * weir_op_emit for a batch the caller owns: when the operator's output is a
+ * single exchange (no chained operator), the batch may be handed to the
+ * channel instead of copied, and *b replaced (weir__writer_emit_handoff).
+ */
+int weir__op_emit_handoff(weir_op_ctx *c, weir_batch **b);
 int weir__op_ensure_backend(weir_op_ctx *c);
 int weir__op_ensure_timers(weir_op_ctx *c);
 int weir__op_set_key_raw(weir_op_ctx *c, const void *key, size_t len,
@@ -388,6 +394,15 @@ int weir__writer_init(weir__writer *w, weir__subtask *st, weir__edge *edge,
                       weir__channel **targets, uint32_t n);
 void weir__writer_fini(weir__writer *w);
 int weir__writer_emit(weir__writer *w, const weir_batch *b);
+/*
+ * As weir__writer_emit, for a batch the caller owns and can give up: when
+ * all its rows go to one channel of the same schema and batch size, *b is
+ * queued as it is (no copy) and replaced by an empty batch from that
+ * channel's pool, which the caller owns from then on (it is freed with
+ * weir_batch_destroy like its own). Otherwise the rows are copied and *b
+ * stays the caller's, unchanged.
+ */
+int weir__writer_emit_handoff(weir__writer *w, weir_batch **b);
 int weir__writer_flush(weir__writer *w);
 int weir__writer_control(weir__writer *w, const weir__msg *m);
 void weir__writer_notify(weir__writer *w);

@@ -215,6 +215,11 @@ static int emit_rows(weir__subtask *st, uint32_t a, uint32_t b)
     weir_batch *rb = r->rb;
     if (a == b)
         return 0;
+    if (a == 0 && b == rb->n_rows) {
+        /* the whole batch: handed to the exchange rather than copied when it
+         * goes whole to one channel (r->rb may be a fresh batch afterwards) */
+        return weir__op_emit_handoff(&st->ops[0], &r->rb);
+    }
     if (a == 0) {
         uint32_t n = rb->n_rows;
         rb->n_rows =
@@ -320,7 +325,9 @@ static int read_split(weir__subtask *st, weir__split *s, bool *progress)
             break;
     }
     int64_t now = weir_clock_now(&job->cfg.clock);
-    if (rb->n_rows > 0) {
+    /* process_rows may hand rb to the exchange: count its rows first */
+    const bool got_rows = rb->n_rows > 0;
+    if (got_rows) {
         *progress = true;
         s->last_data_ms = now;
         if (s->idle) {
@@ -340,7 +347,7 @@ static int read_split(weir__subtask *st, weir__split *s, bool *progress)
         /* The split's watermark holds no one back any more. */
         return handle_flags(st, weir__wm_valve_end(&r->valve, s->valve_idx));
     }
-    if (rb->n_rows == 0 && !s->idle && r->idle_timeout_ms > 0 &&
+    if (!got_rows && !s->idle && r->idle_timeout_ms > 0 &&
         now - s->last_data_ms >= r->idle_timeout_ms) {
         s->idle = true;
         return handle_flags(

@@ -239,6 +239,75 @@ int weir__writer_emit(weir__writer *w, const weir_batch *b)
     return WEIR_EINVAL;
 }
 
+/*
+ * The one target that takes every row of a batch, or -1 when the rows may
+ * spread over several (a keyed exchange into more than one subtask, a
+ * broadcast). Advances the rebalance cursor when it answers.
+ */
+static int whole_target(weir__writer *w)
+{
+    switch (w->part) {
+    case WEIR_PART_KEYED:
+        return w->n == 1 ? 0 : -1;
+    case WEIR_PART_REBALANCE: {
+        uint32_t t = w->rr;
+        w->rr = (w->rr + 1) % w->n;
+        return (int)t;
+    }
+    case WEIR_PART_FORWARD:
+    case WEIR_PART_GLOBAL:
+        return 0;
+    case WEIR_PART_BROADCAST:
+        return w->n == 1 ? 0 : -1;
+    }
+    return -1;
+}
+
+int weir__writer_emit_handoff(weir__writer *w, weir_batch **b)
+{
+    weir_batch *x = *b;
+    if (x->n_rows == 0)
+        return 0;
+    /*
+     * A batch of the channel's schema and size can travel as it is. Anything
+     * else (rows for several targets, a partly filled stage that the rows
+     * must follow, another shape) is copied as weir__writer_emit does.
+     */
+    uint32_t t0 = w->rr;
+    int t = whole_target(w);
+    if (t < 0)
+        return weir__writer_emit(w, x);
+    weir__channel *ch = w->ch[t];
+    weir_batch *stage = w->stage[t];
+    if (x->schema != ch->schema || x->capacity != ch->batch_size ||
+        (stage && stage->n_rows > 0)) {
+        w->rr = t0; /* weir__writer_emit picks the target itself */
+        return weir__writer_emit(w, x);
+    }
+    /* the replacement comes first: should that fail, nothing has moved */
+    weir_batch *swap = stage;
+    w->stage[t] = NULL;
+    if (!swap) {
+        int rc = weir__channel_acquire(ch, &swap);
+        if (rc)
+            return rc;
+    }
+    weir__msg m = {.type = WEIR__MSG_BATCH, .batch = x};
+    int64_t blocked = 0;
+    int rc = weir__channel_push(ch, &m, &blocked);
+    if (blocked)
+        WEIR__ADD(&w->st->backpressured_ns, blocked);
+    if (rc < 0) {
+        weir__channel_unacquire(ch, swap);
+        return rc;
+    }
+    if (rc > 0)
+        w->st->wake_pending = true;
+    weir_batch_reset(swap);
+    *b = swap;
+    return 0;
+}
+
 int weir__writer_flush(weir__writer *w)
 {
     for (uint32_t t = 0; t < w->n; t++)

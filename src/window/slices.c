@@ -18,7 +18,7 @@
  *   some window containing it has not fired (end > W), except the
  *   cumulating period table, which is not in the list.
  * - entry->nrec counts the records of an entry in all slices and the period
- *   table; entry->cs_slice / cs_acc cache its record in the slice it used
+ *   table; entry->cs_slice / cs_rec cache its record in the slice it used
  *   last, and are cleared when that slice goes.
  * - Allowed lateness: a window that fired lives on per key as a `mat` node
  *   of the key (wcore.c), updated by late records and fired again; slices
@@ -30,13 +30,18 @@
 #define SREC_CHUNK (1u << SREC_SHIFT)
 
 /*
- * a record: the key's entry, its hash (so combining slices never touches
- * entries), the accumulator, then a copy of the key's bytes for short
- * fixed-width keys (so emitting a slice never touches entries either)
+ * a record: the key's entry, the low 32 bits of its hash (so combining
+ * slices never touches entries; index slots take no more bits), the number
+ * of the key's record in the running sum c->run (RUN_NONE: not known), the
+ * accumulator, then a copy of the key's bytes for short fixed-width keys (so
+ * emitting a slice never touches entries either)
  */
 #define SREC_E(r) (*(wentry **)(r))
-#define SREC_H(r) (*(uint64_t *)((uint8_t *)(r) + 8))
+#define SREC_H(r) (*(uint32_t *)((uint8_t *)(r) + 8))
+#define SREC_RUN(r) (*(uint32_t *)((uint8_t *)(r) + 12))
 #define SREC_ACC(r) ((void *)((uint8_t *)(r) + 16))
+#define SREC_OF_ACC(acc) ((uint8_t *)(acc) - 16)
+#define RUN_NONE UINT32_MAX
 
 static inline uint8_t *srec_at(const wcore *c, const sslice *s, uint32_t i)
 {
@@ -105,14 +110,16 @@ static uint32_t srec_find(const wcore *c, const sslice *s, const wentry *e, uint
     return s->idx_cap ? srec_probe(c, s, e, h, &hole) : 0;
 }
 
-/* The record of entry e (hash h) in slice s, created (empty) if missing. */
+/* The record of entry e (hash h) in slice s, created (empty) if missing; its number goes to c->srec_last. */
 static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint64_t h)
 {
     uint32_t i = 0;
     if (s->idx_cap) {
         uint32_t found = srec_probe(c, s, e, h, &i);
-        if (found)
+        if (found) {
+            c->srec_last = found - 1;
             return srec_at(c, s, found - 1);
+        }
     }
     /* at most a quarter full: most probes end at the first or second slot */
     if ((s->n + 1) * 4 > s->idx_cap) {
@@ -137,10 +144,13 @@ static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint64_t h)
     }
     uint8_t *r = srec_at(c, s, s->n);
     SREC_E(r) = e;
-    SREC_H(r) = h;
+    SREC_H(r) = (uint32_t)h;
+    /* the key's running record, as far as its entry knows (checked before use) */
+    SREC_RUN(r) = s->scratch ? RUN_NONE : e->run_idx;
     if (c->rec_key_off)
         memcpy(r + c->rec_key_off, e->key, e->key_len);
     weir__acc_init(&c->as, SREC_ACC(r));
+    c->srec_last = s->n;
     s->idx[i] = ++s->n;
     if (!s->scratch) {
         if (e->nrec++ == 0)
@@ -148,38 +158,6 @@ static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint64_t h)
         c->n_recs++;
     }
     return r;
-}
-
-/*
- * Removes record k of scratch table s: its index slot is closed by shifting
- * the probe chain back, and the last record moves into its place.
- */
-static void srec_remove(wcore *c, sslice *s, uint32_t k)
-{
-    const uint32_t mask = s->idx_cap - 1;
-    uint8_t *r = srec_at(c, s, k);
-    uint32_t i = (uint32_t)SREC_H(r) & mask;
-    while (s->idx[i] != k + 1)
-        i = (i + 1) & mask;
-    for (uint32_t j = (i + 1) & mask, v; (v = s->idx[j]); j = (j + 1) & mask) {
-        uint32_t home = (uint32_t)SREC_H(srec_at(c, s, v - 1)) & mask;
-        /* v may fill the hole at i when i lies on its probe path (home .. j) */
-        if (((j - home) & mask) >= ((j - i) & mask)) {
-            s->idx[i] = v;
-            i = j;
-        }
-    }
-    s->idx[i] = 0;
-    const uint32_t last = s->n - 1;
-    if (k != last) {
-        uint8_t *lr = srec_at(c, s, last);
-        uint32_t p = (uint32_t)SREC_H(lr) & mask;
-        while (s->idx[p] != last + 1)
-            p = (p + 1) & mask;
-        s->idx[p] = k + 1;
-        memcpy(r, lr, c->rec_size);
-    }
-    s->n--;
 }
 
 /* Drops every record of s (their keys may become idle) and recycles s. */
@@ -279,13 +257,13 @@ static sslice *slice_find(wcore *c, weir_ts se)
 static void *slice_acc(wcore *c, sslice *s, wentry *e)
 {
     if (e->cs_slice == s)
-        return e->cs_acc;
+        return SREC_ACC(srec_at(c, s, e->cs_rec));
     uint8_t *r = srec_get(c, s, e, e->hash);
     if (!r)
         return NULL;
     e->cs_slice = s;
-    e->cs_acc = SREC_ACC(r);
-    return e->cs_acc;
+    e->cs_rec = c->srec_last;
+    return SREC_ACC(r);
 }
 
 /* ---- routing a record ---- */
@@ -310,6 +288,8 @@ static inline void slice_of(wcore *c, weir_ts ts)
     }
 }
 
+static uint8_t *run_rec(wcore *c, uint8_t *r);
+
 int weir__sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_t row, weir_ts ts, int sign)
 {
     /* fetch the slice record of a row a little ahead (its index slot was fetched before) */
@@ -330,7 +310,7 @@ int weir__sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_t row, w
             acc = s ? slice_acc(c, s, e) : NULL;
             if (acc && s->in_run) {
                 /* the running sum includes this slice: it takes the record too */
-                uint8_t *r = srec_get(c, c->run, e, e->hash);
+                uint8_t *r = run_rec(c, SREC_OF_ACC(acc));
                 if (!r)
                     return WEIR_ENOMEM;
                 if ((rc = weir__pend_add(c, SREC_ACC(r), row, sign)))
@@ -361,6 +341,16 @@ int weir__sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_t row, w
 
 static int emit_table(wcore *c, sslice *s, weir_ts start, weir_ts end)
 {
+    if (c->emit_fused) {
+        /* a chunk's records lie every rec_size bytes */
+        for (uint32_t k0 = 0; k0 < s->n; k0 += SREC_CHUNK) {
+            uint32_t m = s->n - k0 < SREC_CHUNK ? s->n - k0 : SREC_CHUNK;
+            int rc = weir__emit_fused(c, srec_at(c, s, k0), m, c->rec_size, c->rec_key_off, 16, start, end);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
     if (c->emit_many) {
         /* the non-empty records, a chunk at a time, written column by column */
         const uint8_t *keys[SREC_CHUNK];
@@ -424,38 +414,228 @@ static int tumbling_fire(wcore *c, weir_ts W)
  * window ending at run_end. Moving to the next window adds the slices that
  * enter it and subtracts those that leave, so a firing costs the records of
  * the slices that change plus its output, not size/slide merges per key.
- * Integer words wrap, so subtracting is exact; a key whose words all return
- * to zero is removed (absent means zero), so the table holds only keys with
- * records in live slices, whose entries therefore stay alive.
+ * Integer words wrap, so subtracting is exact.
+ *
+ * Records of the running table never move (but in run_compact), so a slice
+ * record remembers the number of its key's running record (SREC_RUN, a
+ * hint: checked against the record's entry and hash before use), and
+ * folding it costs no probe. A record whose words return to zero is marked
+ * free (RUN_FREE in its own SREC_RUN) and stacked in c->run_free; a key
+ * new to the table takes a free record over (re-indexed under its hash), so
+ * the table stays as small as the keys of one window, which every firing
+ * reads whole. The stack may hold stale numbers (records taken back by
+ * their key): only a record still marked free is taken. run_compact drops
+ * the zero records before key entries are swept, since a free record may
+ * name an idle entry and entries are recycled.
  */
-static int run_fold(wcore *c, sslice *x, bool add)
+#define RUN_FREE 1u
+
+static inline bool words_zero(const wcore *c, const void *blk)
 {
-    sslice *t = c->run;
+    const int64_t *w = blk;
+    uint64_t any = 0;
+    for (uint32_t i = 0; i < c->as.size / 8; i++)
+        any |= (uint64_t)w[i];
+    return any == 0;
+}
+
+/* Removes record number k from the index of t (the record stays in place). */
+static void idx_unlink(wcore *c, sslice *t, uint32_t k)
+{
     const uint32_t mask = t->idx_cap - 1;
-    for (uint32_t k = 0; k < x->n; k++) {
-        /* fetch ahead: the index slot of a record 8 on, then the running record of one 4 on */
-        if (k + 8 < x->n)
-            __builtin_prefetch(&t->idx[(uint32_t)SREC_H(srec_at(c, x, k + 8)) & mask]);
-        if (k + 4 < x->n) {
-            uint32_t v4 = t->idx[(uint32_t)SREC_H(srec_at(c, x, k + 4)) & mask];
-            if (v4)
-                __builtin_prefetch(srec_at(c, t, v4 - 1));
-        }
-        uint8_t *r = srec_at(c, x, k);
-        uint32_t v = srec_find(c, t, SREC_E(r), SREC_H(r));
-        uint8_t *d = v ? srec_at(c, t, v - 1) : srec_get(c, t, SREC_E(r), SREC_H(r));
-        if (!d)
-            return WEIR_ENOMEM;
-        if (add) {
-            weir__acc_merge(&c->as, SREC_ACC(d), SREC_ACC(r));
-        } else {
-            weir__acc_unmerge(&c->as, SREC_ACC(d), SREC_ACC(r));
-            if (weir__acc_zero(&c->as, SREC_ACC(d)))
-                srec_remove(c, t, v ? v - 1 : t->n - 1);
+    uint32_t i = SREC_H(srec_at(c, t, k)) & mask;
+    while (t->idx[i] != k + 1)
+        i = (i + 1) & mask;
+    for (uint32_t j = (i + 1) & mask, v; (v = t->idx[j]); j = (j + 1) & mask) {
+        uint32_t home = SREC_H(srec_at(c, t, v - 1)) & mask;
+        /* v may fill the hole at i when i lies on its probe path (home .. j) */
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            t->idx[i] = v;
+            i = j;
         }
     }
-    x->in_run = add;
+    t->idx[i] = 0;
+}
+
+/* A free running record for the key of slice record r, taken over, or NULL when none is free. */
+static uint8_t *run_take_free(wcore *c, const uint8_t *r)
+{
+    sslice *t = c->run;
+    while (c->run_nfree) {
+        uint32_t k = c->run_free[--c->run_nfree];
+        if (k >= t->n)
+            continue;
+        uint8_t *d = srec_at(c, t, k);
+        if (SREC_RUN(d) != RUN_FREE)
+            continue; /* taken back by its key since */
+        idx_unlink(c, t, k);
+        SREC_E(d) = SREC_E(r);
+        SREC_H(d) = SREC_H(r);
+        SREC_RUN(d) = 0;
+        if (c->rec_key_off)
+            memcpy(d + c->rec_key_off, r + c->rec_key_off, c->rec_size - c->rec_key_off);
+        const uint32_t mask = t->idx_cap - 1;
+        uint32_t i = SREC_H(d) & mask;
+        while (t->idx[i])
+            i = (i + 1) & mask;
+        t->idx[i] = k + 1;
+        SREC_RUN((uint8_t *)r) = k;
+        return d;
+    }
+    return NULL;
+}
+
+/* The running record that slice record r names, when it is still its key's; else NULL. */
+static inline uint8_t *run_link(const wcore *c, const uint8_t *r)
+{
+    const sslice *t = c->run;
+    uint32_t v = SREC_RUN(r);
+    if (v >= t->n)
+        return NULL;
+    uint8_t *d = srec_at(c, t, v);
+    return SREC_E(d) == SREC_E(r) && SREC_H(d) == SREC_H(r) ? d : NULL;
+}
+
+/* The running record of slice record r's key, created (zero) if missing. */
+static uint8_t *run_rec(wcore *c, uint8_t *r)
+{
+    sslice *t = c->run;
+    uint8_t *d = run_link(c, r);
+    if (d) {
+        SREC_RUN(d) = 0;
+        return d;
+    }
+    uint32_t v = srec_find(c, t, SREC_E(r), SREC_H(r));
+    if (v) {
+        d = srec_at(c, t, v - 1);
+        SREC_RUN(d) = 0;
+        SREC_RUN(r) = v - 1;
+    } else if (!(d = run_take_free(c, r))) {
+        if (!(d = srec_get(c, t, SREC_E(r), SREC_H(r))))
+            return NULL;
+        SREC_RUN(d) = 0;
+        SREC_RUN(r) = t->n - 1;
+    }
+    /* the key's next slice records start out knowing it */
+    SREC_E(r)->run_idx = SREC_RUN(r);
+    return d;
+}
+
+/* Running record d (number k) became zero: it may be taken over. */
+static int run_free_push(wcore *c, uint8_t *d, uint32_t k)
+{
+    if (SREC_RUN(d) == RUN_FREE)
+        return 0;
+    if (c->run_nfree == c->run_cap_free) {
+        /* stale numbers pile up only when keys come and go: drop them first */
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < c->run_nfree; i++) {
+            uint32_t x = c->run_free[i];
+            if (x < c->run->n && SREC_RUN(srec_at(c, c->run, x)) == RUN_FREE)
+                c->run_free[m++] = x;
+        }
+        c->run_nfree = m;
+    }
+    if (c->run_nfree * 2 >= c->run_cap_free) {
+        uint32_t nc = c->run_cap_free ? c->run_cap_free * 2 : 256;
+        uint32_t *v = weir_realloc(c->run_free, nc * sizeof *v);
+        if (!v)
+            return WEIR_ENOMEM;
+        c->run_free = v;
+        c->run_cap_free = nc;
+    }
+    SREC_RUN(d) = RUN_FREE;
+    c->run_free[c->run_nfree++] = k;
     return 0;
+}
+
+/* Drops the running records whose words are all zero (see above). */
+static void run_compact(wcore *c)
+{
+    sslice *t = c->run;
+    if (!t)
+        return;
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < t->n; k++) {
+        uint8_t *r = srec_at(c, t, k);
+        if (words_zero(c, SREC_ACC(r)))
+            continue;
+        if (m != k)
+            memcpy(srec_at(c, t, m), r, c->rec_size);
+        m++;
+    }
+    t->n = m;
+    memset(t->idx, 0, t->idx_cap * sizeof *t->idx);
+    const uint32_t mask = t->idx_cap - 1;
+    for (uint32_t k = 0; k < m; k++) {
+        uint32_t i = SREC_H(srec_at(c, t, k)) & mask;
+        while (t->idx[i])
+            i = (i + 1) & mask;
+        t->idx[i] = k + 1;
+    }
+    c->run_nfree = 0;
+}
+
+void weir__sliced_compact(wcore *c) { run_compact(c); }
+
+/*
+ * Adds (add) or subtracts every record of slice x to or from the running
+ * sum (words wrap: unsigned arithmetic). The usual four words (COUNT(*)
+ * and one SUM) are spelled out.
+ */
+static inline int fold_recs(wcore *c, sslice *x, const bool add, const uint32_t nw)
+{
+    const sslice *t = c->run;
+    for (uint32_t k = 0; k < x->n; k++) {
+        /* fetch the running record of a record 4 on */
+        if (k + 4 < x->n) {
+            uint32_t v4 = SREC_RUN(srec_at(c, x, k + 4));
+            if (v4 < t->n)
+                __builtin_prefetch(srec_at(c, t, v4));
+        }
+        uint8_t *r = srec_at(c, x, k);
+        uint8_t *d = run_link(c, r);
+        if (d)
+            SREC_RUN(d) = 0;
+        else if (!(d = run_rec(c, r)))
+            return WEIR_ENOMEM;
+        uint64_t *dw = SREC_ACC(d);
+        const uint64_t *sw = SREC_ACC(r);
+        if (add && nw == 4) {
+            dw[0] += sw[0], dw[1] += sw[1], dw[2] += sw[2], dw[3] += sw[3];
+            continue;
+        }
+        if (add) {
+            for (uint32_t w = 0; w < nw; w++)
+                dw[w] += sw[w];
+            continue;
+        }
+        uint64_t any = 0;
+        if (nw == 4) {
+            dw[0] -= sw[0], dw[1] -= sw[1], dw[2] -= sw[2], dw[3] -= sw[3];
+            any = dw[0] | dw[1] | dw[2] | dw[3];
+        } else {
+            for (uint32_t w = 0; w < nw; w++)
+                any |= dw[w] -= sw[w];
+        }
+        int rc = any ? 0 : run_free_push(c, d, SREC_RUN(r));
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int run_fold(wcore *c, sslice *x, bool add)
+{
+    const uint32_t nw = c->as.size / 8;
+    int rc;
+    if (nw == 4)
+        rc = add ? fold_recs(c, x, true, 4) : fold_recs(c, x, false, 4);
+    else
+        rc = add ? fold_recs(c, x, true, nw) : fold_recs(c, x, false, nw);
+    if (!rc)
+        x->in_run = add;
+    return rc;
 }
 
 /* Brings the running sum to the window ending at E. */
@@ -481,6 +661,7 @@ static void run_reset(wcore *c)
     if (!c->run || c->run_end == WEIR_TS_MIN)
         return;
     c->run->n = 0;
+    c->run_nfree = 0;
     memset(c->run->idx, 0, c->run->idx_cap * sizeof *c->run->idx);
     for (sslice *x = c->s_head; x; x = x->next)
         x->in_run = false;
@@ -634,6 +815,7 @@ int weir__sliced_init(wcore *c)
     }
     /* with allowed lateness every result also becomes a `mat` node: emitted one by one */
     c->emit_many = c->rec_key_off && c->L <= 0;
+    c->emit_fused = c->emit_many && weir__emit_fused_ok(c);
     c->run_end = WEIR_TS_MIN;
     if (c->kind == WEIR_WINDOW_HOPPING) {
         sslice *t = slice_new(c, 0, 0);
@@ -665,6 +847,8 @@ void weir__sliced_destroy(wcore *c)
         slice_release(c, c->run);
         c->run = NULL;
     }
+    weir_free(c->run_free);
+    c->run_free = NULL;
     while (c->sfree) {
         sslice *s = c->sfree;
         c->sfree = s->next;

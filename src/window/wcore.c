@@ -151,13 +151,16 @@ static void slist_insert_by_end(wnode **head, wnode *n)
 static wentry *entry_alloc(wcore *c)
 {
     if (!c->efree) {
-        wentry *chunk = weir_calloc(NCHUNK, sizeof *chunk);
-        if (!chunk)
+        /* at a 64-byte boundary, so an entry's first half is one cache line */
+        char *raw = weir_malloc(NCHUNK * sizeof(wentry) + 64);
+        if (!raw)
             return NULL;
-        if (push_chunk(&c->echunks, &c->n_echunks, &c->cap_echunks, chunk)) {
-            weir_free(chunk);
+        if (push_chunk(&c->echunks, &c->n_echunks, &c->cap_echunks, raw)) {
+            weir_free(raw);
             return NULL;
         }
+        wentry *chunk = (wentry *)(raw + ((64 - (uintptr_t)raw % 64) % 64));
+        memset(chunk, 0, NCHUNK * sizeof *chunk);
         for (int i = NCHUNK - 1; i >= 0; i--) {
             chunk[i].free_next = c->efree;
             c->efree = &chunk[i];
@@ -169,6 +172,7 @@ static wentry *entry_alloc(wcore *c)
     uint8_t keep = e->flags & E_IN_CHG;
     memset(e, 0, sizeof *e);
     e->flags = keep;
+    e->run_idx = UINT32_MAX;
     e->floor = WEIR_TS_MIN;
     e->wake = WEIR_TS_MAX;
     return e;
@@ -317,6 +321,8 @@ static int maybe_sweep(wcore *c)
     uint32_t busy = c->n_live - c->n_idle;
     if (c->n_idle < 16384 || c->n_idle < 2 * busy)
         return 0;
+    if (c->mode == MODE_SLICED)
+        weir__sliced_compact(c);
     wentry **old = c->tab;
     uint32_t cap = c->tab_cap;
     wentry **nt = weir_calloc(cap, sizeof *nt);
@@ -824,6 +830,137 @@ int weir__emit_many(wcore *c, const uint8_t *const *keys, const void *const *blk
         o->n_rows = r0 + m;
         c->st.fired += m;
         keys += m, blks += m, n -= m;
+    }
+    return 0;
+}
+
+/*
+ * The fused emitter (c->emit_fused): one BIGINT-like key column of 8 bytes,
+ * integer COUNT/SUM results into BIGINT (or DECIMAL) columns, no allowed
+ * lateness. Emitting a firing is then one pass over the records writing
+ * each output column directly, instead of gathering pointers and running a
+ * loop per column over them; a record with a NULL key or a NULL sum takes
+ * weir__emit_many's general path.
+ */
+bool weir__emit_fused_ok(const wcore *c)
+{
+    if (c->key.n != 1 || c->kcols[0].width != 8 || c->kcols[0].is_string || !c->as.all_int || c->as.n > 8)
+        return false;
+    for (uint32_t i = 0; i < c->as.n; i++) {
+        const weir__accfield *f = &c->as.f[i];
+        weir_type_id id = f->out_type.id;
+        bool sum = f->kind == WEIR__ACC_SUM_I32 || f->kind == WEIR__ACC_SUM_I64;
+        if (id != WEIR_TYPE_BIGINT && !(sum && id == WEIR_TYPE_DECIMAL))
+            return false;
+        if (f->off % 8)
+            return false;
+    }
+    return true;
+}
+
+/*
+ * The rows of weir__emit_fused from records *k.. into at most room rows;
+ * stops after a record that needs the general path (*odd). Inlined with a
+ * constant nf for the usual two aggregates, so the field loops unroll.
+ */
+static inline uint32_t fused_rows(const uint8_t *recs, uint32_t n, uint32_t *kp, size_t stride, size_t key_off,
+                                  size_t acc_off, uint32_t nf, const uint32_t *woff, const uint32_t *chk, int64_t *kc,
+                                  int64_t *const *dst, uint32_t room, const uint8_t **odd)
+{
+    /* local copies: the stores into the batch must not make the compiler reload them */
+    uint32_t wo[8], ck[8];
+    for (uint32_t i = 0; i < nf; i++)
+        wo[i] = woff[i], ck[i] = chk[i];
+    const uint32_t w0 = wo[0], w1 = nf > 1 ? wo[1] : 0, c0 = ck[0], c1 = nf > 1 ? ck[1] : 0;
+    int64_t *d0 = dst[0], *d1 = nf > 1 ? dst[1] : NULL;
+    uint32_t m = 0, k = *kp;
+    for (; k < n && m < room; k++) {
+        const uint8_t *r = recs + (size_t)k * stride;
+        const int64_t *a = (const int64_t *)(r + acc_off);
+        if (!WEIR__ACC_ROWS(a))
+            continue;
+        /* a NULL key, or a SUM over NULLs only (its non-NULL count is zero) */
+        bool plain = r[key_off] != 0;
+        if (nf == 2) {
+            plain &= (a[c0] != 0) & (a[c1] != 0);
+        } else {
+            for (uint32_t i = 0; i < nf; i++)
+                plain &= a[ck[i]] != 0;
+        }
+        if (!plain) {
+            *odd = r;
+            k++;
+            break;
+        }
+        memcpy(&kc[m], r + key_off + 1, 8);
+        if (nf == 2) {
+            d0[m] = a[w0];
+            d1[m] = a[w1];
+        } else {
+            for (uint32_t i = 0; i < nf; i++)
+                dst[i][m] = a[wo[i]];
+        }
+        m++;
+    }
+    *kp = k;
+    return m;
+}
+
+int weir__emit_fused(wcore *c, const uint8_t *recs, uint32_t n, size_t stride, size_t key_off, size_t acc_off,
+                     weir_ts start, weir_ts end)
+{
+    const uint32_t nf = c->as.n;
+    /* per field: its result word, and a word that must be non-zero (a SUM's non-NULL count; the rows for COUNT) */
+    uint32_t woff[8], chk[8];
+    for (uint32_t i = 0; i < nf; i++) {
+        bool sum = c->as.f[i].kind != WEIR__ACC_COUNT_STAR && c->as.f[i].kind != WEIR__ACC_COUNT;
+        woff[i] = c->as.f[i].off / 8;
+        chk[i] = sum ? woff[i] + 1 : 0;
+    }
+    uint32_t k = 0;
+    while (k < n) {
+        weir_batch *o = c->out;
+        if (weir_batch_full(o)) {
+            int rc = flush_out(c);
+            if (rc)
+                return rc;
+        }
+        const uint32_t r0 = o->n_rows, room = o->capacity - r0;
+        int64_t *kc = WEIR_COL_I64(o, 0) + r0;
+        int64_t *dst[8];
+        for (uint32_t i = 0; i < nf; i++)
+            dst[i] = WEIR_COL_I64(o, c->col_agg0 + i) + r0;
+        const uint8_t *odd = NULL; /* a record for the general path */
+        const uint32_t m =
+            nf == 2 ? fused_rows(recs, n, &k, stride, key_off, acc_off, 2, woff, chk, kc, dst, room, &odd)
+                    : fused_rows(recs, n, &k, stride, key_off, acc_off, nf, woff, chk, kc, dst, room, &odd);
+        int64_t *ws = WEIR_COL_I64(o, c->col_ws) + r0, *we = WEIR_COL_I64(o, c->col_we) + r0;
+        for (uint32_t i = 0; i < m; i++) {
+            ws[i] = start;
+            we[i] = end;
+            o->ts[r0 + i] = end - 1;
+        }
+        if (c->col_wt >= 0) {
+            int64_t *wt = WEIR_COL_I64(o, (uint32_t)c->col_wt) + r0;
+            for (uint32_t i = 0; i < m; i++)
+                wt[i] = end - 1;
+            set_valid_range(o, (uint32_t)c->col_wt, r0, m);
+        }
+        memset(o->kind + r0, WEIR_ROW_INSERT, m);
+        set_valid_range(o, 0, r0, m);
+        set_valid_range(o, c->col_ws, r0, m);
+        set_valid_range(o, c->col_we, r0, m);
+        for (uint32_t i = 0; i < nf; i++)
+            set_valid_range(o, c->col_agg0 + i, r0, m);
+        o->n_rows = r0 + m;
+        c->st.fired += m;
+        if (odd) {
+            const uint8_t *key = odd + key_off;
+            const void *blk = odd + acc_off;
+            int rc = weir__emit_many(c, &key, &blk, 1, start, end);
+            if (rc)
+                return rc;
+        }
     }
     return 0;
 }

@@ -52,21 +52,31 @@ enum {
 
 typedef struct sslice sslice;
 
+/*
+ * The first cache line holds what a record's lookup and routing touch
+ * (hash, key, its slice cache and record count): 10,000 keys of two lines
+ * each would not fit in a core's cache, and every record looks one up.
+ * Entries are 128 bytes and placed at 64-byte boundaries (entry_alloc).
+ */
 struct weir__wentry {
     uint64_t hash;
-    uint8_t *key;
+    uint8_t *key;         /* key_inline, or an allocation for longer keys */
+    sslice *cs_slice;     /* sliced mode: the slice of its last record (NULL: none cached) ... */
     uint32_t key_len;
     uint32_t nrec;        /* records in slice tables (sliced mode) */
+    uint32_t run_idx;     /* hopping: a hint, the number of its record in the running sum c->run */
+    uint32_t cs_rec;      /* ... and the number of its record there */
     uint8_t flags;
+    uint8_t key_inline[23];
+    /* second cache line */
     wnode *head, *tail;   /* windows, sessions or the global window (not sliced mode) */
     wnode *mats;          /* sliced mode: fired windows within allowed lateness */
-    sslice *cs_slice;     /* sliced mode: the slice of this key's last record ... */
-    void *cs_acc;         /* ... and its accumulator there */
     weir_ts floor;        /* windows ending at or before this were handled before a restore */
     weir_ts wake;         /* registered wheel time, WEIR_TS_MAX when none */
     struct weir__wentry *free_next;
-    uint8_t key_inline[24];
+    uint64_t spare_[2];
 };
+_Static_assert(sizeof(struct weir__wentry) == 128, "a key entry is two cache lines");
 typedef struct weir__wentry wentry;
 
 /* A slice table (slices.c): per key one accumulator for the slice [start, end). */
@@ -170,8 +180,12 @@ struct weir__wcore {
     size_t rec_size;
     size_t rec_key_off;       /* where a record keeps a copy of its key's bytes, 0 if it does not */
     bool emit_many;           /* slices emit with weir__emit_many (key copies in records, no lateness) */
+    bool emit_fused;          /* ... and with weir__emit_fused (one 8-byte key, integer COUNT/SUM) */
     sslice *run;              /* hopping, all_int: the running sum of the slices marked in_run */
     weir_ts run_end;          /* ... which are the live slices ending at or before this; WEIR_TS_MIN: none */
+    uint32_t *run_free;       /* numbers of c->run's records that went to zero (see slices.c) */
+    uint32_t run_nfree, run_cap_free;
+    uint32_t srec_last;       /* the number of the record srec_get returned last */
     uint64_t n_recs;
     weir_ts armed;            /* processing-time domain: the slice store's requested timer */
 
@@ -224,12 +238,24 @@ int weir__route_mat(wcore *c, wentry *e, uint32_t row, weir_ts start, weir_ts en
  */
 int weir__emit_many(wcore *c, const uint8_t *const *keys, const void *const *blks, uint32_t n, weir_ts start,
                     weir_ts end);
+/* Whether weir__emit_fused applies: one 8-byte key column, integer COUNT/SUM into BIGINT or DECIMAL. */
+bool weir__emit_fused_ok(const wcore *c);
+/*
+ * As weir__emit_many for n records laid out every stride bytes from recs,
+ * each with its key (weir_key_encode's format) at key_off and its
+ * accumulator at acc_off; empty accumulators are skipped. Only when
+ * c->emit_many and weir__emit_fused_ok.
+ */
+int weir__emit_fused(wcore *c, const uint8_t *recs, uint32_t n, size_t stride, size_t key_off, size_t acc_off,
+                     weir_ts start, weir_ts end);
 
 int weir__sliced_init(wcore *c);
 void weir__sliced_destroy(wcore *c);
 int weir__sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_t row, weir_ts ts, int sign);
 int weir__sliced_fire(wcore *c, weir_ts after, weir_ts W);
 int weir__sliced_arm(wcore *c);
+/* Drops the running sum's zero records, which may name idle entries (before a sweep). */
+void weir__sliced_compact(wcore *c);
 typedef int (*weir__sliced_rec_fn)(void *ud, wentry *e, uint32_t order, int type, weir_ts start, weir_ts end,
                                    void *acc);
 int weir__sliced_visit(wcore *c, weir__sliced_rec_fn fn, void *ud);
