@@ -286,8 +286,30 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
                 return plan_error(pc, t->ddl->options[i].value_loc, WEIR_EINVAL, "invalid duration '%s'",
                                   t->opts[i].value);
             wm.idle_timeout_ms = ms;
+        } else if (!strcasecmp(t->opts[i].key, "scan.watermark.alignment.group")) {
+            if (!t->opts[i].value[0] || strlen(t->opts[i].value) >= sizeof wm.align_group)
+                return plan_error(pc, t->ddl->options[i].value_loc, WEIR_EINVAL,
+                                  "watermark alignment group '%s' must have 1 to %zu characters", t->opts[i].value,
+                                  sizeof wm.align_group - 1);
+            strcpy(wm.align_group, t->opts[i].value);
+        } else if (!strcasecmp(t->opts[i].key, "scan.watermark.alignment.max-drift")) {
+            int64_t ms;
+            if (weir_option_parse_duration(t->opts[i].value, &ms) || ms <= 0)
+                return plan_error(pc, t->ddl->options[i].value_loc, WEIR_EINVAL,
+                                  "invalid watermark alignment max-drift '%s' (a positive duration)",
+                                  t->opts[i].value);
+            wm.align_max_drift_ms = ms;
         }
     }
+    if (wm.align_group[0] && (wm.align_max_drift_ms <= 0 || wm.kind == WEIR_WATERMARK_NONE))
+        return plan_error(pc, loc, WEIR_EINVAL,
+                          "table '%s': scan.watermark.alignment.group needs scan.watermark.alignment.max-drift and "
+                          "a WATERMARK declaration",
+                          t->name);
+    if (!wm.align_group[0] && wm.align_max_drift_ms > 0)
+        return plan_error(pc, loc, WEIR_EINVAL,
+                          "table '%s': scan.watermark.alignment.max-drift needs scan.watermark.alignment.group",
+                          t->name);
     uint32_t par = 0;
     for (size_t i = 0; i < t->n_opts; i++)
         if (!strcasecmp(t->opts[i].key, "scan.parallelism"))
