@@ -302,12 +302,12 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
         }
     }
     if (wm.align_group[0] && (wm.align_max_drift_ms <= 0 || wm.kind == WEIR_WATERMARK_NONE))
-        return plan_error(pc, loc, WEIR_EINVAL,
+        return plan_error(pc, t->ddl->name.loc, WEIR_EINVAL,
                           "table '%s': scan.watermark.alignment.group needs scan.watermark.alignment.max-drift and "
                           "a WATERMARK declaration",
                           t->name);
     if (!wm.align_group[0] && wm.align_max_drift_ms > 0)
-        return plan_error(pc, loc, WEIR_EINVAL,
+        return plan_error(pc, t->ddl->name.loc, WEIR_EINVAL,
                           "table '%s': scan.watermark.alignment.max-drift needs scan.watermark.alignment.group",
                           t->name);
     uint32_t par = 0;
