@@ -1503,3 +1503,57 @@ Test(runtime, emitting_rows_of_the_wrong_schema_fails_the_job, .timeout = 30)
     weir_schema_destroy(s);
     weir_schema_destroy(other);
 }
+
+/* Two sources of one watermark-alignment group (max drift 100 ms) into a
+ * two-input operator: the source ahead pauses until the other catches up,
+ * and one that finished holds no one back. */
+Test(runtime, watermark_alignment_pauses_the_source_ahead, .timeout = 60)
+{
+    weir_schema *s = th_schema("k BIGINT");
+    weir_schema *os = th_schema("input BIGINT, k BIGINT");
+    th_source *a = th_usource_create(s, 1), *b = th_usource_create(s, 1);
+    th_collect *out = th_collect_create(0);
+    weir_job *job = new_job(1, 4, NULL, 0);
+    weir_source_spec sa = th_source_spec(a, "a"), sb = th_source_spec(b, "b");
+    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED,
+                              .delay_ms = 0,
+                              .align_group = "g",
+                              .align_max_drift_ms = 100};
+    weir_stream in[2], tagged;
+    cr_assert_eq(weir_job_source(job, &sa, &wm, 1, &in[0]), 0);
+    cr_assert_eq(weir_job_source(job, &sb, &wm, 1, &in[1]), 0);
+    weir_operator_spec spec = {
+        .name = "tag", .cls = &tag_cls, .create = tag_create};
+    cr_assert_eq(weir_job_operator(job, in, 2, &spec, os, 1, &tagged), 0);
+    weir_operator_spec sink = th_collect_spec(out, "collect");
+    cr_assert_eq(weir_job_sink(job, tagged, &sink, 1), 0);
+    cr_assert_eq(weir_job_start(job), 0);
+    th_source_row(b, 0, 1000, (int64_t)100);
+    cr_assert(th_collect_wait_count(out, 1, GUARD_MS));
+    th_source_row(a, 0, 1000, (int64_t)1);
+    cr_assert(th_collect_wait_count(out, 2, GUARD_MS));
+    /* read while a's watermark (1000) is within the drift of b's (1000) */
+    th_source_row(a, 0, 1150, (int64_t)2);
+    cr_assert(th_collect_wait_count(out, 3, GUARD_MS));
+    /* a is at 1150, more than 100 ahead of b: its next row waits */
+    th_source_row(a, 0, 1200, (int64_t)3);
+    cr_assert_not(th_collect_wait_count(out, 4, 300),
+                  "the source ahead of its group must pause");
+    th_source_row(b, 0, 1050, (int64_t)101);
+    cr_assert(th_collect_wait_count(out, 5, GUARD_MS),
+              "b at 1050 lets a (1150) read again");
+    /* b finished: it holds no one back */
+    th_source_end_all(b);
+    th_source_row(a, 0, 9000, (int64_t)4);
+    cr_assert(th_collect_wait_count(out, 6, GUARD_MS));
+    th_source_end_all(a);
+    cr_assert_eq(weir_job_wait(job), 0, "%s", weir_job_error(job));
+    cr_assert_str_eq(th_collect_text(out, true),
+                     "0,1\n0,2\n0,3\n0,4\n1,100\n1,101\n");
+    weir_job_destroy(job);
+    th_collect_destroy(out);
+    th_source_destroy(a);
+    th_source_destroy(b);
+    weir_schema_destroy(s);
+    weir_schema_destroy(os);
+}

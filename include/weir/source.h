@@ -74,6 +74,13 @@ typedef struct weir_watermark_spec {
     weir_watermark_kind kind;
     int64_t delay_ms;
     int64_t idle_timeout_ms;  /* 0: use the job's; < 0: never idle */
+    /* Watermark alignment: sources with the same non-empty group do not read
+     * ahead of the group's smallest watermark by more than max_drift_ms (a
+     * source whose watermark is ahead pauses), so a join of two independent
+     * sources does not hold the state of everything the faster one read
+     * ahead. "" (the default): not aligned. */
+    char align_group[64];
+    int64_t align_max_drift_ms;
 } weir_watermark_spec;
 
 #ifdef __cplusplus

@@ -214,6 +214,43 @@ static int source_digest(const cat_table *t, const plan_source_cols *cols, weir_
     return rc;
 }
 
+/* The watermark options of source table t ('scan.watermark.*'). */
+static int source_wm_options(plan_ctx *pc, cat_table *t, weir_watermark_spec *wm)
+{
+    for (size_t i = 0; i < t->n_opts; i++) {
+        if (!strcasecmp(t->opts[i].key, "scan.watermark.idle-timeout")) {
+            int64_t ms;
+            if (weir_option_parse_duration(t->opts[i].value, &ms))
+                return plan_error(pc, t->ddl->options[i].value_loc, WEIR_EINVAL, "invalid duration '%s'",
+                                  t->opts[i].value);
+            wm->idle_timeout_ms = ms;
+        } else if (!strcasecmp(t->opts[i].key, "scan.watermark.alignment.group")) {
+            if (!t->opts[i].value[0] || strlen(t->opts[i].value) >= sizeof wm->align_group)
+                return plan_error(pc, t->ddl->options[i].value_loc, WEIR_EINVAL,
+                                  "watermark alignment group '%s' must have 1 to %zu characters", t->opts[i].value,
+                                  sizeof wm->align_group - 1);
+            strcpy(wm->align_group, t->opts[i].value);
+        } else if (!strcasecmp(t->opts[i].key, "scan.watermark.alignment.max-drift")) {
+            int64_t ms;
+            if (weir_option_parse_duration(t->opts[i].value, &ms) || ms <= 0)
+                return plan_error(pc, t->ddl->options[i].value_loc, WEIR_EINVAL,
+                                  "invalid watermark alignment max-drift '%s' (a positive duration)",
+                                  t->opts[i].value);
+            wm->align_max_drift_ms = ms;
+        }
+    }
+    if (wm->align_group[0] && (wm->align_max_drift_ms <= 0 || wm->kind == WEIR_WATERMARK_NONE))
+        return plan_error(pc, t->ddl->name.loc, WEIR_EINVAL,
+                          "table '%s': scan.watermark.alignment.group needs scan.watermark.alignment.max-drift and "
+                          "a WATERMARK declaration",
+                          t->name);
+    if (!wm->align_group[0] && wm->align_max_drift_ms > 0)
+        return plan_error(pc, t->ddl->name.loc, WEIR_EINVAL,
+                          "table '%s': scan.watermark.alignment.max-drift needs scan.watermark.alignment.group",
+                          t->name);
+    return 0;
+}
+
 static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
 {
     if (t->ddl->n_partitioned_by)
@@ -279,14 +316,10 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
         wm.kind = WEIR_WATERMARK_BOUNDED;
         wm.delay_ms = t->watermark_delay_ms;
     }
-    for (size_t i = 0; i < t->n_opts; i++) {
-        if (!strcasecmp(t->opts[i].key, "scan.watermark.idle-timeout")) {
-            int64_t ms;
-            if (weir_option_parse_duration(t->opts[i].value, &ms))
-                return plan_error(pc, t->ddl->options[i].value_loc, WEIR_EINVAL, "invalid duration '%s'",
-                                  t->opts[i].value);
-            wm.idle_timeout_ms = ms;
-        }
+    if ((rc = source_wm_options(pc, t, &wm))) {
+        if (spec.free_arg)
+            spec.free_arg(spec.arg);
+        return rc;
     }
     uint32_t par = 0;
     for (size_t i = 0; i < t->n_opts; i++)

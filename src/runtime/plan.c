@@ -223,6 +223,8 @@ static int build_subtasks(weir_job *job)
             st->index = s;
             st->out_wm_metric = WEIR_TS_MIN;
             st->max_event_ts_metric = WEIR_TS_MIN;
+            /* not started yet: holds its alignment group back */
+            atomic_init(&st->align_wm, WEIR_TS_MIN);
             if (weir__gate_init(&st->gate)) {
                 task->subtasks[s] = NULL;
                 weir_free(st);

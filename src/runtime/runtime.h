@@ -223,6 +223,9 @@ struct weir__subtask {
     int64_t backpressured_ns;
     int64_t out_wm_metric; /* last watermark sent downstream */
     int64_t max_event_ts_metric; /* sources: newest event time read */
+    /* sources in a watermark-alignment group: the watermark this subtask
+     * holds the group to (WEIR_TS_MAX: idle or finished, holds no one) */
+    _Atomic int64_t align_wm;
 };
 
 struct weir_job {

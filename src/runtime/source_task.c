@@ -25,6 +25,16 @@
  * time, from the job's clock) becomes idle; its next row makes it active
  * again, and from then on it holds the watermark again (the watermark does
  * not go back, it waits for the split to catch up).
+ *
+ * Watermark alignment (scan.watermark.alignment.group / .max-drift, as in
+ * Flink): the source subtasks of one group publish their watermark, and a
+ * subtask whose watermark is more than max-drift ahead of the smallest one
+ * published by the others stops reading (it still answers barriers and
+ * fires processing-time timers) until they catch up. Idle and finished
+ * subtasks hold no one back. Two independent sources joined downstream
+ * otherwise drift apart without bound - nothing pushes back on the faster
+ * one, because the join consumes both inputs - and the join holds the state
+ * of every window the faster one read ahead.
  */
 #include <string.h>
 #include <time.h>
@@ -394,6 +404,50 @@ static void wait_a_little(weir__subtask *st, int64_t ms)
     pthread_mutex_unlock(&st->gate.mu);
 }
 
+/* The watermark this subtask holds its alignment group to. */
+static void align_publish(weir__subtask *st, bool ended)
+{
+    const weir__source_run *r = st->src;
+    weir_ts v = ended || r->valve.idle ? WEIR_TS_MAX : r->valve.out;
+    atomic_store_explicit(&st->align_wm, v, memory_order_relaxed);
+}
+
+/* Whether this subtask is more than max-drift ahead of its group. */
+static bool align_ahead(weir__subtask *st)
+{
+    const weir__node *node = source_node(st);
+    const weir_watermark_spec *wm = &node->wm;
+    if (!wm->align_group[0] || wm->kind == WEIR_WATERMARK_NONE)
+        return false;
+    weir_ts own = st->src->valve.out;
+    if (own == WEIR_TS_MIN || st->src->valve.idle)
+        return false;
+    weir_job *job = st->job;
+    weir_ts min = WEIR_TS_MAX;
+    for (uint32_t t = 0; t < job->n_tasks; t++) {
+        const weir__task *task = &job->tasks[t];
+        if (!task->is_source)
+            continue;
+        const weir__node *n = &job->nodes[task->nodes[0]];
+        if (n->wm.kind == WEIR_WATERMARK_NONE ||
+            strcmp(n->wm.align_group, wm->align_group) != 0)
+            continue;
+        for (uint32_t i = 0; i < task->parallelism; i++) {
+            const weir__subtask *o = task->subtasks[i];
+            if (o == st)
+                continue;
+            weir_ts v =
+                atomic_load_explicit(&o->align_wm, memory_order_relaxed);
+            if (v < min)
+                min = v;
+        }
+    }
+    if (min == WEIR_TS_MAX)
+        return false;
+    int64_t drift = wm->align_max_drift_ms > 0 ? wm->align_max_drift_ms : 0;
+    return min < WEIR_TS_MAX - drift && own > min + drift;
+}
+
 static int inject_pending_barrier(weir__subtask *st)
 {
     uint64_t ck = 0;
@@ -428,6 +482,15 @@ int weir__run_source(weir__subtask *st)
             drained = false;
             break;
         }
+        align_publish(st, false);
+        if (align_ahead(st)) {
+            /* Ahead of the group: send what is staged and let it catch up. */
+            if ((rc = weir__fire_processing_timers(st)) ||
+                (rc = weir__chain_flush(st)))
+                return rc;
+            wait_a_little(st, 1);
+            continue;
+        }
         bool progress = false;
         for (uint32_t i = 0; i < r->n_splits; i++) {
             weir__split *s = &r->splits[i];
@@ -457,6 +520,7 @@ int weir__run_source(weir__subtask *st)
         wait_a_little(st, quiet < 4 ? 1 : 10);
         quiet++;
     }
+    align_publish(st, true);
     poll_source_metrics(st);
     /*
      * A checkpoint asked for by now is taken here, at the end of the input
