@@ -652,7 +652,7 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     const char *v = plan_config(pc, "table.exec.state.ttl");
     if (v && weir_option_parse_duration(v, &ttl)) {
         weir_buf_fini(&keytext);
-        return plan_error(pc, ref->loc, WEIR_EINVAL, "table.exec.state.ttl: invalid duration '%s'", v);
+        return plan_error(pc, plan_config_at(pc, "table.exec.state.ttl", ref->loc), WEIR_EINVAL, "table.exec.state.ttl: invalid duration '%s'", v);
     }
     weir_join_config jc = {.type = type,
                            .keys = {sd[0].ks, sd[1].ks},

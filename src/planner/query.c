@@ -755,7 +755,7 @@ static int emit_options(plan_ctx *pc, weir_window_spec *ws, weir_sql_loc loc)
     int64_t ms;
     if ((v = plan_config(pc, "table.exec.emit.allow-lateness"))) {
         if (weir_option_parse_duration(v, &ms))
-            return plan_error(pc, loc, WEIR_EINVAL, "table.exec.emit.allow-lateness: invalid duration '%s'", v);
+            return plan_error(pc, plan_config_at(pc, "table.exec.emit.allow-lateness", loc), WEIR_EINVAL, "table.exec.emit.allow-lateness: invalid duration '%s'", v);
         ws->allowed_lateness_ms = ms;
     }
     if ((v = plan_config(pc, "table.exec.emit.early-fire.enabled")) && !weir_option_parse_bool(v, &on) && on) {
@@ -768,7 +768,7 @@ static int emit_options(plan_ctx *pc, weir_window_spec *ws, weir_sql_loc loc)
     if ((v = plan_config(pc, "table.exec.emit.late-fire.enabled")) && !weir_option_parse_bool(v, &on) && on) {
         v = plan_config(pc, "table.exec.emit.late-fire.delay");
         if (v && weir_option_parse_duration(v, &ms))
-            return plan_error(pc, loc, WEIR_EINVAL, "table.exec.emit.late-fire.delay: invalid duration '%s'", v);
+            return plan_error(pc, plan_config_at(pc, "table.exec.emit.late-fire.delay", loc), WEIR_EINVAL, "table.exec.emit.late-fire.delay: invalid duration '%s'", v);
         ws->trigger.late_interval_ms = v ? ms : 0;
         ws->accumulation = WEIR_ACC_RETRACTING;
     }
@@ -1138,10 +1138,10 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
         int64_t ttl = 0;
         const char *v = plan_config(pc, "table.exec.state.ttl");
         if (v && weir_option_parse_duration(v, &ttl))
-            return plan_error(pc, sel->loc, WEIR_EINVAL, "table.exec.state.ttl: invalid duration '%s'", v);
+            return plan_error(pc, plan_config_at(pc, "table.exec.state.ttl", sel->loc), WEIR_EINVAL, "table.exec.state.ttl: invalid duration '%s'", v);
         bool mini = false;
         if ((v = plan_config(pc, "table.exec.mini-batch.enabled")) && weir_option_parse_bool(v, &mini))
-            return plan_error(pc, sel->loc, WEIR_EINVAL, "table.exec.mini-batch.enabled: expected 'true' or 'false', got '%s'", v);
+            return plan_error(pc, plan_config_at(pc, "table.exec.mini-batch.enabled", sel->loc), WEIR_EINVAL, "table.exec.mini-batch.enabled: expected 'true' or 'false', got '%s'", v);
         if ((rc = weir_buf_printf(dg, "|ttl%lld|mb%d", (long long)ttl, (int)mini)))
             return rc;
         /* With no aggregate an insert-only input gives an insert-only DISTINCT. */

@@ -282,7 +282,7 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     int64_t ttl = 0;
     const char *v = plan_config(pc, "table.exec.state.ttl");
     if (v && weir_option_parse_duration(v, &ttl))
-        return plan_error(pc, sel->loc, WEIR_EINVAL, "table.exec.state.ttl: invalid duration '%s'", v);
+        return plan_error(pc, plan_config_at(pc, "table.exec.state.ttl", sel->loc), WEIR_EINVAL, "table.exec.state.ttl: invalid duration '%s'", v);
     rc_.state_ttl_ms = ttl;
     weir_schema *os = plan_new_schema(pc);
     if (!os)
@@ -352,6 +352,7 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
         memset(a, 0, sizeof *a);
         a->kind = WEIR_SQL_EXPR_BINARY;
         a->loc = rest[i]->loc;
+        a->u.binary.op_loc = rest[i]->loc;
         a->u.binary.op = WEIR_SQL_OP_AND;
         a->u.binary.left = (weir_sql_expr *)rw;
         a->u.binary.right = (weir_sql_expr *)rest[i];
