@@ -156,4 +156,24 @@ int weir_window_assign_spec(const weir_window_assign_config *cfg, weir_operator_
 /* n-input union: forwards every batch of every input unchanged. */
 int weir_union_spec(uint32_t n_inputs, weir_operator_spec *out);
 
+/*
+ * OVER aggregation in event time (ops/over_agg.c): each input row comes out
+ * once, followed by n_aggs aggregates over the rows of its partition in
+ * the frame ending at it (ORDER BY the input's row time, ascending). A row
+ * is processed once the watermark passes its timestamp; a row not after the
+ * last timestamp its partition processed is late (dropped, counted as
+ * late_records_dropped). Bounded frames need retractable aggregates.
+ */
+typedef struct weir_over_config {
+    weir_keyspec partition; /* PARTITION BY columns; none: one partition (parallelism 1) */
+    bool rows;              /* ROWS frame, else RANGE */
+    bool unbounded;         /* UNBOUNDED PRECEDING */
+    int64_t preceding;      /* bounded: ROWS - rows before the current one, RANGE - milliseconds */
+    const weir_agg *aggs;   /* bound on the input's columns (copied) */
+    uint32_t n_aggs;
+    const weir_schema *out_schema; /* borrowed: the input's columns, then one per aggregate */
+} weir_over_config;
+
+int weir_over_spec(const weir_over_config *cfg, weir_operator_spec *out);
+
 #endif

@@ -1299,6 +1299,11 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
     const rel *src = &in;
     rel agg;
     weir_expr *post_filter = NULL;
+    bool over = false;
+    if (aggregating && plan_select_has_over(sel))
+        return plan_error(pc, sel->loc, WEIR_EUNSUPPORTED,
+                          "OVER aggregates cannot be mixed with GROUP BY, DISTINCT or other aggregates in one "
+                          "SELECT; aggregate in a subquery first");
     if (aggregating) {
         if (filter) {
             rel f;
@@ -1317,6 +1322,23 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
         src = &agg;
         if (sel->having && (rc = plan_bind_expr(pc, &agg, as_, sel->having, &post_filter)))
             return rc;
+    } else if (plan_select_has_over(sel)) {
+        if (filter) {
+            rel f;
+            if ((rc = plan_calc(pc, &in, filter, NULL, NULL, 0, &f, "Calc")))
+                return rc;
+            f.schema = in.schema;
+            f.quals = in.quals;
+            f.n_physical = in.n_physical;
+            f.win = in.win;
+            f.rowtime = in.rowtime;
+            in = f;
+            filter = NULL;
+        }
+        if ((rc = plan_over(pc, sel, &in, as_, &agg)))
+            return rc;
+        src = &agg;
+        over = true;
     } else if (in.win.present) {
         return plan_error(pc, in.win.loc, WEIR_EUNSUPPORTED,
                           "a window table function must be followed by GROUP BY window_start, window_end (window "
@@ -1334,7 +1356,7 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
         return WEIR_ENOMEM;
     uint32_t k = 0;
     int32_t proctime_item = -1; /* output column of the first PROCTIME() item */
-    bool identity = !aggregating && !filter;
+    bool identity = !aggregating && !over && !filter;
     for (uint32_t i = 0; i < sel->n_items; i++) {
         const weir_sql_expr *e = sel->items[i].expr;
         if (e->kind == WEIR_SQL_EXPR_STAR) {
@@ -1357,7 +1379,7 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
                 return plan_error(pc, e->loc, WEIR_ENOTFOUND, "unknown table or alias '%s'", qual);
             continue;
         }
-        if ((rc = plan_bind_expr(pc, src, aggregating ? as_ : NULL, e, &exprs[k])))
+        if ((rc = plan_bind_expr(pc, src, aggregating || over ? as_ : NULL, e, &exprs[k])))
             return rc;
         if (proctime_item < 0 && plan_is_proctime_call(e))
             proctime_item = (int32_t)k;
