@@ -197,6 +197,16 @@ int plan_job_config(plan_ctx *pc, weir_job_config *cfg, weir_error *err)
     return 0;
 }
 
+/* Whether the job takes checkpoints or savepoints (then sinks commit exactly once). */
+bool plan_checkpointing(const plan_ctx *pc)
+{
+    int64_t ms = 0;
+    const char *v = plan_config(pc, "execution.checkpointing.interval");
+    if (v && !weir_option_parse_duration(v, &ms) && ms > 0)
+        return true;
+    return plan_config(pc, "state.checkpoints.dir") || plan_config(pc, "state.savepoints.dir");
+}
+
 int plan_ensure_job(plan_ctx *pc)
 {
     if (pc->job)
@@ -283,6 +293,7 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
     pc->cenv.bad_option_index = &bad;
     pc->cenv.partition_keys = keys;
     pc->cenv.n_partition_keys = t->ddl->n_partitioned_by;
+    pc->cenv.checkpointing = plan_checkpointing(pc);
     rc = weir_connector_sink_spec(NULL, t->opts, t->n_opts, w.schema, &pc->cenv, &spec, &err);
     pc->cenv.bad_option_index = NULL;
     pc->cenv.partition_keys = NULL;

@@ -132,6 +132,8 @@ weir_sql_loc plan_config_at(const plan_ctx *pc, const char *key, weir_sql_loc fa
 /* at: where the script sets it (line 0 for the command line's -D). */
 int plan_config_set(plan_ctx *pc, const char *key, const char *value, weir_sql_loc at);
 int plan_job_config(plan_ctx *pc, weir_job_config *cfg, weir_error *err);
+/* Whether the job takes checkpoints or savepoints (then sinks commit exactly once). */
+bool plan_checkpointing(const plan_ctx *pc);
 int plan_ensure_job(plan_ctx *pc);
 
 /* bookkeeping */
