@@ -60,6 +60,15 @@ typedef struct weir_rank_config {
     bool ties_newer_first;
     const weir_schema *out_schema; /* borrowed */
     int64_t state_ttl_ms;
+    /*
+     * Window Top-N (Flink's): >= 0, the input column holding each row's
+     * window end (epoch ms; the partition includes the window's bounds).
+     * Rows are ranked without output; when the watermark reaches the window
+     * end the ranks [start, end] are emitted once as +I and the partition's
+     * state is cleared. A row whose window already ended is late: dropped
+     * and counted (late_records_dropped). -1: the continuous Top-N above.
+     */
+    int32_t window_end_col;
 } weir_rank_config;
 
 int weir_rank_spec(const weir_rank_config *cfg, weir_operator_spec *out);

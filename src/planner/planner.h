@@ -112,6 +112,9 @@ struct plan_ctx {
     weir_buf explain;     /* logical plan lines */
     weir_buf explain_out; /* output of EXPLAIN statements */
     int view_depth;
+    /* A window Top-N's input is being planned: a window table function may
+     * be used without aggregation (its rows get their windows assigned). */
+    bool window_assign_ok;
     bool job_started;     /* the weir_job exists (created at the first INSERT) */
     int n_sinks;
     /* projection pushdown (prune.c): the column names the SELECT being planned reads */

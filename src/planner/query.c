@@ -1339,6 +1339,10 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
             return rc;
         src = &agg;
         over = true;
+    } else if (in.win.present && pc->window_assign_ok) {
+        pc->window_assign_ok = false; /* for this SELECT only, not for queries nested below */
+        if ((rc = plan_window_assign(pc, &in, "a window Top-N")))
+            return rc;
     } else if (in.win.present) {
         return plan_error(pc, in.win.loc, WEIR_EUNSUPPORTED,
                           "a window table function must be followed by GROUP BY window_start, window_end (window "
