@@ -1489,8 +1489,11 @@ int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
         rc = rel_quals(pc, out, NULL);
         break;
     }
+    case WEIR_SQL_QUERY_VALUES:
+        rc = plan_values(pc, q, out);
+        break;
     default:
-        rc = plan_error(pc, q->loc, WEIR_EUNSUPPORTED, "VALUES is not supported yet");
+        rc = plan_error(pc, q->loc, WEIR_EUNSUPPORTED, "this kind of query is not supported yet");
     }
     pc->n_views = saved_views;
     return rc;
