@@ -185,4 +185,26 @@ typedef struct weir_over_config {
 
 int weir_over_spec(const weir_over_config *cfg, weir_operator_spec *out);
 
+/*
+ * Processing-time lookup join against a bounded table (ops/lookup_join.c):
+ * each input row joined with the table rows of equal key; the table is read
+ * whole by every subtask when it opens. Output: the first n_out input
+ * columns, then the table's columns.
+ */
+typedef struct weir_lookup_join_config {
+    weir_source_spec table;   /* bounded; its arg is owned by the spec (freed with it) */
+    const char *table_name;   /* for messages (copied) */
+    const weir_expr *table_filter; /* borrowed; over the table's columns, or NULL */
+    uint32_t n_keys;
+    uint32_t left_keys[WEIR_KEY_MAX_COLS];  /* input columns */
+    uint32_t right_keys[WEIR_KEY_MAX_COLS]; /* table columns */
+    uint32_t n_out;           /* leading input columns that form the output */
+    const weir_expr *residual; /* borrowed; over the output row, or NULL */
+    bool left_outer;          /* LEFT JOIN: rows without a match padded with NULLs */
+    const weir_schema *out_schema; /* borrowed */
+    weir_clock clock;
+} weir_lookup_join_config;
+
+int weir_lookup_join_spec(const weir_lookup_join_config *cfg, weir_operator_spec *out);
+
 #endif

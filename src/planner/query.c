@@ -529,7 +529,8 @@ int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
     switch (ref->kind) {
     case WEIR_SQL_FROM_TABLE:
         if (ref->u.table.system_time)
-            return plan_error(pc, ref->loc, WEIR_EUNSUPPORTED, "FOR SYSTEM_TIME AS OF (temporal joins) is not supported yet");
+            return plan_error(pc, ref->loc, WEIR_EUNSUPPORTED,
+                              "FOR SYSTEM_TIME AS OF is supported on the right side of a JOIN (a lookup join)");
         return plan_named(pc, &ref->u.table.name, ref, out);
     case WEIR_SQL_FROM_SUBQUERY: {
         int rc = plan_query(pc, ref->u.subquery.query, out);
