@@ -207,6 +207,7 @@ struct weir__subtask {
 
     bool idle_out;     /* last status sent downstream */
     bool undrained;    /* an input ended by stop, not by its end */
+    bool ending;       /* every input ended: the final watermark, finish and END follow */
     bool wake_pending; /* a push left a consumer asleep: notify before idling */
     bool status_sent;  /* the initial status went out */
 

@@ -675,6 +675,7 @@ int weir__run_consumer(weir__subtask *st)
      * watermark already; make sure of it (a producer with nothing to say may
      * have ended right away), unless the job was stopped.
      */
+    st->ending = true;
     if (!st->undrained && st->ops[0].in_wm < WEIR_TS_MAX &&
         (rc = weir__chain_watermark(st, WEIR_TS_MAX)))
         return rc;
