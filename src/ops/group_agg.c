@@ -361,14 +361,7 @@ static int slot_of(ga *g, weir_op_ctx *ctx, size_t klen, uint32_t *out)
     return 0;
 }
 
-static int flush(ga *g, weir_op_ctx *ctx)
-{
-    if (g->out->n_rows == 0)
-        return 0;
-    int rc = weir_op_emit(ctx, g->out);
-    weir_batch_reset(g->out);
-    return rc;
-}
+static int flush(ga *g, weir_op_ctx *ctx) { return weir_op_emit_reset(ctx, g->out); }
 
 /* Writes the key columns of input row and the results of accs into (dst, row). */
 static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32_t in_row, weir_batch *dst,

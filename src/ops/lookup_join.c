@@ -254,14 +254,7 @@ static int load_table(lj_op *o, weir_op_ctx *ctx)
 
 /* ---- probing ---- */
 
-static int flush(lj_op *o, weir_op_ctx *ctx)
-{
-    if (!o->out->n_rows)
-        return 0;
-    int rc = weir_op_emit(ctx, o->out);
-    weir_batch_reset(o->out);
-    return rc;
-}
+static int flush(lj_op *o, weir_op_ctx *ctx) { return weir_op_emit_reset(ctx, o->out); }
 
 /* Appends the input row r joined with table row id (UINT32_MAX: padded); false when the residual drops it. */
 static int put(lj_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r, uint32_t id, bool *kept)

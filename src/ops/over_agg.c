@@ -98,23 +98,33 @@ static int held_reserve(over_op *o, uint32_t n)
     return 0;
 }
 
-/* Only the last processed timestamp (the per-row lateness check). */
-static int load_last(over_op *o, int64_t *last)
+/*
+ * Opens the partition's accumulator state at c and reads its header (the
+ * last processed timestamp). 1 when the partition has no state yet.
+ */
+static int open_state(over_op *o, weir_cursor *c, int64_t *last)
 {
     const void *v;
     size_t len;
     *last = WEIR_TS_MIN;
     int rc = weir_value_get(o->acc, NULL, 0, &v, &len);
     if (rc == WEIR_ENOTFOUND)
-        return 0;
+        return 1;
     if (rc)
         return rc;
-    weir_cursor c;
-    weir_cursor_init(&c, v, len);
+    weir_cursor_init(c, v, len);
     uint8_t ver;
-    if (weir_cursor_get_u8(&c, &ver) || ver != ACC_VERSION || weir_cursor_get_i64(&c, last))
+    if (weir_cursor_get_u8(c, &ver) || ver != ACC_VERSION || weir_cursor_get_i64(c, last))
         return WEIR_ECORRUPT;
     return 0;
+}
+
+/* Only the last processed timestamp (the per-row lateness check). */
+static int load_last(over_op *o, int64_t *last)
+{
+    weir_cursor c;
+    int rc = open_state(o, &c, last);
+    return rc > 0 ? 0 : rc;
 }
 
 /* Loads the partition's accumulators (initialised empty when it has none). */
@@ -123,19 +133,10 @@ static int load(over_op *o)
     accs_init(o);
     o->n_held = 0;
     o->head = 0;
-    o->last_ts = WEIR_TS_MIN;
-    const void *v;
-    size_t len;
-    int rc = weir_value_get(o->acc, NULL, 0, &v, &len);
-    if (rc == WEIR_ENOTFOUND)
-        return 0;
-    if (rc)
-        return rc;
     weir_cursor c;
-    weir_cursor_init(&c, v, len);
-    uint8_t ver;
-    if (weir_cursor_get_u8(&c, &ver) || ver != ACC_VERSION || weir_cursor_get_i64(&c, &o->last_ts))
-        return WEIR_ECORRUPT;
+    int rc = open_state(o, &c, &o->last_ts);
+    if (rc)
+        return rc > 0 ? 0 : rc;
     for (uint32_t i = 0; i < o->conf.n_aggs; i++) {
         void *acc = o->accs + o->acc_off[i];
         weir_agg_destroy(&o->aggs[i], acc);
@@ -274,14 +275,7 @@ static int pop_oldest(over_op *o)
 
 /* ---- output ---- */
 
-static int flush(over_op *o, weir_op_ctx *ctx)
-{
-    if (o->out->n_rows == 0)
-        return 0;
-    int rc = weir_op_emit(ctx, o->out);
-    weir_batch_reset(o->out);
-    return rc;
-}
+static int flush(over_op *o, weir_op_ctx *ctx) { return weir_op_emit_reset(ctx, o->out); }
 
 static int emit(over_op *o, weir_op_ctx *ctx, uint32_t r, int64_t ts)
 {

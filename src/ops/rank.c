@@ -187,14 +187,7 @@ static int store(rank_op *o, const kept *rows, uint32_t n)
 
 /* ---- output ---- */
 
-static int flush(rank_op *o, weir_op_ctx *ctx)
-{
-    if (o->out->n_rows == 0)
-        return 0;
-    int rc = weir_op_emit(ctx, o->out);
-    weir_batch_reset(o->out);
-    return rc;
-}
+static int flush(rank_op *o, weir_op_ctx *ctx) { return weir_op_emit_reset(ctx, o->out); }
 
 /* Emits a kept row (or, with k NULL, input row r of in) as kind, with rank when the output has it. */
 static int emit(rank_op *o, weir_op_ctx *ctx, const kept *k, const weir_batch *in, uint32_t r, weir_row_kind kind,

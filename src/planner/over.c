@@ -346,19 +346,11 @@ int plan_over(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, 
     for (uint32_t i = 0; i < as->n_calls; i++) {
         agg_call *c = &as->calls[i];
         const weir_sql_expr *call = c->call;
-        if (call->u.call.n_args == 0) {
-            if (!call->u.call.star && strcmp(c->fn, "COUNT"))
-                return plan_error(pc, call->loc, WEIR_EINVAL, "%s needs an argument", c->fn);
+        bool has_arg;
+        if ((rc = plan_agg_call_args(pc, c, &has_arg)))
+            return rc;
+        if (!has_arg)
             continue;
-        }
-        if (!strcmp(c->fn, "APPROX_PERCENTILE")) {
-            if (call->u.call.n_args != 2 || call->u.call.args[1]->kind != WEIR_SQL_EXPR_LITERAL)
-                return plan_error(pc, call->loc, WEIR_EINVAL, "APPROX_PERCENTILE(value, fraction) needs a literal fraction");
-            c->param = call->u.call.args[1]->u.lit.f64 ? call->u.call.args[1]->u.lit.f64
-                                                       : (double)call->u.call.args[1]->u.lit.i64;
-        } else if (call->u.call.n_args != 1) {
-            return plan_error(pc, call->loc, WEIR_EINVAL, "%s takes one argument", c->fn);
-        }
         weir_expr *e;
         if ((rc = plan_bind_expr(pc, in, NULL, call->u.call.args[0], &e)))
             return rc;

@@ -633,6 +633,31 @@ static int plan_agg_filter(plan_ctx *pc, const rel *in, const agg_scope *as, agg
     return *name ? 0 : WEIR_ENOMEM;
 }
 
+/*
+ * The argument count of aggregate call c: none only for COUNT (COUNT(*)),
+ * two for APPROX_PERCENTILE (value, literal fraction: c->param), else one.
+ * *has_arg: whether args[0] is the value to aggregate.
+ */
+int plan_agg_call_args(plan_ctx *pc, agg_call *c, bool *has_arg)
+{
+    const weir_sql_expr *call = c->call;
+    *has_arg = call->u.call.n_args > 0;
+    if (call->u.call.n_args == 0) {
+        if (!call->u.call.star && strcmp(c->fn, "COUNT"))
+            return plan_error(pc, call->loc, WEIR_EINVAL, "%s needs an argument", c->fn);
+        return 0;
+    }
+    if (!strcmp(c->fn, "APPROX_PERCENTILE")) {
+        if (call->u.call.n_args != 2 || call->u.call.args[1]->kind != WEIR_SQL_EXPR_LITERAL)
+            return plan_error(pc, call->loc, WEIR_EINVAL, "APPROX_PERCENTILE(value, fraction) needs a literal fraction");
+        c->param = call->u.call.args[1]->u.lit.f64 ? call->u.call.args[1]->u.lit.f64
+                                                   : (double)call->u.call.args[1]->u.lit.i64;
+    } else if (call->u.call.n_args != 1) {
+        return plan_error(pc, call->loc, WEIR_EINVAL, "%s takes one argument", c->fn);
+    }
+    return 0;
+}
+
 /* Records each aggregate call once (by its canonical text). */
 static int collect_aggs(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e)
 {
@@ -940,19 +965,11 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
             return rc;
         if (call->u.call.filter)
             c->filter_col = (int32_t)k++;
-        if (call->u.call.n_args == 0) {
-            if (!call->u.call.star && strcmp(c->fn, "COUNT"))
-                return plan_error(pc, call->loc, WEIR_EINVAL, "%s needs an argument", c->fn);
+        bool has_arg;
+        if ((rc = plan_agg_call_args(pc, c, &has_arg)))
+            return rc;
+        if (!has_arg)
             continue;
-        }
-        if (!strcmp(c->fn, "APPROX_PERCENTILE")) {
-            if (call->u.call.n_args != 2 || call->u.call.args[1]->kind != WEIR_SQL_EXPR_LITERAL)
-                return plan_error(pc, call->loc, WEIR_EINVAL, "APPROX_PERCENTILE(value, fraction) needs a literal fraction");
-            c->param = call->u.call.args[1]->u.lit.f64 ? call->u.call.args[1]->u.lit.f64
-                                                       : (double)call->u.call.args[1]->u.lit.i64;
-        } else if (call->u.call.n_args != 1) {
-            return plan_error(pc, call->loc, WEIR_EINVAL, "%s takes one argument", c->fn);
-        }
         if ((rc = plan_bind_expr(pc, in, NULL, call->u.call.args[0], &pre[k])))
             return rc;
         /* A plain column keeps its name, so late records keep their column names. */
@@ -1255,6 +1272,25 @@ static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pr
 
 /* --------------------------------------------------------------- SELECT */
 
+/* An aggregation's WHERE is applied before it: a Calc that keeps the input's columns (*filter consumed). */
+static int filter_first(plan_ctx *pc, rel *in, weir_expr **filter)
+{
+    if (!*filter)
+        return 0;
+    rel f;
+    int rc = plan_calc(pc, in, *filter, NULL, NULL, 0, &f, "Calc");
+    if (rc)
+        return rc;
+    f.schema = in->schema;
+    f.quals = in->quals;
+    f.n_physical = in->n_physical;
+    f.win = in->win;
+    f.rowtime = in->rowtime;
+    *in = f;
+    *filter = NULL;
+    return 0;
+}
+
 static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *asp, rel *out)
 {
     if (!sel->from)
@@ -1306,36 +1342,16 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
                           "OVER aggregates cannot be mixed with GROUP BY, DISTINCT or other aggregates in one "
                           "SELECT; aggregate in a subquery first");
     if (aggregating) {
-        if (filter) {
-            rel f;
-            if ((rc = plan_calc(pc, &in, filter, NULL, NULL, 0, &f, "Calc")))
-                return rc;
-            f.schema = in.schema;
-            f.quals = in.quals;
-            f.n_physical = in.n_physical;
-            f.win = in.win;
-            f.rowtime = in.rowtime;
-            in = f;
-            filter = NULL;
-        }
+        if ((rc = filter_first(pc, &in, &filter)))
+            return rc;
         if ((rc = plan_aggregate(pc, sel, &in, as_, &agg)))
             return rc;
         src = &agg;
         if (sel->having && (rc = plan_bind_expr(pc, &agg, as_, sel->having, &post_filter)))
             return rc;
     } else if (plan_select_has_over(sel)) {
-        if (filter) {
-            rel f;
-            if ((rc = plan_calc(pc, &in, filter, NULL, NULL, 0, &f, "Calc")))
-                return rc;
-            f.schema = in.schema;
-            f.quals = in.quals;
-            f.n_physical = in.n_physical;
-            f.win = in.win;
-            f.rowtime = in.rowtime;
-            in = f;
-            filter = NULL;
-        }
+        if ((rc = filter_first(pc, &in, &filter)))
+            return rc;
         if ((rc = plan_over(pc, sel, &in, as_, &agg)))
             return rc;
         src = &agg;

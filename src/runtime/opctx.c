@@ -287,6 +287,15 @@ int weir_op_emit(weir_op_ctx *ctx, const weir_batch *b)
     return rc;
 }
 
+int weir_op_emit_reset(weir_op_ctx *ctx, weir_batch *b)
+{
+    if (!b || b->n_rows == 0)
+        return 0;
+    int rc = weir_op_emit(ctx, b);
+    weir_batch_reset(b);
+    return rc;
+}
+
 int weir__op_emit_handoff(weir_op_ctx *ctx, weir_batch **b)
 {
     weir_batch *x = *b;
