@@ -1272,6 +1272,51 @@ static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pr
 
 /* --------------------------------------------------------------- SELECT */
 
+/*
+ * The distinct rows of r (UNION without ALL): a group aggregation keyed by
+ * every column, with no aggregate. Its result is append-only when r is (a
+ * row is emitted when its value is first seen), a changelog otherwise.
+ */
+int plan_distinct(plan_ctx *pc, rel *r, weir_sql_loc loc)
+{
+    if (r->n_physical > WEIR_KEY_MAX_COLS)
+        return plan_error(pc, loc, WEIR_EUNSUPPORTED, "UNION of more than %d columns is not supported yet",
+                          WEIR_KEY_MAX_COLS);
+    int64_t ttl = 0;
+    const char *v = plan_config(pc, "table.exec.state.ttl");
+    if (v && weir_option_parse_duration(v, &ttl))
+        return plan_error(pc, plan_config_at(pc, "table.exec.state.ttl", loc), WEIR_EINVAL,
+                          "table.exec.state.ttl: invalid duration '%s'", v);
+    weir_schema *os = plan_new_schema(pc);
+    if (!os)
+        return WEIR_ENOMEM;
+    weir_keyspec ks = {.n = r->n_physical};
+    for (uint32_t i = 0; i < r->n_physical; i++) {
+        ks.cols[i] = i;
+        if (weir_schema_add(os, r->schema->fields[i].name, r->schema->fields[i].type) < 0)
+            return WEIR_ENOMEM;
+    }
+    weir_group_agg_config gc = {.keys = ks, .out_schema = os, .state_ttl_ms = ttl};
+    weir_operator_spec spec;
+    int rc = weir_group_agg_spec(&gc, &spec);
+    if (rc)
+        return rc;
+    weir_stream keyed = weir_stream_key_by(r->s, ks.cols, ks.n);
+    weir_stream s;
+    if ((rc = weir_job_operator(pc->job, &keyed, 1, &spec, os, 0, &s))) {
+        spec.free_arg(spec.arg);
+        return plan_error(pc, loc, rc, "cannot add the distinct rows: %s", weir_job_error(pc->job));
+    }
+    explain_line(pc, "GroupAggregate[%d]: keys=%u aggs=0 (distinct rows%s)", s.node, ks.n,
+                 r->updating ? ", changelog" : "");
+    r->s = s;
+    r->schema = os;
+    r->rowtime = -1;
+    r->has_proctime = false;
+    r->wprops.present = false;
+    return 0;
+}
+
 /* An aggregation's WHERE is applied before it: a Calc that keeps the input's columns (*filter consumed). */
 static int filter_first(plan_ctx *pc, rel *in, weir_expr **filter)
 {
@@ -1462,15 +1507,17 @@ int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
         rc = plan_select(pc, q->u.select, out);
         break;
     case WEIR_SQL_QUERY_SETOP: {
-        if (q->u.setop.op != WEIR_SQL_SETOP_UNION || !q->u.setop.all) {
-            rc = plan_error(pc, q->u.setop.op_loc, WEIR_EUNSUPPORTED, "only UNION ALL is supported yet");
+        if (q->u.setop.op != WEIR_SQL_SETOP_UNION) {
+            rc = plan_error(pc, q->u.setop.op_loc, WEIR_EUNSUPPORTED, "%s is not supported yet (UNION and UNION ALL are)",
+                            q->u.setop.op == WEIR_SQL_SETOP_INTERSECT ? "INTERSECT" : "EXCEPT");
             break;
         }
+        const char *what = q->u.setop.all ? "UNION ALL" : "UNION";
         rel l, r;
         if ((rc = plan_query(pc, q->u.setop.left, &l)) || (rc = plan_query(pc, q->u.setop.right, &r)))
             break;
         if (l.n_physical != r.n_physical) {
-            rc = plan_error(pc, q->u.setop.op_loc, WEIR_EPLAN, "UNION ALL inputs have %u and %u columns", l.n_physical,
+            rc = plan_error(pc, q->u.setop.op_loc, WEIR_EPLAN, "%s inputs have %u and %u columns", what, l.n_physical,
                             r.n_physical);
             break;
         }
@@ -1478,8 +1525,8 @@ int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
             if (!types_match(l.schema->fields[i].type, r.schema->fields[i].type)) {
                 char a[64], b[64];
                 rc = plan_error(pc, q->u.setop.op_loc, WEIR_EPLAN,
-                                "UNION ALL column %u ('%s') has type %s on the left and %s on the right; add a CAST",
-                                i + 1, l.schema->fields[i].name, weir_type_format(l.schema->fields[i].type, a, sizeof a),
+                                "%s column %u ('%s') has type %s on the left and %s on the right; add a CAST",
+                                what, i + 1, l.schema->fields[i].name, weir_type_format(l.schema->fields[i].type, a, sizeof a),
                                 weir_type_format(r.schema->fields[i].type, b, sizeof b));
                 break;
             }
@@ -1504,6 +1551,8 @@ int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
         out->wprops.present = false;
         out->loc = q->loc;
         rc = rel_quals(pc, out, NULL);
+        if (!rc && !q->u.setop.all)
+            rc = plan_distinct(pc, out, q->u.setop.op_loc);
         break;
     }
     case WEIR_SQL_QUERY_VALUES:

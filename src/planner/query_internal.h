@@ -62,6 +62,8 @@ int agg_scope_ref(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, weir_expr
 
 /* Checks the arguments of aggregate call c (sets c->param); *has_arg: args[0] is its value. */
 int plan_agg_call_args(plan_ctx *pc, agg_call *c, bool *has_arg);
+/* The distinct rows of r (UNION without ALL), replacing r. */
+int plan_distinct(plan_ctx *pc, rel *r, weir_sql_loc loc);
 /* VALUES (...), (...): a bounded table of constant rows (planner/values.c). */
 int plan_values(plan_ctx *pc, const weir_sql_query *q, rel *out);
 /* Whether a SELECT item calls an aggregate with OVER. */
