@@ -673,7 +673,8 @@ int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *ou
         conf_free(c);
         return WEIR_ENOMEM;
     }
-    memcpy(c->aggs, cfg->aggs, cfg->n_aggs * sizeof *c->aggs);
+    if (cfg->n_aggs)
+        memcpy(c->aggs, cfg->aggs, cfg->n_aggs * sizeof *c->aggs);
     for (uint32_t i = 0; i < cfg->n_aggs; i++) {
         c->filter[i] = cfg->filter_cols ? cfg->filter_cols[i] : -1;
         c->ext[i] = cfg->state_ttl_ms == 0 && cfg->n_aggs <= 0xffff && weir__agg_is_count_distinct(&cfg->aggs[i]);
