@@ -3,9 +3,10 @@
  * behind the runtime's operator interface.
  *
  * State: the engine keeps the live windows of its keys in memory and writes
- * every key whose windows changed into keyed state (value state "windows",
- * the key's serialised windows, wstore.c) when a checkpoint's snapshot
- * starts - the runtime snapshots keyed state right after. On restore (and
+ * every key whose windows changed since the previous checkpoint into keyed
+ * state (value state "windows", the key's serialised windows, wstore.c)
+ * when a checkpoint's snapshot starts - the runtime snapshots keyed state
+ * right after; unchanged keys keep what was written for them before. On restore (and
  * after rescaling, which moves whole key groups) the engine loads every key
  * of its key groups back from keyed state before it processes anything.
  * Processing-time firings use the runtime's timers (per key, deduplicated);
@@ -32,6 +33,8 @@ typedef struct wop {
     weir_state *st;
     uint32_t batch_size;
     bool loaded;
+    bool have_wm;    /* restored operator state carried a watermark */
+    weir_ts restored_wm; /* ... the smallest one */
 } wop;
 
 static int io_emit(void *ud, const weir_batch *b)
@@ -69,14 +72,30 @@ static int load_key(void *ud, const uint8_t *key, size_t klen, const void *ns, s
     return 0;
 }
 
-/* Loads the windows of every key of this subtask from keyed state, once. */
+/*
+ * Loads the windows of every key of this subtask from keyed state, once.
+ *
+ * The watermark the state was written at: keys are written only when they
+ * changed, so a key's floor is the watermark of the checkpoint that last
+ * wrote it and the smallest floor may lag behind the checkpoint's. The
+ * operator state of each old subtask records its watermark at the barrier:
+ * the smallest of those received is taken (as the smallest floor was
+ * before), so no window misses its firing. A subtask that a scale-up added
+ * receives no operator state; it takes the largest floor of its keys - the
+ * watermark of the last checkpoint as soon as one of them changed before
+ * it - since with aligned barriers every subtask passed a barrier at the
+ * same watermark.
+ */
 static int ensure_loaded(wop *op, weir_op_ctx *ctx)
 {
     op->ctx = ctx;
     if (op->loaded)
         return 0;
     op->loaded = true;
-    return weir_state_keys(op->st, load_key, op);
+    int rc = weir_state_keys(op->st, load_key, op);
+    if (!rc && !op->have_wm && weir__wcore_loaded_floor_max(op->core) != WEIR_TS_MIN)
+        weir__wcore_restore_watermark(op->core, weir__wcore_loaded_floor_max(op->core));
+    return rc;
 }
 
 static int op_create(void *argp, const weir_op_info *info, void **out)
@@ -197,7 +216,19 @@ static int op_restore(void *p, weir_op_ctx *ctx, weir_cursor *in)
         rc = weir_cursor_get_i64(in, &wm);
     if (rc)
         return weir_op_fail(ctx, rc, "window: cannot read its operator state: %s", weir_strerror(rc));
-    return ensure_loaded(op, ctx);
+    if (!op->have_wm || wm < op->restored_wm)
+        op->restored_wm = wm;
+    op->have_wm = true;
+    rc = ensure_loaded(op, ctx);
+    /*
+     * Processing-time windows with no key restored start from the new
+     * job's clock (their watermark is the clock: an old one would make
+     * records late).
+     */
+    if (!rc && (op->arg->spec.time_domain != WEIR_TIME_PROCESSING ||
+                weir__wcore_loaded_floor_max(op->core) != WEIR_TS_MIN))
+        weir__wcore_restore_watermark(op->core, op->restored_wm);
+    return rc;
 }
 
 static int op_finish(void *p, weir_op_ctx *ctx)
