@@ -7,7 +7,7 @@
  * output of an uninterrupted run.
  *
  * WEIR_SEED replays the random part (the seed is printed); WEIR_CKPT_ROUNDS
- * scales it (default 12 streams per configuration).
+ * scales it (default 4 streams per configuration).
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -414,7 +414,7 @@ static void random_case(uint64_t seed, weir_window_assigner a, weir_window_accum
 Test(window_ckpt, incremental_state_equals_full_rewrite, .timeout = 120)
 {
     uint64_t seed = getenv("WEIR_SEED") ? strtoull(getenv("WEIR_SEED"), NULL, 0) : (uint64_t)time(NULL);
-    int rounds = getenv("WEIR_CKPT_ROUNDS") ? atoi(getenv("WEIR_CKPT_ROUNDS")) : 12;
+    int rounds = getenv("WEIR_CKPT_ROUNDS") ? atoi(getenv("WEIR_CKPT_ROUNDS")) : 4;
     fprintf(stderr, "window_ckpt: WEIR_SEED=%" PRIu64 "\n", seed);
     weir_window_assigner as[] = {weir_window_tumbling(20, 0), weir_window_hopping(10, 40, 0),
                                  weir_window_hopping(15, 40, 3), weir_window_cumulating(10, 40, 0)};
