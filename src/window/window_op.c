@@ -6,9 +6,10 @@
  * every key whose windows changed since the previous checkpoint into keyed
  * state (value state "windows", the key's serialised windows, wstore.c)
  * when a checkpoint's snapshot starts - the runtime snapshots keyed state
- * right after; unchanged keys keep what was written for them before. On restore (and
- * after rescaling, which moves whole key groups) the engine loads every key
- * of its key groups back from keyed state before it processes anything.
+ * right after; unchanged keys keep what was written for them before. On
+ * restore (and after rescaling, which moves whole key groups) the engine
+ * loads every key of its key groups back from keyed state before it
+ * processes anything, and the watermark per key group (below).
  * Processing-time firings use the runtime's timers (per key, deduplicated);
  * event-time firings use the engine's own wheel of keys by next firing
  * time, rebuilt from the loaded windows.
