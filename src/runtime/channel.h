@@ -44,6 +44,11 @@ typedef struct weir__msg {
     bool drained;
     /* WATERMARK; on a BATCH: a watermark that follows it, or WEIR_TS_MIN */
     weir_ts wm;
+    /* BARRIER: an unaligned barrier (checkpoint.h) ... */
+    bool unaligned;
+    /* ... put at the head of its channel, overtaking the `overtaken`
+     * messages right behind it (in-flight data of checkpoint ckpt_id) */
+    uint32_t overtaken;
     uint64_t ckpt_id;  /* BARRIER */
     weir_batch *batch; /* BATCH: owned by the channel's pool */
 } weir__msg;
@@ -78,7 +83,14 @@ typedef struct weir__channel {
     bool unsignaled;
     uint32_t wake_at;
     weir__msg *ring;
-    uint32_t cap, head, count;
+    /* cap: flow-control capacity; ring_cap >= cap: the ring's size (it grows
+     * past cap only for what an unaligned barrier pushes, which never
+     * blocks) */
+    uint32_t cap, ring_cap, head, count;
+    /* messages at the head that an unaligned barrier pinned (itself and
+     * what it overtook): a later watermark never rides on them */
+    uint32_t pinned;
+    bool first_popped; /* the consumer took the channel's first message */
     weir_batch **pool; /* free batches */
     uint32_t n_pool, pool_cap;
     uint32_t
@@ -127,6 +139,21 @@ void weir__channel_unacquire(weir__channel *ch, weir_batch *b);
  */
 int weir__channel_push(weir__channel *ch, const weir__msg *m,
                        int64_t *blocked_ns);
+
+/*
+ * Producer: an unaligned barrier. Appends `staged` (a partly filled batch
+ * of the producer's, may be NULL) and then puts barrier `id` at the head of
+ * the channel, in front of every queued message except the channel's first
+ * one (the status the consumer's handshake needs); an older unaligned
+ * barrier still queued there is replaced (its checkpoint is abandoned). The
+ * barrier's `overtaken` counts the messages behind it. Never blocks: the
+ * ring grows past the capacity when it must. Wakes the consumer.
+ */
+int weir__channel_push_barrier(weir__channel *ch, uint64_t id,
+                               weir_batch *staged);
+/* Consumer, gate mutex held: the message k places behind the head. */
+const weir__msg *weir__channel_peek_locked(const weir__channel *ch,
+                                           uint32_t k);
 
 /* Producer: wakes the consumer if a deferred wake-up is pending. */
 void weir__channel_notify(weir__channel *ch);
