@@ -11,7 +11,9 @@
  * Per mode (aligned, unaligned) and run: the job runs for a warm-up, then
  * K checkpoints are triggered one after the other (each waited for); the
  * figures are the median checkpoint duration (trigger to complete, as the
- * coordinator measures it), the in-flight bytes stored, and the throughput
+ * coordinator measures it; and trigger to the last subtask's
+ * acknowledgement, before the files are written), the in-flight bytes
+ * stored, and the throughput
  * (rows through the sink per second) while checkpointing; a third mode
  * without checkpoints gives the baseline throughput. Medians over RUNS.
  *
@@ -58,6 +60,7 @@ static void sleep_ms(int ms)
 
 typedef struct result {
     double ckpt_ms;        /* median checkpoint duration */
+    double ack_ms;         /* median trigger to last acknowledgement */
     double inflight_bytes; /* median in-flight bytes per checkpoint */
     double rows_per_s;
 } result;
@@ -135,7 +138,7 @@ static int run_once(int mode, int n_ckpt, uint32_t capacity, result *res)
     sleep_ms(500); /* warm-up: the channels fill */
     uint64_t sunk0 = __atomic_load_n(&sunk, __ATOMIC_RELAXED);
     int64_t t0 = now_ns();
-    double dur[64], bytes[64];
+    double dur[64], ack[64], bytes[64];
     int n = 0;
     if (mode) {
         for (int i = 0; i < n_ckpt && i < 64; i++) {
@@ -148,6 +151,12 @@ static int run_once(int mode, int n_ckpt, uint32_t capacity, result *res)
             weir_checkpoint_stats st;
             weir_job_checkpoint_stats(job, &st);
             dur[n] = (double)st.last_duration_ms;
+            ack[n] = (double)st.last_sync_ms;
+            if (getenv("UA_BENCH_VERBOSE"))
+                fprintf(stderr, "  ckpt %llu: %lld ms (to last ack %lld ms)\n",
+                        (unsigned long long)id,
+                        (long long)st.last_duration_ms,
+                        (long long)st.last_sync_ms);
             bytes[n] = (double)st.last_inflight_bytes;
             n++;
         }
@@ -162,6 +171,7 @@ static int run_once(int mode, int n_ckpt, uint32_t capacity, result *res)
     weir_schema_destroy(in);
     cj_rmtree(dir);
     res->ckpt_ms = n ? median(dur, n) : 0;
+    res->ack_ms = n ? median(ack, n) : 0;
     res->inflight_bytes = n ? median(bytes, n) : 0;
     res->rows_per_s = (double)(sunk1 - sunk0) / ((double)(t1 - t0) / 1e9);
     return 0;
@@ -179,20 +189,22 @@ int main(int argc, char **argv)
     printf("unaligned_bench: %d runs, %d checkpoints per run, work %u, "
            "channel capacity %u\n",
            runs, n_ckpt, g_work, cap);
-    printf("%-10s %14s %18s %14s\n", "mode", "ckpt ms (med)",
-           "in-flight B (med)", "rows/s (med)");
+    printf("%-10s %14s %14s %18s %14s\n", "mode", "ckpt ms (med)",
+           "to-ack ms", "in-flight B (med)", "rows/s (med)");
     for (int mode = 0; mode < 3; mode++) {
-        double d[32], b[32], t[32];
+        double d[32], a[32], b[32], t[32];
         for (int r = 0; r < runs; r++) {
             result res;
             if (run_once(mode, n_ckpt, cap, &res))
                 return 1;
             d[r] = res.ckpt_ms;
+            a[r] = res.ack_ms;
             b[r] = res.inflight_bytes;
             t[r] = res.rows_per_s;
         }
-        printf("%-10s %14.1f %18.0f %14.0f\n", names[mode], median(d, runs),
-               median(b, runs), median(t, runs));
+        printf("%-10s %14.1f %14.1f %18.0f %14.0f\n", names[mode],
+               median(d, runs), median(a, runs), median(b, runs),
+               median(t, runs));
         fflush(stdout);
     }
     return 0;
