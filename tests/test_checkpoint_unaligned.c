@@ -43,6 +43,7 @@ static _Atomic int g_gated;              /* tally waits for permits */
 static _Atomic int g_permits[MAX_SUB];   /* per tally subtask */
 static _Atomic int g_waiting[MAX_SUB];   /* subtask waits at the gate */
 static _Atomic uint64_t g_taken[MAX_SUB];
+static _Atomic int g_busy[MAX_SUB];      /* past the gate, in the batch */
 
 static void setup(void)
 {
@@ -118,6 +119,7 @@ static int tally_process(void *op, weir_op_ctx *ctx, int input,
         atomic_store(&g_waiting[s], 1);
         while (atomic_load(&g_gated) && atomic_load(&g_permits[s]) <= 0)
             nap(); /* a slow operator: the channels in front of it fill */
+        atomic_store(&g_busy[s], 1);
         atomic_fetch_sub(&g_permits[s], 1);
         atomic_store(&g_waiting[s], 0);
     }
@@ -143,6 +145,7 @@ static int tally_process(void *op, weir_op_ctx *ctx, int input,
             (rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, END_TS, 0)))
             return rc;
     }
+    atomic_store(&g_busy[s], 0);
     return 0;
 }
 
@@ -288,6 +291,7 @@ static ua_job *start(uint32_t n_sources, uint32_t parallelism, bool unaligned,
         atomic_store(&g_permits[s], 0);
         atomic_store(&g_waiting[s], 0);
         atomic_store(&g_taken[s], 0);
+        atomic_store(&g_busy[s], 0);
     }
     ua_job *j = build(n_sources, parallelism, g_out);
     weir_checkpoint_config c = ckpt_config(unaligned, mode);
@@ -345,28 +349,25 @@ static double metric(weir_job *job, const char *suffix)
     return m.sum;
 }
 
-/* Waits until every gated subtask waits at the gate with no permit left. */
-static void wait_gate_idle(uint32_t parallelism)
+/* Waits until some gated subtask waits at the gate. */
+static void wait_gated(void)
 {
     for (int i = 0; i < 20000; i++) {
-        bool all = true;
-        for (uint32_t s = 0; s < parallelism; s++)
-            all = all && atomic_load(&g_waiting[s]) &&
-                  atomic_load(&g_permits[s]) <= 0;
-        if (all)
-            return;
+        for (uint32_t s = 0; s < MAX_SUB; s++)
+            if (atomic_load(&g_waiting[s]))
+                return;
         nap();
     }
-    cr_assert_fail("the gated operator did not come back to the gate");
+    cr_assert_fail("the gated operator never waited at the gate");
 }
 
 /* Fills the job's channels: the sources are blocked behind a gated tally. */
-static void fill(ua_job *j, uint32_t parallelism)
+static void fill(ua_job *j)
 {
     atomic_store(&g_gated, 1);
-    wait_gate_idle(parallelism);
-    /* Until the channels into tally hold CHAN_CAP messages each and the
-     * sources stopped producing. */
+    wait_gated();
+    /* Until the channels into tally hold messages and the sources stopped
+     * producing. */
     uint64_t last = UINT64_MAX;
     for (int i = 0; i < 20000; i++) {
         uint64_t p = atomic_load(&g_produced[0]) + atomic_load(&g_produced[1]);
@@ -380,29 +381,49 @@ static void fill(ua_job *j, uint32_t parallelism)
     cr_assert_fail("the channels did not fill");
 }
 
-/* One permit per subtask, and wait until they are used. */
+/*
+ * One batch more for each subtask waiting at the gate, and wait until they
+ * took it (a subtask with nothing queued is not waiting: it gets none).
+ */
 static void one_step(uint32_t parallelism)
 {
+    bool granted[MAX_SUB] = {false};
     for (uint32_t s = 0; s < parallelism; s++)
-        atomic_fetch_add(&g_permits[s], 1);
-    wait_gate_idle(parallelism);
+        if (atomic_load(&g_waiting[s])) {
+            granted[s] = true;
+            atomic_fetch_add(&g_permits[s], 1);
+        }
+    for (int i = 0; i < 20000; i++) {
+        bool all = true;
+        for (uint32_t s = 0; s < parallelism; s++)
+            all = all && (!granted[s] || (atomic_load(&g_permits[s]) <= 0 &&
+                                          !atomic_load(&g_busy[s])));
+        if (all)
+            return;
+        nap();
+    }
+    cr_assert_fail("the gated operator did not take its batch");
 }
 
 /*
  * Triggers a checkpoint while the channels are full and lets tally take at
- * most max_steps batches per subtask; returns whether it completed.
+ * most max_steps batches per subtask, waiting step_ms after each for the
+ * checkpoint; then, with the gate still closed, up to final_ms more (the
+ * barriers passed the gate by then if they ever will: what is left is
+ * writing the files). Returns whether it completed.
  */
 static bool checkpoint_under_backpressure(ua_job *j, uint32_t parallelism,
-                                          int max_steps, int *steps,
-                                          uint64_t *id)
+                                          int max_steps, int64_t step_ms,
+                                          int64_t final_ms, uint64_t *id)
 {
     weir_error err = {0};
     cr_assert_eq(weir_job_trigger_checkpoint(j->job, id), 0);
-    for (*steps = 0; *steps < max_steps; (*steps)++) {
-        one_step(parallelism);
-        /* Completion needs the snapshot threads and the file writes: wait
-         * for it, bounded. */
-        int rc = weir_job_await_checkpoint(j->job, *id, 2000, &err);
+    for (int steps = 0; steps <= max_steps; steps++) {
+        if (steps > 0)
+            one_step(parallelism);
+        int64_t wait = steps == max_steps ? final_ms : step_ms;
+        int rc = wait ? weir_job_await_checkpoint(j->job, *id, wait, &err)
+                      : WEIR_ETIMEDOUT;
         if (rc == 0)
             return true;
         cr_assert_eq(rc, WEIR_ETIMEDOUT, "checkpoint failed: %s",
@@ -439,10 +460,10 @@ Test(unaligned, aligned_waits_for_the_queues_unaligned_does_not)
 {
     /* Aligned: the barrier is behind CHAN_CAP batches in every channel. */
     ua_job *j = start(1, 2, false, WEIR_RESTORE_FRESH, UINT64_MAX);
-    fill(j, 2);
+    fill(j);
     uint64_t id;
-    int steps;
-    bool done = checkpoint_under_backpressure(j, 2, 3, &steps, &id);
+    /* The barrier cannot pass CHAN_CAP batches in three steps. */
+    bool done = checkpoint_under_backpressure(j, 2, 3, 100, 300, &id);
     cr_assert_not(done, "an aligned checkpoint completed before the queues "
                         "drained");
     atomic_store(&g_gated, 0);
@@ -458,8 +479,8 @@ Test(unaligned, aligned_waits_for_the_queues_unaligned_does_not)
     cj_rmtree(g_ckpt);
     cj_rmtree(g_out);
     j = start(1, 2, true, WEIR_RESTORE_FRESH, UINT64_MAX);
-    fill(j, 2);
-    done = checkpoint_under_backpressure(j, 2, 3, &steps, &id);
+    fill(j);
+    done = checkpoint_under_backpressure(j, 2, 3, 500, 20000, &id);
     cr_assert(done, "an unaligned checkpoint did not complete under "
                     "backpressure");
     cr_assert_geq(metric(j->job, ".input_queued"), CHAN_CAP,
@@ -478,10 +499,12 @@ static void crash_and_restore(uint32_t n_sources)
     cj_lines ref;
     reference(n_sources, &ref);
     ua_job *j = start(n_sources, 2, true, WEIR_RESTORE_FRESH, UINT64_MAX);
-    fill(j, 2);
+    fill(j);
     uint64_t id;
-    int steps;
-    cr_assert(checkpoint_under_backpressure(j, 2, 4, &steps, &id));
+    /* With two inputs a subtask takes from each channel every other step,
+     * so a source blocked on one of them waits twice as long. */
+    cr_assert(checkpoint_under_backpressure(j, 2, 3 * (int)n_sources, 500,
+                                            20000, &id));
     weir_checkpoint_stats st;
     cr_assert_eq(weir_job_checkpoint_stats(j->job, &st), 0);
     cr_assert_gt(st.last_inflight_bytes, 0);
@@ -540,10 +563,9 @@ Test(unaligned, empty_channels_store_no_inflight_data)
 Test(unaligned, restoring_inflight_data_at_another_parallelism_is_refused)
 {
     ua_job *j = start(1, 2, true, WEIR_RESTORE_FRESH, UINT64_MAX);
-    fill(j, 2);
+    fill(j);
     uint64_t id;
-    int steps;
-    cr_assert(checkpoint_under_backpressure(j, 2, 4, &steps, &id));
+    cr_assert(checkpoint_under_backpressure(j, 2, 3, 500, 20000, &id));
     ua_job_destroy(j);
     atomic_store(&g_gated, 0);
 

@@ -540,8 +540,13 @@ static int check_alignment(weir__subtask *st)
 
 static int on_barrier(weir__subtask *st, weir__inchan *in, uint64_t id)
 {
-    if (id <= st->last_barrier)
-        return 0; /* from an abandoned checkpoint */
+    if (id <= st->last_barrier) {
+        /* From a checkpoint this subtask gave up, or one an unaligned
+         * barrier overtook before this subtask heard of it: either way it
+         * has none of its snapshot. */
+        decline(st, id, WEIR_ECANCELED, "overtaken by a newer checkpoint");
+        return 0;
+    }
     if (st->pending_barrier && id > st->pending_barrier) {
         /* A newer checkpoint overtook the one being aligned: give the old one
          * up. */
