@@ -1,10 +1,12 @@
 /*
  * runtime/channel.c - bounded channels and consumer gates (see channel.h).
  *
- * Invariants: count <= cap; every batch the channel allocated is in exactly
- * one place (the ring, the pool, the consumer's hands or the producer's), so
- * weir__channel_fini frees the ring's and the pool's and the two sides return
- * theirs before that.
+ * Invariants: count <= ring_cap, and count <= cap except right after
+ * unaligned barriers (weir__channel_push_barrier), which never block; an
+ * ordinary push waits while count >= cap. Every batch the channel
+ * allocated is in exactly one place (the ring, the pool, the consumer's
+ * hands or the producer's), so weir__channel_fini frees the ring's and the
+ * pool's and the two sides return theirs before that.
  */
 #include <string.h>
 
