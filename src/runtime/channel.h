@@ -9,12 +9,16 @@
  * into a full channel blocks until the consumer takes one, so a slow consumer
  * slows its producers all the way back to the sources (which then stop
  * reading). The time a producer spends blocked is returned to it, and becomes
- * the task's "backpressured_ns" metric.
+ * the task's "backpressured_ns" metric. The one exception is an unaligned
+ * checkpoint barrier (weir__channel_push_barrier): it goes to the head,
+ * never blocks, and may leave the channel over its capacity (with the
+ * producer's staged batch), until the consumer catches up.
  *
  * Memory: batches are recycled through a per-channel pool. A batch is either
  * queued (at most cap), being processed by the consumer (at most one), or
  * being filled by the producer (at most one), so a channel never owns more
- * than cap + 2 batches, whatever the input size; `n_batches` counts them.
+ * than cap + 2 batches, whatever the input size (a few more for a moment
+ * after an unaligned barrier); `n_batches` counts them.
  *
  * Locking: every consumer subtask has one gate (a mutex and a condition
  * variable). The gate's mutex protects the rings and pools of all channels
