@@ -920,7 +920,7 @@ int weir__snapshot_read_inflight(weir_cursor *c, const uint8_t **section,
 {
     const uint8_t *start = c->p;
     *n_msgs = 0;
-    uint32_t n_in, n_entries;
+    uint32_t n_in = 0, n_entries = 0;
     int rc = get_small(c, &n_in);
     if (!rc)
         rc = get_small(c, &n_entries);
