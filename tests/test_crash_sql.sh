@@ -86,7 +86,7 @@ for PASS in hashmap rocksdb rocksdb-incremental hashmap-unaligned; do
         n_kills=$(( (KILLS + 1) / 2 ))
     elif [ "$PASS" = hashmap-unaligned ]; then
         EXTRA=(-D execution.checkpointing.unaligned=true)
-        n_kills=$(( (KILLS + 2) / 3 ))
+        n_kills=$(( (KILLS + 3) / 4 ))
     fi
     rm -rf out ckpt state sp log
     kills=0
