@@ -34,6 +34,8 @@
 
 static char g_dir[256], g_out[300], g_ckpt[300], g_ref[300];
 static _Atomic uint64_t g_limit[2], g_produced[2];
+static weir_manual_clock *g_mclock; /* the job's clock when set */
+static int64_t g_aligned_timeout_ms;
 static cj_gen g_gen[2];
 
 /* ---- the gate ---- */
@@ -59,12 +61,15 @@ static void setup(void)
                             .limit = &g_limit[i],
                             .produced = &g_produced[i]};
     atomic_store(&g_gated, 0);
+    g_aligned_timeout_ms = 0;
 }
 
 static void teardown(void)
 {
     atomic_store(&g_gated, 0);
     cj_rmtree(g_dir);
+    weir_manual_clock_destroy(g_mclock);
+    g_mclock = NULL;
 }
 
 TestSuite(unaligned, .init = setup, .fini = teardown, .timeout = 120);
@@ -217,6 +222,8 @@ static ua_job *build(uint32_t n_sources, uint32_t parallelism,
     weir_job_config_init(&jc);
     jc.batch_size = BATCH;
     jc.channel_capacity = CHAN_CAP;
+    if (g_mclock)
+        jc.clock = weir_manual_clock_get(g_mclock);
     cr_assert_eq(weir_job_create(&jc, &j->job), 0);
     j->in = weir_schema_create();
     weir_schema_add(j->in, "k", weir_type_make(WEIR_TYPE_STRING, false));
@@ -275,6 +282,7 @@ static weir_checkpoint_config ckpt_config(bool unaligned, weir_restore_mode m)
     c.interval_ms = 0; /* the tests trigger checkpoints */
     c.restore = m;
     c.unaligned = unaligned;
+    c.aligned_timeout_ms = g_aligned_timeout_ms;
     c.log = cj_quiet_log;
     c.log_ud = NULL;
     return c;
@@ -533,6 +541,67 @@ Test(unaligned, crash_and_restore_two_input_operator)
     crash_and_restore(2);
 }
 
+Test(unaligned, aligned_checkpoint_timeout_turns_unaligned_when_it_passes)
+{
+    /* Aligned first: with the clock standing still the checkpoint behaves
+     * like an aligned one; once the job's clock passes the timeout, the
+     * barriers still queued behind data overtake it. */
+    g_mclock = weir_manual_clock_create(1000000);
+    g_aligned_timeout_ms = 5000;
+    ua_job *j = start(1, 2, true, WEIR_RESTORE_FRESH, UINT64_MAX);
+    fill(j);
+    uint64_t id;
+    cr_assert_not(checkpoint_under_backpressure(j, 2, 3, 100, 300, &id),
+                  "completed before its alignment timed out");
+    weir_manual_clock_advance(g_mclock, 6000);
+    weir_error err = {0};
+    bool done = false;
+    for (int steps = 0; steps < 3 && !done; steps++) {
+        one_step(2);
+        done = weir_job_await_checkpoint(j->job, id, 500, &err) == 0;
+    }
+    if (!done)
+        done = weir_job_await_checkpoint(j->job, id, 20000, &err) == 0;
+    cr_assert(done, "did not turn unaligned: %s", err.message);
+    cr_assert_geq(metric(j->job, ".input_queued"), CHAN_CAP);
+    weir_checkpoint_stats st;
+    cr_assert_eq(weir_job_checkpoint_stats(j->job, &st), 0);
+    cr_assert_gt(st.last_inflight_bytes, 0);
+    ua_job_destroy(j);
+}
+
+Test(unaligned, aligned_checkpoint_timeout_stores_nothing_without_backpressure)
+{
+    g_mclock = weir_manual_clock_create(1000000);
+    g_aligned_timeout_ms = 5000;
+    cj_lines ref;
+    reference(1, &ref);
+    ua_job *j = start(1, 2, true, WEIR_RESTORE_FRESH, 5000);
+    for (int i = 0; i < 20000; i++) {
+        if (atomic_load(&g_produced[0]) == 5000 &&
+            metric(j->job, "tally.0.records_in") +
+                    metric(j->job, "tally.1.records_in") ==
+                5000)
+            break;
+        nap();
+    }
+    uint64_t id;
+    weir_error err;
+    cr_assert_eq(weir_job_trigger_checkpoint(j->job, &id), 0);
+    cr_assert_eq(weir_job_await_checkpoint(j->job, id, 20000, &err), 0, "%s",
+                 err.message);
+    weir_checkpoint_stats st;
+    cr_assert_eq(weir_job_checkpoint_stats(j->job, &st), 0);
+    cr_assert_eq(st.last_inflight_bytes, 0);
+    ua_job_destroy(j);
+    /* And a restore from it is exact. */
+    j = start(1, 2, true, WEIR_RESTORE_LATEST, UINT64_MAX);
+    cr_assert_eq(weir_job_wait(j->job), 0, "%s", weir_job_error(j->job));
+    ua_job_destroy(j);
+    check_output(&ref);
+    cj_lines_free(&ref);
+}
+
 Test(unaligned, empty_channels_store_no_inflight_data)
 {
     ua_job *j = start(1, 2, true, WEIR_RESTORE_FRESH, 5000);
@@ -603,6 +672,15 @@ Test(unaligned, options_round_trip)
                      &c, "execution.checkpointing.unaligned", "yes", &err),
                  WEIR_EINVAL);
     cr_assert(strstr(err.message, "execution.checkpointing.unaligned"));
+    cr_assert_eq(weir_checkpoint_config_set(
+                     &c, "execution.checkpointing.aligned-checkpoint-timeout",
+                     "30 s", &err),
+                 0);
+    cr_assert_eq(c.aligned_timeout_ms, 30000);
+    cr_assert_eq(weir_checkpoint_config_set(
+                     &c, "execution.checkpointing.alignment-timeout", "soon",
+                     &err),
+                 WEIR_EINVAL);
 
     /* As in Flink: unaligned checkpoints one at a time. */
     ua_job *j = build(1, 1, g_out);

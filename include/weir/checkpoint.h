@@ -91,6 +91,14 @@ typedef struct weir_checkpoint_config {
      * Savepoints stay aligned. Needs max_concurrent = 1.
      */
     bool unaligned;
+    /*
+     * execution.checkpointing.aligned-checkpoint-timeout (default 0): with
+     * unaligned, > 0 makes each checkpoint start aligned and turn unaligned
+     * where it is not through after this long (job clock, from the source's
+     * barrier), so only checkpoints that meet backpressure store in-flight
+     * data.
+     */
+    int64_t aligned_timeout_ms;
     weir_checkpoint_log_fn
         log; /* NULL: lines go to stderr, prefixed "weir: " */
     void *log_ud;

@@ -1649,8 +1649,10 @@ int weir_job_enable_checkpoints(weir_job *job,
                               .final_checkpoint = true,
                               .final_ready = on_final_ready,
                               .sync_snapshots = c->cfg.sync_snapshots};
-    if (c->cfg.unaligned)
+    if (c->cfg.unaligned) {
         hooks.unaligned_ok = on_unaligned_ok;
+        hooks.aligned_timeout_ms = c->cfg.aligned_timeout_ms;
+    }
     if (c->cfg.incremental) {
         hooks.native_ok = on_native_ok;
         hooks.native_upload = on_native_upload;

@@ -136,6 +136,9 @@ int weir_checkpoint_config_set(weir_checkpoint_config *cfg, const char *key,
         cfg->incremental = !strcasecmp(value, "true");
         return 0;
     }
+    if (!strcmp(key, "execution.checkpointing.aligned-checkpoint-timeout") ||
+        !strcmp(key, "execution.checkpointing.alignment-timeout"))
+        return parse_ms(key, value, &cfg->aligned_timeout_ms, err);
     if (!strcmp(key, "execution.checkpointing.unaligned") ||
         !strcmp(key, "execution.checkpointing.unaligned.enabled")) {
         if (!strcasecmp(value, "false") || !strcasecmp(value, "true")) {

@@ -197,6 +197,11 @@ int weir__channel_push(weir__channel *ch, const weir__msg *m,
     }
     weir__msg *slot = &ch->ring[(ch->head + ch->count) % ch->ring_cap];
     *slot = *m;
+    if (m->type == WEIR__MSG_BARRIER && m->timeout_at_ms &&
+        (!g->barrier_timeout_at_ms ||
+         m->timeout_at_ms < g->barrier_timeout_at_ms))
+        __atomic_store_n(&g->barrier_timeout_at_ms, m->timeout_at_ms,
+                         __ATOMIC_RELAXED); /* read unlocked by the consumer */
     if (m->type == WEIR__MSG_BATCH)
         slot->wm = WEIR_TS_MIN;
     ch->count++;
@@ -309,6 +314,47 @@ int weir__channel_push_barrier(weir__channel *ch, uint64_t id,
     pthread_mutex_unlock(&g->mu);
     pthread_cond_signal(&g->cv);
     return 0;
+}
+
+bool weir__channel_take_timed_out_barrier_locked(weir__channel *ch,
+                                                 int64_t now_ms,
+                                                 weir__msg *out)
+{
+    for (uint32_t k = 0; k < ch->count; k++) {
+        weir__msg *m = &ch->ring[(ch->head + k) % ch->ring_cap];
+        if (m->type != WEIR__MSG_BARRIER || !m->timeout_at_ms ||
+            m->timeout_at_ms > now_ms)
+            continue;
+        *out = *m;
+        out->overtaken = k;
+        /* Close the gap: the messages in front of it move up by one. */
+        for (uint32_t j = k; j > 0; j--)
+            ch->ring[(ch->head + j) % ch->ring_cap] =
+                ch->ring[(ch->head + j - 1) % ch->ring_cap];
+        ch->head = (ch->head + 1) % ch->ring_cap;
+        ch->count--;
+        /* What it overtook is in flight now: no watermark rides on it. */
+        uint32_t pinned = k < ch->pinned ? ch->pinned - 1 : ch->pinned;
+        ch->pinned = pinned > k ? pinned : k;
+        if (ch->producer_waiting) {
+            ch->producer_waiting = false;
+            pthread_cond_signal(&ch->not_full);
+        }
+        return true;
+    }
+    return false;
+}
+
+int64_t weir__channel_barrier_timeout_locked(const weir__channel *ch)
+{
+    int64_t t = 0;
+    for (uint32_t k = 0; k < ch->count; k++) {
+        const weir__msg *m = &ch->ring[(ch->head + k) % ch->ring_cap];
+        if (m->type == WEIR__MSG_BARRIER && m->timeout_at_ms &&
+            (!t || m->timeout_at_ms < t))
+            t = m->timeout_at_ms;
+    }
+    return t;
 }
 
 const weir__msg *weir__channel_peek_locked(const weir__channel *ch, uint32_t k)

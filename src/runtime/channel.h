@@ -53,6 +53,10 @@ typedef struct weir__msg {
     /* ... put at the head of its channel, overtaking the `overtaken`
      * messages right behind it (in-flight data of checkpoint ckpt_id) */
     uint32_t overtaken;
+    /* BARRIER, aligned: job-clock time (ms) after which it may turn
+     * unaligned (execution.checkpointing.aligned-checkpoint-timeout); 0:
+     * never */
+    int64_t timeout_at_ms;
     uint64_t ckpt_id;  /* BARRIER */
     weir_batch *batch; /* BATCH: owned by the channel's pool */
 } weir__msg;
@@ -77,6 +81,9 @@ typedef struct weir__gate {
     weir__cmd *cmds; /* mailbox */
     uint32_t n_cmds, cap_cmds;
     _Atomic uint32_t pending_cmds; /* lets a busy source poll without locking */
+    /* earliest timeout_at_ms of the aligned barriers queued in the channels
+     * into this subtask that may turn unaligned (0: none) */
+    int64_t barrier_timeout_at_ms;
 } weir__gate;
 
 typedef struct weir__channel {
@@ -155,6 +162,19 @@ int weir__channel_push(weir__channel *ch, const weir__msg *m,
  */
 int weir__channel_push_barrier(weir__channel *ch, uint64_t id,
                                weir_batch *staged);
+/*
+ * Consumer, gate mutex held: takes out of ch the first queued aligned
+ * barrier that may turn unaligned (timeout_at_ms set) and whose time came
+ * (timeout_at_ms <= now_ms), into *out, with the number of messages that
+ * were in front of it in out->overtaken; they stay queued, now at the head.
+ * Returns false when there is none.
+ */
+bool weir__channel_take_timed_out_barrier_locked(weir__channel *ch,
+                                                 int64_t now_ms,
+                                                 weir__msg *out);
+/* Consumer, gate mutex held: the earliest timeout_at_ms of ch's queued
+ * aligned barriers, or 0. */
+int64_t weir__channel_barrier_timeout_locked(const weir__channel *ch);
 /* Consumer, gate mutex held: the message k places behind the head. */
 const weir__msg *weir__channel_peek_locked(const weir__channel *ch,
                                            uint32_t k);

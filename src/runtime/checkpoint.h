@@ -160,6 +160,13 @@ typedef struct weir__ckpt_hooks {
      * barrier's kind.
      */
     bool (*unaligned_ok)(void *ud, uint64_t id);
+    /*
+     * With unaligned_ok: > 0 makes such a checkpoint start aligned; where
+     * its barrier is still queued behind data, or its alignment is not
+     * done, this many ms (job clock) after the source injected it, it turns
+     * unaligned there (execution.checkpointing.aligned-checkpoint-timeout).
+     */
+    int64_t aligned_timeout_ms;
 } weir__ckpt_hooks;
 
 /* ---- the native section of a version 2 snapshot ---- */

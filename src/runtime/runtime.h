@@ -213,6 +213,8 @@ struct weir__subtask {
 
     /* checkpoints */
     uint64_t pending_barrier; /* being aligned, 0 if none */
+    /* its time to turn unaligned (job clock, ms), 0: never */
+    int64_t align_timeout_at_ms;
     uint32_t n_aligned;
     uint64_t last_barrier;  /* highest barrier snapshotted or aborted */
     uint64_t max_triggered; /* highest checkpoint this subtask heard of */

@@ -421,14 +421,11 @@ static int barrier_unaligned_out(weir__subtask *st, uint64_t id)
     return 0;
 }
 
-int weir__chain_barrier(weir__subtask *st, uint64_t id)
+/* An aligned barrier, or (timeout_at_ms) one that may turn unaligned. */
+static int chain_barrier(weir__subtask *st, uint64_t id, bool unaligned,
+                         int64_t timeout_at_ms)
 {
-    weir_job *job = st->job;
     st->last_barrier = id;
-    /* A source decides the barrier's kind; downstream follows it. */
-    bool unaligned = st->task->is_source && job->has_hooks &&
-                     job->hooks.unaligned_ok &&
-                     job->hooks.unaligned_ok(job->hooks.ud, id);
     weir__async_snap *a;
     int rc = take_snapshot(st, id, &a);
     if (rc)
@@ -438,8 +435,27 @@ int weir__chain_barrier(weir__subtask *st, uint64_t id)
         weir__snapshot_submit(st, a);
     if (unaligned)
         return barrier_unaligned_out(st, id);
-    weir__msg m = {.type = WEIR__MSG_BARRIER, .ckpt_id = id};
+    weir__msg m = {.type = WEIR__MSG_BARRIER,
+                   .ckpt_id = id,
+                   .timeout_at_ms = timeout_at_ms};
     return all_writers(st, &m);
+}
+
+int weir__chain_barrier(weir__subtask *st, uint64_t id)
+{
+    weir_job *job = st->job;
+    /* A source decides the barrier's kind; downstream follows it. */
+    bool unaligned = st->task->is_source && job->has_hooks &&
+                     job->hooks.unaligned_ok &&
+                     job->hooks.unaligned_ok(job->hooks.ud, id);
+    int64_t timeout_at = 0;
+    if (unaligned && job->hooks.aligned_timeout_ms > 0) {
+        /* Aligned first; unaligned where it is still on its way then. */
+        timeout_at = weir_clock_now(&job->cfg.clock) +
+                     job->hooks.aligned_timeout_ms;
+        unaligned = false;
+    }
+    return chain_barrier(st, id, unaligned, timeout_at);
 }
 
 int weir__subtask_commands(weir__subtask *st, uint64_t *checkpoint)
@@ -521,6 +537,7 @@ static void unblock_all(weir__subtask *st)
         st->in[i].blocked = false;
     st->pending_barrier = 0;
     st->n_aligned = 0;
+    st->align_timeout_at_ms = 0;
 }
 
 static int check_alignment(weir__subtask *st)
@@ -534,11 +551,13 @@ static int check_alignment(weir__subtask *st)
     if (st->n_aligned < open)
         return 0;
     uint64_t id = st->pending_barrier;
+    int64_t timeout_at = st->align_timeout_at_ms;
     unblock_all(st);
-    return weir__chain_barrier(st, id);
+    return chain_barrier(st, id, false, timeout_at);
 }
 
-static int on_barrier(weir__subtask *st, weir__inchan *in, uint64_t id)
+static int on_barrier(weir__subtask *st, weir__inchan *in, uint64_t id,
+                      int64_t timeout_at_ms)
 {
     if (id <= st->last_barrier) {
         /* From a checkpoint this subtask gave up, or one an unaligned
@@ -558,6 +577,7 @@ static int on_barrier(weir__subtask *st, weir__inchan *in, uint64_t id)
     if (!st->pending_barrier) {
         st->pending_barrier = id;
         st->n_aligned = 0;
+        st->align_timeout_at_ms = timeout_at_ms;
     }
     if (id == st->pending_barrier && !in->blocked) {
         in->blocked = true;
@@ -694,7 +714,9 @@ static int ua_arrived(weir__subtask *st, uint32_t i, const weir__msg *m)
     return ua_channel_done(st, i);
 }
 
-static int ua_start(weir__subtask *st, uint64_t id)
+/* delivered (may be NULL): per channel, whether it delivered barrier id
+ * already (an alignment that timed out): nothing of it is in flight. */
+static int ua_start(weir__subtask *st, uint64_t id, const bool *delivered)
 {
     st->last_barrier = id;
     weir__async_snap *a;
@@ -724,11 +746,13 @@ static int ua_start(weir__subtask *st, uint64_t id)
     for (uint32_t i = 0; i < st->n_in; i++) {
         weir_buf_clear(&st->ua_rec[i]);
         st->ua_nmsg[i] = 0;
-        st->ua_wait[i] = !st->in[i].ended;
+        st->ua_wait[i] = !st->in[i].ended && !(delivered && delivered[i]);
         st->ua_n_wait += st->ua_wait[i];
     }
     return 0;
 }
+
+static int ua_switch(weir__subtask *st);
 
 static int on_unaligned_barrier(weir__subtask *st, uint32_t i,
                                 const weir__msg *m)
@@ -741,16 +765,95 @@ static int on_unaligned_barrier(weir__subtask *st, uint32_t i,
         decline(st, id, WEIR_ECANCELED, "overtaken by a newer checkpoint");
         return 0;
     }
+    if (st->pending_barrier == id) {
+        /* Its alignment timed out upstream: switch over here too. */
+        int rc = ua_switch(st);
+        if (rc || st->ua_id != id)
+            return rc;
+        return ua_arrived(st, i, m);
+    }
     if (st->pending_barrier) {
         decline(st, st->pending_barrier, WEIR_ECANCELED,
                 "overtaken by a newer checkpoint");
         unblock_all(st);
     }
     ua_abort(st, "overtaken by a newer checkpoint");
-    int rc = ua_start(st, id);
+    int rc = ua_start(st, id, NULL);
     if (rc || !st->ua_id)
         return rc;
     return ua_arrived(st, i, m);
+}
+
+/*
+ * The alignment of checkpoint pending_barrier timed out (or an upstream's
+ * did): the checkpoint turns unaligned here. The channels that delivered
+ * the barrier hold nothing in flight; the others store what they deliver
+ * until their barrier comes (in order, or taken out of the queue).
+ */
+static int ua_switch(weir__subtask *st)
+{
+    uint64_t id = st->pending_barrier;
+    /* Once per checkpoint that times out, not per record. */
+    bool *delivered = weir_calloc(st->n_in, sizeof *delivered);
+    if (!delivered)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < st->n_in; i++)
+        delivered[i] = st->in[i].blocked;
+    unblock_all(st);
+    int rc = ua_start(st, id, delivered);
+    weir_free(delivered);
+    /* Every open channel had delivered it already: done at once. */
+    if (!rc && st->ua_id == id && st->ua_n_wait == 0)
+        rc = ua_complete(st);
+    return rc;
+}
+
+/*
+ * Aligned barriers that may turn unaligned: once the job's clock passed
+ * their time, those still queued behind data are taken out of their
+ * channel and handled as unaligned barriers that overtook that data, and an
+ * alignment in progress switches over. Called from the loop.
+ */
+static int check_barrier_timeouts(weir__subtask *st)
+{
+    if (!st->align_timeout_at_ms &&
+        !__atomic_load_n(&st->gate.barrier_timeout_at_ms, __ATOMIC_RELAXED))
+        return 0;
+    int64_t now = weir_clock_now(&st->job->cfg.clock);
+    int rc = 0;
+    if (st->pending_barrier && st->align_timeout_at_ms &&
+        now >= st->align_timeout_at_ms)
+        rc = ua_switch(st);
+    for (;;) {
+        weir__msg m;
+        bool got = false;
+        uint32_t from = 0;
+        pthread_mutex_lock(&st->gate.mu);
+        int64_t t = st->gate.barrier_timeout_at_ms;
+        if (t && now >= t) {
+            for (uint32_t i = 0; i < st->n_in && !got; i++)
+                if (weir__channel_take_timed_out_barrier_locked(st->in[i].ch,
+                                                                now, &m)) {
+                    got = true;
+                    from = i;
+                }
+            /* What is left queued decides the next time to look. */
+            int64_t next = 0;
+            for (uint32_t i = 0; i < st->n_in; i++) {
+                int64_t c = weir__channel_barrier_timeout_locked(st->in[i].ch);
+                if (c && (!next || c < next))
+                    next = c;
+            }
+            __atomic_store_n(&st->gate.barrier_timeout_at_ms, next,
+                             __ATOMIC_RELAXED);
+        }
+        pthread_mutex_unlock(&st->gate.mu);
+        if (!got || rc)
+            return rc;
+        m.unaligned = true;
+        m.timeout_at_ms = 0;
+        rc = on_unaligned_barrier(st, from, &m);
+    }
 }
 
 /*
@@ -797,14 +900,19 @@ static int handle_message(weir__subtask *st, uint32_t i, weir__msg *m)
         rc = handle_flags(st, weir__wm_valve_set_idle(&st->valve, i, false));
         break;
     case WEIR__MSG_BARRIER:
-        if (m->unaligned) {
+        if (!m->unaligned && st->ua_id && m->ckpt_id == st->ua_id) {
+            /* In order, after this subtask turned the checkpoint unaligned
+             * (its alignment timed out): nothing was overtaken here. */
+            m->overtaken = 0;
+            rc = ua_arrived(st, i, m);
+        } else if (m->unaligned) {
             rc = on_unaligned_barrier(st, i, m);
         } else {
             /* An aligned barrier (a savepoint) newer than the unaligned
              * checkpoint in progress overtakes it. */
             if (st->ua_id && m->ckpt_id > st->ua_id)
                 ua_abort(st, "overtaken by a newer checkpoint");
-            rc = on_barrier(st, in, m->ckpt_id);
+            rc = on_barrier(st, in, m->ckpt_id, m->timeout_at_ms);
         }
         break;
     case WEIR__MSG_END:
@@ -986,7 +1094,8 @@ int weir__run_consumer(weir__subtask *st)
         /* Timers (restored ones too) fire only once downstream knows our
          * status. */
         if ((rc = weir__subtask_commands(st, NULL)) ||
-            (st->status_sent && (rc = weir__fire_processing_timers(st))))
+            (st->status_sent && (rc = weir__fire_processing_timers(st))) ||
+            (st->all_started && (rc = check_barrier_timeouts(st))))
             break;
         weir__msg m;
         uint32_t from = 0;
