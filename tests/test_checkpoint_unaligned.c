@@ -548,6 +548,8 @@ Test(unaligned, aligned_checkpoint_timeout_turns_unaligned_when_it_passes)
      * barriers still queued behind data overtake it. */
     g_mclock = weir_manual_clock_create(1000000);
     g_aligned_timeout_ms = 5000;
+    cj_lines ref;
+    reference(1, &ref);
     ua_job *j = start(1, 2, true, WEIR_RESTORE_FRESH, UINT64_MAX);
     fill(j);
     uint64_t id;
@@ -567,7 +569,15 @@ Test(unaligned, aligned_checkpoint_timeout_turns_unaligned_when_it_passes)
     weir_checkpoint_stats st;
     cr_assert_eq(weir_job_checkpoint_stats(j->job, &st), 0);
     cr_assert_gt(st.last_inflight_bytes, 0);
+    ua_job_destroy(j); /* a crash */
+    /* The restore replays what the switch stored. */
+    j = start(1, 2, true, WEIR_RESTORE_LATEST, UINT64_MAX);
+    cr_assert_eq(weir_job_wait(j->job), 0, "%s", weir_job_error(j->job));
+    cr_assert_eq(weir_job_checkpoint_stats(j->job, &st), 0);
+    cr_assert_eq(st.restored_id, id);
     ua_job_destroy(j);
+    check_output(&ref);
+    cj_lines_free(&ref);
 }
 
 Test(unaligned, aligned_checkpoint_timeout_stores_nothing_without_backpressure)
