@@ -8,8 +8,9 @@
 # command-line side of recovery: a rerun of a finished job does nothing,
 # --fresh starts over, `weir savepoint PID` takes a savepoint of a running
 # job, and --from restores it at another parallelism on the other backend.
-# The kill loop runs on the heap backend, on RocksDB, and on RocksDB with
-# incremental checkpoints (state.backend.incremental).
+# The kill loop runs on the heap backend, on RocksDB, on RocksDB with
+# incremental checkpoints (state.backend.incremental), and on the heap
+# backend with unaligned checkpoints (execution.checkpointing.unaligned).
 #
 # WEIR_CRASH_SEED replays a kill schedule; WEIR_CRASH_SQL_KILLS (default 10)
 # and WEIR_CRASH_ROWS change the size. The C crash test (test_crash.c) kills
@@ -83,16 +84,21 @@ run_killed() { # $1: delay in ms; the backend in $BACKEND, more options in $EXTR
     { wait "$pid"; } 2> /dev/null
 }
 
-# Three passes: the heap backend, RocksDB with full checkpoints, and RocksDB
-# with incremental ones (native checkpoints, shared SST files; fewer kills
-# to keep the script's time in bounds).
-for PASS in hashmap rocksdb rocksdb-incremental; do
+# Four passes: the heap backend, RocksDB with full checkpoints, RocksDB
+# with incremental ones (native checkpoints, shared SST files), and the heap
+# backend with unaligned checkpoints (in-flight data stored and replayed);
+# fewer kills in the last two to keep the script's time in bounds.
+for PASS in hashmap rocksdb rocksdb-incremental hashmap-unaligned; do
     BACKEND=${PASS%-incremental}
+    BACKEND=${BACKEND%-unaligned}
     EXTRA=(-D state.backend.incremental=false)
     n_kills=$KILLS
     if [ "$PASS" = rocksdb-incremental ]; then
         EXTRA=(-D state.backend.incremental=true -D state.checkpoints.num-retained=2)
         n_kills=$(( (KILLS + 1) / 2 ))
+    elif [ "$PASS" = hashmap-unaligned ]; then
+        EXTRA=(-D execution.checkpointing.unaligned=true)
+        n_kills=$(( (KILLS + 3) / 4 ))
     fi
     rm -rf out out2 ckpt state sp log
     kills=0

@@ -251,6 +251,8 @@ static const char *const CKPT_KEYS[] = {
     "execution.checkpointing.mode",
     "execution.checkpointing.unaligned",
     "execution.checkpointing.unaligned.enabled",
+    "execution.checkpointing.aligned-checkpoint-timeout",
+    "execution.checkpointing.alignment-timeout",
     "state.checkpoints.num-retained",
     "execution.checkpointing.num-retained",
     "state.savepoints.dir",
