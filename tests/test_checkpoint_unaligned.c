@@ -499,6 +499,11 @@ Test(unaligned, aligned_waits_for_the_queues_unaligned_does_not)
                  (unsigned long long)st.last_inflight_bytes);
     cr_assert_gt(inflight_msgs_on_disk(id), CHAN_CAP);
     ua_job_destroy(j);
+    /* weir inspect says which subtasks hold in-flight data */
+    char out[65536], args[700];
+    snprintf(args, sizeof args, "inspect %s/chk-%llu", g_ckpt, (unsigned long long)id);
+    cr_assert_eq(cj_run_cli(args, out, sizeof out), 0, "%s", out);
+    cr_assert(strstr(out, "in-flight data (unaligned checkpoint): "), "%s", out);
 }
 
 /* Crash after an unaligned checkpoint under backpressure, then restore. */

@@ -209,6 +209,11 @@ int weir_cli_inspect(int argc, char **argv)
             printf("\n");
             print_native(&v, op->node);
         }
+        if (v.inflight_msgs)
+            printf("    in-flight data (unaligned checkpoint): %" PRIu64
+                   " messages, %zu bytes, replayed before new input on "
+                   "restore\n",
+                   v.inflight_msgs, v.inflight_bytes);
         for (uint32_t k = 0; k < v.n_splits; k++) {
             const weir__snap_split_view *sp = &v.splits[k];
             printf("    source split %s: ", sp->id ? sp->id : "?");
