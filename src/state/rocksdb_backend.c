@@ -1810,6 +1810,22 @@ static int rdb_prepare_locked(const weir__backend_config *cfg, rdb_backend **out
     /* Index and filter blocks count against the cache, so the cache bounds read
      * memory. */
     rocksdb_block_based_options_set_cache_index_and_filter_blocks(rb->bbto, 1);
+    /*
+     * Partitioned index and filters: a file's index and Bloom filter come in
+     * 4 KiB partitions under a small top level (pinned), so a point read
+     * loads only the partitions it needs. With whole-file blocks, a large
+     * file (a restore ingests files of up to INGEST_BYTES; compactions
+     * write 64 MiB ones) has a filter of megabytes, more than one shard of
+     * the block cache holds: every read would read it from the file again
+     * (10 M keys: ~6 MB per get).
+     */
+    rocksdb_block_based_options_set_index_type(
+        rb->bbto, rocksdb_block_based_table_index_type_two_level_index_search);
+    rocksdb_block_based_options_set_partition_filters(rb->bbto, 1);
+    rocksdb_block_based_options_set_metadata_block_size(rb->bbto, 4096);
+    rocksdb_block_based_options_set_pin_top_level_index_and_filter(rb->bbto, 1);
+    rocksdb_block_based_options_set_cache_index_and_filter_blocks_with_high_priority(
+        rb->bbto, 1);
     rocksdb_options_set_block_based_table_factory(rb->opts, rb->bbto);
     rocksdb_options_set_write_buffer_size(
         rb->opts,
