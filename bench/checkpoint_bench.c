@@ -23,6 +23,14 @@
  *       times 1 % of the keys change and a checkpoint follows: medians of
  *       their duration, of the bytes each stored itself and of the full
  *       size; then a crash and the restore (same parallelism).
+ *   bench_checkpoint_bench window [KEYS] [ROUNDS] [BACKEND]
+ *       The windowed job of `state` (KEYS keys, 1 M, in one day-long
+ *       tumbling window) on the memory backend, RocksDB and RocksDB with
+ *       incremental checkpoints (or BACKEND only: memory, rocksdb,
+ *       rocksdb-incremental): checkpoint 1 (every key new), then ROUNDS (7)
+ *       times 1 % of the keys receive a row and a checkpoint follows:
+ *       medians of the longest task pause at the barrier, of the duration,
+ *       of the bytes each checkpoint stored itself and of the full size.
  *   CKB_SYNC=1 in the environment: synchronous snapshots (state.backend.async
  *   = false), for before/after comparisons in one session.
  * Results: bench/results/checkpoint.md.
@@ -507,6 +515,76 @@ static void incremental_bench(uint64_t keys, int rounds, bool incremental)
     kv_job_destroy(&j);
 }
 
+/* ---- the windowed job: checkpoints after 1 % of the keys changed ---- */
+
+static void window_ckpt_bench(uint64_t keys, int rounds, const char *backend, bool incremental)
+{
+    cj_rmtree(g_dir);
+    mkdir(g_dir, 0755);
+    uint64_t step = keys / 100; /* 1 % of the keys per round, other keys each round */
+    cj_gen g = {.n = keys + (uint64_t)rounds * step + 1,
+                .seed = 5,
+                .n_keys = (uint32_t)keys,
+                .sequential_keys = true,
+                .limit = &g_limit,
+                .produced = &g_produced};
+    atomic_store(&g_limit, keys);
+    atomic_store(&g_produced, 0);
+    cj_params p;
+    cj_job *j;
+    if (build(&p, &g, backend, &j))
+        exit(1);
+    p.window_ms = 86400000; /* nothing fires: the state only grows */
+    cj_job_destroy(j);
+    weir_error err;
+    if (cj_job_build(&p, &j, &err)) {
+        fprintf(stderr, "%s\n", err.message);
+        exit(1);
+    }
+    weir_checkpoint_config c = ckpt_cfg(0, WEIR_RESTORE_FRESH);
+    c.incremental = incremental;
+    if (weir_job_enable_checkpoints(j->job, &c, &err) || weir_job_start(j->job)) {
+        fprintf(stderr, "%s\n", err.message);
+        exit(1);
+    }
+    char name[40];
+    snprintf(name, sizeof name, "%s%s", backend, incremental ? "-incr" : "");
+    double dur[64], pause[64], own[64], full[64];
+    int n = 0;
+    for (int r = 0; r <= rounds && n < 64; r++) {
+        uint64_t upto = keys + (uint64_t)r * step;
+        atomic_store(&g_limit, upto);
+        wait_produced(upto);
+        uint64_t id;
+        double t1 = now_s();
+        if (weir_job_trigger_checkpoint(j->job, &id) || weir_job_await_checkpoint(j->job, id, -1, &err)) {
+            fprintf(stderr, "checkpoint failed: %s\n", err.message);
+            exit(1);
+        }
+        double t = now_s() - t1;
+        weir_checkpoint_stats st;
+        weir_job_checkpoint_stats(j->job, &st);
+        if (r == 0) {
+            printf("  %-13s %llu keys, checkpoint 1 (every key new): %.3f s, longest pause %.1f ms, stored %.1f MB, "
+                   "full size %.1f MB\n",
+                   name, (unsigned long long)keys, t, (double)st.last_pause_us / 1e3,
+                   (double)st.last_checkpointed_bytes / 1e6, (double)st.last_size_bytes / 1e6);
+            continue;
+        }
+        dur[n] = t;
+        pause[n] = (double)st.last_pause_us / 1e3;
+        own[n] = (double)st.last_checkpointed_bytes;
+        full[n] = (double)st.last_size_bytes;
+        n++;
+    }
+    printf("  %-13s then %d checkpoints after 1 %% of the keys changed, medians: longest pause %.1f ms, %.3f s, "
+           "stored %.2f MB (full size %.1f MB)\n",
+           name, n, median(pause, n), median(dur, n), median(own, n) / 1e6, median(full, n) / 1e6);
+    fflush(stdout);
+    atomic_store(&g_limit, UINT64_MAX);
+    cj_job_destroy(j); /* canceled mid-run */
+}
+
 int main(int argc, char **argv)
 {
     snprintf(g_dir, sizeof g_dir, "/tmp/weir-ckpt-bench-%ld", (long)getpid());
@@ -555,6 +633,21 @@ int main(int argc, char **argv)
         return 0;
     }
 #endif
+    if (!strcmp(mode, "window")) {
+        uint64_t keys = argc > 2 ? strtoull(argv[2], NULL, 0) : 1000000;
+        int rounds = argc > 3 ? atoi(argv[3]) : 7;
+        const char *only = argc > 4 ? argv[4] : NULL;
+        printf("windowed job, %llu keys, checkpoints after 1 %% of the keys changed:\n", (unsigned long long)keys);
+        for (int b = 0; b < n_backends; b++)
+            if (!only || !strcmp(only, backends[b]))
+                window_ckpt_bench(keys, rounds, backends[b], false);
+#ifdef WEIR_HAVE_ROCKSDB
+        if (!only || !strcmp(only, "rocksdb-incremental"))
+            window_ckpt_bench(keys, rounds, "rocksdb", true);
+#endif
+        cj_rmtree(g_dir);
+        return 0;
+    }
     if (!strcmp(mode, "state") || !strcmp(mode, "all")) {
         uint64_t keys = argc > 2 && strcmp(mode, "all")
                             ? strtoull(argv[2], NULL, 0)

@@ -262,7 +262,8 @@ static unsigned count_lines(const char *s, size_t n)
 /*
  * ddl + "\n" + query with the reference runner's placeholders replaced;
  * ${NEXMARK_DIR} (where q10 writes its files) is out_dir, a temporary
- * folder of this run, and ${SUBMIT_TIME} the query's name.
+ * folder of this run, ${SUBMIT_TIME} the query's name, and ${NEXMARK_DATA}
+ * the folder of the query files (q13 reads its side input from there).
  */
 static int build_script(const options *o, const char *query, const char *out_dir, weir_buf *out,
                         unsigned *ddl_lines, char *err, size_t errlen)
@@ -283,16 +284,17 @@ static int build_script(const options *o, const char *query, const char *out_dir
         return -1;
     }
     *ddl_lines = count_lines(ddl, dl) + 1;
-    char vals[7][4096];
+    char vals[8][4096];
     snprintf(vals[0], sizeof vals[0], "%" PRId64, o->tps);
     snprintf(vals[1], sizeof vals[1], "%" PRId64, o->events);
     for (int i = 0; i < 3; i++)
         snprintf(vals[2 + i], sizeof vals[2 + i], "%" PRIu32, o->proportions[i]);
     snprintf(vals[5], sizeof vals[5], "%s", out_dir);
     snprintf(vals[6], sizeof vals[6], "%s", query);
-    static const char *const names[7] = {"${TPS}",           "${EVENTS_NUM}",      "${PERSON_PROPORTION}",
+    snprintf(vals[7], sizeof vals[7], "%s", o->dir);
+    static const char *const names[8] = {"${TPS}",           "${EVENTS_NUM}",      "${PERSON_PROPORTION}",
                                          "${AUCTION_PROPORTION}", "${BID_PROPORTION}", "${NEXMARK_DIR}",
-                                         "${SUBMIT_TIME}"};
+                                         "${SUBMIT_TIME}",   "${NEXMARK_DATA}"};
     const char *parts[2] = {ddl, q};
     weir_buf_init(out);
     for (int p = 0; p < 2; p++) {
@@ -300,7 +302,7 @@ static int build_script(const options *o, const char *query, const char *out_dir
         while (*s) {
             int hit = -1;
             if (*s == '$')
-                for (int k = 0; k < 7; k++)
+                for (int k = 0; k < 8; k++)
                     if (!strncmp(s, names[k], strlen(names[k])))
                         hit = k;
             if (hit >= 0) {

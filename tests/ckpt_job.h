@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "weir/checkpoint.h"
@@ -482,5 +483,25 @@ static inline void cj_quiet_log(void *ud, const char *line)
     if (f)
         fprintf(f, "%s\n", line);
 }
+
+#ifdef WEIR_BINARY_DIR
+/*
+ * Runs `weir ARGS` from the build folder (WEIR_BINARY_DIR) and collects its
+ * stdout and stderr into out (NUL-terminated, cut at cap - 1 bytes).
+ * Returns the exit status, or -1 if it could not run.
+ */
+static inline int cj_run_cli(const char *args, char *out, size_t cap)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s/weir %s 2>&1", WEIR_BINARY_DIR, args);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return st == -1 ? -1 : WEXITSTATUS(st);
+}
+#endif
 
 #endif

@@ -360,6 +360,17 @@ Test(incremental, a_small_change_uploads_far_less_and_restores_exactly)
         cr_assert_lt(mb.files[i].size, (uint64_t)N_KEYS * PAD / 4);
     weir__ckpt_meta_fini(&mb);
     (void)ida;
+    /* weir inspect shows the native parts and their shared files. */
+    char out[65536], args[400];
+    snprintf(args, sizeof args, "inspect %s/chk-%llu", g_ckpt,
+             (unsigned long long)idb);
+    cr_assert_eq(cj_run_cli(args, out, sizeof out), 0, "%s", out);
+    cr_assert(strstr(out, "shared files"), "%s", out);
+    cr_assert(strstr(out, "native RocksDB checkpoint, key groups [0, 63]"),
+              "%s", out);
+    cr_assert(strstr(out, "native RocksDB checkpoint, key groups [64, 127]"),
+              "%s", out);
+    cr_assert(strstr(out, ".sst -> shared/"), "%s", out);
     /* More output after the checkpoint, never committed: then a crash. */
     run_to(15000);
     ijob_destroy(j);

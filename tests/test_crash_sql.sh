@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # tests/test_crash_sql.sh WEIR SOURCE_DIR - exactly-once through `weir run`:
-# a SQL job (CSV file -> TUMBLE window COUNT/SUM -> filesystem sink with
-# 'sink.commit-on-checkpoint') checkpointing every 100 ms is killed with
+# a SQL job (CSV file -> TUMBLE window COUNT/SUM -> filesystem sink, and
+# the same file -> OVER aggregation -> a second filesystem sink) checkpointing
+# every 100 ms is killed with
 # SIGKILL at random moments and restarted with the same checkpoint folder;
 # its visible output must equal that of an uninterrupted run. Then the
 # command-line side of recovery: a rerun of a finished job does nothing,
 # --fresh starts over, `weir savepoint PID` takes a savepoint of a running
 # job, and --from restores it at another parallelism on the other backend.
-# The kill loop runs on the heap backend, on RocksDB, and on RocksDB with
-# incremental checkpoints (state.backend.incremental).
+# The kill loop runs on the heap backend, on RocksDB, on RocksDB with
+# incremental checkpoints (state.backend.incremental), and on the heap
+# backend with unaligned checkpoints (execution.checkpointing.unaligned).
 #
 # WEIR_CRASH_SEED replays a kill schedule; WEIR_CRASH_SQL_KILLS (default 10)
 # and WEIR_CRASH_ROWS change the size. The C crash test (test_crash.c) kills
@@ -42,22 +44,33 @@ CREATE TABLE dst (
   k STRING, window_start TIMESTAMP(3), window_end TIMESTAMP(3), cnt BIGINT, total BIGINT
 ) WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv',
         'sink.commit-on-checkpoint' = 'true', 'sink.rolling-policy.file-size' = '16kb');
+CREATE TABLE dst2 (k STRING, v BIGINT, ts_ms BIGINT, s BIGINT, c BIGINT)
+WITH ('connector' = 'filesystem', 'path' = 'out2', 'format' = 'csv');
 INSERT INTO dst
 SELECT k, window_start, window_end, COUNT(*), SUM(v)
 FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '10' SECOND))
 GROUP BY k, window_start, window_end;
+INSERT INTO dst2
+SELECT k, v, ts_ms, SUM(v) OVER w, COUNT(*) OVER w FROM src WHERE v < 20
+WINDOW w AS (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '2' SECOND PRECEDING AND CURRENT ROW);
 EOF
 CK=(-D state.checkpoints.dir=ckpt -D state.savepoints.dir=sp -D execution.checkpointing.interval=100ms
     -D parallelism.default=2)
-visible() { find out -maxdepth 1 -type f ! -name '.*' -exec cat {} + 2>/dev/null | sort; }
-hidden() { find out -maxdepth 1 -type f -name '.part-*' 2>/dev/null | wc -l; }
+# Both sinks: the window results, and the OVER aggregation's rows (its sink
+# leaves 'sink.commit-on-checkpoint' out: exactly-once is the default).
+visible() {
+    { find out -maxdepth 1 -type f ! -name '.*' -exec cat {} + 2>/dev/null
+      find out2 -maxdepth 1 -type f ! -name '.*' -exec sed 's/^/over,/' {} + 2>/dev/null; } | sort
+}
+hidden() { find out out2 -maxdepth 1 -type f -name '.part-*' 2>/dev/null | wc -l; }
 
 # The reference: one uninterrupted run, no checkpoints.
 start=$(date +%s%N)
 "$WEIR" run job.sql -D parallelism.default=2 > /dev/null 2> log || fail "the reference run failed"
 ref_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 visible > ref.txt
-rm -rf out
+rm -rf out out2
+grep -q '^over,' ref.txt || fail "the reference run wrote no OVER rows"
 [ -s ref.txt ] || fail "the reference run wrote nothing"
 echo "  reference: $(wc -l < ref.txt) lines in $ref_ms ms"
 max_delay=$(( ref_ms > 100 ? ref_ms : 100 ))
@@ -71,18 +84,23 @@ run_killed() { # $1: delay in ms; the backend in $BACKEND, more options in $EXTR
     { wait "$pid"; } 2> /dev/null
 }
 
-# Three passes: the heap backend, RocksDB with full checkpoints, and RocksDB
-# with incremental ones (native checkpoints, shared SST files; fewer kills
-# to keep the script's time in bounds).
-for PASS in hashmap rocksdb rocksdb-incremental; do
+# Four passes: the heap backend, RocksDB with full checkpoints, RocksDB
+# with incremental ones (native checkpoints, shared SST files), and the heap
+# backend with unaligned checkpoints (in-flight data stored and replayed);
+# fewer kills in the last two to keep the script's time in bounds.
+for PASS in hashmap rocksdb rocksdb-incremental hashmap-unaligned; do
     BACKEND=${PASS%-incremental}
+    BACKEND=${BACKEND%-unaligned}
     EXTRA=(-D state.backend.incremental=false)
     n_kills=$KILLS
     if [ "$PASS" = rocksdb-incremental ]; then
         EXTRA=(-D state.backend.incremental=true -D state.checkpoints.num-retained=2)
         n_kills=$(( (KILLS + 1) / 2 ))
+    elif [ "$PASS" = hashmap-unaligned ]; then
+        EXTRA=(-D execution.checkpointing.unaligned=true)
+        n_kills=$(( (KILLS + 3) / 4 ))
     fi
-    rm -rf out ckpt state sp log
+    rm -rf out out2 ckpt state sp log
     kills=0
     for ((i = 1; i <= n_kills; i++)); do
         delay=$(( RANDOM % (max_delay / 2) + 1 ))
@@ -113,21 +131,21 @@ grep -q "nothing is left to do" log || fail "rerun did not say it resumed at the
 visible | cmp -s - ref.txt || fail "rerun changed the output"
 
 # --fresh starts over.
-rm -rf out
+rm -rf out out2
 "$WEIR" run job.sql "${CK[@]}" --fresh > /dev/null 2> log || fail "--fresh failed"
 grep -q "starting fresh" log || fail "--fresh did not say so"
 visible | cmp -s - ref.txt || fail "--fresh output differs"
 
 # A savepoint of a running job (SIGUSR1 through `weir savepoint`), then a
 # restore at parallelism 3 on RocksDB: the savepoint's output plus the rest.
-rm -rf out ckpt sp
+rm -rf out out2 ckpt sp
 big=$(( ROWS * 4 ))
 awk -v n="$big" 'BEGIN { srand(7); for (i = 0; i < n; i++) {
     ts = 1000000 + i + int(rand() * 300); if (i % 997 == 0) ts -= 30000;
     printf "k%d,%d,%d\n", int(rand() * 60), int(rand() * 1000), ts } }' > in.csv
 "$WEIR" run job.sql -D parallelism.default=2 > /dev/null 2> log || fail "the second reference run failed"
 visible > ref2.txt
-rm -rf out
+rm -rf out out2
 "$WEIR" run job.sql "${CK[@]}" > /dev/null 2> log &
 pid=$!
 sleep 0.3
@@ -144,7 +162,7 @@ visible | cmp -s - ref2.txt || fail "savepoint restore: output differs"
 echo "  savepoint -> parallelism 3 on RocksDB: output equals the reference"
 # restart-strategy: a bad record fails the job at the same row every time;
 # each restart resumes from the last checkpoint, then the attempts run out.
-rm -rf out ckpt sp state
+rm -rf out out2 ckpt sp state
 awk -v n="$ROWS" 'NR == int(n * 3 / 4) { print "k1,not-a-number,1" } { print }' in.csv > bad.csv
 sed 's/in.csv/bad.csv/' job.sql > bad.sql
 "$WEIR" run bad.sql "${CK[@]}" -D restart-strategy.type=fixed-delay -D restart-strategy.fixed-delay.attempts=2 \

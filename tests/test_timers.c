@@ -236,6 +236,20 @@ Test(watermark, valve_min_over_active_inputs_never_backwards)
     cr_assert(weir__wm_valve_all_ended(&v));
     cr_assert_not(v.idle);
     weir__wm_valve_fini(&v);
+    /*
+     * An idle valve whose inputs end stays idle: announcing ACTIVE at the
+     * end made downstream hold its watermark at this channel's (never sent)
+     * one until the final watermark followed, so a record of another
+     * channel arriving in between was late or not by thread timing.
+     */
+    cr_assert_eq(weir__wm_valve_init(&v, 2), 0);
+    cr_assert(weir__wm_valve_set_idle(&v, 0, true) == 0);
+    cr_assert(weir__wm_valve_set_idle(&v, 1, true) & WEIR__WM_BECAME_IDLE);
+    cr_assert_eq(weir__wm_valve_watermark(&v, 1, WEIR_TS_MAX), 0, "a final watermark of an idle input moves nothing");
+    cr_assert_eq(weir__wm_valve_end(&v, 0), 0);
+    cr_assert_eq(weir__wm_valve_end(&v, 1), 0, "ending while idle changes no status");
+    cr_assert(v.idle);
+    weir__wm_valve_fini(&v);
     /* No inputs at all: idle (a source subtask without splits). */
     cr_assert_eq(weir__wm_valve_init(&v, 0), 0);
     cr_assert(v.idle);

@@ -535,3 +535,124 @@ Test(window_job, checkpoint_and_restore_into_another_parallelism, .timeout = 120
     restore_rescaled(weir_window_cumulating(20, 80, 0), WEIR_ACC_DISCARDING, 1, 4);
     restore_rescaled(weir_window_session(9, 0), WEIR_ACC_RETRACTING, 2, 2);
 }
+
+/*
+ * Restore from a later checkpoint, before which most keys did not change:
+ * they keep the bytes (and the floor, a watermark) of the checkpoint
+ * before, while the watermark moved on across a window end. Keys 1-8 hold
+ * a record of a slice that stays live across both checkpoints; between them
+ * only key 0 moves the watermark on. After the restore every subtask - also
+ * one that a scale-up added and that holds only keys 1-8 - must go on from
+ * the second checkpoint's watermark: an older one would fire the hopping
+ * window that ended in between again, and judge late rows differently.
+ */
+static void restore_later_checkpoint(weir_window_assigner as, uint32_t p1, uint32_t p2)
+{
+    enum { N = 2000, CUT1 = 1100, CUT2 = 1200 };
+    static int64_t keys[N], tss[N], vals[N];
+    weir_schema *s = th_schema("k BIGINT, v BIGINT");
+    weir_agg aggs[2] = {bind("COUNT", s, -1, 0), bind("SUM", s, 1, 0)};
+    weir_window_spec spec;
+    weir_window_spec_init(&spec);
+    spec.assigner = as;
+    spec.key.n = 1;
+    spec.aggs = aggs;
+    spec.n_aggs = 2;
+    th_source *live = th_usource_create(s, 1), *replay = th_vsource_create(s, 1);
+    srand(7);
+    for (int i = 0; i < N; i++) {
+        vals[i] = rand() % 100;
+        if (i < 1000) {
+            keys[i] = rand() % 17;
+            tss[i] = i * 3 - rand() % 150;
+        } else if (i < CUT1) {
+            /* only key 0: the watermark moves on to 3277, every older slice is released */
+            keys[i] = 0;
+            tss[i] = 3000 + (i - 1000) * 3;
+            if (i >= 1090 && i < 1098) {
+                keys[i] = i - 1089; /* keys 1-8: a record in [3250, 3275), live until W >= 3350 */
+                tss[i] = 3270;
+            }
+        } else if (i < CUT2) {
+            keys[i] = 0; /* the watermark crosses the window end 3300, to 3310 */
+            tss[i] = 3297 + (i - CUT1) / 3;
+        } else {
+            keys[i] = 1 + rand() % 8;
+            tss[i] = 3330 + (i - CUT2) * 3 - rand() % 150;
+        }
+        th_source_row(replay, 0, tss[i], keys[i], vals[i]);
+    }
+    ck a = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+    weir__snapshot_set *set1;
+    cr_assert_eq(weir__snapshot_set_create(&set1), 0);
+    a.set = set1;
+    weir_job *job = ck_job(live, s, &spec, p1, &a);
+    cr_assert_eq(weir_job_start(job), 0);
+    int subtasks = (int)weir__job_subtask_count(job);
+    weir__snapshot_set *set2 = NULL;
+    for (int c = 1; c <= 2; c++) {
+        for (int i = c == 1 ? 0 : CUT1; i < (c == 1 ? CUT1 : CUT2); i++)
+            th_source_row(live, 0, tss[i], keys[i], vals[i]);
+        cr_assert(th_source_wait_read(live, 0, GUARD_MS));
+        cr_assert_eq(weir__job_trigger_checkpoint(job, (uint64_t)c), 0);
+        pthread_mutex_lock(&a.mu);
+        while (a.acks < subtasks)
+            pthread_cond_wait(&a.cv, &a.mu);
+        if (c == 1) {
+            cr_assert_eq(weir__snapshot_set_create(&set2), 0);
+            a.set = set2;
+            a.acks = 0;
+        }
+        pthread_mutex_unlock(&a.mu);
+    }
+    for (int i = CUT2; i < N; i++)
+        th_source_row(live, 0, tss[i], keys[i], vals[i]);
+    th_source_end_all(live);
+    cr_assert_eq(weir_job_wait(job), 0, "%s", weir_job_error(job));
+    double late_a = th_metric(job, "*late_records");
+    weir_job_destroy(job);
+    cr_assert_gt(a.n, a.at_barrier);
+
+    ck b = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+    job = ck_job(replay, s, &spec, p2, &b);
+    weir__restore_source rs = weir__snapshot_set_source(set2);
+    cr_assert_eq(weir__job_set_restore(job, &rs), 0);
+    cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
+    double late_b = th_metric(job, "*late_records");
+    weir_job_destroy(job);
+    cr_assert_gt(late_a, 0);
+
+    size_t n = a.at_barrier + b.n;
+    cr_assert_eq(n, a.n, "kind %d %u -> %u: %zu before the barrier + %zu after restore != %zu", (int)as.kind, p1, p2,
+                 a.at_barrier, b.n, a.n);
+    char **joined = malloc(n * sizeof *joined), **all = malloc(n * sizeof *all);
+    memcpy(joined, a.lines, a.at_barrier * sizeof *joined);
+    memcpy(joined + a.at_barrier, b.lines, b.n * sizeof *joined);
+    memcpy(all, a.lines, n * sizeof *all);
+    qsort(joined, n, sizeof *joined, cmp_str);
+    qsort(all, n, sizeof *all, cmp_str);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_str_eq(joined[i], all[i], "kind %d %u -> %u: line %zu", (int)as.kind, p1, p2, i);
+    cr_assert_gt(late_b, 0, "rows after the restore were late");
+    free(joined);
+    free(all);
+    for (size_t i = 0; i < a.n; i++)
+        free(a.lines[i]);
+    for (size_t i = 0; i < b.n; i++)
+        free(b.lines[i]);
+    free(a.lines);
+    free(b.lines);
+    weir__snapshot_set_destroy(set1);
+    weir__snapshot_set_destroy(set2);
+    th_source_destroy(live);
+    th_source_destroy(replay);
+    weir_schema_destroy(s);
+}
+
+Test(window_job, restore_a_checkpoint_after_which_most_keys_did_not_change, .timeout = 120)
+{
+    restore_later_checkpoint(weir_window_hopping(25, 100, 0), 2, 2);
+    restore_later_checkpoint(weir_window_hopping(25, 100, 0), 1, 4);
+    restore_later_checkpoint(weir_window_hopping(25, 100, 0), 3, 1);
+    restore_later_checkpoint(weir_window_tumbling(50, 0), 2, 3);
+}

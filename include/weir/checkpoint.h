@@ -83,6 +83,22 @@ typedef struct weir_checkpoint_config {
      * Savepoints stay canonical. No effect on the memory backend.
      */
     bool incremental;
+    /*
+     * execution.checkpointing.unaligned (default false, as in Flink):
+     * barriers overtake the data queued in channels, which is stored with
+     * the checkpoint instead (docs/checkpoints.md); a backpressured job's
+     * checkpoints then complete without waiting for its queues to drain.
+     * Savepoints stay aligned. Needs max_concurrent = 1.
+     */
+    bool unaligned;
+    /*
+     * execution.checkpointing.aligned-checkpoint-timeout (default 0): with
+     * unaligned, > 0 makes each checkpoint start aligned and turn unaligned
+     * where it is not through after this long (job clock, from the source's
+     * barrier), so only checkpoints that meet backpressure store in-flight
+     * data.
+     */
+    int64_t aligned_timeout_ms;
     weir_checkpoint_log_fn
         log; /* NULL: lines go to stderr, prefixed "weir: " */
     void *log_ud;
@@ -187,6 +203,9 @@ typedef struct weir_checkpoint_stats {
      * files uploaded for it (equals last_size_bytes without incremental
      * checkpoints). */
     uint64_t last_checkpointed_bytes;
+    /* Unaligned checkpoints: the in-flight data (channel contents) that
+     * checkpoint stored, included in the sizes above; 0 when aligned. */
+    uint64_t last_inflight_bytes;
     int64_t last_time_ms;     /* when it was triggered (job clock) */
     uint64_t completed;       /* checkpoints completed in this run */
     uint64_t failed;          /* checkpoints failed in this run */

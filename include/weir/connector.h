@@ -46,6 +46,10 @@ typedef struct weir_connector_env {
      * takes them, every other connector refuses a partitioned table. */
     const char *const *partition_keys;
     uint32_t n_partition_keys;
+    /* The job takes checkpoints or savepoints: sinks that can commit
+     * exactly once do so by default (the filesystem sink commits its files
+     * when a checkpoint covering them completes). */
+    bool checkpointing;
 } weir_connector_env;
 
 /* What a source does with a record it cannot decode. */

@@ -106,6 +106,9 @@ typedef struct weir_operator_spec {
 const weir_op_info *weir_op_info_of(weir_op_ctx *ctx);
 /* Sends a batch downstream (borrowed for the call). */
 int weir_op_emit(weir_op_ctx *ctx, const weir_batch *b);
+/* Emits b when it holds rows, then resets it for the next ones (an
+ * operator's output batch at the end of a call). */
+int weir_op_emit_reset(weir_op_ctx *ctx, weir_batch *b);
 /* Sends a batch to side output `tag` (e.g. late records), if anything consumes it. */
 int weir_op_emit_side(weir_op_ctx *ctx, int tag, const weir_batch *b);
 bool weir_op_has_side_output(weir_op_ctx *ctx, int tag);

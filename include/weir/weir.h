@@ -11,4 +11,10 @@
 #include "weir/state.h"
 #include "weir/source.h"
 #include "weir/job.h"
+#include "weir/agg.h"
+#include "weir/window.h"
+#include "weir/format.h"
+#include "weir/connector.h"
+#include "weir/checkpoint.h"
+#include "weir/planner.h"
 #endif

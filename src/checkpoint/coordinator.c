@@ -70,6 +70,7 @@ typedef struct pending {
     int64_t trigger_ms;
     int64_t acked_ms; /* when the last acknowledgement arrived */
     int64_t max_sync_ns; /* longest synchronous pause of a subtask */
+    uint64_t inflight_bytes; /* unaligned: in-flight data stored */
     uint32_t n_expected;
     snap_entry *snaps;
     uint32_t n_snaps;
@@ -470,6 +471,7 @@ static void on_ack(void *ud, const weir__task_snapshot *snap)
             copy = NULL;
             if (snap->sync_ns > p->max_sync_ns)
                 p->max_sync_ns = snap->sync_ns;
+            p->inflight_bytes += snap->inflight_bytes;
             p->all_final = p->all_final && is_final;
             if (p->n_snaps == p->n_expected)
                 p->acked_ms = now_ms(c);
@@ -503,6 +505,17 @@ static void on_final_ready(void *ud, int task, uint32_t subtask)
 }
 
 /* ---- incremental checkpoints: native parts into shared storage ---- */
+
+/* Unaligned checkpoints: every checkpoint but savepoints (as in Flink). */
+static bool on_unaligned_ok(void *ud, uint64_t id)
+{
+    weir__coord *c = ud;
+    pthread_mutex_lock(&c->mu);
+    pending *p = find_pending(c, id);
+    bool ok = c->cfg.unaligned && p && !p->savepoint;
+    pthread_mutex_unlock(&c->mu);
+    return ok;
+}
 
 static bool on_native_ok(void *ud, uint64_t id)
 {
@@ -1006,6 +1019,7 @@ static void complete_locked(weir__coord *c, pending *p,
     c->stats.last_sync_ms = p->acked_ms - p->trigger_ms;
     c->stats.last_async_ms = now - p->acked_ms;
     c->stats.last_pause_us = p->max_sync_ns / 1000;
+    c->stats.last_inflight_bytes = p->inflight_bytes;
     c->stats.last_size_bytes = size;
     c->stats.last_checkpointed_bytes = own;
     c->stats.last_time_ms = p->trigger_ms;
@@ -1391,6 +1405,8 @@ static void coord_metrics(void *ud, weir_metric_visit_fn fn, void *fn_ud)
     fn(fn_ud, "checkpoint.last_size_bytes", (double)st.last_size_bytes);
     fn(fn_ud, "checkpoint.last_checkpointed_bytes",
        (double)st.last_checkpointed_bytes);
+    fn(fn_ud, "checkpoint.last_inflight_bytes",
+       (double)st.last_inflight_bytes);
     fn(fn_ud, "checkpoint.completed", (double)st.completed);
     fn(fn_ud, "checkpoint.failed", (double)st.failed);
     fn(fn_ud, "checkpoint.in_progress", (double)active);
@@ -1504,6 +1520,23 @@ static int timed_open_backend(void *ud, int node, const char *name,
     return rc;
 }
 
+static int timed_inflight(void *ud, int task, uint32_t subtask,
+                          const uint8_t **data, size_t *len)
+{
+    weir__coord *c = ud;
+    int rc = c->inner.inflight(c->inner.ud, task, subtask, data, len);
+    restore_called(c);
+    return rc;
+}
+
+static uint32_t timed_task_parallelism(void *ud, int task)
+{
+    weir__coord *c = ud;
+    return c->inner.task_parallelism
+               ? c->inner.task_parallelism(c->inner.ud, task)
+               : 0;
+}
+
 /* ---- the public API ---- */
 
 int weir_job_enable_checkpoints(weir_job *job,
@@ -1533,6 +1566,12 @@ int weir_job_enable_checkpoints(weir_job *job,
         return weir_error_set(
             err, WEIR_EINVAL,
             "checkpoint interval, timeout and min pause must not be negative");
+    if (cfg.unaligned && cfg.max_concurrent > 1)
+        return weir_error_set(
+            err, WEIR_EINVAL,
+            "unaligned checkpoints need "
+            "execution.checkpointing.max-concurrent-checkpoints = 1 (got %u)",
+            cfg.max_concurrent);
     if (cfg.restore == WEIR_RESTORE_PATH &&
         (!cfg.restore_path || !*cfg.restore_path))
         return weir_error_set(err, WEIR_EINVAL,
@@ -1610,6 +1649,10 @@ int weir_job_enable_checkpoints(weir_job *job,
                               .final_checkpoint = true,
                               .final_ready = on_final_ready,
                               .sync_snapshots = c->cfg.sync_snapshots};
+    if (c->cfg.unaligned) {
+        hooks.unaligned_ok = on_unaligned_ok;
+        hooks.aligned_timeout_ms = c->cfg.aligned_timeout_ms;
+    }
     if (c->cfg.incremental) {
         hooks.native_ok = on_native_ok;
         hooks.native_upload = on_native_upload;
@@ -1631,6 +1674,10 @@ int weir_job_enable_checkpoints(weir_job *job,
                                    .open_backend = c->inner.open_backend
                                                        ? timed_open_backend
                                                        : NULL,
+                                   .inflight = c->inner.inflight
+                                                   ? timed_inflight
+                                                   : NULL,
+                                   .task_parallelism = timed_task_parallelism,
                                    .ud = c};
         if ((rc = weir__job_set_restore(job, &rs))) {
             weir_error_set(err, rc,

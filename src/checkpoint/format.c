@@ -272,8 +272,8 @@ int weir__snap_view_decode(const uint8_t *data, size_t len, weir__snap_view *v,
     if (!rc && magic != WEIR__SNAPSHOT_MAGIC)
         return weir_error_set(err, WEIR_ECORRUPT,
                               "not a subtask snapshot (bad magic)");
-    if (!rc && !(rc = weir_cursor_get_u8(&c, &version)) && version != 1 &&
-        version != 2)
+    if (!rc && !(rc = weir_cursor_get_u8(&c, &version)) &&
+        (version < 1 || version > 3))
         return weir_error_set(err, WEIR_EUNSUPPORTED,
                               "subtask snapshot version %u is not supported",
                               version);
@@ -346,8 +346,13 @@ int weir__snap_view_decode(const uint8_t *data, size_t len, weir__snap_view *v,
         }
         memcpy(s->pos, p, s->pos_len);
     }
-    if (!rc && version == 2)
+    if (!rc && version >= 2)
         rc = weir__snapshot_read_native(&c, &v->native, &v->n_native);
+    if (!rc && version == 3) {
+        const uint8_t *sec;
+        rc = weir__snapshot_read_inflight(&c, &sec, &v->inflight_bytes,
+                                          &v->inflight_msgs);
+    }
     if (!rc && weir_cursor_left(&c) != 0)
         rc = WEIR_ECORRUPT;
     if (rc) {

@@ -120,6 +120,9 @@ typedef struct weir__snap_view {
      * their inline data borrowed from the decoded bytes. */
     uint32_t n_native;
     struct weir__native_part *native;
+    /* Unaligned checkpoints: the in-flight section's size and messages. */
+    size_t inflight_bytes;
+    uint64_t inflight_msgs;
 } weir__snap_view;
 
 /* Decodes a WSNP subtask snapshot into a summary that v owns. */

@@ -136,16 +136,15 @@ int weir_checkpoint_config_set(weir_checkpoint_config *cfg, const char *key,
         cfg->incremental = !strcasecmp(value, "true");
         return 0;
     }
+    if (!strcmp(key, "execution.checkpointing.aligned-checkpoint-timeout") ||
+        !strcmp(key, "execution.checkpointing.alignment-timeout"))
+        return parse_ms(key, value, &cfg->aligned_timeout_ms, err);
     if (!strcmp(key, "execution.checkpointing.unaligned") ||
         !strcmp(key, "execution.checkpointing.unaligned.enabled")) {
-        if (!strcasecmp(value, "false"))
+        if (!strcasecmp(value, "false") || !strcasecmp(value, "true")) {
+            cfg->unaligned = !strcasecmp(value, "true");
             return 0;
-        if (!strcasecmp(value, "true"))
-            return weir_error_set(err, WEIR_EUNSUPPORTED,
-                                  "option '%s': unaligned checkpoints are not "
-                                  "implemented; checkpoints align barriers "
-                                  "(see docs/checkpoints.md)",
-                                  key);
+        }
         return weir_error_set(err, WEIR_EINVAL,
                               "option '%s': expected true or false, got '%s'",
                               key, value);

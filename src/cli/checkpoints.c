@@ -17,6 +17,7 @@
 
 #include "checkpoint/catalog.h"
 #include "cli/cli.h"
+#include "runtime/checkpoint.h"
 #include "weir/checkpoint.h"
 #include "weir/planner.h"
 
@@ -87,6 +88,40 @@ int weir_cli_checkpoints(int argc, char **argv)
     return WEIR_EXIT_OK;
 }
 
+/*
+ * An operator's keyed state held as a native RocksDB checkpoint
+ * (state.backend.incremental): its files, those in shared/ and those inline.
+ */
+static void print_native(const weir__snap_view *v, uint32_t node)
+{
+    for (uint32_t i = 0; i < v->n_native; i++) {
+        const weir__native_part *np = &v->native[i];
+        if (np->node != node)
+            continue;
+        uint32_t n_shared = 0;
+        uint64_t shared = 0, inline_bytes = 0;
+        for (uint32_t f = 0; f < np->n_files; f++) {
+            if (np->files[f].shared) {
+                n_shared++;
+                shared += np->files[f].size;
+            } else {
+                inline_bytes += np->files[f].len;
+            }
+        }
+        printf("      native RocksDB checkpoint, key groups [%u, %u]: %u "
+               "files, %u in shared/ (%" PRIu64 " bytes), %" PRIu64
+               " bytes inline\n",
+               np->kg_lo, np->kg_hi > np->kg_lo ? np->kg_hi - 1 : np->kg_lo,
+               np->n_files, n_shared, shared,
+               inline_bytes);
+        for (uint32_t f = 0; f < np->n_files; f++)
+            if (np->files[f].shared)
+                printf("        %s -> %s, %" PRIu64 " bytes\n",
+                       np->files[f].name, np->files[f].shared,
+                       np->files[f].size);
+    }
+}
+
 int weir_cli_inspect(int argc, char **argv)
 {
     if (argc != 2 || !strcmp(argv[1], "--help")) {
@@ -131,11 +166,17 @@ int weir_cli_inspect(int argc, char **argv)
     uint64_t total = 0;
     for (uint32_t i = 0; i < m.n_files; i++)
         total += m.files[i].size;
+    uint64_t shared_total = 0;
+    for (uint32_t i = 0; i < m.n_shared; i++)
+        shared_total += m.shared[i].size;
     printf("%s %s: id %" PRIu64 ", taken %s UTC, took %" PRId64
-           " ms, max parallelism %u, %u state files, %" PRIu64 " bytes%s\n",
+           " ms, max parallelism %u, %u state files, %" PRIu64 " bytes",
            m.is_savepoint ? "savepoint" : "checkpoint", name, m.id, when,
-           m.duration_ms, m.max_parallelism, m.n_files, total,
-           m.is_final ? ", final (every task had ended)" : "");
+           m.duration_ms, m.max_parallelism, m.n_files, total);
+    if (m.n_shared)
+        printf(", %u shared files, %" PRIu64 " bytes (incremental)",
+               m.n_shared, shared_total);
+    printf("%s\n", m.is_final ? ", final (every task had ended)" : "");
     for (uint32_t i = 0; i < m.n_files; i++) {
         const weir__ckpt_file *f = &m.files[i];
         char path[8300];
@@ -166,6 +207,7 @@ int weir_cli_inspect(int argc, char **argv)
                        op->kg_lo, op->kg_hi, op->n_kg_used, op->state_bytes,
                        op->timer_bytes);
             printf("\n");
+            print_native(&v, op->node);
         }
         for (uint32_t k = 0; k < v.n_splits; k++) {
             const weir__snap_split_view *sp = &v.splits[k];
@@ -209,6 +251,8 @@ static const char *const CKPT_KEYS[] = {
     "execution.checkpointing.mode",
     "execution.checkpointing.unaligned",
     "execution.checkpointing.unaligned.enabled",
+    "execution.checkpointing.aligned-checkpoint-timeout",
+    "execution.checkpointing.alignment-timeout",
     "state.checkpoints.num-retained",
     "execution.checkpointing.num-retained",
     "state.savepoints.dir",

@@ -361,14 +361,7 @@ static int slot_of(ga *g, weir_op_ctx *ctx, size_t klen, uint32_t *out)
     return 0;
 }
 
-static int flush(ga *g, weir_op_ctx *ctx)
-{
-    if (g->out->n_rows == 0)
-        return 0;
-    int rc = weir_op_emit(ctx, g->out);
-    weir_batch_reset(g->out);
-    return rc;
-}
+static int flush(ga *g, weir_op_ctx *ctx) { return weir_op_emit_reset(ctx, g->out); }
 
 /* Writes the key columns of input row and the results of accs into (dst, row). */
 static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32_t in_row, weir_batch *dst,
@@ -680,7 +673,8 @@ int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *ou
         conf_free(c);
         return WEIR_ENOMEM;
     }
-    memcpy(c->aggs, cfg->aggs, cfg->n_aggs * sizeof *c->aggs);
+    if (cfg->n_aggs)
+        memcpy(c->aggs, cfg->aggs, cfg->n_aggs * sizeof *c->aggs);
     for (uint32_t i = 0; i < cfg->n_aggs; i++) {
         c->filter[i] = cfg->filter_cols ? cfg->filter_cols[i] : -1;
         c->ext[i] = cfg->state_ttl_ms == 0 && cfg->n_aggs <= 0xffff && weir__agg_is_count_distinct(&cfg->aggs[i]);

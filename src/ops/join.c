@@ -156,12 +156,8 @@ static void join_close(void *op)
 
 static int flush(join_op *j, weir_op_ctx *ctx)
 {
-    if (j->out->n_rows == 0)
-        return 0;
     *j->n_emitted += j->out->n_rows;
-    int rc = weir_op_emit(ctx, j->out);
-    weir_batch_reset(j->out);
-    return rc;
+    return weir_op_emit_reset(ctx, j->out);
 }
 
 /* Appends an empty output row (flushing when full); its index in *row. */

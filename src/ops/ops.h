@@ -60,6 +60,15 @@ typedef struct weir_rank_config {
     bool ties_newer_first;
     const weir_schema *out_schema; /* borrowed */
     int64_t state_ttl_ms;
+    /*
+     * Window Top-N (Flink's): >= 0, the input column holding each row's
+     * window end (epoch ms; the partition includes the window's bounds).
+     * Rows are ranked without output; when the watermark reaches the window
+     * end the ranks [start, end] are emitted once as +I and the partition's
+     * state is cleared. A row whose window already ended is late: dropped
+     * and counted (late_records_dropped). -1: the continuous Top-N above.
+     */
+    int32_t window_end_col;
 } weir_rank_config;
 
 int weir_rank_spec(const weir_rank_config *cfg, weir_operator_spec *out);
@@ -155,5 +164,47 @@ int weir_window_assign_spec(const weir_window_assign_config *cfg, weir_operator_
 
 /* n-input union: forwards every batch of every input unchanged. */
 int weir_union_spec(uint32_t n_inputs, weir_operator_spec *out);
+
+/*
+ * OVER aggregation in event time (ops/over_agg.c): each input row comes out
+ * once, followed by n_aggs aggregates over the rows of its partition in
+ * the frame ending at it (ORDER BY the input's row time, ascending). A row
+ * is processed once the watermark passes its timestamp; a row not after the
+ * last timestamp its partition processed is late (dropped, counted as
+ * late_records_dropped). Bounded frames need retractable aggregates.
+ */
+typedef struct weir_over_config {
+    weir_keyspec partition; /* PARTITION BY columns; none: one partition (parallelism 1) */
+    bool rows;              /* ROWS frame, else RANGE */
+    bool unbounded;         /* UNBOUNDED PRECEDING */
+    int64_t preceding;      /* bounded: ROWS - rows before the current one, RANGE - milliseconds */
+    const weir_agg *aggs;   /* bound on the input's columns (copied) */
+    uint32_t n_aggs;
+    const weir_schema *out_schema; /* borrowed: the input's columns, then one per aggregate */
+} weir_over_config;
+
+int weir_over_spec(const weir_over_config *cfg, weir_operator_spec *out);
+
+/*
+ * Processing-time lookup join against a bounded table (ops/lookup_join.c):
+ * each input row joined with the table rows of equal key; the table is read
+ * whole by every subtask when it opens. Output: the first n_out input
+ * columns, then the table's columns.
+ */
+typedef struct weir_lookup_join_config {
+    weir_source_spec table;   /* bounded; its arg is owned by the spec (freed with it) */
+    const char *table_name;   /* for messages (copied) */
+    const weir_expr *table_filter; /* borrowed; over the table's columns, or NULL */
+    uint32_t n_keys;
+    uint32_t left_keys[WEIR_KEY_MAX_COLS];  /* input columns */
+    uint32_t right_keys[WEIR_KEY_MAX_COLS]; /* table columns */
+    uint32_t n_out;           /* leading input columns that form the output */
+    const weir_expr *residual; /* borrowed; over the output row, or NULL */
+    bool left_outer;          /* LEFT JOIN: rows without a match padded with NULLs */
+    const weir_schema *out_schema; /* borrowed */
+    weir_clock clock;
+} weir_lookup_join_config;
+
+int weir_lookup_join_spec(const weir_lookup_join_config *cfg, weir_operator_spec *out);
 
 #endif

@@ -19,6 +19,12 @@
  * and for ORDER BY ... DESC (keep the last row) a row equal in time to the
  * kept one replaces it, as Flink's deduplication does; elsewhere equal rows
  * keep their arrival order (the earlier ranks first).
+ *
+ * Window Top-N (window_end_col >= 0; the partition includes the window's
+ * bounds): rows are ranked into the same state without output, an
+ * event-time timer waits for the window's end, and then the kept ranks come
+ * out once as +I and the partition's state is cleared: append-only, as
+ * Flink's window Top-N and window deduplication.
  */
 #include <string.h>
 
@@ -47,6 +53,7 @@ typedef struct rank_op {
     uint32_t cap_kept;
     uint8_t key[1024];
     uint64_t *n_changes;
+    uint64_t *n_late;
 } rank_op;
 
 /* ---- the order-preserving sort key ---- */
@@ -180,14 +187,7 @@ static int store(rank_op *o, const kept *rows, uint32_t n)
 
 /* ---- output ---- */
 
-static int flush(rank_op *o, weir_op_ctx *ctx)
-{
-    if (o->out->n_rows == 0)
-        return 0;
-    int rc = weir_op_emit(ctx, o->out);
-    weir_batch_reset(o->out);
-    return rc;
-}
+static int flush(rank_op *o, weir_op_ctx *ctx) { return weir_op_emit_reset(ctx, o->out); }
 
 /* Emits a kept row (or, with k NULL, input row r of in) as kind, with rank when the output has it. */
 static int emit(rank_op *o, weir_op_ctx *ctx, const kept *k, const weir_batch *in, uint32_t r, weir_row_kind kind,
@@ -248,6 +248,8 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     kept nk = {o->sk.data, o->sk.len, o->row.data, o->row.len};
     /* the new list: the old one with nk at p, cut at end */
     uint32_t n_new = n + 1 > end ? (uint32_t)end : n + 1;
+    if (c->window_end_col >= 0) /* window Top-N: ranked now, emitted when the window ends */
+        goto insert;
 #define NEW_AT(q) ((q) == p ? &nk : (q) < p ? &o->kept[q] : &o->kept[(q) - 1])
     if (c->with_rank) {
         for (uint32_t q = p > start - 1 ? p : (uint32_t)(start - 1); q < n_new; q++) {
@@ -277,6 +279,7 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
                 return rc;
         }
     }
+insert:
     /* the new list, in place: shift the rows after p (the last one falls off at end) */
     if (n + 1 > o->cap_kept) {
         kept *gk = weir_realloc(o->kept, (n + 1) * sizeof *gk);
@@ -291,16 +294,60 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     return store(o, o->kept, n_new);
 }
 
+/* Window Top-N: a row of a window that has not ended is ranked; its window's end is a timer. */
+static int window_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
+{
+    uint32_t col = (uint32_t)o->conf->window_end_col;
+    if (weir_batch_is_null(in, col, r))
+        return weir_op_fail(ctx, WEIR_EINVAL, "window Top-N: a row without a window end");
+    int64_t wend = ((const int64_t *)in->cols[col].data)[r];
+    if (wend <= weir_op_watermark(ctx)) {
+        (*o->n_late)++;
+        return 0;
+    }
+    int rc = apply_row(o, ctx, in, r);
+    return rc ? rc : weir_op_timer_register(ctx, WEIR_TIME_EVENT, wend, 0);
+}
+
 static int rank_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
 {
     (void)input;
     rank_op *o = op;
+    bool windowed = o->conf->window_end_col >= 0;
     for (uint32_t r = 0; r < in->n_rows; r++) {
-        int rc = apply_row(o, ctx, in, r);
+        int rc = windowed ? window_row(o, ctx, in, r) : apply_row(o, ctx, in, r);
         if (rc)
             return rc;
     }
     return flush(o, ctx);
+}
+
+/* Window Top-N: the window ended; its ranks [start, end] come out once, then its state goes. */
+static int rank_timer(void *op, weir_op_ctx *ctx, const weir_timer *t)
+{
+    rank_op *o = op;
+    const weir_rank_config *c = o->conf;
+    uint32_t n;
+    int rc = load(o, &n);
+    if (rc)
+        return weir_op_fail(ctx, rc, "window Top-N: cannot read its state: %s", weir_strerror(rc));
+    for (uint32_t q = (uint32_t)c->rank_start - 1; q < n && !rc; q++) {
+        if (weir_batch_full(o->out) && (rc = flush(o, ctx)))
+            return rc;
+        int row = weir_batch_append_row(o->out);
+        if (row < 0)
+            return WEIR_EINVAL;
+        rc = weir__row_decode(o->kept[q].row, o->kept[q].rowlen, o->out, (uint32_t)row, 0, o->n_cols);
+        if (c->with_rank) {
+            ((int64_t *)o->out->cols[o->n_cols].data)[row] = q + 1;
+            weir_batch_set_valid(o->out, o->n_cols, (uint32_t)row);
+        }
+        o->out->kind[row] = WEIR_ROW_INSERT;
+        o->out->ts[row] = t->ts - 1; /* the window's time, as the window aggregation's rows */
+    }
+    if (!rc)
+        rc = weir_state_clear(o->st, NULL, 0);
+    return rc ? rc : flush(o, ctx);
 }
 
 /* ---- lifecycle ---- */
@@ -327,6 +374,7 @@ static int rank_open(void *op, weir_op_ctx *ctx)
     rank_op *o = op;
     weir_state_desc d = {.name = "rank", .kind = WEIR_STATE_VALUE, .ttl_ms = o->conf->state_ttl_ms};
     o->n_changes = weir_op_counter(ctx, "changes_emitted");
+    o->n_late = weir_op_counter(ctx, "late_records_dropped");
     return weir_op_get_state(ctx, &d, &o->st);
 }
 
@@ -348,6 +396,7 @@ static const weir_operator_class rank_class = {
     .name = "Rank",
     .open = rank_open,
     .process = rank_process,
+    .timer = rank_timer,
     .close = rank_close,
 };
 
@@ -362,6 +411,8 @@ int weir_rank_spec(const weir_rank_config *cfg, weir_operator_spec *out)
     if (!c)
         return WEIR_ENOMEM;
     *c = *cfg;
-    *out = (weir_operator_spec){cfg->dedup ? "Deduplicate" : "Rank", &rank_class, rank_create, c, conf_free};
+    const char *name = cfg->window_end_col >= 0 ? (cfg->dedup ? "WindowDeduplicate" : "WindowRank")
+                                                : (cfg->dedup ? "Deduplicate" : "Rank");
+    *out = (weir_operator_spec){name, &rank_class, rank_create, c, conf_free};
     return 0;
 }

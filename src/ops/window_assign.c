@@ -55,14 +55,7 @@ static void wassign_close(void *op)
     weir_free(w);
 }
 
-static int flush(wassign_op *w, weir_op_ctx *ctx)
-{
-    if (w->out->n_rows == 0)
-        return 0;
-    int rc = weir_op_emit(ctx, w->out);
-    weir_batch_reset(w->out);
-    return rc;
-}
+static int flush(wassign_op *w, weir_op_ctx *ctx) { return weir_op_emit_reset(ctx, w->out); }
 
 static int wassign_process(void *op, weir_op_ctx *ctx, int input,
                            const weir_batch *in)

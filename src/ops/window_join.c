@@ -229,12 +229,8 @@ static int wjoin_process(void *op, weir_op_ctx *ctx, int input,
 
 static int flush(wjoin_op *j, weir_op_ctx *ctx)
 {
-    if (j->out->n_rows == 0)
-        return 0;
     *j->n_emitted += j->out->n_rows;
-    int rc = weir_op_emit(ctx, j->out);
-    weir_batch_reset(j->out);
-    return rc;
+    return weir_op_emit_reset(ctx, j->out);
 }
 
 static int out_row(wjoin_op *j, weir_op_ctx *ctx, weir_ts ts, uint32_t *row)

@@ -198,8 +198,12 @@ static bool is_unit_word(const weir_sql_expr *e, const char **unit)
 static int bind_call(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_expr *e, weir_expr **out)
 {
     const char *name = last_part(&e->u.call.name);
-    if (e->u.call.over)
-        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "OVER windows are not supported yet");
+    if (e->u.call.over) {
+        if (as && as->phase == AGG_OVER)
+            return agg_scope_ref(pc, as, e, out);
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                          "OVER aggregates are supported in the SELECT list of a query without GROUP BY");
+    }
     if (plan_is_agg_name(name) || plan_is_window_prop(name)) {
         if (as && as->phase == AGG_BIND)
             return agg_scope_ref(pc, as, e, out);

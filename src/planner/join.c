@@ -459,6 +459,136 @@ static int plan_window_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
     return 0;
 }
 
+/*
+ * The table side of JOIN t FOR SYSTEM_TIME AS OF left.attr: a rel that names
+ * t's columns for the conditions, with no stream behind it. The time must be
+ * the left side's processing-time attribute (a lookup join, as Flink's).
+ */
+static int lookup_side(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_type type, const rel *left, rel *out,
+                       cat_table **table)
+{
+    const weir_sql_table_ref *rt = ref->u.join.right;
+    const weir_sql_expr *at = rt->u.table.system_time;
+    if (type != WEIR_JOIN_INNER && type != WEIR_JOIN_LEFT)
+        return plan_error(pc, ref->u.join.op_loc, WEIR_EUNSUPPORTED,
+                          "a lookup join (FOR SYSTEM_TIME AS OF) is INNER or LEFT, as in Flink");
+    int col = at->kind == WEIR_SQL_EXPR_COLUMN ? plan_find_column(left, &at->u.column) : -1;
+    if (col >= 0 && col == left->rowtime)
+        return plan_error(pc, at->loc, WEIR_EUNSUPPORTED,
+                          "event-time temporal joins (FOR SYSTEM_TIME AS OF an event-time attribute) are not supported "
+                          "yet; AS OF a processing-time attribute (PROCTIME()) is a lookup join");
+    if (col < 0 || !left->has_proctime || (uint32_t)col != left->proctime)
+        return plan_error(pc, at->loc, WEIR_EPLAN,
+                          "FOR SYSTEM_TIME AS OF needs a processing-time attribute of the left side (a column "
+                          "declared AS PROCTIME(), or PROCTIME() AS p in a subquery)");
+    const weir_sql_name *name = &rt->u.table.name;
+    cat_table *t = plan_find_table(pc, name);
+    if (!t)
+        return plan_error(pc, name->loc, WEIR_ENOTFOUND, "unknown table '%s' (a lookup join reads a table, not a view)",
+                          name->parts[name->n_parts - 1].name);
+    if (t->full->n_fields != t->physical->n_fields)
+        return plan_error(pc, name->loc, WEIR_EUNSUPPORTED,
+                          "lookup table '%s' has computed columns, which a lookup join does not evaluate yet", t->name);
+    memset(out, 0, sizeof *out);
+    out->schema = t->physical;
+    out->n_physical = t->physical->n_fields;
+    out->rowtime = -1;
+    out->loc = rt->loc;
+    out->s.node = -1;
+    out->quals = plan_alloc(pc, (out->n_physical + 1) * sizeof *out->quals);
+    if (!out->quals)
+        return WEIR_ENOMEM;
+    char *q = plan_strdup(pc, rt->alias ? rt->alias->name : t->name);
+    if (!q)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < out->n_physical; i++)
+        out->quals[i] = q;
+    *table = t;
+    return 0;
+}
+
+/*
+ * The lookup join itself: the stream side filtered and its keys projected
+ * as for any join; the table side's conditions become the filter applied
+ * while the table is read; keys on the table side must be its columns.
+ */
+static int plan_lookup_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_type type, cat_table *t,
+                            join_side *sd, int32_t keycol[2][WEIR_KEY_MAX_COLS], const weir_type *kt, uint32_t n_keys,
+                            const weir_sql_expr **push[2], const uint32_t n_push[2], weir_expr *residual, rel *j,
+                            weir_buf *keytext)
+{
+    int rc;
+    weir_lookup_join_config lc = {.n_keys = n_keys, .n_out = sd[0].r.n_physical, .residual = residual,
+                                  .left_outer = type == WEIR_JOIN_LEFT, .out_schema = j->schema,
+                                  .clock = pc->cenv.clock, .table_name = t->name};
+    weir_type lkt[WEIR_KEY_MAX_COLS];
+    for (uint32_t i = 0; i < n_keys; i++) {
+        if (keycol[1][i] < 0)
+            return plan_error(pc, ref->u.join.op_loc, WEIR_EUNSUPPORTED,
+                              "in a lookup join each key of table '%s' must be one of its columns (key %u is an "
+                              "expression)",
+                              t->name, i + 1);
+        lc.right_keys[i] = (uint32_t)keycol[1][i];
+        weir_type l = weir_expr_type(sd[0].keys[i]), r = t->physical->fields[keycol[1][i]].type;
+        bool ints = (l.id == WEIR_TYPE_INT || l.id == WEIR_TYPE_BIGINT) && (r.id == WEIR_TYPE_INT || r.id == WEIR_TYPE_BIGINT);
+        lkt[i] = ints ? l : r; /* INT and BIGINT keys compare as numbers; other types are cast to the table's */
+        (void)kt;
+    }
+    /* conditions on the table alone filter it as it is read */
+    weir_expr *filter = NULL;
+    for (uint32_t i = 0; i < n_push[1]; i++) {
+        weir_expr *x;
+        if ((rc = plan_bind_expr(pc, &sd[1].r, NULL, push[1][i], &x)))
+            return rc;
+        if (filter) {
+            weir_expr *a[2] = {filter, x};
+            weir_error err = {0};
+            if ((rc = weir_expr_call(pc->arena, "AND", a, 2, &x, &err)))
+                return rc;
+        }
+        filter = x;
+    }
+    lc.table_filter = filter;
+    if ((rc = push_filter(pc, &sd[0], push[0], n_push[0])) || (rc = key_projection(pc, &sd[0], lkt, n_keys)))
+        return rc;
+    for (uint32_t i = 0; i < n_keys; i++)
+        lc.left_keys[i] = sd[0].ks.cols[i];
+    weir_error err = {0};
+    int bad = -1;
+    pc->cenv.bad_option_index = &bad;
+    rc = weir_connector_source_spec(NULL, t->opts, t->n_opts, t->physical, &pc->cenv, &lc.table, &err);
+    pc->cenv.bad_option_index = NULL;
+    if (rc) {
+        weir_sql_loc at = bad >= 0 && (uint32_t)bad < t->ddl->n_options ? t->ddl->options[bad].loc : t->ddl->name.loc;
+        return plan_error(pc, at, rc, "table '%s': %s", t->name, err.message);
+    }
+    weir_operator_spec spec;
+    if ((rc = weir_lookup_join_spec(&lc, &spec))) {
+        if (lc.table.free_arg)
+            lc.table.free_arg(lc.table.arg);
+        return rc;
+    }
+    if ((rc = weir_job_operator(pc->job, &sd[0].r.s, 1, &spec, j->schema, 0, &j->s))) {
+        spec.free_arg(spec.arg);
+        return plan_error(pc, ref->u.join.op_loc, rc, "cannot add the lookup join: %s", weir_job_error(pc->job));
+    }
+    /* the stream side's time attributes stay */
+    j->rowtime = sd[0].r.rowtime;
+    j->schema->rowtime = sd[0].r.rowtime;
+    j->has_proctime = sd[0].r.has_proctime;
+    j->proctime = sd[0].r.proctime;
+    j->updating = sd[0].r.updating;
+    char rbuf[512] = "", fbuf[512] = "";
+    if (residual)
+        weir_expr_format(residual, rbuf, sizeof rbuf);
+    if (filter)
+        weir_expr_format(filter, fbuf, sizeof fbuf);
+    weir_buf_printf(&pc->explain, "  LookupJoin[%d]: %s on %s%s%s, table %s%s%s (read whole when a subtask opens)\n",
+                    j->s.node, weir_join_type_name(type), (char *)keytext->data, residual ? " where " : "", rbuf,
+                    t->name, filter ? " filtered by " : "", fbuf);
+    return 0;
+}
+
 int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out)
 {
     weir_sql_join_kind k = ref->u.join.kind;
@@ -477,9 +607,17 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     join_side sd[2];
     memset(sd, 0, sizeof sd);
     int rc;
-    if ((rc = plan_input(pc, ref->u.join.left, where, &sd[0].r)) ||
-        (rc = plan_input(pc, ref->u.join.right, where, &sd[1].r)))
+    /* JOIN t FOR SYSTEM_TIME AS OF s.proc: a lookup join; t is read whole, not as a stream */
+    const weir_sql_table_ref *rt = ref->u.join.right;
+    cat_table *lookup = NULL;
+    if ((rc = plan_input(pc, ref->u.join.left, where, &sd[0].r)))
         return rc;
+    if (rt->kind == WEIR_SQL_FROM_TABLE && rt->u.table.system_time) {
+        if ((rc = lookup_side(pc, ref, type, &sd[0].r, &sd[1].r, &lookup)))
+            return rc;
+    } else if ((rc = plan_input(pc, rt, where, &sd[1].r))) {
+        return rc;
+    }
     /* A window table function joined as a table: its rows, one per window (a window join's input). */
     for (int s = 0; s < 2; s++)
         if (sd[s].r.win.present && (rc = plan_window_assign(pc, &sd[s].r, "a join")))
@@ -611,6 +749,13 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
         }
         residual = x;
     }
+    if (lookup) {
+        rc = plan_lookup_join(pc, ref, type, lookup, sd, keycol, kt, n_keys, push, n_push, residual, &j, &keytext);
+        weir_buf_fini(&keytext);
+        if (!rc)
+            *out = j;
+        return rc;
+    }
     bool window = false;
     if ((rc = window_join_check(pc, ref, sd, keycol, n_keys, &window))) {
         weir_buf_fini(&keytext);
@@ -652,7 +797,7 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     const char *v = plan_config(pc, "table.exec.state.ttl");
     if (v && weir_option_parse_duration(v, &ttl)) {
         weir_buf_fini(&keytext);
-        return plan_error(pc, ref->loc, WEIR_EINVAL, "table.exec.state.ttl: invalid duration '%s'", v);
+        return plan_error(pc, plan_config_at(pc, "table.exec.state.ttl", ref->loc), WEIR_EINVAL, "table.exec.state.ttl: invalid duration '%s'", v);
     }
     weir_join_config jc = {.type = type,
                            .keys = {sd[0].ks, sd[1].ks},

@@ -79,7 +79,21 @@ const char *plan_config(const plan_ctx *pc, const char *key)
     return NULL;
 }
 
-int plan_config_set(plan_ctx *pc, const char *key, const char *value)
+weir_sql_loc plan_config_loc(const plan_ctx *pc, const char *key)
+{
+    for (size_t i = pc->n_cfg; i-- > 0;)
+        if (!strcasecmp(pc->cfg_keys[i], key))
+            return pc->cfg_locs[i];
+    return (weir_sql_loc){0};
+}
+
+weir_sql_loc plan_config_at(const plan_ctx *pc, const char *key, weir_sql_loc fallback)
+{
+    weir_sql_loc at = plan_config_loc(pc, key);
+    return at.line ? at : fallback;
+}
+
+int plan_config_set(plan_ctx *pc, const char *key, const char *value, weir_sql_loc at)
 {
     for (size_t i = 0; i < pc->n_cfg; i++) {
         if (!strcasecmp(pc->cfg_keys[i], key)) {
@@ -88,6 +102,7 @@ int plan_config_set(plan_ctx *pc, const char *key, const char *value)
                 return WEIR_ENOMEM;
             weir_free(pc->cfg_vals[i]);
             pc->cfg_vals[i] = v;
+            pc->cfg_locs[i] = at;
             return 0;
         }
     }
@@ -99,6 +114,11 @@ int plan_config_set(plan_ctx *pc, const char *key, const char *value)
     if (!v)
         return WEIR_ENOMEM;
     pc->cfg_vals = v;
+    weir_sql_loc *l = weir_realloc(pc->cfg_locs, (pc->n_cfg + 1) * sizeof *l);
+    if (!l)
+        return WEIR_ENOMEM;
+    pc->cfg_locs = l;
+    pc->cfg_locs[pc->n_cfg] = at;
     pc->cfg_keys[pc->n_cfg] = weir_strdup(key);
     pc->cfg_vals[pc->n_cfg] = weir_strdup(value);
     if (!pc->cfg_keys[pc->n_cfg] || !pc->cfg_vals[pc->n_cfg]) {
@@ -118,7 +138,10 @@ static int cfg_u32(plan_ctx *pc, const char *key, uint32_t *out, weir_error *err
     char *end;
     unsigned long x = strtoul(v, &end, 10);
     if (!*v || *end || x == 0 || x > 1u << 20)
+    {
+        pc->cfg_bad = key;
         return weir_error_set(err, WEIR_EINVAL, "%s: expected a positive integer, got '%s'", key, v);
+    }
     *out = (uint32_t)x;
     return 0;
 }
@@ -128,8 +151,10 @@ static int cfg_duration(plan_ctx *pc, const char *key, int64_t *out, weir_error 
     const char *v = plan_config(pc, key);
     if (!v)
         return 0;
-    if (weir_option_parse_duration(v, out))
+    if (weir_option_parse_duration(v, out)) {
+        pc->cfg_bad = key;
         return weir_error_set(err, WEIR_EINVAL, "%s: expected a duration such as '10 s', got '%s'", key, v);
+    }
     return 0;
 }
 
@@ -152,14 +177,18 @@ int plan_job_config(plan_ctx *pc, weir_job_config *cfg, weir_error *err)
             cfg->state_backend = "memory";
         else if (strcasecmp(v, "rocksdb") == 0)
             cfg->state_backend = "rocksdb";
-        else
-            return weir_error_set(err, WEIR_EINVAL, "state.backend.type: expected 'hashmap' or 'rocksdb', got '%s'", v);
+        else {
+            pc->cfg_bad = plan_config(pc, "state.backend.type") ? "state.backend.type" : "state.backend";
+            return weir_error_set(err, WEIR_EINVAL, "%s: expected 'hashmap' or 'rocksdb', got '%s'", pc->cfg_bad, v);
+        }
     }
     static const char *const bools[] = {"table.optimizer.reuse-sub-plan-enabled", "table.optimizer.reuse-source-enabled"};
     for (size_t i = 0; i < sizeof bools / sizeof *bools; i++) {
         bool b;
-        if ((v = plan_config(pc, bools[i])) && weir_option_parse_bool(v, &b))
+        if ((v = plan_config(pc, bools[i])) && weir_option_parse_bool(v, &b)) {
+            pc->cfg_bad = bools[i];
             return weir_error_set(err, WEIR_EINVAL, "%s: expected 'true' or 'false', got '%s'", bools[i], v);
+        }
     }
     if ((v = plan_config(pc, "state.checkpoints.dir")))
         cfg->checkpoint_dir = v;
@@ -168,14 +197,29 @@ int plan_job_config(plan_ctx *pc, weir_job_config *cfg, weir_error *err)
     return 0;
 }
 
+/* Whether the job takes checkpoints or savepoints (then sinks commit exactly once). */
+bool plan_checkpointing(const plan_ctx *pc)
+{
+    int64_t ms = 0;
+    const char *v = plan_config(pc, "execution.checkpointing.interval");
+    if (v && !weir_option_parse_duration(v, &ms) && ms > 0)
+        return true;
+    return plan_config(pc, "state.checkpoints.dir") || plan_config(pc, "state.savepoints.dir");
+}
+
 int plan_ensure_job(plan_ctx *pc)
 {
     if (pc->job)
         return 0;
     weir_error e = {0};
+    pc->cfg_bad = NULL;
     int rc = plan_job_config(pc, &pc->jcfg, &e);
-    if (rc)
-        return weir_error_set(pc->err, rc, "%s: error: %s", weir_sql_script_file(pc->script), e.message);
+    if (rc) {
+        weir_sql_loc at = pc->cfg_bad ? plan_config_loc(pc, pc->cfg_bad) : (weir_sql_loc){0};
+        if (at.line)
+            return plan_error(pc, at, rc, "SET %s", e.message);
+        return weir_error_set(pc->err, rc, "%s: error: -D %s", weir_sql_script_file(pc->script), e.message);
+    }
     rc = weir_job_create(&pc->jcfg, &pc->job);
     if (rc)
         return weir_error_set(pc->err, rc, "cannot create the job: %s", weir_strerror(rc));
@@ -249,6 +293,7 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
     pc->cenv.bad_option_index = &bad;
     pc->cenv.partition_keys = keys;
     pc->cenv.n_partition_keys = t->ddl->n_partitioned_by;
+    pc->cenv.checkpointing = plan_checkpointing(pc);
     rc = weir_connector_sink_spec(NULL, t->opts, t->n_opts, w.schema, &pc->cenv, &spec, &err);
     pc->cenv.bad_option_index = NULL;
     pc->cenv.partition_keys = NULL;
@@ -393,7 +438,7 @@ static int apply_set(plan_ctx *pc, const weir_sql_stmt *st)
     if (st->kind == WEIR_SQL_STMT_SET) {
         if (!st->u.set.key)
             return 0;
-        return plan_config_set(pc, st->u.set.key, st->u.set.value);
+        return plan_config_set(pc, st->u.set.key, st->u.set.value, st->u.set.value_loc);
     }
     if (st->kind == WEIR_SQL_STMT_RESET) {
         for (size_t i = 0; i < pc->n_cfg; i++) {
@@ -402,6 +447,7 @@ static int apply_set(plan_ctx *pc, const weir_sql_stmt *st)
                 weir_free(pc->cfg_vals[i]);
                 pc->cfg_keys[i] = pc->cfg_keys[pc->n_cfg - 1];
                 pc->cfg_vals[i] = pc->cfg_vals[pc->n_cfg - 1];
+                pc->cfg_locs[i] = pc->cfg_locs[pc->n_cfg - 1];
                 pc->n_cfg--;
                 i--;
             }
@@ -441,7 +487,7 @@ int weir_sql_job_create(const char *file, const char *text, size_t len, const we
         if ((rc = apply_set(pc, weir_sql_script_stmt(j->script, i))))
             goto fail;
     for (size_t i = 0; opt && i < opt->n_set; i++)
-        if ((rc = plan_config_set(pc, opt->set_keys[i], opt->set_values[i])))
+        if ((rc = plan_config_set(pc, opt->set_keys[i], opt->set_values[i], (weir_sql_loc){0})))
             goto fail;
     for (size_t i = 0; i < n; i++)
         if ((rc = run_stmt(pc, weir_sql_script_stmt(j->script, i))))
@@ -475,6 +521,7 @@ void weir_sql_job_destroy(weir_sql_job *j)
     }
     weir_free(pc->cfg_keys);
     weir_free(pc->cfg_vals);
+    weir_free(pc->cfg_locs);
     weir_free(pc->tables);
     weir_free(pc->views);
     weir_expr_arena_destroy(pc->arena);

@@ -97,7 +97,9 @@ struct plan_ctx {
     weir_connector_env cenv;
     /* configuration: keys and values (SET, then -D) */
     char **cfg_keys, **cfg_vals;
+    weir_sql_loc *cfg_locs; /* of each value in the script; line 0: from -D */
     size_t n_cfg;
+    const char *cfg_bad;    /* the key plan_job_config found wrong */
     cat_table *tables;
     size_t n_tables;
     cat_view *views;
@@ -110,6 +112,9 @@ struct plan_ctx {
     weir_buf explain;     /* logical plan lines */
     weir_buf explain_out; /* output of EXPLAIN statements */
     int view_depth;
+    /* A window Top-N's input is being planned: a window table function may
+     * be used without aggregation (its rows get their windows assigned). */
+    bool window_assign_ok;
     bool job_started;     /* the weir_job exists (created at the first INSERT) */
     int n_sinks;
     /* projection pushdown (prune.c): the column names the SELECT being planned reads */
@@ -123,8 +128,15 @@ struct plan_ctx {
 
 /* config */
 const char *plan_config(const plan_ctx *pc, const char *key);
-int plan_config_set(plan_ctx *pc, const char *key, const char *value);
+/* Where the script set key (line 0: on the command line, or not set). */
+weir_sql_loc plan_config_loc(const plan_ctx *pc, const char *key);
+/* For an error about key's value: where the script set it, else fallback. */
+weir_sql_loc plan_config_at(const plan_ctx *pc, const char *key, weir_sql_loc fallback);
+/* at: where the script sets it (line 0 for the command line's -D). */
+int plan_config_set(plan_ctx *pc, const char *key, const char *value, weir_sql_loc at);
 int plan_job_config(plan_ctx *pc, weir_job_config *cfg, weir_error *err);
+/* Whether the job takes checkpoints or savepoints (then sinks commit exactly once). */
+bool plan_checkpointing(const plan_ctx *pc);
 int plan_ensure_job(plan_ctx *pc);
 
 /* bookkeeping */

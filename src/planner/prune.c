@@ -104,7 +104,7 @@ int plan_projection_begin(plan_ctx *pc, const weir_sql_select *sel)
     const char *v = plan_config(pc, "weir.source.projection-pushdown");
     bool on = true;
     if (v && weir_option_parse_bool(v, &on))
-        return plan_error(pc, sel->loc, WEIR_EINVAL, "weir.source.projection-pushdown: expected true or false, not '%s'",
+        return plan_error(pc, plan_config_at(pc, "weir.source.projection-pushdown", sel->loc), WEIR_EINVAL, "weir.source.projection-pushdown: expected true or false, not '%s'",
                           v);
     const weir_sql_table_ref *f = sel->from;
     if (!on || !f || f->n_column_aliases || sel->n_windows)

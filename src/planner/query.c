@@ -529,7 +529,8 @@ int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
     switch (ref->kind) {
     case WEIR_SQL_FROM_TABLE:
         if (ref->u.table.system_time)
-            return plan_error(pc, ref->loc, WEIR_EUNSUPPORTED, "FOR SYSTEM_TIME AS OF (temporal joins) is not supported yet");
+            return plan_error(pc, ref->loc, WEIR_EUNSUPPORTED,
+                              "FOR SYSTEM_TIME AS OF is supported on the right side of a JOIN (a lookup join)");
         return plan_named(pc, &ref->u.table.name, ref, out);
     case WEIR_SQL_FROM_SUBQUERY: {
         int rc = plan_query(pc, ref->u.subquery.query, out);
@@ -630,6 +631,31 @@ static int plan_agg_filter(plan_ctx *pc, const rel *in, const agg_scope *as, agg
     snprintf(nm, sizeof nm, "$filter%u", (unsigned)(c - as->calls));
     *name = plan_strdup(pc, nm);
     return *name ? 0 : WEIR_ENOMEM;
+}
+
+/*
+ * The argument count of aggregate call c: none only for COUNT (COUNT(*)),
+ * two for APPROX_PERCENTILE (value, literal fraction: c->param), else one.
+ * *has_arg: whether args[0] is the value to aggregate.
+ */
+int plan_agg_call_args(plan_ctx *pc, agg_call *c, bool *has_arg)
+{
+    const weir_sql_expr *call = c->call;
+    *has_arg = call->u.call.n_args > 0;
+    if (call->u.call.n_args == 0) {
+        if (!call->u.call.star && strcmp(c->fn, "COUNT"))
+            return plan_error(pc, call->loc, WEIR_EINVAL, "%s needs an argument", c->fn);
+        return 0;
+    }
+    if (!strcmp(c->fn, "APPROX_PERCENTILE")) {
+        if (call->u.call.n_args != 2 || call->u.call.args[1]->kind != WEIR_SQL_EXPR_LITERAL)
+            return plan_error(pc, call->loc, WEIR_EINVAL, "APPROX_PERCENTILE(value, fraction) needs a literal fraction");
+        c->param = call->u.call.args[1]->u.lit.f64 ? call->u.call.args[1]->u.lit.f64
+                                                   : (double)call->u.call.args[1]->u.lit.i64;
+    } else if (call->u.call.n_args != 1) {
+        return plan_error(pc, call->loc, WEIR_EINVAL, "%s takes one argument", c->fn);
+    }
+    return 0;
 }
 
 /* Records each aggregate call once (by its canonical text). */
@@ -755,7 +781,7 @@ static int emit_options(plan_ctx *pc, weir_window_spec *ws, weir_sql_loc loc)
     int64_t ms;
     if ((v = plan_config(pc, "table.exec.emit.allow-lateness"))) {
         if (weir_option_parse_duration(v, &ms))
-            return plan_error(pc, loc, WEIR_EINVAL, "table.exec.emit.allow-lateness: invalid duration '%s'", v);
+            return plan_error(pc, plan_config_at(pc, "table.exec.emit.allow-lateness", loc), WEIR_EINVAL, "table.exec.emit.allow-lateness: invalid duration '%s'", v);
         ws->allowed_lateness_ms = ms;
     }
     if ((v = plan_config(pc, "table.exec.emit.early-fire.enabled")) && !weir_option_parse_bool(v, &on) && on) {
@@ -768,7 +794,7 @@ static int emit_options(plan_ctx *pc, weir_window_spec *ws, weir_sql_loc loc)
     if ((v = plan_config(pc, "table.exec.emit.late-fire.enabled")) && !weir_option_parse_bool(v, &on) && on) {
         v = plan_config(pc, "table.exec.emit.late-fire.delay");
         if (v && weir_option_parse_duration(v, &ms))
-            return plan_error(pc, loc, WEIR_EINVAL, "table.exec.emit.late-fire.delay: invalid duration '%s'", v);
+            return plan_error(pc, plan_config_at(pc, "table.exec.emit.late-fire.delay", loc), WEIR_EINVAL, "table.exec.emit.late-fire.delay: invalid duration '%s'", v);
         ws->trigger.late_interval_ms = v ? ms : 0;
         ws->accumulation = WEIR_ACC_RETRACTING;
     }
@@ -939,19 +965,11 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
             return rc;
         if (call->u.call.filter)
             c->filter_col = (int32_t)k++;
-        if (call->u.call.n_args == 0) {
-            if (!call->u.call.star && strcmp(c->fn, "COUNT"))
-                return plan_error(pc, call->loc, WEIR_EINVAL, "%s needs an argument", c->fn);
+        bool has_arg;
+        if ((rc = plan_agg_call_args(pc, c, &has_arg)))
+            return rc;
+        if (!has_arg)
             continue;
-        }
-        if (!strcmp(c->fn, "APPROX_PERCENTILE")) {
-            if (call->u.call.n_args != 2 || call->u.call.args[1]->kind != WEIR_SQL_EXPR_LITERAL)
-                return plan_error(pc, call->loc, WEIR_EINVAL, "APPROX_PERCENTILE(value, fraction) needs a literal fraction");
-            c->param = call->u.call.args[1]->u.lit.f64 ? call->u.call.args[1]->u.lit.f64
-                                                       : (double)call->u.call.args[1]->u.lit.i64;
-        } else if (call->u.call.n_args != 1) {
-            return plan_error(pc, call->loc, WEIR_EINVAL, "%s takes one argument", c->fn);
-        }
         if ((rc = plan_bind_expr(pc, in, NULL, call->u.call.args[0], &pre[k])))
             return rc;
         /* A plain column keeps its name, so late records keep their column names. */
@@ -1138,10 +1156,10 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
         int64_t ttl = 0;
         const char *v = plan_config(pc, "table.exec.state.ttl");
         if (v && weir_option_parse_duration(v, &ttl))
-            return plan_error(pc, sel->loc, WEIR_EINVAL, "table.exec.state.ttl: invalid duration '%s'", v);
+            return plan_error(pc, plan_config_at(pc, "table.exec.state.ttl", sel->loc), WEIR_EINVAL, "table.exec.state.ttl: invalid duration '%s'", v);
         bool mini = false;
         if ((v = plan_config(pc, "table.exec.mini-batch.enabled")) && weir_option_parse_bool(v, &mini))
-            return plan_error(pc, sel->loc, WEIR_EINVAL, "table.exec.mini-batch.enabled: expected 'true' or 'false', got '%s'", v);
+            return plan_error(pc, plan_config_at(pc, "table.exec.mini-batch.enabled", sel->loc), WEIR_EINVAL, "table.exec.mini-batch.enabled: expected 'true' or 'false', got '%s'", v);
         if ((rc = weir_buf_printf(dg, "|ttl%lld|mb%d", (long long)ttl, (int)mini)))
             return rc;
         /* With no aggregate an insert-only input gives an insert-only DISTINCT. */
@@ -1254,6 +1272,70 @@ static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pr
 
 /* --------------------------------------------------------------- SELECT */
 
+/*
+ * The distinct rows of r (UNION without ALL): a group aggregation keyed by
+ * every column, with no aggregate. Its result is append-only when r is (a
+ * row is emitted when its value is first seen), a changelog otherwise.
+ */
+int plan_distinct(plan_ctx *pc, rel *r, weir_sql_loc loc)
+{
+    if (r->n_physical > WEIR_KEY_MAX_COLS)
+        return plan_error(pc, loc, WEIR_EUNSUPPORTED, "UNION of more than %d columns is not supported yet",
+                          WEIR_KEY_MAX_COLS);
+    int64_t ttl = 0;
+    const char *v = plan_config(pc, "table.exec.state.ttl");
+    if (v && weir_option_parse_duration(v, &ttl))
+        return plan_error(pc, plan_config_at(pc, "table.exec.state.ttl", loc), WEIR_EINVAL,
+                          "table.exec.state.ttl: invalid duration '%s'", v);
+    weir_schema *os = plan_new_schema(pc);
+    if (!os)
+        return WEIR_ENOMEM;
+    weir_keyspec ks = {.n = r->n_physical};
+    for (uint32_t i = 0; i < r->n_physical; i++) {
+        ks.cols[i] = i;
+        if (weir_schema_add(os, r->schema->fields[i].name, r->schema->fields[i].type) < 0)
+            return WEIR_ENOMEM;
+    }
+    weir_group_agg_config gc = {.keys = ks, .out_schema = os, .state_ttl_ms = ttl};
+    weir_operator_spec spec;
+    int rc = weir_group_agg_spec(&gc, &spec);
+    if (rc)
+        return rc;
+    weir_stream keyed = weir_stream_key_by(r->s, ks.cols, ks.n);
+    weir_stream s;
+    if ((rc = weir_job_operator(pc->job, &keyed, 1, &spec, os, 0, &s))) {
+        spec.free_arg(spec.arg);
+        return plan_error(pc, loc, rc, "cannot add the distinct rows: %s", weir_job_error(pc->job));
+    }
+    explain_line(pc, "GroupAggregate[%d]: keys=%u aggs=0 (distinct rows%s)", s.node, ks.n,
+                 r->updating ? ", changelog" : "");
+    r->s = s;
+    r->schema = os;
+    r->rowtime = -1;
+    r->has_proctime = false;
+    r->wprops.present = false;
+    return 0;
+}
+
+/* An aggregation's WHERE is applied before it: a Calc that keeps the input's columns (*filter consumed). */
+static int filter_first(plan_ctx *pc, rel *in, weir_expr **filter)
+{
+    if (!*filter)
+        return 0;
+    rel f;
+    int rc = plan_calc(pc, in, *filter, NULL, NULL, 0, &f, "Calc");
+    if (rc)
+        return rc;
+    f.schema = in->schema;
+    f.quals = in->quals;
+    f.n_physical = in->n_physical;
+    f.win = in->win;
+    f.rowtime = in->rowtime;
+    *in = f;
+    *filter = NULL;
+    return 0;
+}
+
 static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *asp, rel *out)
 {
     if (!sel->from)
@@ -1299,23 +1381,29 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
     const rel *src = &in;
     rel agg;
     weir_expr *post_filter = NULL;
+    bool over = false;
+    if (aggregating && plan_select_has_over(sel))
+        return plan_error(pc, sel->loc, WEIR_EUNSUPPORTED,
+                          "OVER aggregates cannot be mixed with GROUP BY, DISTINCT or other aggregates in one "
+                          "SELECT; aggregate in a subquery first");
     if (aggregating) {
-        if (filter) {
-            rel f;
-            if ((rc = plan_calc(pc, &in, filter, NULL, NULL, 0, &f, "Calc")))
-                return rc;
-            f.schema = in.schema;
-            f.quals = in.quals;
-            f.n_physical = in.n_physical;
-            f.win = in.win;
-            f.rowtime = in.rowtime;
-            in = f;
-            filter = NULL;
-        }
+        if ((rc = filter_first(pc, &in, &filter)))
+            return rc;
         if ((rc = plan_aggregate(pc, sel, &in, as_, &agg)))
             return rc;
         src = &agg;
         if (sel->having && (rc = plan_bind_expr(pc, &agg, as_, sel->having, &post_filter)))
+            return rc;
+    } else if (plan_select_has_over(sel)) {
+        if ((rc = filter_first(pc, &in, &filter)))
+            return rc;
+        if ((rc = plan_over(pc, sel, &in, as_, &agg)))
+            return rc;
+        src = &agg;
+        over = true;
+    } else if (in.win.present && pc->window_assign_ok) {
+        pc->window_assign_ok = false; /* for this SELECT only, not for queries nested below */
+        if ((rc = plan_window_assign(pc, &in, "a window Top-N")))
             return rc;
     } else if (in.win.present) {
         return plan_error(pc, in.win.loc, WEIR_EUNSUPPORTED,
@@ -1334,7 +1422,7 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
         return WEIR_ENOMEM;
     uint32_t k = 0;
     int32_t proctime_item = -1; /* output column of the first PROCTIME() item */
-    bool identity = !aggregating && !filter;
+    bool identity = !aggregating && !over && !filter;
     for (uint32_t i = 0; i < sel->n_items; i++) {
         const weir_sql_expr *e = sel->items[i].expr;
         if (e->kind == WEIR_SQL_EXPR_STAR) {
@@ -1357,7 +1445,7 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
                 return plan_error(pc, e->loc, WEIR_ENOTFOUND, "unknown table or alias '%s'", qual);
             continue;
         }
-        if ((rc = plan_bind_expr(pc, src, aggregating ? as_ : NULL, e, &exprs[k])))
+        if ((rc = plan_bind_expr(pc, src, aggregating || over ? as_ : NULL, e, &exprs[k])))
             return rc;
         if (proctime_item < 0 && plan_is_proctime_call(e))
             proctime_item = (int32_t)k;
@@ -1419,15 +1507,17 @@ int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
         rc = plan_select(pc, q->u.select, out);
         break;
     case WEIR_SQL_QUERY_SETOP: {
-        if (q->u.setop.op != WEIR_SQL_SETOP_UNION || !q->u.setop.all) {
-            rc = plan_error(pc, q->u.setop.op_loc, WEIR_EUNSUPPORTED, "only UNION ALL is supported yet");
+        if (q->u.setop.op != WEIR_SQL_SETOP_UNION) {
+            rc = plan_error(pc, q->u.setop.op_loc, WEIR_EUNSUPPORTED, "%s is not supported yet (UNION and UNION ALL are)",
+                            q->u.setop.op == WEIR_SQL_SETOP_INTERSECT ? "INTERSECT" : "EXCEPT");
             break;
         }
+        const char *what = q->u.setop.all ? "UNION ALL" : "UNION";
         rel l, r;
         if ((rc = plan_query(pc, q->u.setop.left, &l)) || (rc = plan_query(pc, q->u.setop.right, &r)))
             break;
         if (l.n_physical != r.n_physical) {
-            rc = plan_error(pc, q->u.setop.op_loc, WEIR_EPLAN, "UNION ALL inputs have %u and %u columns", l.n_physical,
+            rc = plan_error(pc, q->u.setop.op_loc, WEIR_EPLAN, "%s inputs have %u and %u columns", what, l.n_physical,
                             r.n_physical);
             break;
         }
@@ -1435,8 +1525,8 @@ int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
             if (!types_match(l.schema->fields[i].type, r.schema->fields[i].type)) {
                 char a[64], b[64];
                 rc = plan_error(pc, q->u.setop.op_loc, WEIR_EPLAN,
-                                "UNION ALL column %u ('%s') has type %s on the left and %s on the right; add a CAST",
-                                i + 1, l.schema->fields[i].name, weir_type_format(l.schema->fields[i].type, a, sizeof a),
+                                "%s column %u ('%s') has type %s on the left and %s on the right; add a CAST",
+                                what, i + 1, l.schema->fields[i].name, weir_type_format(l.schema->fields[i].type, a, sizeof a),
                                 weir_type_format(r.schema->fields[i].type, b, sizeof b));
                 break;
             }
@@ -1461,10 +1551,15 @@ int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
         out->wprops.present = false;
         out->loc = q->loc;
         rc = rel_quals(pc, out, NULL);
+        if (!rc && !q->u.setop.all)
+            rc = plan_distinct(pc, out, q->u.setop.op_loc);
         break;
     }
+    case WEIR_SQL_QUERY_VALUES:
+        rc = plan_values(pc, q, out);
+        break;
     default:
-        rc = plan_error(pc, q->loc, WEIR_EUNSUPPORTED, "VALUES is not supported yet");
+        rc = plan_error(pc, q->loc, WEIR_EUNSUPPORTED, "this kind of query is not supported yet");
     }
     pc->n_views = saved_views;
     return rc;

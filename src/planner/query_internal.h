@@ -14,7 +14,9 @@
 
 #include "planner/planner.h"
 
-typedef enum agg_phase { AGG_COLLECT, AGG_BIND } agg_phase;
+/* AGG_OVER: binding a SELECT list over an OVER aggregation (planner/over.c):
+ * columns are the input's, OVER calls are the aggregation's columns. */
+typedef enum agg_phase { AGG_COLLECT, AGG_BIND, AGG_OVER } agg_phase;
 
 typedef struct agg_call {
     const weir_sql_expr *call;
@@ -57,5 +59,20 @@ int agg_scope_match_key(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, wei
 int agg_scope_column(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, weir_expr **out);
 /* BIND: an aggregate call or window property. */
 int agg_scope_ref(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, weir_expr **out);
+
+/* Checks the arguments of aggregate call c (sets c->param); *has_arg: args[0] is its value. */
+int plan_agg_call_args(plan_ctx *pc, agg_call *c, bool *has_arg);
+/* The distinct rows of r (UNION without ALL), replacing r. */
+int plan_distinct(plan_ctx *pc, rel *r, weir_sql_loc loc);
+/* VALUES (...), (...): a bounded table of constant rows (planner/values.c). */
+int plan_values(plan_ctx *pc, const weir_sql_query *q, rel *out);
+/* Whether a SELECT item calls an aggregate with OVER. */
+bool plan_select_has_over(const weir_sql_select *sel);
+/*
+ * Plans the OVER aggregation of sel's SELECT list over in; out has in's
+ * columns followed by the aggregates; as is left in phase AGG_OVER for
+ * binding the SELECT list over out.
+ */
+int plan_over(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, rel *out);
 
 #endif

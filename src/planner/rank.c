@@ -236,7 +236,21 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     weir_sql_query q = *iq;
     q.u.select = &inner;
     rel r;
-    if ((rc = plan_query(pc, &q, &r)))
+    /* PARTITION BY window_start, window_end of a window table function: a window Top-N, whose input
+     * is the window assignment itself (no aggregation needed) */
+    bool names_bounds = false, names_end = false;
+    for (uint32_t i = 0; i < w->n_partition_by; i++) {
+        const weir_sql_expr *e = w->partition_by[i];
+        if (e->kind != WEIR_SQL_EXPR_COLUMN)
+            continue;
+        const char *nm = e->u.column.parts[e->u.column.n_parts - 1].name;
+        names_bounds |= !strcasecmp(nm, "window_start");
+        names_end |= !strcasecmp(nm, "window_end");
+    }
+    pc->window_assign_ok = names_bounds && names_end;
+    rc = plan_query(pc, &q, &r);
+    pc->window_assign_ok = false;
+    if (rc)
         return rc;
     uint32_t n_visible = r.n_physical - n_hidden; /* the hidden items are the last columns */
     if (r.updating)
@@ -278,11 +292,23 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     with_rank |= sel->n_group_by > 0 || sel->having; /* GROUP BY rn ...: keep it simple, keep the column */
     rc_.with_rank = with_rank;
     rc_.dedup = by_time && lo == 1 && hi == 1 && !with_rank;
+    /* window Top-N: the partition holds both bounds of the input's windows */
+    rc_.window_end_col = -1;
+    if (r.wprops.present) {
+        bool ws = false, we = false;
+        for (uint32_t i = 0; i < rc_.partition.n; i++) {
+            ws |= rc_.partition.cols[i] == r.wprops.ws;
+            we |= rc_.partition.cols[i] == r.wprops.we;
+        }
+        if (ws && we)
+            rc_.window_end_col = (int32_t)r.wprops.we;
+    }
+    bool windowed = rc_.window_end_col >= 0;
     rc_.ties_newer_first = rc_.dedup && rc_.order_desc[0];
     int64_t ttl = 0;
     const char *v = plan_config(pc, "table.exec.state.ttl");
     if (v && weir_option_parse_duration(v, &ttl))
-        return plan_error(pc, sel->loc, WEIR_EINVAL, "table.exec.state.ttl: invalid duration '%s'", v);
+        return plan_error(pc, plan_config_at(pc, "table.exec.state.ttl", sel->loc), WEIR_EINVAL, "table.exec.state.ttl: invalid duration '%s'", v);
     rc_.state_ttl_ms = ttl;
     weir_schema *os = plan_new_schema(pc);
     if (!os)
@@ -303,13 +329,15 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
         spec.free_arg(spec.arg);
         return plan_error(pc, call->loc, rc, "cannot add the ranking: %s", weir_job_error(pc->job));
     }
-    weir_buf_printf(&pc->explain, "  %s[%d]: partition=%u order=%u rows %lld..%lld%s (changelog)\n",
+    weir_buf_printf(&pc->explain, "  %s%s[%d]: partition=%u order=%u rows %lld..%lld%s (%s)\n", windowed ? "Window" : "",
                     rc_.dedup ? "Deduplicate" : "Rank", out->s.node, rc_.partition.n, rc_.n_order, (long long)lo,
-                    (long long)hi, with_rank ? " with rank number" : "");
+                    (long long)hi, with_rank ? " with rank number" : "", windowed ? "append-only" : "changelog");
     out->schema = os;
     out->n_physical = os->n_fields;
     out->rowtime = -1;
-    out->updating = true;
+    out->updating = !windowed;
+    if (windowed)
+        out->wprops = r.wprops; /* the same columns, in the same places */
     out->loc = fr->loc;
     if (n_hidden) {
         /* drop the hidden key columns: the visible ones, then the rank number */
@@ -328,7 +356,7 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
         rel dropped;
         if ((rc = plan_calc(pc, out, NULL, ex, nm, n, &dropped, "Calc")))
             return rc;
-        dropped.updating = true;
+        dropped.updating = !windowed;
         dropped.rowtime = -1;
         dropped.loc = fr->loc;
         *out = dropped;
@@ -352,6 +380,7 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
         memset(a, 0, sizeof *a);
         a->kind = WEIR_SQL_EXPR_BINARY;
         a->loc = rest[i]->loc;
+        a->u.binary.op_loc = rest[i]->loc;
         a->u.binary.op = WEIR_SQL_OP_AND;
         a->u.binary.left = (weir_sql_expr *)rw;
         a->u.binary.right = (weir_sql_expr *)rest[i];

@@ -9,12 +9,16 @@
  * into a full channel blocks until the consumer takes one, so a slow consumer
  * slows its producers all the way back to the sources (which then stop
  * reading). The time a producer spends blocked is returned to it, and becomes
- * the task's "backpressured_ns" metric.
+ * the task's "backpressured_ns" metric. The one exception is an unaligned
+ * checkpoint barrier (weir__channel_push_barrier): it goes to the head,
+ * never blocks, and may leave the channel over its capacity (with the
+ * producer's staged batch), until the consumer catches up.
  *
  * Memory: batches are recycled through a per-channel pool. A batch is either
  * queued (at most cap), being processed by the consumer (at most one), or
  * being filled by the producer (at most one), so a channel never owns more
- * than cap + 2 batches, whatever the input size; `n_batches` counts them.
+ * than cap + 2 batches, whatever the input size (a few more for a moment
+ * after an unaligned barrier); `n_batches` counts them.
  *
  * Locking: every consumer subtask has one gate (a mutex and a condition
  * variable). The gate's mutex protects the rings and pools of all channels
@@ -44,6 +48,15 @@ typedef struct weir__msg {
     bool drained;
     /* WATERMARK; on a BATCH: a watermark that follows it, or WEIR_TS_MIN */
     weir_ts wm;
+    /* BARRIER: an unaligned barrier (checkpoint.h) ... */
+    bool unaligned;
+    /* ... put at the head of its channel, overtaking the `overtaken`
+     * messages right behind it (in-flight data of checkpoint ckpt_id) */
+    uint32_t overtaken;
+    /* BARRIER, aligned: job-clock time (ms) after which it may turn
+     * unaligned (execution.checkpointing.aligned-checkpoint-timeout); 0:
+     * never */
+    int64_t timeout_at_ms;
     uint64_t ckpt_id;  /* BARRIER */
     weir_batch *batch; /* BATCH: owned by the channel's pool */
 } weir__msg;
@@ -68,6 +81,9 @@ typedef struct weir__gate {
     weir__cmd *cmds; /* mailbox */
     uint32_t n_cmds, cap_cmds;
     _Atomic uint32_t pending_cmds; /* lets a busy source poll without locking */
+    /* earliest timeout_at_ms of the aligned barriers queued in the channels
+     * into this subtask that may turn unaligned (0: none) */
+    int64_t barrier_timeout_at_ms;
 } weir__gate;
 
 typedef struct weir__channel {
@@ -78,7 +94,14 @@ typedef struct weir__channel {
     bool unsignaled;
     uint32_t wake_at;
     weir__msg *ring;
-    uint32_t cap, head, count;
+    /* cap: flow-control capacity; ring_cap >= cap: the ring's size (it grows
+     * past cap only for what an unaligned barrier pushes, which never
+     * blocks) */
+    uint32_t cap, ring_cap, head, count;
+    /* messages at the head that an unaligned barrier pinned (itself and
+     * what it overtook): a later watermark never rides on them */
+    uint32_t pinned;
+    bool first_popped; /* the consumer took the channel's first message */
     weir_batch **pool; /* free batches */
     uint32_t n_pool, pool_cap;
     uint32_t
@@ -127,6 +150,34 @@ void weir__channel_unacquire(weir__channel *ch, weir_batch *b);
  */
 int weir__channel_push(weir__channel *ch, const weir__msg *m,
                        int64_t *blocked_ns);
+
+/*
+ * Producer: an unaligned barrier. Appends `staged` (a partly filled batch
+ * of the producer's, may be NULL) and then puts barrier `id` at the head of
+ * the channel, in front of every queued message except the channel's first
+ * one (the status the consumer's handshake needs); an older unaligned
+ * barrier still queued there is replaced (its checkpoint is abandoned). The
+ * barrier's `overtaken` counts the messages behind it. Never blocks: the
+ * ring grows past the capacity when it must. Wakes the consumer.
+ */
+int weir__channel_push_barrier(weir__channel *ch, uint64_t id,
+                               weir_batch *staged);
+/*
+ * Consumer, gate mutex held: takes out of ch the first queued aligned
+ * barrier that may turn unaligned (timeout_at_ms set) and whose time came
+ * (timeout_at_ms <= now_ms), into *out, with the number of messages that
+ * were in front of it in out->overtaken; they stay queued, now at the head.
+ * Returns false when there is none.
+ */
+bool weir__channel_take_timed_out_barrier_locked(weir__channel *ch,
+                                                 int64_t now_ms,
+                                                 weir__msg *out);
+/* Consumer, gate mutex held: the earliest timeout_at_ms of ch's queued
+ * aligned barriers, or 0. */
+int64_t weir__channel_barrier_timeout_locked(const weir__channel *ch);
+/* Consumer, gate mutex held: the message k places behind the head. */
+const weir__msg *weir__channel_peek_locked(const weir__channel *ch,
+                                           uint32_t k);
 
 /* Producer: wakes the consumer if a deferred wake-up is pending. */
 void weir__channel_notify(weir__channel *ch);

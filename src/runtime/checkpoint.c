@@ -180,7 +180,16 @@ typedef struct snap_native {
     uint8_t *served;      /* per key group: a new subtask opened it natively */
 } snap_native;
 
+/* Per subtask snapshot: where it came from, and its in-flight section. */
+typedef struct snap_blob_info {
+    uint32_t task, subtask, parallelism;
+    const uint8_t *inflight;
+    size_t inflight_len;
+} snap_blob_info;
+
 struct weir__snapshot_set {
+    snap_blob_info *info; /* one per blob */
+    bool any_inflight;
     pthread_mutex_t mu; /* native parts: restoring subtasks run in parallel */
     snap_native *natives;
     uint32_t n_natives, cap_natives;
@@ -231,6 +240,7 @@ void weir__snapshot_set_destroy(weir__snapshot_set *s)
     for (uint32_t i = 0; i < s->n_splits; i++)
         weir_free(s->splits[i].id);
     weir_free(s->blobs);
+    weir_free(s->info);
     weir_free(s->ops);
     weir_free(s->kgs);
     weir_free(s->splits);
@@ -375,6 +385,15 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
     }
     memcpy(blob, data, len);
     s->blobs = blobs;
+    snap_blob_info *info =
+        weir_realloc(s->info, (s->n_blobs + 1) * sizeof *info);
+    if (!info) {
+        weir_free(blob);
+        return WEIR_ENOMEM;
+    }
+    s->info = info;
+    info = &s->info[s->n_blobs];
+    memset(info, 0, sizeof *info);
     s->blobs[s->n_blobs++] = blob;
     weir_cursor c;
     weir_cursor_init(&c, blob, len);
@@ -385,7 +404,7 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
         rc = WEIR_ECORRUPT;
     if (!rc)
         rc = weir_cursor_get_u8(&c, &version);
-    if (!rc && version != 1 && version != 2)
+    if (!rc && (version < 1 || version > 3))
         rc = WEIR_EUNSUPPORTED;
     if (!rc)
         rc = get_small(&c, &task);
@@ -393,6 +412,9 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
         rc = get_small(&c, &subtask);
     if (!rc)
         rc = get_small(&c, &par);
+    info->task = task;
+    info->subtask = subtask;
+    info->parallelism = par;
     if (!rc)
         rc = get_small(&c, &n_ops);
     for (uint32_t i = 0; i < n_ops && !rc; i++) {
@@ -453,7 +475,7 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
             s->splits[s->n_splits++] = sp;
         }
     }
-    if (!rc && version == 2) {
+    if (!rc && version >= 2) {
         weir__native_part *parts;
         uint32_t n;
         rc = weir__snapshot_read_native(&c, &parts, &n);
@@ -476,6 +498,13 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
         }
         weir__native_parts_free(parts, n);
         weir_free(parts);
+    }
+    if (!rc && version == 3) {
+        uint64_t n_msgs;
+        rc = weir__snapshot_read_inflight(&c, &info->inflight,
+                                          &info->inflight_len, &n_msgs);
+        if (!rc && n_msgs)
+            s->any_inflight = true;
     }
     if (!rc && weir_cursor_left(&c) != 0)
         rc = WEIR_ECORRUPT;
@@ -727,6 +756,31 @@ static int set_split(void *ud, int node, const char *id,
     return WEIR_ENOTFOUND;
 }
 
+static int set_inflight(void *ud, int task, uint32_t subtask,
+                        const uint8_t **data, size_t *len)
+{
+    weir__snapshot_set *s = ud;
+    *data = NULL;
+    *len = 0;
+    for (uint32_t i = 0; i < s->n_blobs; i++)
+        if ((int)s->info[i].task == task && s->info[i].subtask == subtask &&
+            s->info[i].inflight) {
+            *data = s->info[i].inflight;
+            *len = s->info[i].inflight_len;
+            break;
+        }
+    return 0;
+}
+
+static uint32_t set_task_parallelism(void *ud, int task)
+{
+    weir__snapshot_set *s = ud;
+    for (uint32_t i = 0; i < s->n_blobs; i++)
+        if ((int)s->info[i].task == task)
+            return s->info[i].parallelism;
+    return 0;
+}
+
 weir__restore_source weir__snapshot_set_source(weir__snapshot_set *s)
 {
     return (weir__restore_source){.op_state = set_op_state,
@@ -736,5 +790,169 @@ weir__restore_source weir__snapshot_set_source(weir__snapshot_set *s)
                                   .open_backend = s->n_natives
                                                       ? set_open_backend
                                                       : NULL,
+                                  .inflight = s->any_inflight ? set_inflight
+                                                              : NULL,
+                                  .task_parallelism = set_task_parallelism,
                                   .ud = s};
+}
+
+/* ---- in-flight data of unaligned checkpoints (format: checkpoint.h) ---- */
+
+int weir__inflight_put_msg(weir_buf *out, const weir__msg *m)
+{
+    int rc = weir_buf_put_u8(out, m->type);
+    if (rc || (m->type != WEIR__MSG_BATCH && m->type != WEIR__MSG_WATERMARK))
+        return rc;
+    if ((rc = weir_buf_put_i64(out, m->wm)) || m->type != WEIR__MSG_BATCH)
+        return rc;
+    const weir_batch *b = m->batch;
+    uint32_t n = b->n_rows, nc = b->schema->n_fields;
+    if ((rc = weir_buf_put_varint(out, n)) ||
+        (rc = weir_buf_put_varint(out, nc)) ||
+        (rc = weir_buf_put(out, b->ts, (size_t)n * sizeof *b->ts)) ||
+        (rc = weir_buf_put(out, b->kind, n)))
+        return rc;
+    for (uint32_t c = 0; c < nc && !rc; c++) {
+        const weir_column *col = &b->cols[c];
+        bool all = col->all_valid;
+        if ((rc = weir_buf_put_u8(out, (uint8_t)col->type.id)) ||
+            (rc = weir_buf_put_u8(out, all)) ||
+            (!all && (rc = weir_buf_put(out, col->valid, (n + 7) / 8))))
+            break;
+        if (weir_type_is_string(col->type.id)) {
+            for (uint32_t r = 0; r < n && !rc; r++) {
+                uint32_t len = 0;
+                const char *s = weir_batch_str(b, c, r, &len);
+                rc = weir_buf_put_bytes(out, s, len);
+            }
+        } else {
+            rc = weir_buf_put(out, col->data,
+                              (size_t)n * weir_type_width(col->type.id));
+        }
+    }
+    return rc;
+}
+
+/* weir_cursor_get, or a skip when out is NULL. */
+static int take(weir_cursor *c, void *out, size_t n)
+{
+    if (weir_cursor_left(c) < n)
+        return WEIR_ECORRUPT;
+    if (n && out)
+        memcpy(out, c->p, n);
+    c->p += n;
+    return 0;
+}
+
+/*
+ * Reads one message. With a batch (the channel's schema, capacity at least
+ * the rows) a batch message is decoded into it (reset first); without one
+ * it is only checked and skipped.
+ */
+int weir__inflight_get_msg(weir_cursor *c, weir__msg *m, weir_batch *b)
+{
+    memset(m, 0, sizeof *m);
+    m->wm = WEIR_TS_MIN;
+    int rc = weir_cursor_get_u8(c, &m->type);
+    if (rc)
+        return rc;
+    if (m->type == WEIR__MSG_IDLE || m->type == WEIR__MSG_ACTIVE)
+        return 0;
+    if (m->type != WEIR__MSG_BATCH && m->type != WEIR__MSG_WATERMARK)
+        return WEIR_ECORRUPT;
+    if ((rc = weir_cursor_get_i64(c, &m->wm)) || m->type != WEIR__MSG_BATCH)
+        return rc;
+    uint32_t n, nc;
+    if ((rc = get_small(c, &n)) || (rc = get_small(c, &nc)))
+        return rc;
+    if ((size_t)n * 9 > weir_cursor_left(c) || nc > weir_cursor_left(c))
+        return WEIR_ECORRUPT;
+    if (b) {
+        if (nc != b->schema->n_fields || n > b->capacity)
+            return WEIR_ECORRUPT;
+        weir_batch_reset(b);
+    }
+    if ((rc = take(c, b ? (void *)b->ts : NULL,
+                              (size_t)n * sizeof *b->ts)) ||
+        (rc = take(c, b ? b->kind : NULL, n)))
+        return rc;
+    for (uint32_t k = 0; k < nc && !rc; k++) {
+        uint8_t type, all;
+        if ((rc = weir_cursor_get_u8(c, &type)) ||
+            (rc = weir_cursor_get_u8(c, &all)))
+            break;
+        if (type > WEIR_TYPE_NULL || all > 1)
+            return WEIR_ECORRUPT;
+        weir_column *col = b ? &b->cols[k] : NULL;
+        if (col && col->type.id != (weir_type_id)type)
+            return WEIR_ECORRUPT;
+        if (col)
+            col->all_valid = all;
+        if (!all &&
+            (rc = take(c, col ? col->valid : NULL, (n + 7) / 8)))
+            break;
+        if (weir_type_is_string((weir_type_id)type)) {
+            for (uint32_t r = 0; r < n && !rc; r++) {
+                const void *p;
+                size_t len;
+                if ((rc = weir_cursor_get_bytes(c, &p, &len)))
+                    break;
+                if (b && len > UINT32_MAX)
+                    return WEIR_ECORRUPT;
+                if (b)
+                    rc = weir_batch_set_str(b, k, r, p, len);
+            }
+        } else {
+            size_t w = weir_type_width((weir_type_id)type);
+            if (n && w > weir_cursor_left(c) / n)
+                return WEIR_ECORRUPT;
+            rc = take(c, col ? col->data : NULL, (size_t)n * w);
+        }
+    }
+    if (!rc && b)
+        b->n_rows = n;
+    m->batch = b;
+    return rc;
+}
+
+int weir__snapshot_read_inflight(weir_cursor *c, const uint8_t **section,
+                                 size_t *section_len, uint64_t *n_msgs)
+{
+    const uint8_t *start = c->p;
+    *n_msgs = 0;
+    uint32_t n_in = 0, n_entries = 0;
+    int rc = get_small(c, &n_in);
+    if (!rc)
+        rc = get_small(c, &n_entries);
+    if (!rc && n_entries > n_in)
+        rc = WEIR_ECORRUPT;
+    uint32_t prev = 0;
+    for (uint32_t e = 0; e < n_entries && !rc; e++) {
+        uint32_t chan, n;
+        const uint8_t *p;
+        size_t len;
+        if ((rc = get_small(c, &chan)) || (rc = get_small(c, &n)) ||
+            (rc = get_bytes(c, &p, &len)))
+            break;
+        /* Channels in increasing order, each once. */
+        if (chan >= n_in || (e > 0 && chan <= prev)) {
+            rc = WEIR_ECORRUPT;
+            break;
+        }
+        prev = chan;
+        weir_cursor m;
+        weir_cursor_init(&m, p, len);
+        for (uint32_t k = 0; k < n && !rc; k++) {
+            weir__msg msg;
+            rc = weir__inflight_get_msg(&m, &msg, NULL);
+        }
+        if (!rc && weir_cursor_left(&m) != 0)
+            rc = WEIR_ECORRUPT;
+        *n_msgs += n;
+    }
+    if (rc)
+        return rc == WEIR_ENOMEM ? rc : WEIR_ECORRUPT;
+    *section = start;
+    *section_len = (size_t)(c->p - start);
+    return 0;
 }

@@ -68,6 +68,28 @@
  *       where 1 (shared): str storage name, u64 size, u32 crc32c)).
  * Version 1 is written whenever no operator is snapshotted natively, so
  * savepoints and full checkpoints keep the backend-independent format.
+ * Version 3 (unaligned checkpoints that stored in-flight data) has the
+ * native section (n_native may be 0) and then the in-flight section:
+ *   varint n_in (the subtask's input channels), varint n_entries,
+ *   n_entries x (varint channel, varint n_msgs, bytes messages), channels
+ *   in increasing order, only those with messages; messages in channel
+ *   order, each u8 type and: BATCH i64 wm_after (or WEIR_TS_MIN), varint
+ *   n_rows, varint n_cols, n_rows x i64 ts, n_rows x u8 kind, per column
+ *   u8 type id, u8 all_valid, [bitmap (n_rows+7)/8 if not all_valid],
+ *   values (strings: n_rows x bytes; others n_rows x width, raw);
+ *   WATERMARK i64; IDLE, ACTIVE nothing.
+ *
+ * Unaligned checkpoints (hooks.unaligned_ok): a source that injects barrier
+ * `id`, and any other subtask at the first barrier `id` on any input,
+ * snapshots its chain at once and puts the barrier at the head of each of
+ * its output channels (weir__channel_push_barrier), overtaking what is
+ * queued there; that overtaken data is in flight. The receiving subtask
+ * stores, per input channel, the messages the barrier overtook and, for
+ * channels whose barrier had not arrived when it snapshotted, every message
+ * it takes from them until it does; it processes all of them as usual, and
+ * acks when every open input delivered the barrier. On restore the stored
+ * messages of every channel are replayed through the chain before any new
+ * input (after the status handshake).
  */
 #ifndef WEIR_RUNTIME_CHECKPOINT_H
 #define WEIR_RUNTIME_CHECKPOINT_H
@@ -98,6 +120,8 @@ typedef struct weir__task_snapshot {
      * 0 when not measured (finished and final snapshots).
      */
     int64_t sync_ns;
+    /* Unaligned checkpoints: bytes of in-flight data in the snapshot. */
+    uint64_t inflight_bytes;
 } weir__task_snapshot;
 
 typedef struct weir__ckpt_hooks {
@@ -129,6 +153,20 @@ typedef struct weir__ckpt_hooks {
     bool (*native_ok)(void *ud, uint64_t id);
     int (*native_upload)(void *ud, uint64_t id, int task, uint32_t subtask,
                          uint32_t node, const char *dir, weir_buf *out);
+    /*
+     * Optional, on a source subtask's thread when it injects barrier id:
+     * whether checkpoint id is unaligned (its barriers overtake queued data;
+     * savepoints are always aligned). Subtasks downstream follow the
+     * barrier's kind.
+     */
+    bool (*unaligned_ok)(void *ud, uint64_t id);
+    /*
+     * With unaligned_ok: > 0 makes such a checkpoint start aligned; where
+     * its barrier is still queued behind data, or its alignment is not
+     * done, this many ms (job clock) after the source injected it, it turns
+     * unaligned there (execution.checkpointing.aligned-checkpoint-timeout).
+     */
+    int64_t aligned_timeout_ms;
 } weir__ckpt_hooks;
 
 /* ---- the native section of a version 2 snapshot ---- */
@@ -147,6 +185,11 @@ typedef struct weir__native_part {
     uint32_t n_files;
     weir__native_file *files;
 } weir__native_part;
+
+/* Checks an in-flight section at c (version 3) and moves past it;
+ * *section points to it inside c's bytes, *n_msgs counts its messages. */
+int weir__snapshot_read_inflight(weir_cursor *c, const uint8_t **section,
+                                 size_t *section_len, uint64_t *n_msgs);
 
 /* Reads a native section at c (after the source section of a version 2
  * snapshot); *parts transferred (free with weir__native_parts_free). */
@@ -248,6 +291,17 @@ typedef struct weir__restore_source {
     int (*open_backend)(void *ud, int node, const char *name,
                         const weir__backend_config *cfg,
                         weir__backend **out);
+    /*
+     * Optional (unaligned checkpoints): the in-flight section (format
+     * above) stored by subtask `subtask` of task `task`, borrowed until the
+     * job ends; *len 0 if none. NULL when the checkpoint holds no in-flight
+     * data at all.
+     */
+    int (*inflight)(void *ud, int task, uint32_t subtask,
+                    const uint8_t **data, size_t *len);
+    /* With inflight: the parallelism task had in the checkpoint (0: not in
+     * it). In-flight data is restored only at the same parallelisms. */
+    uint32_t (*task_parallelism)(void *ud, int task);
     void *ud;
 } weir__restore_source;
 

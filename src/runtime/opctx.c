@@ -253,6 +253,20 @@ static int check_schema(weir_op_ctx *ctx, const weir_schema *want,
         what, b->schema->n_fields, want->n_fields);
 }
 
+/*
+ * A subtask that is idle downstream and emits rows while it ends (its final
+ * watermark fires timers, finish flushes) becomes active first, so that
+ * downstream holds its watermark for them until the final one follows.
+ * (Ending by itself changes no status: see the valve.)
+ */
+static int active_for_rows(weir_op_ctx *ctx)
+{
+    weir__subtask *st = ctx->st;
+    if (st->ending && st->status_sent && st->idle_out)
+        return weir__chain_status(st, false);
+    return 0;
+}
+
 int weir_op_emit(weir_op_ctx *ctx, const weir_batch *b)
 {
     if (!b || b->n_rows == 0)
@@ -266,8 +280,19 @@ int weir_op_emit(weir_op_ctx *ctx, const weir_batch *b)
     WEIR__ADD(&ctx->records_out, b->n_rows);
     if (ctx->next)
         return weir__op_process(ctx->next, 0, b);
+    if ((rc = active_for_rows(ctx)))
+        return rc;
     for (uint32_t i = 0; i < ctx->n_out && !rc; i++)
         rc = weir__writer_emit(ctx->out[i], b);
+    return rc;
+}
+
+int weir_op_emit_reset(weir_op_ctx *ctx, weir_batch *b)
+{
+    if (!b || b->n_rows == 0)
+        return 0;
+    int rc = weir_op_emit(ctx, b);
+    weir_batch_reset(b);
     return rc;
 }
 
@@ -281,6 +306,8 @@ int weir__op_emit_handoff(weir_op_ctx *ctx, weir_batch **b)
         return rc;
     if (!ctx->st->status_sent)
         return weir_op_emit(ctx, x); /* reports the error */
+    if ((rc = active_for_rows(ctx)))
+        return rc;
     WEIR__ADD(&ctx->records_out, x->n_rows);
     return weir__writer_emit_handoff(ctx->out[0], b);
 }
@@ -294,6 +321,8 @@ int weir_op_emit_side(weir_op_ctx *ctx, int tag, const weir_batch *b)
             continue;
         int rc = check_schema(ctx, ctx->sides[s].w[0]->ch[0]->schema, b,
                               "side output");
+        if (!rc)
+            rc = active_for_rows(ctx);
         if (rc)
             return rc;
         for (uint32_t i = 0; i < ctx->sides[s].n && !rc; i++)

@@ -156,6 +156,7 @@ typedef struct weir__inchan {
     bool started;   /* first message seen */
     bool ended;
     bool blocked; /* delivered the barrier being aligned */
+    bool first_idle; /* its first message (the status) said IDLE */
 } weir__inchan;
 
 /* A source split as the source task drives it. */
@@ -207,16 +208,36 @@ struct weir__subtask {
 
     bool idle_out;     /* last status sent downstream */
     bool undrained;    /* an input ended by stop, not by its end */
+    bool ending;       /* every input ended: the final watermark, finish and END follow */
     bool wake_pending; /* a push left a consumer asleep: notify before idling */
     bool status_sent;  /* the initial status went out */
 
     /* checkpoints */
     uint64_t pending_barrier; /* being aligned, 0 if none */
+    /* its time to turn unaligned (job clock, ms), 0: never */
+    int64_t align_timeout_at_ms;
     uint32_t n_aligned;
     uint64_t last_barrier;  /* highest barrier snapshotted or aborted */
     uint64_t max_triggered; /* highest checkpoint this subtask heard of */
     bool finished;          /* thread done; guarded by gate.mu */
     struct weir__snapper *snapper; /* asynchronous snapshot parts, lazily */
+    /*
+     * The unaligned checkpoint this subtask snapshotted and is storing the
+     * in-flight data of (0: none): per input channel whether its barrier is
+     * still to come (ua_wait) and the messages stored (ua_rec, ua_nmsg).
+     * Arrays of n_in, allocated at the first unaligned checkpoint.
+     */
+    uint64_t ua_id;
+    struct weir__async_snap *ua_snap;
+    uint8_t *ua_wait;
+    uint32_t ua_n_wait;
+    weir_buf *ua_rec;
+    uint32_t *ua_nmsg;
+    weir__msg *ua_tmp; /* overtaken messages, copied out of a ring */
+    uint32_t ua_tmp_cap;
+    /* Restore: the in-flight section to replay after the handshake. */
+    const uint8_t *replay;
+    size_t replay_len;
 
     /* errors and metrics */
     weir_error err; /* first failure of this subtask */
@@ -331,6 +352,8 @@ typedef struct weir__async_snap {
     weir_buf tail;   /* the source section */
     weir__async_op *ops;
     uint32_t n_ops;
+    weir_buf inflight; /* unaligned: the in-flight section, or empty */
+    uint64_t inflight_bytes;
     int64_t t0_ns;   /* monotonic time the snapshot began */
     int64_t sync_ns; /* time the subtask's thread spent on the first part */
     struct weir__async_snap *next;
@@ -356,6 +379,12 @@ int weir__snapshot_submit(weir__subtask *st, weir__async_snap *a);
  * parts (discards them when the job was canceled) and ends the thread.
  */
 void weir__snapshot_thread_stop(weir__subtask *st);
+
+/* ---- checkpoint.c: in-flight messages (format: checkpoint.h) ---- */
+int weir__inflight_put_msg(weir_buf *out, const weir__msg *m);
+/* Decodes a batch message into b (the channel's schema, enough capacity),
+ * or with b NULL only checks it. */
+int weir__inflight_get_msg(weir_cursor *c, weir__msg *m, weir_batch *b);
 
 /* ---- opctx.c ---- */
 int weir__op_init(weir_op_ctx *c, weir__subtask *st, uint32_t pos,
@@ -408,6 +437,9 @@ int weir__writer_emit(weir__writer *w, const weir_batch *b);
 int weir__writer_emit_handoff(weir__writer *w, weir_batch **b);
 int weir__writer_flush(weir__writer *w);
 int weir__writer_control(weir__writer *w, const weir__msg *m);
+/* An unaligned barrier into every channel of w: staged rows are queued, then
+ * the barrier goes to the head (weir__channel_push_barrier); never blocks. */
+int weir__writer_barrier_unaligned(weir__writer *w, uint64_t id);
 void weir__writer_notify(weir__writer *w);
 
 #endif

@@ -59,6 +59,7 @@ void weir__async_snap_free(weir__async_snap *a)
     weir_buf_fini(&a->head);
     weir_buf_fini(&a->timers);
     weir_buf_fini(&a->tail);
+    weir_buf_fini(&a->inflight);
     weir_free(a);
 }
 
@@ -126,6 +127,14 @@ int weir__async_snap_write(weir__async_snap *a, weir_buf *out,
         out->data[start + 4] = 2;
         rc = write_native(a, out, hooks, task, subtask, n_native);
     }
+    if (!rc && a->inflight.len) {
+        /* Version 3: the native section (maybe empty), then in-flight data. */
+        out->data[start + 4] = 3;
+        if (!n_native)
+            rc = weir_buf_put_varint(out, 0);
+        if (!rc)
+            rc = weir_buf_put(out, a->inflight.data, a->inflight.len);
+    }
     weir_buf_fini(&ks);
     return rc;
 }
@@ -165,6 +174,7 @@ static void complete(weir__subtask *st, weir__async_snap *a)
             .len = out.len,
             .buf = &out,
             .sync_ns = a->sync_ns,
+            .inflight_bytes = a->inflight_bytes,
         };
         job->hooks.ack(job->hooks.ud, &s);
     }

@@ -277,6 +277,7 @@ static int snapshot_begin(weir__subtask *st, uint64_t id, bool native,
     weir_buf_init(&a->head);
     weir_buf_init(&a->timers);
     weir_buf_init(&a->tail);
+    weir_buf_init(&a->inflight);
     weir_buf *out_b = &a->head;
     weir_buf tmp;
     weir_buf_init(&tmp);
@@ -377,33 +378,84 @@ static int snapshot_chain(weir__subtask *st, uint64_t id, weir_buf *out)
     return rc;
 }
 
+/*
+ * The synchronous part of checkpoint id's snapshot, into *out; NULL there
+ * when there are no checkpoint hooks or the snapshot failed (then the
+ * checkpoint is declined, not the job failed).
+ */
+static int take_snapshot(weir__subtask *st, uint64_t id,
+                         weir__async_snap **out)
+{
+    weir_job *job = st->job;
+    *out = NULL;
+    if (!job->has_hooks)
+        return 0;
+    int64_t t0 = weir_monotonic_ns();
+    weir__async_snap *a;
+    /* Incremental checkpoints: RocksDB state as a native checkpoint. */
+    bool native =
+        job->hooks.native_ok && job->hooks.native_ok(job->hooks.ud, id);
+    int rc = snapshot_begin(st, id, native, &a);
+    if (rc) {
+        if (rc == WEIR_ECANCELED)
+            return rc;
+        /* A failed snapshot fails the checkpoint, not the job. */
+        decline(st, id, rc,
+                st->err.code ? st->err.message : weir_strerror(rc));
+        weir_error_clear(&st->err);
+        return 0;
+    }
+    a->t0_ns = t0;
+    a->sync_ns = weir_monotonic_ns() - t0;
+    *out = a;
+    return 0;
+}
+
+static int barrier_unaligned_out(weir__subtask *st, uint64_t id)
+{
+    for (uint32_t i = 0; i < st->n_writers; i++) {
+        int rc = weir__writer_barrier_unaligned(st->writers[i], id);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* An aligned barrier, or (timeout_at_ms) one that may turn unaligned. */
+static int chain_barrier(weir__subtask *st, uint64_t id, bool unaligned,
+                         int64_t timeout_at_ms)
+{
+    st->last_barrier = id;
+    weir__async_snap *a;
+    int rc = take_snapshot(st, id, &a);
+    if (rc)
+        return rc;
+    /* The keyed state is serialized while the subtask goes on. */
+    if (a)
+        weir__snapshot_submit(st, a);
+    if (unaligned)
+        return barrier_unaligned_out(st, id);
+    weir__msg m = {.type = WEIR__MSG_BARRIER,
+                   .ckpt_id = id,
+                   .timeout_at_ms = timeout_at_ms};
+    return all_writers(st, &m);
+}
+
 int weir__chain_barrier(weir__subtask *st, uint64_t id)
 {
     weir_job *job = st->job;
-    st->last_barrier = id;
-    if (job->has_hooks) {
-        int64_t t0 = weir_monotonic_ns();
-        weir__async_snap *a;
-        /* Incremental checkpoints: RocksDB state as a native checkpoint. */
-        bool native =
-            job->hooks.native_ok && job->hooks.native_ok(job->hooks.ud, id);
-        int rc = snapshot_begin(st, id, native, &a);
-        if (rc) {
-            if (rc == WEIR_ECANCELED)
-                return rc;
-            /* A failed snapshot fails the checkpoint, not the job. */
-            decline(st, id, rc,
-                    st->err.code ? st->err.message : weir_strerror(rc));
-            weir_error_clear(&st->err);
-        } else {
-            a->t0_ns = t0;
-            a->sync_ns = weir_monotonic_ns() - t0;
-            /* The keyed state is serialized while the subtask goes on. */
-            weir__snapshot_submit(st, a);
-        }
+    /* A source decides the barrier's kind; downstream follows it. */
+    bool unaligned = st->task->is_source && job->has_hooks &&
+                     job->hooks.unaligned_ok &&
+                     job->hooks.unaligned_ok(job->hooks.ud, id);
+    int64_t timeout_at = 0;
+    if (unaligned && job->hooks.aligned_timeout_ms > 0) {
+        /* Aligned first; unaligned where it is still on its way then. */
+        timeout_at = weir_clock_now(&job->cfg.clock) +
+                     job->hooks.aligned_timeout_ms;
+        unaligned = false;
     }
-    weir__msg m = {.type = WEIR__MSG_BARRIER, .ckpt_id = id};
-    return all_writers(st, &m);
+    return chain_barrier(st, id, unaligned, timeout_at);
 }
 
 int weir__subtask_commands(weir__subtask *st, uint64_t *checkpoint)
@@ -485,6 +537,7 @@ static void unblock_all(weir__subtask *st)
         st->in[i].blocked = false;
     st->pending_barrier = 0;
     st->n_aligned = 0;
+    st->align_timeout_at_ms = 0;
 }
 
 static int check_alignment(weir__subtask *st)
@@ -498,14 +551,21 @@ static int check_alignment(weir__subtask *st)
     if (st->n_aligned < open)
         return 0;
     uint64_t id = st->pending_barrier;
+    int64_t timeout_at = st->align_timeout_at_ms;
     unblock_all(st);
-    return weir__chain_barrier(st, id);
+    return chain_barrier(st, id, false, timeout_at);
 }
 
-static int on_barrier(weir__subtask *st, weir__inchan *in, uint64_t id)
+static int on_barrier(weir__subtask *st, weir__inchan *in, uint64_t id,
+                      int64_t timeout_at_ms)
 {
-    if (id <= st->last_barrier)
-        return 0; /* from an abandoned checkpoint */
+    if (id <= st->last_barrier) {
+        /* From a checkpoint this subtask gave up, or one an unaligned
+         * barrier overtook before this subtask heard of it: either way it
+         * has none of its snapshot. */
+        decline(st, id, WEIR_ECANCELED, "overtaken by a newer checkpoint");
+        return 0;
+    }
     if (st->pending_barrier && id > st->pending_barrier) {
         /* A newer checkpoint overtook the one being aligned: give the old one
          * up. */
@@ -517,6 +577,7 @@ static int on_barrier(weir__subtask *st, weir__inchan *in, uint64_t id)
     if (!st->pending_barrier) {
         st->pending_barrier = id;
         st->n_aligned = 0;
+        st->align_timeout_at_ms = timeout_at_ms;
     }
     if (id == st->pending_barrier && !in->blocked) {
         in->blocked = true;
@@ -525,6 +586,286 @@ static int on_barrier(weir__subtask *st, weir__inchan *in, uint64_t id)
     return check_alignment(st);
 }
 
+/* ---- unaligned checkpoints (checkpoint.h) ---- */
+
+/* Gives up the unaligned checkpoint in progress (a newer one overtook it,
+ * or the subtask ends); why NULL: silently (the job is going away). */
+static void ua_abort(weir__subtask *st, const char *why)
+{
+    if (!st->ua_id)
+        return;
+    if (why)
+        decline(st, st->ua_id, WEIR_ECANCELED, why);
+    weir__async_snap_free(st->ua_snap);
+    st->ua_snap = NULL;
+    st->ua_id = 0;
+}
+
+static void ua_free(weir__subtask *st)
+{
+    ua_abort(st, NULL);
+    for (uint32_t i = 0; st->ua_rec && i < st->n_in; i++)
+        weir_buf_fini(&st->ua_rec[i]);
+    weir_free(st->ua_rec);
+    weir_free(st->ua_wait);
+    weir_free(st->ua_nmsg);
+    weir_free(st->ua_tmp);
+    st->ua_rec = NULL;
+    st->ua_wait = NULL;
+    st->ua_nmsg = NULL;
+    st->ua_tmp = NULL;
+}
+
+/* Stores one message taken from (or overtaken in) channel i. */
+static int ua_record(weir__subtask *st, uint32_t i, const weir__msg *m)
+{
+    int rc = weir__inflight_put_msg(&st->ua_rec[i], m);
+    if (!rc)
+        st->ua_nmsg[i]++;
+    return rc;
+}
+
+/* Every channel delivered the barrier: the in-flight section goes into the
+ * snapshot, whose asynchronous part then runs and acks. */
+static int ua_complete(weir__subtask *st)
+{
+    weir__async_snap *a = st->ua_snap;
+    uint32_t n_entries = 0;
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < st->n_in; i++)
+        if (st->ua_nmsg[i]) {
+            n_entries++;
+            bytes += st->ua_rec[i].len;
+        }
+    int rc = 0;
+    if (n_entries) {
+        weir_buf *o = &a->inflight;
+        rc = weir_buf_put_varint(o, st->n_in);
+        if (!rc)
+            rc = weir_buf_put_varint(o, n_entries);
+        for (uint32_t i = 0; i < st->n_in && !rc; i++) {
+            if (!st->ua_nmsg[i])
+                continue;
+            if (!(rc = weir_buf_put_varint(o, i)) &&
+                !(rc = weir_buf_put_varint(o, st->ua_nmsg[i])))
+                rc = weir_buf_put_bytes(o, st->ua_rec[i].data,
+                                        st->ua_rec[i].len);
+        }
+        a->inflight_bytes = bytes;
+    }
+    st->ua_snap = NULL;
+    uint64_t id = st->ua_id;
+    st->ua_id = 0;
+    if (rc) {
+        decline(st, id, rc, "storing the in-flight data failed");
+        weir__async_snap_free(a);
+        return 0;
+    }
+    return weir__snapshot_submit(st, a);
+}
+
+/* Channel i will deliver no (more) in-flight data for the checkpoint. */
+static int ua_channel_done(weir__subtask *st, uint32_t i)
+{
+    if (!st->ua_id || !st->ua_wait[i])
+        return 0;
+    st->ua_wait[i] = 0;
+    if (--st->ua_n_wait == 0)
+        return ua_complete(st);
+    return 0;
+}
+
+/* Barrier ua_id arrived on channel i: the messages it overtook (right
+ * behind it in the channel) are in flight; they are stored now, without
+ * waiting for the subtask to get to them. */
+static int ua_arrived(weir__subtask *st, uint32_t i, const weir__msg *m)
+{
+    if (!st->ua_wait[i])
+        return 0;
+    uint32_t k = m->overtaken;
+    if (k > st->ua_tmp_cap) {
+        weir__msg *t = weir_realloc(st->ua_tmp, (size_t)k * sizeof *t);
+        if (!t)
+            return WEIR_ENOMEM;
+        st->ua_tmp = t;
+        st->ua_tmp_cap = k;
+    }
+    /* The ring may be rebuilt by a producer: copy the messages out. Their
+     * batches stay put until this thread takes and releases them, and a
+     * producer never changes a pinned message. */
+    pthread_mutex_lock(&st->gate.mu);
+    uint32_t n = 0;
+    for (; n < k; n++) {
+        const weir__msg *q = weir__channel_peek_locked(st->in[i].ch, n);
+        if (!q)
+            break;
+        st->ua_tmp[n] = *q;
+    }
+    pthread_mutex_unlock(&st->gate.mu);
+    int rc = 0;
+    for (uint32_t j = 0; j < n && !rc; j++)
+        if (st->ua_tmp[j].type != WEIR__MSG_BARRIER &&
+            st->ua_tmp[j].type != WEIR__MSG_END)
+            rc = ua_record(st, i, &st->ua_tmp[j]);
+    if (rc) {
+        ua_abort(st, "storing the in-flight data failed: out of memory");
+        return 0;
+    }
+    return ua_channel_done(st, i);
+}
+
+/* delivered (may be NULL): per channel, whether it delivered barrier id
+ * already (an alignment that timed out): nothing of it is in flight. */
+static int ua_start(weir__subtask *st, uint64_t id, const bool *delivered)
+{
+    st->last_barrier = id;
+    weir__async_snap *a;
+    int rc = take_snapshot(st, id, &a);
+    if (!rc)
+        rc = barrier_unaligned_out(st, id);
+    if (rc || !a) {
+        weir__async_snap_free(a);
+        return rc;
+    }
+    if (!st->ua_wait) {
+        st->ua_wait = weir_calloc(st->n_in, 1);
+        st->ua_nmsg = weir_calloc(st->n_in, sizeof *st->ua_nmsg);
+        st->ua_rec = weir_calloc(st->n_in, sizeof *st->ua_rec);
+        if (!st->ua_wait || !st->ua_nmsg || !st->ua_rec) {
+            decline(st, id, WEIR_ENOMEM, "out of memory");
+            weir__async_snap_free(a);
+            ua_free(st);
+            return 0;
+        }
+        for (uint32_t i = 0; i < st->n_in; i++)
+            weir_buf_init(&st->ua_rec[i]);
+    }
+    st->ua_id = id;
+    st->ua_snap = a;
+    st->ua_n_wait = 0;
+    for (uint32_t i = 0; i < st->n_in; i++) {
+        weir_buf_clear(&st->ua_rec[i]);
+        st->ua_nmsg[i] = 0;
+        st->ua_wait[i] = !st->in[i].ended && !(delivered && delivered[i]);
+        st->ua_n_wait += st->ua_wait[i];
+    }
+    return 0;
+}
+
+static int ua_switch(weir__subtask *st);
+
+static int on_unaligned_barrier(weir__subtask *st, uint32_t i,
+                                const weir__msg *m)
+{
+    uint64_t id = m->ckpt_id;
+    if (st->ua_id == id)
+        return ua_arrived(st, i, m);
+    if (id <= st->last_barrier) {
+        /* Of a checkpoint this subtask gave up or never took. */
+        decline(st, id, WEIR_ECANCELED, "overtaken by a newer checkpoint");
+        return 0;
+    }
+    if (st->pending_barrier == id) {
+        /* Its alignment timed out upstream: switch over here too. */
+        int rc = ua_switch(st);
+        if (rc || st->ua_id != id)
+            return rc;
+        return ua_arrived(st, i, m);
+    }
+    if (st->pending_barrier) {
+        decline(st, st->pending_barrier, WEIR_ECANCELED,
+                "overtaken by a newer checkpoint");
+        unblock_all(st);
+    }
+    ua_abort(st, "overtaken by a newer checkpoint");
+    int rc = ua_start(st, id, NULL);
+    if (rc || !st->ua_id)
+        return rc;
+    return ua_arrived(st, i, m);
+}
+
+/*
+ * The alignment of checkpoint pending_barrier timed out (or an upstream's
+ * did): the checkpoint turns unaligned here. The channels that delivered
+ * the barrier hold nothing in flight; the others store what they deliver
+ * until their barrier comes (in order, or taken out of the queue).
+ */
+static int ua_switch(weir__subtask *st)
+{
+    uint64_t id = st->pending_barrier;
+    /* Once per checkpoint that times out, not per record. */
+    bool *delivered = weir_calloc(st->n_in, sizeof *delivered);
+    if (!delivered)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < st->n_in; i++)
+        delivered[i] = st->in[i].blocked;
+    unblock_all(st);
+    int rc = ua_start(st, id, delivered);
+    weir_free(delivered);
+    /* Every open channel had delivered it already: done at once. */
+    if (!rc && st->ua_id == id && st->ua_n_wait == 0)
+        rc = ua_complete(st);
+    return rc;
+}
+
+/*
+ * Aligned barriers that may turn unaligned: once the job's clock passed
+ * their time, those still queued behind data are taken out of their
+ * channel and handled as unaligned barriers that overtook that data, and an
+ * alignment in progress switches over. Called from the loop.
+ */
+static int check_barrier_timeouts(weir__subtask *st)
+{
+    if (!st->align_timeout_at_ms &&
+        !__atomic_load_n(&st->gate.barrier_timeout_at_ms, __ATOMIC_RELAXED))
+        return 0;
+    int64_t now = weir_clock_now(&st->job->cfg.clock);
+    int rc = 0;
+    if (st->pending_barrier && st->align_timeout_at_ms &&
+        now >= st->align_timeout_at_ms)
+        rc = ua_switch(st);
+    for (;;) {
+        weir__msg m;
+        bool got = false;
+        uint32_t from = 0;
+        pthread_mutex_lock(&st->gate.mu);
+        int64_t t = st->gate.barrier_timeout_at_ms;
+        if (t && now >= t) {
+            for (uint32_t i = 0; i < st->n_in && !got; i++)
+                if (weir__channel_take_timed_out_barrier_locked(st->in[i].ch,
+                                                                now, &m)) {
+                    got = true;
+                    from = i;
+                }
+            /* What is left queued decides the next time to look. */
+            int64_t next = 0;
+            for (uint32_t i = 0; i < st->n_in; i++) {
+                int64_t c = weir__channel_barrier_timeout_locked(st->in[i].ch);
+                if (c && (!next || c < next))
+                    next = c;
+            }
+            __atomic_store_n(&st->gate.barrier_timeout_at_ms, next,
+                             __ATOMIC_RELAXED);
+        }
+        pthread_mutex_unlock(&st->gate.mu);
+        if (!got || rc)
+            return rc;
+        m.unaligned = true;
+        m.timeout_at_ms = 0;
+        rc = on_unaligned_barrier(st, from, &m);
+    }
+}
+
+/*
+ * Restore: the in-flight messages the checkpoint stored for this subtask,
+ * replayed channel by channel in their order right after the handshake,
+ * before any new input. The producers restarted from their own snapshots,
+ * taken just after they sent these messages, so nothing is lost or seen
+ * twice. The status each channel announced in the handshake is the
+ * producer's current one; it is applied again after the replay.
+ */
+static int replay_inflight(weir__subtask *st);
+
 static int handle_message(weir__subtask *st, uint32_t i, weir__msg *m)
 {
     weir__inchan *in = &st->in[i];
@@ -532,6 +873,7 @@ static int handle_message(weir__subtask *st, uint32_t i, weir__msg *m)
     bool handshake_done = false;
     if (!in->started) {
         in->started = true;
+        in->first_idle = m->type == WEIR__MSG_IDLE;
         bool all = true;
         for (uint32_t k = 0; k < st->n_in; k++)
             all = all && st->in[k].started;
@@ -558,7 +900,20 @@ static int handle_message(weir__subtask *st, uint32_t i, weir__msg *m)
         rc = handle_flags(st, weir__wm_valve_set_idle(&st->valve, i, false));
         break;
     case WEIR__MSG_BARRIER:
-        rc = on_barrier(st, in, m->ckpt_id);
+        if (!m->unaligned && st->ua_id && m->ckpt_id == st->ua_id) {
+            /* In order, after this subtask turned the checkpoint unaligned
+             * (its alignment timed out): nothing was overtaken here. */
+            m->overtaken = 0;
+            rc = ua_arrived(st, i, m);
+        } else if (m->unaligned) {
+            rc = on_unaligned_barrier(st, i, m);
+        } else {
+            /* An aligned barrier (a savepoint) newer than the unaligned
+             * checkpoint in progress overtakes it. */
+            if (st->ua_id && m->ckpt_id > st->ua_id)
+                ua_abort(st, "overtaken by a newer checkpoint");
+            rc = on_barrier(st, in, m->ckpt_id, m->timeout_at_ms);
+        }
         break;
     case WEIR__MSG_END:
         in->ended = true;
@@ -567,6 +922,8 @@ static int handle_message(weir__subtask *st, uint32_t i, weir__msg *m)
         rc = handle_flags(st, weir__wm_valve_end(&st->valve, i));
         if (!rc)
             rc = check_alignment(st);
+        if (!rc)
+            rc = ua_channel_done(st, i);
         break;
     default:
         rc = weir__subtask_fail(st, WEIR_ECORRUPT, "unknown channel message %d",
@@ -580,8 +937,134 @@ static int handle_message(weir__subtask *st, uint32_t i, weir__msg *m)
         rc = weir__chain_status(st, st->valve.idle);
         if (!rc && st->valve.out > st->ops[0].in_wm)
             rc = weir__chain_watermark(st, st->valve.out);
+        if (!rc && st->replay)
+            rc = replay_inflight(st);
     }
     return rc;
+}
+
+static int replay_inflight(weir__subtask *st)
+{
+    weir_cursor c;
+    weir_cursor_init(&c, st->replay, st->replay_len);
+    st->replay = NULL;
+    uint64_t n_in = 0, n_entries = 0;
+    int rc = weir_cursor_get_varint(&c, &n_in);
+    if (!rc)
+        rc = weir_cursor_get_varint(&c, &n_entries);
+    if (!rc && n_in != st->n_in)
+        return weir__subtask_fail(
+            st, WEIR_EUNSUPPORTED,
+            "task %d subtask %u: the checkpoint's in-flight data is for %llu "
+            "input channels, the job has %u: an unaligned checkpoint restores "
+            "only into the same job at the same parallelism",
+            st->task->id, st->index, (unsigned long long)n_in, st->n_in);
+    weir_batch *b = NULL;
+    for (uint64_t e = 0; e < n_entries && !rc; e++) {
+        uint64_t chan = 0, n = 0;
+        const void *p;
+        size_t len;
+        if ((rc = weir_cursor_get_varint(&c, &chan)) ||
+            (rc = weir_cursor_get_varint(&c, &n)) ||
+            (rc = weir_cursor_get_bytes(&c, &p, &len)))
+            break;
+        if (chan >= st->n_in) {
+            rc = WEIR_ECORRUPT;
+            break;
+        }
+        uint32_t i = (uint32_t)chan;
+        weir__inchan *in = &st->in[i];
+        weir_batch_destroy(b);
+        uint32_t cap = in->ch->batch_size ? in->ch->batch_size : 1;
+        weir_cursor m;
+        weir_cursor_init(&m, p, len);
+        /* Room for the largest batch of the channel (rows counted first). */
+        for (uint64_t k = 0; k < n && !rc; k++) {
+            weir_cursor peek = m;
+            weir__msg msg;
+            rc = weir__inflight_get_msg(&peek, &msg, NULL);
+            if (!rc && msg.type == WEIR__MSG_BATCH) {
+                weir_cursor q = m;
+                uint8_t t;
+                int64_t w;
+                uint64_t rows = 0;
+                weir_cursor_get_u8(&q, &t);
+                weir_cursor_get_i64(&q, &w);
+                weir_cursor_get_varint(&q, &rows);
+                if (rows > cap && rows <= UINT32_MAX)
+                    cap = (uint32_t)rows;
+            }
+            m = peek;
+        }
+        if (rc)
+            break;
+        weir_cursor_init(&m, p, len);
+        if (!(b = weir_batch_create(in->ch->schema, cap))) {
+            rc = WEIR_ENOMEM;
+            break;
+        }
+        for (uint64_t k = 0; k < n && !rc; k++) {
+            weir__msg msg;
+            if ((rc = weir__inflight_get_msg(&m, &msg, b)))
+                break;
+            switch (msg.type) {
+            case WEIR__MSG_BATCH:
+                rc = weir__op_process(&st->ops[0], (int)in->input, b);
+                if (rc)
+                    rc = op_failed(&st->ops[0], rc, "process");
+                else if (msg.wm != WEIR_TS_MIN)
+                    rc = handle_flags(
+                        st, weir__wm_valve_watermark(&st->valve, i, msg.wm));
+                break;
+            case WEIR__MSG_WATERMARK:
+                rc = handle_flags(
+                    st, weir__wm_valve_watermark(&st->valve, i, msg.wm));
+                break;
+            default:
+                rc = handle_flags(
+                    st, weir__wm_valve_set_idle(&st->valve, i,
+                                                msg.type == WEIR__MSG_IDLE));
+            }
+        }
+        if (!rc && !in->ended)
+            rc = handle_flags(
+                st, weir__wm_valve_set_idle(&st->valve, i, in->first_idle));
+    }
+    weir_batch_destroy(b);
+    if (rc == WEIR_ECORRUPT && !st->err.code)
+        weir__subtask_fail(st, rc,
+                           "task %d subtask %u: the checkpoint's in-flight "
+                           "data is corrupt",
+                           st->task->id, st->index);
+    return rc;
+}
+
+/* Restore: finds this subtask's in-flight data, after checking that the
+ * job has the checkpoint's parallelism everywhere (channels are matched by
+ * position). */
+static int load_inflight(weir__subtask *st)
+{
+    weir_job *job = st->job;
+    if (!job->has_restore || !job->restore.inflight)
+        return 0;
+    for (uint32_t t = 0; t < job->n_tasks; t++) {
+        const weir__task *task = &job->tasks[t];
+        uint32_t old = job->restore.task_parallelism
+                           ? job->restore.task_parallelism(job->restore.ud,
+                                                           task->id)
+                           : 0;
+        if (old && old != task->parallelism)
+            return weir__subtask_fail(
+                st, WEIR_EUNSUPPORTED,
+                "cannot restore an unaligned checkpoint that holds in-flight "
+                "data at another parallelism: task %d (%s) had parallelism "
+                "%u, now %u (restore it at the old parallelism and take a "
+                "savepoint, which is always aligned, to rescale)",
+                task->id, job->nodes[task->nodes[0]].name, old,
+                task->parallelism);
+    }
+    return job->restore.inflight(job->restore.ud, st->task->id, st->index,
+                                 &st->replay, &st->replay_len);
 }
 
 static struct timespec deadline_in(int64_t ms)
@@ -601,6 +1084,8 @@ int weir__run_consumer(weir__subtask *st)
     weir_batch *release_b = NULL;
     int rc = 0;
     uint32_t open = st->n_in;
+    if ((rc = load_inflight(st)))
+        return rc;
     while (open > 0) {
         if (canceled(st)) {
             rc = WEIR_ECANCELED;
@@ -609,7 +1094,8 @@ int weir__run_consumer(weir__subtask *st)
         /* Timers (restored ones too) fire only once downstream knows our
          * status. */
         if ((rc = weir__subtask_commands(st, NULL)) ||
-            (st->status_sent && (rc = weir__fire_processing_timers(st))))
+            (st->status_sent && (rc = weir__fire_processing_timers(st))) ||
+            (st->all_started && (rc = check_barrier_timeouts(st))))
             break;
         weir__msg m;
         uint32_t from = 0;
@@ -653,6 +1139,13 @@ int weir__run_consumer(weir__subtask *st)
         }
         pthread_mutex_unlock(&st->gate.mu);
         st->rr = from + 1;
+        /* Taken from a channel whose unaligned barrier is still to come: in
+         * flight for the checkpoint this subtask already snapshotted. */
+        if (st->ua_id && st->ua_wait[from] && m.type != WEIR__MSG_BARRIER &&
+            m.type != WEIR__MSG_END && (rc = ua_record(st, from, &m))) {
+            ua_abort(st, "storing the in-flight data failed: out of memory");
+            rc = 0;
+        }
         rc = handle_message(st, from, &m);
         if (m.type == WEIR__MSG_BATCH) {
             release_ch = st->in[from].ch;
@@ -675,6 +1168,7 @@ int weir__run_consumer(weir__subtask *st)
      * watermark already; make sure of it (a producer with nothing to say may
      * have ended right away), unless the job was stopped.
      */
+    st->ending = true;
     if (!st->undrained && st->ops[0].in_wm < WEIR_TS_MAX &&
         (rc = weir__chain_watermark(st, WEIR_TS_MAX)))
         return rc;
@@ -806,6 +1300,7 @@ void *weir__subtask_main(void *arg)
     if (!rc && weir__final_checkpoints(job))
         rc = weir__subtask_await_final(st);
     /* Pinned snapshots must be released before the backends go. */
+    ua_free(st);
     weir__snapshot_thread_stop(st);
     if (st->task->is_source)
         weir__source_close(st);

@@ -344,3 +344,23 @@ int weir__writer_control(weir__writer *w, const weir__msg *m)
     }
     return 0;
 }
+
+int weir__writer_barrier_unaligned(weir__writer *w, uint64_t id)
+{
+    for (uint32_t t = 0; t < w->n; t++) {
+        /* Staged rows were emitted before the snapshot: they go in front of
+         * the barrier's position, so the barrier overtakes them too. */
+        weir_batch *staged = NULL;
+        if (w->stage[t] && w->stage[t]->n_rows > 0) {
+            staged = w->stage[t];
+            w->stage[t] = NULL;
+        }
+        int rc = weir__channel_push_barrier(w->ch[t], id, staged);
+        if (rc) {
+            if (staged)
+                weir__channel_unacquire(w->ch[t], staged);
+            return rc;
+        }
+    }
+    return 0;
+}

@@ -92,10 +92,18 @@ static int recompute(weir__wm_valve *v)
             any_active = true;
     bool all_ended = weir__wm_valve_all_ended(v);
     /*
-     * All inputs ended is not idleness: it is the end, handled by the caller.
-     * No inputs at all (a source subtask without splits) is idleness.
+     * All inputs ended is not a change of idleness: it is the end, handled
+     * by the caller, and the status stays what it was. (Announcing ACTIVE at
+     * the end made downstream hold its watermark at this channel's last one
+     * until the final watermark followed - a window that a record of another
+     * channel arrived at in between took it as on time or late depending on
+     * thread timing. Rows an idle subtask emits at its end are preceded by
+     * ACTIVE by the runtime.) No inputs at all (a source subtask without
+     * splits) is idleness.
      */
     bool idle = v->n == 0 || (!any_active && !all_ended);
+    if (all_ended && v->n > 0)
+        idle = v->idle;
     if (idle != v->idle) {
         v->idle = idle;
         flags |= idle ? WEIR__WM_BECAME_IDLE : WEIR__WM_BECAME_ACTIVE;

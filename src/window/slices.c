@@ -173,10 +173,10 @@ static void slice_release(wcore *c, sslice *s)
             continue;
         if (e->cs_slice == s)
             e->cs_slice = NULL;
-        if (--e->nrec == 0) {
-            weir__wentry_changed(c, e);
+        /* the record leaves the key's bytes in keyed state */
+        weir__wentry_touch(c, e);
+        if (--e->nrec == 0)
             weir__entry_maybe_idle(c, e);
-        }
     }
     if (!s->scratch)
         c->n_recs -= s->n;
@@ -321,6 +321,8 @@ int weir__sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_t row, w
             return WEIR_ENOMEM;
         if ((rc = weir__pend_add(c, acc, row, sign)))
             return rc;
+        /* the key's bytes in keyed state change: it is rewritten at the next drain */
+        weir__wentry_touch(c, e);
     }
     if (e_first <= W) {
         /* late for the windows that fired: those still within allowed lateness get late updates */
@@ -817,6 +819,7 @@ int weir__sliced_init(wcore *c)
     c->emit_many = c->rec_key_off && c->L <= 0;
     c->emit_fused = c->emit_many && weir__emit_fused_ok(c);
     c->run_end = WEIR_TS_MIN;
+    c->cum_ds = c->cum_de = WEIR_TS_MIN;
     if (c->kind == WEIR_WINDOW_HOPPING) {
         sslice *t = slice_new(c, 0, 0);
         if (!t)
@@ -856,24 +859,46 @@ void weir__sliced_destroy(wcore *c)
     }
 }
 
-int weir__sliced_visit(wcore *c, weir__sliced_rec_fn fn, void *ud)
+void weir__sliced_mark_moved(wcore *c)
 {
-    uint32_t order = 0;
-    for (sslice *s = c->s_head; s; s = s->next, order++)
-        for (uint32_t k = 0; k < s->n; k++) {
-            uint8_t *r = srec_at(c, s, k);
-            int rc = fn(ud, SREC_E(r), order, NODE_SLICE, s->start, s->end, SREC_ACC(r));
+    sslice *t = c->cum;
+    if (!t) {
+        c->cum_ds = c->cum_de = WEIR_TS_MIN;
+        return;
+    }
+    if (t->start == c->cum_ds && t->end == c->cum_de)
+        return;
+    for (uint32_t k = 0; k < t->n; k++) {
+        if (k + 8 < t->n)
+            __builtin_prefetch(SREC_E(srec_at(c, t, k + 8)));
+        weir__wentry_touch(c, SREC_E(srec_at(c, t, k)));
+    }
+    c->cum_ds = t->start;
+    c->cum_de = t->end;
+}
+
+int weir__sliced_visit_key(wcore *c, wentry *e, weir__sliced_rec_fn fn, void *ud)
+{
+    uint32_t left = e->nrec, order = 0;
+    for (sslice *s = c->s_head; s && left; s = s->next, order++) {
+        uint32_t v = srec_find(c, s, e, e->hash);
+        if (!v)
+            continue;
+        left--;
+        int rc = fn(ud, e, order, NODE_SLICE, s->start, s->end, SREC_ACC(srec_at(c, s, v - 1)));
+        if (rc)
+            return rc;
+    }
+    if (left && c->cum) {
+        uint32_t v = srec_find(c, c->cum, e, e->hash);
+        if (v) {
+            left--;
+            int rc = fn(ud, e, order, NODE_CUM, c->cum->start, c->cum->end, SREC_ACC(srec_at(c, c->cum, v - 1)));
             if (rc)
                 return rc;
         }
-    if (c->cum)
-        for (uint32_t k = 0; k < c->cum->n; k++) {
-            uint8_t *r = srec_at(c, c->cum, k);
-            int rc = fn(ud, SREC_E(r), order, NODE_CUM, c->cum->start, c->cum->end, SREC_ACC(r));
-            if (rc)
-                return rc;
-        }
-    return 0;
+    }
+    return left ? WEIR_ESTATE : 0;
 }
 
 void *weir__sliced_load_acc(wcore *c, wentry *e, int type, weir_ts start, weir_ts end)

@@ -279,8 +279,10 @@ void weir__wentry_changed(wcore *c, wentry *e)
     if (c->chg_n == c->chg_cap) {
         uint32_t nc = c->chg_cap ? c->chg_cap * 2 : 1024;
         wentry **v = weir_realloc(c->chg, nc * sizeof *v);
-        if (!v)
-            return; /* the entry stays marked; drain_changes rescans the table then */
+        if (!v) {
+            c->chg_lost = true; /* the entry stays marked; drain_changes rescans the table */
+            return;
+        }
         c->chg = v;
         c->chg_cap = nc;
     }
@@ -1431,6 +1433,7 @@ int weir__wcore_create(const weir_window_spec *spec, const weir_schema *in, cons
         c->io = *io;
     c->wm = WEIR_TS_MIN;
     c->wm_prev = WEIR_TS_MIN;
+    c->floor_max = WEIR_TS_MIN;
     c->now = INT64_MIN;
     c->cs_start = 1;
     c->cs_end = 0; /* empty cache */
@@ -1509,6 +1512,24 @@ void weir__wcore_destroy(weir__wcore *c)
 }
 
 weir_ts weir__wcore_watermark(const weir__wcore *c) { return c->wm; }
+
+void weir__wcore_mark_all(weir__wcore *c)
+{
+    for (uint32_t i = 0; i < c->tab_cap; i++) {
+        wentry *e = c->tab[i];
+        if (e && (!entry_empty(e) || (e->flags & E_IN_STATE)))
+            weir__wentry_changed(c, e);
+    }
+}
+
+void weir__wcore_restore_watermark(weir__wcore *c, weir_ts wm)
+{
+    c->wm = wm;
+    c->wm_prev = wm;
+    c->loaded = true;
+}
+
+weir_ts weir__wcore_loaded_floor_max(const weir__wcore *c) { return c->floor_max; }
 
 /*
  * weir_key_encode's format (a NULL flag byte, then the value's bytes) for

@@ -186,12 +186,15 @@ struct weir__wcore {
     uint32_t *run_free;       /* numbers of c->run's records that went to zero (see slices.c) */
     uint32_t run_nfree, run_cap_free;
     uint32_t srec_last;       /* the number of the record srec_get returned last */
+    weir_ts cum_ds, cum_de;   /* cumulating: the period table's [start, end) when drained last */
     uint64_t n_recs;
     weir_ts armed;            /* processing-time domain: the slice store's requested timer */
 
     /* entries changed since the last drain */
     wentry **chg;
     uint32_t chg_n, chg_cap;
+    bool chg_lost;            /* an entry could not be listed (no memory): the drain scans the table */
+    weir_ts floor_max;        /* the largest floor loaded */
 
     uint8_t *kbuf;            /* the encoded keys of the batch being processed */
     size_t kcap;
@@ -222,6 +225,12 @@ wnode *weir__wnode_alloc(wcore *c, int type, weir_ts start, weir_ts end);
 void weir__wnode_free(wcore *c, wnode *n);
 wentry *weir__wentry_get(wcore *c, const uint8_t *key, size_t len, uint64_t hash, bool create);
 void weir__wentry_changed(wcore *c, wentry *e);
+/* weir__wentry_changed for the per-record path: the flag is on the entry's hot line. */
+static inline void weir__wentry_touch(wcore *c, wentry *e)
+{
+    if (__builtin_expect(!(e->flags & E_CHANGED), 0))
+        weir__wentry_changed(c, e);
+}
 int weir__wentry_settle(wcore *c, wentry *e);
 void weir__list_append(wentry *e, wnode *n);
 void weir__entry_busy(wcore *c, wentry *e);
@@ -258,7 +267,17 @@ int weir__sliced_arm(wcore *c);
 void weir__sliced_compact(wcore *c);
 typedef int (*weir__sliced_rec_fn)(void *ud, wentry *e, uint32_t order, int type, weir_ts start, weir_ts end,
                                    void *acc);
-int weir__sliced_visit(wcore *c, weir__sliced_rec_fn fn, void *ud);
+/*
+ * Visits the e->nrec records of entry e, slices in list order, then the
+ * cumulating period table: one index probe per live slice, no scan.
+ * WEIR_ESTATE when fewer records than e->nrec were found.
+ */
+/*
+ * Before a drain: the period table's records carry its end, which moves at
+ * each step's firing; when it moved since the last drain, its keys changed.
+ */
+void weir__sliced_mark_moved(wcore *c);
+int weir__sliced_visit_key(wcore *c, wentry *e, weir__sliced_rec_fn fn, void *ud);
 void *weir__sliced_load_acc(wcore *c, wentry *e, int type, weir_ts start, weir_ts end);
 
 /* Rows waiting to be folded into accumulators (flushed before anything reads them). */

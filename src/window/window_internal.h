@@ -144,12 +144,31 @@ typedef int (*weir__wcore_entry_fn)(void *ud, const uint8_t *key, size_t len, ui
 /*
  * Visits every key changed since the previous call, with its serialised
  * windows, or removed = true when the key has no windows left (its state
- * entry should be cleared). Clears the changed marks.
+ * entry should be cleared). Clears the changed marks. A key is changed when
+ * anything its bytes hold changed: a record went into one of its slice
+ * records or window nodes, a slice holding one of its records fired or was
+ * released, a window node fired, merged or was cleaned up. Keys not visited
+ * keep the bytes written for them before, which equal what a full rewrite
+ * would write except for the header's floor (the watermark of the write).
  */
 int weir__wcore_drain_changes(weir__wcore *c, weir__wcore_entry_fn fn, void *ud);
+/*
+ * Marks every key with windows, and every key written before, changed: the
+ * next drain rewrites all of them (a full rewrite; tests compare with it).
+ */
+void weir__wcore_mark_all(weir__wcore *c);
 /* Loads the windows of one key from bytes written by drain_changes. */
 int weir__wcore_load_entry(weir__wcore *c, const uint8_t *key, size_t len, uint64_t hash,
                            const void *val, size_t vlen, weir_ts wm);
+/*
+ * After loading: the watermark the state was written at (the operator's
+ * snapshot records it). A key's floor is the watermark of the drain that
+ * last wrote it, older than the checkpoint's for keys that did not change
+ * since, so the smallest floor may lag; this sets the engine's watermark.
+ */
+void weir__wcore_restore_watermark(weir__wcore *c, weir_ts wm);
+/* The largest floor of the keys loaded (WEIR_TS_MIN: none loaded). */
+weir_ts weir__wcore_loaded_floor_max(const weir__wcore *c);
 /* Counters for tests and metrics. */
 typedef struct weir__wcore_stats {
     uint64_t keys;          /* key entries with live windows */
@@ -158,6 +177,8 @@ typedef struct weir__wcore_stats {
     uint64_t fired;         /* result rows emitted */
     uint64_t late;          /* late records */
     uint64_t slice_updates; /* accumulator updates by records */
+    uint64_t drain_written; /* keys written by drains (all drains) */
+    uint64_t drain_cleared; /* keys cleared by drains (all drains) */
 } weir__wcore_stats;
 void weir__wcore_stats_get(const weir__wcore *c, weir__wcore_stats *out);
 

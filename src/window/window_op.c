@@ -3,11 +3,13 @@
  * behind the runtime's operator interface.
  *
  * State: the engine keeps the live windows of its keys in memory and writes
- * every key whose windows changed into keyed state (value state "windows",
- * the key's serialised windows, wstore.c) when a checkpoint's snapshot
- * starts - the runtime snapshots keyed state right after. On restore (and
- * after rescaling, which moves whole key groups) the engine loads every key
- * of its key groups back from keyed state before it processes anything.
+ * every key whose windows changed since the previous checkpoint into keyed
+ * state (value state "windows", the key's serialised windows, wstore.c)
+ * when a checkpoint's snapshot starts - the runtime snapshots keyed state
+ * right after; unchanged keys keep what was written for them before. On
+ * restore (and after rescaling, which moves whole key groups) the engine
+ * loads every key of its key groups back from keyed state before it
+ * processes anything, and the watermark per key group (below).
  * Processing-time firings use the runtime's timers (per key, deduplicated);
  * event-time firings use the engine's own wheel of keys by next firing
  * time, rebuilt from the loaded windows.
@@ -25,14 +27,111 @@ typedef struct wop_arg {
     weir_schema *out, *late;
 } wop_arg;
 
+/*
+ * The watermark per key group. A key is written only when its windows
+ * changed, so its floor (the watermark of the write) may be older than the
+ * checkpoint's, and the smallest floor is no longer the checkpoint's
+ * watermark. So at each checkpoint every subtask also writes its watermark
+ * into value state "watermark" under one anchor key per key group it owns:
+ * a 7-byte key (0xff 'w' 'm', then a u32 counter: the smallest whose hash
+ * falls in that key group, the same key whatever the parallelism) that no
+ * window key can equal - and it lives in its own state anyway. A restore,
+ * also into another parallelism, takes the smallest watermark of its key
+ * groups, as it took the smallest floor before.
+ */
+#define ANCHOR_LEN 7
+
 typedef struct wop {
     const wop_arg *arg;
     weir_op_ctx *ctx;
     weir__wcore *core;
     weir_state *st;
+    weir_state *wmst;     /* "watermark": per key group, at its anchor key */
     uint32_t batch_size;
+    uint32_t kg_lo, kg_hi, max_par;
+    uint32_t *anchor;     /* per owned key group (kg - kg_lo): the anchor's counter */
     bool loaded;
+    bool anchored;        /* anchors_wm was written under every anchor */
+    weir_ts anchors_wm;
+    bool have_wm;         /* restored state carried a watermark ... */
+    weir_ts restored_wm;  /* ... the smallest one */
 } wop;
+
+static void anchor_key(uint32_t n, uint8_t out[ANCHOR_LEN])
+{
+    out[0] = 0xff, out[1] = 'w', out[2] = 'm';
+    for (int i = 0; i < 4; i++)
+        out[3 + i] = (uint8_t)(n >> (8 * i));
+}
+
+/* The anchors of the owned key groups: about max_parallelism hashes per key group found. */
+static int anchors_find(wop *op)
+{
+    uint32_t n = op->kg_hi - op->kg_lo, left = n;
+    if (!n)
+        return 0;
+    op->anchor = weir_malloc(n * sizeof *op->anchor);
+    if (!op->anchor)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < n; i++)
+        op->anchor[i] = UINT32_MAX;
+    for (uint32_t c = 0; left && c < UINT32_MAX; c++) {
+        uint8_t k[ANCHOR_LEN];
+        anchor_key(c, k);
+        uint32_t kg = weir_key_group(weir_key_hash(k, ANCHOR_LEN), op->max_par);
+        if (kg >= op->kg_lo && kg < op->kg_hi && op->anchor[kg - op->kg_lo] == UINT32_MAX) {
+            op->anchor[kg - op->kg_lo] = c;
+            left--;
+        }
+    }
+    return left ? WEIR_ESTATE : 0;
+}
+
+/* Writes the engine's watermark under every owned key group's anchor. */
+static int anchors_put(wop *op)
+{
+    int64_t wm = weir__wcore_watermark(op->core);
+    if (op->anchored && wm == op->anchors_wm)
+        return 0; /* what they hold */
+    uint8_t v[8];
+    for (int i = 0; i < 8; i++)
+        v[i] = (uint8_t)((uint64_t)wm >> (8 * i));
+    for (uint32_t kg = op->kg_lo; kg < op->kg_hi; kg++) {
+        uint8_t k[ANCHOR_LEN];
+        anchor_key(op->anchor[kg - op->kg_lo], k);
+        int rc = weir_op_set_key_hashed(op->ctx, k, ANCHOR_LEN, weir_key_hash(k, ANCHOR_LEN));
+        rc = rc ? rc : weir_value_put(op->wmst, NULL, 0, v, sizeof v);
+        if (rc)
+            return rc;
+    }
+    op->anchored = true;
+    op->anchors_wm = wm;
+    return 0;
+}
+
+static int load_wm(void *ud, const uint8_t *key, size_t klen, const void *ns, size_t ns_len)
+{
+    wop *op = ud;
+    (void)key, (void)klen;
+    const void *val;
+    size_t len;
+    int rc = weir_value_get(op->wmst, ns, ns_len, &val, &len);
+    if (rc == WEIR_ENOTFOUND)
+        return 0;
+    if (rc)
+        return rc;
+    if (len != 8)
+        return weir_op_fail(op->ctx, WEIR_ECORRUPT, "window: a restored watermark has %zu bytes, not 8", len);
+    const uint8_t *b = val;
+    uint64_t u = 0;
+    for (int i = 7; i >= 0; i--)
+        u = u << 8 | b[i];
+    weir_ts wm = (weir_ts)u;
+    if (!op->have_wm || wm < op->restored_wm)
+        op->restored_wm = wm;
+    op->have_wm = true;
+    return 0;
+}
 
 static int io_emit(void *ud, const weir_batch *b)
 {
@@ -69,14 +168,27 @@ static int load_key(void *ud, const uint8_t *key, size_t klen, const void *ns, s
     return 0;
 }
 
-/* Loads the windows of every key of this subtask from keyed state, once. */
+/*
+ * Loads the windows of every key of this subtask from keyed state, once,
+ * then the watermark: the smallest of its key groups' (see "anchor" above).
+ * State written without them gives the smallest floor of the keys, as
+ * before. Processing-time windows with no key restored start from the new
+ * job's clock (their watermark is the clock: an old one would make records
+ * late).
+ */
 static int ensure_loaded(wop *op, weir_op_ctx *ctx)
 {
     op->ctx = ctx;
     if (op->loaded)
         return 0;
     op->loaded = true;
-    return weir_state_keys(op->st, load_key, op);
+    int rc = weir_state_keys(op->st, load_key, op);
+    rc = rc ? rc : weir_state_keys(op->wmst, load_wm, op);
+    if (!rc && op->have_wm &&
+        (op->arg->spec.time_domain != WEIR_TIME_PROCESSING ||
+         weir__wcore_loaded_floor_max(op->core) != WEIR_TS_MIN))
+        weir__wcore_restore_watermark(op->core, op->restored_wm);
+    return rc;
 }
 
 static int op_create(void *argp, const weir_op_info *info, void **out)
@@ -86,6 +198,13 @@ static int op_create(void *argp, const weir_op_info *info, void **out)
         return WEIR_ENOMEM;
     op->arg = argp;
     op->batch_size = info->batch_size;
+    op->max_par = info->max_parallelism ? info->max_parallelism : 1;
+    weir_key_group_range(info->subtask, info->parallelism, op->max_par, &op->kg_lo, &op->kg_hi);
+    int rc = anchors_find(op);
+    if (rc) {
+        weir_free(op);
+        return rc;
+    }
     *out = op;
     return 0;
 }
@@ -98,6 +217,9 @@ static int op_open(void *p, weir_op_ctx *ctx)
     weir_state_desc d = {.name = "windows", .kind = WEIR_STATE_VALUE};
     int rc = weir_op_get_state(ctx, &d, &op->st);
     if (rc)
+        return weir_op_fail(ctx, rc, "window: cannot register its keyed state: %s", weir_strerror(rc));
+    weir_state_desc dw = {.name = "watermark", .kind = WEIR_STATE_VALUE};
+    if ((rc = weir_op_get_state(ctx, &dw, &op->wmst)))
         return weir_op_fail(ctx, rc, "window: cannot register its keyed state: %s", weir_strerror(rc));
     weir__wcore_io io = {
         .emit = io_emit,
@@ -177,6 +299,8 @@ static int op_snapshot(void *p, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf *ou
     int rc = ensure_loaded(op, ctx);
     if (!rc)
         rc = weir__wcore_drain_changes(op->core, save_key, op);
+    if (!rc)
+        rc = anchors_put(op);
     /* A marker, so restore runs (the windows themselves are keyed state). */
     if (!rc)
         rc = weir_buf_put_u8(out, 1);
@@ -197,6 +321,7 @@ static int op_restore(void *p, weir_op_ctx *ctx, weir_cursor *in)
         rc = weir_cursor_get_i64(in, &wm);
     if (rc)
         return weir_op_fail(ctx, rc, "window: cannot read its operator state: %s", weir_strerror(rc));
+    /* the watermark comes with the key groups (ensure_loaded), which also cover a scale-up */
     return ensure_loaded(op, ctx);
 }
 
@@ -215,6 +340,7 @@ static void op_close(void *p)
     if (!op)
         return;
     weir__wcore_destroy(op->core);
+    weir_free(op->anchor);
     weir_free(op);
 }
 

@@ -15,8 +15,6 @@
  *   accumulator, [aux accumulator if F_PREV], varint retractions, each
  *   i64 start, i64 end, accumulator.
  */
-#include <stdlib.h>
-
 #include "window/wcore_impl.h"
 
 #define WSTORE_VERSION 2
@@ -64,58 +62,28 @@ static int put_list(wcore *c, const wnode *head, weir_buf *b)
     return rc;
 }
 
-/* A record of the slice store, gathered for writing. */
-typedef struct grec {
-    wentry *e;
-    uint32_t order;
-    int type;
-    weir_ts start, end;
-    void *acc;
-} grec;
-
-typedef struct gather {
-    grec *v;
-    size_t n, cap;
-    wcore *c;
-} gather;
-
-static int gather_fn(void *ud, wentry *e, uint32_t order, int type, weir_ts start, weir_ts end, void *acc)
+/* Writes one slice record of a key (weir__sliced_visit_key's callback). */
+static int put_record(void *ud, wentry *e, uint32_t order, int type, weir_ts start, weir_ts end, void *acc)
 {
-    gather *g = ud;
-    if (g->n == g->cap) {
-        size_t nc = g->cap ? g->cap * 2 : 1024;
-        grec *v = weir_realloc(g->v, nc * sizeof *v);
-        if (!v)
-            return WEIR_ENOMEM;
-        g->v = v;
-        g->cap = nc;
-    }
-    g->v[g->n++] = (grec){e, order, type, start, end, acc};
-    /* slice contents change without marking their keys: every key with records is rewritten */
-    weir__wentry_changed(g->c, e);
-    return 0;
+    wcore *c = ud;
+    (void)e;
+    (void)order;
+    int rc = put_header(&c->sbuf, type, 0, start, end, 0, 0, 0);
+    rc = rc ? rc : weir__acc_serialize(&c->as, acc, &c->sbuf);
+    return rc ? rc : weir_buf_put_varint(&c->sbuf, 0);
 }
 
-static int cmp_grec(const void *pa, const void *pb)
+/* The key's bytes into c->sbuf. */
+static int serialize_entry(wcore *c, wentry *e)
 {
-    const grec *a = pa, *b = pb;
-    if (a->e != b->e)
-        return (uintptr_t)a->e < (uintptr_t)b->e ? -1 : 1;
-    return a->order < b->order ? -1 : a->order > b->order;
-}
-
-static int serialize_entry(wcore *c, const wentry *e, const grec *recs, size_t n_recs, weir_buf *b)
-{
+    weir_buf *b = &c->sbuf;
     weir_buf_clear(b);
     int rc = weir_buf_put_u8(b, WSTORE_VERSION);
     rc = rc ? rc : weir_buf_put_i64(b, c->wm);
     if (c->mode == MODE_SLICED) {
-        rc = rc ? rc : weir_buf_put_varint(b, n_recs);
-        for (size_t i = 0; i < n_recs && !rc; i++) {
-            rc = put_header(b, recs[i].type, 0, recs[i].start, recs[i].end, 0, 0, 0);
-            rc = rc ? rc : weir__acc_serialize(&c->as, recs[i].acc, b);
-            rc = rc ? rc : weir_buf_put_varint(b, 0);
-        }
+        /* its records: one index probe per live slice (slices in list order, then the period table) */
+        rc = rc ? rc : weir_buf_put_varint(b, e->nrec);
+        rc = rc ? rc : weir__sliced_visit_key(c, e, put_record, c);
     } else {
         rc = rc ? rc : put_list(c, e->head, b);
     }
@@ -123,63 +91,65 @@ static int serialize_entry(wcore *c, const wentry *e, const grec *recs, size_t n
     return rc;
 }
 
-static int drain_one(wcore *c, wentry *e, const gather *g, weir__wcore_entry_fn fn, void *ud)
+static int drain_one(wcore *c, wentry *e, weir__wcore_entry_fn fn, void *ud)
 {
     if (!(e->flags & E_CHANGED))
         return 0;
     e->flags &= (uint8_t)~E_CHANGED;
     if (!(e->flags & E_LIVE))
         return 0;
+    int rc;
     if (!e->head && !e->mats && !e->nrec) {
         if (!(e->flags & E_IN_STATE))
             return 0;
-        e->flags &= (uint8_t)~E_IN_STATE;
-        return fn(ud, e->key, e->key_len, e->hash, NULL, 0, true);
-    }
-    const grec *recs = NULL;
-    size_t n = 0;
-    if (g && g->n) {
-        /* the entry's records: a range of the sorted gather */
-        size_t lo = 0, hi = g->n;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if ((uintptr_t)g->v[mid].e < (uintptr_t)e)
-                lo = mid + 1;
-            else
-                hi = mid;
+        rc = fn(ud, e->key, e->key_len, e->hash, NULL, 0, true);
+        if (!rc) {
+            e->flags &= (uint8_t)~E_IN_STATE;
+            c->st.drain_cleared++;
         }
-        recs = &g->v[lo];
-        while (lo + n < g->n && g->v[lo + n].e == e)
-            n++;
+    } else if (!(rc = serialize_entry(c, e))) {
+        rc = fn(ud, e->key, e->key_len, e->hash, c->sbuf.data, c->sbuf.len, false);
+        if (!rc) {
+            e->flags |= E_IN_STATE;
+            c->st.drain_written++;
+        }
     }
-    int rc = serialize_entry(c, e, recs, n, &c->sbuf);
-    if (rc)
-        return rc;
-    e->flags |= E_IN_STATE;
-    return fn(ud, e->key, e->key_len, e->hash, c->sbuf.data, c->sbuf.len, false);
+    if (rc) {
+        /* still to be written: the next drain finds it by its scan */
+        e->flags |= E_CHANGED;
+        c->chg_lost = true;
+    }
+    return rc;
 }
 
+/*
+ * Only the keys marked changed are visited: the cost of a drain is that of
+ * the changed keys (their records found by probing each live slice), not of
+ * the state. Unchanged keys keep their bytes in keyed state.
+ */
 int weir__wcore_drain_changes(weir__wcore *c, weir__wcore_entry_fn fn, void *ud)
 {
     int rc = 0;
-    gather g = {.c = c};
-    if (c->mode == MODE_SLICED) {
-        rc = weir__sliced_visit(c, gather_fn, &g);
-        if (!rc && g.n)
-            qsort(g.v, g.n, sizeof *g.v, cmp_grec);
-    }
+    if (c->mode == MODE_SLICED)
+        weir__sliced_mark_moved(c);
     for (uint32_t i = 0; i < c->chg_n; i++) {
         wentry *e = c->chg[i];
         e->flags &= (uint8_t)~E_IN_CHG;
         if (!rc)
-            rc = drain_one(c, e, &g, fn, ud);
+            rc = drain_one(c, e, fn, ud);
+        else if (e->flags & E_CHANGED)
+            c->chg_lost = true; /* not visited: found by the next drain's scan */
     }
     c->chg_n = 0;
+    if (rc || !c->chg_lost)
+        return rc;
     /* Entries whose listing failed for lack of memory are still marked. */
+    c->chg_lost = false;
     for (uint32_t i = 0; i < c->tab_cap && !rc; i++)
         if (c->tab[i] && (c->tab[i]->flags & E_CHANGED))
-            rc = drain_one(c, c->tab[i], &g, fn, ud);
-    weir_free(g.v);
+            rc = drain_one(c, c->tab[i], fn, ud);
+    if (rc)
+        c->chg_lost = true;
     return rc;
 }
 
@@ -309,6 +279,8 @@ int weir__wcore_load_entry(weir__wcore *c, const uint8_t *key, size_t len, uint6
     if (!rc && weir_cursor_left(&in))
         rc = WEIR_ECORRUPT;
     e->floor = floor;
+    if (floor > c->floor_max)
+        c->floor_max = floor;
     e->flags |= E_IN_STATE;
     /*
      * The restored watermark: late decisions after a restore match the run

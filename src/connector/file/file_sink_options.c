@@ -181,9 +181,26 @@ int weir_file_sink_spec_opts(const weir_option *opts, size_t n_opts,
     if ((rc = weir__opt_duration(&o, "sink.rolling-policy.check-interval",
                                  &check_ms)))
         goto done;
+    /*
+     * With checkpoints, files become visible when the checkpoint that
+     * covers them completes (exactly-once, as Flink's file sink). Rolling
+     * files visible before that would lose the rows of the file in
+     * progress at a restore: refused.
+     */
+    cfg.commit_on_checkpoint = env && env->checkpointing;
     if ((rc = weir__opt_bool(&o, "sink.commit-on-checkpoint",
                              &cfg.commit_on_checkpoint)))
         goto done;
+    if (env && env->checkpointing && !cfg.commit_on_checkpoint) {
+        rc = weir__opt_fail(
+            &o, (size_t)weir__opt_index(&o, "sink.commit-on-checkpoint"),
+            WEIR_EINVAL,
+            "option 'sink.commit-on-checkpoint' = 'false' cannot be used in "
+            "a job that checkpoints: a restore would lose the rows of the "
+            "part file in progress; leave it out (files become visible when "
+            "a checkpoint covering them completes)");
+        goto done;
+    }
     if (cfg.rolling_file_size == 0 &&
         weir__opt_index(&o, "sink.rolling-policy.file-size") >= 0) {
         rc = weir__opt_fail(

@@ -1,0 +1,411 @@
+/*
+ * ops/lookup_join.c - a processing-time lookup join against a bounded
+ * table (Flink's lookup join, `JOIN t FOR SYSTEM_TIME AS OF s.proc_time`):
+ * every input row is joined with the rows of the table whose key equals its
+ * key at the time it is processed.
+ *
+ * The table is a bounded source (a file, say). Each subtask reads all of it
+ * when it opens - every split, as one subtask of one - keeping the rows that
+ * pass the table's filter (conditions of the ON clause on the table alone)
+ * in a hash table by key. It is read once: later changes to the file are
+ * not seen (Flink's filesystem lookup source reloads after
+ * 'lookup.join.cache.ttl'; weir documents the difference). Keys compare as
+ * SQL values: INT and BIGINT key columns are compared as BIGINT, other
+ * types need equal types (the planner casts the stream side); a NULL key
+ * matches nothing.
+ *
+ * Output: the first n_out columns of the input row, then the table's
+ * columns; INNER drops rows without a match, LEFT pads them with NULLs. A
+ * residual condition over the output row decides matches. Append-only
+ * input gives append-only output; the operator keeps no keyed state (the
+ * table is read again at a restore).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ops/ops.h"
+#include "ops/rowcodec.h"
+#include "weir/expr.h"
+
+typedef struct lj_entry {
+    uint64_t hash;
+    uint32_t koff, klen; /* key bytes in keys */
+    uint32_t first;      /* first row (index into rows) with this key */
+    uint32_t next;       /* chain in the hash table, UINT32_MAX at the end */
+} lj_entry;
+
+typedef struct lj_op {
+    const weir_lookup_join_config *conf;
+    uint32_t n_right;
+    /* the table: rows in encoded form, grouped by key */
+    weir_buf rows;        /* encoded rows, back to back */
+    uint32_t *row_off;    /* per row: offset in rows; row_len */
+    uint32_t *row_len;
+    uint32_t *row_next;   /* next row of the same key, UINT32_MAX at the end */
+    uint32_t n_rows, cap_rows;
+    weir_buf keys;
+    lj_entry *ents;
+    uint32_t n_ents, cap_ents;
+    uint32_t *slots; /* open hash: entry index + 1, 0 empty */
+    uint32_t n_slots;
+    weir_batch *out;
+    weir_expr_env *env;
+    weir_buf kb;
+} lj_op;
+
+/* ---- keys: SQL values, INT and BIGINT alike ---- */
+
+static int key_of(const weir_batch *b, const uint32_t *cols, uint32_t n, uint32_t row, weir_buf *out)
+{
+    weir_buf_clear(out);
+    for (uint32_t i = 0; i < n; i++) {
+        const weir_column *c = &b->cols[cols[i]];
+        if (weir_batch_is_null(b, cols[i], row))
+            return 1; /* a NULL key matches nothing */
+        int rc;
+        switch (c->type.id) {
+        case WEIR_TYPE_INT: rc = weir_buf_put_i64(out, ((const int32_t *)c->data)[row]); break;
+        case WEIR_TYPE_BOOLEAN: rc = weir_buf_put_u8(out, ((const uint8_t *)c->data)[row] != 0); break;
+        case WEIR_TYPE_STRING:
+        case WEIR_TYPE_BYTES: {
+            uint32_t len;
+            const char *s = weir_batch_str(b, cols[i], row, &len);
+            rc = weir_buf_put_bytes(out, s, len);
+            break;
+        }
+        case WEIR_TYPE_DOUBLE: {
+            double d = ((const double *)c->data)[row];
+            if (d == 0)
+                d = 0; /* -0.0 equals 0.0 */
+            rc = weir_buf_put(out, &d, sizeof d);
+            break;
+        }
+        default: rc = weir_buf_put_i64(out, ((const int64_t *)c->data)[row]); break;
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static uint64_t hash_bytes(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h ^ (h >> 29);
+}
+
+static int rehash(lj_op *o)
+{
+    uint32_t n = o->n_slots ? o->n_slots * 2 : 1024;
+    uint32_t *s = weir_calloc(n, sizeof *s);
+    if (!s)
+        return WEIR_ENOMEM;
+    for (uint32_t e = 0; e < o->n_ents; e++) {
+        uint32_t i = (uint32_t)o->ents[e].hash & (n - 1);
+        while (s[i])
+            i = (i + 1) & (n - 1);
+        s[i] = e + 1;
+    }
+    weir_free(o->slots);
+    o->slots = s;
+    o->n_slots = n;
+    return 0;
+}
+
+/* The entry of key bytes k, or UINT32_MAX. */
+static uint32_t find(const lj_op *o, const uint8_t *k, size_t len, uint64_t h)
+{
+    if (!o->n_slots)
+        return UINT32_MAX;
+    for (uint32_t i = (uint32_t)h & (o->n_slots - 1); o->slots[i]; i = (i + 1) & (o->n_slots - 1)) {
+        const lj_entry *e = &o->ents[o->slots[i] - 1];
+        if (e->hash == h && e->klen == len && !memcmp(o->keys.data + e->koff, k, len))
+            return o->slots[i] - 1;
+    }
+    return UINT32_MAX;
+}
+
+/* Adds row r of batch b (table columns) under its key. */
+static int add_row(lj_op *o, const weir_batch *b, uint32_t r)
+{
+    const weir_lookup_join_config *c = o->conf;
+    int rc = key_of(b, c->right_keys, c->n_keys, r, &o->kb);
+    if (rc)
+        return rc > 0 ? 0 : rc; /* a NULL key is never found */
+    if (o->n_rows == o->cap_rows) {
+        uint32_t cap = o->cap_rows ? o->cap_rows * 2 : 1024;
+        uint32_t *a = weir_realloc(o->row_off, cap * sizeof *a), *l, *nx;
+        if (!a)
+            return WEIR_ENOMEM;
+        o->row_off = a;
+        if (!(l = weir_realloc(o->row_len, cap * sizeof *l)))
+            return WEIR_ENOMEM;
+        o->row_len = l;
+        if (!(nx = weir_realloc(o->row_next, cap * sizeof *nx)))
+            return WEIR_ENOMEM;
+        o->row_next = nx;
+        o->cap_rows = cap;
+    }
+    size_t at = o->rows.len;
+    weir_buf row;
+    weir_buf_init(&row);
+    rc = weir__row_encode(b, r, o->n_right, &row);
+    if (!rc)
+        rc = weir_buf_put(&o->rows, row.data, row.len);
+    size_t len = row.len;
+    weir_buf_fini(&row);
+    if (rc)
+        return rc;
+    if (o->rows.len > UINT32_MAX)
+        return WEIR_ENOMEM;
+    uint32_t id = o->n_rows++;
+    o->row_off[id] = (uint32_t)at;
+    o->row_len[id] = (uint32_t)len;
+    uint64_t h = hash_bytes(o->kb.data, o->kb.len);
+    uint32_t e = find(o, o->kb.data, o->kb.len, h);
+    if (e != UINT32_MAX) {
+        /* append at the end of the key's rows: the table's order is kept */
+        uint32_t last = o->ents[e].first;
+        while (o->row_next[last] != UINT32_MAX)
+            last = o->row_next[last];
+        o->row_next[last] = id;
+        o->row_next[id] = UINT32_MAX;
+        return 0;
+    }
+    if (o->n_ents == o->cap_ents) {
+        uint32_t cap = o->cap_ents ? o->cap_ents * 2 : 1024;
+        lj_entry *ne = weir_realloc(o->ents, cap * sizeof *ne);
+        if (!ne)
+            return WEIR_ENOMEM;
+        o->ents = ne;
+        o->cap_ents = cap;
+    }
+    if ((o->n_ents + 1) * 2 > o->n_slots && (rc = rehash(o)))
+        return rc;
+    size_t koff = o->keys.len;
+    if ((rc = weir_buf_put(&o->keys, o->kb.data, o->kb.len)))
+        return rc;
+    o->ents[o->n_ents] = (lj_entry){h, (uint32_t)koff, (uint32_t)o->kb.len, id, 0};
+    o->row_next[id] = UINT32_MAX;
+    uint32_t i = (uint32_t)h & (o->n_slots - 1);
+    while (o->slots[i])
+        i = (i + 1) & (o->n_slots - 1);
+    o->slots[i] = ++o->n_ents;
+    return 0;
+}
+
+/* Reads the whole table (every split, as the only subtask) into the hash table. */
+static int load_table(lj_op *o, weir_op_ctx *ctx)
+{
+    const weir_lookup_join_config *c = o->conf;
+    const weir_source_class *cls = c->table.cls;
+    weir_source_info info = {.subtask = 0, .parallelism = 1, .batch_size = 1024, .schema = c->table.schema};
+    weir_error err = {0};
+    void *src = NULL;
+    int rc = cls->create(c->table.arg, &info, &src, &err);
+    weir_batch *b = weir_batch_create(c->table.schema, 1024);
+    uint8_t *sel = weir_malloc(1024);
+    if (!rc && (!b || !sel))
+        rc = WEIR_ENOMEM;
+    bool done = false;
+    while (!rc && !done) {
+        const char **ids;
+        uint32_t n = 0;
+        if ((rc = cls->discover(src, &ids, &n, &done, &err)))
+            break;
+        for (uint32_t i = 0; i < n && !rc; i++) {
+            void *rd = NULL;
+            if ((rc = cls->open_split(src, ids[i], NULL, 0, &rd, &err)))
+                break;
+            for (;;) {
+                weir_batch_reset(b);
+                int got = cls->read(rd, b, 1024, &err);
+                if (got == WEIR_EOF)
+                    break;
+                if (got < 0) {
+                    rc = got;
+                    break;
+                }
+                if (got == 0) {
+                    rc = weir_error_set(&err, WEIR_EUNSUPPORTED, "the lookup table is not bounded (a split has no "
+                                                                 "data now but has not ended)");
+                    break;
+                }
+                if (c->table_filter && (rc = weir_expr_filter(c->table_filter, b, o->env, sel, &err)))
+                    break;
+                for (uint32_t r = 0; r < b->n_rows && !rc; r++)
+                    if (!c->table_filter || sel[r])
+                        rc = add_row(o, b, r);
+            }
+            cls->close_split(rd);
+        }
+    }
+    if (src)
+        cls->destroy(src);
+    weir_batch_destroy(b);
+    weir_free(sel);
+    if (rc)
+        return weir_op_fail(ctx, rc, "lookup table '%s': %s", c->table_name,
+                            err.message[0] ? err.message : weir_strerror(rc));
+    return 0;
+}
+
+/* ---- probing ---- */
+
+static int flush(lj_op *o, weir_op_ctx *ctx) { return weir_op_emit_reset(ctx, o->out); }
+
+/* Appends the input row r joined with table row id (UINT32_MAX: padded); false when the residual drops it. */
+static int put(lj_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r, uint32_t id, bool *kept)
+{
+    const weir_lookup_join_config *c = o->conf;
+    if (weir_batch_full(o->out)) {
+        int rc = flush(o, ctx);
+        if (rc)
+            return rc;
+    }
+    int row = weir_batch_append_row(o->out);
+    if (row < 0)
+        return WEIR_EINVAL;
+    int rc = weir__row_copy_cols(o->out, (uint32_t)row, 0, in, r, 0, c->n_out);
+    if (rc)
+        return rc;
+    if (id != UINT32_MAX)
+        rc = weir__row_decode(o->rows.data + o->row_off[id], o->row_len[id], o->out, (uint32_t)row, c->n_out,
+                              o->n_right);
+    else
+        for (uint32_t k = 0; k < o->n_right; k++)
+            weir_batch_set_null(o->out, c->n_out + k, (uint32_t)row);
+    if (rc)
+        return rc;
+    o->out->kind[row] = in->kind[r];
+    o->out->ts[row] = in->ts[r];
+    *kept = true;
+    if (id != UINT32_MAX && c->residual) {
+        weir_value v;
+        weir_error err = {0};
+        if ((rc = weir_expr_eval_row(c->residual, o->out, (uint32_t)row, o->env, &v, &err)))
+            return weir_op_fail(ctx, rc, "lookup join condition: %s", err.message);
+        if (v.is_null || !v.v.b) {
+            o->out->n_rows--;
+            *kept = false;
+        }
+    }
+    return 0;
+}
+
+static int lj_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
+{
+    (void)input;
+    lj_op *o = op;
+    const weir_lookup_join_config *c = o->conf;
+    weir_expr_env_set_watermark(o->env, weir_op_watermark(ctx));
+    for (uint32_t r = 0; r < in->n_rows; r++) {
+        int rc = key_of(in, c->left_keys, c->n_keys, r, &o->kb);
+        if (rc < 0)
+            return rc;
+        bool any = false;
+        uint32_t e = rc ? UINT32_MAX : find(o, o->kb.data, o->kb.len, hash_bytes(o->kb.data, o->kb.len));
+        for (uint32_t id = e == UINT32_MAX ? UINT32_MAX : o->ents[e].first; id != UINT32_MAX; id = o->row_next[id]) {
+            bool kept;
+            if ((rc = put(o, ctx, in, r, id, &kept)))
+                return rc;
+            any |= kept;
+        }
+        if (!any && c->left_outer) {
+            bool kept;
+            if ((rc = put(o, ctx, in, r, UINT32_MAX, &kept)))
+                return rc;
+        }
+    }
+    return flush(o, ctx);
+}
+
+/* ---- lifecycle ---- */
+
+static int lj_create(void *arg, const weir_op_info *info, void **out)
+{
+    const weir_lookup_join_config *c = arg;
+    lj_op *o = weir_calloc(1, sizeof *o);
+    if (!o)
+        return WEIR_ENOMEM;
+    *out = o;
+    o->conf = c;
+    o->n_right = c->table.schema->n_fields;
+    weir_buf_init(&o->rows);
+    weir_buf_init(&o->keys);
+    weir_buf_init(&o->kb);
+    o->out = weir_batch_create(c->out_schema, info->batch_size);
+    o->env = weir_expr_env_create();
+    if (!o->out || !o->env)
+        return WEIR_ENOMEM;
+    weir_expr_env_set_clock(o->env, &c->clock);
+    return 0;
+}
+
+static int lj_open(void *op, weir_op_ctx *ctx)
+{
+    lj_op *o = op;
+    int rc = load_table(o, ctx);
+    if (!rc) {
+        uint64_t *rows = weir_op_counter(ctx, "lookup_table_rows");
+        *rows = o->n_rows;
+    }
+    return rc;
+}
+
+static void lj_close(void *op)
+{
+    lj_op *o = op;
+    if (!o)
+        return;
+    weir_buf_fini(&o->rows);
+    weir_buf_fini(&o->keys);
+    weir_buf_fini(&o->kb);
+    weir_free(o->row_off);
+    weir_free(o->row_len);
+    weir_free(o->row_next);
+    weir_free(o->ents);
+    weir_free(o->slots);
+    weir_batch_destroy(o->out);
+    weir_expr_env_destroy(o->env);
+    weir_free(o);
+}
+
+static const weir_operator_class lj_class = {
+    .name = "LookupJoin",
+    .open = lj_open,
+    .process = lj_process,
+    .close = lj_close,
+};
+
+typedef struct lj_arg {
+    weir_lookup_join_config conf;
+    char name[128];
+} lj_arg;
+
+static void lj_arg_free(void *p)
+{
+    lj_arg *a = p;
+    if (!a)
+        return;
+    if (a->conf.table.free_arg)
+        a->conf.table.free_arg(a->conf.table.arg);
+    weir_free(a);
+}
+
+int weir_lookup_join_spec(const weir_lookup_join_config *cfg, weir_operator_spec *out)
+{
+    if (!cfg->table.cls || !cfg->table.schema || !cfg->out_schema || cfg->n_keys == 0 ||
+        cfg->n_keys > WEIR_KEY_MAX_COLS)
+        return WEIR_EINVAL;
+    lj_arg *a = weir_calloc(1, sizeof *a);
+    if (!a)
+        return WEIR_ENOMEM;
+    a->conf = *cfg;
+    snprintf(a->name, sizeof a->name, "%s", cfg->table_name ? cfg->table_name : "?");
+    a->conf.table_name = a->name;
+    *out = (weir_operator_spec){"LookupJoin", &lj_class, lj_create, a, lj_arg_free};
+    return 0;
+}
