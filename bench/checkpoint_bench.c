@@ -321,6 +321,11 @@ static void state_bench(uint64_t keys, const char *backend)
     atomic_store(&g_limit, UINT64_MAX);
     weir_job_wait(j->job);
     cj_job_destroy(j);
+    /* Of the whole process so far: run one backend per process to compare. */
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("  %-8s %9llu keys: peak RSS of the process so far %.0f MB\n",
+           backend, (unsigned long long)keys, (double)ru.ru_maxrss / 1024.0);
 }
 
 /* ---- full against incremental checkpoints ---- */

@@ -276,7 +276,8 @@ static char *dump(weir_state **sts, int n)
         dump_ctx d = {sts[i], &lines};
         cr_assert_eq(weir_state_keys(sts[i], dump_visit, &d), 0);
     }
-    qsort(lines.v, lines.n, sizeof *lines.v, cmp_str);
+    if (lines.n) /* qsort(NULL, 0, ...) is undefined */
+        qsort(lines.v, lines.n, sizeof *lines.v, cmp_str);
     weir_buf b;
     weir_buf_init(&b);
     for (size_t i = 0; i < lines.n; i++)

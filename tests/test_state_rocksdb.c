@@ -260,6 +260,286 @@ Test(rocksdb, native_checkpoint_restore_and_rescale)
     weir__backend_destroy(h);
 }
 
+/* ---- restores: the bulk path (sorted SST files, ingested) ---- */
+
+/* Five states, one of every kind, as reg_all_kinds plus an aggregating one. */
+static void reg_five(weir__backend *be, weir_state **sts)
+{
+    reg_all_kinds(be, sts);
+    sts[4] = reg_avg(be, "avg");
+}
+
+static void fill_five(weir__backend *be, weir_state **sts, int n)
+{
+    fill_all_kinds(be, sts, n);
+    char k[32];
+    for (int i = 0; i < n; i++) {
+        snprintf(k, sizeof k, "key%d", i);
+        if (setk(be, k) != 0)
+            continue;
+        int64_t x = i, y = 2 * i;
+        cr_assert_eq(weir_state_add(sts[4], NS("w"), &x, 8), 0);
+        cr_assert_eq(weir_state_add(sts[4], NS("w"), &y, 8), 0);
+    }
+}
+
+static weir__rocksdb_stats rstats(weir__backend *be)
+{
+    weir__rocksdb_stats s;
+    cr_assert_eq(weir__rocksdb_get_stats(be, &s), 0);
+    return s;
+}
+
+/* Every key group of the memory backend `a`, restored into a fresh memory
+ * backend and a fresh RocksDB one, reads back the same. */
+Test(rocksdb, bulk_restore_equals_memory_restore)
+{
+    weir__backend *a = mkbe("memory", 0, 128, no_clock());
+    weir_state *sa[5];
+    reg_five(a, sa);
+    fill_five(a, sa, 3000);
+    weir__backend *m = mkbe("memory", 0, 128, no_clock());
+    weir__backend *r = mkbe("rocksdb", 0, 128, no_clock());
+    /* Some states registered before the restore, some after. */
+    weir_state *sm[5], *sr[5];
+    sr[1] = reg(r, "list", WEIR_STATE_LIST, 0, 0);
+    move_kgs(a, 0, 128, m, 0, 128);
+    move_kgs(a, 0, 128, r, 0, 128);
+    /* Nothing went through the memtable: every key group was staged, in one
+     * file (they came in ascending order), not ingested yet. */
+    weir__rocksdb_stats st = rstats(r);
+    cr_assert_eq(st.bulk_kgs, 128);
+    cr_assert_eq(st.ingested_files, 0);
+    uint64_t records = 0, n;
+    reg_five(m, sm);
+    reg_five(r, sr);
+    char *dm = dump(sm, 5), *dr = dump(sr, 5);
+    st = rstats(r);
+    cr_assert_eq(st.ingested_files, 1);
+    cr_assert_eq(st.ingested_entries, st.bulk_entries);
+    for (uint32_t kg = 0; kg < 128; kg++) {
+        cr_assert_eq(weir__rocksdb_count_kg(r, kg, &n), 0);
+        records += n;
+    }
+    /* value (3000 + 1500 odd), list 3000, map 1 + 2 + 3 per key cycle, sum
+     * 3000, avg 3000: one record per list, not one per element. */
+    cr_assert_eq(records, st.bulk_entries);
+    cr_assert_eq(records, 4500 + 3000 + 6000 + 3000 + 3000);
+    cr_assert_gt(strlen(dm), 10000);
+    cr_assert_str_eq(dm, dr);
+    /* The restored states work as usual: reads, writes, merges. */
+    cr_assert_eq(setk(r, "key7"), 0);
+    cr_assert_eq(weir_list_add(sr[1], NS("w"), "more", 4), 0);
+    char *s = list_s(sr[1], "w");
+    cr_assert_str_eq(s, "el7.0,el7.1,el7.2,el7.3,more");
+    weir_free(s);
+    add64(sr[3], "w", 5);
+    cr_assert_eq(sum_of(sr[3], "w"), 7 + 1 + 5);
+    weir_free(dm);
+    weir_free(dr);
+    weir__backend_destroy(a);
+    weir__backend_destroy(m);
+    weir__backend_destroy(r);
+}
+
+/* Restores into RocksDB, canonical snapshots out of RocksDB (whose state ids
+ * differ from the new backend's), rescaled 1 -> 4 -> 2 -> 1 (memory). */
+Test(rocksdb, bulk_restore_rescaled_1_4_2)
+{
+    weir__backend *a = mkbe("memory", 0, 128, no_clock());
+    weir_state *sa[5];
+    reg_five(a, sa);
+    fill_five(a, sa, 2000);
+    weir__backend *four[4], *two[2];
+    for (int i = 0; i < 4; i++) {
+        four[i] = mkbe("rocksdb", 32u * i, 32u * (i + 1), no_clock());
+        /* Registered in another order than in `a`: other state ids. */
+        weir_state *x;
+        x = reg_avg(four[i], "avg");
+        x = reg(four[i], "map", WEIR_STATE_MAP, 0, 0);
+        (void)x;
+        move_kgs(a, 0, 128, four[i], 32u * i, 32u * (i + 1));
+    }
+    for (int i = 0; i < 2; i++) {
+        /* Each takes the key groups of two old subtasks. */
+        two[i] = mkbe("rocksdb", 64u * i, 64u * (i + 1), no_clock());
+        for (int j = 0; j < 4; j++)
+            move_kgs(four[j], 32u * j, 32u * (j + 1), two[i], 64u * i,
+                     64u * (i + 1));
+        weir__rocksdb_stats st = rstats(two[i]);
+        cr_assert_eq(st.bulk_kgs, 64);
+    }
+    weir__backend *m = mkbe("memory", 0, 128, no_clock());
+    move_kgs(two[0], 0, 64, m, 0, 128);
+    move_kgs(two[1], 64, 128, m, 0, 128);
+    weir_state *sm[5];
+    reg_five(m, sm);
+    char *da = dump(sa, 5), *dm = dump(sm, 5);
+    cr_assert_str_eq(da, dm);
+    weir_free(da);
+    weir_free(dm);
+    weir__backend_destroy(a);
+    weir__backend_destroy(m);
+    for (int i = 0; i < 4; i++)
+        weir__backend_destroy(four[i]);
+    for (int i = 0; i < 2; i++)
+        weir__backend_destroy(two[i]);
+}
+
+/*
+ * Key groups out of order, restored twice, into a backend that holds data
+ * there, and a write right after a restore (before the staged file is
+ * ingested): the same as the memory backend's replace semantics.
+ */
+Test(rocksdb, bulk_restore_order_and_replace)
+{
+    weir__backend *a = mkbe("memory", 0, 128, no_clock());
+    weir_state *sa[5];
+    reg_five(a, sa);
+    fill_five(a, sa, 1500);
+    weir__backend *r = mkbe("rocksdb", 0, 128, no_clock());
+    weir_state *sr[5];
+    reg_five(r, sr);
+    /* Data that the restore must replace, in every key group. */
+    fill_five(r, sr, 1500);
+    char k[32];
+    for (int i = 0; i < 1500; i++) {
+        snprintf(k, sizeof k, "key%d", i);
+        cr_assert_eq(setk(r, k), 0);
+        put_s(sr[0], "stale", "x");
+        cr_assert_eq(weir_list_add(sr[1], NS("w"), "stale", 5), 0);
+    }
+    char *da = dump(sa, 5), *dr = dump(sr, 5);
+    cr_assert_str_neq(da, dr);
+    weir_free(dr);
+    /* Key groups 15..0 twice in descending order, then 16..127 ascending. */
+    int order[16 + 16 + 112], n_order = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int kg = 15; kg >= 0; kg--)
+            order[n_order++] = kg;
+    for (int kg = 16; kg < 128; kg++)
+        order[n_order++] = kg;
+    weir_buf b;
+    weir_buf_init(&b);
+    for (int i = 0; i < n_order; i++) {
+        weir_buf_clear(&b);
+        cr_assert_eq(weir__backend_snapshot_kg(a, (uint32_t)order[i], &b), 0);
+        weir_cursor c;
+        weir_cursor_init(&c, b.data, b.len);
+        cr_assert_eq(weir__backend_restore_kg(r, (uint32_t)order[i], &c), 0);
+    }
+    weir_buf_fini(&b);
+    weir__rocksdb_stats st = rstats(r);
+    cr_assert_eq(st.bulk_kgs, 16 + 16 + 112);
+    /* A file for every restore out of order; the rest still staged. */
+    cr_assert_eq(st.ingested_files, 30, "%llu files",
+                 (unsigned long long)st.ingested_files);
+    dr = dump(sr, 5);
+    cr_assert_str_eq(da, dr);
+    weir_free(da);
+    weir_free(dr);
+    /* A write right after a restore wins over the restored value. */
+    uint32_t kg = kg_of("key2");
+    weir_buf_init(&b);
+    cr_assert_eq(weir__backend_snapshot_kg(a, kg, &b), 0);
+    weir_cursor c;
+    weir_cursor_init(&c, b.data, b.len);
+    cr_assert_eq(weir__backend_restore_kg(r, kg, &c), 0);
+    weir_buf_fini(&b);
+    cr_assert_eq(setk(r, "key2"), 0);
+    put_s(sr[0], "", "newer");
+    char buf[32];
+    cr_assert_str_eq(get_s(sr[0], "", buf, sizeof buf), "newer");
+    cr_assert_eq(weir_map_put(sr[2], NS("w"), "m0", 2, "nm", 2), 0);
+    const void *v;
+    size_t vlen;
+    cr_assert_eq(weir_map_get(sr[2], NS("w"), "m0", 2, &v, &vlen), 0);
+    cr_assert_eq(vlen, 2);
+    cr_assert_eq(memcmp(v, "nm", 2), 0);
+    weir__backend_destroy(a);
+    weir__backend_destroy(r);
+}
+
+/* TTL'd entries: restored with their stamps, expired ones not resurrected,
+ * the same as a restore into memory at every later moment. */
+Test(rocksdb, bulk_restore_ttl)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_clock clk = weir_manual_clock_get(mc);
+    weir__backend *a = mkbe("memory", 0, 128, clk);
+    weir_state *sa[3];
+    sa[0] = reg(a, "v", WEIR_STATE_VALUE, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    sa[1] = reg(a, "l", WEIR_STATE_LIST, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    sa[2] = reg(a, "m", WEIR_STATE_MAP, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    char k[32];
+    /* Written at 0, 10, ..., 90: at 150 the first half has expired. */
+    for (int t = 0; t < 10; t++) {
+        weir_manual_clock_set(mc, 10 * t);
+        for (int i = 0; i < 400; i++) {
+            snprintf(k, sizeof k, "key%d", i);
+            cr_assert_eq(setk(a, k), 0);
+            if (i % 10 == t)
+                put_s(sa[0], "", k);
+            char e[16];
+            snprintf(e, sizeof e, "e%d", t);
+            if (i % 3 == t % 3)
+                cr_assert_eq(weir_list_add(sa[1], NS(""), e, strlen(e)), 0);
+            if (i % 2 == t % 2)
+                cr_assert_eq(weir_map_put(sa[2], NS(""), e, strlen(e), k,
+                                          strlen(k)),
+                             0);
+        }
+    }
+    weir_manual_clock_set(mc, 95); /* the snapshot: all live */
+    weir__backend *m = mkbe("memory", 0, 128, clk);
+    weir__backend *r = mkbe("rocksdb", 0, 128, clk);
+    weir_state *sm[3], *sr[3];
+    for (int i = 0; i < 2; i++) {
+        weir__backend *be = i ? r : m;
+        weir_state **s = i ? sr : sm;
+        s[0] = reg(be, "v", WEIR_STATE_VALUE, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+        s[1] = reg(be, "l", WEIR_STATE_LIST, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+        s[2] = reg(be, "m", WEIR_STATE_MAP, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    }
+    weir_buf snaps[128];
+    for (uint32_t kg = 0; kg < 128; kg++) {
+        weir_buf_init(&snaps[kg]);
+        cr_assert_eq(weir__backend_snapshot_kg(a, kg, &snaps[kg]), 0);
+    }
+    /* Restored later: half of it expired meanwhile. */
+    weir_manual_clock_set(mc, 150);
+    for (uint32_t kg = 0; kg < 128; kg++)
+        for (int i = 0; i < 2; i++) {
+            weir_cursor c;
+            weir_cursor_init(&c, snaps[kg].data, snaps[kg].len);
+            cr_assert_eq(weir__backend_restore_kg(i ? r : m, kg, &c), 0);
+        }
+    for (uint32_t kg = 0; kg < 128; kg++)
+        weir_buf_fini(&snaps[kg]);
+    weir__rocksdb_stats st = rstats(r);
+    cr_assert_eq(st.bulk_kgs, 128);
+    /* Expired entries (stamps <= 50) were not even written: values of
+     * t >= 6 (160), every list (each has an element of t >= 6), map
+     * entries of t >= 6 (two per key). */
+    cr_assert_eq(st.bulk_entries, 160 + 400 + 800);
+    int64_t at[] = {150, 160, 175, 189, 190, 195, 250};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        weir_manual_clock_set(mc, at[i]);
+        char *dm = dump(sm, 3), *dr = dump(sr, 3);
+        cr_assert_str_eq(dm, dr, "at %lld", (long long)at[i]);
+        if (at[i] < 190)
+            cr_assert_gt(strlen(dm), 1000);
+        else
+            cr_assert_str_eq(dm, "");
+        weir_free(dm);
+        weir_free(dr);
+    }
+    weir__backend_destroy(a);
+    weir__backend_destroy(m);
+    weir__backend_destroy(r);
+    weir_manual_clock_destroy(mc);
+}
+
 Test(rocksdb, working_directory_is_scratch)
 {
     char dir[300], ck[300], left[300];

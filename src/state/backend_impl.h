@@ -85,6 +85,15 @@ typedef struct weir__backend_ops {
                      int64_t stamp, const void *v, size_t len);
     int (*load_map)(weir_state *st, const void *ns, size_t nslen, const void *k,
                     size_t klen, int64_t stamp, const void *v, size_t vlen);
+    /*
+     * Optional: bulk restore. With them, a restore of kg calls load_begin,
+     * then the load_* ops for every entry (in snapshot order), then
+     * load_end(commit: whether every load succeeded), and not drop_kg:
+     * load_end with commit replaces kg's content with what was loaded
+     * since load_begin, and without commit forgets it.
+     */
+    int (*load_begin)(weir__backend *be, uint32_t kg);
+    int (*load_end)(weir__backend *be, uint32_t kg, bool commit);
     uint64_t (*size_bytes)(const weir__backend *be);
     /*
      * Optional: asynchronous snapshots (backend.h). snap_begin pins a view on

@@ -38,6 +38,7 @@
 #include <rocksdb/c.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -85,6 +86,26 @@ typedef struct rdb_backend {
     rocksdb_writebatch_t *wb;
     bool batching;
     int batch_err; /* a failed batch write, reported when batching ends */
+    /*
+     * Bulk restore (load_begin .. load_end): the entries of the key group
+     * being restored collect in lrec as [u32 klen][u32 vlen][key][value]
+     * records (a list's elements concatenated into one value), then are
+     * sorted and appended to a staged SST file. Key groups restored in
+     * ascending order share one file, ingested into the database (below
+     * every existing level, no memtable, no WAL, no compaction) at the
+     * first other access, when it grows past INGEST_BYTES, or when a key
+     * group out of order comes.
+     */
+    bool loading;
+    weir_buf lrec;
+    size_t lrec_list_at; /* record of the last list entry loaded, or SIZE_MAX */
+    rocksdb_envoptions_t *envopts;
+    rocksdb_sstfilewriter_t *sst; /* the staged file, open; NULL if none */
+    char *sst_path;
+    uint32_t sst_last_kg;
+    uint64_t sst_entries;
+    int load_err; /* staged state was lost: every later access fails */
+    weir__rocksdb_stats stats;
     char err[256];
 } rdb_backend;
 
@@ -229,8 +250,10 @@ static int put_elem(weir_buf *b, int64_t stamp, const void *v, size_t len)
 
 #define BATCH_OPS 4096 /* writes per batch: bounded memory, fewer calls */
 
-/* Writes the collected batch; every access but put and delete calls it. */
-static int batch_flush(rdb_backend *rb)
+static int ingest_staged(rdb_backend *rb);
+
+/* Writes the collected write batch (not the staged restore file). */
+static int batch_write_raw(rdb_backend *rb)
 {
     if (!rb->wb || rocksdb_writebatch_count(rb->wb) == 0)
         return 0;
@@ -243,8 +266,29 @@ static int batch_flush(rdb_backend *rb)
     return rc;
 }
 
+/*
+ * Brings the database up to date before any access: ingests a staged
+ * restore file, then writes the collected batch. Every access but put and
+ * delete with batching on calls it (those call settle_staged).
+ */
+static int batch_flush(rdb_backend *rb)
+{
+    int rc = ingest_staged(rb);
+    return rc ? rc : batch_write_raw(rb);
+}
+
+/* A staged restore file must reach the database before any new write, or
+ * its (newer) sequence numbers would hide the write. */
+static inline int settle_staged(rdb_backend *rb)
+{
+    return rb->sst || rb->load_err ? ingest_staged(rb) : 0;
+}
+
 static int db_put(rdb_backend *rb, const weir_buf *k, const weir_buf *v)
 {
+    int src = settle_staged(rb);
+    if (src)
+        return src;
     if (rb->batching) {
         rocksdb_writebatch_put(rb->wb, (const char *)k->data, k->len,
                                (const char *)v->data, v->len);
@@ -259,6 +303,9 @@ static int db_put(rdb_backend *rb, const weir_buf *k, const weir_buf *v)
 
 static int db_delete(rdb_backend *rb, const weir_buf *k)
 {
+    int src = settle_staged(rb);
+    if (src)
+        return src;
     if (rb->batching) {
         rocksdb_writebatch_delete(rb->wb, (const char *)k->data, k->len);
         return rocksdb_writebatch_count(rb->wb) >= BATCH_OPS ? batch_flush(rb)
@@ -321,13 +368,16 @@ static inline bool expired(const weir_state *st, int64_t stamp, int64_t now)
 typedef struct range_iter {
     rocksdb_readoptions_t *ro;
     rocksdb_iterator_t *it;
+    int err; /* state that could not be brought up to date: reported by close */
 } range_iter;
 
 static int iter_open(rdb_backend *rb, range_iter *ri, const weir_buf *lo,
                      const weir_buf *hi)
 {
-    /* A failure is kept in batch_err and fails the batch's end. */
+    /* A failed batch write is kept in batch_err and fails the batch's end;
+     * a failed ingestion fails this scan. */
     batch_flush(rb);
+    ri->err = rb->load_err;
     ri->ro = rocksdb_readoptions_create();
     rocksdb_readoptions_set_iterate_lower_bound(ri->ro, (const char *)lo->data,
                                                 lo->len);
@@ -344,7 +394,8 @@ static int iter_close(rdb_backend *rb, range_iter *ri)
     rocksdb_iter_get_error(ri->it, &err);
     rocksdb_iter_destroy(ri->it);
     rocksdb_readoptions_destroy(ri->ro);
-    return err ? rdb_err(rb, err) : 0;
+    int rc = err ? rdb_err(rb, err) : 0;
+    return ri->err ? ri->err : rc;
 }
 
 /* The smallest key greater than every key with prefix p (p never all 0xFF
@@ -1141,13 +1192,50 @@ static int rdb_drop_kg(weir__backend *be, uint32_t kg)
     return delete_kg_range(RB(be), kg, kg + 1);
 }
 
+/* ---- restore: bulk loading through sorted SST files ---- */
+
+#define INGEST_BYTES (256u << 20) /* a staged file is ingested at this size */
+#define REC_HDR 8                 /* lrec record: u32 klen, u32 vlen */
+
+/*
+ * An entry already expired is not loaded (only known for states an operator
+ * registered; others keep their stamps and reads hide them).
+ */
+static inline bool load_expired(const weir_state *st, int64_t stamp)
+{
+    return st->bound && expired(st, stamp, weir__now(st->be));
+}
+
+/* Appends a record: key kbuf, value [stamp][v] (stamped) or v. */
+static int rec_add(rdb_backend *rb, bool stamped, int64_t stamp, const void *v,
+                   size_t len)
+{
+    size_t vlen = len + (stamped ? 8 : 0);
+    if (rb->kbuf.len > UINT32_MAX || vlen > UINT32_MAX)
+        return WEIR_EINVAL;
+    int rc;
+    if ((rc = weir_buf_reserve(&rb->lrec, REC_HDR + rb->kbuf.len + vlen)) ||
+        (rc = weir_buf_put_u32(&rb->lrec, (uint32_t)rb->kbuf.len)) ||
+        (rc = weir_buf_put_u32(&rb->lrec, (uint32_t)vlen)) ||
+        (rc = weir_buf_put(&rb->lrec, rb->kbuf.data, rb->kbuf.len)) ||
+        (stamped && (rc = weir_buf_put_i64(&rb->lrec, stamp))) ||
+        (rc = weir_buf_put(&rb->lrec, v, len)))
+        return rc;
+    return 0;
+}
+
 static int rdb_load_value(weir_state *st, const void *ns, size_t nslen,
                           int64_t stamp, const void *v, size_t len)
 {
     rdb_backend *rb = RB(st->be);
     int rc;
-    if ((rc = build_key(rb, &rb->kbuf, st, ns, nslen)) ||
-        (rc = put_stamped(&rb->vbuf, stamp, v, len)))
+    if ((rc = build_key(rb, &rb->kbuf, st, ns, nslen)))
+        return rc;
+    if (rb->loading) {
+        rb->lrec_list_at = SIZE_MAX;
+        return load_expired(st, stamp) ? 0 : rec_add(rb, true, stamp, v, len);
+    }
+    if ((rc = put_stamped(&rb->vbuf, stamp, v, len)))
         return rc;
     return db_put(rb, &rb->kbuf, &rb->vbuf);
 }
@@ -1155,7 +1243,42 @@ static int rdb_load_value(weir_state *st, const void *ns, size_t nslen,
 static int rdb_load_list(weir_state *st, const void *ns, size_t nslen,
                          int64_t stamp, const void *v, size_t len)
 {
-    return list_append(RB(st->be), st, ns, nslen, stamp, v, len);
+    rdb_backend *rb = RB(st->be);
+    if (!rb->loading)
+        return list_append(rb, st, ns, nslen, stamp, v, len);
+    int rc = build_key(rb, &rb->kbuf, st, ns, nslen);
+    if (rc)
+        return rc;
+    if (load_expired(st, stamp))
+        return 0;
+    if (len > UINT32_MAX - ELEM_HDR)
+        return WEIR_EINVAL;
+    /*
+     * The elements of one list come one after another: they grow the value
+     * of the last record, so a list is one put instead of one merge operand
+     * per element.
+     */
+    size_t at = rb->lrec_list_at;
+    if (at != SIZE_MAX && rd_u32(rb->lrec.data + at) == rb->kbuf.len &&
+        memcmp(rb->lrec.data + at + REC_HDR, rb->kbuf.data, rb->kbuf.len) ==
+            0) {
+        uint32_t vlen = rd_u32(rb->lrec.data + at + 4);
+        if ((size_t)vlen + ELEM_HDR + len > UINT32_MAX)
+            return WEIR_EINVAL;
+        if ((rc = put_elem(&rb->lrec, stamp, v, len)))
+            return rc;
+        vlen += (uint32_t)(ELEM_HDR + len);
+        memcpy(rb->lrec.data + at + 4, &vlen, 4);
+        return 0;
+    }
+    weir_buf_clear(&rb->vbuf);
+    if ((rc = put_elem(&rb->vbuf, stamp, v, len)))
+        return rc;
+    at = rb->lrec.len;
+    if ((rc = rec_add(rb, false, 0, rb->vbuf.data, rb->vbuf.len)))
+        return rc;
+    rb->lrec_list_at = at;
+    return 0;
 }
 
 static int rdb_load_map(weir_state *st, const void *ns, size_t nslen,
@@ -1164,10 +1287,271 @@ static int rdb_load_map(weir_state *st, const void *ns, size_t nslen,
 {
     rdb_backend *rb = RB(st->be);
     int rc;
-    if ((rc = map_key(rb, st, ns, nslen, k, klen)) ||
-        (rc = put_stamped(&rb->vbuf, stamp, v, vlen)))
+    if ((rc = map_key(rb, st, ns, nslen, k, klen)))
+        return rc;
+    if (rb->loading) {
+        rb->lrec_list_at = SIZE_MAX;
+        return load_expired(st, stamp) ? 0 : rec_add(rb, true, stamp, v, vlen);
+    }
+    if ((rc = put_stamped(&rb->vbuf, stamp, v, vlen)))
         return rc;
     return db_put(rb, &rb->kbuf, &rb->vbuf);
+}
+
+static int rdb_load_begin(weir__backend *be, uint32_t kg)
+{
+    (void)kg;
+    rdb_backend *rb = RB(be);
+    if (rb->load_err)
+        return rb->load_err;
+    weir_buf_clear(&rb->lrec);
+    rb->lrec_list_at = SIZE_MAX;
+    rb->loading = true;
+    return 0;
+}
+
+/* A record of lrec, for sorting. */
+typedef struct lent {
+    const uint8_t *key;
+    uint32_t klen;
+    uint32_t seq; /* position in the snapshot: equal keys keep their order */
+} lent;
+
+static int lent_cmp(const void *a, const void *b)
+{
+    const lent *x = a, *y = b;
+    size_t n = x->klen < y->klen ? x->klen : y->klen;
+    int c = memcmp(x->key, y->key, n);
+    if (c)
+        return c;
+    if (x->klen != y->klen)
+        return x->klen < y->klen ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static inline int lent_key_cmp(const lent *x, const lent *y)
+{
+    size_t n = x->klen < y->klen ? x->klen : y->klen;
+    int c = memcmp(x->key, y->key, n);
+    return c ? c : (x->klen > y->klen) - (x->klen < y->klen);
+}
+
+static inline const char *lent_value(const lent *e, size_t *vlen)
+{
+    *vlen = rd_u32(e->key - 4);
+    return (const char *)e->key + e->klen;
+}
+
+/* Whether the database holds anything in key group kg. */
+static int kg_nonempty(rdb_backend *rb, uint32_t kg, bool *out)
+{
+    uint8_t lo[2], hi[2];
+    wr_u16be(lo, kg);
+    wr_u16be(hi, kg + 1);
+    rocksdb_readoptions_t *ro = rocksdb_readoptions_create();
+    rocksdb_readoptions_set_iterate_upper_bound(ro, (const char *)hi, 2);
+    rocksdb_readoptions_set_fill_cache(ro, 0);
+    rocksdb_iterator_t *it = rocksdb_create_iterator(rb->db, ro);
+    rocksdb_iter_seek(it, (const char *)lo, 2);
+    *out = rocksdb_iter_valid(it);
+    char *err = NULL;
+    rocksdb_iter_get_error(it, &err);
+    rocksdb_iter_destroy(it);
+    rocksdb_readoptions_destroy(ro);
+    return err ? rdb_err(rb, err) : 0;
+}
+
+static int staged_put(rdb_backend *rb, const char *k, size_t klen,
+                      const char *v, size_t vlen)
+{
+    char *err = NULL;
+    if (!rb->sst) {
+        rb->sst = rocksdb_sstfilewriter_create(rb->envopts, rb->opts);
+        rocksdb_sstfilewriter_open(rb->sst, rb->sst_path, &err);
+        if (err) {
+            rocksdb_sstfilewriter_destroy(rb->sst);
+            rb->sst = NULL;
+            return rdb_err(rb, err);
+        }
+        rb->sst_entries = 0;
+    }
+    rocksdb_sstfilewriter_put(rb->sst, k, klen, v, vlen, &err);
+    if (err)
+        return rdb_err(rb, err);
+    rb->sst_entries++;
+    return 0;
+}
+
+/* Writes the sorted records of lrec into the staged file. */
+static int stage_sorted(rdb_backend *rb, lent *ents, size_t n)
+{
+    weir_buf cat;
+    weir_buf_init(&cat);
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc;) {
+        size_t j = i + 1;
+        while (j < n && lent_key_cmp(&ents[i], &ents[j]) == 0)
+            j++;
+        size_t vlen;
+        const char *v = lent_value(&ents[j - 1], &vlen);
+        if (j - i > 1) {
+            /*
+             * The same entry twice (no snapshot writer does that): as the
+             * per-entry loads would, the last value wins and a list's
+             * elements add up.
+             */
+            uint32_t sid = (uint32_t)ents[i].key[2] << 8 | ents[i].key[3];
+            if (sid < rb->base.n_states &&
+                rb->base.states[sid]->desc.kind == WEIR_STATE_LIST) {
+                weir_buf_clear(&cat);
+                for (size_t x = i; x < j && !rc; x++) {
+                    size_t l;
+                    const char *p = lent_value(&ents[x], &l);
+                    rc = weir_buf_put(&cat, p, l);
+                }
+                v = (const char *)cat.data;
+                vlen = cat.len;
+            }
+        }
+        if (!rc)
+            rc = staged_put(rb, (const char *)ents[i].key, ents[i].klen, v,
+                            vlen);
+        i = j;
+    }
+    weir_buf_fini(&cat);
+    return rc;
+}
+
+/*
+ * Replaces key group kg with the loaded records: sorted into the staged SST
+ * file, after a range delete of what the database holds there (nothing,
+ * in a restore into a fresh backend).
+ */
+static int load_commit(rdb_backend *rb, uint32_t kg)
+{
+    int rc;
+    /* Keys of a staged file must ascend: a key group out of order (or
+     * restored twice) goes into a file of its own. */
+    if (rb->sst && kg <= rb->sst_last_kg && (rc = ingest_staged(rb)))
+        return rc;
+    if ((rc = batch_write_raw(rb)))
+        return rc;
+    bool nonempty;
+    if ((rc = kg_nonempty(rb, kg, &nonempty)))
+        return rc;
+    if (nonempty) {
+        /* Not through batch_flush: the staged file (lower key groups) may
+         * stay staged. */
+        uint8_t lo[2], hi[2];
+        wr_u16be(lo, kg);
+        wr_u16be(hi, kg + 1);
+        rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
+        rocksdb_writebatch_delete_range(wb, (const char *)lo, 2,
+                                        (const char *)hi, 2);
+        char *err = NULL;
+        rocksdb_write(rb->db, rb->wo, wb, &err);
+        rocksdb_writebatch_destroy(wb);
+        if (err)
+            return rdb_err(rb, err);
+    }
+    rb->stats.bulk_kgs++;
+    size_t n = 0;
+    for (size_t off = 0; off < rb->lrec.len; n++)
+        off += REC_HDR + rd_u32(rb->lrec.data + off) +
+               rd_u32(rb->lrec.data + off + 4);
+    if (n == 0)
+        return 0;
+    if (n > UINT32_MAX)
+        return WEIR_EINVAL;
+    lent *ents = weir_malloc(n * sizeof *ents);
+    if (!ents)
+        return WEIR_ENOMEM;
+    bool sorted = true;
+    size_t i = 0;
+    for (size_t off = 0; off < rb->lrec.len; i++) {
+        uint32_t kl = rd_u32(rb->lrec.data + off);
+        ents[i] = (lent){rb->lrec.data + off + REC_HDR, kl, (uint32_t)i};
+        if (i > 0 && sorted && lent_key_cmp(&ents[i - 1], &ents[i]) >= 0)
+            sorted = false;
+        off += REC_HDR + kl + rd_u32(rb->lrec.data + off + 4);
+    }
+    /*
+     * The canonical order is the source backend's (hash order from memory;
+     * RocksDB's byte order, but state ids may differ here): sort unless it
+     * already is.
+     */
+    if (!sorted)
+        qsort(ents, n, sizeof *ents, lent_cmp);
+    rc = stage_sorted(rb, ents, n);
+    weir_free(ents);
+    if (rc) {
+        /* A half-written file would lose earlier staged key groups too. */
+        if (!rb->load_err)
+            rb->load_err = rc;
+        return rc;
+    }
+    rb->sst_last_kg = kg;
+    rb->stats.bulk_entries += n;
+    uint64_t size = 0;
+    rocksdb_sstfilewriter_file_size(rb->sst, &size);
+    if (size >= INGEST_BYTES)
+        rc = ingest_staged(rb);
+    return rc;
+}
+
+static int rdb_load_end(weir__backend *be, uint32_t kg, bool commit)
+{
+    rdb_backend *rb = RB(be);
+    rb->loading = false;
+    int rc = commit ? load_commit(rb, kg) : 0;
+    /* Keep the capacity for the next key group, unless it was large. */
+    if (rb->lrec.cap > (64u << 20))
+        weir_buf_fini(&rb->lrec);
+    else
+        weir_buf_clear(&rb->lrec);
+    return rc;
+}
+
+/*
+ * Ingests the staged file: RocksDB links it into the lowest level whose
+ * files it does not overlap (the bottom one, in a fresh restore) with a
+ * sequence number above every write so far. A failure loses the staged key
+ * groups, so it sticks: every later access of the backend fails with it.
+ */
+static int ingest_staged(rdb_backend *rb)
+{
+    if (rb->load_err)
+        return rb->load_err;
+    if (!rb->sst)
+        return 0;
+    int rc = batch_write_raw(rb);
+    char *err = NULL;
+    if (!rc) {
+        rocksdb_sstfilewriter_finish(rb->sst, &err);
+        if (err)
+            rc = rdb_err(rb, err);
+    }
+    rocksdb_sstfilewriter_destroy(rb->sst);
+    rb->sst = NULL;
+    if (!rc) {
+        rocksdb_ingestexternalfileoptions_t *io =
+            rocksdb_ingestexternalfileoptions_create();
+        rocksdb_ingestexternalfileoptions_set_move_files(io, 1);
+        const char *files[1] = {rb->sst_path};
+        rocksdb_ingest_external_file(rb->db, files, 1, io, &err);
+        rocksdb_ingestexternalfileoptions_destroy(io);
+        if (err)
+            rc = rdb_err(rb, err);
+    }
+    unlink(rb->sst_path);
+    if (rc) {
+        rb->load_err = rc;
+        return rc;
+    }
+    rb->stats.ingested_files++;
+    rb->stats.ingested_entries += rb->sst_entries;
+    rb->sst_entries = 0;
+    return 0;
 }
 
 /* ---- lifecycle ---- */
@@ -1204,7 +1588,10 @@ static uint64_t rdb_size_bytes(const weir__backend *be)
     uint64_t sst = 0, mem = 0;
     rocksdb_property_int(rb->db, "rocksdb.total-sst-files-size", &sst);
     rocksdb_property_int(rb->db, "rocksdb.cur-size-all-mem-tables", &mem);
-    return sst + mem;
+    uint64_t staged = 0;
+    if (rb->sst)
+        rocksdb_sstfilewriter_file_size(rb->sst, &staged);
+    return sst + mem + staged;
 }
 
 static int rdb_write_batch(weir__backend *be, bool on)
@@ -1228,6 +1615,14 @@ static void rdb_free(rdb_backend *rb, bool destroy_db)
 {
     if (rb->wb)
         rocksdb_writebatch_destroy(rb->wb);
+    if (rb->sst)
+        rocksdb_sstfilewriter_destroy(rb->sst);
+    if (rb->sst_path)
+        unlink(rb->sst_path);
+    weir_free(rb->sst_path);
+    weir_buf_fini(&rb->lrec);
+    if (rb->envopts)
+        rocksdb_envoptions_destroy(rb->envopts);
     if (rb->db) {
         rocksdb_close(rb->db);
         if (destroy_db) {
@@ -1297,6 +1692,8 @@ static const weir__backend_ops rdb_ops = {
     .load_value = rdb_load_value,
     .load_list = rdb_load_list,
     .load_map = rdb_load_map,
+    .load_begin = rdb_load_begin,
+    .load_end = rdb_load_end,
     .size_bytes = rdb_size_bytes,
 };
 
@@ -1377,9 +1774,17 @@ static int rdb_prepare_locked(const weir__backend_config *cfg, rdb_backend **out
     weir__backend_init(&rb->base, &rdb_ops, cfg);
     weir_buf_init(&rb->kbuf);
     weir_buf_init(&rb->vbuf);
+    weir_buf_init(&rb->lrec);
+    rb->lrec_list_at = SIZE_MAX;
     rb->dir = weir_strdup(cfg->dir);
     rb->ttl = weir_calloc(2 * TTL_SLOTS, sizeof *rb->ttl);
-    if (!rb->dir || !rb->ttl) {
+    /* Next to the database, not in it: RocksDB owns its folder. */
+    size_t plen = strlen(cfg->dir) + sizeof ".restore.sst";
+    rb->sst_path = weir_malloc(plen);
+    if (rb->sst_path)
+        snprintf(rb->sst_path, plen, "%s.restore.sst", cfg->dir);
+    rb->envopts = rocksdb_envoptions_create();
+    if (!rb->dir || !rb->ttl || !rb->sst_path) {
         rdb_free(rb, false);
         return WEIR_ENOMEM;
     }
@@ -1405,6 +1810,22 @@ static int rdb_prepare_locked(const weir__backend_config *cfg, rdb_backend **out
     /* Index and filter blocks count against the cache, so the cache bounds read
      * memory. */
     rocksdb_block_based_options_set_cache_index_and_filter_blocks(rb->bbto, 1);
+    /*
+     * Partitioned index and filters: a file's index and Bloom filter come in
+     * 4 KiB partitions under a small top level (pinned), so a point read
+     * loads only the partitions it needs. With whole-file blocks, a large
+     * file (a restore ingests files of up to INGEST_BYTES; compactions
+     * write 64 MiB ones) has a filter of megabytes, more than one shard of
+     * the block cache holds: every read would read it from the file again
+     * (10 M keys: ~6 MB per get).
+     */
+    rocksdb_block_based_options_set_index_type(
+        rb->bbto, rocksdb_block_based_table_index_type_two_level_index_search);
+    rocksdb_block_based_options_set_partition_filters(rb->bbto, 1);
+    rocksdb_block_based_options_set_metadata_block_size(rb->bbto, 4096);
+    rocksdb_block_based_options_set_pin_top_level_index_and_filter(rb->bbto, 1);
+    rocksdb_block_based_options_set_cache_index_and_filter_blocks_with_high_priority(
+        rb->bbto, 1);
     rocksdb_options_set_block_based_table_factory(rb->opts, rb->bbto);
     rocksdb_options_set_write_buffer_size(
         rb->opts,
@@ -1426,6 +1847,7 @@ static int rdb_prepare_locked(const weir__backend_config *cfg, rdb_backend **out
         }
     }
     remove_stale_snaps(cfg->dir);
+    unlink(rb->sst_path); /* a crashed restore's staged file */
     int rc = make_dirs(cfg->dir);
     if (rc) {
         rdb_free(rb, false);
@@ -1744,6 +2166,16 @@ const char *weir__rocksdb_last_error(const weir__backend *be)
     return weir__backend_is_rocksdb(be) ? ((const rdb_backend *)be)->err : "";
 }
 
+int weir__rocksdb_get_stats(const weir__backend *be, weir__rocksdb_stats *out)
+{
+    if (!be || !out)
+        return WEIR_EINVAL;
+    if (!weir__backend_is_rocksdb(be))
+        return WEIR_EUNSUPPORTED;
+    *out = ((const rdb_backend *)be)->stats;
+    return 0;
+}
+
 #else /* !WEIR_HAVE_ROCKSDB */
 
 bool weir__backend_is_rocksdb(const weir__backend *be)
@@ -1795,6 +2227,13 @@ const char *weir__rocksdb_last_error(const weir__backend *be)
 {
     (void)be;
     return "";
+}
+
+int weir__rocksdb_get_stats(const weir__backend *be, weir__rocksdb_stats *out)
+{
+    (void)be;
+    (void)out;
+    return WEIR_EUNSUPPORTED;
 }
 
 #endif

@@ -59,4 +59,18 @@ int weir__rocksdb_count_kg(weir__backend *be, uint32_t kg, uint64_t *out);
 /* The message of the last RocksDB error of this backend ("" if none). */
 const char *weir__rocksdb_last_error(const weir__backend *be);
 
+/*
+ * Restores (weir__backend_restore_kg) into RocksDB write no entry through
+ * the memtable: each key group's entries are sorted into a staged SST file
+ * that RocksDB ingests whole (docs/state.md). What that path did so far.
+ */
+typedef struct weir__rocksdb_stats {
+    uint64_t bulk_kgs;         /* key groups restored through the bulk path */
+    uint64_t bulk_entries;     /* RocksDB records they produced */
+    uint64_t ingested_files;   /* staged files ingested */
+    uint64_t ingested_entries; /* records in them */
+} weir__rocksdb_stats;
+
+int weir__rocksdb_get_stats(const weir__backend *be, weir__rocksdb_stats *out);
+
 #endif

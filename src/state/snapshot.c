@@ -488,9 +488,20 @@ int weir__snapshot_decode(weir__backend *be, uint32_t kg, weir_cursor *in)
     uint64_t saved_hash = be->key_hash;
     if (had_key && (rc = weir_buf_put(&saved, be->key, be->key_len)))
         return rc;
-    rc = be->ops->drop_kg(be, kg);
-    if (!rc)
-        rc = parse_body(be, kg, body, true, weir__now(be));
+    if (be->ops->load_begin) {
+        /* Bulk: the backend replaces the key group at load_end. */
+        rc = be->ops->load_begin(be, kg);
+        if (!rc) {
+            rc = parse_body(be, kg, body, true, weir__now(be));
+            int rc2 = be->ops->load_end(be, kg, rc == 0);
+            if (!rc)
+                rc = rc2;
+        }
+    } else {
+        rc = be->ops->drop_kg(be, kg);
+        if (!rc)
+            rc = parse_body(be, kg, body, true, weir__now(be));
+    }
     if (had_key) {
         int rc2 =
             weir__backend_set_key_raw(be, saved.data, saved.len, saved_hash);
