@@ -260,14 +260,9 @@ static int flush(lj_op *o, weir_op_ctx *ctx) { return weir_op_emit_reset(ctx, o-
 static int put(lj_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r, uint32_t id, bool *kept)
 {
     const weir_lookup_join_config *c = o->conf;
-    if (weir_batch_full(o->out)) {
-        int rc = flush(o, ctx);
-        if (rc)
-            return rc;
-    }
-    int row = weir_batch_append_row(o->out);
+    int row = weir__out_row(ctx, o->out);
     if (row < 0)
-        return WEIR_EINVAL;
+        return row;
     int rc = weir__row_copy_cols(o->out, (uint32_t)row, 0, in, r, 0, c->n_out);
     if (rc)
         return rc;

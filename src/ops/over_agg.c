@@ -279,14 +279,9 @@ static int flush(over_op *o, weir_op_ctx *ctx) { return weir_op_emit_reset(ctx, 
 
 static int emit(over_op *o, weir_op_ctx *ctx, uint32_t r, int64_t ts)
 {
-    if (weir_batch_full(o->out)) {
-        int rc = flush(o, ctx);
-        if (rc)
-            return rc;
-    }
-    int row = weir_batch_append_row(o->out);
+    int row = weir__out_row(ctx, o->out);
     if (row < 0)
-        return WEIR_EINVAL;
+        return row;
     int rc = weir__row_copy_cols(o->out, (uint32_t)row, 0, o->cur, r, 0, o->n_in);
     for (uint32_t i = 0; !rc && i < o->conf.n_aggs; i++)
         rc = o->aggs[i].cls->result(&o->aggs[i], o->accs + o->acc_off[i], o->out, o->n_in + i, (uint32_t)row);

@@ -193,14 +193,9 @@ static int flush(rank_op *o, weir_op_ctx *ctx) { return weir_op_emit_reset(ctx, 
 static int emit(rank_op *o, weir_op_ctx *ctx, const kept *k, const weir_batch *in, uint32_t r, weir_row_kind kind,
                 int64_t rank)
 {
-    if (weir_batch_full(o->out)) {
-        int rc = flush(o, ctx);
-        if (rc)
-            return rc;
-    }
-    int row = weir_batch_append_row(o->out);
+    int row = weir__out_row(ctx, o->out);
     if (row < 0)
-        return WEIR_EINVAL;
+        return row;
     int rc = k ? weir__row_decode(k->row, k->rowlen, o->out, (uint32_t)row, 0, o->n_cols)
                : weir__row_copy_cols(o->out, (uint32_t)row, 0, in, r, 0, o->n_cols);
     if (rc)
@@ -332,11 +327,9 @@ static int rank_timer(void *op, weir_op_ctx *ctx, const weir_timer *t)
     if (rc)
         return weir_op_fail(ctx, rc, "window Top-N: cannot read its state: %s", weir_strerror(rc));
     for (uint32_t q = (uint32_t)c->rank_start - 1; q < n && !rc; q++) {
-        if (weir_batch_full(o->out) && (rc = flush(o, ctx)))
-            return rc;
-        int row = weir_batch_append_row(o->out);
+        int row = weir__out_row(ctx, o->out);
         if (row < 0)
-            return WEIR_EINVAL;
+            return row;
         rc = weir__row_decode(o->kept[q].row, o->kept[q].rowlen, o->out, (uint32_t)row, 0, o->n_cols);
         if (c->with_rank) {
             ((int64_t *)o->out->cols[o->n_cols].data)[row] = q + 1;

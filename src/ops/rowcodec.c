@@ -129,3 +129,14 @@ int weir__row_copy_cols(weir_batch *dst, uint32_t drow, uint32_t off,
     }
     return 0;
 }
+
+int weir__out_row(weir_op_ctx *ctx, weir_batch *out)
+{
+    if (weir_batch_full(out)) {
+        int rc = weir_op_emit_reset(ctx, out);
+        if (rc)
+            return rc;
+    }
+    int row = weir_batch_append_row(out);
+    return row < 0 ? WEIR_EINVAL : row;
+}

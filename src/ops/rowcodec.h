@@ -10,6 +10,7 @@
 
 #include "weir/batch.h"
 #include "weir/buf.h"
+#include "weir/operator.h"
 
 /* Clears out and writes columns [0, n) of (b, row) into it. */
 int weir__row_encode(const weir_batch *b, uint32_t row, uint32_t n,
@@ -23,5 +24,9 @@ int weir__row_decode(const uint8_t *p, size_t len, weir_batch *dst,
 int weir__row_copy_cols(weir_batch *dst, uint32_t drow, uint32_t off,
                         const weir_batch *src, uint32_t srow, uint32_t soff,
                         uint32_t n);
+
+/* A new row at the end of an operator's output batch, emitting the batch
+ * first when it is full: the row's index, or a negative WEIR_E... code. */
+int weir__out_row(weir_op_ctx *ctx, weir_batch *out);
 
 #endif
