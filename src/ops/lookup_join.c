@@ -26,11 +26,12 @@
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
 #include "weir/expr.h"
+#include "weir/key.h"
 
 typedef struct lj_entry {
     uint64_t hash;
     uint32_t koff, klen; /* key bytes in keys */
-    uint32_t first;      /* first row (index into rows) with this key */
+    uint32_t first, last; /* first and last row (index into rows) with this key */
     uint32_t next;       /* chain in the hash table, UINT32_MAX at the end */
 } lj_entry;
 
@@ -50,7 +51,8 @@ typedef struct lj_op {
     uint32_t n_slots;
     weir_batch *out;
     weir_expr_env *env;
-    weir_buf kb;
+    weir_buf kb;  /* a key */
+    weir_buf row; /* a table row being encoded (reused while loading) */
 } lj_op;
 
 /* ---- keys: SQL values, INT and BIGINT alike ---- */
@@ -86,14 +88,6 @@ static int key_of(const weir_batch *b, const uint32_t *cols, uint32_t n, uint32_
             return rc;
     }
     return 0;
-}
-
-static uint64_t hash_bytes(const uint8_t *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    return h ^ (h >> 29);
 }
 
 static int rehash(lj_op *o)
@@ -149,13 +143,10 @@ static int add_row(lj_op *o, const weir_batch *b, uint32_t r)
         o->cap_rows = cap;
     }
     size_t at = o->rows.len;
-    weir_buf row;
-    weir_buf_init(&row);
-    rc = weir__row_encode(b, r, o->n_right, &row);
+    rc = weir__row_encode(b, r, o->n_right, &o->row);
     if (!rc)
-        rc = weir_buf_put(&o->rows, row.data, row.len);
-    size_t len = row.len;
-    weir_buf_fini(&row);
+        rc = weir_buf_put(&o->rows, o->row.data, o->row.len);
+    size_t len = o->row.len;
     if (rc)
         return rc;
     if (o->rows.len > UINT32_MAX)
@@ -163,15 +154,13 @@ static int add_row(lj_op *o, const weir_batch *b, uint32_t r)
     uint32_t id = o->n_rows++;
     o->row_off[id] = (uint32_t)at;
     o->row_len[id] = (uint32_t)len;
-    uint64_t h = hash_bytes(o->kb.data, o->kb.len);
+    uint64_t h = weir_key_hash(o->kb.data, o->kb.len);
     uint32_t e = find(o, o->kb.data, o->kb.len, h);
     if (e != UINT32_MAX) {
         /* append at the end of the key's rows: the table's order is kept */
-        uint32_t last = o->ents[e].first;
-        while (o->row_next[last] != UINT32_MAX)
-            last = o->row_next[last];
-        o->row_next[last] = id;
+        o->row_next[o->ents[e].last] = id;
         o->row_next[id] = UINT32_MAX;
+        o->ents[e].last = id;
         return 0;
     }
     if (o->n_ents == o->cap_ents) {
@@ -187,7 +176,7 @@ static int add_row(lj_op *o, const weir_batch *b, uint32_t r)
     size_t koff = o->keys.len;
     if ((rc = weir_buf_put(&o->keys, o->kb.data, o->kb.len)))
         return rc;
-    o->ents[o->n_ents] = (lj_entry){h, (uint32_t)koff, (uint32_t)o->kb.len, id, 0};
+    o->ents[o->n_ents] = (lj_entry){h, (uint32_t)koff, (uint32_t)o->kb.len, id, id, 0};
     o->row_next[id] = UINT32_MAX;
     uint32_t i = (uint32_t)h & (o->n_slots - 1);
     while (o->slots[i])
@@ -301,7 +290,7 @@ static int lj_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
         if (rc < 0)
             return rc;
         bool any = false;
-        uint32_t e = rc ? UINT32_MAX : find(o, o->kb.data, o->kb.len, hash_bytes(o->kb.data, o->kb.len));
+        uint32_t e = rc ? UINT32_MAX : find(o, o->kb.data, o->kb.len, weir_key_hash(o->kb.data, o->kb.len));
         for (uint32_t id = e == UINT32_MAX ? UINT32_MAX : o->ents[e].first; id != UINT32_MAX; id = o->row_next[id]) {
             bool kept;
             if ((rc = put(o, ctx, in, r, id, &kept)))
@@ -331,6 +320,7 @@ static int lj_create(void *arg, const weir_op_info *info, void **out)
     weir_buf_init(&o->rows);
     weir_buf_init(&o->keys);
     weir_buf_init(&o->kb);
+    weir_buf_init(&o->row);
     o->out = weir_batch_create(c->out_schema, info->batch_size);
     o->env = weir_expr_env_create();
     if (!o->out || !o->env)
@@ -358,6 +348,7 @@ static void lj_close(void *op)
     weir_buf_fini(&o->rows);
     weir_buf_fini(&o->keys);
     weir_buf_fini(&o->kb);
+    weir_buf_fini(&o->row);
     weir_free(o->row_off);
     weir_free(o->row_len);
     weir_free(o->row_next);
