@@ -9,11 +9,13 @@
 #include <criterion/criterion.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "runtime/channel.h"
 #include "runtime/checkpoint.h"
 #include "support/harness.h"
 #include "weir/weir.h"
@@ -1556,4 +1558,90 @@ Test(runtime, watermark_alignment_pauses_the_source_ahead, .timeout = 60)
     th_source_destroy(b);
     weir_schema_destroy(s);
     weir_schema_destroy(os);
+}
+
+/* ---- channels: when a producer blocked on a full channel resumes ---- */
+
+typedef struct chan_pusher {
+    weir__channel *ch;
+    int n;
+    _Atomic int pushed;
+} chan_pusher;
+
+static void *chan_push_all(void *arg)
+{
+    chan_pusher *p = arg;
+    for (int i = 0; i < p->n; i++) {
+        weir_batch *b;
+        cr_assert_eq(weir__channel_acquire(p->ch, &b), 0);
+        b->n_rows = 1;
+        weir__msg m = {.type = WEIR__MSG_BATCH, .batch = b};
+        cr_assert(weir__channel_push(p->ch, &m, NULL) >= 0);
+        atomic_fetch_add(&p->pushed, 1);
+    }
+    return NULL;
+}
+
+static bool chan_producer_waiting(weir__channel *ch)
+{
+    pthread_mutex_lock(&ch->gate->mu);
+    bool w = ch->producer_waiting;
+    pthread_mutex_unlock(&ch->gate->mu);
+    return w;
+}
+
+/* Takes one message; returns whether the blocked producer was told to resume. */
+static bool chan_pop_one(weir__channel *ch)
+{
+    weir__msg m;
+    pthread_mutex_lock(&ch->gate->mu);
+    cr_assert(weir__channel_pop_locked(ch, &m));
+    bool resumed = !ch->producer_waiting;
+    weir__channel_release_locked(ch, m.batch);
+    pthread_mutex_unlock(&ch->gate->mu);
+    return resumed;
+}
+
+static void chan_resume_case(uint32_t resume_at, uint32_t expect_pops)
+{
+    weir_schema *s = th_schema("id BIGINT");
+    _Atomic int cancel = 0;
+    weir__gate g;
+    weir__channel ch;
+    cr_assert_eq(weir__gate_init(&g), 0);
+    cr_assert_eq(weir__channel_init(&ch, &g, 8, s, 4, &cancel), 0);
+    if (resume_at != UINT32_MAX)
+        ch.resume_at = resume_at;
+    /* nine batches into eight places: the ninth push blocks */
+    chan_pusher p = {.ch = &ch, .n = 9};
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, chan_push_all, &p), 0);
+    while (!chan_producer_waiting(&ch))
+        sched_yield();
+    cr_assert_eq(atomic_load(&p.pushed), 8);
+    uint32_t pops = 0;
+    bool resumed = false;
+    while (!resumed) {
+        resumed = chan_pop_one(&ch);
+        pops++;
+        cr_assert(pops <= 8, "the producer was never resumed");
+    }
+    cr_assert_eq(pops, expect_pops, "resumed after %u messages taken, expected %u", pops, expect_pops);
+    pthread_join(t, NULL);
+    cr_assert_eq(atomic_load(&p.pushed), 9);
+    weir__channel_fini(&ch);
+    weir__gate_fini(&g);
+    weir_schema_destroy(s);
+}
+
+/* A fast producer behind a slow consumer sleeps once per few batches: it resumes at a quarter full. */
+Test(runtime, blocked_producer_resumes_at_a_quarter_full, .timeout = 30)
+{
+    chan_resume_case(UINT32_MAX, 6);
+}
+
+/* With unaligned checkpoints (plan.c sets cap - 1) it resumes at every message taken. */
+Test(runtime, blocked_producer_resumes_at_once_for_unaligned_checkpoints, .timeout = 30)
+{
+    chan_resume_case(7, 1);
 }

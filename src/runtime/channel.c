@@ -82,6 +82,7 @@ int weir__channel_init(weir__channel *ch, weir__gate *consumer_gate,
     ch->batch_size = batch_size;
     ch->cancel = cancel;
     ch->wake_at = cap / 2 ? cap / 2 : 1;
+    ch->resume_at = cap / 4;
     ch->ring = weir_calloc(cap, sizeof *ch->ring);
     ch->pool_cap = cap + 2;
     ch->pool = weir_calloc(ch->pool_cap, sizeof *ch->pool);
@@ -246,7 +247,7 @@ bool weir__channel_pop_locked(weir__channel *ch, weir__msg *out)
     ch->first_popped = true;
     if (ch->pinned)
         ch->pinned--;
-    if (ch->producer_waiting) {
+    if (ch->producer_waiting && ch->count <= ch->resume_at) {
         ch->producer_waiting = false; /* one signal per wait is enough */
         pthread_cond_signal(&ch->not_full);
     }

@@ -93,6 +93,10 @@ typedef struct weir__channel {
     /* messages queued while the consumer sleeps, not yet signalled */
     bool unsignaled;
     uint32_t wake_at;
+    /* a blocked producer is woken once the channel holds no more than this
+     * (cap / 4; cap - 1, at every message taken, in jobs with unaligned
+     * checkpoints) */
+    uint32_t resume_at;
     weir__msg *ring;
     /* cap: flow-control capacity; ring_cap >= cap: the ring's size (it grows
      * past cap only for what an unaligned barrier pushes, which never
@@ -144,9 +148,13 @@ void weir__channel_unacquire(weir__channel *ch, weir_batch *b);
  * returns 1, and the producer must call weir__channel_notify before it
  * itself goes idle. A busy producer thus wakes its consumer once per few
  * batches instead of once per batch, and an idle one never leaves data
- * waiting (consumers also look again every few milliseconds on their own). Adds
- * the nanoseconds spent blocked to *blocked_ns. Returns WEIR_ECANCELED if the
- * job was canceled meanwhile (the batch in m then stays with the caller).
+ * waiting (consumers also look again every few milliseconds on their own).
+ * Likewise a producer blocked on a full channel sleeps until the consumer
+ * has taken it down to `resume_at` messages (a quarter of its capacity), so
+ * a fast producer behind a slower consumer sleeps once per few batches, not
+ * once per batch. Adds the nanoseconds spent blocked to *blocked_ns.
+ * Returns WEIR_ECANCELED if the job was canceled meanwhile (the batch in m
+ * then stays with the caller).
  */
 int weir__channel_push(weir__channel *ch, const weir__msg *m,
                        int64_t *blocked_ns);

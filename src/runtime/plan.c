@@ -145,6 +145,14 @@ static weir__channel *new_channel(weir_job *job, weir__subtask *consumer,
         weir_free(ch);
         return NULL;
     }
+    /*
+     * Unaligned checkpoints are for backpressure: with them a producer
+     * blocked on a full channel resumes at every message taken, so it sees
+     * a trigger or a barrier on its own inputs one message later, not a
+     * few batches later.
+     */
+    if (job->hooks.unaligned_ok)
+        ch->resume_at = ch->cap - 1;
     job->channels[job->n_channels++] = ch;
     return ch;
 }
