@@ -108,11 +108,9 @@ void weir__accset_fini(weir__accset *as)
     as->n = 0;
 }
 
-void weir__acc_init(const weir__accset *as, void *blk)
+void weir__acc_init_generic(const weir__accset *as, void *blk)
 {
     memset(blk, 0, as->size);
-    if (!as->any_generic)
-        return;
     for (uint32_t i = 0; i < as->n; i++) {
         const weir__accfield *f = &as->f[i];
         if (f->kind == WEIR__ACC_GENERIC)
@@ -120,10 +118,8 @@ void weir__acc_init(const weir__accset *as, void *blk)
     }
 }
 
-void weir__acc_fini(const weir__accset *as, void *blk)
+void weir__acc_fini_generic(const weir__accset *as, void *blk)
 {
-    if (!as->any_generic)
-        return;
     for (uint32_t i = 0; i < as->n; i++) {
         const weir__accfield *f = &as->f[i];
         if (f->kind == WEIR__ACC_GENERIC && f->agg.cls->destroy)

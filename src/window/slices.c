@@ -147,7 +147,9 @@ static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint64_t h)
     SREC_H(r) = (uint32_t)h;
     /* the key's running record, as far as its entry knows (checked before use) */
     SREC_RUN(r) = s->scratch ? RUN_NONE : e->run_idx;
-    if (c->rec_key_off)
+    if (c->rec_key_off == c->rec_size - 16 && e->key == e->key_inline)
+        memcpy(r + c->rec_key_off, e->key_inline, 16); /* a BIGINT key and what pads it: one copy */
+    else if (c->rec_key_off)
         memcpy(r + c->rec_key_off, e->key, e->key_len);
     weir__acc_init(&c->as, SREC_ACC(r));
     c->srec_last = s->n;
@@ -220,12 +222,10 @@ static void slice_bounds(const wcore *c, sslice *s)
     }
 }
 
-/* The live slice that ends at se, created if missing. */
-static sslice *slice_find(wcore *c, weir_ts se)
+/* The live slice that ends at se, created if missing (slice_find: most records hit the one used last). */
+static sslice *slice_find_slow(wcore *c, weir_ts se)
 {
-    sslice *s = c->s_last;
-    if (s && s->end == se)
-        return s;
+    sslice *s;
     for (s = c->s_tail; s && s->end > se; s = s->prev)
         ;
     if (s && s->end == se) {
@@ -253,8 +253,14 @@ static sslice *slice_find(wcore *c, weir_ts se)
     return ns;
 }
 
+static inline sslice *slice_find(wcore *c, weir_ts se)
+{
+    sslice *s = c->s_last;
+    return s && s->end == se ? s : slice_find_slow(c, se);
+}
+
 /* The accumulator of entry e in slice s (cached per entry: a key's next record usually hits it again). */
-static void *slice_acc(wcore *c, sslice *s, wentry *e)
+static inline void *slice_acc(wcore *c, sslice *s, wentry *e)
 {
     if (e->cs_slice == s)
         return SREC_ACC(srec_at(c, s, e->cs_rec));
@@ -290,7 +296,7 @@ static inline void slice_of(wcore *c, weir_ts ts)
 
 static uint8_t *run_rec(wcore *c, uint8_t *r);
 
-int weir__sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_t row, weir_ts ts, int sign)
+static inline int sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_t row, weir_ts ts, int sign)
 {
     /* fetch the slice record of a row a little ahead (its index slot was fetched before) */
     slice_of(c, ts);
@@ -335,6 +341,32 @@ int weir__sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_t row, w
             if (E == WEIR_TS_MAX)
                 break;
         }
+    }
+    return 0;
+}
+
+int weir__sliced_route_rows(wcore *c, const weir_batch *b, int64_t now_ms)
+{
+    const uint32_t n = b->n_rows;
+    for (uint32_t row = 0; row < n; row++) {
+        /* the entries found in stage 2 have left the nearest cache by now: fetch ahead */
+        if (row + 8 < n) {
+            const wentry *p = c->r_ent[row + 8];
+            __builtin_prefetch(p);
+            if (c->n_nodes)
+                __builtin_prefetch((const char *)p + 64);
+        }
+        /* most rows fall in the slice used last: the key's slot in its index */
+        const sslice *sl = c->s_last;
+        if (row + 4 < n && sl && sl->idx_cap)
+            __builtin_prefetch(&sl->idx[(uint32_t)c->r_hash[row + 4] & (sl->idx_cap - 1)]);
+        uint8_t kind = b->kind[row];
+        int sign = kind == WEIR_ROW_INSERT || kind == WEIR_ROW_UPDATE_AFTER ? 1 : -1;
+        if (sign < 0 && !c->as.retractable)
+            return WEIR_EUNSUPPORTED;
+        int rc = sliced_route(c, c->r_ent[row], b, row, c->proc_domain ? now_ms : b->ts[row], sign);
+        if (rc)
+            return rc;
     }
     return 0;
 }
@@ -421,17 +453,14 @@ static int tumbling_fire(wcore *c, weir_ts W)
  * Records of the running table never move (but in run_compact), so a slice
  * record remembers the number of its key's running record (SREC_RUN, a
  * hint: checked against the record's entry and hash before use), and
- * folding it costs no probe. A record whose words return to zero is marked
- * free (RUN_FREE in its own SREC_RUN) and stacked in c->run_free; a key
- * new to the table takes a free record over (re-indexed under its hash), so
- * the table stays as small as the keys of one window, which every firing
- * reads whole. The stack may hold stale numbers (records taken back by
- * their key): only a record still marked free is taken. run_compact drops
- * the zero records before key entries are swept, since a free record may
- * name an idle entry and entries are recycled.
+ * folding it costs no probe. A record whose words return to zero stays
+ * where it is, so the key finds it again when it comes back (a firing
+ * skips it); c->run_zeros counts such records, never fewer than there are
+ * (a late row that revives one through the pending path is not subtracted),
+ * and once they are more than half the table run_compact drops them. It
+ * also runs before key entries are swept, since a zero record may name an
+ * idle entry and entries are recycled.
  */
-#define RUN_FREE 1u
-
 static inline bool words_zero(const wcore *c, const void *blk)
 {
     const int64_t *w = blk;
@@ -439,52 +468,6 @@ static inline bool words_zero(const wcore *c, const void *blk)
     for (uint32_t i = 0; i < c->as.size / 8; i++)
         any |= (uint64_t)w[i];
     return any == 0;
-}
-
-/* Removes record number k from the index of t (the record stays in place). */
-static void idx_unlink(wcore *c, sslice *t, uint32_t k)
-{
-    const uint32_t mask = t->idx_cap - 1;
-    uint32_t i = SREC_H(srec_at(c, t, k)) & mask;
-    while (t->idx[i] != k + 1)
-        i = (i + 1) & mask;
-    for (uint32_t j = (i + 1) & mask, v; (v = t->idx[j]); j = (j + 1) & mask) {
-        uint32_t home = SREC_H(srec_at(c, t, v - 1)) & mask;
-        /* v may fill the hole at i when i lies on its probe path (home .. j) */
-        if (((j - home) & mask) >= ((j - i) & mask)) {
-            t->idx[i] = v;
-            i = j;
-        }
-    }
-    t->idx[i] = 0;
-}
-
-/* A free running record for the key of slice record r, taken over, or NULL when none is free. */
-static uint8_t *run_take_free(wcore *c, const uint8_t *r)
-{
-    sslice *t = c->run;
-    while (c->run_nfree) {
-        uint32_t k = c->run_free[--c->run_nfree];
-        if (k >= t->n)
-            continue;
-        uint8_t *d = srec_at(c, t, k);
-        if (SREC_RUN(d) != RUN_FREE)
-            continue; /* taken back by its key since */
-        idx_unlink(c, t, k);
-        SREC_E(d) = SREC_E(r);
-        SREC_H(d) = SREC_H(r);
-        SREC_RUN(d) = 0;
-        if (c->rec_key_off)
-            memcpy(d + c->rec_key_off, r + c->rec_key_off, c->rec_size - c->rec_key_off);
-        const uint32_t mask = t->idx_cap - 1;
-        uint32_t i = SREC_H(d) & mask;
-        while (t->idx[i])
-            i = (i + 1) & mask;
-        t->idx[i] = k + 1;
-        SREC_RUN((uint8_t *)r) = k;
-        return d;
-    }
-    return NULL;
 }
 
 /* The running record that slice record r names, when it is still its key's; else NULL. */
@@ -503,52 +486,21 @@ static uint8_t *run_rec(wcore *c, uint8_t *r)
 {
     sslice *t = c->run;
     uint8_t *d = run_link(c, r);
-    if (d) {
-        SREC_RUN(d) = 0;
+    if (d)
         return d;
-    }
     uint32_t v = srec_find(c, t, SREC_E(r), SREC_H(r));
     if (v) {
         d = srec_at(c, t, v - 1);
-        SREC_RUN(d) = 0;
         SREC_RUN(r) = v - 1;
-    } else if (!(d = run_take_free(c, r))) {
+    } else {
         if (!(d = srec_get(c, t, SREC_E(r), SREC_H(r))))
             return NULL;
-        SREC_RUN(d) = 0;
         SREC_RUN(r) = t->n - 1;
+        c->run_zeros++;
     }
     /* the key's next slice records start out knowing it */
     SREC_E(r)->run_idx = SREC_RUN(r);
     return d;
-}
-
-/* Running record d (number k) became zero: it may be taken over. */
-static int run_free_push(wcore *c, uint8_t *d, uint32_t k)
-{
-    if (SREC_RUN(d) == RUN_FREE)
-        return 0;
-    if (c->run_nfree == c->run_cap_free) {
-        /* stale numbers pile up only when keys come and go: drop them first */
-        uint32_t m = 0;
-        for (uint32_t i = 0; i < c->run_nfree; i++) {
-            uint32_t x = c->run_free[i];
-            if (x < c->run->n && SREC_RUN(srec_at(c, c->run, x)) == RUN_FREE)
-                c->run_free[m++] = x;
-        }
-        c->run_nfree = m;
-    }
-    if (c->run_nfree * 2 >= c->run_cap_free) {
-        uint32_t nc = c->run_cap_free ? c->run_cap_free * 2 : 256;
-        uint32_t *v = weir_realloc(c->run_free, nc * sizeof *v);
-        if (!v)
-            return WEIR_ENOMEM;
-        c->run_free = v;
-        c->run_cap_free = nc;
-    }
-    SREC_RUN(d) = RUN_FREE;
-    c->run_free[c->run_nfree++] = k;
-    return 0;
 }
 
 /* Drops the running records whose words are all zero (see above). */
@@ -575,15 +527,16 @@ static void run_compact(wcore *c)
             i = (i + 1) & mask;
         t->idx[i] = k + 1;
     }
-    c->run_nfree = 0;
+    c->run_zeros = 0;
+    c->st.run_compactions++;
 }
 
 void weir__sliced_compact(wcore *c) { run_compact(c); }
 
 /*
  * Adds (add) or subtracts every record of slice x to or from the running
- * sum (words wrap: unsigned arithmetic). The usual four words (COUNT(*)
- * and one SUM) are spelled out.
+ * sum (words wrap: unsigned arithmetic), keeping c->run_zeros. The usual
+ * four words (COUNT(*) and one SUM) are spelled out.
  */
 static inline int fold_recs(wcore *c, sslice *x, const bool add, const uint32_t nw)
 {
@@ -597,32 +550,26 @@ static inline int fold_recs(wcore *c, sslice *x, const bool add, const uint32_t 
         }
         uint8_t *r = srec_at(c, x, k);
         uint8_t *d = run_link(c, r);
-        if (d)
-            SREC_RUN(d) = 0;
-        else if (!(d = run_rec(c, r)))
+        if (!d && !(d = run_rec(c, r)))
             return WEIR_ENOMEM;
         uint64_t *dw = SREC_ACC(d);
         const uint64_t *sw = SREC_ACC(r);
-        if (add && nw == 4) {
-            dw[0] += sw[0], dw[1] += sw[1], dw[2] += sw[2], dw[3] += sw[3];
-            continue;
-        }
-        if (add) {
-            for (uint32_t w = 0; w < nw; w++)
-                dw[w] += sw[w];
-            continue;
-        }
-        uint64_t any = 0;
+        uint64_t before, after;
         if (nw == 4) {
-            dw[0] -= sw[0], dw[1] -= sw[1], dw[2] -= sw[2], dw[3] -= sw[3];
-            any = dw[0] | dw[1] | dw[2] | dw[3];
+            before = dw[0] | dw[1] | dw[2] | dw[3];
+            if (add)
+                dw[0] += sw[0], dw[1] += sw[1], dw[2] += sw[2], dw[3] += sw[3];
+            else
+                dw[0] -= sw[0], dw[1] -= sw[1], dw[2] -= sw[2], dw[3] -= sw[3];
+            after = dw[0] | dw[1] | dw[2] | dw[3];
         } else {
-            for (uint32_t w = 0; w < nw; w++)
-                any |= dw[w] -= sw[w];
+            before = after = 0;
+            for (uint32_t w = 0; w < nw; w++) {
+                before |= dw[w];
+                after |= dw[w] = add ? dw[w] + sw[w] : dw[w] - sw[w];
+            }
         }
-        int rc = any ? 0 : run_free_push(c, d, SREC_RUN(r));
-        if (rc)
-            return rc;
+        c->run_zeros += (uint32_t)(after == 0) - (uint32_t)(before == 0);
     }
     return 0;
 }
@@ -663,7 +610,7 @@ static void run_reset(wcore *c)
     if (!c->run || c->run_end == WEIR_TS_MIN)
         return;
     c->run->n = 0;
-    c->run_nfree = 0;
+    c->run_zeros = 0;
     memset(c->run->idx, 0, c->run->idx_cap * sizeof *c->run->idx);
     for (sslice *x = c->s_head; x; x = x->next)
         x->in_run = false;
@@ -714,6 +661,9 @@ static int hopping_fire(wcore *c, weir_ts after, weir_ts W)
             return rc;
         slice_release(c, c->s_head);
     }
+    /* a firing reads the running table whole: zero records may not outnumber the others */
+    if (c->run && c->run_zeros > 1024 && c->run_zeros > c->run->n / 2)
+        run_compact(c);
     return 0;
 }
 
@@ -850,8 +800,6 @@ void weir__sliced_destroy(wcore *c)
         slice_release(c, c->run);
         c->run = NULL;
     }
-    weir_free(c->run_free);
-    c->run_free = NULL;
     while (c->sfree) {
         sslice *s = c->sfree;
         c->sfree = s->next;

@@ -228,6 +228,25 @@ static inline bool key_eq(const uint8_t *a, const uint8_t *b, size_t len)
     return true;
 }
 
+/* weir__wentry_get's lookup for a 9-byte key, inlined into the record path: the entry, or NULL. */
+static inline wentry *entry_find9(const wcore *c, const uint8_t *key, uint64_t hash)
+{
+    const uint32_t mask = c->tab_cap - 1;
+    uint64_t k;
+    memcpy(&k, key, 8);
+    for (uint32_t i = (uint32_t)hash & mask;; i = (i + 1) & mask) {
+        wentry *p = c->tab[i];
+        if (!p)
+            return NULL;
+        if (p->hash != hash || p->key_len != 9)
+            continue;
+        uint64_t x;
+        memcpy(&x, p->key, 8);
+        if (x == k && p->key[8] == key[8])
+            return p;
+    }
+}
+
 wentry *weir__wentry_get(wcore *c, const uint8_t *key, size_t len, uint64_t hash, bool create)
 {
     uint32_t mask = c->tab_cap - 1;
@@ -290,24 +309,6 @@ void weir__wentry_changed(wcore *c, wentry *e)
     e->flags |= E_IN_CHG;
 }
 
-static bool entry_empty(const wentry *e) { return !e->head && !e->mats && !e->nrec; }
-
-/* An entry whose last window went away counts as idle (sweepable). */
-void weir__entry_maybe_idle(wcore *c, wentry *e)
-{
-    if (entry_empty(e) && !(e->flags & E_IDLE)) {
-        e->flags |= E_IDLE;
-        c->n_idle++;
-    }
-}
-
-void weir__entry_busy(wcore *c, wentry *e)
-{
-    if (e->flags & E_IDLE) {
-        e->flags &= (uint8_t)~(E_IDLE | E_STALE);
-        c->n_idle--;
-    }
-}
 
 /*
  * Drops key entries that hold nothing and have nothing in keyed state, so
@@ -860,6 +861,17 @@ bool weir__emit_fused_ok(const wcore *c)
     return true;
 }
 
+/* d[0..n) = v, four at a time (-O2 leaves such loops scalar) */
+static inline void fill_i64(int64_t *restrict d, uint32_t n, int64_t v)
+{
+    const int64_t q[4] = {v, v, v, v};
+    uint32_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        memcpy(d + i, q, sizeof q);
+    for (; i < n; i++)
+        d[i] = v;
+}
+
 /*
  * The rows of weir__emit_fused from records *k.. into at most room rows;
  * stops after a record that needs the general path (*odd). Inlined with a
@@ -876,8 +888,7 @@ static inline uint32_t fused_rows(const uint8_t *recs, uint32_t n, uint32_t *kp,
     const uint32_t w0 = wo[0], w1 = nf > 1 ? wo[1] : 0, c0 = ck[0], c1 = nf > 1 ? ck[1] : 0;
     int64_t *d0 = dst[0], *d1 = nf > 1 ? dst[1] : NULL;
     uint32_t m = 0, k = *kp;
-    for (; k < n && m < room; k++) {
-        const uint8_t *r = recs + (size_t)k * stride;
+    for (const uint8_t *r = recs + (size_t)k * stride; k < n && m < room; k++, r += stride) {
         const int64_t *a = (const int64_t *)(r + acc_off);
         if (!WEIR__ACC_ROWS(a))
             continue;
@@ -936,16 +947,12 @@ int weir__emit_fused(wcore *c, const uint8_t *recs, uint32_t n, size_t stride, s
         const uint32_t m =
             nf == 2 ? fused_rows(recs, n, &k, stride, key_off, acc_off, 2, woff, chk, kc, dst, room, &odd)
                     : fused_rows(recs, n, &k, stride, key_off, acc_off, nf, woff, chk, kc, dst, room, &odd);
-        int64_t *ws = WEIR_COL_I64(o, c->col_ws) + r0, *we = WEIR_COL_I64(o, c->col_we) + r0;
-        for (uint32_t i = 0; i < m; i++) {
-            ws[i] = start;
-            we[i] = end;
-            o->ts[r0 + i] = end - 1;
-        }
+        /* the columns every row of a firing shares: one loop each, so they vectorize */
+        fill_i64(WEIR_COL_I64(o, c->col_ws) + r0, m, start);
+        fill_i64(WEIR_COL_I64(o, c->col_we) + r0, m, end);
+        fill_i64(o->ts + r0, m, end - 1);
         if (c->col_wt >= 0) {
-            int64_t *wt = WEIR_COL_I64(o, (uint32_t)c->col_wt) + r0;
-            for (uint32_t i = 0; i < m; i++)
-                wt[i] = end - 1;
+            fill_i64(WEIR_COL_I64(o, (uint32_t)c->col_wt) + r0, m, end - 1);
             set_valid_range(o, (uint32_t)c->col_wt, r0, m);
         }
         memset(o->kind + r0, WEIR_ROW_INSERT, m);
@@ -1296,7 +1303,7 @@ static weir_ts next_wake(const wcore *c, const wentry *e)
 /* Registers e's next wake-up and keeps the idle count right. */
 int weir__wentry_settle(wcore *c, wentry *e)
 {
-    if (entry_empty(e)) {
+    if (weir__entry_empty(c, e)) {
         if (!(e->flags & E_IDLE)) {
             e->flags |= E_IDLE;
             c->n_idle++;
@@ -1517,7 +1524,7 @@ void weir__wcore_mark_all(weir__wcore *c)
 {
     for (uint32_t i = 0; i < c->tab_cap; i++) {
         wentry *e = c->tab[i];
-        if (e && (!entry_empty(e) || (e->flags & E_IN_STATE)))
+        if (e && (!weir__entry_empty(c, e) || (e->flags & E_IN_STATE)))
             weir__wentry_changed(c, e);
     }
 }
@@ -1664,7 +1671,19 @@ int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t
         c->kbuf = nb;
         c->kcap = (size_t)n * c->key_max;
     }
-    for (uint32_t row = 0; row < n; row++) {
+    /* one BIGINT-wide key column without NULLs in this batch: 9 bytes a key, flag then value */
+    const bool k9 = c->key_fixed && c->key.n == 1 && c->kcols[0].width == 8 && b->cols[c->key.cols[0]].all_valid;
+    if (k9) {
+        const uint8_t *src = b->cols[c->key.cols[0]].data;
+        uint8_t *kb = c->kbuf;
+        for (uint32_t row = 0; row < n; row++) {
+            kb[(size_t)row * 9] = 1;
+            memcpy(kb + (size_t)row * 9 + 1, src + (size_t)row * 8, 8);
+            c->r_koff[row] = row * 9;
+            c->r_klen[row] = 9;
+        }
+    }
+    for (uint32_t row = 0; row < n && !k9; row++) {
         size_t klen = c->key_fixed ? encode_fixed_key(c, b, row, c->kbuf + koff)
                                    : weir_key_encode(b, &c->key, row, c->kbuf + koff, c->kcap - koff);
         while (koff + klen > c->kcap) {
@@ -1681,7 +1700,9 @@ int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t
     }
     /* hashed in a loop of their own: reading a key right after writing it stalls on store forwarding */
     for (uint32_t row = 0; row < n; row++) {
-        uint64_t h = XXH3_64bits(c->kbuf + c->r_koff[row], c->r_klen[row]);
+        /* a constant length keeps only XXH3's 9-16 byte path */
+        uint64_t h = k9 ? XXH3_64bits(c->kbuf + (size_t)row * 9, 9)
+                        : XXH3_64bits(c->kbuf + c->r_koff[row], c->r_klen[row]);
         c->r_hash[row] = h;
         __builtin_prefetch(&c->tab[(uint32_t)h & (c->tab_cap - 1)]);
     }
@@ -1695,8 +1716,8 @@ int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t
                 __builtin_prefetch((const char *)p + sizeof *p - 1);
             }
         }
-        wentry *e = weir__wentry_get(c, c->kbuf + c->r_koff[row], c->r_klen[row], c->r_hash[row], true);
-        if (!e)
+        wentry *e = k9 ? entry_find9(c, c->kbuf + (size_t)row * 9, c->r_hash[row]) : NULL;
+        if (!e && !(e = weir__wentry_get(c, c->kbuf + c->r_koff[row], c->r_klen[row], c->r_hash[row], true)))
             return WEIR_ENOMEM;
         c->r_ent[row] = e;
         if (c->mode != MODE_SLICED && e->tail) {
@@ -1704,15 +1725,14 @@ int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t
         }
     }
     /* 3. route every row, in order (the entries of stage 2 have left the nearest cache by now: fetch ahead) */
-    for (uint32_t row = 0; row < n; row++) {
+    if (c->mode == MODE_SLICED && (rc = weir__sliced_route_rows(c, b, now_ms)))
+        return rc;
+    for (uint32_t row = 0; row < n && c->mode != MODE_SLICED; row++) {
         if (row + 8 < n) {
             const wentry *p = c->r_ent[row + 8];
             __builtin_prefetch(p);
             __builtin_prefetch((const char *)p + 64);
         }
-        /* most rows fall in the slice used last: the key's slot in its index */
-        if (c->mode == MODE_SLICED && row + 4 < n && c->s_last && c->s_last->idx_cap)
-            __builtin_prefetch(&c->s_last->idx[(uint32_t)c->r_hash[row + 4] & (c->s_last->idx_cap - 1)]);
         uint8_t kind = b->kind[row];
         int sign = kind == WEIR_ROW_INSERT || kind == WEIR_ROW_UPDATE_AFTER ? 1 : -1;
         if (sign < 0 && !c->as.retractable)
@@ -1720,7 +1740,6 @@ int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t
         weir_ts ts = c->proc_domain ? now_ms : b->ts[row];
         wentry *e = c->r_ent[row];
         switch (c->mode) {
-        case MODE_SLICED: rc = weir__sliced_route(c, e, b, row, ts, sign); break;
         case MODE_WINDOWS: rc = route_windows(c, e, b, row, ts, sign); break;
         case MODE_SESSION: rc = route_session(c, e, b, row, ts, sign); break;
         default: rc = route_global(c, e, row, ts, sign); break;

@@ -183,8 +183,7 @@ struct weir__wcore {
     bool emit_fused;          /* ... and with weir__emit_fused (one 8-byte key, integer COUNT/SUM) */
     sslice *run;              /* hopping, all_int: the running sum of the slices marked in_run */
     weir_ts run_end;          /* ... which are the live slices ending at or before this; WEIR_TS_MIN: none */
-    uint32_t *run_free;       /* numbers of c->run's records that went to zero (see slices.c) */
-    uint32_t run_nfree, run_cap_free;
+    uint32_t run_zeros;       /* c->run's records whose words are all zero, or more (see slices.c) */
     uint32_t srec_last;       /* the number of the record srec_get returned last */
     weir_ts cum_ds, cum_de;   /* cumulating: the period table's [start, end) when drained last */
     uint64_t n_recs;
@@ -233,8 +232,32 @@ static inline void weir__wentry_touch(wcore *c, wentry *e)
 }
 int weir__wentry_settle(wcore *c, wentry *e);
 void weir__list_append(wentry *e, wnode *n);
-void weir__entry_busy(wcore *c, wentry *e);
-void weir__entry_maybe_idle(wcore *c, wentry *e);
+/*
+ * An entry holds nothing: no slice records and no nodes. The record count
+ * is on the entry's first cache line; with no node allocated anywhere (the
+ * sliced mode without allowed lateness) the second line is not read.
+ */
+static inline bool weir__entry_empty(const wcore *c, const wentry *e)
+{
+    return !e->nrec && (!c->n_nodes || (!e->head && !e->mats));
+}
+
+/* An entry whose last window went away counts as idle (sweepable). */
+static inline void weir__entry_maybe_idle(wcore *c, wentry *e)
+{
+    if (weir__entry_empty(c, e) && !(e->flags & E_IDLE)) {
+        e->flags |= E_IDLE;
+        c->n_idle++;
+    }
+}
+
+static inline void weir__entry_busy(wcore *c, wentry *e)
+{
+    if (e->flags & E_IDLE) {
+        e->flags &= (uint8_t)~(E_IDLE | E_STALE);
+        c->n_idle--;
+    }
+}
 int weir__pend_flush(wcore *c);
 int weir__emit_late_row(wcore *c, const weir_batch *b, uint32_t row, weir_ts ts);
 /* key: the key's bytes when the caller has them at hand (else e->key is read) */
@@ -260,7 +283,8 @@ int weir__emit_fused(wcore *c, const uint8_t *recs, uint32_t n, size_t stride, s
 
 int weir__sliced_init(wcore *c);
 void weir__sliced_destroy(wcore *c);
-int weir__sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_t row, weir_ts ts, int sign);
+/* Stage 3 of weir__wcore_process in the sliced mode: routes every row of b (entries in c->r_ent). */
+int weir__sliced_route_rows(wcore *c, const weir_batch *b, int64_t now_ms);
 int weir__sliced_fire(wcore *c, weir_ts after, weir_ts W);
 int weir__sliced_arm(wcore *c);
 /* Drops the running sum's zero records, which may name idle entries (before a sweep). */

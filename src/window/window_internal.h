@@ -70,8 +70,35 @@ int weir__accset_init(weir__accset *as, const weir_agg *aggs, uint32_t n, const 
                       bool no_fast_path, weir_error *err);
 void weir__accset_fini(weir__accset *as);
 
-void weir__acc_init(const weir__accset *as, void *blk);
-void weir__acc_fini(const weir__accset *as, void *blk);
+void weir__acc_init_generic(const weir__accset *as, void *blk);
+void weir__acc_fini_generic(const weir__accset *as, void *blk);
+
+/* An empty block: zero words, then each user-defined aggregate's init. */
+static inline void weir__acc_init(const weir__accset *as, void *blk)
+{
+    if (as->any_generic) {
+        weir__acc_init_generic(as, blk);
+        return;
+    }
+    /* a record is created per key and slice: small blocks are cleared without a call */
+    uint64_t *w = blk;
+    switch (as->size / 8) {
+    case 6: w[5] = 0; /* fall through */
+    case 5: w[4] = 0; /* fall through */
+    case 4: w[3] = 0; /* fall through */
+    case 3: w[2] = 0; /* fall through */
+    case 2: w[1] = 0; /* fall through */
+    case 1: w[0] = 0; break;
+    default: memset(blk, 0, as->size); break;
+    }
+}
+
+/* Releases what a block's user-defined aggregates hold. */
+static inline void weir__acc_fini(const weir__accset *as, void *blk)
+{
+    if (as->any_generic)
+        weir__acc_fini_generic(as, blk);
+}
 void weir__acc_reset(const weir__accset *as, void *blk);
 int weir__acc_merge(const weir__accset *as, void *dst, const void *src);
 int weir__acc_copy(const weir__accset *as, void *dst, const void *src);
@@ -179,6 +206,7 @@ typedef struct weir__wcore_stats {
     uint64_t slice_updates; /* accumulator updates by records */
     uint64_t drain_written; /* keys written by drains (all drains) */
     uint64_t drain_cleared; /* keys cleared by drains (all drains) */
+    uint64_t run_compactions; /* hopping: times the running sum dropped its zero records */
 } weir__wcore_stats;
 void weir__wcore_stats_get(const weir__wcore *c, weir__wcore_stats *out);
 

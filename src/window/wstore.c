@@ -99,7 +99,7 @@ static int drain_one(wcore *c, wentry *e, weir__wcore_entry_fn fn, void *ud)
     if (!(e->flags & E_LIVE))
         return 0;
     int rc;
-    if (!e->head && !e->mats && !e->nrec) {
+    if (weir__entry_empty(c, e)) {
         if (!(e->flags & E_IN_STATE))
             return 0;
         rc = fn(ud, e->key, e->key_len, e->hash, NULL, 0, true);
@@ -250,7 +250,7 @@ int weir__wcore_load_entry(weir__wcore *c, const uint8_t *key, size_t len, uint6
     wentry *e = weir__wentry_get(c, key, len, hash, true);
     if (!e)
         return WEIR_ENOMEM;
-    if (e->head || e->mats || e->nrec)
+    if (!weir__entry_empty(c, e))
         return WEIR_EEXIST;
     uint64_t n = 0;
     rc = weir_cursor_get_varint(&in, &n);
