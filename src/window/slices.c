@@ -455,9 +455,10 @@ static int tumbling_fire(wcore *c, weir_ts W)
  * hint: checked against the record's entry and hash before use), and
  * folding it costs no probe. A record whose words return to zero stays
  * where it is, so the key finds it again when it comes back (a firing
- * skips it); c->run_zeros counts such records, never fewer than there are
- * (a late row that revives one through the pending path is not subtracted),
- * and once they are more than half the table run_compact drops them. It
+ * skips it); c->run_zeros counts such records (late rows that reach a
+ * running record through the pending path are not counted: a miscount only
+ * moves a compaction, which recounts), and once they are more than half
+ * the table run_compact drops them. It
  * also runs before key entries are swept, since a zero record may name an
  * idle entry and entries are recycled.
  */
@@ -569,7 +570,10 @@ static inline int fold_recs(wcore *c, sslice *x, const bool add, const uint32_t 
                 after |= dw[w] = add ? dw[w] + sw[w] : dw[w] - sw[w];
             }
         }
-        c->run_zeros += (uint32_t)(after == 0) - (uint32_t)(before == 0);
+        if (!after && before)
+            c->run_zeros++;
+        else if (!before && after && c->run_zeros)
+            c->run_zeros--;
     }
     return 0;
 }

@@ -309,7 +309,6 @@ void weir__wentry_changed(wcore *c, wentry *e)
     e->flags |= E_IN_CHG;
 }
 
-
 /*
  * Drops key entries that hold nothing and have nothing in keyed state, so
  * a stream of ever-new keys (sessions) does not grow the table. Sweeps run

@@ -183,7 +183,7 @@ struct weir__wcore {
     bool emit_fused;          /* ... and with weir__emit_fused (one 8-byte key, integer COUNT/SUM) */
     sslice *run;              /* hopping, all_int: the running sum of the slices marked in_run */
     weir_ts run_end;          /* ... which are the live slices ending at or before this; WEIR_TS_MIN: none */
-    uint32_t run_zeros;       /* c->run's records whose words are all zero, or more (see slices.c) */
+    uint32_t run_zeros;       /* about how many of c->run's records are all zero (see slices.c) */
     uint32_t srec_last;       /* the number of the record srec_get returned last */
     weir_ts cum_ds, cum_de;   /* cumulating: the period table's [start, end) when drained last */
     uint64_t n_recs;
