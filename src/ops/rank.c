@@ -20,6 +20,13 @@
  * kept one replaces it, as Flink's deduplication does; elsewhere equal rows
  * keep their arrival order (the earlier ranks first).
  *
+ * State is read and written once per partition per batch: a partition's
+ * value is kept, as the batch's rows leave it, in a cache of the batch
+ * (rows are still applied in order, so the output is as row by row), and
+ * the partitions it changed are written back when the batch is done -
+ * before any timer or checkpoint can look. Hot partitions (a few auctions
+ * take most bids) then cost one state read and write per batch.
+ *
  * Window Top-N (window_end_col >= 0; the partition includes the window's
  * bounds): rows are ranked into the same state without output, an
  * event-time timer waits for the window's end, and then the kept ranks come
@@ -40,6 +47,14 @@ typedef struct kept {
     size_t rowlen;
 } kept;
 
+/* A partition's state value as this batch's rows left it. */
+typedef struct rcache_ent {
+    uint64_t hash;
+    uint32_t koff, klen; /* key bytes in rank_op.ckeys */
+    bool dirty;          /* to be written back */
+    weir_buf val;        /* the value (empty: none) */
+} rcache_ent;
+
 typedef struct rank_op {
     const weir_rank_config *conf;
     uint32_t n_cols; /* input columns */
@@ -52,6 +67,12 @@ typedef struct rank_op {
     kept *kept;
     uint32_t cap_kept;
     uint8_t key[1024];
+    /* the batch's cache: entries (their buffers kept across batches), an open hash over them */
+    rcache_ent *ents;
+    uint32_t n_ents, cap_ents;
+    uint32_t *slots; /* entry index + 1, 0 empty */
+    uint32_t n_slots;
+    weir_buf ckeys;
     uint64_t *n_changes;
     uint64_t *n_late;
 } rank_op;
@@ -136,21 +157,14 @@ static int sk_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 
 /* ---- state: u32 count, then per row: bytes sort key, bytes row ---- */
 
-static int load(rank_op *o, uint32_t *n)
+/* o->kept from a value (pointers into it); an empty value is an empty list. */
+static int parse(rank_op *o, const weir_buf *val, uint32_t *n)
 {
     *n = 0;
-    const void *v;
-    size_t len;
-    int rc = weir_value_get(o->st, NULL, 0, &v, &len);
-    if (rc == WEIR_ENOTFOUND)
+    if (!val->len)
         return 0;
-    if (rc)
-        return rc;
-    weir_buf_clear(&o->copy);
-    if ((rc = weir_buf_put(&o->copy, v, len)))
-        return rc;
     weir_cursor c;
-    weir_cursor_init(&c, o->copy.data, o->copy.len);
+    weir_cursor_init(&c, val->data, val->len);
     uint32_t count;
     if (weir_cursor_get_u32(&c, &count) || count > o->conf->rank_end)
         return WEIR_ECORRUPT;
@@ -173,7 +187,89 @@ static int load(rank_op *o, uint32_t *n)
     return 0;
 }
 
-static int store(rank_op *o, const kept *rows, uint32_t n)
+/* The current key's value from state into out (empty when there is none). */
+static int read_state(rank_op *o, weir_buf *out)
+{
+    weir_buf_clear(out);
+    const void *v;
+    size_t len;
+    int rc = weir_value_get(o->st, NULL, 0, &v, &len);
+    if (rc == WEIR_ENOTFOUND)
+        return 0;
+    return rc ? rc : weir_buf_put(out, v, len);
+}
+
+/* The current key's list, read from state (the timer's path). */
+static int load(rank_op *o, uint32_t *n)
+{
+    int rc = read_state(o, &o->copy);
+    return rc ? rc : parse(o, &o->copy, n);
+}
+
+/* ---- the batch's cache ---- */
+
+static int cache_grow(rank_op *o)
+{
+    uint32_t n = o->n_slots ? o->n_slots * 2 : 256;
+    uint32_t *s = weir_calloc(n, sizeof *s);
+    if (!s)
+        return WEIR_ENOMEM;
+    for (uint32_t e = 0; e < o->n_ents; e++) {
+        uint32_t i = (uint32_t)o->ents[e].hash & (n - 1);
+        while (s[i])
+            i = (i + 1) & (n - 1);
+        s[i] = e + 1;
+    }
+    weir_free(o->slots);
+    o->slots = s;
+    o->n_slots = n;
+    return 0;
+}
+
+/* The cache entry of the current key (key bytes o->key[0..klen)), read from state on first use. */
+static int cache_get(rank_op *o, size_t klen, rcache_ent **out)
+{
+    uint64_t h = weir_key_hash(o->key, klen);
+    if ((o->n_ents + 1) * 2 > o->n_slots) {
+        int rc = cache_grow(o);
+        if (rc)
+            return rc;
+    }
+    uint32_t i = (uint32_t)h & (o->n_slots - 1);
+    for (; o->slots[i]; i = (i + 1) & (o->n_slots - 1)) {
+        rcache_ent *e = &o->ents[o->slots[i] - 1];
+        if (e->hash == h && e->klen == klen && !memcmp(o->ckeys.data + e->koff, o->key, klen)) {
+            *out = e;
+            return 0;
+        }
+    }
+    if (o->n_ents == o->cap_ents) {
+        uint32_t cap = o->cap_ents ? o->cap_ents * 2 : 64;
+        rcache_ent *ne = weir_realloc(o->ents, cap * sizeof *ne);
+        if (!ne)
+            return WEIR_ENOMEM;
+        for (uint32_t k = o->cap_ents; k < cap; k++)
+            weir_buf_init(&ne[k].val);
+        o->ents = ne;
+        o->cap_ents = cap;
+    }
+    rcache_ent *e = &o->ents[o->n_ents];
+    e->hash = h;
+    e->koff = (uint32_t)o->ckeys.len;
+    e->klen = (uint32_t)klen;
+    e->dirty = false;
+    int rc = weir_buf_put(&o->ckeys, o->key, klen);
+    if (!rc)
+        rc = read_state(o, &e->val);
+    if (rc)
+        return rc;
+    o->slots[i] = ++o->n_ents;
+    *out = e;
+    return 0;
+}
+
+/* The new list of a partition into its cache entry (rows may point into the entry's old value). */
+static int cache_store(rank_op *o, rcache_ent *e, const kept *rows, uint32_t n)
 {
     weir_buf_clear(&o->val);
     int rc = weir_buf_put_u32(&o->val, n);
@@ -182,7 +278,32 @@ static int store(rank_op *o, const kept *rows, uint32_t n)
         if (!rc)
             rc = weir_buf_put_bytes(&o->val, rows[i].row, rows[i].rowlen);
     }
-    return rc ? rc : weir_value_put(o->st, NULL, 0, o->val.data, o->val.len);
+    if (rc)
+        return rc;
+    weir_buf t = e->val;
+    e->val = o->val;
+    o->val = t;
+    e->dirty = true;
+    return 0;
+}
+
+/* Writes back the partitions the batch changed and empties the cache. */
+static int cache_flush(rank_op *o, weir_op_ctx *ctx)
+{
+    int rc = 0;
+    for (uint32_t k = 0; k < o->n_ents && !rc; k++) {
+        rcache_ent *e = &o->ents[k];
+        if (!e->dirty)
+            continue;
+        rc = weir_op_set_key(ctx, o->ckeys.data + e->koff, e->klen);
+        if (!rc)
+            rc = weir_value_put(o->st, NULL, 0, e->val.data, e->val.len);
+    }
+    o->n_ents = 0;
+    weir_buf_clear(&o->ckeys);
+    if (o->n_slots)
+        memset(o->slots, 0, o->n_slots * sizeof *o->slots);
+    return rc;
 }
 
 /* ---- output ---- */
@@ -224,7 +345,8 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
                             sizeof o->key);
     int rc = weir_op_set_key(ctx, o->key, klen);
     uint32_t n;
-    if (rc || (rc = sort_key(c, in, r, &o->sk)) || (rc = load(o, &n)))
+    rcache_ent *ce;
+    if (rc || (rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, klen, &ce)) || (rc = parse(o, &ce->val, &n)))
         return rc;
     /* the new row's position: after the rows that rank before it, and after equal ones unless
      * a newer equal row wins (keep-last deduplication) */
@@ -286,7 +408,7 @@ insert:
     memmove(&o->kept[p + 1], &o->kept[p], (n - p) * sizeof *o->kept);
     o->kept[p] = nk;
 #undef NEW_AT
-    return store(o, o->kept, n_new);
+    return cache_store(o, ce, o->kept, n_new);
 }
 
 /* Window Top-N: a row of a window that has not ended is ranked; its window's end is a timer. */
@@ -309,12 +431,12 @@ static int rank_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     (void)input;
     rank_op *o = op;
     bool windowed = o->conf->window_end_col >= 0;
-    for (uint32_t r = 0; r < in->n_rows; r++) {
-        int rc = windowed ? window_row(o, ctx, in, r) : apply_row(o, ctx, in, r);
-        if (rc)
-            return rc;
-    }
-    return flush(o, ctx);
+    int rc = 0;
+    for (uint32_t r = 0; r < in->n_rows && !rc; r++)
+        rc = windowed ? window_row(o, ctx, in, r) : apply_row(o, ctx, in, r);
+    int frc = cache_flush(o, ctx);
+    rc = rc ? rc : frc;
+    return rc ? rc : flush(o, ctx);
 }
 
 /* Window Top-N: the window ended; its ranks [start, end] come out once, then its state goes. */
@@ -358,6 +480,7 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
     weir_buf_init(&o->val);
     weir_buf_init(&o->sk);
     weir_buf_init(&o->row);
+    weir_buf_init(&o->ckeys);
     o->out = weir_batch_create(c->out_schema, info->batch_size);
     return o->out ? 0 : WEIR_ENOMEM;
 }
@@ -381,6 +504,11 @@ static void rank_close(void *op)
     weir_buf_fini(&o->val);
     weir_buf_fini(&o->sk);
     weir_buf_fini(&o->row);
+    weir_buf_fini(&o->ckeys);
+    for (uint32_t k = 0; k < o->cap_ents; k++)
+        weir_buf_fini(&o->ents[k].val);
+    weir_free(o->ents);
+    weir_free(o->slots);
     weir_free(o->kept);
     weir_free(o);
 }
