@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "weir/planner.h"
 #include "weir/weir.h"
@@ -301,4 +302,99 @@ Test(sql_proctime, errors)
                       "SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE v, DESCRIPTOR(pt), INTERVAL '1' SECOND))\n"
                       "GROUP BY window_start, window_end;\n",
                       "column 'pt' is not a time attribute");
+}
+
+/* ---- lookup joins: the table is read again once it is lookup.join.cache.ttl old ---- */
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The rows "+I[id, v]" for ids [lo, hi), v the table's value for id % 2 (v0 or v1). */
+static size_t lookup_rows(char **rows, size_t n, int lo, int hi, const char *v0, const char *v1)
+{
+    for (int id = lo; id < hi; id++) {
+        char line[64];
+        snprintf(line, sizeof line, "+I[%d, %s]", id, id % 2 ? v1 : v0);
+        rows[n++] = strdup(line);
+    }
+    return n;
+}
+
+static char *sorted_lines(char **rows, size_t n)
+{
+    qsort(rows, n, sizeof *rows, cmp_str);
+    char *out = calloc(1, n * 64 + 1);
+    cr_assert(out);
+    for (size_t i = 0; i < n; i++) {
+        strcat(out, rows[i]);
+        strcat(out, "\n");
+        free(rows[i]);
+    }
+    return out;
+}
+
+/*
+ * ids 0-9 come at 1 s and are joined with the table as the job read it when
+ * it started; the file is rewritten; ids 10-19 come at 10 s. With a TTL of
+ * 5 s the table is 9 s old then and is read again, so ids 10-29 see the new
+ * values; with the default (60 min, as Flink's filesystem lookup source)
+ * every row sees the old ones.
+ */
+static char *lookup_run(const char *ttl_option)
+{
+    char dir[] = "/tmp/weir-lookup-XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char path[256], sql[2048];
+    snprintf(path, sizeof path, "%s/rates.csv", dir);
+    write_text(path, "0,old0\n1,old1\n");
+    snprintf(sql, sizeof sql,
+             "CREATE TABLE rates (k BIGINT, v STRING) WITH ('connector' = 'filesystem', 'path' = '%s',\n"
+             "  'format' = 'csv'%s);\n" SOURCE_DDL
+             "SELECT s.id, r.v FROM (SELECT id, PROCTIME() AS pt FROM src) s\n"
+             "JOIN rates FOR SYSTEM_TIME AS OF s.pt AS r ON s.id %% 2 = r.k;\n",
+             path, ttl_option);
+    weir_manual_clock *mc = weir_manual_clock_create(1000);
+    sql_run r;
+    run_start(&r, sql, mc, 1);
+    cr_assert(wait_for(r.job, 9000, 10), "ids 0-9 were not joined");
+    write_text(path, "0,new0\n1,new1\n");
+    weir_manual_clock_set(mc, 10000);
+    cr_assert(wait_for(r.job, 19000, 20), "ids 10-19 were not joined");
+    weir_manual_clock_set(mc, 25000);
+    char *out = run_finish(&r);
+    weir_manual_clock_destroy(mc);
+    unlink(path);
+    rmdir(dir);
+    return out;
+}
+
+Test(sql_proctime, lookup_table_is_read_again_after_its_ttl, .timeout = 120)
+{
+    char *rows[32];
+    size_t n = lookup_rows(rows, 0, 0, 10, "old0", "old1");
+    n = lookup_rows(rows, n, 10, 30, "new0", "new1");
+    char *want = sorted_lines(rows, n);
+    char *got = lookup_run(", 'lookup.join.cache.ttl' = '5 s'");
+    cr_assert_str_eq(got, want);
+    free(got);
+    free(want);
+
+    n = lookup_rows(rows, 0, 0, 30, "old0", "old1");
+    want = sorted_lines(rows, n);
+    got = lookup_run("");
+    cr_assert_str_eq(got, want, "the default TTL is an hour");
+    free(got);
+    free(want);
+
+    expect_plan_error("CREATE TABLE t (k BIGINT, v STRING) WITH ('connector' = 'filesystem', 'path' = 'x.csv',\n"
+                      "  'format' = 'csv', 'lookup.join.cache.ttl' = 'soon');\n"
+                      "CREATE TABLE s (id BIGINT, pt AS PROCTIME()) WITH ('connector' = 'datagen', "
+                      "'number-of-rows' = '1');\n"
+                      "SELECT s.id, t.v FROM s JOIN t FOR SYSTEM_TIME AS OF s.pt ON s.id = t.k;\n",
+                      "bad.sql:2:47: error: invalid lookup.join.cache.ttl 'soon'");
 }

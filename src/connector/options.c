@@ -162,6 +162,7 @@ static bool ignored_everywhere(const char *key)
 {
     return strcmp(key, "connector") == 0 ||
            strncmp(key, "scan.watermark.", 15) == 0 ||
+           strcmp(key, "lookup.join.cache.ttl") == 0 || /* the planner's, for lookup joins */
            strcmp(key, "scan.parallelism") == 0 ||
            strcmp(key, "sink.parallelism") == 0;
 }

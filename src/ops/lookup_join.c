@@ -7,9 +7,11 @@
  * The table is a bounded source (a file, say). Each subtask reads all of it
  * when it opens - every split, as one subtask of one - keeping the rows that
  * pass the table's filter (conditions of the ON clause on the table alone)
- * in a hash table by key. It is read once: later changes to the file are
- * not seen (Flink's filesystem lookup source reloads after
- * 'lookup.join.cache.ttl'; weir documents the difference). Keys compare as
+ * in a hash table by key. Once the table is cache_ttl_ms old (the job's
+ * processing time, checked when a batch arrives) it is read again before
+ * the batch is joined, as Flink's filesystem lookup source does after
+ * 'lookup.join.cache.ttl': rows joined until then saw the old contents,
+ * rows after it the new ones. Keys compare as
  * SQL values: INT and BIGINT key columns are compared as BIGINT, other
  * types need equal types (the planner casts the stream side); a NULL key
  * matches nothing.
@@ -53,6 +55,8 @@ typedef struct lj_op {
     weir_expr_env *env;
     weir_buf kb;  /* a key */
     weir_buf row; /* a table row being encoded (reused while loading) */
+    int64_t loaded_ms; /* processing time of the last load */
+    uint64_t *n_table_rows, *n_loads;
 } lj_op;
 
 /* ---- keys: SQL values, INT and BIGINT alike ---- */
@@ -185,9 +189,15 @@ static int add_row(lj_op *o, const weir_batch *b, uint32_t r)
     return 0;
 }
 
-/* Reads the whole table (every split, as the only subtask) into the hash table. */
+/* Reads the whole table (every split, as the only subtask) into the hash table, replacing what it held. */
 static int load_table(lj_op *o, weir_op_ctx *ctx)
 {
+    weir_buf_clear(&o->rows);
+    weir_buf_clear(&o->keys);
+    o->n_rows = o->n_ents = 0;
+    if (o->n_slots)
+        memset(o->slots, 0, o->n_slots * sizeof *o->slots);
+    o->loaded_ms = weir_op_now_ms(ctx);
     const weir_lookup_join_config *c = o->conf;
     const weir_source_class *cls = c->table.cls;
     weir_source_info info = {.subtask = 0, .parallelism = 1, .batch_size = 1024, .schema = c->table.schema};
@@ -238,6 +248,8 @@ static int load_table(lj_op *o, weir_op_ctx *ctx)
     if (rc)
         return weir_op_fail(ctx, rc, "lookup table '%s': %s", c->table_name,
                             err.message[0] ? err.message : weir_strerror(rc));
+    *o->n_table_rows = o->n_rows;
+    (*o->n_loads)++;
     return 0;
 }
 
@@ -284,6 +296,11 @@ static int lj_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
     (void)input;
     lj_op *o = op;
     const weir_lookup_join_config *c = o->conf;
+    if (c->cache_ttl_ms > 0 && weir_op_now_ms(ctx) - o->loaded_ms >= c->cache_ttl_ms) {
+        int rc = load_table(o, ctx);
+        if (rc)
+            return rc;
+    }
     weir_expr_env_set_watermark(o->env, weir_op_watermark(ctx));
     for (uint32_t r = 0; r < in->n_rows; r++) {
         int rc = key_of(in, c->left_keys, c->n_keys, r, &o->kb);
@@ -332,12 +349,9 @@ static int lj_create(void *arg, const weir_op_info *info, void **out)
 static int lj_open(void *op, weir_op_ctx *ctx)
 {
     lj_op *o = op;
-    int rc = load_table(o, ctx);
-    if (!rc) {
-        uint64_t *rows = weir_op_counter(ctx, "lookup_table_rows");
-        *rows = o->n_rows;
-    }
-    return rc;
+    o->n_table_rows = weir_op_counter(ctx, "lookup_table_rows");
+    o->n_loads = weir_op_counter(ctx, "lookup_table_loads");
+    return load_table(o, ctx);
 }
 
 static void lj_close(void *op)

@@ -188,8 +188,9 @@ int weir_over_spec(const weir_over_config *cfg, weir_operator_spec *out);
 /*
  * Processing-time lookup join against a bounded table (ops/lookup_join.c):
  * each input row joined with the table rows of equal key; the table is read
- * whole by every subtask when it opens. Output: the first n_out input
- * columns, then the table's columns.
+ * whole by every subtask when it opens, and again once it is cache_ttl_ms
+ * old (processing time). Output: the first n_out input columns, then the
+ * table's columns.
  */
 typedef struct weir_lookup_join_config {
     weir_source_spec table;   /* bounded; its arg is owned by the spec (freed with it) */
@@ -203,6 +204,7 @@ typedef struct weir_lookup_join_config {
     bool left_outer;          /* LEFT JOIN: rows without a match padded with NULLs */
     const weir_schema *out_schema; /* borrowed */
     weir_clock clock;
+    int64_t cache_ttl_ms;     /* read the table again when it is this old; <= 0: never */
 } weir_lookup_join_config;
 
 int weir_lookup_join_spec(const weir_lookup_join_config *cfg, weir_operator_spec *out);

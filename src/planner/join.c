@@ -549,6 +549,16 @@ static int plan_lookup_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
         filter = x;
     }
     lc.table_filter = filter;
+    /* read again once this old, as Flink's filesystem lookup source (default 60 min) */
+    lc.cache_ttl_ms = 60 * 60 * 1000;
+    for (size_t i = 0; i < t->n_opts; i++) {
+        if (strcasecmp(t->opts[i].key, "lookup.join.cache.ttl"))
+            continue;
+        if (weir_option_parse_duration(t->opts[i].value, &lc.cache_ttl_ms) || lc.cache_ttl_ms <= 0)
+            return plan_error(pc, t->ddl->options[i].value_loc, WEIR_EINVAL,
+                              "invalid lookup.join.cache.ttl '%s' (a positive duration, such as '10 min')",
+                              t->opts[i].value);
+    }
     if ((rc = push_filter(pc, &sd[0], push[0], n_push[0])) || (rc = key_projection(pc, &sd[0], lkt, n_keys)))
         return rc;
     for (uint32_t i = 0; i < n_keys; i++)
