@@ -291,13 +291,15 @@ static int cache_store(rank_op *o, rcache_ent *e, const kept *rows, uint32_t n)
 static int cache_flush(rank_op *o, weir_op_ctx *ctx)
 {
     int rc = 0;
-    for (uint32_t k = 0; k < o->n_ents && !rc; k++) {
+    for (uint32_t k = 0; k < o->n_ents; k++) {
         rcache_ent *e = &o->ents[k];
-        if (!e->dirty)
-            continue;
-        rc = weir_op_set_key(ctx, o->ckeys.data + e->koff, e->klen);
-        if (!rc)
+        if (e->dirty && !rc && !(rc = weir_op_set_key(ctx, o->ckeys.data + e->koff, e->klen)))
             rc = weir_value_put(o->st, NULL, 0, e->val.data, e->val.len);
+        /* buffers stay for the next batch, but not large ones (a wide Top-N over many partitions) */
+        if (e->val.cap > 64 * 1024) {
+            weir_buf_fini(&e->val);
+            weir_buf_init(&e->val);
+        }
     }
     o->n_ents = 0;
     weir_buf_clear(&o->ckeys);
