@@ -138,7 +138,10 @@ int weir_op_timer_delete(weir_op_ctx *ctx, weir_time_domain d, weir_ts ts, int64
  */
 void weir_op_hold_watermark(weir_op_ctx *ctx, weir_ts hold);
 
-/* A named counter of this subtask (created on first use; valid for the job). */
+/*
+ * A named counter of this subtask (created on first use; valid for the job).
+ * Never NULL: out of memory, a counter no metric lists.
+ */
 uint64_t *weir_op_counter(weir_op_ctx *ctx, const char *name);
 /* Reports a failure with a message; the operator then returns code. */
 int weir_op_fail(weir_op_ctx *ctx, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

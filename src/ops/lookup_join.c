@@ -351,8 +351,6 @@ static int lj_open(void *op, weir_op_ctx *ctx)
     lj_op *o = op;
     o->n_table_rows = weir_op_counter(ctx, "lookup_table_rows");
     o->n_loads = weir_op_counter(ctx, "lookup_table_loads");
-    if (!o->n_table_rows || !o->n_loads)
-        return WEIR_ENOMEM;
     return load_table(o, ctx);
 }
 

@@ -449,13 +449,12 @@ uint64_t *weir_op_counter(weir_op_ctx *ctx, const char *name)
         if (strcmp(k->name, name) == 0)
             return &k->value;
     weir__counter *k = weir_calloc(1, sizeof *k);
-    if (!k)
-        return NULL;
-    k->name = weir_strdup(name);
-    if (!k->name) {
+    if (k && !(k->name = weir_strdup(name))) {
         weir_free(k);
-        return NULL;
+        k = NULL;
     }
+    if (!k)
+        return &ctx->unlisted_counter; /* out of memory: counts, but no metric shows it */
     pthread_mutex_lock(&ctx->counters_mu);
     k->next = ctx->counters;
     ctx->counters = k;

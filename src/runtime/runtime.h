@@ -148,6 +148,7 @@ struct weir_op_ctx {
     uint64_t records_in, records_out;
     weir__counter *counters;
     pthread_mutex_t counters_mu; /* registration vs. metric readers */
+    uint64_t unlisted_counter; /* what weir_op_counter hands out when it cannot list one */
 };
 
 typedef struct weir__inchan {
