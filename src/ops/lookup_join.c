@@ -27,6 +27,7 @@
 
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
+#include "util/hindex.h"
 #include "weir/expr.h"
 #include "weir/key.h"
 
@@ -94,24 +95,6 @@ static int key_of(const weir_batch *b, const uint32_t *cols, uint32_t n, uint32_
     return 0;
 }
 
-static int rehash(lj_op *o)
-{
-    uint32_t n = o->n_slots ? o->n_slots * 2 : 1024;
-    uint32_t *s = weir_calloc(n, sizeof *s);
-    if (!s)
-        return WEIR_ENOMEM;
-    for (uint32_t e = 0; e < o->n_ents; e++) {
-        uint32_t i = (uint32_t)o->ents[e].hash & (n - 1);
-        while (s[i])
-            i = (i + 1) & (n - 1);
-        s[i] = e + 1;
-    }
-    weir_free(o->slots);
-    o->slots = s;
-    o->n_slots = n;
-    return 0;
-}
-
 /* The entry of key bytes k, or UINT32_MAX. */
 static uint32_t find(const lj_op *o, const uint8_t *k, size_t len, uint64_t h)
 {
@@ -175,7 +158,8 @@ static int add_row(lj_op *o, const weir_batch *b, uint32_t r)
         o->ents = ne;
         o->cap_ents = cap;
     }
-    if ((o->n_ents + 1) * 2 > o->n_slots && (rc = rehash(o)))
+    if ((o->n_ents + 1) * 2 > o->n_slots &&
+        (rc = weir__hindex_grow(&o->slots, &o->n_slots, o->ents, sizeof *o->ents, o->n_ents)))
         return rc;
     size_t koff = o->keys.len;
     if ((rc = weir_buf_put(&o->keys, o->kb.data, o->kb.len)))

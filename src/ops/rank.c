@@ -37,6 +37,7 @@
 
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
+#include "util/hindex.h"
 #include "weir/state.h"
 
 /* One kept row of the current partition, pointing into rank_op.copy. */
@@ -208,30 +209,15 @@ static int load(rank_op *o, uint32_t *n)
 
 /* ---- the batch's cache ---- */
 
-static int cache_grow(rank_op *o)
-{
-    uint32_t n = o->n_slots ? o->n_slots * 2 : 256;
-    uint32_t *s = weir_calloc(n, sizeof *s);
-    if (!s)
-        return WEIR_ENOMEM;
-    for (uint32_t e = 0; e < o->n_ents; e++) {
-        uint32_t i = (uint32_t)o->ents[e].hash & (n - 1);
-        while (s[i])
-            i = (i + 1) & (n - 1);
-        s[i] = e + 1;
-    }
-    weir_free(o->slots);
-    o->slots = s;
-    o->n_slots = n;
-    return 0;
-}
-
-/* The cache entry of the current key (key bytes o->key[0..klen)), read from state on first use. */
-static int cache_get(rank_op *o, size_t klen, rcache_ent **out)
+/*
+ * The cache entry of the partition with key bytes o->key[0..klen), read
+ * from state on first use (the current key is set then; a hit needs none).
+ */
+static int cache_get(rank_op *o, weir_op_ctx *ctx, size_t klen, rcache_ent **out)
 {
     uint64_t h = weir_key_hash(o->key, klen);
     if ((o->n_ents + 1) * 2 > o->n_slots) {
-        int rc = cache_grow(o);
+        int rc = weir__hindex_grow(&o->slots, &o->n_slots, o->ents, sizeof *o->ents, o->n_ents);
         if (rc)
             return rc;
     }
@@ -259,6 +245,8 @@ static int cache_get(rank_op *o, size_t klen, rcache_ent **out)
     e->klen = (uint32_t)klen;
     e->dirty = false;
     int rc = weir_buf_put(&o->ckeys, o->key, klen);
+    if (!rc)
+        rc = weir_op_set_key(ctx, o->key, klen);
     if (!rc)
         rc = read_state(o, &e->val);
     if (rc)
@@ -345,10 +333,12 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     if (klen > sizeof o->key)
         return weir_op_fail(ctx, WEIR_EINVAL, "partition key of %zu bytes exceeds the limit of %zu", klen,
                             sizeof o->key);
-    int rc = weir_op_set_key(ctx, o->key, klen);
+    /* a window Top-N row registers its window's timer under the key */
+    int rc = c->window_end_col >= 0 ? weir_op_set_key(ctx, o->key, klen) : 0;
     uint32_t n;
     rcache_ent *ce;
-    if (rc || (rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, klen, &ce)) || (rc = parse(o, &ce->val, &n)))
+    if (rc || (rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, ctx, klen, &ce)) ||
+        (rc = parse(o, &ce->val, &n)))
         return rc;
     /* the new row's position: after the rows that rank before it, and after equal ones unless
      * a newer equal row wins (keep-last deduplication) */
