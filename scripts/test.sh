@@ -10,16 +10,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 dir=build
-flags=()
+flags=(-DWEIR_WERROR=ON)
 case "${1:-}" in
 --sanitize)
   dir=build-asan
-  flags=(-DWEIR_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug)
+  flags+=(-DWEIR_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug)
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
   ;;
 --tsan)
-  cmake -S . -B build-tsan -DWEIR_TSAN=ON >/dev/null
+  cmake -S . -B build-tsan -DWEIR_TSAN=ON -DWEIR_WERROR=ON >/dev/null
   cmake --build build-tsan -j"$(nproc)" --target weir_cli
   export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp}
   weir=$PWD/build-tsan/weir

@@ -1773,6 +1773,8 @@ static int savepoint_target(weir_job *job, const char **dir, weir__coord **cp,
                             weir__storage **sp, weir_error *err)
 {
     weir__coord *c = job ? coord_of(job) : NULL;
+    *cp = NULL;
+    *sp = NULL;
     if (!c)
         return weir_error_set(
             err, WEIR_ENOTFOUND,
@@ -1794,8 +1796,8 @@ static int savepoint_target(weir_job *job, const char **dir, weir__coord **cp,
 int weir_job_savepoint(weir_job *job, const char *dir, char *path,
                        size_t path_cap, weir_error *err)
 {
-    weir__coord *c;
-    weir__storage *sp;
+    weir__coord *c = NULL;
+    weir__storage *sp = NULL;
     int rc = savepoint_target(job, &dir, &c, &sp, err);
     if (rc)
         return rc;
@@ -1829,8 +1831,8 @@ int weir_job_savepoint(weir_job *job, const char *dir, char *path,
 int weir_job_stop_with_savepoint(weir_job *job, const char *dir, char *path,
                                  size_t path_cap, weir_error *err)
 {
-    weir__coord *c;
-    weir__storage *sp;
+    weir__coord *c = NULL;
+    weir__storage *sp = NULL;
     int rc = savepoint_target(job, &dir, &c, &sp, err);
     if (rc)
         return rc;
