@@ -1243,6 +1243,176 @@ Test(file_sink, two_phase_commit_on_checkpoints_and_restore, .init = make_tmp,
     weir_schema_destroy(s);
 }
 
+/* Sink node_id of a job writing into dir, with commit on checkpoint; each
+ * call is a new run of that job. */
+static weir_operator_spec job_sink_spec(const char *dir, const char *job_id)
+{
+    weir_file_sink_config cfg;
+    weir_file_sink_config_init(&cfg);
+    cfg.path = dir;
+    cfg.rollover_interval_ms = -1;
+    cfg.commit_on_checkpoint = true;
+    cfg.job_id = job_id;
+    weir_operator_spec spec;
+    weir_error err;
+    cr_assert_eq(weir_file_sink_spec(&cfg, &spec, &err), 0, "%s", err.message);
+    return spec;
+}
+
+static void *node_sink_create(weir_operator_spec *spec, const weir_schema *s,
+                              uint32_t node_id)
+{
+    const weir_schema *in[1] = {s};
+    weir_op_info info = {.subtask = 0,
+                         .parallelism = 1,
+                         .max_parallelism = 128,
+                         .n_inputs = 1,
+                         .input_schemas = in,
+                         .batch_size = 64,
+                         .node_id = node_id};
+    void *op;
+    cr_assert_eq(spec->create(spec->arg, &info, &op), 0);
+    cr_assert_eq(spec->cls->open(op, NULL), 0);
+    return op;
+}
+
+/* How many entries of dir's listing contain needle. */
+static int count_in_dir(const char *dir, const char *needle)
+{
+    int n = 0;
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += strstr(e->d_name, needle) != NULL;
+    closedir(d);
+    return n;
+}
+
+Test(file_sink, two_writers_into_one_folder_restore_only_their_own,
+     .init = make_tmp, .fini = cleanup_tmp)
+{
+    weir_schema *s = kv_schema();
+    weir_batch *b1 = kv_batch(s, 1, 1), *b2 = kv_batch(s, 1, 2);
+    const char *dir = tpath("shared");
+    /* Run 1 of the job: sinks (nodes) 7 and 8 write into one folder. */
+    weir_operator_spec run1 = job_sink_spec(dir, "/jobs/one");
+    void *a = node_sink_create(&run1, s, 7), *b = node_sink_create(&run1, s, 8);
+    weir_buf a1, b1s, a2, b2s;
+    weir_buf_init(&a1);
+    weir_buf_init(&b1s);
+    weir_buf_init(&a2);
+    weir_buf_init(&b2s);
+    cr_assert_eq(run1.cls->process(a, NULL, 0, b1), 0);
+    cr_assert_eq(run1.cls->process(b, NULL, 0, b1), 0);
+    cr_assert_eq(run1.cls->snapshot(a, NULL, 1, &a1), 0);
+    cr_assert_eq(run1.cls->snapshot(b, NULL, 1, &b1s), 0);
+    /* Both subtask 0, both counter 0: the names still differ. */
+    cr_assert_str_eq(list_dir(dir), ".part-0-0.json.inprogress "
+                                    ".part-0-0.json.inprogress");
+    cr_assert_eq(run1.cls->process(a, NULL, 0, b2), 0);
+    cr_assert_eq(run1.cls->process(b, NULL, 0, b2), 0);
+    cr_assert_eq(run1.cls->snapshot(a, NULL, 2, &a2), 0);
+    cr_assert_eq(run1.cls->snapshot(b, NULL, 2, &b2s), 0);
+    /* Checkpoint 1 completes for both; the process dies before checkpoint
+     * 2 completes: its files stay hidden. */
+    cr_assert_eq(run1.cls->checkpoint_complete(a, NULL, 1), 0);
+    cr_assert_eq(run1.cls->checkpoint_complete(b, NULL, 1), 0);
+    cr_assert_str_eq(list_dir(dir),
+                     ".part-0-1.json.inprogress .part-0-1.json.inprogress "
+                     "part-0-0.json part-0-0.json");
+    run1.cls->close(a);
+    run1.cls->close(b);
+
+    /* Another job's file in progress in the same folder. */
+    weir_operator_spec other = job_sink_spec(dir, "/jobs/other");
+    void *o = node_sink_create(&other, s, 7);
+    cr_assert_eq(other.cls->process(o, NULL, 0, b1), 0);
+    other.cls->close(o);
+    /* Run 2 restores writer 7 from checkpoint 1 (its checkpoint-2 file
+     * goes), writes, and dies before its next checkpoint. */
+    weir_operator_spec run2 = job_sink_spec(dir, "/jobs/one");
+    a = node_sink_create(&run2, s, 7);
+    weir_cursor c;
+    weir_cursor_init(&c, a1.data, a1.len);
+    cr_assert_eq(run2.cls->restore(a, NULL, &c), 0);
+    cr_assert_eq(count_in_dir(dir, ".inprogress"), 2);
+    cr_assert_eq(run2.cls->process(a, NULL, 0, b2), 0);
+    run2.cls->close(a);
+    cr_assert_eq(count_in_dir(dir, ".inprogress"), 3);
+
+    /* Run 3 restores checkpoint 1 again: run 2's file of writer 7 goes too
+     * (same job and writer, no checkpoint covers it); writer 8's and the
+     * other job's stay until writer 8 restores. */
+    weir_operator_spec run3 = job_sink_spec(dir, "/jobs/one");
+    a = node_sink_create(&run3, s, 7);
+    weir_cursor_init(&c, a1.data, a1.len);
+    cr_assert_eq(run3.cls->restore(a, NULL, &c), 0);
+    cr_assert_eq(count_in_dir(dir, ".inprogress"), 2);
+    b = node_sink_create(&run3, s, 8);
+    weir_cursor_init(&c, b1s.data, b1s.len);
+    cr_assert_eq(run3.cls->restore(b, NULL, &c), 0);
+    cr_assert_eq(count_in_dir(dir, ".inprogress"), 1, "the other job's");
+    cr_assert_eq(run3.cls->process(a, NULL, 0, b2), 0);
+    cr_assert_eq(run3.cls->process(b, NULL, 0, b2), 0);
+    cr_assert_eq(run3.cls->finish(a, NULL), 0);
+    cr_assert_eq(run3.cls->finish(b, NULL), 0);
+    run3.cls->close(a);
+    run3.cls->close(b);
+    cr_assert_str_eq(list_dir(dir), ".part-0-0.json.inprogress part-0-0.json "
+                                    "part-0-0.json part-0-0.json "
+                                    "part-0-0.json");
+    weir_buf_fini(&a1);
+    weir_buf_fini(&b1s);
+    weir_buf_fini(&a2);
+    weir_buf_fini(&b2s);
+    weir_operator_spec_release(&run1);
+    weir_operator_spec_release(&run2);
+    weir_operator_spec_release(&run3);
+    weir_operator_spec_release(&other);
+    weir_batch_destroy(b1);
+    weir_batch_destroy(b2);
+    weir_schema_destroy(s);
+}
+
+Test(file_sink, commit_checks_every_file_before_the_first_rename,
+     .init = make_tmp, .fini = cleanup_tmp)
+{
+    weir_schema *s = kv_schema();
+    weir_batch *b = kv_batch(s, 3, 1);
+    /* 17 bytes a row, rolled at 17: three pending files for checkpoint 1. */
+    weir_operator_spec spec =
+        file_sink_spec(tpath("tx"), WEIR_FORMAT_JSON, 17, true);
+    void *op = sink_create(&spec, s, 0, 1);
+    weir_buf snap;
+    weir_buf_init(&snap);
+    cr_assert_eq(spec.cls->process(op, NULL, 0, b), 0);
+    cr_assert_eq(spec.cls->snapshot(op, NULL, 1, &snap), 0);
+    cr_assert_str_eq(list_dir(tpath("tx")),
+                     ".part-0-0.json.inprogress .part-0-1.json.inprogress "
+                     ".part-0-2.json.inprogress");
+    /* Something removes one of them (before the fix: another writer of the
+     * same table reusing the name). */
+    cr_assert_eq(unlink(pn_path(tpath("tx/.part-0-2.json.inprogress"))), 0);
+    cr_assert_eq(spec.cls->checkpoint_complete(op, NULL, 1), WEIR_ENOTFOUND);
+    char got[600], want[600];
+    snprintf(got, sizeof got, "%s", weir__sink_last_error(op)->message);
+    snprintf(want, sizeof want,
+             "%s/part-0-2.json: error: cannot commit: the pending file is "
+             "gone (no .part-0-2.json.inprogress): nothing of this commit "
+             "was made visible",
+             tpath("tx"));
+    cr_assert_str_eq(pn_short(got), want);
+    cr_assert_str_eq(list_dir(tpath("tx")),
+                     ".part-0-0.json.inprogress .part-0-1.json.inprogress",
+                     "nothing of checkpoint 1 is visible");
+    spec.cls->close(op);
+    weir_buf_fini(&snap);
+    weir_operator_spec_release(&spec);
+    weir_batch_destroy(b);
+    weir_schema_destroy(s);
+}
+
 static ssize_t enospc_write(int fd, const void *buf, size_t n)
 {
     errno = ENOSPC;
