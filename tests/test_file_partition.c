@@ -541,3 +541,46 @@ Test(file_partition, options)
         WEIR_EINVAL);
     weir_schema_destroy(s);
 }
+
+Test(file_partition, default_name_stays_inside_the_table, .init = make_tmp,
+     .fini = cleanup_tmp)
+{
+    weir_schema *s = part_schema();
+    const char *k1[] = {"dt"};
+    int idx = -1;
+    weir_connector_env env = {
+        .partition_keys = k1, .n_partition_keys = 1, .bad_option_index = &idx};
+    weir_operator_spec spec;
+    weir_error err;
+    const char *bad[] = {"../../../evil", "a/b", "/abs", "", "a\\b", "x\ny"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        weir_option o[] = {{"connector", "filesystem"},
+                           {"path", tpath("t")},
+                           {"format", "csv"},
+                           {"partition.default-name", bad[i]}};
+        idx = -1;
+        cr_assert_eq(weir_connector_sink_spec(NULL, o, 4, s, &env, &spec, &err),
+                     WEIR_EINVAL, "'%s' accepted", bad[i]);
+        cr_assert_eq(idx, 3);
+        cr_assert(strstr(err.message, "option 'partition.default-name' must "
+                                      "be a plain folder name"),
+                  "%s", err.message);
+        /* The C API refuses it too. */
+        weir_file_sink_config cfg;
+        base_cfg(&cfg, "t");
+        cfg.partition_default_name = bad[i];
+        cr_assert_eq(weir_file_sink_spec(&cfg, &spec, &err), WEIR_EINVAL);
+    }
+    /* Names that stay one folder are fine, dots included ("dt=.."). */
+    weir_file_sink_config cfg;
+    base_cfg(&cfg, "t");
+    cfg.partition_default_name = "..";
+    spec = spec_of(&cfg);
+    void *op = create(&spec, s);
+    put(&spec, op, s, 1, NULL, "x");
+    cr_assert_eq(spec.cls->finish(op, NULL), 0);
+    spec.cls->close(op);
+    cr_assert_str_eq(tree(tpath("t")), "dt=../hm=x/part-0-0.csv");
+    weir_operator_spec_release(&spec);
+    weir_schema_destroy(s);
+}
