@@ -283,6 +283,122 @@ Test(file_source, resume_at_position_equals_reading_everything,
     weir_schema_destroy(s);
 }
 
+/* Reads up to want rows of an open split into out ("k:v" lines); returns
+ * the read's result. */
+static int read_rows(src_handle *h, void *rd, uint32_t want, char *out,
+                     size_t cap)
+{
+    weir_batch *b = weir_batch_create(h->spec.schema, want);
+    int rc = h->spec.cls->read(rd, b, want, &h->err);
+    for (uint32_t r = 0; r < b->n_rows; r++) {
+        char v[128];
+        weir_batch_format_value(b, 1, r, v, sizeof v);
+        size_t len = strlen(out);
+        snprintf(out + len, cap - len, "%lld:%s\n",
+                 (long long)WEIR_COL_I64(b, 0)[r], v);
+    }
+    weir_batch_destroy(b);
+    return rc;
+}
+
+Test(file_source, a_file_that_shrinks_fails_one_that_grows_is_read_as_opened,
+     .init = make_tmp, .fini = cleanup_tmp)
+{
+    /* 100 rows of 20 bytes: {"k":NN,"v":"rNNN"}\n */
+    char content[4096] = "";
+    for (int i = 0; i < 100; i++) {
+        char line[64];
+        snprintf(line, sizeof line, "{\"k\":%d,\"v\":\"r%03d\"}\n",
+                 i % 90 + 10, i);
+        strcat(content, line);
+    }
+    write_file(tpath("f.json"), content);
+    weir_schema *s = kv_schema();
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    cfg.path = tpath("f.json");
+    cfg.read_buffer_bytes = 64;
+    src_handle h;
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    const char *ids[1];
+    cr_assert_eq(discover_all(&h, ids, 1), 1);
+    static char got[16384];
+
+    /* Truncated to 30 % while read: an error naming the file and both
+     * sizes, not an early end of input. */
+    void *rd;
+    cr_assert_eq(h.spec.cls->open_split(h.src, ids[0], NULL, 0, &rd, &h.err),
+                 0);
+    got[0] = '\0';
+    cr_assert_eq(read_rows(&h, rd, 10, got, sizeof got), 10);
+    cr_assert_eq(truncate(tpath("f.json"), 600), 0);
+    int rc;
+    uint32_t rows = 10;
+    while ((rc = read_rows(&h, rd, 10, got, sizeof got)) > 0)
+        rows += (uint32_t)rc;
+    cr_assert_eq(rc, WEIR_ECORRUPT, "rc %d after %u rows", rc, rows);
+    cr_assert_eq(rows, 30);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "%s: error: the file shrank while it was read: 2000 bytes when "
+             "opened, 600 bytes now (read up to offset 600); a file must not "
+             "be truncated or rewritten while a job reads it",
+             tpath("f.json"));
+    cr_assert_str_eq(h.err.message, want);
+    h.spec.cls->close_split(rd);
+
+    /* Reopened at a position past the end (truncated since the
+     * checkpoint). */
+    weir_buf pos;
+    weir_buf_init(&pos);
+    weir_buf_put_u64(&pos, 1000);
+    cr_assert_eq(h.spec.cls->open_split(h.src, ids[0], pos.data, pos.len, &rd,
+                                        &h.err),
+                 WEIR_ECORRUPT);
+    snprintf(want, sizeof want,
+             "%s: error: the file is shorter than the position to resume at: "
+             "600 bytes, position 1000 (truncated or replaced since the "
+             "checkpoint?)",
+             tpath("f.json"));
+    cr_assert_str_eq(h.err.message, want);
+    weir_buf_fini(&pos);
+
+    /* Appended to while read: read to the size it had when opened. */
+    write_file(tpath("f.json"), content);
+    cr_assert_eq(h.spec.cls->open_split(h.src, ids[0], NULL, 0, &rd, &h.err),
+                 0);
+    got[0] = '\0';
+    cr_assert_eq(read_rows(&h, rd, 10, got, sizeof got), 10);
+    FILE *f = fopen(tpath("f.json"), "a");
+    fputs("{\"k\":1,\"v\":\"late\"}\n", f);
+    fclose(f);
+    rows = 10;
+    while ((rc = read_rows(&h, rd, 10, got, sizeof got)) > 0)
+        rows += (uint32_t)rc;
+    cr_assert_eq(rc, WEIR_EOF);
+    cr_assert_eq(rows, 100);
+    cr_assert_null(strstr(got, "late"));
+    h.spec.cls->close_split(rd);
+
+    /* Replaced (renamed over) while read: the open file is read to its end. */
+    write_file(tpath("f.json"), content);
+    cr_assert_eq(h.spec.cls->open_split(h.src, ids[0], NULL, 0, &rd, &h.err),
+                 0);
+    got[0] = '\0';
+    cr_assert_eq(read_rows(&h, rd, 10, got, sizeof got), 10);
+    write_file(tpath("g.json"), "{\"k\":1,\"v\":\"new\"}\n");
+    cr_assert_eq(rename(tpath("g.json"), tpath("f.json")), 0);
+    rows = 10;
+    while ((rc = read_rows(&h, rd, 10, got, sizeof got)) > 0)
+        rows += (uint32_t)rc;
+    cr_assert_eq(rc, WEIR_EOF);
+    cr_assert_eq(rows, 100);
+    h.spec.cls->close_split(rd);
+    src_close(&h);
+    weir_schema_destroy(s);
+}
+
 Test(file_source, byte_ranges_lose_and_duplicate_nothing, .init = make_tmp,
      .fini = cleanup_tmp)
 {
