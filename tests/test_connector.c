@@ -1491,6 +1491,47 @@ Test(file_sink, two_writers_into_one_folder_restore_only_their_own,
     weir_schema_destroy(s);
 }
 
+Test(file_sink, without_a_job_id_restores_carry_the_writer_on,
+     .init = make_tmp, .fini = cleanup_tmp)
+{
+    weir_schema *s = kv_schema();
+    weir_batch *b1 = kv_batch(s, 1, 1);
+    const char *dir = tpath("nojob");
+    /* Another job without an id writes into the folder too. */
+    weir_operator_spec other = job_sink_spec(dir, NULL);
+    void *o = node_sink_create(&other, s, 7);
+    cr_assert_eq(other.cls->process(o, NULL, 0, b1), 0);
+    other.cls->close(o);
+    weir_operator_spec run = job_sink_spec(dir, NULL);
+    void *a = node_sink_create(&run, s, 7);
+    weir_buf ck;
+    weir_buf_init(&ck);
+    cr_assert_eq(run.cls->process(a, NULL, 0, b1), 0);
+    cr_assert_eq(run.cls->snapshot(a, NULL, 1, &ck), 0);
+    cr_assert_eq(run.cls->checkpoint_complete(a, NULL, 1), 0);
+    run.cls->close(a);
+    weir_operator_spec_release(&run);
+    /* Three runs restore checkpoint 1, write and die: each restore deletes
+     * what the runs before it wrote after the checkpoint. */
+    for (int i = 0; i < 3; i++) {
+        run = job_sink_spec(dir, NULL);
+        a = node_sink_create(&run, s, 7);
+        weir_cursor c;
+        weir_cursor_init(&c, ck.data, ck.len);
+        cr_assert_eq(run.cls->restore(a, NULL, &c), 0);
+        cr_assert_eq(count_in_dir(dir, ".inprogress"), 1, "run %d", i);
+        cr_assert_eq(run.cls->process(a, NULL, 0, b1), 0);
+        run.cls->close(a);
+        cr_assert_eq(count_in_dir(dir, ".inprogress"), 2);
+        weir_operator_spec_release(&run);
+    }
+    cr_assert_eq(count_in_dir(dir, "part-"), 3);
+    weir_buf_fini(&ck);
+    weir_operator_spec_release(&other);
+    weir_batch_destroy(b1);
+    weir_schema_destroy(s);
+}
+
 Test(file_sink, commit_checks_every_file_before_the_first_rename,
      .init = make_tmp, .fini = cleanup_tmp)
 {

@@ -5,7 +5,9 @@
  * Each subtask writes its own part files,
  * "part-<writer>-<run>-<subtask>-<n>.<ext>": <writer> (8 hex digits) is a
  * hash of the job's id and the sink's node id, the same in every run of the
- * job; <run> (16 hex digits) is new in every run (every spec); n counts up
+ * job (without a job id: drawn from the first run's id, and carried on by
+ * restores through the snapshot); <run> (16 hex digits) is new in every
+ * run (every spec); n counts up
  * from 0. So two sinks writing one folder (two INSERTs into one table, two
  * late-row outputs) and two runs never name a file alike, and the files of
  * one writer of one job are known by their name. Opening never overwrites:
@@ -27,10 +29,10 @@
  * hidden files written after it. The snapshot names every pending file in
  * full and the writer and run that wrote them, so a restore in a later run
  * (another <run>) commits exactly those names, then deletes that subtask
- * index's hidden files of the run that took the checkpoint and, when the
- * job's id is known, of every other earlier run of the same writer - never
- * a file of this run or of another writer. A fresh start (no restored
- * state) deletes this writer's earlier runs' hidden files the same way.
+ * index's hidden files of the run that took the checkpoint and of every
+ * other earlier run of the same writer - never a file of another writer. A
+ * fresh start (no restored state) deletes this writer's earlier runs'
+ * hidden files the same way when the job's id is known.
  * Commit checks every file it is about to rename first, so a commit that
  * must fail (a file missing) makes none of that checkpoint's files visible.
  *
@@ -246,10 +248,12 @@ static uint64_t hash_str(const char *p, size_t n)
     return h;
 }
 
-/* <writer>: the job's id and the sink's node id, folded to 32 bits. */
-static uint32_t writer_of(const char *job_id, uint32_t node_id)
+/* <writer>: the job's id (unknown: this run's id) and the sink's node id,
+ * folded to 32 bits. */
+static uint32_t writer_of(const char *job_id, uint64_t run, uint32_t node_id)
 {
-    uint64_t h = job_id ? hash_str(job_id, strlen(job_id)) : 0;
+    uint64_t h = job_id ? hash_str(job_id, strlen(job_id))
+                        : hash_str((const char *)&run, sizeof run);
     h ^= (uint64_t)node_id + UINT64_C(0x9e3779b97f4a7c15) + (h << 6) + (h >> 2);
     h *= UINT64_C(0xff51afd7ed558ccd);
     h ^= h >> 33;
@@ -268,7 +272,7 @@ static int fsink_create(void *argp, const weir_op_info *info, void **out)
         return WEIR_ENOMEM;
     s->arg = a;
     s->subtask = info->subtask;
-    s->writer = writer_of(a->job_id, info->node_id);
+    s->writer = writer_of(a->job_id, a->run, info->node_id);
     s->wm = WEIR_TS_MIN;
     s->clock = a->cfg.clock.now_ms ? a->cfg.clock : weir_clock_system();
     s->roll_size =
@@ -450,14 +454,16 @@ static int write_out(file_sink *s, bucket *b)
 
 /* Which hidden files abort_uncovered deletes: those of subtask index idx
  * that are old-style names (old), of the run that took the restored
- * checkpoint (has_run), or of any earlier run of this writer (own_job). */
+ * checkpoint (has_run: writer and run), or of any run of writer
+ * any_writer (has_any: this job's earlier runs). */
 typedef struct abort_ctx {
     uint32_t idx;
     bool old;
     bool has_run;
     uint32_t writer;
     uint64_t run;
-    bool own_job;
+    bool has_any;
+    uint32_t any_writer;
 } abort_ctx;
 static int abort_uncovered(file_sink *s, abort_ctx *ac);
 
@@ -473,7 +479,11 @@ static int sweep_if_fresh(file_sink *s)
     if (s->restored || s->swept)
         return 0;
     s->swept = true;
-    abort_ctx ac = {.idx = s->subtask};
+    /* Without a job id this writer is new (drawn from the run id): nothing
+     * of it is on disk yet. */
+    abort_ctx ac = {.idx = s->subtask,
+                    .has_any = s->arg->job_id != NULL,
+                    .any_writer = s->writer};
     return abort_uncovered(s, &ac);
 }
 
@@ -1205,12 +1215,13 @@ static bool to_abort(const file_sink *s, const abort_ctx *ac, const char *name)
      * written yet (restore and the fresh sweep come first): a file of this
      * run id is an earlier incarnation's (a run id given twice). */
     return (ac->has_run && pn.writer == ac->writer && pn.run == ac->run) ||
-           (ac->own_job && pn.writer == s->writer);
+           (ac->has_any && pn.writer == ac->any_writer);
 }
 
 static int abort_one(file_sink *s, const char *dir, const char *name, void *ud)
 {
     const abort_ctx *ac = ud;
+    (void)s;
     size_t n = strlen(name);
     if (name[0] != '.' || n < 11 || strcmp(name + n - 11, ".inprogress") != 0 ||
         !to_abort(s, ac, name))
@@ -1229,8 +1240,7 @@ static int abort_one(file_sink *s, const char *dir, const char *name, void *ud)
  * covers), in the path and every partition folder. */
 static int abort_uncovered(file_sink *s, abort_ctx *ac)
 {
-    ac->own_job = s->arg->job_id != NULL;
-    if (!ac->old && !ac->has_run && !ac->own_job)
+    if (!ac->old && !ac->has_run && !ac->has_any)
         return 0;
     return walk(s, s->arg->path, 0, abort_one, ac);
 }
@@ -1309,20 +1319,26 @@ static int fsink_restore_impl(void *op, weir_op_ctx *ctx, weir_cursor *in)
     /*
      * The restored checkpoint completed: what it covers is committed now,
      * the rest of that subtask index's hidden files deleted (those of the
-     * run that took the checkpoint, and of any earlier run of this writer:
-     * a run that restored the same checkpoint and crashed before the
-     * next). After a scale-down the state may be an old subtask's that no
+     * run that took the checkpoint, and of any other run of this job's
+     * writer: a run that restored the same checkpoint and crashed before
+     * the next). After a scale-down the state may be an old subtask's that no
      * longer runs: its files are adopted, its part numbers are not. Its
      * uncommitted partitions are adopted too, to be committed by this
      * subtask. Names of this run are never reused (open_part skips taken
      * ones), so the part counter is only a hint.
      */
     int rc = commit_pending(s, true, 0);
+    /* Without a job id, the checkpoint's writer is the job's: this subtask
+     * carries it on, so the next restore finds every run's files by it. */
+    if (!s->arg->job_id && version >= 4 && idx == s->subtask)
+        s->writer = writer;
     abort_ctx ac = {.idx = idx,
                     .old = version < 4,
                     .has_run = version >= 4,
                     .writer = writer,
-                    .run = run};
+                    .run = run,
+                    .has_any = s->arg->job_id || version >= 4,
+                    .any_writer = s->arg->job_id ? s->writer : writer};
     if (!rc)
         rc = abort_uncovered(s, &ac);
     if (idx == s->subtask && writer == s->writer && run == s->arg->run &&
