@@ -392,7 +392,9 @@ static bool get_num(const char **p, int digits, uint64_t *out)
     uint64_t v = 0;
     int n = 0;
     for (const char *q = *p;; q++, n++) {
-        int d = digits ? weir__hex_value(*q) : (*q >= '0' && *q <= '9' ? *q - '0' : -1);
+        int d = digits                     ? weir__hex_value(*q)
+                : (*q >= '0' && *q <= '9') ? *q - '0'
+                                           : -1;
         if (d < 0 || (digits && n == digits)) {
             if (n == 0 || (digits && n != digits))
                 return false;
@@ -422,8 +424,8 @@ static bool parse_part(const char *name, part_name *out)
         return false;
     p += 5;
     if (!get_num(&p, 8, &w) || *p++ != '-' || !get_num(&p, 16, &r) ||
-        *p++ != '-' || !get_num(&p, 0, &st) || st > UINT32_MAX ||
-        *p++ != '-' || !get_num(&p, 0, &n) || *p != '.')
+        *p++ != '-' || !get_num(&p, 0, &st) || st > UINT32_MAX || *p++ != '-' ||
+        !get_num(&p, 0, &n) || *p != '.')
         return false;
     *out = (part_name){(uint32_t)w, r, (uint32_t)st, n};
     return true;
@@ -603,8 +605,7 @@ static int open_part(file_sink *s, bucket *b)
         int e = EEXIST;
         b->fd = -1;
         if (access(visible, F_OK) != 0) {
-            b->fd =
-                weir__fio->open(hidden, O_WRONLY | O_CREAT | O_EXCL, 0666);
+            b->fd = weir__fio->open(hidden, O_WRONLY | O_CREAT | O_EXCL, 0666);
             e = errno;
         }
         weir_free(hidden);
@@ -871,7 +872,8 @@ static int key_value(const char *rel, uint32_t k, weir_buf *o)
         return WEIR_EINVAL;
     p++;
     for (; *p && *p != '/'; p++) {
-        if (*p == '%' && weir__hex_value(p[1]) >= 0 && weir__hex_value(p[2]) >= 0) {
+        if (*p == '%' && weir__hex_value(p[1]) >= 0 &&
+            weir__hex_value(p[2]) >= 0) {
             char c = (char)(weir__hex_value(p[1]) * 16 + weir__hex_value(p[2]));
             if (weir_buf_put(o, &c, 1))
                 return WEIR_ENOMEM;
@@ -1203,8 +1205,7 @@ static int fsink_checkpoint_complete_impl(void *op, weir_op_ctx *ctx,
     return commit_partitions(s, wm, false);
 }
 
-
-static bool to_abort(const file_sink *s, const abort_ctx *ac, const char *name)
+static bool to_abort(const abort_ctx *ac, const char *name)
 {
     if (ac->old && part_number(name, ac->idx) >= 0)
         return true;
@@ -1221,10 +1222,9 @@ static bool to_abort(const file_sink *s, const abort_ctx *ac, const char *name)
 static int abort_one(file_sink *s, const char *dir, const char *name, void *ud)
 {
     const abort_ctx *ac = ud;
-    (void)s;
     size_t n = strlen(name);
     if (name[0] != '.' || n < 11 || strcmp(name + n - 11, ".inprogress") != 0 ||
-        !to_abort(s, ac, name))
+        !to_abort(ac, name))
         return 0;
     char *p = make_path(dir, "", name, "");
     if (!p)
@@ -1278,8 +1278,8 @@ static int fsink_restore_impl(void *op, weir_op_ctx *ctx, weir_cursor *in)
     if (weir_cursor_get_u32(in, &version) || version < 1 ||
         version > SNAPSHOT_VERSION ||
         (version >= 2 && weir_cursor_get_u32(in, &idx)) ||
-        (version >= 4 && (weir_cursor_get_u32(in, &writer) ||
-                          weir_cursor_get_u64(in, &run))) ||
+        (version >= 4 &&
+         (weir_cursor_get_u32(in, &writer) || weir_cursor_get_u64(in, &run))) ||
         weir_cursor_get_u64(in, &next_part) || weir_cursor_get_u32(in, &n))
         return corrupt(s);
     for (uint32_t i = 0; i < n; i++) {

@@ -581,12 +581,12 @@ static int shrunk(file_reader *r, uint64_t at, weir_error *err)
     char now[32] = "?";
     if (fstat(r->fd, &st) == 0)
         snprintf(now, sizeof now, "%" PRIu64, (uint64_t)st.st_size);
-    return weir_error_set(err, WEIR_ECORRUPT,
-                          "%s: error: the file shrank while it was read: %" PRIu64
-                          " bytes when opened, %s bytes now (read up to offset "
-                          "%" PRIu64 "); a file must not be truncated or "
-                          "rewritten while a job reads it",
-                          r->split->path, r->size, now, at);
+    return weir_error_set(
+        err, WEIR_ECORRUPT,
+        "%s: error: the file shrank while it was read: %" PRIu64
+        " bytes when opened, %s bytes now (read up to offset %" PRIu64
+        "); a file must not be truncated or rewritten while a job reads it",
+        r->split->path, r->size, now, at);
 }
 
 /* Reads more bytes after buf[len), moving unconsumed bytes to the front first,
