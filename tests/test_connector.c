@@ -1532,6 +1532,70 @@ Test(file_sink, without_a_job_id_restores_carry_the_writer_on,
     weir_schema_destroy(s);
 }
 
+Test(file_sink, restoring_an_older_checkpoint_removes_later_output,
+     .init = make_tmp, .fini = cleanup_tmp)
+{
+    weir_schema *s = kv_schema();
+    weir_batch *b1 = kv_batch(s, 1, 1), *b2 = kv_batch(s, 1, 2);
+    const char *dir = tpath("older");
+    weir_operator_spec other = job_sink_spec(dir, "/jobs/other");
+    void *o = node_sink_create(&other, s, 7);
+    cr_assert_eq(other.cls->process(o, NULL, 0, b1), 0);
+    cr_assert_eq(other.cls->finish(o, NULL), 0);
+    other.cls->close(o);
+    /* Run 1: checkpoint 1 (file 0) and checkpoint 2 (file 1) complete. */
+    weir_operator_spec run1 = job_sink_spec(dir, "/jobs/one");
+    void *a = node_sink_create(&run1, s, 7);
+    weir_buf c1, c2, c3;
+    weir_buf_init(&c1);
+    weir_buf_init(&c2);
+    weir_buf_init(&c3);
+    cr_assert_eq(run1.cls->process(a, NULL, 0, b1), 0);
+    cr_assert_eq(run1.cls->snapshot(a, NULL, 1, &c1), 0);
+    cr_assert_eq(run1.cls->checkpoint_complete(a, NULL, 1), 0);
+    cr_assert_eq(run1.cls->process(a, NULL, 0, b2), 0);
+    cr_assert_eq(run1.cls->snapshot(a, NULL, 2, &c2), 0);
+    cr_assert_eq(run1.cls->checkpoint_complete(a, NULL, 2), 0);
+    run1.cls->close(a);
+    cr_assert_str_eq(list_dir(dir),
+                     "part-0-0.json part-0-0.json part-0-1.json");
+    /* Run 2 restores checkpoint 1 (a savepoint, say): file 1 is output
+     * after it and goes; the other job's file stays. The replay writes its
+     * own file and checkpoint 3 commits it. */
+    weir_operator_spec run2 = job_sink_spec(dir, "/jobs/one");
+    a = node_sink_create(&run2, s, 7);
+    weir_cursor c;
+    weir_cursor_init(&c, c1.data, c1.len);
+    cr_assert_eq(run2.cls->restore(a, NULL, &c), 0);
+    cr_assert_str_eq(list_dir(dir), "part-0-0.json part-0-0.json");
+    cr_assert_eq(run2.cls->process(a, NULL, 0, b2), 0);
+    cr_assert_eq(run2.cls->snapshot(a, NULL, 3, &c3), 0);
+    cr_assert_eq(run2.cls->checkpoint_complete(a, NULL, 3), 0);
+    run2.cls->close(a);
+    cr_assert_str_eq(list_dir(dir),
+                     "part-0-0.json part-0-0.json part-0-0.json");
+    /* Run 3 restores checkpoint 3: its history (run 1 up to file 0, run 2
+     * up to file 0) covers every visible file; nothing goes. */
+    weir_operator_spec run3 = job_sink_spec(dir, "/jobs/one");
+    a = node_sink_create(&run3, s, 7);
+    weir_cursor_init(&c, c3.data, c3.len);
+    cr_assert_eq(run3.cls->restore(a, NULL, &c), 0);
+    cr_assert_eq(run3.cls->finish(a, NULL), 0);
+    run3.cls->close(a);
+    cr_assert_str_eq(list_dir(dir),
+                     "part-0-0.json part-0-0.json part-0-0.json");
+    weir_buf_fini(&c1);
+    weir_buf_fini(&c2);
+    weir_buf_fini(&c3);
+    weir_operator_spec_release(&run1);
+    weir_operator_spec_release(&run2);
+    weir_operator_spec_release(&run3);
+    weir_operator_spec_release(&other);
+    weir_batch_destroy(b1);
+    weir_batch_destroy(b2);
+    weir_schema_destroy(s);
+}
+
 Test(file_sink, commit_checks_every_file_before_the_first_rename,
      .init = make_tmp, .fini = cleanup_tmp)
 {

@@ -116,6 +116,13 @@ typedef struct bucket {
     bool dir_made;
 } bucket;
 
+/* One run in the history of a subtask's state: its files numbered below
+ * next_part were opened before the checkpoint that holds this entry. */
+typedef struct run_mark {
+    uint64_t run;
+    uint64_t next_part;
+} run_mark;
+
 typedef struct wm_mark {
     uint64_t ckpt;
     weir_ts wm;
@@ -147,6 +154,8 @@ typedef struct file_sink {
     uint64_t rows;
     uint64_t committed; /* files made visible */
     uint64_t partitions_committed;
+    run_mark *runs; /* the runs before this one in this state's history */
+    uint32_t n_runs;
     bool restored; /* restore() ran: it dealt with the hidden files */
     bool swept;    /* hidden files of a crashed earlier run removed */
     bool ended;    /* input ended: every partition may commit */
@@ -454,10 +463,15 @@ static int write_out(file_sink *s, bucket *b)
     return 0;
 }
 
-/* Which hidden files abort_uncovered deletes: those of subtask index idx
- * that are old-style names (old), of the run that took the restored
- * checkpoint (has_run: writer and run), or of any run of writer
- * any_writer (has_any: this job's earlier runs). */
+/*
+ * Which files abort_uncovered deletes, of subtask index idx: hidden ones
+ * with old-style names (old), of the run that took the restored checkpoint
+ * (has_run: writer and run), or of any run of writer any_writer (has_any:
+ * this job's earlier runs); and with `marks` (the restored state's history,
+ * any_writer being its writer) also visible files of any_writer that the
+ * history does not cover: output committed after the restored checkpoint,
+ * by a run that went on past it.
+ */
 typedef struct abort_ctx {
     uint32_t idx;
     bool old;
@@ -466,6 +480,8 @@ typedef struct abort_ctx {
     uint64_t run;
     bool has_any;
     uint32_t any_writer;
+    const run_mark *marks;
+    uint32_t n_marks;
 } abort_ctx;
 static int abort_uncovered(file_sink *s, abort_ctx *ac);
 
@@ -1162,6 +1178,23 @@ static int fsink_snapshot_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
         rc = weir_buf_put_u64(out, s->arg->run);
     if (!rc)
         rc = weir_buf_put_u64(out, s->next_part);
+    /* The history: earlier runs of this state, then this one. */
+    uint32_t n_runs = 1;
+    for (uint32_t i = 0; i < s->n_runs; i++)
+        n_runs += s->runs[i].run != s->arg->run;
+    if (!rc)
+        rc = weir_buf_put_u32(out, n_runs);
+    for (uint32_t i = 0; i < s->n_runs && !rc; i++) {
+        if (s->runs[i].run == s->arg->run)
+            continue;
+        rc = weir_buf_put_u64(out, s->runs[i].run);
+        if (!rc)
+            rc = weir_buf_put_u64(out, s->runs[i].next_part);
+    }
+    if (!rc)
+        rc = weir_buf_put_u64(out, s->arg->run);
+    if (!rc)
+        rc = weir_buf_put_u64(out, s->next_part);
     if (!rc)
         rc = weir_buf_put_u32(out, s->n_pending);
     for (uint32_t i = 0; i < s->n_pending && !rc; i++) {
@@ -1205,16 +1238,27 @@ static int fsink_checkpoint_complete_impl(void *op, weir_op_ctx *ctx,
     return commit_partitions(s, wm, false);
 }
 
-static bool to_abort(const abort_ctx *ac, const char *name)
+static bool covered(const abort_ctx *ac, const part_name *pn)
 {
-    if (ac->old && part_number(name, ac->idx) >= 0)
+    for (uint32_t i = 0; i < ac->n_marks; i++)
+        if (ac->marks[i].run == pn->run)
+            return pn->n < ac->marks[i].next_part;
+    return false;
+}
+
+static bool to_abort(const abort_ctx *ac, const char *name, bool hidden)
+{
+    if (hidden && ac->old && part_number(name, ac->idx) >= 0)
         return true;
     part_name pn;
     if (!parse_part(name, &pn) || pn.subtask != ac->idx)
         return false;
     /* No other subtask of this run has index idx, and this one has not
      * written yet (restore and the fresh sweep come first): a file of this
-     * run id is an earlier incarnation's (a run id given twice). */
+     * run id is an earlier incarnation's (a run id given twice). A hidden
+     * file the checkpoint lists is visible by now (committed first). */
+    if (!hidden)
+        return ac->marks && pn.writer == ac->any_writer && !covered(ac, &pn);
     return (ac->has_run && pn.writer == ac->writer && pn.run == ac->run) ||
            (ac->has_any && pn.writer == ac->any_writer);
 }
@@ -1223,8 +1267,10 @@ static int abort_one(file_sink *s, const char *dir, const char *name, void *ud)
 {
     const abort_ctx *ac = ud;
     size_t n = strlen(name);
-    if (name[0] != '.' || n < 11 || strcmp(name + n - 11, ".inprogress") != 0 ||
-        !to_abort(ac, name))
+    bool hidden = name[0] == '.';
+    if (hidden && (n < 11 || strcmp(name + n - 11, ".inprogress") != 0))
+        return 0;
+    if (!to_abort(ac, name, hidden))
         return 0;
     char *p = make_path(dir, "", name, "");
     if (!p)
@@ -1236,8 +1282,8 @@ static int abort_one(file_sink *s, const char *dir, const char *name, void *ud)
     return rc;
 }
 
-/* Deletes the hidden files ac selects (those no restored checkpoint
- * covers), in the path and every partition folder. */
+/* Deletes the files ac selects (those no restored checkpoint covers), in
+ * the path and every partition folder. */
 static int abort_uncovered(file_sink *s, abort_ctx *ac)
 {
     if (!ac->old && !ac->has_run && !ac->has_any)
@@ -1268,19 +1314,62 @@ static int corrupt(file_sink *s)
                           s->arg->path);
 }
 
+static int restore_files(file_sink *s, weir_cursor *in, uint32_t version,
+                         uint32_t idx, uint32_t writer, uint64_t run,
+                         uint64_t next_part, const run_mark *marks,
+                         uint32_t n_marks);
+
 static int fsink_restore_impl(void *op, weir_op_ctx *ctx, weir_cursor *in)
 {
     (void)ctx;
     file_sink *s = op;
     s->restored = true;
-    uint32_t version, n, idx = s->subtask, writer = 0;
+    uint32_t version, idx = s->subtask, writer = 0;
     uint64_t next_part, run = 0;
     if (weir_cursor_get_u32(in, &version) || version < 1 ||
         version > SNAPSHOT_VERSION ||
         (version >= 2 && weir_cursor_get_u32(in, &idx)) ||
         (version >= 4 &&
          (weir_cursor_get_u32(in, &writer) || weir_cursor_get_u64(in, &run))) ||
-        weir_cursor_get_u64(in, &next_part) || weir_cursor_get_u32(in, &n))
+        weir_cursor_get_u64(in, &next_part))
+        return corrupt(s);
+    uint32_t n_marks = 0;
+    run_mark *marks = NULL;
+    if (version >= 4) {
+        if (weir_cursor_get_u32(in, &n_marks) ||
+            n_marks > weir_cursor_left(in) / 16)
+            return corrupt(s);
+        marks = weir_calloc(n_marks + 1, sizeof *marks);
+        if (!marks)
+            return oom(s);
+        for (uint32_t i = 0; i < n_marks; i++) {
+            if (weir_cursor_get_u64(in, &marks[i].run) ||
+                weir_cursor_get_u64(in, &marks[i].next_part)) {
+                weir_free(marks);
+                return corrupt(s);
+            }
+        }
+    }
+    int rc = restore_files(s, in, version, idx, writer, run, next_part, marks,
+                           n_marks);
+    if (rc || idx != s->subtask || s->writer != writer || s->runs) {
+        weir_free(marks);
+        return rc;
+    }
+    /* This subtask's own state: its history goes on in its snapshots. */
+    s->runs = marks;
+    s->n_runs = n_marks;
+    return 0;
+}
+
+/* The rest of restore(): pending files and partitions, commit and clean-up. */
+static int restore_files(file_sink *s, weir_cursor *in, uint32_t version,
+                         uint32_t idx, uint32_t writer, uint64_t run,
+                         uint64_t next_part, const run_mark *marks,
+                         uint32_t n_marks)
+{
+    uint32_t n;
+    if (weir_cursor_get_u32(in, &n))
         return corrupt(s);
     for (uint32_t i = 0; i < n; i++) {
         uint64_t ckpt;
@@ -1321,24 +1410,34 @@ static int fsink_restore_impl(void *op, weir_op_ctx *ctx, weir_cursor *in)
      * the rest of that subtask index's hidden files deleted (those of the
      * run that took the checkpoint, and of any other run of this job's
      * writer: a run that restored the same checkpoint and crashed before
-     * the next). After a scale-down the state may be an old subtask's that no
-     * longer runs: its files are adopted, its part numbers are not. Its
-     * uncommitted partitions are adopted too, to be committed by this
-     * subtask. Names of this run are never reused (open_part skips taken
-     * ones), so the part counter is only a hint.
+     * the next), and so are visible files of this job's writer that the
+     * state's history does not cover (committed by a later checkpoint of a
+     * run that went on past the restored one: an older checkpoint or a
+     * savepoint was restored), so the output is that of one run that
+     * went through the restored checkpoint. After a scale-down the state may be
+     * an old subtask's that no longer runs: its files are adopted, its part
+     * numbers are not. Its uncommitted partitions are adopted too, to be
+     * committed by this subtask. Names of this run are never reused (open_part
+     * skips taken ones), so the part counter is only a hint.
      */
     int rc = commit_pending(s, true, 0);
     /* Without a job id, the checkpoint's writer is the job's: this subtask
      * carries it on, so the next restore finds every run's files by it. */
     if (!s->arg->job_id && version >= 4 && idx == s->subtask)
         s->writer = writer;
+    /* Visible files go only for a state of this job's own writer: a
+     * checkpoint of another job (a savepoint given with --from) never
+     * deletes that job's output. */
     abort_ctx ac = {.idx = idx,
                     .old = version < 4,
                     .has_run = version >= 4,
                     .writer = writer,
                     .run = run,
                     .has_any = s->arg->job_id || version >= 4,
-                    .any_writer = s->arg->job_id ? s->writer : writer};
+                    .any_writer = s->arg->job_id ? s->writer : writer,
+                    .marks =
+                        !s->arg->job_id || writer == s->writer ? marks : NULL,
+                    .n_marks = n_marks};
     if (!rc)
         rc = abort_uncovered(s, &ac);
     if (idx == s->subtask && writer == s->writer && run == s->arg->run &&
@@ -1397,6 +1496,7 @@ static void fsink_close(void *op)
         weir_free(s->pending[i].name);
     weir_free(s->pending);
     weir_free(s->marks);
+    weir_free(s->runs);
     weir_buf_fini(&s->key);
     weir_encoder_destroy(s->enc);
     if (s->data_schema)
