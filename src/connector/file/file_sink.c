@@ -32,7 +32,11 @@
  * index's hidden files of the run that took the checkpoint and of every
  * other earlier run of the same writer - never a file of another writer. A
  * fresh start (no restored state) deletes this writer's earlier runs'
- * hidden files the same way when the job's id is known.
+ * hidden files the same way when the job's id is known. The snapshot also
+ * carries the history of its runs (run id, files opened by then): a
+ * restore of an older checkpoint deletes the writer's visible files that
+ * history does not cover (committed by a later checkpoint of a run that
+ * went on past it), since a new run's names never overwrite them.
  * Commit checks every file it is about to rename first, so a commit that
  * must fail (a file missing) makes none of that checkpoint's files visible.
  *
@@ -72,7 +76,8 @@
 #define DEFAULT_SUCCESS_NAME "_SUCCESS"
 /* 2 adds the subtask index: after a scale-down a subtask adopts others' files.
  * 3 adds partition folders to pending names and the uncommitted partitions.
- * 4 adds the writer and run of the file names (part-<writer>-<run>-...). */
+ * 4 adds the writer and run of the file names (part-<writer>-<run>-...)
+ * and the history of runs: u32 n, n x (u64 run, u64 next part number). */
 #define SNAPSHOT_VERSION 4
 
 typedef struct fsink_arg {
