@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "support/partname.h"
 #include "time/timefmt.h"
 #include "weir/batch.h"
 #include "weir/connector.h"
@@ -66,7 +67,7 @@ static void walk(const char *dir, const char *rel, char **names, int *n)
         if (e->d_type == DT_DIR)
             walk(sub, srel, names, n);
         else
-            names[(*n)++] = strdup(srel);
+            names[(*n)++] = pn_short(strdup(srel));
     }
     closedir(d);
 }
@@ -197,15 +198,21 @@ Test(file_partition, folders_escaping_and_default_name, .init = make_tmp,
                      "dt=__DEFAULT_PARTITION__/hm=y/part-0-3.csv "
                      "dt=a%2Fb%3Dc%25d%0A%23/hm=z/part-0-4.csv");
     /* The partition columns are not in the files. */
-    cr_assert_str_eq(read_all(tpath("p/dt=2024-01-01/hm=10%3A00/part-0-0.csv")),
+    cr_assert_str_eq(read_all(pn_path(tpath("p/dt=2024-01-01/hm=10%3A00/part-0-0.csv"))),
                      "1\n3\n");
-    /* A new run continues the part numbers found in any partition. */
+    /* A new run (a new spec, a new run id) writes names of its own, from
+     * n = 0 again, and overwrites nothing. */
+    weir_operator_spec_release(&spec);
+    spec = spec_of(&cfg);
     op = create(&spec, s);
-    put(&spec, op, s, 7, "2024-01-02", "00:00");
+    put(&spec, op, s, 7, "2024-01-01", "10:00");
     cr_assert_eq(spec.cls->finish(op, NULL), 0);
     spec.cls->close(op);
-    cr_assert_not_null(
-        read_all(tpath("p/dt=2024-01-02/hm=00%3A00/part-0-5.csv")));
+    cr_assert_str_eq(tree(tpath("p/dt=2024-01-01/hm=10%3A00")),
+                     "part-0-0.csv part-0-0.csv");
+    cr_assert_str_eq(
+        read_all(pn_path(tpath("p/dt=2024-01-01/hm=10%3A01/part-0-1.csv"))),
+        "2\n");
     weir_operator_spec_release(&spec);
     weir_schema_destroy(s);
 }
@@ -426,19 +433,37 @@ Test(file_partition, fresh_start_sweeps_hidden_files_in_partition_folders,
     weir_file_sink_config cfg;
     base_cfg(&cfg, "sw");
     cfg.commit_on_checkpoint = true;
+    /* Another job's writer into the same table: its hidden files are never
+     * this job's to delete. */
+    cfg.job_id = "/other/job";
+    weir_operator_spec other = spec_of(&cfg);
+    void *op = create(&other, s);
+    put(&other, op, s, 9, "a", "1");
+    weir_buf snap; /* pre-committed (flushed), then the job dies */
+    weir_buf_init(&snap);
+    cr_assert_eq(other.cls->snapshot(op, NULL, 1, &snap), 0);
+    other.cls->close(op);
+    weir_buf_fini(&snap);
+    cfg.job_id = "/this/job";
     weir_operator_spec spec = spec_of(&cfg);
-    void *op = create(&spec, s);
+    op = create(&spec, s);
     put(&spec, op, s, 1, "a", "1");
     put(&spec, op, s, 2, "b", "2");
     spec.cls->close(op); /* crash, no checkpoint */
     cr_assert_str_eq(tree(tpath("sw")), "dt=a/hm=1/.part-0-0.csv.inprogress "
+                                        "dt=a/hm=1/.part-0-0.csv.inprogress "
                                         "dt=b/hm=2/.part-0-1.csv.inprogress");
+    weir_operator_spec_release(&spec);
+    spec = spec_of(&cfg); /* the next run of the same job */
     op = create(&spec, s);
     put(&spec, op, s, 3, "c", "3");
-    /* (Part numbers continue past the deleted files' numbers.) */
-    cr_assert_str_eq(tree(tpath("sw")), "dt=c/hm=3/.part-0-2.csv.inprogress");
+    cr_assert_str_eq(tree(tpath("sw")), "dt=a/hm=1/.part-0-0.csv.inprogress "
+                                        "dt=c/hm=3/.part-0-0.csv.inprogress");
+    cr_assert_str_eq(read_all(pn_path(tpath("sw/dt=a/hm=1/.part-0-0.csv.inprogress"))),
+                     "9\n", "the other job's file is intact");
     spec.cls->close(op);
     weir_operator_spec_release(&spec);
+    weir_operator_spec_release(&other);
     weir_schema_destroy(s);
 }
 
@@ -514,5 +539,48 @@ Test(file_partition, options)
     cr_assert_eq(
         weir_connector_sink_spec(NULL, unpart, 3, s, NULL, &spec, &err),
         WEIR_EINVAL);
+    weir_schema_destroy(s);
+}
+
+Test(file_partition, default_name_stays_inside_the_table, .init = make_tmp,
+     .fini = cleanup_tmp)
+{
+    weir_schema *s = part_schema();
+    const char *k1[] = {"dt"};
+    int idx = -1;
+    weir_connector_env env = {
+        .partition_keys = k1, .n_partition_keys = 1, .bad_option_index = &idx};
+    weir_operator_spec spec;
+    weir_error err;
+    const char *bad[] = {"../../../evil", "a/b", "/abs", "", "a\\b", "x\ny"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        weir_option o[] = {{"connector", "filesystem"},
+                           {"path", tpath("t")},
+                           {"format", "csv"},
+                           {"partition.default-name", bad[i]}};
+        idx = -1;
+        cr_assert_eq(weir_connector_sink_spec(NULL, o, 4, s, &env, &spec, &err),
+                     WEIR_EINVAL, "'%s' accepted", bad[i]);
+        cr_assert_eq(idx, 3);
+        cr_assert(strstr(err.message, "option 'partition.default-name' must "
+                                      "be a plain folder name"),
+                  "%s", err.message);
+        /* The C API refuses it too. */
+        weir_file_sink_config cfg;
+        base_cfg(&cfg, "t");
+        cfg.partition_default_name = bad[i];
+        cr_assert_eq(weir_file_sink_spec(&cfg, &spec, &err), WEIR_EINVAL);
+    }
+    /* Names that stay one folder are fine, dots included ("dt=.."). */
+    weir_file_sink_config cfg;
+    base_cfg(&cfg, "t");
+    cfg.partition_default_name = "..";
+    spec = spec_of(&cfg);
+    void *op = create(&spec, s);
+    put(&spec, op, s, 1, NULL, "x");
+    cr_assert_eq(spec.cls->finish(op, NULL), 0);
+    spec.cls->close(op);
+    cr_assert_str_eq(tree(tpath("t")), "dt=../hm=x/part-0-0.csv");
+    weir_operator_spec_release(&spec);
     weir_schema_destroy(s);
 }

@@ -50,6 +50,10 @@ typedef struct weir_connector_env {
      * exactly once do so by default (the filesystem sink commits its files
      * when a checkpoint covering them completes). */
     bool checkpointing;
+    /* Names the job across its runs (borrowed; NULL: unknown): the SQL
+     * planner passes the absolute checkpoint folder. The filesystem sink
+     * cleans up the hidden files of earlier runs of the same job with it. */
+    const char *job_id;
 } weir_connector_env;
 
 /* What a source does with a record it cannot decode. */
@@ -197,6 +201,20 @@ typedef struct weir_file_sink_config {
      * NULL: the first key's value. The result is read as
      * "yyyy-MM-dd[ HH:mm:ss]" in UTC. */
     const char *partition_time_pattern;
+    /*
+     * Part files are named "part-<writer>-<run>-<subtask>-<n>.<ext>", so
+     * several sinks (or several runs) writing one folder never collide.
+     * <writer> is a hash of job_id and the sink's node id in its job graph;
+     * <run> is run_id (0: a random one per weir_file_sink_spec call, that
+     * is per run). job_id names the job across its runs (copied; the SQL
+     * planner passes the absolute checkpoint folder): when set, hidden files
+     * an earlier run of the same job and sink left behind are deleted at
+     * start (those of this subtask index that no restored checkpoint
+     * covers). NULL: only the files of the run that took the restored
+     * checkpoint are cleaned up, never files of other writers.
+     */
+    const char *job_id;
+    uint64_t run_id;
 } weir_file_sink_config;
 
 void weir_file_sink_config_init(weir_file_sink_config *cfg);

@@ -81,6 +81,9 @@ extern const weir_operator_class weir__file_sink_class;
 extern const weir_operator_class weir__blackhole_sink_class;
 /* The format a file sink spec writes. */
 weir_format_kind weir__file_sink_format(const weir_operator_spec *spec);
+/* Whether name can be one folder or file name under a sink's path as it
+ * is: not empty, no '/', '\\' or control characters. */
+bool weir__file_sink_plain_name(const char *name);
 
 /*
  * The last error of a print or file sink instance (what process/finish

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "planner/planner.h"
 
@@ -228,6 +229,28 @@ int plan_ensure_job(plan_ctx *pc)
 
 /* ------------------------------------------------------------------ sinks */
 
+/*
+ * The job's name across its runs, for sinks that clean up what an earlier
+ * run of the same job left behind: the checkpoint folder (a rerun resumes
+ * from it), made absolute so that two jobs with the same relative folder in
+ * different working directories stay apart. NULL without one.
+ */
+static const char *plan_job_id(const plan_ctx *pc, char *buf, size_t cap)
+{
+    const char *v = plan_config(pc, "state.checkpoints.dir");
+    if (!v || !*v)
+        return NULL;
+    if (!strncmp(v, "file://", 7))
+        v += 7;
+    if (v[0] == '/')
+        return v;
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd))
+        return NULL;
+    int n = snprintf(buf, cap, "%s/%s", cwd, v);
+    return n > 0 && (size_t)n < cap ? buf : NULL;
+}
+
 int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
 {
     const weir_schema *ts = t->physical;
@@ -294,7 +317,10 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
     pc->cenv.partition_keys = keys;
     pc->cenv.n_partition_keys = t->ddl->n_partitioned_by;
     pc->cenv.checkpointing = plan_checkpointing(pc);
+    char job_id[4096 + 256];
+    pc->cenv.job_id = plan_job_id(pc, job_id, sizeof job_id);
     rc = weir_connector_sink_spec(NULL, t->opts, t->n_opts, w.schema, &pc->cenv, &spec, &err);
+    pc->cenv.job_id = NULL;
     pc->cenv.bad_option_index = NULL;
     pc->cenv.partition_keys = NULL;
     pc->cenv.n_partition_keys = 0;

@@ -2,10 +2,18 @@
  * connector/file/file_sink.c - rows to part files in a directory, as JSON
  * lines, CSV or a debezium-json changelog.
  *
- * Each subtask writes its own part files, "part-<subtask>-<n>.<ext>", n
- * counting up from 0 (or past the highest n already in the directory, so a
- * new run never overwrites an earlier one). A file being written is hidden:
- * ".part-<subtask>-<n>.<ext>.inprogress". Its life:
+ * Each subtask writes its own part files,
+ * "part-<writer>-<run>-<subtask>-<n>.<ext>": <writer> (8 hex digits) is a
+ * hash of the job's id and the sink's node id, the same in every run of the
+ * job (without a job id: drawn from the first run's id, and carried on by
+ * restores through the snapshot); <run> (16 hex digits) is new in every
+ * run (every spec); n counts up
+ * from 0. So two sinks writing one folder (two INSERTs into one table, two
+ * late-row outputs) and two runs never name a file alike, and the files of
+ * one writer of one job are known by their name. Opening never overwrites:
+ * a name already taken (visible or hidden) is skipped. A file being written
+ * is hidden: ".part-<writer>-<run>-<subtask>-<n>.<ext>.inprogress". Its
+ * life:
  *
  *   in-progress --roll--> pending --commit--> visible (renamed)
  *
@@ -18,8 +26,19 @@
  * DESIGN.md: snapshot() pre-commits (flush, fsync, close, remember the
  * file as pending for that checkpoint), checkpoint_complete() commits, and
  * restore() commits what the restored checkpoint covers and deletes the
- * hidden files written after it. The part counter is part of the snapshot,
- * so a replay writes the same file names again.
+ * hidden files written after it. The snapshot names every pending file in
+ * full and the writer and run that wrote them, so a restore in a later run
+ * (another <run>) commits exactly those names, then deletes that subtask
+ * index's hidden files of the run that took the checkpoint and of every
+ * other earlier run of the same writer - never a file of another writer. A
+ * fresh start (no restored state) deletes this writer's earlier runs'
+ * hidden files the same way when the job's id is known. The snapshot also
+ * carries the history of its runs (run id, files opened by then): a
+ * restore of an older checkpoint deletes the writer's visible files that
+ * history does not cover (committed by a later checkpoint of a run that
+ * went on past it), since a new run's names never overwrite them.
+ * Commit checks every file it is about to rename first, so a commit that
+ * must fail (a file missing) makes none of that checkpoint's files visible.
  *
  * Partitioned (PARTITIONED BY): each row goes to the folder
  * path/<key>=<value>/... of its partition values, without the key columns.
@@ -35,10 +54,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "connector/connector_internal.h"
@@ -53,8 +75,10 @@
 #define DEFAULT_PARTITION_NAME "__DEFAULT_PARTITION__"
 #define DEFAULT_SUCCESS_NAME "_SUCCESS"
 /* 2 adds the subtask index: after a scale-down a subtask adopts others' files.
- * 3 adds partition folders to pending names and the uncommitted partitions. */
-#define SNAPSHOT_VERSION 3
+ * 3 adds partition folders to pending names and the uncommitted partitions.
+ * 4 adds the writer and run of the file names (part-<writer>-<run>-...)
+ * and the history of runs: u32 n, n x (u64 run, u64 next part number). */
+#define SNAPSHOT_VERSION 4
 
 typedef struct fsink_arg {
     weir_file_sink_config cfg;
@@ -64,6 +88,8 @@ typedef struct fsink_arg {
     char *default_name;
     char *success_name;
     char *time_pattern;
+    char *job_id; /* NULL: unknown, no clean-up of earlier runs' files */
+    uint64_t run; /* this run's <run> in file names */
 } fsink_arg;
 
 typedef struct pending_file {
@@ -95,6 +121,13 @@ typedef struct bucket {
     bool dir_made;
 } bucket;
 
+/* One run in the history of a subtask's state: its files numbered below
+ * next_part were opened before the checkpoint that holds this entry. */
+typedef struct run_mark {
+    uint64_t run;
+    uint64_t next_part;
+} run_mark;
+
 typedef struct wm_mark {
     uint64_t ckpt;
     weir_ts wm;
@@ -104,6 +137,7 @@ typedef struct file_sink {
     weir_error err; /* first member: see weir__sink_last_error */
     const fsink_arg *arg;
     uint32_t subtask;
+    uint32_t writer; /* <writer> in file names: job id and node id */
     weir_encoder *enc;
     weir_schema *data_schema; /* the columns written (no partition keys) */
     int32_t *data_cols;       /* their indexes in the input */
@@ -125,6 +159,8 @@ typedef struct file_sink {
     uint64_t rows;
     uint64_t committed; /* files made visible */
     uint64_t partitions_committed;
+    run_mark *runs; /* the runs before this one in this state's history */
+    uint32_t n_runs;
     bool restored; /* restore() ran: it dealt with the hidden files */
     bool swept;    /* hidden files of a crashed earlier run removed */
     bool ended;    /* input ended: every partition may commit */
@@ -148,6 +184,7 @@ static void fsink_arg_free(void *p)
         weir_free(a->default_name);
         weir_free(a->success_name);
         weir_free(a->time_pattern);
+        weir_free(a->job_id);
         weir_free(a);
     }
 }
@@ -217,6 +254,26 @@ static bool is_key(const fsink_arg *a, const char *name)
 
 static void fsink_close(void *op);
 
+static uint64_t hash_str(const char *p, size_t n)
+{
+    uint64_t h = UINT64_C(1469598103934665603);
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)p[i]) * UINT64_C(1099511628211);
+    return h;
+}
+
+/* <writer>: the job's id (unknown: this run's id) and the sink's node id,
+ * folded to 32 bits. */
+static uint32_t writer_of(const char *job_id, uint64_t run, uint32_t node_id)
+{
+    uint64_t h = job_id ? hash_str(job_id, strlen(job_id))
+                        : hash_str((const char *)&run, sizeof run);
+    h ^= (uint64_t)node_id + UINT64_C(0x9e3779b97f4a7c15) + (h << 6) + (h >> 2);
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    return (uint32_t)(h ^ (h >> 32));
+}
+
 static int fsink_create(void *argp, const weir_op_info *info, void **out)
 {
     const fsink_arg *a = argp;
@@ -229,6 +286,7 @@ static int fsink_create(void *argp, const weir_op_info *info, void **out)
         return WEIR_ENOMEM;
     s->arg = a;
     s->subtask = info->subtask;
+    s->writer = writer_of(a->job_id, a->run, info->node_id);
     s->wm = WEIR_TS_MIN;
     s->clock = a->cfg.clock.now_ms ? a->cfg.clock : weir_clock_system();
     s->roll_size =
@@ -282,7 +340,8 @@ static int fsink_create(void *argp, const weir_op_info *info, void **out)
     return 0;
 }
 
-/* Parses "part-<subtask>-<n>." (after an optional '.'); returns n or -1. */
+/* Parses the names of snapshot versions 1 to 3, "part-<subtask>-<n>."
+ * (after an optional '.'); returns n or -1. */
 static int64_t part_number(const char *name, uint32_t subtask)
 {
     if (*name == '.')
@@ -340,15 +399,50 @@ static int walk(file_sink *s, const char *dir, uint32_t depth, file_fn fn,
     return rc;
 }
 
-static int note_part_number(file_sink *s, const char *dir, const char *name,
-                            void *ud)
+/* Reads exactly `digits` hex digits (0: one or more decimal digits) at *p,
+ * moving *p past them. */
+static bool get_num(const char **p, int digits, uint64_t *out)
 {
-    (void)dir;
-    (void)ud;
-    int64_t n = part_number(name, s->subtask);
-    if (n >= 0 && (uint64_t)n + 1 > s->next_part)
-        s->next_part = (uint64_t)n + 1;
-    return 0;
+    uint64_t v = 0;
+    int n = 0;
+    for (const char *q = *p;; q++, n++) {
+        int d = digits                     ? weir__hex_value(*q)
+                : (*q >= '0' && *q <= '9') ? *q - '0'
+                                           : -1;
+        if (d < 0 || (digits && n == digits)) {
+            if (n == 0 || (digits && n != digits))
+                return false;
+            *p = q;
+            *out = v;
+            return true;
+        }
+        if (!digits && v > (UINT64_MAX - (uint64_t)d) / 10)
+            return false;
+        v = v * (digits ? 16 : 10) + (uint64_t)d;
+    }
+}
+
+typedef struct part_name {
+    uint32_t writer;
+    uint64_t run;
+    uint32_t subtask;
+    uint64_t n;
+} part_name;
+
+/* Parses "part-<writer>-<run>-<subtask>-<n>." after an optional '.'. */
+static bool parse_part(const char *name, part_name *out)
+{
+    const char *p = name + (*name == '.');
+    uint64_t w, r, st, n;
+    if (strncmp(p, "part-", 5) != 0)
+        return false;
+    p += 5;
+    if (!get_num(&p, 8, &w) || *p++ != '-' || !get_num(&p, 16, &r) ||
+        *p++ != '-' || !get_num(&p, 0, &st) || st > UINT32_MAX || *p++ != '-' ||
+        !get_num(&p, 0, &n) || *p != '.')
+        return false;
+    *out = (part_name){(uint32_t)w, r, (uint32_t)st, n};
+    return true;
 }
 
 static int fsink_open_impl(void *op, weir_op_ctx *ctx)
@@ -360,14 +454,7 @@ static int fsink_open_impl(void *op, weir_op_ctx *ctx)
         return weir_error_set(&s->err, weir__fio_errno_code(rc),
                               "%s: error: cannot create directory: %s",
                               s->arg->path, strerror(-rc));
-    /* Continue after the highest part number of this subtask already there
-     * (in any partition: the counter is the subtask's, as in Flink). */
-    uint64_t keep = s->next_part;
-    s->next_part = 0;
-    rc = walk(s, s->arg->path, 0, note_part_number, NULL);
-    if (keep > s->next_part)
-        s->next_part = keep;
-    return rc;
+    return 0;
 }
 
 static int write_out(file_sink *s, bucket *b)
@@ -381,28 +468,46 @@ static int write_out(file_sink *s, bucket *b)
     return 0;
 }
 
-static int abort_uncovered(file_sink *s, uint32_t idx);
+/*
+ * Which files abort_uncovered deletes, of subtask index idx: hidden ones
+ * with old-style names (old), of the run that took the restored checkpoint
+ * (has_run: writer and run), or of any run of writer any_writer (has_any:
+ * this job's earlier runs); and with `marks` (the restored state's history,
+ * any_writer being its writer) also visible files of any_writer that the
+ * history does not cover: output committed after the restored checkpoint,
+ * by a run that went on past it.
+ */
+typedef struct abort_ctx {
+    uint32_t idx;
+    bool old;
+    bool has_run;
+    uint32_t writer;
+    uint64_t run;
+    bool has_any;
+    uint32_t any_writer;
+    const run_mark *marks;
+    uint32_t n_marks;
+} abort_ctx;
+static int abort_uncovered(file_sink *s, abort_ctx *ac);
 
 /*
- * A start without restored state: hidden files of this subtask index are
- * left over from a run that crashed before any checkpoint covered them (or
- * that ran without checkpoints). No checkpoint will ever commit them, so
- * they go, once, before this run writes its first file.
+ * A start without restored state: hidden files of this writer (this job's
+ * sink, known by the job's id) and subtask index are left over from a run
+ * that crashed before any checkpoint covered them (or that ran without
+ * checkpoints). No checkpoint will ever commit them, so they go, once,
+ * before this run writes its first file. Other writers' files stay.
  */
 static int sweep_if_fresh(file_sink *s)
 {
     if (s->restored || s->swept)
         return 0;
     s->swept = true;
-    return abort_uncovered(s, s->subtask);
-}
-
-static uint64_t hash_str(const char *p, size_t n)
-{
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (uint8_t)p[i]) * UINT64_C(1099511628211);
-    return h;
+    /* Without a job id this writer is new (drawn from the run id): nothing
+     * of it is on disk yet. */
+    abort_ctx ac = {.idx = s->subtask,
+                    .has_any = s->arg->job_id != NULL,
+                    .any_writer = s->writer};
+    return abort_uncovered(s, &ac);
 }
 
 static bucket *find_bucket(file_sink *s, const char *rel, size_t len,
@@ -499,25 +604,44 @@ static int open_part(file_sink *s, bucket *b)
                                   b->dir, strerror(-rc));
         b->dir_made = true;
     }
-    char name[128];
-    snprintf(name, sizeof name, "part-%u-%" PRIu64 ".%s", s->subtask,
-             s->next_part, weir_format_extension(s->arg->cfg.format.kind));
-    char *hidden = make_path(b->dir, ".", name, ".inprogress");
-    b->cur_name = *b->rel ? make_path(b->rel, "", name, "") : weir_strdup(name);
-    if (!hidden || !b->cur_name) {
+    /* A name is never reused: one taken, visible or hidden (a restored run
+     * of the same run id, or a run id drawn twice), is skipped. */
+    for (;;) {
+        char name[128];
+        snprintf(name, sizeof name,
+                 "part-%08" PRIx32 "-%016" PRIx64 "-%" PRIu32 "-%" PRIu64 ".%s",
+                 s->writer, s->arg->run, s->subtask, s->next_part,
+                 weir_format_extension(s->arg->cfg.format.kind));
+        char *hidden = make_path(b->dir, ".", name, ".inprogress");
+        char *visible = make_path(b->dir, "", name, "");
+        b->cur_name =
+            *b->rel ? make_path(b->rel, "", name, "") : weir_strdup(name);
+        if (!hidden || !visible || !b->cur_name) {
+            weir_free(hidden);
+            weir_free(visible);
+            weir_free(b->cur_name);
+            b->cur_name = NULL;
+            return oom(s);
+        }
+        int e = EEXIST;
+        b->fd = -1;
+        if (access(visible, F_OK) != 0) {
+            b->fd = weir__fio->open(hidden, O_WRONLY | O_CREAT | O_EXCL, 0666);
+            e = errno;
+        }
         weir_free(hidden);
+        weir_free(visible);
+        if (b->fd >= 0)
+            break;
+        if (e != EEXIST) {
+            int rc = fail_errno(s, "create", b->cur_name, e);
+            weir_free(b->cur_name);
+            b->cur_name = NULL;
+            return rc;
+        }
         weir_free(b->cur_name);
         b->cur_name = NULL;
-        return oom(s);
-    }
-    b->fd = weir__fio->open(hidden, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    int e = errno;
-    weir_free(hidden);
-    if (b->fd < 0) {
-        int rc = fail_errno(s, "create", b->cur_name, e);
-        weir_free(b->cur_name);
-        b->cur_name = NULL;
-        return rc;
+        s->next_part++;
     }
     s->next_part++;
     b->cur_bytes = 0;
@@ -585,9 +709,37 @@ static bool same_folder(const char *a, const char *b)
  * checkpoint <= upto. Renames, then makes the renames durable (one fsync
  * per folder touched).
  */
+/* Whether the pending file rel can be committed: hidden and complete, or
+ * visible already (committed before a restore). */
+static int check_committable(file_sink *s, const char *rel)
+{
+    char *hidden = make_rel_path(s->arg->path, rel, ".", ".inprogress");
+    char *visible = make_rel_path(s->arg->path, rel, "", "");
+    int rc = 0;
+    if (!hidden || !visible)
+        rc = oom(s);
+    else if (access(hidden, F_OK) != 0 && access(visible, F_OK) != 0)
+        rc = weir_error_set(&s->err, WEIR_ENOTFOUND,
+                            "%s/%s: error: cannot commit: the pending file "
+                            "is gone (no .%s.inprogress): nothing of this "
+                            "commit was made visible",
+                            s->arg->path, rel,
+                            strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel);
+    weir_free(hidden);
+    weir_free(visible);
+    return rc;
+}
+
 static int commit_pending(file_sink *s, bool all, uint64_t upto)
 {
     int rc = 0;
+    /* All or nothing as far as this writer can tell: every file is checked
+     * before the first rename. */
+    for (uint32_t i = 0; i < s->n_pending && !rc; i++) {
+        const pending_file *p = &s->pending[i];
+        if (all || (p->tagged && p->ckpt <= upto))
+            rc = check_committable(s, p->name);
+    }
     for (uint32_t i = 0; i < s->n_pending && !rc; i++) {
         pending_file *p = &s->pending[i];
         if (!(all || (p->tagged && p->ckpt <= upto)))
@@ -741,7 +893,8 @@ static int key_value(const char *rel, uint32_t k, weir_buf *o)
         return WEIR_EINVAL;
     p++;
     for (; *p && *p != '/'; p++) {
-        if (*p == '%' && weir__hex_value(p[1]) >= 0 && weir__hex_value(p[2]) >= 0) {
+        if (*p == '%' && weir__hex_value(p[1]) >= 0 &&
+            weir__hex_value(p[2]) >= 0) {
             char c = (char)(weir__hex_value(p[1]) * 16 + weir__hex_value(p[2]));
             if (weir_buf_put(o, &c, 1))
                 return WEIR_ENOMEM;
@@ -1025,6 +1178,27 @@ static int fsink_snapshot_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
     if (!rc)
         rc = weir_buf_put_u32(out, s->subtask);
     if (!rc)
+        rc = weir_buf_put_u32(out, s->writer);
+    if (!rc)
+        rc = weir_buf_put_u64(out, s->arg->run);
+    if (!rc)
+        rc = weir_buf_put_u64(out, s->next_part);
+    /* The history: earlier runs of this state, then this one. */
+    uint32_t n_runs = 1;
+    for (uint32_t i = 0; i < s->n_runs; i++)
+        n_runs += s->runs[i].run != s->arg->run;
+    if (!rc)
+        rc = weir_buf_put_u32(out, n_runs);
+    for (uint32_t i = 0; i < s->n_runs && !rc; i++) {
+        if (s->runs[i].run == s->arg->run)
+            continue;
+        rc = weir_buf_put_u64(out, s->runs[i].run);
+        if (!rc)
+            rc = weir_buf_put_u64(out, s->runs[i].next_part);
+    }
+    if (!rc)
+        rc = weir_buf_put_u64(out, s->arg->run);
+    if (!rc)
         rc = weir_buf_put_u64(out, s->next_part);
     if (!rc)
         rc = weir_buf_put_u32(out, s->n_pending);
@@ -1069,17 +1243,39 @@ static int fsink_checkpoint_complete_impl(void *op, weir_op_ctx *ctx,
     return commit_partitions(s, wm, false);
 }
 
-typedef struct abort_ctx {
-    uint32_t idx;
-} abort_ctx;
+static bool covered(const abort_ctx *ac, const part_name *pn)
+{
+    for (uint32_t i = 0; i < ac->n_marks; i++)
+        if (ac->marks[i].run == pn->run)
+            return pn->n < ac->marks[i].next_part;
+    return false;
+}
+
+static bool to_abort(const abort_ctx *ac, const char *name, bool hidden)
+{
+    if (hidden && ac->old && part_number(name, ac->idx) >= 0)
+        return true;
+    part_name pn;
+    if (!parse_part(name, &pn) || pn.subtask != ac->idx)
+        return false;
+    /* No other subtask of this run has index idx, and this one has not
+     * written yet (restore and the fresh sweep come first): a file of this
+     * run id is an earlier incarnation's (a run id given twice). A hidden
+     * file the checkpoint lists is visible by now (committed first). */
+    if (!hidden)
+        return ac->marks && pn.writer == ac->any_writer && !covered(ac, &pn);
+    return (ac->has_run && pn.writer == ac->writer && pn.run == ac->run) ||
+           (ac->has_any && pn.writer == ac->any_writer);
+}
 
 static int abort_one(file_sink *s, const char *dir, const char *name, void *ud)
 {
     const abort_ctx *ac = ud;
-    if (name[0] != '.' || part_number(name, ac->idx) < 0)
-        return 0;
     size_t n = strlen(name);
-    if (n < 11 || strcmp(name + n - 11, ".inprogress") != 0)
+    bool hidden = name[0] == '.';
+    if (hidden && (n < 11 || strcmp(name + n - 11, ".inprogress") != 0))
+        return 0;
+    if (!to_abort(ac, name, hidden))
         return 0;
     char *p = make_path(dir, "", name, "");
     if (!p)
@@ -1091,12 +1287,13 @@ static int abort_one(file_sink *s, const char *dir, const char *name, void *ud)
     return rc;
 }
 
-/* Deletes the hidden files of subtask index idx that no restored checkpoint
- * covers, in the path and every partition folder. */
-static int abort_uncovered(file_sink *s, uint32_t idx)
+/* Deletes the files ac selects (those no restored checkpoint covers), in
+ * the path and every partition folder. */
+static int abort_uncovered(file_sink *s, abort_ctx *ac)
 {
-    abort_ctx ac = {idx};
-    return walk(s, s->arg->path, 0, abort_one, &ac);
+    if (!ac->old && !ac->has_run && !ac->has_any)
+        return 0;
+    return walk(s, s->arg->path, 0, abort_one, ac);
 }
 
 /* A name from a snapshot stays inside the table's folder. */
@@ -1122,17 +1319,62 @@ static int corrupt(file_sink *s)
                           s->arg->path);
 }
 
+static int restore_files(file_sink *s, weir_cursor *in, uint32_t version,
+                         uint32_t idx, uint32_t writer, uint64_t run,
+                         uint64_t next_part, const run_mark *marks,
+                         uint32_t n_marks);
+
 static int fsink_restore_impl(void *op, weir_op_ctx *ctx, weir_cursor *in)
 {
     (void)ctx;
     file_sink *s = op;
     s->restored = true;
-    uint32_t version, n, idx = s->subtask;
-    uint64_t next_part;
+    uint32_t version, idx = s->subtask, writer = 0;
+    uint64_t next_part, run = 0;
     if (weir_cursor_get_u32(in, &version) || version < 1 ||
         version > SNAPSHOT_VERSION ||
         (version >= 2 && weir_cursor_get_u32(in, &idx)) ||
-        weir_cursor_get_u64(in, &next_part) || weir_cursor_get_u32(in, &n))
+        (version >= 4 &&
+         (weir_cursor_get_u32(in, &writer) || weir_cursor_get_u64(in, &run))) ||
+        weir_cursor_get_u64(in, &next_part))
+        return corrupt(s);
+    uint32_t n_marks = 0;
+    run_mark *marks = NULL;
+    if (version >= 4) {
+        if (weir_cursor_get_u32(in, &n_marks) ||
+            n_marks > weir_cursor_left(in) / 16)
+            return corrupt(s);
+        marks = weir_calloc(n_marks + 1, sizeof *marks);
+        if (!marks)
+            return oom(s);
+        for (uint32_t i = 0; i < n_marks; i++) {
+            if (weir_cursor_get_u64(in, &marks[i].run) ||
+                weir_cursor_get_u64(in, &marks[i].next_part)) {
+                weir_free(marks);
+                return corrupt(s);
+            }
+        }
+    }
+    int rc = restore_files(s, in, version, idx, writer, run, next_part, marks,
+                           n_marks);
+    if (rc || idx != s->subtask || s->writer != writer || s->runs) {
+        weir_free(marks);
+        return rc;
+    }
+    /* This subtask's own state: its history goes on in its snapshots. */
+    s->runs = marks;
+    s->n_runs = n_marks;
+    return 0;
+}
+
+/* The rest of restore(): pending files and partitions, commit and clean-up. */
+static int restore_files(file_sink *s, weir_cursor *in, uint32_t version,
+                         uint32_t idx, uint32_t writer, uint64_t run,
+                         uint64_t next_part, const run_mark *marks,
+                         uint32_t n_marks)
+{
+    uint32_t n;
+    if (weir_cursor_get_u32(in, &n))
         return corrupt(s);
     for (uint32_t i = 0; i < n; i++) {
         uint64_t ckpt;
@@ -1170,15 +1412,41 @@ static int fsink_restore_impl(void *op, weir_op_ctx *ctx, weir_cursor *in)
     }
     /*
      * The restored checkpoint completed: what it covers is committed now,
-     * the rest of that subtask's hidden files deleted. After a scale-down
-     * the state may be an old subtask's that no longer runs: its files are
-     * adopted, its part numbers are not. Its uncommitted partitions are
-     * adopted too, to be committed by this subtask.
+     * the rest of that subtask index's hidden files deleted (those of the
+     * run that took the checkpoint, and of any other run of this job's
+     * writer: a run that restored the same checkpoint and crashed before
+     * the next), and so are visible files of this job's writer that the
+     * state's history does not cover (committed by a later checkpoint of a
+     * run that went on past the restored one: an older checkpoint or a
+     * savepoint was restored), so the output is that of one run that
+     * went through the restored checkpoint. After a scale-down the state may be
+     * an old subtask's that no longer runs: its files are adopted, its part
+     * numbers are not. Its uncommitted partitions are adopted too, to be
+     * committed by this subtask. Names of this run are never reused (open_part
+     * skips taken ones), so the part counter is only a hint.
      */
     int rc = commit_pending(s, true, 0);
+    /* Without a job id, the checkpoint's writer is the job's: this subtask
+     * carries it on, so the next restore finds every run's files by it. */
+    if (!s->arg->job_id && version >= 4 && idx == s->subtask)
+        s->writer = writer;
+    /* Visible files go only for a state of this job's own writer: a
+     * checkpoint of another job (a savepoint given with --from) never
+     * deletes that job's output. */
+    abort_ctx ac = {.idx = idx,
+                    .old = version < 4,
+                    .has_run = version >= 4,
+                    .writer = writer,
+                    .run = run,
+                    .has_any = s->arg->job_id || version >= 4,
+                    .any_writer = s->arg->job_id ? s->writer : writer,
+                    .marks =
+                        !s->arg->job_id || writer == s->writer ? marks : NULL,
+                    .n_marks = n_marks};
     if (!rc)
-        rc = abort_uncovered(s, idx);
-    if (idx == s->subtask)
+        rc = abort_uncovered(s, &ac);
+    if (idx == s->subtask && writer == s->writer && run == s->arg->run &&
+        next_part > s->next_part)
         s->next_part = next_part;
     return rc;
 }
@@ -1233,6 +1501,7 @@ static void fsink_close(void *op)
         weir_free(s->pending[i].name);
     weir_free(s->pending);
     weir_free(s->marks);
+    weir_free(s->runs);
     weir_buf_fini(&s->key);
     weir_encoder_destroy(s->enc);
     if (s->data_schema)
@@ -1265,6 +1534,30 @@ static char *dup_or_null(const char *s, bool *ok)
     return d;
 }
 
+bool weir__file_sink_plain_name(const char *name)
+{
+    if (!name || !*name)
+        return false;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        if (*p < 0x20 || *p == 0x7f || *p == '/' || *p == '\\')
+            return false;
+    return true;
+}
+
+/* A run id no earlier run drew: 64 random bits (never 0). */
+static uint64_t new_run_id(void)
+{
+    uint64_t r = 0;
+    if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        static _Atomic uint64_t seq;
+        r = hash_str((const char *)&ts, sizeof ts) ^
+            ((uint64_t)getpid() << 32) ^ atomic_fetch_add(&seq, 1);
+    }
+    return r ? r : 1;
+}
+
 int weir_file_sink_spec(const weir_file_sink_config *cfg,
                         weir_operator_spec *out, weir_error *err)
 {
@@ -1277,6 +1570,13 @@ int weir_file_sink_spec(const weir_file_sink_config *cfg,
             !*cfg->partition_keys[i])
             return weir_error_set(err, WEIR_EINVAL,
                                   "filesystem sink: empty partition key");
+    if (cfg->partition_default_name &&
+        !weir__file_sink_plain_name(cfg->partition_default_name))
+        return weir_error_set(err, WEIR_EINVAL,
+                              "filesystem sink: the partition default name "
+                              "must be a plain folder name (not empty, no "
+                              "'/', '\\' or control characters), got '%s'",
+                              cfg->partition_default_name);
     if (cfg->success_file && !cfg->n_partition_keys)
         return weir_error_set(err, WEIR_EINVAL,
                               "filesystem sink: a partition commit policy "
@@ -1294,6 +1594,8 @@ int weir_file_sink_spec(const weir_file_sink_config *cfg,
     a->success_name = weir_strdup(
         cfg->success_file_name ? cfg->success_file_name : DEFAULT_SUCCESS_NAME);
     a->time_pattern = dup_or_null(cfg->partition_time_pattern, &ok);
+    a->job_id = dup_or_null(cfg->job_id, &ok);
+    a->run = cfg->run_id ? cfg->run_id : new_run_id();
     if (cfg->n_partition_keys) {
         a->keys = weir_calloc(cfg->n_partition_keys, sizeof *a->keys);
         for (uint32_t i = 0; a->keys && i < cfg->n_partition_keys; i++)
@@ -1320,6 +1622,8 @@ int weir_file_sink_spec(const weir_file_sink_config *cfg,
     a->cfg.partition_default_name = a->default_name;
     a->cfg.success_file_name = a->success_name;
     a->cfg.partition_time_pattern = a->time_pattern;
+    a->cfg.job_id = a->job_id;
+    a->cfg.run_id = a->run;
     out->name = "filesystem";
     out->cls = &weir__file_sink_class;
     out->create = fsink_create;

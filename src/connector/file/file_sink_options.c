@@ -53,8 +53,18 @@ static int partition_opts(weir__optset *o, const weir_connector_env *env,
         cfg->n_partition_keys = env->n_partition_keys;
     }
     const char *v;
-    if ((v = weir__opt_get(o, "partition.default-name")))
+    if ((v = weir__opt_get(o, "partition.default-name"))) {
+        /* The name becomes one folder under the table's path, verbatim:
+         * a '/' (or "..") in it would write elsewhere. */
+        if (!weir__file_sink_plain_name(v))
+            return weir__opt_fail(
+                o, opt_at(o, "partition.default-name"), WEIR_EINVAL,
+                "option 'partition.default-name' must be a plain folder "
+                "name (not empty, no '/', '\\' or control characters), so "
+                "partitions stay inside the table's path; got '%s'",
+                v);
         cfg->partition_default_name = v;
+    }
     if ((v = weir__opt_get(o, "sink.partition-commit.policy.kind"))) {
         /* A comma-separated list, as in Flink. */
         const char *p = v;
@@ -214,8 +224,10 @@ int weir_file_sink_spec_opts(const weir_option *opts, size_t n_opts,
         "source.bad-input",          "source.dead-letter.path",
         "source.path.regex-pattern", NULL};
     weir__opt_accept(&o, source_side);
-    if (env)
+    if (env) {
         cfg.clock = env->clock;
+        cfg.job_id = env->job_id;
+    }
     if ((rc = weir__opt_finish(&o, file_sink_known)))
         goto done;
     for (uint32_t k = 0; schema && k < cfg.n_partition_keys; k++) {

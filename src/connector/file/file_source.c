@@ -18,6 +18,14 @@
  * start (just past the last row returned, and past any blank or bad record
  * already dealt with). Opening a split at a position resumes exactly there.
  *
+ * Size. A reader reads its file up to the size the file had when the split
+ * was opened: bytes appended later are not read (the source is bounded by
+ * what it found). A file that shrinks below what the reader has still to
+ * read (truncated, rewritten in place) is an error naming the file and both
+ * sizes, never a silent early end; so is a position past the end of the
+ * file when a split is reopened. A file renamed or replaced while open is
+ * read to its end as it was (the open descriptor keeps it).
+ *
  * Bad records are handled by the source's policy (fail, skip,
  * dead-letter); a failing record is never consumed, so the position stays
  * before it. Line numbers are counted from where the reader started and
@@ -86,6 +94,7 @@ typedef struct file_reader {
     char *buf;
     size_t cap, len, pos; /* buf[pos, len) not yet consumed */
     uint64_t file_off;    /* file offset of buf[0] */
+    uint64_t size;        /* the file's size when the split was opened */
     bool eof;             /* the file has no more bytes */
     bool done;            /* the split is exhausted */
     bool header_pending;  /* the next record is a CSV header */
@@ -565,8 +574,23 @@ static int io_error(file_reader *r, const char *what, int e, weir_error *err)
                           r->file_off + r->len);
 }
 
-/* Reads more bytes after buf[len), moving unconsumed bytes to the front first.
- */
+/* The file has fewer bytes than it had at open: the error, with both sizes. */
+static int shrunk(file_reader *r, uint64_t at, weir_error *err)
+{
+    struct stat st;
+    char now[32] = "?";
+    if (fstat(r->fd, &st) == 0)
+        snprintf(now, sizeof now, "%" PRIu64, (uint64_t)st.st_size);
+    return weir_error_set(
+        err, WEIR_ECORRUPT,
+        "%s: error: the file shrank while it was read: %" PRIu64
+        " bytes when opened, %s bytes now (read up to offset %" PRIu64
+        "); a file must not be truncated or rewritten while a job reads it",
+        r->split->path, r->size, now, at);
+}
+
+/* Reads more bytes after buf[len), moving unconsumed bytes to the front first,
+ * up to the size the file had at open. */
 static int refill(file_reader *r, weir_error *err)
 {
     if (r->pos > 0) {
@@ -583,17 +607,26 @@ static int refill(file_reader *r, weir_error *err)
         r->buf = b;
         r->cap = cap;
     }
+    uint64_t at = r->file_off + r->len;
+    if (at >= r->size) {
+        r->eof = true;
+        return 0;
+    }
+    size_t want = r->cap - r->len;
+    if (r->size - at < want)
+        want = (size_t)(r->size - at);
     for (;;) {
-        ssize_t n = weir__fio->pread(r->fd, r->buf + r->len, r->cap - r->len,
-                                     (off_t)(r->file_off + r->len));
+        ssize_t n = weir__fio->pread(r->fd, r->buf + r->len, want, (off_t)at);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
             return io_error(r, "read", errno, err);
         }
         if (n == 0)
-            r->eof = true;
+            return shrunk(r, at, err);
         r->len += (size_t)n;
+        if (at + (uint64_t)n >= r->size)
+            r->eof = true;
         atomic_fetch_add_explicit(&r->src->n_bytes, (uint64_t)n,
                                   memory_order_relaxed);
         return 0;
@@ -661,6 +694,22 @@ static int fs_open_split(void *p, const char *id, const void *pos,
         rc = weir_error_set(err, weir__fio_errno_code(errno),
                             "%s: error: cannot open: %s", sp->path,
                             strerror(errno));
+        goto fail;
+    }
+    struct stat st;
+    if (fstat(r->fd, &st) != 0) {
+        rc = weir_error_set(err, weir__fio_errno_code(errno),
+                            "%s: error: cannot stat: %s", sp->path,
+                            strerror(errno));
+        goto fail;
+    }
+    r->size = (uint64_t)st.st_size;
+    if (has_pos && resume > r->size) {
+        rc = weir_error_set(err, WEIR_ECORRUPT,
+                            "%s: error: the file is shorter than the position "
+                            "to resume at: %" PRIu64 " bytes, position %" PRIu64
+                            " (truncated or replaced since the checkpoint?)",
+                            sp->path, r->size, resume);
         goto fail;
     }
     if (has_pos) {
