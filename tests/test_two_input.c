@@ -90,7 +90,7 @@ static void on_time(const tcase *c, int s, bool *ok)
     for (uint32_t i = 0; i < c->n[s]; i++) {
         int64_t t = c->t[s][i];
         bool have = max != INT64_MIN;
-        int64_t w = max - c->delay_ms;
+        int64_t w = have ? max - c->delay_ms : INT64_MIN;
         if (c->kind == K_WINDOW_JOIN)
             ok[i] = !have ||
                     floor_div(t, c->size_ms) * c->size_ms + c->size_ms > w;
