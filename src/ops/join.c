@@ -79,6 +79,8 @@ typedef struct join_op {
     uint64_t *n_emitted;
     uint64_t *n_late;
     uint64_t *n_expired;
+    weir_ts late_wm; /* interval joins: rows of the batch at hand with a time
+                        below it are late (weir_op_input_watermark) */
 } join_op;
 
 const char *weir_join_type_name(weir_join_type t)
@@ -320,8 +322,7 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     const weir_join_config *c = &jc->cfg;
     int o = 1 - s;
     const weir_keyspec *ks = &c->keys[s];
-    if (c->interval && WEIR_COL_I64(in, c->time_col[s])[r] <
-                           weir_op_input_watermark(ctx, s)) {
+    if (c->interval && WEIR_COL_I64(in, c->time_col[s])[r] < j->late_wm) {
         /* Behind its own side's watermark: late, joined with nothing (what
          * of the other side is still stored depends on how far the join's
          * watermark got, which is thread timing), kept nowhere. */
@@ -478,6 +479,9 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     join_op *j = op;
     if (input < 0 || input > 1)
         return weir_op_fail(ctx, WEIR_EINVAL, "join input %d does not exist", input);
+    /* No watermark arrives within a batch: one look per batch. */
+    if (j->conf->cfg.interval)
+        j->late_wm = weir_op_input_watermark(ctx, input);
     for (uint32_t r = 0; r < in->n_rows; r++) {
         int rc = apply_row(j, ctx, input, in, r);
         if (rc)
