@@ -79,8 +79,9 @@ typedef struct join_op {
     uint64_t *n_emitted;
     uint64_t *n_late;
     uint64_t *n_expired;
-    weir_ts late_wm; /* interval joins: rows of the batch at hand with a time
-                        below it are late (weir_op_input_watermark) */
+    weir_ts in_wm; /* the watermark the rows of the batch at hand are judged
+                      against (weir_op_input_watermark): an interval join's
+                      rows with a time below it are late */
 } join_op;
 
 const char *weir_join_type_name(weir_join_type t)
@@ -322,7 +323,7 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     const weir_join_config *c = &jc->cfg;
     int o = 1 - s;
     const weir_keyspec *ks = &c->keys[s];
-    if (c->interval && WEIR_COL_I64(in, c->time_col[s])[r] < j->late_wm) {
+    if (c->interval && WEIR_COL_I64(in, c->time_col[s])[r] < j->in_wm) {
         /* Behind its own side's watermark: late, joined with nothing (what
          * of the other side is still stored depends on how far the join's
          * watermark got, which is thread timing), kept nowhere. */
@@ -481,7 +482,7 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
         return weir_op_fail(ctx, WEIR_EINVAL, "join input %d does not exist", input);
     /* No watermark arrives within a batch: one look per batch. */
     if (j->conf->cfg.interval)
-        j->late_wm = weir_op_input_watermark(ctx, input);
+        j->in_wm = weir_op_input_watermark(ctx, input);
     for (uint32_t r = 0; r < in->n_rows; r++) {
         int rc = apply_row(j, ctx, input, in, r);
         if (rc)
