@@ -36,7 +36,7 @@ typedef struct tcase {
     job_kind kind;
     weir_join_type type;
     int64_t delay_ms;
-    int64_t size_ms;     /* window join: TUMBLE size */
+    int64_t size_ms;      /* window join: TUMBLE size */
     int64_t lo_ms, hi_ms; /* interval join: lo <= left.t - right.t <= hi */
     uint32_t n[2];
     int64_t k[2][MAX_SIDE], t[2][MAX_SIDE];
@@ -92,8 +92,8 @@ static void on_time(const tcase *c, int s, bool *ok)
         bool have = max != INT64_MIN;
         int64_t w = have ? max - c->delay_ms : INT64_MIN;
         if (c->kind == K_WINDOW_JOIN)
-            ok[i] = !have ||
-                    floor_div(t, c->size_ms) * c->size_ms + c->size_ms > w;
+            ok[i] =
+                !have || floor_div(t, c->size_ms) * c->size_ms + c->size_ms > w;
         else if (c->kind == K_INTERVAL_JOIN)
             ok[i] = !have || t >= w;
         else
@@ -259,9 +259,9 @@ static char *run(const tcase *c, uint32_t parallelism, uint32_t batch_size,
             weir_operator_spec as;
             weir_stream a;
             cr_assert_eq(weir_window_assign_spec(&ac, &as), 0);
-            cr_assert_eq(weir_job_operator(job, &st[s], 1, &as, asg,
-                                           parallelism, &a),
-                         0, "%s", weir_job_error(job));
+            cr_assert_eq(
+                weir_job_operator(job, &st[s], 1, &as, asg, parallelism, &a), 0,
+                "%s", weir_job_error(job));
             jc.keys[s].n = 3;
             memcpy(jc.keys[s].cols, cols, sizeof cols);
             ins[s] = weir_stream_key_by(a, cols, 3);
@@ -331,9 +331,8 @@ static void check_case(const tcase *c, uint64_t seed, int case_no)
                              ", %u/%u rows) at batch size %u, parallelism %u:"
                              "\ngot:\n%swant:\n%s",
                              seed, case_no, kind_name(c->kind),
-                             weir_join_type_name(c->type), c->delay_ms,
-                             c->n[L], c->n[R], batch_sizes[b], pars[p], got,
-                             want);
+                             weir_join_type_name(c->type), c->delay_ms, c->n[L],
+                             c->n[R], batch_sizes[b], pars[p], got, want);
             cr_assert_eq(late, want_late,
                          "seed %" PRIu64 " case %d (%s): %" PRIu64
                          " late rows, want %" PRIu64
@@ -450,20 +449,20 @@ static void idle_window_join(uint32_t parallelism)
                                   .idle_timeout_ms = s == R ? 500 : 1000};
         weir_stream st, a;
         cr_assert_eq(weir_job_source(job, &ss, &wm, parallelism, &st), 0);
-        weir_window_assign_config ac = {
-            .assigner = weir_window_tumbling(10, 0), .out_schema = asg};
+        weir_window_assign_config ac = {.assigner = weir_window_tumbling(10, 0),
+                                        .out_schema = asg};
         weir_operator_spec as;
         cr_assert_eq(weir_window_assign_spec(&ac, &as), 0);
-        cr_assert_eq(
-            weir_job_operator(job, &st, 1, &as, asg, parallelism, &a), 0);
+        cr_assert_eq(weir_job_operator(job, &st, 1, &as, asg, parallelism, &a),
+                     0);
         jc.keys[s].n = 3;
         memcpy(jc.keys[s].cols, cols, sizeof cols);
         ins[s] = weir_stream_key_by(a, cols, 3);
     }
     weir_operator_spec spec;
     cr_assert_eq(weir_window_join_spec(&jc, &spec), 0);
-    cr_assert_eq(weir_job_operator(job, ins, 2, &spec, out, parallelism, &j),
-                 0, "%s", weir_job_error(job));
+    cr_assert_eq(weir_job_operator(job, ins, 2, &spec, out, parallelism, &j), 0,
+                 "%s", weir_job_error(job));
     weir_operator_spec sk = th_collect_spec(sink, "collect");
     cr_assert_eq(weir_job_sink(job, j, &sk, 1), 0);
     cr_assert_eq(weir_job_start(job), 0, "%s", weir_job_error(job));
@@ -488,8 +487,7 @@ static void idle_window_join(uint32_t parallelism)
     cr_assert(th_collect_wait_count(sink, 2, 20000),
               "p=%u: [10, 20) must fire once both inputs are idle",
               parallelism);
-    cr_assert_str_eq(th_collect_text(sink, true),
-                     "1,14,NULL,NULL\n1,5,1,7\n");
+    cr_assert_str_eq(th_collect_text(sink, true), "1,14,NULL,NULL\n1,5,1,7\n");
 
     /* The left input comes back at 18, behind the join's 27: late for
      * [10, 20), which fired; 22 is on time for [20, 30), which 31 closes. */

@@ -1,7 +1,8 @@
 /*
  * time/watermark.c - per-split watermark generators and the min-merging
- * valve (maximum when every open input is idle). See watermark.h for the rules; this file keeps two invariants:
- * a generator's watermark and a valve's output never decrease.
+ * valve (maximum when every open input is idle). See watermark.h for the rules;
+ * this file keeps two invariants: a generator's watermark and a valve's output
+ * never decrease.
  */
 #include "time/watermark.h"
 
