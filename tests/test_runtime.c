@@ -488,6 +488,101 @@ Test(runtime, idle_split_releases_then_holds_the_watermark, .timeout = 60)
     weir_schema_destroy(os);
 }
 
+/*
+ * A feed that stops entirely: every split goes idle, and the watermark
+ * becomes the maximum of the splits' watermarks (not the lowest one's), so
+ * the windows that maximum closes fire. A split that comes back behind it
+ * does not pull the watermark back: its older records are late.
+ */
+static void all_idle_closes_windows(uint32_t parallelism)
+{
+    weir_schema *s = th_schema("k BIGINT, v BIGINT");
+    weir_schema *os = th_schema("k BIGINT, window_end BIGINT, cnt BIGINT");
+    th_source *src = th_usource_create(s, 3); /* split i on subtask i % p */
+    th_collect *out = th_collect_create(0);
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_clock clock = weir_manual_clock_get(mc);
+    weir_job *job = new_job(parallelism, 16, &clock, 1000);
+    weir_source_spec ss = th_source_spec(src, "events");
+    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 0};
+    weir_stream st, counted;
+    cr_assert_eq(weir_job_source(job, &ss, &wm, parallelism, &st), 0);
+    uint32_t key = 0;
+    weir_process_fn fn = {.open = wc_open,
+                          .process = wc_process_flush,
+                          .timer = wc_timer,
+                          .close = wc_close};
+    cr_assert_eq(weir_job_process(job, weir_stream_key_by(st, &key, 1), os, &fn,
+                                  &counted),
+                 0);
+    weir_operator_spec sink = th_collect_spec(out, "collect");
+    cr_assert_eq(weir_job_sink(job, counted, &sink, 1), 0);
+    cr_assert_eq(weir_job_start(job), 0);
+
+    th_source_row(src, 0, 5, (int64_t)1, (int64_t)0);
+    th_source_row(src, 0, 12, (int64_t)1, (int64_t)0);
+    th_source_row(src, 1, 8, (int64_t)2, (int64_t)0);
+    th_source_row(src, 1, 27, (int64_t)2, (int64_t)0);
+    th_source_row(src, 2, 3, (int64_t)3, (int64_t)0);
+    th_source_row(src, 2, 15, (int64_t)3, (int64_t)0);
+    for (uint32_t i = 0; i < 3; i++)
+        cr_assert(th_source_wait_read(src, i, GUARD_MS));
+    /* min(12, 27, 15): the windows ending at 10 fire, nothing more. */
+    cr_assert(th_collect_wait_watermark(out, 12, GUARD_MS));
+    cr_assert(th_collect_wait_count(out, 3, GUARD_MS));
+    cr_assert_eq(th_collect_watermark(out), 12);
+    cr_assert_str_eq(th_collect_text(out, true), "1,10,1\n2,10,1\n3,10,1\n");
+
+    /* The feed stops: once every split is idle the watermark is
+     * max(12, 27, 15) = 27, which closes the windows ending at 20. */
+    weir_manual_clock_set(mc, 1000);
+    cr_assert(th_collect_wait_watermark(out, 27, GUARD_MS),
+              "p=%u: the watermark must reach the maximum once all splits "
+              "are idle, it is %" PRId64,
+              parallelism, th_collect_watermark(out));
+    cr_assert(th_collect_wait_count(out, 5, GUARD_MS));
+    cr_assert_eq(th_collect_watermark(out), 27);
+    cr_assert_str_eq(th_collect_text(out, true),
+                     "1,10,1\n1,20,1\n2,10,1\n3,10,1\n3,20,1\n");
+
+    /* Split 0 comes back at 18, behind 27: the watermark stays, the record is
+     * late; 29 is on time and 40 closes [20, 30). */
+    th_source_row(src, 0, 18, (int64_t)1, (int64_t)0);
+    th_source_row(src, 0, 29, (int64_t)1, (int64_t)0);
+    cr_assert(th_source_wait_read(src, 0, GUARD_MS));
+    th_source_row(src, 0, 40, (int64_t)1, (int64_t)0);
+    cr_assert(th_source_wait_read(src, 0, GUARD_MS));
+    cr_assert(th_collect_wait_watermark(out, 40, GUARD_MS));
+    cr_assert(th_collect_wait_count(out, 7, GUARD_MS));
+    th_source_end_all(src);
+    cr_assert_eq(weir_job_wait(job), 0, "%s", weir_job_error(job));
+    size_t n;
+    const weir_ts *log = th_collect_watermarks(out, &n);
+    for (size_t i = 1; i < n; i++)
+        cr_assert_gt(log[i], log[i - 1], "watermarks never go back");
+    cr_assert_str_eq(th_collect_text(out, true),
+                     "1,10,1\n1,20,1\n1,30,1\n1,50,1\n2,10,1\n2,30,1\n"
+                     "3,10,1\n3,20,1\n");
+    cr_assert_eq(th_metric(job, "*.process.*.late_records"), 1,
+                 "the record at 18 came back behind the watermark");
+    weir_job_destroy(job);
+    weir_manual_clock_destroy(mc);
+    th_collect_destroy(out);
+    th_source_destroy(src);
+    weir_schema_destroy(s);
+    weir_schema_destroy(os);
+}
+
+Test(runtime, all_idle_closes_windows_at_parallelism_1, .timeout = 60)
+{
+    all_idle_closes_windows(1);
+}
+
+Test(runtime, all_idle_closes_windows_at_parallelism_3, .timeout = 60)
+{
+    all_idle_closes_windows(3);
+}
+
 Test(runtime, end_of_input_fires_every_timer, .timeout = 60)
 {
     weir_schema *s = th_schema("k BIGINT, v BIGINT");

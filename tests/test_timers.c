@@ -257,3 +257,54 @@ Test(watermark, valve_min_over_active_inputs_never_backwards)
     cr_assert(weir__wm_valve_refresh(&v) & WEIR__WM_BECAME_ACTIVE);
     weir__wm_valve_fini(&v);
 }
+
+Test(watermark, valve_all_idle_moves_to_the_maximum)
+{
+    weir__wm_valve v;
+    cr_assert_eq(weir__wm_valve_init(&v, 3), 0);
+    weir__wm_valve_watermark(&v, 0, 10);
+    weir__wm_valve_watermark(&v, 1, 40);
+    weir__wm_valve_watermark(&v, 2, 25);
+    cr_assert_eq(v.out, 10);
+    cr_assert_eq(weir__wm_valve_set_idle(&v, 1, true), 0);
+    cr_assert_eq(weir__wm_valve_set_idle(&v, 2, true), 0);
+    cr_assert_eq(v.out, 10, "input 0 still holds the minimum");
+    /* The last open input goes idle: the output jumps to the maximum. */
+    cr_assert_eq(weir__wm_valve_set_idle(&v, 0, true),
+                 WEIR__WM_ADVANCED | WEIR__WM_BECAME_IDLE);
+    cr_assert_eq(v.out, 40);
+    cr_assert(v.idle);
+    /* A watermark sent while idle (a final one) moves nothing now. */
+    cr_assert_eq(weir__wm_valve_watermark(&v, 1, WEIR_TS_MAX), 0);
+    cr_assert_eq(v.out, 40);
+    /* Input 0 comes back behind the output: the output does not go back. */
+    cr_assert_eq(weir__wm_valve_set_idle(&v, 0, false),
+                 WEIR__WM_BECAME_ACTIVE);
+    cr_assert_eq(v.out, 40);
+    cr_assert_eq(weir__wm_valve_watermark(&v, 0, 30), 0);
+    cr_assert_eq(v.out, 40);
+    cr_assert_eq(weir__wm_valve_watermark(&v, 0, 50), WEIR__WM_ADVANCED);
+    cr_assert_eq(v.out, 50);
+    /* Idle again: the maximum (50; input 1 counts with the 40 it had when it
+     * went idle, not its later WEIR_TS_MAX) is not above the output. */
+    cr_assert_eq(weir__wm_valve_set_idle(&v, 0, true), WEIR__WM_BECAME_IDLE);
+    cr_assert_eq(v.out, 50);
+    /* Ended inputs take no part: ending input 0 moves nothing. */
+    cr_assert_eq(weir__wm_valve_end(&v, 0), 0);
+    cr_assert_eq(v.out, 50);
+    weir__wm_valve_fini(&v);
+
+    /* With an ended input and the rest idle, the idle ones decide. */
+    cr_assert_eq(weir__wm_valve_init(&v, 2), 0);
+    weir__wm_valve_watermark(&v, 0, 70);
+    weir__wm_valve_watermark(&v, 1, 60);
+    cr_assert_eq(v.out, 60);
+    weir__wm_valve_watermark(&v, 0, WEIR_TS_MAX);
+    weir__wm_valve_end(&v, 0);
+    cr_assert_eq(v.out, 60);
+    weir__wm_valve_watermark(&v, 1, 65);
+    cr_assert_eq(v.out, 65);
+    cr_assert_eq(weir__wm_valve_set_idle(&v, 1, true), WEIR__WM_BECAME_IDLE);
+    cr_assert_eq(v.out, 65);
+    weir__wm_valve_fini(&v);
+}

@@ -114,6 +114,18 @@ int weir_op_emit_side(weir_op_ctx *ctx, int tag, const weir_batch *b);
 bool weir_op_has_side_output(weir_op_ctx *ctx, int tag);
 /* Current input watermark of this operator (WEIR_TS_MIN before the first). */
 weir_ts weir_op_watermark(weir_op_ctx *ctx);
+/*
+ * The watermark a record of input `input` is judged against (late or on
+ * time): the larger of the operator's watermark and that input's own (the
+ * minimum over the input's channels alone, by the same rules, never
+ * backwards). With several inputs, the operator's watermark is held back by
+ * the slowest input and jumps when an input ends, so how far it got when a
+ * record arrives depends on thread timing; the record's own input's
+ * watermark does not. A record that is on time by it always finds its
+ * window (or interval) still open, since the operator's watermark is never
+ * ahead of an active input's. With one input this is weir_op_watermark.
+ */
+weir_ts weir_op_input_watermark(weir_op_ctx *ctx, int input);
 /* Processing time from the job's clock. */
 int64_t weir_op_now_ms(weir_op_ctx *ctx);
 

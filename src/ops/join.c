@@ -26,11 +26,16 @@
  * keep the same state and add an event-time timer per stored row at the
  * first watermark under which no future row of the other side can match
  * it (left: time - lo + 1, right: time + hi + 1); the timer removes it. A row
- * that arrives already past that point is joined with what is stored but
- * not stored itself (counted as late_rows). An outer interval join emits
- * a row of its outer side padded only when the row expires unmatched (or
- * arrives late and unmatched), never retracting: its output is
- * append-only, as Flink's.
+ * whose time is behind the watermark of its own side (time < W, as in
+ * Flink) is late: counted as late_rows, neither joined nor stored. Its own
+ * side's watermark, not the join's, so that the decision does not depend
+ * on how far the other side got (or whether it ended) when the row came;
+ * and an on-time row finds every on-time match of the other side still
+ * stored: a stored left row l goes at W >= l.time - lo + 1, and a right
+ * row that matches it has time <= l.time - lo while W <= its time. An
+ * outer interval join emits a row of its outer side padded only when the
+ * row expires unmatched, never retracting: its output is append-only, as
+ * Flink's.
  * Kinds: an inner join keeps the input row's kind (+I/+U/-U/-D); outer
  * joins emit +I and -D only, as Flink does. Each row's whole change is
  * emitted before the next row is read, so the output for one order of
@@ -74,6 +79,9 @@ typedef struct join_op {
     uint64_t *n_emitted;
     uint64_t *n_late;
     uint64_t *n_expired;
+    weir_ts in_wm; /* the watermark the rows of the batch at hand are judged
+                      against (weir_op_input_watermark): an interval join's
+                      rows with a time below it are late */
 } join_op;
 
 const char *weir_join_type_name(weir_join_type t)
@@ -315,6 +323,13 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     const weir_join_config *c = &jc->cfg;
     int o = 1 - s;
     const weir_keyspec *ks = &c->keys[s];
+    if (c->interval && WEIR_COL_I64(in, c->time_col[s])[r] < j->in_wm) {
+        /* Behind its own side's watermark: late, joined with nothing (what
+         * of the other side is still stored depends on how far the join's
+         * watermark got, which is thread timing), kept nowhere. */
+        (*j->n_late)++;
+        return 0;
+    }
     bool null_key = false;
     for (uint32_t k = 0; k < ks->n; k++)
         null_key |= weir_batch_is_null(in, ks->cols[k], r);
@@ -359,23 +374,18 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     assoc = jc->outer[s] ? matched : 0;
     count += accumulate ? 1 : -1;
     int64_t t = WEIR_TS_MIN;
-    bool store = true;
     if (c->interval) {
         t = WEIR_COL_I64(in, c->time_col[s])[r];
+        /* On time (t >= W), so expiry > W: it is stored until then. */
         weir_ts expiry = s == 0 ? t - c->lo_ms + 1 : t + c->hi_ms + 1;
-        if (weir_op_watermark(ctx) >= expiry) {
-            /* Too late to be matched by any row still to come: join it with what is stored, keep nothing. */
-            store = false;
-            (*j->n_late)++;
-        } else if (accumulate && count == 1 && (rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, expiry, s))) {
+        if (accumulate && count == 1 && (rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, expiry, s)))
             return rc;
-        }
     }
-    if (store && (rc = put_entry(j, s, j->row.data, j->row.len, count, assoc, t)))
+    if ((rc = put_entry(j, s, j->row.data, j->row.len, count, assoc, t)))
         return rc;
     if (matched == 0) {
-        /* An interval join pads a stored row only when it expires unmatched (append-only output). */
-        if (jc->outer[s] && (!c->interval || !store))
+        /* An interval join pads a row only when it expires unmatched (append-only output). */
+        if (jc->outer[s] && !c->interval)
             return emit_padded(j, ctx, s, 0, 1, accumulate ? WEIR_ROW_INSERT : WEIR_ROW_DELETE, ts);
         return 0;
     }
@@ -470,6 +480,9 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     join_op *j = op;
     if (input < 0 || input > 1)
         return weir_op_fail(ctx, WEIR_EINVAL, "join input %d does not exist", input);
+    /* No watermark arrives within a batch: one look per batch. */
+    if (j->conf->cfg.interval)
+        j->in_wm = weir_op_input_watermark(ctx, input);
     for (uint32_t r = 0; r < in->n_rows; r++) {
         int rc = apply_row(j, ctx, input, in, r);
         if (rc)

@@ -8,6 +8,12 @@
  * read: inputs are append-only, so a row never has to be found again. Rows
  * whose key has a NULL column can never match; an outer side keeps them
  * in the namespace "n" so that they are padded when the window fires.
+ * A row is late when its window end is at or behind the watermark of its
+ * own side (weir_op_input_watermark), whatever the other side did: so
+ * late-row decisions do not depend on how the two inputs interleave, on
+ * batch sizes, or on which side ended first. A row on time by its side's
+ * watermark always finds its window open (the join's watermark is never
+ * ahead of an active side's).
  * Each key has one event-time timer at its window end: when the watermark
  * reaches it (W >= end) both sides' rows are read, every pair is built
  * into a candidate batch, the residual condition filters the candidates in
@@ -173,7 +179,10 @@ static int wjoin_process(void *op, weir_op_ctx *ctx, int input,
                             "window join input %d does not exist", input);
     int s = input;
     const weir_keyspec *ks = &c->keys[s];
-    weir_ts wm = weir_op_watermark(ctx);
+    /* Judged against this side's own watermark: the join's is held back by
+     * the other side, or jumps when it ends, by thread timing (see
+     * weir_op_input_watermark). */
+    weir_ts wm = weir_op_input_watermark(ctx, input);
     for (uint32_t r = 0; r < in->n_rows; r++) {
         if (in->kind[r] != WEIR_ROW_INSERT)
             return weir_op_fail(

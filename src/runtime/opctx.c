@@ -346,6 +346,48 @@ weir_ts weir_op_watermark(weir_op_ctx *ctx)
     return ctx->in_wm;
 }
 
+/*
+ * The watermark of logical input k alone: the valve's rules applied to the
+ * channels of that input only (minimum over the active ones; the maximum
+ * when all of them are idle; WEIR_TS_MAX once all ended), never backwards.
+ */
+static weir_ts input_watermark(weir__subtask *st, uint32_t k)
+{
+    const weir__wm_valve *v = &st->valve;
+    weir_ts min = WEIR_TS_MAX, idle_max = WEIR_TS_MIN;
+    bool active = false, open = false;
+    for (uint32_t i = 0; i < st->n_in && i < v->n; i++) {
+        if (st->in[i].input != k || v->in[i].ended)
+            continue;
+        open = true;
+        if (v->in[i].idle) {
+            if (v->in[i].idle_wm > idle_max)
+                idle_max = v->in[i].idle_wm;
+        } else {
+            active = true;
+            if (v->in[i].wm < min)
+                min = v->in[i].wm;
+        }
+    }
+    weir_ts w = !open ? WEIR_TS_MAX : active ? min : idle_max;
+    if (w > st->input_wm[k])
+        st->input_wm[k] = w;
+    return st->input_wm[k];
+}
+
+weir_ts weir_op_input_watermark(weir_op_ctx *ctx, int input)
+{
+    weir__subtask *st = ctx->st;
+    weir_ts w = ctx->in_wm;
+    /* Only the head operator of a subtask that reads several inputs has
+     * inputs of its own; everything else sees one stream. */
+    if (!st->input_wm || ctx != &st->ops[0] || input < 0 ||
+        (uint32_t)input >= st->n_inputs)
+        return w;
+    weir_ts own = input_watermark(st, (uint32_t)input);
+    return own > w ? own : w;
+}
+
 int64_t weir_op_now_ms(weir_op_ctx *ctx)
 {
     return weir_clock_now(&ctx->st->job->cfg.clock);

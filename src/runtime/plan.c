@@ -99,6 +99,7 @@ static void subtask_free(weir__subtask *st)
     }
     weir_free(st->ops);
     weir_free(st->in);
+    weir_free(st->input_wm);
     weir__wm_valve_fini(&st->valve);
     weir__gate_fini(&st->gate);
     weir_free(st);
@@ -308,6 +309,18 @@ static int build_subtasks(weir_job *job)
             weir__subtask *st = task->subtasks[s];
             if (!task->is_source && weir__wm_valve_init(&st->valve, st->n_in))
                 return WEIR_ENOMEM;
+            uint32_t n_inputs = 0;
+            for (uint32_t i = 0; i < st->n_in; i++)
+                if (st->in[i].input + 1 > n_inputs)
+                    n_inputs = st->in[i].input + 1;
+            if (n_inputs > 1) {
+                st->input_wm = weir_malloc(n_inputs * sizeof *st->input_wm);
+                if (!st->input_wm)
+                    return WEIR_ENOMEM;
+                for (uint32_t k = 0; k < n_inputs; k++)
+                    st->input_wm[k] = WEIR_TS_MIN;
+                st->n_inputs = n_inputs;
+            }
         }
     }
     return 0;

@@ -198,6 +198,12 @@ struct weir__subtask {
     uint32_t rr; /* round-robin start among input channels */
     bool all_started;
     weir__wm_valve valve; /* over input channels (or splits: see source_run) */
+    /* Per logical input of the head operator: that input's own watermark
+     * (its channels merged by the valve's rules), never backwards; what a
+     * several-input operator judges that input's records against
+     * (weir_op_input_watermark). NULL for a single input. */
+    weir_ts *input_wm;
+    uint32_t n_inputs;
 
     weir_op_ctx
         *ops; /* the chain; for a source task ops[0] is the source itself */

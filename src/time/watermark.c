@@ -1,7 +1,8 @@
 /*
  * time/watermark.c - per-split watermark generators and the min-merging
- * valve. See watermark.h for the rules; this file keeps two invariants:
- * a generator's watermark and a valve's output never decrease.
+ * valve (maximum when every open input is idle). See watermark.h for the rules;
+ * this file keeps two invariants: a generator's watermark and a valve's output
+ * never decrease.
  */
 #include "time/watermark.h"
 
@@ -60,8 +61,10 @@ int weir__wm_valve_add(weir__wm_valve *v)
         v->in = in;
         v->cap = cap;
     }
-    v->in[v->n] =
-        (weir__wm_input){.wm = WEIR_TS_MIN, .idle = false, .ended = false};
+    v->in[v->n] = (weir__wm_input){.wm = WEIR_TS_MIN,
+                                   .idle_wm = WEIR_TS_MIN,
+                                   .idle = false,
+                                   .ended = false};
     return (int)v->n++;
 }
 
@@ -108,12 +111,19 @@ static int recompute(weir__wm_valve *v)
         v->idle = idle;
         flags |= idle ? WEIR__WM_BECAME_IDLE : WEIR__WM_BECAME_ACTIVE;
     }
+    weir_ts m = WEIR_TS_MIN;
     if (any_active) {
-        weir_ts m = weir__wm_valve_min_excluding(v, UINT32_MAX);
-        if (m > v->out) {
-            v->out = m;
-            flags |= WEIR__WM_ADVANCED;
-        }
+        m = weir__wm_valve_min_excluding(v, UINT32_MAX);
+    } else if (!all_ended) {
+        /* Every open input is idle: nothing will hold the output back any
+         * more, so it moves up to the furthest of them. */
+        for (uint32_t i = 0; i < v->n; i++)
+            if (!v->in[i].ended && v->in[i].idle_wm > m)
+                m = v->in[i].idle_wm;
+    }
+    if (m > v->out) {
+        v->out = m;
+        flags |= WEIR__WM_ADVANCED;
     }
     return flags;
 }
@@ -133,6 +143,8 @@ int weir__wm_valve_set_idle(weir__wm_valve *v, uint32_t i, bool idle)
     if (i >= v->n || v->in[i].idle == idle)
         return 0;
     v->in[i].idle = idle;
+    if (idle)
+        v->in[i].idle_wm = v->in[i].wm;
     return recompute(v);
 }
 

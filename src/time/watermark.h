@@ -11,9 +11,17 @@
  *   channels of a subtask, or the splits of a source subtask). Its output is
  *   the minimum over the inputs that are active (neither idle nor ended),
  *   and never goes backwards: output = max(last output, minimum). When every
- *   input that has not ended is idle, the valve itself is idle; an input that
- *   becomes active again takes part in the minimum again (it holds the output
- *   until it catches up, it does not pull it back).
+ *   input that has not ended is idle, the valve itself is idle and its output
+ *   becomes the maximum of those inputs' watermarks (as Flink's watermark
+ *   valve does), so a feed that stops entirely still closes its windows. An
+ *   input that becomes active again takes part in the minimum again (it
+ *   holds the output until it catches up, it does not pull it back; its
+ *   records behind the output may be late).
+ *
+ *   The maximum is taken over the watermarks the inputs had when they went
+ *   idle: a watermark an input sends while idle (a final WEIR_TS_MAX just
+ *   before it ends, say) is kept for when it becomes active again but moves
+ *   nothing now, as in Flink, where an idle channel's watermarks are ignored.
  */
 #ifndef WEIR_TIME_WATERMARK_H
 #define WEIR_TIME_WATERMARK_H
@@ -47,6 +55,7 @@ weir_ts weir__wm_gen_after(const weir__wm_gen *g, weir_ts ts);
 /* Per-input state of a valve. */
 typedef struct weir__wm_input {
     weir_ts wm;
+    weir_ts idle_wm; /* wm when it last went idle (the all-idle maximum) */
     bool idle;
     bool ended;
 } weir__wm_input;

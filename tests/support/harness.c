@@ -600,7 +600,8 @@ const char *th_collect_text(th_collect *c, bool sorted)
 {
     pthread_mutex_lock(&c->mu);
     char **v = malloc((c->n ? c->n : 1) * sizeof *v);
-    memcpy(v, c->lines, c->n * sizeof *v);
+    if (c->n) /* lines is NULL before the first */
+        memcpy(v, c->lines, c->n * sizeof *v);
     if (sorted)
         qsort(v, c->n, sizeof *v, cmp_str);
     size_t len = 1;
