@@ -139,10 +139,16 @@ int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, 
         *out = o;
         return 0;
     }
+    /*
+     * A filter alone emits the rows it reads: the stream's schema, which
+     * under a pending window table function lacks the virtual window
+     * columns of the rel's schema.
+     */
+    const weir_schema *os = exprs ? s : r->win.present ? r->win.stream_schema : r->schema;
     weir_operator_spec spec;
     if (!rc)
-        rc = weir__calc_spec(filter, exprs, n, exprs ? s : r->schema, pc->cenv.clock, &spec);
-    if (!rc && (rc = weir_job_operator(pc->job, &r->s, 1, &spec, exprs ? s : r->schema, 0, &o.s))) {
+        rc = weir__calc_spec(filter, exprs, n, os, pc->cenv.clock, &spec);
+    if (!rc && (rc = weir_job_operator(pc->job, &r->s, 1, &spec, os, 0, &o.s))) {
         if (spec.free_arg)
             spec.free_arg(spec.arg);
         weir_buf_fini(&dg);
@@ -405,6 +411,7 @@ static const weir_sql_expr *tvf_arg(const weir_sql_expr *call, uint32_t i, const
 
 static int add_window_columns(plan_ctx *pc, rel *r)
 {
+    r->win.stream_schema = r->schema;
     weir_schema *s = weir_schema_copy(r->schema);
     if (!s)
         return WEIR_ENOMEM;
