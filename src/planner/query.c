@@ -1370,6 +1370,15 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
         if (rc)
             return rc;
     }
+    bool aggregating = sel->n_group_by > 0 || sel->distinct || sel->having;
+    for (uint32_t i = 0; i < sel->n_items && !aggregating; i++)
+        aggregating = sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR && has_agg(sel->items[i].expr);
+    if (!aggregating && in.win.present && pc->window_assign_ok && !plan_select_has_over(sel)) {
+        /* The rows of a window Top-N's input get their windows first, so its WHERE may read them. */
+        pc->window_assign_ok = false; /* for this SELECT only, not for queries nested below */
+        if ((rc = plan_window_assign(pc, &in, "a window Top-N")))
+            return rc;
+    }
     weir_expr *filter = NULL;
     if (where && !where_done) {
         if (has_agg(where))
@@ -1381,9 +1390,6 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
             return plan_error(pc, where->loc, WEIR_EPLAN, "WHERE must be a BOOLEAN condition, not %s",
                               weir_type_name(t.id));
     }
-    bool aggregating = sel->n_group_by > 0 || sel->distinct || sel->having;
-    for (uint32_t i = 0; i < sel->n_items && !aggregating; i++)
-        aggregating = sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR && has_agg(sel->items[i].expr);
     agg_scope *as_ = asp;
     const rel *src = &in;
     rel agg;
@@ -1408,10 +1414,6 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
             return rc;
         src = &agg;
         over = true;
-    } else if (in.win.present && pc->window_assign_ok) {
-        pc->window_assign_ok = false; /* for this SELECT only, not for queries nested below */
-        if ((rc = plan_window_assign(pc, &in, "a window Top-N")))
-            return rc;
     } else if (in.win.present) {
         return plan_error(pc, in.win.loc, WEIR_EUNSUPPORTED,
                           "a window table function must be followed by GROUP BY window_start, window_end (window "
