@@ -409,12 +409,37 @@ static const weir_sql_expr *tvf_arg(const weir_sql_expr *call, uint32_t i, const
     return NULL;
 }
 
+static bool is_window_column_name(const char *name)
+{
+    return !strcasecmp(name, "window_start") || !strcasecmp(name, "window_end") || !strcasecmp(name, "window_time");
+}
+
+/*
+ * The virtual columns window_start, window_end and window_time after r's
+ * columns. Input columns of those names (a window aggregation's output
+ * under a second window table function, as Flink's cascading example
+ * writes it) are shadowed: the names mean the new window's columns.
+ */
 static int add_window_columns(plan_ctx *pc, rel *r)
 {
     r->win.stream_schema = r->schema;
-    weir_schema *s = weir_schema_copy(r->schema);
+    weir_schema *s = weir_schema_create();
     if (!s)
         return WEIR_ENOMEM;
+    s->rowtime = r->schema->rowtime;
+    for (uint32_t i = 0; i < r->schema->n_fields; i++) {
+        const weir_field *f = &r->schema->fields[i];
+        char hidden[160];
+        const char *nm = f->name;
+        if (is_window_column_name(nm)) {
+            snprintf(hidden, sizeof hidden, "$input_%s", nm);
+            nm = hidden;
+        }
+        if (weir_schema_add(s, nm, f->type) < 0) {
+            weir_schema_destroy(s);
+            return WEIR_ENOMEM;
+        }
+    }
     weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
     if (!ns) {
         weir_schema_destroy(s);
@@ -894,8 +919,11 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
                 saw_we = true;
                 continue;
             }
+            /* window_time is end - 1: grouping by it as well changes nothing (Flink's way to keep it) */
             if (in->win.present && idx == in->win.wt_col)
-                return plan_error(pc, g->loc, WEIR_EUNSUPPORTED, "GROUP BY window_time is not supported; group by window_start, window_end");
+                continue;
+            if (as->cascade && (int32_t)idx == in->wprops.wt)
+                continue;
             if (as->cascade && idx == in->wprops.we) {
                 saw_we = true;
                 continue;
@@ -957,7 +985,10 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         if ((rc = plan_bind_expr(pc, in, NULL, as->keys[i], &pre[k])))
             return rc;
         char nm[32];
-        if (as->keys[i]->kind == WEIR_SQL_EXPR_COLUMN)
+        /* A key named like a window column (a cascade's window_start) would clash with the window's own
+         * output columns; it is reached through the scope, not by name. */
+        if (as->keys[i]->kind == WEIR_SQL_EXPR_COLUMN &&
+            !(as->windowed && is_window_column_name(in->schema->fields[as->key_in_col[i]].name)))
             names[k] = in->schema->fields[as->key_in_col[i]].name;
         else {
             snprintf(nm, sizeof nm, "$key%u", i);
