@@ -835,7 +835,28 @@ static int emit_options(plan_ctx *pc, weir_window_spec *ws, weir_sql_loc loc)
     return 0;
 }
 
-static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pre, weir_sql_loc loc);
+static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pre, const rel *in, weir_sql_loc loc);
+
+/* The table named by weir.late-records.table: *t NULL when none is set; an error when it names no table. */
+static int late_table(plan_ctx *pc, weir_sql_loc loc, cat_table **t)
+{
+    *t = NULL;
+    const char *tn = plan_config(pc, "weir.late-records.table");
+    if (!tn)
+        return 0;
+    weir_sql_ident id = {.name = tn, .len = (uint32_t)strlen(tn)};
+    weir_sql_name nm = {.parts = &id, .n_parts = 1, .loc = loc};
+    *t = plan_find_table(pc, &nm);
+    if (!*t)
+        return plan_error(pc, plan_config_at(pc, "weir.late-records.table", loc), WEIR_ENOTFOUND,
+                          "weir.late-records.table names unknown table '%s'", tn);
+    return 0;
+}
+
+static bool is_late_meta_column(const char *name)
+{
+    return !strcasecmp(name, "watermark") || !strcasecmp(name, "lateness_ms");
+}
 
 /*
  * GROUP BY / aggregates / DISTINCT over `in`. On return *out is the
@@ -976,6 +997,12 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
     uint32_t npre = as->n_keys;
     for (uint32_t i = 0; i < as->n_calls; i++)
         npre += (as->calls[i].call->u.call.n_args > 0) + (as->calls[i].call->u.call.filter != NULL);
+    /* A window aggregation's late rows carry the input columns the late-records table names. */
+    cat_table *lt = NULL;
+    if (as->windowed && !as->cascade && (rc = late_table(pc, sel->loc, &lt)))
+        return rc;
+    if (lt)
+        npre += lt->physical->n_fields;
     weir_expr **pre = plan_alloc(pc, (npre + 1) * sizeof *pre);
     const char **names = plan_alloc(pc, (npre + 1) * sizeof *names);
     if (!pre || !names)
@@ -1024,6 +1051,26 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
             names[k] = plan_strdup(pc, nm);
         }
         c->pre_col = (int32_t)k++;
+    }
+    /*
+     * The late-records table's columns that are input columns but not yet
+     * carried (a column read only inside a CASE, the event time itself):
+     * the window operator ignores them, its late output carries them. A
+     * column the pre-projection has by name is that input column (other
+     * pre columns are named $key / $arg).
+     */
+    for (uint32_t i = 0; lt && i < lt->physical->n_fields; i++) {
+        const char *want = lt->physical->fields[i].name;
+        bool have = false;
+        for (uint32_t j = 0; j < k && !have; j++)
+            have = !strcasecmp(names[j], want);
+        int c = weir_schema_find(in->schema, want);
+        if (have || c < 0 || (uint32_t)c >= in->n_physical || is_late_meta_column(want))
+            continue;
+        weir_error err = {0};
+        if ((rc = weir_expr_column(pc->arena, (uint32_t)c, in->schema->fields[c].type, &pre[k], &err)))
+            return rc;
+        names[k++] = in->schema->fields[c].name;
     }
     rel pr;
     if ((rc = plan_calc(pc, in, NULL, pre, names, k, &pr, "Calc")))
@@ -1172,7 +1219,9 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
                      (long long)sa->gap_ms, as->n_keys, as->n_calls, (long long)ws.allowed_lateness_ms,
                      as->cascade ? " (on the input's windows)" : "", out->updating ? " (changelog)" : "",
                      proctime ? " (processing time)" : "");
-        if ((rc = plan_late_output(pc, out->s, pr.schema, sel->loc)))
+        /* A cascaded aggregation's rows come from windows that fired before the watermark passed them:
+         * never late, so it has no late output. */
+        if (!as->cascade && (rc = plan_late_output(pc, out->s, pr.schema, in, sel->loc)))
             return rc;
         out->n_physical = out->schema->n_fields;
         if ((rc = plan_reuse_add(pc, PLAN_REUSE_OPERATOR, dg, out)))
@@ -1245,21 +1294,20 @@ done:
 /*
  * The weir extension for late records: SET 'weir.late-records.table' = 't'
  * sends the late rows of every windowed aggregation to table t, columns
- * matched by name among the input columns, `watermark` and `lateness_ms`
- * (missing ones are NULL).
+ * matched by name among the window's input columns (the pre-projection
+ * carries every input column t names), `watermark` and `lateness_ms`. A
+ * column of t that is none of these is refused here, by name: a late row
+ * is never silently incomplete.
  */
-static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pre, weir_sql_loc loc)
+static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pre, const rel *in, weir_sql_loc loc)
 {
-    const char *tn = plan_config(pc, "weir.late-records.table");
-    if (!tn)
-        return 0;
-    weir_sql_ident id = {.name = tn, .len = (uint32_t)strlen(tn)};
-    weir_sql_name nm = {.parts = &id, .n_parts = 1, .loc = loc};
-    cat_table *t = plan_find_table(pc, &nm);
-    if (!t)
-        return plan_error(pc, loc, WEIR_ENOTFOUND, "weir.late-records.table names unknown table '%s'", tn);
+    cat_table *t;
+    int rc = late_table(pc, loc, &t);
+    if (rc || !t)
+        return rc;
+    const char *tn = t->name;
     weir_schema *ls;
-    int rc = weir_window_late_schema(pre, &ls);
+    rc = weir_window_late_schema(pre, &ls);
     if (rc)
         return rc;
     weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
@@ -1285,12 +1333,22 @@ static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pr
         weir_error err = {0};
         int c = weir_schema_find(ls, ts->fields[i].name);
         weir_expr *e;
-        if (c >= 0) {
-            if ((rc = weir_expr_column(pc->arena, (uint32_t)c, ls->fields[c].type, &e, &err)))
-                return rc;
-        } else {
-            e = weir_expr_lit_null(pc->arena, ts->fields[i].type);
+        if (c < 0 || (!is_late_meta_column(ts->fields[i].name) && pre->fields[c].name[0] == '$')) {
+            weir_buf cols;
+            weir_buf_init(&cols);
+            for (uint32_t j = 0; j < in->n_physical; j++)
+                if (in->schema->fields[j].name[0] != '$')
+                    weir_buf_printf(&cols, "%s%s", cols.len ? ", " : "", in->schema->fields[j].name);
+            weir_buf_put_u8(&cols, 0);
+            rc = plan_error(pc, plan_config_at(pc, "weir.late-records.table", loc), WEIR_EPLAN,
+                            "late-records table '%s': column '%s' cannot be filled: a late row has the window "
+                            "aggregation's input columns (%s), `watermark` and `lateness_ms`",
+                            tn, ts->fields[i].name, cols.data ? (char *)cols.data : "");
+            weir_buf_fini(&cols);
+            return rc;
         }
+        if ((rc = weir_expr_column(pc->arena, (uint32_t)c, ls->fields[c].type, &e, &err)))
+            return rc;
         weir_type want = ts->fields[i].type;
         want.nullable = true;
         weir_type have = weir_expr_type(e);
