@@ -536,6 +536,10 @@ Test(sql_expr, intervals)
                "INTERVAL '1 02:03:04.5' DAY TO SECOND, INTERVAL '1:30' HOUR TO "
                "MINUTE, INTERVAL -'1' DAY, INTERVAL '100' DAY(3), INTERVAL "
                "'1.25' SECOND(3)");
+    check_expr("INTERVAL '500' MILLISECOND, INTERVAL '7' MILLISECONDS, "
+               "INTERVAL '4000' MICROSECOND, INTERVAL '1000' MICROSECONDS",
+               "INTERVAL '500' MILLISECOND, INTERVAL '7' MILLISECOND, "
+               "INTERVAL '4000' MICROSECOND, INTERVAL '1000' MICROSECOND");
     struct {
         const char *sql;
         bool ym;
@@ -558,6 +562,12 @@ Test(sql_expr, intervals)
         {"INTERVAL '1-2' YEAR TO MONTH", true, 14},
         {"INTERVAL '3' YEARS", true, 36},
         {"INTERVAL '5' MONTH", true, 5},
+        /* Flink's spelling for sub-second intervals (watermark delays) */
+        {"INTERVAL '500' MILLISECOND", false, 500},
+        {"INTERVAL '1500' MILLISECONDS", false, 1500},
+        {"INTERVAL -'250' MILLISECOND", false, -250},
+        {"INTERVAL '2000' MICROSECOND", false, 2},
+        {"INTERVAL '3000000' MICROSECONDS", false, 3000},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char sql[128];

@@ -251,7 +251,21 @@ Test(sql_errors, invalid_literals)
                  1, 21);
     expect_error("SELECT INTERVAL '1' WEEK",
                  "job.sql:1:21: error: expected an interval unit (YEAR, "
-                 "MONTH, DAY, HOUR, MINUTE or SECOND), found keyword WEEK",
+                 "MONTH, DAY, HOUR, MINUTE, SECOND, MILLISECOND or "
+                 "MICROSECOND), found keyword WEEK",
+                 1, 21);
+    expect_error("SELECT INTERVAL '1500' MICROSECOND",
+                 "job.sql:1:17: error: interval '1500' has digits below a "
+                 "millisecond, which weir cannot represent",
+                 1, 17);
+    expect_error("SELECT INTERVAL '1.5' MILLISECOND",
+                 "job.sql:1:17: error: invalid interval literal '1.5' for "
+                 "MILLISECOND: expected a whole number such as '500'",
+                 1, 17);
+    expect_error("SELECT INTERVAL '1' SECOND TO MILLISECOND",
+                 "job.sql:1:21: error: invalid interval qualifier SECOND TO "
+                 "MILLISECOND (use YEAR TO MONTH, DAY TO HOUR|MINUTE|SECOND, "
+                 "HOUR TO MINUTE|SECOND or MINUTE TO SECOND)",
                  1, 21);
     expect_error("SELECT INTERVAL '0.0001' SECOND",
                  "job.sql:1:17: error: interval '0.0001' has digits below a "

@@ -25,11 +25,11 @@ static int oom(ecx *cx) { return weir_error_set(cx->err, WEIR_ENOMEM, "out of me
 /* ---- units ---- */
 
 enum { U_MILLISECOND, U_SECOND, U_MINUTE, U_HOUR, U_DAY, U_WEEK, U_MONTH, U_QUARTER, U_YEAR, U_DOW, U_DOY,
-       U_EPOCH, U_ISODOW, U_DECADE, U_CENTURY, U_MILLENNIUM, U_COUNT };
+       U_EPOCH, U_ISODOW, U_DECADE, U_CENTURY, U_MILLENNIUM, U_MICROSECOND, U_COUNT };
 
 static const char *unit_names[U_COUNT] = {"MILLISECOND", "SECOND", "MINUTE",  "HOUR",   "DAY",     "WEEK",
                                           "MONTH",       "QUARTER", "YEAR",   "DOW",    "DOY",     "EPOCH",
-                                          "ISODOW",      "DECADE",  "CENTURY", "MILLENNIUM"};
+                                          "ISODOW",      "DECADE",  "CENTURY", "MILLENNIUM", "MICROSECOND"};
 
 static int unit_of(const weir_expr *e)
 {
@@ -93,6 +93,7 @@ static int64_t extract(int unit, int64_t ms)
     case U_MINUTE: return c.minute;
     case U_SECOND: return c.second;
     case U_MILLISECOND: return c.second * 1000 + c.millis;
+    case U_MICROSECOND: return (c.second * 1000 + c.millis) * 1000;
     case U_DOW: return iso_dow(x_floordiv(ms, 86400000)) % 7 + 1; /* 1 = Sunday */
     case U_ISODOW: return iso_dow(x_floordiv(ms, 86400000));
     case U_DOY: return doy_of(&c);
@@ -127,6 +128,11 @@ static int want_time(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint3
 
 static int bad_unit(const xfunc *f, const weir_expr *u, weir_error *err)
 {
+    if (unit_of(u) == U_MICROSECOND)
+        return weir_error_set(err, WEIR_EPLAN,
+                              "%s does not support the time unit MICROSECOND: weir's timestamps are whole "
+                              "milliseconds (use MILLISECOND)",
+                              f->name);
     if (u->kind == N_LITERAL && u->type.id == WEIR_TYPE_STRING)
         return weir_error_set(err, WEIR_EPLAN, "%s does not support the time unit %.*s", f->name,
                               (int)u->lit.v.s.len, u->lit.v.s.ptr);
@@ -165,6 +171,8 @@ static int bind_extract(weir_expr_arena *a, const xfunc *f, weir_expr **args, ui
 
 static int64_t floor_unit(int unit, int64_t ms)
 {
+    if (unit == U_MICROSECOND)
+        return ms; /* times are whole milliseconds */
     if (unit <= U_DAY)
         return x_floordiv(ms, unit_ms[unit]) * unit_ms[unit];
     if (unit == U_WEEK) {

@@ -181,20 +181,6 @@ static int bind_literal(plan_ctx *pc, const weir_sql_expr *e, weir_expr **out)
     return *out ? 0 : WEIR_ENOMEM;
 }
 
-static bool is_unit_word(const weir_sql_expr *e, const char **unit)
-{
-    static const char *units[] = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND",
-                                  "MILLISECOND", "MICROSECOND", "NANOSECOND", NULL};
-    if (e->kind != WEIR_SQL_EXPR_COLUMN || e->u.column.n_parts != 1)
-        return false;
-    for (int i = 0; units[i]; i++)
-        if (!strcasecmp(e->u.column.parts[0].name, units[i])) {
-            *unit = units[i];
-            return true;
-        }
-    return false;
-}
-
 static int bind_call(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_expr *e, weir_expr **out)
 {
     const char *name = last_part(&e->u.call.name);
@@ -216,7 +202,6 @@ static int bind_call(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_e
     if (n > 16)
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "too many arguments to %s", name);
     uint32_t k = 0;
-    const char *unit = NULL;
     /* Keyword forms flattened as weir/expr.h describes. */
     switch (e->u.call.syntax) {
     case WEIR_SQL_CALL_TRIM: {
@@ -243,16 +228,16 @@ static int bind_call(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_e
         args[k++] = weir_expr_lit_string(pc->arena, u, strlen(u));
         return call_named(pc, e, e->u.call.syntax == WEIR_SQL_CALL_FLOOR_TO ? "FLOOR" : "CEIL", args, k, out);
     }
+    case WEIR_SQL_CALL_UNIT_FIRST: {
+        /* TIMESTAMPADD(MINUTE, ...) / TIMESTAMPDIFF(DAY, ...): the parsed unit keyword is the first argument */
+        const char *u = weir__sql_unit_name(e->u.call.unit);
+        args[k++] = weir_expr_lit_string(pc->arena, u, strlen(u));
+        break;
+    }
     default:
         break;
     }
     for (uint32_t i = 0; i < n; i++) {
-        /* TIMESTAMPADD(MINUTE, ...) / TIMESTAMPDIFF(DAY, ...): the unit is a keyword */
-        if (i == 0 && (!strcasecmp(name, "TIMESTAMPADD") || !strcasecmp(name, "TIMESTAMPDIFF")) &&
-            is_unit_word(e->u.call.args[0], &unit)) {
-            args[k++] = weir_expr_lit_string(pc->arena, unit, strlen(unit));
-            continue;
-        }
         int rc = plan_bind_expr(pc, r, as, e->u.call.args[i], &args[k++]);
         if (rc)
             return rc;

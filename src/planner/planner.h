@@ -49,6 +49,8 @@ typedef struct rel_window {
     bool present;
     weir_window_assigner assigner;
     uint32_t ws_col, we_col, wt_col; /* indices of the virtual columns in the rel schema */
+    /* The rows the stream really carries: the rel schema without the virtual columns. */
+    const weir_schema *stream_schema;
     bool proctime;                   /* over a processing-time attribute: windows by the job's clock */
     weir_sql_loc loc;
 } rel_window;

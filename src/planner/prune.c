@@ -8,8 +8,9 @@
  * against it, so nothing downstream changes.
  *
  * The analysis is by name and conservative: any column reference anywhere
- * in the SELECT (items, WHERE, GROUP BY, HAVING, aggregate arguments)
- * keeps the column of that name, whatever its qualifier. Anything the walk
+ * in the SELECT (items, WHERE, GROUP BY, HAVING, aggregate arguments), and
+ * every column of the late-records table (late rows carry them), keeps the
+ * column of that name, whatever its qualifier. Anything the walk
  * does not understand (subqueries, OVER windows, '*', column aliases on the
  * table) turns pushdown off for that SELECT.
  *
@@ -143,6 +144,15 @@ int plan_projection_begin(plan_ctx *pc, const weir_sql_select *sel)
         rc = walk_list(pc, sel->group_by, sel->n_group_by);
     if (rc > 0 && sel->having)
         rc = walk(pc, sel->having);
+    /* A window aggregation's late rows carry the input columns the late-records table names. */
+    const char *late = plan_config(pc, "weir.late-records.table");
+    if (rc > 0 && late) {
+        weir_sql_ident id = {.name = late, .len = (uint32_t)strlen(late)};
+        weir_sql_name nm = {.parts = &id, .n_parts = 1, .loc = sel->loc};
+        const cat_table *lt = plan_find_table(pc, &nm);
+        for (uint32_t i = 0; lt && i < lt->physical->n_fields && rc > 0; i++)
+            rc = add_name(pc, lt->physical->fields[i].name) ? WEIR_ENOMEM : 1;
+    }
     if (rc < 0)
         return rc;
     if (rc == 0) {

@@ -139,10 +139,16 @@ int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, 
         *out = o;
         return 0;
     }
+    /*
+     * A filter alone emits the rows it reads: the stream's schema, which
+     * under a pending window table function lacks the virtual window
+     * columns of the rel's schema.
+     */
+    const weir_schema *os = exprs ? s : r->win.present ? r->win.stream_schema : r->schema;
     weir_operator_spec spec;
     if (!rc)
-        rc = weir__calc_spec(filter, exprs, n, exprs ? s : r->schema, pc->cenv.clock, &spec);
-    if (!rc && (rc = weir_job_operator(pc->job, &r->s, 1, &spec, exprs ? s : r->schema, 0, &o.s))) {
+        rc = weir__calc_spec(filter, exprs, n, os, pc->cenv.clock, &spec);
+    if (!rc && (rc = weir_job_operator(pc->job, &r->s, 1, &spec, os, 0, &o.s))) {
         if (spec.free_arg)
             spec.free_arg(spec.arg);
         weir_buf_fini(&dg);
@@ -403,11 +409,37 @@ static const weir_sql_expr *tvf_arg(const weir_sql_expr *call, uint32_t i, const
     return NULL;
 }
 
+static bool is_window_column_name(const char *name)
+{
+    return !strcasecmp(name, "window_start") || !strcasecmp(name, "window_end") || !strcasecmp(name, "window_time");
+}
+
+/*
+ * The virtual columns window_start, window_end and window_time after r's
+ * columns. Input columns of those names (a window aggregation's output
+ * under a second window table function, as Flink's cascading example
+ * writes it) are shadowed: the names mean the new window's columns.
+ */
 static int add_window_columns(plan_ctx *pc, rel *r)
 {
-    weir_schema *s = weir_schema_copy(r->schema);
+    r->win.stream_schema = r->schema;
+    weir_schema *s = weir_schema_create();
     if (!s)
         return WEIR_ENOMEM;
+    s->rowtime = r->schema->rowtime;
+    for (uint32_t i = 0; i < r->schema->n_fields; i++) {
+        const weir_field *f = &r->schema->fields[i];
+        char hidden[160];
+        const char *nm = f->name;
+        if (is_window_column_name(nm)) {
+            snprintf(hidden, sizeof hidden, "$input_%s", nm);
+            nm = hidden;
+        }
+        if (weir_schema_add(s, nm, f->type) < 0) {
+            weir_schema_destroy(s);
+            return WEIR_ENOMEM;
+        }
+    }
     weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
     if (!ns) {
         weir_schema_destroy(s);
@@ -803,7 +835,28 @@ static int emit_options(plan_ctx *pc, weir_window_spec *ws, weir_sql_loc loc)
     return 0;
 }
 
-static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pre, weir_sql_loc loc);
+static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pre, const rel *in, weir_sql_loc loc);
+
+/* The table named by weir.late-records.table: *t NULL when none is set; an error when it names no table. */
+static int late_table(plan_ctx *pc, weir_sql_loc loc, cat_table **t)
+{
+    *t = NULL;
+    const char *tn = plan_config(pc, "weir.late-records.table");
+    if (!tn)
+        return 0;
+    weir_sql_ident id = {.name = tn, .len = (uint32_t)strlen(tn)};
+    weir_sql_name nm = {.parts = &id, .n_parts = 1, .loc = loc};
+    *t = plan_find_table(pc, &nm);
+    if (!*t)
+        return plan_error(pc, plan_config_at(pc, "weir.late-records.table", loc), WEIR_ENOTFOUND,
+                          "weir.late-records.table names unknown table '%s'", tn);
+    return 0;
+}
+
+static bool is_late_meta_column(const char *name)
+{
+    return !strcasecmp(name, "watermark") || !strcasecmp(name, "lateness_ms");
+}
 
 /*
  * GROUP BY / aggregates / DISTINCT over `in`. On return *out is the
@@ -887,8 +940,11 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
                 saw_we = true;
                 continue;
             }
+            /* window_time is end - 1: grouping by it as well changes nothing (Flink's way to keep it) */
             if (in->win.present && idx == in->win.wt_col)
-                return plan_error(pc, g->loc, WEIR_EUNSUPPORTED, "GROUP BY window_time is not supported; group by window_start, window_end");
+                continue;
+            if (as->cascade && (int32_t)idx == in->wprops.wt)
+                continue;
             if (as->cascade && idx == in->wprops.we) {
                 saw_we = true;
                 continue;
@@ -941,6 +997,12 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
     uint32_t npre = as->n_keys;
     for (uint32_t i = 0; i < as->n_calls; i++)
         npre += (as->calls[i].call->u.call.n_args > 0) + (as->calls[i].call->u.call.filter != NULL);
+    /* A window aggregation's late rows carry the input columns the late-records table names. */
+    cat_table *lt = NULL;
+    if (as->windowed && !as->cascade && (rc = late_table(pc, sel->loc, &lt)))
+        return rc;
+    if (lt)
+        npre += lt->physical->n_fields;
     weir_expr **pre = plan_alloc(pc, (npre + 1) * sizeof *pre);
     const char **names = plan_alloc(pc, (npre + 1) * sizeof *names);
     if (!pre || !names)
@@ -950,7 +1012,10 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         if ((rc = plan_bind_expr(pc, in, NULL, as->keys[i], &pre[k])))
             return rc;
         char nm[32];
-        if (as->keys[i]->kind == WEIR_SQL_EXPR_COLUMN)
+        /* A key named like a window column (a cascade's window_start) would clash with the window's own
+         * output columns; it is reached through the scope, not by name. */
+        if (as->keys[i]->kind == WEIR_SQL_EXPR_COLUMN &&
+            !(as->windowed && is_window_column_name(in->schema->fields[as->key_in_col[i]].name)))
             names[k] = in->schema->fields[as->key_in_col[i]].name;
         else {
             snprintf(nm, sizeof nm, "$key%u", i);
@@ -986,6 +1051,26 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
             names[k] = plan_strdup(pc, nm);
         }
         c->pre_col = (int32_t)k++;
+    }
+    /*
+     * The late-records table's columns that are input columns but not yet
+     * carried (a column read only inside a CASE, the event time itself):
+     * the window operator ignores them, its late output carries them. A
+     * column the pre-projection has by name is that input column (other
+     * pre columns are named $key / $arg).
+     */
+    for (uint32_t i = 0; lt && i < lt->physical->n_fields; i++) {
+        const char *want = lt->physical->fields[i].name;
+        bool have = false;
+        for (uint32_t j = 0; j < k && !have; j++)
+            have = !strcasecmp(names[j], want);
+        int c = weir_schema_find(in->schema, want);
+        if (have || c < 0 || (uint32_t)c >= in->n_physical || is_late_meta_column(want))
+            continue;
+        weir_error err = {0};
+        if ((rc = weir_expr_column(pc->arena, (uint32_t)c, in->schema->fields[c].type, &pre[k], &err)))
+            return rc;
+        names[k++] = in->schema->fields[c].name;
     }
     rel pr;
     if ((rc = plan_calc(pc, in, NULL, pre, names, k, &pr, "Calc")))
@@ -1134,7 +1219,9 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
                      (long long)sa->gap_ms, as->n_keys, as->n_calls, (long long)ws.allowed_lateness_ms,
                      as->cascade ? " (on the input's windows)" : "", out->updating ? " (changelog)" : "",
                      proctime ? " (processing time)" : "");
-        if ((rc = plan_late_output(pc, out->s, pr.schema, sel->loc)))
+        /* A cascaded aggregation's rows come from windows that fired before the watermark passed them:
+         * never late, so it has no late output. */
+        if (!as->cascade && (rc = plan_late_output(pc, out->s, pr.schema, in, sel->loc)))
             return rc;
         out->n_physical = out->schema->n_fields;
         if ((rc = plan_reuse_add(pc, PLAN_REUSE_OPERATOR, dg, out)))
@@ -1207,21 +1294,20 @@ done:
 /*
  * The weir extension for late records: SET 'weir.late-records.table' = 't'
  * sends the late rows of every windowed aggregation to table t, columns
- * matched by name among the input columns, `watermark` and `lateness_ms`
- * (missing ones are NULL).
+ * matched by name among the window's input columns (the pre-projection
+ * carries every input column t names), `watermark` and `lateness_ms`. A
+ * column of t that is none of these is refused here, by name: a late row
+ * is never silently incomplete.
  */
-static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pre, weir_sql_loc loc)
+static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pre, const rel *in, weir_sql_loc loc)
 {
-    const char *tn = plan_config(pc, "weir.late-records.table");
-    if (!tn)
-        return 0;
-    weir_sql_ident id = {.name = tn, .len = (uint32_t)strlen(tn)};
-    weir_sql_name nm = {.parts = &id, .n_parts = 1, .loc = loc};
-    cat_table *t = plan_find_table(pc, &nm);
-    if (!t)
-        return plan_error(pc, loc, WEIR_ENOTFOUND, "weir.late-records.table names unknown table '%s'", tn);
+    cat_table *t;
+    int rc = late_table(pc, loc, &t);
+    if (rc || !t)
+        return rc;
+    const char *tn = t->name;
     weir_schema *ls;
-    int rc = weir_window_late_schema(pre, &ls);
+    rc = weir_window_late_schema(pre, &ls);
     if (rc)
         return rc;
     weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
@@ -1247,12 +1333,22 @@ static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pr
         weir_error err = {0};
         int c = weir_schema_find(ls, ts->fields[i].name);
         weir_expr *e;
-        if (c >= 0) {
-            if ((rc = weir_expr_column(pc->arena, (uint32_t)c, ls->fields[c].type, &e, &err)))
-                return rc;
-        } else {
-            e = weir_expr_lit_null(pc->arena, ts->fields[i].type);
+        if (c < 0 || (!is_late_meta_column(ts->fields[i].name) && pre->fields[c].name[0] == '$')) {
+            weir_buf cols;
+            weir_buf_init(&cols);
+            for (uint32_t j = 0; j < in->n_physical; j++)
+                if (in->schema->fields[j].name[0] != '$')
+                    weir_buf_printf(&cols, "%s%s", cols.len ? ", " : "", in->schema->fields[j].name);
+            weir_buf_put_u8(&cols, 0);
+            rc = plan_error(pc, plan_config_at(pc, "weir.late-records.table", loc), WEIR_EPLAN,
+                            "late-records table '%s': column '%s' cannot be filled: a late row has the window "
+                            "aggregation's input columns (%s), `watermark` and `lateness_ms`",
+                            tn, ts->fields[i].name, cols.data ? (char *)cols.data : "");
+            weir_buf_fini(&cols);
+            return rc;
         }
+        if ((rc = weir_expr_column(pc->arena, (uint32_t)c, ls->fields[c].type, &e, &err)))
+            return rc;
         weir_type want = ts->fields[i].type;
         want.nullable = true;
         weir_type have = weir_expr_type(e);
@@ -1363,6 +1459,15 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
         if (rc)
             return rc;
     }
+    bool aggregating = sel->n_group_by > 0 || sel->distinct || sel->having;
+    for (uint32_t i = 0; i < sel->n_items && !aggregating; i++)
+        aggregating = sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR && has_agg(sel->items[i].expr);
+    if (!aggregating && in.win.present && pc->window_assign_ok && !plan_select_has_over(sel)) {
+        /* The rows of a window Top-N's input get their windows first, so its WHERE may read them. */
+        pc->window_assign_ok = false; /* for this SELECT only, not for queries nested below */
+        if ((rc = plan_window_assign(pc, &in, "a window Top-N")))
+            return rc;
+    }
     weir_expr *filter = NULL;
     if (where && !where_done) {
         if (has_agg(where))
@@ -1374,9 +1479,6 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
             return plan_error(pc, where->loc, WEIR_EPLAN, "WHERE must be a BOOLEAN condition, not %s",
                               weir_type_name(t.id));
     }
-    bool aggregating = sel->n_group_by > 0 || sel->distinct || sel->having;
-    for (uint32_t i = 0; i < sel->n_items && !aggregating; i++)
-        aggregating = sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR && has_agg(sel->items[i].expr);
     agg_scope *as_ = asp;
     const rel *src = &in;
     rel agg;
@@ -1401,10 +1503,6 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
             return rc;
         src = &agg;
         over = true;
-    } else if (in.win.present && pc->window_assign_ok) {
-        pc->window_assign_ok = false; /* for this SELECT only, not for queries nested below */
-        if ((rc = plan_window_assign(pc, &in, "a window Top-N")))
-            return rc;
     } else if (in.win.present) {
         return plan_error(pc, in.win.loc, WEIR_EUNSUPPORTED,
                           "a window table function must be followed by GROUP BY window_start, window_end (window "

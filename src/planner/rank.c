@@ -334,7 +334,18 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
                     (long long)hi, with_rank ? " with rank number" : "", windowed ? "append-only" : "changelog");
     out->schema = os;
     out->n_physical = os->n_fields;
-    out->rowtime = -1;
+    /*
+     * The time attributes stay, as in Flink: a window Top-N emits each row at
+     * its window's time (window_time); a Top-N or deduplication passes each
+     * row's own time on, so its rowtime column stays one (its output is a
+     * changelog, which a window refuses by that name).
+     */
+    out->rowtime = windowed ? r.wprops.wt : r.rowtime < (int)n_visible ? r.rowtime : -1;
+    os->rowtime = out->rowtime;
+    if (!windowed && r.has_proctime && r.proctime < n_visible) {
+        out->has_proctime = true;
+        out->proctime = r.proctime;
+    }
     out->updating = !windowed;
     if (windowed)
         out->wprops = r.wprops; /* the same columns, in the same places */
@@ -357,7 +368,6 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
         if ((rc = plan_calc(pc, out, NULL, ex, nm, n, &dropped, "Calc")))
             return rc;
         dropped.updating = !windowed;
-        dropped.rowtime = -1;
         dropped.loc = fr->loc;
         *out = dropped;
     }

@@ -50,7 +50,8 @@
     X(LANGUAGE, N) X(LAST, N) X(LATERAL, R) X(LEADING, N) X(LEFT, R)         \
     X(LIKE, R) X(LIMIT, R) X(LOCAL, N) X(LOCALTIME, R) X(LOCALTIMESTAMP, R)  \
     X(MAP, N) X(MATCH_RECOGNIZE, R) X(METADATA, N) X(MICROSECOND, N)         \
-    X(MILLENNIUM, N) X(MILLISECOND, N) X(MINUS, R) X(MINUTE, N)              \
+    X(MICROSECONDS, N) X(MILLENNIUM, N) X(MILLISECOND, N)                    \
+    X(MILLISECONDS, N) X(MINUS, R) X(MINUTE, N)                              \
     X(MINUTES, N) X(MONTH, N) X(MONTHS, N) X(MULTISET, N) X(NANOSECOND, N)   \
     X(NATURAL, R) X(NEXT, N) X(NOT, R) X(NULL, R) X(NULLS, N) X(NUMERIC, N)  \
     X(OF, N) X(OFFSET, R) X(ON, R) X(ONLY, N) X(OPTIONS, N) X(OR, R)         \

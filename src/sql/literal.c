@@ -8,7 +8,8 @@
  * optional sign and surrounding spaces. Trailing fields are range-checked
  * (MONTH < 12, HOUR < 24, MINUTE and SECOND < 60); the leading field is
  * not limited by a precision. Fractions finer than a millisecond must be
- * zero, because event time in weir is in milliseconds.
+ * zero, because event time in weir is in milliseconds: MILLISECOND takes
+ * a whole number, MICROSECOND a whole number of milliseconds' worth.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +134,9 @@ static const char *interval_format(weir_sql_time_unit from,
                                             : "'H'";
     case WEIR_SQL_UNIT_MINUTE:
         return to == WEIR_SQL_UNIT_SECOND ? "'M:S[.fff]'" : "'M'";
+    case WEIR_SQL_UNIT_MILLISECOND:
+    case WEIR_SQL_UNIT_MICROSECOND:
+        return "a whole number such as '500'";
     default:
         return "'S[.fff]'";
     }
@@ -163,7 +167,21 @@ int weir__sql_interval_eval(weir_sql_literal *lit, char *msg, size_t cap)
     static const weir_sql_time_unit order[] = {
         WEIR_SQL_UNIT_DAY, WEIR_SQL_UNIT_HOUR, WEIR_SQL_UNIT_MINUTE,
         WEIR_SQL_UNIT_SECOND};
-    if (iv->year_month) {
+    bool sub_second = from == WEIR_SQL_UNIT_MILLISECOND ||
+                      from == WEIR_SQL_UNIT_MICROSECOND;
+    if (sub_second && to != WEIR_SQL_UNIT_NONE) {
+        ok = false; /* the parser allows no TO after them */
+    } else if (sub_second) {
+        /* A whole number of milli- or microseconds; microseconds must make
+         * whole milliseconds. */
+        int64_t v;
+        ok = scan_digits(&sc, &v, NULL);
+        if (ok && from == WEIR_SQL_UNIT_MICROSECOND) {
+            sub_ms = v % 1000 != 0;
+            v /= 1000;
+        }
+        frac_ms = v;
+    } else if (iv->year_month) {
         ok = scan_digits(&sc, &f[0], NULL);
         if (ok && to == WEIR_SQL_UNIT_MONTH)
             ok = scan_char(&sc, '-') && scan_digits(&sc, &f[1], NULL) &&

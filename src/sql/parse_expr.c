@@ -214,8 +214,10 @@ weir_sql_time_unit kw_time_unit(weir__sql_kw kw)
     case WEIR__SQL_KW_SECONDS:
         return WEIR_SQL_UNIT_SECOND;
     case WEIR__SQL_KW_MILLISECOND:
+    case WEIR__SQL_KW_MILLISECONDS:
         return WEIR_SQL_UNIT_MILLISECOND;
     case WEIR__SQL_KW_MICROSECOND:
+    case WEIR__SQL_KW_MICROSECONDS:
         return WEIR_SQL_UNIT_MICROSECOND;
     case WEIR__SQL_KW_NANOSECOND:
         return WEIR_SQL_UNIT_NANOSECOND;
@@ -595,12 +597,14 @@ static weir_sql_time_unit parse_interval_unit(parser *p, int32_t *precision)
                                                          : WEIR_SQL_UNIT_NONE;
     if (u != WEIR_SQL_UNIT_YEAR && u != WEIR_SQL_UNIT_MONTH &&
         u != WEIR_SQL_UNIT_DAY && u != WEIR_SQL_UNIT_HOUR &&
-        u != WEIR_SQL_UNIT_MINUTE && u != WEIR_SQL_UNIT_SECOND)
+        u != WEIR_SQL_UNIT_MINUTE && u != WEIR_SQL_UNIT_SECOND &&
+        u != WEIR_SQL_UNIT_MILLISECOND && u != WEIR_SQL_UNIT_MICROSECOND)
         parser_expected_hint(p,
                              "an interval unit (YEAR, MONTH, DAY, HOUR, "
-                             "MINUTE or SECOND)",
-                             "YEAR MONTH DAY HOUR MINUTE SECOND YEARS MONTHS "
-                             "DAYS HOURS MINUTES SECONDS");
+                             "MINUTE, SECOND, MILLISECOND or MICROSECOND)",
+                             "YEAR MONTH DAY HOUR MINUTE SECOND MILLISECOND "
+                             "MICROSECOND YEARS MONTHS DAYS HOURS MINUTES "
+                             "SECONDS MILLISECONDS MICROSECONDS");
     parser_advance(p);
     *precision = -1;
     if (accept_tk(p, WEIR__SQL_TK_LPAREN)) {
