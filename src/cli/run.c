@@ -325,6 +325,8 @@ again:;
         free_args(&a);
         return rc;
     }
+    if (attempt == 0)
+        fputs(weir_sql_job_warnings(sj), stderr);
     const char *ex = weir_sql_job_explain_output(sj);
     if (*ex && attempt == 0)
         fputs(ex, stdout);
@@ -422,6 +424,7 @@ int weir_cli_explain(int argc, char **argv)
         free_args(&a);
         return rc;
     }
+    fputs(weir_sql_job_warnings(sj), stderr);
     weir_buf b;
     weir_buf_init(&b);
     weir_sql_job_explain(sj, &b);

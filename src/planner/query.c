@@ -343,10 +343,12 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
             spec.free_arg(spec.arg);
         return rc;
     }
-    uint32_t par = 0;
-    for (size_t i = 0; i < t->n_opts; i++)
-        if (!strcasecmp(t->opts[i].key, "scan.parallelism"))
-            par = (uint32_t)strtoul(t->opts[i].value, NULL, 10);
+    uint32_t par;
+    if ((rc = plan_table_parallelism(pc, t, "scan.parallelism", &par))) {
+        if (spec.free_arg)
+            spec.free_arg(spec.arg);
+        return rc;
+    }
     rc = weir_job_source(pc->job, &spec, &wm, par, &out->s);
     if (rc) {
         if (spec.free_arg)
