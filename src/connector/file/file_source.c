@@ -20,7 +20,11 @@
  *
  * Bad records are handled by the source's policy (fail, skip,
  * dead-letter); a failing record is never consumed, so the position stays
- * before it. Line numbers are counted from where the reader started and
+ * before it. A record without an event time (NULL or missing in a column
+ * the table's event time is computed from) is a bad record too, and so is
+ * one longer than the record limit, however it was buffered; the buffer
+ * never grows past the limit, and an oversized record is dropped up to its
+ * end as framing sees it (for CSV, a line break outside quotes). Line numbers are counted from where the reader started and
  * turned into absolute line numbers only when a message needs one.
  *
  * Buffers: one read buffer per reader, grown only for records longer than
