@@ -722,6 +722,160 @@ Test(file_source, oversized_record_is_bad_input, .init = make_tmp,
     weir_schema_destroy(s);
 }
 
+/*
+ * The limit holds however the record was buffered: the buffer grows by
+ * doubling, so a record a little over the limit used to fit a grown buffer
+ * whole and pass (a 17 MB line under the 16 MiB default did).
+ */
+Test(file_source, record_over_the_limit_is_bad_even_when_it_fits_the_buffer,
+     .init = make_tmp, .fini = cleanup_tmp)
+{
+    static char content[4096];
+    /* Record 2 is 101 bytes: over the limit of 100, under a grown buffer. */
+    snprintf(content, sizeof content,
+             "{\"k\": 1}\n{\"k\": 2, \"v\": \"%084d\"}\n{\"k\": 3}\n", 0);
+    write_file(tpath("long.json"), content);
+    weir_schema *s = kv_schema();
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    cfg.path = tpath("long.json");
+    cfg.read_buffer_bytes = 64;
+    cfg.max_record_bytes = 100;
+    src_handle h;
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    const char *ids[1];
+    discover_all(&h, ids, 1);
+    char out[256] = "";
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL),
+                 WEIR_EPARSE);
+    cr_assert_str_eq(out, "1:NULL\n");
+    char expect[600];
+    snprintf(expect, sizeof expect,
+             "%s:2:1: error: expected a record of at most 100 bytes, found "
+             "one of 101 bytes (offset 9)",
+             tpath("long.json"));
+    cr_assert_str_eq(h.err.message, expect);
+    src_close(&h);
+    weir_schema_destroy(s);
+}
+
+/*
+ * An oversized CSV record whose quoted field holds many line breaks is one
+ * bad record, dropped up to its real end; the lines inside the field are
+ * not records of their own.
+ */
+Test(file_source, oversized_csv_record_with_line_breaks_is_one_bad_record,
+     .init = make_tmp, .fini = cleanup_tmp)
+{
+    static char content[8192];
+    size_t n = (size_t)snprintf(content, sizeof content, "1,a\n2,\"");
+    for (int i = 0; i < 200; i++)
+        n += (size_t)snprintf(content + n, sizeof content - n, "x,y\n");
+    snprintf(content + n, sizeof content - n, "\"\n3,b\n");
+    write_file(tpath("long.csv"), content);
+    weir_schema *s = kv_schema();
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    cfg.path = tpath("long.csv");
+    weir_format_options_init(&cfg.format, WEIR_FORMAT_CSV);
+    cfg.read_buffer_bytes = 64;
+    cfg.max_record_bytes = 100;
+    cfg.on_bad_input = WEIR_BAD_INPUT_DEAD_LETTER;
+    cfg.dead_letter_path = tpath("dead.jsonl");
+    src_handle h;
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    const char *ids[1];
+    discover_all(&h, ids, 1);
+    char out[256] = "";
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL),
+                 0, "%s", h.err.message);
+    cr_assert_str_eq(out, "1:a\n3:b\n");
+    cr_assert_eq(metric(&h, "dead_letter_records"), 1);
+    char *dl = read_file(tpath("dead.jsonl"));
+    cr_assert_eq(strchr(dl, '\n'), dl + strlen(dl) - 1, "one entry: %s", dl);
+    cr_assert(strstr(dl, "\"line\":2,\"column\":1,\"offset\":4,"), "%s", dl);
+    free(dl);
+    src_close(&h);
+    /* Line numbers after it still count the record's line breaks. */
+    snprintf(content + n, sizeof content - n, "\"\n3,b,extra\n");
+    write_file(tpath("long.csv"), content);
+    cfg.on_bad_input = WEIR_BAD_INPUT_SKIP;
+    cfg.dead_letter_path = NULL;
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    discover_all(&h, ids, 1);
+    out[0] = '\0';
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL),
+                 0);
+    cr_assert_eq(metric(&h, "skipped_records"), 2);
+    src_close(&h);
+    weir_schema_destroy(s);
+}
+
+/*
+ * A record without an event time (NULL or missing in a column the event
+ * time is computed from) is bad input, located and named by the field the
+ * record has, under every policy.
+ */
+Test(file_source, null_event_time_is_a_located_bad_record, .init = make_tmp,
+     .fini = cleanup_tmp)
+{
+    write_file(tpath("ev.json"), "{\"k\": 1, \"v\": \"a\"}\n"
+                                 "{\"k\": 2, \"v\": null}\n"
+                                 "{\"k\": 3}\n"
+                                 "{\"k\": 4, \"v\": \"d\"}\n");
+    weir_schema *s = kv_schema();
+    static const uint32_t et[] = {1};
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    cfg.path = tpath("ev.json");
+    cfg.event_time_fields = et;
+    cfg.n_event_time_fields = 1;
+    cfg.event_time = "ts";
+    src_handle h;
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    const char *ids[1];
+    discover_all(&h, ids, 1);
+    char out[256] = "";
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL),
+                 WEIR_EPARSE);
+    cr_assert_str_eq(out, "1:a\n");
+    char expect[600];
+    snprintf(expect, sizeof expect,
+             "%s:2:15: error: expected a non-null value for field \"v\" (the "
+             "event time ts is computed from it), found null (offset 33)",
+             tpath("ev.json"));
+    cr_assert_str_eq(h.err.message, expect);
+    src_close(&h);
+    cfg.on_bad_input = WEIR_BAD_INPUT_DEAD_LETTER;
+    cfg.dead_letter_path = tpath("dead.jsonl");
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    discover_all(&h, ids, 1);
+    out[0] = '\0';
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 8, 0, out, sizeof out, NULL),
+                 0);
+    cr_assert_str_eq(out, "1:a\n4:d\n");
+    cr_assert_eq(metric(&h, "dead_letter_records"), 2);
+    char *dl = read_file(tpath("dead.jsonl"));
+    snprintf(expect, sizeof expect,
+             "{\"file\":\"%s\",\"line\":2,\"column\":15,\"offset\":19,"
+             "\"error\":\"expected a non-null value for field \\\"v\\\" (the "
+             "event time ts is computed from it), found null\",\"raw\":"
+             "\"{\\\"k\\\": 2, \\\"v\\\": null}\"}\n"
+             "{\"file\":\"%s\",\"line\":3,\"column\":8,\"offset\":39,"
+             "\"error\":\"expected field \\\"v\\\" in the object (the event "
+             "time ts is computed from it)\",\"raw\":\"{\\\"k\\\": 3}\"}\n",
+             tpath("ev.json"), tpath("ev.json"));
+    cr_assert_str_eq(dl, expect);
+    free(dl);
+    src_close(&h);
+    weir_schema_destroy(s);
+}
+
 Test(file_source, monitoring_finds_new_files_at_the_interval, .init = make_tmp,
      .fini = cleanup_tmp)
 {

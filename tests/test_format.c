@@ -490,6 +490,98 @@ Test(csv, framing_keeps_quoted_line_breaks)
     teardown(&f);
 }
 
+/*
+ * Skipping a record chunk by chunk must end where framing would, whatever
+ * the chunk size: a quoted field's line breaks (and a quote cut off from
+ * its pair at a chunk boundary) do not end the record.
+ */
+Test(csv, skipping_ends_the_record_where_framing_does)
+{
+    fixture f = setup(WEIR_FORMAT_CSV, NULL);
+    const char *buf = "1,\"a\nb\"\"\n\"\"c\nd\",x\n2,\"e\"\n";
+    size_t len = strlen(buf);
+    weir_frame whole;
+    cr_assert_eq(weir_decoder_frame(f.dec, buf, len, false, &whole), 0);
+    cr_assert_eq(whole.consumed, strlen("1,\"a\nb\"\"\n\"\"c\nd\",x\n"));
+    for (size_t chunk = 1; chunk <= len; chunk++) {
+        weir_skip_state st;
+        weir_decoder_skip_init(&st);
+        size_t pos = 0;
+        uint32_t newlines = 0;
+        for (;;) {
+            size_t n = len - pos < chunk ? len - pos : chunk;
+            weir_frame fr;
+            int rc = weir_decoder_skip(f.dec, &st, buf + pos, n, &fr);
+            newlines += fr.newlines;
+            if (rc == 0) {
+                pos += fr.consumed;
+                break;
+            }
+            cr_assert_eq(rc, WEIR_EAGAIN, "chunk %zu", chunk);
+            cr_assert_eq(fr.consumed, n);
+            pos += n;
+            cr_assert(pos < len, "chunk %zu: the record never ended", chunk);
+        }
+        cr_assert_eq(pos, whole.consumed, "chunk %zu: ended at %zu", chunk,
+                     pos);
+        cr_assert_eq(newlines, whole.newlines, "chunk %zu", chunk);
+    }
+    /* Without quoting (and in JSON) a record is a line. */
+    weir_skip_state st;
+    weir_decoder_skip_init(&st);
+    weir_format_options opt;
+    weir_format_options_init(&opt, WEIR_FORMAT_JSON);
+    weir_decoder *jd;
+    weir_error err;
+    cr_assert_eq(weir_decoder_create(&opt, f.schema, &jd, &err), 0);
+    weir_frame fr;
+    cr_assert_eq(weir_decoder_skip(jd, &st, "{\"a\nb", 6, &fr), 0);
+    cr_assert_eq(fr.consumed, 4);
+    cr_assert_eq(fr.newlines, 1);
+    weir_decoder_destroy(jd);
+    teardown(&f);
+}
+
+/*
+ * A column the event time is computed from: NULL there is a bad record
+ * even though the type is nullable, located at the value (or, for a JSON
+ * field that is missing, at the end of the object), naming the field.
+ */
+Test(format, required_event_time_field_is_bad_when_null_or_missing)
+{
+    static const struct {
+        weir_format_kind kind;
+        const char *rec;
+        size_t pos;
+        const char *message;
+    } cases[] = {
+        {WEIR_FORMAT_JSON, "{\"id\": 1, \"lts\": null}", 17,
+         "expected a non-null value for field \"lts\" (the event time t is "
+         "computed from it), found null"},
+        {WEIR_FORMAT_JSON, "{\"id\": 1}", 8,
+         "expected field \"lts\" in the object (the event time t is computed "
+         "from it)"},
+        {WEIR_FORMAT_CSV, "1,a,,,,,,,", 9,
+         "expected a non-null value for field \"lts\" (the event time t is "
+         "computed from it), found an empty field"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        fixture f = setup(cases[i].kind, NULL);
+        cr_assert_eq(dec(&f, cases[i].rec), 0, "case %zu: nullable", i);
+        cr_assert_eq(weir_decoder_require(f.dec, 7,
+                                          "the event time t is computed "
+                                          "from it"),
+                     0);
+        cr_assert_eq(dec(&f, cases[i].rec), WEIR_EPARSE, "case %zu", i);
+        cr_expect_str_eq(f.err.message, cases[i].message, "case %zu", i);
+        cr_expect_eq(f.err.pos, cases[i].pos, "case %zu: pos %zu", i,
+                     f.err.pos);
+        cr_assert_eq(f.batch->n_rows, 1, "case %zu: no row added", i);
+        cr_assert_eq(weir_decoder_require(f.dec, 99, "x"), WEIR_EINVAL);
+        teardown(&f);
+    }
+}
+
 /* Builds one row of every type. */
 static void fill_row(weir_batch *b, int64_t id, const char *name, double price,
                      int64_t amount, int64_t ts)

@@ -54,6 +54,13 @@ typedef struct weir_connector_env {
      * planner passes the absolute checkpoint folder. The filesystem sink
      * cleans up the hidden files of earlier runs of the same job with it. */
     const char *job_id;
+    /* Sources: the columns of the schema the table's event time is computed
+     * from, and the event-time column's name (borrowed). A source that
+     * decodes records treats a record where one of them is NULL as bad
+     * input, under its bad-input policy; see weir_file_source_config. */
+    const uint32_t *event_time_fields;
+    uint32_t n_event_time_fields;
+    const char *event_time;
 } weir_connector_env;
 
 /* What a source does with a record it cannot decode. */
@@ -81,6 +88,13 @@ typedef struct weir_file_source_config {
     weir_clock clock; /* drives monitoring; now_ms NULL: the system clock */
     size_t read_buffer_bytes; /* 0: 1 MiB */
     size_t max_record_bytes;  /* 0: 16 MiB; a longer record is bad input */
+    /* Columns of the schema the table's event time is computed from
+     * (borrowed for the call; copied): a record where one is NULL or missing
+     * has no event time and is bad input. event_time names the event-time
+     * column for messages. */
+    const uint32_t *event_time_fields;
+    uint32_t n_event_time_fields;
+    const char *event_time;
 } weir_file_source_config;
 
 void weir_file_source_config_init(weir_file_source_config *cfg);

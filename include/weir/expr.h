@@ -161,6 +161,12 @@ int32_t weir_expr_column_index(const weir_expr *e);
 /* True if e calls something whose value differs per call (RAND, a UDF not
  * marked deterministic): two equal-looking copies of e are not the same. */
 bool weir_expr_is_volatile(const weir_expr *e);
+/*
+ * The input columns whose NULL alone makes e NULL (e is a column, or calls
+ * only functions that return NULL on a NULL argument, down to those
+ * columns). Writes at most cap distinct indexes into cols; returns how many.
+ */
+uint32_t weir_expr_strict_columns(const weir_expr *e, uint32_t *cols, uint32_t cap);
 /* Writes a readable form ("(+ $0 1)") into buf; for EXPLAIN and tests. */
 size_t weir_expr_format(const weir_expr *e, char *buf, size_t cap);
 /* Type name as used in messages: "INT", "DECIMAL(10, 2)", "INTERVAL DAY TO SECOND". */

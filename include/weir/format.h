@@ -116,6 +116,33 @@ typedef struct weir_frame {
 int weir_decoder_frame(const weir_decoder *d, const char *buf, size_t len,
                        bool eof, weir_frame *f);
 
+/*
+ * Skipping a record too long to hold in memory: feed the bytes of the stream
+ * from the record's first byte on, chunk after chunk, with one state
+ * (weir_decoder_skip_init first). Returns 0 when the record ends in
+ * buf[0, len): f->consumed is the bytes of this chunk up to and including
+ * its terminator; or WEIR_EAGAIN when all of buf belongs to the record.
+ * f->newlines counts the line breaks of the chunk that were passed either
+ * way. A CSV record ends at a line break outside quotes, as in framing, so
+ * a quoted field with many line breaks is skipped as the one record it is.
+ */
+typedef struct weir_skip_state {
+    uint32_t state;
+} weir_skip_state;
+
+void weir_decoder_skip_init(weir_skip_state *s);
+int weir_decoder_skip(const weir_decoder *d, weir_skip_state *s,
+                      const char *buf, size_t len, weir_frame *f);
+
+/*
+ * Makes a NULL (or, for JSON, missing) value in column col a bad record,
+ * even if the column is nullable: the table's event time is computed from
+ * it, so a row without it has no event time. why ends the message, e.g.
+ * "the event time ts is computed from it" (copied). Returns 0, WEIR_EINVAL
+ * (no such column) or WEIR_ENOMEM.
+ */
+int weir_decoder_require(weir_decoder *d, uint32_t col, const char *why);
+
 /* Whether a framed record is no record at all: blank, or a CSV comment. */
 bool weir_decoder_is_blank(const weir_decoder *d, const char *rec, size_t len);
 

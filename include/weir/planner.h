@@ -42,6 +42,13 @@ weir_job *weir_sql_job_graph(weir_sql_job *j);
 int weir_sql_job_explain(weir_sql_job *j, weir_buf *out);
 /* What the script's EXPLAIN statements printed ("" if none); valid while j lives. */
 const char *weir_sql_job_explain_output(const weir_sql_job *j);
+/*
+ * What planning found worth saying without failing: one
+ * "FILE:LINE:COL: warning: ..." line each (a SET of a configuration key
+ * weir does not read, with the closest key it does), "" if none; valid
+ * while j lives.
+ */
+const char *weir_sql_job_warnings(const weir_sql_job *j);
 /* The value of a configuration key after SET and -D, or NULL. */
 const char *weir_sql_job_config(const weir_sql_job *j, const char *key);
 

@@ -1618,6 +1618,14 @@ int weir_job_enable_checkpoints(weir_job *job,
                                 .destroy = coord_destroy,
                                 .metrics = coord_metrics,
                                 .ud = c};
+    char why[160];
+    if ((rc = weir__io_check_dir_writable(c->dir, 0755, why, sizeof why))) {
+        weir_error_set(err, rc,
+                       "%s: cannot write checkpoints to this folder: %s",
+                       c->dir, why);
+        coord_destroy(c);
+        return rc;
+    }
     if ((rc = weir__storage_local_create(c->dir, &c->storage))) {
         weir_error_set(err, rc, "%s: cannot use as checkpoint directory: %s",
                        c->dir, weir_strerror(rc));

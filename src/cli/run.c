@@ -7,6 +7,7 @@
  * records in and out, the output rate, and the job's progress.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -220,6 +221,69 @@ static void format_wm(double wm, char *buf, size_t cap)
     strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
+/*
+ * Bad records the sources dropped ("skipped_records") or wrote to their
+ * dead-letter file ("dead_letter_records"), summed over the subtasks of each
+ * source: "task<T>.<operator>.<subtask>.<metric>".
+ */
+#define MAX_BAD_SOURCES 32
+
+typedef struct bad_sums {
+    struct {
+        char op[96];
+        uint64_t skipped, dead_letter;
+    } src[MAX_BAD_SOURCES];
+    uint32_t n;
+} bad_sums;
+
+static void sum_bad(void *ud, const char *name, double v)
+{
+    bad_sums *b = ud;
+    bool skipped = ends_with(name, ".skipped_records");
+    if ((!skipped && !ends_with(name, ".dead_letter_records")) || v <= 0 ||
+        strncmp(name, "task", 4) != 0)
+        return;
+    const char *op = strchr(name, '.');
+    const char *metric = strrchr(name, '.');
+    const char *sub = op;
+    for (const char *p = op + 1; p < metric; p++)
+        if (*p == '.')
+            sub = p; /* the last dot before the metric: ".<subtask>" */
+    if (sub <= op)
+        return;
+    char key[96];
+    snprintf(key, sizeof key, "%.*s (task %.*s)", (int)(sub - op - 1), op + 1,
+             (int)(op - name - 4), name + 4);
+    uint32_t i = 0;
+    while (i < b->n && strcmp(b->src[i].op, key) != 0)
+        i++;
+    if (i == b->n) {
+        if (b->n == MAX_BAD_SOURCES)
+            return;
+        snprintf(b->src[b->n++].op, sizeof b->src[i].op, "%s", key);
+        b->src[i].skipped = b->src[i].dead_letter = 0;
+    }
+    if (skipped)
+        b->src[i].skipped += (uint64_t)v;
+    else
+        b->src[i].dead_letter += (uint64_t)v;
+}
+
+/* Says at the end of a run how many bad records each source left out. */
+static void report_bad_records(weir_job *job)
+{
+    bad_sums b = {.n = 0};
+    weir_job_metrics(job, sum_bad, &b);
+    for (uint32_t i = 0; i < b.n; i++) {
+        if (b.src[i].skipped)
+            fprintf(stderr, "weir: source %s: %" PRIu64 " bad record%s skipped\n", b.src[i].op, b.src[i].skipped,
+                    b.src[i].skipped == 1 ? "" : "s");
+        if (b.src[i].dead_letter)
+            fprintf(stderr, "weir: source %s: %" PRIu64 " bad record%s written to the dead-letter file\n",
+                    b.src[i].op, b.src[i].dead_letter, b.src[i].dead_letter == 1 ? "" : "s");
+    }
+}
+
 typedef struct waiter {
     weir_job *job;
     int rc;
@@ -261,6 +325,8 @@ again:;
         free_args(&a);
         return rc;
     }
+    if (attempt == 0)
+        fputs(weir_sql_job_warnings(sj), stderr);
     const char *ex = weir_sql_job_explain_output(sj);
     if (*ex && attempt == 0)
         fputs(ex, stdout);
@@ -324,6 +390,7 @@ again:;
         pthread_join(sig_th, NULL);
     }
     weir_cli_signals_stop();
+    report_bad_records(job);
     int exit_code = WEIR_EXIT_OK;
     if (jrc && jrc != WEIR_ECANCELED) {
         const char *msg = weir_job_error(job);
@@ -357,6 +424,7 @@ int weir_cli_explain(int argc, char **argv)
         free_args(&a);
         return rc;
     }
+    fputs(weir_sql_job_warnings(sj), stderr);
     weir_buf b;
     weir_buf_init(&b);
     weir_sql_job_explain(sj, &b);

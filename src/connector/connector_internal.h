@@ -70,6 +70,14 @@ int weir__opt_format(weir__optset *o, bool for_sink, weir_format_options *fmt,
 int weir__opt_local_path(weir__optset *o, const char *key, const char **path);
 int weir__opt_finish(weir__optset *o, const char *const *known);
 
+/*
+ * Reports that required option key is absent. An option nobody consumed
+ * whose name is close to key ('pth' for 'path') is named as the error,
+ * with key as the suggestion; otherwise "connector 'c' needs option 'key'"
+ * followed by hint (may be NULL).
+ */
+int weir__opt_missing(weir__optset *o, const char *key, const char *hint);
+
 /* Edit distance, for "did you mean" suggestions. */
 size_t weir__opt_edit_distance(const char *a, const char *b);
 

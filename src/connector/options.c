@@ -374,6 +374,35 @@ size_t weir__opt_edit_distance(const char *a, const char *b)
     return prev[m];
 }
 
+/* Whether key is close enough to name to be a misspelling of it. */
+static bool close_to(const char *key, const char *name, size_t *dist)
+{
+    *dist = weir__opt_edit_distance(key, name);
+    return *dist <= strlen(key) / 3 + 1;
+}
+
+int weir__opt_missing(weir__optset *o, const char *key, const char *hint)
+{
+    size_t best_d = SIZE_MAX, best = 0;
+    for (size_t i = 0; i < o->n; i++) {
+        size_t d;
+        if (!o->used[i] && close_to(o->opts[i].key, key, &d) && d < best_d) {
+            best_d = d;
+            best = i;
+        }
+    }
+    if (best_d != SIZE_MAX)
+        return weir__opt_fail(o, best, WEIR_EINVAL,
+                              "unsupported option '%s' for connector '%s' "
+                              "(did you mean '%s'?)",
+                              o->opts[best].key, o->connector, key);
+    if (o->env && o->env->bad_option_index)
+        *o->env->bad_option_index = -1;
+    return weir_error_set(o->err, WEIR_EINVAL,
+                          "connector '%s' needs option '%s'%s", o->connector,
+                          key, hint ? hint : "");
+}
+
 int weir__opt_finish(weir__optset *o, const char *const *known)
 {
     for (size_t i = 0; i < o->n; i++) {
@@ -434,10 +463,9 @@ int weir__opt_format(weir__optset *o, bool for_sink, weir_format_options *fmt,
         fi = weir__opt_index(o,
                              "value.format"); /* Flink's alternative spelling */
     if (fi < 0)
-        return weir_error_set(
-            o->err, WEIR_EINVAL,
-            "connector '%s' needs option 'format' ('json', 'csv'%s)",
-            o->connector, for_sink ? " or 'debezium-json'" : "");
+        return weir__opt_missing(o, "format",
+                                 for_sink ? " ('json', 'csv' or 'debezium-json')"
+                                          : " ('json', 'csv')");
     o->used[fi] = true;
     const char *name = o->opts[fi].value;
     weir_format_kind kind;

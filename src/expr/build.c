@@ -629,6 +629,28 @@ weir_interval_kind weir_expr_interval(const weir_expr *e) { return (weir_interva
 bool weir_expr_is_literal(const weir_expr *e) { return e && e->kind == N_LITERAL; }
 int32_t weir_expr_column_index(const weir_expr *e) { return e && e->kind == N_COLUMN ? e->col : -1; }
 
+static uint32_t strict_columns(const weir_expr *e, uint32_t *cols, uint32_t n, uint32_t cap)
+{
+    if (e->kind == N_COLUMN) {
+        for (uint32_t i = 0; i < n; i++)
+            if (cols[i] == (uint32_t)e->col)
+                return n;
+        if (n < cap)
+            cols[n++] = (uint32_t)e->col;
+        return n;
+    }
+    if (e->kind != N_CALL || !(e->flags & F_STRICT))
+        return n; /* CASE, COALESCE, IS NULL, ...: a NULL input may not make a NULL */
+    for (uint32_t i = 0; i < e->n_args; i++)
+        n = strict_columns(e->args[i], cols, n, cap);
+    return n;
+}
+
+uint32_t weir_expr_strict_columns(const weir_expr *e, uint32_t *cols, uint32_t cap)
+{
+    return e ? strict_columns(e, cols, 0, cap) : 0;
+}
+
 bool weir_expr_is_volatile(const weir_expr *e)
 {
     if (!e)

@@ -31,11 +31,24 @@ struct weir_decoder {
     const char *rec;
     weir_decode_error *err;
     bool oom; /* the failure was an allocation, not the input */
+    /* Per column: why a NULL there is a bad record although the type is
+     * nullable (weir_decoder_require), or NULL. Owned. */
+    char **require_why;
 };
 
 /* Sets the decode error at `at` (a pointer into the record); returns NULL. */
 const char *weir__decode_fail(weir_decoder *d, const char *at, const char *fmt,
                               ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * Whether column col may not be NULL, and if so fails the record at `at`:
+ * "expected a non-null value for ... field "x" ..., found <found>".
+ * Returns true when the NULL is allowed.
+ */
+bool weir__null_ok(weir_decoder *d, uint32_t col, const char *at,
+                   const char *found);
+/* The same for a JSON field missing from its object (at: the closing '}'). */
+bool weir__missing_ok(weir_decoder *d, uint32_t col, const char *at);
 
 /*
  * Stores text (already unquoted/unescaped) into column col of row, converting

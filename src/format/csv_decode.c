@@ -33,15 +33,11 @@ static const char *describe_char(const char *p, const char *end, char *buf,
     return buf;
 }
 
-static int store_null(weir_decoder *d, uint32_t col, const char *at)
+static int store_null(weir_decoder *d, uint32_t col, const char *at,
+                      const char *found)
 {
-    if (!d->schema->fields[col].type.nullable) {
-        FAIL(d, at,
-             "expected a non-null value for NOT NULL field \"%s\", found an "
-             "empty field",
-             d->schema->fields[col].name);
+    if (!weir__null_ok(d, col, at, found))
         return WEIR_EPARSE;
-    }
     d->isnull[col] = 1;
     return 0;
 }
@@ -124,7 +120,7 @@ int weir__csv_decode(weir_decoder *d, const char *rec, size_t len,
         int rc = 0;
         if (!quoted && d->null_literal && n == d->null_literal_len &&
             memcmp(s, d->null_literal, n) == 0) {
-            rc = store_null(d, col, fstart);
+            rc = store_null(d, col, fstart, "the null literal");
         } else if (t == WEIR_TYPE_STRING) {
             size_t ascii = weir__ascii_prefix(s, n);
             size_t bad =
@@ -156,7 +152,7 @@ int weir__csv_decode(weir_decoder *d, const char *rec, size_t len,
             size_t tn = n;
             weir__fmt_trim(&ts, &tn);
             if (!quoted && tn == 0 && t != WEIR_TYPE_BYTES)
-                rc = store_null(d, col, fstart);
+                rc = store_null(d, col, fstart, "an empty field");
             else
                 rc = weir__store_text(d, b, col, row, s, n, fstart, s, n);
         }

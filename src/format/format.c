@@ -138,8 +138,64 @@ void weir_decoder_destroy(weir_decoder *d)
     weir_free(d->isnull);
     weir_free(d->name_len);
     weir_free(d->slots);
+    if (d->require_why)
+        for (uint32_t c = 0; c < d->ncols; c++)
+            weir_free(d->require_why[c]);
+    weir_free(d->require_why);
     weir_buf_fini(&d->scratch);
     weir_free(d);
+}
+
+int weir_decoder_require(weir_decoder *d, uint32_t col, const char *why)
+{
+    if (!d || col >= d->ncols || !why)
+        return WEIR_EINVAL;
+    if (!d->require_why) {
+        d->require_why = weir_calloc(d->ncols, sizeof *d->require_why);
+        if (!d->require_why)
+            return WEIR_ENOMEM;
+    }
+    char *copy = weir_strdup(why);
+    if (!copy)
+        return WEIR_ENOMEM;
+    weir_free(d->require_why[col]);
+    d->require_why[col] = copy;
+    return 0;
+}
+
+bool weir__null_ok(weir_decoder *d, uint32_t col, const char *at,
+                   const char *found)
+{
+    const char *name = d->schema->fields[col].name;
+    if (!d->schema->fields[col].type.nullable)
+        weir__decode_fail(d, at,
+                          "expected a non-null value for NOT NULL field "
+                          "\"%s\", found %s",
+                          name, found);
+    else if (d->require_why && d->require_why[col])
+        weir__decode_fail(d, at,
+                          "expected a non-null value for field \"%s\" (%s), "
+                          "found %s",
+                          name, d->require_why[col], found);
+    else
+        return true;
+    return false;
+}
+
+bool weir__missing_ok(weir_decoder *d, uint32_t col, const char *at)
+{
+    const char *name = d->schema->fields[col].name;
+    if (!d->schema->fields[col].type.nullable)
+        weir__decode_fail(d, at,
+                          "expected field \"%s\" in the object (it is NOT "
+                          "NULL)",
+                          name);
+    else if (d->require_why && d->require_why[col])
+        weir__decode_fail(d, at, "expected field \"%s\" in the object (%s)",
+                          name, d->require_why[col]);
+    else
+        return true;
+    return false;
 }
 
 int weir_decoder_decode(weir_decoder *d, const char *rec, size_t len,
@@ -333,60 +389,108 @@ int weir_decoder_frame(const weir_decoder *d, const char *buf, size_t len,
  * field only at the start of a field; inside one, a doubled quote is an
  * escaped quote and a single one closes it. Lines without any quote (the
  * common case) are found with memchr alone.
+ *
+ * csv_scan runs this state machine over buf[0, len) from state *st and
+ * stops at the first line break that ends the record: it returns that
+ * break's index (len if there is none, *st then being the state to resume
+ * from with the next bytes) and counts the line breaks it passed, the
+ * terminating one included.
  */
-static int csv_frame(const weir_decoder *d, const char *buf, size_t len,
-                     bool eof, weir_frame *f)
+enum { CSV_FIELD_START, CSV_UNQUOTED, CSV_QUOTED, CSV_QUOTE_IN_QUOTED };
+
+static size_t csv_scan(const weir_decoder *d, uint32_t *st, const char *buf,
+                       size_t len, uint32_t *newlines)
 {
     const char q = d->opt.csv_quote_character,
                delim = d->opt.csv_field_delimiter;
-    enum { FIELD_START, UNQUOTED, QUOTED, QUOTE_IN_QUOTED } st = FIELD_START;
     size_t pos = 0;
-    uint32_t newlines = 0;
     for (;;) {
         const char *nl = memchr(buf + pos, '\n', len - pos);
         size_t line_end = nl ? (size_t)(nl - buf) : len;
-        if (st != QUOTED && !memchr(buf + pos, q, line_end - pos)) {
-            st = FIELD_START;
+        if (*st != CSV_QUOTED && !memchr(buf + pos, q, line_end - pos)) {
+            /* Without quotes only the delimiter moves the state. */
+            if (line_end > pos)
+                *st = buf[line_end - 1] == delim ? CSV_FIELD_START
+                                                 : CSV_UNQUOTED;
         } else {
             for (size_t i = pos; i < line_end; i++) {
                 char c = buf[i];
-                switch (st) {
-                case FIELD_START:
-                    st = c == q ? QUOTED : c == delim ? FIELD_START : UNQUOTED;
+                switch (*st) {
+                case CSV_FIELD_START:
+                    *st = c == q       ? CSV_QUOTED
+                          : c == delim ? CSV_FIELD_START
+                                       : CSV_UNQUOTED;
                     break;
-                case UNQUOTED:
+                case CSV_UNQUOTED:
                     if (c == delim)
-                        st = FIELD_START;
+                        *st = CSV_FIELD_START;
                     break;
-                case QUOTED:
+                case CSV_QUOTED:
                     if (c == q)
-                        st = QUOTE_IN_QUOTED;
+                        *st = CSV_QUOTE_IN_QUOTED;
                     break;
-                case QUOTE_IN_QUOTED:
-                    st = c == q ? QUOTED : c == delim ? FIELD_START : UNQUOTED;
+                case CSV_QUOTE_IN_QUOTED:
+                    *st = c == q       ? CSV_QUOTED
+                          : c == delim ? CSV_FIELD_START
+                                       : CSV_UNQUOTED;
                     break;
                 }
             }
         }
-        if (!nl) {
-            if (!eof)
-                return WEIR_EAGAIN;
-            f->rec_len = len;
-            f->consumed = len;
-            f->newlines = newlines;
-            break;
-        }
-        newlines++;
-        if (st != QUOTED) {
-            f->rec_len = line_end;
-            f->consumed = line_end + 1;
-            f->newlines = newlines;
-            break;
+        if (!nl)
+            return len;
+        (*newlines)++;
+        if (*st != CSV_QUOTED) {
+            *st = CSV_FIELD_START; /* the next record's */
+            return line_end;
         }
         pos = line_end + 1; /* a line break inside a quoted field */
     }
+}
+
+static int csv_frame(const weir_decoder *d, const char *buf, size_t len,
+                     bool eof, weir_frame *f)
+{
+    uint32_t st = CSV_FIELD_START, newlines = 0;
+    size_t end = csv_scan(d, &st, buf, len, &newlines);
+    if (end == len) {
+        if (!eof)
+            return WEIR_EAGAIN;
+        f->rec_len = len;
+        f->consumed = len;
+    } else {
+        f->rec_len = end;
+        f->consumed = end + 1;
+    }
+    f->newlines = newlines;
     if (f->rec_len && buf[f->rec_len - 1] == '\r')
         f->rec_len--;
+    return 0;
+}
+
+void weir_decoder_skip_init(weir_skip_state *s)
+{
+    s->state = CSV_FIELD_START;
+}
+
+int weir_decoder_skip(const weir_decoder *d, weir_skip_state *s,
+                      const char *buf, size_t len, weir_frame *f)
+{
+    f->newlines = 0;
+    size_t end;
+    if (d->opt.kind == WEIR_FORMAT_CSV && d->opt.csv_quote_character) {
+        end = csv_scan(d, &s->state, buf, len, &f->newlines);
+    } else {
+        const char *nl = memchr(buf, '\n', len);
+        end = nl ? (size_t)(nl - buf) : len;
+        f->newlines = nl != NULL;
+    }
+    if (end == len) {
+        f->rec_len = f->consumed = len;
+        return WEIR_EAGAIN;
+    }
+    f->rec_len = end;
+    f->consumed = end + 1;
     return 0;
 }
 

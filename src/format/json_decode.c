@@ -528,11 +528,8 @@ static const char *parse_value(weir_decoder *d, uint32_t col, const char *p,
         const char *q = match_literal(d, p, end, "null", 4);
         if (!q)
             return NULL;
-        if (!c->type.nullable)
-            return FAIL(d, p,
-                        "expected a non-null value for NOT NULL field \"%s\", "
-                        "found null",
-                        d->schema->fields[col].name);
+        if (!weir__null_ok(d, col, p, "null"))
+            return NULL;
         d->isnull[col] = 1;
         return q;
     }
@@ -723,12 +720,8 @@ int weir__json_decode(weir_decoder *d, const char *rec, size_t len,
                  d->schema->fields[c].name);
             return WEIR_EPARSE;
         }
-        if (!d->schema->fields[c].type.nullable) {
-            FAIL(d, close,
-                 "expected field \"%s\" in the object (it is NOT NULL)",
-                 d->schema->fields[c].name);
+        if (!weir__missing_ok(d, c, close))
             return WEIR_EPARSE;
-        }
         d->isnull[c] = 1;
     }
     d->guess = 0;

@@ -65,7 +65,14 @@ int plan_type_from_sql(plan_ctx *pc, const weir_sql_type *t, weir_type *out)
     case WEIR_SQL_TYPE_DOUBLE: *out = weir_type_make(WEIR_TYPE_DOUBLE, nullable); return 0;
     case WEIR_SQL_TYPE_DECIMAL: {
         int p = t->precision < 0 ? 10 : t->precision, s = t->scale < 0 ? 0 : t->scale;
-        if (p > 18 || p < 1 || s > p)
+        if (p < 1)
+            return plan_error(pc, t->loc, WEIR_EINVAL, "DECIMAL(%d, %d): the precision must be at least 1", p, s);
+        if (s > p)
+            return plan_error(pc, t->loc, WEIR_EINVAL,
+                              "DECIMAL(%d, %d): the scale (%d) exceeds the precision (%d); the scale counts the "
+                              "digits after the point, out of the precision's digits in all",
+                              p, s, s, p);
+        if (p > 18)
             return plan_error(pc, t->loc, WEIR_EUNSUPPORTED,
                               "DECIMAL(%d, %d) is not supported: weir's DECIMAL has a precision of at most 18", p, s);
         *out = weir_type_decimal((uint8_t)p, (uint8_t)s, nullable);
@@ -77,8 +84,17 @@ int plan_type_from_sql(plan_ctx *pc, const weir_sql_type *t, weir_type *out)
     case WEIR_SQL_TYPE_BINARY:
     case WEIR_SQL_TYPE_VARBINARY:
     case WEIR_SQL_TYPE_BYTES: *out = weir_type_make(WEIR_TYPE_BYTES, nullable); return 0;
-    case WEIR_SQL_TYPE_TIMESTAMP: *out = weir_type_make(WEIR_TYPE_TIMESTAMP, nullable); return 0;
-    case WEIR_SQL_TYPE_TIMESTAMP_LTZ: *out = weir_type_make(WEIR_TYPE_TIMESTAMP_LTZ, nullable); return 0;
+    case WEIR_SQL_TYPE_TIMESTAMP:
+    case WEIR_SQL_TYPE_TIMESTAMP_LTZ: {
+        bool ltz = t->kind == WEIR_SQL_TYPE_TIMESTAMP_LTZ;
+        if (t->precision > 9)
+            return plan_error(pc, t->loc, WEIR_EINVAL,
+                              "%s(%d): the precision of a timestamp must be from 0 to 9 (fractional digits of a "
+                              "second; weir keeps milliseconds)",
+                              ltz ? "TIMESTAMP_LTZ" : "TIMESTAMP", t->precision);
+        *out = weir_type_make(ltz ? WEIR_TYPE_TIMESTAMP_LTZ : WEIR_TYPE_TIMESTAMP, nullable);
+        return 0;
+    }
     default:
         return plan_error(pc, t->loc, WEIR_EUNSUPPORTED, "type %s is not supported by weir yet%s",
                           weir__sql_type_kind_name(t->kind),

@@ -131,19 +131,46 @@ int plan_config_set(plan_ctx *pc, const char *key, const char *value, weir_sql_l
     return 0;
 }
 
-static int cfg_u32(plan_ctx *pc, const char *key, uint32_t *out, weir_error *err)
+/* Parallelism and max parallelism: at most Flink's upper bound for max parallelism. */
+#define MAX_PARALLELISM 32768u
+
+static int cfg_u32_max(plan_ctx *pc, const char *key, uint32_t max, uint32_t *out, weir_error *err)
 {
     const char *v = plan_config(pc, key);
     if (!v)
         return 0;
     char *end;
-    unsigned long x = strtoul(v, &end, 10);
-    if (!*v || *end || x == 0 || x > 1u << 20)
-    {
+    unsigned long long x = strtoull(v, &end, 10);
+    if (!*v || *v == '-' || *end || x == 0 || x > max) {
         pc->cfg_bad = key;
-        return weir_error_set(err, WEIR_EINVAL, "%s: expected a positive integer, got '%s'", key, v);
+        return weir_error_set(err, WEIR_EINVAL, "%s: expected an integer from 1 to %u, got '%s'", key, max, v);
     }
     *out = (uint32_t)x;
+    return 0;
+}
+
+static int cfg_u32(plan_ctx *pc, const char *key, uint32_t *out, weir_error *err)
+{
+    return cfg_u32_max(pc, key, 1u << 20, out, err);
+}
+
+int plan_table_parallelism(plan_ctx *pc, const cat_table *t, const char *key, uint32_t *out)
+{
+    *out = 0;
+    for (size_t i = 0; i < t->n_opts; i++) {
+        if (strcasecmp(t->opts[i].key, key))
+            continue;
+        const char *v = t->opts[i].value;
+        uint32_t max = pc->jcfg.max_parallelism ? pc->jcfg.max_parallelism : WEIR_DEFAULT_MAX_PARALLELISM;
+        char *end;
+        unsigned long long x = strtoull(v, &end, 10);
+        if (!*v || *v == '-' || *end || x == 0 || x > max)
+            return plan_error(pc, t->ddl->options[i].value_loc, WEIR_EINVAL,
+                              "table '%s': option '%s': expected an integer from 1 to %u (the max parallelism, "
+                              "pipeline.max-parallelism), got '%s'",
+                              t->name, key, max, v);
+        *out = (uint32_t)x;
+    }
     return 0;
 }
 
@@ -165,8 +192,8 @@ int plan_job_config(plan_ctx *pc, weir_job_config *cfg, weir_error *err)
     if (pc->cenv.clock.now_ms)
         cfg->clock = pc->cenv.clock;
     int rc;
-    if ((rc = cfg_u32(pc, "parallelism.default", &cfg->parallelism, err)) ||
-        (rc = cfg_u32(pc, "pipeline.max-parallelism", &cfg->max_parallelism, err)) ||
+    if ((rc = cfg_u32_max(pc, "parallelism.default", MAX_PARALLELISM, &cfg->parallelism, err)) ||
+        (rc = cfg_u32_max(pc, "pipeline.max-parallelism", MAX_PARALLELISM, &cfg->max_parallelism, err)) ||
         (rc = cfg_u32(pc, "weir.batch-size", &cfg->batch_size, err)) ||
         (rc = cfg_u32(pc, "weir.channel-capacity", &cfg->channel_capacity, err)) ||
         (rc = cfg_duration(pc, "table.exec.source.idle-timeout", &cfg->idle_timeout_ms, err)) ||
@@ -190,6 +217,13 @@ int plan_job_config(plan_ctx *pc, weir_job_config *cfg, weir_error *err)
             pc->cfg_bad = bools[i];
             return weir_error_set(err, WEIR_EINVAL, "%s: expected 'true' or 'false', got '%s'", bools[i], v);
         }
+    }
+    if (cfg->parallelism > cfg->max_parallelism) {
+        pc->cfg_bad = "parallelism.default";
+        return weir_error_set(err, WEIR_EINVAL,
+                              "parallelism.default: %u exceeds the max parallelism (%u, pipeline.max-parallelism): a "
+                              "keyed state is split into that many key groups, and every subtask needs at least one",
+                              cfg->parallelism, cfg->max_parallelism);
     }
     if ((v = plan_config(pc, "state.checkpoints.dir")))
         cfg->checkpoint_dir = v;
@@ -336,10 +370,11 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
                           "(a changelog of +I/-U/+U/-D rows), and %s",
                           t->name, why ? why : "the sink is append-only");
     }
-    uint32_t par = 0;
-    for (size_t i = 0; i < t->n_opts; i++)
-        if (!strcasecmp(t->opts[i].key, "sink.parallelism"))
-            par = (uint32_t)strtoul(t->opts[i].value, NULL, 10);
+    uint32_t par;
+    if ((rc = plan_table_parallelism(pc, t, "sink.parallelism", &par))) {
+        weir_operator_spec_release(&spec);
+        return rc;
+    }
     if ((rc = weir_job_sink(pc->job, w.s, &spec, par))) {
         weir_operator_spec_release(&spec);
         return plan_error(pc, loc, rc, "cannot add sink '%s': %s", t->name, weir_job_error(pc->job));
@@ -459,12 +494,65 @@ static int run_stmt(plan_ctx *pc, const weir_sql_stmt *st)
     }
 }
 
+/*
+ * Every configuration key weir reads: the planner's, and the checkpoint and
+ * restart keys `weir run` hands to the runtime (cli/checkpoints.c). A SET of
+ * any other key is kept (RESET, weir_sql_job_config) but does nothing, so it
+ * draws a warning with the closest of these: a misspelt key would otherwise
+ * be ignored without a word.
+ */
+static const char *const KNOWN_KEYS[] = {
+    "parallelism.default", "pipeline.max-parallelism", "weir.batch-size", "weir.channel-capacity",
+    "table.exec.source.idle-timeout", "execution.checkpointing.interval", "state.backend", "state.backend.type",
+    "table.optimizer.reuse-sub-plan-enabled", "table.optimizer.reuse-source-enabled", "state.checkpoints.dir",
+    "weir.state.dir", "state.savepoints.dir", "weir.source.projection-pushdown", "table.exec.state.ttl",
+    "table.exec.mini-batch.enabled", "table.exec.emit.allow-lateness", "table.exec.emit.early-fire.enabled",
+    "table.exec.emit.early-fire.delay", "table.exec.emit.late-fire.enabled", "table.exec.emit.late-fire.delay",
+    "weir.late-records.table",
+    /* checkpoints and restarts */
+    "execution.checkpointing.dir", "execution.checkpointing.timeout", "execution.checkpointing.min-pause",
+    "execution.checkpointing.max-concurrent-checkpoints", "execution.checkpointing.tolerable-failed-checkpoints",
+    "execution.checkpointing.mode", "execution.checkpointing.unaligned", "execution.checkpointing.unaligned.enabled",
+    "execution.checkpointing.aligned-checkpoint-timeout", "execution.checkpointing.alignment-timeout",
+    "state.checkpoints.num-retained", "execution.checkpointing.num-retained", "execution.checkpointing.savepoint-dir",
+    "execution.savepoint.path", "state.backend.async", "state.backend.incremental",
+    "execution.checkpointing.incremental", "restart-strategy", "restart-strategy.type",
+    "restart-strategy.fixed-delay.attempts", "restart-strategy.fixed-delay.delay", NULL};
+
+/* Adds a warning if key is not one weir reads; at has no line for -D. */
+static int warn_unknown_key(plan_ctx *pc, const char *key, weir_sql_loc at)
+{
+    const char *best = NULL;
+    size_t kl = strlen(key);
+    int best_d = 4; /* suggest only a near miss: at most 3 edits */
+    for (size_t i = 0; KNOWN_KEYS[i]; i++) {
+        if (!strcasecmp(key, KNOWN_KEYS[i]))
+            return 0;
+        int d = weir__sql_edit_distance(key, kl, KNOWN_KEYS[i], strlen(KNOWN_KEYS[i]), best_d);
+        if (d < best_d) {
+            best_d = d;
+            best = KNOWN_KEYS[i];
+        }
+    }
+    const char *file = weir_sql_script_file(pc->script);
+    int rc = at.line ? weir_buf_printf(&pc->warnings, "%s:%u:%u: warning: SET '%s'", file, at.line, at.col, key)
+                     : weir_buf_printf(&pc->warnings, "%s: warning: -D %s", file, key);
+    if (!rc)
+        rc = weir_buf_printf(&pc->warnings, ": unknown configuration key, ignored");
+    if (!rc && best)
+        rc = weir_buf_printf(&pc->warnings, " (did you mean '%s'?)", best);
+    if (!rc)
+        rc = weir_buf_put(&pc->warnings, "\n", 1);
+    return rc;
+}
+
 static int apply_set(plan_ctx *pc, const weir_sql_stmt *st)
 {
     if (st->kind == WEIR_SQL_STMT_SET) {
         if (!st->u.set.key)
             return 0;
-        return plan_config_set(pc, st->u.set.key, st->u.set.value, st->u.set.value_loc);
+        int rc = warn_unknown_key(pc, st->u.set.key, st->u.set.key_loc);
+        return rc ? rc : plan_config_set(pc, st->u.set.key, st->u.set.value, st->u.set.value_loc);
     }
     if (st->kind == WEIR_SQL_STMT_RESET) {
         for (size_t i = 0; i < pc->n_cfg; i++) {
@@ -495,6 +583,7 @@ int weir_sql_job_create(const char *file, const char *text, size_t len, const we
     pc->err = &j->err;
     weir_buf_init(&pc->explain);
     weir_buf_init(&pc->explain_out);
+    weir_buf_init(&pc->warnings);
     if (opt) {
         pc->cenv.clock = opt->clock;
         pc->cenv.print_out = opt->print_out;
@@ -513,7 +602,8 @@ int weir_sql_job_create(const char *file, const char *text, size_t len, const we
         if ((rc = apply_set(pc, weir_sql_script_stmt(j->script, i))))
             goto fail;
     for (size_t i = 0; opt && i < opt->n_set; i++)
-        if ((rc = plan_config_set(pc, opt->set_keys[i], opt->set_values[i], (weir_sql_loc){0})))
+        if ((rc = warn_unknown_key(pc, opt->set_keys[i], (weir_sql_loc){0})) ||
+            (rc = plan_config_set(pc, opt->set_keys[i], opt->set_values[i], (weir_sql_loc){0})))
             goto fail;
     for (size_t i = 0; i < n; i++)
         if ((rc = run_stmt(pc, weir_sql_script_stmt(j->script, i))))
@@ -553,6 +643,7 @@ void weir_sql_job_destroy(weir_sql_job *j)
     weir_expr_arena_destroy(pc->arena);
     weir_buf_fini(&pc->explain);
     weir_buf_fini(&pc->explain_out);
+    weir_buf_fini(&pc->warnings);
     plan_reuse_free(pc);
     weir_free(j->explain_output);
     weir_sql_script_destroy(j->script);
@@ -568,6 +659,15 @@ int weir_sql_job_explain(weir_sql_job *j, weir_buf *out)
     if (!rc && j->pc.job)
         rc = weir_job_explain(j->pc.job, out);
     return rc;
+}
+
+const char *weir_sql_job_warnings(const weir_sql_job *j)
+{
+    weir_sql_job *m = (weir_sql_job *)j;
+    if (weir_buf_put_u8(&m->pc.warnings, 0))
+        return "";
+    m->pc.warnings.len--; /* NUL-terminated, not counted */
+    return (const char *)m->pc.warnings.data;
 }
 
 const char *weir_sql_job_explain_output(const weir_sql_job *j)

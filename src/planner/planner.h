@@ -113,6 +113,7 @@ struct plan_ctx {
     size_t n_allocs;
     weir_buf explain;     /* logical plan lines */
     weir_buf explain_out; /* output of EXPLAIN statements */
+    weir_buf warnings;    /* "FILE:LINE:COL: warning: ..." lines */
     int view_depth;
     /* A window Top-N's input is being planned: a window table function may
      * be used without aggregation (its rows get their windows assigned). */
@@ -189,6 +190,9 @@ int plan_projection_begin(plan_ctx *pc, const weir_sql_select *sel);
 void plan_projection_end(plan_ctx *pc);
 /* The columns the source of t produces (all of them, unless pushdown applies). */
 int plan_projection_apply(plan_ctx *pc, const cat_table *t, plan_source_cols *out);
+/* 'scan.parallelism' / 'sink.parallelism' of t: 0 when absent; an error at the option unless 1 to the max
+ * parallelism. */
+int plan_table_parallelism(plan_ctx *pc, const cat_table *t, const char *key, uint32_t *out);
 
 /*
  * reuse.c: sub-plan reuse. Every reusable operator (source, calc, window

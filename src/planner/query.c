@@ -281,19 +281,11 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
         explain_line(pc, "Reused[%d]: source %s", out->s.node, t->name);
         return 0;
     }
-    weir_source_spec spec;
     weir_error err = {0};
-    int bad = -1;
-    pc->cenv.bad_option_index = &bad;
-    rc = weir_connector_source_spec(NULL, t->opts, t->n_opts, cols.physical, &pc->cenv, &spec, &err);
-    pc->cenv.bad_option_index = NULL;
-    if (rc) {
-        weir_sql_loc at = bad >= 0 && (uint32_t)bad < t->ddl->n_options ? t->ddl->options[bad].loc : t->ddl->name.loc;
-        return plan_error(pc, at, rc, "table '%s': %s", t->name, err.message);
-    }
     uint32_t np = cols.physical->n_fields;
+    weir_expr **exprs = NULL;
     if (cols.full->n_fields > np) {
-        weir_expr **exprs = plan_alloc(pc, cols.full->n_fields * sizeof *exprs);
+        exprs = plan_alloc(pc, cols.full->n_fields * sizeof *exprs);
         if (!exprs)
             return WEIR_ENOMEM;
         for (uint32_t i = 0; i < np; i++)
@@ -308,6 +300,36 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
             if (c->kind == WEIR_SQL_COLUMN_COMPUTED && (rc = plan_bind_expr(pc, &phys, NULL, c->expr, &exprs[k++])))
                 return rc;
         }
+    }
+    /* The physical columns the event time comes from: a record where one is NULL has no event time, a bad
+     * record for the source's bad-input policy rather than a failed job. */
+    uint32_t *et_cols = NULL, n_et = 0;
+    if (cols.rowtime >= 0) {
+        et_cols = plan_alloc(pc, (np ? np : 1) * sizeof *et_cols);
+        if (!et_cols)
+            return WEIR_ENOMEM;
+        if ((uint32_t)cols.rowtime < np) {
+            et_cols[n_et++] = (uint32_t)cols.rowtime;
+        } else if (exprs) {
+            n_et = weir_expr_strict_columns(exprs[cols.rowtime], et_cols, np);
+        }
+    }
+    weir_source_spec spec;
+    int bad = -1;
+    pc->cenv.bad_option_index = &bad;
+    pc->cenv.event_time_fields = et_cols;
+    pc->cenv.n_event_time_fields = n_et;
+    pc->cenv.event_time = cols.rowtime >= 0 ? cols.full->fields[cols.rowtime].name : NULL;
+    rc = weir_connector_source_spec(NULL, t->opts, t->n_opts, cols.physical, &pc->cenv, &spec, &err);
+    pc->cenv.bad_option_index = NULL;
+    pc->cenv.event_time_fields = NULL;
+    pc->cenv.n_event_time_fields = 0;
+    pc->cenv.event_time = NULL;
+    if (rc) {
+        weir_sql_loc at = bad >= 0 && (uint32_t)bad < t->ddl->n_options ? t->ddl->options[bad].loc : t->ddl->name.loc;
+        return plan_error(pc, at, rc, "table '%s': %s", t->name, err.message);
+    }
+    if (exprs) {
         weir_source_spec wrapped;
         if ((rc = weir__computed_source_spec(&spec, cols.full, exprs, &wrapped))) {
             weir_source_spec_release(&spec);
@@ -327,10 +349,12 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
             spec.free_arg(spec.arg);
         return rc;
     }
-    uint32_t par = 0;
-    for (size_t i = 0; i < t->n_opts; i++)
-        if (!strcasecmp(t->opts[i].key, "scan.parallelism"))
-            par = (uint32_t)strtoul(t->opts[i].value, NULL, 10);
+    uint32_t par;
+    if ((rc = plan_table_parallelism(pc, t, "scan.parallelism", &par))) {
+        if (spec.free_arg)
+            spec.free_arg(spec.arg);
+        return rc;
+    }
     rc = weir_job_source(pc->job, &spec, &wm, par, &out->s);
     if (rc) {
         if (spec.free_arg)

@@ -159,6 +159,38 @@ int weir__io_mkdirs(const char *path, int mode)
     return 0;
 }
 
+int weir__io_check_dir_writable(const char *dir, int mode, char *why, size_t why_cap)
+{
+    int rc = weir__io_mkdirs(dir, mode);
+    if (rc) {
+        snprintf(why, why_cap, "%s", rc == WEIR_EINVAL ? "path too long" : strerror(errno));
+        return rc;
+    }
+    char probe[4096];
+    if (snprintf(probe, sizeof probe, "%s/.weir-probe-%ld", dir, (long)getpid()) >= (int)sizeof probe) {
+        snprintf(why, why_cap, "path too long");
+        return WEIR_EINVAL;
+    }
+    /*
+     * Plain system calls, not the replaceable table: this asks what the
+     * folder allows, it writes no data, and tests that fail the Nth call of
+     * the table count only the calls that write checkpoints.
+     */
+    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        unlink(probe); /* left by a killed run with this pid */
+        fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    }
+    if (fd < 0) {
+        int e = errno;
+        snprintf(why, why_cap, "%s", strerror(e));
+        return map_errno(-e);
+    }
+    close(fd);
+    unlink(probe);
+    return 0;
+}
+
 int weir__io_remove_tree(const char *path)
 {
     DIR *d = opendir(path);

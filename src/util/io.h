@@ -37,6 +37,14 @@ int weir__io_write_atomic(const char *path, const void *data, size_t len);
 int weir__io_read_file(const char *path, uint8_t **out, size_t *len);
 /* mkdir -p. */
 int weir__io_mkdirs(const char *path, int mode);
+/*
+ * Makes sure folder dir exists (mkdir -p) and that files can be created in
+ * it, by creating and removing a hidden probe file. Returns 0 or a
+ * WEIR_E... code; on failure why (why_cap bytes) says what stopped it as the
+ * system puts it ("Read-only file system", "Permission denied"), so a
+ * message can say more than "I/O error".
+ */
+int weir__io_check_dir_writable(const char *dir, int mode, char *why, size_t why_cap);
 /* rm -r of a folder (best effort; returns the first error). */
 int weir__io_remove_tree(const char *path);
 int weir__io_fsync_dir(const char *path);

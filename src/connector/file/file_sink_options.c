@@ -170,8 +170,7 @@ int weir_file_sink_spec_opts(const weir_option *opts, size_t n_opts,
         goto done;
     cfg.path = weir__opt_get(&o, "path");
     if (!cfg.path) {
-        rc = weir_error_set(err, WEIR_EINVAL,
-                            "connector 'filesystem' needs option 'path'");
+        rc = weir__opt_missing(&o, "path", NULL);
         goto done;
     }
     if ((rc = weir__opt_local_path(&o, "path", &cfg.path)))

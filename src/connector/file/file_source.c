@@ -28,7 +28,11 @@
  *
  * Bad records are handled by the source's policy (fail, skip,
  * dead-letter); a failing record is never consumed, so the position stays
- * before it. Line numbers are counted from where the reader started and
+ * before it. A record without an event time (NULL or missing in a column
+ * the table's event time is computed from) is a bad record too, and so is
+ * one longer than the record limit, however it was buffered; the buffer
+ * never grows past the limit, and an oversized record is dropped up to its
+ * end as framing sees it (for CSV, a line break outside quotes). Line numbers are counted from where the reader started and
  * turned into absolute line numbers only when a message needs one.
  *
  * Buffers: one read buffer per reader, grown only for records longer than
@@ -43,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,6 +64,8 @@ typedef struct file_source_arg {
     char *path;
     char *dead_letter_path;
     char *null_literal;
+    char *event_time;
+    uint32_t *event_time_fields;
     const weir_schema *schema;
 } file_source_arg;
 
@@ -114,6 +121,8 @@ static void arg_free(void *p)
     weir_free(a->path);
     weir_free(a->dead_letter_path);
     weir_free(a->null_literal);
+    weir_free(a->event_time);
+    weir_free(a->event_time_fields);
     weir_free(a);
 }
 
@@ -124,6 +133,40 @@ void weir_file_source_config_init(weir_file_source_config *cfg)
 }
 
 extern const weir_source_class weir__file_source_class;
+
+/*
+ * A decoder for cfg's format that also refuses records without an event
+ * time: a NULL in a column the event time is computed from is bad input.
+ */
+static int make_decoder(const weir_file_source_config *cfg,
+                        const weir_schema *schema, weir_decoder **out,
+                        weir_error *err)
+{
+    int rc = weir_decoder_create(&cfg->format, schema, out, err);
+    if (rc)
+        return rc;
+    for (uint32_t i = 0; i < cfg->n_event_time_fields; i++) {
+        uint32_t col = cfg->event_time_fields[i];
+        char why[160];
+        if (!cfg->event_time || col >= schema->n_fields ||
+            !strcasecmp(cfg->event_time, schema->fields[col].name))
+            snprintf(why, sizeof why, "it is the event time");
+        else
+            snprintf(why, sizeof why, "the event time %s is computed from it",
+                     cfg->event_time);
+        if ((rc = weir_decoder_require(*out, col, why))) {
+            weir_decoder_destroy(*out);
+            *out = NULL;
+            return weir_error_set(err, rc,
+                                  rc == WEIR_ENOMEM
+                                      ? "out of memory"
+                                      : "filesystem source: event-time "
+                                        "column %u is not in the schema",
+                                  col);
+        }
+    }
+    return 0;
+}
 
 int weir_file_source_spec(const weir_file_source_config *cfg,
                           const weir_schema *schema, weir_source_spec *out,
@@ -149,7 +192,7 @@ int weir_file_source_spec(const weir_file_source_config *cfg,
                               "'source.dead-letter.path'");
     /* Validate the format against the schema now, not when the job runs. */
     weir_decoder *probe;
-    int rc = weir_decoder_create(&cfg->format, schema, &probe, err);
+    int rc = make_decoder(cfg, schema, &probe, err);
     if (rc)
         return rc;
     weir_decoder_destroy(probe);
@@ -163,8 +206,19 @@ int weir_file_source_spec(const weir_file_source_config *cfg,
         a->dead_letter_path = weir_strdup(cfg->dead_letter_path);
     if (cfg->format.csv_null_literal)
         a->null_literal = weir_strdup(cfg->format.csv_null_literal);
+    if (cfg->event_time)
+        a->event_time = weir_strdup(cfg->event_time);
+    if (cfg->n_event_time_fields) {
+        a->event_time_fields =
+            weir_malloc(cfg->n_event_time_fields * sizeof *a->event_time_fields);
+        if (a->event_time_fields)
+            memcpy(a->event_time_fields, cfg->event_time_fields,
+                   cfg->n_event_time_fields * sizeof *a->event_time_fields);
+    }
     if (!a->path || (cfg->dead_letter_path && !a->dead_letter_path) ||
-        (cfg->format.csv_null_literal && !a->null_literal)) {
+        (cfg->format.csv_null_literal && !a->null_literal) ||
+        (cfg->event_time && !a->event_time) ||
+        (cfg->n_event_time_fields && !a->event_time_fields)) {
         arg_free(a);
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
     }
@@ -175,6 +229,8 @@ int weir_file_source_spec(const weir_file_source_config *cfg,
     a->cfg.path = a->path;
     a->cfg.dead_letter_path = a->dead_letter_path;
     a->cfg.format.csv_null_literal = a->null_literal;
+    a->cfg.event_time = a->event_time;
+    a->cfg.event_time_fields = a->event_time_fields;
     if (!a->cfg.read_buffer_bytes)
         a->cfg.read_buffer_bytes = DEFAULT_READ_BUFFER;
     if (a->cfg.read_buffer_bytes < 64)
@@ -600,7 +656,12 @@ static int refill(file_reader *r, weir_error *err)
         r->pos = 0;
     }
     if (r->len == r->cap) {
-        size_t cap = r->cap * 2;
+        /* Grow only as far as the longest record allowed needs, with its
+         * "\r\n": a longer one is bad input, found without reading it all. */
+        size_t limit = r->src->arg->cfg.max_record_bytes + 2;
+        size_t cap = r->cap < limit / 2 ? r->cap * 2
+                     : r->cap < limit   ? limit
+                                        : r->cap * 2;
         char *b = weir_realloc(r->buf, cap);
         if (!b)
             return weir_error_set(err, WEIR_ENOMEM, "out of memory");
@@ -686,8 +747,7 @@ static int fs_open_split(void *p, const char *id, const void *pos,
         rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
         goto fail;
     }
-    if ((rc =
-             weir_decoder_create(&a->cfg.format, s->info.schema, &r->dec, err)))
+    if ((rc = make_decoder(&a->cfg, s->info.schema, &r->dec, err)))
         goto fail;
     r->fd = weir__fio->open(sp->path, O_RDONLY, 0);
     if (r->fd < 0) {
@@ -873,23 +933,47 @@ static int bad_record(file_reader *r, size_t rec_len,
     }
 }
 
-/* Drops the rest of an oversized record, up to and including its line break. */
-static int discard_line(file_reader *r, weir_error *err)
+/*
+ * Drops an oversized record that starts at buf[pos], up to and including
+ * its terminator, without holding it: a line, or for CSV a line break
+ * outside quotes, so a quoted field with many line breaks goes as the one
+ * record it is.
+ */
+static int discard_record(file_reader *r, weir_error *err)
 {
+    weir_skip_state ss;
+    weir_decoder_skip_init(&ss);
     for (;;) {
-        const char *nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
-        if (nl) {
-            r->pos = (size_t)(nl - r->buf) + 1;
-            r->line_rel++;
+        weir_frame f;
+        int rc = weir_decoder_skip(r->dec, &ss, r->buf + r->pos,
+                                   r->len - r->pos, &f);
+        r->line_rel += f.newlines;
+        if (rc == 0) {
+            r->pos += f.consumed;
             return 0;
         }
         r->pos = r->len;
         if (r->eof)
             return 0;
-        int rc = refill(r, err);
-        if (rc)
+        if ((rc = refill(r, err)))
             return rc;
     }
+}
+
+/* The bad-record error of a record longer than the limit. */
+static void too_long(const weir_file_source_config *cfg, size_t len, bool whole,
+                     weir_decode_error *derr)
+{
+    derr->pos = 0;
+    if (whole)
+        snprintf(derr->message, sizeof derr->message,
+                 "expected a record of at most %zu bytes, found one of %zu "
+                 "bytes",
+                 cfg->max_record_bytes, len);
+    else
+        snprintf(derr->message, sizeof derr->message,
+                 "expected a record of at most %zu bytes, found a longer one",
+                 cfg->max_record_bytes);
 }
 
 static int fs_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *err)
@@ -915,14 +999,11 @@ static int fs_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *err)
                                     r->eof, &f);
         if (rc == WEIR_EAGAIN) {
             if (r->len - r->pos > cfg->max_record_bytes) {
-                weir_decode_error derr = {0, ""};
-                snprintf(derr.message, sizeof derr.message,
-                         "expected a record of at most %zu bytes, found a "
-                         "longer one",
-                         cfg->max_record_bytes);
+                weir_decode_error derr;
+                too_long(cfg, r->len - r->pos, false, &derr);
                 if ((rc = bad_record(r, r->len - r->pos, &derr, err)))
                     return appended ? (int)appended : rc;
-                if ((rc = discard_line(r, err)))
+                if ((rc = discard_record(r, err)))
                     return rc;
                 continue;
             }
@@ -942,6 +1023,12 @@ static int fs_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *err)
         const char *rec = r->buf + r->pos;
         if (r->header_pending) {
             r->header_pending = false;
+        } else if (f.rec_len > cfg->max_record_bytes) {
+            /* Whole in the buffer, but over the limit all the same. */
+            weir_decode_error derr;
+            too_long(cfg, f.rec_len, true, &derr);
+            if ((rc = bad_record(r, f.rec_len, &derr, err)))
+                return appended ? (int)appended : rc;
         } else if (!weir_decoder_is_blank(r->dec, rec, f.rec_len)) {
             weir_decode_error derr;
             rc = weir_decoder_decode(r->dec, rec, f.rec_len, out, &derr);
@@ -1027,8 +1114,7 @@ int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts,
         goto done;
     cfg.path = weir__opt_get(&o, "path");
     if (!cfg.path) {
-        rc = weir_error_set(err, WEIR_EINVAL,
-                            "connector 'filesystem' needs option 'path'");
+        rc = weir__opt_missing(&o, "path", NULL);
         goto done;
     }
     if ((rc = weir__opt_local_path(&o, "path", &cfg.path)))
@@ -1099,8 +1185,12 @@ int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts,
         "partition.time-extractor.timestamp-formatter",
         NULL};
     weir__opt_accept(&o, sink_side);
-    if (env)
+    if (env) {
         cfg.clock = env->clock;
+        cfg.event_time_fields = env->event_time_fields;
+        cfg.n_event_time_fields = env->n_event_time_fields;
+        cfg.event_time = env->event_time;
+    }
     if ((rc = weir__opt_finish(&o, file_source_known)))
         goto done;
     rc = weir_file_source_spec(&cfg, schema, out, err);
