@@ -234,6 +234,10 @@ static int latest_in(weir_job *job, const weir_checkpoint_config *cfg,
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
     qsort(ids, k, sizeof *ids, cmp_desc);
     rc = WEIR_ENOTFOUND;
+    /* Why each checkpoint that completed could not be used. */
+    weir_buf why;
+    weir_buf_init(&why);
+    size_t n_unusable = 0;
     for (size_t i = 0; i < k; i++) {
         char name[64], shown[600];
         weir__ckpt_name(ids[i], false, name, sizeof name);
@@ -260,12 +264,29 @@ static int latest_in(weir_job *job, const weir_checkpoint_config *cfg,
             rc = weir_error_set(err, lr, "%s", e.message);
             break;
         }
-        weir__ckpt_log(
-            cfg,
-            "checkpoint %s is unusable: %s; falling back to the one before it",
-            name, e.message);
+        n_unusable++;
+        weir_buf_printf(&why, "%s%s: %s", n_unusable > 1 ? "; " : "", name,
+                        e.message);
+        weir__ckpt_log(cfg, "checkpoint %s is unusable: %s%s", name,
+                       e.message,
+                       i + 1 < k ? "; falling back to the one before it" : "");
     }
     weir_free(ids);
+    if (rc == WEIR_ENOTFOUND && n_unusable) {
+        /*
+         * Checkpoints completed, so sinks committed output under them:
+         * starting over on our own would write that output again. Only
+         * the user can choose that (--fresh).
+         */
+        weir_buf_put_u8(&why, 0);
+        rc = weir_error_set(
+            err, WEIR_ECORRUPT,
+            "%s: no usable checkpoint (output was committed under the "
+            "ones there, and a fresh start would write it again: run with "
+            "--fresh to start over anyway, or --from a savepoint): %s",
+            dir_shown, why.data ? (const char *)why.data : "out of memory");
+    }
+    weir_buf_fini(&why);
     return rc;
 }
 
