@@ -31,6 +31,7 @@
 #include <time.h>
 
 #include "checkpoint/coordinator.h"
+#include "util/dirlock.h"
 #include "util/io.h"
 
 #define TICK_MS                                                                \
@@ -122,6 +123,7 @@ struct weir__coord {
     weir_clock clock;
     uint32_t max_par;
     weir__storage *storage;
+    weir__dirlock *lock; /* on dir: one process per checkpoint folder */
     weir__recovered rec;
     weir__restore_source
         inner; /* rec.set's restore source, wrapped to time recovery */
@@ -1378,6 +1380,7 @@ static void coord_destroy(void *ud)
     weir_free(c->tables);
     weir__snapshot_set_destroy(c->rec.set);
     weir__storage_destroy(c->storage);
+    weir__dirlock_release(c->lock);
     weir__storage_destroy(c->stop_sp);
     weir_free(c->stop_sp_dir);
     weir_free(c->dir);
@@ -1621,6 +1624,12 @@ int weir_job_enable_checkpoints(weir_job *job,
     if ((rc = weir__storage_local_create(c->dir, &c->storage))) {
         weir_error_set(err, rc, "%s: cannot use as checkpoint directory: %s",
                        c->dir, weir_strerror(rc));
+        coord_destroy(c);
+        return rc;
+    }
+    /* Before recovery reads anything: another process may be writing. */
+    if ((rc = weir__dirlock_acquire(c->dir, "checkpoint folder", &c->lock,
+                                    err))) {
         coord_destroy(c);
         return rc;
     }
