@@ -263,6 +263,7 @@ static const char *const CKPT_KEYS[] = {
     "state.savepoints.dir",
     "execution.checkpointing.savepoint-dir",
     "execution.savepoint.path",
+    "execution.savepoint.ignore-unclaimed-state",
     "state.backend.async",
     "state.backend.incremental",
     "execution.checkpointing.incremental",
