@@ -7,7 +7,7 @@
  *
  * A node is stateful when it is a source (split positions), has a keyed
  * input (keyed state, timers), has operator-state hooks (snapshot/restore:
- * a two-phase-commit sink), or was given an id or fingerprint fields. Its
+ * a two-phase-commit sink), or was given an id. Its
  * default id is its name with its index among the stateful nodes of that
  * name, in node order ("tumbling window[0]"): stateless operators added or
  * removed around it do not change it.
@@ -58,7 +58,9 @@ int weir_job_describe_state(weir_job *job, weir_stream s, const char *field,
 
 static bool is_stateful(const weir_job *job, const weir__node *n)
 {
-    if (n->kind == WEIR__NODE_SOURCE || n->uid || n->state.len)
+    /* Fingerprint fields alone do not make a node stateful: the planner
+     * describes every sink's table, and a print sink has no state. */
+    if (n->kind == WEIR__NODE_SOURCE || n->uid)
         return true;
     if (n->op.cls && (n->op.cls->snapshot || n->op.cls->restore))
         return true;
