@@ -6,7 +6,7 @@
  * restores into.
  *
  * A node is stateful when it is a source (split positions), has a keyed
- * input (keyed state, timers), has operator-state hooks (snapshot/restore:
+ * or global input (keyed state, timers), has operator-state hooks (snapshot/restore:
  * a two-phase-commit sink), or was given an id. Its
  * default id is its name with its index among the stateful nodes of that
  * name, in node order ("tumbling window[0]"): stateless operators added or
@@ -66,7 +66,10 @@ static bool is_stateful(const weir_job *job, const weir__node *n)
         return true;
     for (uint32_t i = 0; i < n->n_in; i++) {
         const weir__edge *e = &job->edges[n->in_edges[i]];
-        if (e->req_part == WEIR_PART_KEYED || e->part == WEIR_PART_KEYED)
+        /* A GLOBAL input (an aggregation without GROUP BY) keeps its
+         * state as keyed state too, in one key group's range. */
+        if (e->req_part == WEIR_PART_KEYED || e->part == WEIR_PART_KEYED ||
+            e->req_part == WEIR_PART_GLOBAL)
             return true;
     }
     return false;
