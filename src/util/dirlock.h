@@ -6,7 +6,9 @@
  * instead of interleaving its commits with the first one's. The lock is
  * flock(2) on a lock file in the folder (".weir.lock"), which also holds the
  * holder's process id for the message: the kernel drops the lock when the
- * process ends, kill -9 included, so a crash never leaves a stale lock.
+ * process ends, kill -9 included, so a crash never leaves a stale lock
+ * (only the file, which the next holder reuses). A clean release removes
+ * the file.
  *
  * Within one process the lock is shared: every acquisition of the same
  * folder (several sink subtasks, two INSERTs into one table, a job
