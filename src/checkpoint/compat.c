@@ -39,8 +39,12 @@ static const char *fp_value(const char *fp, const char *field, size_t *len)
     return NULL;
 }
 
-/* Appends "field A in the checkpoint, B now" for every field of `from`
- * whose value in `to` differs (or is missing). */
+/*
+ * Appends "field A in the checkpoint, B now" for every field of `from`
+ * whose value in `to` differs or is missing. Called both ways round: from
+ * the checkpoint's side it reports changed and removed fields, from the
+ * job's side only the added ones (a changed field is reported once).
+ */
 static void diff_fields(const char *from, const char *to, bool from_is_ckpt,
                         weir_buf *out)
 {
@@ -54,18 +58,14 @@ static void diff_fields(const char *from, const char *to, bool from_is_ckpt,
             const char *v = sep + 2;
             size_t vl = ll - (size_t)(v - p), ol = 0;
             const char *o = fp_value(to, field, &ol);
-            if (!o || ol != vl || memcmp(o, v, vl) != 0) {
-                if (!from_is_ckpt && o)
-                    ; /* a changed field: reported from the checkpoint side */
-                else if (from_is_ckpt)
-                    weir_buf_printf(out, "%s%s %.*s in the checkpoint, %s%.*s now",
-                                    out->len ? ", " : "", field, (int)vl, v,
-                                    o ? "" : "none", o ? (int)ol : 0,
-                                    o ? o : "");
-                else
-                    weir_buf_printf(out, "%s%s none in the checkpoint, %.*s now",
-                                    out->len ? ", " : "", field, (int)vl, v);
-            }
+            bool same = o && ol == vl && memcmp(o, v, vl) == 0;
+            if (from_is_ckpt && !same)
+                weir_buf_printf(out, "%s%s %.*s in the checkpoint, %s%.*s now",
+                                out->len ? ", " : "", field, (int)vl, v,
+                                o ? "" : "none", o ? (int)ol : 0, o ? o : "");
+            else if (!from_is_ckpt && !o)
+                weir_buf_printf(out, "%s%s none in the checkpoint, %.*s now",
+                                out->len ? ", " : "", field, (int)vl, v);
         }
         p = nl ? nl + 1 : NULL;
     }
@@ -116,7 +116,8 @@ int weir__ckpt_compat_apply(weir_job *job, const weir_checkpoint_config *cfg,
             weir_buf_printf(&why, "in the checkpoint, not in the job");
         } else {
             if (strcmp(c->name, j->name) != 0)
-                weir_buf_printf(&why, "operator '%s' in the checkpoint, '%s' now",
+                weir_buf_printf(&why,
+                                "operator '%s' in the checkpoint, '%s' now",
                                 c->name, j->name);
             diff_fields(c->fp, j->fp, true, &why);
             diff_fields(j->fp, c->fp, false, &why);

@@ -6,11 +6,11 @@
  * restores into.
  *
  * A node is stateful when it is a source (split positions), has a keyed
- * or global input (keyed state, timers), has operator-state hooks (snapshot/restore:
- * a two-phase-commit sink), or was given an id. Its
- * default id is its name with its index among the stateful nodes of that
- * name, in node order ("tumbling window[0]"): stateless operators added or
- * removed around it do not change it.
+ * or global input (keyed state, timers), has operator-state hooks
+ * (snapshot/restore: a two-phase-commit sink), or was given an id. Its default
+ * id is its name with its index among the stateful nodes of that name, in node
+ * order ("tumbling window[0]"): stateless operators added or removed around it
+ * do not change it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -33,8 +33,7 @@ int weir_job_set_uid(weir_job *job, weir_stream s, const char *uid)
         if (&job->nodes[i] != n && job->nodes[i].uid &&
             strcmp(job->nodes[i].uid, uid) == 0)
             return weir__job_build_error(job, WEIR_EEXIST,
-                                         "operator id '%s' is used twice",
-                                         uid);
+                                         "operator id '%s' is used twice", uid);
     char *u = weir_strdup(uid);
     if (!u)
         return WEIR_ENOMEM;
@@ -158,8 +157,8 @@ int weir__job_state_ops(const weir_job *job, weir__state_op **out,
 {
     *out = NULL;
     *n_out = 0;
-    weir__state_op *ops = weir_calloc(job->n_nodes ? job->n_nodes : 1,
-                                      sizeof *ops);
+    weir__state_op *ops =
+        weir_calloc(job->n_nodes ? job->n_nodes : 1, sizeof *ops);
     if (!ops)
         return WEIR_ENOMEM;
     uint32_t n = 0;
@@ -221,11 +220,9 @@ int weir__job_describe_aggs(weir_job *job, weir_stream s,
             ty.nullable = true;
             weir_type_format(ty, t, sizeof t);
         }
-        rc = weir_buf_printf(&b, "%s%s(%s)", i ? ", " : "",
-                             aggs[i].cls && aggs[i].cls->name
-                                 ? aggs[i].cls->name
-                                 : "?",
-                             t);
+        rc = weir_buf_printf(
+            &b, "%s%s(%s)", i ? ", " : "",
+            aggs[i].cls && aggs[i].cls->name ? aggs[i].cls->name : "?", t);
         if (!rc && aggs[i].param != 0)
             rc = weir_buf_printf(&b, "[%g]", aggs[i].param);
     }
