@@ -268,6 +268,59 @@ Test(checkpoint, restore_after_a_crash_equals_an_uninterrupted_run)
     check_output();
 }
 
+/*
+ * A checkpoint written before restore compatibility (_metadata version 2:
+ * no operator list) still restores, matched by node and name, and the log
+ * says that a changed query cannot be detected for it.
+ */
+Test(checkpoint, a_checkpoint_without_fingerprints_restores_and_says_so)
+{
+    reference();
+    cj_job *j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, 23456);
+    wait_produced(23456);
+    uint64_t id = checkpoint(j, 0);
+    crash(j);
+    /* Rewrite its _metadata as the older format. */
+    weir__storage *st;
+    cr_assert_eq(weir__storage_local_create(g_ckpt, &st), 0);
+    char name[64], path[128];
+    weir__ckpt_name(id, false, name, sizeof name);
+    snprintf(path, sizeof path, "%s/_metadata", name);
+    uint8_t *data;
+    size_t len;
+    cr_assert_eq(st->ops->get(st, path, &data, &len), 0);
+    weir__ckpt_meta m;
+    weir_error e;
+    cr_assert_eq(weir__ckpt_meta_decode(data, len, &m, &e), 0, "%s", e.message);
+    weir_free(data);
+    cr_assert(m.has_ops && m.n_ops > 0, "a new checkpoint lists its operators");
+    for (uint32_t i = 0; i < m.n_ops; i++) {
+        weir_free(m.ops[i].uid);
+        weir_free(m.ops[i].name);
+        weir_free(m.ops[i].fp);
+    }
+    weir_free(m.ops);
+    m.ops = NULL;
+    m.n_ops = 0;
+    m.has_ops = false;
+    weir_buf b;
+    weir_buf_init(&b);
+    cr_assert_eq(weir__ckpt_meta_encode(&m, &b), 0);
+    cr_assert_eq(st->ops->put(st, path, b.data, b.len), 0);
+    weir_buf_fini(&b);
+    weir__ckpt_meta_fini(&m);
+    weir__storage_destroy(st);
+
+    j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, UINT64_MAX);
+    cr_assert(strstr(g_log, "records no operator fingerprints"), "%s", g_log);
+    char want[64];
+    snprintf(want, sizeof want, "restoring from checkpoint chk-%llu (taken",
+             (unsigned long long)id);
+    cr_assert(strstr(g_log, want), "%s", g_log);
+    finish(j);
+    check_output();
+}
+
 Test(checkpoint, a_corrupt_newest_checkpoint_falls_back_to_the_one_before)
 {
     reference();

@@ -61,6 +61,57 @@ static void write_checkpoint(weir__storage *s, uint64_t id)
     weir__ckpt_meta_fini(&m);
 }
 
+/* Version 4: the stateful operators with their ids and fingerprints. */
+Test(checkpoint_storage, metadata_operators_roundtrip_and_corruption)
+{
+    weir__ckpt_meta m = {.id = 9, .max_parallelism = 128};
+    cr_assert_eq(weir__ckpt_meta_add(&m, "window", 1, 0, 1, "t1-s0.snap", 5,
+                                     0x1234),
+                 0);
+    cr_assert_eq(weir__ckpt_meta_add_op(&m, 2, "tumbling window[0]",
+                                        "tumbling window",
+                                        "key: (STRING)\nsize: 60000 ms\n"),
+                 0);
+    cr_assert_eq(weir__ckpt_meta_add_op(&m, 0, "filesystem[0]", "filesystem",
+                                        "path: in.csv\n"),
+                 0);
+    weir_buf b;
+    weir_buf_init(&b);
+    cr_assert_eq(weir__ckpt_meta_encode(&m, &b), 0);
+    weir__ckpt_meta u;
+    weir_error e;
+    cr_assert_eq(weir__ckpt_meta_decode(b.data, b.len, &u, &e), 0, "%s",
+                 e.message);
+    cr_assert(u.has_ops);
+    cr_assert_eq(u.n_ops, 2);
+    cr_assert_eq(u.n_shared, 0);
+    cr_assert_eq(u.ops[0].node, 2);
+    cr_assert_str_eq(u.ops[0].uid, "tumbling window[0]");
+    cr_assert_str_eq(u.ops[0].name, "tumbling window");
+    cr_assert_str_eq(u.ops[0].fp, "key: (STRING)\nsize: 60000 ms\n");
+    cr_assert_str_eq(u.ops[1].uid, "filesystem[0]");
+    weir__ckpt_meta_fini(&u);
+    for (size_t i = 0; i < b.len; i++) {
+        b.data[i] ^= 0x40;
+        cr_assert_neq(weir__ckpt_meta_decode(b.data, b.len, &u, &e), 0,
+                      "flip at %zu", i);
+        b.data[i] ^= 0x40;
+    }
+    for (size_t n = 0; n < b.len; n++)
+        cr_assert_neq(weir__ckpt_meta_decode(b.data, n, &u, &e), 0,
+                      "truncated to %zu", n);
+    weir_buf_fini(&b);
+    /* Without operators: version 2, read back with has_ops false. */
+    weir__ckpt_meta old = {.id = 3, .max_parallelism = 128};
+    weir_buf_init(&b);
+    cr_assert_eq(weir__ckpt_meta_encode(&old, &b), 0);
+    cr_assert_eq(weir__ckpt_meta_decode(b.data, b.len, &u, &e), 0);
+    cr_assert_not(u.has_ops);
+    weir__ckpt_meta_fini(&u);
+    weir_buf_fini(&b);
+    weir__ckpt_meta_fini(&m);
+}
+
 Test(checkpoint_storage, metadata_roundtrip_and_corruption)
 {
     weir__ckpt_meta m = {.id = 7,

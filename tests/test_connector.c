@@ -83,7 +83,8 @@ static char *list_dir(const char *path)
     cr_assert_not_null(d, "%s", path);
     struct dirent *e;
     while ((e = readdir(d)) && n < 256)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            strcmp(e->d_name, ".weir.lock")) /* an open sink's folder lock */
             names[n++] = pn_short(strdup(e->d_name));
     closedir(d);
     for (int i = 0; i < n; i++)

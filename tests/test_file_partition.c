@@ -52,14 +52,16 @@ static char *read_all(const char *path)
     return buf;
 }
 
-/* Every file under dir (relative, sorted, joined by ' '). */
+/* Every file under dir (relative, sorted, joined by ' '), except the lock
+ * file an open sink holds on its folder. */
 static void walk(const char *dir, const char *rel, char **names, int *n)
 {
     DIR *d = opendir(dir);
     cr_assert_not_null(d, "%s", dir);
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+            !strcmp(e->d_name, ".weir.lock"))
             continue;
         char sub[1024], srel[1024];
         snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);

@@ -68,6 +68,14 @@ typedef struct weir_checkpoint_config {
     weir_restore_mode restore;
     const char *restore_path; /* WEIR_RESTORE_PATH */
     /*
+     * execution.savepoint.ignore-unclaimed-state (--allow-non-restored-state,
+     * Flink's --allowNonRestoredState; default false): restore a checkpoint
+     * whose operators do not all match the job, dropping the state of those
+     * that do not (each one is named in the log). Without it such a
+     * checkpoint is refused, naming what changed.
+     */
+    bool allow_non_restored_state;
+    /*
      * state.backend.async = false: serialize each subtask's keyed state on
      * its own thread before the barrier goes on (the job pauses for it), as
      * before asynchronous snapshots; for comparisons. Default false: the

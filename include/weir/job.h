@@ -117,6 +117,24 @@ int weir_job_sink(weir_job *job, weir_stream in, const weir_operator_spec *sink,
 /* Sets the parallelism of the node that produced s. */
 int weir_job_set_parallelism(weir_job *job, weir_stream s, uint32_t parallelism);
 
+/*
+ * Restore compatibility (docs/checkpoints.md). Every stateful node (a
+ * source, a keyed operator, an operator with operator state such as a
+ * two-phase-commit sink) has a stable id and a fingerprint of what its state
+ * means, and a checkpoint restores only into nodes with the same id and the
+ * same fingerprint. The id is by default the node's name and its place
+ * among the job's stateful nodes of that name ("tumbling window[0]"), so
+ * adding or removing stateless operators keeps it; weir_job_set_uid gives
+ * one that survives any change of the graph (unique in the job, else
+ * WEIR_EEXIST). The fingerprint is the key columns' types (added by the
+ * runtime) and the fields added with weir_job_describe_state (the window
+ * operator adds its kind, sizes and aggregates itself); restore compares it
+ * field by field and names the fields that differ. Both before the job
+ * starts; strings are copied.
+ */
+int weir_job_set_uid(weir_job *job, weir_stream s, const char *uid);
+int weir_job_describe_state(weir_job *job, weir_stream s, const char *field, const char *value);
+
 /* Runs to completion (bounded inputs) or until weir_job_stop. */
 int weir_job_run(weir_job *job);
 /* Non-blocking variant: start, then stop and/or wait. */

@@ -31,6 +31,7 @@
 #include <time.h>
 
 #include "checkpoint/coordinator.h"
+#include "util/dirlock.h"
 #include "util/io.h"
 
 #define TICK_MS                                                                \
@@ -122,6 +123,9 @@ struct weir__coord {
     weir_clock clock;
     uint32_t max_par;
     weir__storage *storage;
+    weir__dirlock *lock; /* on dir: one process per checkpoint folder */
+    weir__state_op *ops; /* the job's stateful operators, for _metadata */
+    uint32_t n_ops;
     weir__recovered rec;
     weir__restore_source
         inner; /* rec.set's restore source, wrapped to time recovery */
@@ -1184,6 +1188,11 @@ static void *writer_main(void *arg)
                                  .is_final = rp->all_final,
                                  .max_parallelism = c->max_par};
             int rc = 0;
+            /* What the state means, for restore compatibility (compat.c). */
+            m.has_ops = true;
+            for (uint32_t i = 0; i < c->n_ops && !rc; i++)
+                rc = weir__ckpt_meta_add_op(&m, c->ops[i].node, c->ops[i].uid,
+                                            c->ops[i].name, c->ops[i].fp);
             for (uint32_t i = 0; i < rp->n_snaps && !rc; i++) {
                 snap_entry *e = &rp->snaps[i];
                 char name[64];
@@ -1378,6 +1387,8 @@ static void coord_destroy(void *ud)
     weir_free(c->tables);
     weir__snapshot_set_destroy(c->rec.set);
     weir__storage_destroy(c->storage);
+    weir__dirlock_release(c->lock);
+    weir__state_ops_free(c->ops, c->n_ops);
     weir__storage_destroy(c->stop_sp);
     weir_free(c->stop_sp_dir);
     weir_free(c->dir);
@@ -1629,6 +1640,16 @@ int weir_job_enable_checkpoints(weir_job *job,
     if ((rc = weir__storage_local_create(c->dir, &c->storage))) {
         weir_error_set(err, rc, "%s: cannot use as checkpoint directory: %s",
                        c->dir, weir_strerror(rc));
+        coord_destroy(c);
+        return rc;
+    }
+    if ((rc = weir__job_state_ops(job, &c->ops, &c->n_ops))) {
+        coord_destroy(c);
+        return weir_error_set(err, rc, "out of memory");
+    }
+    /* Before recovery reads anything: another process may be writing. */
+    if ((rc = weir__dirlock_acquire(c->dir, "checkpoint folder", &c->lock,
+                                    err))) {
         coord_destroy(c);
         return rc;
     }

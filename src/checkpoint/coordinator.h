@@ -42,6 +42,17 @@ int weir__recovery_find(weir_job *job, const weir_checkpoint_config *cfg,
                         weir__storage *storage, weir__recovered *rec,
                         uint64_t *next_id, weir_error *err);
 
+/*
+ * Restore compatibility (compat.c): matches the stateful operators meta
+ * lists (version 4) to the job's by stable id and fingerprint and
+ * renumbers set's state to the job's nodes. A mismatch fails with
+ * WEIR_EINVAL naming each operator and what changed, unless
+ * cfg->allow_non_restored_state, which drops that operator's state (logged).
+ */
+int weir__ckpt_compat_apply(weir_job *job, const weir_checkpoint_config *cfg,
+                            const char *shown, const weir__ckpt_meta *meta,
+                            weir__snapshot_set *set, weir_error *err);
+
 /* Writes one line through cfg's log function (or stderr). */
 void weir__ckpt_log(const weir_checkpoint_config *cfg, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

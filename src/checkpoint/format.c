@@ -10,6 +10,7 @@
 static const char META_MAGIC[8] = {'W', 'E', 'I', 'R', 'M', 'E', 'T', 'A'};
 #define META_VERSION 2u        /* without shared files */
 #define META_VERSION_SHARED 3u /* with them */
+#define META_VERSION_OPS 4u    /* shared files (maybe none) and operators */
 
 void weir__ckpt_meta_fini(weir__ckpt_meta *m)
 {
@@ -23,6 +24,12 @@ void weir__ckpt_meta_fini(weir__ckpt_meta *m)
     for (uint32_t i = 0; i < m->n_shared; i++)
         weir_free(m->shared[i].name);
     weir_free(m->shared);
+    for (uint32_t i = 0; i < m->n_ops; i++) {
+        weir_free(m->ops[i].uid);
+        weir_free(m->ops[i].name);
+        weir_free(m->ops[i].fp);
+    }
+    weir_free(m->ops);
     memset(m, 0, sizeof *m);
 }
 
@@ -40,6 +47,27 @@ int weir__ckpt_meta_add_shared(weir__ckpt_meta *m, const char *name,
     if (!f->name)
         return WEIR_ENOMEM;
     m->n_shared++;
+    return 0;
+}
+
+int weir__ckpt_meta_add_op(weir__ckpt_meta *m, uint32_t node, const char *uid,
+                           const char *name, const char *fp)
+{
+    weir__ckpt_op *o = weir_realloc(m->ops, (m->n_ops + 1) * sizeof *o);
+    if (!o)
+        return WEIR_ENOMEM;
+    m->ops = o;
+    m->has_ops = true;
+    o = &m->ops[m->n_ops];
+    *o = (weir__ckpt_op){node, weir_strdup(uid), weir_strdup(name),
+                         weir_strdup(fp ? fp : "")};
+    if (!o->uid || !o->name || !o->fp) {
+        weir_free(o->uid);
+        weir_free(o->name);
+        weir_free(o->fp);
+        return WEIR_ENOMEM;
+    }
+    m->n_ops++;
     return 0;
 }
 
@@ -85,8 +113,9 @@ int weir__ckpt_meta_encode(const weir__ckpt_meta *m, weir_buf *out)
     uint8_t flags = (uint8_t)((m->is_savepoint ? WEIR__CKPT_SAVEPOINT : 0) |
                               (m->is_final ? WEIR__CKPT_FINAL : 0));
     rc |= weir_buf_put(out, META_MAGIC, 8);
-    rc |= weir_buf_put_u32(out,
-                           m->n_shared ? META_VERSION_SHARED : META_VERSION);
+    rc |= weir_buf_put_u32(out, m->has_ops    ? META_VERSION_OPS
+                                : m->n_shared ? META_VERSION_SHARED
+                                              : META_VERSION);
     rc |= weir_buf_put_u64(out, m->id);
     rc |= weir_buf_put_i64(out, m->time_ms);
     rc |= weir_buf_put_i64(out, m->duration_ms);
@@ -103,7 +132,7 @@ int weir__ckpt_meta_encode(const weir__ckpt_meta *m, weir_buf *out)
         rc |= weir_buf_put_u64(out, f->size);
         rc |= weir_buf_put_u32(out, f->crc);
     }
-    if (m->n_shared) {
+    if (m->n_shared || m->has_ops) {
         rc |= weir_buf_put_varint(out, m->n_shared);
         for (uint32_t i = 0; i < m->n_shared; i++) {
             const weir__ckpt_shared *f = &m->shared[i];
@@ -112,6 +141,16 @@ int weir__ckpt_meta_encode(const weir__ckpt_meta *m, weir_buf *out)
             rc |= weir_buf_put_u32(out, f->subtask);
             rc |= weir_buf_put_u64(out, f->size);
             rc |= weir_buf_put_u32(out, f->crc);
+        }
+    }
+    if (m->has_ops) {
+        rc |= weir_buf_put_varint(out, m->n_ops);
+        for (uint32_t i = 0; i < m->n_ops; i++) {
+            const weir__ckpt_op *o = &m->ops[i];
+            rc |= weir_buf_put_varint(out, o->node);
+            rc |= weir_buf_put_str(out, o->uid);
+            rc |= weir_buf_put_str(out, o->name);
+            rc |= weir_buf_put_str(out, o->fp);
         }
     }
     if (rc)
@@ -140,11 +179,11 @@ int weir__ckpt_meta_decode(const uint8_t *data, size_t len, weir__ckpt_meta *m,
     weir_cursor_init(&c, data + 8, len - 12);
     uint32_t version;
     weir_cursor_get_u32(&c, &version);
-    if (version != META_VERSION && version != META_VERSION_SHARED)
+    if (version < META_VERSION || version > META_VERSION_OPS)
         return weir_error_set(err, WEIR_EUNSUPPORTED,
                               "_metadata: format version %u is not supported "
-                              "(this weir reads %u and %u)",
-                              version, META_VERSION, META_VERSION_SHARED);
+                              "(this weir reads %u to %u)",
+                              version, META_VERSION, META_VERSION_OPS);
     uint8_t flags;
     uint64_t n;
     int rc;
@@ -185,7 +224,7 @@ int weir__ckpt_meta_decode(const uint8_t *data, size_t len, weir__ckpt_meta *m,
             goto fail;
         }
     }
-    if (version == META_VERSION_SHARED) {
+    if (version >= META_VERSION_SHARED) {
         if ((rc = weir_cursor_get_varint(&c, &n)))
             goto fail;
         if (n > weir_cursor_left(&c)) {
@@ -214,6 +253,36 @@ int weir__ckpt_meta_decode(const uint8_t *data, size_t len, weir__ckpt_meta *m,
                 rc = WEIR_ECORRUPT;
                 goto fail;
             }
+        }
+    }
+    if (version >= META_VERSION_OPS) {
+        m->has_ops = true;
+        if ((rc = weir_cursor_get_varint(&c, &n)))
+            goto fail;
+        if (n > weir_cursor_left(&c)) {
+            rc = WEIR_ECORRUPT;
+            goto fail;
+        }
+        if (!(m->ops = weir_calloc(n ? n : 1, sizeof *m->ops))) {
+            rc = WEIR_ENOMEM;
+            goto fail;
+        }
+        for (; m->n_ops < n; m->n_ops++) {
+            weir__ckpt_op *o = &m->ops[m->n_ops];
+            uint64_t node;
+            if ((rc = weir_cursor_get_varint(&c, &node)) ||
+                (rc = weir_cursor_get_str(&c, &o->uid)) ||
+                (rc = weir_cursor_get_str(&c, &o->name)) ||
+                (rc = weir_cursor_get_str(&c, &o->fp))) {
+                m->n_ops++;
+                goto fail;
+            }
+            if (!o->uid || !o->name || !o->fp || node > UINT32_MAX) {
+                m->n_ops++;
+                rc = WEIR_ECORRUPT;
+                goto fail;
+            }
+            o->node = (uint32_t)node;
         }
     }
     if (weir_cursor_left(&c) != 0) {

@@ -31,6 +31,14 @@
  *                         u32 subtask, u64 size, u32 crc)
  * naming every shared file a subtask snapshot of this checkpoint needs;
  * verification and retention go by this list.
+ * Version 4 (every checkpoint since restore compatibility) always has the
+ * shared section (n_shared may be 0) and then, before the crc, the job's
+ * stateful operators (runtime/stateid.c):
+ *   varint n_ops, n x (varint node, str uid, str name, str fingerprint
+ *                      ("field: value\n" lines))
+ * Recovery restores a checkpoint only into a job whose operators have the
+ * same uids and fingerprints (checkpoint/compat.c); versions 2 and 3 have
+ * no such list and restore by node id and name.
  */
 #ifndef WEIR_CHECKPOINT_FORMAT_H
 #define WEIR_CHECKPOINT_FORMAT_H
@@ -57,6 +65,14 @@ typedef struct weir__ckpt_shared {
     uint32_t crc;
 } weir__ckpt_shared;
 
+/* A stateful operator of the job that took the checkpoint. */
+typedef struct weir__ckpt_op {
+    uint32_t node; /* its node id there (the snapshots' numbering) */
+    char *uid;     /* stable id: "tumbling window[0]" or the user's */
+    char *name;
+    char *fp; /* what its state means: "field: value\n" lines */
+} weir__ckpt_op;
+
 typedef struct weir__ckpt_meta {
     uint64_t id;
     int64_t time_ms;
@@ -68,6 +84,9 @@ typedef struct weir__ckpt_meta {
     weir__ckpt_file *files;
     uint32_t n_shared;
     weir__ckpt_shared *shared;
+    bool has_ops; /* version 4: ops lists the stateful operators */
+    uint32_t n_ops;
+    weir__ckpt_op *ops;
 } weir__ckpt_meta;
 
 void weir__ckpt_meta_fini(weir__ckpt_meta *m);
@@ -84,6 +103,9 @@ int weir__ckpt_meta_add(weir__ckpt_meta *m, const char *task, uint32_t task_id,
 int weir__ckpt_meta_add_shared(weir__ckpt_meta *m, const char *name,
                                uint32_t task_id, uint32_t subtask,
                                uint64_t size, uint32_t crc);
+/* Appends a stateful operator (strings copied); sets has_ops. */
+int weir__ckpt_meta_add_op(weir__ckpt_meta *m, uint32_t node, const char *uid,
+                           const char *name, const char *fp);
 /* Total bytes of the state files and the shared files. */
 uint64_t weir__ckpt_meta_size(const weir__ckpt_meta *m);
 

@@ -104,6 +104,14 @@ int weir_checkpoint_config_set(weir_checkpoint_config *cfg, const char *key,
         cfg->restore_path = !strncmp(value, "file://", 7) ? value + 7 : value;
         return 0;
     }
+    if (!strcmp(key, "execution.savepoint.ignore-unclaimed-state")) {
+        if (strcasecmp(value, "true") && strcasecmp(value, "false"))
+            return weir_error_set(
+                err, WEIR_EINVAL,
+                "option '%s': expected true or false, got '%s'", key, value);
+        cfg->allow_non_restored_state = !strcasecmp(value, "true");
+        return 0;
+    }
     if (!strcmp(key, "execution.checkpointing.mode")) {
         if (!strcasecmp(value, "EXACTLY_ONCE"))
             return 0;

@@ -21,13 +21,27 @@
 #include "checkpoint/coordinator.h"
 #include "util/io.h"
 
+/* An operator a state file holds state of (for checkpoints without an
+ * operator list). */
+typedef struct seen_op {
+    uint32_t node;
+    char *name;
+} seen_op;
+
 typedef struct load_ctx {
     weir_job *job;
     weir__snapshot_set *set;
     const char *shown; /* the checkpoint as users name it */
     weir_error *err;
+    seen_op *seen;
+    uint32_t n_seen;
 } load_ctx;
 
+/*
+ * Checkpoints written before restore compatibility (metadata versions 2
+ * and 3) list no operators: their state is matched by node id and name,
+ * as it always was.
+ */
 static int check_op(load_ctx *lc, uint32_t node, const char *name)
 {
     const char *have = weir__job_node_name(lc->job, (int)node);
@@ -56,8 +70,18 @@ static int on_file(void *ud, const weir__ckpt_file *f, const uint8_t *data,
         return weir_error_set(lc->err, WEIR_ECORRUPT, "%s/%s: %s", lc->shown,
                               f->file, e.message);
     int rc = 0;
-    for (uint32_t i = 0; i < v.n_ops && !rc; i++)
-        rc = check_op(lc, v.ops[i].node, v.ops[i].name);
+    for (uint32_t i = 0; i < v.n_ops && !rc; i++) {
+        seen_op *s =
+            weir_realloc(lc->seen, (lc->n_seen + 1) * sizeof *lc->seen);
+        if (!s || !(s[lc->n_seen].name = weir_strdup(v.ops[i].name ? v.ops[i].name : "?"))) {
+            if (s)
+                lc->seen = s;
+            rc = weir_error_set(lc->err, WEIR_ENOMEM, "out of memory");
+            break;
+        }
+        lc->seen = s;
+        s[lc->n_seen++].node = v.ops[i].node;
+    }
     weir__snap_view_fini(&v);
     if (rc)
         return rc;
@@ -133,16 +157,39 @@ static int materialize(weir_job *job, weir__storage *s, uint64_t id,
 }
 
 /* Loads checkpoint folder `name` of s into a new snapshot set. */
-static int load(weir_job *job, weir__storage *s, const char *name,
-                const char *shown, weir__ckpt_meta *meta,
-                weir__snapshot_set **out, weir_error *err)
+static int load(weir_job *job, const weir_checkpoint_config *cfg,
+                weir__storage *s, const char *name, const char *shown,
+                weir__ckpt_meta *meta, weir__snapshot_set **out,
+                weir_error *err)
 {
     weir__snapshot_set *set;
     if (weir__snapshot_set_create(&set))
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
-    load_ctx lc = {job, set, shown, err};
+    load_ctx lc = {job, set, shown, err, NULL, 0};
     /* Shared files are checked once, as materialize fetches them. */
     int rc = weir__ckpt_load_state_files(s, name, meta, on_file, &lc, err);
+    if (!rc) {
+        if (meta->has_ops) {
+            rc = weir__ckpt_compat_apply(job, cfg, shown, meta, set, err);
+        } else {
+            for (uint32_t i = 0; i < lc.n_seen && !rc; i++)
+                rc = check_op(&lc, lc.seen[i].node, lc.seen[i].name);
+            if (!rc)
+                weir__ckpt_log(cfg,
+                               "%s was written by an older weir and records "
+                               "no operator fingerprints: its state is "
+                               "matched by operator position and name only, "
+                               "so a changed window size or aggregate is not "
+                               "detected (run with --fresh if the query "
+                               "changed)",
+                               shown);
+        }
+        if (rc)
+            weir__ckpt_meta_fini(meta);
+    }
+    for (uint32_t i = 0; i < lc.n_seen; i++)
+        weir_free(lc.seen[i].name);
+    weir_free(lc.seen);
     uint32_t max_par = weir__job_config(job)->max_parallelism;
     if (!rc && meta->max_parallelism != max_par) {
         rc = weir_error_set(err, WEIR_EINVAL,
@@ -234,6 +281,10 @@ static int latest_in(weir_job *job, const weir_checkpoint_config *cfg,
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
     qsort(ids, k, sizeof *ids, cmp_desc);
     rc = WEIR_ENOTFOUND;
+    /* Why each checkpoint that completed could not be used. */
+    weir_buf why;
+    weir_buf_init(&why);
+    size_t n_unusable = 0;
     for (size_t i = 0; i < k; i++) {
         char name[64], shown[600];
         weir__ckpt_name(ids[i], false, name, sizeof name);
@@ -242,7 +293,7 @@ static int latest_in(weir_job *job, const weir_checkpoint_config *cfg,
         weir__ckpt_meta meta;
         weir_error e;
         weir__snapshot_set *set = NULL;
-        int lr = load(job, s, name, shown, &meta, &set, &e);
+        int lr = load(job, cfg, s, name, shown, &meta, &set, &e);
         if (lr == 0) {
             describe(cfg, cfg->restore == WEIR_RESTORE_PATH ? shown : name,
                      &meta);
@@ -260,12 +311,29 @@ static int latest_in(weir_job *job, const weir_checkpoint_config *cfg,
             rc = weir_error_set(err, lr, "%s", e.message);
             break;
         }
-        weir__ckpt_log(
-            cfg,
-            "checkpoint %s is unusable: %s; falling back to the one before it",
-            name, e.message);
+        n_unusable++;
+        weir_buf_printf(&why, "%s%s: %s", n_unusable > 1 ? "; " : "", name,
+                        e.message);
+        weir__ckpt_log(cfg, "checkpoint %s is unusable: %s%s", name,
+                       e.message,
+                       i + 1 < k ? "; falling back to the one before it" : "");
     }
     weir_free(ids);
+    if (rc == WEIR_ENOTFOUND && n_unusable) {
+        /*
+         * Checkpoints completed, so sinks committed output under them:
+         * starting over on our own would write that output again. Only
+         * the user can choose that (--fresh).
+         */
+        weir_buf_put_u8(&why, 0);
+        rc = weir_error_set(
+            err, WEIR_ECORRUPT,
+            "%s: no usable checkpoint (output was committed under the "
+            "ones there, and a fresh start would write it again: run with "
+            "--fresh to start over anyway, or --from a savepoint): %s",
+            dir_shown, why.data ? (const char *)why.data : "out of memory");
+    }
+    weir_buf_fini(&why);
     return rc;
 }
 
@@ -311,7 +379,7 @@ static int from_path(weir_job *job, const weir_checkpoint_config *cfg,
             return weir_error_set(err, rc, "%s: %s", parent, weir_strerror(rc));
         weir__ckpt_meta meta;
         weir__snapshot_set *set = NULL;
-        rc = load(job, s, base, path, &meta, &set, err);
+        rc = load(job, cfg, s, base, path, &meta, &set, err);
         if (rc == WEIR_ENOTFOUND)
             weir_error_set(err, rc,
                            "%s: no _metadata: the checkpoint never completed",

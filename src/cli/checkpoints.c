@@ -263,6 +263,7 @@ static const char *const CKPT_KEYS[] = {
     "state.savepoints.dir",
     "execution.checkpointing.savepoint-dir",
     "execution.savepoint.path",
+    "execution.savepoint.ignore-unclaimed-state",
     "state.backend.async",
     "state.backend.incremental",
     "execution.checkpointing.incremental",
@@ -306,8 +307,11 @@ int weir_cli_enable_checkpoints(weir_sql_job *sj, weir_job *job, bool fresh,
     int rc = weir_job_enable_checkpoints(job, &cfg, &err);
     if (rc) {
         fprintf(stderr, "weir: %s\n", err.message);
-        return rc == WEIR_ENOTFOUND || rc == WEIR_EIO ? WEIR_EXIT_IO
-                                                      : WEIR_EXIT_INVALID;
+        if (rc == WEIR_ESTATE) /* the folder is in use */
+            return WEIR_EXIT_FAILED;
+        return rc == WEIR_ENOTFOUND || rc == WEIR_EIO || rc == WEIR_ECORRUPT
+                   ? WEIR_EXIT_IO
+                   : WEIR_EXIT_INVALID;
     }
     return WEIR_EXIT_OK;
 }

@@ -49,6 +49,9 @@ static int parse_args(const char *cmd, int argc, char **argv, run_args *a)
         } else if (!strcmp(s, "--fresh")) {
             a->fresh = true;
             continue;
+        } else if (!strcmp(s, "--allow-non-restored-state")) {
+            /* Flink's --allowNonRestoredState, as its configuration key. */
+            kv = "execution.savepoint.ignore-unclaimed-state=true";
         } else if (!strcmp(s, "--from")) {
             if (++i >= argc) {
                 fprintf(stderr, "weir %s: --from needs a checkpoint or savepoint path\n", cmd);
@@ -301,14 +304,19 @@ static void *wait_job(void *arg)
 int weir_cli_run(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "--help")) {
-        printf("usage: weir run JOB.sql [-D key=value]... [--fresh | --from PATH]\n\n"
+        printf("usage: weir run JOB.sql [-D key=value]... [--fresh | --from PATH]\n"
+               "                [--allow-non-restored-state]\n\n"
                "Plans the SQL script JOB.sql and runs it as one job. Bounded inputs run to\n"
                "completion; an unbounded job runs until interrupted (Ctrl-C stops it cleanly).\n\n"
                "  -D key=value   set a configuration key, overriding the script's SET\n"
                "                 (e.g. -D parallelism.default=4)\n"
                "  --fresh        with state.checkpoints.dir set, start over instead of resuming\n"
                "                 from the newest checkpoint there\n"
-               "  --from PATH    restore a checkpoint or savepoint (docs/checkpoints.md)\n\n"
+               "  --from PATH    restore a checkpoint or savepoint (docs/checkpoints.md)\n"
+               "  --allow-non-restored-state\n"
+               "                 restore a checkpoint whose operators do not all match the\n"
+               "                 job (a changed query), dropping the state of those that\n"
+               "                 do not; without it such a checkpoint is refused\n\n"
                "With state.checkpoints.dir set the job checkpoints there and a later run\n"
                "resumes where it stopped; kill -USR1 PID (weir savepoint PID) takes a savepoint.\n\n"
                "Exit status: 0 done, 1 the job failed, 2 usage, 3 the script does not\n"

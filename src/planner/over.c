@@ -22,6 +22,7 @@
 #include <strings.h>
 
 #include "ops/ops.h"
+#include "runtime/checkpoint.h"
 #include "planner/query_internal.h"
 
 typedef struct over_walk {
@@ -413,6 +414,8 @@ int plan_over(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, 
         spec.free_arg(spec.arg);
         return plan_error(pc, win->loc, rc, "cannot add the OVER aggregation: %s", weir_job_error(pc->job));
     }
+    if ((rc = weir__job_describe_aggs(pc->job, out->s, aggs, as->n_calls)))
+        return rc;
     out->schema = os;
     out->n_physical = os->n_fields;
     out->rowtime = pr.rowtime;

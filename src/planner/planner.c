@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "planner/planner.h"
+#include "runtime/checkpoint.h"
 
 struct weir_sql_job {
     plan_ctx pc;
@@ -285,6 +286,17 @@ static const char *plan_job_id(const plan_ctx *pc, char *buf, size_t cap)
     return n > 0 && (size_t)n < cap ? buf : NULL;
 }
 
+int plan_describe_table(plan_ctx *pc, weir_stream s, const cat_table *t)
+{
+    static const char *const keys[] = {"connector", "path", "format", "topic", NULL};
+    int rc = weir_job_describe_state(pc->job, s, "table", t->name);
+    for (size_t k = 0; !rc && keys[k]; k++)
+        for (size_t i = 0; i < t->n_opts && !rc; i++)
+            if (!strcasecmp(t->opts[i].key, keys[k]))
+                rc = weir_job_describe_state(pc->job, s, keys[k], t->opts[i].value);
+    return rc;
+}
+
 int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
 {
     const weir_schema *ts = t->physical;
@@ -379,6 +391,9 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
         weir_operator_spec_release(&spec);
         return plan_error(pc, loc, rc, "cannot add sink '%s': %s", t->name, weir_job_error(pc->job));
     }
+    weir_stream sink_s = {.node = (int)weir__job_node_count(pc->job) - 1};
+    if ((rc = plan_describe_table(pc, sink_s, t)))
+        return rc;
     weir_buf_printf(&pc->explain, "  Sink: %s%s\n", t->name, w.updating ? " (changelog)" : "");
     pc->n_sinks++;
     return 0;

@@ -141,6 +141,12 @@ int plan_job_config(plan_ctx *pc, weir_job_config *cfg, weir_error *err);
 /* Whether the job takes checkpoints or savepoints (then sinks commit exactly once). */
 bool plan_checkpointing(const plan_ctx *pc);
 int plan_ensure_job(plan_ctx *pc);
+/*
+ * Restore compatibility: records in the fingerprint of node s (a source or
+ * sink of table t) the table's name and the options that say what its
+ * state refers to (connector, path, format, topic).
+ */
+int plan_describe_table(plan_ctx *pc, weir_stream s, const cat_table *t);
 
 /* bookkeeping */
 weir_schema *plan_new_schema(plan_ctx *pc);

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "ops/ops.h"
+#include "runtime/checkpoint.h"
 #include "planner/query_internal.h"
 
 /* ------------------------------------------------------------------ rels */
@@ -361,6 +362,8 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
             spec.free_arg(spec.arg);
         return plan_error(pc, loc, rc, "cannot add source '%s': %s", t->name, weir_job_error(pc->job));
     }
+    if ((rc = plan_describe_table(pc, out->s, t)))
+        return rc;
     out->schema = (weir_schema *)cols.full;
     out->rowtime = cols.rowtime;
     out->has_proctime = cols.has_proctime;
@@ -1299,6 +1302,8 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             spec.free_arg(spec.arg);
             return plan_error(pc, sel->loc, rc, "cannot add the aggregation: %s", weir_job_error(pc->job));
         }
+        if ((rc = weir__job_describe_aggs(pc->job, out->s, aggs, as->n_calls)))
+            return rc;
         out->schema = os;
         explain_line(pc, "GroupAggregate[%d]: keys=%u aggs=%u%s (changelog)", out->s.node, as->n_keys, as->n_calls,
                      mini ? " mini-batch" : "");

@@ -329,6 +329,19 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
         spec.free_arg(spec.arg);
         return plan_error(pc, call->loc, rc, "cannot add the ranking: %s", weir_job_error(pc->job));
     }
+    /* Restore compatibility: the kept rows are sorted by this order. */
+    weir_buf ob;
+    weir_buf_init(&ob);
+    for (uint32_t i = 0; i < rc_.n_order && !rc; i++)
+        rc = weir_buf_printf(&ob, "%s$%u %s%s", i ? ", " : "", rc_.order_cols[i], rc_.order_desc[i] ? "DESC" : "ASC",
+                             rc_.nulls_last[i] ? " NULLS LAST" : "");
+    if (!rc)
+        rc = weir_buf_put_u8(&ob, 0);
+    if (!rc)
+        rc = weir_job_describe_state(pc->job, out->s, "order", rc_.n_order ? (const char *)ob.data : "none");
+    weir_buf_fini(&ob);
+    if (rc)
+        return rc;
     weir_buf_printf(&pc->explain, "  %s%s[%d]: partition=%u order=%u rows %lld..%lld%s (%s)\n", windowed ? "Window" : "",
                     rc_.dedup ? "Deduplicate" : "Rank", out->s.node, rc_.partition.n, rc_.n_order, (long long)lo,
                     (long long)hi, with_rank ? " with rank number" : "", windowed ? "append-only" : "changelog");

@@ -366,6 +366,67 @@ int weir__snapshot_read_native(weir_cursor *c, weir__native_part **parts,
     return 0;
 }
 
+bool weir__snapshot_set_has_inflight(const weir__snapshot_set *s)
+{
+    return s->any_inflight;
+}
+
+/* The job node old node `node` maps to, or -1. */
+static int remapped(const int *map, uint32_t n_map, int node)
+{
+    return node >= 0 && (uint32_t)node < n_map ? map[node] : -1;
+}
+
+int weir__snapshot_set_remap(weir__snapshot_set *s, const int *map,
+                             const char *const *names, uint32_t n_map)
+{
+    /* New names first (all or nothing), then everything moves at once. */
+    char **nn = weir_calloc(s->n_ops ? s->n_ops : 1, sizeof *nn);
+    if (!nn)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < s->n_ops; i++) {
+        int to = remapped(map, n_map, s->ops[i].node);
+        if (to >= 0 && !(nn[i] = weir_strdup(names[s->ops[i].node]))) {
+            for (uint32_t j = 0; j < i; j++)
+                weir_free(nn[j]);
+            weir_free(nn);
+            return WEIR_ENOMEM;
+        }
+    }
+    /* Key groups and native parts borrow their operator's name. */
+    for (uint32_t k = 0; k < s->n_kgs; k++) {
+        snap_kg *e = &s->kgs[k];
+        const char *name = NULL;
+        for (uint32_t i = 0; i < s->n_ops && !name; i++)
+            if (s->ops[i].name == e->name)
+                name = nn[i];
+        e->node = name ? remapped(map, n_map, e->node) : -1;
+        e->name = name ? name : "";
+    }
+    for (uint32_t k = 0; k < s->n_natives; k++) {
+        snap_native *e = &s->natives[k];
+        const char *name = NULL;
+        for (uint32_t i = 0; i < s->n_ops && !name; i++)
+            if (s->ops[i].name == e->name)
+                name = nn[i];
+        e->node = name ? remapped(map, n_map, e->node) : -1;
+        e->name = name ? name : "";
+    }
+    for (uint32_t k = 0; k < s->n_splits; k++)
+        s->splits[k].node = remapped(map, n_map, s->splits[k].node);
+    for (uint32_t i = 0; i < s->n_ops; i++) {
+        if (!nn[i]) { /* dropped: no job node asks for -1 */
+            s->ops[i].node = -1;
+            continue;
+        }
+        weir_free(s->ops[i].name);
+        s->ops[i].name = nn[i];
+        s->ops[i].node = remapped(map, n_map, s->ops[i].node);
+    }
+    weir_free(nn);
+    return 0;
+}
+
 bool weir__snapshot_set_has_native(const weir__snapshot_set *s)
 {
     return s && s->n_natives > 0;

@@ -228,6 +228,25 @@ const weir_job_config *weir__job_config(const weir_job *job);
  * error). */
 void weir__job_abort(weir_job *job, int code, const char *msg);
 
+/*
+ * Restore compatibility: the job's stateful nodes (see weir_job_set_uid),
+ * in node order, each with its stable id and its fingerprint ("field:
+ * value\n" lines, the runtime's key fields first). *ops transferred.
+ */
+typedef struct weir__state_op {
+    uint32_t node;
+    char *uid;
+    char *name;
+    char *fp;
+} weir__state_op;
+int weir__job_state_ops(const weir_job *job, weir__state_op **ops,
+                        uint32_t *n);
+void weir__state_ops_free(weir__state_op *ops, uint32_t n);
+/* Adds "aggregates: COUNT(*), SUM(BIGINT), ..." to node s's fingerprint. */
+struct weir_agg;
+int weir__job_describe_aggs(weir_job *job, weir_stream s,
+                            const struct weir_agg *aggs, uint32_t n);
+
 /* The name of node `node` of the job graph, or NULL if there is none (restore
  * checks). */
 const char *weir__job_node_name(const weir_job *job, int node);
@@ -344,6 +363,16 @@ int weir__snapshot_set_materialize(weir__snapshot_set *s, const char *scratch,
 bool weir__snapshot_set_shared_file(const weir__snapshot_set *s, uint64_t dev,
                                     uint64_t ino, const char **shared,
                                     uint64_t *size, uint32_t *crc);
+/*
+ * Restore compatibility: renumbers the set's state from the checkpoint's
+ * node ids to the job's. map[i] (i < n_map) is the job node that takes old
+ * node i's state, or -1 to drop it; names[i] its name in the job. State of
+ * nodes at or past n_map is dropped. Before the set serves a restore.
+ */
+int weir__snapshot_set_remap(weir__snapshot_set *s, const int *map,
+                             const char *const *names, uint32_t n_map);
+/* Whether the set holds in-flight data (unaligned checkpoints). */
+bool weir__snapshot_set_has_inflight(const weir__snapshot_set *s);
 /* Whether the set holds native parts (it then needs materializing). */
 bool weir__snapshot_set_has_native(const weir__snapshot_set *s);
 weir__restore_source weir__snapshot_set_source(weir__snapshot_set *s);

@@ -96,6 +96,8 @@ void weir_job_destroy(weir_job *job)
         if (n->kind == WEIR__NODE_OPERATOR && n->op.free_arg)
             n->op.free_arg(n->op.arg);
         weir_free(n->name);
+        weir_free(n->uid);
+        weir_buf_fini(&n->state);
         weir_free(n->in_edges);
         weir_free(n->sides);
     }

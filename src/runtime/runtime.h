@@ -68,6 +68,9 @@ typedef struct weir__node {
     uint32_t n_in;
     weir__side_schema *sides;
     uint32_t n_sides;
+    /* restore compatibility (stateid.c) */
+    char *uid;      /* user-given stable id, or NULL: name[k] */
+    weir_buf state; /* what its state means: "field: value\n" lines */
     /* plan */
     int task;
     uint32_t chain_pos;

@@ -16,6 +16,7 @@
  */
 #include <stdio.h>
 
+#include "runtime/checkpoint.h"
 #include "weir/state.h"
 #include "window/window_internal.h"
 
@@ -433,6 +434,41 @@ int weir_window_operator_spec(const weir_window_spec *spec, const weir_schema *i
     return 0;
 }
 
+/*
+ * Restore compatibility: what the windows' state means (the kind is in the
+ * operator's name). A checkpoint taken with other sizes or aggregates is
+ * refused rather than read as these windows.
+ */
+static int describe_state(weir_job *job, weir_stream s, const weir_window_spec *spec)
+{
+    const weir_window_assigner *a = &spec->assigner;
+    char v[64];
+    int rc = 0;
+#define FIELD(name, ...) \
+    (snprintf(v, sizeof v, __VA_ARGS__), rc = rc ? rc : weir_job_describe_state(job, s, name, v))
+    switch (a->kind) {
+    case WEIR_WINDOW_SESSION:
+        FIELD("gap", "%lld ms", (long long)a->gap_ms);
+        FIELD("max length", "%lld ms", (long long)a->max_length_ms);
+        break;
+    case WEIR_WINDOW_GLOBAL:
+        break;
+    default:
+        FIELD("size", "%lld ms", (long long)a->size_ms);
+        if (a->kind == WEIR_WINDOW_HOPPING)
+            FIELD("slide", "%lld ms", (long long)a->slide_ms);
+        if (a->kind == WEIR_WINDOW_CUMULATING)
+            FIELD("step", "%lld ms", (long long)a->slide_ms);
+        FIELD("offset", "%lld ms", (long long)a->offset_ms);
+        break;
+    }
+    FIELD("time", "%s", spec->time_domain == WEIR_TIME_PROCESSING ? "processing" : "event");
+#undef FIELD
+    if (!rc)
+        rc = weir__job_describe_aggs(job, s, spec->aggs, spec->n_aggs);
+    return rc;
+}
+
 int weir_job_window(weir_job *job, weir_stream in, const weir_schema *in_schema, const weir_window_spec *spec,
                     uint32_t parallelism, weir_stream *out, weir_error *err)
 {
@@ -454,5 +490,7 @@ int weir_job_window(weir_job *job, weir_stream in, const weir_schema *in_schema,
     rc = weir_job_set_side_schema(job, *out, WEIR_WINDOW_LATE_TAG, late);
     if (rc)
         return weir_error_set(err, rc, "window: cannot declare the late-record output: %s", weir_job_error(job));
+    if ((rc = describe_state(job, *out, spec)))
+        return weir_error_set(err, rc, "window: out of memory");
     return 0;
 }

@@ -67,6 +67,7 @@
 #include "connector/file/fileio.h"
 #include "runtime/checkpoint.h"
 #include "time/timefmt.h"
+#include "util/dirlock.h"
 #include "util/hex.h"
 
 #define DEFAULT_ROLL_SIZE (UINT64_C(128) << 20)
@@ -164,6 +165,7 @@ typedef struct file_sink {
     bool restored; /* restore() ran: it dealt with the hidden files */
     bool swept;    /* hidden files of a crashed earlier run removed */
     bool ended;    /* input ended: every partition may commit */
+    weir__dirlock *lock; /* on the table's folder: one process commits */
 } file_sink;
 
 void weir_file_sink_config_init(weir_file_sink_config *cfg)
@@ -454,6 +456,13 @@ static int fsink_open_impl(void *op, weir_op_ctx *ctx)
         return weir_error_set(&s->err, weir__fio_errno_code(rc),
                               "%s: error: cannot create directory: %s",
                               s->arg->path, strerror(-rc));
+    /*
+     * A second process committing into this folder would interleave its
+     * part files and commits with ours (and sweep our hidden files).
+     */
+    if ((rc = weir__dirlock_acquire(s->arg->path, "sink folder", &s->lock,
+                                    &s->err)))
+        return rc;
     return 0;
 }
 
@@ -1509,6 +1518,7 @@ static void fsink_close(void *op)
     weir_free(s->data_cols);
     weir_free(s->key_cols);
     weir_free(s->view_cols);
+    weir__dirlock_release(s->lock);
     weir_free(s);
 }
 

@@ -1,0 +1,191 @@
+/*
+ * checkpoint/compat.c - restore compatibility: does a checkpoint's state
+ * mean the same thing in the job being started?
+ *
+ * A checkpoint (metadata version 4) lists the stateful operators of the job
+ * that took it, each with its stable id and its fingerprint ("field: value"
+ * lines: window kind and size, aggregates, key and state schemas, a
+ * source's path and format ...; runtime/stateid.c). Each is matched to the
+ * job's operator of the same id:
+ *   - same fingerprint: its state moves to that operator (whatever node id
+ *     the operator has now: stateless operators may come and go);
+ *   - a different fingerprint, or no operator with that id: the checkpoint
+ *     is refused, naming the operator and each field that changed, unless
+ *     the user allowed dropping unmatched state (--allow-non-restored-state),
+ *     in which case that operator's state is dropped, with a line saying so.
+ * Operators of the job that the checkpoint does not have start empty (a
+ * line says so too). Nothing of a checkpoint is ever restored into an
+ * operator whose fingerprint differs: a changed query never silently runs
+ * on state it no longer understands.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "checkpoint/coordinator.h"
+
+/* The value of `field` in fingerprint fp (a pointer into fp), or NULL. */
+static const char *fp_value(const char *fp, const char *field, size_t *len)
+{
+    size_t fl = strlen(field);
+    for (const char *p = fp; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t ll = nl ? (size_t)(nl - p) : strlen(p);
+        if (ll >= fl + 2 && !memcmp(p, field, fl) && !memcmp(p + fl, ": ", 2)) {
+            *len = ll - fl - 2;
+            return p + fl + 2;
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+    return NULL;
+}
+
+/*
+ * Appends "field A in the checkpoint, B now" for every field of `from`
+ * whose value in `to` differs or is missing. Called both ways round: from
+ * the checkpoint's side it reports changed and removed fields, from the
+ * job's side only the added ones (a changed field is reported once).
+ */
+static void diff_fields(const char *from, const char *to, bool from_is_ckpt,
+                        weir_buf *out)
+{
+    for (const char *p = from; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t ll = nl ? (size_t)(nl - p) : strlen(p);
+        const char *sep = memchr(p, ':', ll);
+        if (sep && (size_t)(sep - p) + 2 <= ll) {
+            char field[256];
+            snprintf(field, sizeof field, "%.*s", (int)(sep - p), p);
+            const char *v = sep + 2;
+            size_t vl = ll - (size_t)(v - p), ol = 0;
+            const char *o = fp_value(to, field, &ol);
+            bool same = o && ol == vl && memcmp(o, v, vl) == 0;
+            if (from_is_ckpt && !same)
+                weir_buf_printf(out, "%s%s %.*s in the checkpoint, %s%.*s now",
+                                out->len ? ", " : "", field, (int)vl, v,
+                                o ? "" : "none", o ? (int)ol : 0, o ? o : "");
+            else if (!from_is_ckpt && !o)
+                weir_buf_printf(out, "%s%s none in the checkpoint, %.*s now",
+                                out->len ? ", " : "", field, (int)vl, v);
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+}
+
+static const weir__state_op *find_uid(const weir__state_op *ops, uint32_t n,
+                                      const char *uid)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(ops[i].uid, uid) == 0)
+            return &ops[i];
+    return NULL;
+}
+
+int weir__ckpt_compat_apply(weir_job *job, const weir_checkpoint_config *cfg,
+                            const char *shown, const weir__ckpt_meta *meta,
+                            weir__snapshot_set *set, weir_error *err)
+{
+    weir__state_op *ops;
+    uint32_t n_ops;
+    int rc = weir__job_state_ops(job, &ops, &n_ops);
+    if (rc)
+        return weir_error_set(err, rc, "out of memory");
+    uint32_t n_map = 0;
+    for (uint32_t i = 0; i < meta->n_ops; i++)
+        if (meta->ops[i].node + 1 > n_map)
+            n_map = meta->ops[i].node + 1;
+    int *map = weir_calloc(n_map ? n_map : 1, sizeof *map);
+    const char **names = weir_calloc(n_map ? n_map : 1, sizeof *names);
+    bool *claimed = weir_calloc(n_ops ? n_ops : 1, sizeof *claimed);
+    weir_buf why, all;
+    weir_buf_init(&why);
+    weir_buf_init(&all);
+    if (!map || !names || !claimed) {
+        rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (uint32_t i = 0; i < n_map; i++)
+        map[i] = -1;
+    uint32_t n_bad = 0;
+    bool moved = false;
+    char first[300] = ""; /* the first mismatch */
+    for (uint32_t i = 0; i < meta->n_ops; i++) {
+        const weir__ckpt_op *c = &meta->ops[i];
+        const weir__state_op *j = find_uid(ops, n_ops, c->uid);
+        weir_buf_clear(&why);
+        if (!j) {
+            weir_buf_printf(&why, "in the checkpoint, not in the job");
+        } else {
+            if (strcmp(c->name, j->name) != 0)
+                weir_buf_printf(&why,
+                                "operator '%s' in the checkpoint, '%s' now",
+                                c->name, j->name);
+            diff_fields(c->fp, j->fp, true, &why);
+            diff_fields(j->fp, c->fp, false, &why);
+            claimed[j - ops] = true;
+        }
+        if (!why.len) {
+            map[c->node] = (int)j->node;
+            names[c->node] = j->name;
+            moved |= j->node != c->node;
+            continue;
+        }
+        n_bad++;
+        weir_buf_put_u8(&why, 0);
+        if (cfg->allow_non_restored_state) {
+            weir__ckpt_log(cfg,
+                           "dropping the state of %s from %s "
+                           "(--allow-non-restored-state): %s",
+                           c->uid, shown, (const char *)why.data);
+        } else {
+            if (!first[0])
+                snprintf(first, sizeof first, "%s: %s", c->uid,
+                         (const char *)why.data);
+            weir_buf_printf(&all, "%s%s: %s", all.len ? "; " : "", c->uid,
+                            (const char *)why.data);
+        }
+    }
+    if (n_bad && !cfg->allow_non_restored_state) {
+        weir_buf_put_u8(&all, 0);
+        const char *list = all.data ? (const char *)all.data : first;
+        if (strlen(list) + strlen(shown) > sizeof err->message - 120) {
+            /* Too long for one message: every change on its own line. */
+            weir__ckpt_log(cfg, "%s does not fit this job: %s", shown, list);
+            rc = weir_error_set(err, WEIR_EINVAL,
+                                "%s does not fit this job: %.200s (and more, "
+                                "listed above); run with --fresh, or "
+                                "--allow-non-restored-state to drop it",
+                                shown, first);
+        } else {
+            rc = weir_error_set(err, WEIR_EINVAL,
+                                "%s does not fit this job: %s; run with "
+                                "--fresh, or --allow-non-restored-state to "
+                                "drop it",
+                                shown, list);
+        }
+        goto out;
+    }
+    if ((moved || n_bad) && weir__snapshot_set_has_inflight(set)) {
+        rc = weir_error_set(
+            err, WEIR_EINVAL,
+            "%s holds in-flight data (an unaligned checkpoint), which "
+            "restores only into the same job graph; the job's operators "
+            "moved or lost state. Restore it into the unchanged job and take "
+            "a savepoint (aligned), or run with --fresh",
+            shown);
+        goto out;
+    }
+    for (uint32_t i = 0; i < n_ops; i++)
+        if (!claimed[i])
+            weir__ckpt_log(cfg, "%s is not in %s: it starts with empty state",
+                           ops[i].uid, shown);
+    if ((rc = weir__snapshot_set_remap(set, map, names, n_map)))
+        rc = weir_error_set(err, rc, "out of memory");
+out:
+    weir_buf_fini(&why);
+    weir_buf_fini(&all);
+    weir_free(map);
+    weir_free(names);
+    weir_free(claimed);
+    weir__state_ops_free(ops, n_ops);
+    return rc;
+}

@@ -1,0 +1,236 @@
+/*
+ * runtime/stateid.c - what a checkpoint's state means: the stable ids and
+ * fingerprints of a job's stateful nodes (weir_job_set_uid,
+ * weir_job_describe_state, weir__job_state_ops), which the checkpoint
+ * coordinator records in _metadata and recovery compares with the job it
+ * restores into.
+ *
+ * A node is stateful when it is a source (split positions), has a keyed
+ * or global input (keyed state, timers), has operator-state hooks
+ * (snapshot/restore: a two-phase-commit sink), or was given an id. Its default
+ * id is its name with its index among the stateful nodes of that name, in node
+ * order ("tumbling window[0]"): stateless operators added or removed around it
+ * do not change it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/checkpoint.h"
+#include "runtime/runtime.h"
+#include "weir/agg.h"
+
+static weir__node *stream_node(weir_job *job, weir_stream s)
+{
+    return job ? weir__job_node(job, s.node) : NULL;
+}
+
+int weir_job_set_uid(weir_job *job, weir_stream s, const char *uid)
+{
+    weir__node *n = stream_node(job, s);
+    if (!n || !uid || !*uid)
+        return WEIR_EINVAL;
+    for (uint32_t i = 0; i < job->n_nodes; i++)
+        if (&job->nodes[i] != n && job->nodes[i].uid &&
+            strcmp(job->nodes[i].uid, uid) == 0)
+            return weir__job_build_error(job, WEIR_EEXIST,
+                                         "operator id '%s' is used twice", uid);
+    char *u = weir_strdup(uid);
+    if (!u)
+        return WEIR_ENOMEM;
+    weir_free(n->uid);
+    n->uid = u;
+    return 0;
+}
+
+int weir_job_describe_state(weir_job *job, weir_stream s, const char *field,
+                            const char *value)
+{
+    weir__node *n = stream_node(job, s);
+    if (!n || !field || !*field || strchr(field, '\n') || strstr(field, ": "))
+        return WEIR_EINVAL;
+    /* One line per field: a value never spans lines. */
+    int rc = weir_buf_printf(&n->state, "%s: ", field);
+    for (const char *p = value ? value : ""; !rc && *p; p++)
+        rc = weir_buf_put_u8(&n->state, *p == '\n' ? ' ' : (uint8_t)*p);
+    return rc ? rc : weir_buf_put_u8(&n->state, '\n');
+}
+
+static bool is_stateful(const weir_job *job, const weir__node *n)
+{
+    /* Fingerprint fields alone do not make a node stateful: the planner
+     * describes every sink's table, and a print sink has no state. */
+    if (n->kind == WEIR__NODE_SOURCE || n->uid)
+        return true;
+    if (n->op.cls && (n->op.cls->snapshot || n->op.cls->restore))
+        return true;
+    for (uint32_t i = 0; i < n->n_in; i++) {
+        const weir__edge *e = &job->edges[n->in_edges[i]];
+        /* A GLOBAL input (an aggregation without GROUP BY) keeps its
+         * state as keyed state too, in one key group's range. */
+        if (e->req_part == WEIR_PART_KEYED || e->part == WEIR_PART_KEYED ||
+            e->req_part == WEIR_PART_GLOBAL)
+            return true;
+    }
+    return false;
+}
+
+/* The schema an edge carries: its producer's main or side output. */
+static const weir_schema *edge_schema(const weir_job *job, const weir__edge *e)
+{
+    const weir__node *from = &job->nodes[e->from];
+    if (e->side_tag == 0)
+        return from->out_schema;
+    for (uint32_t i = 0; i < from->n_sides; i++)
+        if (from->sides[i].tag == e->side_tag)
+            return from->sides[i].schema;
+    /* Without a declared schema a side output carries the first input's. */
+    return from->n_in ? edge_schema(job, &job->edges[from->in_edges[0]])
+                      : from->out_schema;
+}
+
+/*
+ * "key: (STRING, BIGINT)" per keyed input (how keyed state is addressed)
+ * and "input: (...)" per input of an operator with an output.
+ */
+static int key_fields(const weir_job *job, const weir__node *n, weir_buf *b)
+{
+    int rc = 0;
+    for (uint32_t i = 0; i < n->n_in && !rc; i++) {
+        const weir__edge *e = &job->edges[n->in_edges[i]];
+        if (e->part != WEIR_PART_KEYED && e->req_part != WEIR_PART_KEYED)
+            continue;
+        const weir_schema *s = edge_schema(job, e);
+        if (n->n_in > 1)
+            rc = weir_buf_printf(b, "key of input %u: (", i);
+        else
+            rc = weir_buf_printf(b, "key: (");
+        for (uint32_t k = 0; k < e->key.n && !rc; k++) {
+            char t[64] = "?";
+            if (s && e->key.cols[k] < s->n_fields) {
+                weir_type ty = s->fields[e->key.cols[k]].type;
+                ty.nullable = true; /* NOT NULL does not change the bytes */
+                weir_type_format(ty, t, sizeof t);
+            }
+            rc = weir_buf_printf(b, "%s%s", k ? ", " : "", t);
+        }
+        if (!rc)
+            rc = weir_buf_printf(b, ")\n");
+    }
+    /*
+     * The rows an operator may keep (a join's sides, OVER and Top-N rows,
+     * window contents) are laid out as its input. A sink's state (pending
+     * files) does not depend on the columns, so its input is left out.
+     */
+    for (uint32_t i = 0; i < n->n_in && !rc && n->out_schema; i++) {
+        const weir_schema *s = edge_schema(job, &job->edges[n->in_edges[i]]);
+        if (!s)
+            continue;
+        if (n->n_in > 1)
+            rc = weir_buf_printf(b, "input %u: (", i);
+        else
+            rc = weir_buf_printf(b, "input: (");
+        for (uint32_t k = 0; k < s->n_fields && !rc; k++) {
+            char t[64];
+            weir_type ty = s->fields[k].type;
+            ty.nullable = true;
+            rc = weir_buf_printf(b, "%s%s", k ? ", " : "",
+                                 weir_type_format(ty, t, sizeof t));
+        }
+        if (!rc)
+            rc = weir_buf_printf(b, ")\n");
+    }
+    return rc;
+}
+
+void weir__state_ops_free(weir__state_op *ops, uint32_t n)
+{
+    for (uint32_t i = 0; ops && i < n; i++) {
+        weir_free(ops[i].uid);
+        weir_free(ops[i].name);
+        weir_free(ops[i].fp);
+    }
+    weir_free(ops);
+}
+
+int weir__job_state_ops(const weir_job *job, weir__state_op **out,
+                        uint32_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    weir__state_op *ops =
+        weir_calloc(job->n_nodes ? job->n_nodes : 1, sizeof *ops);
+    if (!ops)
+        return WEIR_ENOMEM;
+    uint32_t n = 0;
+    int rc = 0;
+    for (uint32_t i = 0; i < job->n_nodes && !rc; i++) {
+        const weir__node *nd = &job->nodes[i];
+        if (!is_stateful(job, nd))
+            continue;
+        weir__state_op *o = &ops[n++];
+        o->node = i;
+        o->name = weir_strdup(nd->name);
+        if (nd->uid) {
+            o->uid = weir_strdup(nd->uid);
+        } else {
+            uint32_t k = 0;
+            for (uint32_t j = 0; j < i; j++)
+                if (!job->nodes[j].uid &&
+                    strcmp(job->nodes[j].name, nd->name) == 0 &&
+                    is_stateful(job, &job->nodes[j]))
+                    k++;
+            char buf[600];
+            snprintf(buf, sizeof buf, "%s[%u]", nd->name, k);
+            o->uid = weir_strdup(buf);
+        }
+        weir_buf b;
+        weir_buf_init(&b);
+        rc = key_fields(job, nd, &b);
+        if (!rc && nd->state.len)
+            rc = weir_buf_put(&b, nd->state.data, nd->state.len);
+        if (!rc)
+            rc = weir_buf_put_u8(&b, 0);
+        if (!rc) {
+            o->fp = (char *)b.data; /* taken over */
+            weir_buf_init(&b);
+        }
+        weir_buf_fini(&b);
+        if (!rc && (!o->name || !o->uid))
+            rc = WEIR_ENOMEM;
+    }
+    if (rc) {
+        weir__state_ops_free(ops, n);
+        return rc;
+    }
+    *out = ops;
+    *n_out = n;
+    return 0;
+}
+
+int weir__job_describe_aggs(weir_job *job, weir_stream s,
+                            const struct weir_agg *aggs, uint32_t n)
+{
+    weir_buf b;
+    weir_buf_init(&b);
+    int rc = 0;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        char t[64] = "*";
+        if (aggs[i].input_col >= 0) {
+            weir_type ty = aggs[i].input_type;
+            ty.nullable = true;
+            weir_type_format(ty, t, sizeof t);
+        }
+        rc = weir_buf_printf(
+            &b, "%s%s(%s)", i ? ", " : "",
+            aggs[i].cls && aggs[i].cls->name ? aggs[i].cls->name : "?", t);
+        if (!rc && aggs[i].param != 0)
+            rc = weir_buf_printf(&b, "[%g]", aggs[i].param);
+    }
+    if (!rc)
+        rc = weir_buf_put_u8(&b, 0);
+    if (!rc)
+        rc = weir_job_describe_state(job, s, "aggregates",
+                                     n ? (const char *)b.data : "none");
+    weir_buf_fini(&b);
+    return rc;
+}
