@@ -218,6 +218,7 @@ def make_agg(rng, cols, allow_order):
         a.fin = lambda xs: xs[0]
         a.order = False
         a.sink = "BIGINT"
+        a.arg = None
         return a
     name = rng.choice(sorted(cols))
     typ = cols[name]
@@ -228,6 +229,7 @@ def make_agg(rng, cols, allow_order):
     a.order = f in ("FIRST_VALUE", "LAST_VALUE")
     x = name
     lite_x = name
+    a.arg = name
     if f == "COUNT":
         a.weir, a.kind, a.lite, a.fin = "COUNT(%s)" % x, "big", ["COUNT(%s)" % lite_x], lambda xs: xs[0]
     elif f == "COUNT_DISTINCT":
@@ -460,7 +462,11 @@ def gen_query(rng, qid, tables, lateness, feats):
     agg_cols = {c: t for c, t in cols.items() if c != "k"}
     if q.keyed is False:
         agg_cols["k"] = "str"
-    allow_order = q.win[0] == "TUMBLE" or (q.win[0] in ("HOP", "CUMULATE") and lateness == 0)
+    # FIRST_VALUE / LAST_VALUE: time order of slices, then arrival; with
+    # allowed lateness a fired hopping/cumulating window is a per-key node
+    # that late rows update in arrival order, so those are left out then
+    allow_order = (q.win[0] == "TUMBLE" or (q.win[0] == "HOP" and lateness == 0)
+                   or (q.win[0] == "CUMULATE" and lateness == 0 and "first-last-cumulate" in feats))
     q.aggs = [make_agg(rng, agg_cols, allow_order) for _ in range(rng.randint(1, 4))]
     q.having = None
     if "having" in feats and rng.random() < 0.2:
@@ -471,10 +477,13 @@ def gen_query(rng, qid, tables, lateness, feats):
             Ex("MIN(d) < 0", "MIN(d) < 0", "bool"),
         ])
     q.cascade = None
+    q.group_wt = False
     if "cascade" in feats and rng.random() < 0.2:
         nums = [i for i, a in enumerate(q.aggs) if a.kind in ("int", "big", "dbl")]
         if q.win[0] != "SESSION" and lateness == 0 and rng.random() < 0.5:
             q.cascade = ("TUMBLE", q.win[-1] * rng.choice([1, 2, 3]), nums)
+            # Flink's documented form groups by window_time too
+            q.group_wt = "group-window-time" in feats and rng.random() < 0.5
         else:
             q.cascade = ("SAME", None, nums)
         q.outer = [("COUNT(*)", None)]
@@ -500,7 +509,7 @@ def query_sql(q):
         sel.append("window_time AS rt")
     sel += ["%s AS a%d" % (a.weir, i) for i, a in enumerate(q.aggs)]
     group = keyc + ["window_start", "window_end"]
-    if q.cascade is not None and q.cascade[0] == "TUMBLE":
+    if q.group_wt:
         group.append("window_time")
     inner = "SELECT %s FROM %s" % (", ".join(sel), tvf)
     if q.where is not None:
@@ -592,7 +601,9 @@ def oracle(db, q, rows):
     for r in db.execute(sql):
         vals = [a.fin(list(r[3 + s:3 + s + n])) for a, (s, n) in zip(q.aggs, spans)]
         level1.append(([r[0]] if q.keyed else []) + [r[1], r[2]] + vals)
-    late_rows = [(r["k"] if q.keyed else None, W, W - r["ts"]) for r, W in late]
+    # late-row tables get the grouping keys and aggregated columns by name
+    has_k = q.keyed or any(a.arg == "k" for a in q.aggs)
+    late_rows = [(r["k"] if has_k else None, W, W - r["ts"]) for r, W in late]
     if q.cascade is None:
         return level1, late_rows
     # window over window: a plain GROUP BY of the first level's result
@@ -739,7 +750,8 @@ def fmt_row(kinds, vals):
 # --------------------------------------------------------------------------
 # Jobs
 
-ALL_FEATS = {"view", "where", "having", "cascade", "late"}
+ALL_FEATS = {"view", "where", "having", "cascade", "late", "group-window-time",
+             "first-last-cumulate"}
 
 
 class Job:
