@@ -37,6 +37,7 @@ job of the seed), WEIR_SQLDIFF_OUT (where failing cases are written).
 import argparse
 import calendar
 import collections
+import concurrent.futures
 import math
 import os
 import random
@@ -915,6 +916,7 @@ def main():
                     help="comma list; -name leaves a feature out (view, where, having, cascade, late)")
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--max-failures", type=int, default=10)
+    ap.add_argument("--workers", type=int, default=1, help="jobs run at once")
     args = ap.parse_args()
     seed = args.seed
     if seed is None:
@@ -935,26 +937,51 @@ def main():
           "up to %d queries each, features %s" % (seed, seed, len(indexes), args.max_queries,
                                                  ",".join(sorted(feats))), flush=True)
     work = tempfile.mkdtemp(prefix="weir-sqldiff-")
-    cases = failed = jobs_failed = 0
+    cases = failed = jobs_failed = done = 0
     t0 = time.time()
+
+    def one(i):
+        j = gen_job(seed, i, feats, args.max_queries)
+        folder = os.path.join(work, "job%d" % i)
+        res = check(args.weir, j, j.queries, folder, args.timeout)
+        lines = []
+        if res:
+            os.makedirs(args.out, exist_ok=True)
+            lines = report_failure(args, j, res, folder)
+        shutil.rmtree(folder, ignore_errors=True)
+        return j, res, lines
+
     try:
-        for i in indexes:
-            j = gen_job(seed, i, feats, args.max_queries)
-            res = check(args.weir, j, j.queries, os.path.join(work, "job"), args.timeout)
-            cases += len(j.queries)
-            if res:
-                jobs_failed += 1
-                failed += len([q for q in res if q is not None]) or 1
-                os.makedirs(args.out, exist_ok=True)
-                for line in report_failure(args, j, res, work):
-                    print(line, flush=True)
-                if jobs_failed >= args.max_failures:
-                    print("sql_diff: stopping after %d failing jobs" % jobs_failed)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.workers) as pool:
+            pending = collections.deque()
+            it = iter(indexes)
+            stop = False
+            while True:
+                while not stop and len(pending) < 2 * args.workers:
+                    i = next(it, None)
+                    if i is None:
+                        break
+                    pending.append(pool.submit(one, i))
+                if not pending:
                     break
+                j, res, lines = pending.popleft().result()
+                done += 1
+                cases += len(j.queries)
+                if res:
+                    jobs_failed += 1
+                    failed += len([q for q in res if q is not None]) or 1
+                    for line in lines:
+                        print(line, flush=True)
+                    if jobs_failed >= args.max_failures and not stop:
+                        print("sql_diff: stopping after %d failing jobs" % jobs_failed)
+                        stop = True
+                if done % 200 == 0:
+                    print("sql_diff: %d jobs, %d cases, %d failed, %.0f s"
+                          % (done, cases, failed, time.time() - t0), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("sql_diff: %d cases in %d jobs, %d failed (%d jobs), %.1f s; seed %d"
-          % (cases, len(indexes), failed, jobs_failed, time.time() - t0, seed), flush=True)
+          % (cases, done, failed, jobs_failed, time.time() - t0, seed), flush=True)
     return 1 if failed else 0
 
 
