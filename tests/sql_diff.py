@@ -321,8 +321,11 @@ def make_agg(rng, cols, allow_order):
 # --------------------------------------------------------------------------
 # Windows: assignment (pure functions of ts) and the lateness model.
 
-def fixed_windows(win, ts):
-    """[(start, end, slice_start)] of a TUMBLE / HOP / CUMULATE window."""
+def fixed_windows(win, ts, off=0):
+    """[(start, end, slice_start)] of the TUMBLE / HOP / CUMULATE windows of
+    ts; windows start at off + k * slide (floor division)."""
+    if off:
+        return [(s + off, e + off, sl + off) for s, e, sl in fixed_windows(win, ts - off)]
     kind = win[0]
     if kind == "TUMBLE":
         size = win[1]
@@ -355,7 +358,7 @@ def model(q, rows, passing):
         keyed = []
         for pos, r in enumerate(rows):
             if r["id"] in passing:
-                wins = [w for w in fixed_windows(win, r["ts"]) if w[1] + L > W]
+                wins = [w for w in fixed_windows(win, r["ts"], q.offset) if w[1] + L > W]
                 if not wins:
                     late.append((r, W))
                 g = r["k"] if q.keyed else 0
@@ -430,11 +433,12 @@ def gen_window(rng):
     return ("SESSION", unit * rng.choice([1, 2, 3, 5]))
 
 
-def window_sql(win, src, keyed):
+def window_sql(win, src, keyed, off):
+    o = ", " + interval(off) if off else ""
     if win[0] == "TUMBLE":
-        return "TABLE(TUMBLE(TABLE %s, DESCRIPTOR(ts), %s))" % (src, interval(win[1]))
+        return "TABLE(TUMBLE(TABLE %s, DESCRIPTOR(ts), %s%s))" % (src, interval(win[1]), o)
     if win[0] in ("HOP", "CUMULATE"):
-        return "TABLE(%s(TABLE %s, DESCRIPTOR(ts), %s, %s))" % (win[0], src, interval(win[1]), interval(win[2]))
+        return "TABLE(%s(TABLE %s, DESCRIPTOR(ts), %s, %s%s))" % (win[0], src, interval(win[1]), interval(win[2]), o)
     part = " PARTITION BY k" if keyed else ""
     return "TABLE(SESSION(TABLE %s%s, DESCRIPTOR(ts), %s))" % (src, part, interval(win[1]))
 
@@ -445,6 +449,14 @@ def gen_query(rng, qid, tables, lateness, feats):
     q.table, q.delay = rng.choice(tables)
     q.lateness = lateness
     q.win = gen_window(rng)
+    q.offset = 0
+    if "offset" in feats and q.win[0] != "SESSION" and rng.random() < 0.2:
+        q.offset = rng.choice([250, 500, 1000, -500, -1000])
+        if abs(q.offset) >= q.win[-1]:
+            q.offset = 0
+    # legacy group windows: GROUP BY TUMBLE(ts, ...) with TUMBLE_START/_END
+    q.legacy = ("legacy" in feats and q.offset == 0 and q.win[0] != "CUMULATE"
+                and rng.random() < 0.15)
     q.keyed = rng.random() < 0.6
     cols = dict(BASE_COLS)
     q.computed = []
@@ -481,7 +493,7 @@ def gen_query(rng, qid, tables, lateness, feats):
     q.group_wt = False
     if "cascade" in feats and rng.random() < 0.2:
         nums = [i for i, a in enumerate(q.aggs) if a.kind in ("int", "big", "dbl")]
-        if q.win[0] != "SESSION" and lateness == 0 and rng.random() < 0.5:
+        if q.win[0] != "SESSION" and lateness == 0 and not q.legacy and rng.random() < 0.5:
             q.cascade = ("TUMBLE", q.win[-1] * rng.choice([1, 2, 3]), nums)
             # Flink's documented form groups by window_time too
             q.group_wt = "group-window-time" in feats and rng.random() < 0.5
@@ -503,13 +515,18 @@ def query_sql(q):
                           ["%s AS %s" % (e.weir, name) for name, e in q.computed])
         where = "" if q.view_where is None else " WHERE " + q.view_where.weir
         out.append("CREATE VIEW %s AS SELECT %s FROM %s%s;" % (src, items, q.table, where))
-    tvf = window_sql(q.win, src, q.keyed)
+    tvf = window_sql(q.win, src, q.keyed, q.offset)
     keyc = ["k"] if q.keyed else []
     sel = keyc + ["window_start AS ws", "window_end AS we"]
+    group = keyc + ["window_start", "window_end"]
+    if q.legacy:
+        args = ", ".join(["ts"] + [interval(x) for x in q.win[1:]])
+        tvf = src
+        sel = keyc + ["%s_START(%s) AS ws" % (q.win[0], args), "%s_END(%s) AS we" % (q.win[0], args)]
+        group = keyc + ["%s(%s)" % (q.win[0], args)]
     if q.cascade is not None and q.cascade[0] == "TUMBLE":
         sel.append("window_time AS rt")
     sel += ["%s AS a%d" % (a.weir, i) for i, a in enumerate(q.aggs)]
-    group = keyc + ["window_start", "window_end"]
     if q.group_wt:
         group.append("window_time")
     inner = "SELECT %s FROM %s" % (", ".join(sel), tvf)
@@ -752,7 +769,7 @@ def fmt_row(kinds, vals):
 # Jobs
 
 ALL_FEATS = {"view", "where", "having", "cascade", "late", "group-window-time",
-             "first-last-cumulate"}
+             "first-last-cumulate", "offset", "legacy"}
 
 
 class Job:
@@ -831,7 +848,7 @@ def check(weir, j, queries, folder, timeout):
     job-level problems under key None."""
     lines, err = run_weir(weir, j, queries, folder, timeout)
     if err is not None:
-        return {q.qid: [err] for q in queries}
+        return {None: [err]}
     db = open_db(j.rows)
     result = {}
     sinks, bad = materialize(lines)
@@ -866,41 +883,47 @@ def check(weir, j, queries, folder, timeout):
 
 
 def report_failure(args, j, res, work):
-    """Finds the failing queries alone and writes a replayable case for
-    each to args.out. Returns the lines to print."""
+    """Runs each failing query of job j alone and writes a replayable case
+    for each to args.out. A query that passes alone but failed in the job
+    because the job as a whole failed (another query did not plan or
+    crashed it) is not counted. Returns (lines to print, failed cases)."""
     lines = []
-    qids = sorted(q for q in res if q is not None)
-    if None in res:
-        qids = [q.qid for q in j.queries]           # job-level: try each query
-    for qid in qids:
-        q = [x for x in j.queries if x.qid == qid][0]
+    nfailed = 0
+    for q in j.queries:
+        if q.qid not in res and None not in res:
+            continue
         alone = check(args.weir, j, [q], os.path.join(work, "alone"), args.timeout)
-        folder = os.path.join(args.out, "seed%d-job%d-q%d" % (j.seed, j.index, qid))
+        folder = os.path.join(args.out, "seed%d-job%d-q%d" % (j.seed, j.index, q.qid))
         if os.path.isdir(folder):
             shutil.rmtree(folder)
         if alone:
             write_job(j, [q], folder)
             probs = [p for v in alone.values() for p in v]
             where = "alone"
-        elif qid in res:
+        elif q.qid in res:
             write_job(j, j.queries, folder)
-            probs = res[qid]
+            probs = res[q.qid]
             where = "only together with the job's other queries"
         else:
             continue
+        nfailed += 1
         with open(os.path.join(folder, "problems.txt"), "w") as f:
-            f.write("WEIR_SEED=%d WEIR_SQLDIFF_JOB=%d: q%d fails %s\n" % (j.seed, j.index, qid, where))
+            f.write("WEIR_SEED=%d WEIR_SQLDIFF_JOB=%d: q%d fails %s\n" % (j.seed, j.index, q.qid, where))
             f.write("\n".join(probs) + "\n")
-        lines.append("FAIL seed %d job %d q%d (%s): %s" % (j.seed, j.index, qid, where, probs[0][:300]))
+        lines.append("FAIL seed %d job %d q%d (%s): %s" % (j.seed, j.index, q.qid, where, probs[0][:300]))
         lines.append("  case written to %s" % folder)
-    if None in res and not lines:
+    if not lines:
         folder = os.path.join(args.out, "seed%d-job%d" % (j.seed, j.index))
         write_job(j, j.queries, folder)
+        probs = [p for v in res.values() for p in v]
         with open(os.path.join(folder, "problems.txt"), "w") as f:
-            f.write("\n".join(res[None]) + "\n")
-        lines.append("FAIL seed %d job %d: %s" % (j.seed, j.index, res[None][0][:300]))
+            f.write("WEIR_SEED=%d WEIR_SQLDIFF_JOB=%d: the job fails, no query alone\n" % (j.seed, j.index))
+            f.write("\n".join(probs) + "\n")
+        lines.append("FAIL seed %d job %d (the whole job; no query fails alone): %s"
+                     % (j.seed, j.index, probs[0][:300]))
         lines.append("  case written to %s" % folder)
-    return lines
+        nfailed = 1
+    return lines, nfailed
 
 
 def main():
@@ -944,12 +967,12 @@ def main():
         j = gen_job(seed, i, feats, args.max_queries)
         folder = os.path.join(work, "job%d" % i)
         res = check(args.weir, j, j.queries, folder, args.timeout)
-        lines = []
+        lines, nfailed = [], 0
         if res:
             os.makedirs(args.out, exist_ok=True)
-            lines = report_failure(args, j, res, folder)
+            lines, nfailed = report_failure(args, j, res, folder)
         shutil.rmtree(folder, ignore_errors=True)
-        return j, res, lines
+        return j, nfailed, lines
 
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.workers) as pool:
@@ -964,12 +987,12 @@ def main():
                     pending.append(pool.submit(one, i))
                 if not pending:
                     break
-                j, res, lines = pending.popleft().result()
+                j, nfailed, lines = pending.popleft().result()
                 done += 1
                 cases += len(j.queries)
-                if res:
+                if nfailed:
                     jobs_failed += 1
-                    failed += len([q for q in res if q is not None]) or 1
+                    failed += nfailed
                     for line in lines:
                         print(line, flush=True)
                     if jobs_failed >= args.max_failures and not stop:
