@@ -409,7 +409,9 @@ def model(q, rows, passing):
 # --------------------------------------------------------------------------
 # Queries
 
-def interval(ms):
+def interval(ms, millis=False):
+    if millis:
+        return "INTERVAL '%d' MILLISECOND" % ms
     if ms % 1000 == 0:
         return "INTERVAL '%d' SECOND" % (ms // 1000)
     return "INTERVAL '%s' SECOND" % ("%.3f" % (ms / 1000.0)).rstrip("0")
@@ -426,25 +428,29 @@ def gen_window(rng):
         return ("TUMBLE", unit * rng.choice([1, 2, 3, 5, 10]))
     if kind == "HOP":
         slide = unit * rng.choice([1, 2, 3])
-        return ("HOP", slide, slide * rng.choice([1, 2, 3, 4]))
+        # a size that is not a multiple of the slide too
+        return ("HOP", slide, rng.choice([slide, 2 * slide, 3 * slide, 4 * slide, slide + unit]))
     if kind == "CUMULATE":
         step = unit * rng.choice([1, 2])
         return ("CUMULATE", step, step * rng.choice([1, 2, 3, 4]))
     return ("SESSION", unit * rng.choice([1, 2, 3, 5]))
 
 
-def window_sql(win, src, keyed, off):
-    o = ", " + interval(off) if off else ""
+def window_sql(win, src, keyed, off, millis):
+    def iv(ms):
+        return interval(ms, millis)
+    o = ", " + iv(off) if off else ""
     if win[0] == "TUMBLE":
-        return "TABLE(TUMBLE(TABLE %s, DESCRIPTOR(ts), %s%s))" % (src, interval(win[1]), o)
+        return "TABLE(TUMBLE(TABLE %s, DESCRIPTOR(ts), %s%s))" % (src, iv(win[1]), o)
     if win[0] in ("HOP", "CUMULATE"):
-        return "TABLE(%s(TABLE %s, DESCRIPTOR(ts), %s, %s%s))" % (win[0], src, interval(win[1]), interval(win[2]), o)
+        return "TABLE(%s(TABLE %s, DESCRIPTOR(ts), %s, %s%s))" % (win[0], src, iv(win[1]), iv(win[2]), o)
     part = " PARTITION BY k" if keyed else ""
-    return "TABLE(SESSION(TABLE %s%s, DESCRIPTOR(ts), %s))" % (src, part, interval(win[1]))
+    return "TABLE(SESSION(TABLE %s%s, DESCRIPTOR(ts), %s))" % (src, part, iv(win[1]))
 
 
-def gen_query(rng, qid, tables, lateness, feats):
+def gen_query(rng, qid, tables, lateness, feats, millis):
     q = Query()
+    q.millis = millis
     q.qid = qid
     q.table, q.delay = rng.choice(tables)
     q.lateness = lateness
@@ -515,12 +521,12 @@ def query_sql(q):
                           ["%s AS %s" % (e.weir, name) for name, e in q.computed])
         where = "" if q.view_where is None else " WHERE " + q.view_where.weir
         out.append("CREATE VIEW %s AS SELECT %s FROM %s%s;" % (src, items, q.table, where))
-    tvf = window_sql(q.win, src, q.keyed, q.offset)
+    tvf = window_sql(q.win, src, q.keyed, q.offset, q.millis)
     keyc = ["k"] if q.keyed else []
     sel = keyc + ["window_start AS ws", "window_end AS we"]
     group = keyc + ["window_start", "window_end"]
     if q.legacy:
-        args = ", ".join(["ts"] + [interval(x) for x in q.win[1:]])
+        args = ", ".join(["ts"] + [interval(x, q.millis) for x in q.win[1:]])
         tvf = src
         sel = keyc + ["%s_START(%s) AS ws" % (q.win[0], args), "%s_END(%s) AS we" % (q.win[0], args)]
         group = keyc + ["%s(%s)" % (q.win[0], args)]
@@ -557,7 +563,7 @@ def query_sql(q):
             body = "SELECT ws, we, %s FROM %s GROUP BY ws, we" % (", ".join(items), cname)
         else:
             body = ("SELECT window_start, window_end, %s FROM TABLE(TUMBLE(TABLE %s, DESCRIPTOR(rt), %s)) "
-                    "GROUP BY window_start, window_end" % (", ".join(items), cname, interval(q.cascade[1])))
+                    "GROUP BY window_start, window_end" % (", ".join(items), cname, interval(q.cascade[1], q.millis)))
     out.append("CREATE TABLE %s (%s) WITH ('connector' = 'print', 'print-identifier' = '%s');"
                % (sink, ", ".join(cols), sink))
     out.append("INSERT INTO %s %s;" % (sink, body))
@@ -769,7 +775,7 @@ def fmt_row(kinds, vals):
 # Jobs
 
 ALL_FEATS = {"view", "where", "having", "cascade", "late", "group-window-time",
-             "first-last-cumulate", "offset", "legacy"}
+             "first-last-cumulate", "offset", "legacy", "millisecond"}
 
 
 class Job:
@@ -786,7 +792,10 @@ def gen_job(seed, index, feats, max_queries):
     j.lateness = rng.choice([0, 0, 0, 1000, 3000])
     j.tables = [("t%d" % i, rng.choice([0, 0, 500, 1000, 2000, 5000])) for i in range(rng.randint(1, 3))]
     j.late_table = "late" in feats and rng.random() < 0.3
-    j.queries = [gen_query(rng, i, j.tables, j.lateness, feats) for i in range(rng.randint(1, max_queries))]
+    # INTERVAL 'n' MILLISECOND instead of (fractional) SECOND
+    j.millis = "millisecond" in feats and rng.random() < 0.2
+    j.queries = [gen_query(rng, i, j.tables, j.lateness, feats, j.millis)
+                 for i in range(rng.randint(1, max_queries))]
     return j
 
 
@@ -799,7 +808,7 @@ def job_sql(j, queries):
     for name, delay in j.tables:
         if name not in used:
             continue
-        wm = "ts" if delay == 0 else "ts - %s" % interval(delay)
+        wm = "ts" if delay == 0 else "ts - %s" % interval(delay, j.millis)
         out.append("CREATE TABLE %s (id BIGINT, k STRING, ts_ms BIGINT, v INT, d DOUBLE, "
                    "m DECIMAL(10,2), s STRING, ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), "
                    "WATERMARK FOR ts AS %s) WITH ('connector' = 'filesystem', "
