@@ -220,7 +220,6 @@ def make_agg(rng, cols, allow_order):
         a.fin = lambda xs: xs[0]
         a.order = False
         a.sink = "BIGINT"
-        a.arg = None
         return a
     name = rng.choice(sorted(cols))
     typ = cols[name]
@@ -231,7 +230,6 @@ def make_agg(rng, cols, allow_order):
     a.order = f in ("FIRST_VALUE", "LAST_VALUE")
     x = name
     lite_x = name
-    a.arg = name
     if f == "COUNT":
         a.weir, a.kind, a.lite, a.fin = "COUNT(%s)" % x, "big", ["COUNT(%s)" % lite_x], lambda xs: xs[0]
     elif f == "COUNT_DISTINCT":
@@ -467,7 +465,7 @@ def window_sql(win, src, keyed, off, millis):
     return "TABLE(SESSION(TABLE %s%s, DESCRIPTOR(ts), %s))" % (src, part, iv(win[1]))
 
 
-def gen_query(rng, qid, tables, lateness, feats, millis):
+def gen_query(rng, qid, tables, lateness, feats, millis, late_cols):
     q = Query()
     q.millis = millis
     q.qid = qid
@@ -518,7 +516,11 @@ def gen_query(rng, qid, tables, lateness, feats, millis):
     q.group_wt = False
     if "cascade" in feats and rng.random() < 0.2:
         nums = [i for i, a in enumerate(q.aggs) if a.kind in ("int", "big", "dbl")]
-        if q.win[0] != "SESSION" and lateness == 0 and not q.legacy and rng.random() < 0.5:
+        # a TUMBLE over the first level's window_time is a window
+        # aggregation whose input has none of the table's columns: a
+        # late-row table that names them cannot be filled there
+        if (q.win[0] != "SESSION" and lateness == 0 and not q.legacy and not late_cols
+                and rng.random() < 0.5):
             q.cascade = ("TUMBLE", q.win[-1] * rng.choice([1, 2, 3]), nums)
             # Flink's documented form groups by window_time too
             q.group_wt = "group-window-time" in feats and rng.random() < 0.5
@@ -644,9 +646,7 @@ def oracle(db, q, rows):
     for r in db.execute(sql):
         vals = [a.fin(list(r[3 + s:3 + s + n])) for a, (s, n) in zip(q.aggs, spans)]
         level1.append(([r[0]] if q.keyed else []) + [r[1], r[2]] + vals)
-    # late-row tables get the grouping keys and aggregated columns by name
-    has_k = q.keyed or any(a.arg == "k" for a in q.aggs)
-    late_rows = [(r["k"] if has_k else None, W, W - r["ts"]) for r, W in late]
+    late_rows = late
     if q.cascade is None:
         return level1, late_rows
     # window over window: a plain GROUP BY of the first level's result
@@ -794,7 +794,7 @@ def fmt_row(kinds, vals):
 # Jobs
 
 ALL_FEATS = {"view", "where", "having", "cascade", "late", "group-window-time",
-             "offset", "legacy", "millisecond"}
+             "offset", "legacy", "millisecond", "late-columns"}
 
 
 class Job:
@@ -811,9 +811,12 @@ def gen_job(seed, index, feats, max_queries):
     j.lateness = rng.choice([0, 0, 0, 1000, 3000])
     j.tables = [("t%d" % i, rng.choice([0, 0, 500, 1000, 2000, 5000])) for i in range(rng.randint(1, 3))]
     j.late_table = "late" in feats and rng.random() < 0.3
+    # late rows carry the whole input row: the late table names columns
+    # of the table besides `watermark` and lateness_ms
+    j.late_cols = j.late_table and "late-columns" in feats
     # INTERVAL 'n' MILLISECOND instead of (fractional) SECOND
     j.millis = "millisecond" in feats and rng.random() < 0.2
-    j.queries = [gen_query(rng, i, j.tables, j.lateness, feats, j.millis)
+    j.queries = [gen_query(rng, i, j.tables, j.lateness, feats, j.millis, j.late_cols)
                  for i in range(rng.randint(1, max_queries))]
     return j
 
@@ -833,8 +836,9 @@ def job_sql(j, queries):
                    "WATERMARK FOR ts AS %s) WITH ('connector' = 'filesystem', "
                    "'path' = 'in.json', 'format' = 'json');" % (name, wm))
     if j.late_table:
-        out.append("CREATE TABLE late (k STRING, `watermark` TIMESTAMP(3), lateness_ms BIGINT) "
-                   "WITH ('connector' = 'print', 'print-identifier' = 'late');")
+        cols = "id BIGINT, k STRING, v INT, " if j.late_cols else ""
+        out.append("CREATE TABLE late (%s`watermark` TIMESTAMP(3), lateness_ms BIGINT) "
+                   "WITH ('connector' = 'print', 'print-identifier' = 'late');" % cols)
         out.append("SET 'weir.late-records.table' = 'late';")
         # identical aggregations would share one late output
         out.append("SET 'table.optimizer.reuse-sub-plan-enabled' = 'false';")
@@ -886,7 +890,11 @@ def check(weir, j, queries, folder, timeout):
             expected, late = oracle(db, q, j.rows)
         except sqlite3.Error as e:
             raise RuntimeError("oracle failed for q%d: %s" % (q.qid, e))
-        expected_late.update(late)
+        for r, W in late:
+            if j.late_cols:
+                expected_late[(r["id"], r["k"], r["v"], W, W - r["ts"])] += 1
+            else:
+                expected_late[(W, W - r["ts"])] += 1
         probs = compare(q, expected, sinks.get("q%d" % q.qid, collections.Counter()))
         if probs:
             result[q.qid] = probs
@@ -894,12 +902,13 @@ def check(weir, j, queries, folder, timeout):
         result[None] = ["unparsed output: %s" % b for b in bad[:5]]
     if j.late_table:
         got_late = collections.Counter()
+        kinds = ["big", "str", "int", "ts", "big"] if j.late_cols else ["ts", "big"]
         for text, n in sinks.get("late", collections.Counter()).items():
             f = text.split(", ")
-            if len(f) != 3:
+            if len(f) != len(kinds):
                 result.setdefault(None, []).append("late row with %d fields: [%s]" % (len(f), text))
                 continue
-            got_late[(None if f[0] == "null" else f[0], parse_ts(f[1]), int(f[2]))] += n
+            got_late[tuple(parse_value(k, x) for k, x in zip(kinds, f))] += n
         if got_late != expected_late:
             miss = expected_late - got_late
             extra = got_late - expected_late
