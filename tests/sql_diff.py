@@ -29,6 +29,21 @@ and compared: exact for integers, strings, timestamps and DECIMAL, with a
 tolerance for DOUBLE. Late rows go to a late-row table in some jobs, and
 their (watermark, lateness) multiset is compared too.
 
+FIRST_VALUE / LAST_VALUE follow docs/windows.md: arrival order, slices in
+time order for HOP and CUMULATE, and in a cumulating period a row whose
+step already fired joins the running accumulator on arrival. They are not
+generated where the order is not specified (sessions; HOP and CUMULATE
+with allowed lateness).
+
+Features (--features / WEIR_SQLDIFF_FEATURES, "-name" leaves one out):
+view (projections, computed columns, WHERE in a view), where (WHERE under
+the window table function), having, cascade (GROUP BY the window bounds
+again, or a TUMBLE over window_time), group-window-time (the inner query
+of that TUMBLE cascade also groups by window_time, as Flink's docs write
+it), late (a late-row table), late-columns (its rows carry id, k, v of the
+input row), offset (window offsets), legacy (GROUP BY TUMBLE(ts, ...)),
+millisecond (INTERVAL 'n' MILLISECOND).
+
 Usage: sql_diff.py --weir BIN [--jobs N] [--seed S] [--job I] [--out DIR]
 Environment: WEIR_SEED (seed), WEIR_SQLDIFF_JOBS, WEIR_SQLDIFF_JOB (one
 job of the seed), WEIR_SQLDIFF_OUT (where failing cases are written).
