@@ -8,7 +8,7 @@
 # no code with weir (a row-at-a-time model of the documented lateness rules
 # plus SQLite for the aggregates).
 #
-# Bounded: WEIR_SQLDIFF_JOBS jobs (default 60; 12 under ASan) of up to
+# Bounded: WEIR_SQLDIFF_JOBS jobs (default 120; 24 under ASan) of up to
 # WEIR_SQLDIFF_QUERIES queries (default 40) each; one query is one case.
 # The seed is printed; WEIR_SEED=S replays a run, WEIR_SQLDIFF_JOB=i one job
 # of it. Each failing case (job.sql, in.json, run.sh, problems.txt) is
@@ -18,8 +18,8 @@
 set -u
 weir=$1
 src=$2
-jobs=${WEIR_SQLDIFF_JOBS:-60}
-if ldd "$weir" 2>/dev/null | grep -q libasan; then jobs=${WEIR_SQLDIFF_JOBS:-12}; fi
+jobs=${WEIR_SQLDIFF_JOBS:-120}
+if ldd "$weir" 2>/dev/null | grep -q libasan; then jobs=${WEIR_SQLDIFF_JOBS:-24}; fi
 if ! python3 -c 'import sqlite3' 2>/dev/null; then
   echo "FAIL: python3 with its sqlite3 module is needed (scripts/install-deps.sh)"
   exit 1
