@@ -12,7 +12,7 @@ PACKAGES=(
   libcjson-dev           # benchmark baseline for the JSON decoder
   libcsv-dev             # benchmark baseline for the CSV decoder
   clang libclang-rt-14-dev  # fuzzers (libFuzzer)
-  python3                # test helpers
+  python3                # test helpers (tests/sql_diff.py: its sqlite3 module is the oracle)
 )
 
 missing=()

@@ -290,6 +290,32 @@ Test(expr, constant_folding)
     cr_assert_str_eq(EV(e), "ABC");
 }
 
+/* An IN keeps its literal list beside its arguments: the readable form and
+ * the digest (sub-plan reuse compares calcs by it) must both show it, or
+ * two filters with different lists look equal. */
+Test(expr, in_list_format_and_digest)
+{
+    weir_expr *c;
+    cr_assert_eq(weir_expr_column(A, 2, weir_type_make(WEIR_TYPE_INT, true), &c, &ERR), 0);
+    weir_expr *a = F("IN", c, I(14), I(13), I(14), NULL);
+    weir_expr *b = F("IN", c, I(0), NULL);
+    weir_expr *n = F("IN", c, I(1), NULT(WEIR_TYPE_INT), NULL);
+    char fa[128], fb[128], fn[128], da[128], db[128];
+    weir_expr_format(a, fa, sizeof fa);
+    weir_expr_format(b, fb, sizeof fb);
+    weir_expr_format(n, fn, sizeof fn);
+    cr_assert_str_eq(fa, "(IN $2 13 14)");
+    cr_assert_str_eq(fb, "(IN $2 0)");
+    cr_assert_str_eq(fn, "(IN $2 1 NULL)");
+    weir_expr_digest(a, da, sizeof da);
+    weir_expr_digest(b, db, sizeof db);
+    cr_assert_str_neq(da, db);
+    weir_expr *s;
+    cr_assert_eq(weir_expr_column(A, 0, weir_type_make(WEIR_TYPE_STRING, true), &s, &ERR), 0);
+    weir_expr_format(F("IN", s, S("x"), S("ab"), NULL), fa, sizeof fa);
+    cr_assert_str_eq(fa, "(IN $0 'ab' 'x')");
+}
+
 /* ---- batches ---- */
 
 typedef struct tb {

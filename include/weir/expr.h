@@ -169,6 +169,10 @@ bool weir_expr_is_volatile(const weir_expr *e);
 uint32_t weir_expr_strict_columns(const weir_expr *e, uint32_t *cols, uint32_t cap);
 /* Writes a readable form ("(+ $0 1)") into buf; for EXPLAIN and tests. */
 size_t weir_expr_format(const weir_expr *e, char *buf, size_t cap);
+/* The readable form plus every parameter a function keeps beside its
+ * arguments (a time unit, ...): two expressions over the same input with
+ * the same digest compute the same values (sub-plan reuse compares them). */
+size_t weir_expr_digest(const weir_expr *e, char *buf, size_t cap);
 /* Type name as used in messages: "INT", "DECIMAL(10, 2)", "INTERVAL DAY TO SECOND". */
 const char *weir_expr_type_name(weir_type t, weir_interval_kind iv, char *buf, size_t cap);
 

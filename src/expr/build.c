@@ -672,7 +672,7 @@ int weir_expr_literal_value(const weir_expr *e, weir_value *out)
     return 0;
 }
 
-static size_t fmt(const weir_expr *e, char *buf, size_t cap);
+static size_t fmt(const weir_expr *e, char *buf, size_t cap, bool exact);
 
 static size_t put(char *buf, size_t cap, size_t off, const char *fmtstr, ...) __attribute__((format(printf, 4, 5)));
 static size_t put(char *buf, size_t cap, size_t off, const char *fmtstr, ...)
@@ -686,39 +686,44 @@ static size_t put(char *buf, size_t cap, size_t off, const char *fmtstr, ...)
     return n < 0 ? off : off + (size_t)n;
 }
 
-static size_t fmt(const weir_expr *e, char *buf, size_t cap)
+static size_t fmt_value(weir_type t, uint8_t iv, const weir_value *v, char *buf, size_t cap)
+{
+    if (v->is_null)
+        return put(buf, cap, 0, "NULL");
+    char tmp[64];
+    switch (t.id) {
+    case WEIR_TYPE_BOOLEAN: return put(buf, cap, 0, "%s", v->v.b ? "TRUE" : "FALSE");
+    case WEIR_TYPE_INT: return put(buf, cap, 0, "%d", v->v.i32);
+    case WEIR_TYPE_DOUBLE: weir__fmt_double(v->v.f64, tmp); return put(buf, cap, 0, "%sE0", tmp);
+    case WEIR_TYPE_DECIMAL: weir__fmt_decimal(v->v.i64, t.scale, tmp); return put(buf, cap, 0, "%s", tmp);
+    case WEIR_TYPE_STRING:
+    case WEIR_TYPE_BYTES: return put(buf, cap, 0, "'%.*s'", (int)v->v.s.len, v->v.s.ptr);
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ:
+        weir__fmt_ts(v->v.i64, tmp);
+        return put(buf, cap, 0, "%s '%s'", t.id == WEIR_TYPE_TIMESTAMP ? "TIMESTAMP" : "TIMESTAMP_LTZ", tmp);
+    default:
+        if (iv)
+            return put(buf, cap, 0, "INTERVAL %lld %s", (long long)v->v.i64,
+                       iv == WEIR_INTERVAL_DAY_TIME ? "MILLISECOND" : "MONTH");
+        return put(buf, cap, 0, "%lld", (long long)v->v.i64);
+    }
+}
+
+static size_t fmt(const weir_expr *e, char *buf, size_t cap, bool exact)
 {
     size_t off = 0;
     switch (e->kind) {
     case N_COLUMN: return put(buf, cap, 0, "$%d", e->col);
-    case N_LITERAL: {
-        const weir_value *v = &e->lit;
-        if (v->is_null)
-            return put(buf, cap, 0, "NULL");
-        char tmp[64];
-        switch (e->type.id) {
-        case WEIR_TYPE_BOOLEAN: return put(buf, cap, 0, "%s", v->v.b ? "TRUE" : "FALSE");
-        case WEIR_TYPE_INT: return put(buf, cap, 0, "%d", v->v.i32);
-        case WEIR_TYPE_DOUBLE: weir__fmt_double(v->v.f64, tmp); return put(buf, cap, 0, "%sE0", tmp);
-        case WEIR_TYPE_DECIMAL: weir__fmt_decimal(v->v.i64, e->type.scale, tmp); return put(buf, cap, 0, "%s", tmp);
-        case WEIR_TYPE_STRING:
-        case WEIR_TYPE_BYTES: return put(buf, cap, 0, "'%.*s'", (int)v->v.s.len, v->v.s.ptr);
-        case WEIR_TYPE_TIMESTAMP:
-        case WEIR_TYPE_TIMESTAMP_LTZ:
-            weir__fmt_ts(v->v.i64, tmp);
-            return put(buf, cap, 0, "%s '%s'", e->type.id == WEIR_TYPE_TIMESTAMP ? "TIMESTAMP" : "TIMESTAMP_LTZ", tmp);
-        default:
-            if (e->iv)
-                return put(buf, cap, 0, "INTERVAL %lld %s", (long long)v->v.i64,
-                           e->iv == WEIR_INTERVAL_DAY_TIME ? "MILLISECOND" : "MONTH");
-            return put(buf, cap, 0, "%lld", (long long)v->v.i64);
-        }
-    }
+    case N_LITERAL: return fmt_value(e->type, e->iv, &e->lit, buf, cap);
     default: break;
     }
     const char *name = e->kind == N_AND ? "AND" : e->kind == N_OR ? "OR" : e->kind == N_CASE ? "CASE"
                        : e->kind == N_COALESCE ? "COALESCE" : e->kind == N_IF ? "IF" : e->name;
     off = put(buf, cap, off, "(%s", name ? name : "?");
+    /* parameters a bind keeps beside the arguments (a unit, an operator) */
+    if (exact && (e->p0 || e->p1))
+        off = put(buf, cap, off, "#%lld,%lld", (long long)e->p0, (long long)e->p1);
     if (e->name && !strcmp(e->name, "CAST")) {
         char tb[64];
         off = put(buf, cap, off, " %s", weir_expr_type_name(e->type, (weir_interval_kind)e->iv, tb, sizeof tb));
@@ -726,18 +731,42 @@ static size_t fmt(const weir_expr *e, char *buf, size_t cap)
     for (uint32_t i = 0; i < e->n_args; i++) {
         off = put(buf, cap, off, " ");
         if (off < cap)
-            off += fmt(e->args[i], buf + off, cap - off);
+            off += fmt(e->args[i], buf + off, cap - off, exact);
+    }
+    if (e->kind == N_CALL && e->aux && e->name && !strcmp(e->name, "IN")) {
+        /* the literal list lives in the IN set, not in the arguments */
+        bool has_null;
+        uint32_t n = weir__in_size(e, &has_null);
+        for (uint32_t i = 0; i < n; i++) {
+            weir_value v;
+            weir__in_value(e, i, &v);
+            off = put(buf, cap, off, " ");
+            if (off < cap)
+                off += fmt_value(v.type, e->args[0]->iv, &v, buf + off, cap - off);
+        }
+        if (has_null)
+            off = put(buf, cap, off, " NULL");
     }
     return put(buf, cap, off, ")");
 }
 
-size_t weir_expr_format(const weir_expr *e, char *buf, size_t cap)
+static size_t format(const weir_expr *e, char *buf, size_t cap, bool exact)
 {
     if (!cap)
         return 0;
-    size_t n = fmt(e, buf, cap);
+    size_t n = fmt(e, buf, cap, exact);
     if (n >= cap)
         n = cap - 1;
     buf[n] = 0;
     return n;
+}
+
+size_t weir_expr_format(const weir_expr *e, char *buf, size_t cap)
+{
+    return format(e, buf, cap, false);
+}
+
+size_t weir_expr_digest(const weir_expr *e, char *buf, size_t cap)
+{
+    return format(e, buf, cap, true);
 }

@@ -169,6 +169,11 @@ struct xfunc {
 weir_expr *weir__call_node(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_type type,
                            xkernel fn, uint8_t flags);
 int weir__bad_args(const xfunc *f, weir_expr **args, uint32_t n, weir_error *err);
+/* The literal list of an IN node (kept in aux, not in args), for
+ * formatting: the number of distinct non-NULL values and whether NULL is
+ * listed; weir__in_value gives the i-th value, ascending. */
+uint32_t weir__in_size(const weir_expr *e, bool *has_null);
+void weir__in_value(const weir_expr *e, uint32_t i, weir_value *out);
 /* Nullable if any argument is. */
 bool weir__any_nullable(weir_expr **args, uint32_t n);
 

@@ -722,6 +722,27 @@ static int in_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, con
     return 0;
 }
 
+static size_t inset_width(weir_type t)
+{
+    return weir_type_is_string(t.id) ? sizeof(xstr) : t.id == WEIR_TYPE_BOOLEAN ? 1 : t.id == WEIR_TYPE_INT ? 4 : 8;
+}
+
+uint32_t weir__in_size(const weir_expr *e, bool *has_null)
+{
+    const inset *s = e->aux;
+    *has_null = s->has_null;
+    return s->n;
+}
+
+void weir__in_value(const weir_expr *e, uint32_t i, weir_value *out)
+{
+    const inset *s = e->aux;
+    size_t w = inset_width(s->vals.type);
+    memset(out, 0, sizeof *out);
+    out->type = s->vals.type;
+    memcpy(&out->v, (const char *)s->vals.data + i * w, w);
+}
+
 static _Thread_local const xvec *g_sort_vec; /* qsort has no context argument */
 static int sort_idx_cmp(const void *pa, const void *pb)
 {
@@ -766,7 +787,7 @@ static int bind_in(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_
     inset *s = weir__arena_alloc(a, sizeof *s);
     if (!s)
         return nomem(err);
-    size_t w = weir_type_is_string(t.id) ? sizeof(xstr) : t.id == WEIR_TYPE_BOOLEAN ? 1 : t.id == WEIR_TYPE_INT ? 4 : 8;
+    size_t w = inset_width(t);
     char *vals = weir__arena_alloc(a, (n - 1) * w);
     uint32_t *idx = weir__arena_alloc(a, (n - 1) * sizeof *idx);
     char *sorted = weir__arena_alloc(a, (n - 1) * w);

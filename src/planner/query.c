@@ -45,7 +45,8 @@ static void explain_line(plan_ctx *pc, const char *fmt, ...)
 
 /*
  * The digest of a calc: its input stream, filter and projection (the
- * readable forms of the expressions with the result types and names). A
+ * expressions' digests - their readable forms with every hidden parameter,
+ * such as an IN list or a FLOOR unit - with the result types and names). A
  * form too long for the buffer, or an expression whose value differs per
  * call (RAND: two copies are two different columns, as in Flink, which does
  * not reuse non-deterministic calcs), gives an empty digest (no reuse).
@@ -61,12 +62,12 @@ static int calc_digest(weir_stream in, weir_expr *filter, weir_expr *const *expr
     bool cut = false;
     if (!rc && filter) {
         cut |= weir_expr_is_volatile(filter);
-        cut |= weir_expr_format(filter, buf, sizeof buf) >= sizeof buf - 1;
+        cut |= weir_expr_digest(filter, buf, sizeof buf) >= sizeof buf - 1;
         rc = weir_buf_printf(dg, "|where %s", buf);
     }
     for (uint32_t i = 0; !rc && exprs && i < n; i++) {
         cut |= weir_expr_is_volatile(exprs[i]);
-        cut |= weir_expr_format(exprs[i], buf, sizeof buf) >= sizeof buf - 1;
+        cut |= weir_expr_digest(exprs[i], buf, sizeof buf) >= sizeof buf - 1;
         weir_type t = weir_expr_type(exprs[i]);
         weir_expr_type_name(t, weir_expr_interval(exprs[i]), tb, sizeof tb);
         rc = weir_buf_printf(dg, "|%s:%s%s AS %s", buf, tb, t.nullable ? "" : " NOT NULL", names[i]);

@@ -308,6 +308,18 @@ static inline int sliced_route(wcore *c, wentry *e, const weir_batch *b, uint32_
         /* some window of the slice has not fired: the record goes into the slice */
         void *acc;
         sslice *cum = c->cum;
+        if (c->kind == WEIR_WINDOW_CUMULATING && se <= W && !cum) {
+            /*
+             * The record's step has fired but nothing was folded yet (no
+             * record in the period's earlier steps): the period's running
+             * table starts here, so the record joins it on arrival, before
+             * the steps still to come, as when the table exists
+             * (FIRST_VALUE/LAST_VALUE order, docs/windows.md). Its end is
+             * the last step end the watermark passed.
+             */
+            if (!(cum = c->cum = slice_new(c, c->cs_base, weir_window_align(W, c->off, c->slide))))
+                return WEIR_ENOMEM;
+        }
         if (c->kind == WEIR_WINDOW_CUMULATING && cum && cum->start == c->cs_base && se <= cum->end) {
             /* folded into the period's running table already: later windows all contain it */
             acc = slice_acc(c, cum, e);
