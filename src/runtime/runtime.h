@@ -269,6 +269,10 @@ struct weir_job {
     _Atomic int phase;
     _Atomic int cancel; /* failing: every thread stops now */
     _Atomic int stop;   /* stopping: sources end, in-flight data drains */
+    /* with stop: the stop is an end of input (final watermark, finish) */
+    _Atomic int drain;
+    /* monotonic ns of the first stop (0: none); see weir__job_interrupted */
+    _Atomic int64_t stop_ns;
     pthread_mutex_t mu; /* error */
     int err_code;
     char err_msg[1024];
@@ -309,6 +313,8 @@ int weir__op_advance_watermark(weir_op_ctx *c, weir_ts wm);
 int weir__op_check_hold(weir_op_ctx *c);
 int weir__chain_status(weir__subtask *st, bool idle);
 int weir__chain_finish(weir__subtask *st);
+/* The job stopped without a drain: each operator's stop hook, in chain order. */
+int weir__chain_stop(weir__subtask *st);
 int weir__chain_end(weir__subtask *st, bool drained);
 int weir__chain_barrier(weir__subtask *st, uint64_t id);
 int weir__chain_flush(weir__subtask *st);

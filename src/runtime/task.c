@@ -190,6 +190,19 @@ int weir__chain_finish(weir__subtask *st)
     return 0;
 }
 
+int weir__chain_stop(weir__subtask *st)
+{
+    for (uint32_t i = 0; i < st->n_ops; i++) {
+        weir_op_ctx *c = &st->ops[i];
+        if (c->cls && c->cls->stop) {
+            int rc = c->cls->stop(c->op, c);
+            if (rc)
+                return op_failed(c, rc, "stop");
+        }
+    }
+    return 0;
+}
+
 int weir__chain_end(weir__subtask *st, bool drained)
 {
     weir__msg m = {.type = WEIR__MSG_END, .drained = drained};
@@ -1175,10 +1188,9 @@ int weir__run_consumer(weir__subtask *st)
     uint64_t ck = 0;
     if ((rc = weir__subtask_commands(st, &ck)))
         return rc;
-    /* After a stop, finish (end of input) does not run when a final checkpoint
-     * keeps the state. */
-    if (!(st->undrained && weir__final_checkpoints(job)) &&
-        (rc = weir__chain_finish(st)))
+    /* After a stop the input did not end: stop hooks, not finish (windows
+     * that have not fired must not fire). */
+    if ((rc = st->undrained ? weir__chain_stop(st) : weir__chain_finish(st)))
         return rc;
     return weir__chain_end(st, !st->undrained);
 }
