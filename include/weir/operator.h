@@ -78,8 +78,8 @@ typedef struct weir_operator_class {
      * Optional; instead of finish when the job was stopped without a drain
      * (weir_job_stop): the input did not end, so nothing may be emitted that
      * waits for more input (an unfired window, a pending timer). A sink
-     * makes final what it already received, unless a final checkpoint
-     * commits it (weir__op_final_checkpoint).
+     * makes final what it already received, unless the job's final
+     * checkpoint commits it (two-phase commit).
      */
     int (*stop)(void *op, weir_op_ctx *ctx);
 } weir_operator_class;
@@ -125,6 +125,13 @@ bool weir_op_has_side_output(weir_op_ctx *ctx, int tag);
 weir_ts weir_op_watermark(weir_op_ctx *ctx);
 /* Processing time from the job's clock. */
 int64_t weir_op_now_ms(weir_op_ctx *ctx);
+/*
+ * For an operator's long loops (a firing of many windows, a rebuild of
+ * state): call it every thousand steps or so - one atomic load while the job
+ * runs. WEIR_ECANCELED means the job is being stopped at once: return that
+ * code now (the job then ends at its last completed checkpoint). 0: go on.
+ */
+int weir_op_interrupted(weir_op_ctx *ctx);
 
 /*
  * Sets the current key (copied) for state access and timer registration.

@@ -212,6 +212,7 @@ struct weir__subtask {
     bool ending;       /* every input ended: the final watermark, finish and END follow */
     bool wake_pending; /* a push left a consumer asleep: notify before idling */
     bool status_sent;  /* the initial status went out */
+    uint32_t interrupt_tick; /* timers fired, see weir__job_interrupted */
 
     /* checkpoints */
     uint64_t pending_barrier; /* being aligned, 0 if none */

@@ -99,8 +99,14 @@ int weir__op_check_hold(weir_op_ctx *c)
 static int fire_timer(void *ud, const weir_timer *t)
 {
     weir_op_ctx *c = ud;
-    int rc = weir__op_set_key_raw(c, t->key, t->key_len,
-                                  weir_key_hash(t->key, t->key_len));
+    /* Timers due at one watermark can be millions: a stop does not wait. */
+    int rc = ++c->st->interrupt_tick % WEIR__INTERRUPT_EVERY
+                 ? 0
+                 : weir__job_interrupted(c->st->job);
+    if (rc)
+        return rc;
+    rc = weir__op_set_key_raw(c, t->key, t->key_len,
+                              weir_key_hash(t->key, t->key_len));
     if (rc)
         return rc;
     if (!c->cls || !c->cls->timer)
