@@ -79,6 +79,6 @@ sys.stdout.write(out.decode(errors="replace") + "\nexit=%d\n" % rc)
 PY
 check "status line shows rows and the watermark" grep -q "rows/s  watermark 2023-11-14" "$work/tty"
 check "status line shows how far the watermark trails" grep -q "5.0 s behind the newest event" "$work/tty"
-check "SIGINT stops an unbounded job with exit 0" grep -q "^exit=0" "$work/tty"
+check "SIGINT stops an unbounded job with exit 130" grep -q "^exit=130" "$work/tty"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
