@@ -103,8 +103,24 @@ int weir_cli_stopper_start(weir_cli_stopper *s, weir_job *job,
     atomic_init(&s->drained, false);
     atomic_init(&s->canceled, false);
     atomic_init(&s->ending, false);
+    /*
+     * The thread starts with every signal blocked: it must not take one it
+     * does not wait for (SIGUSR1 keeps its default action in a job without
+     * checkpoints, and that action would then kill the process from here).
+     */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     s->started = pthread_create(&s->thread, NULL, stopper_main, s) == 0;
-    return s->started ? 0 : WEIR_ENOMEM;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!s->started) {
+        /* No one would take them: give SIGINT/SIGTERM their default back. */
+        sigset_t set;
+        stop_set(&set);
+        pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+        return WEIR_ENOMEM;
+    }
+    return 0;
 }
 
 void weir_cli_stopper_end(weir_cli_stopper *s)
