@@ -61,7 +61,7 @@ wait_lines() {
 }
 # stop_run SIGNAL: sends it to $pid, waits (bounded), sets st.
 stop_run() {
-    kill -s "$1" "$pid"
+    kill -s "$1" "$pid" 2> /dev/null
     for ((i = 0; i < 600; i++)); do kill -0 "$pid" 2> /dev/null || break; sleep 0.05; done
     kill -9 "$pid" 2> /dev/null
     wait "$pid"
