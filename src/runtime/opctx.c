@@ -349,14 +349,14 @@ weir_ts weir_op_watermark(weir_op_ctx *ctx)
     return ctx->in_wm;
 }
 
-int weir_op_interrupted(weir_op_ctx *ctx)
-{
-    return ctx ? weir__job_interrupted(ctx->st->job) : 0;
-}
-
 int64_t weir_op_now_ms(weir_op_ctx *ctx)
 {
     return weir_clock_now(&ctx->st->job->cfg.clock);
+}
+
+int weir_op_interrupted(weir_op_ctx *ctx)
+{
+    return ctx ? weir__job_interrupted(ctx->st->job) : 0;
 }
 
 int weir__op_set_key_raw(weir_op_ctx *c, const void *key, size_t len,
