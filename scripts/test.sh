@@ -4,7 +4,8 @@
 #   scripts/test.sh --sanitize AddressSanitizer + UndefinedBehaviorSanitizer build
 #   scripts/test.sh --tsan     ThreadSanitizer build of the weir command, and
 #                              the tests that run it (SQL golden cases at
-#                              parallelism 1/2/4, kill-and-resume, CLI): the
+#                              parallelism 1/2/4, kill-and-resume, CLI, stop
+#                              signals): the
 #                              Criterion runner itself cannot start under TSan
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +25,7 @@ case "${1:-}" in
   export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp}
   weir=$PWD/build-tsan/weir
   passed=0 failed=0
-  for t in test_sql_golden test_crash_sql test_cli; do
+  for t in test_sql_golden test_crash_sql test_cli test_stop; do
     if bash "tests/$t.sh" "$weir" "$PWD" > "build-tsan/$t.log" 2>&1; then
       passed=$((passed + 1)); echo "tsan: $t passed"
     else

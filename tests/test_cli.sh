@@ -18,7 +18,7 @@ check() { # name, condition...
 "$weir" --help >"$work/out" 2>&1; rc=$?
 check "help exits 0" test $rc -eq 0
 check "help lists run" grep -q "run JOB.sql" "$work/out"
-for c in run explain checkpoints inspect; do
+for c in run explain checkpoints inspect stop; do
   "$weir" $c --help >"$work/out" 2>&1; rc=$?
   check "$c --help" test $rc -eq 0 -a -s "$work/out"
 done
@@ -26,6 +26,8 @@ done
 "$weir" run >/dev/null 2>&1; check "run without a file exits 2" test $? -eq 2
 "$weir" run "$work/none.sql" >/dev/null 2>&1; check "missing file exits 4" test $? -eq 4
 "$weir" run -D nokey "$work/none.sql" >/dev/null 2>&1; check "bad -D exits 2" test $? -eq 2
+"$weir" stop notapid >/dev/null 2>&1; check "stop with a bad pid exits 2" test $? -eq 2
+"$weir" stop 1 --soon >/dev/null 2>&1; check "stop with a bad option exits 2" test $? -eq 2
 
 cat >"$work/job.sql" <<'SQL'
 CREATE TABLE g (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '100',
@@ -79,6 +81,6 @@ sys.stdout.write(out.decode(errors="replace") + "\nexit=%d\n" % rc)
 PY
 check "status line shows rows and the watermark" grep -q "rows/s  watermark 2023-11-14" "$work/tty"
 check "status line shows how far the watermark trails" grep -q "5.0 s behind the newest event" "$work/tty"
-check "SIGINT stops an unbounded job with exit 0" grep -q "^exit=0" "$work/tty"
+check "SIGINT stops an unbounded job with exit 130" grep -q "^exit=130" "$work/tty"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

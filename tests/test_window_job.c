@@ -328,6 +328,59 @@ Test(window_job, early_firings_on_the_manual_clock, .timeout = 60)
     weir_schema_destroy(s);
 }
 
+/*
+ * A stop is not the end of the input: the window whose end the watermark
+ * has passed fires, the open one does not (weir_job_stop); a drain
+ * (weir_job_stop_drain) makes it an end of input, so the open one fires too.
+ */
+static void stop_case(bool drain, const char *want)
+{
+    weir_schema *s = th_schema("k BIGINT, v BIGINT");
+    weir_agg aggs[2] = {bind("COUNT", s, -1, 0), bind("SUM", s, 1, 0)};
+    weir_window_spec spec;
+    weir_window_spec_init(&spec);
+    spec.assigner = weir_window_tumbling(1000, 0);
+    spec.key.n = 1;
+    spec.aggs = aggs;
+    spec.n_aggs = 2;
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_clock clock = weir_manual_clock_get(mc);
+    th_source *src = th_usource_create(s, 1);
+    th_collect *out = th_collect_create(TH_KIND);
+    weir_job *job = clock_job(src, s, &clock, &spec, out);
+    cr_assert_eq(weir_job_start(job), 0);
+    th_source_row(src, 0, 100, (int64_t)1, (int64_t)5);
+    th_source_row(src, 0, 900, (int64_t)1, (int64_t)6);
+    th_source_row(src, 0, 1500, (int64_t)1, (int64_t)7); /* W = 1500: [0, 1000) fires */
+    cr_assert(th_collect_wait_count(out, 1, GUARD_MS));
+    if (drain)
+        weir_job_stop_drain(job);
+    else
+        weir_job_stop(job);
+    cr_assert_eq(weir_job_wait(job), 0, "%s", weir_job_error(job));
+    cr_assert_str_eq(th_collect_text(out, true), want);
+    if (drain)
+        cr_assert(th_collect_finished(out), "a drain ends the input: finish runs");
+    else
+        cr_assert(th_collect_stopped(out) && !th_collect_finished(out), "a stop runs stop hooks, not finish");
+    weir_job_destroy(job);
+    th_collect_destroy(out);
+    th_source_destroy(src);
+    weir_manual_clock_destroy(mc);
+    weir_schema_destroy(s);
+}
+
+Test(window_job, a_stop_fires_no_open_window, .timeout = 60)
+{
+    stop_case(false, "+I 1,1970-01-01 00:00:00.000,1970-01-01 00:00:01.000,2,11\n");
+}
+
+Test(window_job, a_drain_fires_every_window, .timeout = 60)
+{
+    stop_case(true, "+I 1,1970-01-01 00:00:00.000,1970-01-01 00:00:01.000,2,11\n"
+                    "+I 1,1970-01-01 00:00:01.000,1970-01-01 00:00:02.000,1,7\n");
+}
+
 Test(window_job, processing_time_windows_on_the_manual_clock, .timeout = 60)
 {
     weir_schema *s = th_schema("k BIGINT, v BIGINT");

@@ -139,7 +139,28 @@ int weir_job_describe_state(weir_job *job, weir_stream s, const char *field, con
 int weir_job_run(weir_job *job);
 /* Non-blocking variant: start, then stop and/or wait. */
 int weir_job_start(weir_job *job);
+/*
+ * Stops the job: sources stop reading and the data in flight drains. It is
+ * not an end of input: no final watermark, no finish hooks, so windows and
+ * timers that have not fired do not fire (operators' stop hooks run instead:
+ * sinks make final what they received). With checkpoints the job's final
+ * checkpoint keeps that state, and a restore continues there. Safe from any
+ * thread, also before weir_job_start.
+ */
 void weir_job_stop(weir_job *job);
+/*
+ * Stops the job as if every input had ended (Flink's stop --drain): sources
+ * stop reading, then send the final watermark, so every window fires and
+ * every event-time timer runs, and finish hooks run.
+ */
+void weir_job_stop_drain(weir_job *job);
+/*
+ * Stops the job at once: every thread leaves within a bounded time, also in
+ * the middle of a firing, a restore or a snapshot; no final checkpoint, and
+ * sinks commit nothing more (with checkpoints the output stays at the last
+ * completed one). weir_job_wait then returns 0 unless something failed.
+ */
+void weir_job_cancel(weir_job *job);
 int weir_job_wait(weir_job *job);
 /* The failure message of a failed run ("" if none); valid while job lives. */
 const char *weir_job_error(const weir_job *job);

@@ -9,7 +9,8 @@
  * Call order for one instance:
  *   create -> open -> { process | timer | watermark | snapshot |
  *   checkpoint_complete }* -> finish (end of input, after the final
- *   watermark WEIR_TS_MAX) -> close.
+ *   watermark WEIR_TS_MAX) or stop (the job stopped without a drain: no
+ *   final watermark) -> close.
  * Watermarks: when the operator's input watermark advances to W the runtime
  * (1) fires every event-time timer with ts <= W, in (ts, key) order, through
  * `timer`; (2) calls `watermark`; (3) forwards W downstream, unless the
@@ -73,6 +74,14 @@ typedef struct weir_operator_class {
     int (*finish)(void *op, weir_op_ctx *ctx);
     /* Frees the instance. Must accept an instance whose open failed. */
     void (*close)(void *op);
+    /*
+     * Optional; instead of finish when the job was stopped without a drain
+     * (weir_job_stop): the input did not end, so nothing may be emitted that
+     * waits for more input (an unfired window, a pending timer). A sink
+     * makes final what it already received, unless the job's final
+     * checkpoint commits it (two-phase commit).
+     */
+    int (*stop)(void *op, weir_op_ctx *ctx);
 } weir_operator_class;
 
 /* What the runtime tells a factory about the instance it creates. */
@@ -128,6 +137,13 @@ weir_ts weir_op_watermark(weir_op_ctx *ctx);
 weir_ts weir_op_input_watermark(weir_op_ctx *ctx, int input);
 /* Processing time from the job's clock. */
 int64_t weir_op_now_ms(weir_op_ctx *ctx);
+/*
+ * For an operator's long loops (a firing of many windows, a rebuild of
+ * state): call it every thousand steps or so - one atomic load while the job
+ * runs. WEIR_ECANCELED means the job is being stopped at once: return that
+ * code now (the job then ends at its last completed checkpoint). 0: go on.
+ */
+int weir_op_interrupted(weir_op_ctx *ctx);
 
 /*
  * Sets the current key (copied) for state access and timer registration.

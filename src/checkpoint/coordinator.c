@@ -1185,7 +1185,10 @@ static void *writer_main(void *arg)
                                  .time_ms = rp->trigger_ms,
                                  .duration_ms = now_ms(c) - rp->trigger_ms,
                                  .is_savepoint = rp->savepoint,
-                                 .is_final = rp->all_final,
+                                 /* A job stopped without a drain did not
+                                  * end: it continues from here. */
+                                 .is_final = rp->all_final &&
+                                             !weir__job_stopped_undrained(c->job),
                                  .max_parallelism = c->max_par};
             int rc = 0;
             /* What the state means, for restore compatibility (compat.c). */

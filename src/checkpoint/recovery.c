@@ -64,6 +64,11 @@ static int on_file(void *ud, const weir__ckpt_file *f, const uint8_t *data,
                    size_t len)
 {
     load_ctx *lc = ud;
+    /* A stop while a large checkpoint loads: the job does not start. */
+    if (weir__job_interrupted(lc->job))
+        return weir_error_set(lc->err, WEIR_ECANCELED,
+                              "%s: stopped while loading it; nothing changed",
+                              lc->shown);
     weir__snap_view v;
     weir_error e;
     if (weir__snap_view_decode(data, len, &v, &e) != 0)
@@ -307,7 +312,7 @@ static int latest_in(weir_job *job, const weir_checkpoint_config *cfg,
         }
         if (lr == WEIR_ENOTFOUND)
             continue; /* never completed */
-        if (lr == WEIR_EINVAL || lr == WEIR_ENOMEM) {
+        if (lr == WEIR_EINVAL || lr == WEIR_ENOMEM || lr == WEIR_ECANCELED) {
             rc = weir_error_set(err, lr, "%s", e.message);
             break;
         }

@@ -2,6 +2,9 @@
 #ifndef WEIR_CLI_H
 #define WEIR_CLI_H
 
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +14,7 @@ int weir_cli_inspect(int argc, char **argv);
 int weir_cli_run(int argc, char **argv);
 int weir_cli_explain(int argc, char **argv);
 int weir_cli_savepoint(int argc, char **argv);
+int weir_cli_stop(int argc, char **argv);
 
 /* checkpoints.c: the checkpoint side of `weir run`. */
 struct weir_sql_job;
@@ -27,6 +31,31 @@ void weir_cli_signals_stop(void);
  */
 bool weir_cli_restart_due(struct weir_sql_job *sj, struct weir_job *job, uint32_t *attempt, char *from,
                           size_t from_cap);
+
+/*
+ * stop.c: SIGINT/SIGTERM stop `weir run` (first: a clean stop, or a drain;
+ * second: at once). weir_cli_stopper_block must run before the process
+ * makes any thread; start, then end after the job ended.
+ */
+#define WEIR_CLI_DRAIN_SIGNAL (SIGRTMIN + 2) /* weir stop PID --drain */
+typedef struct weir_cli_stopper {
+    struct weir_job *job;
+    bool drain_on_stop; /* --drain-on-stop */
+    pthread_t thread;
+    bool started;
+    _Atomic int sig;       /* the first stop signal, 0: none */
+    _Atomic bool drained;  /* that stop drains */
+    _Atomic bool canceled; /* a second signal came */
+    _Atomic bool ending;   /* the job ended: the thread leaves */
+} weir_cli_stopper;
+int weir_cli_stopper_block(void);
+int weir_cli_stopper_start(weir_cli_stopper *s, struct weir_job *job, bool drain_on_stop);
+void weir_cli_stopper_end(weir_cli_stopper *s);
+/* The first stop signal taken (0: none) and the exit code it calls for. */
+int weir_cli_stopper_signal(const weir_cli_stopper *s);
+int weir_cli_stopper_exit_code(const weir_cli_stopper *s);
+/* One line on stderr: how the job stopped and what is committed. */
+void weir_cli_stopper_report(const weir_cli_stopper *s, struct weir_job *job);
 
 /* Exit codes of the weir command. */
 enum {

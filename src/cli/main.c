@@ -14,6 +14,7 @@ static const char USAGE[] =
     "  checkpoints DIR      list the checkpoints in DIR\n"
     "  inspect PATH         show what a checkpoint or savepoint holds\n"
     "  savepoint PID        take a savepoint of a running job (--stop: and stop it)\n"
+    "  stop PID             stop a running job as Ctrl-C does (--drain: fire every window)\n"
     "\n"
     "weir COMMAND --help shows the options of a command.\n";
 
@@ -38,6 +39,8 @@ int main(int argc, char **argv)
         return weir_cli_inspect(argc - 1, argv + 1);
     if (!strcmp(cmd, "savepoint"))
         return weir_cli_savepoint(argc - 1, argv + 1);
+    if (!strcmp(cmd, "stop"))
+        return weir_cli_stop(argc - 1, argv + 1);
     fprintf(stderr, "weir: unknown command '%s'\n\n%s", cmd, USAGE);
     return WEIR_EXIT_USAGE;
 }

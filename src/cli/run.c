@@ -30,6 +30,7 @@ typedef struct run_args {
     size_t n_set;
     bool fresh;        /* --fresh: ignore existing checkpoints */
     const char *from;  /* --from PATH: restore this checkpoint or savepoint */
+    bool drain_on_stop; /* --drain-on-stop: SIGINT/SIGTERM fire every window */
 } run_args;
 
 static int parse_args(const char *cmd, int argc, char **argv, run_args *a)
@@ -52,6 +53,9 @@ static int parse_args(const char *cmd, int argc, char **argv, run_args *a)
         } else if (!strcmp(s, "--allow-non-restored-state")) {
             /* Flink's --allowNonRestoredState, as its configuration key. */
             kv = "execution.savepoint.ignore-unclaimed-state=true";
+        } else if (!strcmp(s, "--drain-on-stop")) {
+            a->drain_on_stop = true;
+            continue;
         } else if (!strcmp(s, "--from")) {
             if (++i >= argc) {
                 fprintf(stderr, "weir %s: --from needs a checkpoint or savepoint path\n", cmd);
@@ -150,25 +154,6 @@ static int plan(const char *cmd, int argc, char **argv, run_args *a, weir_sql_jo
         return rc == WEIR_ENOMEM ? WEIR_EXIT_FAILED : WEIR_EXIT_INVALID;
     }
     return 0;
-}
-
-/*
- * SIGINT/SIGTERM stop the job cleanly. The signals are blocked in every
- * thread and taken by one thread with sigwait, so weir_job_stop runs in an
- * ordinary thread, not in a signal handler.
- */
-typedef struct signal_watch {
-    weir_job *job;
-    sigset_t set;
-} signal_watch;
-
-static void *watch_signals(void *arg)
-{
-    signal_watch *w = arg;
-    int sig;
-    if (sigwait(&w->set, &sig) == 0 && sig != SIGUSR2)
-        weir_job_stop(w->job);
-    return NULL;
 }
 
 typedef struct status_sums {
@@ -305,24 +290,33 @@ int weir_cli_run(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "--help")) {
         printf("usage: weir run JOB.sql [-D key=value]... [--fresh | --from PATH]\n"
-               "                [--allow-non-restored-state]\n\n"
+               "                [--allow-non-restored-state] [--drain-on-stop]\n\n"
                "Plans the SQL script JOB.sql and runs it as one job. Bounded inputs run to\n"
-               "completion; an unbounded job runs until interrupted (Ctrl-C stops it cleanly).\n\n"
-               "  -D key=value   set a configuration key, overriding the script's SET\n"
-               "                 (e.g. -D parallelism.default=4)\n"
-               "  --fresh        with state.checkpoints.dir set, start over instead of resuming\n"
-               "                 from the newest checkpoint there\n"
-               "  --from PATH    restore a checkpoint or savepoint (docs/checkpoints.md)\n"
+               "completion; an unbounded job runs until stopped: Ctrl-C, SIGTERM or\n"
+               "weir stop PID stop it cleanly (a second one stops it at once).\n\n"
+               "  -D key=value     set a configuration key, overriding the script's SET\n"
+               "                   (e.g. -D parallelism.default=4)\n"
+               "  --fresh          with state.checkpoints.dir set, start over instead of\n"
+               "                   resuming from the newest checkpoint there\n"
+               "  --from PATH      restore a checkpoint or savepoint (docs/checkpoints.md)\n"
                "  --allow-non-restored-state\n"
-               "                 restore a checkpoint whose operators do not all match the\n"
-               "                 job (a changed query), dropping the state of those that\n"
-               "                 do not; without it such a checkpoint is refused\n\n"
-               "With state.checkpoints.dir set the job checkpoints there and a later run\n"
-               "resumes where it stopped; kill -USR1 PID (weir savepoint PID) takes a savepoint.\n\n"
+               "                   restore a checkpoint whose operators do not all match the\n"
+               "                   job (a changed query), dropping the state of those that\n"
+               "                   do not; without it such a checkpoint is refused\n"
+               "  --drain-on-stop  a stop is an end of input: every window fires and every\n"
+               "                   timer runs (without it, windows that have not fired are\n"
+               "                   not emitted on a stop)\n\n"
+               "With state.checkpoints.dir set the job checkpoints there, a stop takes a\n"
+               "final checkpoint, and a later run resumes where it stopped; kill -USR1 PID\n"
+               "(weir savepoint PID) takes a savepoint.\n\n"
                "Exit status: 0 done, 1 the job failed, 2 usage, 3 the script does not\n"
-               "parse or plan, 4 a file could not be read.\n");
+               "parse or plan, 4 a file could not be read, 130 stopped by SIGINT, 143\n"
+               "stopped by SIGTERM or weir stop.\n");
         return WEIR_EXIT_OK;
     }
+    /* Before any thread exists, so that every thread inherits the mask and
+     * only the stopper takes SIGINT/SIGTERM (cli/stop.c). */
+    weir_cli_stopper_block();
     run_args a;
     weir_sql_job *sj = NULL;
     uint32_t attempt = 0;            /* restarts made (restart-strategy) */
@@ -344,21 +338,20 @@ again:;
         free_args(&a);
         return WEIR_EXIT_OK;
     }
+    /* A stop that comes while the checkpoint is being loaded stops the job
+     * before it starts. */
+    weir_cli_stopper stopper;
+    weir_cli_stopper_start(&stopper, job, a.drain_on_stop);
     if ((rc = weir_cli_enable_checkpoints(sj, job, attempt ? !restart_from[0] : a.fresh,
                                           attempt ? (restart_from[0] ? restart_from : NULL) : a.from))) {
+        weir_cli_stopper_end(&stopper);
+        if (weir_cli_stopper_signal(&stopper))
+            rc = weir_cli_stopper_exit_code(&stopper);
         weir_sql_job_destroy(sj);
         free_args(&a);
         return rc;
     }
     weir_cli_signals_start(job);
-    signal_watch sw = {.job = job};
-    sigemptyset(&sw.set);
-    sigaddset(&sw.set, SIGINT);
-    sigaddset(&sw.set, SIGTERM);
-    sigaddset(&sw.set, SIGUSR2); /* wakes the watcher when the job ends */
-    pthread_sigmask(SIG_BLOCK, &sw.set, NULL);
-    pthread_t sig_th;
-    bool watching = pthread_create(&sig_th, NULL, watch_signals, &sw) == 0;
     int jrc = weir_job_start(job);
     bool tty = isatty(STDERR_FILENO);
     waiter w = {.job = job};
@@ -393,14 +386,14 @@ again:;
     } else if (!jrc) {
         jrc = weir_job_wait(job);
     }
-    if (watching) {
-        pthread_kill(sig_th, SIGUSR2);
-        pthread_join(sig_th, NULL);
-    }
+    weir_cli_stopper_end(&stopper);
     weir_cli_signals_stop();
     report_bad_records(job);
     int exit_code = WEIR_EXIT_OK;
-    if (jrc && jrc != WEIR_ECANCELED) {
+    if (weir_cli_stopper_signal(&stopper) && (!jrc || jrc == WEIR_ECANCELED)) {
+        weir_cli_stopper_report(&stopper, job);
+        exit_code = weir_cli_stopper_exit_code(&stopper);
+    } else if (jrc && jrc != WEIR_ECANCELED) {
         const char *msg = weir_job_error(job);
         fprintf(stderr, "weir: job failed: %s\n", msg && *msg ? msg : weir_strerror(jrc));
         exit_code = WEIR_EXIT_FAILED;

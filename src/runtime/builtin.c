@@ -370,6 +370,7 @@ static const weir_operator_class process_cls = {
     .watermark = process_watermark,
     .timer = process_timer,
     .finish = process_finish,
+    .stop = process_finish, /* rows the function emitted are sent */
     .close = process_close,
 };
 

@@ -250,6 +250,23 @@ int weir__job_describe_aggs(weir_job *job, weir_stream s,
 /* The name of node `node` of the job graph, or NULL if there is none (restore
  * checks). */
 const char *weir__job_node_name(const weir_job *job, int node);
+
+/*
+ * For long loops (a firing, timers, a restore): call it every
+ * WEIR__INTERRUPT_EVERY steps - one atomic load while the job runs. It
+ * returns WEIR_ECANCELED when the loop must give up now: the job was
+ * canceled, or it was stopped without a drain more than WEIR__STOP_GRACE_MS
+ * ago (then it cancels the job: state halfway through a firing cannot be a
+ * final checkpoint, so the job ends at its last completed one).
+ */
+#define WEIR__INTERRUPT_EVERY 1024u
+#define WEIR__STOP_GRACE_MS 50
+int weir__job_interrupted(weir_job *job);
+/* Whether the job was stopped without a drain (its input did not end). */
+bool weir__job_stopped_undrained(const weir_job *job);
+/* Whether the job was canceled (a failure, weir_job_cancel). */
+bool weir__job_canceled(const weir_job *job);
+
 uint32_t weir__job_node_count(const weir_job *job);
 
 /*

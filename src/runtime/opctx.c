@@ -86,6 +86,9 @@ static int op_restore(weir_op_ctx *c)
     int rc = 0;
     if (rs->kg_state) {
         for (uint32_t kg = c->kg_lo; kg < c->kg_hi && !rc; kg++) {
+            /* A stop during a long restore: the job ends where it was. */
+            if ((rc = weir__job_interrupted(job)))
+                break;
             weir_buf_clear(&a);
             weir_buf_clear(&b);
             rc = rs->kg_state(rs->ud, c->node->id, c->node->name, kg, &a, &b);
@@ -106,7 +109,7 @@ static int op_restore(weir_op_ctx *c)
                 rc = weir__timers_restore_kg(c->timers, kg, &cur);
             }
         }
-        if (rc)
+        if (rc && !(rc == WEIR_ECANCELED && weir__job_canceled(job)))
             weir__subtask_fail(c->st, rc, "%s: cannot restore keyed state: %s",
                                c->node->name, weir_strerror(rc));
     }
@@ -391,6 +394,11 @@ weir_ts weir_op_input_watermark(weir_op_ctx *ctx, int input)
 int64_t weir_op_now_ms(weir_op_ctx *ctx)
 {
     return weir_clock_now(&ctx->st->job->cfg.clock);
+}
+
+int weir_op_interrupted(weir_op_ctx *ctx)
+{
+    return ctx ? weir__job_interrupted(ctx->st->job) : 0;
 }
 
 int weir__op_set_key_raw(weir_op_ctx *c, const void *key, size_t len,

@@ -401,6 +401,8 @@ void weir_job_stop(weir_job *job)
 {
     if (!job)
         return;
+    int64_t none = 0;
+    atomic_compare_exchange_strong(&job->stop_ns, &none, weir_monotonic_ns());
     /* Set even before the job starts: its sources then end at once. */
     atomic_store(&job->stop, 1);
     if (job->phase != 1)
@@ -411,6 +413,48 @@ void weir_job_stop(weir_job *job)
             for (uint32_t s = 0; s < task->parallelism; s++)
                 weir__gate_wake(&task->subtasks[s]->gate);
     }
+}
+
+void weir_job_stop_drain(weir_job *job)
+{
+    if (!job)
+        return;
+    /* Before stop: a source that sees the stop must see the drain too. */
+    atomic_store(&job->drain, 1);
+    weir_job_stop(job);
+}
+
+void weir_job_cancel(weir_job *job)
+{
+    if (!job)
+        return;
+    weir__job_cancel(job);
+    weir_job_stop(job);
+}
+
+bool weir__job_stopped_undrained(const weir_job *job)
+{
+    return atomic_load(&job->stop) && !atomic_load(&job->drain);
+}
+
+bool weir__job_canceled(const weir_job *job)
+{
+    return atomic_load(&job->cancel) != 0;
+}
+
+int weir__job_interrupted(weir_job *job)
+{
+    if (atomic_load_explicit(&job->cancel, memory_order_relaxed))
+        return WEIR_ECANCELED;
+    if (!atomic_load_explicit(&job->stop, memory_order_relaxed) ||
+        atomic_load(&job->drain))
+        return 0;
+    /* A stop waits a little for the loop to end by itself. */
+    int64_t since = atomic_load(&job->stop_ns);
+    if (weir_monotonic_ns() - since < (int64_t)WEIR__STOP_GRACE_MS * 1000000)
+        return 0;
+    weir__job_cancel(job);
+    return WEIR_ECANCELED;
 }
 
 int weir_job_wait(weir_job *job)

@@ -221,6 +221,7 @@ struct weir__subtask {
     bool ending;       /* every input ended: the final watermark, finish and END follow */
     bool wake_pending; /* a push left a consumer asleep: notify before idling */
     bool status_sent;  /* the initial status went out */
+    uint32_t interrupt_tick; /* timers fired, see weir__job_interrupted */
 
     /* checkpoints */
     uint64_t pending_barrier; /* being aligned, 0 if none */
@@ -278,6 +279,10 @@ struct weir_job {
     _Atomic int phase;
     _Atomic int cancel; /* failing: every thread stops now */
     _Atomic int stop;   /* stopping: sources end, in-flight data drains */
+    /* with stop: the stop is an end of input (final watermark, finish) */
+    _Atomic int drain;
+    /* monotonic ns of the first stop (0: none); see weir__job_interrupted */
+    _Atomic int64_t stop_ns;
     pthread_mutex_t mu; /* error */
     int err_code;
     char err_msg[1024];
@@ -318,6 +323,8 @@ int weir__op_advance_watermark(weir_op_ctx *c, weir_ts wm);
 int weir__op_check_hold(weir_op_ctx *c);
 int weir__chain_status(weir__subtask *st, bool idle);
 int weir__chain_finish(weir__subtask *st);
+/* The job stopped without a drain: each operator's stop hook, in chain order. */
+int weir__chain_stop(weir__subtask *st);
 int weir__chain_end(weir__subtask *st, bool drained);
 int weir__chain_barrier(weir__subtask *st, uint64_t id);
 int weir__chain_flush(weir__subtask *st);

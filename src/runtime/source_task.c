@@ -479,7 +479,8 @@ int weir__run_source(weir__subtask *st)
         if ((rc = inject_pending_barrier(st)))
             return rc;
         if (stopping(st)) {
-            drained = false;
+            /* A drain makes the stop an end of input. */
+            drained = atomic_load(&st->job->drain) != 0;
             break;
         }
         align_publish(st, false);
@@ -533,10 +534,8 @@ int weir__run_source(weir__subtask *st)
         return rc;
     if ((rc = inject_pending_barrier(st)))
         return rc;
-    /* After a stop, finish (end of input) does not run when a final checkpoint
-     * keeps the state. */
-    if (!(!drained && weir__final_checkpoints(st->job)) &&
-        (rc = weir__chain_finish(st)))
+    /* After a stop the input did not end: stop hooks, not finish. */
+    if ((rc = drained ? weir__chain_finish(st) : weir__chain_stop(st)))
         return rc;
     return weir__chain_end(st, drained);
 }

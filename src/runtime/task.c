@@ -99,8 +99,14 @@ int weir__op_check_hold(weir_op_ctx *c)
 static int fire_timer(void *ud, const weir_timer *t)
 {
     weir_op_ctx *c = ud;
-    int rc = weir__op_set_key_raw(c, t->key, t->key_len,
-                                  weir_key_hash(t->key, t->key_len));
+    /* Timers due at one watermark can be millions: a stop does not wait. */
+    int rc = ++c->st->interrupt_tick % WEIR__INTERRUPT_EVERY
+                 ? 0
+                 : weir__job_interrupted(c->st->job);
+    if (rc)
+        return rc;
+    rc = weir__op_set_key_raw(c, t->key, t->key_len,
+                              weir_key_hash(t->key, t->key_len));
     if (rc)
         return rc;
     if (!c->cls || !c->cls->timer)
@@ -185,6 +191,19 @@ int weir__chain_finish(weir__subtask *st)
             int rc = c->cls->finish(c->op, c);
             if (rc)
                 return op_failed(c, rc, "finish");
+        }
+    }
+    return 0;
+}
+
+int weir__chain_stop(weir__subtask *st)
+{
+    for (uint32_t i = 0; i < st->n_ops; i++) {
+        weir_op_ctx *c = &st->ops[i];
+        if (c->cls && c->cls->stop) {
+            int rc = c->cls->stop(c->op, c);
+            if (rc)
+                return op_failed(c, rc, "stop");
         }
     }
     return 0;
@@ -1175,10 +1194,9 @@ int weir__run_consumer(weir__subtask *st)
     uint64_t ck = 0;
     if ((rc = weir__subtask_commands(st, &ck)))
         return rc;
-    /* After a stop, finish (end of input) does not run when a final checkpoint
-     * keeps the state. */
-    if (!(st->undrained && weir__final_checkpoints(job)) &&
-        (rc = weir__chain_finish(st)))
+    /* After a stop the input did not end: stop hooks, not finish (windows
+     * that have not fired must not fire). */
+    if ((rc = st->undrained ? weir__chain_stop(st) : weir__chain_finish(st)))
         return rc;
     return weir__chain_end(st, !st->undrained);
 }

@@ -448,7 +448,7 @@ static int tumbling_fire(wcore *c, weir_ts W)
         sslice *s = c->s_head;
         int rc = emit_table(c, s, s->start, s->end);
         slice_release(c, s);
-        if (rc)
+        if (rc || (rc = weir__wcore_tick(c)))
             return rc;
     }
     return 0;
@@ -667,7 +667,7 @@ static int hopping_fire(wcore *c, weir_ts after, weir_ts W)
             t->n = 0;
             memset(t->idx, 0, t->idx_cap * sizeof *t->idx);
         }
-        if (rc)
+        if (rc || (rc = weir__wcore_tick(c)))
             return rc;
         after = E;
         ga = weir__ts_add(E, c->slide);
@@ -728,6 +728,8 @@ static int cumulating_fire(wcore *c, weir_ts after, weir_ts W)
             if (rc)
                 return rc;
         }
+        if ((rc = weir__wcore_tick(c)))
+            return rc;
         after = E;
     }
 }

@@ -1274,6 +1274,8 @@ static int list_fire(wcore *c, wentry *e, weir_ts after, weir_ts W)
             list_unlink(e, n);
             weir__wnode_free(c, n);
         }
+        if (!rc)
+            rc = weir__wcore_tick(c);
         n = nx;
     }
     return rc;
@@ -1619,6 +1621,8 @@ static int advance_to(wcore *c, weir_ts wm)
                 continue;
             e->wake = WEIR_TS_MAX;
             rc = visit(c, e);
+            if (!rc)
+                rc = weir__wcore_tick(c);
         }
         b->n = 0;
         b->free_next = c->bfree;
@@ -1633,6 +1637,8 @@ static int advance_to(wcore *c, weir_ts wm)
             if (e && !(e->flags & E_IDLE)) {
                 e->wake = WEIR_TS_MAX;
                 rc = visit(c, e);
+                if (!rc)
+                    rc = weir__wcore_tick(c);
             }
         }
         if (rc)

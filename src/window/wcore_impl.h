@@ -138,6 +138,7 @@ struct weir__wcore {
     const weir_schema *in_schema;
     weir_batch *out, *late;
     weir__wcore_io io;
+    uint32_t tick;            /* steps of firing loops, see weir__wcore_tick */
 
     /* time */
     bool loaded;              /* state was loaded (restore) */
@@ -345,6 +346,20 @@ static inline weir_ts weir__grid_after_cached(wcore *c, weir_ts t, int64_t off, 
         c->ga_out = weir__grid_after(t, off, step);
     }
     return c->ga_out;
+}
+
+/*
+ * A step of a loop whose length the data decides (windows fired by one
+ * watermark, keys visited): every WCORE_TICK steps it asks whether the job
+ * is being canceled, so a stop never waits for a firing of millions of
+ * windows. One counter increment per step, no clock read.
+ */
+#define WCORE_TICK 1024u
+static inline int weir__wcore_tick(wcore *c)
+{
+    if (++c->tick % WCORE_TICK || !c->io.interrupted)
+        return 0;
+    return c->io.interrupted(c->io.ud);
 }
 
 #endif

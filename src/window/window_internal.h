@@ -145,6 +145,9 @@ typedef struct weir__wcore_io {
     int (*proc_timer)(void *ud, const uint8_t *key, size_t len, uint64_t hash, int64_t t);
     /* Incremented for each late record (may be NULL). */
     uint64_t *late_counter;
+    /* Asked every WCORE_TICK steps of a firing (may be NULL): non-zero
+     * stops the firing with that code (the job is being canceled). */
+    int (*interrupted)(void *ud);
     void *ud;
 } weir__wcore_io;
 

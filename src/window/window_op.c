@@ -210,6 +210,12 @@ static int op_create(void *argp, const weir_op_info *info, void **out)
     return 0;
 }
 
+static int io_interrupted(void *ud)
+{
+    wop *op = ud;
+    return weir_op_interrupted(op->ctx);
+}
+
 static int op_open(void *p, weir_op_ctx *ctx)
 {
     wop *op = p;
@@ -227,6 +233,7 @@ static int op_open(void *p, weir_op_ctx *ctx)
         .emit_late = weir_op_has_side_output(ctx, WEIR_WINDOW_LATE_TAG) ? io_emit_late : NULL,
         .proc_timer = io_proc_timer,
         .late_counter = weir_op_counter(ctx, "late_records"),
+        .interrupted = io_interrupted,
         .ud = op,
     };
     weir_error err = {0};

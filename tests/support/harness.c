@@ -428,6 +428,7 @@ struct th_collect {
     weir_ts wm[TH_MAX_SUBTASKS];
     uint32_t parallelism;
     uint32_t finished;
+    uint32_t stopped; /* stop hooks run (a stop without a drain) */
     weir_ts *wm_log;
     size_t n_wm_log, cap_wm_log;
     int64_t delay_us;
@@ -554,6 +555,17 @@ static int sink_finish(void *op, weir_op_ctx *ctx)
     return 0;
 }
 
+static int sink_stop(void *op, weir_op_ctx *ctx)
+{
+    (void)ctx;
+    th_sink *s = op;
+    pthread_mutex_lock(&s->c->mu);
+    s->c->stopped++;
+    pthread_cond_broadcast(&s->c->cv);
+    pthread_mutex_unlock(&s->c->mu);
+    return 0;
+}
+
 static void sink_close(void *op)
 {
     weir_free(op);
@@ -564,6 +576,7 @@ static const weir_operator_class th_sink_cls = {
     .process = sink_process,
     .watermark = sink_watermark,
     .finish = sink_finish,
+    .stop = sink_stop,
     .close = sink_close,
 };
 
@@ -672,6 +685,14 @@ const weir_ts *th_collect_watermarks(th_collect *c, size_t *n)
     const weir_ts *w = c->wm_log;
     pthread_mutex_unlock(&c->mu);
     return w;
+}
+
+bool th_collect_stopped(th_collect *c)
+{
+    pthread_mutex_lock(&c->mu);
+    bool f = c->parallelism > 0 && c->stopped >= c->parallelism;
+    pthread_mutex_unlock(&c->mu);
+    return f;
 }
 
 bool th_collect_finished(th_collect *c)

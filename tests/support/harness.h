@@ -81,6 +81,8 @@ bool th_collect_wait_watermark(th_collect *c, weir_ts wm, int timeout_ms);
 const weir_ts *th_collect_watermarks(th_collect *c, size_t *n);
 /* True once finish ran on every sink subtask. */
 bool th_collect_finished(th_collect *c);
+/* Every instance ran its stop hook (the job stopped without a drain). */
+bool th_collect_stopped(th_collect *c);
 
 /* Sum of the metrics whose name matches glob pattern (fnmatch). */
 double th_metric(weir_job *job, const char *pattern);

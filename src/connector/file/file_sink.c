@@ -1142,6 +1142,28 @@ static int fsink_finish_impl(void *op, weir_op_ctx *ctx)
     return rc;
 }
 
+/*
+ * The job stopped without a drain. The rows received so far are final (a
+ * window that had not fired emitted nothing), but the input did not end, so
+ * a partition is committed only if the watermark says so. With a final
+ * checkpoint that checkpoint rolls and commits them (the two-phase commit);
+ * without one they are committed now, as at the end of input.
+ */
+static int fsink_stop_impl(void *op, weir_op_ctx *ctx)
+{
+    file_sink *s = op;
+    if (s->arg->cfg.commit_on_checkpoint && weir__op_final_checkpoint(ctx))
+        return 0;
+    int rc = sweep_if_fresh(s);
+    if (!rc)
+        rc = roll_all(s);
+    if (!rc)
+        rc = commit_pending(s, true, 0);
+    if (!rc)
+        rc = commit_partitions(s, s->wm, false);
+    return rc;
+}
+
 static int put_mark(file_sink *s, uint64_t ckpt, weir_ts wm)
 {
     if (s->n_marks == s->cap_marks) {
@@ -1481,6 +1503,11 @@ static int fsink_finish(void *op, weir_op_ctx *ctx)
     return report(ctx, op, fsink_finish_impl(op, ctx));
 }
 
+static int fsink_stop(void *op, weir_op_ctx *ctx)
+{
+    return report(ctx, op, fsink_stop_impl(op, ctx));
+}
+
 static int fsink_snapshot(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
                           weir_buf *out)
 {
@@ -1503,6 +1530,24 @@ static void fsink_close(void *op)
     file_sink *s = op;
     if (!s)
         return;
+    /*
+     * A file still open here was never pre-committed (a snapshot rolls the
+     * open files first): the job was canceled or failed, and no checkpoint
+     * and no later run will ever commit it. It goes now rather than at the
+     * next start.
+     */
+    for (uint32_t i = 0; i < s->n_buckets; i++) {
+        bucket *b = s->buckets[i];
+        if (b->fd < 0 || !b->cur_name)
+            continue;
+        weir__fio->close(b->fd);
+        b->fd = -1;
+        char *hidden = make_rel_path(s->arg->path, b->cur_name, ".",
+                                     ".inprogress");
+        if (hidden)
+            weir__fio->unlink(hidden);
+        weir_free(hidden);
+    }
     for (uint32_t i = 0; i < s->n_buckets; i++)
         bucket_free(s->buckets[i]);
     weir_free(s->buckets);
@@ -1531,6 +1576,7 @@ const weir_operator_class weir__file_sink_class = {
     .restore = fsink_restore,
     .checkpoint_complete = fsink_checkpoint_complete,
     .finish = fsink_finish,
+    .stop = fsink_stop,
     .close = fsink_close,
 };
 

@@ -162,6 +162,7 @@ const weir_operator_class weir__print_sink_class = {
     .open = print_open,
     .process = print_process,
     .finish = print_finish,
+    .stop = print_finish, /* what it received is final: print it */
     .close = print_close,
 };
 
