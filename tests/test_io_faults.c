@@ -20,6 +20,10 @@
  * write, fsync or rename of a checkpoint file fails that checkpoint, never
  * the job.
  *
+ * Besides the sweep: a sink whose part file cannot be synced at a
+ * checkpoint barrier must fail the job (whose restart replays), not let it
+ * go on without that file's rows.
+ *
  * WEIR_IOFAULT_STRIDE=k tries every k-th n, starting at WEIR_IOFAULT_SEED
  * mod k (printed; both replay a run). The default is every n on the heap
  * backend and every 4th on RocksDB, whose cycles are slower (bounded for
@@ -430,3 +434,96 @@ Test(io_faults, every_nth_call_failing_keeps_the_output_exact_rocksdb)
     sweep("rocksdb", 4);
 }
 #endif
+
+/* ---- a sink failing at a barrier ---- */
+
+static _Atomic uint64_t g_limit, g_produced;
+static _Atomic int g_sink_fsync_fails;
+
+static int f_sink_fsync(int fd)
+{
+    const char *path =
+        fd >= 0 && fd < MAX_FD ? atomic_load(&g_fd_path[fd]) : NULL;
+    if (path && strncmp(path, g_out, strlen(g_out)) == 0 &&
+        atomic_load(&g_sink_fsync_fails) > 0) {
+        atomic_fetch_sub(&g_sink_fsync_fails, 1);
+        return -EIO;
+    }
+    return fsync(fd) < 0 ? -errno : 0;
+}
+
+static cj_job *start_gen(const cj_gen *gen, const char *out, bool checkpoints)
+{
+    cj_params p = {.gen = gen,
+                   .out_dir = out,
+                   .state_backend = "memory",
+                   .parallelism = 2,
+                   .batch_size = 256};
+    cj_job *j = NULL;
+    weir_error err;
+    cr_assert_eq(cj_job_build(&p, &j, &err), 0, "%s", err.message);
+    if (checkpoints) {
+        weir_checkpoint_config c;
+        weir_checkpoint_config_init(&c);
+        c.dir = g_ckpt;
+        c.restore = WEIR_RESTORE_LATEST;
+        c.log = cj_quiet_log;
+        c.log_ud = getenv("WEIR_IOFAULT_VERBOSE") ? stderr : NULL;
+        cr_assert_eq(weir_job_enable_checkpoints(j->job, &c, &err), 0, "%s",
+                     err.message);
+    }
+    cr_assert_eq(weir_job_start(j->job), 0, "%s", weir_job_error(j->job));
+    return j;
+}
+
+Test(io_faults, a_sink_sync_failing_at_a_barrier_fails_the_job_not_its_rows)
+{
+    cj_gen gen = {.n = 40000,
+                  .seed = 9,
+                  .n_keys = 20,
+                  .limit = &g_limit,
+                  .produced = &g_produced};
+    atomic_store(&g_limit, UINT64_MAX);
+    cj_job *j = start_gen(&gen, g_ref, false);
+    cr_assert_eq(weir_job_wait(j->job), 0, "%s", weir_job_error(j->job));
+    cj_job_destroy(j);
+    cr_assert_eq(cj_read_output(g_ref, &g_ref_lines, NULL), 0);
+    cr_assert_gt(g_ref_lines.n, 40);
+
+    /* 25 000 rows in: windows have fired, the sinks hold rows in their
+     * in-progress files. */
+    install(-1, 0, 0);
+    weir__io_ops.fsync = f_sink_fsync;
+    atomic_store(&g_limit, 25000);
+    atomic_store(&g_produced, 0);
+    j = start_gen(&gen, g_out, true);
+    for (int i = 0; i < 20000 && atomic_load(&g_produced) < 25000; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    cr_assert_eq(atomic_load(&g_produced), 25000);
+    /* The barrier rolls the sinks' files: the first sync fails. */
+    atomic_store(&g_sink_fsync_fails, 1);
+    uint64_t id;
+    weir_error err = {0};
+    cr_assert_eq(weir_job_trigger_checkpoint(j->job, &id), 0);
+    int crc = weir_job_await_checkpoint(j->job, id, 20000, &err);
+    cr_assert_neq(crc, 0, "the checkpoint whose sink file failed completed");
+    cr_assert_eq(atomic_load(&g_sink_fsync_fails), 0);
+    atomic_store(&g_limit, UINT64_MAX);
+    int rc = weir_job_wait(j->job);
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", weir_job_error(j->job));
+    cj_job_destroy(j);
+    weir__io_reset();
+    cr_assert_neq(rc, 0,
+                  "the job went on after its sink lost a part file's data");
+    cr_assert(strstr(msg, "cannot sync"), "%s", msg);
+
+    /* The restart replays from the last checkpoint (none: the start). */
+    j = start_gen(&gen, g_out, true);
+    cr_assert_eq(weir_job_wait(j->job), 0, "%s", weir_job_error(j->job));
+    cj_job_destroy(j);
+    char why[1024];
+    cr_assert_eq(compare_output(why, sizeof why), 0, "%s", why);
+}
