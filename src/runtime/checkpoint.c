@@ -330,8 +330,9 @@ static int read_part(weir_cursor *c, weir__native_part *p)
                 (rc = weir_cursor_get_u64(c, &f->size)) ||
                 (rc = weir_cursor_get_u32(c, &f->crc)))
                 return rc;
-            /* Shared files live in the storage's shared/ folder only. */
-            if (strncmp(f->shared, "shared/", 7) ||
+            /* Shared files live in the storage's shared/ folder only (an
+             * empty name reads as NULL). */
+            if (!f->shared || strncmp(f->shared, "shared/", 7) ||
                 !plain_name(f->shared + 7))
                 return WEIR_ECORRUPT;
         } else {
