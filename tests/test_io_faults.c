@@ -26,8 +26,9 @@
  *
  * WEIR_IOFAULT_STRIDE=k tries every k-th n, starting at WEIR_IOFAULT_SEED
  * mod k (printed; both replay a run). The default is every n on the heap
- * backend and every 4th on RocksDB, whose cycles are slower (bounded for
- * CI); WEIR_IOFAULT_STRIDE=1 is the full sweep. WEIR_IOFAULT_VERBOSE prints
+ * backend and every 4th on RocksDB, whose cycles are slower, and twice
+ * those strides under AddressSanitizer (bounded for CI);
+ * WEIR_IOFAULT_STRIDE=1 is the full sweep. WEIR_IOFAULT_VERBOSE prints
  * every run and the checkpoint log.
  */
 #include <criterion/criterion.h>
@@ -39,6 +40,17 @@
 #include "ckpt_job.h"
 #include "util/io.h"
 #include "weir/planner.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define IOFAULT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define IOFAULT_ASAN 1
+#endif
+#endif
+#ifndef IOFAULT_ASAN
+#define IOFAULT_ASAN 0
+#endif
 
 #define N_ROWS 3000
 #define N_KEYS 12
@@ -350,7 +362,8 @@ static void sweep(const char *backend, uint64_t default_stride)
             (unsigned long long)count[K_READ]);
 
     const char *sv = getenv("WEIR_IOFAULT_STRIDE");
-    uint64_t stride = sv && *sv ? strtoull(sv, NULL, 10) : default_stride;
+    uint64_t stride = sv && *sv ? strtoull(sv, NULL, 10)
+                                : default_stride * (IOFAULT_ASAN ? 2 : 1);
     if (stride == 0)
         stride = 1;
     const char *seedv = getenv("WEIR_IOFAULT_SEED");
