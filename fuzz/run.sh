@@ -6,7 +6,8 @@
 #
 # WEIR_FUZZ_RUNS=N bounds each target by N executions instead of time
 # (scripts/fuzz-long.sh: 10 M each); WEIR_FUZZ_NICE=K runs the targets under
-# nice -n K; WEIR_FUZZ_MAX_LEN overrides the input size bound (4096).
+# nice -n K; WEIR_FUZZ_MAX_LEN overrides the input size bound (4096) and
+# WEIR_FUZZ_TIMEOUT the seconds after which a unit is a hang (10).
 #
 # Corpora grow in fuzz/corpus-<target>/ (seeded from fuzz/seeds/<target>/,
 # not committed); crashes are written to fuzz/crash-<target>-* and make the
@@ -59,7 +60,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus"
   cp -n "$src/fuzz/seeds/$t"/* "$corpus"/ 2>/dev/null || true
   echo "fuzz: running $t for $what"
-  if ! "${nice_cmd[@]}" "$exe" "${limit[@]}" -max_len="${WEIR_FUZZ_MAX_LEN:-4096}" -timeout=10 -rss_limit_mb=2048 \
+  if ! "${nice_cmd[@]}" "$exe" "${limit[@]}" -max_len="${WEIR_FUZZ_MAX_LEN:-4096}" -timeout="${WEIR_FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
       -artifact_prefix="$work/crash-$t-" -print_final_stats=1 "$corpus" 2>"$work/fuzz-$t.log"; then
     echo "fuzz: $t FAILED; see $work/fuzz-$t.log and $work/crash-$t-*"
     tail -40 "$work/fuzz-$t.log"

@@ -18,6 +18,9 @@ fi
 export WEIR_FUZZ_WORK="${WEIR_FUZZ_WORK:-/tmp/weir-fuzz-long}"
 export WEIR_FUZZ_RUNS="${WEIR_FUZZ_RUNS:-10000000}"
 export WEIR_FUZZ_NICE="${WEIR_FUZZ_NICE:-10}"
+# A niced process on a loaded machine can stall for seconds: only a unit
+# that runs for a minute counts as a hang.
+export WEIR_FUZZ_TIMEOUT="${WEIR_FUZZ_TIMEOUT:-60}"
 mkdir -p "$WEIR_FUZZ_WORK"
 status=0
 for t in "${targets[@]}"; do
