@@ -32,11 +32,11 @@ static void teardown(void)
         cj_rmtree(g_dir);
 }
 
-TestSuite(checkpoint_symlinks, .init = setup, .fini = teardown,
-          .timeout = 300);
+TestSuite(checkpoint_symlinks, .init = setup, .fini = teardown, .timeout = 300);
 
-static const char *const CANARIES[] = {"canary.txt", "CURRENT", "000042.sst",
-                                       "LOG", "_metadata", "sub/canary.txt"};
+static const char *const CANARIES[] = {"canary.txt", "CURRENT",
+                                       "000042.sst", "LOG",
+                                       "_metadata",  "sub/canary.txt"};
 #define N_CANARIES (sizeof CANARIES / sizeof *CANARIES)
 
 static void write_file(const char *path, const char *text)
@@ -66,8 +66,8 @@ static void check_victim(const char *victim, const char *when)
     struct stat st;
     for (size_t i = 0; i < N_CANARIES; i++) {
         snprintf(p, sizeof p, "%s/%s", victim, CANARIES[i]);
-        cr_assert_eq(stat(p, &st), 0, "%s: %s was deleted through a link",
-                     when, p);
+        cr_assert_eq(stat(p, &st), 0, "%s: %s was deleted through a link", when,
+                     p);
     }
 }
 

@@ -255,9 +255,8 @@ static int run_job(const char *out, const char *backend, bool checkpoints,
     const char *keys[] = {"parallelism.default", "state.backend.type",
                           "weir.state.dir", "state.checkpoints.dir"};
     const char *vals[] = {PARALLELISM, backend, g_state, g_ckpt};
-    weir_sql_job_options opt = {.set_keys = keys,
-                                .set_values = vals,
-                                .n_set = checkpoints ? 4 : 3};
+    weir_sql_job_options opt = {
+        .set_keys = keys, .set_values = vals, .n_set = checkpoints ? 4 : 3};
     weir_sql_job *sj = NULL;
     weir_error err = {0};
     int rc = weir_sql_job_create("job.sql", sql, strlen(sql), &opt, &sj, &err);
@@ -302,8 +301,7 @@ static int compare_output(char *why, size_t cap)
 static void reference(const char *backend)
 {
     char msg[1024];
-    cr_assert_eq(run_job(g_ref, backend, false, msg, sizeof msg), 0, "%s",
-                 msg);
+    cr_assert_eq(run_job(g_ref, backend, false, msg, sizeof msg), 0, "%s", msg);
     cr_assert_eq(cj_read_output(g_ref, &g_ref_lines, NULL), 0);
     cr_assert_gt(g_ref_lines.n, 40, "the reference run produced %zu lines",
                  g_ref_lines.n);
@@ -367,8 +365,8 @@ static void sweep(const char *backend, uint64_t default_stride)
     if (stride == 0)
         stride = 1;
     const char *seedv = getenv("WEIR_IOFAULT_SEED");
-    uint64_t seed = seedv && *seedv ? strtoull(seedv, NULL, 10)
-                                    : (uint64_t)time(NULL);
+    uint64_t seed =
+        seedv && *seedv ? strtoull(seedv, NULL, 10) : (uint64_t)time(NULL);
     fprintf(stderr,
             "io_faults %s: stride %llu, seed %llu (WEIR_IOFAULT_STRIDE, "
             "WEIR_IOFAULT_SEED)\n",
@@ -381,8 +379,8 @@ static void sweep(const char *backend, uint64_t default_stride)
         for (int f = 0; f < N_FAILS; f++) {
             if (f == F_SHORT && (k == K_FSYNC || k == K_RENAME))
                 continue;
-            for (uint64_t n = 1 + (seed + (uint64_t)k * 7 + (uint64_t)f) %
-                                      stride;
+            for (uint64_t n =
+                     1 + (seed + (uint64_t)k * 7 + (uint64_t)f) % stride;
                  n <= last; n += stride) {
                 clean();
                 install(k, n, f);
@@ -395,8 +393,8 @@ static void sweep(const char *backend, uint64_t default_stride)
                 const char *what = KIND_NAMES[k];
                 if (f == F_SHORT || !fired)
                     cr_assert(rc1 == 0 && rc2 == 0,
-                              "a short %s (call %llu) failed the job: %s",
-                              what, (unsigned long long)n, msg);
+                              "a short %s (call %llu) failed the job: %s", what,
+                              (unsigned long long)n, msg);
                 if (fired && on_ckpt && k != K_READ)
                     cr_assert_eq(rc1, 0,
                                  "%s of a checkpoint file failing with %s "

@@ -7,9 +7,10 @@
  * ("chk-7" in "chk-7/_metadata", "shared" in "shared/x") include a link is
  * refused (WEIR_EINVAL; get: WEIR_ENOTFOUND, so a linked "chk-7" reads as a
  * checkpoint that never completed), list refuses a folder that is a link,
- * and remove of a link removes the link, not what it points to. The root itself may be a
- * link (it is the user's choice of folder). So no put, prune or sweep can
- * reach, let alone delete, files outside the checkpoint folder.
+ * and remove of a link removes the link, not what it points to. The root
+ * itself may be a link (it is the user's choice of folder). So no put,
+ * prune or sweep can reach, let alone delete, files outside the checkpoint
+ * folder.
  */
 #include <dirent.h>
 #include <stdio.h>

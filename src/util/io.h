@@ -17,7 +17,7 @@ typedef struct weir__io {
     int (*open)(const char *path, int flags, int mode);       /* fd or -errno */
     ssize_t (*write)(int fd, const void *p, size_t n);        /* bytes or -errno */
     ssize_t (*read)(int fd, void *p, size_t n);
-    ssize_t (*pread)(int fd, void *p, size_t n, off_t off); /* bytes or -errno */
+    ssize_t (*pread)(int fd, void *p, size_t n, off_t off); /* as read */
     int (*fsync)(int fd);
     int (*close)(int fd);
     int (*rename)(const char *from, const char *to);
