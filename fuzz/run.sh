@@ -38,7 +38,7 @@ printf '%s\n' "$src"/src/format/*.c "$src"/src/record/batch.c "$src"/src/record/
   "$src"/src/record/key.c "$src"/src/util/*.c "$src"/src/time/timefmt.c "$src"/src/time/clock.c \
   "$src"/src/checkpoint/format.c "$src"/src/runtime/checkpoint.c "$src"/src/state/memory_backend.c \
   "$src"/src/state/state.c "$src"/src/state/slab.c "$src"/src/state/snapshot.c \
-  "$src"/src/state/timer_service.c |
+  "$src"/src/state/timer_service.c "$src"/fuzz/stubs.c |
   xargs -P "$(nproc)" -I{} sh -c 'o="$1/obj/$(echo "$2" | tr / _).o"; "$3" $4 -fsanitize=fuzzer-no-link -c "$2" -o "$o"' \
     _ "$bin" {} "$CC" "${cflags[*]}"
 limit=(-max_total_time="$seconds")

@@ -19,7 +19,6 @@
 #define WEIR_FUZZ_ENTRY fuzz_csv_one
 #include "../fuzz/fuzz_csv.c"
 #undef WEIR_FUZZ_ENTRY
-#define WEIR_FUZZ_FULL_LIBRARY 1 /* no stubs: the whole library is linked */
 #define WEIR_FUZZ_ENTRY fuzz_ckpt_one
 #include "../fuzz/fuzz_ckpt.c"
 #undef WEIR_FUZZ_ENTRY
