@@ -12,6 +12,7 @@
  * chosen points of the input, whatever the thread timing.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -366,9 +367,31 @@ Test(checkpoint, a_corrupt_newest_checkpoint_falls_back_to_the_one_before)
 
 static _Atomic int g_fail_writes, g_fail_meta_renames;
 
+/*
+ * Which descriptors are checkpoint files: the injected ENOSPC is meant for
+ * checkpoint storage, and the file sink's writes go through the same table.
+ */
+static _Atomic bool g_is_ckpt_fd[4096];
+
+static int tracking_open(const char *path, int flags, int mode)
+{
+    int fd = open(path, flags | O_CLOEXEC, mode);
+    if (fd < 0)
+        return -errno;
+    if (fd < 4096)
+        atomic_store(&g_is_ckpt_fd[fd],
+                     strncmp(path, g_ckpt, strlen(g_ckpt)) == 0);
+    return fd;
+}
+
+static bool is_ckpt_fd(int fd)
+{
+    return fd >= 0 && fd < 4096 && atomic_load(&g_is_ckpt_fd[fd]);
+}
+
 static ssize_t enospc_write(int fd, const void *p, size_t n)
 {
-    if (atomic_load(&g_fail_writes) > 0) {
+    if (is_ckpt_fd(fd) && atomic_load(&g_fail_writes) > 0) {
         atomic_fetch_sub(&g_fail_writes, 1);
         return -ENOSPC;
     }
@@ -389,6 +412,7 @@ Test(checkpoint,
      enospc_or_a_failed_metadata_write_fails_one_checkpoint_and_the_job_goes_on)
 {
     reference();
+    weir__io_ops.open = tracking_open;
     weir__io_ops.write = enospc_write;
     weir__io_ops.rename = failing_rename;
     cj_job *j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, 15000);
@@ -420,6 +444,7 @@ Test(checkpoint,
 
 Test(checkpoint, too_many_failures_fail_the_job_when_asked_to)
 {
+    weir__io_ops.open = tracking_open;
     weir__io_ops.write = enospc_write;
     atomic_store(&g_fail_writes, 1000000);
     atomic_store(&g_limit, 10000);

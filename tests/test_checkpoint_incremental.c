@@ -11,6 +11,7 @@
  * exactly the output of a run without failure.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <dirent.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -686,9 +687,31 @@ Test(incremental, savepoints_stay_canonical)
 
 static _Atomic int g_fail_writes;
 
+/*
+ * Which descriptors are checkpoint files: the injected ENOSPC is meant for
+ * checkpoint storage, and the file sink's writes go through the same table.
+ */
+static _Atomic bool g_is_ckpt_fd[4096];
+
+static int tracking_open(const char *path, int flags, int mode)
+{
+    int fd = open(path, flags | O_CLOEXEC, mode);
+    if (fd < 0)
+        return -errno;
+    if (fd < 4096)
+        atomic_store(&g_is_ckpt_fd[fd],
+                     strncmp(path, g_ckpt, strlen(g_ckpt)) == 0);
+    return fd;
+}
+
+static bool is_ckpt_fd(int fd)
+{
+    return fd >= 0 && fd < 4096 && atomic_load(&g_is_ckpt_fd[fd]);
+}
+
 static ssize_t enospc_write(int fd, const void *p, size_t n)
 {
-    if (atomic_load(&g_fail_writes) > 0) {
+    if (is_ckpt_fd(fd) && atomic_load(&g_fail_writes) > 0) {
         atomic_fetch_sub(&g_fail_writes, 1);
         return -ENOSPC;
     }
@@ -702,6 +725,7 @@ Test(incremental, a_failed_upload_fails_that_checkpoint_only)
     cr_skip_test("built without RocksDB");
 #endif
     reference();
+    weir__io_ops.open = tracking_open;
     weir__io_ops.write = enospc_write;
     ijob *j = start(2, "rocksdb", true, N_KEYS);
     wait_produced(N_KEYS);

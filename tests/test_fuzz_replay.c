@@ -1,6 +1,6 @@
 /*
- * tests/test_fuzz_replay.c - runs the decoder fuzz targets
- * (fuzz/fuzz_json.c, fuzz/fuzz_csv.c) as ordinary tests: over every seed
+ * tests/test_fuzz_replay.c - runs the fuzz targets (fuzz/fuzz_json.c,
+ * fuzz/fuzz_csv.c, fuzz/fuzz_ckpt.c) as ordinary tests: over every seed
  * in fuzz/seeds/<target>/, then over
  * deterministic mutations of the seeds (byte flips, JSON/CSV punctuation
  * inserted, cuts, splices), so the properties the fuzzers check hold in
@@ -18,6 +18,9 @@
 #undef WEIR_FUZZ_ENTRY
 #define WEIR_FUZZ_ENTRY fuzz_csv_one
 #include "../fuzz/fuzz_csv.c"
+#undef WEIR_FUZZ_ENTRY
+#define WEIR_FUZZ_ENTRY fuzz_ckpt_one
+#include "../fuzz/fuzz_ckpt.c"
 #undef WEIR_FUZZ_ENTRY
 
 typedef int (*fuzz_fn)(const uint8_t *, size_t);
@@ -149,4 +152,8 @@ Test(fuzz_replay, json)
 Test(fuzz_replay, csv)
 {
     replay("csv", fuzz_csv_one, 3000);
+}
+Test(fuzz_replay, ckpt)
+{
+    replay("ckpt", fuzz_ckpt_one, 300);
 }

@@ -59,7 +59,9 @@ static int load(weir__storage *s, const char *name, weir__ckpt_meta *meta,
         snprintf(path, sizeof path, "%s/%s", name, f->file);
         rc = s->ops->get(s, path, &data, &len);
         if (rc) {
-            rc = weir_error_set(err, rc == WEIR_ENOMEM ? rc : WEIR_ECORRUPT,
+            /* Missing: the checkpoint is bad. Unreadable (I/O error): it
+             * may be intact, and the caller must not pass over it. */
+            rc = weir_error_set(err, rc == WEIR_ENOTFOUND ? WEIR_ECORRUPT : rc,
                                 "%s: state file missing or unreadable: %s",
                                 path, weir_strerror(rc));
             goto bad;
@@ -84,7 +86,7 @@ static int load(weir__storage *s, const char *name, weir__ckpt_meta *meta,
         const weir__ckpt_shared *f = &meta->shared[i];
         rc = s->ops->get(s, f->name, &data, &len);
         if (rc) {
-            rc = weir_error_set(err, rc == WEIR_ENOMEM ? rc : WEIR_ECORRUPT,
+            rc = weir_error_set(err, rc == WEIR_ENOTFOUND ? WEIR_ECORRUPT : rc,
                                 "%s: shared file %s missing or unreadable: %s",
                                 name, f->name, weir_strerror(rc));
             goto bad;

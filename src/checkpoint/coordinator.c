@@ -904,8 +904,13 @@ static void prune_shared(weir__coord *c, uint64_t id, const weir__ckpt_meta *m)
 {
     char **names = NULL;
     size_t n_names = 0;
-    if (c->storage->ops->list(c->storage, "shared", &names, &n_names) != 0 ||
-        n_names == 0) {
+    int lr = c->storage->ops->list(c->storage, "shared", &names, &n_names);
+    if (lr || n_names == 0) {
+        if (lr && lr != WEIR_ENOTFOUND)
+            weir__ckpt_log(&c->cfg,
+                           "cannot list %s/shared: %s (a symbolic link there "
+                           "is never followed); its unused files stay",
+                           c->dir, weir_strerror(lr));
         weir__storage_free_names(names, n_names);
         return;
     }

@@ -312,7 +312,13 @@ static int latest_in(weir_job *job, const weir_checkpoint_config *cfg,
         }
         if (lr == WEIR_ENOTFOUND)
             continue; /* never completed */
-        if (lr == WEIR_EINVAL || lr == WEIR_ENOMEM || lr == WEIR_ECANCELED) {
+        /* Only a checkpoint known to be bad is passed over. One that could
+         * not be read (an I/O error, no memory) may be intact: falling back
+         * past it - or starting fresh when it is the only one - would
+         * replay input whose output is already committed. The start fails
+         * instead, and a restart tries it again. */
+        if (lr == WEIR_EINVAL || lr == WEIR_ENOMEM || lr == WEIR_EIO ||
+            lr == WEIR_ENOSPC || lr == WEIR_ECANCELED) {
             rc = weir_error_set(err, lr, "%s", e.message);
             break;
         }

@@ -2,6 +2,15 @@
  * checkpoint/storage_local.c - checkpoint storage in a local folder.
  * put writes through weir__io_write_atomic (temporary, fsync, rename, fsync
  * of the folder), so a crash leaves either the old state or the new file.
+ *
+ * Symbolic links below the root are never followed: a name whose folders
+ * ("chk-7" in "chk-7/_metadata", "shared" in "shared/x") include a link is
+ * refused (WEIR_EINVAL; get: WEIR_ENOTFOUND, so a linked "chk-7" reads as a
+ * checkpoint that never completed), list refuses a folder that is a link,
+ * and remove of a link removes the link, not what it points to. The root
+ * itself may be a link (it is the user's choice of folder). So no put,
+ * prune or sweep can reach, let alone delete, files outside the checkpoint
+ * folder.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -25,12 +34,41 @@ static int path_of(local_storage *ls, const char *name, char *buf, size_t cap)
     return n < 0 || (size_t)n >= cap ? WEIR_EINVAL : 0;
 }
 
+/*
+ * WEIR_EINVAL if one of the folders between the root and path (the root
+ * excluded; path itself too when whole) is a symbolic link. What does not
+ * exist yet is no link.
+ */
+static int check_links(local_storage *ls, char *path, bool whole)
+{
+    struct stat st;
+    size_t root = strlen(ls->dir);
+    if (!path[root])
+        return 0; /* the root itself */
+    for (char *p = path + root + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        int r = lstat(path, &st);
+        *p = '/';
+        if (r < 0)
+            return 0;
+        if (S_ISLNK(st.st_mode))
+            return WEIR_EINVAL;
+    }
+    if (whole && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+        return WEIR_EINVAL;
+    return 0;
+}
+
 static int local_put(weir__storage *s, const char *name, const void *data,
                      size_t len)
 {
     local_storage *ls = (local_storage *)s;
     char path[4096];
     int rc = path_of(ls, name, path, sizeof path);
+    if (!rc)
+        rc = check_links(ls, path, false);
     if (rc)
         return rc;
     char *slash = strrchr(path, '/');
@@ -47,8 +85,12 @@ static int local_put(weir__storage *s, const char *name, const void *data,
 static int local_get(weir__storage *s, const char *name, uint8_t **data,
                      size_t *len)
 {
+    local_storage *ls = (local_storage *)s;
     char path[4096];
-    int rc = path_of((local_storage *)s, name, path, sizeof path);
+    int rc = path_of(ls, name, path, sizeof path);
+    /* What lies behind a link is not in this storage: not found. */
+    if (!rc && check_links(ls, path, false))
+        rc = WEIR_ENOTFOUND;
     return rc ? rc : weir__io_read_file(path, data, len);
 }
 
@@ -60,8 +102,11 @@ static int cmp_names(const void *a, const void *b)
 static int local_list(weir__storage *s, const char *prefix, char ***names,
                       size_t *n)
 {
+    local_storage *ls = (local_storage *)s;
     char path[4096];
-    int rc = path_of((local_storage *)s, prefix, path, sizeof path);
+    int rc = path_of(ls, prefix, path, sizeof path);
+    if (!rc)
+        rc = check_links(ls, path, true);
     if (rc)
         return rc;
     *names = NULL;
@@ -103,15 +148,22 @@ static int local_list(weir__storage *s, const char *prefix, char ***names,
 
 static int local_remove(weir__storage *s, const char *name)
 {
+    local_storage *ls = (local_storage *)s;
     char path[4096];
-    int rc = path_of((local_storage *)s, name, path, sizeof path);
+    int rc = path_of(ls, name, path, sizeof path);
+    if (!rc)
+        rc = check_links(ls, path, false);
+    /* A link named like a checkpoint goes itself; its target stays. */
     return rc ? rc : weir__io_remove_tree(path);
 }
 
 static int local_sweep(weir__storage *s, const char *prefix)
 {
+    local_storage *ls = (local_storage *)s;
     char path[4096], file[4400];
-    int rc = path_of((local_storage *)s, prefix, path, sizeof path);
+    int rc = path_of(ls, prefix, path, sizeof path);
+    if (!rc)
+        rc = check_links(ls, path, true);
     if (rc)
         return rc;
     DIR *d = opendir(path);

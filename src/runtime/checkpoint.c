@@ -9,6 +9,7 @@
  * acks, or acks "finished" when it ends without seeing the barrier) or is
  * acked "finished" by the trigger itself.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -302,13 +303,14 @@ static bool plain_name(const char *n)
 static int read_part(weir_cursor *c, weir__native_part *p)
 {
     int rc;
+    uint32_t n;
+    /* p->n_files counts the entries of p->files only: the count read stays
+     * local until the array exists (weir__native_parts_free walks it). */
     if ((rc = get_small(c, &p->node)) || (rc = get_small(c, &p->kg_lo)) ||
-        (rc = get_small(c, &p->kg_hi)) || (rc = get_small(c, &p->n_files)))
+        (rc = get_small(c, &p->kg_hi)) || (rc = get_small(c, &n)))
         return rc;
-    if (p->kg_lo > p->kg_hi || p->n_files > weir_cursor_left(c))
+    if (p->kg_lo > p->kg_hi || n > weir_cursor_left(c))
         return WEIR_ECORRUPT;
-    uint32_t n = p->n_files;
-    p->n_files = 0;
     if (!(p->files = weir_calloc(n ? n : 1, sizeof *p->files)))
         return WEIR_ENOMEM;
     for (uint32_t i = 0; i < n; i++) {
@@ -328,8 +330,9 @@ static int read_part(weir_cursor *c, weir__native_part *p)
                 (rc = weir_cursor_get_u64(c, &f->size)) ||
                 (rc = weir_cursor_get_u32(c, &f->crc)))
                 return rc;
-            /* Shared files live in the storage's shared/ folder only. */
-            if (strncmp(f->shared, "shared/", 7) ||
+            /* Shared files live in the storage's shared/ folder only (an
+             * empty name reads as NULL). */
+            if (!f->shared || strncmp(f->shared, "shared/", 7) ||
                 !plain_name(f->shared + 7))
                 return WEIR_ECORRUPT;
         } else {
@@ -576,18 +579,11 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
 
 static int write_plain(const char *path, const uint8_t *data, size_t len)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = weir__io_ops.open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0)
-        return WEIR_EIO;
-    int rc = 0;
-    for (size_t off = 0; off < len && !rc;) {
-        ssize_t w = write(fd, data + off, len - off);
-        if (w > 0)
-            off += (size_t)w;
-        else
-            rc = WEIR_EIO;
-    }
-    if (close(fd) != 0 && !rc)
+        return fd == -ENOSPC ? WEIR_ENOSPC : WEIR_EIO;
+    int rc = weir__io_write_all(fd, data, len);
+    if (weir__io_ops.close(fd) != 0 && !rc)
         rc = WEIR_EIO;
     return rc;
 }

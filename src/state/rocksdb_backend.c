@@ -1835,9 +1835,15 @@ static int rdb_prepare_locked(const weir__backend_config *cfg, rdb_backend **out
     rocksdb_writeoptions_disable_WAL(rb->wo, 1);
 
     /* The directory is scratch space: a database left there (a crash) is not
-     * state. */
+     * state. A symbolic link in its place is removed itself: destroying the
+     * database through it would delete files outside the state folder. */
     struct stat sb;
-    if (stat(cfg->dir, &sb) == 0) {
+    if (lstat(cfg->dir, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+        if (unlink(cfg->dir) != 0) {
+            rdb_free(rb, false);
+            return WEIR_EIO;
+        }
+    } else if (lstat(cfg->dir, &sb) == 0) {
         char *err = NULL;
         rocksdb_destroy_db(rb->opts, cfg->dir, &err);
         if (err) {
@@ -1967,43 +1973,33 @@ int weir__rocksdb_snapshot_native(weir__backend *be, uint64_t id, char **dir)
 
 static int copy_file(const char *from, const char *to)
 {
-    int in = open(from, O_RDONLY | O_CLOEXEC);
+    int in = weir__io_ops.open(from, O_RDONLY, 0);
     if (in < 0)
         return WEIR_EIO;
-    int outfd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int outfd = weir__io_ops.open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (outfd < 0) {
-        close(in);
-        return WEIR_EIO;
+        weir__io_ops.close(in);
+        return outfd == -ENOSPC ? WEIR_ENOSPC : WEIR_EIO;
     }
     char buf[65536];
     int rc = 0;
     for (;;) {
-        ssize_t n = read(in, buf, sizeof buf);
+        ssize_t n = weir__io_ops.read(in, buf, sizeof buf);
         if (n == 0)
             break;
+        if (n == -EINTR)
+            continue;
         if (n < 0) {
-            if (errno == EINTR)
-                continue;
             rc = WEIR_EIO;
             break;
         }
-        for (ssize_t off = 0; off < n;) {
-            ssize_t w = write(outfd, buf + off, (size_t)(n - off));
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0) {
-                rc = errno == ENOSPC ? WEIR_ENOSPC : WEIR_EIO;
-                break;
-            }
-            off += w;
-        }
-        if (rc)
+        if ((rc = weir__io_write_all(outfd, buf, (size_t)n)))
             break;
     }
-    if (!rc && fsync(outfd) != 0)
+    if (!rc && weir__io_ops.fsync(outfd) != 0)
         rc = WEIR_EIO;
-    close(in);
-    if (close(outfd) != 0 && !rc)
+    weir__io_ops.close(in);
+    if (weir__io_ops.close(outfd) != 0 && !rc)
         rc = WEIR_EIO;
     return rc;
 }

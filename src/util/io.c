@@ -1,5 +1,11 @@
 /*
  * util/io.c - durable file operations through a replaceable table.
+ *
+ * Deleting never follows a symbolic link: weir__io_remove_tree removes a
+ * link itself, not what it points to, and walks folders through descriptors
+ * opened with O_NOFOLLOW, so a link planted anywhere under the folder being
+ * removed (or swapped in while it is removed) cannot send the delete out of
+ * it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,13 +35,37 @@ static ssize_t sys_read(int fd, void *p, size_t n)
     return r < 0 ? -errno : r;
 }
 
+static ssize_t sys_pread(int fd, void *p, size_t n, off_t off)
+{
+    ssize_t r = pread(fd, p, n, off);
+    return r < 0 ? -errno : r;
+}
+
 static int sys_fsync(int fd) { return fsync(fd) < 0 ? -errno : 0; }
 static int sys_close(int fd) { return close(fd) < 0 ? -errno : 0; }
 static int sys_rename(const char *a, const char *b) { return rename(a, b) < 0 ? -errno : 0; }
 static int sys_unlink(const char *p) { return unlink(p) < 0 ? -errno : 0; }
 
-static const weir__io default_ops = {sys_open, sys_write, sys_read, sys_fsync, sys_close, sys_rename, sys_unlink};
-weir__io weir__io_ops = {sys_open, sys_write, sys_read, sys_fsync, sys_close, sys_rename, sys_unlink};
+static const weir__io default_ops = {
+    .open = sys_open,
+    .write = sys_write,
+    .read = sys_read,
+    .pread = sys_pread,
+    .fsync = sys_fsync,
+    .close = sys_close,
+    .rename = sys_rename,
+    .unlink = sys_unlink,
+};
+weir__io weir__io_ops = {
+    .open = sys_open,
+    .write = sys_write,
+    .read = sys_read,
+    .pread = sys_pread,
+    .fsync = sys_fsync,
+    .close = sys_close,
+    .rename = sys_rename,
+    .unlink = sys_unlink,
+};
 
 void weir__io_reset(void) { weir__io_ops = default_ops; }
 
@@ -51,6 +81,21 @@ int weir__io_fsync_dir(const char *path)
     return rc < 0 ? map_errno(rc) : 0;
 }
 
+int weir__io_write_all(int fd, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    while (len > 0) {
+        ssize_t w = weir__io_ops.write(fd, p, len);
+        if (w == -EINTR)
+            continue;
+        if (w <= 0)
+            return w == 0 ? WEIR_EIO : map_errno((int)w);
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
 int weir__io_write_atomic(const char *path, const void *data, size_t len)
 {
     char tmp[4096];
@@ -59,20 +104,7 @@ int weir__io_write_atomic(const char *path, const void *data, size_t len)
     int fd = weir__io_ops.open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0)
         return map_errno(fd);
-    const uint8_t *p = data;
-    size_t left = len;
-    int rc = 0;
-    while (left > 0) {
-        ssize_t w = weir__io_ops.write(fd, p, left);
-        if (w == -EINTR)
-            continue;
-        if (w <= 0) {
-            rc = w == 0 ? WEIR_EIO : map_errno((int)w);
-            break;
-        }
-        p += w;
-        left -= (size_t)w;
-    }
+    int rc = weir__io_write_all(fd, data, len);
     if (!rc) {
         int f = weir__io_ops.fsync(fd);
         if (f < 0)
@@ -191,29 +223,59 @@ int weir__io_check_dir_writable(const char *dir, int mode, char *why, size_t why
     return 0;
 }
 
-int weir__io_remove_tree(const char *path)
+/*
+ * Empties the folder open as dfd (closed here). Entries are examined with
+ * lstat semantics and sub-folders opened relative to their parent with
+ * O_NOFOLLOW: a link is unlinked, never entered.
+ */
+static int remove_entries(int dfd)
 {
-    DIR *d = opendir(path);
-    if (!d)
-        return weir__io_ops.unlink(path) < 0 ? WEIR_EIO : 0;
+    DIR *d = fdopendir(dfd);
+    if (!d) {
+        int e = errno;
+        close(dfd);
+        return map_errno(-e);
+    }
     int rc = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
-        char child[4096];
-        snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+        int r = 0;
         struct stat st;
-        if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode)) {
-            int r = weir__io_remove_tree(child);
-            if (r && !rc)
-                rc = r;
-        } else if (weir__io_ops.unlink(child) < 0 && !rc) {
-            rc = WEIR_EIO;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+            r = errno == ENOENT ? 0 : map_errno(-errno);
+        } else if (S_ISDIR(st.st_mode)) {
+            int sub = openat(dirfd(d), e->d_name,
+                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            r = sub < 0 ? map_errno(-errno) : remove_entries(sub);
+            if (unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) < 0 && !r)
+                r = map_errno(-errno);
+        } else if (unlinkat(dirfd(d), e->d_name, 0) < 0 && errno != ENOENT) {
+            r = map_errno(-errno);
         }
+        if (r && !rc)
+            rc = r;
     }
     closedir(d);
+    return rc;
+}
+
+int weir__io_remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0)
+        return map_errno(-errno);
+    /* A file, or a link (to a folder or not): only the entry itself goes. */
+    if (!S_ISDIR(st.st_mode)) {
+        int r = weir__io_ops.unlink(path);
+        return r < 0 ? map_errno(r) : 0;
+    }
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return map_errno(-errno);
+    int rc = remove_entries(fd);
     if (rmdir(path) < 0 && !rc)
-        rc = WEIR_EIO;
+        rc = map_errno(-errno);
     return rc;
 }

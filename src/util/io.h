@@ -17,6 +17,7 @@ typedef struct weir__io {
     int (*open)(const char *path, int flags, int mode);       /* fd or -errno */
     ssize_t (*write)(int fd, const void *p, size_t n);        /* bytes or -errno */
     ssize_t (*read)(int fd, void *p, size_t n);
+    ssize_t (*pread)(int fd, void *p, size_t n, off_t off); /* as read */
     int (*fsync)(int fd);
     int (*close)(int fd);
     int (*rename)(const char *from, const char *to);
@@ -27,6 +28,11 @@ typedef struct weir__io {
 extern weir__io weir__io_ops;
 void weir__io_reset(void);
 
+/*
+ * Writes all of data to fd, going on after short writes and EINTR; a write
+ * that fails (or writes nothing) ends it with its error.
+ */
+int weir__io_write_all(int fd, const void *data, size_t len);
 /*
  * Writes data to path atomically: a temporary file in the same folder,
  * written fully, fsynced, renamed over path, then the folder fsynced.
@@ -45,7 +51,12 @@ int weir__io_mkdirs(const char *path, int mode);
  * message can say more than "I/O error".
  */
 int weir__io_check_dir_writable(const char *dir, int mode, char *why, size_t why_cap);
-/* rm -r of a folder (best effort; returns the first error). */
+/*
+ * rm -r of a folder (best effort; returns the first error, WEIR_ENOTFOUND
+ * when path does not exist). Never follows a symbolic link: a link at path
+ * or anywhere below it is removed itself, and what it points to is left
+ * alone.
+ */
 int weir__io_remove_tree(const char *path);
 int weir__io_fsync_dir(const char *path);
 

@@ -166,6 +166,14 @@ typedef struct file_sink {
     bool swept;    /* hidden files of a crashed earlier run removed */
     bool ended;    /* input ended: every partition may commit */
     weir__dirlock *lock; /* on the table's folder: one process commits */
+    /*
+     * A write or sync failed at a checkpoint barrier. The runtime declines
+     * that checkpoint and goes on, but the part file's data is lost or in
+     * doubt, so every later call fails with this code (s->err keeps the
+     * message): the job fails and its restart replays from the last
+     * checkpoint, instead of going on without those rows.
+     */
+    int broken;
 } file_sink;
 
 void weir_file_sink_config_init(weir_file_sink_config *cfg)
@@ -1057,6 +1065,8 @@ static int fsink_process_impl(void *op, weir_op_ctx *ctx, int input,
     (void)input;
     file_sink *s = op;
     int rc;
+    if (s->broken)
+        return s->broken;
     if ((rc = check_rollover(s)))
         return rc;
     uint32_t nk = s->arg->cfg.n_partition_keys;
@@ -1112,6 +1122,8 @@ static int fsink_watermark_impl(void *op, weir_op_ctx *ctx, weir_ts wm)
 {
     (void)ctx;
     file_sink *s = op;
+    if (s->broken)
+        return s->broken;
     if (wm > s->wm)
         s->wm = wm;
     int rc = check_rollover(s);
@@ -1123,6 +1135,8 @@ static int fsink_watermark_impl(void *op, weir_op_ctx *ctx, weir_ts wm)
 static int fsink_finish_impl(void *op, weir_op_ctx *ctx)
 {
     file_sink *s = op;
+    if (s->broken)
+        return s->broken;
     int rc = sweep_if_fresh(s);
     if (!rc)
         rc = roll_all(s);
@@ -1184,9 +1198,11 @@ static int fsink_snapshot_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
     (void)ctx;
     file_sink *s = op;
     int rc;
+    if (s->broken)
+        return s->broken;
     if (s->arg->cfg.commit_on_checkpoint) {
         if ((rc = roll_all(s)))
-            return rc;
+            return s->broken = rc;
         for (uint32_t i = 0; i < s->n_pending; i++) {
             if (!s->pending[i].tagged) {
                 s->pending[i].tagged = true;
@@ -1200,7 +1216,7 @@ static int fsink_snapshot_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
     } else {
         for (uint32_t i = 0; i < s->n_buckets; i++)
             if (s->buckets[i]->fd >= 0 && (rc = write_out(s, s->buckets[i])))
-                return rc;
+                return s->broken = rc;
     }
     uint32_t n_parts = 0;
     for (uint32_t i = 0; i < s->n_buckets; i++)

@@ -1,4 +1,4 @@
-/* connector/file/fileio.c - the default (POSIX) I/O table and helpers. */
+/* connector/file/fileio.c - the default I/O table and helpers. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -7,20 +7,59 @@
 #include <unistd.h>
 
 #include "connector/file/fileio.h"
+#include "util/io.h"
 
-static int posix_open(const char *path, int flags, mode_t mode)
+/*
+ * The default table goes through util/io.h's weir__io_ops, the one table
+ * of file-system calls weir has, so a test that installs a failing
+ * weir__io_ops reaches the file source and sink as well as checkpoint
+ * storage. These adapters give back the POSIX convention (-1 and errno)
+ * that the connectors expect.
+ */
+static ssize_t from_neg(ssize_t r)
 {
-    return open(path, flags | O_CLOEXEC, mode);
+    if (r >= 0)
+        return r;
+    errno = (int)-r;
+    return -1;
+}
+
+static int io_open(const char *path, int flags, mode_t mode)
+{
+    return (int)from_neg(weir__io_ops.open(path, flags, (int)mode));
+}
+
+static ssize_t io_pread(int fd, void *buf, size_t n, off_t off)
+{
+    return from_neg(weir__io_ops.pread(fd, buf, n, off));
+}
+
+static ssize_t io_write(int fd, const void *buf, size_t n)
+{
+    return from_neg(weir__io_ops.write(fd, buf, n));
+}
+
+static int io_fsync(int fd) { return (int)from_neg(weir__io_ops.fsync(fd)); }
+static int io_close(int fd) { return (int)from_neg(weir__io_ops.close(fd)); }
+
+static int io_rename(const char *from, const char *to)
+{
+    return (int)from_neg(weir__io_ops.rename(from, to));
+}
+
+static int io_unlink(const char *path)
+{
+    return (int)from_neg(weir__io_ops.unlink(path));
 }
 
 const weir__file_io weir__fio_posix = {
-    .open = posix_open,
-    .pread = pread,
-    .write = write,
-    .fsync = fsync,
-    .close = close,
-    .rename = rename,
-    .unlink = unlink,
+    .open = io_open,
+    .pread = io_pread,
+    .write = io_write,
+    .fsync = io_fsync,
+    .close = io_close,
+    .rename = io_rename,
+    .unlink = io_unlink,
 };
 
 const weir__file_io *weir__fio = &weir__fio_posix;
@@ -86,10 +125,10 @@ int weir__fio_mkdirs(const char *path)
 
 int weir__fio_fsync_dir(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = weir__io_ops.open(path, O_RDONLY | O_DIRECTORY, 0);
     if (fd < 0)
-        return -errno;
-    int rc = fsync(fd) == 0 ? 0 : -errno;
-    close(fd);
-    return rc;
+        return fd;
+    int rc = weir__io_ops.fsync(fd);
+    weir__io_ops.close(fd);
+    return rc < 0 ? rc : 0;
 }

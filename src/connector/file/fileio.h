@@ -21,7 +21,11 @@ typedef struct weir__file_io {
     int (*unlink)(const char *path);
 } weir__file_io;
 
-/* The table in use; tests may point it at their own and restore it. */
+/*
+ * The table in use; tests may point it at their own and restore it. The
+ * default (weir__fio_posix) calls util/io.h's weir__io_ops, so a test can
+ * also fail file connector calls there, together with checkpoint storage.
+ */
 extern const weir__file_io *weir__fio;
 extern const weir__file_io weir__fio_posix;
 
