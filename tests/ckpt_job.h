@@ -43,6 +43,9 @@ typedef struct cj_params {
     const cj_gen
         *gen; /* the generator source (borrowed; must outlive the job) */
     const char *out_dir;
+    /* The file sink's job_id (NULL: state_dir): names the job across runs,
+     * so a run cleans up what runs killed before a checkpoint left. */
+    const char *job_id;
     const char *state_backend; /* "memory" or "rocksdb" */
     const char *state_dir;
     uint32_t parallelism;     /* of the window and the sink */
@@ -347,6 +350,7 @@ static inline int cj_job_build(const cj_params *p, cj_job **out,
         weir_file_sink_config sc;
         weir_file_sink_config_init(&sc);
         sc.path = p->out_dir;
+        sc.job_id = p->job_id ? p->job_id : p->state_dir;
         weir_format_options_init(&sc.format, WEIR_FORMAT_JSON);
         sc.commit_on_checkpoint = true;
         sc.rolling_file_size = p->roll_bytes;

@@ -15,6 +15,7 @@
 
 #include "connector/connector_internal.h"
 #include "connector/file/fileio.h"
+#include "support/crashclose.h"
 #include "support/partname.h"
 #include "time/timefmt.h"
 #include "weir/connector.h"
@@ -1592,14 +1593,14 @@ Test(file_sink, two_writers_into_one_folder_restore_only_their_own,
     cr_assert_str_eq(list_dir(dir),
                      ".part-0-1.json.inprogress .part-0-1.json.inprogress "
                      "part-0-0.json part-0-0.json");
-    run1.cls->close(a);
-    run1.cls->close(b);
+    cc_crash_close(&run1, a, dir);
+    cc_crash_close(&run1, b, dir);
 
     /* Another job's file in progress in the same folder. */
     weir_operator_spec other = job_sink_spec(dir, "/jobs/other");
     void *o = node_sink_create(&other, s, 7);
     cr_assert_eq(other.cls->process(o, NULL, 0, b1), 0);
-    other.cls->close(o);
+    cc_crash_close(&other, o, dir);
     /* Run 2 restores writer 7 from checkpoint 1 (its checkpoint-2 file
      * goes), writes, and dies before its next checkpoint. */
     weir_operator_spec run2 = job_sink_spec(dir, "/jobs/one");
@@ -1609,7 +1610,7 @@ Test(file_sink, two_writers_into_one_folder_restore_only_their_own,
     cr_assert_eq(run2.cls->restore(a, NULL, &c), 0);
     cr_assert_eq(count_in_dir(dir, ".inprogress"), 2);
     cr_assert_eq(run2.cls->process(a, NULL, 0, b2), 0);
-    run2.cls->close(a);
+    cc_crash_close(&run2, a, dir);
     cr_assert_eq(count_in_dir(dir, ".inprogress"), 3);
 
     /* Run 3 restores checkpoint 1 again: run 2's file of writer 7 goes too
@@ -1656,7 +1657,7 @@ Test(file_sink, without_a_job_id_restores_carry_the_writer_on,
     weir_operator_spec other = job_sink_spec(dir, NULL);
     void *o = node_sink_create(&other, s, 7);
     cr_assert_eq(other.cls->process(o, NULL, 0, b1), 0);
-    other.cls->close(o);
+    cc_crash_close(&other, o, dir);
     weir_operator_spec run = job_sink_spec(dir, NULL);
     void *a = node_sink_create(&run, s, 7);
     weir_buf ck;
@@ -1664,7 +1665,7 @@ Test(file_sink, without_a_job_id_restores_carry_the_writer_on,
     cr_assert_eq(run.cls->process(a, NULL, 0, b1), 0);
     cr_assert_eq(run.cls->snapshot(a, NULL, 1, &ck), 0);
     cr_assert_eq(run.cls->checkpoint_complete(a, NULL, 1), 0);
-    run.cls->close(a);
+    cc_crash_close(&run, a, dir);
     weir_operator_spec_release(&run);
     /* Three runs restore checkpoint 1, write and die: each restore deletes
      * what the runs before it wrote after the checkpoint. */
@@ -1676,7 +1677,7 @@ Test(file_sink, without_a_job_id_restores_carry_the_writer_on,
         cr_assert_eq(run.cls->restore(a, NULL, &c), 0);
         cr_assert_eq(count_in_dir(dir, ".inprogress"), 1, "run %d", i);
         cr_assert_eq(run.cls->process(a, NULL, 0, b1), 0);
-        run.cls->close(a);
+        cc_crash_close(&run, a, dir);
         cr_assert_eq(count_in_dir(dir, ".inprogress"), 2);
         weir_operator_spec_release(&run);
     }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "support/crashclose.h"
 #include "support/partname.h"
 #include "time/timefmt.h"
 #include "weir/batch.h"
@@ -444,14 +445,14 @@ Test(file_partition, fresh_start_sweeps_hidden_files_in_partition_folders,
     weir_buf snap; /* pre-committed (flushed), then the job dies */
     weir_buf_init(&snap);
     cr_assert_eq(other.cls->snapshot(op, NULL, 1, &snap), 0);
-    other.cls->close(op);
+    cc_crash_close(&other, op, tpath("sw"));
     weir_buf_fini(&snap);
     cfg.job_id = "/this/job";
     weir_operator_spec spec = spec_of(&cfg);
     op = create(&spec, s);
     put(&spec, op, s, 1, "a", "1");
     put(&spec, op, s, 2, "b", "2");
-    spec.cls->close(op); /* crash, no checkpoint */
+    cc_crash_close(&spec, op, tpath("sw")); /* crash, no checkpoint */
     cr_assert_str_eq(tree(tpath("sw")), "dt=a/hm=1/.part-0-0.csv.inprogress "
                                         "dt=a/hm=1/.part-0-0.csv.inprogress "
                                         "dt=b/hm=2/.part-0-1.csv.inprogress");

@@ -467,6 +467,7 @@ static cj_job *start_gen(const cj_gen *gen, const char *out, bool checkpoints)
 {
     cj_params p = {.gen = gen,
                    .out_dir = out,
+                   .job_id = g_ckpt,
                    .state_backend = "memory",
                    .parallelism = 2,
                    .batch_size = 256};
