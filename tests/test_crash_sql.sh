@@ -148,7 +148,9 @@ visible > ref2.txt
 rm -rf out out2
 "$WEIR" run job.sql "${CK[@]}" > /dev/null 2> log &
 pid=$!
-sleep 0.3
+# Running for sure once its first checkpoint completed (a savepoint asked
+# of a job still starting is refused: it is not running yet).
+for ((i = 0; i < 400; i++)); do compgen -G "ckpt/chk-*/_metadata" > /dev/null && break; sleep 0.05; done
 "$WEIR" savepoint "$pid" || fail "weir savepoint failed"
 for ((i = 0; i < 200; i++)); do grep -q "savepoint written to" log && break; sleep 0.05; done
 sp=$(sed -n 's/.*savepoint written to \([^ ;]*\).*/\1/p' log | head -1)

@@ -24,7 +24,8 @@ size_t weir_key_encode(const weir_batch *b, const weir_keyspec *ks, uint32_t row
             weir_strref r = WEIR_COL_STR(b, col)[row];
             if (n + 4 + r.len <= cap) {
                 memcpy(buf + n, &r.len, 4);
-                memcpy(buf + n + 4, b->heap + r.off, r.len);
+                if (r.len) /* an all-empty batch may have no heap at all */
+                    memcpy(buf + n + 4, b->heap + r.off, r.len);
             }
             n += 4 + r.len;
         } else {

@@ -174,7 +174,7 @@ int weir__sql_interval_eval(weir_sql_literal *lit, char *msg, size_t cap)
     } else if (sub_second) {
         /* A whole number of milli- or microseconds; microseconds must make
          * whole milliseconds. */
-        int64_t v;
+        int64_t v = 0;
         ok = scan_digits(&sc, &v, NULL);
         if (ok && from == WEIR_SQL_UNIT_MICROSECOND) {
             sub_ms = v % 1000 != 0;
