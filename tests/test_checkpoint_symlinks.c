@@ -211,7 +211,7 @@ static void run_job_with_links(const char *backend, bool incremental)
              "run %.150s --fresh -D parallelism.default=2 "
              "-D state.checkpoints.dir=%.150s "
              "-D state.checkpoints.num-retained=1 "
-             "-D execution.checkpointing.interval=5ms "
+             "-D execution.checkpointing.interval=100ms "
              "-D state.backend.type=%s -D weir.state.dir=%.150s "
              "-D state.backend.incremental=%s",
              sql, ckpt, backend, state, incremental ? "true" : "false");
