@@ -380,6 +380,20 @@ static int remapped(const int *map, uint32_t n_map, int node)
     return node >= 0 && (uint32_t)node < n_map ? map[node] : -1;
 }
 
+/* Moves a key group or native part to its operator's new node and name
+ * (nn: the operators' new names), or to no node when its operator has none. */
+static void remap_part(const weir__snapshot_set *s, char *const *nn,
+                       const int *map, uint32_t n_map, int *node,
+                       const char **name)
+{
+    const char *to = NULL;
+    for (uint32_t i = 0; i < s->n_ops && !to; i++)
+        if (s->ops[i].name == *name)
+            to = nn[i];
+    *node = to ? remapped(map, n_map, *node) : -1;
+    *name = to ? to : "";
+}
+
 int weir__snapshot_set_remap(weir__snapshot_set *s, const int *map,
                              const char *const *names, uint32_t n_map)
 {
@@ -397,24 +411,11 @@ int weir__snapshot_set_remap(weir__snapshot_set *s, const int *map,
         }
     }
     /* Key groups and native parts borrow their operator's name. */
-    for (uint32_t k = 0; k < s->n_kgs; k++) {
-        snap_kg *e = &s->kgs[k];
-        const char *name = NULL;
-        for (uint32_t i = 0; i < s->n_ops && !name; i++)
-            if (s->ops[i].name == e->name)
-                name = nn[i];
-        e->node = name ? remapped(map, n_map, e->node) : -1;
-        e->name = name ? name : "";
-    }
-    for (uint32_t k = 0; k < s->n_natives; k++) {
-        snap_native *e = &s->natives[k];
-        const char *name = NULL;
-        for (uint32_t i = 0; i < s->n_ops && !name; i++)
-            if (s->ops[i].name == e->name)
-                name = nn[i];
-        e->node = name ? remapped(map, n_map, e->node) : -1;
-        e->name = name ? name : "";
-    }
+    for (uint32_t k = 0; k < s->n_kgs; k++)
+        remap_part(s, nn, map, n_map, &s->kgs[k].node, &s->kgs[k].name);
+    for (uint32_t k = 0; k < s->n_natives; k++)
+        remap_part(s, nn, map, n_map, &s->natives[k].node,
+                   &s->natives[k].name);
     for (uint32_t k = 0; k < s->n_splits; k++)
         s->splits[k].node = remapped(map, n_map, s->splits[k].node);
     for (uint32_t i = 0; i < s->n_ops; i++) {
