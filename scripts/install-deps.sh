@@ -13,6 +13,16 @@ PACKAGES=(
   libcsv-dev             # benchmark baseline for the CSV decoder
   clang libclang-rt-14-dev  # fuzzers (libFuzzer)
   python3                # test helpers (tests/sql_diff.py: its sqlite3 module is the oracle)
+  librdkafka-dev kcat    # Kafka connectors; kcat produces and consumes in the tests
+  libpq-dev              # PostgreSQL connectors
+  postgresql-15 postgresql-client-15  # a real server the tests start and stop
+  libmicrohttpd-dev      # the REST endpoint, /metrics and the web UI
+  python3-prometheus-client  # parses /metrics in the tests
+  libyaml-dev            # weir run --config FILE
+  libpcre2-dev           # regular expressions with Java's semantics
+  libcurl4-openssl-dev   # object storage (S3 API, SigV4)
+  libnats-dev nats-server  # NATS JetStream connectors and their test server
+  chromium               # the web UI's end-to-end test (headless)
 )
 
 missing=()
