@@ -50,6 +50,75 @@ static inline uint8_t *srec_at(const wcore *c, const sslice *s, uint32_t i)
 
 /* ---- slice tables ---- */
 
+/* ---- the ordered index of live slices ---- */
+
+/* How many live slices end at or before se. */
+static uint32_t ord_upper(const wcore *c, weir_ts se)
+{
+    sslice *const *a = c->s_ord + c->s_ord_lo;
+    uint32_t lo = 0, hi = c->s_ord_n;
+    /* most lookups are for the newest slices */
+    if (hi && a[hi - 1]->end <= se)
+        return hi;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (a[mid]->end <= se)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Room for one more entry at the end (compacting or growing). */
+static int ord_reserve(wcore *c)
+{
+    if (c->s_ord_lo + c->s_ord_n < c->s_ord_cap)
+        return 0;
+    if (c->s_ord_lo > c->s_ord_cap / 2) {
+        memmove(c->s_ord, c->s_ord + c->s_ord_lo, c->s_ord_n * sizeof *c->s_ord);
+        c->s_ord_lo = 0;
+        return 0;
+    }
+    uint32_t cap = c->s_ord_cap ? c->s_ord_cap * 2 : 64;
+    sslice **a = weir_malloc((size_t)cap * sizeof *a);
+    if (!a)
+        return WEIR_ENOMEM;
+    if (c->s_ord_n)
+        memcpy(a, c->s_ord + c->s_ord_lo, c->s_ord_n * sizeof *a);
+    weir_free(c->s_ord);
+    c->s_ord = a;
+    c->s_ord_cap = cap;
+    c->s_ord_lo = 0;
+    return 0;
+}
+
+/* Inserts s as the at-th entry (room reserved). */
+static void ord_insert(wcore *c, uint32_t at, sslice *s)
+{
+    sslice **a = c->s_ord + c->s_ord_lo;
+    memmove(a + at + 1, a + at, (c->s_ord_n - at) * sizeof *a);
+    a[at] = s;
+    c->s_ord_n++;
+}
+
+static void ord_remove(wcore *c, const sslice *s)
+{
+    uint32_t at = ord_upper(c, s->end);
+    if (at == 0 || c->s_ord[c->s_ord_lo + at - 1] != s)
+        return; /* not indexed (cannot happen for a listed slice) */
+    at--;
+    if (at == 0) {
+        /* fired slices leave from the front */
+        c->s_ord_lo++;
+    } else {
+        sslice **a = c->s_ord + c->s_ord_lo;
+        memmove(a + at, a + at + 1, (c->s_ord_n - at - 1) * sizeof *a);
+    }
+    if (--c->s_ord_n == 0)
+        c->s_ord_lo = 0;
+}
+
 static sslice *slice_new(wcore *c, weir_ts start, weir_ts end)
 {
     sslice *s = c->sfree;
@@ -184,6 +253,7 @@ static void slice_release(wcore *c, sslice *s)
         c->n_recs -= s->n;
     s->n = 0;
     if (s->in_list) {
+        ord_remove(c, s);
         if (s->prev)
             s->prev->next = s->next;
         else
@@ -225,16 +295,18 @@ static void slice_bounds(const wcore *c, sslice *s)
 /* The live slice that ends at se, created if missing (slice_find: most records hit the one used last). */
 static sslice *slice_find_slow(wcore *c, weir_ts se)
 {
-    sslice *s;
-    for (s = c->s_tail; s && s->end > se; s = s->prev)
-        ;
+    uint32_t at = ord_upper(c, se);
+    sslice *s = at ? c->s_ord[c->s_ord_lo + at - 1] : NULL;
     if (s && s->end == se) {
         c->s_last = s;
         return s;
     }
+    if (ord_reserve(c))
+        return NULL;
     sslice *ns = slice_new(c, weir__ts_sub(se, c->sl), se);
     if (!ns)
         return NULL;
+    ord_insert(c, at, ns);
     slice_bounds(c, ns);
     /* a new (empty) slice of the window the running sum stands at is part of it */
     ns->in_run = c->run && c->run_end != WEIR_TS_MIN && se <= c->run_end && se > weir__ts_sub(c->run_end, c->size);
@@ -822,7 +894,9 @@ void weir__sliced_destroy(wcore *c)
         sslice *s = c->sfree;
         c->sfree = s->next;
         slice_free_mem(s);
-    }
+    }    weir_free(c->s_ord);
+    c->s_ord = NULL;
+    c->s_ord_lo = c->s_ord_n = c->s_ord_cap = 0;
 }
 
 void weir__sliced_mark_moved(wcore *c)

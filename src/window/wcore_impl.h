@@ -175,6 +175,11 @@ struct weir__wcore {
 
     /* slice store (slices.c) */
     sslice *s_head, *s_tail, *s_last;
+    /* The live slices again, ordered by end, for lookups by binary search:
+     * with splits far apart in event time a record's slice can lie behind
+     * thousands of newer ones. Entries [s_ord_lo, s_ord_lo + s_ord_n). */
+    sslice **s_ord;
+    uint32_t s_ord_lo, s_ord_n, s_ord_cap;
     sslice *sfree;
     sslice *cum;              /* cumulating: the running table of the current period */
     sslice *tmp;              /* hopping: scratch table for combining slices */
