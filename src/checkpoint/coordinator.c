@@ -40,6 +40,11 @@
 #define FINAL_RETRY_MS                                                         \
     50 /* a failed final checkpoint is tried again after this (or min pause)   \
         */
+/* Once every subtask has ended and waits for the final checkpoint, each
+ * answers a trigger at once; a checkpoint still unanswered this long (real
+ * time) after that will never be, and is given up so that the final
+ * checkpoint can be taken (instead of waiting for the checkpoint timeout). */
+#define FINAL_STALL_MS 10000
 
 enum { P_COLLECTING, P_FAILED };
 
@@ -146,6 +151,7 @@ struct weir__coord {
     uint32_t n_active; /* pending and not failed */
     uint32_t n_subtasks;
     uint32_t n_final_ready;
+    int64_t all_final_mono_ms; /* real time every subtask was final-ready */
     final_copy *finals;
     uint32_t n_finals, cap_finals;
     int64_t last_trigger_ms; /* job clock */
@@ -213,6 +219,13 @@ void weir__ckpt_format_time(int64_t ms, char *buf, size_t cap)
 static int64_t now_ms(const weir__coord *c)
 {
     return weir_clock_now(&c->clock);
+}
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static struct timespec deadline_in_ms(int64_t ms)
@@ -503,7 +516,8 @@ static void on_final_ready(void *ud, int task, uint32_t subtask)
 {
     weir__coord *c = ud;
     pthread_mutex_lock(&c->mu);
-    c->n_final_ready++;
+    if (++c->n_final_ready == c->n_subtasks)
+        c->all_final_mono_ms = mono_ms();
     pthread_cond_signal(&c->tick_cv);
     pthread_mutex_unlock(&c->mu);
 }
@@ -1257,6 +1271,30 @@ static void expire_locked(weir__coord *c, int64_t now)
                         now - p->trigger_ms, p->n_snaps, p->n_expected);
 }
 
+/* Every subtask is final-ready: a checkpoint that has not heard from all of
+ * them by now never will (see FINAL_STALL_MS). Savepoints are left to their
+ * timeout: someone waits for them. */
+static void abandon_stalled_locked(weir__coord *c)
+{
+    if (c->n_final_ready < c->n_subtasks ||
+        mono_ms() - c->all_final_mono_ms < FINAL_STALL_MS)
+        return;
+    for (pending *p = c->pend; p; p = p->next)
+        if (p->state == P_COLLECTING && !p->savepoint &&
+            p->n_snaps < p->n_expected) {
+            /* Not a failure of the job's checkpointing (it does not count
+             * against the tolerable failures), but said, since it should
+             * not happen. */
+            weir__ckpt_log(&c->cfg,
+                           "checkpoint %" PRIu64 " given up at the end of the "
+                           "job with %u of %u subtasks acknowledged; taking "
+                           "the final checkpoint",
+                           p->id, p->n_snaps, p->n_expected);
+            p->subsumed = true;
+            fail_locked(c, p, WEIR_ETIMEDOUT, "given up at the end of the job");
+        }
+}
+
 static void *coord_main(void *arg)
 {
     weir__coord *c = arg;
@@ -1264,6 +1302,7 @@ static void *coord_main(void *arg)
     while (!c->ending) {
         int64_t now = now_ms(c);
         expire_locked(c, now);
+        abandon_stalled_locked(c);
         if (c->abort_code) {
             int code = c->abort_code;
             char msg[sizeof c->abort_msg];
