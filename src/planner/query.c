@@ -899,7 +899,13 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
     int rc;
     weir_window_assigner legacy;
     bool have_legacy = false, legacy_proctime = false;
+    agg_scope gs = *as; /* the grouping set this SELECT is planned for, if any */
     memset(as, 0, sizeof *as);
+    as->gs_expr = gs.gs_expr;
+    as->gs_text = gs.gs_text;
+    as->gs_in = gs.gs_in;
+    as->n_gs = gs.n_gs;
+    as->gs_force = gs.gs_force;
     as->in = in;
     as->ws_in = as->we_in = as->wt_in = -1;
     uint32_t ng = sel->n_group_by;
@@ -1489,7 +1495,7 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
         if (rc)
             return rc;
     }
-    bool aggregating = sel->n_group_by > 0 || sel->distinct || sel->having;
+    bool aggregating = sel->n_group_by > 0 || sel->distinct || sel->having || asp->gs_force;
     for (uint32_t i = 0; i < sel->n_items && !aggregating; i++)
         aggregating = sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR && has_agg(sel->items[i].expr);
     if (!aggregating && in.win.present && pc->window_assign_ok && !plan_select_has_over(sel)) {
@@ -1600,19 +1606,291 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
     return 0;
 }
 
+static bool types_match(weir_type a, weir_type b)
+{
+    return a.id == b.id && a.precision == b.precision && a.scale == b.scale;
+}
+
+/* ROLLUP(...) / CUBE(...) written as a GROUP BY item. */
+static bool is_rollup_cube(const weir_sql_expr *g, bool *cube)
+{
+    if (g->kind != WEIR_SQL_EXPR_CALL || g->u.call.over || g->u.call.distinct || g->u.call.star)
+        return false;
+    const weir_sql_name *n = &g->u.call.name;
+    if (n->n_parts != 1)
+        return false;
+    *cube = !strcasecmp(n->parts[0].name, "CUBE");
+    return *cube || !strcasecmp(n->parts[0].name, "ROLLUP");
+}
+
+static bool uses_grouping(const weir_sql_select *sel)
+{
+    for (uint32_t i = 0; i < sel->n_group_by; i++) {
+        bool cube;
+        if (sel->group_by[i]->kind == WEIR_SQL_EXPR_GROUPING_SETS || is_rollup_cube(sel->group_by[i], &cube))
+            return true;
+    }
+    return false;
+}
+
+#define MAX_GROUPING_SETS 64
+#define MAX_SET_ITEMS 32
+
+typedef struct gset {
+    const weir_sql_expr *items[MAX_SET_ITEMS];
+    uint32_t n;
+} gset;
+
+static char *expr_text(plan_ctx *pc, const weir_sql_expr *e)
+{
+    weir_buf b;
+    weir_buf_init(&b);
+    if (weir__sql_format_expr(e, &b) || weir_buf_put_u8(&b, 0)) {
+        weir_buf_fini(&b);
+        return NULL;
+    }
+    char *t = plan_strdup(pc, (char *)b.data);
+    weir_buf_fini(&b);
+    return t;
+}
+
+/* Appends e to set s unless s has it (same SQL text). */
+static int gset_add(plan_ctx *pc, gset *s, const weir_sql_expr *e, weir_sql_loc loc)
+{
+    char *t = expr_text(pc, e);
+    if (!t)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < s->n; i++) {
+        char *u = expr_text(pc, s->items[i]);
+        if (!u)
+            return WEIR_ENOMEM;
+        if (!strcasecmp(t, u))
+            return 0;
+    }
+    if (s->n >= MAX_SET_ITEMS)
+        return plan_error(pc, loc, WEIR_EUNSUPPORTED, "a grouping set of more than %d expressions is not supported",
+                          MAX_SET_ITEMS);
+    s->items[s->n++] = e;
+    return 0;
+}
+
+/*
+ * The grouping sets of a GROUP BY: the cross product of its items, where
+ * a plain expression is one set of one, GROUPING SETS (...) its sets,
+ * ROLLUP(a, b) the sets (a, b), (a), () and CUBE(a, b) every subset.
+ */
+static int expand_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, gset **out, uint32_t *n_out)
+{
+    gset *cur = plan_alloc(pc, MAX_GROUPING_SETS * sizeof *cur);
+    gset *next = plan_alloc(pc, MAX_GROUPING_SETS * sizeof *next);
+    if (!cur || !next)
+        return WEIR_ENOMEM;
+    uint32_t n = 1;
+    memset(&cur[0], 0, sizeof cur[0]);
+    for (uint32_t i = 0; i < sel->n_group_by; i++) {
+        const weir_sql_expr *g = sel->group_by[i];
+        /* The alternatives this item contributes, as lists of expressions. */
+        gset alts[MAX_GROUPING_SETS];
+        uint32_t n_alts = 0;
+        bool cube;
+        if (g->kind == WEIR_SQL_EXPR_GROUPING_SETS) {
+            if (g->u.grouping_sets.n_sets > MAX_GROUPING_SETS)
+                return plan_error(pc, g->loc, WEIR_EUNSUPPORTED, "more than %d grouping sets are not supported",
+                                  MAX_GROUPING_SETS);
+            for (uint32_t k = 0; k < g->u.grouping_sets.n_sets; k++) {
+                const weir_sql_expr_list *l = &g->u.grouping_sets.sets[k];
+                gset *a = &alts[n_alts++];
+                a->n = 0;
+                for (uint32_t j = 0; j < l->n_items; j++) {
+                    bool c2;
+                    if (l->items[j]->kind == WEIR_SQL_EXPR_GROUPING_SETS || is_rollup_cube(l->items[j], &c2))
+                        return plan_error(pc, l->items[j]->loc, WEIR_EUNSUPPORTED,
+                                          "GROUPING SETS, ROLLUP or CUBE inside GROUPING SETS is not supported yet");
+                    int rc = gset_add(pc, a, l->items[j], l->items[j]->loc);
+                    if (rc)
+                        return rc;
+                }
+            }
+        } else if (is_rollup_cube(g, &cube)) {
+            uint32_t m = g->u.call.n_args;
+            if (m == 0)
+                return plan_error(pc, g->loc, WEIR_EPLAN, "%s needs at least one expression", cube ? "CUBE" : "ROLLUP");
+            if (cube ? m > 6 : m + 1 > MAX_GROUPING_SETS)
+                return plan_error(pc, g->loc, WEIR_EUNSUPPORTED, "%s of %u expressions makes more than %d grouping sets",
+                                  cube ? "CUBE" : "ROLLUP", m, MAX_GROUPING_SETS);
+            uint32_t count = cube ? 1u << m : m + 1;
+            for (uint32_t k = 0; k < count; k++) {
+                gset *a = &alts[n_alts++];
+                a->n = 0;
+                for (uint32_t j = 0; j < m; j++) {
+                    /* ROLLUP: set k keeps the first m - k; CUBE: set k drops the bits of k (first set keeps all). */
+                    bool keep = cube ? !(k & (1u << (m - 1 - j))) : j < m - k;
+                    int rc = keep ? gset_add(pc, a, g->u.call.args[j], g->u.call.args[j]->loc) : 0;
+                    if (rc)
+                        return rc;
+                }
+            }
+        } else {
+            alts[0].n = 0;
+            int rc = gset_add(pc, &alts[0], g, g->loc);
+            if (rc)
+                return rc;
+            n_alts = 1;
+        }
+        if ((uint64_t)n * n_alts > MAX_GROUPING_SETS)
+            return plan_error(pc, g->loc, WEIR_EUNSUPPORTED, "more than %d grouping sets are not supported",
+                              MAX_GROUPING_SETS);
+        uint32_t nn = 0;
+        for (uint32_t s = 0; s < n; s++) {
+            for (uint32_t k = 0; k < n_alts; k++) {
+                next[nn] = cur[s];
+                for (uint32_t j = 0; j < alts[k].n; j++) {
+                    int rc = gset_add(pc, &next[nn], alts[k].items[j], g->loc);
+                    if (rc)
+                        return rc;
+                }
+                nn++;
+            }
+        }
+        gset *t = cur;
+        cur = next;
+        next = t;
+        n = nn;
+    }
+    *out = cur;
+    *n_out = n;
+    return 0;
+}
+
+static int plan_select(plan_ctx *pc, const weir_sql_select *sel, rel *out);
+
+/*
+ * GROUP BY with GROUPING SETS, ROLLUP or CUBE: the SELECT planned once
+ * per grouping set, as a plain GROUP BY of that set in which the other
+ * sets' expressions read as NULL, and the results united (UNION ALL).
+ * Each set's rows are exactly those of Flink's single aggregation over
+ * the expanded input, whose key includes the set.
+ */
+static int plan_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, rel *out)
+{
+    gset *sets;
+    uint32_t n_sets;
+    int rc = expand_grouping_sets(pc, sel, &sets, &n_sets);
+    if (rc)
+        return rc;
+    /* Every expression of any set, once. */
+    const weir_sql_expr **gs_expr = plan_alloc(pc, MAX_GROUPING_SETS * MAX_SET_ITEMS * sizeof *gs_expr);
+    char **gs_text = plan_alloc(pc, MAX_GROUPING_SETS * MAX_SET_ITEMS * sizeof *gs_text);
+    bool *gs_in = plan_alloc(pc, MAX_GROUPING_SETS * MAX_SET_ITEMS * sizeof *gs_in);
+    rel *rels = plan_alloc(pc, n_sets * sizeof *rels);
+    if (!gs_expr || !gs_text || !gs_in || !rels)
+        return WEIR_ENOMEM;
+    uint32_t n_all = 0;
+    for (uint32_t s = 0; s < n_sets; s++) {
+        for (uint32_t j = 0; j < sets[s].n; j++) {
+            char *t = expr_text(pc, sets[s].items[j]);
+            if (!t)
+                return WEIR_ENOMEM;
+            bool have = false;
+            for (uint32_t k = 0; k < n_all && !have; k++)
+                have = !strcasecmp(gs_text[k], t);
+            if (!have) {
+                gs_text[n_all] = t;
+                gs_expr[n_all++] = sets[s].items[j];
+            }
+        }
+    }
+    for (uint32_t s = 0; s < n_sets; s++) {
+        weir_sql_select b = *sel;
+        b.group_by = plan_alloc(pc, (sets[s].n + 1) * sizeof *b.group_by);
+        if (!b.group_by)
+            return WEIR_ENOMEM;
+        for (uint32_t j = 0; j < sets[s].n; j++)
+            b.group_by[j] = (weir_sql_expr *)sets[s].items[j];
+        b.n_group_by = sets[s].n;
+        for (uint32_t k = 0; k < n_all; k++) {
+            gs_in[k] = false;
+            for (uint32_t j = 0; j < sets[s].n && !gs_in[k]; j++) {
+                char *t = expr_text(pc, sets[s].items[j]);
+                if (!t)
+                    return WEIR_ENOMEM;
+                gs_in[k] = !strcasecmp(gs_text[k], t);
+            }
+        }
+        agg_scope as;
+        memset(&as, 0, sizeof as);
+        as.gs_expr = gs_expr;
+        as.gs_text = gs_text;
+        as.gs_in = gs_in;
+        as.n_gs = n_all;
+        as.gs_force = true;
+        rc = plan_select_in(pc, &b, &as, &rels[s]);
+        weir_free(as.calls);
+        if (rc)
+            return rc;
+    }
+    if (n_sets == 1) {
+        *out = rels[0];
+        return 0;
+    }
+    /* UNION ALL of the sets; a column is nullable when it is in any set. */
+    weir_schema *schema = weir_schema_copy(rels[0].schema);
+    if (!schema)
+        return WEIR_ENOMEM;
+    weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
+    if (!ns) {
+        weir_schema_destroy(schema);
+        return WEIR_ENOMEM;
+    }
+    pc->schemas = ns;
+    pc->schemas[pc->n_schemas++] = schema;
+    weir_stream *ins = plan_alloc(pc, n_sets * sizeof *ins);
+    if (!ins)
+        return WEIR_ENOMEM;
+    bool updating = false;
+    for (uint32_t s = 0; s < n_sets; s++) {
+        if (rels[s].n_physical != rels[0].n_physical)
+            return plan_error(pc, sel->loc, WEIR_EPLAN, "internal error: grouping sets give different columns");
+        for (uint32_t i = 0; i < rels[0].n_physical; i++) {
+            if (!types_match(rels[s].schema->fields[i].type, schema->fields[i].type))
+                return plan_error(pc, sel->loc, WEIR_EPLAN, "internal error: grouping sets give different types");
+            schema->fields[i].type.nullable |= rels[s].schema->fields[i].type.nullable;
+        }
+        ins[s] = rels[s].s;
+        updating |= rels[s].updating;
+    }
+    weir_operator_spec spec;
+    weir_union_spec(n_sets, &spec);
+    weir_stream united;
+    if ((rc = weir_job_operator(pc->job, ins, n_sets, &spec, schema, 0, &united)))
+        return plan_error(pc, sel->loc, rc, "cannot unite the grouping sets: %s", weir_job_error(pc->job));
+    explain_line(pc, "Union[%d] (%u grouping sets)", united.node, n_sets);
+    int32_t rowtime = rels[0].rowtime;
+    for (uint32_t s = 1; s < n_sets; s++)
+        if (rels[s].rowtime != rowtime)
+            rowtime = -1;
+    *out = rels[0];
+    out->s = united;
+    out->schema = schema;
+    out->rowtime = rowtime;
+    out->has_proctime = false;
+    out->updating = updating;
+    out->win.present = false;
+    out->wprops.present = false;
+    out->loc = sel->loc;
+    return rel_quals(pc, out, NULL);
+}
+
 /* The aggregation scope's list of calls is freed on every path. */
 static int plan_select(plan_ctx *pc, const weir_sql_select *sel, rel *out)
 {
+    if (uses_grouping(sel))
+        return plan_grouping_sets(pc, sel, out);
     agg_scope as;
     memset(&as, 0, sizeof as);
     int rc = plan_select_in(pc, sel, &as, out);
     weir_free(as.calls);
     return rc;
-}
-
-static bool types_match(weir_type a, weir_type b)
-{
-    return a.id == b.id && a.precision == b.precision && a.scale == b.scale;
 }
 
 int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
