@@ -556,7 +556,18 @@ static int plan_window_tvf(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out
     return set_alias(pc, out, ref, NULL) ? WEIR_ENOMEM : 0;
 }
 
-int plan_window_assign(plan_ctx *pc, rel *r, const char *what)
+static int window_assign(plan_ctx *pc, rel *r, const char *what, bool as_table);
+
+int plan_window_assign(plan_ctx *pc, rel *r, const char *what) { return window_assign(pc, r, what, false); }
+
+/*
+ * as_table: a window table function read as a table. As in Flink,
+ * window_time is then the rows' time attribute (the time column becomes a
+ * plain timestamp): each row carries time end - 1 of its window, so a
+ * GROUP BY window_start, window_end over these rows aggregates each window
+ * on its own, as over a window aggregation's result.
+ */
+static int window_assign(plan_ctx *pc, rel *r, const char *what, bool as_table)
 {
     static const char *kinds[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION", "GLOBAL"};
     const weir_window_assigner *a = &r->win.assigner;
@@ -565,7 +576,7 @@ int plan_window_assign(plan_ctx *pc, rel *r, const char *what)
                           "%s over %s%s windows directly is not supported (as in Flink); aggregate the window table "
                           "function with GROUP BY window_start, window_end first",
                           what, r->win.proctime ? "processing-time " : "", kinds[a->kind]);
-    weir_window_assign_config wc = {.assigner = *a, .out_schema = r->schema};
+    weir_window_assign_config wc = {.assigner = *a, .out_schema = r->schema, .window_time_ts = as_table};
     weir_operator_spec spec;
     int rc = weir_window_assign_spec(&wc, &spec);
     if (rc)
@@ -581,6 +592,8 @@ int plan_window_assign(plan_ctx *pc, rel *r, const char *what)
     r->n_physical = r->schema->n_fields;
     r->win.present = false;
     r->wprops = (rel_wprops){true, *a, r->win.ws_col, r->win.we_col, (int32_t)r->win.wt_col};
+    if (as_table)
+        r->rowtime = (int)r->win.wt_col;
     return 0;
 }
 
@@ -1498,10 +1511,16 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
     bool aggregating = sel->n_group_by > 0 || sel->distinct || sel->having || asp->gs_force;
     for (uint32_t i = 0; i < sel->n_items && !aggregating; i++)
         aggregating = sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR && has_agg(sel->items[i].expr);
-    if (!aggregating && in.win.present && pc->window_assign_ok && !plan_select_has_over(sel)) {
-        /* The rows of a window Top-N's input get their windows first, so its WHERE may read them. */
+    if (!aggregating && in.win.present && !plan_select_has_over(sel)) {
+        /*
+         * A window table function used as a table (no GROUP BY): its rows,
+         * one per window with window_start, window_end and window_time, as
+         * Flink's window TVF. A window Top-N's or a window join's input gets
+         * its windows this way too, so a WHERE may read them.
+         */
+        bool topn = pc->window_assign_ok;
         pc->window_assign_ok = false; /* for this SELECT only, not for queries nested below */
-        if ((rc = plan_window_assign(pc, &in, "a window Top-N")))
+        if ((rc = window_assign(pc, &in, topn ? "a window Top-N" : "a window table function used as a table", !topn)))
             return rc;
     }
     weir_expr *filter = NULL;
@@ -1539,10 +1558,6 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
             return rc;
         src = &agg;
         over = true;
-    } else if (in.win.present) {
-        return plan_error(pc, in.win.loc, WEIR_EUNSUPPORTED,
-                          "a window table function must be followed by GROUP BY window_start, window_end (window "
-                          "aggregation); plain window assignment is not supported yet");
     }
     /* SELECT list */
     uint32_t n = 0;
