@@ -680,17 +680,13 @@ static int collect_list(plan_ctx *pc, agg_scope *as, weir_sql_expr *const *v, ui
 /*
  * The pre-projection column of call c's FILTER (WHERE cond): a BOOLEAN;
  * the aggregate sees only the rows where it is TRUE. The updating group
- * aggregation applies it; window aggregation does not take it yet.
+ * aggregation applies it as a column; a window aggregation folds it into
+ * the argument (see plan_aggregate).
  */
 static int plan_agg_filter(plan_ctx *pc, const rel *in, const agg_scope *as, agg_call *c, weir_expr **e,
                            const char **name)
 {
     const weir_sql_expr *f = c->call->u.call.filter;
-    if (as->windowed)
-        return plan_error(pc, f->loc, WEIR_EUNSUPPORTED,
-                          "FILTER (WHERE ...) in a window aggregation is not supported yet; write "
-                          "%s(CASE WHEN condition THEN value END) for a function that skips NULLs",
-                          c->fn);
     if (has_agg(f))
         return plan_error(pc, f->loc, WEIR_EPLAN, "aggregate functions are not allowed in FILTER (WHERE ...)");
     int rc = plan_bind_expr(pc, in, NULL, f, e);
@@ -770,9 +766,13 @@ static int collect_aggs(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e)
         for (char *p = c->fn; *p; p++)
             *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
         if (e->u.call.distinct) {
-            if (strcmp(c->fn, "COUNT"))
-                return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "DISTINCT is only supported in COUNT(DISTINCT ...)");
-            snprintf(c->fn, sizeof c->fn, "COUNT_DISTINCT");
+            /* MIN and MAX of the distinct values are those of all values. */
+            if (!strcmp(c->fn, "COUNT"))
+                snprintf(c->fn, sizeof c->fn, "COUNT_DISTINCT");
+            else if (strcmp(c->fn, "MIN") && strcmp(c->fn, "MAX"))
+                return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                                  "%s(DISTINCT ...) is not supported yet (DISTINCT is supported in COUNT, MIN and MAX)",
+                                  c->fn);
         }
         c->pre_col = -1;
         c->filter_col = -1;
@@ -1073,17 +1073,37 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
     for (uint32_t i = 0; i < as->n_calls; i++) {
         agg_call *c = &as->calls[i];
         const weir_sql_expr *call = c->call;
-        if (call->u.call.filter && (rc = plan_agg_filter(pc, in, as, c, &pre[k], &names[k])))
+        weir_expr *fe = NULL; /* a window aggregation's FILTER condition */
+        if (call->u.call.filter && (rc = plan_agg_filter(pc, in, as, c, as->windowed ? &fe : &pre[k], &names[k])))
             return rc;
-        if (call->u.call.filter)
+        if (call->u.call.filter && !as->windowed)
             c->filter_col = (int32_t)k++;
         bool has_arg;
         if ((rc = plan_agg_call_args(pc, c, &has_arg)))
             return rc;
-        if (!has_arg)
+        if (!has_arg && !fe)
             continue;
-        if ((rc = plan_bind_expr(pc, in, NULL, call->u.call.args[0], &pre[k])))
+        if (has_arg && (rc = plan_bind_expr(pc, in, NULL, call->u.call.args[0], &pre[k])))
             return rc;
+        if (fe) {
+            /*
+             * f(x) FILTER (WHERE cond) in a window: f(CASE WHEN cond THEN x
+             * END). Every aggregate skips NULL arguments, and a row the
+             * condition drops is then never seen; COUNT(*) counts the rows
+             * where it holds: COUNT(CASE WHEN cond THEN 1 END).
+             */
+            weir_expr *val = has_arg ? pre[k] : weir_expr_lit_int(pc->arena, 1);
+            weir_error err = {0};
+            if (!val)
+                return WEIR_ENOMEM;
+            if ((rc = weir_expr_case(pc->arena, &fe, &val, 1, NULL, &pre[k], &err)))
+                return rc == WEIR_ENOMEM ? rc : plan_error(pc, call->u.call.filter->loc, rc, "%s", err.message);
+            char nm[32];
+            snprintf(nm, sizeof nm, "$arg%u", i);
+            names[k] = plan_strdup(pc, nm);
+            c->pre_col = (int32_t)k++;
+            continue;
+        }
         /* A plain column keeps its name, so late records keep their column names. */
         const weir_sql_expr *arg = call->u.call.args[0];
         int32_t src_col = weir_expr_column_index(pre[k]);
