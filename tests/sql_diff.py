@@ -45,7 +45,7 @@ input row), offset (window offsets), legacy (GROUP BY TUMBLE(ts, ...)),
 millisecond (INTERVAL 'n' MILLISECOND), grouping-sets (a keyed fixed-window
 aggregation grouped by ROLLUP(k), CUBE(k) or GROUPING SETS ((k), ()), with
 GROUPING(k): the oracle adds the rows of the set () grouped by the window
-alone).
+alone), agg-filter (FILTER (WHERE ...) on aggregates, MIN/MAX(DISTINCT x)).
 
 Usage: sql_diff.py --weir BIN [--jobs N] [--seed S] [--job I] [--out DIR]
 Environment: WEIR_SEED (seed), WEIR_SQLDIFF_JOBS, WEIR_SQLDIFF_JOB (one
@@ -522,6 +522,16 @@ def gen_query(rng, qid, tables, lateness, feats, millis, late_cols, late_table=F
     allow_order = (q.win[0] == "TUMBLE" or (q.win[0] == "HOP" and lateness == 0)
                    or (q.win[0] == "CUMULATE" and lateness == 0))
     q.aggs = [make_agg(rng, agg_cols, allow_order) for _ in range(rng.randint(1, 4))]
+    # FILTER (WHERE ...) on aggregates SQLite computes as plain aggregates
+    # (it takes FILTER too); MIN/MAX(DISTINCT x) mean MIN/MAX(x)
+    for a in q.aggs:
+        plain = all(re.match(r"^(COUNT|SUM|AVG|MIN|MAX)\(", l) for l in a.lite)
+        if "agg-filter" in feats and plain and not a.order and rng.random() < 0.2:
+            cond = rng.choice(["v > 0", "d < 0", "k <> 'a'", "v IS NULL"])
+            a.weir += " FILTER (WHERE %s)" % cond
+            a.lite = [l + " FILTER (WHERE %s)" % cond for l in a.lite]
+        elif "agg-filter" in feats and re.match(r"^(MIN|MAX)\(", a.weir) and rng.random() < 0.2:
+            a.weir = a.weir[:4] + "DISTINCT " + a.weir[4:]
     q.having = None
     if "having" in feats and rng.random() < 0.2:
         q.having = rng.choice([
@@ -834,7 +844,7 @@ def fmt_row(kinds, vals):
 # Jobs
 
 ALL_FEATS = {"view", "where", "having", "cascade", "late", "group-window-time",
-             "offset", "legacy", "millisecond", "late-columns", "grouping-sets"}
+             "offset", "legacy", "millisecond", "late-columns", "grouping-sets", "agg-filter"}
 
 
 class Job:

@@ -1501,10 +1501,56 @@ static int filter_first(plan_ctx *pc, rel *in, weir_expr **filter)
     return 0;
 }
 
+/*
+ * SELECT without FROM (SELECT 1, 'a'): one row, as Flink - the SELECT over
+ * a one-row VALUES (0) whose column nothing reads.
+ */
+static int select_one_row(plan_ctx *pc, const weir_sql_select *sel, weir_sql_select *copy)
+{
+    weir_sql_expr *zero = plan_alloc(pc, sizeof *zero);
+    weir_sql_expr **items = plan_alloc(pc, sizeof *items);
+    weir_sql_expr_list *row = plan_alloc(pc, sizeof *row);
+    weir_sql_query *q = plan_alloc(pc, sizeof *q);
+    weir_sql_table_ref *from = plan_alloc(pc, sizeof *from);
+    if (!zero || !items || !row || !q || !from)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < sel->n_items; i++)
+        if (sel->items[i].expr->kind == WEIR_SQL_EXPR_STAR)
+            return plan_error(pc, sel->items[i].expr->loc, WEIR_EPLAN, "SELECT * needs a FROM clause");
+    memset(zero, 0, sizeof *zero);
+    zero->kind = WEIR_SQL_EXPR_LITERAL;
+    zero->loc = sel->loc;
+    zero->height = 1;
+    zero->u.lit.kind = WEIR_SQL_LIT_INTEGER;
+    zero->u.lit.text = "0";
+    zero->u.lit.len = 1;
+    items[0] = zero;
+    *row = (weir_sql_expr_list){items, 1, sel->loc};
+    memset(q, 0, sizeof *q);
+    q->kind = WEIR_SQL_QUERY_VALUES;
+    q->loc = sel->loc;
+    q->height = 2;
+    q->u.values.rows = row;
+    q->u.values.n_rows = 1;
+    memset(from, 0, sizeof *from);
+    from->kind = WEIR_SQL_FROM_SUBQUERY;
+    from->loc = sel->loc;
+    from->height = 3;
+    from->u.subquery.query = q;
+    *copy = *sel;
+    copy->from = from;
+    return 0;
+}
+
 static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *asp, rel *out)
 {
-    if (!sel->from)
-        return plan_error(pc, sel->loc, WEIR_EUNSUPPORTED, "SELECT without FROM is not supported yet");
+    weir_sql_select one_row;
+    if (!sel->from) {
+        int rc = select_one_row(pc, sel, &one_row);
+        if (rc)
+            return rc;
+        sel = &one_row;
+    }
     rel in;
     int rc;
     bool where_done = false, ranked = false;
@@ -1644,6 +1690,58 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
 static bool types_match(weir_type a, weir_type b)
 {
     return a.id == b.id && a.precision == b.precision && a.scale == b.scale;
+}
+
+/*
+ * A union's inputs must all emit its schema (names, types, nullability and
+ * time attribute): a projection makes r's rows carry want when they do not.
+ */
+static int union_align(plan_ctx *pc, rel *r, weir_schema *want)
+{
+    if (weir_schema_equal(r->schema, want))
+        return 0;
+    uint32_t n = want->n_fields;
+    weir_expr **ex = plan_alloc(pc, (n + 1) * sizeof *ex);
+    const char **nm = plan_alloc(pc, (n + 1) * sizeof *nm);
+    if (!ex || !nm)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        weir_error err = {0};
+        int rc = weir_expr_column(pc->arena, i, want->fields[i].type, &ex[i], &err);
+        if (rc)
+            return rc;
+        nm[i] = want->fields[i].name;
+    }
+    rel o;
+    int rc = plan_calc(pc, r, NULL, ex, nm, n, &o, "Calc");
+    if (rc)
+        return rc;
+    ((weir_schema *)o.schema)->rowtime = want->rowtime;
+    o.rowtime = want->rowtime;
+    *r = o;
+    return 0;
+}
+
+/* The schema of a union of rels: the first one's, a column nullable where any input's is. */
+static weir_schema *union_schema(plan_ctx *pc, const rel *rels, uint32_t n)
+{
+    weir_schema *schema = weir_schema_copy(rels[0].schema);
+    if (!schema)
+        return NULL;
+    weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
+    if (!ns) {
+        weir_schema_destroy(schema);
+        return NULL;
+    }
+    pc->schemas = ns;
+    pc->schemas[pc->n_schemas++] = schema;
+    for (uint32_t s = 1; s < n; s++) {
+        for (uint32_t i = 0; i < schema->n_fields && i < rels[s].schema->n_fields; i++)
+            schema->fields[i].type.nullable |= rels[s].schema->fields[i].type.nullable;
+        if (rels[s].rowtime != rels[0].rowtime)
+            schema->rowtime = -1;
+    }
+    return schema;
 }
 
 /* ROLLUP(...) / CUBE(...) written as a GROUP BY item. */
@@ -1869,16 +1967,12 @@ static int plan_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, rel *out
         return 0;
     }
     /* UNION ALL of the sets; a column is nullable when it is in any set. */
-    weir_schema *schema = weir_schema_copy(rels[0].schema);
+    for (uint32_t s = 0; s < n_sets; s++)
+        if (rels[s].n_physical != rels[0].n_physical || rels[s].schema->n_fields != rels[0].schema->n_fields)
+            return plan_error(pc, sel->loc, WEIR_EPLAN, "internal error: grouping sets give different columns");
+    weir_schema *schema = union_schema(pc, rels, n_sets);
     if (!schema)
         return WEIR_ENOMEM;
-    weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
-    if (!ns) {
-        weir_schema_destroy(schema);
-        return WEIR_ENOMEM;
-    }
-    pc->schemas = ns;
-    pc->schemas[pc->n_schemas++] = schema;
     weir_stream *ins = plan_alloc(pc, n_sets * sizeof *ins);
     if (!ins)
         return WEIR_ENOMEM;
@@ -1886,11 +1980,11 @@ static int plan_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, rel *out
     for (uint32_t s = 0; s < n_sets; s++) {
         if (rels[s].n_physical != rels[0].n_physical)
             return plan_error(pc, sel->loc, WEIR_EPLAN, "internal error: grouping sets give different columns");
-        for (uint32_t i = 0; i < rels[0].n_physical; i++) {
+        for (uint32_t i = 0; i < rels[0].n_physical; i++)
             if (!types_match(rels[s].schema->fields[i].type, schema->fields[i].type))
                 return plan_error(pc, sel->loc, WEIR_EPLAN, "internal error: grouping sets give different types");
-            schema->fields[i].type.nullable |= rels[s].schema->fields[i].type.nullable;
-        }
+        if ((rc = union_align(pc, &rels[s], schema)))
+            return rc;
         ins[s] = rels[s].s;
         updating |= rels[s].updating;
     }
@@ -1900,10 +1994,7 @@ static int plan_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, rel *out
     if ((rc = weir_job_operator(pc->job, ins, n_sets, &spec, schema, 0, &united)))
         return plan_error(pc, sel->loc, rc, "cannot unite the grouping sets: %s", weir_job_error(pc->job));
     explain_line(pc, "Union[%d] (%u grouping sets)", united.node, n_sets);
-    int32_t rowtime = rels[0].rowtime;
-    for (uint32_t s = 1; s < n_sets; s++)
-        if (rels[s].rowtime != rowtime)
-            rowtime = -1;
+    int32_t rowtime = schema->rowtime;
     *out = rels[0];
     out->s = united;
     out->schema = schema;
@@ -1974,17 +2065,26 @@ int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
         }
         if (rc)
             break;
+        /* Both inputs emit the union's schema: the left's names, nullable where either is. */
+        rel both[2] = {l, r};
+        weir_schema *us = union_schema(pc, both, 2);
+        if (!us) {
+            rc = WEIR_ENOMEM;
+            break;
+        }
+        if ((rc = union_align(pc, &l, us)) || (rc = union_align(pc, &r, us)))
+            break;
         weir_operator_spec spec;
         weir_union_spec(2, &spec);
         weir_stream ins[2] = {l.s, r.s};
-        if ((rc = weir_job_operator(pc->job, ins, 2, &spec, l.schema, 0, &out->s))) {
+        if ((rc = weir_job_operator(pc->job, ins, 2, &spec, us, 0, &out->s))) {
             rc = plan_error(pc, q->u.setop.op_loc, rc, "cannot add UNION ALL: %s", weir_job_error(pc->job));
             break;
         }
         explain_line(pc, "Union[%d]", out->s.node);
-        out->schema = l.schema;
+        out->schema = us;
         out->n_physical = l.n_physical;
-        out->rowtime = l.rowtime == r.rowtime ? l.rowtime : -1;
+        out->rowtime = us->rowtime;
         out->has_proctime = l.has_proctime && r.has_proctime && l.proctime == r.proctime;
         out->proctime = l.proctime;
         out->updating = l.updating || r.updating;
