@@ -42,7 +42,10 @@ again, or a TUMBLE over window_time), group-window-time (the inner query
 of that TUMBLE cascade also groups by window_time, as Flink's docs write
 it), late (a late-row table), late-columns (its rows carry id, k, v of the
 input row), offset (window offsets), legacy (GROUP BY TUMBLE(ts, ...)),
-millisecond (INTERVAL 'n' MILLISECOND).
+millisecond (INTERVAL 'n' MILLISECOND), grouping-sets (a keyed fixed-window
+aggregation grouped by ROLLUP(k), CUBE(k) or GROUPING SETS ((k), ()), with
+GROUPING(k): the oracle adds the rows of the set () grouped by the window
+alone), agg-filter (FILTER (WHERE ...) on aggregates, MIN/MAX(DISTINCT x)).
 
 Usage: sql_diff.py --weir BIN [--jobs N] [--seed S] [--job I] [--out DIR]
 Environment: WEIR_SEED (seed), WEIR_SQLDIFF_JOBS, WEIR_SQLDIFF_JOB (one
@@ -480,7 +483,7 @@ def window_sql(win, src, keyed, off, millis):
     return "TABLE(SESSION(TABLE %s%s, DESCRIPTOR(ts), %s))" % (src, part, iv(win[1]))
 
 
-def gen_query(rng, qid, tables, lateness, feats, millis, late_cols):
+def gen_query(rng, qid, tables, lateness, feats, millis, late_cols, late_table=False):
     q = Query()
     q.millis = millis
     q.qid = qid
@@ -519,6 +522,16 @@ def gen_query(rng, qid, tables, lateness, feats, millis, late_cols):
     allow_order = (q.win[0] == "TUMBLE" or (q.win[0] == "HOP" and lateness == 0)
                    or (q.win[0] == "CUMULATE" and lateness == 0))
     q.aggs = [make_agg(rng, agg_cols, allow_order) for _ in range(rng.randint(1, 4))]
+    # FILTER (WHERE ...) on aggregates SQLite computes as plain aggregates
+    # (it takes FILTER too); MIN/MAX(DISTINCT x) mean MIN/MAX(x)
+    for a in q.aggs:
+        plain = all(re.match(r"^(COUNT|SUM|AVG|MIN|MAX)\(", l) for l in a.lite)
+        if "agg-filter" in feats and plain and not a.order and rng.random() < 0.2:
+            cond = rng.choice(["v > 0", "d < 0", "k <> 'a'", "v IS NULL"])
+            a.weir += " FILTER (WHERE %s)" % cond
+            a.lite = [l + " FILTER (WHERE %s)" % cond for l in a.lite]
+        elif "agg-filter" in feats and re.match(r"^(MIN|MAX)\(", a.weir) and rng.random() < 0.2:
+            a.weir = a.weir[:4] + "DISTINCT " + a.weir[4:]
     q.having = None
     if "having" in feats and rng.random() < 0.2:
         q.having = rng.choice([
@@ -544,6 +557,14 @@ def gen_query(rng, qid, tables, lateness, feats, millis, late_cols):
         q.outer = [("COUNT(*)", None)]
         for i in nums:
             q.outer.append((rng.choice(["SUM", "MAX", "MIN"]), i))
+    # grouping sets: every set is its own window aggregation, so each would
+    # write a row's lateness to a late-row table: not with one. The model's
+    # arrival order (FIRST_VALUE / LAST_VALUE) is per key: not with those.
+    q.gsets = None
+    if ("grouping-sets" in feats and q.keyed and q.win[0] != "SESSION" and not q.legacy
+            and q.cascade is None and not late_table and not any(a.order for a in q.aggs)
+            and rng.random() < 0.25):
+        q.gsets = rng.choice(["ROLLUP(k)", "CUBE(k)", "GROUPING SETS ((k), ())"])
     return q
 
 
@@ -571,6 +592,9 @@ def query_sql(q):
     sel += ["%s AS a%d" % (a.weir, i) for i, a in enumerate(q.aggs)]
     if q.group_wt:
         group.append("window_time")
+    if q.gsets:
+        sel.insert(1, "GROUPING(k) AS g")
+        group = ["window_start", "window_end", q.gsets]
     inner = "SELECT %s FROM %s" % (", ".join(sel), tvf)
     if q.where is not None:
         inner += " WHERE " + q.where.weir
@@ -579,7 +603,8 @@ def query_sql(q):
         inner += " HAVING " + q.having.weir
     sink = "q%d" % q.qid
     if q.cascade is None:
-        cols = (["k STRING"] if q.keyed else []) + ["ws TIMESTAMP(3)", "we TIMESTAMP(3)"]
+        cols = (["k STRING"] if q.keyed else []) + (["g BIGINT"] if q.gsets else []) + \
+            ["ws TIMESTAMP(3)", "we TIMESTAMP(3)"]
         cols += ["a%d %s" % (i, a.sink) for i, a in enumerate(q.aggs)]
         body = inner
     else:
@@ -608,7 +633,8 @@ def query_sql(q):
 
 def out_kinds(q):
     if q.cascade is None:
-        return (["str"] if q.keyed else []) + ["ts", "ts"] + [a.kind for a in q.aggs]
+        return (["str"] if q.keyed else []) + (["big"] if q.gsets else []) + ["ts", "ts"] + \
+            [a.kind for a in q.aggs]
     kinds = ["ts", "ts"]
     for f, i in q.outer:
         if i is None:
@@ -621,7 +647,7 @@ def out_kinds(q):
 
 def n_keycols(q):
     if q.cascade is None:
-        return 3 if q.keyed else 2
+        return (3 if q.keyed else 2) + (1 if q.gsets else 0)
     return 2
 
 
@@ -660,7 +686,16 @@ def oracle(db, q, rows):
     level1 = []
     for r in db.execute(sql):
         vals = [a.fin(list(r[3 + s:3 + s + n])) for a, (s, n) in zip(q.aggs, spans)]
-        level1.append(([r[0]] if q.keyed else []) + [r[1], r[2]] + vals)
+        level1.append(([r[0]] if q.keyed else []) + ([0] if q.gsets else []) + [r[1], r[2]] + vals)
+    if q.gsets:
+        # the set (): the same (row, window) pairs grouped by the window alone
+        sql = ("SELECT NULL, p.ws, p.we, %s FROM pairs p JOIN src x ON x.id = p.pid "
+               "GROUP BY p.ws, p.we" % ", ".join(lite))
+        if q.having is not None:
+            sql += " HAVING " + q.having.lite
+        for r in db.execute(sql):
+            vals = [a.fin(list(r[3 + s:3 + s + n])) for a, (s, n) in zip(q.aggs, spans)]
+            level1.append([None, 1, r[1], r[2]] + vals)
     late_rows = late
     if q.cascade is None:
         return level1, late_rows
@@ -809,7 +844,7 @@ def fmt_row(kinds, vals):
 # Jobs
 
 ALL_FEATS = {"view", "where", "having", "cascade", "late", "group-window-time",
-             "offset", "legacy", "millisecond", "late-columns"}
+             "offset", "legacy", "millisecond", "late-columns", "grouping-sets", "agg-filter"}
 
 
 class Job:
@@ -831,7 +866,7 @@ def gen_job(seed, index, feats, max_queries):
     j.late_cols = j.late_table and "late-columns" in feats
     # INTERVAL 'n' MILLISECOND instead of (fractional) SECOND
     j.millis = "millisecond" in feats and rng.random() < 0.2
-    j.queries = [gen_query(rng, i, j.tables, j.lateness, feats, j.millis, j.late_cols)
+    j.queries = [gen_query(rng, i, j.tables, j.lateness, feats, j.millis, j.late_cols, j.late_table)
                  for i in range(rng.randint(1, max_queries))]
     return j
 

@@ -184,6 +184,14 @@ extern const xfunc weir__funcs_regex[];
 extern const xfunc weir__funcs_math[];
 extern const xfunc weir__funcs_time[];
 const xfunc *weir__func_find(const char *name);
+/* Pattern functions (f_like.c): LIKE's binder; the check that the first nstr
+ * arguments are STRING and the rest INT (NULL literals and BIGINT coerced);
+ * whether e is a non-NULL string literal (its value in *s). */
+int weir__bind_like(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                    weir_error *err);
+int weir__need_strings(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, uint32_t nstr,
+                       weir_error *err);
+bool weir__lit_str(const weir_expr *e, xstr *s);
 /* The UDF call builder (udf.c): returns 1 if name is a UDF and *out built. */
 int weir__udf_bind(weir_expr_arena *a, const char *name, weir_expr **args, uint32_t n, weir_expr **out,
                    weir_error *err);

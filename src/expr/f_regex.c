@@ -1,38 +1,40 @@
 /*
- * expr/f_regex.c - pattern matching: LIKE (with ESCAPE), SIMILAR TO,
- * REGEXP, REGEXP_EXTRACT, REGEXP_REPLACE.
+ * expr/f_regex.c - regular expressions with Java's semantics through PCRE2:
+ * SIMILAR TO, REGEXP, REGEXP_EXTRACT, REGEXP_REPLACE, REGEXP_COUNT,
+ * REGEXP_INSTR, REGEXP_SUBSTR. (LIKE is in f_like.c; f_regex_posix.c is the
+ * fallback when weir is built without PCRE2.)
  *
- * Regular expressions are written in Java's syntax (as in Flink) and
- * translated to POSIX extended regular expressions for the C library's
- * regex engine: \d \w \s (and their negations) become bracket classes,
- * (?:...) becomes a group whose number is hidden from the user, a leading
- * (?i) sets case-insensitive matching. Java constructs with no POSIX
- * equivalent (lazy or possessive quantifiers, look-around, back-references,
- * \b, \Q...\E, named groups, class intersections) are refused when the
- * expression is built, with a message naming the construct: a pattern never
- * silently means something else. Matching is leftmost-longest (POSIX) where
- * Java is leftmost-first: alternatives such as (a|ab) can pick a longer
- * match than Java would. Matching works on bytes: '.' matches one byte.
+ * Patterns are written in Java's syntax, as in Flink. PCRE2 matches the way
+ * java.util.regex does (leftmost-first alternation, greedy, lazy and
+ * possessive quantifiers, look-around, back-references, \b, \Q...\E, named
+ * groups, atomic groups, \p{...}), so most of a pattern passes through
+ * unchanged; translate() rewrites the few places where the two syntaxes
+ * differ (\uXXXX, Java's octal escapes, the POSIX-named \p{Alpha} classes,
+ * \p{IsX}, the (?d) (?u) (?U) flags) and refuses what PCRE2 cannot express
+ * (nested classes, class intersection '&&', Unicode blocks), naming the
+ * construct. Subjects are matched as UTF-8 (one '.' is one character;
+ * invalid bytes read as U+FFFD, as Java decodes them);
+ * line terminators are Java's (\n, \r\n, \r, U+0085, U+2028, U+2029).
  *
- * A literal pattern is compiled once when the expression is built; a
- * pattern computed per row is compiled when it changes from the previous
- * row. LIKE patterns with only leading/trailing '%' use memcmp/memmem.
+ * A literal pattern is compiled (and JIT-compiled) once when the expression
+ * is built; a pattern computed per row is compiled when it changes from the
+ * previous row. Compiled code is shared by threads; match data is per call.
  */
-#include <regex.h>
+#ifdef WEIR_HAVE_PCRE2
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 #include <stdio.h>
-#include <strings.h>
 
 #include "expr/expr_internal.h"
-
-#define MAX_GROUPS 32
+#include "format/convert.h"
 
 static int oom(ecx *cx) { return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory"); }
+static int nomem_b(weir_error *err) { return weir_error_set(err, WEIR_ENOMEM, "out of memory"); }
 
 typedef struct xregex {
-    regex_t re;
-    bool compiled;
-    int n_java;              /* capturing groups the user can refer to */
-    int map[MAX_GROUPS + 1]; /* Java group -> POSIX group */
+    pcre2_code *code;
+    bool jit;
+    uint32_t n_groups; /* capturing groups, numbered as in Java */
 } xregex;
 
 typedef struct tbuf {
@@ -54,284 +56,454 @@ static int tput(tbuf *b, const char *s, size_t n)
         b->p = p;
         b->cap = cap;
     }
-    memcpy(b->p + b->len, s, n);
+    if (n)
+        memcpy(b->p + b->len, s, n);
     b->len += n;
     b->p[b->len] = 0;
     return 0;
 }
 static int tputc(tbuf *b, char c) { return tput(b, &c, 1); }
+static int tputs(tbuf *b, const char *s) { return tput(b, s, strlen(s)); }
 
-static bool ere_special(char c) { return c && strchr(".[]()*+?{}|^$\\", c) != NULL; }
+static inline uint32_t u8len(unsigned char c) { return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4; }
 
-/* Emits a literal byte outside brackets. */
-static int lit_byte(tbuf *b, char c)
+static int hexval(char c)
 {
-    if (ere_special(c) && tputc(b, '\\'))
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Reads Java's \uXXXX at p[i] (i at the 'u'); returns the code unit or -1. */
+static long read_u4(const char *p, size_t len, size_t i)
+{
+    if (i + 5 > len)
         return -1;
-    return tputc(b, c);
-}
-
-static const char *esc_class(char c, bool in_bracket)
-{
-    switch (c) {
-    case 'd': return in_bracket ? "0-9" : "[0-9]";
-    case 'w': return in_bracket ? "[:alnum:]_" : "[[:alnum:]_]";
-    case 's': return in_bracket ? "[:space:]" : "[[:space:]]";
-    case 'D': return in_bracket ? NULL : "[^0-9]";
-    case 'W': return in_bracket ? NULL : "[^[:alnum:]_]";
-    case 'S': return in_bracket ? NULL : "[^[:space:]]";
-    default: return NULL;
+    long v = 0;
+    for (size_t k = 1; k <= 4; k++) {
+        int h = hexval(p[i + k]);
+        if (h < 0)
+            return -1;
+        v = v * 16 + h;
     }
+    return v;
 }
 
-static int esc_char(char c)
+/* Java's POSIX-named classes (US-ASCII) and their PCRE2 POSIX class names. */
+static const char *posix_name(const char *name, size_t n)
 {
-    switch (c) {
-    case 't': return '\t';
-    case 'n': return '\n';
-    case 'r': return '\r';
-    case 'f': return '\f';
-    case 'a': return '\a';
-    case 'e': return 27;
-    case '0': return 0;
-    default: return -1;
+    static const char *const map[][2] = {
+        {"Lower", "lower"}, {"Upper", "upper"}, {"ASCII", "ascii"}, {"Alpha", "alpha"}, {"Digit", "digit"},
+        {"Alnum", "alnum"}, {"Punct", "punct"}, {"Graph", "graph"}, {"Print", "print"}, {"Blank", "blank"},
+        {"Cntrl", "cntrl"}, {"XDigit", "xdigit"}, {"Space", "space"},
+    };
+    for (size_t k = 0; k < sizeof map / sizeof map[0]; k++)
+        if (strlen(map[k][0]) == n && !memcmp(map[k][0], name, n))
+            return map[k][1];
+    return NULL;
+}
+
+/* Java's java.lang.Character classes that map onto Unicode categories. */
+static const char *java_char_class(const char *name, size_t n)
+{
+    static const char *const map[][2] = {
+        {"javaLowerCase", "Ll"}, {"javaUpperCase", "Lu"}, {"javaTitleCase", "Lt"},
+        {"javaDigit", "Nd"},     {"javaLetter", "L"},
+    };
+    for (size_t k = 0; k < sizeof map / sizeof map[0]; k++)
+        if (strlen(map[k][0]) == n && !memcmp(map[k][0], name, n))
+            return map[k][1];
+    return NULL;
+}
+
+static bool has_prefix(const char *s, size_t n, const char *pre)
+{
+    size_t k = strlen(pre);
+    return n >= k && !memcmp(s, pre, k);
+}
+
+/* Translates \p{name} / \P{name} (p at the 'p'/'P'); advances *ip past it. */
+static int tr_property(const char *p, size_t len, size_t *ip, bool in_class, tbuf *o, char *msg, size_t cap)
+{
+    size_t i = *ip;
+    bool neg = p[i] == 'P';
+    const char *name;
+    size_t n;
+    if (i + 1 < len && p[i + 1] == '{') {
+        const char *end = memchr(p + i + 2, '}', len - (i + 2));
+        if (!end) {
+            snprintf(msg, cap, "unclosed '\\%c{' property", p[i]);
+            return -1;
+        }
+        name = p + i + 2;
+        n = (size_t)(end - name);
+        *ip = (size_t)(end - p) + 1;
+    } else if (i + 1 < len) {
+        name = p + i + 1;
+        n = 1;
+        *ip = i + 2;
+    } else {
+        snprintf(msg, cap, "'\\%c' without a property name", p[i]);
+        return -1;
     }
+    const char *px = posix_name(name, n);
+    if (px) {
+        return (in_class ? 0 : tputc(o, '[')) || tputs(o, neg ? "[:^" : "[:") || tputs(o, px) || tputs(o, ":]") ||
+                       (in_class ? 0 : tputc(o, ']'))
+                   ? -2
+                   : 0;
+    }
+    const char *jc = java_char_class(name, n);
+    if (jc)
+        return tputc(o, '\\') || tputc(o, neg ? 'P' : 'p') || tputc(o, '{') || tputs(o, jc) || tputc(o, '}') ? -2 : 0;
+    if (has_prefix(name, n, "In") || has_prefix(name, n, "block=") || has_prefix(name, n, "blk=")) {
+        snprintf(msg, cap, "Unicode blocks ('\\%c{%.*s}') are not supported", p[i], (int)n, name);
+        return -1;
+    }
+    if (has_prefix(name, n, "java")) {
+        snprintf(msg, cap, "'\\%c{%.*s}' is not supported", p[i], (int)n, name);
+        return -1;
+    }
+    /* \p{IsLatin} (script), \p{IsL} (category), \p{sc=Latin}, \p{gc=L}: PCRE2 takes the bare name. */
+    static const char *const prefixes[] = {"Is", "script=", "sc=", "general_category=", "gc="};
+    for (size_t k = 0; k < sizeof prefixes / sizeof prefixes[0]; k++) {
+        if (has_prefix(name, n, prefixes[k])) {
+            size_t d = strlen(prefixes[k]);
+            name += d;
+            n -= d;
+            break;
+        }
+    }
+    return tputc(o, '\\') || tputc(o, neg ? 'P' : 'p') || tputc(o, '{') || tput(o, name, n) || tputc(o, '}') ? -2 : 0;
 }
 
-/* Translates a Java regex into POSIX ERE. Returns 0, or -1 with msg set. */
-static int translate(const char *p, size_t len, tbuf *o, xregex *rx, int *cflags, char *msg, size_t msgcap)
+/* Emits a code point as \x{...}. */
+static int put_cp(tbuf *o, unsigned long cp)
 {
-    int posix = 0;
+    char b[24];
+    snprintf(b, sizeof b, "\\x{%lx}", cp);
+    return tputs(o, b);
+}
+
+/*
+ * Translates a Java pattern into PCRE2's syntax. *opts receives compile
+ * options set by leading (?d) / (?U) flags. Returns 0, or -1 with msg set.
+ */
+static int translate(const char *p, size_t len, tbuf *o, uint32_t *opts, bool *unix_lines, char *msg, size_t cap)
+{
     size_t i = 0;
-    if (len >= 4 && !memcmp(p, "(?i)", 4)) {
-        *cflags |= REG_ICASE;
-        i = 4;
-    }
-    while (i < len) {
+    bool in_class = false;
+    size_t class_start = 0; /* index of the first member of the open class */
+    int rc = 0;
+    while (i < len && rc == 0) {
         char c = p[i];
         if (c == '\\') {
             if (i + 1 >= len) {
-                snprintf(msg, msgcap, "pattern ends with a backslash");
+                snprintf(msg, cap, "pattern ends with a backslash");
                 return -1;
             }
             char d = p[i + 1];
-            i += 2;
-            const char *cls = esc_class(d, false);
-            if (cls) {
-                if (tput(o, cls, strlen(cls)))
-                    goto nomem;
+            if (d == 'Q') {
+                /* Quoted text up to \E (or the end) passes through: PCRE2 has \Q...\E too. */
+                const char *end = NULL;
+                for (size_t k = i + 2; k + 1 < len; k++)
+                    if (p[k] == '\\' && p[k + 1] == 'E') {
+                        end = p + k;
+                        break;
+                    }
+                size_t stop = end ? (size_t)(end - p) + 2 : len;
+                rc = tput(o, p + i, stop - i);
+                if (!end)
+                    rc = rc || tputs(o, "\\E");
+                i = stop;
                 continue;
             }
-            int ec = esc_char(d);
-            if (ec >= 0) {
-                if (ec == 0) {
-                    snprintf(msg, msgcap, "NUL characters in patterns are not supported");
+            if (d == 'u') {
+                long u = read_u4(p, len, i + 1);
+                if (u < 0) {
+                    snprintf(msg, cap, "'\\u' must be followed by four hexadecimal digits");
                     return -1;
                 }
-                if (lit_byte(o, (char)ec))
-                    goto nomem;
+                size_t next = i + 6;
+                if (u >= 0xD800 && u <= 0xDBFF && next + 1 < len && p[next] == '\\' && p[next + 1] == 'u') {
+                    long lo = read_u4(p, len, next + 1);
+                    if (lo >= 0xDC00 && lo <= 0xDFFF) {
+                        u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+                        next += 6;
+                    }
+                }
+                if (u >= 0xD800 && u <= 0xDFFF) {
+                    snprintf(msg, cap, "a lone surrogate '\\u%04lX' cannot be matched in UTF-8 text", u);
+                    return -1;
+                }
+                rc = put_cp(o, (unsigned long)u);
+                i = next;
                 continue;
             }
-            if ((d >= '1' && d <= '9') || strchr("bBAzZGQEpPkXRhHvVuxc", d)) {
-                snprintf(msg, msgcap, "'\\%c' is not supported in weir's regular expressions", d);
+            if (d == '0') {
+                /* Java: \0n, \0nn, \0mnn (m <= 3) in octal. */
+                size_t k = i + 2;
+                unsigned long v = 0;
+                int nd = 0;
+                while (k < len && nd < 3 && p[k] >= '0' && p[k] <= '7') {
+                    unsigned long nv = v * 8 + (unsigned long)(p[k] - '0');
+                    if (nv > 0377)
+                        break;
+                    v = nv;
+                    k++, nd++;
+                }
+                if (nd == 0) {
+                    snprintf(msg, cap, "'\\0' must be followed by an octal digit");
+                    return -1;
+                }
+                if (v == 0) {
+                    snprintf(msg, cap, "NUL characters in patterns are not supported");
+                    return -1;
+                }
+                rc = put_cp(o, v);
+                i = k;
+                continue;
+            }
+            if (d == 'p' || d == 'P') {
+                size_t k = i + 1;
+                int r = tr_property(p, len, &k, in_class, o, msg, cap);
+                if (r == -1)
+                    return -1;
+                rc = r;
+                i = k;
+                continue;
+            }
+            if (d == 'N' && i + 2 < len && p[i + 2] == '{') {
+                snprintf(msg, cap, "named characters ('\\N{...}') are not supported");
                 return -1;
             }
-            if (lit_byte(o, d))
-                goto nomem;
+            if ((d == 'b' || d == 'B') && i + 2 < len && p[i + 2] == '{') {
+                snprintf(msg, cap, "'\\%c{...}' boundaries are not supported", d);
+                return -1;
+            }
+            rc = tput(o, p + i, 2);
+            i += 2;
+            continue;
+        }
+        if (in_class) {
+            if (c == '[' && !(i == class_start && i + 1 < len && p[i + 1] == ']')) {
+                snprintf(msg, cap, "a character class inside a character class ('[a[b]]', union) is not supported");
+                return -1;
+            }
+            if (c == '&' && i + 1 < len && p[i + 1] == '&') {
+                snprintf(msg, cap, "character class intersection '&&' is not supported");
+                return -1;
+            }
+            if (c == ']' && i != class_start)
+                in_class = false;
+            rc = tputc(o, c);
+            i++;
             continue;
         }
         if (c == '[') {
-            /* Bracket expression: collect members, then emit in POSIX order. */
-            size_t j = i + 1;
-            bool neg = false, has_rb = false, has_dash = false;
-            tbuf mem = {0};
-            if (j < len && p[j] == '^')
-                neg = true, j++;
-            bool first = true;
-            while (j < len && (p[j] != ']' || first)) {
-                char m = p[j];
-                first = false;
-                if (m == '[' && j + 1 < len && p[j + 1] == ':') {
-                    const char *end = memchr(p + j, ']', len - j);
-                    if (!end) {
-                        weir_free(mem.p);
-                        snprintf(msg, msgcap, "unclosed character class");
-                        return -1;
-                    }
-                    if (tput(&mem, p + j, (size_t)(end - (p + j)) + 1))
-                        goto nomem2;
-                    j = (size_t)(end - p) + 1;
-                    continue;
-                }
-                if (m == '[' || (m == '&' && j + 1 < len && p[j + 1] == '&')) {
-                    weir_free(mem.p);
-                    snprintf(msg, msgcap, "nested character classes and '&&' are not supported");
-                    return -1;
-                }
-                if (m == '\\' && j + 1 < len) {
-                    char d = p[j + 1];
-                    j += 2;
-                    const char *cls = esc_class(d, true);
-                    if (cls) {
-                        if (tput(&mem, cls, strlen(cls)))
-                            goto nomem2;
-                        continue;
-                    }
-                    if (strchr("DWS", d)) {
-                        weir_free(mem.p);
-                        snprintf(msg, msgcap, "'\\%c' inside [...] is not supported", d);
-                        return -1;
-                    }
-                    int ec = esc_char(d);
-                    m = ec > 0 ? (char)ec : d;
-                } else {
-                    j++;
-                }
-                if (m == ']') {
-                    has_rb = true;
-                } else if (m == '-' && (mem.len == 0 || j >= len || p[j] == ']')) {
-                    has_dash = true;
-                } else if (m == '^') {
-                    /* '^' must not come first in POSIX: put it after another member. */
-                    if (tput(&mem, "^", 1))
-                        goto nomem2;
-                } else if (tputc(&mem, m)) {
-                    goto nomem2;
-                }
-            }
-            if (j >= len) {
-                weir_free(mem.p);
-                snprintf(msg, msgcap, "unclosed character class");
-                return -1;
-            }
-            i = j + 1;
-            int rc;
-            if (!neg && !has_rb && !has_dash && mem.len == 1 && mem.p[0] == '^') {
-                rc = tput(o, "\\^", 2);
-            } else {
-                /* '^' first would negate: move it last. */
-                if (!neg && !has_rb && mem.len > 1 && mem.p[0] == '^') {
-                    memmove(mem.p, mem.p + 1, mem.len - 1);
-                    mem.p[mem.len - 1] = '^';
-                }
-                rc = tputc(o, '[') || (neg && tputc(o, '^')) || (has_rb && tputc(o, ']')) ||
-                     (mem.len && tput(o, mem.p, mem.len)) || (has_dash && tputc(o, '-')) || tputc(o, ']');
-            }
-            weir_free(mem.p);
-            if (rc)
-                goto nomem;
-            continue;
-        nomem2:
-            weir_free(mem.p);
-            goto nomem;
-        }
-        if (c == '(') {
-            if (i + 1 < len && p[i + 1] == '?') {
-                if (i + 2 < len && p[i + 2] == ':') {
-                    posix++;
-                    i += 3;
-                    if (tputc(o, '('))
-                        goto nomem;
-                    continue;
-                }
-                snprintf(msg, msgcap, "'(?%c' (look-around, flags or named groups) is not supported",
-                         i + 2 < len ? p[i + 2] : ' ');
-                return -1;
-            }
-            posix++;
-            if (rx->n_java >= MAX_GROUPS) {
-                snprintf(msg, msgcap, "more than %d groups", MAX_GROUPS);
-                return -1;
-            }
-            rx->map[++rx->n_java] = posix;
+            in_class = true;
+            rc = tputc(o, c);
             i++;
-            if (tputc(o, '('))
-                goto nomem;
+            if (i < len && p[i] == '^') {
+                rc = rc || tputc(o, '^');
+                i++;
+            }
+            class_start = i;
             continue;
         }
-        if (c == '*' || c == '+' || c == '?' || c == '}') {
-            if (i + 1 < len && (p[i + 1] == '?' || p[i + 1] == '+') && !(c == '?' && i > 0 && p[i - 1] == '(')) {
-                snprintf(msg, msgcap, "%s quantifier '%c%c' is not supported", p[i + 1] == '?' ? "lazy" : "possessive",
-                         c, p[i + 1]);
-                return -1;
+        if (c == '(' && i + 1 < len && p[i + 1] == '*') {
+            /* PCRE2 would read a verb such as (*ACCEPT); Java has none ("dangling meta character"). */
+            snprintf(msg, cap, "'(*' is not valid: nothing to repeat");
+            return -1;
+        }
+        if (c == '(' && i + 1 < len && p[i + 1] == '?') {
+            /* Inline flags (?idmsuxU-idmsuxU) or (?flags:...): keep i m s x; drop u
+             * (PCRE2 folds case by Unicode rules already); d and U only at the start. */
+            size_t k = i + 2;
+            while (k < len && strchr("idmsuxU-", p[k]) && p[k])
+                k++;
+            if (k > i + 2 && k < len && (p[k] == ')' || p[k] == ':')) {
+                tbuf f = {0};
+                bool on = true;
+                for (size_t j = i + 2; j < k && rc == 0; j++) {
+                    char fl = p[j];
+                    if (fl == '-') {
+                        on = false;
+                        rc = tputc(&f, '-');
+                    } else if (fl == 'u') {
+                        /* nothing */
+                    } else if (fl == 'd' || fl == 'U') {
+                        if (i != 0 || p[k] != ')' || !on) {
+                            weir_free(f.p);
+                            snprintf(msg, cap, "the '%c' flag is supported only as a leading '(?%c)'", fl, fl);
+                            return -1;
+                        }
+                        if (fl == 'd')
+                            *unix_lines = true;
+                        else
+                            *opts |= PCRE2_UCP;
+                    } else if (fl == 'x') {
+                        /* Java's comments mode ignores whitespace in classes too: PCRE2's xx. */
+                        rc = tputs(&f, "xx");
+                    } else {
+                        rc = tputc(&f, fl);
+                    }
+                }
+                /* A trailing '-' alone is not valid in PCRE2. */
+                if (f.len && f.p[f.len - 1] == '-')
+                    f.p[--f.len] = 0;
+                if (rc == 0) {
+                    if (f.len)
+                        rc = tputs(o, "(?") || tput(o, f.p, f.len) || tputc(o, p[k]);
+                    else if (p[k] == ':')
+                        rc = tputs(o, "(?:");
+                }
+                weir_free(f.p);
+                i = k + 1;
+                continue;
             }
         }
-        if (tputc(o, c))
-            goto nomem;
+        rc = tputc(o, c);
         i++;
     }
-    if (!o->p && tput(o, "", 0))
-        goto nomem;
+    if (rc == 0 && !o->p)
+        rc = tput(o, "", 0);
+    if (rc) {
+        snprintf(msg, cap, "out of memory");
+        return -1;
+    }
     return 0;
-nomem:
-    snprintf(msg, msgcap, "out of memory");
-    return -1;
 }
 
 static void free_rx(void *p)
 {
     xregex *rx = p;
-    if (rx->compiled)
-        regfree(&rx->re);
+    if (rx->code)
+        pcre2_code_free(rx->code);
     weir_free(rx);
 }
 
-/* Compiles a Java-syntax pattern (or, with raw_ere, an ERE) into rx. */
-static int compile(const char *pat, size_t len, bool raw_ere, int extra_flags, xregex *rx, char *msg, size_t msgcap)
+/* Compiles a PCRE2 pattern (already translated) into rx. */
+static int compile_pcre(const char *pat, size_t len, uint32_t opts, bool unix_lines, xregex *rx, char *msg,
+                        size_t cap)
 {
     memset(rx, 0, sizeof *rx);
-    tbuf o = {0};
-    int cflags = REG_EXTENDED | extra_flags;
-    if (raw_ere) {
-        if (tput(&o, pat, len)) {
-            snprintf(msg, msgcap, "out of memory");
-            return -1;
-        }
-    } else if (translate(pat, len, &o, rx, &cflags, msg, msgcap)) {
-        weir_free(o.p);
+    pcre2_compile_context *cc = pcre2_compile_context_create(NULL);
+    if (!cc) {
+        snprintf(msg, cap, "out of memory");
         return -1;
     }
-    int rc = regcomp(&rx->re, o.p ? o.p : "", cflags);
-    weir_free(o.p);
-    if (rc) {
-        char eb[128];
-        regerror(rc, &rx->re, eb, sizeof eb);
-        snprintf(msg, msgcap, "%s", eb);
+    pcre2_set_newline(cc, unix_lines ? PCRE2_NEWLINE_LF : PCRE2_NEWLINE_ANY);
+    int ec;
+    PCRE2_SIZE eoff;
+    /*
+     * Subjects are made valid UTF-8 before matching (utf8_subject), so no
+     * check is needed while matching. PCRE2 10.42's JIT misses matches with
+     * its start-of-match optimizations on ('(?:[^a]|)b*.' finds nothing in
+     * "b"): they are turned off; the JIT stays several times faster than
+     * the interpreter with them.
+     */
+    rx->code = pcre2_compile((PCRE2_SPTR)pat, len, opts | PCRE2_UTF | PCRE2_NO_START_OPTIMIZE, &ec, &eoff, cc);
+    pcre2_compile_context_free(cc);
+    if (!rx->code) {
+        PCRE2_UCHAR eb[160];
+        pcre2_get_error_message(ec, eb, sizeof eb);
+        snprintf(msg, cap, "%s (at offset %zu)", (const char *)eb, (size_t)eoff);
         return -1;
     }
-    rx->compiled = true;
-    if (raw_ere) {
-        rx->n_java = (int)rx->re.re_nsub;
-        for (int k = 0; k <= rx->n_java && k <= MAX_GROUPS; k++)
-            rx->map[k] = k;
-    }
+    pcre2_pattern_info(rx->code, PCRE2_INFO_CAPTURECOUNT, &rx->n_groups);
+    rx->jit = pcre2_jit_compile(rx->code, PCRE2_JIT_COMPLETE) == 0;
     return 0;
 }
 
-/*
- * Finds the first match at or after byte `from`. m[0..] are POSIX groups.
- * s must be NUL-terminated at s.len (see nul_copy): REG_STARTEND bounds the
- * search, and the terminator keeps sanitizers' strlen-based checks exact.
- */
-static bool rx_find(const xregex *rx, xstr s, uint32_t from, regmatch_t *m, size_t nm)
+/* Compiles a Java-syntax pattern into rx. Returns 0, or -1 with msg set. */
+static int compile(const char *pat, size_t len, xregex *rx, char *msg, size_t cap)
 {
-    m[0].rm_so = from;
-    m[0].rm_eo = s.len;
-    int flags = REG_STARTEND | (from > 0 ? REG_NOTBOL : 0);
-    return regexec(&rx->re, s.ptr, nm, m, flags) == 0;
+    tbuf o = {0};
+    uint32_t opts = 0;
+    bool unix_lines = false;
+    if (translate(pat, len, &o, &opts, &unix_lines, msg, cap)) {
+        weir_free(o.p);
+        memset(rx, 0, sizeof *rx);
+        return -1;
+    }
+    int rc = compile_pcre(o.p, o.len, opts, unix_lines, rx, msg, cap);
+    weir_free(o.p);
+    return rc;
 }
 
-/* A NUL-terminated copy of s in scratch memory (NULL on exhaustion). */
-static bool nul_copy(ecx *cx, xstr *s)
+/*
+ * Finds the first match at or after byte `from`: 1 and md's ovector set, 0
+ * when none, -1 on a matching error (reported on row i).
+ */
+static int rx_find(ecx *cx, uint32_t row, const xregex *rx, xstr s, uint32_t from, pcre2_match_data *md)
 {
-    char *p = weir__x_alloc(cx, (size_t)s->len + 1);
+    int rc;
+    if (rx->jit) {
+        rc = pcre2_jit_match(rx->code, (PCRE2_SPTR)s.ptr, s.len, from, 0, md, NULL);
+        if (rc != PCRE2_ERROR_JIT_STACKLIMIT)
+            goto done;
+    }
+    /* The interpreter keeps its backtracking on the heap: no JIT stack limit. */
+    rc = pcre2_match(rx->code, (PCRE2_SPTR)s.ptr, s.len, from, PCRE2_NO_JIT | PCRE2_NO_UTF_CHECK, md, NULL);
+done:
+    if (rc >= 0)
+        return 1;
+    if (rc == PCRE2_ERROR_NOMATCH)
+        return 0;
+    if (rc == PCRE2_ERROR_NOMEMORY)
+        return oom(cx), -1;
+    PCRE2_UCHAR eb[160];
+    pcre2_get_error_message(rc, eb, sizeof eb);
+    weir__x_fail(cx, row, "regular expression match failed: %s", (const char *)eb);
+    return -1;
+}
+
+/*
+ * Makes *s valid UTF-8 for matching: bytes that are not are read as U+FFFD,
+ * as Java's decoding of the bytes into a String does. Valid text (the usual
+ * case) is left in place. False when out of memory.
+ */
+static bool utf8_subject(ecx *cx, xstr *s)
+{
+    size_t bad = weir__fmt_utf8_check(s->ptr, s->len);
+    if (bad == s->len)
+        return true;
+    if (s->len > (UINT32_MAX - 1) / 3)
+        return false;
+    char *p = weir__x_alloc(cx, (size_t)s->len * 3 + 1);
     if (!p)
         return false;
-    if (s->len)
-        memcpy(p, s->ptr, s->len);
-    p[s->len] = 0;
-    s->ptr = p;
+    size_t o = 0, i = 0;
+    while (i < s->len) {
+        size_t n = weir__fmt_utf8_check(s->ptr + i, s->len - i);
+        memcpy(p + o, s->ptr + i, n);
+        o += n;
+        i += n;
+        if (i < s->len) {
+            memcpy(p + o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            i++;
+        }
+    }
+    *s = (xstr){p, (uint32_t)o};
     return true;
+}
+
+/* The start of the next search after a match [so, eo), as Java's Matcher.find:
+ * after an empty match, one character further; past the end: s.len + 1. */
+static uint32_t next_from(xstr s, uint32_t so, uint32_t eo)
+{
+    if (eo != so)
+        return eo;
+    if (eo >= s.len)
+        return s.len + 1;
+    uint32_t step = u8len((unsigned char)s.ptr[eo]);
+    return eo + step > s.len ? s.len : eo + step;
 }
 
 /* ---- per-row pattern cache for non-literal patterns ---- */
@@ -340,141 +512,188 @@ typedef struct rxcache {
     xregex rx;
     xstr pat;
     bool valid, bad;
+    pcre2_match_data *md;   /* for the literal pattern, or the cached one */
+    uint32_t md_groups;
 } rxcache;
 
-/* Returns the compiled pattern for row i: the literal's, or one compiled for this row's text. */
-static const xregex *row_rx(ecx *cx, const weir_expr *e, const xvec *pv, uint32_t i, rxcache *c, bool raw)
+/* Returns the compiled pattern for row i (NULL when it does not compile), with c->md fitting it. */
+static const xregex *row_rx(ecx *cx, const weir_expr *e, const xvec *pv, uint32_t i, rxcache *c, bool *nomem)
 {
-    if (e->aux)
-        return e->aux;
-    xstr p = ((const xstr *)pv->data)[i];
-    if (c->valid && c->pat.len == p.len && !memcmp(c->pat.ptr, p.ptr, p.len))
-        return c->bad ? NULL : &c->rx;
-    if (c->valid && !c->bad)
-        regfree(&c->rx.re);
-    char msg[128];
-    c->valid = true;
-    c->pat = p;
-    c->bad = compile(p.ptr, p.len, raw, 0, &c->rx, msg, sizeof msg) != 0;
-    (void)cx;
-    return c->bad ? NULL : &c->rx;
+    const xregex *rx = e->aux;
+    if (!rx) {
+        xstr p = ((const xstr *)pv->data)[i];
+        if (!(c->valid && c->pat.len == p.len && !memcmp(c->pat.ptr, p.ptr, p.len))) {
+            if (c->valid && !c->bad)
+                pcre2_code_free(c->rx.code);
+            char msg[200];
+            c->valid = true;
+            c->pat = p;
+            c->bad = compile(p.ptr, p.len, &c->rx, msg, sizeof msg) != 0;
+        }
+        if (c->bad)
+            return NULL;
+        rx = &c->rx;
+    }
+    if (!c->md || c->md_groups < rx->n_groups + 1) {
+        if (c->md)
+            pcre2_match_data_free(c->md);
+        c->md_groups = rx->n_groups + 1;
+        c->md = pcre2_match_data_create(c->md_groups, NULL);
+        if (!c->md) {
+            *nomem = true;
+            (void)cx;
+            return NULL;
+        }
+    }
+    return rx;
 }
 
 static void cache_done(rxcache *c)
 {
     if (c->valid && !c->bad)
-        regfree(&c->rx.re);
+        pcre2_code_free(c->rx.code);
+    if (c->md)
+        pcre2_match_data_free(c->md);
 }
 
 #define STR(k) (((const xstr *)a[k].data)[i])
 #define I32(k) (((const int32_t *)a[k].data)[i])
 
-/* REGEXP(str, pattern): does any substring match? An empty pattern never matches. */
-static int regexp_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
-{
-    rxcache c = {0};
-    uint8_t *o = out->data;
-    regmatch_t m[1];
-    for (uint32_t i = 0; i < n; i++) {
-        if (!x_live(out, act, i))
-            continue;
-        if (STR(1).len == 0) {
-            o[i] = 0;
-            continue;
-        }
-        const xregex *rx = row_rx(cx, e, &a[1], i, &c, false);
-        xstr s = STR(0);
-        if (rx && !nul_copy(cx, &s))
-            return oom(cx);
-        o[i] = rx && rx_find(rx, s, 0, m, 1);
-    }
-    cache_done(&c);
-    return 0;
-}
+enum { RX_MATCH, RX_EXTRACT, RX_REPLACE, RX_COUNT, RX_INSTR, RX_SUBSTR };
 
-/* REGEXP_EXTRACT(str, pattern [, group]): the group of the first match, NULL when none. */
-static int regexp_extract_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+/* One kernel for the family: e->p0 says which function. */
+static int regex_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
+    int kind = (int)e->p0;
     rxcache c = {0};
-    regmatch_t m[MAX_GROUPS + 1];
-    for (uint32_t i = 0; i < n; i++) {
-        if (!x_live(out, act, i))
-            continue;
-        const xregex *rx = row_rx(cx, e, &a[1], i, &c, false);
-        int64_t g = e->n_args > 2 ? I32(2) : 0;
-        xstr s = STR(0);
-        if (rx && !nul_copy(cx, &s))
-            return oom(cx);
-        if (!rx || g < 0 || g > rx->n_java || !rx_find(rx, s, 0, m, MAX_GROUPS + 1)) {
-            x_setnull(cx, out, i);
-            continue;
-        }
-        regmatch_t r = m[rx->map[g]];
-        if (r.rm_so < 0) {
-            x_setnull(cx, out, i);
-            continue;
-        }
-        ((xstr *)out->data)[i] = (xstr){s.ptr + r.rm_so, (uint32_t)(r.rm_eo - r.rm_so)};
-    }
-    cache_done(&c);
-    return 0;
-}
-
-/* REGEXP_REPLACE(str, pattern, replacement): every match replaced by the literal replacement. */
-static int regexp_replace_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
-{
-    rxcache c = {0};
-    regmatch_t m[1];
     tbuf b = {0};
     int rc = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (!x_live(out, act, i))
             continue;
-        const xregex *rx = row_rx(cx, e, &a[1], i, &c, false);
-        if (!rx) {
-            x_setnull(cx, out, i);
+        if (kind == RX_MATCH && STR(1).len == 0) {
+            ((uint8_t *)out->data)[i] = 0;
             continue;
         }
-        xstr s = STR(0), rep = STR(2);
-        if (!nul_copy(cx, &s)) {
+        bool nomem = false;
+        const xregex *rx = row_rx(cx, e, &a[1], i, &c, &nomem);
+        if (nomem) {
             rc = oom(cx);
             goto done;
         }
-        b.len = 0;
-        uint32_t pos = 0;
-        while (pos <= s.len && rx_find(rx, s, pos, m, 1)) {
-            uint32_t so = (uint32_t)m[0].rm_so, eo = (uint32_t)m[0].rm_eo;
-            if (tput(&b, s.ptr + pos, so - pos) || tput(&b, rep.ptr, rep.len)) {
-                rc = oom(cx);
+        xstr s = STR(0);
+        if (!utf8_subject(cx, &s)) {
+            rc = oom(cx);
+            goto done;
+        }
+        if (!rx) {
+            /* A computed pattern that does not compile: FALSE / NULL, as Flink. */
+            if (kind == RX_MATCH)
+                ((uint8_t *)out->data)[i] = 0;
+            else
+                x_setnull(cx, out, i);
+            continue;
+        }
+        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c.md);
+        int f;
+        switch (kind) {
+        case RX_MATCH:
+            f = rx_find(cx, i, rx, s, 0, c.md);
+            if (f < 0) {
+                rc = -1;
                 goto done;
             }
-            if (eo == so) {
-                /* An empty match: keep the next character and move past it. */
-                if (so >= s.len) {
-                    pos = s.len + 1;
-                    break;
+            ((uint8_t *)out->data)[i] = (uint8_t)f;
+            break;
+        case RX_EXTRACT:
+        case RX_SUBSTR: {
+            int64_t g = kind == RX_EXTRACT && e->n_args > 2 ? I32(2) : 0;
+            if (g < 0 || g > rx->n_groups) {
+                x_setnull(cx, out, i);
+                break;
+            }
+            f = rx_find(cx, i, rx, s, 0, c.md);
+            if (f < 0) {
+                rc = -1;
+                goto done;
+            }
+            if (!f || ov[2 * g] == PCRE2_UNSET) {
+                x_setnull(cx, out, i);
+                break;
+            }
+            ((xstr *)out->data)[i] = (xstr){s.ptr + ov[2 * g], (uint32_t)(ov[2 * g + 1] - ov[2 * g])};
+            break;
+        }
+        case RX_INSTR: {
+            f = rx_find(cx, i, rx, s, 0, c.md);
+            if (f < 0) {
+                rc = -1;
+                goto done;
+            }
+            int32_t pos = 0;
+            if (f) {
+                /* 1-based position in characters. */
+                pos = 1;
+                for (uint32_t k = 0; k < ov[0]; k++)
+                    pos += ((unsigned char)s.ptr[k] & 0xC0) != 0x80;
+            }
+            ((int32_t *)out->data)[i] = pos;
+            break;
+        }
+        case RX_COUNT: {
+            int32_t count = 0;
+            uint32_t from = 0;
+            while (from <= s.len) {
+                f = rx_find(cx, i, rx, s, from, c.md);
+                if (f < 0) {
+                    rc = -1;
+                    goto done;
                 }
-                if (tput(&b, s.ptr + so, 1)) {
+                if (!f)
+                    break;
+                count++;
+                from = next_from(s, (uint32_t)ov[0], (uint32_t)ov[1]);
+            }
+            ((int32_t *)out->data)[i] = count;
+            break;
+        }
+        case RX_REPLACE: {
+            /* Java's String.replaceAll with a quoted replacement (Flink quotes it). */
+            xstr rep = STR(2);
+            b.len = 0;
+            uint32_t from = 0, app = 0;
+            while (from <= s.len) {
+                f = rx_find(cx, i, rx, s, from, c.md);
+                if (f < 0) {
+                    rc = -1;
+                    goto done;
+                }
+                if (!f)
+                    break;
+                uint32_t so = (uint32_t)ov[0], eo = (uint32_t)ov[1];
+                if (tput(&b, s.ptr + app, so - app) || tput(&b, rep.ptr, rep.len)) {
                     rc = oom(cx);
                     goto done;
                 }
-                pos = so + 1;
-            } else {
-                pos = eo;
+                app = eo;
+                from = next_from(s, so, eo);
             }
+            if (tput(&b, s.ptr + app, s.len - app)) {
+                rc = oom(cx);
+                goto done;
+            }
+            char *o = x_str(cx, b.len);
+            if (!o) {
+                rc = oom(cx);
+                goto done;
+            }
+            if (b.len)
+                memcpy(o, b.p, b.len);
+            ((xstr *)out->data)[i] = (xstr){o, (uint32_t)b.len};
+            break;
         }
-        if (pos < s.len && tput(&b, s.ptr + pos, s.len - pos)) {
-            rc = oom(cx);
-            goto done;
+        default: break;
         }
-        char *p = x_str(cx, b.len);
-        if (!p) {
-            rc = oom(cx);
-            goto done;
-        }
-        if (b.len)
-            memcpy(p, b.p, b.len);
-        ((xstr *)out->data)[i] = (xstr){p, (uint32_t)b.len};
     }
 done:
     weir_free(b.p);
@@ -482,211 +701,11 @@ done:
     return rc;
 }
 
-/* ---- LIKE ---- */
+/* ---- SIMILAR TO: SQL regex -> anchored PCRE2 pattern ---- */
 
-enum { LK_GENERAL, LK_EXACT, LK_PREFIX, LK_SUFFIX, LK_CONTAINS, LK_ALL };
-
-typedef struct likepat {
-    int kind;
-    xstr lit;  /* for the fast kinds */
-    xstr pat;  /* general: the pattern */
-    int esc;   /* escape byte or -1 */
-} likepat;
-
-static inline uint32_t u8len(unsigned char c) { return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4; }
-
-/* Wildcard match with backtracking to the last '%' (linear in practice). esc < 0: none. */
-static bool like_match(xstr s, xstr p, int esc)
+static int similar_to_pcre(xstr p, int esc, tbuf *o, char *msg, size_t cap)
 {
-    uint32_t si = 0, pi = 0, star_p = UINT32_MAX, star_s = 0;
-    while (si < s.len) {
-        if (pi < p.len) {
-            char pc = p.ptr[pi];
-            if (esc >= 0 && (unsigned char)pc == esc && pi + 1 < p.len) {
-                if (s.ptr[si] == p.ptr[pi + 1]) {
-                    si++, pi += 2;
-                    continue;
-                }
-            } else if (pc == '%') {
-                star_p = ++pi;
-                star_s = si;
-                continue;
-            } else if (pc == '_') {
-                si += u8len((unsigned char)s.ptr[si]);
-                pi++;
-                continue;
-            } else if (pc == s.ptr[si]) {
-                si++, pi++;
-                continue;
-            }
-        }
-        if (star_p == UINT32_MAX)
-            return false;
-        star_s += u8len((unsigned char)s.ptr[star_s]);
-        si = star_s;
-        pi = star_p;
-    }
-    if (si > s.len)
-        return false;
-    while (pi < p.len && p.ptr[pi] == '%')
-        pi++;
-    return pi == p.len;
-}
-
-static int check_escapes(xstr p, int esc, char *msg, size_t cap)
-{
-    if (esc < 0)
-        return 0;
-    for (uint32_t i = 0; i < p.len; i++) {
-        if ((unsigned char)p.ptr[i] != esc)
-            continue;
-        if (i + 1 >= p.len || (p.ptr[i + 1] != '%' && p.ptr[i + 1] != '_' && (unsigned char)p.ptr[i + 1] != esc)) {
-            snprintf(msg, cap, "invalid escape sequence in LIKE pattern '%.*s'", (int)p.len, p.ptr);
-            return -1;
-        }
-        i++;
-    }
-    return 0;
-}
-
-static void classify(likepat *lp)
-{
-    xstr p = lp->pat;
-    lp->kind = LK_GENERAL;
-    if (lp->esc >= 0 && memchr(p.ptr, lp->esc, p.len))
-        return;
-    if (memchr(p.ptr, '_', p.len))
-        return;
-    uint32_t b = 0, e = p.len;
-    while (b < e && p.ptr[b] == '%')
-        b++;
-    while (e > b && p.ptr[e - 1] == '%')
-        e--;
-    if (memchr(p.ptr + b, '%', e - b))
-        return;
-    lp->lit = (xstr){p.ptr + b, e - b};
-    bool lead = b > 0, trail = e < p.len;
-    if (b == p.len)
-        lp->kind = LK_ALL;
-    else
-        lp->kind = lead && trail ? LK_CONTAINS : lead ? LK_SUFFIX : trail ? LK_PREFIX : LK_EXACT;
-}
-
-static bool like_fast(const likepat *lp, xstr s)
-{
-    xstr l = lp->lit;
-    switch (lp->kind) {
-    case LK_ALL: return true;
-    case LK_EXACT: return s.len == l.len && !memcmp(s.ptr, l.ptr, l.len);
-    case LK_PREFIX: return s.len >= l.len && !memcmp(s.ptr, l.ptr, l.len);
-    case LK_SUFFIX: return s.len >= l.len && !memcmp(s.ptr + s.len - l.len, l.ptr, l.len);
-    case LK_CONTAINS: return l.len == 0 || (s.len >= l.len && memmem(s.ptr, s.len, l.ptr, l.len) != NULL);
-    default: return like_match(s, lp->pat, lp->esc);
-    }
-}
-
-static int like_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
-{
-    uint8_t *o = out->data;
-    bool neg = e->p0 != 0;
-    const likepat *lp = e->aux;
-    if (lp) {
-        const xstr *s = a[0].data;
-        for (uint32_t i = 0; i < n; i++)
-            o[i] = like_fast(lp, s[i]) != neg;
-        return 0;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        if (!x_live(out, act, i))
-            continue;
-        int esc = -1;
-        if (e->n_args > 2) {
-            xstr es = STR(2);
-            if (es.len != 1)
-                return weir__x_fail(cx, i, "the LIKE escape must be one character, not '%.*s'", (int)es.len, es.ptr);
-            esc = (unsigned char)es.ptr[0];
-        }
-        char msg[200];
-        if (check_escapes(STR(1), esc, msg, sizeof msg))
-            return weir__x_fail(cx, i, "%s", msg);
-        o[i] = like_match(STR(0), STR(1), esc) != neg;
-    }
-    return 0;
-}
-
-static int nomem_b(weir_error *err) { return weir_error_set(err, WEIR_ENOMEM, "out of memory"); }
-
-static int need_strings(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, uint32_t nstr,
-                        weir_error *err)
-{
-    for (uint32_t k = 0; k < n; k++) {
-        weir_type_id want = k < nstr ? WEIR_TYPE_STRING : WEIR_TYPE_INT;
-        weir_type_id id = args[k]->type.id;
-        if (id == WEIR_TYPE_NULL) {
-            if (weir__coerce(a, &args[k], tmake(want, true), err))
-                return err->code;
-            continue;
-        }
-        if (want == WEIR_TYPE_INT && id == WEIR_TYPE_BIGINT) {
-            if (weir__build_cast(a, args[k], tmake(WEIR_TYPE_INT, args[k]->type.nullable), false, true, &args[k], err))
-                return err->code;
-            continue;
-        }
-        if (id != want || args[k]->iv)
-            return weir__bad_args(f, args, n, err);
-    }
-    return 0;
-}
-
-static bool lit_str(const weir_expr *e, xstr *s)
-{
-    if (e->kind != N_LITERAL || e->lit.is_null)
-        return false;
-    *s = e->lit.v.s;
-    return true;
-}
-
-static int bind_like(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
-                     weir_error *err)
-{
-    if (n != 2 && n != 3)
-        return weir__bad_args(f, args, n, err);
-    int rc = need_strings(a, f, args, n, n, err);
-    if (rc)
-        return rc;
-    weir_expr *e = weir__call_node(a, f, args, n, tmake(WEIR_TYPE_BOOLEAN, weir__any_nullable(args, n)), like_kernel,
-                                   F_STRICT);
-    if (!e)
-        return nomem_b(err);
-    e->p0 = f->param;
-    xstr pat, es = {0};
-    if (lit_str(args[1], &pat) && (n == 2 || lit_str(args[2], &es))) {
-        likepat *lp = weir__arena_alloc(a, sizeof *lp);
-        if (!lp)
-            return nomem_b(err);
-        lp->pat = pat;
-        lp->esc = -1;
-        if (n == 3) {
-            if (es.len != 1)
-                return weir_error_set(err, WEIR_EPLAN, "the LIKE escape must be one character, not '%.*s'",
-                                      (int)es.len, es.ptr);
-            lp->esc = (unsigned char)es.ptr[0];
-        }
-        char msg[200];
-        if (check_escapes(pat, lp->esc, msg, sizeof msg))
-            return weir_error_set(err, WEIR_EPLAN, "%s", msg);
-        classify(lp);
-        e->aux = lp;
-    }
-    *out = e;
-    return 0;
-}
-
-/* ---- SIMILAR TO: SQL regex -> anchored POSIX ERE ---- */
-
-static int similar_to_ere(xstr p, int esc, tbuf *o, char *msg, size_t cap)
-{
-    if (tput(o, "^(", 2))
+    if (tputs(o, "\\A(?:"))
         return -1;
     for (uint32_t i = 0; i < p.len; i++) {
         char c = p.ptr[i];
@@ -695,58 +714,93 @@ static int similar_to_ere(xstr p, int esc, tbuf *o, char *msg, size_t cap)
                 snprintf(msg, cap, "invalid escape sequence in SIMILAR TO pattern");
                 return -1;
             }
-            if (lit_byte(o, p.ptr[++i]))
+            char d = p.ptr[++i];
+            if ((!((d >= 'a' && d <= 'z') || (d >= 'A' && d <= 'Z') || (d >= '0' && d <= '9')) &&
+                 tputc(o, '\\')) ||
+                tputc(o, d))
                 return -1;
             continue;
         }
         int rc;
         switch (c) {
-        case '%': rc = tput(o, ".*", 2); break;
+        case '%': rc = tputs(o, ".*"); break;
         case '_': rc = tputc(o, '.'); break;
         case '.':
         case '^':
         case '$':
-        case '\\': rc = lit_byte(o, c); break;
+        case '\\':
+        case '#': rc = tputc(o, '\\') || tputc(o, c); break;
         default: rc = tputc(o, c);
         }
         if (rc)
             return -1;
     }
-    return tput(o, ")$", 2);
+    return tputs(o, ")\\z");
+}
+
+static int compile_similar(xstr pat, int esc, xregex *rx, char *msg, size_t cap)
+{
+    tbuf b = {0};
+    if (similar_to_pcre(pat, esc, &b, msg, cap)) {
+        weir_free(b.p);
+        if (!msg[0])
+            snprintf(msg, cap, "out of memory");
+        return -1;
+    }
+    int rc = compile_pcre(b.p, b.len, PCRE2_DOTALL, false, rx, msg, cap);
+    weir_free(b.p);
+    return rc;
 }
 
 static int similar_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
     uint8_t *o = out->data;
     bool neg = e->p0 != 0;
-    regmatch_t m[1];
+    rxcache c = {0};
+    int rc = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (!x_live(out, act, i))
             continue;
         const xregex *rx = e->aux;
-        xregex tmp;
         if (!rx) {
-            tbuf b = {0};
-            char msg[200];
+            xstr p = STR(1);
             int esc = e->n_args > 2 && STR(2).len ? (unsigned char)STR(2).ptr[0] : -1;
-            if (similar_to_ere(STR(1), esc, &b, msg, sizeof msg) || compile(b.p, b.len, true, 0, &tmp, msg, sizeof msg)) {
-                weir_free(b.p);
-                return weir__x_fail(cx, i, "invalid SIMILAR TO pattern: %s", msg);
+            if (c.valid && !c.bad)
+                pcre2_code_free(c.rx.code);
+            char msg[200] = {0};
+            c.valid = true;
+            c.bad = compile_similar(p, esc, &c.rx, msg, sizeof msg) != 0;
+            if (c.bad) {
+                rc = weir__x_fail(cx, i, "invalid SIMILAR TO pattern: %s", msg);
+                goto done;
             }
-            weir_free(b.p);
-            rx = &tmp;
+            rx = &c.rx;
+        }
+        if (!c.md || c.md_groups < rx->n_groups + 1) {
+            if (c.md)
+                pcre2_match_data_free(c.md);
+            c.md_groups = rx->n_groups + 1;
+            c.md = pcre2_match_data_create(c.md_groups, NULL);
+            if (!c.md) {
+                rc = oom(cx);
+                goto done;
+            }
         }
         xstr sv = STR(0);
-        if (!nul_copy(cx, &sv)) {
-            if (rx == &tmp)
-                regfree(&tmp.re);
-            return oom(cx);
+        if (!utf8_subject(cx, &sv)) {
+            rc = oom(cx);
+            goto done;
         }
-        o[i] = rx_find(rx, sv, 0, m, 1) != neg;
-        if (rx == &tmp)
-            regfree(&tmp.re);
+        int f = rx_find(cx, i, rx, sv, 0, c.md);
+        if (f < 0) {
+            rc = -1;
+            goto done;
+        }
+        o[i] = (f == 1) != neg;
     }
-    return 0;
+done:
+    cache_done(&c);
+    return rc;
 }
 
 static int bind_similar(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
@@ -754,7 +808,7 @@ static int bind_similar(weir_expr_arena *a, const xfunc *f, weir_expr **args, ui
 {
     if (n != 2 && n != 3)
         return weir__bad_args(f, args, n, err);
-    int rc = need_strings(a, f, args, n, n, err);
+    int rc = weir__need_strings(a, f, args, n, n, err);
     if (rc)
         return rc;
     weir_expr *e = weir__call_node(a, f, args, n, tmake(WEIR_TYPE_BOOLEAN, weir__any_nullable(args, n)),
@@ -763,19 +817,16 @@ static int bind_similar(weir_expr_arena *a, const xfunc *f, weir_expr **args, ui
         return nomem_b(err);
     e->p0 = f->param;
     xstr pat, es = {0};
-    if (lit_str(args[1], &pat) && (n == 2 || lit_str(args[2], &es))) {
-        tbuf b = {0};
-        char msg[200];
+    if (weir__lit_str(args[1], &pat) && (n == 2 || weir__lit_str(args[2], &es))) {
+        char msg[200] = {0};
         xregex *rx = weir_malloc(sizeof *rx);
         if (!rx)
             return nomem_b(err);
         int esc = n == 3 && es.len ? (unsigned char)es.ptr[0] : -1;
-        if (similar_to_ere(pat, esc, &b, msg, sizeof msg) || compile(b.p, b.len, true, 0, rx, msg, sizeof msg)) {
-            weir_free(b.p);
+        if (compile_similar(pat, esc, rx, msg, sizeof msg)) {
             weir_free(rx);
             return weir_error_set(err, WEIR_EPLAN, "invalid SIMILAR TO pattern '%.*s': %s", (int)pat.len, pat.ptr, msg);
         }
-        weir_free(b.p);
         if (weir__arena_on_destroy(a, free_rx, rx)) {
             free_rx(rx);
             return nomem_b(err);
@@ -786,31 +837,39 @@ static int bind_similar(weir_expr_arena *a, const xfunc *f, weir_expr **args, ui
     return 0;
 }
 
-/* ---- REGEXP family binders ---- */
+/* ---- REGEXP family binder ---- */
 
 static int bind_regexp(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
                        weir_error *err)
 {
-    static const xkernel kernels[] = {regexp_kernel, regexp_extract_kernel, regexp_replace_kernel};
     int kind = (int)f->param;
-    uint32_t min_n = kind == 2 ? 3 : 2, max_n = kind == 1 ? 3 : kind == 2 ? 3 : 2;
+    uint32_t min_n = kind == RX_REPLACE ? 3 : 2;
+    uint32_t max_n = kind == RX_EXTRACT || kind == RX_REPLACE ? 3 : 2;
     if (n < min_n || n > max_n)
         return weir__bad_args(f, args, n, err);
-    int rc = need_strings(a, f, args, n, kind == 1 ? 2 : n, err);
+    int rc = weir__need_strings(a, f, args, n, kind == RX_EXTRACT ? 2 : n, err);
     if (rc)
         return rc;
-    weir_type rt = kind == 0 ? tmake(WEIR_TYPE_BOOLEAN, weir__any_nullable(args, n))
-                             : tmake(WEIR_TYPE_STRING, kind == 1 || weir__any_nullable(args, n));
-    weir_expr *e = weir__call_node(a, f, args, n, rt, kernels[kind], F_STRICT | F_MAYNULL);
+    bool nullable = weir__any_nullable(args, n);
+    weir_type rt;
+    switch (kind) {
+    case RX_MATCH: rt = tmake(WEIR_TYPE_BOOLEAN, nullable); break;
+    case RX_COUNT:
+    case RX_INSTR: rt = tmake(WEIR_TYPE_INT, nullable || !weir__lit_str(args[1], &(xstr){0})); break;
+    case RX_REPLACE: rt = tmake(WEIR_TYPE_STRING, nullable || !weir__lit_str(args[1], &(xstr){0})); break;
+    default: rt = tmake(WEIR_TYPE_STRING, true); break;
+    }
+    weir_expr *e = weir__call_node(a, f, args, n, rt, regex_kernel, F_STRICT | F_MAYNULL);
     if (!e)
         return nomem_b(err);
+    e->p0 = kind;
     xstr pat;
-    if (lit_str(args[1], &pat) && !(kind == 0 && pat.len == 0)) {
+    if (weir__lit_str(args[1], &pat) && !(kind == RX_MATCH && pat.len == 0)) {
         xregex *rx = weir_malloc(sizeof *rx);
         if (!rx)
             return nomem_b(err);
-        char msg[200];
-        if (compile(pat.ptr, pat.len, false, 0, rx, msg, sizeof msg)) {
+        char msg[240];
+        if (compile(pat.ptr, pat.len, rx, msg, sizeof msg)) {
             weir_free(rx);
             return weir_error_set(err, WEIR_EPLAN, "invalid regular expression '%.*s' in %s: %s", (int)pat.len,
                                   pat.ptr, f->name, msg);
@@ -820,11 +879,11 @@ static int bind_regexp(weir_expr_arena *a, const xfunc *f, weir_expr **args, uin
             return nomem_b(err);
         }
         e->aux = rx;
-        if (kind == 1 && args[2 < n ? 2 : 1]->kind == N_LITERAL && n == 3 && !args[2]->lit.is_null) {
+        if (kind == RX_EXTRACT && n == 3 && args[2]->kind == N_LITERAL && !args[2]->lit.is_null) {
             int32_t g = args[2]->lit.v.i32;
-            if (g < 0 || g > rx->n_java)
-                return weir_error_set(err, WEIR_EPLAN, "REGEXP_EXTRACT group %d does not exist: the pattern has %d",
-                                      g, rx->n_java);
+            if (g < 0 || (uint32_t)g > rx->n_groups)
+                return weir_error_set(err, WEIR_EPLAN, "REGEXP_EXTRACT group %d does not exist: the pattern has %u",
+                                      g, rx->n_groups);
         }
     }
     *out = e;
@@ -832,12 +891,16 @@ static int bind_regexp(weir_expr_arena *a, const xfunc *f, weir_expr **args, uin
 }
 
 const xfunc weir__funcs_regex[] = {
-    {"LIKE", "STRING LIKE STRING [ESCAPE STRING]", bind_like, 0},
-    {"NOT LIKE", "STRING NOT LIKE STRING [ESCAPE STRING]", bind_like, 1},
+    {"LIKE", "STRING LIKE STRING [ESCAPE STRING]", weir__bind_like, 0},
+    {"NOT LIKE", "STRING NOT LIKE STRING [ESCAPE STRING]", weir__bind_like, 1},
     {"SIMILAR TO", "STRING SIMILAR TO STRING [ESCAPE STRING]", bind_similar, 0},
     {"NOT SIMILAR TO", "STRING NOT SIMILAR TO STRING [ESCAPE STRING]", bind_similar, 1},
-    {"REGEXP", "REGEXP(STRING, STRING)", bind_regexp, 0},
-    {"REGEXP_EXTRACT", "REGEXP_EXTRACT(STRING, STRING [, INT])", bind_regexp, 1},
-    {"REGEXP_REPLACE", "REGEXP_REPLACE(STRING, STRING, STRING)", bind_regexp, 2},
+    {"REGEXP", "REGEXP(STRING, STRING)", bind_regexp, RX_MATCH},
+    {"REGEXP_EXTRACT", "REGEXP_EXTRACT(STRING, STRING [, INT])", bind_regexp, RX_EXTRACT},
+    {"REGEXP_REPLACE", "REGEXP_REPLACE(STRING, STRING, STRING)", bind_regexp, RX_REPLACE},
+    {"REGEXP_COUNT", "REGEXP_COUNT(STRING, STRING)", bind_regexp, RX_COUNT},
+    {"REGEXP_INSTR", "REGEXP_INSTR(STRING, STRING)", bind_regexp, RX_INSTR},
+    {"REGEXP_SUBSTR", "REGEXP_SUBSTR(STRING, STRING)", bind_regexp, RX_SUBSTR},
     {NULL, NULL, NULL, 0},
 };
+#endif

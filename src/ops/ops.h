@@ -158,6 +158,7 @@ int weir_window_join_spec(const weir_window_join_config *cfg, weir_operator_spec
 typedef struct weir_window_assign_config {
     weir_window_assigner assigner;
     const weir_schema *out_schema; /* borrowed; the input's columns then the three window columns */
+    bool window_time_ts;           /* the row's event time becomes window_time (end - 1) */
 } weir_window_assign_config;
 
 int weir_window_assign_spec(const weir_window_assign_config *cfg, weir_operator_spec *out);

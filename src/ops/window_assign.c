@@ -93,7 +93,7 @@ static int wassign_process(void *op, weir_op_ctx *ctx, int input,
             if (rc)
                 return rc;
             w->out->kind[o] = in->kind[r];
-            w->out->ts[o] = in->ts[r];
+            w->out->ts[o] = w->cfg->window_time_ts ? w->wins[i].end - 1 : in->ts[r];
             WEIR_COL_I64(w->out, n_in)[o] = w->wins[i].start;
             WEIR_COL_I64(w->out, n_in + 1)[o] = w->wins[i].end;
             WEIR_COL_I64(w->out, n_in + 2)[o] = w->wins[i].end - 1;

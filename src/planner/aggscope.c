@@ -41,8 +41,97 @@ static int column_ref(plan_ctx *pc, agg_scope *as, const weir_sql_expr *at, uint
     return rc;
 }
 
+/* Whether e and g are the same grouping expression: the same input column, or the same SQL text. */
+static int same_expr(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, const weir_sql_expr *g, const char *g_text,
+                     bool *same)
+{
+    *same = false;
+    if (e->kind == WEIR_SQL_EXPR_COLUMN && g->kind == WEIR_SQL_EXPR_COLUMN) {
+        int a = plan_find_column(as->in, &e->u.column), b = plan_find_column(as->in, &g->u.column);
+        *same = a >= 0 && a == b;
+        return 0;
+    }
+    if (e->kind == WEIR_SQL_EXPR_COLUMN || g->kind == WEIR_SQL_EXPR_COLUMN || e->kind == WEIR_SQL_EXPR_LITERAL)
+        return 0;
+    weir_buf b;
+    weir_buf_init(&b);
+    if (weir__sql_format_expr(e, &b) || weir_buf_put_u8(&b, 0)) {
+        weir_buf_fini(&b);
+        return WEIR_ENOMEM;
+    }
+    *same = !strcasecmp(g_text, (char *)b.data);
+    weir_buf_fini(&b);
+    return 0;
+}
+
+/* The index in gs_expr of grouping expression e, or -1. */
+static int gs_find(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, int *at)
+{
+    *at = -1;
+    for (uint32_t i = 0; i < as->n_gs; i++) {
+        bool same;
+        int rc = same_expr(pc, as, e, as->gs_expr[i], as->gs_text[i], &same);
+        if (rc)
+            return rc;
+        if (same) {
+            *at = (int)i;
+            return 0;
+        }
+    }
+    return 0;
+}
+
+int agg_scope_grouping(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, weir_expr **out)
+{
+    const char *name = e->u.call.name.parts[e->u.call.name.n_parts - 1].name;
+    uint32_t n = e->u.call.n_args;
+    if (n == 0 || n > 63)
+        return plan_error(pc, e->loc, WEIR_EPLAN, "%s takes 1 to 63 grouping expressions", name);
+    int64_t v = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const weir_sql_expr *a = e->u.call.args[i];
+        int at, rc;
+        if ((rc = gs_find(pc, as, a, &at)))
+            return rc;
+        bool grouped;
+        if (at >= 0) {
+            grouped = as->gs_in[at];
+        } else {
+            /* Not in a grouping set: it must be a plain key (always grouped). */
+            weir_expr *tmp;
+            weir_error save = *pc->err;
+            rc = agg_scope_match_key(pc, as, a, &tmp);
+            if (rc < 0)
+                return rc;
+            if (rc > 0) {
+                *pc->err = save;
+                return plan_error(pc, a->loc, WEIR_EPLAN, "the arguments of %s must be GROUP BY expressions", name);
+            }
+            grouped = true;
+        }
+        v = (v << 1) | (grouped ? 0 : 1);
+    }
+    *out = weir_expr_lit_bigint(pc->arena, v);
+    return *out ? 0 : WEIR_ENOMEM;
+}
+
 int agg_scope_match_key(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, weir_expr **out)
 {
+    if (as->n_gs) {
+        int at, rc;
+        if ((rc = gs_find(pc, as, e, &at)))
+            return rc;
+        if (at >= 0 && !as->gs_in[at]) {
+            /* Not grouped in this set: NULL, of the expression's type. */
+            weir_expr *typed;
+            if ((rc = plan_bind_expr(pc, as->in, NULL, e, &typed)))
+                return rc;
+            weir_type t = weir_expr_type(typed);
+            t.nullable = true;
+            *out = weir_expr_lit_null(pc->arena, t);
+            return *out ? 0 : WEIR_ENOMEM;
+        }
+    }
     if (e->kind == WEIR_SQL_EXPR_COLUMN) {
         uint32_t idx;
         weir_error save = *pc->err;

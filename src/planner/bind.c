@@ -190,6 +190,12 @@ static int bind_call(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_e
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
                           "OVER aggregates are supported in the SELECT list of a query without GROUP BY");
     }
+    if (!strcasecmp(name, "GROUPING") || !strcasecmp(name, "GROUPING_ID")) {
+        if (as && as->phase == AGG_BIND)
+            return agg_scope_grouping(pc, as, e, out);
+        return plan_error(pc, e->loc, WEIR_EPLAN, "%s is allowed only in the SELECT list or HAVING of a GROUP BY query",
+                          name);
+    }
     if (plan_is_agg_name(name) || plan_is_window_prop(name)) {
         if (as && as->phase == AGG_BIND)
             return agg_scope_ref(pc, as, e, out);

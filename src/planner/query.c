@@ -556,7 +556,18 @@ static int plan_window_tvf(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out
     return set_alias(pc, out, ref, NULL) ? WEIR_ENOMEM : 0;
 }
 
-int plan_window_assign(plan_ctx *pc, rel *r, const char *what)
+static int window_assign(plan_ctx *pc, rel *r, const char *what, bool as_table);
+
+int plan_window_assign(plan_ctx *pc, rel *r, const char *what) { return window_assign(pc, r, what, false); }
+
+/*
+ * as_table: a window table function read as a table. As in Flink,
+ * window_time is then the rows' time attribute (the time column becomes a
+ * plain timestamp): each row carries time end - 1 of its window, so a
+ * GROUP BY window_start, window_end over these rows aggregates each window
+ * on its own, as over a window aggregation's result.
+ */
+static int window_assign(plan_ctx *pc, rel *r, const char *what, bool as_table)
 {
     static const char *kinds[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION", "GLOBAL"};
     const weir_window_assigner *a = &r->win.assigner;
@@ -565,7 +576,7 @@ int plan_window_assign(plan_ctx *pc, rel *r, const char *what)
                           "%s over %s%s windows directly is not supported (as in Flink); aggregate the window table "
                           "function with GROUP BY window_start, window_end first",
                           what, r->win.proctime ? "processing-time " : "", kinds[a->kind]);
-    weir_window_assign_config wc = {.assigner = *a, .out_schema = r->schema};
+    weir_window_assign_config wc = {.assigner = *a, .out_schema = r->schema, .window_time_ts = as_table};
     weir_operator_spec spec;
     int rc = weir_window_assign_spec(&wc, &spec);
     if (rc)
@@ -581,6 +592,8 @@ int plan_window_assign(plan_ctx *pc, rel *r, const char *what)
     r->n_physical = r->schema->n_fields;
     r->win.present = false;
     r->wprops = (rel_wprops){true, *a, r->win.ws_col, r->win.we_col, (int32_t)r->win.wt_col};
+    if (as_table)
+        r->rowtime = (int)r->win.wt_col;
     return 0;
 }
 
@@ -667,17 +680,13 @@ static int collect_list(plan_ctx *pc, agg_scope *as, weir_sql_expr *const *v, ui
 /*
  * The pre-projection column of call c's FILTER (WHERE cond): a BOOLEAN;
  * the aggregate sees only the rows where it is TRUE. The updating group
- * aggregation applies it; window aggregation does not take it yet.
+ * aggregation applies it as a column; a window aggregation folds it into
+ * the argument (see plan_aggregate).
  */
 static int plan_agg_filter(plan_ctx *pc, const rel *in, const agg_scope *as, agg_call *c, weir_expr **e,
                            const char **name)
 {
     const weir_sql_expr *f = c->call->u.call.filter;
-    if (as->windowed)
-        return plan_error(pc, f->loc, WEIR_EUNSUPPORTED,
-                          "FILTER (WHERE ...) in a window aggregation is not supported yet; write "
-                          "%s(CASE WHEN condition THEN value END) for a function that skips NULLs",
-                          c->fn);
     if (has_agg(f))
         return plan_error(pc, f->loc, WEIR_EPLAN, "aggregate functions are not allowed in FILTER (WHERE ...)");
     int rc = plan_bind_expr(pc, in, NULL, f, e);
@@ -757,9 +766,13 @@ static int collect_aggs(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e)
         for (char *p = c->fn; *p; p++)
             *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
         if (e->u.call.distinct) {
-            if (strcmp(c->fn, "COUNT"))
-                return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "DISTINCT is only supported in COUNT(DISTINCT ...)");
-            snprintf(c->fn, sizeof c->fn, "COUNT_DISTINCT");
+            /* MIN and MAX of the distinct values are those of all values. */
+            if (!strcmp(c->fn, "COUNT"))
+                snprintf(c->fn, sizeof c->fn, "COUNT_DISTINCT");
+            else if (strcmp(c->fn, "MIN") && strcmp(c->fn, "MAX"))
+                return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                                  "%s(DISTINCT ...) is not supported yet (DISTINCT is supported in COUNT, MIN and MAX)",
+                                  c->fn);
         }
         c->pre_col = -1;
         c->filter_col = -1;
@@ -899,7 +912,13 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
     int rc;
     weir_window_assigner legacy;
     bool have_legacy = false, legacy_proctime = false;
+    agg_scope gs = *as; /* the grouping set this SELECT is planned for, if any */
     memset(as, 0, sizeof *as);
+    as->gs_expr = gs.gs_expr;
+    as->gs_text = gs.gs_text;
+    as->gs_in = gs.gs_in;
+    as->n_gs = gs.n_gs;
+    as->gs_force = gs.gs_force;
     as->in = in;
     as->ws_in = as->we_in = as->wt_in = -1;
     uint32_t ng = sel->n_group_by;
@@ -1054,17 +1073,37 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
     for (uint32_t i = 0; i < as->n_calls; i++) {
         agg_call *c = &as->calls[i];
         const weir_sql_expr *call = c->call;
-        if (call->u.call.filter && (rc = plan_agg_filter(pc, in, as, c, &pre[k], &names[k])))
+        weir_expr *fe = NULL; /* a window aggregation's FILTER condition */
+        if (call->u.call.filter && (rc = plan_agg_filter(pc, in, as, c, as->windowed ? &fe : &pre[k], &names[k])))
             return rc;
-        if (call->u.call.filter)
+        if (call->u.call.filter && !as->windowed)
             c->filter_col = (int32_t)k++;
         bool has_arg;
         if ((rc = plan_agg_call_args(pc, c, &has_arg)))
             return rc;
-        if (!has_arg)
+        if (!has_arg && !fe)
             continue;
-        if ((rc = plan_bind_expr(pc, in, NULL, call->u.call.args[0], &pre[k])))
+        if (has_arg && (rc = plan_bind_expr(pc, in, NULL, call->u.call.args[0], &pre[k])))
             return rc;
+        if (fe) {
+            /*
+             * f(x) FILTER (WHERE cond) in a window: f(CASE WHEN cond THEN x
+             * END). Every aggregate skips NULL arguments, and a row the
+             * condition drops is then never seen; COUNT(*) counts the rows
+             * where it holds: COUNT(CASE WHEN cond THEN 1 END).
+             */
+            weir_expr *val = has_arg ? pre[k] : weir_expr_lit_int(pc->arena, 1);
+            weir_error err = {0};
+            if (!val)
+                return WEIR_ENOMEM;
+            if ((rc = weir_expr_case(pc->arena, &fe, &val, 1, NULL, &pre[k], &err)))
+                return rc == WEIR_ENOMEM ? rc : plan_error(pc, call->u.call.filter->loc, rc, "%s", err.message);
+            char nm[32];
+            snprintf(nm, sizeof nm, "$arg%u", i);
+            names[k] = plan_strdup(pc, nm);
+            c->pre_col = (int32_t)k++;
+            continue;
+        }
         /* A plain column keeps its name, so late records keep their column names. */
         const weir_sql_expr *arg = call->u.call.args[0];
         int32_t src_col = weir_expr_column_index(pre[k]);
@@ -1462,10 +1501,56 @@ static int filter_first(plan_ctx *pc, rel *in, weir_expr **filter)
     return 0;
 }
 
+/*
+ * SELECT without FROM (SELECT 1, 'a'): one row, as Flink - the SELECT over
+ * a one-row VALUES (0) whose column nothing reads.
+ */
+static int select_one_row(plan_ctx *pc, const weir_sql_select *sel, weir_sql_select *copy)
+{
+    weir_sql_expr *zero = plan_alloc(pc, sizeof *zero);
+    weir_sql_expr **items = plan_alloc(pc, sizeof *items);
+    weir_sql_expr_list *row = plan_alloc(pc, sizeof *row);
+    weir_sql_query *q = plan_alloc(pc, sizeof *q);
+    weir_sql_table_ref *from = plan_alloc(pc, sizeof *from);
+    if (!zero || !items || !row || !q || !from)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < sel->n_items; i++)
+        if (sel->items[i].expr->kind == WEIR_SQL_EXPR_STAR)
+            return plan_error(pc, sel->items[i].expr->loc, WEIR_EPLAN, "SELECT * needs a FROM clause");
+    memset(zero, 0, sizeof *zero);
+    zero->kind = WEIR_SQL_EXPR_LITERAL;
+    zero->loc = sel->loc;
+    zero->height = 1;
+    zero->u.lit.kind = WEIR_SQL_LIT_INTEGER;
+    zero->u.lit.text = "0";
+    zero->u.lit.len = 1;
+    items[0] = zero;
+    *row = (weir_sql_expr_list){items, 1, sel->loc};
+    memset(q, 0, sizeof *q);
+    q->kind = WEIR_SQL_QUERY_VALUES;
+    q->loc = sel->loc;
+    q->height = 2;
+    q->u.values.rows = row;
+    q->u.values.n_rows = 1;
+    memset(from, 0, sizeof *from);
+    from->kind = WEIR_SQL_FROM_SUBQUERY;
+    from->loc = sel->loc;
+    from->height = 3;
+    from->u.subquery.query = q;
+    *copy = *sel;
+    copy->from = from;
+    return 0;
+}
+
 static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *asp, rel *out)
 {
-    if (!sel->from)
-        return plan_error(pc, sel->loc, WEIR_EUNSUPPORTED, "SELECT without FROM is not supported yet");
+    weir_sql_select one_row;
+    if (!sel->from) {
+        int rc = select_one_row(pc, sel, &one_row);
+        if (rc)
+            return rc;
+        sel = &one_row;
+    }
     rel in;
     int rc;
     bool where_done = false, ranked = false;
@@ -1489,13 +1574,19 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
         if (rc)
             return rc;
     }
-    bool aggregating = sel->n_group_by > 0 || sel->distinct || sel->having;
+    bool aggregating = sel->n_group_by > 0 || sel->distinct || sel->having || asp->gs_force;
     for (uint32_t i = 0; i < sel->n_items && !aggregating; i++)
         aggregating = sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR && has_agg(sel->items[i].expr);
-    if (!aggregating && in.win.present && pc->window_assign_ok && !plan_select_has_over(sel)) {
-        /* The rows of a window Top-N's input get their windows first, so its WHERE may read them. */
+    if (!aggregating && in.win.present && !plan_select_has_over(sel)) {
+        /*
+         * A window table function used as a table (no GROUP BY): its rows,
+         * one per window with window_start, window_end and window_time, as
+         * Flink's window TVF. A window Top-N's or a window join's input gets
+         * its windows this way too, so a WHERE may read them.
+         */
+        bool topn = pc->window_assign_ok;
         pc->window_assign_ok = false; /* for this SELECT only, not for queries nested below */
-        if ((rc = plan_window_assign(pc, &in, "a window Top-N")))
+        if ((rc = window_assign(pc, &in, topn ? "a window Top-N" : "a window table function used as a table", !topn)))
             return rc;
     }
     weir_expr *filter = NULL;
@@ -1533,10 +1624,6 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
             return rc;
         src = &agg;
         over = true;
-    } else if (in.win.present) {
-        return plan_error(pc, in.win.loc, WEIR_EUNSUPPORTED,
-                          "a window table function must be followed by GROUP BY window_start, window_end (window "
-                          "aggregation); plain window assignment is not supported yet");
     }
     /* SELECT list */
     uint32_t n = 0;
@@ -1600,19 +1687,336 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
     return 0;
 }
 
+static bool types_match(weir_type a, weir_type b)
+{
+    return a.id == b.id && a.precision == b.precision && a.scale == b.scale;
+}
+
+/*
+ * A union's inputs must all emit its schema (names, types, nullability and
+ * time attribute): a projection makes r's rows carry want when they do not.
+ */
+static int union_align(plan_ctx *pc, rel *r, weir_schema *want)
+{
+    if (weir_schema_equal(r->schema, want))
+        return 0;
+    uint32_t n = want->n_fields;
+    weir_expr **ex = plan_alloc(pc, (n + 1) * sizeof *ex);
+    const char **nm = plan_alloc(pc, (n + 1) * sizeof *nm);
+    if (!ex || !nm)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        weir_error err = {0};
+        int rc = weir_expr_column(pc->arena, i, want->fields[i].type, &ex[i], &err);
+        if (rc)
+            return rc;
+        nm[i] = want->fields[i].name;
+    }
+    rel o;
+    int rc = plan_calc(pc, r, NULL, ex, nm, n, &o, "Calc");
+    if (rc)
+        return rc;
+    ((weir_schema *)o.schema)->rowtime = want->rowtime;
+    o.rowtime = want->rowtime;
+    *r = o;
+    return 0;
+}
+
+/* The schema of a union of rels: the first one's, a column nullable where any input's is. */
+static weir_schema *union_schema(plan_ctx *pc, const rel *rels, uint32_t n)
+{
+    weir_schema *schema = weir_schema_copy(rels[0].schema);
+    if (!schema)
+        return NULL;
+    weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
+    if (!ns) {
+        weir_schema_destroy(schema);
+        return NULL;
+    }
+    pc->schemas = ns;
+    pc->schemas[pc->n_schemas++] = schema;
+    for (uint32_t s = 1; s < n; s++) {
+        for (uint32_t i = 0; i < schema->n_fields && i < rels[s].schema->n_fields; i++)
+            schema->fields[i].type.nullable |= rels[s].schema->fields[i].type.nullable;
+        if (rels[s].rowtime != rels[0].rowtime)
+            schema->rowtime = -1;
+    }
+    return schema;
+}
+
+/* ROLLUP(...) / CUBE(...) written as a GROUP BY item. */
+static bool is_rollup_cube(const weir_sql_expr *g, bool *cube)
+{
+    if (g->kind != WEIR_SQL_EXPR_CALL || g->u.call.over || g->u.call.distinct || g->u.call.star)
+        return false;
+    const weir_sql_name *n = &g->u.call.name;
+    if (n->n_parts != 1)
+        return false;
+    *cube = !strcasecmp(n->parts[0].name, "CUBE");
+    return *cube || !strcasecmp(n->parts[0].name, "ROLLUP");
+}
+
+static bool uses_grouping(const weir_sql_select *sel)
+{
+    for (uint32_t i = 0; i < sel->n_group_by; i++) {
+        bool cube;
+        if (sel->group_by[i]->kind == WEIR_SQL_EXPR_GROUPING_SETS || is_rollup_cube(sel->group_by[i], &cube))
+            return true;
+    }
+    return false;
+}
+
+#define MAX_GROUPING_SETS 64
+#define MAX_SET_ITEMS 32
+
+typedef struct gset {
+    const weir_sql_expr *items[MAX_SET_ITEMS];
+    uint32_t n;
+} gset;
+
+static char *expr_text(plan_ctx *pc, const weir_sql_expr *e)
+{
+    weir_buf b;
+    weir_buf_init(&b);
+    if (weir__sql_format_expr(e, &b) || weir_buf_put_u8(&b, 0)) {
+        weir_buf_fini(&b);
+        return NULL;
+    }
+    char *t = plan_strdup(pc, (char *)b.data);
+    weir_buf_fini(&b);
+    return t;
+}
+
+/* Appends e to set s unless s has it (same SQL text). */
+static int gset_add(plan_ctx *pc, gset *s, const weir_sql_expr *e, weir_sql_loc loc)
+{
+    char *t = expr_text(pc, e);
+    if (!t)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < s->n; i++) {
+        char *u = expr_text(pc, s->items[i]);
+        if (!u)
+            return WEIR_ENOMEM;
+        if (!strcasecmp(t, u))
+            return 0;
+    }
+    if (s->n >= MAX_SET_ITEMS)
+        return plan_error(pc, loc, WEIR_EUNSUPPORTED, "a grouping set of more than %d expressions is not supported",
+                          MAX_SET_ITEMS);
+    s->items[s->n++] = e;
+    return 0;
+}
+
+/*
+ * The grouping sets of a GROUP BY: the cross product of its items, where
+ * a plain expression is one set of one, GROUPING SETS (...) its sets,
+ * ROLLUP(a, b) the sets (a, b), (a), () and CUBE(a, b) every subset.
+ */
+static int expand_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, gset **out, uint32_t *n_out)
+{
+    gset *cur = plan_alloc(pc, MAX_GROUPING_SETS * sizeof *cur);
+    gset *next = plan_alloc(pc, MAX_GROUPING_SETS * sizeof *next);
+    if (!cur || !next)
+        return WEIR_ENOMEM;
+    uint32_t n = 1;
+    memset(&cur[0], 0, sizeof cur[0]);
+    for (uint32_t i = 0; i < sel->n_group_by; i++) {
+        const weir_sql_expr *g = sel->group_by[i];
+        /* The alternatives this item contributes, as lists of expressions. */
+        gset alts[MAX_GROUPING_SETS];
+        uint32_t n_alts = 0;
+        bool cube;
+        if (g->kind == WEIR_SQL_EXPR_GROUPING_SETS) {
+            if (g->u.grouping_sets.n_sets > MAX_GROUPING_SETS)
+                return plan_error(pc, g->loc, WEIR_EUNSUPPORTED, "more than %d grouping sets are not supported",
+                                  MAX_GROUPING_SETS);
+            for (uint32_t k = 0; k < g->u.grouping_sets.n_sets; k++) {
+                const weir_sql_expr_list *l = &g->u.grouping_sets.sets[k];
+                gset *a = &alts[n_alts++];
+                a->n = 0;
+                for (uint32_t j = 0; j < l->n_items; j++) {
+                    bool c2;
+                    if (l->items[j]->kind == WEIR_SQL_EXPR_GROUPING_SETS || is_rollup_cube(l->items[j], &c2))
+                        return plan_error(pc, l->items[j]->loc, WEIR_EUNSUPPORTED,
+                                          "GROUPING SETS, ROLLUP or CUBE inside GROUPING SETS is not supported yet");
+                    int rc = gset_add(pc, a, l->items[j], l->items[j]->loc);
+                    if (rc)
+                        return rc;
+                }
+            }
+        } else if (is_rollup_cube(g, &cube)) {
+            uint32_t m = g->u.call.n_args;
+            if (m == 0)
+                return plan_error(pc, g->loc, WEIR_EPLAN, "%s needs at least one expression", cube ? "CUBE" : "ROLLUP");
+            if (cube ? m > 6 : m + 1 > MAX_GROUPING_SETS)
+                return plan_error(pc, g->loc, WEIR_EUNSUPPORTED, "%s of %u expressions makes more than %d grouping sets",
+                                  cube ? "CUBE" : "ROLLUP", m, MAX_GROUPING_SETS);
+            uint32_t count = cube ? 1u << m : m + 1;
+            for (uint32_t k = 0; k < count; k++) {
+                gset *a = &alts[n_alts++];
+                a->n = 0;
+                for (uint32_t j = 0; j < m; j++) {
+                    /* ROLLUP: set k keeps the first m - k; CUBE: set k drops the bits of k (first set keeps all). */
+                    bool keep = cube ? !(k & (1u << (m - 1 - j))) : j < m - k;
+                    int rc = keep ? gset_add(pc, a, g->u.call.args[j], g->u.call.args[j]->loc) : 0;
+                    if (rc)
+                        return rc;
+                }
+            }
+        } else {
+            alts[0].n = 0;
+            int rc = gset_add(pc, &alts[0], g, g->loc);
+            if (rc)
+                return rc;
+            n_alts = 1;
+        }
+        if ((uint64_t)n * n_alts > MAX_GROUPING_SETS)
+            return plan_error(pc, g->loc, WEIR_EUNSUPPORTED, "more than %d grouping sets are not supported",
+                              MAX_GROUPING_SETS);
+        uint32_t nn = 0;
+        for (uint32_t s = 0; s < n; s++) {
+            for (uint32_t k = 0; k < n_alts; k++) {
+                next[nn] = cur[s];
+                for (uint32_t j = 0; j < alts[k].n; j++) {
+                    int rc = gset_add(pc, &next[nn], alts[k].items[j], g->loc);
+                    if (rc)
+                        return rc;
+                }
+                nn++;
+            }
+        }
+        gset *t = cur;
+        cur = next;
+        next = t;
+        n = nn;
+    }
+    *out = cur;
+    *n_out = n;
+    return 0;
+}
+
+static int plan_select(plan_ctx *pc, const weir_sql_select *sel, rel *out);
+
+/*
+ * GROUP BY with GROUPING SETS, ROLLUP or CUBE: the SELECT planned once
+ * per grouping set, as a plain GROUP BY of that set in which the other
+ * sets' expressions read as NULL, and the results united (UNION ALL).
+ * Each set's rows are exactly those of Flink's single aggregation over
+ * the expanded input, whose key includes the set.
+ */
+static int plan_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, rel *out)
+{
+    gset *sets;
+    uint32_t n_sets;
+    int rc = expand_grouping_sets(pc, sel, &sets, &n_sets);
+    if (rc)
+        return rc;
+    /* Every expression of any set, once. */
+    const weir_sql_expr **gs_expr = plan_alloc(pc, MAX_GROUPING_SETS * MAX_SET_ITEMS * sizeof *gs_expr);
+    char **gs_text = plan_alloc(pc, MAX_GROUPING_SETS * MAX_SET_ITEMS * sizeof *gs_text);
+    bool *gs_in = plan_alloc(pc, MAX_GROUPING_SETS * MAX_SET_ITEMS * sizeof *gs_in);
+    rel *rels = plan_alloc(pc, n_sets * sizeof *rels);
+    if (!gs_expr || !gs_text || !gs_in || !rels)
+        return WEIR_ENOMEM;
+    uint32_t n_all = 0;
+    for (uint32_t s = 0; s < n_sets; s++) {
+        for (uint32_t j = 0; j < sets[s].n; j++) {
+            char *t = expr_text(pc, sets[s].items[j]);
+            if (!t)
+                return WEIR_ENOMEM;
+            bool have = false;
+            for (uint32_t k = 0; k < n_all && !have; k++)
+                have = !strcasecmp(gs_text[k], t);
+            if (!have) {
+                gs_text[n_all] = t;
+                gs_expr[n_all++] = sets[s].items[j];
+            }
+        }
+    }
+    for (uint32_t s = 0; s < n_sets; s++) {
+        weir_sql_select b = *sel;
+        b.group_by = plan_alloc(pc, (sets[s].n + 1) * sizeof *b.group_by);
+        if (!b.group_by)
+            return WEIR_ENOMEM;
+        for (uint32_t j = 0; j < sets[s].n; j++)
+            b.group_by[j] = (weir_sql_expr *)sets[s].items[j];
+        b.n_group_by = sets[s].n;
+        for (uint32_t k = 0; k < n_all; k++) {
+            gs_in[k] = false;
+            for (uint32_t j = 0; j < sets[s].n && !gs_in[k]; j++) {
+                char *t = expr_text(pc, sets[s].items[j]);
+                if (!t)
+                    return WEIR_ENOMEM;
+                gs_in[k] = !strcasecmp(gs_text[k], t);
+            }
+        }
+        agg_scope as;
+        memset(&as, 0, sizeof as);
+        as.gs_expr = gs_expr;
+        as.gs_text = gs_text;
+        as.gs_in = gs_in;
+        as.n_gs = n_all;
+        as.gs_force = true;
+        rc = plan_select_in(pc, &b, &as, &rels[s]);
+        weir_free(as.calls);
+        if (rc)
+            return rc;
+    }
+    if (n_sets == 1) {
+        *out = rels[0];
+        return 0;
+    }
+    /* UNION ALL of the sets; a column is nullable when it is in any set. */
+    for (uint32_t s = 0; s < n_sets; s++)
+        if (rels[s].n_physical != rels[0].n_physical || rels[s].schema->n_fields != rels[0].schema->n_fields)
+            return plan_error(pc, sel->loc, WEIR_EPLAN, "internal error: grouping sets give different columns");
+    weir_schema *schema = union_schema(pc, rels, n_sets);
+    if (!schema)
+        return WEIR_ENOMEM;
+    weir_stream *ins = plan_alloc(pc, n_sets * sizeof *ins);
+    if (!ins)
+        return WEIR_ENOMEM;
+    bool updating = false;
+    for (uint32_t s = 0; s < n_sets; s++) {
+        if (rels[s].n_physical != rels[0].n_physical)
+            return plan_error(pc, sel->loc, WEIR_EPLAN, "internal error: grouping sets give different columns");
+        for (uint32_t i = 0; i < rels[0].n_physical; i++)
+            if (!types_match(rels[s].schema->fields[i].type, schema->fields[i].type))
+                return plan_error(pc, sel->loc, WEIR_EPLAN, "internal error: grouping sets give different types");
+        if ((rc = union_align(pc, &rels[s], schema)))
+            return rc;
+        ins[s] = rels[s].s;
+        updating |= rels[s].updating;
+    }
+    weir_operator_spec spec;
+    weir_union_spec(n_sets, &spec);
+    weir_stream united;
+    if ((rc = weir_job_operator(pc->job, ins, n_sets, &spec, schema, 0, &united)))
+        return plan_error(pc, sel->loc, rc, "cannot unite the grouping sets: %s", weir_job_error(pc->job));
+    explain_line(pc, "Union[%d] (%u grouping sets)", united.node, n_sets);
+    int32_t rowtime = schema->rowtime;
+    *out = rels[0];
+    out->s = united;
+    out->schema = schema;
+    out->rowtime = rowtime;
+    out->has_proctime = false;
+    out->updating = updating;
+    out->win.present = false;
+    out->wprops.present = false;
+    out->loc = sel->loc;
+    return rel_quals(pc, out, NULL);
+}
+
 /* The aggregation scope's list of calls is freed on every path. */
 static int plan_select(plan_ctx *pc, const weir_sql_select *sel, rel *out)
 {
+    if (uses_grouping(sel))
+        return plan_grouping_sets(pc, sel, out);
     agg_scope as;
     memset(&as, 0, sizeof as);
     int rc = plan_select_in(pc, sel, &as, out);
     weir_free(as.calls);
     return rc;
-}
-
-static bool types_match(weir_type a, weir_type b)
-{
-    return a.id == b.id && a.precision == b.precision && a.scale == b.scale;
 }
 
 int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
@@ -1661,17 +2065,26 @@ int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
         }
         if (rc)
             break;
+        /* Both inputs emit the union's schema: the left's names, nullable where either is. */
+        rel both[2] = {l, r};
+        weir_schema *us = union_schema(pc, both, 2);
+        if (!us) {
+            rc = WEIR_ENOMEM;
+            break;
+        }
+        if ((rc = union_align(pc, &l, us)) || (rc = union_align(pc, &r, us)))
+            break;
         weir_operator_spec spec;
         weir_union_spec(2, &spec);
         weir_stream ins[2] = {l.s, r.s};
-        if ((rc = weir_job_operator(pc->job, ins, 2, &spec, l.schema, 0, &out->s))) {
+        if ((rc = weir_job_operator(pc->job, ins, 2, &spec, us, 0, &out->s))) {
             rc = plan_error(pc, q->u.setop.op_loc, rc, "cannot add UNION ALL: %s", weir_job_error(pc->job));
             break;
         }
         explain_line(pc, "Union[%d]", out->s.node);
-        out->schema = l.schema;
+        out->schema = us;
         out->n_physical = l.n_physical;
-        out->rowtime = l.rowtime == r.rowtime ? l.rowtime : -1;
+        out->rowtime = us->rowtime;
         out->has_proctime = l.has_proctime && r.has_proctime && l.proctime == r.proctime;
         out->proctime = l.proctime;
         out->updating = l.updating || r.updating;

@@ -48,6 +48,19 @@ struct agg_scope {
     agg_call *calls;
     uint32_t n_calls;
     const rel *out;      /* the aggregation's output (BIND) */
+    /*
+     * GROUPING SETS / ROLLUP / CUBE: the SELECT is planned once per set
+     * (each a plain GROUP BY) and the results are united. gs_expr lists
+     * every expression of any set (gs_text its SQL); gs_in says whether it
+     * is grouped in this set: one that is not reads as a NULL of its type,
+     * and GROUPING() / GROUPING_ID() are constants. n_gs == 0 without
+     * grouping sets (GROUPING() of a key is then 0).
+     */
+    const weir_sql_expr **gs_expr;
+    char **gs_text;
+    bool *gs_in;
+    uint32_t n_gs;
+    bool gs_force;       /* aggregate even when this set is () and no aggregate is called */
 };
 
 bool plan_is_agg_name(const char *name);
@@ -59,6 +72,9 @@ int agg_scope_match_key(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, wei
 int agg_scope_column(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, weir_expr **out);
 /* BIND: an aggregate call or window property. */
 int agg_scope_ref(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, weir_expr **out);
+
+/* BIND: GROUPING(e, ...) / GROUPING_ID(e, ...) of this scope's grouping set, a BIGINT constant. */
+int agg_scope_grouping(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, weir_expr **out);
 
 /* Checks the arguments of aggregate call c (sets c->param); *has_arg: args[0] is its value. */
 int plan_agg_call_args(plan_ctx *pc, agg_call *c, bool *has_arg);
