@@ -49,6 +49,8 @@
 #ifdef WEIR_HAVE_POSTGRES
 #include <ctype.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +120,26 @@ typedef struct jdbc_sink {
     uint64_t *rows_written;
     int broken;
 } jdbc_sink;
+
+/*
+ * Tests only: WEIR_TEST_PG_SINK_CRASH = "prepare:N" kills the process
+ * (SIGKILL) right after its N-th PREPARE TRANSACTION, before the checkpoint
+ * can complete; "commit:N" kills it right before its N-th COMMIT PREPARED,
+ * after the checkpoint completed. The two windows a kill at a random moment
+ * rarely hits, made certain, so recovery's commit and rollback paths are
+ * both tested.
+ */
+static atomic_uint crash_prepares, crash_commits;
+
+static void crash_point(const char *what, atomic_uint *count)
+{
+    const char *e = getenv("WEIR_TEST_PG_SINK_CRASH");
+    size_t n = strlen(what);
+    if (!e || strncmp(e, what, n) || e[n] != ':')
+        return;
+    if (atomic_fetch_add(count, 1) + 1 == (unsigned)atoi(e + n + 1))
+        raise(SIGKILL);
+}
 
 /* ---- helpers ---- */
 
@@ -520,6 +542,7 @@ static int commit_upto(jdbc_sink *s, uint64_t ckpt)
         char gid[96], sql[160];
         gid_of(s, s->subtask, s->prepared[i], gid, sizeof gid);
         snprintf(sql, sizeof sql, "COMMIT PREPARED '%s'", gid);
+        crash_point("commit", &crash_commits);
         rc = exec_cmd(s, sql, "COMMIT PREPARED", "42704");
         if (rc)
             s->prepared[kept++] = s->prepared[i];
@@ -816,6 +839,7 @@ static int jdbc_snapshot_impl(jdbc_sink *s, uint64_t ckpt_id, weir_buf *out)
             if ((rc = exec_cmd(s, sql, "PREPARE TRANSACTION", NULL)))
                 return s->broken = rc;
             s->prepared[s->n_prepared++] = ckpt_id;
+            crash_point("prepare", &crash_prepares);
         }
     } else if (s->a->g == GUARANTEE_AT_LEAST_ONCE) {
         if ((rc = flush(s)))
