@@ -331,13 +331,12 @@ static int flush_copy(jdbc_sink *s)
     return rc;
 }
 
-static const jdbc_sink *sort_sink; /* qsort has no context argument */
-
-static int cmp_rows(const void *x, const void *y)
+static int cmp_rows(const void *x, const void *y, void *ud)
 {
-    const row_ref *a = &sort_sink->rows[*(const uint32_t *)x];
-    const row_ref *b = &sort_sink->rows[*(const uint32_t *)y];
-    const uint8_t *d = sort_sink->data.data;
+    const jdbc_sink *sk = ud;
+    const row_ref *a = &sk->rows[*(const uint32_t *)x];
+    const row_ref *b = &sk->rows[*(const uint32_t *)y];
+    const uint8_t *d = sk->data.data;
     size_t n = a->key_len < b->key_len ? a->key_len : b->key_len;
     int c = memcmp(d + a->key_off, d + b->key_off, n);
     if (c)
@@ -354,9 +353,7 @@ static int flush_upsert(jdbc_sink *s)
     uint32_t n = s->n_rows;
     for (uint32_t i = 0; i < n; i++)
         s->order[i] = i;
-    sort_sink = s;
-    qsort(s->order, n, sizeof *s->order, cmp_rows);
-    sort_sink = NULL;
+    qsort_r(s->order, n, sizeof *s->order, cmp_rows, s);
     /* Keep the last row of each key, in place at the front of order. */
     uint32_t kept = 0;
     const uint8_t *d = s->data.data;
