@@ -2,7 +2,8 @@
 # tests/test_pg_sink_crash.sh WEIR SOURCE_DIR - exactly-once into PostgreSQL
 # under failures. One Kafka-free job (a CSV file -> TUMBLE window ->
 # 'jdbc' sink with 'sink.delivery-guarantee' = 'exactly-once', and the same
-# file -> GROUP BY -> an upsert 'jdbc' sink) checkpointing every 50 ms:
+# file -> GROUP BY -> an upsert 'jdbc' sink, exactly-once too) checkpointing
+# every 50 ms:
 #   1. is killed with SIGKILL at random moments (seeded) and restarted with
 #      the same checkpoint folder; after every kill the window table holds
 #      no row that an uninterrupted run does not write, and no row twice;
@@ -48,7 +49,8 @@ CREATE TABLE w (k STRING, ws TIMESTAMP(3), we TIMESTAMP(3), c BIGINT, s BIGINT)
   WITH ('connector' = 'jdbc', 'url' = '$URL', 'table-name' = 'win', 'username' = 'postgres',
         'sink.delivery-guarantee' = 'exactly-once', 'sink.buffer-flush.max-rows' = '200');
 CREATE TABLE a (k STRING, c BIGINT, s BIGINT, mn BIGINT, mx BIGINT, PRIMARY KEY (k) NOT ENFORCED)
-  WITH ('connector' = 'jdbc', 'url' = '$URL', 'table-name' = 'agg', 'username' = 'postgres');
+  WITH ('connector' = 'jdbc', 'url' = '$URL', 'table-name' = 'agg', 'username' = 'postgres',
+        'sink.delivery-guarantee' = 'exactly-once');
 INSERT INTO w SELECT k, window_start, window_end, COUNT(*), SUM(v)
   FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end;
 INSERT INTO a SELECT k, COUNT(*), SUM(v), MIN(v), MAX(v) FROM src GROUP BY k;

@@ -44,7 +44,9 @@
  *   clean end leaves no prepared transaction behind.
  *
  * State (operator state, per subtask): u32 version (1), u32 subtask,
- * u64 the checkpoint id the snapshot was taken for.
+ * u64 the checkpoint id the snapshot was taken for, u32 n carried rows
+ * and n x (u8 kind, bytes row, bytes key): upsert mode's rows that a
+ * snapshot could not write (see jdbc_snapshot_impl).
  */
 #ifdef WEIR_HAVE_POSTGRES
 #include <ctype.h>
@@ -115,6 +117,8 @@ typedef struct jdbc_sink {
     bool restored;
     uint64_t restored_ckpt;
     bool in_txn;
+    uint64_t carried_ckpt; /* rows in the buffer are in this checkpoint's
+                              state, not in any transaction (0: none) */
     uint64_t *prepared; /* checkpoints with a prepared transaction */
     uint32_t n_prepared, cap_prepared;
     uint64_t *rows_written;
@@ -738,8 +742,7 @@ static int maybe_flush(jdbc_sink *s, weir_op_ctx *ctx)
     return 0;
 }
 
-static int add_row(jdbc_sink *s, const weir_batch *b, uint32_t r,
-                   weir_buf *t)
+static int reserve_row(jdbc_sink *s)
 {
     if (s->n_rows == s->cap_rows) {
         uint32_t cap = s->cap_rows ? s->cap_rows * 2 : 1024;
@@ -752,6 +755,14 @@ static int add_row(jdbc_sink *s, const weir_batch *b, uint32_t r,
         s->order = o;
         s->cap_rows = cap;
     }
+    return 0;
+}
+
+static int add_row(jdbc_sink *s, const weir_batch *b, uint32_t r,
+                   weir_buf *t)
+{
+    if (reserve_row(s))
+        return WEIR_ENOMEM;
     row_ref *ref = &s->rows[s->n_rows];
     ref->kind = b->kind[r];
     ref->seq = s->n_rows;
@@ -801,21 +812,58 @@ static int jdbc_process_impl(jdbc_sink *s, weir_op_ctx *ctx,
     return rc ? rc : maybe_flush(s, ctx);
 }
 
+/* The state: version, subtask, checkpoint, and the carried rows (kind,
+ * row text, key text each). */
+static int put_state(jdbc_sink *s, uint64_t ckpt_id, bool carry,
+                     weir_buf *out)
+{
+    int rc = weir_buf_put_u32(out, STATE_VERSION);
+    if (!rc)
+        rc = weir_buf_put_u32(out, s->subtask);
+    if (!rc)
+        rc = weir_buf_put_u64(out, ckpt_id);
+    if (!rc)
+        rc = weir_buf_put_u32(out, carry ? s->n_rows : 0);
+    for (uint32_t i = 0; carry && i < s->n_rows && !rc; i++) {
+        const row_ref *r = &s->rows[i];
+        rc = weir_buf_put_u8(out, r->kind);
+        if (!rc)
+            rc = weir_buf_put_bytes(out, s->data.data + r->off, r->len);
+        if (!rc)
+            rc = weir_buf_put_bytes(out, s->data.data + r->key_off,
+                                    r->key_len);
+    }
+    return rc ? oom(s) : 0;
+}
+
 static int jdbc_snapshot_impl(jdbc_sink *s, uint64_t ckpt_id, weir_buf *out)
 {
     int rc = recover(s);
     if (rc)
         return rc;
     if (s->a->g == GUARANTEE_EXACTLY_ONCE) {
-        /* Rows held back while an earlier transaction is prepared: written
-         * now, with a lock timeout, so that a row locked by that
-         * transaction fails this attempt instead of waiting forever. */
-        bool guard = s->n_rows && !flush_allowed(s);
-        if (guard && (rc = exec_cmd(s, "SET lock_timeout = '10s'",
-                                    "SET lock_timeout", NULL)))
+        /*
+         * Rows held back while an earlier transaction of this subtask is
+         * prepared (its checkpoint's completion has not reached us: the
+         * input ended and this is the final snapshot, or checkpoints
+         * overlap). Upsert mode: writing them could wait forever for that
+         * transaction's row locks, so they go into this checkpoint's state
+         * instead ("carried"), and are written once the earlier
+         * transaction is committed - in the next transaction, or directly
+         * when this checkpoint completes first. Append mode: plain inserts
+         * take no row locks; a lock timeout turns a unique index's wait
+         * into a failed attempt rather than a hang.
+         */
+        bool held = s->n_rows && !flush_allowed(s);
+        if (held && s->a->n_pk) {
+            s->carried_ckpt = ckpt_id;
+            return put_state(s, ckpt_id, true, out);
+        }
+        if (held && (rc = exec_cmd(s, "SET lock_timeout = '10s'",
+                                   "SET lock_timeout", NULL)))
             return s->broken = rc;
         rc = flush(s);
-        if (!rc && guard)
+        if (!rc && held)
             rc = exec_cmd(s, "SET lock_timeout = 0", "SET lock_timeout",
                           NULL);
         if (rc)
@@ -842,12 +890,7 @@ static int jdbc_snapshot_impl(jdbc_sink *s, uint64_t ckpt_id, weir_buf *out)
         if ((rc = flush(s)))
             return rc;
     }
-    rc = weir_buf_put_u32(out, STATE_VERSION);
-    if (!rc)
-        rc = weir_buf_put_u32(out, s->subtask);
-    if (!rc)
-        rc = weir_buf_put_u64(out, ckpt_id);
-    return rc ? oom(s) : 0;
+    return put_state(s, ckpt_id, false, out);
 }
 
 static int jdbc_restore_impl(jdbc_sink *s, weir_cursor *in)
@@ -858,6 +901,36 @@ static int jdbc_restore_impl(jdbc_sink *s, weir_cursor *in)
         weir_cursor_get_u32(in, &idx) || weir_cursor_get_u64(in, &ckpt))
         return fail(s, WEIR_ECORRUPT, "the sink's checkpointed state is "
                                       "corrupt or of a newer weir");
+    /* Carried rows: the restored checkpoint holds them, no transaction
+     * does; they are written again like rows that just arrived. */
+    uint32_t n;
+    if (weir_cursor_get_u32(in, &n) || n > weir_cursor_left(in) / 3)
+        return fail(s, WEIR_ECORRUPT, "the sink's checkpointed state is "
+                                      "corrupt");
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t kind;
+        const void *row, *key;
+        size_t row_n, key_n;
+        if (weir_cursor_get_u8(in, &kind) ||
+            weir_cursor_get_bytes(in, &row, &row_n) ||
+            weir_cursor_get_bytes(in, &key, &key_n) ||
+            kind > WEIR_ROW_DELETE || !s->a->n_pk)
+            return fail(s, WEIR_ECORRUPT, "the sink's checkpointed state is "
+                                          "corrupt");
+        if (reserve_row(s))
+            return oom(s);
+        row_ref *r = &s->rows[s->n_rows];
+        r->kind = kind;
+        r->seq = s->n_rows;
+        r->off = s->data.len;
+        r->len = row_n;
+        r->key_off = s->data.len + row_n;
+        r->key_len = key_n;
+        if (weir_buf_put(&s->data, row, row_n) ||
+            weir_buf_put(&s->data, key, key_n))
+            return oom(s);
+        s->n_rows++;
+    }
     s->restored = true;
     if (ckpt > s->restored_ckpt)
         s->restored_ckpt = ckpt;
@@ -869,6 +942,18 @@ static int jdbc_complete_impl(jdbc_sink *s, weir_op_ctx *ctx, uint64_t ckpt)
     int rc = recover(s);
     if (!rc && s->n_prepared)
         rc = commit_upto(s, ckpt);
+    if (!rc && s->carried_ckpt && s->carried_ckpt <= ckpt &&
+        flush_allowed(s)) {
+        /* The checkpoint that carried rows completed: they are written and
+         * committed now (no later checkpoint may come: the final one).
+         * Upserts: a restore of that checkpoint writes the same rows. */
+        s->carried_ckpt = 0;
+        rc = flush(s);
+        if (!rc && s->in_txn) {
+            s->in_txn = false;
+            rc = exec_cmd(s, "COMMIT", "COMMIT", NULL);
+        }
+    }
     if (rc)
         return s->broken = rc;
     return maybe_flush(s, ctx);
