@@ -117,6 +117,8 @@ typedef struct jdbc_sink {
     bool restored;
     uint64_t restored_ckpt;
     bool in_txn;
+    bool copying;     /* a COPY FROM STDIN is in progress */
+    bool copy_failed; /* sending its data failed: end it as failed */
     uint64_t carried_ckpt; /* rows in the buffer are in this checkpoint's
                               state, not in any transaction (0: none) */
     uint64_t *prepared; /* checkpoints with a prepared transaction */
@@ -304,35 +306,57 @@ static int encode_tuple(jdbc_sink *s, const weir_batch *b, uint32_t r,
 
 /* ---- flushing ---- */
 
-static int flush_copy(jdbc_sink *s)
+/* Ends the COPY in progress, if any, and reads its outcome. */
+static int end_copy(jdbc_sink *s)
 {
-    PGresult *r = PQexec(s->conn, (const char *)s->copy_sql.data);
-    if (PQresultStatus(r) != PGRES_COPY_IN) {
-        int rc = db_fail(s, r, "COPY");
-        PQclear(r);
-        return rc;
-    }
-    PQclear(r);
-    const char *p = (const char *)s->data.data;
-    size_t left = s->data.len;
-    bool ok = true;
-    while (left && ok) {
-        size_t n = left < COPY_CHUNK ? left : COPY_CHUNK;
-        ok = PQputCopyData(s->conn, p, (int)n) == 1;
-        p += n;
-        left -= n;
-    }
-    ok = PQputCopyEnd(s->conn, ok ? NULL : "weir: sending rows failed") == 1 &&
-         ok;
+    if (!s->copying)
+        return 0;
+    s->copying = false;
+    bool ok = PQputCopyEnd(s->conn, s->copy_failed ? "weir: sending rows failed"
+                                                   : NULL) == 1;
     int rc = 0;
+    PGresult *r;
     while ((r = PQgetResult(s->conn))) {
         if (!rc && PQresultStatus(r) != PGRES_COMMAND_OK)
             rc = db_fail(s, r, "COPY");
         PQclear(r);
     }
-    if (!rc && !ok)
+    if (!rc && (!ok || s->copy_failed))
         rc = db_fail(s, NULL, "COPY");
+    s->copy_failed = false;
     return rc;
+}
+
+/*
+ * Append mode: the buffered rows as COPY data. exactly-once keeps the COPY
+ * open across the flushes of one transaction (rows are invisible until the
+ * commit anyway): end_copy() runs before the PREPARE. The other guarantees
+ * end it at every flush, so each flush is visible and can be retried.
+ */
+static int flush_copy(jdbc_sink *s)
+{
+    if (!s->copying) {
+        PGresult *r = PQexec(s->conn, (const char *)s->copy_sql.data);
+        if (PQresultStatus(r) != PGRES_COPY_IN) {
+            int rc = db_fail(s, r, "COPY");
+            PQclear(r);
+            return rc;
+        }
+        PQclear(r);
+        s->copying = true;
+        s->copy_failed = false;
+    }
+    const char *p = (const char *)s->data.data;
+    size_t left = s->data.len;
+    while (left && !s->copy_failed) {
+        size_t n = left < COPY_CHUNK ? left : COPY_CHUNK;
+        s->copy_failed = PQputCopyData(s->conn, p, (int)n) != 1;
+        p += n;
+        left -= n;
+    }
+    if (s->a->g != GUARANTEE_EXACTLY_ONCE || s->copy_failed)
+        return end_copy(s);
+    return 0;
 }
 
 static int cmp_rows(const void *x, const void *y, void *ud)
@@ -863,6 +887,8 @@ static int jdbc_snapshot_impl(jdbc_sink *s, uint64_t ckpt_id, weir_buf *out)
                                    "SET lock_timeout", NULL)))
             return s->broken = rc;
         rc = flush(s);
+        if (!rc)
+            rc = end_copy(s);
         if (!rc && held)
             rc = exec_cmd(s, "SET lock_timeout = 0", "SET lock_timeout",
                           NULL);
@@ -884,6 +910,7 @@ static int jdbc_snapshot_impl(jdbc_sink *s, uint64_t ckpt_id, weir_buf *out)
             if ((rc = exec_cmd(s, sql, "PREPARE TRANSACTION", NULL)))
                 return s->broken = rc;
             s->prepared[s->n_prepared++] = ckpt_id;
+            s->carried_ckpt = 0; /* carried rows, if any, are in it now */
             crash_point("prepare", &crash_prepares);
         }
     } else if (s->a->g == GUARANTEE_AT_LEAST_ONCE) {
@@ -949,6 +976,8 @@ static int jdbc_complete_impl(jdbc_sink *s, weir_op_ctx *ctx, uint64_t ckpt)
          * Upserts: a restore of that checkpoint writes the same rows. */
         s->carried_ckpt = 0;
         rc = flush(s);
+        if (!rc)
+            rc = end_copy(s);
         if (!rc && s->in_txn) {
             s->in_txn = false;
             rc = exec_cmd(s, "COMMIT", "COMMIT", NULL);
@@ -975,8 +1004,8 @@ static int jdbc_end_impl(jdbc_sink *s, weir_op_ctx *ctx)
         return fail(s, WEIR_ESTATE,
                     "the input ended while a prepared transaction waits for "
                     "a checkpoint that will never complete");
-    if ((rc = flush(s)))
-        return rc;
+    if ((rc = flush(s)) || (rc = end_copy(s)))
+        return s->broken = rc;
     if (s->in_txn) {
         s->in_txn = false;
         rc = exec_cmd(s, "COMMIT", "COMMIT", NULL);
