@@ -5,7 +5,10 @@
 # file. Each round runs, in turn and on an emptied table:
 #   psql-copy      psql -c "\copy t FROM 'in.csv' CSV"
 #   weir-blackhole the same file into weir's blackhole sink (source cost)
-#   weir-append    the same file into the jdbc sink, append mode (COPY)
+#   weir-append    the same file into the jdbc sink, append mode (COPY),
+#                  at-least-once with the default flush size (100 rows:
+#                  one COPY and commit per incoming batch)
+#   weir-append-10k the same with 'sink.buffer-flush.max-rows' = '10000'
 #   weir-append-eo the same, exactly-once (checkpoints every second)
 #   weir-upsert    the same file into a table with a PRIMARY KEY (id)
 # and prints the median of ROUNDS (default 3) wall times per case, with
@@ -30,12 +33,13 @@ src="CREATE TABLE src (id BIGINT, k STRING, v DOUBLE, ts TIMESTAMP(3)) WITH ('co
 cols="id BIGINT, k STRING, v DOUBLE, ts TIMESTAMP(3)"
 echo "$src CREATE TABLE d ($cols) WITH ('connector' = 'blackhole'); INSERT INTO d SELECT * FROM src;" > blackhole.sql
 echo "$src CREATE TABLE d ($cols) WITH ('connector' = 'jdbc', 'url' = '$URL', 'table-name' = 't', 'username' = 'postgres'); INSERT INTO d SELECT * FROM src;" > append.sql
+echo "$src CREATE TABLE d ($cols) WITH ('connector' = 'jdbc', 'url' = '$URL', 'table-name' = 't', 'username' = 'postgres', 'sink.buffer-flush.max-rows' = '10000'); INSERT INTO d SELECT * FROM src;" > append_10k.sql
 echo "$src CREATE TABLE d ($cols) WITH ('connector' = 'jdbc', 'url' = '$URL', 'table-name' = 't', 'username' = 'postgres', 'sink.delivery-guarantee' = 'exactly-once'); INSERT INTO d SELECT * FROM src;" > append_eo.sql
 echo "$src CREATE TABLE d ($cols, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'jdbc', 'url' = '$URL', 'table-name' = 'tk', 'username' = 'postgres'); INSERT INTO d SELECT * FROM src;" > upsert.sql
 
 ms() { local s; s=$(date +%s%N); "$@" > /dev/null; echo $(( ($(date +%s%N) - s) / 1000000 )); }
 declare -A times
-cases="psql-copy weir-blackhole weir-append weir-append-eo weir-upsert"
+cases="psql-copy weir-blackhole weir-append weir-append-10k weir-append-eo weir-upsert"
 for ((r = 1; r <= ROUNDS; r++)); do
     psql -qX -c "TRUNCATE t; TRUNCATE tk; CHECKPOINT"
     times[psql-copy]+=" $(ms psql -qX -c "\\copy t FROM 'in.csv' CSV")"
@@ -43,6 +47,9 @@ for ((r = 1; r <= ROUNDS; r++)); do
     psql -qX -c "TRUNCATE t; CHECKPOINT"
     times[weir-append]+=" $(ms "$WEIR" run append.sql)"
     [ "$(psql -AtqX -c 'SELECT count(*) FROM t')" = "$ROWS" ] || { echo "append: wrong row count" >&2; exit 1; }
+    psql -qX -c "TRUNCATE t; CHECKPOINT"
+    times[weir-append-10k]+=" $(ms "$WEIR" run append_10k.sql)"
+    [ "$(psql -AtqX -c 'SELECT count(*) FROM t')" = "$ROWS" ] || { echo "append-10k: wrong row count" >&2; exit 1; }
     psql -qX -c "TRUNCATE t; CHECKPOINT"
     rm -rf ckpt
     times[weir-append-eo]+=" $(ms "$WEIR" run append_eo.sql -D state.checkpoints.dir=ckpt -D execution.checkpointing.interval=1s)"
