@@ -113,7 +113,7 @@ recovered=$((recovered + $(grep -c "prepared transactions\? of an earlier run" l
 echo "  [${SECONDS}s] $kills kills, $completed completed runs between them; $prepared_seen kills left prepared transactions, $recovered starts resolved some: both tables equal the reference every time"
 
 # ---- 2. the server crashes mid-run ----
-# A rate-limited generator (3 s of rows, its position in the checkpoints),
+# A rate-limited generator (6 s of rows, its position in the checkpoints),
 # so the job is still running when the server crashes; the reference is
 # computed by awk from the same sequence.
 q "CREATE TABLE gwin (k bigint, ws timestamp(3), c bigint, s bigint);
@@ -121,7 +121,7 @@ q "CREATE TABLE gwin (k bigint, ws timestamp(3), c bigint, s bigint);
 cat > gen.sql <<EOF
 CREATE TABLE gen (id BIGINT, ts AS TO_TIMESTAMP_LTZ(id * 3, 3), WATERMARK FOR ts AS ts - INTERVAL '0.1' SECOND)
   WITH ('connector' = 'datagen', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1',
-        'fields.id.end' = '30000', 'rows-per-second' = '10000');
+        'fields.id.end' = '60000', 'rows-per-second' = '10000');
 CREATE TABLE w (k BIGINT, ws TIMESTAMP(3), c BIGINT, s BIGINT)
   WITH ('connector' = 'jdbc', 'url' = '$URL', 'table-name' = 'gwin', 'username' = 'postgres',
         'sink.delivery-guarantee' = 'exactly-once');
@@ -132,7 +132,7 @@ INSERT INTO w SELECT id % 60, window_start, COUNT(*), SUM(id)
   FROM TABLE(TUMBLE(TABLE gen, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY id % 60, window_start, window_end;
 INSERT INTO a SELECT id % 60, COUNT(*), SUM(id) FROM gen GROUP BY id % 60;
 EOF
-awk 'BEGIN { for (i = 1; i <= 30000; i++) { k = i % 60; w = int(i * 3 / 1000) * 1000
+awk 'BEGIN { for (i = 1; i <= 60000; i++) { k = i % 60; w = int(i * 3 / 1000) * 1000
     c[k "|" w]++; s[k "|" w] += i; ca[k]++; sa[k] += i }
     for (x in c) printf "w|%s|%d|%d\n", x, c[x], s[x]; for (k in ca) printf "a|%d|%d|%d\n", k, ca[k], sa[k] }' |
     LC_ALL=C sort > gen_ref.txt
@@ -144,8 +144,10 @@ rm -rf ckpt
 "$WEIR" run gen.sql "${CK[@]}" -D restart-strategy.type=fixed-delay \
     -D restart-strategy.fixed-delay.attempts=50 -D restart-strategy.fixed-delay.delay=200ms > /dev/null 2> log &
 pid=$!
+# The crash once the job has completed a checkpoint (it has written and
+# prepared, maybe committed, by then), well before the generator's end.
 for ((i = 0; i < 1000; i++)); do
-    [ "$(q 'SELECT count(*) FROM gwin')" -gt 0 ] && break
+    compgen -G "ckpt/chk-*/_metadata" > /dev/null && break
     sleep 0.01
 done
 pg_stop_immediate
