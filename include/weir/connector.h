@@ -46,6 +46,10 @@ typedef struct weir_connector_env {
      * takes them, every other connector refuses a partitioned table. */
     const char *const *partition_keys;
     uint32_t n_partition_keys;
+    /* The table's PRIMARY KEY columns (borrowed; none: 0). The jdbc sink
+     * writes in upsert mode by them. */
+    const char *const *primary_keys;
+    uint32_t n_primary_keys;
     /* The job takes checkpoints or savepoints: sinks that can commit
      * exactly once do so by default (the filesystem sink commits its files
      * when a checkpoint covering them completes). */

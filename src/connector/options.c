@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "connector/connector_internal.h"
+#include "connector/postgres/jdbc_sink.h"
 #include "weir/nexmark.h"
 
 /* ---- values ---- */
@@ -663,9 +664,20 @@ int weir_connector_sink_spec(const char *connector, const weir_option *opts,
         return weir_error_set(
             err, WEIR_EUNSUPPORTED,
             "connector 'datagen' can only be read from (a source)");
+    if (strcmp(c, "jdbc") == 0) {
+#ifdef WEIR_HAVE_POSTGRES
+        return weir__jdbc_sink_spec_opts(opts, n_opts, schema, env, out, err);
+#else
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "connector 'jdbc' is not built into this weir: "
+                              "it needs libpq (PostgreSQL's client library; "
+                              "scripts/install-deps.sh installs libpq-dev), "
+                              "found missing when weir was built");
+#endif
+    }
     return weir_error_set(err, WEIR_EUNSUPPORTED,
                           "unsupported connector '%s' as a sink (weir has "
-                          "'filesystem', 'print' and 'blackhole')",
+                          "'filesystem', 'print', 'blackhole' and 'jdbc')",
                           c);
 }
 
@@ -688,6 +700,18 @@ bool weir_sink_spec_accepts_changelog(const weir_operator_spec *spec,
                              "to write a changelog";
         return false;
     }
+#ifdef WEIR_HAVE_POSTGRES
+    bool upsert = false;
+    if (weir__jdbc_sink_is(spec, &upsert)) {
+        if (!upsert && why_not)
+            *why_not = "the jdbc sink writes an updating result only in "
+                       "upsert mode, which needs a primary key: declare "
+                       "PRIMARY KEY (...) NOT ENFORCED on the table (as Flink "
+                       "asks: 'please declare primary key for sink table when "
+                       "query contains update/delete record')";
+        return upsert;
+    }
+#endif
     /* print and blackhole take anything; unknown specs are the caller's to
      * judge */
     return true;

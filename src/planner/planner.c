@@ -359,6 +359,23 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
             keys[i] = ts->fields[col].name;
         }
     }
+    const char **pk = NULL;
+    const weir_sql_primary_key *pkd = t->ddl->primary_key;
+    if (pkd && pkd->n_columns) {
+        pk = plan_alloc(pc, pkd->n_columns * sizeof *pk);
+        if (!pk)
+            return WEIR_ENOMEM;
+        for (uint32_t i = 0; i < pkd->n_columns; i++) {
+            int col = weir_schema_find(ts, pkd->columns[i].name);
+            if (col < 0)
+                return plan_error(pc, pkd->columns[i].loc, WEIR_ENOTFOUND,
+                                  "PRIMARY KEY column '%s' is not a column of table '%s'", pkd->columns[i].name,
+                                  t->name);
+            pk[i] = ts->fields[col].name;
+        }
+    }
+    pc->cenv.primary_keys = pk;
+    pc->cenv.n_primary_keys = pk ? pkd->n_columns : 0;
     pc->cenv.bad_option_index = &bad;
     pc->cenv.partition_keys = keys;
     pc->cenv.n_partition_keys = t->ddl->n_partitioned_by;
@@ -370,6 +387,8 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
     pc->cenv.bad_option_index = NULL;
     pc->cenv.partition_keys = NULL;
     pc->cenv.n_partition_keys = 0;
+    pc->cenv.primary_keys = NULL;
+    pc->cenv.n_primary_keys = 0;
     if (rc) {
         weir_sql_loc at = bad >= 0 && (uint32_t)bad < t->ddl->n_options ? t->ddl->options[bad].loc : t->ddl->name.loc;
         return plan_error(pc, at, rc, "table '%s': %s", t->name, err.message);

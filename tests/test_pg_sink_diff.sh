@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# tests/test_pg_sink_diff.sh WEIR SOURCE_DIR - randomized differential test
+# of the 'jdbc' upsert sink against python3, which shares no code with
+# weir: random input (keys with quotes, tabs, backslashes and non-ASCII
+# characters; NULL and negative values) -> GROUP BY key (COUNT(*),
+# COUNT(v), SUM(v), MIN(v), MAX(v)) -> PostgreSQL, and a top-1 per key
+# (its displaced rows are deletes) -> a second table. Each round draws the
+# batch size, the parallelism, the flush size and the delivery guarantee;
+# the tables must equal python's aggregate of the same input.
+#
+# WEIR_PG_DIFF_SEED replays a run; WEIR_PG_DIFF_ROUNDS (default 4) rounds.
+set -u
+WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC_DIR=$(cd "$2" && pwd)
+SEED=${WEIR_PG_DIFF_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+ROUNDS=${WEIR_PG_DIFF_ROUNDS:-4}
+echo "test_pg_sink_diff: seed $SEED (WEIR_PG_DIFF_SEED=$SEED replays it), $ROUNDS rounds"
+T=$(mktemp -d /tmp/weir-pg-diff-XXXXXX)
+. "$SRC_DIR/tests/support/pg_server.sh"
+trap 'pg_stop; rm -rf "$T"' EXIT
+cd "$T" || exit 1
+fail() { echo "FAIL: $* (seed $SEED)"; [ -f log ] && tail -5 log; exit 1; }
+pg_start "$T/pg" || fail "cannot start PostgreSQL"
+URL="jdbc:postgresql://127.0.0.1:$PGPORT/postgres"
+q() { psql -AtqX -v ON_ERROR_STOP=1 -c "$1"; }
+q "CREATE TABLE agg (k text PRIMARY KEY, n bigint, nv bigint, s bigint, mn bigint, mx bigint);
+   CREATE TABLE top1 (k text, v bigint, PRIMARY KEY (k, v))"
+
+for ((round = 1; round <= ROUNDS; round++)); do
+    rs=$((SEED * 100 + round))
+    # The input (CSV) and the round's settings, from python's generator.
+    read -r batch par maxrows guar < <(python3 - "$rs" <<'EOF'
+import csv, random, sys
+r = random.Random(int(sys.argv[1]))
+keys = ["k%d" % i for i in range(r.randint(1, 80))] + ["it's", "tab\there", "back\\slash", "caf\u00e9", "q\"uote", "comma,key"]
+n = r.randint(1, 6000)
+with open("in.csv", "w", newline="") as f:
+    w = csv.writer(f, lineterminator="\n")
+    for i in range(n):
+        v = "" if r.random() < 0.1 else str(r.randint(-10**9, 10**9))
+        w.writerow([r.choice(keys), v, i])
+print(r.choice([1, 3, 64, 1024]), r.choice([1, 2]), r.choice([1, 7, 100, 5000]),
+      r.choice(["at-least-once", "exactly-once", "none"]))
+EOF
+)
+    cat > job.sql <<EOF
+CREATE TABLE src (k STRING, v BIGINT, seq BIGINT)
+  WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');
+CREATE TABLE a (k STRING, n BIGINT, nv BIGINT, s BIGINT, mn BIGINT, mx BIGINT, PRIMARY KEY (k) NOT ENFORCED)
+  WITH ('connector' = 'jdbc', 'url' = '$URL', 'table-name' = 'agg', 'username' = 'postgres',
+        'sink.buffer-flush.max-rows' = '$maxrows', 'sink.delivery-guarantee' = '$guar');
+CREATE TABLE t (k STRING, v BIGINT, PRIMARY KEY (k, v) NOT ENFORCED)
+  WITH ('connector' = 'jdbc', 'url' = '$URL', 'table-name' = 'top1', 'username' = 'postgres',
+        'sink.buffer-flush.max-rows' = '$maxrows', 'sink.delivery-guarantee' = '$guar');
+INSERT INTO a SELECT k, COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v) FROM src GROUP BY k;
+INSERT INTO t SELECT k, v FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn
+  FROM src WHERE v IS NOT NULL) WHERE rn <= 1;
+EOF
+    q "TRUNCATE agg; TRUNCATE top1"
+    rm -rf ckpt
+    [ -n "${WEIR_PG_DIFF_ONLY:-}" ] && [ "$round" != "$WEIR_PG_DIFF_ONLY" ] && continue
+    "$WEIR" run job.sql -D weir.batch-size="$batch" -D parallelism.default="$par" \
+        -D state.checkpoints.dir=ckpt -D execution.checkpointing.interval=20ms > /dev/null 2> log ||
+        fail "round $round: the job failed"
+    psql -AtqX -F $'\x1f' -R $'\x1e' -c "SELECT k, n, nv, coalesce(s::text, 'NULL'), coalesce(mn::text, 'NULL'), coalesce(mx::text, 'NULL') FROM agg" > agg.out
+    psql -AtqX -F $'\x1f' -R $'\x1e' -c "SELECT k, v FROM top1" > top.out
+    python3 - <<'EOF' || fail "round $round (batch $batch, parallelism $par, max-rows $maxrows, $guar): PostgreSQL differs from python"
+import csv, sys
+agg, top = {}, {}
+with open("in.csv", newline="") as f:
+    for k, v, _ in csv.reader(f):
+        a = agg.setdefault(k, [0, 0, None, None, None])
+        a[0] += 1
+        if v != "":
+            v = int(v)
+            a[1] += 1
+            a[2] = v if a[2] is None else a[2] + v
+            a[3] = v if a[3] is None else min(a[3], v)
+            a[4] = v if a[4] is None else max(a[4], v)
+            top[k] = v if k not in top else max(top[k], v)
+def rows(path):
+    data = open(path, encoding="utf-8").read()
+    if data.endswith("\n"):
+        data = data[:-1]  # psql ends its output with a newline
+    return [r.split("\x1f") for r in data.split("\x1e") if r]
+want = {k: [str(x) if x is not None else "NULL" for x in a] for k, a in agg.items()}
+got = {r[0]: r[1:] for r in rows("agg.out")}
+bad = [k for k in set(want) | set(got) if want.get(k) != got.get(k)]
+for k in sorted(bad)[:5]:
+    print("  agg key %r: want %s, got %s" % (k, want.get(k), got.get(k)))
+got_top = {}
+for k, v in rows("top.out"):
+    got_top.setdefault(k, []).append(int(v))
+want_top = {k: [v] for k, v in top.items()}
+bad_top = [k for k in set(want_top) | set(got_top) if want_top.get(k) != got_top.get(k)]
+for k in sorted(bad_top)[:5]:
+    print("  top-1 key %r: want %s, got %s" % (k, want_top.get(k), got_top.get(k)))
+sys.exit(1 if bad or bad_top else 0)
+EOF
+    echo "  round $round: $(wc -l < in.csv) rows, $(q 'SELECT count(*) FROM agg') keys (batch $batch, parallelism $par, max-rows $maxrows, $guar): equal"
+done
+[ "$(q 'SELECT count(*) FROM pg_prepared_xacts')" = 0 ] || fail "prepared transactions left"
+echo "test_pg_sink_diff: passed"
