@@ -357,6 +357,9 @@ static int read_split(weir__subtask *st, weir__split *s, bool *progress)
         /* The split's watermark holds no one back any more. */
         return handle_flags(st, weir__wm_valve_end(&r->valve, s->valve_idx));
     }
+    /* Lag-aware idleness: a split that knows it is behind is not silent. */
+    if (!got_rows && r->cls->has_backlog && r->cls->has_backlog(s->reader))
+        s->last_data_ms = now;
     if (!got_rows && !s->idle && r->idle_timeout_ms > 0 &&
         now - s->last_data_ms >= r->idle_timeout_ms) {
         s->idle = true;
@@ -471,7 +474,7 @@ int weir__run_source(weir__subtask *st)
         (rc = weir__chain_watermark(st, r->valve.out)))
         return rc;
     int quiet = 0;
-    uint64_t batches = 0;
+    uint64_t batches = 0, busy_rounds = 0;
     bool drained = true;
     while (!all_finished(r)) {
         if (canceled(st))
@@ -506,6 +509,11 @@ int weir__run_source(weir__subtask *st)
             return rc;
         if (progress) {
             quiet = 0;
+            /* A busy source still looks for new splits now and then (a
+             * source that monitors checks its own interval). */
+            if (!r->discovery_done && (++busy_rounds & 255) == 0 &&
+                ((rc = discover(st, &flags)) || (rc = handle_flags(st, flags))))
+                return rc;
             continue;
         }
         if (!r->discovery_done) {
@@ -540,7 +548,14 @@ int weir__run_source(weir__subtask *st)
     return weir__chain_end(st, drained);
 }
 
-int weir__source_snapshot(weir__subtask *st, weir_buf *out)
+void weir__source_checkpoint_complete(weir__subtask *st, uint64_t id)
+{
+    weir__source_run *r = st->src;
+    if (r && r->src && r->cls->checkpoint_complete)
+        r->cls->checkpoint_complete(r->src, id);
+}
+
+int weir__source_snapshot(weir__subtask *st, uint64_t id, weir_buf *out)
 {
     weir__source_run *r = st->src;
     int rc = weir_buf_put_varint(out, (uint64_t)source_node(st)->id);
@@ -563,5 +578,7 @@ int weir__source_snapshot(weir__subtask *st, weir_buf *out)
         if (!rc)
             rc = weir_buf_put_i64(out, s->gen.max_ts);
     }
+    if (!rc && r->cls->checkpoint_taken)
+        r->cls->checkpoint_taken(r->src, id);
     return rc;
 }
