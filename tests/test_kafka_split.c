@@ -1,5 +1,5 @@
 /*
- * tests/test_kafka_source.c - the parts of the Kafka source that need no
+ * tests/test_kafka_split.c - the parts of the Kafka source that need no
  * broker: which subtask owns a partition (as Flink's Kafka source assigns
  * them), lag-aware idleness in the source loop (a split that knows it has
  * unread data is never idle; driven by a manual clock), and the option
