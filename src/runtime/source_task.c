@@ -173,10 +173,13 @@ static int add_split(weir__subtask *st, const char *id)
     s->valve_idx = (uint32_t)idx;
     r->n_splits++;
     if (restored) {
+        /* Its watermark (or its end) reaches the valve in discover(), once
+         * every split of this call is in: applied now, a restored split
+         * added first would move the valve past the splits added after it,
+         * and the valve never goes back. */
         s->gen.max_ts = rs.max_ts;
         if (rs.finished) {
             s->finished = true;
-            weir__wm_valve_end(&r->valve, s->valve_idx);
             return 0;
         }
     }
@@ -190,9 +193,6 @@ static int add_split(weir__subtask *st, const char *id)
                                   err.message[0] ? err.message
                                                  : weir_strerror(rc));
     }
-    if (restored)
-        weir__wm_valve_watermark(&r->valve, s->valve_idx,
-                                 weir__wm_gen_current(&s->gen));
     return 0;
 }
 
@@ -210,11 +210,24 @@ static int discover(weir__subtask *st, int *flags)
         return weir__subtask_fail(st, rc, "%s: %s", source_node(st)->name,
                                   err.message[0] ? err.message
                                                  : weir_strerror(rc));
+    uint32_t first = r->n_splits;
     for (uint32_t i = 0; i < n; i++)
         if ((rc = add_split(st, ids[i])))
             return rc;
+    /* Restored splits: their watermarks and ends, now that all are in. A
+     * split that is not restored starts with no watermark (and one found in
+     * a later call cannot pull back what the valve already passed). */
+    int f = 0;
+    for (uint32_t i = first; i < r->n_splits; i++) {
+        weir__split *s = &r->splits[i];
+        if (s->finished)
+            f |= weir__wm_valve_end(&r->valve, s->valve_idx);
+        else if (s->gen.max_ts != WEIR_TS_MIN)
+            f |= weir__wm_valve_watermark(&r->valve, s->valve_idx,
+                                          weir__wm_gen_current(&s->gen));
+    }
     r->discovery_done = done;
-    *flags = weir__wm_valve_refresh(&r->valve);
+    *flags = f | weir__wm_valve_refresh(&r->valve);
     return 0;
 }
 
