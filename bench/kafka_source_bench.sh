@@ -3,8 +3,10 @@
 # against kcat reading the same topic in the same run.
 #
 # A mock Kafka cluster (build/weir-kafka-mock) serves one topic of
-# KAFKA_BENCH_PARTITIONS partitions (default 4) holding KAFKA_BENCH_MSGS
-# (default 1,000,000) small JSON messages. Then, KAFKA_BENCH_RUNS times
+# KAFKA_BENCH_PARTITIONS partitions (default 16) holding KAFKA_BENCH_MSGS
+# (default 960,000) small JSON messages. (The mock keeps only about the
+# last 100,000 messages of a partition: keep MSGS / PARTITIONS below that;
+# the script checks that the job read every message.) Then, KAFKA_BENCH_RUNS times
 # (default 3), alternating:
 #   weir: SELECT * into a blackhole sink, bounded at the latest offsets,
 #         parallelism 1 (one consumer, decoding every message);
@@ -17,8 +19,8 @@ set -u
 BUILD=${1:-build}
 WEIR=$(cd "$BUILD" && pwd)/weir
 MOCK=$(cd "$BUILD" && pwd)/weir-kafka-mock
-MSGS=${KAFKA_BENCH_MSGS:-1000000}
-PARTS=${KAFKA_BENCH_PARTITIONS:-4}
+MSGS=${KAFKA_BENCH_MSGS:-960000}
+PARTS=${KAFKA_BENCH_PARTITIONS:-16}
 RUNS=${KAFKA_BENCH_RUNS:-3}
 T=$(mktemp -d /tmp/weir-kafka-bench-XXXXXX)
 cleanup() { [ -n "${MOCK_PID:-}" ] && kill "$MOCK_PID" 2> /dev/null; rm -rf "$T"; }
@@ -40,6 +42,12 @@ CREATE TABLE src (user STRING, amount BIGINT, ts_ms BIGINT) WITH ('connector' = 
 CREATE TABLE dst (user STRING, amount BIGINT, ts_ms BIGINT) WITH ('connector' = 'blackhole');
 INSERT INTO dst SELECT * FROM src;
 EOF
+# Check first that the job reads every message.
+sed 's/INSERT INTO dst SELECT \* FROM src;//' job.sql > count.sql
+echo "CREATE TABLE cnt (n BIGINT) WITH ('connector' = 'print');
+INSERT INTO cnt SELECT COUNT(*) FROM src;" >> count.sql
+n=$("$WEIR" run count.sql 2> /dev/null | tail -1)
+[ "$n" = "+U[$MSGS]" ] || [ "$n" = "+I[$MSGS]" ] || { echo "the job read '$n', not $MSGS messages"; exit 1; }
 measure() { # prints "wall cpu"
     /usr/bin/time -f "%e %U %S" -o t.txt "$@" > /dev/null 2> err.txt || { cat err.txt; exit 1; }
     awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }' t.txt

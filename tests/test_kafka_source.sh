@@ -34,7 +34,7 @@ trap cleanup EXIT
 cd "$T" || exit 1
 fail() { echo "FAIL: $*"; [ -f log ] && tail -20 log; exit 1; }
 
-"$MOCK" -f boot meta:2 bnd:3 grp:2 idle:4 > mock.log 2>&1 &
+"$MOCK" -f boot meta:2 bnd:3 grp:2 idle:4 badrec:1 > mock.log 2>&1 &
 MOCK_PID=$!
 for ((i = 0; i < 200; i++)); do [ -s boot ] && break; sleep 0.05; done
 [ -s boot ] || fail "the mock cluster did not start"
@@ -198,7 +198,7 @@ echo "  topic-pattern discovers a new topic while running"
 bjob "$E" | sed "s/'topic' = 'bnd'/'topic' = 'nosuch'/" > e.sql
 timeout 60 "$WEIR" run e.sql > /dev/null 2> log && fail "a missing topic was accepted"
 grep -q "topic 'nosuch' does not exist" log || fail "missing topic: $(cat log)"
-printf '{"v":1}\nnot json\n{"v":3}\n' | produce -t badrec
+printf '{"v":1}\nnot json\n{"v":3}\n' | produce -t badrec -p 0
 bjob "$E, 'scan.bounded.mode' = 'latest-offset'" | sed "s/'topic' = 'bnd'/'topic' = 'badrec'/" > e.sql
 timeout 60 "$WEIR" run e.sql > /dev/null 2> log && fail "a bad record was accepted"
 grep -q "badrec-0:1: error: value of the message" log || fail "bad record message: $(cat log)"
