@@ -9,7 +9,7 @@
 # ahead: a job that trusted them would lose records).
 #
 # WEIR_KAFKA_CRASH_SEED replays a kill schedule; WEIR_KAFKA_CRASH_KILLS
-# (default 20) and WEIR_KAFKA_CRASH_MSGS (default 60000) size it.
+# (default 20) and WEIR_KAFKA_CRASH_MSGS (default 30000) size it.
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 MOCK=$(dirname "$WEIR")/weir-kafka-mock
@@ -18,7 +18,7 @@ if [ ! -x "$MOCK" ] || ! command -v kcat > /dev/null; then
 fi
 SEED=${WEIR_KAFKA_CRASH_SEED:-$(( $(date +%s) % 100000 + $$ ))}
 KILLS=${WEIR_KAFKA_CRASH_KILLS:-20}
-MSGS=${WEIR_KAFKA_CRASH_MSGS:-60000}
+MSGS=${WEIR_KAFKA_CRASH_MSGS:-30000}
 RANDOM=$SEED
 echo "test_kafka_crash: seed $SEED (WEIR_KAFKA_CRASH_SEED=$SEED replays it), $MSGS messages, $KILLS kills"
 T=$(mktemp -d /tmp/weir-kafka-crash-XXXXXX)

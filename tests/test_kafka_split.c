@@ -9,11 +9,14 @@
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
 #include "support/harness.h"
+#include "weir/checkpoint.h"
 #include "weir/weir.h"
 #ifdef WEIR_HAVE_KAFKA
 #include "connector/kafka/source_internal.h"
@@ -456,3 +459,180 @@ Test(kafka_source, lag_metrics_per_partition, .timeout = 120)
     rd_kafka_destroy(mrk);
 }
 #endif
+
+/* ---- restored splits and the watermark valve ---- */
+
+/*
+ * Two splits on one subtask: "r-0" returns rows from a list, "r-1" returns
+ * nothing until told to. A checkpoint taken once r-0 is read holds r-0 with
+ * a high event time and r-1 with none. Restored, r-1 must still hold the
+ * watermark back: the restored r-0 once moved the valve before r-1 was even
+ * added (and a valve never goes back), so r-1's records came late.
+ */
+typedef struct rs_src {
+    _Atomic int64_t rows[2][8];
+    atomic_uint n_rows[2];
+    atomic_uint n_read[2];
+    atomic_bool end;
+    atomic_bool given;
+} rs_src;
+
+typedef struct rs_reader {
+    rs_src *src;
+    int split;
+    uint64_t pos;
+} rs_reader;
+
+static int rs_create(void *arg, const weir_source_info *info, void **out,
+                     weir_error *err)
+{
+    (void)info;
+    (void)err;
+    atomic_store(&((rs_src *)arg)->given, false);
+    *out = arg;
+    return 0;
+}
+
+static int rs_discover(void *p, const char ***ids, uint32_t *n, bool *done,
+                       weir_error *err)
+{
+    static const char *two[] = {"r-0", "r-1"};
+    rs_src *s = p;
+    (void)err;
+    bool given = atomic_exchange(&s->given, true);
+    *ids = given ? NULL : two;
+    *n = given ? 0 : 2;
+    *done = true;
+    return 0;
+}
+
+static int rs_open(void *p, const char *id, const void *pos, size_t len,
+                   void **out, weir_error *err)
+{
+    (void)err;
+    rs_reader *r = calloc(1, sizeof *r);
+    r->src = p;
+    r->split = id[2] - '0';
+    if (pos) {
+        weir_cursor c;
+        weir_cursor_init(&c, pos, len);
+        cr_assert_eq(weir_cursor_get_u64(&c, &r->pos), 0);
+    }
+    *out = r;
+    return 0;
+}
+
+static int rs_read(void *p, weir_batch *out, uint32_t max, weir_error *err)
+{
+    rs_reader *r = p;
+    rs_src *s = r->src;
+    (void)err;
+    uint32_t got = 0;
+    while (got < max && r->pos < atomic_load(&s->n_rows[r->split])) {
+        int row = weir_batch_append_row(out);
+        int64_t ts = atomic_load(&s->rows[r->split][r->pos++]);
+        WEIR_COL_I64(out, 0)[row] = ts;
+        out->ts[row] = ts;
+        got++;
+    }
+    atomic_store(&s->n_read[r->split], (unsigned)r->pos);
+    if (got)
+        return (int)got;
+    return atomic_load(&s->end) ? WEIR_EOF : 0;
+}
+
+static int rs_position(void *p, weir_buf *out)
+{
+    return weir_buf_put_u64(out, ((rs_reader *)p)->pos);
+}
+
+static const weir_source_class rs_class = {
+    .name = "rs",
+    .create = rs_create,
+    .discover = rs_discover,
+    .open_split = rs_open,
+    .read = rs_read,
+    .position = rs_position,
+    .close_split = lag_close,
+    .destroy = lag_destroy,
+};
+
+static void rs_push(rs_src *s, int split, int64_t ts)
+{
+    unsigned i = atomic_load(&s->n_rows[split]);
+    atomic_store(&s->rows[split][i], ts);
+    atomic_store(&s->n_rows[split], i + 1);
+}
+
+static weir_job *rs_job(rs_src *src, weir_schema *schema, th_collect *out,
+                        const char *dir)
+{
+    weir_job_config cfg;
+    weir_job_config_init(&cfg);
+    cfg.parallelism = 1;
+    cfg.batch_size = 16;
+    weir_job *job;
+    cr_assert_eq(weir_job_create(&cfg, &job), 0);
+    weir_source_spec ss = {
+        .name = "rs", .cls = &rs_class, .arg = src, .schema = schema};
+    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 0};
+    weir_stream st;
+    cr_assert_eq(weir_job_source(job, &ss, &wm, 1, &st), 0);
+    weir_operator_spec sink = th_collect_spec(out, "collect");
+    cr_assert_eq(weir_job_sink(job, st, &sink, 1), 0);
+    weir_checkpoint_config ck;
+    weir_checkpoint_config_init(&ck);
+    ck.dir = dir;
+    weir_error err;
+    cr_assert_eq(weir_job_enable_checkpoints(job, &ck, &err), 0, "%s",
+                 err.message);
+    return job;
+}
+
+Test(kafka_source, restored_split_without_rows_still_holds_the_watermark,
+     .timeout = 60)
+{
+    char dir[] = "/tmp/weir-rs-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    weir_schema *schema = th_schema("ts BIGINT");
+    rs_src src = {0};
+    rs_push(&src, 0, 100);
+    rs_push(&src, 0, 5000);
+
+    th_collect *out = th_collect_create(0);
+    weir_job *job = rs_job(&src, schema, out, dir);
+    cr_assert_eq(weir_job_start(job), 0);
+    cr_assert(th_collect_wait_count(out, 2, GUARD_MS));
+    uint64_t id;
+    weir_error err;
+    cr_assert_eq(weir_job_trigger_checkpoint(job, &id), 0);
+    cr_assert_eq(weir_job_await_checkpoint(job, id, GUARD_MS, &err), 0, "%s",
+                 err.message);
+    weir_job_cancel(job);
+    weir_job_wait(job);
+    weir_job_destroy(job);
+    th_collect_destroy(out);
+
+    /* Restored: r-0 is at 5000, r-1 has said nothing. */
+    out = th_collect_create(0);
+    rs_push(&src, 0, 6000);
+    job = rs_job(&src, schema, out, dir);
+    cr_assert_eq(weir_job_start(job), 0);
+    cr_assert(strstr(weir_job_restored_from(job), "chk-"));
+    cr_assert(th_collect_wait_count(out, 1, GUARD_MS));
+    cr_assert_eq(th_collect_watermark(out), WEIR_TS_MIN,
+                 "split r-1 has no record yet: it must hold the watermark "
+                 "(got %" PRId64 ")",
+                 th_collect_watermark(out));
+    rs_push(&src, 1, 200);
+    cr_assert(th_collect_wait_watermark(out, 200, GUARD_MS));
+    cr_assert_eq(th_collect_watermark(out), 200);
+    atomic_store(&src.end, true);
+    cr_assert_eq(weir_job_wait(job), 0, "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    th_collect_destroy(out);
+    weir_schema_destroy(schema);
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
