@@ -8,7 +8,7 @@
 # disorder at random. Disorder stays below the watermark delay, so no record
 # is late whatever the interleaving of partitions: the results are exact.
 #
-# WEIR_KAFKA_DIFF_SEED replays a run; WEIR_KAFKA_DIFF_ROUNDS (default 3) and
+# WEIR_KAFKA_DIFF_SEED replays a run; WEIR_KAFKA_DIFF_ROUNDS (default 2) and
 # WEIR_KAFKA_DIFF_MSGS (default 3000 per round) size it.
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -17,7 +17,7 @@ if [ ! -x "$MOCK" ] || ! command -v kcat > /dev/null; then
     echo "test_kafka_diff: SKIPPED (no weir-kafka-mock or no kcat)"; exit 0
 fi
 SEED=${WEIR_KAFKA_DIFF_SEED:-$(( $(date +%s) % 100000 + $$ ))}
-ROUNDS=${WEIR_KAFKA_DIFF_ROUNDS:-3}
+ROUNDS=${WEIR_KAFKA_DIFF_ROUNDS:-2}
 MSGS=${WEIR_KAFKA_DIFF_MSGS:-3000}
 echo "test_kafka_diff: seed $SEED (WEIR_KAFKA_DIFF_SEED=$SEED replays it), $ROUNDS rounds of $MSGS messages"
 T=$(mktemp -d /tmp/weir-kafka-diff-XXXXXX)
