@@ -65,6 +65,12 @@ typedef struct weir_connector_env {
     const uint32_t *event_time_fields;
     uint32_t n_event_time_fields;
     const char *event_time;
+    /* Sources: the table's metadata columns (`c TYPE METADATA [FROM 'k']`),
+     * each as {column name, metadata key} (borrowed). A source that has no
+     * such metadata refuses them; one that has fills the column of that name
+     * in its schema. */
+    const weir_option *metadata_columns;
+    uint32_t n_metadata_columns;
 } weir_connector_env;
 
 /* What a source does with a record it cannot decode. */

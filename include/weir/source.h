@@ -54,6 +54,29 @@ typedef struct weir_source_class {
     void (*destroy)(void *src);
     /* Optional: counters (e.g. "skipped_records") for metrics. */
     int (*metrics)(void *src, void (*emit)(void *ud, const char *name, uint64_t v), void *ud);
+    /*
+     * Optional: whether the split's reader knows of data it has not returned
+     * yet (a Kafka partition behind its high watermark). A split with a
+     * backlog is never idle, however long its last row is ago: idle means
+     * caught up and silent. Called on the subtask's thread.
+     */
+    bool (*has_backlog)(void *reader);
+    /*
+     * Optional: the runtime has just taken the positions of checkpoint
+     * ckpt_id (position() was called for every open split at the barrier).
+     * The source may remember them for checkpoint_complete.
+     */
+    void (*checkpoint_taken)(void *src, uint64_t ckpt_id);
+    /*
+     * Optional: checkpoint ckpt_id completed everywhere (its metadata is
+     * written). A source may publish its progress here (a Kafka source
+     * commits the offsets of that checkpoint to its consumer group). It
+     * cannot fail the job: publishing progress is a courtesy to outside
+     * tools, not part of exactly-once (a restore reads its positions from
+     * the checkpoint), so a source counts its failures in its metrics.
+     * Called on the subtask's thread.
+     */
+    void (*checkpoint_complete)(void *src, uint64_t ckpt_id);
 } weir_source_class;
 
 typedef struct weir_source_spec {

@@ -78,6 +78,13 @@ int weir__opt_finish(weir__optset *o, const char *const *known);
  */
 int weir__opt_missing(weir__optset *o, const char *key, const char *hint);
 
+/* 'connector' = 'stdin': records from standard input (one split, bounded by
+ * the end of input). */
+int weir__stdin_source_spec_opts(const weir_option *opts, size_t n_opts,
+                                 const weir_schema *schema,
+                                 const weir_connector_env *env,
+                                 weir_source_spec *out, weir_error *err);
+
 /* Edit distance, for "did you mean" suggestions. */
 size_t weir__opt_edit_distance(const char *a, const char *b);
 

@@ -16,6 +16,9 @@
 #include "connector/connector_internal.h"
 #include "connector/postgres/jdbc_sink.h"
 #include "weir/nexmark.h"
+#ifdef WEIR_HAVE_KAFKA
+#include "connector/kafka/source_internal.h"
+#endif
 
 /* ---- values ---- */
 
@@ -576,6 +579,27 @@ int weir__opt_format(weir__optset *o, bool for_sink, weir_format_options *fmt,
 
 /* ---- dispatch ---- */
 
+/* 'connector' = 'kafka' as a source: built in when librdkafka was found. */
+static int kafka_source_spec(const weir_option *opts, size_t n_opts,
+                                   const weir_schema *schema,
+                                   const weir_connector_env *env,
+                                   weir_source_spec *out, weir_error *err)
+{
+#ifdef WEIR_HAVE_KAFKA
+    return weir__kafka_source_spec_opts(opts, n_opts, schema, env, out, err);
+#else
+    (void)opts;
+    (void)n_opts;
+    (void)schema;
+    (void)env;
+    (void)out;
+    return weir_error_set(err, WEIR_EUNSUPPORTED,
+                          "connector 'kafka' is not built into this weir: it "
+                          "needs librdkafka (install librdkafka-dev, as "
+                          "scripts/install-deps.sh does, and rebuild)");
+#endif
+}
+
 static const char *connector_name(const char *connector,
                                   const weir_option *opts, size_t n)
 {
@@ -627,6 +651,18 @@ int weir_connector_source_spec(const char *connector, const weir_option *opts, s
                               "a partitioned table (PARTITIONED BY) cannot be "
                               "read yet: weir writes partition "
                               "folders but does not read them back as columns");
+    if (env && env->n_metadata_columns && strcmp(c, "kafka") != 0)
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "column '%s': connector '%s' has no metadata "
+                              "('%s'); METADATA columns are read from "
+                              "'kafka' tables",
+                              env->metadata_columns[0].key, c,
+                              env->metadata_columns[0].value);
+    if (strcmp(c, "kafka") == 0)
+        return kafka_source_spec(opts, n_opts, schema, env, out, err);
+    if (strcmp(c, "stdin") == 0)
+        return weir__stdin_source_spec_opts(opts, n_opts, schema, env, out,
+                                            err);
     if (strcmp(c, "filesystem") == 0)
         return weir_file_source_spec_opts(opts, n_opts, schema, env, out, err);
     if (strcmp(c, "datagen") == 0)
@@ -638,7 +674,8 @@ int weir_connector_source_spec(const char *connector, const weir_option *opts, s
             err, WEIR_EUNSUPPORTED,
             "connector '%s' can only be written to (a sink), not read from", c);
     return weir_error_set(err, WEIR_EUNSUPPORTED,
-                          "unsupported connector '%s' as a source (weir has 'filesystem', 'datagen' and 'nexmark')", c);
+                          "unsupported connector '%s' as a source (weir has 'filesystem', 'datagen', 'nexmark', "
+                          "'kafka' and 'stdin')", c);
 }
 
 int weir_connector_sink_spec(const char *connector, const weir_option *opts,
@@ -660,10 +697,10 @@ int weir_connector_sink_spec(const char *connector, const weir_option *opts,
     if (strcmp(c, "blackhole") == 0)
         return weir_blackhole_sink_spec_opts(opts, n_opts, schema, env, out,
                                              err);
-    if (strcmp(c, "datagen") == 0)
+    if (strcmp(c, "datagen") == 0 || strcmp(c, "stdin") == 0)
         return weir_error_set(
             err, WEIR_EUNSUPPORTED,
-            "connector 'datagen' can only be read from (a source)");
+            "connector '%s' can only be read from (a source)", c);
     if (strcmp(c, "jdbc") == 0) {
 #ifdef WEIR_HAVE_POSTGRES
         return weir__jdbc_sink_spec_opts(opts, n_opts, schema, env, out, err);

@@ -158,9 +158,7 @@ int plan_create_table(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_lo
     /* physical columns first, in order; computed columns after them in `full` */
     for (uint32_t i = 0; i < ct->n_columns; i++) {
         const weir_sql_column *c = &ct->columns[i];
-        if (c->kind == WEIR_SQL_COLUMN_METADATA)
-            return plan_error(pc, c->loc, WEIR_EUNSUPPORTED, "METADATA columns are not supported yet");
-        if (c->kind != WEIR_SQL_COLUMN_PHYSICAL)
+        if (c->kind != WEIR_SQL_COLUMN_PHYSICAL && c->kind != WEIR_SQL_COLUMN_METADATA)
             continue;
         if (weir_schema_find(t->full, c->name.name) >= 0)
             return plan_error(pc, c->name.loc, WEIR_EEXIST, "duplicate column '%s'", c->name.name);
@@ -170,6 +168,13 @@ int plan_create_table(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_lo
             return rc;
         if (weir_schema_add(t->physical, c->name.name, ty) < 0 || weir_schema_add(t->full, c->name.name, ty) < 0)
             return WEIR_ENOMEM;
+        if (c->kind == WEIR_SQL_COLUMN_METADATA) {
+            /* The source fills it; which keys exist is the connector's to say. */
+            if (!t->meta && !(t->meta = plan_alloc(pc, (ct->n_columns + 1) * sizeof *t->meta)))
+                return WEIR_ENOMEM;
+            t->meta[t->n_meta++] =
+                (weir_option){c->name.name, c->metadata_key ? c->metadata_key : c->name.name};
+        }
     }
     rel phys = {.schema = t->physical, .rowtime = -1, .n_physical = t->physical->n_fields};
     phys.quals = plan_alloc(pc, (t->physical->n_fields + 1) * sizeof(char *));

@@ -143,6 +143,28 @@ static int cs_metrics(void *src, void (*emit)(void *ud, const char *name, uint64
     return s->conf->inner.cls->metrics ? s->conf->inner.cls->metrics(s->inner, emit, ud) : 0;
 }
 
+/* The optional hooks reach the inner source as they are. */
+static bool cs_has_backlog(void *reader)
+{
+    cs_reader *r = reader;
+    const weir_source_class *ic = r->src->conf->inner.cls;
+    return ic->has_backlog && ic->has_backlog(r->inner);
+}
+
+static void cs_checkpoint_taken(void *src, uint64_t ckpt_id)
+{
+    cs_src *s = src;
+    if (s->conf->inner.cls->checkpoint_taken)
+        s->conf->inner.cls->checkpoint_taken(s->inner, ckpt_id);
+}
+
+static void cs_checkpoint_complete(void *src, uint64_t ckpt_id)
+{
+    cs_src *s = src;
+    if (s->conf->inner.cls->checkpoint_complete)
+        s->conf->inner.cls->checkpoint_complete(s->inner, ckpt_id);
+}
+
 static const weir_source_class cs_class = {
     .name = "computed",
     .create = cs_create,
@@ -153,6 +175,9 @@ static const weir_source_class cs_class = {
     .close_split = cs_close_split,
     .destroy = cs_destroy,
     .metrics = cs_metrics,
+    .has_backlog = cs_has_backlog,
+    .checkpoint_taken = cs_checkpoint_taken,
+    .checkpoint_complete = cs_checkpoint_complete,
 };
 
 static void cs_conf_free(void *arg)

@@ -306,6 +306,11 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
                           t->name, ts->n_fields);
     if (t->full->n_fields != ts->n_fields)
         return plan_error(pc, loc, WEIR_EUNSUPPORTED, "cannot write into table '%s': it has computed columns", t->name);
+    if (t->n_meta)
+        return plan_error(pc, loc, WEIR_EUNSUPPORTED,
+                          "cannot write into table '%s': it has METADATA columns ('%s'), which weir's sinks do not "
+                          "write yet",
+                          t->name, t->meta[0].key);
     /* Cast or rename to the table's columns when they differ. */
     bool same = true;
     for (uint32_t i = 0; i < ts->n_fields; i++) {

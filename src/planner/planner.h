@@ -34,6 +34,10 @@ typedef struct cat_table {
     uint32_t proctime;                /* ... at this index in full */
     weir_option *opts;                /* WITH options */
     size_t n_opts;
+    /* METADATA columns, {column name, metadata key}; they are columns of
+     * `physical` too (the source fills them). */
+    weir_option *meta;
+    uint32_t n_meta;
 } cat_table;
 
 /* A view, or a WITH query while its query is planned. */

@@ -322,7 +322,11 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
     pc->cenv.event_time_fields = et_cols;
     pc->cenv.n_event_time_fields = n_et;
     pc->cenv.event_time = cols.rowtime >= 0 ? cols.full->fields[cols.rowtime].name : NULL;
+    pc->cenv.metadata_columns = t->meta;
+    pc->cenv.n_metadata_columns = t->n_meta;
     rc = weir_connector_source_spec(NULL, t->opts, t->n_opts, cols.physical, &pc->cenv, &spec, &err);
+    pc->cenv.metadata_columns = NULL;
+    pc->cenv.n_metadata_columns = 0;
     pc->cenv.bad_option_index = NULL;
     pc->cenv.event_time_fields = NULL;
     pc->cenv.n_event_time_fields = 0;

@@ -173,10 +173,13 @@ static int add_split(weir__subtask *st, const char *id)
     s->valve_idx = (uint32_t)idx;
     r->n_splits++;
     if (restored) {
+        /* Its watermark (or its end) reaches the valve in discover(), once
+         * every split of this call is in: applied now, a restored split
+         * added first would move the valve past the splits added after it,
+         * and the valve never goes back. */
         s->gen.max_ts = rs.max_ts;
         if (rs.finished) {
             s->finished = true;
-            weir__wm_valve_end(&r->valve, s->valve_idx);
             return 0;
         }
     }
@@ -190,9 +193,6 @@ static int add_split(weir__subtask *st, const char *id)
                                   err.message[0] ? err.message
                                                  : weir_strerror(rc));
     }
-    if (restored)
-        weir__wm_valve_watermark(&r->valve, s->valve_idx,
-                                 weir__wm_gen_current(&s->gen));
     return 0;
 }
 
@@ -210,11 +210,24 @@ static int discover(weir__subtask *st, int *flags)
         return weir__subtask_fail(st, rc, "%s: %s", source_node(st)->name,
                                   err.message[0] ? err.message
                                                  : weir_strerror(rc));
+    uint32_t first = r->n_splits;
     for (uint32_t i = 0; i < n; i++)
         if ((rc = add_split(st, ids[i])))
             return rc;
+    /* Restored splits: their watermarks and ends, now that all are in. A
+     * split that is not restored starts with no watermark (and one found in
+     * a later call cannot pull back what the valve already passed). */
+    int f = 0;
+    for (uint32_t i = first; i < r->n_splits; i++) {
+        weir__split *s = &r->splits[i];
+        if (s->finished)
+            f |= weir__wm_valve_end(&r->valve, s->valve_idx);
+        else if (s->gen.max_ts != WEIR_TS_MIN)
+            f |= weir__wm_valve_watermark(&r->valve, s->valve_idx,
+                                          weir__wm_gen_current(&s->gen));
+    }
     r->discovery_done = done;
-    *flags = weir__wm_valve_refresh(&r->valve);
+    *flags = f | weir__wm_valve_refresh(&r->valve);
     return 0;
 }
 
@@ -357,6 +370,9 @@ static int read_split(weir__subtask *st, weir__split *s, bool *progress)
         /* The split's watermark holds no one back any more. */
         return handle_flags(st, weir__wm_valve_end(&r->valve, s->valve_idx));
     }
+    /* Lag-aware idleness: a split that knows it is behind is not silent. */
+    if (!got_rows && r->cls->has_backlog && r->cls->has_backlog(s->reader))
+        s->last_data_ms = now;
     if (!got_rows && !s->idle && r->idle_timeout_ms > 0 &&
         now - s->last_data_ms >= r->idle_timeout_ms) {
         s->idle = true;
@@ -471,7 +487,7 @@ int weir__run_source(weir__subtask *st)
         (rc = weir__chain_watermark(st, r->valve.out)))
         return rc;
     int quiet = 0;
-    uint64_t batches = 0;
+    uint64_t batches = 0, busy_rounds = 0;
     bool drained = true;
     while (!all_finished(r)) {
         if (canceled(st))
@@ -506,6 +522,11 @@ int weir__run_source(weir__subtask *st)
             return rc;
         if (progress) {
             quiet = 0;
+            /* A busy source still looks for new splits now and then (a
+             * source that monitors checks its own interval). */
+            if (!r->discovery_done && (++busy_rounds & 255) == 0 &&
+                ((rc = discover(st, &flags)) || (rc = handle_flags(st, flags))))
+                return rc;
             continue;
         }
         if (!r->discovery_done) {
@@ -540,7 +561,14 @@ int weir__run_source(weir__subtask *st)
     return weir__chain_end(st, drained);
 }
 
-int weir__source_snapshot(weir__subtask *st, weir_buf *out)
+void weir__source_checkpoint_complete(weir__subtask *st, uint64_t id)
+{
+    weir__source_run *r = st->src;
+    if (r && r->src && r->cls->checkpoint_complete)
+        r->cls->checkpoint_complete(r->src, id);
+}
+
+int weir__source_snapshot(weir__subtask *st, uint64_t id, weir_buf *out)
 {
     weir__source_run *r = st->src;
     int rc = weir_buf_put_varint(out, (uint64_t)source_node(st)->id);
@@ -563,5 +591,7 @@ int weir__source_snapshot(weir__subtask *st, weir_buf *out)
         if (!rc)
             rc = weir_buf_put_i64(out, s->gen.max_ts);
     }
+    if (!rc && r->cls->checkpoint_taken)
+        r->cls->checkpoint_taken(r->src, id);
     return rc;
 }

@@ -376,7 +376,7 @@ static int snapshot_begin(weir__subtask *st, uint64_t id, bool native,
     if (!rc)
         rc = weir_buf_put_u8(&a->tail, st->src ? 1 : 0);
     if (!rc && st->src)
-        rc = weir__source_snapshot(st, &a->tail);
+        rc = weir__source_snapshot(st, id, &a->tail);
     weir_buf_fini(&tmp);
     if (rc) {
         weir__async_snap_free(a);
@@ -505,6 +505,7 @@ int weir__subtask_commands(weir__subtask *st, uint64_t *checkpoint)
                     cmds[i].id > st->last_barrier)
                     *checkpoint = cmds[i].id;
             } else if (cmds[i].type == WEIR__CMD_COMPLETE) {
+                weir__source_checkpoint_complete(st, cmds[i].id);
                 for (uint32_t o = 0; o < st->n_ops; o++) {
                     weir_op_ctx *c = &st->ops[o];
                     if (c->cls && c->cls->checkpoint_complete) {
@@ -1205,6 +1206,7 @@ int weir__run_consumer(weir__subtask *st)
 
 static int complete_chain(weir__subtask *st, uint64_t id)
 {
+    weir__source_checkpoint_complete(st, id);
     for (uint32_t o = 0; o < st->n_ops; o++) {
         weir_op_ctx *c = &st->ops[o];
         if (c->cls && c->cls->checkpoint_complete) {
