@@ -54,6 +54,19 @@ typedef struct weir_source_class {
     void (*destroy)(void *src);
     /* Optional: counters (e.g. "skipped_records") for metrics. */
     int (*metrics)(void *src, void (*emit)(void *ud, const char *name, uint64_t v), void *ud);
+    /*
+     * Optional: the positions read since the last call (one per open split)
+     * belong to checkpoint ckpt_id. Called on the subtask's thread right
+     * after them, at the barrier.
+     */
+    int (*checkpoint_taken)(void *src, uint64_t ckpt_id, weir_error *err);
+    /*
+     * Optional: checkpoint ckpt_id completed everywhere, so a restart never
+     * goes back before the positions it holds: a source that must tell its
+     * server what it may forget (a replication slot's confirmed position)
+     * does so here, never earlier. Called on the subtask's thread.
+     */
+    int (*checkpoint_complete)(void *src, uint64_t ckpt_id, weir_error *err);
 } weir_source_class;
 
 typedef struct weir_source_spec {
@@ -62,6 +75,13 @@ typedef struct weir_source_spec {
     void *arg;                 /* shared by all instances; freed with free_arg */
     void (*free_arg)(void *arg);
     const weir_schema *schema; /* borrowed; must outlive the job */
+    /*
+     * The rows carry row kinds (+I/-U/+U/-D in weir_batch.kind): a changelog
+     * source (database change capture, debezium-json, upsert topics). The
+     * planner treats its table scan as updating; false: append-only, every
+     * row +I.
+     */
+    bool changelog;
 } weir_source_spec;
 
 /* How a source derives watermarks from event time, per split. */

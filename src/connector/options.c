@@ -15,6 +15,9 @@
 
 #include "connector/connector_internal.h"
 #include "weir/nexmark.h"
+#ifdef WEIR_HAVE_POSTGRES
+#include "connector/postgres/pg_internal.h"
+#endif
 
 /* ---- values ---- */
 
@@ -632,6 +635,15 @@ int weir_connector_source_spec(const char *connector, const weir_option *opts, s
         return weir_datagen_source_spec_opts(opts, n_opts, schema, env, out, err);
     if (strcmp(c, "nexmark") == 0)
         return nexmark_source_spec(opts, n_opts, schema, env, out, err);
+    if (strcmp(c, "postgres-cdc") == 0) {
+#ifdef WEIR_HAVE_POSTGRES
+        return weir__pg_cdc_source_spec(opts, n_opts, schema, env, out, err);
+#else
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "connector 'postgres-cdc' is not built into this "
+                              "weir: it needs libpq (libpq-dev) at build time");
+#endif
+    }
     if (strcmp(c, "print") == 0 || strcmp(c, "blackhole") == 0)
         return weir_error_set(
             err, WEIR_EUNSUPPORTED,

@@ -143,6 +143,22 @@ static int cs_metrics(void *src, void (*emit)(void *ud, const char *name, uint64
     return s->conf->inner.cls->metrics ? s->conf->inner.cls->metrics(s->inner, emit, ud) : 0;
 }
 
+static int cs_checkpoint_taken(void *src, uint64_t ckpt_id, weir_error *err)
+{
+    cs_src *s = src;
+    return s->conf->inner.cls->checkpoint_taken
+               ? s->conf->inner.cls->checkpoint_taken(s->inner, ckpt_id, err)
+               : 0;
+}
+
+static int cs_checkpoint_complete(void *src, uint64_t ckpt_id, weir_error *err)
+{
+    cs_src *s = src;
+    return s->conf->inner.cls->checkpoint_complete
+               ? s->conf->inner.cls->checkpoint_complete(s->inner, ckpt_id, err)
+               : 0;
+}
+
 static const weir_source_class cs_class = {
     .name = "computed",
     .create = cs_create,
@@ -153,6 +169,8 @@ static const weir_source_class cs_class = {
     .close_split = cs_close_split,
     .destroy = cs_destroy,
     .metrics = cs_metrics,
+    .checkpoint_taken = cs_checkpoint_taken,
+    .checkpoint_complete = cs_checkpoint_complete,
 };
 
 static void cs_conf_free(void *arg)
@@ -181,6 +199,6 @@ int weir__computed_source_spec(const weir_source_spec *inner, const weir_schema 
         return WEIR_ENOMEM;
     }
     memcpy(c->exprs, exprs, c->n * sizeof *exprs);
-    *out = (weir_source_spec){inner->name, &cs_class, c, cs_conf_free, full};
+    *out = (weir_source_spec){inner->name, &cs_class, c, cs_conf_free, full, inner->changelog};
     return 0;
 }

@@ -376,7 +376,7 @@ static int snapshot_begin(weir__subtask *st, uint64_t id, bool native,
     if (!rc)
         rc = weir_buf_put_u8(&a->tail, st->src ? 1 : 0);
     if (!rc && st->src)
-        rc = weir__source_snapshot(st, &a->tail);
+        rc = weir__source_snapshot(st, id, &a->tail);
     weir_buf_fini(&tmp);
     if (rc) {
         weir__async_snap_free(a);
@@ -513,6 +513,12 @@ int weir__subtask_commands(weir__subtask *st, uint64_t *checkpoint)
                         if (rc)
                             return op_failed(c, rc, "checkpoint_complete");
                     }
+                }
+                if (st->src) {
+                    int rc =
+                        weir__source_checkpoint_complete(st, cmds[i].id);
+                    if (rc)
+                        return rc;
                 }
             }
         }
@@ -1213,7 +1219,7 @@ static int complete_chain(weir__subtask *st, uint64_t id)
                 return op_failed(c, rc, "checkpoint_complete");
         }
     }
-    return 0;
+    return st->src ? weir__source_checkpoint_complete(st, id) : 0;
 }
 
 int weir__subtask_await_final(weir__subtask *st)

@@ -1,0 +1,102 @@
+/*
+ * connector/postgres/conn.c - connections to PostgreSQL from WITH options,
+ * and LSN text. Every session runs with TimeZone UTC and DateStyle ISO, so
+ * values come back in the text forms the converters read.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "connector/postgres/pg_internal.h"
+
+int weir__pg_connect(const char *conninfo, bool replication,
+                     const char *app, PGconn **out, weir_error *err)
+{
+    const char *keys[5], *vals[5];
+    int n = 0;
+    keys[n] = "dbname";
+    vals[n++] = conninfo;
+    keys[n] = "options";
+    vals[n++] = "-c TimeZone=UTC -c DateStyle=ISO -c extra_float_digits=3";
+    if (replication) {
+        keys[n] = "replication";
+        vals[n++] = "database";
+    }
+    if (app) {
+        keys[n] = "application_name";
+        vals[n++] = app;
+    }
+    keys[n] = NULL;
+    vals[n] = NULL;
+    /* expand_dbname: conninfo's own settings come first, ours are added. */
+    PGconn *c = PQconnectdbParams(keys, vals, 1);
+    if (!c)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    if (PQstatus(c) != CONNECTION_OK) {
+        weir_error_set(err, WEIR_EIO, "cannot connect to PostgreSQL: %s",
+                       PQerrorMessage(c));
+        PQfinish(c);
+        return WEIR_EIO;
+    }
+    *out = c;
+    return 0;
+}
+
+/* jdbc:postgresql://host[:port]/db[?...] -> a libpq URI. */
+int weir__pg_connect_options(weir__optset *o, PGconn **out)
+{
+    const char *url = weir__opt_get(o, "url");
+    if (!url)
+        return weir__opt_missing(o, "url",
+                                 "(jdbc:postgresql://host:port/database)");
+    const char *prefix = "jdbc:postgresql://";
+    if (strncmp(url, prefix, strlen(prefix)) != 0)
+        return weir__opt_fail(o, (size_t)weir__opt_index(o, "url"),
+                              WEIR_EINVAL,
+                              "option 'url': '%s' is not a PostgreSQL JDBC "
+                              "URL (jdbc:postgresql://host:port/database)",
+                              url);
+    char cs[2048];
+    if ((size_t)snprintf(cs, sizeof cs, "postgresql://%s",
+                         url + strlen(prefix)) >= sizeof cs)
+        return weir__opt_fail(o, (size_t)weir__opt_index(o, "url"),
+                              WEIR_EINVAL, "option 'url' is too long");
+    const char *user = weir__opt_get(o, "username");
+    const char *pass = weir__opt_get(o, "password");
+    const char *keys[] = {"dbname", "options", "user", "password", NULL};
+    const char *vals[] = {cs, "-c TimeZone=UTC -c DateStyle=ISO", user, pass,
+                          NULL};
+    if (!user) {
+        keys[2] = pass ? "password" : NULL;
+        vals[2] = pass;
+        keys[3] = NULL;
+    } else if (!pass) {
+        keys[3] = NULL;
+    }
+    PGconn *c = PQconnectdbParams(keys, vals, 1);
+    if (!c)
+        return weir_error_set(o->err, WEIR_ENOMEM, "out of memory");
+    if (PQstatus(c) != CONNECTION_OK) {
+        weir_error_set(o->err, WEIR_EIO, "cannot connect to '%s': %s", url,
+                       PQerrorMessage(c));
+        PQfinish(c);
+        return WEIR_EIO;
+    }
+    *out = c;
+    return 0;
+}
+
+int weir__pg_parse_lsn(const char *s, uint64_t *out)
+{
+    unsigned hi, lo;
+    int n = 0;
+    if (!s || sscanf(s, "%X/%X%n", &hi, &lo, &n) != 2 || s[n])
+        return WEIR_EPARSE;
+    *out = ((uint64_t)hi << 32) | lo;
+    return 0;
+}
+
+void weir__pg_format_lsn(uint64_t lsn, char buf[32])
+{
+    snprintf(buf, 32, "%X/%X", (unsigned)(lsn >> 32), (unsigned)lsn);
+}
