@@ -1147,6 +1147,9 @@ static int stream_read(cdc_reader *r, weir_batch *out, uint32_t max_rows,
             continue;
         }
         if (m[0] == 'w' && len >= 25) {
+            uint64_t start = get_be64(m + 1);
+            if (start > r->received)
+                r->received = start;
             rc = on_message(r, m + 25, len - 25, out, err);
             if (rc < 0)
                 return rc;
