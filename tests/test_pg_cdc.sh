@@ -49,13 +49,13 @@ PSQL=(psql -X -q -v ON_ERROR_STOP=1)
 "${PSQL[@]}" -c "CREATE TABLE t (id INT PRIMARY KEY, grp TEXT, v BIGINT, note TEXT);
   ALTER TABLE t REPLICA IDENTITY FULL;
   INSERT INTO t SELECT g, 'g' || (g % 8), g % 1000, CASE WHEN g % 3 = 0 THEN NULL ELSE 'n' || g END
-  FROM generate_series(1, 8000) g;" || fail "cannot create the table"
+  FROM generate_series(1, 40000) g;" || fail "cannot create the table"
 
 cat > job.sql <<EOF
 CREATE TABLE t (id INT, grp STRING, v BIGINT, note STRING, PRIMARY KEY (id) NOT ENFORCED) WITH (
   'connector' = 'postgres-cdc', 'hostname' = '127.0.0.1', 'port' = '$PGPORT',
   'username' = 'postgres', 'database-name' = 'postgres', 'schema-name' = 'public',
-  'table-name' = 't', 'slot.name' = 'weir_test', 'scan.snapshot.fetch.size' = '8',
+  'table-name' = 't', 'slot.name' = 'weir_test', 'scan.snapshot.fetch.size' = '4',
   'debezium.status.update.interval.ms' = '50');
 CREATE TABLE copy (id INT, grp STRING, v BIGINT, note STRING)
   WITH ('connector' = 'filesystem', 'path' = 'copy', 'format' = 'debezium-json');
@@ -106,7 +106,8 @@ converge() { # $1: what for the message
     fail "$1: the sinks do not hold the table's final state"
 }
 CK=(-D state.checkpoints.dir=ckpt -D execution.checkpointing.interval=100ms)
-start_job() { "$WEIR" run job.sql "${CK[@]}" "$@" > /dev/null 2>> log & PID=$!; }
+JOB=job.sql
+start_job() { "$WEIR" run "$JOB" "${CK[@]}" "$@" > /dev/null 2>> log & PID=$!; }
 kill_job() { kill -9 "$PID" 2> /dev/null; wait "$PID" 2> /dev/null; PID=; }
 checkpoints() { compgen -G "ckpt/*/chk-*/_metadata" > /dev/null || compgen -G "ckpt/chk-*/_metadata" > /dev/null; }
 snapshotting() { [ "$(psql -X -At -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'weir-cdc-snapshot'")" != 0 ]; }
@@ -117,12 +118,12 @@ lsn_le() { [ "$(psql -X -At -c "SELECT '$1'::pg_lsn <= '$2'::pg_lsn")" = t ]; }
 start_job
 kills=0
 # A kill in the middle of the snapshot, once a checkpoint has completed.
-for ((w = 0; w < 400; w++)); do checkpoints && break; sleep 0.025; done
+for ((w = 0; w < 400; w++)); do checkpoints && break; sleep 0.01; done
 snapshotting || fail "the snapshot ended before the first checkpoint: nothing to kill in it"
 kill_job
 kills=$((kills + 1))
 echo "  killed in the snapshot [$SECONDS s]"
-python3 "$SRC/tests/support/pg_dml.py" "$SEED" 100 30000 0.01 > dml1.sql
+python3 "$SRC/tests/support/pg_dml.py" "$SEED" 100 40001 50000 0.01 > dml1.sql
 psql -X -q -v ON_ERROR_STOP=1 -f dml1.sql > dml.log 2>&1 &
 DML=$!
 for ((i = 2; i <= KILLS; i++)); do
@@ -141,7 +142,7 @@ echo "  $kills kills: the copy ($(wc -l < got_copy.txt) rows) and the aggregate 
 kill_job
 c1=$(confirmed)
 [ -n "$c1" ] && lsn_le 0/1 "$c1" || fail "the slot confirmed nothing though checkpoints completed"
-python3 "$SRC/tests/support/pg_dml.py" $((SEED + 1)) 30 60000 > dml2.sql
+python3 "$SRC/tests/support/pg_dml.py" $((SEED + 1)) 30 50400 60000 > dml2.sql
 psql -X -q -v ON_ERROR_STOP=1 -f dml2.sql > dml.log 2>&1 || { cat dml.log; fail "the DML script failed"; }
 end=$(psql -X -At -c "SELECT pg_current_wal_lsn()")
 # No checkpoint completes in this run (the first would be due in an hour).
@@ -164,10 +165,13 @@ echo "  confirmed_flush_lsn stayed at $c1 without checkpoints, then exact after 
 kill_job
 
 # ---- 3. randomized differential rounds ----
+# (the snapshot in larger fetches: these rounds are about the stream)
+sed "s/'scan.snapshot.fetch.size' = '4'/'scan.snapshot.fetch.size' = '2000'/" job.sql > job_rounds.sql
+JOB=job_rounds.sql
 for ((round = 1; round <= ROUNDS; round++)); do
     rm -rf copy agg ckpt
     start_job
-    python3 "$SRC/tests/support/pg_dml.py" $((SEED + 100 + round)) 80 $((100000 * (round + 1))) 0.002 > dmlr.sql
+    python3 "$SRC/tests/support/pg_dml.py" $((SEED + 100 + round)) 80 60200 $((100000 * (round + 1))) 0.002 > dmlr.sql
     psql -X -q -v ON_ERROR_STOP=1 -f dmlr.sql > dml.log 2>&1 || { cat dml.log; fail "the DML script failed"; }
     converge "round $round"
     kill_job

@@ -84,6 +84,30 @@ typedef struct weir_source_spec {
     bool changelog;
 } weir_source_spec;
 
+/*
+ * A table queried by key (a lookup join's dimension table in a database):
+ * open makes one instance per operator subtask; lookup appends to out (a
+ * batch of the table's schema) every row of the table whose key columns
+ * equal one of the keys given, one key per row of keys (the key columns
+ * in the order the spec names them, typed as the table's columns), in one
+ * round trip for all of them.
+ */
+typedef struct weir_lookup_source {
+    int (*open)(void *arg, void **out_inst, weir_error *err);
+    int (*lookup)(void *inst, const weir_batch *keys, weir_batch *out, weir_error *err);
+    void (*close)(void *inst);
+    void *arg;                 /* freed with free_arg */
+    void (*free_arg)(void *arg);
+    const weir_schema *key_schema; /* owned by arg */
+    /* The cache in front of it (Flink's 'lookup.cache' = 'PARTIAL'). */
+    bool cache;
+    int64_t cache_max_rows;    /* keys held; 0: unbounded */
+    int64_t expire_after_write_ms;  /* 0: never */
+    int64_t expire_after_access_ms; /* 0: never */
+    bool cache_missing_key;    /* remember that a key has no row */
+    int64_t max_retries;       /* a failed lookup is tried again this often */
+} weir_lookup_source;
+
 /* How a source derives watermarks from event time, per split. */
 typedef enum weir_watermark_kind {
     WEIR_WATERMARK_NONE,      /* no watermark until the end of input */

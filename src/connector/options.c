@@ -681,6 +681,30 @@ int weir_connector_sink_spec(const char *connector, const weir_option *opts,
                           c);
 }
 
+int weir_connector_lookup_spec(const weir_option *opts, size_t n_opts,
+                               const weir_schema *schema,
+                               const uint32_t *key_cols, uint32_t n_keys,
+                               const weir_connector_env *env,
+                               weir_lookup_source *out, weir_error *err)
+{
+    const char *c = connector_name(NULL, opts, n_opts);
+    if (!c || strcmp(c, "jdbc") != 0)
+        return WEIR_ENOTFOUND;
+#ifdef WEIR_HAVE_POSTGRES
+    return weir__pg_lookup_spec(opts, n_opts, schema, key_cols, n_keys, env,
+                                out, err);
+#else
+    (void)schema;
+    (void)key_cols;
+    (void)n_keys;
+    (void)env;
+    (void)out;
+    return weir_error_set(err, WEIR_EUNSUPPORTED,
+                          "connector 'jdbc' is not built into this weir: it "
+                          "needs libpq (libpq-dev) at build time");
+#endif
+}
+
 bool weir_sink_spec_accepts_changelog(const weir_operator_spec *spec,
                                       const char **why_not)
 {

@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
-"""tests/support/pg_dml.py SEED N_TXNS FIRST_NEW_ID [SLEEP_S] - prints a
+"""tests/support/pg_dml.py SEED N_TXNS MAX_OLD_ID FIRST_NEW_ID [SLEEP_S] - prints a
 random DML script for the table t (id INT PRIMARY KEY, grp TEXT, v BIGINT,
 note TEXT): transactions of 1-4 statements mixing inserts, updates of values
 and groups, updates of the primary key, deletes and upserts, valid whatever
-rows exist. FIRST_NEW_ID makes new ids unique across scripts. With SLEEP_S
+rows exist. Statements on existing rows pick ids in [1, MAX_OLD_ID);
+new rows (and moved keys) get ids from FIRST_NEW_ID on, unique across
+scripts given disjoint ranges (at most 4 new ids per transaction). With SLEEP_S
 each transaction is followed by pg_sleep(SLEEP_S), so the script runs while
 a job is killed and restarted."""
 import random
 import sys
 
-seed, n, next_id = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-sleep = float(sys.argv[4]) if len(sys.argv) > 4 else 0.0
+seed, n, hi, next_id = (int(a) for a in sys.argv[1:5])
+sleep = float(sys.argv[5]) if len(sys.argv) > 5 else 0.0
 rnd = random.Random(seed)
-hi = next_id  # ids below this may exist
 
 
 def stmt():

@@ -29,10 +29,24 @@ int weir__pg_connect(const char *conninfo, bool replication, const char *app,
 int weir__pg_parse_lsn(const char *s, uint64_t *out);
 void weir__pg_format_lsn(uint64_t lsn, char buf[32]);
 
+/*
+ * Stores PostgreSQL's text output of a value (UTC session, ISO dates,
+ * bytea as hex) into (col, row) as the column's type: 0, WEIR_EPARSE,
+ * WEIR__ERANGE, WEIR_EUNSUPPORTED or WEIR_ENOMEM.
+ */
+int weir__pg_text_to_col(weir_batch *b, uint32_t col, uint32_t row,
+                         const char *p, size_t n);
+
 /* 'connector' = 'postgres-cdc'. */
 int weir__pg_cdc_source_spec(const weir_option *opts, size_t n_opts,
                              const weir_schema *schema,
                              const weir_connector_env *env,
                              weir_source_spec *out, weir_error *err);
+
+/* 'connector' = 'jdbc' as a lookup join's table queried by key. */
+int weir__pg_lookup_spec(const weir_option *opts, size_t n_opts,
+                         const weir_schema *schema, const uint32_t *key_cols,
+                         uint32_t n_keys, const weir_connector_env *env,
+                         weir_lookup_source *out, weir_error *err);
 
 #endif
