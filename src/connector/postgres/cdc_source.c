@@ -1185,7 +1185,7 @@ static int decode_position(cdc_reader *r, const void *pos, size_t len,
     weir_cursor c;
     weir_cursor_init(&c, pos, len);
     uint8_t ver, phase;
-    uint32_t nk, nseg;
+    uint32_t nk = 0, nseg = 0;
     int rc = weir_cursor_get_u8(&c, &ver);
     if (!rc && ver != POS_VERSION)
         rc = WEIR_ECORRUPT;

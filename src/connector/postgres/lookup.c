@@ -14,6 +14,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "connector/postgres/pg_internal.h"
 #include "format/convert.h"
