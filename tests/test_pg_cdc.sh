@@ -114,6 +114,16 @@ snapshotting() { [ "$(psql -X -At -c "SELECT count(*) FROM pg_stat_activity WHER
 confirmed() { psql -X -At -c "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'weir_test'"; }
 lsn_le() { [ "$(psql -X -At -c "SELECT '$1'::pg_lsn <= '$2'::pg_lsn")" = t ]; }
 
+# ---- 0. a table without REPLICA IDENTITY FULL is refused, saying what to run ----
+"${PSQL[@]}" -c "CREATE TABLE plain (id INT PRIMARY KEY, v BIGINT)" || fail "cannot create a table"
+sed "s/'table-name' = 't', 'slot.name' = 'weir_test'/'table-name' = 'plain', 'slot.name' = 'weir_plain'/;
+     s/CREATE TABLE t (id INT, grp STRING, v BIGINT, note STRING,/CREATE TABLE t (id INT, v BIGINT,/" job.sql |
+    grep -v "^INSERT INTO agg\|^INSERT INTO copy" > plain.sql
+echo "INSERT INTO copy SELECT id, CAST(NULL AS STRING), v, CAST(NULL AS STRING) FROM t;" >> plain.sql
+"$WEIR" run plain.sql > /dev/null 2> plain.log && fail "a table without REPLICA IDENTITY FULL was read"
+grep -q "ALTER TABLE public.plain REPLICA IDENTITY FULL" plain.log || { cat plain.log; fail "the refusal does not say what to run"; }
+rm -rf copy agg
+
 # ---- 1. snapshot, stream, kills ----
 start_job
 kills=0
