@@ -18,7 +18,7 @@
 #    checkpoint reads new changes (the server sees them received) but leaves
 #    the slot where the last completed checkpoint put it; a run after a kill
 #    reads those changes again and the result is still exact.
-# 3. Randomized differential rounds (WEIR_PG_CDC_ROUNDS, default 2): a fresh
+# 3. Randomized differential rounds (WEIR_PG_CDC_ROUNDS, default 1): a fresh
 #    snapshot of whatever the table holds, then a random DML sequence, with
 #    the job running through it; weir's aggregate against PostgreSQL's.
 # 4. scan.startup.mode = latest-offset: no snapshot, only later changes; the
