@@ -16,6 +16,13 @@
  * types need equal types (the planner casts the stream side); a NULL key
  * matches nothing.
  *
+ * A table queried by key (conf->lookup set: a jdbc table) is not read at
+ * all when the subtask opens: for each input batch, the distinct keys the
+ * cache lacks (or holds stale: expire-after-write/-access on the job's
+ * processing-time clock) are fetched in one lookup and their rows go into
+ * the same hash table, which is then the cache; without a cache it is
+ * emptied before every batch.
+ *
  * Output: the first n_out columns of the input row, then the table's
  * columns; INNER drops rows without a match, LEFT pads them with NULLs. A
  * residual condition over the output row decides matches. Append-only
@@ -376,9 +383,10 @@ static int lookup_batch(lj_op *o, weir_op_ctx *ctx, const weir_batch *in)
     const weir_lookup_join_config *c = o->conf;
     const weir_lookup_source *l = &c->lookup;
     int64_t now = weir_op_now_ms(ctx);
-    /* no cache: every batch asks again; a full cache starts over (weir evicts all keys at once) */
+    /* No cache: every batch asks again. A full cache starts over (weir evicts all keys at once), and so
+     * does one whose row buffer passed 64 MiB (rows of keys fetched again stay in it until then). */
     if (!l->cache || (l->cache_max_rows > 0 && o->n_ents >= (uint64_t)l->cache_max_rows) ||
-        o->rows.len > ((size_t)1 << 30))
+        o->rows.len > ((size_t)64 << 20))
         cache_clear(o);
     o->gen++;
     weir_batch_reset(o->keys_b);
