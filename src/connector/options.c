@@ -16,7 +16,7 @@
 #include "connector/connector_internal.h"
 #include "weir/nexmark.h"
 #ifdef WEIR_HAVE_POSTGRES
-#include "connector/postgres/pg_internal.h"
+#include "connector/postgres/cdc_internal.h"
 #endif
 
 /* ---- values ---- */

@@ -34,7 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "connector/postgres/pg_internal.h"
+#include "connector/postgres/cdc_internal.h"
 #include "format/convert.h"
 #include "time/timefmt.h"
 #include "util/hex.h"

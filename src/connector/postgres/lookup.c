@@ -16,7 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "connector/postgres/pg_internal.h"
+#include "connector/postgres/cdc_internal.h"
 #include "format/convert.h"
 #include "time/timefmt.h"
 
@@ -85,7 +85,17 @@ static int connect_inst(lk_inst *in, weir_error *err)
     weir__optset_fini(&o);
     if (rc)
         return rc;
-    PGresult *res = PQprepare(in->conn, "weir_lookup", a->select_sql,
+    /* the text forms weir__pg_text_to_col reads, whoever opened the session */
+    PGresult *res = PQexec(in->conn, "SET TimeZone = 'UTC'; SET DateStyle = 'ISO'; "
+                                     "SET extra_float_digits = 3");
+    if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+        rc = weir_error_set(err, WEIR_EIO, "setting up the session for %s: %s",
+                            a->table, PQresultErrorMessage(res));
+        PQclear(res);
+        return rc;
+    }
+    PQclear(res);
+    res = PQprepare(in->conn, "weir_lookup", a->select_sql,
                               (int)a->n_keys, NULL);
     if (PQresultStatus(res) != PGRES_COMMAND_OK) {
         rc = weir_error_set(err, WEIR_EIO, "preparing the lookup of %s: %s",
