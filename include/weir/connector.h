@@ -278,6 +278,19 @@ int weir_connector_sink_spec(const char *connector, const weir_option *opts,
                              const weir_connector_env *env,
                              weir_operator_spec *out, weir_error *err);
 /*
+ * A table that a lookup join queries by key rather than reads whole
+ * ('connector' = 'jdbc'): key_cols (n_keys columns of schema) are the
+ * columns the join's ON clause equates. WEIR_ENOTFOUND (err untouched)
+ * when the connector is not one of those; the join then reads the table
+ * as a bounded source.
+ */
+int weir_connector_lookup_spec(const weir_option *opts, size_t n_opts,
+                               const weir_schema *schema,
+                               const uint32_t *key_cols, uint32_t n_keys,
+                               const weir_connector_env *env,
+                               weir_lookup_source *out, weir_error *err);
+
+/*
  * Whether a sink built here accepts a changelog (-U/+U/-D rows). If not,
  * *why_not (when not NULL) gets a static sentence saying why and what to use
  * instead, for the planner's error message.

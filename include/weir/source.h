@@ -62,21 +62,22 @@ typedef struct weir_source_class {
      */
     bool (*has_backlog)(void *reader);
     /*
-     * Optional: the runtime has just taken the positions of checkpoint
-     * ckpt_id (position() was called for every open split at the barrier).
-     * The source may remember them for checkpoint_complete.
+     * Optional: the positions read since the last call (one per open split,
+     * position() was called for each at the barrier) belong to checkpoint
+     * ckpt_id. The source may remember them for checkpoint_complete. Called
+     * on the subtask's thread right after them. An error fails the job.
      */
-    void (*checkpoint_taken)(void *src, uint64_t ckpt_id);
+    int (*checkpoint_taken)(void *src, uint64_t ckpt_id, weir_error *err);
     /*
      * Optional: checkpoint ckpt_id completed everywhere (its metadata is
-     * written). A source may publish its progress here (a Kafka source
-     * commits the offsets of that checkpoint to its consumer group). It
-     * cannot fail the job: publishing progress is a courtesy to outside
-     * tools, not part of exactly-once (a restore reads its positions from
-     * the checkpoint), so a source counts its failures in its metrics.
-     * Called on the subtask's thread.
+     * written), so a restart never goes back before the positions it holds.
+     * A source publishes its progress here, never earlier: a Kafka source
+     * commits that checkpoint's offsets to its consumer group (a courtesy to
+     * lag tools: it counts a failure in its metrics and returns 0), a
+     * change-capture source confirms its replication slot's position (an
+     * error fails the job). Called on the subtask's thread.
      */
-    void (*checkpoint_complete)(void *src, uint64_t ckpt_id);
+    int (*checkpoint_complete)(void *src, uint64_t ckpt_id, weir_error *err);
 } weir_source_class;
 
 typedef struct weir_source_spec {
@@ -85,7 +86,38 @@ typedef struct weir_source_spec {
     void *arg;                 /* shared by all instances; freed with free_arg */
     void (*free_arg)(void *arg);
     const weir_schema *schema; /* borrowed; must outlive the job */
+    /*
+     * The rows carry row kinds (+I/-U/+U/-D in weir_batch.kind): a changelog
+     * source (database change capture, debezium-json, upsert topics). The
+     * planner treats its table scan as updating; false: append-only, every
+     * row +I.
+     */
+    bool changelog;
 } weir_source_spec;
+
+/*
+ * A table queried by key (a lookup join's dimension table in a database):
+ * open makes one instance per operator subtask; lookup appends to out (a
+ * batch of the table's schema) every row of the table whose key columns
+ * equal one of the keys given, one key per row of keys (the key columns
+ * in the order the spec names them, typed as the table's columns), in one
+ * round trip for all of them.
+ */
+typedef struct weir_lookup_source {
+    int (*open)(void *arg, void **out_inst, weir_error *err);
+    int (*lookup)(void *inst, const weir_batch *keys, weir_batch *out, weir_error *err);
+    void (*close)(void *inst);
+    void *arg;                 /* freed with free_arg */
+    void (*free_arg)(void *arg);
+    const weir_schema *key_schema; /* owned by arg */
+    /* The cache in front of it (Flink's 'lookup.cache' = 'PARTIAL'). */
+    bool cache;
+    int64_t cache_max_rows;    /* keys held; 0: unbounded */
+    int64_t expire_after_write_ms;  /* 0: never */
+    int64_t expire_after_access_ms; /* 0: never */
+    bool cache_missing_key;    /* remember that a key has no row */
+    int64_t max_retries;       /* a failed lookup is tried again this often */
+} weir_lookup_source;
 
 /* How a source derives watermarks from event time, per split. */
 typedef enum weir_watermark_kind {

@@ -19,6 +19,9 @@
 #ifdef WEIR_HAVE_KAFKA
 #include "connector/kafka/source_internal.h"
 #endif
+#ifdef WEIR_HAVE_POSTGRES
+#include "connector/postgres/cdc_internal.h"
+#endif
 
 /* ---- values ---- */
 
@@ -669,6 +672,15 @@ int weir_connector_source_spec(const char *connector, const weir_option *opts, s
         return weir_datagen_source_spec_opts(opts, n_opts, schema, env, out, err);
     if (strcmp(c, "nexmark") == 0)
         return nexmark_source_spec(opts, n_opts, schema, env, out, err);
+    if (strcmp(c, "postgres-cdc") == 0) {
+#ifdef WEIR_HAVE_POSTGRES
+        return weir__pg_cdc_source_spec(opts, n_opts, schema, env, out, err);
+#else
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "connector 'postgres-cdc' is not built into this "
+                              "weir: it needs libpq (libpq-dev) at build time");
+#endif
+    }
     if (strcmp(c, "print") == 0 || strcmp(c, "blackhole") == 0)
         return weir_error_set(
             err, WEIR_EUNSUPPORTED,
@@ -716,6 +728,30 @@ int weir_connector_sink_spec(const char *connector, const weir_option *opts,
                           "unsupported connector '%s' as a sink (weir has "
                           "'filesystem', 'print', 'blackhole' and 'jdbc')",
                           c);
+}
+
+int weir_connector_lookup_spec(const weir_option *opts, size_t n_opts,
+                               const weir_schema *schema,
+                               const uint32_t *key_cols, uint32_t n_keys,
+                               const weir_connector_env *env,
+                               weir_lookup_source *out, weir_error *err)
+{
+    const char *c = connector_name(NULL, opts, n_opts);
+    if (!c || strcmp(c, "jdbc") != 0)
+        return WEIR_ENOTFOUND;
+#ifdef WEIR_HAVE_POSTGRES
+    return weir__pg_lookup_spec(opts, n_opts, schema, key_cols, n_keys, env,
+                                out, err);
+#else
+    (void)schema;
+    (void)key_cols;
+    (void)n_keys;
+    (void)env;
+    (void)out;
+    return weir_error_set(err, WEIR_EUNSUPPORTED,
+                          "connector 'jdbc' is not built into this weir: it "
+                          "needs libpq (libpq-dev) at build time");
+#endif
 }
 
 bool weir_sink_spec_accepts_changelog(const weir_operator_spec *spec,

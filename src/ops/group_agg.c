@@ -523,12 +523,18 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
     weir_batch_reset(g->prev);
     weir_batch_reset(g->cur);
     bool had = count > 0;
+    bool retract = in->kind[r] == WEIR_ROW_UPDATE_BEFORE || in->kind[r] == WEIR_ROW_DELETE;
+    if (retract && !had) {
+        /* A retraction of a group with no rows: the row it retracts was never
+         * seen (a changelog source read from its latest position, or state
+         * expired by TTL). Ignored, as Flink's group aggregation does. */
+        return 0;
+    }
     if (had && !mini) {
         weir_batch_append_row(g->prev);
         if ((rc = write_result(g, accs, in, r, g->prev, 0)))
             return rc;
     }
-    bool retract = in->kind[r] == WEIR_ROW_UPDATE_BEFORE || in->kind[r] == WEIR_ROW_DELETE;
     for (uint32_t i = 0; i < c->n_aggs && !rc; i++) {
         const weir_agg *a = &c->aggs[i];
         if (!filter_passes(in, c->filter[i], r))

@@ -16,6 +16,13 @@
  * types need equal types (the planner casts the stream side); a NULL key
  * matches nothing.
  *
+ * A table queried by key (conf->lookup set: a jdbc table) is not read at
+ * all when the subtask opens: for each input batch, the distinct keys the
+ * cache lacks (or holds stale: expire-after-write/-access on the job's
+ * processing-time clock) are fetched in one lookup and their rows go into
+ * the same hash table, which is then the cache; without a cache it is
+ * emptied before every batch.
+ *
  * Output: the first n_out columns of the input row, then the table's
  * columns; INNER drops rows without a match, LEFT pads them with NULLs. A
  * residual condition over the output row decides matches. Append-only
@@ -36,6 +43,10 @@ typedef struct lj_entry {
     uint32_t koff, klen; /* key bytes in keys */
     uint32_t first, last; /* first and last row (index into rows) with this key */
     uint32_t next;       /* chain in the hash table, UINT32_MAX at the end */
+    /* keyed lookups: when the rows were fetched and last used; the batch
+     * that fetches them */
+    int64_t written_ms, accessed_ms;
+    uint64_t gen;
 } lj_entry;
 
 typedef struct lj_op {
@@ -58,6 +69,13 @@ typedef struct lj_op {
     weir_buf row; /* a table row being encoded (reused while loading) */
     int64_t loaded_ms; /* processing time of the last load */
     uint64_t *n_table_rows, *n_loads;
+    /* keyed lookups */
+    void *inst;
+    weir_batch *keys_b;  /* the keys one batch fetches */
+    weir_batch *fetched; /* what the table returned for them */
+    uint8_t *sel;
+    uint64_t gen;
+    uint64_t *n_lookups, *n_cache_hits;
 } lj_op;
 
 /* ---- keys: SQL values, INT and BIGINT alike ---- */
@@ -143,6 +161,12 @@ static int add_row(lj_op *o, const weir_batch *b, uint32_t r)
     o->row_len[id] = (uint32_t)len;
     uint64_t h = weir_key_hash(o->kb.data, o->kb.len);
     uint32_t e = find(o, o->kb.data, o->kb.len, h);
+    if (e != UINT32_MAX && o->ents[e].first == UINT32_MAX) {
+        /* a key being fetched again: its first row */
+        o->ents[e].first = o->ents[e].last = id;
+        o->row_next[id] = UINT32_MAX;
+        return 0;
+    }
     if (e != UINT32_MAX) {
         /* append at the end of the key's rows: the table's order is kept */
         o->row_next[o->ents[e].last] = id;
@@ -164,7 +188,7 @@ static int add_row(lj_op *o, const weir_batch *b, uint32_t r)
     size_t koff = o->keys.len;
     if ((rc = weir_buf_put(&o->keys, o->kb.data, o->kb.len)))
         return rc;
-    o->ents[o->n_ents] = (lj_entry){h, (uint32_t)koff, (uint32_t)o->kb.len, id, id, 0};
+    o->ents[o->n_ents] = (lj_entry){h, (uint32_t)koff, (uint32_t)o->kb.len, id, id, 0, 0, 0, 0};
     o->row_next[id] = UINT32_MAX;
     uint32_t i = (uint32_t)h & (o->n_slots - 1);
     while (o->slots[i])
@@ -275,12 +299,165 @@ static int put(lj_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r, uin
     return 0;
 }
 
+/* ---- keyed lookups (a table queried by key through a cache) ---- */
+
+static void cache_clear(lj_op *o)
+{
+    weir_buf_clear(&o->rows);
+    weir_buf_clear(&o->keys);
+    o->n_rows = o->n_ents = 0;
+    if (o->n_slots)
+        memset(o->slots, 0, o->n_slots * sizeof *o->slots);
+}
+
+/* Adds the entry of key o->kb (no rows yet); its index, or UINT32_MAX. */
+static uint32_t add_empty(lj_op *o, uint64_t h)
+{
+    if (o->n_ents == o->cap_ents) {
+        uint32_t cap = o->cap_ents ? o->cap_ents * 2 : 1024;
+        lj_entry *ne = weir_realloc(o->ents, cap * sizeof *ne);
+        if (!ne)
+            return UINT32_MAX;
+        o->ents = ne;
+        o->cap_ents = cap;
+    }
+    if ((o->n_ents + 1) * 2 > o->n_slots &&
+        weir__hindex_grow(&o->slots, &o->n_slots, o->ents, sizeof *o->ents, o->n_ents))
+        return UINT32_MAX;
+    size_t koff = o->keys.len;
+    if (weir_buf_put(&o->keys, o->kb.data, o->kb.len))
+        return UINT32_MAX;
+    o->ents[o->n_ents] = (lj_entry){h, (uint32_t)koff, (uint32_t)o->kb.len, UINT32_MAX, UINT32_MAX, 0, 0, 0, 0};
+    uint32_t i = (uint32_t)h & (o->n_slots - 1);
+    while (o->slots[i])
+        i = (i + 1) & (o->n_slots - 1);
+    o->slots[i] = ++o->n_ents;
+    return o->n_ents - 1;
+}
+
+static bool fresh(const weir_lookup_source *l, const lj_entry *e, int64_t now)
+{
+    if (e->written_ms == INT64_MIN)
+        return false; /* a missing key that is not to be remembered */
+    if (l->expire_after_write_ms > 0 && now - e->written_ms >= l->expire_after_write_ms)
+        return false;
+    if (l->expire_after_access_ms > 0 && now - e->accessed_ms >= l->expire_after_access_ms)
+        return false;
+    return true;
+}
+
+/* Copies key column i of input row r into row kr of the keys batch, as the table's type. */
+static int put_key_value(lj_op *o, const weir_batch *in, uint32_t col, uint32_t r, uint32_t kcol, uint32_t kr)
+{
+    weir_batch *k = o->keys_b;
+    const weir_column *src = &in->cols[col];
+    weir_type_id dt = k->cols[kcol].type.id;
+    switch (dt) {
+    case WEIR_TYPE_INT:
+    case WEIR_TYPE_BIGINT: {
+        int64_t v = src->type.id == WEIR_TYPE_INT ? ((const int32_t *)src->data)[r] : ((const int64_t *)src->data)[r];
+        if (dt == WEIR_TYPE_INT)
+            WEIR_COL_I32(k, kcol)[kr] = (int32_t)v;
+        else
+            WEIR_COL_I64(k, kcol)[kr] = v;
+        return 0;
+    }
+    case WEIR_TYPE_BOOLEAN: WEIR_COL_BOOL(k, kcol)[kr] = ((const uint8_t *)src->data)[r]; return 0;
+    case WEIR_TYPE_DOUBLE: WEIR_COL_F64(k, kcol)[kr] = ((const double *)src->data)[r]; return 0;
+    case WEIR_TYPE_STRING:
+    case WEIR_TYPE_BYTES: {
+        uint32_t len;
+        const char *s = weir_batch_str(in, col, r, &len);
+        return weir_batch_set_str(k, kcol, kr, s, len);
+    }
+    default: WEIR_COL_I64(k, kcol)[kr] = ((const int64_t *)src->data)[r]; return 0;
+    }
+}
+
+/*
+ * Makes sure every key of the batch has fresh rows in the cache: the keys it
+ * lacks (or holds stale) are fetched in one lookup.
+ */
+static int lookup_batch(lj_op *o, weir_op_ctx *ctx, const weir_batch *in)
+{
+    const weir_lookup_join_config *c = o->conf;
+    const weir_lookup_source *l = &c->lookup;
+    int64_t now = weir_op_now_ms(ctx);
+    /* No cache: every batch asks again. A full cache starts over (weir evicts all keys at once), and so
+     * does one whose row buffer passed 64 MiB (rows of keys fetched again stay in it until then). */
+    if (!l->cache || (l->cache_max_rows > 0 && o->n_ents >= (uint64_t)l->cache_max_rows) ||
+        o->rows.len > ((size_t)64 << 20))
+        cache_clear(o);
+    o->gen++;
+    weir_batch_reset(o->keys_b);
+    for (uint32_t r = 0; r < in->n_rows; r++) {
+        int rc = key_of(in, c->left_keys, c->n_keys, r, &o->kb);
+        if (rc < 0)
+            return rc;
+        if (rc)
+            continue;
+        uint64_t h = weir_key_hash(o->kb.data, o->kb.len);
+        uint32_t e = find(o, o->kb.data, o->kb.len, h);
+        if (e != UINT32_MAX && (o->ents[e].gen == o->gen || fresh(l, &o->ents[e], now))) {
+            if (o->ents[e].gen != o->gen)
+                (*o->n_cache_hits)++;
+            continue;
+        }
+        if (e == UINT32_MAX && (e = add_empty(o, h)) == UINT32_MAX)
+            return WEIR_ENOMEM;
+        lj_entry *en = &o->ents[e];
+        en->first = en->last = UINT32_MAX; /* the old rows are dropped */
+        en->gen = o->gen;
+        en->written_ms = en->accessed_ms = now;
+        int kr = weir_batch_append_row(o->keys_b);
+        if (kr < 0)
+            return WEIR_ENOMEM;
+        for (uint32_t i = 0; i < c->n_keys; i++)
+            if ((rc = put_key_value(o, in, c->left_keys[i], r, i, (uint32_t)kr)))
+                return rc;
+    }
+    if (o->keys_b->n_rows == 0)
+        return 0;
+    weir_error err = {0};
+    int rc = 0;
+    for (int64_t attempt = 0;; attempt++) {
+        weir_batch_reset(o->fetched);
+        weir_error_clear(&err);
+        rc = l->lookup(o->inst, o->keys_b, o->fetched, &err);
+        if (!rc || attempt >= l->max_retries)
+            break;
+    }
+    (*o->n_lookups)++;
+    if (rc)
+        return weir_op_fail(ctx, rc, "lookup table '%s': %s", c->table_name,
+                            err.message[0] ? err.message : weir_strerror(rc));
+    weir_batch *b = o->fetched;
+    if (c->table_filter && (rc = weir_expr_filter(c->table_filter, b, o->env, o->sel, &err)))
+        return weir_op_fail(ctx, rc, "lookup table '%s': %s", c->table_name, err.message);
+    for (uint32_t r = 0; r < b->n_rows; r++) {
+        if (c->table_filter && !o->sel[r])
+            continue;
+        if ((rc = add_row(o, b, r)))
+            return rc;
+    }
+    if (!l->cache_missing_key)
+        for (uint32_t e = 0; e < o->n_ents; e++)
+            if (o->ents[e].gen == o->gen && o->ents[e].first == UINT32_MAX)
+                o->ents[e].written_ms = INT64_MIN; /* asked again next time */
+    *o->n_table_rows = o->n_rows;
+    return 0;
+}
+
 static int lj_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
 {
     (void)input;
     lj_op *o = op;
     const weir_lookup_join_config *c = o->conf;
-    if (c->cache_ttl_ms > 0 && weir_op_now_ms(ctx) - o->loaded_ms >= c->cache_ttl_ms) {
+    if (c->lookup.lookup) {
+        int rc = lookup_batch(o, ctx, in);
+        if (rc)
+            return rc;
+    } else if (c->cache_ttl_ms > 0 && weir_op_now_ms(ctx) - o->loaded_ms >= c->cache_ttl_ms) {
         int rc = load_table(o, ctx);
         if (rc)
             return rc;
@@ -292,6 +469,8 @@ static int lj_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
             return rc;
         bool any = false;
         uint32_t e = rc ? UINT32_MAX : find(o, o->kb.data, o->kb.len, weir_key_hash(o->kb.data, o->kb.len));
+        if (e != UINT32_MAX)
+            o->ents[e].accessed_ms = weir_op_now_ms(ctx);
         for (uint32_t id = e == UINT32_MAX ? UINT32_MAX : o->ents[e].first; id != UINT32_MAX; id = o->row_next[id]) {
             bool kept;
             if ((rc = put(o, ctx, in, r, id, &kept)))
@@ -326,6 +505,15 @@ static int lj_create(void *arg, const weir_op_info *info, void **out)
     o->env = weir_expr_env_create();
     if (!o->out || !o->env)
         return WEIR_ENOMEM;
+    if (c->lookup.lookup) {
+        /* a key matches any number of rows: the fetched batch grows */
+        o->keys_b = weir_batch_create(c->lookup.key_schema, info->batch_size);
+        uint32_t cap = info->batch_size > 65536 ? info->batch_size : 65536;
+        o->fetched = weir_batch_create(c->table.schema, cap);
+        o->sel = weir_malloc(cap);
+        if (!o->keys_b || !o->fetched || !o->sel)
+            return WEIR_ENOMEM;
+    }
     weir_expr_env_set_clock(o->env, &c->clock);
     return 0;
 }
@@ -335,7 +523,21 @@ static int lj_open(void *op, weir_op_ctx *ctx)
     lj_op *o = op;
     o->n_table_rows = weir_op_counter(ctx, "lookup_table_rows");
     o->n_loads = weir_op_counter(ctx, "lookup_table_loads");
-    return load_table(o, ctx);
+    const weir_lookup_source *l = &o->conf->lookup;
+    if (!l->lookup)
+        return load_table(o, ctx);
+    o->n_lookups = weir_op_counter(ctx, "lookup_queries");
+    o->n_cache_hits = weir_op_counter(ctx, "lookup_cache_hits");
+    if (!o->n_lookups || !o->n_cache_hits || !o->n_table_rows)
+        return WEIR_ENOMEM;
+    weir_error err = {0};
+    int rc = l->open(l->arg, &o->inst, &err);
+    if (rc) {
+        o->inst = NULL;
+        return weir_op_fail(ctx, rc, "lookup table '%s': %s", o->conf->table_name,
+                            err.message[0] ? err.message : weir_strerror(rc));
+    }
+    return 0;
 }
 
 static void lj_close(void *op)
@@ -354,6 +556,11 @@ static void lj_close(void *op)
     weir_free(o->slots);
     weir_batch_destroy(o->out);
     weir_expr_env_destroy(o->env);
+    if (o->inst)
+        o->conf->lookup.close(o->inst);
+    weir_batch_destroy(o->keys_b);
+    weir_batch_destroy(o->fetched);
+    weir_free(o->sel);
     weir_free(o);
 }
 
@@ -376,12 +583,14 @@ static void lj_arg_free(void *p)
         return;
     if (a->conf.table.free_arg)
         a->conf.table.free_arg(a->conf.table.arg);
+    if (a->conf.lookup.free_arg)
+        a->conf.lookup.free_arg(a->conf.lookup.arg);
     weir_free(a);
 }
 
 int weir_lookup_join_spec(const weir_lookup_join_config *cfg, weir_operator_spec *out)
 {
-    if (!cfg->table.cls || !cfg->table.schema || !cfg->out_schema || cfg->n_keys == 0 ||
+    if ((!cfg->table.cls && !cfg->lookup.lookup) || !cfg->table.schema || !cfg->out_schema || cfg->n_keys == 0 ||
         cfg->n_keys > WEIR_KEY_MAX_COLS)
         return WEIR_EINVAL;
     lj_arg *a = weir_calloc(1, sizeof *a);

@@ -206,6 +206,10 @@ typedef struct weir_lookup_join_config {
     const weir_schema *out_schema; /* borrowed */
     weir_clock clock;
     int64_t cache_ttl_ms;     /* read the table again when it is this old; <= 0: never */
+    /* Set (lookup.lookup != NULL): the table is queried by key, once per
+     * input batch for the keys its cache does not hold fresh, instead of
+     * read whole; table.schema is its schema and table.cls is NULL. */
+    weir_lookup_source lookup;
 } weir_lookup_join_config;
 
 int weir_lookup_join_spec(const weir_lookup_join_config *cfg, weir_operator_spec *out);

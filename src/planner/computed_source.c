@@ -151,18 +151,20 @@ static bool cs_has_backlog(void *reader)
     return ic->has_backlog && ic->has_backlog(r->inner);
 }
 
-static void cs_checkpoint_taken(void *src, uint64_t ckpt_id)
+static int cs_checkpoint_taken(void *src, uint64_t ckpt_id, weir_error *err)
 {
     cs_src *s = src;
-    if (s->conf->inner.cls->checkpoint_taken)
-        s->conf->inner.cls->checkpoint_taken(s->inner, ckpt_id);
+    return s->conf->inner.cls->checkpoint_taken
+               ? s->conf->inner.cls->checkpoint_taken(s->inner, ckpt_id, err)
+               : 0;
 }
 
-static void cs_checkpoint_complete(void *src, uint64_t ckpt_id)
+static int cs_checkpoint_complete(void *src, uint64_t ckpt_id, weir_error *err)
 {
     cs_src *s = src;
-    if (s->conf->inner.cls->checkpoint_complete)
-        s->conf->inner.cls->checkpoint_complete(s->inner, ckpt_id);
+    return s->conf->inner.cls->checkpoint_complete
+               ? s->conf->inner.cls->checkpoint_complete(s->inner, ckpt_id, err)
+               : 0;
 }
 
 static const weir_source_class cs_class = {
@@ -206,6 +208,6 @@ int weir__computed_source_spec(const weir_source_spec *inner, const weir_schema 
         return WEIR_ENOMEM;
     }
     memcpy(c->exprs, exprs, c->n * sizeof *exprs);
-    *out = (weir_source_spec){inner->name, &cs_class, c, cs_conf_free, full};
+    *out = (weir_source_spec){inner->name, &cs_class, c, cs_conf_free, full, inner->changelog};
     return 0;
 }

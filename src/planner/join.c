@@ -566,7 +566,14 @@ static int plan_lookup_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
     weir_error err = {0};
     int bad = -1;
     pc->cenv.bad_option_index = &bad;
-    rc = weir_connector_source_spec(NULL, t->opts, t->n_opts, t->physical, &pc->cenv, &lc.table, &err);
+    /* a table queried by key (jdbc), or else one read whole as a bounded source */
+    rc = weir_connector_lookup_spec(t->opts, t->n_opts, t->physical, lc.right_keys, n_keys, &pc->cenv, &lc.lookup,
+                                    &err);
+    bool keyed = rc == 0;
+    if (rc == WEIR_ENOTFOUND)
+        rc = weir_connector_source_spec(NULL, t->opts, t->n_opts, t->physical, &pc->cenv, &lc.table, &err);
+    else if (keyed)
+        lc.table = (weir_source_spec){.name = t->name, .schema = t->physical};
     pc->cenv.bad_option_index = NULL;
     if (rc) {
         weir_sql_loc at = bad >= 0 && (uint32_t)bad < t->ddl->n_options ? t->ddl->options[bad].loc : t->ddl->name.loc;
@@ -576,6 +583,8 @@ static int plan_lookup_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
     if ((rc = weir_lookup_join_spec(&lc, &spec))) {
         if (lc.table.free_arg)
             lc.table.free_arg(lc.table.arg);
+        if (lc.lookup.free_arg)
+            lc.lookup.free_arg(lc.lookup.arg);
         return rc;
     }
     if ((rc = weir_job_operator(pc->job, &sd[0].r.s, 1, &spec, j->schema, 0, &j->s))) {
@@ -593,9 +602,12 @@ static int plan_lookup_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
         weir_expr_format(residual, rbuf, sizeof rbuf);
     if (filter)
         weir_expr_format(filter, fbuf, sizeof fbuf);
-    weir_buf_printf(&pc->explain, "  LookupJoin[%d]: %s on %s%s%s, table %s%s%s (read whole when a subtask opens)\n",
-                    j->s.node, weir_join_type_name(type), (char *)keytext->data, residual ? " where " : "", rbuf,
-                    t->name, filter ? " filtered by " : "", fbuf);
+    weir_buf_printf(&pc->explain, "  LookupJoin[%d]: %s on %s%s%s, table %s%s%s (%s)\n", j->s.node,
+                    weir_join_type_name(type), (char *)keytext->data, residual ? " where " : "", rbuf, t->name,
+                    filter ? " filtered by " : "", fbuf,
+                    !keyed               ? "read whole when a subtask opens"
+                    : lc.lookup.cache ? "queried by key per batch, cached"
+                                         : "queried by key per batch");
     return 0;
 }
 

@@ -335,6 +335,7 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
         weir_sql_loc at = bad >= 0 && (uint32_t)bad < t->ddl->n_options ? t->ddl->options[bad].loc : t->ddl->name.loc;
         return plan_error(pc, at, rc, "table '%s': %s", t->name, err.message);
     }
+    const bool changelog = spec.changelog;
     if (exprs) {
         weir_source_spec wrapped;
         if ((rc = weir__computed_source_spec(&spec, cols.full, exprs, &wrapped))) {
@@ -373,7 +374,9 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
     out->rowtime = cols.rowtime;
     out->has_proctime = cols.has_proctime;
     out->proctime = cols.proctime;
-    out->updating = false;
+    /* A changelog source (rows with kinds) makes the scan updating: what
+     * refuses an updating input refuses it, group aggregates retract. */
+    out->updating = changelog;
     out->n_physical = cols.full->n_fields;
     out->win.present = false;
     out->wprops.present = false;

@@ -315,9 +315,9 @@ int weir__run_consumer(weir__subtask *st);
 int weir__run_source(weir__subtask *st);
 int weir__source_open(weir__subtask *st);
 void weir__source_close(weir__subtask *st);
-int weir__source_snapshot(weir__subtask *st, uint64_t id, weir_buf *out);
-/* Tells the source instance that checkpoint id completed (optional hook). */
-void weir__source_checkpoint_complete(weir__subtask *st, uint64_t id);
+int weir__source_snapshot(weir__subtask *st, uint64_t ckpt_id, weir_buf *out);
+/* Tells the source that checkpoint ckpt_id completed (its optional hook). */
+int weir__source_checkpoint_complete(weir__subtask *st, uint64_t ckpt_id);
 
 /* Chain plumbing shared by both loops. */
 int weir__chain_watermark(weir__subtask *st, weir_ts wm); /* into ops[0] */

@@ -561,14 +561,7 @@ int weir__run_source(weir__subtask *st)
     return weir__chain_end(st, drained);
 }
 
-void weir__source_checkpoint_complete(weir__subtask *st, uint64_t id)
-{
-    weir__source_run *r = st->src;
-    if (r && r->src && r->cls->checkpoint_complete)
-        r->cls->checkpoint_complete(r->src, id);
-}
-
-int weir__source_snapshot(weir__subtask *st, uint64_t id, weir_buf *out)
+int weir__source_snapshot(weir__subtask *st, uint64_t ckpt_id, weir_buf *out)
 {
     weir__source_run *r = st->src;
     int rc = weir_buf_put_varint(out, (uint64_t)source_node(st)->id);
@@ -591,7 +584,30 @@ int weir__source_snapshot(weir__subtask *st, uint64_t id, weir_buf *out)
         if (!rc)
             rc = weir_buf_put_i64(out, s->gen.max_ts);
     }
-    if (!rc && r->cls->checkpoint_taken)
-        r->cls->checkpoint_taken(r->src, id);
+    if (!rc && r->cls->checkpoint_taken) {
+        weir_error err;
+        weir_error_clear(&err);
+        if ((rc = r->cls->checkpoint_taken(r->src, ckpt_id, &err)))
+            return weir__subtask_fail(st, rc, "%s: %s", source_node(st)->name,
+                                      err.message[0] ? err.message
+                                                     : weir_strerror(rc));
+    }
     return rc;
+}
+
+int weir__source_checkpoint_complete(weir__subtask *st, uint64_t ckpt_id)
+{
+    weir__source_run *r = st->src;
+    if (!r || !r->src || !r->cls->checkpoint_complete)
+        return 0;
+    weir_error err;
+    weir_error_clear(&err);
+    int rc = r->cls->checkpoint_complete(r->src, ckpt_id, &err);
+    if (rc)
+        return weir__subtask_fail(st, rc, "%s: checkpoint %llu: %s",
+                                  source_node(st)->name,
+                                  (unsigned long long)ckpt_id,
+                                  err.message[0] ? err.message
+                                                 : weir_strerror(rc));
+    return 0;
 }

@@ -505,7 +505,6 @@ int weir__subtask_commands(weir__subtask *st, uint64_t *checkpoint)
                     cmds[i].id > st->last_barrier)
                     *checkpoint = cmds[i].id;
             } else if (cmds[i].type == WEIR__CMD_COMPLETE) {
-                weir__source_checkpoint_complete(st, cmds[i].id);
                 for (uint32_t o = 0; o < st->n_ops; o++) {
                     weir_op_ctx *c = &st->ops[o];
                     if (c->cls && c->cls->checkpoint_complete) {
@@ -514,6 +513,12 @@ int weir__subtask_commands(weir__subtask *st, uint64_t *checkpoint)
                         if (rc)
                             return op_failed(c, rc, "checkpoint_complete");
                     }
+                }
+                if (st->src) {
+                    int rc =
+                        weir__source_checkpoint_complete(st, cmds[i].id);
+                    if (rc)
+                        return rc;
                 }
             }
         }
@@ -1206,7 +1211,6 @@ int weir__run_consumer(weir__subtask *st)
 
 static int complete_chain(weir__subtask *st, uint64_t id)
 {
-    weir__source_checkpoint_complete(st, id);
     for (uint32_t o = 0; o < st->n_ops; o++) {
         weir_op_ctx *c = &st->ops[o];
         if (c->cls && c->cls->checkpoint_complete) {
@@ -1215,7 +1219,7 @@ static int complete_chain(weir__subtask *st, uint64_t id)
                 return op_failed(c, rc, "checkpoint_complete");
         }
     }
-    return 0;
+    return st->src ? weir__source_checkpoint_complete(st, id) : 0;
 }
 
 int weir__subtask_await_final(weir__subtask *st)

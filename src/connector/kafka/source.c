@@ -961,15 +961,16 @@ static bool ks_has_backlog(void *p)
     return !r->done && (r->at < r->n_msgs || reader_lag(r) > 0);
 }
 
-static void ks_checkpoint_taken(void *p, uint64_t ckpt_id)
+static int ks_checkpoint_taken(void *p, uint64_t ckpt_id, weir_error *err)
 {
     kafka_source *s = p;
+    (void)err;
     if (!s->a->group_id || !s->a->commit_on_checkpoint)
-        return;
+        return 0;
     rd_kafka_topic_partition_list_t *l =
         rd_kafka_topic_partition_list_new((int)(s->n_parts ? s->n_parts : 1));
     if (!l)
-        return;
+        return 0; /* only the group's committed offsets lag behind */
     for (uint32_t i = 0; i < s->n_parts; i++) {
         kafka_part *pt = &s->parts[i];
         if (pt->reader)
@@ -986,11 +987,15 @@ static void ks_checkpoint_taken(void *p, uint64_t ckpt_id)
         s->n_pending--;
     }
     s->pending[s->n_pending++] = (pending_commit){ckpt_id, l};
+    return 0;
 }
 
-static void ks_checkpoint_complete(void *p, uint64_t ckpt_id)
+/* Committing to the group is a courtesy to lag tools (a restore reads the
+ * checkpoint's offsets): a failure is counted, never fails the job. */
+static int ks_checkpoint_complete(void *p, uint64_t ckpt_id, weir_error *err)
 {
     kafka_source *s = p;
+    (void)err;
     rd_kafka_topic_partition_list_t *commit = NULL;
     uint32_t keep = 0;
     for (uint32_t i = 0; i < s->n_pending; i++) {
@@ -1005,7 +1010,7 @@ static void ks_checkpoint_complete(void *p, uint64_t ckpt_id)
     }
     s->n_pending = keep;
     if (!commit)
-        return;
+        return 0;
     if (commit->cnt > 0) {
         rd_kafka_resp_err_t e = rd_kafka_commit(s->rk, commit, 1);
         if (e)
@@ -1015,6 +1020,7 @@ static void ks_checkpoint_complete(void *p, uint64_t ckpt_id)
     }
     rd_kafka_topic_partition_list_destroy(commit);
     rd_kafka_poll(s->rk, 0);
+    return 0;
 }
 
 static int ks_metrics(void *p,
