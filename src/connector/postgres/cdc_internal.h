@@ -13,7 +13,7 @@
  * application_name, may be NULL); err gets the server's message. The
  * session runs in UTC with ISO dates, so timestamps read back as weir
  * writes them. */
-int weir__pg_connect(const char *conninfo, bool replication, const char *app,
+int weir__pg_connect_conninfo(const char *conninfo, bool replication, const char *app,
                      PGconn **out, weir_error *err);
 
 /* "1/A2B3C4" <-> LSN. */

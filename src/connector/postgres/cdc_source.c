@@ -1269,7 +1269,7 @@ static void reader_free(cdc_reader *r)
 static int resnapshot(cdc_reader *r, weir_error *err)
 {
     PGconn *tmp = NULL;
-    int rc = weir__pg_connect(r->conf->conninfo, true, "weir-cdc", &tmp, err);
+    int rc = weir__pg_connect_conninfo(r->conf->conninfo, true, "weir-cdc", &tmp, err);
     if (rc)
         return rc;
     char name[64], snap[64];
@@ -1307,9 +1307,9 @@ static int reader_open(cdc_src *s, const void *pos, size_t pos_len,
     r->src = s;
     r->conf = cf;
     r->schema = cf->schema;
-    int rc = weir__pg_connect(cf->conninfo, false, "weir-cdc-snapshot", &r->snap, err);
+    int rc = weir__pg_connect_conninfo(cf->conninfo, false, "weir-cdc-snapshot", &r->snap, err);
     if (!rc)
-        rc = weir__pg_connect(cf->conninfo, true, "weir-cdc", &r->repl, err);
+        rc = weir__pg_connect_conninfo(cf->conninfo, true, "weir-cdc", &r->repl, err);
     if (!rc)
         rc = load_meta(r, r->snap, err);
     if (!rc)

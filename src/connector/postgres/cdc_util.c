@@ -13,7 +13,7 @@
 #include "time/timefmt.h"
 #include "util/hex.h"
 
-int weir__pg_connect(const char *conninfo, bool replication,
+int weir__pg_connect_conninfo(const char *conninfo, bool replication,
                      const char *app, PGconn **out, weir_error *err)
 {
     const char *keys[5], *vals[5];
