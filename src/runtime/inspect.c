@@ -114,7 +114,13 @@ int weir__insp_subtask_get(const weir_job *job, uint32_t t, uint32_t s, weir__in
     if (!st)
         return WEIR_ENOTFOUND;
     memset(out, 0, sizeof *out);
+    /* A wait under way counts up to now. (The two loads may straddle the
+     * wait's end: then the wait is missing until the next reading, or
+     * counted twice for an instant; both are within one wait.) */
+    int64_t since = WEIR__LOAD(&st->idle_since_ns);
     out->idle_ns = WEIR__LOAD(&st->idle_ns);
+    if (since)
+        out->idle_ns += weir_monotonic_ns() - since;
     out->backpressured_ns = WEIR__LOAD(&st->backpressured_ns);
     out->start_ns = WEIR__LOAD(&st->start_ns);
     out->end_ns = WEIR__LOAD(&st->end_ns);

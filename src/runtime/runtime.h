@@ -283,8 +283,9 @@ struct weir__subtask {
     /* errors and metrics */
     weir_error err; /* first failure of this subtask */
     int64_t backpressured_ns;
-    /* monotonic ns spent waiting for input (nothing to read, no timer due) */
-    int64_t idle_ns;
+    /* monotonic ns spent waiting for input (nothing to read, no timer due),
+     * and when the wait under way began (0: not waiting) */
+    int64_t idle_ns, idle_since_ns;
     /* monotonic ns the thread started and ended (0: not yet) */
     int64_t start_ns, end_ns;
     int64_t out_wm_metric; /* last watermark sent downstream */

@@ -447,8 +447,10 @@ static void wait_a_little(weir__subtask *st, int64_t ms)
     if (st->gate.n_cmds == 0 && !stopping(st) && !canceled(st)) {
         st->gate.waiting = true;
         int64_t t0 = weir_monotonic_ns();
+        WEIR__SET(&st->idle_since_ns, t0);
         pthread_cond_timedwait(&st->gate.cv, &st->gate.mu, &ts);
         WEIR__ADD(&st->idle_ns, weir_monotonic_ns() - t0);
+        WEIR__SET(&st->idle_since_ns, 0);
         st->gate.waiting = false;
     }
     pthread_mutex_unlock(&st->gate.mu);

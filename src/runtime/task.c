@@ -1158,8 +1158,10 @@ int weir__run_consumer(weir__subtask *st)
                 struct timespec dl = deadline_in(wait);
                 st->gate.waiting = true;
                 int64_t t0 = weir_monotonic_ns();
+                WEIR__SET(&st->idle_since_ns, t0);
                 pthread_cond_timedwait(&st->gate.cv, &st->gate.mu, &dl);
                 WEIR__ADD(&st->idle_ns, weir_monotonic_ns() - t0);
+                WEIR__SET(&st->idle_since_ns, 0);
                 st->gate.waiting = false;
                 pthread_mutex_unlock(&st->gate.mu);
             } else {
