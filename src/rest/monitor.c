@@ -33,13 +33,18 @@
 #include "rest/rest_internal.h"
 #include "weir/clock.h"
 
+/* A task's name: its head operator's, "Source: <table>" for a table's
+ * source (as Flink names source vertices). */
 const char *rest_task_name(const weir_rest *r, uint32_t t, char *out, size_t cap)
 {
     weir__insp_task task;
     weir__insp_task_get(r->job, t, &task);
     weir__insp_node n;
     weir__insp_node_get(r->job, (uint32_t)task.nodes[0], &n);
-    snprintf(out, cap, "%s", n.name);
+    if (n.is_source && n.table[0])
+        snprintf(out, cap, "Source: %s", n.table);
+    else
+        snprintf(out, cap, "%s", n.name);
     return out;
 }
 
@@ -143,8 +148,12 @@ static void describe_source(weir_rest *r, uint32_t t, uint32_t s, rest_sub *rs, 
     weir__insp_node_get(r->job, (uint32_t)task.nodes[0], &node);
     split_pick p = {.last_data_ms = WEIR_TS_MIN};
     weir__insp_splits(r->job, t, s, pick_split, &p);
+    /* "clicks[0]": the table and the subtask */
     char label[256], secs[32];
-    rest_task_label(r, t, s, label, sizeof label);
+    if (node.table[0])
+        snprintf(label, sizeof label, "%s[%u]", node.table, s);
+    else
+        rest_task_label(r, t, s, label, sizeof label);
     rs->reason[0] = 0;
     rs->behind_ms = -1;
     rs->in_idx = -1;

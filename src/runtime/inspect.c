@@ -37,6 +37,21 @@ void weir__insp_node_get(const weir_job *job, uint32_t i, weir__insp_node *out)
     out->parallelism = n->parallelism;
     out->task = n->task;
     out->chain_pos = n->chain_pos;
+    /* The planner describes a table's node with a "table: <name>" line. */
+    const char *d = n->state.data ? (const char *)n->state.data : NULL;
+    for (size_t at = 0; d && at < n->state.len;) {
+        const char *nl = memchr(d + at, '\n', n->state.len - at);
+        size_t end = nl ? (size_t)(nl - d) : n->state.len;
+        if (end - at > 7 && !memcmp(d + at, "table: ", 7)) {
+            size_t len = end - at - 7;
+            if (len >= sizeof out->table)
+                len = sizeof out->table - 1;
+            memcpy(out->table, d + at + 7, len);
+            out->table[len] = 0;
+            break;
+        }
+        at = end + 1;
+    }
     if (out->is_source) {
         int64_t idle = n->wm.idle_timeout_ms;
         out->idle_timeout_ms = idle == 0 ? job->cfg.idle_timeout_ms : (idle < 0 ? 0 : idle);

@@ -31,6 +31,7 @@ typedef struct weir__insp_node {
     int64_t idle_timeout_ms; /* sources: effective split idle timeout, 0 never */
     int64_t wm_delay_ms;     /* sources: bounded out-of-orderness */
     bool has_watermark;      /* sources: a watermark strategy is declared */
+    char table[128];         /* the SQL table it reads or writes, "" if none */
 } weir__insp_node;
 
 typedef struct weir__insp_edge {
