@@ -212,6 +212,8 @@ typedef struct weir__source_run {
     bool discovery_done;
     weir__wm_valve valve;
     int64_t idle_timeout_ms; /* <= 0: never idle */
+    /* job clock: the last row of any split, or the last split opened */
+    int64_t last_data_ms;
     weir_batch *rb;          /* read batch */
     weir_batch *seg;         /* scratch for the later segments of a cut batch */
     uint32_t *iota;          /* 0, 1, 2, ... for gathers */

@@ -192,6 +192,7 @@ static int add_split(weir__subtask *st, const char *id)
         return WEIR_ENOMEM;
     weir__wm_gen_init(&s->gen, &node->wm);
     s->last_data_ms = weir_clock_now(&job->cfg.clock);
+    r->last_data_ms = s->last_data_ms;
     if (!(s->pub = publish_split(st, id))) {
         weir_free(s->id);
         return WEIR_ENOMEM;
@@ -385,6 +386,7 @@ static int read_split(weir__subtask *st, weir__split *s, bool *progress)
         *progress = true;
         WEIR__ADD(&s->pub->rows, rb->n_rows);
         s->last_data_ms = now;
+        r->last_data_ms = now;
         if (s->idle) {
             s->idle = false;
             if ((rc = handle_flags(st, weir__wm_valve_set_idle(
@@ -426,6 +428,29 @@ static void poll_source_metrics(weir__subtask *st)
     weir__source_run *r = st->src;
     if (r->cls->metrics)
         r->cls->metrics(r->src, metric_emit, &st->ops[0]);
+}
+
+/*
+ * A subtask of a source that watches for new splits (a monitored folder)
+ * whose every split has ended has no split left to turn idle, yet holds its
+ * watermark until a new split comes. With an idle timeout it turns idle
+ * once it has read nothing for that long, as a silent split does; the next
+ * split it finds makes it active again (the valve's refresh).
+ */
+static int idle_without_splits(weir__subtask *st)
+{
+    weir__source_run *r = st->src;
+    if (r->idle_timeout_ms <= 0 || r->discovery_done || r->valve.idle ||
+        r->n_splits == 0)
+        return 0;
+    for (uint32_t i = 0; i < r->n_splits; i++)
+        if (!r->splits[i].finished)
+            return 0;
+    int64_t now = weir_clock_now(&st->job->cfg.clock);
+    if (now - r->last_data_ms < r->idle_timeout_ms)
+        return 0;
+    r->valve.idle = true;
+    return weir__chain_status(st, true);
 }
 
 static bool all_finished(const weir__source_run *r)
@@ -565,6 +590,8 @@ int weir__run_source(weir__subtask *st)
                 return rc;
             if (all_finished(r))
                 break;
+            if ((rc = idle_without_splits(st)))
+                return rc;
         }
         /* Nothing to read now: send what is staged, then look again a little
          * later. */
