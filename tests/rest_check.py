@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tests/rest_check.py - the HTTP checks of tests/test_rest.sh.
+"""tests/rest_check.py - the HTTP checks of tests/test_rest_http.sh.
 
     rest_check.py api URL TOKEN_FILE      endpoints, watermark report, metrics
     rest_check.py actions URL TOKEN_FILE  token checks, savepoint

@@ -9,7 +9,7 @@
  * for 42 s and that no idle timeout is set, in the REST JSON and as one log
  * line. With an idle timeout the split turns idle, the watermark moves on,
  * and split-1 no longer holds anything. The HTTP server stays off here (the
- * HTTP side is tests/test_rest.sh); the monitor runs alone.
+ * HTTP side is tests/test_rest_http.sh); the monitor runs alone.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>

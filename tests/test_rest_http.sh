@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/test_rest.sh WEIR SOURCE_DIR - the HTTP endpoint of `weir run`.
+# tests/test_rest_http.sh WEIR SOURCE_DIR - the HTTP endpoint of `weir run`.
 #
 # One running job: a datagen source (clicks) and a watched folder (views)
 # whose one file is read at once, unioned into a 1 s TUMBLE; checkpoints on.
