@@ -42,8 +42,8 @@ scrape() { # $1: pid of weir, $2: its stderr file
         sleep 0.01
     done
     while kill -0 "$1" 2> /dev/null; do
-        curl -s -o /dev/null "${url}metrics" "${url}jobs/$jid" "${url}jobs/$jid/watermarks" \
-            "${url}jobs/$jid/checkpoints"
+        curl -s "${url}metrics" "${url}jobs/$jid" "${url}jobs/$jid/watermarks" \
+            "${url}jobs/$jid/checkpoints" > /dev/null
         sleep "$(echo "scale=3; ${SCRAPE_MS:-1000} / 1000" | bc)"
     done
 }
