@@ -271,6 +271,19 @@ def check_ui(base, dom_file):
     print("ui ok: %d vertices, %d edges" % (len(names), len(edges)))
 
 
+def check_idle(base):
+    """With an idle timeout the read-out folder stops holding the window."""
+    jid = job_id(base)
+
+    def moved():
+        w = get_json(base + "jobs/%s/watermarks" % jid)
+        win = w["vertices"][3]["subtasks"][0]
+        wm = win["currentInputWatermark"]
+        return isinstance(wm, int) and wm > 2000 and win["held-by"]["by"].startswith("clicks[0]"), w
+    poll("the window's watermark past the idle folder source", moved)
+    print("idle ok")
+
+
 def main():
     cmd, base = sys.argv[1], sys.argv[2]
     if cmd == "api":
@@ -279,6 +292,8 @@ def main():
         check_actions(base, open(sys.argv[3]).read().strip())
     elif cmd == "stop":
         check_stop(base, open(sys.argv[3]).read().strip())
+    elif cmd == "idle":
+        check_idle(base)
     elif cmd == "ui":
         check_ui(base, sys.argv[3])
     else:

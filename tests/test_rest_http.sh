@@ -14,7 +14,9 @@
 #     job; a savepoint with the token; the web UI rendered by headless
 #     Chromium (its DOM against the API, and a screenshot); then a stop
 #     with a savepoint over REST ends the process;
-#   - the stall warning on stderr; rest.enabled = false; a bad rest.port.
+#   - the stall warning on stderr; rest.enabled = false; a bad rest.port;
+#   - with an idle timeout, the read-out folder source turns idle and the
+#     window's watermark follows the datagen source alone.
 # Skipped (exit 0) when weir was built without libmicrohttpd; the UI part
 # is skipped when /usr/bin/chromium is missing.
 set -u
@@ -118,4 +120,19 @@ grep -q "asked over REST" err || fail "the stop is not logged"
 timeout -s TERM 5 "$WEIR" run job.sql -D rest.enabled=false > out 2> err
 grep -q "REST API at" err && fail "rest.enabled=false still serves"
 [ -z "$(ls run/weir)" ] || fail "token file with rest.enabled=false"
+# With an idle timeout, the folder source without an open split turns idle
+# and the window's watermark follows clicks alone.
+"$WEIR" run job.sql -D rest.port=0 -D table.exec.source.idle-timeout=500ms > out 2> err &
+pid=$!
+url=
+for ((i = 0; i < 600; i++)); do
+    url=$(grep -o 'web UI and REST API at http://[^ ]*' err | sed 's/.* at //')
+    [ -n "$url" ] && break
+    sleep 0.05
+done
+[ -n "$url" ] || fail "no address printed (idle run)"
+$PY "$SRC/tests/rest_check.py" idle "$url" || fail "idle"
+kill -TERM $pid
+wait $pid
+pid=
 echo "PASS"
