@@ -57,23 +57,32 @@ run() { # $1: A or B; appends "wall cpu" to $1.times
     fi
     local pid=$!
     [ "$1" = B ] && scrape $pid err.B &
-    # CPU time of the weir process alone, read just before it exits.
-    c=0
+    # CPU time of the weir process, and of its serving threads (weir-http,
+    # weir-monitor) alone, read just before it exits.
+    # (The process's stat counts threads that have ended; the serving
+    # threads live until the end.)
+    local c=0 s=0 x y
     while kill -0 $pid 2> /dev/null; do
-        c=$(awk '{print ($14 + $15) / 100}' /proc/$pid/stat 2> /dev/null || echo "$c")
+        x=$(awk '{printf "%.2f", ($14 + $15) / 100}' /proc/$pid/stat 2> /dev/null)
+        y=$(cat /proc/$pid/task/*/stat 2> /dev/null | sed 's/^[0-9]* (\([^)]*\))/\1/' |
+            awk '$1 ~ /^weir-(http|monitor)$/ {srv += ($13 + $14) / 100} END {printf "%.2f", srv}')
+        [ -n "$x" ] && c=$x
+        [ -n "$y" ] && s=$y
         sleep 0.02
     done
     wait $pid
     t1=$(date +%s.%N)
     wait
-    echo "$(echo "$t1 - $t0" | bc) $c" >> "$1.times"
+    echo "$(echo "$t1 - $t0" | bc) $c $s" >> "$1.times"
 }
 for ((r = 0; r < RUNS; r++)); do run A; run B; done
 median() { sort -n | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 for x in A B; do
     w=$(cut -d' ' -f1 $x.times | median)
     c=$(cut -d' ' -f2 $x.times | median)
-    echo "$x: median wall $w s, median CPU $c s over $RUNS runs of $ROWS rows ($(echo "$ROWS / $w" | bc) rows/s)"
-    eval "W$x=$w C$x=$c"
+    s=$(cut -d' ' -f3 $x.times | median)
+    echo "$x: median wall $w s, median CPU $c s (of which serving threads $s s) over $RUNS runs of $ROWS rows ($(echo "$ROWS / $w" | bc) rows/s)"
+    eval "W$x=$w C$x=$c S$x=$s"
 done
+echo "B: serving threads used $(echo "scale=2; $SB * 100 / ($CB - $SB)" | bc) % of the CPU the job's threads used"
 echo "B vs A: wall $(echo "scale=2; ($WB - $WA) * 100 / $WA" | bc) %, CPU $(echo "scale=2; ($CB - $CA) * 100 / $CA" | bc) %"

@@ -400,6 +400,7 @@ static void warn_stalls(weir_rest *r)
 static void *monitor_main(void *arg)
 {
     weir_rest *r = arg;
+    pthread_setname_np(pthread_self(), "weir-monitor"); /* for top -H, bench/rest_overhead.sh */
     pthread_mutex_lock(&r->mu);
     while (!r->quit) {
         struct timespec dl;

@@ -563,6 +563,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
                               const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
 {
     weir_rest *r = cls;
+    /* libmicrohttpd's thread, named for top -H and bench/rest_overhead.sh */
+    static _Thread_local bool named;
+    if (!named) {
+        pthread_setname_np(pthread_self(), "weir-http");
+        named = true;
+    }
     bool is_get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
     if (!is_get) {
         req_body *b = *con_cls;
