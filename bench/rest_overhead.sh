@@ -67,7 +67,8 @@ run() { # $1: A or B; appends "wall cpu" to $1.times
         y=$(cat /proc/$pid/task/*/stat 2> /dev/null | sed 's/^[0-9]* (\([^)]*\))/\1/' |
             awk '$1 ~ /^weir-(http|monitor)$/ {srv += ($13 + $14) / 100} END {printf "%.2f", srv}')
         [ -n "$x" ] && c=$x
-        [ -n "$y" ] && s=$y
+        # (they end just before the process does: keep the last reading)
+        [ -n "$y" ] && [ "$(echo "$y > $s" | bc)" = 1 ] && s=$y
         sleep 0.02
     done
     wait $pid
