@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "rest/rest.h"
 #include "weir/planner.h"
 
 #define MAX_SETS 128
@@ -272,6 +273,39 @@ static void report_bad_records(weir_job *job)
     }
 }
 
+static const char *sql_config(void *ud, const char *key)
+{
+    return weir_sql_job_config(ud, key);
+}
+
+/*
+ * The HTTP endpoint and the watermark watch beside the running job
+ * (rest/rest.h, docs/rest.md). A failure is fatal only when the user asked
+ * for the endpoint explicitly (rest.* set); otherwise the job runs without.
+ */
+static int start_rest(weir_sql_job *sj, weir_job *job, const char *file, weir_rest **out)
+{
+    weir_rest_config cfg;
+    weir_error err = {0};
+    *out = NULL;
+    if (weir_rest_config_load(&cfg, sql_config, sj, file, &err)) {
+        fprintf(stderr, "weir: %s\n", err.message);
+        return WEIR_EXIT_INVALID;
+    }
+    if (weir_rest_start(job, &cfg, out, &err)) {
+        fprintf(stderr, "weir: %s%s\n", err.message,
+                cfg.enabled_explicitly ? "" : " (the job runs without the HTTP endpoint; rest.enabled = false hides this)");
+        if (cfg.enabled_explicitly)
+            return WEIR_EXIT_FAILED;
+        cfg.enabled = false; /* still watch the watermarks */
+        if (weir_rest_start(job, &cfg, out, &err))
+            *out = NULL;
+    }
+    /* registry: rest url - weir_rest_url(*out) goes into the run's registry
+     * entry for `weir list` (obs-cli), once that exists. */
+    return WEIR_EXIT_OK;
+}
+
 typedef struct waiter {
     weir_job *job;
     int rc;
@@ -353,6 +387,16 @@ again:;
     }
     weir_cli_signals_start(job);
     int jrc = weir_job_start(job);
+    weir_rest *rest = NULL;
+    if (!jrc && (rc = start_rest(sj, job, a.file, &rest))) {
+        weir_job_cancel(job);
+        weir_job_wait(job);
+        weir_cli_stopper_end(&stopper);
+        weir_cli_signals_stop();
+        weir_sql_job_destroy(sj);
+        free_args(&a);
+        return rc;
+    }
     bool tty = isatty(STDERR_FILENO);
     waiter w = {.job = job};
     pthread_t th;
@@ -386,6 +430,7 @@ again:;
     } else if (!jrc) {
         jrc = weir_job_wait(job);
     }
+    weir_rest_stop(rest);
     weir_cli_stopper_end(&stopper);
     weir_cli_signals_stop();
     report_bad_records(job);

@@ -25,6 +25,7 @@ int weir__op_init(weir_op_ctx *c, weir__subtask *st, uint32_t pos,
     c->node = node;
     c->cls = node->kind == WEIR__NODE_OPERATOR ? node->op.cls : NULL;
     c->in_wm = c->out_wm = WEIR_TS_MIN;
+    c->in_wm_metric = c->out_wm_metric = WEIR_TS_MIN;
     c->hold = WEIR_TS_MAX;
     if (pthread_mutex_init(&c->counters_mu, NULL))
         return WEIR_ENOMEM;

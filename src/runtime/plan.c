@@ -102,6 +102,12 @@ static void subtask_free(weir__subtask *st)
     weir_free(st->input_wm);
     weir__wm_valve_fini(&st->valve);
     weir__gate_fini(&st->gate);
+    for (uint32_t i = 0; i < st->n_split_pub; i++) {
+        weir_free(st->split_pub[i]->id);
+        weir_free(st->split_pub[i]);
+    }
+    weir_free(st->split_pub);
+    pthread_mutex_destroy(&st->pub_mu);
     weir_free(st);
 }
 
@@ -232,6 +238,7 @@ static int build_subtasks(weir_job *job)
             st->index = s;
             st->out_wm_metric = WEIR_TS_MIN;
             st->max_event_ts_metric = WEIR_TS_MIN;
+            pthread_mutex_init(&st->pub_mu, NULL);
             /* not started yet: holds its alignment group back */
             atomic_init(&st->align_wm, WEIR_TS_MIN);
             if (weir__gate_init(&st->gate)) {
@@ -281,8 +288,13 @@ static int build_subtasks(weir_job *job)
                     return WEIR_ENOMEM;
                 }
                 cons->in = in;
-                cons->in[cons->n_in++] =
-                    (weir__inchan){.ch = ch, .input = e->input};
+                cons->in[cons->n_in++] = (weir__inchan){
+                    .ch = ch,
+                    .input = e->input,
+                    .edge = e->id,
+                    .from_subtask = p,
+                    .wm_metric = WEIR_TS_MIN,
+                    .last_data_ms_metric = WEIR_TS_MIN};
                 targets[k] = ch;
             }
             weir__writer *w = weir_calloc(1, sizeof *w);

@@ -149,6 +149,9 @@ struct weir_op_ctx {
 
     /* metrics */
     uint64_t records_in, records_out;
+    /* in_wm and out_wm as the owning thread last set them (WEIR__SET), for
+     * readers on other threads (runtime/inspect.h) */
+    int64_t in_wm_metric, out_wm_metric;
     weir__counter *counters;
     pthread_mutex_t counters_mu; /* registration vs. metric readers */
     uint64_t unlisted_counter; /* what weir_op_counter hands out when it cannot list one */
@@ -161,7 +164,33 @@ typedef struct weir__inchan {
     bool ended;
     bool blocked; /* delivered the barrier being aligned */
     bool first_idle; /* its first message (the status) said IDLE */
+    /* where it comes from (runtime/inspect.h) */
+    int edge;
+    uint32_t from_subtask;
+    /* Mirrored for readers on other threads (WEIR__SET / WEIR__LOAD): the
+     * channel's watermark, its status (WEIR__CHAN_*), and the job-clock
+     * time of its last batch (WEIR_TS_MIN: none yet). */
+    int64_t wm_metric;
+    int32_t status_metric;
+    int64_t last_data_ms_metric;
 } weir__inchan;
+
+enum { WEIR__CHAN_ACTIVE = 0, WEIR__CHAN_IDLE = 1, WEIR__CHAN_ENDED = 2 };
+
+/*
+ * What a split shows to readers on other threads (runtime/inspect.h):
+ * written by the source thread with WEIR__SET, read with WEIR__LOAD. It
+ * lives in its subtask's list (split_pub) until the job is destroyed, so a
+ * reader never sees it freed.
+ */
+typedef struct weir__split_pub {
+    char *id;
+    int64_t wm;           /* the split's watermark (WEIR_TS_MIN: none yet) */
+    int64_t max_ts;       /* newest event time read */
+    int64_t last_data_ms; /* job clock: last row, or opening */
+    uint64_t rows;        /* rows read */
+    int32_t idle, finished;
+} weir__split_pub;
 
 /* A source split as the source task drives it. */
 typedef struct weir__split {
@@ -172,6 +201,7 @@ typedef struct weir__split {
     bool finished;
     bool idle;
     int64_t last_data_ms; /* processing time of the last row (or of opening) */
+    weir__split_pub *pub; /* owned by the subtask's split_pub list */
 } weir__split;
 
 typedef struct weir__source_run {
@@ -182,6 +212,8 @@ typedef struct weir__source_run {
     bool discovery_done;
     weir__wm_valve valve;
     int64_t idle_timeout_ms; /* <= 0: never idle */
+    /* job clock: the last row of any split, or the last split opened */
+    int64_t last_data_ms;
     weir_batch *rb;          /* read batch */
     weir_batch *seg;         /* scratch for the later segments of a cut batch */
     uint32_t *iota;          /* 0, 1, 2, ... for gathers */
@@ -253,7 +285,19 @@ struct weir__subtask {
     /* errors and metrics */
     weir_error err; /* first failure of this subtask */
     int64_t backpressured_ns;
+    /* monotonic ns spent waiting for input (nothing to read, no timer due),
+     * and when the wait under way began (0: not waiting) */
+    int64_t idle_ns, idle_since_ns;
+    /* monotonic ns the thread started and ended (0: not yet) */
+    int64_t start_ns, end_ns;
     int64_t out_wm_metric; /* last watermark sent downstream */
+    /* job clock (ms) when out_wm_metric last changed (0: never) */
+    int64_t out_wm_moved_ms;
+    /* sources: every split seen, for readers on other threads; the mutex
+     * guards the array (not the entries' fields, which are atomic) */
+    pthread_mutex_t pub_mu;
+    weir__split_pub **split_pub;
+    uint32_t n_split_pub, cap_split_pub;
     int64_t max_event_ts_metric; /* sources: newest event time read */
     /* sources in a watermark-alignment group: the watermark this subtask
      * holds the group to (WEIR_TS_MAX: idle or finished, holds no one) */

@@ -134,6 +134,44 @@ static int handle_flags(weir__subtask *st, int flags)
     return rc;
 }
 
+/* A split's entry for readers on other threads (kept until the job goes). */
+static weir__split_pub *publish_split(weir__subtask *st, const char *id)
+{
+    weir__split_pub *p = weir_calloc(1, sizeof *p);
+    if (!p || !(p->id = weir_strdup(id))) {
+        weir_free(p);
+        return NULL;
+    }
+    p->wm = p->max_ts = WEIR_TS_MIN;
+    pthread_mutex_lock(&st->pub_mu);
+    if (st->n_split_pub == st->cap_split_pub) {
+        uint32_t cap = st->cap_split_pub ? st->cap_split_pub * 2 : 4;
+        weir__split_pub **a =
+            weir_realloc(st->split_pub, cap * sizeof *a);
+        if (!a) {
+            pthread_mutex_unlock(&st->pub_mu);
+            weir_free(p->id);
+            weir_free(p);
+            return NULL;
+        }
+        st->split_pub = a;
+        st->cap_split_pub = cap;
+    }
+    st->split_pub[st->n_split_pub++] = p;
+    pthread_mutex_unlock(&st->pub_mu);
+    return p;
+}
+
+static void publish_split_state(weir__split *s)
+{
+    weir__split_pub *p = s->pub;
+    WEIR__SET(&p->wm, weir__wm_gen_current(&s->gen));
+    WEIR__SET(&p->max_ts, s->gen.max_ts);
+    WEIR__SET(&p->last_data_ms, s->last_data_ms);
+    WEIR__SET(&p->idle, s->idle ? 1 : 0);
+    WEIR__SET(&p->finished, s->finished ? 1 : 0);
+}
+
 static int add_split(weir__subtask *st, const char *id)
 {
     weir__source_run *r = st->src;
@@ -154,6 +192,11 @@ static int add_split(weir__subtask *st, const char *id)
         return WEIR_ENOMEM;
     weir__wm_gen_init(&s->gen, &node->wm);
     s->last_data_ms = weir_clock_now(&job->cfg.clock);
+    r->last_data_ms = s->last_data_ms;
+    if (!(s->pub = publish_split(st, id))) {
+        weir_free(s->id);
+        return WEIR_ENOMEM;
+    }
     weir__restored_split rs = {0};
     bool restored = false;
     if (job->has_restore && job->restore.split) {
@@ -180,6 +223,7 @@ static int add_split(weir__subtask *st, const char *id)
         s->gen.max_ts = rs.max_ts;
         if (rs.finished) {
             s->finished = true;
+            publish_split_state(s);
             return 0;
         }
     }
@@ -193,6 +237,7 @@ static int add_split(weir__subtask *st, const char *id)
                                   err.message[0] ? err.message
                                                  : weir_strerror(rc));
     }
+    publish_split_state(s);
     return 0;
 }
 
@@ -352,7 +397,9 @@ static int read_split(weir__subtask *st, weir__split *s, bool *progress)
     const bool got_rows = rb->n_rows > 0;
     if (got_rows) {
         *progress = true;
+        WEIR__ADD(&s->pub->rows, rb->n_rows);
         s->last_data_ms = now;
+        r->last_data_ms = now;
         if (s->idle) {
             s->idle = false;
             if ((rc = handle_flags(st, weir__wm_valve_set_idle(
@@ -361,10 +408,12 @@ static int read_split(weir__subtask *st, weir__split *s, bool *progress)
         }
         if ((rc = process_rows(st, s)))
             return rc;
+        publish_split_state(s);
     }
     if (eof) {
         *progress = true;
         s->finished = true;
+        publish_split_state(s);
         r->cls->close_split(s->reader);
         s->reader = NULL;
         /* The split's watermark holds no one back any more. */
@@ -376,6 +425,7 @@ static int read_split(weir__subtask *st, weir__split *s, bool *progress)
     if (!got_rows && !s->idle && r->idle_timeout_ms > 0 &&
         now - s->last_data_ms >= r->idle_timeout_ms) {
         s->idle = true;
+        publish_split_state(s);
         return handle_flags(
             st, weir__wm_valve_set_idle(&r->valve, s->valve_idx, true));
     }
@@ -396,6 +446,29 @@ static void poll_source_metrics(weir__subtask *st)
         r->cls->metrics(r->src, metric_emit, &st->ops[0]);
 }
 
+/*
+ * A subtask of a source that watches for new splits (a monitored folder)
+ * whose every split has ended has no split left to turn idle, yet holds its
+ * watermark until a new split comes. With an idle timeout it turns idle
+ * once it has read nothing for that long, as a silent split does; the next
+ * split it finds makes it active again (the valve's refresh).
+ */
+static int idle_without_splits(weir__subtask *st)
+{
+    weir__source_run *r = st->src;
+    if (r->idle_timeout_ms <= 0 || r->discovery_done || r->valve.idle ||
+        r->n_splits == 0)
+        return 0;
+    for (uint32_t i = 0; i < r->n_splits; i++)
+        if (!r->splits[i].finished)
+            return 0;
+    int64_t now = weir_clock_now(&st->job->cfg.clock);
+    if (now - r->last_data_ms < r->idle_timeout_ms)
+        return 0;
+    r->valve.idle = true;
+    return weir__chain_status(st, true);
+}
+
 static bool all_finished(const weir__source_run *r)
 {
     for (uint32_t i = 0; i < r->n_splits; i++)
@@ -414,7 +487,11 @@ static void wait_a_little(weir__subtask *st, int64_t ms)
     pthread_mutex_lock(&st->gate.mu);
     if (st->gate.n_cmds == 0 && !stopping(st) && !canceled(st)) {
         st->gate.waiting = true;
+        int64_t t0 = weir_monotonic_ns();
+        WEIR__SET(&st->idle_since_ns, t0);
         pthread_cond_timedwait(&st->gate.cv, &st->gate.mu, &ts);
+        WEIR__ADD(&st->idle_ns, weir_monotonic_ns() - t0);
+        WEIR__SET(&st->idle_since_ns, 0);
         st->gate.waiting = false;
     }
     pthread_mutex_unlock(&st->gate.mu);
@@ -534,6 +611,8 @@ int weir__run_source(weir__subtask *st)
                 return rc;
             if (all_finished(r))
                 break;
+            if ((rc = idle_without_splits(st)))
+                return rc;
         }
         /* Nothing to read now: send what is staged, then look again a little
          * later. */

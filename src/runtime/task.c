@@ -64,6 +64,8 @@ static int op_failed(weir_op_ctx *c, int rc, const char *what)
 static void set_out_wm_metric(weir__subtask *st, weir_ts wm)
 {
     WEIR__SET(&st->out_wm_metric, wm);
+    /* For "who holds the watermark back": since when it has not moved. */
+    WEIR__SET(&st->out_wm_moved_ms, weir_clock_now(&st->job->cfg.clock));
 }
 
 /* Forwards min(input watermark, hold) if that advanced. */
@@ -73,6 +75,7 @@ static int op_forward(weir_op_ctx *c)
     if (out <= c->out_wm)
         return 0;
     c->out_wm = out;
+    WEIR__SET(&c->out_wm_metric, out);
     weir__msg m = {.type = WEIR__MSG_WATERMARK, .wm = out};
     for (uint32_t s = 0; s < c->n_sides; s++)
         for (uint32_t i = 0; i < c->sides[s].n; i++) {
@@ -122,6 +125,7 @@ int weir__op_advance_watermark(weir_op_ctx *c, weir_ts wm)
     if (wm <= c->in_wm)
         return 0;
     c->in_wm = wm;
+    WEIR__SET(&c->in_wm_metric, wm);
     int rc;
     if (c->timers && weir__timers_next(c->timers, WEIR_TIME_EVENT) <= wm &&
         (rc = weir__timers_advance(c->timers, WEIR_TIME_EVENT, wm, fire_timer,
@@ -954,6 +958,15 @@ static int handle_message(weir__subtask *st, uint32_t i, weir__msg *m)
         rc = weir__subtask_fail(st, WEIR_ECORRUPT, "unknown channel message %d",
                                 m->type);
     }
+    /* Mirrored for readers on other threads (runtime/inspect.h). */
+    if (m->type == WEIR__MSG_BATCH)
+        WEIR__SET(&in->last_data_ms_metric,
+                  weir_clock_now(&st->job->cfg.clock));
+    WEIR__SET(&in->wm_metric, st->valve.in[i].wm);
+    WEIR__SET(&in->status_metric,
+              in->ended                 ? WEIR__CHAN_ENDED
+              : st->valve.in[i].idle ? WEIR__CHAN_IDLE
+                                        : WEIR__CHAN_ACTIVE);
     if (handshake_done)
         st->all_started = true;
     if (!rc && st->all_started && !st->status_sent) {
@@ -1150,7 +1163,11 @@ int weir__run_consumer(weir__subtask *st)
                 }
                 struct timespec dl = deadline_in(wait);
                 st->gate.waiting = true;
+                int64_t t0 = weir_monotonic_ns();
+                WEIR__SET(&st->idle_since_ns, t0);
                 pthread_cond_timedwait(&st->gate.cv, &st->gate.mu, &dl);
+                WEIR__ADD(&st->idle_ns, weir_monotonic_ns() - t0);
+                WEIR__SET(&st->idle_since_ns, 0);
                 st->gate.waiting = false;
                 pthread_mutex_unlock(&st->gate.mu);
             } else {
@@ -1314,6 +1331,7 @@ void *weir__subtask_main(void *arg)
     weir__subtask *st = arg;
     weir_job *job = st->job;
     int rc = 0;
+    WEIR__SET(&st->start_ns, weir_monotonic_ns());
     if (st->task->is_source)
         rc = weir__source_open(st);
     for (uint32_t i = 0; i < st->n_ops && !rc; i++)
@@ -1337,6 +1355,7 @@ void *weir__subtask_main(void *arg)
         weir__job_fail(job, st->err.code, "%s", st->err.message);
         weir__job_cancel(job);
     }
+    WEIR__SET(&st->end_ns, weir_monotonic_ns());
     weir__subtask_mark_finished(st);
     return NULL;
 }
