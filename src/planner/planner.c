@@ -359,6 +359,16 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
             keys[i] = ts->fields[col].name;
         }
     }
+    const weir_sql_primary_key *pk = t->ddl->primary_key;
+    const char **pk_cols = NULL;
+    if (pk && pk->n_columns) {
+        if (!(pk_cols = plan_alloc(pc, pk->n_columns * sizeof *pk_cols)))
+            return WEIR_ENOMEM;
+        for (uint32_t i = 0; i < pk->n_columns; i++)
+            pk_cols[i] = pk->columns[i].name;
+    }
+    pc->cenv.primary_key = pk_cols;
+    pc->cenv.n_primary_key = pk_cols ? pk->n_columns : 0;
     pc->cenv.bad_option_index = &bad;
     pc->cenv.partition_keys = keys;
     pc->cenv.n_partition_keys = t->ddl->n_partitioned_by;
@@ -370,6 +380,8 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
     pc->cenv.bad_option_index = NULL;
     pc->cenv.partition_keys = NULL;
     pc->cenv.n_partition_keys = 0;
+    pc->cenv.primary_key = NULL;
+    pc->cenv.n_primary_key = 0;
     if (rc) {
         weir_sql_loc at = bad >= 0 && (uint32_t)bad < t->ddl->n_options ? t->ddl->options[bad].loc : t->ddl->name.loc;
         return plan_error(pc, at, rc, "table '%s': %s", t->name, err.message);
