@@ -399,6 +399,20 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
         weir_operator_spec_release(&spec);
         return rc;
     }
+    /* An updating result into a table with a PRIMARY KEY: every change of
+     * one key goes to the same sink subtask, in order (Flink's keyed
+     * shuffle before an upsert sink). */
+    if (w.updating && pk_cols && pk->n_columns <= WEIR_KEY_MAX_COLS) {
+        uint32_t kc[WEIR_KEY_MAX_COLS];
+        for (uint32_t i = 0; i < pk->n_columns; i++) {
+            int col = weir_schema_find(ts, pk_cols[i]);
+            if (col < 0)
+                return plan_error(pc, pk->loc, WEIR_ENOTFOUND, "PRIMARY KEY column '%s' is not a column of table '%s'",
+                                  pk_cols[i], t->name);
+            kc[i] = (uint32_t)col;
+        }
+        w.s = weir_stream_key_by(w.s, kc, pk->n_columns);
+    }
     if ((rc = weir_job_sink(pc->job, w.s, &spec, par))) {
         weir_operator_spec_release(&spec);
         return plan_error(pc, loc, rc, "cannot add sink '%s': %s", t->name, weir_job_error(pc->job));

@@ -80,7 +80,8 @@ typedef struct ksink {
     rd_kafka_resp_err_t dr_err; /* the first failed delivery */
     char dr_msg[256];
     uint64_t delivered, failed;
-    uint64_t rr; /* round-robin position */
+    uint64_t rr;      /* round-robin position */
+    uint32_t n_parts; /* of the topic, for 'fixed' and 'round-robin' */
     /* exactly-once */
     ktxn cur;          /* the open transaction (cur.rk != NULL) */
     uint64_t next_ckpt; /* the id the next transaction is named after */
@@ -91,6 +92,10 @@ typedef struct ksink {
     weir_encoder *kenc, *venc;
     weir_column *kcols, *vcols;
     weir_buf kbuf, vbuf;
+    weir_buf ubkey; /* upsert: the key of a -U not yet followed by its +U */
+    bool has_ub, ub_knull;
+    uint8_t *inserts; /* cap_inserts kinds, all +I */
+    uint32_t cap_inserts;
     /* upsert buffer */
     kentry *ents;
     uint32_t n_ents, cap_ents;
@@ -137,30 +142,16 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m,
     }
 }
 
-static int32_t partition_cb(const rd_kafka_topic_t *rkt, const void *key,
-                            size_t keylen, int32_t n, void *topic_opaque,
-                            void *msg_opaque)
-{
-    (void)msg_opaque;
-    ksink *s = topic_opaque;
-    if (s->a->partitioner == KSINK_PART_FIXED)
-        return (int32_t)(s->subtask % (uint32_t)n);
-    if (s->a->partitioner == KSINK_PART_ROUND_ROBIN)
-        return (int32_t)(__atomic_fetch_add(&s->rr, 1, __ATOMIC_RELAXED) %
-                         (uint64_t)n);
-    return rd_kafka_msg_partitioner_murmur2_random(rkt, key, keylen, n, NULL,
-                                                   NULL);
-}
-
 static int make_producer(ksink *s, const char *tid, rd_kafka_t **out)
 {
     char why[512];
     rd_kafka_conf_t *conf = rd_kafka_conf_dup(s->a->conf);
     if (!conf)
         return weir_op_fail(s->ctx, WEIR_ENOMEM, "out of memory");
+    /* 'default': Kafka's (Java client's) partitioner, murmur2 of the key. */
     rd_kafka_topic_conf_t *tc = rd_kafka_topic_conf_new();
-    rd_kafka_topic_conf_set_partitioner_cb(tc, partition_cb);
-    rd_kafka_topic_conf_set_opaque(tc, s);
+    rd_kafka_topic_conf_set_partitioner_cb(
+        tc, rd_kafka_msg_partitioner_murmur2_random);
     rd_kafka_conf_set_default_topic_conf(conf, tc);
     rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
     rd_kafka_conf_set_opaque(conf, s);
@@ -381,6 +372,45 @@ static int put_msg(weir_buf *b, int32_t part, const void *k, size_t kl,
     return rc;
 }
 
+/*
+ * The partition of the next message under 'fixed' and 'round-robin'
+ * (librdkafka places a message without a key by its sticky partitioner,
+ * never asking a partitioner callback, so weir chooses the partition
+ * itself); RD_KAFKA_PARTITION_UA under 'default'.
+ */
+static int choose_partition(ksink *s, rd_kafka_t *rk, int32_t *out)
+{
+    *out = RD_KAFKA_PARTITION_UA;
+    if (s->a->partitioner == KSINK_PART_DEFAULT)
+        return 0;
+    if (!s->n_parts) {
+        rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, s->a->topic, NULL);
+        const struct rd_kafka_metadata *md = NULL;
+        rd_kafka_resp_err_t e =
+            rkt ? rd_kafka_metadata(rk, 0, rkt, &md, 30000)
+                : RD_KAFKA_RESP_ERR__INVALID_ARG;
+        if (!e && md->topic_cnt == 1 && !md->topics[0].err)
+            s->n_parts = (uint32_t)md->topics[0].partition_cnt;
+        else if (!e && md->topic_cnt == 1)
+            e = md->topics[0].err;
+        if (md)
+            rd_kafka_metadata_destroy(md);
+        if (rkt)
+            rd_kafka_topic_destroy(rkt);
+        if (e || !s->n_parts)
+            return weir_op_fail(s->ctx, WEIR_EIO,
+                                "kafka sink: cannot read the partitions of "
+                                "topic '%s': %s",
+                                s->a->topic,
+                                e ? rd_kafka_err2str(e) : "no partitions");
+    }
+    if (s->a->partitioner == KSINK_PART_FIXED)
+        *out = (int32_t)(s->subtask % s->n_parts);
+    else
+        *out = (int32_t)(s->rr++ % s->n_parts);
+    return 0;
+}
+
 static int produce(ksink *s, rd_kafka_t *rk, int32_t part, const void *k,
                    size_t kl, const void *v, size_t vl)
 {
@@ -414,12 +444,16 @@ static int send_msg(ksink *s, const void *k, size_t kl, const void *v,
     int rc = ensure_producer(s);
     if (rc)
         return rc;
-    if (s->a->guarantee != KSINK_EXACTLY_ONCE)
-        return produce(s, s->rk, RD_KAFKA_PARTITION_UA, k, kl, v, vl);
-    if (put_msg(&s->cur.msgs, RD_KAFKA_PARTITION_UA, k, kl, v, vl))
-        return weir_op_fail(s->ctx, WEIR_ENOMEM, "out of memory");
-    s->cur.n_msgs++;
-    return produce(s, s->cur.rk, RD_KAFKA_PARTITION_UA, k, kl, v, vl);
+    rd_kafka_t *rk = s->a->guarantee == KSINK_EXACTLY_ONCE ? s->cur.rk : s->rk;
+    int32_t part;
+    if ((rc = choose_partition(s, rk, &part)))
+        return rc;
+    if (s->a->guarantee == KSINK_EXACTLY_ONCE) {
+        if (put_msg(&s->cur.msgs, part, k, kl, v, vl))
+            return weir_op_fail(s->ctx, WEIR_ENOMEM, "out of memory");
+        s->cur.n_msgs++;
+    }
+    return produce(s, rk, part, k, kl, v, vl);
 }
 
 /* A view of rows of b with the columns of one side only. */
@@ -567,6 +601,8 @@ static int buffer_maybe_flush(ksink *s)
 
 /* ------------------------------------------------------------ operator */
 
+static int send_pending_ub(ksink *s);
+
 int weir__kafka_sink_create(void *argp, const weir_op_info *info, void **out)
 {
     const ksink_arg *a = argp;
@@ -579,6 +615,7 @@ int weir__kafka_sink_create(void *argp, const weir_op_info *info, void **out)
     s->log_fd = -1;
     weir_buf_init(&s->kbuf);
     weir_buf_init(&s->vbuf);
+    weir_buf_init(&s->ubkey);
     weir_buf_init(&s->arena);
     *out = s;
     return 0;
@@ -622,17 +659,30 @@ static int ksink_process(void *op, weir_op_ctx *ctx, int input,
     s->ctx = ctx;
     const ksink_arg *a = s->a;
     weir_batch kv, vv;
-    if (a->key.present)
+    /* A key is one row, and an upsert's value is the row as it now is:
+     * both are encoded as inserts, whatever the change. */
+    if (b->n_rows > s->cap_inserts) {
+        uint8_t *v = weir_calloc(b->n_rows, 1);
+        if (!v)
+            return weir_op_fail(ctx, WEIR_ENOMEM, "out of memory");
+        weir_free(s->inserts);
+        s->inserts = v;
+        s->cap_inserts = b->n_rows;
+    }
+    if (a->key.present) {
         side_view(b, &a->key, s->kcols, &kv);
+        kv.kind = s->inserts;
+    }
     side_view(b, &a->value, s->vcols, &vv);
+    if (a->upsert)
+        vv.kind = s->inserts;
     int rc = 0;
     for (uint32_t r = 0; r < b->n_rows && !rc; r++) {
         weir_row_kind kind = (weir_row_kind)b->kind[r];
         bool tombstone = false, knull = !a->key.present, vnull = false;
         if (a->upsert) {
-            if (kind == WEIR_ROW_UPDATE_BEFORE)
-                continue; /* the +U that follows replaces it */
-            tombstone = kind == WEIR_ROW_DELETE;
+            tombstone = kind == WEIR_ROW_DELETE ||
+                        kind == WEIR_ROW_UPDATE_BEFORE;
         } else if (kind != WEIR_ROW_INSERT &&
                    (a->value.raw ||
                     !weir_format_is_changelog(a->value.fmt.kind))) {
@@ -650,6 +700,27 @@ static int ksink_process(void *op, weir_op_ctx *ctx, int input,
             break;
         if (tombstone)
             vnull = true;
+        /*
+         * -U: dropped when the +U of its key follows (the +U replaces the
+         * value, as in Flink); a -U that nothing follows (a filter above
+         * the aggregation dropped its +U) deletes the key. Buffered, it
+         * is a tombstone that the +U overwrites.
+         */
+        if (s->has_ub) {
+            bool replaced = !tombstone && s->ubkey.len == s->kbuf.len &&
+                            !memcmp(s->ubkey.data, s->kbuf.data, s->kbuf.len);
+            if (!replaced && (rc = send_pending_ub(s)))
+                break;
+            s->has_ub = false;
+        }
+        if (a->upsert && kind == WEIR_ROW_UPDATE_BEFORE && !buffering(s)) {
+            weir_buf_clear(&s->ubkey);
+            if (weir_buf_put(&s->ubkey, s->kbuf.data, s->kbuf.len))
+                return weir_op_fail(ctx, WEIR_ENOMEM, "out of memory");
+            s->ub_knull = knull;
+            s->has_ub = true;
+            continue;
+        }
         if (buffering(s)) {
             rc = buffer_put(s, &s->kbuf, &s->vbuf, vnull);
             if (rc)
@@ -664,6 +735,14 @@ static int ksink_process(void *op, weir_op_ctx *ctx, int input,
     if (!rc)
         rc = buffer_maybe_flush(s);
     return rc;
+}
+
+/* The tombstone of a -U whose +U did not follow. */
+static int send_pending_ub(ksink *s)
+{
+    s->has_ub = false;
+    return send_msg(s, s->ub_knull ? NULL : s->ubkey.data, s->ubkey.len, NULL,
+                    0);
 }
 
 static int ksink_watermark(void *op, weir_op_ctx *ctx, weir_ts wm)
@@ -716,7 +795,9 @@ static int ksink_snapshot(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
 {
     ksink *s = op;
     s->ctx = ctx;
-    int rc = buffering(s) ? buffer_flush(s) : 0;
+    int rc = s->has_ub ? send_pending_ub(s) : 0;
+    if (!rc && buffering(s))
+        rc = buffer_flush(s);
     if (rc)
         return rc;
     switch (s->a->guarantee) {
@@ -861,7 +942,9 @@ static int ksink_finish(void *op, weir_op_ctx *ctx)
 {
     ksink *s = op;
     s->ctx = ctx;
-    int rc = buffering(s) ? buffer_flush(s) : 0;
+    int rc = s->has_ub ? send_pending_ub(s) : 0;
+    if (!rc && buffering(s))
+        rc = buffer_flush(s);
     if (rc)
         return rc;
     if (s->a->guarantee != KSINK_EXACTLY_ONCE)
@@ -894,9 +977,11 @@ static void ksink_close(void *op)
     weir_encoder_destroy(s->kenc);
     weir_encoder_destroy(s->venc);
     weir_free(s->kcols);
+    weir_free(s->inserts);
     weir_free(s->vcols);
     weir_buf_fini(&s->kbuf);
     weir_buf_fini(&s->vbuf);
+    weir_buf_fini(&s->ubkey);
     weir_buf_fini(&s->arena);
     weir_free(s->ents);
     weir_free(s->slots);
