@@ -37,7 +37,8 @@
  *
  * The test seam: with WEIR_KAFKA_SINK_LOG=FILE in the environment when the
  * sink is built, every transactional step is appended to FILE as one line
- * "<event> <transactional-id> <checkpoint> <messages>" (events: begin,
+ * "<event> <transactional-id> <checkpoint> <messages> <monotonic ms>"
+ * (events: begin,
  * precommit, commit, recover-commit, recover-skip, abort), written before
  * the step for begin/abort and after it for the others, so that a kill -9
  * leaves the log consistent with what the broker saw.
@@ -115,8 +116,9 @@ static void log_event(ksink *s, const char *ev, const char *tid,
     if (s->log_fd < 0)
         return;
     char line[512];
-    int len = snprintf(line, sizeof line, "%s %s %" PRIu64 " %" PRIu64 "\n",
-                       ev, tid, ckpt, n);
+    int len = snprintf(line, sizeof line,
+                       "%s %s %" PRIu64 " %" PRIu64 " %" PRId64 "\n", ev, tid,
+                       ckpt, n, weir_monotonic_ns() / 1000000);
     if (len > 0 && (size_t)len < sizeof line) {
         ssize_t w = write(s->log_fd, line, (size_t)len);
         (void)w;
