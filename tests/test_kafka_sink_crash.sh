@@ -126,7 +126,7 @@ EOF
 job up up_ref at-least-once
 "$WEIR" run up.sql > /dev/null 2> log || fail "upsert reference run failed"
 job up up at-least-once
-kill_loop up "$KILLS_TXN" 300 900
+kill_loop up "$KILLS_TXN" 150 450
 compacted() { consume "$1" | python3 -c '
 import sys
 last = {}
@@ -145,7 +145,7 @@ rm -f txn.log
 job eo eo exactly-once $((2 * ROWS))
 export WEIR_KAFKA_SINK_LOG=$T/txn.log
 # a transaction per checkpoint: the first commits about 1 s after the start
-kill_loop eo "$KILLS_TXN" 800 2500
+kill_loop eo "$KILLS_TXN" 700 1300
 unset WEIR_KAFKA_SINK_LOG
 for ((i = 0; i <= $(cat eo.runs); i++)); do
     r=$(sed -n 's/.*restoring from checkpoint chk-\([0-9]*\).*/\1/p' "eo.err.$i" | head -1)
