@@ -3,6 +3,7 @@
  * 'properties.*' options handed to librdkafka one by one, so that a bad
  * one is reported at its own position in the DDL.
  */
+#ifdef WEIR_HAVE_KAFKA /* built only with librdkafka */
 #include <string.h>
 
 #include "connector/kafka/kafka_internal.h"
@@ -35,3 +36,5 @@ int weir__kafka_conf_from_options(weir__optset *o, rd_kafka_conf_t **out)
     *out = conf;
     return 0;
 }
+
+#endif /* WEIR_HAVE_KAFKA */

@@ -43,6 +43,7 @@
  * the step for begin/abort and after it for the others, so that a kill -9
  * leaves the log consistent with what the broker saw.
  */
+#ifdef WEIR_HAVE_KAFKA /* built only with librdkafka */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -1004,3 +1005,5 @@ const weir_operator_class weir__kafka_sink_class = {
     .stop = ksink_finish,
     .close = ksink_close,
 };
+
+#endif /* WEIR_HAVE_KAFKA */

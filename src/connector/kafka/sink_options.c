@@ -9,6 +9,7 @@
  * Format options are written as Flink writes them: 'json.*' after
  * 'format', 'value.json.*' after 'value.format'.
  */
+#ifdef WEIR_HAVE_KAFKA /* built only with librdkafka */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -19,7 +20,7 @@ static void side_fini(ksink_side *s)
 {
     weir_schema_destroy(s->schema);
     weir_free(s->cols);
-    free((void *)s->fmt.csv_null_literal);
+    weir_free((void *)s->fmt.csv_null_literal);
     memset(s, 0, sizeof *s);
 }
 
@@ -97,7 +98,7 @@ static int read_format(weir__optset *o, int fi, bool is_value,
     bool ignore = false;
     int rc = weir__opt_format(o, true, &s->fmt, &ignore);
     if (!rc && s->fmt.csv_null_literal) {
-        s->fmt.csv_null_literal = strdup(s->fmt.csv_null_literal);
+        s->fmt.csv_null_literal = weir_strdup(s->fmt.csv_null_literal);
         if (!s->fmt.csv_null_literal)
             return weir_error_set(o->err, WEIR_ENOMEM, "out of memory");
     }
@@ -482,3 +483,5 @@ bool weir__kafka_sink_accepts_changelog(const weir_operator_spec *spec,
                    "or 'value.format' = 'debezium-json' to write a changelog";
     return false;
 }
+
+#endif /* WEIR_HAVE_KAFKA */
