@@ -680,7 +680,8 @@ int weir_connector_sink_spec(const char *connector, const weir_option *opts,
             "connector 'datagen' can only be read from (a source)");
     return weir_error_set(err, WEIR_EUNSUPPORTED,
                           "unsupported connector '%s' as a sink (weir has "
-                          "'filesystem', 'print' and 'blackhole')",
+                          "'filesystem', 'print', 'blackhole', 'kafka' and "
+                          "'upsert-kafka')",
                           c);
 }
 
