@@ -46,10 +46,10 @@ typedef struct weir_connector_env {
      * takes them, every other connector refuses a partitioned table. */
     const char *const *partition_keys;
     uint32_t n_partition_keys;
-    /* The table's PRIMARY KEY columns (borrowed); the upsert-kafka sink
-     * writes them as the message key, and needs them. */
-    const char *const *primary_key;
-    uint32_t n_primary_key;
+    /* The table's PRIMARY KEY columns (borrowed; none: 0). The upsert-kafka
+     * sink writes them as the message key, and needs them. */
+    const char *const *primary_keys;
+    uint32_t n_primary_keys;
     /* The job takes checkpoints or savepoints: sinks that can commit
      * exactly once do so by default (the filesystem sink commits its files
      * when a checkpoint covering them completes). */

@@ -359,16 +359,23 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
             keys[i] = ts->fields[col].name;
         }
     }
-    const weir_sql_primary_key *pk = t->ddl->primary_key;
-    const char **pk_cols = NULL;
-    if (pk && pk->n_columns) {
-        if (!(pk_cols = plan_alloc(pc, pk->n_columns * sizeof *pk_cols)))
+    const char **pk = NULL;
+    const weir_sql_primary_key *pkd = t->ddl->primary_key;
+    if (pkd && pkd->n_columns) {
+        pk = plan_alloc(pc, pkd->n_columns * sizeof *pk);
+        if (!pk)
             return WEIR_ENOMEM;
-        for (uint32_t i = 0; i < pk->n_columns; i++)
-            pk_cols[i] = pk->columns[i].name;
+        for (uint32_t i = 0; i < pkd->n_columns; i++) {
+            int col = weir_schema_find(ts, pkd->columns[i].name);
+            if (col < 0)
+                return plan_error(pc, pkd->columns[i].loc, WEIR_ENOTFOUND,
+                                  "PRIMARY KEY column '%s' is not a column of table '%s'", pkd->columns[i].name,
+                                  t->name);
+            pk[i] = ts->fields[col].name;
+        }
     }
-    pc->cenv.primary_key = pk_cols;
-    pc->cenv.n_primary_key = pk_cols ? pk->n_columns : 0;
+    pc->cenv.primary_keys = pk;
+    pc->cenv.n_primary_keys = pk ? pkd->n_columns : 0;
     pc->cenv.bad_option_index = &bad;
     pc->cenv.partition_keys = keys;
     pc->cenv.n_partition_keys = t->ddl->n_partitioned_by;
@@ -380,8 +387,8 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
     pc->cenv.bad_option_index = NULL;
     pc->cenv.partition_keys = NULL;
     pc->cenv.n_partition_keys = 0;
-    pc->cenv.primary_key = NULL;
-    pc->cenv.n_primary_key = 0;
+    pc->cenv.primary_keys = NULL;
+    pc->cenv.n_primary_keys = 0;
     if (rc) {
         weir_sql_loc at = bad >= 0 && (uint32_t)bad < t->ddl->n_options ? t->ddl->options[bad].loc : t->ddl->name.loc;
         return plan_error(pc, at, rc, "table '%s': %s", t->name, err.message);
@@ -402,16 +409,11 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
     /* An updating result into a table with a PRIMARY KEY: every change of
      * one key goes to the same sink subtask, in order (Flink's keyed
      * shuffle before an upsert sink). */
-    if (w.updating && pk_cols && pk->n_columns <= WEIR_KEY_MAX_COLS) {
+    if (w.updating && pk && pkd->n_columns <= WEIR_KEY_MAX_COLS) {
         uint32_t kc[WEIR_KEY_MAX_COLS];
-        for (uint32_t i = 0; i < pk->n_columns; i++) {
-            int col = weir_schema_find(ts, pk_cols[i]);
-            if (col < 0)
-                return plan_error(pc, pk->loc, WEIR_ENOTFOUND, "PRIMARY KEY column '%s' is not a column of table '%s'",
-                                  pk_cols[i], t->name);
-            kc[i] = (uint32_t)col;
-        }
-        w.s = weir_stream_key_by(w.s, kc, pk->n_columns);
+        for (uint32_t i = 0; i < pkd->n_columns; i++)
+            kc[i] = (uint32_t)weir_schema_find(ts, pk[i]); /* found above */
+        w.s = weir_stream_key_by(w.s, kc, pkd->n_columns);
     }
     if ((rc = weir_job_sink(pc->job, w.s, &spec, par))) {
         weir_operator_spec_release(&spec);

@@ -11,7 +11,7 @@
 #include "weir/connector.h"
 
 /* 'connector' = 'kafka' ('upsert' false) or 'upsert-kafka' ('upsert' true).
- * The upsert sink takes its key from env->primary_key. */
+ * The upsert sink takes its key from env->primary_keys. */
 int weir__kafka_sink_spec_opts(bool upsert, const weir_option *opts,
                                size_t n_opts, const weir_schema *schema,
                                const weir_connector_env *env,

@@ -140,12 +140,12 @@ static int read_key_columns(weir__optset *o, ksink_arg *a,
     if (!a->key.schema)
         return weir_error_set(o->err, WEIR_ENOMEM, "out of memory");
     const char *list = a->upsert ? NULL : weir__opt_get(o, "key.fields");
-    uint32_t n = a->upsert ? env->n_primary_key : 0;
+    uint32_t n = a->upsert ? env->n_primary_keys : 0;
     const char *p = list;
     int ki = weir__opt_index(o, "key.fields");
     for (uint32_t i = 0; a->upsert ? i < n : p && *p; i++) {
         if (a->upsert) {
-            snprintf(name, sizeof name, "%s", env->primary_key[i]);
+            snprintf(name, sizeof name, "%s", env->primary_keys[i]);
         } else {
             size_t len = strcspn(p, ";");
             snprintf(name, sizeof name, "%.*s", (int)len, p);
@@ -290,7 +290,7 @@ static int read_options(weir__optset *o, ksink_arg *a,
     int kf = weir__opt_index(o, "key.format");
     const char *kprefix = weir__opt_get(o, "key.fields-prefix");
     if (a->upsert) {
-        if (!env || env->n_primary_key == 0)
+        if (!env || env->n_primary_keys == 0)
             return weir_error_set(
                 o->err, WEIR_EINVAL,
                 "connector 'upsert-kafka' needs a PRIMARY KEY on the table: "
@@ -301,7 +301,7 @@ static int read_options(weir__optset *o, ksink_arg *a,
                                      "PRIMARY KEY is written as the message "
                                      "key)");
     } else {
-        if (env && env->n_primary_key)
+        if (env && env->n_primary_keys)
             return weir_error_set(
                 o->err, WEIR_EINVAL,
                 "connector 'kafka' does not take a PRIMARY KEY (it appends "
