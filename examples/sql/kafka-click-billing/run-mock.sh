@@ -9,7 +9,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 WEIR=$(cd "$(dirname "${1:-$HERE/../../../build/weir}")" && pwd)/$(basename "${1:-weir}")
 MOCK=$(dirname "$WEIR")/weir-kafka-mock
 W=$(mktemp -d /tmp/weir-kafka-example-XXXXXX)
-cleanup() { [ -n "${JOB:-}" ] && kill "$JOB" 2> /dev/null; [ -n "${MOCK_PID:-}" ] && kill "$MOCK_PID" 2> /dev/null; wait 2> /dev/null; rm -rf "$W"; }
+cleanup() { set +e; [ -n "${JOB:-}" ] && kill "$JOB" 2> /dev/null; [ -n "${MOCK_PID:-}" ] && kill "$MOCK_PID" 2> /dev/null; wait 2> /dev/null; rm -rf "$W"; }
 trap cleanup EXIT
 cd "$W"
 "$MOCK" -f bootstrap clicks:2 bills:1 > mock.log 2>&1 &
