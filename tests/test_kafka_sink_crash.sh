@@ -18,7 +18,8 @@
 # (at-least-once, default 12: at least 10 must land before the job ends),
 # WEIR_KAFKA_CRASH_KILLS_TXN (upsert, default 4), WEIR_KAFKA_CRASH_KILLS_EO
 # (exactly-once, default 3) and
-# WEIR_KAFKA_CRASH_ROWS change the size.
+# WEIR_KAFKA_CRASH_ROWS change the size (more kills need more rows:
+# about 1000 per kill).
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 MOCK=$(dirname "$WEIR")/weir-kafka-mock
@@ -27,7 +28,7 @@ KILLS=${WEIR_KAFKA_CRASH_KILLS:-12}         # at-least-once
 KILLS_TXN=${WEIR_KAFKA_CRASH_KILLS_TXN:-4}  # upsert-kafka
 KILLS_EO=${WEIR_KAFKA_CRASH_KILLS_EO:-3}    # exactly-once (slower to restart)
 ROWS=${WEIR_KAFKA_CRASH_ROWS:-16000}
-RATE=$((ROWS / 10)) # per subtask: an uninterrupted run takes about 5 s
+RATE=${WEIR_KAFKA_CRASH_RATE:-1600} # rows/s per subtask: 16000 rows take about 5 s
 RANDOM=$SEED
 echo "test_kafka_sink_crash: seed $SEED (WEIR_KAFKA_CRASH_SEED=$SEED replays it), $ROWS rows, $KILLS kills (at-least-once), $KILLS_TXN (upsert), $KILLS_EO (exactly-once)"
 [ -x "$MOCK" ] || { echo "SKIP: no weir-kafka-mock (built without librdkafka)"; exit 0; }
