@@ -18,6 +18,7 @@
 #include "weir/nexmark.h"
 #ifdef WEIR_HAVE_KAFKA
 #include "connector/kafka/source_internal.h"
+#include "connector/kafka/sink.h"
 #endif
 #ifdef WEIR_HAVE_POSTGRES
 #include "connector/postgres/cdc_internal.h"
@@ -709,6 +710,18 @@ int weir_connector_sink_spec(const char *connector, const weir_option *opts,
     if (strcmp(c, "blackhole") == 0)
         return weir_blackhole_sink_spec_opts(opts, n_opts, schema, env, out,
                                              err);
+    if (strcmp(c, "kafka") == 0 || strcmp(c, "upsert-kafka") == 0) {
+#ifdef WEIR_HAVE_KAFKA
+        return weir__kafka_sink_spec_opts(c[0] == 'u', opts, n_opts, schema,
+                                          env, out, err);
+#else
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "connector '%s' is not built into this weir: "
+                              "it needs librdkafka (librdkafka-dev, see "
+                              "scripts/install-deps.sh)",
+                              c);
+#endif
+    }
     if (strcmp(c, "datagen") == 0 || strcmp(c, "stdin") == 0)
         return weir_error_set(
             err, WEIR_EUNSUPPORTED,
@@ -726,7 +739,8 @@ int weir_connector_sink_spec(const char *connector, const weir_option *opts,
     }
     return weir_error_set(err, WEIR_EUNSUPPORTED,
                           "unsupported connector '%s' as a sink (weir has "
-                          "'filesystem', 'print', 'blackhole' and 'jdbc')",
+                          "'filesystem', 'print', 'blackhole', 'jdbc', "
+                          "'kafka' and 'upsert-kafka')",
                           c);
 }
 
@@ -784,6 +798,10 @@ bool weir_sink_spec_accepts_changelog(const weir_operator_spec *spec,
                        "query contains update/delete record')";
         return upsert;
     }
+#endif
+#ifdef WEIR_HAVE_KAFKA
+    if (spec->cls == &weir__kafka_sink_class)
+        return weir__kafka_sink_accepts_changelog(spec, why_not);
 #endif
     /* print and blackhole take anything; unknown specs are the caller's to
      * judge */

@@ -411,6 +411,15 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
         weir_operator_spec_release(&spec);
         return rc;
     }
+    /* An updating result into a table with a PRIMARY KEY: every change of
+     * one key goes to the same sink subtask, in order (Flink's keyed
+     * shuffle before an upsert sink). */
+    if (w.updating && pk && pkd->n_columns <= WEIR_KEY_MAX_COLS) {
+        uint32_t kc[WEIR_KEY_MAX_COLS];
+        for (uint32_t i = 0; i < pkd->n_columns; i++)
+            kc[i] = (uint32_t)weir_schema_find(ts, pk[i]); /* found above */
+        w.s = weir_stream_key_by(w.s, kc, pkd->n_columns);
+    }
     if ((rc = weir_job_sink(pc->job, w.s, &spec, par))) {
         weir_operator_spec_release(&spec);
         return plan_error(pc, loc, rc, "cannot add sink '%s': %s", t->name, weir_job_error(pc->job));
