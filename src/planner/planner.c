@@ -532,7 +532,10 @@ static const char *const KNOWN_KEYS[] = {
     "state.checkpoints.num-retained", "execution.checkpointing.num-retained", "execution.checkpointing.savepoint-dir",
     "execution.savepoint.path", "state.backend.async", "state.backend.incremental",
     "execution.checkpointing.incremental", "restart-strategy", "restart-strategy.type",
-    "restart-strategy.fixed-delay.attempts", "restart-strategy.fixed-delay.delay", NULL};
+    "restart-strategy.fixed-delay.attempts", "restart-strategy.fixed-delay.delay",
+    /* object storage (s3:// paths) */
+    "s3.endpoint", "s3.region", "s3.access-key", "s3.access.key", "s3.secret-key", "s3.secret.key",
+    "s3.path.style.access", "s3.path-style-access", "s3.max-error-retries", "s3.upload.min.part.size", NULL};
 
 /* Adds a warning if key is not one weir reads; at has no line for -D. */
 static int warn_unknown_key(plan_ctx *pc, const char *key, weir_sql_loc at)
