@@ -8,6 +8,8 @@
  *   put      one PUT up to the part size, else a multipart upload (parts
  *            of the part size, completed at the end, aborted on failure):
  *            S3 shows an object whole or not at all, so put is atomic.
+ *            A _metadata (a checkpoint's commit point) always goes
+ *            multipart (see upload()).
  *   put_file the same from a local file, read part by part: a state file
  *            of any size never sits whole in memory.
  *   get      ranged GETs of the part size, each retried on its own.
@@ -549,7 +551,15 @@ static int upload(s3_storage *s, const char *name, const void *data, int fd,
         return WEIR_EINVAL;
     int rc;
     s3_call c;
-    if (len <= s->part_size) {
+    /*
+     * A checkpoint's _metadata is its commit point: it goes up as a
+     * multipart upload even when small, so it appears only once whole
+     * even on a server that keeps what an interrupted PUT sent (s3rver
+     * does; S3 itself does not).
+     */
+    const char *base = strrchr(name, '/');
+    bool commit_point = !strcmp(base ? base + 1 : name, "_metadata");
+    if (len <= s->part_size && !commit_point) {
         call_init(&c, "PUT", key);
         c.body = data;
         c.fd = fd;
@@ -578,6 +588,8 @@ static int upload(s3_storage *s, const char *name, const void *data, int fd,
         rc = WEIR_EIO;
     }
     uint32_t n_parts = (uint32_t)((len + s->part_size - 1) / s->part_size);
+    if (!n_parts)
+        n_parts = 1; /* an empty object: one empty part */
     char **etags = rc ? NULL : weir_calloc(n_parts, sizeof *etags);
     if (!rc && !etags)
         rc = WEIR_ENOMEM;
@@ -601,7 +613,7 @@ static int upload(s3_storage *s, const char *name, const void *data, int fd,
             c.fd = fd;
             c.fd_off = off;
         } else {
-            c.body = (const uint8_t *)data + off;
+            c.body = data ? (const uint8_t *)data + off : (const uint8_t *)"";
         }
         rc = perform(s, &c);
         weir_buf_fini(&c.err);
