@@ -168,6 +168,9 @@ static size_t on_header(char *line, size_t size, size_t n, void *ud)
             memcpy(c->etag, v, l);
             c->etag[l] = '\0';
         }
+    } else if (len > 15 && !strcmp(c->method, "HEAD") &&
+               !strncasecmp(line, "Content-Length:", 15)) {
+        c->total = strtoull(line + 15, NULL, 10);
     } else if (len > 14 && !strncasecmp(line, "Content-Range:", 14)) {
         const char *slash = memchr(line, '/', len);
         if (slash)
@@ -406,6 +409,10 @@ static int perform(s3_storage *s, s3_call *c)
         if (!cr && c->status >= 200 && c->status < 300)
             break;
         if (try >= s->max_retries || !retryable(cr, c->status, &c->err))
+            break;
+        /* A server that mis-sizes a range (s3rver on an empty object):
+         * once more, then the caller looks at the object's size. */
+        if (cr == CURLE_PARTIAL_FILE && c->range && try >= 1)
             break;
         pthread_mutex_lock(&s->mu);
         unsigned r = (unsigned)rand_r(&s->jitter);
@@ -700,12 +707,26 @@ static int s3_get(weir__storage *st, const char *name, uint8_t **data,
         c.range = range;
         c.out = &out;
         size_t before = out.len;
+        c.quiet = before == 0; /* said below, unless the object is empty */
         rc = perform(s, &c);
         weir_buf_fini(&c.err);
+        if (rc == WEIR_EIO && before == 0) {
+            /* No byte to range over in an empty object: S3 answers 416,
+             * others fail the transfer. Its size tells. */
+            s3_call h;
+            call_init(&h, "HEAD", key);
+            h.quiet = true;
+            if (perform(s, &h) == 0 && h.total == 0)
+                rc = WEIR_EOF;
+            weir_buf_fini(&h.err);
+        }
         if (rc == WEIR_EOF && before == 0) {
-            rc = 0; /* an empty object: no byte to range over */
+            rc = 0; /* an empty object */
             break;
         }
+        if (rc && rc != WEIR_ENOTFOUND && before == 0)
+            s3_log(s, "s3://%s/%s: GET failed: %s (HTTP %ld)", s->bucket,
+                   key, weir_strerror(rc), c.status);
         if (rc)
             break;
         if (c.status == 200) {
@@ -713,6 +734,12 @@ static int s3_get(weir__storage *st, const char *name, uint8_t **data,
         }
         if (!c.total || out.len == before) {
             rc = WEIR_EIO;
+            break;
+        }
+        if (total == UINT64_MAX && c.total > out.len &&
+            c.total - out.len <= SIZE_MAX / 2 &&
+            weir_buf_reserve(&out, (size_t)(c.total - out.len))) {
+            rc = WEIR_ENOMEM; /* the rest, at once: no copy per doubling */
             break;
         }
         total = c.total;
