@@ -154,6 +154,7 @@ awk -v n=$(( ROWS * 4 )) 'BEGIN { srand(7); for (i = 0; i < n; i++) {
     printf "%d,%d\n", i, ts } }' > in.csv
 sed -e "s/'connector' = 'datagen'.*/'connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');/" \
     -e "/'fields.g.end'/d" -e "s/ts AS TO_TIMESTAMP_LTZ(1000000 + g, 3)/ts_ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ts_ms, 3)/" job.sql > file.sql
+rm -rf out state
 "$WEIR" run file.sql -D parallelism.default=2 > /dev/null 2> log || fail "the second reference run failed"
 visible > ref2.txt
 rm -rf out state
