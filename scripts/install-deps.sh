@@ -23,7 +23,19 @@ PACKAGES=(
   libcurl4-openssl-dev   # object storage (S3 API, SigV4)
   libnats-dev nats-server  # NATS JetStream connectors and their test server
   chromium               # the web UI's end-to-end test (headless)
+  nodejs npm             # s3rver, the S3-compatible server the object-storage tests start
 )
+
+# npm packages the tests run, installed project-local into tests/node
+# (package.json and package-lock.json pin them; node_modules is ignored).
+install_node_tools() {
+  local root
+  root=$(cd "$(dirname "$0")/.." && pwd)
+  if [ ! -x "$root/tests/node/node_modules/.bin/s3rver" ]; then
+    echo "install-deps: npm ci in tests/node (s3rver)"
+    (cd "$root/tests/node" && npm ci --no-audit --no-fund)
+  fi
+}
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -31,6 +43,7 @@ for p in "${PACKAGES[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all packages present"
+  install_node_tools
   exit 0
 fi
 SUDO=""
@@ -38,3 +51,4 @@ SUDO=""
 echo "install-deps: installing ${missing[*]}"
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+install_node_tools

@@ -107,6 +107,19 @@ typedef struct weir_checkpoint_config {
      * data.
      */
     int64_t aligned_timeout_ms;
+    /*
+     * Object storage, for s3://bucket/prefix in dir, savepoint_dir and
+     * restore_path (docs/checkpoints.md): s3.endpoint, s3.region,
+     * s3.access-key, s3.secret-key, s3.path.style.access ("true"/"false"),
+     * NULL where not set (then AWS_ENDPOINT_URL, AWS_REGION,
+     * AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY; path style for an IP
+     * address or localhost, else virtual-hosted). s3.max-error-retries
+     * (-1: 10) and s3.upload.min.part.size (0: 8 MiB).
+     */
+    const char *s3_endpoint, *s3_region, *s3_access_key, *s3_secret_key;
+    const char *s3_path_style;
+    int32_t s3_max_retries;
+    uint64_t s3_part_size;
     weir_checkpoint_log_fn
         log; /* NULL: lines go to stderr, prefixed "weir: " */
     void *log_ud;

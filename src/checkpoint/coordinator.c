@@ -125,6 +125,7 @@ struct weir__coord {
     weir_job *job;
     weir_checkpoint_config cfg;
     char *dir, *sp_dir, *restore_path; /* owned copies behind cfg's strings */
+    char *s3_copies[5]; /* owned copies behind cfg's s3_* strings */
     weir_clock clock;
     uint32_t max_par;
     weir__storage *storage;
@@ -643,12 +644,16 @@ static int upload_sst(weir__coord *c, uint64_t id, int task, uint32_t subtask,
         weir_free(nf.shared);
     }
     if (!have) {
-        uint8_t *data;
-        size_t len;
-        if ((rc = weir__io_read_file(path, &data, &len)))
-            return rc;
-        size = len;
-        crc = weir_crc32c(0, data, len);
+        uint8_t *data = NULL;
+        size_t len = 0;
+        /* Storage that streams a file reads it itself (and sums it). */
+        bool stream = c->storage->ops->put_file != NULL;
+        if (!stream) {
+            if ((rc = weir__io_read_file(path, &data, &len)))
+                return rc;
+            size = len;
+            crc = weir_crc32c(0, data, len);
+        }
         snprintf(shared, sizeof shared,
                  "shared/r%" PRIu64 "-t%d-s%u-n%u-%s", c->run_tag, task,
                  subtask, node, name);
@@ -667,8 +672,18 @@ static int upload_sst(weir__coord *c, uint64_t id, int task, uint32_t subtask,
         pthread_mutex_unlock(&c->mu);
         weir_free(nf.local);
         weir_free(nf.shared);
-        if (!rc)
+        if (!rc && stream) {
+            uint64_t fsize;
+            uint32_t fcrc;
+            rc = c->storage->ops->put_file(c->storage, shared, path, &fsize,
+                                           &fcrc);
+            if (!rc) {
+                size = fsize;
+                crc = fcrc;
+            }
+        } else if (!rc) {
             rc = c->storage->ops->put(c->storage, shared, data, len);
+        }
         weir_free(data);
         pthread_mutex_lock(&c->mu);
         if (rc) {
@@ -685,6 +700,14 @@ static int upload_sst(weir__coord *c, uint64_t id, int task, uint32_t subtask,
             pending *p = find_pending(c, id);
             if (p)
                 p->uploaded += size;
+            /* streamed: its CRC is known only now */
+            t = find_table(c, task, subtask, node);
+            for (uint32_t i = 0; stream && t && i < t->n_files; i++)
+                if (strcmp(t->files[i].shared, shared) == 0) {
+                    t->files[i].size = size;
+                    t->files[i].crc = crc;
+                    break;
+                }
         }
         pthread_mutex_unlock(&c->mu);
         if (rc)
@@ -1320,7 +1343,9 @@ static void *coord_main(void *arg)
             weir__storage *sp = NULL;
             char *dir = c->sp_dir ? weir_strdup(c->sp_dir) : NULL;
             pthread_mutex_unlock(&c->mu);
-            int rc = dir ? weir__storage_local_create(dir, &sp) : WEIR_EINVAL;
+            weir_error e = {0};
+            int rc = dir ? weir__storage_open(dir, &c->cfg, &sp, &e)
+                         : WEIR_EINVAL;
             pthread_mutex_lock(&c->mu);
             if (rc) {
                 weir__ckpt_log(&c->cfg, "cannot take a savepoint: %s",
@@ -1441,6 +1466,8 @@ static void coord_destroy(void *ud)
     weir_free(c->dir);
     weir_free(c->sp_dir);
     weir_free(c->restore_path);
+    for (int i = 0; i < 5; i++)
+        weir_free(c->s3_copies[i]);
     pthread_mutex_destroy(&c->mu);
     pthread_cond_destroy(&c->tick_cv);
     pthread_cond_destroy(&c->work_cv);
@@ -1595,6 +1622,22 @@ static uint32_t timed_task_parallelism(void *ud, int task)
                : 0;
 }
 
+/* cfg's object storage options, copied: savepoints open storage later. */
+static int copy_s3_options(weir__coord *c)
+{
+    const char **f[5] = {&c->cfg.s3_endpoint, &c->cfg.s3_region,
+                         &c->cfg.s3_access_key, &c->cfg.s3_secret_key,
+                         &c->cfg.s3_path_style};
+    for (int i = 0; i < 5; i++) {
+        if (!*f[i])
+            continue;
+        if (!(c->s3_copies[i] = weir_strdup(*f[i])))
+            return WEIR_ENOMEM;
+        *f[i] = c->s3_copies[i];
+    }
+    return 0;
+}
+
 /* ---- the public API ---- */
 
 int weir_job_enable_checkpoints(weir_job *job,
@@ -1677,26 +1720,52 @@ int weir_job_enable_checkpoints(weir_job *job,
                                 .metrics = coord_metrics,
                                 .ud = c};
     char why[160];
-    if ((rc = weir__io_check_dir_writable(c->dir, 0755, why, sizeof why))) {
+    bool remote = weir__storage_is_remote(c->dir);
+    if ((rc = copy_s3_options(c))) {
+        coord_destroy(c);
+        return weir_error_set(err, rc, "out of memory");
+    }
+    if (!remote &&
+        (rc = weir__io_check_dir_writable(c->dir, 0755, why, sizeof why))) {
         weir_error_set(err, rc,
                        "%s: cannot write checkpoints to this folder: %s",
                        c->dir, why);
         coord_destroy(c);
         return rc;
     }
-    if ((rc = weir__storage_local_create(c->dir, &c->storage))) {
-        weir_error_set(err, rc, "%s: cannot use as checkpoint directory: %s",
-                       c->dir, weir_strerror(rc));
+    if ((rc = weir__storage_open(c->dir, &c->cfg, &c->storage, err))) {
+        if (!remote)
+            weir_error_set(err, rc,
+                           "%s: cannot use as checkpoint directory: %s",
+                           c->dir, weir_strerror(rc));
         coord_destroy(c);
         return rc;
+    }
+    if (remote) {
+        /* Reach the bucket now: wrong keys or endpoint fail the start. */
+        char **names = NULL;
+        size_t n_names = 0;
+        rc = c->storage->ops->list(c->storage, "", &names, &n_names);
+        weir__storage_free_names(names, n_names);
+        if (rc) {
+            weir_error_set(err, rc == WEIR_EINVAL ? rc : WEIR_EIO,
+                           "%s: cannot use as checkpoint directory: %s (the "
+                           "line above says what the server answered)",
+                           c->dir, weir_strerror(rc));
+            coord_destroy(c);
+            return rc == WEIR_EINVAL ? rc : WEIR_EIO;
+        }
     }
     if ((rc = weir__job_state_ops(job, &c->ops, &c->n_ops))) {
         coord_destroy(c);
         return weir_error_set(err, rc, "out of memory");
     }
-    /* Before recovery reads anything: another process may be writing. */
-    if ((rc = weir__dirlock_acquire(c->dir, "checkpoint folder", &c->lock,
-                                    err))) {
+    /*
+     * Before recovery reads anything: another process may be writing.
+     * Object storage has no lock (docs/checkpoints.md).
+     */
+    if (!remote && (rc = weir__dirlock_acquire(c->dir, "checkpoint folder",
+                                               &c->lock, err))) {
         coord_destroy(c);
         return rc;
     }
@@ -1860,11 +1929,12 @@ static int savepoint_target(weir_job *job, const char **dir, weir__coord **cp,
     if (!*dir || !**dir)
         return weir_error_set(err, WEIR_EINVAL,
                               "no savepoint directory (state.savepoints.dir)");
-    int rc = weir__storage_local_create(*dir, sp);
+    weir_error e = {0};
+    int rc = weir__storage_open(*dir, &c->cfg, sp, &e);
     if (rc)
         return weir_error_set(err, rc,
                               "%s: cannot use as savepoint directory: %s",
-                              *dir, weir_strerror(rc));
+                              *dir, e.message);
     *cp = c;
     return 0;
 }

@@ -17,6 +17,7 @@ void weir_checkpoint_config_init(weir_checkpoint_config *cfg)
     cfg->max_concurrent = 1;
     cfg->num_retained = 1;
     cfg->tolerable_failures = -1;
+    cfg->s3_max_retries = -1;
 }
 
 static int parse_int(const char *key, const char *value, int64_t lo, int64_t hi,
@@ -110,6 +111,49 @@ int weir_checkpoint_config_set(weir_checkpoint_config *cfg, const char *key,
                 err, WEIR_EINVAL,
                 "option '%s': expected true or false, got '%s'", key, value);
         cfg->allow_non_restored_state = !strcasecmp(value, "true");
+        return 0;
+    }
+    if (!strcmp(key, "s3.endpoint")) {
+        if (strncmp(value, "http://", 7) && strncmp(value, "https://", 8) &&
+            strstr(value, "://"))
+            return weir_error_set(
+                err, WEIR_EINVAL,
+                "option '%s': expected an http:// or https:// URL, got '%s'",
+                key, value);
+        cfg->s3_endpoint = value;
+        return 0;
+    }
+    if (!strcmp(key, "s3.region")) {
+        cfg->s3_region = value;
+        return 0;
+    }
+    if (!strcmp(key, "s3.access-key") || !strcmp(key, "s3.access.key")) {
+        cfg->s3_access_key = value;
+        return 0;
+    }
+    if (!strcmp(key, "s3.secret-key") || !strcmp(key, "s3.secret.key")) {
+        cfg->s3_secret_key = value;
+        return 0;
+    }
+    if (!strcmp(key, "s3.path.style.access") ||
+        !strcmp(key, "s3.path-style-access")) {
+        if (strcasecmp(value, "true") && strcasecmp(value, "false"))
+            return weir_error_set(
+                err, WEIR_EINVAL,
+                "option '%s': expected true or false, got '%s'", key, value);
+        cfg->s3_path_style = !strcasecmp(value, "true") ? "true" : "false";
+        return 0;
+    }
+    if (!strcmp(key, "s3.max-error-retries")) {
+        if ((rc = parse_int(key, value, 0, 100, &v, err)))
+            return rc;
+        cfg->s3_max_retries = (int32_t)v;
+        return 0;
+    }
+    if (!strcmp(key, "s3.upload.min.part.size")) {
+        if ((rc = parse_int(key, value, 1024, (int64_t)5 << 30, &v, err)))
+            return rc;
+        cfg->s3_part_size = (uint64_t)v;
         return 0;
     }
     if (!strcmp(key, "execution.checkpointing.mode")) {

@@ -355,6 +355,67 @@ static bool is_dir(const char *path)
 }
 
 /* --from PATH: a checkpoint or savepoint folder, or a folder of checkpoints. */
+/*
+ * --from s3://bucket/prefix/chk-7 (a checkpoint or savepoint: it has a
+ * _metadata) or s3://bucket/prefix (its newest complete one).
+ */
+static int from_remote(weir_job *job, const weir_checkpoint_config *cfg,
+                       weir__recovered *rec, uint64_t *max, const char *path,
+                       weir_error *err)
+{
+    char parent[512];
+    const char *slash = strrchr(path, '/');
+    const char *base = slash + 1;
+    /* "s3://bucket" alone has no folder to split off */
+    bool has_base = slash > strstr(path, "://") + 2 && *base;
+    weir__storage *s = NULL;
+    int rc = 0;
+    if (has_base) {
+        snprintf(parent, sizeof parent, "%.*s", (int)(slash - path), path);
+        if ((rc = weir__storage_open(parent, cfg, &s, err)))
+            return rc;
+        char meta_path[600];
+        snprintf(meta_path, sizeof meta_path, "%s/_metadata", base);
+        uint8_t *data = NULL;
+        size_t len = 0;
+        rc = s->ops->get(s, meta_path, &data, &len);
+        weir_free(data);
+        if (rc && rc != WEIR_ENOTFOUND) {
+            weir__storage_destroy(s);
+            return weir_error_set(err, rc, "%s: cannot read: %s", path,
+                                  weir_strerror(rc));
+        }
+        if (rc) {
+            weir__storage_destroy(s);
+            s = NULL;
+        }
+    }
+    if (s) {
+        weir__ckpt_meta meta;
+        weir__snapshot_set *set = NULL;
+        rc = load(job, cfg, s, base, path, &meta, &set, err);
+        if (!rc) {
+            describe(cfg, path, &meta);
+            rec->set = set;
+            rec->id = meta.id;
+            rec->is_final = meta.is_final;
+            snprintf(rec->name, sizeof rec->name, "%s", path);
+            weir__ckpt_meta_fini(&meta);
+        }
+    } else {
+        if ((rc = weir__storage_open(path, cfg, &s, err)))
+            return rc;
+        rc = latest_in(job, cfg, s, path, rec, err);
+        if (rc == WEIR_ENOTFOUND)
+            weir_error_set(
+                err, rc, "%s: no complete checkpoint or savepoint there", path);
+    }
+    if (!rc && rec->id > *max)
+        *max = rec->id;
+    weir__storage_destroy(s);
+    return rc;
+}
+
 static int from_path(weir_job *job, const weir_checkpoint_config *cfg,
                      weir__recovered *rec, uint64_t *max, weir_error *err)
 {
@@ -367,6 +428,8 @@ static int from_path(weir_job *job, const weir_checkpoint_config *cfg,
     size_t l = strlen(path);
     while (l > 1 && path[l - 1] == '/')
         path[--l] = '\0';
+    if (weir__storage_is_remote(path))
+        return from_remote(job, cfg, rec, max, path, err);
     if (!is_dir(path))
         return weir_error_set(err, WEIR_ENOTFOUND,
                               "%s: no such checkpoint or savepoint", path);
@@ -423,9 +486,11 @@ int weir__recovery_find(weir_job *job, const weir_checkpoint_config *cfg,
 {
     memset(rec, 0, sizeof *rec);
     uint64_t max = max_id(storage);
-    if (cfg->savepoint_dir && is_dir(cfg->savepoint_dir)) {
+    if (cfg->savepoint_dir && (weir__storage_is_remote(cfg->savepoint_dir) ||
+                               is_dir(cfg->savepoint_dir))) {
         weir__storage *sp;
-        if (weir__storage_local_create(cfg->savepoint_dir, &sp) == 0) {
+        weir_error e;
+        if (weir__storage_open(cfg->savepoint_dir, cfg, &sp, &e) == 0) {
             uint64_t m = max_id(sp);
             max = m > max ? m : max;
             weir__storage_destroy(sp);

@@ -29,6 +29,13 @@ typedef struct weir__storage_ops {
      * storage has none). Only while no put into prefix is in flight.
      */
     int (*sweep)(weir__storage *s, const char *prefix);
+    /*
+     * Optional: stores the local file at path under name (atomic as put),
+     * reading it a part at a time, so it never sits whole in memory;
+     * *size and *crc (CRC32C) describe what was stored.
+     */
+    int (*put_file)(weir__storage *s, const char *name, const char *path,
+                    uint64_t *size, uint32_t *crc);
     void (*destroy)(weir__storage *s);
 } weir__storage_ops;
 
@@ -38,6 +45,24 @@ struct weir__storage {
 
 /* A folder on a local or shared file system (created if missing). */
 int weir__storage_local_create(const char *dir, weir__storage **out);
+
+struct weir_checkpoint_config;
+/* Whether path names object storage ("s3://bucket/prefix"). */
+bool weir__storage_is_remote(const char *path);
+/*
+ * The storage path names: s3://bucket/prefix (options s3.* from cfg, which
+ * may be NULL, else the AWS_* environment variables; copied), or a local
+ * folder (file:// stripped by the caller). err says what is wrong, naming
+ * path. WEIR_EUNSUPPORTED when weir was built without libcurl.
+ */
+int weir__storage_open(const char *path,
+                       const struct weir_checkpoint_config *cfg,
+                       weir__storage **out, weir_error *err);
+#if defined(WEIR_HAVE_CURL)
+int weir__storage_s3_create(const char *uri,
+                            const struct weir_checkpoint_config *cfg,
+                            weir__storage **out, weir_error *err);
+#endif
 void weir__storage_destroy(weir__storage *s);
 void weir__storage_free_names(char **names, size_t n);
 

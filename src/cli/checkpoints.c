@@ -53,13 +53,16 @@ int weir_cli_checkpoints(int argc, char **argv)
     }
     weir__storage *s;
     struct stat st;
-    if (stat(argv[1], &st) != 0 || !S_ISDIR(st.st_mode)) {
+    bool remote = weir__storage_is_remote(argv[1]);
+    if (!remote && (stat(argv[1], &st) != 0 || !S_ISDIR(st.st_mode))) {
         fprintf(stderr, "weir: %s: no such folder\n", argv[1]);
         return WEIR_EXIT_IO;
     }
-    int rc = weir__storage_local_create(argv[1], &s);
+    /* s3://: credentials and endpoint from the AWS_* environment */
+    weir_error oerr = {0};
+    int rc = weir__storage_open(argv[1], NULL, &s, &oerr);
     if (rc) {
-        fprintf(stderr, "weir: %s: %s\n", argv[1], weir_strerror(rc));
+        fprintf(stderr, "weir: %s\n", oerr.message);
         return WEIR_EXIT_IO;
     }
     weir__ckpt_info *infos;
@@ -267,6 +270,17 @@ static const char *const CKPT_KEYS[] = {
     "state.backend.async",
     "state.backend.incremental",
     "execution.checkpointing.incremental",
+    /* object storage (s3:// paths) */
+    "s3.endpoint",
+    "s3.region",
+    "s3.access-key",
+    "s3.access.key",
+    "s3.secret-key",
+    "s3.secret.key",
+    "s3.path.style.access",
+    "s3.path-style-access",
+    "s3.max-error-retries",
+    "s3.upload.min.part.size",
     NULL,
 };
 
