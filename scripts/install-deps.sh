@@ -23,7 +23,6 @@ PACKAGES=(
   libcurl4-openssl-dev   # object storage (S3 API, SigV4)
   libnats-dev nats-server  # NATS JetStream connectors and their test server
   chromium               # the web UI's end-to-end test (headless)
-  nodejs npm             # s3rver, the S3-compatible server the object-storage tests start
 )
 
 # npm packages the tests run, installed project-local into tests/node
@@ -41,6 +40,11 @@ missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node.js and npm run s3rver, the S3-compatible server the object-storage
+# tests start. A machine may already have them from another source (whose
+# nodejs package conflicts with Debian's npm): only a machine without npm
+# gets Debian's.
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all packages present"
   install_node_tools

@@ -569,7 +569,6 @@ static const char *const KNOWN_KEYS[] = {
     /* the HTTP endpoint of weir run (rest/rest.h) */
     "rest.enabled", "rest.address", "rest.bind-address", "rest.port", "rest.bind-port", "pipeline.name",
     "metrics.fetcher.update-interval", "weir.watermark.stall-warning",
-
     /* object storage (s3:// paths) */
     "s3.endpoint", "s3.region", "s3.access-key", "s3.access.key", "s3.secret-key", "s3.secret.key",
     "s3.path.style.access", "s3.path-style-access", "s3.max-error-retries", "s3.upload.min.part.size", NULL};
