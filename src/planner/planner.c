@@ -532,7 +532,9 @@ static const char *const KNOWN_KEYS[] = {
     "state.checkpoints.num-retained", "execution.checkpointing.num-retained", "execution.checkpointing.savepoint-dir",
     "execution.savepoint.path", "state.backend.async", "state.backend.incremental",
     "execution.checkpointing.incremental", "restart-strategy", "restart-strategy.type",
-    "restart-strategy.fixed-delay.attempts", "restart-strategy.fixed-delay.delay", NULL};
+    "restart-strategy.fixed-delay.attempts", "restart-strategy.fixed-delay.delay",
+    /* the weir command: job name, logging */
+    "pipeline.name", "log.format", "log.level", "log.progress.interval", NULL};
 
 /* Adds a warning if key is not one weir reads; at has no line for -D. */
 static int warn_unknown_key(plan_ctx *pc, const char *key, weir_sql_loc at)
