@@ -26,7 +26,7 @@ done
 "$weir" run >/dev/null 2>&1; check "run without a file exits 2" test $? -eq 2
 "$weir" run "$work/none.sql" >/dev/null 2>&1; check "missing file exits 4" test $? -eq 4
 "$weir" run -D nokey "$work/none.sql" >/dev/null 2>&1; check "bad -D exits 2" test $? -eq 2
-"$weir" stop notapid >/dev/null 2>&1; check "stop with a bad pid exits 2" test $? -eq 2
+"$weir" stop notapid >/dev/null 2>&1; check "stop of a job that is not running exits 5" test $? -eq 5
 "$weir" stop 1 --soon >/dev/null 2>&1; check "stop with a bad option exits 2" test $? -eq 2
 
 cat >"$work/job.sql" <<'SQL'

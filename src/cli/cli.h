@@ -81,6 +81,16 @@ void weir_cli_log_status(const char *line);
 /* A weir_checkpoint_log_fn that logs at INFO. */
 void weir_cli_log_checkpoint_line(void *ud, const char *line);
 
+/* config.c: `weir run --config FILE`, YAML flattened to dotted keys. */
+typedef struct weir_cli_config {
+    char **keys, **values;
+    uint32_t *lines, *cols; /* where each value is, 1-based */
+    size_t n;
+} weir_cli_config;
+/* Returns an exit code, having said on stderr what is wrong and where. */
+int weir_cli_config_load(const char *path, weir_cli_config *c);
+void weir_cli_config_fini(weir_cli_config *c);
+
 /* Exit codes of the weir command. */
 enum {
     WEIR_EXIT_OK = 0,

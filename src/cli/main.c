@@ -22,7 +22,6 @@ static const char USAGE[] =
     "                       (--stop: and stop the job)\n"
     "  stop JOB             stop a running job as Ctrl-C does (--drain: fire every window)\n"
     "  cancel JOB           stop a running job at once, without a final checkpoint\n"
-    "  savepoint-tool ...   list, drop or rename operator state in a savepoint\n"
     "\n"
     "JOB is a process id or a pipeline.name, as weir list shows them.\n"
     "weir --version prints the version.\n"

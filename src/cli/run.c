@@ -35,6 +35,8 @@ typedef struct run_args {
     bool fresh;        /* --fresh: ignore existing checkpoints */
     const char *from;  /* --from PATH: restore this checkpoint or savepoint */
     bool drain_on_stop; /* --drain-on-stop: SIGINT/SIGTERM fire every window */
+    const char *config; /* --config FILE */
+    weir_cli_config cfg;
 } run_args;
 
 static int parse_args(const char *cmd, int argc, char **argv, run_args *a)
@@ -59,6 +61,16 @@ static int parse_args(const char *cmd, int argc, char **argv, run_args *a)
             kv = "execution.savepoint.ignore-unclaimed-state=true";
         } else if (!strcmp(s, "--drain-on-stop")) {
             a->drain_on_stop = true;
+            continue;
+        } else if (!strcmp(s, "--config")) {
+            if (++i >= argc) {
+                fprintf(stderr, "weir %s: --config needs a YAML file\n", cmd);
+                return WEIR_EXIT_USAGE;
+            }
+            a->config = argv[i];
+            continue;
+        } else if (!strncmp(s, "--config=", 9)) {
+            a->config = s + 9;
             continue;
         } else if (!strcmp(s, "--from")) {
             if (++i >= argc) {
@@ -101,6 +113,7 @@ static int parse_args(const char *cmd, int argc, char **argv, run_args *a)
 
 static void free_args(run_args *a)
 {
+    weir_cli_config_fini(&a->cfg);
     for (size_t i = 0; i < a->n_set; i++)
         weir_free(a->owned[i]);
 }
@@ -145,11 +158,21 @@ static int plan(const char *cmd, int argc, char **argv, run_args *a, weir_sql_jo
     int rc = parse_args(cmd, argc, argv, a);
     if (rc)
         return rc;
+    if (a->config && (rc = weir_cli_config_load(a->config, &a->cfg)))
+        return rc;
     char *text;
     size_t len;
     if ((rc = read_file(a->file, &text, &len)))
         return rc;
-    weir_sql_job_options opt = {.set_keys = a->keys, .set_values = a->vals, .n_set = a->n_set};
+    weir_sql_job_options opt = {.set_keys = a->keys,
+                                .set_values = a->vals,
+                                .n_set = a->n_set,
+                                .defaults_file = a->config,
+                                .default_keys = (const char *const *)a->cfg.keys,
+                                .default_values = (const char *const *)a->cfg.values,
+                                .default_lines = a->cfg.lines,
+                                .default_cols = a->cfg.cols,
+                                .n_default = a->cfg.n};
     weir_error err = {0};
     rc = weir_sql_job_create(a->file, text, len, &opt, job, &err);
     weir_free(text);
@@ -602,7 +625,7 @@ again:;
 int weir_cli_explain(int argc, char **argv)
 {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: weir explain JOB.sql [-D key=value]...\n\n"
+        printf("usage: weir explain JOB.sql [--config FILE] [-D key=value]...\n\n"
                "Prints the plan of JOB.sql without running it: the logical operators of\n"
                "each INSERT, then the job graph with its tasks, chaining, parallelism and\n"
                "exchanges.\n");
