@@ -37,7 +37,7 @@ wait_exit() { # pid -> its exit status (bounded: 30 s)
 out=$("$weir" --version); rc=$?
 check "--version exits 0" test $rc -eq 0
 check "--version prints the version" grep -Eq '^weir [0-9]+\.[0-9]+\.[0-9]+' <<<"$out"
-for c in run explain checkpoints inspect list savepoint stop cancel; do
+for c in run explain checkpoints inspect list savepoint stop cancel savepoint-tool; do
   for h in -h --help; do
     "$weir" $c $h >"$work/out" 2>"$work/err"; rc=$?
     check "$c $h exits 0" test $rc -eq 0

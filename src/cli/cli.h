@@ -17,6 +17,7 @@ int weir_cli_savepoint(int argc, char **argv);
 int weir_cli_stop(int argc, char **argv);
 int weir_cli_cancel(int argc, char **argv);
 int weir_cli_list(int argc, char **argv);
+int weir_cli_savepoint_tool(int argc, char **argv);
 
 /*
  * jobs.c: finds JOB (a pid or pipeline.name) in the registry and sends it

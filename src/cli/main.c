@@ -22,6 +22,7 @@ static const char USAGE[] =
     "                       (--stop: and stop the job)\n"
     "  stop JOB             stop a running job as Ctrl-C does (--drain: fire every window)\n"
     "  cancel JOB           stop a running job at once, without a final checkpoint\n"
+    "  savepoint-tool ...   list, drop or rename operator state in a savepoint\n"
     "\n"
     "JOB is a process id or a pipeline.name, as weir list shows them.\n"
     "weir --version prints the version.\n"
@@ -53,6 +54,8 @@ int main(int argc, char **argv)
         return weir_cli_stop(argc - 1, argv + 1);
     if (!strcmp(cmd, "cancel"))
         return weir_cli_cancel(argc - 1, argv + 1);
+    if (!strcmp(cmd, "savepoint-tool"))
+        return weir_cli_savepoint_tool(argc - 1, argv + 1);
     if (!strcmp(cmd, "list"))
         return weir_cli_list(argc - 1, argv + 1);
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version")) {
