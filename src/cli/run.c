@@ -249,6 +249,7 @@ typedef struct op_sum {
     uint64_t skipped, dead_letter; /* bad records of a source */
     uint64_t late, late_routed;    /* window: late rows, of which routed */
     uint64_t late_dropped;         /* other operators: late rows dropped */
+    bool source, sink;
 } op_sum;
 
 typedef struct op_sums {
@@ -273,7 +274,7 @@ static const struct {
 static void sum_op(void *ud, const char *name, double v)
 {
     op_sums *b = ud;
-    if (v <= 0 || strncmp(name, "task", 4) != 0)
+    if (v < 0 || strncmp(name, "task", 4) != 0)
         return;
     const char *op = strchr(name, '.');
     const char *metric = strrchr(name, '.');
@@ -302,6 +303,10 @@ static void sum_op(void *ud, const char *name, double v)
         snprintf(b->v[b->n++].op, sizeof b->v[i].op, "%s", key);
     }
     *(uint64_t *)((char *)&b->v[i] + OP_METRICS[m].off) += (uint64_t)v;
+    if (OP_METRICS[m].off == offsetof(op_sum, read))
+        b->v[i].source = true;
+    if (OP_METRICS[m].off == offsetof(op_sum, written))
+        b->v[i].sink = true;
 }
 
 static const char *plural(uint64_t n)
@@ -322,11 +327,11 @@ static void report_summary(weir_job *job, double secs)
     weir_job_metrics(job, sum_op, b);
     weir_cli_log(WEIR_LOG_INFO, "summary: the job ran %.1f s", secs);
     for (uint32_t i = 0; i < b->n; i++)
-        if (b->v[i].read)
+        if (b->v[i].source)
             weir_cli_log(WEIR_LOG_INFO, "summary: source %s: %" PRIu64 " row%s read", b->v[i].op, b->v[i].read,
                          plural(b->v[i].read));
     for (uint32_t i = 0; i < b->n; i++)
-        if (b->v[i].written)
+        if (b->v[i].sink)
             weir_cli_log(WEIR_LOG_INFO, "summary: sink %s: %" PRIu64 " row%s written", b->v[i].op, b->v[i].written,
                          plural(b->v[i].written));
     for (uint32_t i = 0; i < b->n; i++) {
@@ -497,18 +502,34 @@ static void job_name(weir_sql_job *sj, const char *file, char *buf, size_t cap)
         buf[l - 4] = '\0';
 }
 
+/* path as an absolute path (file:// dropped), for other processes to read. */
+static void absolute(const char *path, char *out, size_t cap)
+{
+    if (!strncmp(path, "file://", 7))
+        path += 7;
+    char cwd[2048], *real = realpath(path, NULL);
+    if (real) {
+        snprintf(out, cap, "%s", real);
+        free(real);
+        return;
+    }
+    if (path[0] != '/' && getcwd(cwd, sizeof cwd))
+        snprintf(out, cap, "%s/%s", cwd, path);
+    else
+        snprintf(out, cap, "%s", path);
+}
+
 static void register_job(weir_sql_job *sj, const char *file)
 {
-    char name[256], abs_file[4096];
+    char name[256], abs_file[4096], ck[4096] = "", sp[4096] = "";
     job_name(sj, file, name, sizeof name);
-    if (!realpath(file, abs_file))
-        snprintf(abs_file, sizeof abs_file, "%s", file);
-    const char *ck = weir_sql_job_config(sj, "state.checkpoints.dir");
-    if (!ck)
-        ck = weir_sql_job_config(sj, "execution.checkpointing.dir");
-    const char *sp = weir_sql_job_config(sj, "state.savepoints.dir");
-    if (!sp)
-        sp = weir_sql_job_config(sj, "execution.checkpointing.savepoint-dir");
+    absolute(file, abs_file, sizeof abs_file);
+    const char *v = weir_sql_job_config(sj, "state.checkpoints.dir");
+    if (v || (v = weir_sql_job_config(sj, "execution.checkpointing.dir")))
+        absolute(v, ck, sizeof ck);
+    if ((v = weir_sql_job_config(sj, "state.savepoints.dir")) ||
+        (v = weir_sql_job_config(sj, "execution.checkpointing.savepoint-dir")))
+        absolute(v, sp, sizeof sp);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     weir_error err = {0};
