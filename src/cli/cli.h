@@ -76,6 +76,7 @@ enum { WEIR_LOG_DEBUG, WEIR_LOG_INFO, WEIR_LOG_WARN, WEIR_LOG_ERROR };
 /* log.format (text|json) and log.level (NULL: unchanged); -1 with msg when a value is invalid. */
 int weir_cli_log_configure(const char *format, const char *level, char *msg, size_t cap);
 bool weir_cli_log_enabled(int level);
+bool weir_cli_log_json(void); /* log.format = json */
 void weir_cli_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The status line shown under the log lines on a terminal ("" or NULL: none). */
 void weir_cli_log_status(const char *line);

@@ -58,6 +58,11 @@ int weir_cli_log_configure(const char *format, const char *level, char *msg, siz
     return 0;
 }
 
+bool weir_cli_log_json(void)
+{
+    return g_json;
+}
+
 bool weir_cli_log_enabled(int level)
 {
     return level >= g_level;

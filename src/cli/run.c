@@ -589,8 +589,12 @@ again:;
         free_args(&a);
         return rc;
     }
-    if (attempt == 0)
+    /* The planner's warnings read as a compiler's ("file:line:col: warning: ..."),
+     * as its errors do; as JSON lines when the log is JSON. */
+    if (attempt == 0 && weir_cli_log_json())
         log_lines(WEIR_LOG_WARN, weir_sql_job_warnings(sj));
+    else if (attempt == 0 && weir_cli_log_enabled(WEIR_LOG_WARN))
+        fputs(weir_sql_job_warnings(sj), stderr);
     const char *ex = weir_sql_job_explain_output(sj);
     if (*ex && attempt == 0)
         fputs(ex, stdout);
