@@ -75,5 +75,65 @@ check "a missing file is named" grep -q "none.yaml: No such file" "$work/err"
 "$weir" run "$work/job.sql" --config >/dev/null 2>&1; rc=$?
 check "--config without a file exits 2" test $rc -eq 2
 
+# Randomized, against PyYAML's pure-Python parser: random nested maps (block
+# and flow style, lists, quoting, comments); every key weir does not read is
+# a warning with its flattened name and the line and column of its last part.
+seed=${WEIR_CONFIG_SEED:-$RANDOM}
+rounds=${WEIR_CONFIG_ROUNDS:-20}
+echo "seed $seed (WEIR_CONFIG_SEED=$seed replays it), $rounds rounds"
+for r in $(seq 1 "$rounds"); do
+  python3 - "$seed" "$r" "$work/r.yaml" "$work/want" <<'PY'
+import random, sys, yaml
+seed, r, path, want = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+rnd = random.Random(seed * 1000 + r)
+words = ["alpha", "beta", "gamma", "x1", "deep", "k-9", "w_z"]
+def name():
+    return rnd.choice(words) + str(rnd.randint(0, 99))
+def scalar():
+    return rnd.choice(["1", "10s", "'quoted value'", '"dq"', "true", "a b c"])
+def block(depth, ind):
+    out = []
+    for _ in range(rnd.randint(1, 4)):
+        k = name()
+        if rnd.random() < 0.15:
+            out.append(" " * ind + "# a comment")
+        c = rnd.random()
+        if depth < 3 and c < 0.35:
+            out.append(" " * ind + k + ":")
+            out += block(depth + 1, ind + 2)
+        elif c < 0.5:
+            out.append(" " * ind + k + ": {" + ", ".join(f"{name()}: {scalar()}" for _ in range(rnd.randint(1, 3))) + "}")
+        elif c < 0.6:
+            out.append(" " * ind + k + ": [" + ", ".join(scalar() for _ in range(rnd.randint(1, 3))) + "]")
+        else:
+            out.append(" " * ind + k + ": " + scalar())
+    return out
+text = "\n".join(block(0, 0)) + "\n"
+open(path, "w").write(text)
+# The oracle: flatten the composed node tree; a later duplicate key wins.
+flat = {}
+def walk(node, prefix):
+    for k, v in node.value:
+        key = prefix + k.value
+        if isinstance(v, yaml.MappingNode):
+            walk(v, key + ".")
+        else:
+            flat[key] = (k.start_mark.line + 1, k.start_mark.column + 1)
+walk(yaml.compose(text, Loader=yaml.SafeLoader), "")
+with open(want, "w") as f:
+    for key, (l, c) in sorted(flat.items()):
+        f.write(f"{l}:{c}:{key}\n")
+PY
+  "$weir" explain "$work/job.sql" --config "$work/r.yaml" >/dev/null 2>"$work/err"; rc=$?
+  sed -n "s/^.*r\.yaml:\([0-9]*\):\([0-9]*\): warning: key '\([^']*\)'.*/\1:\2:\3/p" "$work/err" | sort >"$work/got"
+  sort "$work/want" -o "$work/want"
+  if [ $rc -eq 0 ] && cmp -s "$work/got" "$work/want"; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL round $r (seed $seed): keys differ from PyYAML's"; diff "$work/want" "$work/got" | head -5
+    fail=$((fail + 1))
+  fi
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -58,7 +58,11 @@ C
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 flags=$(pkg-config --cflags --libs weir); rc=$?
 check "pkg-config knows weir" test $rc -eq 0
-(cd "$work/app" && cc -o app app.c $flags) >"$work/cc.log" 2>&1; rc=$?
+# A sanitizer build's library needs the program built with the same runtime.
+san=""
+grep -q "^WEIR_SANITIZE:BOOL=ON" "$build/CMakeCache.txt" && san="-fsanitize=address,undefined"
+grep -q "^WEIR_TSAN:BOOL=ON" "$build/CMakeCache.txt" && san="-fsanitize=thread"
+(cd "$work/app" && cc $san -o app app.c $flags) >"$work/cc.log" 2>&1; rc=$?
 check "the program builds against the installed library" test $rc -eq 0
 [ $rc -ne 0 ] && cat "$work/cc.log"
 check "it links the installed shared library" bash -c "LD_LIBRARY_PATH='$libdir' ldd '$work/app/app' | grep -q '$libdir/libweir.so'"
