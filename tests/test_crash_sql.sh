@@ -151,7 +151,9 @@ pid=$!
 # Running for sure once its first checkpoint completed (a savepoint asked
 # of a job still starting is refused: it is not running yet).
 for ((i = 0; i < 400; i++)); do compgen -G "ckpt/chk-*/_metadata" > /dev/null && break; sleep 0.05; done
-sp=$("$WEIR" savepoint "$pid") || fail "weir savepoint failed" # waits, prints the path
+"$WEIR" savepoint "$pid" || fail "weir savepoint failed"
+for ((i = 0; i < 200; i++)); do grep -q "savepoint written to" log && break; sleep 0.05; done
+sp=$(sed -n 's/.*savepoint written to \([^ ;]*\).*/\1/p' log | head -1)
 kill -9 "$pid" 2> /dev/null
 { wait "$pid"; } 2> /dev/null
 [ -n "$sp" ] && [ -f "$sp/_metadata" ] || { cat log; fail "no savepoint was written"; }

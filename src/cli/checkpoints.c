@@ -402,12 +402,11 @@ static void *signal_thread(void *arg)
         weir_error err = {0};
         int rc = sig == SIGUSR1 ? weir_job_savepoint(g_sig_job, NULL, path, sizeof path, &err)
                                 : weir_job_stop_with_savepoint(g_sig_job, NULL, path, sizeof path, &err);
-        /* A savepoint written is logged by the coordinator, once. */
         if (rc)
             weir_cli_log(WEIR_LOG_ERROR, "%s failed: %s", sig == SIGUSR1 ? "savepoint" : "stop with savepoint",
                          err.message);
-        else if (sig != SIGUSR1)
-            weir_cli_log(WEIR_LOG_INFO, "the job stops after savepoint %s", path);
+        else
+            weir_cli_log(WEIR_LOG_INFO, "savepoint written to %s%s", path, sig != SIGUSR1 ? "; the job stops" : "");
         if (info.si_code == SI_USER || info.si_code == SI_QUEUE)
             weir__registry_savepoint_reply(info.si_pid, rc, rc ? err.message : path);
     }
