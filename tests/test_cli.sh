@@ -26,7 +26,7 @@ done
 "$weir" run >/dev/null 2>&1; check "run without a file exits 2" test $? -eq 2
 "$weir" run "$work/none.sql" >/dev/null 2>&1; check "missing file exits 4" test $? -eq 4
 "$weir" run -D nokey "$work/none.sql" >/dev/null 2>&1; check "bad -D exits 2" test $? -eq 2
-"$weir" stop notapid >/dev/null 2>&1; check "stop with a bad pid exits 2" test $? -eq 2
+"$weir" stop notapid >/dev/null 2>&1; check "stop of a job that is not running exits 5" test $? -eq 5
 "$weir" stop 1 --soon >/dev/null 2>&1; check "stop with a bad option exits 2" test $? -eq 2
 
 cat >"$work/job.sql" <<'SQL'
@@ -76,11 +76,31 @@ while b"behind the newest event" not in out and time.time() < deadline:
         except OSError:
             break
 p.send_signal(signal.SIGINT)
+# The rest, up to the end: the stop's log lines and the summary.
+deadline = time.time() + 30
+while time.time() < deadline:
+    r, _, _ = select.select([master], [], [], 1.0)
+    if r:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    elif p.poll() is not None:
+        break
 rc = p.wait(timeout=30)
 sys.stdout.write(out.decode(errors="replace") + "\nexit=%d\n" % rc)
 PY
 check "status line shows rows and the watermark" grep -q "rows/s  watermark 2023-11-14" "$work/tty"
 check "status line shows how far the watermark trails" grep -q "5.0 s behind the newest event" "$work/tty"
 check "SIGINT stops an unbounded job with exit 130" grep -q "^exit=130" "$work/tty"
+# A log line first erases the status line, is printed once, on a line of
+# its own, and the status line comes back under it.
+check "the stop's log line is printed once" test "$(grep -c 'SIGINT: stopping' "$work/tty")" -eq 1
+check "a log line starts on an erased line" \
+  python3 -c 'import re,sys; sys.exit(not re.search(r"\r\x1b\[K\d{4}-\d\d-\d\dT[\d:.]+Z INFO  SIGINT: stopping[^\r\n]*\r?\n", open(sys.argv[1], newline="").read()))' "$work/tty"
+check "the summary is printed once" test "$(grep -c 'summary: source datagen' "$work/tty")" -eq 1
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

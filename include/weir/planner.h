@@ -28,6 +28,15 @@ typedef struct weir_sql_job_options {
     const char *const *set_keys;
     const char *const *set_values;
     size_t n_set;
+    /* key/value settings applied before the script's SET statements (a
+     * configuration file, `weir run --config`): the lowest precedence; the
+     * file's name and each key's line and column (1-based) are for warnings.
+     * Borrowed for the call; all NULL/0: none. */
+    const char *defaults_file;
+    const char *const *default_keys;
+    const char *const *default_values;
+    const uint32_t *default_lines, *default_cols;
+    size_t n_default;
     weir_clock clock;     /* processing time; now_ms NULL: the system clock */
     FILE *print_out;      /* print sinks and bare SELECTs write here (NULL: stdout) */
 } weir_sql_job_options;

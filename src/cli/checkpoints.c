@@ -18,6 +18,7 @@
 #include "checkpoint/catalog.h"
 #include "cli/cli.h"
 #include "runtime/checkpoint.h"
+#include "util/registry.h"
 #include "weir/checkpoint.h"
 #include "weir/planner.h"
 
@@ -44,7 +45,7 @@ static void format_time(int64_t ms, char *buf, size_t cap)
 
 int weir_cli_checkpoints(int argc, char **argv)
 {
-    if (argc != 2 || !strcmp(argv[1], "--help")) {
+    if (argc != 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         printf(
             "usage: weir checkpoints DIR\n\n"
             "Lists the checkpoints and savepoints in DIR with id, time (UTC),\n"
@@ -127,13 +128,23 @@ static void print_native(const weir__snap_view *v, uint32_t node)
 
 int weir_cli_inspect(int argc, char **argv)
 {
-    if (argc != 2 || !strcmp(argv[1], "--help")) {
+    if (argc != 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         printf("usage: weir inspect PATH\n\n"
                "PATH is a checkpoint or savepoint folder (e.g. ckpts/chk-12). "
                "Prints its\n"
                "operators, subtasks, key groups, state sizes and source "
                "positions.\n");
         return argc == 2 ? WEIR_EXIT_OK : WEIR_EXIT_USAGE;
+    }
+    struct stat pst;
+    if (stat(argv[1], &pst) != 0) {
+        fprintf(stderr, "weir inspect: %s: %s\n", argv[1],
+                errno == ENOENT ? "no such checkpoint or savepoint: the path is missing" : strerror(errno));
+        return WEIR_EXIT_IO;
+    }
+    if (!S_ISDIR(pst.st_mode)) {
+        fprintf(stderr, "weir inspect: %s: not a checkpoint or savepoint folder\n", argv[1]);
+        return WEIR_EXIT_IO;
     }
     char dir[4096], name[4096];
     snprintf(dir, sizeof dir, "%s", argv[1]);
@@ -289,11 +300,12 @@ int weir_cli_enable_checkpoints(weir_sql_job *sj, weir_job *job, bool fresh,
 {
     weir_checkpoint_config cfg;
     weir_checkpoint_config_init(&cfg);
+    cfg.log = weir_cli_log_checkpoint_line;
     weir_error err = {0};
     for (size_t i = 0; CKPT_KEYS[i]; i++) {
         const char *v = weir_sql_job_config(sj, CKPT_KEYS[i]);
         if (v && weir_checkpoint_config_set(&cfg, CKPT_KEYS[i], v, &err) != 0) {
-            fprintf(stderr, "weir: %s\n", err.message);
+            weir_cli_log(WEIR_LOG_ERROR, "%s", err.message);
             return WEIR_EXIT_INVALID;
         }
     }
@@ -305,22 +317,20 @@ int weir_cli_enable_checkpoints(weir_sql_job *sj, weir_job *job, bool fresh,
     }
     if (!cfg.dir) {
         if (cfg.restore == WEIR_RESTORE_PATH) {
-            fprintf(
-                stderr,
-                "weir: restoring %s needs state.checkpoints.dir, where the "
+            weir_cli_log(WEIR_LOG_ERROR, "restoring %s needs state.checkpoints.dir, where the "
                 "restored job checkpoints "
-                "(SET it in the script or pass -D state.checkpoints.dir=DIR)\n",
+                "(SET it in the script or pass -D state.checkpoints.dir=DIR)",
                 cfg.restore_path);
             return WEIR_EXIT_USAGE;
         }
         if (fresh)
-            fprintf(stderr, "weir: --fresh has no effect: the job has no "
-                            "checkpoint directory\n");
+            weir_cli_log(WEIR_LOG_WARN, "--fresh has no effect: the job has no "
+                            "checkpoint directory");
         return WEIR_EXIT_OK; /* no checkpoints */
     }
     int rc = weir_job_enable_checkpoints(job, &cfg, &err);
     if (rc) {
-        fprintf(stderr, "weir: %s\n", err.message);
+        weir_cli_log(WEIR_LOG_ERROR, "%s", err.message);
         if (rc == WEIR_ESTATE) /* the folder is in use */
             return WEIR_EXIT_FAILED;
         return rc == WEIR_ENOTFOUND || rc == WEIR_EIO || rc == WEIR_ECORRUPT
@@ -343,7 +353,7 @@ bool weir_cli_restart_due(weir_sql_job *sj, weir_job *job, uint32_t *attempt,
     for (size_t i = 0; keys[i]; i++) {
         const char *v = weir_sql_job_config(sj, keys[i]);
         if (v && weir_restart_strategy_set(&rs, keys[i], v, &err) != 0) {
-            fprintf(stderr, "weir: %s\n", err.message);
+            weir_cli_log(WEIR_LOG_ERROR, "%s", err.message);
             return false;
         }
     }
@@ -364,8 +374,7 @@ bool weir_cli_restart_due(weir_sql_job *sj, weir_job *job, uint32_t *attempt,
         snprintf(from, from_cap, "%s", weir_job_restored_from(job));
     else
         from[0] = '\0';
-    fprintf(stderr,
-            "weir: restarting in %" PRId64 " ms (restart %u of %u)%s%s\n",
+    weir_cli_log(WEIR_LOG_INFO, "restarting in %" PRId64 " ms (restart %u of %u)%s%s",
             rs.delay_ms, *attempt, rs.attempts, from[0] ? " from " : "", from);
     struct timespec ts = {(time_t)(rs.delay_ms / 1000),
                           (long)(rs.delay_ms % 1000) * 1000000L};
@@ -376,10 +385,14 @@ bool weir_cli_restart_due(weir_sql_job *sj, weir_job *job, uint32_t *attempt,
 /*
  * Savepoints on signals: SIGUSR1 takes a savepoint into state.savepoints.dir
  * while the job goes on; STOP_SIGNAL (SIGRTMIN + 1, sent by `weir savepoint
- * PID --stop`; SIGUSR2 is run.c's own) stops the job with one. A thread of ours
- * waits for them with sigwait, so the savepoint (which blocks) never runs
- * in a signal handler; the signals are blocked in every other thread
- * (weir_cli_signals_start runs before the job's threads exist).
+ * JOB --stop`) stops the job with one. A thread of ours waits for them with
+ * sigwaitinfo, so the savepoint (which blocks) never runs in a signal
+ * handler; the signals are blocked in every other thread
+ * (weir_cli_signals_start runs before the job's threads exist). The result
+ * goes to stderr and, for the sender (`weir savepoint`, which waits for it),
+ * to a reply in the job registry. A job without checkpoints takes the
+ * signals too and answers that it cannot take savepoints: SIGUSR1's default
+ * action would kill it.
  */
 #define STOP_SIGNAL (SIGRTMIN + 1)
 
@@ -393,36 +406,29 @@ static void *signal_thread(void *arg)
 {
     (void)arg;
     for (;;) {
-        int sig;
-        if (sigwait(&g_sig_set, &sig) != 0)
+        siginfo_t info;
+        int sig = sigwaitinfo(&g_sig_set, &info);
+        if (sig < 0)
             continue;
-        if (atomic_load(
-                &g_sig_stopping)) /* weir_cli_signals_stop: the job ended */
+        if (atomic_load(&g_sig_stopping)) /* weir_cli_signals_stop: the job ended */
             break;
         char path[1024];
         weir_error err = {0};
-        int rc =
-            sig == SIGUSR1
-                ? weir_job_savepoint(g_sig_job, NULL, path, sizeof path, &err)
-                : weir_job_stop_with_savepoint(g_sig_job, NULL, path,
-                                               sizeof path, &err);
+        int rc = sig == SIGUSR1 ? weir_job_savepoint(g_sig_job, NULL, path, sizeof path, &err)
+                                : weir_job_stop_with_savepoint(g_sig_job, NULL, path, sizeof path, &err);
         if (rc)
-            fprintf(stderr, "weir: %s failed: %s\n",
-                    sig == SIGUSR1 ? "savepoint" : "stop with savepoint",
-                    err.message);
+            weir_cli_log(WEIR_LOG_ERROR, "%s failed: %s", sig == SIGUSR1 ? "savepoint" : "stop with savepoint",
+                         err.message);
         else
-            fprintf(stderr, "weir: savepoint written to %s%s\n", path,
-                    sig != SIGUSR1 ? "; the job stops" : "");
+            weir_cli_log(WEIR_LOG_INFO, "savepoint written to %s%s", path, sig != SIGUSR1 ? "; the job stops" : "");
+        if (info.si_code == SI_USER || info.si_code == SI_QUEUE)
+            weir__registry_savepoint_reply(info.si_pid, rc, rc ? err.message : path);
     }
     return NULL;
 }
 
 void weir_cli_signals_start(weir_job *job)
 {
-    weir_checkpoint_stats st;
-    if (weir_job_checkpoint_stats(job, &st) != 0)
-        return; /* no checkpoints, no savepoints: the signals keep their default
-                   action */
     sigemptyset(&g_sig_set);
     sigaddset(&g_sig_set, SIGUSR1);
     sigaddset(&g_sig_set, STOP_SIGNAL);
@@ -430,8 +436,7 @@ void weir_cli_signals_start(weir_job *job)
         return;
     g_sig_job = job;
     atomic_store(&g_sig_stopping, false);
-    g_sig_started =
-        pthread_create(&g_sig_thread, NULL, signal_thread, NULL) == 0;
+    g_sig_started = pthread_create(&g_sig_thread, NULL, signal_thread, NULL) == 0;
 }
 
 void weir_cli_signals_stop(void)
@@ -446,32 +451,51 @@ void weir_cli_signals_stop(void)
 
 int weir_cli_savepoint(int argc, char **argv)
 {
-    bool stop = argc == 3 && !strcmp(argv[2], "--stop");
-    if (argc < 2 || argc > 3 || !strcmp(argv[1], "--help") ||
-        (argc == 3 && !stop)) {
-        printf("usage: weir savepoint PID [--stop]\n\n"
-               "Asks the `weir run` process PID for a savepoint into its "
-               "state.savepoints.dir\n"
-               "(it prints the savepoint's path on its stderr). With --stop "
-               "the job stops\n"
-               "after the savepoint, which is also its final checkpoint. "
-               "Without --stop\n"
-               "this is kill -USR1 PID. Restore it with\n"
-               "weir run JOB.sql --from PATH, at any parallelism and on either "
-               "state backend.\n");
-        return argc >= 2 && !strcmp(argv[1], "--help") ? WEIR_EXIT_OK
-                                                       : WEIR_EXIT_USAGE;
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: weir savepoint JOB [--stop]\n\n"
+               "Takes a savepoint of the running job JOB (a process id or pipeline.name,\n"
+               "see weir list) into its state.savepoints.dir, waits for it, and prints its\n"
+               "path. With --stop the job stops after the savepoint, which is also its\n"
+               "final checkpoint. Restore it with weir run JOB.sql --from PATH, at any\n"
+               "parallelism and on either state backend.\n\n"
+               "Exit status: 0 the savepoint is complete, 1 it failed (the message says\n"
+               "why: no checkpoints, no state.savepoints.dir, the job ended), 2 usage,\n"
+               "5 no such running job.\n");
+        return WEIR_EXIT_OK;
     }
-    char *end;
-    long pid = strtol(argv[1], &end, 10);
-    if (*end || pid <= 0) {
-        fprintf(stderr, "weir savepoint: '%s' is not a process id\n", argv[1]);
+    bool stop = argc == 3 && !strcmp(argv[2], "--stop");
+    if (argc < 2 || argc > 3 || (argc == 3 && !stop)) {
+        fprintf(stderr, "usage: weir savepoint JOB [--stop] (see weir savepoint --help)\n");
         return WEIR_EXIT_USAGE;
     }
-    if (kill((pid_t)pid, stop ? STOP_SIGNAL : SIGUSR1) != 0) {
-        fprintf(stderr, "weir savepoint: cannot signal process %ld: %s\n", pid,
-                strerror(errno));
-        return WEIR_EXIT_IO;
+    long pid;
+    int rc = weir_cli_signal_job("savepoint", argv[1], stop ? STOP_SIGNAL : SIGUSR1, &pid);
+    if (rc)
+        return rc;
+    /* The reply comes when the savepoint is complete or has failed; the
+     * job's end without one is a failure too (after one more look: it may
+     * have answered just before it ended). */
+    bool alive = true;
+    for (;;) {
+        int failed;
+        char text[1100];
+        int got = weir__registry_savepoint_take(pid, &failed, text, sizeof text);
+        if (got > 0) {
+            if (failed) {
+                fprintf(stderr, "weir savepoint: %s\n", text);
+                return WEIR_EXIT_FAILED;
+            }
+            printf("%s\n", text);
+            return WEIR_EXIT_OK;
+        }
+        if (got < 0 || !alive) {
+            fprintf(stderr, "weir savepoint: job %ld ended without a savepoint\n", pid);
+            return WEIR_EXIT_FAILED;
+        }
+        alive = weir__registry_alive(pid);
+        if (!alive)
+            continue;
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
     }
-    return WEIR_EXIT_OK;
 }

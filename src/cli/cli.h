@@ -15,6 +15,16 @@ int weir_cli_run(int argc, char **argv);
 int weir_cli_explain(int argc, char **argv);
 int weir_cli_savepoint(int argc, char **argv);
 int weir_cli_stop(int argc, char **argv);
+int weir_cli_cancel(int argc, char **argv);
+int weir_cli_list(int argc, char **argv);
+int weir_cli_savepoint_tool(int argc, char **argv);
+
+/*
+ * jobs.c: finds JOB (a pid or pipeline.name) in the registry and sends it
+ * sig; *pid (if not NULL) gets its process id. Returns an exit code, having
+ * said what went wrong on stderr.
+ */
+int weir_cli_signal_job(const char *cmd, const char *job, int sig, long *pid);
 
 /* checkpoints.c: the checkpoint side of `weir run`. */
 struct weir_sql_job;
@@ -37,7 +47,8 @@ bool weir_cli_restart_due(struct weir_sql_job *sj, struct weir_job *job, uint32_
  * second: at once). weir_cli_stopper_block must run before the process
  * makes any thread; start, then end after the job ended.
  */
-#define WEIR_CLI_DRAIN_SIGNAL (SIGRTMIN + 2) /* weir stop PID --drain */
+#define WEIR_CLI_DRAIN_SIGNAL (SIGRTMIN + 2)  /* weir stop JOB --drain */
+#define WEIR_CLI_CANCEL_SIGNAL (SIGRTMIN + 3) /* weir cancel JOB */
 typedef struct weir_cli_stopper {
     struct weir_job *job;
     bool drain_on_stop; /* --drain-on-stop */
@@ -57,6 +68,31 @@ int weir_cli_stopper_exit_code(const weir_cli_stopper *s);
 /* One line on stderr: how the job stopped and what is committed. */
 void weir_cli_stopper_report(const weir_cli_stopper *s, struct weir_job *job);
 
+/*
+ * log.c: levelled, timestamped lines on stderr (text or JSON lines), which
+ * never overwrite the terminal's status line. Thread-safe.
+ */
+enum { WEIR_LOG_DEBUG, WEIR_LOG_INFO, WEIR_LOG_WARN, WEIR_LOG_ERROR };
+/* log.format (text|json) and log.level (NULL: unchanged); -1 with msg when a value is invalid. */
+int weir_cli_log_configure(const char *format, const char *level, char *msg, size_t cap);
+bool weir_cli_log_enabled(int level);
+bool weir_cli_log_json(void); /* log.format = json */
+void weir_cli_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The status line shown under the log lines on a terminal ("" or NULL: none). */
+void weir_cli_log_status(const char *line);
+/* A weir_checkpoint_log_fn that logs at INFO. */
+void weir_cli_log_checkpoint_line(void *ud, const char *line);
+
+/* config.c: `weir run --config FILE`, YAML flattened to dotted keys. */
+typedef struct weir_cli_config {
+    char **keys, **values;
+    uint32_t *lines, *cols; /* where each value is, 1-based */
+    size_t n;
+} weir_cli_config;
+/* Returns an exit code, having said on stderr what is wrong and where. */
+int weir_cli_config_load(const char *path, weir_cli_config *c);
+void weir_cli_config_fini(weir_cli_config *c);
+
 /* Exit codes of the weir command. */
 enum {
     WEIR_EXIT_OK = 0,
@@ -64,6 +100,7 @@ enum {
     WEIR_EXIT_USAGE = 2,   /* bad command line */
     WEIR_EXIT_INVALID = 3, /* the job does not parse or plan */
     WEIR_EXIT_IO = 4,      /* a file could not be read or written */
+    WEIR_EXIT_NOJOB = 5,   /* no running job is JOB */
 };
 
 #endif

@@ -5,6 +5,10 @@
 #include "cli/cli.h"
 #include "weir/weir.h"
 
+#ifndef WEIR_VERSION_STRING
+#define WEIR_VERSION_STRING "unknown"
+#endif
+
 static const char USAGE[] =
     "usage: weir COMMAND [ARGS]\n"
     "\n"
@@ -13,8 +17,15 @@ static const char USAGE[] =
     "  explain JOB.sql      print the plan of a SQL job without running it\n"
     "  checkpoints DIR      list the checkpoints in DIR\n"
     "  inspect PATH         show what a checkpoint or savepoint holds\n"
-    "  savepoint PID        take a savepoint of a running job (--stop: and stop it)\n"
-    "  stop PID             stop a running job as Ctrl-C does (--drain: fire every window)\n"
+    "  list                 list the running jobs of this machine\n"
+    "  savepoint JOB        take a savepoint of a running job and print its path\n"
+    "                       (--stop: and stop the job)\n"
+    "  stop JOB             stop a running job as Ctrl-C does (--drain: fire every window)\n"
+    "  cancel JOB           stop a running job at once, without a final checkpoint\n"
+    "  savepoint-tool ...   list, drop or rename operator state in a savepoint\n"
+    "\n"
+    "JOB is a process id or a pipeline.name, as weir list shows them.\n"
+    "weir --version prints the version.\n"
     "\n"
     "weir COMMAND --help shows the options of a command.\n";
 
@@ -41,6 +52,16 @@ int main(int argc, char **argv)
         return weir_cli_savepoint(argc - 1, argv + 1);
     if (!strcmp(cmd, "stop"))
         return weir_cli_stop(argc - 1, argv + 1);
+    if (!strcmp(cmd, "cancel"))
+        return weir_cli_cancel(argc - 1, argv + 1);
+    if (!strcmp(cmd, "savepoint-tool"))
+        return weir_cli_savepoint_tool(argc - 1, argv + 1);
+    if (!strcmp(cmd, "list"))
+        return weir_cli_list(argc - 1, argv + 1);
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version")) {
+        printf("weir %s\n", WEIR_VERSION_STRING);
+        return WEIR_EXIT_OK;
+    }
     fprintf(stderr, "weir: unknown command '%s'\n\n%s", cmd, USAGE);
     return WEIR_EXIT_USAGE;
 }

@@ -7,6 +7,7 @@
  * records in and out, the output rate, and the job's progress.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -19,6 +20,9 @@
 
 #include "cli/cli.h"
 #include "rest/rest.h"
+#include "util/registry.h"
+#include "weir/checkpoint.h"
+#include "weir/connector.h"
 #include "weir/planner.h"
 
 #define MAX_SETS 128
@@ -32,6 +36,8 @@ typedef struct run_args {
     bool fresh;        /* --fresh: ignore existing checkpoints */
     const char *from;  /* --from PATH: restore this checkpoint or savepoint */
     bool drain_on_stop; /* --drain-on-stop: SIGINT/SIGTERM fire every window */
+    const char *config; /* --config FILE */
+    weir_cli_config cfg;
 } run_args;
 
 static int parse_args(const char *cmd, int argc, char **argv, run_args *a)
@@ -56,6 +62,16 @@ static int parse_args(const char *cmd, int argc, char **argv, run_args *a)
             kv = "execution.savepoint.ignore-unclaimed-state=true";
         } else if (!strcmp(s, "--drain-on-stop")) {
             a->drain_on_stop = true;
+            continue;
+        } else if (!strcmp(s, "--config")) {
+            if (++i >= argc) {
+                fprintf(stderr, "weir %s: --config needs a YAML file\n", cmd);
+                return WEIR_EXIT_USAGE;
+            }
+            a->config = argv[i];
+            continue;
+        } else if (!strncmp(s, "--config=", 9)) {
+            a->config = s + 9;
             continue;
         } else if (!strcmp(s, "--from")) {
             if (++i >= argc) {
@@ -98,6 +114,7 @@ static int parse_args(const char *cmd, int argc, char **argv, run_args *a)
 
 static void free_args(run_args *a)
 {
+    weir_cli_config_fini(&a->cfg);
     for (size_t i = 0; i < a->n_set; i++)
         weir_free(a->owned[i]);
 }
@@ -142,11 +159,21 @@ static int plan(const char *cmd, int argc, char **argv, run_args *a, weir_sql_jo
     int rc = parse_args(cmd, argc, argv, a);
     if (rc)
         return rc;
+    if (a->config && (rc = weir_cli_config_load(a->config, &a->cfg)))
+        return rc;
     char *text;
     size_t len;
     if ((rc = read_file(a->file, &text, &len)))
         return rc;
-    weir_sql_job_options opt = {.set_keys = a->keys, .set_values = a->vals, .n_set = a->n_set};
+    weir_sql_job_options opt = {.set_keys = a->keys,
+                                .set_values = a->vals,
+                                .n_set = a->n_set,
+                                .defaults_file = a->config,
+                                .default_keys = (const char *const *)a->cfg.keys,
+                                .default_values = (const char *const *)a->cfg.values,
+                                .default_lines = a->cfg.lines,
+                                .default_cols = a->cfg.cols,
+                                .n_default = a->cfg.n};
     weir_error err = {0};
     rc = weir_sql_job_create(a->file, text, len, &opt, job, &err);
     weir_free(text);
@@ -211,29 +238,54 @@ static void format_wm(double wm, char *buf, size_t cap)
 }
 
 /*
- * Bad records the sources dropped ("skipped_records") or wrote to their
- * dead-letter file ("dead_letter_records"), summed over the subtasks of each
- * source: "task<T>.<operator>.<subtask>.<metric>".
+ * Per-operator counters summed over subtasks, from metric names
+ * "task<T>.<operator>.<subtask>.<metric>": the operator is keyed by its
+ * name and task ("tumbling window (task 1)"), as the logs name it.
  */
-#define MAX_BAD_SOURCES 32
+#define MAX_OP_SUMS 64
 
-typedef struct bad_sums {
-    struct {
-        char op[96];
-        uint64_t skipped, dead_letter;
-    } src[MAX_BAD_SOURCES];
+typedef struct op_sum {
+    char op[96];
+    uint64_t read, written;        /* sources, sinks */
+    uint64_t skipped, dead_letter; /* bad records of a source */
+    uint64_t late, late_routed;    /* window: late rows, of which routed */
+    uint64_t late_dropped;         /* other operators: late rows dropped */
+    bool source, sink;
+} op_sum;
+
+typedef struct op_sums {
+    op_sum v[MAX_OP_SUMS];
     uint32_t n;
-} bad_sums;
+} op_sums;
 
-static void sum_bad(void *ud, const char *name, double v)
+static const struct {
+    const char *metric;
+    size_t off;
+} OP_METRICS[] = {
+    {"rows_read", offsetof(op_sum, read)},
+    {"rows_written", offsetof(op_sum, written)},
+    {"skipped_records", offsetof(op_sum, skipped)},
+    {"dead_letter_records", offsetof(op_sum, dead_letter)},
+    {"late_records", offsetof(op_sum, late)},
+    {"late_records_routed", offsetof(op_sum, late_routed)},
+    {"late_records_dropped", offsetof(op_sum, late_dropped)}, /* OVER, rank */
+    {"late_rows", offsetof(op_sum, late_dropped)},            /* interval joins */
+};
+
+static void sum_op(void *ud, const char *name, double v)
 {
-    bad_sums *b = ud;
-    bool skipped = ends_with(name, ".skipped_records");
-    if ((!skipped && !ends_with(name, ".dead_letter_records")) || v <= 0 ||
-        strncmp(name, "task", 4) != 0)
+    op_sums *b = ud;
+    if (v < 0 || strncmp(name, "task", 4) != 0)
         return;
     const char *op = strchr(name, '.');
     const char *metric = strrchr(name, '.');
+    if (!op || metric <= op)
+        return;
+    size_t m = 0, n_metrics = sizeof OP_METRICS / sizeof OP_METRICS[0];
+    while (m < n_metrics && strcmp(metric + 1, OP_METRICS[m].metric) != 0)
+        m++;
+    if (m == n_metrics)
+        return;
     const char *sub = op;
     for (const char *p = op + 1; p < metric; p++)
         if (*p == '.')
@@ -241,36 +293,79 @@ static void sum_bad(void *ud, const char *name, double v)
     if (sub <= op)
         return;
     char key[96];
-    snprintf(key, sizeof key, "%.*s (task %.*s)", (int)(sub - op - 1), op + 1,
-             (int)(op - name - 4), name + 4);
+    snprintf(key, sizeof key, "%.*s (task %.*s)", (int)(sub - op - 1), op + 1, (int)(op - name - 4), name + 4);
     uint32_t i = 0;
-    while (i < b->n && strcmp(b->src[i].op, key) != 0)
+    while (i < b->n && strcmp(b->v[i].op, key) != 0)
         i++;
     if (i == b->n) {
-        if (b->n == MAX_BAD_SOURCES)
+        if (b->n == MAX_OP_SUMS)
             return;
-        snprintf(b->src[b->n++].op, sizeof b->src[i].op, "%s", key);
-        b->src[i].skipped = b->src[i].dead_letter = 0;
+        memset(&b->v[i], 0, sizeof b->v[i]);
+        snprintf(b->v[b->n++].op, sizeof b->v[i].op, "%s", key);
     }
-    if (skipped)
-        b->src[i].skipped += (uint64_t)v;
-    else
-        b->src[i].dead_letter += (uint64_t)v;
+    *(uint64_t *)((char *)&b->v[i] + OP_METRICS[m].off) += (uint64_t)v;
+    if (OP_METRICS[m].off == offsetof(op_sum, read))
+        b->v[i].source = true;
+    if (OP_METRICS[m].off == offsetof(op_sum, written))
+        b->v[i].sink = true;
 }
 
-/* Says at the end of a run how many bad records each source left out. */
-static void report_bad_records(weir_job *job)
+static const char *plural(uint64_t n)
 {
-    bad_sums b = {.n = 0};
-    weir_job_metrics(job, sum_bad, &b);
-    for (uint32_t i = 0; i < b.n; i++) {
-        if (b.src[i].skipped)
-            fprintf(stderr, "weir: source %s: %" PRIu64 " bad record%s skipped\n", b.src[i].op, b.src[i].skipped,
-                    b.src[i].skipped == 1 ? "" : "s");
-        if (b.src[i].dead_letter)
-            fprintf(stderr, "weir: source %s: %" PRIu64 " bad record%s written to the dead-letter file\n",
-                    b.src[i].op, b.src[i].dead_letter, b.src[i].dead_letter == 1 ? "" : "s");
+    return n == 1 ? "" : "s";
+}
+
+/*
+ * The end of every run: rows read per source and written per sink, bad
+ * records the sources left out, late rows per operator (dropped or routed
+ * to the late-records table), and the checkpoints.
+ */
+static void report_summary(weir_job *job, double secs)
+{
+    op_sums *b = weir_calloc(1, sizeof *b);
+    if (!b)
+        return;
+    weir_job_metrics(job, sum_op, b);
+    weir_cli_log(WEIR_LOG_INFO, "summary: the job ran %.1f s", secs);
+    for (uint32_t i = 0; i < b->n; i++)
+        if (b->v[i].source)
+            weir_cli_log(WEIR_LOG_INFO, "summary: source %s: %" PRIu64 " row%s read", b->v[i].op, b->v[i].read,
+                         plural(b->v[i].read));
+    for (uint32_t i = 0; i < b->n; i++)
+        if (b->v[i].sink)
+            weir_cli_log(WEIR_LOG_INFO, "summary: sink %s: %" PRIu64 " row%s written", b->v[i].op, b->v[i].written,
+                         plural(b->v[i].written));
+    for (uint32_t i = 0; i < b->n; i++) {
+        const char *op = b->v[i].op;
+        if (b->v[i].skipped)
+            weir_cli_log(WEIR_LOG_WARN, "source %s: %" PRIu64 " bad record%s skipped", op, b->v[i].skipped,
+                         plural(b->v[i].skipped));
+        if (b->v[i].dead_letter)
+            weir_cli_log(WEIR_LOG_WARN, "source %s: %" PRIu64 " bad record%s written to the dead-letter file", op,
+                         b->v[i].dead_letter, plural(b->v[i].dead_letter));
+        uint64_t routed = b->v[i].late_routed;
+        uint64_t dropped = b->v[i].late_dropped + (b->v[i].late > routed ? b->v[i].late - routed : 0);
+        if (dropped)
+            weir_cli_log(WEIR_LOG_WARN, "summary: operator %s: %" PRIu64 " late row%s dropped", op, dropped,
+                         plural(dropped));
+        if (routed)
+            weir_cli_log(WEIR_LOG_WARN, "summary: operator %s: %" PRIu64 " late row%s routed to the late-records table",
+                         op, routed, plural(routed));
     }
+    weir_free(b);
+    weir_checkpoint_stats st;
+    if (weir_job_checkpoint_stats(job, &st) != 0) {
+        weir_cli_log(WEIR_LOG_INFO, "summary: checkpoints: none (state.checkpoints.dir is not set)");
+        return;
+    }
+    char last[128] = "";
+    if (st.last_id)
+        snprintf(last, sizeof last, ", last chk-%" PRIu64 " (%" PRIu64 " bytes, %" PRId64 " ms)", st.last_id,
+                 st.last_size_bytes, st.last_duration_ms);
+    weir_cli_log(st.failed ? WEIR_LOG_WARN : WEIR_LOG_INFO,
+                 "summary: checkpoints: %" PRIu64 " completed, %" PRIu64 " failed%s%s%s", st.completed, st.failed,
+                 last, st.failed && st.last_failure[0] ? "; last failure: " : "",
+                 st.failed ? st.last_failure : "");
 }
 
 static const char *sql_config(void *ud, const char *key)
@@ -289,50 +384,207 @@ static int start_rest(weir_sql_job *sj, weir_job *job, const char *file, weir_re
     weir_error err = {0};
     *out = NULL;
     if (weir_rest_config_load(&cfg, sql_config, sj, file, &err)) {
-        fprintf(stderr, "weir: %s\n", err.message);
+        weir_cli_log(WEIR_LOG_ERROR, "%s", err.message);
         return WEIR_EXIT_INVALID;
     }
     if (weir_rest_start(job, &cfg, out, &err)) {
-        fprintf(stderr, "weir: %s%s\n", err.message,
-                cfg.enabled_explicitly ? "" : " (the job runs without the HTTP endpoint; rest.enabled = false hides this)");
+        weir_cli_log(cfg.enabled_explicitly ? WEIR_LOG_ERROR : WEIR_LOG_WARN, "%s%s", err.message,
+                     cfg.enabled_explicitly ? "" : " (the job runs without the HTTP endpoint; rest.enabled = false hides this)");
         if (cfg.enabled_explicitly)
             return WEIR_EXIT_FAILED;
         cfg.enabled = false; /* still watch the watermarks */
         if (weir_rest_start(job, &cfg, out, &err))
             *out = NULL;
     }
-    /* registry: rest url - weir_rest_url(*out) goes into the run's registry
-     * entry for `weir list` (obs-cli), once that exists. */
     return WEIR_EXIT_OK;
 }
 
 typedef struct waiter {
     weir_job *job;
     int rc;
-    atomic_bool done;
+    bool done;
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* on CLOCK_MONOTONIC */
 } waiter;
 
 static void *wait_job(void *arg)
 {
     waiter *w = arg;
-    w->rc = weir_job_wait(w->job);
-    atomic_store(&w->done, true);
+    int rc = weir_job_wait(w->job);
+    pthread_mutex_lock(&w->mu);
+    w->rc = rc;
+    w->done = true;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
     return NULL;
+}
+
+/* One line of progress: the terminal's status line, or a log line. */
+static void format_progress(weir_job *job, int64_t t0, double *last_out, int64_t *last_t, char *line,
+                            size_t cap)
+{
+    status_sums s = {.newest = (double)INT64_MIN};
+    weir_job_metrics(job, sum_metric, &s);
+    int64_t now = weir_monotonic_ns();
+    double dt = (double)(now - *last_t) / 1e9;
+    double rate = dt > 0 ? (s.out - *last_out) / dt : 0;
+    *last_out = s.out;
+    *last_t = now;
+    char wm[64], lag[48] = "";
+    format_wm(s.have_wm ? s.wm : (double)INT64_MIN, wm, sizeof wm);
+    if (s.have_wm && s.newest > (double)INT64_MIN / 2 && s.wm > (double)INT64_MIN / 2 && s.wm < (double)INT64_MAX / 2)
+        snprintf(lag, sizeof lag, " (%.1f s behind the newest event)", (s.newest - s.wm) / 1000.0);
+    snprintf(line, cap, "in %.0f  out %.0f  %.0f rows/s  watermark %s%s  %.1f s", s.in, s.out, rate, wm, lag,
+             (double)(now - t0) / 1e9);
+}
+
+/*
+ * Waits for the job. On a terminal a status line is refreshed twice a
+ * second; otherwise a progress line is logged every interval_ms (0: none).
+ */
+static int watch_job(weir_job *job, bool tty, int64_t interval_ms, int64_t t0)
+{
+    waiter w = {.job = job};
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&w.mu, NULL);
+    pthread_cond_init(&w.cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_t th;
+    int64_t tick_ns = tty ? 500 * 1000 * 1000LL : interval_ms * 1000 * 1000;
+    int rc;
+    if ((!tty && interval_ms <= 0) || pthread_create(&th, NULL, wait_job, &w) != 0) {
+        rc = weir_job_wait(job);
+    } else {
+        double last_out = 0;
+        int64_t last_t = t0, next = t0 + tick_ns;
+        pthread_mutex_lock(&w.mu);
+        while (!w.done) {
+            struct timespec until = {(time_t)(next / 1000000000LL), (long)(next % 1000000000LL)};
+            if (pthread_cond_timedwait(&w.cv, &w.mu, &until) == 0 || w.done)
+                continue;
+            pthread_mutex_unlock(&w.mu);
+            char line[400];
+            format_progress(job, t0, &last_out, &last_t, line, sizeof line);
+            if (tty)
+                weir_cli_log_status(line);
+            else
+                weir_cli_log(WEIR_LOG_INFO, "progress: %s", line);
+            next += tick_ns;
+            int64_t now = weir_monotonic_ns();
+            if (next < now) /* a slow metrics walk: skip ticks, never bunch them */
+                next = now + tick_ns;
+            pthread_mutex_lock(&w.mu);
+        }
+        pthread_mutex_unlock(&w.mu);
+        if (tty)
+            weir_cli_log_status(NULL);
+        pthread_join(th, NULL);
+        rc = w.rc;
+    }
+    pthread_cond_destroy(&w.cv);
+    pthread_mutex_destroy(&w.mu);
+    return rc;
+}
+
+/* log.format, log.level, log.progress.interval; an exit code. */
+static int configure_logging(weir_sql_job *sj, int64_t *interval_ms)
+{
+    char msg[256];
+    if (weir_cli_log_configure(weir_sql_job_config(sj, "log.format"), weir_sql_job_config(sj, "log.level"), msg,
+                               sizeof msg)) {
+        fprintf(stderr, "weir: %s\n", msg);
+        return WEIR_EXIT_INVALID;
+    }
+    *interval_ms = 10000;
+    const char *v = weir_sql_job_config(sj, "log.progress.interval");
+    if (v && weir_option_parse_duration(v, interval_ms) != 0) {
+        fprintf(stderr, "weir: log.progress.interval: '%s' is not a duration (e.g. 10s, 500ms; 0 turns it off)\n",
+                v);
+        return WEIR_EXIT_INVALID;
+    }
+    return WEIR_EXIT_OK;
+}
+
+/* Warnings of the planner, one log line each. */
+static void log_lines(int level, const char *text)
+{
+    while (*text) {
+        const char *nl = strchr(text, '\n');
+        size_t n = nl ? (size_t)(nl - text) : strlen(text);
+        if (n)
+            weir_cli_log(level, "%.*s", (int)n, text);
+        text += n + (nl != NULL);
+    }
+}
+
+/* The job's name in weir list: pipeline.name, else the script's file name. */
+static void job_name(weir_sql_job *sj, const char *file, char *buf, size_t cap)
+{
+    const char *n = weir_sql_job_config(sj, "pipeline.name");
+    if (n && *n) {
+        snprintf(buf, cap, "%s", n);
+        return;
+    }
+    const char *base = strrchr(file, '/');
+    snprintf(buf, cap, "%s", base ? base + 1 : file);
+    size_t l = strlen(buf);
+    if (l > 4 && !strcmp(buf + l - 4, ".sql"))
+        buf[l - 4] = '\0';
+}
+
+/* path as an absolute path (file:// dropped), for other processes to read. */
+static void absolute(const char *path, char *out, size_t cap)
+{
+    if (!strncmp(path, "file://", 7))
+        path += 7;
+    char cwd[2048], *real = realpath(path, NULL);
+    if (real) {
+        snprintf(out, cap, "%s", real);
+        free(real);
+        return;
+    }
+    if (path[0] != '/' && getcwd(cwd, sizeof cwd))
+        snprintf(out, cap, "%s/%s", cwd, path);
+    else
+        snprintf(out, cap, "%s", path);
+}
+
+static void register_job(weir_sql_job *sj, const char *file)
+{
+    char name[256], abs_file[4096], ck[4096] = "", sp[4096] = "";
+    job_name(sj, file, name, sizeof name);
+    absolute(file, abs_file, sizeof abs_file);
+    const char *v = weir_sql_job_config(sj, "state.checkpoints.dir");
+    if (v || (v = weir_sql_job_config(sj, "execution.checkpointing.dir")))
+        absolute(v, ck, sizeof ck);
+    if ((v = weir_sql_job_config(sj, "state.savepoints.dir")) ||
+        (v = weir_sql_job_config(sj, "execution.checkpointing.savepoint-dir")))
+        absolute(v, sp, sizeof sp);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    weir_error err = {0};
+    if (weir__registry_add(name, abs_file, ck, sp, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, &err))
+        weir_cli_log(WEIR_LOG_WARN, "%s: weir list, stop, cancel and savepoint will not see this job", err.message);
 }
 
 int weir_cli_run(int argc, char **argv)
 {
-    if (argc >= 2 && !strcmp(argv[1], "--help")) {
-        printf("usage: weir run JOB.sql [-D key=value]... [--fresh | --from PATH]\n"
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: weir run JOB.sql [--config FILE] [-D key=value]... [--fresh | --from PATH]\n"
                "                [--allow-non-restored-state] [--drain-on-stop]\n\n"
                "Plans the SQL script JOB.sql and runs it as one job. Bounded inputs run to\n"
                "completion; an unbounded job runs until stopped: Ctrl-C, SIGTERM or\n"
-               "weir stop PID stop it cleanly (a second one stops it at once).\n\n"
+               "weir stop JOB stop it cleanly (a second one stops it at once).\n\n"
+               "  --config FILE    read configuration from a YAML file (Flink's config.yaml:\n"
+               "                   nested maps are dotted keys); the script's SET and -D\n"
+               "                   override it\n"
                "  -D key=value     set a configuration key, overriding the script's SET\n"
                "                   (e.g. -D parallelism.default=4)\n"
                "  --fresh          with state.checkpoints.dir set, start over instead of\n"
                "                   resuming from the newest checkpoint there\n"
-               "  --from PATH      restore a checkpoint or savepoint (docs/checkpoints.md)\n"
+               "  --from PATH      restore a checkpoint or savepoint\n"
                "  --allow-non-restored-state\n"
                "                   restore a checkpoint whose operators do not all match the\n"
                "                   job (a changed query), dropping the state of those that\n"
@@ -341,11 +593,13 @@ int weir_cli_run(int argc, char **argv)
                "                   timer runs (without it, windows that have not fired are\n"
                "                   not emitted on a stop)\n\n"
                "With state.checkpoints.dir set the job checkpoints there, a stop takes a\n"
-               "final checkpoint, and a later run resumes where it stopped; kill -USR1 PID\n"
-               "(weir savepoint PID) takes a savepoint.\n\n"
+               "final checkpoint, and a later run resumes where it stopped; weir savepoint\n"
+               "JOB takes a savepoint. Log lines go to stderr (log.format = text or json,\n"
+               "log.level); when stderr is not a terminal a progress line is logged every\n"
+               "log.progress.interval (default 10s), and every run ends with a summary.\n\n"
                "Exit status: 0 done, 1 the job failed, 2 usage, 3 the script does not\n"
                "parse or plan, 4 a file could not be read, 130 stopped by SIGINT, 143\n"
-               "stopped by SIGTERM or weir stop.\n");
+               "stopped by SIGTERM or weir stop/cancel.\n");
         return WEIR_EXIT_OK;
     }
     /* Before any thread exists, so that every thread inherits the mask and
@@ -355,13 +609,23 @@ int weir_cli_run(int argc, char **argv)
     weir_sql_job *sj = NULL;
     uint32_t attempt = 0;            /* restarts made (restart-strategy) */
     char restart_from[1100] = "";
+    int64_t interval_ms = 0;
 again:;
     int rc = plan("run", argc, argv, &a, &sj);
     if (rc) {
         free_args(&a);
         return rc;
     }
-    if (attempt == 0)
+    if ((rc = configure_logging(sj, &interval_ms))) {
+        weir_sql_job_destroy(sj);
+        free_args(&a);
+        return rc;
+    }
+    /* The planner's warnings read as a compiler's ("file:line:col: warning: ..."),
+     * as its errors do; as JSON lines when the log is JSON. */
+    if (attempt == 0 && weir_cli_log_json())
+        log_lines(WEIR_LOG_WARN, weir_sql_job_warnings(sj));
+    else if (attempt == 0 && weir_cli_log_enabled(WEIR_LOG_WARN))
         fputs(weir_sql_job_warnings(sj), stderr);
     const char *ex = weir_sql_job_explain_output(sj);
     if (*ex && attempt == 0)
@@ -386,6 +650,8 @@ again:;
         return rc;
     }
     weir_cli_signals_start(job);
+    register_job(sj, a.file);
+    int64_t t0 = weir_monotonic_ns();
     int jrc = weir_job_start(job);
     weir_rest *rest = NULL;
     if (!jrc && (rc = start_rest(sj, job, a.file, &rest))) {
@@ -393,54 +659,27 @@ again:;
         weir_job_wait(job);
         weir_cli_stopper_end(&stopper);
         weir_cli_signals_stop();
+        weir__registry_remove();
         weir_sql_job_destroy(sj);
         free_args(&a);
         return rc;
     }
-    bool tty = isatty(STDERR_FILENO);
-    waiter w = {.job = job};
-    pthread_t th;
-    if (!jrc && tty && pthread_create(&th, NULL, wait_job, &w) == 0) {
-        /* Status line until the job ends, refreshed twice a second. */
-        int64_t t0 = weir_monotonic_ns();
-        double last_out = 0;
-        int64_t last_t = t0;
-        for (;;) {
-            struct timespec half = {0, 500 * 1000 * 1000};
-            nanosleep(&half, NULL);
-            if (atomic_load(&w.done))
-                break;
-            status_sums s = {.newest = (double)INT64_MIN};
-            weir_job_metrics(job, sum_metric, &s);
-            int64_t now = weir_monotonic_ns();
-            double rate = (s.out - last_out) / ((double)(now - last_t) / 1e9);
-            last_out = s.out;
-            last_t = now;
-            char wm[64], lag[48] = "";
-            format_wm(s.have_wm ? s.wm : (double)INT64_MIN, wm, sizeof wm);
-            if (s.have_wm && s.newest > (double)INT64_MIN / 2 && s.wm > (double)INT64_MIN / 2 &&
-                s.wm < (double)INT64_MAX / 2)
-                snprintf(lag, sizeof lag, " (%.1f s behind the newest event)", (s.newest - s.wm) / 1000.0);
-            fprintf(stderr, "\r\033[Kin %.0f  out %.0f  %.0f rows/s  watermark %s%s  %.1f s", s.in, s.out, rate, wm,
-                    lag, (double)(now - t0) / 1e9);
-        }
-        fprintf(stderr, "\r\033[K");
-        pthread_join(th, NULL);
-        jrc = w.rc;
-    } else if (!jrc) {
-        jrc = weir_job_wait(job);
-    }
+    if (rest)
+        weir__registry_set_rest_url(weir_rest_url(rest));
+    if (!jrc)
+        jrc = watch_job(job, isatty(STDERR_FILENO), interval_ms, t0);
     weir_rest_stop(rest);
     weir_cli_stopper_end(&stopper);
     weir_cli_signals_stop();
-    report_bad_records(job);
+    weir__registry_remove();
+    report_summary(job, (double)(weir_monotonic_ns() - t0) / 1e9);
     int exit_code = WEIR_EXIT_OK;
     if (weir_cli_stopper_signal(&stopper) && (!jrc || jrc == WEIR_ECANCELED)) {
         weir_cli_stopper_report(&stopper, job);
         exit_code = weir_cli_stopper_exit_code(&stopper);
     } else if (jrc && jrc != WEIR_ECANCELED) {
         const char *msg = weir_job_error(job);
-        fprintf(stderr, "weir: job failed: %s\n", msg && *msg ? msg : weir_strerror(jrc));
+        weir_cli_log(WEIR_LOG_ERROR, "job failed: %s", msg && *msg ? msg : weir_strerror(jrc));
         exit_code = WEIR_EXIT_FAILED;
         /* restart-strategy: build the job again and resume from its last checkpoint. */
         if (weir_cli_restart_due(sj, job, &attempt, restart_from, sizeof restart_from)) {
@@ -456,8 +695,8 @@ again:;
 
 int weir_cli_explain(int argc, char **argv)
 {
-    if (argc >= 2 && !strcmp(argv[1], "--help")) {
-        printf("usage: weir explain JOB.sql [-D key=value]...\n\n"
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: weir explain JOB.sql [--config FILE] [-D key=value]...\n\n"
                "Prints the plan of JOB.sql without running it: the logical operators of\n"
                "each INSERT, then the job graph with its tasks, chaining, parallelism and\n"
                "exchanges.\n");

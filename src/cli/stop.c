@@ -1,5 +1,5 @@
 /*
- * cli/stop.c - how `weir run` stops on SIGINT/SIGTERM, and `weir stop PID`.
+ * cli/stop.c - how `weir run` stops on SIGINT/SIGTERM, and `weir stop JOB`.
  *
  * The signals are blocked in the thread that calls weir_cli_stopper_block
  * before any other thread exists, so every thread of the process inherits
@@ -10,8 +10,9 @@
  * The first SIGINT or SIGTERM stops the job (weir_job_stop: sources stop,
  * the data in flight drains, no window fires that had not, and with
  * checkpoints a final checkpoint is committed), or drains it with
- * --drain-on-stop or DRAIN_SIGNAL (`weir stop PID --drain`): the stop is an
- * end of input, every window fires. A second one cancels at once. When the
+ * --drain-on-stop or DRAIN_SIGNAL (`weir stop JOB --drain`): the stop is an
+ * end of input, every window fires. A second one cancels at once, as does
+ * CANCEL_SIGNAL (`weir cancel JOB`) at any time. When the
  * job has ended, one line on stderr says what was committed, and `weir run`
  * exits with 128 + the signal (130 for SIGINT, 143 for SIGTERM and for
  * `weir stop`), the shell's convention for a process ended by a signal.
@@ -36,6 +37,7 @@ static void stop_set(sigset_t *set)
     sigaddset(set, SIGINT);
     sigaddset(set, SIGTERM);
     sigaddset(set, WEIR_CLI_DRAIN_SIGNAL);
+    sigaddset(set, WEIR_CLI_CANCEL_SIGNAL);
     sigaddset(set, WAKE_SIGNAL);
 }
 
@@ -54,6 +56,8 @@ static const char *sig_name(int sig)
         return "SIGTERM";
     if (sig == WEIR_CLI_DRAIN_SIGNAL)
         return "weir stop --drain";
+    if (sig == WEIR_CLI_CANCEL_SIGNAL)
+        return "weir cancel";
     return "a signal";
 }
 
@@ -72,11 +76,17 @@ static void *stopper_main(void *arg)
             continue;
         }
         int none = 0;
-        if (atomic_compare_exchange_strong(&s->sig, &none, sig)) {
+        if (sig == WEIR_CLI_CANCEL_SIGNAL) {
+            /* Flink's cancel: at once, whatever came before. */
+            atomic_compare_exchange_strong(&s->sig, &none, sig);
+            if (!atomic_exchange(&s->canceled, true)) {
+                weir_cli_log(WEIR_LOG_INFO, "weir cancel: stopping at once");
+                weir_job_cancel(s->job);
+            }
+        } else if (atomic_compare_exchange_strong(&s->sig, &none, sig)) {
             bool drain = s->drain_on_stop || sig == WEIR_CLI_DRAIN_SIGNAL;
             atomic_store(&s->drained, drain);
-            fprintf(stderr,
-                    "weir: %s: stopping%s (send it again to stop at once)\n",
+            weir_cli_log(WEIR_LOG_INFO, "%s: stopping%s (send it again to stop at once)",
                     sig_name(sig),
                     drain ? ", draining: every window fires" : "");
             if (drain)
@@ -85,7 +95,7 @@ static void *stopper_main(void *arg)
                 weir_job_stop(s->job);
         } else if (!atomic_load(&s->canceled)) {
             atomic_store(&s->canceled, true);
-            fprintf(stderr, "weir: %s again: stopping at once\n",
+            weir_cli_log(WEIR_LOG_INFO, "%s again: stopping at once",
                     sig_name(sig));
             weir_job_cancel(s->job);
         }
@@ -141,7 +151,7 @@ int weir_cli_stopper_signal(const weir_cli_stopper *s)
 int weir_cli_stopper_exit_code(const weir_cli_stopper *s)
 {
     int sig = atomic_load(&s->sig);
-    return 128 + (sig == WEIR_CLI_DRAIN_SIGNAL ? SIGTERM : sig);
+    return 128 + (sig == WEIR_CLI_DRAIN_SIGNAL || sig == WEIR_CLI_CANCEL_SIGNAL ? SIGTERM : sig);
 }
 
 static void sum_written(void *ud, const char *name, double v)
@@ -158,29 +168,25 @@ void weir_cli_stopper_report(const weir_cli_stopper *s, weir_job *job)
     weir_checkpoint_stats st;
     if (weir_job_checkpoint_stats(job, &st) == 0) {
         if (!at_once && st.last_id) {
-            fprintf(stderr,
-                    "weir: stopped (%s): final checkpoint chk-%" PRIu64
-                    " committed, with the output up to it%s\n",
+            weir_cli_log(WEIR_LOG_INFO, "stopped (%s): final checkpoint chk-%" PRIu64
+                    " committed, with the output up to it%s",
                     why, st.last_id,
                     drained ? "; every window fired (drained)"
                             : "; weir run resumes there");
         } else if (st.last_id) {
-            fprintf(stderr,
-                    "weir: stopped at once (%s), without a final checkpoint: "
+            weir_cli_log(WEIR_LOG_INFO, "stopped at once (%s), without a final checkpoint: "
                     "the output is committed up to checkpoint chk-%" PRIu64
-                    ", where weir run resumes\n",
+                    ", where weir run resumes",
                     why, st.last_id);
         } else if (st.restored_id) {
-            fprintf(stderr,
-                    "weir: stopped at once (%s) before any checkpoint of this "
+            weir_cli_log(WEIR_LOG_INFO, "stopped at once (%s) before any checkpoint of this "
                     "run completed: nothing more was committed; weir run "
-                    "resumes from chk-%" PRIu64 " again\n",
+                    "resumes from chk-%" PRIu64 " again",
                     why, st.restored_id);
         } else {
-            fprintf(stderr,
-                    "weir: stopped at once (%s) before any checkpoint "
+            weir_cli_log(WEIR_LOG_INFO, "stopped at once (%s) before any checkpoint "
                     "completed: nothing was committed; weir run starts "
-                    "over\n",
+                    "over",
                     why);
         }
         return;
@@ -188,52 +194,36 @@ void weir_cli_stopper_report(const weir_cli_stopper *s, weir_job *job)
     double rows = 0;
     weir_job_metrics(job, sum_written, &rows);
     if (at_once)
-        fprintf(stderr,
-                "weir: stopped at once (%s): %.0f rows reached the sinks; "
-                "files still in progress were discarded\n",
+        weir_cli_log(WEIR_LOG_INFO, "stopped at once (%s): %.0f rows reached the sinks; "
+                "files still in progress were discarded",
                 why, rows);
     else if (drained)
-        fprintf(stderr,
-                "weir: stopped (%s), drained: every window fired; %.0f rows "
-                "written and committed\n",
+        weir_cli_log(WEIR_LOG_INFO, "stopped (%s), drained: every window fired; %.0f rows "
+                "written and committed",
                 why, rows);
     else
-        fprintf(stderr,
-                "weir: stopped (%s): %.0f rows written and committed, final "
+        weir_cli_log(WEIR_LOG_INFO, "stopped (%s): %.0f rows written and committed, final "
                 "results only (windows that had not fired were dropped; "
-                "--drain-on-stop fires them)\n",
+                "--drain-on-stop fires them)",
                 why, rows);
 }
 
 int weir_cli_stop(int argc, char **argv)
 {
-    bool drain = argc == 3 && !strcmp(argv[2], "--drain");
-    if (argc < 2 || argc > 3 || !strcmp(argv[1], "--help") ||
-        (argc == 3 && !drain)) {
-        printf("usage: weir stop PID [--drain]\n\n"
-               "Stops the `weir run` process PID as Ctrl-C does (this is "
-               "kill -TERM PID):\n"
-               "sources stop, windows that have not fired do not fire, "
-               "and with checkpoints\n"
-               "a final checkpoint is committed, where a rerun resumes. "
-               "With --drain the stop\n"
-               "is an end of input: every window fires and every timer "
-               "runs (Flink's\n"
-               "stop --drain); meant for a job that ends for good. The "
-               "process exits with 143.\n");
-        return argc >= 2 && !strcmp(argv[1], "--help") ? WEIR_EXIT_OK
-                                                       : WEIR_EXIT_USAGE;
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: weir stop JOB [--drain]\n\n"
+               "Stops the running job JOB (a process id or pipeline.name, see weir list)\n"
+               "as Ctrl-C does: sources stop, windows that have not fired do not fire, and\n"
+               "with checkpoints a final checkpoint is committed, where a rerun resumes.\n"
+               "With --drain the stop is an end of input: every window fires and every\n"
+               "timer runs (Flink's stop --drain); meant for a job that ends for good.\n"
+               "The job's process exits with 143. weir cancel stops at once.\n");
+        return WEIR_EXIT_OK;
     }
-    char *end;
-    long pid = strtol(argv[1], &end, 10);
-    if (*end || pid <= 0) {
-        fprintf(stderr, "weir stop: '%s' is not a process id\n", argv[1]);
+    bool drain = argc == 3 && !strcmp(argv[2], "--drain");
+    if (argc < 2 || argc > 3 || (argc == 3 && !drain)) {
+        fprintf(stderr, "usage: weir stop JOB [--drain] (see weir stop --help)\n");
         return WEIR_EXIT_USAGE;
     }
-    if (kill((pid_t)pid, drain ? WEIR_CLI_DRAIN_SIGNAL : SIGTERM) != 0) {
-        fprintf(stderr, "weir stop: cannot signal process %ld: %s\n", pid,
-                strerror(errno));
-        return WEIR_EXIT_IO;
-    }
-    return WEIR_EXIT_OK;
+    return weir_cli_signal_job("stop", argv[1], drain ? WEIR_CLI_DRAIN_SIGNAL : SIGTERM, NULL);
 }

@@ -571,10 +571,16 @@ static const char *const KNOWN_KEYS[] = {
     "metrics.fetcher.update-interval", "weir.watermark.stall-warning",
     /* object storage (s3:// paths) */
     "s3.endpoint", "s3.region", "s3.access-key", "s3.access.key", "s3.secret-key", "s3.secret.key",
-    "s3.path.style.access", "s3.path-style-access", "s3.max-error-retries", "s3.upload.min.part.size", NULL};
+    "s3.path.style.access", "s3.path-style-access", "s3.max-error-retries", "s3.upload.min.part.size",
 
-/* Adds a warning if key is not one weir reads; at has no line for -D. */
-static int warn_unknown_key(plan_ctx *pc, const char *key, weir_sql_loc at)
+    /* the weir command: logging */
+    "log.format", "log.level", "log.progress.interval", NULL};
+
+/*
+ * Adds a warning if key is not one weir reads; at has no line for -D.
+ * cfg_file: the key comes from that configuration file, at its line and column.
+ */
+static int warn_unknown_key(plan_ctx *pc, const char *key, weir_sql_loc at, const char *cfg_file)
 {
     const char *best = NULL;
     size_t kl = strlen(key);
@@ -589,8 +595,9 @@ static int warn_unknown_key(plan_ctx *pc, const char *key, weir_sql_loc at)
         }
     }
     const char *file = weir_sql_script_file(pc->script);
-    int rc = at.line ? weir_buf_printf(&pc->warnings, "%s:%u:%u: warning: SET '%s'", file, at.line, at.col, key)
-                     : weir_buf_printf(&pc->warnings, "%s: warning: -D %s", file, key);
+    int rc = cfg_file  ? weir_buf_printf(&pc->warnings, "%s:%u:%u: warning: key '%s'", cfg_file, at.line, at.col, key)
+             : at.line ? weir_buf_printf(&pc->warnings, "%s:%u:%u: warning: SET '%s'", file, at.line, at.col, key)
+                       : weir_buf_printf(&pc->warnings, "%s: warning: -D %s", file, key);
     if (!rc)
         rc = weir_buf_printf(&pc->warnings, ": unknown configuration key, ignored");
     if (!rc && best)
@@ -605,7 +612,7 @@ static int apply_set(plan_ctx *pc, const weir_sql_stmt *st)
     if (st->kind == WEIR_SQL_STMT_SET) {
         if (!st->u.set.key)
             return 0;
-        int rc = warn_unknown_key(pc, st->u.set.key, st->u.set.key_loc);
+        int rc = warn_unknown_key(pc, st->u.set.key, st->u.set.key_loc, NULL);
         return rc ? rc : plan_config_set(pc, st->u.set.key, st->u.set.value, st->u.set.value_loc);
     }
     if (st->kind == WEIR_SQL_STMT_RESET) {
@@ -651,12 +658,20 @@ int weir_sql_job_create(const char *file, const char *text, size_t len, const we
         rc = weir_error_set(&j->err, WEIR_ENOMEM, "out of memory");
         goto fail;
     }
+    /* Precedence: the configuration file, then the script's SET, then -D. */
+    for (size_t i = 0; opt && i < opt->n_default; i++) {
+        weir_sql_loc at = {.line = opt->default_lines ? opt->default_lines[i] : 0,
+                           .col = opt->default_cols ? opt->default_cols[i] : 0};
+        if ((rc = warn_unknown_key(pc, opt->default_keys[i], at, opt->defaults_file ? opt->defaults_file : "config")) ||
+            (rc = plan_config_set(pc, opt->default_keys[i], opt->default_values[i], (weir_sql_loc){0})))
+            goto fail;
+    }
     size_t n = weir_sql_script_count(j->script);
     for (size_t i = 0; i < n; i++)
         if ((rc = apply_set(pc, weir_sql_script_stmt(j->script, i))))
             goto fail;
     for (size_t i = 0; opt && i < opt->n_set; i++)
-        if ((rc = warn_unknown_key(pc, opt->set_keys[i], (weir_sql_loc){0})) ||
+        if ((rc = warn_unknown_key(pc, opt->set_keys[i], (weir_sql_loc){0}, NULL)) ||
             (rc = plan_config_set(pc, opt->set_keys[i], opt->set_values[i], (weir_sql_loc){0})))
             goto fail;
     for (size_t i = 0; i < n; i++)

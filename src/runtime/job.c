@@ -583,6 +583,13 @@ void weir_job_metrics(weir_job *job, weir_metric_visit_fn fn, void *ud)
                 snprintf(name, sizeof name, "task%u.%s.%u.records_out", t, on,
                          s);
                 fn(ud, name, (double)WEIR__LOAD(&c->records_out));
+                /* What the job read and wrote, per source and per sink. */
+                if (c->node->kind == WEIR__NODE_SOURCE || !c->node->out_schema) {
+                    bool src = c->node->kind == WEIR__NODE_SOURCE;
+                    snprintf(name, sizeof name, "task%u.%s.%u.%s", t, on, s,
+                             src ? "rows_read" : "rows_written");
+                    fn(ud, name, (double)WEIR__LOAD(src ? &c->records_out : &c->records_in));
+                }
                 pthread_mutex_lock(&c->counters_mu);
                 for (weir__counter *k = c->counters; k; k = k->next) {
                     snprintf(name, sizeof name, "task%u.%s.%u.%s", t, on, s,

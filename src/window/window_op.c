@@ -48,6 +48,7 @@ typedef struct wop {
     weir__wcore *core;
     weir_state *st;
     weir_state *wmst;     /* "watermark": per key group, at its anchor key */
+    uint64_t *n_routed;   /* "late_records_routed": of late_records, those sent to the late output */
     uint32_t batch_size;
     uint32_t kg_lo, kg_hi, max_par;
     uint32_t *anchor;     /* per owned key group (kg - kg_lo): the anchor's counter */
@@ -143,7 +144,10 @@ static int io_emit(void *ud, const weir_batch *b)
 static int io_emit_late(void *ud, const weir_batch *b)
 {
     wop *op = ud;
-    return weir_op_emit_side(op->ctx, WEIR_WINDOW_LATE_TAG, b);
+    int rc = weir_op_emit_side(op->ctx, WEIR_WINDOW_LATE_TAG, b);
+    if (!rc && op->n_routed)
+        *op->n_routed += b->n_rows;
+    return rc;
 }
 
 static int io_proc_timer(void *ud, const uint8_t *key, size_t len, uint64_t hash, int64_t t)
@@ -228,6 +232,8 @@ static int op_open(void *p, weir_op_ctx *ctx)
     weir_state_desc dw = {.name = "watermark", .kind = WEIR_STATE_VALUE};
     if ((rc = weir_op_get_state(ctx, &dw, &op->wmst)))
         return weir_op_fail(ctx, rc, "window: cannot register its keyed state: %s", weir_strerror(rc));
+    if (weir_op_has_side_output(ctx, WEIR_WINDOW_LATE_TAG))
+        op->n_routed = weir_op_counter(ctx, "late_records_routed");
     weir__wcore_io io = {
         .emit = io_emit,
         .emit_late = weir_op_has_side_output(ctx, WEIR_WINDOW_LATE_TAG) ? io_emit_late : NULL,

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# The weir command as a tool: --version, -h/--help on every command, the job
+# registry (weir list, stale entries), weir savepoint JOB (waits, prints the
+# path, fails with a message), weir stop/cancel JOB by name, and inspect on a
+# missing path. Synchronises on the registry and on files, never on sleeps.
+# Usage: test_cli_tool.sh WEIR_BINARY SOURCE_DIR
+set -u
+weir=$1
+pass=0
+fail=0
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$work"; }
+trap cleanup EXIT
+export WEIR_REGISTRY_DIR=$work/reg # this test's jobs only
+check() { # name, condition...
+  local name=$1
+  shift
+  if "$@"; then pass=$((pass + 1)); else echo "FAIL $name"; fail=$((fail + 1)); fi
+}
+# Polls (bounded) until weir list shows a job named $1.
+wait_listed() {
+  for _ in $(seq 1 300); do
+    "$weir" list 2>/dev/null | awk 'NR > 1 {print $2}' | grep -qx "$1" && return 0
+    sleep 0.05
+  done
+  return 1
+}
+wait_exit() { # pid -> its exit status (bounded: 30 s)
+  for _ in $(seq 1 600); do
+    kill -0 "$1" 2>/dev/null || { wait "$1"; return $?; }
+    sleep 0.05
+  done
+  return 255
+}
+
+out=$("$weir" --version); rc=$?
+check "--version exits 0" test $rc -eq 0
+check "--version prints the version" grep -Eq '^weir [0-9]+\.[0-9]+\.[0-9]+' <<<"$out"
+for c in run explain checkpoints inspect list savepoint stop cancel savepoint-tool; do
+  for h in -h --help; do
+    "$weir" $c $h >"$work/out" 2>"$work/err"; rc=$?
+    check "$c $h exits 0" test $rc -eq 0
+    check "$c $h prints usage to stdout" grep -q "^usage: weir $c" "$work/out"
+  done
+done
+"$weir" inspect "$work/nothing/chk-1" >/dev/null 2>"$work/err"; rc=$?
+check "inspect of a missing path fails" test $rc -ne 0
+check "inspect says the path is missing" grep -q "nothing/chk-1.*missing" "$work/err"
+"$weir" savepoint nosuchjob >/dev/null 2>"$work/err"; rc=$?
+check "savepoint of no such job exits 5" test $rc -eq 5
+check "savepoint of no such job says so" grep -q "no running job named 'nosuchjob'" "$work/err"
+
+job() { # name -> a script of an unbounded job
+  cat <<SQL
+SET 'pipeline.name' = '$1';
+CREATE TABLE g (id BIGINT, ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ms, 3), WATERMARK FOR ts AS ts)
+WITH ('connector' = 'datagen', 'rows-per-second' = '500',
+      'fields.ms.kind' = 'sequence', 'fields.ms.start' = '1700000000000', 'fields.ms.end' = '1800000000000');
+CREATE TABLE o (id BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO o SELECT id FROM g;
+SQL
+}
+CK=(-D "state.checkpoints.dir=$work/ck" -D "state.savepoints.dir=$work/sp" -D execution.checkpointing.interval=200ms)
+
+# A savepoint by name: weir savepoint waits for it and prints its path.
+job alpha >"$work/alpha.sql"
+"$weir" run "$work/alpha.sql" "${CK[@]}" >/dev/null 2>"$work/alpha.err" &
+apid=$!; pids+=("$apid")
+check "weir list shows the running job" wait_listed alpha
+"$weir" list >"$work/list"
+check "weir list shows pid and checkpoint folder" grep -Eq "^$apid +alpha .*$work/ck" "$work/list"
+sp=$("$weir" savepoint alpha 2>"$work/err"); rc=$?
+check "savepoint by name exits 0" test $rc -eq 0
+check "savepoint prints a path in state.savepoints.dir" grep -q "^$work/sp/savepoint-" <<<"$sp"
+check "the savepoint is complete" bash -c "'$weir' inspect '$sp' >/dev/null"
+# By pid, with --stop: the job stops after it.
+sp2=$("$weir" savepoint "$apid" --stop 2>"$work/err"); rc=$?
+check "savepoint --stop exits 0" test $rc -eq 0
+check "savepoint --stop prints its path" test -d "$sp2"
+wait_exit "$apid"; rc=$?
+check "the job ends after savepoint --stop (exit 0)" test $rc -eq 0
+check "the job left the registry" bash -c "! '$weir' list | grep -q alpha"
+
+# A job without checkpoints: the savepoint fails with the reason, the job runs on.
+job beta >"$work/beta.sql"
+"$weir" run "$work/beta.sql" >/dev/null 2>"$work/beta.err" &
+bpid=$!; pids+=("$bpid")
+wait_listed beta
+"$weir" savepoint beta >"$work/out" 2>"$work/err"; rc=$?
+check "savepoint without checkpoints exits 1" test $rc -eq 1
+check "savepoint without checkpoints says why" grep -q "no checkpoints" "$work/err"
+check "the job still runs after a failed savepoint" kill -0 "$bpid"
+# weir stop by name: a clean stop, exit 143.
+"$weir" stop beta; rc=$?
+check "stop by name exits 0" test $rc -eq 0
+wait_exit "$bpid"; rc=$?
+check "the stopped job exits 143" test $rc -eq 143
+
+# weir cancel: at once, exit 143, said in the log.
+job gamma >"$work/gamma.sql"
+"$weir" run "$work/gamma.sql" -D "state.checkpoints.dir=$work/ck3" >/dev/null 2>"$work/gamma.err" &
+gpid=$!; pids+=("$gpid")
+wait_listed gamma
+"$weir" cancel gamma; rc=$?
+check "cancel exits 0" test $rc -eq 0
+wait_exit "$gpid"; rc=$?
+check "the canceled job exits 143" test $rc -eq 143
+check "the log says it was canceled at once" grep -q "stopped at once (weir cancel)" "$work/gamma.err"
+
+# Two jobs with one name: a name is refused as ambiguous, the pid works.
+job delta >"$work/delta.sql"
+"$weir" run "$work/delta.sql" >/dev/null 2>&1 &
+d1=$!; pids+=("$d1")
+"$weir" run "$work/delta.sql" >/dev/null 2>&1 &
+d2=$!; pids+=("$d2")
+for _ in $(seq 1 300); do [ "$("$weir" list | grep -c ' delta ')" -eq 2 ] && break; sleep 0.05; done
+"$weir" stop delta >/dev/null 2>"$work/err"; rc=$?
+check "an ambiguous name is refused" test $rc -eq 5
+check "the ambiguity is named" grep -q "2 running jobs are named 'delta'" "$work/err"
+# kill -9 leaves a stale entry: listing removes it.
+kill -9 "$d1"; wait "$d1" 2>/dev/null
+check "the stale entry's file is there before listing" test -e "$WEIR_REGISTRY_DIR/$d1.job"
+"$weir" list >"$work/list"
+check "weir list ignores a dead job" bash -c "! grep -q '^$d1 ' '$work/list'"
+check "weir list removed the stale entry" test ! -e "$WEIR_REGISTRY_DIR/$d1.job"
+"$weir" stop delta; wait_exit "$d2"; rc=$?
+check "with one left, the name finds it" test $rc -eq 143
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
