@@ -1863,11 +1863,12 @@ Test(file_sink, options, .init = make_tmp, .fini = cleanup_tmp)
         WEIR_EINVAL);
     cr_assert_str_eq(err.message, "connector 'filesystem' needs option 'path'");
     cr_assert_eq(
-        weir_connector_sink_spec("kafka", nopath, 1, s, &env, &spec, &err),
+        weir_connector_sink_spec("hbase-2.2", nopath, 1, s, &env, &spec, &err),
         WEIR_EUNSUPPORTED);
-    cr_assert_str_eq(err.message, "unsupported connector 'kafka' as a sink "
-                                  "(weir has 'filesystem', 'print' and "
-                                  "'blackhole')");
+    cr_assert_str_eq(err.message,
+                     "unsupported connector 'hbase-2.2' as a sink (weir has "
+                     "'filesystem', 'print', 'blackhole', 'jdbc', 'kafka' and "
+                     "'upsert-kafka')");
     weir_batch_destroy(b);
     weir_schema_destroy(s);
 }

@@ -316,7 +316,7 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
             n_et = weir_expr_strict_columns(exprs[cols.rowtime], et_cols, np);
         }
     }
-    weir_source_spec spec;
+    weir_source_spec spec = {0};
     int bad = -1;
     pc->cenv.bad_option_index = &bad;
     pc->cenv.event_time_fields = et_cols;

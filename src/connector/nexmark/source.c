@@ -263,6 +263,7 @@ int weir_nexmark_source_spec(const weir_nexmark_config *config,
     int rc = weir_nexmark_source_arg_create(config, &arg, err);
     if (rc)
         return rc;
+    memset(spec, 0, sizeof *spec);
     spec->name = name;
     spec->cls = &weir_nexmark_source_class;
     spec->arg = arg;
