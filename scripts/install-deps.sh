@@ -14,6 +14,7 @@ PACKAGES=(
   clang libclang-rt-14-dev  # fuzzers (libFuzzer)
   python3                # test helpers (tests/sql_diff.py: its sqlite3 module is the oracle)
   librdkafka-dev kcat    # Kafka connectors; kcat produces and consumes in the tests
+  curl                   # the tests read the REST endpoint and /metrics
   libpq-dev              # PostgreSQL connectors
   postgresql-15 postgresql-client-15  # a real server the tests start and stop
   libmicrohttpd-dev      # the REST endpoint, /metrics and the web UI

@@ -18,7 +18,7 @@ if [ ! -x "$MOCK" ] || ! command -v kcat > /dev/null; then
 fi
 SEED=${WEIR_KAFKA_CRASH_SEED:-$(( $(date +%s) % 100000 + $$ ))}
 KILLS=${WEIR_KAFKA_CRASH_KILLS:-20}
-MSGS=${WEIR_KAFKA_CRASH_MSGS:-30000}
+MSGS=${WEIR_KAFKA_CRASH_MSGS:-120000}
 RANDOM=$SEED
 echo "test_kafka_crash: seed $SEED (WEIR_KAFKA_CRASH_SEED=$SEED replays it), $MSGS messages, $KILLS kills"
 T=$(mktemp -d /tmp/weir-kafka-crash-XXXXXX)
@@ -66,7 +66,9 @@ INSERT INTO dst SELECT k, window_start, window_end, COUNT(*), SUM(v)
 FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' SECOND))
 GROUP BY k, window_start, window_end;
 EOF
-CK=(-D state.checkpoints.dir=ckpt -D execution.checkpointing.interval=100ms -D parallelism.default=2)
+# Checkpoints every 10 ms: the whole input takes well under a second to read
+# on a quiet machine, and kills must land between completed checkpoints.
+CK=(-D state.checkpoints.dir=ckpt -D execution.checkpointing.interval=10ms -D parallelism.default=2)
 visible() { find out -maxdepth 1 -type f ! -name '.*' -exec cat {} + 2> /dev/null | sort; }
 hidden() { find out -maxdepth 1 -type f -name '.part-*' 2> /dev/null | wc -l; }
 

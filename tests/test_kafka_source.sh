@@ -165,8 +165,21 @@ wait_for() { # $1: pattern, $2: file
 }
 wait_for "1970-01-01T00:00:10" iout.txt || fail "the window [0, 10 s) did not fire once partition 3 was idle"
 grep -q "+I\[1970-01-01T00:00:10, 3\]" iout.txt || { cat iout.txt; fail "window [0, 10 s) should count 3"; }
-# The silent partition returns inside the open window [10 s, 20 s): counted.
+# The silent partition returns inside the open window [10 s, 20 s): counted,
+# provided weir reads it before the other partitions move on (otherwise it
+# is late, as in Flink): wait until the split idle-3 has read its row (its
+# row count on the job's /metrics endpoint), then produce the rest.
 echo '{"k":"b","ts_ms":16000}' | produce -t idle -p 3
+url=$(grep -o 'http://127.0.0.1:[0-9]*/' log | head -1)
+[ -n "$url" ] || { cat log; fail "weir run printed no endpoint address"; }
+read_p3() {
+    for ((i = 0; i < 400; i++)); do
+        curl -s "${url}metrics" | grep 'split_numRecordsIn' | grep 'split="idle-3"' | grep -q ' 1$' && return 0
+        sleep 0.05
+    done
+    return 1
+}
+read_p3 || { curl -s "${url}metrics" | grep split_numRecordsIn; fail "partition 3's returning row was not read"; }
 for p in 0 1 2 3; do echo "{\"k\":\"c\",\"ts_ms\":$((25000 + p))}" | produce -t idle -p $p; done
 wait_for "1970-01-01T00:00:20" iout.txt || fail "the window [10 s, 20 s) did not fire"
 grep -q "+I\[1970-01-01T00:00:20, 4\]" iout.txt || { cat iout.txt; fail "the returning partition's record was lost"; }
