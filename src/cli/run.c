@@ -378,6 +378,12 @@ static const char *sql_config(void *ud, const char *key)
  * (rest/rest.h, docs/rest.md). A failure is fatal only when the user asked
  * for the endpoint explicitly (rest.* set); otherwise the job runs without.
  */
+static void rest_line(void *ud, bool warn, const char *text)
+{
+    (void)ud;
+    weir_cli_log(warn ? WEIR_LOG_WARN : WEIR_LOG_INFO, "%s", text);
+}
+
 static int start_rest(weir_sql_job *sj, weir_job *job, const char *file, weir_rest **out)
 {
     weir_rest_config cfg;
@@ -387,6 +393,7 @@ static int start_rest(weir_sql_job *sj, weir_job *job, const char *file, weir_re
         weir_cli_log(WEIR_LOG_ERROR, "%s", err.message);
         return WEIR_EXIT_INVALID;
     }
+    cfg.log_line = rest_line;
     if (weir_rest_start(job, &cfg, out, &err)) {
         weir_cli_log(cfg.enabled_explicitly ? WEIR_LOG_ERROR : WEIR_LOG_WARN, "%s%s", err.message,
                      cfg.enabled_explicitly ? "" : " (the job runs without the HTTP endpoint; rest.enabled = false hides this)");

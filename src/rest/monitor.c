@@ -373,7 +373,7 @@ void rest_monitor_sample_locked(weir_rest *r)
 /* One line per stalled watermark, once per stall. */
 static void warn_stalls(weir_rest *r)
 {
-    if (r->cfg.stall_warn_ms <= 0 || weir__insp_phase(r->job) != 1 || !r->log)
+    if (r->cfg.stall_warn_ms <= 0 || weir__insp_phase(r->job) != 1 || (!r->log && !r->cfg.log_line))
         return;
     int64_t now_ms = weir__insp_now_ms(r->job);
     for (uint32_t t = 0; t < r->n_tasks; t++) {
@@ -390,9 +390,8 @@ static void warn_stalls(weir_rest *r)
             char label[256], secs[32];
             rest_task_label(r, t, s, label, sizeof label);
             fmt_secs(secs, sizeof secs, now_ms - rs->since_ms);
-            fprintf(r->log, "weir: %s watermark held by %s: %s (not moved for %s)\n", label, rs->by,
-                    rs->reason[0] ? rs->reason : "its event time is behind", secs);
-            fflush(r->log);
+            rest_log(r, true, "%s watermark held by %s: %s (not moved for %s)", label, rs->by,
+                     rs->reason[0] ? rs->reason : "its event time is behind", secs);
         }
     }
 }

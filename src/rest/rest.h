@@ -34,6 +34,10 @@ typedef struct weir_rest_config {
     int64_t stall_warn_ms;   /* weir.watermark.stall-warning (30 s; 0: off) */
     char token_dir[512];     /* "" : $XDG_RUNTIME_DIR/weir or /tmp/weir-<uid> */
     FILE *log;               /* where the address and warnings go (stderr) */
+    /* If set, lines go here instead of to log (the weir command's levelled
+     * logger): text without a "weir: " prefix or newline; warn: a warning. */
+    void (*log_line)(void *ud, bool warn, const char *text);
+    void *log_ud;
 } weir_rest_config;
 
 /*

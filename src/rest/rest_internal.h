@@ -115,4 +115,8 @@ int rest_route_get(weir_rest *r, const char *path, weir_buf *out);
 /* metrics.c */
 int rest_metrics_render(weir_rest *r, weir_buf *out);
 
+/* One line of the endpoint's own (the address, the stall warnings, REST
+ * actions' outcomes): to cfg.log_line if set, else "weir: text" on r->log. */
+void rest_log(weir_rest *r, bool warn, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif

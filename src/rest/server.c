@@ -22,6 +22,7 @@
 #include <inttypes.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,16 +326,14 @@ static void *action_main(void *arg)
     if (rc) {
         snprintf(a->error, sizeof a->error, "%s", err.message[0] ? err.message : weir_strerror(rc));
         atomic_store(&a->state, 2);
-        if (r->log)
-            fprintf(r->log, "weir: REST %s failed: %s\n", a->kind == REST_OP_SAVEPOINT ? "savepoint" : "stop",
-                    a->error);
+        rest_log(r, true, "REST %s failed: %s", a->kind == REST_OP_SAVEPOINT ? "savepoint" : "stop", a->error);
     } else {
         atomic_store(&a->state, 1);
-        if (r->log && a->path[0])
-            fprintf(r->log, "weir: savepoint written to %s%s (asked over REST)\n", a->path,
-                    a->kind == REST_OP_STOP ? "; the job stops" : "");
-        else if (r->log)
-            fprintf(r->log, "weir: the job stops (asked over REST)\n");
+        if (a->path[0])
+            rest_log(r, false, "savepoint written to %s%s (asked over REST)", a->path,
+                     a->kind == REST_OP_STOP ? "; the job stops" : "");
+        else
+            rest_log(r, false, "the job stops (asked over REST)");
     }
     return NULL;
 }
@@ -710,13 +709,26 @@ int weir_rest_start(weir_job *job, const weir_rest_config *cfg, weir_rest **out,
         weir_rest_stop(r);
         return rc;
     }
-    if (r->log && r->url[0]) {
-        fprintf(r->log, "weir: web UI and REST API at %s (job %s; actions need the token in %s)\n", r->url,
-                r->job_id, r->token_path);
-        fflush(r->log);
-    }
+    if (r->url[0])
+        rest_log(r, false, "web UI and REST API at %s (job %s; actions need the token in %s)", r->url, r->job_id,
+                 r->token_path);
     *out = r;
     return 0;
+}
+
+void rest_log(weir_rest *r, bool warn, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (r->cfg.log_line) {
+        r->cfg.log_line(r->cfg.log_ud, warn, text);
+    } else if (r->log) {
+        fprintf(r->log, "weir: %s\n", text);
+        fflush(r->log);
+    }
 }
 
 const char *weir_rest_url(const weir_rest *r)
