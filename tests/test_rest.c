@@ -56,6 +56,9 @@ static void start_job(fixture *f, int64_t idle_timeout_ms)
         th_source_row(f->src, 0, ts, (int64_t)2, (int64_t)0);
     cr_assert(th_source_wait_read(f->src, 0, GUARD_MS));
     cr_assert(th_collect_wait_watermark(f->out, 3, GUARD_MS));
+    /* Every row reached the sink: the source stamped its splits' last-row
+     * time with this clock (1000) before the tests move the clock on. */
+    cr_assert(th_collect_wait_count(f->out, 21, GUARD_MS));
 }
 
 static void stop_job(fixture *f)
