@@ -18,6 +18,18 @@ case "${1:-}" in
   flags+=(-DWEIR_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug)
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+  # The same tests, smaller: the plain run below does the full kill counts
+  # and rounds; here every path runs under the sanitizers once or a few
+  # times (an explicit setting in the environment wins).
+  export WEIR_FUZZ_SECONDS=${WEIR_FUZZ_SECONDS:-3}
+  export WEIR_KAFKA_CRASH_KILLS=${WEIR_KAFKA_CRASH_KILLS:-6}
+  export WEIR_KAFKA_CRASH_KILLS_TXN=${WEIR_KAFKA_CRASH_KILLS_TXN:-2}
+  export WEIR_KAFKA_CRASH_KILLS_EO=${WEIR_KAFKA_CRASH_KILLS_EO:-2}
+  export WEIR_PG_CRASH_KILLS=${WEIR_PG_CRASH_KILLS:-5}
+  export WEIR_PG_CDC_KILLS=${WEIR_PG_CDC_KILLS:-2}
+  export WEIR_PG_DIFF_ROUNDS=${WEIR_PG_DIFF_ROUNDS:-2}
+  export WEIR_PG_LOOKUP_ROUNDS=${WEIR_PG_LOOKUP_ROUNDS:-1}
+  export WEIR_S3_KILLS=${WEIR_S3_KILLS:-3}
   ;;
 --tsan)
   cmake -S . -B build-tsan -DWEIR_TSAN=ON -DWEIR_WERROR=ON >/dev/null
