@@ -51,7 +51,9 @@ const char *rest_task_name(const weir_rest *r, uint32_t t, char *out, size_t cap
 void rest_task_label(const weir_rest *r, uint32_t t, uint32_t s, char *out, size_t cap)
 {
     char name[200];
-    snprintf(out, cap, "%s[%u]", rest_task_name(r, t, name, sizeof name), s);
+    /* a long name is cut (the result is read to say so to gcc) */
+    if (snprintf(out, cap, "%s[%u]", rest_task_name(r, t, name, sizeof name), s) >= (int)cap && cap > 0)
+        out[cap - 1] = '\0';
 }
 
 const char *rest_state_name(const weir_rest *r)
