@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 dir=build
 flags=(-DWEIR_WERROR=ON)
+ctest_args=()
 case "${1:-}" in
 --sanitize)
   dir=build-asan
@@ -30,6 +31,9 @@ case "${1:-}" in
   export WEIR_PG_DIFF_ROUNDS=${WEIR_PG_DIFF_ROUNDS:-2}
   export WEIR_PG_LOOKUP_ROUNDS=${WEIR_PG_LOOKUP_ROUNDS:-1}
   export WEIR_S3_KILLS=${WEIR_S3_KILLS:-3}
+  # Installing and packaging (cmake --install, cpack) checks no memory
+  # access of weir's; the plain run covers it.
+  ctest_args+=(-E '^test_install$')
   ;;
 --tsan)
   cmake -S . -B build-tsan -DWEIR_TSAN=ON -DWEIR_WERROR=ON >/dev/null
@@ -51,4 +55,4 @@ case "${1:-}" in
 esac
 cmake -S . -B "$dir" "${flags[@]}" >/dev/null
 cmake --build "$dir" -j"$(nproc)"
-ctest --test-dir "$dir" --output-on-failure -j"$(nproc)"
+ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" "${ctest_args[@]}"

@@ -99,7 +99,7 @@ else
 fi
 
 warned() {
-    grep -q "weir: tumbling window\[0\] watermark held by views\[0\]: no open split: every split was read to its end, waiting for new ones; no record for .* s; table.exec.source.idle-timeout is not set (not moved for .* s)" err
+    grep -q "WARN  tumbling window\[0\] watermark held by views\[0\]: no open split: every split was read to its end, waiting for new ones; no record for .* s; table.exec.source.idle-timeout is not set (not moved for .* s)" err
 }
 for ((i = 0; i < 600; i++)); do warned && break; sleep 0.05; done
 warned || fail "no stall warning on stderr"
