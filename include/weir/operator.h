@@ -171,6 +171,17 @@ void weir_op_hold_watermark(weir_op_ctx *ctx, weir_ts hold);
  * Never NULL: out of memory, a counter no metric lists.
  */
 uint64_t *weir_op_counter(weir_op_ctx *ctx, const char *name);
+/* Change a counter of weir_op_counter: only its operator's thread writes
+ * it, while other threads (metrics, the HTTP endpoint) read it as the job
+ * runs, so writes are relaxed atomic stores. */
+static inline void weir_op_counter_add(uint64_t *c, uint64_t n)
+{
+    __atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
+}
+static inline void weir_op_counter_set(uint64_t *c, uint64_t v)
+{
+    __atomic_store_n(c, v, __ATOMIC_RELAXED);
+}
 /* Reports a failure with a message; the operator then returns code. */
 int weir_op_fail(weir_op_ctx *ctx, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -557,7 +557,7 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
         if (had && !mini) {
             if ((rc = emit_row(g, ctx, g->prev, 0, WEIR_ROW_DELETE, in->ts[r])))
                 return rc;
-            (*g->n_updates)++;
+            weir_op_counter_add(g->n_updates, 1);
         }
         accs_destroy(g, accs);
         accs_init(g, accs);
@@ -572,12 +572,12 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
         return rc;
     if (!had) {
         rc = emit_row(g, ctx, g->cur, 0, WEIR_ROW_INSERT, in->ts[r]);
-        (*g->n_updates)++;
+        weir_op_counter_add(g->n_updates, 1);
     } else if (!same_values(g->prev, 0, g->cur, 0)) {
         rc = emit_row(g, ctx, g->prev, 0, WEIR_ROW_UPDATE_BEFORE, in->ts[r]);
         if (!rc)
             rc = emit_row(g, ctx, g->cur, 0, WEIR_ROW_UPDATE_AFTER, in->ts[r]);
-        (*g->n_updates)++;
+        weir_op_counter_add(g->n_updates, 1);
     }
     return rc;
 }
@@ -593,7 +593,7 @@ static int emit_net(ga *g, weir_op_ctx *ctx, uint32_t s)
             return 0;
         if ((rc = emit_row(g, ctx, g->before, s, WEIR_ROW_DELETE, ts)))
             return rc;
-        (*g->n_updates)++;
+        weir_op_counter_add(g->n_updates, 1);
         return 0;
     }
     weir_batch_reset(g->cur);
@@ -602,12 +602,12 @@ static int emit_net(ga *g, weir_op_ctx *ctx, uint32_t s)
         return rc;
     if (!sl->had) {
         rc = emit_row(g, ctx, g->cur, 0, WEIR_ROW_INSERT, ts);
-        (*g->n_updates)++;
+        weir_op_counter_add(g->n_updates, 1);
     } else if (!same_values(g->before, s, g->cur, 0)) {
         rc = emit_row(g, ctx, g->before, s, WEIR_ROW_UPDATE_BEFORE, ts);
         if (!rc)
             rc = emit_row(g, ctx, g->cur, 0, WEIR_ROW_UPDATE_AFTER, ts);
-        (*g->n_updates)++;
+        weir_op_counter_add(g->n_updates, 1);
     }
     return rc;
 }

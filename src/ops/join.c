@@ -164,7 +164,7 @@ static void join_close(void *op)
 
 static int flush(join_op *j, weir_op_ctx *ctx)
 {
-    *j->n_emitted += j->out->n_rows;
+    weir_op_counter_add(j->n_emitted, j->out->n_rows);
     return weir_op_emit_reset(ctx, j->out);
 }
 
@@ -327,7 +327,7 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
         /* Behind its own side's watermark: late, joined with nothing (what
          * of the other side is still stored depends on how far the join's
          * watermark got, which is thread timing), kept nowhere. */
-        (*j->n_late)++;
+        weir_op_counter_add(j->n_late, 1);
         return 0;
     }
     bool null_key = false;
@@ -451,7 +451,7 @@ static int join_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
         if (expiry > tm->ts)
             continue;
         rc = weir_map_remove(j->st[s], NULL, 0, j->scan.data + cr->off, cr->len);
-        *j->n_expired += (uint64_t)cr->count;
+        weir_op_counter_add(j->n_expired, (uint64_t)cr->count);
         if (!rc && j->conf->outer[s] && cr->assoc == 0)
             rc = emit_expired(j, ctx, s, cr);
     }

@@ -256,8 +256,8 @@ static int load_table(lj_op *o, weir_op_ctx *ctx)
     if (rc)
         return weir_op_fail(ctx, rc, "lookup table '%s': %s", c->table_name,
                             err.message[0] ? err.message : weir_strerror(rc));
-    *o->n_table_rows = o->n_rows;
-    (*o->n_loads)++;
+    weir_op_counter_set(o->n_table_rows, o->n_rows);
+    weir_op_counter_add(o->n_loads, 1);
     return 0;
 }
 
@@ -400,7 +400,7 @@ static int lookup_batch(lj_op *o, weir_op_ctx *ctx, const weir_batch *in)
         uint32_t e = find(o, o->kb.data, o->kb.len, h);
         if (e != UINT32_MAX && (o->ents[e].gen == o->gen || fresh(l, &o->ents[e], now))) {
             if (o->ents[e].gen != o->gen)
-                (*o->n_cache_hits)++;
+                weir_op_counter_add(o->n_cache_hits, 1);
             continue;
         }
         if (e == UINT32_MAX && (e = add_empty(o, h)) == UINT32_MAX)
@@ -427,7 +427,7 @@ static int lookup_batch(lj_op *o, weir_op_ctx *ctx, const weir_batch *in)
         if (!rc || attempt >= l->max_retries)
             break;
     }
-    (*o->n_lookups)++;
+    weir_op_counter_add(o->n_lookups, 1);
     if (rc)
         return weir_op_fail(ctx, rc, "lookup table '%s': %s", c->table_name,
                             err.message[0] ? err.message : weir_strerror(rc));
@@ -444,7 +444,7 @@ static int lookup_batch(lj_op *o, weir_op_ctx *ctx, const weir_batch *in)
         for (uint32_t e = 0; e < o->n_ents; e++)
             if (o->ents[e].gen == o->gen && o->ents[e].first == UINT32_MAX)
                 o->ents[e].written_ms = INT64_MIN; /* asked again next time */
-    *o->n_table_rows = o->n_rows;
+    weir_op_counter_set(o->n_table_rows, o->n_rows);
     return 0;
 }
 

@@ -310,7 +310,7 @@ static int over_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
         if (rc || (rc = load_last(o, &last)))
             return rc;
         if (t <= last) {
-            (*o->n_late)++;
+            weir_op_counter_add(o->n_late, 1);
             continue;
         }
         ns_of(t, ns);

@@ -317,7 +317,7 @@ static int emit(rank_op *o, weir_op_ctx *ctx, const kept *k, const weir_batch *i
     }
     o->out->kind[row] = (uint8_t)kind;
     o->out->ts[row] = in->ts[r];
-    (*o->n_changes)++;
+    weir_op_counter_add(o->n_changes, 1);
     return 0;
 }
 
@@ -411,7 +411,7 @@ static int window_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32
         return weir_op_fail(ctx, WEIR_EINVAL, "window Top-N: a row without a window end");
     int64_t wend = ((const int64_t *)in->cols[col].data)[r];
     if (wend <= weir_op_watermark(ctx)) {
-        (*o->n_late)++;
+        weir_op_counter_add(o->n_late, 1);
         return 0;
     }
     int rc = apply_row(o, ctx, in, r);

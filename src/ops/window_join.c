@@ -192,13 +192,13 @@ static int wjoin_process(void *op, weir_op_ctx *ctx, int input,
         /* A row without a window end belongs to no window: like a late row, it
          * can never be joined. */
         if (weir_batch_is_null(in, c->end_col[s], r)) {
-            (*j->n_late)++;
+            weir_op_counter_add(j->n_late, 1);
             continue;
         }
         weir_ts end = WEIR_COL_I64(in, c->end_col[s])[r];
         if (end <= wm) {
             /* Its window has been joined (or could have been) already. */
-            (*j->n_late)++;
+            weir_op_counter_add(j->n_late, 1);
             continue;
         }
         bool null_key = false;
@@ -221,7 +221,7 @@ static int wjoin_process(void *op, weir_op_ctx *ctx, int input,
                                j->row.len);
         if (rc)
             return rc;
-        (*j->n_held)++;
+        weir_op_counter_add(j->n_held, 1);
         if (end != j->last_end || klen != j->last_klen ||
             memcmp(j->key, j->last_key, klen)) {
             if ((rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, end, 0)))
@@ -238,7 +238,7 @@ static int wjoin_process(void *op, weir_op_ctx *ctx, int input,
 
 static int flush(wjoin_op *j, weir_op_ctx *ctx)
 {
-    *j->n_emitted += j->out->n_rows;
+    weir_op_counter_add(j->n_emitted, j->out->n_rows);
     return weir_op_emit_reset(ctx, j->out);
 }
 
@@ -376,7 +376,7 @@ static int emit_unmatched(wjoin_op *j, weir_op_ctx *ctx, int s, weir_ts ts)
 
 static void release(wjoin_op *j, uint32_t n)
 {
-    *j->n_held = *j->n_held >= n ? *j->n_held - n : 0;
+    weir_op_counter_set(j->n_held, *j->n_held >= n ? *j->n_held - n : 0);
 }
 
 /* The window of the current key ended (W >= end): join its rows, emit, drop
@@ -387,7 +387,7 @@ static int wjoin_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
     const wjoin_conf *jc = j->conf;
     const weir_window_join_config *c = &jc->cfg;
     weir_ts ts = tm->ts - 1;
-    (*j->n_fired)++;
+    weir_op_counter_add(j->n_fired, 1);
     int rc = 0;
     for (int s = 0; s < 2 && !rc; s++)
         rc = load_side(j, ctx, s, NULL, 0);

@@ -576,7 +576,7 @@ int weir__emit_late_row(wcore *c, const weir_batch *b, uint32_t row, weir_ts ts)
 {
     c->st.late++;
     if (c->io.late_counter)
-        (*c->io.late_counter)++;
+        weir_op_counter_add(c->io.late_counter, 1);
     if (!c->io.emit_late || !c->late)
         return 0;
     weir_batch *l = c->late;

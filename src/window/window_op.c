@@ -146,7 +146,7 @@ static int io_emit_late(void *ud, const weir_batch *b)
     wop *op = ud;
     int rc = weir_op_emit_side(op->ctx, WEIR_WINDOW_LATE_TAG, b);
     if (!rc && op->n_routed)
-        *op->n_routed += b->n_rows;
+        weir_op_counter_add(op->n_routed, b->n_rows);
     return rc;
 }
 

@@ -490,7 +490,7 @@ static int flush(jdbc_sink *s)
     if (rc)
         return s->broken = rc;
     if (s->rows_written)
-        *s->rows_written += s->n_rows;
+        weir_op_counter_add(s->rows_written, s->n_rows);
     s->n_rows = 0;
     weir_buf_clear(&s->data);
     return 0;
