@@ -115,6 +115,9 @@ typedef struct weir_frame {
  */
 int weir_decoder_frame(const weir_decoder *d, const char *buf, size_t len,
                        bool eof, weir_frame *f);
+/* The same for one record per line, whatever the format (JSON lines, CSV
+ * without quoting, raw lines). */
+int weir_frame_line(const char *buf, size_t len, bool eof, weir_frame *f);
 
 /*
  * Skipping a record too long to hold in memory: feed the bytes of the stream

@@ -367,6 +367,13 @@ int weir_decoder_frame(const weir_decoder *d, const char *buf, size_t len,
         return eof ? WEIR_EOF : WEIR_EAGAIN;
     if (d->opt.kind == WEIR_FORMAT_CSV && d->opt.csv_quote_character)
         return csv_frame(d, buf, len, eof, f);
+    return weir_frame_line(buf, len, eof, f);
+}
+
+int weir_frame_line(const char *buf, size_t len, bool eof, weir_frame *f)
+{
+    if (len == 0)
+        return eof ? WEIR_EOF : WEIR_EAGAIN;
     const char *nl = memchr(buf, '\n', len);
     if (!nl) {
         if (!eof)

@@ -326,28 +326,6 @@ static int bad_record(stdin_reader *r, const char *rec, size_t len,
     }
 }
 
-/* Frames a raw record: a line. */
-static int raw_frame(const char *buf, size_t len, bool eof, weir_frame *f)
-{
-    const char *nl = memchr(buf, '\n', len);
-    if (!nl) {
-        if (!eof)
-            return WEIR_EAGAIN;
-        if (len == 0)
-            return WEIR_EOF;
-        f->rec_len = len;
-        f->consumed = len;
-        f->newlines = 0;
-    } else {
-        f->rec_len = (size_t)(nl - buf);
-        f->consumed = f->rec_len + 1;
-        f->newlines = 1;
-    }
-    if (f->rec_len && buf[f->rec_len - 1] == '\r')
-        f->rec_len--;
-    return 0;
-}
-
 static int ss_read(void *p, weir_batch *out, uint32_t max_rows,
                    weir_error *err)
 {
@@ -363,7 +341,7 @@ static int ss_read(void *p, weir_batch *out, uint32_t max_rows,
         }
         weir_frame f;
         int rc = !r->bom_checked ? WEIR_EAGAIN
-                 : a->raw ? raw_frame(r->buf + r->pos, r->len - r->pos, r->eof,
+                 : a->raw ? weir_frame_line(r->buf + r->pos, r->len - r->pos, r->eof,
                                       &f)
                           : weir_decoder_frame(r->dec, r->buf + r->pos,
                                                r->len - r->pos, r->eof, &f);
