@@ -175,4 +175,20 @@ grep -q "restarting in 10 ms (restart 1 of 2)" log || fail "no first restart"
 grep -q "restarting in 10 ms (restart 2 of 2)" log && grep -q "restart [12] of 2) from ckpt/chk-" log || fail "the restarts did not resume a checkpoint"
 [ "$(grep -c 'job failed' log)" -eq 3 ] || fail "expected three failed attempts"
 echo "  restart-strategy: 2 restarts from the last checkpoint, then the job fails"
+# A stop during the restart delay ends the run: no further attempt starts
+# (the delay is long; the process must be gone well before it ends).
+rm -rf ckpt
+"$WEIR" run bad.sql "${CK[@]}" -D restart-strategy.type=fixed-delay -D restart-strategy.fixed-delay.attempts=5 \
+    -D restart-strategy.fixed-delay.delay=60s > /dev/null 2> log &
+pid=$!
+for _ in $(seq 600); do grep -q "restarting in 60000 ms" log && break; sleep 0.05; done
+grep -q "restarting in 60000 ms" log || fail "no restart announced"
+kill -TERM "$pid"
+for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; fail "SIGTERM during the restart delay did not end the run"; fi
+wait "$pid"; st=$?
+[ $st -eq 143 ] || fail "SIGTERM during the restart delay: exit $st, not 143"
+grep -q "SIGTERM: stopping; not restarting" log || fail "the stop during the delay was not reported"
+[ "$(grep -c 'job failed' log)" -eq 1 ] || fail "an attempt ran after the stop"
+echo "  restart-strategy: SIGTERM during the delay stops the run, no new attempt"
 echo "test_crash_sql: passed"

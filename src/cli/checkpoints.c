@@ -341,7 +341,7 @@ int weir_cli_enable_checkpoints(weir_sql_job *sj, weir_job *job, bool fresh,
 }
 
 bool weir_cli_restart_due(weir_sql_job *sj, weir_job *job, uint32_t *attempt,
-                          char *from, size_t from_cap)
+                          char *from, size_t from_cap, int64_t *delay_ms)
 {
     static const char *const keys[] = {
         "restart-strategy.type", "restart-strategy",
@@ -376,9 +376,7 @@ bool weir_cli_restart_due(weir_sql_job *sj, weir_job *job, uint32_t *attempt,
         from[0] = '\0';
     weir_cli_log(WEIR_LOG_INFO, "restarting in %" PRId64 " ms (restart %u of %u)%s%s",
             rs.delay_ms, *attempt, rs.attempts, from[0] ? " from " : "", from);
-    struct timespec ts = {(time_t)(rs.delay_ms / 1000),
-                          (long)(rs.delay_ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
+    *delay_ms = rs.delay_ms;
     return true;
 }
 

@@ -37,10 +37,11 @@ void weir_cli_signals_stop(void);
 /*
  * After a failed run: whether restart-strategy allows another attempt. If so
  * it counts it in *attempt, puts the checkpoint to resume from in from (""
- * for a fresh start), says so on stderr and waits the delay.
+ * for a fresh start), says so on stderr and gives the delay to wait
+ * (weir_cli_stop_wait: a stop signal during it ends the run).
  */
 bool weir_cli_restart_due(struct weir_sql_job *sj, struct weir_job *job, uint32_t *attempt, char *from,
-                          size_t from_cap);
+                          size_t from_cap, int64_t *delay_ms);
 
 /*
  * stop.c: SIGINT/SIGTERM stop `weir run` (first: a clean stop, or a drain;
@@ -65,6 +66,14 @@ void weir_cli_stopper_end(weir_cli_stopper *s);
 /* The first stop signal taken (0: none) and the exit code it calls for. */
 int weir_cli_stopper_signal(const weir_cli_stopper *s);
 int weir_cli_stopper_exit_code(const weir_cli_stopper *s);
+/* The exit code a stop signal calls for (128 + the signal; weir stop and
+ * weir cancel count as SIGTERM). */
+int weir_cli_stop_exit_code(int sig);
+/* Waits up to ms for a stop signal while no job runs (between restart
+ * attempts); returns the signal taken, 0 when the time ran out. */
+int weir_cli_stop_wait(int64_t ms);
+/* The signal's name in log lines ("SIGTERM", "weir stop --drain", ...). */
+const char *weir_cli_stop_signal_name(int sig);
 /* One line on stderr: how the job stopped and what is committed. */
 void weir_cli_stopper_report(const weir_cli_stopper *s, struct weir_job *job);
 

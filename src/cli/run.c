@@ -688,11 +688,26 @@ again:;
         const char *msg = weir_job_error(job);
         weir_cli_log(WEIR_LOG_ERROR, "job failed: %s", msg && *msg ? msg : weir_strerror(jrc));
         exit_code = WEIR_EXIT_FAILED;
-        /* restart-strategy: build the job again and resume from its last checkpoint. */
-        if (weir_cli_restart_due(sj, job, &attempt, restart_from, sizeof restart_from)) {
-            weir_sql_job_destroy(sj);
-            free_args(&a);
-            goto again;
+        /* restart-strategy: build the job again and resume from its last
+         * checkpoint - unless the user asked the job to stop: a stop that
+         * came while this attempt was failing, or during the delay, ends
+         * the run instead of starting another attempt. */
+        int64_t delay_ms = 0;
+        int stop = weir_cli_stopper_signal(&stopper);
+        if (stop) {
+            weir_cli_log(WEIR_LOG_INFO, "not restarting: %s came while the job was failing",
+                         weir_cli_stop_signal_name(stop));
+        } else if (weir_cli_restart_due(sj, job, &attempt, restart_from, sizeof restart_from,
+                                        &delay_ms)) {
+            if ((stop = weir_cli_stop_wait(delay_ms))) {
+                weir_cli_log(WEIR_LOG_INFO, "%s: stopping; not restarting",
+                             weir_cli_stop_signal_name(stop));
+                exit_code = weir_cli_stop_exit_code(stop);
+            } else {
+                weir_sql_job_destroy(sj);
+                free_args(&a);
+                goto again;
+            }
         }
     }
     weir_sql_job_destroy(sj);

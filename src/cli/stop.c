@@ -23,10 +23,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "runtime/checkpoint.h"
 #include "weir/checkpoint.h"
+#include "weir/clock.h"
 
 /* Wakes the stopper's thread when the job ended (never sent from outside). */
 #define WAKE_SIGNAL SIGUSR2
@@ -48,7 +50,7 @@ int weir_cli_stopper_block(void)
     return pthread_sigmask(SIG_BLOCK, &set, NULL);
 }
 
-static const char *sig_name(int sig)
+const char *weir_cli_stop_signal_name(int sig)
 {
     if (sig == SIGINT)
         return "SIGINT";
@@ -87,7 +89,7 @@ static void *stopper_main(void *arg)
             bool drain = s->drain_on_stop || sig == WEIR_CLI_DRAIN_SIGNAL;
             atomic_store(&s->drained, drain);
             weir_cli_log(WEIR_LOG_INFO, "%s: stopping%s (send it again to stop at once)",
-                    sig_name(sig),
+                    weir_cli_stop_signal_name(sig),
                     drain ? ", draining: every window fires" : "");
             if (drain)
                 weir_job_stop_drain(s->job);
@@ -96,7 +98,7 @@ static void *stopper_main(void *arg)
         } else if (!atomic_load(&s->canceled)) {
             atomic_store(&s->canceled, true);
             weir_cli_log(WEIR_LOG_INFO, "%s again: stopping at once",
-                    sig_name(sig));
+                    weir_cli_stop_signal_name(sig));
             weir_job_cancel(s->job);
         }
     }
@@ -148,10 +150,36 @@ int weir_cli_stopper_signal(const weir_cli_stopper *s)
     return atomic_load(&s->sig);
 }
 
+int weir_cli_stop_exit_code(int sig)
+{
+    return 128 + (sig == WEIR_CLI_DRAIN_SIGNAL || sig == WEIR_CLI_CANCEL_SIGNAL ? SIGTERM : sig);
+}
+
 int weir_cli_stopper_exit_code(const weir_cli_stopper *s)
 {
-    int sig = atomic_load(&s->sig);
-    return 128 + (sig == WEIR_CLI_DRAIN_SIGNAL || sig == WEIR_CLI_CANCEL_SIGNAL ? SIGTERM : sig);
+    return weir_cli_stop_exit_code(atomic_load(&s->sig));
+}
+
+int weir_cli_stop_wait(int64_t ms)
+{
+    /* The stop signals are blocked in every thread (weir_cli_stopper_block)
+     * and no stopper runs between attempts, so one sent now stays pending
+     * until taken here. */
+    sigset_t set;
+    stop_set(&set);
+    sigdelset(&set, WAKE_SIGNAL);
+    int64_t until = weir_monotonic_ns() + ms * 1000000;
+    for (;;) {
+        int64_t left = until - weir_monotonic_ns();
+        if (left <= 0)
+            return 0;
+        struct timespec ts = {(time_t)(left / 1000000000), (long)(left % 1000000000)};
+        int sig = sigtimedwait(&set, NULL, &ts);
+        if (sig > 0)
+            return sig;
+        if (errno != EINTR && errno != EAGAIN)
+            return 0;
+    }
 }
 
 static void sum_written(void *ud, const char *name, double v)
@@ -162,7 +190,7 @@ static void sum_written(void *ud, const char *name, double v)
 
 void weir_cli_stopper_report(const weir_cli_stopper *s, weir_job *job)
 {
-    const char *why = sig_name(atomic_load(&s->sig));
+    const char *why = weir_cli_stop_signal_name(atomic_load(&s->sig));
     bool at_once = weir__job_canceled(job);
     bool drained = atomic_load(&s->drained);
     weir_checkpoint_stats st;
