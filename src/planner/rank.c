@@ -151,6 +151,28 @@ static int find_rank_item(plan_ctx *pc, const weir_sql_select *s, int32_t *item)
     return 0;
 }
 
+/* Whether the inner query's result has a column of that name: a `*`, an
+ * alias, or a plain column item of that name. A PARTITION BY or ORDER BY
+ * column it lacks is a column of its FROM, carried as a hidden item. */
+static bool inner_exposes(const weir_sql_select *in, int32_t skip, const char *name)
+{
+    for (uint32_t i = 0; i < in->n_items; i++) {
+        const weir_sql_select_item *it = &in->items[i];
+        if ((int32_t)i == skip)
+            continue;
+        if (it->expr->kind == WEIR_SQL_EXPR_STAR)
+            return true;
+        if (it->alias) {
+            if (!strcasecmp(it->alias->name, name))
+                return true;
+        } else if (it->expr->kind == WEIR_SQL_EXPR_COLUMN &&
+                   !strcasecmp(it->expr->u.column.parts[it->expr->u.column.n_parts - 1].name, name)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql_expr **where, bool *handled)
 {
     *handled = false;
@@ -219,7 +241,8 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     for (uint32_t i = 0; i < n_keys; i++) {
         const weir_sql_expr *e = i < w->n_partition_by ? w->partition_by[i] : w->order_by[i - w->n_partition_by].expr;
         hidden_of[i] = -1;
-        if (e->kind == WEIR_SQL_EXPR_COLUMN && e->u.column.n_parts == 1)
+        if (e->kind == WEIR_SQL_EXPR_COLUMN && e->u.column.n_parts == 1 &&
+            inner_exposes(in, ri, e->u.column.parts[0].name))
             continue;
         char nm[32];
         snprintf(nm, sizeof nm, "$rank_key%u", i);
