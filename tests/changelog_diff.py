@@ -1,0 +1,655 @@
+#!/usr/bin/env python3
+"""Randomized differential test of weir's non-windowed SQL: the operators
+whose result is a changelog or depends on per-key order rather than on
+windows.
+
+Families (--families / WEIR_CLDIFF_FAMILIES, "-name" leaves one out):
+  group   GROUP BY (keyed by columns or an expression, or global) with
+          COUNT/SUM/MIN/MAX/AVG, WHERE, HAVING, and a second GROUP BY over
+          the first (the retraction path: counts of counts);
+  over    OVER aggregations, ROWS and RANGE frames, bounded and unbounded,
+          PARTITION BY or not, with the per-partition lateness rule;
+  topn    Top-N (ROW_NUMBER() <= N, with and without the rank number read,
+          ASC/DESC, NULLS FIRST/LAST);
+  dedup   deduplication (ROW_NUMBER() over a time attribute, rn = 1,
+          first and last row);
+  join    regular equi-joins (INNER, LEFT, RIGHT, FULL) between two tables,
+          with a residual condition sometimes.
+
+Each *job* is one random input stream (out of order, ties, NULLs in every
+column, very late rows) in one JSON file, read by one table (so one split:
+results must not depend on parallelism or batch size), a batch of random
+queries over it, run by `weir run` at a random parallelism (1/2/4) and
+batch size (1/7/1024). Each query is one *case*. The printed changelog is
+materialized (+I/+U add a row, -U/-D remove one) and compared as a multiset
+with the oracle's rows.
+
+The oracle shares no code with weir. SQLite (python3's sqlite3) computes
+the final table of each query from the rows it sees; the only modelling
+in Python is the OVER aggregation's lateness rule (docs/sql.md): a row
+with timestamp t waits until the watermark rises above t; the watermark
+W = max(ts) - delay takes effect after each row; a row whose time is not
+after the last time its partition processed is late and dropped. Top-N and
+deduplication rank equal sort values in arrival order (the earlier
+first), except that keep-last deduplication lets a row equal in time to the
+kept one replace it.
+
+Usage: changelog_diff.py --weir BIN [--jobs N] [--seed S] [--job I]
+Environment: WEIR_SEED, WEIR_CLDIFF_JOBS, WEIR_CLDIFF_JOB (one job of the
+seed), WEIR_CLDIFF_OUT (where failing cases are written).
+"""
+
+import argparse
+import collections
+import concurrent.futures
+import os
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from decimal import Decimal
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sql_diff as sd  # noqa: E402  (input streams and output parsing only)
+
+ALL_FAMILIES = {"group", "over", "topn", "dedup", "join"}
+LINE_PREFIX = "q"
+
+
+# --------------------------------------------------------------------------
+# Queries. Each has .weir (SQL text without INSERT), .kinds (output column
+# kinds for parsing), .expected(db, rows) -> list of value tuples.
+
+class Query:
+    pass
+
+
+def cond(rng):
+    """A WHERE condition: (weir, sqlite)."""
+    c = rng.choice([
+        ("v > %d" % rng.randint(-3, 10), None),
+        ("v IS NOT NULL", None),
+        ("s <> 'x'", None),
+        ("d < %d.5" % rng.randint(-50, 50), None),
+        ("k IS NULL OR v < %d" % rng.randint(0, 15), None),
+        ("MOD(v, 3) = 1", "v % 3 = 1"),
+    ])
+    return c[0], c[1] or c[0]
+
+
+AGGS = [
+    # weir, sqlite, kind, finisher
+    ("COUNT(*)", "COUNT(*)", "big", None),
+    ("COUNT(v)", "COUNT(v)", "big", None),
+    ("SUM(v)", "SUM(v)", "int", None),
+    ("MIN(v)", "MIN(v)", "int", None),
+    ("MAX(v)", "MAX(v)", "int", None),
+    ("MIN(s)", "MIN(s)", "str", None),
+    ("MAX(s)", "MAX(s)", "str", None),
+    ("SUM(m)", "SUM(m)", "dec", "cents"),
+    ("MAX(d)", "MAX(d)", "dbl", None),
+    ("AVG(v)", "SUM(v), COUNT(v)", "int", "avg_int"),
+]
+
+
+def finish(how, vals):
+    if how is None:
+        return vals[0]
+    if how == "cents":
+        return None if vals[0] is None else Decimal(vals[0]) / 100
+    if how == "avg_int":  # Flink: AVG of INT is INT, the quotient truncated toward zero
+        s, n = vals
+        if not n:
+            return None
+        q = abs(s) // n
+        return q if s >= 0 else -q
+    raise ValueError(how)
+
+
+def lite_width(agg):
+    return agg[1].count(", ") + 1
+
+
+def gen_group(rng, qid):
+    q = Query()
+    keys = rng.choice([[], ["k"], ["s"], ["k", "s"], ["mod3"]])
+    aggs = rng.sample(AGGS, rng.randint(1, 4))
+    where = cond(rng) if rng.random() < 0.4 else None
+    having = None
+    if rng.random() < 0.3:
+        n = rng.randint(1, 4)
+        having = ("COUNT(*) > %d" % n, "COUNT(*) > %d" % n)
+    wkeys = ["MOD(v, 3)" if c == "mod3" else c for c in keys]
+    lkeys = ["(v % 3)" if c == "mod3" else c for c in keys]
+    sel = wkeys + [a[0] for a in aggs]
+    q.weir = "SELECT %s FROM t%s%s%s" % (
+        ", ".join(sel), " WHERE " + where[0] if where else "",
+        " GROUP BY " + ", ".join(wkeys) if keys else "",
+        " HAVING " + having[0] if having else "")
+    q.kinds = [("int" if c == "mod3" else "str") for c in keys] + [a[2] for a in aggs]
+    cascade = rng.random() < 0.25 and keys
+    lsel = lkeys + [a[1] for a in aggs]
+    lsql = "SELECT %s FROM t%s%s%s" % (
+        ", ".join(lsel), " WHERE " + where[1] if where else "",
+        " GROUP BY " + ", ".join(lkeys) if keys else "",
+        " HAVING " + having[1] if having else "")
+    # SQLite's SUM/MIN/... over an empty table give one row of NULLs, like
+    # Flink's global aggregate - but a streaming global aggregate emits
+    # nothing until its first row arrives.
+    nk = len(keys)
+
+    def expected(db, rows, lsql=lsql, aggs=aggs, nk=nk, keys=keys, where=where):
+        out = []
+        for r in db.execute(lsql):
+            vals, i = list(r[:nk]), nk
+            for a in aggs:
+                w = lite_width(a)
+                vals.append(finish(a[3], list(r[i:i + w])))
+                i += w
+            out.append(vals)
+        if not keys:
+            n = db.execute("SELECT COUNT(*) FROM t" + (" WHERE " + where[1] if where else "")).fetchone()[0]
+            if n == 0:
+                out = []
+        return out
+    q.expected = expected
+    if cascade:
+        # counts of counts: the inner result is retracted as it changes
+        q.weir = ("SELECT c, COUNT(*) AS n, SUM(sv) AS ssv FROM (SELECT %s, COUNT(*) AS c, SUM(v) AS sv "
+                  "FROM t%s GROUP BY %s) GROUP BY c" % (
+                      ", ".join(wkeys), " WHERE " + where[0] if where else "", ", ".join(wkeys)))
+        q.kinds = ["big", "big", "int"]
+        inner = "SELECT %s, COUNT(*) AS c, SUM(v) AS sv FROM t%s GROUP BY %s" % (
+            ", ".join(lkeys), " WHERE " + where[1] if where else "", ", ".join(lkeys))
+        q.expected = lambda db, rows, inner=inner: [
+            list(r) for r in db.execute("SELECT c, COUNT(*), SUM(sv) FROM (%s) GROUP BY c" % inner)]
+    q.family = "group"
+    return q
+
+
+OVER_AGGS = [
+    ("COUNT(*)", "COUNT(*)", "big"),
+    ("SUM(v)", "SUM(v)", "int"),
+    ("MIN(v)", "MIN(v)", "int"),
+    ("MAX(v)", "MAX(v)", "int"),
+    ("COUNT(s)", "COUNT(s)", "big"),
+    ("SUM(m)", "SUM(m)", "dec"),
+]
+
+
+def over_model(rows, passing, delay, part):
+    """The rows an OVER aggregation accepts (not late), by the per-partition
+    lateness rule; a row with ts t is processed once the watermark rises
+    above t. Every row moves the watermark (it is made at the source, before
+    any WHERE); only the rows in `passing` reach the operator."""
+    W = float("-inf")
+    last = {}          # partition -> last processed ts
+    pending = collections.defaultdict(list)
+    accepted = []
+    for r in rows:
+        p = r[part] if part else None
+        if r["id"] not in passing:
+            pass
+        elif r["ts"] <= last.get(p, float("-inf")):
+            pass       # late: dropped
+        else:
+            pending[p].append(r)
+            accepted.append(r)
+        nw = max(W, r["ts"] - delay)
+        if nw > W:
+            W = nw
+            for key in list(pending):
+                fire = [x for x in pending[key] if x["ts"] < W]
+                if fire:
+                    last[key] = max(last.get(key, float("-inf")), max(x["ts"] for x in fire))
+                    pending[key] = [x for x in pending[key] if x["ts"] >= W]
+    return accepted
+
+
+def gen_over(rng, qid, delay):
+    q = Query()
+    part = rng.choice(["k", "k", "s", None])
+    aggs = rng.sample(OVER_AGGS, rng.randint(1, 3))
+    frame = rng.choice(["rows", "rows_unb", "range", "range_unb", "none"])
+    n = rng.randint(0, 3)
+    ms = rng.choice([0, 1, 500, 1000, 2500])
+    if frame == "rows":
+        wf, lf = "ROWS BETWEEN %d PRECEDING AND CURRENT ROW" % n, "ROWS BETWEEN %d PRECEDING AND CURRENT ROW" % n
+    elif frame == "rows_unb":
+        wf, lf = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW", "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+    elif frame == "range":
+        wf = "RANGE BETWEEN INTERVAL '%d.%03d' SECOND PRECEDING AND CURRENT ROW" % (ms // 1000, ms % 1000)
+        lf = "RANGE BETWEEN %d PRECEDING AND CURRENT ROW" % ms
+    elif frame == "range_unb":
+        wf, lf = "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW", "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+    else:
+        wf, lf = "", "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+    where = cond(rng) if rng.random() < 0.3 else None
+    pw = "PARTITION BY %s " % part if part else ""
+    q.weir = "SELECT id, %s FROM t%s WINDOW w AS (%sORDER BY ts %s)" % (
+        ", ".join("%s OVER w" % a[0] for a in aggs), " WHERE " + where[0] if where else "", pw, wf)
+    q.kinds = ["big"] + [a[2] for a in aggs]
+    order = "ts" if frame.startswith("range") or frame == "none" else "ts, id"
+    lsql = "SELECT id, %s FROM acc WINDOW w AS (%sORDER BY %s %s)" % (
+        ", ".join("%s OVER w" % a[1] for a in aggs), pw, order, lf)
+
+    def expected(db, rows, lsql=lsql, where=where, part=part):
+        passing = set(r[0] for r in db.execute(
+            "SELECT id FROM t" + (" WHERE " + where[1] if where else "")))
+        acc = over_model(rows, passing, delay, part)
+        db.execute("DELETE FROM acc")
+        db.executemany("INSERT INTO acc SELECT * FROM t WHERE id = ?", [(r["id"],) for r in acc])
+        out = []
+        for r in db.execute(lsql):
+            out.append([r[0]] + [Decimal(x) / 100 if k == "dec" and x is not None else x
+                                 for x, k in zip(r[1:], q.kinds[1:])])
+        return out
+    q.expected = expected
+    q.family = "over"
+    return q
+
+
+def rank_rows(rows, part, col, desc, nulls, n):
+    """Top n per partition: sort by col (NULL ordering, then arrival)."""
+    groups = collections.defaultdict(list)
+    for r in rows:
+        groups[r[part] if part else None].append(r)
+    out = []
+    for p, rs in groups.items():
+        if nulls is None:
+            nulls_first = not desc      # NULL is the smallest value
+        else:
+            nulls_first = nulls == "FIRST"
+        nn = [r for r in rs if r[col] is None]
+        vv = [r for r in rs if r[col] is not None]
+        if desc:
+            vv = stable_desc(vv, col)
+        else:  # a stable sort keeps arrival order among equals
+            vv.sort(key=lambda r: tuple(r[col].encode()) if isinstance(r[col], str) else r[col])
+        ranked = (nn + vv) if nulls_first else (vv + nn)
+        for i, r in enumerate(ranked[:n]):
+            out.append((r, i + 1))
+    return out
+
+
+def stable_desc(rows, col):
+    """rows sorted descending by col, equal values in arrival (id) order."""
+    def key(r):
+        v = r[col]
+        return tuple(v.encode()) if isinstance(v, str) else v
+    buckets = collections.OrderedDict()
+    for r in sorted(rows, key=key, reverse=True):
+        buckets.setdefault(key(r), []).append(r)
+    out = []
+    for v, rs in buckets.items():
+        out += sorted(rs, key=lambda r: r["id"])
+    return out
+
+
+def gen_topn(rng, qid):
+    q = Query()
+    part = rng.choice(["k", "s", None])
+    col = rng.choice(["v", "s", "d", "ts_ms"])
+    desc = rng.random() < 0.5
+    nulls = rng.choice([None, None, "FIRST", "LAST"])
+    n = rng.randint(1, 4)
+    with_rn = rng.random() < 0.5
+    where = cond(rng) if rng.random() < 0.3 else None
+    pw = "PARTITION BY %s " % part if part else ""
+    order = "%s%s%s" % (col, " DESC" if desc else "", " NULLS " + nulls if nulls else "")
+    inner = "SELECT id, k, %s, ROW_NUMBER() OVER (%sORDER BY %s) AS rn FROM t%s" % (
+        col if col not in ("k",) else "v", pw, order, " WHERE " + where[0] if where else "")
+    q.weir = "SELECT id, k%s FROM (%s) WHERE rn <= %d" % (", rn" if with_rn else "", inner, n)
+    q.kinds = ["big", "str"] + (["big"] if with_rn else [])
+    colkey = "ts" if col == "ts_ms" else col
+
+    def expected(db, rows, where=where):
+        passing = set(r[0] for r in db.execute(
+            "SELECT id FROM t" + (" WHERE " + where[1] if where else "")))
+        rs = [r for r in rows if r["id"] in passing]
+        return [[r["id"], r["k"]] + ([i] if with_rn else []) for r, i in
+                rank_rows(rs, part, colkey, desc, nulls, n)]
+    q.expected = expected
+    q.family = "topn"
+    return q
+
+
+def gen_dedup(rng, qid):
+    q = Query()
+    part = rng.choice(["k", "s"])
+    last = rng.random() < 0.5
+    q.weir = ("SELECT id, %s, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY %s ORDER BY ts%s) AS rn "
+              "FROM t) WHERE rn = 1" % (part, part, " DESC" if last else ""))
+    q.kinds = ["big", "str", "int"]
+
+    def expected(db, rows, part=part, last=last):
+        keep = {}
+        for r in rows:
+            p = r[part]
+            cur = keep.get(p)
+            if cur is None or (r["ts"] >= cur["ts"] if last else r["ts"] < cur["ts"]):
+                keep[p] = r
+        return [[r["id"], r[part], r["v"]] for r in keep.values()]
+    q.expected = expected
+    q.family = "dedup"
+    return q
+
+
+def gen_join(rng, qid):
+    r = rng.random()
+    if r < 0.2:
+        return gen_agg_over_join(rng)
+    if r < 0.35:
+        return gen_join_over_aggs(rng)
+    q = Query()
+    kind = rng.choice(["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL OUTER JOIN"])
+    key = rng.choice([("k", "k"), ("s", "s"), ("v", "v")])
+    resid = None
+    if rng.random() < 0.3:
+        resid = "a.id < b.id"
+    on = "a.%s = b.%s%s" % (key[0], key[1], " AND " + resid if resid else "")
+    wa = cond(rng) if rng.random() < 0.5 else None
+    wb = cond(rng) if rng.random() < 0.5 else None
+    q.weir = ("SELECT a.id, b.id, a.%s FROM (SELECT * FROM t%s) a %s (SELECT * FROM t2%s) b ON %s"
+              % (key[0], " WHERE " + wa[0] if wa else "", kind, " WHERE " + wb[0] if wb else "", on))
+    q.kinds = ["big", "big", "int" if key[0] == "v" else "str"]
+    lsql = ("SELECT a.id, b.id, a.%s FROM (SELECT * FROM t%s) a %s (SELECT * FROM t%s) b ON %s"
+            % (key[0], " WHERE " + wa[1] if wa else "", kind, " WHERE " + wb[1] if wb else "", on))
+    q.expected = lambda db, rows, lsql=lsql: [list(r) for r in db.execute(lsql)]
+    q.family = "join"
+    return q
+
+
+def gen_agg_over_join(rng):
+    """A GROUP BY over an outer join: the join's retractions (a row that
+    first came out with NULLs is withdrawn when its match arrives) must
+    reach the aggregate."""
+    q = Query()
+    kind = rng.choice(["JOIN", "LEFT JOIN", "FULL OUTER JOIN"])
+    q.weir = ("SELECT a.k, COUNT(*), COUNT(b.id), SUM(b.v) FROM t a %s t2 b ON a.k = b.s "
+              "GROUP BY a.k" % kind)
+    q.kinds = ["str", "big", "big", "int"]
+    lsql = ("SELECT a.k, COUNT(*), COUNT(b.id), SUM(b.v) FROM t a %s t b ON a.k = b.s "
+            "GROUP BY a.k" % kind)
+    q.expected = lambda db, rows, lsql=lsql: [list(r) for r in db.execute(lsql)]
+    q.family = "join"
+    return q
+
+
+def gen_join_over_aggs(rng):
+    """A join of two updating inputs (two GROUP BYs)."""
+    q = Query()
+    kind = rng.choice(["JOIN", "LEFT JOIN", "FULL OUTER JOIN"])
+    q.weir = ("SELECT x.k, x.c, y.c, y.sv FROM (SELECT k, COUNT(*) AS c FROM t GROUP BY k) x %s "
+              "(SELECT s, COUNT(*) AS c, SUM(v) AS sv FROM t2 GROUP BY s) y ON x.k = y.s" % kind)
+    q.kinds = ["str", "big", "big", "int"]
+    lsql = ("SELECT x.k, x.c, y.c, y.sv FROM (SELECT k, COUNT(*) AS c FROM t GROUP BY k) x %s "
+            "(SELECT s, COUNT(*) AS c, SUM(v) AS sv FROM t GROUP BY s) y ON x.k = y.s" % kind)
+    q.expected = lambda db, rows, lsql=lsql: [list(r) for r in db.execute(lsql)]
+    q.family = "join"
+    return q
+
+
+# --------------------------------------------------------------------------
+# Jobs
+
+class Job:
+    pass
+
+
+def gen_job(seed, index, fams, max_queries):
+    rng = random.Random("cl/%d/%d" % (seed, index))
+    j = Job()
+    j.seed, j.index = seed, index
+    j.rows = sd.gen_rows(rng)
+    j.parallelism = rng.choice([1, 2, 4])
+    j.batch = rng.choice([1, 7, 1024])
+    j.delay = rng.choice([0, 0, 500, 1000, 3000])
+    fams = sorted(fams)
+    j.queries = []
+    for i in range(rng.randint(1, max_queries)):
+        f = rng.choice(fams)
+        if f == "group":
+            q = gen_group(rng, i)
+        elif f == "over":
+            q = gen_over(rng, i, j.delay)
+        elif f == "topn":
+            q = gen_topn(rng, i)
+        elif f == "dedup":
+            q = gen_dedup(rng, i)
+        else:
+            q = gen_join(rng, i)
+        q.qid = i
+        j.queries.append(q)
+    return j
+
+
+def sink_type(kind):
+    return {"big": "BIGINT", "int": "INT", "str": "STRING", "dec": "DECIMAL(18, 2)",
+            "dbl": "DOUBLE"}[kind]
+
+
+def job_sql(j, queries):
+    wm = "ts" if j.delay == 0 else "ts - INTERVAL '%d.%03d' SECOND" % (j.delay // 1000, j.delay % 1000)
+    out = ["-- changelog_diff seed %d job %d: parallelism %d, batch size %d"
+           % (j.seed, j.index, j.parallelism, j.batch)]
+    for name in ("t", "t2"):
+        out.append("CREATE TABLE %s (id BIGINT, k STRING, ts_ms BIGINT, v INT, d DOUBLE, "
+                   "m DECIMAL(10,2), s STRING, ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), "
+                   "WATERMARK FOR ts AS %s) WITH ('connector' = 'filesystem', "
+                   "'path' = 'in.json', 'format' = 'json');" % (name, wm))
+    out.append("SET 'table.optimizer.reuse-sub-plan-enabled' = 'false';")
+    for q in queries:
+        cols = ", ".join("c%d %s" % (i, sink_type(k)) for i, k in enumerate(q.kinds))
+        out.append("CREATE TABLE %s%d (%s) WITH ('connector' = 'print', 'print-identifier' = '%s%d');"
+                   % (LINE_PREFIX, q.qid, cols, LINE_PREFIX, q.qid))
+        out.append("INSERT INTO %s%d %s;" % (LINE_PREFIX, q.qid, q.weir))
+    return "\n".join(out) + "\n"
+
+
+def write_job(j, queries, folder):
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "job.sql"), "w") as f:
+        f.write(job_sql(j, queries))
+    with open(os.path.join(folder, "in.json"), "w") as f:
+        for r in j.rows:
+            f.write(sd.json_line(r) + "\n")
+    with open(os.path.join(folder, "run.sh"), "w") as f:
+        f.write("#!/bin/sh\n# run from this folder: sh run.sh path/to/weir\n"
+                "exec \"${1:-weir}\" run job.sql -D parallelism.default=%d -D weir.batch-size=%d\n"
+                % (j.parallelism, j.batch))
+
+
+def open_db(rows):
+    db = sqlite3.connect(":memory:")
+    cols = "id INTEGER PRIMARY KEY, k TEXT, ts INTEGER, v INTEGER, d REAL, m INTEGER, s TEXT"
+    db.execute("CREATE TABLE t (%s)" % cols)
+    db.execute("CREATE TABLE acc (%s)" % cols)
+    db.executemany("INSERT INTO t VALUES (?,?,?,?,?,?,?)",
+                   [(r["id"], r["k"], r["ts"], r["v"], r["d"], r["m"], r["s"]) for r in rows])
+    # binary string order, as weir compares strings
+    return db
+
+
+def norm(kind, v):
+    if v is None:
+        return None
+    if kind == "dec":
+        return Decimal(v).normalize()
+    if kind == "dbl":
+        return float(v)
+    return v
+
+
+def check(weir, j, queries, folder, timeout):
+    sd_lines, err = run_weir(weir, j, queries, folder, timeout)
+    if err is not None:
+        return {None: [err]}
+    counts = collections.defaultdict(collections.Counter)
+    bad = []
+    for line in sd_lines:
+        head, sep, rest = line.partition("> ")
+        if not sep or not head.startswith(LINE_PREFIX) or len(rest) < 4 or rest[2] != "[" or rest[-1] != "]":
+            if line.strip():
+                bad.append(line)
+            continue
+        qid = head.split(":")[0]
+        sign = 1 if rest[:2] in ("+I", "+U") else -1
+        counts[qid][rest[3:-1]] += sign
+    db = open_db(j.rows)
+    result = {}
+    for q in queries:
+        want = collections.Counter()
+        for vals in q.expected(db, j.rows):
+            want[tuple(norm(k, v) for k, v in zip(q.kinds, vals))] += 1
+        got = collections.Counter()
+        probs = []
+        for text, n in counts.get("%s%d" % (LINE_PREFIX, q.qid), collections.Counter()).items():
+            if n == 0:
+                continue
+            if n < 0:
+                probs.append("retracted more often than emitted (%d): [%s]" % (n, text))
+                continue
+            f = text.split(", ")
+            if len(f) != len(q.kinds):
+                probs.append("row has %d fields, expected %d: [%s]" % (len(f), len(q.kinds), text))
+                continue
+            try:
+                got[tuple(norm(k, sd.parse_value("dec" if k == "dec" else k, x))
+                          for k, x in zip(q.kinds, f))] += n
+            except (ValueError, ArithmeticError) as e:
+                probs.append("cannot parse [%s]: %s" % (text, e))
+        if got != want:
+            miss = sorted((want - got).elements(), key=repr)
+            extra = sorted((got - want).elements(), key=repr)
+            probs.append("%s: missing %d %s, unexpected %d %s" % (
+                q.family, len(miss), miss[:4], len(extra), extra[:4]))
+        if probs:
+            result[q.qid] = probs
+    if bad:
+        result[None] = ["unparsed output: %s" % b for b in bad[:5]]
+    db.close()
+    return result
+
+
+def run_weir(weir, j, queries, folder, timeout):
+    write_job(j, queries, folder)
+    cmd = [weir, "run", "job.sql", "-D", "parallelism.default=%d" % j.parallelism,
+           "-D", "weir.batch-size=%d" % j.batch]
+    try:
+        p = subprocess.run(cmd, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "timed out after %d s" % timeout
+    if p.returncode != 0:
+        return None, "exit %d: %s" % (p.returncode, p.stderr.decode("utf-8", "replace").strip()[-2000:])
+    return p.stdout.decode("utf-8", "replace").splitlines(), None
+
+
+def report(args, j, res, work):
+    lines, nfailed = [], 0
+    for q in j.queries:
+        if q.qid not in res and None not in res:
+            continue
+        alone = check(args.weir, j, [q], os.path.join(work, "alone"), args.timeout)
+        folder = os.path.join(args.out, "seed%d-job%d-q%d" % (j.seed, j.index, q.qid))
+        shutil.rmtree(folder, ignore_errors=True)
+        if alone:
+            write_job(j, [q], folder)
+            probs, where = [p for v in alone.values() for p in v], "alone"
+        elif q.qid in res:
+            write_job(j, j.queries, folder)
+            probs, where = res[q.qid], "only together with the job's other queries"
+        else:
+            continue
+        nfailed += 1
+        with open(os.path.join(folder, "problems.txt"), "w") as f:
+            f.write("WEIR_SEED=%d WEIR_CLDIFF_JOB=%d: q%d (%s) fails %s\n%s\n"
+                    % (j.seed, j.index, q.qid, q.family, where, "\n".join(probs)))
+        lines.append("FAIL seed %d job %d q%d %s (%s): %s" % (j.seed, j.index, q.qid, q.family, where,
+                                                            probs[0][:400]))
+        lines.append("  case written to %s" % folder)
+    if not lines:
+        folder = os.path.join(args.out, "seed%d-job%d" % (j.seed, j.index))
+        write_job(j, j.queries, folder)
+        probs = [p for v in res.values() for p in v]
+        lines.append("FAIL seed %d job %d (the whole job): %s" % (j.seed, j.index, probs[0][:400]))
+        lines.append("  case written to %s" % folder)
+        nfailed = 1
+    return lines, nfailed
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--weir", required=True)
+    ap.add_argument("--jobs", type=int, default=int(os.environ.get("WEIR_CLDIFF_JOBS", "40")))
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--job", type=int, default=None)
+    ap.add_argument("--max-queries", type=int, default=int(os.environ.get("WEIR_CLDIFF_QUERIES", "12")))
+    ap.add_argument("--out", default=os.environ.get("WEIR_CLDIFF_OUT", "changelog_diff_failures"))
+    ap.add_argument("--families", default=os.environ.get("WEIR_CLDIFF_FAMILIES", ""))
+    ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--max-failures", type=int, default=10)
+    ap.add_argument("--workers", type=int, default=1)
+    args = ap.parse_args()
+    seed = args.seed
+    if seed is None:
+        env = os.environ.get("WEIR_SEED")
+        seed = int(env) if env else int.from_bytes(os.urandom(4), "little") % 1000000000
+    if args.job is None and os.environ.get("WEIR_CLDIFF_JOB"):
+        args.job = int(os.environ["WEIR_CLDIFF_JOB"])
+    fams = set(ALL_FAMILIES)
+    for f in filter(None, args.families.split(",")):
+        if f.startswith("-"):
+            fams.discard(f[1:])
+        else:
+            fams = ({f} if fams == ALL_FAMILIES else fams | {f})
+    args.weir = os.path.abspath(args.weir)
+    args.out = os.path.abspath(args.out)
+    indexes = [args.job] if args.job is not None else range(args.jobs)
+    print("changelog_diff: seed %d (WEIR_SEED=%d replays it; WEIR_CLDIFF_JOB=i one job), %d jobs, "
+          "families %s" % (seed, seed, len(indexes), ",".join(sorted(fams))), flush=True)
+    work = tempfile.mkdtemp(prefix="weir-cldiff-")
+    cases = failed = jobs_failed = done = 0
+    by_family = collections.Counter()
+    t0 = time.time()
+
+    def one(i):
+        j = gen_job(seed, i, fams, args.max_queries)
+        folder = os.path.join(work, "job%d" % i)
+        res = check(args.weir, j, j.queries, folder, args.timeout)
+        lines, nfailed = [], 0
+        if res:
+            os.makedirs(args.out, exist_ok=True)
+            lines, nfailed = report(args, j, res, folder)
+        shutil.rmtree(folder, ignore_errors=True)
+        return j, nfailed, lines
+
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.workers) as pool:
+            for j, nfailed, lines in pool.map(one, indexes):
+                done += 1
+                cases += len(j.queries)
+                for q in j.queries:
+                    by_family[q.family] += 1
+                if nfailed:
+                    jobs_failed += 1
+                    failed += nfailed
+                    for line in lines:
+                        print(line, flush=True)
+                    if jobs_failed >= args.max_failures:
+                        print("changelog_diff: stopping after %d failing jobs" % jobs_failed)
+                        break
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("changelog_diff: %d cases (%s) in %d jobs, %d failed (%d jobs), %.1f s; seed %d"
+          % (cases, ", ".join("%s %d" % kv for kv in sorted(by_family.items())), done, failed,
+             jobs_failed, time.time() - t0, seed), flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
