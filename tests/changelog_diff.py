@@ -14,7 +14,9 @@ Families (--families / WEIR_CLDIFF_FAMILIES, "-name" leaves one out):
   dedup   deduplication (ROW_NUMBER() over a time attribute, rn = 1,
           first and last row);
   join    regular equi-joins (INNER, LEFT, RIGHT, FULL) between two tables,
-          with a residual condition sometimes.
+          with a residual condition sometimes; interval joins of every type
+          (a row behind its own input's watermark is late: ts < W); a GROUP
+          BY over an outer join; a join of two GROUP BYs.
 
 Each *job* is one random input stream (out of order, ties, NULLs in every
 column, very late rows) in one JSON file, read by one table (so one split:
@@ -338,11 +340,13 @@ def gen_dedup(rng, qid):
     return q
 
 
-def gen_join(rng, qid):
+def gen_join(rng, qid, delay):
     r = rng.random()
-    if r < 0.2:
+    if r < 0.25:
+        return gen_interval_join(rng, delay)
+    if r < 0.4:
         return gen_agg_over_join(rng)
-    if r < 0.35:
+    if r < 0.5:
         return gen_join_over_aggs(rng)
     q = Query()
     kind = rng.choice(["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL OUTER JOIN"])
@@ -359,6 +363,44 @@ def gen_join(rng, qid):
     lsql = ("SELECT a.id, b.id, a.%s FROM (SELECT * FROM t%s) a %s (SELECT * FROM t%s) b ON %s"
             % (key[0], " WHERE " + wa[1] if wa else "", kind, " WHERE " + wb[1] if wb else "", on))
     q.expected = lambda db, rows, lsql=lsql: [list(r) for r in db.execute(lsql)]
+    q.family = "join"
+    return q
+
+
+def not_late(rows, delay):
+    """Ids of the rows an interval join keeps: a row whose time is behind
+    its own input's watermark (ts < W, W made by the rows before it) is
+    late. Both inputs read the same file, so they have the same W."""
+    W = float("-inf")
+    keep = set()
+    for r in rows:
+        if r["ts"] >= W:
+            keep.add(r["id"])
+        W = max(W, r["ts"] - delay)
+    return keep
+
+
+def gen_interval_join(rng, delay):
+    q = Query()
+    kind = rng.choice(["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL OUTER JOIN"])
+    lo = rng.choice([0, 500, 1000, 3000])
+    hi = rng.choice([0, 1, 500, 2000])
+    key = rng.choice(["k", "s"])
+    wa = cond(rng) if rng.random() < 0.3 else None
+    q.weir = ("SELECT a.id, b.id FROM (SELECT * FROM t%s) a %s t2 b ON a.%s = b.%s AND "
+              "a.ts BETWEEN b.ts - INTERVAL '%d' MILLISECOND AND b.ts + INTERVAL '%d' MILLISECOND"
+              % (" WHERE " + wa[0] if wa else "", kind, key, key, lo, hi))
+    q.kinds = ["big", "big"]
+    lsql = ("SELECT a.id, b.id FROM (SELECT * FROM t WHERE id IN (SELECT id FROM keep)%s) a %s "
+            "(SELECT * FROM t WHERE id IN (SELECT id FROM keep)) b ON a.%s = b.%s AND "
+            "a.ts BETWEEN b.ts - %d AND b.ts + %d" % (" AND (" + wa[1] + ")" if wa else "", kind,
+                                                     key, key, lo, hi))
+
+    def expected(db, rows, lsql=lsql):
+        db.execute("DELETE FROM keep")
+        db.executemany("INSERT INTO keep VALUES (?)", [(i,) for i in not_late(rows, delay)])
+        return [list(r) for r in db.execute(lsql)]
+    q.expected = expected
     q.family = "join"
     return q
 
@@ -421,7 +463,7 @@ def gen_job(seed, index, fams, max_queries):
         elif f == "dedup":
             q = gen_dedup(rng, i)
         else:
-            q = gen_join(rng, i)
+            q = gen_join(rng, i, j.delay)
         q.qid = i
         j.queries.append(q)
     return j
@@ -468,6 +510,7 @@ def open_db(rows):
     cols = "id INTEGER PRIMARY KEY, k TEXT, ts INTEGER, v INTEGER, d REAL, m INTEGER, s TEXT"
     db.execute("CREATE TABLE t (%s)" % cols)
     db.execute("CREATE TABLE acc (%s)" % cols)
+    db.execute("CREATE TABLE keep (id INTEGER PRIMARY KEY)")
     db.executemany("INSERT INTO t VALUES (?,?,?,?,?,?,?)",
                    [(r["id"], r["k"], r["ts"], r["v"], r["d"], r["m"], r["s"]) for r in rows])
     # binary string order, as weir compares strings
