@@ -93,6 +93,7 @@ typedef struct nats_reader {
     int64_t last_ts;  /* stream time (ms) of the last message returned */
     bool has_last_ts;
     weir_decoder *dec;
+    natsMsg *held; /* a bad message, reported at the next read */
 } nats_reader;
 
 static int ns_create(void *argp, const weir_source_info *info, void **out,
@@ -254,6 +255,7 @@ static void reader_free(nats_reader *r)
         natsSubscription_Destroy(r->sub);
     }
     weir_decoder_destroy(r->dec);
+    natsMsg_Destroy(r->held);
     weir_free(r);
 }
 
@@ -314,7 +316,9 @@ static int subscribe(nats_reader *r, weir_error *err)
                               r->sp->filter, s->a->stream,
                               weir__nats_why(st, jerr, why, sizeof why));
     }
-    /* Messages matching the filter from the start on, at this moment. */
+    /* Messages matching the filter from the start on, at this moment: those
+     * not delivered yet and those delivered already (the consumer pushes
+     * them as soon as it exists) but not read. */
     jsConsumerInfo *ci = NULL;
     st = natsSubscription_GetConsumerInfo(&ci, r->sub, NULL, &jerr);
     if (st != NATS_OK)
@@ -322,7 +326,7 @@ static int subscribe(nats_reader *r, weir_error *err)
                               "nats: cannot read the consumer of '%s': %s",
                               r->sp->id,
                               weir__nats_why(st, jerr, why, sizeof why));
-    r->pending = ci->NumPending;
+    r->pending = ci->NumPending + ci->Delivered.Consumer;
     jsConsumerInfo_Destroy(ci);
     if (r->stop != NO_STOP && r->pending == 0)
         r->done = true; /* nothing up to the bound matches the filter */
@@ -440,8 +444,11 @@ static int ns_read(void *p, weir_batch *out, uint32_t max_rows,
     uint32_t appended = 0;
     char why[300];
     while (!r->done && appended < max_rows && out->n_rows < out->capacity) {
-        natsMsg *m = NULL;
-        natsStatus st = natsSubscription_NextMsg(&m, r->sub, 0);
+        natsMsg *m = r->held;
+        natsStatus st = NATS_OK;
+        r->held = NULL;
+        if (!m)
+            st = natsSubscription_NextMsg(&m, r->sub, 0);
         if (st == NATS_TIMEOUT)
             break;
         if (st == NATS_SLOW_CONSUMER || st == NATS_MISMATCH) {
@@ -477,11 +484,15 @@ static int ns_read(void *p, weir_batch *out, uint32_t max_rows,
                         (size_t)natsMsg_GetDataLength(m), out, &derr);
         if (rc == WEIR_EPARSE) {
             if (!s->a->skip_bad) {
+                if (appended) { /* the rows before it first */
+                    r->held = m;
+                    break;
+                }
                 rc = weir_error_set(err, WEIR_EPARSE,
                                     "%s:%" PRIu64 ": error: %s (byte %zu)",
                                     r->sp->id, seq, derr.message, derr.pos);
                 natsMsg_Destroy(m);
-                return appended ? (int)appended : rc;
+                return rc;
             }
             s->n_skipped++;
         } else if (rc) {
