@@ -464,8 +464,18 @@ static void nsink_close(void *op)
     if (!s)
         return;
     if (s->js) {
-        /* nothing is waited for here: what a checkpoint did not cover is
-         * published again by the next run */
+        /* What a checkpoint did not cover is published again by the next
+         * run; the wait only keeps acknowledgements still in flight (a job
+         * that failed) from reaching a freed sink. */
+        pthread_mutex_lock(&s->mu);
+        bool in_flight = s->acked + s->failed < s->sent;
+        pthread_mutex_unlock(&s->mu);
+        if (in_flight) {
+            jsPubOptions po;
+            jsPubOptions_Init(&po);
+            po.MaxWait = 2000;
+            js_PublishAsyncComplete(s->js, &po);
+        }
         jsCtx_Destroy(s->js);
     }
     if (s->nc) {
