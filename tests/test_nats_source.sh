@@ -135,6 +135,8 @@ EOF
 expect_err x.sql "this job takes no checkpoints"
 sed -i "s/'sink.subject' = 'out.x'/'sink.subject' = 'out.*'/; s/exactly-once/at-least-once/" x.sql
 expect_err x.sql "option 'sink.subject': 'out.*' is not a subject to publish to"
+sed -i "s/'sink.subject' = 'out.\*'/'sink.subject' = 'nowhere.x'/; s/'stream' = 'ev', 'format' = 'json');/'stream' = 'ev', 'format' = 'json', 'scan.bounded.mode' = 'latest');/" x.sql
+expect_err x.sql "nats sink: 6 messages to 'nowhere.x' not stored: no stream captures the subject"
 # bad records: fail names the split and sequence; ignore-parse-errors skips
 tool stream bad "bad.x"
 printf '{"v":1}\n{"v":\n{"v":3}\n' | tool pub bad.x

@@ -105,7 +105,10 @@ static void on_ack(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae,
             s->duplicates++;
     } else {
         s->failed++;
-        if (!s->first_error[0])
+        if (!s->first_error[0] && pae && pae->Err == NATS_NO_RESPONDERS)
+            snprintf(s->first_error, sizeof s->first_error,
+                     "no stream captures the subject (no responders)");
+        else if (!s->first_error[0])
             snprintf(s->first_error, sizeof s->first_error, "%s",
                      pae && pae->ErrText ? pae->ErrText
                      : pae ? natsStatus_GetText(pae->Err)
