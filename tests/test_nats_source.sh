@@ -9,7 +9,8 @@
 #      server that does not answer, bad records (fail and skip);
 #   4. three subjects, one silent: windows fire once the silent one is
 #      idle, and its return inside an open window is counted;
-#   5. the sink: json and csv, at-least-once and none, what a consumer sees.
+#   5. the sink: at-least-once and none, what a consumer sees;
+#   6. a server that wants a user and a password.
 # Real time only where the idle timeout needs it, with bounded polls on
 # observable output; no sleep decides a result.
 set -u
@@ -211,4 +212,28 @@ printf 'out.at-least-once\t{"v":1,"w":"10"}\nout.at-least-once\t{"v":2,"w":"20"}
 printf 'out.none\t{"v":1,"w":"10"}\nout.none\t{"v":2,"w":"20"}\nout.none\t{"v":5,"w":"50"}\n' >> want.txt
 diff want.txt got.txt || fail "what the sink published"
 echo "  sink: json rows published, at-least-once and none"
+
+# ---- 6. credentials: a server that wants a user and a password ----
+mkdir -p auth
+nats-server -js -sd auth/js -a 127.0.0.1 -p -1 --user weir --pass s3cret -l auth/server.log > /dev/null 2>&1 &
+AUTH_PID=$!
+pids+=("$AUTH_PID")
+for ((i = 0; i < 200; i++)); do grep -q "Server is ready" auth/server.log 2> /dev/null && break; sleep 0.05; done
+AP=$(sed -n 's/.*Listening for client connections on 127.0.0.1:\([0-9]*\).*/\1/p' auth/server.log | head -1)
+[ -n "$AP" ] || fail "the server with a password did not start"
+"$NATS_TOOL" "nats://weir:s3cret@127.0.0.1:$AP" stream sec "sec.x" || fail "stream on the password server"
+echo '{"v":42}' | "$NATS_TOOL" "nats://weir:s3cret@127.0.0.1:$AP" pub sec.x || fail "publish to the password server"
+auth() { # $1: credentials options
+    cat <<EOF
+CREATE TABLE src (v BIGINT) WITH ('connector' = 'nats', 'servers' = 'nats://127.0.0.1:$AP',
+  'stream' = 'sec', 'format' = 'json', 'scan.bounded.mode' = 'latest'$1);
+CREATE TABLE dst (v BIGINT) WITH ('connector' = 'print');
+INSERT INTO dst SELECT * FROM src;
+EOF
+}
+auth ", 'username' = 'weir', 'password' = 's3cret'" > a.sql
+[ "$(run a.sql)" = "+I[42]" ] || fail "reading with a user and a password"
+auth ", 'username' = 'weir', 'password' = 'wrong'" > a.sql
+expect_err a.sql "nats: cannot connect to 'nats://127.0.0.1:$AP'"
+echo "  username and password"
 echo "test_nats_source: passed"
