@@ -1867,8 +1867,8 @@ Test(file_sink, options, .init = make_tmp, .fini = cleanup_tmp)
         WEIR_EUNSUPPORTED);
     cr_assert_str_eq(err.message,
                      "unsupported connector 'hbase-2.2' as a sink (weir has "
-                     "'filesystem', 'print', 'blackhole', 'jdbc', 'kafka' and "
-                     "'upsert-kafka')");
+                     "'filesystem', 'print', 'blackhole', 'jdbc', 'kafka', "
+                     "'upsert-kafka' and 'nats')");
     weir_batch_destroy(b);
     weir_schema_destroy(s);
 }

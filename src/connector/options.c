@@ -23,6 +23,9 @@
 #ifdef WEIR_HAVE_POSTGRES
 #include "connector/postgres/cdc_internal.h"
 #endif
+#ifdef WEIR_HAVE_NATS
+#include "connector/nats/nats_internal.h"
+#endif
 
 /* ---- values ---- */
 
@@ -667,6 +670,16 @@ int weir_connector_source_spec(const char *connector, const weir_option *opts, s
     if (strcmp(c, "stdin") == 0)
         return weir__stdin_source_spec_opts(opts, n_opts, schema, env, out,
                                             err);
+    if (strcmp(c, "nats") == 0) {
+#ifdef WEIR_HAVE_NATS
+        return weir__nats_source_spec_opts(opts, n_opts, schema, env, out, err);
+#else
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "connector 'nats' is not built into this weir: "
+                              "it needs the NATS C client (libnats-dev, see "
+                              "scripts/install-deps.sh) at build time");
+#endif
+    }
     if (strcmp(c, "filesystem") == 0)
         return weir_file_source_spec_opts(opts, n_opts, schema, env, out, err);
     if (strcmp(c, "datagen") == 0)
@@ -688,7 +701,7 @@ int weir_connector_source_spec(const char *connector, const weir_option *opts, s
             "connector '%s' can only be written to (a sink), not read from", c);
     return weir_error_set(err, WEIR_EUNSUPPORTED,
                           "unsupported connector '%s' as a source (weir has 'filesystem', 'datagen', 'nexmark', "
-                          "'kafka' and 'stdin')", c);
+                          "'kafka', 'nats' and 'stdin')", c);
 }
 
 int weir_connector_sink_spec(const char *connector, const weir_option *opts,
@@ -722,6 +735,16 @@ int weir_connector_sink_spec(const char *connector, const weir_option *opts,
                               c);
 #endif
     }
+    if (strcmp(c, "nats") == 0) {
+#ifdef WEIR_HAVE_NATS
+        return weir__nats_sink_spec_opts(opts, n_opts, schema, env, out, err);
+#else
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "connector 'nats' is not built into this weir: "
+                              "it needs the NATS C client (libnats-dev, see "
+                              "scripts/install-deps.sh) at build time");
+#endif
+    }
     if (strcmp(c, "datagen") == 0 || strcmp(c, "stdin") == 0)
         return weir_error_set(
             err, WEIR_EUNSUPPORTED,
@@ -740,7 +763,7 @@ int weir_connector_sink_spec(const char *connector, const weir_option *opts,
     return weir_error_set(err, WEIR_EUNSUPPORTED,
                           "unsupported connector '%s' as a sink (weir has "
                           "'filesystem', 'print', 'blackhole', 'jdbc', "
-                          "'kafka' and 'upsert-kafka')",
+                          "'kafka', 'upsert-kafka' and 'nats')",
                           c);
 }
 
@@ -802,6 +825,11 @@ bool weir_sink_spec_accepts_changelog(const weir_operator_spec *spec,
 #ifdef WEIR_HAVE_KAFKA
     if (spec->cls == &weir__kafka_sink_class)
         return weir__kafka_sink_accepts_changelog(spec, why_not);
+#endif
+#ifdef WEIR_HAVE_NATS
+    int nats = weir__nats_sink_accepts_changelog(spec, why_not);
+    if (nats >= 0)
+        return nats == 1;
 #endif
     /* print and blackhole take anything; unknown specs are the caller's to
      * judge */
