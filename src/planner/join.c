@@ -611,6 +611,145 @@ static int plan_lookup_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
     return 0;
 }
 
+/*
+ * JOIN t FOR SYSTEM_TIME AS OF s.rowtime, where rowtime is the left side's
+ * event-time attribute: an event-time temporal join (Flink's). t must be a
+ * table with a PRIMARY KEY and a watermark (a versioned table); it is read
+ * as a stream (a changelog keyed by its primary key). Leaves *table NULL
+ * when AS OF names something else (a lookup join, or an error there).
+ */
+static int temporal_side(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_type type, const rel *left, rel *out,
+                         cat_table **table)
+{
+    const weir_sql_table_ref *rt = ref->u.join.right;
+    const weir_sql_expr *at = rt->u.table.system_time;
+    *table = NULL;
+    int col = at->kind == WEIR_SQL_EXPR_COLUMN ? plan_find_column(left, &at->u.column) : -1;
+    if (col < 0 || col != left->rowtime)
+        return 0;
+    if (type != WEIR_JOIN_INNER && type != WEIR_JOIN_LEFT)
+        return plan_error(pc, ref->u.join.op_loc, WEIR_EUNSUPPORTED,
+                          "an event-time temporal join (FOR SYSTEM_TIME AS OF) is INNER or LEFT, as in Flink");
+    if (left->updating)
+        return plan_error(pc, ref->u.join.left->loc, WEIR_EUNSUPPORTED,
+                          "the left side of an event-time temporal join must be append-only; this one is a changelog");
+    if ((uint32_t)left->rowtime >= left->n_physical)
+        return plan_error(pc, at->loc, WEIR_EUNSUPPORTED, "the time attribute of FOR SYSTEM_TIME AS OF must be a column");
+    const weir_sql_name *name = &rt->u.table.name;
+    cat_table *t = plan_find_table(pc, name);
+    if (!t || plan_find_view(pc, name))
+        return plan_error(pc, name->loc, WEIR_EUNSUPPORTED,
+                          "the versioned table of an event-time temporal join must be a table with a PRIMARY KEY and a "
+                          "watermark; '%s' is %s",
+                          name->parts[name->n_parts - 1].name, t ? "a view" : "not a table");
+    if (!t->ddl->primary_key)
+        return plan_error(pc, name->loc, WEIR_EPLAN,
+                          "table '%s' has no PRIMARY KEY: the versioned table of an event-time temporal join needs "
+                          "one (PRIMARY KEY (...) NOT ENFORCED), its versions are kept per key",
+                          t->name);
+    if (t->rowtime < 0)
+        return plan_error(pc, name->loc, WEIR_EPLAN,
+                          "table '%s' has no watermark: the versioned table of an event-time temporal join needs an "
+                          "event-time attribute (WATERMARK FOR ...), the time each version is valid from",
+                          t->name);
+    weir_sql_table_ref plain = *rt;
+    plain.u.table.system_time = NULL;
+    int rc = plan_from(pc, &plain, out);
+    if (rc)
+        return rc;
+    if (out->rowtime < 0 || (uint32_t)out->rowtime >= out->n_physical)
+        return plan_error(pc, name->loc, WEIR_EPLAN, "table '%s': its time attribute is not a column here", t->name);
+    *table = t;
+    return 0;
+}
+
+/*
+ * The key pairs of a temporal join: those whose versioned side is a column
+ * of its primary key; every primary key column must be equated. Other
+ * equalities join the residual condition.
+ */
+static int temporal_keys(plan_ctx *pc, const weir_sql_table_ref *ref, const cat_table *t, join_side *sd,
+                         int32_t keycol[2][WEIR_KEY_MAX_COLS], weir_type *kt, const weir_sql_expr **keyconj,
+                         uint32_t *n_keys, const weir_sql_expr **resid, uint32_t *n_resid, weir_buf *keytext)
+{
+    const weir_sql_primary_key *pk = t->ddl->primary_key;
+    bool covered[WEIR_KEY_MAX_COLS] = {0};
+    if (pk->n_columns > WEIR_KEY_MAX_COLS)
+        return plan_error(pc, pk->loc, WEIR_EUNSUPPORTED, "a primary key of more than %d columns", WEIR_KEY_MAX_COLS);
+    uint32_t n = 0;
+    weir_buf_clear(keytext);
+    for (uint32_t i = 0; i < *n_keys; i++) {
+        int32_t pki = -1;
+        if (keycol[1][i] >= 0 && (uint32_t)keycol[1][i] < sd[1].r.n_physical) {
+            const char *cn = sd[1].r.schema->fields[keycol[1][i]].name;
+            for (uint32_t p = 0; p < pk->n_columns; p++)
+                if (!strcasecmp(pk->columns[p].name, cn))
+                    pki = (int32_t)p;
+        }
+        if (pki < 0 || covered[pki]) {
+            resid[(*n_resid)++] = keyconj[i];
+            continue;
+        }
+        covered[pki] = true;
+        sd[0].keys[n] = sd[0].keys[i];
+        sd[1].keys[n] = sd[1].keys[i];
+        keycol[0][n] = keycol[0][i];
+        keycol[1][n] = keycol[1][i];
+        kt[n] = kt[i];
+        weir_buf_printf(keytext, "%s", n ? ", " : "");
+        weir__sql_format_expr(keyconj[i], keytext);
+        n++;
+    }
+    for (uint32_t p = 0; p < pk->n_columns; p++)
+        if (!covered[p])
+            return plan_error(pc, ref->u.join.on ? ref->u.join.on->loc : ref->u.join.op_loc, WEIR_EPLAN,
+                              "an event-time temporal join needs an equality on each column of the versioned table's "
+                              "PRIMARY KEY; '%s' of table '%s' has none",
+                              pk->columns[p].name, t->name);
+    *n_keys = n;
+    return 0;
+}
+
+/* Adds the temporal join operator for plan_join; j is the joined rel (schema and qualifiers set). */
+static int plan_temporal_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_type type, const cat_table *t,
+                              join_side *sd, uint32_t n_keys, const weir_type *kt, const weir_sql_expr **push[2],
+                              const uint32_t n_push[2], weir_expr *residual, rel *j, weir_buf *keytext)
+{
+    int rc = push_filter(pc, &sd[0], push[0], n_push[0]);
+    for (int s = 0; s < 2 && !rc; s++)
+        rc = key_projection(pc, &sd[s], kt, n_keys);
+    if (rc)
+        return rc;
+    uint32_t nl = sd[0].r.n_physical;
+    weir_temporal_join_config tc = {.left_outer = type == WEIR_JOIN_LEFT,
+                                    .keys = {sd[0].ks, sd[1].ks},
+                                    .n_out = {nl, sd[1].r.n_physical},
+                                    .time_col = {(uint32_t)sd[0].r.rowtime, (uint32_t)sd[1].r.rowtime},
+                                    .residual = residual,
+                                    .out_schema = j->schema,
+                                    .clock = pc->cenv.clock};
+    weir_operator_spec spec;
+    if ((rc = weir_temporal_join_spec(&tc, &spec)))
+        return rc;
+    weir_stream ins[2] = {weir_stream_key_by(sd[0].r.s, sd[0].ks.cols, n_keys),
+                          weir_stream_key_by(sd[1].r.s, sd[1].ks.cols, n_keys)};
+    if ((rc = weir_job_operator(pc->job, ins, 2, &spec, j->schema, 0, &j->s))) {
+        spec.free_arg(spec.arg);
+        return plan_error(pc, ref->u.join.op_loc, rc, "cannot add the temporal join: %s", weir_job_error(pc->job));
+    }
+    /* append-only; the probe side's time attribute stays one (rows leave before the watermark passes them) */
+    j->updating = false;
+    j->rowtime = sd[0].r.rowtime;
+    j->schema->rowtime = sd[0].r.rowtime;
+    char rbuf[512] = "";
+    if (residual)
+        weir_expr_format(residual, rbuf, sizeof rbuf);
+    weir_buf_printf(&pc->explain, "  TemporalJoin[%d]: %s on %s%s%s, as of %s, versions of %s\n", j->s.node,
+                    weir_join_type_name(type), (char *)keytext->data, residual ? " where " : "", rbuf,
+                    sd[0].r.schema->fields[sd[0].r.rowtime].name, t->name);
+    return 0;
+}
+
 int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out)
 {
     weir_sql_join_kind k = ref->u.join.kind;
@@ -634,7 +773,13 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     cat_table *lookup = NULL;
     if ((rc = plan_input(pc, ref->u.join.left, where, &sd[0].r)))
         return rc;
-    if (rt->kind == WEIR_SQL_FROM_TABLE && rt->u.table.system_time) {
+    cat_table *versioned = NULL;
+    if (rt->kind == WEIR_SQL_FROM_TABLE && rt->u.table.system_time &&
+        (rc = temporal_side(pc, ref, type, &sd[0].r, &sd[1].r, &versioned)))
+        return rc;
+    if (versioned) {
+        /* an event-time temporal join: the versioned table is a stream, planned as one */
+    } else if (rt->kind == WEIR_SQL_FROM_TABLE && rt->u.table.system_time) {
         if ((rc = lookup_side(pc, ref, type, &sd[0].r, &sd[1].r, &lookup)))
             return rc;
     } else if ((rc = plan_input(pc, rt, where, &sd[1].r))) {
@@ -695,6 +840,10 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     uint32_t n_resid = 0, n_push[2] = {0, 0};
     /* A side that is not preserved (not outer) can be filtered before the join. */
     bool keeps[2] = {type == WEIR_JOIN_LEFT || type == WEIR_JOIN_FULL, type == WEIR_JOIN_RIGHT || type == WEIR_JOIN_FULL};
+    /* A condition on the versioned table alone is checked on the version valid at the row's time, not before. */
+    if (versioned)
+        keeps[1] = true;
+    const weir_sql_expr *keyconj[WEIR_KEY_MAX_COLS];
     weir_buf keytext;
     weir_buf_init(&keytext);
     for (uint32_t i = 0; i < n_conj; i++) {
@@ -725,6 +874,7 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
                 sd[1].keys[n_keys] = br;
                 keycol[0][n_keys] = weir_expr_column_index(bl);
                 keycol[1][n_keys] = weir_expr_column_index(br);
+                keyconj[n_keys] = e;
                 weir_buf_printf(&keytext, "%s", n_keys ? ", " : "");
                 weir__sql_format_expr(e, &keytext);
                 n_keys++;
@@ -738,6 +888,11 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
             continue;
         }
         resid[n_resid++] = e;
+    }
+    if (versioned && (rc = temporal_keys(pc, ref, versioned, sd, keycol, kt, keyconj, &n_keys, resid, &n_resid,
+                                         &keytext))) {
+        weir_buf_fini(&keytext);
+        return rc;
     }
     weir_buf_put_u8(&keytext, 0);
     if (n_keys == 0) {
@@ -773,6 +928,13 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     }
     if (lookup) {
         rc = plan_lookup_join(pc, ref, type, lookup, sd, keycol, kt, n_keys, push, n_push, residual, &j, &keytext);
+        weir_buf_fini(&keytext);
+        if (!rc)
+            *out = j;
+        return rc;
+    }
+    if (versioned) {
+        rc = plan_temporal_join(pc, ref, type, versioned, sd, n_keys, kt, push, n_push, residual, &j, &keytext);
         weir_buf_fini(&keytext);
         if (!rc)
             *out = j;
