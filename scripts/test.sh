@@ -31,6 +31,8 @@ case "${1:-}" in
   export WEIR_PG_DIFF_ROUNDS=${WEIR_PG_DIFF_ROUNDS:-2}
   export WEIR_PG_LOOKUP_ROUNDS=${WEIR_PG_LOOKUP_ROUNDS:-1}
   export WEIR_S3_KILLS=${WEIR_S3_KILLS:-3}
+  export WEIR_TJDIFF_JOBS=${WEIR_TJDIFF_JOBS:-8}
+  export WEIR_SETOPDIFF_JOBS=${WEIR_SETOPDIFF_JOBS:-6}
   # Installing and packaging (cmake --install, cpack) checks no memory
   # access of weir's; the plain run covers it.
   ctest_args+=(-E '^test_install$')
