@@ -116,6 +116,9 @@ typedef struct weir_join_config {
     bool interval;
     uint32_t time_col[2];
     int64_t lo_ms, hi_ms;
+    /* Key i compares with IS NOT DISTINCT FROM (null_safe[i]): a NULL there
+     * meets a NULL of the other side; other keys with a NULL match nothing. */
+    bool null_safe[WEIR_KEY_MAX_COLS];
 } weir_join_config;
 
 int weir_join_spec(const weir_join_config *cfg, weir_operator_spec *out);

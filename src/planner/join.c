@@ -844,17 +844,25 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     if (versioned)
         keeps[1] = true;
     const weir_sql_expr *keyconj[WEIR_KEY_MAX_COLS];
+    bool null_safe[WEIR_KEY_MAX_COLS] = {0};
     weir_buf keytext;
     weir_buf_init(&keytext);
     for (uint32_t i = 0; i < n_conj; i++) {
         const weir_sql_expr *e = conj[i];
-        if (e->kind == WEIR_SQL_EXPR_BINARY && e->u.binary.op == WEIR_SQL_OP_EQ && n_keys < WEIR_KEY_MAX_COLS) {
-            int ml = side_mask(&j, nl, e->u.binary.left), mr = side_mask(&j, nl, e->u.binary.right);
+        /* a = b, or a IS NOT DISTINCT FROM b (a key under which NULL meets NULL) */
+        const weir_sql_expr *ka = NULL, *kb = NULL;
+        bool nsafe = false;
+        if (e->kind == WEIR_SQL_EXPR_BINARY && e->u.binary.op == WEIR_SQL_OP_EQ)
+            ka = e->u.binary.left, kb = e->u.binary.right;
+        else if (e->kind == WEIR_SQL_EXPR_IS && e->u.is.test == WEIR_SQL_IS_DISTINCT_FROM && e->u.is.negated)
+            ka = e->u.is.operand, kb = e->u.is.other, nsafe = true;
+        if (ka && n_keys < WEIR_KEY_MAX_COLS) {
+            int ml = side_mask(&j, nl, ka), mr = side_mask(&j, nl, kb);
             const weir_sql_expr *le = NULL, *re = NULL;
             if (ml == SIDE_L && mr == SIDE_R)
-                le = e->u.binary.left, re = e->u.binary.right;
+                le = ka, re = kb;
             else if (ml == SIDE_R && mr == SIDE_L)
-                le = e->u.binary.right, re = e->u.binary.left;
+                le = kb, re = ka;
             if (le) {
                 weir_expr *bl, *br;
                 if ((rc = plan_bind_expr(pc, &sd[0].r, NULL, le, &bl)) ||
@@ -865,7 +873,7 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
                 char a[64], b[64];
                 if (!common_type(weir_expr_type(bl), weir_expr_type(br), &kt[n_keys])) {
                     weir_buf_fini(&keytext);
-                    return plan_error(pc, e->u.binary.op_loc, WEIR_EPLAN,
+                    return plan_error(pc, nsafe ? e->loc : e->u.binary.op_loc, WEIR_EPLAN,
                                       "cannot join on a %s and a %s: add a CAST to one side",
                                       weir_type_format(weir_expr_type(bl), a, sizeof a),
                                       weir_type_format(weir_expr_type(br), b, sizeof b));
@@ -875,6 +883,7 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
                 keycol[0][n_keys] = weir_expr_column_index(bl);
                 keycol[1][n_keys] = weir_expr_column_index(br);
                 keyconj[n_keys] = e;
+                null_safe[n_keys] = nsafe;
                 weir_buf_printf(&keytext, "%s", n_keys ? ", " : "");
                 weir__sql_format_expr(e, &keytext);
                 n_keys++;
@@ -926,6 +935,15 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
         }
         residual = x;
     }
+    bool any_null_safe = false;
+    for (uint32_t i = 0; i < n_keys; i++)
+        any_null_safe |= null_safe[i];
+    if (any_null_safe && (lookup || versioned)) {
+        weir_buf_fini(&keytext);
+        return plan_error(pc, cond_loc(ref, on), WEIR_EUNSUPPORTED,
+                          "IS NOT DISTINCT FROM as the key of a %s join is not supported yet; write '='",
+                          lookup ? "lookup" : "temporal");
+    }
     if (lookup) {
         rc = plan_lookup_join(pc, ref, type, lookup, sd, keycol, kt, n_keys, push, n_push, residual, &j, &keytext);
         weir_buf_fini(&keytext);
@@ -962,6 +980,11 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
      * matches. (A bound pushed below the join as a one-side filter cannot
      * be one: it names both sides.)
      */
+    if (window && any_null_safe) {
+        weir_buf_fini(&keytext);
+        return plan_error(pc, cond_loc(ref, on), WEIR_EUNSUPPORTED,
+                          "IS NOT DISTINCT FROM as the key of a window join is not supported yet; write '='");
+    }
     if (window) {
         rc = plan_window_join(pc, ref, type, sd, n_keys, residual, &j, &keytext);
         weir_buf_fini(&keytext);
@@ -995,6 +1018,8 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
                                         interval ? (uint32_t)sd[1].r.rowtime : 0},
                            .lo_ms = tb.lo,
                            .hi_ms = tb.hi};
+    for (uint32_t i = 0; i < n_keys; i++)
+        jc.null_safe[i] = null_safe[i];
     weir_operator_spec spec;
     if ((rc = weir_join_spec(&jc, &spec))) {
         weir_buf_fini(&keytext);
