@@ -340,16 +340,6 @@ static bool time_bound(time_bounds *tb, const rel *j, const weir_sql_expr *e)
     return bound_cmp(tb, j, e->u.binary.left, op, e->u.binary.right);
 }
 
-static const char *join_kind_sql(weir_join_type t)
-{
-    switch (t) {
-    case WEIR_JOIN_LEFT: return "LEFT JOIN";
-    case WEIR_JOIN_RIGHT: return "RIGHT JOIN";
-    case WEIR_JOIN_FULL: return "FULL JOIN";
-    default: return "JOIN";
-    }
-}
-
 static bool same_window(const weir_window_assigner *a, const weir_window_assigner *b)
 {
     return a->kind == b->kind && a->size_ms == b->size_ms && a->slide_ms == b->slide_ms &&
@@ -904,12 +894,32 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
         return rc;
     }
     weir_buf_put_u8(&keytext, 0);
-    if (n_keys == 0) {
+    bool no_key = n_keys == 0;
+    if (no_key && lookup) {
         weir_buf_fini(&keytext);
         return plan_error(pc, cond_loc(ref, on), WEIR_EPLAN,
-                          "%s needs at least one equality between a column of each side (ON a.k = b.k): a join "
-                          "without one would compare every row with every other row of an unbounded stream",
-                          comma ? "a join written with ',' (or CROSS JOIN)" : join_kind_sql(type));
+                          "a lookup join needs at least one equality between a column of each side (ON a.k = b.k)");
+    }
+    if (no_key) {
+        /*
+         * A join without an equality (a residual-only join, or CROSS JOIN):
+         * as in Flink, every row of one side meets every row of the other,
+         * so both go to one subtask under one constant key, and the residual
+         * (time bounds included: an interval join) decides.
+         */
+        (void)comma;
+        weir_expr *k0 = weir_expr_lit_bigint(pc->arena, 0), *k1 = weir_expr_lit_bigint(pc->arena, 0);
+        if (!k0 || !k1) {
+            weir_buf_fini(&keytext);
+            return WEIR_ENOMEM;
+        }
+        sd[0].keys[0] = k0;
+        sd[1].keys[0] = k1;
+        keycol[0][0] = keycol[1][0] = -1;
+        kt[0] = weir_type_make(WEIR_TYPE_BIGINT, false);
+        n_keys = 1;
+        weir_buf_clear(&keytext);
+        weir_buf_printf(&keytext, "no key (one subtask)");
     }
     /* residual, bound over the joined row */
     weir_expr *residual = NULL;
