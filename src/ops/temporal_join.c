@@ -367,8 +367,10 @@ static int tj_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
             j->probes.v[n_ready++] = j->probes.v[i];
             j->probes.v[i] = t;
         }
-    qsort(j->probes.v, n_ready, sizeof *j->probes.v, cmp_ts);
-    qsort(j->versions.v, j->versions.n, sizeof *j->versions.v, cmp_ts);
+    if (n_ready > 1)
+        qsort(j->probes.v, n_ready, sizeof *j->probes.v, cmp_ts);
+    if (j->versions.n > 1)
+        qsort(j->versions.v, j->versions.n, sizeof *j->versions.v, cmp_ts);
     if (n_ready) {
         if ((rc = ensure_cand(j, n_ready)))
             return rc;
