@@ -2,8 +2,8 @@
  * Event-time temporal join (ops/temporal_join.c) driven through the C API
  * with a versioned side that is a real changelog (+I, -U/+U, -D), which a
  * file source cannot give the SQL tests: the version valid at a probe
- * row's time decides, a deletion means no version, a -U followed by its
- * +U at the same time leaves the +U, late rows are dropped and counted,
+ * row's time decides, a deletion means no version, -U rows are skipped
+ * (Flink's upsert mode), late rows are dropped and counted,
  * and old versions leave state as the watermark passes them.
  */
 #include <criterion/criterion.h>
@@ -124,7 +124,8 @@ static void changelog(tt *x)
     version(x, "+U", 1, 200, 11);
     version(x, "-D", 1, 300, 11);
     version(x, "+I", 1, 400, 12);
-    version(x, "-U", 3, 500, 30); /* a lone -U: no value from 500 on */
+    version(x, "-U", 1, 400, 99); /* a -U carrying an existing version's time does not touch it */
+    version(x, "-U", 3, 500, 30); /* a -U is skipped (upsert mode): 30 stays valid */
 }
 
 static void probes(tt *x)
@@ -138,7 +139,7 @@ static void probes(tt *x)
     probe(x, 1, 450); /* 12 */
     probe(x, 2, 450); /* no version */
     probe(x, 3, 450); /* 30 */
-    probe(x, 3, 500); /* the -U */
+    probe(x, 3, 500); /* 30: the -U was skipped */
     probe(x, 1, 40);  /* late: behind the probe watermark 500 */
     probe(x, 1, 600); /* 12 */
 }
@@ -155,7 +156,8 @@ Test(temporal_join, inner_join_takes_the_version_valid_at_the_row_time, .timeout
                       "+I 1,250,1,200,11\n"
                       "+I 1,450,1,400,12\n"
                       "+I 1,600,1,400,12\n"
-                      "+I 3,450,3,100,30\n");
+                      "+I 3,450,3,100,30\n"
+                      "+I 3,500,3,100,30\n");
         cr_assert_eq(th_metric(x.job, "*late_rows"), 1, "parallelism %u", p);
         tt_destroy(&x);
     }
@@ -177,7 +179,7 @@ Test(temporal_join, left_join_pads_rows_without_a_valid_version, .timeout = 60)
                   "+I 1,99,NULL,NULL,NULL\n"
                   "+I 2,450,NULL,NULL,NULL\n"
                   "+I 3,450,3,100,30\n"
-                  "+I 3,500,NULL,NULL,NULL\n");
+                  "+I 3,500,3,100,30\n");
     tt_destroy(&x);
 }
 

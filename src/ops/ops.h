@@ -247,9 +247,10 @@ int weir_lookup_join_spec(const weir_lookup_join_config *cfg, weir_operator_spec
  * (the versioned table's PRIMARY KEY). A probe row at time t is joined
  * when the watermark passes t (W > t) with the version of its key whose
  * time is the latest <= t; that version must be an insert or update
- * (+I/+U), else the row has no match. Versions of one time replace each
- * other (the last to arrive wins). Rows behind their own input's
- * watermark are late (dropped, counted). Output: +I rows at the probe
+ * (+I/+U), else the row has no match (-D). Versions of one time replace
+ * each other (the last to arrive wins); -U rows are skipped (upsert
+ * mode). Rows behind their own input's watermark are late (dropped,
+ * counted). Output: +I rows at the probe
  * row's time; a LEFT join pads a probe row without a match.
  */
 typedef struct weir_temporal_join_config {

@@ -11,15 +11,16 @@
  *   tjoin-probe     map: encoded probe row -> {count, time}; rows waiting
  *                   for the watermark (duplicates share an entry);
  *   tjoin-versions  map: version time (8 bytes) -> {kind, encoded row};
- *                   every changelog row of the versioned side, by its time
+ *                   every +I, +U and -D of the versioned side, by its time
  *                   (a later row of the same time replaces an earlier one,
- *                   as in Flink, so a -U followed by its +U leaves the +U).
+ *                   as in Flink). -U rows are skipped: Flink reads the
+ *                   versioned side in upsert mode, and a -U carries the old
+ *                   row, whose time would overwrite the old version.
  *
  * A probe row at time t waits until the watermark passes it (W > t: no
  * version with a time <= t can still come), then is joined with the
  * version of the latest time <= t; that version must be an insert or an
- * update (+I/+U): a -D (or a lone -U) there means the key had no value at
- * t. The residual condition decides on the joined row; a LEFT join emits a
+ * update (+I/+U): a -D there means the key had no value at t. The residual condition decides on the joined row; a LEFT join emits a
  * probe row without a (passing) version padded with NULLs. Output rows are
  * +I at the probe row's time, emitted before the runtime forwards the
  * watermark that fired them, so the probe side's time attribute stays one.
@@ -332,6 +333,10 @@ static int tj_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
             rc = weir_map_put(j->st[0], NULL, 0, j->row.data, j->row.len, j->val.data, j->val.len);
         } else {
             uint8_t kind = in->kind[r];
+            /* Flink reads a versioned table in upsert mode, without -U: a -U carries the old row (often the
+             * old version's time), and the +U after it is the new version */
+            if (kind == WEIR_ROW_UPDATE_BEFORE)
+                continue;
             weir_buf_clear(&j->val);
             if (weir_buf_put_u8(&j->val, kind) || weir_buf_put(&j->val, j->row.data, j->row.len))
                 return WEIR_ENOMEM;
