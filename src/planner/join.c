@@ -463,14 +463,11 @@ static int lookup_side(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_ty
         return plan_error(pc, ref->u.join.op_loc, WEIR_EUNSUPPORTED,
                           "a lookup join (FOR SYSTEM_TIME AS OF) is INNER or LEFT, as in Flink");
     int col = at->kind == WEIR_SQL_EXPR_COLUMN ? plan_find_column(left, &at->u.column) : -1;
-    if (col >= 0 && col == left->rowtime)
-        return plan_error(pc, at->loc, WEIR_EUNSUPPORTED,
-                          "event-time temporal joins (FOR SYSTEM_TIME AS OF an event-time attribute) are not supported "
-                          "yet; AS OF a processing-time attribute (PROCTIME()) is a lookup join");
     if (col < 0 || !left->has_proctime || (uint32_t)col != left->proctime)
         return plan_error(pc, at->loc, WEIR_EPLAN,
-                          "FOR SYSTEM_TIME AS OF needs a processing-time attribute of the left side (a column "
-                          "declared AS PROCTIME(), or PROCTIME() AS p in a subquery)");
+                          "FOR SYSTEM_TIME AS OF needs a time attribute of the left side: its event-time attribute "
+                          "(a temporal join) or a processing-time attribute (a column declared AS PROCTIME(), or "
+                          "PROCTIME() AS p in a subquery: a lookup join)");
     const weir_sql_name *name = &rt->u.table.name;
     cat_table *t = plan_find_table(pc, name);
     if (!t)
