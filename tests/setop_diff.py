@@ -9,7 +9,8 @@ small domains, so rows repeat and meet) and queries
 
 for OP in INTERSECT, INTERSECT ALL, EXCEPT, EXCEPT ALL, written to
 debezium-json files, run by `weir run` at a random parallelism (1/2/4)
-and batch size (1/7/1024). Each result changelog is folded into its table
+and batch size (1/7/1024), on the memory or the RocksDB state backend.
+Each result changelog is folded into its table
 (a delete must find its row) and compared with the oracle, which shares no
 code with weir: with n_l and n_r the multiplicity of a row value in the
 two input tables (NULL equal to NULL),
@@ -38,6 +39,7 @@ def gen_job(seed, index):
     j = argparse.Namespace(seed=seed, index=index)
     j.parallelism = rng.choice([1, 2, 4])
     j.batch = rng.choice([1, 7, 1024])
+    j.rocksdb = rng.random() < 0.3  # state on RocksDB
     na = rng.randint(1, 5)
     bs = ["x", "y", "z"][:rng.randint(1, 3)]
 
@@ -88,7 +90,8 @@ def out_cols(shape):
 
 
 def job_sql(j):
-    out = ["-- setop_diff seed %d job %d: parallelism %d, batch size %d" % (j.seed, j.index, j.parallelism, j.batch),
+    out = ["-- setop_diff seed %d job %d: parallelism %d, batch size %d%s"
+           % (j.seed, j.index, j.parallelism, j.batch, ", RocksDB" if j.rocksdb else ""),
            "CREATE TABLE l (a INT, b STRING) WITH ('connector' = 'filesystem', 'path' = 'l.csv', 'format' = 'csv');",
            "CREATE TABLE r (a INT, b STRING) WITH ('connector' = 'filesystem', 'path' = 'r.csv', 'format' = 'csv');"]
     types = {"a": "INT", "b": "STRING", "n": "BIGINT"}
@@ -136,6 +139,8 @@ def run_job(weir, j, outdir):
             f.write(job_sql(j))
         cmd = [weir, "run", "job.sql", "-D", "parallelism.default=%d" % j.parallelism,
                "-D", "weir.batch-size=%d" % j.batch]
+        if j.rocksdb:
+            cmd += ["-D", "state.backend.type=rocksdb", "-D", "weir.state.dir=" + os.path.join(d, "state")]
         p = subprocess.run(cmd, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
         problems = []
         if p.returncode != 0:

@@ -11,7 +11,7 @@ rows), both CSV files, and a few queries
       ON p.k = r.k [AND p.k2 = r.k2] [AND residual]
 
 run by `weir run` at a random parallelism (1/2/4) and batch size
-(1/7/1024). The oracle shares no code with weir; it implements the rule
+(1/7/1024), on the memory or the RocksDB state backend. The oracle shares no code with weir; it implements the rule
 of docs/joins.md:
   - per input (one file = one split) W = max(time seen) - delay, from
     -infinity, updated after each row; a row with time < W is late and
@@ -47,6 +47,7 @@ def gen_job(seed, index):
     j.seed, j.index = seed, index
     j.parallelism = rng.choice([1, 2, 4])
     j.batch = rng.choice([1, 7, 1024])
+    j.rocksdb = rng.random() < 0.3  # state on RocksDB
     j.two_keys = rng.random() < 0.3
     j.vdelay = rng.choice([0, 20, 100, 500])
     j.pdelay = rng.choice([0, 20, 100, 500])
@@ -136,7 +137,7 @@ def job_sql(j):
     def iv(ms):
         return "INTERVAL '%d' MILLISECOND" % ms
     out = ["-- temporal_join_diff seed %d job %d: parallelism %d, batch size %d"
-           % (j.seed, j.index, j.parallelism, j.batch),
+           % (j.seed, j.index, j.parallelism, j.batch) + (", RocksDB" if j.rocksdb else ""),
            "CREATE TABLE versions (ms BIGINT, k INT, k2 INT, v INT, ts AS TO_TIMESTAMP_LTZ(ms, 3), "
            "WATERMARK FOR ts AS ts - %s, PRIMARY KEY (%s) NOT ENFORCED) "
            "WITH ('connector' = 'filesystem', 'path' = 'versions.csv', 'format' = 'csv');"
@@ -177,6 +178,8 @@ def run_job(weir, j, outdir):
             f.write(job_sql(j))
         cmd = [weir, "run", "job.sql", "-D", "parallelism.default=%d" % j.parallelism,
                "-D", "weir.batch-size=%d" % j.batch]
+        if j.rocksdb:
+            cmd += ["-D", "state.backend.type=rocksdb", "-D", "weir.state.dir=" + os.path.join(d, "state")]
         p = subprocess.run(cmd, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
         problems = []
         if p.returncode != 0:
