@@ -7,13 +7,13 @@
 # without a residual condition through `weir run` at parallelism 1/2/4 and
 # batch sizes 1/7/1024, and compares each result with a python oracle of
 # the documented rule (docs/joins.md).
-# Bounded: WEIR_TJDIFF_JOBS jobs (default 24; 8 under ASan). The seed is
+# Bounded: WEIR_TJDIFF_JOBS jobs (default 20; 8 under ASan). The seed is
 # printed; WEIR_SEED=S replays a run, WEIR_TJDIFF_JOB=i one job of it.
 # Failing jobs are written under WEIR_TJDIFF_OUT (default ./temporal_join_diff_failures).
 set -u
 weir=$1
 src=$2
-jobs=${WEIR_TJDIFF_JOBS:-24}
+jobs=${WEIR_TJDIFF_JOBS:-20}
 if ldd "$weir" 2>/dev/null | grep -q libasan; then jobs=${WEIR_TJDIFF_JOBS:-8}; fi
 exec python3 "$src/tests/temporal_join_diff.py" --weir "$weir" --jobs "$jobs" \
   --out "${WEIR_TJDIFF_OUT:-$PWD/temporal_join_diff_failures}"
