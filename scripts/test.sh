@@ -34,6 +34,8 @@ case "${1:-}" in
   export WEIR_NATS_CRASH_KILLS=${WEIR_NATS_CRASH_KILLS:-3}
   export WEIR_NATS_CRASH_MSGS=${WEIR_NATS_CRASH_MSGS:-6000}
   export WEIR_NATS_DIFF_RUNS=${WEIR_NATS_DIFF_RUNS:-2}
+  export WEIR_TJDIFF_JOBS=${WEIR_TJDIFF_JOBS:-8}
+  export WEIR_SETOPDIFF_JOBS=${WEIR_SETOPDIFF_JOBS:-6}
   # Installing and packaging (cmake --install, cpack) checks no memory
   # access of weir's; the plain run covers it.
   ctest_args+=(-E '^test_install$')

@@ -332,7 +332,7 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     }
     bool null_key = false;
     for (uint32_t k = 0; k < ks->n; k++)
-        null_key |= weir_batch_is_null(in, ks->cols[k], r);
+        null_key |= !c->null_safe[k] && weir_batch_is_null(in, ks->cols[k], r);
     size_t klen = weir_key_encode(in, ks, r, j->key, sizeof j->key);
     if (klen > sizeof j->key)
         return weir_op_fail(ctx, WEIR_EINVAL, "join key of %zu bytes exceeds the limit of %zu", klen, sizeof j->key);

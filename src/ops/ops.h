@@ -116,6 +116,9 @@ typedef struct weir_join_config {
     bool interval;
     uint32_t time_col[2];
     int64_t lo_ms, hi_ms;
+    /* Key i compares with IS NOT DISTINCT FROM (null_safe[i]): a NULL there
+     * meets a NULL of the other side; other keys with a NULL match nothing. */
+    bool null_safe[WEIR_KEY_MAX_COLS];
 } weir_join_config;
 
 int weir_join_spec(const weir_join_config *cfg, weir_operator_spec *out);
@@ -167,6 +170,29 @@ int weir_window_assign_spec(const weir_window_assign_config *cfg, weir_operator_
 int weir_union_spec(uint32_t n_inputs, weir_operator_spec *out);
 
 /*
+ * INTERSECT / EXCEPT [ALL] of two inputs (ops/setop.c): both keyed by all
+ * their columns (n_cols, equal schemas; NULLs compare equal). Per row value
+ * the operator counts its occurrences on each side (changelogs: +I/+U add
+ * one, -U/-D remove one) and keeps the output multiplicity at
+ *   INTERSECT      1 if both counts > 0, else 0
+ *   INTERSECT ALL  min(left, right)
+ *   EXCEPT         1 if left > 0 and right == 0, else 0
+ *   EXCEPT ALL     max(left - right, 0)
+ * emitting +I / -D rows for each change of it (an updating result).
+ */
+typedef enum weir_setop_kind { WEIR_SETOP_INTERSECT, WEIR_SETOP_EXCEPT } weir_setop_kind;
+
+typedef struct weir_setop_config {
+    weir_setop_kind kind;
+    bool all;
+    uint32_t n_cols;
+    const weir_schema *out_schema; /* borrowed */
+    int64_t state_ttl_ms;          /* table.exec.state.ttl; 0: never */
+} weir_setop_config;
+
+int weir_setop_spec(const weir_setop_config *cfg, weir_operator_spec *out);
+
+/*
  * OVER aggregation in event time (ops/over_agg.c): each input row comes out
  * once, followed by n_aggs aggregates over the rows of its partition in
  * the frame ending at it (ORDER BY the input's row time, ascending). A row
@@ -213,5 +239,30 @@ typedef struct weir_lookup_join_config {
 } weir_lookup_join_config;
 
 int weir_lookup_join_spec(const weir_lookup_join_config *cfg, weir_operator_spec *out);
+
+/*
+ * Event-time temporal join (ops/temporal_join.c, Flink's
+ * TemporalRowTimeJoinOperator): input 0 is an append-only probe stream,
+ * input 1 a versioned table's changelog, both keyed by the equi-join key
+ * (the versioned table's PRIMARY KEY). A probe row at time t is joined
+ * when the watermark passes t (W > t) with the version of its key whose
+ * time is the latest <= t; that version must be an insert or update
+ * (+I/+U), else the row has no match (-D). Versions of one time replace
+ * each other (the last to arrive wins); -U rows are skipped (upsert
+ * mode). Rows behind their own input's watermark are late (dropped,
+ * counted). Output: +I rows at the probe
+ * row's time; a LEFT join pads a probe row without a match.
+ */
+typedef struct weir_temporal_join_config {
+    bool left_outer;
+    weir_keyspec keys[2];          /* equi-join key columns of the probe and versioned inputs */
+    uint32_t n_out[2];             /* leading columns of each input that form the output */
+    uint32_t time_col[2];          /* each input's time attribute (epoch-ms column) */
+    const weir_expr *residual;     /* borrowed; over the output row, or NULL */
+    const weir_schema *out_schema; /* borrowed; n_out[0] + n_out[1] columns */
+    weir_clock clock;
+} weir_temporal_join_config;
+
+int weir_temporal_join_spec(const weir_temporal_join_config *cfg, weir_operator_spec *out);
 
 #endif

@@ -406,6 +406,15 @@ int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
     }
     case WEIR_SQL_EXPR_CALL:
         return bind_call(pc, r, as, e, out);
+    case WEIR_SQL_EXPR_IN_QUERY:
+    case WEIR_SQL_EXPR_EXISTS:
+        /* Flink plans these as semi / anti joins (window semi / anti joins when correlated on window bounds) */
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                          "%s subqueries (semi and anti joins, window semi and anti joins included) are not "
+                          "supported yet; write a JOIN",
+                          e->kind == WEIR_SQL_EXPR_EXISTS
+                              ? "EXISTS (SELECT ...)"
+                              : e->u.in_query.negated ? "NOT IN (SELECT ...)" : "IN (SELECT ...)");
     default:
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "%s expressions are not supported yet",
                           weir__sql_expr_kind_name(e->kind));

@@ -340,16 +340,6 @@ static bool time_bound(time_bounds *tb, const rel *j, const weir_sql_expr *e)
     return bound_cmp(tb, j, e->u.binary.left, op, e->u.binary.right);
 }
 
-static const char *join_kind_sql(weir_join_type t)
-{
-    switch (t) {
-    case WEIR_JOIN_LEFT: return "LEFT JOIN";
-    case WEIR_JOIN_RIGHT: return "RIGHT JOIN";
-    case WEIR_JOIN_FULL: return "FULL JOIN";
-    default: return "JOIN";
-    }
-}
-
 static bool same_window(const weir_window_assigner *a, const weir_window_assigner *b)
 {
     return a->kind == b->kind && a->size_ms == b->size_ms && a->slide_ms == b->slide_ms &&
@@ -473,14 +463,11 @@ static int lookup_side(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_ty
         return plan_error(pc, ref->u.join.op_loc, WEIR_EUNSUPPORTED,
                           "a lookup join (FOR SYSTEM_TIME AS OF) is INNER or LEFT, as in Flink");
     int col = at->kind == WEIR_SQL_EXPR_COLUMN ? plan_find_column(left, &at->u.column) : -1;
-    if (col >= 0 && col == left->rowtime)
-        return plan_error(pc, at->loc, WEIR_EUNSUPPORTED,
-                          "event-time temporal joins (FOR SYSTEM_TIME AS OF an event-time attribute) are not supported "
-                          "yet; AS OF a processing-time attribute (PROCTIME()) is a lookup join");
     if (col < 0 || !left->has_proctime || (uint32_t)col != left->proctime)
         return plan_error(pc, at->loc, WEIR_EPLAN,
-                          "FOR SYSTEM_TIME AS OF needs a processing-time attribute of the left side (a column "
-                          "declared AS PROCTIME(), or PROCTIME() AS p in a subquery)");
+                          "FOR SYSTEM_TIME AS OF needs a time attribute of the left side: its event-time attribute "
+                          "(a temporal join) or a processing-time attribute (a column declared AS PROCTIME(), or "
+                          "PROCTIME() AS p in a subquery: a lookup join)");
     const weir_sql_name *name = &rt->u.table.name;
     cat_table *t = plan_find_table(pc, name);
     if (!t)
@@ -611,6 +598,145 @@ static int plan_lookup_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
     return 0;
 }
 
+/*
+ * JOIN t FOR SYSTEM_TIME AS OF s.rowtime, where rowtime is the left side's
+ * event-time attribute: an event-time temporal join (Flink's). t must be a
+ * table with a PRIMARY KEY and a watermark (a versioned table); it is read
+ * as a stream (a changelog keyed by its primary key). Leaves *table NULL
+ * when AS OF names something else (a lookup join, or an error there).
+ */
+static int temporal_side(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_type type, const rel *left, rel *out,
+                         cat_table **table)
+{
+    const weir_sql_table_ref *rt = ref->u.join.right;
+    const weir_sql_expr *at = rt->u.table.system_time;
+    *table = NULL;
+    int col = at->kind == WEIR_SQL_EXPR_COLUMN ? plan_find_column(left, &at->u.column) : -1;
+    if (col < 0 || col != left->rowtime)
+        return 0;
+    if (type != WEIR_JOIN_INNER && type != WEIR_JOIN_LEFT)
+        return plan_error(pc, ref->u.join.op_loc, WEIR_EUNSUPPORTED,
+                          "an event-time temporal join (FOR SYSTEM_TIME AS OF) is INNER or LEFT, as in Flink");
+    if (left->updating)
+        return plan_error(pc, ref->u.join.left->loc, WEIR_EUNSUPPORTED,
+                          "the left side of an event-time temporal join must be append-only; this one is a changelog");
+    if ((uint32_t)left->rowtime >= left->n_physical)
+        return plan_error(pc, at->loc, WEIR_EUNSUPPORTED, "the time attribute of FOR SYSTEM_TIME AS OF must be a column");
+    const weir_sql_name *name = &rt->u.table.name;
+    cat_table *t = plan_find_table(pc, name);
+    if (!t || plan_find_view(pc, name))
+        return plan_error(pc, name->loc, WEIR_EUNSUPPORTED,
+                          "the versioned table of an event-time temporal join must be a table with a PRIMARY KEY and a "
+                          "watermark; '%s' is %s",
+                          name->parts[name->n_parts - 1].name, t ? "a view" : "not a table");
+    if (!t->ddl->primary_key)
+        return plan_error(pc, name->loc, WEIR_EPLAN,
+                          "table '%s' has no PRIMARY KEY: the versioned table of an event-time temporal join needs "
+                          "one (PRIMARY KEY (...) NOT ENFORCED), its versions are kept per key",
+                          t->name);
+    if (t->rowtime < 0)
+        return plan_error(pc, name->loc, WEIR_EPLAN,
+                          "table '%s' has no watermark: the versioned table of an event-time temporal join needs an "
+                          "event-time attribute (WATERMARK FOR ...), the time each version is valid from",
+                          t->name);
+    weir_sql_table_ref plain = *rt;
+    plain.u.table.system_time = NULL;
+    int rc = plan_from(pc, &plain, out);
+    if (rc)
+        return rc;
+    if (out->rowtime < 0 || (uint32_t)out->rowtime >= out->n_physical)
+        return plan_error(pc, name->loc, WEIR_EPLAN, "table '%s': its time attribute is not a column here", t->name);
+    *table = t;
+    return 0;
+}
+
+/*
+ * The key pairs of a temporal join: those whose versioned side is a column
+ * of its primary key; every primary key column must be equated. Other
+ * equalities join the residual condition.
+ */
+static int temporal_keys(plan_ctx *pc, const weir_sql_table_ref *ref, const cat_table *t, join_side *sd,
+                         int32_t keycol[2][WEIR_KEY_MAX_COLS], weir_type *kt, const weir_sql_expr **keyconj,
+                         uint32_t *n_keys, const weir_sql_expr **resid, uint32_t *n_resid, weir_buf *keytext)
+{
+    const weir_sql_primary_key *pk = t->ddl->primary_key;
+    bool covered[WEIR_KEY_MAX_COLS] = {0};
+    if (pk->n_columns > WEIR_KEY_MAX_COLS)
+        return plan_error(pc, pk->loc, WEIR_EUNSUPPORTED, "a primary key of more than %d columns", WEIR_KEY_MAX_COLS);
+    uint32_t n = 0;
+    weir_buf_clear(keytext);
+    for (uint32_t i = 0; i < *n_keys; i++) {
+        int32_t pki = -1;
+        if (keycol[1][i] >= 0 && (uint32_t)keycol[1][i] < sd[1].r.n_physical) {
+            const char *cn = sd[1].r.schema->fields[keycol[1][i]].name;
+            for (uint32_t p = 0; p < pk->n_columns; p++)
+                if (!strcasecmp(pk->columns[p].name, cn))
+                    pki = (int32_t)p;
+        }
+        if (pki < 0 || covered[pki]) {
+            resid[(*n_resid)++] = keyconj[i];
+            continue;
+        }
+        covered[pki] = true;
+        sd[0].keys[n] = sd[0].keys[i];
+        sd[1].keys[n] = sd[1].keys[i];
+        keycol[0][n] = keycol[0][i];
+        keycol[1][n] = keycol[1][i];
+        kt[n] = kt[i];
+        weir_buf_printf(keytext, "%s", n ? ", " : "");
+        weir__sql_format_expr(keyconj[i], keytext);
+        n++;
+    }
+    for (uint32_t p = 0; p < pk->n_columns; p++)
+        if (!covered[p])
+            return plan_error(pc, ref->u.join.on ? ref->u.join.on->loc : ref->u.join.op_loc, WEIR_EPLAN,
+                              "an event-time temporal join needs an equality on each column of the versioned table's "
+                              "PRIMARY KEY; '%s' of table '%s' has none",
+                              pk->columns[p].name, t->name);
+    *n_keys = n;
+    return 0;
+}
+
+/* Adds the temporal join operator for plan_join; j is the joined rel (schema and qualifiers set). */
+static int plan_temporal_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_type type, const cat_table *t,
+                              join_side *sd, uint32_t n_keys, const weir_type *kt, const weir_sql_expr **push[2],
+                              const uint32_t n_push[2], weir_expr *residual, rel *j, weir_buf *keytext)
+{
+    int rc = push_filter(pc, &sd[0], push[0], n_push[0]);
+    for (int s = 0; s < 2 && !rc; s++)
+        rc = key_projection(pc, &sd[s], kt, n_keys);
+    if (rc)
+        return rc;
+    uint32_t nl = sd[0].r.n_physical;
+    weir_temporal_join_config tc = {.left_outer = type == WEIR_JOIN_LEFT,
+                                    .keys = {sd[0].ks, sd[1].ks},
+                                    .n_out = {nl, sd[1].r.n_physical},
+                                    .time_col = {(uint32_t)sd[0].r.rowtime, (uint32_t)sd[1].r.rowtime},
+                                    .residual = residual,
+                                    .out_schema = j->schema,
+                                    .clock = pc->cenv.clock};
+    weir_operator_spec spec;
+    if ((rc = weir_temporal_join_spec(&tc, &spec)))
+        return rc;
+    weir_stream ins[2] = {weir_stream_key_by(sd[0].r.s, sd[0].ks.cols, n_keys),
+                          weir_stream_key_by(sd[1].r.s, sd[1].ks.cols, n_keys)};
+    if ((rc = weir_job_operator(pc->job, ins, 2, &spec, j->schema, 0, &j->s))) {
+        spec.free_arg(spec.arg);
+        return plan_error(pc, ref->u.join.op_loc, rc, "cannot add the temporal join: %s", weir_job_error(pc->job));
+    }
+    /* append-only; the probe side's time attribute stays one (rows leave before the watermark passes them) */
+    j->updating = false;
+    j->rowtime = sd[0].r.rowtime;
+    j->schema->rowtime = sd[0].r.rowtime;
+    char rbuf[512] = "";
+    if (residual)
+        weir_expr_format(residual, rbuf, sizeof rbuf);
+    weir_buf_printf(&pc->explain, "  TemporalJoin[%d]: %s on %s%s%s, as of %s, versions of %s\n", j->s.node,
+                    weir_join_type_name(type), (char *)keytext->data, residual ? " where " : "", rbuf,
+                    sd[0].r.schema->fields[sd[0].r.rowtime].name, t->name);
+    return 0;
+}
+
 int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out)
 {
     weir_sql_join_kind k = ref->u.join.kind;
@@ -634,7 +760,13 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     cat_table *lookup = NULL;
     if ((rc = plan_input(pc, ref->u.join.left, where, &sd[0].r)))
         return rc;
-    if (rt->kind == WEIR_SQL_FROM_TABLE && rt->u.table.system_time) {
+    cat_table *versioned = NULL;
+    if (rt->kind == WEIR_SQL_FROM_TABLE && rt->u.table.system_time &&
+        (rc = temporal_side(pc, ref, type, &sd[0].r, &sd[1].r, &versioned)))
+        return rc;
+    if (versioned) {
+        /* an event-time temporal join: the versioned table is a stream, planned as one */
+    } else if (rt->kind == WEIR_SQL_FROM_TABLE && rt->u.table.system_time) {
         if ((rc = lookup_side(pc, ref, type, &sd[0].r, &sd[1].r, &lookup)))
             return rc;
     } else if ((rc = plan_input(pc, rt, where, &sd[1].r))) {
@@ -695,17 +827,29 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     uint32_t n_resid = 0, n_push[2] = {0, 0};
     /* A side that is not preserved (not outer) can be filtered before the join. */
     bool keeps[2] = {type == WEIR_JOIN_LEFT || type == WEIR_JOIN_FULL, type == WEIR_JOIN_RIGHT || type == WEIR_JOIN_FULL};
+    /* A condition on the versioned table alone is checked on the version valid at the row's time, not before. */
+    if (versioned)
+        keeps[1] = true;
+    const weir_sql_expr *keyconj[WEIR_KEY_MAX_COLS];
+    bool null_safe[WEIR_KEY_MAX_COLS] = {0};
     weir_buf keytext;
     weir_buf_init(&keytext);
     for (uint32_t i = 0; i < n_conj; i++) {
         const weir_sql_expr *e = conj[i];
-        if (e->kind == WEIR_SQL_EXPR_BINARY && e->u.binary.op == WEIR_SQL_OP_EQ && n_keys < WEIR_KEY_MAX_COLS) {
-            int ml = side_mask(&j, nl, e->u.binary.left), mr = side_mask(&j, nl, e->u.binary.right);
+        /* a = b, or a IS NOT DISTINCT FROM b (a key under which NULL meets NULL) */
+        const weir_sql_expr *ka = NULL, *kb = NULL;
+        bool nsafe = false;
+        if (e->kind == WEIR_SQL_EXPR_BINARY && e->u.binary.op == WEIR_SQL_OP_EQ)
+            ka = e->u.binary.left, kb = e->u.binary.right;
+        else if (e->kind == WEIR_SQL_EXPR_IS && e->u.is.test == WEIR_SQL_IS_DISTINCT_FROM && e->u.is.negated)
+            ka = e->u.is.operand, kb = e->u.is.other, nsafe = true;
+        if (ka && n_keys < WEIR_KEY_MAX_COLS) {
+            int ml = side_mask(&j, nl, ka), mr = side_mask(&j, nl, kb);
             const weir_sql_expr *le = NULL, *re = NULL;
             if (ml == SIDE_L && mr == SIDE_R)
-                le = e->u.binary.left, re = e->u.binary.right;
+                le = ka, re = kb;
             else if (ml == SIDE_R && mr == SIDE_L)
-                le = e->u.binary.right, re = e->u.binary.left;
+                le = kb, re = ka;
             if (le) {
                 weir_expr *bl, *br;
                 if ((rc = plan_bind_expr(pc, &sd[0].r, NULL, le, &bl)) ||
@@ -716,7 +860,7 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
                 char a[64], b[64];
                 if (!common_type(weir_expr_type(bl), weir_expr_type(br), &kt[n_keys])) {
                     weir_buf_fini(&keytext);
-                    return plan_error(pc, e->u.binary.op_loc, WEIR_EPLAN,
+                    return plan_error(pc, nsafe ? e->loc : e->u.binary.op_loc, WEIR_EPLAN,
                                       "cannot join on a %s and a %s: add a CAST to one side",
                                       weir_type_format(weir_expr_type(bl), a, sizeof a),
                                       weir_type_format(weir_expr_type(br), b, sizeof b));
@@ -725,6 +869,8 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
                 sd[1].keys[n_keys] = br;
                 keycol[0][n_keys] = weir_expr_column_index(bl);
                 keycol[1][n_keys] = weir_expr_column_index(br);
+                keyconj[n_keys] = e;
+                null_safe[n_keys] = nsafe;
                 weir_buf_printf(&keytext, "%s", n_keys ? ", " : "");
                 weir__sql_format_expr(e, &keytext);
                 n_keys++;
@@ -739,13 +885,38 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
         }
         resid[n_resid++] = e;
     }
+    if (versioned && (rc = temporal_keys(pc, ref, versioned, sd, keycol, kt, keyconj, &n_keys, resid, &n_resid,
+                                         &keytext))) {
+        weir_buf_fini(&keytext);
+        return rc;
+    }
     weir_buf_put_u8(&keytext, 0);
-    if (n_keys == 0) {
+    bool no_key = n_keys == 0;
+    if (no_key && lookup) {
         weir_buf_fini(&keytext);
         return plan_error(pc, cond_loc(ref, on), WEIR_EPLAN,
-                          "%s needs at least one equality between a column of each side (ON a.k = b.k): a join "
-                          "without one would compare every row with every other row of an unbounded stream",
-                          comma ? "a join written with ',' (or CROSS JOIN)" : join_kind_sql(type));
+                          "a lookup join needs at least one equality between a column of each side (ON a.k = b.k)");
+    }
+    if (no_key) {
+        /*
+         * A join without an equality (a residual-only join, or CROSS JOIN):
+         * as in Flink, every row of one side meets every row of the other,
+         * so both go to one subtask under one constant key, and the residual
+         * (time bounds included: an interval join) decides.
+         */
+        (void)comma;
+        weir_expr *k0 = weir_expr_lit_bigint(pc->arena, 0), *k1 = weir_expr_lit_bigint(pc->arena, 0);
+        if (!k0 || !k1) {
+            weir_buf_fini(&keytext);
+            return WEIR_ENOMEM;
+        }
+        sd[0].keys[0] = k0;
+        sd[1].keys[0] = k1;
+        keycol[0][0] = keycol[1][0] = -1;
+        kt[0] = weir_type_make(WEIR_TYPE_BIGINT, false);
+        n_keys = 1;
+        weir_buf_clear(&keytext);
+        weir_buf_printf(&keytext, "no key (one subtask)");
     }
     /* residual, bound over the joined row */
     weir_expr *residual = NULL;
@@ -771,8 +942,24 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
         }
         residual = x;
     }
+    bool any_null_safe = false;
+    for (uint32_t i = 0; i < n_keys; i++)
+        any_null_safe |= null_safe[i];
+    if (any_null_safe && (lookup || versioned)) {
+        weir_buf_fini(&keytext);
+        return plan_error(pc, cond_loc(ref, on), WEIR_EUNSUPPORTED,
+                          "IS NOT DISTINCT FROM as the key of a %s join is not supported yet; write '='",
+                          lookup ? "lookup" : "temporal");
+    }
     if (lookup) {
         rc = plan_lookup_join(pc, ref, type, lookup, sd, keycol, kt, n_keys, push, n_push, residual, &j, &keytext);
+        weir_buf_fini(&keytext);
+        if (!rc)
+            *out = j;
+        return rc;
+    }
+    if (versioned) {
+        rc = plan_temporal_join(pc, ref, type, versioned, sd, n_keys, kt, push, n_push, residual, &j, &keytext);
         weir_buf_fini(&keytext);
         if (!rc)
             *out = j;
@@ -800,6 +987,11 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
      * matches. (A bound pushed below the join as a one-side filter cannot
      * be one: it names both sides.)
      */
+    if (window && any_null_safe) {
+        weir_buf_fini(&keytext);
+        return plan_error(pc, cond_loc(ref, on), WEIR_EUNSUPPORTED,
+                          "IS NOT DISTINCT FROM as the key of a window join is not supported yet; write '='");
+    }
     if (window) {
         rc = plan_window_join(pc, ref, type, sd, n_keys, residual, &j, &keytext);
         weir_buf_fini(&keytext);
@@ -833,6 +1025,8 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
                                         interval ? (uint32_t)sd[1].r.rowtime : 0},
                            .lo_ms = tb.lo,
                            .hi_ms = tb.hi};
+    for (uint32_t i = 0; i < n_keys; i++)
+        jc.null_safe[i] = null_safe[i];
     weir_operator_spec spec;
     if ((rc = weir_join_spec(&jc, &spec))) {
         weir_buf_fini(&keytext);

@@ -1489,6 +1489,57 @@ int plan_distinct(plan_ctx *pc, rel *r, weir_sql_loc loc)
     return 0;
 }
 
+/*
+ * INTERSECT / EXCEPT [ALL] of two inputs already aligned to schema us: both
+ * keyed by every column into one operator that counts each row value per
+ * side (ops/setop.c). Append-only when both inputs are and the operation
+ * is an INTERSECT (a row's multiplicity then only grows); a changelog
+ * otherwise (a row of the right side retracts an EXCEPT's row).
+ */
+static int plan_setop(plan_ctx *pc, const weir_sql_query *q, const char *what, const rel *l, const rel *r,
+                      weir_schema *us, rel *out)
+{
+    uint32_t n = l->n_physical;
+    if (n > WEIR_KEY_MAX_COLS)
+        return plan_error(pc, q->u.setop.op_loc, WEIR_EUNSUPPORTED, "%s of more than %d columns is not supported yet",
+                          what, WEIR_KEY_MAX_COLS);
+    int64_t ttl = 0;
+    const char *v = plan_config(pc, "table.exec.state.ttl");
+    if (v && weir_option_parse_duration(v, &ttl))
+        return plan_error(pc, plan_config_at(pc, "table.exec.state.ttl", q->u.setop.op_loc), WEIR_EINVAL,
+                          "table.exec.state.ttl: invalid duration '%s'", v);
+    bool intersect = q->u.setop.op == WEIR_SQL_SETOP_INTERSECT;
+    weir_setop_config sc = {.kind = intersect ? WEIR_SETOP_INTERSECT : WEIR_SETOP_EXCEPT,
+                            .all = q->u.setop.all,
+                            .n_cols = n,
+                            .out_schema = us,
+                            .state_ttl_ms = ttl};
+    weir_operator_spec spec;
+    int rc = weir_setop_spec(&sc, &spec);
+    if (rc)
+        return rc;
+    uint32_t cols[WEIR_KEY_MAX_COLS];
+    for (uint32_t i = 0; i < n; i++)
+        cols[i] = i;
+    weir_stream ins[2] = {weir_stream_key_by(l->s, cols, n), weir_stream_key_by(r->s, cols, n)};
+    if ((rc = weir_job_operator(pc->job, ins, 2, &spec, us, 0, &out->s))) {
+        spec.free_arg(spec.arg);
+        return plan_error(pc, q->u.setop.op_loc, rc, "cannot add %s: %s", what, weir_job_error(pc->job));
+    }
+    bool updating = l->updating || r->updating || !intersect;
+    explain_line(pc, "SetOp[%d]: %s%s", out->s.node, what, updating ? " (changelog)" : "");
+    us->rowtime = -1;
+    out->schema = us;
+    out->n_physical = n;
+    out->rowtime = -1;
+    out->has_proctime = false;
+    out->updating = updating;
+    out->win.present = false;
+    out->wprops.present = false;
+    out->loc = q->loc;
+    return rel_quals(pc, out, NULL);
+}
+
 /* An aggregation's WHERE is applied before it: a Calc that keeps the input's columns (*filter consumed). */
 static int filter_first(plan_ctx *pc, rel *in, weir_expr **filter)
 {
@@ -2046,12 +2097,11 @@ int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
         rc = plan_select(pc, q->u.select, out);
         break;
     case WEIR_SQL_QUERY_SETOP: {
-        if (q->u.setop.op != WEIR_SQL_SETOP_UNION) {
-            rc = plan_error(pc, q->u.setop.op_loc, WEIR_EUNSUPPORTED, "%s is not supported yet (UNION and UNION ALL are)",
-                            q->u.setop.op == WEIR_SQL_SETOP_INTERSECT ? "INTERSECT" : "EXCEPT");
-            break;
-        }
-        const char *what = q->u.setop.all ? "UNION ALL" : "UNION";
+        weir_sql_setop_kind sop = q->u.setop.op;
+        const char *what = sop == WEIR_SQL_SETOP_INTERSECT ? (q->u.setop.all ? "INTERSECT ALL" : "INTERSECT")
+                           : sop == WEIR_SQL_SETOP_EXCEPT  ? (q->u.setop.all ? "EXCEPT ALL" : "EXCEPT")
+                           : q->u.setop.all                ? "UNION ALL"
+                                                           : "UNION";
         rel l, r;
         if ((rc = plan_query(pc, q->u.setop.left, &l)) || (rc = plan_query(pc, q->u.setop.right, &r)))
             break;
@@ -2081,6 +2131,10 @@ int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
         }
         if ((rc = union_align(pc, &l, us)) || (rc = union_align(pc, &r, us)))
             break;
+        if (sop != WEIR_SQL_SETOP_UNION) {
+            rc = plan_setop(pc, q, what, &l, &r, us, out);
+            break;
+        }
         weir_operator_spec spec;
         weir_union_spec(2, &spec);
         weir_stream ins[2] = {l.s, r.s};

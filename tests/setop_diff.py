@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Randomized differential test of weir's INTERSECT / EXCEPT [ALL].
+
+Each job is two random CSV inputs l and r (a INT with NULLs, b STRING;
+small domains, so rows repeat and meet) and queries
+
+    SELECT cols FROM l  OP  SELECT cols FROM r          (append-only inputs)
+    SELECT a, COUNT(*) FROM l GROUP BY a  OP  (same over r)   (changelogs)
+
+for OP in INTERSECT, INTERSECT ALL, EXCEPT, EXCEPT ALL, written to
+debezium-json files, run by `weir run` at a random parallelism (1/2/4)
+and batch size (1/7/1024), on the memory or the RocksDB state backend.
+Each result changelog is folded into its table
+(a delete must find its row) and compared with the oracle, which shares no
+code with weir: with n_l and n_r the multiplicity of a row value in the
+two input tables (NULL equal to NULL),
+    INTERSECT 1 if n_l > 0 and n_r > 0    INTERSECT ALL min(n_l, n_r)
+    EXCEPT    1 if n_l > 0 and n_r == 0   EXCEPT ALL    max(n_l - n_r, 0).
+
+Usage: setop_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
+Environment: WEIR_SEED replays a run; WEIR_SETOPDIFF_JOB=i runs one job.
+"""
+
+import argparse
+import collections
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+OPS = ["INTERSECT", "INTERSECT ALL", "EXCEPT", "EXCEPT ALL"]
+
+
+def gen_job(seed, index):
+    rng = random.Random(seed * 1000003 + index)
+    j = argparse.Namespace(seed=seed, index=index)
+    j.parallelism = rng.choice([1, 2, 4])
+    j.batch = rng.choice([1, 7, 1024])
+    j.rocksdb = rng.random() < 0.3  # state on RocksDB
+    na = rng.randint(1, 5)
+    bs = ["x", "y", "z"][:rng.randint(1, 3)]
+
+    def rows():
+        out = []
+        for _ in range(rng.randint(0, 40)):
+            a = None if rng.random() < 0.15 else rng.randint(0, na - 1)
+            out.append((a, rng.choice(bs)))
+        return out
+    j.l, j.r = rows(), rows()
+    j.queries = []
+    for qi in range(6):
+        j.queries.append((rng.choice(OPS), rng.choice(["ab", "a", "b", "count"])))
+    return j
+
+
+def table(rows, shape):
+    if shape == "ab":
+        return collections.Counter(rows)
+    if shape == "a":
+        return collections.Counter((a,) for a, _ in rows)
+    if shape == "b":
+        return collections.Counter((b,) for _, b in rows)
+    c = collections.Counter(a for a, _ in rows)
+    return collections.Counter((a, n) for a, n in c.items())
+
+
+def oracle(j, op, shape):
+    L, R = table(j.l, shape), table(j.r, shape)
+    out = collections.Counter()
+    for v in set(L) | set(R):
+        nl, nr = L[v], R[v]
+        m = {"INTERSECT": int(nl > 0 and nr > 0), "INTERSECT ALL": min(nl, nr),
+             "EXCEPT": int(nl > 0 and nr == 0), "EXCEPT ALL": max(nl - nr, 0)}[op]
+        if m:
+            out[v] = m
+    return out
+
+
+def select(shape, t):
+    if shape == "count":
+        return "SELECT a, COUNT(*) AS n FROM %s GROUP BY a" % t
+    return "SELECT %s FROM %s" % (", ".join(shape), t)
+
+
+def out_cols(shape):
+    return {"ab": ["a", "b"], "a": ["a"], "b": ["b"], "count": ["a", "n"]}[shape]
+
+
+def job_sql(j):
+    out = ["-- setop_diff seed %d job %d: parallelism %d, batch size %d%s"
+           % (j.seed, j.index, j.parallelism, j.batch, ", RocksDB" if j.rocksdb else ""),
+           "CREATE TABLE l (a INT, b STRING) WITH ('connector' = 'filesystem', 'path' = 'l.csv', 'format' = 'csv');",
+           "CREATE TABLE r (a INT, b STRING) WITH ('connector' = 'filesystem', 'path' = 'r.csv', 'format' = 'csv');"]
+    types = {"a": "INT", "b": "STRING", "n": "BIGINT"}
+    for qi, (op, shape) in enumerate(j.queries):
+        cols = ", ".join("%s %s" % (c, types[c]) for c in out_cols(shape))
+        out.append("CREATE TABLE q%d (%s) WITH ('connector' = 'filesystem', 'path' = 'q%d', "
+                   "'format' = 'debezium-json');" % (qi, cols, qi))
+    out.append("EXECUTE STATEMENT SET BEGIN")
+    for qi, (op, shape) in enumerate(j.queries):
+        out.append("  INSERT INTO q%d %s %s %s;" % (qi, select(shape, "l"), op, select(shape, "r")))
+    out.append("END;")
+    return "\n".join(out) + "\n"
+
+
+def fold(folder, cols):
+    got = collections.Counter()
+    names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+    for name in names:
+        if name.startswith("."):
+            continue
+        with open(os.path.join(folder, name)) as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                e = json.loads(line)
+                if e["op"] == "c":
+                    got[tuple(e["after"][c] for c in cols)] += 1
+                elif e["op"] == "d":
+                    v = tuple(e["before"][c] for c in cols)
+                    if got[v] <= 0:
+                        raise ValueError("a delete of a row not there: %s" % (v,))
+                    got[v] -= 1
+                else:
+                    raise ValueError("op %r" % e["op"])
+    return +got
+
+
+def run_job(weir, j, outdir):
+    d = tempfile.mkdtemp(prefix="setopdiff")
+    try:
+        for name, rows in (("l.csv", j.l), ("r.csv", j.r)):
+            with open(os.path.join(d, name), "w") as f:
+                f.writelines("%s,%s\n" % ("" if a is None else a, b) for a, b in rows)
+        with open(os.path.join(d, "job.sql"), "w") as f:
+            f.write(job_sql(j))
+        cmd = [weir, "run", "job.sql", "-D", "parallelism.default=%d" % j.parallelism,
+               "-D", "weir.batch-size=%d" % j.batch]
+        if j.rocksdb:
+            cmd += ["-D", "state.backend.type=rocksdb", "-D", "weir.state.dir=" + os.path.join(d, "state")]
+        p = subprocess.run(cmd, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+        problems = []
+        if p.returncode != 0:
+            problems.append("exit %d: %s" % (p.returncode, p.stderr[-2000:]))
+        else:
+            for qi, (op, shape) in enumerate(j.queries):
+                want = oracle(j, op, shape)
+                try:
+                    got = fold(os.path.join(d, "q%d" % qi), out_cols(shape))
+                except ValueError as e:
+                    problems.append("q%d (%s, %s): %s" % (qi, op, shape, e))
+                    continue
+                if got != want:
+                    problems.append("q%d (%s, %s): missing %s; unexpected %s" % (
+                        qi, op, shape, sorted((want - got).items(), key=str)[:10],
+                        sorted((got - want).items(), key=str)[:10]))
+        if problems and outdir:
+            dest = os.path.join(outdir, "seed%d_job%d" % (j.seed, j.index))
+            shutil.rmtree(dest, ignore_errors=True)
+            shutil.copytree(d, dest)
+            with open(os.path.join(dest, "problems.txt"), "w") as f:
+                f.write("\n".join(problems) + "\n")
+        return problems
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--weir", required=True)
+    ap.add_argument("--jobs", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    seed = a.seed if a.seed is not None else int(os.environ.get("WEIR_SEED", random.randrange(1 << 30)))
+    only = os.environ.get("WEIR_SETOPDIFF_JOB")
+    print("setop_diff: seed %d (WEIR_SEED=%d replays it), %d jobs" % (seed, seed, a.jobs))
+    fails = 0
+    idx = [int(only)] if only else list(range(a.jobs))
+    for i in idx:
+        j = gen_job(seed, i)
+        problems = run_job(a.weir, j, a.out)
+        if problems:
+            fails += 1
+            print("FAIL job %d (WEIR_SEED=%d WEIR_SETOPDIFF_JOB=%d):" % (i, seed, i))
+            for pr in problems:
+                print("  " + pr)
+    print("%d jobs, %d queries, %d failed jobs" % (len(idx), 6 * len(idx), fails))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
