@@ -3,9 +3,10 @@
 default, NULL values), SUM/AVG/COUNT(DISTINCT x) and plain SUM over ROWS and
 RANGE frames, unbounded and bounded, with ties in time.
 
-Each case is one random stream (JSON lines: id, k, v, s, ts_ms), in time
-order with ties (no late rows; lateness is tested elsewhere), and one query
-with one shared window, run by `weir run` at a random parallelism. The
+Each job is one random stream (JSON lines: id, k, v, s, ts_ms), in time
+order with ties (no late rows; lateness is tested elsewhere), read by six
+queries (each with one shared window) in one `weir run` at a random
+parallelism. The
 oracle shares no code with weir; it restates the documented rules:
   - a partition's rows are ordered by time, rows of one time by arrival;
   - ROWS frame: row i and the n rows before it (or all before it);
@@ -19,8 +20,8 @@ oracle shares no code with weir; it restates the documented rules:
   - SUM/COUNT/AVG(DISTINCT v) over the frame's distinct non-NULL values
     (AVG of INT truncates toward zero; SUM of nothing is NULL).
 
-Usage: sql_over_diff.py --weir BIN [--cases N] [--seed S]
-Environment: WEIR_SEED (seed), WEIR_OVERDIFF_CASES (count).
+Usage: sql_over_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
+Environment: WEIR_SEED (seed), WEIR_OVERDIFF_JOBS (count).
 """
 
 import argparse
@@ -33,7 +34,8 @@ import subprocess
 import sys
 import tempfile
 
-LINE_RE = re.compile(r"^(?:\d+> )?\+I\[(.*)\]$")
+LINE_RE = re.compile(r"^(q\d+)(?::\d+)?> \+I\[(.*)\]$")
+QUERIES_PER_JOB = 6
 
 
 def gen_rows(rng):
@@ -74,7 +76,7 @@ def gen_query(rng):
     return q
 
 
-def sql_of(q):
+def sql_of(q, qid):
     if q["rows"]:
         frame = ("ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW" if q["bound"] is None
                  else "ROWS BETWEEN %d PRECEDING AND CURRENT ROW" % q["bound"])
@@ -93,13 +95,17 @@ def sql_of(q):
             fn = f.split("_")[0]
             sel.append("%s(%s%s) OVER w" % (fn, "DISTINCT " if f.endswith("_D") else "", x))
             cols.append("c%d %s" % (i, "INT" if fn == "AVG" else "BIGINT"))
-    return """CREATE TABLE t (id INT, k STRING, v INT, s STRING, ts_ms BIGINT,
+    create = "CREATE TABLE q%d (k STRING, id INT, %s) WITH ('connector' = 'print', 'print-identifier' = 'q%d');\n" % (
+        qid, ", ".join(cols), qid)
+    insert = "INSERT INTO q%d SELECT k, id, %s FROM t\nWINDOW w AS (PARTITION BY k ORDER BY ts %s);\n" % (
+        qid, ", ".join(sel), frame)
+    return create, insert
+
+
+TABLE_SQL = """CREATE TABLE t (id INT, k STRING, v INT, s STRING, ts_ms BIGINT,
   ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
   WITH ('connector' = 'filesystem', 'path' = 'in.json', 'format' = 'json');
-CREATE TABLE o (k STRING, id INT, %s) WITH ('connector' = 'print');
-INSERT INTO o SELECT k, id, %s FROM t
-WINDOW w AS (PARTITION BY k ORDER BY ts %s);
-""" % (", ".join(cols), ", ".join(sel), frame)
+"""
 
 
 def oracle(q, rows):
@@ -142,9 +148,10 @@ def oracle(q, rows):
 
 
 def run_case(weir, seed, i, keep_dir):
+    """One job: one stream, QUERIES_PER_JOB queries (each a case), one `weir run`."""
     rng = random.Random("%d/%d" % (seed, i))
     rows = gen_rows(rng)
-    q = gen_query(rng)
+    qs = [gen_query(rng) for _ in range(QUERIES_PER_JOB)]
     par = rng.choice([1, 2, 4])
     d = tempfile.mkdtemp(prefix="overdiff")
     try:
@@ -152,34 +159,37 @@ def run_case(weir, seed, i, keep_dir):
             for r in rows:
                 f.write(json.dumps(r) + "\n")
         with open(os.path.join(d, "job.sql"), "w") as f:
-            f.write(sql_of(q))
+            parts = [sql_of(q, n) for n, q in enumerate(qs)]
+            f.write(TABLE_SQL + "".join(c for c, _ in parts) + "EXECUTE STATEMENT SET BEGIN\n" +
+                    "".join(i for _, i in parts) + "END;\n")
         p = subprocess.run([weir, "run", "job.sql", "-D", "parallelism.default=%d" % par], cwd=d,
-                           capture_output=True, text=True, timeout=120)
+                           capture_output=True, text=True, timeout=300)
         problems = []
         if p.returncode != 0:
             problems.append("exit %d: %s" % (p.returncode, p.stderr.strip().splitlines()[-1:]))
         else:
-            want = oracle(q, rows)
-            got = {}
+            got = [{} for _ in qs]
             for line in p.stdout.splitlines():
                 m = LINE_RE.match(line)
                 if not m:
                     continue
-                f = m.group(1).split(", ")
-                got[int(f[1])] = f[2:]
-            for rid, wv in sorted(want.items()):
-                if rid not in got:
-                    problems.append("id %d missing" % rid)
-                    continue
-                gv = got[rid]
-                wt = ["null" if x is None else str(x) for x in wv]
-                if gv != wt:
-                    problems.append("id %d: expected %s, got %s" % (rid, wt, gv))
-            for rid in got:
-                if rid not in want:
-                    problems.append("id %d unexpected" % rid)
+                f = m.group(2).split(", ")
+                got[int(m.group(1)[1:])][int(f[1])] = f[2:]
+            for n, q in enumerate(qs):
+                want = oracle(q, rows)
+                for rid, wv in sorted(want.items()):
+                    if rid not in got[n]:
+                        problems.append("q%d: id %d missing" % (n, rid))
+                        continue
+                    gv = got[n][rid]
+                    wt = ["null" if x is None else str(x) for x in wv]
+                    if gv != wt:
+                        problems.append("q%d: id %d: expected %s, got %s" % (n, rid, wt, gv))
+                for rid in got[n]:
+                    if rid not in want:
+                        problems.append("q%d: id %d unexpected" % (n, rid))
         if problems:
-            dst = os.path.join(keep_dir, "seed%d-case%d" % (seed, i))
+            dst = os.path.join(keep_dir, "seed%d-job%d" % (seed, i))
             shutil.rmtree(dst, ignore_errors=True)
             shutil.copytree(d, dst)
             with open(os.path.join(dst, "problems.txt"), "w") as f:
@@ -192,18 +202,19 @@ def run_case(weir, seed, i, keep_dir):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--weir", required=True)
-    ap.add_argument("--cases", type=int, default=int(os.environ.get("WEIR_OVERDIFF_CASES", "40")))
+    ap.add_argument("--jobs", type=int, default=int(os.environ.get("WEIR_OVERDIFF_JOBS", "8")))
     ap.add_argument("--seed", type=int, default=int(os.environ.get("WEIR_SEED", random.randrange(1 << 30))))
     ap.add_argument("--out", default=os.path.join(os.getcwd(), "sql_over_diff_failures"))
     a = ap.parse_args()
-    print("sql_over_diff: seed %d (WEIR_SEED=%d replays it), %d cases" % (a.seed, a.seed, a.cases), flush=True)
+    print("sql_over_diff: seed %d (WEIR_SEED=%d replays it), %d jobs of %d queries" %
+          (a.seed, a.seed, a.jobs, QUERIES_PER_JOB), flush=True)
     failed = 0
-    for i in range(a.cases):
+    for i in range(a.jobs):
         probs = run_case(a.weir, a.seed, i, a.out)
         if probs:
             failed += 1
-            print("FAIL case %d (seed %d): %s" % (i, a.seed, "; ".join(probs[:3])), flush=True)
-    print("sql_over_diff: %d cases, %d failed; seed %d" % (a.cases, failed, a.seed))
+            print("FAIL job %d (seed %d): %s" % (i, a.seed, "; ".join(probs[:3])), flush=True)
+    print("sql_over_diff: %d jobs (%d queries), %d failed; seed %d" % (a.jobs, a.jobs * QUERIES_PER_JOB, failed, a.seed))
     return 1 if failed else 0
 
 
