@@ -83,7 +83,7 @@ static int ensure_map(const weir_agg *a, dof_head *h)
  * Folds value v into F through a one-row batch of F's input type, for
  * rebuilding F from the multiset (merge, deserialize).
  */
-static int inner_add_value(const weir_agg *a, void *acc, const aggv *v)
+static int inner_add_value(const weir_agg *a, void *facc, const aggv *v)
 {
     union {
         uint8_t b;
@@ -112,7 +112,7 @@ static int inner_add_value(const weir_agg *a, void *acc, const aggv *v)
     }
     weir_agg f = inner_of(a);
     f.input_col = 0;
-    return f.cls->add(&f, inner_acc(acc), &b, 0);
+    return f.cls->add(&f, facc, &b, 0);
 }
 
 /* F over the values of the multiset, from scratch. */
@@ -126,12 +126,12 @@ static int rebuild_inner(const weir_agg *a, void *acc)
     if (!h->m)
         return 0;
     /* In value order, so the result does not depend on arrival order. */
-    uint32_t *ix;
+    uint32_t *ix = NULL;
     int rc = weir__vmap_sorted(h->m, &ix);
     for (uint32_t i = 0; !rc && i < h->m->n; i++) {
         aggv v;
         vmap_key(h->m, ix[i], &v);
-        rc = inner_add_value(a, acc, &v);
+        rc = inner_add_value(a, inner_acc(acc), &v);
     }
     weir_free(ix);
     return rc;
@@ -225,10 +225,45 @@ static int dof_merge(const weir_agg *a, void *acc, const void *other)
     return 0;
 }
 
+/*
+ * Whether F's result depends on the order values are folded in (floating
+ * point: a DOUBLE input, or the variance family's DOUBLE result). Such a
+ * result is computed from the values in value order, so one multiset
+ * always gives the same bits - whether F was built row by row, merged or
+ * restored - and a retraction (-U) repeats exactly the row emitted before.
+ */
+static bool order_sensitive(const weir_agg *a)
+{
+    return a->input_type.id == WEIR_TYPE_DOUBLE || a->result_type.id == WEIR_TYPE_DOUBLE;
+}
+
 static int dof_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
 {
     weir_agg f = inner_of(a);
-    return f.cls->result(&f, inner_cacc(acc), out, col, row);
+    const dof_head *h = acc;
+    if (!order_sensitive(a) || !h->m || h->m->n == 0)
+        return f.cls->result(&f, inner_cacc(acc), out, col, row);
+    uint64_t local[16];
+    size_t sz = f.cls->acc_size(&f);
+    void *tmp = sz <= sizeof local ? local : weir_malloc(sz);
+    if (!tmp)
+        return WEIR_ENOMEM;
+    f.cls->init(&f, tmp);
+    uint32_t *ix = NULL;
+    int rc = weir__vmap_sorted(h->m, &ix);
+    for (uint32_t i = 0; !rc && i < h->m->n; i++) {
+        aggv v;
+        vmap_key(h->m, ix[i], &v);
+        rc = inner_add_value(a, tmp, &v);
+    }
+    weir_free(ix);
+    if (!rc)
+        rc = f.cls->result(&f, tmp, out, col, row);
+    if (f.cls->destroy)
+        f.cls->destroy(&f, tmp);
+    if (tmp != local)
+        weir_free(tmp);
+    return rc;
 }
 
 static int dof_serialize(const weir_agg *a, const void *acc, weir_buf *out)
