@@ -45,7 +45,9 @@ input row), offset (window offsets), legacy (GROUP BY TUMBLE(ts, ...)),
 millisecond (INTERVAL 'n' MILLISECOND), grouping-sets (a keyed fixed-window
 aggregation grouped by ROLLUP(k), CUBE(k) or GROUPING SETS ((k), ()), with
 GROUPING(k): the oracle adds the rows of the set () grouped by the window
-alone), agg-filter (FILTER (WHERE ...) on aggregates, MIN/MAX(DISTINCT x)).
+alone), agg-filter (FILTER (WHERE ...) on aggregates, MIN/MAX(DISTINCT x)),
+agg-distinct (SUM/AVG/VAR_*/STDDEV_*/APPROX_PERCENTILE(DISTINCT x)),
+listagg (LISTAGG(s, ';'), compared as a multiset of the joined values).
 
 Usage: sql_diff.py --weir BIN [--jobs N] [--seed S] [--job I] [--out DIR]
 Environment: WEIR_SEED (seed), WEIR_SQLDIFF_JOBS, WEIR_SQLDIFF_JOB (one
@@ -522,6 +524,23 @@ def gen_query(rng, qid, tables, lateness, feats, millis, late_cols, late_table=F
     allow_order = (q.win[0] == "TUMBLE" or (q.win[0] == "HOP" and lateness == 0)
                    or (q.win[0] == "CUMULATE" and lateness == 0))
     q.aggs = [make_agg(rng, agg_cols, allow_order) for _ in range(rng.randint(1, 4))]
+    # DISTINCT in SUM/AVG/variance/percentile: SQLite's DISTINCT aggregates
+    # (group_concat(DISTINCT x) joins with ','); LISTAGG(x, ';') of a string
+    # column: SQLite's group_concat, compared as a multiset of values (the
+    # concatenation order is arrival order, which SQLite does not keep)
+    for i, a in enumerate(q.aggs):
+        m = re.match(r"^(SUM|AVG|VAR_POP|VAR_SAMP|STDDEV_POP|STDDEV_SAMP|APPROX_PERCENTILE)\((\w+)", a.weir)
+        if "agg-distinct" in feats and m and rng.random() < 0.25:
+            a.weir = a.weir.replace("(", "(DISTINCT ", 1)
+            a.lite = [re.sub(r"^(SUM|COUNT|AVG)\(", r"\1(DISTINCT ", l) for l in a.lite]
+            a.lite = [re.sub(r"^group_concat\((\w+), ','\)$", r"group_concat(DISTINCT \1)", l) for l in a.lite]
+        m = re.match(r"^\w+\((\w+)\)$", a.weir)
+        if "listagg" in feats and m and agg_cols.get(m.group(1)) == "str" and rng.random() < 0.3:
+            x = m.group(1)
+            b = Agg()
+            b.weir, b.kind, b.sink, b.order = "LISTAGG(%s, ';')" % x, "lst", "STRING", False
+            b.lite, b.fin = ["group_concat(%s, ';')" % x], lambda xs: xs[0]
+            q.aggs[i] = b
     # FILTER (WHERE ...) on aggregates SQLite computes as plain aggregates
     # (it takes FILTER too); MIN/MAX(DISTINCT x) mean MIN/MAX(x)
     for a in q.aggs:
@@ -774,6 +793,8 @@ def close(kind, want, got):
         return abs(want - got) <= 0.01 * abs(want) + 1e-9
     if kind.startswith("dec"):
         return Decimal(want) == got
+    if kind == "lst":
+        return sorted(want.split(";")) == sorted(got.split(";"))
     return want == got
 
 
@@ -844,7 +865,8 @@ def fmt_row(kinds, vals):
 # Jobs
 
 ALL_FEATS = {"view", "where", "having", "cascade", "late", "group-window-time",
-             "offset", "legacy", "millisecond", "late-columns", "grouping-sets", "agg-filter"}
+             "offset", "legacy", "millisecond", "late-columns", "grouping-sets", "agg-filter",
+             "agg-distinct", "listagg"}
 
 
 class Job:

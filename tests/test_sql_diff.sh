@@ -2,7 +2,8 @@
 # tests/test_sql_diff.sh WEIR SOURCE_DIR - randomized differential test of
 # SQL window aggregations: tests/sql_diff.py generates random out-of-order
 # streams and random TUMBLE/HOP/CUMULATE/SESSION aggregations over them
-# (WHERE, projections, computed columns, every aggregate, HAVING, cascades,
+# (WHERE, projections, computed columns, every aggregate, DISTINCT
+# aggregates, LISTAGG, HAVING, cascades,
 # delays, allowed lateness, parallelism 1/2/4, batch sizes 1/7/1024), runs
 # them with `weir run` and compares every result with an oracle that shares
 # no code with weir (a row-at-a-time model of the documented lateness rules

@@ -68,6 +68,12 @@ struct weir_agg {
     weir_type result_type;
     double param;             /* e.g. the percentile for APPROX_PERCENTILE */
     void *udf;                /* user-defined aggregates: their context */
+    /* DISTINCT wrappers (SUM_DISTINCT, ...): the function applied to the
+     * distinct values; NULL otherwise. */
+    const weir_agg_class *inner;
+    /* LISTAGG: the separator (borrowed; must outlive every use of the
+     * aggregate); NULL means ",". */
+    const char *sep;
 };
 
 /*
@@ -86,9 +92,23 @@ struct weir_agg {
  *   VAR_POP, VAR_SAMP (VARIANCE), STDDEV_POP, STDDEV_SAMP (STDDEV)
  *                         numeric -> DOUBLE
  *   APPROX_PERCENTILE     numeric -> DOUBLE; param = the percentile in [0, 1]
+ *   LISTAGG               STRING -> STRING (the non-NULL values in arrival
+ *                         order, joined by out->sep, set after binding)
+ *   LAG                   any type -> the same type: the value param
+ *                         (0..WEIR_AGG_LAG_MAX) adds back, NULL when there
+ *                         is none; retract only checks (OVER windows: LAG
+ *                         follows the partition, not the frame)
+ *   LAG_PRESENT           any type -> BOOLEAN NOT NULL: whether that add
+ *                         exists
+ *   F_DISTINCT            F over the distinct non-NULL values, for every F
+ *                         above that can retract (SUM, SUM0, AVG, the
+ *                         variance family, APPROX_PERCENTILE, the _RETRACT
+ *                         variants); the result type of F
  * APPROX_COUNT_DISTINCT takes its HyperLogLog precision p (4..18) in param;
  * 0 means the default 14.
  */
+#define WEIR_AGG_LAG_MAX 100000
+
 int weir_agg_bind(const char *name, const weir_schema *s, int32_t col, double param, weir_agg *out,
                   weir_error *err);
 

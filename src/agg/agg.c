@@ -8,6 +8,7 @@
  * instructions.
  */
 #include <math.h>
+#include <stdio.h>
 #include <strings.h>
 #include <xxhash.h>
 
@@ -251,6 +252,7 @@ typedef enum accept {
     ACC_ANY,     /* every type */
     ACC_NUMERIC, /* INT, BIGINT, DOUBLE, DECIMAL */
     ACC_ORDERED, /* every type but NULL */
+    ACC_STRING,  /* STRING, BYTES */
 } accept;
 
 typedef struct builtin {
@@ -281,7 +283,10 @@ typedef struct builtin {
     X("VARIANCE", ACC_NUMERIC, false)                                          \
     X("STDDEV_POP", ACC_NUMERIC, false)                                        \
     X("STDDEV_SAMP", ACC_NUMERIC, false)                                       \
-    X("STDDEV", ACC_NUMERIC, false)
+    X("STDDEV", ACC_NUMERIC, false)                                            \
+    X("LISTAGG", ACC_STRING, false)                                            \
+    X("LAG", ACC_ORDERED, false)                                               \
+    X("LAG_PRESENT", ACC_ANY, false)
 
 #define AS_ENTRY(n, t, star) {n, t, star},
 #define AS_NAME(n, t, star) n,
@@ -305,6 +310,8 @@ static bool type_accepted(accept takes, weir_type_id id)
         return weir_type_is_numeric(id);
     case ACC_ORDERED:
         return id != WEIR_TYPE_NULL;
+    case ACC_STRING:
+        return weir_type_is_string(id);
     }
     return false;
 }
@@ -319,6 +326,8 @@ static const char *accepted_list(accept takes)
     case ACC_ORDERED:
         return "BOOLEAN, INT, BIGINT, DOUBLE, DECIMAL, STRING, BYTES, "
                "TIMESTAMP, TIMESTAMP_LTZ";
+    case ACC_STRING:
+        return "STRING (CAST other types to STRING)";
     }
     return "";
 }
@@ -348,11 +357,37 @@ static const weir_agg_class *pick_numeric(weir_type_id id,
     }
 }
 
+/*
+ * F_DISTINCT: F (the first flen bytes of name) over the distinct values.
+ * F must retract: a value leaves F when its last occurrence goes.
+ */
+static int bind_distinct(const char *name, size_t flen, const weir_schema *s,
+                         int32_t col, double param, weir_agg *out,
+                         weir_error *err)
+{
+    char fn[40];
+    snprintf(fn, sizeof fn, "%.*s", (int)flen, name);
+    int rc = weir_agg_bind(fn, s, col, param, out, err);
+    if (rc)
+        return rc;
+    if (col < 0 || !out->cls->retract || out->inner)
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "%s(DISTINCT ...) is not supported", fn);
+    out->inner = out->cls;
+    out->cls = &weir__agg_distinct_of;
+    return 0;
+}
+
 int weir_agg_bind(const char *name, const weir_schema *s, int32_t col,
                   double param, weir_agg *out, weir_error *err)
 {
     if (!name || !s || !out)
         return weir_error_set(err, WEIR_EINVAL, "weir_agg_bind: NULL argument");
+    size_t nl = strlen(name);
+    if (nl > 9 && nl < 40 && !strcasecmp(name + nl - 9, "_DISTINCT") &&
+        strcasecmp(name, "COUNT_DISTINCT") &&
+        strcasecmp(name, "APPROX_COUNT_DISTINCT"))
+        return bind_distinct(name, nl - 9, s, col, param, out, err);
     const builtin *f = NULL;
     for (size_t i = 0; i < N_BUILTINS; i++)
         if (strcasecmp(name, builtins[i].name) == 0)
@@ -463,6 +498,19 @@ int weir_agg_bind(const char *name, const weir_schema *s, int32_t col,
                 "APPROX_PERCENTILE: percentile %g is not in [0, 1]", param);
         out->cls = &weir__agg_percentile;
         out->result_type = weir_type_make(WEIR_TYPE_DOUBLE, true);
+    } else if (!strcmp(n, "LAG") || !strcmp(n, "LAG_PRESENT")) {
+        if (!(param >= 0 && param <= WEIR_AGG_LAG_MAX) || param != floor(param))
+            return weir_error_set(err, WEIR_EINVAL,
+                                  "LAG: offset %g out of range (an integer in "
+                                  "0..%d)",
+                                  param, WEIR_AGG_LAG_MAX);
+        bool lag = n[3] == 0;
+        out->cls = lag ? &weir__agg_lag : &weir__agg_lag_present;
+        out->result_type =
+            lag ? nullable(in) : weir_type_make(WEIR_TYPE_BOOLEAN, false);
+    } else if (!strcmp(n, "LISTAGG")) {
+        out->cls = &weir__agg_listagg;
+        out->result_type = weir_type_make(WEIR_TYPE_STRING, true);
     } else {
         if (!strcmp(n, "VAR_POP"))
             out->cls = &weir__agg_var_pop;

@@ -147,6 +147,10 @@ enum {
     FC_LAST_RETRACT = 15,
     FC_VARIANCE = 16,
     FC_UDAF = 17,
+    FC_DISTINCT_OF = 18,
+    FC_LISTAGG = 19,
+    FC_LAG = 20,
+    FC_LAG_PRESENT = 21,
 };
 
 /* Header: u8 format version, u8 function code, u8 value kind + 1 (0 when
@@ -258,6 +262,10 @@ extern const weir_agg_class weir__agg_count_distinct;
 extern const weir_agg_class weir__agg_hll;
 extern const weir_agg_class weir__agg_percentile;
 extern const weir_agg_class weir__agg_udaf;
+extern const weir_agg_class weir__agg_distinct_of;
+extern const weir_agg_class weir__agg_listagg;
+extern const weir_agg_class weir__agg_lag;
+extern const weir_agg_class weir__agg_lag_present;
 
 /* Shared by every built-in: rows == 0. */
 bool weir__agg_rows_empty(const weir_agg *a, const void *acc);

@@ -69,6 +69,13 @@ typedef struct weir_rank_config {
      * and counted (late_records_dropped). -1: the continuous Top-N above.
      */
     int32_t window_end_col;
+    /*
+     * Window Top-N only: the rank function. ROW_NUMBER numbers the rows;
+     * RANK gives equal ORDER BY values one rank and skips (1, 1, 3);
+     * DENSE_RANK does not skip (1, 1, 2). Every row with a rank in
+     * [start, end] comes out, so ties may give more than end rows.
+     */
+    enum { WEIR_RANK_ROW_NUMBER, WEIR_RANK_RANK, WEIR_RANK_DENSE_RANK } rank_fn;
 } weir_rank_config;
 
 int weir_rank_spec(const weir_rank_config *cfg, weir_operator_spec *out);

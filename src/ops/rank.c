@@ -31,7 +31,9 @@
  * bounds): rows are ranked into the same state without output, an
  * event-time timer waits for the window's end, and then the kept ranks come
  * out once as +I and the partition's state is cleared: append-only, as
- * Flink's window Top-N and window deduplication.
+ * Flink's window Top-N and window deduplication. There the rank may also be
+ * RANK or DENSE_RANK: the state keeps every row whose rank is within
+ * rank_end, ties included, so it may hold more than rank_end rows.
  */
 #include <string.h>
 
@@ -167,7 +169,9 @@ static int parse(rank_op *o, const weir_buf *val, uint32_t *n)
     weir_cursor c;
     weir_cursor_init(&c, val->data, val->len);
     uint32_t count;
-    if (weir_cursor_get_u32(&c, &count) || count > o->conf->rank_end)
+    /* RANK and DENSE_RANK keep ties past rank_end */
+    if (weir_cursor_get_u32(&c, &count) ||
+        (o->conf->rank_fn == WEIR_RANK_ROW_NUMBER && count > o->conf->rank_end))
         return WEIR_ECORRUPT;
     if (count + 1 > o->cap_kept) {
         kept *nk = weir_realloc(o->kept, (count + 1) * sizeof *nk);
@@ -323,6 +327,25 @@ static int emit(rank_op *o, weir_op_ctx *ctx, const kept *k, const weir_batch *i
 
 /* ---- processing ---- */
 
+/* The rank of kept[q] given the rank of kept[q - 1] (prev; 0 for q = 0), by the rank function. */
+static uint64_t rank_of(const rank_op *o, const kept *k, uint32_t q, uint64_t prev)
+{
+    if (q > 0 && o->conf->rank_fn != WEIR_RANK_ROW_NUMBER &&
+        sk_cmp(k[q - 1].sk, k[q - 1].sklen, k[q].sk, k[q].sklen) == 0)
+        return prev;
+    return o->conf->rank_fn == WEIR_RANK_DENSE_RANK ? prev + 1 : q + 1;
+}
+
+/* How many of the n rows of the list k rank at or above rank_end. */
+static uint32_t ranked_rows(const rank_op *o, const kept *k, uint32_t n)
+{
+    uint64_t rk = 0;
+    for (uint32_t q = 0; q < n; q++)
+        if ((rk = rank_of(o, k, q, rk)) > o->conf->rank_end)
+            return q;
+    return n;
+}
+
 static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
 {
     const weir_rank_config *c = o->conf;
@@ -350,7 +373,8 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
         p++;
     }
     uint64_t end = c->rank_end, start = c->rank_start;
-    if (p >= end)
+    bool by_rank = c->rank_fn != WEIR_RANK_ROW_NUMBER; /* window Top-N only */
+    if (p >= end && !by_rank)
         return 0; /* below the kept ranks: it can never climb back */
     if ((rc = weir__row_encode(in, r, o->n_cols, &o->row)))
         return rc;
@@ -400,6 +424,12 @@ insert:
     memmove(&o->kept[p + 1], &o->kept[p], (n - p) * sizeof *o->kept);
     o->kept[p] = nk;
 #undef NEW_AT
+    if (by_rank) {
+        /* the rows whose rank is still within end, ties included */
+        n_new = ranked_rows(o, o->kept, n + 1);
+        if (n_new <= p)
+            return 0; /* the new row ranks below end: nothing changes */
+    }
     return cache_store(o, ce, o->kept, n_new);
 }
 
@@ -440,13 +470,18 @@ static int rank_timer(void *op, weir_op_ctx *ctx, const weir_timer *t)
     int rc = load(o, &n);
     if (rc)
         return weir_op_fail(ctx, rc, "window Top-N: cannot read its state: %s", weir_strerror(rc));
-    for (uint32_t q = (uint32_t)c->rank_start - 1; q < n && !rc; q++) {
+    uint64_t rk = 0;
+    for (uint32_t q = 0; q < n && !rc; q++) {
+        if ((rk = rank_of(o, o->kept, q, rk)) < c->rank_start)
+            continue;
+        if (rk > c->rank_end)
+            break;
         int row = weir__out_row(ctx, o->out);
         if (row < 0)
             return row;
         rc = weir__row_decode(o->kept[q].row, o->kept[q].rowlen, o->out, (uint32_t)row, 0, o->n_cols);
         if (c->with_rank) {
-            ((int64_t *)o->out->cols[o->n_cols].data)[row] = q + 1;
+            ((int64_t *)o->out->cols[o->n_cols].data)[row] = (int64_t)rk;
             weir_batch_set_valid(o->out, o->n_cols, (uint32_t)row);
         }
         o->out->kind[row] = WEIR_ROW_INSERT;

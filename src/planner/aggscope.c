@@ -10,7 +10,7 @@
 
 static const char *const AGG_NAMES[] = {"COUNT", "SUM", "SUM0", "AVG", "MIN", "MAX", "FIRST_VALUE",
                                         "LAST_VALUE", "APPROX_COUNT_DISTINCT", "APPROX_PERCENTILE", "VAR_POP",
-                                        "VAR_SAMP", "VARIANCE", "STDDEV_POP", "STDDEV_SAMP", "STDDEV", NULL};
+                                        "VAR_SAMP", "VARIANCE", "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "LISTAGG", NULL};
 
 bool plan_is_agg_name(const char *name)
 {
@@ -181,6 +181,33 @@ int agg_scope_column(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, weir_e
                       as->in->schema->fields[idx].name);
 }
 
+/*
+ * LAG(x, n, default): CASE WHEN <the row n back exists> THEN <LAG> ELSE
+ * default END, so a NULL x n rows back stays NULL, as in Flink. *out is
+ * the LAG column on entry.
+ */
+static int lag_default(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, const char *text, weir_expr **out)
+{
+    size_t tl = strlen(text);
+    for (uint32_t i = 0; i < as->n_calls; i++) {
+        const char *t = as->calls[i].text;
+        if (strncmp(t, text, tl) || strcmp(t + tl, LAG_PRESENT_SUFFIX))
+            continue;
+        weir_expr *present, *def, *res;
+        int rc = column_ref(pc, as, e, as->calls[i].out_col, &present);
+        if (!rc)
+            rc = plan_bind_expr(pc, as->out, NULL, e->u.call.args[2], &def);
+        if (rc)
+            return rc;
+        weir_error err = {0};
+        if ((rc = weir_expr_case(pc->arena, &present, out, 1, def, &res, &err)))
+            return rc == WEIR_ENOMEM ? rc : plan_error(pc, e->u.call.args[2]->loc, rc, "LAG's default: %s", err.message);
+        *out = res;
+        return 0;
+    }
+    return plan_error(pc, e->loc, WEIR_EPLAN, "internal error: LAG's default was not planned");
+}
+
 int agg_scope_ref(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, weir_expr **out)
 {
     const weir_sql_name *n = &e->u.call.name;
@@ -207,6 +234,8 @@ int agg_scope_ref(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, weir_expr
         if (!strcmp(as->calls[i].text, (char *)b.data)) {
             weir_error_clear(pc->err);
             rc = column_ref(pc, as, e, as->calls[i].out_col, out);
+            if (!rc && as->phase == AGG_OVER && !strcmp(as->calls[i].fn, "LAG") && e->u.call.n_args == 3)
+                rc = lag_default(pc, as, e, (const char *)b.data, out);
             break;
         }
     }

@@ -184,8 +184,15 @@ static int collect_over(const weir_sql_expr *e, void *ud)
                                   "%s() OVER is supported as Top-N: in a subquery whose outer WHERE bounds it "
                                   "(WHERE rn <= 10)",
                                   n);
-    if (!plan_is_agg_name(n))
+    if (!strcasecmp(n, "LEAD"))
+        return w->rc = plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                                  "LEAD is not supported in a streaming OVER window (it reads rows after the current "
+                                  "one, which have not arrived; Flink refuses it too): use LAG");
+    bool lag = !strcasecmp(n, "LAG");
+    if (!lag && !plan_is_agg_name(n))
         return w->rc = plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "%s is not an aggregate function; OVER takes one", n);
+    if (lag && e->u.call.distinct)
+        return w->rc = plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "LAG(DISTINCT ...) is not supported");
     if (e->u.call.filter)
         return w->rc = plan_error(pc, e->u.call.filter->loc, WEIR_EUNSUPPORTED,
                                   "FILTER (WHERE ...) is not supported with OVER");
@@ -232,13 +239,31 @@ static int collect_over(const weir_sql_expr *e, void *ud)
     snprintf(c->fn, sizeof c->fn, "%s", n);
     for (char *p = c->fn; *p; p++)
         *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
-    if (e->u.call.distinct) {
-        if (strcmp(c->fn, "COUNT"))
-            return w->rc = plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "DISTINCT is only supported in COUNT(DISTINCT ...)");
-        snprintf(c->fn, sizeof c->fn, "COUNT_DISTINCT");
-    }
+    int drc;
+    if (e->u.call.distinct && (drc = plan_agg_distinct_name(pc, e, c->fn, sizeof c->fn)))
+        return w->rc = drc;
     c->pre_col = -1;
     c->filter_col = -1;
+    if (lag && e->u.call.n_args == 3) {
+        /* LAG's default goes where LAG_PRESENT is FALSE (plan_lag_ref). */
+        size_t tl = strlen(text);
+        char *pt = plan_alloc(pc, tl + sizeof LAG_PRESENT_SUFFIX);
+        if (!pt)
+            return w->rc = WEIR_ENOMEM;
+        memcpy(pt, text, tl);
+        memcpy(pt + tl, LAG_PRESENT_SUFFIX, sizeof LAG_PRESENT_SUFFIX);
+        nc = weir_realloc(as->calls, (as->n_calls + 1) * sizeof *nc);
+        if (!nc)
+            return w->rc = WEIR_ENOMEM;
+        as->calls = nc;
+        c = &as->calls[as->n_calls++];
+        memset(c, 0, sizeof *c);
+        c->call = e;
+        c->text = pt;
+        snprintf(c->fn, sizeof c->fn, "LAG_PRESENT");
+        c->pre_col = -1;
+        c->filter_col = -1;
+    }
     return 1;
 }
 
@@ -391,6 +416,7 @@ int plan_over(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, 
         weir_error err = {0};
         if ((rc = weir_agg_bind(fn, pr.schema, c->pre_col, c->param, &aggs[i], &err)))
             return plan_error(pc, c->call->loc, rc, "%s", err.message);
+        aggs[i].sep = c->sep;
         if (!oc.unbounded && !weir_agg_can_retract(&aggs[i]))
             return plan_error(pc, c->call->loc, WEIR_EUNSUPPORTED,
                               "%s cannot take rows back, which a bounded OVER frame needs; use UNBOUNDED PRECEDING",

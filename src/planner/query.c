@@ -723,15 +723,76 @@ int plan_agg_call_args(plan_ctx *pc, agg_call *c, bool *has_arg)
             return plan_error(pc, call->loc, WEIR_EINVAL, "%s needs an argument", c->fn);
         return 0;
     }
-    if (!strcmp(c->fn, "APPROX_PERCENTILE")) {
+    if (!strncmp(c->fn, "APPROX_PERCENTILE", 17)) { /* also APPROX_PERCENTILE_DISTINCT */
         if (call->u.call.n_args != 2 || call->u.call.args[1]->kind != WEIR_SQL_EXPR_LITERAL)
             return plan_error(pc, call->loc, WEIR_EINVAL, "APPROX_PERCENTILE(value, fraction) needs a literal fraction");
         c->param = call->u.call.args[1]->u.lit.f64 ? call->u.call.args[1]->u.lit.f64
                                                    : (double)call->u.call.args[1]->u.lit.i64;
+    } else if (!strcmp(c->fn, "LAG") || !strcmp(c->fn, "LAG_PRESENT")) {
+        if (call->u.call.n_args > 3)
+            return plan_error(pc, call->loc, WEIR_EINVAL, "LAG(value [, offset [, default]]) takes one to three arguments");
+        c->param = 1;
+        if (call->u.call.n_args >= 2) {
+            const weir_sql_expr *off = call->u.call.args[1];
+            if (off->kind != WEIR_SQL_EXPR_LITERAL || off->u.lit.kind != WEIR_SQL_LIT_INTEGER || off->u.lit.overflow ||
+                off->u.lit.i64 < 0 || off->u.lit.i64 > WEIR_AGG_LAG_MAX)
+                return plan_error(pc, off->loc, WEIR_EINVAL, "LAG's offset must be an integer literal in 0..%d",
+                                  WEIR_AGG_LAG_MAX);
+            c->param = (double)off->u.lit.i64;
+        }
+    } else if (!strcmp(c->fn, "LISTAGG")) {
+        if (call->u.call.n_args > 2)
+            return plan_error(pc, call->loc, WEIR_EINVAL, "LISTAGG(value [, separator]) takes one or two arguments");
+        if (call->u.call.n_args == 2) {
+            const weir_sql_expr *sep = call->u.call.args[1];
+            if (sep->kind != WEIR_SQL_EXPR_LITERAL || sep->u.lit.kind != WEIR_SQL_LIT_STRING)
+                return plan_error(pc, sep->loc, WEIR_EINVAL, "LISTAGG's separator must be a string literal");
+            if (memchr(sep->u.lit.text, 0, sep->u.lit.len))
+                return plan_error(pc, sep->loc, WEIR_EINVAL, "LISTAGG's separator cannot hold a NUL character");
+            char *t = plan_alloc(pc, sep->u.lit.len + 1);
+            if (!t)
+                return WEIR_ENOMEM;
+            memcpy(t, sep->u.lit.text, sep->u.lit.len);
+            t[sep->u.lit.len] = 0;
+            c->sep = t;
+        }
     } else if (call->u.call.n_args != 1) {
         return plan_error(pc, call->loc, WEIR_EINVAL, "%s takes one argument", c->fn);
     }
     return 0;
+}
+
+/*
+ * F(DISTINCT x): COUNT_DISTINCT for COUNT; MIN and MAX of the distinct
+ * values are those of all values; APPROX_COUNT_DISTINCT counts distinct
+ * values anyway; every function that can take a value back runs over the
+ * distinct values (F_DISTINCT, agg/agg_distinct_of.c). FIRST_VALUE,
+ * LAST_VALUE and LISTAGG depend on arrival order, which a set of distinct
+ * values does not keep: refused.
+ */
+int plan_agg_distinct_name(plan_ctx *pc, const weir_sql_expr *call, char *fn, size_t fn_size)
+{
+    static const char *const over_distinct[] = {"SUM",        "SUM0",     "AVG",         "VAR_POP",
+                                                "VAR_SAMP",   "VARIANCE", "STDDEV_POP",  "STDDEV_SAMP",
+                                                "STDDEV",     "APPROX_PERCENTILE", NULL};
+    if (!strcmp(fn, "COUNT")) {
+        snprintf(fn, fn_size, "COUNT_DISTINCT");
+        return 0;
+    }
+    if (!strcmp(fn, "MIN") || !strcmp(fn, "MAX") || !strcmp(fn, "APPROX_COUNT_DISTINCT"))
+        return 0;
+    for (int i = 0; over_distinct[i]; i++)
+        if (!strcmp(fn, over_distinct[i])) {
+            size_t n = strlen(fn);
+            if (n + sizeof "_DISTINCT" > fn_size)
+                break;
+            memcpy(fn + n, "_DISTINCT", sizeof "_DISTINCT");
+            return 0;
+        }
+    return plan_error(pc, call->loc, WEIR_EUNSUPPORTED,
+                      "%s(DISTINCT ...) is not supported (it depends on the order rows arrive in, which the "
+                      "distinct values do not keep)",
+                      fn);
 }
 
 /* Records each aggregate call once (by its canonical text). */
@@ -772,15 +833,8 @@ static int collect_aggs(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e)
         snprintf(c->fn, sizeof c->fn, "%s", n);
         for (char *p = c->fn; *p; p++)
             *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
-        if (e->u.call.distinct) {
-            /* MIN and MAX of the distinct values are those of all values. */
-            if (!strcmp(c->fn, "COUNT"))
-                snprintf(c->fn, sizeof c->fn, "COUNT_DISTINCT");
-            else if (strcmp(c->fn, "MIN") && strcmp(c->fn, "MAX"))
-                return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
-                                  "%s(DISTINCT ...) is not supported yet (DISTINCT is supported in COUNT, MIN and MAX)",
-                                  c->fn);
-        }
+        if (e->u.call.distinct && (rc = plan_agg_distinct_name(pc, e, c->fn, sizeof c->fn)))
+            return rc;
         c->pre_col = -1;
         c->filter_col = -1;
         return 0;
@@ -1172,7 +1226,10 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
             weir_buf_fini(&dg);
             return plan_error(pc, c->call->loc, rc, "%s", err.message);
         }
+        aggs[i].sep = c->sep;
         rc = weir_buf_printf(&dg, "|%s(%d,%.17g)f%d", fn, c->pre_col, c->param, c->filter_col);
+        if (!rc && c->sep)
+            rc = weir_buf_printf(&dg, "sep'%s'", c->sep);
     }
     if (rc) {
         weir_buf_fini(&dg);
@@ -2082,7 +2139,9 @@ int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
     int rc;
     if (q->n_order_by || q->limit || q->offset)
         return plan_error(pc, q->loc, WEIR_EUNSUPPORTED,
-                          "ORDER BY / LIMIT on an unbounded stream is not supported (a streaming sort needs a time attribute)");
+                          "ORDER BY / LIMIT on a stream is not supported yet (neither a sort by a time attribute nor "
+                          "ORDER BY ... LIMIT as a streaming Top-N; for a Top-N write ROW_NUMBER() OVER (ORDER BY ...) "
+                          "in a subquery bounded by the outer WHERE)");
     size_t saved_views = pc->n_views;
     for (uint32_t i = 0; i < q->n_with; i++) {
         cat_view *nv = weir_realloc(pc->views, (pc->n_views + 1) * sizeof *nv);

@@ -18,11 +18,19 @@
  * columns are the input's, OVER calls are the aggregation's columns. */
 typedef enum agg_phase { AGG_COLLECT, AGG_BIND, AGG_OVER } agg_phase;
 
+/* The weir name of F(DISTINCT x) for a call named fn (upper case) into
+ * out; an error naming fn when weir cannot compute it (planner/query.c). */
+int plan_agg_distinct_name(plan_ctx *pc, const weir_sql_expr *call, char *fn, size_t fn_size);
+
+/* The text of the LAG_PRESENT call beside LAG(x, n, default): LAG's text and this. */
+#define LAG_PRESENT_SUFFIX " #present"
+
 typedef struct agg_call {
     const weir_sql_expr *call;
     char *text;          /* canonical SQL, to share equal calls */
     char fn[32];         /* weir aggregate name (COUNT_DISTINCT for COUNT(DISTINCT x)) */
     double param;
+    const char *sep;     /* LISTAGG's separator (plan arena), NULL for ',' */
     int32_t pre_col;     /* argument column in the pre-projection, -1 for COUNT(*) */
     int32_t filter_col;  /* FILTER (WHERE ...) column in the pre-projection, -1 for none */
     uint32_t out_col;    /* result column in the aggregation output */

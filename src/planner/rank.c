@@ -131,8 +131,8 @@ static void conjuncts(const weir_sql_expr *e, const weir_sql_expr **out, uint32_
     }
 }
 
-/* The ROW_NUMBER() item of a select, or -1; an error for RANK()/DENSE_RANK(). */
-static int find_rank_item(plan_ctx *pc, const weir_sql_select *s, int32_t *item)
+/* The ROW_NUMBER()/RANK()/DENSE_RANK() item of a select, or -1, and which function it is. */
+static int find_rank_item(plan_ctx *pc, const weir_sql_select *s, int32_t *item, int *fn_kind)
 {
     *item = -1;
     for (uint32_t i = 0; i < s->n_items; i++) {
@@ -140,13 +140,16 @@ static int find_rank_item(plan_ctx *pc, const weir_sql_select *s, int32_t *item)
         if (e->kind != WEIR_SQL_EXPR_CALL || !e->u.call.over)
             continue;
         const char *fn = last_name(&e->u.call.name);
-        if (!strcasecmp(fn, "RANK") || !strcasecmp(fn, "DENSE_RANK"))
-            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "%s() is not supported yet; ROW_NUMBER() is (Top-N)", fn);
-        if (!strcasecmp(fn, "ROW_NUMBER")) {
-            if (*item >= 0)
-                return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "one ROW_NUMBER() per query");
-            *item = (int32_t)i;
-        }
+        int kind = !strcasecmp(fn, "ROW_NUMBER") ? WEIR_RANK_ROW_NUMBER
+                   : !strcasecmp(fn, "RANK")     ? WEIR_RANK_RANK
+                   : !strcasecmp(fn, "DENSE_RANK") ? WEIR_RANK_DENSE_RANK
+                                                   : -1;
+        if (kind < 0)
+            continue;
+        if (*item >= 0)
+            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "one ROW_NUMBER(), RANK() or DENSE_RANK() per query");
+        *item = (int32_t)i;
+        *fn_kind = kind;
     }
     return 0;
 }
@@ -182,7 +185,8 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     const weir_sql_query *iq = fr->u.subquery.query;
     const weir_sql_select *in = iq->u.select;
     int32_t ri;
-    int rc = find_rank_item(pc, in, &ri);
+    int fn_kind = WEIR_RANK_ROW_NUMBER;
+    int rc = find_rank_item(pc, in, &ri, &fn_kind);
     if (rc || ri < 0)
         return rc;
     *handled = true;
@@ -327,6 +331,17 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
             rc_.window_end_col = (int32_t)r.wprops.we;
     }
     bool windowed = rc_.window_end_col >= 0;
+    if (fn_kind != WEIR_RANK_ROW_NUMBER) {
+        /* RANK/DENSE_RANK: every row of a tie gets one rank; in a window Top-N the ranks come out once */
+        if (!windowed)
+            return plan_error(pc, call->loc, WEIR_EUNSUPPORTED,
+                              "%s() is supported in a window Top-N only (PARTITION BY window_start, window_end); a "
+                              "continuous Top-N takes ROW_NUMBER() (Flink supports neither RANK() nor DENSE_RANK() "
+                              "on a stream)",
+                              fn_kind == WEIR_RANK_RANK ? "RANK" : "DENSE_RANK");
+        rc_.dedup = false;
+        rc_.rank_fn = fn_kind == WEIR_RANK_RANK ? WEIR_RANK_RANK : WEIR_RANK_DENSE_RANK;
+    }
     rc_.ties_newer_first = rc_.dedup && rc_.order_desc[0];
     int64_t ttl = 0;
     const char *v = plan_config(pc, "table.exec.state.ttl");

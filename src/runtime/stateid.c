@@ -221,8 +221,11 @@ int weir__job_describe_aggs(weir_job *job, weir_stream s,
             weir_type_format(ty, t, sizeof t);
         }
         rc = weir_buf_printf(
-            &b, "%s%s(%s)", i ? ", " : "",
-            aggs[i].cls && aggs[i].cls->name ? aggs[i].cls->name : "?", t);
+            &b, "%s%s%s(%s)", i ? ", " : "",
+            aggs[i].inner && aggs[i].inner->name ? aggs[i].inner->name
+            : aggs[i].cls && aggs[i].cls->name   ? aggs[i].cls->name
+                                                 : "?",
+            aggs[i].inner ? "_DISTINCT" : "", t);
         if (!rc && aggs[i].param != 0)
             rc = weir_buf_printf(&b, "[%g]", aggs[i].param);
     }
