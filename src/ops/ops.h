@@ -116,6 +116,18 @@ typedef struct weir_join_config {
     bool interval;
     uint32_t time_col[2];
     int64_t lo_ms, hi_ms;
+    /*
+     * Inner regular join of append-only inputs whose other side only ever
+     * sends rows with a time above its watermark (a window aggregation's
+     * window_end): a row of side s with column bound_col[s] = t can only
+     * match rows of the other side up to t + bound_off[s], so it is dropped
+     * once the watermark reaches t + bound_off[s] (a timer); a row already
+     * behind that when it arrives is joined but not stored. Rows are never
+     * late: the result is the regular join's. NULL: kept.
+     */
+    bool bounded[2];
+    uint32_t bound_col[2];
+    int64_t bound_off[2];
 } weir_join_config;
 
 int weir_join_spec(const weir_join_config *cfg, weir_operator_spec *out);

@@ -133,10 +133,21 @@ int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, 
     /* The same calc over the same stream: one operator (reuse.c). */
     weir_buf dg;
     int rc = calc_digest(r->s, filter, exprs, names, n, &dg);
+    /* A column above the watermark stays so under any name (a filter keeps every column). */
+    o.above_wm = false;
+    if (r->above_wm && r->above_node == r->s.node) {
+        for (uint32_t i = 0; exprs && i < n && !o.above_wm; i++)
+            if (weir_expr_column_index(exprs[i]) == (int32_t)r->above_col) {
+                o.above_wm = true;
+                o.above_col = i;
+            }
+        o.above_wm |= !exprs;
+    }
     const rel *same = rc ? NULL : plan_reuse_find(pc, PLAN_REUSE_OPERATOR, &dg);
     if (same) {
         weir_buf_fini(&dg);
         o.s = same->s;
+        o.above_node = o.s.node;
         explain_line(pc, "Reused[%d]: %s", o.s.node, label);
         *out = o;
         return 0;
@@ -156,6 +167,7 @@ int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, 
         weir_buf_fini(&dg);
         return plan_error(pc, r->loc, rc, "cannot add operator %s: %s", label, weir_job_error(pc->job));
     }
+    o.above_node = o.s.node;
     if (!rc)
         rc = plan_reuse_add(pc, PLAN_REUSE_OPERATOR, &dg, &o);
     weir_buf_fini(&dg);
@@ -1281,6 +1293,10 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
         if (!proctime && !out->updating)
             out->wprops = (rel_wprops){true, as->cascade ? in->wprops.assigner : ws.assigner, as->ws_out, as->we_out,
                                        (int32_t)as->wt_out};
+        /* Fired once W >= end and never again: every later row ends after the watermark. */
+        out->above_wm = !proctime && !out->updating && ws.allowed_lateness_ms == 0;
+        out->above_col = as->we_out;
+        out->above_node = out->s.node;
         static const char *kinds[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION", "GLOBAL"};
         if (same) {
             /* the first one sends the late records already */
