@@ -170,6 +170,17 @@ static void join_close(void *op)
 
 /* ------------------------------------------------------------ processing */
 
+/* t rounded up to a multiple of step (the bounded join's timers). */
+static weir_ts round_up(weir_ts t, int64_t step)
+{
+    if (step <= 1 || t > WEIR_TS_MAX - step)
+        return t;
+    int64_t r = t % step;
+    if (r < 0)
+        r += step;
+    return r ? t - r + step : t;
+}
+
 /*
  * The watermark at which a stored row of side s with time t can match
  * nothing still to come (its timer). Interval join: the watermark passed
@@ -415,7 +426,8 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
             store = false; /* no row still to come can match it: joined below, kept nowhere */
             weir_op_counter_add(j->n_expired, 1);
         }
-        else if (count == 1 && (rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, expiry, s)))
+        else if (count == 1 &&
+                 (rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, round_up(expiry, c->bound_step_ms), s)))
             return rc;
     }
     if (store && (rc = put_entry(j, s, j->row.data, j->row.len, count, assoc, t)))

@@ -123,11 +123,14 @@ typedef struct weir_join_config {
      * match rows of the other side up to t + bound_off[s], so it is dropped
      * once the watermark reaches t + bound_off[s] (a timer); a row already
      * behind that when it arrives is joined but not stored. Rows are never
-     * late: the result is the regular join's. NULL: kept.
+     * late: the result is the regular join's. NULL: kept. bound_step_ms
+     * (0: 1) rounds the timers up to its multiples: one timer per key and
+     * step instead of one per row time, and a row stays up to a step longer.
      */
     bool bounded[2];
     uint32_t bound_col[2];
     int64_t bound_off[2];
+    int64_t bound_step_ms;
 } weir_join_config;
 
 int weir_join_spec(const weir_join_config *cfg, weir_operator_spec *out);

@@ -823,6 +823,8 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
      * passes its cap (q7: a bid against the maximum of its 10 s window).
      * Nothing is late, so the result is the regular join's.
      */
+    /* Timers per key at most once a second: a key of many rows is scanned once per second, not per row. */
+    enum { BOUND_STEP_MS = 1000 };
     bool bounded[2] = {false, false};
     uint32_t bound_col[2] = {0, 0};
     int64_t bound_off[2] = {0, 0};
@@ -869,7 +871,8 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
                            .hi_ms = tb.hi,
                            .bounded = {bounded[0], bounded[1]},
                            .bound_col = {bound_col[0], bound_col[1]},
-                           .bound_off = {bound_off[0], bound_off[1]}};
+                           .bound_off = {bound_off[0], bound_off[1]},
+                           .bound_step_ms = BOUND_STEP_MS};
     weir_operator_spec spec;
     if ((rc = weir_join_spec(&jc, &spec))) {
         weir_buf_fini(&keytext);
