@@ -392,6 +392,7 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
     out->n_physical = cols.full->n_fields;
     out->win.present = false;
     out->wprops.present = false;
+    out->above_wm = false;
     out->loc = loc;
     char colbuf[512] = "";
     if (cols.pruned) {
@@ -1502,6 +1503,7 @@ int plan_distinct(plan_ctx *pc, rel *r, weir_sql_loc loc)
     r->rowtime = -1;
     r->has_proctime = false;
     r->wprops.present = false;
+    r->above_wm = false;
     return 0;
 }
 
@@ -2026,6 +2028,7 @@ static int plan_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, rel *out
     out->updating = updating;
     out->win.present = false;
     out->wprops.present = false;
+    out->above_wm = false;
     out->loc = sel->loc;
     return rel_quals(pc, out, NULL);
 }
@@ -2113,6 +2116,7 @@ int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
         out->updating = l.updating || r.updating;
         out->win.present = false;
         out->wprops.present = false;
+        out->above_wm = false;
         out->loc = q->loc;
         rc = rel_quals(pc, out, NULL);
         if (!rc && !q->u.setop.all)
