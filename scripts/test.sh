@@ -37,6 +37,7 @@ case "${1:-}" in
   export WEIR_TJDIFF_JOBS=${WEIR_TJDIFF_JOBS:-8}
   export WEIR_SETOPDIFF_JOBS=${WEIR_SETOPDIFF_JOBS:-6}
   export WEIR_OVERDIFF_JOBS=${WEIR_OVERDIFF_JOBS:-3}
+  export WEIR_JOINDIFF_CASES=${WEIR_JOINDIFF_CASES:-8}
   # Installing and packaging (cmake --install, cpack) checks no memory
   # access of weir's; the plain run covers it.
   ctest_args+=(-E '^test_install$')

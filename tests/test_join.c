@@ -614,8 +614,8 @@ typedef struct ij {
     th_source *src[2];
 } ij;
 
-/* An interval join of two (k BIGINT, t BIGINT) inputs on k with |left.t - right.t| <= 10. */
-static void ij_start(ij *x, weir_join_type type)
+/* A join of two (k BIGINT, t BIGINT) inputs on k, configured by jc (out_schema and keys are set here). */
+static void ij_start_cfg(ij *x, weir_join_config jc, const char *name)
 {
     x->in = th_schema("k BIGINT, t BIGINT");
     x->out = th_schema("lk BIGINT, lt BIGINT, rk BIGINT, rt BIGINT");
@@ -634,17 +634,24 @@ static void ij_start(ij *x, weir_join_type type)
         uint32_t kc = 0;
         keyed[s] = weir_stream_key_by(st, &kc, 1);
     }
-    weir_join_config jc = {.type = type, .n_out = {2, 2}, .out_schema = x->out, .interval = true,
-                           .time_col = {1, 1}, .lo_ms = -10, .hi_ms = 10};
+    jc.n_out[0] = jc.n_out[1] = 2;
+    jc.out_schema = x->out;
     jc.keys[0].n = jc.keys[1].n = 1;
     weir_operator_spec spec;
     cr_assert_eq(weir_join_spec(&jc, &spec), 0);
-    cr_assert_str_eq(spec.name, "IntervalJoin");
+    cr_assert_str_eq(spec.name, name);
     weir_stream j;
     cr_assert_eq(weir_job_operator(x->job, keyed, 2, &spec, x->out, 1, &j), 0, "%s", weir_job_error(x->job));
     weir_operator_spec sk = th_collect_spec(x->sink, "collect");
     cr_assert_eq(weir_job_sink(x->job, j, &sk, 1), 0);
     cr_assert_eq(weir_job_start(x->job), 0, "%s", weir_job_error(x->job));
+}
+
+/* An interval join of two (k BIGINT, t BIGINT) inputs on k with |left.t - right.t| <= 10. */
+static void ij_start(ij *x, weir_join_type type)
+{
+    weir_join_config jc = {.type = type, .interval = true, .time_col = {1, 1}, .lo_ms = -10, .hi_ms = 10};
+    ij_start_cfg(x, jc, "IntervalJoin");
 }
 
 static void ij_row(ij *x, int s, int64_t k, int64_t t) { th_source_row(x->src[s], 0, t, k, t); }
@@ -753,4 +760,70 @@ Test(join, interval_join_keeps_rows_until_their_last_match, .timeout = 60)
     ij_finish(&x, "+I 2,109,2,109\n"
                   "+I 1,110,1,100\n");
     ij_destroy(&x);
+}
+
+/*
+ * Bounded regular join (Nexmark q7's shape: the right side's rows all have
+ * a time above its watermark, and a left row at t can only match right
+ * times up to t + 10): a left row is dropped once the watermark reaches
+ * t + 10, one that arrives past that is joined but not stored, and right
+ * rows stay (nothing is late: a left row behind the watermark still finds
+ * them). No residual here, so the state alone decides the matches and the
+ * cleanup shows in the output.
+ */
+Test(join, bounded_join_drops_rows_the_other_side_can_no_longer_reach, .timeout = 60)
+{
+    ij x;
+    weir_join_config jc = {.type = WEIR_JOIN_INNER, .bounded = {true, false}, .bound_col = {1, 0},
+                           .bound_off = {10, 0}};
+    ij_start_cfg(&x, jc, "Join");
+    ij_row(&x, L, 1, 100);
+    ij_row(&x, R, 1, 105);
+    cr_assert(th_collect_wait_count(x.sink, 1, GUARD_MS));
+    ij_row(&x, L, 2, 200);
+    ij_row(&x, R, 2, 200);
+    cr_assert(th_collect_wait_count(x.sink, 2, GUARD_MS));
+    /* A regular join: the watermark is not held back; its timers ran before it went on. */
+    cr_assert(th_collect_wait_watermark(x.sink, 200, GUARD_MS));
+    cr_assert_eq(th_metric(x.job, "*expired_rows"), 1, "left 1@100 is gone at W = 200 (its bound was 110)");
+    /* Right 1@300 finds no left row; the pair of key 3 after it (same channel) proves it was processed. */
+    ij_row(&x, R, 1, 300);
+    ij_row(&x, R, 3, 400);
+    ij_row(&x, L, 3, 400);
+    cr_assert(th_collect_wait_count(x.sink, 3, GUARD_MS));
+    /* Left 1@50 is behind the watermark: joined with both stored right rows of key 1, not stored. */
+    ij_row(&x, L, 1, 50);
+    cr_assert(th_collect_wait_count(x.sink, 5, GUARD_MS));
+    /* At W = 400: 1@100, 2@200 (bound 210) and 1@50 (never stored); 3@400 stays until 410. */
+    cr_assert(th_collect_wait_watermark(x.sink, 400, GUARD_MS));
+    cr_assert_eq(th_metric(x.job, "*expired_rows"), 3);
+    cr_assert_eq(th_metric(x.job, "*late_rows"), 0, "a regular join has no late rows");
+    th_source_end_all(x.src[L]);
+    th_source_end_all(x.src[R]);
+    cr_assert_eq(weir_job_wait(x.job), 0, "%s", weir_job_error(x.job));
+    /* sorted: the two rows of left 1@50 come in the state's order */
+    cr_assert_str_eq(th_collect_text(x.sink, true), "+I 1,100,1,105\n"
+                                                    "+I 1,50,1,105\n"
+                                                    "+I 1,50,1,300\n"
+                                                    "+I 2,200,2,200\n"
+                                                    "+I 3,400,3,400\n");
+    ij_destroy(&x);
+}
+
+Test(join, bounded_join_spec_needs_an_inner_regular_join)
+{
+    weir_schema *out = th_schema("lk BIGINT, lt BIGINT, rk BIGINT, rt BIGINT");
+    weir_join_config jc = {.type = WEIR_JOIN_LEFT, .n_out = {2, 2}, .out_schema = out, .bounded = {true, false},
+                           .bound_col = {1, 0}, .bound_off = {10, 0}};
+    jc.keys[0].n = jc.keys[1].n = 1;
+    weir_operator_spec spec;
+    cr_assert_eq(weir_join_spec(&jc, &spec), WEIR_EINVAL, "an outer side's padding needs every row");
+    jc.type = WEIR_JOIN_INNER;
+    jc.interval = true;
+    jc.time_col[0] = jc.time_col[1] = 1;
+    cr_assert_eq(weir_join_spec(&jc, &spec), WEIR_EINVAL, "an interval join has its own bounds");
+    jc.interval = false;
+    cr_assert_eq(weir_join_spec(&jc, &spec), 0);
+    spec.free_arg(spec.arg);
+    weir_schema_destroy(out);
 }

@@ -36,6 +36,14 @@
  * outer interval join emits a row of its outer side padded only when the
  * row expires unmatched, never retracting: its output is append-only, as
  * Flink's.
+ * Bounded regular joins (inner, append-only inputs; cfg.bounded[s]): the
+ * other side only sends rows whose time is above its watermark (a window
+ * aggregation's window_end), and the condition caps the time of a row of
+ * side s can match at t + bound_off[s]; so once the watermark reaches that,
+ * nothing still to come can match the row, and a timer drops it. No row is
+ * late (every row is joined with what is stored, as in the regular join);
+ * a row already past its bound when it arrives is joined but not stored.
+ * The third i64 of the map value holds t (WEIR_TS_MIN: never dropped).
  * Kinds: an inner join keeps the input row's kind (+I/+U/-U/-D); outer
  * joins emit +I and -D only, as Flink does. Each row's whole change is
  * emitted before the next row is read, so the output for one order of
@@ -161,6 +169,36 @@ static void join_close(void *op)
 }
 
 /* ------------------------------------------------------------ processing */
+
+/* t rounded up to a multiple of step (the bounded join's timers). */
+static weir_ts round_up(weir_ts t, int64_t step)
+{
+    if (step <= 1 || t > WEIR_TS_MAX - step)
+        return t;
+    int64_t r = t % step;
+    if (r < 0)
+        r += step;
+    return r ? t - r + step : t;
+}
+
+/*
+ * The watermark at which a stored row of side s with time t can match
+ * nothing still to come (its timer). Interval join: the watermark passed
+ * the other side's last time that can match (left t - lo, right t + hi).
+ * Bounded join: the other side's rows to come are above the watermark, so
+ * W >= t + bound_off suffices; WEIR_TS_MAX (the end) for a row with no time.
+ */
+static weir_ts row_expiry(const weir_join_config *c, int s, int64_t t)
+{
+    if (c->interval)
+        return s == 0 ? t - c->lo_ms + 1 : t + c->hi_ms + 1;
+    int64_t off = c->bound_off[s];
+    if (t == WEIR_TS_MIN || (off > 0 && t > WEIR_TS_MAX - off))
+        return WEIR_TS_MAX;
+    if (off < 0 && t < WEIR_TS_MIN + 1 - off)
+        return WEIR_TS_MIN + 1;
+    return t + off;
+}
 
 static int flush(join_op *j, weir_op_ctx *ctx)
 {
@@ -374,14 +412,25 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     assoc = jc->outer[s] ? matched : 0;
     count += accumulate ? 1 : -1;
     int64_t t = WEIR_TS_MIN;
+    bool store = true;
     if (c->interval) {
         t = WEIR_COL_I64(in, c->time_col[s])[r];
         /* On time (t >= W), so expiry > W: it is stored until then. */
-        weir_ts expiry = s == 0 ? t - c->lo_ms + 1 : t + c->hi_ms + 1;
-        if (accumulate && count == 1 && (rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, expiry, s)))
+        if (accumulate && count == 1 && (rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, row_expiry(c, s, t), s)))
+            return rc;
+    } else if (c->bounded[s] && accumulate && !weir_batch_is_null(in, c->bound_col[s], r)) {
+        t = WEIR_COL_I64(in, c->bound_col[s])[r];
+        weir_ts expiry = row_expiry(c, s, t);
+        if (expiry <= weir_op_watermark(ctx))
+        {
+            store = false; /* no row still to come can match it: joined below, kept nowhere */
+            weir_op_counter_add(j->n_expired, 1);
+        }
+        else if (count == 1 &&
+                 (rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, round_up(expiry, c->bound_step_ms), s)))
             return rc;
     }
-    if ((rc = put_entry(j, s, j->row.data, j->row.len, count, assoc, t)))
+    if (store && (rc = put_entry(j, s, j->row.data, j->row.len, count, assoc, t)))
         return rc;
     if (matched == 0) {
         /* An interval join pads a row only when it expires unmatched (append-only output). */
@@ -436,19 +485,21 @@ static int emit_expired(join_op *j, weir_op_ctx *ctx, int s, const cand_ref *cr)
     return 0;
 }
 
-/* Interval joins: the rows of side t->ns whose last possible match the watermark has passed. */
+/* Interval and bounded joins: the rows of side t->ns whose last possible match the watermark has passed. */
 static int join_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
 {
     join_op *j = op;
     const weir_join_config *c = &j->conf->cfg;
     int s = tm->ns == 1;
+    /* The end of the input: nothing comes any more, and a bounded join has no padding to emit. */
+    if (!c->interval && weir_op_watermark(ctx) == WEIR_TS_MAX)
+        return 0;
     j->n_refs = 0;
     weir_buf_clear(&j->scan);
     int rc = weir_map_iterate(j->st[s], NULL, 0, scan_visit, j);
     for (uint32_t i = 0; !rc && i < j->n_refs; i++) {
         cand_ref *cr = &j->refs[i];
-        weir_ts expiry = s == 0 ? cr->ts - c->lo_ms + 1 : cr->ts + c->hi_ms + 1;
-        if (expiry > tm->ts)
+        if (row_expiry(c, s, cr->ts) > tm->ts)
             continue;
         rc = weir_map_remove(j->st[s], NULL, 0, j->scan.data + cr->off, cr->len);
         weir_op_counter_add(j->n_expired, (uint64_t)cr->count);
@@ -504,7 +555,8 @@ int weir_join_spec(const weir_join_config *cfg, weir_operator_spec *out)
 {
     if (!cfg || !cfg->out_schema || cfg->keys[0].n == 0 || cfg->keys[0].n != cfg->keys[1].n ||
         cfg->n_out[0] + cfg->n_out[1] != cfg->out_schema->n_fields ||
-        (cfg->interval && cfg->lo_ms > cfg->hi_ms))
+        (cfg->interval && cfg->lo_ms > cfg->hi_ms) ||
+        ((cfg->bounded[0] || cfg->bounded[1]) && (cfg->interval || cfg->type != WEIR_JOIN_INNER)))
         return WEIR_EINVAL;
     join_conf *c = weir_calloc(1, sizeof *c);
     if (!c)

@@ -126,6 +126,21 @@ typedef struct weir_join_config {
     /* Key i compares with IS NOT DISTINCT FROM (null_safe[i]): a NULL there
      * meets a NULL of the other side; other keys with a NULL match nothing. */
     bool null_safe[WEIR_KEY_MAX_COLS];
+    /*
+     * Inner regular join of append-only inputs whose other side only ever
+     * sends rows with a time above its watermark (a window aggregation's
+     * window_end): a row of side s with column bound_col[s] = t can only
+     * match rows of the other side up to t + bound_off[s], so it is dropped
+     * once the watermark reaches t + bound_off[s] (a timer); a row already
+     * behind that when it arrives is joined but not stored. Rows are never
+     * late: the result is the regular join's. NULL: kept. bound_step_ms
+     * (0: 1) rounds the timers up to its multiples: one timer per key and
+     * step instead of one per row time, and a row stays up to a step longer.
+     */
+    bool bounded[2];
+    uint32_t bound_col[2];
+    int64_t bound_off[2];
+    int64_t bound_step_ms;
 } weir_join_config;
 
 int weir_join_spec(const weir_join_config *cfg, weir_operator_spec *out);

@@ -1007,6 +1007,42 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
             time_bound(&tb, &j, resid[i]);
         interval = tb.have_lo && tb.have_hi && tb.lo <= tb.hi;
     }
+    /*
+     * An inner regular join of append-only inputs where one side's rows
+     * all come with a time above its watermark (a window aggregation's
+     * window_end) and the condition caps that time from a column of the
+     * other side: a row of the other side is dropped once the watermark
+     * passes its cap (q7: a bid against the maximum of its 10 s window).
+     * Nothing is late, so the result is the regular join's.
+     */
+    /* Timers per key at most once a second: a key of many rows is scanned once per second, not per row. */
+    enum { BOUND_STEP_MS = 1000 };
+    bool bounded[2] = {false, false};
+    uint32_t bound_col[2] = {0, 0};
+    int64_t bound_off[2] = {0, 0};
+    if (!interval && type == WEIR_JOIN_INNER && !sd[0].r.updating && !sd[1].r.updating) {
+        uint32_t nside[2] = {nl, nr};
+        for (int s = 0; s < 2; s++) {
+            const rel *o = &sd[1 - s].r;
+            if (!o->above_wm || o->above_node != o->s.node || o->above_col >= nside[1 - s])
+                continue;
+            weir_type_id tid = o->schema->fields[o->above_col].type.id;
+            for (uint32_t col = 0; col < nside[s] && !bounded[s]; col++) {
+                if (sd[s].r.schema->fields[col].type.id != tid)
+                    continue;
+                /* d = left.time - right.time; left row: right <= left - lo; right row: left <= right + hi */
+                time_bounds cb = {.lt = s == 0 ? (int)col : (int)o->above_col,
+                                  .rt = (int)nl + (s == 0 ? (int)o->above_col : (int)col)};
+                for (uint32_t i = 0; i < n_resid; i++)
+                    time_bound(&cb, &j, resid[i]);
+                if (s == 0 ? cb.have_lo : cb.have_hi) {
+                    bounded[s] = true;
+                    bound_col[s] = col;
+                    bound_off[s] = s == 0 ? -cb.lo : cb.hi;
+                }
+            }
+        }
+    }
     int64_t ttl = 0;
     const char *v = plan_config(pc, "table.exec.state.ttl");
     if (v && weir_option_parse_duration(v, &ttl)) {
@@ -1024,7 +1060,11 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
                            .time_col = {interval ? (uint32_t)sd[0].r.rowtime : 0,
                                         interval ? (uint32_t)sd[1].r.rowtime : 0},
                            .lo_ms = tb.lo,
-                           .hi_ms = tb.hi};
+                           .hi_ms = tb.hi,
+                           .bounded = {bounded[0], bounded[1]},
+                           .bound_col = {bound_col[0], bound_col[1]},
+                           .bound_off = {bound_off[0], bound_off[1]},
+                           .bound_step_ms = BOUND_STEP_MS};
     for (uint32_t i = 0; i < n_keys; i++)
         jc.null_safe[i] = null_safe[i];
     weir_operator_spec spec;
@@ -1048,10 +1088,16 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     char rbuf[512] = "";
     if (residual)
         weir_expr_format(residual, rbuf, sizeof rbuf);
-    char ibuf[96] = "";
+    char ibuf[256] = "";
     if (interval)
         snprintf(ibuf, sizeof ibuf, " (interval: left time - right time in [%lld, %lld] ms)", (long long)tb.lo,
                  (long long)tb.hi);
+    for (int s = 0; s < 2; s++)
+        if (bounded[s]) {
+            size_t l = strlen(ibuf);
+            snprintf(ibuf + l, sizeof ibuf - l, " (%s rows dropped at W >= %s %+lld ms)", s ? "right" : "left",
+                     sd[s].r.schema->fields[bound_col[s]].name, (long long)bound_off[s]);
+        }
     weir_buf_printf(&pc->explain, "  %s[%d]: %s on %s%s%s%s%s\n", interval ? "IntervalJoin" : "Join", j.s.node,
                     weir_join_type_name(type), (char *)keytext.data, residual ? " where " : "", rbuf, ibuf,
                     j.updating ? " (changelog)" : "");

@@ -448,6 +448,7 @@ int plan_over(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, 
     out->updating = false;
     out->win.present = false;
     out->wprops.present = false;
+    out->above_wm = false;
     char **quals = plan_alloc(pc, (os->n_fields + 1) * sizeof *quals);
     if (!quals)
         return WEIR_ENOMEM;

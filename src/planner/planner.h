@@ -85,6 +85,16 @@ typedef struct rel {
     uint32_t n_physical;  /* columns really carried by the stream (< schema->n_fields with a pending window) */
     rel_window win;
     rel_wprops wprops;
+    /*
+     * Column above_col is above the watermark in every row that follows it
+     * (window_end of an event-time window aggregation without allowed
+     * lateness: a window fires once W >= end, and only once). Valid while
+     * the rel's stream is still node above_node: an operator that does not
+     * carry it forward (plan_calc does) leaves it behind.
+     */
+    bool above_wm;
+    uint32_t above_col;
+    int above_node;
     weir_sql_loc loc;
 } rel;
 

@@ -133,10 +133,21 @@ int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, 
     /* The same calc over the same stream: one operator (reuse.c). */
     weir_buf dg;
     int rc = calc_digest(r->s, filter, exprs, names, n, &dg);
+    /* A column above the watermark stays so under any name (a filter keeps every column). */
+    o.above_wm = false;
+    if (r->above_wm && r->above_node == r->s.node) {
+        for (uint32_t i = 0; exprs && i < n && !o.above_wm; i++)
+            if (weir_expr_column_index(exprs[i]) == (int32_t)r->above_col) {
+                o.above_wm = true;
+                o.above_col = i;
+            }
+        o.above_wm |= !exprs;
+    }
     const rel *same = rc ? NULL : plan_reuse_find(pc, PLAN_REUSE_OPERATOR, &dg);
     if (same) {
         weir_buf_fini(&dg);
         o.s = same->s;
+        o.above_node = o.s.node;
         explain_line(pc, "Reused[%d]: %s", o.s.node, label);
         *out = o;
         return 0;
@@ -156,6 +167,7 @@ int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, 
         weir_buf_fini(&dg);
         return plan_error(pc, r->loc, rc, "cannot add operator %s: %s", label, weir_job_error(pc->job));
     }
+    o.above_node = o.s.node;
     if (!rc)
         rc = plan_reuse_add(pc, PLAN_REUSE_OPERATOR, &dg, &o);
     weir_buf_fini(&dg);
@@ -380,6 +392,7 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
     out->n_physical = cols.full->n_fields;
     out->win.present = false;
     out->wprops.present = false;
+    out->above_wm = false;
     out->loc = loc;
     char colbuf[512] = "";
     if (cols.pruned) {
@@ -1338,6 +1351,10 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
         if (!proctime && !out->updating)
             out->wprops = (rel_wprops){true, as->cascade ? in->wprops.assigner : ws.assigner, as->ws_out, as->we_out,
                                        (int32_t)as->wt_out};
+        /* Fired once W >= end and never again: every later row ends after the watermark. */
+        out->above_wm = !proctime && !out->updating && ws.allowed_lateness_ms == 0;
+        out->above_col = as->we_out;
+        out->above_node = out->s.node;
         static const char *kinds[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION", "GLOBAL"};
         if (same) {
             /* the first one sends the late records already */
@@ -1543,6 +1560,7 @@ int plan_distinct(plan_ctx *pc, rel *r, weir_sql_loc loc)
     r->rowtime = -1;
     r->has_proctime = false;
     r->wprops.present = false;
+    r->above_wm = false;
     return 0;
 }
 
@@ -2118,6 +2136,7 @@ static int plan_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, rel *out
     out->updating = updating;
     out->win.present = false;
     out->wprops.present = false;
+    out->above_wm = false;
     out->loc = sel->loc;
     return rel_quals(pc, out, NULL);
 }
@@ -2210,6 +2229,7 @@ int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
         out->updating = l.updating || r.updating;
         out->win.present = false;
         out->wprops.present = false;
+        out->above_wm = false;
         out->loc = q->loc;
         rc = rel_quals(pc, out, NULL);
         if (!rc && !q->u.setop.all)
