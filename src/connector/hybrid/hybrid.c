@@ -396,11 +396,17 @@ static bool hs_has_backlog(void *p)
     return c->has_backlog && r->inner && c->has_backlog(r->inner);
 }
 
+/*
+ * Checkpoint hooks go to both parts, except that a chained history (a range
+ * of the live topic) leaves committing to the live part: the history's
+ * consumer would go on committing the offset its range ended at after the
+ * partition switched, racing the live consumer's newer one.
+ */
 static int hs_checkpoint_taken(void *p, uint64_t ckpt_id, weir_error *err)
 {
     hybrid_src *s = p;
     int rc = 0;
-    for (int i = 0; i < 2 && !rc; i++)
+    for (int i = s->a->chained ? 1 : 0; i < 2 && !rc; i++)
         if (cls_of(s, i)->checkpoint_taken)
             rc = cls_of(s, i)->checkpoint_taken(s->inst[i], ckpt_id, err);
     return rc;
@@ -410,7 +416,7 @@ static int hs_checkpoint_complete(void *p, uint64_t ckpt_id, weir_error *err)
 {
     hybrid_src *s = p;
     int rc = 0;
-    for (int i = 0; i < 2 && !rc; i++)
+    for (int i = s->a->chained ? 1 : 0; i < 2 && !rc; i++)
         if (cls_of(s, i)->checkpoint_complete)
             rc = cls_of(s, i)->checkpoint_complete(s->inst[i], ckpt_id, err);
     return rc;
@@ -492,14 +498,13 @@ static int parse_sources(const char *v, char names[2][HYBRID_NAME_MAX])
 }
 
 /* Which part option key goes to: 0, 1, 2 for both, -1: the hybrid's own. */
-static int owner_of(const char *key, char names[2][HYBRID_NAME_MAX],
-                    const char **rest)
+static int owner_of(const char *key, const hybrid_arg *a, const char **rest)
 {
     if (!strcmp(key, "sources") || !strcmp(key, "connector"))
         return -1;
     for (int i = 0; i < 2; i++) {
-        size_t n = strlen(names[i]);
-        if (!strncmp(key, names[i], n) && key[n] == '.') {
+        size_t n = strlen(a->names[i]);
+        if (!strncmp(key, a->names[i], n) && key[n] == '.') {
             *rest = key + n + 1;
             return i;
         }
@@ -547,10 +552,11 @@ int weir__hybrid_source_spec_opts(const weir_option *opts, size_t n_opts,
     if (bad)
         *bad = -1;
     hybrid_arg *a = weir_calloc(1, sizeof *a);
-    weir_option *sub = weir_calloc(n_opts ? n_opts : 1, sizeof *sub);
-    size_t *map = weir_calloc(n_opts ? n_opts : 1, sizeof *map);
+    weir_option *sub = weir_calloc(n_opts + 1, sizeof *sub);
+    size_t *map = weir_calloc(n_opts + 1, sizeof *map);
+    bool *refused = weir_calloc(n_opts + 1, sizeof *refused);
     int rc = 0;
-    if (!a || !sub || !map) {
+    if (!a || !sub || !map || !refused) {
         rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
         goto fail;
     }
@@ -582,7 +588,7 @@ int weir__hybrid_source_spec_opts(const weir_option *opts, size_t n_opts,
     for (size_t i = 0; i < n_opts; i++) {
         const char *rest;
         const char *dot = strchr(opts[i].key, '.');
-        if (owner_of(opts[i].key, a->names, &rest) != 2 || !dot)
+        if (owner_of(opts[i].key, a, &rest) != 2 || !dot)
             continue;
         char word[HYBRID_NAME_MAX];
         size_t wl = (size_t)(dot - opts[i].key);
@@ -603,16 +609,25 @@ int weir__hybrid_source_spec_opts(const weir_option *opts, size_t n_opts,
             }
         }
     }
-    const char *conn[2];
+    const char *conn[2] = {NULL, NULL};
     for (int part = 0; part < 2; part++) {
         size_t n = 0;
         for (size_t i = 0; i < n_opts; i++) {
             const char *rest;
-            int w = owner_of(opts[i].key, a->names, &rest);
+            int w = owner_of(opts[i].key, a, &rest);
             if (w == part || w == 2) {
                 sub[n] = (weir_option){rest, opts[i].value};
                 map[n++] = i;
             }
+        }
+        /* A live part that may go on from a range of its own topic needs no
+         * start of its own (the switch gives it); so that the Kafka options
+         * do not ask for a consumer group, it gets one it never uses. Not
+         * chained after all, it must have been given one (checked below). */
+        if (part == 1 && !has_opt(sub, n, "scan.startup.mode") &&
+            conn[0] && !strcmp(conn[0], "kafka")) {
+            sub[n] = (weir_option){"scan.startup.mode", "earliest-offset"};
+            map[n++] = SIZE_MAX;
         }
         conn[part] = get_opt(sub, n, "connector");
         if (!conn[part]) {
@@ -662,12 +677,33 @@ int weir__hybrid_source_spec_opts(const weir_option *opts, size_t n_opts,
             memset(&e, 0, sizeof e);
         e.bad_option_index = &inner_bad;
         weir_error ierr;
-        weir_error_clear(&ierr);
-        rc = weir_connector_source_spec(conn[part], sub, n, schema, &e,
-                                        &a->part[part], &ierr);
+        const char *rest;
+        /* A shared option that this part's connector does not know is left
+         * to the other part ('path' for files, 'topic' for Kafka); one that
+         * neither knows is refused, by the second part's message. */
+        for (;;) {
+            weir_error_clear(&ierr);
+            inner_bad = -1;
+            rc = weir_connector_source_spec(conn[part], sub, n, schema, &e,
+                                            &a->part[part], &ierr);
+            if (!rc || inner_bad < 0 || (size_t)inner_bad >= n ||
+                map[inner_bad] == SIZE_MAX ||
+                owner_of(opts[map[inner_bad]].key, a, &rest) != 2 ||
+                strncmp(ierr.message, "unsupported option", 18) ||
+                (part == 1 && refused[map[inner_bad]]))
+                break;
+            refused[map[inner_bad]] = true;
+            memset(&a->part[part], 0, sizeof a->part[part]);
+            n--;
+            memmove(sub + inner_bad, sub + inner_bad + 1,
+                    (n - (size_t)inner_bad) * sizeof *sub);
+            memmove(map + inner_bad, map + inner_bad + 1,
+                    (n - (size_t)inner_bad) * sizeof *map);
+        }
         if (rc) {
-            a->part[part].cls = NULL;
-            if (bad && inner_bad >= 0 && (size_t)inner_bad < n)
+            memset(&a->part[part], 0, sizeof a->part[part]);
+            if (bad && inner_bad >= 0 && (size_t)inner_bad < n &&
+                map[inner_bad] != SIZE_MAX)
                 *bad = (int)map[inner_bad];
             weir_error_set(err, rc, "hybrid part '%s' ('%s'): %s",
                            a->names[part], conn[part], ierr.message);
@@ -693,7 +729,7 @@ int weir__hybrid_source_spec_opts(const weir_option *opts, size_t n_opts,
         size_t n = 0;
         for (size_t i = 0; i < n_opts; i++) {
             const char *rest;
-            if (owner_of(opts[i].key, a->names, &rest) == 1 &&
+            if (owner_of(opts[i].key, a, &rest) == 1 &&
                 !strncmp(rest, "scan.startup.", 13)) {
                 map[n++] = i;
             }
@@ -722,6 +758,7 @@ int weir__hybrid_source_spec_opts(const weir_option *opts, size_t n_opts,
     }
     weir_free(sub);
     weir_free(map);
+    weir_free(refused);
     memset(out, 0, sizeof *out);
     out->name = "hybrid";
     out->cls = &weir__hybrid_source_class;
@@ -732,6 +769,7 @@ int weir__hybrid_source_spec_opts(const weir_option *opts, size_t n_opts,
 fail:
     weir_free(sub);
     weir_free(map);
+    weir_free(refused);
     hybrid_free_arg(a);
     return rc;
 }
