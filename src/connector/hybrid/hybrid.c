@@ -662,6 +662,11 @@ int weir__hybrid_source_spec_opts(const weir_option *opts, size_t n_opts,
             } else if (strcmp(conn[0], "filesystem"))
                 why = "the history is 'filesystem' or 'kafka'";
             if (why) {
+                for (size_t i = 0; i < n && bad; i++)
+                    if (map[i] != SIZE_MAX &&
+                        (!strcmp(sub[i].key, "source.monitor-interval") ||
+                         !strcmp(sub[i].key, "scan.bounded.mode")))
+                        *bad = (int)map[i];
                 rc = weir_error_set(err, WEIR_EINVAL,
                                     "connector 'hybrid': the history part "
                                     "'%s' must be bounded: %s",
