@@ -35,6 +35,8 @@ WIN=${LAT_WINDOW_MS:-1000}
 DELAY=${LAT_DELAY_MS:-0}
 WARMUP=${LAT_WARMUP:-3}
 PAR=${LAT_PARALLELISM:-1}
+# extra WITH options of the source, e.g. "'properties.fetch.wait.max.ms' = '10',"
+PROPS=${LAT_SOURCE_OPTIONS:-}
 T=$(mktemp -d /tmp/weir-kafka-lat-XXXXXX)
 cleanup() {
     [ -n "${JOB_PID:-}" ] && kill "$JOB_PID" 2> /dev/null
@@ -51,7 +53,7 @@ B=$(cat boot)
 cat > job.sql <<EOF
 CREATE TABLE src (k STRING, v BIGINT, ts_ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ts_ms, 3),
   WATERMARK FOR ts AS ts - INTERVAL '$DELAY' MILLISECOND)
-WITH ('connector' = 'kafka', 'topic' = 'in', 'properties.bootstrap.servers' = '$B',
+WITH ('connector' = 'kafka', 'topic' = 'in', 'properties.bootstrap.servers' = '$B', $PROPS
   'scan.startup.mode' = 'latest-offset', 'format' = 'json');
 CREATE TABLE dst (we TIMESTAMP(3), c BIGINT, s BIGINT) WITH ('connector' = 'print');
 INSERT INTO dst SELECT window_end, COUNT(*), SUM(v)
@@ -72,10 +74,10 @@ JOB_PID=$!
 # The source starts at the latest offsets: give it time to find them.
 sleep 2
 python3 - "$RATE" "$SECS" 2> producer.log <<'PY' | kcat -P -b "$B" -t in -X queue.buffering.max.messages=2000000 2> kcat.log
-import sys, time, random
+import sys, time
 rate, secs = int(sys.argv[1]), int(sys.argv[2])
 out = sys.stdout
-rnd = random.Random(1)
+prefixes = ['{"k":"k%d","v":%d,"ts_ms":' % (i % 100, i) for i in range(1000)]
 t0 = time.time()
 sent = 0
 end = t0 + secs
@@ -84,12 +86,15 @@ while True:
     if now >= end:
         break
     due = int((now - t0) * rate)
-    if due > sent:
-        ms = int(now * 1000)
-        out.write("".join('{"k":"k%d","v":%d,"ts_ms":%d}\n' % (i % 100, i % 1000, ms)
-                          for i in range(sent, due)))
-        out.flush()
-        sent = due
+    while due > sent:
+        # prefixes cycle through 1000 (key, value) pairs; the suffix carries
+        # the produce time (joined in C: the pacer keeps up with the rate)
+        a = sent % 1000
+        b = min(1000, a + (due - sent))
+        suffix = '%d}\n' % int(now * 1000)
+        out.write(suffix.join(prefixes[a:b]) + suffix)
+        sent += b - a
+    out.flush()
     time.sleep(0.0005)
 el = time.time() - t0
 sys.stderr.write("producer: %d events in %.2f s = %.0f events/s\n" % (sent, el, sent / el))
@@ -101,7 +106,7 @@ kill "$JOB_PID" 2> /dev/null
 wait "$JOB_PID" 2> /dev/null
 JOB_PID=
 wait "$READER_PID" 2> /dev/null
-python3 - "$WARMUP" "$RATE" "$WIN" "$DELAY" stamped.txt <<'PY'
+python3 - "$WARMUP" "$RATE" "$WIN" "$DELAY" stamped.txt <<'PY' || { head -3 stamped.txt; tail -5 job.log; }
 import sys, re, datetime
 warm, rate, win, delay = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 rows = []
