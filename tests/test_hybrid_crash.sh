@@ -135,7 +135,9 @@ for kind in files range; do
         [ $((i % 2)) -eq 1 ] && want=history
         "$WEIR" run "$kind.sql" "${CK[@]}" > /dev/null 2>> log &
         pid=$!
-        for ((w = 0; w < 1000; w++)); do
+        # bounded by twice the uninterrupted run's time
+        deadline=$(( $(date +%s%N) / 1000000 + 2 * ref_ms + 1000 ))
+        while (( $(date +%s%N) / 1000000 < deadline )); do
             kill -0 "$pid" 2> /dev/null || break
             phase_of_latest; ph=$PH
             case $ph in *$want*) break ;; esac
