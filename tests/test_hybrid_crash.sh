@@ -12,7 +12,7 @@
 # mid-input.
 #
 # WEIR_HYBRID_CRASH_SEED replays a kill schedule; WEIR_HYBRID_CRASH_KILLS
-# (default 6 per history kind) and WEIR_HYBRID_CRASH_MSGS (default 90000)
+# (default 4 per history kind) and WEIR_HYBRID_CRASH_MSGS (default 45000)
 # size it.
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -21,8 +21,8 @@ if [ ! -x "$MOCK" ] || ! command -v kcat > /dev/null; then
     echo "test_hybrid_crash: SKIPPED (no weir-kafka-mock or no kcat)"; exit 0
 fi
 SEED=${WEIR_HYBRID_CRASH_SEED:-$(( $(date +%s) % 100000 + $$ ))}
-KILLS=${WEIR_HYBRID_CRASH_KILLS:-6}
-MSGS=${WEIR_HYBRID_CRASH_MSGS:-90000}
+KILLS=${WEIR_HYBRID_CRASH_KILLS:-4}
+MSGS=${WEIR_HYBRID_CRASH_MSGS:-45000}
 RANDOM=$SEED
 echo "test_hybrid_crash: seed $SEED (WEIR_HYBRID_CRASH_SEED=$SEED replays it), $MSGS events, $KILLS kills per history kind"
 T=$(mktemp -d /tmp/weir-hybrid-crash-XXXXXX)
