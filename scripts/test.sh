@@ -32,8 +32,8 @@ case "${1:-}" in
   export WEIR_PG_LOOKUP_ROUNDS=${WEIR_PG_LOOKUP_ROUNDS:-1}
   export WEIR_S3_KILLS=${WEIR_S3_KILLS:-3}
   export WEIR_HYBRID_CRASH_KILLS=${WEIR_HYBRID_CRASH_KILLS:-2}
-  export WEIR_HYBRID_CRASH_MSGS=${WEIR_HYBRID_CRASH_MSGS:-15000}
-  export WEIR_HYBRID_DIFF_ROUNDS=${WEIR_HYBRID_DIFF_ROUNDS:-3}
+  export WEIR_HYBRID_CRASH_MSGS=${WEIR_HYBRID_CRASH_MSGS:-30000}
+  export WEIR_HYBRID_DIFF_ROUNDS=${WEIR_HYBRID_DIFF_ROUNDS:-2}
   # Installing and packaging (cmake --install, cpack) checks no memory
   # access of weir's; the plain run covers it.
   ctest_args+=(-E '^test_install$')

@@ -123,6 +123,8 @@ for kind in files range; do
     in_hist=0
     in_live=0
     : > log
+    # A run that finished before its kill starts the job over (its output
+    # was complete: the next runs make it again).
     for ((i = 1; i <= KILLS || (i <= 3 * KILLS && (in_hist == 0 || in_live == 0)); i++)); do
         last_ck=
         phase_of_latest; ph=$PH
@@ -147,7 +149,7 @@ for kind in files range; do
         kill -9 "$pid" 2> /dev/null
         { wait "$pid"; } 2> /dev/null
         st=$?
-        if [ $st -eq 137 ]; then kills=$((kills + 1)); elif [ $st -ne 0 ]; then fail "$kind: attempt $i exited $st"; else break; fi
+        if [ $st -eq 137 ]; then kills=$((kills + 1)); elif [ $st -ne 0 ]; then fail "$kind: attempt $i exited $st"; else rm -rf out ckpt; fi
     done
     phase_of_latest; ph=$PH
     case $ph in *history*) in_hist=$((in_hist + 1)) ;; esac

@@ -15,7 +15,7 @@
 # disorder within the delay (no row late, whatever the interleaving).
 # The live part is bounded at the latest offsets so that every run ends.
 #
-# WEIR_HYBRID_DIFF_SEED replays a run; WEIR_HYBRID_DIFF_ROUNDS (default 6)
+# WEIR_HYBRID_DIFF_SEED replays a run; WEIR_HYBRID_DIFF_ROUNDS (default 4)
 # and WEIR_HYBRID_DIFF_MSGS (default 2000 per round) size it.
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -24,7 +24,7 @@ if [ ! -x "$MOCK" ] || ! command -v kcat > /dev/null; then
     echo "test_hybrid_diff: SKIPPED (no weir-kafka-mock or no kcat)"; exit 0
 fi
 SEED=${WEIR_HYBRID_DIFF_SEED:-$(( $(date +%s) % 100000 + $$ ))}
-ROUNDS=${WEIR_HYBRID_DIFF_ROUNDS:-6}
+ROUNDS=${WEIR_HYBRID_DIFF_ROUNDS:-4}
 MSGS=${WEIR_HYBRID_DIFF_MSGS:-2000}
 echo "test_hybrid_diff: seed $SEED (WEIR_HYBRID_DIFF_SEED=$SEED replays it), $ROUNDS rounds of $MSGS events"
 T=$(mktemp -d /tmp/weir-hybrid-diff-XXXXXX)
