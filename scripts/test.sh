@@ -38,6 +38,9 @@ case "${1:-}" in
   export WEIR_SETOPDIFF_JOBS=${WEIR_SETOPDIFF_JOBS:-6}
   export WEIR_OVERDIFF_JOBS=${WEIR_OVERDIFF_JOBS:-3}
   export WEIR_JOINDIFF_CASES=${WEIR_JOINDIFF_CASES:-8}
+  export WEIR_HYBRID_CRASH_KILLS=${WEIR_HYBRID_CRASH_KILLS:-2}
+  export WEIR_HYBRID_CRASH_MSGS=${WEIR_HYBRID_CRASH_MSGS:-30000}
+  export WEIR_HYBRID_DIFF_ROUNDS=${WEIR_HYBRID_DIFF_ROUNDS:-2}
   # Installing and packaging (cmake --install, cpack) checks no memory
   # access of weir's; the plain run covers it.
   ctest_args+=(-E '^test_install$')

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "connector/connector_internal.h"
+#include "connector/hybrid/hybrid.h"
 #include "connector/postgres/jdbc_sink.h"
 #include "weir/nexmark.h"
 #ifdef WEIR_HAVE_KAFKA
@@ -667,6 +668,9 @@ int weir_connector_source_spec(const char *connector, const weir_option *opts, s
                               env->metadata_columns[0].value);
     if (strcmp(c, "kafka") == 0)
         return kafka_source_spec(opts, n_opts, schema, env, out, err);
+    if (strcmp(c, "hybrid") == 0)
+        return weir__hybrid_source_spec_opts(opts, n_opts, schema, env, out,
+                                             err);
     if (strcmp(c, "stdin") == 0)
         return weir__stdin_source_spec_opts(opts, n_opts, schema, env, out,
                                             err);
@@ -701,7 +705,7 @@ int weir_connector_source_spec(const char *connector, const weir_option *opts, s
             "connector '%s' can only be written to (a sink), not read from", c);
     return weir_error_set(err, WEIR_EUNSUPPORTED,
                           "unsupported connector '%s' as a source (weir has 'filesystem', 'datagen', 'nexmark', "
-                          "'kafka', 'nats' and 'stdin')", c);
+                          "'kafka', 'hybrid', 'nats' and 'stdin')", c);
 }
 
 int weir_connector_sink_spec(const char *connector, const weir_option *opts,

@@ -469,6 +469,14 @@ static int idle_without_splits(weir__subtask *st)
     return weir__chain_status(st, true);
 }
 
+static bool every_split_ended(const weir__source_run *r)
+{
+    for (uint32_t i = 0; i < r->n_splits; i++)
+        if (!r->splits[i].finished)
+            return false;
+    return true;
+}
+
 static bool all_finished(const weir__source_run *r)
 {
     for (uint32_t i = 0; i < r->n_splits; i++)
@@ -557,6 +565,22 @@ int weir__run_source(weir__subtask *st)
     int rc = discover(st, &flags);
     if (rc)
         return rc;
+    /*
+     * Restored splits that had all ended, of a source that finds more
+     * splits later (a hybrid source's live part comes once its history has
+     * ended): ask again before saying where this subtask stands. Otherwise
+     * it would announce itself idle (its valve has no active input), the
+     * watermark downstream would move past the next phase's rows, and a
+     * checkpoint taken before them would lose their restored positions.
+     * Stops when a call adds nothing.
+     */
+    while (!r->discovery_done && r->n_splits > 0 && every_split_ended(r)) {
+        uint32_t before = r->n_splits;
+        if ((rc = discover(st, &flags)))
+            return rc;
+        if (r->n_splits == before)
+            break;
+    }
     /* The first message of every channel: where this subtask stands. */
     if ((rc = weir__chain_status(st, r->valve.idle)))
         return rc;

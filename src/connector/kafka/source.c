@@ -414,7 +414,9 @@ static int committed_offset(kafka_source *s, kafka_part *pt, int64_t *out,
 }
 
 /* Resolves where a split starts and ends when it opens for the first time. */
-static int resolve_fresh(kafka_reader *r, weir_error *err)
+/* A fresh reader's start and bound; at >= 0 starts there instead of where
+ * the startup mode says (the hybrid source's live part). */
+static int resolve_fresh(kafka_reader *r, int64_t at, weir_error *err)
 {
     kafka_source *s = r->s;
     const weir__kafka_source_arg *a = s->a;
@@ -429,7 +431,7 @@ static int resolve_fresh(kafka_reader *r, weir_error *err)
     r->hi = hi;
     int64_t c;
     int rc;
-    switch (a->start) {
+    switch (at >= 0 ? WEIR__KAFKA_START_EARLIEST : a->start) {
     case WEIR__KAFKA_START_EARLIEST:
         r->next = lo;
         break;
@@ -467,6 +469,8 @@ static int resolve_fresh(kafka_reader *r, weir_error *err)
                 a->group_id ? a->group_id : "", pt->id);
         break;
     }
+    if (at >= 0)
+        r->next = at;
     if (r->next < lo) /* a specific or committed offset already deleted */
         r->next = lo;
     switch (a->bound) {
@@ -536,8 +540,9 @@ static kafka_part *part_from_id(kafka_source *s, const char *id)
     return &s->parts[s->n_parts - 1];
 }
 
-static int ks_open_split(void *p, const char *id, const void *pos,
-                         size_t pos_len, void **out, weir_error *err)
+static int open_reader(void *p, const char *id, const void *pos,
+                       size_t pos_len, int64_t at, void **out,
+                       weir_error *err)
 {
     kafka_source *s = p;
     const weir__kafka_source_arg *a = s->a;
@@ -590,7 +595,7 @@ static int ks_open_split(void *p, const char *id, const void *pos,
                                 id);
             goto fail;
         }
-    } else if ((rc = resolve_fresh(r, err))) {
+    } else if ((rc = resolve_fresh(r, at, err))) {
         goto fail;
     }
     pt->offset = r->next;
@@ -624,6 +629,18 @@ fail:
     return rc;
 }
 
+static int ks_open_split(void *p, const char *id, const void *pos,
+                         size_t pos_len, void **out, weir_error *err)
+{
+    return open_reader(p, id, pos, pos_len, -1, out, err);
+}
+
+int weir__kafka_open_at(void *src, const char *id, int64_t offset,
+                        void **out, weir_error *err)
+{
+    return open_reader(src, id, NULL, 0, offset, out, err);
+}
+
 static void ks_close_split(void *p)
 {
     kafka_reader *r = p;
@@ -647,6 +664,18 @@ static int ks_position(void *p, weir_buf *out)
     if (!rc)
         rc = weir_buf_put_i64(out, r->skip_until);
     return rc;
+}
+
+/*
+ * For the hybrid source (connector/hybrid/), which runs a bounded range of a
+ * partition and then the live partition as one split: the offset a reader
+ * stands at (the next one it would return). weir__kafka_open_at opens a
+ * reader that starts exactly at an offset (bounded as the source's
+ * 'scan.bounded.mode' says).
+ */
+int64_t weir__kafka_reader_offset(const void *reader)
+{
+    return ((const kafka_reader *)reader)->next;
 }
 
 /* ---- decoding ---- */

@@ -120,4 +120,11 @@ int weir__kafka_source_spec_opts(const weir_option *opts, size_t n_opts,
                                  const weir_connector_env *env,
                                  weir_source_spec *out, weir_error *err);
 
+/* For the hybrid source: the offset a reader of weir__kafka_source_class
+ * stands at, and a reader of partition id of instance src (of that class)
+ * that starts at offset, whatever the startup mode says. */
+int64_t weir__kafka_reader_offset(const void *reader);
+int weir__kafka_open_at(void *src, const char *id, int64_t offset,
+                        void **out, weir_error *err);
+
 #endif
