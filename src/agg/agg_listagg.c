@@ -105,7 +105,7 @@ static int la_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t ro
 {
     la_acc *c = acc;
     if (aggv_valid(b, a->input_col, row)) {
-        aggv v;
+        aggv v = {0};
         aggv_get(VK_STR, b, a->input_col, row, &v);
         int rc = append(a, c, v.s, v.len);
         if (rc)
@@ -119,7 +119,7 @@ static int la_retract(const weir_agg *a, void *acc, const weir_batch *b, uint32_
 {
     la_acc *c = acc;
     if (aggv_valid(b, a->input_col, row)) {
-        aggv v;
+        aggv v = {0};
         aggv_get(VK_STR, b, a->input_col, row, &v);
         uint32_t sl;
         sep_of(a, &sl);
@@ -200,7 +200,7 @@ static int la_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
         n > (uint64_t)rows)
         return WEIR_ECORRUPT;
     for (uint64_t i = 0; i < n; i++) {
-        aggv v;
+        aggv v = {0};
         int rc = weir__agg_get_value(in, VK_STR, &v);
         if (!rc)
             rc = append(a, c, v.s, v.len);

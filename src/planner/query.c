@@ -2039,8 +2039,8 @@ static int plan_select(plan_ctx *pc, const weir_sql_select *sel, rel *out);
  */
 static int plan_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, rel *out)
 {
-    gset *sets;
-    uint32_t n_sets;
+    gset *sets = NULL;
+    uint32_t n_sets = 0;
     int rc = expand_grouping_sets(pc, sel, &sets, &n_sets);
     if (rc)
         return rc;
