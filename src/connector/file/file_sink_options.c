@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "connector/connector_internal.h"
+#include "connector/file/fileio.h"
 
 static const char *const file_sink_known[] = {
     "path",
