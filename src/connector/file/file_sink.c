@@ -99,6 +99,8 @@
 #define SNAPSHOT_VERSION 5
 /* The descriptor of an in-progress file on object storage (an upload). */
 #define S3_FD INT32_MAX
+/* Bytes an in-progress upload may hold back while its parts fail. */
+#define S3_MAX_BUFFERED (UINT64_C(256) << 20)
 
 typedef struct fsink_arg {
     weir_file_sink_config cfg;
@@ -529,8 +531,12 @@ static int fsink_open_impl(void *op, weir_op_ctx *ctx)
 
 static int write_out(file_sink *s, bucket *b)
 {
-    if (b->fd == S3_FD)
-        return s3s_write(s, b, false);
+    if (b->fd == S3_FD) {
+        /* A part that does not go up stays buffered, to be sent again with
+         * the next one (the server may be back), up to a bound. */
+        int rc = s3s_write(s, b, false);
+        return rc && b->buf.len < S3_MAX_BUFFERED ? 0 : rc;
+    }
     if (b->buf.len == 0)
         return 0;
     int rc = weir__fio_write_all(b->fd, b->buf.data, b->buf.len);
@@ -891,9 +897,11 @@ static int roll(file_sink *s, bucket *b)
         return 0;
     int rc;
     if (b->fd == S3_FD) {
-        rc = s3s_write(s, b, true);
-        if (rc)
-            s3s_drop(s, b);
+        /* What failed to go up is still buffered and the parts sent so far
+         * are kept: the file stays in progress, and the next roll (the
+         * next checkpoint) sends the rest. */
+        if ((rc = s3s_write(s, b, true)))
+            return rc;
     } else {
         rc = write_out(s, b);
         if (!rc && weir__fio->fsync(b->fd) != 0)
@@ -1294,8 +1302,10 @@ static int fsink_snapshot_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
     if (s->broken)
         return s->broken;
     if (s->arg->cfg.commit_on_checkpoint) {
+        /* On object storage nothing is lost when an upload fails: this
+         * checkpoint fails, the next one uploads again. */
         if ((rc = roll_all(s)))
-            return s->broken = rc;
+            return s->s3 ? rc : (s->broken = rc);
         for (uint32_t i = 0; i < s->n_pending; i++) {
             if (!s->pending[i].tagged) {
                 s->pending[i].tagged = true;
