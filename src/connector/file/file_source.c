@@ -612,21 +612,23 @@ static int fs_discover(void *p, const char ***ids, uint32_t *n_ids, bool *done,
             goto out;
     } else
 #endif
-    if (stat(a->path, &st) != 0) {
-        if (monitor && errno == ENOENT && s->scanned)
-            goto out; /* a monitored directory may come and go */
-        return weir_error_set(err, weir__fio_errno_code(errno),
-                              "%s: error: cannot read: %s", a->path,
-                              strerror(errno));
-    }
-    if (S_ISDIR(st.st_mode)) {
-        if ((rc = list_dir(a->path, &files, 0, err)))
-            goto out;
-    } else {
-        char *copy = weir_strdup(a->path);
-        if (!copy || (rc = path_list_add(&files, copy))) {
-            rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
-            goto out;
+    {
+        if (stat(a->path, &st) != 0) {
+            if (monitor && errno == ENOENT && s->scanned)
+                goto out; /* a monitored directory may come and go */
+            return weir_error_set(err, weir__fio_errno_code(errno),
+                                  "%s: error: cannot read: %s", a->path,
+                                  strerror(errno));
+        }
+        if (S_ISDIR(st.st_mode)) {
+            if ((rc = list_dir(a->path, &files, 0, err)))
+                goto out;
+        } else {
+            char *copy = weir_strdup(a->path);
+            if (!copy || (rc = path_list_add(&files, copy))) {
+                rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
+                goto out;
+            }
         }
     }
     qsort(files.v, files.n, sizeof *files.v, cmp_str);
