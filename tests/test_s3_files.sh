@@ -13,14 +13,14 @@
 #  3. the server dies while the sink uploads: that checkpoint fails, the job
 #     goes on, and its output is whole once the server is back.
 #
-# WEIR_S3F_SEED replays; WEIR_S3F_CASES (default 3) differential cases,
+# WEIR_S3F_SEED replays; WEIR_S3F_CASES (default 2) differential cases,
 # WEIR_S3F_KILLS (default 5) kills. Skipped (exit 0, "SKIP") when s3rver is
 # not installed or weir has no object storage.
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$(cd "$2" && pwd)
 SEED=${WEIR_S3F_SEED:-$(( $(date +%s) % 100000 + $$ ))}
-CASES=${WEIR_S3F_CASES:-3}
+CASES=${WEIR_S3F_CASES:-2}
 KILLS=${WEIR_S3F_KILLS:-5}
 RANDOM=$SEED
 . "$SRC/tests/support/s3_server.sh"
@@ -36,7 +36,7 @@ cd "$T" || exit 1
 fail() { echo "FAIL: $* (seed $SEED)"; [ -f log ] && tail -20 log; exit 1; }
 s3_start "$T/s3" fb || fail "cannot start s3rver"
 S3=(-D s3.endpoint="$S3_ENDPOINT" -D s3.access-key=S3RVER -D s3.secret-key=S3RVER
-    -D s3.path.style.access=true -D s3.upload.min.part.size=1024)
+    -D s3.path.style.access=true -D s3.upload.min.part.size=4096)
 # Uploads a local file as s3://fb/KEY.
 put() {
     curl -sf --aws-sigv4 "aws:amz:us-east-1:s3" --user S3RVER:S3RVER \
@@ -80,7 +80,7 @@ os.makedirs(os.path.join(d, "sub"), exist_ok=True)
 for f in range(n_files):
     name = os.path.join(d, ("sub/" if f % 2 else "") + "f%d.%s" % (f, fmt))
     with open(name, "w") as o:
-        for _ in range(r.randint(0, 3000)):
+        for _ in range(r.randint(0, 800)):
             row = (i, "k%d" % r.randrange(keys), r.randint(-1000, 1000),
                    base + r.randint(0, 60000))
             i += 1
@@ -93,8 +93,8 @@ with open(os.path.join(d, "_ignored.%s" % fmt), "w") as o:
 with open(os.path.join(d, "sub", ".hidden"), "w") as o:
     o.write("not a record\n")
 print(fmt, r.choice(["window", "filter"]), r.choice(["csv", "json"]),
-      r.randint(1, 3), r.choice(["0", "1kb", "7kb"]),
-      r.choice(["2kb", "64kb", "128mb"]), r.choice([1, 2, 5]), r.randint(2, 5))
+      r.randint(1, 3), r.choice(["0", "3kb", "7kb"]),
+      r.choice(["6kb", "64kb", "128mb"]), r.choice([1, 2, 5]), r.randint(2, 5))
 PY
 # oracle.py IN_DIR JOB SIZE_S MOD OUT_FMT: the expected "folder<TAB>row"s
 # as parsed values; check.py compares a weir output with them.
@@ -180,9 +180,12 @@ for ((c = 1; c <= CASES; c++)); do
     job_sql "in$c" "out$c" "$fmt" "$jb" "$ofmt" "$split" "$roll" "$size_s" "$mod" > local.sql
     job_sql "s3://fb/in$c" "s3://fb/out$c" "$fmt" "$jb" "$ofmt" "$split" "$roll" "$size_s" "$mod" > s3.sql
     what="case $c ($fmt -> $jb -> $ofmt, parallelism $par, split $split, roll $roll)"
+    t0=$(date +%s%N)
     "$WEIR" run local.sql -D parallelism.default="$par" > /dev/null 2> log || fail "$what: the local run failed"
+    t1=$(date +%s%N)
     "$WEIR" run s3.sql "${S3[@]}" -D parallelism.default="$par" -D state.checkpoints.dir="s3://fb/ck$c" \
         -D execution.checkpointing.interval=50ms > /dev/null 2> log || fail "$what: the s3:// run failed"
+    t2=$(date +%s%N)
     python3 oracle.py "in$c" "$jb" "$size_s" "$mod" > want.txt || fail "oracle.py"
     local_rows "out$c" | python3 norm.py "$ofmt" > got-local.txt || fail "$what: cannot read the local output"
     s3_rows "out$c" | python3 norm.py "$ofmt" > got-s3.txt || fail "$what: cannot read the s3:// output"
@@ -190,18 +193,19 @@ for ((c = 1; c <= CASES; c++)); do
     cmp -s want.txt got-local.txt || { diff want.txt got-local.txt | head -5; fail "$what: local output differs from the oracle"; }
     cmp -s want.txt got-s3.txt || { diff want.txt got-s3.txt | head -5; fail "$what: s3:// output differs from the oracle"; }
     [ "$(uploads)" -eq 0 ] || fail "$what: $(uploads) multipart uploads left in progress after a clean end"
-    echo "  $what: $(wc -l < want.txt) rows equal the oracle's, locally and on s3://"
+    echo "  $what: $(wc -l < want.txt) rows equal the oracle's, locally and on s3:// (runs $(( (t1 - t0) / 1000000 )) ms, $(( (t2 - t1) / 1000000 )) ms)"
 done
 
+echo "  ($(( SECONDS )) s so far)"
 # ---- 2. kill -9 loops: s3:// source, exactly-once s3:// sink, checkpoints on s3:// ----
 python3 - > /dev/null <<'PY'
 import os, random
 r = random.Random(11)
 os.makedirs("big", exist_ok=True)
 i = 0
-for f in range(24):
+for f in range(8):
     with open("big/p%02d.csv" % f, "w") as o:
-        for _ in range(4000):
+        for _ in range(3000):
             o.write("%d,k%d,%d,%d\n" % (i, r.randrange(50), r.randint(0, 999), 1700000000000 + i * 7 + r.randint(0, 500)))
             i += 1
 PY
@@ -210,9 +214,9 @@ kill_sql() { # $1 in, $2 out
     cat <<SQL
 CREATE TABLE src (id BIGINT, k STRING, v BIGINT, ts_ms BIGINT,
   ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts - INTERVAL '1000' SECOND
-) WITH ('connector' = 'filesystem', 'path' = '$1', 'format' = 'csv', 'source.split-size' = '16kb');
+) WITH ('connector' = 'filesystem', 'path' = '$1', 'format' = 'csv', 'source.split-size' = '24kb');
 CREATE TABLE dst (k STRING, ws TIMESTAMP(3), cnt BIGINT, total BIGINT)
-  WITH ('connector' = 'filesystem', 'path' = '$2', 'format' = 'csv', 'sink.rolling-policy.file-size' = '4kb');
+  WITH ('connector' = 'filesystem', 'path' = '$2', 'format' = 'csv', 'sink.rolling-policy.file-size' = '8kb');
 INSERT INTO dst SELECT k, window_start, COUNT(*), SUM(v)
 FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY k, window_start, window_end;
 SQL
@@ -258,12 +262,13 @@ for u in "$S3_DATA"/fb/._S3rver_uploads/*/key; do
 done
 echo "  $kills kills: output equals the uninterrupted run's ($(wc -l < ref.txt) rows); $left uploads of killed runs left in progress (s3rver cannot abort them)"
 
+echo "  ($(( SECONDS )) s so far)"
 # ---- 3. the server dies while the sink uploads ----
 cat > fault.sql <<'SQL'
 CREATE TABLE src (g BIGINT, ts AS TO_TIMESTAMP_LTZ(1700000000000 + g, 3),
   WATERMARK FOR ts AS ts - INTERVAL '0.1' SECOND
 ) WITH ('connector' = 'datagen', 'fields.g.kind' = 'sequence', 'fields.g.start' = '0',
-        'fields.g.end' = '59999', 'rows-per-second' = '20000');
+        'fields.g.end' = '29999', 'rows-per-second' = '20000');
 CREATE TABLE dst (g BIGINT, h BIGINT) WITH ('connector' = 'filesystem', 'path' = 'PATH', 'format' = 'csv');
 INSERT INTO dst SELECT g, g * 7 FROM src;
 SQL

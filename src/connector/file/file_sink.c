@@ -119,6 +119,7 @@ typedef struct pending_file {
     uint64_t ckpt; /* checkpoint that covers it, if tagged */
     bool tagged;
     bool done; /* committed, to be forgotten */
+    bool restored; /* from a restored snapshot: may be committed already */
     char *upload;  /* object storage: the multipart upload, else NULL */
     char **etags;  /* its parts' ETags */
     uint32_t n_etags;
@@ -882,7 +883,7 @@ static int add_pending(file_sink *s, char *name, bool tagged, uint64_t ckpt)
         s->cap_pending = cap;
     }
     s->pending[s->n_pending++] =
-        (pending_file){name, ckpt, tagged, false, NULL, NULL, 0};
+        (pending_file){name, ckpt, tagged, false, false, NULL, NULL, 0};
     bucket *b = bucket_of_file(s, name);
     if (b)
         b->n_pending++;
@@ -1547,12 +1548,19 @@ static int s3s_commit(file_sink *s, const pending_file *p)
     char *key = weir__s3_key(s->s3, p->name);
     if (!key)
         return oom(s);
+    /* A restored pending file may have been committed before the crash:
+     * then its object is there (names are never reused) and its upload is
+     * gone, which servers report differently (404, or 500 after retries). */
+    uint64_t size;
+    if (p->restored && weir__s3_head(s->s3, key, &size) == 0) {
+        weir_free(key);
+        return 0;
+    }
     int rc = weir__s3_upload_complete(s->s3, key, p->upload, p->etags,
                                       p->n_etags);
     if (rc) {
-        /* Completed before (a restore after the commit): the upload is
-         * gone and the object is there. */
-        uint64_t size;
+        /* Completed by an attempt whose reply was lost: the upload is gone
+         * and the object is there. */
         if (weir__s3_head(s->s3, key, &size) == 0)
             rc = 0;
         else
@@ -1795,6 +1803,7 @@ static int restore_files(file_sink *s, weir_cursor *in, uint32_t version,
         if (version >= 5) {
             pending_file *p = &s->pending[s->n_pending - 1];
             uint32_t ne;
+            p->restored = true;
             if (weir_cursor_get_str(in, &p->upload) || !p->upload ||
                 weir_cursor_get_u32(in, &ne) || ne > weir_cursor_left(in) / 4)
                 return corrupt(s);
