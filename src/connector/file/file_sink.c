@@ -215,6 +215,7 @@ static int s3s_commit(file_sink *s, const pending_file *p);
 static void s3s_drop(file_sink *s, bucket *b);
 static int s3s_success(file_sink *s, bucket *b);
 static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac);
+static void s3s_deferred(file_sink *s);
 
 static void free_etags(char **etags, uint32_t n)
 {
@@ -841,7 +842,17 @@ static int commit_pending(file_sink *s, bool all, uint64_t upto)
         pending_file *p = &s->pending[i];
         if (!(all || (p->tagged && p->ckpt <= upto)))
             continue;
-        if ((rc = s->s3 ? s3s_commit(s, p) : commit_one(s, p->name)))
+        rc = s->s3 ? s3s_commit(s, p) : commit_one(s, p->name);
+        if (rc && s->s3 && !s->ended) {
+            /* The server failed to complete the upload while the job runs
+             * on: the file stays pending (in every later snapshot) and the
+             * next completed checkpoint commits it again. At the end of
+             * input there is no next one: that fails the job. */
+            s3s_deferred(s);
+            rc = 0;
+            continue;
+        }
+        if (rc)
             break;
         bucket *b = bucket_of_file(s, p->name);
         if (b && b->n_pending)
@@ -1472,6 +1483,12 @@ static int s3s_open(file_sink *s)
     return weir__s3_create(s->arg->path, NULL, &s->s3, &s->err);
 }
 
+static void s3s_deferred(file_sink *s)
+{
+    weir__s3_log(s->s3, "%s (committed again at the next checkpoint)",
+                 s->err.message);
+}
+
 static int s3s_exists(file_sink *s, const char *rel, bool *yes)
 {
     char *key = weir__s3_key(s->s3, rel);
@@ -1695,6 +1712,7 @@ static void s3s_drop(file_sink *s, bucket *b)
     (void)s;
     (void)b;
 }
+static void s3s_deferred(file_sink *s) { (void)s; }
 static int s3s_success(file_sink *s, bucket *b)
 {
     (void)b;
