@@ -3,12 +3,26 @@
  * keys (docs/checkpoints.md lists them with their defaults).
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "weir/checkpoint.h"
 #include "weir/connector.h"
+#include "util/s3.h"
+
+/* The s3.* options also serve the connectors' s3:// paths (util/s3.h). */
+static void s3_default(const char *key, const char *value)
+{
+#if defined(WEIR_HAVE_CURL)
+    weir__s3_default(key, value);
+#else
+    (void)key;
+    (void)value;
+#endif
+}
 
 void weir_checkpoint_config_init(weir_checkpoint_config *cfg)
 {
@@ -121,18 +135,22 @@ int weir_checkpoint_config_set(weir_checkpoint_config *cfg, const char *key,
                 "option '%s': expected an http:// or https:// URL, got '%s'",
                 key, value);
         cfg->s3_endpoint = value;
+        s3_default("endpoint", value);
         return 0;
     }
     if (!strcmp(key, "s3.region")) {
         cfg->s3_region = value;
+        s3_default("region", value);
         return 0;
     }
     if (!strcmp(key, "s3.access-key") || !strcmp(key, "s3.access.key")) {
         cfg->s3_access_key = value;
+        s3_default("access-key", value);
         return 0;
     }
     if (!strcmp(key, "s3.secret-key") || !strcmp(key, "s3.secret.key")) {
         cfg->s3_secret_key = value;
+        s3_default("secret-key", value);
         return 0;
     }
     if (!strcmp(key, "s3.path.style.access") ||
@@ -142,18 +160,23 @@ int weir_checkpoint_config_set(weir_checkpoint_config *cfg, const char *key,
                 err, WEIR_EINVAL,
                 "option '%s': expected true or false, got '%s'", key, value);
         cfg->s3_path_style = !strcasecmp(value, "true") ? "true" : "false";
+        s3_default("path-style", cfg->s3_path_style);
         return 0;
     }
     if (!strcmp(key, "s3.max-error-retries")) {
         if ((rc = parse_int(key, value, 0, 100, &v, err)))
             return rc;
         cfg->s3_max_retries = (int32_t)v;
+        s3_default("max-retries", value);
         return 0;
     }
     if (!strcmp(key, "s3.upload.min.part.size")) {
         if ((rc = parse_int(key, value, 1024, (int64_t)5 << 30, &v, err)))
             return rc;
         cfg->s3_part_size = (uint64_t)v;
+        char num[32];
+        snprintf(num, sizeof num, "%" PRIu64, (uint64_t)v);
+        s3_default("part-size", num);
         return 0;
     }
     if (!strcmp(key, "execution.checkpointing.mode")) {

@@ -98,11 +98,10 @@ static int on_file(void *ud, const weir__ckpt_file *f, const uint8_t *data,
     return 0;
 }
 
-static int fetch_shared(void *ud, const char *name, uint8_t **data,
-                        size_t *len)
+static int fetch_shared(void *ud, const char *name, const char *path,
+                        uint64_t *size, uint32_t *crc)
 {
-    weir__storage *s = ud;
-    return s->ops->get(s, name, data, len);
+    return weir__storage_get_file(ud, name, path, size, crc);
 }
 
 /* Restore folders a killed earlier run left in the state folder. */

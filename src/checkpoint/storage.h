@@ -36,6 +36,14 @@ typedef struct weir__storage_ops {
      */
     int (*put_file)(weir__storage *s, const char *name, const char *path,
                     uint64_t *size, uint32_t *crc);
+    /*
+     * Optional: the file name stored at the local path (created or
+     * replaced), fetched a range at a time, so it never sits whole in
+     * memory; *size and *crc (CRC32C) describe what was fetched. Without
+     * it, get() and a write.
+     */
+    int (*get_file)(weir__storage *s, const char *name, const char *path,
+                    uint64_t *size, uint32_t *crc);
     void (*destroy)(weir__storage *s);
 } weir__storage_ops;
 
@@ -64,6 +72,9 @@ int weir__storage_s3_create(const char *uri,
                             weir__storage **out, weir_error *err);
 #endif
 void weir__storage_destroy(weir__storage *s);
+/* get_file() of s, or get() and a write where s has none. */
+int weir__storage_get_file(weir__storage *s, const char *name,
+                           const char *path, uint64_t *size, uint32_t *crc);
 void weir__storage_free_names(char **names, size_t n);
 
 #endif

@@ -13,6 +13,8 @@
  * folder.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 
 #include "checkpoint/storage.h"
 #include "util/io.h"
+#include "weir/buf.h"
 
 typedef struct local_storage {
     weir__storage base;
@@ -227,4 +230,30 @@ void weir__storage_free_names(char **names, size_t n)
     for (size_t i = 0; i < n; i++)
         weir_free(names[i]);
     weir_free(names);
+}
+
+int weir__storage_get_file(weir__storage *s, const char *name,
+                           const char *path, uint64_t *size, uint32_t *crc)
+{
+    if (s->ops->get_file)
+        return s->ops->get_file(s, name, path, size, crc);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    int rc = s->ops->get(s, name, &data, &len);
+    if (rc)
+        return rc;
+    int fd = weir__io_ops.open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) {
+        weir_free(data);
+        return fd == -ENOSPC ? WEIR_ENOSPC : WEIR_EIO;
+    }
+    rc = weir__io_write_all(fd, data, len);
+    if (weir__io_ops.close(fd) != 0 && !rc)
+        rc = WEIR_EIO;
+    if (!rc) {
+        *size = len;
+        *crc = weir_crc32c(0, data, len);
+    }
+    weir_free(data);
+    return rc;
 }

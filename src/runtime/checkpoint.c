@@ -630,25 +630,23 @@ int weir__snapshot_set_materialize(weir__snapshot_set *s, const char *scratch,
                 rc = write_plain(path, nf->data, nf->len);
                 continue;
             }
-            uint8_t *data = NULL;
-            size_t len = 0;
-            if ((rc = fetch(ud, nf->shared, &data, &len))) {
+            uint64_t len = 0;
+            uint32_t crc = 0;
+            if ((rc = fetch(ud, nf->shared, path, &len, &crc))) {
                 snprintf(why, why_cap, "shared file %s missing or unreadable: %s",
                          nf->shared, weir_strerror(rc));
                 if (rc != WEIR_ENOMEM)
                     rc = WEIR_ECORRUPT;
                 break;
             }
-            if (len != nf->size || weir_crc32c(0, data, len) != nf->crc) {
+            if (len != nf->size || crc != nf->crc) {
                 snprintf(why, why_cap,
-                         "shared file %s: checksum or size mismatch (size %zu, "
-                         "expected %llu): corrupt or truncated",
-                         nf->shared, len, (unsigned long long)nf->size);
+                         "shared file %s: checksum or size mismatch (size "
+                         "%llu, expected %llu): corrupt or truncated",
+                         nf->shared, (unsigned long long)len,
+                         (unsigned long long)nf->size);
                 rc = WEIR_ECORRUPT;
-            } else {
-                rc = write_plain(path, data, len);
             }
-            weir_free(data);
             struct stat st;
             if (!rc && stat(path, &st) == 0) {
                 n->dev[f] = (uint64_t)st.st_dev;

@@ -365,8 +365,11 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
  * directly (open_backend); any other key group of a native part is served
  * canonically by kg_state, read from the opened native checkpoint.
  */
+/* Stores the shared file name at the local path (created or replaced),
+ * giving its size and CRC32C; a file of any size need not fit in memory. */
 typedef int (*weir__native_fetch_fn)(void *ud, const char *name,
-                                     uint8_t **data, size_t *len);
+                                     const char *path, uint64_t *size,
+                                     uint32_t *crc);
 int weir__snapshot_set_materialize(weir__snapshot_set *s, const char *scratch,
                                    uint32_t max_parallelism,
                                    weir__native_fetch_fn fetch, void *ud,

@@ -49,6 +49,20 @@
  * once its trigger fired (watermark past the partition time + delay, or
  * clock past its creation + delay) and it has no open or pending file, an
  * empty success file is written into its folder. Idle buckets are dropped.
+ *
+ * Object storage (path s3://bucket/prefix, util/s3.h): S3 has no rename,
+ * but a multipart upload is invisible until completed, which is the same
+ * life. An in-progress file is a multipart upload of its key (the visible
+ * name): encoded bytes are buffered and go up as a part whenever a part's
+ * size (s3.upload.min.part.size, 8 MiB) has gathered; a roll uploads the
+ * rest as the last part (S3 lets the last part be short), so a pending
+ * file is an upload id and the ETags of its parts, which the snapshot
+ * holds; commit completes the upload. A restore completes the uploads of
+ * the pending files it lists (an upload already completed is found by its
+ * object), and aborts this writer's other uploads (ListMultipartUploads;
+ * a server that cannot list uploads keeps them until a bucket lifecycle
+ * rule removes them) and deletes its uncovered objects, as above. There is
+ * no folder lock on object storage.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -69,6 +83,7 @@
 #include "time/timefmt.h"
 #include "util/dirlock.h"
 #include "util/hex.h"
+#include "util/s3.h"
 
 #define DEFAULT_ROLL_SIZE (UINT64_C(128) << 20)
 #define DEFAULT_ROLLOVER_MS (30 * 60 * 1000)
@@ -78,8 +93,14 @@
 /* 2 adds the subtask index: after a scale-down a subtask adopts others' files.
  * 3 adds partition folders to pending names and the uncommitted partitions.
  * 4 adds the writer and run of the file names (part-<writer>-<run>-...)
- * and the history of runs: u32 n, n x (u64 run, u64 next part number). */
-#define SNAPSHOT_VERSION 4
+ * and the history of runs: u32 n, n x (u64 run, u64 next part number).
+ * 5 adds to each pending file its multipart upload on object storage: str
+ * upload id ("" for a local file), u32 n, n x str ETag of parts 1..n. */
+#define SNAPSHOT_VERSION 5
+/* The descriptor of an in-progress file on object storage (an upload). */
+#define S3_FD INT32_MAX
+/* Bytes an in-progress upload may hold back while its parts fail. */
+#define S3_MAX_BUFFERED (UINT64_C(256) << 20)
 
 typedef struct fsink_arg {
     weir_file_sink_config cfg;
@@ -98,6 +119,10 @@ typedef struct pending_file {
     uint64_t ckpt; /* checkpoint that covers it, if tagged */
     bool tagged;
     bool done; /* committed, to be forgotten */
+    bool restored; /* from a restored snapshot: may be committed already */
+    char *upload;  /* object storage: the multipart upload, else NULL */
+    char **etags;  /* its parts' ETags */
+    uint32_t n_etags;
 } pending_file;
 
 /*
@@ -110,7 +135,10 @@ typedef struct bucket {
     char *rel; /* "" or "dt=2024-01-01/hm=10%3A00" */
     char *dir; /* path or path/rel */
     uint64_t hash;
-    int fd;         /* the in-progress file, or -1 */
+    int fd;         /* the in-progress file (S3_FD: an upload), or -1 */
+    char *upload;   /* object storage: the upload's id */
+    char **etags;   /* and its parts uploaded so far */
+    uint32_t n_etags, cap_etags;
     char *cur_name; /* its visible name, relative to path */
     uint64_t cur_bytes;
     int64_t cur_opened_ms;
@@ -166,6 +194,7 @@ typedef struct file_sink {
     bool swept;    /* hidden files of a crashed earlier run removed */
     bool ended;    /* input ended: every partition may commit */
     weir__dirlock *lock; /* on the table's folder: one process commits */
+    weir__s3 *s3;        /* the path is on object storage */
     /*
      * A write or sync failed at a checkpoint barrier. The runtime declines
      * that checkpoint and goes on, but the part file's data is lost or in
@@ -175,6 +204,32 @@ typedef struct file_sink {
      */
     int broken;
 } file_sink;
+
+/* Object storage (the path is s3://...): below, after abort_uncovered. */
+typedef struct abort_ctx abort_ctx;
+static int s3s_open(file_sink *s);
+static int s3s_exists(file_sink *s, const char *rel, bool *yes);
+static int s3s_start(file_sink *s, bucket *b);
+static int s3s_write(file_sink *s, bucket *b, bool last);
+static int s3s_commit(file_sink *s, const pending_file *p);
+static void s3s_drop(file_sink *s, bucket *b);
+static int s3s_success(file_sink *s, bucket *b);
+static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac);
+static void s3s_deferred(file_sink *s);
+
+static void free_etags(char **etags, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        weir_free(etags[i]);
+    weir_free(etags);
+}
+
+static void pending_fini(pending_file *p)
+{
+    weir_free(p->name);
+    weir_free(p->upload);
+    free_etags(p->etags, p->n_etags);
+}
 
 void weir_file_sink_config_init(weir_file_sink_config *cfg)
 {
@@ -459,6 +514,8 @@ static int fsink_open_impl(void *op, weir_op_ctx *ctx)
 {
     (void)ctx;
     file_sink *s = op;
+    if (weir__fio_is_s3(s->arg->path))
+        return s3s_open(s);
     int rc = weir__fio_mkdirs(s->arg->path);
     if (rc)
         return weir_error_set(&s->err, weir__fio_errno_code(rc),
@@ -476,6 +533,12 @@ static int fsink_open_impl(void *op, weir_op_ctx *ctx)
 
 static int write_out(file_sink *s, bucket *b)
 {
+    if (b->fd == S3_FD) {
+        /* A part that does not go up stays buffered, to be sent again with
+         * the next one (the server may be back), up to a bound. */
+        int rc = s3s_write(s, b, false);
+        return rc && b->buf.len < S3_MAX_BUFFERED ? 0 : rc;
+    }
     if (b->buf.len == 0)
         return 0;
     int rc = weir__fio_write_all(b->fd, b->buf.data, b->buf.len);
@@ -494,7 +557,7 @@ static int write_out(file_sink *s, bucket *b)
  * history does not cover: output committed after the restored checkpoint,
  * by a run that went on past it.
  */
-typedef struct abort_ctx {
+struct abort_ctx {
     uint32_t idx;
     bool old;
     bool has_run;
@@ -504,7 +567,7 @@ typedef struct abort_ctx {
     uint32_t any_writer;
     const run_mark *marks;
     uint32_t n_marks;
-} abort_ctx;
+};
 static int abort_uncovered(file_sink *s, abort_ctx *ac);
 
 /*
@@ -546,8 +609,10 @@ static void bucket_free(bucket *b)
 {
     if (!b)
         return;
-    if (b->fd >= 0)
+    if (b->fd >= 0 && b->fd != S3_FD)
         weir__fio->close(b->fd); /* left hidden: aborted output */
+    weir_free(b->upload);
+    free_etags(b->etags, b->n_etags);
     weir_free(b->rel);
     weir_free(b->dir);
     weir_free(b->cur_name);
@@ -613,7 +678,7 @@ static int open_part(file_sink *s, bucket *b)
     int src = sweep_if_fresh(s);
     if (src)
         return src;
-    if (!b->dir_made) {
+    if (!b->dir_made && !s->s3) {
         int rc = weir__fio_mkdirs(b->dir);
         if (rc)
             return weir_error_set(&s->err, weir__fio_errno_code(rc),
@@ -642,7 +707,19 @@ static int open_part(file_sink *s, bucket *b)
         }
         int e = EEXIST;
         b->fd = -1;
-        if (access(visible, F_OK) != 0) {
+        if (s->s3) {
+            bool taken = false;
+            int rc = s3s_exists(s, b->cur_name, &taken);
+            if (!rc && !taken)
+                rc = s3s_start(s, b);
+            if (rc) {
+                weir_free(hidden);
+                weir_free(visible);
+                weir_free(b->cur_name);
+                b->cur_name = NULL;
+                return rc;
+            }
+        } else if (access(visible, F_OK) != 0) {
             b->fd = weir__fio->open(hidden, O_WRONLY | O_CREAT | O_EXCL, 0666);
             e = errno;
         }
@@ -702,6 +779,8 @@ static int commit_one(file_sink *s, const char *name)
 /* fsync of the folder of the file rel, so its rename is durable. */
 static int sync_folder(file_sink *s, const char *rel)
 {
+    if (s->s3)
+        return 0;
     const char *slash = strrchr(rel, '/');
     char *dir = slash ? make_rel_path(s->arg->path, rel, "", "")
                       : weir_strdup(s->arg->path);
@@ -730,6 +809,8 @@ static bool same_folder(const char *a, const char *b)
  * visible already (committed before a restore). */
 static int check_committable(file_sink *s, const char *rel)
 {
+    if (s->s3)
+        return 0; /* an upload shows whether it is whole only by completing */
     char *hidden = make_rel_path(s->arg->path, rel, ".", ".inprogress");
     char *visible = make_rel_path(s->arg->path, rel, "", "");
     int rc = 0;
@@ -761,7 +842,17 @@ static int commit_pending(file_sink *s, bool all, uint64_t upto)
         pending_file *p = &s->pending[i];
         if (!(all || (p->tagged && p->ckpt <= upto)))
             continue;
-        if ((rc = commit_one(s, p->name)))
+        rc = s->s3 ? s3s_commit(s, p) : commit_one(s, p->name);
+        if (rc && s->s3 && !s->ended) {
+            /* The server failed to complete the upload while the job runs
+             * on: the file stays pending (in every later snapshot) and the
+             * next completed checkpoint commits it again. At the end of
+             * input there is no next one: that fails the job. */
+            s3s_deferred(s);
+            rc = 0;
+            continue;
+        }
+        if (rc)
             break;
         bucket *b = bucket_of_file(s, p->name);
         if (b && b->n_pending)
@@ -782,7 +873,7 @@ static int commit_pending(file_sink *s, bool all, uint64_t upto)
     uint32_t kept = 0;
     for (uint32_t i = 0; i < s->n_pending; i++) {
         if (s->pending[i].done)
-            weir_free(s->pending[i].name);
+            pending_fini(&s->pending[i]);
         else
             s->pending[kept++] = s->pending[i];
     }
@@ -802,7 +893,8 @@ static int add_pending(file_sink *s, char *name, bool tagged, uint64_t ckpt)
         s->pending = v;
         s->cap_pending = cap;
     }
-    s->pending[s->n_pending++] = (pending_file){name, ckpt, tagged, false};
+    s->pending[s->n_pending++] =
+        (pending_file){name, ckpt, tagged, false, false, NULL, NULL, 0};
     bucket *b = bucket_of_file(s, name);
     if (b)
         b->n_pending++;
@@ -815,11 +907,20 @@ static int roll(file_sink *s, bucket *b)
 {
     if (b->fd < 0)
         return 0;
-    int rc = write_out(s, b);
-    if (!rc && weir__fio->fsync(b->fd) != 0)
-        rc = fail_errno(s, "sync", b->cur_name, errno);
-    if (weir__fio->close(b->fd) != 0 && !rc)
-        rc = fail_errno(s, "close", b->cur_name, errno);
+    int rc;
+    if (b->fd == S3_FD) {
+        /* What failed to go up is still buffered and the parts sent so far
+         * are kept: the file stays in progress, and the next roll (the
+         * next checkpoint) sends the rest. */
+        if ((rc = s3s_write(s, b, true)))
+            return rc;
+    } else {
+        rc = write_out(s, b);
+        if (!rc && weir__fio->fsync(b->fd) != 0)
+            rc = fail_errno(s, "sync", b->cur_name, errno);
+        if (weir__fio->close(b->fd) != 0 && !rc)
+            rc = fail_errno(s, "close", b->cur_name, errno);
+    }
     b->fd = -1;
     char *name = b->cur_name;
     b->cur_name = NULL;
@@ -829,6 +930,16 @@ static int roll(file_sink *s, bucket *b)
     }
     if ((rc = add_pending(s, name, false, 0)))
         return rc;
+    if (b->upload) {
+        /* the upload, to be completed by the commit */
+        pending_file *p = &s->pending[s->n_pending - 1];
+        p->upload = b->upload;
+        p->etags = b->etags;
+        p->n_etags = b->n_etags;
+        b->upload = NULL;
+        b->etags = NULL;
+        b->n_etags = b->cap_etags = 0;
+    }
     if (!s->arg->cfg.commit_on_checkpoint)
         return commit_pending(s, true, 0);
     return 0;
@@ -990,6 +1101,8 @@ static bool trigger_fired(file_sink *s, const bucket *b, weir_ts wm)
 
 static int write_success(file_sink *s, bucket *b)
 {
+    if (s->s3)
+        return s3s_success(s, b);
     char *p = make_path(b->dir, "", s->arg->success_name, "");
     if (!p)
         return oom(s);
@@ -1201,8 +1314,10 @@ static int fsink_snapshot_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
     if (s->broken)
         return s->broken;
     if (s->arg->cfg.commit_on_checkpoint) {
+        /* On object storage nothing is lost when an upload fails: this
+         * checkpoint fails, the next one uploads again. */
         if ((rc = roll_all(s)))
-            return s->broken = rc;
+            return s->s3 ? rc : (s->broken = rc);
         for (uint32_t i = 0; i < s->n_pending; i++) {
             if (!s->pending[i].tagged) {
                 s->pending[i].tagged = true;
@@ -1250,9 +1365,16 @@ static int fsink_snapshot_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
     if (!rc)
         rc = weir_buf_put_u32(out, s->n_pending);
     for (uint32_t i = 0; i < s->n_pending && !rc; i++) {
-        rc = weir_buf_put_u64(out, s->pending[i].ckpt);
+        const pending_file *p = &s->pending[i];
+        rc = weir_buf_put_u64(out, p->ckpt);
         if (!rc)
-            rc = weir_buf_put_str(out, s->pending[i].name);
+            rc = weir_buf_put_str(out, p->name);
+        if (!rc)
+            rc = weir_buf_put_str(out, p->upload ? p->upload : "");
+        if (!rc)
+            rc = weir_buf_put_u32(out, p->n_etags);
+        for (uint32_t e = 0; e < p->n_etags && !rc; e++)
+            rc = weir_buf_put_str(out, p->etags[e]);
     }
     /* Partitions whose commit is still to come, with their creation time. */
     if (!rc)
@@ -1340,8 +1462,269 @@ static int abort_uncovered(file_sink *s, abort_ctx *ac)
 {
     if (!ac->old && !ac->has_run && !ac->has_any)
         return 0;
+    if (s->s3)
+        return s3s_abort_uncovered(s, ac);
     return walk(s, s->arg->path, 0, abort_one, ac);
 }
+
+/* ---- object storage ---- */
+
+#if defined(WEIR_HAVE_CURL)
+
+static int s3_fail(file_sink *s, const char *what, const char *name, int rc)
+{
+    return weir_error_set(&s->err, rc == WEIR_ENOMEM ? rc : WEIR_EIO,
+                          "%s/%s: error: cannot %s: %s", s->arg->path, name,
+                          what, weir_strerror(rc));
+}
+
+static int s3s_open(file_sink *s)
+{
+    return weir__s3_create(s->arg->path, NULL, &s->s3, &s->err);
+}
+
+static void s3s_deferred(file_sink *s)
+{
+    weir__s3_log(s->s3, "%s (committed again at the next checkpoint)",
+                 s->err.message);
+}
+
+static int s3s_exists(file_sink *s, const char *rel, bool *yes)
+{
+    char *key = weir__s3_key(s->s3, rel);
+    if (!key)
+        return oom(s);
+    uint64_t size;
+    int rc = weir__s3_head(s->s3, key, &size);
+    weir_free(key);
+    *yes = rc == 0;
+    return rc == 0 || rc == WEIR_ENOTFOUND ? 0
+                                           : s3_fail(s, "look up", rel, rc);
+}
+
+static int s3s_start(file_sink *s, bucket *b)
+{
+    char *key = weir__s3_key(s->s3, b->cur_name);
+    if (!key)
+        return oom(s);
+    int rc = weir__s3_upload_start(s->s3, key, &b->upload);
+    weir_free(key);
+    if (rc)
+        return s3_fail(s, "start the upload of", b->cur_name, rc);
+    b->fd = S3_FD;
+    b->n_etags = 0;
+    return 0;
+}
+
+/* Uploads whole parts of b's buffer; with last, the rest too (at least one
+ * part: an upload needs one). */
+static int s3s_write(file_sink *s, bucket *b, bool last)
+{
+    size_t part = weir__s3_part_size(s->s3), done = 0;
+    char *key = NULL;
+    int rc = 0;
+    while (!rc && (b->buf.len - done >= part ||
+                   (last && (b->buf.len > done || b->n_etags == 0)))) {
+        size_t n = b->buf.len - done < part ? b->buf.len - done : part;
+        if (!key && !(key = weir__s3_key(s->s3, b->cur_name)))
+            return oom(s);
+        if (b->n_etags == b->cap_etags) {
+            uint32_t cap = b->cap_etags ? b->cap_etags * 2 : 4;
+            char **v = weir_realloc(b->etags, cap * sizeof *v);
+            if (!v) {
+                rc = oom(s);
+                break;
+            }
+            b->etags = v;
+            b->cap_etags = cap;
+        }
+        char etag[128];
+        rc = weir__s3_upload_part(s->s3, key, b->upload, b->n_etags + 1,
+                                  b->buf.data + done, -1, 0, n, etag);
+        if (rc) {
+            rc = s3_fail(s, "upload a part of", b->cur_name, rc);
+            break;
+        }
+        if (!(b->etags[b->n_etags] = weir_strdup(etag))) {
+            rc = oom(s);
+            break;
+        }
+        b->n_etags++;
+        done += n;
+    }
+    weir_free(key);
+    if (done) {
+        memmove(b->buf.data, b->buf.data + done, b->buf.len - done);
+        b->buf.len -= done;
+    }
+    return rc;
+}
+
+static int s3s_commit(file_sink *s, const pending_file *p)
+{
+    char *key = weir__s3_key(s->s3, p->name);
+    if (!key)
+        return oom(s);
+    /* A restored pending file may have been committed before the crash:
+     * then its object is there (names are never reused) and its upload is
+     * gone, which servers report differently (404, or 500 after retries). */
+    uint64_t size;
+    if (p->restored && weir__s3_head(s->s3, key, &size) == 0) {
+        weir_free(key);
+        return 0;
+    }
+    int rc = weir__s3_upload_complete(s->s3, key, p->upload, p->etags,
+                                      p->n_etags);
+    if (rc) {
+        /* Completed by an attempt whose reply was lost: the upload is gone
+         * and the object is there. */
+        if (weir__s3_head(s->s3, key, &size) == 0)
+            rc = 0;
+        else
+            rc = s3_fail(s, "commit (complete the upload of)", p->name, rc);
+    } else {
+        s->committed++;
+    }
+    weir_free(key);
+    return rc;
+}
+
+/* An in-progress upload no checkpoint covers: aborted. */
+static void s3s_drop(file_sink *s, bucket *b)
+{
+    if (!b->upload || !b->cur_name)
+        return;
+    char *key = weir__s3_key(s->s3, b->cur_name);
+    if (key)
+        weir__s3_upload_abort(s->s3, key, b->upload);
+    weir_free(key);
+    weir_free(b->upload);
+    b->upload = NULL;
+    free_etags(b->etags, b->n_etags);
+    b->etags = NULL;
+    b->n_etags = b->cap_etags = 0;
+}
+
+static int s3s_success(file_sink *s, bucket *b)
+{
+    char *rel = *b->rel ? make_path(b->rel, "", s->arg->success_name, "")
+                        : weir_strdup(s->arg->success_name);
+    char *key = rel ? weir__s3_key(s->s3, rel) : NULL;
+    int rc = key ? weir__s3_put(s->s3, key, "", -1, 0) : WEIR_ENOMEM;
+    if (rc)
+        rc = s3_fail(s, "write the success file in", b->rel, rc);
+    else
+        s->partitions_committed++;
+    weir_free(rel);
+    weir_free(key);
+    return rc;
+}
+
+/* The name of key as a file of the table (n_partition_keys "k=v" folders
+ * below the path, then the file), or NULL. */
+static const char *table_file(file_sink *s, const char *key, size_t pl)
+{
+    if (strncmp(key, weir__s3_prefix(s->s3), pl) || (pl && key[pl] != '/'))
+        return NULL;
+    const char *rel = key + pl + (pl ? 1 : 0), *p = rel;
+    for (uint32_t d = 0; d < s->arg->cfg.n_partition_keys; d++) {
+        const char *slash = strchr(p, '/');
+        const char *eq = strchr(p, '=');
+        if (!slash || !eq || eq > slash || *p == '.')
+            return NULL;
+        p = slash + 1;
+    }
+    return strchr(p, '/') ? NULL : p;
+}
+
+static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac)
+{
+    const char *prefix = weir__s3_prefix(s->s3);
+    size_t pl = strlen(prefix);
+    char *kp = weir_malloc(pl + 2);
+    if (!kp)
+        return oom(s);
+    snprintf(kp, pl + 2, "%s%s", prefix, pl ? "/" : "");
+    char **keys = NULL, **ids = NULL;
+    size_t n = 0;
+    int rc = 0;
+    /* Uploads in progress (hidden files). */
+    int lrc = weir__s3_list_uploads(s->s3, kp, &keys, &ids, &n);
+    if (lrc && lrc != WEIR_EUNSUPPORTED)
+        rc = s3_fail(s, "list the uploads in progress in", "", lrc);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = table_file(s, keys[i], pl);
+        if (name && to_abort(ac, name, true))
+            weir__s3_upload_abort(s->s3, keys[i], ids[i]);
+    }
+    weir__s3_free_names(keys, n);
+    weir__s3_free_names(ids, n);
+    /* Visible files no checkpoint in the restored history covers. */
+    if (!rc && ac->marks) {
+        lrc = weir__s3_list(s->s3, kp, false, &keys, NULL, &n);
+        if (lrc)
+            rc = s3_fail(s, "list", "", lrc);
+        for (size_t i = 0; !rc && i < n; i++) {
+            const char *name = table_file(s, keys[i], pl);
+            if (name && to_abort(ac, name, false) &&
+                (lrc = weir__s3_delete(s->s3, keys[i])))
+                rc = s3_fail(s, "delete aborted file", name, lrc);
+        }
+        weir__s3_free_names(keys, n);
+    }
+    weir_free(kp);
+    return rc;
+}
+
+#else /* no object storage */
+
+static int s3s_open(file_sink *s)
+{
+    return weir_error_set(&s->err, WEIR_EUNSUPPORTED,
+                          "%s: error: object storage is not built into this "
+                          "weir (it needs libcurl)",
+                          s->arg->path);
+}
+static int s3s_exists(file_sink *s, const char *rel, bool *yes)
+{
+    (void)rel;
+    *yes = false;
+    return s3s_open(s);
+}
+static int s3s_start(file_sink *s, bucket *b)
+{
+    (void)b;
+    return s3s_open(s);
+}
+static int s3s_write(file_sink *s, bucket *b, bool last)
+{
+    (void)b;
+    (void)last;
+    return s3s_open(s);
+}
+static int s3s_commit(file_sink *s, const pending_file *p)
+{
+    (void)p;
+    return s3s_open(s);
+}
+static void s3s_drop(file_sink *s, bucket *b)
+{
+    (void)s;
+    (void)b;
+}
+static void s3s_deferred(file_sink *s) { (void)s; }
+static int s3s_success(file_sink *s, bucket *b)
+{
+    (void)b;
+    return s3s_open(s);
+}
+static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac)
+{
+    (void)ac;
+    return s3s_open(s);
+}
+
+#endif
 
 /* A name from a snapshot stays inside the table's folder. */
 static bool safe_rel(const char *name, bool file)
@@ -1435,6 +1818,31 @@ static int restore_files(file_sink *s, weir_cursor *in, uint32_t version,
         int rc = add_pending(s, name, true, ckpt);
         if (rc)
             return rc;
+        if (version >= 5) {
+            pending_file *p = &s->pending[s->n_pending - 1];
+            uint32_t ne;
+            p->restored = true;
+            if (weir_cursor_get_str(in, &p->upload) || !p->upload ||
+                weir_cursor_get_u32(in, &ne) || ne > weir_cursor_left(in) / 4)
+                return corrupt(s);
+            if (!*p->upload) {
+                weir_free(p->upload);
+                p->upload = NULL;
+            }
+            if (ne && !(p->etags = weir_calloc(ne, sizeof *p->etags)))
+                return oom(s);
+            for (; p->n_etags < ne; p->n_etags++)
+                if (weir_cursor_get_str(in, &p->etags[p->n_etags]) ||
+                    !p->etags[p->n_etags])
+                    return corrupt(s);
+            if (!p->upload != !s->s3)
+                return weir_error_set(
+                    &s->err, WEIR_EINVAL,
+                    "%s: error: the restored file sink state was written to "
+                    "%s: the path moved between local files and object "
+                    "storage",
+                    s->arg->path, p->upload ? "object storage" : "local files");
+        }
     }
     uint32_t n_parts = 0;
     if (version >= 3 && weir_cursor_get_u32(in, &n_parts))
@@ -1556,6 +1964,11 @@ static void fsink_close(void *op)
         bucket *b = s->buckets[i];
         if (b->fd < 0 || !b->cur_name)
             continue;
+        if (b->fd == S3_FD) {
+            s3s_drop(s, b);
+            b->fd = -1;
+            continue;
+        }
         weir__fio->close(b->fd);
         b->fd = -1;
         char *hidden = make_rel_path(s->arg->path, b->cur_name, ".",
@@ -1568,7 +1981,7 @@ static void fsink_close(void *op)
         bucket_free(s->buckets[i]);
     weir_free(s->buckets);
     for (uint32_t i = 0; i < s->n_pending; i++)
-        weir_free(s->pending[i].name);
+        pending_fini(&s->pending[i]);
     weir_free(s->pending);
     weir_free(s->marks);
     weir_free(s->runs);
@@ -1580,6 +1993,9 @@ static void fsink_close(void *op)
     weir_free(s->key_cols);
     weir_free(s->view_cols);
     weir__dirlock_release(s->lock);
+#if defined(WEIR_HAVE_CURL)
+    weir__s3_destroy(s->s3);
+#endif
     weir_free(s);
 }
 

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "connector/connector_internal.h"
+#include "connector/file/fileio.h"
 
 static const char *const file_sink_known[] = {
     "path",
@@ -173,7 +174,7 @@ int weir_file_sink_spec_opts(const weir_option *opts, size_t n_opts,
         rc = weir__opt_missing(&o, "path", NULL);
         goto done;
     }
-    if ((rc = weir__opt_local_path(&o, "path", &cfg.path)))
+    if ((rc = weir__fio_opt_path(&o, "path", &cfg.path)))
         goto done;
     if ((rc = partition_opts(&o, env, &cfg)))
         goto done;

@@ -35,6 +35,13 @@
  * end as framing sees it (for CSV, a line break outside quotes). Line numbers are counted from where the reader started and
  * turned into absolute line numbers only when a message needs one.
  *
+ * Object storage (path s3://bucket/prefix): the prefix is one object, or
+ * else the objects below "prefix/" (ListObjectsV2, page after page), with
+ * the same hidden names; they are split, assigned and positioned as files
+ * (a split id is the object's s3:// path), their size is the object's when
+ * the split is opened, and they are read by ranged GETs of the read
+ * buffer's size, so an object never sits whole in memory.
+ *
  * Buffers: one read buffer per reader, grown only for records longer than
  * it; decoding writes straight into the batch. Nothing is allocated per
  * record.
@@ -54,6 +61,7 @@
 #include "connector/connector_internal.h"
 #include "connector/file/fileio.h"
 #include "format/convert.h"
+#include "util/s3.h"
 
 #define DEFAULT_READ_BUFFER (1u << 20)
 #define DEFAULT_MAX_RECORD (16u << 20)
@@ -91,6 +99,7 @@ typedef struct file_source {
     int dl_fd; /* dead-letter file, opened on first use */
     weir_buf dl_buf;
     _Atomic uint64_t n_skipped, n_dead_letter, n_records, n_bytes;
+    weir__s3 *s3; /* the path is on object storage */
 } file_source;
 
 typedef struct file_reader {
@@ -105,6 +114,7 @@ typedef struct file_reader {
     bool eof;             /* the file has no more bytes */
     bool done;            /* the split is exhausted */
     bool header_pending;  /* the next record is a CSV header */
+    weir_buf got;         /* object storage: the last ranged GET */
     bool bom_checked;
     uint64_t line_base_off; /* where line counting started */
     int64_t line_base;      /* lines before line_base_off; -1 until needed */
@@ -263,6 +273,20 @@ static int fs_create(void *argp, const weir_source_info *info, void **out,
     s->clock = a->cfg.clock.now_ms ? a->cfg.clock : weir_clock_system();
     s->dl_fd = -1;
     weir_buf_init(&s->dl_buf);
+    if (weir__fio_is_s3(a->path)) {
+#if defined(WEIR_HAVE_CURL)
+        int rc = weir__s3_create(a->path, NULL, &s->s3, err);
+#else
+        int rc = weir_error_set(err, WEIR_EUNSUPPORTED,
+                                "%s: object storage is not built into this "
+                                "weir (it needs libcurl)",
+                                a->path);
+#endif
+        if (rc) {
+            weir_free(s);
+            return rc;
+        }
+    }
     *out = s;
     return 0;
 }
@@ -284,6 +308,9 @@ static void fs_destroy(void *p)
     if (s->dl_fd >= 0)
         weir__fio->close(s->dl_fd);
     weir_buf_fini(&s->dl_buf);
+#if defined(WEIR_HAVE_CURL)
+    weir__s3_destroy(s->s3);
+#endif
     weir_free(s);
 }
 
@@ -459,6 +486,107 @@ static int remember_files(file_source *s, path_list *files)
     return 0;
 }
 
+#if defined(WEIR_HAVE_CURL)
+/* The key of an s3:// path of this source's bucket. */
+static const char *s3_key_of(const file_source *s, const char *path)
+{
+    return path + 5 + strlen(weir__s3_bucket(s->s3)) + 1;
+}
+
+static char *s3_path_of(const file_source *s, const char *key)
+{
+    size_t n = strlen(weir__s3_bucket(s->s3)) + strlen(key) + 7;
+    char *p = weir_malloc(n);
+    if (p)
+        snprintf(p, n, "s3://%s/%s", weir__s3_bucket(s->s3), key);
+    return p;
+}
+
+/* The objects the path names: the prefix itself, or those below it. */
+static int s3_list_files(file_source *s, path_list *out, weir_error *err)
+{
+    const char *prefix = weir__s3_prefix(s->s3);
+    uint64_t size;
+    int rc = *prefix ? weir__s3_head(s->s3, prefix, &size) : WEIR_ENOTFOUND;
+    if (rc == 0) {
+        char *p = s3_path_of(s, prefix);
+        return p && !path_list_add(out, p)
+                   ? 0
+                   : weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    }
+    if (rc != WEIR_ENOTFOUND)
+        return weir_error_set(err, rc, "%s: error: cannot read: %s",
+                              s->arg->path, weir_strerror(rc));
+    size_t pl = strlen(prefix);
+    char *kp = weir_malloc(pl + 2);
+    if (!kp)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    snprintf(kp, pl + 2, "%s%s", prefix, pl ? "/" : "");
+    char **keys = NULL;
+    size_t n = 0;
+    rc = weir__s3_list(s->s3, kp, false, &keys, NULL, &n);
+    if (rc)
+        rc = weir_error_set(err, rc, "%s: error: cannot list: %s",
+                            s->arg->path, weir_strerror(rc));
+    for (size_t i = 0; i < n && !rc; i++) {
+        /* hidden: a name (folder or object) below the prefix that starts
+         * with '.' or '_' */
+        bool hidden = false;
+        for (const char *c = keys[i] + strlen(kp); c; c = strchr(c, '/')) {
+            if (*c == '/')
+                c++;
+            hidden |= *c == '.' || *c == '_' || *c == '\0';
+        }
+        if (hidden)
+            continue;
+        char *p = s3_path_of(s, keys[i]);
+        if (!p || path_list_add(out, p))
+            rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    }
+    weir__s3_free_names(keys, n);
+    weir_free(kp);
+    return rc;
+}
+#endif
+
+/* The size of the file or object at path (0 or a WEIR_E... code). */
+static int file_size(file_source *s, const char *path, uint64_t *size)
+{
+#if defined(WEIR_HAVE_CURL)
+    if (s->s3)
+        return weir__s3_head(s->s3, s3_key_of(s, path), size);
+#endif
+    (void)s;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return weir__fio_errno_code(errno);
+    *size = (uint64_t)st.st_size;
+    return 0;
+}
+
+/* pread() on a reader's file or object. */
+static ssize_t reader_pread(file_reader *r, void *buf, size_t n, uint64_t off)
+{
+#if defined(WEIR_HAVE_CURL)
+    file_source *s = r->src;
+    if (s->s3) {
+        weir_buf_clear(&r->got);
+        int rc = weir__s3_get_range(s->s3, s3_key_of(s, r->split->path), off,
+                                    n, &r->got, NULL);
+        if (rc == WEIR_EOF)
+            return 0;
+        if (rc) {
+            errno = rc == WEIR_ENOMEM ? ENOMEM : EIO;
+            return -1;
+        }
+        size_t got = r->got.len < n ? r->got.len : n;
+        memcpy(buf, r->got.data, got);
+        return (ssize_t)got;
+    }
+#endif
+    return weir__fio->pread(r->fd, buf, n, (off_t)off);
+}
+
 static int fs_discover(void *p, const char ***ids, uint32_t *n_ids, bool *done,
                        weir_error *err)
 {
@@ -478,21 +606,29 @@ static int fs_discover(void *p, const char ***ids, uint32_t *n_ids, bool *done,
     path_list files = {0};
     struct stat st;
     int rc = 0;
-    if (stat(a->path, &st) != 0) {
-        if (monitor && errno == ENOENT && s->scanned)
-            goto out; /* a monitored directory may come and go */
-        return weir_error_set(err, weir__fio_errno_code(errno),
-                              "%s: error: cannot read: %s", a->path,
-                              strerror(errno));
-    }
-    if (S_ISDIR(st.st_mode)) {
-        if ((rc = list_dir(a->path, &files, 0, err)))
+#if defined(WEIR_HAVE_CURL)
+    if (s->s3) {
+        if ((rc = s3_list_files(s, &files, err)))
             goto out;
-    } else {
-        char *copy = weir_strdup(a->path);
-        if (!copy || (rc = path_list_add(&files, copy))) {
-            rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
-            goto out;
+    } else
+#endif
+    {
+        if (stat(a->path, &st) != 0) {
+            if (monitor && errno == ENOENT && s->scanned)
+                goto out; /* a monitored directory may come and go */
+            return weir_error_set(err, weir__fio_errno_code(errno),
+                                  "%s: error: cannot read: %s", a->path,
+                                  strerror(errno));
+        }
+        if (S_ISDIR(st.st_mode)) {
+            if ((rc = list_dir(a->path, &files, 0, err)))
+                goto out;
+        } else {
+            char *copy = weir_strdup(a->path);
+            if (!copy || (rc = path_list_add(&files, copy))) {
+                rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
+                goto out;
+            }
         }
     }
     qsort(files.v, files.n, sizeof *files.v, cmp_str);
@@ -510,12 +646,8 @@ static int fs_discover(void *p, const char ***ids, uint32_t *n_ids, bool *done,
     for (size_t i = 0; i < files.n; i++) {
         const char *path = files.v[i];
         uint64_t size = 0;
-        if (a->cfg.split_size_bytes) {
-            struct stat fst;
-            if (stat(path, &fst) != 0)
-                continue;
-            size = (uint64_t)fst.st_size;
-        }
+        if (a->cfg.split_size_bytes && file_size(s, path, &size) != 0)
+            continue;
         uint64_t n_ranges =
             a->cfg.split_size_bytes
                 ? (size + a->cfg.split_size_bytes - 1) / a->cfg.split_size_bytes
@@ -633,10 +765,10 @@ static int io_error(file_reader *r, const char *what, int e, weir_error *err)
 /* The file has fewer bytes than it had at open: the error, with both sizes. */
 static int shrunk(file_reader *r, uint64_t at, weir_error *err)
 {
-    struct stat st;
     char now[32] = "?";
-    if (fstat(r->fd, &st) == 0)
-        snprintf(now, sizeof now, "%" PRIu64, (uint64_t)st.st_size);
+    uint64_t size;
+    if (file_size(r->src, r->split->path, &size) == 0)
+        snprintf(now, sizeof now, "%" PRIu64, size);
     return weir_error_set(
         err, WEIR_ECORRUPT,
         "%s: error: the file shrank while it was read: %" PRIu64
@@ -677,7 +809,7 @@ static int refill(file_reader *r, weir_error *err)
     if (r->size - at < want)
         want = (size_t)(r->size - at);
     for (;;) {
-        ssize_t n = weir__fio->pread(r->fd, r->buf + r->len, want, (off_t)at);
+        ssize_t n = reader_pread(r, r->buf + r->len, want, at);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -749,21 +881,28 @@ static int fs_open_split(void *p, const char *id, const void *pos,
     }
     if ((rc = make_decoder(&a->cfg, s->info.schema, &r->dec, err)))
         goto fail;
-    r->fd = weir__fio->open(sp->path, O_RDONLY, 0);
-    if (r->fd < 0) {
+    weir_buf_init(&r->got);
+    if (s->s3) {
+        if ((rc = file_size(s, sp->path, &r->size))) {
+            rc = weir_error_set(err, rc, "%s: error: cannot open: %s",
+                                sp->path, weir_strerror(rc));
+            goto fail;
+        }
+    } else if ((r->fd = weir__fio->open(sp->path, O_RDONLY, 0)) < 0) {
         rc = weir_error_set(err, weir__fio_errno_code(errno),
                             "%s: error: cannot open: %s", sp->path,
                             strerror(errno));
         goto fail;
     }
     struct stat st;
-    if (fstat(r->fd, &st) != 0) {
+    if (!s->s3 && fstat(r->fd, &st) != 0) {
         rc = weir_error_set(err, weir__fio_errno_code(errno),
                             "%s: error: cannot stat: %s", sp->path,
                             strerror(errno));
         goto fail;
     }
-    r->size = (uint64_t)st.st_size;
+    if (!s->s3)
+        r->size = (uint64_t)st.st_size;
     if (has_pos && resume > r->size) {
         rc = weir_error_set(err, WEIR_ECORRUPT,
                             "%s: error: the file is shorter than the position "
@@ -791,6 +930,7 @@ static int fs_open_split(void *p, const char *id, const void *pos,
 fail:
     if (r->fd >= 0)
         weir__fio->close(r->fd);
+    weir_buf_fini(&r->got);
     weir_decoder_destroy(r->dec);
     weir_free(r->buf);
     weir_free(r);
@@ -804,6 +944,7 @@ static void fs_close_split(void *p)
         return;
     if (r->fd >= 0)
         weir__fio->close(r->fd);
+    weir_buf_fini(&r->got);
     weir_decoder_destroy(r->dec);
     weir_free(r->buf);
     weir_free(r);
@@ -827,7 +968,7 @@ static int64_t line_base(file_reader *r)
         size_t want = r->line_base_off - off < sizeof tmp
                           ? (size_t)(r->line_base_off - off)
                           : sizeof tmp;
-        ssize_t n = weir__fio->pread(r->fd, tmp, want, (off_t)off);
+        ssize_t n = reader_pread(r, tmp, want, off);
         if (n <= 0)
             break;
         for (const char *q = tmp;
@@ -1117,7 +1258,7 @@ int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts,
         rc = weir__opt_missing(&o, "path", NULL);
         goto done;
     }
-    if ((rc = weir__opt_local_path(&o, "path", &cfg.path)))
+    if ((rc = weir__fio_opt_path(&o, "path", &cfg.path)))
         goto done;
     bool ignore_errors = false;
     if ((rc = weir__opt_format(&o, false, &cfg.format, &ignore_errors)))

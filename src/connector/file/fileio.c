@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "connector/connector_internal.h"
 #include "connector/file/fileio.h"
 #include "util/io.h"
 
@@ -131,4 +132,23 @@ int weir__fio_fsync_dir(const char *path)
     int rc = weir__io_ops.fsync(fd);
     weir__io_ops.close(fd);
     return rc < 0 ? rc : 0;
+}
+
+bool weir__fio_is_s3(const char *path)
+{
+    return path && !strncmp(path, "s3://", 5);
+}
+
+int weir__fio_opt_path(weir__optset *o, const char *key, const char **path)
+{
+    if (!weir__fio_is_s3(*path))
+        return weir__opt_local_path(o, key, path);
+#if defined(WEIR_HAVE_CURL)
+    return 0;
+#else
+    return weir__opt_fail(o, (size_t)weir__opt_index(o, key), WEIR_EUNSUPPORTED,
+                          "option '%s': object storage (%s) is not built into "
+                          "this weir: it needs libcurl (libcurl4-openssl-dev)",
+                          key, *path);
+#endif
 }

@@ -38,4 +38,15 @@ int weir__fio_mkdirs(const char *path);
 /* fsync of a directory, so renames in it are durable; 0 or -errno. */
 int weir__fio_fsync_dir(const char *path);
 
+struct weir__optset;
+/*
+ * The filesystem connector's option key (a path): a local path, file:///,
+ * or object storage (s3://bucket/prefix, kept as is). Other schemes, and
+ * s3:// in a weir built without libcurl, are refused naming the option.
+ */
+int weir__fio_opt_path(struct weir__optset *o, const char *key,
+                       const char **path);
+/* Whether path is on object storage (s3://). */
+bool weir__fio_is_s3(const char *path);
+
 #endif
