@@ -12,7 +12,7 @@
 
 #include "expr/expr_internal.h"
 
-#define MAXP 18
+#define MAXP WEIR_DEC_MAX_PRECISION
 
 bool weir__is_exact(weir_type_id id)
 {
