@@ -73,7 +73,10 @@ typedef struct weir_value {
         bool b;      /* BOOLEAN */
         int32_t i32; /* INT */
         int64_t i64; /* BIGINT, DECIMAL(p <= 18) unscaled, TIMESTAMP(_LTZ) ms, intervals */
-        __int128 i128; /* DECIMAL(19 <= p <= 38) unscaled */
+        struct {
+            uint64_t lo;
+            int64_t hi;
+        } i128; /* DECIMAL(19 <= p <= 38) unscaled, two's complement halves (8-byte aligned) */
         double f64;  /* DOUBLE */
         weir_expr_str s; /* STRING, BYTES */
     } v;

@@ -99,7 +99,7 @@ weir_expr *weir_expr_lit_decimal128(weir_expr_arena *a, __int128 unscaled, uint8
     weir_type t = weir_type_decimal(precision, scale, false);
     weir_expr *e = lit(a, t);
     if (e && weir_type_is_wide(t))
-        e->lit.v.i128 = unscaled;
+        WEIR__I128_SET(e->lit.v.i128, unscaled);
     else if (e)
         e->lit.v.i64 = (int64_t)unscaled;
     return e;
@@ -738,7 +738,7 @@ static size_t fmt_value(weir_type t, uint8_t iv, const weir_value *v, char *buf,
     case WEIR_TYPE_DOUBLE: weir__fmt_double(v->v.f64, tmp); return put(buf, cap, 0, "%sE0", tmp);
     case WEIR_TYPE_DECIMAL:
         if (weir_type_is_wide(t))
-            weir__dec_format(v->v.i128, t.scale, tmp);
+            weir__dec_format(WEIR__I128_GET(v->v.i128), t.scale, tmp);
         else
             weir__fmt_decimal(v->v.i64, t.scale, tmp);
         return put(buf, cap, 0, "%s", tmp);

@@ -116,7 +116,7 @@ static int load_literal(ecx *cx, const weir_expr *e, xvec *out)
     default:
         if (weir_type_is_wide(e->type)) {
             for (uint32_t i = 0; i < n; i++)
-                ((weir_i128 *)out->data)[i] = e->lit.v.i128;
+                ((weir_i128 *)out->data)[i] = WEIR__I128_GET(e->lit.v.i128);
             break;
         }
         for (uint32_t i = 0; i < n; i++)
@@ -632,7 +632,7 @@ int weir_expr_eval_row(const weir_expr *e, const weir_batch *in, uint32_t row, w
     case WEIR_TYPE_BYTES: out->v.s = ((xstr *)v.data)[0]; break; /* valid until the env's next evaluation */
     default:
         if (weir_type_is_wide(e->type))
-            out->v.i128 = ((weir_i128 *)v.data)[0];
+            WEIR__I128_SET(out->v.i128, ((weir_i128 *)v.data)[0]);
         else
             out->v.i64 = ((int64_t *)v.data)[0];
     }

@@ -27,6 +27,10 @@ typedef __int128 weir_i128;
 /* weir__pow10_128[i] = 10^i for 0 <= i <= 38. */
 extern const weir_i128 weir__pow10_128[39];
 
+/* A 128-bit value from / into two 64-bit halves (weir_value keeps 8-byte alignment). */
+#define WEIR__I128_GET(h) ((weir_i128)(((unsigned __int128)(uint64_t)(h).hi << 64) | (h).lo))
+#define WEIR__I128_SET(h, v) ((h).lo = (uint64_t)(v), (h).hi = (int64_t)((v) >> 64))
+
 /* |v| < 10^p. */
 static inline bool weir__dec_fits(weir_i128 v, int p)
 {
