@@ -511,7 +511,7 @@ static int wide_decimal_ok(const weir_expr *e, const char *name, weir_error *err
     char tb[48];
     return weir_error_set(err, WEIR_EUNSUPPORTED,
                           "%s does not support %s: DECIMALs of more than 18 digits work with + - * / %%, "
-                          "comparisons, CAST, CASE/COALESCE, SUM, AVG, MIN, MAX and COUNT",
+                          "comparisons, CAST, CASE/COALESCE, SUM, AVG and COUNT",
                           name, weir__tname(wide, tb, sizeof tb));
 }
 
