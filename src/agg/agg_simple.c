@@ -794,13 +794,14 @@ static int dsum_de(void *acc, weir_cursor *in, uint8_t fc)
     if (get_counts(in, fc, wide ? DEC_KIND_WIDE : DEC_KIND, (cnt_acc *)s) ||
         weir_cursor_get_u64(in, &lo) || weir_cursor_get_u64(in, &hi) ||
         (wide && weir_cursor_get_u64(in, &top)) ||
-        (s->n == 0 && (lo | hi | top))) {
+        (s->n == 0 && (lo | hi))) {
         memset(s, 0, sizeof *s);
         return WEIR_ECORRUPT;
     }
     s->lo = lo;
     s->hi = hi;
-    s->top = (int64_t)top;
+    /* Kind 16 leaves out the top word: the sign extension of bit 127. */
+    s->top = wide ? (int64_t)top : (hi >> 63 ? -1 : 0);
     if (wide == dsum_get(s, &v)) { /* kind 17 exactly when the sum needs it */
         memset(s, 0, sizeof *s);
         return WEIR_ECORRUPT;

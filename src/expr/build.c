@@ -496,7 +496,8 @@ static int wide_decimal_ok(const weir_expr *e, const char *name, weir_error *err
 {
     static const char *const ok[] = {"+", "-", "*", "/", "%", "MOD", "=", "<>", "!=", "<", "<=", ">", ">=",
                                      "IS NULL", "IS NOT NULL", "IS DISTINCT FROM", "IS NOT DISTINCT FROM",
-                                     "CAST", "TRY_CAST", NULL};
+                                     "CAST", "TRY_CAST", "ROUND", "TRUNCATE", "FLOOR", "CEIL", "CEILING",
+                                     "ABS", "SIGN", NULL};
     if (!e || e->kind != N_CALL)
         return 0;
     const weir_expr *wide = weir_type_is_wide(e->type) ? e : NULL;
@@ -511,7 +512,8 @@ static int wide_decimal_ok(const weir_expr *e, const char *name, weir_error *err
     char tb[48];
     return weir_error_set(err, WEIR_EUNSUPPORTED,
                           "%s does not support %s: DECIMALs of more than 18 digits work with + - * / %%, "
-                          "comparisons, CAST, CASE/COALESCE, SUM, AVG and COUNT",
+                          "comparisons, CAST, ROUND, TRUNCATE, FLOOR, CEIL, ABS, SIGN, CASE/COALESCE, "
+                          "SUM, AVG and COUNT",
                           name, weir__tname(wide, tb, sizeof tb));
 }
 
