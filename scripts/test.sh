@@ -31,6 +31,7 @@ case "${1:-}" in
   export WEIR_PG_DIFF_ROUNDS=${WEIR_PG_DIFF_ROUNDS:-2}
   export WEIR_PG_LOOKUP_ROUNDS=${WEIR_PG_LOOKUP_ROUNDS:-1}
   export WEIR_S3_KILLS=${WEIR_S3_KILLS:-3}
+  export WEIR_DECIMAL_CASES=${WEIR_DECIMAL_CASES:-3}
   # Installing and packaging (cmake --install, cpack) checks no memory
   # access of weir's; the plain run covers it.
   ctest_args+=(-E '^test_install$')
