@@ -76,8 +76,8 @@ static bool mul256(u256 x, u128 m, u256 *out)
     return true;
 }
 
-/* x / d rounded HALF_UP; false if the quotient needs more than 127 bits. */
-static bool div256_round(u256 x, u128 d, u128 *out)
+/* x / d rounded HALF_UP (or truncated); false if the quotient needs more than 127 bits. */
+static bool div256(u256 x, u128 d, bool round, u128 *out)
 {
     u128 q, r;
     if (x.hi == 0) {
@@ -99,13 +99,15 @@ static bool div256_round(u256 x, u128 d, u128 *out)
             }
         }
     }
-    if (r >= d - r)
+    if (round && r >= d - r)
         q++;
     if (q >> 127)
         return false;
     *out = q;
     return true;
 }
+
+static bool div256_round(u256 x, u128 d, u128 *out) { return div256(x, d, true, out); }
 
 /* x mod d over all 256 bits (shift-subtract). */
 static u128 mod256(u256 x, u128 d)
@@ -141,8 +143,11 @@ bool weir__dec_mul(weir_i128 a, weir_i128 b, int down, weir_i128 *out)
             return false;
         return finish(p.lo, neg, out);
     }
-    while (down > 38) { /* 10^down beyond 128 bits: the result rounds to 0 or 1 */
-        if (!div256_round(p, (u128)weir__pow10_128[38], &q))
+    while (down > 38) {
+        /* 10^down passes 128 bits: divide in steps, truncating all but the
+         * last (which then rounds HALF_UP correctly: the dropped digits only
+         * add to a remainder that is already half or more, or stay below). */
+        if (!div256(p, (u128)weir__pow10_128[38], false, &q))
             return false;
         p.hi = 0, p.lo = q;
         down -= 38;
