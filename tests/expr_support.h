@@ -117,7 +117,12 @@ static __attribute__((unused)) const char *fmt_value(const weir_value *v, uint8_
     case WEIR_TYPE_BOOLEAN: return v->v.b ? "TRUE" : "FALSE";
     case WEIR_TYPE_INT: snprintf(buf, cap, "%d", v->v.i32); return buf;
     case WEIR_TYPE_DOUBLE: weir__fmt_double(v->v.f64, buf); return buf;
-    case WEIR_TYPE_DECIMAL: weir__fmt_decimal(v->v.i64, v->type.scale, buf); return buf;
+    case WEIR_TYPE_DECIMAL:
+        if (weir_type_is_wide(v->type))
+            weir__dec_format(WEIR__I128_GET(v->v.i128), v->type.scale, buf);
+        else
+            weir__fmt_decimal(v->v.i64, v->type.scale, buf);
+        return buf;
     case WEIR_TYPE_STRING:
     case WEIR_TYPE_BYTES: snprintf(buf, cap, "%.*s", (int)v->v.s.len, v->v.s.ptr); return buf;
     case WEIR_TYPE_TIMESTAMP:

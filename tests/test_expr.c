@@ -47,10 +47,13 @@ Test(expr, decimal_types_follow_flink)
 {
     cr_assert_str_eq(TYPE(N("0.908")), "DECIMAL(3, 3) NOT NULL");
     cr_assert_str_eq(TYPE(N("12.50")), "DECIMAL(4, 2) NOT NULL");
-    /* 0.908 * price (BIGINT) is DECIMAL: (3,3) * (19,0) -> (23,3), capped to 18 digits. */
+    /* 0.908 * price (BIGINT) is DECIMAL: (3,3) * (19,0) -> (23,3), as in Flink. */
     weir_expr *price = NULL;
     cr_assert_eq(weir_expr_column(A, 0, weir_type_make(WEIR_TYPE_BIGINT, false), &price, &ERR), 0);
-    cr_assert_str_eq(TYPE(F("*", N("0.908"), price, NULL)), "DECIMAL(18, 3)");
+    cr_assert_str_eq(TYPE(F("*", N("0.908"), price, NULL)), "DECIMAL(23, 3)");
+    /* Past 38 digits the integral digits stay and the scale shrinks, not below min(s, 6). */
+    cr_assert_str_eq(TYPE(F("/", CAST(price, DEC(38, 2)), I(3), NULL)), "DECIMAL(38, 6)");
+    cr_assert_str_eq(TYPE(F("*", CAST(price, DEC(38, 10)), CAST(price, DEC(38, 10)), NULL)), "DECIMAL(38, 6)");
     cr_assert_str_eq(TYPE(F("+", N("1.5"), N("2.25"), NULL)), "DECIMAL(4, 2)");
     cr_assert_str_eq(TYPE(F("*", N("1.5"), N("2.25"), NULL)), "DECIMAL(6, 3)");
     cr_assert_str_eq(TYPE(F("/", N("1.5"), N("2.25"), NULL)), "DECIMAL(9, 6)");
@@ -65,8 +68,17 @@ Test(expr, decimal_types_follow_flink)
     cr_assert_str_eq(EV(F("/", N("-2.0"), N("3.0"), NULL)), "-0.666667");
     cr_assert_str_eq(EV(F("%", N("7.5"), I(2), NULL)), "1.5");
     cr_assert_str_eq(EV(F("+", N("0.1"), D(0.2), NULL)), "0.30000000000000004");
-    /* A result beyond 18 digits is NULL, as Flink's DECIMAL overflow. */
-    cr_assert_str_eq(EV(F("*", N("99999999999999999.9"), N("99999999999999999.9"), NULL)), "NULL");
+    /* Exact past 18 digits (128-bit values, 256-bit products). */
+    cr_assert_str_eq(EV(F("*", N("99999999999999999.9"), N("99999999999999999.9"), NULL)),
+                     "9999999999999999980000000000000000.01");
+    cr_assert_str_eq(EV(F("/", N("12345678901234567890.12"), I(3), NULL)), "4115226300411522630.0400000000000"); /* DECIMAL(33, 13) */
+    cr_assert_str_eq(EV(F("-", N("0.000000000000000000000000000000000001"), N("1"), NULL)),
+                     "-1.000000000000000000000000000"); /* DECIMAL(38, 27): INT is DECIMAL(10, 0) */
+    cr_assert_str_eq(TYPE(N("123456789012345678901234567890")), "DECIMAL(30, 0) NOT NULL");
+    /* A result beyond 38 digits is NULL, as Flink's DECIMAL overflow. */
+    cr_assert_str_eq(EV(F("*", N("9999999999999999999999999999999999999.9"), N("9999999999999999999999999999999999999.9"),
+                          NULL)),
+                     "NULL");
 }
 
 Test(expr, arithmetic_type_errors)
@@ -266,8 +278,12 @@ Test(expr, casts)
     cr_assert_str_eq(ERR.message, "cannot cast INT to TIMESTAMP(3); use TO_TIMESTAMP_LTZ(number, precision)");
     cr_assert_neq(weir_expr_cast(A, TS("2020-01-01 00:00:00"), T(WEIR_TYPE_BIGINT), false, &e, &ERR), 0);
     cr_assert_str_eq(ERR.message, "cannot cast TIMESTAMP(3) to BIGINT");
-    cr_assert_neq(weir_expr_cast(A, I(1), DEC(20, 2), false, &e, &ERR), 0);
-    cr_assert_str_eq(ERR.message, "DECIMAL(20, 2) is not supported: weir's DECIMAL has a precision of 1 to 18");
+    cr_assert_str_eq(EV(CAST(S(" -12345678901234567890123456789012.345 "), DEC(38, 2))),
+                     "-12345678901234567890123456789012.35");
+    cr_assert_str_eq(EV(CAST(CAST(S("123456789012345678901.5"), DEC(22, 1)), T(WEIR_TYPE_BIGINT))),
+                     "-5670419503621182411"); /* the low 64 bits, as BigDecimal.longValue */
+    cr_assert_neq(weir_expr_cast(A, I(1), DEC(39, 2), false, &e, &ERR), 0);
+    cr_assert_str_eq(ERR.message, "DECIMAL(39, 2) is not supported: DECIMAL has a precision of 1 to 38");
 }
 
 /* ---- constant folding ---- */

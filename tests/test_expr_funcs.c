@@ -691,7 +691,14 @@ Test(funcs, vectorized_equals_row_at_a_time)
                         w.v.s.len = len;
                         break;
                     }
-                    default: w.v.i64 = WEIR_COL_I64(ob, 0)[r];
+                    default:
+                        if (weir_type_is_wide(ob->cols[0].type)) {
+                            __int128 wv;
+                            memcpy(&wv, (const char *)ob->cols[0].data + (size_t)r * 16, 16);
+                            WEIR__I128_SET(w.v.i128, wv);
+                        } else {
+                            w.v.i64 = WEIR_COL_I64(ob, 0)[r];
+                        }
                     }
                     const char *ws = fmt_value(&w, 0, b2, sizeof b2);
                     if (ws != b2)

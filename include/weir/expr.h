@@ -72,7 +72,11 @@ typedef struct weir_value {
     union {
         bool b;      /* BOOLEAN */
         int32_t i32; /* INT */
-        int64_t i64; /* BIGINT, DECIMAL (unscaled), TIMESTAMP(_LTZ) ms, intervals */
+        int64_t i64; /* BIGINT, DECIMAL(p <= 18) unscaled, TIMESTAMP(_LTZ) ms, intervals */
+        struct {
+            uint64_t lo;
+            int64_t hi;
+        } i128; /* DECIMAL(19 <= p <= 38) unscaled, two's complement halves (8-byte aligned) */
         double f64;  /* DOUBLE */
         weir_expr_str s; /* STRING, BYTES */
     } v;
@@ -110,6 +114,8 @@ weir_expr *weir_expr_lit_int(weir_expr_arena *a, int32_t v);
 weir_expr *weir_expr_lit_bigint(weir_expr_arena *a, int64_t v);
 weir_expr *weir_expr_lit_double(weir_expr_arena *a, double v);
 weir_expr *weir_expr_lit_decimal(weir_expr_arena *a, int64_t unscaled, uint8_t precision, uint8_t scale);
+/* Any DECIMAL(p, s), p <= 38; NULL when unscaled has more than p digits. */
+weir_expr *weir_expr_lit_decimal128(weir_expr_arena *a, __int128 unscaled, uint8_t precision, uint8_t scale);
 weir_expr *weir_expr_lit_string(weir_expr_arena *a, const char *s, size_t len);
 weir_expr *weir_expr_lit_bytes(weir_expr_arena *a, const void *p, size_t len);
 weir_expr *weir_expr_lit_timestamp(weir_expr_arena *a, int64_t ms, bool ltz);
@@ -118,7 +124,7 @@ weir_expr *weir_expr_lit_interval(weir_expr_arena *a, int64_t v, weir_interval_k
 /*
  * A numeric literal as written in SQL, typed as Flink types it: an integer
  * that fits is INT, else BIGINT (else DECIMAL); 1.5 is DECIMAL(2, 1); 1.5E0
- * is DOUBLE. Fails for malformed text or more than 18 significant digits.
+ * is DOUBLE. Fails for malformed text or more than 38 significant digits.
  */
 int weir_expr_lit_numeric(weir_expr_arena *a, const char *text, weir_expr **out, weir_error *err);
 /*

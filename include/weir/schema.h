@@ -6,7 +6,8 @@
  *   INT            int32_t
  *   BIGINT         int64_t
  *   DOUBLE         double
- *   DECIMAL(p,s)   int64_t unscaled value, p <= 18
+ *   DECIMAL(p,s)   unscaled value: int64_t for p <= 18, __int128 for
+ *                  19 <= p <= 38 (see weir_type_size)
  *   STRING, BYTES  weir_strref into the batch's string heap
  *   TIMESTAMP(3), TIMESTAMP_LTZ(3)  int64_t epoch milliseconds (UTC)
  * A schema is immutable once built and is shared by pointer; it must outlive
@@ -61,8 +62,13 @@ typedef struct weir_schema {
 
 weir_type weir_type_make(weir_type_id id, bool nullable);
 weir_type weir_type_decimal(uint8_t precision, uint8_t scale, bool nullable);
-/* Width in bytes of one value in a column of this type. */
+/* Width in bytes of one value in a column of this type (a DECIMAL counts as
+ * its narrow form, 8 bytes: use weir_type_size for a full type). */
 size_t weir_type_width(weir_type_id id);
+/* Width in bytes of one value of type t: 16 for a DECIMAL of precision > 18. */
+size_t weir_type_size(weir_type t);
+/* A DECIMAL stored as a 128-bit unscaled value (precision 19 to 38). */
+static inline bool weir_type_is_wide(weir_type t) { return t.id == WEIR_TYPE_DECIMAL && t.precision > 18; }
 /* "BIGINT", "DECIMAL", ... (static string). */
 const char *weir_type_name(weir_type_id id);
 /* Writes e.g. "DECIMAL(10, 2) NOT NULL" into buf; returns buf. */

@@ -410,6 +410,15 @@ int weir_agg_bind(const char *name, const weir_schema *s, int32_t col,
     weir_type in =
         col >= 0 ? s->fields[col].type : weir_type_make(WEIR_TYPE_NULL, true);
     out->input_type = in;
+    if (weir_type_is_wide(in) && strcmp(f->name, "COUNT") && strcmp(f->name, "SUM") &&
+        strcmp(f->name, "SUM0") && strcmp(f->name, "AVG")) {
+        char tb[64];
+        weir_type_format(in, tb, sizeof tb);
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "%s does not accept %s (column '%s'): a DECIMAL of more than 18 digits "
+                              "is aggregated by COUNT, SUM and AVG only",
+                              f->name, tb, s->fields[col].name);
+    }
     if (col >= 0 && !type_accepted(f->takes, in.id)) {
         char tb[64];
         weir_type_format(in, tb, sizeof tb);
@@ -430,8 +439,8 @@ int weir_agg_bind(const char *name, const weir_schema *s, int32_t col,
                                 &weir__agg_sum0_double, &weir__agg_sum0_decimal)
                  : pick_numeric(id, &weir__agg_sum_int, &weir__agg_sum_bigint,
                                 &weir__agg_sum_double, &weir__agg_sum_decimal);
-        if (id == WEIR_TYPE_DECIMAL)
-            out->result_type = weir_type_decimal(18, in.scale, !zero);
+        if (id == WEIR_TYPE_DECIMAL) /* Flink: DECIMAL(38, s) */
+            out->result_type = weir_type_decimal(38, in.scale, !zero);
         else
             out->result_type = weir_type_make(
                 id == WEIR_TYPE_DOUBLE ? WEIR_TYPE_DOUBLE : WEIR_TYPE_BIGINT,
@@ -440,16 +449,9 @@ int weir_agg_bind(const char *name, const weir_schema *s, int32_t col,
         out->cls = pick_numeric(id, &weir__agg_avg_int, &weir__agg_avg_bigint,
                                 &weir__agg_avg_double, &weir__agg_avg_decimal);
         if (id == WEIR_TYPE_DECIMAL) {
-            /* Flink gives DECIMAL(38, max(6, s)); with 18 digits weir keeps
-             * every integer digit of the input and as many of those 6
-             * fraction digits as fit. */
-            int p = in.precision ? in.precision : 18, sc = in.scale;
-            int rs = 18 - (p - sc);
-            if (rs > 6)
-                rs = 6;
-            if (rs < sc)
-                rs = sc;
-            out->result_type = weir_type_decimal(18, (uint8_t)rs, true);
+            /* Flink: DECIMAL(38, max(6, s)) (a division by DECIMAL(20, 0)). */
+            int rs = in.scale > 6 ? in.scale : 6;
+            out->result_type = weir_type_decimal(38, (uint8_t)rs, true);
         } else {
             out->result_type = nullable(in);
         }

@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "agg/agg_internal.h"
+#include "util/dec128.h"
 
 /* ---- COUNT(*) ---- */
 
@@ -613,25 +614,45 @@ FSUM_CLASS(weir__agg_avg_double, "AVG", favg_result, favg_serialize,
 typedef struct dsum_acc {
     int64_t rows;
     int64_t n;
-    uint64_t lo, hi; /* the sum as a two's complement 128-bit integer */
+    uint64_t lo, hi; /* the low 128 bits of the sum, two's complement */
+    int64_t top;     /* bits 128..191: a 38-digit input cannot overflow 192 bits */
 } dsum_acc;
 
 static unsigned __int128 dsum_bits(const dsum_acc *s)
 {
     return ((unsigned __int128)s->hi << 64) | s->lo;
 }
-static __int128 dsum_get(const dsum_acc *s)
+
+/* The sum when it fits 128 bits (top is the sign extension of bit 127). */
+static bool dsum_get(const dsum_acc *s, __int128 *v)
 {
-    return (__int128)dsum_bits(s);
+    *v = (__int128)dsum_bits(s);
+    return s->top == (*v < 0 ? -1 : 0);
 }
 
-/* Adds v modulo 2^128: real sums never come near, and unsigned arithmetic
- * keeps even a damaged state free of undefined behaviour. */
-static void dsum_add_to(dsum_acc *s, unsigned __int128 v)
+/* Adds the 192-bit number (top:v). */
+static void dsum_add192(dsum_acc *s, unsigned __int128 v, int64_t top)
 {
-    unsigned __int128 u = dsum_bits(s) + v;
+    unsigned __int128 old = dsum_bits(s), u = old + v;
     s->lo = (uint64_t)u;
     s->hi = (uint64_t)(u >> 64);
+    s->top = (int64_t)((uint64_t)s->top + (uint64_t)top + (u < old));
+}
+
+static void dsum_add_to(dsum_acc *s, __int128 v)
+{
+    dsum_add192(s, (unsigned __int128)v, v < 0 ? -1 : 0);
+}
+
+static __int128 dsum_input(const weir_agg *a, const weir_batch *b, uint32_t row)
+{
+    const weir_column *c = &b->cols[a->input_col];
+    if (weir_type_is_wide(c->type)) {
+        __int128 v;
+        memcpy(&v, (const char *)c->data + (size_t)row * 16, 16);
+        return v;
+    }
+    return ((const int64_t *)c->data)[row];
 }
 
 static size_t dsum_size(const weir_agg *a)
@@ -649,8 +670,7 @@ static int dsum_add(const weir_agg *a, void *acc, const weir_batch *b,
     dsum_acc *s = acc;
     s->rows++;
     if (aggv_valid(b, a->input_col, row)) {
-        dsum_add_to(
-            s, (unsigned __int128)(__int128)WEIR_COL_I64(b, a->input_col)[row]);
+        dsum_add_to(s, dsum_input(a, b, row));
         s->n++;
     }
     return 0;
@@ -666,8 +686,7 @@ static int dsum_retract(const weir_agg *a, void *acc, const weir_batch *b,
     s->rows--;
     if (v) {
         s->n--;
-        dsum_add_to(s, -(unsigned __int128)(__int128)WEIR_COL_I64(
-                           b, a->input_col)[row]);
+        dsum_add_to(s, -dsum_input(a, b, row)); /* |input| < 10^38: no overflow */
     }
     return 0;
 }
@@ -678,13 +697,23 @@ static int dsum_merge(const weir_agg *a, void *acc, const void *other)
     const dsum_acc *o = other;
     s->rows += o->rows;
     s->n += o->n;
-    dsum_add_to(s, dsum_bits(o));
+    dsum_add192(s, dsum_bits(o), o->top);
     return 0;
 }
 
-#define DEC18_LIMIT                                                            \
-    ((__int128)1000000000000000000LL) /* 10^18: DECIMAL(18, s) holds |v| <     \
-                                         this */
+/* Writes v into a DECIMAL result column of either width, or NULL when v has
+ * more digits than its precision (Flink's overflow rule). */
+static int dsum_put(weir_batch *out, uint32_t col, uint32_t row, __int128 v)
+{
+    weir_column *c = &out->cols[col];
+    if (!weir__dec_fits(v, c->type.precision))
+        return weir__agg_put_null(out, col, row);
+    if (!weir_type_is_wide(c->type))
+        return weir__agg_put_i64(out, col, row, (int64_t)v);
+    memcpy((char *)c->data + (size_t)row * 16, &v, 16);
+    weir_batch_set_valid(out, col, row);
+    return 0;
+}
 
 static int dsum_result_common(const weir_agg *a, const void *acc,
                               weir_batch *out, uint32_t col, uint32_t row,
@@ -694,10 +723,10 @@ static int dsum_result_common(const weir_agg *a, const void *acc,
     int rc = weir__agg_check_out(a, out, col, row);
     if (rc)
         return rc;
-    __int128 v = dsum_get(s);
-    if ((s->n == 0 && !zero_if_none) || v >= DEC18_LIMIT || v <= -DEC18_LIMIT)
+    __int128 v;
+    if ((s->n == 0 && !zero_if_none) || !dsum_get(s, &v))
         return weir__agg_put_null(out, col, row);
-    return weir__agg_put_i64(out, col, row, (int64_t)v);
+    return dsum_put(out, col, row, v);
 }
 
 static int dsum_result(const weir_agg *a, const void *acc, weir_batch *out,
@@ -718,55 +747,65 @@ static int davg_result(const weir_agg *a, const void *acc, weir_batch *out,
     int rc = weir__agg_check_out(a, out, col, row);
     if (rc)
         return rc;
-    if (s->n == 0)
+    __int128 sum, q;
+    if (s->n == 0 || !dsum_get(s, &sum))
         return weir__agg_put_null(out, col, row);
     int up = a->result_type.scale - a->input_type.scale; /* 0..6, set by bind */
-    __int128 sum = dsum_get(s), n = s->n;
-    /* sum / n scaled by 10^up, in two steps so no product can overflow:
-     * the integer part, then the remainder's fraction digits. */
-    __int128 q1 = sum / n, r1 = sum % n;
-    if (q1 >= DEC18_LIMIT || q1 <= -DEC18_LIMIT)
+    /* sum * 10^up / n, HALF_UP (Java's RoundingMode.HALF_UP, which Flink uses). */
+    if (!weir__dec_div(sum, up, s->n, &q))
         return weir__agg_put_null(out, col, row);
-    __int128 frac = r1 * weir__pow10[up];
-    __int128 q = q1 * weir__pow10[up] + frac / n, r = frac % n;
-    /* Round half away from zero (Java's HALF_UP, which Flink uses). */
-    if (r < 0)
-        r = -r;
-    if (2 * r >= n)
-        q += sum < 0 ? -1 : 1;
-    if (q >= DEC18_LIMIT || q <= -DEC18_LIMIT)
-        return weir__agg_put_null(out, col, row);
-    return weir__agg_put_i64(out, col, row, (int64_t)q);
+    return dsum_put(out, col, row, q);
 }
 
 /* SUM over DECIMAL keeps another state than SUM over integers, so its
  * header carries its own kind byte (16 is no vkind). */
 #define DEC_KIND 16
 
+/* Sums past 128 bits (possible with 38-digit inputs) carry their top word
+ * under kind 17; kind 16 (no top word) is what every other sum writes, as
+ * before, so older checkpoints restore unchanged. */
+#define DEC_KIND_WIDE 17
+
 static int dsum_ser(const void *acc, weir_buf *out, uint8_t fc)
 {
     const dsum_acc *s = acc;
-    int rc = weir__agg_put_header(out, fc, DEC_KIND, s->rows);
+    __int128 v;
+    bool fits = dsum_get(s, &v);
+    int rc = weir__agg_put_header(out, fc, fits ? DEC_KIND : DEC_KIND_WIDE, s->rows);
     if (!rc)
         rc = weir_buf_put_varint(out, (uint64_t)s->n);
     if (!rc)
         rc = weir_buf_put_u64(out, s->lo);
-    return rc ? rc : weir_buf_put_u64(out, s->hi);
+    if (!rc)
+        rc = weir_buf_put_u64(out, s->hi);
+    if (!rc && !fits)
+        rc = weir_buf_put_u64(out, (uint64_t)s->top);
+    return rc;
 }
 
 static int dsum_de(void *acc, weir_cursor *in, uint8_t fc)
 {
     dsum_acc *s = acc;
     memset(s, 0, sizeof *s);
-    uint64_t lo, hi;
-    if (get_counts(in, fc, DEC_KIND, (cnt_acc *)s) ||
+    uint64_t lo, hi, top = 0;
+    /* The header's third byte is the kind + 1: 17 without, 18 with the top word. */
+    bool wide = weir_cursor_left(in) >= 3 && in->p[2] == DEC_KIND_WIDE + 1;
+    __int128 v;
+    if (get_counts(in, fc, wide ? DEC_KIND_WIDE : DEC_KIND, (cnt_acc *)s) ||
         weir_cursor_get_u64(in, &lo) || weir_cursor_get_u64(in, &hi) ||
+        (wide && weir_cursor_get_u64(in, &top)) ||
         (s->n == 0 && (lo | hi))) {
         memset(s, 0, sizeof *s);
         return WEIR_ECORRUPT;
     }
     s->lo = lo;
     s->hi = hi;
+    /* Kind 16 leaves out the top word: the sign extension of bit 127. */
+    s->top = wide ? (int64_t)top : (hi >> 63 ? -1 : 0);
+    if (wide == dsum_get(s, &v)) { /* kind 17 exactly when the sum needs it */
+        memset(s, 0, sizeof *s);
+        return WEIR_ECORRUPT;
+    }
     return 0;
 }
 

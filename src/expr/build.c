@@ -88,11 +88,20 @@ weir_expr *weir_expr_lit_double(weir_expr_arena *a, double v)
 
 weir_expr *weir_expr_lit_decimal(weir_expr_arena *a, int64_t unscaled, uint8_t precision, uint8_t scale)
 {
-    if (precision < 1 || precision > 18 || scale > precision)
+    return weir_expr_lit_decimal128(a, unscaled, precision, scale);
+}
+
+weir_expr *weir_expr_lit_decimal128(weir_expr_arena *a, __int128 unscaled, uint8_t precision, uint8_t scale)
+{
+    if (precision < 1 || precision > WEIR_DEC_MAX_PRECISION || scale > precision ||
+        !weir__dec_fits(unscaled, precision))
         return NULL;
-    weir_expr *e = lit(a, weir_type_decimal(precision, scale, false));
-    if (e)
-        e->lit.v.i64 = unscaled;
+    weir_type t = weir_type_decimal(precision, scale, false);
+    weir_expr *e = lit(a, t);
+    if (e && weir_type_is_wide(t))
+        WEIR__I128_SET(e->lit.v.i128, unscaled);
+    else if (e)
+        e->lit.v.i64 = (int64_t)unscaled;
     return e;
 }
 
@@ -168,12 +177,12 @@ int weir_expr_lit_numeric(weir_expr_arena *a, const char *text, weir_expr **out,
         long long v = strtoll(s, &end, 10);
         if (*end)
             return weir_error_set(err, WEIR_EPARSE, "malformed numeric literal '%s'", text);
-        if (errno == ERANGE)
-            return weir_error_set(err, WEIR_EUNSUPPORTED,
-                                  "numeric literal '%s' is out of range: weir's exact numbers have at most 18 digits",
-                                  text);
-        *out = (v >= INT32_MIN && v <= INT32_MAX) ? weir_expr_lit_int(a, (int32_t)v) : weir_expr_lit_bigint(a, v);
-        return *out ? 0 : nomem(err);
+        if (errno != ERANGE) {
+            *out = (v >= INT32_MIN && v <= INT32_MAX) ? weir_expr_lit_int(a, (int32_t)v)
+                                                      : weir_expr_lit_bigint(a, v);
+            return *out ? 0 : nomem(err);
+        }
+        /* Past BIGINT: DECIMAL(p, 0), as Flink types it. */
     }
     /* DECIMAL(p, s): p counts the digits without leading zeros of the integral part. */
     int scale = 0, p = 0;
@@ -197,17 +206,16 @@ int weir_expr_lit_numeric(weir_expr_arena *a, const char *text, weir_expr **out,
             lead = false;
             p++;
         }
-        v = v * 10 + (c - '0');
-        if (p > 18)
+        if (p > WEIR_DEC_MAX_PRECISION || scale > WEIR_DEC_MAX_PRECISION)
             return weir_error_set(err, WEIR_EUNSUPPORTED,
-                                  "numeric literal '%s' has more than 18 digits (weir's DECIMAL precision limit)",
-                                  text);
+                                  "numeric literal '%s' has more than 38 digits (DECIMAL's precision limit)", text);
+        v = v * 10 + (c - '0');
     }
     if (p < scale)
         p = scale;
     if (p == 0)
         p = 1;
-    *out = weir_expr_lit_decimal(a, (int64_t)(neg ? -v : v), (uint8_t)p, (uint8_t)scale);
+    *out = weir_expr_lit_decimal128(a, neg ? -v : v, (uint8_t)p, (uint8_t)scale);
     return *out ? 0 : nomem(err);
 }
 
@@ -444,6 +452,8 @@ static int unknown_function(const char *name, weir_expr **args, uint32_t n, weir
     return weir_error_set(err, WEIR_ENOTFOUND, "%s", msg);
 }
 
+static int wide_decimal_ok(const weir_expr *e, const char *name, weir_error *err);
+
 int weir_expr_call(weir_expr_arena *a, const char *name, weir_expr *const *args, uint32_t n_args, weir_expr **out,
                    weir_error *err)
 {
@@ -470,8 +480,41 @@ int weir_expr_call(weir_expr_arena *a, const char *name, weir_expr *const *args,
     }
     if (rc)
         return rc;
+    rc = wide_decimal_ok(*out, name, err);
+    if (rc)
+        return rc;
     weir__fold(a, out);
     return 0;
+}
+
+/*
+ * DECIMALs of more than 18 digits (128-bit values) are supported by the
+ * arithmetic, comparisons, NULL tests, CAST and the conditional forms; other
+ * functions refuse them by name rather than read them as 64-bit values.
+ */
+static int wide_decimal_ok(const weir_expr *e, const char *name, weir_error *err)
+{
+    static const char *const ok[] = {"+", "-", "*", "/", "%", "MOD", "=", "<>", "!=", "<", "<=", ">", ">=",
+                                     "IS NULL", "IS NOT NULL", "IS DISTINCT FROM", "IS NOT DISTINCT FROM",
+                                     "CAST", "TRY_CAST", "ROUND", "TRUNCATE", "FLOOR", "CEIL", "CEILING",
+                                     "ABS", "SIGN", NULL};
+    if (!e || e->kind != N_CALL)
+        return 0;
+    const weir_expr *wide = weir_type_is_wide(e->type) ? e : NULL;
+    for (uint32_t i = 0; i < e->n_args && !wide; i++)
+        if (weir_type_is_wide(e->args[i]->type))
+            wide = e->args[i];
+    if (!wide)
+        return 0;
+    for (int i = 0; ok[i]; i++)
+        if (!strcasecmp(ok[i], name))
+            return 0;
+    char tb[48];
+    return weir_error_set(err, WEIR_EUNSUPPORTED,
+                          "%s does not support %s: DECIMALs of more than 18 digits work with + - * / %%, "
+                          "comparisons, CAST, ROUND, TRUNCATE, FLOOR, CEIL, ABS, SIGN, CASE/COALESCE, "
+                          "SUM, AVG and COUNT",
+                          name, weir__tname(wide, tb, sizeof tb));
 }
 
 int weir__coerce(weir_expr_arena *a, weir_expr **e, weir_type t, weir_error *err)
@@ -695,7 +738,12 @@ static size_t fmt_value(weir_type t, uint8_t iv, const weir_value *v, char *buf,
     case WEIR_TYPE_BOOLEAN: return put(buf, cap, 0, "%s", v->v.b ? "TRUE" : "FALSE");
     case WEIR_TYPE_INT: return put(buf, cap, 0, "%d", v->v.i32);
     case WEIR_TYPE_DOUBLE: weir__fmt_double(v->v.f64, tmp); return put(buf, cap, 0, "%sE0", tmp);
-    case WEIR_TYPE_DECIMAL: weir__fmt_decimal(v->v.i64, t.scale, tmp); return put(buf, cap, 0, "%s", tmp);
+    case WEIR_TYPE_DECIMAL:
+        if (weir_type_is_wide(t))
+            weir__dec_format(WEIR__I128_GET(v->v.i128), t.scale, tmp);
+        else
+            weir__fmt_decimal(v->v.i64, t.scale, tmp);
+        return put(buf, cap, 0, "%s", tmp);
     case WEIR_TYPE_STRING:
     case WEIR_TYPE_BYTES: return put(buf, cap, 0, "'%.*s'", (int)v->v.s.len, v->v.s.ptr);
     case WEIR_TYPE_TIMESTAMP:

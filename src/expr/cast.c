@@ -117,7 +117,7 @@ static void trim(const char **s, size_t *len)
         (*len)--;
 }
 
-int weir__parse_decimal(const char *s, size_t len, int p, int sc, int64_t *out)
+int weir__parse_decimal128(const char *s, size_t len, int p, int sc, weir_i128 *out)
 {
     trim(&s, &len);
     size_t i = 0;
@@ -170,7 +170,7 @@ int weir__parse_decimal(const char *s, size_t len, int p, int sc, int64_t *out)
     long shift = exp10 - frac + sc;
     __int128 v = 0;
     if (shift >= 0) {
-        if (nd + shift > 19)
+        if (nd + shift > WEIR_DEC_MAX_PRECISION)
             return nd ? WEIR__ERANGE : (*out = 0, 0);
         for (int k = 0; k < nd; k++)
             v = v * 10 + (dig[k] - '0');
@@ -183,10 +183,21 @@ int weir__parse_decimal(const char *s, size_t len, int p, int sc, int64_t *out)
         if (keep >= 0 && keep < nd && dig[keep] >= '5')
             v += 1;
     }
-    if (v >= weir__pow10[p > 18 ? 18 : p] && p <= 18)
+    if (p < 1 || p > WEIR_DEC_MAX_PRECISION)
+        p = WEIR_DEC_MAX_PRECISION;
+    if (v >= weir__pow10_128[p])
         return WEIR__ERANGE;
-    *out = (int64_t)(neg ? -v : v);
+    *out = neg ? -v : v;
     return 0;
+}
+
+int weir__parse_decimal(const char *s, size_t len, int p, int sc, int64_t *out)
+{
+    weir_i128 v;
+    int rc = weir__parse_decimal128(s, len, p > 18 || p < 1 ? 18 : p, sc, &v);
+    if (!rc)
+        *out = (int64_t)v;
+    return rc;
 }
 
 size_t weir__fmt_ts(int64_t ms, char *buf) { return weir__format_ts(ms, buf, 32); }
@@ -274,9 +285,10 @@ int weir__build_cast(weir_expr_arena *a, weir_expr *e, weir_type type, bool try_
     char b1[64], b2[64];
     if (type.id == WEIR_TYPE_NULL)
         return weir_error_set(err, WEIR_EPLAN, "cannot cast to NULL");
-    if (type.id == WEIR_TYPE_DECIMAL && (type.precision < 1 || type.precision > 18 || type.scale > type.precision))
+    if (type.id == WEIR_TYPE_DECIMAL &&
+        (type.precision < 1 || type.precision > WEIR_DEC_MAX_PRECISION || type.scale > type.precision))
         return weir_error_set(err, WEIR_EUNSUPPORTED,
-                              "DECIMAL(%u, %u) is not supported: weir's DECIMAL has a precision of 1 to 18",
+                              "DECIMAL(%u, %u) is not supported: DECIMAL has a precision of 1 to 38",
                               type.precision, type.scale);
     if (e->iv != WEIR_INTERVAL_NONE)
         return weir_error_set(err, WEIR_EPLAN, "cannot cast %s to %s", weir__tname(e, b1, sizeof b1),
@@ -456,6 +468,8 @@ static bool rescale(__int128 v, int fs, int ts, int p, int64_t *out)
 /* Reads element i of a numeric vector as an exact value with scale *sc (false for DOUBLE). */
 static inline __int128 exact_at(const xvec *v, uint32_t i)
 {
+    if (weir_type_is_wide(v->type))
+        return ((const weir_i128 *)v->data)[i];
     switch (v->type.id) {
     case WEIR_TYPE_INT: return ((const int32_t *)v->data)[i];
     case WEIR_TYPE_BOOLEAN: return ((const uint8_t *)v->data)[i];
@@ -465,6 +479,12 @@ static inline __int128 exact_at(const xvec *v, uint32_t i)
 
 static inline double dbl_at(const xvec *v, uint32_t i)
 {
+    if (weir_type_is_wide(v->type)) {
+        /* Through the exact text, so the double is the nearest one (BigDecimal.doubleValue). */
+        char buf[48];
+        weir__dec_format(((const weir_i128 *)v->data)[i], v->type.scale, buf);
+        return strtod(buf, NULL);
+    }
     switch (v->type.id) {
     case WEIR_TYPE_INT: return ((const int32_t *)v->data)[i];
     case WEIR_TYPE_BOOLEAN: return ((const uint8_t *)v->data)[i];
@@ -491,7 +511,10 @@ static int to_string(ecx *cx, weir_type from, const xvec *in, uint32_t n, const 
         case WEIR_TYPE_INT: len = (size_t)sprintf(buf, "%d", ((const int32_t *)in->data)[i]); break;
         case WEIR_TYPE_BIGINT: len = (size_t)sprintf(buf, "%lld", (long long)((const int64_t *)in->data)[i]); break;
         case WEIR_TYPE_DOUBLE: len = weir__fmt_double(((const double *)in->data)[i], buf); break;
-        case WEIR_TYPE_DECIMAL: len = weir__fmt_decimal(((const int64_t *)in->data)[i], from.scale, buf); break;
+        case WEIR_TYPE_DECIMAL:
+            len = weir_type_is_wide(from) ? weir__dec_format(((const weir_i128 *)in->data)[i], from.scale, buf)
+                                          : weir__fmt_decimal(((const int64_t *)in->data)[i], from.scale, buf);
+            break;
         case WEIR_TYPE_TIMESTAMP: len = weir__fmt_ts(((const int64_t *)in->data)[i], buf); break;
         case WEIR_TYPE_TIMESTAMP_LTZ: len = weir__fmt_ts(x_local(cx, ((const int64_t *)in->data)[i]), buf); break;
         default: len = 0;
@@ -548,7 +571,8 @@ int weir__cast_vec(ecx *cx, const weir_expr *e, weir_type from, weir_type to, bo
                 double d = ((const double *)in->data)[i];
                 v = is_int ? java_d2i(d) : java_d2l(d);
             } else if (from.id == WEIR_TYPE_DECIMAL) {
-                v = ((const int64_t *)in->data)[i] / weir__pow10[from.scale];
+                /* Truncated toward zero; the low 64 bits, as BigDecimal.longValue. */
+                v = (int64_t)(uint64_t)(unsigned __int128)(exact_at(in, i) / weir__pow10_128[from.scale]);
             } else if (from.id == WEIR_TYPE_TIMESTAMP_LTZ) {
                 v = x_floordiv(((const int64_t *)in->data)[i], 1000);
             } else {
@@ -578,13 +602,14 @@ int weir__cast_vec(ecx *cx, const weir_expr *e, weir_type from, weir_type to, bo
         return 0;
     }
     case WEIR_TYPE_DECIMAL: {
-        int64_t *o = out->data;
+        bool wide = weir_type_is_wide(to);
         for (uint32_t i = 0; i < n; i++) {
             if (!x_live(out, active, i))
                 continue;
             bool ok;
+            weir_i128 v = 0;
             if (ss) {
-                int r = weir__parse_decimal(ss[i].ptr, ss[i].len, to.precision, to.scale, &o[i]);
+                int r = weir__parse_decimal128(ss[i].ptr, ss[i].len, to.precision, to.scale, &v);
                 if (r == WEIR_EPARSE) {
                     if ((rc = bad(cx, try_cast, out, i, &ss[i], to)))
                         return rc;
@@ -595,15 +620,17 @@ int weir__cast_vec(ecx *cx, const weir_expr *e, weir_type from, weir_type to, bo
                 double d = ((const double *)in->data)[i];
                 char buf[40];
                 size_t len = weir__fmt_double(d, buf);
-                ok = isfinite(d) && weir__parse_decimal(buf, len, to.precision, to.scale, &o[i]) == 0;
-            } else if (from.id == WEIR_TYPE_TIMESTAMP_LTZ) {
-                ok = rescale(((const int64_t *)in->data)[i], 3, to.scale, to.precision, &o[i]);
+                ok = isfinite(d) && weir__parse_decimal128(buf, len, to.precision, to.scale, &v) == 0;
             } else {
-                int fs = from.id == WEIR_TYPE_DECIMAL ? from.scale : 0;
-                ok = rescale(exact_at(in, i), fs, to.scale, to.precision, &o[i]);
+                int fs = from.id == WEIR_TYPE_DECIMAL ? from.scale : from.id == WEIR_TYPE_TIMESTAMP_LTZ ? 3 : 0;
+                ok = weir__dec_rescale(exact_at(in, i), fs, to.scale, &v) && weir__dec_fits(v, to.precision);
             }
             if (!ok)
                 x_setnull(cx, out, i);
+            else if (wide)
+                ((weir_i128 *)out->data)[i] = v;
+            else
+                ((int64_t *)out->data)[i] = (int64_t)v;
         }
         return 0;
     }

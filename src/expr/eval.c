@@ -16,9 +16,11 @@
 
 #include "expr/expr_internal.h"
 
-static size_t phys_width(weir_type_id id)
+static size_t phys_width(weir_type t)
 {
-    switch (id) {
+    if (weir_type_is_wide(t))
+        return 16;
+    switch (t.id) {
     case WEIR_TYPE_BOOLEAN:
     case WEIR_TYPE_NULL: return 1;
     case WEIR_TYPE_INT: return 4;
@@ -37,7 +39,7 @@ static int load_column(ecx *cx, const weir_expr *e, xvec *out)
     if (!in || (uint32_t)e->col >= in->schema->n_fields)
         return weir_error_set(cx->err, WEIR_EINVAL, "column $%d is not in the input", e->col);
     const weir_column *c = &in->cols[e->col];
-    if (c->type.id != e->type.id)
+    if (c->type.id != e->type.id || weir_type_is_wide(c->type) != weir_type_is_wide(e->type))
         return weir_error_set(cx->err, WEIR_EINVAL, "column $%d is %s in the batch but %s in the expression",
                               e->col, weir_type_name(c->type.id), weir_type_name(e->type.id));
     out->type = e->type;
@@ -78,14 +80,14 @@ static int load_literal(ecx *cx, const weir_expr *e, xvec *out)
 {
     uint32_t n = cx->n ? cx->n : 1;
     out->type = e->type;
-    size_t w = phys_width(e->type.id);
+    size_t w = phys_width(e->type);
     out->data = weir__x_alloc(cx, n * w);
     if (!out->data)
         return oom(cx);
     out->nulls = NULL;
     if (e->lit.is_null) {
         memset(out->data, 0, n * w);
-        if (w == sizeof(xstr))
+        if (weir_type_is_string(e->type.id))
             for (uint32_t i = 0; i < n; i++)
                 ((xstr *)out->data)[i] = (xstr){"", 0};
         out->nulls = weir__x_alloc(cx, n);
@@ -112,6 +114,11 @@ static int load_literal(ecx *cx, const weir_expr *e, xvec *out)
             ((xstr *)out->data)[i] = e->lit.v.s;
         break;
     default:
+        if (weir_type_is_wide(e->type)) {
+            for (uint32_t i = 0; i < n; i++)
+                ((weir_i128 *)out->data)[i] = WEIR__I128_GET(e->lit.v.i128);
+            break;
+        }
         for (uint32_t i = 0; i < n; i++)
             ((int64_t *)out->data)[i] = e->lit.v.i64;
     }
@@ -124,11 +131,11 @@ static int alloc_vec(ecx *cx, weir_type t, xvec *out)
     uint32_t n = cx->n ? cx->n : 1;
     out->type = t;
     out->nulls = NULL;
-    size_t w = phys_width(t.id);
+    size_t w = phys_width(t);
     out->data = weir__x_alloc(cx, n * w);
     if (!out->data)
         return oom(cx);
-    if (w == sizeof(xstr)) {
+    if (weir_type_is_string(t.id)) {
         for (uint32_t i = 0; i < n; i++)
             ((xstr *)out->data)[i] = (xstr){"", 0};
     } else {
@@ -151,6 +158,12 @@ static inline void copy_row(xvec *dst, const xvec *src, uint32_t i, size_t w)
     case 1: ((uint8_t *)dst->data)[i] = ((const uint8_t *)src->data)[i]; break;
     case 4: ((int32_t *)dst->data)[i] = ((const int32_t *)src->data)[i]; break;
     case 8: ((int64_t *)dst->data)[i] = ((const int64_t *)src->data)[i]; break;
+    case 16:
+        if (!weir_type_is_string(dst->type.id)) {
+            ((weir_i128 *)dst->data)[i] = ((const weir_i128 *)src->data)[i];
+            break;
+        }
+        /* fall through */
     default: ((xstr *)dst->data)[i] = ((const xstr *)src->data)[i];
     }
 }
@@ -225,7 +238,7 @@ static int eval_case(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *o
     int rc = alloc_vec(cx, e->type, out);
     if (rc)
         return rc;
-    size_t w = phys_width(e->type.id);
+    size_t w = phys_width(e->type);
     out->nulls = weir__x_alloc(cx, n ? n : 1);
     uint8_t *open = new_mask(cx, active, n);
     uint8_t *take = weir__x_alloc(cx, n ? n : 1);
@@ -276,7 +289,7 @@ static int eval_if(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *out
     int rc = alloc_vec(cx, e->type, out);
     if (rc)
         return rc;
-    size_t w = phys_width(e->type.id);
+    size_t w = phys_width(e->type);
     out->nulls = weir__x_zalloc(cx, n ? n : 1);
     uint8_t *mt = weir__x_alloc(cx, n ? n : 1), *mf = weir__x_alloc(cx, n ? n : 1);
     if (!out->nulls || !mt || !mf)
@@ -314,7 +327,7 @@ static int eval_coalesce(ecx *cx, const weir_expr *e, const uint8_t *active, xve
     int rc = alloc_vec(cx, e->type, out);
     if (rc)
         return rc;
-    size_t w = phys_width(e->type.id);
+    size_t w = phys_width(e->type);
     out->nulls = weir__x_alloc(cx, n ? n : 1);
     uint8_t *open = new_mask(cx, active, n);
     if (!out->nulls || !open)
@@ -476,7 +489,7 @@ static int store(ecx *cx, const xvec *v, weir_batch *out, uint32_t col)
         break;
     }
     default: {
-        size_t w = weir_type_width(c->type.id);
+        size_t w = weir_type_size(c->type);
         if (v->data != c->data)
             memmove(c->data, v->data, (size_t)n * w);
         if (v->nulls)
@@ -591,7 +604,7 @@ int weir_expr_eval_row(const weir_expr *e, const weir_batch *in, uint32_t row, w
         }
         for (uint32_t c = 0; c < nf; c++) {
             cols[c] = in->cols[c];
-            cols[c].data = (char *)in->cols[c].data + (size_t)row * weir_type_width(in->cols[c].type.id);
+            cols[c].data = (char *)in->cols[c].data + (size_t)row * weir_type_size(in->cols[c].type);
             bits[c] = !weir_batch_is_null(in, c, row);
             cols[c].valid = &bits[c];
         }
@@ -617,7 +630,11 @@ int weir_expr_eval_row(const weir_expr *e, const weir_batch *in, uint32_t row, w
     case WEIR_TYPE_DOUBLE: out->v.f64 = ((double *)v.data)[0]; break;
     case WEIR_TYPE_STRING:
     case WEIR_TYPE_BYTES: out->v.s = ((xstr *)v.data)[0]; break; /* valid until the env's next evaluation */
-    default: out->v.i64 = ((int64_t *)v.data)[0];
+    default:
+        if (weir_type_is_wide(e->type))
+            WEIR__I128_SET(out->v.i128, ((weir_i128 *)v.data)[0]);
+        else
+            out->v.i64 = ((int64_t *)v.data)[0];
     }
     return 0;
 }

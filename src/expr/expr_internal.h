@@ -19,6 +19,7 @@
 
 #include <string.h>
 
+#include "util/dec128.h"
 #include "util/pow10.h"
 #include "weir/expr.h"
 
@@ -212,6 +213,7 @@ size_t weir__fmt_double(double v, char *buf);
 size_t weir__fmt_decimal(int64_t v, int scale, char *buf);
 /* Parses a decimal string into unscaled at scale s with HALF_UP; 0, WEIR_EPARSE, or WEIR_ERANGE(-100) on overflow of p. */
 int weir__parse_decimal(const char *s, size_t len, int p, int sc, int64_t *out);
+int weir__parse_decimal128(const char *s, size_t len, int p, int sc, weir_i128 *out);
 #define WEIR__ERANGE (-100)
 
 /* ---- time ---- */

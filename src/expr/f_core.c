@@ -116,6 +116,7 @@ static __int128 div_round(__int128 x, __int128 d)
     return q;
 }
 
+static inline int arg_scale_t(weir_type t) { return t.id == WEIR_TYPE_DECIMAL ? t.scale : 0; }
 static inline int arg_scale(const weir_expr *a) { return a->type.id == WEIR_TYPE_DECIMAL ? a->type.scale : 0; }
 
 /* DECIMAL arithmetic; both arguments are int64 (BIGINT or DECIMAL) with their own scales. */
@@ -166,6 +167,117 @@ static int arith_dec(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, con
     return 0;
 }
 
+/* Value i of an exact vector (INT, BIGINT or DECIMAL of any precision) as 128 bits. */
+static inline weir_i128 dec_at(const xvec *v, uint32_t i)
+{
+    if (weir_type_is_wide(v->type))
+        return ((const weir_i128 *)v->data)[i];
+    if (v->type.id == WEIR_TYPE_INT)
+        return ((const int32_t *)v->data)[i];
+    return ((const int64_t *)v->data)[i];
+}
+
+/* v (scale from) as the integer part q at scale `to` (to <= from) and the
+ * rest r, at scale from: v = q * 10^(from - to) + r, r with v's sign. */
+static inline void dec_split(weir_i128 v, int from, int to, weir_i128 *q, weir_i128 *r)
+{
+    weir_i128 f = weir__pow10_128[from - to];
+    *q = v / f;
+    *r = v % f;
+}
+
+/*
+ * DECIMAL arithmetic where an argument or the result has more than 18 digits:
+ * exact with 256-bit intermediates (util/dec128.h), HALF_UP to the result
+ * scale, NULL when the result does not fit its precision (Flink's overflow rule).
+ */
+static int arith_dec_wide(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    int s1 = arg_scale(e->args[0]), s2 = arg_scale(e->args[1]), rs = e->type.scale, rp = e->type.precision;
+    int ms = s1 > s2 ? s1 : s2;
+    bool wide = weir_type_is_wide(e->type);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!x_live(out, act, i))
+            continue;
+        weir_i128 xv = dec_at(&a[0], i), yv = dec_at(&a[1], i), r = 0;
+        bool ok = true;
+        switch (e->p0) {
+        case OP_ADD:
+        case OP_SUB: {
+            if (e->p0 == OP_SUB)
+                yv = -yv;
+            /* Each side at the result scale (q) plus what lies below it (rest,
+             * at scale ms): |rest| < 10^(ms - rs) <= 10^32, so rests add exactly. */
+            weir_i128 q[2], rest[2] = {0, 0}, v[2] = {xv, yv};
+            int sc[2] = {s1, s2};
+            for (int k = 0; k < 2 && ok; k++) {
+                if (rs >= sc[k]) {
+                    ok = weir__dec_div(v[k], rs - sc[k], 1, &q[k]);
+                } else {
+                    weir_i128 rr;
+                    dec_split(v[k], sc[k], rs, &q[k], &rr);
+                    ok = weir__dec_div(rr, ms - sc[k], 1, &rest[k]);
+                }
+            }
+            if (!ok || __builtin_add_overflow(q[0], q[1], &r)) {
+                ok = false;
+                break;
+            }
+            if (ms > rs) {
+                weir_i128 f = weir__pow10_128[ms - rs], rem = rest[0] + rest[1];
+                if (r > 0 && rem < 0)
+                    r -= 1, rem += f;
+                else if (r < 0 && rem > 0)
+                    r += 1, rem -= f;
+                weir_i128 qr = rem / f, rr = rem % f;
+                if (rr < 0 ? -rr >= f - -rr : rr >= f - rr)
+                    qr += rem < 0 ? -1 : 1;
+                ok = !__builtin_add_overflow(r, qr, &r);
+            }
+            break;
+        }
+        case OP_MUL: ok = weir__dec_mul(xv, yv, s1 + s2 - rs, &r); break;
+        case OP_DIV: {
+            if (yv == 0)
+                return weir__x_fail(cx, i, "division by zero");
+            int k = rs + s2 - s1;
+            if (k >= 0) {
+                ok = weir__dec_div(xv, k, yv, &r);
+            } else {
+                weir_i128 den;
+                if (weir__dec_div(yv, -k, 1, &den))
+                    ok = weir__dec_div(xv, 0, den, &r);
+                else
+                    r = 0; /* |divisor| > 2^127 > 2 |dividend|: rounds to 0 */
+            }
+            break;
+        }
+        default: {
+            if (yv == 0)
+                return weir__x_fail(cx, i, "division by zero");
+            /* (x * 10^(ms - s1)) mod (y * 10^(ms - s2)): one factor is 1. */
+            weir_i128 m;
+            if (s1 == ms) {
+                if (weir__dec_div(yv, ms - s2, 1, &m))
+                    r = weir__dec_mod(xv, 0, m);
+                else
+                    r = xv; /* |divisor| > |dividend| */
+            } else {
+                r = weir__dec_mod(xv, ms - s1, yv);
+            }
+            ok = weir__dec_rescale(r, ms, rs, &r);
+        }
+        }
+        if (!ok || !weir__dec_fits(r, rp))
+            x_setnull(cx, out, i);
+        else if (wide)
+            ((weir_i128 *)out->data)[i] = r;
+        else
+            ((int64_t *)out->data)[i] = (int64_t)r;
+    }
+    return 0;
+}
+
 static int neg_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
     (void)cx, (void)act;
@@ -179,6 +291,11 @@ static int neg_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, co
             ((double *)out->data)[i] = -((const double *)a[0].data)[i];
         break;
     default:
+        if (weir_type_is_wide(e->type)) {
+            for (uint32_t i = 0; i < n; i++)
+                ((weir_i128 *)out->data)[i] = -((const weir_i128 *)a[0].data)[i];
+            break;
+        }
         for (uint32_t i = 0; i < n; i++)
             ((int64_t *)out->data)[i] = (int64_t)(0ull - (uint64_t)((const int64_t *)a[0].data)[i]);
     }
@@ -332,16 +449,18 @@ static int bind_arith(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint
             if (args[k]->type.id == WEIR_TYPE_INT && weir__coerce(a, &args[k], tmake(WEIR_TYPE_BIGINT, false), err))
                 return err->code;
         fn = arith_dec;
+        if (weir_type_is_wide(rt) || weir_type_is_wide(args[0]->type) || weir_type_is_wide(args[1]->type))
+            fn = arith_dec_wide;
     } else {
         weir_type_id id = (tx == WEIR_TYPE_BIGINT || ty == WEIR_TYPE_BIGINT) ? WEIR_TYPE_BIGINT : WEIR_TYPE_INT;
         rt = tmake(id, nullable);
         fn = id == WEIR_TYPE_INT ? arith_i32 : arith_i64;
     }
-    if (fn != arith_dec)
+    if (fn != arith_dec && fn != arith_dec_wide)
         for (int k = 0; k < 2; k++)
             if (weir__coerce(a, &args[k], rt, err))
                 return err->code;
-    uint8_t flags = F_STRICT | (fn == arith_dec ? F_MAYNULL : 0);
+    uint8_t flags = F_STRICT | (fn == arith_dec || fn == arith_dec_wide ? F_MAYNULL : 0);
     *out = weir__call_node(a, f, args, 2, rt, fn, flags);
     if (!*out)
         return nomem(err);
@@ -418,16 +537,33 @@ static int cmp_str(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const
     return 0;
 }
 
+/* x at scale sx against y at scale sy, exactly. */
+static inline int dec_cmp(weir_i128 x, int sx, weir_i128 y, int sy)
+{
+    weir_i128 xv = x, yv = y;
+    /* Scaling up overflows only past 2^127, beyond any value of the other side. */
+    if (sx < sy && !weir__dec_div(x, sy - sx, 1, &xv))
+        return x < 0 ? -1 : 1;
+    if (sy < sx && !weir__dec_div(y, sx - sy, 1, &yv))
+        return y < 0 ? 1 : -1;
+    return xv < yv ? -1 : xv > yv;
+}
+
 /* Exact numbers of different scales: compared exactly in 128 bits. */
 static int cmp_dec(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
-    const int64_t *x = a[0].data, *y = a[1].data;
     uint8_t *o = out->data;
     (void)cx, (void)act;
     int s1 = arg_scale(e->args[0]), s2 = arg_scale(e->args[1]);
+    int op = (int)e->p0;
+    if (weir_type_is_wide(a[0].type) || weir_type_is_wide(a[1].type)) {
+        for (uint32_t i = 0; i < n; i++)
+            o[i] = cmp_res(op, dec_cmp(dec_at(&a[0], i), s1, dec_at(&a[1], i), s2));
+        return 0;
+    }
+    const int64_t *x = a[0].data, *y = a[1].data;
     int ms = s1 > s2 ? s1 : s2;
     __int128 f1 = p10_128(ms - s1), f2 = p10_128(ms - s2);
-    int op = (int)e->p0;
     for (uint32_t i = 0; i < n; i++) {
         __int128 xv = (__int128)x[i] * f1, yv = (__int128)y[i] * f2;
         o[i] = cmp_res(op, xv < yv ? -1 : xv > yv);
@@ -454,6 +590,8 @@ static int cmp_at(const xvec *x, uint32_t i, const xvec *y, uint32_t j)
     case WEIR_TYPE_STRING:
     case WEIR_TYPE_BYTES: return str_cmp(((xstr *)x->data)[i], ((xstr *)y->data)[j]);
     default: {
+        if (weir_type_is_wide(x->type) || weir_type_is_wide(y->type))
+            return dec_cmp(dec_at(x, i), arg_scale_t(x->type), dec_at(y, j), arg_scale_t(y->type));
         int64_t a = ((int64_t *)x->data)[i], b = ((int64_t *)y->data)[j];
         return (a > b) - (a < b);
     }
@@ -478,9 +616,10 @@ static int bind_cmp_operands(weir_expr_arena *a, const xfunc *f, weir_expr **arg
     weir_expr *x = args[0], *y = args[1];
     if (x->iv != y->iv && x->type.id != WEIR_TYPE_NULL && y->type.id != WEIR_TYPE_NULL)
         return weir__bad_args(f, args, 2, err);
-    /* Exact numerics with different scales compare without conversion. */
+    /* Exact numerics with different scales (or 128-bit ones) compare without conversion. */
     if (weir__is_exact(x->type.id) && weir__is_exact(y->type.id) &&
-        (x->type.id == WEIR_TYPE_DECIMAL || y->type.id == WEIR_TYPE_DECIMAL) && arg_scale(x) != arg_scale(y)) {
+        (x->type.id == WEIR_TYPE_DECIMAL || y->type.id == WEIR_TYPE_DECIMAL) &&
+        (arg_scale(x) != arg_scale(y) || weir_type_is_wide(x->type) || weir_type_is_wide(y->type))) {
         for (int k = 0; k < 2; k++)
             if (args[k]->type.id == WEIR_TYPE_INT &&
                 weir__coerce(a, &args[k], tmake(WEIR_TYPE_BIGINT, args[k]->type.nullable), err))

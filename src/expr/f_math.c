@@ -115,10 +115,55 @@ static int bind_dbl(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32
 
 /* ---- ABS, SIGN ---- */
 
+/* Value i of a DECIMAL vector of either width. */
+static inline weir_i128 dec_get(const xvec *v, uint32_t i)
+{
+    return weir_type_is_wide(v->type) ? ((const weir_i128 *)v->data)[i] : ((const int64_t *)v->data)[i];
+}
+
+/* Stores r into row i of a DECIMAL result, or NULL when it needs more digits than the type has. */
+static inline void dec_put(ecx *cx, xvec *out, uint32_t i, weir_i128 r)
+{
+    if (!weir__dec_fits(r, out->type.precision))
+        x_setnull(cx, out, i);
+    else if (weir_type_is_wide(out->type))
+        ((weir_i128 *)out->data)[i] = r;
+    else
+        ((int64_t *)out->data)[i] = (int64_t)r;
+}
+
+/* x (scale s) to d fraction digits (d may be negative), HALF_UP or truncated; the result at scale max(d, 0). */
+static weir_i128 dec_round(weir_i128 x, int s, int d, bool trunc)
+{
+    if (d >= s)
+        return x;
+    int k = s - d;
+    if (k > 38)
+        return 0; /* |x| < 10^38 <= 10^k / 2 */
+    weir_i128 f = weir__pow10_128[k], q = x / f, r = x % f;
+    if (r < 0)
+        r = -r;
+    if (!trunc && r >= f - r)
+        q += x < 0 ? -1 : 1;
+    if (d < 0) {
+        weir_i128 out;
+        return weir__dec_div(q, -d, 1, &out) ? out : (q ? (weir_i128)1 << 126 : 0); /* too big: overflows the type */
+    }
+    return q;
+}
+
 static int abs_sign_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
     (void)cx, (void)act;
     bool sign = e->p0 != 0;
+    if (weir_type_is_wide(e->type)) {
+        weir_i128 one = weir__pow10_128[e->type.scale];
+        for (uint32_t i = 0; i < n; i++) {
+            weir_i128 x = ((const weir_i128 *)a[0].data)[i];
+            ((weir_i128 *)out->data)[i] = sign ? one * ((x > 0) - (x < 0)) : (x < 0 ? -x : x);
+        }
+        return 0;
+    }
     switch (e->type.id) {
     case WEIR_TYPE_INT: {
         const int32_t *x = a[0].data;
@@ -165,6 +210,16 @@ static int floor_ceil_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_
 {
     (void)cx, (void)act;
     bool ceil_ = e->p0 != 0;
+    if (weir_type_is_wide(a[0].type) || weir_type_is_wide(e->type)) {
+        weir_i128 d = weir__pow10_128[a[0].type.scale];
+        for (uint32_t i = 0; i < n; i++) {
+            weir_i128 x = dec_get(&a[0], i), q = x / d, r = x % d;
+            if (r && (x < 0) != ceil_)
+                q += ceil_ ? 1 : -1;
+            dec_put(cx, out, i, q);
+        }
+        return 0;
+    }
     switch (a[0].type.id) {
     case WEIR_TYPE_DOUBLE: {
         const double *x = a[0].data;
@@ -205,7 +260,7 @@ static int bind_floor(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint
     weir_type t = args[0]->type;
     if (t.id == WEIR_TYPE_DECIMAL) {
         int p = t.precision - t.scale + (t.scale > 0);
-        t = weir_type_decimal((uint8_t)(p > 18 ? 18 : p < 1 ? 1 : p), 0, t.nullable);
+        t = weir_type_decimal((uint8_t)(p > 38 ? 38 : p < 1 ? 1 : p), 0, t.nullable);
     }
     *out = weir__call_node(a, f, args, 1, t, floor_ceil_kernel, F_STRICT);
     if (!*out)
@@ -289,6 +344,21 @@ static int round_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, 
 {
     bool trunc = e->p0 != 0;
     const int32_t *dv = e->n_args > 1 ? a[1].data : NULL;
+    if (weir_type_is_wide(a[0].type) || weir_type_is_wide(e->type)) {
+        for (uint32_t i = 0; i < n; i++) {
+            if (!x_live(out, act, i))
+                continue;
+            int d = dv ? dv[i] : 0;
+            weir_i128 r = dec_round(dec_get(&a[0], i), a[0].type.scale, d, trunc);
+            weir_i128 o;
+            /* The rounded value at scale max(d, 0), then at the result scale. */
+            if (!weir__dec_rescale(r, d > 0 ? (d < a[0].type.scale ? d : a[0].type.scale) : 0, e->type.scale, &o))
+                x_setnull(cx, out, i);
+            else
+                dec_put(cx, out, i, o);
+        }
+        return 0;
+    }
     switch (a[0].type.id) {
     case WEIR_TYPE_DOUBLE: {
         const double *x = a[0].data;
@@ -356,9 +426,9 @@ static int bind_round(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint
         if (d >= s)
             t = weir_type_decimal((uint8_t)p, (uint8_t)s, true);
         else if (d < 0)
-            t = weir_type_decimal((uint8_t)(1 + p - s > 18 ? 18 : 1 + p - s), 0, true);
+            t = weir_type_decimal((uint8_t)(1 + p - s > 38 ? 38 : 1 + p - s), 0, true);
         else
-            t = weir_type_decimal((uint8_t)(1 + p - s + d > 18 ? 18 : 1 + p - s + d), (uint8_t)d, true);
+            t = weir_type_decimal((uint8_t)(1 + p - s + d > 38 ? 38 : 1 + p - s + d), (uint8_t)d, true);
     }
     *out = weir__call_node(a, f, args, n, t, round_kernel, F_STRICT | F_MAYNULL);
     if (!*out)

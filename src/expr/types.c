@@ -2,17 +2,16 @@
  * expr/types.c - typing rules: implicit casts, common types, DECIMAL
  * precision/scale derivation.
  *
- * DECIMAL rules follow Flink (LogicalTypeMerging), with weir's maximum
- * precision of 18 in place of Flink's 38: when a derived precision exceeds
- * 18, the integral digits are kept and the scale is reduced, but never below
- * min(scale, 6). INT counts as DECIMAL(10, 0) and BIGINT as DECIMAL(19, 0),
+ * DECIMAL rules follow Flink (LogicalTypeMerging): when a derived
+ * precision exceeds 38, the integral digits are kept and the scale is
+ * reduced, but never below min(scale, 6). INT counts as DECIMAL(10, 0) and BIGINT as DECIMAL(19, 0),
  * as in Flink.
  */
 #include <stdio.h>
 
 #include "expr/expr_internal.h"
 
-#define MAXP 18
+#define MAXP WEIR_DEC_MAX_PRECISION
 
 bool weir__is_exact(weir_type_id id)
 {
@@ -30,8 +29,6 @@ void weir__dec_ps(weir_type t, int *p, int *s)
 
 weir_type weir__dec_adjust(int p, int s, bool nullable)
 {
-    if (s > MAXP)
-        s = MAXP;
     if (p <= MAXP) {
         if (p < 1)
             p = 1;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "format/convert.h"
+#include "util/dec128.h"
 #include "time/timefmt.h"
 
 void weir__fmt_trim(const char **p, size_t *n)
@@ -212,11 +213,11 @@ int weir__fmt_parse_f64(const char *p, size_t n, double *out)
 
 /* ---- decimals ---- */
 
-int weir__fmt_parse_decimal(const char *p, size_t n, int precision, int scale,
-                            int64_t *out)
+int weir__fmt_parse_decimal128(const char *p, size_t n, int precision, int scale,
+                               __int128 *out)
 {
-    if (precision <= 0 || precision > 18)
-        precision = 18;
+    if (precision <= 0 || precision > WEIR_DEC_MAX_PRECISION)
+        precision = WEIR_DEC_MAX_PRECISION;
     size_t i = 0;
     bool neg = false;
     if (i < n && (p[i] == '+' || p[i] == '-')) {
@@ -245,10 +246,8 @@ int weir__fmt_parse_decimal(const char *p, size_t n, int precision, int scale,
     /* unscaled = D * 10^shift, D being all the digits as one integer. */
     int64_t shift = exp10 - nfrac + scale;
     int64_t keep = ndig + shift; /* leading digits of D that survive */
-    uint64_t limit = 1;
-    for (int k = 0; k < precision; k++)
-        limit *= 10;
-    uint64_t v = 0;
+    unsigned __int128 limit = (unsigned __int128)weir__pow10_128[precision];
+    unsigned __int128 v = 0;
     int64_t seen = 0;
     int round_digit = 0;
     for (size_t j = dig_start; j < dig_end; j++) {
@@ -256,9 +255,9 @@ int weir__fmt_parse_decimal(const char *p, size_t n, int precision, int scale,
             continue;
         unsigned d = (unsigned)(p[j] - '0');
         if (seen < keep) {
-            v = v * 10 + d;
-            if (v >= limit)
+            if (v > (limit - 1 - d) / 10) /* v * 10 + d >= limit */
                 return WEIR__ERANGE;
+            v = v * 10 + d;
         } else if (seen == keep) {
             round_digit = (int)d;
         }
@@ -268,17 +267,52 @@ int weir__fmt_parse_decimal(const char *p, size_t n, int precision, int scale,
          k++) { /* trailing zeros from a positive shift */
         if (v == 0)
             break;
-        v *= 10;
-        if (v >= limit)
+        if (v > (limit - 1) / 10)
             return WEIR__ERANGE;
+        v *= 10;
     }
     if (round_digit >= 5) {
         v++;
         if (v >= limit)
             return WEIR__ERANGE;
     }
-    *out = neg ? -(int64_t)v : (int64_t)v;
+    *out = neg ? -(__int128)v : (__int128)v;
     return 0;
+}
+
+int weir__fmt_parse_decimal(const char *p, size_t n, int precision, int scale,
+                            int64_t *out)
+{
+    __int128 v;
+    int rc = weir__fmt_parse_decimal128(
+        p, n, precision <= 0 || precision > 18 ? 18 : precision, scale, &v);
+    if (!rc)
+        *out = (int64_t)v;
+    return rc;
+}
+
+int weir__fmt_parse_decimal_at(const char *p, size_t n, weir_type t,
+                               void *data, uint32_t row)
+{
+    if (!weir_type_is_wide(t))
+        return weir__fmt_parse_decimal(p, n, t.precision, t.scale,
+                                       (int64_t *)data + row);
+    __int128 v;
+    int rc = weir__fmt_parse_decimal128(p, n, t.precision, t.scale, &v);
+    if (!rc)
+        memcpy((char *)data + (size_t)row * 16, &v, 16);
+    return rc;
+}
+
+size_t weir__fmt_format_decimal_at(const void *data, uint32_t row, weir_type t,
+                                   char *buf)
+{
+    if (!weir_type_is_wide(t))
+        return weir__fmt_format_decimal(((const int64_t *)data)[row], t.scale,
+                                        buf);
+    __int128 v;
+    memcpy(&v, (const char *)data + (size_t)row * 16, 16);
+    return weir__dec_format(v, t.scale, buf);
 }
 
 int weir__fmt_parse_bool(const char *p, size_t n, uint8_t *out)

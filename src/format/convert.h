@@ -57,6 +57,15 @@ int weir__fmt_base64_encode(const uint8_t *p, size_t n, weir_buf *out);
 size_t weir__fmt_format_f64_java(double v, char *buf);
 /* Writes an unscaled decimal with scale s ("-12.30"). buf needs 32 bytes. */
 size_t weir__fmt_format_decimal(int64_t unscaled, int scale, char *buf);
+/* The same for any precision up to 38 (128-bit unscaled value). */
+int weir__fmt_parse_decimal128(const char *p, size_t n, int precision, int scale,
+                               __int128 *out);
+/* Parses into row `row` of a DECIMAL column of type t (either width). */
+int weir__fmt_parse_decimal_at(const char *p, size_t n, weir_type t,
+                               void *data, uint32_t row);
+/* Formats row `row` of a DECIMAL column of type t; buf needs 48 bytes. */
+size_t weir__fmt_format_decimal_at(const void *data, uint32_t row, weir_type t,
+                                   char *buf);
 /* Writes an int64 in decimal. buf needs 21 bytes. Returns the length. */
 size_t weir__fmt_format_i64(int64_t v, char *buf);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "format/convert.h"
+#include "util/dec128.h"
 #include "time/timefmt.h"
 #include "weir/format.h"
 
@@ -106,8 +107,7 @@ static size_t scalar_text(const weir_batch *b, uint32_t col, uint32_t row,
     case WEIR_TYPE_DOUBLE:
         return weir__fmt_format_f64_java(WEIR_COL_F64(b, col)[row], buf);
     case WEIR_TYPE_DECIMAL:
-        return weir__fmt_format_decimal(WEIR_COL_I64(b, col)[row],
-                                        c->type.scale, buf);
+        return weir__fmt_format_decimal_at(c->data, row, c->type, buf);
     case WEIR_TYPE_TIMESTAMP:
     case WEIR_TYPE_TIMESTAMP_LTZ: {
         size_t n = weir__fmt_format_ts_fast(WEIR_COL_I64(b, col)[row], buf);
@@ -304,17 +304,15 @@ int weir_encoder_encode(weir_encoder *e, const weir_batch *b, uint32_t row,
 /* ---- Flink's print format (Java toString of each value) ---- */
 
 /* BigDecimal.toString: plain unless the adjusted exponent is below -6. */
-static size_t java_decimal(int64_t unscaled, int scale, char *buf)
+static size_t java_decimal(__int128 unscaled, int scale, char *buf)
 {
     if (scale <= 0)
-        return weir__fmt_format_i64(unscaled, buf);
-    char digits[24];
-    uint64_t mag =
-        unscaled < 0 ? (uint64_t)0 - (uint64_t)unscaled : (uint64_t)unscaled;
-    size_t nd = (size_t)sprintf(digits, "%llu", (unsigned long long)mag);
+        return weir__dec_format(unscaled, 0, buf);
+    char digits[48];
+    size_t nd = weir__dec_format(unscaled < 0 ? -unscaled : unscaled, 0, digits);
     int64_t adjusted = -(int64_t)scale + ((int64_t)nd - 1);
     if (adjusted >= -6)
-        return weir__fmt_format_decimal(unscaled, scale, buf);
+        return weir__dec_format(unscaled, scale, buf);
     size_t o = 0;
     if (unscaled < 0)
         buf[o++] = '-';
@@ -380,7 +378,13 @@ int weir_format_print_value(const weir_batch *b, uint32_t col, uint32_t row,
         return rc ? rc : weir_buf_put_u8(out, ']');
     }
     case WEIR_TYPE_DECIMAL:
-        n = java_decimal(WEIR_COL_I64(b, col)[row], c->type.scale, buf);
+        if (weir_type_is_wide(c->type)) {
+            __int128 v;
+            memcpy(&v, (const char *)c->data + (size_t)row * 16, 16);
+            n = java_decimal(v, c->type.scale, buf);
+        } else {
+            n = java_decimal(WEIR_COL_I64(b, col)[row], c->type.scale, buf);
+        }
         break;
     case WEIR_TYPE_TIMESTAMP:
     case WEIR_TYPE_TIMESTAMP_LTZ:

@@ -322,8 +322,7 @@ static int store_text(weir_decoder *d, weir_batch *b, uint32_t col,
         rc = weir__fmt_parse_f64(s, n, &WEIR_COL_F64(b, col)[row]);
         break;
     case WEIR_TYPE_DECIMAL:
-        rc = weir__fmt_parse_decimal(s, n, c->type.precision, c->type.scale,
-                                     &WEIR_COL_I64(b, col)[row]);
+        rc = weir__fmt_parse_decimal_at(s, n, c->type, c->data, row);
         break;
     case WEIR_TYPE_TIMESTAMP:
     case WEIR_TYPE_TIMESTAMP_LTZ:

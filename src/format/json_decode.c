@@ -588,8 +588,7 @@ static const char *parse_value(weir_decoder *d, uint32_t col, const char *p,
             rc = weir__fmt_parse_f64(p, n, &WEIR_COL_F64(b, col)[row]);
             break;
         case WEIR_TYPE_DECIMAL:
-            rc = weir__fmt_parse_decimal(p, n, c->type.precision, c->type.scale,
-                                         &WEIR_COL_I64(b, col)[row]);
+            rc = weir__fmt_parse_decimal_at(p, n, c->type, c->data, row);
             break;
         case WEIR_TYPE_STRING:
             rc = weir__put_str(b, col, row, p, n);

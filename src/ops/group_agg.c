@@ -379,7 +379,7 @@ static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32
             if (rc)
                 return rc;
         } else {
-            size_t w = weir_type_width(in->cols[col].type.id);
+            size_t w = weir_type_size(in->cols[col].type);
             memcpy((char *)dst->cols[k].data + (size_t)row * w, (const char *)in->cols[col].data + (size_t)in_row * w,
                    w);
         }
@@ -409,7 +409,7 @@ static bool same_values(const weir_batch *a, uint32_t ra, const weir_batch *b, u
             if (la != lb || memcmp(sa, sb, la))
                 return false;
         } else {
-            size_t w = weir_type_width(a->cols[c].type.id);
+            size_t w = weir_type_size(a->cols[c].type);
             if (memcmp((const char *)a->cols[c].data + (size_t)ra * w, (const char *)b->cols[c].data + (size_t)rb * w,
                        w))
                 return false;

@@ -137,6 +137,14 @@ static int sort_key_col(weir_buf *out, const weir_batch *b, uint32_t col, uint32
         return 0;
     }
     default: /* BIGINT, DECIMAL (unscaled, one scale per column), timestamps */
+        if (weir_type_is_wide(c->type)) { /* 128 bits: high word (sign flipped), then low word */
+            __int128 v;
+            memcpy(&v, (const char *)c->data + (size_t)row * 16, 16);
+            unsigned __int128 u = (unsigned __int128)v ^ ((unsigned __int128)1 << 127);
+            if ((rc = put_be64(out, (uint64_t)(u >> 64), desc)))
+                return rc;
+            return put_be64(out, (uint64_t)u, desc);
+        }
         return put_be64(out, (uint64_t)((const int64_t *)c->data)[row] ^ (UINT64_C(1) << 63), desc);
     }
 }

@@ -59,7 +59,7 @@ int weir__row_encode(const weir_batch *b, uint32_t row, uint32_t n,
             if (!rc)
                 rc = weir_buf_put(out, s, len);
         } else {
-            size_t w = weir_type_width(t);
+            size_t w = weir_type_size(b->cols[c].type);
             rc = weir_buf_put(
                 out, (const char *)b->cols[c].data + (size_t)row * w, w);
         }
@@ -95,7 +95,7 @@ int weir__row_decode(const uint8_t *p, size_t len, weir_batch *dst,
                 return rc;
             cur.p += slen;
         } else {
-            size_t w = weir_type_width(t);
+            size_t w = weir_type_size(dst->cols[c].type);
             if (weir_cursor_left(&cur) < w)
                 return WEIR_ECORRUPT;
             copy_value((char *)dst->cols[c].data + (size_t)row * w, cur.p, w);
@@ -122,7 +122,7 @@ int weir__row_copy_cols(weir_batch *dst, uint32_t drow, uint32_t off,
             if (rc)
                 return rc;
         } else {
-            size_t w = weir_type_width(src->cols[sc].type.id);
+            size_t w = weir_type_size(src->cols[sc].type);
             copy_value((char *)dst->cols[dc].data + (size_t)drow * w,
                        (const char *)src->cols[sc].data + (size_t)srow * w, w);
         }

@@ -72,9 +72,9 @@ int plan_type_from_sql(plan_ctx *pc, const weir_sql_type *t, weir_type *out)
                               "DECIMAL(%d, %d): the scale (%d) exceeds the precision (%d); the scale counts the "
                               "digits after the point, out of the precision's digits in all",
                               p, s, s, p);
-        if (p > 18)
+        if (p > 38)
             return plan_error(pc, t->loc, WEIR_EUNSUPPORTED,
-                              "DECIMAL(%d, %d) is not supported: weir's DECIMAL has a precision of at most 18", p, s);
+                              "DECIMAL(%d, %d) is not supported: DECIMAL has a precision of at most 38", p, s);
         *out = weir_type_decimal((uint8_t)p, (uint8_t)s, nullable);
         return 0;
     }

@@ -135,7 +135,10 @@ static bool common_type(weir_type a, weir_type b, weir_type *out)
     if (a.id == b.id && a.precision == b.precision && a.scale == b.scale) {
         *out = a;
     } else if (a.id == b.id && a.id == WEIR_TYPE_DECIMAL) {
-        *out = weir_type_decimal(18, a.scale > b.scale ? a.scale : b.scale, true);
+        int sc = a.scale > b.scale ? a.scale : b.scale;
+        int dg = a.precision - a.scale > b.precision - b.scale ? a.precision - a.scale : b.precision - b.scale;
+        int p = dg + sc > 38 ? 38 : dg + sc < 18 ? 18 : dg + sc;
+        *out = weir_type_decimal((uint8_t)p, (uint8_t)(sc > p ? p : sc), true);
     } else if (is_int(a.id) && is_int(b.id)) {
         *out = weir_type_make(WEIR_TYPE_BIGINT, true);
     } else if (weir_type_is_numeric(a.id) && weir_type_is_numeric(b.id)) {

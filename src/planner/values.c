@@ -173,9 +173,9 @@ static int column_type(plan_ctx *pc, const weir_sql_query *q, weir_expr **cells,
         }
     }
     if (t.id == WEIR_TYPE_DECIMAL) {
-        /* room for every cell's integer digits and the largest scale, at most 18 digits */
-        int p = (digits > 18 ? 18 : digits) + scale;
-        t.precision = (uint8_t)(p > 18 ? 18 : p);
+        /* room for every cell's integer digits and the largest scale, at most 38 digits */
+        int p = (digits > 38 ? 38 : digits) + scale;
+        t.precision = (uint8_t)(p > 38 ? 38 : p);
         t.scale = (uint8_t)scale;
     }
     t.nullable = nullable;

@@ -11,6 +11,7 @@
 
 #include "time/timefmt.h"
 #include "weir/batch.h"
+#include "util/dec128.h"
 
 const char *weir_row_kind_name(weir_row_kind k)
 {
@@ -35,7 +36,7 @@ weir_batch *weir_batch_create(const weir_schema *schema, uint32_t capacity)
     for (uint32_t i = 0; i < schema->n_fields; i++) {
         weir_column *c = &b->cols[i];
         c->type = schema->fields[i].type;
-        c->data = weir_calloc(capacity, weir_type_width(c->type.id));
+        c->data = weir_calloc(capacity, weir_type_size(c->type));
         c->valid = weir_calloc((capacity + 7) / 8, 1);
         c->all_valid = true;
         if (!c->data || !c->valid)
@@ -86,7 +87,7 @@ void weir_batch_set_null(weir_batch *b, uint32_t col, uint32_t row)
     weir_column *c = &b->cols[col];
     ensure_bitmap(c, b->capacity);
     c->valid[row >> 3] &= (uint8_t) ~(1u << (row & 7));
-    size_t w = weir_type_width(c->type.id);
+    size_t w = weir_type_size(c->type);
     memset((char *)c->data + (size_t)row * w, 0, w);
 }
 
@@ -138,7 +139,7 @@ int weir_batch_append_row(weir_batch *b)
     uint32_t r = b->n_rows++;
     for (uint32_t i = 0; i < b->schema->n_fields; i++) {
         weir_column *c = &b->cols[i];
-        size_t w = weir_type_width(c->type.id);
+        size_t w = weir_type_size(c->type);
         memset((char *)c->data + (size_t)r * w, 0, w);
         if (!c->all_valid)
             c->valid[r >> 3] |= (uint8_t)(1u << (r & 7));
@@ -163,7 +164,7 @@ static int copy_value(weir_batch *dst, uint32_t drow, const weir_batch *src, uin
         weir_strref r = ((const weir_strref *)sc->data)[srow];
         return weir_batch_set_str(dst, col, drow, src->heap + r.off, r.len);
     }
-    size_t w = weir_type_width(sc->type.id);
+    size_t w = weir_type_size(sc->type);
     memcpy((char *)dc->data + (size_t)drow * w, (const char *)sc->data + (size_t)srow * w, w);
     return 0;
 }
@@ -184,7 +185,7 @@ int weir_batch_gather(weir_batch *dst, const weir_batch *src, const uint32_t *ro
         weir_column *dc = &dst->cols[c];
         if (sc->all_valid && !weir_type_is_string(sc->type.id)) {
             /* Fast path: fixed width, no NULLs. */
-            size_t w = weir_type_width(sc->type.id);
+            size_t w = weir_type_size(sc->type);
             if (!dc->all_valid)
                 for (uint32_t i = 0; i < n; i++)
                     dc->valid[(base + i) >> 3] |= (uint8_t)(1u << ((base + i) & 7));
@@ -227,7 +228,7 @@ int weir_batch_copy(weir_batch *dst, const weir_batch *src)
     for (uint32_t c = 0; c < src->schema->n_fields; c++) {
         const weir_column *sc = &src->cols[c];
         weir_column *dc = &dst->cols[c];
-        memcpy(dc->data, sc->data, (size_t)n * weir_type_width(sc->type.id));
+        memcpy(dc->data, sc->data, (size_t)n * weir_type_size(sc->type));
         dc->all_valid = sc->all_valid;
         if (!sc->all_valid)
             memcpy(dc->valid, sc->valid, (n + 7) / 8);
@@ -255,7 +256,7 @@ void weir_batch_filter_inplace(weir_batch *b, const uint8_t *sel)
         if (out != r) {
             for (uint32_t c = 0; c < b->schema->n_fields; c++) {
                 weir_column *col = &b->cols[c];
-                size_t w = weir_type_width(col->type.id);
+                size_t w = weir_type_size(col->type);
                 memcpy((char *)col->data + (size_t)out * w, (char *)col->data + (size_t)r * w, w);
                 if (!col->all_valid) {
                     bool v = col->valid[r >> 3] & (1u << (r & 7));
@@ -295,17 +296,14 @@ size_t weir_batch_format_value(const weir_batch *b, uint32_t col, uint32_t row, 
         n = snprintf(buf, cap, "%.17g", WEIR_COL_F64(b, col)[row]);
         break;
     case WEIR_TYPE_DECIMAL: {
-        int64_t v = WEIR_COL_I64(b, col)[row];
-        unsigned scale = c->type.scale;
-        if (scale == 0) {
-            n = snprintf(buf, cap, "%" PRId64, v);
-            break;
-        }
-        uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-        uint64_t p10 = 1;
-        for (unsigned i = 0; i < scale; i++)
-            p10 *= 10;
-        n = snprintf(buf, cap, "%s%" PRIu64 ".%0*" PRIu64, v < 0 ? "-" : "", mag / p10, (int)scale, mag % p10);
+        char tmp[48];
+        __int128 v;
+        if (weir_type_is_wide(c->type))
+            memcpy(&v, (const char *)c->data + (size_t)row * 16, 16);
+        else
+            v = WEIR_COL_I64(b, col)[row];
+        weir__dec_format(v, c->type.scale, tmp);
+        n = snprintf(buf, cap, "%s", tmp);
         break;
     }
     case WEIR_TYPE_STRING:

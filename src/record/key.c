@@ -29,7 +29,7 @@ size_t weir_key_encode(const weir_batch *b, const weir_keyspec *ks, uint32_t row
             }
             n += 4 + r.len;
         } else {
-            size_t w = weir_type_width(c->type.id);
+            size_t w = weir_type_size(c->type);
             if (n + w <= cap)
                 memcpy(buf + n, (const char *)c->data + (size_t)row * w, w);
             n += w;

@@ -37,6 +37,8 @@ size_t weir_type_width(weir_type_id id)
     return 8;
 }
 
+size_t weir_type_size(weir_type t) { return weir_type_is_wide(t) ? 16 : weir_type_width(t.id); }
+
 const char *weir_type_name(weir_type_id id)
 {
     switch (id) {

@@ -871,7 +871,9 @@ int weir__inflight_put_msg(weir_buf *out, const weir__msg *m)
     for (uint32_t c = 0; c < nc && !rc; c++) {
         const weir_column *col = &b->cols[c];
         bool all = col->all_valid;
-        if ((rc = weir_buf_put_u8(out, (uint8_t)col->type.id)) ||
+        /* The high bit marks a 128-bit DECIMAL column (16 bytes a value). */
+        uint8_t tag = (uint8_t)(col->type.id | (weir_type_is_wide(col->type) ? 0x80 : 0));
+        if ((rc = weir_buf_put_u8(out, tag)) ||
             (rc = weir_buf_put_u8(out, all)) ||
             (!all && (rc = weir_buf_put(out, col->valid, (n + 7) / 8))))
             break;
@@ -883,7 +885,7 @@ int weir__inflight_put_msg(weir_buf *out, const weir__msg *m)
             }
         } else {
             rc = weir_buf_put(out, col->data,
-                              (size_t)n * weir_type_width(col->type.id));
+                              (size_t)n * weir_type_size(col->type));
         }
     }
     return rc;
@@ -937,10 +939,12 @@ int weir__inflight_get_msg(weir_cursor *c, weir__msg *m, weir_batch *b)
         if ((rc = weir_cursor_get_u8(c, &type)) ||
             (rc = weir_cursor_get_u8(c, &all)))
             break;
+        bool wide = type & 0x80;
+        type &= 0x7f;
         if (type > WEIR_TYPE_NULL || all > 1)
             return WEIR_ECORRUPT;
         weir_column *col = b ? &b->cols[k] : NULL;
-        if (col && col->type.id != (weir_type_id)type)
+        if (col && (col->type.id != (weir_type_id)type || weir_type_is_wide(col->type) != wide))
             return WEIR_ECORRUPT;
         if (col)
             col->all_valid = all;
@@ -959,7 +963,7 @@ int weir__inflight_get_msg(weir_cursor *c, weir__msg *m, weir_batch *b)
                     rc = weir_batch_set_str(b, k, r, p, len);
             }
         } else {
-            size_t w = weir_type_width((weir_type_id)type);
+            size_t w = wide ? 16 : weir_type_width((weir_type_id)type);
             if (n && w > weir_cursor_left(c) / n)
                 return WEIR_ECORRUPT;
             rc = take(c, col ? col->data : NULL, (size_t)n * w);

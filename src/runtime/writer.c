@@ -173,10 +173,10 @@ static int scatter_keyed(weir__writer *w, const weir_batch *b)
     const weir_keyspec *ks = &w->key;
     const weir_column *c0 = ks->n == 1 ? &b->cols[ks->cols[0]] : NULL;
     if (c0 && c0->all_valid && !weir_type_is_string(c0->type.id) &&
-        weir_type_width(c0->type.id) <= 8) {
+        weir_type_size(c0->type) <= 8) {
         /* One fixed-width key column without NULLs: the encoding is a flag byte
          * and the value. */
-        size_t wd = weir_type_width(c0->type.id);
+        size_t wd = weir_type_size(c0->type);
         uint8_t buf[16];
         buf[0] = 1;
         const uint8_t *data = c0->data;

@@ -37,7 +37,8 @@ static weir__acc_kind pick_kind(const weir_agg *a, const weir_schema *in, bool n
         case WEIR_TYPE_BIGINT: return WEIR__ACC_SUM_I64;
         case WEIR_TYPE_DECIMAL:
             /* Unscaled sums only when the result keeps the input's scale. */
-            if (a->result_type.id == WEIR_TYPE_DECIMAL &&
+            if (a->result_type.id == WEIR_TYPE_DECIMAL && !weir_type_is_wide(a->result_type) &&
+                !weir_type_is_wide(in->fields[a->input_col].type) &&
                 a->result_type.scale == in->fields[a->input_col].type.scale)
                 return WEIR__ACC_SUM_I64;
             return WEIR__ACC_GENERIC;

@@ -601,7 +601,7 @@ int weir__emit_late_row(wcore *c, const weir_batch *b, uint32_t row, weir_ts ts)
                 return rc;
             }
         } else {
-            size_t w = weir_type_width(id);
+            size_t w = weir_type_size(b->cols[k].type);
             memcpy((char *)l->cols[k].data + (size_t)r * w, (const char *)b->cols[k].data + (size_t)row * w, w);
         }
         weir_batch_set_valid(l, k, r);
@@ -1375,7 +1375,7 @@ int weir__wcore_create(const weir_window_spec *spec, const weir_schema *in, cons
         weir_type_id id = in->fields[c->key.cols[k]].type.id;
         c->kcols[k].type = id;
         c->kcols[k].is_string = weir_type_is_string(id);
-        c->kcols[k].width = (uint32_t)weir_type_width(id);
+        c->kcols[k].width = (uint32_t)weir_type_size(in->fields[c->key.cols[k]].type);
         if (c->kcols[k].is_string)
             c->key_fixed = false;
         c->key_max += 1 + c->kcols[k].width;

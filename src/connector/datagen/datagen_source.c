@@ -128,6 +128,11 @@ static int setup_column(dg_arg *a, uint32_t c, const weir_datagen_field *f,
     const weir_field *sf = &a->schema->fields[c];
     dg_column *col = &a->cols[c];
     weir_type_id t = sf->type.id;
+    if (weir_type_is_wide(sf->type))
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "datagen: field \"%s\": DECIMAL(%u, %u) is not generated; datagen generates "
+                              "DECIMALs of up to 18 digits (declare DECIMAL(18, %u) and CAST it)",
+                              sf->name, sf->type.precision, sf->type.scale, sf->type.scale);
     col->key = mix64(a->cfg.seed ^
                      mix64((uint64_t)(c + 1) * UINT64_C(0xD1B54A32D192ED03)));
     col->kind = f ? f->kind : WEIR_DATAGEN_RANDOM;

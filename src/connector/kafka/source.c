@@ -696,7 +696,7 @@ static void copy_value(weir_batch *dst, uint32_t dc, uint32_t dr,
             *rc = WEIR_ENOMEM;
         return;
     }
-    size_t w = weir_type_width(t);
+    size_t w = weir_type_size(src->schema->fields[sc].type);
     memcpy((char *)dst->cols[dc].data + (size_t)dr * w,
            (const char *)src->cols[sc].data + (size_t)sr * w, w);
 }

@@ -84,8 +84,7 @@ int weir__pg_text_to_col(weir_batch *b, uint32_t col, uint32_t row,
         rc = weir__fmt_parse_f64(p, n, &WEIR_COL_F64(b, col)[row]);
         break;
     case WEIR_TYPE_DECIMAL:
-        rc = weir__fmt_parse_decimal(p, n, ty->precision, ty->scale,
-                                     &WEIR_COL_I64(b, col)[row]);
+        rc = weir__fmt_parse_decimal_at(p, n, *ty, b->cols[col].data, row);
         break;
     case WEIR_TYPE_STRING:
         rc = weir_batch_set_str(b, col, row, p, n);

@@ -175,8 +175,8 @@ static int put_value(weir_buf *b, const weir_batch *k, uint32_t col,
         n = (size_t)snprintf(t, sizeof t, "%.17g", WEIR_COL_F64(k, col)[row]);
         return put_elem(b, t, n);
     case WEIR_TYPE_DECIMAL:
-        n = weir__fmt_format_decimal(WEIR_COL_I64(k, col)[row],
-                                     k->cols[col].type.scale, t);
+        n = weir__fmt_format_decimal_at(k->cols[col].data, row,
+                                        k->cols[col].type, t);
         return put_elem(b, t, n);
     case WEIR_TYPE_STRING: {
         uint32_t len;

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Randomized differential test of DECIMAL(p, s) up to p = 38 against
+Python's decimal module (tests/test_decimal_diff.sh runs it).
+
+Each case draws two DECIMAL types and rows of random values, runs one weir
+job that computes + - * / %, a CAST, comparisons, and SUM / AVG / COUNT per
+key, and compares the printed rows with what Flink's rules give, computed
+here with no code of weir's:
+  result types (Flink's LogicalTypeMerging, precision capped at 38 by keeping
+  the integral digits and shrinking the scale, not below min(scale, 6));
+  values exact, rounded HALF_UP to the result scale, NULL when they need more
+  digits than the precision; SUM is DECIMAL(38, s), AVG DECIMAL(38, max(6, s));
+  printed as Java's BigDecimal.toString (Python's str of a Decimal is the
+  same notation).
+"""
+import argparse
+import decimal
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from decimal import Decimal, ROUND_HALF_UP, ROUND_DOWN
+
+CTX = decimal.Context(prec=400, rounding=ROUND_DOWN, Emax=999999, Emin=-999999)
+decimal.setcontext(CTX)
+
+
+def adjust(p, s):
+    if p <= 38:
+        return p, s
+    digits = p - s
+    return 38, max(38 - digits, min(s, 6))
+
+
+def rtype(op, p1, s1, p2, s2):
+    if op in "+-":
+        s = max(s1, s2)
+        return adjust(max(p1 - s1, p2 - s2) + s + 1, s)
+    if op == "*":
+        return adjust(p1 + p2 + 1, s1 + s2)
+    if op == "/":
+        s = max(6, s1 + p2 + 1)
+        return adjust(p1 - s1 + s2 + s, s)
+    s = max(s1, s2)
+    return adjust(min(p1 - s1, p2 - s2) + s, s)
+
+
+def fit(v, p, s):
+    """v rounded HALF_UP to scale s, or None when it needs more than p digits."""
+    q = v.quantize(Decimal(1).scaleb(-s), rounding=ROUND_HALF_UP, context=CTX)
+    if abs(q.scaleb(s)) >= Decimal(10) ** p:
+        return None
+    return q.copy_abs() if q == 0 else q  # BigDecimal has no negative zero
+
+
+def show(v):
+    return "null" if v is None else str(v)
+
+
+def rand_dec(rng, p, s, nonzero=False):
+    while True:
+        nd = rng.randint(1, p)
+        u = rng.randint(0, 10 ** nd - 1)
+        if rng.random() < 0.5:
+            u = -u
+        if u or not nonzero:
+            return Decimal(u).scaleb(-s)
+
+
+def run_case(weir, rng, rows, work):
+    p1 = rng.randint(1, 38)
+    s1 = rng.randint(0, p1)
+    p2 = rng.randint(1, 38)
+    s2 = rng.randint(0, p2)
+    p3 = rng.randint(1, 38)
+    s3 = rng.randint(0, p3)
+    data = []
+    for i in range(rows):
+        a = rand_dec(rng, p1, s1)
+        b = rand_dec(rng, p2, s2, nonzero=True)
+        data.append((i, "k%d" % rng.randint(0, 3), a, b))
+    with open(os.path.join(work, "in.csv"), "w") as f:
+        for i, k, a, b in data:
+            f.write("%d,%s,%s,%s\n" % (i, k, format(a, "f"), format(b, "f")))
+    ops = ["+", "-", "*", "/", "%"]
+    types = [rtype(op, p1, s1, p2, s2) for op in ops]
+    sql = [
+        "CREATE TABLE t (id BIGINT, k STRING, a DECIMAL(%d, %d), b DECIMAL(%d, %d)) "
+        "WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');" % (p1, s1, p2, s2),
+        "CREATE TABLE o (id BIGINT, %s, c DECIMAL(%d, %d), lt BOOLEAN, eq BOOLEAN) "
+        "WITH ('connector' = 'print');"
+        % (", ".join("r%d DECIMAL(%d, %d)" % (j, p, s) for j, (p, s) in enumerate(types)), p3, s3),
+        "CREATE TABLE g (k STRING, sa DECIMAL(38, %d), sb DECIMAL(38, %d), aa DECIMAL(38, %d), n BIGINT) "
+        "WITH ('connector' = 'print');" % (s1, s2, max(6, s1)),
+        "INSERT INTO o SELECT id, a + b, a - b, a * b, a / b, a %% b, CAST(a AS DECIMAL(%d, %d)), a < b, a = b FROM t;"
+        % (p3, s3),
+        "INSERT INTO g SELECT k, SUM(a), SUM(b), AVG(a), COUNT(*) FROM t GROUP BY k;",
+    ]
+    with open(os.path.join(work, "job.sql"), "w") as f:
+        f.write("\n".join(sql) + "\n")
+    want = []
+    for i, k, a, b in data:
+        vals = [a + b, a - b, a * b, a / b, a % b]
+        cells = [show(fit(v, p, s)) for v, (p, s) in zip(vals, types)]
+        cells.append(show(fit(a, p3, s3)))
+        cells += ["true" if a < b else "false", "true" if a == b else "false"]
+        want.append("+I[%d, %s]" % (i, ", ".join(cells)))
+    # The group aggregate's final rows: the last +I/+U per key.
+    final = {}
+    for i, k, a, b in data:
+        final.setdefault(k, []).append((a, b))
+    want_g = {}
+    for k, vs in final.items():
+        sa = sum((a for a, _ in vs), Decimal(0))
+        sb = sum((b for _, b in vs), Decimal(0))
+        aa = sa / len(vs)
+        want_g[k] = "[%s, %s, %s, %s, %d]" % (k, show(fit(sa, 38, s1)), show(fit(sb, 38, s2)),
+                                            show(fit(aa, 38, max(6, s1))), len(vs))
+    par = str(rng.choice([1, 2, 4]))
+    r = subprocess.run([weir, "run", "job.sql", "-D", "parallelism.default=" + par], cwd=work,
+                       capture_output=True, text=True)
+    desc = "types a DECIMAL(%d, %d), b DECIMAL(%d, %d), cast DECIMAL(%d, %d), parallelism %s" % (
+        p1, s1, p2, s2, p3, s3, par)
+    if r.returncode != 0:
+        return "%s: exit %d: %s" % (desc, r.returncode, r.stderr[-2000:])
+    got, got_g = [], {}
+    for line in r.stdout.splitlines():
+        line = line.split("> ", 1)[-1]
+        if line.startswith("+I[") and line.count(",") >= 8 and line[3:].split(",")[0].isdigit():
+            got.append(line)
+        elif line[:3] in ("+I[", "+U["):
+            got_g[line[3:].split(",")[0]] = line[2:]
+    errors = []
+    for w in sorted(set(want) - set(got)):
+        errors.append("  missing %s" % w)
+    for g in sorted(set(got) - set(want)):
+        errors.append("  unexpected %s" % g)
+    for k in sorted(want_g):
+        if got_g.get(k) != want_g[k]:
+            errors.append("  group %s: want %s got %s" % (k, want_g[k], got_g.get(k)))
+    if errors:
+        return desc + "\n" + "\n".join(errors[:20])
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--weir", required=True)
+    ap.add_argument("--cases", type=int, default=20)
+    ap.add_argument("--rows", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=None)
+    args = ap.parse_args()
+    seed = args.seed if args.seed is not None else int(os.environ.get("WEIR_SEED", random.randrange(1 << 31)))
+    print("decimal_diff: seed %d (WEIR_SEED=%d replays), %d cases of %d rows" % (seed, seed, args.cases, args.rows))
+    rng = random.Random(seed)
+    failed = 0
+    for c in range(args.cases):
+        with tempfile.TemporaryDirectory() as work:
+            err = run_case(args.weir, rng, args.rows, work)
+        if err:
+            failed += 1
+            print("FAIL case %d: %s" % (c, err))
+    print("%d of %d cases passed" % (args.cases - failed, args.cases))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
