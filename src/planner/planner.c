@@ -155,6 +155,13 @@ static int cfg_u32(plan_ctx *pc, const char *key, uint32_t *out, weir_error *err
     return cfg_u32_max(pc, key, 1u << 20, out, err);
 }
 
+uint32_t plan_forward_parallelism(const plan_ctx *pc, weir_stream s)
+{
+    if (s.part != WEIR_PART_FORWARD || s.side_tag != 0)
+        return 0;
+    return weir__job_node_parallelism(pc->job, s.node);
+}
+
 int plan_table_parallelism(plan_ctx *pc, const cat_table *t, const char *key, uint32_t *out)
 {
     *out = 0;
@@ -419,6 +426,15 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
         for (uint32_t i = 0; i < pkd->n_columns; i++)
             kc[i] = (uint32_t)weir_schema_find(ts, pk[i]); /* found above */
         w.s = weir_stream_key_by(w.s, kc, pkd->n_columns);
+    } else if (par == 0) {
+        par = plan_forward_parallelism(pc, w.s); /* the input's, as Flink */
+    } else if (w.updating && par != plan_forward_parallelism(pc, w.s) && plan_forward_parallelism(pc, w.s)) {
+        weir_operator_spec_release(&spec);
+        return plan_error(pc, loc, WEIR_EPLAN,
+                          "table '%s': sink.parallelism %u differs from its input's (%u), and the query produces "
+                          "an updating result: its changes would reach the subtasks out of order; give the table "
+                          "a PRIMARY KEY or drop sink.parallelism (as Flink)",
+                          t->name, par, plan_forward_parallelism(pc, w.s));
     }
     if ((rc = weir_job_sink(pc->job, w.s, &spec, par))) {
         weir_operator_spec_release(&spec);
@@ -476,7 +492,7 @@ static int plan_bare_query(plan_ctx *pc, const weir_sql_stmt *st)
     weir_error err = {0};
     if ((rc = weir_print_sink_spec(&pcfg, &spec, &err)))
         return plan_error(pc, st->loc, rc, "%s", err.message);
-    if ((rc = weir_job_sink(pc->job, r.s, &spec, 0))) {
+    if ((rc = weir_job_sink(pc->job, r.s, &spec, plan_forward_parallelism(pc, r.s)))) {
         weir_operator_spec_release(&spec);
         return plan_error(pc, st->loc, rc, "cannot add the print sink: %s", weir_job_error(pc->job));
     }

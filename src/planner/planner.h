@@ -213,6 +213,15 @@ int plan_projection_apply(plan_ctx *pc, const cat_table *t, plan_source_cols *ou
 /* 'scan.parallelism' / 'sink.parallelism' of t: 0 when absent; an error at the option unless 1 to the max
  * parallelism. */
 int plan_table_parallelism(plan_ctx *pc, const cat_table *t, const char *key, uint32_t *out);
+/*
+ * The parallelism of an operator that reads s without a shuffle (a Calc, a
+ * window assignment, a sink without sink.parallelism): its input's, as
+ * Flink's planner does, so that the rows keep their order - a changelog
+ * from a single-subtask aggregation spread round-robin over several
+ * subtasks would let a key's -U overtake its +U. 0 (the job's default)
+ * when s is shuffled anyway.
+ */
+uint32_t plan_forward_parallelism(const plan_ctx *pc, weir_stream s);
 
 /*
  * reuse.c: sub-plan reuse. Every reusable operator (source, calc, window

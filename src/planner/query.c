@@ -161,7 +161,7 @@ int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, 
     weir_operator_spec spec;
     if (!rc)
         rc = weir__calc_spec(filter, exprs, n, os, pc->cenv.clock, &spec);
-    if (!rc && (rc = weir_job_operator(pc->job, &r->s, 1, &spec, os, 0, &o.s))) {
+    if (!rc && (rc = weir_job_operator(pc->job, &r->s, 1, &spec, os, plan_forward_parallelism(pc, r->s), &o.s))) {
         if (spec.free_arg)
             spec.free_arg(spec.arg);
         weir_buf_fini(&dg);
@@ -602,7 +602,7 @@ static int window_assign(plan_ctx *pc, rel *r, const char *what, bool as_table)
     if (rc)
         return rc;
     weir_stream s;
-    if ((rc = weir_job_operator(pc->job, &r->s, 1, &spec, r->schema, 0, &s))) {
+    if ((rc = weir_job_operator(pc->job, &r->s, 1, &spec, r->schema, plan_forward_parallelism(pc, r->s), &s))) {
         spec.free_arg(spec.arg);
         return plan_error(pc, r->win.loc, rc, "cannot add the window assignment: %s", weir_job_error(pc->job));
     }

@@ -63,6 +63,11 @@ uint32_t weir__job_node_count(const weir_job *job)
     return job ? job->n_nodes : 0;
 }
 
+uint32_t weir__job_node_parallelism(const weir_job *job, int node)
+{
+    return job && node >= 0 && (uint32_t)node < job->n_nodes ? job->nodes[node].parallelism : 0;
+}
+
 const weir_job_config *weir__job_config(const weir_job *job)
 {
     return &job->cfg;

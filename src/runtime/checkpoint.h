@@ -268,6 +268,8 @@ bool weir__job_stopped_undrained(const weir_job *job);
 bool weir__job_canceled(const weir_job *job);
 
 uint32_t weir__job_node_count(const weir_job *job);
+/* The parallelism of a node added so far (0: no such node). */
+uint32_t weir__job_node_parallelism(const weir_job *job, int node);
 
 /*
  * A companion whose life follows the job's (the checkpoint coordinator):
