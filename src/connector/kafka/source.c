@@ -18,9 +18,13 @@
  * offsets, never from the group's. Every start offset is resolved to a
  * number when the split opens (earliest, latest, group, specific), so a
  * checkpoint taken before the first record already holds a real offset.
- * 'timestamp' starts (and bounds) are found while reading: records before
- * the first one whose timestamp is >= the given time are skipped (the same
- * offset Kafka's offsetsForTimes names: the first in offset order).
+ * 'timestamp' starts and bounds ask the broker (offsetsForTimes: the first
+ * offset whose timestamp is >= the time) and are checked while reading:
+ * records before the first one at or after the time are skipped, and a
+ * bound also ends at that record. A broker without an answer (librdkafka's
+ * mock cluster does not look timestamps up) leaves the start at the
+ * earliest offset and the bound at the latest, so the reading check alone
+ * finds them.
  *
  * Commits. When a checkpoint completes, the offsets it holds are committed
  * to 'properties.group.id' (asynchronously), so the usual lag tools see the
@@ -417,6 +421,29 @@ static int committed_offset(kafka_source *s, kafka_part *pt, int64_t *out,
     return 0;
 }
 
+/*
+ * The broker's offsetsForTimes answer for ts: the first offset whose
+ * timestamp is >= ts, when it names a record below hi; -1 otherwise (no
+ * such record, no answer, or a broker that does not look timestamps up:
+ * librdkafka's mock cluster answers the end of the partition).
+ */
+static int64_t offset_for_time(kafka_source *s, const kafka_part *pt,
+                               int64_t ts, int64_t hi)
+{
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+    if (!l)
+        return -1;
+    rd_kafka_topic_partition_list_add(l, pt->topic, pt->partition)->offset =
+        ts;
+    int64_t o = -1;
+    if (!rd_kafka_offsets_for_times(s->rk, l, QUERY_TIMEOUT_MS) &&
+        !l->elems[0].err && l->elems[0].offset >= 0 &&
+        l->elems[0].offset < hi)
+        o = l->elems[0].offset;
+    rd_kafka_topic_partition_list_destroy(l);
+    return o;
+}
+
 /* Resolves where a split starts and ends when it opens for the first time. */
 static int resolve_fresh(kafka_reader *r, weir_error *err)
 {
@@ -441,7 +468,12 @@ static int resolve_fresh(kafka_reader *r, weir_error *err)
         r->next = hi;
         break;
     case WEIR__KAFKA_START_TIMESTAMP:
-        r->next = lo;
+        /* From the broker's offset for the time, else from the earliest;
+         * either way records before the first one at or after the time are
+         * skipped while reading, so a broker answering too early changes
+         * nothing. */
+        c = offset_for_time(s, pt, a->start_ts, hi);
+        r->next = c >= 0 ? c : lo;
         r->skip_until = a->start_ts;
         break;
     case WEIR__KAFKA_START_SPECIFIC:
@@ -480,7 +512,10 @@ static int resolve_fresh(kafka_reader *r, weir_error *err)
         r->stop = hi;
         break;
     case WEIR__KAFKA_BOUND_TIMESTAMP:
-        r->stop = hi;
+        /* The broker's offset for the time ends the split; the first record
+         * at or after the time ends it too, where the broker has no answer. */
+        c = offset_for_time(s, pt, a->bound_ts, hi);
+        r->stop = c >= 0 ? c : hi;
         r->stop_ts = a->bound_ts;
         break;
     case WEIR__KAFKA_BOUND_SPECIFIC:
