@@ -237,10 +237,10 @@ for ((i = 1; i <= KILLS || (i <= 2 * KILLS && $(mid_resumes) == 0); i++)); do
     before=$(checkpoints)
     "$WEIR" run crash.sql "${CK[@]}" > /dev/null 2>> log &
     pid=$!
-    # Odd attempts are killed at a random moment; even ones just after a
-    # new checkpoint appears (a bounded poll), so that some restore
-    # resumes mid-input however slow the machine is.
-    if ((i % 2 == 0)); then
+    # Odd attempts are killed just after a new checkpoint appears (a
+    # bounded poll), so that the first restore resumes mid-input however
+    # slow the machine is; even ones at a random moment.
+    if ((i % 2 == 1)); then
         for ((w = 0; w < 400 && $(checkpoints) == before; w++)); do
             kill -0 "$pid" 2> /dev/null || break
             sleep 0.01
