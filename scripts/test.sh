@@ -53,6 +53,11 @@ case "${1:-}" in
   export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp}
   weir=$PWD/build-tsan/weir
   passed=0 failed=0
+  # No Kafka test here: Debian's librdkafka starts its threads with C11
+  # thrd_create, which ThreadSanitizer does not intercept, so any job that
+  # opens a Kafka client crashes inside the library (SEGV in free on a
+  # librdkafka thread) before weir's code runs; it needs a librdkafka built
+  # with TSan.
   for t in test_sql_golden test_crash_sql test_cli test_stop; do
     if bash "tests/$t.sh" "$weir" "$PWD" > "build-tsan/$t.log" 2>&1; then
       passed=$((passed + 1)); echo "tsan: $t passed"

@@ -1908,11 +1908,14 @@ Test(file_source, options_map_to_the_config, .init = make_tmp,
     } cases[] = {
         {{{"path", "x"}},
          1,
-         "connector 'filesystem' needs option 'format' ('json', 'csv')"},
-        {{{"path", "x"}, {"format", "debezium-json"}},
-         2,
-         "option 'format': 'debezium-json' can only be written by a sink, not "
-         "read"},
+         "connector 'filesystem' needs option 'format' ('json', 'csv' or "
+         "'debezium-json')"},
+        {{{"path", "x"},
+          {"format", "debezium-json"},
+          {"debezium-json.schema-includ", "true"}},
+         3,
+         "unsupported option 'debezium-json.schema-includ' for connector "
+         "'filesystem' (did you mean 'debezium-json.schema-include'?)"},
         {{{"path", "x"},
           {"format", "json"},
           {"source.monitor-interval", "soon"}},

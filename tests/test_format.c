@@ -774,13 +774,8 @@ Test(decoder, refuses_what_it_cannot_read)
 {
     weir_schema *s = all_types();
     weir_format_options opt;
-    weir_format_options_init(&opt, WEIR_FORMAT_DEBEZIUM_JSON);
     weir_decoder *d;
     weir_error err;
-    cr_assert_eq(weir_decoder_create(&opt, s, &d, &err), WEIR_EUNSUPPORTED);
-    cr_assert_str_eq(
-        err.message,
-        "format 'debezium-json' can only be written (as a sink), not read");
     weir_format_options_init(&opt, WEIR_FORMAT_CSV);
     opt.csv_field_delimiter = '"';
     cr_assert_eq(weir_decoder_create(&opt, s, &d, &err), WEIR_EINVAL);
@@ -803,5 +798,90 @@ Test(decoder, full_batch_and_allocation_failure)
     weir_alloc_fail_after(0);
     cr_assert_eq(f.batch->n_rows, 0);
     cr_assert_eq(dec(&f, "{\"id\": 1, \"name\": \"x\"}"), 0);
+    teardown(&f);
+}
+
+/* ---- debezium-json decoding ---- */
+
+Test(debezium_decode, ops_make_row_kinds)
+{
+    fixture f = setup(WEIR_FORMAT_DEBEZIUM_JSON, NULL);
+    cr_assert_eq(weir_decoder_rows_per_record(f.dec), 2);
+    cr_assert_eq(dec(&f, "{\"before\":null,\"after\":{\"id\":1,\"name\":\"a\"},"
+                         "\"op\":\"c\",\"ts_ms\":5,\"source\":{\"x\":[1]}}"),
+                 0);
+    cr_assert_eq(dec(&f, "{\"op\":\"r\",\"after\":{\"id\":2}}"), 0);
+    cr_assert_eq(dec(&f, "{\"before\":{\"id\":1,\"name\":\"a\"},\"after\":"
+                         "{\"id\":1,\"name\":\"b\"},\"op\":\"u\"}"),
+                 0);
+    cr_assert_eq(dec(&f, "{\"before\":{\"id\":2},\"after\":null,\"op\":\"d\"}"),
+                 0);
+    cr_assert_eq(f.batch->n_rows, 5);
+    const uint8_t kinds[] = {WEIR_ROW_INSERT, WEIR_ROW_INSERT,
+                             WEIR_ROW_UPDATE_BEFORE, WEIR_ROW_UPDATE_AFTER,
+                             WEIR_ROW_DELETE};
+    const int64_t ids[] = {1, 2, 1, 1, 2};
+    for (uint32_t i = 0; i < 5; i++) {
+        cr_assert_eq(f.batch->kind[i], kinds[i], "row %u", i);
+        cr_assert_eq(WEIR_COL_I64(f.batch, 0)[i], ids[i], "row %u", i);
+    }
+    char buf[16];
+    cr_assert_str_eq(str_at(&f, 1, 2, buf), "a");
+    cr_assert_str_eq(str_at(&f, 1, 3, buf), "b");
+    cr_assert(weir_batch_is_null(f.batch, 1, 1));
+    teardown(&f);
+}
+
+Test(debezium_decode, schema_include_wrapper)
+{
+    weir_format_options o;
+    weir_format_options_init(&o, WEIR_FORMAT_DEBEZIUM_JSON);
+    o.debezium_schema_include = true;
+    fixture f = setup(WEIR_FORMAT_DEBEZIUM_JSON, &o);
+    cr_assert_eq(dec(&f, "{\"schema\":{\"type\":\"struct\"},\"payload\":{"
+                         "\"before\":null,\"after\":{\"id\":7},\"op\":\"c\"}}"),
+                 0);
+    cr_assert_eq(f.batch->n_rows, 1);
+    cr_assert_eq(WEIR_COL_I64(f.batch, 0)[0], 7);
+    cr_assert_eq(dec(&f, "{\"before\":null,\"after\":{\"id\":7},\"op\":\"c\"}"),
+                 WEIR_EPARSE);
+    cr_assert(strstr(f.err.message, "\"payload\""), "%s", f.err.message);
+    teardown(&f);
+    /* without the option, a wrapped message says which option to set */
+    f = setup(WEIR_FORMAT_DEBEZIUM_JSON, NULL);
+    cr_assert_eq(dec(&f, "{\"schema\":{},\"payload\":{\"op\":\"c\","
+                         "\"after\":{\"id\":1}}}"),
+                 WEIR_EPARSE);
+    cr_assert(strstr(f.err.message, "debezium-json.schema-include"), "%s",
+              f.err.message);
+    teardown(&f);
+}
+
+Test(debezium_decode, bad_envelopes_are_located_and_append_nothing)
+{
+    fixture f = setup(WEIR_FORMAT_DEBEZIUM_JSON, NULL);
+    const char *rec = "{\"before\":null,\"after\":{\"id\":1},\"op\":\"x\"}";
+    cr_assert_eq(dec(&f, rec), WEIR_EPARSE);
+    cr_assert_eq(f.err.pos, (size_t)(strstr(rec, "\"x\"") - rec));
+    cr_assert(strstr(f.err.message, "found \"x\""), "%s", f.err.message);
+    cr_assert_eq(dec(&f, "{\"before\":null,\"after\":{\"id\":1}}"), WEIR_EPARSE);
+    cr_assert_eq(dec(&f, "{\"before\":null,\"after\":{\"id\":1},\"op\":\"u\"}"),
+                 WEIR_EPARSE);
+    cr_assert(strstr(f.err.message, "REPLICA IDENTITY FULL"), "%s",
+              f.err.message);
+    /* an update whose after image is bad leaves no -U behind */
+    cr_assert_eq(dec(&f, "{\"before\":{\"id\":1},\"after\":{\"id\":\"z\"},"
+                         "\"op\":\"u\"}"),
+                 WEIR_EPARSE);
+    cr_assert_eq(dec(&f, "{\"before\":{\"id\":1},\"after\":null,\"op\":\"d\"} x"),
+                 WEIR_EPARSE);
+    cr_assert_eq(f.batch->n_rows, 0);
+    cr_assert_eq(f.batch->heap_len, 0);
+    /* a batch with one free row refuses an update rather than splitting it */
+    weir_batch *one = weir_batch_create(f.schema, 1);
+    cr_assert_eq(weir_decoder_decode(f.dec, "{\"op\":\"c\",\"after\":{\"id\":1}}",
+                                     29, one, &f.err),
+                 WEIR_EINVAL);
+    weir_batch_destroy(one);
     teardown(&f);
 }

@@ -139,6 +139,14 @@ timeout 60 "$WEIR" run g.sql -D state.checkpoints.dir=ck2 -D execution.checkpoin
 sort out2.txt > got.txt
 for i in $(seq 31 35); do echo "+I[$i]"; done | sort | diff - got.txt || fail "group-offsets after commits"
 echo "  offsets committed on checkpoint completion; group-offsets resumes there"
+# scan.bounded.mode = group-offsets: from the start up to the group's
+# committed offsets (p0: 25, p1: 10), not the records produced after them.
+for i in $(seq 36 40); do echo "{\"v\":$i}"; done | produce -t grp -p 0
+sed -e "s/'scan.bounded.mode' = 'latest-offset'/'scan.bounded.mode' = 'group-offsets', 'scan.startup.mode' = 'earliest-offset'/" g.sql > gb.sql
+timeout 60 "$WEIR" run gb.sql > out3.txt 2> log || fail "bounded group-offsets job failed"
+sort out3.txt > got.txt
+for i in $(seq 1 35); do echo "+I[$i]"; done | sort | diff - got.txt || fail "scan.bounded.mode = group-offsets"
+echo "  scan.bounded.mode = group-offsets stops at the committed offsets"
 
 # ---- 4. idleness: four partitions, one silent ----
 ijob() {

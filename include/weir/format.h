@@ -60,6 +60,9 @@ typedef struct weir_format_options {
     /* CSV: this field text means NULL (e.g. "\\N"); NULL pointer: none. Copied.
      */
     const char *csv_null_literal;
+    /* debezium-json decoder: each message wraps the change in
+     * {"schema": ..., "payload": {...}} ('debezium-json.schema-include'). */
+    bool debezium_schema_include;
 } weir_format_options;
 
 /* Defaults for kind (Flink's defaults). */
@@ -83,7 +86,7 @@ typedef struct weir_decoder weir_decoder;
 
 /*
  * Creates a decoder for rows of schema (borrowed; must outlive the decoder).
- * Options are copied. Debezium-json cannot be decoded yet (WEIR_EUNSUPPORTED).
+ * Options are copied.
  */
 int weir_decoder_create(const weir_format_options *opt,
                         const weir_schema *schema, weir_decoder **out,
@@ -93,10 +96,17 @@ void weir_decoder_destroy(weir_decoder *d);
 /*
  * Decodes one record rec[0, len) (without its line terminator) and appends
  * it to out as a new row of kind +I with ts 0. Returns 0; WEIR_EPARSE with
- * *e set (out unchanged); WEIR_EINVAL if out is full; WEIR_ENOMEM.
+ * *e set (out unchanged); WEIR_EINVAL if out has fewer free rows than
+ * weir_decoder_rows_per_record; WEIR_ENOMEM.
+ *
+ * Debezium-json appends the change's rows with their kinds: op "c" or "r"
+ * -> +I(after); "u" -> -U(before), +U(after); "d" -> -D(before). A missing
+ * or null row image the op needs, or another op, is a bad record.
  */
 int weir_decoder_decode(weir_decoder *d, const char *rec, size_t len,
                         weir_batch *out, weir_decode_error *e);
+/* The most rows one record can append: 2 for debezium-json, else 1. */
+uint32_t weir_decoder_rows_per_record(const weir_decoder *d);
 
 /* A record framed in a byte stream. */
 typedef struct weir_frame {

@@ -476,8 +476,7 @@ int weir__opt_format(weir__optset *o, bool for_sink, weir_format_options *fmt,
                              "value.format"); /* Flink's alternative spelling */
     if (fi < 0)
         return weir__opt_missing(o, "format",
-                                 for_sink ? " ('json', 'csv' or 'debezium-json')"
-                                          : " ('json', 'csv')");
+                                 " ('json', 'csv' or 'debezium-json')");
     o->used[fi] = true;
     const char *name = o->opts[fi].value;
     weir_format_kind kind;
@@ -486,10 +485,6 @@ int weir__opt_format(weir__optset *o, bool for_sink, weir_format_options *fmt,
                               "option 'format': unsupported format '%s' (weir "
                               "has 'json', 'csv' and 'debezium-json')",
                               name);
-    if (kind == WEIR_FORMAT_DEBEZIUM_JSON && !for_sink)
-        return weir__opt_fail(o, (size_t)fi, WEIR_EUNSUPPORTED,
-                              "option 'format': 'debezium-json' can only be "
-                              "written by a sink, not read");
     weir_format_options_init(fmt, kind);
     *ignore_parse_errors = false;
     int rc = 0;
@@ -524,7 +519,8 @@ int weir__opt_format(weir__optset *o, bool for_sink, weir_format_options *fmt,
         if (kind == WEIR_FORMAT_DEBEZIUM_JSON &&
             (rc = weir__opt_bool(o, KEY("schema-include"), &schema_include)))
             return rc;
-        if (schema_include)
+        fmt->debezium_schema_include = schema_include;
+        if (schema_include && for_sink)
             return weir__opt_fail(
                 o, (size_t)weir__opt_index(o, key), WEIR_EUNSUPPORTED,
                 "option '%s': weir does not write the debezium schema envelope",
@@ -659,7 +655,8 @@ int weir_connector_source_spec(const char *connector, const weir_option *opts, s
                               "a partitioned table (PARTITIONED BY) cannot be "
                               "read yet: weir writes partition "
                               "folders but does not read them back as columns");
-    if (env && env->n_metadata_columns && strcmp(c, "kafka") != 0)
+    if (env && env->n_metadata_columns && strcmp(c, "kafka") != 0 &&
+        strcmp(c, "upsert-kafka") != 0)
         return weir_error_set(err, WEIR_EUNSUPPORTED,
                               "column '%s': connector '%s' has no metadata "
                               "('%s'); METADATA columns are read from "
@@ -671,6 +668,17 @@ int weir_connector_source_spec(const char *connector, const weir_option *opts, s
     if (strcmp(c, "hybrid") == 0)
         return weir__hybrid_source_spec_opts(opts, n_opts, schema, env, out,
                                              err);
+    if (strcmp(c, "upsert-kafka") == 0) {
+#ifdef WEIR_HAVE_KAFKA
+        return weir__upsert_kafka_source_spec_opts(opts, n_opts, schema, env,
+                                                   out, err);
+#else
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "connector 'upsert-kafka' is not built into "
+                              "this weir: it needs librdkafka "
+                              "(librdkafka-dev) at build time");
+#endif
+    }
     if (strcmp(c, "stdin") == 0)
         return weir__stdin_source_spec_opts(opts, n_opts, schema, env, out,
                                             err);
@@ -705,7 +713,7 @@ int weir_connector_source_spec(const char *connector, const weir_option *opts, s
             "connector '%s' can only be written to (a sink), not read from", c);
     return weir_error_set(err, WEIR_EUNSUPPORTED,
                           "unsupported connector '%s' as a source (weir has 'filesystem', 'datagen', 'nexmark', "
-                          "'kafka', 'hybrid', 'nats' and 'stdin')", c);
+                          "'kafka', 'upsert-kafka', 'hybrid', 'nats' and 'stdin')", c);
 }
 
 int weir_connector_sink_spec(const char *connector, const weir_option *opts,

@@ -164,5 +164,8 @@ int weir__json_decode(weir_decoder *d, const char *rec, size_t len,
 int weir__csv_decode(weir_decoder *d, const char *rec, size_t len,
                      weir_batch *b);
 int weir__json_decoder_init(weir_decoder *d);
+/* debezium-json: one change (0 rows appended on error, else 1 or 2). */
+int weir__debezium_decode(weir_decoder *d, const char *rec, size_t len,
+                          weir_batch *b);
 
 #endif

@@ -70,11 +70,8 @@ int weir_decoder_create(const weir_format_options *opt,
     if (!opt || !schema)
         return weir_error_set(err, WEIR_EINVAL,
                               "decoder: missing options or schema");
-    if (opt->kind == WEIR_FORMAT_DEBEZIUM_JSON)
-        return weir_error_set(
-            err, WEIR_EUNSUPPORTED,
-            "format 'debezium-json' can only be written (as a sink), not read");
-    if (opt->kind != WEIR_FORMAT_JSON && opt->kind != WEIR_FORMAT_CSV)
+    if (opt->kind != WEIR_FORMAT_JSON && opt->kind != WEIR_FORMAT_CSV &&
+        opt->kind != WEIR_FORMAT_DEBEZIUM_JSON)
         return weir_error_set(err, WEIR_EINVAL, "decoder: unknown format %d",
                               (int)opt->kind);
     if (opt->kind == WEIR_FORMAT_CSV &&
@@ -119,7 +116,7 @@ int weir_decoder_create(const weir_format_options *opt,
         weir_type_format(t, d->type_desc[c], sizeof d->type_desc[c]);
         d->name_len[c] = (uint32_t)strlen(schema->fields[c].name);
     }
-    if (opt->kind == WEIR_FORMAT_JSON && weir__json_decoder_init(d))
+    if (opt->kind != WEIR_FORMAT_CSV && weir__json_decoder_init(d))
         goto nomem;
     *out = d;
     return 0;
@@ -198,11 +195,17 @@ bool weir__missing_ok(weir_decoder *d, uint32_t col, const char *at)
     return false;
 }
 
+uint32_t weir_decoder_rows_per_record(const weir_decoder *d)
+{
+    return d && d->opt.kind == WEIR_FORMAT_DEBEZIUM_JSON ? 2 : 1;
+}
+
 int weir_decoder_decode(weir_decoder *d, const char *rec, size_t len,
                         weir_batch *out, weir_decode_error *e)
 {
     weir_decode_error dummy;
-    if (out->n_rows >= out->capacity)
+    if (out->n_rows >= out->capacity ||
+        out->capacity - out->n_rows < weir_decoder_rows_per_record(d))
         return WEIR_EINVAL;
     d->rec = rec;
     d->err = e ? e : &dummy;
@@ -210,8 +213,9 @@ int weir_decoder_decode(weir_decoder *d, const char *rec, size_t len,
     d->err->message[0] = '\0';
     size_t heap_mark = out->heap_len;
     d->oom = false;
-    int rc = d->opt.kind == WEIR_FORMAT_CSV
-                 ? weir__csv_decode(d, rec, len, out)
+    int rc = d->opt.kind == WEIR_FORMAT_CSV ? weir__csv_decode(d, rec, len, out)
+             : d->opt.kind == WEIR_FORMAT_DEBEZIUM_JSON
+                 ? weir__debezium_decode(d, rec, len, out)
                  : weir__json_decode(d, rec, len, out);
     if (rc)
         out->heap_len = heap_mark;

@@ -727,3 +727,165 @@ int weir__json_decode(weir_decoder *d, const char *rec, size_t len,
     weir__finish_row(d, b, row);
     return 0;
 }
+
+/* ---- debezium-json: the change envelope around two JSON rows ---- */
+
+typedef struct json_span {
+    const char *p; /* the member's value (NULL: the member is absent) */
+    size_t n;
+} json_span;
+
+enum { DBZ_BEFORE, DBZ_AFTER, DBZ_OP, DBZ_PAYLOAD, DBZ_N };
+static const char *const dbz_names[DBZ_N] = {"before", "after", "op",
+                                             "payload"};
+
+/*
+ * Scans the object at p one level deep, validating every member, and
+ * records where the values of the envelope's members are. Returns the
+ * position after the object, or NULL (error set).
+ */
+static const char *dbz_members(weir_decoder *d, const char *p, const char *end,
+                               json_span *sp)
+{
+    char msg[64];
+    memset(sp, 0, DBZ_N * sizeof *sp);
+    p = skip_ws(p, end);
+    if (p >= end || *p != '{')
+        return FAIL(d, p,
+                    "expected '{' to start the debezium-json envelope, "
+                    "found %s",
+                    describe_char(p, end, msg, sizeof msg));
+    p = skip_ws(p + 1, end);
+    if (p < end && *p == '}')
+        return p + 1;
+    for (;;) {
+        if (p >= end || *p != '"')
+            return FAIL(d, p, "expected '\"' to start an object key, found %s",
+                        describe_char(p, end, msg, sizeof msg));
+        const char *k;
+        size_t kn;
+        if (!(p = parse_string(d, p + 1, end, &k, &kn)))
+            return NULL;
+        int which = -1;
+        for (int i = 0; i < DBZ_N && which < 0; i++)
+            if (strlen(dbz_names[i]) == kn && !memcmp(dbz_names[i], k, kn))
+                which = i;
+        p = skip_ws(p, end);
+        if (p >= end || *p != ':')
+            return FAIL(d, p, "expected ':' after an object key, found %s",
+                        describe_char(p, end, msg, sizeof msg));
+        p = skip_ws(p + 1, end);
+        const char *v = p;
+        if (!(p = skip_value(d, p, end, 1)))
+            return NULL;
+        if (which >= 0)
+            sp[which] = (json_span){v, (size_t)(p - v)};
+        p = skip_ws(p, end);
+        if (p < end && *p == ',') {
+            p = skip_ws(p + 1, end);
+            continue;
+        }
+        if (p < end && *p == '}')
+            return p + 1;
+        return FAIL(d, p,
+                    "expected ',' or '}' after an object member, found %s",
+                    describe_char(p, end, msg, sizeof msg));
+    }
+}
+
+/* Decodes the row image of member `which` as a row of kind `kind`. */
+static int dbz_row(weir_decoder *d, const json_span *sp, int which,
+                   char op, const char *at, weir_batch *b, weir_row_kind kind)
+{
+    const json_span *s = &sp[which];
+    const char *name = dbz_names[which];
+    if (!s->p) {
+        FAIL(d, at, "expected a \"%s\" row image for op \"%c\", found none",
+             name, op);
+        return WEIR_EPARSE;
+    }
+    if (*s->p == 'n') {
+        FAIL(d, s->p,
+             "expected a \"%s\" row image for op \"%c\", found null%s", name,
+             op,
+             which == DBZ_BEFORE
+                 ? " (the database does not log the old row: in PostgreSQL "
+                   "set REPLICA IDENTITY FULL on the table)"
+                 : "");
+        return WEIR_EPARSE;
+    }
+    uint32_t row = b->n_rows;
+    int rc = weir__json_decode(d, s->p, s->n, b);
+    if (!rc)
+        b->kind[row] = (uint8_t)kind;
+    return rc;
+}
+
+int weir__debezium_decode(weir_decoder *d, const char *rec, size_t len,
+                          weir_batch *b)
+{
+    const char *end = rec + len;
+    json_span sp[DBZ_N];
+    char msg[64];
+    const char *p = dbz_members(d, rec, end, sp);
+    if (!p)
+        return WEIR_EPARSE;
+    p = skip_ws(p, end);
+    if (p < end) {
+        FAIL(d, p, "expected end of record after the JSON object, found %s",
+             describe_char(p, end, msg, sizeof msg));
+        return WEIR_EPARSE;
+    }
+    const char *env = skip_ws(rec, end);
+    if (d->opt.debezium_schema_include) {
+        if (!sp[DBZ_PAYLOAD].p || *sp[DBZ_PAYLOAD].p != '{') {
+            FAIL(d, sp[DBZ_PAYLOAD].p ? sp[DBZ_PAYLOAD].p : env,
+                 "expected a \"payload\" object around the change "
+                 "('debezium-json.schema-include' is true)");
+            return WEIR_EPARSE;
+        }
+        env = sp[DBZ_PAYLOAD].p;
+        if (!dbz_members(d, env, env + sp[DBZ_PAYLOAD].n, sp))
+            return WEIR_EPARSE;
+    } else if (!sp[DBZ_OP].p && sp[DBZ_PAYLOAD].p) {
+        FAIL(d, sp[DBZ_PAYLOAD].p,
+             "expected the member \"op\" in the envelope, found a "
+             "\"payload\": set 'debezium-json.schema-include' = 'true' to "
+             "read messages with the schema");
+        return WEIR_EPARSE;
+    }
+    const json_span *ops = &sp[DBZ_OP];
+    const char *s = NULL;
+    size_t n = 0;
+    if (ops->p && *ops->p == '"' && !parse_string(d, ops->p + 1, end, &s, &n))
+        return WEIR_EPARSE;
+    char op = s && n == 1 ? s[0] : 0;
+    if (op != 'c' && op != 'r' && op != 'u' && op != 'd') {
+        char found[64];
+        if (s)
+            weir__fmt_describe_text(s, n, found, sizeof found);
+        else if (ops->p)
+            weir__fmt_describe_text(ops->p, ops->n, found, sizeof found);
+        FAIL(d, ops->p ? ops->p : env,
+             "expected \"op\" to be \"c\", \"r\", \"u\" or \"d\", found %s",
+             ops->p ? found : "none");
+        return WEIR_EPARSE;
+    }
+    uint32_t row0 = b->n_rows;
+    int rc;
+    switch (op) {
+    case 'c':
+    case 'r':
+        return dbz_row(d, sp, DBZ_AFTER, op, env, b, WEIR_ROW_INSERT);
+    case 'd':
+        return dbz_row(d, sp, DBZ_BEFORE, op, env, b, WEIR_ROW_DELETE);
+    default:
+        if ((rc = dbz_row(d, sp, DBZ_BEFORE, op, env, b,
+                          WEIR_ROW_UPDATE_BEFORE)))
+            return rc;
+        if ((rc = dbz_row(d, sp, DBZ_AFTER, op, env, b,
+                          WEIR_ROW_UPDATE_AFTER)))
+            b->n_rows = row0; /* a change is two rows or none */
+        return rc;
+    }
+}

@@ -336,7 +336,20 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
     pc->cenv.event_time = cols.rowtime >= 0 ? cols.full->fields[cols.rowtime].name : NULL;
     pc->cenv.metadata_columns = t->meta;
     pc->cenv.n_metadata_columns = t->n_meta;
+    /* The PRIMARY KEY: a source whose messages are upserts by key (upsert-kafka) needs it. */
+    const weir_sql_primary_key *pkd = t->ddl->primary_key;
+    const char **pk = NULL;
+    if (pkd && pkd->n_columns) {
+        if (!(pk = plan_alloc(pc, pkd->n_columns * sizeof *pk)))
+            return WEIR_ENOMEM;
+        for (uint32_t i = 0; i < pkd->n_columns; i++)
+            pk[i] = pkd->columns[i].name;
+    }
+    pc->cenv.primary_keys = pk;
+    pc->cenv.n_primary_keys = pk ? pkd->n_columns : 0;
     rc = weir_connector_source_spec(NULL, t->opts, t->n_opts, cols.physical, &pc->cenv, &spec, &err);
+    pc->cenv.primary_keys = NULL;
+    pc->cenv.n_primary_keys = 0;
     pc->cenv.metadata_columns = NULL;
     pc->cenv.n_metadata_columns = 0;
     pc->cenv.bad_option_index = NULL;

@@ -190,10 +190,11 @@ int weir_file_source_spec(const weir_file_source_config *cfg,
         return weir_error_set(err, WEIR_EINVAL,
                               "filesystem source: 'path' is required");
     if (cfg->format.kind != WEIR_FORMAT_JSON &&
-        cfg->format.kind != WEIR_FORMAT_CSV)
+        cfg->format.kind != WEIR_FORMAT_CSV &&
+        cfg->format.kind != WEIR_FORMAT_DEBEZIUM_JSON)
         return weir_error_set(err, WEIR_EUNSUPPORTED,
                               "filesystem source: format '%s' cannot be read; "
-                              "use 'json' or 'csv'",
+                              "use 'json', 'csv' or 'debezium-json'",
                               weir_format_name(cfg->format.kind));
     if (cfg->on_bad_input == WEIR_BAD_INPUT_DEAD_LETTER &&
         (!cfg->dead_letter_path || !*cfg->dead_letter_path))
@@ -248,6 +249,7 @@ int weir_file_source_spec(const weir_file_source_config *cfg,
     if (!a->cfg.max_record_bytes)
         a->cfg.max_record_bytes = DEFAULT_MAX_RECORD;
     out->name = "filesystem";
+    out->changelog = weir_format_is_changelog(cfg->format.kind);
     out->cls = &weir__file_source_class;
     out->arg = a;
     out->free_arg = arg_free;
@@ -1122,7 +1124,10 @@ static int fs_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *err)
     file_reader *r = p;
     const weir_file_source_config *cfg = &r->src->arg->cfg;
     uint32_t appended = 0;
-    while (appended < max_rows && out->n_rows < out->capacity && !r->done) {
+    /* A debezium-json update is two rows: room for a whole record. */
+    const uint32_t per_rec = weir_decoder_rows_per_record(r->dec);
+    while (appended < max_rows && out->capacity - out->n_rows >= per_rec &&
+           !r->done) {
         if (!r->bom_checked) {
             if (r->len - r->pos < 3 && !r->eof) {
                 int rc = refill(r, err);
@@ -1172,6 +1177,7 @@ static int fs_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *err)
                 return appended ? (int)appended : rc;
         } else if (!weir_decoder_is_blank(r->dec, rec, f.rec_len)) {
             weir_decode_error derr;
+            const uint32_t before = out->n_rows;
             rc = weir_decoder_decode(r->dec, rec, f.rec_len, out, &derr);
             if (rc == WEIR_EPARSE) {
                 if ((rc = bad_record(r, f.rec_len, &derr, err)))
@@ -1182,7 +1188,7 @@ static int fs_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *err)
                     err, rc, "%s: error: %s (offset %" PRIu64 ")",
                     r->split->path, weir_strerror(rc), rec_off);
             } else {
-                appended++;
+                appended += out->n_rows - before;
             }
         }
         r->pos += f.consumed;
@@ -1239,6 +1245,9 @@ static const char *const file_source_known[] = {
     "csv.ignore-parse-errors",
     "csv.null-literal",
     "csv.header",
+    "debezium-json.ignore-parse-errors",
+    "debezium-json.schema-include",
+    "debezium-json.timestamp-format.standard",
     NULL};
 
 int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts,

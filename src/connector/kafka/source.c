@@ -18,9 +18,13 @@
  * offsets, never from the group's. Every start offset is resolved to a
  * number when the split opens (earliest, latest, group, specific), so a
  * checkpoint taken before the first record already holds a real offset.
- * 'timestamp' starts (and bounds) are found while reading: records before
- * the first one whose timestamp is >= the given time are skipped (the same
- * offset Kafka's offsetsForTimes names: the first in offset order).
+ * 'timestamp' starts and bounds ask the broker (offsetsForTimes: the first
+ * offset whose timestamp is >= the time) and are checked while reading:
+ * records before the first one at or after the time are skipped, and a
+ * bound also ends at that record. A broker without an answer (librdkafka's
+ * mock cluster does not look timestamps up) leaves the start at the
+ * earliest offset and the bound at the latest, so the reading check alone
+ * finds them.
  *
  * Commits. When a checkpoint completes, the offsets it holds are committed
  * to 'properties.group.id' (asynchronously), so the usual lag tools see the
@@ -42,7 +46,9 @@
 
 #include "connector/kafka/kafka_internal.h"
 #include "connector/kafka/source_internal.h"
+#include "connector/kafka/upsert.h"
 #include "format/convert.h"
+#include "ops/rowcodec.h"
 
 #define MAX_PENDING_COMMITS 16
 #define QUERY_TIMEOUT_MS 10000
@@ -128,7 +134,7 @@ typedef struct kafka_source {
     uint32_t n_pending;
     weir_buf scratch;
     uint64_t n_records, n_skipped, n_tombstones, n_commits, n_commit_failures,
-        n_consume_errors;
+        n_consume_errors, n_unchanged;
 } kafka_source;
 
 typedef struct kafka_reader {
@@ -151,6 +157,8 @@ typedef struct kafka_reader {
     bool has_last_ts;
     weir_decoder *vdec, *kdec;
     weir_batch *vb, *kb; /* one decoded row of the value / key format */
+    weir__kafka_utab utab; /* upsert-kafka: each key's last row */
+    weir_buf rowbuf;       /* upsert-kafka: the row being applied */
 } kafka_reader;
 
 static weir_clock source_clock(const kafka_source *s)
@@ -413,6 +421,29 @@ static int committed_offset(kafka_source *s, kafka_part *pt, int64_t *out,
     return 0;
 }
 
+/*
+ * The broker's offsetsForTimes answer for ts: the first offset whose
+ * timestamp is >= ts, when it names a record below hi; -1 otherwise (no
+ * such record, no answer, or a broker that does not look timestamps up:
+ * librdkafka's mock cluster answers the end of the partition).
+ */
+static int64_t offset_for_time(kafka_source *s, const kafka_part *pt,
+                               int64_t ts, int64_t hi)
+{
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+    if (!l)
+        return -1;
+    rd_kafka_topic_partition_list_add(l, pt->topic, pt->partition)->offset =
+        ts;
+    int64_t o = -1;
+    if (!rd_kafka_offsets_for_times(s->rk, l, QUERY_TIMEOUT_MS) &&
+        !l->elems[0].err && l->elems[0].offset >= 0 &&
+        l->elems[0].offset < hi)
+        o = l->elems[0].offset;
+    rd_kafka_topic_partition_list_destroy(l);
+    return o;
+}
+
 /* Resolves where a split starts and ends when it opens for the first time. */
 /* A fresh reader's start and bound; at >= 0 starts there instead of where
  * the startup mode says (the hybrid source's live part). */
@@ -439,7 +470,12 @@ static int resolve_fresh(kafka_reader *r, int64_t at, weir_error *err)
         r->next = hi;
         break;
     case WEIR__KAFKA_START_TIMESTAMP:
-        r->next = lo;
+        /* From the broker's offset for the time, else from the earliest;
+         * either way records before the first one at or after the time are
+         * skipped while reading, so a broker answering too early changes
+         * nothing. */
+        c = offset_for_time(s, pt, a->start_ts, hi);
+        r->next = c >= 0 ? c : lo;
         r->skip_until = a->start_ts;
         break;
     case WEIR__KAFKA_START_SPECIFIC:
@@ -480,7 +516,10 @@ static int resolve_fresh(kafka_reader *r, int64_t at, weir_error *err)
         r->stop = hi;
         break;
     case WEIR__KAFKA_BOUND_TIMESTAMP:
-        r->stop = hi;
+        /* The broker's offset for the time ends the split; the first record
+         * at or after the time ends it too, where the broker has no answer. */
+        c = offset_for_time(s, pt, a->bound_ts, hi);
+        r->stop = c >= 0 ? c : hi;
         r->stop_ts = a->bound_ts;
         break;
     case WEIR__KAFKA_BOUND_SPECIFIC:
@@ -488,6 +527,26 @@ static int resolve_fresh(kafka_reader *r, int64_t at, weir_error *err)
                                   pt->partition);
         if (r->stop < 0)
             r->stop = hi;
+        break;
+    case WEIR__KAFKA_BOUND_GROUP:
+        /* Flink's committedOffsets(): the group's position, else the
+         * reset strategy ('properties.auto.offset.reset'). */
+        if ((rc = committed_offset(s, pt, &c, err)))
+            return rc;
+        if (c >= 0)
+            r->stop = c;
+        else if (a->reset == WEIR__KAFKA_RESET_EARLIEST)
+            r->stop = lo;
+        else if (a->reset == WEIR__KAFKA_RESET_LATEST)
+            r->stop = hi;
+        else
+            return weir_error_set(
+                err, WEIR_ENOTFOUND,
+                "kafka: group '%s' has no committed offset for %s to stop "
+                "at ('scan.bounded.mode' = 'group-offsets'); set "
+                "'properties.auto.offset.reset' to 'earliest' or 'latest' "
+                "to stop there instead",
+                a->group_id ? a->group_id : "", pt->id);
         break;
     }
     return 0;
@@ -506,6 +565,8 @@ static void reader_free(kafka_reader *r)
     weir_decoder_destroy(r->kdec);
     weir_batch_destroy(r->vb);
     weir_batch_destroy(r->kb);
+    weir__kafka_utab_fini(&r->utab);
+    weir_buf_fini(&r->rowbuf);
     weir_free(r);
 }
 
@@ -559,6 +620,8 @@ static int open_reader(void *p, const char *id, const void *pos,
     r->stop_ts = INT64_MAX;
     r->skip_until = INT64_MIN;
     r->hi = -1;
+    weir__kafka_utab_init(&r->utab);
+    weir_buf_init(&r->rowbuf);
     r->cap_msgs = s->info.batch_size ? s->info.batch_size : 1024;
     int rc = 0;
     r->msgs = weir_malloc(r->cap_msgs * sizeof *r->msgs);
@@ -570,7 +633,8 @@ static int open_reader(void *p, const char *id, const void *pos,
         goto fail;
     if (!a->direct) {
         if (a->value.kind != WEIR__KAFKA_FMT_NONE &&
-            !(r->vb = weir_batch_create(a->value.schema, 1))) {
+            !(r->vb = weir_batch_create(a->value.schema,
+                                        a->rows_per_message))) {
             rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
             goto fail;
         }
@@ -584,11 +648,14 @@ static int open_reader(void *p, const char *id, const void *pos,
         weir_cursor c;
         weir_cursor_init(&c, pos, pos_len);
         uint8_t version;
-        if (weir_cursor_get_u8(&c, &version) || version != 1 ||
+        /* version 1: the offsets; 2: and the upsert table */
+        if (weir_cursor_get_u8(&c, &version) ||
+            version != (a->upsert ? 2 : 1) ||
             weir_cursor_get_i64(&c, &r->next) ||
             weir_cursor_get_i64(&c, &r->stop) ||
             weir_cursor_get_i64(&c, &r->stop_ts) ||
-            weir_cursor_get_i64(&c, &r->skip_until)) {
+            weir_cursor_get_i64(&c, &r->skip_until) ||
+            (a->upsert && weir__kafka_utab_load(&r->utab, &c))) {
             rc = weir_error_set(err, WEIR_ECORRUPT,
                                 "kafka: the checkpointed position of %s is "
                                 "damaged",
@@ -654,7 +721,7 @@ static void ks_close_split(void *p)
 static int ks_position(void *p, weir_buf *out)
 {
     kafka_reader *r = p;
-    int rc = weir_buf_put_u8(out, 1);
+    int rc = weir_buf_put_u8(out, r->s->a->upsert ? 2 : 1);
     if (!rc)
         rc = weir_buf_put_i64(out, r->next);
     if (!rc)
@@ -663,6 +730,8 @@ static int ks_position(void *p, weir_buf *out)
         rc = weir_buf_put_i64(out, r->stop_ts);
     if (!rc)
         rc = weir_buf_put_i64(out, r->skip_until);
+    if (!rc && r->s->a->upsert)
+        rc = weir__kafka_utab_save(&r->utab, out);
     return rc;
 }
 
@@ -829,20 +898,117 @@ static int decode_message(kafka_reader *r, const rd_kafka_message_t *m,
     if (r->kb &&
         (rc = decode_part(&a->key, r->kdec, r->kb, m->key, m->key_len, derr)))
         return rc;
+    /* One row, or a debezium-json update's two: each with the key's
+     * columns and the message's metadata. */
+    uint32_t n = r->vb ? r->vb->n_rows : 1, first = out->n_rows;
+    rd_kafka_timestamp_type_t tstype;
+    int64_t ts = rd_kafka_message_timestamp(m, &tstype);
+    rc = 0;
+    for (uint32_t v = 0; v < n && !rc; v++) {
+        int row = weir_batch_append_row(out);
+        if (row < 0) {
+            rc = WEIR_EINVAL;
+            break;
+        }
+        for (uint32_t i = 0; r->kb && i < a->key.schema->n_fields; i++)
+            copy_value(out, a->key.cols[i], (uint32_t)row, r->kb, i, 0, &rc);
+        for (uint32_t i = 0; r->vb && i < a->value.schema->n_fields; i++)
+            copy_value(out, a->value.cols[i], (uint32_t)row, r->vb, i, v,
+                       &rc);
+        if (r->vb)
+            out->kind[row] = r->vb->kind[v];
+        set_metadata(r, out, (uint32_t)row, m, ts, tstype, &rc);
+    }
+    if (rc)
+        out->n_rows = first;
+    return rc;
+}
+
+/*
+ * upsert-kafka: turns the row just decoded at out's last row into the
+ * changelog of its key: +I for a new key, -U (the key's last row) and +U
+ * for a known one, nothing when the row equals the last (as Flink's
+ * ChangelogNormalize drops an unchanged row). Returns 0, 1 (no row) or a
+ * negative code.
+ */
+static int upsert_apply(kafka_reader *r, const rd_kafka_message_t *m,
+                        weir_batch *out)
+{
+    uint32_t ncols = out->schema->n_fields, row = out->n_rows - 1;
+    weir_buf_clear(&r->rowbuf);
+    int rc = weir__row_encode(out, row, ncols, &r->rowbuf);
+    if (rc)
+        return rc;
+    uint32_t klen = (uint32_t)m->key_len;
+    weir__kafka_uent *e = weir__kafka_utab_find(&r->utab, m->key, klen);
+    if (e && e->row) {
+        if (e->rlen == r->rowbuf.len &&
+            !memcmp(e->row, r->rowbuf.data, e->rlen)) {
+            out->n_rows--;
+            return 1;
+        }
+        int after = weir_batch_append_row(out);
+        if (after < 0)
+            return WEIR_EINVAL;
+        if ((rc = weir__row_decode(r->rowbuf.data, r->rowbuf.len, out,
+                                   (uint32_t)after, 0, ncols)) ||
+            (rc = weir__row_decode(e->row, e->rlen, out, row, 0, ncols))) {
+            out->n_rows = row;
+            return rc;
+        }
+        out->kind[row] = WEIR_ROW_UPDATE_BEFORE;
+        out->kind[after] = WEIR_ROW_UPDATE_AFTER;
+    } else {
+        out->kind[row] = WEIR_ROW_INSERT;
+    }
+    if ((rc = weir__kafka_utab_put(&r->utab, m->key, klen, r->rowbuf.data,
+                                   (uint32_t)r->rowbuf.len)))
+        out->n_rows = row;
+    return rc;
+}
+
+/* upsert-kafka: a tombstone is a -D of its key's last row (none for a key
+ * not seen). Returns 0 (one row), 1 (no row) or a negative code. */
+static int upsert_delete(kafka_reader *r, const rd_kafka_message_t *m,
+                         weir_batch *out)
+{
+    weir__kafka_uent *e =
+        weir__kafka_utab_find(&r->utab, m->key, (uint32_t)m->key_len);
+    if (!e || !e->row)
+        return 1;
     int row = weir_batch_append_row(out);
     if (row < 0)
         return WEIR_EINVAL;
-    rc = 0;
-    for (uint32_t i = 0; r->kb && i < a->key.schema->n_fields; i++)
-        copy_value(out, a->key.cols[i], (uint32_t)row, r->kb, i, 0, &rc);
-    for (uint32_t i = 0; r->vb && i < a->value.schema->n_fields; i++)
-        copy_value(out, a->value.cols[i], (uint32_t)row, r->vb, i, 0, &rc);
-    rd_kafka_timestamp_type_t tstype;
-    int64_t ts = rd_kafka_message_timestamp(m, &tstype);
-    set_metadata(r, out, (uint32_t)row, m, ts, tstype, &rc);
-    if (rc)
+    int rc = weir__row_decode(e->row, e->rlen, out, (uint32_t)row, 0,
+                              out->schema->n_fields);
+    if (rc) {
         out->n_rows--;
-    return rc;
+        return rc;
+    }
+    out->kind[row] = WEIR_ROW_DELETE;
+    weir__kafka_utab_delete(&r->utab, e);
+    return 0;
+}
+
+/* decode_message, and for upsert-kafka the key's changelog. */
+static int read_message(kafka_reader *r, const rd_kafka_message_t *m,
+                        weir_batch *out, weir_decode_error *derr,
+                        const char **what)
+{
+    if (!r->s->a->upsert)
+        return decode_message(r, m, out, derr, what);
+    if (!m->key) {
+        *what = "key";
+        derr->pos = 0;
+        snprintf(derr->message, sizeof derr->message,
+                 "expected a message key (upsert-kafka keys every row by "
+                 "it), found none");
+        return WEIR_EPARSE;
+    }
+    if (!m->payload)
+        return upsert_delete(r, m, out);
+    int rc = decode_message(r, m, out, derr, what);
+    return rc ? rc : upsert_apply(r, m, out);
 }
 
 static bool fatal_consume_error(rd_kafka_resp_err_t e)
@@ -868,7 +1034,8 @@ static int ks_read(void *p, weir_batch *out, uint32_t max_rows,
     kafka_source *s = r->s;
     const weir__kafka_source_arg *a = s->a;
     uint32_t appended = 0;
-    while (!r->done && appended < max_rows && out->n_rows < out->capacity) {
+    while (!r->done && appended < max_rows &&
+           out->capacity - out->n_rows >= a->rows_per_message) {
         if (r->at == r->n_msgs) {
             r->at = r->n_msgs = 0;
             uint32_t want = max_rows - appended;
@@ -930,7 +1097,8 @@ static int ks_read(void *p, weir_batch *out, uint32_t max_rows,
         }
         weir_decode_error derr;
         const char *what;
-        int rc = decode_message(r, m, out, &derr, &what);
+        const uint32_t before = out->n_rows;
+        int rc = read_message(r, m, out, &derr, &what);
         if (rc == WEIR_EPARSE) {
             if (!a->skip_bad) {
                 rc = weir_error_set(
@@ -941,12 +1109,15 @@ static int ks_read(void *p, weir_batch *out, uint32_t max_rows,
             }
             s->n_skipped++;
         } else if (rc == 1) {
-            s->n_tombstones++;
+            if (!m->payload)
+                s->n_tombstones++;
+            else
+                s->n_unchanged++;
         } else if (rc) {
             return weir_error_set(err, rc, "kafka: %s:%" PRId64 ": %s",
                                   r->part->id, m->offset, weir_strerror(rc));
         } else {
-            appended++;
+            appended += out->n_rows - before;
             r->last_ts = ts;
             r->has_last_ts = true;
         }
@@ -1061,6 +1232,8 @@ static int ks_metrics(void *p,
     emit(ud, "records_read", s->n_records);
     emit(ud, "skipped_records", s->n_skipped);
     emit(ud, "tombstones_skipped", s->n_tombstones);
+    if (s->a->upsert)
+        emit(ud, "upserts_unchanged", s->n_unchanged);
     emit(ud, "offset_commits", s->n_commits);
     emit(ud, "offset_commit_failures", s->n_commit_failures);
     emit(ud, "consume_errors", s->n_consume_errors);

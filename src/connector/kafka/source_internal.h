@@ -23,6 +23,7 @@ typedef enum weir__kafka_bound {
     WEIR__KAFKA_BOUND_LATEST,
     WEIR__KAFKA_BOUND_TIMESTAMP,
     WEIR__KAFKA_BOUND_SPECIFIC,
+    WEIR__KAFKA_BOUND_GROUP, /* the group's committed offsets */
 } weir__kafka_bound;
 
 /* 'properties.auto.offset.reset', for a group without a committed offset. */
@@ -95,6 +96,12 @@ typedef struct weir__kafka_source_arg {
     } *meta;
     uint32_t n_meta;
     bool skip_bad; /* '<format>.ignore-parse-errors' */
+    /* 'upsert-kafka': each message is its key's latest row (a tombstone
+     * deletes the key); the reader keeps each key's last row to emit
+     * +I, -U/+U and -D. */
+    bool upsert;
+    /* The most rows one message makes (2: an update's -U and +U). */
+    uint32_t rows_per_message;
     /* Columns of the table the event time is computed from; decoders treat
      * a NULL there as a bad record. */
     uint32_t *et_cols;
@@ -114,11 +121,16 @@ int weir__kafka_make_decoders(const weir__kafka_source_arg *a,
                               weir_decoder **value, weir_decoder **key,
                               weir_error *err);
 
-/* 'connector' = 'kafka' as a source. */
+/* 'connector' = 'kafka' (upsert false) or 'upsert-kafka' as a source. */
 int weir__kafka_source_spec_opts(const weir_option *opts, size_t n_opts,
                                  const weir_schema *schema,
                                  const weir_connector_env *env,
                                  weir_source_spec *out, weir_error *err);
+int weir__upsert_kafka_source_spec_opts(const weir_option *opts, size_t n_opts,
+                                        const weir_schema *schema,
+                                        const weir_connector_env *env,
+                                        weir_source_spec *out,
+                                        weir_error *err);
 
 /* For the hybrid source: the offset a reader of weir__kafka_source_class
  * stands at, and a reader of partition id of instance src (of that class)

@@ -261,18 +261,18 @@ static int parse_bounded(weir__optset *o, weir__kafka_source_arg *a)
     else if (!strcmp(mode, "specific-offsets"))
         a->bound = WEIR__KAFKA_BOUND_SPECIFIC;
     else if (!strcmp(mode, "group-offsets"))
-        return weir__opt_fail(o, (size_t)weir__opt_index(o, mk),
-                              WEIR_EUNSUPPORTED,
-                              "option '%s': 'group-offsets' is not supported "
-                              "yet; use 'latest-offset', 'timestamp' or "
-                              "'specific-offsets'",
-                              mk);
+        a->bound = WEIR__KAFKA_BOUND_GROUP;
     else
         return weir__opt_fail(o, (size_t)weir__opt_index(o, mk), WEIR_EINVAL,
                               "option '%s': expected 'unbounded', "
-                              "'latest-offset', 'timestamp' or "
-                              "'specific-offsets', found '%s'",
+                              "'latest-offset', 'group-offsets', 'timestamp' "
+                              "or 'specific-offsets', found '%s'",
                               mk, mode);
+    if (a->bound == WEIR__KAFKA_BOUND_GROUP &&
+        !weir__opt_get(o, "properties.group.id"))
+        return weir__opt_missing(o, "properties.group.id",
+                                 " ('scan.bounded.mode' = 'group-offsets' "
+                                 "stops at the group's committed offsets)");
     if (a->bound == WEIR__KAFKA_BOUND_TIMESTAMP)
         rc = need_i64(o, "scan.bounded.timestamp-millis", mk, mode,
                       &a->bound_ts);
@@ -377,13 +377,13 @@ static int parse_side(weir__optset *o, const char *prefix, const char *fkey,
     *ignore = false;
     if (!strcmp(name, "raw"))
         return parse_raw(o, prefix, fi, f);
-    if (!strcmp(name, "debezium-json") || !strcmp(name, "canal-json") ||
+    if (!strcmp(name, "canal-json") ||
         !strcmp(name, "maxwell-json") || !strcmp(name, "avro") ||
         !strcmp(name, "avro-confluent") || !strcmp(name, "protobuf"))
         return weir__opt_fail(o, (size_t)fi, WEIR_EUNSUPPORTED,
                               "option '%s': format '%s' cannot be read from "
-                              "Kafka yet (weir reads 'json', 'csv' and "
-                              "'raw')",
+                              "Kafka yet (weir reads 'json', 'csv', "
+                              "'debezium-json' and 'raw')",
                               fkey, name);
     weir__optset sub;
     size_t plen = strlen(prefix), nlen = strlen(name);
@@ -603,8 +603,46 @@ static int parse_formats(weir__optset *o, weir__kafka_source_arg *a,
     if ((rc = parse_side(o, fi >= 0 ? "" : "value.", vkey, &a->value,
                          &ignore_v)))
         goto done;
+    if (a->value.fmt.kind == WEIR_FORMAT_DEBEZIUM_JSON && a->upsert) {
+        rc = weir__opt_fail(o, (size_t)weir__opt_index(o, vkey),
+                            WEIR_EINVAL,
+                            "option '%s': 'upsert-kafka' reads each message "
+                            "as its key's latest row; a 'debezium-json' "
+                            "changelog is read with 'connector' = 'kafka'",
+                            vkey);
+        goto done;
+    }
     int ki = weir__opt_index(o, "key.format");
-    const char *kf = weir__opt_get(o, "key.fields");
+    /* upsert-kafka: the key holds the PRIMARY KEY's columns */
+    char pk_list[1024] = "";
+    if (a->upsert) {
+        const weir_connector_env *env = o->env;
+        for (uint32_t i = 0; i < env->n_primary_keys; i++) {
+            const char *pk = env->primary_keys[i];
+            int col = weir_schema_find(schema, pk);
+            if (col < 0 || is_meta[col]) {
+                if (env->bad_option_index)
+                    *env->bad_option_index = -1;
+                rc = weir_error_set(o->err, WEIR_EINVAL,
+                                    "PRIMARY KEY column '%s' is not a "
+                                    "physical column of the table: "
+                                    "'upsert-kafka' reads it from the "
+                                    "message key",
+                                    pk);
+                goto done;
+            }
+            size_t len = strlen(pk_list);
+            snprintf(pk_list + len, sizeof pk_list - len, "%s%s",
+                     i ? ";" : "", pk);
+        }
+        if (ki < 0) {
+            rc = weir__opt_missing(o, "key.format",
+                                   " (the format of the message key, which "
+                                   "holds the PRIMARY KEY's columns)");
+            goto done;
+        }
+    }
+    const char *kf = a->upsert ? pk_list : weir__opt_get(o, "key.fields");
     const char *prefix = weir__opt_get(o, "key.fields-prefix");
     const char *incl = weir__opt_get(o, "value.fields-include");
     bool except_key = false;
@@ -681,6 +719,13 @@ static int parse_formats(weir__optset *o, weir__kafka_source_arg *a,
         }
         if ((rc = parse_side(o, "key.", "key.format", &a->key, &ignore_k)))
             goto done;
+        if (a->key.fmt.kind == WEIR_FORMAT_DEBEZIUM_JSON) {
+            rc = weir__opt_fail(o, (size_t)ki, WEIR_EINVAL,
+                                "option 'key.format': 'debezium-json' "
+                                "describes a change, not a key; use 'json', "
+                                "'csv' or 'raw'");
+            goto done;
+        }
         if ((rc = side_columns(&a->key, schema, cols, nk, prefix))) {
             rc = weir_error_set(o->err, rc, "out of memory");
             goto done;
@@ -722,6 +767,8 @@ static int parse_formats(weir__optset *o, weir__kafka_source_arg *a,
     a->direct = a->key.kind == WEIR__KAFKA_FMT_NONE && a->n_meta == 0 &&
                 a->value.kind != WEIR__KAFKA_FMT_RAW;
     a->skip_bad = ignore_v || ignore_k;
+    a->rows_per_message =
+        a->upsert || a->value.fmt.kind == WEIR_FORMAT_DEBEZIUM_JSON ? 2 : 1;
 done:
     weir_free(is_meta);
     weir_free(is_key);
@@ -775,17 +822,71 @@ static bool has_prop(const weir__kafka_source_arg *a, const char *k)
     return false;
 }
 
-int weir__kafka_source_spec_opts(const weir_option *opts, size_t n_opts,
-                                 const weir_schema *schema,
-                                 const weir_connector_env *env,
-                                 weir_source_spec *out, weir_error *err)
+/* 'upsert-kafka' reads the whole topic: a key's row needs its history. */
+static const char *const upsert_kafka_source_known[] = {
+    "topic",
+    "properties.bootstrap.servers",
+    "properties.group.id",
+    "properties.commit.offsets.on.checkpoint",
+    "scan.bounded.mode",
+    "scan.bounded.timestamp-millis",
+    "scan.bounded.specific-offsets",
+    "key.format",
+    "value.format",
+    "key.fields-prefix",
+    "value.fields-include",
+    NULL};
+
+/* Options of 'kafka' that 'upsert-kafka' refuses, and why. */
+static int upsert_refused(weir__optset *o)
+{
+    static const struct {
+        const char *key, *why;
+    } refused[] = {
+        {"format", "give 'key.format' and 'value.format'"},
+        {"key.fields", "the message key holds the PRIMARY KEY's columns"},
+        {"topic-pattern", "give the one 'topic' of the table"},
+        {"scan.startup.mode",
+         "a key's row needs the topic's whole history, so upsert-kafka "
+         "always starts from the earliest offsets"},
+        {"scan.startup.timestamp-millis", "it always starts from the earliest "
+                                          "offsets"},
+        {"scan.startup.specific-offsets", "it always starts from the earliest "
+                                          "offsets"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        int at = weir__opt_index(o, refused[i].key);
+        if (at >= 0)
+            return weir__opt_fail(o, (size_t)at, WEIR_EINVAL,
+                                  "option '%s' is not an option of "
+                                  "'upsert-kafka': %s",
+                                  refused[i].key, refused[i].why);
+    }
+    return 0;
+}
+
+static int kafka_spec(bool upsert, const weir_option *opts, size_t n_opts,
+                      const weir_schema *schema, const weir_connector_env *env,
+                      weir_source_spec *out, weir_error *err)
 {
     memset(out, 0, sizeof *out);
     weir__optset o;
     weir__kafka_source_arg *a = NULL;
     rd_kafka_conf_t *conf = NULL;
-    int rc = weir__optset_init(&o, "kafka", opts, n_opts, env, err);
+    int rc = weir__optset_init(&o, upsert ? "upsert-kafka" : "kafka", opts,
+                               n_opts, env, err);
     if (rc)
+        goto done;
+    if (upsert && (!env || !env->n_primary_keys)) {
+        if (env && env->bad_option_index)
+            *env->bad_option_index = -1;
+        rc = weir_error_set(err, WEIR_EINVAL,
+                            "connector 'upsert-kafka' needs a PRIMARY KEY on "
+                            "the table, e.g. PRIMARY KEY (id) NOT ENFORCED: "
+                            "each message is the latest row of its key");
+        goto done;
+    }
+    if (upsert && (rc = upsert_refused(&o)))
         goto done;
     if (!schema) {
         rc = weir_error_set(err, WEIR_EINVAL, "kafka source: missing schema");
@@ -796,6 +897,7 @@ int weir__kafka_source_spec_opts(const weir_option *opts, size_t n_opts,
         goto done;
     }
     a->schema = schema;
+    a->upsert = upsert;
     a->commit_on_checkpoint = true;
     a->discovery_ms = 5 * 60 * 1000;
     if ((rc = parse_topics(&o, a)))
@@ -825,8 +927,11 @@ int weir__kafka_source_spec_opts(const weir_option *opts, size_t n_opts,
         "properties.client.id.prefix", "properties.register.consumer.metrics",
         NULL};
     weir__opt_accept(&o, flink_only);
-    if ((rc = parse_startup(&o, a)) || (rc = parse_bounded(&o, a)))
+    if ((!upsert && (rc = parse_startup(&o, a))) ||
+        (rc = parse_bounded(&o, a)))
         goto done;
+    if (upsert)
+        a->start = WEIR__KAFKA_START_EARLIEST;
     if ((rc = weir__opt_duration(&o, "scan.topic-partition-discovery.interval",
                                  &a->discovery_ms)))
         goto done;
@@ -874,7 +979,8 @@ int weir__kafka_source_spec_opts(const weir_option *opts, size_t n_opts,
         if (env->event_time && !(a->event_time = weir_strdup(env->event_time)))
             goto nomem;
     }
-    if ((rc = weir__opt_finish(&o, kafka_source_known)))
+    if ((rc = weir__opt_finish(&o, upsert ? upsert_kafka_source_known
+                                          : kafka_source_known)))
         goto done;
     /* The formats against the schema, now rather than when the job runs. */
     weir_decoder *vd, *kd;
@@ -882,11 +988,12 @@ int weir__kafka_source_spec_opts(const weir_option *opts, size_t n_opts,
         goto done;
     weir_decoder_destroy(vd);
     weir_decoder_destroy(kd);
-    out->name = "kafka";
+    out->name = upsert ? "upsert-kafka" : "kafka";
     out->cls = &weir__kafka_source_class;
     out->arg = a;
     out->free_arg = arg_free;
     out->schema = schema;
+    out->changelog = a->rows_per_message > 1;
     a = NULL;
     goto done;
 nomem:
@@ -897,6 +1004,22 @@ done:
     arg_free(a);
     weir__optset_fini(&o);
     return rc;
+}
+
+int weir__kafka_source_spec_opts(const weir_option *opts, size_t n_opts,
+                                 const weir_schema *schema,
+                                 const weir_connector_env *env,
+                                 weir_source_spec *out, weir_error *err)
+{
+    return kafka_spec(false, opts, n_opts, schema, env, out, err);
+}
+
+int weir__upsert_kafka_source_spec_opts(const weir_option *opts, size_t n_opts,
+                                        const weir_schema *schema,
+                                        const weir_connector_env *env,
+                                        weir_source_spec *out, weir_error *err)
+{
+    return kafka_spec(true, opts, n_opts, schema, env, out, err);
 }
 
 #endif

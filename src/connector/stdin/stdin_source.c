@@ -332,7 +332,10 @@ static int ss_read(void *p, weir_batch *out, uint32_t max_rows,
     stdin_reader *r = p;
     const stdin_arg *a = r->s->a;
     uint32_t appended = 0;
-    while (!r->done && appended < max_rows && out->n_rows < out->capacity) {
+    /* A debezium-json update is two rows: room for a whole record. */
+    const uint32_t per_rec = r->dec ? weir_decoder_rows_per_record(r->dec) : 1;
+    while (!r->done && appended < max_rows &&
+           out->capacity - out->n_rows >= per_rec) {
         if (!r->bom_checked && (r->len - r->pos >= 3 || r->eof)) {
             r->bom_checked = true;
             if (r->len - r->pos >= 3 &&
@@ -369,6 +372,7 @@ static int ss_read(void *p, weir_batch *out, uint32_t max_rows,
             appended++;
         } else if (!weir_decoder_is_blank(r->dec, rec, f.rec_len)) {
             weir_decode_error derr;
+            const uint32_t before = out->n_rows;
             rc = weir_decoder_decode(r->dec, rec, f.rec_len, out, &derr);
             if (rc == WEIR_EPARSE) {
                 if ((rc = bad_record(r, rec, f.rec_len, &derr, err)))
@@ -376,7 +380,7 @@ static int ss_read(void *p, weir_batch *out, uint32_t max_rows,
             } else if (rc) {
                 return weir_error_set(err, rc, "stdin: %s", weir_strerror(rc));
             } else {
-                appended++;
+                appended += out->n_rows - before;
             }
         }
         r->pos += f.consumed;
@@ -426,6 +430,9 @@ static const char *const stdin_known[] = {
     "csv.ignore-parse-errors",
     "csv.null-literal",
     "csv.header",
+    "debezium-json.ignore-parse-errors",
+    "debezium-json.schema-include",
+    "debezium-json.timestamp-format.standard",
     NULL};
 
 int weir__stdin_source_spec_opts(const weir_option *opts, size_t n_opts,
@@ -555,6 +562,7 @@ int weir__stdin_source_spec_opts(const weir_option *opts, size_t n_opts,
         goto done;
     weir_decoder_destroy(probe);
     out->name = "stdin";
+    out->changelog = weir_format_is_changelog(a->fmt.kind);
     out->cls = &stdin_source_class;
     out->arg = a;
     out->free_arg = arg_free;
