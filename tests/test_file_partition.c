@@ -509,7 +509,7 @@ Test(file_partition, options)
     cr_assert_eq(weir_connector_sink_spec(NULL, trig, 3, s, &env, &spec, &err),
                  WEIR_EINVAL);
     cr_assert_eq(idx, 2);
-    weir_option scheme[] = {{"connector", "filesystem"}, {"path", "s3://b/o"}};
+    weir_option scheme[] = {{"connector", "filesystem"}, {"path", "hdfs://b/o"}};
     cr_assert_eq(
         weir_connector_sink_spec(NULL, scheme, 2, s, &env, &spec, &err),
         WEIR_EUNSUPPORTED);
