@@ -632,13 +632,6 @@ static void ij_start_ex(ij *x, weir_join_config jc, const char *name, uint32_t p
     weir_job_config_init(&cfg);
     cfg.parallelism = parallelism;
     cr_assert_eq(weir_job_create(&cfg, &x->job), 0);
-    if (ckpt_dir) {
-        weir_checkpoint_config cc;
-        weir_checkpoint_config_init(&cc);
-        cc.dir = ckpt_dir;
-        weir_error err = {0};
-        cr_assert_eq(weir_job_enable_checkpoints(x->job, &cc, &err), 0, "%s", err.message);
-    }
     weir_stream keyed[2];
     for (int s = 0; s < 2; s++) {
         weir_source_spec ss = th_source_spec(x->src[s], s ? "right" : "left");
@@ -659,6 +652,13 @@ static void ij_start_ex(ij *x, weir_join_config jc, const char *name, uint32_t p
                  weir_job_error(x->job));
     weir_operator_spec sk = th_collect_spec(x->sink, "collect");
     cr_assert_eq(weir_job_sink(x->job, j, &sk, 1), 0);
+    if (ckpt_dir) {
+        weir_checkpoint_config cc;
+        weir_checkpoint_config_init(&cc);
+        cc.dir = ckpt_dir;
+        weir_error err = {0};
+        cr_assert_eq(weir_job_enable_checkpoints(x->job, &cc, &err), 0, "%s", err.message);
+    }
     cr_assert_eq(weir_job_start(x->job), 0, "%s", weir_job_error(x->job));
 }
 
