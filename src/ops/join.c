@@ -47,8 +47,8 @@
  * The drops are not keyed timers (one per stored row when the keys are
  * distinct, as q7's prices: most of the operator's time went to the timer
  * service) but per-subtask expiry buckets: per side, the keys whose rows
- * expire by the multiple of bound_step_ms a bucket stands for (a key with
- * several new rows there is listed once, or a few times at worst). When
+ * expire by the multiple of bound_step_ms a bucket stands for, each key
+ * once (a price shared by thousands of bids is scanned once a step). When
  * the watermark reaches a bucket's time the rows of its keys expired by
  * then are dropped, before the watermark goes on: exactly what the timers
  * did. Buckets are not checkpointed: a restore (at any parallelism, the
@@ -79,12 +79,14 @@ typedef struct cand_ref {
     int64_t ts;    /* row time (interval joins) */
 } cand_ref;
 
-/* Keys of one side whose rows expire by `ts` (bounded joins). entries:
- * per key, u64 hash, u32 length, the key bytes. */
+/* Keys of one side whose rows expire by `ts` (bounded joins). keys: per
+ * key, u64 hash, u32 length, the key bytes; each key once (set: an open
+ * addressing table of entry offsets + 1, 0 empty, at most half full). */
 typedef struct exp_bucket {
     weir_ts ts;
     weir_buf keys;
-    size_t last; /* offset of the last entry appended */
+    uint64_t *set;
+    uint32_t set_cap, n_keys; /* set_cap: a power of two */
 } exp_bucket;
 
 typedef struct exp_queue {
@@ -191,8 +193,10 @@ static void join_close(void *op)
     weir_buf_fini(&j->row);
     weir_buf_fini(&j->val);
     for (int s = 0; s < 2; s++) {
-        for (uint32_t i = 0; i < j->expq[s].n; i++)
+        for (uint32_t i = 0; i < j->expq[s].n; i++) {
             weir_buf_fini(&j->expq[s].b[i].keys);
+            weir_free(j->expq[s].b[i].set);
+        }
         weir_free(j->expq[s].b);
     }
     weir_free(j);
@@ -230,9 +234,39 @@ static weir_ts row_expiry(const weir_join_config *c, int s, int64_t t)
     return t + off;
 }
 
+/* A key's first slot in a set of cap slots (the key group comes from the
+ * hash's bits too, so they are mixed: one subtask's keys share those). */
+static uint32_t set_slot(uint64_t hash, uint32_t cap)
+{
+    return (uint32_t)((hash * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+/* Grows the bucket's key set to twice its size (or 64 slots). */
+static int bucket_grow(exp_bucket *b)
+{
+    uint32_t cap = b->set_cap ? b->set_cap * 2 : 64;
+    uint64_t *set = weir_calloc(cap, sizeof *set);
+    if (!set)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < b->set_cap; i++) {
+        if (!b->set[i])
+            continue;
+        uint64_t h;
+        memcpy(&h, b->keys.data + b->set[i] - 1, 8);
+        uint32_t k = set_slot(h, cap);
+        while (set[k])
+            k = (k + 1) & (cap - 1);
+        set[k] = b->set[i];
+    }
+    weir_free(b->set);
+    b->set = set;
+    b->set_cap = cap;
+    return 0;
+}
+
 /*
- * Lists the key (bytes and hash) in side s's bucket of time ts. A key just
- * listed there last is not listed again.
+ * Lists the key (bytes and hash) in side s's bucket of time ts, unless it
+ * is listed there already.
  */
 static int expq_add(join_op *j, int s, weir_ts ts, const void *key, uint32_t klen, uint64_t hash)
 {
@@ -243,12 +277,6 @@ static int expq_add(join_op *j, int s, weir_ts ts, const void *key, uint32_t kle
     exp_bucket *b;
     if (i > 0 && q->b[i - 1].ts == ts) {
         b = &q->b[i - 1];
-        if (b->keys.len) {
-            uint32_t ll;
-            memcpy(&ll, b->keys.data + b->last + 8, 4);
-            if (ll == klen && !memcmp(b->keys.data + b->last + 12, key, klen))
-                return 0;
-        }
     } else {
         if (q->n == q->cap) {
             uint32_t cap = q->cap ? q->cap * 2 : 8;
@@ -261,14 +289,29 @@ static int expq_add(join_op *j, int s, weir_ts ts, const void *key, uint32_t kle
         memmove(&q->b[i + 1], &q->b[i], (q->n - i) * sizeof *q->b);
         q->n++;
         b = &q->b[i];
-        b->ts = ts;
-        b->last = 0;
+        *b = (exp_bucket){.ts = ts};
         weir_buf_init(&b->keys);
+    }
+    if ((b->n_keys + 1) * 2 > b->set_cap) {
+        int rc = bucket_grow(b);
+        if (rc)
+            return rc;
+    }
+    uint32_t k = set_slot(hash, b->set_cap);
+    for (; b->set[k]; k = (k + 1) & (b->set_cap - 1)) {
+        const uint8_t *e = b->keys.data + b->set[k] - 1;
+        uint64_t eh;
+        uint32_t el;
+        memcpy(&eh, e, 8);
+        memcpy(&el, e + 8, 4);
+        if (eh == hash && el == klen && !memcmp(e + 12, key, klen))
+            return 0;
     }
     size_t at = b->keys.len;
     if (weir_buf_put(&b->keys, &hash, 8) || weir_buf_put(&b->keys, &klen, 4) || weir_buf_put(&b->keys, key, klen))
         return WEIR_ENOMEM;
-    b->last = at;
+    b->set[k] = (uint64_t)at + 1;
+    b->n_keys++;
     return 0;
 }
 
@@ -653,9 +696,12 @@ static int expq_drain(join_op *j, weir_op_ctx *ctx, weir_ts wm)
                     rc = expire_rows(j, ctx, s, b->ts);
             }
             weir_buf_fini(&b->keys);
+            weir_free(b->set);
         }
-        memmove(q->b, q->b + done, (q->n - done) * sizeof *q->b);
-        q->n -= done;
+        if (done) {
+            memmove(q->b, q->b + done, (q->n - done) * sizeof *q->b);
+            q->n -= done;
+        }
         if (rc)
             return rc;
     }
