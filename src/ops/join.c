@@ -40,10 +40,20 @@
  * other side only sends rows whose time is above its watermark (a window
  * aggregation's window_end), and the condition caps the time of a row of
  * side s can match at t + bound_off[s]; so once the watermark reaches that,
- * nothing still to come can match the row, and a timer drops it. No row is
+ * nothing still to come can match the row, and it is dropped. No row is
  * late (every row is joined with what is stored, as in the regular join);
  * a row already past its bound when it arrives is joined but not stored.
  * The third i64 of the map value holds t (WEIR_TS_MIN: never dropped).
+ * The drops are not keyed timers (one per stored row when the keys are
+ * distinct, as q7's prices: most of the operator's time went to the timer
+ * service) but per-subtask expiry buckets: per side, the keys whose rows
+ * expire by the multiple of bound_step_ms a bucket stands for, each key
+ * once (a price shared by thousands of bids is scanned once a step). When
+ * the watermark reaches a bucket's time the rows of its keys expired by
+ * then are dropped, before the watermark goes on: exactly what the timers
+ * did. Buckets are not checkpointed: a restore (at any parallelism, the
+ * rows come by key group) rebuilds them from the stored rows, whose time
+ * the map value holds.
  * Kinds: an inner join keeps the input row's kind (+I/+U/-U/-D); outer
  * joins emit +I and -D only, as Flink does. Each row's whole change is
  * emitted before the next row is read, so the output for one order of
@@ -69,8 +79,25 @@ typedef struct cand_ref {
     int64_t ts;    /* row time (interval joins) */
 } cand_ref;
 
+/* Keys of one side whose rows expire by `ts` (bounded joins). keys: per
+ * key, u64 hash, u32 length, the key bytes; each key once (set: an open
+ * addressing table of entry offsets + 1, 0 empty, at most half full). */
+typedef struct exp_bucket {
+    weir_ts ts;
+    weir_buf keys;
+    uint64_t *set;
+    uint32_t set_cap, n_keys; /* set_cap: a power of two */
+} exp_bucket;
+
+typedef struct exp_queue {
+    exp_bucket *b; /* ascending ts */
+    uint32_t n, cap;
+} exp_queue;
+
 typedef struct join_op {
     const join_conf *conf;
+    exp_queue expq[2];  /* bounded joins: per side */
+    bool expq_built;    /* rebuilt from the rows (after a restore) */
     weir_state *st[2];
     weir_expr_env *env;
     weir_batch *out;     /* output being filled */
@@ -165,6 +192,13 @@ static void join_close(void *op)
     weir_buf_fini(&j->scan);
     weir_buf_fini(&j->row);
     weir_buf_fini(&j->val);
+    for (int s = 0; s < 2; s++) {
+        for (uint32_t i = 0; i < j->expq[s].n; i++) {
+            weir_buf_fini(&j->expq[s].b[i].keys);
+            weir_free(j->expq[s].b[i].set);
+        }
+        weir_free(j->expq[s].b);
+    }
     weir_free(j);
 }
 
@@ -198,6 +232,87 @@ static weir_ts row_expiry(const weir_join_config *c, int s, int64_t t)
     if (off < 0 && t < WEIR_TS_MIN + 1 - off)
         return WEIR_TS_MIN + 1;
     return t + off;
+}
+
+/* A key's first slot in a set of cap slots (the key group comes from the
+ * hash's bits too, so they are mixed: one subtask's keys share those). */
+static uint32_t set_slot(uint64_t hash, uint32_t cap)
+{
+    return (uint32_t)((hash * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+/* Grows the bucket's key set to twice its size (or 64 slots). */
+static int bucket_grow(exp_bucket *b)
+{
+    uint32_t cap = b->set_cap ? b->set_cap * 2 : 64;
+    uint64_t *set = weir_calloc(cap, sizeof *set);
+    if (!set)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < b->set_cap; i++) {
+        if (!b->set[i])
+            continue;
+        uint64_t h;
+        memcpy(&h, b->keys.data + b->set[i] - 1, 8);
+        uint32_t k = set_slot(h, cap);
+        while (set[k])
+            k = (k + 1) & (cap - 1);
+        set[k] = b->set[i];
+    }
+    weir_free(b->set);
+    b->set = set;
+    b->set_cap = cap;
+    return 0;
+}
+
+/*
+ * Lists the key (bytes and hash) in side s's bucket of time ts, unless it
+ * is listed there already.
+ */
+static int expq_add(join_op *j, int s, weir_ts ts, const void *key, uint32_t klen, uint64_t hash)
+{
+    exp_queue *q = &j->expq[s];
+    uint32_t i = q->n;
+    while (i > 0 && q->b[i - 1].ts > ts)
+        i--;
+    exp_bucket *b;
+    if (i > 0 && q->b[i - 1].ts == ts) {
+        b = &q->b[i - 1];
+    } else {
+        if (q->n == q->cap) {
+            uint32_t cap = q->cap ? q->cap * 2 : 8;
+            exp_bucket *nb = weir_realloc(q->b, cap * sizeof *nb);
+            if (!nb)
+                return WEIR_ENOMEM;
+            q->b = nb;
+            q->cap = cap;
+        }
+        memmove(&q->b[i + 1], &q->b[i], (q->n - i) * sizeof *q->b);
+        q->n++;
+        b = &q->b[i];
+        *b = (exp_bucket){.ts = ts};
+        weir_buf_init(&b->keys);
+    }
+    if ((b->n_keys + 1) * 2 > b->set_cap) {
+        int rc = bucket_grow(b);
+        if (rc)
+            return rc;
+    }
+    uint32_t k = set_slot(hash, b->set_cap);
+    for (; b->set[k]; k = (k + 1) & (b->set_cap - 1)) {
+        const uint8_t *e = b->keys.data + b->set[k] - 1;
+        uint64_t eh;
+        uint32_t el;
+        memcpy(&eh, e, 8);
+        memcpy(&el, e + 8, 4);
+        if (eh == hash && el == klen && !memcmp(e + 12, key, klen))
+            return 0;
+    }
+    size_t at = b->keys.len;
+    if (weir_buf_put(&b->keys, &hash, 8) || weir_buf_put(&b->keys, &klen, 4) || weir_buf_put(&b->keys, key, klen))
+        return WEIR_ENOMEM;
+    b->set[k] = (uint64_t)at + 1;
+    b->n_keys++;
+    return 0;
 }
 
 static int flush(join_op *j, weir_op_ctx *ctx)
@@ -385,7 +500,8 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
             return rc;
         return emit_padded(j, ctx, s, 0, 1, accumulate ? WEIR_ROW_INSERT : WEIR_ROW_DELETE, in->ts[r]);
     }
-    rc = weir_op_set_key(ctx, j->key, klen);
+    uint64_t khash = weir_key_hash(j->key, klen);
+    rc = weir_op_set_key_hashed(ctx, j->key, klen, khash);
     if (rc || (rc = gather(j, ctx, s, in, r, false)))
         return rc;
     bool inner = c->type == WEIR_JOIN_INNER;
@@ -426,8 +542,7 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
             store = false; /* no row still to come can match it: joined below, kept nowhere */
             weir_op_counter_add(j->n_expired, 1);
         }
-        else if (count == 1 &&
-                 (rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, round_up(expiry, c->bound_step_ms), s)))
+        else if (count == 1 && (rc = expq_add(j, s, round_up(expiry, c->bound_step_ms), j->key, (uint32_t)klen, khash)))
             return rc;
     }
     if (store && (rc = put_entry(j, s, j->row.data, j->row.len, count, assoc, t)))
@@ -485,28 +600,112 @@ static int emit_expired(join_op *j, weir_op_ctx *ctx, int s, const cand_ref *cr)
     return 0;
 }
 
-/* Interval and bounded joins: the rows of side t->ns whose last possible match the watermark has passed. */
-static int join_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
+/* Drops the rows of side s of the current key whose expiry is <= upto (an outer interval join pads them). */
+static int expire_rows(join_op *j, weir_op_ctx *ctx, int s, weir_ts upto)
 {
-    join_op *j = op;
     const weir_join_config *c = &j->conf->cfg;
-    int s = tm->ns == 1;
-    /* The end of the input: nothing comes any more, and a bounded join has no padding to emit. */
-    if (!c->interval && weir_op_watermark(ctx) == WEIR_TS_MAX)
-        return 0;
     j->n_refs = 0;
     weir_buf_clear(&j->scan);
     int rc = weir_map_iterate(j->st[s], NULL, 0, scan_visit, j);
     for (uint32_t i = 0; !rc && i < j->n_refs; i++) {
         cand_ref *cr = &j->refs[i];
-        if (row_expiry(c, s, cr->ts) > tm->ts)
+        if (row_expiry(c, s, cr->ts) > upto)
             continue;
         rc = weir_map_remove(j->st[s], NULL, 0, j->scan.data + cr->off, cr->len);
         weir_op_counter_add(j->n_expired, (uint64_t)cr->count);
         if (!rc && j->conf->outer[s] && cr->assoc == 0)
             rc = emit_expired(j, ctx, s, cr);
     }
+    return rc;
+}
+
+/*
+ * Interval joins: the rows of side t->ns whose last possible match the
+ * watermark has passed. (Bounded joins register no timers; a checkpoint
+ * taken before they had buckets may still hold some.)
+ */
+static int join_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
+{
+    join_op *j = op;
+    const weir_join_config *c = &j->conf->cfg;
+    /* The end of the input: nothing comes any more, and a bounded join has no padding to emit. */
+    if (!c->interval && weir_op_watermark(ctx) == WEIR_TS_MAX)
+        return 0;
+    int rc = expire_rows(j, ctx, tm->ns == 1, tm->ts);
     return rc ? rc : flush(j, ctx);
+}
+
+/* A restore's stored rows of a bounded side: each key goes into the buckets of its rows. */
+typedef struct rebuild_ctx {
+    join_op *j;
+    int s;
+} rebuild_ctx;
+
+static int rebuild_key(void *ud, const uint8_t *key, size_t klen, const void *ns, size_t ns_len)
+{
+    (void)ns;
+    (void)ns_len;
+    rebuild_ctx *rb = ud;
+    join_op *j = rb->j;
+    const weir_join_config *c = &j->conf->cfg;
+    j->n_refs = 0;
+    weir_buf_clear(&j->scan);
+    int rc = weir_map_iterate(j->st[rb->s], NULL, 0, scan_visit, j);
+    uint64_t h = weir_key_hash(key, klen);
+    for (uint32_t i = 0; !rc && i < j->n_refs; i++)
+        if (j->refs[i].ts != WEIR_TS_MIN)
+            rc = expq_add(j, rb->s, round_up(row_expiry(c, rb->s, j->refs[i].ts), c->bound_step_ms), key,
+                          (uint32_t)klen, h);
+    return rc;
+}
+
+/* Once, before the first row or watermark: the buckets of what a restore brought. */
+static int expq_build(join_op *j)
+{
+    const weir_join_config *c = &j->conf->cfg;
+    j->expq_built = true;
+    for (int s = 0; s < 2; s++) {
+        if (!c->bounded[s])
+            continue;
+        rebuild_ctx rb = {j, s};
+        int rc = weir_state_keys(j->st[s], rebuild_key, &rb);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Bounded joins: drops the rows of every bucket the watermark reached, in bucket order. */
+static int expq_drain(join_op *j, weir_op_ctx *ctx, weir_ts wm)
+{
+    for (int s = 0; s < 2; s++) {
+        exp_queue *q = &j->expq[s];
+        uint32_t done = 0;
+        int rc = 0;
+        for (; !rc && done < q->n && q->b[done].ts <= wm; done++) {
+            exp_bucket *b = &q->b[done];
+            /* The end of the input: nothing comes any more, no row needs dropping. */
+            for (size_t off = 0; wm != WEIR_TS_MAX && !rc && off < b->keys.len;) {
+                uint64_t h;
+                uint32_t klen;
+                memcpy(&h, b->keys.data + off, 8);
+                memcpy(&klen, b->keys.data + off + 8, 4);
+                const uint8_t *key = b->keys.data + off + 12;
+                off += 12 + (size_t)klen;
+                if (!(rc = weir_op_set_key_hashed(ctx, key, klen, h)))
+                    rc = expire_rows(j, ctx, s, b->ts);
+            }
+            weir_buf_fini(&b->keys);
+            weir_free(b->set);
+        }
+        if (done) {
+            memmove(q->b, q->b + done, (q->n - done) * sizeof *q->b);
+            q->n -= done;
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 /*
@@ -519,6 +718,10 @@ static int join_watermark(void *op, weir_op_ctx *ctx, weir_ts wm)
 {
     join_op *j = op;
     const weir_join_config *c = &j->conf->cfg;
+    if (c->bounded[0] || c->bounded[1]) {
+        int rc = j->expq_built ? 0 : expq_build(j);
+        return rc ? rc : expq_drain(j, ctx, wm);
+    }
     if (!c->interval || c->type != WEIR_JOIN_INNER)
         return 0;
     int64_t lag = (c->lo_ms < 0 ? -c->lo_ms : 0) + 1;
@@ -534,6 +737,11 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     /* No watermark arrives within a batch: one look per batch. */
     if (j->conf->cfg.interval)
         j->in_wm = weir_op_input_watermark(ctx, input);
+    if (!j->expq_built && (j->conf->cfg.bounded[0] || j->conf->cfg.bounded[1])) {
+        int rc = expq_build(j);
+        if (rc)
+            return rc;
+    }
     for (uint32_t r = 0; r < in->n_rows; r++) {
         int rc = apply_row(j, ctx, input, in, r);
         if (rc)

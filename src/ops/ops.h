@@ -131,11 +131,11 @@ typedef struct weir_join_config {
      * sends rows with a time above its watermark (a window aggregation's
      * window_end): a row of side s with column bound_col[s] = t can only
      * match rows of the other side up to t + bound_off[s], so it is dropped
-     * once the watermark reaches t + bound_off[s] (a timer); a row already
-     * behind that when it arrives is joined but not stored. Rows are never
-     * late: the result is the regular join's. NULL: kept. bound_step_ms
-     * (0: 1) rounds the timers up to its multiples: one timer per key and
-     * step instead of one per row time, and a row stays up to a step longer.
+     * once the watermark reaches t + bound_off[s] (expiry buckets, no keyed
+     * timers); a row already behind that when it arrives is joined but not
+     * stored. Rows are never late: the result is the regular join's. NULL:
+     * kept. bound_step_ms (0: 1) rounds the expiry up to its multiples: a key
+     * is listed once per bucket of that width; a row stays up to a step longer.
      */
     bool bounded[2];
     uint32_t bound_col[2];
