@@ -1,6 +1,6 @@
 /*
- * expr/f_json.c - the SQL/JSON functions: IS JSON, JSON_EXISTS, JSON_VALUE
- * and JSON_QUERY.
+ * expr/f_json.c - the SQL/JSON functions: IS JSON, JSON_EXISTS, JSON_VALUE,
+ * JSON_QUERY, JSON_OBJECT and JSON_ARRAY.
  *
  * A document is checked once (standard JSON, RFC 8259: no NaN, no trailing
  * text, valid UTF-8, at most JSON_MAX_DEPTH levels) and then walked in
@@ -18,6 +18,8 @@
  *   JSON_EXISTS(json, path, on_error)          (0 FALSE, 1 TRUE, 2 UNKNOWN, 3 ERROR)
  *   JSON_QUERY(json, path, wrapper, on_empty, on_error)
  *   "IS JSON"(x, kind)                          (0 VALUE, 1 SCALAR, 2 ARRAY, 3 OBJECT)
+ *   JSON_OBJECT(on_null, k1, v1, raw1, ...), JSON_ARRAY(on_null, v1, raw1, ...)
+ *                       (on_null 0 NULL, 1 ABSENT; raw 1: v is a constructor call)
  * with modes 0 NULL, 1 ERROR, 2 DEFAULT (JSON_VALUE) or 3 EMPTY ARRAY,
  * 4 EMPTY OBJECT (JSON_QUERY), and wrappers 0 WITHOUT, 1 CONDITIONAL,
  * 2 UNCONDITIONAL.
@@ -839,7 +841,165 @@ static int bind_query(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint
     return 0;
 }
 
+/* ---- JSON_OBJECT, JSON_ARRAY ---- */
+
+/* How a constructor writes a value (kinds in the node's aux). */
+enum { JV_QUOTED, JV_RAW, JV_BOOL, JV_INT, JV_BIGINT, JV_DOUBLE, JV_NULL };
+
+static int put_value(weir_buf *b, const xvec *v, uint8_t kind, uint32_t i)
+{
+    char buf[40];
+    size_t len;
+    switch (kind) {
+    case JV_QUOTED: {
+        xstr s = ((const xstr *)v->data)[i];
+        return weir__fmt_json_put_string(b, s.ptr, s.len);
+    }
+    case JV_RAW: {
+        xstr s = ((const xstr *)v->data)[i];
+        return weir_buf_put(b, s.ptr, s.len);
+    }
+    case JV_BOOL:
+        return ((const uint8_t *)v->data)[i] ? weir_buf_put(b, "true", 4) : weir_buf_put(b, "false", 5);
+    case JV_INT:
+        len = (size_t)snprintf(buf, sizeof buf, "%d", (int)((const int32_t *)v->data)[i]);
+        return weir_buf_put(b, buf, len);
+    case JV_BIGINT:
+        len = (size_t)snprintf(buf, sizeof buf, "%lld", (long long)((const int64_t *)v->data)[i]);
+        return weir_buf_put(b, buf, len);
+    case JV_DOUBLE: {
+        double d = ((const double *)v->data)[i];
+        len = weir__fmt_format_f64_java(d, buf);
+        bool finite = d == d && d - d == 0;
+        if (!finite) /* NaN and Infinity are not JSON numbers: quoted */
+            return weir__fmt_json_put_string(b, buf, len);
+        return weir_buf_put(b, buf, len);
+    }
+    default:
+        return weir_buf_put(b, "null", 4);
+    }
+}
+
+static int ctor_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    bool object = e->p1 != 0, absent = e->p0 != 0;
+    const uint8_t *kinds = e->aux;
+    uint32_t step = object ? 2 : 1, nv = e->n_args / step;
+    weir_buf b;
+    weir_buf_init(&b);
+    int rc = 0;
+    for (uint32_t i = 0; i < n && rc == 0; i++) {
+        if (act && !act[i])
+            continue;
+        weir_buf_clear(&b);
+        bool first = true;
+        rc = weir_buf_put(&b, object ? "{" : "[", 1);
+        for (uint32_t k = 0; k < nv && rc == 0; k++) {
+            const xvec *v = &a[k * step + step - 1];
+            bool vnull = kinds[k] == JV_NULL || (v->nulls && v->nulls[i]);
+            if (object && a[k * 2].nulls && a[k * 2].nulls[i]) {
+                rc = weir__x_fail(cx, i, "JSON_OBJECT: key %u is NULL", k + 1);
+                break;
+            }
+            if (vnull && absent)
+                continue;
+            if (!first)
+                rc = weir_buf_put(&b, ",", 1);
+            first = false;
+            if (object && rc == 0) {
+                xstr key = ((const xstr *)a[k * 2].data)[i];
+                rc = weir__fmt_json_put_string(&b, key.ptr, key.len);
+                if (rc == 0)
+                    rc = weir_buf_put(&b, ":", 1);
+            }
+            if (rc == 0)
+                rc = vnull ? weir_buf_put(&b, "null", 4) : put_value(&b, v, kinds[k], i);
+        }
+        if (rc == 0)
+            rc = weir_buf_put(&b, object ? "}" : "]", 1);
+        if (rc == 0) {
+            char *o = x_str(cx, b.len);
+            if (!o) {
+                rc = WEIR_ENOMEM;
+                break;
+            }
+            memcpy(o, b.data, b.len);
+            ((xstr *)out->data)[i] = (xstr){o, (uint32_t)b.len};
+        }
+    }
+    weir_buf_fini(&b);
+    if (rc == WEIR_ENOMEM)
+        return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
+    return rc;
+}
+
+static int bind_ctor(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                     weir_error *err)
+{
+    bool object = f->param != 0;
+    uint32_t step = object ? 3 : 2;
+    int64_t on_null;
+    if (n < 1 || (n - 1) % step != 0 || !lit_int(args[0], &on_null))
+        return weir__bad_args(f, args, n, err);
+    uint32_t nv = (n - 1) / step;
+    uint8_t *kinds = weir__arena_alloc(a, nv ? nv : 1);
+    weir_expr **call_args = weir__arena_alloc(a, sizeof(weir_expr *) * (nv * (step - 1) + 1));
+    if (!kinds || !call_args)
+        return nomem_b(err);
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < nv; k++) {
+        weir_expr **slot = &args[1 + k * step];
+        if (object) {
+            if ((*slot)->type.id == WEIR_TYPE_NULL) {
+                if (weir__coerce(a, slot, tmake(WEIR_TYPE_STRING, true), err))
+                    return err->code;
+            } else if ((*slot)->type.id != WEIR_TYPE_STRING || (*slot)->iv) {
+                return weir_error_set(err, WEIR_EPLAN, "JSON_OBJECT: key %u must be a STRING", k + 1);
+            }
+            call_args[m++] = *slot;
+            slot++;
+        }
+        int64_t raw = 0;
+        lit_int(slot[1], &raw);
+        weir_type_id t = (*slot)->iv ? WEIR_TYPE_NULL + 1 : (*slot)->type.id;
+        uint8_t kind;
+        switch ((int)t) {
+        case WEIR_TYPE_STRING: kind = raw ? JV_RAW : JV_QUOTED; break;
+        case WEIR_TYPE_BOOLEAN: kind = JV_BOOL; break;
+        case WEIR_TYPE_INT: kind = JV_INT; break;
+        case WEIR_TYPE_BIGINT: kind = JV_BIGINT; break;
+        case WEIR_TYPE_DOUBLE: kind = JV_DOUBLE; break;
+        case WEIR_TYPE_NULL: kind = JV_NULL; break;
+        case WEIR_TYPE_DECIMAL: /* its text is a JSON number */
+            if (weir__build_cast(a, *slot, tmake(WEIR_TYPE_STRING, (*slot)->type.nullable), false, false, slot,
+                                 err))
+                return err->code;
+            kind = JV_RAW;
+            break;
+        default: {
+            char tb[64];
+            return weir_error_set(err, WEIR_EUNSUPPORTED,
+                                  "%s: a value of type %s is not supported; CAST it to STRING", f->name,
+                                  weir__tname(*slot, tb, sizeof tb));
+        }
+        }
+        if (kind == JV_NULL && weir__coerce(a, slot, tmake(WEIR_TYPE_STRING, true), err))
+            return err->code;
+        kinds[k] = kind;
+        call_args[m++] = *slot;
+    }
+    *out = weir__call_node(a, f, call_args, m, tmake(WEIR_TYPE_STRING, false), ctor_kernel, 0);
+    if (!*out)
+        return nomem_b(err);
+    (*out)->aux = kinds;
+    (*out)->p0 = on_null;
+    (*out)->p1 = object;
+    return 0;
+}
+
 const xfunc weir__funcs_json[] = {
+    {"JSON_OBJECT", "JSON_OBJECT([[KEY] STRING VALUE value, ...] [{NULL|ABSENT} ON NULL])", bind_ctor, 1},
+    {"JSON_ARRAY", "JSON_ARRAY([value, ...] [{NULL|ABSENT} ON NULL])", bind_ctor, 0},
     {"IS JSON", "STRING IS JSON [VALUE|SCALAR|ARRAY|OBJECT]", bind_is_json, 0},
     {"JSON_EXISTS", "JSON_EXISTS(STRING, STRING [{TRUE|FALSE|UNKNOWN|ERROR} ON ERROR])", bind_exists, 0},
     {"JSON_VALUE", "JSON_VALUE(STRING, STRING [RETURNING type] [... ON EMPTY] [... ON ERROR])", bind_value, 0},

@@ -1158,6 +1158,59 @@ static int query_beh(parser *p, weir_sql_expr **dflt)
     parser_expected(p, "NULL, ERROR, EMPTY ARRAY, EMPTY OBJECT, ')'");
 }
 
+/* Was e written as a JSON constructor call (its text goes in as JSON)? */
+static bool is_json_ctor(const weir_sql_expr *e)
+{
+    return e->kind == WEIR_SQL_EXPR_CALL && e->u.call.name.n_parts == 1 &&
+           (!strcasecmp(e->u.call.name.parts[0].name, "JSON_OBJECT") ||
+            !strcasecmp(e->u.call.name.parts[0].name, "JSON_ARRAY"));
+}
+
+/*
+ * JSON_OBJECT([[KEY] k VALUE v, ...] [{NULL|ABSENT} ON NULL]) and
+ * JSON_ARRAY([v, ...] [{NULL|ABSENT} ON NULL]): the arguments become
+ * (on_null, k1, v1, raw1, ...) / (on_null, v1, raw1, ...), on_null 0 for
+ * NULL ON NULL, 1 for ABSENT ON NULL, raw 1 when the value is itself a
+ * JSON constructor call. At '('.
+ */
+static weir_sql_expr *parse_json_constructor(parser *p, weir_sql_expr *e,
+                                             bool object)
+{
+    weir_sql_loc loc = e->loc;
+    vec items = {0};
+    int on_null = object ? 0 : 1; /* Flink's defaults */
+    expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+    while (!is_tk(p, WEIR__SQL_TK_RPAREN)) {
+        if ((is_kw(p, WEIR__SQL_KW_NULL) || is_word(p, 0, "ABSENT")) &&
+            is_word(p, 1, "ON")) {
+            on_null = is_word(p, 0, "ABSENT");
+            parser_advance(p);
+            parser_advance(p);
+            expect_kw(p, WEIR__SQL_KW_NULL);
+            break;
+        }
+        if (items.n)
+            expect_tk(p, WEIR__SQL_TK_COMMA, "',', ON NULL or ')'");
+        if (object) {
+            if (is_word(p, 0, "KEY") && !is_word(p, 1, "VALUE"))
+                parser_advance(p);
+            push_expr(p, &items, parse_expr(p, PREC_MIN));
+            expect_word(p, "VALUE");
+        }
+        weir_sql_expr *v = parse_expr(p, PREC_MIN);
+        push_expr(p, &items, v);
+        push_expr(p, &items, clause_int(p, is_json_ctor(v), v->loc));
+    }
+    expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+    vec args = {0};
+    push_expr(p, &args, clause_int(p, on_null, loc));
+    for (uint32_t k = 0; k < items.n; k++)
+        push_expr(p, &args, ((weir_sql_expr **)items.data)[k]);
+    e->u.call.args = args.data;
+    e->u.call.n_args = args.n;
+    return finish(p, e);
+}
+
 /*
  * JSON_VALUE(json, path [RETURNING type] [beh ON EMPTY] [beh ON ERROR]),
  * JSON_QUERY(json, path [wrapper] [beh ON EMPTY] [beh ON ERROR]) and
@@ -1170,12 +1223,10 @@ static weir_sql_expr *parse_json_call(parser *p, weir_sql_name name)
     const char *fn = name.parts[0].name;
     weir_sql_loc loc = name.loc;
     vec args = {0};
-    if (!strcasecmp(fn, "JSON_OBJECT") || !strcasecmp(fn, "JSON_ARRAY") ||
-        !strcasecmp(fn, "JSON_OBJECTAGG") || !strcasecmp(fn, "JSON_ARRAYAGG"))
-        parser_fail_at(p, loc,
-                       "%s is not supported yet (JSON_VALUE, JSON_QUERY, "
-                       "JSON_EXISTS and IS JSON are)",
-                       fn);
+    if (!strcasecmp(fn, "JSON_OBJECTAGG") || !strcasecmp(fn, "JSON_ARRAYAGG"))
+        parser_fail_at(p, loc, "%s is not supported yet", fn);
+    if (!strcasecmp(fn, "JSON_OBJECT") || !strcasecmp(fn, "JSON_ARRAY"))
+        return parse_json_constructor(p, e, !strcasecmp(fn, "JSON_OBJECT"));
     json_head(p, &args);
     if (!strcasecmp(fn, "JSON_EXISTS")) {
         if (!is_tk(p, WEIR__SQL_TK_RPAREN)) {

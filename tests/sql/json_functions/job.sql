@@ -27,6 +27,17 @@ SELECT JSON_QUERY('{ "a": { "b": 1 } }', '$.a') AS q1,
        JSON_QUERY('1', '$' WITH CONDITIONAL ARRAY WRAPPER) AS q8,
        JSON_QUERY('{}', 'lax $.invalid' EMPTY OBJECT ON EMPTY) AS q9,
        JSON_QUERY('{}', 'strict $.invalid' EMPTY ARRAY ON ERROR) AS q10;
+-- Constructors (Flink's examples; a nested constructor goes in as JSON).
+SELECT JSON_OBJECT() AS o1,
+       JSON_OBJECT('K1' VALUE 'V1', 'K2' VALUE 'V2') AS o2,
+       JSON_OBJECT(KEY 'K1' VALUE CAST(NULL AS STRING) NULL ON NULL) AS o3,
+       JSON_OBJECT(KEY 'K1' VALUE CAST(NULL AS STRING) ABSENT ON NULL) AS o4,
+       JSON_OBJECT(KEY 'K1' VALUE JSON_OBJECT(KEY 'K2' VALUE 'V')) AS o5,
+       JSON_OBJECT('n' VALUE 1, 'd' VALUE 2.50, 'f' VALUE 1.5E0, 'b' VALUE TRUE, 'q' VALUE 'say "hi"') AS o6;
+SELECT JSON_ARRAY() AS a1, JSON_ARRAY(1, '2') AS a2,
+       JSON_ARRAY(CAST(NULL AS STRING) NULL ON NULL) AS a3,
+       JSON_ARRAY(CAST(NULL AS STRING) ABSENT ON NULL) AS a4,
+       JSON_ARRAY(JSON_ARRAY(1)) AS a5, JSON_ARRAY(NULL, 1) AS a6;
 CREATE TABLE events (id INT, payload STRING)
 WITH ('connector' = 'filesystem', 'path' = 'events.csv', 'format' = 'csv');
 SELECT id,
