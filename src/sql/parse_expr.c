@@ -1219,7 +1219,7 @@ static weir_sql_expr *parse_json_constructor(parser *p, weir_sql_expr *e,
  */
 static weir_sql_expr *parse_json_call(parser *p, weir_sql_name name)
 {
-    weir_sql_expr *e = new_call(p, name, WEIR_SQL_CALL_PLAIN);
+    weir_sql_expr *e = new_call(p, name, WEIR_SQL_CALL_JSON);
     const char *fn = name.parts[0].name;
     weir_sql_loc loc = name.loc;
     vec args = {0};
@@ -1540,7 +1540,7 @@ static weir_sql_expr *parse_is(parser *p, weir_sql_expr *left)
         n.parts->loc = e->loc;
         n.parts->name = "IS JSON";
         n.parts->len = 7;
-        weir_sql_expr *c = new_call(p, n, WEIR_SQL_CALL_PLAIN);
+        weir_sql_expr *c = new_call(p, n, WEIR_SQL_CALL_JSON);
         vec args = {0};
         push_expr(p, &args, left);
         push_expr(p, &args, clause_int(p, kind, e->loc));
