@@ -409,6 +409,25 @@ static int j_eval(ecx *cx, xstr doc, xstr path, const char **v, const char **why
 
 static bool j_scalar(const char *v) { return *v != '{' && *v != '['; }
 
+/* A JSON number as Flink writes it: an integer as written, any other
+ * number read as a double and printed as Java prints one (1e2 -> 100.0,
+ * 2.50 -> 2.5). *s is the number's text; false when out of memory. */
+static bool j_number_text(ecx *cx, xstr *s)
+{
+    if (!memchr(s->ptr, '.', s->len) && !memchr(s->ptr, 'e', s->len) && !memchr(s->ptr, 'E', s->len))
+        return true;
+    double d = 0;
+    char buf[40];
+    weir__fmt_parse_f64(s->ptr, s->len, &d); /* valid JSON numbers parse */
+    size_t len = weir__fmt_format_f64_java(d, buf);
+    char *o = x_str(cx, len);
+    if (!o)
+        return false;
+    memcpy(o, buf, len);
+    *s = (xstr){o, (uint32_t)len};
+    return true;
+}
+
 /* ---- compact serialization (JSON_QUERY) ---- */
 
 static int j_write(ecx *cx, weir_buf *b, const char *p, const char *e)
@@ -444,8 +463,12 @@ static int j_write(ecx *cx, weir_buf *b, const char *p, const char *e)
         }
         return weir_buf_put(b, obj ? "}" : "]", 1) ? WEIR_ENOMEM : 0;
     }
-    default:
-        return weir_buf_put(b, p, (size_t)(j_value(p, e, 0) - p)) ? WEIR_ENOMEM : 0;
+    default: {
+        xstr s = {p, (uint32_t)(j_value(p, e, 0) - p)};
+        if (*p != 't' && *p != 'f' && *p != 'n' && !j_number_text(cx, &s))
+            return WEIR_ENOMEM;
+        return weir_buf_put(b, s.ptr, s.len) ? WEIR_ENOMEM : 0;
+    }
     }
 }
 
@@ -586,27 +609,13 @@ static bool value_convert(ecx *cx, const char *v, const char *e, weir_type_id t,
         s.len = (uint32_t)(j_value(v, e, 0) - v);
     }
     switch (t) {
-    case WEIR_TYPE_STRING: {
-        bool frac = !is_str && *v != 't' && *v != 'f' && memchr(s.ptr, '.', s.len) != NULL;
-        bool expo = !is_str && *v != 't' && *v != 'f' &&
-                    (memchr(s.ptr, 'e', s.len) != NULL || memchr(s.ptr, 'E', s.len) != NULL);
-        if (frac || expo) { /* a JSON decimal reads as a double, as Flink prints it */
-            double d;
-            char buf[40];
-            if (weir__fmt_parse_f64(s.ptr, s.len, &d))
-                return false;
-            size_t len = weir__fmt_format_f64_java(d, buf);
-            char *o = x_str(cx, len);
-            if (!o) {
-                *oom = true;
-                return false;
-            }
-            memcpy(o, buf, len);
-            s = (xstr){o, (uint32_t)len};
+    case WEIR_TYPE_STRING:
+        if (!is_str && *v != 't' && *v != 'f' && !j_number_text(cx, &s)) {
+            *oom = true;
+            return false;
         }
         ((xstr *)out->data)[i] = s;
         return true;
-    }
     case WEIR_TYPE_BOOLEAN: {
         uint8_t b;
         if (weir__fmt_parse_bool(s.ptr, s.len, &b))
@@ -782,7 +791,9 @@ static int query_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, 
             rc = weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
             break;
         }
-        if (r == J_FOUND && wrapper == 0 && (j_scalar(v) || j_word(v, end, "null"))) {
+        if (r == J_FOUND && j_word(v, end, "null"))
+            r = J_EMPTY; /* JSON null is empty, wrapper or not */
+        else if (r == J_FOUND && wrapper == 0 && j_scalar(v)) {
             if (strict)
                 r = J_ERROR, why = "the value at the path is a scalar (use WITH ARRAY WRAPPER)";
             else
