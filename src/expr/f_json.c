@@ -560,7 +560,7 @@ static int exists_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n,
         if (r == J_ERROR && !why)
             return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
         if (r != J_ERROR) {
-            o[i] = r == J_FOUND && !j_word(v, v + 4, "null");
+            o[i] = r == J_FOUND && !j_word(v, STR(0).ptr + STR(0).len, "null");
             continue;
         }
         switch (e->p0) {
