@@ -510,9 +510,41 @@ static bool lit_int(const weir_expr *e, int64_t *v)
     return true;
 }
 
+/* A literal path with a construct weir does not evaluate yet is refused
+ * when the job is planned, naming it (a computed one is an error per row). */
+static int check_path_literal(const xfunc *f, const weir_expr *path, weir_error *err)
+{
+    xstr s;
+    if (path->type.id != WEIR_TYPE_STRING || !weir__lit_str(path, &s))
+        return 0;
+    static const char *const unsupported[] = {"[*]", ".*", "..", "?(", "[last"};
+    char quote = 0;
+    for (uint32_t i = 0; i < s.len; i++) {
+        if (quote) {
+            quote = s.ptr[i] == quote ? 0 : quote;
+            continue;
+        }
+        if (s.ptr[i] == '"' || s.ptr[i] == '\'') {
+            quote = s.ptr[i];
+            continue;
+        }
+        for (size_t k = 0; k < sizeof unsupported / sizeof unsupported[0]; k++) {
+            size_t m = strlen(unsupported[k]);
+            if (i + m <= s.len && strncasecmp(s.ptr + i, unsupported[k], m) == 0)
+                return weir_error_set(err, WEIR_EUNSUPPORTED,
+                                      "%s: the JSON path '%.*s' uses '%s', which weir does not support yet "
+                                      "(paths are $ with .key, [\"key\"] and [n] steps)",
+                                      f->name, (int)s.len, s.ptr, unsupported[k]);
+        }
+    }
+    return 0;
+}
+
 static int need_json_args(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, uint32_t nstr,
                           weir_error *err)
 {
+    if (nstr >= 2 && check_path_literal(f, args[1], err))
+        return err->code;
     for (uint32_t k = 0; k < nstr; k++) {
         if (args[k]->type.id == WEIR_TYPE_NULL) {
             if (weir__coerce(a, &args[k], tmake(WEIR_TYPE_STRING, true), err))
