@@ -652,6 +652,36 @@ Test(sql_expr, function_calls)
     weir_sql_script_destroy(s);
 }
 
+Test(sql_expr, json_functions)
+{
+    check_expr("JSON_VALUE(p, '$.a'), json_value(p, 'lax $.a' RETURNING INT "
+               "DEFAULT -1 ON EMPTY ERROR ON ERROR), JSON_VALUE(p, '$.b' NULL "
+               "ON EMPTY DEFAULT 'x' ON ERROR)",
+               "JSON_VALUE(p, '$.a'), json_value(p, 'lax $.a' RETURNING INT "
+               "DEFAULT -1 ON EMPTY ERROR ON ERROR), JSON_VALUE(p, '$.b' "
+               "RETURNING STRING DEFAULT 'x' ON ERROR)");
+    check_expr("JSON_EXISTS(p, '$.a'), JSON_EXISTS(p, '$.a' unknown ON ERROR)",
+               "JSON_EXISTS(p, '$.a'), JSON_EXISTS(p, '$.a' UNKNOWN ON ERROR)");
+    check_expr("JSON_QUERY(p, '$'), JSON_QUERY(p, '$' WITH WRAPPER), "
+               "JSON_QUERY(p, '$' WITH CONDITIONAL ARRAY WRAPPER EMPTY ARRAY "
+               "ON EMPTY EMPTY OBJECT ON ERROR), JSON_QUERY(p, '$' NULL ON "
+               "EMPTY ERROR ON ERROR)",
+               "JSON_QUERY(p, '$'), JSON_QUERY(p, '$' WITH UNCONDITIONAL "
+               "ARRAY WRAPPER), JSON_QUERY(p, '$' WITH CONDITIONAL ARRAY "
+               "WRAPPER EMPTY ARRAY ON EMPTY EMPTY OBJECT ON ERROR), "
+               "JSON_QUERY(p, '$' WITHOUT ARRAY WRAPPER ERROR ON ERROR)");
+    check_expr("p IS JSON, p IS NOT JSON OBJECT, a = (p IS JSON SCALAR)",
+               "(p IS JSON), NOT (p IS JSON OBJECT), a = (p IS JSON SCALAR)");
+    check_expr("JSON_OBJECT(), JSON_OBJECT(KEY 'k' VALUE v, 'n' VALUE "
+               "JSON_ARRAY(1, NULL NULL ON NULL) ABSENT ON NULL), JSON_ARRAY()",
+               "JSON_OBJECT(NULL ON NULL), JSON_OBJECT(KEY 'k' VALUE v, KEY "
+               "'n' VALUE JSON_ARRAY(1, NULL NULL ON NULL) ABSENT ON NULL), "
+               "JSON_ARRAY(ABSENT ON NULL)");
+    /* Written as a plain call, the name stays quoted so it reads back as one. */
+    check_expr("`JSON_VALUE`(p, '$', 'INT', 0, NULL, 0, NULL)",
+               "`JSON_VALUE`(p, '$', 'INT', 0, NULL, 0, NULL)");
+}
+
 Test(sql_expr, over_windows)
 {
     check_expr("ROW_NUMBER() OVER (PARTITION BY a ORDER BY b DESC, c ASC "

@@ -353,7 +353,7 @@ int weir__bad_args(const xfunc *f, weir_expr **args, uint32_t n, weir_error *err
 
 const xfunc *weir__func_find(const char *name)
 {
-    const xfunc *tables[] = {weir__funcs_core, weir__funcs_string, weir__funcs_regex, weir__funcs_math, weir__funcs_time};
+    const xfunc *tables[] = {weir__funcs_core, weir__funcs_string, weir__funcs_regex, weir__funcs_math, weir__funcs_time, weir__funcs_json};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         for (const xfunc *f = tables[t]; f->name; f++)
             if (!strcasecmp(f->name, name))
@@ -410,13 +410,13 @@ static int unknown_function(const char *name, weir_expr **args, uint32_t n, weir
     int limit = (int)strlen(name) / 3 + 1;
     if (limit > 3)
         limit = 3;
-    const xfunc *tables[] = {weir__funcs_core, weir__funcs_string, weir__funcs_regex, weir__funcs_math, weir__funcs_time};
+    const xfunc *tables[] = {weir__funcs_core, weir__funcs_string, weir__funcs_regex, weir__funcs_math, weir__funcs_time, weir__funcs_json};
     const char *udfs[256];
     uint32_t nu = weir__udf_names(udfs, 256);
-    for (size_t t = 0; t <= 5; t++) {
+    for (size_t t = 0; t <= 6; t++) {
         for (uint32_t k = 0;; k++) {
             const char *cand;
-            if (t < 5) {
+            if (t < 6) {
                 cand = tables[t][k].name;
                 if (!cand)
                     break;

@@ -289,6 +289,8 @@ typedef enum weir_sql_call_syntax {
     WEIR_SQL_CALL_FLOOR_TO,
     WEIR_SQL_CALL_CEIL_TO,
     WEIR_SQL_CALL_UNIT_FIRST, /* TIMESTAMPADD / TIMESTAMPDIFF */
+    WEIR_SQL_CALL_JSON,       /* JSON_VALUE(... ON ERROR), x IS JSON, ...: the
+                                 clauses are trailing literal arguments */
 } weir_sql_call_syntax;
 
 typedef enum weir_sql_trim_spec {

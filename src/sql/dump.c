@@ -221,7 +221,8 @@ static void expr(dumper *d, int depth, const char *role, const weir_sql_expr *e)
                                           " (OVERLAY)",
                                           " (FLOOR TO)",
                                           " (CEIL TO)",
-                                          " (unit first)"};
+                                          " (unit first)",
+                                          " (SQL/JSON)"};
         name_text(&e->u.call.name, text, sizeof text);
         line(d, depth, e->loc, "%s%s %s%s%s%s%s%s", role, kind, text,
              syn[e->u.call.syntax], e->u.call.star ? " (*)" : "",

@@ -1038,9 +1038,284 @@ weir_sql_expr *parse_call_arg(parser *p)
 
 /* -------------------------------------------------------------- primaries */
 
+/* ------------------------------------------------------- SQL/JSON syntax */
+
+/* Is token k ahead the (unquoted) word w, keyword or not? */
+static bool is_word(parser *p, uint32_t k, const char *w)
+{
+    const token *t = peek_tok(p, k);
+    return t->type == WEIR__SQL_TK_IDENT && t->len == strlen(w) &&
+           strncasecmp(p->src + t->loc.offset, w, t->len) == 0;
+}
+
+static bool accept_word(parser *p, const char *w)
+{
+    if (!is_word(p, 0, w))
+        return false;
+    parser_advance(p);
+    return true;
+}
+
+static void expect_word(parser *p, const char *w)
+{
+    if (!accept_word(p, w))
+        parser_expected(p, w);
+}
+
+/* An INTEGER literal for a clause the parser turned into an argument. */
+static weir_sql_expr *clause_int(parser *p, int64_t v, weir_sql_loc loc)
+{
+    char buf[24];
+    int n = snprintf(buf, sizeof buf, "%lld", (long long)v);
+    weir_sql_expr *e = new_literal(p, WEIR_SQL_LIT_INTEGER, loc);
+    e->u.lit.text = parser_strndup(p, buf, (size_t)n);
+    e->u.lit.len = (uint32_t)n;
+    weir__sql_number_eval(&e->u.lit);
+    return finish(p, e);
+}
+
+static weir_sql_expr *clause_str(parser *p, const char *s, size_t n,
+                                 weir_sql_loc loc)
+{
+    weir_sql_expr *e = new_literal(p, WEIR_SQL_LIT_STRING, loc);
+    e->u.lit.text = parser_strndup(p, s, n);
+    e->u.lit.len = (uint32_t)n;
+    return finish(p, e);
+}
+
+static weir_sql_expr *clause_null(parser *p, weir_sql_loc loc)
+{
+    return finish(p, new_literal(p, WEIR_SQL_LIT_NULL, loc));
+}
+
+/* JSON_xxx( json , path : the two arguments every query function has. */
+static void json_head(parser *p, vec *args)
+{
+    expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+    push_expr(p, args, parse_expr(p, PREC_MIN));
+    expect_tk(p, WEIR__SQL_TK_COMMA, "','");
+    push_expr(p, args, parse_expr(p, PREC_MIN));
+}
+
+/* [ON EMPTY clause] [ON ERROR clause] for JSON_VALUE / JSON_QUERY: the
+ * behaviour words are read by `beh`, which returns the mode (and may read a
+ * DEFAULT expression into *dflt). */
+typedef int (*json_beh_fn)(parser *p, weir_sql_expr **dflt);
+
+static void json_on_clauses(parser *p, json_beh_fn beh, int mode[2],
+                            weir_sql_expr *dflt[2])
+{
+    bool seen[2] = {false, false};
+    while (!is_tk(p, WEIR__SQL_TK_RPAREN)) {
+        weir_sql_expr *d = NULL;
+        int m = beh(p, &d);
+        expect_word(p, "ON");
+        int which;
+        if (accept_word(p, "EMPTY"))
+            which = 0;
+        else if (accept_word(p, "ERROR"))
+            which = 1;
+        else
+            parser_expected(p, "EMPTY or ERROR");
+        if (seen[which] || (which == 0 && seen[1]))
+            parser_fail_at(p, cur(p)->loc,
+                           "ON %s given twice or after ON ERROR (write "
+                           "[... ON EMPTY] [... ON ERROR])",
+                           which ? "ERROR" : "EMPTY");
+        seen[which] = true;
+        mode[which] = m;
+        dflt[which] = d;
+    }
+}
+
+static int value_beh(parser *p, weir_sql_expr **dflt)
+{
+    if (accept_kw(p, WEIR__SQL_KW_NULL))
+        return 0;
+    if (accept_word(p, "ERROR"))
+        return 1;
+    if (accept_word(p, "DEFAULT")) {
+        *dflt = parse_expr(p, PREC_MIN);
+        return 2;
+    }
+    parser_expected(p, "NULL, ERROR, DEFAULT, ')'");
+}
+
+static int query_beh(parser *p, weir_sql_expr **dflt)
+{
+    (void)dflt;
+    if (accept_kw(p, WEIR__SQL_KW_NULL))
+        return 0;
+    if (accept_word(p, "ERROR"))
+        return 1;
+    if (accept_word(p, "EMPTY")) {
+        if (accept_word(p, "ARRAY"))
+            return 3;
+        if (accept_word(p, "OBJECT"))
+            return 4;
+        parser_expected(p, "ARRAY or OBJECT");
+    }
+    parser_expected(p, "NULL, ERROR, EMPTY ARRAY, EMPTY OBJECT, ')'");
+}
+
+/* Was e written as a JSON constructor call (its text goes in as JSON)? */
+static bool is_json_ctor(const weir_sql_expr *e)
+{
+    return e->kind == WEIR_SQL_EXPR_CALL && e->u.call.name.n_parts == 1 &&
+           (!strcasecmp(e->u.call.name.parts[0].name, "JSON_OBJECT") ||
+            !strcasecmp(e->u.call.name.parts[0].name, "JSON_ARRAY"));
+}
+
+/*
+ * JSON_OBJECT([[KEY] k VALUE v, ...] [{NULL|ABSENT} ON NULL]) and
+ * JSON_ARRAY([v, ...] [{NULL|ABSENT} ON NULL]): the arguments become
+ * (on_null, k1, v1, raw1, ...) / (on_null, v1, raw1, ...), on_null 0 for
+ * NULL ON NULL, 1 for ABSENT ON NULL, raw 1 when the value is itself a
+ * JSON constructor call. At '('.
+ */
+static weir_sql_expr *parse_json_constructor(parser *p, weir_sql_expr *e,
+                                             bool object)
+{
+    weir_sql_loc loc = e->loc;
+    vec items = {0};
+    int on_null = object ? 0 : 1; /* Flink's defaults */
+    expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+    while (!is_tk(p, WEIR__SQL_TK_RPAREN)) {
+        if ((is_kw(p, WEIR__SQL_KW_NULL) || is_word(p, 0, "ABSENT")) &&
+            is_word(p, 1, "ON")) {
+            on_null = is_word(p, 0, "ABSENT");
+            parser_advance(p);
+            parser_advance(p);
+            expect_kw(p, WEIR__SQL_KW_NULL);
+            break;
+        }
+        if (items.n)
+            expect_tk(p, WEIR__SQL_TK_COMMA, "',', ON NULL or ')'");
+        if (object) {
+            if (is_word(p, 0, "KEY") && !is_word(p, 1, "VALUE"))
+                parser_advance(p);
+            push_expr(p, &items, parse_expr(p, PREC_MIN));
+            expect_word(p, "VALUE");
+        }
+        weir_sql_expr *v = parse_expr(p, PREC_MIN);
+        push_expr(p, &items, v);
+        push_expr(p, &items, clause_int(p, is_json_ctor(v), v->loc));
+    }
+    expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+    vec args = {0};
+    push_expr(p, &args, clause_int(p, on_null, loc));
+    for (uint32_t k = 0; k < items.n; k++)
+        push_expr(p, &args, ((weir_sql_expr **)items.data)[k]);
+    e->u.call.args = args.data;
+    e->u.call.n_args = args.n;
+    return finish(p, e);
+}
+
+/*
+ * JSON_VALUE(json, path [RETURNING type] [beh ON EMPTY] [beh ON ERROR]),
+ * JSON_QUERY(json, path [wrapper] [beh ON EMPTY] [beh ON ERROR]) and
+ * JSON_EXISTS(json, path [beh ON ERROR]); the clauses become trailing
+ * literal arguments (see expr/f_json.c). At the name; the '(' is next.
+ */
+static weir_sql_expr *parse_json_call(parser *p, weir_sql_name name)
+{
+    weir_sql_expr *e = new_call(p, name, WEIR_SQL_CALL_JSON);
+    const char *fn = name.parts[0].name;
+    weir_sql_loc loc = name.loc;
+    vec args = {0};
+    if (!strcasecmp(fn, "JSON_OBJECTAGG") || !strcasecmp(fn, "JSON_ARRAYAGG"))
+        parser_fail_at(p, loc, "%s is not supported yet", fn);
+    if (!strcasecmp(fn, "JSON_OBJECT") || !strcasecmp(fn, "JSON_ARRAY"))
+        return parse_json_constructor(p, e, !strcasecmp(fn, "JSON_OBJECT"));
+    json_head(p, &args);
+    if (!strcasecmp(fn, "JSON_EXISTS")) {
+        if (!is_tk(p, WEIR__SQL_TK_RPAREN)) {
+            int m;
+            if (accept_kw(p, WEIR__SQL_KW_FALSE))
+                m = 0;
+            else if (accept_kw(p, WEIR__SQL_KW_TRUE))
+                m = 1;
+            else if (accept_kw(p, WEIR__SQL_KW_UNKNOWN))
+                m = 2;
+            else if (accept_word(p, "ERROR"))
+                m = 3;
+            else
+                parser_expected(p, "TRUE, FALSE, UNKNOWN, ERROR or ')'");
+            expect_word(p, "ON");
+            expect_word(p, "ERROR");
+            push_expr(p, &args, clause_int(p, m, loc));
+        }
+    } else if (!strcasecmp(fn, "JSON_VALUE")) {
+        weir_sql_expr *ret = NULL;
+        if (accept_word(p, "RETURNING")) {
+            uint32_t start = cur(p)->loc.offset;
+            weir_sql_loc tloc = cur(p)->loc;
+            parse_type(p);
+            ret = clause_str(p, p->src + start, prev_end(p) - start, tloc);
+        }
+        int mode[2] = {0, 0};
+        weir_sql_expr *dflt[2] = {NULL, NULL};
+        json_on_clauses(p, value_beh, mode, dflt);
+        if (ret || mode[0] || mode[1]) {
+            push_expr(p, &args, ret ? ret : clause_str(p, "STRING", 6, loc));
+            for (int k = 0; k < 2; k++) {
+                push_expr(p, &args, clause_int(p, mode[k], loc));
+                push_expr(p, &args, dflt[k] ? dflt[k] : clause_null(p, loc));
+            }
+        }
+    } else { /* JSON_QUERY */
+        int wrapper = 0;
+        if (accept_word(p, "RETURNING")) {
+            if (!accept_word(p, "STRING") && !accept_word(p, "VARCHAR"))
+                parser_fail_at(p, cur(p)->loc,
+                               "JSON_QUERY ... RETURNING supports only STRING");
+        }
+        if (accept_word(p, "WITHOUT")) {
+            accept_word(p, "ARRAY");
+            expect_word(p, "WRAPPER");
+        } else if (accept_word(p, "WITH")) {
+            wrapper = 2;
+            if (accept_word(p, "CONDITIONAL"))
+                wrapper = 1;
+            else
+                accept_word(p, "UNCONDITIONAL");
+            accept_word(p, "ARRAY");
+            expect_word(p, "WRAPPER");
+        }
+        int mode[2] = {0, 0};
+        weir_sql_expr *dflt[2] = {NULL, NULL};
+        json_on_clauses(p, query_beh, mode, dflt);
+        if (wrapper || mode[0] || mode[1]) {
+            push_expr(p, &args, clause_int(p, wrapper, loc));
+            push_expr(p, &args, clause_int(p, mode[0], loc));
+            push_expr(p, &args, clause_int(p, mode[1], loc));
+        }
+    }
+    expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+    e->u.call.args = args.data;
+    e->u.call.n_args = args.n;
+    return finish(p, e);
+}
+
+static bool is_json_func(const weir_sql_name *n)
+{
+    static const char *const names[] = {
+        "JSON_VALUE",  "JSON_QUERY",     "JSON_EXISTS",
+        "JSON_OBJECT", "JSON_ARRAY",     "JSON_OBJECTAGG",
+        "JSON_ARRAYAGG"};
+    if (n->n_parts != 1 || n->parts[0].quoted)
+        return false;
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (!strcasecmp(n->parts[0].name, names[k]))
+            return true;
+    return false;
+}
+
 static weir_sql_expr *parse_name_or_call(parser *p)
 {
     weir_sql_name name = parse_name(p, "an expression");
+    if (is_tk(p, WEIR__SQL_TK_LPAREN) && is_json_func(&name))
+        return parse_json_call(p, name);
     if (is_tk(p, WEIR__SQL_TK_LPAREN))
         return parse_call_rest(p, name);
     weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_COLUMN, name.loc);
@@ -1252,6 +1527,33 @@ static weir_sql_expr *parse_is(parser *p, weir_sql_expr *left)
     e->u.is.operand = left;
     expect_kw(p, WEIR__SQL_KW_IS);
     e->u.is.negated = accept_kw(p, WEIR__SQL_KW_NOT);
+    if (accept_word(p, "JSON")) {
+        /* x IS [NOT] JSON [VALUE|SCALAR|ARRAY|OBJECT]: a call of "IS JSON". */
+        int kind = accept_word(p, "SCALAR")   ? 1
+                   : accept_word(p, "ARRAY")  ? 2
+                   : accept_word(p, "OBJECT") ? 3
+                                              : (accept_word(p, "VALUE"), 0);
+        weir_sql_name n;
+        n.loc = e->loc;
+        n.n_parts = 1;
+        n.parts = PNEW(p, weir_sql_ident);
+        n.parts->loc = e->loc;
+        n.parts->name = "IS JSON";
+        n.parts->len = 7;
+        weir_sql_expr *c = new_call(p, n, WEIR_SQL_CALL_JSON);
+        vec args = {0};
+        push_expr(p, &args, left);
+        push_expr(p, &args, clause_int(p, kind, e->loc));
+        c->u.call.args = args.data;
+        c->u.call.n_args = args.n;
+        c = finish(p, c);
+        if (!e->u.is.negated)
+            return c;
+        weir_sql_expr *neg = new_expr(p, WEIR_SQL_EXPR_UNARY, e->loc);
+        neg->u.unary.op = WEIR_SQL_OP_NOT;
+        neg->u.unary.operand = c;
+        return finish(p, neg);
+    }
     if (accept_kw(p, WEIR__SQL_KW_NULL)) {
         e->u.is.test = WEIR_SQL_IS_NULL;
     } else if (accept_kw(p, WEIR__SQL_KW_TRUE)) {
@@ -1266,8 +1568,8 @@ static weir_sql_expr *parse_is(parser *p, weir_sql_expr *left)
         e->u.is.other = parse_expr(p, PREC_IS + 1);
     } else {
         parser_expected(p, e->u.is.negated
-                               ? "NULL, TRUE, FALSE, UNKNOWN or DISTINCT FROM"
-                               : "NULL, NOT, TRUE, FALSE, UNKNOWN or "
+                               ? "NULL, TRUE, FALSE, UNKNOWN, JSON or DISTINCT FROM"
+                               : "NULL, NOT, TRUE, FALSE, UNKNOWN, JSON or "
                                  "DISTINCT FROM");
     }
     return finish(p, e);

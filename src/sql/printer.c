@@ -11,6 +11,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sql/lexer.h"
 #include "sql/parser_internal.h"
@@ -98,6 +99,19 @@ static bool is_word(const char *s, size_t n)
     return true;
 }
 
+static bool json_name(const weir_sql_ident *id)
+{
+    static const char *const names[] = {"JSON_VALUE", "JSON_QUERY",
+                                        "JSON_EXISTS", "JSON_OBJECT",
+                                        "JSON_ARRAY", "JSON_OBJECTAGG",
+                                        "JSON_ARRAYAGG"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strlen(names[k]) == id->len &&
+            strncasecmp(names[k], id->name, id->len) == 0)
+            return true;
+    return false;
+}
+
 /*
  * Function names print as written when the parser reads them back as the
  * same call: plain words, non-reserved keywords (YEAR(x), TRIM(x)) and the
@@ -110,6 +124,8 @@ static bool funcname_raw(const weir_sql_ident *id, bool single,
 {
     if (!is_word(id->name, id->len))
         return false;
+    if (single && syntax == WEIR_SQL_CALL_PLAIN && json_name(id))
+        return false; /* `JSON_VALUE`(...) as a plain call stays one */
     weir__sql_kw kw = weir__sql_keyword_lookup(id->name, id->len);
     if (kw == WEIR__SQL_KW_NONE)
         return true;
@@ -312,13 +328,105 @@ static void literal(printer *pr, const weir_sql_literal *l)
     }
 }
 
+static int64_t lit_i64(const weir_sql_expr *e)
+{
+    return e->kind == WEIR_SQL_EXPR_LITERAL ? e->u.lit.i64 : 0;
+}
+
+/* The SQL/JSON forms back from their trailing literal arguments (see
+ * parse_json_call in parse_expr.c). */
+static void json_call(printer *pr, const weir_sql_expr *e)
+{
+    weir_sql_expr *const *a = e->u.call.args;
+    uint32_t n = e->u.call.n_args;
+    const char *fn = e->u.call.name.parts[0].name;
+    if (!strcmp(fn, "IS JSON")) {
+        static const char *const kinds[] = {"", " SCALAR", " ARRAY", " OBJECT"};
+        int64_t k = lit_i64(a[1]);
+        put(pr, "(");
+        child(pr, a[0], PREC_IS);
+        put(pr, " IS JSON");
+        put(pr, kinds[k >= 0 && k < 4 ? k : 0]);
+        put(pr, ")");
+        return;
+    }
+    put_funcname(pr, e);
+    put(pr, "(");
+    if (!strcasecmp(fn, "JSON_OBJECT") || !strcasecmp(fn, "JSON_ARRAY")) {
+        bool object = !strcasecmp(fn, "JSON_OBJECT");
+        uint32_t step = object ? 3 : 2;
+        for (uint32_t i = 1; i + step <= n; i += step) {
+            if (i > 1)
+                put(pr, ", ");
+            if (object) {
+                put(pr, "KEY ");
+                expr(pr, a[i]);
+                put(pr, " VALUE ");
+            }
+            expr(pr, a[i + step - 2]);
+        }
+        if (n > 1)
+            put(pr, " ");
+        put(pr, n && lit_i64(a[0]) ? "ABSENT ON NULL)" : "NULL ON NULL)");
+        return;
+    }
+    expr(pr, a[0]);
+    put(pr, ", ");
+    expr(pr, a[1]);
+    if (!strcasecmp(fn, "JSON_EXISTS")) {
+        static const char *const m[] = {"FALSE", "TRUE", "UNKNOWN", "ERROR"};
+        if (n == 3) {
+            int64_t k = lit_i64(a[2]);
+            put(pr, " ");
+            put(pr, m[k >= 0 && k < 4 ? k : 0]);
+            put(pr, " ON ERROR");
+        }
+    } else if (!strcasecmp(fn, "JSON_VALUE") && n == 7) {
+        put(pr, " RETURNING ");
+        putn(pr, a[2]->u.lit.text, a[2]->u.lit.len);
+        for (int k = 0; k < 2; k++) {
+            int64_t m = lit_i64(a[3 + 2 * k]);
+            if (m == 1) {
+                put(pr, " ERROR");
+            } else if (m == 2) {
+                put(pr, " DEFAULT ");
+                expr(pr, a[4 + 2 * k]);
+            } else {
+                continue;
+            }
+            put(pr, k ? " ON ERROR" : " ON EMPTY");
+        }
+    } else if (!strcasecmp(fn, "JSON_QUERY") && n == 5) {
+        static const char *const w[] = {" WITHOUT ARRAY WRAPPER",
+                                        " WITH CONDITIONAL ARRAY WRAPPER",
+                                        " WITH UNCONDITIONAL ARRAY WRAPPER"};
+        static const char *const m[] = {"", " ERROR", "", " EMPTY ARRAY",
+                                        " EMPTY OBJECT"};
+        int64_t k = lit_i64(a[2]);
+        put(pr, w[k >= 0 && k < 3 ? k : 0]);
+        for (int j = 0; j < 2; j++) {
+            int64_t mm = lit_i64(a[3 + j]);
+            if (mm == 1 || mm == 3 || mm == 4) {
+                put(pr, m[mm]);
+                put(pr, j ? " ON ERROR" : " ON EMPTY");
+            }
+        }
+    }
+    put(pr, ")");
+}
+
 static void call(printer *pr, const weir_sql_expr *e)
 {
     weir_sql_expr *const *a = e->u.call.args;
     uint32_t n = e->u.call.n_args;
+    if (e->u.call.syntax == WEIR_SQL_CALL_JSON) {
+        json_call(pr, e);
+        return;
+    }
     put_funcname(pr, e);
     switch (e->u.call.syntax) {
     case WEIR_SQL_CALL_NO_PARENS:
+    case WEIR_SQL_CALL_JSON:
         return;
     case WEIR_SQL_CALL_TRIM: {
         static const char *const specs[] = {"BOTH", "LEADING", "TRAILING"};

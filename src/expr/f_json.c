@@ -1,0 +1,1051 @@
+/*
+ * expr/f_json.c - the SQL/JSON functions: IS JSON, JSON_EXISTS, JSON_VALUE,
+ * JSON_QUERY, JSON_OBJECT and JSON_ARRAY.
+ *
+ * A document is checked once (standard JSON, RFC 8259: no NaN, no trailing
+ * text, valid UTF-8, at most JSON_MAX_DEPTH levels) and then walked in
+ * place, without building a tree: a path step scans the members of an
+ * object (the last of duplicate keys wins) or the elements of an array.
+ *
+ * Paths: [lax|strict] $ followed by steps .name, ."name", ['name'],
+ * ["name"] and [n]. Without a mode the path is strict. In strict mode a
+ * missing key, an index out of range or a step on the wrong kind of value
+ * is an error; in lax mode it gives the empty result. A malformed document
+ * or path is an error in both modes.
+ *
+ * The SQL parser turns the clauses into trailing literal arguments:
+ *   JSON_VALUE(json, path, 'type', empty_mode, empty_default, error_mode, error_default)
+ *   JSON_EXISTS(json, path, on_error)          (0 FALSE, 1 TRUE, 2 UNKNOWN, 3 ERROR)
+ *   JSON_QUERY(json, path, wrapper, on_empty, on_error)
+ *   "IS JSON"(x, kind)                          (0 VALUE, 1 SCALAR, 2 ARRAY, 3 OBJECT)
+ *   JSON_OBJECT(on_null, k1, v1, raw1, ...), JSON_ARRAY(on_null, v1, raw1, ...)
+ *                       (on_null 0 NULL, 1 ABSENT; raw 1: v is a constructor call)
+ * with modes 0 NULL, 1 ERROR, 2 DEFAULT (JSON_VALUE) or 3 EMPTY ARRAY,
+ * 4 EMPTY OBJECT (JSON_QUERY), and wrappers 0 WITHOUT, 1 CONDITIONAL,
+ * 2 UNCONDITIONAL.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <strings.h>
+
+#include "expr/expr_internal.h"
+#include "format/convert.h"
+#include "util/hex.h"
+#include "weir/buf.h"
+
+#define JSON_MAX_DEPTH 512
+
+static int nomem_b(weir_error *err) { return weir_error_set(err, WEIR_ENOMEM, "out of memory"); }
+
+/* ---- scanning (the document is trusted after j_check) ---- */
+
+static const char *j_ws(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* p at '"'; returns just past the closing quote, or NULL. */
+static const char *j_string(const char *p, const char *e)
+{
+    for (p++; p < e; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"')
+            return p + 1;
+        if (c < 0x20)
+            return NULL;
+        if (c == '\\') {
+            if (++p >= e)
+                return NULL;
+            switch (*p) {
+            case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+                break;
+            case 'u':
+                if (e - p < 5)
+                    return NULL;
+                for (int k = 1; k <= 4; k++)
+                    if (weir__hex_value(p[k]) < 0)
+                        return NULL;
+                p += 4;
+                break;
+            default:
+                return NULL;
+            }
+        }
+    }
+    return NULL;
+}
+
+static const char *j_number(const char *p, const char *e)
+{
+    if (p < e && *p == '-')
+        p++;
+    if (p >= e || !isdigit((unsigned char)*p))
+        return NULL;
+    if (*p == '0')
+        p++;
+    else
+        while (p < e && isdigit((unsigned char)*p))
+            p++;
+    if (p < e && *p == '.') {
+        p++;
+        if (p >= e || !isdigit((unsigned char)*p))
+            return NULL;
+        while (p < e && isdigit((unsigned char)*p))
+            p++;
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < e && (*p == '+' || *p == '-'))
+            p++;
+        if (p >= e || !isdigit((unsigned char)*p))
+            return NULL;
+        while (p < e && isdigit((unsigned char)*p))
+            p++;
+    }
+    return p;
+}
+
+static const char *j_word(const char *p, const char *e, const char *w)
+{
+    size_t n = strlen(w);
+    return (size_t)(e - p) >= n && memcmp(p, w, n) == 0 ? p + n : NULL;
+}
+
+/* p at a value (no leading blanks); returns just past it, or NULL. */
+static const char *j_value(const char *p, const char *e, int depth)
+{
+    if (p >= e)
+        return NULL;
+    switch (*p) {
+    case '"':
+        return j_string(p, e);
+    case 't':
+        return j_word(p, e, "true");
+    case 'f':
+        return j_word(p, e, "false");
+    case 'n':
+        return j_word(p, e, "null");
+    case '{':
+    case '[': {
+        char close = *p == '{' ? '}' : ']';
+        bool obj = *p == '{';
+        if (depth >= JSON_MAX_DEPTH)
+            return NULL;
+        p = j_ws(p + 1, e);
+        if (p < e && *p == close)
+            return p + 1;
+        for (;;) {
+            if (obj) {
+                if (p >= e || *p != '"' || !(p = j_string(p, e)))
+                    return NULL;
+                p = j_ws(p, e);
+                if (p >= e || *p != ':')
+                    return NULL;
+                p = j_ws(p + 1, e);
+            }
+            if (!(p = j_value(p, e, depth + 1)))
+                return NULL;
+            p = j_ws(p, e);
+            if (p < e && *p == ',') {
+                p = j_ws(p + 1, e);
+                continue;
+            }
+            return p < e && *p == close ? p + 1 : NULL;
+        }
+    }
+    default:
+        return j_number(p, e);
+    }
+}
+
+/* The document's only value (start in *v), or false if s is not JSON. */
+static bool j_check(xstr s, const char **v)
+{
+    const char *e = s.ptr + s.len;
+    if (weir__fmt_utf8_check(s.ptr, s.len) != s.len)
+        return false;
+    const char *p = j_ws(s.ptr, e);
+    *v = p;
+    p = j_value(p, e, 0);
+    return p && j_ws(p, e) == e;
+}
+
+/* Unescapes the string at p ('"') into scratch. */
+static int j_unescape(ecx *cx, const char *p, const char *e, xstr *out)
+{
+    const char *q = j_string(p, e);
+    size_t cap = (size_t)(q - p);
+    char *o = x_str(cx, cap);
+    if (!o)
+        return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
+    size_t n = 0;
+    for (p++; p < q - 1; p++) {
+        if (*p != '\\') {
+            o[n++] = *p;
+            continue;
+        }
+        p++;
+        switch (*p) {
+        case 'b': o[n++] = '\b'; break;
+        case 'f': o[n++] = '\f'; break;
+        case 'n': o[n++] = '\n'; break;
+        case 'r': o[n++] = '\r'; break;
+        case 't': o[n++] = '\t'; break;
+        case 'u': {
+            uint32_t cp = 0;
+            for (int k = 1; k <= 4; k++)
+                cp = cp * 16 + (uint32_t)weir__hex_value(p[k]);
+            p += 4;
+            if (cp >= 0xD800 && cp < 0xDC00 && q - 1 - p >= 6 && p[1] == '\\' && p[2] == 'u') {
+                uint32_t lo = 0;
+                bool ok = true;
+                for (int k = 3; k <= 6; k++)
+                    ok &= weir__hex_value(p[k]) >= 0;
+                if (ok)
+                    for (int k = 3; k <= 6; k++)
+                        lo = lo * 16 + (uint32_t)weir__hex_value(p[k]);
+                if (ok && lo >= 0xDC00 && lo < 0xE000) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    p += 6;
+                }
+            }
+            if (cp >= 0xD800 && cp < 0xE000)
+                cp = 0xFFFD; /* a lone surrogate */
+            if (cp < 0x80) {
+                o[n++] = (char)cp;
+            } else if (cp < 0x800) {
+                o[n++] = (char)(0xC0 | (cp >> 6));
+                o[n++] = (char)(0x80 | (cp & 0x3F));
+            } else if (cp < 0x10000) {
+                o[n++] = (char)(0xE0 | (cp >> 12));
+                o[n++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+                o[n++] = (char)(0x80 | (cp & 0x3F));
+            } else {
+                o[n++] = (char)(0xF0 | (cp >> 18));
+                o[n++] = (char)(0x80 | ((cp >> 12) & 0x3F));
+                o[n++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+                o[n++] = (char)(0x80 | (cp & 0x3F));
+            }
+            break;
+        }
+        default:
+            o[n++] = *p; /* " \ / */
+        }
+    }
+    *out = (xstr){o, (uint32_t)n};
+    return 0;
+}
+
+/* ---- paths ---- */
+
+typedef struct jstep {
+    bool index;
+    int64_t idx;
+    const char *key;
+    uint32_t klen;
+} jstep;
+
+typedef struct jpath {
+    bool strict;
+    uint32_t n;
+    jstep *steps;
+} jpath;
+
+/* Parses a path; false if malformed (wildcards and filters included). */
+static bool j_path(ecx *cx, xstr s, jpath *jp, bool *oom)
+{
+    const char *p = s.ptr, *e = s.ptr + s.len;
+    *oom = false;
+    jp->strict = true;
+    jp->n = 0;
+    jp->steps = weir__x_alloc(cx, sizeof(jstep) * (s.len + 1));
+    if (!jp->steps) {
+        *oom = true;
+        return false;
+    }
+    p = j_ws(p, e);
+    if (e - p >= 4 && strncasecmp(p, "lax", 3) == 0 && isspace((unsigned char)p[3])) {
+        jp->strict = false;
+        p = j_ws(p + 3, e);
+    } else if (e - p >= 7 && strncasecmp(p, "strict", 6) == 0 && isspace((unsigned char)p[6])) {
+        p = j_ws(p + 6, e);
+    }
+    if (p >= e || *p != '$')
+        return false;
+    p++;
+    while ((p = j_ws(p, e)) < e) {
+        jstep st = {0};
+        if (*p == '.' && p + 1 < e && p[1] != '[') {
+            p++;
+            if (p < e && (*p == '"' || *p == '\'')) {
+                char q = *p++;
+                st.key = p;
+                while (p < e && *p != q)
+                    p++;
+                if (p >= e)
+                    return false;
+                st.klen = (uint32_t)(p - st.key);
+                p++;
+            } else {
+                st.key = p;
+                while (p < e && (isalnum((unsigned char)*p) || *p == '_' || *p == '$' ||
+                                 (unsigned char)*p >= 0x80))
+                    p++;
+                st.klen = (uint32_t)(p - st.key);
+                if (!st.klen)
+                    return false;
+            }
+        } else {
+            if (*p == '.')
+                p++;
+            if (p >= e || *p != '[')
+                return false;
+            p = j_ws(p + 1, e);
+            if (p < e && (*p == '"' || *p == '\'')) {
+                char q = *p++;
+                st.key = p;
+                while (p < e && *p != q)
+                    p++;
+                if (p >= e)
+                    return false;
+                st.klen = (uint32_t)(p - st.key);
+                p++;
+            } else {
+                if (p >= e || !isdigit((unsigned char)*p))
+                    return false;
+                st.index = true;
+                while (p < e && isdigit((unsigned char)*p)) {
+                    if (st.idx > INT32_MAX)
+                        return false;
+                    st.idx = st.idx * 10 + (*p++ - '0');
+                }
+            }
+            p = j_ws(p, e);
+            if (p >= e || *p != ']')
+                return false;
+            p++;
+        }
+        jp->steps[jp->n++] = st;
+    }
+    return true;
+}
+
+enum { J_FOUND, J_EMPTY, J_ERROR };
+
+/* Key at p ('"') equal to k? */
+static bool j_key_eq(ecx *cx, const char *p, const char *e, const char *k, uint32_t klen, bool *oom)
+{
+    const char *q = j_string(p, e);
+    if (!memchr(p + 1, '\\', (size_t)(q - p - 2)))
+        return (uint32_t)(q - p - 2) == klen && memcmp(p + 1, k, klen) == 0;
+    xstr u;
+    if (j_unescape(cx, p, e, &u)) {
+        *oom = true;
+        return false;
+    }
+    return u.len == klen && memcmp(u.ptr, k, klen) == 0;
+}
+
+/* Follows the path from v; *out the value found. */
+static int j_walk(ecx *cx, const jpath *jp, const char *v, const char *e, const char **out, bool *oom)
+{
+    for (uint32_t s = 0; s < jp->n; s++) {
+        const jstep *st = &jp->steps[s];
+        const char *found = NULL;
+        if (*v != (st->index ? '[' : '{'))
+            return jp->strict ? J_ERROR : J_EMPTY;
+        const char *p = j_ws(v + 1, e);
+        int64_t k = 0;
+        if (*p != ']' && *p != '}') {
+            for (;;) {
+                if (!st->index) {
+                    const char *kp = p;
+                    p = j_ws(j_string(p, e), e) + 1;
+                    p = j_ws(p, e);
+                    if (j_key_eq(cx, kp, e, st->key, st->klen, oom))
+                        found = p; /* the last duplicate wins */
+                    if (*oom)
+                        return J_ERROR;
+                } else if (k++ == st->idx) {
+                    found = p;
+                    break;
+                }
+                p = j_ws(j_value(p, e, 0), e);
+                if (*p != ',')
+                    break;
+                p = j_ws(p + 1, e);
+            }
+        }
+        if (!found)
+            return jp->strict ? J_ERROR : J_EMPTY;
+        v = found;
+    }
+    *out = v;
+    return J_FOUND;
+}
+
+/* Evaluates json/path of row i: J_FOUND with *v, J_EMPTY, or J_ERROR with *why. */
+static int j_eval(ecx *cx, xstr doc, xstr path, const char **v, const char **why, bool *strict)
+{
+    jpath jp;
+    bool oom;
+    const char *root;
+    bool ok = j_path(cx, path, &jp, &oom);
+    *strict = jp.strict;
+    if (!ok) {
+        *why = oom ? NULL : "malformed JSON path";
+        return J_ERROR;
+    }
+    if (!j_check(doc, &root)) {
+        *why = "not a valid JSON document";
+        return J_ERROR;
+    }
+    int r = j_walk(cx, &jp, root, doc.ptr + doc.len, v, &oom);
+    *why = oom ? NULL : "no value at the path in strict mode";
+    return r;
+}
+
+static bool j_scalar(const char *v) { return *v != '{' && *v != '['; }
+
+/* A JSON number as Flink writes it: an integer as written, any other
+ * number read as a double and printed as Java prints one (1e2 -> 100.0,
+ * 2.50 -> 2.5). *s is the number's text; false when out of memory. */
+static bool j_number_text(ecx *cx, xstr *s)
+{
+    if (!memchr(s->ptr, '.', s->len) && !memchr(s->ptr, 'e', s->len) && !memchr(s->ptr, 'E', s->len))
+        return true;
+    double d = 0;
+    char buf[40];
+    weir__fmt_parse_f64(s->ptr, s->len, &d); /* valid JSON numbers parse */
+    size_t len = weir__fmt_format_f64_java(d, buf);
+    char *o = x_str(cx, len);
+    if (!o)
+        return false;
+    memcpy(o, buf, len);
+    *s = (xstr){o, (uint32_t)len};
+    return true;
+}
+
+/* ---- compact serialization (JSON_QUERY) ---- */
+
+static int j_write(ecx *cx, weir_buf *b, const char *p, const char *e)
+{
+    switch (*p) {
+    case '"': {
+        xstr u;
+        if (j_unescape(cx, p, e, &u))
+            return WEIR_ENOMEM;
+        return weir__fmt_json_put_string(b, u.ptr, u.len);
+    }
+    case '{':
+    case '[': {
+        bool obj = *p == '{';
+        if (weir_buf_put(b, p, 1))
+            return WEIR_ENOMEM;
+        p = j_ws(p + 1, e);
+        bool first = true;
+        while (*p != '}' && *p != ']') {
+            if (!first && weir_buf_put(b, ",", 1))
+                return WEIR_ENOMEM;
+            first = false;
+            if (obj) {
+                if (j_write(cx, b, p, e) || weir_buf_put(b, ":", 1))
+                    return WEIR_ENOMEM;
+                p = j_ws(j_ws(j_string(p, e), e) + 1, e);
+            }
+            if (j_write(cx, b, p, e))
+                return WEIR_ENOMEM;
+            p = j_ws(j_value(p, e, 0), e);
+            if (*p == ',')
+                p = j_ws(p + 1, e);
+        }
+        return weir_buf_put(b, obj ? "}" : "]", 1) ? WEIR_ENOMEM : 0;
+    }
+    default: {
+        xstr s = {p, (uint32_t)(j_value(p, e, 0) - p)};
+        if (*p != 't' && *p != 'f' && *p != 'n' && !j_number_text(cx, &s))
+            return WEIR_ENOMEM;
+        return weir_buf_put(b, s.ptr, s.len) ? WEIR_ENOMEM : 0;
+    }
+    }
+}
+
+/* ---- IS JSON ---- */
+
+#define STR(k) (((const xstr *)a[k].data)[i])
+#define NUL(k) (a[k].nulls && a[k].nulls[i])
+
+static int is_json_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    (void)cx, (void)act;
+    uint8_t *o = out->data;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *v;
+        if (NUL(0) || !j_check(STR(0), &v)) {
+            o[i] = 0;
+            continue;
+        }
+        switch (e->p0) {
+        case 1: o[i] = j_scalar(v); break;
+        case 2: o[i] = *v == '['; break;
+        case 3: o[i] = *v == '{'; break;
+        default: o[i] = 1;
+        }
+    }
+    return 0;
+}
+
+static bool lit_int(const weir_expr *e, int64_t *v)
+{
+    if (e->kind != N_LITERAL || e->lit.is_null)
+        return false;
+    if (e->type.id == WEIR_TYPE_INT)
+        *v = e->lit.v.i32;
+    else if (e->type.id == WEIR_TYPE_BIGINT)
+        *v = e->lit.v.i64;
+    else
+        return false;
+    return true;
+}
+
+/* A literal path with a construct weir does not evaluate yet is refused
+ * when the job is planned, naming it (a computed one is an error per row). */
+static int check_path_literal(const xfunc *f, const weir_expr *path, weir_error *err)
+{
+    xstr s;
+    if (path->type.id != WEIR_TYPE_STRING || !weir__lit_str(path, &s))
+        return 0;
+    static const char *const unsupported[] = {"[*]", ".*", "..", "?(", "[last"};
+    char quote = 0;
+    for (uint32_t i = 0; i < s.len; i++) {
+        if (quote) {
+            quote = s.ptr[i] == quote ? 0 : quote;
+            continue;
+        }
+        if (s.ptr[i] == '"' || s.ptr[i] == '\'') {
+            quote = s.ptr[i];
+            continue;
+        }
+        for (size_t k = 0; k < sizeof unsupported / sizeof unsupported[0]; k++) {
+            size_t m = strlen(unsupported[k]);
+            if (i + m <= s.len && strncasecmp(s.ptr + i, unsupported[k], m) == 0)
+                return weir_error_set(err, WEIR_EUNSUPPORTED,
+                                      "%s: the JSON path '%.*s' uses '%s', which weir does not support yet "
+                                      "(paths are $ with .key, [\"key\"] and [n] steps)",
+                                      f->name, (int)s.len, s.ptr, unsupported[k]);
+        }
+    }
+    return 0;
+}
+
+static int need_json_args(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, uint32_t nstr,
+                          weir_error *err)
+{
+    if (nstr >= 2 && check_path_literal(f, args[1], err))
+        return err->code;
+    for (uint32_t k = 0; k < nstr; k++) {
+        if (args[k]->type.id == WEIR_TYPE_NULL) {
+            if (weir__coerce(a, &args[k], tmake(WEIR_TYPE_STRING, true), err))
+                return err->code;
+        } else if (args[k]->type.id != WEIR_TYPE_STRING || args[k]->iv) {
+            return weir__bad_args(f, args, n, err);
+        }
+    }
+    return 0;
+}
+
+static int bind_is_json(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                        weir_error *err)
+{
+    int64_t kind;
+    if (n != 2 || !lit_int(args[1], &kind))
+        return weir__bad_args(f, args, n, err);
+    if (args[0]->type.id != WEIR_TYPE_STRING && args[0]->type.id != WEIR_TYPE_NULL)
+        return weir_error_set(err, WEIR_EINVAL, "IS JSON needs a STRING operand");
+    int rc = need_json_args(a, f, args, 1, 1, err);
+    if (rc)
+        return rc;
+    *out = weir__call_node(a, f, args, 1, tmake(WEIR_TYPE_BOOLEAN, false), is_json_kernel, 0);
+    if (!*out)
+        return nomem_b(err);
+    (*out)->p0 = kind;
+    return 0;
+}
+
+/* ---- JSON_EXISTS ---- */
+
+static int exists_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    uint8_t *o = out->data;
+    for (uint32_t i = 0; i < n; i++) {
+        if (NUL(0) || NUL(1)) {
+            x_setnull(cx, out, i);
+            continue;
+        }
+        if (act && !act[i])
+            continue;
+        const char *v, *why;
+        bool strict;
+        int r = j_eval(cx, STR(0), STR(1), &v, &why, &strict);
+        if (r == J_ERROR && !why)
+            return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
+        if (r != J_ERROR) {
+            o[i] = r == J_FOUND && !j_word(v, STR(0).ptr + STR(0).len, "null");
+            continue;
+        }
+        switch (e->p0) {
+        case 1: o[i] = 1; break;
+        case 2: x_setnull(cx, out, i); break;
+        case 3: return weir__x_fail(cx, i, "JSON_EXISTS: %s", why);
+        default: o[i] = 0;
+        }
+    }
+    return 0;
+}
+
+static int bind_exists(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                       weir_error *err)
+{
+    int64_t mode = 0;
+    if ((n != 2 && n != 3) || (n == 3 && !lit_int(args[2], &mode)))
+        return weir__bad_args(f, args, n, err);
+    int rc = need_json_args(a, f, args, 2, 2, err);
+    if (rc)
+        return rc;
+    bool nullable = weir__any_nullable(args, 2) || mode == 2;
+    *out = weir__call_node(a, f, args, 2, tmake(WEIR_TYPE_BOOLEAN, nullable), exists_kernel,
+                           mode == 2 ? F_MAYNULL : 0);
+    if (!*out)
+        return nomem_b(err);
+    (*out)->p0 = mode;
+    return 0;
+}
+
+/* ---- JSON_VALUE ---- */
+
+/* Converts the scalar at v to the result type; false if it cannot. */
+static bool value_convert(ecx *cx, const char *v, const char *e, weir_type_id t, xvec *out, uint32_t i,
+                          bool *oom)
+{
+    xstr s;
+    bool is_str = *v == '"';
+    if (is_str) {
+        if (j_unescape(cx, v, e, &s)) {
+            *oom = true;
+            return false;
+        }
+    } else {
+        s.ptr = v;
+        s.len = (uint32_t)(j_value(v, e, 0) - v);
+    }
+    switch (t) {
+    case WEIR_TYPE_STRING:
+        if (!is_str && *v != 't' && *v != 'f' && !j_number_text(cx, &s)) {
+            *oom = true;
+            return false;
+        }
+        ((xstr *)out->data)[i] = s;
+        return true;
+    case WEIR_TYPE_BOOLEAN: {
+        uint8_t b;
+        if (weir__fmt_parse_bool(s.ptr, s.len, &b))
+            return false;
+        ((uint8_t *)out->data)[i] = b;
+        return true;
+    }
+    case WEIR_TYPE_INT:
+        return weir__fmt_parse_i32(s.ptr, s.len, &((int32_t *)out->data)[i]) == 0;
+    case WEIR_TYPE_BIGINT:
+        return weir__fmt_parse_i64(s.ptr, s.len, &((int64_t *)out->data)[i]) == 0;
+    case WEIR_TYPE_DOUBLE:
+        return weir__fmt_parse_f64(s.ptr, s.len, &((double *)out->data)[i]) == 0;
+    default:
+        return false;
+    }
+}
+
+static void copy_default(const xvec *d, weir_type_id t, xvec *out, uint32_t i, ecx *cx)
+{
+    if (d->nulls && d->nulls[i]) {
+        x_setnull(cx, out, i);
+        return;
+    }
+    switch (t) {
+    case WEIR_TYPE_STRING: ((xstr *)out->data)[i] = ((const xstr *)d->data)[i]; break;
+    case WEIR_TYPE_BOOLEAN: ((uint8_t *)out->data)[i] = ((const uint8_t *)d->data)[i]; break;
+    case WEIR_TYPE_INT: ((int32_t *)out->data)[i] = ((const int32_t *)d->data)[i]; break;
+    default: ((int64_t *)out->data)[i] = ((const int64_t *)d->data)[i]; break; /* BIGINT, DOUBLE */
+    }
+}
+
+static int value_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    weir_type_id t = e->type.id;
+    int empty_mode = (int)e->p0, error_mode = (int)e->p1;
+    for (uint32_t i = 0; i < n; i++) {
+        if (NUL(0) || NUL(1)) {
+            x_setnull(cx, out, i);
+            continue;
+        }
+        if (act && !act[i])
+            continue;
+        const char *v, *why;
+        const char *end = STR(0).ptr + STR(0).len;
+        bool oom = false;
+        bool strict;
+        int r = j_eval(cx, STR(0), STR(1), &v, &why, &strict);
+        if (r == J_ERROR && !why)
+            return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
+        if (r == J_FOUND && j_word(v, end, "null"))
+            r = J_EMPTY;
+        else if (r == J_FOUND && !j_scalar(v)) {
+            if (!strict)
+                r = J_EMPTY;
+            else
+                r = J_ERROR, why = "the value at the path is not a scalar";
+        }
+        if (r == J_FOUND) {
+            if (value_convert(cx, v, end, t, out, i, &oom))
+                continue;
+            if (oom)
+                return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
+            r = J_ERROR;
+            why = "the value at the path does not convert to the RETURNING type";
+        }
+        int mode = r == J_EMPTY ? empty_mode : error_mode;
+        if (mode == 1)
+            return weir__x_fail(cx, i, "JSON_VALUE: %s", r == J_EMPTY ? "no value at the path (ERROR ON EMPTY)" : why);
+        if (mode == 2)
+            copy_default(&a[r == J_EMPTY ? 2 : 3], t, out, i, cx);
+        else
+            x_setnull(cx, out, i);
+    }
+    return 0;
+}
+
+/* The RETURNING type named by the parser's type text. */
+static bool returning_type(const weir_expr *e, weir_type_id *t)
+{
+    xstr s;
+    if (e->type.id != WEIR_TYPE_STRING || !weir__lit_str(e, &s))
+        return false;
+    uint32_t n = 0;
+    while (n < s.len && isalpha((unsigned char)s.ptr[n]))
+        n++;
+    static const struct {
+        const char *name;
+        weir_type_id id;
+    } names[] = {
+        {"STRING", WEIR_TYPE_STRING}, {"VARCHAR", WEIR_TYPE_STRING}, {"CHAR", WEIR_TYPE_STRING},
+        {"BOOLEAN", WEIR_TYPE_BOOLEAN}, {"INT", WEIR_TYPE_INT},      {"INTEGER", WEIR_TYPE_INT},
+        {"BIGINT", WEIR_TYPE_BIGINT}, {"DOUBLE", WEIR_TYPE_DOUBLE},
+    };
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strlen(names[k].name) == n && strncasecmp(names[k].name, s.ptr, n) == 0) {
+            *t = names[k].id;
+            return true;
+        }
+    return false;
+}
+
+static int bind_value(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                      weir_error *err)
+{
+    int64_t empty_mode = 0, error_mode = 0;
+    weir_type_id t = WEIR_TYPE_STRING;
+    if (n == 7) {
+        if (!lit_int(args[3], &empty_mode) || !lit_int(args[5], &error_mode))
+            return weir__bad_args(f, args, n, err);
+        if (!returning_type(args[2], &t)) {
+            xstr s = {"?", 1};
+            weir__lit_str(args[2], &s);
+            return weir_error_set(err, WEIR_EUNSUPPORTED,
+                                  "JSON_VALUE ... RETURNING %.*s is not supported; use STRING, BOOLEAN, INT, "
+                                  "BIGINT or DOUBLE (and CAST the result)",
+                                  (int)s.len, s.ptr);
+        }
+    } else if (n != 2) {
+        return weir__bad_args(f, args, n, err);
+    }
+    int rc = need_json_args(a, f, args, n, 2, err);
+    if (rc)
+        return rc;
+    weir_expr *dflt[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+        weir_expr *d = n == 7 ? args[4 + 2 * k] : NULL;
+        if (!d || (k == 0 ? empty_mode : error_mode) != 2) {
+            d = weir__node(a, N_LITERAL, tmake(WEIR_TYPE_NULL, true), 0);
+            if (!d)
+                return nomem_b(err);
+            d->lit.type = d->type;
+            d->lit.is_null = true;
+        }
+        if (weir__coerce(a, &d, tmake(t, true), err)) {
+            if (err->code != WEIR_ENOMEM)
+                return weir_error_set(err, WEIR_EINVAL,
+                                      "JSON_VALUE: the DEFAULT value ON %s does not convert to the RETURNING type",
+                                      k == 0 ? "EMPTY" : "ERROR");
+            return err->code;
+        }
+        dflt[k] = d;
+    }
+    weir_expr *call_args[4] = {args[0], args[1], dflt[0], dflt[1]};
+    *out = weir__call_node(a, f, call_args, 4, tmake(t, true), value_kernel, F_MAYNULL);
+    if (!*out)
+        return nomem_b(err);
+    (*out)->p0 = empty_mode;
+    (*out)->p1 = error_mode;
+    return 0;
+}
+
+/* ---- JSON_QUERY ---- */
+
+static int query_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    int wrapper = (int)(e->p0 & 0xF), empty_mode = (int)((e->p0 >> 4) & 0xF), error_mode = (int)e->p1;
+    weir_buf b;
+    weir_buf_init(&b);
+    int rc = 0;
+    for (uint32_t i = 0; i < n && rc == 0; i++) {
+        if (NUL(0) || NUL(1)) {
+            x_setnull(cx, out, i);
+            continue;
+        }
+        if (act && !act[i])
+            continue;
+        const char *v, *why;
+        const char *end = STR(0).ptr + STR(0).len;
+        bool strict;
+        int r = j_eval(cx, STR(0), STR(1), &v, &why, &strict);
+        if (r == J_ERROR && !why) {
+            rc = weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
+            break;
+        }
+        if (r == J_FOUND && j_word(v, end, "null"))
+            r = J_EMPTY; /* JSON null is empty, wrapper or not */
+        else if (r == J_FOUND && wrapper == 0 && j_scalar(v)) {
+            if (strict)
+                r = J_ERROR, why = "the value at the path is a scalar (use WITH ARRAY WRAPPER)";
+            else
+                r = J_EMPTY;
+        }
+        weir_buf_clear(&b);
+        if (r == J_FOUND) {
+            bool wrap = wrapper == 2 || (wrapper == 1 && *v != '[');
+            if ((wrap && weir_buf_put(&b, "[", 1)) || j_write(cx, &b, v, end) || (wrap && weir_buf_put(&b, "]", 1))) {
+                rc = weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
+                break;
+            }
+        } else {
+            int mode = r == J_EMPTY ? empty_mode : error_mode;
+            if (mode == 1) {
+                rc = weir__x_fail(cx, i, "JSON_QUERY: %s",
+                                  r == J_EMPTY ? "no value at the path (ERROR ON EMPTY)" : why);
+                break;
+            }
+            if (mode == 0) {
+                x_setnull(cx, out, i);
+                continue;
+            }
+            weir_buf_put(&b, mode == 3 ? "[]" : "{}", 2);
+        }
+        char *o = x_str(cx, b.len);
+        if (!o) {
+            rc = weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
+            break;
+        }
+        memcpy(o, b.data, b.len);
+        ((xstr *)out->data)[i] = (xstr){o, (uint32_t)b.len};
+    }
+    weir_buf_fini(&b);
+    return rc;
+}
+
+static int bind_query(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                      weir_error *err)
+{
+    int64_t wrapper = 0, empty_mode = 0, error_mode = 0;
+    if (n == 5) {
+        if (!lit_int(args[2], &wrapper) || !lit_int(args[3], &empty_mode) || !lit_int(args[4], &error_mode))
+            return weir__bad_args(f, args, n, err);
+    } else if (n != 2) {
+        return weir__bad_args(f, args, n, err);
+    }
+    int rc = need_json_args(a, f, args, 2, 2, err);
+    if (rc)
+        return rc;
+    *out = weir__call_node(a, f, args, 2, tmake(WEIR_TYPE_STRING, true), query_kernel, F_MAYNULL);
+    if (!*out)
+        return nomem_b(err);
+    (*out)->p0 = wrapper | (empty_mode << 4);
+    (*out)->p1 = error_mode;
+    return 0;
+}
+
+/* ---- JSON_OBJECT, JSON_ARRAY ---- */
+
+/* How a constructor writes a value (kinds in the node's aux). */
+enum { JV_QUOTED, JV_RAW, JV_BOOL, JV_INT, JV_BIGINT, JV_DOUBLE, JV_NULL };
+
+static int put_value(weir_buf *b, const xvec *v, uint8_t kind, uint32_t i)
+{
+    char buf[40];
+    size_t len;
+    switch (kind) {
+    case JV_QUOTED: {
+        xstr s = ((const xstr *)v->data)[i];
+        return weir__fmt_json_put_string(b, s.ptr, s.len);
+    }
+    case JV_RAW: {
+        xstr s = ((const xstr *)v->data)[i];
+        return weir_buf_put(b, s.ptr, s.len);
+    }
+    case JV_BOOL:
+        return ((const uint8_t *)v->data)[i] ? weir_buf_put(b, "true", 4) : weir_buf_put(b, "false", 5);
+    case JV_INT:
+        len = (size_t)snprintf(buf, sizeof buf, "%d", (int)((const int32_t *)v->data)[i]);
+        return weir_buf_put(b, buf, len);
+    case JV_BIGINT:
+        len = (size_t)snprintf(buf, sizeof buf, "%lld", (long long)((const int64_t *)v->data)[i]);
+        return weir_buf_put(b, buf, len);
+    case JV_DOUBLE: {
+        double d = ((const double *)v->data)[i];
+        len = weir__fmt_format_f64_java(d, buf);
+        bool finite = d == d && d - d == 0;
+        if (!finite) /* NaN and Infinity are not JSON numbers: quoted */
+            return weir__fmt_json_put_string(b, buf, len);
+        return weir_buf_put(b, buf, len);
+    }
+    default:
+        return weir_buf_put(b, "null", 4);
+    }
+}
+
+static int ctor_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    bool object = e->p1 != 0, absent = e->p0 != 0;
+    const uint8_t *kinds = e->aux;
+    uint32_t step = object ? 2 : 1, nv = e->n_args / step;
+    weir_buf b;
+    weir_buf_init(&b);
+    int rc = 0;
+    for (uint32_t i = 0; i < n && rc == 0; i++) {
+        if (act && !act[i])
+            continue;
+        weir_buf_clear(&b);
+        bool first = true;
+        rc = weir_buf_put(&b, object ? "{" : "[", 1);
+        for (uint32_t k = 0; k < nv && rc == 0; k++) {
+            const xvec *v = &a[k * step + step - 1];
+            bool vnull = kinds[k] == JV_NULL || (v->nulls && v->nulls[i]);
+            if (object && a[k * 2].nulls && a[k * 2].nulls[i]) {
+                rc = weir__x_fail(cx, i, "JSON_OBJECT: key %u is NULL", k + 1);
+                break;
+            }
+            if (vnull && absent)
+                continue;
+            if (!first)
+                rc = weir_buf_put(&b, ",", 1);
+            first = false;
+            if (object && rc == 0) {
+                xstr key = ((const xstr *)a[k * 2].data)[i];
+                rc = weir__fmt_json_put_string(&b, key.ptr, key.len);
+                if (rc == 0)
+                    rc = weir_buf_put(&b, ":", 1);
+            }
+            if (rc == 0)
+                rc = vnull ? weir_buf_put(&b, "null", 4) : put_value(&b, v, kinds[k], i);
+        }
+        if (rc == 0)
+            rc = weir_buf_put(&b, object ? "}" : "]", 1);
+        if (rc == 0) {
+            char *o = x_str(cx, b.len);
+            if (!o) {
+                rc = WEIR_ENOMEM;
+                break;
+            }
+            memcpy(o, b.data, b.len);
+            ((xstr *)out->data)[i] = (xstr){o, (uint32_t)b.len};
+        }
+    }
+    weir_buf_fini(&b);
+    if (rc == WEIR_ENOMEM)
+        return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
+    return rc;
+}
+
+static int bind_ctor(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                     weir_error *err)
+{
+    bool object = f->param != 0;
+    uint32_t step = object ? 3 : 2;
+    int64_t on_null;
+    if (n < 1 || (n - 1) % step != 0 || !lit_int(args[0], &on_null))
+        return weir__bad_args(f, args, n, err);
+    uint32_t nv = (n - 1) / step;
+    uint8_t *kinds = weir__arena_alloc(a, nv ? nv : 1);
+    weir_expr **call_args = weir__arena_alloc(a, sizeof(weir_expr *) * (nv * (step - 1) + 1));
+    if (!kinds || !call_args)
+        return nomem_b(err);
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < nv; k++) {
+        weir_expr **slot = &args[1 + k * step];
+        if (object) {
+            if ((*slot)->type.id == WEIR_TYPE_NULL) {
+                if (weir__coerce(a, slot, tmake(WEIR_TYPE_STRING, true), err))
+                    return err->code;
+            } else if ((*slot)->type.id != WEIR_TYPE_STRING || (*slot)->iv) {
+                return weir_error_set(err, WEIR_EPLAN, "JSON_OBJECT: key %u must be a STRING", k + 1);
+            }
+            call_args[m++] = *slot;
+            slot++;
+        }
+        int64_t raw = 0;
+        lit_int(slot[1], &raw);
+        weir_type_id t = (*slot)->iv ? WEIR_TYPE_NULL + 1 : (*slot)->type.id;
+        uint8_t kind;
+        switch ((int)t) {
+        case WEIR_TYPE_STRING: kind = raw ? JV_RAW : JV_QUOTED; break;
+        case WEIR_TYPE_BOOLEAN: kind = JV_BOOL; break;
+        case WEIR_TYPE_INT: kind = JV_INT; break;
+        case WEIR_TYPE_BIGINT: kind = JV_BIGINT; break;
+        case WEIR_TYPE_DOUBLE: kind = JV_DOUBLE; break;
+        case WEIR_TYPE_NULL: kind = JV_NULL; break;
+        case WEIR_TYPE_DECIMAL: /* its text is a JSON number */
+            if (weir__build_cast(a, *slot, tmake(WEIR_TYPE_STRING, (*slot)->type.nullable), false, false, slot,
+                                 err))
+                return err->code;
+            kind = JV_RAW;
+            break;
+        default: {
+            char tb[64];
+            return weir_error_set(err, WEIR_EUNSUPPORTED,
+                                  "%s: a value of type %s is not supported; CAST it to STRING", f->name,
+                                  weir__tname(*slot, tb, sizeof tb));
+        }
+        }
+        if (kind == JV_NULL && weir__coerce(a, slot, tmake(WEIR_TYPE_STRING, true), err))
+            return err->code;
+        kinds[k] = kind;
+        call_args[m++] = *slot;
+    }
+    *out = weir__call_node(a, f, call_args, m, tmake(WEIR_TYPE_STRING, false), ctor_kernel, 0);
+    if (!*out)
+        return nomem_b(err);
+    (*out)->aux = kinds;
+    (*out)->p0 = on_null;
+    (*out)->p1 = object;
+    return 0;
+}
+
+const xfunc weir__funcs_json[] = {
+    {"JSON_OBJECT", "JSON_OBJECT([[KEY] STRING VALUE value, ...] [{NULL|ABSENT} ON NULL])", bind_ctor, 1},
+    {"JSON_ARRAY", "JSON_ARRAY([value, ...] [{NULL|ABSENT} ON NULL])", bind_ctor, 0},
+    {"IS JSON", "STRING IS JSON [VALUE|SCALAR|ARRAY|OBJECT]", bind_is_json, 0},
+    {"JSON_EXISTS", "JSON_EXISTS(STRING, STRING [{TRUE|FALSE|UNKNOWN|ERROR} ON ERROR])", bind_exists, 0},
+    {"JSON_VALUE", "JSON_VALUE(STRING, STRING [RETURNING type] [... ON EMPTY] [... ON ERROR])", bind_value, 0},
+    {"JSON_QUERY", "JSON_QUERY(STRING, STRING [... WRAPPER] [... ON EMPTY] [... ON ERROR])", bind_query, 0},
+    {NULL, NULL, NULL, 0},
+};
