@@ -236,7 +236,7 @@ static int cache_get(rank_op *o, weir_op_ctx *ctx, size_t klen, rcache_ent **out
     uint32_t i = (uint32_t)h & (o->n_slots - 1);
     for (; o->slots[i]; i = (i + 1) & (o->n_slots - 1)) {
         rcache_ent *e = &o->ents[o->slots[i] - 1];
-        if (e->hash == h && e->klen == klen && !memcmp(o->ckeys.data + e->koff, o->key, klen)) {
+        if (e->hash == h && e->klen == klen && (klen == 0 || !memcmp(o->ckeys.data + e->koff, o->key, klen))) {
             *out = e;
             return 0;
         }
