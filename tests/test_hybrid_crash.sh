@@ -124,8 +124,10 @@ for kind in files range; do
     in_live=0
     : > log
     # A run that finished before its kill starts the job over (its output
-    # was complete: the next runs make it again).
-    for ((i = 1; i <= KILLS || (i <= 3 * KILLS && (in_hist == 0 || in_live == 0)); i++)); do
+    # was complete: the next runs make it again). A slow machine (the
+    # sanitizers, a loaded CI box) gets more attempts until some run
+    # resumes mid-input.
+    for ((i = 1; i <= KILLS || (i <= 3 * KILLS && (in_hist == 0 || in_live == 0)) || (i <= 3 * KILLS + 12 && in_hist + in_live == 0); i++)); do
         last_ck=
         phase_of_latest; ph=$PH
         case $ph in *history*) in_hist=$((in_hist + 1)) ;; esac

@@ -92,7 +92,7 @@ end_round() {
 kills=0
 : > log
 new_round
-for ((i = 1; (kills < KILLS || $(mid_resumes) == 0) && i <= 4 * KILLS; i++)); do
+for ((i = 1; (kills < KILLS && i <= 4 * KILLS) || ($(mid_resumes) == 0 && i <= 4 * KILLS + 16); i++)); do
     delay=$(( RANDOM % (max_delay * 2 / 3) + 1 ))
     "$WEIR" run "job$round.sql" -D state.checkpoints.dir="ckpt$round" "${CK[@]}" > /dev/null 2>> log &
     pid=$!
