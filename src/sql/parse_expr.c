@@ -1088,7 +1088,7 @@ static weir_sql_expr *clause_null(parser *p, weir_sql_loc loc)
     return finish(p, new_literal(p, WEIR_SQL_LIT_NULL, loc));
 }
 
-/* JSON_xxx( json , path : the two arguments every query function has. */
+/* The "json, path" that JSON_VALUE, JSON_QUERY and JSON_EXISTS all start with. */
 static void json_head(parser *p, vec *args)
 {
     expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
