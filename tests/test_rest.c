@@ -59,6 +59,17 @@ static void start_job(fixture *f, int64_t idle_timeout_ms)
     /* Every row reached the sink: the source stamped its splits' last-row
      * time with this clock (1000) before the tests move the clock on. */
     cr_assert(th_collect_wait_count(f->out, 21, GUARD_MS));
+    /* The sink subtask stamps when its watermark moved after the sink saw
+     * it: wait for that too, or the tests' clock move may race it. */
+    weir__insp_subtask sub = {0};
+    for (int i = 0; i < GUARD_MS / 10; i++) {
+        cr_assert_eq(weir__insp_subtask_get(f->job, 1, 0, &sub), 0);
+        if (sub.out_wm >= 3)
+            break;
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    cr_assert_eq(sub.out_wm, 3, "the sink subtask's watermark is %lld", (long long)sub.out_wm);
 }
 
 static void stop_job(fixture *f)

@@ -63,9 +63,11 @@ static int op_failed(weir_op_ctx *c, int rc, const char *what)
 
 static void set_out_wm_metric(weir__subtask *st, weir_ts wm)
 {
-    WEIR__SET(&st->out_wm_metric, wm);
-    /* For "who holds the watermark back": since when it has not moved. */
+    /* For "who holds the watermark back": since when it has not moved.
+     * Stamped before the watermark itself, so that a reader who sees the
+     * new watermark also sees when it moved. */
     WEIR__SET(&st->out_wm_moved_ms, weir_clock_now(&st->job->cfg.clock));
+    WEIR__SET(&st->out_wm_metric, wm);
 }
 
 /* Forwards min(input watermark, hold) if that advanced. */
