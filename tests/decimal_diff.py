@@ -13,14 +13,13 @@ here with no code of weir's:
   printed as Java's BigDecimal.toString (Python's str of a Decimal is the
   same notation).
 """
-import argparse
 import decimal
 import os
-import random
-import subprocess
 import sys
-import tempfile
 from decimal import Decimal, ROUND_HALF_UP, ROUND_DOWN
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import diffrun  # noqa: E402
 
 CTX = decimal.Context(prec=400, rounding=ROUND_DOWN, Emax=999999, Emin=-999999)
 decimal.setcontext(CTX)
@@ -68,7 +67,8 @@ def rand_dec(rng, p, s, nonzero=False):
             return Decimal(u).scaleb(-s)
 
 
-def run_case(weir, rng, rows, work):
+def run_case(case):
+    rng, rows = case.rng, case.args.rows
     p1 = rng.randint(1, 38)
     s1 = rng.randint(0, p1)
     p2 = rng.randint(1, 38)
@@ -80,7 +80,7 @@ def run_case(weir, rng, rows, work):
         a = rand_dec(rng, p1, s1)
         b = rand_dec(rng, p2, s2, nonzero=True)
         data.append((i, "k%d" % rng.randint(0, 3), a, b))
-    with open(os.path.join(work, "in.csv"), "w") as f:
+    with open(case.path("in.csv"), "w") as f:
         for i, k, a, b in data:
             f.write("%d,%s,%s,%s\n" % (i, k, format(a, "f"), format(b, "f")))
     ops = ["+", "-", "*", "/", "%"]
@@ -97,8 +97,7 @@ def run_case(weir, rng, rows, work):
         % (p3, s3),
         "INSERT INTO g SELECT k, SUM(a), SUM(b), AVG(a), COUNT(*) FROM t GROUP BY k;",
     ]
-    with open(os.path.join(work, "job.sql"), "w") as f:
-        f.write("\n".join(sql) + "\n")
+    case.write("job.sql", "\n".join(sql) + "\n")
     want = []
     for i, k, a, b in data:
         vals = [a + b, a - b, a * b, a / b, a % b]
@@ -117,13 +116,12 @@ def run_case(weir, rng, rows, work):
         aa = sa / len(vs)
         want_g[k] = "[%s, %s, %s, %s, %d]" % (k, show(fit(sa, 38, s1)), show(fit(sb, 38, s2)),
                                             show(fit(aa, 38, max(6, s1))), len(vs))
-    par = str(rng.choice([1, 2, 4]))
-    r = subprocess.run([weir, "run", "job.sql", "-D", "parallelism.default=" + par], cwd=work,
-                       capture_output=True, text=True)
-    desc = "types a DECIMAL(%d, %d), b DECIMAL(%d, %d), cast DECIMAL(%d, %d), parallelism %s" % (
+    par = rng.choice([1, 2, 4])
+    r = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par))
+    case.note = "(types a DECIMAL(%d, %d), b DECIMAL(%d, %d), cast DECIMAL(%d, %d), parallelism %d)" % (
         p1, s1, p2, s2, p3, s3, par)
     if r.returncode != 0:
-        return "%s: exit %d: %s" % (desc, r.returncode, r.stderr[-2000:])
+        return [diffrun.failed_run(r)]
     got, got_g = [], {}
     for line in r.stdout.splitlines():
         line = line.split("> ", 1)[-1]
@@ -131,38 +129,18 @@ def run_case(weir, rng, rows, work):
             got.append(line)
         elif line[:3] in ("+I[", "+U["):
             got_g[line[3:].split(",")[0]] = line[2:]
-    errors = []
-    for w in sorted(set(want) - set(got)):
-        errors.append("  missing %s" % w)
-    for g in sorted(set(got) - set(want)):
-        errors.append("  unexpected %s" % g)
+    errors = diffrun.multiset_problems("rows", want, got)
     for k in sorted(want_g):
         if got_g.get(k) != want_g[k]:
-            errors.append("  group %s: want %s got %s" % (k, want_g[k], got_g.get(k)))
-    if errors:
-        return desc + "\n" + "\n".join(errors[:20])
-    return None
+            errors.append("group %s: want %s got %s" % (k, want_g[k], got_g.get(k)))
+    return errors
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--weir", required=True)
-    ap.add_argument("--cases", type=int, default=20)
-    ap.add_argument("--rows", type=int, default=200)
-    ap.add_argument("--seed", type=int, default=None)
-    args = ap.parse_args()
-    seed = args.seed if args.seed is not None else int(os.environ.get("WEIR_SEED", random.randrange(1 << 31)))
-    print("decimal_diff: seed %d (WEIR_SEED=%d replays), %d cases of %d rows" % (seed, seed, args.cases, args.rows))
-    rng = random.Random(seed)
-    failed = 0
-    for c in range(args.cases):
-        with tempfile.TemporaryDirectory() as work:
-            err = run_case(args.weir, rng, args.rows, work)
-        if err:
-            failed += 1
-            print("FAIL case %d: %s" % (c, err))
-    print("%d of %d cases passed" % (args.cases - failed, args.cases))
-    return 1 if failed else 0
+    return diffrun.main("decimal_diff", run_case, jobs_env="WEIR_DECIMAL_CASES", jobs=8, asan_jobs=3,
+                        one_env="WEIR_DECIMAL_CASE",
+                        add_args=lambda ap: ap.add_argument("--rows", type=int,
+                                                            default=int(os.environ.get("WEIR_DECIMAL_ROWS", "150"))))
 
 
 if __name__ == "__main__":

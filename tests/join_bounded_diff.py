@@ -24,13 +24,12 @@ Usage: join_bounded_diff.py --weir BIN [--cases N] [--seed S]
 Environment: WEIR_SEED (seed), WEIR_JOINDIFF_CASES (count).
 """
 
-import argparse
 import datetime
 import os
-import random
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import diffrun  # noqa: E402
 
 EPOCH = datetime.datetime(2026, 1, 1)
 
@@ -117,15 +116,16 @@ def oracle(size, delay, bids, pred):
     return sorted(out)
 
 
-def run_case(weir, rng, k, workdir):
+def run_case(case):
+    rng = case.rng
     size, delay, bids, form, x, y = gen_case(rng)
     cond_sql, pred = condition(form, x, y)
     bid_left = rng.random() < 0.5
     par = rng.choice([1, 2, 4])
     batch = rng.choice([1, 7, 1024])
-    d = os.path.join(workdir, "case%d" % k)
-    os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, "bids.csv"), "w") as f:
+    case.note = "(%s, size %d, delay %d, p %d, batch %d, bid %s)" % (
+        form, size, delay, par, batch, "left" if bid_left else "right")
+    with open(case.path("bids.csv"), "w") as f:
         for i, price, ts in bids:
             f.write("%d,%s,%s\n" % (i, "" if price is None else price, csv_ts(ts)))
     frm = "bid B JOIN maxes B1" if bid_left else "maxes B1 JOIN bid B"
@@ -139,46 +139,22 @@ CREATE VIEW maxes AS
 SELECT B.id, B.price, B.ts, B1.wend FROM {frm}
   ON B.price = B1.maxprice WHERE {cond_sql};
 """
-    with open(os.path.join(d, "job.sql"), "w") as f:
-        f.write(sql)
-    cmd = [weir, "run", "job.sql", "-D", "parallelism.default=%d" % par, "-D", "weir.batch-size=%d" % batch]
-    p = subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=120)
+    case.write("job.sql", sql)
+    p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par, batch))
     if p.returncode != 0:
-        return "case %d: exit %d: %s (in %s)" % (k, p.returncode, p.stderr.strip()[-400:], d)
+        return [diffrun.failed_run(p)]
     got = sorted(l.split("> ", 1)[-1] for l in p.stdout.splitlines() if l.strip())
     want = oracle(size, delay, bids, pred)
-    if got != want:
-        missing = sorted(set(want) - set(got))[:5]
-        extra = sorted(set(got) - set(want))[:5]
-        return "case %d (%s, size %d, delay %d, p %d, batch %d, bid %s): %d rows, want %d; missing %s; extra %s (in %s)" % (
-            k, form, size, delay, par, batch, "left" if bid_left else "right", len(got), len(want), missing, extra, d)
     run_case.rows += len(want)
-    return None
+    return diffrun.multiset_problems("joined rows", want, got)
 
 
 run_case.rows = 0
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--weir", required=True)
-    ap.add_argument("--cases", type=int, default=int(os.environ.get("WEIR_JOINDIFF_CASES", "30")))
-    ap.add_argument("--seed", type=int, default=int(os.environ.get("WEIR_SEED", random.randrange(1 << 30))))
-    a = ap.parse_args()
-    print("join_bounded_diff: seed %d, %d cases (WEIR_SEED=%d replays)" % (a.seed, a.cases, a.seed))
-    rng = random.Random(a.seed)
-    fails = 0
-    with tempfile.TemporaryDirectory(prefix="weir-joindiff-") as work:
-        for k in range(a.cases):
-            err = run_case(os.path.abspath(a.weir), rng, k, work)
-            if err:
-                fails += 1
-                print("FAIL " + err)
-                if fails >= 3:
-                    break
-    print("%s: %d cases, %d failed, %d joined rows compared" % ("FAIL" if fails else "PASS", a.cases, fails,
-                                                                 run_case.rows))
-    return 1 if fails else 0
+    return diffrun.main("join_bounded_diff", run_case, jobs_env="WEIR_JOINDIFF_CASES", jobs=30,
+                        one_env="WEIR_JOINDIFF_CASE", summary=lambda: "%d joined rows compared" % run_case.rows)
 
 
 if __name__ == "__main__":

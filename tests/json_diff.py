@@ -25,14 +25,13 @@ Usage: json_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
 Environment: WEIR_SEED (seed), WEIR_JSONDIFF_JOBS (jobs).
 """
 
-import argparse
 import json
 import os
-import random
-import shutil
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import diffrun  # noqa: E402
 
 KEYS = ["a", "b", "c", "name", "x y", "k.1", "\u00e9t\u00e9", "n"]
 STRS = ["", "a", "hello", "x\"y", "back\\slash", "tab\there", "\u00e9", "\U0001F600", "1", "true", "line\nbreak"]
@@ -353,36 +352,8 @@ def run_job(weir, rng, folder, timeout=120):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--weir", required=True)
-    ap.add_argument("--jobs", type=int, default=int(os.environ.get("WEIR_JSONDIFF_JOBS", "30")))
-    ap.add_argument("--seed", type=int, default=None)
-    ap.add_argument("--out", default=None)
-    a = ap.parse_args()
-    seed = a.seed if a.seed is not None else int(os.environ.get("WEIR_SEED", random.randrange(1 << 30)))
-    print("json_diff: seed %d (WEIR_SEED=%d replays it), %d jobs" % (seed, seed, a.jobs), flush=True)
-    weir = os.path.abspath(a.weir)
-    failed = 0
-    for j in range(a.jobs):
-        rng = random.Random(seed * 1000003 + j)
-        folder = tempfile.mkdtemp(prefix="json_diff_")
-        try:
-            problems = run_job(weir, rng, folder)
-        except subprocess.TimeoutExpired:
-            problems = ["weir timed out"]
-        if problems:
-            failed += 1
-            print("FAIL job %d (seed %d):" % (j, seed))
-            for line in problems[:10]:
-                print("  " + line)
-            if a.out:
-                dst = os.path.join(a.out, "job%d" % j)
-                shutil.rmtree(dst, ignore_errors=True)
-                shutil.copytree(folder, dst)
-                print("  case written to " + dst)
-        shutil.rmtree(folder, ignore_errors=True)
-    print("json_diff: %d jobs, %d failed; seed %d" % (a.jobs, failed, seed))
-    return 1 if failed else 0
+    return diffrun.main("json_diff", lambda c: run_job(c.weir, c.rng, c.folder), jobs_env="WEIR_JSONDIFF_JOBS",
+                        jobs=20, asan_jobs=6, one_env="WEIR_JSONDIFF_JOB", unit="jobs")
 
 
 if __name__ == "__main__":

@@ -21,15 +21,14 @@ Usage: regex_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
 Environment: WEIR_SEED (seed), WEIR_REGEXDIFF_JOBS (jobs).
 """
 
-import argparse
 import json
 import os
-import random
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import diffrun  # noqa: E402
 
 ALPHA = ["a", "b", "c", "1", "2", " ", "-", "\u00e9", "\n"]
 LITS = ["a", "b", "c", "1", " ", "-", "\u00e9"]
@@ -179,36 +178,8 @@ def run_job(weir, rng, folder, timeout=120):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--weir", required=True)
-    ap.add_argument("--jobs", type=int, default=int(os.environ.get("WEIR_REGEXDIFF_JOBS", "30")))
-    ap.add_argument("--seed", type=int, default=None)
-    ap.add_argument("--out", default=None)
-    a = ap.parse_args()
-    seed = a.seed if a.seed is not None else int(os.environ.get("WEIR_SEED", random.randrange(1 << 30)))
-    print("regex_diff: seed %d (WEIR_SEED=%d replays it), %d jobs" % (seed, seed, a.jobs), flush=True)
-    weir = os.path.abspath(a.weir)
-    failed = 0
-    for j in range(a.jobs):
-        rng = random.Random(seed * 1000003 + j)
-        folder = tempfile.mkdtemp(prefix="regex_diff_")
-        try:
-            problems = run_job(weir, rng, folder)
-        except subprocess.TimeoutExpired:
-            problems = ["weir timed out"]
-        if problems:
-            failed += 1
-            print("FAIL job %d (seed %d):" % (j, seed))
-            for line in problems[:10]:
-                print("  " + line)
-            if a.out:
-                dst = os.path.join(a.out, "job%d" % j)
-                shutil.rmtree(dst, ignore_errors=True)
-                shutil.copytree(folder, dst)
-                print("  case written to " + dst)
-        shutil.rmtree(folder, ignore_errors=True)
-    print("regex_diff: %d jobs, %d failed; seed %d" % (a.jobs, failed, seed))
-    return 1 if failed else 0
+    return diffrun.main("regex_diff", lambda c: run_job(c.weir, c.rng, c.folder), jobs_env="WEIR_REGEXDIFF_JOBS",
+                        jobs=30, asan_jobs=8, one_env="WEIR_REGEXDIFF_JOB", unit="jobs")
 
 
 if __name__ == "__main__":

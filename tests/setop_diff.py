@@ -25,18 +25,16 @@ import argparse
 import collections
 import json
 import os
-import random
-import shutil
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import diffrun  # noqa: E402
 
 OPS = ["INTERSECT", "INTERSECT ALL", "EXCEPT", "EXCEPT ALL"]
 
 
-def gen_job(seed, index):
-    rng = random.Random(seed * 1000003 + index)
-    j = argparse.Namespace(seed=seed, index=index)
+def gen_job(rng):
+    j = argparse.Namespace()
     j.parallelism = rng.choice([1, 2, 4])
     j.batch = rng.choice([1, 7, 1024])
     j.rocksdb = rng.random() < 0.3  # state on RocksDB
@@ -129,67 +127,32 @@ def fold(folder, cols):
     return +got
 
 
-def run_job(weir, j, outdir):
-    d = tempfile.mkdtemp(prefix="setopdiff")
-    try:
-        for name, rows in (("l.csv", j.l), ("r.csv", j.r)):
-            with open(os.path.join(d, name), "w") as f:
-                f.writelines("%s,%s\n" % ("" if a is None else a, b) for a, b in rows)
-        with open(os.path.join(d, "job.sql"), "w") as f:
-            f.write(job_sql(j))
-        cmd = [weir, "run", "job.sql", "-D", "parallelism.default=%d" % j.parallelism,
-               "-D", "weir.batch-size=%d" % j.batch]
-        if j.rocksdb:
-            cmd += ["-D", "state.backend.type=rocksdb", "-D", "weir.state.dir=" + os.path.join(d, "state")]
-        p = subprocess.run(cmd, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
-        problems = []
-        if p.returncode != 0:
-            problems.append("exit %d: %s" % (p.returncode, p.stderr[-2000:]))
-        else:
-            for qi, (op, shape) in enumerate(j.queries):
-                want = oracle(j, op, shape)
-                try:
-                    got = fold(os.path.join(d, "q%d" % qi), out_cols(shape))
-                except ValueError as e:
-                    problems.append("q%d (%s, %s): %s" % (qi, op, shape, e))
-                    continue
-                if got != want:
-                    problems.append("q%d (%s, %s): missing %s; unexpected %s" % (
-                        qi, op, shape, sorted((want - got).items(), key=str)[:10],
-                        sorted((got - want).items(), key=str)[:10]))
-        if problems and outdir:
-            dest = os.path.join(outdir, "seed%d_job%d" % (j.seed, j.index))
-            shutil.rmtree(dest, ignore_errors=True)
-            shutil.copytree(d, dest)
-            with open(os.path.join(dest, "problems.txt"), "w") as f:
-                f.write("\n".join(problems) + "\n")
-        return problems
-    finally:
-        shutil.rmtree(d, ignore_errors=True)
+def run_case(case):
+    j = gen_job(case.rng)
+    j.seed, j.index = case.seed, case.index
+    case.note = "(parallelism %d, batch %d%s)" % (j.parallelism, j.batch, ", rocksdb" if j.rocksdb else "")
+    with open(case.path("l.csv"), "w") as f:
+        f.writelines("%s,%s\n" % ("" if a is None else a, b) for a, b in j.l)
+    with open(case.path("r.csv"), "w") as f:
+        f.writelines("%s,%s\n" % ("" if a is None else a, b) for a, b in j.r)
+    case.write("job.sql", job_sql(j))
+    p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, j.parallelism, j.batch, j.rocksdb))
+    if p.returncode != 0:
+        return [diffrun.failed_run(p)]
+    problems = []
+    for qi, (op, shape) in enumerate(j.queries):
+        try:
+            got = fold(case.path("q%d" % qi), out_cols(shape))
+        except ValueError as e:
+            problems.append("q%d (%s, %s): %s" % (qi, op, shape, e))
+            continue
+        problems += diffrun.multiset_problems("q%d (%s, %s)" % (qi, op, shape), oracle(j, op, shape), got)
+    return problems
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--weir", required=True)
-    ap.add_argument("--jobs", type=int, default=20)
-    ap.add_argument("--seed", type=int, default=None)
-    ap.add_argument("--out", default=None)
-    a = ap.parse_args()
-    seed = a.seed if a.seed is not None else int(os.environ.get("WEIR_SEED", random.randrange(1 << 30)))
-    only = os.environ.get("WEIR_SETOPDIFF_JOB")
-    print("setop_diff: seed %d (WEIR_SEED=%d replays it), %d jobs" % (seed, seed, a.jobs))
-    fails = 0
-    idx = [int(only)] if only else list(range(a.jobs))
-    for i in idx:
-        j = gen_job(seed, i)
-        problems = run_job(a.weir, j, a.out)
-        if problems:
-            fails += 1
-            print("FAIL job %d (WEIR_SEED=%d WEIR_SETOPDIFF_JOB=%d):" % (i, seed, i))
-            for pr in problems:
-                print("  " + pr)
-    print("%d jobs, %d queries, %d failed jobs" % (len(idx), 6 * len(idx), fails))
-    return 1 if fails else 0
+    return diffrun.main("setop_diff", run_case, jobs_env="WEIR_SETOPDIFF_JOBS", jobs=12, asan_jobs=6,
+                        one_env="WEIR_SETOPDIFF_JOB", unit="jobs of 6 queries")
 
 
 if __name__ == "__main__":

@@ -24,15 +24,13 @@ Usage: sql_over_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
 Environment: WEIR_SEED (seed), WEIR_OVERDIFF_JOBS (count).
 """
 
-import argparse
 import json
 import os
-import random
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import diffrun  # noqa: E402
 
 LINE_RE = re.compile(r"^(q\d+)(?::\d+)?> \+I\[(.*)\]$")
 QUERIES_PER_JOB = 6
@@ -147,75 +145,49 @@ def oracle(q, rows):
     return out
 
 
-def run_case(weir, seed, i, keep_dir):
+def run_case(case):
     """One job: one stream, QUERIES_PER_JOB queries (each a case), one `weir run`."""
-    rng = random.Random("%d/%d" % (seed, i))
+    rng = case.rng
     rows = gen_rows(rng)
     qs = [gen_query(rng) for _ in range(QUERIES_PER_JOB)]
     par = rng.choice([1, 2, 4])
-    d = tempfile.mkdtemp(prefix="overdiff")
-    try:
-        with open(os.path.join(d, "in.json"), "w") as f:
-            for r in rows:
-                f.write(json.dumps(r) + "\n")
-        with open(os.path.join(d, "job.sql"), "w") as f:
-            parts = [sql_of(q, n) for n, q in enumerate(qs)]
-            f.write(TABLE_SQL + "".join(c for c, _ in parts) + "EXECUTE STATEMENT SET BEGIN\n" +
-                    "".join(i for _, i in parts) + "END;\n")
-        p = subprocess.run([weir, "run", "job.sql", "-D", "parallelism.default=%d" % par], cwd=d,
-                           capture_output=True, text=True, timeout=300)
-        problems = []
-        if p.returncode != 0:
-            problems.append("exit %d: %s" % (p.returncode, p.stderr.strip().splitlines()[-1:]))
-        else:
-            got = [{} for _ in qs]
-            for line in p.stdout.splitlines():
-                m = LINE_RE.match(line)
-                if not m:
-                    continue
-                f = m.group(2).split(", ")
-                got[int(m.group(1)[1:])][int(f[1])] = f[2:]
-            for n, q in enumerate(qs):
-                want = oracle(q, rows)
-                for rid, wv in sorted(want.items()):
-                    if rid not in got[n]:
-                        problems.append("q%d: id %d missing" % (n, rid))
-                        continue
-                    gv = got[n][rid]
-                    wt = ["null" if x is None else str(x) for x in wv]
-                    if gv != wt:
-                        problems.append("q%d: id %d: expected %s, got %s" % (n, rid, wt, gv))
-                for rid in got[n]:
-                    if rid not in want:
-                        problems.append("q%d: id %d unexpected" % (n, rid))
-        if problems:
-            dst = os.path.join(keep_dir, "seed%d-job%d" % (seed, i))
-            shutil.rmtree(dst, ignore_errors=True)
-            shutil.copytree(d, dst)
-            with open(os.path.join(dst, "problems.txt"), "w") as f:
-                f.write("parallelism %d\n" % par + "\n".join(problems) + "\n")
-        return problems
-    finally:
-        shutil.rmtree(d, ignore_errors=True)
+    case.note = "(parallelism %d)" % par
+    with open(case.path("in.json"), "w") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+    parts = [sql_of(q, n) for n, q in enumerate(qs)]
+    case.write("job.sql", TABLE_SQL + "".join(c for c, _ in parts) + "EXECUTE STATEMENT SET BEGIN\n" +
+               "".join(i for _, i in parts) + "END;\n")
+    p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par))
+    if p.returncode != 0:
+        return [diffrun.failed_run(p)]
+    problems = []
+    got = [{} for _ in qs]
+    for line in p.stdout.splitlines():
+        m = LINE_RE.match(line)
+        if not m:
+            continue
+        f = m.group(2).split(", ")
+        got[int(m.group(1)[1:])][int(f[1])] = f[2:]
+    for n, q in enumerate(qs):
+        want = oracle(q, rows)
+        for rid, wv in sorted(want.items()):
+            if rid not in got[n]:
+                problems.append("q%d: id %d missing" % (n, rid))
+                continue
+            gv = got[n][rid]
+            wt = ["null" if x is None else str(x) for x in wv]
+            if gv != wt:
+                problems.append("q%d: id %d: expected %s, got %s" % (n, rid, wt, gv))
+        for rid in got[n]:
+            if rid not in want:
+                problems.append("q%d: id %d unexpected" % (n, rid))
+    return problems
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--weir", required=True)
-    ap.add_argument("--jobs", type=int, default=int(os.environ.get("WEIR_OVERDIFF_JOBS", "8")))
-    ap.add_argument("--seed", type=int, default=int(os.environ.get("WEIR_SEED", random.randrange(1 << 30))))
-    ap.add_argument("--out", default=os.path.join(os.getcwd(), "sql_over_diff_failures"))
-    a = ap.parse_args()
-    print("sql_over_diff: seed %d (WEIR_SEED=%d replays it), %d jobs of %d queries" %
-          (a.seed, a.seed, a.jobs, QUERIES_PER_JOB), flush=True)
-    failed = 0
-    for i in range(a.jobs):
-        probs = run_case(a.weir, a.seed, i, a.out)
-        if probs:
-            failed += 1
-            print("FAIL job %d (seed %d): %s" % (i, a.seed, "; ".join(probs[:3])), flush=True)
-    print("sql_over_diff: %d jobs (%d queries), %d failed; seed %d" % (a.jobs, a.jobs * QUERIES_PER_JOB, failed, a.seed))
-    return 1 if failed else 0
+    return diffrun.main("sql_over_diff", run_case, jobs_env="WEIR_OVERDIFF_JOBS", jobs=8, asan_jobs=3,
+                        one_env="WEIR_OVERDIFF_JOB", unit="jobs of %d queries" % QUERIES_PER_JOB)
 
 
 if __name__ == "__main__":

@@ -31,20 +31,17 @@ Environment: WEIR_SEED replays a run; WEIR_TJDIFF_JOB=i runs one job of it.
 import argparse
 import collections
 import os
-import random
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import diffrun  # noqa: E402
 
 LINE_RE = re.compile(r"^(q\d+)(?::\d+)?> \+I\[(.*)\]$")
 
 
-def gen_job(seed, index):
-    rng = random.Random(seed * 1000003 + index)
+def gen_job(rng):
     j = argparse.Namespace()
-    j.seed, j.index = seed, index
     j.parallelism = rng.choice([1, 2, 4])
     j.batch = rng.choice([1, 7, 1024])
     j.rocksdb = rng.random() < 0.3  # state on RocksDB
@@ -167,66 +164,29 @@ def parse(stdout):
     return got
 
 
-def run_job(weir, j, outdir):
-    d = tempfile.mkdtemp(prefix="tjdiff")
-    try:
-        with open(os.path.join(d, "versions.csv"), "w") as f:
-            f.writelines("%d,%d,%d,%d\n" % r for r in j.versions)
-        with open(os.path.join(d, "probe.csv"), "w") as f:
-            f.writelines("%d,%d,%d,%d,%d\n" % r for r in j.probes)
-        with open(os.path.join(d, "job.sql"), "w") as f:
-            f.write(job_sql(j))
-        cmd = [weir, "run", "job.sql", "-D", "parallelism.default=%d" % j.parallelism,
-               "-D", "weir.batch-size=%d" % j.batch]
-        if j.rocksdb:
-            cmd += ["-D", "state.backend.type=rocksdb", "-D", "weir.state.dir=" + os.path.join(d, "state")]
-        p = subprocess.run(cmd, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
-        problems = []
-        if p.returncode != 0:
-            problems.append("exit %d: %s" % (p.returncode, p.stderr[-2000:]))
-        else:
-            got = parse(p.stdout)
-            want = oracle(j)
-            for q in sorted(want):
-                if got[q] != want[q]:
-                    miss = want[q] - got[q]
-                    extra = got[q] - want[q]
-                    problems.append("%s: missing %s; unexpected %s" % (q, sorted(miss.items())[:10],
-                                                                       sorted(extra.items())[:10]))
-        if problems and outdir:
-            dest = os.path.join(outdir, "seed%d_job%d" % (j.seed, j.index))
-            shutil.rmtree(dest, ignore_errors=True)
-            shutil.copytree(d, dest)
-            with open(os.path.join(dest, "problems.txt"), "w") as f:
-                f.write("\n".join(problems) + "\n")
-        return problems
-    finally:
-        shutil.rmtree(d, ignore_errors=True)
+def run_case(case):
+    j = gen_job(case.rng)
+    j.seed, j.index = case.seed, case.index
+    case.note = "(parallelism %d, batch %d%s)" % (j.parallelism, j.batch, ", rocksdb" if j.rocksdb else "")
+    with open(case.path("versions.csv"), "w") as f:
+        f.writelines("%d,%d,%d,%d\n" % r for r in j.versions)
+    with open(case.path("probe.csv"), "w") as f:
+        f.writelines("%d,%d,%d,%d,%d\n" % r for r in j.probes)
+    case.write("job.sql", job_sql(j))
+    p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, j.parallelism, j.batch, j.rocksdb))
+    if p.returncode != 0:
+        return [diffrun.failed_run(p)]
+    got = parse(p.stdout)
+    want = oracle(j)
+    problems = []
+    for q in sorted(want):
+        problems += diffrun.multiset_problems(q, want[q], got[q])
+    return problems
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--weir", required=True)
-    ap.add_argument("--jobs", type=int, default=40)
-    ap.add_argument("--seed", type=int, default=None)
-    ap.add_argument("--out", default=None)
-    a = ap.parse_args()
-    seed = a.seed if a.seed is not None else int(os.environ.get("WEIR_SEED", random.randrange(1 << 30)))
-    only = os.environ.get("WEIR_TJDIFF_JOB")
-    print("temporal_join_diff: seed %d (WEIR_SEED=%d replays it), %d jobs" % (seed, seed, a.jobs))
-    fails = 0
-    cases = 0
-    for i in ([int(only)] if only else range(a.jobs)):
-        j = gen_job(seed, i)
-        problems = run_job(a.weir, j, a.out)
-        cases += len(j.queries)
-        if problems:
-            fails += 1
-            print("FAIL job %d (WEIR_SEED=%d WEIR_TJDIFF_JOB=%d):" % (i, seed, i))
-            for pr in problems:
-                print("  " + pr)
-    print("%d jobs, %d queries, %d failed jobs" % (a.jobs if not only else 1, cases, fails))
-    return 1 if fails else 0
+    return diffrun.main("temporal_join_diff", run_case, jobs_env="WEIR_TJDIFF_JOBS", jobs=20, asan_jobs=8,
+                        one_env="WEIR_TJDIFF_JOB", unit="jobs")
 
 
 if __name__ == "__main__":

@@ -9,8 +9,8 @@
 # shares no code with weir.
 #
 # Bounded: WEIR_JOINDIFF_CASES cases (default 30; scripts/test.sh
-# --sanitize sets fewer). The seed is printed; WEIR_SEED=S replays it.
+# --sanitize sets fewer). The seed is printed; WEIR_SEED=S replays it, WEIR_JOINDIFF_CASE=i one case.
 set -u
 weir=$1
 src=$2
-exec python3 "$src/tests/join_bounded_diff.py" --weir "$weir" --cases "${WEIR_JOINDIFF_CASES:-30}"
+exec python3 "$src/tests/join_bounded_diff.py" --weir "$weir" --out "${WEIR_JOINDIFF_OUT:-$PWD/join_bounded_diff_failures}"

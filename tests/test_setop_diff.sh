@@ -13,7 +13,4 @@
 set -u
 weir=$1
 src=$2
-jobs=${WEIR_SETOPDIFF_JOBS:-12}
-if ldd "$weir" 2>/dev/null | grep -q libasan; then jobs=${WEIR_SETOPDIFF_JOBS:-6}; fi
-exec python3 "$src/tests/setop_diff.py" --weir "$weir" --jobs "$jobs" \
-  --out "${WEIR_SETOPDIFF_OUT:-$PWD/setop_diff_failures}"
+exec python3 "$src/tests/setop_diff.py" --weir "$weir" --out "${WEIR_SETOPDIFF_OUT:-$PWD/setop_diff_failures}"

@@ -4,12 +4,10 @@
 # over ROWS and RANGE frames, bounded and unbounded, ties in time) against a
 # Python oracle that shares no code with weir (tests/sql_over_diff.py).
 # Bounded: WEIR_OVERDIFF_JOBS jobs of 6 queries (default 8; 3 under ASan). The seed
-# is printed; WEIR_SEED=S replays a run. Failing cases are written under
+# is printed; WEIR_SEED=S replays a run, WEIR_OVERDIFF_JOB=i one job of it.
+# Failing cases are written under
 # WEIR_OVERDIFF_OUT (default ./sql_over_diff_failures).
 set -u
 weir=$1
 src=$2
-jobs=${WEIR_OVERDIFF_JOBS:-8}
-if ldd "$weir" 2>/dev/null | grep -q libasan; then jobs=${WEIR_OVERDIFF_JOBS:-3}; fi
-exec python3 "$src/tests/sql_over_diff.py" --weir "$weir" --jobs "$jobs" \
-  --out "${WEIR_OVERDIFF_OUT:-$PWD/sql_over_diff_failures}"
+exec python3 "$src/tests/sql_over_diff.py" --weir "$weir" --out "${WEIR_OVERDIFF_OUT:-$PWD/sql_over_diff_failures}"

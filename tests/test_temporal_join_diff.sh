@@ -13,7 +13,4 @@
 set -u
 weir=$1
 src=$2
-jobs=${WEIR_TJDIFF_JOBS:-20}
-if ldd "$weir" 2>/dev/null | grep -q libasan; then jobs=${WEIR_TJDIFF_JOBS:-8}; fi
-exec python3 "$src/tests/temporal_join_diff.py" --weir "$weir" --jobs "$jobs" \
-  --out "${WEIR_TJDIFF_OUT:-$PWD/temporal_join_diff_failures}"
+exec python3 "$src/tests/temporal_join_diff.py" --weir "$weir" --out "${WEIR_TJDIFF_OUT:-$PWD/temporal_join_diff_failures}"
