@@ -569,15 +569,17 @@ static const char *ttl_filter_name(void *ud)
 
 /* ---- value, reducing, aggregating ---- */
 
-static int rdb_get(weir_state *st, const void *ns, size_t nslen,
-                   const void **val, size_t *len)
+/*
+ * Reads the stamped value at rb->kbuf into the arena: WEIR_ENOTFOUND when
+ * absent or expired (an expired value is deleted), its access time renewed
+ * when the TTL counts reads.
+ */
+static int get_live(weir_state *st, rdb_backend *rb, const void **val,
+                    size_t *len)
 {
-    rdb_backend *rb = RB(st->be);
-    int rc = build_key(rb, &rb->kbuf, st, ns, nslen);
-    if (rc)
-        return rc;
     rocksdb_pinnableslice_t *ps;
-    if ((rc = db_get(rb, &ps)))
+    int rc = db_get(rb, &ps);
+    if (rc)
         return rc;
     if (!ps)
         return WEIR_ENOTFOUND;
@@ -605,6 +607,17 @@ static int rdb_get(weir_state *st, const void *ns, size_t nslen,
     *val = copy;
     *len = vlen - 8;
     return 0;
+}
+
+
+static int rdb_get(weir_state *st, const void *ns, size_t nslen,
+                   const void **val, size_t *len)
+{
+    rdb_backend *rb = RB(st->be);
+    int rc = build_key(rb, &rb->kbuf, st, ns, nslen);
+    if (rc)
+        return rc;
+    return get_live(st, rb, val, len);
 }
 
 static int rdb_put(weir_state *st, const void *ns, size_t nslen,
@@ -811,35 +824,7 @@ static int rdb_map_get(weir_state *st, const void *ns, size_t nslen,
     int rc = map_key(rb, st, ns, nslen, k, klen);
     if (rc)
         return rc;
-    rocksdb_pinnableslice_t *ps;
-    if ((rc = db_get(rb, &ps)))
-        return rc;
-    if (!ps)
-        return WEIR_ENOTFOUND;
-    size_t n;
-    const char *p = rocksdb_pinnableslice_value(ps, &n);
-    if (n < 8) {
-        rocksdb_pinnableslice_destroy(ps);
-        return WEIR_ECORRUPT;
-    }
-    int64_t now = access_now(st);
-    if (expired(st, rd_i64(p), now)) {
-        rocksdb_pinnableslice_destroy(ps);
-        rc = db_delete(rb, &rb->kbuf);
-        return rc ? rc : WEIR_ENOTFOUND;
-    }
-    void *copy = arena_copy(rb, p + 8, n - 8);
-    rocksdb_pinnableslice_destroy(ps);
-    if (!copy)
-        return WEIR_ENOMEM;
-    if (touch_on_read(st)) {
-        if ((rc = put_stamped(&rb->vbuf, now, copy, n - 8)) ||
-            (rc = db_put(rb, &rb->kbuf, &rb->vbuf)))
-            return rc;
-    }
-    *v = copy;
-    *vlen = n - 8;
-    return 0;
+    return get_live(st, rb, v, vlen);
 }
 
 static int rdb_map_remove(weir_state *st, const void *ns, size_t nslen,
