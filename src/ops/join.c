@@ -126,9 +126,19 @@ const char *weir_join_type_name(weir_join_type t)
     case WEIR_JOIN_LEFT: return "LEFT";
     case WEIR_JOIN_RIGHT: return "RIGHT";
     case WEIR_JOIN_FULL: return "FULL";
+    case WEIR_JOIN_SEMI: return "SEMI";
+    case WEIR_JOIN_ANTI: return "ANTI";
     }
     return "?";
 }
+
+/* The joined row the residual sees (a semi or anti join outputs the left row alone). */
+static const weir_schema *cand_schema(const weir_join_config *c)
+{
+    return c->cand_schema ? c->cand_schema : c->out_schema;
+}
+
+static bool is_semi_anti(weir_join_type t) { return t == WEIR_JOIN_SEMI || t == WEIR_JOIN_ANTI; }
 
 /* ------------------------------------------------------------ lifecycle */
 
@@ -147,7 +157,7 @@ static int join_create(void *arg, const weir_op_info *info, void **out_op)
     j->env = weir_expr_env_create();
     j->out = weir_batch_create(c->cfg.out_schema, j->batch_size);
     j->cand_cap = 16;
-    j->cand = weir_batch_create(c->cfg.out_schema, j->cand_cap);
+    j->cand = weir_batch_create(cand_schema(&c->cfg), j->cand_cap);
     j->sel = weir_malloc(j->cand_cap);
     if (!j->env || !j->out || !j->cand || !j->sel)
         return WEIR_ENOMEM;
@@ -401,7 +411,7 @@ static int ensure_cand(join_op *j, uint32_t n)
     uint32_t cap = j->cand_cap;
     while (cap < n)
         cap *= 2;
-    weir_batch *b = weir_batch_create(j->conf->cfg.out_schema, cap);
+    weir_batch *b = weir_batch_create(cand_schema(&j->conf->cfg), cap);
     uint8_t *sel = weir_malloc(cap);
     if (!b || !sel) {
         weir_batch_destroy(b);
@@ -470,6 +480,88 @@ static int put_entry(join_op *j, int side, const void *k, size_t klen, int64_t c
     return weir_map_put(j->st[side], NULL, 0, k, klen, j->val.data, j->val.len);
 }
 
+/* Emits the left part of candidate i (a semi or anti join's output row), `times` times. */
+static int emit_left(join_op *j, weir_op_ctx *ctx, uint32_t i, int64_t times, weir_row_kind kind, weir_ts ts)
+{
+    for (int64_t t = 0; t < times; t++) {
+        uint32_t r;
+        int rc = out_row(j, ctx, kind, ts, &r);
+        if (!rc)
+            rc = weir__row_copy_cols(j->out, r, 0, j->cand, i, 0, j->conf->cfg.n_out[0]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/*
+ * A semi or anti join's row (Flink's StreamingSemiAntiJoinOperator). The
+ * left side keeps, per stored row, how many right rows match it now
+ * (`assoc`, counted with duplicates). A left row is emitted, with its own
+ * kind, when it has a match (SEMI) or none (ANTI). A right row that gives
+ * a left row its first match emits it (SEMI: with the right row's kind,
+ * +I or +U) or retracts it (ANTI: -D); one that takes its last match away
+ * retracts it (SEMI: the right row's kind, -U or -D) or emits it again
+ * (ANTI: +I). A key with a NULL column matches nothing: a left row there
+ * is emitted by ANTI only and kept nowhere, a right row is dropped.
+ */
+static int apply_semi_anti(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uint32_t r, bool null_key,
+                           const void *key, size_t klen)
+{
+    const weir_join_config *c = &j->conf->cfg;
+    bool anti = c->type == WEIR_JOIN_ANTI;
+    weir_row_kind kind = (weir_row_kind)in->kind[r];
+    bool accumulate = kind == WEIR_ROW_INSERT || kind == WEIR_ROW_UPDATE_AFTER;
+    weir_ts ts = in->ts[r];
+    int rc;
+    if (null_key) {
+        if (s == 1 || !anti)
+            return 0;
+        if ((rc = gather(j, ctx, s, in, r, true)))
+            return rc;
+        return emit_left(j, ctx, 0, 1, kind, ts);
+    }
+    if ((rc = weir_op_set_key(ctx, key, klen)) || (rc = gather(j, ctx, s, in, r, false)))
+        return rc;
+    int64_t matched = 0;
+    for (uint32_t i = 0; i < j->n_refs; i++)
+        if (j->sel[i])
+            matched += j->refs[i].count;
+    if ((rc = weir__row_encode(in, r, c->n_out[s], &j->row)))
+        return rc;
+    const void *v;
+    size_t vlen;
+    int64_t count = 0;
+    rc = weir_map_get(j->st[s], NULL, 0, j->row.data, j->row.len, &v, &vlen);
+    if (rc == 0) {
+        if (vlen != 24)
+            return weir_op_fail(ctx, WEIR_ECORRUPT, "join state holds a value of %zu bytes", vlen);
+        memcpy(&count, v, 8);
+    } else if (rc != WEIR_ENOTFOUND) {
+        return rc;
+    }
+    count += accumulate ? 1 : -1;
+    if ((rc = put_entry(j, s, j->row.data, j->row.len, count, s == 0 ? matched : 0, WEIR_TS_MIN)))
+        return rc;
+    if (s == 0)
+        return (matched > 0) != anti ? emit_left(j, ctx, 0, 1, kind, ts) : 0;
+    for (uint32_t i = 0; i < j->n_refs; i++) {
+        if (!j->sel[i])
+            continue;
+        cand_ref *cr = &j->refs[i];
+        if (accumulate && cr->assoc == 0)
+            rc = emit_left(j, ctx, i, cr->count, anti ? WEIR_ROW_DELETE : kind, ts);
+        else if (!accumulate && cr->assoc == 1)
+            rc = emit_left(j, ctx, i, cr->count, anti ? WEIR_ROW_INSERT : kind, ts);
+        int64_t na = cr->assoc + (accumulate ? 1 : -1);
+        if (!rc)
+            rc = put_entry(j, 0, j->scan.data + cr->off, cr->len, cr->count, na < 0 ? 0 : na, cr->ts);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uint32_t r)
 {
     const join_conf *jc = j->conf;
@@ -489,6 +581,8 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     size_t klen = weir_key_encode(in, ks, r, j->key, sizeof j->key);
     if (klen > sizeof j->key)
         return weir_op_fail(ctx, WEIR_EINVAL, "join key of %zu bytes exceeds the limit of %zu", klen, sizeof j->key);
+    if (is_semi_anti(c->type))
+        return apply_semi_anti(j, ctx, s, in, r, null_key, j->key, klen);
     weir_row_kind kind = (weir_row_kind)in->kind[r];
     bool accumulate = kind == WEIR_ROW_INSERT || kind == WEIR_ROW_UPDATE_AFTER;
     int rc;
@@ -761,8 +855,12 @@ static const weir_operator_class join_class = {
 
 int weir_join_spec(const weir_join_config *cfg, weir_operator_spec *out)
 {
+    bool semi = cfg && is_semi_anti(cfg->type);
     if (!cfg || !cfg->out_schema || cfg->keys[0].n == 0 || cfg->keys[0].n != cfg->keys[1].n ||
-        cfg->n_out[0] + cfg->n_out[1] != cfg->out_schema->n_fields ||
+        (semi ? !cfg->cand_schema || cfg->n_out[0] != cfg->out_schema->n_fields ||
+                    cfg->n_out[0] + cfg->n_out[1] != cfg->cand_schema->n_fields || cfg->interval ||
+                    cfg->bounded[0] || cfg->bounded[1]
+              : cfg->n_out[0] + cfg->n_out[1] != cfg->out_schema->n_fields) ||
         (cfg->interval && cfg->lo_ms > cfg->hi_ms) ||
         ((cfg->bounded[0] || cfg->bounded[1]) && (cfg->interval || cfg->type != WEIR_JOIN_INNER)))
         return WEIR_EINVAL;
@@ -770,7 +868,8 @@ int weir_join_spec(const weir_join_config *cfg, weir_operator_spec *out)
     if (!c)
         return WEIR_ENOMEM;
     c->cfg = *cfg;
-    c->outer[0] = cfg->type == WEIR_JOIN_LEFT || cfg->type == WEIR_JOIN_FULL;
+    /* A semi or anti join's left rows count their matches, as an outer side's do. */
+    c->outer[0] = cfg->type == WEIR_JOIN_LEFT || cfg->type == WEIR_JOIN_FULL || semi;
     c->outer[1] = cfg->type == WEIR_JOIN_RIGHT || cfg->type == WEIR_JOIN_FULL;
     *out = (weir_operator_spec){cfg->interval ? "IntervalJoin" : "Join", &join_class, join_create, c, weir_free};
     return 0;

@@ -101,6 +101,15 @@ typedef enum weir_join_type {
     WEIR_JOIN_LEFT,
     WEIR_JOIN_RIGHT,
     WEIR_JOIN_FULL,
+    /*
+     * Semi and anti joins (Flink's, planned from IN / EXISTS subqueries):
+     * the output is the left row alone (out_schema: n_out[0] columns), the
+     * residual sees the joined row (cand_schema). SEMI emits a left row
+     * while it has at least one match, ANTI while it has none; the left
+     * side counts its matches as an outer side does.
+     */
+    WEIR_JOIN_SEMI,
+    WEIR_JOIN_ANTI,
 } weir_join_type;
 
 typedef struct weir_join_config {
@@ -108,7 +117,8 @@ typedef struct weir_join_config {
     weir_keyspec keys[2];          /* equi-join key columns of the left and right input */
     uint32_t n_out[2];             /* leading columns of each input that form the output */
     const weir_expr *residual;     /* borrowed; extra condition over the output row, or NULL */
-    const weir_schema *out_schema; /* borrowed; n_out[0] + n_out[1] columns */
+    const weir_schema *out_schema; /* borrowed; n_out[0] + n_out[1] columns (SEMI/ANTI: n_out[0]) */
+    const weir_schema *cand_schema; /* borrowed; SEMI/ANTI only: the joined row, n_out[0] + n_out[1] columns */
     int64_t state_ttl_ms;          /* 0: keep rows forever (table.exec.state.ttl) */
     weir_clock clock;              /* for the residual's time functions; may be zeroed */
     /*
@@ -167,7 +177,8 @@ typedef struct weir_window_join_config {
     uint32_t end_col[2];           /* window_end column of each input */
     uint32_t n_out[2];             /* leading columns of each input that form the output */
     const weir_expr *residual;     /* borrowed; extra condition over the output row, or NULL */
-    const weir_schema *out_schema; /* borrowed; n_out[0] + n_out[1] columns */
+    const weir_schema *out_schema; /* borrowed; n_out[0] + n_out[1] columns (SEMI/ANTI: n_out[0]) */
+    const weir_schema *cand_schema; /* borrowed; SEMI/ANTI only: the joined row, n_out[0] + n_out[1] columns */
     weir_clock clock;              /* for the residual's time functions; may be zeroed */
 } weir_window_join_config;
 

@@ -21,6 +21,12 @@
  * are emitted padded, and the state of the key is cleared. State and timers
  * live in the backend, so checkpoints and rescaling need nothing here.
  *
+ * Window SEMI and ANTI joins (IN / EXISTS subqueries over windowed
+ * inputs) keep the same state and fire the same way, but emit each left
+ * row of the window once, alone, if it matched at least one right row
+ * (SEMI) or none (ANTI); ANTI keeps left rows with a NULL key column, which
+ * match nothing, to emit them at the window end.
+ *
  * Output rows carry event time end - 1 (the window's window_time). They
  * are emitted by the timer, before the runtime forwards the watermark that
  * fired it, so they are on time downstream.
@@ -37,6 +43,8 @@ static const char NULL_NS[1] = {'n'};
 typedef struct wjoin_conf {
     weir_window_join_config cfg;
     bool outer[2]; /* side i keeps unmatched rows (NULL-padded in the output) */
+    bool semi;     /* SEMI or ANTI: the output is the left row alone */
+    const weir_schema *cand_schema; /* the joined row (candidates, decoded rows) */
 } wjoin_conf;
 
 /* One stored row, copied out of the state while the window fires. */
@@ -95,7 +103,7 @@ static int wjoin_create(void *arg, const weir_op_info *info, void **out_op)
     j->last_end = WEIR_TS_MIN;
     j->env = weir_expr_env_create();
     j->out = weir_batch_create(c->cfg.out_schema, j->batch_size);
-    j->cand = weir_batch_create(c->cfg.out_schema, j->batch_size);
+    j->cand = weir_batch_create(c->cand_schema, j->batch_size);
     j->sel = weir_malloc(j->batch_size);
     j->pair[0] = weir_malloc(j->batch_size * sizeof(uint32_t));
     j->pair[1] = weir_malloc(j->batch_size * sizeof(uint32_t));
@@ -289,7 +297,7 @@ static int load_side(wjoin_op *j, weir_op_ctx *ctx, int s, const void *ns,
         uint32_t cap = sr->rows_cap ? sr->rows_cap : 64;
         while (cap < sr->n)
             cap *= 2;
-        weir_batch *b = weir_batch_create(c->out_schema, cap);
+        weir_batch *b = weir_batch_create(j->conf->cand_schema, cap);
         uint8_t *m = weir_malloc(cap);
         if (!b || !m) {
             weir_batch_destroy(b);
@@ -340,6 +348,8 @@ static int emit_candidates(wjoin_op *j, weir_op_ctx *ctx, weir_ts ts)
             continue;
         j->side[0].matched[j->pair[0][k]] = 1;
         j->side[1].matched[j->pair[1][k]] = 1;
+        if (j->conf->semi)
+            continue; /* emitted per left row once all pairs are known */
         uint32_t r;
         int rc = out_row(j, ctx, ts, &r);
         if (!rc)
@@ -351,12 +361,32 @@ static int emit_candidates(wjoin_op *j, weir_op_ctx *ctx, weir_ts ts)
     return 0;
 }
 
+/* A SEMI (matched = 1) or ANTI (matched = 0) join: emits the loaded left
+ * rows whose matched flag is `matched`, alone. */
+static int emit_left(wjoin_op *j, weir_op_ctx *ctx, uint8_t matched, weir_ts ts)
+{
+    side_rows *sr = &j->side[0];
+    for (uint32_t i = 0; i < sr->n; i++) {
+        if (sr->matched[i] != matched)
+            continue;
+        uint32_t r;
+        int rc = out_row(j, ctx, ts, &r);
+        if (!rc)
+            rc = weir__row_copy_cols(j->out, r, 0, sr->rows, i, 0, j->conf->cfg.n_out[0]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 /* Emits the loaded rows of side s that matched nothing, with the other side
  * NULL. */
 static int emit_unmatched(wjoin_op *j, weir_op_ctx *ctx, int s, weir_ts ts)
 {
     const weir_window_join_config *c = &j->conf->cfg;
     side_rows *sr = &j->side[s];
+    if (j->conf->semi)
+        return emit_left(j, ctx, 0, ts);
     uint32_t off = s == 0 ? 0 : c->n_out[0], ooff = s == 0 ? c->n_out[0] : 0;
     for (uint32_t i = 0; i < sr->n; i++) {
         if (sr->matched[i])
@@ -416,6 +446,8 @@ static int wjoin_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
     }
     if (!rc)
         rc = emit_candidates(j, ctx, ts);
+    if (!rc && c->type == WEIR_JOIN_SEMI)
+        rc = emit_left(j, ctx, 1, ts);
     release(j, L->n + R->n);
     for (int s = 0; s < 2 && !rc; s++)
         if (jc->outer[s])
@@ -447,9 +479,14 @@ static const weir_operator_class wjoin_class = {
 int weir_window_join_spec(const weir_window_join_config *cfg,
                           weir_operator_spec *out)
 {
+    bool semi = cfg && (cfg->type == WEIR_JOIN_SEMI || cfg->type == WEIR_JOIN_ANTI);
     if (!cfg || !out || !cfg->out_schema || cfg->keys[0].n == 0 ||
         cfg->keys[0].n != cfg->keys[1].n ||
-        cfg->n_out[0] + cfg->n_out[1] != cfg->out_schema->n_fields)
+        (semi ? !cfg->cand_schema ||
+                    cfg->n_out[0] != cfg->out_schema->n_fields ||
+                    cfg->n_out[0] + cfg->n_out[1] !=
+                        cfg->cand_schema->n_fields
+              : cfg->n_out[0] + cfg->n_out[1] != cfg->out_schema->n_fields))
         return WEIR_EINVAL;
     wjoin_conf *c = weir_calloc(1, sizeof *c);
     if (!c)
@@ -457,6 +494,11 @@ int weir_window_join_spec(const weir_window_join_config *cfg,
     c->cfg = *cfg;
     c->outer[0] = cfg->type == WEIR_JOIN_LEFT || cfg->type == WEIR_JOIN_FULL;
     c->outer[1] = cfg->type == WEIR_JOIN_RIGHT || cfg->type == WEIR_JOIN_FULL;
+    /* ANTI emits the left rows that matched nothing, those with a NULL key
+     * included: it keeps them as an outer side does. */
+    c->outer[0] |= cfg->type == WEIR_JOIN_ANTI;
+    c->semi = semi;
+    c->cand_schema = semi ? cfg->cand_schema : cfg->out_schema;
     *out = (weir_operator_spec){"WindowJoin", &wjoin_class, wjoin_create, c,
                                 weir_free};
     return 0;

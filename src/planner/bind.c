@@ -33,12 +33,12 @@ bool plan_is_proctime_call(const weir_sql_expr *e)
            !strcasecmp(last_part(&e->u.call.name), "PROCTIME");
 }
 
-int plan_find_column(const rel *r, const weir_sql_name *n)
+static int find_column_in(const rel *r, const weir_sql_name *n, uint32_t from, uint32_t to)
 {
     const char *col = last_part(n);
     const char *qual = n->n_parts >= 2 ? n->parts[n->n_parts - 2].name : NULL;
     int found = -1;
-    for (uint32_t i = 0; i < r->schema->n_fields; i++) {
+    for (uint32_t i = from; i < to; i++) {
         if (strcasecmp(r->schema->fields[i].name, col) != 0)
             continue;
         if (qual && (!r->quals[i] || strcasecmp(r->quals[i], qual) != 0))
@@ -48,6 +48,16 @@ int plan_find_column(const rel *r, const weir_sql_name *n)
         found = (int)i;
     }
     return found;
+}
+
+int plan_find_column(const rel *r, const weir_sql_name *n)
+{
+    uint32_t nf = r->schema->n_fields;
+    if (!r->outer_cols || r->outer_cols >= nf)
+        return find_column_in(r, n, 0, nf);
+    /* A subquery's condition: its own columns first, then the enclosing query's. */
+    int found = find_column_in(r, n, r->outer_cols, nf);
+    return found != -1 ? found : find_column_in(r, n, 0, r->outer_cols);
 }
 
 int plan_resolve_column(plan_ctx *pc, const rel *r, const weir_sql_name *n, uint32_t *idx)
@@ -413,13 +423,17 @@ int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
         return bind_call(pc, r, as, e, out);
     case WEIR_SQL_EXPR_IN_QUERY:
     case WEIR_SQL_EXPR_EXISTS:
-        /* Flink plans these as semi / anti joins (window semi / anti joins when correlated on window bounds) */
+        /* Planned as semi / anti joins when they are WHERE conjuncts (subquery.c); anywhere else they are not. */
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
-                          "%s subqueries (semi and anti joins, window semi and anti joins included) are not "
-                          "supported yet; write a JOIN",
+                          "%s is supported only as a condition of WHERE, alone or ANDed with others (a semi or "
+                          "anti join), not under OR, in a SELECT list, HAVING or ON",
                           e->kind == WEIR_SQL_EXPR_EXISTS
                               ? "EXISTS (SELECT ...)"
                               : e->u.in_query.negated ? "NOT IN (SELECT ...)" : "IN (SELECT ...)");
+    case WEIR_SQL_EXPR_SUBQUERY:
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                          "scalar subqueries ((SELECT ...) used as a value) are not supported yet; join with the "
+                          "subquery instead");
     default:
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "%s expressions are not supported yet",
                           weir__sql_expr_kind_name(e->kind));

@@ -160,6 +160,67 @@ typedef struct join_side {
     uint32_t n_extra;
 } join_side;
 
+/* The x [NOT] IN (SELECT y ...) of a semi or anti join. */
+typedef struct semi_in {
+    const weir_sql_expr *operand; /* x, over the left input */
+    const weir_sql_expr *item;    /* y, over the right input */
+    bool not_in;
+} semi_in;
+
+/*
+ * The key pair x = y of an IN subquery (x bound over the left input alone,
+ * y over the right one). NOT IN where x or y can be NULL is no key: a row
+ * is excluded by every y with x = y, x IS NULL or y IS NULL (x <> y is not
+ * TRUE then), so that condition is the anti join's residual (*null_aware),
+ * as Flink plans it.
+ */
+static int semi_in_key(plan_ctx *pc, const semi_in *sq, join_side *sd, const rel *j, weir_type *kt,
+                       int32_t keycol[2][WEIR_KEY_MAX_COLS], const weir_sql_expr **keyconj, uint32_t *n_keys,
+                       weir_expr **null_aware, weir_buf *keytext)
+{
+    weir_expr *bl, *br;
+    int rc;
+    if ((rc = plan_bind_expr(pc, &sd[0].r, NULL, sq->operand, &bl)) ||
+        (rc = plan_bind_expr(pc, &sd[1].r, NULL, sq->item, &br)))
+        return rc;
+    weir_type t;
+    char a[64], b[64];
+    if (!common_type(weir_expr_type(bl), weir_expr_type(br), &t))
+        return plan_error(pc, sq->operand->loc, WEIR_EPLAN, "cannot compare a %s with a %s in IN (SELECT ...): add a CAST",
+                          weir_type_format(weir_expr_type(bl), a, sizeof a),
+                          weir_type_format(weir_expr_type(br), b, sizeof b));
+    if (sq->not_in && (weir_expr_type(bl).nullable || weir_expr_type(br).nullable)) {
+        weir_expr *y, *eq, *xn, *yn, *or1;
+        weir_error err = {0};
+        /* bl is over the left input, whose columns come first in the joined row j */
+        if ((rc = plan_bind_expr(pc, j, NULL, sq->item, &y)))
+            return rc;
+        weir_expr *p[2] = {bl, y};
+        if (weir_expr_call(pc->arena, "=", p, 2, &eq, &err) || weir_expr_call(pc->arena, "IS NULL", &bl, 1, &xn, &err) ||
+            weir_expr_call(pc->arena, "IS NULL", &y, 1, &yn, &err))
+            return plan_error(pc, sq->operand->loc, WEIR_EPLAN, "NOT IN (SELECT ...): %s", err.message);
+        weir_expr *o1[2] = {eq, xn};
+        if (weir_expr_call(pc->arena, "OR", o1, 2, &or1, &err))
+            return plan_error(pc, sq->operand->loc, WEIR_EPLAN, "NOT IN (SELECT ...): %s", err.message);
+        weir_expr *o2[2] = {or1, yn};
+        if (weir_expr_call(pc->arena, "OR", o2, 2, null_aware, &err))
+            return plan_error(pc, sq->operand->loc, WEIR_EPLAN, "NOT IN (SELECT ...): %s", err.message);
+        return 0;
+    }
+    uint32_t k = *n_keys;
+    sd[0].keys[k] = bl;
+    sd[1].keys[k] = br;
+    kt[k] = t;
+    keycol[0][k] = weir_expr_column_index(bl);
+    keycol[1][k] = weir_expr_column_index(br);
+    keyconj[k] = NULL;
+    weir__sql_format_expr(sq->operand, keytext);
+    weir_buf_printf(keytext, " = ");
+    weir__sql_format_expr(sq->item, keytext);
+    *n_keys = k + 1;
+    return 0;
+}
+
 static weir_sql_loc cond_loc(const weir_sql_table_ref *ref, const weir_sql_expr *on)
 {
     return on ? on->loc : ref->u.join.op_loc;
@@ -406,7 +467,7 @@ static int window_join_check(plan_ctx *pc, const weir_sql_table_ref *ref, const 
 
 /* Adds the window join operator for plan_join; j is the joined rel (schema and qualifiers set). */
 static int plan_window_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_type type, join_side *sd,
-                            uint32_t n_keys, weir_expr *residual, rel *j, weir_buf *keytext)
+                            uint32_t n_keys, weir_expr *residual, rel *j, weir_buf *keytext, weir_schema *semi_os)
 {
     uint32_t nl = sd[0].r.n_physical;
     weir_window_join_config wc = {.type = type,
@@ -414,7 +475,8 @@ static int plan_window_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
                                   .end_col = {sd[0].r.wprops.we, sd[1].r.wprops.we},
                                   .n_out = {nl, sd[1].r.n_physical},
                                   .residual = residual,
-                                  .out_schema = j->schema,
+                                  .out_schema = semi_os ? semi_os : j->schema,
+                                  .cand_schema = semi_os ? j->schema : NULL,
                                   .clock = pc->cenv.clock};
     weir_operator_spec spec;
     int rc = weir_window_join_spec(&wc, &spec);
@@ -422,7 +484,7 @@ static int plan_window_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
         return rc;
     weir_stream ins[2] = {weir_stream_key_by(sd[0].r.s, sd[0].ks.cols, n_keys),
                           weir_stream_key_by(sd[1].r.s, sd[1].ks.cols, n_keys)};
-    if ((rc = weir_job_operator(pc->job, ins, 2, &spec, j->schema, 0, &j->s))) {
+    if ((rc = weir_job_operator(pc->job, ins, 2, &spec, semi_os ? semi_os : j->schema, 0, &j->s))) {
         spec.free_arg(spec.arg);
         return plan_error(pc, ref->u.join.op_loc, rc, "cannot add the window join: %s", weir_job_error(pc->job));
     }
@@ -740,10 +802,54 @@ static int plan_temporal_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_
     return 0;
 }
 
+static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_type type, join_side *sd,
+                      cat_table *versioned, cat_table *lookup, join_conds *where, const semi_in *sq, rel *out);
+
+/*
+ * A semi or anti join's result: the left input's rows (its columns and
+ * qualifiers). A regular one has no time attribute (as Flink's regular
+ * joins); a window one keeps the left input's window properties, with
+ * window_time as its time attribute.
+ */
+static void semi_output(rel *out, const rel *left, weir_schema *os, bool window)
+{
+    rel r = *left;
+    r.s = out->s;
+    r.schema = os;
+    r.updating = out->updating;
+    r.rowtime = window ? out->rowtime : -1;
+    os->rowtime = r.rowtime;
+    r.has_proctime = false;
+    r.wprops = window ? out->wprops : (rel_wprops){0};
+    r.above_wm = false;
+    r.win.present = false;
+    r.outer_cols = 0;
+    *out = r;
+}
+
+int plan_semi_join(plan_ctx *pc, bool anti, const rel *left, const rel *right, join_conds *conds,
+                   const weir_sql_expr *operand, const weir_sql_expr *item, bool not_in, weir_sql_loc loc, rel *out)
+{
+    weir_sql_table_ref *ref = plan_alloc(pc, sizeof *ref);
+    if (!ref)
+        return WEIR_ENOMEM;
+    memset(ref, 0, sizeof *ref);
+    ref->kind = WEIR_SQL_FROM_JOIN;
+    ref->loc = loc;
+    ref->u.join.kind = WEIR_SQL_JOIN_INNER;
+    ref->u.join.op_loc = loc;
+    join_side sd[2];
+    memset(sd, 0, sizeof sd);
+    sd[0].r = *left;
+    sd[1].r = *right;
+    semi_in sq = {operand, item, not_in};
+    return join_sides(pc, ref, anti ? WEIR_JOIN_ANTI : WEIR_JOIN_SEMI, sd, NULL, NULL, conds, operand ? &sq : NULL,
+                      out);
+}
+
 int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out)
 {
     weir_sql_join_kind k = ref->u.join.kind;
-    const weir_sql_expr *on = ref->u.join.on;
     if (ref->u.join.natural || ref->u.join.n_using)
         return plan_error(pc, ref->u.join.op_loc, WEIR_EUNSUPPORTED,
                           "NATURAL JOIN and JOIN ... USING are not supported yet; write the condition as ON a.c = b.c");
@@ -775,13 +881,30 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     } else if ((rc = plan_input(pc, rt, where, &sd[1].r))) {
         return rc;
     }
+    (void)comma;
+    return join_sides(pc, ref, type, sd, versioned, lookup, where, NULL, out);
+}
+
+/*
+ * The join of two planned inputs sd[0] and sd[1] (plan_join, and the semi
+ * and anti joins of IN / EXISTS subqueries, plan_semi_join): conditions
+ * from ref's ON and the WHERE conjuncts in `where`; sq: the IN pair of a
+ * semi or anti join, or NULL.
+ */
+static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_type type, join_side *sd,
+                      cat_table *versioned, cat_table *lookup, join_conds *where, const semi_in *sq, rel *out)
+{
+    const weir_sql_expr *on = ref->u.join.on;
+    bool semi = type == WEIR_JOIN_SEMI || type == WEIR_JOIN_ANTI;
+    int rc;
     /* A window table function joined as a table: its rows, one per window (a window join's input). */
     for (int s = 0; s < 2; s++)
         if (sd[s].r.win.present && (rc = plan_window_assign(pc, &sd[s].r, "a join")))
             return rc;
     uint32_t nl = sd[0].r.n_physical, nr = sd[1].r.n_physical;
     /* The joined rel: left columns then right columns; padded sides are nullable. */
-    rel j = {.rowtime = -1, .n_physical = nl + nr, .loc = ref->loc};
+    /* A semi or anti join's conditions are a subquery's: its columns shadow the enclosing query's. */
+    rel j = {.rowtime = -1, .n_physical = nl + nr, .loc = ref->loc, .outer_cols = semi ? nl : 0};
     weir_schema *os = plan_new_schema(pc);
     j.quals = plan_alloc(pc, (nl + nr + 1) * sizeof *j.quals);
     if (!os || !j.quals)
@@ -798,6 +921,15 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
         }
     }
     j.schema = os;
+    /* A semi or anti join's output: the left row alone. */
+    weir_schema *semi_os = NULL;
+    if (semi) {
+        if (!(semi_os = plan_new_schema(pc)))
+            return WEIR_ENOMEM;
+        for (uint32_t c = 0; c < nl; c++)
+            if (weir_schema_add(semi_os, os->fields[c].name, os->fields[c].type) < 0)
+                return WEIR_ENOMEM;
+    }
     /* conjuncts of ON, and the WHERE conjuncts this inner join can evaluate */
     uint32_t cap = (on ? count_and(on) : 0) + (where ? where->n : 0) + 1;
     const weir_sql_expr **conj = plan_alloc(pc, cap * sizeof *conj);
@@ -808,7 +940,8 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
         split_and(on, conj, &n_conj, cap);
     if (where) {
         for (uint32_t i = 0; i < where->n; i++) {
-            if (where->used[i] || (side_mask(&j, nl, where->c[i]) & SIDE_OTHER))
+            /* a subquery's conditions are all the semi join's (one naming no known column fails binding) */
+            if (where->used[i] || (!semi && (side_mask(&j, nl, where->c[i]) & SIDE_OTHER)))
                 continue;
             where->used[i] = true;
             conj[n_conj++] = where->c[i];
@@ -822,14 +955,16 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     }
     weir_type kt[WEIR_KEY_MAX_COLS];
     int32_t keycol[2][WEIR_KEY_MAX_COLS]; /* per key pair: the plain column of each side, or -1 */
-    const weir_sql_expr **resid = plan_alloc(pc, (n_conj + 1) * sizeof *resid);
+    const weir_sql_expr **resid = plan_alloc(pc, (n_conj + 2) * sizeof *resid);
     const weir_sql_expr **push[2] = {plan_alloc(pc, (n_conj + 1) * sizeof *resid),
                                      plan_alloc(pc, (n_conj + 1) * sizeof *resid)};
     if (!resid || !push[0] || !push[1])
         return WEIR_ENOMEM;
     uint32_t n_resid = 0, n_push[2] = {0, 0};
     /* A side that is not preserved (not outer) can be filtered before the join. */
-    bool keeps[2] = {type == WEIR_JOIN_LEFT || type == WEIR_JOIN_FULL, type == WEIR_JOIN_RIGHT || type == WEIR_JOIN_FULL};
+    /* (An anti join's left rows are kept too: a condition on them alone decides whether they have a match.) */
+    bool keeps[2] = {type == WEIR_JOIN_LEFT || type == WEIR_JOIN_FULL || type == WEIR_JOIN_ANTI,
+                     type == WEIR_JOIN_RIGHT || type == WEIR_JOIN_FULL};
     /* A condition on the versioned table alone is checked on the version valid at the row's time, not before. */
     if (versioned)
         keeps[1] = true;
@@ -837,6 +972,11 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     bool null_safe[WEIR_KEY_MAX_COLS] = {0};
     weir_buf keytext;
     weir_buf_init(&keytext);
+    weir_expr *null_aware = NULL;
+    if (sq && (rc = semi_in_key(pc, sq, sd, &j, kt, keycol, keyconj, &n_keys, &null_aware, &keytext))) {
+        weir_buf_fini(&keytext);
+        return rc;
+    }
     for (uint32_t i = 0; i < n_conj; i++) {
         const weir_sql_expr *e = conj[i];
         /* a = b, or a IS NOT DISTINCT FROM b (a key under which NULL meets NULL) */
@@ -907,7 +1047,6 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
          * so both go to one subtask under one constant key, and the residual
          * (time bounds included: an interval join) decides.
          */
-        (void)comma;
         weir_expr *k0 = weir_expr_lit_bigint(pc->arena, 0), *k1 = weir_expr_lit_bigint(pc->arena, 0);
         if (!k0 || !k1) {
             weir_buf_fini(&keytext);
@@ -922,7 +1061,7 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
         weir_buf_printf(&keytext, "no key (one subtask)");
     }
     /* residual, bound over the joined row */
-    weir_expr *residual = NULL;
+    weir_expr *residual = null_aware;
     for (uint32_t i = 0; i < n_resid; i++) {
         weir_expr *x;
         if ((rc = plan_bind_expr(pc, &j, NULL, resid[i], &x))) {
@@ -996,15 +1135,17 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
                           "IS NOT DISTINCT FROM as the key of a window join is not supported yet; write '='");
     }
     if (window) {
-        rc = plan_window_join(pc, ref, type, sd, n_keys, residual, &j, &keytext);
+        rc = plan_window_join(pc, ref, type, sd, n_keys, residual, &j, &keytext, semi_os);
         weir_buf_fini(&keytext);
         if (!rc)
             *out = j;
+        if (!rc && semi)
+            semi_output(out, &sd[0].r, semi_os, true);
         return rc;
     }
     time_bounds tb = {.lt = sd[0].r.rowtime, .rt = (int)nl + sd[1].r.rowtime};
     bool interval = false;
-    if (!sd[0].r.updating && !sd[1].r.updating && sd[0].r.rowtime >= 0 &&
+    if (!semi && !sd[0].r.updating && !sd[1].r.updating && sd[0].r.rowtime >= 0 &&
         sd[1].r.rowtime >= 0 && (uint32_t)sd[0].r.rowtime < nl && (uint32_t)sd[1].r.rowtime < nr) {
         for (uint32_t i = 0; i < n_resid; i++)
             time_bound(&tb, &j, resid[i]);
@@ -1056,7 +1197,8 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
                            .keys = {sd[0].ks, sd[1].ks},
                            .n_out = {nl, nr},
                            .residual = residual,
-                           .out_schema = os,
+                           .out_schema = semi ? semi_os : os,
+                           .cand_schema = semi ? os : NULL,
                            .state_ttl_ms = ttl,
                            .clock = pc->cenv.clock,
                            .interval = interval,
@@ -1077,12 +1219,14 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     }
     weir_stream ins[2] = {weir_stream_key_by(sd[0].r.s, sd[0].ks.cols, n_keys),
                           weir_stream_key_by(sd[1].r.s, sd[1].ks.cols, n_keys)};
-    if ((rc = weir_job_operator(pc->job, ins, 2, &spec, os, 0, &j.s))) {
+    if ((rc = weir_job_operator(pc->job, ins, 2, &spec, semi ? semi_os : os, 0, &j.s))) {
         spec.free_arg(spec.arg);
         weir_buf_fini(&keytext);
         return plan_error(pc, ref->u.join.op_loc, rc, "cannot add the join: %s", weir_job_error(pc->job));
     }
-    j.updating = !interval && (type != WEIR_JOIN_INNER || sd[0].r.updating || sd[1].r.updating);
+    /* SEMI forwards the kinds of both inputs' rows (append-only inputs: +I only); ANTI retracts. */
+    j.updating = !interval && ((type != WEIR_JOIN_INNER && type != WEIR_JOIN_SEMI) || sd[0].r.updating ||
+                               sd[1].r.updating);
     if (interval && type == WEIR_JOIN_INNER) {
         /* The left time stays a time attribute (the operator holds the watermark back for it). */
         j.rowtime = sd[0].r.rowtime;
@@ -1106,5 +1250,7 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
                     j.updating ? " (changelog)" : "");
     weir_buf_fini(&keytext);
     *out = j;
+    if (semi)
+        semi_output(out, &sd[0].r, semi_os, false);
     return 0;
 }

@@ -96,6 +96,13 @@ typedef struct rel {
     uint32_t above_col;
     int above_node;
     weir_sql_loc loc;
+    /*
+     * The conditions of a correlated subquery (a semi or anti join) see
+     * columns [0, outer_cols) of the enclosing query and the subquery's
+     * own after them: a name is looked up among the subquery's columns
+     * first, as SQL scopes nest. 0: one scope.
+     */
+    uint32_t outer_cols;
 } rel;
 
 /* An operator added to the job, by the digest of what it computes (reuse.c). */
@@ -267,6 +274,18 @@ bool plan_join_conds_all_used(const join_conds *jc);
 bool plan_join_takes_where(const weir_sql_table_ref *t);
 /* Plans a JOIN table ref; where (or NULL) supplies the condition of comma joins. */
 int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out);
+/*
+ * A semi join (anti: an anti join) of the planned
+ * rels left and right: the conditions are conds (every one is used; they
+ * see right's columns before left's), and for x [NOT] IN (SELECT y ...)
+ * operand x (over left) and item y (over right); not_in: NOT IN, whose
+ * NULLs exclude rows (a NULL x or y makes x <> y unknown). out: left's
+ * columns.
+ */
+int plan_semi_join(plan_ctx *pc, bool anti, const rel *left, const rel *right, join_conds *conds,
+                   const weir_sql_expr *operand, const weir_sql_expr *item, bool not_in, weir_sql_loc loc, rel *out);
+/* subquery.c: the IN / EXISTS conjuncts of a WHERE as semi and anti joins of *in; *rest: the other conjuncts. */
+int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where, const weir_sql_expr **rest);
 
 /* planner.c: adds a sink writing r into table t (casting to its columns). */
 int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc);

@@ -698,6 +698,8 @@ static bool has_agg(const weir_sql_expr *e)
     }
 }
 
+bool plan_has_agg(const weir_sql_expr *e) { return has_agg(e); }
+
 static int collect_aggs(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e);
 
 static int collect_list(plan_ctx *pc, agg_scope *as, weir_sql_expr *const *v, uint32_t n)
@@ -1735,6 +1737,9 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
         if ((rc = window_assign(pc, &in, topn ? "a window Top-N" : "a window table function used as a table", !topn)))
             return rc;
     }
+    /* IN / EXISTS subqueries among the WHERE conjuncts: semi and anti joins of the input (subquery.c) */
+    if (where && !where_done && (rc = plan_where_subqueries(pc, &in, where, &where)))
+        return rc;
     weir_expr *filter = NULL;
     if (where && !where_done) {
         if (has_agg(where))

@@ -92,6 +92,8 @@ int plan_distinct(plan_ctx *pc, rel *r, weir_sql_loc loc);
 int plan_values(plan_ctx *pc, const weir_sql_query *q, rel *out);
 /* Whether a SELECT item calls an aggregate with OVER. */
 bool plan_select_has_over(const weir_sql_select *sel);
+/* Whether e calls an aggregate function (or a window property) outside an OVER. */
+bool plan_has_agg(const weir_sql_expr *e);
 /*
  * Plans the OVER aggregation of sel's SELECT list over in; out has in's
  * columns followed by the aggregates; as is left in phase AGG_OVER for

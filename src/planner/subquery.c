@@ -1,0 +1,204 @@
+/*
+ * planner/subquery.c - IN and EXISTS subqueries in WHERE, planned as semi
+ * and anti joins (as Flink's planner does).
+ *
+ * A WHERE conjunct `x IN (SELECT y ...)`, `EXISTS (SELECT ...)`, their
+ * NOT forms and `x NOT IN (SELECT y ...)` becomes a join of the query's
+ * input (left) with the subquery's (right) that outputs left rows only:
+ * SEMI (IN, EXISTS) keeps a left row while it has a matching right row,
+ * ANTI (NOT IN, NOT EXISTS) while it has none. What matches:
+ *
+ * - A subquery that is a plain SELECT ... FROM ... [WHERE ...] (no
+ *   aggregation, DISTINCT aside, no ORDER BY / LIMIT / WITH) may be
+ *   correlated: its WHERE conjuncts that read the enclosing query's
+ *   columns become the join's conditions (with x = y for IN), and the
+ *   others filter the subquery's rows below the join. Names resolve in
+ *   the subquery first, then in the enclosing query.
+ * - Any other subquery is planned whole and must be uncorrelated; IN
+ *   matches on its one column, EXISTS on nothing (every row of it matches
+ *   every row).
+ *
+ * NOT IN and NULL: x NOT IN (subquery) is TRUE only when x <> y is TRUE
+ * for every y, so a NULL x (with a non-empty subquery) or any NULL y makes
+ * it UNKNOWN, and WHERE drops the row. When x or y can be NULL the anti
+ * join's condition is therefore x = y OR x IS NULL OR y IS NULL (Flink's
+ * rewrite), with no key of its own.
+ *
+ * Conditions elsewhere (under OR, in the SELECT list, in HAVING or ON)
+ * are refused where they stand (bind.c), as Flink refuses most of them.
+ */
+#include <string.h>
+
+#include "ops/ops.h"
+#include "planner/query_internal.h"
+
+/* The subquery of a WHERE conjunct, or NULL: sets the join kind and the IN operand. */
+static const weir_sql_query *subquery_of(const weir_sql_expr *e, weir_join_type *type, const weir_sql_expr **operand,
+                                         bool *not_in)
+{
+    bool neg = false;
+    while (e->kind == WEIR_SQL_EXPR_UNARY && e->u.unary.op == WEIR_SQL_OP_NOT) {
+        neg = !neg;
+        e = e->u.unary.operand;
+    }
+    *operand = NULL;
+    *not_in = false;
+    if (e->kind == WEIR_SQL_EXPR_EXISTS) {
+        *type = neg ? WEIR_JOIN_ANTI : WEIR_JOIN_SEMI;
+        return e->u.subquery.query;
+    }
+    if (e->kind == WEIR_SQL_EXPR_IN_QUERY) {
+        neg ^= e->u.in_query.negated;
+        *type = neg ? WEIR_JOIN_ANTI : WEIR_JOIN_SEMI;
+        *operand = e->u.in_query.operand;
+        *not_in = neg;
+        return e->u.in_query.query;
+    }
+    return NULL;
+}
+
+/* A subquery whose WHERE can hold correlated conditions: SELECT ... FROM ... [WHERE ...], nothing aggregated. */
+static bool plain_select(const weir_sql_query *q)
+{
+    if (q->kind != WEIR_SQL_QUERY_SELECT || q->n_with || q->n_order_by || q->limit || q->offset)
+        return false;
+    const weir_sql_select *sel = q->u.select;
+    if (!sel->from || sel->n_group_by || sel->having || sel->n_windows || plan_select_has_over(sel))
+        return false;
+    for (uint32_t i = 0; i < sel->n_items; i++)
+        if (sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR && plan_has_agg(sel->items[i].expr))
+            return false;
+    return true;
+}
+
+/* A column reference to the one column of rel r (an uncorrelated IN subquery planned whole). */
+static int column_ref(plan_ctx *pc, const rel *r, weir_sql_loc loc, const weir_sql_expr **out)
+{
+    weir_sql_expr *c = plan_alloc(pc, sizeof *c);
+    weir_sql_ident *id = plan_alloc(pc, sizeof *id);
+    if (!c || !id)
+        return WEIR_ENOMEM;
+    memset(c, 0, sizeof *c);
+    memset(id, 0, sizeof *id);
+    id->name = r->schema->fields[0].name;
+    id->len = (uint32_t)strlen(id->name);
+    id->loc = loc;
+    c->kind = WEIR_SQL_EXPR_COLUMN;
+    c->loc = loc;
+    c->height = 1;
+    c->u.column = (weir_sql_name){id, 1, loc};
+    *out = c;
+    return 0;
+}
+
+/* Plans the subquery conjunct e (subquery q) as a semi or anti join of *in. */
+static int plan_one(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sql_query *q, weir_join_type type,
+                    const weir_sql_expr *operand, bool not_in)
+{
+    rel right;
+    join_conds *conds = NULL;
+    const weir_sql_expr *item = NULL;
+    int rc;
+    if (plain_select(q)) {
+        const weir_sql_select *sel = q->u.select;
+        if (operand) {
+            if (sel->n_items != 1 || sel->items[0].expr->kind == WEIR_SQL_EXPR_STAR)
+                return plan_error(pc, q->loc, WEIR_EPLAN, "the subquery of IN must select exactly one column");
+            item = sel->items[0].expr;
+        }
+        /* Its WHERE conjuncts: an inner join in its FROM takes those of its own tables; the rest are the semi join's. */
+        if (sel->where && (rc = plan_join_conds_make(pc, sel->where, &conds)))
+            return rc;
+        if (conds && plan_join_takes_where(sel->from))
+            rc = plan_join(pc, sel->from, conds, &right);
+        else
+            rc = plan_from(pc, sel->from, &right);
+        if (rc)
+            return rc;
+    } else {
+        if ((rc = plan_query(pc, q, &right)))
+            return rc;
+        if (operand) {
+            if (right.n_physical != 1)
+                return plan_error(pc, q->loc, WEIR_EPLAN,
+                                  "the subquery of IN must select exactly one column, not %u", right.n_physical);
+            if ((rc = column_ref(pc, &right, q->loc, &item)))
+                return rc;
+        }
+    }
+    rel out;
+    if ((rc = plan_semi_join(pc, type == WEIR_JOIN_ANTI, in, &right, conds, operand, item, not_in, e->loc, &out)))
+        return rc;
+    *in = out;
+    return 0;
+}
+
+static void split_and(const weir_sql_expr *e, const weir_sql_expr **v, uint32_t *n, uint32_t cap)
+{
+    if (e->kind == WEIR_SQL_EXPR_BINARY && e->u.binary.op == WEIR_SQL_OP_AND) {
+        split_and(e->u.binary.left, v, n, cap);
+        split_and(e->u.binary.right, v, n, cap);
+    } else if (*n < cap) {
+        v[(*n)++] = e;
+    }
+}
+
+static uint32_t count_and(const weir_sql_expr *e)
+{
+    if (e->kind == WEIR_SQL_EXPR_BINARY && e->u.binary.op == WEIR_SQL_OP_AND)
+        return count_and(e->u.binary.left) + count_and(e->u.binary.right);
+    return 1;
+}
+
+int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where, const weir_sql_expr **rest)
+{
+    uint32_t cap = count_and(where), n = 0;
+    const weir_sql_expr **conj = plan_alloc(pc, cap * sizeof *conj);
+    if (!conj)
+        return WEIR_ENOMEM;
+    split_and(where, conj, &n, cap);
+    bool any = false;
+    for (uint32_t i = 0; i < n && !any; i++) {
+        weir_join_type t;
+        const weir_sql_expr *op;
+        bool ni;
+        any = subquery_of(conj[i], &t, &op, &ni) != NULL;
+    }
+    if (!any)
+        return 0; /* *rest stays where */
+    /* A window table function's rows get their windows first (a window semi or anti join's input). */
+    int rc;
+    if (in->win.present && (rc = plan_window_assign(pc, in, "a semi or anti join (IN or EXISTS)")))
+        return rc;
+    const weir_sql_expr *acc = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        weir_join_type t;
+        const weir_sql_expr *op;
+        bool ni;
+        const weir_sql_query *q = subquery_of(conj[i], &t, &op, &ni);
+        if (q) {
+            if ((rc = plan_one(pc, in, conj[i], q, t, op, ni)))
+                return rc;
+            continue;
+        }
+        if (!acc) {
+            acc = conj[i];
+            continue;
+        }
+        weir_sql_expr *and = plan_alloc(pc, sizeof *and);
+        if (!and)
+            return WEIR_ENOMEM;
+        memset(and, 0, sizeof *and);
+        and->kind = WEIR_SQL_EXPR_BINARY;
+        and->loc = acc->loc;
+        and->end = conj[i]->end;
+        and->height = (acc->height > conj[i]->height ? acc->height : conj[i]->height) + 1;
+        and->u.binary.op = WEIR_SQL_OP_AND;
+        and->u.binary.op_loc = conj[i]->loc;
+        and->u.binary.left = (weir_sql_expr *)acc;
+        and->u.binary.right = (weir_sql_expr *)conj[i];
+        acc = and;
+    }
+    *rest = acc;
+    return 0;
+}
