@@ -17,6 +17,11 @@ Families (--families / WEIR_CLDIFF_FAMILIES, "-name" leaves one out):
           with a residual condition sometimes; interval joins of every type
           (a row behind its own input's watermark is late: ts < W); a GROUP
           BY over an outer join; a join of two GROUP BYs.
+  semi    IN / NOT IN / EXISTS / NOT EXISTS subqueries in WHERE (semi and
+          anti joins): uncorrelated and correlated, with conditions on
+          either side inside the subquery, NULLs on both sides (NOT IN's
+          NULL rule), an updating input on either side (a GROUP BY; one
+          whose HAVING makes subquery rows come and go).
 
 Each *job* is one random input stream (out of order, ties, NULLs in every
 column, very late rows) in one JSON file, read by one table (so one split:
@@ -57,7 +62,7 @@ from decimal import Decimal
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sql_diff as sd  # noqa: E402  (input streams and output parsing only)
 
-ALL_FAMILIES = {"group", "over", "topn", "dedup", "join"}
+ALL_FAMILIES = {"group", "over", "topn", "dedup", "join", "semi"}
 LINE_PREFIX = "q"
 
 
@@ -435,6 +440,55 @@ def gen_join_over_aggs(rng):
     return q
 
 
+def gen_semi(rng, qid):
+    """IN / EXISTS subqueries: weir plans them as semi and anti joins, SQLite
+    evaluates them as written (its NOT IN follows SQL's NULL rule)."""
+    q = Query()
+    neg = rng.random() < 0.5
+    col = rng.choice([("k", "str"), ("s", "str"), ("v", "int")])
+    inner_cond = cond(rng) if rng.random() < 0.4 else None
+    outer_cond = cond(rng) if rng.random() < 0.3 else None
+    shape = rng.choice(["in", "in", "in_corr", "exists", "exists", "exists_left", "upd_left", "upd_right"])
+    sel_w = sel_l = "a.id, a.%s" % col[0]
+    q.kinds = ["big", col[1]]
+    frm_w, frm_l = "t a", "t a"
+    if shape == "upd_left":
+        # the left input is updating: counts per value of col
+        sel_w = sel_l = "a.%s, a.c" % col[0]
+        frm_w = frm_l = "(SELECT %s, COUNT(*) AS c FROM t GROUP BY %s) a" % (col[0], col[0])
+        q.kinds = [col[1], "big"]
+        outer_cond = None
+    ic = (" AND " + inner_cond[0], " AND " + inner_cond[1]) if inner_cond else ("", "")
+    if shape in ("in", "upd_left"):
+        n = rng.randint(0, 30)
+        sub = ("a.%s %sIN (SELECT b.%s FROM t2 b WHERE b.id > %d%s)" % (col[0], "NOT " if neg else "", col[0], n, ic[0]),
+               "a.%s %sIN (SELECT b.%s FROM t b WHERE b.id > %d%s)" % (col[0], "NOT " if neg else "", col[0], n, ic[1]))
+    elif shape == "in_corr":
+        other = "s" if col[0] == "k" else "k"
+        sub = ("a.%s %sIN (SELECT b.%s FROM t2 b WHERE b.%s = a.%s%s)" % (col[0], "NOT " if neg else "", col[0],
+                                                                        other, other, ic[0]),
+               "a.%s %sIN (SELECT b.%s FROM t b WHERE b.%s = a.%s%s)" % (col[0], "NOT " if neg else "", col[0],
+                                                                       other, other, ic[1]))
+    elif shape == "upd_right":
+        # subquery rows come (count reaches 1) and go (count passes the bound)
+        hb = rng.randint(1, 3)
+        sub = ("a.%s %sIN (SELECT %s FROM t2 GROUP BY %s HAVING COUNT(*) <= %d)" % (col[0], "NOT " if neg else "",
+                                                                                  col[0], col[0], hb),) * 2
+        sub = (sub[0], sub[1].replace(" FROM t2 ", " FROM t "))
+    else:
+        resid = " AND b.id < a.id" if rng.random() < 0.4 else ""
+        left = " AND a.v > %d" % rng.randint(-3, 10) if shape == "exists_left" else ""
+        body = "b.%s = a.%s%s%s" % (col[0], col[0], resid, left)
+        sub = ("%sEXISTS (SELECT * FROM t2 b WHERE %s%s)" % ("NOT " if neg else "", body, ic[0]),
+               "%sEXISTS (SELECT * FROM t b WHERE %s%s)" % ("NOT " if neg else "", body, ic[1]))
+    oc = ("(%s) AND " % outer_cond[0], "(%s) AND " % outer_cond[1]) if outer_cond else ("", "")
+    q.weir = "SELECT %s FROM %s WHERE %s%s" % (sel_w, frm_w, oc[0], sub[0])
+    lsql = "SELECT %s FROM %s WHERE %s%s" % (sel_l, frm_l, oc[1], sub[1])
+    q.expected = lambda db, rows, lsql=lsql: [list(r) for r in db.execute(lsql)]
+    q.family = "semi"
+    return q
+
+
 # --------------------------------------------------------------------------
 # Jobs
 
@@ -462,6 +516,8 @@ def gen_job(seed, index, fams, max_queries):
             q = gen_topn(rng, i)
         elif f == "dedup":
             q = gen_dedup(rng, i)
+        elif f == "semi":
+            q = gen_semi(rng, i)
         else:
             q = gen_join(rng, i, j.delay)
         q.qid = i
