@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Randomized differential test of window SEMI and ANTI joins: IN / NOT IN /
+EXISTS / NOT EXISTS subqueries correlated on the window bounds of two
+window table functions (TUMBLE or HOP), against a python model that shares
+no code with weir.
+
+Each job: two random streams (out of order, ties, NULL nums, late rows),
+one file each (one split each, so each input has its own watermark
+W = max(ts so far) - delay, taking effect after each row), a batch of
+random queries, run by `weir run` at a random parallelism (1/2/4) and batch
+size (1/7/1024). The model, per query:
+  - every row is in each window [s, s + size) of the assigner that holds
+    its time; in a window, a row is late (dropped) when the window's end
+    is at or behind its own input's watermark when it arrives;
+  - a window's left rows are emitted once each: SEMI when some on-time
+    right row of the same window matches, ANTI when none does;
+  - IN matches L.num = R.num (a NULL matches nothing); NOT IN excludes a
+    left row when some right row of its window has R.num = L.num, or
+    either num is NULL; EXISTS / NOT EXISTS match L.num = R.num, and
+    sometimes R.id < L.id too.
+Output rows (id, window_start) are compared as multisets.
+
+Usage: window_semi_diff.py --weir BIN [--jobs N] [--seed S]
+Environment: WEIR_SEED (replays a run), WEIR_WSEMI_JOBS (default 20),
+WEIR_WSEMI_OUT (where a failing job is kept).
+"""
+
+import argparse
+import collections
+import datetime
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def gen_rows(rng, n, first_id):
+    rows, t = [], rng.randint(0, 3000)
+    for i in range(n):
+        t += rng.choice([0, 0, 100, 400, 900, 1500])
+        ts = t - rng.choice([0, 0, 0, 300, 1200, 4000]) if rng.random() < 0.3 else t
+        num = None if rng.random() < 0.1 else rng.randint(0, 5)
+        rows.append({"id": first_id + i, "num": num, "ts": max(ts, 0)})
+    return rows
+
+
+def windows(ts, kind, size, slide):
+    if kind == "TUMBLE":
+        s = ts - ts % size
+        return [(s, s + size)]
+    out, s = [], ts - ts % slide
+    while s > ts - size:
+        out.append((s, s + size))
+        s -= slide
+    return out
+
+
+def on_time(rows, delay, kind, size, slide):
+    """{window: [row, ...]} of the rows on time in each of their windows."""
+    per = collections.defaultdict(list)
+    w = None
+    for r in rows:
+        for win in windows(r["ts"], kind, size, slide):
+            if w is None or win[1] > w:
+                per[win].append(r)
+        w = r["ts"] - delay if w is None else max(w, r["ts"] - delay)
+    return per
+
+
+def gen_query(rng, qid):
+    shape = rng.choice(["in", "not_in", "exists", "not_exists"])
+    resid = shape in ("exists", "not_exists") and rng.random() < 0.4
+    return {"qid": qid, "shape": shape, "resid": resid}
+
+
+def query_sql(q, tvf_l, tvf_r):
+    bounds = "L.window_start = R.window_start AND L.window_end = R.window_end"
+    if q["shape"] in ("in", "not_in"):
+        cond = "L.num %sIN (SELECT num FROM (SELECT * FROM %s) R WHERE %s)" % (
+            "NOT " if q["shape"] == "not_in" else "", tvf_r, bounds)
+    else:
+        cond = "%sEXISTS (SELECT * FROM %s R WHERE L.num = R.num%s AND %s)" % (
+            "NOT " if q["shape"] == "not_exists" else "", tvf_r, " AND R.id < L.id" if q["resid"] else "",
+            bounds)
+    return "SELECT L.id, L.window_start FROM (SELECT * FROM %s) L WHERE %s" % (tvf_l, cond)
+
+
+def expected(q, left, right):
+    out = collections.Counter()
+    for win, lrows in left.items():
+        rrows = right.get(win, [])
+        for l in lrows:
+            if q["shape"] == "not_in":
+                hit = any(r["num"] is None or l["num"] is None or r["num"] == l["num"] for r in rrows)
+            else:
+                hit = any(l["num"] is not None and r["num"] == l["num"] and
+                          (not q["resid"] or r["id"] < l["id"]) for r in rrows)
+            if hit == (q["shape"] in ("in", "exists")):
+                out[(l["id"], win[0])] += 1
+    return out
+
+
+def json_line(r):
+    return '{"id": %d, "num": %s, "ts_ms": %d}' % (r["id"], "null" if r["num"] is None else r["num"], r["ts"])
+
+
+def parse_ts(text):
+    d = datetime.datetime.fromisoformat(text).replace(tzinfo=datetime.timezone.utc)
+    return round(d.timestamp() * 1000)
+
+
+def run_job(weir, seed, index, work):
+    rng = random.Random("wsemi/%d/%d" % (seed, index))
+    delay = rng.choice([0, 500, 1000, 3000])
+    kind = rng.choice(["TUMBLE", "HOP"])
+    size = rng.choice([1000, 2000, 5000])
+    slide = rng.choice([s for s in (500, 1000, 2500) if size % s == 0 and s < size]) if kind == "HOP" else size
+    lrows = gen_rows(rng, rng.randint(0, 60), 1)
+    rrows = gen_rows(rng, rng.randint(0, 60), 1001)
+    par, batch = rng.choice([1, 2, 4]), rng.choice([1, 7, 1024])
+    queries = [gen_query(rng, i) for i in range(rng.randint(1, 6))]
+    folder = os.path.join(work, "job%d" % index)
+    os.makedirs(folder, exist_ok=True)
+    wm = "ts" if delay == 0 else "ts - INTERVAL '%d.%03d' SECOND" % (delay // 1000, delay % 1000)
+    sql = ["-- window_semi_diff seed %d job %d: parallelism %d, batch size %d" % (seed, index, par, batch)]
+    for name in ("l", "r"):
+        sql.append("CREATE TABLE %s (id BIGINT, num INT, ts_ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), "
+                   "WATERMARK FOR ts AS %s) WITH ('connector' = 'filesystem', 'path' = '%s.json', "
+                   "'format' = 'json');" % (name, wm, name))
+        with open(os.path.join(folder, name + ".json"), "w") as f:
+            for r in (lrows if name == "l" else rrows):
+                f.write(json_line(r) + "\n")
+    if kind == "TUMBLE":
+        tvf = "TABLE(TUMBLE(TABLE %%s, DESCRIPTOR(ts), INTERVAL '%d' MILLISECOND))" % size
+    else:
+        tvf = ("TABLE(HOP(TABLE %%s, DESCRIPTOR(ts), INTERVAL '%d' MILLISECOND, INTERVAL '%d' MILLISECOND))"
+               % (slide, size))
+    for q in queries:
+        sql.append("CREATE TABLE q%d (id BIGINT, ws TIMESTAMP_LTZ(3)) WITH ('connector' = 'print', "
+                   "'print-identifier' = 'q%d');" % (q["qid"], q["qid"]))
+        sql.append("INSERT INTO q%d %s;" % (q["qid"], query_sql(q, tvf % "l", tvf % "r")))
+    with open(os.path.join(folder, "job.sql"), "w") as f:
+        f.write("\n".join(sql) + "\n")
+    p = subprocess.run([weir, "run", "job.sql", "-D", "parallelism.default=%d" % par, "-D",
+                        "weir.batch-size=%d" % batch], cwd=folder, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=120)
+    if p.returncode != 0:
+        return folder, ["exit %d: %s" % (p.returncode, p.stderr.decode("utf-8", "replace")[-1500:])], len(queries)
+    got = collections.defaultdict(collections.Counter)
+    probs = []
+    for line in p.stdout.decode().splitlines():
+        head, _, rest = line.partition("> ")
+        if not rest.startswith("+I[") or not rest.endswith("]"):
+            probs.append("unexpected line: " + line)
+            continue
+        idv, ws = rest[3:-1].split(", ")
+        got[head.split(":")[0]][(int(idv), parse_ts(ws))] += 1
+    lw = on_time(lrows, delay, kind, size, slide)
+    rw = on_time(rrows, delay, kind, size, slide)
+    for q in queries:
+        want = expected(q, lw, rw)
+        have = got.get("q%d" % q["qid"], collections.Counter())
+        if have != want:
+            probs.append("q%d (%s%s): missing %s, unexpected %s" % (
+                q["qid"], q["shape"], " + residual" if q["resid"] else "", sorted((want - have).elements())[:5],
+                sorted((have - want).elements())[:5]))
+    return folder, probs, len(queries)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--weir", required=True)
+    ap.add_argument("--jobs", type=int, default=int(os.environ.get("WEIR_WSEMI_JOBS", "20")))
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--out", default=os.environ.get("WEIR_WSEMI_OUT", "window_semi_diff_failures"))
+    args = ap.parse_args()
+    seed = args.seed
+    if seed is None:
+        env = os.environ.get("WEIR_SEED")
+        seed = int(env) if env else int.from_bytes(os.urandom(4), "little") % 1000000000
+    print("window_semi_diff: seed %d (WEIR_SEED=%d replays it), %d jobs" % (seed, seed, args.jobs), flush=True)
+    work = tempfile.mkdtemp(prefix="weir-wsemi-")
+    failed = cases = 0
+    try:
+        for i in range(args.jobs):
+            folder, probs, n = run_job(os.path.abspath(args.weir), seed, i, work)
+            cases += n
+            if probs:
+                failed += 1
+                keep = os.path.join(os.path.abspath(args.out), "seed%d-job%d" % (seed, i))
+                shutil.rmtree(keep, ignore_errors=True)
+                shutil.copytree(folder, keep)
+                print("FAIL job %d (kept in %s):\n  %s" % (i, keep, "\n  ".join(probs)), flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("window_semi_diff: %d queries in %d jobs, %d jobs failed; seed %d" % (cases, args.jobs, failed, seed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
