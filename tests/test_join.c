@@ -68,6 +68,7 @@ static void quiet(void *ud, const char *line)
 
 typedef struct jt {
     weir_schema *in, *side, *out;
+    weir_schema *semi_out; /* (lk, lv): a semi or anti join's output */
     th_source *src[2];
     th_collect *sink;
     weir_job *job;
@@ -122,6 +123,13 @@ static void jt_start_ex(jt *t, weir_join_type type, uint32_t parallelism, const 
         keyed[s] = weir_stream_key_by(m, &kc, 1);
     }
     weir_join_config jc = {.type = type, .n_out = {2, 2}, .out_schema = t->out, .state_ttl_ms = t->ttl_ms};
+    if (type == WEIR_JOIN_SEMI || type == WEIR_JOIN_ANTI) {
+        /* the output is the left row; the residual still sees the joined row */
+        if (!t->semi_out)
+            t->semi_out = th_schema("lk BIGINT, lv STRING");
+        jc.out_schema = t->semi_out;
+        jc.cand_schema = t->out;
+    }
     jc.keys[0].n = jc.keys[1].n = 1;
     if (residual_ne) {
         /* lv <> residual_ne: a condition on the left row only */
@@ -136,7 +144,7 @@ static void jt_start_ex(jt *t, weir_join_type type, uint32_t parallelism, const 
     weir_operator_spec spec;
     cr_assert_eq(weir_join_spec(&jc, &spec), 0);
     weir_stream j;
-    cr_assert_eq(weir_job_operator(t->job, keyed, 2, &spec, t->out, parallelism, &j), 0, "%s",
+    cr_assert_eq(weir_job_operator(t->job, keyed, 2, &spec, jc.out_schema, parallelism, &j), 0, "%s",
                  weir_job_error(t->job));
     weir_operator_spec sink = th_collect_spec(t->sink, "collect");
     cr_assert_eq(weir_job_sink(t->job, j, &sink, 1), 0);
@@ -213,6 +221,7 @@ static void jt_finish(jt *t, const char *want)
     weir_schema_destroy(t->in);
     weir_schema_destroy(t->side);
     weir_schema_destroy(t->out);
+    weir_schema_destroy(t->semi_out);
     if (t->arena)
         weir_expr_arena_destroy(t->arena);
 }
@@ -264,6 +273,55 @@ Test(join, left_join_pads_and_retracts_the_padding, .timeout = 60)
                   "-D 2,b,NULL,NULL\n"
                   "+I 2,b,2,z\n"
                   "-D 1,a,NULL,NULL\n");
+}
+
+/* Flink's semi join: a left row is out while it has a match, with the kinds Flink's operator gives. */
+Test(join, semi_join_emits_a_row_while_it_has_a_match, .timeout = 60)
+{
+    jt t;
+    jt_start(&t, WEIR_JOIN_SEMI, 1, NULL);
+    feed(&t, L, "+I,1,a", 0);      /* no match: nothing */
+    feed(&t, R, "+I,1,x", 1);      /* first match: the left row, with the right row's kind */
+    feed(&t, R, "+I,1,y", 1);      /* a second match: nothing more */
+    feed(&t, L, "+I,1,a", 2);      /* a duplicate arrives matched: out once more, its own kind */
+    feed(&t, R, "-D,1,x", 2);
+    feed(&t, R, "-U,1,y", 4);      /* the last match goes: each copy retracted with the right row's kind */
+    feed(&t, R, "+U,1,z", 6);      /* and comes back */
+    feed(&t, L, "-D,1,a", 7);      /* a matched left row's retraction is forwarded */
+    feed(&t, L, "+I,NULL,n", 7);   /* a NULL key matches nothing */
+    feed(&t, R, "+I,NULL,m", 7);
+    jt_finish(&t, "+I 1,a\n"
+                  "+I 1,a\n"
+                  "-U 1,a\n"
+                  "-U 1,a\n"
+                  "+U 1,a\n"
+                  "+U 1,a\n"
+                  "-D 1,a\n");
+}
+
+/* Flink's anti join: a left row is out while it has no match. */
+Test(join, anti_join_emits_a_row_while_it_has_no_match, .timeout = 60)
+{
+    jt t;
+    jt_start(&t, WEIR_JOIN_ANTI, 1, "b");
+    feed(&t, L, "+I,1,a", 1);      /* no match: out */
+    feed(&t, R, "+I,1,x", 2);      /* first match: -D */
+    feed(&t, R, "+I,1,y", 2);
+    feed(&t, R, "-D,1,x", 2);
+    feed(&t, R, "-U,1,y", 3);      /* the last match goes: +I again, whatever the right row's kind */
+    feed(&t, L, "+I,1,b", 3);      /* the residual (lv <> 'b') rejects every pair: unmatched, but ... */
+    feed(&t, R, "+I,1,z", 5);      /* ... stays out; a matches again */
+    feed(&t, L, "-D,1,b", 6);      /* an unmatched row's retraction is forwarded */
+    feed(&t, L, "+I,NULL,n", 7);   /* a NULL key matches nothing: out */
+    feed(&t, L, "-D,NULL,n", 8);
+    jt_finish(&t, "+I 1,a\n"
+                  "-D 1,a\n"
+                  "+I 1,a\n"
+                  "+I 1,b\n"
+                  "-D 1,a\n"
+                  "-D 1,b\n"
+                  "+I NULL,n\n"
+                  "-D NULL,n\n");
 }
 
 Test(join, right_join_mirrors_left_join, .timeout = 60)
