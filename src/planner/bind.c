@@ -431,9 +431,17 @@ int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
                               ? "EXISTS (SELECT ...)"
                               : e->u.in_query.negated ? "NOT IN (SELECT ...)" : "IN (SELECT ...)");
     case WEIR_SQL_EXPR_SUBQUERY:
+        /* an uncorrelated scalar subquery joined below (subquery.c): its column */
+        for (uint32_t i = pc->n_scalar; i-- > 0;) {
+            uint32_t c = pc->scalar_col[i];
+            char nm[32];
+            snprintf(nm, sizeof nm, "$scalar%u", i);
+            if (pc->scalar_e[i] == e && c < r->schema->n_fields && !strcmp(r->schema->fields[c].name, nm))
+                return wrap(pc, e, weir_expr_column(pc->arena, c, r->schema->fields[c].type, out, &err), &err);
+        }
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
-                          "scalar subqueries ((SELECT ...) used as a value) are not supported yet; join with the "
-                          "subquery instead");
+                          "a scalar subquery ((SELECT ...) used as a value) is supported only in WHERE, and in "
+                          "the SELECT list of a query that does not aggregate");
     default:
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "%s expressions are not supported yet",
                           weir__sql_expr_kind_name(e->kind));

@@ -847,6 +847,23 @@ int plan_semi_join(plan_ctx *pc, bool anti, const rel *left, const rel *right, j
                       out);
 }
 
+int plan_scalar_join(plan_ctx *pc, const rel *left, const rel *right, weir_sql_loc loc, rel *out)
+{
+    weir_sql_table_ref *ref = plan_alloc(pc, sizeof *ref);
+    if (!ref)
+        return WEIR_ENOMEM;
+    memset(ref, 0, sizeof *ref);
+    ref->kind = WEIR_SQL_FROM_JOIN;
+    ref->loc = loc;
+    ref->u.join.kind = WEIR_SQL_JOIN_LEFT;
+    ref->u.join.op_loc = loc;
+    join_side sd[2];
+    memset(sd, 0, sizeof sd);
+    sd[0].r = *left;
+    sd[1].r = *right;
+    return join_sides(pc, ref, WEIR_JOIN_LEFT, sd, NULL, NULL, NULL, NULL, out);
+}
+
 int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out)
 {
     weir_sql_join_kind k = ref->u.join.kind;

@@ -148,6 +148,11 @@ struct plan_ctx {
     /* sub-plan reuse (reuse.c) */
     plan_reuse_entry *reuse;
     size_t n_reuse;
+    /* scalar subqueries of the SELECT being planned (subquery.c): each
+     * expression's value is column scalar_col[i] of the rel it joined */
+    const weir_sql_expr **scalar_e;
+    uint32_t *scalar_col;
+    uint32_t n_scalar;
 };
 
 /* config */
@@ -284,6 +289,17 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
  */
 int plan_semi_join(plan_ctx *pc, bool anti, const rel *left, const rel *right, join_conds *conds,
                    const weir_sql_expr *operand, const weir_sql_expr *item, bool not_in, weir_sql_loc loc, rel *out);
+/* A LEFT join of left with right on no key (a scalar subquery's one row): left's columns, then right's. */
+int plan_scalar_join(plan_ctx *pc, const rel *left, const rel *right, weir_sql_loc loc, rel *out);
+/*
+ * subquery.c: the uncorrelated scalar subqueries (`(SELECT MAX(x) FROM t)`)
+ * of a SELECT's list and WHERE, each a global aggregation, joined to *in as
+ * hidden columns ($scalarN) that plan_bind_expr reads for them.
+ */
+int plan_scalar_subqueries(plan_ctx *pc, rel *in, const weir_sql_select *sel, const weir_sql_expr *where,
+                           bool aggregating);
+/* True for a hidden column a scalar subquery added (not part of SELECT *). */
+bool plan_is_scalar_column(const char *name);
 /* subquery.c: the IN / EXISTS conjuncts of a WHERE as semi and anti joins of *in; *rest: the other conjuncts. */
 int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where, const weir_sql_expr **rest);
 

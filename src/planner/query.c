@@ -1740,6 +1740,9 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
     /* IN / EXISTS subqueries among the WHERE conjuncts: semi and anti joins of the input (subquery.c) */
     if (where && !where_done && (rc = plan_where_subqueries(pc, &in, where, &where)))
         return rc;
+    /* scalar subqueries: joined as hidden columns (subquery.c) */
+    if ((rc = plan_scalar_subqueries(pc, &in, sel, where_done ? NULL : where, aggregating)))
+        return rc;
     weir_expr *filter = NULL;
     if (where && !where_done) {
         if (has_agg(where))
@@ -1800,6 +1803,8 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
             for (uint32_t c = 0; c < in.n_physical; c++) {
                 if (qual && (!in.quals[c] || strcasecmp(in.quals[c], qual)))
                     continue;
+                if (plan_is_scalar_column(in.schema->fields[c].name))
+                    continue; /* a scalar subquery's value, hidden */
                 weir_error err = {0};
                 if (weir_expr_column(pc->arena, c, in.schema->fields[c].type, &exprs[k], &err))
                     return WEIR_ENOMEM;

@@ -27,6 +27,7 @@
  * Conditions elsewhere (under OR, in the SELECT list, in HAVING or ON)
  * are refused where they stand (bind.c), as Flink refuses most of them.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/ops.h"
@@ -200,5 +201,109 @@ int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where, con
         acc = and;
     }
     *rest = acc;
+    return 0;
+}
+
+/* ------------------------------------------------------------ scalar subqueries */
+
+enum { MAX_SCALAR = 64 };
+
+typedef struct scalar_walk {
+    const weir_sql_expr *found[MAX_SCALAR];
+    uint32_t n;
+} scalar_walk;
+
+static int collect_scalar(const weir_sql_expr *e, void *ud)
+{
+    scalar_walk *w = ud;
+    if (e->kind == WEIR_SQL_EXPR_SUBQUERY) {
+        if (w->n == MAX_SCALAR)
+            return WEIR_EUNSUPPORTED;
+        w->found[w->n++] = e;
+        return 0;
+    }
+    return weir__sql_expr_each_child(e, collect_scalar, ud);
+}
+
+bool plan_is_scalar_column(const char *name) { return !strncmp(name, "$scalar", 7); }
+
+/*
+ * One row, always: a SELECT of one aggregate expression without GROUP BY
+ * (Flink checks at run time that a scalar subquery gives at most one row;
+ * weir accepts only the shape that cannot give more).
+ */
+static bool one_row(const weir_sql_query *q)
+{
+    if (q->kind != WEIR_SQL_QUERY_SELECT || q->n_with || q->limit || q->offset)
+        return false;
+    const weir_sql_select *sel = q->u.select;
+    return sel->from && !sel->n_group_by && sel->n_items == 1 && sel->items[0].expr->kind != WEIR_SQL_EXPR_STAR &&
+           plan_has_agg(sel->items[0].expr) && !plan_select_has_over(sel);
+}
+
+int plan_scalar_subqueries(plan_ctx *pc, rel *in, const weir_sql_select *sel, const weir_sql_expr *where,
+                           bool aggregating)
+{
+    scalar_walk w = {.n = 0};
+    int rc = where ? collect_scalar(where, &w) : 0;
+    for (uint32_t i = 0; !rc && !aggregating && i < sel->n_items; i++)
+        if (sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR)
+            rc = collect_scalar(sel->items[i].expr, &w);
+    if (rc)
+        return plan_error(pc, sel->loc, WEIR_EUNSUPPORTED, "more than %d scalar subqueries in one SELECT", MAX_SCALAR);
+    if (!w.n)
+        return 0;
+    if (in->win.present && (rc = plan_window_assign(pc, in, "a scalar subquery's join")))
+        return rc;
+    for (uint32_t i = 0; i < w.n; i++) {
+        const weir_sql_expr *e = w.found[i];
+        const weir_sql_query *q = e->u.subquery.query;
+        if (!one_row(q))
+            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                              "a scalar subquery must give one row: one aggregate without GROUP BY, such as "
+                              "(SELECT MAX(x) FROM t)");
+        rel sq;
+        if ((rc = plan_query(pc, q, &sq)))
+            return rc;
+        /* its one column, under a name no query can write */
+        uint32_t id = pc->n_scalar;
+        char nm[32];
+        snprintf(nm, sizeof nm, "$scalar%u", id);
+        weir_schema *s1 = plan_new_schema(pc);
+        char **quals = plan_alloc(pc, sizeof *quals);
+        if (!s1 || !quals)
+            return WEIR_ENOMEM;
+        weir_type t = sq.schema->fields[0].type;
+        t.nullable = true;
+        if (weir_schema_add(s1, nm, t) < 0)
+            return WEIR_ENOMEM;
+        s1->rowtime = -1;
+        quals[0] = NULL;
+        sq.schema = s1;
+        sq.quals = quals;
+        sq.n_physical = 1;
+        sq.rowtime = -1;
+        sq.has_proctime = false;
+        sq.wprops.present = false;
+        /* The outer rows, each with the subquery's value: NULL until it has a row, then updated with it. */
+        rel j;
+        uint32_t col = in->n_physical;
+        if ((rc = plan_scalar_join(pc, in, &sq, e->loc, &j)))
+            return rc;
+        const weir_sql_expr **ne = plan_alloc(pc, (id + 1) * sizeof *ne);
+        uint32_t *nc = plan_alloc(pc, (id + 1) * sizeof *nc);
+        if (!ne || !nc)
+            return WEIR_ENOMEM;
+        if (id) {
+            memcpy(ne, pc->scalar_e, id * sizeof *ne);
+            memcpy(nc, pc->scalar_col, id * sizeof *nc);
+        }
+        ne[id] = e;
+        nc[id] = col;
+        pc->scalar_e = ne;
+        pc->scalar_col = nc;
+        pc->n_scalar = id + 1;
+        *in = j;
+    }
     return 0;
 }
