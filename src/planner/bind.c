@@ -440,8 +440,9 @@ int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
                 return wrap(pc, e, weir_expr_column(pc->arena, c, r->schema->fields[c].type, out, &err), &err);
         }
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
-                          "a scalar subquery ((SELECT ...) used as a value) is supported only in WHERE, and in "
-                          "the SELECT list of a query that does not aggregate");
+                          "a scalar subquery ((SELECT ...) used as a value) is supported only in a query's WHERE "
+                          "and, when the query does not aggregate, its SELECT list (not in HAVING, ON or the "
+                          "conditions of an IN / EXISTS subquery)");
     default:
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "%s expressions are not supported yet",
                           weir__sql_expr_kind_name(e->kind));

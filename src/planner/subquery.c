@@ -108,14 +108,17 @@ static int plan_one(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sq
             item = sel->items[0].expr;
         }
         /* Its WHERE conjuncts: an inner join in its FROM takes those of its own tables; the rest are the semi join's. */
-        if (sel->where && (rc = plan_join_conds_make(pc, sel->where, &conds)))
-            return rc;
-        if (conds && plan_join_takes_where(sel->from))
-            rc = plan_join(pc, sel->from, conds, &right);
-        else
-            rc = plan_from(pc, sel->from, &right);
-        if (rc)
-            return rc;
+        if (sel->where && plan_join_takes_where(sel->from)) {
+            if ((rc = plan_join_conds_make(pc, sel->where, &conds)) || (rc = plan_join(pc, sel->from, conds, &right)))
+                return rc;
+        } else {
+            const weir_sql_expr *w = sel->where;
+            /* its own IN / EXISTS conditions (uncorrelated with this query) first: semi joins of its input */
+            if ((rc = plan_from(pc, sel->from, &right)) || (w && (rc = plan_where_subqueries(pc, &right, w, &w))))
+                return rc;
+            if (w && (rc = plan_join_conds_make(pc, w, &conds)))
+                return rc;
+        }
     } else {
         if ((rc = plan_query(pc, q, &right)))
             return rc;

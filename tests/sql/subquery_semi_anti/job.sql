@@ -19,6 +19,11 @@
 --   Scopes: inside the subquery, oid and amount are returns_' columns
 --     (they shadow orders'), o.oid is the enclosing query's: orders
 --     returned at their own amount: 2 (15) and 5 (45); 7 is no order.
+--   More shapes (out_more, tagged): EXISTS uncorrelated (customers is not
+--     empty: all six); IN a comma join (customers of orders above 30:
+--     cust 30 and NULL, no such customer: none); IN a UNION ALL (the cids
+--     and 30: 1 2 3 4 6); a subquery with its own IN (customers that have
+--     an order above 20: 10; their orders: 1 3).
 CREATE TABLE orders (oid INT, cust INT, amount INT) WITH (
   'connector' = 'filesystem', 'path' = 'orders.csv', 'format' = 'csv');
 CREATE TABLE customers (cid INT, name STRING) WITH (
@@ -33,6 +38,7 @@ CREATE TABLE out_not_exists (oid INT) WITH ('connector' = 'filesystem', 'path' =
 CREATE TABLE out_not_exists_cond (oid INT) WITH ('connector' = 'filesystem', 'path' = 'out_not_exists_cond', 'format' = 'debezium-json');
 CREATE TABLE out_in_agg (oid INT) WITH ('connector' = 'filesystem', 'path' = 'out_in_agg', 'format' = 'debezium-json');
 CREATE TABLE out_in_updating (cust INT, n BIGINT) WITH ('connector' = 'filesystem', 'path' = 'out_in_updating', 'format' = 'debezium-json');
+CREATE TABLE out_more (q STRING, oid INT) WITH ('connector' = 'filesystem', 'path' = 'out_more', 'format' = 'debezium-json');
 CREATE TABLE out_scope (oid INT) WITH ('connector' = 'filesystem', 'path' = 'out_scope', 'format' = 'debezium-json');
 
 EXECUTE STATEMENT SET BEGIN
@@ -50,6 +56,12 @@ EXECUTE STATEMENT SET BEGIN
     WHERE cust IN (SELECT cid FROM customers GROUP BY cid HAVING COUNT(*) > 1);
   INSERT INTO out_in_updating SELECT cust, n FROM (SELECT cust, COUNT(*) AS n FROM orders GROUP BY cust)
     WHERE cust IN (SELECT cid FROM customers);
+  INSERT INTO out_more SELECT 'exists', oid FROM orders WHERE EXISTS (SELECT * FROM customers);
+  INSERT INTO out_more SELECT 'comma', oid FROM orders
+    WHERE cust IN (SELECT c.cid FROM customers c, orders o2 WHERE c.cid = o2.cust AND o2.amount > 30);
+  INSERT INTO out_more SELECT 'union', oid FROM orders WHERE cust IN (SELECT cid FROM customers UNION ALL SELECT 30);
+  INSERT INTO out_more SELECT 'nested', oid FROM orders o
+    WHERE EXISTS (SELECT * FROM customers c WHERE c.cid = o.cust AND c.cid IN (SELECT cust FROM orders WHERE amount > 20));
   INSERT INTO out_scope SELECT oid FROM orders o
     WHERE amount IN (SELECT amount FROM returns_ WHERE oid = o.oid);
 END;
