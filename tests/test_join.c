@@ -400,6 +400,29 @@ Test(join, state_ttl_forgets_old_rows, .timeout = 60)
     weir_manual_clock_destroy(mc);
 }
 
+/* table.exec.state.ttl applies to a semi join's state as to any regular join's. */
+Test(join, semi_join_state_ttl_forgets_old_rows, .timeout = 60)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_clock clock = weir_manual_clock_get(mc);
+    jt t;
+    memset(&t, 0, sizeof t);
+    t.clock = &clock;
+    t.ttl_ms = 1000;
+    jt_start_ex(&t, WEIR_JOIN_SEMI, 1, NULL, NULL);
+    feed(&t, R, "+I,1,x", 0);
+    feed(&t, L, "+I,1,a", 1);      /* x is 0 ms old: a matches */
+    weir_manual_clock_set(mc, 999);
+    feed(&t, L, "+I,1,b", 2);      /* 999 ms: still there */
+    weir_manual_clock_set(mc, 1000);
+    feed(&t, L, "+I,1,c", 2);      /* 1000 ms: x expired, c has no match */
+    feed(&t, R, "+I,1,y", 3);      /* b is out already (a TTL does not touch match counts, as in Flink): c only */
+    jt_finish(&t, "+I 1,a\n"
+                  "+I 1,b\n"
+                  "+I 1,c\n");
+    weir_manual_clock_destroy(mc);
+}
+
 /* ---- random workload against a nested-loop join ---- */
 
 typedef struct rrow {
