@@ -20,20 +20,18 @@ size (1/7/1024). The model, per query:
     sometimes R.id < L.id too.
 Output rows (id, window_start) are compared as multisets.
 
-Usage: window_semi_diff.py --weir BIN [--jobs N] [--seed S]
-Environment: WEIR_SEED (replays a run), WEIR_WSEMI_JOBS (default 20),
-WEIR_WSEMI_OUT (where a failing job is kept).
+Usage: window_semi_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
+Environment: WEIR_SEED replays a run, WEIR_WSEMI_JOB=i one case of it;
+WEIR_WSEMI_JOBS cases (default 20, 6 under AddressSanitizer).
 """
 
-import argparse
 import collections
 import datetime
 import os
-import random
-import shutil
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import diffrun  # noqa: E402
 
 
 def gen_rows(rng, n, first_id):
@@ -111,8 +109,8 @@ def parse_ts(text):
     return round(d.timestamp() * 1000)
 
 
-def run_job(weir, seed, index, work):
-    rng = random.Random("wsemi/%d/%d" % (seed, index))
+def run_case(case):
+    rng = case.rng
     delay = rng.choice([0, 500, 1000, 3000])
     kind = rng.choice(["TUMBLE", "HOP"])
     size = rng.choice([1000, 2000, 5000])
@@ -121,17 +119,15 @@ def run_job(weir, seed, index, work):
     rrows = gen_rows(rng, rng.randint(0, 60), 1001)
     par, batch = rng.choice([1, 2, 4]), rng.choice([1, 7, 1024])
     queries = [gen_query(rng, i) for i in range(rng.randint(1, 6))]
-    folder = os.path.join(work, "job%d" % index)
-    os.makedirs(folder, exist_ok=True)
+    case.note = "%s size %d slide %d, delay %d ms, parallelism %d, batch size %d" % (kind, size, slide, delay,
+                                                                                      par, batch)
     wm = "ts" if delay == 0 else "ts - INTERVAL '%d.%03d' SECOND" % (delay // 1000, delay % 1000)
-    sql = ["-- window_semi_diff seed %d job %d: parallelism %d, batch size %d" % (seed, index, par, batch)]
-    for name in ("l", "r"):
+    sql = []
+    for name, rows in (("l", lrows), ("r", rrows)):
         sql.append("CREATE TABLE %s (id BIGINT, num INT, ts_ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), "
                    "WATERMARK FOR ts AS %s) WITH ('connector' = 'filesystem', 'path' = '%s.json', "
                    "'format' = 'json');" % (name, wm, name))
-        with open(os.path.join(folder, name + ".json"), "w") as f:
-            for r in (lrows if name == "l" else rrows):
-                f.write(json_line(r) + "\n")
+        case.write(name + ".json", "".join(json_line(r) + "\n" for r in rows))
     if kind == "TUMBLE":
         tvf = "TABLE(TUMBLE(TABLE %%s, DESCRIPTOR(ts), INTERVAL '%d' MILLISECOND))" % size
     else:
@@ -141,16 +137,13 @@ def run_job(weir, seed, index, work):
         sql.append("CREATE TABLE q%d (id BIGINT, ws TIMESTAMP_LTZ(3)) WITH ('connector' = 'print', "
                    "'print-identifier' = 'q%d');" % (q["qid"], q["qid"]))
         sql.append("INSERT INTO q%d %s;" % (q["qid"], query_sql(q, tvf % "l", tvf % "r")))
-    with open(os.path.join(folder, "job.sql"), "w") as f:
-        f.write("\n".join(sql) + "\n")
-    p = subprocess.run([weir, "run", "job.sql", "-D", "parallelism.default=%d" % par, "-D",
-                        "weir.batch-size=%d" % batch], cwd=folder, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=120)
+    case.write("job.sql", "\n".join(sql) + "\n")
+    p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par, batch), timeout=120)
     if p.returncode != 0:
-        return folder, ["exit %d: %s" % (p.returncode, p.stderr.decode("utf-8", "replace")[-1500:])], len(queries)
+        return [diffrun.failed_run(p)]
     got = collections.defaultdict(collections.Counter)
     probs = []
-    for line in p.stdout.decode().splitlines():
+    for line in p.stdout.splitlines():
         head, _, rest = line.partition("> ")
         if not rest.startswith("+I[") or not rest.endswith("]"):
             probs.append("unexpected line: " + line)
@@ -160,44 +153,11 @@ def run_job(weir, seed, index, work):
     lw = on_time(lrows, delay, kind, size, slide)
     rw = on_time(rrows, delay, kind, size, slide)
     for q in queries:
-        want = expected(q, lw, rw)
-        have = got.get("q%d" % q["qid"], collections.Counter())
-        if have != want:
-            probs.append("q%d (%s%s): missing %s, unexpected %s" % (
-                q["qid"], q["shape"], " + residual" if q["resid"] else "", sorted((want - have).elements())[:5],
-                sorted((have - want).elements())[:5]))
-    return folder, probs, len(queries)
-
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--weir", required=True)
-    ap.add_argument("--jobs", type=int, default=int(os.environ.get("WEIR_WSEMI_JOBS", "20")))
-    ap.add_argument("--seed", type=int, default=None)
-    ap.add_argument("--out", default=os.environ.get("WEIR_WSEMI_OUT", "window_semi_diff_failures"))
-    args = ap.parse_args()
-    seed = args.seed
-    if seed is None:
-        env = os.environ.get("WEIR_SEED")
-        seed = int(env) if env else int.from_bytes(os.urandom(4), "little") % 1000000000
-    print("window_semi_diff: seed %d (WEIR_SEED=%d replays it), %d jobs" % (seed, seed, args.jobs), flush=True)
-    work = tempfile.mkdtemp(prefix="weir-wsemi-")
-    failed = cases = 0
-    try:
-        for i in range(args.jobs):
-            folder, probs, n = run_job(os.path.abspath(args.weir), seed, i, work)
-            cases += n
-            if probs:
-                failed += 1
-                keep = os.path.join(os.path.abspath(args.out), "seed%d-job%d" % (seed, i))
-                shutil.rmtree(keep, ignore_errors=True)
-                shutil.copytree(folder, keep)
-                print("FAIL job %d (kept in %s):\n  %s" % (i, keep, "\n  ".join(probs)), flush=True)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    print("window_semi_diff: %d queries in %d jobs, %d jobs failed; seed %d" % (cases, args.jobs, failed, seed))
-    return 1 if failed else 0
+        probs += diffrun.multiset_problems("q%d (%s%s)" % (q["qid"], q["shape"], " + residual" if q["resid"] else ""),
+                                           expected(q, lw, rw), got.get("q%d" % q["qid"], collections.Counter()))
+    return probs
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(diffrun.main("window_semi_diff", run_case, jobs_env="WEIR_WSEMI_JOBS", jobs=20, asan_jobs=6,
+                          one_env="WEIR_WSEMI_JOB"))
