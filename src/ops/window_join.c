@@ -44,7 +44,8 @@ typedef struct wjoin_conf {
     weir_window_join_config cfg;
     bool outer[2]; /* side i keeps unmatched rows (NULL-padded in the output) */
     bool semi;     /* SEMI or ANTI: the output is the left row alone */
-    const weir_schema *cand_schema; /* the joined row (candidates, decoded rows) */
+    /* the joined row (candidates, decoded rows) */
+    const weir_schema *cand_schema;
 } wjoin_conf;
 
 /* One stored row, copied out of the state while the window fires. */
@@ -372,7 +373,8 @@ static int emit_left(wjoin_op *j, weir_op_ctx *ctx, uint8_t matched, weir_ts ts)
         uint32_t r;
         int rc = out_row(j, ctx, ts, &r);
         if (!rc)
-            rc = weir__row_copy_cols(j->out, r, 0, sr->rows, i, 0, j->conf->cfg.n_out[0]);
+            rc = weir__row_copy_cols(j->out, r, 0, sr->rows, i, 0,
+                                     j->conf->cfg.n_out[0]);
         if (rc)
             return rc;
     }
@@ -479,13 +481,13 @@ static const weir_operator_class wjoin_class = {
 int weir_window_join_spec(const weir_window_join_config *cfg,
                           weir_operator_spec *out)
 {
-    bool semi = cfg && (cfg->type == WEIR_JOIN_SEMI || cfg->type == WEIR_JOIN_ANTI);
+    bool semi =
+        cfg && (cfg->type == WEIR_JOIN_SEMI || cfg->type == WEIR_JOIN_ANTI);
     if (!cfg || !out || !cfg->out_schema || cfg->keys[0].n == 0 ||
         cfg->keys[0].n != cfg->keys[1].n ||
         (semi ? !cfg->cand_schema ||
                     cfg->n_out[0] != cfg->out_schema->n_fields ||
-                    cfg->n_out[0] + cfg->n_out[1] !=
-                        cfg->cand_schema->n_fields
+                    cfg->n_out[0] + cfg->n_out[1] != cfg->cand_schema->n_fields
               : cfg->n_out[0] + cfg->n_out[1] != cfg->out_schema->n_fields))
         return WEIR_EINVAL;
     wjoin_conf *c = weir_calloc(1, sizeof *c);

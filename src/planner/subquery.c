@@ -33,8 +33,11 @@
 #include "ops/ops.h"
 #include "planner/query_internal.h"
 
-/* The subquery of a WHERE conjunct, or NULL: sets the join kind and the IN operand. */
-static const weir_sql_query *subquery_of(const weir_sql_expr *e, weir_join_type *type, const weir_sql_expr **operand,
+/* The subquery of a WHERE conjunct, or NULL: sets the join kind and the IN
+ * operand. */
+static const weir_sql_query *subquery_of(const weir_sql_expr *e,
+                                         weir_join_type *type,
+                                         const weir_sql_expr **operand,
                                          bool *not_in)
 {
     bool neg = false;
@@ -58,22 +61,28 @@ static const weir_sql_query *subquery_of(const weir_sql_expr *e, weir_join_type 
     return NULL;
 }
 
-/* A subquery whose WHERE can hold correlated conditions: SELECT ... FROM ... [WHERE ...], nothing aggregated. */
+/* A subquery whose WHERE can hold correlated conditions: SELECT ... FROM ...
+ * [WHERE ...], nothing aggregated. */
 static bool plain_select(const weir_sql_query *q)
 {
-    if (q->kind != WEIR_SQL_QUERY_SELECT || q->n_with || q->n_order_by || q->limit || q->offset)
+    if (q->kind != WEIR_SQL_QUERY_SELECT || q->n_with || q->n_order_by ||
+        q->limit || q->offset)
         return false;
     const weir_sql_select *sel = q->u.select;
-    if (!sel->from || sel->n_group_by || sel->having || sel->n_windows || plan_select_has_over(sel))
+    if (!sel->from || sel->n_group_by || sel->having || sel->n_windows ||
+        plan_select_has_over(sel))
         return false;
     for (uint32_t i = 0; i < sel->n_items; i++)
-        if (sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR && plan_has_agg(sel->items[i].expr))
+        if (sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR &&
+            plan_has_agg(sel->items[i].expr))
             return false;
     return true;
 }
 
-/* A column reference to the one column of rel r (an uncorrelated IN subquery planned whole). */
-static int column_ref(plan_ctx *pc, const rel *r, weir_sql_loc loc, const weir_sql_expr **out)
+/* A column reference to the one column of rel r (an uncorrelated IN subquery
+ * planned whole). */
+static int column_ref(plan_ctx *pc, const rel *r, weir_sql_loc loc,
+                      const weir_sql_expr **out)
 {
     weir_sql_expr *c = plan_alloc(pc, sizeof *c);
     weir_sql_ident *id = plan_alloc(pc, sizeof *id);
@@ -93,7 +102,8 @@ static int column_ref(plan_ctx *pc, const rel *r, weir_sql_loc loc, const weir_s
 }
 
 /* Plans the subquery conjunct e (subquery q) as a semi or anti join of *in. */
-static int plan_one(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sql_query *q, weir_join_type type,
+static int plan_one(plan_ctx *pc, rel *in, const weir_sql_expr *e,
+                    const weir_sql_query *q, weir_join_type type,
                     const weir_sql_expr *operand, bool not_in)
 {
     rel right;
@@ -103,18 +113,25 @@ static int plan_one(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sq
     if (plain_select(q)) {
         const weir_sql_select *sel = q->u.select;
         if (operand) {
-            if (sel->n_items != 1 || sel->items[0].expr->kind == WEIR_SQL_EXPR_STAR)
-                return plan_error(pc, q->loc, WEIR_EPLAN, "the subquery of IN must select exactly one column");
+            if (sel->n_items != 1 ||
+                sel->items[0].expr->kind == WEIR_SQL_EXPR_STAR)
+                return plan_error(
+                    pc, q->loc, WEIR_EPLAN,
+                    "the subquery of IN must select exactly one column");
             item = sel->items[0].expr;
         }
-        /* Its WHERE conjuncts: an inner join in its FROM takes those of its own tables; the rest are the semi join's. */
+        /* Its WHERE conjuncts: an inner join in its FROM takes those of its own
+         * tables; the rest are the semi join's. */
         if (sel->where && plan_join_takes_where(sel->from)) {
-            if ((rc = plan_join_conds_make(pc, sel->where, &conds)) || (rc = plan_join(pc, sel->from, conds, &right)))
+            if ((rc = plan_join_conds_make(pc, sel->where, &conds)) ||
+                (rc = plan_join(pc, sel->from, conds, &right)))
                 return rc;
         } else {
             const weir_sql_expr *w = sel->where;
-            /* its own IN / EXISTS conditions (uncorrelated with this query) first: semi joins of its input */
-            if ((rc = plan_from(pc, sel->from, &right)) || (w && (rc = plan_where_subqueries(pc, &right, w, &w))))
+            /* its own IN / EXISTS conditions (uncorrelated with this query)
+             * first: semi joins of its input */
+            if ((rc = plan_from(pc, sel->from, &right)) ||
+                (w && (rc = plan_where_subqueries(pc, &right, w, &w))))
                 return rc;
             if (w && (rc = plan_join_conds_make(pc, w, &conds)))
                 return rc;
@@ -124,20 +141,24 @@ static int plan_one(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sq
             return rc;
         if (operand) {
             if (right.n_physical != 1)
-                return plan_error(pc, q->loc, WEIR_EPLAN,
-                                  "the subquery of IN must select exactly one column, not %u", right.n_physical);
+                return plan_error(
+                    pc, q->loc, WEIR_EPLAN,
+                    "the subquery of IN must select exactly one column, not %u",
+                    right.n_physical);
             if ((rc = column_ref(pc, &right, q->loc, &item)))
                 return rc;
         }
     }
     rel out;
-    if ((rc = plan_semi_join(pc, type == WEIR_JOIN_ANTI, in, &right, conds, operand, item, not_in, e->loc, &out)))
+    if ((rc = plan_semi_join(pc, type == WEIR_JOIN_ANTI, in, &right, conds,
+                             operand, item, not_in, e->loc, &out)))
         return rc;
     *in = out;
     return 0;
 }
 
-static void split_and(const weir_sql_expr *e, const weir_sql_expr **v, uint32_t *n, uint32_t cap)
+static void split_and(const weir_sql_expr *e, const weir_sql_expr **v,
+                      uint32_t *n, uint32_t cap)
 {
     if (e->kind == WEIR_SQL_EXPR_BINARY && e->u.binary.op == WEIR_SQL_OP_AND) {
         split_and(e->u.binary.left, v, n, cap);
@@ -154,7 +175,8 @@ static uint32_t count_and(const weir_sql_expr *e)
     return 1;
 }
 
-int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where, const weir_sql_expr **rest)
+int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where,
+                          const weir_sql_expr **rest)
 {
     uint32_t cap = count_and(where), n = 0;
     const weir_sql_expr **conj = plan_alloc(pc, cap * sizeof *conj);
@@ -170,9 +192,11 @@ int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where, con
     }
     if (!any)
         return 0; /* *rest stays where */
-    /* A window table function's rows get their windows first (a window semi or anti join's input). */
+    /* A window table function's rows get their windows first (a window semi or
+     * anti join's input). */
     int rc;
-    if (in->win.present && (rc = plan_window_assign(pc, in, "a semi or anti join (IN or EXISTS)")))
+    if (in->win.present &&
+        (rc = plan_window_assign(pc, in, "a semi or anti join (IN or EXISTS)")))
         return rc;
     const weir_sql_expr *acc = NULL;
     for (uint32_t i = 0; i < n; i++) {
@@ -196,7 +220,8 @@ int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where, con
         and->kind = WEIR_SQL_EXPR_BINARY;
         and->loc = acc->loc;
         and->end = conj[i]->end;
-        and->height = (acc->height > conj[i]->height ? acc->height : conj[i]->height) + 1;
+        and->height =
+            (acc->height > conj[i]->height ? acc->height : conj[i]->height) + 1;
         and->u.binary.op = WEIR_SQL_OP_AND;
         and->u.binary.op_loc = conj[i]->loc;
         and->u.binary.left = (weir_sql_expr *)acc;
@@ -207,7 +232,8 @@ int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where, con
     return 0;
 }
 
-/* ------------------------------------------------------------ scalar subqueries */
+/* ------------------------------------------------------------ scalar
+ * subqueries */
 
 enum { MAX_SCALAR = 64 };
 
@@ -228,7 +254,10 @@ static int collect_scalar(const weir_sql_expr *e, void *ud)
     return weir__sql_expr_each_child(e, collect_scalar, ud);
 }
 
-bool plan_is_scalar_column(const char *name) { return !strncmp(name, "$scalar", 7); }
+bool plan_is_scalar_column(const char *name)
+{
+    return !strncmp(name, "$scalar", 7);
+}
 
 /*
  * One row, always: a SELECT of one aggregate expression without GROUP BY
@@ -240,12 +269,13 @@ static bool one_row(const weir_sql_query *q)
     if (q->kind != WEIR_SQL_QUERY_SELECT || q->n_with || q->limit || q->offset)
         return false;
     const weir_sql_select *sel = q->u.select;
-    return sel->from && !sel->n_group_by && sel->n_items == 1 && sel->items[0].expr->kind != WEIR_SQL_EXPR_STAR &&
+    return sel->from && !sel->n_group_by && sel->n_items == 1 &&
+           sel->items[0].expr->kind != WEIR_SQL_EXPR_STAR &&
            plan_has_agg(sel->items[0].expr) && !plan_select_has_over(sel);
 }
 
-int plan_scalar_subqueries(plan_ctx *pc, rel *in, const weir_sql_select *sel, const weir_sql_expr *where,
-                           bool aggregating)
+int plan_scalar_subqueries(plan_ctx *pc, rel *in, const weir_sql_select *sel,
+                           const weir_sql_expr *where, bool aggregating)
 {
     scalar_walk w = {.n = 0};
     int rc = where ? collect_scalar(where, &w) : 0;
@@ -253,17 +283,21 @@ int plan_scalar_subqueries(plan_ctx *pc, rel *in, const weir_sql_select *sel, co
         if (sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR)
             rc = collect_scalar(sel->items[i].expr, &w);
     if (rc)
-        return plan_error(pc, sel->loc, WEIR_EUNSUPPORTED, "more than %d scalar subqueries in one SELECT", MAX_SCALAR);
+        return plan_error(pc, sel->loc, WEIR_EUNSUPPORTED,
+                          "more than %d scalar subqueries in one SELECT",
+                          MAX_SCALAR);
     if (!w.n)
         return 0;
-    if (in->win.present && (rc = plan_window_assign(pc, in, "a scalar subquery's join")))
+    if (in->win.present &&
+        (rc = plan_window_assign(pc, in, "a scalar subquery's join")))
         return rc;
     for (uint32_t i = 0; i < w.n; i++) {
         const weir_sql_expr *e = w.found[i];
         const weir_sql_query *q = e->u.subquery.query;
         if (!one_row(q))
             return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
-                              "a scalar subquery must give one row: one aggregate without GROUP BY, such as "
+                              "a scalar subquery must give one row: one "
+                              "aggregate without GROUP BY, such as "
                               "(SELECT MAX(x) FROM t)");
         rel sq;
         if ((rc = plan_query(pc, q, &sq)))
@@ -288,7 +322,8 @@ int plan_scalar_subqueries(plan_ctx *pc, rel *in, const weir_sql_select *sel, co
         sq.rowtime = -1;
         sq.has_proctime = false;
         sq.wprops.present = false;
-        /* The outer rows, each with the subquery's value: NULL until it has a row, then updated with it. */
+        /* The outer rows, each with the subquery's value: NULL until it has a
+         * row, then updated with it. */
         rel j;
         uint32_t col = in->n_physical;
         if ((rc = plan_scalar_join(pc, in, &sq, e->loc, &j)))
