@@ -116,6 +116,7 @@ struct plan_ctx {
     weir_sql_loc *cfg_locs; /* of each value in the script; line 0: from -D */
     size_t n_cfg;
     const char *cfg_bad;    /* the key plan_job_config found wrong */
+    const char *time_zone;  /* table.local-time-zone resolved (plan_alloc'd), or NULL for UTC */
     cat_table *tables;
     size_t n_tables;
     cat_view *views;
