@@ -71,6 +71,7 @@ typedef struct rel_wprops {
     weir_window_assigner assigner;
     uint32_t ws, we; /* window_start and window_end columns */
     int32_t wt;      /* window_time column, or -1 when projected away */
+    bool local_tz;   /* windows of table.local-time-zone's wall time (a TIMESTAMP_LTZ attribute) */
 } rel_wprops;
 
 typedef struct rel {
