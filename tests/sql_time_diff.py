@@ -7,7 +7,7 @@ Each case draws a zone from the system's zoneinfo and instants across
 gaps and overlaps, found here by bisection), and runs one weir job per case
 that decomposes each TIMESTAMP_LTZ in the session zone (CAST to TIMESTAMP
 and STRING, DATE_FORMAT, FROM_UNIXTIME, EXTRACT, local wall time back to an
-instant), and counts the events of each local day (TUMBLE 1 DAY) and local
+instant, CONVERT_TZ), and counts the events of each local day (TUMBLE 1 DAY) and local
 hour (TUMBLE 1 HOUR: in an overlap the repeated hour's two passes are one
 window). The expected rows come from Python's zoneinfo (which reads the
 same TZif files, footer rule included, but shares no code with weir) with
@@ -111,17 +111,18 @@ def run_case(weir, seed, n, tmp):
 CREATE TABLE t (id INT, ms BIGINT, sec BIGINT, ts AS TO_TIMESTAMP_LTZ(ms, 3), WATERMARK FOR ts AS ts)
   WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv');
 CREATE TABLE f (id INT, lt TIMESTAMP(3), s STRING, df STRING, fu STRING, y BIGINT, mo BIGINT, d BIGINT, h BIGINT,
-  dw BIGINT, back BIGINT) WITH ('connector' = 'filesystem', 'path' = 'out-f', 'format' = 'csv');
+  dw BIGINT, back BIGINT, cz STRING) WITH ('connector' = 'filesystem', 'path' = 'out-f', 'format' = 'csv');
 CREATE TABLE days (ws TIMESTAMP(3), we TIMESTAMP(3), n BIGINT) WITH ('connector' = 'filesystem', 'path' = 'out-d', 'format' = 'csv');
 CREATE TABLE hours (ws TIMESTAMP(3), we TIMESTAMP(3), n BIGINT) WITH ('connector' = 'filesystem', 'path' = 'out-h', 'format' = 'csv');
 INSERT INTO f SELECT id, CAST(ts AS TIMESTAMP(3)), CAST(ts AS STRING), DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss.SSS'),
   FROM_UNIXTIME(sec), EXTRACT(YEAR FROM ts), EXTRACT(MONTH FROM ts), EXTRACT(DAY FROM ts), HOUR(ts),
-  DAYOFWEEK(ts), CAST(CAST(CAST(ts AS TIMESTAMP(3)) AS TIMESTAMP_LTZ(3)) AS BIGINT) FROM t;
+  DAYOFWEEK(ts), CAST(CAST(CAST(ts AS TIMESTAMP(3)) AS TIMESTAMP_LTZ(3)) AS BIGINT),
+  CONVERT_TZ(CAST(CAST(ts AS TIMESTAMP(3)) AS STRING), '%s', 'UTC') FROM t;
 INSERT INTO days SELECT window_start, window_end, COUNT(*) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' DAY))
   GROUP BY window_start, window_end;
 INSERT INTO hours SELECT window_start, window_end, COUNT(*) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' HOUR))
   GROUP BY window_start, window_end;
-""" % z_name
+""" % (z_name, z_name)
     with open(os.path.join(tmp, "job.sql"), "w") as f:
         f.write(job)
     par = rnd.choice([1, 2, 4])
@@ -148,8 +149,9 @@ INSERT INTO hours SELECT window_start, window_end, COUNT(*) FROM TABLE(TUMBLE(TA
         L = local_of(z, v)
         back = to_instant(z, L.replace(microsecond=0)) // 1000  # CAST(LTZ AS BIGINT) floors to seconds
         fu = local_of(z, (v // 1000) * 1000).strftime("%Y-%m-%d %H:%M:%S")
+        cz = local_of(dt.timezone.utc, to_instant(z, L)).strftime("%Y-%m-%d %H:%M:%S")
         want_f.append(",".join(str(x) for x in [i, fmt_ts(L), fmt_ts(L), fmt_ts(L), fu, L.year, L.month, L.day,
-                                                  L.hour, dow(L), back]))
+                                                  L.hour, dow(L), back, cz]))
         day = dt.datetime(L.year, L.month, L.day)
         days[day] = days.get(day, 0) + 1
         hour = L.replace(minute=0, second=0, microsecond=0)
