@@ -157,7 +157,8 @@ typedef struct weir_window_spec {
      * local wall time; output rows carry the instant of window_end - 1 ms.
      * A window fires once every later instant shows a local time at or after
      * its end. NULL or "UTC": epoch-aligned (copied; names as
-     * weir_expr_env_set_time_zone). Processing-time windows ignore it.
+     * weir_expr_env_set_time_zone). Processing-time, session and global
+     * windows ignore it.
      */
     const char *time_zone;
 } weir_window_spec;

@@ -494,7 +494,8 @@ int weir_window_operator_spec(const weir_window_spec *spec, const weir_schema *i
     }
     a->spec.aggs = a->aggs;
     a->spec.time_zone = NULL;
-    if (spec->time_zone && spec->time_domain == WEIR_TIME_EVENT) {
+    if (spec->time_zone && spec->time_domain == WEIR_TIME_EVENT && spec->assigner.kind != WEIR_WINDOW_SESSION &&
+        spec->assigner.kind != WEIR_WINDOW_GLOBAL) {
         weir__tz *z = NULL;
         if ((rc = weir__tz_load(spec->time_zone, &z, err))) {
             arg_free(a);
@@ -571,7 +572,8 @@ static int describe_state(weir_job *job, weir_stream s, const weir_window_spec *
     }
     FIELD("time", "%s", spec->time_domain == WEIR_TIME_PROCESSING ? "processing" : "event");
     /* Windows of another zone's days are other windows; UTC ones keep their old description. */
-    if (spec->time_zone && spec->time_domain == WEIR_TIME_EVENT && strcasecmp(spec->time_zone, "UTC"))
+    if (a->kind != WEIR_WINDOW_SESSION && a->kind != WEIR_WINDOW_GLOBAL && spec->time_zone &&
+        spec->time_domain == WEIR_TIME_EVENT && strcasecmp(spec->time_zone, "UTC"))
         FIELD("time zone", "%s", spec->time_zone);
 #undef FIELD
     if (!rc)
