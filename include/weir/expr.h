@@ -98,6 +98,12 @@ typedef struct weir_expr_vec {
 weir_expr_arena *weir_expr_arena_create(void);
 /* Frees every expression built in the arena. */
 void weir_expr_arena_destroy(weir_expr_arena *a);
+/*
+ * The session time zone of the expressions built in the arena from now on
+ * (names as weir_expr_env_set_time_zone); an env's own zone, when set, wins.
+ * A SQL job sets it from 'table.local-time-zone'.
+ */
+int weir_expr_arena_set_time_zone(weir_expr_arena *a, const char *tz, weir_error *err);
 
 /* ---- leaves ---- */
 

@@ -149,6 +149,18 @@ typedef struct weir_window_spec {
     bool window_time;               /* add the window_time column (end - 1) */
     /* Testing aid: never use the typed COUNT/SUM fast path (results are identical). */
     bool no_fast_path;
+    /*
+     * Event-time windows of local wall time (a TIMESTAMP_LTZ attribute in
+     * SQL's table.local-time-zone): row times are instants, and windows align
+     * to this zone's clock (a 1-day window is a local day: 23 or 25 hours
+     * across a DST change). window_start, window_end and window_time show
+     * local wall time; output rows carry the instant of window_end - 1 ms.
+     * A window fires once every later instant shows a local time at or after
+     * its end. NULL or "UTC": epoch-aligned (copied; names as
+     * weir_expr_env_set_time_zone). Processing-time, session and global
+     * windows ignore it.
+     */
+    const char *time_zone;
 } weir_window_spec;
 
 void weir_window_spec_init(weir_window_spec *spec);

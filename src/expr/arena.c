@@ -24,6 +24,7 @@ typedef struct adtor {
 struct weir_expr_arena {
     ablock *blocks;
     adtor *dtors;
+    weir__tz *tz; /* session zone of the nodes built from now on; NULL = UTC */
 };
 
 weir_expr_arena *weir_expr_arena_create(void) { return weir_calloc(1, sizeof(weir_expr_arena)); }
@@ -32,6 +33,7 @@ void weir_expr_arena_destroy(weir_expr_arena *a)
 {
     if (!a)
         return;
+    weir__tz_free(a->tz);
     for (adtor *d = a->dtors; d;) {
         adtor *next = d->next;
         d->fn(d->p);
@@ -94,6 +96,7 @@ weir_expr *weir__node(weir_expr_arena *a, int kind, weir_type type, uint32_t n_a
         return NULL;
     e->kind = (uint8_t)kind;
     e->type = type;
+    e->tz = a->tz;
     e->col = -1;
     e->n_args = n_args;
     if (n_args) {
@@ -136,6 +139,23 @@ void weir_expr_env_set_watermark(weir_expr_env *env, weir_ts watermark) { env->w
 void weir_expr_env_set_clock(weir_expr_env *env, const weir_clock *clock)
 {
     env->clock = clock ? *clock : weir_clock_system();
+}
+
+static void tz_free_cb(void *p) { weir__tz_free(p); }
+
+int weir_expr_arena_set_time_zone(weir_expr_arena *a, const char *tz, weir_error *err)
+{
+    weir__tz *z = NULL;
+    int rc = weir__tz_load(tz, &z, err);
+    if (rc)
+        return rc;
+    /* Nodes built earlier keep pointing at the old zone: keep it until the arena goes. */
+    if (a->tz && weir__arena_on_destroy(a, tz_free_cb, a->tz)) {
+        weir__tz_free(z);
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    }
+    a->tz = z;
+    return 0;
 }
 
 int weir_expr_env_set_time_zone(weir_expr_env *env, const char *tz, weir_error *err)

@@ -408,10 +408,12 @@ int weir__eval_node(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *ou
 
 /* ---- top level ---- */
 
-static void cx_init(ecx *cx, weir_expr_env *env, weir_error *err, const weir_batch *in, uint32_t n)
+static void cx_init(ecx *cx, weir_expr_env *env, weir_error *err, const weir_batch *in, uint32_t n,
+                    const weir_expr *root)
 {
     memset(cx, 0, sizeof *cx);
     cx->env = env;
+    cx->tz = env->tz ? env->tz : root->tz;
     cx->err = err;
     cx->in = in;
     cx->n = n;
@@ -525,7 +527,7 @@ int weir_expr_eval(const weir_expr *e, const weir_batch *in, weir_expr_env *env,
                               weir_expr_type_name(ct, WEIR_INTERVAL_NONE, b2, sizeof b2));
     }
     ecx cx;
-    cx_init(&cx, env, err, in, in->n_rows);
+    cx_init(&cx, env, err, in, in->n_rows, e);
     xvec v;
     int rc = weir__eval_node(&cx, e, NULL, &v);
     if (rc)
@@ -547,7 +549,7 @@ int weir_expr_filter(const weir_expr *e, const weir_batch *in, weir_expr_env *en
         return weir_error_set(err, WEIR_EINVAL, "a filter condition must be BOOLEAN, not %s",
                               weir_type_name(e->type.id));
     ecx cx;
-    cx_init(&cx, env, err, in, in->n_rows);
+    cx_init(&cx, env, err, in, in->n_rows, e);
     xvec v;
     int rc = weir__eval_node(&cx, e, NULL, &v);
     if (rc)
@@ -612,7 +614,7 @@ int weir_expr_eval_row(const weir_expr *e, const weir_batch *in, uint32_t row, w
         view.n_rows = 1;
     }
     ecx cx;
-    cx_init(&cx, env, err, in ? &view : NULL, 1);
+    cx_init(&cx, env, err, in ? &view : NULL, 1, e);
     xvec v;
     int rc = weir__eval_node(&cx, e, NULL, &v);
     if (cols != cols_small)

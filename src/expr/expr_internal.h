@@ -19,6 +19,7 @@
 
 #include <string.h>
 
+#include "time/tz.h"
 #include "util/dec128.h"
 #include "util/pow10.h"
 #include "weir/expr.h"
@@ -63,6 +64,7 @@ struct weir_expr {
     int64_t p0, p1;   /* small kernel parameters (units, scales) */
     int32_t col;      /* N_COLUMN */
     weir_value lit;   /* N_LITERAL */
+    const weir__tz *tz; /* the arena's session zone when built (NULL = UTC); owned by the arena */
 };
 
 /* ---- scratch memory ---- */
@@ -73,7 +75,6 @@ typedef struct xchunk {
     char *data;
 } xchunk;
 
-typedef struct weir__tz weir__tz;
 
 typedef struct rng_slot {
     const weir_expr *node;
@@ -96,6 +97,7 @@ struct ecx {
     weir_error *err;
     const weir_batch *in;
     uint32_t n;
+    const weir__tz *tz; /* session zone: the env's, else the root expression's; NULL = UTC */
     int64_t now_ms; /* processing time, read once per evaluation */
     bool have_now;
 };
@@ -219,27 +221,13 @@ int weir__parse_decimal128(const char *s, size_t len, int p, int sc, weir_i128 *
 
 /* ---- time ---- */
 
-struct weir__tz {
-    char name[64];
-    int32_t fixed_s;     /* used when n_trans == 0 */
-    uint32_t n_trans;
-    int64_t *trans;      /* UTC seconds of each transition */
-    int32_t *offs;       /* offset (s) in effect from trans[i] */
-    int32_t off0;        /* offset before the first transition */
-};
-int weir__tz_load(const char *name, weir__tz **out, weir_error *err);
-void weir__tz_free(weir__tz *tz);
-/* Offset in ms to add to a UTC instant to get local wall time. */
-int64_t weir__tz_offset(const weir__tz *tz, int64_t utc_ms);
-/* UTC instant of a local wall time (gaps move forward, overlaps take the earlier). */
-int64_t weir__tz_to_utc(const weir__tz *tz, int64_t local_ms);
 static inline int64_t x_local(const ecx *cx, int64_t utc_ms)
 {
-    return cx->env->tz ? utc_ms + weir__tz_offset(cx->env->tz, utc_ms) : utc_ms;
+    return cx->tz ? utc_ms + weir__tz_offset(cx->tz, utc_ms) : utc_ms;
 }
 static inline int64_t x_utc(const ecx *cx, int64_t local_ms)
 {
-    return cx->env->tz ? weir__tz_to_utc(cx->env->tz, local_ms) : local_ms;
+    return cx->tz ? weir__tz_to_utc(cx->tz, local_ms) : local_ms;
 }
 /*
  * Flink's default timestamp text: yyyy-M[M]-d[d][( |T)H[H]:m[m]:s[s][.f{1,9}]],

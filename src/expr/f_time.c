@@ -982,6 +982,81 @@ static int bind_format(weir_expr_arena *a, const xfunc *f, weir_expr **args, uin
     return set_fmt(a, f, *out, n == 2 ? args[1] : NULL, "yyyy-MM-dd HH:mm:ss", err);
 }
 
+/* ---- CONVERT_TZ ---- */
+
+/* The two zones of CONVERT_TZ(string, from, to): NULL means UTC. */
+typedef struct convert_zones {
+    weir__tz *from, *to;
+} convert_zones;
+
+static void convert_zones_free(void *p)
+{
+    convert_zones *z = p;
+    weir__tz_free(z->from);
+    weir__tz_free(z->to);
+}
+
+static int convert_tz_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    const convert_zones *z = e->aux;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!x_live(out, act, i))
+            continue;
+        xstr s = ((const xstr *)a[0].data)[i];
+        int64_t local;
+        if (weir__parse_ts_text(s.ptr, s.len, &local)) {
+            x_setnull(cx, out, i);
+            continue;
+        }
+        int64_t utc = z->from ? weir__tz_to_utc(z->from, local) : local;
+        int64_t to = z->to ? utc + weir__tz_offset(z->to, utc) : utc;
+        char buf[40];
+        size_t len = weir__fmt_ts(to, buf);
+        if (len > 19)
+            len = 19; /* yyyy-MM-dd HH:mm:ss, as Flink */
+        char *p = x_str(cx, len);
+        if (!p)
+            return oom(cx);
+        memcpy(p, buf, len);
+        ((xstr *)out->data)[i] = (xstr){p, (uint32_t)len};
+    }
+    return 0;
+}
+
+static int bind_convert_tz(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                           weir_error *err)
+{
+    if (n != 3)
+        return weir__bad_args(f, args, n, err);
+    int rc = need_str_args(a, f, args, n, 0, err);
+    if (rc)
+        return rc;
+    convert_zones *z = weir__arena_alloc(a, sizeof *z);
+    if (!z)
+        return nomem_b(err);
+    memset(z, 0, sizeof *z);
+    if (weir__arena_on_destroy(a, convert_zones_free, z))
+        return nomem_b(err);
+    for (int k = 1; k <= 2; k++) {
+        const weir_expr *arg = args[k];
+        if (arg->kind != N_LITERAL || arg->lit.is_null)
+            return weir_error_set(err, WEIR_EPLAN,
+                                  "CONVERT_TZ takes its time zones as string literals ('UTC', '+08:00', "
+                                  "'Europe/Berlin')");
+        char name[64];
+        xstr v = arg->lit.v.s;
+        snprintf(name, sizeof name, "%.*s", (int)(v.len < sizeof name - 1 ? v.len : sizeof name - 1), v.ptr);
+        weir_error zerr = {0};
+        if (weir__tz_load(name, k == 1 ? &z->from : &z->to, &zerr))
+            return weir_error_set(err, WEIR_EPLAN, "CONVERT_TZ: %s", zerr.message);
+    }
+    *out = weir__call_node(a, f, args, n, tmake(WEIR_TYPE_STRING, true), convert_tz_kernel, F_STRICT | F_MAYNULL);
+    if (!*out)
+        return nomem_b(err);
+    (*out)->aux = z;
+    return 0;
+}
+
 /* ---- CURRENT_TIMESTAMP & co, CURRENT_WATERMARK ---- */
 
 /* p0: 0 instant (TIMESTAMP_LTZ), 1 local wall time (TIMESTAMP). */
@@ -1054,6 +1129,7 @@ const xfunc weir__funcs_time[] = {
     {"TO_TIMESTAMP_LTZ", "TO_TIMESTAMP_LTZ(numeric, 0|3)", bind_to_ltz, 0},
     {"DATE_FORMAT", "DATE_FORMAT(timestamp, STRING format)", bind_format, 0},
     {"FROM_UNIXTIME", "FROM_UNIXTIME(BIGINT [, STRING format])", bind_format, 1},
+    {"CONVERT_TZ", "CONVERT_TZ(STRING, STRING from_zone, STRING to_zone)", bind_convert_tz, 0},
     {"CURRENT_TIMESTAMP", "CURRENT_TIMESTAMP", bind_now, 0},
     {"NOW", "NOW()", bind_now, 0},
     {"PROCTIME", "PROCTIME()", bind_now, 0},

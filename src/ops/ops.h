@@ -195,6 +195,13 @@ typedef struct weir_window_assign_config {
     weir_window_assigner assigner;
     const weir_schema *out_schema; /* borrowed; the input's columns then the three window columns */
     bool window_time_ts;           /* the row's event time becomes window_time (end - 1) */
+    /*
+     * Windows of this zone's wall time (as weir_window_spec.time_zone): the
+     * window columns show local time, and window_time as the row's event
+     * time is the instant of local end - 1. NULL = UTC. Borrowed: must
+     * outlive the operator (the plan's).
+     */
+    const char *time_zone;
 } weir_window_assign_config;
 
 int weir_window_assign_spec(const weir_window_assign_config *cfg, weir_operator_spec *out);

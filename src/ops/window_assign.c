@@ -10,9 +10,11 @@
 
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
+#include "time/tz.h"
 
 typedef struct wassign_op {
     const weir_window_assign_config *cfg;
+    weir__tz *tz; /* cfg->time_zone loaded, or NULL for UTC */
     weir_batch *out;
     weir_window *wins;
     uint32_t wins_cap;
@@ -30,6 +32,12 @@ static int wassign_create(void *arg, const weir_op_info *info, void **out_op)
                                info->batch_size ? info->batch_size : 1024);
     w->wins_cap = 16;
     w->wins = weir_malloc(w->wins_cap * sizeof *w->wins);
+    if (c->time_zone) {
+        weir_error err = {0};
+        int rc = weir__tz_load(c->time_zone, &w->tz, &err);
+        if (rc)
+            return rc;
+    }
     return w->out && w->wins ? 0 : WEIR_ENOMEM;
 }
 
@@ -51,6 +59,7 @@ static void wassign_close(void *op)
     if (!w)
         return;
     weir_batch_destroy(w->out);
+    weir__tz_free(w->tz);
     weir_free(w->wins);
     weir_free(w);
 }
@@ -64,7 +73,10 @@ static int wassign_process(void *op, weir_op_ctx *ctx, int input,
     (void)input;
     uint32_t n_in = w->cfg->out_schema->n_fields - 3;
     for (uint32_t r = 0; r < in->n_rows; r++) {
-        int n = weir_window_assign(&w->cfg->assigner, in->ts[r], w->wins,
+        weir_ts t = in->ts[r];
+        if (w->tz && t != WEIR_TS_MIN && t != WEIR_TS_MAX)
+            t += weir__tz_offset(w->tz, t);
+        int n = weir_window_assign(&w->cfg->assigner, t, w->wins,
                                    w->wins_cap);
         if (n < 0)
             return weir_op_fail(ctx, n,
@@ -76,7 +88,7 @@ static int wassign_process(void *op, weir_op_ctx *ctx, int input,
                 return WEIR_ENOMEM;
             w->wins = nw;
             w->wins_cap = (uint32_t)n;
-            n = weir_window_assign(&w->cfg->assigner, in->ts[r], w->wins,
+            n = weir_window_assign(&w->cfg->assigner, t, w->wins,
                                    w->wins_cap);
         }
         for (int i = 0; i < n; i++) {
@@ -93,7 +105,10 @@ static int wassign_process(void *op, weir_op_ctx *ctx, int input,
             if (rc)
                 return rc;
             w->out->kind[o] = in->kind[r];
-            w->out->ts[o] = w->cfg->window_time_ts ? w->wins[i].end - 1 : in->ts[r];
+            weir_ts wt = w->wins[i].end - 1;
+            if (w->tz && w->cfg->window_time_ts)
+                wt = weir__tz_to_utc(w->tz, wt);
+            w->out->ts[o] = w->cfg->window_time_ts ? wt : in->ts[r];
             WEIR_COL_I64(w->out, n_in)[o] = w->wins[i].start;
             WEIR_COL_I64(w->out, n_in + 1)[o] = w->wins[i].end;
             WEIR_COL_I64(w->out, n_in + 2)[o] = w->wins[i].end - 1;

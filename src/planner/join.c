@@ -452,6 +452,11 @@ static int window_join_check(plan_ctx *pc, const weir_sql_table_ref *ref, const 
     }
     if (!starts || !ends || sd[0].r.updating || sd[1].r.updating)
         return 0;
+    if (wl->local_tz || wr->local_tz)
+        return plan_error(pc, ref->u.join.op_loc, WEIR_EUNSUPPORTED,
+                          "a window join of windows over a TIMESTAMP_LTZ attribute in table.local-time-zone '%s' is "
+                          "not supported yet (UTC windows are)",
+                          pc->time_zone ? pc->time_zone : "UTC");
     if (!same_window(&wl->assigner, &wr->assigner)) {
         char a[96], b[96];
         window_text(&wl->assigner, a, sizeof a);
@@ -499,7 +504,8 @@ static int plan_window_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
     if (keep >= 0) {
         const rel_wprops *w = &sd[keep].r.wprops;
         uint32_t off = keep ? nl : 0;
-        j->wprops = (rel_wprops){true, w->assigner, w->ws + off, w->we + off, w->wt >= 0 ? w->wt + (int32_t)off : -1};
+        j->wprops = (rel_wprops){true, w->assigner, w->ws + off, w->we + off, w->wt >= 0 ? w->wt + (int32_t)off : -1,
+                                 w->local_tz};
         if (w->wt >= 0) {
             j->rowtime = w->wt + (int32_t)off;
             j->schema->rowtime = j->rowtime;

@@ -250,6 +250,35 @@ bool plan_checkpointing(const plan_ctx *pc)
     return plan_config(pc, "state.checkpoints.dir") || plan_config(pc, "state.savepoints.dir");
 }
 
+/*
+ * table.local-time-zone: the session zone of every expression (the arena's)
+ * and of windows over TIMESTAMP_LTZ attributes. Flink's value 'default'
+ * (the machine's zone) reads $TZ; weir's default is UTC.
+ */
+static int plan_time_zone(plan_ctx *pc)
+{
+    const char *key = "table.local-time-zone";
+    const char *v = plan_config(pc, key);
+    if (!v)
+        return 0;
+    if (!strcasecmp(v, "default")) {
+        const char *env = getenv("TZ");
+        v = env && *env ? env + (*env == ':') : "UTC";
+    }
+    weir_error e = {0};
+    int rc = weir_expr_arena_set_time_zone(pc->arena, v, &e);
+    if (rc) {
+        weir_sql_loc at = plan_config_loc(pc, key);
+        if (at.line)
+            return plan_error(pc, at, rc, "SET %s: %s", key, e.message);
+        return weir_error_set(pc->err, rc, "%s: error: -D %s: %s", weir_sql_script_file(pc->script), key, e.message);
+    }
+    if (strcasecmp(v, "UTC") && strcasecmp(v, "GMT") && strcasecmp(v, "Z") && strcasecmp(v, "Etc/UTC") &&
+        !(pc->time_zone = plan_strdup(pc, v)))
+        return weir_error_set(pc->err, WEIR_ENOMEM, "out of memory");
+    return 0;
+}
+
 int plan_ensure_job(plan_ctx *pc)
 {
     if (pc->job)
@@ -572,7 +601,7 @@ static const char *const KNOWN_KEYS[] = {
     "weir.state.dir", "state.savepoints.dir", "weir.source.projection-pushdown", "table.exec.state.ttl",
     "table.exec.mini-batch.enabled", "table.exec.emit.allow-lateness", "table.exec.emit.early-fire.enabled",
     "table.exec.emit.early-fire.delay", "table.exec.emit.late-fire.enabled", "table.exec.emit.late-fire.delay",
-    "weir.late-records.table",
+    "weir.late-records.table", "table.local-time-zone",
     /* checkpoints and restarts */
     "execution.checkpointing.dir", "execution.checkpointing.timeout", "execution.checkpointing.min-pause",
     "execution.checkpointing.max-concurrent-checkpoints", "execution.checkpointing.tolerable-failed-checkpoints",
@@ -690,6 +719,8 @@ int weir_sql_job_create(const char *file, const char *text, size_t len, const we
         if ((rc = warn_unknown_key(pc, opt->set_keys[i], (weir_sql_loc){0}, NULL)) ||
             (rc = plan_config_set(pc, opt->set_keys[i], opt->set_values[i], (weir_sql_loc){0})))
             goto fail;
+    if ((rc = plan_time_zone(pc)))
+        goto fail;
     for (size_t i = 0; i < n; i++)
         if ((rc = run_stmt(pc, weir_sql_script_stmt(j->script, i))))
             goto fail;

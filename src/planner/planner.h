@@ -71,6 +71,7 @@ typedef struct rel_wprops {
     weir_window_assigner assigner;
     uint32_t ws, we; /* window_start and window_end columns */
     int32_t wt;      /* window_time column, or -1 when projected away */
+    bool local_tz;   /* windows of table.local-time-zone's wall time (a TIMESTAMP_LTZ attribute) */
 } rel_wprops;
 
 typedef struct rel {
@@ -123,6 +124,7 @@ struct plan_ctx {
     weir_sql_loc *cfg_locs; /* of each value in the script; line 0: from -D */
     size_t n_cfg;
     const char *cfg_bad;    /* the key plan_job_config found wrong */
+    const char *time_zone;  /* table.local-time-zone resolved (plan_alloc'd), or NULL for UTC */
     cat_table *tables;
     size_t n_tables;
     cat_view *views;

@@ -125,7 +125,8 @@ int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, 
                     wt = (int32_t)i;
             }
             if (ws >= 0 && we >= 0)
-                o.wprops = (rel_wprops){true, r->wprops.assigner, (uint32_t)ws, (uint32_t)we, wt};
+                o.wprops = (rel_wprops){true, r->wprops.assigner, (uint32_t)ws, (uint32_t)we, wt,
+                                        r->wprops.local_tz};
         }
         if (rel_quals(pc, &o, NULL))
             return WEIR_ENOMEM;
@@ -591,6 +592,20 @@ static int plan_window_tvf(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out
 
 static int window_assign(plan_ctx *pc, rel *r, const char *what, bool as_table);
 
+/*
+ * Whether r's time attribute is an instant shown in the session zone: a
+ * TIMESTAMP_LTZ column, or the window_time of windows of local time (as
+ * Flink types it TIMESTAMP_LTZ; weir shows it as local TIMESTAMP).
+ */
+static bool rowtime_is_ltz(const rel *r)
+{
+    if (r->rowtime < 0)
+        return false;
+    if (r->schema->fields[r->rowtime].type.id == WEIR_TYPE_TIMESTAMP_LTZ)
+        return true;
+    return r->wprops.present && r->wprops.local_tz && r->wprops.wt == r->rowtime;
+}
+
 int plan_window_assign(plan_ctx *pc, rel *r, const char *what) { return window_assign(pc, r, what, false); }
 
 /*
@@ -609,7 +624,9 @@ static int window_assign(plan_ctx *pc, rel *r, const char *what, bool as_table)
                           "%s over %s%s windows directly is not supported (as in Flink); aggregate the window table "
                           "function with GROUP BY window_start, window_end first",
                           what, r->win.proctime ? "processing-time " : "", kinds[a->kind]);
-    weir_window_assign_config wc = {.assigner = *a, .out_schema = r->schema, .window_time_ts = as_table};
+    bool ltz = rowtime_is_ltz(r);
+    weir_window_assign_config wc = {.assigner = *a, .out_schema = r->schema, .window_time_ts = as_table,
+                                    .time_zone = ltz ? pc->time_zone : NULL};
     weir_operator_spec spec;
     int rc = weir_window_assign_spec(&wc, &spec);
     if (rc)
@@ -624,7 +641,7 @@ static int window_assign(plan_ctx *pc, rel *r, const char *what, bool as_table)
     r->s = s;
     r->n_physical = r->schema->n_fields;
     r->win.present = false;
-    r->wprops = (rel_wprops){true, *a, r->win.ws_col, r->win.we_col, (int32_t)r->win.wt_col};
+    r->wprops = (rel_wprops){true, *a, r->win.ws_col, r->win.we_col, (int32_t)r->win.wt_col, wc.time_zone != NULL};
     if (as_table)
         r->rowtime = (int)r->win.wt_col;
     return 0;
@@ -1312,6 +1329,11 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
         bool proctime = have_legacy ? legacy_proctime : as->cascade ? false : in->win.proctime;
         if (proctime)
             ws.time_domain = WEIR_TIME_PROCESSING;
+        /* Over a TIMESTAMP_LTZ attribute, windows align to the session zone's wall time (as Flink). */
+        bool ltz = as->cascade ? in->wprops.local_tz : rowtime_is_ltz(in);
+        /* Sessions are gaps between instants: merged in UTC, where time never runs backwards. */
+        if (!proctime && ltz && ws.assigner.kind != WEIR_WINDOW_SESSION && ws.assigner.kind != WEIR_WINDOW_GLOBAL)
+            ws.time_zone = pc->time_zone;
         if ((rc = emit_options(pc, &ws, sel->loc)))
             return rc;
         const weir_window_assigner *wa = &ws.assigner;
@@ -1328,6 +1350,8 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             return rc;
         const char *late = plan_config(pc, "weir.late-records.table");
         if (late && (rc = weir_buf_printf(dg, "|late %s", late)))
+            return rc;
+        if (ws.time_zone && (rc = weir_buf_printf(dg, "|tz %s", ws.time_zone)))
             return rc;
         const rel *same = plan_reuse_find(pc, PLAN_REUSE_OPERATOR, dg);
         weir_error err = {0};
@@ -1365,7 +1389,7 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
         /* Event-time windows, one final row per window: the output keeps the window's properties. */
         if (!proctime && !out->updating)
             out->wprops = (rel_wprops){true, as->cascade ? in->wprops.assigner : ws.assigner, as->ws_out, as->we_out,
-                                       (int32_t)as->wt_out};
+                                       (int32_t)as->wt_out, ws.time_zone != NULL};
         /* Fired once W >= end and never again: every later row ends after the watermark. */
         out->above_wm = !proctime && !out->updating && ws.allowed_lateness_ms == 0;
         out->above_col = as->we_out;
@@ -1377,11 +1401,12 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             goto done;
         }
         const weir_window_assigner *sa = as->cascade ? &in->wprops.assigner : &ws.assigner;
-        explain_line(pc, "WindowAggregate[%d]: %s size=%lld slide=%lld gap=%lld keys=%u aggs=%u lateness=%lld%s%s%s",
+        explain_line(pc, "WindowAggregate[%d]: %s size=%lld slide=%lld gap=%lld keys=%u aggs=%u lateness=%lld%s%s%s%s%s",
                      out->s.node, kinds[sa->kind], (long long)sa->size_ms, (long long)sa->slide_ms,
                      (long long)sa->gap_ms, as->n_keys, as->n_calls, (long long)ws.allowed_lateness_ms,
                      as->cascade ? " (on the input's windows)" : "", out->updating ? " (changelog)" : "",
-                     proctime ? " (processing time)" : "");
+                     proctime ? " (processing time)" : "", ws.time_zone ? " time-zone=" : "",
+                     ws.time_zone ? ws.time_zone : "");
         /* A cascaded aggregation's rows come from windows that fired before the watermark passed them:
          * never late, so it has no late output. */
         if (!as->cascade && (rc = plan_late_output(pc, out->s, pr.schema, in, sel->loc)))

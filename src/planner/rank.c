@@ -327,6 +327,11 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
             ws |= rc_.partition.cols[i] == r.wprops.ws;
             we |= rc_.partition.cols[i] == r.wprops.we;
         }
+        if (ws && we && r.wprops.local_tz)
+            return plan_error(pc, call->loc, WEIR_EUNSUPPORTED,
+                              "a window Top-N of windows over a TIMESTAMP_LTZ attribute in table.local-time-zone "
+                              "'%s' is not supported yet (UTC windows are)",
+                              pc->time_zone ? pc->time_zone : "UTC");
         if (ws && we)
             rc_.window_end_col = (int32_t)r.wprops.we;
     }

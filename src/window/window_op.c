@@ -15,8 +15,10 @@
  * time, rebuilt from the loaded windows.
  */
 #include <stdio.h>
+#include <strings.h>
 
 #include "runtime/checkpoint.h"
+#include "time/tz.h"
 #include "weir/state.h"
 #include "window/window_internal.h"
 
@@ -26,6 +28,7 @@ typedef struct wop_arg {
     char **names;
     const weir_schema *in;
     weir_schema *out, *late;
+    char *time_zone; /* spec.time_zone, copied (NULL = UTC) */
 } wop_arg;
 
 /*
@@ -57,6 +60,15 @@ typedef struct wop {
     weir_ts anchors_wm;
     bool have_wm;         /* restored state carried a watermark ... */
     weir_ts restored_wm;  /* ... the smallest one */
+    /*
+     * Windows of local wall time (spec.time_zone): the engine sees every
+     * row time and watermark shifted to local time (the watermark by
+     * weir__tz_local_floor, which stays monotonic across a fall-back), and
+     * the rows it emits get their instants back. NULL: no shift.
+     */
+    weir__tz *tz;
+    weir_ts *lts[2];      /* scratch for shifted row times: [0] the input's, [1] emitted rows' */
+    uint32_t cap_lts[2];
 } wop;
 
 static void anchor_key(uint32_t n, uint8_t out[ANCHOR_LEN])
@@ -135,15 +147,69 @@ static int load_wm(void *ud, const uint8_t *key, size_t klen, const void *ns, si
     return 0;
 }
 
+static int grow_lts(wop *op, int k, uint32_t n)
+{
+    if (n <= op->cap_lts[k])
+        return 0;
+    weir_ts *p = weir_realloc(op->lts[k], (size_t)n * sizeof *p);
+    if (!p)
+        return WEIR_ENOMEM;
+    op->lts[k] = p;
+    op->cap_lts[k] = n;
+    return 0;
+}
+
+static weir_ts to_local(const wop *op, weir_ts t)
+{
+    return t == WEIR_TS_MIN || t == WEIR_TS_MAX ? t : t + weir__tz_offset(op->tz, t);
+}
+
+/* The watermark of local time: the smallest local time any instant from wm on shows. */
+static weir_ts wm_to_local(const wop *op, weir_ts wm)
+{
+    if (!op->tz || wm == WEIR_TS_MIN || wm == WEIR_TS_MAX)
+        return wm;
+    return weir__tz_local_floor(op->tz, wm);
+}
+
+/*
+ * b with its row times moved between local wall time and instants (into
+ * op->lts[to_utc]: emitted rows may be late rows sent while the engine still
+ * reads the shifted input; *view shares everything else with b). Local to instant reads a
+ * time in an overlap as the earlier instant and one in a gap as after it,
+ * as Flink converts window_time.
+ */
+static const weir_batch *shifted(wop *op, const weir_batch *b, bool to_utc, weir_batch *view)
+{
+    if (!op->tz || b->n_rows == 0)
+        return b;
+    if (grow_lts(op, to_utc, b->n_rows))
+        return NULL;
+    weir_ts *lts = op->lts[to_utc];
+    for (uint32_t r = 0; r < b->n_rows; r++) {
+        weir_ts t = b->ts[r];
+        lts[r] = !to_utc ? to_local(op, t) : t == WEIR_TS_MIN || t == WEIR_TS_MAX ? t : weir__tz_to_utc(op->tz, t);
+    }
+    *view = *b;
+    view->ts = lts;
+    return view;
+}
+
 static int io_emit(void *ud, const weir_batch *b)
 {
     wop *op = ud;
-    return weir_op_emit(op->ctx, b);
+    weir_batch view;
+    const weir_batch *o = shifted(op, b, true, &view);
+    return o ? weir_op_emit(op->ctx, o) : WEIR_ENOMEM;
 }
 
 static int io_emit_late(void *ud, const weir_batch *b)
 {
     wop *op = ud;
+    weir_batch view;
+    b = shifted(op, b, true, &view);
+    if (!b)
+        return WEIR_ENOMEM;
     int rc = weir_op_emit_side(op->ctx, WEIR_WINDOW_LATE_TAG, b);
     if (!rc && op->n_routed)
         weir_op_counter_add(op->n_routed, b->n_rows);
@@ -243,6 +309,9 @@ static int op_open(void *p, weir_op_ctx *ctx)
         .ud = op,
     };
     weir_error err = {0};
+    if (a->time_zone && a->spec.time_domain == WEIR_TIME_EVENT &&
+        (rc = weir__tz_load(a->time_zone, &op->tz, &err)))
+        return weir_op_fail(ctx, rc, "window: %s", err.message);
     rc = weir__wcore_create(&a->spec, a->in, a->out, a->late, op->batch_size, &io, &op->core, &err);
     if (rc)
         return weir_op_fail(ctx, rc, "%s", err.message);
@@ -270,8 +339,12 @@ static int op_process(void *p, weir_op_ctx *ctx, int input, const weir_batch *b)
     wop *op = p;
     (void)input;
     int rc = ensure_loaded(op, ctx);
+    weir_batch view;
+    const weir_batch *lb = shifted(op, b, false, &view);
+    if (!lb)
+        rc = rc ? rc : WEIR_ENOMEM;
     if (!rc)
-        rc = weir__wcore_process(op->core, b, weir_op_watermark(ctx), weir_op_now_ms(ctx));
+        rc = weir__wcore_process(op->core, lb, wm_to_local(op, weir_op_watermark(ctx)), weir_op_now_ms(ctx));
     return finish_call(op, rc);
 }
 
@@ -280,7 +353,7 @@ static int op_watermark(void *p, weir_op_ctx *ctx, weir_ts wm)
     wop *op = p;
     int rc = ensure_loaded(op, ctx);
     if (!rc)
-        rc = weir__wcore_advance(op->core, wm, weir_op_now_ms(ctx));
+        rc = weir__wcore_advance(op->core, wm_to_local(op, wm), weir_op_now_ms(ctx));
     return finish_call(op, rc);
 }
 
@@ -354,6 +427,9 @@ static void op_close(void *p)
     if (!op)
         return;
     weir__wcore_destroy(op->core);
+    weir__tz_free(op->tz);
+    weir_free(op->lts[0]);
+    weir_free(op->lts[1]);
     weir_free(op->anchor);
     weir_free(op);
 }
@@ -375,6 +451,7 @@ static void arg_free(void *p)
     wop_arg *a = p;
     if (!a)
         return;
+    weir_free(a->time_zone);
     if (a->names) {
         for (uint32_t i = 0; i < a->spec.n_aggs; i++)
             weir_free(a->names[i]);
@@ -416,6 +493,24 @@ int weir_window_operator_spec(const weir_window_spec *spec, const weir_schema *i
         memcpy(a->aggs, spec->aggs, spec->n_aggs * sizeof *a->aggs);
     }
     a->spec.aggs = a->aggs;
+    a->spec.time_zone = NULL;
+    if (spec->time_zone && spec->time_domain == WEIR_TIME_EVENT && spec->assigner.kind != WEIR_WINDOW_SESSION &&
+        spec->assigner.kind != WEIR_WINDOW_GLOBAL) {
+        weir__tz *z = NULL;
+        if ((rc = weir__tz_load(spec->time_zone, &z, err))) {
+            arg_free(a);
+            return rc;
+        }
+        if (z) {
+            /* UTC needs no shift */
+            weir__tz_free(z);
+            if (!(a->time_zone = weir_strdup(spec->time_zone))) {
+                arg_free(a);
+                return weir_error_set(err, WEIR_ENOMEM, "window: out of memory");
+            }
+            a->spec.time_zone = a->time_zone;
+        }
+    }
     if (spec->agg_names) {
         a->names = weir_calloc(spec->n_aggs ? spec->n_aggs : 1, sizeof *a->names);
         for (uint32_t i = 0; a->names && i < spec->n_aggs; i++)
@@ -476,6 +571,10 @@ static int describe_state(weir_job *job, weir_stream s, const weir_window_spec *
         break;
     }
     FIELD("time", "%s", spec->time_domain == WEIR_TIME_PROCESSING ? "processing" : "event");
+    /* Windows of another zone's days are other windows; UTC ones keep their old description. */
+    if (a->kind != WEIR_WINDOW_SESSION && a->kind != WEIR_WINDOW_GLOBAL && spec->time_zone &&
+        spec->time_domain == WEIR_TIME_EVENT && strcasecmp(spec->time_zone, "UTC"))
+        FIELD("time zone", "%s", spec->time_zone);
 #undef FIELD
     if (!rc)
         rc = weir__job_describe_aggs(job, s, spec->aggs, spec->n_aggs);
