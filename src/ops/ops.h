@@ -43,7 +43,7 @@ int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *ou
  * Top-N and deduplication (ops/rank.c): of each partition (the key of the
  * keyed input), the rows ranked [rank_start, rank_end] by ROW_NUMBER() over
  * the ORDER BY columns, as an updating changelog. The input must be
- * append-only. Output: the input columns, then the rank number (BIGINT NOT
+ * append-only unless retract is set (below). Output: the input columns, then the rank number (BIGINT NOT
  * NULL) when with_rank. NULLs order as nulls_last says per column.
  */
 typedef struct weir_rank_config {
@@ -76,6 +76,17 @@ typedef struct weir_rank_config {
      * [start, end] comes out, so ties may give more than end rows.
      */
     enum { WEIR_RANK_ROW_NUMBER, WEIR_RANK_RANK, WEIR_RANK_DENSE_RANK } rank_fn;
+    /*
+     * Top-N over an updating input (Flink's retractable Top-N; continuous,
+     * ROW_NUMBER only): +I/+U rows are ranked in, -U/-D rows are taken out
+     * (the first kept row equal to them), and the state keeps every row of
+     * the partition, since a retraction lifts a row from below the bound
+     * back into it. With the rank number (or rank_start > 1) every rank whose
+     * row changed is updated (-U/+U), a rank that filled is +I, one that
+     * emptied -D; without it, the row that enters [1, end] is +I and the
+     * one that leaves it -D.
+     */
+    bool retract;
 } weir_rank_config;
 
 int weir_rank_spec(const weir_rank_config *cfg, weir_operator_spec *out);

@@ -280,11 +280,9 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     if (rc)
         return rc;
     uint32_t n_visible = r.n_physical - n_hidden; /* the hidden items are the last columns */
-    if (r.updating)
-        return plan_error(pc, call->loc, WEIR_EUNSUPPORTED,
-                          "ROW_NUMBER() over an updating input is not supported yet (Top-N takes an append-only input)");
-    /* PARTITION BY and ORDER BY name columns of the input */
-    weir_rank_config rc_ = {.rank_start = (uint64_t)lo, .rank_end = (uint64_t)hi};
+    /* PARTITION BY and ORDER BY name columns of the input; an updating input (an aggregation,
+     * a join, a Top-N) gets the retractable Top-N */
+    weir_rank_config rc_ = {.rank_start = (uint64_t)lo, .rank_end = (uint64_t)hi, .retract = r.updating};
     rc_.partition.n = w->n_partition_by;
     for (uint32_t i = 0; i < w->n_partition_by; i++) {
         uint32_t idx;
@@ -318,7 +316,7 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
         with_rank |= mentions(rest[i], alias);
     with_rank |= sel->n_group_by > 0 || sel->having; /* GROUP BY rn ...: keep it simple, keep the column */
     rc_.with_rank = with_rank;
-    rc_.dedup = by_time && lo == 1 && hi == 1 && !with_rank;
+    rc_.dedup = by_time && lo == 1 && hi == 1 && !with_rank && !rc_.retract;
     /* window Top-N: the partition holds both bounds of the input's windows */
     rc_.window_end_col = -1;
     if (r.wprops.present) {
@@ -331,6 +329,8 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
             rc_.window_end_col = (int32_t)r.wprops.we;
     }
     bool windowed = rc_.window_end_col >= 0;
+    if (windowed && rc_.retract)
+        return plan_error(pc, call->loc, WEIR_EUNSUPPORTED, "a window Top-N takes an append-only input");
     if (fn_kind != WEIR_RANK_ROW_NUMBER) {
         /* RANK/DENSE_RANK: every row of a tie gets one rank; in a window Top-N the ranks come out once */
         if (!windowed)
@@ -382,7 +382,8 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
         return rc;
     weir_buf_printf(&pc->explain, "  %s%s[%d]: partition=%u order=%u rows %lld..%lld%s (%s)\n", windowed ? "Window" : "",
                     rc_.dedup ? "Deduplicate" : "Rank", out->s.node, rc_.partition.n, rc_.n_order, (long long)lo,
-                    (long long)hi, with_rank ? " with rank number" : "", windowed ? "append-only" : "changelog");
+                    (long long)hi, with_rank ? " with rank number" : "",
+                    windowed ? "append-only" : rc_.retract ? "changelog, retract strategy" : "changelog");
     out->schema = os;
     out->n_physical = os->n_fields;
     /*
