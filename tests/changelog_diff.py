@@ -11,6 +11,12 @@ Families (--families / WEIR_CLDIFF_FAMILIES, "-name" leaves one out):
           PARTITION BY or not, with the per-partition lateness rule;
   topn    Top-N (ROW_NUMBER() <= N, with and without the rank number read,
           ASC/DESC, NULLS FIRST/LAST);
+  topnagg Top-N over an updating input (the retractable Top-N): ROW_NUMBER()
+          over a GROUP BY's aggregate, per key or global, ASC/DESC, with
+          and without the rank number, with an offset (rn BETWEEN M AND N);
+          the ORDER BY ends with the group keys, so the final table does
+          not depend on the order in which updates of different groups
+          arrive (that order varies with the parallelism);
   dedup   deduplication (ROW_NUMBER() over a time attribute, rn = 1,
           first and last row);
   join    regular equi-joins (INNER, LEFT, RIGHT, FULL) between two tables,
@@ -57,7 +63,7 @@ from decimal import Decimal
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sql_diff as sd  # noqa: E402  (input streams and output parsing only)
 
-ALL_FAMILIES = {"group", "over", "topn", "dedup", "join"}
+ALL_FAMILIES = {"group", "over", "topn", "topnagg", "dedup", "join"}
 LINE_PREFIX = "q"
 
 
@@ -319,6 +325,39 @@ def gen_topn(rng, qid):
     return q
 
 
+TOPN_AGGS = [("COUNT(*)", "big"), ("COUNT(v)", "big"), ("SUM(v)", "int"), ("MAX(v)", "int"), ("MIN(v)", "int")]
+
+
+def gen_topn_agg(rng, qid):
+    """ROW_NUMBER() over a GROUP BY k, s: SQLite runs the same query (its
+    window functions rank the final aggregate); NULL is the smallest value
+    in both."""
+    q = Query()
+    agg, kind = rng.choice(TOPN_AGGS)
+    part = rng.random() < 0.6
+    desc = rng.random() < 0.5
+    tie = " DESC" if rng.random() < 0.5 else ""
+    lo = rng.choice([1, 1, 1, 2, 3])
+    hi = lo + rng.randint(0, 3)
+    with_rn = rng.random() < 0.5
+    where = cond(rng) if rng.random() < 0.3 else None
+    having = " HAVING COUNT(*) > %d" % rng.randint(1, 3) if rng.random() < 0.2 else ""
+    order = "a%s, %ss%s" % (" DESC" if desc else "", "" if part else "k%s, " % tie, tie)
+    bound = "rn <= %d" % hi if lo == 1 and rng.random() < 0.7 else "rn BETWEEN %d AND %d" % (lo, hi)
+
+    def text(w):
+        return ("SELECT k, s, a%s FROM (SELECT k, s, a, ROW_NUMBER() OVER (%sORDER BY %s) AS rn FROM "
+                "(SELECT k, s, %s AS a FROM t%s GROUP BY k, s%s)) WHERE %s" % (
+                    ", rn" if with_rn else "", "PARTITION BY k " if part else "", order, agg,
+                    " WHERE " + w if w else "", having, bound))
+    q.weir = text(where[0] if where else None)
+    lsql = text(where[1] if where else None)
+    q.kinds = ["str", "str", kind] + (["big"] if with_rn else [])
+    q.expected = lambda db, rows, lsql=lsql: [list(r) for r in db.execute(lsql)]
+    q.family = "topnagg"
+    return q
+
+
 def gen_dedup(rng, qid):
     q = Query()
     part = rng.choice(["k", "s"])
@@ -460,6 +499,8 @@ def gen_job(seed, index, fams, max_queries):
             q = gen_over(rng, i, j.delay)
         elif f == "topn":
             q = gen_topn(rng, i)
+        elif f == "topnagg":
+            q = gen_topn_agg(rng, i)
         elif f == "dedup":
             q = gen_dedup(rng, i)
         else:

@@ -200,7 +200,8 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
         return plan_error(pc, w->loc, WEIR_EUNSUPPORTED, "ROW_NUMBER() needs OVER (PARTITION BY ... ORDER BY ...) written out");
     if (in->n_group_by || in->having || in->distinct)
         return plan_error(pc, call->loc, WEIR_EUNSUPPORTED,
-                          "ROW_NUMBER() in an aggregating query is not supported yet (Top-N takes an append-only input)");
+                          "ROW_NUMBER() in an aggregating query is not supported yet: aggregate in a subquery and rank "
+                          "its result (SELECT *, ROW_NUMBER() OVER (...) AS rn FROM (SELECT ... GROUP BY ...))");
     if (w->n_order_by > WEIR_KEY_MAX_COLS || w->n_partition_by > WEIR_KEY_MAX_COLS)
         return plan_error(pc, w->loc, WEIR_EUNSUPPORTED, "at most %d PARTITION BY and ORDER BY columns", WEIR_KEY_MAX_COLS);
     /* the rank range, from the outer WHERE */
