@@ -379,6 +379,9 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     if (!rc)
         rc = weir_job_describe_state(pc->job, out->s, "order", rc_.n_order ? (const char *)ob.data : "none");
     weir_buf_fini(&ob);
+    /* the retractable Top-N keeps every row, the append-only one its best rows: neither reads the other's state */
+    if (!rc && rc_.retract)
+        rc = weir_job_describe_state(pc->job, out->s, "strategy", "retract");
     if (rc)
         return rc;
     weir_buf_printf(&pc->explain, "  %s%s[%d]: partition=%u order=%u rows %lld..%lld%s (%s)\n", windowed ? "Window" : "",
