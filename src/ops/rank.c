@@ -11,10 +11,11 @@
  * never climb back. A row that ranks at or above `end` is inserted; the row
  * pushed past `end` is dropped from state.
  *
- * Changelog. With the rank number in the output, every position whose row
- * changed is updated: -U (old row, rank) then +U (new row, rank), or +I for
- * a position that was empty. Without it, the row that entered [start, end]
- * is +I and the one that left it -D. Deduplication (Top-1 by a time
+ * Changelog. With the rank number in the output, or a lower bound
+ * (rank_start > 1, as Flink), every position whose row changed is updated:
+ * -U (old row, rank) then +U (new row, rank), or +I for a position that was
+ * empty. Without either, the row that entered [1, end] is +I and the one
+ * that left it -D. Deduplication (Top-1 by a time
  * attribute, without the rank number) emits a replacement as -U old, +U new,
  * and for ORDER BY ... DESC (keep the last row) a row equal in time to the
  * kept one replaces it, as Flink's deduplication does; elsewhere equal rows
@@ -495,7 +496,7 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     if (c->window_end_col >= 0) /* window Top-N: ranked now, emitted when the window ends */
         goto insert;
 #define NEW_AT(q) ((q) == p ? &nk : (q) < p ? &o->kept[q] : &o->kept[(q) - 1])
-    if (c->with_rank) {
+    if (c->with_rank || start > 1) { /* as Flink: the unnumbered way cannot skip ranks */
         for (uint32_t q = p > start - 1 ? p : (uint32_t)(start - 1); q < n_new; q++) {
             const kept *now = NEW_AT(q);
             if (q < n) {
