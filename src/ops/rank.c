@@ -666,7 +666,8 @@ static void conf_free(void *arg) { weir_free(arg); }
 
 int weir_rank_spec(const weir_rank_config *cfg, weir_operator_spec *out)
 {
-    if (cfg->rank_start < 1 || cfg->rank_end < cfg->rank_start || cfg->n_order == 0 ||
+    /* no ORDER BY (LIMIT alone): every row ties, so the first to arrive rank first */
+    if (cfg->rank_start < 1 || cfg->rank_end < cfg->rank_start || (cfg->n_order == 0 && cfg->window_end_col >= 0) ||
         cfg->n_order > WEIR_KEY_MAX_COLS || !cfg->out_schema)
         return WEIR_EINVAL;
     weir_rank_config *c = weir_malloc(sizeof *c);

@@ -196,7 +196,8 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     if (!item->alias)
         return plan_error(pc, call->loc, WEIR_EPLAN, "give ROW_NUMBER() a name (AS rn) and bound it in the outer WHERE");
     const char *alias = item->alias->name;
-    if (w->ref || w->n_order_by == 0)
+    /* LIMIT without ORDER BY (plan_sort_limit's $rownum) keeps the first rows to arrive */
+    if (w->ref || (w->n_order_by == 0 && strcmp(alias, "$rownum") != 0))
         return plan_error(pc, w->loc, WEIR_EUNSUPPORTED, "ROW_NUMBER() needs OVER (PARTITION BY ... ORDER BY ...) written out");
     if (in->n_group_by || in->having || in->distinct)
         return plan_error(pc, call->loc, WEIR_EUNSUPPORTED,
@@ -454,4 +455,145 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     }
     *where = rw;
     return 0;
+}
+
+/* A synthetic AST node for the rewrite below (zeroed, at loc). */
+static weir_sql_expr *new_expr(plan_ctx *pc, weir_sql_expr_kind kind, weir_sql_loc loc)
+{
+    weir_sql_expr *e = plan_alloc(pc, sizeof *e);
+    if (e) {
+        memset(e, 0, sizeof *e);
+        e->kind = kind;
+        e->loc = loc;
+    }
+    return e;
+}
+
+static weir_sql_ident *new_ident(plan_ctx *pc, const char *name, weir_sql_loc loc)
+{
+    weir_sql_ident *id = plan_alloc(pc, sizeof *id);
+    if (!id || !(id->name = plan_strdup(pc, name)))
+        return NULL;
+    id->len = (uint32_t)strlen(name);
+    id->quoted = false;
+    id->loc = loc;
+    return id;
+}
+
+static weir_sql_expr *new_int(plan_ctx *pc, int64_t v, weir_sql_loc loc)
+{
+    weir_sql_expr *e = new_expr(pc, WEIR_SQL_EXPR_LITERAL, loc);
+    if (e) {
+        e->u.lit.kind = WEIR_SQL_LIT_INTEGER;
+        e->u.lit.i64 = v;
+        e->u.lit.text = "0";
+        e->u.lit.len = 1;
+    }
+    return e;
+}
+
+/*
+ * ORDER BY ... LIMIT n [OFFSET m] (or FETCH FIRST n ROWS ONLY) on a stream,
+ * as Flink plans it: a Top-N without partition over the query without its
+ * ORDER BY, ranks m + 1 .. m + n, without the rank number - an updating
+ * result, read by one subtask. It is rewritten as
+ *
+ *   SELECT <q's columns> FROM (
+ *     SELECT *, ROW_NUMBER() OVER (ORDER BY ...) AS $rownum FROM (q)) WHERE $rownum BETWEEN m + 1 AND m + n
+ *
+ * so ORDER BY names columns of q's result (as written, or by alias). LIMIT
+ * without ORDER BY keeps the first n rows to arrive.
+ */
+int plan_sort_limit(plan_ctx *pc, const weir_sql_query *q, rel *out)
+{
+    static const char rn_name[] = "$rownum";
+    int64_t limit = 0, offset = 0;
+    if (!q->limit)
+        return plan_error(pc, q->order_by[0].expr->loc, WEIR_EUNSUPPORTED,
+                          "ORDER BY without LIMIT on a stream is not supported yet (neither is a sort by a time "
+                          "attribute); ORDER BY ... LIMIT n is a streaming Top-N");
+    if (!int_lit(q->limit, &limit) || limit < 1)
+        return plan_error(pc, q->limit->loc, WEIR_EPLAN, "LIMIT takes a positive integer literal on a stream");
+    if (q->offset && (!int_lit(q->offset, &offset) || offset < 0))
+        return plan_error(pc, q->offset->loc, WEIR_EPLAN, "OFFSET takes a non-negative integer literal");
+    if (limit > 100000 || offset > 100000 - limit)
+        return plan_error(pc, q->limit->loc, WEIR_EPLAN, "LIMIT and OFFSET reach past row 100000: too many rows to rank");
+    weir_sql_loc loc = q->loc;
+    /* the query without ORDER BY / LIMIT / OFFSET */
+    weir_sql_query *bare = plan_alloc(pc, sizeof *bare);
+    weir_sql_window *w = plan_alloc(pc, sizeof *w);
+    weir_sql_order_item *ob = plan_alloc(pc, (q->n_order_by + 1) * sizeof *ob);
+    weir_sql_select *in = plan_alloc(pc, sizeof *in);
+    weir_sql_select_item *items = plan_alloc(pc, 2 * sizeof *items);
+    weir_sql_table_ref *from = plan_alloc(pc, sizeof *from);
+    weir_sql_query *inq = plan_alloc(pc, sizeof *inq);
+    weir_sql_select *outer = plan_alloc(pc, sizeof *outer);
+    weir_sql_table_ref *ofrom = plan_alloc(pc, sizeof *ofrom);
+    weir_sql_expr *star = new_expr(pc, WEIR_SQL_EXPR_STAR, loc), *call = new_expr(pc, WEIR_SQL_EXPR_CALL, loc);
+    weir_sql_expr *rn = new_expr(pc, WEIR_SQL_EXPR_COLUMN, loc), *between = new_expr(pc, WEIR_SQL_EXPR_BETWEEN, loc);
+    weir_sql_ident *rn_id = new_ident(pc, rn_name, loc), *fn_id = new_ident(pc, "ROW_NUMBER", loc);
+    weir_sql_expr *lo = new_int(pc, offset + 1, loc), *hi = new_int(pc, offset + limit, loc);
+    if (!bare || !w || !ob || !in || !items || !from || !inq || !outer || !ofrom || !star || !call || !rn ||
+        !between || !rn_id || !fn_id || !lo || !hi)
+        return WEIR_ENOMEM;
+    *bare = *q;
+    bare->order_by = NULL;
+    bare->n_order_by = 0;
+    bare->limit = bare->offset = NULL;
+    for (uint32_t i = 0; i < q->n_order_by; i++) {
+        ob[i] = q->order_by[i];
+        const weir_sql_expr *e = ob[i].expr;
+        if (e->kind == WEIR_SQL_EXPR_LITERAL)
+            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                              "ORDER BY a position or a constant is not supported with LIMIT on a stream: name the "
+                              "column");
+        if (e->kind == WEIR_SQL_EXPR_COLUMN && e->u.column.n_parts > 1) {
+            /* t.c: the column c of the query's result */
+            weir_sql_expr *c = new_expr(pc, WEIR_SQL_EXPR_COLUMN, e->loc);
+            if (!c)
+                return WEIR_ENOMEM;
+            c->end = e->end;
+            c->u.column = e->u.column;
+            c->u.column.parts += e->u.column.n_parts - 1;
+            c->u.column.n_parts = 1;
+            ob[i].expr = c;
+        }
+    }
+    memset(w, 0, sizeof *w);
+    w->loc = q->n_order_by ? q->order_by[0].expr->loc : q->limit->loc;
+    w->order_by = ob;
+    w->n_order_by = q->n_order_by;
+    call->u.call.name = (weir_sql_name){fn_id, 1, loc};
+    call->u.call.over = w;
+    items[0] = (weir_sql_select_item){star, NULL};
+    items[1] = (weir_sql_select_item){call, rn_id};
+    memset(from, 0, sizeof *from);
+    from->kind = WEIR_SQL_FROM_SUBQUERY;
+    from->loc = loc;
+    from->u.subquery.query = bare;
+    memset(in, 0, sizeof *in);
+    in->loc = loc;
+    in->items = items;
+    in->n_items = 2;
+    in->from = from;
+    memset(inq, 0, sizeof *inq);
+    inq->kind = WEIR_SQL_QUERY_SELECT;
+    inq->loc = loc;
+    inq->u.select = in;
+    rn->u.column = (weir_sql_name){rn_id, 1, loc};
+    between->u.between.operand = rn;
+    between->u.between.low = lo;
+    between->u.between.high = hi;
+    memset(ofrom, 0, sizeof *ofrom);
+    ofrom->kind = WEIR_SQL_FROM_SUBQUERY;
+    ofrom->loc = loc;
+    ofrom->u.subquery.query = inq;
+    memset(outer, 0, sizeof *outer); /* no items: the rank number is not read */
+    outer->loc = loc;
+    outer->from = ofrom;
+    outer->where = between;
+    const weir_sql_expr *rest = NULL;
+    bool handled = false;
+    int rc = plan_rank(pc, outer, out, &rest, &handled);
+    return rc ? rc : handled ? 0 : WEIR_EINVAL;
 }
