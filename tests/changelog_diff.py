@@ -17,6 +17,9 @@ Families (--families / WEIR_CLDIFF_FAMILIES, "-name" leaves one out):
           the ORDER BY ends with the group keys, so the final table does
           not depend on the order in which updates of different groups
           arrive (that order varies with the parallelism);
+  limit   ORDER BY ... LIMIT n [OFFSET m] (a Top-N without partition), over
+          the table (ORDER BY a column, then id: no ties) or over a GROUP
+          BY (ORDER BY the aggregate, then the group key);
   dedup   deduplication (ROW_NUMBER() over a time attribute, rn = 1,
           first and last row);
   join    regular equi-joins (INNER, LEFT, RIGHT, FULL) between two tables,
@@ -63,7 +66,7 @@ from decimal import Decimal
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sql_diff as sd  # noqa: E402  (input streams and output parsing only)
 
-ALL_FAMILIES = {"group", "over", "topn", "topnagg", "dedup", "join"}
+ALL_FAMILIES = {"group", "over", "topn", "topnagg", "limit", "dedup", "join"}
 LINE_PREFIX = "q"
 
 
@@ -358,6 +361,33 @@ def gen_topn_agg(rng, qid):
     return q
 
 
+def gen_limit(rng, qid):
+    """ORDER BY ... LIMIT: SQLite runs the same query; the order is total
+    (id, or the group key, ends it), so the rows kept do not depend on the
+    arrival order of updates."""
+    q = Query()
+    desc = " DESC" if rng.random() < 0.5 else ""
+    n = rng.randint(1, 5)
+    off = " OFFSET %d" % rng.randint(1, 3) if rng.random() < 0.3 else ""
+    where = cond(rng) if rng.random() < 0.3 else None
+    if rng.random() < 0.5:
+        col = rng.choice(["v", "d", "s", "ts_ms"])
+        text = "SELECT id, k, %s FROM t%%s ORDER BY %s%s, id LIMIT %d%s" % (col, col, desc, n, off)
+        q.kinds = ["big", "str", {"v": "int", "d": "dbl", "s": "str", "ts_ms": "big"}[col]]
+        lcol = "ts" if col == "ts_ms" else col
+        lsql = "SELECT id, k, %s FROM t%%s ORDER BY %s%s, id LIMIT %d%s" % (lcol, lcol, desc, n, off)
+    else:
+        agg, kind = rng.choice(TOPN_AGGS)
+        text = "SELECT k, %s AS a FROM t%%s GROUP BY k ORDER BY a%s, k%s LIMIT %d%s" % (agg, desc, desc, n, off)
+        q.kinds = ["str", kind]
+        lsql = text
+    q.weir = text % (" WHERE " + where[0] if where else "")
+    lsql = lsql % (" WHERE " + where[1] if where else "")
+    q.expected = lambda db, rows, lsql=lsql: [list(r) for r in db.execute(lsql)]
+    q.family = "limit"
+    return q
+
+
 def gen_dedup(rng, qid):
     q = Query()
     part = rng.choice(["k", "s"])
@@ -501,6 +531,8 @@ def gen_job(seed, index, fams, max_queries):
             q = gen_topn(rng, i)
         elif f == "topnagg":
             q = gen_topn_agg(rng, i)
+        elif f == "limit":
+            q = gen_limit(rng, i)
         elif f == "dedup":
             q = gen_dedup(rng, i)
         else:
