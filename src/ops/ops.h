@@ -92,6 +92,25 @@ typedef struct weir_rank_config {
 int weir_rank_spec(const weir_rank_config *cfg, weir_operator_spec *out);
 
 /*
+ * Temporal sort (ops/temporal_sort.c; Flink's ORDER BY rowtime ASC on a
+ * stream): rows are held until the watermark passes their timestamp (W > t,
+ * Flink's timer at t), then emitted in timestamp order, rows of one
+ * timestamp by the secondary ORDER BY columns (equal ones in arrival
+ * order). A row whose timestamp is not after the last one emitted is late:
+ * dropped and counted (late_records_dropped). Append-only in and out; the
+ * input is global (one subtask, empty key).
+ */
+typedef struct weir_temporal_sort_config {
+    uint32_t n_order; /* secondary sort columns (may be 0) */
+    uint32_t order_cols[WEIR_KEY_MAX_COLS];
+    bool order_desc[WEIR_KEY_MAX_COLS];
+    bool nulls_last[WEIR_KEY_MAX_COLS];
+    const weir_schema *schema; /* borrowed: input and output */
+} weir_temporal_sort_config;
+
+int weir_temporal_sort_spec(const weir_temporal_sort_config *cfg, weir_operator_spec *out);
+
+/*
  * Regular (unwindowed) streaming equi-join of two inputs, as Flink's
  * streaming join: input 0 is the left side, input 1 the right side, each
  * received through a keyed exchange on its equi-join key columns (the two

@@ -112,7 +112,7 @@ static int put_be64(weir_buf *b, uint64_t v, bool invert)
  * bits (-0.0 = 0.0); strings with 0x00 escaped as 00 ff and ended by 00 00.
  * Descending inverts the value bytes, not the flag.
  */
-static int sort_key_col(weir_buf *out, const weir_batch *b, uint32_t col, uint32_t row, bool desc, bool nulls_last)
+int weir__sort_key_col(weir_buf *out, const weir_batch *b, uint32_t col, uint32_t row, bool desc, bool nulls_last)
 {
     if (weir_batch_is_null(b, col, row))
         return weir_buf_put_u8(out, nulls_last ? 2 : 0);
@@ -168,7 +168,7 @@ static int sort_key(const weir_rank_config *c, const weir_batch *b, uint32_t row
 {
     weir_buf_clear(out);
     for (uint32_t i = 0; i < c->n_order; i++) {
-        int rc = sort_key_col(out, b, c->order_cols[i], row, c->order_desc[i], c->nulls_last[i]);
+        int rc = weir__sort_key_col(out, b, c->order_cols[i], row, c->order_desc[i], c->nulls_last[i]);
         if (rc)
             return rc;
     }

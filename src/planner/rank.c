@@ -492,6 +492,94 @@ static weir_sql_expr *new_int(plan_ctx *pc, int64_t v, weir_sql_loc loc)
     return e;
 }
 
+/* ORDER BY item e as a column of r (t.c names c), or an error. */
+static int order_column(plan_ctx *pc, const rel *r, const weir_sql_expr *e, uint32_t *idx)
+{
+    if (e->kind != WEIR_SQL_EXPR_COLUMN)
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                          "ORDER BY on a stream takes columns of the query's result (no positions or expressions)");
+    weir_sql_name n = e->u.column;
+    n.parts += n.n_parts - 1;
+    n.n_parts = 1;
+    int rc = plan_resolve_column(pc, r, &n, idx);
+    if (!rc && *idx >= r->n_physical)
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "ORDER BY a window column before the window is computed");
+    return rc;
+}
+
+/*
+ * ORDER BY without LIMIT on a stream: Flink's temporal sort, which the
+ * first ORDER BY item must allow - the query's event-time attribute,
+ * ascending, over an append-only input; the other items order the rows of
+ * one timestamp. One subtask sorts (ops/temporal_sort.c).
+ */
+static int plan_temporal_sort(plan_ctx *pc, const weir_sql_query *q, rel *out)
+{
+    weir_sql_query bare = *q;
+    bare.order_by = NULL;
+    bare.n_order_by = 0;
+    rel r;
+    int rc = plan_query(pc, &bare, &r);
+    if (rc)
+        return rc;
+    const weir_sql_order_item *first = &q->order_by[0];
+    uint32_t idx;
+    if ((rc = order_column(pc, &r, first->expr, &idx)))
+        return rc;
+    if (r.has_proctime && idx == r.proctime)
+        return plan_error(pc, first->expr->loc, WEIR_EUNSUPPORTED,
+                          "ORDER BY a processing-time attribute is not supported yet (ORDER BY the event-time "
+                          "attribute, or add LIMIT for a Top-N)");
+    if ((int)idx != r.rowtime)
+        return plan_error(pc, first->expr->loc, WEIR_EUNSUPPORTED,
+                          "ORDER BY without LIMIT on a stream must start with the event-time attribute, ascending "
+                          "(a sort on other columns never ends; add LIMIT for a Top-N)");
+    if (first->dir == WEIR_SQL_ORDER_DESC)
+        return plan_error(pc, first->expr->loc, WEIR_EUNSUPPORTED,
+                          "ORDER BY the event-time attribute DESC on a stream is not supported (time only grows: "
+                          "ORDER BY it ascending, or add LIMIT for a Top-N)");
+    if (r.updating)
+        return plan_error(pc, first->expr->loc, WEIR_EUNSUPPORTED,
+                          "ORDER BY the event-time attribute takes an append-only input (this query's result is updating)");
+    if (q->n_order_by - 1 > WEIR_KEY_MAX_COLS)
+        return plan_error(pc, q->order_by[1].expr->loc, WEIR_EUNSUPPORTED, "at most %d ORDER BY columns",
+                          WEIR_KEY_MAX_COLS + 1);
+    weir_temporal_sort_config c = {.n_order = q->n_order_by - 1};
+    for (uint32_t i = 1; i < q->n_order_by; i++) {
+        const weir_sql_order_item *o = &q->order_by[i];
+        if ((rc = order_column(pc, &r, o->expr, &c.order_cols[i - 1])))
+            return rc;
+        c.order_desc[i - 1] = o->dir == WEIR_SQL_ORDER_DESC;
+        c.nulls_last[i - 1] = o->nulls == WEIR_SQL_NULLS_DEFAULT ? c.order_desc[i - 1] : o->nulls == WEIR_SQL_NULLS_LAST;
+    }
+    weir_schema *os = plan_new_schema(pc);
+    if (!os)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < r.n_physical; i++)
+        if (weir_schema_add(os, r.schema->fields[i].name, r.schema->fields[i].type) < 0)
+            return WEIR_ENOMEM;
+    os->rowtime = r.rowtime;
+    c.schema = os;
+    weir_operator_spec spec;
+    if ((rc = weir_temporal_sort_spec(&c, &spec)))
+        return rc;
+    weir_stream one = weir_stream_partition(r.s, WEIR_PART_GLOBAL);
+    *out = r;
+    if ((rc = weir_job_operator(pc->job, &one, 1, &spec, os, 1, &out->s))) {
+        spec.free_arg(spec.arg);
+        return plan_error(pc, q->loc, rc, "cannot add the sort: %s", weir_job_error(pc->job));
+    }
+    weir_buf_printf(&pc->explain, "  TemporalSort[%d]: by $%d ASC then %u column(s) (append-only)\n", out->s.node,
+                    r.rowtime, c.n_order);
+    out->schema = os;
+    out->n_physical = os->n_fields;
+    out->win.present = false;
+    out->wprops.present = false;
+    out->above_wm = false;
+    out->loc = q->loc;
+    return 0;
+}
+
 /*
  * ORDER BY ... LIMIT n [OFFSET m] (or FETCH FIRST n ROWS ONLY) on a stream,
  * as Flink plans it: a Top-N without partition over the query without its
@@ -508,10 +596,10 @@ int plan_sort_limit(plan_ctx *pc, const weir_sql_query *q, rel *out)
 {
     static const char rn_name[] = "$rownum";
     int64_t limit = 0, offset = 0;
+    if (!q->limit && !q->offset)
+        return plan_temporal_sort(pc, q, out);
     if (!q->limit)
-        return plan_error(pc, q->order_by[0].expr->loc, WEIR_EUNSUPPORTED,
-                          "ORDER BY without LIMIT on a stream is not supported yet (neither is a sort by a time "
-                          "attribute); ORDER BY ... LIMIT n is a streaming Top-N");
+        return plan_error(pc, q->offset->loc, WEIR_EUNSUPPORTED, "OFFSET without LIMIT (FETCH) on a stream is not supported (Flink neither)");
     if (!int_lit(q->limit, &limit) || limit < 1)
         return plan_error(pc, q->limit->loc, WEIR_EPLAN, "LIMIT takes a positive integer literal on a stream");
     if (q->offset && (!int_lit(q->offset, &offset) || offset < 0))
