@@ -20,6 +20,10 @@ Families (--families / WEIR_CLDIFF_FAMILIES, "-name" leaves one out):
   limit   ORDER BY ... LIMIT n [OFFSET m] (a Top-N without partition), over
           the table (ORDER BY a column, then id: no ties) or over a GROUP
           BY (ORDER BY the aggregate, then the group key);
+  tsort   ORDER BY ts [, a second column ASC/DESC] without LIMIT (the
+          temporal sort): compared in order, not as a multiset - rows come
+          out in (ts, second column, arrival) order once the watermark
+          passes ts, and a row not after the last ts emitted is late;
   dedup   deduplication (ROW_NUMBER() over a time attribute, rn = 1,
           first and last row);
   join    regular equi-joins (INNER, LEFT, RIGHT, FULL) between two tables,
@@ -53,6 +57,7 @@ seed), WEIR_CLDIFF_OUT (where failing cases are written).
 import argparse
 import collections
 import concurrent.futures
+import functools
 import os
 import random
 import shutil
@@ -66,7 +71,7 @@ from decimal import Decimal
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sql_diff as sd  # noqa: E402  (input streams and output parsing only)
 
-ALL_FAMILIES = {"group", "over", "topn", "topnagg", "limit", "dedup", "join"}
+ALL_FAMILIES = {"group", "over", "topn", "topnagg", "limit", "tsort", "dedup", "join"}
 LINE_PREFIX = "q"
 
 
@@ -388,6 +393,68 @@ def gen_limit(rng, qid):
     return q
 
 
+def tsort_model(rows, passing, delay, col, desc):
+    """The temporal sort's output, in order: rows wait until the watermark
+    rises above their ts; each firing emits the fired rows by (ts, col,
+    arrival); a row whose ts is not after the last ts emitted is late. Every
+    row moves the watermark (made at the source, before any WHERE)."""
+    def cmp(a, b):
+        if a["ts"] != b["ts"]:
+            return -1 if a["ts"] < b["ts"] else 1
+        if col is None:
+            return 0
+        x, y = a[col], b[col]
+        if x == y or (x is None and y is None):
+            return 0
+        if x is None:   # NULL is the smallest value: first ASC, last DESC
+            c = -1
+        elif y is None:
+            c = 1
+        else:
+            c = -1 if x < y else 1
+        return -c if desc else c
+    W = float("-inf")
+    last = float("-inf")
+    pending, out = [], []
+
+    def fire(upto):
+        nonlocal pending, last
+        ready = sorted([x for x in pending if x["ts"] < upto], key=functools.cmp_to_key(cmp))
+        pending = [x for x in pending if x["ts"] >= upto]
+        if ready:
+            last = max(last, ready[-1]["ts"])
+        out.extend(ready)
+    for r in rows:
+        if r["id"] in passing and r["ts"] > last:
+            pending.append(r)
+        nw = max(W, r["ts"] - delay)
+        if nw > W:
+            W = nw
+            fire(W)
+    fire(float("inf"))
+    return out
+
+
+def gen_tsort(rng, qid, delay):
+    q = Query()
+    col = rng.choice([None, "v", "s", "d"])
+    desc = col is not None and rng.random() < 0.5
+    where = cond(rng) if rng.random() < 0.3 else None
+    q.weir = "SELECT id, k, ts_ms FROM (SELECT id, k, ts_ms, ts%s FROM t%s ORDER BY ts%s)" % (
+        ", " + col if col else "", " WHERE " + where[0] if where else "",
+        ", %s%s" % (col, " DESC" if desc else "") if col else "")
+    q.kinds = ["big", "str", "big"]
+    q.ordered = True
+
+    def expected(db, rows, where=where, col=col, desc=desc):
+        passing = set(r[0] for r in db.execute(
+            "SELECT id FROM t" + (" WHERE " + where[1] if where else "")))
+        return [[r["id"], r["k"], r["ts"]] for r in tsort_model(rows, passing, delay, col, desc)]
+    q.expected = expected
+    q.family = "tsort"
+    return q
+
+
 def gen_dedup(rng, qid):
     q = Query()
     part = rng.choice(["k", "s"])
@@ -533,6 +600,8 @@ def gen_job(seed, index, fams, max_queries):
             q = gen_topn_agg(rng, i)
         elif f == "limit":
             q = gen_limit(rng, i)
+        elif f == "tsort":
+            q = gen_tsort(rng, i, j.delay)
         elif f == "dedup":
             q = gen_dedup(rng, i)
         else:
@@ -605,6 +674,7 @@ def check(weir, j, queries, folder, timeout):
     if err is not None:
         return {None: [err]}
     counts = collections.defaultdict(collections.Counter)
+    seqs = collections.defaultdict(list)  # the lines of each query in order (one subtask: tsort)
     bad = []
     for line in sd_lines:
         head, sep, rest = line.partition("> ")
@@ -615,6 +685,7 @@ def check(weir, j, queries, folder, timeout):
         qid = head.split(":")[0]
         sign = 1 if rest[:2] in ("+I", "+U") else -1
         counts[qid][rest[3:-1]] += sign
+        seqs[qid].append(rest)
     db = open_db(j.rows)
     result = {}
     for q in queries:
@@ -638,6 +709,18 @@ def check(weir, j, queries, folder, timeout):
                           for k, x in zip(q.kinds, f))] += n
             except (ValueError, ArithmeticError) as e:
                 probs.append("cannot parse [%s]: %s" % (text, e))
+        if getattr(q, "ordered", False) and got == want:
+            # the same rows: now their order (all +I)
+            seq = []
+            for text in seqs.get("%s%d" % (LINE_PREFIX, q.qid), []):
+                f = text[3:-1].split(", ")
+                seq.append((text[:2],) + tuple(norm(k, sd.parse_value(k, x)) for k, x in zip(q.kinds, f)))
+            exp = [("+I",) + tuple(norm(k, v) for k, v in zip(q.kinds, vals)) for vals in q.expected(db, j.rows)]
+            if seq != exp:
+                at = next(i for i in range(min(len(seq), len(exp)) + 1)
+                          if i >= len(seq) or i >= len(exp) or seq[i] != exp[i])
+                probs.append("%s: order differs at line %d: got %s, expected %s" % (
+                    q.family, at, seq[at:at + 3], exp[at:at + 3]))
         if got != want:
             miss = sorted((want - got).elements(), key=repr)
             extra = sorted((got - want).elements(), key=repr)
