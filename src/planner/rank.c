@@ -492,6 +492,97 @@ static weir_sql_expr *new_int(plan_ctx *pc, int64_t v, weir_sql_loc loc)
     return e;
 }
 
+/*
+ * The query without ORDER BY / LIMIT / OFFSET into *bare, and its ORDER BY
+ * items into ob (n_order_by of them), as columns of bare's result: t.c is
+ * c, and an item that a plain SELECT does not show (a column of its FROM, or
+ * an expression) becomes a hidden item $order_key<i> at the end of its
+ * list, which drop_hidden removes after the sort (*n_hidden of them).
+ */
+static int order_keys(plan_ctx *pc, const weir_sql_query *q, weir_sql_query *bare, weir_sql_order_item *ob,
+                      uint32_t *n_hidden)
+{
+    *bare = *q;
+    bare->order_by = NULL;
+    bare->n_order_by = 0;
+    bare->limit = bare->offset = NULL;
+    *n_hidden = 0;
+    const weir_sql_select *in = q->kind == WEIR_SQL_QUERY_SELECT ? q->u.select : NULL;
+    bool plain = in && !in->distinct && !in->n_group_by && !in->having;
+    weir_sql_select *copy = NULL;
+    for (uint32_t i = 0; i < q->n_order_by; i++) {
+        ob[i] = q->order_by[i];
+        const weir_sql_expr *e = ob[i].expr;
+        if (e->kind == WEIR_SQL_EXPR_LITERAL)
+            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                              "ORDER BY a position or a constant is not supported on a stream: name the column");
+        bool col = e->kind == WEIR_SQL_EXPR_COLUMN;
+        const char *name = col ? e->u.column.parts[e->u.column.n_parts - 1].name : NULL;
+        if (!plain || (col && inner_exposes(in, -1, name))) {
+            if (col && e->u.column.n_parts > 1) {
+                /* t.c: the column c of the query's result */
+                weir_sql_expr *c = new_expr(pc, WEIR_SQL_EXPR_COLUMN, e->loc);
+                if (!c)
+                    return WEIR_ENOMEM;
+                c->end = e->end;
+                c->u.column = e->u.column;
+                c->u.column.parts += e->u.column.n_parts - 1;
+                c->u.column.n_parts = 1;
+                ob[i].expr = c;
+            }
+            continue;
+        }
+        if (!copy) {
+            copy = plan_alloc(pc, sizeof *copy);
+            weir_sql_select_item *items = plan_alloc(pc, (in->n_items + q->n_order_by) * sizeof *items);
+            if (!copy || !items)
+                return WEIR_ENOMEM;
+            *copy = *in;
+            memcpy(items, in->items, in->n_items * sizeof *items);
+            copy->items = items;
+            bare->u.select = copy;
+        }
+        char nm[32];
+        snprintf(nm, sizeof nm, "$order_key%u", i);
+        weir_sql_ident *id = new_ident(pc, nm, e->loc);
+        weir_sql_expr *ref = new_expr(pc, WEIR_SQL_EXPR_COLUMN, e->loc);
+        if (!id || !ref)
+            return WEIR_ENOMEM;
+        copy->items[copy->n_items++] = (weir_sql_select_item){(weir_sql_expr *)e, id};
+        ref->u.column = (weir_sql_name){id, 1, e->loc};
+        ob[i].expr = ref;
+        (*n_hidden)++;
+    }
+    return 0;
+}
+
+/* Drops the last n_hidden columns of *r (the hidden ORDER BY items). */
+static int drop_hidden(plan_ctx *pc, rel *r, uint32_t n_hidden, bool updating)
+{
+    if (!n_hidden)
+        return 0;
+    uint32_t n = r->n_physical - n_hidden;
+    weir_expr **ex = plan_alloc(pc, (n + 1) * sizeof *ex);
+    const char **nm = plan_alloc(pc, (n + 1) * sizeof *nm);
+    if (!ex || !nm)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        weir_error err = {0};
+        if (weir_expr_column(pc->arena, i, r->schema->fields[i].type, &ex[i], &err))
+            return WEIR_ENOMEM;
+        nm[i] = r->schema->fields[i].name;
+    }
+    rel dropped;
+    weir_sql_loc loc = r->loc;
+    int rc = plan_calc(pc, r, NULL, ex, nm, n, &dropped, "Calc");
+    if (rc)
+        return rc;
+    dropped.updating = updating;
+    dropped.loc = loc;
+    *r = dropped;
+    return 0;
+}
+
 /* ORDER BY item e as a column of r (t.c names c), or an error. */
 static int order_column(plan_ctx *pc, const rel *r, const weir_sql_expr *e, uint32_t *idx)
 {
@@ -515,14 +606,16 @@ static int order_column(plan_ctx *pc, const rel *r, const weir_sql_expr *e, uint
  */
 static int plan_temporal_sort(plan_ctx *pc, const weir_sql_query *q, rel *out)
 {
-    weir_sql_query bare = *q;
-    bare.order_by = NULL;
-    bare.n_order_by = 0;
+    weir_sql_query bare;
+    uint32_t n_hidden;
+    weir_sql_order_item *ob = plan_alloc(pc, q->n_order_by * sizeof *ob);
+    if (!ob)
+        return WEIR_ENOMEM;
+    int rc = order_keys(pc, q, &bare, ob, &n_hidden);
     rel r;
-    int rc = plan_query(pc, &bare, &r);
-    if (rc)
+    if (rc || (rc = plan_query(pc, &bare, &r)))
         return rc;
-    const weir_sql_order_item *first = &q->order_by[0];
+    const weir_sql_order_item *first = &ob[0];
     uint32_t idx;
     if ((rc = order_column(pc, &r, first->expr, &idx)))
         return rc;
@@ -546,7 +639,7 @@ static int plan_temporal_sort(plan_ctx *pc, const weir_sql_query *q, rel *out)
                           WEIR_KEY_MAX_COLS + 1);
     weir_temporal_sort_config c = {.n_order = q->n_order_by - 1};
     for (uint32_t i = 1; i < q->n_order_by; i++) {
-        const weir_sql_order_item *o = &q->order_by[i];
+        const weir_sql_order_item *o = &ob[i];
         if ((rc = order_column(pc, &r, o->expr, &c.order_cols[i - 1])))
             return rc;
         c.order_desc[i - 1] = o->dir == WEIR_SQL_ORDER_DESC;
@@ -577,7 +670,7 @@ static int plan_temporal_sort(plan_ctx *pc, const weir_sql_query *q, rel *out)
     out->wprops.present = false;
     out->above_wm = false;
     out->loc = q->loc;
-    return 0;
+    return drop_hidden(pc, out, n_hidden, false);
 }
 
 /*
@@ -624,29 +717,10 @@ int plan_sort_limit(plan_ctx *pc, const weir_sql_query *q, rel *out)
     if (!bare || !w || !ob || !in || !items || !from || !inq || !outer || !ofrom || !star || !call || !rn ||
         !between || !rn_id || !fn_id || !lo || !hi)
         return WEIR_ENOMEM;
-    *bare = *q;
-    bare->order_by = NULL;
-    bare->n_order_by = 0;
-    bare->limit = bare->offset = NULL;
-    for (uint32_t i = 0; i < q->n_order_by; i++) {
-        ob[i] = q->order_by[i];
-        const weir_sql_expr *e = ob[i].expr;
-        if (e->kind == WEIR_SQL_EXPR_LITERAL)
-            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
-                              "ORDER BY a position or a constant is not supported with LIMIT on a stream: name the "
-                              "column");
-        if (e->kind == WEIR_SQL_EXPR_COLUMN && e->u.column.n_parts > 1) {
-            /* t.c: the column c of the query's result */
-            weir_sql_expr *c = new_expr(pc, WEIR_SQL_EXPR_COLUMN, e->loc);
-            if (!c)
-                return WEIR_ENOMEM;
-            c->end = e->end;
-            c->u.column = e->u.column;
-            c->u.column.parts += e->u.column.n_parts - 1;
-            c->u.column.n_parts = 1;
-            ob[i].expr = c;
-        }
-    }
+    uint32_t n_hidden;
+    int rc = order_keys(pc, q, bare, ob, &n_hidden);
+    if (rc)
+        return rc;
     memset(w, 0, sizeof *w);
     w->loc = q->n_order_by ? q->order_by[0].expr->loc : q->limit->loc;
     w->order_by = ob;
@@ -682,6 +756,7 @@ int plan_sort_limit(plan_ctx *pc, const weir_sql_query *q, rel *out)
     outer->where = between;
     const weir_sql_expr *rest = NULL;
     bool handled = false;
-    int rc = plan_rank(pc, outer, out, &rest, &handled);
-    return rc ? rc : handled ? 0 : WEIR_EINVAL;
+    if ((rc = plan_rank(pc, outer, out, &rest, &handled)))
+        return rc;
+    return handled ? drop_hidden(pc, out, n_hidden, true) : WEIR_EINVAL;
 }

@@ -8,3 +8,5 @@ SELECT 'top3', item, v FROM t ORDER BY v DESC LIMIT 3;
 SELECT 'off1', t.item, v FROM t ORDER BY t.v LIMIT 2 OFFSET 1;
 SELECT 'first2', item FROM t LIMIT 2;
 SELECT 'fetch2', item, v AS value FROM t ORDER BY value DESC, item FETCH FIRST 2 ROWS ONLY;
+-- ORDER BY a column the SELECT does not show
+SELECT 'hidden', item FROM t ORDER BY v LIMIT 2;

@@ -12,3 +12,6 @@ CREATE TABLE by_time (k STRING, v INT, ms BIGINT) WITH ('connector' = 'filesyste
 CREATE TABLE by_time_v (k STRING, v INT, ms BIGINT) WITH ('connector' = 'filesystem', 'path' = 'by_time_v', 'format' = 'csv');
 INSERT INTO by_time SELECT k, v, ms FROM (SELECT k, v, ms, ts FROM t ORDER BY ts);
 INSERT INTO by_time_v SELECT k, v, ms FROM (SELECT * FROM t ORDER BY t.ts ASC, v DESC);
+-- ORDER BY a column the SELECT does not show, and an expression: hidden sort keys
+CREATE TABLE hidden (k STRING, v INT) WITH ('connector' = 'filesystem', 'path' = 'hidden', 'format' = 'csv');
+INSERT INTO hidden SELECT k, v FROM (SELECT k, v FROM t ORDER BY ts, v + 1 DESC);
