@@ -19,7 +19,9 @@
  * attribute, without the rank number) emits a replacement as -U old, +U new,
  * and for ORDER BY ... DESC (keep the last row) a row equal in time to the
  * kept one replaces it, as Flink's deduplication does; elsewhere equal rows
- * keep their arrival order (the earlier ranks first).
+ * keep their arrival order (the earlier ranks first). Without ORDER BY
+ * columns (n_order 0: LIMIT alone, or a deduplication by processing time,
+ * which goes by arrival) every row ties.
  *
  * State is read and written once per partition per batch: a partition's
  * value is kept, as the batch's rows leave it, in a cache of the batch

@@ -345,6 +345,13 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
         rc_.rank_fn = fn_kind == WEIR_RANK_RANK ? WEIR_RANK_RANK : WEIR_RANK_DENSE_RANK;
     }
     rc_.ties_newer_first = rc_.dedup && rc_.order_desc[0];
+    /* deduplication by a processing-time attribute goes by arrival, as Flink's (which reads the clock at
+     * the operator): the first row to arrive stays (ASC), or the last replaces it (DESC). Keeping the
+     * first is append-only: no row ever replaces it. */
+    bool by_arrival = rc_.dedup && !windowed && r.has_proctime && rc_.order_cols[0] == r.proctime;
+    if (by_arrival)
+        rc_.n_order = 0; /* every row ties: ties_newer_first alone decides */
+    bool append_only = windowed || (by_arrival && !rc_.ties_newer_first);
     int64_t ttl = 0;
     const char *v = plan_config(pc, "table.exec.state.ttl");
     if (v && weir_option_parse_duration(v, &ttl))
@@ -388,7 +395,7 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     weir_buf_printf(&pc->explain, "  %s%s[%d]: partition=%u order=%u rows %lld..%lld%s (%s)\n", windowed ? "Window" : "",
                     rc_.dedup ? "Deduplicate" : "Rank", out->s.node, rc_.partition.n, rc_.n_order, (long long)lo,
                     (long long)hi, with_rank ? " with rank number" : "",
-                    windowed ? "append-only" : rc_.retract ? "changelog, retract strategy" : "changelog");
+                    append_only ? "append-only" : rc_.retract ? "changelog, retract strategy" : "changelog");
     out->schema = os;
     out->n_physical = os->n_fields;
     /*
@@ -403,7 +410,7 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
         out->has_proctime = true;
         out->proctime = r.proctime;
     }
-    out->updating = !windowed;
+    out->updating = !append_only;
     if (windowed)
         out->wprops = r.wprops; /* the same columns, in the same places */
     out->loc = fr->loc;
@@ -424,7 +431,7 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
         rel dropped;
         if ((rc = plan_calc(pc, out, NULL, ex, nm, n, &dropped, "Calc")))
             return rc;
-        dropped.updating = !windowed;
+        dropped.updating = !append_only;
         dropped.loc = fr->loc;
         *out = dropped;
     }
