@@ -179,7 +179,8 @@ static int sort_key(const weir_rank_config *c, const weir_batch *b, uint32_t row
 
 static int sk_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
-    int r = memcmp(a, b, alen < blen ? alen : blen);
+    size_t m = alen < blen ? alen : blen;
+    int r = m ? memcmp(a, b, m) : 0; /* empty keys (no ORDER BY) may be NULL */
     return r ? r : (alen > blen) - (alen < blen);
 }
 

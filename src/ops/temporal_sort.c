@@ -146,7 +146,7 @@ static int tsort_timer(void *op, weir_op_ctx *ctx, const weir_timer *t)
         while (j > 0) {
             const held_row *p = &o->hr[j - 1];
             size_t m = p->sk_len < x.sk_len ? p->sk_len : x.sk_len;
-            int cmp = memcmp(o->held.data + p->sk_off, o->held.data + x.sk_off, m);
+            int cmp = m ? memcmp(o->held.data + p->sk_off, o->held.data + x.sk_off, m) : 0;
             if (!cmp)
                 cmp = (p->sk_len > x.sk_len) - (p->sk_len < x.sk_len);
             if (cmp <= 0)
