@@ -13,7 +13,8 @@ Families (--families / WEIR_CLDIFF_FAMILIES, "-name" leaves one out):
           ASC/DESC, NULLS FIRST/LAST);
   topnagg Top-N over an updating input (the retractable Top-N): ROW_NUMBER()
           over a GROUP BY's aggregate, per key or global, ASC/DESC, with
-          and without the rank number, with an offset (rn BETWEEN M AND N);
+          and without the rank number, with an offset (rn BETWEEN M AND N),
+          in a query of its own or beside the GROUP BY;
           the ORDER BY ends with the group keys, so the final table does
           not depend on the order in which updates of different groups
           arrive (that order varies with the parallelism);
@@ -353,7 +354,14 @@ def gen_topn_agg(rng, qid):
     order = "a%s, %ss%s" % (" DESC" if desc else "", "" if part else "k%s, " % tie, tie)
     bound = "rn <= %d" % hi if lo == 1 and rng.random() < 0.7 else "rn BETWEEN %d AND %d" % (lo, hi)
 
+    same = rng.random() < 0.3  # ROW_NUMBER() beside the GROUP BY, ordered by the aggregate itself
+
     def text(w):
+        if same:
+            return ("SELECT k, s, a%s FROM (SELECT k, s, %s AS a, ROW_NUMBER() OVER (%sORDER BY %s) AS rn "
+                    "FROM t%s GROUP BY k, s%s) WHERE %s" % (
+                        ", rn" if with_rn else "", agg, "PARTITION BY k " if part else "",
+                        agg + order[1:], " WHERE " + w if w else "", having, bound))
         return ("SELECT k, s, a%s FROM (SELECT k, s, a, ROW_NUMBER() OVER (%sORDER BY %s) AS rn FROM "
                 "(SELECT k, s, %s AS a FROM t%s GROUP BY k, s%s)) WHERE %s" % (
                     ", rn" if with_rn else "", "PARTITION BY k " if part else "", order, agg,

@@ -199,10 +199,12 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     /* LIMIT without ORDER BY (plan_sort_limit's $rownum) keeps the first rows to arrive */
     if (w->ref || (w->n_order_by == 0 && strcmp(alias, "$rownum") != 0))
         return plan_error(pc, w->loc, WEIR_EUNSUPPORTED, "ROW_NUMBER() needs OVER (PARTITION BY ... ORDER BY ...) written out");
-    if (in->n_group_by || in->having || in->distinct)
+    /* beside a GROUP BY the ranking is over the groups (after HAVING), as SQL evaluates OVER after
+     * grouping: the aggregating query, with any ORDER BY aggregate as a hidden item, is the input */
+    if (in->distinct)
         return plan_error(pc, call->loc, WEIR_EUNSUPPORTED,
-                          "ROW_NUMBER() in an aggregating query is not supported yet: aggregate in a subquery and rank "
-                          "its result (SELECT *, ROW_NUMBER() OVER (...) AS rn FROM (SELECT ... GROUP BY ...))");
+                          "ROW_NUMBER() in a SELECT DISTINCT is not supported (DISTINCT applies after the ranking): "
+                          "rank the distinct rows in an outer query");
     if (w->n_order_by > WEIR_KEY_MAX_COLS || w->n_partition_by > WEIR_KEY_MAX_COLS)
         return plan_error(pc, w->loc, WEIR_EUNSUPPORTED, "at most %d PARTITION BY and ORDER BY columns", WEIR_KEY_MAX_COLS);
     /* the rank range, from the outer WHERE */

@@ -17,3 +17,12 @@ SELECT 'top2', cat, item, s FROM (SELECT cat, item, s, ROW_NUMBER() OVER (PARTIT
   FROM sums) WHERE rn <= 2;
 SELECT 'mid', cat, item, s FROM (SELECT cat, item, s, ROW_NUMBER() OVER (PARTITION BY cat ORDER BY s DESC) AS rn
   FROM sums) WHERE rn BETWEEN 2 AND 3;
+-- ROW_NUMBER() beside the GROUP BY ranks the groups (after HAVING), ordered
+-- here by the aggregate itself: the same changelog as 'ranked'; with HAVING
+-- a group enters when it passes (a,y at its second row; a,x at its second
+-- row outranks it by MAX(v), 5 > 3).
+SELECT 'same', * FROM (SELECT cat, item, SUM(v) AS s, ROW_NUMBER() OVER (PARTITION BY cat ORDER BY SUM(v) DESC) AS rn
+  FROM t GROUP BY cat, item) WHERE rn <= 2;
+SELECT 'having', cat, item, n FROM (SELECT cat, item, COUNT(*) AS n,
+  ROW_NUMBER() OVER (PARTITION BY cat ORDER BY MAX(v) DESC) AS rn FROM t GROUP BY cat, item HAVING COUNT(*) > 1)
+WHERE rn <= 1;
