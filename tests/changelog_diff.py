@@ -11,6 +11,20 @@ Families (--families / WEIR_CLDIFF_FAMILIES, "-name" leaves one out):
           PARTITION BY or not, with the per-partition lateness rule;
   topn    Top-N (ROW_NUMBER() <= N, with and without the rank number read,
           ASC/DESC, NULLS FIRST/LAST);
+  topnagg Top-N over an updating input (the retractable Top-N): ROW_NUMBER()
+          over a GROUP BY's aggregate, per key or global, ASC/DESC, with
+          and without the rank number, with an offset (rn BETWEEN M AND N),
+          in a query of its own or beside the GROUP BY;
+          the ORDER BY ends with the group keys, so the final table does
+          not depend on the order in which updates of different groups
+          arrive (that order varies with the parallelism);
+  limit   ORDER BY ... LIMIT n [OFFSET m] (a Top-N without partition), over
+          the table (ORDER BY a column, then id: no ties) or over a GROUP
+          BY (ORDER BY the aggregate, then the group key);
+  tsort   ORDER BY ts [, a second column ASC/DESC] without LIMIT (the
+          temporal sort): compared in order, not as a multiset - rows come
+          out in (ts, second column, arrival) order once the watermark
+          passes ts, and a row not after the last ts emitted is late;
   dedup   deduplication (ROW_NUMBER() over a time attribute, rn = 1,
           first and last row);
   join    regular equi-joins (INNER, LEFT, RIGHT, FULL) between two tables,
@@ -49,6 +63,7 @@ seed), WEIR_CLDIFF_OUT (where failing cases are written).
 import argparse
 import collections
 import concurrent.futures
+import functools
 import os
 import random
 import shutil
@@ -62,7 +77,7 @@ from decimal import Decimal
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sql_diff as sd  # noqa: E402  (input streams and output parsing only)
 
-ALL_FAMILIES = {"group", "over", "topn", "dedup", "join", "semi"}
+ALL_FAMILIES = {"group", "over", "topn", "topnagg", "limit", "tsort", "dedup", "join", "semi"}
 LINE_PREFIX = "q"
 
 
@@ -324,6 +339,135 @@ def gen_topn(rng, qid):
     return q
 
 
+TOPN_AGGS = [("COUNT(*)", "big"), ("COUNT(v)", "big"), ("SUM(v)", "int"), ("MAX(v)", "int"), ("MIN(v)", "int")]
+
+
+def gen_topn_agg(rng, qid):
+    """ROW_NUMBER() over a GROUP BY k, s: SQLite runs the same query (its
+    window functions rank the final aggregate); NULL is the smallest value
+    in both."""
+    q = Query()
+    agg, kind = rng.choice(TOPN_AGGS)
+    part = rng.random() < 0.6
+    desc = rng.random() < 0.5
+    tie = " DESC" if rng.random() < 0.5 else ""
+    lo = rng.choice([1, 1, 1, 2, 3])
+    hi = lo + rng.randint(0, 3)
+    with_rn = rng.random() < 0.5
+    where = cond(rng) if rng.random() < 0.3 else None
+    having = " HAVING COUNT(*) > %d" % rng.randint(1, 3) if rng.random() < 0.2 else ""
+    order = "a%s, %ss%s" % (" DESC" if desc else "", "" if part else "k%s, " % tie, tie)
+    bound = "rn <= %d" % hi if lo == 1 and rng.random() < 0.7 else "rn BETWEEN %d AND %d" % (lo, hi)
+
+    same = rng.random() < 0.3  # ROW_NUMBER() beside the GROUP BY, ordered by the aggregate itself
+
+    def text(w):
+        if same:
+            return ("SELECT k, s, a%s FROM (SELECT k, s, %s AS a, ROW_NUMBER() OVER (%sORDER BY %s) AS rn "
+                    "FROM t%s GROUP BY k, s%s) WHERE %s" % (
+                        ", rn" if with_rn else "", agg, "PARTITION BY k " if part else "",
+                        agg + order[1:], " WHERE " + w if w else "", having, bound))
+        return ("SELECT k, s, a%s FROM (SELECT k, s, a, ROW_NUMBER() OVER (%sORDER BY %s) AS rn FROM "
+                "(SELECT k, s, %s AS a FROM t%s GROUP BY k, s%s)) WHERE %s" % (
+                    ", rn" if with_rn else "", "PARTITION BY k " if part else "", order, agg,
+                    " WHERE " + w if w else "", having, bound))
+    q.weir = text(where[0] if where else None)
+    lsql = text(where[1] if where else None)
+    q.kinds = ["str", "str", kind] + (["big"] if with_rn else [])
+    q.expected = lambda db, rows, lsql=lsql: [list(r) for r in db.execute(lsql)]
+    q.family = "topnagg"
+    return q
+
+
+def gen_limit(rng, qid):
+    """ORDER BY ... LIMIT: SQLite runs the same query; the order is total
+    (id, or the group key, ends it), so the rows kept do not depend on the
+    arrival order of updates."""
+    q = Query()
+    desc = " DESC" if rng.random() < 0.5 else ""
+    n = rng.randint(1, 5)
+    off = " OFFSET %d" % rng.randint(1, 3) if rng.random() < 0.3 else ""
+    where = cond(rng) if rng.random() < 0.3 else None
+    if rng.random() < 0.5:
+        col = rng.choice(["v", "d", "s", "ts_ms"])
+        text = "SELECT id, k, %s FROM t%%s ORDER BY %s%s, id LIMIT %d%s" % (col, col, desc, n, off)
+        q.kinds = ["big", "str", {"v": "int", "d": "dbl", "s": "str", "ts_ms": "big"}[col]]
+        lcol = "ts" if col == "ts_ms" else col
+        lsql = "SELECT id, k, %s FROM t%%s ORDER BY %s%s, id LIMIT %d%s" % (lcol, lcol, desc, n, off)
+    else:
+        agg, kind = rng.choice(TOPN_AGGS)
+        text = "SELECT k, %s AS a FROM t%%s GROUP BY k ORDER BY a%s, k%s LIMIT %d%s" % (agg, desc, desc, n, off)
+        q.kinds = ["str", kind]
+        lsql = text
+    q.weir = text % (" WHERE " + where[0] if where else "")
+    lsql = lsql % (" WHERE " + where[1] if where else "")
+    q.expected = lambda db, rows, lsql=lsql: [list(r) for r in db.execute(lsql)]
+    q.family = "limit"
+    return q
+
+
+def tsort_model(rows, passing, delay, col, desc):
+    """The temporal sort's output, in order: rows wait until the watermark
+    rises above their ts; each firing emits the fired rows by (ts, col,
+    arrival); a row whose ts is not after the last ts emitted is late. Every
+    row moves the watermark (made at the source, before any WHERE)."""
+    def cmp(a, b):
+        if a["ts"] != b["ts"]:
+            return -1 if a["ts"] < b["ts"] else 1
+        if col is None:
+            return 0
+        x, y = a[col], b[col]
+        if x == y or (x is None and y is None):
+            return 0
+        if x is None:   # NULL is the smallest value: first ASC, last DESC
+            c = -1
+        elif y is None:
+            c = 1
+        else:
+            c = -1 if x < y else 1
+        return -c if desc else c
+    W = float("-inf")
+    last = float("-inf")
+    pending, out = [], []
+
+    def fire(upto):
+        nonlocal pending, last
+        ready = sorted([x for x in pending if x["ts"] < upto], key=functools.cmp_to_key(cmp))
+        pending = [x for x in pending if x["ts"] >= upto]
+        if ready:
+            last = max(last, ready[-1]["ts"])
+        out.extend(ready)
+    for r in rows:
+        if r["id"] in passing and r["ts"] > last:
+            pending.append(r)
+        nw = max(W, r["ts"] - delay)
+        if nw > W:
+            W = nw
+            fire(W)
+    fire(float("inf"))
+    return out
+
+
+def gen_tsort(rng, qid, delay):
+    q = Query()
+    col = rng.choice([None, "v", "s", "d"])
+    desc = col is not None and rng.random() < 0.5
+    where = cond(rng) if rng.random() < 0.3 else None
+    q.weir = "SELECT id, k, ts_ms FROM (SELECT id, k, ts_ms, ts%s FROM t%s ORDER BY ts%s)" % (
+        ", " + col if col else "", " WHERE " + where[0] if where else "",
+        ", %s%s" % (col, " DESC" if desc else "") if col else "")
+    q.kinds = ["big", "str", "big"]
+    q.ordered = True
+
+    def expected(db, rows, where=where, col=col, desc=desc):
+        passing = set(r[0] for r in db.execute(
+            "SELECT id FROM t" + (" WHERE " + where[1] if where else "")))
+        return [[r["id"], r["k"], r["ts"]] for r in tsort_model(rows, passing, delay, col, desc)]
+    q.expected = expected
+    q.family = "tsort"
+    return q
+
+
 def gen_dedup(rng, qid):
     q = Query()
     part = rng.choice(["k", "s"])
@@ -514,6 +658,12 @@ def gen_job(seed, index, fams, max_queries):
             q = gen_over(rng, i, j.delay)
         elif f == "topn":
             q = gen_topn(rng, i)
+        elif f == "topnagg":
+            q = gen_topn_agg(rng, i)
+        elif f == "limit":
+            q = gen_limit(rng, i)
+        elif f == "tsort":
+            q = gen_tsort(rng, i, j.delay)
         elif f == "dedup":
             q = gen_dedup(rng, i)
         elif f == "semi":
@@ -588,6 +738,7 @@ def check(weir, j, queries, folder, timeout):
     if err is not None:
         return {None: [err]}
     counts = collections.defaultdict(collections.Counter)
+    seqs = collections.defaultdict(list)  # the lines of each query in order (one subtask: tsort)
     bad = []
     for line in sd_lines:
         head, sep, rest = line.partition("> ")
@@ -598,6 +749,7 @@ def check(weir, j, queries, folder, timeout):
         qid = head.split(":")[0]
         sign = 1 if rest[:2] in ("+I", "+U") else -1
         counts[qid][rest[3:-1]] += sign
+        seqs[qid].append(rest)
     db = open_db(j.rows)
     result = {}
     for q in queries:
@@ -621,6 +773,18 @@ def check(weir, j, queries, folder, timeout):
                           for k, x in zip(q.kinds, f))] += n
             except (ValueError, ArithmeticError) as e:
                 probs.append("cannot parse [%s]: %s" % (text, e))
+        if getattr(q, "ordered", False) and got == want:
+            # the same rows: now their order (all +I)
+            seq = []
+            for text in seqs.get("%s%d" % (LINE_PREFIX, q.qid), []):
+                f = text[3:-1].split(", ")
+                seq.append((text[:2],) + tuple(norm(k, sd.parse_value(k, x)) for k, x in zip(q.kinds, f)))
+            exp = [("+I",) + tuple(norm(k, v) for k, v in zip(q.kinds, vals)) for vals in q.expected(db, j.rows)]
+            if seq != exp:
+                at = next(i for i in range(min(len(seq), len(exp)) + 1)
+                          if i >= len(seq) or i >= len(exp) or seq[i] != exp[i])
+                probs.append("%s: order differs at line %d: got %s, expected %s" % (
+                    q.family, at, seq[at:at + 3], exp[at:at + 3]))
         if got != want:
             miss = sorted((want - got).elements(), key=repr)
             extra = sorted((got - want).elements(), key=repr)

@@ -2,8 +2,9 @@
 # tests/test_changelog_diff.sh WEIR SOURCE_DIR - randomized differential test
 # of the non-windowed SQL operators: GROUP BY (keyed, global, HAVING, a
 # GROUP BY over a GROUP BY), OVER aggregations (ROWS/RANGE frames and the
-# per-partition lateness rule), Top-N, deduplication and regular joins
-# (INNER/LEFT/RIGHT/FULL), IN / EXISTS subqueries (semi and anti joins). tests/changelog_diff.py generates random
+# per-partition lateness rule), Top-N (also over a GROUP BY: the retracting
+# Top-N), deduplication and regular joins (INNER/LEFT/RIGHT/FULL), IN /
+# EXISTS subqueries (semi and anti joins). tests/changelog_diff.py generates random
 # out-of-order streams and queries, runs them with `weir run` at random
 # parallelism and batch sizes, materializes the printed changelog and
 # compares it with an oracle that shares no code with weir (SQLite, plus a

@@ -43,7 +43,7 @@ int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *ou
  * Top-N and deduplication (ops/rank.c): of each partition (the key of the
  * keyed input), the rows ranked [rank_start, rank_end] by ROW_NUMBER() over
  * the ORDER BY columns, as an updating changelog. The input must be
- * append-only. Output: the input columns, then the rank number (BIGINT NOT
+ * append-only unless retract is set (below). Output: the input columns, then the rank number (BIGINT NOT
  * NULL) when with_rank. NULLs order as nulls_last says per column.
  */
 typedef struct weir_rank_config {
@@ -76,9 +76,39 @@ typedef struct weir_rank_config {
      * [start, end] comes out, so ties may give more than end rows.
      */
     enum { WEIR_RANK_ROW_NUMBER, WEIR_RANK_RANK, WEIR_RANK_DENSE_RANK } rank_fn;
+    /*
+     * Top-N over an updating input (Flink's retractable Top-N; continuous,
+     * ROW_NUMBER only): +I/+U rows are ranked in, -U/-D rows are taken out
+     * (the first kept row equal to them), and the state keeps every row of
+     * the partition, since a retraction lifts a row from below the bound
+     * back into it. With the rank number (or rank_start > 1) every rank whose
+     * row changed is updated (-U/+U), a rank that filled is +I, one that
+     * emptied -D; without it, the row that enters [1, end] is +I and the
+     * one that leaves it -D.
+     */
+    bool retract;
 } weir_rank_config;
 
 int weir_rank_spec(const weir_rank_config *cfg, weir_operator_spec *out);
+
+/*
+ * Temporal sort (ops/temporal_sort.c; Flink's ORDER BY rowtime ASC on a
+ * stream): rows are held until the watermark passes their timestamp (W > t,
+ * Flink's timer at t), then emitted in timestamp order, rows of one
+ * timestamp by the secondary ORDER BY columns (equal ones in arrival
+ * order). A row whose timestamp is not after the last one emitted is late:
+ * dropped and counted (late_records_dropped). Append-only in and out; the
+ * input is global (one subtask, empty key).
+ */
+typedef struct weir_temporal_sort_config {
+    uint32_t n_order; /* secondary sort columns (may be 0) */
+    uint32_t order_cols[WEIR_KEY_MAX_COLS];
+    bool order_desc[WEIR_KEY_MAX_COLS];
+    bool nulls_last[WEIR_KEY_MAX_COLS];
+    const weir_schema *schema; /* borrowed: input and output */
+} weir_temporal_sort_config;
+
+int weir_temporal_sort_spec(const weir_temporal_sort_config *cfg, weir_operator_spec *out);
 
 /*
  * Regular (unwindowed) streaming equi-join of two inputs, as Flink's

@@ -11,14 +11,17 @@
  * never climb back. A row that ranks at or above `end` is inserted; the row
  * pushed past `end` is dropped from state.
  *
- * Changelog. With the rank number in the output, every position whose row
- * changed is updated: -U (old row, rank) then +U (new row, rank), or +I for
- * a position that was empty. Without it, the row that entered [start, end]
- * is +I and the one that left it -D. Deduplication (Top-1 by a time
+ * Changelog. With the rank number in the output, or a lower bound
+ * (rank_start > 1, as Flink), every position whose row changed is updated:
+ * -U (old row, rank) then +U (new row, rank), or +I for a position that was
+ * empty. Without either, the row that entered [1, end] is +I and the one
+ * that left it -D. Deduplication (Top-1 by a time
  * attribute, without the rank number) emits a replacement as -U old, +U new,
  * and for ORDER BY ... DESC (keep the last row) a row equal in time to the
  * kept one replaces it, as Flink's deduplication does; elsewhere equal rows
- * keep their arrival order (the earlier ranks first).
+ * keep their arrival order (the earlier ranks first). Without ORDER BY
+ * columns (n_order 0: LIMIT alone, or a deduplication by processing time,
+ * which goes by arrival) every row ties.
  *
  * State is read and written once per partition per batch: a partition's
  * value is kept, as the batch's rows leave it, in a cache of the batch
@@ -34,6 +37,19 @@
  * Flink's window Top-N and window deduplication. There the rank may also be
  * RANK or DENSE_RANK: the state keeps every row whose rank is within
  * rank_end, ties included, so it may hold more than rank_end rows.
+ *
+ * Retractable Top-N (conf->retract: the input is updating, as Flink's
+ * RetractableTopNFunction): the value holds every row of the partition in
+ * rank order, equal sort keys in arrival order, since a retraction lifts
+ * the row below it. +I/+U rank a row in (after the equal ones); -U/-D
+ * take out the first kept row equal to it (byte-equal encodings; a row
+ * that is not there changes nothing, as Flink's lenient mode). With the
+ * rank number, or an offset (rank_start > 1), each rank in [start, end]
+ * whose row changed is -U old, +U new, in rank order, and the rank that
+ * filled is +I or the one that emptied -D (with its old row). Without it,
+ * an insertion above the bound is -D (the row pushed to end + 1) then +I
+ * (the new row), a removal above the bound -D (the row) then +I (the row
+ * lifted from end + 1), and rows moving inside [1, end] emit nothing.
  */
 #include <string.h>
 
@@ -78,6 +94,7 @@ typedef struct rank_op {
     weir_buf ckeys;
     uint64_t *n_changes;
     uint64_t *n_late;
+    uint64_t *n_missing; /* retractions of rows not kept */
 } rank_op;
 
 /* ---- the order-preserving sort key ---- */
@@ -97,7 +114,7 @@ static int put_be64(weir_buf *b, uint64_t v, bool invert)
  * bits (-0.0 = 0.0); strings with 0x00 escaped as 00 ff and ended by 00 00.
  * Descending inverts the value bytes, not the flag.
  */
-static int sort_key_col(weir_buf *out, const weir_batch *b, uint32_t col, uint32_t row, bool desc, bool nulls_last)
+int weir__sort_key_col(weir_buf *out, const weir_batch *b, uint32_t col, uint32_t row, bool desc, bool nulls_last)
 {
     if (weir_batch_is_null(b, col, row))
         return weir_buf_put_u8(out, nulls_last ? 2 : 0);
@@ -153,7 +170,7 @@ static int sort_key(const weir_rank_config *c, const weir_batch *b, uint32_t row
 {
     weir_buf_clear(out);
     for (uint32_t i = 0; i < c->n_order; i++) {
-        int rc = sort_key_col(out, b, c->order_cols[i], row, c->order_desc[i], c->nulls_last[i]);
+        int rc = weir__sort_key_col(out, b, c->order_cols[i], row, c->order_desc[i], c->nulls_last[i]);
         if (rc)
             return rc;
     }
@@ -162,7 +179,8 @@ static int sort_key(const weir_rank_config *c, const weir_batch *b, uint32_t row
 
 static int sk_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
-    int r = memcmp(a, b, alen < blen ? alen : blen);
+    size_t m = alen < blen ? alen : blen;
+    int r = m ? memcmp(a, b, m) : 0; /* empty keys (no ORDER BY) may be NULL */
     return r ? r : (alen > blen) - (alen < blen);
 }
 
@@ -179,7 +197,7 @@ static int parse(rank_op *o, const weir_buf *val, uint32_t *n)
     uint32_t count;
     /* RANK and DENSE_RANK keep ties past rank_end */
     if (weir_cursor_get_u32(&c, &count) ||
-        (o->conf->rank_fn == WEIR_RANK_ROW_NUMBER && count > o->conf->rank_end))
+        (o->conf->rank_fn == WEIR_RANK_ROW_NUMBER && !o->conf->retract && count > o->conf->rank_end))
         return WEIR_ECORRUPT;
     if (count + 1 > o->cap_kept) {
         kept *nk = weir_realloc(o->kept, (count + 1) * sizeof *nk);
@@ -354,9 +372,98 @@ static uint32_t ranked_rows(const rank_op *o, const kept *k, uint32_t n)
     return n;
 }
 
+/* Room for n kept rows in o->kept. */
+static int kept_reserve(rank_op *o, uint32_t n)
+{
+    if (n <= o->cap_kept)
+        return 0;
+    kept *gk = weir_realloc(o->kept, n * sizeof *gk);
+    if (!gk)
+        return WEIR_ENOMEM;
+    o->kept = gk;
+    o->cap_kept = n;
+    return 0;
+}
+
+/* Retractable Top-N: row r of in (any kind) into its partition's full ranking (see the top). */
+static int retract_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r, size_t klen)
+{
+    const weir_rank_config *c = o->conf;
+    uint32_t n;
+    rcache_ent *ce;
+    int rc;
+    if ((rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, ctx, klen, &ce)) || (rc = parse(o, &ce->val, &n)) ||
+        (rc = weir__row_encode(in, r, o->n_cols, &o->row)) || (rc = kept_reserve(o, n + 1)))
+        return rc;
+    uint64_t end = c->rank_end, start = c->rank_start;
+    bool numbered = c->with_rank || start > 1; /* the unnumbered way cannot skip ranks */
+    kept *k = o->kept;
+    /* p: the first row ranked after the new row's sort key (accumulate), or the row retracted */
+    uint32_t p = 0;
+    while (p < n && sk_cmp(k[p].sk, k[p].sklen, o->sk.data, o->sk.len) < 0)
+        p++;
+    if (in->kind[r] == WEIR_ROW_INSERT || in->kind[r] == WEIR_ROW_UPDATE_AFTER) {
+        while (p < n && sk_cmp(k[p].sk, k[p].sklen, o->sk.data, o->sk.len) == 0)
+            p++;
+        kept nk = {o->sk.data, o->sk.len, o->row.data, o->row.len};
+        if (numbered) {
+            /* rank q + 1 now holds the new row (q = p) or the row above it (q > p) */
+            for (uint64_t q = p > start - 1 ? p : start - 1; q <= n && q < end && !rc; q++) {
+                const kept *now = q == p ? NULL : &k[q - 1];
+                if (q < n) {
+                    if (!(rc = emit(o, ctx, &k[q], in, r, WEIR_ROW_UPDATE_BEFORE, (int64_t)q + 1)))
+                        rc = emit(o, ctx, now, in, r, WEIR_ROW_UPDATE_AFTER, (int64_t)q + 1);
+                } else {
+                    rc = emit(o, ctx, now, in, r, WEIR_ROW_INSERT, (int64_t)q + 1);
+                }
+            }
+        } else if (p < end) {
+            if (n >= end)
+                rc = emit(o, ctx, &k[end - 1], in, r, WEIR_ROW_DELETE, 0);
+            if (!rc)
+                rc = emit(o, ctx, NULL, in, r, WEIR_ROW_INSERT, 0);
+        }
+        if (rc)
+            return rc;
+        memmove(&k[p + 1], &k[p], (n - p) * sizeof *k);
+        k[p] = nk;
+        return cache_store(o, ce, k, n + 1);
+    }
+    while (p < n && sk_cmp(k[p].sk, k[p].sklen, o->sk.data, o->sk.len) == 0 &&
+           (k[p].rowlen != o->row.len || memcmp(k[p].row, o->row.data, o->row.len)))
+        p++;
+    if (p == n || sk_cmp(k[p].sk, k[p].sklen, o->sk.data, o->sk.len) != 0) {
+        weir_op_counter_add(o->n_missing, 1);
+        return 0; /* not kept (state expired): nothing to take back */
+    }
+    if (numbered) {
+        /* rank q (p < q <= end) passes from k[q - 1] to k[q]; rank n empties */
+        for (uint64_t q = p + 1; q < n && q <= end && !rc; q++)
+            if (q >= start && !(rc = emit(o, ctx, &k[q - 1], in, r, WEIR_ROW_UPDATE_BEFORE, (int64_t)q)))
+                rc = emit(o, ctx, &k[q], in, r, WEIR_ROW_UPDATE_AFTER, (int64_t)q);
+        if (!rc && p < end && n <= end && n >= start)
+            rc = emit(o, ctx, &k[n - 1], in, r, WEIR_ROW_DELETE, (int64_t)n);
+    } else if (p < end) {
+        rc = emit(o, ctx, &k[p], in, r, WEIR_ROW_DELETE, 0);
+        if (!rc && n > end)
+            rc = emit(o, ctx, &k[end], in, r, WEIR_ROW_INSERT, 0);
+    }
+    if (rc)
+        return rc;
+    memmove(&k[p], &k[p + 1], (n - p - 1) * sizeof *k);
+    return cache_store(o, ce, k, n - 1);
+}
+
 static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
 {
     const weir_rank_config *c = o->conf;
+    if (c->retract) {
+        size_t klen = weir_key_encode(in, &c->partition, r, o->key, sizeof o->key);
+        if (klen > sizeof o->key)
+            return weir_op_fail(ctx, WEIR_EINVAL, "partition key of %zu bytes exceeds the limit of %zu", klen,
+                                sizeof o->key);
+        return retract_row(o, ctx, in, r, klen);
+    }
     if (in->kind[r] != WEIR_ROW_INSERT)
         return weir_op_fail(ctx, WEIR_EUNSUPPORTED, "%s takes an append-only input, got a %s row",
                             c->dedup ? "deduplication" : "Top-N", weir_row_kind_name((weir_row_kind)in->kind[r]));
@@ -392,7 +499,7 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     if (c->window_end_col >= 0) /* window Top-N: ranked now, emitted when the window ends */
         goto insert;
 #define NEW_AT(q) ((q) == p ? &nk : (q) < p ? &o->kept[q] : &o->kept[(q) - 1])
-    if (c->with_rank) {
+    if (c->with_rank || start > 1) { /* as Flink: the unnumbered way cannot skip ranks */
         for (uint32_t q = p > start - 1 ? p : (uint32_t)(start - 1); q < n_new; q++) {
             const kept *now = NEW_AT(q);
             if (q < n) {
@@ -526,6 +633,8 @@ static int rank_open(void *op, weir_op_ctx *ctx)
     weir_state_desc d = {.name = "rank", .kind = WEIR_STATE_VALUE, .ttl_ms = o->conf->state_ttl_ms};
     o->n_changes = weir_op_counter(ctx, "changes_emitted");
     o->n_late = weir_op_counter(ctx, "late_records_dropped");
+    if (o->conf->retract)
+        o->n_missing = weir_op_counter(ctx, "retractions_not_found");
     return weir_op_get_state(ctx, &d, &o->st);
 }
 
@@ -560,7 +669,8 @@ static void conf_free(void *arg) { weir_free(arg); }
 
 int weir_rank_spec(const weir_rank_config *cfg, weir_operator_spec *out)
 {
-    if (cfg->rank_start < 1 || cfg->rank_end < cfg->rank_start || cfg->n_order == 0 ||
+    /* no ORDER BY (LIMIT alone): every row ties, so the first to arrive rank first */
+    if (cfg->rank_start < 1 || cfg->rank_end < cfg->rank_start || (cfg->n_order == 0 && cfg->window_end_col >= 0) ||
         cfg->n_order > WEIR_KEY_MAX_COLS || !cfg->out_schema)
         return WEIR_EINVAL;
     weir_rank_config *c = weir_malloc(sizeof *c);

@@ -25,6 +25,12 @@ int weir__row_copy_cols(weir_batch *dst, uint32_t drow, uint32_t off,
                         const weir_batch *src, uint32_t srow, uint32_t soff,
                         uint32_t n);
 
+/* Appends column col of (b, row) to out in an order-preserving encoding
+ * (ops/rank.c): bytewise order of the encodings is SQL order, ASC or DESC,
+ * with NULL first or last. */
+int weir__sort_key_col(weir_buf *out, const weir_batch *b, uint32_t col,
+                       uint32_t row, bool desc, bool nulls_last);
+
 /* A new row at the end of an operator's output batch, emitting the batch
  * first when it is full: the row's index, or a negative WEIR_E... code. */
 int weir__out_row(weir_op_ctx *ctx, weir_batch *out);

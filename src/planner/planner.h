@@ -271,6 +271,8 @@ int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out);
  * leaves in *where the outer WHERE without the rank bounds (or NULL).
  */
 int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql_expr **where, bool *handled);
+/* ORDER BY ... LIMIT / OFFSET / FETCH of a query on a stream: a Top-N without partition (planner/rank.c). */
+int plan_sort_limit(plan_ctx *pc, const weir_sql_query *q, rel *out);
 
 /* join.c: regular joins. */
 typedef struct join_conds join_conds;

@@ -2205,10 +2205,7 @@ int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
 {
     int rc;
     if (q->n_order_by || q->limit || q->offset)
-        return plan_error(pc, q->loc, WEIR_EUNSUPPORTED,
-                          "ORDER BY / LIMIT on a stream is not supported yet (neither a sort by a time attribute nor "
-                          "ORDER BY ... LIMIT as a streaming Top-N; for a Top-N write ROW_NUMBER() OVER (ORDER BY ...) "
-                          "in a subquery bounded by the outer WHERE)");
+        return plan_sort_limit(pc, q, out);
     size_t saved_views = pc->n_views;
     for (uint32_t i = 0; i < q->n_with; i++) {
         cat_view *nv = weir_realloc(pc->views, (pc->n_views + 1) * sizeof *nv);

@@ -196,11 +196,15 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     if (!item->alias)
         return plan_error(pc, call->loc, WEIR_EPLAN, "give ROW_NUMBER() a name (AS rn) and bound it in the outer WHERE");
     const char *alias = item->alias->name;
-    if (w->ref || w->n_order_by == 0)
+    /* LIMIT without ORDER BY (plan_sort_limit's $rownum) keeps the first rows to arrive */
+    if (w->ref || (w->n_order_by == 0 && strcmp(alias, "$rownum") != 0))
         return plan_error(pc, w->loc, WEIR_EUNSUPPORTED, "ROW_NUMBER() needs OVER (PARTITION BY ... ORDER BY ...) written out");
-    if (in->n_group_by || in->having || in->distinct)
+    /* beside a GROUP BY the ranking is over the groups (after HAVING), as SQL evaluates OVER after
+     * grouping: the aggregating query, with any ORDER BY aggregate as a hidden item, is the input */
+    if (in->distinct)
         return plan_error(pc, call->loc, WEIR_EUNSUPPORTED,
-                          "ROW_NUMBER() in an aggregating query is not supported yet (Top-N takes an append-only input)");
+                          "ROW_NUMBER() in a SELECT DISTINCT is not supported (DISTINCT applies after the ranking): "
+                          "rank the distinct rows in an outer query");
     if (w->n_order_by > WEIR_KEY_MAX_COLS || w->n_partition_by > WEIR_KEY_MAX_COLS)
         return plan_error(pc, w->loc, WEIR_EUNSUPPORTED, "at most %d PARTITION BY and ORDER BY columns", WEIR_KEY_MAX_COLS);
     /* the rank range, from the outer WHERE */
@@ -280,11 +284,9 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     if (rc)
         return rc;
     uint32_t n_visible = r.n_physical - n_hidden; /* the hidden items are the last columns */
-    if (r.updating)
-        return plan_error(pc, call->loc, WEIR_EUNSUPPORTED,
-                          "ROW_NUMBER() over an updating input is not supported yet (Top-N takes an append-only input)");
-    /* PARTITION BY and ORDER BY name columns of the input */
-    weir_rank_config rc_ = {.rank_start = (uint64_t)lo, .rank_end = (uint64_t)hi};
+    /* PARTITION BY and ORDER BY name columns of the input; an updating input (an aggregation,
+     * a join, a Top-N) gets the retractable Top-N */
+    weir_rank_config rc_ = {.rank_start = (uint64_t)lo, .rank_end = (uint64_t)hi, .retract = r.updating};
     rc_.partition.n = w->n_partition_by;
     for (uint32_t i = 0; i < w->n_partition_by; i++) {
         uint32_t idx;
@@ -318,7 +320,7 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
         with_rank |= mentions(rest[i], alias);
     with_rank |= sel->n_group_by > 0 || sel->having; /* GROUP BY rn ...: keep it simple, keep the column */
     rc_.with_rank = with_rank;
-    rc_.dedup = by_time && lo == 1 && hi == 1 && !with_rank;
+    rc_.dedup = by_time && lo == 1 && hi == 1 && !with_rank && !rc_.retract;
     /* window Top-N: the partition holds both bounds of the input's windows */
     rc_.window_end_col = -1;
     if (r.wprops.present) {
@@ -336,6 +338,8 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
             rc_.window_end_col = (int32_t)r.wprops.we;
     }
     bool windowed = rc_.window_end_col >= 0;
+    if (windowed && rc_.retract)
+        return plan_error(pc, call->loc, WEIR_EUNSUPPORTED, "a window Top-N takes an append-only input");
     if (fn_kind != WEIR_RANK_ROW_NUMBER) {
         /* RANK/DENSE_RANK: every row of a tie gets one rank; in a window Top-N the ranks come out once */
         if (!windowed)
@@ -348,6 +352,13 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
         rc_.rank_fn = fn_kind == WEIR_RANK_RANK ? WEIR_RANK_RANK : WEIR_RANK_DENSE_RANK;
     }
     rc_.ties_newer_first = rc_.dedup && rc_.order_desc[0];
+    /* deduplication by a processing-time attribute goes by arrival, as Flink's (which reads the clock at
+     * the operator): the first row to arrive stays (ASC), or the last replaces it (DESC). Keeping the
+     * first is append-only: no row ever replaces it. */
+    bool by_arrival = rc_.dedup && !windowed && r.has_proctime && rc_.order_cols[0] == r.proctime;
+    if (by_arrival)
+        rc_.n_order = 0; /* every row ties: ties_newer_first alone decides */
+    bool append_only = windowed || (by_arrival && !rc_.ties_newer_first);
     int64_t ttl = 0;
     const char *v = plan_config(pc, "table.exec.state.ttl");
     if (v && weir_option_parse_duration(v, &ttl))
@@ -383,11 +394,15 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     if (!rc)
         rc = weir_job_describe_state(pc->job, out->s, "order", rc_.n_order ? (const char *)ob.data : "none");
     weir_buf_fini(&ob);
+    /* the retractable Top-N keeps every row, the append-only one its best rows: neither reads the other's state */
+    if (!rc && rc_.retract)
+        rc = weir_job_describe_state(pc->job, out->s, "strategy", "retract");
     if (rc)
         return rc;
     weir_buf_printf(&pc->explain, "  %s%s[%d]: partition=%u order=%u rows %lld..%lld%s (%s)\n", windowed ? "Window" : "",
                     rc_.dedup ? "Deduplicate" : "Rank", out->s.node, rc_.partition.n, rc_.n_order, (long long)lo,
-                    (long long)hi, with_rank ? " with rank number" : "", windowed ? "append-only" : "changelog");
+                    (long long)hi, with_rank ? " with rank number" : "",
+                    append_only ? "append-only" : rc_.retract ? "changelog, retract strategy" : "changelog");
     out->schema = os;
     out->n_physical = os->n_fields;
     /*
@@ -402,7 +417,7 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
         out->has_proctime = true;
         out->proctime = r.proctime;
     }
-    out->updating = !windowed;
+    out->updating = !append_only;
     if (windowed)
         out->wprops = r.wprops; /* the same columns, in the same places */
     out->loc = fr->loc;
@@ -423,7 +438,7 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
         rel dropped;
         if ((rc = plan_calc(pc, out, NULL, ex, nm, n, &dropped, "Calc")))
             return rc;
-        dropped.updating = !windowed;
+        dropped.updating = !append_only;
         dropped.loc = fr->loc;
         *out = dropped;
     }
@@ -454,4 +469,308 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     }
     *where = rw;
     return 0;
+}
+
+/* A synthetic AST node for the rewrite below (zeroed, at loc). */
+static weir_sql_expr *new_expr(plan_ctx *pc, weir_sql_expr_kind kind, weir_sql_loc loc)
+{
+    weir_sql_expr *e = plan_alloc(pc, sizeof *e);
+    if (e) {
+        memset(e, 0, sizeof *e);
+        e->kind = kind;
+        e->loc = loc;
+    }
+    return e;
+}
+
+static weir_sql_ident *new_ident(plan_ctx *pc, const char *name, weir_sql_loc loc)
+{
+    weir_sql_ident *id = plan_alloc(pc, sizeof *id);
+    if (!id || !(id->name = plan_strdup(pc, name)))
+        return NULL;
+    id->len = (uint32_t)strlen(name);
+    id->quoted = false;
+    id->loc = loc;
+    return id;
+}
+
+static weir_sql_expr *new_int(plan_ctx *pc, int64_t v, weir_sql_loc loc)
+{
+    weir_sql_expr *e = new_expr(pc, WEIR_SQL_EXPR_LITERAL, loc);
+    if (e) {
+        e->u.lit.kind = WEIR_SQL_LIT_INTEGER;
+        e->u.lit.i64 = v;
+        e->u.lit.text = "0";
+        e->u.lit.len = 1;
+    }
+    return e;
+}
+
+/*
+ * The query without ORDER BY / LIMIT / OFFSET into *bare, and its ORDER BY
+ * items into ob (n_order_by of them), as columns of bare's result: t.c is
+ * c, and an item that a plain SELECT does not show (a column of its FROM, or
+ * an expression) becomes a hidden item $order_key<i> at the end of its
+ * list, which drop_hidden removes after the sort (*n_hidden of them).
+ */
+static int order_keys(plan_ctx *pc, const weir_sql_query *q, weir_sql_query *bare, weir_sql_order_item *ob,
+                      uint32_t *n_hidden)
+{
+    *bare = *q;
+    bare->order_by = NULL;
+    bare->n_order_by = 0;
+    bare->limit = bare->offset = NULL;
+    *n_hidden = 0;
+    const weir_sql_select *in = q->kind == WEIR_SQL_QUERY_SELECT ? q->u.select : NULL;
+    bool plain = in && !in->distinct && !in->n_group_by && !in->having;
+    weir_sql_select *copy = NULL;
+    for (uint32_t i = 0; i < q->n_order_by; i++) {
+        ob[i] = q->order_by[i];
+        const weir_sql_expr *e = ob[i].expr;
+        if (e->kind == WEIR_SQL_EXPR_LITERAL)
+            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                              "ORDER BY a position or a constant is not supported on a stream: name the column");
+        bool col = e->kind == WEIR_SQL_EXPR_COLUMN;
+        const char *name = col ? e->u.column.parts[e->u.column.n_parts - 1].name : NULL;
+        if (!plain || (col && inner_exposes(in, -1, name))) {
+            if (col && e->u.column.n_parts > 1) {
+                /* t.c: the column c of the query's result */
+                weir_sql_expr *c = new_expr(pc, WEIR_SQL_EXPR_COLUMN, e->loc);
+                if (!c)
+                    return WEIR_ENOMEM;
+                c->end = e->end;
+                c->u.column = e->u.column;
+                c->u.column.parts += e->u.column.n_parts - 1;
+                c->u.column.n_parts = 1;
+                ob[i].expr = c;
+            }
+            continue;
+        }
+        if (!copy) {
+            copy = plan_alloc(pc, sizeof *copy);
+            weir_sql_select_item *items = plan_alloc(pc, (in->n_items + q->n_order_by) * sizeof *items);
+            if (!copy || !items)
+                return WEIR_ENOMEM;
+            *copy = *in;
+            memcpy(items, in->items, in->n_items * sizeof *items);
+            copy->items = items;
+            bare->u.select = copy;
+        }
+        char nm[32];
+        snprintf(nm, sizeof nm, "$order_key%u", i);
+        weir_sql_ident *id = new_ident(pc, nm, e->loc);
+        weir_sql_expr *ref = new_expr(pc, WEIR_SQL_EXPR_COLUMN, e->loc);
+        if (!id || !ref)
+            return WEIR_ENOMEM;
+        copy->items[copy->n_items++] = (weir_sql_select_item){(weir_sql_expr *)e, id};
+        ref->u.column = (weir_sql_name){id, 1, e->loc};
+        ob[i].expr = ref;
+        (*n_hidden)++;
+    }
+    return 0;
+}
+
+/* Drops the last n_hidden columns of *r (the hidden ORDER BY items). */
+static int drop_hidden(plan_ctx *pc, rel *r, uint32_t n_hidden, bool updating)
+{
+    if (!n_hidden)
+        return 0;
+    uint32_t n = r->n_physical - n_hidden;
+    weir_expr **ex = plan_alloc(pc, (n + 1) * sizeof *ex);
+    const char **nm = plan_alloc(pc, (n + 1) * sizeof *nm);
+    if (!ex || !nm)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        weir_error err = {0};
+        if (weir_expr_column(pc->arena, i, r->schema->fields[i].type, &ex[i], &err))
+            return WEIR_ENOMEM;
+        nm[i] = r->schema->fields[i].name;
+    }
+    rel dropped;
+    weir_sql_loc loc = r->loc;
+    int rc = plan_calc(pc, r, NULL, ex, nm, n, &dropped, "Calc");
+    if (rc)
+        return rc;
+    dropped.updating = updating;
+    dropped.loc = loc;
+    *r = dropped;
+    return 0;
+}
+
+/* ORDER BY item e as a column of r (t.c names c), or an error. */
+static int order_column(plan_ctx *pc, const rel *r, const weir_sql_expr *e, uint32_t *idx)
+{
+    if (e->kind != WEIR_SQL_EXPR_COLUMN)
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                          "ORDER BY on a stream takes columns of the query's result (no positions or expressions)");
+    weir_sql_name n = e->u.column;
+    n.parts += n.n_parts - 1;
+    n.n_parts = 1;
+    int rc = plan_resolve_column(pc, r, &n, idx);
+    if (!rc && *idx >= r->n_physical)
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "ORDER BY a window column before the window is computed");
+    return rc;
+}
+
+/*
+ * ORDER BY without LIMIT on a stream: Flink's temporal sort, which the
+ * first ORDER BY item must allow - the query's event-time attribute,
+ * ascending, over an append-only input; the other items order the rows of
+ * one timestamp. One subtask sorts (ops/temporal_sort.c).
+ */
+static int plan_temporal_sort(plan_ctx *pc, const weir_sql_query *q, rel *out)
+{
+    weir_sql_query bare;
+    uint32_t n_hidden;
+    weir_sql_order_item *ob = plan_alloc(pc, q->n_order_by * sizeof *ob);
+    if (!ob)
+        return WEIR_ENOMEM;
+    int rc = order_keys(pc, q, &bare, ob, &n_hidden);
+    rel r;
+    if (rc || (rc = plan_query(pc, &bare, &r)))
+        return rc;
+    const weir_sql_order_item *first = &ob[0];
+    uint32_t idx;
+    if ((rc = order_column(pc, &r, first->expr, &idx)))
+        return rc;
+    if (r.has_proctime && idx == r.proctime)
+        return plan_error(pc, first->expr->loc, WEIR_EUNSUPPORTED,
+                          "ORDER BY a processing-time attribute is not supported yet (ORDER BY the event-time "
+                          "attribute, or add LIMIT for a Top-N)");
+    if ((int)idx != r.rowtime)
+        return plan_error(pc, first->expr->loc, WEIR_EUNSUPPORTED,
+                          "ORDER BY without LIMIT on a stream must start with the event-time attribute, ascending "
+                          "(a sort on other columns never ends; add LIMIT for a Top-N)");
+    if (first->dir == WEIR_SQL_ORDER_DESC)
+        return plan_error(pc, first->expr->loc, WEIR_EUNSUPPORTED,
+                          "ORDER BY the event-time attribute DESC on a stream is not supported (time only grows: "
+                          "ORDER BY it ascending, or add LIMIT for a Top-N)");
+    if (r.updating)
+        return plan_error(pc, first->expr->loc, WEIR_EUNSUPPORTED,
+                          "ORDER BY the event-time attribute takes an append-only input (this query's result is updating)");
+    if (q->n_order_by - 1 > WEIR_KEY_MAX_COLS)
+        return plan_error(pc, q->order_by[1].expr->loc, WEIR_EUNSUPPORTED, "at most %d ORDER BY columns",
+                          WEIR_KEY_MAX_COLS + 1);
+    weir_temporal_sort_config c = {.n_order = q->n_order_by - 1};
+    for (uint32_t i = 1; i < q->n_order_by; i++) {
+        const weir_sql_order_item *o = &ob[i];
+        if ((rc = order_column(pc, &r, o->expr, &c.order_cols[i - 1])))
+            return rc;
+        c.order_desc[i - 1] = o->dir == WEIR_SQL_ORDER_DESC;
+        c.nulls_last[i - 1] = o->nulls == WEIR_SQL_NULLS_DEFAULT ? c.order_desc[i - 1] : o->nulls == WEIR_SQL_NULLS_LAST;
+    }
+    weir_schema *os = plan_new_schema(pc);
+    if (!os)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < r.n_physical; i++)
+        if (weir_schema_add(os, r.schema->fields[i].name, r.schema->fields[i].type) < 0)
+            return WEIR_ENOMEM;
+    os->rowtime = r.rowtime;
+    c.schema = os;
+    weir_operator_spec spec;
+    if ((rc = weir_temporal_sort_spec(&c, &spec)))
+        return rc;
+    weir_stream one = weir_stream_partition(r.s, WEIR_PART_GLOBAL);
+    *out = r;
+    if ((rc = weir_job_operator(pc->job, &one, 1, &spec, os, 1, &out->s))) {
+        spec.free_arg(spec.arg);
+        return plan_error(pc, q->loc, rc, "cannot add the sort: %s", weir_job_error(pc->job));
+    }
+    weir_buf_printf(&pc->explain, "  TemporalSort[%d]: by $%d ASC then %u column(s) (append-only)\n", out->s.node,
+                    r.rowtime, c.n_order);
+    out->schema = os;
+    out->n_physical = os->n_fields;
+    out->win.present = false;
+    out->wprops.present = false;
+    out->above_wm = false;
+    out->loc = q->loc;
+    return drop_hidden(pc, out, n_hidden, false);
+}
+
+/*
+ * ORDER BY ... LIMIT n [OFFSET m] (or FETCH FIRST n ROWS ONLY) on a stream,
+ * as Flink plans it: a Top-N without partition over the query without its
+ * ORDER BY, ranks m + 1 .. m + n, without the rank number - an updating
+ * result, read by one subtask. It is rewritten as
+ *
+ *   SELECT <q's columns> FROM (
+ *     SELECT *, ROW_NUMBER() OVER (ORDER BY ...) AS $rownum FROM (q)) WHERE $rownum BETWEEN m + 1 AND m + n
+ *
+ * so ORDER BY names columns of q's result (as written, or by alias). LIMIT
+ * without ORDER BY keeps the first n rows to arrive.
+ */
+int plan_sort_limit(plan_ctx *pc, const weir_sql_query *q, rel *out)
+{
+    static const char rn_name[] = "$rownum";
+    int64_t limit = 0, offset = 0;
+    if (!q->limit && !q->offset)
+        return plan_temporal_sort(pc, q, out);
+    if (!q->limit)
+        return plan_error(pc, q->offset->loc, WEIR_EUNSUPPORTED, "OFFSET without LIMIT (FETCH) on a stream is not supported (Flink neither)");
+    if (!int_lit(q->limit, &limit) || limit < 1)
+        return plan_error(pc, q->limit->loc, WEIR_EPLAN, "LIMIT takes a positive integer literal on a stream");
+    if (q->offset && (!int_lit(q->offset, &offset) || offset < 0))
+        return plan_error(pc, q->offset->loc, WEIR_EPLAN, "OFFSET takes a non-negative integer literal");
+    if (limit > 100000 || offset > 100000 - limit)
+        return plan_error(pc, q->limit->loc, WEIR_EPLAN, "LIMIT and OFFSET reach past row 100000: too many rows to rank");
+    weir_sql_loc loc = q->loc;
+    /* the query without ORDER BY / LIMIT / OFFSET */
+    weir_sql_query *bare = plan_alloc(pc, sizeof *bare);
+    weir_sql_window *w = plan_alloc(pc, sizeof *w);
+    weir_sql_order_item *ob = plan_alloc(pc, (q->n_order_by + 1) * sizeof *ob);
+    weir_sql_select *in = plan_alloc(pc, sizeof *in);
+    weir_sql_select_item *items = plan_alloc(pc, 2 * sizeof *items);
+    weir_sql_table_ref *from = plan_alloc(pc, sizeof *from);
+    weir_sql_query *inq = plan_alloc(pc, sizeof *inq);
+    weir_sql_select *outer = plan_alloc(pc, sizeof *outer);
+    weir_sql_table_ref *ofrom = plan_alloc(pc, sizeof *ofrom);
+    weir_sql_expr *star = new_expr(pc, WEIR_SQL_EXPR_STAR, loc), *call = new_expr(pc, WEIR_SQL_EXPR_CALL, loc);
+    weir_sql_expr *rn = new_expr(pc, WEIR_SQL_EXPR_COLUMN, loc), *between = new_expr(pc, WEIR_SQL_EXPR_BETWEEN, loc);
+    weir_sql_ident *rn_id = new_ident(pc, rn_name, loc), *fn_id = new_ident(pc, "ROW_NUMBER", loc);
+    weir_sql_expr *lo = new_int(pc, offset + 1, loc), *hi = new_int(pc, offset + limit, loc);
+    if (!bare || !w || !ob || !in || !items || !from || !inq || !outer || !ofrom || !star || !call || !rn ||
+        !between || !rn_id || !fn_id || !lo || !hi)
+        return WEIR_ENOMEM;
+    uint32_t n_hidden;
+    int rc = order_keys(pc, q, bare, ob, &n_hidden);
+    if (rc)
+        return rc;
+    memset(w, 0, sizeof *w);
+    w->loc = q->n_order_by ? q->order_by[0].expr->loc : q->limit->loc;
+    w->order_by = ob;
+    w->n_order_by = q->n_order_by;
+    call->u.call.name = (weir_sql_name){fn_id, 1, loc};
+    call->u.call.over = w;
+    items[0] = (weir_sql_select_item){star, NULL};
+    items[1] = (weir_sql_select_item){call, rn_id};
+    memset(from, 0, sizeof *from);
+    from->kind = WEIR_SQL_FROM_SUBQUERY;
+    from->loc = loc;
+    from->u.subquery.query = bare;
+    memset(in, 0, sizeof *in);
+    in->loc = loc;
+    in->items = items;
+    in->n_items = 2;
+    in->from = from;
+    memset(inq, 0, sizeof *inq);
+    inq->kind = WEIR_SQL_QUERY_SELECT;
+    inq->loc = loc;
+    inq->u.select = in;
+    rn->u.column = (weir_sql_name){rn_id, 1, loc};
+    between->u.between.operand = rn;
+    between->u.between.low = lo;
+    between->u.between.high = hi;
+    memset(ofrom, 0, sizeof *ofrom);
+    ofrom->kind = WEIR_SQL_FROM_SUBQUERY;
+    ofrom->loc = loc;
+    ofrom->u.subquery.query = inq;
+    memset(outer, 0, sizeof *outer); /* no items: the rank number is not read */
+    outer->loc = loc;
+    outer->from = ofrom;
+    outer->where = between;
+    const weir_sql_expr *rest = NULL;
+    bool handled = false;
+    if ((rc = plan_rank(pc, outer, out, &rest, &handled)))
+        return rc;
+    return handled ? drop_hidden(pc, out, n_hidden, true) : WEIR_EINVAL;
 }
