@@ -32,6 +32,14 @@ Test(funcs, case_and_length)
     cr_assert_str_eq(EV(F("LOWER", S("ABC"), NULL)), "abc");
     cr_assert_str_eq(EV(F("INITCAP", S("hello wORLD 9x-y"), NULL)), "Hello World 9x-Y");
     cr_assert_str_eq(EV(F("UPPER", S(""), NULL)), "");
+    /* A prefix already in the wanted case is kept (all of it: the argument
+     * itself); the rest is mapped, ASCII or not. */
+    cr_assert_str_eq(EV(F("LOWER", S("channel-42"), NULL)), "channel-42");
+    cr_assert_str_eq(EV(F("LOWER", S("channel-42XY"), NULL)), "channel-42xy");
+    cr_assert_str_eq(EV(F("LOWER", S("google\xc3\x89T"), NULL)), "google\xc3\xa9t");
+    cr_assert_str_eq(EV(F("UPPER", S("APPLE-7"), NULL)), "APPLE-7");
+    cr_assert_str_eq(EV(F("UPPER", S("BAIDu"), NULL)), "BAIDU");
+    cr_assert_str_eq(EV(F("INITCAP", S("Abc def"), NULL)), "Abc Def");
     cr_assert_str_eq(EV(F("UPPER", NULT(WEIR_TYPE_STRING), NULL)), "NULL");
     cr_assert_str_eq(EV(F("CHAR_LENGTH", S("h\xc3\xa9llo"), NULL)), "5");
     cr_assert_str_eq(EV(F("CHARACTER_LENGTH", S(""), NULL)), "0");

@@ -288,12 +288,26 @@ static int case_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
         if (!x_live(out, act, i))
             continue;
         xstr s = STR(0);
+        /* The ASCII prefix that the case mapping leaves as it is (all of a
+         * string already in the wanted case, as channel names usually are)
+         * is not copied: a string that is all such prefix is returned as is. */
+        uint32_t keep = 0;
+        if (!initcap) {
+            char lo = up ? 'a' : 'A', hi = up ? 'z' : 'Z';
+            while (keep < s.len && (unsigned char)s.ptr[keep] < 0x80 && !(s.ptr[keep] >= lo && s.ptr[keep] <= hi))
+                keep++;
+            if (keep == s.len) {
+                OUT(i) = s;
+                continue;
+            }
+        }
         char *p = x_str(cx, (size_t)s.len * 2);
         if (!p)
             return oom(cx);
-        uint32_t o = 0;
+        memcpy(p, s.ptr, keep);
+        uint32_t o = keep;
         bool word_start = true;
-        for (uint32_t j = 0; j < s.len;) {
+        for (uint32_t j = keep; j < s.len;) {
             unsigned char c = (unsigned char)s.ptr[j];
             if (c < 0x80 && !initcap) {
                 p[o++] = (char)(up ? (c >= 'a' && c <= 'z' ? c - 32 : c) : (c >= 'A' && c <= 'Z' ? c + 32 : c));

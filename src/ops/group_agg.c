@@ -434,24 +434,42 @@ static int emit_row(ga *g, weir_op_ctx *ctx, const weir_batch *src, uint32_t row
     return 0;
 }
 
+/* Whether FILTER column f lets row r through: TRUE, not FALSE or NULL. */
+static bool filter_passes(const weir_batch *in, int32_t f, uint32_t r)
+{
+    return f < 0 || (!weir_batch_is_null(in, (uint32_t)f, r) && ((const uint8_t *)in->cols[f].data)[r]);
+}
+
 /*
- * Adds or retracts row r's value of COUNT(DISTINCT) aggregate i of slot's
- * group: the aggregate's occurrences of the value in its view's map entry go
- * up or down by one, and its distinct count follows them to and from zero.
- * The entry goes when no sharing aggregate holds the value any more.
+ * Adds or retracts row r's value for the COUNT(DISTINCT) aggregates of view v
+ * (those sharing v's column) whose FILTER lets the row through: each one's
+ * occurrences of the value in the view's map entry go up or down by one, and
+ * its distinct count follows them to and from zero. The entry is read and
+ * written once for all of them (the sharers of a view have one value), and
+ * goes when no sharing aggregate holds the value any more.
  */
-static int dist_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t i, const weir_batch *in, uint32_t r,
-                      bool retract, ga_dist *d)
+static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const weir_batch *in, uint32_t r,
+                      bool retract, uint8_t *accs)
 {
     const ga_conf *c = g->conf;
+    bool any_pass = false;
+    for (uint32_t i = v; i < c->n_aggs && !any_pass; i++)
+        any_pass = c->ext[i] && c->view[i] == v && filter_passes(in, c->filter[i], r);
+    if (!any_pass)
+        return 0;
     bool present;
-    int rc = weir__agg_distinct_key(&c->aggs[i], in, r, &g->dkey, &present);
+    int rc = weir__agg_distinct_key(&c->aggs[v], in, r, &g->dkey, &present);
     if (rc)
         return rc;
     if (!present) {
-        if (retract && d->rows - d->nonnull == 0)
-            return WEIR_ESTATE;
-        d->rows += retract ? -1 : 1;
+        for (uint32_t i = v; i < c->n_aggs; i++) {
+            if (!c->ext[i] || c->view[i] != v || !filter_passes(in, c->filter[i], r))
+                continue;
+            ga_dist *d = (ga_dist *)(void *)(accs + g->acc_off[i]);
+            if (retract && d->rows - d->nonnull == 0)
+                return WEIR_ESTATE;
+            d->rows += retract ? -1 : 1;
+        }
         return 0;
     }
     if (g->key_slot != slot) {
@@ -460,48 +478,44 @@ static int dist_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t i, const 
             return rc;
         g->key_slot = slot;
     }
-    uint32_t view = c->view[i], pos = c->view_pos[i], width = c->view_width[view];
+    uint32_t width = c->view_width[v];
     size_t bytes = width * sizeof *g->occ;
-    uint8_t ns[2] = {(uint8_t)(view >> 8), (uint8_t)view};
-    const void *v;
+    uint8_t ns[2] = {(uint8_t)(v >> 8), (uint8_t)v};
+    const void *val;
     size_t vlen;
-    rc = weir_map_get(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len, &v, &vlen);
+    rc = weir_map_get(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len, &val, &vlen);
     if (rc == 0) {
         if (vlen != bytes)
             return WEIR_ECORRUPT;
-        memcpy(g->occ, v, bytes);
+        memcpy(g->occ, val, bytes);
     } else if (rc == WEIR_ENOTFOUND) {
         memset(g->occ, 0, bytes);
     } else {
         return rc;
     }
-    int64_t *o = &g->occ[pos];
-    if (retract && *o <= 0)
-        return WEIR_ESTATE;
-    *o += retract ? -1 : 1;
+    for (uint32_t i = v; i < c->n_aggs; i++) {
+        if (!c->ext[i] || c->view[i] != v || !filter_passes(in, c->filter[i], r))
+            continue;
+        int64_t *o = &g->occ[c->view_pos[i]];
+        if (retract && *o <= 0)
+            return WEIR_ESTATE;
+        *o += retract ? -1 : 1;
+        ga_dist *d = (ga_dist *)(void *)(accs + g->acc_off[i]);
+        if (retract) {
+            d->n -= *o == 0;
+            d->nonnull--;
+            d->rows--;
+        } else {
+            d->n += *o == 1;
+            d->nonnull++;
+            d->rows++;
+        }
+    }
     bool any = false;
     for (uint32_t j = 0; j < width; j++)
         any |= g->occ[j] != 0;
-    rc = any ? weir_map_put(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len, g->occ, bytes)
-             : weir_map_remove(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len);
-    if (rc)
-        return rc;
-    if (retract) {
-        d->n -= *o == 0;
-        d->nonnull--;
-        d->rows--;
-    } else {
-        d->n += *o == 1;
-        d->nonnull++;
-        d->rows++;
-    }
-    return 0;
-}
-
-/* Whether FILTER column f lets row r through: TRUE, not FALSE or NULL. */
-static bool filter_passes(const weir_batch *in, int32_t f, uint32_t r)
-{
-    return f < 0 || (!weir_batch_is_null(in, (uint32_t)f, r) && ((const uint8_t *)in->cols[f].data)[r]);
+    return any ? weir_map_put(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len, g->occ, bytes)
+               : weir_map_remove(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len);
 }
 
 static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
@@ -537,11 +551,14 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
     }
     for (uint32_t i = 0; i < c->n_aggs && !rc; i++) {
         const weir_agg *a = &c->aggs[i];
+        if (c->ext[i]) {
+            if (c->view[i] == i) /* the view's first sharer applies them all */
+                rc = view_apply(g, ctx, slot, i, in, r, retract, accs);
+            continue;
+        }
         if (!filter_passes(in, c->filter[i], r))
             continue;
-        if (c->ext[i])
-            rc = dist_apply(g, ctx, slot, i, in, r, retract, (ga_dist *)(void *)(accs + g->acc_off[i]));
-        else if (!retract)
+        if (!retract)
             rc = a->cls->add(a, accs + g->acc_off[i], in, r);
         else if (a->cls->retract)
             rc = a->cls->retract(a, accs + g->acc_off[i], in, r);

@@ -48,17 +48,10 @@ typedef struct wjoin_conf {
     const weir_schema *cand_schema;
 } wjoin_conf;
 
-/* One stored row, copied out of the state while the window fires. */
-typedef struct row_ref {
-    size_t off; /* in the scan buffer */
-    size_t len;
-} row_ref;
-
+/* One side's rows of the window that fires, decoded out of the state. */
 typedef struct side_rows {
-    row_ref *refs;
-    uint32_t n, cap;
-    weir_buf scan;    /* the encoded rows */
-    weir_batch *rows; /* decoded, in this side's output columns of an out_schema
+    uint32_t n;
+    weir_batch *rows; /* decoded, in this side's columns of a cand_schema
                          batch */
     uint32_t rows_cap;
     uint8_t *matched; /* per row: joined at least once */
@@ -99,8 +92,6 @@ static int wjoin_create(void *arg, const weir_op_info *info, void **out_op)
     j->conf = c;
     j->batch_size = info->batch_size ? info->batch_size : 1024;
     weir_buf_init(&j->row);
-    for (int s = 0; s < 2; s++)
-        weir_buf_init(&j->side[s].scan);
     j->last_end = WEIR_TS_MIN;
     j->env = weir_expr_env_create();
     j->out = weir_batch_create(c->cfg.out_schema, j->batch_size);
@@ -166,10 +157,8 @@ static void wjoin_close(void *op)
     weir_free(j->pair[1]);
     for (int s = 0; s < 2; s++) {
         side_rows *sr = &j->side[s];
-        weir_free(sr->refs);
         weir_free(sr->matched);
         weir_batch_destroy(sr->rows);
-        weir_buf_fini(&sr->scan);
     }
     weir_buf_fini(&j->row);
     weir_free(j);
@@ -267,19 +256,64 @@ static int out_row(wjoin_op *j, weir_op_ctx *ctx, weir_ts ts, uint32_t *row)
     return 0;
 }
 
-static int collect_visit(void *ud, const void *val, size_t len)
+/* Makes room for cap rows in side s's batch, keeping the rows loaded so far. */
+static int side_reserve(wjoin_op *j, side_rows *sr, int s, uint32_t cap)
 {
-    side_rows *sr = ud;
-    if (sr->n == sr->cap) {
-        uint32_t cap = sr->cap ? sr->cap * 2 : 64;
-        row_ref *nr = weir_realloc(sr->refs, cap * sizeof *nr);
-        if (!nr)
-            return WEIR_ENOMEM;
-        sr->refs = nr;
-        sr->cap = cap;
+    const weir_window_join_config *c = &j->conf->cfg;
+    weir_batch *b = weir_batch_create(j->conf->cand_schema, cap);
+    uint8_t *m = weir_malloc(cap);
+    if (!b || !m) {
+        weir_batch_destroy(b);
+        weir_free(m);
+        return WEIR_ENOMEM;
     }
-    sr->refs[sr->n++] = (row_ref){sr->scan.len, len};
-    return weir_buf_put(&sr->scan, val, len) ? WEIR_ENOMEM : 0;
+    uint32_t off = s == 0 ? 0 : c->n_out[0];
+    for (uint32_t i = 0; i < sr->n; i++) {
+        int row = weir_batch_append_row(b);
+        int rc = row < 0 ? row : weir__row_copy_cols(b, (uint32_t)row, off, sr->rows, i, off, c->n_out[s]);
+        if (rc) {
+            weir_batch_destroy(b);
+            weir_free(m);
+            return rc;
+        }
+    }
+    weir_batch_destroy(sr->rows);
+    weir_free(sr->matched);
+    sr->rows = b;
+    sr->matched = m;
+    sr->rows_cap = cap;
+    return 0;
+}
+
+typedef struct load_ctx {
+    wjoin_op *j;
+    int s;
+    bool bad; /* a stored row did not decode */
+} load_ctx;
+
+/* Decodes one stored row of the side being loaded straight out of the state
+ * (its bytes are valid during the visit). */
+static int load_visit(void *ud, const void *val, size_t len)
+{
+    load_ctx *lc = ud;
+    wjoin_op *j = lc->j;
+    const weir_window_join_config *c = &j->conf->cfg;
+    side_rows *sr = &j->side[lc->s];
+    if (sr->n == sr->rows_cap) {
+        int rc = side_reserve(j, sr, lc->s, sr->rows_cap ? sr->rows_cap * 4 : 256);
+        if (rc)
+            return rc;
+    }
+    int row = weir_batch_append_row(sr->rows);
+    if (row < 0)
+        return row;
+    int rc = weir__row_decode(val, len, sr->rows, (uint32_t)row, lc->s == 0 ? 0 : c->n_out[0], c->n_out[lc->s]);
+    if (rc) {
+        lc->bad = true;
+        return rc;
+    }
+    sr->n++;
+    return 0;
 }
 
 /* Reads side s's rows of the current key in namespace (ns, ns_len) and decodes
@@ -287,43 +321,18 @@ static int collect_visit(void *ud, const void *val, size_t len)
 static int load_side(wjoin_op *j, weir_op_ctx *ctx, int s, const void *ns,
                      size_t ns_len)
 {
-    const weir_window_join_config *c = &j->conf->cfg;
     side_rows *sr = &j->side[s];
     sr->n = 0;
-    weir_buf_clear(&sr->scan);
-    int rc = weir_list_get(j->st[s], ns, ns_len, collect_visit, sr);
+    if (sr->rows)
+        weir_batch_reset(sr->rows);
+    load_ctx lc = {j, s, false};
+    int rc = weir_list_get(j->st[s], ns, ns_len, load_visit, &lc);
+    if (lc.bad)
+        return weir_op_fail(
+            ctx, rc, "window join state holds a row that does not decode");
     if (rc || sr->n == 0)
         return rc;
-    if (sr->n > sr->rows_cap) {
-        uint32_t cap = sr->rows_cap ? sr->rows_cap : 64;
-        while (cap < sr->n)
-            cap *= 2;
-        weir_batch *b = weir_batch_create(j->conf->cand_schema, cap);
-        uint8_t *m = weir_malloc(cap);
-        if (!b || !m) {
-            weir_batch_destroy(b);
-            weir_free(m);
-            return WEIR_ENOMEM;
-        }
-        weir_batch_destroy(sr->rows);
-        weir_free(sr->matched);
-        sr->rows = b;
-        sr->matched = m;
-        sr->rows_cap = cap;
-    }
-    weir_batch_reset(sr->rows);
     memset(sr->matched, 0, sr->n);
-    uint32_t off = s == 0 ? 0 : c->n_out[0];
-    for (uint32_t i = 0; i < sr->n; i++) {
-        int row = weir_batch_append_row(sr->rows);
-        if (row < 0)
-            return row;
-        rc = weir__row_decode(sr->scan.data + sr->refs[i].off, sr->refs[i].len,
-                              sr->rows, (uint32_t)row, off, c->n_out[s]);
-        if (rc)
-            return weir_op_fail(
-                ctx, rc, "window join state holds a row that does not decode");
-    }
     return 0;
 }
 

@@ -1213,6 +1213,17 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         /* A plain column keeps its name, so late records keep their column names. */
         const weir_sql_expr *arg = call->u.call.args[0];
         int32_t src_col = weir_expr_column_index(pre[k]);
+        /* An input column an earlier call already takes as its argument is not projected twice:
+         * the calls read one pre column (and the COUNT(DISTINCT)s of one column then share one
+         * view of its values: ops/group_agg.c). */
+        int32_t same = -1;
+        for (uint32_t j = 0; j < i && src_col >= 0 && same < 0; j++)
+            if (as->calls[j].pre_col >= 0 && weir_expr_column_index(pre[as->calls[j].pre_col]) == src_col)
+                same = as->calls[j].pre_col;
+        if (same >= 0) {
+            c->pre_col = same;
+            continue;
+        }
         bool taken = false;
         for (uint32_t j = 0; j < k && src_col >= 0; j++)
             taken |= !strcasecmp(names[j], in->schema->fields[src_col].name);

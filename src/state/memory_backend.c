@@ -748,6 +748,22 @@ static int append_elem(mem_backend *mb, mem_state *ms, const void *ns,
                 return WEIR_ENOMEM;
             if (want > UINT32_MAX)
                 want = UINT32_MAX;
+            uintptr_t vp = (uintptr_t)val, rp = (uintptr_t)r;
+            size_t off = align8((size_t)r->klen + r->nslen);
+            size_t need = sizeof(mrec) + off + want;
+            size_t cap = weir__slab_round(need) - sizeof(mrec) - off;
+            if (rec_size(r) > WEIR__SLAB_MAX && cap <= UINT32_MAX &&
+                !(vp >= rp && vp < rp + rec_size(r))) {
+                /* A large list grows in place where the allocator can: its
+                 * elements are neither copied nor given new pages. */
+                mrec *n = weir__slab_grow(&mb->slab, r, rec_size(r), need);
+                if (!n)
+                    return WEIR_ENOMEM;
+                n->vcap = (uint32_t)cap;
+                t->slots[i].p = n;
+                r = n;
+                goto append;
+            }
             mrec *n = rec_alloc(mb, be->key, be->key_len, ns, nslen, want);
             if (!n)
                 return WEIR_ENOMEM;
@@ -775,6 +791,7 @@ static int append_elem(mem_backend *mb, mem_state *ms, const void *ns,
         t->slots[empty] = (slot){h, r};
         t->n++;
     }
+append:;
     uint8_t *e = rec_val(r) + r->vlen;
     uint32_t l32 = (uint32_t)len;
     memcpy(e, &l32, 4);

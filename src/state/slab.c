@@ -125,6 +125,15 @@ void *weir__slab_alloc(weir__slab *s, size_t n)
     return p;
 }
 
+void *weir__slab_grow(weir__slab *s, void *p, size_t size, size_t n)
+{
+    size_t sz = weir__slab_round(n);
+    void *q = weir_realloc(p, sz);
+    if (q)
+        s->bytes += sz - size;
+    return q;
+}
+
 void weir__slab_free(weir__slab *s, void *p, size_t size)
 {
     if (!p)

@@ -46,5 +46,12 @@ size_t weir__slab_round(size_t n);
 void *weir__slab_alloc(weir__slab *s, size_t n);
 /* Frees a block; size is weir__slab_round of the size it was allocated with. */
 void weir__slab_free(weir__slab *s, void *p, size_t size);
+/*
+ * Grows a large block (size, its weir__slab_round size, > WEIR__SLAB_MAX) to
+ * weir__slab_round(n) bytes (n > size), keeping its content: in place when
+ * the allocator can (a large block's pages are remapped, not copied). Returns
+ * the block, or NULL when out of memory (p is then unchanged).
+ */
+void *weir__slab_grow(weir__slab *s, void *p, size_t size, size_t n);
 
 #endif
