@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cluster/cluster.h"
 #include "rest/rest.h"
 #include "util/registry.h"
 #include "weir/checkpoint.h"
@@ -576,6 +577,11 @@ static void register_job(weir_sql_job *sj, const char *file)
         weir_cli_log(WEIR_LOG_WARN, "%s: weir list, stop, cancel and savepoint will not see this job", err.message);
 }
 
+static const char *cluster_cfg(void *ud, const char *key)
+{
+    return weir_sql_job_config(ud, key);
+}
+
 int weir_cli_run(int argc, char **argv)
 {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -642,6 +648,16 @@ again:;
         weir_sql_job_destroy(sj);
         free_args(&a);
         return WEIR_EXIT_OK;
+    }
+    /* One of several processes running the job (cluster/cluster.h): its
+     * keyed exchanges become repartition topics. */
+    bool clustered = false;
+    weir_error cerr = {0};
+    if ((rc = weir__cluster_setup(job, cluster_cfg, sj, &clustered, &cerr))) {
+        weir_cli_log(WEIR_LOG_ERROR, "%s: %s", a.file, cerr.message);
+        weir_sql_job_destroy(sj);
+        free_args(&a);
+        return WEIR_EXIT_INVALID;
     }
     /* A stop that comes while the checkpoint is being loaded stops the job
      * before it starts. */

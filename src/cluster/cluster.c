@@ -1,0 +1,208 @@
+/*
+ * cluster/cluster.c - the options of a job run by several processes, and
+ * the rewrite of its keyed exchanges into repartition topics (cluster.h).
+ *
+ * Parts: options; topic names and their check against the brokers; the
+ * rewrite of the graph. The writer and reader of a repartition topic are
+ * in exchange.c.
+ *
+ * Invariants: the rewrite keeps every node of the graph and the schema and
+ * key of every keyed edge; it only puts a writer (a sink) and a reader (a
+ * source) between the two ends of each keyed edge, so the keyed operator
+ * sees the rows it saw before, through an in-process keyed exchange from
+ * the reader.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster/cluster.h"
+#include "cluster/exchange.h"
+#include "runtime/runtime.h"
+
+const char *const weir__cluster_keys[] = {
+    "weir.cluster.bootstrap-servers", "weir.cluster.processes",
+    "weir.cluster.process-index", "weir.cluster.group-id",
+    "weir.cluster.repartition-partitions", "weir.cluster.epoch", NULL};
+
+/* ---- options ---- */
+
+static int parse_u32(const char *key, const char *v, uint32_t lo,
+                     uint32_t hi, uint32_t *out, weir_error *err)
+{
+    char *end = NULL;
+    unsigned long long x = v ? strtoull(v, &end, 10) : 0;
+    if (!v || !*v || *end || v[0] == '-' || x < lo || x > hi)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "%s: expected a whole number from %u to %u, "
+                              "got '%s'",
+                              key, lo, hi, v ? v : "");
+    *out = (uint32_t)x;
+    return 0;
+}
+
+/* A Kafka topic name: [A-Za-z0-9._-], everything else becomes '_'. */
+static void topic_part(char *dst, size_t cap, const char *s)
+{
+    size_t n = 0;
+    for (; *s && n + 1 < cap; s++)
+        dst[n++] = (isalnum((unsigned char)*s) || *s == '.' || *s == '_' ||
+                    *s == '-')
+                       ? *s
+                       : '_';
+    dst[n] = 0;
+}
+
+/* ---- the rewrite ---- */
+
+static const weir_schema *edge_schema(const weir_job *job,
+                                      const weir__edge *e)
+{
+    const weir__node *n = &job->nodes[e->from];
+    if (e->side_tag == 0)
+        return n->out_schema;
+    for (uint32_t i = 0; i < n->n_sides; i++)
+        if (n->sides[i].tag == e->side_tag)
+            return n->sides[i].schema;
+    return NULL;
+}
+
+static const char *part_word(weir_partitioning p)
+{
+    return p == WEIR_PART_GLOBAL ? "global (single-instance)" : "broadcast";
+}
+
+int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
+                        bool *enabled, weir_error *err)
+{
+    *enabled = false;
+    const char *servers = cfg(ud, "weir.cluster.bootstrap-servers");
+    if (!servers || !*servers)
+        return 0;
+    weir__cluster_conf c = {.servers = servers, .epoch = 1};
+    int rc;
+    const char *v = cfg(ud, "weir.cluster.processes");
+    if (!v)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "weir.cluster.processes: not set (how many "
+                              "processes run the job together)");
+    if ((rc = parse_u32("weir.cluster.processes", v, 1, 1024, &c.processes,
+                        err)))
+        return rc;
+    v = cfg(ud, "weir.cluster.process-index");
+    if (!v)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "weir.cluster.process-index: not set (this "
+                              "process's number, 0 to %u)",
+                              c.processes - 1);
+    if ((rc = parse_u32("weir.cluster.process-index", v, 0,
+                        c.processes - 1, &c.index, err)))
+        return rc;
+    c.partitions = c.processes;
+    if ((v = cfg(ud, "weir.cluster.repartition-partitions")) &&
+        (rc = parse_u32("weir.cluster.repartition-partitions", v, 1,
+                        job->cfg.max_parallelism, &c.partitions, err)))
+        return rc;
+    uint32_t epoch = 1;
+    if ((v = cfg(ud, "weir.cluster.epoch")) &&
+        (rc = parse_u32("weir.cluster.epoch", v, 1, UINT32_MAX, &epoch,
+                        err)))
+        return rc;
+    c.epoch = epoch;
+    const char *group = cfg(ud, "weir.cluster.group-id");
+    if (!group || !*group)
+        group = cfg(ud, "pipeline.name");
+    if (!group || !*group)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "weir.cluster.bootstrap-servers: the processes "
+                              "of one job are known by its name: set "
+                              "pipeline.name (or weir.cluster.group-id)");
+#ifndef WEIR_HAVE_KAFKA
+    (void)job;
+    return weir_error_set(err, WEIR_EUNSUPPORTED,
+                          "weir.cluster.bootstrap-servers: this weir was "
+                          "built without librdkafka (Debian: "
+                          "librdkafka-dev), which running a job on several "
+                          "processes needs");
+#else
+    char gpart[128];
+    topic_part(gpart, sizeof gpart, group);
+    uint32_t n_edges = job->n_edges;
+    for (uint32_t i = 0; i < n_edges; i++) {
+        const weir__edge *e = &job->edges[i];
+        if (e->req_part == WEIR_PART_GLOBAL ||
+            e->req_part == WEIR_PART_BROADCAST)
+            return weir_error_set(
+                err, WEIR_EUNSUPPORTED,
+                "weir.cluster.bootstrap-servers: %s reads its input "
+                "through a %s exchange, which a job run by several "
+                "processes cannot split yet (only keyed exchanges cross "
+                "processes)",
+                job->nodes[e->to].name, part_word(e->req_part));
+    }
+    for (uint32_t i = 0; i < n_edges; i++) {
+        if (job->edges[i].req_part != WEIR_PART_KEYED)
+            continue;
+        weir__edge e = job->edges[i];
+        /* Adding nodes moves job->nodes: nothing points into it across. */
+        const weir__node *to = &job->nodes[e.to];
+        uint32_t to_par = to->parallelism,
+                 from_par = job->nodes[e.from].parallelism;
+        const weir_schema *schema = edge_schema(job, &e);
+        if (!schema)
+            return weir_error_set(err, WEIR_EINVAL,
+                                  "weir.cluster: no schema for the input "
+                                  "of %s",
+                                  to->name);
+        char npart[96], topic[256];
+        topic_part(npart, sizeof npart, to->uid ? to->uid : to->name);
+        /* Kafka Streams style: <job>-<operator>-repartition, with the
+         * operator's node id (and input, when not the first) to tell two
+         * operators of one name apart. */
+        if (e.input)
+            snprintf(topic, sizeof topic, "%s-%s-%d-in%u-repartition", gpart,
+                     npart, e.to, e.input);
+        else
+            snprintf(topic, sizeof topic, "%s-%s-%d-repartition", gpart,
+                     npart, e.to);
+        weir__exchange_spec x = {.conf = c,
+                                 .topic = topic,
+                                 .schema = schema,
+                                 .key = e.key,
+                                 .max_parallelism = job->cfg.max_parallelism,
+                                 .writer_parallelism = from_par};
+        if ((rc = weir__exchange_check_topic(&x, err)))
+            return rc;
+        weir_operator_spec wspec;
+        weir_source_spec rspec;
+        if ((rc = weir__exchange_specs(&x, &wspec, &rspec, err)))
+            return rc;
+        weir_stream up = {.node = e.from,
+                          .side_tag = e.side_tag,
+                          .part = WEIR_PART_FORWARD};
+        if ((rc = weir_job_sink(job, up, &wspec, from_par))) {
+            if (rspec.free_arg)
+                rspec.free_arg(rspec.arg);
+            return weir_error_set(err, rc, "weir.cluster: %s",
+                                  weir_job_error(job));
+        }
+        weir_watermark_spec wm = {.kind = WEIR_WATERMARK_SOURCE,
+                                  .idle_timeout_ms = -1};
+        weir_stream rd;
+        if ((rc = weir_job_source(job, &rspec, &wm, to_par, &rd))) {
+            if (rspec.free_arg)
+                rspec.free_arg(rspec.arg);
+            return weir_error_set(err, rc, "weir.cluster: %s",
+                                  weir_job_error(job));
+        }
+        weir__edge *ke = &job->edges[i];
+        ke->from = rd.node;
+        ke->side_tag = 0;
+    }
+    job->cluster_index = c.index;
+    job->cluster_count = c.processes;
+    *enabled = true;
+    return 0;
+#endif
+}
