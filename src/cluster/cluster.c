@@ -118,6 +118,21 @@ int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
                               "weir.cluster.bootstrap-servers: the processes "
                               "of one job are known by its name: set "
                               "pipeline.name (or weir.cluster.group-id)");
+    /* Each process would checkpoint and restore on its own: not one
+     * consistent cut across the processes (docs/cluster.md, limits). */
+    static const char *const ckpt_keys[] = {
+        "execution.checkpointing.interval", "state.checkpoints.dir",
+        "execution.checkpointing.dir", "execution.savepoint.path",
+        "state.savepoints.dir", NULL};
+    for (size_t i = 0; ckpt_keys[i]; i++)
+        if ((v = cfg(ud, ckpt_keys[i])) && *v)
+            return weir_error_set(
+                err, WEIR_EUNSUPPORTED,
+                "%s: a job run by several processes "
+                "(weir.cluster.bootstrap-servers) does not take or restore "
+                "checkpoints yet: each process's own would not be one "
+                "consistent cut across the processes",
+                ckpt_keys[i]);
 #ifndef WEIR_HAVE_KAFKA
     (void)job;
     return weir_error_set(err, WEIR_EUNSUPPORTED,
