@@ -11,6 +11,8 @@
 #      markers are in the topic): the downstream watermark is the minimum
 #      over the producers, so the late starters' rows, minutes behind in
 #      event time, are not late;
+#      GET /cluster on the REST endpoint shows the membership and which
+#      partitions, key groups and source subtasks each process owns;
 #   3. a rerun on the same topics with a new weir.cluster.epoch: the
 #      earlier run's records are dropped, the output is the same again;
 #   4. errors: a missing repartition topic, a process index out of range,
@@ -102,7 +104,8 @@ echo "  3 processes: $(wc -l < got1.txt) windows, equal to one process and to th
 # Process 0 runs alone until its whole share is in the topic: an END
 # marker (a 10-byte message) from each of its 2 writer subtasks in each of
 # the 5 partitions.
-start two 0 3 -D weir.cluster.repartition-partitions=5 -D parallelism.default=2; a=$last_pid
+start two 0 3 -D weir.cluster.repartition-partitions=5 -D parallelism.default=2 \
+    -D rest.enabled=true -D rest.port=0; a=$last_pid
 for ((k = 0; k < 1200; k++)); do
     ends=$(kcat -C -b "$B" -t "two-$RT" -o beginning -e -q -f '%S\n' 2> /dev/null | grep -cx 10)
     [ "$ends" -ge 10 ] && break
@@ -110,6 +113,28 @@ for ((k = 0; k < 1200; k++)); do
     sleep 0.1
 done
 [ "$ends" -ge 10 ] || fail "process 0 did not write its share ($ends end markers)"
+# GET /cluster: the membership and what each process owns. With 2 reader
+# subtasks a process, partition r is read by process (r mod 6) / 2, and
+# holds key groups [ceil(128 r / 5), ceil(128 (r + 1) / 5)).
+url=$(grep -o 'http://[0-9.:]*/' ptwo-0/log | head -1)
+[ -n "$url" ] || fail "process 0 shows no REST address"
+curl -sf "${url}cluster" > cluster.json || fail "GET /cluster"
+python3 - cluster.json "two-$RT" <<'PY' || fail "GET /cluster: wrong membership"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["group"] == "two" and d["processes"] == 3 and d["self"] == 0, d
+assert [m["index"] for m in d["members"]] == [0, 1, 2]
+want = {0: [0, 1], 1: [2, 3], 2: [4]}
+for m in d["members"]:
+    (x,) = m["repartition"]
+    assert x["topic"] == sys.argv[2], x
+    assert [p["partition"] for p in x["partitions"]] == want[m["index"]], x
+    for p in x["partitions"]:
+        r = p["partition"]
+        assert p["key_groups"] == [-(-128 * r // 5), -(-128 * (r + 1) // 5) - 1], p
+    (s,) = m["sources"]
+    assert s["subtasks"] == [2 * m["index"], 2 * m["index"] + 1] and s["of"] == 6, s
+PY
 start two 1 3 -D weir.cluster.repartition-partitions=5 -D parallelism.default=2; b=$last_pid
 start two 2 3 -D weir.cluster.repartition-partitions=5 -D parallelism.default=2; c=$last_pid
 wait_all $a $b $c

@@ -26,6 +26,7 @@
 #ifndef WEIR_CLUSTER_CLUSTER_H
 #define WEIR_CLUSTER_CLUSTER_H
 
+#include "weir/buf.h"
 #include "weir/common.h"
 #include "weir/job.h"
 
@@ -37,10 +38,13 @@ typedef const char *(*weir__cluster_cfg_fn)(void *ud, const char *key);
  * the repartition topics, and turns every keyed exchange of job into a
  * repartition topic; *enabled says whether it did. Without it: does
  * nothing (0, *enabled false). Call before the job starts. On failure err
- * says what and which option.
+ * says what and which option. describe (NULL: not wanted) receives, as a
+ * NUL-terminated JSON object, the job's membership and what each process
+ * owns: its source subtasks, and per repartition topic its partitions and
+ * their key groups (GET /cluster, docs/rest.md).
  */
 int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
-                        bool *enabled, weir_error *err);
+                        bool *enabled, weir_buf *describe, weir_error *err);
 
 /* The configuration keys the cluster reads (NULL-terminated). */
 extern const char *const weir__cluster_keys[];

@@ -74,8 +74,7 @@ static rd_kafka_conf_t *base_conf(const char *servers, char *why, size_t cap)
     return conf;
 }
 
-static void put_hdr(uint8_t *h, uint8_t type, uint32_t producer,
-                    uint32_t epoch)
+static void put_hdr(uint8_t *h, uint8_t type, uint32_t producer, uint32_t epoch)
 {
     h[0] = 'W';
     h[1] = type;
@@ -101,9 +100,8 @@ int weir__exchange_check_topic(const weir__exchange_spec *x, weir_error *err)
     }
     rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, x->topic, NULL);
     const struct rd_kafka_metadata *md = NULL;
-    rd_kafka_resp_err_t e =
-        rkt ? rd_kafka_metadata(rk, 0, rkt, &md, 10000)
-            : RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC;
+    rd_kafka_resp_err_t e = rkt ? rd_kafka_metadata(rk, 0, rkt, &md, 10000)
+                                : RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC;
     int rc = 0;
     if (e != RD_KAFKA_RESP_ERR_NO_ERROR)
         rc = weir_error_set(err, WEIR_EIO,
@@ -135,9 +133,9 @@ typedef struct writer {
     rd_kafka_t *rk;
     rd_kafka_topic_t *rkt;
     uint32_t producer;
-    uint32_t *part;     /* partition of each row of the batch */
-    uint32_t *idx;      /* rows by partition */
-    uint32_t *count;    /* rows per partition, then offsets */
+    uint32_t *part;  /* partition of each row of the batch */
+    uint32_t *idx;   /* rows by partition */
+    uint32_t *count; /* rows per partition, then offsets */
     uint32_t cap_rows;
     weir_batch *scratch;
     weir_buf msg;
@@ -186,8 +184,8 @@ static int w_open(void *op, weir_op_ctx *ctx)
         return w_fail(ctx, w, why);
     /* One request in flight per broker: a partition keeps the order in
      * which rows and markers were produced, retries included. */
-    rd_kafka_conf_set(conf, "max.in.flight.requests.per.connection", "1",
-                      why, sizeof why);
+    rd_kafka_conf_set(conf, "max.in.flight.requests.per.connection", "1", why,
+                      sizeof why);
     rd_kafka_conf_set(conf, "linger.ms", "5", why, sizeof why);
     rd_kafka_conf_set(conf, "message.max.bytes", "67108864", why, sizeof why);
     rd_kafka_conf_set_opaque(conf, w);
@@ -200,8 +198,8 @@ static int w_open(void *op, weir_op_ctx *ctx)
     w->rkt = rd_kafka_topic_new(w->rk, w->a->x.topic, NULL);
     uint32_t R = w->a->x.conf.partitions;
     w->count = weir_calloc(R + 1, sizeof *w->count);
-    w->scratch = weir_batch_create(w->a->x.schema,
-                                   weir_op_info_of(ctx)->batch_size);
+    w->scratch =
+        weir_batch_create(w->a->x.schema, weir_op_info_of(ctx)->batch_size);
     if (!w->rkt || !w->count || !w->scratch)
         return w_fail(ctx, w, "out of memory");
     return 0;
@@ -242,8 +240,7 @@ static int w_marker(weir_op_ctx *ctx, writer *w, uint8_t type, weir_ts wm)
     return rc;
 }
 
-static int w_process(void *op, weir_op_ctx *ctx, int input,
-                     const weir_batch *b)
+static int w_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
 {
     (void)input;
     writer *w = op;
@@ -394,16 +391,16 @@ typedef struct reader {
     rsrc *s;
     rd_kafka_t *rk;
     int32_t partition;
-    int64_t next_offset;     /* of the next message to read */
+    int64_t next_offset; /* of the next message to read */
     uint32_t n_producers;
-    weir_ts *pwm;            /* per producer */
-    uint8_t *ended;          /* per producer: its END was read */
+    weir_ts *pwm;   /* per producer */
+    uint8_t *ended; /* per producer: its END was read */
     uint32_t n_ended;
-    weir_ts wm, told_wm;     /* min over pwm; last reported */
-    weir_batch *pend;        /* a decoded batch being handed out */
+    weir_ts wm, told_wm; /* min over pwm; last reported */
+    weir_batch *pend;    /* a decoded batch being handed out */
     uint32_t pend_pos;
     uint32_t *iota;
-    uint64_t dropped_epoch;  /* records of other epochs */
+    uint64_t dropped_epoch; /* records of other epochs */
 } reader;
 
 static int r_create(void *arg, const weir_source_info *info, void **out,
@@ -421,8 +418,8 @@ static int r_create(void *arg, const weir_source_info *info, void **out,
     return 0;
 }
 
-static int r_discover(void *src, const char ***ids, uint32_t *n_ids,
-                      bool *done, weir_error *err)
+static int r_discover(void *src, const char ***ids, uint32_t *n_ids, bool *done,
+                      weir_error *err)
 {
     rsrc *s = src;
     *done = true;
@@ -550,8 +547,7 @@ static uint32_t r_take(reader *r, weir_batch *out, uint32_t max_rows)
     return 0;
 }
 
-static int r_read(void *rd, weir_batch *out, uint32_t max_rows,
-                  weir_error *err)
+static int r_read(void *rd, weir_batch *out, uint32_t max_rows, weir_error *err)
 {
     reader *r = rd;
     const weir__exchange_spec *x = &r->s->a->x;
@@ -567,7 +563,8 @@ static int r_read(void *rd, weir_batch *out, uint32_t max_rows,
         }
         if (r->n_ended == r->n_producers)
             return got ? (int)got : WEIR_EOF;
-        rd_kafka_message_t *m = rd_kafka_consumer_poll(r->rk, got ? 0 : POLL_MS);
+        rd_kafka_message_t *m =
+            rd_kafka_consumer_poll(r->rk, got ? 0 : POLL_MS);
         if (!m)
             return (int)got;
         if (m->err) {
