@@ -499,7 +499,9 @@ static int r_open_split(void *src, const char *id, const void *pos,
     rd_kafka_conf_set(conf, "enable.auto.commit", "false", why, sizeof why);
     rd_kafka_conf_set(conf, "enable.partition.eof", "false", why, sizeof why);
     rd_kafka_conf_set(conf, "fetch.wait.max.ms", "10", why, sizeof why);
-    rd_kafka_conf_set(conf, "fetch.max.bytes", "67108864", why, sizeof why);
+    /* Records deleted before they were read (retention) are an error, never
+     * a silent jump to the end of the partition. */
+    rd_kafka_conf_set(conf, "auto.offset.reset", "error", why, sizeof why);
     r->rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, why, sizeof why);
     if (!r->rk) {
         rd_kafka_conf_destroy(conf);
@@ -572,6 +574,16 @@ static int r_read(void *rd, weir_batch *out, uint32_t max_rows, weir_error *err)
             rd_kafka_message_destroy(m);
             if (e == RD_KAFKA_RESP_ERR__PARTITION_EOF)
                 continue;
+            if (e == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET ||
+                e == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE)
+                return weir_error_set(
+                    err, WEIR_EIO,
+                    "repartition topic '%s' partition %d: records from "
+                    "offset %lld on were deleted before this process read "
+                    "them (the topic's retention is shorter than the "
+                    "readers' lag)",
+                    x->topic, r->partition,
+                    (long long)(r->next_offset < 0 ? 0 : r->next_offset));
             return weir_error_set(err, WEIR_EIO,
                                   "repartition topic '%s' partition %d: %s",
                                   x->topic, r->partition, rd_kafka_err2str(e));
