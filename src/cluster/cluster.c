@@ -45,6 +45,7 @@ static int parse_u32(const char *key, const char *v, uint32_t lo, uint32_t hi,
     return 0;
 }
 
+#ifdef WEIR_HAVE_KAFKA
 /* A Kafka topic name: [A-Za-z0-9._-], everything else becomes '_'. */
 static void topic_part(char *dst, size_t cap, const char *s)
 {
@@ -158,6 +159,8 @@ static int describe(weir_buf *b, const weir_job *job,
     return rc ? rc : weir_buf_put_u8(b, 0);
 }
 
+#endif
+
 int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
                         bool *enabled, weir_buf *out, weir_error *err)
 {
@@ -221,6 +224,7 @@ int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
                 ckpt_keys[i]);
 #ifndef WEIR_HAVE_KAFKA
     (void)job;
+    (void)out;
     return weir_error_set(err, WEIR_EUNSUPPORTED,
                           "weir.cluster.bootstrap-servers: this weir was "
                           "built without librdkafka (Debian: "
