@@ -15,7 +15,8 @@
 #      partitions, key groups and source subtasks each process owns;
 #   3. a rerun on the same topics with a new weir.cluster.epoch: the
 #      earlier run's records are dropped, the output is the same again;
-#   4. errors: a missing repartition topic, a process index out of range,
+#   4. long rows: a batch larger than 900 KiB goes as several records;
+#   5. errors: a missing repartition topic, a process index out of range,
 #      no job name, checkpoints (not across processes yet).
 # Seeded (WEIR_CLUSTER_SEED), WEIR_CLUSTER_ROWS rows (default 30000).
 set -u
@@ -41,7 +42,7 @@ fail() { echo "FAIL: $*"; for f in p*/log single.log; do [ -f "$f" ] && { echo "
 
 # Repartition topics: <pipeline.name>-<operator>-<node id>-repartition.
 RT=tumbling_window-2-repartition
-"$MOCK" -f boot src:6 "one-$RT:3" "two-$RT:5" > mock.log 2>&1 &
+"$MOCK" -f boot src:6 "one-$RT:3" "two-$RT:5" long-tumbling_window-2-repartition:1 > mock.log 2>&1 &
 MOCK_PID=$!
 for ((i = 0; i < 200; i++)); do [ -s boot ] && break; sleep 0.05; done
 [ -s boot ] || fail "the mock cluster did not start"
@@ -154,7 +155,28 @@ cat pone-*/out | sort > got3.txt
 diff want.txt got3.txt > /dev/null || fail "the rerun with epoch 2 differs"
 echo "  rerun with a new epoch on the same topics: equal"
 
-# ---- 4. errors ----
+# ---- 4. long rows: records stay under 900 KiB ----
+cat > long.sql <<EOF
+CREATE TABLE g (id BIGINT, k BIGINT, s STRING, ts AS TO_TIMESTAMP_LTZ(id, 3),
+  WATERMARK FOR ts AS ts
+) WITH ('connector' = 'datagen', 'number-of-rows' = '2000', 'fields.id.kind' = 'sequence',
+  'fields.id.start' = '0', 'fields.id.end' = '1999', 'fields.k.min' = '0', 'fields.k.max' = '9',
+  'fields.s.length' = '1500');
+CREATE TABLE o (k BIGINT, n BIGINT, m STRING) WITH ('connector' = 'print');
+INSERT INTO o SELECT k, COUNT(*), MAX(s)
+FROM TABLE(TUMBLE(TABLE g, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end;
+EOF
+timeout 60 "$WEIR" run long.sql -D rest.enabled=false > long1.txt 2> long1.log || fail "long rows, one process"
+mkdir -p plong && (cd plong && timeout 60 "$WEIR" run ../long.sql -D rest.enabled=false -D pipeline.name=long \
+    -D weir.cluster.bootstrap-servers="$B" -D weir.cluster.processes=1 -D weir.cluster.process-index=0 \
+    > out 2> log) || fail "long rows, cluster"
+diff <(sort long1.txt) <(sort plong/out) > /dev/null || fail "long rows: the cluster run differs"
+big=$(kcat -C -b "$B" -t long-tumbling_window-2-repartition -o beginning -e -q -f '%S\n' 2> /dev/null |
+    awk '$1 > max { max = $1 } END { print max + 0 }')
+[ "$big" -gt 100000 ] && [ "$big" -le 921600 ] || fail "long rows: largest record $big bytes"
+echo "  long rows (1.5 MB a batch): records of at most $big bytes, same output"
+
+# ---- 5. errors ----
 timeout 60 "$WEIR" run job.sql -D rest.enabled=false -D pipeline.name=none -D weir.cluster.bootstrap-servers="$B" \
     -D weir.cluster.processes=2 -D weir.cluster.process-index=0 > /dev/null 2> err.txt && fail "a missing topic ran"
 grep -q "repartition topic 'none-$RT' must exist with 2 partitions" err.txt || { cat err.txt; fail "missing topic message"; }

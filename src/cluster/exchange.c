@@ -26,6 +26,9 @@
 #include "runtime/runtime.h"
 
 #define HDR_LEN 10
+/* A record stays under the 1 MB that Kafka brokers accept by default
+ * (message.max.bytes), unless one row alone is larger. */
+#define MAX_RECORD_BYTES (900 * 1024)
 #define POLL_MS 20
 
 typedef struct xarg {
@@ -141,6 +144,9 @@ typedef struct writer {
     weir_buf msg;
     weir_buf bigkey;
     weir_ts sent_wm;
+    /* rows a record holds at most: the batch size, less after a batch of
+     * long rows made a record larger than MAX_RECORD_BYTES */
+    uint32_t split_max;
     bool ended;
     /* set by the delivery report (the writer's thread, in rd_kafka_poll) */
     rd_kafka_resp_err_t failed;
@@ -202,6 +208,7 @@ static int w_open(void *op, weir_op_ctx *ctx)
         weir_batch_create(w->a->x.schema, weir_op_info_of(ctx)->batch_size);
     if (!w->rkt || !w->count || !w->scratch)
         return w_fail(ctx, w, "out of memory");
+    w->split_max = w->scratch->capacity;
     return 0;
 }
 
@@ -287,8 +294,8 @@ static int w_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
             continue;
         for (uint32_t s = lo; s < hi && !rc;) {
             uint32_t m = hi - s;
-            if (m > w->scratch->capacity)
-                m = w->scratch->capacity;
+            if (m > w->split_max)
+                m = w->split_max;
             weir_batch_reset(w->scratch);
             if ((rc = weir_batch_gather(w->scratch, b, w->idx + s, m)))
                 break;
@@ -302,6 +309,10 @@ static int w_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
                              .batch = w->scratch};
             if ((rc = weir__inflight_put_msg(&w->msg, &msg)))
                 break;
+            if (w->msg.len > MAX_RECORD_BYTES && m > 1) {
+                w->split_max = m / 2; /* fewer rows a record from now on */
+                continue;
+            }
             rc = w_send(ctx, w, r);
             s += m;
         }
