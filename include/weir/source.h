@@ -78,6 +78,14 @@ typedef struct weir_source_class {
      * error fails the job). Called on the subtask's thread.
      */
     int (*checkpoint_complete)(void *src, uint64_t ckpt_id, weir_error *err);
+    /*
+     * Optional; required by WEIR_WATERMARK_SOURCE: the split's watermark as
+     * the reader knows it (WEIR_TS_MIN: none yet), asked after every read.
+     * It holds for every row read so far, so a reader stops a read at the
+     * point where its watermark advances (returns the rows before it).
+     * The runtime never lets it go backwards.
+     */
+    weir_ts (*watermark)(void *reader);
 } weir_source_class;
 
 typedef struct weir_source_spec {
@@ -123,6 +131,7 @@ typedef struct weir_lookup_source {
 typedef enum weir_watermark_kind {
     WEIR_WATERMARK_NONE,      /* no watermark until the end of input */
     WEIR_WATERMARK_BOUNDED,   /* W = max(ts) - delay_ms; MONOTONIC is delay 0 */
+    WEIR_WATERMARK_SOURCE,    /* the reader reports it (weir_source_class.watermark) */
 } weir_watermark_kind;
 
 typedef struct weir_watermark_spec {

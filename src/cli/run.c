@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cluster/cluster.h"
 #include "rest/rest.h"
 #include "util/registry.h"
 #include "weir/checkpoint.h"
@@ -384,7 +385,8 @@ static void rest_line(void *ud, bool warn, const char *text)
     weir_cli_log(warn ? WEIR_LOG_WARN : WEIR_LOG_INFO, "%s", text);
 }
 
-static int start_rest(weir_sql_job *sj, weir_job *job, const char *file, weir_rest **out)
+static int start_rest(weir_sql_job *sj, weir_job *job, const char *file, const char *cluster_json,
+                      weir_rest **out)
 {
     weir_rest_config cfg;
     weir_error err = {0};
@@ -394,6 +396,7 @@ static int start_rest(weir_sql_job *sj, weir_job *job, const char *file, weir_re
         return WEIR_EXIT_INVALID;
     }
     cfg.log_line = rest_line;
+    cfg.cluster_json = cluster_json;
     if (weir_rest_start(job, &cfg, out, &err)) {
         weir_cli_log(cfg.enabled_explicitly ? WEIR_LOG_ERROR : WEIR_LOG_WARN, "%s%s", err.message,
                      cfg.enabled_explicitly ? "" : " (the job runs without the HTTP endpoint; rest.enabled = false hides this)");
@@ -576,6 +579,11 @@ static void register_job(weir_sql_job *sj, const char *file)
         weir_cli_log(WEIR_LOG_WARN, "%s: weir list, stop, cancel and savepoint will not see this job", err.message);
 }
 
+static const char *cluster_cfg(void *ud, const char *key)
+{
+    return weir_sql_job_config(ud, key);
+}
+
 int weir_cli_run(int argc, char **argv)
 {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -643,6 +651,19 @@ again:;
         free_args(&a);
         return WEIR_EXIT_OK;
     }
+    /* One of several processes running the job (cluster/cluster.h): its
+     * keyed exchanges become repartition topics. */
+    bool clustered = false;
+    weir_error cerr = {0};
+    weir_buf cluster_json;
+    weir_buf_init(&cluster_json);
+    if ((rc = weir__cluster_setup(job, cluster_cfg, sj, &clustered, &cluster_json, &cerr))) {
+        weir_cli_log(WEIR_LOG_ERROR, "%s: %s", a.file, cerr.message);
+        weir_buf_fini(&cluster_json);
+        weir_sql_job_destroy(sj);
+        free_args(&a);
+        return WEIR_EXIT_INVALID;
+    }
     /* A stop that comes while the checkpoint is being loaded stops the job
      * before it starts. */
     weir_cli_stopper stopper;
@@ -652,6 +673,7 @@ again:;
         weir_cli_stopper_end(&stopper);
         if (weir_cli_stopper_signal(&stopper))
             rc = weir_cli_stopper_exit_code(&stopper);
+        weir_buf_fini(&cluster_json);
         weir_sql_job_destroy(sj);
         free_args(&a);
         return rc;
@@ -661,12 +683,13 @@ again:;
     int64_t t0 = weir_monotonic_ns();
     int jrc = weir_job_start(job);
     weir_rest *rest = NULL;
-    if (!jrc && (rc = start_rest(sj, job, a.file, &rest))) {
+    if (!jrc && (rc = start_rest(sj, job, a.file, clustered ? (const char *)cluster_json.data : NULL, &rest))) {
         weir_job_cancel(job);
         weir_job_wait(job);
         weir_cli_stopper_end(&stopper);
         weir_cli_signals_stop();
         weir__registry_remove();
+        weir_buf_fini(&cluster_json);
         weir_sql_job_destroy(sj);
         free_args(&a);
         return rc;
@@ -676,6 +699,7 @@ again:;
     if (!jrc)
         jrc = watch_job(job, isatty(STDERR_FILENO), interval_ms, t0);
     weir_rest_stop(rest);
+    weir_buf_fini(&cluster_json);
     weir_cli_stopper_end(&stopper);
     weir_cli_signals_stop();
     weir__registry_remove();

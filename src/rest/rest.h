@@ -38,6 +38,9 @@ typedef struct weir_rest_config {
      * logger): text without a "weir: " prefix or newline; warn: a warning. */
     void (*log_line)(void *ud, bool warn, const char *text);
     void *log_ud;
+    /* GET /cluster: the processes of a job run by several (JSON from
+     * cluster/cluster.h; borrowed until weir_rest_stop); NULL: 404. */
+    const char *cluster_json;
 } weir_rest_config;
 
 /*

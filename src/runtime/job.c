@@ -234,6 +234,11 @@ int weir_job_source(weir_job *job, const weir_source_spec *src,
         return weir__job_build_error(job, WEIR_EINVAL,
                                      "source %s: rowtime column out of range",
                                      src->name ? src->name : "?");
+    if (wm && wm->kind == WEIR_WATERMARK_SOURCE && !src->cls->watermark)
+        return weir__job_build_error(job, WEIR_EINVAL,
+                                     "source %s: WEIR_WATERMARK_SOURCE needs "
+                                     "the class's watermark function",
+                                     src->name ? src->name : "?");
     weir__node *n =
         add_node(job, WEIR__NODE_SOURCE, src->name ? src->name : src->cls->name,
                  parallelism);

@@ -332,6 +332,11 @@ struct weir_job {
     char err_msg[1024];
     bool build_failed;
 
+    /* This process's place among the processes running one job
+     * (cluster/cluster.h): sources take their share of the job's splits as
+     * subtasks cluster_index * p + i of cluster_count * p. 0, 0: alone. */
+    uint32_t cluster_index, cluster_count;
+
     weir__ckpt_hooks hooks;
     bool has_hooks;
     weir__restore_source restore;

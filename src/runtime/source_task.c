@@ -76,9 +76,12 @@ int weir__source_open(weir__subtask *st)
                                   node->name);
     for (uint32_t i = 0; i < bs; i++)
         r->iota[i] = i;
+    /* One process of several running the job (cluster/): its subtasks are
+     * a share of the job's, so the source's splits spread over all. */
+    uint32_t procs = job->cluster_count > 1 ? job->cluster_count : 1;
     weir_source_info info = {
-        .subtask = st->index,
-        .parallelism = st->task->parallelism,
+        .subtask = job->cluster_index * st->task->parallelism + st->index,
+        .parallelism = procs * st->task->parallelism,
         .batch_size = bs,
         .schema = node->src.schema,
     };
@@ -334,6 +337,9 @@ static int process_rows(weir__subtask *st, weir__split *s)
     int rc = stamp_rowtime(st, s);
     if (rc)
         return rc;
+    /* The reader reports the watermark (read_split asks it after the rows). */
+    if (s->gen.kind == WEIR_WATERMARK_SOURCE)
+        return emit_rows(st, 0, rb->n_rows);
     weir_ts other = weir__wm_valve_min_excluding(&r->valve, s->valve_idx);
     weir_ts emitted = r->valve.out;
     uint32_t seg = 0, n = rb->n_rows;
@@ -409,6 +415,17 @@ static int read_split(weir__subtask *st, weir__split *s, bool *progress)
         if ((rc = process_rows(st, s)))
             return rc;
         publish_split_state(s);
+    }
+    if (s->gen.kind == WEIR_WATERMARK_SOURCE && r->cls->watermark) {
+        weir_ts w = r->cls->watermark(s->reader);
+        if (w > s->gen.max_ts) {
+            *progress = true;
+            s->gen.max_ts = w;
+            publish_split_state(s);
+            if ((rc = handle_flags(st, weir__wm_valve_watermark(
+                                           &r->valve, s->valve_idx, w))))
+                return rc;
+        }
     }
     if (eof) {
         *progress = true;

@@ -5,7 +5,8 @@
  *
  * - weir__wm_gen: the watermark generator of one source split. Bounded
  *   out-of-orderness: W = max(timestamp seen) - delay (monotonic is delay 0);
- *   NONE never advances (only the end of input does). W never decreases.
+ *   NONE never advances (only the end of input does). SOURCE: max_ts holds
+ *   the watermark the split's reader reported (no delay). W never decreases.
  *
  * - weir__wm_valve: merges the watermarks of several inputs (the input
  *   channels of a subtask, or the splits of a source subtask). Its output is

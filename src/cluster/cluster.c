@@ -1,0 +1,332 @@
+/*
+ * cluster/cluster.c - the options of a job run by several processes, and
+ * the rewrite of its keyed exchanges into repartition topics (cluster.h).
+ *
+ * Parts: options; topic names and their check against the brokers; the
+ * rewrite of the graph. The writer and reader of a repartition topic are
+ * in exchange.c.
+ *
+ * Invariants: the rewrite keeps every node of the graph and the schema and
+ * key of every keyed edge; it only puts a writer (a sink) and a reader (a
+ * source) between the two ends of each keyed edge, so the keyed operator
+ * sees the rows it saw before, through an in-process keyed exchange from
+ * the reader.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster/cluster.h"
+#include "cluster/exchange.h"
+#include "runtime/runtime.h"
+
+const char *const weir__cluster_keys[] = {"weir.cluster.bootstrap-servers",
+                                          "weir.cluster.processes",
+                                          "weir.cluster.process-index",
+                                          "weir.cluster.group-id",
+                                          "weir.cluster.repartition-partitions",
+                                          "weir.cluster.epoch",
+                                          NULL};
+
+/* ---- options ---- */
+
+static int parse_u32(const char *key, const char *v, uint32_t lo, uint32_t hi,
+                     uint32_t *out, weir_error *err)
+{
+    char *end = NULL;
+    unsigned long long x = v ? strtoull(v, &end, 10) : 0;
+    if (!v || !*v || *end || v[0] == '-' || x < lo || x > hi)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "%s: expected a whole number from %u to %u, "
+                              "got '%s'",
+                              key, lo, hi, v ? v : "");
+    *out = (uint32_t)x;
+    return 0;
+}
+
+#ifdef WEIR_HAVE_KAFKA
+/* A Kafka topic name: [A-Za-z0-9._-], everything else becomes '_'. */
+static void topic_part(char *dst, size_t cap, const char *s)
+{
+    size_t n = 0;
+    for (; *s && n + 1 < cap; s++)
+        dst[n++] =
+            (isalnum((unsigned char)*s) || *s == '.' || *s == '_' || *s == '-')
+                ? *s
+                : '_';
+    dst[n] = 0;
+}
+
+/* ---- the rewrite ---- */
+
+static const weir_schema *edge_schema(const weir_job *job, const weir__edge *e)
+{
+    const weir__node *n = &job->nodes[e->from];
+    if (e->side_tag == 0)
+        return n->out_schema;
+    for (uint32_t i = 0; i < n->n_sides; i++)
+        if (n->sides[i].tag == e->side_tag)
+            return n->sides[i].schema;
+    return NULL;
+}
+
+static const char *part_word(weir_partitioning p)
+{
+    return p == WEIR_PART_GLOBAL ? "global (single-instance)" : "broadcast";
+}
+
+/* ---- the description (GET /cluster) ---- */
+
+typedef struct xinfo {
+    char topic[256];
+    uint32_t reader_par; /* reader subtasks per process */
+} xinfo;
+
+/* s, which holds no quote or backslash (topic and option text aside). */
+static int put_str(weir_buf *b, const char *s)
+{
+    int rc = weir_buf_put_u8(b, '"');
+    for (; *s && !rc; s++)
+        rc = (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20)
+                 ? weir_buf_printf(b, "\\u%04x", (unsigned char)*s)
+                 : weir_buf_put_u8(b, (uint8_t)*s);
+    return rc ? rc : weir_buf_put_u8(b, '"');
+}
+
+static int describe(weir_buf *b, const weir_job *job,
+                    const weir__cluster_conf *c, const char *group,
+                    const xinfo *xs, uint32_t n_xs)
+{
+    uint32_t M = job->cfg.max_parallelism, R = c->partitions;
+    int rc = weir_buf_printf(b, "{\"group\":");
+    if (!rc)
+        rc = put_str(b, group);
+    if (!rc)
+        rc = weir_buf_printf(b,
+                             ",\"membership\":\"static\",\"processes\":%u,"
+                             "\"self\":%u,\"epoch\":%u,"
+                             "\"max_parallelism\":%u,\"members\":[",
+                             c->processes, c->index, c->epoch, M);
+    for (uint32_t j = 0; j < c->processes && !rc; j++) {
+        rc = weir_buf_printf(b, "%s{\"index\":%u,\"sources\":[", j ? "," : "",
+                             j);
+        bool first = true;
+        for (uint32_t k = 0; k < job->n_nodes && !rc; k++) {
+            const weir__node *n = &job->nodes[k];
+            if (n->kind != WEIR__NODE_SOURCE || n->src.cls->watermark)
+                continue;
+            rc = weir_buf_printf(b, "%s{\"source\":", first ? "" : ",");
+            first = false;
+            if (!rc)
+                rc = put_str(b, n->name);
+            if (!rc)
+                rc = weir_buf_printf(b, ",\"subtasks\":[%u,%u],\"of\":%u}",
+                                     j * n->parallelism,
+                                     (j + 1) * n->parallelism - 1,
+                                     c->processes * n->parallelism);
+        }
+        if (!rc)
+            rc = weir_buf_printf(b, "],\"repartition\":[");
+        for (uint32_t x = 0; x < n_xs && !rc; x++) {
+            uint32_t p = xs[x].reader_par, all = c->processes * p;
+            rc = weir_buf_printf(b, "%s{\"topic\":", x ? "," : "");
+            if (!rc)
+                rc = put_str(b, xs[x].topic);
+            if (!rc)
+                rc = weir_buf_printf(b, ",\"partitions\":[");
+            bool f2 = true;
+            for (uint32_t r = 0; r < R && !rc; r++) {
+                if (r % all / p != j)
+                    continue;
+                /* key groups g with floor(g * R / M) == r */
+                uint32_t lo = (uint32_t)(((uint64_t)r * M + R - 1) / R),
+                         hi = (uint32_t)(((uint64_t)(r + 1) * M + R - 1) / R);
+                rc = weir_buf_printf(b,
+                                     "%s{\"partition\":%u,"
+                                     "\"key_groups\":[%u,%u]}",
+                                     f2 ? "" : ",", r, lo, hi - 1);
+                f2 = false;
+            }
+            if (!rc)
+                rc = weir_buf_printf(b, "]}");
+        }
+        if (!rc)
+            rc = weir_buf_printf(b, "]}");
+    }
+    if (!rc)
+        rc = weir_buf_printf(b, "]}");
+    return rc ? rc : weir_buf_put_u8(b, 0);
+}
+
+#endif
+
+int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
+                        bool *enabled, weir_buf *out, weir_error *err)
+{
+    *enabled = false;
+    const char *servers = cfg(ud, "weir.cluster.bootstrap-servers");
+    if (!servers || !*servers)
+        return 0;
+    weir__cluster_conf c = {.servers = servers, .epoch = 1};
+    int rc;
+    const char *v = cfg(ud, "weir.cluster.processes");
+    if (!v)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "weir.cluster.processes: not set (how many "
+                              "processes run the job together)");
+    if ((rc = parse_u32("weir.cluster.processes", v, 1, 1024, &c.processes,
+                        err)))
+        return rc;
+    v = cfg(ud, "weir.cluster.process-index");
+    if (!v)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "weir.cluster.process-index: not set (this "
+                              "process's number, 0 to %u)",
+                              c.processes - 1);
+    if ((rc = parse_u32("weir.cluster.process-index", v, 0, c.processes - 1,
+                        &c.index, err)))
+        return rc;
+    c.partitions = c.processes;
+    if ((v = cfg(ud, "weir.cluster.repartition-partitions")) &&
+        (rc = parse_u32("weir.cluster.repartition-partitions", v, 1,
+                        job->cfg.max_parallelism, &c.partitions, err)))
+        return rc;
+    uint32_t epoch = 1;
+    if ((v = cfg(ud, "weir.cluster.epoch")) &&
+        (rc = parse_u32("weir.cluster.epoch", v, 1, UINT32_MAX, &epoch, err)))
+        return rc;
+    c.epoch = epoch;
+    const char *group = cfg(ud, "weir.cluster.group-id");
+    if (!group || !*group)
+        group = cfg(ud, "pipeline.name");
+    if (!group || !*group)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "weir.cluster.bootstrap-servers: the processes "
+                              "of one job are known by its name: set "
+                              "pipeline.name (or weir.cluster.group-id)");
+    /* Each process would checkpoint and restore on its own: not one
+     * consistent cut across the processes (docs/cluster.md, limits). */
+    static const char *const ckpt_keys[] = {"execution.checkpointing.interval",
+                                            "state.checkpoints.dir",
+                                            "execution.checkpointing.dir",
+                                            "execution.savepoint.path",
+                                            "state.savepoints.dir",
+                                            NULL};
+    for (size_t i = 0; ckpt_keys[i]; i++)
+        if ((v = cfg(ud, ckpt_keys[i])) && *v)
+            return weir_error_set(
+                err, WEIR_EUNSUPPORTED,
+                "%s: a job run by several processes "
+                "(weir.cluster.bootstrap-servers) does not take or restore "
+                "checkpoints yet: each process's own would not be one "
+                "consistent cut across the processes",
+                ckpt_keys[i]);
+#ifndef WEIR_HAVE_KAFKA
+    (void)job;
+    (void)out;
+    return weir_error_set(err, WEIR_EUNSUPPORTED,
+                          "weir.cluster.bootstrap-servers: this weir was "
+                          "built without librdkafka (Debian: "
+                          "librdkafka-dev), which running a job on several "
+                          "processes needs");
+#else
+    char gpart[128];
+    topic_part(gpart, sizeof gpart, group);
+    uint32_t n_edges = job->n_edges;
+    xinfo *xs = weir_calloc(n_edges ? n_edges : 1, sizeof *xs);
+    uint32_t n_xs = 0;
+    if (!xs)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < n_edges; i++) {
+        const weir__edge *e = &job->edges[i];
+        if (e->req_part == WEIR_PART_GLOBAL ||
+            e->req_part == WEIR_PART_BROADCAST) {
+            rc = weir_error_set(
+                err, WEIR_EUNSUPPORTED,
+                "weir.cluster.bootstrap-servers: %s reads its input "
+                "through a %s exchange, which a job run by several "
+                "processes cannot split yet (only keyed exchanges cross "
+                "processes)",
+                job->nodes[e->to].name, part_word(e->req_part));
+            goto out;
+        }
+    }
+    for (uint32_t i = 0; i < n_edges; i++) {
+        if (job->edges[i].req_part != WEIR_PART_KEYED)
+            continue;
+        weir__edge e = job->edges[i];
+        /* Adding nodes moves job->nodes: nothing points into it across. */
+        const weir__node *to = &job->nodes[e.to];
+        uint32_t to_par = to->parallelism,
+                 from_par = job->nodes[e.from].parallelism;
+        const weir_schema *schema = edge_schema(job, &e);
+        if (!schema) {
+            rc = weir_error_set(err, WEIR_EINVAL,
+                                "weir.cluster: no schema for the input "
+                                "of %s",
+                                to->name);
+            goto out;
+        }
+        char npart[96], topic[256];
+        topic_part(npart, sizeof npart, to->uid ? to->uid : to->name);
+        /* Kafka Streams style: <job>-<operator>-repartition, with the
+         * operator's node id (and input, when not the first) to tell two
+         * operators of one name apart. */
+        if (e.input)
+            snprintf(topic, sizeof topic, "%s-%s-%d-in%u-repartition", gpart,
+                     npart, e.to, e.input);
+        else
+            snprintf(topic, sizeof topic, "%s-%s-%d-repartition", gpart, npart,
+                     e.to);
+        weir__exchange_spec x = {.conf = c,
+                                 .topic = topic,
+                                 .schema = schema,
+                                 .key = e.key,
+                                 .max_parallelism = job->cfg.max_parallelism,
+                                 .writer_parallelism = from_par};
+        if ((rc = weir__exchange_check_topic(&x, err)))
+            goto out;
+        weir_operator_spec wspec;
+        weir_source_spec rspec;
+        if ((rc = weir__exchange_specs(&x, &wspec, &rspec, err)))
+            goto out;
+        weir_stream up = {
+            .node = e.from, .side_tag = e.side_tag, .part = WEIR_PART_FORWARD};
+        if ((rc = weir_job_sink(job, up, &wspec, from_par))) {
+            if (rspec.free_arg)
+                rspec.free_arg(rspec.arg);
+            {
+                rc = weir_error_set(err, rc, "weir.cluster: %s",
+                                    weir_job_error(job));
+                goto out;
+            }
+        }
+        weir_watermark_spec wm = {.kind = WEIR_WATERMARK_SOURCE,
+                                  .idle_timeout_ms = -1};
+        weir_stream rd;
+        if ((rc = weir_job_source(job, &rspec, &wm, to_par, &rd))) {
+            if (rspec.free_arg)
+                rspec.free_arg(rspec.arg);
+            {
+                rc = weir_error_set(err, rc, "weir.cluster: %s",
+                                    weir_job_error(job));
+                goto out;
+            }
+        }
+        weir__edge *ke = &job->edges[i];
+        ke->from = rd.node;
+        ke->side_tag = 0;
+        snprintf(xs[n_xs].topic, sizeof xs[n_xs].topic, "%s", topic);
+        xs[n_xs++].reader_par = to_par;
+    }
+    job->cluster_index = c.index;
+    job->cluster_count = c.processes;
+    *enabled = true;
+    if (out && (rc = describe(out, job, &c, group, xs, n_xs)))
+        rc = weir_error_set(err, rc, "out of memory");
+out:
+    weir_free(xs);
+    return rc;
+#endif
+}

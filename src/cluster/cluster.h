@@ -1,0 +1,52 @@
+/*
+ * cluster/cluster.h - one job run by several weir processes over Kafka
+ * (docs/cluster.md).
+ *
+ * The processes that run the same job with the same weir.cluster.group-id
+ * (pipeline.name by default) each run the whole graph on a share of the
+ * input: a source's splits spread over the processes as if their subtasks
+ * were one job's (process i of N runs subtasks i*p .. i*p+p-1 of N*p), and
+ * every keyed exchange becomes a repartition topic with one partition per
+ * key-group range:
+ *
+ *   upstream chain -> repartition writer  ==topic==>  repartition reader
+ *                                                       -> keyed exchange
+ *                                                       -> keyed operator
+ *
+ * The writer (one producer per writer subtask of every process) sends each
+ * row to the partition of its key group's range, and watermark and
+ * end-of-input markers to every partition. A reader reads the partitions
+ * its process owns (partition r belongs to reader subtask r mod N*p) and
+ * reports as its watermark the minimum over the producers of the job, so a
+ * downstream watermark never passes a producer that is behind. Records of
+ * another epoch (an earlier run on the same topics) are dropped.
+ *
+ * Membership is static (weir.cluster.processes, weir.cluster.process-index).
+ */
+#ifndef WEIR_CLUSTER_CLUSTER_H
+#define WEIR_CLUSTER_CLUSTER_H
+
+#include "weir/buf.h"
+#include "weir/common.h"
+#include "weir/job.h"
+
+/* A configuration lookup: the value of key, or NULL when not set. */
+typedef const char *(*weir__cluster_cfg_fn)(void *ud, const char *key);
+
+/*
+ * With weir.cluster.bootstrap-servers set: checks the cluster options and
+ * the repartition topics, and turns every keyed exchange of job into a
+ * repartition topic; *enabled says whether it did. Without it: does
+ * nothing (0, *enabled false). Call before the job starts. On failure err
+ * says what and which option. describe (NULL: not wanted) receives, as a
+ * NUL-terminated JSON object, the job's membership and what each process
+ * owns: its source subtasks, and per repartition topic its partitions and
+ * their key groups (GET /cluster, docs/rest.md).
+ */
+int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
+                        bool *enabled, weir_buf *describe, weir_error *err);
+
+/* The configuration keys the cluster reads (NULL-terminated). */
+extern const char *const weir__cluster_keys[];
+
+#endif

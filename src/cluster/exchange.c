@@ -1,0 +1,731 @@
+/*
+ * cluster/exchange.c - the writer and the reader of a repartition topic
+ * (exchange.h for the message format).
+ *
+ * Writer invariants: the rows of one key go to one partition in the order
+ * they came; a watermark marker follows every row it covers (markers and
+ * rows of one producer go through one librdkafka producer with one request
+ * in flight, so a partition keeps their order); an END marker is the last
+ * message of a producer in every partition.
+ *
+ * Reader invariants: the reported watermark is the minimum over all the
+ * producers of the job (a producer not heard from yet holds it at
+ * WEIR_TS_MIN; one that ended counts as +infinity), never goes backwards,
+ * and covers exactly the rows returned before it was reported: a read stops
+ * at a marker that raises it. The split ends when every producer's END has
+ * been read.
+ */
+#ifdef WEIR_HAVE_KAFKA
+
+#include <librdkafka/rdkafka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster/exchange.h"
+#include "runtime/runtime.h"
+
+#define HDR_LEN 10
+/* A record stays under the 1 MB that Kafka brokers accept by default
+ * (message.max.bytes), unless one row alone is larger. */
+#define MAX_RECORD_BYTES (900 * 1024)
+#define POLL_MS 20
+
+typedef struct xarg {
+    weir__exchange_spec x;
+    char *topic, *servers;
+} xarg;
+
+static void xarg_free(void *p)
+{
+    xarg *a = p;
+    if (!a)
+        return;
+    weir_free(a->topic);
+    weir_free(a->servers);
+    weir_free(a);
+}
+
+static xarg *xarg_copy(const weir__exchange_spec *x)
+{
+    xarg *a = weir_calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->x = *x;
+    a->topic = weir_strdup(x->topic);
+    a->servers = weir_strdup(x->conf.servers);
+    if (!a->topic || !a->servers) {
+        xarg_free(a);
+        return NULL;
+    }
+    a->x.topic = a->topic;
+    a->x.conf.servers = a->servers;
+    return a;
+}
+
+static rd_kafka_conf_t *base_conf(const char *servers, char *why, size_t cap)
+{
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    if (!conf)
+        return NULL;
+    if (rd_kafka_conf_set(conf, "bootstrap.servers", servers, why, cap) !=
+        RD_KAFKA_CONF_OK) {
+        rd_kafka_conf_destroy(conf);
+        return NULL;
+    }
+    rd_kafka_conf_set(conf, "log_level", "3", why, cap);
+    return conf;
+}
+
+static void put_hdr(uint8_t *h, uint8_t type, uint32_t producer, uint32_t epoch)
+{
+    h[0] = 'W';
+    h[1] = type;
+    for (int i = 0; i < 4; i++) {
+        h[2 + i] = (uint8_t)(producer >> (8 * i));
+        h[6 + i] = (uint8_t)(epoch >> (8 * i));
+    }
+}
+
+/* ---- the topic check ---- */
+
+int weir__exchange_check_topic(const weir__exchange_spec *x, weir_error *err)
+{
+    char why[512];
+    rd_kafka_conf_t *conf = base_conf(x->conf.servers, why, sizeof why);
+    if (!conf)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "weir.cluster.bootstrap-servers: %s", why);
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, why, sizeof why);
+    if (!rk) {
+        rd_kafka_conf_destroy(conf);
+        return weir_error_set(err, WEIR_EIO, "weir.cluster: %s", why);
+    }
+    rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, x->topic, NULL);
+    const struct rd_kafka_metadata *md = NULL;
+    rd_kafka_resp_err_t e = rkt ? rd_kafka_metadata(rk, 0, rkt, &md, 10000)
+                                : RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC;
+    int rc = 0;
+    if (e != RD_KAFKA_RESP_ERR_NO_ERROR)
+        rc = weir_error_set(err, WEIR_EIO,
+                            "weir.cluster.bootstrap-servers: cannot read "
+                            "the metadata of repartition topic '%s': %s",
+                            x->topic, rd_kafka_err2str(e));
+    else if (md->topic_cnt != 1 || md->topics[0].err ||
+             (uint32_t)md->topics[0].partition_cnt != x->conf.partitions)
+        rc = weir_error_set(
+            err, WEIR_EINVAL,
+            "weir.cluster.repartition-partitions: repartition topic '%s' "
+            "must exist with %u partitions (one per key-group range), "
+            "found %s%d",
+            x->topic, x->conf.partitions,
+            md->topic_cnt == 1 && md->topics[0].err ? "no topic, " : "",
+            md->topic_cnt == 1 ? md->topics[0].partition_cnt : 0);
+    if (md)
+        rd_kafka_metadata_destroy(md);
+    if (rkt)
+        rd_kafka_topic_destroy(rkt);
+    rd_kafka_destroy(rk);
+    return rc;
+}
+
+/* ---- the writer ---- */
+
+typedef struct writer {
+    const xarg *a;
+    rd_kafka_t *rk;
+    rd_kafka_topic_t *rkt;
+    uint32_t producer;
+    uint32_t *part;  /* partition of each row of the batch */
+    uint32_t *idx;   /* rows by partition */
+    uint32_t *count; /* rows per partition, then offsets */
+    uint32_t cap_rows;
+    weir_batch *scratch;
+    weir_buf msg;
+    weir_buf bigkey;
+    weir_ts sent_wm;
+    /* rows a record holds at most: the batch size, less after a batch of
+     * long rows made a record larger than MAX_RECORD_BYTES */
+    uint32_t split_max;
+    bool ended;
+    /* set by the delivery report (the writer's thread, in rd_kafka_poll) */
+    rd_kafka_resp_err_t failed;
+} writer;
+
+static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m,
+                        void *opaque)
+{
+    (void)rk;
+    writer *w = opaque;
+    if (m->err && !w->failed)
+        w->failed = m->err;
+}
+
+static int w_create(void *arg, const weir_op_info *info, void **out)
+{
+    writer *w = weir_calloc(1, sizeof *w);
+    if (!w)
+        return WEIR_ENOMEM;
+    w->a = arg;
+    w->producer = w->a->x.conf.index * info->parallelism + info->subtask;
+    w->sent_wm = WEIR_TS_MIN;
+    weir_buf_init(&w->msg);
+    weir_buf_init(&w->bigkey);
+    *out = w;
+    return 0;
+}
+
+static int w_fail(weir_op_ctx *ctx, writer *w, const char *what)
+{
+    return weir_op_fail(ctx, WEIR_EIO, "repartition topic '%s': %s",
+                        w->a->x.topic, what);
+}
+
+static int w_open(void *op, weir_op_ctx *ctx)
+{
+    writer *w = op;
+    char why[512];
+    rd_kafka_conf_t *conf = base_conf(w->a->x.conf.servers, why, sizeof why);
+    if (!conf)
+        return w_fail(ctx, w, why);
+    /* One request in flight per broker: a partition keeps the order in
+     * which rows and markers were produced, retries included. */
+    rd_kafka_conf_set(conf, "max.in.flight.requests.per.connection", "1", why,
+                      sizeof why);
+    rd_kafka_conf_set(conf, "linger.ms", "5", why, sizeof why);
+    rd_kafka_conf_set(conf, "message.max.bytes", "67108864", why, sizeof why);
+    rd_kafka_conf_set_opaque(conf, w);
+    rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
+    w->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, why, sizeof why);
+    if (!w->rk) {
+        rd_kafka_conf_destroy(conf);
+        return w_fail(ctx, w, why);
+    }
+    w->rkt = rd_kafka_topic_new(w->rk, w->a->x.topic, NULL);
+    uint32_t R = w->a->x.conf.partitions;
+    w->count = weir_calloc(R + 1, sizeof *w->count);
+    w->scratch =
+        weir_batch_create(w->a->x.schema, weir_op_info_of(ctx)->batch_size);
+    if (!w->rkt || !w->count || !w->scratch)
+        return w_fail(ctx, w, "out of memory");
+    w->split_max = w->scratch->capacity;
+    return 0;
+}
+
+/* Sends the message in w->msg (header included) to partition r. */
+static int w_send(weir_op_ctx *ctx, writer *w, uint32_t r)
+{
+    for (;;) {
+        if (rd_kafka_produce(w->rkt, (int32_t)r, RD_KAFKA_MSG_F_COPY,
+                             w->msg.data, w->msg.len, NULL, 0, NULL) == 0)
+            break;
+        rd_kafka_resp_err_t e = rd_kafka_last_error();
+        if (e != RD_KAFKA_RESP_ERR__QUEUE_FULL)
+            return w_fail(ctx, w, rd_kafka_err2str(e));
+        rd_kafka_poll(w->rk, 10); /* the local queue is full: wait */
+        if (weir_op_interrupted(ctx))
+            return WEIR_ECANCELED;
+    }
+    rd_kafka_poll(w->rk, 0);
+    if (w->failed)
+        return w_fail(ctx, w, rd_kafka_err2str(w->failed));
+    return 0;
+}
+
+static int w_marker(weir_op_ctx *ctx, writer *w, uint8_t type, weir_ts wm)
+{
+    weir_buf_clear(&w->msg);
+    int rc = weir_buf_reserve(&w->msg, HDR_LEN + 8);
+    if (rc)
+        return rc;
+    put_hdr(w->msg.data, type, w->producer, w->a->x.conf.epoch);
+    w->msg.len = HDR_LEN;
+    if (type == WEIR__X_WATERMARK && (rc = weir_buf_put_i64(&w->msg, wm)))
+        return rc;
+    for (uint32_t r = 0; r < w->a->x.conf.partitions && !rc; r++)
+        rc = w_send(ctx, w, r);
+    return rc;
+}
+
+static int w_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+{
+    (void)input;
+    writer *w = op;
+    const weir__exchange_spec *x = &w->a->x;
+    uint32_t n = b->n_rows, R = x->conf.partitions;
+    if (n == 0)
+        return 0;
+    if (n > w->cap_rows) {
+        weir_free(w->part);
+        weir_free(w->idx);
+        w->part = weir_malloc(n * sizeof *w->part);
+        w->idx = weir_malloc(n * sizeof *w->idx);
+        w->cap_rows = w->part && w->idx ? n : 0;
+        if (!w->cap_rows)
+            return w_fail(ctx, w, "out of memory");
+    }
+    memset(w->count, 0, (R + 1) * sizeof *w->count);
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t buf[256];
+        size_t len = weir_key_encode(b, &x->key, i, buf, sizeof buf);
+        const uint8_t *k = buf;
+        if (len > sizeof buf) {
+            weir_buf_clear(&w->bigkey);
+            if (weir_buf_reserve(&w->bigkey, len))
+                return w_fail(ctx, w, "out of memory");
+            weir_key_encode(b, &x->key, i, w->bigkey.data, len);
+            k = w->bigkey.data;
+        }
+        uint32_t kg = weir_key_group(weir_key_hash(k, len), x->max_parallelism);
+        uint32_t r = weir_key_group_owner(kg, x->max_parallelism, R);
+        w->part[i] = r;
+        w->count[r + 1]++;
+    }
+    for (uint32_t r = 0; r < R; r++)
+        w->count[r + 1] += w->count[r];
+    /* count[r] is now where partition r's rows start in idx */
+    for (uint32_t i = 0; i < n; i++)
+        w->idx[w->count[w->part[i]]++] = i;
+    /* count[r] is now where they end; they start at count[r - 1] */
+    int rc = 0;
+    for (uint32_t r = 0; r < R && !rc; r++) {
+        uint32_t lo = r ? w->count[r - 1] : 0, hi = w->count[r];
+        if (lo == hi)
+            continue;
+        for (uint32_t s = lo; s < hi && !rc;) {
+            uint32_t m = hi - s;
+            if (m > w->split_max)
+                m = w->split_max;
+            weir_batch_reset(w->scratch);
+            if ((rc = weir_batch_gather(w->scratch, b, w->idx + s, m)))
+                break;
+            weir_buf_clear(&w->msg);
+            if ((rc = weir_buf_reserve(&w->msg, HDR_LEN)))
+                break;
+            put_hdr(w->msg.data, WEIR__X_BATCH, w->producer, x->conf.epoch);
+            w->msg.len = HDR_LEN;
+            weir__msg msg = {.type = WEIR__MSG_BATCH,
+                             .wm = WEIR_TS_MIN,
+                             .batch = w->scratch};
+            if ((rc = weir__inflight_put_msg(&w->msg, &msg)))
+                break;
+            if (w->msg.len > MAX_RECORD_BYTES && m > 1) {
+                w->split_max = m / 2; /* fewer rows a record from now on */
+                continue;
+            }
+            rc = w_send(ctx, w, r);
+            s += m;
+        }
+    }
+    return rc;
+}
+
+static int w_watermark(void *op, weir_op_ctx *ctx, weir_ts wm)
+{
+    writer *w = op;
+    if (wm <= w->sent_wm)
+        return 0;
+    w->sent_wm = wm;
+    return w_marker(ctx, w, WEIR__X_WATERMARK, wm);
+}
+
+/* Waits until librdkafka has delivered everything produced. */
+static int w_flush(weir_op_ctx *ctx, writer *w)
+{
+    while (rd_kafka_outq_len(w->rk) > 0) {
+        rd_kafka_flush(w->rk, 100);
+        if (w->failed)
+            return w_fail(ctx, w, rd_kafka_err2str(w->failed));
+        if (weir_op_interrupted(ctx))
+            return WEIR_ECANCELED;
+    }
+    return w->failed ? w_fail(ctx, w, rd_kafka_err2str(w->failed)) : 0;
+}
+
+static int w_finish(void *op, weir_op_ctx *ctx)
+{
+    writer *w = op;
+    int rc = 0;
+    if (w->sent_wm < WEIR_TS_MAX)
+        rc = w_watermark(op, ctx, WEIR_TS_MAX);
+    if (!rc && !w->ended) {
+        w->ended = true;
+        rc = w_marker(ctx, w, WEIR__X_END, 0);
+    }
+    return rc ? rc : w_flush(ctx, w);
+}
+
+static int w_stop(void *op, weir_op_ctx *ctx)
+{
+    return w_flush(ctx, op);
+}
+
+static void w_close(void *op)
+{
+    writer *w = op;
+    if (!w)
+        return;
+    if (w->rkt)
+        rd_kafka_topic_destroy(w->rkt);
+    if (w->rk)
+        rd_kafka_destroy(w->rk);
+    weir_free(w->part);
+    weir_free(w->idx);
+    weir_free(w->count);
+    weir_batch_destroy(w->scratch);
+    weir_buf_fini(&w->msg);
+    weir_buf_fini(&w->bigkey);
+    weir_free(w);
+}
+
+static const weir_operator_class WRITER = {
+    .name = "repartition-writer",
+    .open = w_open,
+    .process = w_process,
+    .watermark = w_watermark,
+    .finish = w_finish,
+    .stop = w_stop,
+    .close = w_close,
+};
+
+/* ---- the reader ---- */
+
+typedef struct rsrc {
+    const xarg *a;
+    uint32_t subtask, parallelism, batch_size;
+    char **ids;
+    uint32_t n_ids;
+    bool discovered;
+} rsrc;
+
+typedef struct reader {
+    rsrc *s;
+    rd_kafka_t *rk;
+    int32_t partition;
+    int64_t next_offset; /* of the next message to read */
+    uint32_t n_producers;
+    weir_ts *pwm;   /* per producer */
+    uint8_t *ended; /* per producer: its END was read */
+    uint32_t n_ended;
+    weir_ts wm, told_wm; /* min over pwm; last reported */
+    weir_batch *pend;    /* a decoded batch being handed out */
+    uint32_t pend_pos;
+    uint32_t *iota;
+    uint64_t dropped_epoch; /* records of other epochs */
+} reader;
+
+static int r_create(void *arg, const weir_source_info *info, void **out,
+                    weir_error *err)
+{
+    (void)err;
+    rsrc *s = weir_calloc(1, sizeof *s);
+    if (!s)
+        return WEIR_ENOMEM;
+    s->a = arg;
+    s->subtask = info->subtask;
+    s->parallelism = info->parallelism;
+    s->batch_size = info->batch_size ? info->batch_size : 1;
+    *out = s;
+    return 0;
+}
+
+static int r_discover(void *src, const char ***ids, uint32_t *n_ids, bool *done,
+                      weir_error *err)
+{
+    rsrc *s = src;
+    *done = true;
+    *ids = NULL;
+    *n_ids = 0;
+    if (s->discovered)
+        return 0;
+    s->discovered = true;
+    uint32_t R = s->a->x.conf.partitions;
+    s->ids = weir_calloc(R ? R : 1, sizeof *s->ids);
+    if (!s->ids)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    for (uint32_t r = s->subtask; r < R; r += s->parallelism) {
+        char id[32];
+        snprintf(id, sizeof id, "p%u", r);
+        if (!(s->ids[s->n_ids] = weir_strdup(id)))
+            return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+        s->n_ids++;
+    }
+    *ids = (const char **)s->ids;
+    *n_ids = s->n_ids;
+    return 0;
+}
+
+static void r_close_split(void *rd)
+{
+    reader *r = rd;
+    if (!r)
+        return;
+    if (r->rk) {
+        rd_kafka_assign(r->rk, NULL);
+        rd_kafka_destroy(r->rk);
+    }
+    weir_free(r->pwm);
+    weir_free(r->ended);
+    weir_free(r->iota);
+    weir_batch_destroy(r->pend);
+    weir_free(r);
+}
+
+static int r_open_split(void *src, const char *id, const void *pos,
+                        size_t pos_len, void **out, weir_error *err)
+{
+    rsrc *s = src;
+    const weir__exchange_spec *x = &s->a->x;
+    reader *r = weir_calloc(1, sizeof *r);
+    if (!r)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    r->s = s;
+    r->partition = (int32_t)strtol(id + 1, NULL, 10);
+    r->next_offset = RD_KAFKA_OFFSET_BEGINNING;
+    if (pos && pos_len == 8)
+        memcpy(&r->next_offset, pos, 8);
+    r->n_producers = x->conf.processes * x->writer_parallelism;
+    r->pwm = weir_malloc(r->n_producers * sizeof *r->pwm);
+    r->ended = weir_calloc(r->n_producers, 1);
+    /* A writer's batches hold at most the job's batch size. */
+    r->pend = weir_batch_create(x->schema, s->batch_size);
+    r->iota = weir_malloc(s->batch_size * sizeof *r->iota);
+    r->wm = r->told_wm = WEIR_TS_MIN;
+    if (!r->pwm || !r->ended || !r->pend || !r->iota) {
+        r_close_split(r);
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    }
+    for (uint32_t i = 0; i < r->n_producers; i++)
+        r->pwm[i] = WEIR_TS_MIN;
+    for (uint32_t i = 0; i < s->batch_size; i++)
+        r->iota[i] = i;
+    r->pend->n_rows = 0;
+    char why[512];
+    rd_kafka_conf_t *conf = base_conf(x->conf.servers, why, sizeof why);
+    if (!conf) {
+        r_close_split(r);
+        return weir_error_set(err, WEIR_EINVAL, "%s", why);
+    }
+    rd_kafka_conf_set(conf, "group.id", x->topic, why, sizeof why);
+    rd_kafka_conf_set(conf, "enable.auto.commit", "false", why, sizeof why);
+    rd_kafka_conf_set(conf, "enable.partition.eof", "false", why, sizeof why);
+    rd_kafka_conf_set(conf, "fetch.wait.max.ms", "10", why, sizeof why);
+    /* Records deleted before they were read (retention) are an error, never
+     * a silent jump to the end of the partition. */
+    rd_kafka_conf_set(conf, "auto.offset.reset", "error", why, sizeof why);
+    r->rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, why, sizeof why);
+    if (!r->rk) {
+        rd_kafka_conf_destroy(conf);
+        r_close_split(r);
+        return weir_error_set(err, WEIR_EIO, "repartition topic '%s': %s",
+                              x->topic, why);
+    }
+    rd_kafka_poll_set_consumer(r->rk);
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(l, x->topic, r->partition)->offset =
+        r->next_offset;
+    rd_kafka_resp_err_t e = rd_kafka_assign(r->rk, l);
+    rd_kafka_topic_partition_list_destroy(l);
+    if (e) {
+        r_close_split(r);
+        return weir_error_set(err, WEIR_EIO, "repartition topic '%s': %s",
+                              x->topic, rd_kafka_err2str(e));
+    }
+    *out = r;
+    return 0;
+}
+
+static void r_recompute(reader *r)
+{
+    weir_ts m = WEIR_TS_MAX;
+    for (uint32_t i = 0; i < r->n_producers; i++)
+        if (r->pwm[i] < m)
+            m = r->pwm[i];
+    if (m > r->wm)
+        r->wm = m;
+}
+
+/* Hands out rows of the pending batch; returns how many. */
+static uint32_t r_take(reader *r, weir_batch *out, uint32_t max_rows)
+{
+    uint32_t left = r->pend->n_rows - r->pend_pos;
+    uint32_t room = out->capacity - out->n_rows;
+    uint32_t m = left < max_rows ? left : max_rows;
+    if (m > room)
+        m = room;
+    if (m && !weir_batch_gather(out, r->pend, r->iota + r->pend_pos, m)) {
+        r->pend_pos += m;
+        return m;
+    }
+    return 0;
+}
+
+static int r_read(void *rd, weir_batch *out, uint32_t max_rows, weir_error *err)
+{
+    reader *r = rd;
+    const weir__exchange_spec *x = &r->s->a->x;
+    uint32_t got = 0;
+    /* The watermark reached so far must be reported before more rows. */
+    if (r->wm != r->told_wm)
+        return 0;
+    for (;;) {
+        if (r->pend_pos < r->pend->n_rows) {
+            got += r_take(r, out, max_rows - got);
+            if (r->pend_pos < r->pend->n_rows || got >= max_rows)
+                return (int)got;
+        }
+        if (r->n_ended == r->n_producers)
+            return got ? (int)got : WEIR_EOF;
+        rd_kafka_message_t *m =
+            rd_kafka_consumer_poll(r->rk, got ? 0 : POLL_MS);
+        if (!m)
+            return (int)got;
+        if (m->err) {
+            rd_kafka_resp_err_t e = m->err;
+            rd_kafka_message_destroy(m);
+            if (e == RD_KAFKA_RESP_ERR__PARTITION_EOF)
+                continue;
+            if (e == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET ||
+                e == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE)
+                return weir_error_set(
+                    err, WEIR_EIO,
+                    "repartition topic '%s' partition %d: records from "
+                    "offset %lld on were deleted before this process read "
+                    "them (the topic's retention is shorter than the "
+                    "readers' lag)",
+                    x->topic, r->partition,
+                    (long long)(r->next_offset < 0 ? 0 : r->next_offset));
+            return weir_error_set(err, WEIR_EIO,
+                                  "repartition topic '%s' partition %d: %s",
+                                  x->topic, r->partition, rd_kafka_err2str(e));
+        }
+        r->next_offset = m->offset + 1;
+        const uint8_t *p = m->payload;
+        size_t len = m->len;
+        if (len < HDR_LEN || p[0] != 'W') {
+            rd_kafka_message_destroy(m);
+            return weir_error_set(err, WEIR_ECORRUPT,
+                                  "repartition topic '%s' partition %d "
+                                  "offset %lld: not a weir record",
+                                  x->topic, r->partition,
+                                  (long long)(r->next_offset - 1));
+        }
+        uint32_t producer = 0, epoch = 0;
+        for (int i = 0; i < 4; i++) {
+            producer |= (uint32_t)p[2 + i] << (8 * i);
+            epoch |= (uint32_t)p[6 + i] << (8 * i);
+        }
+        uint8_t type = p[1];
+        int rc = 0;
+        if (epoch != x->conf.epoch) {
+            r->dropped_epoch++;
+        } else if (producer >= r->n_producers) {
+            rc = weir_error_set(err, WEIR_ECORRUPT,
+                                "repartition topic '%s': producer %u of a "
+                                "job with %u (another membership wrote "
+                                "this epoch)",
+                                x->topic, producer, r->n_producers);
+        } else if (type == WEIR__X_BATCH) {
+            weir_cursor c;
+            weir_cursor_init(&c, p + HDR_LEN, len - HDR_LEN);
+            weir__msg msg;
+            r->pend_pos = 0;
+            rc = weir__inflight_get_msg(&c, &msg, r->pend);
+            if (rc)
+                r->pend->n_rows = 0;
+            if (rc)
+                rc = weir_error_set(err, rc,
+                                    "repartition topic '%s' partition %d "
+                                    "offset %lld: a corrupt batch",
+                                    x->topic, r->partition,
+                                    (long long)m->offset);
+        } else if (type == WEIR__X_WATERMARK || type == WEIR__X_END) {
+            weir_ts w = WEIR_TS_MAX;
+            if (type == WEIR__X_WATERMARK) {
+                weir_cursor c;
+                weir_cursor_init(&c, p + HDR_LEN, len - HDR_LEN);
+                if (weir_cursor_get_i64(&c, &w))
+                    rc = weir_error_set(err, WEIR_ECORRUPT,
+                                        "repartition topic '%s': a short "
+                                        "watermark marker",
+                                        x->topic);
+            } else if (!r->ended[producer]) {
+                r->ended[producer] = 1;
+                r->n_ended++;
+            }
+            if (!rc && w > r->pwm[producer]) {
+                r->pwm[producer] = w;
+                weir_ts before = r->wm;
+                r_recompute(r);
+                if (r->wm != before) {
+                    rd_kafka_message_destroy(m);
+                    return (int)got;
+                }
+            }
+        }
+        rd_kafka_message_destroy(m);
+        if (rc)
+            return rc;
+    }
+}
+
+static weir_ts r_watermark(void *rd)
+{
+    reader *r = rd;
+    r->told_wm = r->wm;
+    return r->wm;
+}
+
+static int r_position(void *rd, weir_buf *out)
+{
+    reader *r = rd;
+    return weir_buf_put(out, &r->next_offset, sizeof r->next_offset);
+}
+
+static void r_destroy(void *src)
+{
+    rsrc *s = src;
+    if (!s)
+        return;
+    for (uint32_t i = 0; i < s->n_ids; i++)
+        weir_free(s->ids[i]);
+    weir_free(s->ids);
+    weir_free(s);
+}
+
+static const weir_source_class READER = {
+    .name = "repartition-reader",
+    .create = r_create,
+    .discover = r_discover,
+    .open_split = r_open_split,
+    .read = r_read,
+    .position = r_position,
+    .close_split = r_close_split,
+    .destroy = r_destroy,
+    .watermark = r_watermark,
+};
+
+int weir__exchange_specs(const weir__exchange_spec *x,
+                         weir_operator_spec *wspec, weir_source_spec *rspec,
+                         weir_error *err)
+{
+    xarg *wa = xarg_copy(x), *ra = xarg_copy(x);
+    if (!wa || !ra) {
+        xarg_free(wa);
+        xarg_free(ra);
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    }
+    *wspec = (weir_operator_spec){.name = "repartition-writer",
+                                  .cls = &WRITER,
+                                  .create = w_create,
+                                  .arg = wa,
+                                  .free_arg = xarg_free};
+    *rspec = (weir_source_spec){.name = "repartition-reader",
+                                .cls = &READER,
+                                .arg = ra,
+                                .free_arg = xarg_free,
+                                .schema = x->schema};
+    return 0;
+}
+
+#endif

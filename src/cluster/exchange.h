@@ -1,0 +1,51 @@
+/*
+ * cluster/exchange.h - a keyed exchange between processes through a
+ * repartition topic (cluster.h): its writer (a sink operator) and its
+ * reader (a source whose splits are the topic's partitions).
+ *
+ * Every Kafka message of a repartition topic starts with a header:
+ *   u8 'W', u8 type, u32 producer, u32 epoch   (little endian)
+ * then, by type: BATCH a batch of rows (runtime/checkpoint.h's in-flight
+ * message format: event times, row kinds, columns), WATERMARK an i64, END
+ * nothing. A producer is one writer subtask of one process: process index
+ * * writer parallelism + subtask. Partition r holds the key groups of
+ * range r of weir.cluster.repartition-partitions (weir_key_group_owner).
+ */
+#ifndef WEIR_CLUSTER_EXCHANGE_H
+#define WEIR_CLUSTER_EXCHANGE_H
+
+#include "weir/key.h"
+#include "weir/operator.h"
+#include "weir/source.h"
+
+typedef struct weir__cluster_conf {
+    const char *servers; /* borrowed */
+    uint32_t processes;  /* N */
+    uint32_t index;      /* this process, 0 .. N-1 */
+    uint32_t partitions; /* of every repartition topic */
+    uint32_t epoch;      /* records of other epochs are dropped */
+} weir__cluster_conf;
+
+typedef struct weir__exchange_spec {
+    weir__cluster_conf conf;
+    const char *topic;          /* borrowed */
+    const weir_schema *schema;  /* the rows exchanged; outlives the job */
+    weir_keyspec key;
+    uint32_t max_parallelism;   /* key groups */
+    uint32_t writer_parallelism;
+} weir__exchange_spec;
+
+enum {
+    WEIR__X_BATCH = 1,
+    WEIR__X_WATERMARK = 2,
+    WEIR__X_END = 3,
+};
+
+/* Checks that the topic exists with conf.partitions partitions. */
+int weir__exchange_check_topic(const weir__exchange_spec *x, weir_error *err);
+/* The writer's and the reader's specs, each with its own copy of x. */
+int weir__exchange_specs(const weir__exchange_spec *x,
+                         weir_operator_spec *writer, weir_source_spec *reader,
+                         weir_error *err);
+
+#endif
