@@ -985,6 +985,5 @@ const weir_source_class weir_nexmark_source_class = {
     .position = reader_position,
     .close_split = reader_close,
     .destroy = source_destroy,
-    .lockstep = true,
     .metrics = source_metrics,
 };
