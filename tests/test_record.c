@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "time/timefmt.h"
+#include "util/hindex.h"
 #include "weir/batch.h"
 #include "weir/buf.h"
 #include "weir/key.h"
@@ -102,6 +103,53 @@ Test(key, encoding_is_canonical_and_groups_are_ranges)
     weir_batch_destroy(a);
     weir_batch_destroy(b);
     weir_schema_destroy(s);
+}
+
+/* The longest run of occupied slots in an open-addressing index. */
+static uint32_t longest_run(const uint32_t *slots, uint32_t n)
+{
+    uint32_t best = 0, run = 0;
+    for (uint32_t pass = 0; pass < 2; pass++) /* twice round: a run may wrap */
+        for (uint32_t i = 0; i < n; i++) {
+            run = slots[i] ? run + 1 : 0;
+            if (run > best)
+                best = run;
+        }
+    return best < n ? best : n;
+}
+
+/*
+ * The keys a subtask owns share the low bits of their hashes (the key group
+ * is the hash modulo max parallelism, and a subtask owns a range of key
+ * groups), so an index of a keyed operator must not take its slots from
+ * those bits: with them, the keys of subtask 0 of 4 have only a quarter of
+ * the home slots and linear probing runs through long clusters (the
+ * longest run of occupied slots: 81 at parallelism 2 and 89 at 4 here;
+ * 25 and 29 when the slots spread over the whole table).
+ */
+Test(key, index_of_one_subtasks_keys_spreads)
+{
+    for (uint32_t p = 2; p <= 4; p += 2) {
+        uint32_t lo, hi;
+        weir_key_group_range(0, p, WEIR_DEFAULT_MAX_PARALLELISM, &lo, &hi);
+        uint64_t ents[4096];
+        uint32_t n = 0;
+        for (int64_t v = 0; n < 4096; v++) {
+            uint8_t k[9] = {1};
+            memcpy(k + 1, &v, 8);
+            uint64_t h = weir_key_hash(k, sizeof k);
+            uint32_t kg = weir_key_group(h, WEIR_DEFAULT_MAX_PARALLELISM);
+            if (kg >= lo && kg < hi)
+                ents[n++] = h;
+        }
+        /* one grow from n to 2n slots: half full, as its users keep it */
+        uint32_t *slots = NULL, n_slots = n;
+        cr_assert_eq(weir__hindex_grow(&slots, &n_slots, ents, sizeof *ents, n), 0);
+        cr_assert_eq(n_slots, 2 * n);
+        uint32_t run = longest_run(slots, n_slots);
+        cr_assert_lt(run, 48, "p %u: a run of %u occupied slots", p, run);
+        weir_free(slots);
+    }
 }
 
 Test(buf, roundtrip_and_truncation)

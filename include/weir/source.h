@@ -86,6 +86,17 @@ typedef struct weir_source_class {
      * The runtime never lets it go backwards.
      */
     weir_ts (*watermark)(void *reader);
+    /*
+     * The subtasks generate one sequence in stride (subtask s of p makes
+     * rows s, s + p, s + 2p, ... of each split kind), and event time is a
+     * function of the row number: the runtime keeps every subtask within
+     * a few batches per split of the slowest one, so that their event
+     * times stay together. Without it a subtask that gets more CPU than
+     * its siblings runs ahead, nothing pushes back (the keyed consumers
+     * take whatever comes), and every consumer holds the windows of the
+     * whole lead in state until the watermark, the minimum, catches up.
+     */
+    bool lockstep;
 } weir_source_class;
 
 typedef struct weir_source_spec {

@@ -43,6 +43,7 @@
 
 #include "agg/distinct.h"
 #include "ops/ops.h"
+#include "util/hindex.h"
 #include "weir/state.h"
 
 typedef struct ga_conf {
@@ -308,7 +309,7 @@ static int slots_flush(ga *g, weir_op_ctx *ctx, bool write)
 static int slot_of(ga *g, weir_op_ctx *ctx, size_t klen, uint32_t *out)
 {
     uint64_t h = weir_key_hash(g->key, klen);
-    uint32_t i = (uint32_t)h & g->index_mask;
+    uint32_t i = weir__hash_slot(h) & g->index_mask;
     for (; g->index[i]; i = (i + 1) & g->index_mask) {
         ga_slot *sl = &g->slots[g->index[i] - 1];
         if (sl->hash == h && sl->klen == klen && (!klen || !memcmp(g->kbuf + sl->koff, g->key, klen))) {

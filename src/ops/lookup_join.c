@@ -118,7 +118,7 @@ static uint32_t find(const lj_op *o, const uint8_t *k, size_t len, uint64_t h)
 {
     if (!o->n_slots)
         return UINT32_MAX;
-    for (uint32_t i = (uint32_t)h & (o->n_slots - 1); o->slots[i]; i = (i + 1) & (o->n_slots - 1)) {
+    for (uint32_t i = weir__hash_slot(h) & (o->n_slots - 1); o->slots[i]; i = (i + 1) & (o->n_slots - 1)) {
         const lj_entry *e = &o->ents[o->slots[i] - 1];
         if (e->hash == h && e->klen == len && !memcmp(o->keys.data + e->koff, k, len))
             return o->slots[i] - 1;
@@ -190,7 +190,7 @@ static int add_row(lj_op *o, const weir_batch *b, uint32_t r)
         return rc;
     o->ents[o->n_ents] = (lj_entry){h, (uint32_t)koff, (uint32_t)o->kb.len, id, id, 0, 0, 0, 0};
     o->row_next[id] = UINT32_MAX;
-    uint32_t i = (uint32_t)h & (o->n_slots - 1);
+    uint32_t i = weir__hash_slot(h) & (o->n_slots - 1);
     while (o->slots[i])
         i = (i + 1) & (o->n_slots - 1);
     o->slots[i] = ++o->n_ents;
@@ -328,7 +328,7 @@ static uint32_t add_empty(lj_op *o, uint64_t h)
     if (weir_buf_put(&o->keys, o->kb.data, o->kb.len))
         return UINT32_MAX;
     o->ents[o->n_ents] = (lj_entry){h, (uint32_t)koff, (uint32_t)o->kb.len, UINT32_MAX, UINT32_MAX, 0, 0, 0, 0};
-    uint32_t i = (uint32_t)h & (o->n_slots - 1);
+    uint32_t i = weir__hash_slot(h) & (o->n_slots - 1);
     while (o->slots[i])
         i = (i + 1) & (o->n_slots - 1);
     o->slots[i] = ++o->n_ents;

@@ -251,7 +251,7 @@ static int cache_get(rank_op *o, weir_op_ctx *ctx, size_t klen, rcache_ent **out
         if (rc)
             return rc;
     }
-    uint32_t i = (uint32_t)h & (o->n_slots - 1);
+    uint32_t i = weir__hash_slot(h) & (o->n_slots - 1);
     for (; o->slots[i]; i = (i + 1) & (o->n_slots - 1)) {
         rcache_ent *e = &o->ents[o->slots[i] - 1];
         if (e->hash == h && e->klen == klen && (klen == 0 || !memcmp(o->ckeys.data + e->koff, o->key, klen))) {

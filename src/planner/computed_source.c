@@ -167,20 +167,19 @@ static int cs_checkpoint_complete(void *src, uint64_t ckpt_id, weir_error *err)
                : 0;
 }
 
-static const weir_source_class cs_class = {
-    .name = "computed",
-    .create = cs_create,
-    .discover = cs_discover,
-    .open_split = cs_open_split,
-    .read = cs_read,
-    .position = cs_position,
-    .close_split = cs_close_split,
-    .destroy = cs_destroy,
-    .metrics = cs_metrics,
-    .has_backlog = cs_has_backlog,
-    .checkpoint_taken = cs_checkpoint_taken,
-    .checkpoint_complete = cs_checkpoint_complete,
-};
+#define CS_CLASS(lock)                                                         \
+    {                                                                          \
+        .name = "computed", .create = cs_create, .discover = cs_discover,      \
+        .open_split = cs_open_split, .read = cs_read,                          \
+        .position = cs_position, .close_split = cs_close_split,                \
+        .destroy = cs_destroy, .metrics = cs_metrics,                          \
+        .has_backlog = cs_has_backlog,                                         \
+        .checkpoint_taken = cs_checkpoint_taken,                               \
+        .checkpoint_complete = cs_checkpoint_complete, .lockstep = (lock),     \
+    }
+/* the inner source's lockstep (a class-wide flag) carries over */
+static const weir_source_class cs_class = CS_CLASS(false);
+static const weir_source_class cs_class_lockstep = CS_CLASS(true);
 
 static void cs_conf_free(void *arg)
 {
@@ -208,6 +207,7 @@ int weir__computed_source_spec(const weir_source_spec *inner, const weir_schema 
         return WEIR_ENOMEM;
     }
     memcpy(c->exprs, exprs, c->n * sizeof *exprs);
-    *out = (weir_source_spec){inner->name, &cs_class, c, cs_conf_free, full, inner->changelog};
+    *out = (weir_source_spec){inner->name, inner->cls->lockstep ? &cs_class_lockstep : &cs_class, c, cs_conf_free,
+                              full, inner->changelog};
     return 0;
 }

@@ -218,6 +218,7 @@ typedef struct weir__source_run {
     weir_batch *seg;         /* scratch for the later segments of a cut batch */
     uint32_t *iota;          /* 0, 1, 2, ... for gathers */
     weir_buf pos;            /* scratch for positions */
+    uint64_t rows;           /* rows read by this subtask in this run */
 } weir__source_run;
 
 struct weir__subtask {
@@ -302,6 +303,9 @@ struct weir__subtask {
     /* sources in a watermark-alignment group: the watermark this subtask
      * holds the group to (WEIR_TS_MAX: idle or finished, holds no one) */
     _Atomic int64_t align_wm;
+    /* sources whose class is lockstep: rows read per split (UINT64_MAX once
+     * finished: holds no one back) */
+    _Atomic uint64_t lock_rows;
 };
 
 struct weir_job {

@@ -35,6 +35,14 @@
  * otherwise drift apart without bound - nothing pushes back on the faster
  * one, because the join consumes both inputs - and the join holds the state
  * of every window the faster one read ahead.
+ *
+ * Lockstep (generators: weir_source_class.lockstep): the subtasks of one
+ * source publish the rows they read per split, and one that is more than
+ * LOCKSTEP_BATCHES batches per split ahead of the slowest waits as an
+ * aligned one does. Their rows are one sequence dealt out in stride with
+ * event time a function of the row number, so equal row counts mean equal
+ * event times. It only holds reading back: rows, watermarks and results are
+ * the same with or without it.
  */
 #include <string.h>
 #include <time.h>
@@ -403,6 +411,7 @@ static int read_split(weir__subtask *st, weir__split *s, bool *progress)
     const bool got_rows = rb->n_rows > 0;
     if (got_rows) {
         *progress = true;
+        r->rows += rb->n_rows;
         WEIR__ADD(&s->pub->rows, rb->n_rows);
         s->last_data_ms = now;
         r->last_data_ms = now;
@@ -566,6 +575,36 @@ static bool align_ahead(weir__subtask *st)
     return min < WEIR_TS_MAX - drift && own > min + drift;
 }
 
+/* How far (batches per split) a lockstep subtask may run ahead. */
+#define LOCKSTEP_BATCHES 4
+
+static void lock_publish(weir__subtask *st, bool ended)
+{
+    const weir__source_run *r = st->src;
+    uint64_t v = ended ? UINT64_MAX : r->rows / (r->n_splits ? r->n_splits : 1);
+    atomic_store_explicit(&st->lock_rows, v, memory_order_relaxed);
+}
+
+/* Whether this lockstep subtask is too far ahead of its slowest sibling. */
+static bool lock_ahead(weir__subtask *st)
+{
+    const weir__task *task = st->task;
+    if (!st->src->cls->lockstep || task->parallelism < 2)
+        return false;
+    uint64_t own = atomic_load_explicit(&st->lock_rows, memory_order_relaxed);
+    uint64_t min = UINT64_MAX;
+    for (uint32_t i = 0; i < task->parallelism; i++) {
+        const weir__subtask *o = task->subtasks[i];
+        if (o == st)
+            continue;
+        uint64_t v = atomic_load_explicit(&o->lock_rows, memory_order_relaxed);
+        if (v < min)
+            min = v;
+    }
+    uint64_t lead = (uint64_t)LOCKSTEP_BATCHES * st->job->cfg.batch_size;
+    return min != UINT64_MAX && own > min + lead;
+}
+
 static int inject_pending_barrier(weir__subtask *st)
 {
     uint64_t ck = 0;
@@ -618,7 +657,8 @@ int weir__run_source(weir__subtask *st)
             break;
         }
         align_publish(st, false);
-        if (align_ahead(st)) {
+        lock_publish(st, false);
+        if (align_ahead(st) || lock_ahead(st)) {
             /* Ahead of the group: send what is staged and let it catch up. */
             if ((rc = weir__fire_processing_timers(st)) ||
                 (rc = weir__chain_flush(st)))
@@ -663,6 +703,7 @@ int weir__run_source(weir__subtask *st)
         quiet++;
     }
     align_publish(st, true);
+    lock_publish(st, true);
     poll_source_metrics(st);
     /*
      * A checkpoint asked for by now is taken here, at the end of the input

@@ -13,6 +13,20 @@
 
 #include "weir/common.h"
 
+/*
+ * The home slot bits of a key hash in a table of a keyed operator. The low
+ * bits of a key's hash decide its key group (hash mod max parallelism), and
+ * a subtask owns a contiguous range of key groups: at parallelism 2 with
+ * max parallelism 128, every key of subtask 0 has bit 6 clear. A table that
+ * took its slot from the low bits would use half (a quarter at parallelism
+ * 4, ...) of its home slots, and linear probing runs long through the
+ * clusters. The high half is independent of the key group.
+ */
+static inline uint32_t weir__hash_slot(uint64_t h)
+{
+    return (uint32_t)(h >> 32);
+}
+
 /* Rebuilds the index at twice its size (first 256 slots) over n entries every stride bytes from ents. */
 static inline int weir__hindex_grow(uint32_t **slots, uint32_t *n_slots, const void *ents, size_t stride, uint32_t n)
 {
@@ -23,7 +37,7 @@ static inline int weir__hindex_grow(uint32_t **slots, uint32_t *n_slots, const v
     for (uint32_t e = 0; e < n; e++) {
         uint64_t h;
         memcpy(&h, (const char *)ents + (size_t)e * stride, sizeof h);
-        uint32_t i = (uint32_t)h & (cap - 1);
+        uint32_t i = weir__hash_slot(h) & (cap - 1);
         while (s[i])
             i = (i + 1) & (cap - 1);
         s[i] = e + 1;

@@ -24,13 +24,15 @@
  *   of the key (wcore.c), updated by late records and fired again; slices
  *   themselves never wait for lateness.
  */
+#include "util/hindex.h"
 #include "window/wcore_impl.h"
 
 #define SREC_SHIFT 8
 #define SREC_CHUNK (1u << SREC_SHIFT)
 
 /*
- * a record: the key's entry, the low 32 bits of its hash (so combining
+ * a record: the key's entry, the slot bits of its hash (weir__hash_slot: the
+ * high half, independent of the key group; so combining
  * slices never touches entries; index slots take no more bits), the number
  * of the key's record in the running sum c->run (RUN_NONE: not known), the
  * accumulator, then a copy of the key's bytes for short fixed-width keys (so
@@ -162,10 +164,10 @@ static int idx_grow(wcore *c, sslice *s)
  * The record number + 1 of entry e (hash h) in slice s, or 0 when it has
  * none; then *hole is the free index slot where its probe ended.
  */
-static uint32_t srec_probe(const wcore *c, const sslice *s, const wentry *e, uint64_t h, uint32_t *hole)
+static uint32_t srec_probe(const wcore *c, const sslice *s, const wentry *e, uint32_t h, uint32_t *hole)
 {
     const uint32_t mask = s->idx_cap - 1;
-    uint32_t i = (uint32_t)h & mask, v;
+    uint32_t i = h & mask, v;
     for (; (v = s->idx[i]); i = (i + 1) & mask)
         if (SREC_E(srec_at(c, s, v - 1)) == e)
             return v;
@@ -173,14 +175,18 @@ static uint32_t srec_probe(const wcore *c, const sslice *s, const wentry *e, uin
     return 0;
 }
 
-static uint32_t srec_find(const wcore *c, const sslice *s, const wentry *e, uint64_t h)
+static uint32_t srec_find(const wcore *c, const sslice *s, const wentry *e, uint32_t h)
 {
     uint32_t hole;
     return s->idx_cap ? srec_probe(c, s, e, h, &hole) : 0;
 }
 
-/* The record of entry e (hash h) in slice s, created (empty) if missing; its number goes to c->srec_last. */
-static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint64_t h)
+/*
+ * The record of entry e in slice s, created (empty) if missing; its number
+ * goes to c->srec_last. h: the slot bits of the entry's hash
+ * (weir__hash_slot(e->hash)), kept in the record (SREC_H).
+ */
+static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint32_t h)
 {
     uint32_t i = 0;
     if (s->idx_cap) {
@@ -195,7 +201,7 @@ static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint64_t h)
         if (idx_grow(c, s))
             return NULL;
         const uint32_t mask = s->idx_cap - 1;
-        for (i = (uint32_t)h & mask; s->idx[i]; i = (i + 1) & mask)
+        for (i = h & mask; s->idx[i]; i = (i + 1) & mask)
             ;
     }
     if (s->n >> SREC_SHIFT >= s->n_chunks) {
@@ -213,7 +219,7 @@ static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint64_t h)
     }
     uint8_t *r = srec_at(c, s, s->n);
     SREC_E(r) = e;
-    SREC_H(r) = (uint32_t)h;
+    SREC_H(r) = h;
     /* the key's running record, as far as its entry knows (checked before use) */
     SREC_RUN(r) = s->scratch ? RUN_NONE : e->run_idx;
     if (c->rec_key_off == c->rec_size - 16 && e->key == e->key_inline)
@@ -336,7 +342,7 @@ static inline void *slice_acc(wcore *c, sslice *s, wentry *e)
 {
     if (e->cs_slice == s)
         return SREC_ACC(srec_at(c, s, e->cs_rec));
-    uint8_t *r = srec_get(c, s, e, e->hash);
+    uint8_t *r = srec_get(c, s, e, weir__hash_slot(e->hash));
     if (!r)
         return NULL;
     e->cs_slice = s;
@@ -921,7 +927,7 @@ int weir__sliced_visit_key(wcore *c, wentry *e, weir__sliced_rec_fn fn, void *ud
 {
     uint32_t left = e->nrec, order = 0;
     for (sslice *s = c->s_head; s && left; s = s->next, order++) {
-        uint32_t v = srec_find(c, s, e, e->hash);
+        uint32_t v = srec_find(c, s, e, weir__hash_slot(e->hash));
         if (!v)
             continue;
         left--;
@@ -930,7 +936,7 @@ int weir__sliced_visit_key(wcore *c, wentry *e, weir__sliced_rec_fn fn, void *ud
             return rc;
     }
     if (left && c->cum) {
-        uint32_t v = srec_find(c, c->cum, e, e->hash);
+        uint32_t v = srec_find(c, c->cum, e, weir__hash_slot(e->hash));
         if (v) {
             left--;
             int rc = fn(ud, e, order, NODE_CUM, c->cum->start, c->cum->end, SREC_ACC(srec_at(c, c->cum, v - 1)));
@@ -958,6 +964,6 @@ void *weir__sliced_load_acc(wcore *c, wentry *e, int type, weir_ts start, weir_t
     }
     if (!s)
         return NULL;
-    uint8_t *r = srec_get(c, s, e, e->hash);
+    uint8_t *r = srec_get(c, s, e, weir__hash_slot(e->hash));
     return r ? SREC_ACC(r) : NULL;
 }

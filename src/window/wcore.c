@@ -23,6 +23,7 @@
  * - Nothing on the per-record path allocates except when a new key, slice
  *   or window appears (pooled, amortised).
  */
+#include "util/hindex.h"
 #include "window/wcore_impl.h"
 
 /*
@@ -199,7 +200,7 @@ static int table_grow(wcore *c)
         wentry *e = c->tab[i];
         if (!e)
             continue;
-        uint32_t j = (uint32_t)e->hash & (ncap - 1);
+        uint32_t j = weir__hash_slot(e->hash) & (ncap - 1);
         while (nt[j])
             j = (j + 1) & (ncap - 1);
         nt[j] = e;
@@ -234,7 +235,7 @@ static inline wentry *entry_find9(const wcore *c, const uint8_t *key, uint64_t h
     const uint32_t mask = c->tab_cap - 1;
     uint64_t k;
     memcpy(&k, key, 8);
-    for (uint32_t i = (uint32_t)hash & mask;; i = (i + 1) & mask) {
+    for (uint32_t i = weir__hash_slot(hash) & mask;; i = (i + 1) & mask) {
         wentry *p = c->tab[i];
         if (!p)
             return NULL;
@@ -250,7 +251,7 @@ static inline wentry *entry_find9(const wcore *c, const uint8_t *key, uint64_t h
 wentry *weir__wentry_get(wcore *c, const uint8_t *key, size_t len, uint64_t hash, bool create)
 {
     uint32_t mask = c->tab_cap - 1;
-    uint32_t i = (uint32_t)hash & mask;
+    uint32_t i = weir__hash_slot(hash) & mask;
     /*
      * The table holds only pointers: at most half full, a probe usually
      * touches just the entry it finds, which the caller reads next anyway
@@ -265,7 +266,7 @@ wentry *weir__wentry_get(wcore *c, const uint8_t *key, size_t len, uint64_t hash
         if (table_grow(c))
             return NULL;
         mask = c->tab_cap - 1;
-        i = (uint32_t)hash & mask;
+        i = weir__hash_slot(hash) & mask;
         while (c->tab[i])
             i = (i + 1) & mask;
     }
@@ -342,7 +343,7 @@ static int maybe_sweep(wcore *c)
             }
             e->flags |= E_STALE;
         }
-        uint32_t j = (uint32_t)e->hash & (cap - 1);
+        uint32_t j = weir__hash_slot(e->hash) & (cap - 1);
         while (nt[j])
             j = (j + 1) & (cap - 1);
         nt[j] = e;
@@ -1709,13 +1710,13 @@ int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t
         uint64_t h = k9 ? XXH3_64bits(c->kbuf + (size_t)row * 9, 9)
                         : XXH3_64bits(c->kbuf + c->r_koff[row], c->r_klen[row]);
         c->r_hash[row] = h;
-        __builtin_prefetch(&c->tab[(uint32_t)h & (c->tab_cap - 1)]);
+        __builtin_prefetch(&c->tab[weir__hash_slot(h) & (c->tab_cap - 1)]);
     }
     /* 2. their entries (created in row order); fetch what routing will touch */
     for (uint32_t row = 0; row < n; row++) {
         if (row + 6 < n) {
             /* the entry in the home slot of a row ahead is almost always its own */
-            const wentry *p = c->tab[(uint32_t)c->r_hash[row + 6] & (c->tab_cap - 1)];
+            const wentry *p = c->tab[weir__hash_slot(c->r_hash[row + 6]) & (c->tab_cap - 1)];
             if (p) {
                 __builtin_prefetch(p);
                 __builtin_prefetch((const char *)p + sizeof *p - 1);

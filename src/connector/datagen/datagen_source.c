@@ -560,6 +560,7 @@ const weir_source_class weir__datagen_source_class = {
     .position = dg_position,
     .close_split = dg_close_split,
     .destroy = dg_destroy,
+    .lockstep = true,
 };
 
 /* ---- options ---- */

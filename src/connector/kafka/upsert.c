@@ -39,7 +39,7 @@ weir__kafka_uent *weir__kafka_utab_find(weir__kafka_utab *t, const void *key,
     if (!t->n_slots)
         return NULL;
     uint64_t h = weir_key_hash(key, klen);
-    for (uint32_t i = (uint32_t)h & (t->n_slots - 1); t->slots[i];
+    for (uint32_t i = weir__hash_slot(h) & (t->n_slots - 1); t->slots[i];
          i = (i + 1) & (t->n_slots - 1)) {
         weir__kafka_uent *e = &t->ents[t->slots[i] - 1];
         if (e->hash == h && e->klen == klen && !memcmp(e->key, key, klen))
@@ -88,7 +88,7 @@ int weir__kafka_utab_put(weir__kafka_utab *t, const void *key, uint32_t klen,
     memcpy(kcopy, key, klen);
     uint64_t h = weir_key_hash(key, klen);
     t->ents[t->n] = (weir__kafka_uent){h, kcopy, klen, copy, rlen};
-    uint32_t i = (uint32_t)h & (t->n_slots - 1);
+    uint32_t i = weir__hash_slot(h) & (t->n_slots - 1);
     while (t->slots[i])
         i = (i + 1) & (t->n_slots - 1);
     t->slots[i] = ++t->n;
