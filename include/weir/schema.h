@@ -10,6 +10,9 @@
  *                  19 <= p <= 38 (see weir_type_size)
  *   STRING, BYTES  weir_strref into the batch's string heap
  *   TIMESTAMP(3), TIMESTAMP_LTZ(3)  int64_t epoch milliseconds (UTC)
+ *   ARRAY<T>, MAP<K, V>, ROW<...>   weir_strref to the value's encoding in
+ *                  the string heap (record/nested.h): equal values have equal
+ *                  bytes, so they hash, compare and checkpoint as BYTES do
  * A schema is immutable once built and is shared by pointer; it must outlive
  * every batch that refers to it.
  */
@@ -33,6 +36,9 @@ typedef enum weir_type_id {
     WEIR_TYPE_TIMESTAMP,     /* TIMESTAMP(3): wall-clock time, kept as UTC ms */
     WEIR_TYPE_TIMESTAMP_LTZ, /* TIMESTAMP_LTZ(3): an instant, epoch ms */
     WEIR_TYPE_NULL,          /* type of the NULL literal (SQL planner only) */
+    WEIR_TYPE_ARRAY,         /* ARRAY<T>: weir_type_nested() describes T */
+    WEIR_TYPE_MAP,           /* MAP<K, V> */
+    WEIR_TYPE_ROW,           /* ROW<name T, ...> */
 } weir_type_id;
 
 typedef struct weir_type {
@@ -40,7 +46,20 @@ typedef struct weir_type {
     uint8_t precision; /* DECIMAL precision, TIMESTAMP fractional digits */
     uint8_t scale;     /* DECIMAL scale */
     bool nullable;
+    uint32_t nested; /* ARRAY, MAP, ROW: the interned descriptor (weir_type_nested), else 0 */
 } weir_type;
+
+/*
+ * The structure of an ARRAY, MAP or ROW type. Descriptors are interned
+ * process-wide and never freed: two structurally equal types have the same
+ * `nested` number, so comparing numbers compares structures.
+ */
+typedef struct weir_nested_type {
+    weir_type_id kind;        /* ARRAY, MAP or ROW */
+    uint32_t n;               /* ARRAY 1 (element), MAP 2 (key, value), ROW its fields */
+    const weir_type *elems;   /* n types */
+    const char *const *names; /* ROW field names, else NULL */
+} weir_nested_type;
 
 /* A string or bytes value inside a batch: offset and length in its heap. */
 typedef struct weir_strref {
@@ -76,6 +95,18 @@ char *weir_type_format(weir_type t, char *buf, size_t cap);
 bool weir_type_is_string(weir_type_id id);   /* STRING or BYTES */
 bool weir_type_is_numeric(weir_type_id id);  /* INT, BIGINT, DOUBLE, DECIMAL */
 bool weir_type_is_time(weir_type_id id);     /* TIMESTAMP or TIMESTAMP_LTZ */
+bool weir_type_is_nested(weir_type_id id);   /* ARRAY, MAP, ROW */
+/* Stored as a weir_strref into the batch heap: STRING, BYTES and the nested types. */
+bool weir_type_is_varlen(weir_type_id id);
+/* ARRAY<elem>, MAP<key, value>, ROW<names[i] types[i], ...> (names copied). Fail
+ * with WEIR_ENOSPC only when the process holds too many distinct nested types. */
+int weir_type_array(weir_type elem, bool nullable, weir_type *out);
+int weir_type_map(weir_type key, weir_type value, bool nullable, weir_type *out);
+int weir_type_row(const weir_type *types, const char *const *names, uint32_t n, bool nullable, weir_type *out);
+/* The descriptor of a nested type, or NULL for any other type. */
+const weir_nested_type *weir_type_nested(weir_type t);
+/* Same type, nullability aside (DECIMAL precision and scale, nested structure). */
+bool weir_type_same(weir_type a, weir_type b);
 
 weir_schema *weir_schema_create(void);
 void weir_schema_destroy(weir_schema *s);

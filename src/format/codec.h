@@ -27,6 +27,7 @@ struct weir_decoder {
     uint32_t gen;
     uint8_t *isnull;
     weir_buf scratch; /* unescaped strings, CSV quoted fields */
+    weir_buf nested;  /* the encoding of an ARRAY/MAP/ROW value being read */
     /* The record being decoded, for error positions. */
     const char *rec;
     weir_decode_error *err;
@@ -35,6 +36,9 @@ struct weir_decoder {
      * nullable (weir_decoder_require), or NULL. Owned. */
     char **require_why;
 };
+
+/* Refuses a schema whose nested types the format cannot store. */
+int weir__format_nested_check(weir_format_kind kind, const weir_schema *schema, weir_error *err);
 
 /* Sets the decode error at `at` (a pointer into the record); returns NULL. */
 const char *weir__decode_fail(weir_decoder *d, const char *at, const char *fmt,
