@@ -50,6 +50,19 @@ int plan_find_column(const rel *r, const weir_sql_name *n)
     return found;
 }
 
+bool plan_is_field_path(const rel *r, const weir_sql_expr *e)
+{
+    if (e->kind != WEIR_SQL_EXPR_COLUMN || e->u.column.n_parts < 2 || plan_find_column(r, &e->u.column) != -1)
+        return false;
+    for (uint32_t k = e->u.column.n_parts - 1; k >= 1; k--) {
+        weir_sql_name pre = e->u.column;
+        pre.n_parts = k;
+        if (plan_find_column(r, &pre) != -1)
+            return true;
+    }
+    return false;
+}
+
 int plan_resolve_column(plan_ctx *pc, const rel *r, const weir_sql_name *n, uint32_t *idx)
 {
     const char *col = last_part(n);

@@ -186,6 +186,9 @@ int plan_const_interval_ms(plan_ctx *pc, const weir_sql_expr *e, int64_t *ms);
 int plan_resolve_column(plan_ctx *pc, const rel *r, const weir_sql_name *n, uint32_t *idx);
 /* Like plan_resolve_column but silent: the index, -1 when absent, -2 when ambiguous. */
 int plan_find_column(const rel *r, const weir_sql_name *n);
+/* Whether e is a ROW field access written as a name (col.field, t.col.field):
+ * a COLUMN expression that is no column of r but starts with one. */
+bool plan_is_field_path(const rel *r, const weir_sql_expr *e);
 /* True for a call PROCTIME() (a processing-time attribute). */
 bool plan_is_proctime_call(const weir_sql_expr *e);
 /* The output name of a select item (alias, column name, or EXPR$i). */

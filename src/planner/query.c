@@ -1062,7 +1062,7 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
             legacy_proctime = pt;
             continue;
         }
-        if (g->kind == WEIR_SQL_EXPR_COLUMN) {
+        if (g->kind == WEIR_SQL_EXPR_COLUMN && !plan_is_field_path(in, g)) {
             uint32_t idx;
             if ((rc = plan_resolve_column(pc, in, &g->u.column, &idx)))
                 return rc;
