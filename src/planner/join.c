@@ -742,6 +742,8 @@ static int plan_temporal_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_
 
 int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out)
 {
+    if (ref->u.join.right->kind == WEIR_SQL_FROM_UNNEST)
+        return plan_unnest_join(pc, ref, ref->u.join.kind == WEIR_SQL_JOIN_LEFT ? NULL : where, out);
     weir_sql_join_kind k = ref->u.join.kind;
     const weir_sql_expr *on = ref->u.join.on;
     if (ref->u.join.natural || ref->u.join.n_using)

@@ -266,6 +266,8 @@ typedef struct join_conds join_conds;
 /* The conjuncts of a WHERE clause, offered to the comma joins below it. */
 int plan_join_conds_make(plan_ctx *pc, const weir_sql_expr *where, join_conds **out);
 bool plan_join_conds_all_used(const join_conds *jc);
+/* unnest.c: a join whose right side is UNNEST(collection) of the left's rows. */
+int plan_unnest_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out);
 /* True for joins that take WHERE conjuncts as conditions (inner and comma joins). */
 bool plan_join_takes_where(const weir_sql_table_ref *t);
 /* Plans a JOIN table ref; where (or NULL) supplies the condition of comma joins. */
