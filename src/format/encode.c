@@ -132,7 +132,7 @@ static size_t scalar_text(const weir_batch *b, uint32_t col, uint32_t row,
 }
 
 static int json_put_value(const weir_batch *b, uint32_t col, uint32_t row,
-                          bool iso, weir_buf *out)
+                          weir_type declared, bool iso, weir_buf *out)
 {
     if (weir_batch_is_null(b, col, row))
         return weir_buf_put(out, "null", 4);
@@ -140,7 +140,9 @@ static int json_put_value(const weir_batch *b, uint32_t col, uint32_t row,
     if (weir_type_is_nested(t)) {
         uint32_t n;
         const char *s = weir_batch_str(b, col, row, &n);
-        return weir_format_nested_json(out, b->cols[col].type, s, n, iso);
+        /* the table's type names the ROW fields (a query's ROW(...) has EXPR$n) */
+        weir_type dt = weir_type_is_nested(declared.id) ? declared : b->cols[col].type;
+        return weir_format_nested_json(out, dt, s, n, iso);
     }
     if (t == WEIR_TYPE_STRING) {
         uint32_t n;
@@ -185,7 +187,8 @@ static int json_put_object(weir_encoder *e, const weir_batch *b, uint32_t row,
         rc = weir_buf_put(out, e->keys.data + e->key_off[c],
                           e->key_off[c + 1] - e->key_off[c]);
         if (!rc)
-            rc = json_put_value(b, c, row, e->opt.json_timestamp_iso8601, out);
+            rc = json_put_value(b, c, row, e->schema->fields[c].type,
+                                e->opt.json_timestamp_iso8601, out);
     }
     return rc ? rc : weir_buf_put_u8(out, '}');
 }

@@ -1151,7 +1151,7 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         char nm[32];
         /* A key named like a window column (a cascade's window_start) would clash with the window's own
          * output columns; it is reached through the scope, not by name. */
-        if (as->keys[i]->kind == WEIR_SQL_EXPR_COLUMN &&
+        if (as->keys[i]->kind == WEIR_SQL_EXPR_COLUMN && as->key_in_col[i] >= 0 &&
             !(as->windowed && is_window_column_name(in->schema->fields[as->key_in_col[i]].name)))
             names[k] = in->schema->fields[as->key_in_col[i]].name;
         else {

@@ -135,8 +135,6 @@ bool weir_nv_type_compatible(weir_type a, weir_type b)
     for (uint32_t i = 0; i < x->n; i++) {
         if (!weir_nv_type_compatible(x->elems[i], y->elems[i]))
             return false;
-        if (x->names && strcasecmp(x->names[i], y->names[i]) != 0)
-            return false;
     }
     return true;
 }

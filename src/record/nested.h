@@ -28,8 +28,9 @@
 /* "ARRAY<INT>", "MAP<STRING, BIGINT NOT NULL>", "ROW<`a` INT, `b` STRING>". */
 void weir__nested_format_type(weir_type t, char *buf, size_t cap);
 
-/* Same structure at every level, nullability aside: values of a and b have
- * the same encoding, so a cast between them copies the bytes. */
+/* Same structure at every level, nullability and ROW field names aside:
+ * values of a and b have the same encoding, so a cast between them copies
+ * the bytes. */
 bool weir_nv_type_compatible(weir_type a, weir_type b);
 /* t with every nested element and field nullable (t's own nullability kept). */
 int weir_nv_type_relax(weir_type t, weir_type *out);
