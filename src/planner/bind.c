@@ -50,18 +50,21 @@ int plan_find_column(const rel *r, const weir_sql_name *n)
     return found;
 }
 
-bool plan_is_field_path(const rel *r, const weir_sql_expr *e)
+int plan_field_path_column(const rel *r, const weir_sql_expr *e)
 {
     if (e->kind != WEIR_SQL_EXPR_COLUMN || e->u.column.n_parts < 2 || plan_find_column(r, &e->u.column) != -1)
-        return false;
+        return -1;
     for (uint32_t k = e->u.column.n_parts - 1; k >= 1; k--) {
         weir_sql_name pre = e->u.column;
         pre.n_parts = k;
-        if (plan_find_column(r, &pre) != -1)
-            return true;
+        int c = plan_find_column(r, &pre);
+        if (c != -1)
+            return c;
     }
-    return false;
+    return -1;
 }
+
+bool plan_is_field_path(const rel *r, const weir_sql_expr *e) { return plan_field_path_column(r, e) != -1; }
 
 int plan_resolve_column(plan_ctx *pc, const rel *r, const weir_sql_name *n, uint32_t *idx)
 {

@@ -98,6 +98,8 @@ static int side_mask(const rel *j, uint32_t n_left, const weir_sql_expr *e)
     case WEIR_SQL_EXPR_LITERAL: return 0;
     case WEIR_SQL_EXPR_COLUMN: {
         int c = plan_find_column(j, &e->u.column);
+        if (c == -1)
+            c = plan_field_path_column(j, e); /* row.field */
         return c < 0 ? SIDE_OTHER : (uint32_t)c < n_left ? SIDE_L : SIDE_R;
     }
     case WEIR_SQL_EXPR_UNARY: return side_mask(j, n_left, e->u.unary.operand);
@@ -113,6 +115,9 @@ static int side_mask(const rel *j, uint32_t n_left, const weir_sql_expr *e)
     case WEIR_SQL_EXPR_LIKE: return side_mask(j, n_left, e->u.like.operand) | side_mask(j, n_left, e->u.like.pattern);
     case WEIR_SQL_EXPR_CAST: return side_mask(j, n_left, e->u.cast.operand);
     case WEIR_SQL_EXPR_EXTRACT: return side_mask(j, n_left, e->u.extract.operand);
+    case WEIR_SQL_EXPR_ARRAY:
+    case WEIR_SQL_EXPR_MAP: return side_mask_list(j, n_left, e->u.list.items, e->u.list.n_items);
+    case WEIR_SQL_EXPR_ITEM: return side_mask(j, n_left, e->u.item.operand) | side_mask(j, n_left, e->u.item.index);
     case WEIR_SQL_EXPR_CALL:
         if (e->u.call.over)
             return SIDE_OTHER;

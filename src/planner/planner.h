@@ -189,6 +189,8 @@ int plan_find_column(const rel *r, const weir_sql_name *n);
 /* Whether e is a ROW field access written as a name (col.field, t.col.field):
  * a COLUMN expression that is no column of r but starts with one. */
 bool plan_is_field_path(const rel *r, const weir_sql_expr *e);
+/* The column a field path starts with (-2: ambiguous), or -1 when e is none. */
+int plan_field_path_column(const rel *r, const weir_sql_expr *e);
 /* True for a call PROCTIME() (a processing-time attribute). */
 bool plan_is_proctime_call(const weir_sql_expr *e);
 /* The output name of a select item (alias, column name, or EXPR$i). */

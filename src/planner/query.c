@@ -690,6 +690,9 @@ static bool has_agg(const weir_sql_expr *e)
     case WEIR_SQL_EXPR_LIKE: return has_agg(e->u.like.operand) || has_agg(e->u.like.pattern);
     case WEIR_SQL_EXPR_CAST: return has_agg(e->u.cast.operand);
     case WEIR_SQL_EXPR_EXTRACT: return has_agg(e->u.extract.operand);
+    case WEIR_SQL_EXPR_ARRAY:
+    case WEIR_SQL_EXPR_MAP: return any_has_agg(e->u.list.items, e->u.list.n_items);
+    case WEIR_SQL_EXPR_ITEM: return has_agg(e->u.item.operand) || has_agg(e->u.item.index);
     case WEIR_SQL_EXPR_CASE:
         if (e->u.case_.operand && has_agg(e->u.case_.operand))
             return true;
@@ -884,6 +887,10 @@ static int collect_aggs(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e)
         return (rc = collect_aggs(pc, as, e->u.like.operand)) ? rc : collect_aggs(pc, as, e->u.like.pattern);
     case WEIR_SQL_EXPR_CAST: return collect_aggs(pc, as, e->u.cast.operand);
     case WEIR_SQL_EXPR_EXTRACT: return collect_aggs(pc, as, e->u.extract.operand);
+    case WEIR_SQL_EXPR_ARRAY:
+    case WEIR_SQL_EXPR_MAP: return collect_list(pc, as, e->u.list.items, e->u.list.n_items);
+    case WEIR_SQL_EXPR_ITEM:
+        return (rc = collect_aggs(pc, as, e->u.item.operand)) ? rc : collect_aggs(pc, as, e->u.item.index);
     case WEIR_SQL_EXPR_CASE:
         if (e->u.case_.operand && (rc = collect_aggs(pc, as, e->u.case_.operand)))
             return rc;
