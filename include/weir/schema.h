@@ -41,13 +41,26 @@ typedef enum weir_type_id {
     WEIR_TYPE_ROW,           /* ROW<name T, ...> */
 } weir_type_id;
 
+/*
+ * For ARRAY, MAP and ROW, precision and scale hold the number of the
+ * interned descriptor (low and high byte; see weir_type_nested), so the
+ * struct stays 8 bytes and comparing precision and scale compares
+ * structures.
+ */
 typedef struct weir_type {
     weir_type_id id;
     uint8_t precision; /* DECIMAL precision, TIMESTAMP fractional digits */
     uint8_t scale;     /* DECIMAL scale */
     bool nullable;
-    uint32_t nested; /* ARRAY, MAP, ROW: the interned descriptor (weir_type_nested), else 0 */
 } weir_type;
+
+/* The descriptor number of a nested type (0 for any other type). */
+static inline uint32_t weir_type_nested_id(weir_type t)
+{
+    return t.id == WEIR_TYPE_ARRAY || t.id == WEIR_TYPE_MAP || t.id == WEIR_TYPE_ROW
+               ? (uint32_t)t.precision | (uint32_t)t.scale << 8
+               : 0;
+}
 
 /*
  * The structure of an ARRAY, MAP or ROW type. Descriptors are interned
@@ -95,9 +108,16 @@ char *weir_type_format(weir_type t, char *buf, size_t cap);
 bool weir_type_is_string(weir_type_id id);   /* STRING or BYTES */
 bool weir_type_is_numeric(weir_type_id id);  /* INT, BIGINT, DOUBLE, DECIMAL */
 bool weir_type_is_time(weir_type_id id);     /* TIMESTAMP or TIMESTAMP_LTZ */
-bool weir_type_is_nested(weir_type_id id);   /* ARRAY, MAP, ROW */
+/* ARRAY, MAP, ROW (inline: asked per value on hot paths) */
+static inline bool weir_type_is_nested(weir_type_id id)
+{
+    return id == WEIR_TYPE_ARRAY || id == WEIR_TYPE_MAP || id == WEIR_TYPE_ROW;
+}
 /* Stored as a weir_strref into the batch heap: STRING, BYTES and the nested types. */
-bool weir_type_is_varlen(weir_type_id id);
+static inline bool weir_type_is_varlen(weir_type_id id)
+{
+    return id == WEIR_TYPE_STRING || id == WEIR_TYPE_BYTES || weir_type_is_nested(id);
+}
 /* ARRAY<elem>, MAP<key, value>, ROW<names[i] types[i], ...> (names copied). Fail
  * with WEIR_ENOSPC only when the process holds too many distinct nested types. */
 int weir_type_array(weir_type elem, bool nullable, weir_type *out);

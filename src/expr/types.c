@@ -93,7 +93,7 @@ bool weir__common_type(const weir_expr *a, const weir_expr *b, weir_type *out)
         return true;
     }
     if (ta.id == tb.id && ta.id != WEIR_TYPE_DECIMAL) {
-        if (ta.nested != tb.nested) {
+        if (weir_type_nested_id(ta) != weir_type_nested_id(tb)) {
             /* nested types that differ only in nullability inside: the all-nullable one */
             if (!weir_nv_type_compatible(ta, tb) || weir_nv_type_relax(ta, out))
                 return false;
@@ -148,7 +148,7 @@ const char *weir_expr_type_name(weir_type t, weir_interval_kind iv, char *buf, s
     else if (weir_type_is_time(t.id))
         snprintf(buf, cap, "%s(3)", weir_type_name(t.id));
     else if (weir_type_is_nested(t.id))
-        weir_type_format((weir_type){t.id, 0, 0, true, t.nested}, buf, cap);
+        weir_type_format((weir_type){t.id, t.precision, t.scale, true}, buf, cap);
     else
         snprintf(buf, cap, "%s", weir_type_name(t.id));
     return buf;

@@ -497,8 +497,9 @@ static const char *type_fail(weir_decoder *d, uint32_t col, const char *p,
 
 /* ---- ARRAY, MAP and ROW values (record/nested.h) ---- */
 
-static const char *nested_value(weir_decoder *d, uint32_t col, weir_type t, const char *p, const char *end,
-                                weir_buf *o, int depth);
+__attribute__((cold, noinline)) static const char *nested_value(weir_decoder *d, uint32_t col, weir_type t,
+                                                                const char *p, const char *end, weir_buf *o,
+                                                                int depth);
 
 static const char *elem_fail(weir_decoder *d, uint32_t col, weir_type et, const char *p, const char *end)
 {
@@ -613,8 +614,9 @@ static const char *nested_entry(weir_decoder *d, uint32_t col, weir_type et, con
     return weir_nv_put(o, et, raw, weir_nv_fixed_width(et)) ? OOM(d, p) : q;
 }
 
-/* A JSON array (ARRAY) or object (MAP, ROW) at p into o, as t's encoding. */
-static const char *nested_value(weir_decoder *d, uint32_t col, weir_type t, const char *p, const char *end,
+/* A JSON array (ARRAY) or object (MAP, ROW) at p into o, as t's encoding.
+ * Kept out of line (cold) so that flat records decode as before. */
+__attribute__((cold, noinline)) static const char *nested_value(weir_decoder *d, uint32_t col, weir_type t, const char *p, const char *end,
                                 weir_buf *o, int depth)
 {
     const weir_nested_type *nt = weir_type_nested(t);
@@ -736,16 +738,6 @@ static const char *parse_value(weir_decoder *d, uint32_t col, const char *p,
     if (p >= end)
         return FAIL(d, p, "expected a JSON value, found end of record");
     char ch = *p;
-    if (weir_type_is_nested(t) && ch == (t == WEIR_TYPE_ARRAY ? '[' : '{')) {
-        weir_buf_clear(&d->nested);
-        const char *q = nested_value(d, col, c->type, p, end, &d->nested, 0);
-        if (!q)
-            return NULL;
-        d->isnull[col] = 0;
-        if (weir_batch_set_str(b, col, row, (const char *)d->nested.data, d->nested.len))
-            return OOM(d, p);
-        return q;
-    }
     if (ch == '"') {
         const char *s;
         size_t n;
@@ -866,6 +858,16 @@ static const char *parse_value(weir_decoder *d, uint32_t col, const char *p,
         return type_fail(d, col, p, end, false);
     }
     if (ch == '{' || ch == '[') {
+        if (weir_type_is_nested(t) && ch == (t == WEIR_TYPE_ARRAY ? '[' : '{')) {
+            weir_buf_clear(&d->nested);
+            const char *q = nested_value(d, col, c->type, p, end, &d->nested, 0);
+            if (!q)
+                return NULL;
+            d->isnull[col] = 0;
+            if (weir_batch_set_str(b, col, row, (const char *)d->nested.data, d->nested.len))
+                return OOM(d, p);
+            return q;
+        }
         if (t != WEIR_TYPE_STRING)
             return type_fail(d, col, p, end, false);
         const char *q = skip_value(d, p, end, 0);

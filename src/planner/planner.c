@@ -322,7 +322,7 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
     bool same = true;
     for (uint32_t i = 0; i < ts->n_fields; i++) {
         const weir_type *a = &r->schema->fields[i].type, *b = &ts->fields[i].type;
-        same &= a->id == b->id && a->precision == b->precision && a->scale == b->scale && a->nested == b->nested &&
+        same &= a->id == b->id && a->precision == b->precision && a->scale == b->scale &&
                 !strcmp(r->schema->fields[i].name, ts->fields[i].name);
     }
     rel w = *r;
@@ -336,8 +336,7 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
             weir_type have = r->schema->fields[i].type, want = ts->fields[i].type;
             if ((rc = weir_expr_column(pc->arena, i, have, &exprs[i], &err)))
                 return rc;
-            if (have.id != want.id || have.precision != want.precision || have.scale != want.scale ||
-                have.nested != want.nested) {
+            if (have.id != want.id || have.precision != want.precision || have.scale != want.scale) {
                 weir_type cast_to = want;
                 cast_to.nullable = true;
                 if ((rc = weir_expr_cast(pc->arena, exprs[i], cast_to, false, &exprs[i], &err))) {

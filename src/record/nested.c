@@ -27,8 +27,7 @@ static bool same_desc(const weir_nested_type *d, weir_type_id kind, const weir_t
         return false;
     for (uint32_t i = 0; i < n; i++) {
         const weir_type *a = &d->elems[i], *b = &elems[i];
-        if (a->id != b->id || a->precision != b->precision || a->scale != b->scale || a->nullable != b->nullable ||
-            a->nested != b->nested)
+        if (a->id != b->id || a->precision != b->precision || a->scale != b->scale || a->nullable != b->nullable)
             return false;
         if (names && strcmp(d->names[i], names[i]) != 0)
             return false;
@@ -70,7 +69,7 @@ static int intern(weir_type_id kind, const weir_type *elems, const char *const *
         g_types[++g_count] = d;
         found = g_count;
     }
-    *out = (weir_type){kind, 0, 0, nullable, found};
+    *out = (weir_type){kind, (uint8_t)(found & 0xff), (uint8_t)(found >> 8), nullable};
 out:
     pthread_mutex_unlock(&g_lock);
     return rc;
@@ -94,9 +93,8 @@ int weir_type_row(const weir_type *types, const char *const *names, uint32_t n, 
 
 const weir_nested_type *weir_type_nested(weir_type t)
 {
-    if (!weir_type_is_nested(t.id) || t.nested == 0 || t.nested > NESTED_MAX)
-        return NULL;
-    return g_types[t.nested];
+    uint32_t id = weir_type_nested_id(t);
+    return id && id <= NESTED_MAX ? g_types[id] : NULL;
 }
 
 void weir__nested_format_type(weir_type t, char *buf, size_t cap)
@@ -127,7 +125,7 @@ bool weir_nv_type_compatible(weir_type a, weir_type b)
         return false;
     if (a.id == WEIR_TYPE_DECIMAL)
         return a.precision == b.precision && a.scale == b.scale;
-    if (!weir_type_is_nested(a.id) || a.nested == b.nested)
+    if (!weir_type_is_nested(a.id) || weir_type_nested_id(a) == weir_type_nested_id(b))
         return true;
     const weir_nested_type *x = weir_type_nested(a), *y = weir_type_nested(b);
     if (!x || !y || x->n != y->n)

@@ -8,7 +8,7 @@
 
 weir_type weir_type_make(weir_type_id id, bool nullable)
 {
-    weir_type t = {id, 0, 0, nullable, 0};
+    weir_type t = {id, 0, 0, nullable};
     if (id == WEIR_TYPE_TIMESTAMP || id == WEIR_TYPE_TIMESTAMP_LTZ)
         t.precision = 3;
     if (id == WEIR_TYPE_DECIMAL)
@@ -18,7 +18,7 @@ weir_type weir_type_make(weir_type_id id, bool nullable)
 
 weir_type weir_type_decimal(uint8_t precision, uint8_t scale, bool nullable)
 {
-    return (weir_type){WEIR_TYPE_DECIMAL, precision, scale, nullable, 0};
+    return (weir_type){WEIR_TYPE_DECIMAL, precision, scale, nullable};
 }
 
 size_t weir_type_width(weir_type_id id)
@@ -94,17 +94,13 @@ bool weir_type_is_numeric(weir_type_id id)
 
 bool weir_type_is_time(weir_type_id id) { return id == WEIR_TYPE_TIMESTAMP || id == WEIR_TYPE_TIMESTAMP_LTZ; }
 
-bool weir_type_is_nested(weir_type_id id) { return id == WEIR_TYPE_ARRAY || id == WEIR_TYPE_MAP || id == WEIR_TYPE_ROW; }
-
-bool weir_type_is_varlen(weir_type_id id) { return weir_type_is_string(id) || weir_type_is_nested(id); }
-
 bool weir_type_same(weir_type a, weir_type b)
 {
     if (a.id != b.id)
         return false;
     if (a.id == WEIR_TYPE_DECIMAL)
         return a.precision == b.precision && a.scale == b.scale;
-    return a.nested == b.nested;
+    return a.precision == b.precision && a.scale == b.scale; /* nested: the descriptor */
 }
 
 weir_schema *weir_schema_create(void)
@@ -174,8 +170,7 @@ bool weir_schema_equal(const weir_schema *a, const weir_schema *b)
     for (uint32_t i = 0; i < a->n_fields; i++) {
         const weir_type *x = &a->fields[i].type, *y = &b->fields[i].type;
         if (strcmp(a->fields[i].name, b->fields[i].name) != 0 || x->id != y->id ||
-            x->precision != y->precision || x->scale != y->scale || x->nullable != y->nullable ||
-            x->nested != y->nested)
+            x->precision != y->precision || x->scale != y->scale || x->nullable != y->nullable)
             return false;
     }
     return true;
