@@ -15,7 +15,7 @@ struct weir_decoder {
     size_t null_literal_len;
     const weir_schema *schema;
     uint32_t ncols;
-    char (*type_desc)[40]; /* "BIGINT", "DECIMAL(10, 2)", per column */
+    char (*type_desc)[160]; /* "BIGINT", "DECIMAL(10, 2)", "ARRAY<INT>", per column */
     /* JSON key lookup: an open-addressing table of column index + 1. */
     uint32_t *slots;
     uint32_t slot_mask;

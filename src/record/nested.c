@@ -97,26 +97,40 @@ const weir_nested_type *weir_type_nested(weir_type t)
     return id && id <= NESTED_MAX ? g_types[id] : NULL;
 }
 
+/* Appends printf text at *o in buf (cap bytes), truncating; *o stays < cap. */
+static void put(char *buf, size_t cap, size_t *o, const char *fmt, const char *a, const char *b)
+{
+    if (*o + 1 >= cap)
+        return;
+    int n = snprintf(buf + *o, cap - *o, fmt, a, b);
+    if (n > 0)
+        *o += (size_t)n < cap - *o ? (size_t)n : cap - *o - 1;
+}
+
 void weir__nested_format_type(weir_type t, char *buf, size_t cap)
 {
+    if (!cap)
+        return;
     const weir_nested_type *d = weir_type_nested(t);
     const char *nn = t.nullable ? "" : " NOT NULL";
+    size_t o = 0;
+    buf[0] = '\0';
     if (!d) {
-        snprintf(buf, cap, "%s%s", weir_type_name(t.id), nn);
+        put(buf, cap, &o, "%s%s", weir_type_name(t.id), nn);
         return;
     }
-    size_t o = (size_t)snprintf(buf, cap, "%s<", weir_type_name(t.id));
-    for (uint32_t i = 0; i < d->n && o < cap; i++) {
+    put(buf, cap, &o, "%s%s", weir_type_name(t.id), "<");
+    for (uint32_t i = 0; i < d->n && o + 1 < cap; i++) {
         if (i)
-            o += (size_t)snprintf(buf + o, cap - o, ", ");
-        if (o < cap && d->names)
-            o += (size_t)snprintf(buf + o, cap - o, "`%s` ", d->names[i]);
-        if (o < cap)
+            put(buf, cap, &o, "%s%s", ", ", "");
+        if (d->names)
+            put(buf, cap, &o, "`%s`%s", d->names[i], " ");
+        if (o + 1 < cap) {
             weir_type_format(d->elems[i], buf + o, cap - o);
-        o += strlen(buf + o);
+            o += strlen(buf + o);
+        }
     }
-    if (o < cap)
-        snprintf(buf + o, cap - o, ">%s", nn);
+    put(buf, cap, &o, ">%s%s", nn, "");
 }
 
 bool weir_nv_type_compatible(weir_type a, weir_type b)
