@@ -186,6 +186,17 @@ int weir_format_print_value(const weir_batch *b, uint32_t col, uint32_t row,
                             weir_buf *out);
 /* Appends "+I[v1, v2, ...]" for a row, as Flink's print connector does. */
 int weir_format_print_row(const weir_batch *b, uint32_t row, weir_buf *out);
+/*
+ * A nested value (its encoding, v and len) in the print format: ARRAY as
+ * "[1, null]", MAP as "{a=1, b=2}", ROW as "+I[1, abc]" (Java's toString of
+ * the values, as Flink's print connector shows them).
+ */
+int weir_format_nested_text(weir_buf *out, weir_type t, const void *v, uint32_t len);
+/* A nested value as JSON: an ARRAY as an array, a MAP as an object (keys as
+ * text), a ROW as an object of its fields. */
+int weir_format_nested_json(weir_buf *out, weir_type t, const void *v, uint32_t len, bool iso);
+/* Nested values deeper than this are not read or written. */
+#define WEIR__JSON_NEST_MAX 64
 
 #ifdef __cplusplus
 }

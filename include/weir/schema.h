@@ -10,6 +10,9 @@
  *                  19 <= p <= 38 (see weir_type_size)
  *   STRING, BYTES  weir_strref into the batch's string heap
  *   TIMESTAMP(3), TIMESTAMP_LTZ(3)  int64_t epoch milliseconds (UTC)
+ *   ARRAY<T>, MAP<K, V>, ROW<...>   weir_strref to the value's encoding in
+ *                  the string heap (record/nested.h): equal values have equal
+ *                  bytes, so they hash, compare and checkpoint as BYTES do
  * A schema is immutable once built and is shared by pointer; it must outlive
  * every batch that refers to it.
  */
@@ -33,14 +36,43 @@ typedef enum weir_type_id {
     WEIR_TYPE_TIMESTAMP,     /* TIMESTAMP(3): wall-clock time, kept as UTC ms */
     WEIR_TYPE_TIMESTAMP_LTZ, /* TIMESTAMP_LTZ(3): an instant, epoch ms */
     WEIR_TYPE_NULL,          /* type of the NULL literal (SQL planner only) */
+    WEIR_TYPE_ARRAY,         /* ARRAY<T>: weir_type_nested() describes T */
+    WEIR_TYPE_MAP,           /* MAP<K, V> */
+    WEIR_TYPE_ROW,           /* ROW<name T, ...> */
 } weir_type_id;
 
+/*
+ * For ARRAY, MAP and ROW, precision and scale hold the number of the
+ * interned descriptor (low and high byte; see weir_type_nested), so the
+ * struct stays 8 bytes and comparing precision and scale compares
+ * structures.
+ */
 typedef struct weir_type {
     weir_type_id id;
     uint8_t precision; /* DECIMAL precision, TIMESTAMP fractional digits */
     uint8_t scale;     /* DECIMAL scale */
     bool nullable;
 } weir_type;
+
+/* The descriptor number of a nested type (0 for any other type). */
+static inline uint32_t weir_type_nested_id(weir_type t)
+{
+    return t.id == WEIR_TYPE_ARRAY || t.id == WEIR_TYPE_MAP || t.id == WEIR_TYPE_ROW
+               ? (uint32_t)t.precision | (uint32_t)t.scale << 8
+               : 0;
+}
+
+/*
+ * The structure of an ARRAY, MAP or ROW type. Descriptors are interned
+ * process-wide and never freed: two structurally equal types have the same
+ * `nested` number, so comparing numbers compares structures.
+ */
+typedef struct weir_nested_type {
+    weir_type_id kind;        /* ARRAY, MAP or ROW */
+    uint32_t n;               /* ARRAY 1 (element), MAP 2 (key, value), ROW its fields */
+    const weir_type *elems;   /* n types */
+    const char *const *names; /* ROW field names, else NULL */
+} weir_nested_type;
 
 /* A string or bytes value inside a batch: offset and length in its heap. */
 typedef struct weir_strref {
@@ -76,6 +108,25 @@ char *weir_type_format(weir_type t, char *buf, size_t cap);
 bool weir_type_is_string(weir_type_id id);   /* STRING or BYTES */
 bool weir_type_is_numeric(weir_type_id id);  /* INT, BIGINT, DOUBLE, DECIMAL */
 bool weir_type_is_time(weir_type_id id);     /* TIMESTAMP or TIMESTAMP_LTZ */
+/* ARRAY, MAP, ROW (inline: asked per value on hot paths) */
+static inline bool weir_type_is_nested(weir_type_id id)
+{
+    return id == WEIR_TYPE_ARRAY || id == WEIR_TYPE_MAP || id == WEIR_TYPE_ROW;
+}
+/* Stored as a weir_strref into the batch heap: STRING, BYTES and the nested types. */
+static inline bool weir_type_is_varlen(weir_type_id id)
+{
+    return id == WEIR_TYPE_STRING || id == WEIR_TYPE_BYTES || weir_type_is_nested(id);
+}
+/* ARRAY<elem>, MAP<key, value>, ROW<names[i] types[i], ...> (names copied). Fail
+ * with WEIR_ENOSPC only when the process holds too many distinct nested types. */
+int weir_type_array(weir_type elem, bool nullable, weir_type *out);
+int weir_type_map(weir_type key, weir_type value, bool nullable, weir_type *out);
+int weir_type_row(const weir_type *types, const char *const *names, uint32_t n, bool nullable, weir_type *out);
+/* The descriptor of a nested type, or NULL for any other type. */
+const weir_nested_type *weir_type_nested(weir_type t);
+/* Same type, nullability aside (DECIMAL precision and scale, nested structure). */
+bool weir_type_same(weir_type a, weir_type b);
 
 weir_schema *weir_schema_create(void);
 void weir_schema_destroy(weir_schema *s);

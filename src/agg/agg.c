@@ -21,6 +21,9 @@ vkind weir__agg_vkind(weir_type_id id)
         return VK_F64;
     case WEIR_TYPE_STRING:
     case WEIR_TYPE_BYTES:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+    case WEIR_TYPE_ROW:
         return VK_STR;
     default:
         return VK_I64;
@@ -133,6 +136,9 @@ int weir__agg_put_i64(weir_batch *out, uint32_t col, uint32_t row, int64_t v)
         break;
     case WEIR_TYPE_STRING:
     case WEIR_TYPE_BYTES:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+    case WEIR_TYPE_ROW:
     case WEIR_TYPE_NULL:
         return WEIR_EINVAL;
     default:
@@ -156,7 +162,7 @@ int weir__agg_put_f64(weir_batch *out, uint32_t col, uint32_t row, double v)
 int weir__agg_put_str(weir_batch *out, uint32_t col, uint32_t row,
                       const char *s, uint32_t len)
 {
-    if (!weir_type_is_string(out->cols[col].type.id))
+    if (!weir_type_is_varlen(out->cols[col].type.id))
         return WEIR_EINVAL;
     int rc = weir_batch_set_str(out, col, row, s, len);
     if (rc)

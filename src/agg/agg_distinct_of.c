@@ -102,6 +102,9 @@ static int inner_add_value(const weir_agg *a, void *facc, const aggv *v)
     case WEIR_TYPE_DOUBLE: cell.d = aggv_f64(v); break;
     case WEIR_TYPE_STRING:
     case WEIR_TYPE_BYTES:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+    case WEIR_TYPE_ROW:
         cell.r.off = 0;
         cell.r.len = v->len;
         /* The batch is only read: the heap pointer is never written. */

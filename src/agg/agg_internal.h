@@ -66,7 +66,10 @@ static inline void aggv_get(vkind k, const weir_batch *b, int32_t col,
         v->bits = weir__agg_canon_f64(((const double *)c->data)[row]);
         break;
     case WEIR_TYPE_STRING:
-    case WEIR_TYPE_BYTES: {
+    case WEIR_TYPE_BYTES:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+    case WEIR_TYPE_ROW: {
         weir_strref r = ((const weir_strref *)c->data)[row];
         v->s = b->heap + r.off;
         v->len = r.len;

@@ -353,7 +353,8 @@ int weir__bad_args(const xfunc *f, weir_expr **args, uint32_t n, weir_error *err
 
 const xfunc *weir__func_find(const char *name)
 {
-    const xfunc *tables[] = {weir__funcs_core, weir__funcs_string, weir__funcs_regex, weir__funcs_math, weir__funcs_time, weir__funcs_json};
+    const xfunc *tables[] = {weir__funcs_core, weir__funcs_string, weir__funcs_regex, weir__funcs_math, weir__funcs_time, weir__funcs_json,
+                             weir__funcs_nested};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         for (const xfunc *f = tables[t]; f->name; f++)
             if (!strcasecmp(f->name, name))
@@ -410,7 +411,8 @@ static int unknown_function(const char *name, weir_expr **args, uint32_t n, weir
     int limit = (int)strlen(name) / 3 + 1;
     if (limit > 3)
         limit = 3;
-    const xfunc *tables[] = {weir__funcs_core, weir__funcs_string, weir__funcs_regex, weir__funcs_math, weir__funcs_time, weir__funcs_json};
+    const xfunc *tables[] = {weir__funcs_core, weir__funcs_string, weir__funcs_regex, weir__funcs_math, weir__funcs_time, weir__funcs_json,
+                             weir__funcs_nested};
     const char *udfs[256];
     uint32_t nu = weir__udf_names(udfs, 256);
     for (size_t t = 0; t <= 6; t++) {
@@ -650,7 +652,7 @@ void weir__fold(weir_expr_arena *a, weir_expr **ep)
             l->lit = v;
             l->lit.type = e->type;
             l->iv = e->iv;
-            if (!v.is_null && weir_type_is_string(e->type.id)) {
+            if (!v.is_null && weir_type_is_varlen(e->type.id)) {
                 char *p = weir__arena_strdup(a, v.v.s.ptr, v.v.s.len);
                 if (!p)
                     l = NULL;

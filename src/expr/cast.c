@@ -21,6 +21,8 @@
 #include <strings.h>
 
 #include "expr/expr_internal.h"
+#include "record/nested.h"
+#include "weir/format.h"
 #include "time/timefmt.h"
 
 /* ---- text forms ---- */
@@ -260,6 +262,8 @@ static bool cast_ok(weir_type_id f, weir_type_id t)
 {
     if (f == WEIR_TYPE_NULL || f == t)
         return true;
+    if (weir_type_is_nested(f) || weir_type_is_nested(t))
+        return t == WEIR_TYPE_STRING; /* nested to nested: checked by the caller */
     bool fnum = weir_type_is_numeric(f), tnum = weir_type_is_numeric(t);
     switch (t) {
     case WEIR_TYPE_STRING: return f != WEIR_TYPE_NULL;
@@ -300,6 +304,9 @@ int weir__build_cast(weir_expr_arena *a, weir_expr *e, weir_type type, bool try_
         return weir_error_set(err, WEIR_EPLAN, "cannot cast %s to %s%s", weir__tname(e, b1, sizeof b1),
                               weir_expr_type_name(type, WEIR_INTERVAL_NONE, b2, sizeof b2), hint);
     }
+    if (weir_type_is_nested(type.id) && e->type.id != WEIR_TYPE_NULL && !weir_nv_type_compatible(e->type, type))
+        return weir_error_set(err, WEIR_EPLAN, "cannot cast %s to %s", weir__tname(e, b1, sizeof b1),
+                              weir_expr_type_name(type, WEIR_INTERVAL_NONE, b2, sizeof b2));
     if (e->type.id == WEIR_TYPE_NULL) {
         *out = weir_expr_lit_null(a, type);
         return *out ? 0 : weir_error_set(err, WEIR_ENOMEM, "out of memory");
@@ -494,6 +501,30 @@ static inline double dbl_at(const xvec *v, uint32_t i)
     }
 }
 
+static int nested_to_string(ecx *cx, weir_type from, const xvec *in, uint32_t n, const uint8_t *active, xvec *out)
+{
+    xstr *o = out->data;
+    const xstr *v = in->data;
+    weir_buf b;
+    weir_buf_init(&b);
+    int rc = 0;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        if (!x_live(out, active, i))
+            continue;
+        weir_buf_clear(&b);
+        char *p = NULL;
+        if (weir_format_nested_text(&b, from, v[i].ptr, v[i].len) || !(p = x_str(cx, b.len))) {
+            rc = weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
+            break;
+        }
+        if (b.len)
+            memcpy(p, b.data, b.len);
+        o[i] = (xstr){p, (uint32_t)b.len};
+    }
+    weir_buf_fini(&b);
+    return rc;
+}
+
 static int to_string(ecx *cx, weir_type from, const xvec *in, uint32_t n, const uint8_t *active, xvec *out)
 {
     xstr *o = out->data;
@@ -533,6 +564,13 @@ int weir__cast_vec(ecx *cx, const weir_expr *e, weir_type from, weir_type to, bo
 {
     (void)e;
     int rc;
+    if (weir_type_is_nested(to.id)) {
+        /* the same encoding: only nullability inside differs */
+        memcpy(out->data, in->data, (size_t)n * sizeof(xstr));
+        return 0;
+    }
+    if (weir_type_is_nested(from.id))
+        return nested_to_string(cx, from, in, n, active, out);
     if (to.id == WEIR_TYPE_STRING || to.id == WEIR_TYPE_BYTES)
         return to_string(cx, from, in, n, active, out);
     const xstr *ss = from.id == WEIR_TYPE_STRING ? in->data : NULL;

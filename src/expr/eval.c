@@ -25,7 +25,10 @@ static size_t phys_width(weir_type t)
     case WEIR_TYPE_NULL: return 1;
     case WEIR_TYPE_INT: return 4;
     case WEIR_TYPE_STRING:
-    case WEIR_TYPE_BYTES: return sizeof(xstr);
+    case WEIR_TYPE_BYTES:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+    case WEIR_TYPE_ROW: return sizeof(xstr);
     default: return 8;
     }
 }
@@ -56,7 +59,7 @@ static int load_column(ecx *cx, const weir_expr *e, xvec *out)
         if (any)
             out->nulls = nb;
     }
-    if (weir_type_is_string(c->type.id)) {
+    if (weir_type_is_varlen(c->type.id)) {
         xstr *s = weir__x_alloc(cx, (n ? n : 1) * sizeof *s);
         if (!s)
             return oom(cx);
@@ -87,7 +90,7 @@ static int load_literal(ecx *cx, const weir_expr *e, xvec *out)
     out->nulls = NULL;
     if (e->lit.is_null) {
         memset(out->data, 0, n * w);
-        if (weir_type_is_string(e->type.id))
+        if (weir_type_is_varlen(e->type.id))
             for (uint32_t i = 0; i < n; i++)
                 ((xstr *)out->data)[i] = (xstr){"", 0};
         out->nulls = weir__x_alloc(cx, n);
@@ -110,6 +113,9 @@ static int load_literal(ecx *cx, const weir_expr *e, xvec *out)
         break;
     case WEIR_TYPE_STRING:
     case WEIR_TYPE_BYTES:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+    case WEIR_TYPE_ROW:
         for (uint32_t i = 0; i < n; i++)
             ((xstr *)out->data)[i] = e->lit.v.s;
         break;
@@ -135,7 +141,7 @@ static int alloc_vec(ecx *cx, weir_type t, xvec *out)
     out->data = weir__x_alloc(cx, n * w);
     if (!out->data)
         return oom(cx);
-    if (weir_type_is_string(t.id)) {
+    if (weir_type_is_varlen(t.id)) {
         for (uint32_t i = 0; i < n; i++)
             ((xstr *)out->data)[i] = (xstr){"", 0};
     } else {
@@ -159,7 +165,7 @@ static inline void copy_row(xvec *dst, const xvec *src, uint32_t i, size_t w)
     case 4: ((int32_t *)dst->data)[i] = ((const int32_t *)src->data)[i]; break;
     case 8: ((int64_t *)dst->data)[i] = ((const int64_t *)src->data)[i]; break;
     case 16:
-        if (!weir_type_is_string(dst->type.id)) {
+        if (!weir_type_is_varlen(dst->type.id)) {
             ((weir_i128 *)dst->data)[i] = ((const weir_i128 *)src->data)[i];
             break;
         }
@@ -447,7 +453,10 @@ static int store(ecx *cx, const xvec *v, weir_batch *out, uint32_t col)
     }
     switch (c->type.id) {
     case WEIR_TYPE_STRING:
-    case WEIR_TYPE_BYTES: {
+    case WEIR_TYPE_BYTES:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+    case WEIR_TYPE_ROW: {
         const xstr *s = v->data;
         size_t total = 0;
         for (uint32_t i = 0; i < n; i++)
@@ -631,7 +640,10 @@ int weir_expr_eval_row(const weir_expr *e, const weir_batch *in, uint32_t row, w
     case WEIR_TYPE_INT: out->v.i32 = ((int32_t *)v.data)[0]; break;
     case WEIR_TYPE_DOUBLE: out->v.f64 = ((double *)v.data)[0]; break;
     case WEIR_TYPE_STRING:
-    case WEIR_TYPE_BYTES: out->v.s = ((xstr *)v.data)[0]; break; /* valid until the env's next evaluation */
+    case WEIR_TYPE_BYTES:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+    case WEIR_TYPE_ROW: out->v.s = ((xstr *)v.data)[0]; break; /* valid until the env's next evaluation */
     default:
         if (weir_type_is_wide(e->type))
             WEIR__I128_SET(out->v.i128, ((weir_i128 *)v.data)[0]);

@@ -588,7 +588,10 @@ static int cmp_at(const xvec *x, uint32_t i, const xvec *y, uint32_t j)
         return (a > b) - (a < b);
     }
     case WEIR_TYPE_STRING:
-    case WEIR_TYPE_BYTES: return str_cmp(((xstr *)x->data)[i], ((xstr *)y->data)[j]);
+    case WEIR_TYPE_BYTES:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+    case WEIR_TYPE_ROW: return str_cmp(((xstr *)x->data)[i], ((xstr *)y->data)[j]);
     default: {
         if (weir_type_is_wide(x->type) || weir_type_is_wide(y->type))
             return dec_cmp(dec_at(x, i), arg_scale_t(x->type), dec_at(y, j), arg_scale_t(y->type));
@@ -645,6 +648,14 @@ static int bind_cmp_operands(weir_expr_arena *a, const xfunc *f, weir_expr **arg
     case WEIR_TYPE_DOUBLE: *fn = cmp_f64; break;
     case WEIR_TYPE_STRING:
     case WEIR_TYPE_BYTES: *fn = cmp_str; break;
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+    case WEIR_TYPE_ROW:
+        /* equal exactly when their encodings are; no order */
+        if (f->param != C_EQ && f->param != C_NE)
+            return weir__bad_args(f, args, 2, err);
+        *fn = cmp_str;
+        break;
     default: *fn = cmp_i64;
     }
     return 0;
@@ -863,7 +874,7 @@ static int in_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, con
 
 static size_t inset_width(weir_type t)
 {
-    return weir_type_is_string(t.id) ? sizeof(xstr) : t.id == WEIR_TYPE_BOOLEAN ? 1 : t.id == WEIR_TYPE_INT ? 4 : 8;
+    return weir_type_is_varlen(t.id) ? sizeof(xstr) : t.id == WEIR_TYPE_BOOLEAN ? 1 : t.id == WEIR_TYPE_INT ? 4 : 8;
 }
 
 uint32_t weir__in_size(const weir_expr *e, bool *has_null)
@@ -1074,7 +1085,7 @@ static int greatest_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t 
 {
     (void)cx, (void)act;
     size_t w = e->type.id == WEIR_TYPE_BOOLEAN ? 1 : e->type.id == WEIR_TYPE_INT ? 4
-                : weir_type_is_string(e->type.id)       ? sizeof(xstr)
+                : weir_type_is_varlen(e->type.id)       ? sizeof(xstr)
                                                           : 8;
     bool least = e->p0 != 0;
     for (uint32_t i = 0; i < n; i++) {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "expr/expr_internal.h"
+#include "record/nested.h"
 
 #define MAXP WEIR_DEC_MAX_PRECISION
 
@@ -42,14 +43,7 @@ weir_type weir__dec_adjust(int p, int s, bool nullable)
     return weir_type_decimal(MAXP, (uint8_t)adj, nullable);
 }
 
-bool weir__type_eq(weir_type a, weir_type b)
-{
-    if (a.id != b.id)
-        return false;
-    if (a.id == WEIR_TYPE_DECIMAL)
-        return a.precision == b.precision && a.scale == b.scale;
-    return true;
-}
+bool weir__type_eq(weir_type a, weir_type b) { return weir_type_same(a, b); }
 
 static int num_rank(weir_type_id id)
 {
@@ -70,7 +64,7 @@ bool weir__implicit_ok(const weir_expr *from, weir_type to)
     if (from->iv != WEIR_INTERVAL_NONE)
         return false;
     if (f.id == to.id)
-        return true;
+        return !weir_type_is_nested(f.id) || weir_nv_type_compatible(f, to);
     int rf = num_rank(f.id), rt = num_rank(to.id);
     if (rf && rt)
         return rf < rt;
@@ -99,6 +93,13 @@ bool weir__common_type(const weir_expr *a, const weir_expr *b, weir_type *out)
         return true;
     }
     if (ta.id == tb.id && ta.id != WEIR_TYPE_DECIMAL) {
+        if (weir_type_nested_id(ta) != weir_type_nested_id(tb)) {
+            /* nested types that differ only in nullability inside: the all-nullable one */
+            if (!weir_nv_type_compatible(ta, tb) || weir_nv_type_relax(ta, out))
+                return false;
+            out->nullable = nullable;
+            return true;
+        }
         *out = ta;
         out->nullable = nullable;
         return true;
@@ -146,6 +147,8 @@ const char *weir_expr_type_name(weir_type t, weir_interval_kind iv, char *buf, s
         snprintf(buf, cap, "DECIMAL(%u, %u)", t.precision, t.scale);
     else if (weir_type_is_time(t.id))
         snprintf(buf, cap, "%s(3)", weir_type_name(t.id));
+    else if (weir_type_is_nested(t.id))
+        weir_type_format((weir_type){t.id, t.precision, t.scale, true}, buf, cap);
     else
         snprintf(buf, cap, "%s", weir_type_name(t.id));
     return buf;

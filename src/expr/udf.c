@@ -100,7 +100,10 @@ static size_t width(weir_type_id id)
     case WEIR_TYPE_BOOLEAN: return 1;
     case WEIR_TYPE_INT: return 4;
     case WEIR_TYPE_STRING:
-    case WEIR_TYPE_BYTES: return sizeof(xstr);
+    case WEIR_TYPE_BYTES:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+    case WEIR_TYPE_ROW: return sizeof(xstr);
     default: return 8;
     }
 }

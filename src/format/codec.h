@@ -15,7 +15,7 @@ struct weir_decoder {
     size_t null_literal_len;
     const weir_schema *schema;
     uint32_t ncols;
-    char (*type_desc)[40]; /* "BIGINT", "DECIMAL(10, 2)", per column */
+    char (*type_desc)[160]; /* "BIGINT", "DECIMAL(10, 2)", "ARRAY<INT>", per column */
     /* JSON key lookup: an open-addressing table of column index + 1. */
     uint32_t *slots;
     uint32_t slot_mask;
@@ -27,6 +27,7 @@ struct weir_decoder {
     uint32_t gen;
     uint8_t *isnull;
     weir_buf scratch; /* unescaped strings, CSV quoted fields */
+    weir_buf nested;  /* the encoding of an ARRAY/MAP/ROW value being read */
     /* The record being decoded, for error positions. */
     const char *rec;
     weir_decode_error *err;
@@ -35,6 +36,9 @@ struct weir_decoder {
      * nullable (weir_decoder_require), or NULL. Owned. */
     char **require_why;
 };
+
+/* Refuses a schema whose nested types the format cannot store. */
+int weir__format_nested_check(weir_format_kind kind, const weir_schema *schema, weir_error *err);
 
 /* Sets the decode error at `at` (a pointer into the record); returns NULL. */
 const char *weir__decode_fail(weir_decoder *d, const char *at, const char *fmt,

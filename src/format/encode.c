@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "format/codec.h"
 #include "format/convert.h"
+#include "record/nested.h"
 #include "util/dec128.h"
 #include "time/timefmt.h"
 #include "weir/format.h"
@@ -45,6 +47,9 @@ int weir_encoder_create(const weir_format_options *opt,
                 err, WEIR_EUNSUPPORTED,
                 "field \"%s\" has type NULL, which no format stores",
                 schema->fields[c].name);
+    int nrc = weir__format_nested_check(opt->kind, schema, err);
+    if (nrc)
+        return nrc;
     weir_encoder *e = weir_calloc(1, sizeof *e);
     if (!e)
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
@@ -127,11 +132,18 @@ static size_t scalar_text(const weir_batch *b, uint32_t col, uint32_t row,
 }
 
 static int json_put_value(const weir_batch *b, uint32_t col, uint32_t row,
-                          bool iso, weir_buf *out)
+                          weir_type declared, bool iso, weir_buf *out)
 {
     if (weir_batch_is_null(b, col, row))
         return weir_buf_put(out, "null", 4);
     weir_type_id t = b->cols[col].type.id;
+    if (weir_type_is_nested(t)) {
+        uint32_t n;
+        const char *s = weir_batch_str(b, col, row, &n);
+        /* the table's type names the ROW fields (a query's ROW(...) has EXPR$n) */
+        weir_type dt = weir_type_is_nested(declared.id) ? declared : b->cols[col].type;
+        return weir_format_nested_json(out, dt, s, n, iso);
+    }
     if (t == WEIR_TYPE_STRING) {
         uint32_t n;
         const char *s = weir_batch_str(b, col, row, &n);
@@ -175,7 +187,8 @@ static int json_put_object(weir_encoder *e, const weir_batch *b, uint32_t row,
         rc = weir_buf_put(out, e->keys.data + e->key_off[c],
                           e->key_off[c + 1] - e->key_off[c]);
         if (!rc)
-            rc = json_put_value(b, c, row, e->opt.json_timestamp_iso8601, out);
+            rc = json_put_value(b, c, row, e->schema->fields[c].type,
+                                e->opt.json_timestamp_iso8601, out);
     }
     return rc ? rc : weir_buf_put_u8(out, '}');
 }
@@ -353,6 +366,178 @@ static size_t java_datetime(int64_t ms, bool ltz, char *buf)
     return o;
 }
 
+/* ---- nested values ---- */
+
+/* The bytes of a fixed-width entry as a one-row column of type t. */
+static size_t raw_scalar(weir_type t, const uint8_t *v, bool print, bool iso, char *buf)
+{
+    int64_t i64 = 0;
+    switch (t.id) {
+    case WEIR_TYPE_BOOLEAN:
+        return (size_t)sprintf(buf, "%s", v[0] ? "true" : "false");
+    case WEIR_TYPE_INT: {
+        int32_t i;
+        memcpy(&i, v, 4);
+        return weir__fmt_format_i64(i, buf);
+    }
+    case WEIR_TYPE_DOUBLE: {
+        double d;
+        memcpy(&d, v, 8);
+        return weir__fmt_format_f64_java(d, buf);
+    }
+    case WEIR_TYPE_DECIMAL: {
+        __int128 u;
+        if (weir_type_is_wide(t)) {
+            memcpy(&u, v, 16);
+        } else {
+            memcpy(&i64, v, 8);
+            u = i64;
+        }
+        return print ? java_decimal(u, t.scale, buf) : weir__dec_format(u, t.scale, buf);
+    }
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ: {
+        memcpy(&i64, v, 8);
+        if (print)
+            return java_datetime(i64, t.id == WEIR_TYPE_TIMESTAMP_LTZ, buf);
+        size_t n = weir__fmt_format_ts_fast(i64, buf);
+        char *sp = iso ? strchr(buf, ' ') : NULL;
+        if (sp)
+            *sp = 'T';
+        if (t.id == WEIR_TYPE_TIMESTAMP_LTZ) {
+            buf[n++] = 'Z';
+            buf[n] = '\0';
+        }
+        return n;
+    }
+    default:
+        memcpy(&i64, v, 8);
+        return weir__fmt_format_i64(i64, buf);
+    }
+}
+
+static int nested_text(weir_buf *out, weir_type t, const uint8_t *v, uint32_t len, int depth);
+
+/* One element in the print format: null, a scalar, or a nested value. */
+static int text_entry(weir_buf *out, weir_type et, bool is_null, const uint8_t *v, uint32_t len, int depth)
+{
+    if (is_null)
+        return weir_buf_put(out, "null", 4);
+    if (weir_type_is_nested(et.id))
+        return nested_text(out, et, v, len, depth + 1);
+    if (et.id == WEIR_TYPE_STRING)
+        return weir_buf_put(out, v, len);
+    if (et.id == WEIR_TYPE_BYTES) {
+        int rc = weir_buf_put_u8(out, '[');
+        char buf[16];
+        for (uint32_t i = 0; i < len && !rc; i++)
+            rc = weir_buf_put(out, buf, (size_t)sprintf(buf, "%s%d", i ? ", " : "", (int)(int8_t)v[i]));
+        return rc ? rc : weir_buf_put_u8(out, ']');
+    }
+    char buf[64];
+    return weir_buf_put(out, buf, raw_scalar(et, v, true, false, buf));
+}
+
+static int nested_text(weir_buf *out, weir_type t, const uint8_t *v, uint32_t len, int depth)
+{
+    const weir_nested_type *d = weir_type_nested(t);
+    if (!d || depth > WEIR__JSON_NEST_MAX)
+        return weir_buf_put(out, "?", 1);
+    weir_nv_iter it;
+    uint32_t n = weir_nv_open(t, v, len, &it);
+    bool is_null;
+    const uint8_t *ev;
+    uint32_t el;
+    int rc = t.id == WEIR_TYPE_ROW ? weir_buf_put(out, "+I[", 3) : weir_buf_put_u8(out, t.id == WEIR_TYPE_MAP ? '{' : '[');
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        if (i)
+            rc = weir_buf_put(out, ", ", 2);
+        weir_type et = d->elems[t.id == WEIR_TYPE_ROW ? i : 0];
+        if (!rc && weir_nv_next(&it, et, &is_null, &ev, &el))
+            rc = text_entry(out, et, is_null, ev, el, depth);
+        if (!rc && t.id == WEIR_TYPE_MAP && (rc = weir_buf_put_u8(out, '=')) == 0 &&
+            weir_nv_next(&it, d->elems[1], &is_null, &ev, &el))
+            rc = text_entry(out, d->elems[1], is_null, ev, el, depth);
+    }
+    return rc ? rc : weir_buf_put_u8(out, t.id == WEIR_TYPE_MAP ? '}' : ']');
+}
+
+int weir_format_nested_text(weir_buf *out, weir_type t, const void *v, uint32_t len)
+{
+    return nested_text(out, t, v, len, 0);
+}
+
+static int nested_json(weir_buf *out, weir_type t, const uint8_t *v, uint32_t len, bool iso, int depth);
+
+static int json_entry(weir_buf *out, weir_type et, bool is_null, const uint8_t *v, uint32_t len, bool iso, int depth)
+{
+    if (is_null)
+        return weir_buf_put(out, "null", 4);
+    if (weir_type_is_nested(et.id))
+        return nested_json(out, et, v, len, iso, depth + 1);
+    if (et.id == WEIR_TYPE_STRING)
+        return weir__fmt_json_put_string(out, (const char *)v, len);
+    if (et.id == WEIR_TYPE_BYTES) {
+        int rc = weir_buf_put_u8(out, '"');
+        if (!rc)
+            rc = weir__fmt_base64_encode(v, len, out);
+        return rc ? rc : weir_buf_put_u8(out, '"');
+    }
+    char buf[64];
+    size_t n = raw_scalar(et, v, false, iso, buf);
+    double d = 0;
+    if (et.id == WEIR_TYPE_DOUBLE)
+        memcpy(&d, v, 8);
+    bool quote = weir_type_is_time(et.id) || (et.id == WEIR_TYPE_DOUBLE && !isfinite(d));
+    int rc = quote ? weir_buf_put_u8(out, '"') : 0;
+    if (!rc)
+        rc = weir_buf_put(out, buf, n);
+    return rc || !quote ? rc : weir_buf_put_u8(out, '"');
+}
+
+static int nested_json(weir_buf *out, weir_type t, const uint8_t *v, uint32_t len, bool iso, int depth)
+{
+    const weir_nested_type *d = weir_type_nested(t);
+    if (!d || depth > WEIR__JSON_NEST_MAX)
+        return weir_buf_put(out, "null", 4);
+    weir_nv_iter it;
+    uint32_t n = weir_nv_open(t, v, len, &it);
+    bool is_null;
+    const uint8_t *ev;
+    uint32_t el;
+    int rc = weir_buf_put_u8(out, t.id == WEIR_TYPE_ARRAY ? '[' : '{');
+    weir_buf key;
+    weir_buf_init(&key);
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        if (i)
+            rc = weir_buf_put_u8(out, ',');
+        if (!rc && t.id == WEIR_TYPE_ROW)
+            rc = weir__fmt_json_put_string(out, d->names[i], strlen(d->names[i]));
+        if (!rc && t.id == WEIR_TYPE_MAP && weir_nv_next(&it, d->elems[0], &is_null, &ev, &el)) {
+            /* a JSON object key is text: a non-STRING key is written as its text */
+            weir_buf_clear(&key);
+            if (d->elems[0].id == WEIR_TYPE_STRING)
+                rc = weir_buf_put(&key, ev, el);
+            else
+                rc = text_entry(&key, d->elems[0], is_null, ev, el, depth);
+            if (!rc)
+                rc = weir__fmt_json_put_string(out, (const char *)key.data, key.len);
+        }
+        if (!rc && t.id != WEIR_TYPE_ARRAY)
+            rc = weir_buf_put_u8(out, ':');
+        weir_type et = d->elems[t.id == WEIR_TYPE_ROW ? i : t.id == WEIR_TYPE_MAP ? 1 : 0];
+        if (!rc && weir_nv_next(&it, et, &is_null, &ev, &el))
+            rc = json_entry(out, et, is_null, ev, el, iso, depth);
+    }
+    weir_buf_fini(&key);
+    return rc ? rc : weir_buf_put_u8(out, t.id == WEIR_TYPE_ARRAY ? ']' : '}');
+}
+
+int weir_format_nested_json(weir_buf *out, weir_type t, const void *v, uint32_t len, bool iso)
+{
+    return nested_json(out, t, v, len, iso, 0);
+}
+
 int weir_format_print_value(const weir_batch *b, uint32_t col, uint32_t row,
                             weir_buf *out)
 {
@@ -362,6 +547,13 @@ int weir_format_print_value(const weir_batch *b, uint32_t col, uint32_t row,
     char buf[64];
     size_t n;
     switch (c->type.id) {
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+    case WEIR_TYPE_ROW: {
+        uint32_t len;
+        const char *s = weir_batch_str(b, col, row, &len);
+        return weir_format_nested_text(out, c->type, s, len);
+    }
     case WEIR_TYPE_STRING: {
         uint32_t len;
         const char *s = weir_batch_str(b, col, row, &len);

@@ -62,6 +62,39 @@ bool weir_format_is_changelog(weir_format_kind kind)
 
 /* ---- decoder life cycle ---- */
 
+/* A nested type that the format cannot store: MAP keys other than STRING in
+ * JSON (an object's keys are text), ARRAY/MAP/ROW in CSV. */
+static bool nested_ok(weir_format_kind kind, weir_type t, char *why, size_t cap)
+{
+    const weir_nested_type *d = weir_type_nested(t);
+    if (!d)
+        return true;
+    char tb[256];
+    if (kind == WEIR_FORMAT_CSV) {
+        snprintf(why, cap, "format 'csv' does not support type %s; use format 'json'",
+                 weir_type_format(t, tb, sizeof tb));
+        return false;
+    }
+    if (t.id == WEIR_TYPE_MAP && d->elems[0].id != WEIR_TYPE_STRING) {
+        snprintf(why, cap, "format '%s' reads and writes MAP keys as JSON object keys: the key type of %s must be STRING",
+                 weir_format_name(kind), weir_type_format(t, tb, sizeof tb));
+        return false;
+    }
+    for (uint32_t i = 0; i < d->n; i++)
+        if (!nested_ok(kind, d->elems[i], why, cap))
+            return false;
+    return true;
+}
+
+int weir__format_nested_check(weir_format_kind kind, const weir_schema *schema, weir_error *err)
+{
+    char why[512];
+    for (uint32_t c = 0; c < schema->n_fields; c++)
+        if (!nested_ok(kind, schema->fields[c].type, why, sizeof why))
+            return weir_error_set(err, WEIR_EUNSUPPORTED, "field \"%s\": %s", schema->fields[c].name, why);
+    return 0;
+}
+
 int weir_decoder_create(const weir_format_options *opt,
                         const weir_schema *schema, weir_decoder **out,
                         weir_error *err)
@@ -89,6 +122,9 @@ int weir_decoder_create(const weir_format_options *opt,
                 "field \"%s\" has type NULL, which no format stores",
                 schema->fields[c].name);
     }
+    int nrc = weir__format_nested_check(opt->kind, schema, err);
+    if (nrc)
+        return nrc;
     weir_decoder *d = weir_calloc(1, sizeof *d);
     if (!d)
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
@@ -96,6 +132,7 @@ int weir_decoder_create(const weir_format_options *opt,
     d->schema = schema;
     d->ncols = schema->n_fields;
     weir_buf_init(&d->scratch);
+    weir_buf_init(&d->nested);
     uint32_t n = d->ncols ? d->ncols : 1;
     d->type_desc = weir_calloc(n, sizeof *d->type_desc);
     d->seen = weir_calloc(n, sizeof *d->seen);
@@ -140,6 +177,7 @@ void weir_decoder_destroy(weir_decoder *d)
             weir_free(d->require_why[c]);
     weir_free(d->require_why);
     weir_buf_fini(&d->scratch);
+    weir_buf_fini(&d->nested);
     weir_free(d);
 }
 

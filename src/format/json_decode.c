@@ -17,6 +17,7 @@
 
 #include "format/codec.h"
 #include "format/convert.h"
+#include "record/nested.h"
 #include "time/timefmt.h"
 #include "util/hex.h"
 
@@ -494,6 +495,240 @@ static const char *type_fail(weir_decoder *d, uint32_t col, const char *p,
         d->schema->fields[col].name, found, range ? " (out of range)" : "");
 }
 
+/* ---- ARRAY, MAP and ROW values (record/nested.h) ---- */
+
+__attribute__((cold, noinline)) static const char *nested_value(weir_decoder *d, uint32_t col, weir_type t,
+                                                                const char *p, const char *end, weir_buf *o,
+                                                                int depth);
+
+static const char *elem_fail(weir_decoder *d, uint32_t col, weir_type et, const char *p, const char *end)
+{
+    char tb[128], found[64];
+    weir_type_format(et, tb, sizeof tb);
+    describe_value(p, end, found, sizeof found);
+    return FAIL(d, p, "expected %s inside field \"%s\" (%s), found %s", tb, d->schema->fields[col].name,
+                d->type_desc[col], found);
+}
+
+/* A scalar element from its text (a JSON string's content or a number's or
+ * literal's characters) into raw bytes of type et. */
+static int elem_from_text(weir_type et, const char *s, size_t n, uint8_t raw[16])
+{
+    weir__fmt_trim(&s, &n);
+    switch (et.id) {
+    case WEIR_TYPE_BOOLEAN: return weir__fmt_parse_bool(s, n, raw);
+    case WEIR_TYPE_INT: {
+        int32_t v;
+        int rc = weir__fmt_parse_i32(s, n, &v);
+        memcpy(raw, &v, 4);
+        return rc;
+    }
+    case WEIR_TYPE_BIGINT: {
+        int64_t v;
+        int rc = weir__fmt_parse_i64(s, n, &v);
+        memcpy(raw, &v, 8);
+        return rc;
+    }
+    case WEIR_TYPE_DOUBLE: {
+        double v;
+        int rc = weir__fmt_parse_f64(s, n, &v);
+        memcpy(raw, &v, 8);
+        return rc;
+    }
+    case WEIR_TYPE_DECIMAL: return weir__fmt_parse_decimal_at(s, n, et, raw, 0);
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ: {
+        int64_t v;
+        bool digits = n > 0;
+        for (size_t i = 0; i < n; i++)
+            digits &= (unsigned)(s[i] - '0') < 10;
+        int rc = digits ? weir__fmt_parse_i64(s, n, &v) : weir__parse_ts(s, n, &v, NULL);
+        if (!rc && !weir__fmt_ts_in_range(v))
+            rc = WEIR__ERANGE;
+        memcpy(raw, &v, 8);
+        return rc;
+    }
+    default: return WEIR_EPARSE;
+    }
+}
+
+/* One element (an entry of record/nested.h) of type et at p. */
+static const char *nested_entry(weir_decoder *d, uint32_t col, weir_type et, const char *p, const char *end,
+                                weir_buf *o, int depth)
+{
+    if (p >= end)
+        return FAIL(d, p, "expected a JSON value, found end of record");
+    char ch = *p;
+    if (ch == 'n') {
+        const char *q = match_literal(d, p, end, "null", 4);
+        if (q && weir_nv_put_null(o))
+            return OOM(d, p);
+        return q;
+    }
+    if (weir_type_is_nested(et.id)) {
+        if (ch != (et.id == WEIR_TYPE_ARRAY ? '[' : '{'))
+            return elem_fail(d, col, et, p, end);
+        size_t mark;
+        if (weir_nv_begin_nested(o, &mark))
+            return OOM(d, p);
+        const char *q = nested_value(d, col, et, p, end, o, depth + 1);
+        if (q)
+            weir_nv_end_nested(o, mark);
+        return q;
+    }
+    const char *s, *q;
+    size_t n;
+    if (ch == '"') {
+        if (!(q = parse_string(d, p + 1, end, &s, &n)))
+            return NULL;
+    } else {
+        if (!(q = skip_value(d, p, end, depth)))
+            return NULL;
+        s = p;
+        n = (size_t)(q - p);
+        if ((ch == '{' || ch == '[') && et.id != WEIR_TYPE_STRING)
+            return elem_fail(d, col, et, p, end);
+    }
+    if (et.id == WEIR_TYPE_STRING)
+        return weir_nv_put(o, et, s, (uint32_t)n) ? OOM(d, p) : q;
+    if (et.id == WEIR_TYPE_BYTES) {
+        if (ch != '"')
+            return elem_fail(d, col, et, p, end);
+        weir_buf *bb = &d->scratch; /* s may live in scratch: decode behind it */
+        size_t off = bb->len, at = (size_t)(s - (const char *)bb->data);
+        bool in_scratch = bb->data && s >= (const char *)bb->data && at <= off;
+        if (weir_buf_reserve(bb, n / 4 * 3 + 3))
+            return OOM(d, p);
+        if (in_scratch)
+            s = (const char *)bb->data + at;
+        size_t got = 0;
+        if (weir__fmt_base64_decode(s, n, bb->data + off, &got))
+            return elem_fail(d, col, et, p, end);
+        return weir_nv_put(o, et, bb->data + off, (uint32_t)got) ? OOM(d, p) : q;
+    }
+    if (ch == 't' || ch == 'f' ? et.id != WEIR_TYPE_BOOLEAN : ch != '"' && et.id == WEIR_TYPE_BOOLEAN)
+        return elem_fail(d, col, et, p, end);
+    uint8_t raw[16];
+    if (elem_from_text(et, s, n, raw))
+        return elem_fail(d, col, et, p, end);
+    return weir_nv_put(o, et, raw, weir_nv_fixed_width(et)) ? OOM(d, p) : q;
+}
+
+/* A JSON array (ARRAY) or object (MAP, ROW) at p into o, as t's encoding.
+ * Kept out of line (cold) so that flat records decode as before. */
+__attribute__((cold, noinline)) static const char *nested_value(weir_decoder *d, uint32_t col, weir_type t, const char *p, const char *end,
+                                weir_buf *o, int depth)
+{
+    const weir_nested_type *nt = weir_type_nested(t);
+    char msg[64];
+    if (!nt || depth >= WEIR__JSON_NEST_MAX)
+        return FAIL(d, p, "expected at most %d levels of nested ARRAY, MAP and ROW values", WEIR__JSON_NEST_MAX);
+    bool obj = t.id != WEIR_TYPE_ARRAY;
+    char close = obj ? '}' : ']';
+    size_t count_at = o->len;
+    uint32_t count = 0;
+    if (t.id != WEIR_TYPE_ROW && weir_nv_put_count(o, 0))
+        return OOM(d, p);
+    /* ROW: each field's entry goes to the end of o first, then the fields are
+     * laid out in order (absent ones NULL) */
+    size_t row_start = o->len;
+    size_t *span = NULL;
+    if (t.id == WEIR_TYPE_ROW) {
+        span = weir_calloc(2 * (size_t)nt->n + 1, sizeof *span);
+        if (!span)
+            return OOM(d, p);
+    }
+    const char *ret = NULL;
+    p = skip_ws(p + 1, end);
+    if (p < end && *p == close) {
+        p++;
+        goto done;
+    }
+    for (;;) {
+        int field = -1;
+        if (obj) {
+            if (p >= end || *p != '"') {
+                FAIL(d, p, "expected '\"' to start an object key, found %s", describe_char(p, end, msg, sizeof msg));
+                goto out;
+            }
+            const char *ks;
+            size_t kn;
+            const char *kp = p;
+            if (!(p = parse_string(d, p + 1, end, &ks, &kn)))
+                goto out;
+            if (t.id == WEIR_TYPE_MAP) {
+                if (weir_nv_put(o, nt->elems[0], ks, (uint32_t)kn)) {
+                    OOM(d, kp);
+                    goto out;
+                }
+            } else {
+                for (uint32_t i = 0; i < nt->n && field < 0; i++)
+                    if (strlen(nt->names[i]) == kn && !memcmp(nt->names[i], ks, kn))
+                        field = (int)i;
+            }
+            p = skip_ws(p, end);
+            if (p >= end || *p != ':') {
+                FAIL(d, p, "expected ':' after an object key, found %s", describe_char(p, end, msg, sizeof msg));
+                goto out;
+            }
+            p = skip_ws(p + 1, end);
+        }
+        if (t.id == WEIR_TYPE_ROW && field < 0) {
+            p = skip_value(d, p, end, depth); /* a key the ROW type does not name */
+        } else {
+            size_t at = o->len;
+            weir_type et = nt->elems[t.id == WEIR_TYPE_ROW ? (uint32_t)field : t.id == WEIR_TYPE_MAP ? 1 : 0];
+            p = nested_entry(d, col, et, p, end, o, depth);
+            if (field >= 0) {
+                span[2 * field] = at + 1; /* + 1: 0 means absent */
+                span[2 * field + 1] = o->len - at;
+            }
+        }
+        if (!p)
+            goto out;
+        count++;
+        p = skip_ws(p, end);
+        if (p < end && *p == ',') {
+            p = skip_ws(p + 1, end);
+            continue;
+        }
+        if (p < end && *p == close) {
+            p++;
+            break;
+        }
+        FAIL(d, p,
+             obj ? "expected ',' or '}' after an object member, found %s"
+                 : "expected ',' or ']' after an array element, found %s",
+             describe_char(p, end, msg, sizeof msg));
+        goto out;
+    }
+done:
+    if (t.id == WEIR_TYPE_ROW) {
+        size_t tail = o->len;
+        for (uint32_t i = 0; i < nt->n; i++) {
+            int rc;
+            if (!span[2 * i]) {
+                rc = weir_nv_put_null(o);
+            } else if (!(rc = weir_buf_reserve(o, span[2 * i + 1]))) {
+                memcpy(o->data + o->len, o->data + span[2 * i] - 1, span[2 * i + 1]);
+                o->len += span[2 * i + 1];
+            }
+            if (rc) {
+                OOM(d, p);
+                goto out;
+            }
+        }
+        memmove(o->data + row_start, o->data + tail, o->len - tail);
+        o->len = row_start + (o->len - tail);
+    } else {
+        memcpy(o->data + count_at, &count, 4);
+    }
+    ret = p;
+out:
+    weir_free(span);
+    return ret;
+}
+
 /* Parses the value at p into column col of row. */
 static const char *parse_value(weir_decoder *d, uint32_t col, const char *p,
                                const char *end, weir_batch *b, uint32_t row)
@@ -623,6 +858,16 @@ static const char *parse_value(weir_decoder *d, uint32_t col, const char *p,
         return type_fail(d, col, p, end, false);
     }
     if (ch == '{' || ch == '[') {
+        if (weir_type_is_nested(t) && ch == (t == WEIR_TYPE_ARRAY ? '[' : '{')) {
+            weir_buf_clear(&d->nested);
+            const char *q = nested_value(d, col, c->type, p, end, &d->nested, 0);
+            if (!q)
+                return NULL;
+            d->isnull[col] = 0;
+            if (weir_batch_set_str(b, col, row, (const char *)d->nested.data, d->nested.len))
+                return OOM(d, p);
+            return q;
+        }
         if (t != WEIR_TYPE_STRING)
             return type_fail(d, col, p, end, false);
         const char *q = skip_value(d, p, end, 0);

@@ -373,7 +373,7 @@ static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32
         uint32_t col = c->keys.cols[k];
         if (weir_batch_is_null(in, col, in_row)) {
             weir_batch_set_null(dst, k, row);
-        } else if (weir_type_is_string(in->cols[col].type.id)) {
+        } else if (weir_type_is_varlen(in->cols[col].type.id)) {
             uint32_t len;
             const char *s = weir_batch_str(in, col, in_row, &len);
             int rc = weir_batch_set_str(dst, k, row, s, len);
@@ -404,7 +404,7 @@ static bool same_values(const weir_batch *a, uint32_t ra, const weir_batch *b, u
             return false;
         if (na)
             continue;
-        if (weir_type_is_string(a->cols[c].type.id)) {
+        if (weir_type_is_varlen(a->cols[c].type.id)) {
             uint32_t la, lb;
             const char *sa = weir_batch_str(a, c, ra, &la), *sb = weir_batch_str(b, c, rb, &lb);
             if (la != lb || memcmp(sa, sb, la))

@@ -138,7 +138,10 @@ int weir__sort_key_col(weir_buf *out, const weir_batch *b, uint32_t col, uint32_
         return put_be64(out, bits, desc);
     }
     case WEIR_TYPE_STRING:
-    case WEIR_TYPE_BYTES: {
+    case WEIR_TYPE_BYTES:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+    case WEIR_TYPE_ROW: {
         uint32_t len;
         const char *s = weir_batch_str(b, col, row, &len);
         if ((rc = weir_buf_reserve(out, 2 * (size_t)len + 2)))

@@ -52,7 +52,7 @@ int weir__row_encode(const weir_batch *b, uint32_t row, uint32_t n,
             return WEIR_ENOMEM;
         weir_type_id t = b->cols[c].type.id;
         int rc;
-        if (weir_type_is_string(t)) {
+        if (weir_type_is_varlen(t)) {
             uint32_t len;
             const char *s = weir_batch_str(b, c, row, &len);
             rc = weir_buf_put_u32(out, len);
@@ -85,7 +85,7 @@ int weir__row_decode(const uint8_t *p, size_t len, weir_batch *dst,
             continue;
         }
         weir_type_id t = dst->cols[c].type.id;
-        if (weir_type_is_string(t)) {
+        if (weir_type_is_varlen(t)) {
             uint32_t slen;
             if (weir_cursor_get_u32(&cur, &slen) ||
                 weir_cursor_left(&cur) < slen)
@@ -115,7 +115,7 @@ int weir__row_copy_cols(weir_batch *dst, uint32_t drow, uint32_t off,
         uint32_t dc = off + i, sc = soff + i;
         if (weir_batch_is_null(src, sc, srow)) {
             weir_batch_set_null(dst, dc, drow);
-        } else if (weir_type_is_string(src->cols[sc].type.id)) {
+        } else if (weir_type_is_varlen(src->cols[sc].type.id)) {
             uint32_t len;
             const char *s = weir_batch_str(src, sc, srow, &len);
             int rc = weir_batch_set_str(dst, dc, drow, s, len);

@@ -46,12 +46,14 @@ static int same_expr(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, const 
                      bool *same)
 {
     *same = false;
-    if (e->kind == WEIR_SQL_EXPR_COLUMN && g->kind == WEIR_SQL_EXPR_COLUMN) {
+    bool ep = plan_is_field_path(as->in, e), gp = plan_is_field_path(as->in, g);
+    if (e->kind == WEIR_SQL_EXPR_COLUMN && g->kind == WEIR_SQL_EXPR_COLUMN && !ep && !gp) {
         int a = plan_find_column(as->in, &e->u.column), b = plan_find_column(as->in, &g->u.column);
         *same = a >= 0 && a == b;
         return 0;
     }
-    if (e->kind == WEIR_SQL_EXPR_COLUMN || g->kind == WEIR_SQL_EXPR_COLUMN || e->kind == WEIR_SQL_EXPR_LITERAL)
+    if ((e->kind == WEIR_SQL_EXPR_COLUMN && !ep) || (g->kind == WEIR_SQL_EXPR_COLUMN && !gp) ||
+        e->kind == WEIR_SQL_EXPR_LITERAL)
         return 0;
     weir_buf b;
     weir_buf_init(&b);
@@ -132,7 +134,7 @@ int agg_scope_match_key(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, wei
             return *out ? 0 : WEIR_ENOMEM;
         }
     }
-    if (e->kind == WEIR_SQL_EXPR_COLUMN) {
+    if (e->kind == WEIR_SQL_EXPR_COLUMN && !plan_is_field_path(as->in, e)) {
         uint32_t idx;
         weir_error save = *pc->err;
         if (plan_resolve_column(pc, as->in, &e->u.column, &idx) != 0) {

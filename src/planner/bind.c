@@ -60,6 +60,22 @@ int plan_find_column(const rel *r, const weir_sql_name *n)
     return found != -1 ? found : find_column_in(r, n, 0, r->outer_cols);
 }
 
+int plan_field_path_column(const rel *r, const weir_sql_expr *e)
+{
+    if (e->kind != WEIR_SQL_EXPR_COLUMN || e->u.column.n_parts < 2 || plan_find_column(r, &e->u.column) != -1)
+        return -1;
+    for (uint32_t k = e->u.column.n_parts - 1; k >= 1; k--) {
+        weir_sql_name pre = e->u.column;
+        pre.n_parts = k;
+        int c = plan_find_column(r, &pre);
+        if (c != -1)
+            return c;
+    }
+    return -1;
+}
+
+bool plan_is_field_path(const rel *r, const weir_sql_expr *e) { return plan_field_path_column(r, e) != -1; }
+
 int plan_resolve_column(plan_ctx *pc, const rel *r, const weir_sql_name *n, uint32_t *idx)
 {
     const char *col = last_part(n);
@@ -270,6 +286,61 @@ static int bind_call(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_e
     return rc;
 }
 
+/*
+ * col.field[.field...] or t.col.field: the longest leading part of the name
+ * that is a column, then a ROW field access per remaining part. Returns 1
+ * when no leading part is a column (the caller reports the name).
+ */
+static int bind_field_path(plan_ctx *pc, const rel *r, const weir_sql_expr *e, weir_expr **out)
+{
+    const weir_sql_name *n = &e->u.column;
+    for (uint32_t k = n->n_parts - 1; k >= 1; k--) {
+        weir_sql_name pre = *n;
+        pre.n_parts = k;
+        int found = plan_find_column(r, &pre);
+        if (found == -1)
+            continue;
+        uint32_t idx;
+        int rc = plan_resolve_column(pc, r, &pre, &idx); /* reports an ambiguous name */
+        if (rc)
+            return rc;
+        if (idx >= r->n_physical)
+            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "'%s' has no fields", r->schema->fields[idx].name);
+        weir_error err = {0};
+        if ((rc = wrap(pc, e, weir_expr_column(pc->arena, idx, r->schema->fields[idx].type, out, &err), &err)))
+            return rc;
+        for (uint32_t i = k; i < n->n_parts; i++) {
+            weir_expr *args[2] = {*out, weir_expr_lit_string(pc->arena, n->parts[i].name, n->parts[i].len)};
+            if (!args[1])
+                return WEIR_ENOMEM;
+            rc = weir_expr_call(pc->arena, "$FIELD", args, 2, out, &err);
+            if (rc && rc != WEIR_ENOMEM)
+                return plan_error(pc, n->parts[i].loc, err.code ? err.code : rc, "%s", err.message);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
+    return 1;
+}
+
+static int bind_list(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_expr *e, const char *fn,
+                     weir_expr **out)
+{
+    uint32_t n = e->u.list.n_items;
+    if (n == 0)
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "an empty %s[] has no element type; CAST it", fn);
+    weir_expr **a = plan_alloc(pc, n * sizeof *a);
+    if (!a)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        int rc = plan_bind_expr(pc, r, as, e->u.list.items[i], &a[i]);
+        if (rc)
+            return rc;
+    }
+    return call_named(pc, e, fn, a, n, out);
+}
+
 int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_expr *e, weir_expr **out)
 {
     int rc;
@@ -286,6 +357,9 @@ int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
         if (as && as->phase == AGG_BIND)
             return agg_scope_column(pc, as, e, out);
         uint32_t idx;
+        if (e->u.column.n_parts >= 2 && plan_find_column(r, &e->u.column) == -1 &&
+            (rc = bind_field_path(pc, r, e, out)) <= 0)
+            return rc;
         if ((rc = plan_resolve_column(pc, r, &e->u.column, &idx)))
             return rc;
         if (idx >= r->n_physical)
@@ -421,6 +495,17 @@ int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
     }
     case WEIR_SQL_EXPR_CALL:
         return bind_call(pc, r, as, e, out);
+    case WEIR_SQL_EXPR_ARRAY:
+        return bind_list(pc, r, as, e, "ARRAY", out);
+    case WEIR_SQL_EXPR_MAP:
+        return bind_list(pc, r, as, e, "MAP", out);
+    case WEIR_SQL_EXPR_ITEM: {
+        weir_expr *a[2];
+        if ((rc = plan_bind_expr(pc, r, as, e->u.item.operand, &a[0])) ||
+            (rc = plan_bind_expr(pc, r, as, e->u.item.index, &a[1])))
+            return rc;
+        return call_named(pc, e, "ITEM", a, 2, out);
+    }
     case WEIR_SQL_EXPR_IN_QUERY:
     case WEIR_SQL_EXPR_EXISTS:
         /* Planned as semi / anti joins when they are WHERE conjuncts (subquery.c); anywhere else they are not. */

@@ -52,6 +52,41 @@ const char *plan_suggest_table(plan_ctx *pc, const char *name)
     return best;
 }
 
+/* ARRAY<T>, MAP<K, V>, ROW<name T, ...>: their parts first, then the interned type. */
+static int plan_nested_type_from_sql(plan_ctx *pc, const weir_sql_type *t, weir_type *out)
+{
+    weir_type parts[64];
+    const char *names[64];
+    uint32_t n = t->kind == WEIR_SQL_TYPE_ARRAY ? 1 : t->kind == WEIR_SQL_TYPE_MAP ? 2 : t->n_fields;
+    if (n > 64)
+        return plan_error(pc, t->loc, WEIR_EUNSUPPORTED, "a ROW type of more than 64 fields is not supported");
+    int rc;
+    for (uint32_t i = 0; i < n; i++) {
+        const weir_sql_type *pt = t->kind == WEIR_SQL_TYPE_ROW ? t->fields[i].type : i ? t->value : t->elem;
+        if ((rc = plan_type_from_sql(pc, pt, &parts[i])))
+            return rc;
+        if (t->kind == WEIR_SQL_TYPE_ROW) {
+            names[i] = t->fields[i].name.name;
+            for (uint32_t j = 0; j < i; j++)
+                if (!strcasecmp(names[j], names[i]))
+                    return plan_error(pc, t->fields[i].name.loc, WEIR_EINVAL, "ROW field '%s' is declared twice",
+                                      names[i]);
+        }
+    }
+    bool nullable = !t->not_null;
+    if (t->kind == WEIR_SQL_TYPE_ARRAY)
+        rc = weir_type_array(parts[0], nullable, out);
+    else if (t->kind == WEIR_SQL_TYPE_MAP)
+        rc = weir_type_map(parts[0], parts[1], nullable, out);
+    else
+        rc = weir_type_row(parts, names, n, nullable, out);
+    if (rc == WEIR_ENOMEM)
+        return rc;
+    if (rc)
+        return plan_error(pc, t->loc, WEIR_EUNSUPPORTED, "too many distinct ARRAY, MAP and ROW types in one process");
+    return 0;
+}
+
 int plan_type_from_sql(plan_ctx *pc, const weir_sql_type *t, weir_type *out)
 {
     bool nullable = !t->not_null;
@@ -95,6 +130,10 @@ int plan_type_from_sql(plan_ctx *pc, const weir_sql_type *t, weir_type *out)
         *out = weir_type_make(ltz ? WEIR_TYPE_TIMESTAMP_LTZ : WEIR_TYPE_TIMESTAMP, nullable);
         return 0;
     }
+    case WEIR_SQL_TYPE_ARRAY:
+    case WEIR_SQL_TYPE_MAP:
+    case WEIR_SQL_TYPE_ROW:
+        return plan_nested_type_from_sql(pc, t, out);
     default:
         return plan_error(pc, t->loc, WEIR_EUNSUPPORTED, "type %s is not supported by weir yet%s",
                           weir__sql_type_kind_name(t->kind),

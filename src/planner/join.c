@@ -98,6 +98,8 @@ static int side_mask(const rel *j, uint32_t n_left, const weir_sql_expr *e)
     case WEIR_SQL_EXPR_LITERAL: return 0;
     case WEIR_SQL_EXPR_COLUMN: {
         int c = plan_find_column(j, &e->u.column);
+        if (c == -1)
+            c = plan_field_path_column(j, e); /* row.field */
         return c < 0 ? SIDE_OTHER : (uint32_t)c < n_left ? SIDE_L : SIDE_R;
     }
     case WEIR_SQL_EXPR_UNARY: return side_mask(j, n_left, e->u.unary.operand);
@@ -113,6 +115,9 @@ static int side_mask(const rel *j, uint32_t n_left, const weir_sql_expr *e)
     case WEIR_SQL_EXPR_LIKE: return side_mask(j, n_left, e->u.like.operand) | side_mask(j, n_left, e->u.like.pattern);
     case WEIR_SQL_EXPR_CAST: return side_mask(j, n_left, e->u.cast.operand);
     case WEIR_SQL_EXPR_EXTRACT: return side_mask(j, n_left, e->u.extract.operand);
+    case WEIR_SQL_EXPR_ARRAY:
+    case WEIR_SQL_EXPR_MAP: return side_mask_list(j, n_left, e->u.list.items, e->u.list.n_items);
+    case WEIR_SQL_EXPR_ITEM: return side_mask(j, n_left, e->u.item.operand) | side_mask(j, n_left, e->u.item.index);
     case WEIR_SQL_EXPR_CALL:
         if (e->u.call.over)
             return SIDE_OTHER;
@@ -872,6 +877,8 @@ int plan_scalar_join(plan_ctx *pc, const rel *left, const rel *right, weir_sql_l
 
 int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out)
 {
+    if (ref->u.join.right->kind == WEIR_SQL_FROM_UNNEST)
+        return plan_unnest_join(pc, ref, ref->u.join.kind == WEIR_SQL_JOIN_LEFT ? NULL : where, out);
     weir_sql_join_kind k = ref->u.join.kind;
     if (ref->u.join.natural || ref->u.join.n_using)
         return plan_error(pc, ref->u.join.op_loc, WEIR_EUNSUPPORTED,

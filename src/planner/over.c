@@ -76,6 +76,10 @@ static int walk_calls(const weir_sql_expr *e, call_fn fn, void *ud)
         return (rc = walk_calls(e->u.like.operand, fn, ud)) < 0 ? rc : walk_calls(e->u.like.pattern, fn, ud);
     case WEIR_SQL_EXPR_CAST: return walk_calls(e->u.cast.operand, fn, ud);
     case WEIR_SQL_EXPR_EXTRACT: return walk_calls(e->u.extract.operand, fn, ud);
+    case WEIR_SQL_EXPR_ARRAY:
+    case WEIR_SQL_EXPR_MAP: return walk_list(e->u.list.items, e->u.list.n_items, fn, ud);
+    case WEIR_SQL_EXPR_ITEM:
+        return (rc = walk_calls(e->u.item.operand, fn, ud)) < 0 ? rc : walk_calls(e->u.item.index, fn, ud);
     case WEIR_SQL_EXPR_CASE:
         if (e->u.case_.operand && (rc = walk_calls(e->u.case_.operand, fn, ud)) < 0)
             return rc;

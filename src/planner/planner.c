@@ -369,7 +369,7 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
                 weir_type cast_to = want;
                 cast_to.nullable = true;
                 if ((rc = weir_expr_cast(pc->arena, exprs[i], cast_to, false, &exprs[i], &err))) {
-                    char a[64], b[64];
+                    char a[256], b[256];
                     return plan_error(pc, loc, WEIR_EPLAN,
                                       "column %u ('%s') of the query has type %s, which cannot be written to column '%s' "
                                       "%s of table '%s'",

@@ -200,6 +200,11 @@ int plan_const_interval_ms(plan_ctx *pc, const weir_sql_expr *e, int64_t *ms);
 int plan_resolve_column(plan_ctx *pc, const rel *r, const weir_sql_name *n, uint32_t *idx);
 /* Like plan_resolve_column but silent: the index, -1 when absent, -2 when ambiguous. */
 int plan_find_column(const rel *r, const weir_sql_name *n);
+/* Whether e is a ROW field access written as a name (col.field, t.col.field):
+ * a COLUMN expression that is no column of r but starts with one. */
+bool plan_is_field_path(const rel *r, const weir_sql_expr *e);
+/* The column a field path starts with (-2: ambiguous), or -1 when e is none. */
+int plan_field_path_column(const rel *r, const weir_sql_expr *e);
 /* True for a call PROCTIME() (a processing-time attribute). */
 bool plan_is_proctime_call(const weir_sql_expr *e);
 /* The output name of a select item (alias, column name, or EXPR$i). */
@@ -279,6 +284,8 @@ typedef struct join_conds join_conds;
 /* The conjuncts of a WHERE clause, offered to the comma joins below it. */
 int plan_join_conds_make(plan_ctx *pc, const weir_sql_expr *where, join_conds **out);
 bool plan_join_conds_all_used(const join_conds *jc);
+/* unnest.c: a join whose right side is UNNEST(collection) of the left's rows. */
+int plan_unnest_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out);
 /* True for joins that take WHERE conjuncts as conditions (inner and comma joins). */
 bool plan_join_takes_where(const weir_sql_table_ref *t);
 /* Plans a JOIN table ref; where (or NULL) supplies the condition of comma joins. */

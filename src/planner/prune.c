@@ -58,8 +58,11 @@ static int walk(plan_ctx *pc, const weir_sql_expr *e)
     switch (e->kind) {
     case WEIR_SQL_EXPR_LITERAL: return 1;
     case WEIR_SQL_EXPR_COLUMN:
-        rc = add_name(pc, e->u.column.parts[e->u.column.n_parts - 1].name);
-        return rc ? rc : 1;
+        /* every part: in col.field (a ROW field access) the column is not the last one */
+        for (uint32_t i = 0; i < e->u.column.n_parts; i++)
+            if ((rc = add_name(pc, e->u.column.parts[i].name)))
+                return rc;
+        return 1;
     case WEIR_SQL_EXPR_UNARY: return walk(pc, e->u.unary.operand);
     case WEIR_SQL_EXPR_BINARY:
         return (rc = walk(pc, e->u.binary.left)) <= 0 ? rc : walk(pc, e->u.binary.right);

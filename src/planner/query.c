@@ -669,6 +669,9 @@ int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
     }
     case WEIR_SQL_FROM_JOIN:
         return plan_join(pc, ref, NULL, out);
+    case WEIR_SQL_FROM_UNNEST:
+        return plan_error(pc, ref->loc, WEIR_EUNSUPPORTED,
+                          "UNNEST is supported joined to a table: FROM t CROSS JOIN UNNEST(t.arr) AS u(x)");
     default:
         return plan_error(pc, ref->loc, WEIR_EUNSUPPORTED, "this kind of FROM item is not supported yet");
     }
@@ -704,6 +707,9 @@ static bool has_agg(const weir_sql_expr *e)
     case WEIR_SQL_EXPR_LIKE: return has_agg(e->u.like.operand) || has_agg(e->u.like.pattern);
     case WEIR_SQL_EXPR_CAST: return has_agg(e->u.cast.operand);
     case WEIR_SQL_EXPR_EXTRACT: return has_agg(e->u.extract.operand);
+    case WEIR_SQL_EXPR_ARRAY:
+    case WEIR_SQL_EXPR_MAP: return any_has_agg(e->u.list.items, e->u.list.n_items);
+    case WEIR_SQL_EXPR_ITEM: return has_agg(e->u.item.operand) || has_agg(e->u.item.index);
     case WEIR_SQL_EXPR_CASE:
         if (e->u.case_.operand && has_agg(e->u.case_.operand))
             return true;
@@ -900,6 +906,10 @@ static int collect_aggs(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e)
         return (rc = collect_aggs(pc, as, e->u.like.operand)) ? rc : collect_aggs(pc, as, e->u.like.pattern);
     case WEIR_SQL_EXPR_CAST: return collect_aggs(pc, as, e->u.cast.operand);
     case WEIR_SQL_EXPR_EXTRACT: return collect_aggs(pc, as, e->u.extract.operand);
+    case WEIR_SQL_EXPR_ARRAY:
+    case WEIR_SQL_EXPR_MAP: return collect_list(pc, as, e->u.list.items, e->u.list.n_items);
+    case WEIR_SQL_EXPR_ITEM:
+        return (rc = collect_aggs(pc, as, e->u.item.operand)) ? rc : collect_aggs(pc, as, e->u.item.index);
     case WEIR_SQL_EXPR_CASE:
         if (e->u.case_.operand && (rc = collect_aggs(pc, as, e->u.case_.operand)))
             return rc;
@@ -1081,7 +1091,7 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
             legacy_proctime = pt;
             continue;
         }
-        if (g->kind == WEIR_SQL_EXPR_COLUMN) {
+        if (g->kind == WEIR_SQL_EXPR_COLUMN && !plan_is_field_path(in, g)) {
             uint32_t idx;
             if ((rc = plan_resolve_column(pc, in, &g->u.column, &idx)))
                 return rc;
@@ -1167,7 +1177,7 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         char nm[32];
         /* A key named like a window column (a cascade's window_start) would clash with the window's own
          * output columns; it is reached through the scope, not by name. */
-        if (as->keys[i]->kind == WEIR_SQL_EXPR_COLUMN &&
+        if (as->keys[i]->kind == WEIR_SQL_EXPR_COLUMN && as->key_in_col[i] >= 0 &&
             !(as->windowed && is_window_column_name(in->schema->fields[as->key_in_col[i]].name)))
             names[k] = in->schema->fields[as->key_in_col[i]].name;
         else {

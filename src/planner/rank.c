@@ -63,6 +63,13 @@ static bool mentions(const weir_sql_expr *e, const char *alias)
     case WEIR_SQL_EXPR_LIKE: return mentions(e->u.like.operand, alias) || mentions(e->u.like.pattern, alias);
     case WEIR_SQL_EXPR_CAST: return mentions(e->u.cast.operand, alias);
     case WEIR_SQL_EXPR_EXTRACT: return mentions(e->u.extract.operand, alias);
+    case WEIR_SQL_EXPR_ARRAY:
+    case WEIR_SQL_EXPR_MAP:
+        for (uint32_t i = 0; i < e->u.list.n_items; i++)
+            if (mentions(e->u.list.items[i], alias))
+                return true;
+        return false;
+    case WEIR_SQL_EXPR_ITEM: return mentions(e->u.item.operand, alias) || mentions(e->u.item.index, alias);
     case WEIR_SQL_EXPR_CALL:
         for (uint32_t i = 0; i < e->u.call.n_args; i++)
             if (mentions(e->u.call.args[i], alias))

@@ -11,6 +11,7 @@
 
 #include "time/timefmt.h"
 #include "weir/batch.h"
+#include "weir/format.h"
 #include "util/dec128.h"
 
 const char *weir_row_kind_name(weir_row_kind k)
@@ -160,7 +161,7 @@ static int copy_value(weir_batch *dst, uint32_t drow, const weir_batch *src, uin
     }
     if (!dc->all_valid)
         dc->valid[drow >> 3] |= (uint8_t)(1u << (drow & 7));
-    if (weir_type_is_string(sc->type.id)) {
+    if (weir_type_is_varlen(sc->type.id)) {
         weir_strref r = ((const weir_strref *)sc->data)[srow];
         return weir_batch_set_str(dst, col, drow, src->heap + r.off, r.len);
     }
@@ -183,7 +184,7 @@ int weir_batch_gather(weir_batch *dst, const weir_batch *src, const uint32_t *ro
     for (uint32_t c = 0; c < nf; c++) {
         const weir_column *sc = &src->cols[c];
         weir_column *dc = &dst->cols[c];
-        if (sc->all_valid && !weir_type_is_string(sc->type.id)) {
+        if (sc->all_valid && !weir_type_is_varlen(sc->type.id)) {
             /* Fast path: fixed width, no NULLs. */
             size_t w = weir_type_size(sc->type);
             if (!dc->all_valid)
@@ -319,6 +320,21 @@ size_t weir_batch_format_value(const weir_batch *b, uint32_t col, uint32_t row, 
     case WEIR_TYPE_NULL:
         n = snprintf(buf, cap, "NULL");
         break;
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+    case WEIR_TYPE_ROW: {
+        uint32_t len;
+        const char *s = weir_batch_str(b, col, row, &len);
+        weir_buf t;
+        weir_buf_init(&t);
+        if (weir_format_nested_text(&t, c->type, s, len)) {
+            weir_buf_fini(&t);
+            return 0;
+        }
+        n = snprintf(buf, cap, "%.*s", (int)t.len, t.data ? (const char *)t.data : "");
+        weir_buf_fini(&t);
+        break;
+    }
     }
     if (n < 0)
         return 0;

@@ -20,7 +20,7 @@ size_t weir_key_encode(const weir_batch *b, const weir_keyspec *ks, uint32_t row
         n++;
         if (null)
             continue;
-        if (weir_type_is_string(c->type.id)) {
+        if (weir_type_is_varlen(c->type.id)) {
             weir_strref r = WEIR_COL_STR(b, col)[row];
             if (n + 4 + r.len <= cap) {
                 memcpy(buf + n, &r.len, 4);

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "record/nested.h"
 #include "weir/schema.h"
 
 weir_type weir_type_make(weir_type_id id, bool nullable)
@@ -31,7 +32,10 @@ size_t weir_type_width(weir_type_id id)
     case WEIR_TYPE_TIMESTAMP:
     case WEIR_TYPE_TIMESTAMP_LTZ:
     case WEIR_TYPE_STRING:
-    case WEIR_TYPE_BYTES: return 8;
+    case WEIR_TYPE_BYTES:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+    case WEIR_TYPE_ROW: return 8;
     case WEIR_TYPE_NULL: return 1;
     }
     return 8;
@@ -52,6 +56,9 @@ const char *weir_type_name(weir_type_id id)
     case WEIR_TYPE_TIMESTAMP: return "TIMESTAMP";
     case WEIR_TYPE_TIMESTAMP_LTZ: return "TIMESTAMP_LTZ";
     case WEIR_TYPE_NULL: return "NULL";
+    case WEIR_TYPE_ARRAY: return "ARRAY";
+    case WEIR_TYPE_MAP: return "MAP";
+    case WEIR_TYPE_ROW: return "ROW";
     }
     return "?";
 }
@@ -67,6 +74,11 @@ char *weir_type_format(weir_type t, char *buf, size_t cap)
     case WEIR_TYPE_TIMESTAMP_LTZ:
         snprintf(buf, cap, "%s(%u)%s", weir_type_name(t.id), t.precision, nn);
         break;
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+    case WEIR_TYPE_ROW:
+        weir__nested_format_type(t, buf, cap);
+        break;
     default:
         snprintf(buf, cap, "%s%s", weir_type_name(t.id), nn);
     }
@@ -81,6 +93,15 @@ bool weir_type_is_numeric(weir_type_id id)
 }
 
 bool weir_type_is_time(weir_type_id id) { return id == WEIR_TYPE_TIMESTAMP || id == WEIR_TYPE_TIMESTAMP_LTZ; }
+
+bool weir_type_same(weir_type a, weir_type b)
+{
+    if (a.id != b.id)
+        return false;
+    if (a.id == WEIR_TYPE_DECIMAL)
+        return a.precision == b.precision && a.scale == b.scale;
+    return a.precision == b.precision && a.scale == b.scale; /* nested: the descriptor */
+}
 
 weir_schema *weir_schema_create(void)
 {

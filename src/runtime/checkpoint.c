@@ -882,7 +882,7 @@ int weir__inflight_put_msg(weir_buf *out, const weir__msg *m)
             (rc = weir_buf_put_u8(out, all)) ||
             (!all && (rc = weir_buf_put(out, col->valid, (n + 7) / 8))))
             break;
-        if (weir_type_is_string(col->type.id)) {
+        if (weir_type_is_varlen(col->type.id)) {
             for (uint32_t r = 0; r < n && !rc; r++) {
                 uint32_t len = 0;
                 const char *s = weir_batch_str(b, c, r, &len);
@@ -946,7 +946,7 @@ int weir__inflight_get_msg(weir_cursor *c, weir__msg *m, weir_batch *b)
             break;
         bool wide = type & 0x80;
         type &= 0x7f;
-        if (type > WEIR_TYPE_NULL || all > 1)
+        if (type > WEIR_TYPE_ROW || all > 1) /* the last type id */
             return WEIR_ECORRUPT;
         weir_column *col = b ? &b->cols[k] : NULL;
         if (col && (col->type.id != (weir_type_id)type || weir_type_is_wide(col->type) != wide))
@@ -956,7 +956,7 @@ int weir__inflight_get_msg(weir_cursor *c, weir__msg *m, weir_batch *b)
         if (!all &&
             (rc = take(c, col ? col->valid : NULL, (n + 7) / 8)))
             break;
-        if (weir_type_is_string((weir_type_id)type)) {
+        if (weir_type_is_varlen((weir_type_id)type)) {
             for (uint32_t r = 0; r < n && !rc; r++) {
                 const void *p;
                 size_t len;

@@ -172,7 +172,7 @@ static int scatter_keyed(weir__writer *w, const weir_batch *b)
         w->tn[t] = 0;
     const weir_keyspec *ks = &w->key;
     const weir_column *c0 = ks->n == 1 ? &b->cols[ks->cols[0]] : NULL;
-    if (c0 && c0->all_valid && !weir_type_is_string(c0->type.id) &&
+    if (c0 && c0->all_valid && !weir_type_is_varlen(c0->type.id) &&
         weir_type_size(c0->type) <= 8) {
         /* One fixed-width key column without NULLs: the encoding is a flag byte
          * and the value. */

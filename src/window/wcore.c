@@ -593,7 +593,7 @@ int weir__emit_late_row(wcore *c, const weir_batch *b, uint32_t row, weir_ts ts)
             continue;
         }
         weir_type_id id = b->cols[k].type.id;
-        if (weir_type_is_string(id)) {
+        if (weir_type_is_varlen(id)) {
             uint32_t len;
             const char *s = weir_batch_str(b, k, row, &len);
             int rc = weir_batch_set_str(l, k, r, s, len);
@@ -1375,7 +1375,7 @@ int weir__wcore_create(const weir_window_spec *spec, const weir_schema *in, cons
     for (uint32_t k = 0; k < c->key.n; k++) {
         weir_type_id id = in->fields[c->key.cols[k]].type.id;
         c->kcols[k].type = id;
-        c->kcols[k].is_string = weir_type_is_string(id);
+        c->kcols[k].is_string = weir_type_is_varlen(id);
         c->kcols[k].width = (uint32_t)weir_type_size(in->fields[c->key.cols[k]].type);
         if (c->kcols[k].is_string)
             c->key_fixed = false;

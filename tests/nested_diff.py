@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Randomized differential test of ARRAY, MAP and ROW against Python.
+
+Each round writes random nested JSON documents (NULLs at every level: a
+whole column, an element, a field, a nested row; absent keys too), then runs
+three weir jobs over them at a random parallelism and compares each with
+what Python computes from the same documents with its json module:
+
+  1. element access: random arr[i] (inside and outside 1..n), map['k'],
+     row.field, row.row.field, CARDINALITY, ARRAY_CONTAINS, MAP_KEYS and
+     nested values passed through, written to a JSON file sink;
+  2. CROSS JOIN UNNEST (ARRAY WITH ORDINALITY, MAP, ARRAY of ROW) and LEFT
+     JOIN UNNEST ... ON TRUE, written to JSON file sinks;
+  3. GROUP BY an ARRAY and a ROW field (a ROW) with COUNT and SUM, printed:
+     the changelog is replayed into the final table, whose rows Python
+     formats as the print connector does (Java's toString of the values).
+
+The seed is printed; --seed replays a run.
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+WORDS = ["a", "b", "red", "x y", 'q"t', "é", "", "k,v", "[z]"]
+KEYS = ["k1", "k2", "k3", "k 4"]
+
+
+def maybe(rng, p, v):
+    return None if rng.random() < p else v
+
+
+def gen_doc(rng, i):
+    d = {"id": i}
+
+    def put(name, make):
+        r = rng.random()
+        if r < 0.08:
+            return  # absent: NULL
+        d[name] = None if r < 0.18 else make()
+
+    put("a", lambda: [maybe(rng, 0.15, rng.randint(-5, 9)) for _ in range(rng.randint(0, 5))])
+    put("s", lambda: [maybe(rng, 0.15, rng.choice(WORDS)) for _ in range(rng.randint(0, 3))])
+    put("m", lambda: {k: maybe(rng, 0.2, rng.randint(-100, 100)) for k in rng.sample(KEYS, rng.randint(0, 4))})
+
+    def row():
+        r = {}
+        for f, make in (("x", lambda: rng.randint(-3, 3)), ("y", lambda: rng.choice(WORDS)),
+                        ("z", lambda: [maybe(rng, 0.2, rng.randint(0, 4)) for _ in range(rng.randint(0, 3))]),
+                        ("w", lambda: maybe(rng, 0.25, {"p": maybe(rng, 0.25, rng.choice(WORDS[:3]))}))):
+            q = rng.random()
+            if q < 0.1:
+                continue
+            r[f] = None if q < 0.2 else make()
+        return r
+
+    put("r", row)
+    put("ar", lambda: [maybe(rng, 0.15, {"k": maybe(rng, 0.2, rng.choice(WORDS[:4])),
+                                         "v": maybe(rng, 0.2, rng.randint(0, 9))})
+                       for _ in range(rng.randint(0, 3))])
+    return d
+
+
+DDL = """CREATE TABLE t (
+  id BIGINT,
+  a ARRAY<INT>,
+  s ARRAY<STRING>,
+  m MAP<STRING, BIGINT>,
+  r ROW<x INT, y STRING, z ARRAY<INT>, w ROW<p STRING>>,
+  ar ARRAY<ROW<k STRING, v INT>>
+) WITH ('connector' = 'filesystem', 'path' = 'in.json', 'format' = 'json');
+"""
+
+
+def get(d, *path):
+    for p in path:
+        if d is None:
+            return None
+        d = d.get(p)
+    return d
+
+
+def item(arr, i):
+    if arr is None or i < 1 or i > len(arr):
+        return None
+    return arr[i - 1]
+
+
+def access_exprs(rng):
+    """(sql, sink type, python function of a document)"""
+    out = []
+    for _ in range(rng.randint(4, 9)):
+        kind = rng.randrange(11)
+        i = rng.randint(-1, 6)
+        k = rng.choice(KEYS + ["none"])
+        if kind == 0:
+            out.append((f"a[{i}]", "INT", lambda d, i=i: item(d.get("a"), i)))
+        elif kind == 1:
+            out.append((f"s[{i}]", "STRING", lambda d, i=i: item(d.get("s"), i)))
+        elif kind == 2:
+            out.append((f"m['{k}']", "BIGINT", lambda d, k=k: None if d.get("m") is None else d["m"].get(k)))
+        elif kind == 3:
+            f, ty = rng.choice([("x", "INT"), ("y", "STRING")])
+            out.append((f"r.{f}", ty, lambda d, f=f: get(d, "r", f)))
+        elif kind == 4:
+            out.append((f"r.z[{i}]", "INT", lambda d, i=i: item(get(d, "r", "z"), i)))
+        elif kind == 5:
+            out.append(("r.w.p", "STRING", lambda d: get(d, "r", "w", "p")))
+        elif kind == 6:
+            col = rng.choice(["a", "s", "m"])
+            out.append((f"CARDINALITY({col})", "INT", lambda d, c=col: None if d.get(c) is None else len(d[c])))
+        elif kind == 7:
+            v = rng.randint(-5, 9)
+            out.append((f"ARRAY_CONTAINS(a, {v})", "BOOLEAN",
+                        lambda d, v=v: None if d.get("a") is None else v in d["a"]))
+        elif kind == 8:
+            out.append(("MAP_KEYS(m)", "ARRAY<STRING>", lambda d: None if d.get("m") is None else list(d["m"])))
+        elif kind == 9:
+            out.append(("r.w", "ROW<p STRING>",
+                        lambda d: None if get(d, "r", "w") is None else {"p": get(d, "r", "w", "p")}))
+        else:
+            out.append(("ar", "ARRAY<ROW<k STRING, v INT>>",
+                        lambda d: None if d.get("ar") is None else
+                        [None if e is None else {"k": e.get("k"), "v": e.get("v")} for e in d["ar"]]))
+    return out
+
+
+def java_text(v, ty):
+    """The print connector's text of a value of type ty (a small type tree)."""
+    if v is None:
+        return "null"
+    if ty[0] == "ARRAY":
+        return "[" + ", ".join(java_text(e, ty[1]) for e in v) + "]"
+    if ty[0] == "ROW":
+        return "+I[" + ", ".join(java_text(v.get(n), t) for n, t in ty[1]) + "]"
+    return str(v)
+
+
+def run(weir, d, sql, p):
+    with open(os.path.join(d, "job.sql"), "w") as f:
+        f.write(sql)
+    r = subprocess.run([weir, "run", "job.sql", "-D", f"parallelism.default={p}"], cwd=d,
+                       capture_output=True, text=True, timeout=300)
+    if r.returncode != 0:
+        print(sql, file=sys.stderr)
+        print(r.stderr[-3000:], file=sys.stderr)
+        raise SystemExit(f"weir failed (exit {r.returncode})")
+    return r.stdout
+
+
+def read_json_dir(path):
+    rows = []
+    for name in sorted(os.listdir(path)):
+        with open(os.path.join(path, name)) as f:
+            rows += [json.loads(line) for line in f if line.strip()]
+    return rows
+
+
+def canon(rows):
+    return sorted(json.dumps(r, sort_keys=True, ensure_ascii=False) for r in rows)
+
+
+def check(what, got, want, seed):
+    if canon(got) != canon(want):
+        g, w = canon(got), canon(want)
+        print(f"MISMATCH in {what} (seed {seed})", file=sys.stderr)
+        for line in sorted(set(g) ^ set(w))[:10]:
+            print(("  weir:   " if line in g else "  python: ") + line, file=sys.stderr)
+        raise SystemExit(1)
+
+
+def one_round(weir, rng, seed, rows):
+    docs = [gen_doc(rng, i) for i in range(rows)]
+    p = rng.choice([1, 2, 4])
+    d = tempfile.mkdtemp(prefix="weir-nested-diff-")
+    try:
+        with open(os.path.join(d, "in.json"), "w") as f:
+            for doc in docs:
+                f.write(json.dumps(doc, ensure_ascii=False) + "\n")
+        # 1. element access
+        ex = access_exprs(rng)
+        cols = ", ".join(f"c{j} {ty}" for j, (_, ty, _) in enumerate(ex))
+        sel = ", ".join(sql for sql, _, _ in ex)
+        run(weir, d, DDL + f"CREATE TABLE o (id BIGINT, {cols}) WITH ('connector' = 'filesystem', "
+                            "'path' = 'o', 'format' = 'json');\n"
+                            f"INSERT INTO o SELECT id, {sel} FROM t;\n", p)
+        want = [dict([("id", doc["id"])] + [(f"c{j}", fn(doc)) for j, (_, _, fn) in enumerate(ex)])
+                for doc in docs]
+        check("element access: " + sel, read_json_dir(os.path.join(d, "o")), want, seed)
+
+        # 2. UNNEST
+        run(weir, d, DDL +
+            "CREATE TABLE u1 (id BIGINT, x INT, o INT) WITH ('connector' = 'filesystem', 'path' = 'u1', 'format' = 'json');\n"
+            "CREATE TABLE u2 (id BIGINT, k STRING, v BIGINT) WITH ('connector' = 'filesystem', 'path' = 'u2', 'format' = 'json');\n"
+            "CREATE TABLE u3 (id BIGINT, k STRING, v INT) WITH ('connector' = 'filesystem', 'path' = 'u3', 'format' = 'json');\n"
+            "CREATE TABLE u4 (id BIGINT, y STRING) WITH ('connector' = 'filesystem', 'path' = 'u4', 'format' = 'json');\n"
+            "INSERT INTO u1 SELECT id, x, o FROM t CROSS JOIN UNNEST(t.a) WITH ORDINALITY AS u(x, o);\n"
+            "INSERT INTO u2 SELECT id, k, v FROM t, UNNEST(m) AS u(k, v);\n"
+            "INSERT INTO u3 SELECT id, k, v FROM t CROSS JOIN UNNEST(ar) AS u(k, v);\n"
+            "INSERT INTO u4 SELECT id, y FROM t LEFT JOIN UNNEST(s) AS u(y) ON TRUE;\n", p)
+        w1, w2, w3, w4 = [], [], [], []
+        for doc in docs:
+            for j, x in enumerate(doc.get("a") or []):
+                w1.append({"id": doc["id"], "x": x, "o": j + 1})
+            for k, v in (doc.get("m") or {}).items():
+                w2.append({"id": doc["id"], "k": k, "v": v})
+            for e in doc.get("ar") or []:
+                w3.append({"id": doc["id"], "k": get(e, "k"), "v": get(e, "v")})
+            for y in doc.get("s") or [None]:
+                w4.append({"id": doc["id"], "y": y})
+        check("UNNEST ARRAY WITH ORDINALITY", read_json_dir(os.path.join(d, "u1")), w1, seed)
+        check("UNNEST MAP", read_json_dir(os.path.join(d, "u2")), w2, seed)
+        check("UNNEST ARRAY of ROW", read_json_dir(os.path.join(d, "u3")), w3, seed)
+        check("LEFT JOIN UNNEST", read_json_dir(os.path.join(d, "u4")), w4, seed)
+
+        # 3. GROUP BY nested keys, printed as a changelog
+        out = run(weir, d, DDL + "SELECT s, r.w, COUNT(*), SUM(id) FROM t GROUP BY s, r.w;\n", p)
+        final = {}
+        for line in out.splitlines():
+            line = line.split("> ", 1)[1] if "> " in line[:6] else line
+            kind, text = line[:2], line[2:]
+            if kind in ("+I", "+U"):
+                final[text] = final.get(text, 0) + 1
+            elif kind in ("-U", "-D"):
+                final[text] -= 1
+        got = sorted(t for t, n in final.items() for _ in range(n))
+        groups = {}
+        sty, wty = ("ARRAY", ("STRING",)), ("ROW", [("p", ("STRING",))])
+        for doc in docs:
+            # grouped by value (the text of [] and [""] is the same)
+            w = get(doc, "r", "w")
+            kv = (doc.get("s"), None if w is None else {"p": w.get("p")})
+            key = json.dumps(kv, sort_keys=True)
+            c, t, _ = groups.get(key, (0, 0, kv))
+            groups[key] = (c + 1, t + doc["id"], kv)
+        want = sorted(f"[{java_text(kv[0], sty)}, {java_text(kv[1], wty)}, {c}, {t}]"
+                      for c, t, kv in groups.values())
+        if got != want:
+            print(f"MISMATCH in GROUP BY nested keys (seed {seed})", file=sys.stderr)
+            for line in sorted(set(got) ^ set(want))[:10]:
+                print(("  weir:   " if line in got else "  python: ") + line, file=sys.stderr)
+            raise SystemExit(1)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--weir", required=True)
+    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--rows", type=int, default=120)
+    ap.add_argument("--seed", type=int, default=None)
+    a = ap.parse_args()
+    seed = a.seed if a.seed is not None else int(os.environ.get("WEIR_SEED", random.randrange(1 << 30)))
+    print(f"nested_diff: seed {seed} (WEIR_SEED={seed} replays), {a.rounds} rounds of {a.rows} documents")
+    rng = random.Random(seed)
+    for _ in range(a.rounds):
+        one_round(os.path.abspath(a.weir), rng, seed, a.rows)
+    print("nested_diff: all rounds agree")
+
+
+if __name__ == "__main__":
+    main()
