@@ -34,7 +34,7 @@ cflags=(-g -O1 -std=c17 -D_GNU_SOURCE -fsanitize=address,undefined -fno-sanitize
 # the memory state backend it restores into), compiled once with coverage
 # for all targets; each target links only what it calls (--gc-sections).
 echo "fuzz: building the library objects"
-printf '%s\n' "$src"/src/format/*.c "$src"/src/record/batch.c "$src"/src/record/schema.c \
+printf '%s\n' "$src"/src/format/*.c "$src"/src/record/batch.c "$src"/src/record/schema.c "$src"/src/record/nested.c \
   "$src"/src/record/key.c "$src"/src/util/*.c "$src"/src/time/timefmt.c "$src"/src/time/clock.c \
   "$src"/src/checkpoint/format.c "$src"/src/runtime/checkpoint.c "$src"/src/state/memory_backend.c \
   "$src"/src/state/state.c "$src"/src/state/slab.c "$src"/src/state/snapshot.c \

@@ -37,27 +37,27 @@ struct join_conds {
     uint32_t n;
 };
 
-static void split_and(const weir_sql_expr *e, const weir_sql_expr **v, uint32_t *n, uint32_t cap)
+void plan_split_and(const weir_sql_expr *e, const weir_sql_expr **v, uint32_t *n, uint32_t cap)
 {
     if (e->kind == WEIR_SQL_EXPR_BINARY && e->u.binary.op == WEIR_SQL_OP_AND) {
-        split_and(e->u.binary.left, v, n, cap);
-        split_and(e->u.binary.right, v, n, cap);
+        plan_split_and(e->u.binary.left, v, n, cap);
+        plan_split_and(e->u.binary.right, v, n, cap);
     } else if (*n < cap) {
         v[(*n)++] = e;
     }
 }
 
-static uint32_t count_and(const weir_sql_expr *e)
+uint32_t plan_count_and(const weir_sql_expr *e)
 {
     if (e->kind == WEIR_SQL_EXPR_BINARY && e->u.binary.op == WEIR_SQL_OP_AND)
-        return count_and(e->u.binary.left) + count_and(e->u.binary.right);
+        return plan_count_and(e->u.binary.left) + plan_count_and(e->u.binary.right);
     return 1;
 }
 
 int plan_join_conds_make(plan_ctx *pc, const weir_sql_expr *where, join_conds **out)
 {
     join_conds *jc = plan_alloc(pc, sizeof *jc);
-    uint32_t cap = count_and(where);
+    uint32_t cap = plan_count_and(where);
     if (!jc)
         return WEIR_ENOMEM;
     jc->c = plan_alloc(pc, cap * sizeof *jc->c);
@@ -65,7 +65,7 @@ int plan_join_conds_make(plan_ctx *pc, const weir_sql_expr *where, join_conds **
     if (!jc->c || !jc->used)
         return WEIR_ENOMEM;
     jc->n = 0;
-    split_and(where, jc->c, &jc->n, cap);
+    plan_split_and(where, jc->c, &jc->n, cap);
     memset(jc->used, 0, cap * sizeof *jc->used);
     *out = jc;
     return 0;
@@ -838,8 +838,10 @@ static void semi_output(rel *out, const rel *left, weir_schema *os, bool window)
     *out = r;
 }
 
-int plan_semi_join(plan_ctx *pc, bool anti, const rel *left, const rel *right, join_conds *conds,
-                   const weir_sql_expr *operand, const weir_sql_expr *item, bool not_in, weir_sql_loc loc, rel *out)
+/* Joins two planned relations without a FROM clause of their own (the
+ * semi / anti joins of subqueries, a scalar subquery's join). */
+static int synthetic_join(plan_ctx *pc, weir_sql_join_kind kind, weir_join_type type, const rel *left,
+                          const rel *right, join_conds *conds, const semi_in *sq, weir_sql_loc loc, rel *out)
 {
     weir_sql_table_ref *ref = plan_alloc(pc, sizeof *ref);
     if (!ref)
@@ -847,32 +849,26 @@ int plan_semi_join(plan_ctx *pc, bool anti, const rel *left, const rel *right, j
     memset(ref, 0, sizeof *ref);
     ref->kind = WEIR_SQL_FROM_JOIN;
     ref->loc = loc;
-    ref->u.join.kind = WEIR_SQL_JOIN_INNER;
+    ref->u.join.kind = kind;
     ref->u.join.op_loc = loc;
     join_side sd[2];
     memset(sd, 0, sizeof sd);
     sd[0].r = *left;
     sd[1].r = *right;
+    return join_sides(pc, ref, type, sd, NULL, NULL, conds, sq, out);
+}
+
+int plan_semi_join(plan_ctx *pc, bool anti, const rel *left, const rel *right, join_conds *conds,
+                   const weir_sql_expr *operand, const weir_sql_expr *item, bool not_in, weir_sql_loc loc, rel *out)
+{
     semi_in sq = {operand, item, not_in};
-    return join_sides(pc, ref, anti ? WEIR_JOIN_ANTI : WEIR_JOIN_SEMI, sd, NULL, NULL, conds, operand ? &sq : NULL,
-                      out);
+    return synthetic_join(pc, WEIR_SQL_JOIN_INNER, anti ? WEIR_JOIN_ANTI : WEIR_JOIN_SEMI, left, right, conds,
+                          operand ? &sq : NULL, loc, out);
 }
 
 int plan_scalar_join(plan_ctx *pc, const rel *left, const rel *right, weir_sql_loc loc, rel *out)
 {
-    weir_sql_table_ref *ref = plan_alloc(pc, sizeof *ref);
-    if (!ref)
-        return WEIR_ENOMEM;
-    memset(ref, 0, sizeof *ref);
-    ref->kind = WEIR_SQL_FROM_JOIN;
-    ref->loc = loc;
-    ref->u.join.kind = WEIR_SQL_JOIN_LEFT;
-    ref->u.join.op_loc = loc;
-    join_side sd[2];
-    memset(sd, 0, sizeof sd);
-    sd[0].r = *left;
-    sd[1].r = *right;
-    return join_sides(pc, ref, WEIR_JOIN_LEFT, sd, NULL, NULL, NULL, NULL, out);
+    return synthetic_join(pc, WEIR_SQL_JOIN_LEFT, WEIR_JOIN_LEFT, left, right, NULL, NULL, loc, out);
 }
 
 int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out)
@@ -961,13 +957,13 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
                 return WEIR_ENOMEM;
     }
     /* conjuncts of ON, and the WHERE conjuncts this inner join can evaluate */
-    uint32_t cap = (on ? count_and(on) : 0) + (where ? where->n : 0) + 1;
+    uint32_t cap = (on ? plan_count_and(on) : 0) + (where ? where->n : 0) + 1;
     const weir_sql_expr **conj = plan_alloc(pc, cap * sizeof *conj);
     uint32_t n_conj = 0;
     if (!conj)
         return WEIR_ENOMEM;
     if (on)
-        split_and(on, conj, &n_conj, cap);
+        plan_split_and(on, conj, &n_conj, cap);
     if (where) {
         for (uint32_t i = 0; i < where->n; i++) {
             /* a subquery's conditions are all the semi join's (one naming no known column fails binding) */

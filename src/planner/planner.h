@@ -283,6 +283,9 @@ int plan_sort_limit(plan_ctx *pc, const weir_sql_query *q, rel *out);
 typedef struct join_conds join_conds;
 /* The conjuncts of a WHERE clause, offered to the comma joins below it. */
 int plan_join_conds_make(plan_ctx *pc, const weir_sql_expr *where, join_conds **out);
+/* The conjuncts of e (e itself when it is no AND): how many, and up to cap of them into v[*n...]. */
+uint32_t plan_count_and(const weir_sql_expr *e);
+void plan_split_and(const weir_sql_expr *e, const weir_sql_expr **v, uint32_t *n, uint32_t cap);
 bool plan_join_conds_all_used(const join_conds *jc);
 /* unnest.c: a join whose right side is UNNEST(collection) of the left's rows. */
 int plan_unnest_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out);

@@ -157,32 +157,14 @@ static int plan_one(plan_ctx *pc, rel *in, const weir_sql_expr *e,
     return 0;
 }
 
-static void split_and(const weir_sql_expr *e, const weir_sql_expr **v,
-                      uint32_t *n, uint32_t cap)
-{
-    if (e->kind == WEIR_SQL_EXPR_BINARY && e->u.binary.op == WEIR_SQL_OP_AND) {
-        split_and(e->u.binary.left, v, n, cap);
-        split_and(e->u.binary.right, v, n, cap);
-    } else if (*n < cap) {
-        v[(*n)++] = e;
-    }
-}
-
-static uint32_t count_and(const weir_sql_expr *e)
-{
-    if (e->kind == WEIR_SQL_EXPR_BINARY && e->u.binary.op == WEIR_SQL_OP_AND)
-        return count_and(e->u.binary.left) + count_and(e->u.binary.right);
-    return 1;
-}
-
 int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where,
                           const weir_sql_expr **rest)
 {
-    uint32_t cap = count_and(where), n = 0;
+    uint32_t cap = plan_count_and(where), n = 0;
     const weir_sql_expr **conj = plan_alloc(pc, cap * sizeof *conj);
     if (!conj)
         return WEIR_ENOMEM;
-    split_and(where, conj, &n, cap);
+    plan_split_and(where, conj, &n, cap);
     bool any = false;
     for (uint32_t i = 0; i < n && !any; i++) {
         weir_join_type t;
