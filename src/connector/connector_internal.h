@@ -60,6 +60,15 @@ int weir__opt_format(weir__optset *o, bool for_sink, weir_format_options *fmt,
                      bool *ignore_parse_errors);
 
 /*
+ * Copies the event-time columns env names (the columns a source's decoder
+ * must fill for its watermark) and the event-time attribute's name into
+ * *cols, *n and *name (nothing when env is NULL). WEIR_ENOMEM leaves what
+ * was copied for the caller to free.
+ */
+int weir__opt_event_time(const weir_connector_env *env, uint32_t **cols,
+                         uint32_t *n, char **name);
+
+/*
  * Fails on the first option nobody consumed, suggesting the closest of
  * known[] (NULL-terminated) and of the options consumed.
  */

@@ -467,6 +467,23 @@ static int parse_char_option(const char *v, char *out)
     return WEIR_EINVAL;
 }
 
+int weir__opt_event_time(const weir_connector_env *env, uint32_t **cols,
+                         uint32_t *n, char **name)
+{
+    if (!env)
+        return 0;
+    if (env->n_event_time_fields) {
+        if (!(*cols = weir_calloc(env->n_event_time_fields, sizeof **cols)))
+            return WEIR_ENOMEM;
+        memcpy(*cols, env->event_time_fields,
+               env->n_event_time_fields * sizeof **cols);
+        *n = env->n_event_time_fields;
+    }
+    if (env->event_time && !(*name = weir_strdup(env->event_time)))
+        return WEIR_ENOMEM;
+    return 0;
+}
+
 int weir__opt_format(weir__optset *o, bool for_sink, weir_format_options *fmt,
                      bool *ignore_parse_errors)
 {

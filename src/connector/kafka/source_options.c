@@ -968,15 +968,7 @@ static int kafka_spec(bool upsert, const weir_option *opts, size_t n_opts,
         goto nomem;
     if (env) {
         a->clock = env->clock;
-        if (env->n_event_time_fields) {
-            if (!(a->et_cols = weir_calloc(env->n_event_time_fields,
-                                           sizeof *a->et_cols)))
-                goto nomem;
-            memcpy(a->et_cols, env->event_time_fields,
-                   env->n_event_time_fields * sizeof *a->et_cols);
-            a->n_et = env->n_event_time_fields;
-        }
-        if (env->event_time && !(a->event_time = weir_strdup(env->event_time)))
+        if (weir__opt_event_time(env, &a->et_cols, &a->n_et, &a->event_time))
             goto nomem;
     }
     if ((rc = weir__opt_finish(&o, upsert ? upsert_kafka_source_known

@@ -540,18 +540,7 @@ int weir__stdin_source_spec_opts(const weir_option *opts, size_t n_opts,
             goto done;
         }
     }
-    if (env && env->n_event_time_fields) {
-        if (!(a->et_cols = weir_calloc(env->n_event_time_fields,
-                                       sizeof *a->et_cols))) {
-            rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
-            goto done;
-        }
-        memcpy(a->et_cols, env->event_time_fields,
-               env->n_event_time_fields * sizeof *a->et_cols);
-        a->n_et = env->n_event_time_fields;
-    }
-    if (env && env->event_time &&
-        !(a->event_time = weir_strdup(env->event_time))) {
+    if (weir__opt_event_time(env, &a->et_cols, &a->n_et, &a->event_time)) {
         rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
         goto done;
     }
