@@ -79,8 +79,10 @@ static void jt_start_ex(jt *t, weir_join_type type, uint32_t parallelism, const 
     for (int s = 0; s < 2; s++) {
         weir_watermark_spec wm = {.kind = WEIR_WATERMARK_NONE};
         weir_stream m;
-        cr_assert_eq(th_changelog_stream(t->job, t->src[s], s ? "right" : "left", &wm, t->side, &m), 0, "%s",
-                     weir_job_error(t->job));
+        cr_assert_eq(th_changelog_stream(t->job, t->src[s],
+                                         s ? "right" : "left", &wm, t->side,
+                                         &m),
+                     0, "%s", weir_job_error(t->job));
         uint32_t kc = 0;
         keyed[s] = weir_stream_key_by(m, &kc, 1);
     }

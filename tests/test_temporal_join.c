@@ -45,8 +45,9 @@ static void tt_start(tt *x, bool left_outer, uint32_t parallelism)
     weir_stream p, m;
     cr_assert_eq(weir_job_source(x->job, &ps, &wm, 1, &p), 0);
     /* the versioned side: (op, k, t, v) -> (k, t, v) with op as the row kind */
-    cr_assert_eq(th_changelog_stream(x->job, x->src[1], "versions", &wm, x->vers, &m), 0, "%s",
-                 weir_job_error(x->job));
+    cr_assert_eq(
+        th_changelog_stream(x->job, x->src[1], "versions", &wm, x->vers, &m), 0,
+        "%s", weir_job_error(x->job));
     keyed[0] = weir_stream_key_by(p, &kc, 1);
     keyed[1] = weir_stream_key_by(m, &kc, 1);
     weir_temporal_join_config tc = {.left_outer = left_outer, .n_out = {2, 3}, .time_col = {1, 1}, .out_schema = x->out};

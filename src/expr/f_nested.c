@@ -198,8 +198,8 @@ static inline bool entry_eq(const uint8_t *v, uint32_t vl, const xvec *key, uint
 /* Reads the entries of it up to entry k (0-based), entry j of type types[j]
  * (a ROW's fields) or, with one_type, types[0] (an ARRAY's elements); entry
  * k in *en, *ev, *el. False when the value ends before it. */
-static bool nth_entry(weir_nv_iter *it, const weir_type *types, bool one_type, int64_t k, bool *en,
-                      const uint8_t **ev, uint32_t *el)
+static bool nth_entry(weir_nv_iter *it, const weir_type *types, bool one_type,
+                      int64_t k, bool *en, const uint8_t **ev, uint32_t *el)
 {
     bool ok = true;
     for (int64_t j = 0; j <= k && ok; j++)
@@ -208,7 +208,8 @@ static bool nth_entry(weir_nv_iter *it, const weir_type *types, bool one_type, i
 }
 
 /* Row i of out: the entry read (found) or NULL (not found, or a NULL entry). */
-static void store_entry(ecx *cx, xvec *out, uint32_t i, bool found, bool en, const uint8_t *ev, uint32_t el)
+static void store_entry(ecx *cx, xvec *out, uint32_t i, bool found, bool en,
+                        const uint8_t *ev, uint32_t el)
 {
     if (!found || en)
         x_setnull(cx, out, i);
@@ -233,7 +234,8 @@ static int item_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
         if (t.id == WEIR_TYPE_ARRAY) {
             int64_t want = a[1].type.id == WEIR_TYPE_INT ? ((const int32_t *)a[1].data)[i]
                                                           : ((const int64_t *)a[1].data)[i];
-            found = want >= 1 && want <= cnt && nth_entry(&it, d->elems, true, want - 1, &en, &ev, &el);
+            found = want >= 1 && want <= cnt &&
+                    nth_entry(&it, d->elems, true, want - 1, &en, &ev, &el);
         } else {
             bool kn, vn;
             const uint8_t *kv, *vv;
@@ -366,7 +368,8 @@ static int coll_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
                 rc = weir__x_fail(cx, i, "ELEMENT of an ARRAY of %u elements: it must have at most one", cnt);
                 break;
             }
-            bool found = cnt > 0 && nth_entry(&it, d->elems, true, 0, &en, &ev, &el);
+            bool found =
+                cnt > 0 && nth_entry(&it, d->elems, true, 0, &en, &ev, &el);
             store_entry(cx, out, i, found, en, ev, el);
             break;
         }

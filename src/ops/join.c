@@ -99,7 +99,7 @@ typedef struct join_op {
     const join_conf *conf;
     exp_queue expq[2];  /* bounded joins: per side */
     bool expq_built;    /* rebuilt from the rows (after a restore) */
-    weir_join_core core; /* cand: the candidate joined rows of the current input row */
+    weir_join_core core; /* cand: the input row joined with each match */
     cand_ref *refs;
     uint32_t refs_cap, n_refs;
     weir_buf scan;       /* encoded rows of the other side */
@@ -145,15 +145,17 @@ static int join_create(void *arg, const weir_op_info *info, void **out_op)
     weir_buf_init(&j->scan);
     weir_buf_init(&j->row);
     weir_buf_init(&j->val);
-    return weir__join_core_init(&j->core, "join", info, c->cfg.out_schema, cand_schema(&c->cfg), 16, &c->cfg.clock);
+    return weir__join_core_init(&j->core, "join", info, c->cfg.out_schema,
+                                cand_schema(&c->cfg), 16, &c->cfg.clock);
 }
 
 static int join_open(void *op, weir_op_ctx *ctx)
 {
     join_op *j = op;
     int64_t ttl = j->conf->cfg.state_ttl_ms;
-    const weir_state_desc desc[2] = {{.name = "join-left", .kind = WEIR_STATE_MAP, .ttl_ms = ttl},
-                                     {.name = "join-right", .kind = WEIR_STATE_MAP, .ttl_ms = ttl}};
+    const weir_state_desc desc[2] = {
+        {.name = "join-left", .kind = WEIR_STATE_MAP, .ttl_ms = ttl},
+        {.name = "join-right", .kind = WEIR_STATE_MAP, .ttl_ms = ttl}};
     int rc = weir__join_core_open(&j->core, ctx, j->conf->cfg.n_out, desc);
     if (rc)
         return rc;
@@ -319,7 +321,8 @@ static int emit_padded(join_op *j, weir_op_ctx *ctx, int s, uint32_t i, int64_t 
         uint32_t r;
         int rc = weir__join_core_out_row(&j->core, ctx, kind, ts, &r);
         if (!rc)
-            rc = weir__row_copy_cols(j->core.out, r, off, j->core.cand, i, off, n);
+            rc = weir__row_copy_cols(j->core.out, r, off, j->core.cand, i, off,
+                                     n);
         if (rc)
             return rc;
         for (uint32_t k = 0; k < on; k++)
@@ -362,10 +365,12 @@ static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uin
     uint32_t soff = s == 0 ? 0 : c->n_out[0], ooff = o == 0 ? 0 : c->n_out[0];
     j->n_refs = 0;
     weir_buf_clear(&j->scan);
-    int rc = null_key ? 0 : weir_map_iterate(j->core.st[o], NULL, 0, scan_visit, j);
+    int rc =
+        null_key ? 0 : weir_map_iterate(j->core.st[o], NULL, 0, scan_visit, j);
     if (rc)
         return rc;
-    if ((rc = weir__join_core_reserve(&j->core, cand_schema(&j->conf->cfg), j->n_refs ? j->n_refs : 1)))
+    if ((rc = weir__join_core_reserve(&j->core, cand_schema(&j->conf->cfg),
+                                      j->n_refs ? j->n_refs : 1)))
         return rc;
     weir_batch_reset(j->core.cand);
     uint32_t n = j->n_refs ? j->n_refs : 1;
@@ -373,10 +378,13 @@ static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uin
         int row = weir_batch_append_row(j->core.cand);
         if (row < 0)
             return row;
-        if ((rc = weir__row_copy_cols(j->core.cand, (uint32_t)row, soff, in, r, 0, c->n_out[s])))
+        if ((rc = weir__row_copy_cols(j->core.cand, (uint32_t)row, soff, in, r,
+                                      0, c->n_out[s])))
             return rc;
         if (j->n_refs) {
-            rc = weir__row_decode(j->scan.data + j->refs[i].off, j->refs[i].len, j->core.cand, (uint32_t)row, ooff, c->n_out[o]);
+            rc = weir__row_decode(j->scan.data + j->refs[i].off, j->refs[i].len,
+                                  j->core.cand, (uint32_t)row, ooff,
+                                  c->n_out[o]);
             if (rc)
                 return weir_op_fail(ctx, rc, "join state holds a row that does not decode");
         }
@@ -389,7 +397,8 @@ static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uin
     }
     weir_error err = {0};
     weir_expr_env_set_watermark(j->core.env, weir_op_watermark(ctx));
-    if (weir_expr_filter(c->residual, j->core.cand, j->core.env, j->core.sel, &err))
+    if (weir_expr_filter(c->residual, j->core.cand, j->core.env, j->core.sel,
+                         &err))
         return weir_op_fail(ctx, err.code ? err.code : WEIR_EINVAL, "join condition: %s", err.message);
     return 0;
 }
@@ -401,7 +410,8 @@ static int put_entry(join_op *j, int side, const void *k, size_t klen, int64_t c
     weir_buf_clear(&j->val);
     if (weir_buf_put(&j->val, &count, 8) || weir_buf_put(&j->val, &assoc, 8) || weir_buf_put(&j->val, &ts, 8))
         return WEIR_ENOMEM;
-    return weir_map_put(j->core.st[side], NULL, 0, k, klen, j->val.data, j->val.len);
+    return weir_map_put(j->core.st[side], NULL, 0, k, klen, j->val.data,
+                        j->val.len);
 }
 
 /* Emits the left part of candidate i (a semi or anti join's output row), `times` times. */
@@ -411,7 +421,8 @@ static int emit_left(join_op *j, weir_op_ctx *ctx, uint32_t i, int64_t times, we
         uint32_t r;
         int rc = weir__join_core_out_row(&j->core, ctx, kind, ts, &r);
         if (!rc)
-            rc = weir__row_copy_cols(j->core.out, r, 0, j->core.cand, i, 0, j->conf->cfg.n_out[0]);
+            rc = weir__row_copy_cols(j->core.out, r, 0, j->core.cand, i, 0,
+                                     j->conf->cfg.n_out[0]);
         if (rc)
             return rc;
     }
@@ -456,7 +467,8 @@ static int apply_semi_anti(join_op *j, weir_op_ctx *ctx, int s, const weir_batch
     const void *v;
     size_t vlen;
     int64_t count = 0;
-    rc = weir_map_get(j->core.st[s], NULL, 0, j->row.data, j->row.len, &v, &vlen);
+    rc = weir_map_get(j->core.st[s], NULL, 0, j->row.data, j->row.len, &v,
+                      &vlen);
     if (rc == 0) {
         if (vlen != 24)
             return weir_op_fail(ctx, WEIR_ECORRUPT, "join state holds a value of %zu bytes", vlen);
@@ -534,7 +546,8 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     const void *v;
     size_t vlen;
     int64_t count = 0, assoc = 0;
-    rc = weir_map_get(j->core.st[s], NULL, 0, j->row.data, j->row.len, &v, &vlen);
+    rc = weir_map_get(j->core.st[s], NULL, 0, j->row.data, j->row.len, &v,
+                      &vlen);
     if (rc == 0) {
         if (vlen != 24)
             return weir_op_fail(ctx, WEIR_ECORRUPT, "join state holds a value of %zu bytes", vlen);
@@ -559,8 +572,9 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
         {
             store = false; /* no row still to come can match it: joined below, kept nowhere */
             weir_op_counter_add(j->n_expired, 1);
-        }
-        else if (count == 1 && (rc = expq_add(j, s, round_up(expiry, c->bound_step_ms), j->core.key, (uint32_t)klen, khash)))
+        } else if (count == 1 &&
+                   (rc = expq_add(j, s, round_up(expiry, c->bound_step_ms),
+                                  j->core.key, (uint32_t)klen, khash)))
             return rc;
     }
     if (store && (rc = put_entry(j, s, j->row.data, j->row.len, count, assoc, t)))
@@ -607,9 +621,11 @@ static int emit_expired(join_op *j, weir_op_ctx *ctx, int s, const cand_ref *cr)
     uint32_t off = s == 0 ? 0 : c->n_out[0], ooff = s == 0 ? c->n_out[0] : 0;
     for (int64_t t = 0; t < cr->count; t++) {
         uint32_t r;
-        int rc = weir__join_core_out_row(&j->core, ctx, WEIR_ROW_INSERT, cr->ts, &r);
+        int rc =
+            weir__join_core_out_row(&j->core, ctx, WEIR_ROW_INSERT, cr->ts, &r);
         if (!rc)
-            rc = weir__row_decode(j->scan.data + cr->off, cr->len, j->core.out, r, off, c->n_out[s]);
+            rc = weir__row_decode(j->scan.data + cr->off, cr->len, j->core.out,
+                                  r, off, c->n_out[s]);
         if (rc)
             return rc;
         for (uint32_t k = 0; k < c->n_out[1 - s]; k++)
@@ -629,7 +645,8 @@ static int expire_rows(join_op *j, weir_op_ctx *ctx, int s, weir_ts upto)
         cand_ref *cr = &j->refs[i];
         if (row_expiry(c, s, cr->ts) > upto)
             continue;
-        rc = weir_map_remove(j->core.st[s], NULL, 0, j->scan.data + cr->off, cr->len);
+        rc = weir_map_remove(j->core.st[s], NULL, 0, j->scan.data + cr->off,
+                             cr->len);
         weir_op_counter_add(j->n_expired, (uint64_t)cr->count);
         if (!rc && j->conf->outer[s] && cr->assoc == 0)
             rc = emit_expired(j, ctx, s, cr);

@@ -6,9 +6,11 @@
 
 #include "weir/common.h"
 
-int weir__join_core_init(weir_join_core *jc, const char *what, const weir_op_info *info,
-                         const weir_schema *out_schema, const weir_schema *cand_schema,
-                         uint32_t cand_cap, const weir_clock *clock)
+int weir__join_core_init(weir_join_core *jc, const char *what,
+                         const weir_op_info *info,
+                         const weir_schema *out_schema,
+                         const weir_schema *cand_schema, uint32_t cand_cap,
+                         const weir_clock *clock)
 {
     jc->what = what;
     jc->batch_size = info->batch_size ? info->batch_size : 1024;
@@ -24,16 +26,19 @@ int weir__join_core_init(weir_join_core *jc, const char *what, const weir_op_inf
     return 0;
 }
 
-int weir__join_core_open(weir_join_core *jc, weir_op_ctx *ctx, const uint32_t n_out[2],
-                         const weir_state_desc desc[2])
+int weir__join_core_open(weir_join_core *jc, weir_op_ctx *ctx,
+                         const uint32_t n_out[2], const weir_state_desc desc[2])
 {
     const weir_op_info *info = weir_op_info_of(ctx);
     if (info->n_inputs != 2)
-        return weir_op_fail(ctx, WEIR_EINVAL, "a %s needs two inputs, not %u", jc->what, info->n_inputs);
+        return weir_op_fail(ctx, WEIR_EINVAL, "a %s needs two inputs, not %u",
+                            jc->what, info->n_inputs);
     for (int s = 0; s < 2; s++)
         if (info->input_schemas[s]->n_fields < n_out[s])
-            return weir_op_fail(ctx, WEIR_EINVAL, "%s input %d has %u columns, fewer than its %u output columns",
-                                jc->what, s, info->input_schemas[s]->n_fields, n_out[s]);
+            return weir_op_fail(
+                ctx, WEIR_EINVAL,
+                "%s input %d has %u columns, fewer than its %u output columns",
+                jc->what, s, info->input_schemas[s]->n_fields, n_out[s]);
     for (int s = 0; s < 2; s++) {
         int rc = weir_op_get_state(ctx, &desc[s], &jc->st[s]);
         if (rc)
@@ -52,7 +57,8 @@ void weir__join_core_fini(weir_join_core *jc)
     weir_free(jc->sel);
 }
 
-int weir__join_core_reserve(weir_join_core *jc, const weir_schema *cand_schema, uint32_t n)
+int weir__join_core_reserve(weir_join_core *jc, const weir_schema *cand_schema,
+                            uint32_t n)
 {
     if (n <= jc->cand_cap)
         return 0;
@@ -74,13 +80,15 @@ int weir__join_core_reserve(weir_join_core *jc, const weir_schema *cand_schema, 
     return 0;
 }
 
-int weir__join_core_key(weir_join_core *jc, weir_op_ctx *ctx, const weir_batch *in,
-                        const weir_keyspec *ks, uint32_t r, size_t *klen)
+int weir__join_core_key(weir_join_core *jc, weir_op_ctx *ctx,
+                        const weir_batch *in, const weir_keyspec *ks,
+                        uint32_t r, size_t *klen)
 {
     *klen = weir_key_encode(in, ks, r, jc->key, sizeof jc->key);
     if (*klen > sizeof jc->key)
-        return weir_op_fail(ctx, WEIR_EINVAL, "%s key of %zu bytes exceeds the limit of %zu", jc->what, *klen,
-                            sizeof jc->key);
+        return weir_op_fail(ctx, WEIR_EINVAL,
+                            "%s key of %zu bytes exceeds the limit of %zu",
+                            jc->what, *klen, sizeof jc->key);
     return 0;
 }
 
@@ -90,8 +98,8 @@ int weir__join_core_flush(weir_join_core *jc, weir_op_ctx *ctx)
     return weir_op_emit_reset(ctx, jc->out);
 }
 
-int weir__join_core_out_row(weir_join_core *jc, weir_op_ctx *ctx, weir_row_kind kind, weir_ts ts,
-                            uint32_t *row)
+int weir__join_core_out_row(weir_join_core *jc, weir_op_ctx *ctx,
+                            weir_row_kind kind, weir_ts ts, uint32_t *row)
 {
     if (weir_batch_full(jc->out)) {
         int rc = weir__join_core_flush(jc, ctx);

@@ -84,22 +84,26 @@ static int tj_create(void *arg, const weir_op_info *info, void **out_op)
     weir_buf_init(&j->val);
     weir_buf_init(&j->probes.buf);
     weir_buf_init(&j->versions.buf);
-    return weir__join_core_init(&j->core, "temporal join", info, c->out_schema, c->out_schema, 16, &c->clock);
+    return weir__join_core_init(&j->core, "temporal join", info, c->out_schema,
+                                c->out_schema, 16, &c->clock);
 }
 
 static int tj_open(void *op, weir_op_ctx *ctx)
 {
     tj_op *j = op;
-    const weir_state_desc desc[2] = {{.name = "tjoin-probe", .kind = WEIR_STATE_MAP},
-                                     {.name = "tjoin-versions", .kind = WEIR_STATE_MAP}};
+    const weir_state_desc desc[2] = {
+        {.name = "tjoin-probe", .kind = WEIR_STATE_MAP},
+        {.name = "tjoin-versions", .kind = WEIR_STATE_MAP}};
     int rc = weir__join_core_open(&j->core, ctx, j->cfg->n_out, desc);
     if (rc)
         return rc;
     const weir_op_info *info = weir_op_info_of(ctx);
     for (int s = 0; s < 2; s++)
         if (info->input_schemas[s]->n_fields <= j->cfg->time_col[s])
-            return weir_op_fail(ctx, WEIR_EINVAL, "temporal join input %d has %u columns, no time column %u", s,
-                                info->input_schemas[s]->n_fields, j->cfg->time_col[s]);
+            return weir_op_fail(
+                ctx, WEIR_EINVAL,
+                "temporal join input %d has %u columns, no time column %u", s,
+                info->input_schemas[s]->n_fields, j->cfg->time_col[s]);
     j->n_expired = weir_op_counter(ctx, "expired_versions");
     return 0;
 }
@@ -129,8 +133,10 @@ static int emit_cand(tj_op *j, weir_op_ctx *ctx, uint32_t i, bool padded, weir_t
     if (rc)
         return rc;
     if (!padded)
-        return weir__row_copy_cols(j->core.out, r, 0, j->core.cand, i, 0, c->n_out[0] + c->n_out[1]);
-    if ((rc = weir__row_copy_cols(j->core.out, r, 0, j->core.cand, i, 0, c->n_out[0])))
+        return weir__row_copy_cols(j->core.out, r, 0, j->core.cand, i, 0,
+                                   c->n_out[0] + c->n_out[1]);
+    if ((rc = weir__row_copy_cols(j->core.out, r, 0, j->core.cand, i, 0,
+                                  c->n_out[0])))
         return rc;
     for (uint32_t k = 0; k < c->n_out[1]; k++)
         weir_batch_set_null(j->core.out, c->n_out[0] + k, r);
@@ -237,7 +243,8 @@ static int tj_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
             int cr = weir_batch_append_row(j->core.cand);
             if (cr < 0)
                 return cr;
-            if ((rc = weir__row_copy_cols(j->core.cand, (uint32_t)cr, 0, in, r, 0, c->n_out[0])) ||
+            if ((rc = weir__row_copy_cols(j->core.cand, (uint32_t)cr, 0, in, r,
+                                          0, c->n_out[0])) ||
                 (rc = emit_cand(j, ctx, (uint32_t)cr, true, t)))
                 return rc;
             continue;
@@ -252,7 +259,8 @@ static int tj_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
             int64_t count = 0;
             const void *v;
             size_t vlen;
-            rc = weir_map_get(j->core.st[0], NULL, 0, j->row.data, j->row.len, &v, &vlen);
+            rc = weir_map_get(j->core.st[0], NULL, 0, j->row.data, j->row.len,
+                              &v, &vlen);
             if (rc == 0) {
                 if (vlen != 16)
                     return weir_op_fail(ctx, WEIR_ECORRUPT, "temporal join state holds a value of %zu bytes", vlen);
@@ -264,7 +272,8 @@ static int tj_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
             weir_buf_clear(&j->val);
             if (weir_buf_put(&j->val, &count, 8) || weir_buf_put(&j->val, &t, 8))
                 return WEIR_ENOMEM;
-            rc = weir_map_put(j->core.st[0], NULL, 0, j->row.data, j->row.len, j->val.data, j->val.len);
+            rc = weir_map_put(j->core.st[0], NULL, 0, j->row.data, j->row.len,
+                              j->val.data, j->val.len);
         } else {
             uint8_t kind = in->kind[r];
             /* Flink reads a versioned table in upsert mode, without -U: a -U carries the old row (often the
@@ -274,7 +283,8 @@ static int tj_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
             weir_buf_clear(&j->val);
             if (weir_buf_put_u8(&j->val, kind) || weir_buf_put(&j->val, j->row.data, j->row.len))
                 return WEIR_ENOMEM;
-            rc = weir_map_put(j->core.st[1], NULL, 0, &t, 8, j->val.data, j->val.len);
+            rc = weir_map_put(j->core.st[1], NULL, 0, &t, 8, j->val.data,
+                              j->val.len);
         }
         /* t >= W, so t + 1 > W: the timer is in the future */
         if (!rc)
@@ -293,7 +303,8 @@ static int tj_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
     weir_ts B = tm->ts;
     list_clear(&j->probes);
     list_clear(&j->versions);
-    int rc = weir_map_iterate(j->core.st[1], NULL, 0, version_visit, &j->versions);
+    int rc =
+        weir_map_iterate(j->core.st[1], NULL, 0, version_visit, &j->versions);
     if (!rc)
         rc = weir_map_iterate(j->core.st[0], NULL, 0, probe_visit, &j->probes);
     if (rc)
@@ -320,7 +331,8 @@ static int tj_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
             int cr = weir_batch_append_row(j->core.cand);
             if (cr < 0)
                 return cr;
-            if ((rc = weir__row_decode(j->probes.buf.data + p->off, p->len, j->core.cand, (uint32_t)cr, 0, nl)))
+            if ((rc = weir__row_decode(j->probes.buf.data + p->off, p->len,
+                                       j->core.cand, (uint32_t)cr, 0, nl)))
                 return weir_op_fail(ctx, rc, "temporal join state holds a row that does not decode");
             /* the version valid at p->ts: the latest with a time <= p->ts */
             int32_t m = -1;
@@ -331,7 +343,8 @@ static int tj_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
             j->match[i] = m;
             if (m >= 0) {
                 const tj_ref *vr = &j->versions.v[m];
-                rc = weir__row_decode(j->versions.buf.data + vr->off, vr->len, j->core.cand, (uint32_t)cr, nl, nr);
+                rc = weir__row_decode(j->versions.buf.data + vr->off, vr->len,
+                                      j->core.cand, (uint32_t)cr, nl, nr);
                 if (rc)
                     return weir_op_fail(ctx, rc, "temporal join state holds a row that does not decode");
             } else {
@@ -342,7 +355,8 @@ static int tj_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
         if (c->residual) {
             weir_error err = {0};
             weir_expr_env_set_watermark(j->core.env, weir_op_watermark(ctx));
-            if (weir_expr_filter(c->residual, j->core.cand, j->core.env, j->core.sel, &err))
+            if (weir_expr_filter(c->residual, j->core.cand, j->core.env,
+                                 j->core.sel, &err))
                 return weir_op_fail(ctx, err.code ? err.code : WEIR_EINVAL, "join condition: %s", err.message);
         } else {
             memset(j->core.sel, 1, n_ready);
@@ -358,7 +372,8 @@ static int tj_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
         }
         for (uint32_t i = 0; i < n_ready; i++) {
             const tj_ref *p = &j->probes.v[i];
-            if ((rc = weir_map_remove(j->core.st[0], NULL, 0, j->probes.buf.data + p->off, p->len)))
+            if ((rc = weir_map_remove(j->core.st[0], NULL, 0,
+                                      j->probes.buf.data + p->off, p->len)))
                 return rc;
         }
     }

@@ -60,7 +60,7 @@ typedef struct side_rows {
 
 typedef struct wjoin_op {
     const wjoin_conf *conf;
-    weir_join_core core; /* cand: the candidate pairs (the batch size of them) */
+    weir_join_core core; /* cand: the candidate pairs (a batch of them) */
     uint32_t *pair[2];   /* per candidate: its row on each side */
     side_rows side[2];
     weir_buf row; /* encoded input row */
@@ -85,8 +85,9 @@ static int wjoin_create(void *arg, const weir_op_info *info, void **out_op)
     j->conf = c;
     weir_buf_init(&j->row);
     j->last_end = WEIR_TS_MIN;
-    int rc = weir__join_core_init(&j->core, "window join", info, c->cfg.out_schema, c->cand_schema, 0,
-                                  &c->cfg.clock);
+    int rc =
+        weir__join_core_init(&j->core, "window join", info, c->cfg.out_schema,
+                             c->cand_schema, 0, &c->cfg.clock);
     if (rc)
         return rc;
     j->pair[0] = weir_malloc(j->core.batch_size * sizeof(uint32_t));
@@ -98,8 +99,9 @@ static int wjoin_open(void *op, weir_op_ctx *ctx)
 {
     wjoin_op *j = op;
     const weir_window_join_config *c = &j->conf->cfg;
-    const weir_state_desc desc[2] = {{.name = "wjoin-left", .kind = WEIR_STATE_LIST},
-                                     {.name = "wjoin-right", .kind = WEIR_STATE_LIST}};
+    const weir_state_desc desc[2] = {
+        {.name = "wjoin-left", .kind = WEIR_STATE_LIST},
+        {.name = "wjoin-right", .kind = WEIR_STATE_LIST}};
     int rc = weir__join_core_open(&j->core, ctx, c->n_out, desc);
     if (rc)
         return rc;
@@ -293,7 +295,8 @@ static int emit_candidates(wjoin_op *j, weir_op_ctx *ctx, weir_ts ts)
     if (c->residual) {
         weir_error err = {0};
         weir_expr_env_set_watermark(j->core.env, weir_op_watermark(ctx));
-        if (weir_expr_filter(c->residual, j->core.cand, j->core.env, j->core.sel, &err))
+        if (weir_expr_filter(c->residual, j->core.cand, j->core.env,
+                             j->core.sel, &err))
             return weir_op_fail(ctx, err.code ? err.code : WEIR_EINVAL,
                                 "window join condition: %s", err.message);
     } else {
@@ -308,7 +311,8 @@ static int emit_candidates(wjoin_op *j, weir_op_ctx *ctx, weir_ts ts)
         if (j->conf->semi)
             continue; /* emitted per left row once all pairs are known */
         uint32_t r;
-        int rc = weir__join_core_out_row(&j->core, ctx, WEIR_ROW_INSERT, ts, &r);
+        int rc =
+            weir__join_core_out_row(&j->core, ctx, WEIR_ROW_INSERT, ts, &r);
         if (!rc)
             rc = weir__row_copy_cols(j->core.out, r, 0, j->core.cand, k, 0, nf);
         if (rc)
@@ -327,7 +331,8 @@ static int emit_left(wjoin_op *j, weir_op_ctx *ctx, uint8_t matched, weir_ts ts)
         if (sr->matched[i] != matched)
             continue;
         uint32_t r;
-        int rc = weir__join_core_out_row(&j->core, ctx, WEIR_ROW_INSERT, ts, &r);
+        int rc =
+            weir__join_core_out_row(&j->core, ctx, WEIR_ROW_INSERT, ts, &r);
         if (!rc)
             rc = weir__row_copy_cols(j->core.out, r, 0, sr->rows, i, 0,
                                      j->conf->cfg.n_out[0]);
@@ -350,7 +355,8 @@ static int emit_unmatched(wjoin_op *j, weir_op_ctx *ctx, int s, weir_ts ts)
         if (sr->matched[i])
             continue;
         uint32_t r;
-        int rc = weir__join_core_out_row(&j->core, ctx, WEIR_ROW_INSERT, ts, &r);
+        int rc =
+            weir__join_core_out_row(&j->core, ctx, WEIR_ROW_INSERT, ts, &r);
         if (!rc)
             rc = weir__row_copy_cols(j->core.out, r, off, sr->rows, i, off,
                                      c->n_out[s]);
@@ -386,7 +392,8 @@ static int wjoin_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
     weir_batch_reset(j->core.cand);
     for (uint32_t a = 0; a < L->n && !rc; a++) {
         for (uint32_t b = 0; b < R->n && !rc; b++) {
-            if (weir_batch_full(j->core.cand) && (rc = emit_candidates(j, ctx, ts)))
+            if (weir_batch_full(j->core.cand) &&
+                (rc = emit_candidates(j, ctx, ts)))
                 break;
             int k = weir_batch_append_row(j->core.cand);
             if (k < 0) {
@@ -395,11 +402,11 @@ static int wjoin_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
             }
             j->pair[0][k] = a;
             j->pair[1][k] = b;
-            rc =
-                weir__row_copy_cols(j->core.cand, (uint32_t)k, 0, L->rows, a, 0, nl);
+            rc = weir__row_copy_cols(j->core.cand, (uint32_t)k, 0, L->rows, a,
+                                     0, nl);
             if (!rc)
-                rc = weir__row_copy_cols(j->core.cand, (uint32_t)k, nl, R->rows, b,
-                                         nl, nr);
+                rc = weir__row_copy_cols(j->core.cand, (uint32_t)k, nl, R->rows,
+                                         b, nl, nr);
         }
     }
     if (!rc)

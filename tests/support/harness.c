@@ -787,14 +787,16 @@ int th_kind_map(void *ud, const weir_batch *in, weir_batch *out)
             k = WEIR_ROW_DELETE;
         out->kind[o] = (uint8_t)k;
         out->ts[o] = in->ts[r];
-        int rc = weir__row_copy_cols(out, (uint32_t)o, 0, in, r, 1, out->schema->n_fields);
+        int rc = weir__row_copy_cols(out, (uint32_t)o, 0, in, r, 1,
+                                     out->schema->n_fields);
         if (rc)
             return rc;
     }
     return 0;
 }
 
-int th_changelog_stream(weir_job *job, th_source *src, const char *name, const weir_watermark_spec *wm,
+int th_changelog_stream(weir_job *job, th_source *src, const char *name,
+                        const weir_watermark_spec *wm,
                         const weir_schema *schema, weir_stream *out)
 {
     weir_source_spec ss = th_source_spec(src, name);

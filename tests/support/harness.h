@@ -98,7 +98,8 @@ weir_schema *th_schema(const char *spec);
  * the map, chained to it at parallelism 1 so that a retraction never
  * overtakes its insert. 0 or a WEIR_E... code (weir_job_error says why). */
 int th_kind_map(void *ud, const weir_batch *in, weir_batch *out);
-int th_changelog_stream(weir_job *job, th_source *src, const char *name, const weir_watermark_spec *wm,
+int th_changelog_stream(weir_job *job, th_source *src, const char *name,
+                        const weir_watermark_spec *wm,
                         const weir_schema *schema, weir_stream *out);
 
 #endif
