@@ -100,8 +100,8 @@ _run = None
 
 
 def _one_case(index):
-    """Runs case `index` in a fresh folder; keeps the folder under --out when
-    it fails. Returns (index, problems, note, counts, kept folder or None)."""
+    """Runs case `index` in a fresh folder, which is removed unless the case
+    fails. Returns (index, problems, note, counts, folder or None)."""
     name, weir, seed, args, run_case = _run
     folder = tempfile.mkdtemp(prefix=name + "_")
     case = Case(weir, seed, index, folder, args)
@@ -109,21 +109,27 @@ def _one_case(index):
         problems = run_case(case)
     except subprocess.TimeoutExpired as e:
         problems = ["weir timed out after %d s" % e.timeout]
-    kept = None
-    if problems and args.out:
-        kept = os.path.join(args.out, "seed%d_case%d" % (seed, index))
-        shutil.rmtree(kept, ignore_errors=True)
-        shutil.copytree(folder, kept)
-        with open(os.path.join(kept, "problems.txt"), "w", encoding="utf-8") as f:
-            f.write((case.note + "\n" if case.note else "") + "\n".join(problems) + "\n")
-    shutil.rmtree(folder, ignore_errors=True)
-    return index, problems, case.note, case.counts, kept
+    if not problems:
+        shutil.rmtree(folder, ignore_errors=True)
+        folder = None
+    return index, problems, case.note, case.counts, folder
+
+
+def _keep(folder, out, seed, index, note, problems):
+    """Moves a failed case's folder to out (with problems.txt); its path."""
+    kept = os.path.join(out, "seed%d_case%d" % (seed, index))
+    shutil.rmtree(kept, ignore_errors=True)
+    shutil.copytree(folder, kept)
+    with open(os.path.join(kept, "problems.txt"), "w", encoding="utf-8") as f:
+        f.write((note + "\n" if note else "") + "\n".join(problems) + "\n")
+    return kept
 
 
 def _results(indices, workers):
     """The results of _one_case for indices, in index order; the caller
-    stops early by closing the generator. With more than one worker, cases
-    run in forked processes, at most 2 * workers submitted ahead."""
+    stops early by closing the generator (the cases already started then
+    finish, unreported, their folders removed). With more than one worker,
+    cases run in forked processes, at most 2 * workers submitted ahead."""
     if workers <= 1:
         for i in indices:
             yield _one_case(i)
@@ -144,7 +150,8 @@ def _results(indices, workers):
                 yield pending.popleft().result()
         finally:
             for f in pending:
-                f.cancel()
+                if not f.cancel() and not f.exception() and f.result()[4]:
+                    shutil.rmtree(f.result()[4], ignore_errors=True)
 
 
 def main(name, run_case, jobs_env, jobs, asan_jobs=None, one_env=None, unit="cases",
@@ -198,7 +205,7 @@ def main(name, run_case, jobs_env, jobs, asan_jobs=None, one_env=None, unit="cas
     counts = collections.Counter()
     t0 = time.time()
     results = _results(indices, a.workers)
-    for i, problems, note, case_counts, kept in results:
+    for i, problems, note, case_counts, folder in results:
         done += 1
         counts.update(case_counts)
         if problems:
@@ -207,8 +214,9 @@ def main(name, run_case, jobs_env, jobs, asan_jobs=None, one_env=None, unit="cas
                                              " " + note if note else ""), flush=True)
             for line in problems[:10]:
                 print("  " + line)
-            if kept:
-                print("  case kept in " + kept, flush=True)
+            if a.out:
+                print("  case kept in " + _keep(folder, a.out, seed, i, note, problems), flush=True)
+            shutil.rmtree(folder, ignore_errors=True)
             if a.max_failures and failed >= a.max_failures and done < len(indices):
                 print("%s: stopping after %d failed %s" % (name, failed, unit), flush=True)
                 results.close()
