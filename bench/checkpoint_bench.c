@@ -216,10 +216,7 @@ static void throughput(uint64_t rows, const char *backend)
 
 static void wait_produced(uint64_t n)
 {
-    while (atomic_load(&g_produced) < n) {
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
+    cj_wait_produced(&g_produced, n, 0);
 }
 
 static void state_bench(uint64_t keys, const char *backend)

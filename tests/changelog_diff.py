@@ -55,27 +55,28 @@ deduplication rank equal sort values in arrival order (the earlier
 first), except that keep-last deduplication lets a row equal in time to the
 kept one replace it.
 
+Runs on the shared differential driver (tests/support/diffrun.py): a job
+is its case; each failing query runs again alone.
 Usage: changelog_diff.py --weir BIN [--jobs N] [--seed S] [--job I]
-Environment: WEIR_SEED, WEIR_CLDIFF_JOBS, WEIR_CLDIFF_JOB (one job of the
-seed), WEIR_CLDIFF_OUT (where failing cases are written).
+[--out DIR] [--workers N] [--max-queries N] [--families F]
+Environment: WEIR_SEED, WEIR_CLDIFF_JOBS (default 40, 10 under ASan),
+WEIR_CLDIFF_JOB (one job of the seed), WEIR_CLDIFF_QUERIES (default 12),
+WEIR_CLDIFF_FAMILIES, WEIR_CLDIFF_OUT (where failing jobs are kept),
+WEIR_DIFF_WORKERS (jobs at once).
 """
 
-import argparse
 import collections
-import concurrent.futures
 import functools
 import os
 import random
-import shutil
 import sqlite3
-import subprocess
 import sys
-import tempfile
-import time
 from decimal import Decimal
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import sql_diff as sd  # noqa: E402  (input streams and output parsing only)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import diffrun  # noqa: E402
+import sql_diff as sd  # noqa: E402  (input streams, job files, output parsing, the job runner)
 
 ALL_FAMILIES = {"group", "over", "topn", "topnagg", "limit", "tsort", "dedup", "join", "semi"}
 LINE_PREFIX = "q"
@@ -698,19 +699,6 @@ def job_sql(j, queries):
     return "\n".join(out) + "\n"
 
 
-def write_job(j, queries, folder):
-    os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, "job.sql"), "w") as f:
-        f.write(job_sql(j, queries))
-    with open(os.path.join(folder, "in.json"), "w") as f:
-        for r in j.rows:
-            f.write(sd.json_line(r) + "\n")
-    with open(os.path.join(folder, "run.sh"), "w") as f:
-        f.write("#!/bin/sh\n# run from this folder: sh run.sh path/to/weir\n"
-                "exec \"${1:-weir}\" run job.sql -D parallelism.default=%d -D weir.batch-size=%d\n"
-                % (j.parallelism, j.batch))
-
-
 def open_db(rows):
     db = sqlite3.connect(":memory:")
     cols = "id INTEGER PRIMARY KEY, k TEXT, ts INTEGER, v INTEGER, d REAL, m INTEGER, s TEXT"
@@ -733,8 +721,10 @@ def norm(kind, v):
     return v
 
 
-def check(weir, j, queries, folder, timeout):
-    sd_lines, err = run_weir(weir, j, queries, folder, timeout)
+def check(case, j, queries, folder):
+    """{qid: [problems]} for `queries` run together as one job, plus
+    job-level problems under key None."""
+    sd_lines, err = sd.run_weir(case, j, queries, folder, job_sql)
     if err is not None:
         return {None: [err]}
     counts = collections.defaultdict(collections.Counter)
@@ -798,120 +788,39 @@ def check(weir, j, queries, folder, timeout):
     return result
 
 
-def run_weir(weir, j, queries, folder, timeout):
-    write_job(j, queries, folder)
-    cmd = [weir, "run", "job.sql", "-D", "parallelism.default=%d" % j.parallelism,
-           "-D", "weir.batch-size=%d" % j.batch]
-    try:
-        p = subprocess.run(cmd, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, "timed out after %d s" % timeout
-    if p.returncode != 0:
-        return None, "exit %d: %s" % (p.returncode, p.stderr.decode("utf-8", "replace").strip()[-2000:])
-    return p.stdout.decode("utf-8", "replace").splitlines(), None
+def run_case(case):
+    fams = families(case.args.families)
+    j = gen_job(case.seed, case.index, fams, case.args.max_queries)
+    case.note = "(parallelism %d, batch size %d, %d queries)" % (j.parallelism, j.batch, len(j.queries))
+    case.counts.update(q.family for q in j.queries)
+    return sd.job_problems(case, j, check)
 
 
-def report(args, j, res, work):
-    lines, nfailed = [], 0
-    for q in j.queries:
-        if q.qid not in res and None not in res:
-            continue
-        alone = check(args.weir, j, [q], os.path.join(work, "alone"), args.timeout)
-        folder = os.path.join(args.out, "seed%d-job%d-q%d" % (j.seed, j.index, q.qid))
-        shutil.rmtree(folder, ignore_errors=True)
-        if alone:
-            write_job(j, [q], folder)
-            probs, where = [p for v in alone.values() for p in v], "alone"
-        elif q.qid in res:
-            write_job(j, j.queries, folder)
-            probs, where = res[q.qid], "only together with the job's other queries"
-        else:
-            continue
-        nfailed += 1
-        with open(os.path.join(folder, "problems.txt"), "w") as f:
-            f.write("WEIR_SEED=%d WEIR_CLDIFF_JOB=%d: q%d (%s) fails %s\n%s\n"
-                    % (j.seed, j.index, q.qid, q.family, where, "\n".join(probs)))
-        lines.append("FAIL seed %d job %d q%d %s (%s): %s" % (j.seed, j.index, q.qid, q.family, where,
-                                                            probs[0][:400]))
-        lines.append("  case written to %s" % folder)
-    if not lines:
-        folder = os.path.join(args.out, "seed%d-job%d" % (j.seed, j.index))
-        write_job(j, j.queries, folder)
-        probs = [p for v in res.values() for p in v]
-        lines.append("FAIL seed %d job %d (the whole job): %s" % (j.seed, j.index, probs[0][:400]))
-        lines.append("  case written to %s" % folder)
-        nfailed = 1
-    return lines, nfailed
-
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--weir", required=True)
-    ap.add_argument("--jobs", type=int, default=int(os.environ.get("WEIR_CLDIFF_JOBS", "40")))
-    ap.add_argument("--seed", type=int, default=None)
-    ap.add_argument("--job", type=int, default=None)
-    ap.add_argument("--max-queries", type=int, default=int(os.environ.get("WEIR_CLDIFF_QUERIES", "12")))
-    ap.add_argument("--out", default=os.environ.get("WEIR_CLDIFF_OUT", "changelog_diff_failures"))
-    ap.add_argument("--families", default=os.environ.get("WEIR_CLDIFF_FAMILIES", ""))
-    ap.add_argument("--timeout", type=int, default=120)
-    ap.add_argument("--max-failures", type=int, default=10)
-    ap.add_argument("--workers", type=int, default=1)
-    args = ap.parse_args()
-    seed = args.seed
-    if seed is None:
-        env = os.environ.get("WEIR_SEED")
-        seed = int(env) if env else int.from_bytes(os.urandom(4), "little") % 1000000000
-    if args.job is None and os.environ.get("WEIR_CLDIFF_JOB"):
-        args.job = int(os.environ["WEIR_CLDIFF_JOB"])
+def families(spec):
+    """The families a --families list names: "-name" leaves one out of
+    all; "name" alone runs only the names given."""
     fams = set(ALL_FAMILIES)
-    for f in filter(None, args.families.split(",")):
+    for f in filter(None, spec.split(",")):
         if f.startswith("-"):
             fams.discard(f[1:])
         else:
             fams = ({f} if fams == ALL_FAMILIES else fams | {f})
-    args.weir = os.path.abspath(args.weir)
-    args.out = os.path.abspath(args.out)
-    indexes = [args.job] if args.job is not None else range(args.jobs)
-    print("changelog_diff: seed %d (WEIR_SEED=%d replays it; WEIR_CLDIFF_JOB=i one job), %d jobs, "
-          "families %s" % (seed, seed, len(indexes), ",".join(sorted(fams))), flush=True)
-    work = tempfile.mkdtemp(prefix="weir-cldiff-")
-    cases = failed = jobs_failed = done = 0
-    by_family = collections.Counter()
-    t0 = time.time()
+    return fams
 
-    def one(i):
-        j = gen_job(seed, i, fams, args.max_queries)
-        folder = os.path.join(work, "job%d" % i)
-        res = check(args.weir, j, j.queries, folder, args.timeout)
-        lines, nfailed = [], 0
-        if res:
-            os.makedirs(args.out, exist_ok=True)
-            lines, nfailed = report(args, j, res, folder)
-        shutil.rmtree(folder, ignore_errors=True)
-        return j, nfailed, lines
 
-    try:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=args.workers) as pool:
-            for j, nfailed, lines in pool.map(one, indexes):
-                done += 1
-                cases += len(j.queries)
-                for q in j.queries:
-                    by_family[q.family] += 1
-                if nfailed:
-                    jobs_failed += 1
-                    failed += nfailed
-                    for line in lines:
-                        print(line, flush=True)
-                    if jobs_failed >= args.max_failures:
-                        print("changelog_diff: stopping after %d failing jobs" % jobs_failed)
-                        break
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    print("changelog_diff: %d cases (%s) in %d jobs, %d failed (%d jobs), %.1f s; seed %d"
-          % (cases, ", ".join("%s %d" % kv for kv in sorted(by_family.items())), done, failed,
-             jobs_failed, time.time() - t0, seed), flush=True)
-    return 1 if failed else 0
+def add_args(ap):
+    ap.add_argument("--max-queries", type=int, default=int(os.environ.get("WEIR_CLDIFF_QUERIES", "12")),
+                    help="queries a job at the most (default: $WEIR_CLDIFF_QUERIES, else 12)")
+    ap.add_argument("--families", default=os.environ.get("WEIR_CLDIFF_FAMILIES", ""),
+                    help="comma list; -name leaves a family out (%s)" % ", ".join(sorted(ALL_FAMILIES)))
+
+
+def main():
+    return diffrun.main("changelog_diff", run_case, jobs_env="WEIR_CLDIFF_JOBS", jobs=40, asan_jobs=10,
+                        one_env="WEIR_CLDIFF_JOB", unit="jobs", add_args=add_args,
+                        out_env="WEIR_CLDIFF_OUT", max_failures=10, timeout=120,
+                        describe=lambda a: "up to %d queries each, families %s"
+                        % (a.max_queries, ",".join(sorted(families(a.families)))))
 
 
 if __name__ == "__main__":

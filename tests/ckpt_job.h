@@ -481,6 +481,57 @@ static inline void cj_rmtree(const char *path)
     rmdir(path);
 }
 
+/*
+ * Whether the committed output under dir holds exactly the lines of ref and
+ * no hidden part file is left behind: 0, or 1 with why says what differs.
+ */
+static inline int cj_output_matches(const char *dir, const cj_lines *ref,
+                                    char *why, size_t cap)
+{
+    cj_lines got;
+    size_t hidden;
+    if (cj_read_output(dir, &got, &hidden)) {
+        snprintf(why, cap, "cannot read the output under %s", dir);
+        return 1;
+    }
+    int d = cj_lines_diff(ref, &got, why, cap);
+    cj_lines_free(&got);
+    if (!d && hidden) {
+        snprintf(why, cap, "%zu hidden part files left behind", hidden);
+        d = 1;
+    }
+    return d;
+}
+
+/* Waits (real time; a guard, never a way to let time pass) until *produced
+ * reaches n, at most timeout_ms (0: no limit). Whether it did. */
+static inline bool cj_wait_produced(_Atomic uint64_t *produced, uint64_t n,
+                                    int timeout_ms)
+{
+    for (int i = 0; atomic_load(produced) < n; i++) {
+        if (timeout_ms && i >= timeout_ms)
+            return false;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return true;
+}
+
+/* A checkpoint log kept in memory: weir_checkpoint_config.log = cj_log_line
+ * with log_ud a cj_log (lines past its size are dropped). */
+typedef struct cj_log {
+    char text[16384];
+    size_t len;
+} cj_log;
+
+static inline void cj_log_line(void *ud, const char *line)
+{
+    cj_log *l = ud;
+    int n = snprintf(l->text + l->len, sizeof l->text - l->len, "%s\n", line);
+    if (n > 0 && l->len + (size_t)n < sizeof l->text)
+        l->len += (size_t)n;
+}
+
 static inline void cj_quiet_log(void *ud, const char *line)
 {
     FILE *f = ud;

@@ -49,16 +49,19 @@ alone), agg-filter (FILTER (WHERE ...) on aggregates, MIN/MAX(DISTINCT x)),
 agg-distinct (SUM/AVG/VAR_*/STDDEV_*/APPROX_PERCENTILE(DISTINCT x)),
 listagg (LISTAGG(s, ';'), compared as a multiset of the joined values).
 
+Runs on the shared differential driver (tests/support/diffrun.py): a job
+is its case; each failing query runs again alone.
 Usage: sql_diff.py --weir BIN [--jobs N] [--seed S] [--job I] [--out DIR]
-Environment: WEIR_SEED (seed), WEIR_SQLDIFF_JOBS, WEIR_SQLDIFF_JOB (one
-job of the seed), WEIR_SQLDIFF_OUT (where failing cases are written).
+[--workers N] [--max-queries N] [--features F]
+Environment: WEIR_SEED (seed), WEIR_SQLDIFF_JOBS (default 120, 24 under
+ASan), WEIR_SQLDIFF_JOB (one job of the seed), WEIR_SQLDIFF_QUERIES
+(default 40), WEIR_SQLDIFF_FEATURES, WEIR_SQLDIFF_OUT (where failing jobs
+are kept), WEIR_DIFF_WORKERS (jobs at once).
 """
 
-import argparse
 import bisect
 import calendar
 import collections
-import concurrent.futures
 import math
 import os
 import random
@@ -67,9 +70,11 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 from decimal import Decimal, ROUND_HALF_UP
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import diffrun  # noqa: E402
 
 NEG_INF = float("-inf")
 
@@ -919,10 +924,12 @@ def job_sql(j, queries):
     return "\n".join(out) + "\n"
 
 
-def write_job(j, queries, folder):
+def write_job(j, queries, folder, sql=job_sql):
+    """Writes job j with `queries` (job.sql by sql(j, queries), in.json,
+    run.sh) to folder."""
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "job.sql"), "w") as f:
-        f.write(job_sql(j, queries))
+        f.write(sql(j, queries))
     with open(os.path.join(folder, "in.json"), "w") as f:
         for r in j.rows:
             f.write(json_line(r) + "\n")
@@ -932,25 +939,24 @@ def write_job(j, queries, folder):
                 % (j.parallelism, j.batch))
 
 
-def run_weir(weir, j, queries, folder, timeout):
-    write_job(j, queries, folder)
-    cmd = [weir, "run", "job.sql", "-D", "parallelism.default=%d" % j.parallelism,
-           "-D", "weir.batch-size=%d" % j.batch]
+def run_weir(case, j, queries, folder, sql=job_sql):
+    """Writes job j with `queries` to folder and runs it there: (output
+    lines, None), or (None, what went wrong)."""
+    write_job(j, queries, folder, sql)
     try:
-        p = subprocess.run(cmd, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=timeout)
+        p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, j.parallelism, j.batch),
+                          cwd=folder, text=False)
     except subprocess.TimeoutExpired:
-        return None, "timed out after %d s" % timeout
-    out = p.stdout.decode("utf-8", "replace").splitlines()
+        return None, "timed out after %d s" % case.args.timeout
     if p.returncode != 0:
         return None, "exit %d: %s" % (p.returncode, p.stderr.decode("utf-8", "replace").strip()[-2000:])
-    return out, None
+    return p.stdout.decode("utf-8", "replace").splitlines(), None
 
 
-def check(weir, j, queries, folder, timeout):
+def check(case, j, queries, folder):
     """{qid: [problems]} for `queries` run together as one job, plus
     job-level problems under key None."""
-    lines, err = run_weir(weir, j, queries, folder, timeout)
+    lines, err = run_weir(case, j, queries, folder)
     if err is not None:
         return {None: [err]}
     db = open_db(j.rows)
@@ -991,130 +997,70 @@ def check(weir, j, queries, folder, timeout):
     return result
 
 
-def report_failure(args, j, res, work):
-    """Runs each failing query of job j alone and writes a replayable case
-    for each to args.out. A query that passes alone but failed in the job
-    because the job as a whole failed (another query did not plan or
-    crashed it) is not counted. Returns (lines to print, failed cases)."""
-    lines = []
-    nfailed = 0
+def job_problems(case, j, check):
+    """Runs job j (its queries together) in the case's folder with
+    check(case, j, queries, folder) -> {qid: [problems], None: [job's]}.
+    [] when it passes. Else each failing query runs again alone in the
+    subfolder q<qid>/, which is kept only where it fails alone, and the
+    problems name each failing query and where it fails; a job that fails
+    while no query fails, alone or in it, is one problem of its own.
+    case.counts gets "queries" and "failed queries"."""
+    case.counts["queries"] += len(j.queries)
+    res = check(case, j, j.queries, case.folder)
+    if not res:
+        return []
+    problems = []
     for q in j.queries:
         if q.qid not in res and None not in res:
             continue
-        alone = check(args.weir, j, [q], os.path.join(work, "alone"), args.timeout)
-        folder = os.path.join(args.out, "seed%d-job%d-q%d" % (j.seed, j.index, q.qid))
-        if os.path.isdir(folder):
-            shutil.rmtree(folder)
+        folder = case.path("q%d" % q.qid)
+        alone = check(case, j, [q], folder)
         if alone:
-            write_job(j, [q], folder)
-            probs = [p for v in alone.values() for p in v]
-            where = "alone"
-        elif q.qid in res:
-            write_job(j, j.queries, folder)
-            probs = res[q.qid]
-            where = "only together with the job's other queries"
+            probs, where = [p for v in alone.values() for p in v], "alone (q%d/)" % q.qid
         else:
-            continue
-        nfailed += 1
-        with open(os.path.join(folder, "problems.txt"), "w") as f:
-            f.write("WEIR_SEED=%d WEIR_SQLDIFF_JOB=%d: q%d fails %s\n" % (j.seed, j.index, q.qid, where))
-            f.write("\n".join(probs) + "\n")
-        lines.append("FAIL seed %d job %d q%d (%s): %s" % (j.seed, j.index, q.qid, where, probs[0][:300]))
-        lines.append("  case written to %s" % folder)
-    if not lines:
-        folder = os.path.join(args.out, "seed%d-job%d" % (j.seed, j.index))
-        write_job(j, j.queries, folder)
-        probs = [p for v in res.values() for p in v]
-        with open(os.path.join(folder, "problems.txt"), "w") as f:
-            f.write("WEIR_SEED=%d WEIR_SQLDIFF_JOB=%d: the job fails, no query alone\n" % (j.seed, j.index))
-            f.write("\n".join(probs) + "\n")
-        lines.append("FAIL seed %d job %d (the whole job; no query fails alone): %s"
-                     % (j.seed, j.index, probs[0][:300]))
-        lines.append("  case written to %s" % folder)
-        nfailed = 1
-    return lines, nfailed
+            shutil.rmtree(folder, ignore_errors=True)
+            if q.qid not in res:
+                continue
+            probs, where = res[q.qid], "only together with the job's other queries"
+        case.counts["failed queries"] += 1
+        family = getattr(q, "family", None)
+        problems.append("q%d%s fails %s: %s" % (q.qid, " " + family if family else "", where,
+                                               "; ".join(probs)[:600]))
+    if not problems:
+        problems = ["the whole job fails, no query alone: " + "; ".join(p for v in res.values() for p in v)[:600]]
+    return problems
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--weir", required=True)
-    ap.add_argument("--jobs", type=int, default=int(os.environ.get("WEIR_SQLDIFF_JOBS", "40")))
-    ap.add_argument("--seed", type=int, default=None)
-    ap.add_argument("--job", type=int, default=None)
-    ap.add_argument("--first-job", type=int, default=0)
-    ap.add_argument("--max-queries", type=int, default=int(os.environ.get("WEIR_SQLDIFF_QUERIES", "16")))
-    ap.add_argument("--out", default=os.environ.get("WEIR_SQLDIFF_OUT", "sql_diff_failures"))
-    ap.add_argument("--features", default=os.environ.get("WEIR_SQLDIFF_FEATURES", ""),
-                    help="comma list; -name leaves a feature out (view, where, having, cascade, late)")
-    ap.add_argument("--timeout", type=int, default=120)
-    ap.add_argument("--max-failures", type=int, default=10)
-    ap.add_argument("--workers", type=int, default=1, help="jobs run at once")
-    args = ap.parse_args()
-    seed = args.seed
-    if seed is None:
-        env = os.environ.get("WEIR_SEED")
-        seed = int(env) if env else int.from_bytes(os.urandom(4), "little") % 1000000000
-    if args.job is None and os.environ.get("WEIR_SQLDIFF_JOB"):
-        args.job = int(os.environ["WEIR_SQLDIFF_JOB"])
+def run_case(case):
+    feats = features(case.args.features)
+    j = gen_job(case.seed, case.index, feats, case.args.max_queries)
+    case.note = "(parallelism %d, batch size %d, %d queries)" % (j.parallelism, j.batch, len(j.queries))
+    return job_problems(case, j, check)
+
+
+def features(spec):
     feats = set(ALL_FEATS)
-    for f in filter(None, args.features.split(",")):
+    for f in filter(None, spec.split(",")):
         if f.startswith("-"):
             feats.discard(f[1:])
         else:
             feats.add(f)
-    args.weir = os.path.abspath(args.weir)
-    args.out = os.path.abspath(args.out)
-    indexes = [args.job] if args.job is not None else range(args.first_job, args.first_job + args.jobs)
-    print("sql_diff: seed %d (WEIR_SEED=%d replays it; WEIR_SQLDIFF_JOB=i one job), %d jobs, "
-          "up to %d queries each, features %s" % (seed, seed, len(indexes), args.max_queries,
-                                                 ",".join(sorted(feats))), flush=True)
-    work = tempfile.mkdtemp(prefix="weir-sqldiff-")
-    cases = failed = jobs_failed = done = 0
-    t0 = time.time()
+    return feats
 
-    def one(i):
-        j = gen_job(seed, i, feats, args.max_queries)
-        folder = os.path.join(work, "job%d" % i)
-        res = check(args.weir, j, j.queries, folder, args.timeout)
-        lines, nfailed = [], 0
-        if res:
-            os.makedirs(args.out, exist_ok=True)
-            lines, nfailed = report_failure(args, j, res, folder)
-        shutil.rmtree(folder, ignore_errors=True)
-        return j, nfailed, lines
 
-    try:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=args.workers) as pool:
-            pending = collections.deque()
-            it = iter(indexes)
-            stop = False
-            while True:
-                while not stop and len(pending) < 2 * args.workers:
-                    i = next(it, None)
-                    if i is None:
-                        break
-                    pending.append(pool.submit(one, i))
-                if not pending:
-                    break
-                j, nfailed, lines = pending.popleft().result()
-                done += 1
-                cases += len(j.queries)
-                if nfailed:
-                    jobs_failed += 1
-                    failed += nfailed
-                    for line in lines:
-                        print(line, flush=True)
-                    if jobs_failed >= args.max_failures and not stop:
-                        print("sql_diff: stopping after %d failing jobs" % jobs_failed)
-                        stop = True
-                if done % 200 == 0:
-                    print("sql_diff: %d jobs, %d cases, %d failed, %.0f s"
-                          % (done, cases, failed, time.time() - t0), flush=True)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    print("sql_diff: %d cases in %d jobs, %d failed (%d jobs), %.1f s; seed %d"
-          % (cases, done, failed, jobs_failed, time.time() - t0, seed), flush=True)
-    return 1 if failed else 0
+def add_args(ap):
+    ap.add_argument("--max-queries", type=int, default=int(os.environ.get("WEIR_SQLDIFF_QUERIES", "40")),
+                    help="queries a job at the most (default: $WEIR_SQLDIFF_QUERIES, else 40)")
+    ap.add_argument("--features", default=os.environ.get("WEIR_SQLDIFF_FEATURES", ""),
+                    help="comma list; -name leaves a feature out (%s)" % ", ".join(sorted(ALL_FEATS)))
+
+
+def main():
+    return diffrun.main("sql_diff", run_case, jobs_env="WEIR_SQLDIFF_JOBS", jobs=120, asan_jobs=24,
+                        one_env="WEIR_SQLDIFF_JOB", unit="jobs", add_args=add_args,
+                        out_env="WEIR_SQLDIFF_OUT", max_failures=10, timeout=120,
+                        describe=lambda a: "up to %d queries each, features %s"
+                        % (a.max_queries, ",".join(sorted(features(a.features)))))
 
 
 if __name__ == "__main__":

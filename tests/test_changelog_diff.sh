@@ -11,18 +11,17 @@
 # row-at-a-time model of the OVER lateness rule).
 #
 # Bounded: WEIR_CLDIFF_JOBS jobs (default 40; 10 under ASan) of up to
-# WEIR_CLDIFF_QUERIES queries (default 12). The seed is printed; WEIR_SEED=S
-# replays a run, WEIR_CLDIFF_JOB=i one job of it. Failing cases are written
-# under WEIR_CLDIFF_OUT (default ./changelog_diff_failures).
+# WEIR_CLDIFF_QUERIES queries (default 12); WEIR_DIFF_WORKERS runs that
+# many jobs at once (default 1). The seed is printed; WEIR_SEED=S replays a
+# run, WEIR_CLDIFF_JOB=i one job of it. Failing jobs (and a folder q<N> for
+# each query that fails alone) are kept under WEIR_CLDIFF_OUT (default
+# ./changelog_diff_failures).
 set -u
 weir=$1
 src=$2
-jobs=${WEIR_CLDIFF_JOBS:-40}
-if ldd "$weir" 2>/dev/null | grep -q libasan; then jobs=${WEIR_CLDIFF_JOBS:-10}; fi
 if ! python3 -c 'import sqlite3' 2>/dev/null; then
   echo "FAIL: python3 with its sqlite3 module is needed (scripts/install-deps.sh)"
   exit 1
 fi
-exec python3 "$src/tests/changelog_diff.py" --weir "$weir" --jobs "$jobs" \
-  --families="${WEIR_CLDIFF_FAMILIES:-}" \
+exec python3 "$src/tests/changelog_diff.py" --weir "$weir" \
   --out "${WEIR_CLDIFF_OUT:-$PWD/changelog_diff_failures}"

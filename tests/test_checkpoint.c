@@ -31,17 +31,8 @@ static char g_dir[256], g_out[300], g_ckpt[300], g_sp[300], g_state[300],
 static _Atomic uint64_t g_limit, g_produced;
 static cj_gen g_gen;
 static cj_lines g_ref_lines;
-static char g_log[16384];
+static cj_log g_log;
 static uint32_t g_retain = 1;
-static size_t g_log_len;
-
-static void log_line(void *ud, const char *line)
-{
-    (void)ud;
-    int n = snprintf(g_log + g_log_len, sizeof g_log - g_log_len, "%s\n", line);
-    if (n > 0 && g_log_len + (size_t)n < sizeof g_log)
-        g_log_len += (size_t)n;
-}
 
 static void setup(void)
 {
@@ -57,8 +48,8 @@ static void setup(void)
                      .n_keys = N_KEYS,
                      .limit = &g_limit,
                      .produced = &g_produced};
-    g_log_len = 0;
-    g_log[0] = '\0';
+    g_log.len = 0;
+    g_log.text[0] = '\0';
     g_retain = 1;
 }
 
@@ -96,7 +87,8 @@ static weir_checkpoint_config ckpt_config(weir_restore_mode mode,
     c.interval_ms = 0; /* the tests trigger checkpoints themselves */
     c.restore = mode;
     c.restore_path = path;
-    c.log = log_line;
+    c.log = cj_log_line;
+    c.log_ud = &g_log;
     c.num_retained = g_retain;
     return c;
 }
@@ -119,27 +111,17 @@ static void reference(void)
 
 static void check_output(void)
 {
-    cj_lines got;
-    size_t hidden;
-    cr_assert_eq(cj_read_output(g_out, &got, &hidden), 0);
     char why[1024];
-    int d = cj_lines_diff(&g_ref_lines, &got, why, sizeof why);
-    cj_lines_free(&got);
-    cr_assert_eq(d, 0,
+    cr_assert_eq(cj_output_matches(g_out, &g_ref_lines, why, sizeof why), 0,
                  "output differs from the uninterrupted run: %s\nlog:\n%s", why,
-                 g_log);
-    cr_assert_eq(hidden, 0, "%zu hidden part files left behind", hidden);
+                 g_log.text);
 }
 
 /* Waits (real time, bounded) until the source produced at least n rows. */
 static void wait_produced(uint64_t n)
 {
-    for (int i = 0; i < 20000 && atomic_load(&g_produced) < n; i++) {
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
-    cr_assert_geq(atomic_load(&g_produced), n,
-                  "the source did not reach row %llu", (unsigned long long)n);
+    cr_assert(cj_wait_produced(&g_produced, n, 20000),
+              "the source did not reach row %llu", (unsigned long long)n);
 }
 
 static cj_job *start(uint32_t parallelism, const char *backend,
@@ -243,7 +225,7 @@ Test(checkpoint,
     /* Running the job again resumes from the end: nothing new, nothing twice.
      */
     j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, UINT64_MAX);
-    cr_assert(strstr(g_log, "nothing is left to do"), "%s", g_log);
+    cr_assert(strstr(g_log.text, "nothing is left to do"), "%s", g_log.text);
     finish(j);
     cr_assert_eq(atomic_load(&g_produced), 0);
     check_output();
@@ -264,7 +246,7 @@ Test(checkpoint, restore_after_a_crash_equals_an_uninterrupted_run)
     char want[64];
     snprintf(want, sizeof want, "restoring from checkpoint chk-%llu (taken",
              (unsigned long long)id);
-    cr_assert(strstr(g_log, want), "%s", g_log);
+    cr_assert(strstr(g_log.text, want), "%s", g_log.text);
     finish(j);
     check_output();
 }
@@ -313,11 +295,12 @@ Test(checkpoint, a_checkpoint_without_fingerprints_restores_and_says_so)
     weir__storage_destroy(st);
 
     j = start(2, "memory", WEIR_RESTORE_LATEST, NULL, UINT64_MAX);
-    cr_assert(strstr(g_log, "records no operator fingerprints"), "%s", g_log);
+    cr_assert(strstr(g_log.text, "records no operator fingerprints"), "%s",
+              g_log.text);
     char want[64];
     snprintf(want, sizeof want, "restoring from checkpoint chk-%llu (taken",
              (unsigned long long)id);
-    cr_assert(strstr(g_log, want), "%s", g_log);
+    cr_assert(strstr(g_log.text, want), "%s", g_log.text);
     finish(j);
     check_output();
 }
@@ -352,11 +335,12 @@ Test(checkpoint, a_corrupt_newest_checkpoint_falls_back_to_the_one_before)
     char want[128];
     snprintf(want, sizeof want, "checkpoint chk-%llu is unusable",
              (unsigned long long)b);
-    cr_assert(strstr(g_log, want), "%s", g_log);
-    cr_assert(strstr(g_log, "checksum or size mismatch"), "%s", g_log);
+    cr_assert(strstr(g_log.text, want), "%s", g_log.text);
+    cr_assert(strstr(g_log.text, "checksum or size mismatch"), "%s",
+              g_log.text);
     snprintf(want, sizeof want, "restoring from checkpoint chk-%llu",
              (unsigned long long)a);
-    cr_assert(strstr(g_log, want), "%s", g_log);
+    cr_assert(strstr(g_log.text, want), "%s", g_log.text);
     snprintf(want, sizeof want, "chk-%llu", (unsigned long long)a);
     cr_assert(strstr(weir_job_restored_from(j->job), want));
     finish(j);
@@ -431,7 +415,7 @@ Test(checkpoint,
     cr_assert_eq(weir_job_checkpoint_stats(j->job, &st), 0);
     cr_assert_eq(st.failed, 2);
     cr_assert_eq(st.last_id, c);
-    cr_assert(strstr(g_log, "the job goes on"), "%s", g_log);
+    cr_assert(strstr(g_log.text, "the job goes on"), "%s", g_log.text);
     finish(j);
     check_output();
     /* The failed ones left nothing behind. */
@@ -484,7 +468,8 @@ Test(checkpoint, stop_and_restore_at_parallelism_1_then_4_then_2)
     cj_job_destroy(j);
 
     j = start(4, "memory", WEIR_RESTORE_LATEST, NULL, 38000);
-    cr_assert(strstr(g_log, "restoring from checkpoint"), "%s", g_log);
+    cr_assert(strstr(g_log.text, "restoring from checkpoint"), "%s",
+              g_log.text);
     wait_produced(38000 - 17000);
     weir_job_stop(j->job);
     cr_assert_eq(weir_job_wait(j->job), 0, "%s", weir_job_error(j->job));
@@ -554,7 +539,7 @@ Test(checkpoint, savepoint_then_change_parallelism_and_restore)
     j = start(3, "memory", WEIR_RESTORE_PATH, path, UINT64_MAX);
     char want[800];
     snprintf(want, sizeof want, "restoring from savepoint %s", path);
-    cr_assert(strstr(g_log, want), "%s", g_log);
+    cr_assert(strstr(g_log.text, want), "%s", g_log.text);
     finish(j);
     check_output();
 }
@@ -616,7 +601,7 @@ Test(checkpoint, fresh_ignores_and_from_rejects_a_missing_path)
     crash(j);
     cj_rmtree(g_out);
     j = start(1, "memory", WEIR_RESTORE_FRESH, NULL, UINT64_MAX);
-    cr_assert(strstr(g_log, "starting fresh"), "%s", g_log);
+    cr_assert(strstr(g_log.text, "starting fresh"), "%s", g_log.text);
     cr_assert_str_eq(weir_job_restored_from(j->job), "");
     finish(j);
     cr_assert_eq(atomic_load(&g_produced), N_ROWS);
@@ -777,12 +762,12 @@ Test(checkpoint, a_failing_task_restarts_from_the_last_checkpoint)
     pthread_join(t, NULL);
     cr_assert_eq(r.rc, 0, "%s", r.err.message);
     cr_assert_eq(r.restarts, 1);
-    cr_assert(strstr(g_log, "restarting in 1 ms (restart 1 of 2)"), "%s",
-              g_log);
+    cr_assert(strstr(g_log.text, "restarting in 1 ms (restart 1 of 2)"), "%s",
+              g_log.text);
     char want[512];
     snprintf(want, sizeof want, "restoring from checkpoint %s/chk-%llu", g_ckpt,
              (unsigned long long)id);
-    cr_assert(strstr(g_log, want), "%s", g_log);
+    cr_assert(strstr(g_log.text, want), "%s", g_log.text);
     cr_assert_eq(atomic_load(&g_produced), N_ROWS - 30000,
                  "the restarted job read from row 30000 on, not %llu rows",
                  (unsigned long long)atomic_load(&g_produced));
@@ -1059,7 +1044,7 @@ static void async_snapshot_case(const char *backend)
     char want[64];
     snprintf(want, sizeof want, "restoring from checkpoint chk-%llu (taken",
              (unsigned long long)id);
-    cr_assert(strstr(g_log, want), "%s", g_log);
+    cr_assert(strstr(g_log.text, want), "%s", g_log.text);
     finish(j);
     check_output();
 }

@@ -32,17 +32,8 @@ static char g_dir[256], g_out[300], g_ckpt[300], g_sp[300], g_state[300],
 static _Atomic uint64_t g_limit, g_produced;
 static cj_gen g_gen;
 static cj_lines g_ref_lines;
-static char g_log[16384];
-static size_t g_log_len;
+static cj_log g_log;
 static uint32_t g_retain = 1;
-
-static void log_line(void *ud, const char *line)
-{
-    (void)ud;
-    int n = snprintf(g_log + g_log_len, sizeof g_log - g_log_len, "%s\n", line);
-    if (n > 0 && g_log_len + (size_t)n < sizeof g_log)
-        g_log_len += (size_t)n;
-}
 
 static void setup(void)
 {
@@ -59,8 +50,8 @@ static void setup(void)
                      .sequential_keys = true,
                      .limit = &g_limit,
                      .produced = &g_produced};
-    g_log_len = 0;
-    g_log[0] = '\0';
+    g_log.len = 0;
+    g_log.text[0] = '\0';
     g_retain = 1;
 }
 
@@ -200,25 +191,15 @@ static void reference(void)
 
 static void check_output(void)
 {
-    cj_lines got;
-    size_t hidden;
-    cr_assert_eq(cj_read_output(g_out, &got, &hidden), 0);
     char why[1024];
-    int d = cj_lines_diff(&g_ref_lines, &got, why, sizeof why);
-    cj_lines_free(&got);
-    cr_assert_eq(d, 0,
+    cr_assert_eq(cj_output_matches(g_out, &g_ref_lines, why, sizeof why), 0,
                  "output differs from the uninterrupted run: %s\nlog:\n%s", why,
-                 g_log);
-    cr_assert_eq(hidden, 0, "%zu hidden part files left behind", hidden);
+                 g_log.text);
 }
 
 static void wait_produced(uint64_t n)
 {
-    for (int i = 0; i < 20000 && atomic_load(&g_produced) < n; i++) {
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
-    cr_assert_geq(atomic_load(&g_produced), n);
+    cr_assert(cj_wait_produced(&g_produced, n, 20000));
 }
 
 static ijob *start(uint32_t par, const char *backend, bool incremental,
@@ -231,7 +212,8 @@ static ijob *start(uint32_t par, const char *backend, bool incremental,
     weir_checkpoint_config_init(&c);
     c.dir = g_ckpt;
     c.savepoint_dir = g_sp;
-    c.log = log_line;
+    c.log = cj_log_line;
+    c.log_ud = &g_log;
     c.num_retained = g_retain;
     weir_error err;
     cr_assert_eq(weir_checkpoint_config_set(&c, "state.backend.incremental",
@@ -259,7 +241,7 @@ static uint64_t checkpoint(ijob *j, int expect, weir_checkpoint_stats *st)
     int rc = weir_job_await_checkpoint(j->job, id, 30000, &err);
     cr_assert_eq(rc, expect, "checkpoint %llu: %s (expected %s)\n%s",
                  (unsigned long long)id, err.message, weir_strerror(expect),
-                 g_log);
+                 g_log.text);
     if (st)
         cr_assert_eq(weir_job_checkpoint_stats(j->job, st), 0);
     return id;
@@ -380,7 +362,7 @@ Test(incremental, a_small_change_uploads_far_less_and_restores_exactly)
     char want[64];
     snprintf(want, sizeof want, "restoring from checkpoint chk-%llu",
              (unsigned long long)idb);
-    cr_assert(strstr(g_log, want), "%s", g_log);
+    cr_assert(strstr(g_log.text, want), "%s", g_log.text);
     /*
      * At the same parallelism the restored databases are the checkpoint's
      * files, hard-linked from where they were fetched (no canonical
@@ -592,11 +574,11 @@ Test(incremental, a_corrupt_shared_file_falls_back_to_the_previous_checkpoint)
     char want[128];
     snprintf(want, sizeof want, "checkpoint chk-%llu is unusable",
              (unsigned long long)b);
-    cr_assert(strstr(g_log, want), "%s", g_log);
-    cr_assert(strstr(g_log, "shared file"), "%s", g_log);
+    cr_assert(strstr(g_log.text, want), "%s", g_log.text);
+    cr_assert(strstr(g_log.text, "shared file"), "%s", g_log.text);
     snprintf(want, sizeof want, "restoring from checkpoint chk-%llu",
              (unsigned long long)a);
-    cr_assert(strstr(g_log, want), "%s", g_log);
+    cr_assert(strstr(g_log.text, want), "%s", g_log.text);
     finish(j);
     check_output();
 }
@@ -639,7 +621,8 @@ Test(incremental, restore_into_the_memory_backend)
     checkpoint(j, 0, NULL);
     ijob_destroy(j);
     j = start(3, "memory", true, UINT64_MAX);
-    cr_assert(strstr(g_log, "restoring from checkpoint"), "%s", g_log);
+    cr_assert(strstr(g_log.text, "restoring from checkpoint"), "%s",
+              g_log.text);
     finish(j);
     check_output();
 }
@@ -675,7 +658,8 @@ Test(incremental, savepoints_stay_canonical)
     weir_checkpoint_config c;
     weir_checkpoint_config_init(&c);
     c.dir = g_ckpt;
-    c.log = log_line;
+    c.log = cj_log_line;
+    c.log_ud = &g_log;
     c.restore = WEIR_RESTORE_PATH;
     c.restore_path = path;
     cr_assert_eq(weir_job_enable_checkpoints(r->job, &c, &err), 0, "%s",
@@ -742,7 +726,7 @@ Test(incremental, a_failed_upload_fails_that_checkpoint_only)
     char want[64];
     snprintf(want, sizeof want, "restoring from checkpoint chk-%llu",
              (unsigned long long)good);
-    cr_assert(strstr(g_log, want), "%s", g_log);
+    cr_assert(strstr(g_log.text, want), "%s", g_log.text);
     finish(j);
     check_output();
 }

@@ -25,41 +25,6 @@
 
 #define GUARD_MS 20000
 
-/* "+I" etc. in the op column becomes the row kind; the row keeps (k, v). */
-static int kind_map(void *ud, const weir_batch *in, weir_batch *out)
-{
-    (void)ud;
-    for (uint32_t r = 0; r < in->n_rows; r++) {
-        int o = weir_batch_append_row(out);
-        if (o < 0)
-            return o;
-        uint32_t len;
-        const char *op = weir_batch_str(in, 0, r, &len);
-        weir_row_kind k = WEIR_ROW_INSERT;
-        if (len == 2 && !memcmp(op, "-U", 2))
-            k = WEIR_ROW_UPDATE_BEFORE;
-        else if (len == 2 && !memcmp(op, "+U", 2))
-            k = WEIR_ROW_UPDATE_AFTER;
-        else if (len == 2 && !memcmp(op, "-D", 2))
-            k = WEIR_ROW_DELETE;
-        out->kind[o] = (uint8_t)k;
-        out->ts[o] = in->ts[r];
-        if (weir_batch_is_null(in, 1, r))
-            weir_batch_set_null(out, 0, (uint32_t)o);
-        else
-            WEIR_COL_I64(out, 0)[o] = WEIR_COL_I64(in, 1)[r];
-        if (weir_batch_is_null(in, 2, r)) {
-            weir_batch_set_null(out, 1, (uint32_t)o);
-        } else {
-            const char *v = weir_batch_str(in, 2, r, &len);
-            int rc = weir_batch_set_str(out, 1, (uint32_t)o, v, len);
-            if (rc)
-                return rc;
-        }
-    }
-    return 0;
-}
-
 static void quiet(void *ud, const char *line)
 {
     (void)ud;
@@ -112,13 +77,12 @@ static void jt_start_ex(jt *t, weir_join_type type, uint32_t parallelism, const 
     cr_assert_eq(weir_job_create(&cfg, &t->job), 0);
     weir_stream keyed[2];
     for (int s = 0; s < 2; s++) {
-        weir_source_spec ss = th_source_spec(t->src[s], s ? "right" : "left");
         weir_watermark_spec wm = {.kind = WEIR_WATERMARK_NONE};
-        weir_stream st, m;
-        cr_assert_eq(weir_job_source(t->job, &ss, &wm, 1, &st), 0);
-        cr_assert_eq(weir_job_map(t->job, st, t->side, kind_map, NULL, &m), 0);
-        /* one map per side, chained to its source: a retraction never overtakes its insert */
-        cr_assert_eq(weir_job_set_parallelism(t->job, m, 1), 0);
+        weir_stream m;
+        cr_assert_eq(th_changelog_stream(t->job, t->src[s],
+                                         s ? "right" : "left", &wm, t->side,
+                                         &m),
+                     0, "%s", weir_job_error(t->job));
         uint32_t kc = 0;
         keyed[s] = weir_stream_key_by(m, &kc, 1);
     }

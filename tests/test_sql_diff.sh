@@ -10,22 +10,20 @@
 # plus SQLite for the aggregates).
 #
 # Bounded: WEIR_SQLDIFF_JOBS jobs (default 120; 24 under ASan) of up to
-# WEIR_SQLDIFF_QUERIES queries (default 40) each; one query is one case.
-# The seed is printed; WEIR_SEED=S replays a run, WEIR_SQLDIFF_JOB=i one job
-# of it. Each failing case (job.sql, in.json, run.sh, problems.txt) is
-# written under WEIR_SQLDIFF_OUT (default ./sql_diff_failures).
+# WEIR_SQLDIFF_QUERIES queries (default 40) each; WEIR_DIFF_WORKERS runs
+# that many jobs at once (default 1). The seed is printed; WEIR_SEED=S
+# replays a run, WEIR_SQLDIFF_JOB=i one job of it. Each failing job
+# (job.sql, in.json, run.sh, problems.txt, and a folder q<N> for each query
+# that fails alone) is kept under WEIR_SQLDIFF_OUT (default
+# ./sql_diff_failures).
 # WEIR_SQLDIFF_FEATURES leaves features out ("-where,-cascade"; the names
 # are listed in sql_diff.py, ALL_FEATS).
 set -u
 weir=$1
 src=$2
-jobs=${WEIR_SQLDIFF_JOBS:-120}
-if ldd "$weir" 2>/dev/null | grep -q libasan; then jobs=${WEIR_SQLDIFF_JOBS:-24}; fi
 if ! python3 -c 'import sqlite3' 2>/dev/null; then
   echo "FAIL: python3 with its sqlite3 module is needed (scripts/install-deps.sh)"
   exit 1
 fi
-exec python3 "$src/tests/sql_diff.py" --weir "$weir" --jobs "$jobs" \
-  --max-queries "${WEIR_SQLDIFF_QUERIES:-40}" \
-  --features="${WEIR_SQLDIFF_FEATURES:-}" \
+exec python3 "$src/tests/sql_diff.py" --weir "$weir" \
   --out "${WEIR_SQLDIFF_OUT:-$PWD/sql_diff_failures}"

@@ -16,31 +16,6 @@
 
 #define GUARD_MS 20000
 
-/* (op STRING, k BIGINT, t BIGINT, v BIGINT) -> (k, t, v) with op as the row kind */
-static int kind_map(void *ud, const weir_batch *in, weir_batch *out)
-{
-    (void)ud;
-    for (uint32_t r = 0; r < in->n_rows; r++) {
-        int o = weir_batch_append_row(out);
-        if (o < 0)
-            return o;
-        uint32_t len;
-        const char *op = weir_batch_str(in, 0, r, &len);
-        weir_row_kind k = WEIR_ROW_INSERT;
-        if (len == 2 && !memcmp(op, "-U", 2))
-            k = WEIR_ROW_UPDATE_BEFORE;
-        else if (len == 2 && !memcmp(op, "+U", 2))
-            k = WEIR_ROW_UPDATE_AFTER;
-        else if (len == 2 && !memcmp(op, "-D", 2))
-            k = WEIR_ROW_DELETE;
-        out->kind[o] = (uint8_t)k;
-        out->ts[o] = in->ts[r];
-        for (uint32_t c = 0; c < 3; c++)
-            WEIR_COL_I64(out, c)[o] = WEIR_COL_I64(in, c + 1)[r];
-    }
-    return 0;
-}
-
 typedef struct tt {
     weir_schema *probe, *vin, *vers, *out;
     th_source *src[2];
@@ -66,12 +41,13 @@ static void tt_start(tt *x, bool left_outer, uint32_t parallelism)
     uint32_t kc = 0;
     x->src[0] = th_usource_create(x->probe, 1);
     x->src[1] = th_usource_create(x->vin, 1);
-    weir_source_spec ps = th_source_spec(x->src[0], "probe"), vs = th_source_spec(x->src[1], "versions");
-    weir_stream p, v, m;
+    weir_source_spec ps = th_source_spec(x->src[0], "probe");
+    weir_stream p, m;
     cr_assert_eq(weir_job_source(x->job, &ps, &wm, 1, &p), 0);
-    cr_assert_eq(weir_job_source(x->job, &vs, &wm, 1, &v), 0);
-    cr_assert_eq(weir_job_map(x->job, v, x->vers, kind_map, NULL, &m), 0);
-    cr_assert_eq(weir_job_set_parallelism(x->job, m, 1), 0);
+    /* the versioned side: (op, k, t, v) -> (k, t, v) with op as the row kind */
+    cr_assert_eq(
+        th_changelog_stream(x->job, x->src[1], "versions", &wm, x->vers, &m), 0,
+        "%s", weir_job_error(x->job));
     keyed[0] = weir_stream_key_by(p, &kc, 1);
     keyed[1] = weir_stream_key_by(m, &kc, 1);
     weir_temporal_join_config tc = {.left_outer = left_outer, .n_out = {2, 3}, .time_col = {1, 1}, .out_schema = x->out};

@@ -278,88 +278,86 @@ void weir__opt_accept(weir__optset *o, const char *const *keys)
     }
 }
 
+/* The value of option key, marked used (its index in *i); NULL when the
+ * options do not name it. */
+static const char *opt_take(weir__optset *o, const char *key, size_t *i)
+{
+    int at = weir__opt_index(o, key);
+    if (at < 0)
+        return NULL;
+    *i = (size_t)at;
+    o->used[at] = true;
+    return o->opts[at].value;
+}
+
+/* The error of option i (key), whose value is not `what`. */
+static int opt_bad(weir__optset *o, size_t i, const char *key, const char *what)
+{
+    return weir__opt_fail(o, i, WEIR_EINVAL,
+                          "option '%s': expected %s, found '%s'", key, what,
+                          o->opts[i].value);
+}
+
 const char *weir__opt_get(weir__optset *o, const char *key)
 {
-    int i = weir__opt_index(o, key);
-    if (i < 0)
-        return NULL;
-    o->used[i] = true;
-    return o->opts[i].value;
+    size_t i;
+    return opt_take(o, key, &i);
 }
 
 int weir__opt_bool(weir__optset *o, const char *key, bool *out)
 {
-    int i = weir__opt_index(o, key);
-    if (i < 0)
-        return 0;
-    o->used[i] = true;
-    if (weir_option_parse_bool(o->opts[i].value, out))
-        return weir__opt_fail(
-            o, (size_t)i, WEIR_EINVAL,
-            "option '%s': expected 'true' or 'false', found '%s'", key,
-            o->opts[i].value);
+    size_t i;
+    const char *v = opt_take(o, key, &i);
+    if (v && weir_option_parse_bool(v, out))
+        return opt_bad(o, i, key, "'true' or 'false'");
     return 0;
 }
 
 int weir__opt_duration(weir__optset *o, const char *key, int64_t *out_ms)
 {
-    int i = weir__opt_index(o, key);
-    if (i < 0)
-        return 0;
-    o->used[i] = true;
-    if (weir_option_parse_duration(o->opts[i].value, out_ms))
-        return weir__opt_fail(o, (size_t)i, WEIR_EINVAL,
-                              "option '%s': expected a duration such as '10 "
-                              "s', '500 ms' or '1 min', found '%s'",
-                              key, o->opts[i].value);
+    size_t i;
+    const char *v = opt_take(o, key, &i);
+    if (v && weir_option_parse_duration(v, out_ms))
+        return opt_bad(o, i, key,
+                       "a duration such as '10 s', '500 ms' or '1 min'");
     return 0;
 }
 
 int weir__opt_size(weir__optset *o, const char *key, uint64_t *out)
 {
-    int i = weir__opt_index(o, key);
-    if (i < 0)
-        return 0;
-    o->used[i] = true;
-    if (weir_option_parse_size(o->opts[i].value, out))
-        return weir__opt_fail(o, (size_t)i, WEIR_EINVAL,
-                              "option '%s': expected a memory size such as "
-                              "'128MB', '64 kb' or '1gb', found '%s'",
-                              key, o->opts[i].value);
+    size_t i;
+    const char *v = opt_take(o, key, &i);
+    if (v && weir_option_parse_size(v, out))
+        return opt_bad(o, i, key,
+                       "a memory size such as '128MB', '64 kb' or '1gb'");
     return 0;
 }
 
 int weir__opt_i64(weir__optset *o, const char *key, int64_t *out)
 {
-    int i = weir__opt_index(o, key);
-    if (i < 0)
+    size_t i;
+    const char *v = opt_take(o, key, &i);
+    if (!v)
         return 0;
-    o->used[i] = true;
-    const char *v = o->opts[i].value;
     char *end;
     errno = 0;
     long long x = strtoll(v, &end, 10);
     if (end == v || *skip_spaces(end) || errno)
-        return weir__opt_fail(o, (size_t)i, WEIR_EINVAL,
-                              "option '%s': expected an integer, found '%s'",
-                              key, v);
+        return opt_bad(o, i, key, "an integer");
     *out = x;
     return 0;
 }
 
 int weir__opt_f64(weir__optset *o, const char *key, double *out)
 {
-    int i = weir__opt_index(o, key);
-    if (i < 0)
+    size_t i;
+    const char *v = opt_take(o, key, &i);
+    if (!v)
         return 0;
-    o->used[i] = true;
-    const char *v = o->opts[i].value;
     char *end;
     double x = strtod(v, &end);
     if (end == v || *skip_spaces(end) || !isfinite(x))
-        return weir__opt_fail(o, (size_t)i, WEIR_EINVAL,
-                              "option '%s': expected a number, found '%s'", key,
-                              v);
+        return opt_bad(o, i, key, "a number");
     *out = x;
     return 0;
 }

@@ -195,6 +195,28 @@ static inline bool entry_eq(const uint8_t *v, uint32_t vl, const xvec *key, uint
     return vl == kl && (!vl || !memcmp(v, k, vl));
 }
 
+/* Reads the entries of it up to entry k (0-based), entry j of type types[j]
+ * (a ROW's fields) or, with one_type, types[0] (an ARRAY's elements); entry
+ * k in *en, *ev, *el. False when the value ends before it. */
+static bool nth_entry(weir_nv_iter *it, const weir_type *types, bool one_type,
+                      int64_t k, bool *en, const uint8_t **ev, uint32_t *el)
+{
+    bool ok = true;
+    for (int64_t j = 0; j <= k && ok; j++)
+        ok = weir_nv_next(it, types[one_type ? 0 : j], en, ev, el);
+    return ok;
+}
+
+/* Row i of out: the entry read (found) or NULL (not found, or a NULL entry). */
+static void store_entry(ecx *cx, xvec *out, uint32_t i, bool found, bool en,
+                        const uint8_t *ev, uint32_t el)
+{
+    if (!found || en)
+        x_setnull(cx, out, i);
+    else
+        raw_store(out, i, ev, el);
+}
+
 /* arr[i] (1-based; NULL outside 1..CARDINALITY) and map[key] (NULL if absent). */
 static int item_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
@@ -206,15 +228,14 @@ static int item_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
             continue;
         weir_nv_iter it;
         uint32_t cnt = weir_nv_open(t, v[i].ptr, v[i].len, &it);
-        bool found = false, en;
-        const uint8_t *ev;
-        uint32_t el;
+        bool found = false, en = true;
+        const uint8_t *ev = NULL;
+        uint32_t el = 0;
         if (t.id == WEIR_TYPE_ARRAY) {
             int64_t want = a[1].type.id == WEIR_TYPE_INT ? ((const int32_t *)a[1].data)[i]
                                                           : ((const int64_t *)a[1].data)[i];
-            if (want >= 1 && want <= cnt)
-                for (int64_t k = 1; k <= want; k++)
-                    found = weir_nv_next(&it, d->elems[0], &en, &ev, &el);
+            found = want >= 1 && want <= cnt &&
+                    nth_entry(&it, d->elems, true, want - 1, &en, &ev, &el);
         } else {
             bool kn, vn;
             const uint8_t *kv, *vv;
@@ -228,10 +249,7 @@ static int item_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
                 }
             }
         }
-        if (!found || en)
-            x_setnull(cx, out, i);
-        else
-            raw_store(out, i, ev, el);
+        store_entry(cx, out, i, found, en, ev, el);
     }
     return 0;
 }
@@ -279,15 +297,11 @@ static int field_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, 
             continue;
         weir_nv_iter it;
         weir_nv_open(t, v[i].ptr, v[i].len, &it);
-        bool en = true, ok = true;
+        bool en = true;
         const uint8_t *ev = NULL;
         uint32_t el = 0;
-        for (int64_t k = 0; k <= e->p0 && ok; k++)
-            ok = weir_nv_next(&it, d->elems[k], &en, &ev, &el);
-        if (!ok || en)
-            x_setnull(cx, out, i);
-        else
-            raw_store(out, i, ev, el);
+        bool found = nth_entry(&it, d->elems, false, e->p0, &en, &ev, &el);
+        store_entry(cx, out, i, found, en, ev, el);
     }
     return 0;
 }
@@ -342,23 +356,23 @@ static int coll_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
             continue;
         weir_nv_iter it;
         uint32_t cnt = weir_nv_open(t, v[i].ptr, v[i].len, &it);
-        bool en;
-        const uint8_t *ev;
-        uint32_t el;
+        bool en = true;
+        const uint8_t *ev = NULL;
+        uint32_t el = 0;
         switch (e->p0) {
         case K_CARD:
             ((int32_t *)out->data)[i] = (int32_t)cnt;
             break;
-        case K_ELEMENT:
+        case K_ELEMENT: {
             if (cnt > 1) {
                 rc = weir__x_fail(cx, i, "ELEMENT of an ARRAY of %u elements: it must have at most one", cnt);
                 break;
             }
-            if (cnt == 0 || !weir_nv_next(&it, d->elems[0], &en, &ev, &el) || en)
-                x_setnull(cx, out, i);
-            else
-                raw_store(out, i, ev, el);
+            bool found =
+                cnt > 0 && nth_entry(&it, d->elems, true, 0, &en, &ev, &el);
+            store_entry(cx, out, i, found, en, ev, el);
             break;
+        }
         case K_CONTAINS: {
             bool want_null = is_null_at(&a[1], i), hit = false;
             for (uint32_t k = 0; k < cnt && !hit && weir_nv_next(&it, d->elems[0], &en, &ev, &el); k++)

@@ -61,6 +61,7 @@
  */
 #include <string.h>
 
+#include "ops/join_core.h"
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
 #include "weir/state.h"
@@ -98,21 +99,12 @@ typedef struct join_op {
     const join_conf *conf;
     exp_queue expq[2];  /* bounded joins: per side */
     bool expq_built;    /* rebuilt from the rows (after a restore) */
-    weir_state *st[2];
-    weir_expr_env *env;
-    weir_batch *out;     /* output being filled */
-    weir_batch *cand;    /* candidate joined rows of the current input row */
-    uint8_t *sel;        /* residual result per candidate */
-    uint32_t cand_cap;
+    weir_join_core core; /* cand: the input row joined with each match */
     cand_ref *refs;
     uint32_t refs_cap, n_refs;
     weir_buf scan;       /* encoded rows of the other side */
     weir_buf row;        /* encoded input row */
     weir_buf val;        /* a map value being written */
-    uint8_t key[1024];
-    uint32_t batch_size;
-    uint64_t *n_emitted;
-    uint64_t *n_late;
     uint64_t *n_expired;
     weir_ts in_wm; /* the watermark the rows of the batch at hand are judged
                       against (weir_op_input_watermark): an interval join's
@@ -150,41 +142,23 @@ static int join_create(void *arg, const weir_op_info *info, void **out_op)
     if (!j)
         return WEIR_ENOMEM;
     j->conf = c;
-    j->batch_size = info->batch_size ? info->batch_size : 1024;
     weir_buf_init(&j->scan);
     weir_buf_init(&j->row);
     weir_buf_init(&j->val);
-    j->env = weir_expr_env_create();
-    j->out = weir_batch_create(c->cfg.out_schema, j->batch_size);
-    j->cand_cap = 16;
-    j->cand = weir_batch_create(cand_schema(&c->cfg), j->cand_cap);
-    j->sel = weir_malloc(j->cand_cap);
-    if (!j->env || !j->out || !j->cand || !j->sel)
-        return WEIR_ENOMEM;
-    if (c->cfg.clock.now_ms)
-        weir_expr_env_set_clock(j->env, &c->cfg.clock);
-    return 0;
+    return weir__join_core_init(&j->core, "join", info, c->cfg.out_schema,
+                                cand_schema(&c->cfg), 16, &c->cfg.clock);
 }
 
 static int join_open(void *op, weir_op_ctx *ctx)
 {
     join_op *j = op;
-    const weir_op_info *info = weir_op_info_of(ctx);
-    if (info->n_inputs != 2)
-        return weir_op_fail(ctx, WEIR_EINVAL, "a join needs two inputs, not %u", info->n_inputs);
-    for (int s = 0; s < 2; s++)
-        if (info->input_schemas[s]->n_fields < j->conf->cfg.n_out[s])
-            return weir_op_fail(ctx, WEIR_EINVAL, "join input %d has %u columns, fewer than its %u output columns", s,
-                                info->input_schemas[s]->n_fields, j->conf->cfg.n_out[s]);
-    static const char *names[2] = {"join-left", "join-right"};
-    for (int s = 0; s < 2; s++) {
-        weir_state_desc d = {.name = names[s], .kind = WEIR_STATE_MAP, .ttl_ms = j->conf->cfg.state_ttl_ms};
-        int rc = weir_op_get_state(ctx, &d, &j->st[s]);
-        if (rc)
-            return rc;
-    }
-    j->n_emitted = weir_op_counter(ctx, "join_rows_emitted");
-    j->n_late = weir_op_counter(ctx, "late_rows");
+    int64_t ttl = j->conf->cfg.state_ttl_ms;
+    const weir_state_desc desc[2] = {
+        {.name = "join-left", .kind = WEIR_STATE_MAP, .ttl_ms = ttl},
+        {.name = "join-right", .kind = WEIR_STATE_MAP, .ttl_ms = ttl}};
+    int rc = weir__join_core_open(&j->core, ctx, j->conf->cfg.n_out, desc);
+    if (rc)
+        return rc;
     j->n_expired = weir_op_counter(ctx, "expired_rows");
     return 0;
 }
@@ -194,10 +168,7 @@ static void join_close(void *op)
     join_op *j = op;
     if (!j)
         return;
-    weir_expr_env_destroy(j->env);
-    weir_batch_destroy(j->out);
-    weir_batch_destroy(j->cand);
-    weir_free(j->sel);
+    weir__join_core_fini(&j->core);
     weir_free(j->refs);
     weir_buf_fini(&j->scan);
     weir_buf_fini(&j->row);
@@ -325,38 +296,15 @@ static int expq_add(join_op *j, int s, weir_ts ts, const void *key, uint32_t kle
     return 0;
 }
 
-static int flush(join_op *j, weir_op_ctx *ctx)
-{
-    weir_op_counter_add(j->n_emitted, j->out->n_rows);
-    return weir_op_emit_reset(ctx, j->out);
-}
-
-/* Appends an empty output row (flushing when full); its index in *row. */
-static int out_row(join_op *j, weir_op_ctx *ctx, weir_row_kind kind, weir_ts ts, uint32_t *row)
-{
-    if (weir_batch_full(j->out)) {
-        int rc = flush(j, ctx);
-        if (rc)
-            return rc;
-    }
-    int r = weir_batch_append_row(j->out);
-    if (r < 0)
-        return r;
-    j->out->kind[r] = (uint8_t)kind;
-    j->out->ts[r] = ts;
-    *row = (uint32_t)r;
-    return 0;
-}
-
 /* Emits candidate i (a whole joined row) `times` times. */
 static int emit_pair(join_op *j, weir_op_ctx *ctx, uint32_t i, int64_t times, weir_row_kind kind, weir_ts ts)
 {
-    uint32_t n = j->cand->schema->n_fields;
+    uint32_t n = j->core.cand->schema->n_fields;
     for (int64_t t = 0; t < times; t++) {
         uint32_t r;
-        int rc = out_row(j, ctx, kind, ts, &r);
+        int rc = weir__join_core_out_row(&j->core, ctx, kind, ts, &r);
         if (!rc)
-            rc = weir__row_copy_cols(j->out, r, 0, j->cand, i, 0, n);
+            rc = weir__row_copy_cols(j->core.out, r, 0, j->core.cand, i, 0, n);
         if (rc)
             return rc;
     }
@@ -371,13 +319,14 @@ static int emit_padded(join_op *j, weir_op_ctx *ctx, int s, uint32_t i, int64_t 
     uint32_t ooff = s == 0 ? c->n_out[0] : 0, on = c->n_out[1 - s];
     for (int64_t t = 0; t < times; t++) {
         uint32_t r;
-        int rc = out_row(j, ctx, kind, ts, &r);
+        int rc = weir__join_core_out_row(&j->core, ctx, kind, ts, &r);
         if (!rc)
-            rc = weir__row_copy_cols(j->out, r, off, j->cand, i, off, n);
+            rc = weir__row_copy_cols(j->core.out, r, off, j->core.cand, i, off,
+                                     n);
         if (rc)
             return rc;
         for (uint32_t k = 0; k < on; k++)
-            weir_batch_set_null(j->out, ooff + k, r);
+            weir_batch_set_null(j->core.out, ooff + k, r);
     }
     return 0;
 }
@@ -404,28 +353,6 @@ static int scan_visit(void *ud, const void *k, size_t klen, const void *v, size_
     return weir_buf_put(&j->scan, k, klen) ? WEIR_ENOMEM : 0;
 }
 
-static int ensure_cand(join_op *j, uint32_t n)
-{
-    if (n <= j->cand_cap)
-        return 0;
-    uint32_t cap = j->cand_cap;
-    while (cap < n)
-        cap *= 2;
-    weir_batch *b = weir_batch_create(cand_schema(&j->conf->cfg), cap);
-    uint8_t *sel = weir_malloc(cap);
-    if (!b || !sel) {
-        weir_batch_destroy(b);
-        weir_free(sel);
-        return WEIR_ENOMEM;
-    }
-    weir_batch_destroy(j->cand);
-    weir_free(j->sel);
-    j->cand = b;
-    j->sel = sel;
-    j->cand_cap = cap;
-    return 0;
-}
-
 /*
  * Reads the other side's rows of the current key (none when null_key) into candidates
  * [0, n_refs) (input row joined with each), and evaluates the residual.
@@ -438,21 +365,26 @@ static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uin
     uint32_t soff = s == 0 ? 0 : c->n_out[0], ooff = o == 0 ? 0 : c->n_out[0];
     j->n_refs = 0;
     weir_buf_clear(&j->scan);
-    int rc = null_key ? 0 : weir_map_iterate(j->st[o], NULL, 0, scan_visit, j);
+    int rc =
+        null_key ? 0 : weir_map_iterate(j->core.st[o], NULL, 0, scan_visit, j);
     if (rc)
         return rc;
-    if ((rc = ensure_cand(j, j->n_refs ? j->n_refs : 1)))
+    if ((rc = weir__join_core_reserve(&j->core, cand_schema(&j->conf->cfg),
+                                      j->n_refs ? j->n_refs : 1)))
         return rc;
-    weir_batch_reset(j->cand);
+    weir_batch_reset(j->core.cand);
     uint32_t n = j->n_refs ? j->n_refs : 1;
     for (uint32_t i = 0; i < n; i++) {
-        int row = weir_batch_append_row(j->cand);
+        int row = weir_batch_append_row(j->core.cand);
         if (row < 0)
             return row;
-        if ((rc = weir__row_copy_cols(j->cand, (uint32_t)row, soff, in, r, 0, c->n_out[s])))
+        if ((rc = weir__row_copy_cols(j->core.cand, (uint32_t)row, soff, in, r,
+                                      0, c->n_out[s])))
             return rc;
         if (j->n_refs) {
-            rc = weir__row_decode(j->scan.data + j->refs[i].off, j->refs[i].len, j->cand, (uint32_t)row, ooff, c->n_out[o]);
+            rc = weir__row_decode(j->scan.data + j->refs[i].off, j->refs[i].len,
+                                  j->core.cand, (uint32_t)row, ooff,
+                                  c->n_out[o]);
             if (rc)
                 return weir_op_fail(ctx, rc, "join state holds a row that does not decode");
         }
@@ -460,12 +392,13 @@ static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uin
     if (!j->n_refs)
         return 0;
     if (!c->residual) {
-        memset(j->sel, 1, j->n_refs);
+        memset(j->core.sel, 1, j->n_refs);
         return 0;
     }
     weir_error err = {0};
-    weir_expr_env_set_watermark(j->env, weir_op_watermark(ctx));
-    if (weir_expr_filter(c->residual, j->cand, j->env, j->sel, &err))
+    weir_expr_env_set_watermark(j->core.env, weir_op_watermark(ctx));
+    if (weir_expr_filter(c->residual, j->core.cand, j->core.env, j->core.sel,
+                         &err))
         return weir_op_fail(ctx, err.code ? err.code : WEIR_EINVAL, "join condition: %s", err.message);
     return 0;
 }
@@ -473,11 +406,12 @@ static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uin
 static int put_entry(join_op *j, int side, const void *k, size_t klen, int64_t count, int64_t assoc, int64_t ts)
 {
     if (count <= 0)
-        return weir_map_remove(j->st[side], NULL, 0, k, klen);
+        return weir_map_remove(j->core.st[side], NULL, 0, k, klen);
     weir_buf_clear(&j->val);
     if (weir_buf_put(&j->val, &count, 8) || weir_buf_put(&j->val, &assoc, 8) || weir_buf_put(&j->val, &ts, 8))
         return WEIR_ENOMEM;
-    return weir_map_put(j->st[side], NULL, 0, k, klen, j->val.data, j->val.len);
+    return weir_map_put(j->core.st[side], NULL, 0, k, klen, j->val.data,
+                        j->val.len);
 }
 
 /* Emits the left part of candidate i (a semi or anti join's output row), `times` times. */
@@ -485,9 +419,10 @@ static int emit_left(join_op *j, weir_op_ctx *ctx, uint32_t i, int64_t times, we
 {
     for (int64_t t = 0; t < times; t++) {
         uint32_t r;
-        int rc = out_row(j, ctx, kind, ts, &r);
+        int rc = weir__join_core_out_row(&j->core, ctx, kind, ts, &r);
         if (!rc)
-            rc = weir__row_copy_cols(j->out, r, 0, j->cand, i, 0, j->conf->cfg.n_out[0]);
+            rc = weir__row_copy_cols(j->core.out, r, 0, j->core.cand, i, 0,
+                                     j->conf->cfg.n_out[0]);
         if (rc)
             return rc;
     }
@@ -525,14 +460,15 @@ static int apply_semi_anti(join_op *j, weir_op_ctx *ctx, int s, const weir_batch
         return rc;
     int64_t matched = 0;
     for (uint32_t i = 0; i < j->n_refs; i++)
-        if (j->sel[i])
+        if (j->core.sel[i])
             matched += j->refs[i].count;
     if ((rc = weir__row_encode(in, r, c->n_out[s], &j->row)))
         return rc;
     const void *v;
     size_t vlen;
     int64_t count = 0;
-    rc = weir_map_get(j->st[s], NULL, 0, j->row.data, j->row.len, &v, &vlen);
+    rc = weir_map_get(j->core.st[s], NULL, 0, j->row.data, j->row.len, &v,
+                      &vlen);
     if (rc == 0) {
         if (vlen != 24)
             return weir_op_fail(ctx, WEIR_ECORRUPT, "join state holds a value of %zu bytes", vlen);
@@ -546,7 +482,7 @@ static int apply_semi_anti(join_op *j, weir_op_ctx *ctx, int s, const weir_batch
     if (s == 0)
         return (matched > 0) != anti ? emit_left(j, ctx, 0, 1, kind, ts) : 0;
     for (uint32_t i = 0; i < j->n_refs; i++) {
-        if (!j->sel[i])
+        if (!j->core.sel[i])
             continue;
         cand_ref *cr = &j->refs[i];
         if (accumulate && cr->assoc == 0)
@@ -572,20 +508,20 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
         /* Behind its own side's watermark: late, joined with nothing (what
          * of the other side is still stored depends on how far the join's
          * watermark got, which is thread timing), kept nowhere. */
-        weir_op_counter_add(j->n_late, 1);
+        weir_op_counter_add(j->core.n_late, 1);
         return 0;
     }
     bool null_key = false;
     for (uint32_t k = 0; k < ks->n; k++)
         null_key |= !c->null_safe[k] && weir_batch_is_null(in, ks->cols[k], r);
-    size_t klen = weir_key_encode(in, ks, r, j->key, sizeof j->key);
-    if (klen > sizeof j->key)
-        return weir_op_fail(ctx, WEIR_EINVAL, "join key of %zu bytes exceeds the limit of %zu", klen, sizeof j->key);
+    size_t klen;
+    int rc = weir__join_core_key(&j->core, ctx, in, ks, r, &klen);
+    if (rc)
+        return rc;
     if (is_semi_anti(c->type))
-        return apply_semi_anti(j, ctx, s, in, r, null_key, j->key, klen);
+        return apply_semi_anti(j, ctx, s, in, r, null_key, j->core.key, klen);
     weir_row_kind kind = (weir_row_kind)in->kind[r];
     bool accumulate = kind == WEIR_ROW_INSERT || kind == WEIR_ROW_UPDATE_AFTER;
-    int rc;
     if (null_key) {
         /* It can never match, so it needs no state: an outer side pads it (and retracts the padding). */
         if (!jc->outer[s])
@@ -594,15 +530,15 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
             return rc;
         return emit_padded(j, ctx, s, 0, 1, accumulate ? WEIR_ROW_INSERT : WEIR_ROW_DELETE, in->ts[r]);
     }
-    uint64_t khash = weir_key_hash(j->key, klen);
-    rc = weir_op_set_key_hashed(ctx, j->key, klen, khash);
+    uint64_t khash = weir_key_hash(j->core.key, klen);
+    rc = weir_op_set_key_hashed(ctx, j->core.key, klen, khash);
     if (rc || (rc = gather(j, ctx, s, in, r, false)))
         return rc;
     bool inner = c->type == WEIR_JOIN_INNER;
     weir_ts ts = in->ts[r];
     int64_t matched = 0;
     for (uint32_t i = 0; i < j->n_refs; i++)
-        if (j->sel[i])
+        if (j->core.sel[i])
             matched += j->refs[i].count;
     /* this row's own entry */
     if ((rc = weir__row_encode(in, r, c->n_out[s], &j->row)))
@@ -610,7 +546,8 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     const void *v;
     size_t vlen;
     int64_t count = 0, assoc = 0;
-    rc = weir_map_get(j->st[s], NULL, 0, j->row.data, j->row.len, &v, &vlen);
+    rc = weir_map_get(j->core.st[s], NULL, 0, j->row.data, j->row.len, &v,
+                      &vlen);
     if (rc == 0) {
         if (vlen != 24)
             return weir_op_fail(ctx, WEIR_ECORRUPT, "join state holds a value of %zu bytes", vlen);
@@ -635,8 +572,9 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
         {
             store = false; /* no row still to come can match it: joined below, kept nowhere */
             weir_op_counter_add(j->n_expired, 1);
-        }
-        else if (count == 1 && (rc = expq_add(j, s, round_up(expiry, c->bound_step_ms), j->key, (uint32_t)klen, khash)))
+        } else if (count == 1 &&
+                   (rc = expq_add(j, s, round_up(expiry, c->bound_step_ms),
+                                  j->core.key, (uint32_t)klen, khash)))
             return rc;
     }
     if (store && (rc = put_entry(j, s, j->row.data, j->row.len, count, assoc, t)))
@@ -649,7 +587,7 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     }
     weir_row_kind pair_kind = inner ? kind : accumulate ? WEIR_ROW_INSERT : WEIR_ROW_DELETE;
     for (uint32_t i = 0; i < j->n_refs; i++) {
-        if (!j->sel[i])
+        if (!j->core.sel[i])
             continue;
         cand_ref *cr = &j->refs[i];
         /* An inner interval join's rows carry the left time (its time attribute); an outer one's the later time. */
@@ -683,13 +621,15 @@ static int emit_expired(join_op *j, weir_op_ctx *ctx, int s, const cand_ref *cr)
     uint32_t off = s == 0 ? 0 : c->n_out[0], ooff = s == 0 ? c->n_out[0] : 0;
     for (int64_t t = 0; t < cr->count; t++) {
         uint32_t r;
-        int rc = out_row(j, ctx, WEIR_ROW_INSERT, cr->ts, &r);
+        int rc =
+            weir__join_core_out_row(&j->core, ctx, WEIR_ROW_INSERT, cr->ts, &r);
         if (!rc)
-            rc = weir__row_decode(j->scan.data + cr->off, cr->len, j->out, r, off, c->n_out[s]);
+            rc = weir__row_decode(j->scan.data + cr->off, cr->len, j->core.out,
+                                  r, off, c->n_out[s]);
         if (rc)
             return rc;
         for (uint32_t k = 0; k < c->n_out[1 - s]; k++)
-            weir_batch_set_null(j->out, ooff + k, r);
+            weir_batch_set_null(j->core.out, ooff + k, r);
     }
     return 0;
 }
@@ -700,12 +640,13 @@ static int expire_rows(join_op *j, weir_op_ctx *ctx, int s, weir_ts upto)
     const weir_join_config *c = &j->conf->cfg;
     j->n_refs = 0;
     weir_buf_clear(&j->scan);
-    int rc = weir_map_iterate(j->st[s], NULL, 0, scan_visit, j);
+    int rc = weir_map_iterate(j->core.st[s], NULL, 0, scan_visit, j);
     for (uint32_t i = 0; !rc && i < j->n_refs; i++) {
         cand_ref *cr = &j->refs[i];
         if (row_expiry(c, s, cr->ts) > upto)
             continue;
-        rc = weir_map_remove(j->st[s], NULL, 0, j->scan.data + cr->off, cr->len);
+        rc = weir_map_remove(j->core.st[s], NULL, 0, j->scan.data + cr->off,
+                             cr->len);
         weir_op_counter_add(j->n_expired, (uint64_t)cr->count);
         if (!rc && j->conf->outer[s] && cr->assoc == 0)
             rc = emit_expired(j, ctx, s, cr);
@@ -726,7 +667,7 @@ static int join_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
     if (!c->interval && weir_op_watermark(ctx) == WEIR_TS_MAX)
         return 0;
     int rc = expire_rows(j, ctx, tm->ns == 1, tm->ts);
-    return rc ? rc : flush(j, ctx);
+    return rc ? rc : weir__join_core_flush(&j->core, ctx);
 }
 
 /* A restore's stored rows of a bounded side: each key goes into the buckets of its rows. */
@@ -744,7 +685,7 @@ static int rebuild_key(void *ud, const uint8_t *key, size_t klen, const void *ns
     const weir_join_config *c = &j->conf->cfg;
     j->n_refs = 0;
     weir_buf_clear(&j->scan);
-    int rc = weir_map_iterate(j->st[rb->s], NULL, 0, scan_visit, j);
+    int rc = weir_map_iterate(j->core.st[rb->s], NULL, 0, scan_visit, j);
     uint64_t h = weir_key_hash(key, klen);
     for (uint32_t i = 0; !rc && i < j->n_refs; i++)
         if (j->refs[i].ts != WEIR_TS_MIN)
@@ -762,7 +703,7 @@ static int expq_build(join_op *j)
         if (!c->bounded[s])
             continue;
         rebuild_ctx rb = {j, s};
-        int rc = weir_state_keys(j->st[s], rebuild_key, &rb);
+        int rc = weir_state_keys(j->core.st[s], rebuild_key, &rb);
         if (rc)
             return rc;
     }
@@ -841,7 +782,7 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
         if (rc)
             return rc;
     }
-    return flush(j, ctx);
+    return weir__join_core_flush(&j->core, ctx);
 }
 
 static const weir_operator_class join_class = {

@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/join_core.h"
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
 #include "weir/state.h"
@@ -63,19 +64,12 @@ typedef struct tj_list {
 
 typedef struct tj_op {
     const weir_temporal_join_config *cfg;
-    weir_state *st[2];
-    weir_expr_env *env;
-    weir_batch *out;
-    weir_batch *cand;
-    uint8_t *sel;
-    uint32_t cand_cap;
+    weir_join_core core; /* cand: probe rows joined with their versions */
     tj_list probes, versions;
     int32_t *match; /* per ready probe: its version's index in versions, or -1 */
     uint32_t match_cap;
     weir_buf row, val;
-    uint8_t key[1024];
-    uint32_t batch_size;
-    uint64_t *n_emitted, *n_late, *n_expired;
+    uint64_t *n_expired;
 } tj_op;
 
 static int tj_create(void *arg, const weir_op_info *info, void **out_op)
@@ -86,43 +80,30 @@ static int tj_create(void *arg, const weir_op_info *info, void **out_op)
     if (!j)
         return WEIR_ENOMEM;
     j->cfg = c;
-    j->batch_size = info->batch_size ? info->batch_size : 1024;
     weir_buf_init(&j->row);
     weir_buf_init(&j->val);
     weir_buf_init(&j->probes.buf);
     weir_buf_init(&j->versions.buf);
-    j->env = weir_expr_env_create();
-    j->out = weir_batch_create(c->out_schema, j->batch_size);
-    j->cand_cap = 16;
-    j->cand = weir_batch_create(c->out_schema, j->cand_cap);
-    j->sel = weir_malloc(j->cand_cap);
-    if (!j->env || !j->out || !j->cand || !j->sel)
-        return WEIR_ENOMEM;
-    if (c->clock.now_ms)
-        weir_expr_env_set_clock(j->env, &c->clock);
-    return 0;
+    return weir__join_core_init(&j->core, "temporal join", info, c->out_schema,
+                                c->out_schema, 16, &c->clock);
 }
 
 static int tj_open(void *op, weir_op_ctx *ctx)
 {
     tj_op *j = op;
+    const weir_state_desc desc[2] = {
+        {.name = "tjoin-probe", .kind = WEIR_STATE_MAP},
+        {.name = "tjoin-versions", .kind = WEIR_STATE_MAP}};
+    int rc = weir__join_core_open(&j->core, ctx, j->cfg->n_out, desc);
+    if (rc)
+        return rc;
     const weir_op_info *info = weir_op_info_of(ctx);
-    if (info->n_inputs != 2)
-        return weir_op_fail(ctx, WEIR_EINVAL, "a temporal join needs two inputs, not %u", info->n_inputs);
     for (int s = 0; s < 2; s++)
-        if (info->input_schemas[s]->n_fields < j->cfg->n_out[s] ||
-            info->input_schemas[s]->n_fields <= j->cfg->time_col[s])
-            return weir_op_fail(ctx, WEIR_EINVAL, "temporal join input %d has %u columns, too few", s,
-                                info->input_schemas[s]->n_fields);
-    static const char *names[2] = {"tjoin-probe", "tjoin-versions"};
-    for (int s = 0; s < 2; s++) {
-        weir_state_desc d = {.name = names[s], .kind = WEIR_STATE_MAP};
-        int rc = weir_op_get_state(ctx, &d, &j->st[s]);
-        if (rc)
-            return rc;
-    }
-    j->n_emitted = weir_op_counter(ctx, "join_rows_emitted");
-    j->n_late = weir_op_counter(ctx, "late_rows");
+        if (info->input_schemas[s]->n_fields <= j->cfg->time_col[s])
+            return weir_op_fail(
+                ctx, WEIR_EINVAL,
+                "temporal join input %d has %u columns, no time column %u", s,
+                info->input_schemas[s]->n_fields, j->cfg->time_col[s]);
     j->n_expired = weir_op_counter(ctx, "expired_versions");
     return 0;
 }
@@ -132,10 +113,7 @@ static void tj_close(void *op)
     tj_op *j = op;
     if (!j)
         return;
-    weir_expr_env_destroy(j->env);
-    weir_batch_destroy(j->out);
-    weir_batch_destroy(j->cand);
-    weir_free(j->sel);
+    weir__join_core_fini(&j->core);
     weir_free(j->match);
     weir_free(j->probes.v);
     weir_free(j->versions.v);
@@ -146,42 +124,22 @@ static void tj_close(void *op)
     weir_free(j);
 }
 
-static int flush(tj_op *j, weir_op_ctx *ctx)
-{
-    weir_op_counter_add(j->n_emitted, j->out->n_rows);
-    return weir_op_emit_reset(ctx, j->out);
-}
-
-static int out_row(tj_op *j, weir_op_ctx *ctx, weir_ts ts, uint32_t *row)
-{
-    if (weir_batch_full(j->out)) {
-        int rc = flush(j, ctx);
-        if (rc)
-            return rc;
-    }
-    int r = weir_batch_append_row(j->out);
-    if (r < 0)
-        return r;
-    j->out->kind[r] = WEIR_ROW_INSERT;
-    j->out->ts[r] = ts;
-    *row = (uint32_t)r;
-    return 0;
-}
-
 /* Emits the probe part of candidate i (padded: the versioned columns NULL) or all of it. */
 static int emit_cand(tj_op *j, weir_op_ctx *ctx, uint32_t i, bool padded, weir_ts ts)
 {
     const weir_temporal_join_config *c = j->cfg;
     uint32_t r;
-    int rc = out_row(j, ctx, ts, &r);
+    int rc = weir__join_core_out_row(&j->core, ctx, WEIR_ROW_INSERT, ts, &r);
     if (rc)
         return rc;
     if (!padded)
-        return weir__row_copy_cols(j->out, r, 0, j->cand, i, 0, c->n_out[0] + c->n_out[1]);
-    if ((rc = weir__row_copy_cols(j->out, r, 0, j->cand, i, 0, c->n_out[0])))
+        return weir__row_copy_cols(j->core.out, r, 0, j->core.cand, i, 0,
+                                   c->n_out[0] + c->n_out[1]);
+    if ((rc = weir__row_copy_cols(j->core.out, r, 0, j->core.cand, i, 0,
+                                  c->n_out[0])))
         return rc;
     for (uint32_t k = 0; k < c->n_out[1]; k++)
-        weir_batch_set_null(j->out, c->n_out[0] + k, r);
+        weir_batch_set_null(j->core.out, c->n_out[0] + k, r);
     return 0;
 }
 
@@ -194,24 +152,7 @@ static int ensure_cand(tj_op *j, uint32_t n)
         j->match = m;
         j->match_cap = n;
     }
-    if (n <= j->cand_cap)
-        return 0;
-    uint32_t cap = j->cand_cap;
-    while (cap < n)
-        cap *= 2;
-    weir_batch *b = weir_batch_create(j->cfg->out_schema, cap);
-    uint8_t *sel = weir_malloc(cap);
-    if (!b || !sel) {
-        weir_batch_destroy(b);
-        weir_free(sel);
-        return WEIR_ENOMEM;
-    }
-    weir_batch_destroy(j->cand);
-    weir_free(j->sel);
-    j->cand = b;
-    j->sel = sel;
-    j->cand_cap = cap;
-    return 0;
+    return weir__join_core_reserve(&j->core, j->cfg->out_schema, n);
 }
 
 static tj_ref *list_add(tj_list *l)
@@ -286,7 +227,7 @@ static int tj_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
         uint32_t tc = c->time_col[input];
         int64_t t = WEIR_COL_I64(in, tc)[r];
         if (weir_batch_is_null(in, tc, r) || t < wm) {
-            weir_op_counter_add(j->n_late, 1);
+            weir_op_counter_add(j->core.n_late, 1);
             continue;
         }
         bool null_key = false;
@@ -298,19 +239,19 @@ static int tj_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
                 continue;
             if ((rc = ensure_cand(j, 1)))
                 return rc;
-            weir_batch_reset(j->cand);
-            int cr = weir_batch_append_row(j->cand);
+            weir_batch_reset(j->core.cand);
+            int cr = weir_batch_append_row(j->core.cand);
             if (cr < 0)
                 return cr;
-            if ((rc = weir__row_copy_cols(j->cand, (uint32_t)cr, 0, in, r, 0, c->n_out[0])) ||
+            if ((rc = weir__row_copy_cols(j->core.cand, (uint32_t)cr, 0, in, r,
+                                          0, c->n_out[0])) ||
                 (rc = emit_cand(j, ctx, (uint32_t)cr, true, t)))
                 return rc;
             continue;
         }
-        size_t klen = weir_key_encode(in, ks, r, j->key, sizeof j->key);
-        if (klen > sizeof j->key)
-            return weir_op_fail(ctx, WEIR_EINVAL, "join key of %zu bytes exceeds the limit of %zu", klen, sizeof j->key);
-        if ((rc = weir_op_set_key(ctx, j->key, klen)))
+        size_t klen;
+        if ((rc = weir__join_core_key(&j->core, ctx, in, ks, r, &klen)) ||
+            (rc = weir_op_set_key(ctx, j->core.key, klen)))
             return rc;
         if ((rc = weir__row_encode(in, r, c->n_out[input], &j->row)))
             return rc;
@@ -318,7 +259,8 @@ static int tj_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
             int64_t count = 0;
             const void *v;
             size_t vlen;
-            rc = weir_map_get(j->st[0], NULL, 0, j->row.data, j->row.len, &v, &vlen);
+            rc = weir_map_get(j->core.st[0], NULL, 0, j->row.data, j->row.len,
+                              &v, &vlen);
             if (rc == 0) {
                 if (vlen != 16)
                     return weir_op_fail(ctx, WEIR_ECORRUPT, "temporal join state holds a value of %zu bytes", vlen);
@@ -330,7 +272,8 @@ static int tj_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
             weir_buf_clear(&j->val);
             if (weir_buf_put(&j->val, &count, 8) || weir_buf_put(&j->val, &t, 8))
                 return WEIR_ENOMEM;
-            rc = weir_map_put(j->st[0], NULL, 0, j->row.data, j->row.len, j->val.data, j->val.len);
+            rc = weir_map_put(j->core.st[0], NULL, 0, j->row.data, j->row.len,
+                              j->val.data, j->val.len);
         } else {
             uint8_t kind = in->kind[r];
             /* Flink reads a versioned table in upsert mode, without -U: a -U carries the old row (often the
@@ -340,7 +283,8 @@ static int tj_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
             weir_buf_clear(&j->val);
             if (weir_buf_put_u8(&j->val, kind) || weir_buf_put(&j->val, j->row.data, j->row.len))
                 return WEIR_ENOMEM;
-            rc = weir_map_put(j->st[1], NULL, 0, &t, 8, j->val.data, j->val.len);
+            rc = weir_map_put(j->core.st[1], NULL, 0, &t, 8, j->val.data,
+                              j->val.len);
         }
         /* t >= W, so t + 1 > W: the timer is in the future */
         if (!rc)
@@ -348,7 +292,7 @@ static int tj_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
     }
     if (rc)
         return rc;
-    return flush(j, ctx);
+    return weir__join_core_flush(&j->core, ctx);
 }
 
 /* Joins the probe rows of the timer's key with t < B, then drops the versions nothing can need any more. */
@@ -359,9 +303,10 @@ static int tj_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
     weir_ts B = tm->ts;
     list_clear(&j->probes);
     list_clear(&j->versions);
-    int rc = weir_map_iterate(j->st[1], NULL, 0, version_visit, &j->versions);
+    int rc =
+        weir_map_iterate(j->core.st[1], NULL, 0, version_visit, &j->versions);
     if (!rc)
-        rc = weir_map_iterate(j->st[0], NULL, 0, probe_visit, &j->probes);
+        rc = weir_map_iterate(j->core.st[0], NULL, 0, probe_visit, &j->probes);
     if (rc)
         return rc == WEIR_ECORRUPT ? weir_op_fail(ctx, rc, "temporal join state does not decode") : rc;
     /* the ready probe rows first, in time order */
@@ -379,14 +324,15 @@ static int tj_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
     if (n_ready) {
         if ((rc = ensure_cand(j, n_ready)))
             return rc;
-        weir_batch_reset(j->cand);
+        weir_batch_reset(j->core.cand);
         uint32_t nl = c->n_out[0], nr = c->n_out[1];
         for (uint32_t i = 0; i < n_ready; i++) {
             const tj_ref *p = &j->probes.v[i];
-            int cr = weir_batch_append_row(j->cand);
+            int cr = weir_batch_append_row(j->core.cand);
             if (cr < 0)
                 return cr;
-            if ((rc = weir__row_decode(j->probes.buf.data + p->off, p->len, j->cand, (uint32_t)cr, 0, nl)))
+            if ((rc = weir__row_decode(j->probes.buf.data + p->off, p->len,
+                                       j->core.cand, (uint32_t)cr, 0, nl)))
                 return weir_op_fail(ctx, rc, "temporal join state holds a row that does not decode");
             /* the version valid at p->ts: the latest with a time <= p->ts */
             int32_t m = -1;
@@ -397,25 +343,27 @@ static int tj_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
             j->match[i] = m;
             if (m >= 0) {
                 const tj_ref *vr = &j->versions.v[m];
-                rc = weir__row_decode(j->versions.buf.data + vr->off, vr->len, j->cand, (uint32_t)cr, nl, nr);
+                rc = weir__row_decode(j->versions.buf.data + vr->off, vr->len,
+                                      j->core.cand, (uint32_t)cr, nl, nr);
                 if (rc)
                     return weir_op_fail(ctx, rc, "temporal join state holds a row that does not decode");
             } else {
                 for (uint32_t k = 0; k < nr; k++)
-                    weir_batch_set_null(j->cand, nl + k, (uint32_t)cr);
+                    weir_batch_set_null(j->core.cand, nl + k, (uint32_t)cr);
             }
         }
         if (c->residual) {
             weir_error err = {0};
-            weir_expr_env_set_watermark(j->env, weir_op_watermark(ctx));
-            if (weir_expr_filter(c->residual, j->cand, j->env, j->sel, &err))
+            weir_expr_env_set_watermark(j->core.env, weir_op_watermark(ctx));
+            if (weir_expr_filter(c->residual, j->core.cand, j->core.env,
+                                 j->core.sel, &err))
                 return weir_op_fail(ctx, err.code ? err.code : WEIR_EINVAL, "join condition: %s", err.message);
         } else {
-            memset(j->sel, 1, n_ready);
+            memset(j->core.sel, 1, n_ready);
         }
         for (uint32_t i = 0; i < n_ready; i++) {
             const tj_ref *p = &j->probes.v[i];
-            bool hit = j->match[i] >= 0 && j->sel[i];
+            bool hit = j->match[i] >= 0 && j->core.sel[i];
             if (!hit && !c->left_outer)
                 continue;
             for (int64_t k = 0; k < p->count; k++)
@@ -424,7 +372,8 @@ static int tj_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
         }
         for (uint32_t i = 0; i < n_ready; i++) {
             const tj_ref *p = &j->probes.v[i];
-            if ((rc = weir_map_remove(j->st[0], NULL, 0, j->probes.buf.data + p->off, p->len)))
+            if ((rc = weir_map_remove(j->core.st[0], NULL, 0,
+                                      j->probes.buf.data + p->off, p->len)))
                 return rc;
         }
     }
@@ -436,11 +385,11 @@ static int tj_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
         if (v == last && is_accumulate(j->versions.v[v].kind))
             break;
         int64_t ts = j->versions.v[v].ts;
-        if ((rc = weir_map_remove(j->st[1], NULL, 0, &ts, 8)))
+        if ((rc = weir_map_remove(j->core.st[1], NULL, 0, &ts, 8)))
             return rc;
         weir_op_counter_add(j->n_expired, 1);
     }
-    return flush(j, ctx);
+    return weir__join_core_flush(&j->core, ctx);
 }
 
 static const weir_operator_class tj_class = {

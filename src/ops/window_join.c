@@ -33,6 +33,7 @@
  */
 #include <string.h>
 
+#include "ops/join_core.h"
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
 #include "weir/state.h"
@@ -59,23 +60,15 @@ typedef struct side_rows {
 
 typedef struct wjoin_op {
     const wjoin_conf *conf;
-    weir_state *st[2];
-    weir_expr_env *env;
-    weir_batch *out;   /* output being filled */
-    weir_batch *cand;  /* candidate pairs */
-    uint32_t *pair[2]; /* per candidate: its row on each side */
-    uint8_t *sel;
+    weir_join_core core; /* cand: the candidate pairs (a batch of them) */
+    uint32_t *pair[2];   /* per candidate: its row on each side */
     side_rows side[2];
     weir_buf row; /* encoded input row */
-    uint8_t key[1024];
     /* the (key, end) whose timer was registered last: consecutive rows of one
      * window skip the lookup */
     uint8_t last_key[1024];
     size_t last_klen;
     weir_ts last_end;
-    uint32_t batch_size;
-    uint64_t *n_emitted;
-    uint64_t *n_late;
     uint64_t *n_fired;
     uint64_t *n_held; /* rows in state now (a gauge) */
 } wjoin_op;
@@ -90,38 +83,31 @@ static int wjoin_create(void *arg, const weir_op_info *info, void **out_op)
     if (!j)
         return WEIR_ENOMEM;
     j->conf = c;
-    j->batch_size = info->batch_size ? info->batch_size : 1024;
     weir_buf_init(&j->row);
     j->last_end = WEIR_TS_MIN;
-    j->env = weir_expr_env_create();
-    j->out = weir_batch_create(c->cfg.out_schema, j->batch_size);
-    j->cand = weir_batch_create(c->cand_schema, j->batch_size);
-    j->sel = weir_malloc(j->batch_size);
-    j->pair[0] = weir_malloc(j->batch_size * sizeof(uint32_t));
-    j->pair[1] = weir_malloc(j->batch_size * sizeof(uint32_t));
-    if (!j->env || !j->out || !j->cand || !j->sel || !j->pair[0] || !j->pair[1])
-        return WEIR_ENOMEM;
-    if (c->cfg.clock.now_ms)
-        weir_expr_env_set_clock(j->env, &c->cfg.clock);
-    return 0;
+    int rc =
+        weir__join_core_init(&j->core, "window join", info, c->cfg.out_schema,
+                             c->cand_schema, 0, &c->cfg.clock);
+    if (rc)
+        return rc;
+    j->pair[0] = weir_malloc(j->core.batch_size * sizeof(uint32_t));
+    j->pair[1] = weir_malloc(j->core.batch_size * sizeof(uint32_t));
+    return j->pair[0] && j->pair[1] ? 0 : WEIR_ENOMEM;
 }
 
 static int wjoin_open(void *op, weir_op_ctx *ctx)
 {
     wjoin_op *j = op;
     const weir_window_join_config *c = &j->conf->cfg;
+    const weir_state_desc desc[2] = {
+        {.name = "wjoin-left", .kind = WEIR_STATE_LIST},
+        {.name = "wjoin-right", .kind = WEIR_STATE_LIST}};
+    int rc = weir__join_core_open(&j->core, ctx, c->n_out, desc);
+    if (rc)
+        return rc;
     const weir_op_info *info = weir_op_info_of(ctx);
-    if (info->n_inputs != 2)
-        return weir_op_fail(ctx, WEIR_EINVAL,
-                            "a window join needs two inputs, not %u",
-                            info->n_inputs);
     for (int s = 0; s < 2; s++) {
         const weir_schema *in = info->input_schemas[s];
-        if (in->n_fields < c->n_out[s])
-            return weir_op_fail(ctx, WEIR_EINVAL,
-                                "window join input %d has %u columns, fewer "
-                                "than its %u output columns",
-                                s, in->n_fields, c->n_out[s]);
         if (c->end_col[s] >= in->n_fields ||
             (in->fields[c->end_col[s]].type.id != WEIR_TYPE_TIMESTAMP &&
              in->fields[c->end_col[s]].type.id != WEIR_TYPE_TIMESTAMP_LTZ))
@@ -130,15 +116,6 @@ static int wjoin_open(void *op, weir_op_ctx *ctx)
                 "window join input %d: column %u is not a window_end TIMESTAMP",
                 s, c->end_col[s]);
     }
-    static const char *names[2] = {"wjoin-left", "wjoin-right"};
-    for (int s = 0; s < 2; s++) {
-        weir_state_desc d = {.name = names[s], .kind = WEIR_STATE_LIST};
-        int rc = weir_op_get_state(ctx, &d, &j->st[s]);
-        if (rc)
-            return rc;
-    }
-    j->n_emitted = weir_op_counter(ctx, "join_rows_emitted");
-    j->n_late = weir_op_counter(ctx, "late_rows");
     j->n_fired = weir_op_counter(ctx, "windows_fired");
     j->n_held = weir_op_counter(ctx, "rows_in_state");
     return 0;
@@ -149,10 +126,7 @@ static void wjoin_close(void *op)
     wjoin_op *j = op;
     if (!j)
         return;
-    weir_expr_env_destroy(j->env);
-    weir_batch_destroy(j->out);
-    weir_batch_destroy(j->cand);
-    weir_free(j->sel);
+    weir__join_core_fini(&j->core);
     weir_free(j->pair[0]);
     weir_free(j->pair[1]);
     for (int s = 0; s < 2; s++) {
@@ -190,13 +164,13 @@ static int wjoin_process(void *op, weir_op_ctx *ctx, int input,
         /* A row without a window end belongs to no window: like a late row, it
          * can never be joined. */
         if (weir_batch_is_null(in, c->end_col[s], r)) {
-            weir_op_counter_add(j->n_late, 1);
+            weir_op_counter_add(j->core.n_late, 1);
             continue;
         }
         weir_ts end = WEIR_COL_I64(in, c->end_col[s])[r];
         if (end <= wm) {
             /* Its window has been joined (or could have been) already. */
-            weir_op_counter_add(j->n_late, 1);
+            weir_op_counter_add(j->core.n_late, 1);
             continue;
         }
         bool null_key = false;
@@ -204,27 +178,24 @@ static int wjoin_process(void *op, weir_op_ctx *ctx, int input,
             null_key |= weir_batch_is_null(in, ks->cols[k], r);
         if (null_key && !jc->outer[s])
             continue; /* matches nothing and is not kept */
-        size_t klen = weir_key_encode(in, ks, r, j->key, sizeof j->key);
-        if (klen > sizeof j->key)
-            return weir_op_fail(
-                ctx, WEIR_EINVAL,
-                "window join key of %zu bytes exceeds the limit of %zu", klen,
-                sizeof j->key);
-        int rc = weir_op_set_key(ctx, j->key, klen);
+        size_t klen;
+        int rc = weir__join_core_key(&j->core, ctx, in, ks, r, &klen);
+        if (!rc)
+            rc = weir_op_set_key(ctx, j->core.key, klen);
         if (!rc)
             rc = weir__row_encode(in, r, c->n_out[s], &j->row);
         if (!rc)
-            rc = weir_list_add(j->st[s], null_key ? NULL_NS : NULL,
+            rc = weir_list_add(j->core.st[s], null_key ? NULL_NS : NULL,
                                null_key ? sizeof NULL_NS : 0, j->row.data,
                                j->row.len);
         if (rc)
             return rc;
         weir_op_counter_add(j->n_held, 1);
         if (end != j->last_end || klen != j->last_klen ||
-            memcmp(j->key, j->last_key, klen)) {
+            memcmp(j->core.key, j->last_key, klen)) {
             if ((rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, end, 0)))
                 return rc;
-            memcpy(j->last_key, j->key, klen);
+            memcpy(j->last_key, j->core.key, klen);
             j->last_klen = klen;
             j->last_end = end;
         }
@@ -233,28 +204,6 @@ static int wjoin_process(void *op, weir_op_ctx *ctx, int input,
 }
 
 /* ------------------------------------------------------------ firing */
-
-static int flush(wjoin_op *j, weir_op_ctx *ctx)
-{
-    weir_op_counter_add(j->n_emitted, j->out->n_rows);
-    return weir_op_emit_reset(ctx, j->out);
-}
-
-static int out_row(wjoin_op *j, weir_op_ctx *ctx, weir_ts ts, uint32_t *row)
-{
-    if (weir_batch_full(j->out)) {
-        int rc = flush(j, ctx);
-        if (rc)
-            return rc;
-    }
-    int r = weir_batch_append_row(j->out);
-    if (r < 0)
-        return r;
-    j->out->kind[r] = WEIR_ROW_INSERT;
-    j->out->ts[r] = ts;
-    *row = (uint32_t)r;
-    return 0;
-}
 
 /* Makes room for cap rows in side s's batch, keeping the rows loaded so far. */
 static int side_reserve(wjoin_op *j, side_rows *sr, int s, uint32_t cap)
@@ -326,7 +275,7 @@ static int load_side(wjoin_op *j, weir_op_ctx *ctx, int s, const void *ns,
     if (sr->rows)
         weir_batch_reset(sr->rows);
     load_ctx lc = {j, s, false};
-    int rc = weir_list_get(j->st[s], ns, ns_len, load_visit, &lc);
+    int rc = weir_list_get(j->core.st[s], ns, ns_len, load_visit, &lc);
     if (lc.bad)
         return weir_op_fail(
             ctx, rc, "window join state holds a row that does not decode");
@@ -340,34 +289,36 @@ static int load_side(wjoin_op *j, weir_op_ctx *ctx, int s, const void *ns,
 static int emit_candidates(wjoin_op *j, weir_op_ctx *ctx, weir_ts ts)
 {
     const weir_window_join_config *c = &j->conf->cfg;
-    uint32_t n = j->cand->n_rows;
+    uint32_t n = j->core.cand->n_rows;
     if (n == 0)
         return 0;
     if (c->residual) {
         weir_error err = {0};
-        weir_expr_env_set_watermark(j->env, weir_op_watermark(ctx));
-        if (weir_expr_filter(c->residual, j->cand, j->env, j->sel, &err))
+        weir_expr_env_set_watermark(j->core.env, weir_op_watermark(ctx));
+        if (weir_expr_filter(c->residual, j->core.cand, j->core.env,
+                             j->core.sel, &err))
             return weir_op_fail(ctx, err.code ? err.code : WEIR_EINVAL,
                                 "window join condition: %s", err.message);
     } else {
-        memset(j->sel, 1, n);
+        memset(j->core.sel, 1, n);
     }
     uint32_t nf = c->out_schema->n_fields;
     for (uint32_t k = 0; k < n; k++) {
-        if (!j->sel[k])
+        if (!j->core.sel[k])
             continue;
         j->side[0].matched[j->pair[0][k]] = 1;
         j->side[1].matched[j->pair[1][k]] = 1;
         if (j->conf->semi)
             continue; /* emitted per left row once all pairs are known */
         uint32_t r;
-        int rc = out_row(j, ctx, ts, &r);
+        int rc =
+            weir__join_core_out_row(&j->core, ctx, WEIR_ROW_INSERT, ts, &r);
         if (!rc)
-            rc = weir__row_copy_cols(j->out, r, 0, j->cand, k, 0, nf);
+            rc = weir__row_copy_cols(j->core.out, r, 0, j->core.cand, k, 0, nf);
         if (rc)
             return rc;
     }
-    weir_batch_reset(j->cand);
+    weir_batch_reset(j->core.cand);
     return 0;
 }
 
@@ -380,9 +331,10 @@ static int emit_left(wjoin_op *j, weir_op_ctx *ctx, uint8_t matched, weir_ts ts)
         if (sr->matched[i] != matched)
             continue;
         uint32_t r;
-        int rc = out_row(j, ctx, ts, &r);
+        int rc =
+            weir__join_core_out_row(&j->core, ctx, WEIR_ROW_INSERT, ts, &r);
         if (!rc)
-            rc = weir__row_copy_cols(j->out, r, 0, sr->rows, i, 0,
+            rc = weir__row_copy_cols(j->core.out, r, 0, sr->rows, i, 0,
                                      j->conf->cfg.n_out[0]);
         if (rc)
             return rc;
@@ -403,14 +355,15 @@ static int emit_unmatched(wjoin_op *j, weir_op_ctx *ctx, int s, weir_ts ts)
         if (sr->matched[i])
             continue;
         uint32_t r;
-        int rc = out_row(j, ctx, ts, &r);
+        int rc =
+            weir__join_core_out_row(&j->core, ctx, WEIR_ROW_INSERT, ts, &r);
         if (!rc)
-            rc = weir__row_copy_cols(j->out, r, off, sr->rows, i, off,
+            rc = weir__row_copy_cols(j->core.out, r, off, sr->rows, i, off,
                                      c->n_out[s]);
         if (rc)
             return rc;
         for (uint32_t k = 0; k < c->n_out[1 - s]; k++)
-            weir_batch_set_null(j->out, ooff + k, r);
+            weir_batch_set_null(j->core.out, ooff + k, r);
     }
     return 0;
 }
@@ -436,23 +389,24 @@ static int wjoin_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
         return rc;
     side_rows *L = &j->side[0], *R = &j->side[1];
     uint32_t nl = c->n_out[0], nr = c->n_out[1];
-    weir_batch_reset(j->cand);
+    weir_batch_reset(j->core.cand);
     for (uint32_t a = 0; a < L->n && !rc; a++) {
         for (uint32_t b = 0; b < R->n && !rc; b++) {
-            if (weir_batch_full(j->cand) && (rc = emit_candidates(j, ctx, ts)))
+            if (weir_batch_full(j->core.cand) &&
+                (rc = emit_candidates(j, ctx, ts)))
                 break;
-            int k = weir_batch_append_row(j->cand);
+            int k = weir_batch_append_row(j->core.cand);
             if (k < 0) {
                 rc = k;
                 break;
             }
             j->pair[0][k] = a;
             j->pair[1][k] = b;
-            rc =
-                weir__row_copy_cols(j->cand, (uint32_t)k, 0, L->rows, a, 0, nl);
+            rc = weir__row_copy_cols(j->core.cand, (uint32_t)k, 0, L->rows, a,
+                                     0, nl);
             if (!rc)
-                rc = weir__row_copy_cols(j->cand, (uint32_t)k, nl, R->rows, b,
-                                         nl, nr);
+                rc = weir__row_copy_cols(j->core.cand, (uint32_t)k, nl, R->rows,
+                                         b, nl, nr);
         }
     }
     if (!rc)
@@ -472,11 +426,11 @@ static int wjoin_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
             rc = emit_unmatched(j, ctx, s, ts);
         release(j, j->side[s].n);
         if (!rc)
-            rc = weir_state_clear(j->st[s], NULL_NS, sizeof NULL_NS);
+            rc = weir_state_clear(j->core.st[s], NULL_NS, sizeof NULL_NS);
     }
     for (int s = 0; s < 2 && !rc; s++)
-        rc = weir_state_clear(j->st[s], NULL, 0);
-    return rc ? rc : flush(j, ctx);
+        rc = weir_state_clear(j->core.st[s], NULL, 0);
+    return rc ? rc : weir__join_core_flush(&j->core, ctx);
 }
 
 static const weir_operator_class wjoin_class = {

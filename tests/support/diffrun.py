@@ -19,18 +19,26 @@ the folders of failed cases, the report, and the exit status.
     sys.exit(diffrun.main("json_diff", run_case, jobs_env="WEIR_JSONDIFF_JOBS",
                           jobs=20, asan_jobs=6, one_env="WEIR_JSONDIFF_JOB"))
 
-Environment: WEIR_SEED replays a run; <one_env>=i runs case i of it alone;
-<jobs_env> sets the number of cases (a smaller default applies when weir is
-built with AddressSanitizer); --out (or <NAME>_OUT) keeps failed cases.
+Environment: WEIR_SEED replays a run; <one_env>=i (or --case i) runs case i
+of it alone; <jobs_env> sets the number of cases (a smaller default applies
+when weir is built with AddressSanitizer); --out (or <out_env>) keeps the
+folder of each failed case; WEIR_DIFF_WORKERS (or --workers) runs that many
+cases at once, each in a process of its own. A case's rng, and so the case,
+depends only on the seed and its index, never on the number of workers.
+What a case counts in case.counts is summed over the run and printed in the
+closing line.
 """
 
 import argparse
 import collections
+import concurrent.futures
+import multiprocessing
 import os
 import random
 import shutil
 import subprocess
 import tempfile
+import time
 
 
 class Case:
@@ -44,6 +52,7 @@ class Case:
         self.args = args  # the parsed command line (extra options included)
         self.rng = random.Random(seed * 1000003 + index)
         self.note = ""    # what the case was, printed with its problems
+        self.counts = collections.Counter()  # summed over the run, printed at its end
 
     def path(self, *names):
         return os.path.join(self.folder, *names)
@@ -52,10 +61,11 @@ class Case:
         with open(self.path(name), "w", encoding="utf-8") as f:
             f.write(text)
 
-    def run_weir(self, argv, timeout=300, text=True):
-        """Runs weir with argv in the case's folder; output captured."""
-        return subprocess.run([self.weir] + list(argv), cwd=self.folder, capture_output=True,
-                              text=text, timeout=timeout)
+    def run_weir(self, argv, timeout=None, text=True, cwd=None):
+        """Runs weir with argv in the case's folder (or cwd); output
+        captured. The timeout defaults to --timeout."""
+        return subprocess.run([self.weir] + list(argv), cwd=cwd or self.folder, capture_output=True,
+                              text=text, timeout=timeout or self.args.timeout)
 
 
 def failed_run(p):
@@ -85,59 +95,137 @@ def built_with_asan(weir):
     return "libasan" in out
 
 
+# What the cases of a run share (set before the worker processes fork).
+_run = None
+
+
+def _one_case(index):
+    """Runs case `index` in a fresh folder, which is removed unless the case
+    fails. Returns (index, problems, note, counts, folder or None)."""
+    name, weir, seed, args, run_case = _run
+    folder = tempfile.mkdtemp(prefix=name + "_")
+    case = Case(weir, seed, index, folder, args)
+    try:
+        problems = run_case(case)
+    except subprocess.TimeoutExpired as e:
+        problems = ["weir timed out after %d s" % e.timeout]
+    if not problems:
+        shutil.rmtree(folder, ignore_errors=True)
+        folder = None
+    return index, problems, case.note, case.counts, folder
+
+
+def _keep(folder, out, seed, index, note, problems):
+    """Moves a failed case's folder to out (with problems.txt); its path."""
+    kept = os.path.join(out, "seed%d_case%d" % (seed, index))
+    shutil.rmtree(kept, ignore_errors=True)
+    shutil.copytree(folder, kept)
+    with open(os.path.join(kept, "problems.txt"), "w", encoding="utf-8") as f:
+        f.write((note + "\n" if note else "") + "\n".join(problems) + "\n")
+    return kept
+
+
+def _results(indices, workers):
+    """The results of _one_case for indices, in index order; the caller
+    stops early by closing the generator (the cases already started then
+    finish, unreported, their folders removed). With more than one worker,
+    cases run in forked processes, at most 2 * workers submitted ahead."""
+    if workers <= 1:
+        for i in indices:
+            yield _one_case(i)
+        return
+    with concurrent.futures.ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        pending = collections.deque()
+        it = iter(indices)
+        try:
+            while True:
+                while len(pending) < 2 * workers:
+                    i = next(it, None)
+                    if i is None:
+                        break
+                    pending.append(pool.submit(_one_case, i))
+                if not pending:
+                    return
+                yield pending.popleft().result()
+        finally:
+            for f in pending:
+                if not f.cancel() and not f.exception() and f.result()[4]:
+                    shutil.rmtree(f.result()[4], ignore_errors=True)
+
+
 def main(name, run_case, jobs_env, jobs, asan_jobs=None, one_env=None, unit="cases",
-         add_args=None, summary=None):
+         add_args=None, out_env=None, max_failures=None, timeout=300, describe=None):
     """Runs the cases of one randomized differential test; returns the exit
     status (1 when any case failed). add_args(parser) adds options of the
-    test's own; summary() may return a string for the closing line."""
+    test's own (read as case.args); after max_failures failed cases no
+    further case starts; timeout is the default of Case.run_weir's;
+    describe(args) may return what the opening line says of the run's
+    settings (what a replay needs besides the seed)."""
     ap = argparse.ArgumentParser(description="%s: randomized differential test of weir" % name)
     ap.add_argument("--weir", required=True, help="the weir binary")
     ap.add_argument("--jobs", "--cases", dest="jobs", type=int, default=None,
                     help="number of cases (default: $%s, else %d)" % (jobs_env, jobs))
     ap.add_argument("--seed", type=int, default=None, help="replays a run (default: $WEIR_SEED or random)")
-    ap.add_argument("--out", default=None,
-                    help="keep the folder of each failed case under this folder")
+    ap.add_argument("--case", "--job", dest="case", type=int, default=None,
+                    help="runs case i of the seed alone%s" % (" (default: $%s)" % one_env if one_env else ""))
+    ap.add_argument("--first", "--first-job", dest="first", type=int, default=0,
+                    help="index of the first case (a run goes on from another)")
+    ap.add_argument("--out", default=os.environ.get(out_env) if out_env else None,
+                    help="keep the folder of each failed case under this folder%s"
+                    % (" (default: $%s)" % out_env if out_env else ""))
+    ap.add_argument("--workers", type=int, default=int(os.environ.get("WEIR_DIFF_WORKERS", "1")),
+                    help="cases run at once, each in a process (default: $WEIR_DIFF_WORKERS, else 1)")
+    ap.add_argument("--max-failures", type=int, default=max_failures,
+                    help="start no case after this many failed")
+    ap.add_argument("--timeout", type=int, default=timeout, help="seconds one weir run may take")
     if add_args:
         add_args(ap)
     a = ap.parse_args()
     weir = os.path.abspath(a.weir)
+    if a.out:
+        a.out = os.path.abspath(a.out)
     if a.jobs is None:
         default = asan_jobs if asan_jobs is not None and built_with_asan(weir) else jobs
         a.jobs = int(os.environ.get(jobs_env, default))
     seed = a.seed
     if seed is None:
         seed = int(os.environ.get("WEIR_SEED", random.randrange(1 << 30)))
-    only = os.environ.get(one_env) if one_env else None
-    indices = [int(only)] if only else list(range(a.jobs))
+    if a.case is None and one_env and os.environ.get(one_env):
+        a.case = int(os.environ[one_env])
+    indices = [a.case] if a.case is not None else list(range(a.first, a.first + a.jobs))
     replay = "WEIR_SEED=%d" % seed
-    print("%s: seed %d (%s replays it%s), %d %s"
-          % (name, seed, replay, "; %s=i case i alone" % one_env if one_env else "", len(indices), unit),
+    print("%s: seed %d (%s replays it%s), %d %s%s%s"
+          % (name, seed, replay, "; %s=i case i alone" % one_env if one_env else "", len(indices), unit,
+             ", " + describe(a) if describe else "", ", %d workers" % a.workers if a.workers > 1 else ""),
           flush=True)
-    failed = 0
-    for i in indices:
-        folder = tempfile.mkdtemp(prefix=name + "_")
-        case = Case(weir, seed, i, folder, a)
-        try:
-            problems = run_case(case)
-        except subprocess.TimeoutExpired:
-            problems = ["weir timed out"]
+    global _run
+    _run = (name, weir, seed, a, run_case)
+    failed = done = 0
+    counts = collections.Counter()
+    t0 = time.time()
+    results = _results(indices, a.workers)
+    for i, problems, note, case_counts, folder in results:
+        done += 1
+        counts.update(case_counts)
         if problems:
             failed += 1
             print("FAIL case %d (%s%s)%s:" % (i, replay, " %s=%d" % (one_env, i) if one_env else "",
-                                             " " + case.note if case.note else ""), flush=True)
+                                             " " + note if note else ""), flush=True)
             for line in problems[:10]:
                 print("  " + line)
             if a.out:
-                dst = os.path.join(a.out, "seed%d_case%d" % (seed, i))
-                shutil.rmtree(dst, ignore_errors=True)
-                shutil.copytree(folder, dst)
-                with open(os.path.join(dst, "problems.txt"), "w", encoding="utf-8") as f:
-                    f.write((case.note + "\n" if case.note else "") + "\n".join(problems) + "\n")
-                print("  case kept in " + dst)
-        shutil.rmtree(folder, ignore_errors=True)
-    extra = summary() if summary else ""
-    print("%s: %d %s, %d failed%s; seed %d" % (name, len(indices), unit, failed,
-                                               ", " + extra if extra else "", seed))
+                print("  case kept in " + _keep(folder, a.out, seed, i, note, problems), flush=True)
+            shutil.rmtree(folder, ignore_errors=True)
+            if a.max_failures and failed >= a.max_failures and done < len(indices):
+                print("%s: stopping after %d failed %s" % (name, failed, unit), flush=True)
+                results.close()
+                break
+        if done % 200 == 0:
+            print("%s: %d %s, %d failed, %.0f s" % (name, done, unit, failed, time.time() - t0), flush=True)
+    extra = "".join(", %d %s" % (n, what) for what, n in sorted(counts.items()))
+    print("%s: %d %s, %d failed%s, %.1f s; seed %d" % (name, done, unit, failed, extra,
+                                                     time.time() - t0, seed), flush=True)
     return 1 if failed else 0
 
 

@@ -2,6 +2,8 @@
  * helpers (see harness.h). */
 #include "support/harness.h"
 
+#include "ops/rowcodec.h"
+
 #include <ctype.h>
 #include <fnmatch.h>
 #include <pthread.h>
@@ -765,4 +767,44 @@ weir_schema *th_schema(const char *spec)
             s->rowtime = idx;
     }
     return s;
+}
+
+int th_kind_map(void *ud, const weir_batch *in, weir_batch *out)
+{
+    (void)ud;
+    for (uint32_t r = 0; r < in->n_rows; r++) {
+        int o = weir_batch_append_row(out);
+        if (o < 0)
+            return o;
+        uint32_t len;
+        const char *op = weir_batch_str(in, 0, r, &len);
+        weir_row_kind k = WEIR_ROW_INSERT;
+        if (len == 2 && !memcmp(op, "-U", 2))
+            k = WEIR_ROW_UPDATE_BEFORE;
+        else if (len == 2 && !memcmp(op, "+U", 2))
+            k = WEIR_ROW_UPDATE_AFTER;
+        else if (len == 2 && !memcmp(op, "-D", 2))
+            k = WEIR_ROW_DELETE;
+        out->kind[o] = (uint8_t)k;
+        out->ts[o] = in->ts[r];
+        int rc = weir__row_copy_cols(out, (uint32_t)o, 0, in, r, 1,
+                                     out->schema->n_fields);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int th_changelog_stream(weir_job *job, th_source *src, const char *name,
+                        const weir_watermark_spec *wm,
+                        const weir_schema *schema, weir_stream *out)
+{
+    weir_source_spec ss = th_source_spec(src, name);
+    weir_stream st;
+    int rc = weir_job_source(job, &ss, wm, 1, &st);
+    if (!rc)
+        rc = weir_job_map(job, st, schema, th_kind_map, NULL, out);
+    if (!rc)
+        rc = weir_job_set_parallelism(job, *out, 1);
+    return rc;
 }

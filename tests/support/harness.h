@@ -91,4 +91,15 @@ double th_metric(weir_job *job, const char *pattern);
  * STRING BYTES TIMESTAMP). */
 weir_schema *th_schema(const char *spec);
 
+/* A changelog from a th_source: its rows (op STRING, c1, ..., cn) become
+ * rows (c1, ..., cn) of `schema` whose row kind is op ("+I", "-U", "+U",
+ * "-D"; anything else is +I). th_kind_map is the weir_job_map function;
+ * th_changelog_stream adds the source (named name, watermarks by wm) and
+ * the map, chained to it at parallelism 1 so that a retraction never
+ * overtakes its insert. 0 or a WEIR_E... code (weir_job_error says why). */
+int th_kind_map(void *ud, const weir_batch *in, weir_batch *out);
+int th_changelog_stream(weir_job *job, th_source *src, const char *name,
+                        const weir_watermark_spec *wm,
+                        const weir_schema *schema, weir_stream *out);
+
 #endif
