@@ -62,6 +62,7 @@ struct weir__control {
     uint64_t complete;    /* last complete checkpoint to restore (0: none) */
     bool complete_final;
     uint64_t max_trigger;
+    uint64_t last_trigger; /* of the current epoch, read at the start */
     uint64_t done_id; /* leader: last COMPLETE written */
     uint64_t nonce;   /* in this process's JOIN or RESTART record */
     bool seen_own;    /* that record was read back */
@@ -168,6 +169,22 @@ static void leader_ack(weir__control *c, uint32_t proc, uint64_t id, bool fin)
         weir__job_abort(c->job, WEIR_EIO, e.message);
 }
 
+static void queue_trigger(weir__control *c, uint64_t id)
+{
+    pthread_mutex_lock(&c->mu);
+    if (c->n_triggers == c->cap_triggers) {
+        uint32_t cap = c->cap_triggers ? c->cap_triggers * 2 : 8;
+        uint64_t *t = weir_realloc(c->triggers, cap * sizeof *t);
+        if (t) {
+            c->triggers = t;
+            c->cap_triggers = cap;
+        }
+    }
+    if (c->n_triggers < c->cap_triggers)
+        c->triggers[c->n_triggers++] = id;
+    pthread_mutex_unlock(&c->mu);
+}
+
 /*
  * Applies one record to the state. live: the job runs (triggers, acks and
  * completions act on it); otherwise the log is being read at the start.
@@ -191,6 +208,8 @@ static void apply(weir__control *c, const uint8_t *p, size_t len, bool live)
         c->max_trigger = id;
     if (epoch < c->epoch)
         return; /* its writer has not seen the restart yet */
+    if (type == C_TRIGGER && !live && epoch == c->epoch)
+        c->last_trigger = id;
     if (epoch > c->epoch) {
         if (type != C_RESTART && type != C_JOIN)
             return;
@@ -202,7 +221,7 @@ static void apply(weir__control *c, const uint8_t *p, size_t len, bool live)
                          "process %u of the job restarted: every process "
                          "goes on from checkpoint %llu at epoch %u (start "
                          "this one again, or let restart-strategy do it)",
-                         proc, (unsigned long long)id, epoch);
+                         proc, (unsigned long long)c->complete, epoch);
                 c->aborted = true;
                 weir__job_abort(c->job, WEIR_ESTATE, msg);
             }
@@ -211,6 +230,7 @@ static void apply(weir__control *c, const uint8_t *p, size_t len, bool live)
         /* The checkpoint to restore is the last one completed before
          * this record in the log (c->complete), whatever its writer saw. */
         c->epoch = epoch;
+        c->last_trigger = 0;
         memset(c->joined, 0, c->conf.processes);
         drop_acks(c);
     }
@@ -222,20 +242,8 @@ static void apply(weir__control *c, const uint8_t *p, size_t len, bool live)
         c->joined[proc] = 1;
         break;
     case C_TRIGGER:
-        if (live && !c->gate.leader) {
-            pthread_mutex_lock(&c->mu);
-            if (c->n_triggers == c->cap_triggers) {
-                uint32_t cap = c->cap_triggers ? c->cap_triggers * 2 : 8;
-                uint64_t *t = weir_realloc(c->triggers, cap * sizeof *t);
-                if (t) {
-                    c->triggers = t;
-                    c->cap_triggers = cap;
-                }
-            }
-            if (c->n_triggers < c->cap_triggers)
-                c->triggers[c->n_triggers++] = id;
-            pthread_mutex_unlock(&c->mu);
-        }
+        if (live && !c->gate.leader)
+            queue_trigger(c, id);
         break;
     case C_ACK:
         if (live && c->gate.leader)
@@ -282,6 +290,10 @@ static int g_start(void *ud, weir_job *job)
 {
     weir__control *c = ud;
     c->job = job;
+    /* A checkpoint the leader triggered before this process started: take
+     * it (the leader's readers wait for this process's barrier). */
+    if (!c->gate.leader && c->last_trigger > c->complete)
+        queue_trigger(c, c->last_trigger);
     if (pthread_create(&c->thread, NULL, control_main, c))
         return WEIR_ENOMEM;
     c->thread_started = true;
