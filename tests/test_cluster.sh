@@ -202,7 +202,7 @@ grep -q "state.savepoints.dir: a job run by several processes (weir.cluster.boot
 timeout 60 "$WEIR" run job.sql -D rest.enabled=false -D pipeline.name=one -D weir.cluster.bootstrap-servers="$B" \
     -D weir.cluster.processes=3 -D weir.cluster.process-index=0 -D state.checkpoints.dir=ck \
     -D execution.checkpointing.interval=1s > /dev/null 2> err.txt && fail "checkpoints without a control topic ran"
-grep -q "control topic 'one-control' (create it with one partition before the start)" err.txt ||
+grep -q "control topic 'one-control' (create it with one partition before the start) must exist with 1 partition" err.txt ||
     { cat err.txt; fail "control topic message"; }
 echo "  errors: missing topic, index out of range, no name, checkpoints without interval or control topic, savepoints"
 echo "test_cluster: OK"

@@ -401,6 +401,36 @@ static rd_kafka_t *client(weir__control *c, rd_kafka_type_t type,
     return rk;
 }
 
+/* The control topic must exist with one partition (brokers that create
+ * topics on first use would make one with their default count). */
+static int check_topic(weir__control *c, weir_error *err)
+{
+    const struct rd_kafka_metadata *md = NULL;
+    rd_kafka_resp_err_t e =
+        rd_kafka_metadata(c->prod, 0, c->prkt, &md, 10000);
+    int rc = 0;
+    if (e != RD_KAFKA_RESP_ERR_NO_ERROR)
+        rc = weir_error_set(err, WEIR_EIO,
+                            "weir.cluster.bootstrap-servers: cannot read the "
+                            "metadata of control topic '%s': %s",
+                            c->topic, rd_kafka_err2str(e));
+    else if (md->topic_cnt != 1 || md->topics[0].err ||
+             md->topics[0].partition_cnt != 1)
+        rc = weir_error_set(err, WEIR_EINVAL,
+                            "state.checkpoints.dir: control topic '%s' (create "
+                            "it with one partition before the start) must "
+                            "exist with 1 partition, found %s%d",
+                            c->topic,
+                            md->topic_cnt == 1 && md->topics[0].err
+                                ? "no topic, "
+                                : "",
+                            md->topic_cnt == 1 ? md->topics[0].partition_cnt
+                                               : 0);
+    if (md)
+        rd_kafka_metadata_destroy(md);
+    return rc;
+}
+
 /* Reads the log on: up to its end as it is now, or (own) up to this
  * process's own JOIN or RESTART record. */
 static int read_log(weir__control *c, bool own, weir_error *err)
@@ -484,7 +514,7 @@ int weir__control_open(const weir__cluster_conf *conf, const char *topic,
         rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
         goto fail;
     }
-    if ((rc = read_log(c, false, err)))
+    if ((rc = check_topic(c, err)) || (rc = read_log(c, false, err)))
         goto fail;
     /*
      * Joined this epoch before: this process died and comes back, and the
