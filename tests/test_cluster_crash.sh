@@ -25,6 +25,7 @@ SEED=${WEIR_CLUSTER_CRASH_SEED:-$RANDOM}
 ROWS=${WEIR_CLUSTER_CRASH_ROWS:-75000}
 KILLS=${WEIR_CLUSTER_KILLS:-12}
 RATE=${WEIR_CLUSTER_CRASH_RATE:-3000}
+GAP=${WEIR_CLUSTER_KILL_GAP:-15} # tenths of a second, at least, between kills
 RANDOM=$SEED
 echo "test_cluster_crash: seed $SEED (WEIR_CLUSTER_CRASH_SEED), $ROWS rows at $RATE/s, $KILLS kills"
 T=$(mktemp -d /tmp/weir-cluster-crash-XXXXXX)
@@ -95,8 +96,8 @@ start 0; start 1; start 2
 killed=0
 t0=$SECONDS
 while ((killed < KILLS)); do
-    # 1.5 to 3.5 s (a restart of all takes about one), then one of the three
-    sleep "$((RANDOM % 21 + 15))e-1"
+    # GAP to GAP + 2 s (a restart of all takes about one), then one of the three
+    sleep "$((RANDOM % 21 + GAP))e-1"
     v=$((RANDOM % 3))
     all_done=1
     for i in 0 1 2; do [ "${pids[$i]}" != 0 ] && alive "$i" && all_done=0; done
