@@ -405,29 +405,15 @@ static rd_kafka_t *client(weir__control *c, rd_kafka_type_t type,
  * topics on first use would make one with their default count). */
 static int check_topic(weir__control *c, weir_error *err)
 {
-    const struct rd_kafka_metadata *md = NULL;
-    rd_kafka_resp_err_t e =
-        rd_kafka_metadata(c->prod, 0, c->prkt, &md, 10000);
-    int rc = 0;
-    if (e != RD_KAFKA_RESP_ERR_NO_ERROR)
-        rc = weir_error_set(err, WEIR_EIO,
-                            "weir.cluster.bootstrap-servers: cannot read the "
-                            "metadata of control topic '%s': %s",
-                            c->topic, rd_kafka_err2str(e));
-    else if (md->topic_cnt != 1 || md->topics[0].err ||
-             md->topics[0].partition_cnt != 1)
+    int32_t count = 0;
+    int rc = weir__cluster_topic_partitions(c->prod, c->topic,
+                                            "control topic", &count, err);
+    if (!rc && count != 1)
         rc = weir_error_set(err, WEIR_EINVAL,
                             "state.checkpoints.dir: control topic '%s' (create "
                             "it with one partition before the start) must "
                             "exist with 1 partition, found %s%d",
-                            c->topic,
-                            md->topic_cnt == 1 && md->topics[0].err
-                                ? "no topic, "
-                                : "",
-                            md->topic_cnt == 1 ? md->topics[0].partition_cnt
-                                               : 0);
-    if (md)
-        rd_kafka_metadata_destroy(md);
+                            c->topic, count ? "" : "no topic, ", count);
     return rc;
 }
 

@@ -89,6 +89,30 @@ static void put_hdr(uint8_t *h, uint8_t type, uint32_t producer, uint32_t epoch)
 
 /* ---- the topic check ---- */
 
+int weir__cluster_topic_partitions(rd_kafka_t *rk, const char *topic,
+                                   const char *what, int32_t *count,
+                                   weir_error *err)
+{
+    *count = 0;
+    rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, topic, NULL);
+    const struct rd_kafka_metadata *md = NULL;
+    rd_kafka_resp_err_t e = rkt ? rd_kafka_metadata(rk, 0, rkt, &md, 10000)
+                                : RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC;
+    int rc = 0;
+    if (e != RD_KAFKA_RESP_ERR_NO_ERROR)
+        rc = weir_error_set(err, WEIR_EIO,
+                            "weir.cluster.bootstrap-servers: cannot read "
+                            "the metadata of %s '%s': %s",
+                            what, topic, rd_kafka_err2str(e));
+    else if (md->topic_cnt == 1 && !md->topics[0].err)
+        *count = md->topics[0].partition_cnt;
+    if (md)
+        rd_kafka_metadata_destroy(md);
+    if (rkt)
+        rd_kafka_topic_destroy(rkt);
+    return rc;
+}
+
 int weir__exchange_check_topic(const weir__exchange_spec *x, weir_error *err)
 {
     char why[512];
@@ -101,30 +125,16 @@ int weir__exchange_check_topic(const weir__exchange_spec *x, weir_error *err)
         rd_kafka_conf_destroy(conf);
         return weir_error_set(err, WEIR_EIO, "weir.cluster: %s", why);
     }
-    rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, x->topic, NULL);
-    const struct rd_kafka_metadata *md = NULL;
-    rd_kafka_resp_err_t e = rkt ? rd_kafka_metadata(rk, 0, rkt, &md, 10000)
-                                : RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC;
-    int rc = 0;
-    if (e != RD_KAFKA_RESP_ERR_NO_ERROR)
-        rc = weir_error_set(err, WEIR_EIO,
-                            "weir.cluster.bootstrap-servers: cannot read "
-                            "the metadata of repartition topic '%s': %s",
-                            x->topic, rd_kafka_err2str(e));
-    else if (md->topic_cnt != 1 || md->topics[0].err ||
-             (uint32_t)md->topics[0].partition_cnt != x->conf.partitions)
+    int32_t count = 0;
+    int rc = weir__cluster_topic_partitions(rk, x->topic, "repartition topic",
+                                            &count, err);
+    if (!rc && (uint32_t)count != x->conf.partitions)
         rc = weir_error_set(
             err, WEIR_EINVAL,
             "weir.cluster.repartition-partitions: repartition topic '%s' "
             "must exist with %u partitions (one per key-group range), "
             "found %s%d",
-            x->topic, x->conf.partitions,
-            md->topic_cnt == 1 && md->topics[0].err ? "no topic, " : "",
-            md->topic_cnt == 1 ? md->topics[0].partition_cnt : 0);
-    if (md)
-        rd_kafka_metadata_destroy(md);
-    if (rkt)
-        rd_kafka_topic_destroy(rkt);
+            x->topic, x->conf.partitions, count ? "" : "no topic, ", count);
     rd_kafka_destroy(rk);
     return rc;
 }

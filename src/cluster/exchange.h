@@ -42,6 +42,12 @@ enum {
     WEIR__X_BARRIER = 4, /* u64 checkpoint id */
 };
 
+/* How many partitions topic has (0: none, no such topic), asked through
+ * the client rk; what names the topic's role in the error. */
+struct rd_kafka_s;
+int weir__cluster_topic_partitions(struct rd_kafka_s *rk, const char *topic,
+                                   const char *what, int32_t *count,
+                                   weir_error *err);
 /* Checks that the topic exists with conf.partitions partitions. */
 int weir__exchange_check_topic(const weir__exchange_spec *x, weir_error *err);
 /* The writer's and the reader's specs, each with its own copy of x. */
