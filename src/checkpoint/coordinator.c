@@ -1915,7 +1915,10 @@ int weir_job_enable_checkpoints(weir_job *job,
      * alone to finish (its sinks commit what it left pending). */
     if (gate && !gate->job_done) {
         c->gate = gate;
-        if (c->next_id <= gate->first_id)
+        /* The leader's ids go on above every one it triggered before; the
+         * others take the leader's (one triggered before they started
+         * too). */
+        if (gate->leader && c->next_id <= gate->first_id)
             c->next_id = gate->first_id + 1;
     }
     /*
