@@ -191,7 +191,10 @@ static void queue_trigger(weir__control *c, uint64_t id)
  */
 static void apply(weir__control *c, const uint8_t *p, size_t len, bool live)
 {
-    if (len != REC_LEN || p[0] != 'C')
+    /* After a restart record nothing counts here any more: a COMPLETE
+     * behind it in the log (the leader had not seen it yet) must not prune
+     * the checkpoint every process goes back to. */
+    if (len != REC_LEN || p[0] != 'C' || (live && c->aborted))
         return;
     uint32_t proc = 0, epoch = 0;
     uint64_t id = 0;
