@@ -1098,21 +1098,10 @@ static void complete_locked(weir__coord *c, pending *p,
     }
     if (c->n_retained < c->cap_retained)
         c->retained[c->n_retained++] = p->id;
-    uint32_t keep = c->cfg.num_retained ? c->cfg.num_retained : 1;
-    while (c->n_retained > keep && n_drop < 64) {
-        drop[n_drop++] = c->retained[0];
-        memmove(c->retained, c->retained + 1,
-                (c->n_retained - 1) * sizeof *c->retained);
-        c->n_retained--;
-    }
-    while (c->n_stale > 0 && n_drop < 64)
-        drop[n_drop++] = c->stale[--c->n_stale];
     if (c->gate) {
         /* One part of the job's checkpoint: the job hears of it, and older
          * parts go, only once every process has its part
          * (weir__ckpt_global_complete). */
-        while (n_drop > 0)
-            c->retained[c->n_retained++] = drop[--n_drop];
         qsort(c->retained, c->n_retained, sizeof *c->retained, cmp_u64);
         if (p->all_final && !c->gate_final_from)
             c->gate_final_from = p->id;
@@ -1124,6 +1113,15 @@ static void complete_locked(weir__coord *c, pending *p,
         pthread_mutex_lock(&c->mu);
         return;
     }
+    uint32_t keep = c->cfg.num_retained ? c->cfg.num_retained : 1;
+    while (c->n_retained > keep && n_drop < 64) {
+        drop[n_drop++] = c->retained[0];
+        memmove(c->retained, c->retained + 1,
+                (c->n_retained - 1) * sizeof *c->retained);
+        c->n_retained--;
+    }
+    while (c->n_stale > 0 && n_drop < 64)
+        drop[n_drop++] = c->stale[--c->n_stale];
     weir__storage *stop_sp = NULL;
     char *stop_dir = NULL;
     if (p->all_final && c->stop_sp) {
@@ -1180,6 +1178,8 @@ void weir__ckpt_global_complete(weir_job *job, uint64_t id, bool job_final)
         have = have || c->retained[i] == id;
     }
     c->n_retained = k;
+    while (c->n_stale > 0 && n_drop < 64)
+        drop[n_drop++] = c->stale[--c->n_stale];
     /* A process whose every subtask is final waits for the job's end:
      * completing a checkpoint lets final subtasks exit. */
     bool notify = c->running && have &&
