@@ -195,6 +195,7 @@ struct weir__coord {
      * none yet): completing it does not end the job here unless it ended
      * on every process */
     uint64_t gate_final_from;
+    bool gate_done; /* a checkpoint that ended the job everywhere completed */
 };
 
 /* ---- small helpers ---- */
@@ -1184,6 +1185,7 @@ void weir__ckpt_global_complete(weir_job *job, uint64_t id, bool job_final)
      * completing a checkpoint lets final subtasks exit. */
     bool notify = c->running && have &&
                   (job_final || !c->gate_final_from || id < c->gate_final_from);
+    c->gate_done = c->gate_done || (notify && job_final);
     pthread_mutex_unlock(&c->mu);
     if (notify)
         weir__job_notify_checkpoint_complete(job, id);
@@ -1437,7 +1439,7 @@ static void *coord_main(void *arg)
         } else if (c->gate) {
             /* The leader: at the interval, also once every subtask here is
              * final (the others may not be). */
-            if (c->cfg.interval_ms > 0 &&
+            if (c->cfg.interval_ms > 0 && !c->gate_done &&
                 c->n_active <
                     (c->cfg.max_concurrent ? c->cfg.max_concurrent : 1) &&
                 now - c->last_trigger_ms >= c->cfg.interval_ms &&
