@@ -17,7 +17,9 @@
 #      earlier run's records are dropped, the output is the same again;
 #   4. long rows: a batch larger than 900 KiB goes as several records;
 #   5. errors: a missing repartition topic, a process index out of range,
-#      no job name, checkpoints (not across processes yet).
+#      no job name, checkpoints without an interval or a control topic,
+#      savepoints (not across processes yet). Checkpoints and crashes:
+#      tests/test_cluster_crash.sh.
 # Seeded (WEIR_CLUSTER_SEED), WEIR_CLUSTER_ROWS rows (default 30000).
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -189,7 +191,18 @@ timeout 60 "$WEIR" run job.sql -D rest.enabled=false -D weir.cluster.bootstrap-s
 grep -q "set pipeline.name (or weir.cluster.group-id)" err.txt || { cat err.txt; fail "no name message"; }
 timeout 60 "$WEIR" run job.sql -D rest.enabled=false -D pipeline.name=one -D weir.cluster.bootstrap-servers="$B" \
     -D weir.cluster.processes=3 -D weir.cluster.process-index=0 -D state.checkpoints.dir=ck > /dev/null 2> err.txt &&
-    fail "checkpoints in a cluster ran"
-grep -q "state.checkpoints.dir: a job run by several processes" err.txt || { cat err.txt; fail "checkpoint message"; }
-echo "  errors: missing topic, index out of range, no name, checkpoints"
+    fail "checkpoints without an interval in a cluster ran"
+grep -q "execution.checkpointing.interval: a job run by several processes with state.checkpoints.dir needs an interval" \
+    err.txt || { cat err.txt; fail "checkpoint interval message"; }
+timeout 60 "$WEIR" run job.sql -D rest.enabled=false -D pipeline.name=one -D weir.cluster.bootstrap-servers="$B" \
+    -D weir.cluster.processes=3 -D weir.cluster.process-index=0 -D state.savepoints.dir=sp > /dev/null 2> err.txt &&
+    fail "savepoints in a cluster ran"
+grep -q "state.savepoints.dir: a job run by several processes (weir.cluster.bootstrap-servers) does not take or restore savepoints" \
+    err.txt || { cat err.txt; fail "savepoint message"; }
+timeout 60 "$WEIR" run job.sql -D rest.enabled=false -D pipeline.name=one -D weir.cluster.bootstrap-servers="$B" \
+    -D weir.cluster.processes=3 -D weir.cluster.process-index=0 -D state.checkpoints.dir=ck \
+    -D execution.checkpointing.interval=1s > /dev/null 2> err.txt && fail "checkpoints without a control topic ran"
+grep -q "control topic 'one-control' (create it with one partition before the start) must exist with 1 partition" err.txt ||
+    { cat err.txt; fail "control topic message"; }
+echo "  errors: missing topic, index out of range, no name, checkpoints without interval or control topic, savepoints"
 echo "test_cluster: OK"

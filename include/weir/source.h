@@ -97,6 +97,17 @@ typedef struct weir_source_class {
      * whole lead in state until the watermark, the minimum, catches up.
      */
     bool lockstep;
+    /*
+     * Optional: the split's input carries checkpoint barriers itself (a
+     * repartition topic between processes): the runtime does not inject a
+     * barrier when a checkpoint is triggered, but when every open split of
+     * the subtask has reached one. Returns the id of the barrier the split
+     * has reached and waits at (0: none); while it waits, read returns
+     * nothing new. The runtime injects the smallest such id above the last
+     * one (the positions it takes then are the cut), and checkpoint_taken
+     * tells the source that its splits may go on past it.
+     */
+    uint64_t (*barrier)(void *reader);
 } weir_source_class;
 
 typedef struct weir_source_spec {

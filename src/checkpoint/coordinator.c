@@ -187,6 +187,15 @@ struct weir__coord {
     outcome outcomes[N_OUTCOMES];
     uint64_t n_outcomes;
     weir_checkpoint_stats stats;
+
+    /* One job on several processes (weir__ckpt_gate); NULL: alone. */
+    const weir__ckpt_gate *gate;
+    bool gate_started;
+    /* the first checkpoint whose local part was final everywhere here (0:
+     * none yet): completing it does not end the job here unless it ended
+     * on every process */
+    uint64_t gate_final_from;
+    bool gate_done; /* a checkpoint that ended the job everywhere completed */
 };
 
 /* ---- small helpers ---- */
@@ -194,6 +203,12 @@ struct weir__coord {
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
 }
 
 void weir__ckpt_log(const weir_checkpoint_config *cfg, const char *fmt, ...)
@@ -1084,6 +1099,21 @@ static void complete_locked(weir__coord *c, pending *p,
     }
     if (c->n_retained < c->cap_retained)
         c->retained[c->n_retained++] = p->id;
+    if (c->gate) {
+        /* One part of the job's checkpoint: the job hears of it, and older
+         * parts go, only once every process has its part
+         * (weir__ckpt_global_complete). */
+        qsort(c->retained, c->n_retained, sizeof *c->retained, cmp_u64);
+        if (p->all_final && !c->gate_final_from)
+            c->gate_final_from = p->id;
+        const weir__ckpt_gate *g = c->gate;
+        uint64_t id = p->id;
+        bool fin = p->all_final;
+        pthread_mutex_unlock(&c->mu);
+        g->acked(g->ud, id, fin);
+        pthread_mutex_lock(&c->mu);
+        return;
+    }
     uint32_t keep = c->cfg.num_retained ? c->cfg.num_retained : 1;
     while (c->n_retained > keep && n_drop < 64) {
         drop[n_drop++] = c->retained[0];
@@ -1129,6 +1159,37 @@ static void complete_locked(weir__coord *c, pending *p,
     prune(c, p->id, drop, n_drop);
     prune_shared(c, p->id, m);
     pthread_mutex_lock(&c->mu);
+}
+
+void weir__ckpt_global_complete(weir_job *job, uint64_t id, bool job_final)
+{
+    weir__coord *c = coord_of(job);
+    if (!c)
+        return;
+    pthread_mutex_lock(&c->mu);
+    /* Every part older than id goes; id and newer stay. */
+    uint64_t drop[64];
+    uint32_t n_drop = 0, k = 0;
+    bool have = false;
+    for (uint32_t i = 0; i < c->n_retained; i++) {
+        if (c->retained[i] < id && n_drop < 64)
+            drop[n_drop++] = c->retained[i];
+        else
+            c->retained[k++] = c->retained[i];
+        have = have || c->retained[i] == id;
+    }
+    c->n_retained = k;
+    while (c->n_stale > 0 && n_drop < 64)
+        drop[n_drop++] = c->stale[--c->n_stale];
+    /* A process whose every subtask is final waits for the job's end:
+     * completing a checkpoint lets final subtasks exit. */
+    bool notify = c->running && have &&
+                  (job_final || !c->gate_final_from || id < c->gate_final_from);
+    c->gate_done = c->gate_done || (notify && job_final);
+    pthread_mutex_unlock(&c->mu);
+    if (notify)
+        weir__job_notify_checkpoint_complete(job, id);
+    prune(c, id, drop, n_drop);
 }
 
 static void *writer_main(void *arg)
@@ -1337,7 +1398,11 @@ static void *coord_main(void *arg)
             continue;
         }
         pending *p = NULL;
-        if (atomic_exchange(&c->savepoint_requested, 0)) {
+        if (c->gate && atomic_exchange(&c->savepoint_requested, 0))
+            weir__ckpt_log(&c->cfg, "cannot take a savepoint: a job run by "
+                                    "several processes does not take "
+                                    "savepoints yet");
+        if (!c->gate && atomic_exchange(&c->savepoint_requested, 0)) {
             /* A savepoint asked for by a signal (weir_job_request_savepoint).
              */
             weir__storage *sp = NULL;
@@ -1355,6 +1420,47 @@ static void *coord_main(void *arg)
             } else if (!(p = register_locked(c, true, sp, dir))) {
                 weir__storage_destroy(sp);
                 weir_free(dir);
+            }
+        } else if (c->gate && !c->gate->leader) {
+            /* The leader decides which checkpoints the job takes. */
+            const weir__ckpt_gate *g = c->gate;
+            pthread_mutex_unlock(&c->mu);
+            uint64_t id = g->next_trigger(g->ud);
+            pthread_mutex_lock(&c->mu);
+            if (id && id >= c->next_id) {
+                c->next_id = id;
+                p = register_locked(c, false, NULL, NULL);
+            }
+            if (id) {
+                if (p)
+                    trigger_unlocked(c, p->id);
+                continue;
+            }
+        } else if (c->gate) {
+            /* The leader: at the interval, also once every subtask here is
+             * final (the others may not be). */
+            if (c->cfg.interval_ms > 0 && !c->gate_done &&
+                c->n_active <
+                    (c->cfg.max_concurrent ? c->cfg.max_concurrent : 1) &&
+                now - c->last_trigger_ms >= c->cfg.interval_ms &&
+                (c->last_end_ms == INT64_MIN ||
+                 now - c->last_end_ms >= c->cfg.min_pause_ms))
+                p = register_locked(c, false, NULL, NULL);
+            if (p) {
+                const weir__ckpt_gate *g = c->gate;
+                uint64_t id = p->id;
+                pthread_mutex_unlock(&c->mu);
+                int rc = g->announce(g->ud, id);
+                pthread_mutex_lock(&c->mu);
+                if (rc) {
+                    pending *q = find_pending(c, id);
+                    if (q)
+                        fail_locked(c, q, rc,
+                                    "cannot announce it to the other "
+                                    "processes: %s",
+                                    weir_strerror(rc));
+                    p = NULL;
+                }
             }
         } else if (c->n_final_ready >= c->n_subtasks && c->n_active == 0 &&
                    now >= c->final_retry_ms) {
@@ -1396,12 +1502,21 @@ static int coord_started(void *ud, weir_job *job)
     if (pthread_create(&c->coord_thread, NULL, coord_main, c))
         return WEIR_ENOMEM;
     c->coord_started = true;
+    if (c->gate && c->gate->start) {
+        int rc = c->gate->start(c->gate->ud, job);
+        if (rc)
+            return rc;
+        c->gate_started = true;
+    }
     return 0;
 }
 
 static void coord_ended(void *ud, weir_job *job)
 {
     weir__coord *c = ud;
+    if (c->gate_started && c->gate->stop)
+        c->gate->stop(c->gate->ud);
+    c->gate_started = false;
     pthread_mutex_lock(&c->mu);
     c->running = false;
     c->ending = true;
@@ -1659,6 +1774,27 @@ int weir_job_enable_checkpoints(weir_job *job,
         cfg.dir = jc->checkpoint_dir;
         cfg.interval_ms = jc->checkpoint_interval_ms;
     }
+    const weir__ckpt_gate *gate = weir__job_ckpt_gate(job);
+    if (gate) {
+        /* Several processes: what they do not do together yet is refused
+         * (docs/cluster.md). */
+        const char *no = cfg.unaligned     ? "execution.checkpointing.unaligned"
+                         : cfg.incremental ? "state.backend.incremental"
+                                           : NULL;
+        if (no)
+            return weir_error_set(err, WEIR_EUNSUPPORTED,
+                                  "%s: a job run by several processes "
+                                  "(weir.cluster.bootstrap-servers) does not "
+                                  "take it yet",
+                                  no);
+        /* The control topic decides what is restored (a restart of this
+         * process included): its last checkpoint complete everywhere. */
+        cfg.dir = gate->dir;
+        cfg.restore = gate->restore ? WEIR_RESTORE_PATH : WEIR_RESTORE_FRESH;
+        cfg.restore_path = gate->restore;
+        if (!gate->leader)
+            cfg.interval_ms = 0; /* the leader triggers */
+    }
     if (!cfg.dir || !*cfg.dir)
         return weir_error_set(
             err, WEIR_EINVAL,
@@ -1777,6 +1913,16 @@ int weir_job_enable_checkpoints(weir_job *job,
         coord_destroy(c);
         return rc;
     }
+    /* A restored checkpoint that ended the job everywhere is this process's
+     * alone to finish (its sinks commit what it left pending). */
+    if (gate && !gate->job_done) {
+        c->gate = gate;
+        /* The leader's ids go on above every one it triggered before; the
+         * others take the leader's (one triggered before they started
+         * too). */
+        if (gate->leader && c->next_id <= gate->first_id)
+            c->next_id = gate->first_id + 1;
+    }
     /*
      * Shared files outlive checkpoint folders: what a killed run's uploads
      * left half-written there must go now (nothing uploads yet).
@@ -1851,6 +1997,8 @@ int weir_job_trigger_checkpoint(weir_job *job, uint64_t *id)
     weir__coord *c = job ? coord_of(job) : NULL;
     if (!c)
         return WEIR_ENOTFOUND;
+    if (c->gate)
+        return WEIR_EUNSUPPORTED; /* the leader triggers, at the interval */
     pthread_mutex_lock(&c->mu);
     if (!c->running || c->ending) {
         pthread_mutex_unlock(&c->mu);
@@ -1924,6 +2072,11 @@ static int savepoint_target(weir_job *job, const char **dir, weir__coord **cp,
         return weir_error_set(
             err, WEIR_ENOTFOUND,
             "the job has no checkpoints: enable them to take savepoints");
+    if (c->gate)
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "a job run by several processes "
+                              "(weir.cluster.bootstrap-servers) does not "
+                              "take savepoints yet");
     if (!*dir)
         *dir = c->sp_dir;
     if (!*dir || !**dir)

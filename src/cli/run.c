@@ -664,6 +664,14 @@ again:;
         free_args(&a);
         return WEIR_EXIT_INVALID;
     }
+    if (clustered && a.from && attempt == 0) {
+        weir_cli_log(WEIR_LOG_ERROR, "%s: --from: a job run by several processes restores "
+                     "the last checkpoint complete on all of them by itself", a.file);
+        weir_buf_fini(&cluster_json);
+        weir_sql_job_destroy(sj);
+        free_args(&a);
+        return WEIR_EXIT_USAGE;
+    }
     /* A stop that comes while the checkpoint is being loaded stops the job
      * before it starts. */
     weir_cli_stopper stopper;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cluster/cluster.h"
+#include "cluster/control.h"
 #include "cluster/exchange.h"
 #include "runtime/runtime.h"
 
@@ -205,23 +206,36 @@ int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
                               "weir.cluster.bootstrap-servers: the processes "
                               "of one job are known by its name: set "
                               "pipeline.name (or weir.cluster.group-id)");
-    /* Each process would checkpoint and restore on its own: not one
-     * consistent cut across the processes (docs/cluster.md, limits). */
-    static const char *const ckpt_keys[] = {"execution.checkpointing.interval",
-                                            "state.checkpoints.dir",
-                                            "execution.checkpointing.dir",
-                                            "execution.savepoint.path",
-                                            "state.savepoints.dir",
-                                            NULL};
-    for (size_t i = 0; ckpt_keys[i]; i++)
-        if ((v = cfg(ud, ckpt_keys[i])) && *v)
+    /* Savepoints are one process's: not one cut across the processes
+     * (docs/cluster.md, limits). */
+    static const char *const sp_keys[] = {"execution.savepoint.path",
+                                          "state.savepoints.dir", NULL};
+    for (size_t i = 0; sp_keys[i]; i++)
+        if ((v = cfg(ud, sp_keys[i])) && *v)
             return weir_error_set(
                 err, WEIR_EUNSUPPORTED,
                 "%s: a job run by several processes "
                 "(weir.cluster.bootstrap-servers) does not take or restore "
-                "checkpoints yet: each process's own would not be one "
-                "consistent cut across the processes",
-                ckpt_keys[i]);
+                "savepoints yet (its checkpoints are taken across the "
+                "processes: state.checkpoints.dir)",
+                sp_keys[i]);
+    const char *ckpt_dir = cfg(ud, "state.checkpoints.dir");
+    if (!ckpt_dir || !*ckpt_dir)
+        ckpt_dir = cfg(ud, "execution.checkpointing.dir");
+    if (ckpt_dir && !*ckpt_dir)
+        ckpt_dir = NULL;
+    v = cfg(ud, "execution.checkpointing.interval");
+    if (ckpt_dir && (!v || !*v || !strcmp(v, "0") || v[0] == '-'))
+        return weir_error_set(
+            err, WEIR_EINVAL,
+            "execution.checkpointing.interval: a job run by several "
+            "processes with state.checkpoints.dir needs an interval: its "
+            "checkpoints (the last one too) are taken together");
+    if (!ckpt_dir && v && *v)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "execution.checkpointing.interval: a job run "
+                              "by several processes keeps its checkpoints "
+                              "in state.checkpoints.dir, which is not set");
 #ifndef WEIR_HAVE_KAFKA
     (void)job;
     (void)out;
@@ -233,11 +247,23 @@ int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
 #else
     char gpart[128];
     topic_part(gpart, sizeof gpart, group);
+    /* Checkpoints across the processes: join the job through its control
+     * topic, which says at which epoch this process runs. */
+    weir__control *ctl = NULL;
+    if (ckpt_dir) {
+        char ctopic[160];
+        snprintf(ctopic, sizeof ctopic, "%s-control", gpart);
+        if ((rc = weir__control_open(&c, ctopic, ckpt_dir, &ctl, &c.epoch,
+                                     err)))
+            return rc;
+    }
     uint32_t n_edges = job->n_edges;
     xinfo *xs = weir_calloc(n_edges ? n_edges : 1, sizeof *xs);
     uint32_t n_xs = 0;
-    if (!xs)
+    if (!xs) {
+        weir__control_free(ctl);
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    }
     for (uint32_t i = 0; i < n_edges; i++) {
         const weir__edge *e = &job->edges[i];
         if (e->req_part == WEIR_PART_GLOBAL ||
@@ -322,10 +348,18 @@ int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
     }
     job->cluster_index = c.index;
     job->cluster_count = c.processes;
+    if (ctl) {
+        if ((rc = weir__job_set_ckpt_gate(job, weir__control_gate(ctl)))) {
+            rc = weir_error_set(err, rc, "weir.cluster: the job has started");
+            goto out;
+        }
+        ctl = NULL; /* the job's now */
+    }
     *enabled = true;
     if (out && (rc = describe(out, job, &c, group, xs, n_xs)))
         rc = weir_error_set(err, rc, "out of memory");
 out:
+    weir__control_free(ctl);
     weir_free(xs);
     return rc;
 #endif

@@ -89,6 +89,30 @@ static void put_hdr(uint8_t *h, uint8_t type, uint32_t producer, uint32_t epoch)
 
 /* ---- the topic check ---- */
 
+int weir__cluster_topic_partitions(rd_kafka_t *rk, const char *topic,
+                                   const char *what, int32_t *count,
+                                   weir_error *err)
+{
+    *count = 0;
+    rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, topic, NULL);
+    const struct rd_kafka_metadata *md = NULL;
+    rd_kafka_resp_err_t e = rkt ? rd_kafka_metadata(rk, 0, rkt, &md, 10000)
+                                : RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC;
+    int rc = 0;
+    if (e != RD_KAFKA_RESP_ERR_NO_ERROR)
+        rc = weir_error_set(err, WEIR_EIO,
+                            "weir.cluster.bootstrap-servers: cannot read "
+                            "the metadata of %s '%s': %s",
+                            what, topic, rd_kafka_err2str(e));
+    else if (md->topic_cnt == 1 && !md->topics[0].err)
+        *count = md->topics[0].partition_cnt;
+    if (md)
+        rd_kafka_metadata_destroy(md);
+    if (rkt)
+        rd_kafka_topic_destroy(rkt);
+    return rc;
+}
+
 int weir__exchange_check_topic(const weir__exchange_spec *x, weir_error *err)
 {
     char why[512];
@@ -101,30 +125,16 @@ int weir__exchange_check_topic(const weir__exchange_spec *x, weir_error *err)
         rd_kafka_conf_destroy(conf);
         return weir_error_set(err, WEIR_EIO, "weir.cluster: %s", why);
     }
-    rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, x->topic, NULL);
-    const struct rd_kafka_metadata *md = NULL;
-    rd_kafka_resp_err_t e = rkt ? rd_kafka_metadata(rk, 0, rkt, &md, 10000)
-                                : RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC;
-    int rc = 0;
-    if (e != RD_KAFKA_RESP_ERR_NO_ERROR)
-        rc = weir_error_set(err, WEIR_EIO,
-                            "weir.cluster.bootstrap-servers: cannot read "
-                            "the metadata of repartition topic '%s': %s",
-                            x->topic, rd_kafka_err2str(e));
-    else if (md->topic_cnt != 1 || md->topics[0].err ||
-             (uint32_t)md->topics[0].partition_cnt != x->conf.partitions)
+    int32_t count = 0;
+    int rc = weir__cluster_topic_partitions(rk, x->topic, "repartition topic",
+                                            &count, err);
+    if (!rc && (uint32_t)count != x->conf.partitions)
         rc = weir_error_set(
             err, WEIR_EINVAL,
             "weir.cluster.repartition-partitions: repartition topic '%s' "
             "must exist with %u partitions (one per key-group range), "
             "found %s%d",
-            x->topic, x->conf.partitions,
-            md->topic_cnt == 1 && md->topics[0].err ? "no topic, " : "",
-            md->topic_cnt == 1 ? md->topics[0].partition_cnt : 0);
-    if (md)
-        rd_kafka_metadata_destroy(md);
-    if (rkt)
-        rd_kafka_topic_destroy(rkt);
+            x->topic, x->conf.partitions, count ? "" : "no topic, ", count);
     rd_kafka_destroy(rk);
     return rc;
 }
@@ -232,6 +242,8 @@ static int w_send(weir_op_ctx *ctx, writer *w, uint32_t r)
     return 0;
 }
 
+/* A marker to every partition; wm is the watermark, or the checkpoint id
+ * of a barrier. */
 static int w_marker(weir_op_ctx *ctx, writer *w, uint8_t type, weir_ts wm)
 {
     weir_buf_clear(&w->msg);
@@ -240,7 +252,8 @@ static int w_marker(weir_op_ctx *ctx, writer *w, uint8_t type, weir_ts wm)
         return rc;
     put_hdr(w->msg.data, type, w->producer, w->a->x.conf.epoch);
     w->msg.len = HDR_LEN;
-    if (type == WEIR__X_WATERMARK && (rc = weir_buf_put_i64(&w->msg, wm)))
+    if ((type == WEIR__X_WATERMARK || type == WEIR__X_BARRIER) &&
+        (rc = weir_buf_put_i64(&w->msg, wm)))
         return rc;
     for (uint32_t r = 0; r < w->a->x.conf.partitions && !rc; r++)
         rc = w_send(ctx, w, r);
@@ -329,6 +342,19 @@ static int w_watermark(void *op, weir_op_ctx *ctx, weir_ts wm)
     return w_marker(ctx, w, WEIR__X_WATERMARK, wm);
 }
 
+/*
+ * The barrier of checkpoint id reached this producer: every row it sent
+ * before is before the marker in each partition, every row after it is
+ * after (one request in flight keeps the order). Nothing to store: what
+ * was sent is in the topic, and the readers' positions at the cut say
+ * where to go on from.
+ */
+static int w_snapshot(void *op, weir_op_ctx *ctx, uint64_t id, weir_buf *out)
+{
+    (void)out;
+    return w_marker(ctx, op, WEIR__X_BARRIER, (weir_ts)id);
+}
+
 /* Waits until librdkafka has delivered everything produced. */
 static int w_flush(weir_op_ctx *ctx, writer *w)
 {
@@ -383,6 +409,7 @@ static const weir_operator_class WRITER = {
     .open = w_open,
     .process = w_process,
     .watermark = w_watermark,
+    .snapshot = w_snapshot,
     .finish = w_finish,
     .stop = w_stop,
     .close = w_close,
@@ -396,7 +423,16 @@ typedef struct rsrc {
     char **ids;
     uint32_t n_ids;
     bool discovered;
+    /* the last barrier injected: splits go on past it (checkpoint_taken) */
+    uint64_t released;
 } rsrc;
+
+/* A record held back: its producer is past a barrier not yet injected. */
+typedef struct held {
+    int64_t offset;
+    uint8_t *data;
+    size_t len;
+} held;
 
 typedef struct reader {
     rsrc *s;
@@ -406,12 +442,22 @@ typedef struct reader {
     uint32_t n_producers;
     weir_ts *pwm;   /* per producer */
     uint8_t *ended; /* per producer: its END was read */
+    uint64_t *pbar; /* per producer: the last barrier read */
     uint32_t n_ended;
     weir_ts wm, told_wm; /* min over pwm; last reported */
     weir_batch *pend;    /* a decoded batch being handed out */
     uint32_t pend_pos;
     uint32_t *iota;
     uint64_t dropped_epoch; /* records of other epochs */
+    /* Alignment: hold is the barrier every live producer of the partition
+     * has passed (0: none), cut the offset after the marker that completed
+     * it: where a restore of that checkpoint goes on. */
+    uint64_t hold;
+    int64_t cut;
+    held *q; /* held back, in offset order */
+    uint32_t n_q, cap_q;
+    held *replay; /* held back before the last release, read first */
+    uint32_t n_replay, pos_replay;
 } reader;
 
 static int r_create(void *arg, const weir_source_info *info, void **out,
@@ -455,6 +501,13 @@ static int r_discover(void *src, const char ***ids, uint32_t *n_ids, bool *done,
     return 0;
 }
 
+static void free_held(held *h, uint32_t from, uint32_t n)
+{
+    for (uint32_t i = from; i < n; i++)
+        weir_free(h[i].data);
+    weir_free(h);
+}
+
 static void r_close_split(void *rd)
 {
     reader *r = rd;
@@ -466,9 +519,62 @@ static void r_close_split(void *rd)
     }
     weir_free(r->pwm);
     weir_free(r->ended);
+    weir_free(r->pbar);
     weir_free(r->iota);
+    free_held(r->q, 0, r->n_q);
+    free_held(r->replay, r->pos_replay, r->n_replay);
     weir_batch_destroy(r->pend);
     weir_free(r);
+}
+
+/*
+ * A position: i64 next offset, u32 producers, then per producer i64
+ * watermark and u8 ended (the state at the cut: the markers read before
+ * it). Eight bytes alone (a position written before barriers existed): the
+ * offset.
+ */
+static int r_restore(reader *r, const uint8_t *p, size_t len, weir_error *err)
+{
+    weir_cursor c;
+    weir_cursor_init(&c, p, len);
+    int64_t off = 0;
+    uint32_t n = 0;
+    if (weir_cursor_get_i64(&c, &off))
+        goto bad;
+    r->next_offset = r->cut = off;
+    if (len == 8)
+        return 0;
+    if (weir_cursor_get_u32(&c, &n))
+        goto bad;
+    if (n != r->n_producers)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "repartition topic '%s' partition %d: the "
+                              "checkpoint was taken with %u producers, this "
+                              "job has %u (processes times writer "
+                              "parallelism must stay the same)",
+                              r->s->a->x.topic, r->partition, n,
+                              r->n_producers);
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t e = 0;
+        if (weir_cursor_get_i64(&c, &r->pwm[i]) || weir_cursor_get_u8(&c, &e))
+            goto bad;
+        if (e) {
+            r->ended[i] = 1;
+            r->n_ended++;
+        }
+    }
+    r->wm = WEIR_TS_MIN;
+    weir_ts m = WEIR_TS_MAX;
+    for (uint32_t i = 0; i < n; i++)
+        if (r->pwm[i] < m)
+            m = r->pwm[i];
+    r->wm = m;
+    return 0;
+bad:
+    return weir_error_set(err, WEIR_ECORRUPT,
+                          "repartition topic '%s' partition %d: a corrupt "
+                          "position in the checkpoint",
+                          r->s->a->x.topic, r->partition);
 }
 
 static int r_open_split(void *src, const char *id, const void *pos,
@@ -482,16 +588,15 @@ static int r_open_split(void *src, const char *id, const void *pos,
     r->s = s;
     r->partition = (int32_t)strtol(id + 1, NULL, 10);
     r->next_offset = RD_KAFKA_OFFSET_BEGINNING;
-    if (pos && pos_len == 8)
-        memcpy(&r->next_offset, pos, 8);
     r->n_producers = x->conf.processes * x->writer_parallelism;
     r->pwm = weir_malloc(r->n_producers * sizeof *r->pwm);
     r->ended = weir_calloc(r->n_producers, 1);
+    r->pbar = weir_calloc(r->n_producers, sizeof *r->pbar);
     /* A writer's batches hold at most the job's batch size. */
     r->pend = weir_batch_create(x->schema, s->batch_size);
     r->iota = weir_malloc(s->batch_size * sizeof *r->iota);
     r->wm = r->told_wm = WEIR_TS_MIN;
-    if (!r->pwm || !r->ended || !r->pend || !r->iota) {
+    if (!r->pwm || !r->ended || !r->pbar || !r->pend || !r->iota) {
         r_close_split(r);
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
     }
@@ -500,6 +605,12 @@ static int r_open_split(void *src, const char *id, const void *pos,
     for (uint32_t i = 0; i < s->batch_size; i++)
         r->iota[i] = i;
     r->pend->n_rows = 0;
+    if (pos && pos_len && r_restore(r, pos, pos_len, err)) {
+        r_close_split(r);
+        return err->code;
+    }
+    /* told_wm stays below a restored watermark: the runtime asks for it
+     * (and keeps it, restored with the split) before the first read. */
     char why[512];
     rd_kafka_conf_t *conf = base_conf(x->conf.servers, why, sizeof why);
     if (!conf) {
@@ -560,6 +671,151 @@ static uint32_t r_take(reader *r, weir_batch *out, uint32_t max_rows)
     return 0;
 }
 
+/* Whether every live producer has passed a barrier not yet injected: then
+ * the split waits there (hold), its cut just after offset. */
+static bool r_check_hold(reader *r, int64_t offset)
+{
+    uint64_t m = UINT64_MAX;
+    for (uint32_t i = 0; i < r->n_producers; i++)
+        if (!r->ended[i] && r->pbar[i] < m)
+            m = r->pbar[i];
+    if (m == UINT64_MAX || m <= r->s->released)
+        return false;
+    r->hold = m;
+    r->cut = offset + 1;
+    return true;
+}
+
+static int r_hold_back(reader *r, int64_t offset, const uint8_t *p,
+                       size_t len, weir_error *err)
+{
+    if (r->n_q == r->cap_q) {
+        uint32_t cap = r->cap_q ? r->cap_q * 2 : 16;
+        held *q = weir_realloc(r->q, cap * sizeof *q);
+        if (!q)
+            return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+        r->q = q;
+        r->cap_q = cap;
+    }
+    held *h = &r->q[r->n_q];
+    h->data = weir_malloc(len ? len : 1);
+    if (!h->data)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    memcpy(h->data, p, len);
+    h->len = len;
+    h->offset = offset;
+    r->n_q++;
+    return 0;
+}
+
+/* The barrier was injected: what was held back is read again first,
+ * before what was left to replay. */
+static int r_release(reader *r, weir_error *err)
+{
+    r->hold = 0;
+    uint32_t left = r->n_replay - r->pos_replay;
+    if (r->n_q == 0)
+        return 0;
+    if (left) {
+        held *n = weir_realloc(r->q, (r->n_q + left) * sizeof *n);
+        if (!n)
+            return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+        memcpy(n + r->n_q, r->replay + r->pos_replay, left * sizeof *n);
+        r->q = n;
+        r->n_q += left;
+    }
+    weir_free(r->replay);
+    r->replay = r->q;
+    r->n_replay = r->n_q;
+    r->pos_replay = 0;
+    r->q = NULL;
+    r->n_q = r->cap_q = 0;
+    return 0;
+}
+
+/*
+ * One record: 1 when the read must stop after it (the watermark rose, or
+ * the split reached a barrier), 0 to go on, or an error.
+ */
+static int r_record(reader *r, int64_t offset, const uint8_t *p, size_t len,
+                    weir_error *err)
+{
+    const weir__exchange_spec *x = &r->s->a->x;
+    if (len < HDR_LEN || p[0] != 'W')
+        return weir_error_set(err, WEIR_ECORRUPT,
+                              "repartition topic '%s' partition %d "
+                              "offset %lld: not a weir record",
+                              x->topic, r->partition, (long long)offset);
+    uint32_t producer = 0, epoch = 0;
+    for (int i = 0; i < 4; i++) {
+        producer |= (uint32_t)p[2 + i] << (8 * i);
+        epoch |= (uint32_t)p[6 + i] << (8 * i);
+    }
+    uint8_t type = p[1];
+    if (epoch != x->conf.epoch) {
+        r->dropped_epoch++;
+        return 0;
+    }
+    if (producer >= r->n_producers)
+        return weir_error_set(err, WEIR_ECORRUPT,
+                              "repartition topic '%s': producer %u of a "
+                              "job with %u (another membership wrote "
+                              "this epoch)",
+                              x->topic, producer, r->n_producers);
+    /* After its barrier, a producer's records wait for the others'. */
+    if (r->pbar[producer] > r->s->released)
+        return r_hold_back(r, offset, p, len, err);
+    weir_cursor c;
+    weir_cursor_init(&c, p + HDR_LEN, len - HDR_LEN);
+    if (type == WEIR__X_BATCH) {
+        weir__msg msg;
+        r->pend_pos = 0;
+        int rc = weir__inflight_get_msg(&c, &msg, r->pend);
+        if (rc) {
+            r->pend->n_rows = 0;
+            return weir_error_set(err, rc,
+                                  "repartition topic '%s' partition %d "
+                                  "offset %lld: a corrupt batch",
+                                  x->topic, r->partition, (long long)offset);
+        }
+        return 0;
+    }
+    if (type == WEIR__X_BARRIER) {
+        int64_t id = 0;
+        if (weir_cursor_get_i64(&c, &id) || id <= 0)
+            return weir_error_set(err, WEIR_ECORRUPT,
+                                  "repartition topic '%s': a short barrier "
+                                  "marker",
+                                  x->topic);
+        if ((uint64_t)id > r->pbar[producer])
+            r->pbar[producer] = (uint64_t)id;
+        return r_check_hold(r, offset) ? 1 : 0;
+    }
+    if (type != WEIR__X_WATERMARK && type != WEIR__X_END)
+        return 0;
+    weir_ts w = WEIR_TS_MAX;
+    if (type == WEIR__X_WATERMARK && weir_cursor_get_i64(&c, &w))
+        return weir_error_set(err, WEIR_ECORRUPT,
+                              "repartition topic '%s': a short "
+                              "watermark marker",
+                              x->topic);
+    bool stop = false;
+    if (type == WEIR__X_END && !r->ended[producer]) {
+        r->ended[producer] = 1;
+        r->n_ended++;
+        /* the producers still to pass a barrier may be only those that
+         * ended */
+        stop = r_check_hold(r, offset);
+    }
+    if (w > r->pwm[producer]) {
+        r->pwm[producer] = w;
+        weir_ts before = r->wm;
+        r_recompute(r);
+        stop = stop || r->wm != before;
+    }
+    return stop ? 1 : 0;
+}
+
 static int r_read(void *rd, weir_batch *out, uint32_t max_rows, weir_error *err)
 {
     reader *r = rd;
@@ -568,6 +824,13 @@ static int r_read(void *rd, weir_batch *out, uint32_t max_rows, weir_error *err)
     /* The watermark reached so far must be reported before more rows. */
     if (r->wm != r->told_wm)
         return 0;
+    if (r->hold) {
+        if (r->hold > r->s->released)
+            return 0; /* at a barrier, until the runtime injects it */
+        int rc = r_release(r, err);
+        if (rc)
+            return rc;
+    }
     for (;;) {
         if (r->pend_pos < r->pend->n_rows) {
             got += r_take(r, out, max_rows - got);
@@ -576,6 +839,16 @@ static int r_read(void *rd, weir_batch *out, uint32_t max_rows, weir_error *err)
         }
         if (r->n_ended == r->n_producers)
             return got ? (int)got : WEIR_EOF;
+        if (r->pos_replay < r->n_replay) {
+            held h = r->replay[r->pos_replay++];
+            int rc = r_record(r, h.offset, h.data, h.len, err);
+            weir_free(h.data);
+            if (rc < 0)
+                return rc;
+            if (rc > 0)
+                return (int)got;
+            continue;
+        }
         rd_kafka_message_t *m =
             rd_kafka_consumer_poll(r->rk, got ? 0 : POLL_MS);
         if (!m)
@@ -600,72 +873,12 @@ static int r_read(void *rd, weir_batch *out, uint32_t max_rows, weir_error *err)
                                   x->topic, r->partition, rd_kafka_err2str(e));
         }
         r->next_offset = m->offset + 1;
-        const uint8_t *p = m->payload;
-        size_t len = m->len;
-        if (len < HDR_LEN || p[0] != 'W') {
-            rd_kafka_message_destroy(m);
-            return weir_error_set(err, WEIR_ECORRUPT,
-                                  "repartition topic '%s' partition %d "
-                                  "offset %lld: not a weir record",
-                                  x->topic, r->partition,
-                                  (long long)(r->next_offset - 1));
-        }
-        uint32_t producer = 0, epoch = 0;
-        for (int i = 0; i < 4; i++) {
-            producer |= (uint32_t)p[2 + i] << (8 * i);
-            epoch |= (uint32_t)p[6 + i] << (8 * i);
-        }
-        uint8_t type = p[1];
-        int rc = 0;
-        if (epoch != x->conf.epoch) {
-            r->dropped_epoch++;
-        } else if (producer >= r->n_producers) {
-            rc = weir_error_set(err, WEIR_ECORRUPT,
-                                "repartition topic '%s': producer %u of a "
-                                "job with %u (another membership wrote "
-                                "this epoch)",
-                                x->topic, producer, r->n_producers);
-        } else if (type == WEIR__X_BATCH) {
-            weir_cursor c;
-            weir_cursor_init(&c, p + HDR_LEN, len - HDR_LEN);
-            weir__msg msg;
-            r->pend_pos = 0;
-            rc = weir__inflight_get_msg(&c, &msg, r->pend);
-            if (rc)
-                r->pend->n_rows = 0;
-            if (rc)
-                rc = weir_error_set(err, rc,
-                                    "repartition topic '%s' partition %d "
-                                    "offset %lld: a corrupt batch",
-                                    x->topic, r->partition,
-                                    (long long)m->offset);
-        } else if (type == WEIR__X_WATERMARK || type == WEIR__X_END) {
-            weir_ts w = WEIR_TS_MAX;
-            if (type == WEIR__X_WATERMARK) {
-                weir_cursor c;
-                weir_cursor_init(&c, p + HDR_LEN, len - HDR_LEN);
-                if (weir_cursor_get_i64(&c, &w))
-                    rc = weir_error_set(err, WEIR_ECORRUPT,
-                                        "repartition topic '%s': a short "
-                                        "watermark marker",
-                                        x->topic);
-            } else if (!r->ended[producer]) {
-                r->ended[producer] = 1;
-                r->n_ended++;
-            }
-            if (!rc && w > r->pwm[producer]) {
-                r->pwm[producer] = w;
-                weir_ts before = r->wm;
-                r_recompute(r);
-                if (r->wm != before) {
-                    rd_kafka_message_destroy(m);
-                    return (int)got;
-                }
-            }
-        }
+        int rc = r_record(r, m->offset, m->payload, m->len, err);
         rd_kafka_message_destroy(m);
-        if (rc)
+        if (rc < 0)
             return rc;
+        if (rc > 0)
+            return (int)got;
     }
 }
 
@@ -676,10 +889,36 @@ static weir_ts r_watermark(void *rd)
     return r->wm;
 }
 
+static uint64_t r_barrier(void *rd)
+{
+    const reader *r = rd;
+    return r->hold > r->s->released ? r->hold : 0;
+}
+
+/* At a barrier: the cut (what the split had read up to the marker that
+ * completed it, and the producers' watermarks and ends then). */
 static int r_position(void *rd, weir_buf *out)
 {
     reader *r = rd;
-    return weir_buf_put(out, &r->next_offset, sizeof r->next_offset);
+    int64_t off = r->hold ? r->cut : r->next_offset;
+    int rc = weir_buf_put_i64(out, off);
+    if (!rc)
+        rc = weir_buf_put_u32(out, r->n_producers);
+    for (uint32_t i = 0; i < r->n_producers && !rc; i++) {
+        rc = weir_buf_put_i64(out, r->pwm[i]);
+        if (!rc)
+            rc = weir_buf_put_u8(out, r->ended[i]);
+    }
+    return rc;
+}
+
+static int r_checkpoint_taken(void *src, uint64_t id, weir_error *err)
+{
+    (void)err;
+    rsrc *s = src;
+    if (id > s->released)
+        s->released = id;
+    return 0;
 }
 
 static void r_destroy(void *src)
@@ -702,7 +941,9 @@ static const weir_source_class READER = {
     .position = r_position,
     .close_split = r_close_split,
     .destroy = r_destroy,
+    .checkpoint_taken = r_checkpoint_taken,
     .watermark = r_watermark,
+    .barrier = r_barrier,
 };
 
 int weir__exchange_specs(const weir__exchange_spec *x,

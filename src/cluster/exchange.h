@@ -7,7 +7,7 @@
  *   u8 'W', u8 type, u32 producer, u32 epoch   (little endian)
  * then, by type: BATCH a batch of rows (runtime/checkpoint.h's in-flight
  * message format: event times, row kinds, columns), WATERMARK an i64, END
- * nothing. A producer is one writer subtask of one process: process index
+ * nothing, BARRIER the u64 id of a checkpoint. A producer is one writer subtask of one process: process index
  * * writer parallelism + subtask. Partition r holds the key groups of
  * range r of weir.cluster.repartition-partitions (weir_key_group_owner).
  */
@@ -39,8 +39,15 @@ enum {
     WEIR__X_BATCH = 1,
     WEIR__X_WATERMARK = 2,
     WEIR__X_END = 3,
+    WEIR__X_BARRIER = 4, /* u64 checkpoint id */
 };
 
+/* How many partitions topic has (0: none, no such topic), asked through
+ * the client rk; what names the topic's role in the error. */
+struct rd_kafka_s;
+int weir__cluster_topic_partitions(struct rd_kafka_s *rk, const char *topic,
+                                   const char *what, int32_t *count,
+                                   weir_error *err);
 /* Checks that the topic exists with conf.partitions partitions. */
 int weir__exchange_check_topic(const weir__exchange_spec *x, weir_error *err);
 /* The writer's and the reader's specs, each with its own copy of x. */

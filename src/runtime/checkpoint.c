@@ -90,6 +90,22 @@ int weir__job_set_companion(weir_job *job, const weir__job_companion *c)
     return 0;
 }
 
+int weir__job_set_ckpt_gate(weir_job *job, const weir__ckpt_gate *gate)
+{
+    if (!job || !gate)
+        return WEIR_EINVAL;
+    if (job->phase != 0 || job->has_gate)
+        return WEIR_ESTATE;
+    job->gate = *gate;
+    job->has_gate = true;
+    return 0;
+}
+
+const weir__ckpt_gate *weir__job_ckpt_gate(const weir_job *job)
+{
+    return job && job->has_gate ? &job->gate : NULL;
+}
+
 void *weir__job_companion_ud(const weir_job *job)
 {
     return job ? job->companion.ud : NULL;

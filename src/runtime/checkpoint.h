@@ -290,6 +290,38 @@ int weir__job_set_companion(weir_job *job, const weir__job_companion *c);
 /* The companion's ud, or NULL. */
 void *weir__job_companion_ud(const weir_job *job);
 
+/*
+ * A job run by several processes (cluster/control.c): the checkpoints of
+ * every process's coordinator are parts of one checkpoint of the job. The
+ * leader's coordinator triggers (after announce), the others trigger what
+ * next_trigger hands them; each part, once durable, is acked, and the job
+ * is told of completion (sinks commit) only by weir__ckpt_global_complete,
+ * when every process acked it. Pruning waits for that too: a process
+ * restores the last checkpoint complete everywhere. Owned by the job
+ * (destroy with it).
+ */
+typedef struct weir__ckpt_gate {
+    bool leader;
+    const char *dir;     /* this process's parts: replaces state.checkpoints.dir */
+    const char *restore; /* the part to restore (a path), NULL: fresh */
+    uint64_t first_id;   /* checkpoint ids start above this */
+    bool job_done;       /* the restored checkpoint ended the whole job */
+    int (*start)(void *ud, weir_job *job); /* the job started */
+    void (*stop)(void *ud);                /* the job ended */
+    int (*announce)(void *ud, uint64_t id);
+    uint64_t (*next_trigger)(void *ud); /* 0: none now */
+    void (*acked)(void *ud, uint64_t id, bool all_final);
+    void (*destroy)(void *ud);
+    void *ud;
+} weir__ckpt_gate;
+
+/* Before weir_job_enable_checkpoints; the job owns gate (copied) and ud. */
+int weir__job_set_ckpt_gate(weir_job *job, const weir__ckpt_gate *gate);
+const weir__ckpt_gate *weir__job_ckpt_gate(const weir_job *job);
+/* Checkpoint id completed on every process; job_final: every part of it
+ * was final (the job ended everywhere). From the gate's thread. */
+void weir__ckpt_global_complete(weir_job *job, uint64_t id, bool job_final);
+
 /* ---- restoring ---- */
 
 typedef struct weir__restored_split {

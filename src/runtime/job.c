@@ -90,6 +90,8 @@ void weir_job_destroy(weir_job *job)
     }
     if (job->companion.destroy)
         job->companion.destroy(job->companion.ud);
+    if (job->has_gate && job->gate.destroy)
+        job->gate.destroy(job->gate.ud);
     weir__plan_free(job);
     for (uint32_t i = 0; i < job->n_nodes; i++) {
         weir__node *n = &job->nodes[i];

@@ -340,6 +340,9 @@ struct weir_job {
      * (cluster/cluster.h): sources take their share of the job's splits as
      * subtasks cluster_index * p + i of cluster_count * p. 0, 0: alone. */
     uint32_t cluster_index, cluster_count;
+    /* Checkpoints across those processes (runtime/checkpoint.h). */
+    weir__ckpt_gate gate;
+    bool has_gate;
 
     weir__ckpt_hooks hooks;
     bool has_hooks;

@@ -605,10 +605,33 @@ static bool lock_ahead(weir__subtask *st)
     return min != UINT64_MAX && own > min + lead;
 }
 
+/*
+ * A source whose splits carry barriers (weir_source_class.barrier): the
+ * barrier every open split has reached, if above the last one; 0 if none.
+ * The triggers are only counted (max_triggered), so that a subtask that
+ * ends without reaching one still answers it as finished.
+ */
+static uint64_t barrier_reached(const weir__subtask *st)
+{
+    const weir__source_run *r = st->src;
+    uint64_t min = UINT64_MAX;
+    for (uint32_t i = 0; i < r->n_splits; i++) {
+        const weir__split *s = &r->splits[i];
+        if (s->finished || !s->reader)
+            continue;
+        uint64_t b = r->cls->barrier(s->reader);
+        if (b < min)
+            min = b;
+    }
+    return min != UINT64_MAX && min > st->last_barrier ? min : 0;
+}
+
 static int inject_pending_barrier(weir__subtask *st)
 {
     uint64_t ck = 0;
     int rc = weir__subtask_commands(st, &ck);
+    if (!rc && st->src->cls->barrier)
+        ck = barrier_reached(st);
     if (!rc && ck)
         rc = weir__chain_barrier(st, ck);
     return rc;

@@ -1,0 +1,574 @@
+/*
+ * cluster/control.c - checkpoints and restarts of a job run by several
+ * processes, through the job's control topic (control.h).
+ *
+ * The control topic <job>-control (one partition) is the job's log of
+ * decisions; every process reads all of it in order and so reaches the
+ * same conclusions. A record is 19 bytes:
+ *   u8 'C', u8 type, u32 process, u32 epoch, u64 checkpoint id, u8 flag
+ * (little endian), by type:
+ *   JOIN      process takes part in epoch (id: a number that tells its
+ *             writer that it read its own record back)
+ *   RESTART   process started again after it had joined epoch - 1: every
+ *             process restores the last checkpoint completed before this
+ *             record in the log, and goes on at epoch (id as for JOIN)
+ *   TRIGGER   the leader (process 0) triggered checkpoint id
+ *   ACK       process's part of checkpoint id is durable (flag: final)
+ *   COMPLETE  every process acknowledged checkpoint id in epoch (flag:
+ *             every part was final: the job ended everywhere)
+ *
+ * Invariants: records of an epoch below the current one are ignored (their
+ * writer has not seen the restart yet); a checkpoint is complete only
+ * after a COMPLETE of the current epoch, and the last one before a RESTART
+ * in the log is the one every process restores (the RESTART names it); the
+ * leader writes COMPLETE once per checkpoint, after one ACK of the current
+ * epoch from every process; checkpoint ids only grow (the leader starts
+ * above every TRIGGER in the log).
+ */
+#ifdef WEIR_HAVE_KAFKA
+
+#include <librdkafka/rdkafka.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cluster/control.h"
+#include "runtime/runtime.h"
+
+#define REC_LEN 19
+#define POLL_MS 20
+
+enum { C_JOIN = 1, C_RESTART, C_TRIGGER, C_ACK, C_COMPLETE };
+
+typedef struct ackset {
+    uint64_t id;
+    uint8_t *from; /* per process */
+    uint32_t n;
+    bool final;
+} ackset;
+
+struct weir__control {
+    weir__cluster_conf conf; /* conf.epoch: this run's */
+    char *servers, *topic, *dir, *restore;
+    rd_kafka_t *prod, *cons;
+    rd_kafka_topic_t *prkt;
+    weir_job *job;
+
+    /* the log as read so far */
+    uint32_t first_epoch; /* weir.cluster.epoch: older records are ignored */
+    uint32_t epoch;       /* current */
+    uint8_t *joined;      /* per process, in epoch */
+    uint64_t complete;    /* last complete checkpoint to restore (0: none) */
+    bool complete_final;
+    uint64_t max_trigger;
+    uint64_t last_trigger; /* of the current epoch, read at the start */
+    uint64_t done_id; /* leader: last COMPLETE written */
+    uint64_t nonce;   /* in this process's JOIN or RESTART record */
+    bool seen_own;    /* that record was read back */
+    ackset *acks;
+    uint32_t n_acks;
+
+    pthread_t thread;
+    bool thread_started;
+    _Atomic bool quit;
+    pthread_mutex_t mu; /* triggers */
+    uint64_t *triggers;
+    uint32_t n_triggers, cap_triggers;
+    bool aborted;
+    weir__ckpt_gate gate;
+};
+
+static void put_rec(uint8_t *b, uint8_t type, uint32_t proc, uint32_t epoch,
+                    uint64_t id, uint8_t flag)
+{
+    b[0] = 'C';
+    b[1] = type;
+    for (int i = 0; i < 4; i++) {
+        b[2 + i] = (uint8_t)(proc >> (8 * i));
+        b[6 + i] = (uint8_t)(epoch >> (8 * i));
+    }
+    for (int i = 0; i < 8; i++)
+        b[10 + i] = (uint8_t)(id >> (8 * i));
+    b[18] = flag;
+}
+
+static int produce(weir__control *c, uint8_t type, uint64_t id, uint8_t flag,
+                   uint32_t epoch, bool wait, weir_error *err)
+{
+    uint8_t b[REC_LEN];
+    put_rec(b, type, c->conf.index, epoch, id, flag);
+    if (rd_kafka_produce(c->prkt, 0, RD_KAFKA_MSG_F_COPY, b, sizeof b, NULL, 0,
+                         NULL) != 0)
+        return weir_error_set(err, WEIR_EIO, "control topic '%s': %s",
+                              c->topic, rd_kafka_err2str(rd_kafka_last_error()));
+    rd_kafka_poll(c->prod, 0);
+    if (wait && rd_kafka_flush(c->prod, 10000) != RD_KAFKA_RESP_ERR_NO_ERROR)
+        return weir_error_set(err, WEIR_EIO,
+                              "control topic '%s': a record was not "
+                              "delivered in 10 s",
+                              c->topic);
+    return 0;
+}
+
+static ackset *find_acks(weir__control *c, uint64_t id)
+{
+    for (uint32_t i = 0; i < c->n_acks; i++)
+        if (c->acks[i].id == id)
+            return &c->acks[i];
+    ackset *n = weir_realloc(c->acks, (c->n_acks + 1) * sizeof *n);
+    if (!n)
+        return NULL;
+    c->acks = n;
+    ackset *a = &c->acks[c->n_acks];
+    a->from = weir_calloc(c->conf.processes, 1);
+    if (!a->from)
+        return NULL;
+    a->id = id;
+    a->n = 0;
+    a->final = true;
+    c->n_acks++;
+    return a;
+}
+
+static void drop_acks(weir__control *c)
+{
+    for (uint32_t i = 0; i < c->n_acks; i++)
+        weir_free(c->acks[i].from);
+    weir_free(c->acks);
+    c->acks = NULL;
+    c->n_acks = 0;
+}
+
+/* The leader: every process acknowledged id. */
+static void leader_ack(weir__control *c, uint32_t proc, uint64_t id, bool fin)
+{
+    if (id <= c->done_id)
+        return;
+    ackset *a = find_acks(c, id);
+    if (!a || a->from[proc])
+        return;
+    a->from[proc] = 1;
+    a->n++;
+    a->final = a->final && fin;
+    if (a->n < c->conf.processes)
+        return;
+    weir_error e = {0};
+    c->done_id = id;
+    bool final = a->final;
+    /* acks of older checkpoints will not be needed any more */
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < c->n_acks; i++) {
+        if (c->acks[i].id > id)
+            c->acks[k++] = c->acks[i];
+        else
+            weir_free(c->acks[i].from);
+    }
+    c->n_acks = k;
+    if (produce(c, C_COMPLETE, id, final ? 1 : 0, c->epoch, true, &e))
+        weir__job_abort(c->job, WEIR_EIO, e.message);
+}
+
+static void queue_trigger(weir__control *c, uint64_t id)
+{
+    pthread_mutex_lock(&c->mu);
+    if (c->n_triggers == c->cap_triggers) {
+        uint32_t cap = c->cap_triggers ? c->cap_triggers * 2 : 8;
+        uint64_t *t = weir_realloc(c->triggers, cap * sizeof *t);
+        if (t) {
+            c->triggers = t;
+            c->cap_triggers = cap;
+        }
+    }
+    if (c->n_triggers < c->cap_triggers)
+        c->triggers[c->n_triggers++] = id;
+    pthread_mutex_unlock(&c->mu);
+}
+
+/*
+ * Applies one record to the state. live: the job runs (triggers, acks and
+ * completions act on it); otherwise the log is being read at the start.
+ */
+static void apply(weir__control *c, const uint8_t *p, size_t len, bool live)
+{
+    /* After a restart record nothing counts here any more: a COMPLETE
+     * behind it in the log (the leader had not seen it yet) must not prune
+     * the checkpoint every process goes back to. */
+    if (len != REC_LEN || p[0] != 'C' || (live && c->aborted))
+        return;
+    uint32_t proc = 0, epoch = 0;
+    uint64_t id = 0;
+    for (int i = 0; i < 4; i++) {
+        proc |= (uint32_t)p[2 + i] << (8 * i);
+        epoch |= (uint32_t)p[6 + i] << (8 * i);
+    }
+    for (int i = 0; i < 8; i++)
+        id |= (uint64_t)p[10 + i] << (8 * i);
+    uint8_t type = p[1], flag = p[18];
+    if (epoch < c->first_epoch || proc >= c->conf.processes)
+        return;
+    if (type == C_TRIGGER && id > c->max_trigger)
+        c->max_trigger = id;
+    if (epoch < c->epoch)
+        return; /* its writer has not seen the restart yet */
+    if (type == C_TRIGGER && !live && epoch == c->epoch)
+        c->last_trigger = id;
+    if (epoch > c->epoch) {
+        if (type != C_RESTART && type != C_JOIN)
+            return;
+        if (live) {
+            /* Another process restarted: every one goes back. */
+            if (!c->aborted) {
+                char msg[300];
+                snprintf(msg, sizeof msg,
+                         "process %u of the job restarted: every process "
+                         "goes on from checkpoint %llu at epoch %u (start "
+                         "this one again, or let restart-strategy do it)",
+                         proc, (unsigned long long)c->complete, epoch);
+                c->aborted = true;
+                weir__job_abort(c->job, WEIR_ESTATE, msg);
+            }
+            return;
+        }
+        /* The checkpoint to restore is the last one completed before
+         * this record in the log (c->complete), whatever its writer saw. */
+        c->epoch = epoch;
+        c->last_trigger = 0;
+        memset(c->joined, 0, c->conf.processes);
+        drop_acks(c);
+    }
+    if ((type == C_JOIN || type == C_RESTART) && id == c->nonce && id)
+        c->seen_own = true;
+    switch (type) {
+    case C_JOIN:
+    case C_RESTART:
+        c->joined[proc] = 1;
+        break;
+    case C_TRIGGER:
+        if (live && !c->gate.leader)
+            queue_trigger(c, id);
+        break;
+    case C_ACK:
+        if (live && c->gate.leader)
+            leader_ack(c, proc, id, flag != 0);
+        break;
+    case C_COMPLETE:
+        if (id > c->complete) {
+            c->complete = id;
+            c->complete_final = flag != 0;
+            if (live)
+                weir__ckpt_global_complete(c->job, id, flag != 0);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static void *control_main(void *arg)
+{
+    weir__control *c = arg;
+    while (!atomic_load(&c->quit)) {
+        rd_kafka_message_t *m = rd_kafka_consumer_poll(c->cons, POLL_MS);
+        rd_kafka_poll(c->prod, 0);
+        if (!m)
+            continue;
+        if (!m->err)
+            apply(c, m->payload, m->len, true);
+        else if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF && !c->aborted) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "control topic '%s': %s", c->topic,
+                     rd_kafka_err2str(m->err));
+            c->aborted = true;
+            weir__job_abort(c->job, WEIR_EIO, msg);
+        }
+        rd_kafka_message_destroy(m);
+    }
+    return NULL;
+}
+
+/* ---- the gate (runtime/checkpoint.h) ---- */
+
+static int g_start(void *ud, weir_job *job)
+{
+    weir__control *c = ud;
+    c->job = job;
+    /* A checkpoint the leader triggered before this process started: take
+     * it (the leader's readers wait for this process's barrier). */
+    if (!c->gate.leader && c->last_trigger > c->complete)
+        queue_trigger(c, c->last_trigger);
+    if (pthread_create(&c->thread, NULL, control_main, c))
+        return WEIR_ENOMEM;
+    c->thread_started = true;
+    return 0;
+}
+
+static void g_stop(void *ud)
+{
+    weir__control *c = ud;
+    atomic_store(&c->quit, true);
+    if (c->thread_started)
+        pthread_join(c->thread, NULL);
+    c->thread_started = false;
+    if (c->prod)
+        rd_kafka_flush(c->prod, 5000);
+}
+
+static int g_announce(void *ud, uint64_t id)
+{
+    weir__control *c = ud;
+    weir_error e = {0};
+    return produce(c, C_TRIGGER, id, 0, c->epoch, false, &e) ? WEIR_EIO : 0;
+}
+
+static uint64_t g_next_trigger(void *ud)
+{
+    weir__control *c = ud;
+    uint64_t id = 0;
+    pthread_mutex_lock(&c->mu);
+    if (c->n_triggers > 0) {
+        id = c->triggers[0];
+        memmove(c->triggers, c->triggers + 1,
+                (c->n_triggers - 1) * sizeof *c->triggers);
+        c->n_triggers--;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return id;
+}
+
+static void g_acked(void *ud, uint64_t id, bool all_final)
+{
+    weir__control *c = ud;
+    weir_error e = {0};
+    if (produce(c, C_ACK, id, all_final ? 1 : 0, c->epoch, false, &e))
+        weir__job_abort(c->job, WEIR_EIO, e.message);
+}
+
+static void g_destroy(void *ud)
+{
+    weir__control *c = ud;
+    if (!c)
+        return;
+    g_stop(c);
+    if (c->cons) {
+        rd_kafka_assign(c->cons, NULL);
+        rd_kafka_destroy(c->cons);
+    }
+    if (c->prkt)
+        rd_kafka_topic_destroy(c->prkt);
+    if (c->prod)
+        rd_kafka_destroy(c->prod);
+    drop_acks(c);
+    weir_free(c->triggers);
+    weir_free(c->joined);
+    weir_free(c->servers);
+    weir_free(c->topic);
+    weir_free(c->dir);
+    weir_free(c->restore);
+    pthread_mutex_destroy(&c->mu);
+    weir_free(c);
+}
+
+/* ---- the start ---- */
+
+static rd_kafka_t *client(weir__control *c, rd_kafka_type_t type,
+                          weir_error *err)
+{
+    char why[512];
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    if (rd_kafka_conf_set(conf, "bootstrap.servers", c->servers, why,
+                          sizeof why) != RD_KAFKA_CONF_OK) {
+        rd_kafka_conf_destroy(conf);
+        weir_error_set(err, WEIR_EINVAL, "weir.cluster.bootstrap-servers: %s",
+                       why);
+        return NULL;
+    }
+    rd_kafka_conf_set(conf, "log_level", "3", why, sizeof why);
+    if (type == RD_KAFKA_PRODUCER) {
+        rd_kafka_conf_set(conf, "linger.ms", "0", why, sizeof why);
+        rd_kafka_conf_set(conf, "max.in.flight.requests.per.connection", "1",
+                          why, sizeof why);
+    } else {
+        rd_kafka_conf_set(conf, "group.id", c->topic, why, sizeof why);
+        rd_kafka_conf_set(conf, "enable.auto.commit", "false", why,
+                          sizeof why);
+        rd_kafka_conf_set(conf, "enable.partition.eof", "true", why,
+                          sizeof why);
+        rd_kafka_conf_set(conf, "fetch.wait.max.ms", "10", why, sizeof why);
+    }
+    rd_kafka_t *rk = rd_kafka_new(type, conf, why, sizeof why);
+    if (!rk) {
+        rd_kafka_conf_destroy(conf);
+        weir_error_set(err, WEIR_EIO, "control topic '%s': %s", c->topic, why);
+    }
+    return rk;
+}
+
+/* The control topic must exist with one partition (brokers that create
+ * topics on first use would make one with their default count). */
+static int check_topic(weir__control *c, weir_error *err)
+{
+    int32_t count = 0;
+    int rc = weir__cluster_topic_partitions(c->prod, c->topic,
+                                            "control topic", &count, err);
+    if (!rc && count != 1)
+        rc = weir_error_set(err, WEIR_EINVAL,
+                            "state.checkpoints.dir: control topic '%s' (create "
+                            "it with one partition before the start) must "
+                            "exist with 1 partition, found %s%d",
+                            c->topic, count ? "" : "no topic, ", count);
+    return rc;
+}
+
+/* Reads the log on: up to its end as it is now, or (own) up to this
+ * process's own JOIN or RESTART record. */
+static int read_log(weir__control *c, bool own, weir_error *err)
+{
+    int64_t lo = 0, hi = 0;
+    rd_kafka_resp_err_t e =
+        rd_kafka_query_watermark_offsets(c->cons, c->topic, 0, &lo, &hi, 10000);
+    if (e)
+        return weir_error_set(err, WEIR_EIO,
+                              "control topic '%s' (create it with one "
+                              "partition before the start): %s",
+                              c->topic, rd_kafka_err2str(e));
+    if (!own) {
+        rd_kafka_topic_partition_list_t *l =
+            rd_kafka_topic_partition_list_new(1);
+        rd_kafka_topic_partition_list_add(l, c->topic, 0)->offset =
+            RD_KAFKA_OFFSET_BEGINNING;
+        e = rd_kafka_assign(c->cons, l);
+        rd_kafka_topic_partition_list_destroy(l);
+        if (e)
+            return weir_error_set(err, WEIR_EIO, "control topic '%s': %s",
+                                  c->topic, rd_kafka_err2str(e));
+    }
+    int64_t next = own ? 0 : lo;
+    int64_t deadline = weir_monotonic_ns() / 1000000 + 30000;
+    while (own ? !c->seen_own : next < hi) {
+        if (weir_monotonic_ns() / 1000000 > deadline)
+            return weir_error_set(err, WEIR_ETIMEDOUT,
+                                  "control topic '%s': could not read it to "
+                                  "its end (offset %lld) in 30 s",
+                                  c->topic, (long long)hi);
+        rd_kafka_message_t *m = rd_kafka_consumer_poll(c->cons, 100);
+        if (!m)
+            continue;
+        if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+            next = m->offset > next ? m->offset : next;
+        } else if (m->err) {
+            int rc = weir_error_set(err, WEIR_EIO, "control topic '%s': %s",
+                                    c->topic, rd_kafka_err2str(m->err));
+            rd_kafka_message_destroy(m);
+            return rc;
+        } else {
+            apply(c, m->payload, m->len, false);
+            next = m->offset + 1;
+        }
+        rd_kafka_message_destroy(m);
+    }
+    return 0;
+}
+
+int weir__control_open(const weir__cluster_conf *conf, const char *topic,
+                       const char *ckpt_dir, weir__control **out,
+                       uint32_t *epoch, weir_error *err)
+{
+    *out = NULL;
+    weir__control *c = weir_calloc(1, sizeof *c);
+    if (!c)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    pthread_mutex_init(&c->mu, NULL);
+    atomic_init(&c->quit, false);
+    c->conf = *conf;
+    c->servers = weir_strdup(conf->servers);
+    c->topic = weir_strdup(topic);
+    c->joined = weir_calloc(conf->processes, 1);
+    size_t dl = strlen(ckpt_dir) + 32;
+    c->dir = weir_malloc(dl);
+    int rc = 0;
+    if (!c->servers || !c->topic || !c->joined || !c->dir) {
+        rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
+        goto fail;
+    }
+    snprintf(c->dir, dl, "%s/process-%u", ckpt_dir, conf->index);
+    c->first_epoch = c->epoch = conf->epoch;
+    if (!(c->prod = client(c, RD_KAFKA_PRODUCER, err)) ||
+        !(c->cons = client(c, RD_KAFKA_CONSUMER, err))) {
+        rc = err->code ? err->code : WEIR_EIO;
+        goto fail;
+    }
+    rd_kafka_poll_set_consumer(c->cons);
+    if (!(c->prkt = rd_kafka_topic_new(c->prod, topic, NULL))) {
+        rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
+        goto fail;
+    }
+    if ((rc = check_topic(c, err)) || (rc = read_log(c, false, err)))
+        goto fail;
+    /*
+     * Joined this epoch before: this process died and comes back, and the
+     * whole job goes back to the last complete checkpoint at the next
+     * epoch. The log decides: what counts is where the record lands (an
+     * epoch may have moved on meanwhile: then join the current one).
+     */
+    for (;;) {
+        bool again = c->joined[conf->index] != 0;
+        uint32_t want = again ? c->epoch + 1 : c->epoch;
+        c->nonce = ((uint64_t)weir_monotonic_ns() << 8) ^ (uint64_t)getpid() ^
+                   ((uint64_t)conf->index << 48);
+        if (!c->nonce)
+            c->nonce = 1;
+        c->seen_own = false;
+        if ((rc = produce(c, again ? C_RESTART : C_JOIN, c->nonce, 0, want,
+                          true, err)) ||
+            (rc = read_log(c, true, err)))
+            goto fail;
+        if (c->epoch == want && c->joined[conf->index])
+            break;
+    }
+    c->conf.epoch = c->epoch;
+    if (c->complete) {
+        size_t rl = strlen(c->dir) + 32;
+        if (!(c->restore = weir_malloc(rl))) {
+            rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
+            goto fail;
+        }
+        snprintf(c->restore, rl, "%s/chk-%llu", c->dir,
+                 (unsigned long long)c->complete);
+    }
+    c->gate = (weir__ckpt_gate){.leader = conf->index == 0,
+                                .dir = c->dir,
+                                .restore = c->restore,
+                                .first_id = c->max_trigger,
+                                .job_done = c->complete && c->complete_final,
+                                .start = g_start,
+                                .stop = g_stop,
+                                .announce = g_announce,
+                                .next_trigger = g_next_trigger,
+                                .acked = g_acked,
+                                .destroy = g_destroy,
+                                .ud = c};
+    *epoch = c->epoch;
+    *out = c;
+    return 0;
+fail:
+    g_destroy(c);
+    return rc;
+}
+
+const weir__ckpt_gate *weir__control_gate(const weir__control *c)
+{
+    return &c->gate;
+}
+
+uint64_t weir__control_restored(const weir__control *c)
+{
+    return c->complete;
+}
+
+void weir__control_free(weir__control *c)
+{
+    g_destroy(c);
+}
+
+#endif

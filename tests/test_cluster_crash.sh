@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# tests/test_cluster_crash.sh WEIR SOURCE_DIR - checkpoints across the
+# processes of one job, and recovery from the death of one (docs/cluster.md),
+# against librdkafka's mock cluster over TCP (weir-kafka-mock).
+#
+# Three processes run a windowed job with a keyed exchange (a repartition
+# topic) into an exactly-once file sink each (its own folder), with a
+# checkpoint every 200 ms. A seeded schedule kills one of them with
+# SIGKILL at random moments (WEIR_CLUSTER_KILLS times, 12 by default) and
+# starts it again at once, with the same index and folder; the others learn
+# of it on the control topic and restart in the process (restart-strategy),
+# and all of them go on from the last checkpoint complete on every one.
+# Then: the union of the three sinks' committed files equals the
+# single-process run and a Python model of the job
+# (tests/cluster_crash_oracle.py): nothing lost, nothing twice.
+# Seeded (WEIR_CLUSTER_CRASH_SEED replays a schedule).
+set -u
+WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC=$(cd "$2" && pwd)
+MOCK=$(dirname "$WEIR")/weir-kafka-mock
+if [ ! -x "$MOCK" ]; then
+    echo "test_cluster_crash: SKIPPED (no weir-kafka-mock)"; exit 0
+fi
+SEED=${WEIR_CLUSTER_CRASH_SEED:-$RANDOM}
+ROWS=${WEIR_CLUSTER_CRASH_ROWS:-75000}
+KILLS=${WEIR_CLUSTER_KILLS:-12}
+RATE=${WEIR_CLUSTER_CRASH_RATE:-3000}
+GAP=${WEIR_CLUSTER_KILL_GAP:-15} # tenths of a second, at least, between kills
+RANDOM=$SEED
+echo "test_cluster_crash: seed $SEED (WEIR_CLUSTER_CRASH_SEED), $ROWS rows at $RATE/s, $KILLS kills"
+T=$(mktemp -d /tmp/weir-cluster-crash-XXXXXX)
+pids=(0 0 0)
+cleanup() {
+    for p in "${pids[@]}"; do [ "$p" != 0 ] && kill -9 "$p" 2> /dev/null; done
+    [ -n "${MOCK_PID:-}" ] && kill "$MOCK_PID" 2> /dev/null
+    [ -n "${KEEP:-}" ] || rm -rf "$T"; [ -n "${KEEP:-}" ] && echo "kept $T"
+}
+trap cleanup EXIT
+cd "$T" || exit 1
+fail() {
+    echo "FAIL (seed $SEED): $*"
+    for f in p*/log single.log; do [ -f "$f" ] && { echo "== $f"; tail -8 "$f"; }; done
+    exit 1
+}
+
+"$MOCK" -f boot crash-tumbling_window-2-repartition:3 crash-control:1 > mock.log 2>&1 &
+MOCK_PID=$!
+for ((i = 0; i < 200; i++)); do [ -s boot ] && break; sleep 0.05; done
+[ -s boot ] || fail "the mock cluster did not start"
+B=$(cat boot)
+
+# Event time is a function of the row number: row g at 1.7e12 + 7 g ms.
+job() {
+    cat <<EOF
+CREATE TABLE g (id BIGINT, k AS MOD(id * 7919, 41), v AS MOD(id, 100),
+  ts AS TO_TIMESTAMP_LTZ(1700000000000 + id * 7, 3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+) WITH ('connector' = 'datagen', 'number-of-rows' = '$ROWS', $1
+  'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '$((ROWS - 1))');
+CREATE TABLE o (k BIGINT, ws TIMESTAMP(3), n BIGINT, s BIGINT)
+  WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv');
+INSERT INTO o SELECT k, window_start, COUNT(*), SUM(v)
+FROM TABLE(TUMBLE(TABLE g, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end;
+EOF
+}
+job "'rows-per-second' = '$RATE'," > job.sql
+job "" > single.sql
+python3 "$SRC/tests/cluster_crash_oracle.py" "$ROWS" | sort > want.txt
+
+mkdir -p single
+(cd single && TZ=UTC timeout 120 "$WEIR" run ../single.sql -D rest.enabled=false > /dev/null 2> ../single.log) ||
+    fail "the single-process run"
+cat single/out/part-* 2> /dev/null | sort > single.txt
+diff want.txt single.txt > /dev/null || fail "the single-process run differs from the oracle"
+
+# start I: process I of 3 in folder pI (the same folder when it comes back)
+start() {
+    local i=$1
+    mkdir -p "p$i"
+    (cd "p$i" && TZ=UTC exec "$WEIR" run ../job.sql -D rest.enabled=false -D pipeline.name=crash \
+        -D weir.cluster.bootstrap-servers="$B" -D weir.cluster.processes=3 \
+        -D weir.cluster.process-index="$i" -D state.checkpoints.dir=ck \
+        -D execution.checkpointing.interval=200ms \
+        -D restart-strategy.type=fixed-delay -D restart-strategy.fixed-delay.attempts=1000 \
+        -D restart-strategy.fixed-delay.delay=0ms >> out.log 2>> log) &
+    pids[$i]=$!
+}
+alive() { kill -0 "${pids[$1]}" 2> /dev/null; }
+# reap I: the process ended; it must have ended well
+reap() {
+    wait "${pids[$1]}" || fail "process $1 failed"
+    pids[$1]=0
+}
+
+start 0; start 1; start 2
+killed=0
+t0=$SECONDS
+while ((killed < KILLS)); do
+    # GAP to GAP + 2 s (a restart of all takes about one), then one of the three
+    sleep "$((RANDOM % 21 + GAP))e-1"
+    v=$((RANDOM % 3))
+    all_done=1
+    for i in 0 1 2; do [ "${pids[$i]}" != 0 ] && alive "$i" && all_done=0; done
+    ((all_done)) && break
+    if [ "${pids[$v]}" != 0 ] && alive "$v"; then
+        kill -9 "${pids[$v]}" 2> /dev/null
+        wait "${pids[$v]}" 2> /dev/null
+        echo "--- killed at $((SECONDS - t0)) s" >> "p$v/log"
+        killed=$((killed + 1))
+        start "$v"
+    fi
+    ((SECONDS - t0 > 240)) && fail "still running after 240 s ($killed kills)"
+done
+for i in 0 1 2; do
+    for ((k = 0; k < 1800; k++)); do alive "$i" || break; sleep 0.1; done
+    alive "$i" && fail "process $i did not finish in 180 s after the last kill"
+    reap "$i"
+done
+((killed >= KILLS)) || fail "the job ended after $killed of $KILLS kills (slow it down: WEIR_CLUSTER_CRASH_RATE)"
+restarts=$(cat p*/log | grep -c "restarted: every process goes on")
+restores=$(cat p*/log | grep -c "restoring from checkpoint")
+cat p*/out/part-* 2> /dev/null | sort > got.txt
+if ! diff want.txt got.txt > diff.txt; then
+    echo "lost: $(grep -c '^<' diff.txt), extra or twice: $(grep -c '^>' diff.txt)"
+    head -5 diff.txt
+    fail "3 processes with $killed kills differ from the model"
+fi
+echo "  $killed kills ($restarts restarts of the others, $restores restores of a checkpoint): $(wc -l < got.txt) windows, equal to one process and to the model"
+echo "test_cluster_crash: OK"
