@@ -55,7 +55,7 @@ static tb make(uint32_t n, uint32_t n_out)
     }
     t.os = weir_schema_create();
     for (uint32_t k = 0; k < n_out; k++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "o%u", k);
         weir_schema_add(t.os, name, weir_type_make(WEIR_TYPE_BIGINT, true));
     }
@@ -271,7 +271,7 @@ Test(expr_shared, calc_equals_separate_evaluation_on_random_trees)
     weir_schema_add(s, "y", weir_type_make(WEIR_TYPE_BIGINT, true));
     weir_schema *os = weir_schema_create();
     for (int k = 0; k < 4; k++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "o%d", k);
         weir_schema_add(os, name, weir_type_make(WEIR_TYPE_BIGINT, true));
     }
