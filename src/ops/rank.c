@@ -594,7 +594,8 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
         (rc = kept_reserve(o, ce->n_list + 1)))
         return rc;
     n = ce->n_list;
-    memcpy(o->kept, ce->list, n * sizeof *o->kept);
+    if (n)
+        memcpy(o->kept, ce->list, n * sizeof *o->kept);
     /* the new row's position: after the rows that rank before it, and after equal ones unless
      * a newer equal row wins (keep-last deduplication) */
     uint32_t p = 0;

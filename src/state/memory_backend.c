@@ -982,6 +982,18 @@ static mrec *map_find(mem_backend *mb, mem_state *ms, const void *ns,
     return r;
 }
 
+/* The live map record of (current key, ns) (slot *i), or NULL; *j: the slot
+ * of entry k in its table, NONE when absent. */
+static mrec *map_entry(mem_backend *mb, mem_state *ms, const void *ns,
+                       size_t nslen, const void *k, size_t klen, int64_t now,
+                       uint32_t *i, uint32_t *j)
+{
+    mrec *r = map_find(mb, ms, ns, nslen, now, i);
+    uint32_t empty = NONE;
+    *j = r ? ent_find(rec_map(r), ukey_hash(k, klen), k, klen, &empty) : NONE;
+    return r;
+}
+
 static int mem_map_get(weir_state *st, const void *ns, size_t nslen,
                        const void *k, size_t klen, const void **v, size_t *vlen)
 {
@@ -989,12 +1001,10 @@ static int mem_map_get(weir_state *st, const void *ns, size_t nslen,
     mem_state *ms = MS(st);
     int64_t now = access_now(st);
     int rc = WEIR_ENOTFOUND;
-    uint32_t i;
-    mrec *r = map_find(mb, ms, ns, nslen, now, &i);
+    uint32_t i, j;
+    mrec *r = map_entry(mb, ms, ns, nslen, k, klen, now, &i, &j);
     if (r) {
         tab *m = rec_map(r);
-        uint32_t empty = NONE;
-        uint32_t j = ent_find(m, ukey_hash(k, klen), k, klen, &empty);
         if (j != NONE) {
             ment *e = m->slots[j].p;
             if (weir__state_has_ttl(st) &&
@@ -1024,12 +1034,10 @@ static int mem_map_remove(weir_state *st, const void *ns, size_t nslen,
     mem_backend *mb = MB(st->be);
     mem_state *ms = MS(st);
     int64_t now = access_now(st);
-    uint32_t i;
-    mrec *r = map_find(mb, ms, ns, nslen, now, &i);
+    uint32_t i, j;
+    mrec *r = map_entry(mb, ms, ns, nslen, k, klen, now, &i, &j);
     if (r) {
         tab *m = rec_map(r);
-        uint32_t empty = NONE;
-        uint32_t j = ent_find(m, ukey_hash(k, klen), k, klen, &empty);
         if (j != NONE) {
             remove_ent_at(mb, m, j, false);
             if (m->n == 0)
@@ -1054,12 +1062,10 @@ static int mem_map_update(weir_state *st, const void *ns, size_t nslen,
     int64_t now = access_now(st);
     int64_t stamp = stamp_now(st, now);
     int rc;
-    uint32_t i;
-    mrec *r = map_find(mb, ms, ns, nslen, now, &i);
+    uint32_t i, j;
+    mrec *r = map_entry(mb, ms, ns, nslen, k, klen, now, &i, &j);
     if (r) {
         tab *m = rec_map(r);
-        uint32_t empty = NONE;
-        uint32_t j = ent_find(m, ukey_hash(k, klen), k, klen, &empty);
         if (j != NONE) {
             ment *e = m->slots[j].p;
             bool expired = weir__state_has_ttl(st) &&
