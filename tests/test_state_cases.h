@@ -867,6 +867,104 @@ static void case_ttl_read_and_write(const char *kind)
     weir_manual_clock_destroy(mc);
 }
 
+/* weir_map_update's callback: adds *ud to an int64 counter (unaligned
+ * access through memcpy), keeps the entry while the counter is not 0; a
+ * delta of 99 fails. */
+static int counter_update(void *ud, void *val, size_t vlen)
+{
+    int64_t d = *(const int64_t *)ud, c;
+    if (vlen != sizeof c || d == 99)
+        return WEIR_EUSER;
+    memcpy(&c, val, sizeof c);
+    c += d;
+    memcpy(val, &c, sizeof c);
+    return c != 0;
+}
+
+static int64_t counter_of(weir_state *st, const char *k)
+{
+    const void *v;
+    size_t vlen;
+    int rc = weir_map_get(st, NS("w"), k, strlen(k), &v, &vlen);
+    if (rc == WEIR_ENOTFOUND)
+        return -1000;
+    cr_assert_eq(rc, 0);
+    cr_assert_eq(vlen, 8);
+    int64_t c;
+    memcpy(&c, v, sizeof c);
+    return c;
+}
+
+static int bump(weir_state *st, const char *k, int64_t d)
+{
+    return weir_map_update(st, NS("w"), k, strlen(k), 8, counter_update, &d);
+}
+
+/* Read-modify-write of map entries in one call, the same on every backend. */
+static void case_map_update(const char *kind)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir__backend *be = mkbe(kind, 0, 128, weir_manual_clock_get(mc));
+    weir_state *st = reg(be, "m", WEIR_STATE_MAP, 0, 0);
+    cr_assert_eq(setk(be, "k"), 0);
+    char mk[32];
+    for (int round = 0; round < 3; round++)
+        for (int i = 0; i < 200; i++) {
+            snprintf(mk, sizeof mk, "mk%d", i);
+            cr_assert_eq(bump(st, mk, i % 5), 0);
+        }
+    for (int i = 0; i < 200; i++) {
+        snprintf(mk, sizeof mk, "mk%d", i);
+        /* A delta of 0 on an absent entry leaves it absent. */
+        cr_assert_eq(counter_of(st, mk), i % 5 ? 3 * (i % 5) : -1000, "%s", mk);
+    }
+    int n = 0;
+    cr_assert_eq(weir_map_iterate(st, NS("w"), count_visit, &n), 0);
+    cr_assert_eq(n, 160);
+    /* Down to zero: the entry goes; the map goes with its last entry. */
+    cr_assert_eq(bump(st, "mk1", -3), 0);
+    cr_assert_eq(counter_of(st, "mk1"), -1000);
+    cr_assert_eq(bump(st, "mk2", -1), 0);
+    cr_assert_eq(counter_of(st, "mk2"), 5);
+    /* A failing callback's code comes back; nothing is created. */
+    cr_assert_eq(bump(st, "new", 99), WEIR_EUSER);
+    cr_assert_eq(counter_of(st, "new"), -1000);
+    /* An entry of another length is corrupt, not reinterpreted. */
+    cr_assert_eq(weir_map_put(st, NS("w"), "short", 5, "abc", 3), 0);
+    cr_assert_eq(bump(st, "short", 1), WEIR_ECORRUPT);
+    for (int i = 0; i < 200; i++) {
+        snprintf(mk, sizeof mk, "mk%d", i);
+        int64_t c = counter_of(st, mk);
+        if (c != -1000)
+            cr_assert_eq(bump(st, mk, -c), 0);
+    }
+    cr_assert_eq(weir_map_remove(st, NS("w"), "short", 5), 0);
+    n = 0;
+    cr_assert_eq(weir_map_iterate(st, NS("w"), count_visit, &n), 0);
+    cr_assert_eq(n, 0);
+    /* TTL: an expired entry counts as absent (zeros), also when its bytes
+     * were shorter; a kept entry gets a new stamp. */
+    weir_state *ts = reg(be, "t", WEIR_STATE_MAP, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    cr_assert_eq(weir_map_update(ts, NS("w"), "a", 1, 8, counter_update, &(int64_t){4}), 0);
+    cr_assert_eq(weir_map_put(ts, NS("w"), "b", 1, "x", 1), 0);
+    weir_manual_clock_set(mc, 60);
+    cr_assert_eq(weir_map_update(ts, NS("w"), "a", 1, 8, counter_update, &(int64_t){1}), 0);
+    weir_manual_clock_set(mc, 120);
+    cr_assert_eq(counter_of(ts, "a"), 5);
+    cr_assert_eq(weir_map_update(ts, NS("w"), "b", 1, 8, counter_update, &(int64_t){2}), 0);
+    cr_assert_eq(counter_of(ts, "b"), 2);
+    weir_manual_clock_set(mc, 200);
+    cr_assert_eq(weir_map_update(ts, NS("w"), "a", 1, 8, counter_update, &(int64_t){1}), 0);
+    cr_assert_eq(counter_of(ts, "a"), 1);
+    cr_assert_eq(weir_map_update(ts, NS("w"), "b", 1, 8, counter_update, &(int64_t){0}), 0);
+    cr_assert_eq(counter_of(ts, "b"), 2);
+    weir_manual_clock_set(mc, 350);
+    cr_assert_eq(weir_map_update(ts, NS("w"), "b", 1, 8, counter_update, &(int64_t){0}), 0);
+    cr_assert_eq(counter_of(ts, "b"), -1000);
+    weir__backend_destroy(be);
+    weir_manual_clock_destroy(mc);
+}
+
 static void case_ttl_list_map_per_item(const char *kind)
 {
     weir_manual_clock *mc = weir_manual_clock_create(0);
@@ -1550,6 +1648,10 @@ static void case_write_batch(const char *kind)
     Test(suite, map)                                                           \
     {                                                                          \
         case_map(kind);                                                        \
+    }                                                                          \
+    Test(suite, map_update)                                                    \
+    {                                                                          \
+        case_map_update(kind);                                                 \
     }                                                                          \
     Test(suite, reducing_aggregating)                                          \
     {                                                                          \

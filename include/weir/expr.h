@@ -223,6 +223,35 @@ int weir_expr_filter(const weir_expr *e, const weir_batch *in, weir_expr_env *en
  */
 int weir_expr_project(weir_expr *const *exprs, uint32_t n, const weir_batch *in, weir_expr_env *env,
                       weir_batch *out, weir_error *err);
+/*
+ * A filter and a projection over one input, evaluated together: a
+ * deterministic subexpression that occurs more than once among them (in
+ * the filter and a projection, in two projections, twice in one) is
+ * computed once per batch, and for a row only where one of its occurrences
+ * would evaluate it (a CASE branch not taken, or the right side of an AND
+ * already decided, does not). Subexpressions that call anything volatile
+ * (RAND, a UDF not marked deterministic) or read the session (the clock,
+ * the watermark, the time zone) are never shared. filter may be NULL;
+ * exprs may be NULL (n = 0) for a filter alone. The given trees are not
+ * changed; the calc lives in the arena and is immutable, so several threads
+ * may run it, each with its own env.
+ */
+typedef struct weir_expr_calc weir_expr_calc;
+int weir_expr_calc_create(weir_expr_arena *a, weir_expr *filter, weir_expr *const *exprs, uint32_t n,
+                          weir_expr_calc **out, weir_error *err);
+/* How many subexpressions the calc computes once for several occurrences. */
+uint32_t weir_expr_calc_shared(const weir_expr_calc *c);
+/* The calc's filter alone, as weir_expr_filter (sel[i] = 1 where TRUE). */
+int weir_expr_calc_filter(const weir_expr_calc *c, const weir_batch *in, weir_expr_env *env, uint8_t *sel,
+                          weir_error *err);
+/*
+ * The filter, then the projections of the rows it keeps (all rows without a
+ * filter): resets out and fills it with one row per kept row, in order, with
+ * its row time and kind; out->n_rows is the number kept. The calc must have
+ * projections.
+ */
+int weir_expr_calc_run(const weir_expr_calc *c, const weir_batch *in, weir_expr_env *env, weir_batch *out,
+                       weir_error *err);
 /* Evaluates an expression over a single row (row of in, or no input when in is NULL). */
 int weir_expr_eval_row(const weir_expr *e, const weir_batch *in, uint32_t row, weir_expr_env *env,
                        weir_value *out, weir_error *err);

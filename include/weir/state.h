@@ -112,6 +112,19 @@ int weir_list_get(weir_state *st, const void *ns, size_t ns_len, weir_list_visit
 int weir_map_put(weir_state *st, const void *ns, size_t ns_len, const void *k, size_t klen, const void *v, size_t vlen);
 int weir_map_get(weir_state *st, const void *ns, size_t ns_len, const void *k, size_t klen, const void **v, size_t *vlen);
 int weir_map_remove(weir_state *st, const void *ns, size_t ns_len, const void *k, size_t klen);
+/*
+ * Changes map entry k where it lies: one lookup instead of a get and a put.
+ * fn receives the entry's value as vlen writable bytes (all zero when the
+ * entry is absent or expired) and returns 1 to keep the entry, 0 to remove
+ * it (an absent entry is then not created), or a negative code, which the
+ * call returns (the entry may then hold what fn wrote). Every value of the
+ * map must be vlen bytes: an entry of another length is WEIR_ECORRUPT. A
+ * write, for TTL stamps and for pointers from earlier reads. The memory
+ * backend changes the bytes in place; RocksDB does a get and a put.
+ */
+typedef int (*weir_map_update_fn)(void *ud, void *val, size_t vlen);
+int weir_map_update(weir_state *st, const void *ns, size_t ns_len, const void *k, size_t klen, size_t vlen,
+                    weir_map_update_fn fn, void *ud);
 typedef int (*weir_map_visit_fn)(void *ud, const void *k, size_t klen, const void *v, size_t vlen);
 int weir_map_iterate(weir_state *st, const void *ns, size_t ns_len, weir_map_visit_fn fn, void *ud);
 

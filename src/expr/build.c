@@ -766,6 +766,7 @@ static size_t fmt(const weir_expr *e, char *buf, size_t cap, bool exact)
     switch (e->kind) {
     case N_COLUMN: return put(buf, cap, 0, "$%d", e->col);
     case N_LITERAL: return fmt_value(e->type, e->iv, &e->lit, buf, cap);
+    case N_SHARED: return fmt(e->args[0], buf, cap, exact);
     default: break;
     }
     const char *name = e->kind == N_AND ? "AND" : e->kind == N_OR ? "OR" : e->kind == N_CASE ? "CASE"

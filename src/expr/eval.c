@@ -11,6 +11,12 @@
  * to the branches they evaluate, so that a branch not taken for a row can
  * neither fail nor cost much for it: CASE WHEN x <> 0 THEN 10 / x END never
  * divides by zero, as in Flink, which evaluates row by row.
+ *
+ * A calc (weir_expr_calc_run) evaluates its filter and its projections in
+ * one evaluation: shared subexpressions (N_SHARED, see shared.c) keep their
+ * values in slots for its whole length, and the projections read only the
+ * rows the filter kept, through a row index (cx->rows), so that the slots
+ * filled by the filter are compacted to those rows instead of recomputed.
  */
 #include <stdio.h>
 
@@ -45,6 +51,8 @@ static int load_column(ecx *cx, const weir_expr *e, xvec *out)
     if (c->type.id != e->type.id || weir_type_is_wide(c->type) != weir_type_is_wide(e->type))
         return weir_error_set(cx->err, WEIR_EINVAL, "column $%d is %s in the batch but %s in the expression",
                               e->col, weir_type_name(c->type.id), weir_type_name(e->type.id));
+    const uint32_t *rows = cx->rows;
+#define ROW(i) (rows ? rows[i] : (i))
     out->type = e->type;
     out->nulls = NULL;
     if (!c->all_valid) {
@@ -53,7 +61,8 @@ static int load_column(ecx *cx, const weir_expr *e, xvec *out)
             return oom(cx);
         bool any = false;
         for (uint32_t i = 0; i < n; i++) {
-            nb[i] = !((c->valid[i >> 3] >> (i & 7)) & 1);
+            uint32_t r = ROW(i);
+            nb[i] = !((c->valid[r >> 3] >> (r & 7)) & 1);
             any |= nb[i];
         }
         if (any)
@@ -65,17 +74,42 @@ static int load_column(ecx *cx, const weir_expr *e, xvec *out)
             return oom(cx);
         const weir_strref *r = c->data;
         for (uint32_t i = 0; i < n; i++) {
-            s[i].ptr = in->heap ? in->heap + r[i].off : "";
-            s[i].len = r[i].len;
+            s[i].ptr = in->heap ? in->heap + r[ROW(i)].off : "";
+            s[i].len = r[ROW(i)].len;
         }
         if (out->nulls)
             for (uint32_t i = 0; i < n; i++)
                 if (out->nulls[i])
                     s[i] = (xstr){"", 0};
         out->data = s;
+    } else if (rows) {
+        size_t w = weir_type_size(c->type);
+        char *d = weir__x_alloc(cx, (n ? n : 1) * w);
+        if (!d)
+            return oom(cx);
+        const char *src = c->data;
+        switch (w) {
+        case 1:
+            for (uint32_t i = 0; i < n; i++)
+                ((uint8_t *)d)[i] = ((const uint8_t *)src)[rows[i]];
+            break;
+        case 4:
+            for (uint32_t i = 0; i < n; i++)
+                ((int32_t *)d)[i] = ((const int32_t *)src)[rows[i]];
+            break;
+        case 8:
+            for (uint32_t i = 0; i < n; i++)
+                ((int64_t *)d)[i] = ((const int64_t *)src)[rows[i]];
+            break;
+        default:
+            for (uint32_t i = 0; i < n; i++)
+                memcpy(d + (size_t)i * w, src + (size_t)rows[i] * w, w);
+        }
+        out->data = d;
     } else {
         out->data = c->data; /* aliased, read-only */
     }
+#undef ROW
     return 0;
 }
 
@@ -152,26 +186,40 @@ static int alloc_vec(ecx *cx, weir_type t, xvec *out)
 
 static bool is_true(const xvec *v, uint32_t i) { return !(v->nulls && v->nulls[i]) && ((uint8_t *)v->data)[i]; }
 
-/* Copies row i of src into dst (same type). */
-static inline void copy_row(xvec *dst, const xvec *src, uint32_t i, size_t w)
+/* Copies row i of src into row j of dst (same type). */
+static inline void copy_row_to(xvec *dst, uint32_t j, const xvec *src, uint32_t i, size_t w)
 {
     if (src->nulls && src->nulls[i]) {
-        dst->nulls[i] = 1;
+        dst->nulls[j] = 1;
         return;
     }
-    dst->nulls[i] = 0;
+    dst->nulls[j] = 0;
     switch (w) {
-    case 1: ((uint8_t *)dst->data)[i] = ((const uint8_t *)src->data)[i]; break;
-    case 4: ((int32_t *)dst->data)[i] = ((const int32_t *)src->data)[i]; break;
-    case 8: ((int64_t *)dst->data)[i] = ((const int64_t *)src->data)[i]; break;
+    case 1: ((uint8_t *)dst->data)[j] = ((const uint8_t *)src->data)[i]; break;
+    case 4: ((int32_t *)dst->data)[j] = ((const int32_t *)src->data)[i]; break;
+    case 8: ((int64_t *)dst->data)[j] = ((const int64_t *)src->data)[i]; break;
     case 16:
         if (!weir_type_is_varlen(dst->type.id)) {
-            ((weir_i128 *)dst->data)[i] = ((const weir_i128 *)src->data)[i];
+            ((weir_i128 *)dst->data)[j] = ((const weir_i128 *)src->data)[i];
             break;
         }
         /* fall through */
-    default: ((xstr *)dst->data)[i] = ((const xstr *)src->data)[i];
+    default: ((xstr *)dst->data)[j] = ((const xstr *)src->data)[i];
     }
+}
+
+/* Copies row i of src into dst (same type). */
+static inline void copy_row(xvec *dst, const xvec *src, uint32_t i, size_t w) { copy_row_to(dst, i, src, i, w); }
+
+/* Drops an all-zero NULL array so that consumers can take fast paths. */
+static void drop_no_nulls(xvec *v, uint32_t n)
+{
+    if (!v->nulls)
+        return;
+    for (uint32_t i = 0; i < n; i++)
+        if (v->nulls[i])
+            return;
+    v->nulls = NULL;
 }
 
 /* mask[i] = active[i] && pred(i). Returns whether any row is set. */
@@ -387,14 +435,76 @@ static int eval_call(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *o
     rc = e->fn(cx, e, argv, n, active, out);
     if (rc)
         return rc;
-    /* Drop an all-zero NULL array so that consumers can take fast paths. */
-    if (out->nulls) {
-        bool any = false;
-        for (uint32_t i = 0; i < n && !any; i++)
-            any = out->nulls[i];
-        if (!any)
-            out->nulls = NULL;
+    drop_no_nulls(out, n);
+    return 0;
+}
+
+/*
+ * A shared subexpression: its slot's rows are reused; rows this use needs
+ * that no earlier use computed are computed now (for those rows alone) and
+ * merged into a fresh vector (the slot's may alias an input column).
+ * Consumers only read argument vectors, so handing out the slot's is safe.
+ */
+static int eval_shared(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *out)
+{
+    if (!cx->shared)
+        return weir__eval_node(cx, e->args[0], active, out);
+    xshared *s = &cx->shared[e->p0];
+    uint32_t n = cx->n;
+    if (s->all) {
+        *out = s->v;
+        return 0;
     }
+    if (!s->done) {
+        int rc = weir__eval_node(cx, e->args[0], active, &s->v);
+        if (rc)
+            return rc;
+        if (!active) {
+            s->all = true;
+        } else {
+            s->done = weir__x_alloc(cx, n ? n : 1);
+            if (!s->done)
+                return oom(cx);
+            memcpy(s->done, active, n);
+        }
+        *out = s->v;
+        return 0;
+    }
+    uint8_t *need = weir__x_alloc(cx, n ? n : 1);
+    if (!need)
+        return oom(cx);
+    bool any = false;
+    for (uint32_t i = 0; i < n; i++) {
+        need[i] = (!active || active[i]) && !s->done[i];
+        any |= need[i];
+    }
+    if (!any) {
+        *out = s->v;
+        return 0;
+    }
+    xvec v, m;
+    int rc = weir__eval_node(cx, e->args[0], need, &v);
+    if (rc || (rc = alloc_vec(cx, e->type, &m)))
+        return rc;
+    m.nulls = weir__x_zalloc(cx, n ? n : 1);
+    if (!m.nulls)
+        return oom(cx);
+    size_t w = phys_width(e->type);
+    bool all = true;
+    for (uint32_t i = 0; i < n; i++) {
+        if (need[i]) {
+            copy_row(&m, &v, i, w);
+            s->done[i] = 1;
+        } else if (s->done[i]) {
+            copy_row(&m, &s->v, i, w);
+        } else {
+            all = false;
+        }
+    }
+    drop_no_nulls(&m, n);
+    s->v = m;
+    s->all = all;
+    *out = m;
     return 0;
 }
 
@@ -408,6 +518,7 @@ int weir__eval_node(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *ou
     case N_CASE: return eval_case(cx, e, active, out);
     case N_IF: return eval_if(cx, e, active, out);
     case N_COALESCE: return eval_coalesce(cx, e, active, out);
+    case N_SHARED: return eval_shared(cx, e, active, out);
     default: return eval_call(cx, e, active, out);
     }
 }
@@ -419,7 +530,7 @@ static void cx_init(ecx *cx, weir_expr_env *env, weir_error *err, const weir_bat
 {
     memset(cx, 0, sizeof *cx);
     cx->env = env;
-    cx->tz = env->tz ? env->tz : root->tz;
+    cx->tz = env->tz ? env->tz : root ? root->tz : NULL;
     cx->err = err;
     cx->in = in;
     cx->n = n;
@@ -523,48 +634,56 @@ static bool out_type_ok(weir_type e, weir_type c)
     return true;
 }
 
+/* Evaluates e for the cx->n rows of the evaluation into column out_col of out. */
+static int eval_into(ecx *cx, const weir_expr *e, weir_batch *out, uint32_t out_col)
+{
+    weir_type ct = out->cols[out_col].type;
+    if (!out_type_ok(e->type, ct)) {
+        char b1[64], b2[64];
+        return weir_error_set(cx->err, WEIR_EINVAL, "expression of type %s cannot be stored in a %s column",
+                              weir_expr_type_name(e->type, e->iv, b1, sizeof b1),
+                              weir_expr_type_name(ct, WEIR_INTERVAL_NONE, b2, sizeof b2));
+    }
+    xvec v;
+    int rc = weir__eval_node(cx, e, NULL, &v);
+    if (rc)
+        return rc;
+    if (e->type.id == WEIR_TYPE_NULL) {
+        /* An untyped NULL: store NULLs of the column's type. */
+        for (uint32_t i = 0; i < cx->n; i++)
+            weir_batch_set_null(out, out_col, i);
+        return 0;
+    }
+    return store(cx, &v, out, out_col);
+}
+
 int weir_expr_eval(const weir_expr *e, const weir_batch *in, weir_expr_env *env, weir_batch *out,
                    uint32_t out_col, weir_error *err)
 {
     if (!e || !in || !env || !out || out_col >= out->schema->n_fields)
         return weir_error_set(err, WEIR_EINVAL, "weir_expr_eval: invalid argument");
-    weir_type ct = out->cols[out_col].type;
-    if (!out_type_ok(e->type, ct)) {
-        char b1[64], b2[64];
-        return weir_error_set(err, WEIR_EINVAL, "expression of type %s cannot be stored in a %s column",
-                              weir_expr_type_name(e->type, e->iv, b1, sizeof b1),
-                              weir_expr_type_name(ct, WEIR_INTERVAL_NONE, b2, sizeof b2));
-    }
     ecx cx;
     cx_init(&cx, env, err, in, in->n_rows, e);
-    xvec v;
-    int rc = weir__eval_node(&cx, e, NULL, &v);
-    if (rc)
-        return rc;
-    if (e->type.id == WEIR_TYPE_NULL) {
-        /* An untyped NULL: store NULLs of the column's type. */
-        for (uint32_t i = 0; i < in->n_rows; i++)
-            weir_batch_set_null(out, out_col, i);
-        return 0;
-    }
-    return store(&cx, &v, out, out_col);
+    return eval_into(&cx, e, out, out_col);
 }
 
-int weir_expr_filter(const weir_expr *e, const weir_batch *in, weir_expr_env *env, uint8_t *sel, weir_error *err)
+static int check_filter(const weir_expr *e, weir_error *err)
 {
-    if (!e || !in || !env || !sel)
-        return weir_error_set(err, WEIR_EINVAL, "weir_expr_filter: invalid argument");
     if (e->type.id != WEIR_TYPE_BOOLEAN && e->type.id != WEIR_TYPE_NULL)
         return weir_error_set(err, WEIR_EINVAL, "a filter condition must be BOOLEAN, not %s",
                               weir_type_name(e->type.id));
-    ecx cx;
-    cx_init(&cx, env, err, in, in->n_rows, e);
+    return 0;
+}
+
+/* Evaluates the filter e over the cx->n rows into sel. */
+static int eval_filter(ecx *cx, const weir_expr *e, uint8_t *sel)
+{
     xvec v;
-    int rc = weir__eval_node(&cx, e, NULL, &v);
+    int rc = weir__eval_node(cx, e, NULL, &v);
     if (rc)
         return rc;
     const uint8_t *d = v.data;
-    uint32_t n = in->n_rows;
+    uint32_t n = cx->n;
     if (e->type.id == WEIR_TYPE_NULL) {
         memset(sel, 0, n);
     } else if (v.nulls) {
@@ -573,6 +692,114 @@ int weir_expr_filter(const weir_expr *e, const weir_batch *in, weir_expr_env *en
     } else {
         memcpy(sel, d, n);
     }
+    return 0;
+}
+
+int weir_expr_filter(const weir_expr *e, const weir_batch *in, weir_expr_env *env, uint8_t *sel, weir_error *err)
+{
+    if (!e || !in || !env || !sel)
+        return weir_error_set(err, WEIR_EINVAL, "weir_expr_filter: invalid argument");
+    int rc = check_filter(e, err);
+    if (rc)
+        return rc;
+    ecx cx;
+    cx_init(&cx, env, err, in, in->n_rows, e);
+    return eval_filter(&cx, e, sel);
+}
+
+uint32_t weir_expr_calc_shared(const weir_expr_calc *c) { return c ? c->n_shared : 0; }
+
+/* Starts an evaluation of calc c over in, with empty slots for its shared subexpressions. */
+static int calc_init(ecx *cx, const weir_expr_calc *c, const weir_batch *in, weir_expr_env *env, weir_error *err)
+{
+    cx_init(cx, env, err, in, in->n_rows, c->filter ? c->filter : c->n ? c->exprs[0] : NULL);
+    if (c->n_shared && !(cx->shared = weir__x_zalloc(cx, c->n_shared * sizeof *cx->shared)))
+        return oom(cx);
+    return 0;
+}
+
+int weir_expr_calc_filter(const weir_expr_calc *c, const weir_batch *in, weir_expr_env *env, uint8_t *sel,
+                          weir_error *err)
+{
+    if (!c || !c->filter || !in || !env || !sel)
+        return weir_error_set(err, WEIR_EINVAL, "weir_expr_calc_filter: invalid argument");
+    ecx cx;
+    int rc = calc_init(&cx, c, in, env, err);
+    return rc ? rc : eval_filter(&cx, c->filter, sel);
+}
+
+/* Keeps the rows of every filled slot listed in rows[0..m), in order. */
+static int compact_slots(ecx *cx, uint32_t n_slots, const uint32_t *rows, uint32_t m)
+{
+    for (uint32_t k = 0; k < n_slots; k++) {
+        xshared *s = &cx->shared[k];
+        if (!s->all && !s->done)
+            continue;
+        xvec v;
+        uint8_t *done = s->all ? NULL : weir__x_alloc(cx, m ? m : 1);
+        int rc = alloc_vec(cx, s->v.type, &v);
+        if (rc)
+            return rc;
+        v.nulls = weir__x_zalloc(cx, m ? m : 1);
+        if (!v.nulls || (!s->all && !done))
+            return oom(cx);
+        size_t w = phys_width(s->v.type);
+        for (uint32_t j = 0; j < m; j++) {
+            copy_row_to(&v, j, &s->v, rows[j], w);
+            if (done)
+                done[j] = s->done[rows[j]];
+        }
+        drop_no_nulls(&v, m);
+        s->v = v;
+        s->done = done;
+    }
+    return 0;
+}
+
+int weir_expr_calc_run(const weir_expr_calc *c, const weir_batch *in, weir_expr_env *env, weir_batch *out,
+                       weir_error *err)
+{
+    if (!c || !c->exprs || !in || !env || !out || out == in || c->n > out->schema->n_fields ||
+        in->n_rows > out->capacity)
+        return weir_error_set(err, WEIR_EINVAL, "weir_expr_calc_run: invalid argument");
+    weir_batch_reset(out);
+    ecx cx;
+    int rc = calc_init(&cx, c, in, env, err);
+    uint32_t n = in->n_rows, m = n;
+    uint32_t *rows = NULL;
+    if (!rc && c->filter) {
+        uint8_t *sel = weir__x_alloc(&cx, n ? n : 1);
+        if (!sel)
+            return oom(&cx);
+        if ((rc = eval_filter(&cx, c->filter, sel)))
+            return rc;
+        m = 0;
+        for (uint32_t i = 0; i < n; i++)
+            m += sel[i] != 0;
+        if (m == 0)
+            return 0;
+        if (m < n) {
+            /* The projections read the kept rows only; the slots follow them. */
+            if (!(rows = weir__x_alloc(&cx, m * sizeof *rows)))
+                return oom(&cx);
+            for (uint32_t i = 0, j = 0; i < n; i++)
+                if (sel[i])
+                    rows[j++] = i;
+            if ((rc = compact_slots(&cx, c->n_shared, rows, m)))
+                return rc;
+            cx.rows = rows;
+            cx.n = m;
+        }
+    }
+    for (uint32_t k = 0; !rc && k < c->n; k++)
+        rc = eval_into(&cx, c->exprs[k], out, k);
+    if (rc)
+        return rc;
+    for (uint32_t j = 0; j < m; j++) {
+        out->ts[j] = in->ts[rows ? rows[j] : j];
+        out->kind[j] = in->kind[rows ? rows[j] : j];
+    }
+    out->n_rows = m;
     return 0;
 }
 

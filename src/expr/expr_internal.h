@@ -36,6 +36,7 @@ enum {
     N_CASE,     /* args: cond0, val0, cond1, val1, ..., else */
     N_COALESCE,
     N_IF,       /* IF(c, a, b) */
+    N_SHARED,   /* args[0], computed once per evaluation into slot p0 (shared.c) */
 };
 
 /* Node flags. */
@@ -92,11 +93,25 @@ struct weir_expr_env {
     uint64_t rng_seq; /* seeds unseeded generators */
 };
 
+/*
+ * The value of one shared subexpression during an evaluation: v holds the
+ * rows computed so far (those in `done`, or every row when `all`); rows a
+ * later use needs beyond them are computed then, and only then, so that a
+ * row is never evaluated where no use of the subexpression is active.
+ */
+typedef struct xshared {
+    xvec v;
+    uint8_t *done; /* NULL until the first use */
+    bool all;
+} xshared;
+
 struct ecx {
     weir_expr_env *env;
     weir_error *err;
     const weir_batch *in;
     uint32_t n;
+    const uint32_t *rows; /* row i of the evaluation is row rows[i] of `in`; NULL: row i */
+    xshared *shared;      /* a slot per shared subexpression; NULL: N_SHARED evaluates its argument */
     const weir__tz *tz; /* session zone: the env's, else the root expression's; NULL = UTC */
     int64_t now_ms; /* processing time, read once per evaluation */
     bool have_now;
@@ -206,6 +221,17 @@ uint32_t weir__udf_names(const char **names, uint32_t cap);
 /* ---- evaluation ---- */
 
 int weir__eval_node(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *out);
+/* A filter and projections evaluated together (weir_expr_calc_create). */
+struct weir_expr_calc {
+    weir_expr *filter; /* rewritten, or NULL */
+    weir_expr **exprs; /* n rewritten projections, or NULL */
+    uint32_t n;
+    uint32_t n_shared; /* slots of the N_SHARED nodes in them */
+};
+/* Rewrites roots[0..n) (NULL entries stay NULL) so that a deterministic
+ * subexpression occurring more than once among them is one N_SHARED node;
+ * returns the number of slots, or -1 when out of memory (shared.c). */
+int32_t weir__share_subexprs(weir_expr_arena *a, weir_expr **roots, uint32_t n);
 /* Casts in -> out (out preallocated to type to). */
 int weir__cast_vec(ecx *cx, const weir_expr *e, weir_type from, weir_type to, bool try_cast, const xvec *in,
                    uint32_t n, const uint8_t *active, xvec *out);

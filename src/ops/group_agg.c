@@ -84,7 +84,6 @@ typedef struct ga {
     weir_state *st;
     weir_state *dst;      /* COUNT(DISTINCT) values: ns = aggregate number, key = value, value = occurrences */
     weir_buf dkey;        /* a distinct value's canonical bytes */
-    int64_t *occ;         /* a view entry being changed (the widest view's width) */
     uint32_t key_slot;    /* the slot whose key is the current key (UINT32_MAX: unknown) */
     weir_batch *out;      /* output being filled */
     weir_batch *prev;     /* one-row scratch: previous result */
@@ -141,11 +140,6 @@ static int ga_create(void *arg, const weir_op_info *info, void **out_op)
         total += align8(c->ext[i] ? sizeof(ga_dist) : c->aggs[i].cls->acc_size(&c->aggs[i]));
     }
     g->acc_off[c->n_aggs] = total;
-    uint32_t width = 1;
-    for (uint32_t i = 0; i < c->n_aggs; i++)
-        width = c->view_width[i] > width ? c->view_width[i] : width;
-    if (!(g->occ = weir_calloc(width, sizeof *g->occ)))
-        goto fail;
     g->cap_slots = info->batch_size ? info->batch_size : 1;
     uint32_t ix = 2;
     while (ix < 2 * g->cap_slots)
@@ -441,13 +435,59 @@ static bool filter_passes(const weir_batch *in, int32_t f, uint32_t r)
     return f < 0 || (!weir_batch_is_null(in, (uint32_t)f, r) && ((const uint8_t *)in->cols[f].data)[r]);
 }
 
+/* A row's change to one view entry (view_apply -> view_update). */
+typedef struct view_change {
+    ga *g;
+    const weir_batch *in;
+    uint32_t r, v;
+    bool retract;
+    uint8_t *accs;
+} view_change;
+
+/*
+ * The occurrences of one value (one int64 per sharer of the view, where it
+ * lies in state: memcpy, the bytes may be unaligned) go up or down by one
+ * for each sharer whose FILTER lets the row through, and each one's distinct
+ * count follows them to and from zero. Keeps the entry while any sharer
+ * still holds the value.
+ */
+static int view_update(void *ud, void *val, size_t vlen)
+{
+    const view_change *ch = ud;
+    const ga_conf *c = ch->g->conf;
+    uint8_t *occ = val;
+    for (uint32_t i = ch->v; i < c->n_aggs; i++) {
+        if (!c->ext[i] || c->view[i] != ch->v || !filter_passes(ch->in, c->filter[i], ch->r))
+            continue;
+        int64_t o;
+        memcpy(&o, occ + c->view_pos[i] * sizeof o, sizeof o);
+        if (ch->retract && o <= 0)
+            return WEIR_ESTATE;
+        o += ch->retract ? -1 : 1;
+        memcpy(occ + c->view_pos[i] * sizeof o, &o, sizeof o);
+        ga_dist *d = (ga_dist *)(void *)(ch->accs + ch->g->acc_off[i]);
+        if (ch->retract) {
+            d->n -= o == 0;
+            d->nonnull--;
+            d->rows--;
+        } else {
+            d->n += o == 1;
+            d->nonnull++;
+            d->rows++;
+        }
+    }
+    for (size_t j = 0; j < vlen; j++)
+        if (occ[j])
+            return 1;
+    return 0;
+}
+
 /*
  * Adds or retracts row r's value for the COUNT(DISTINCT) aggregates of view v
- * (those sharing v's column) whose FILTER lets the row through: each one's
- * occurrences of the value in the view's map entry go up or down by one, and
- * its distinct count follows them to and from zero. The entry is read and
- * written once for all of them (the sharers of a view have one value), and
- * goes when no sharing aggregate holds the value any more.
+ * (those sharing v's column) whose FILTER lets the row through. The value's
+ * map entry holds the occurrences of every sharer; it is changed in place
+ * (one lookup: weir_map_update) once for all of them, and goes when no
+ * sharing aggregate holds the value any more.
  */
 static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const weir_batch *in, uint32_t r,
                       bool retract, uint8_t *accs)
@@ -479,44 +519,10 @@ static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const 
             return rc;
         g->key_slot = slot;
     }
-    uint32_t width = c->view_width[v];
-    size_t bytes = width * sizeof *g->occ;
     uint8_t ns[2] = {(uint8_t)(v >> 8), (uint8_t)v};
-    const void *val;
-    size_t vlen;
-    rc = weir_map_get(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len, &val, &vlen);
-    if (rc == 0) {
-        if (vlen != bytes)
-            return WEIR_ECORRUPT;
-        memcpy(g->occ, val, bytes);
-    } else if (rc == WEIR_ENOTFOUND) {
-        memset(g->occ, 0, bytes);
-    } else {
-        return rc;
-    }
-    for (uint32_t i = v; i < c->n_aggs; i++) {
-        if (!c->ext[i] || c->view[i] != v || !filter_passes(in, c->filter[i], r))
-            continue;
-        int64_t *o = &g->occ[c->view_pos[i]];
-        if (retract && *o <= 0)
-            return WEIR_ESTATE;
-        *o += retract ? -1 : 1;
-        ga_dist *d = (ga_dist *)(void *)(accs + g->acc_off[i]);
-        if (retract) {
-            d->n -= *o == 0;
-            d->nonnull--;
-            d->rows--;
-        } else {
-            d->n += *o == 1;
-            d->nonnull++;
-            d->rows++;
-        }
-    }
-    bool any = false;
-    for (uint32_t j = 0; j < width; j++)
-        any |= g->occ[j] != 0;
-    return any ? weir_map_put(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len, g->occ, bytes)
-               : weir_map_remove(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len);
+    view_change ch = {g, in, r, v, retract, accs};
+    return weir_map_update(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len, c->view_width[v] * sizeof(int64_t),
+                           view_update, &ch);
 }
 
 static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
@@ -665,7 +671,6 @@ static void ga_close(void *op)
     weir_free(g->acc_off);
     weir_buf_fini(&g->val);
     weir_buf_fini(&g->dkey);
-    weir_free(g->occ);
     weir_free(g);
 }
 

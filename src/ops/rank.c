@@ -28,7 +28,12 @@
  * (rows are still applied in order, so the output is as row by row), and
  * the partitions it changed are written back when the batch is done -
  * before any timer or checkpoint can look. Hot partitions (a few auctions
- * take most bids) then cost one state read and write per batch.
+ * take most bids) then cost one state read and write per batch. Over an
+ * append-only input the cache holds a partition's list as references -
+ * rows read from state, or input rows of the batch by number, with their
+ * sort keys - and encodes it only at that write: a row that a later row of
+ * the same batch replaces (the newer bid of a deduplication, a lower bid
+ * pushed out of a Top-10) is never copied at all.
  *
  * Window Top-N (window_end_col >= 0; the partition includes the window's
  * bounds): rows are ranked into the same state without output, an
@@ -58,12 +63,15 @@
 #include "util/hindex.h"
 #include "weir/state.h"
 
-/* One kept row of the current partition, pointing into rank_op.copy. */
+/* One kept row of the current partition: encoded (row, rowlen; pointing
+ * into a value read from state) or, with brow1 > 0, row brow1 - 1 of the
+ * batch being processed. */
 typedef struct kept {
     const uint8_t *sk;
     size_t sklen;
     const uint8_t *row;
     size_t rowlen;
+    uint32_t brow1;
 } kept;
 
 /* A partition's state value as this batch's rows left it. */
@@ -71,8 +79,17 @@ typedef struct rcache_ent {
     uint64_t hash;
     uint32_t koff, klen; /* key bytes in rank_op.ckeys */
     bool dirty;          /* to be written back */
-    weir_buf val;        /* the value (empty: none) */
+    weir_buf val;        /* the value (empty: none); append-only input: as read from state */
+    kept *list;          /* append-only input: the list, pointing into val, sks and the batch */
+    uint32_t n_list, cap_list;
 } rcache_ent;
+
+/* Sort keys of the batch's input rows held by cache lists (stable addresses). */
+typedef struct skblock {
+    struct skblock *next;
+    size_t used, cap;
+    uint8_t data[];
+} skblock;
 
 typedef struct rank_op {
     const weir_rank_config *conf;
@@ -92,6 +109,7 @@ typedef struct rank_op {
     uint32_t *slots; /* entry index + 1, 0 empty */
     uint32_t n_slots;
     weir_buf ckeys;
+    skblock *sks;
     uint64_t *n_changes;
     uint64_t *n_late;
     uint64_t *n_missing; /* retractions of rows not kept */
@@ -189,8 +207,22 @@ static int sk_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 
 /* ---- state: u32 count, then per row: bytes sort key, bytes row ---- */
 
-/* o->kept from a value (pointers into it); an empty value is an empty list. */
-static int parse(rank_op *o, const weir_buf *val, uint32_t *n)
+/* Room for n rows in the array *arr of capacity *cap. */
+static int list_reserve(kept **arr, uint32_t *cap, uint32_t n)
+{
+    if (n <= *cap)
+        return 0;
+    kept *gk = weir_realloc(*arr, n * sizeof *gk);
+    if (!gk)
+        return WEIR_ENOMEM;
+    *arr = gk;
+    *cap = n;
+    return 0;
+}
+
+/* The list of a value into *arr (pointers into the value; room for one more
+ * row); an empty value is an empty list. */
+static int parse_into(rank_op *o, const weir_buf *val, kept **arr, uint32_t *cap, uint32_t *n)
 {
     *n = 0;
     if (!val->len)
@@ -202,23 +234,67 @@ static int parse(rank_op *o, const weir_buf *val, uint32_t *n)
     if (weir_cursor_get_u32(&c, &count) ||
         (o->conf->rank_fn == WEIR_RANK_ROW_NUMBER && !o->conf->retract && count > o->conf->rank_end))
         return WEIR_ECORRUPT;
-    if (count + 1 > o->cap_kept) {
-        kept *nk = weir_realloc(o->kept, (count + 1) * sizeof *nk);
-        if (!nk)
-            return WEIR_ENOMEM;
-        o->kept = nk;
-        o->cap_kept = count + 1;
-    }
+    int rc = list_reserve(arr, cap, count + 1);
+    if (rc)
+        return rc;
     for (uint32_t i = 0; i < count; i++) {
-        kept *k = &o->kept[i];
+        kept *k = &(*arr)[i];
         const void *sk, *row;
         if (weir_cursor_get_bytes(&c, &sk, &k->sklen) || weir_cursor_get_bytes(&c, &row, &k->rowlen))
             return WEIR_ECORRUPT;
         k->sk = sk;
         k->row = row;
+        k->brow1 = 0;
     }
     *n = count;
     return 0;
+}
+
+/* o->kept from a value (pointers into it). */
+static int parse(rank_op *o, const weir_buf *val, uint32_t *n)
+{
+    return parse_into(o, val, &o->kept, &o->cap_kept, n);
+}
+
+/* A stable copy of a sort key until the batch's cache is written back. */
+static const uint8_t *sk_keep(rank_op *o, const uint8_t *sk, size_t len)
+{
+    skblock *b = o->sks;
+    if (!b || b->cap - b->used < len) {
+        size_t cap = len > 16384 ? len : 16384;
+        skblock *nb = weir_malloc(sizeof *nb + cap);
+        if (!nb)
+            return NULL;
+        nb->next = b;
+        nb->used = 0;
+        nb->cap = cap;
+        o->sks = b = nb;
+    }
+    uint8_t *p = b->data + b->used;
+    if (len)
+        memcpy(p, sk, len);
+    b->used += len;
+    return p;
+}
+
+/* Frees the sort-key blocks but the newest, which is emptied for the next batch. */
+static void sk_reset(rank_op *o, bool all)
+{
+    skblock *b = o->sks;
+    if (!b)
+        return;
+    skblock *rest = all ? b : b->next;
+    if (!all) {
+        b->next = NULL;
+        b->used = 0;
+    } else {
+        o->sks = NULL;
+    }
+    while (rest) {
+        skblock *next = rest->next;
+        weir_free(rest);
+        rest = next;
+    }
 }
 
 /* The current key's value from state into out (empty when there is none). */
@@ -267,8 +343,11 @@ static int cache_get(rank_op *o, weir_op_ctx *ctx, size_t klen, rcache_ent **out
         rcache_ent *ne = weir_realloc(o->ents, cap * sizeof *ne);
         if (!ne)
             return WEIR_ENOMEM;
-        for (uint32_t k = o->cap_ents; k < cap; k++)
+        for (uint32_t k = o->cap_ents; k < cap; k++) {
             weir_buf_init(&ne[k].val);
+            ne[k].list = NULL;
+            ne[k].cap_list = 0;
+        }
         o->ents = ne;
         o->cap_ents = cap;
     }
@@ -277,11 +356,14 @@ static int cache_get(rank_op *o, weir_op_ctx *ctx, size_t klen, rcache_ent **out
     e->koff = (uint32_t)o->ckeys.len;
     e->klen = (uint32_t)klen;
     e->dirty = false;
+    e->n_list = 0;
     int rc = weir_buf_put(&o->ckeys, o->key, klen);
     if (!rc)
         rc = weir_op_set_key(ctx, o->key, klen);
     if (!rc)
         rc = read_state(o, &e->val);
+    if (!rc && !o->conf->retract)
+        rc = parse_into(o, &e->val, &e->list, &e->cap_list, &e->n_list);
     if (rc)
         return rc;
     o->slots[i] = ++o->n_ents;
@@ -308,20 +390,60 @@ static int cache_store(rank_op *o, rcache_ent *e, const kept *rows, uint32_t n)
     return 0;
 }
 
-/* Writes back the partitions the batch changed and empties the cache. */
-static int cache_flush(rank_op *o, weir_op_ctx *ctx)
+/* Append-only input: the new list of a partition into its cache entry, as references. */
+static int list_store(rcache_ent *e, const kept *rows, uint32_t n)
+{
+    int rc = list_reserve(&e->list, &e->cap_list, n + 1);
+    if (rc)
+        return rc;
+    memcpy(e->list, rows, n * sizeof *rows);
+    e->n_list = n;
+    e->dirty = true;
+    return 0;
+}
+
+/* Append-only input: an entry's list encoded into o->val, the batch's rows encoded now. */
+static int list_encode(rank_op *o, const rcache_ent *e, const weir_batch *in)
+{
+    weir_buf_clear(&o->val);
+    int rc = weir_buf_put_u32(&o->val, e->n_list);
+    for (uint32_t i = 0; !rc && i < e->n_list; i++) {
+        const kept *k = &e->list[i];
+        rc = weir_buf_put_bytes(&o->val, k->sk, k->sklen);
+        if (!rc && k->brow1 && !(rc = weir__row_encode(in, k->brow1 - 1, o->n_cols, &o->row)))
+            rc = weir_buf_put_bytes(&o->val, o->row.data, o->row.len);
+        else if (!rc && !k->brow1)
+            rc = weir_buf_put_bytes(&o->val, k->row, k->rowlen);
+    }
+    return rc;
+}
+
+/* Writes back the partitions the batch in changed and empties the cache. */
+static int cache_flush(rank_op *o, weir_op_ctx *ctx, const weir_batch *in)
 {
     int rc = 0;
+    bool lists = !o->conf->retract;
     for (uint32_t k = 0; k < o->n_ents; k++) {
         rcache_ent *e = &o->ents[k];
-        if (e->dirty && !rc && !(rc = weir_op_set_key(ctx, o->ckeys.data + e->koff, e->klen)))
-            rc = weir_value_put(o->st, NULL, 0, e->val.data, e->val.len);
+        if (e->dirty && !rc && !(rc = weir_op_set_key(ctx, o->ckeys.data + e->koff, e->klen))) {
+            const weir_buf *v = &e->val;
+            if (lists && !(rc = list_encode(o, e, in)))
+                v = &o->val;
+            if (!rc)
+                rc = weir_value_put(o->st, NULL, 0, v->data, v->len);
+        }
         /* buffers stay for the next batch, but not large ones (a wide Top-N over many partitions) */
         if (e->val.cap > 64 * 1024) {
             weir_buf_fini(&e->val);
             weir_buf_init(&e->val);
         }
+        if (e->cap_list > 1024) {
+            weir_free(e->list);
+            e->list = NULL;
+            e->cap_list = 0;
+        }
     }
+    sk_reset(o, false);
     o->n_ents = 0;
     weir_buf_clear(&o->ckeys);
     if (o->n_slots)
@@ -340,8 +462,8 @@ static int emit(rank_op *o, weir_op_ctx *ctx, const kept *k, const weir_batch *i
     int row = weir__out_row(ctx, o->out);
     if (row < 0)
         return row;
-    int rc = k ? weir__row_decode(k->row, k->rowlen, o->out, (uint32_t)row, 0, o->n_cols)
-               : weir__row_copy_cols(o->out, (uint32_t)row, 0, in, r, 0, o->n_cols);
+    int rc = k && !k->brow1 ? weir__row_decode(k->row, k->rowlen, o->out, (uint32_t)row, 0, o->n_cols)
+                            : weir__row_copy_cols(o->out, (uint32_t)row, 0, in, k ? k->brow1 - 1 : r, 0, o->n_cols);
     if (rc)
         return rc;
     if (o->conf->with_rank) {
@@ -376,17 +498,7 @@ static uint32_t ranked_rows(const rank_op *o, const kept *k, uint32_t n)
 }
 
 /* Room for n kept rows in o->kept. */
-static int kept_reserve(rank_op *o, uint32_t n)
-{
-    if (n <= o->cap_kept)
-        return 0;
-    kept *gk = weir_realloc(o->kept, n * sizeof *gk);
-    if (!gk)
-        return WEIR_ENOMEM;
-    o->kept = gk;
-    o->cap_kept = n;
-    return 0;
-}
+static int kept_reserve(rank_op *o, uint32_t n) { return list_reserve(&o->kept, &o->cap_kept, n); }
 
 /* Retractable Top-N: row r of in (any kind) into its partition's full ranking (see the top). */
 static int retract_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r, size_t klen)
@@ -408,7 +520,7 @@ static int retract_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint3
     if (in->kind[r] == WEIR_ROW_INSERT || in->kind[r] == WEIR_ROW_UPDATE_AFTER) {
         while (p < n && sk_cmp(k[p].sk, k[p].sklen, o->sk.data, o->sk.len) == 0)
             p++;
-        kept nk = {o->sk.data, o->sk.len, o->row.data, o->row.len};
+        kept nk = {o->sk.data, o->sk.len, o->row.data, o->row.len, 0};
         if (numbered) {
             /* rank q + 1 now holds the new row (q = p) or the row above it (q > p) */
             for (uint64_t q = p > start - 1 ? p : start - 1; q <= n && q < end && !rc; q++) {
@@ -479,8 +591,11 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     uint32_t n;
     rcache_ent *ce;
     if (rc || (rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, ctx, klen, &ce)) ||
-        (rc = parse(o, &ce->val, &n)))
+        (rc = kept_reserve(o, ce->n_list + 1)))
         return rc;
+    n = ce->n_list;
+    if (n)
+        memcpy(o->kept, ce->list, n * sizeof *o->kept);
     /* the new row's position: after the rows that rank before it, and after equal ones unless
      * a newer equal row wins (keep-last deduplication) */
     uint32_t p = 0;
@@ -494,9 +609,11 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     bool by_rank = c->rank_fn != WEIR_RANK_ROW_NUMBER; /* window Top-N only */
     if (p >= end && !by_rank)
         return 0; /* below the kept ranks: it can never climb back */
-    if ((rc = weir__row_encode(in, r, o->n_cols, &o->row)))
-        return rc;
-    kept nk = {o->sk.data, o->sk.len, o->row.data, o->row.len};
+    /* the row stays in the batch until the cache is written back */
+    const uint8_t *skc = sk_keep(o, o->sk.data, o->sk.len);
+    if (!skc)
+        return WEIR_ENOMEM;
+    kept nk = {skc, o->sk.len, NULL, 0, r + 1};
     /* the new list: the old one with nk at p, cut at end */
     uint32_t n_new = n + 1 > end ? (uint32_t)end : n + 1;
     if (c->window_end_col >= 0) /* window Top-N: ranked now, emitted when the window ends */
@@ -548,7 +665,7 @@ insert:
         if (n_new <= p)
             return 0; /* the new row ranks below end: nothing changes */
     }
-    return cache_store(o, ce, o->kept, n_new);
+    return list_store(ce, o->kept, n_new);
 }
 
 /* Window Top-N: a row of a window that has not ended is ranked; its window's end is a timer. */
@@ -574,7 +691,7 @@ static int rank_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     int rc = 0;
     for (uint32_t r = 0; r < in->n_rows && !rc; r++)
         rc = windowed ? window_row(o, ctx, in, r) : apply_row(o, ctx, in, r);
-    int frc = cache_flush(o, ctx);
+    int frc = cache_flush(o, ctx, in);
     rc = rc ? rc : frc;
     return rc ? rc : flush(o, ctx);
 }
@@ -652,8 +769,11 @@ static void rank_close(void *op)
     weir_buf_fini(&o->sk);
     weir_buf_fini(&o->row);
     weir_buf_fini(&o->ckeys);
-    for (uint32_t k = 0; k < o->cap_ents; k++)
+    for (uint32_t k = 0; k < o->cap_ents; k++) {
         weir_buf_fini(&o->ents[k].val);
+        weir_free(o->ents[k].list);
+    }
+    sk_reset(o, true);
     weir_free(o->ents);
     weir_free(o->slots);
     weir_free(o->kept);

@@ -3,15 +3,18 @@
  * evaluated a batch at a time by the expression engine. Row times and row
  * kinds pass through unchanged, so a calc never disturbs event time or a
  * changelog. One expression environment per subtask holds the scratch
- * memory, so steady-state evaluation allocates nothing.
+ * memory, so steady-state evaluation allocates nothing. The filter and
+ * the projection form one weir_expr_calc: a subexpression they repeat
+ * (q21's LOWER(channel) in four WHENs and the IN of its WHERE) is computed
+ * once per batch.
  */
 #include <string.h>
 
 #include "planner/planner.h"
 
 typedef struct calc_conf {
-    weir_expr *filter;        /* or NULL */
-    weir_expr **exprs;        /* n projections, or NULL for "keep the input columns" */
+    weir_expr_calc *prog;     /* the filter (or none) and the projections (or none: "keep the input columns") */
+    bool filter, project;
     uint32_t n;
     const weir_schema *out;
     weir_clock clock;
@@ -38,13 +41,13 @@ static int calc_create(void *arg, const weir_op_info *info, void **out_op)
         return WEIR_ENOMEM;
     if (c->clock.now_ms)
         weir_expr_env_set_clock(k->env, &c->clock);
-    if (c->filter) {
+    if (c->filter && !c->project) {
         k->sel = weir_malloc(info->batch_size ? info->batch_size : 1);
         k->filtered = weir_batch_create(info->input_schemas[0], info->batch_size);
         if (!k->sel || !k->filtered)
             return WEIR_ENOMEM;
     }
-    if (c->exprs) {
+    if (c->project) {
         k->out = weir_batch_create(c->out, info->batch_size);
         if (!k->out)
             return WEIR_ENOMEM;
@@ -58,9 +61,17 @@ static int calc_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     const calc_conf *c = k->conf;
     weir_error err;
     weir_expr_env_set_watermark(k->env, weir_op_watermark(ctx));
+    if (c->project) {
+        if (weir_expr_calc_run(c->prog, in, k->env, k->out, &err))
+            return weir_op_fail(ctx, err.code ? err.code : WEIR_EINVAL, "%s", err.message);
+        if (c->filter && k->out->n_rows == 0)
+            return 0;
+        return weir_op_emit(ctx, k->out);
+    }
+    /* A filter alone: the input's rows it keeps, as they are. */
     const weir_batch *src = in;
     if (c->filter) {
-        if (weir_expr_filter(c->filter, in, k->env, k->sel, &err))
+        if (weir_expr_calc_filter(c->prog, in, k->env, k->sel, &err))
             return weir_op_fail(ctx, err.code ? err.code : WEIR_EINVAL, "%s", err.message);
         uint32_t n = 0;
         for (uint32_t r = 0; r < in->n_rows; r++)
@@ -87,11 +98,7 @@ static int calc_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
             src = k->filtered;
         }
     }
-    if (!c->exprs)
-        return weir_op_emit(ctx, src);
-    if (weir_expr_project(c->exprs, c->n, src, k->env, k->out, &err))
-        return weir_op_fail(ctx, err.code ? err.code : WEIR_EINVAL, "%s", err.message);
-    return weir_op_emit(ctx, k->out);
+    return weir_op_emit(ctx, src);
 }
 
 static void calc_close(void *op)
@@ -112,33 +119,25 @@ static const weir_operator_class calc_class = {
     .close = calc_close,
 };
 
-static void calc_conf_free(void *arg)
-{
-    calc_conf *c = arg;
-    if (c) {
-        weir_free(c->exprs);
-        weir_free(c);
-    }
-}
+static void calc_conf_free(void *arg) { weir_free(arg); }
 
-int weir__calc_spec(weir_expr *filter, weir_expr *const *exprs, uint32_t n, const weir_schema *out_schema,
-                    weir_clock clock, weir_operator_spec *out)
+int weir__calc_spec(weir_expr_arena *arena, weir_expr *filter, weir_expr *const *exprs, uint32_t n,
+                    const weir_schema *out_schema, weir_clock clock, weir_operator_spec *out)
 {
     calc_conf *c = weir_calloc(1, sizeof *c);
     if (!c)
         return WEIR_ENOMEM;
-    c->filter = filter;
+    weir_error err;
+    int rc = filter || exprs ? weir_expr_calc_create(arena, filter, exprs, exprs ? n : 0, &c->prog, &err) : 0;
+    if (rc) {
+        weir_free(c);
+        return rc;
+    }
+    c->filter = filter != NULL;
+    c->project = exprs != NULL;
     c->n = n;
     c->out = out_schema;
     c->clock = clock;
-    if (exprs) {
-        c->exprs = weir_calloc(n ? n : 1, sizeof *c->exprs);
-        if (!c->exprs) {
-            weir_free(c);
-            return WEIR_ENOMEM;
-        }
-        memcpy(c->exprs, exprs, n * sizeof *exprs);
-    }
     *out = (weir_operator_spec){"Calc", &calc_class, calc_create, c, calc_conf_free};
     return 0;
 }

@@ -321,8 +321,8 @@ int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where, con
 int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc);
 
 /* ops in this folder */
-int weir__calc_spec(weir_expr *filter, weir_expr *const *exprs, uint32_t n, const weir_schema *out_schema,
-                    weir_clock clock, weir_operator_spec *out);
+int weir__calc_spec(weir_expr_arena *arena, weir_expr *filter, weir_expr *const *exprs, uint32_t n,
+                    const weir_schema *out_schema, weir_clock clock, weir_operator_spec *out);
 /*
  * Wraps a source so that it produces `full` from the rows of `inner`:
  * exprs[i] (bound over inner's schema) computes column i of full. Computed

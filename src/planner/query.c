@@ -161,7 +161,7 @@ int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, 
     const weir_schema *os = exprs ? s : r->win.present ? r->win.stream_schema : r->schema;
     weir_operator_spec spec;
     if (!rc)
-        rc = weir__calc_spec(filter, exprs, n, os, pc->cenv.clock, &spec);
+        rc = weir__calc_spec(pc->arena, filter, exprs, n, os, pc->cenv.clock, &spec);
     if (!rc && (rc = weir_job_operator(pc->job, &r->s, 1, &spec, os, plan_forward_parallelism(pc, r->s), &o.s))) {
         if (spec.free_arg)
             spec.free_arg(spec.arg);

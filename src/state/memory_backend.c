@@ -982,6 +982,18 @@ static mrec *map_find(mem_backend *mb, mem_state *ms, const void *ns,
     return r;
 }
 
+/* The live map record of (current key, ns) (slot *i), or NULL; *j: the slot
+ * of entry k in its table, NONE when absent. */
+static mrec *map_entry(mem_backend *mb, mem_state *ms, const void *ns,
+                       size_t nslen, const void *k, size_t klen, int64_t now,
+                       uint32_t *i, uint32_t *j)
+{
+    mrec *r = map_find(mb, ms, ns, nslen, now, i);
+    uint32_t empty = NONE;
+    *j = r ? ent_find(rec_map(r), ukey_hash(k, klen), k, klen, &empty) : NONE;
+    return r;
+}
+
 static int mem_map_get(weir_state *st, const void *ns, size_t nslen,
                        const void *k, size_t klen, const void **v, size_t *vlen)
 {
@@ -989,12 +1001,10 @@ static int mem_map_get(weir_state *st, const void *ns, size_t nslen,
     mem_state *ms = MS(st);
     int64_t now = access_now(st);
     int rc = WEIR_ENOTFOUND;
-    uint32_t i;
-    mrec *r = map_find(mb, ms, ns, nslen, now, &i);
+    uint32_t i, j;
+    mrec *r = map_entry(mb, ms, ns, nslen, k, klen, now, &i, &j);
     if (r) {
         tab *m = rec_map(r);
-        uint32_t empty = NONE;
-        uint32_t j = ent_find(m, ukey_hash(k, klen), k, klen, &empty);
         if (j != NONE) {
             ment *e = m->slots[j].p;
             if (weir__state_has_ttl(st) &&
@@ -1024,12 +1034,10 @@ static int mem_map_remove(weir_state *st, const void *ns, size_t nslen,
     mem_backend *mb = MB(st->be);
     mem_state *ms = MS(st);
     int64_t now = access_now(st);
-    uint32_t i;
-    mrec *r = map_find(mb, ms, ns, nslen, now, &i);
+    uint32_t i, j;
+    mrec *r = map_entry(mb, ms, ns, nslen, k, klen, now, &i, &j);
     if (r) {
         tab *m = rec_map(r);
-        uint32_t empty = NONE;
-        uint32_t j = ent_find(m, ukey_hash(k, klen), k, klen, &empty);
         if (j != NONE) {
             remove_ent_at(mb, m, j, false);
             if (m->n == 0)
@@ -1038,6 +1046,74 @@ static int mem_map_remove(weir_state *st, const void *ns, size_t nslen,
     }
     after_access(mb, ms, now, true);
     return 0;
+}
+
+/*
+ * An entry that exists (and is live) is changed where it lies: one lookup
+ * of the record and one of the entry. Only a new entry takes a second
+ * lookup, to be stored once fn has filled it.
+ */
+static int mem_map_update(weir_state *st, const void *ns, size_t nslen,
+                          const void *k, size_t klen, size_t vlen,
+                          weir_map_update_fn fn, void *ud)
+{
+    mem_backend *mb = MB(st->be);
+    mem_state *ms = MS(st);
+    int64_t now = access_now(st);
+    int64_t stamp = stamp_now(st, now);
+    int rc;
+    uint32_t i, j;
+    mrec *r = map_entry(mb, ms, ns, nslen, k, klen, now, &i, &j);
+    if (r) {
+        tab *m = rec_map(r);
+        if (j != NONE) {
+            ment *e = m->slots[j].p;
+            bool expired = weir__state_has_ttl(st) &&
+                           weir__ttl_expired(e->stamp, now, st->ttl_ms);
+            if (!expired && e->vlen != vlen) {
+                rc = WEIR_ECORRUPT;
+                goto out;
+            }
+            if (!expired || e->vcap >= vlen) {
+                if (expired)
+                    memset(ent_val(e), 0, vlen);
+                e->vlen = (uint32_t)vlen;
+                if ((rc = fn(ud, ent_val(e), vlen)) < 0)
+                    goto out;
+                if (rc == 0) {
+                    remove_ent_at(mb, m, j, false);
+                    if (m->n == 0)
+                        remove_rec_at(mb, ms, cur_tab(ms), i, false);
+                } else {
+                    e->stamp = stamp;
+                    if (stamp > r->stamp)
+                        r->stamp = stamp;
+                }
+                rc = 0;
+                goto out;
+            }
+            /* An expired entry too small for the value: gone, then stored
+             * anew below if fn keeps it. */
+            remove_ent_at(mb, m, j, false);
+            if (m->n == 0)
+                remove_rec_at(mb, ms, cur_tab(ms), i, false);
+        }
+    }
+    uint8_t small[256];
+    uint8_t *buf = vlen <= sizeof small ? small : weir_malloc(vlen);
+    if (!buf) {
+        rc = WEIR_ENOMEM;
+        goto out;
+    }
+    memset(buf, 0, vlen);
+    rc = fn(ud, buf, vlen);
+    if (rc > 0)
+        rc = map_store(mb, ms, ns, nslen, k, klen, buf, vlen, stamp, now);
+    if (buf != small)
+        weir_free(buf);
+out:
+    after_access(mb, ms, now, true);
+    return rc;
 }
 
 static int mem_map_iterate(weir_state *st, const void *ns, size_t nslen,
@@ -1525,6 +1601,7 @@ static const weir__backend_ops mem_ops = {
     .map_get = mem_map_get,
     .map_remove = mem_map_remove,
     .map_iterate = mem_map_iterate,
+    .map_update = mem_map_update,
     .collect_keys = mem_collect_keys,
     .snapshot_state = mem_snapshot_state,
     .drop_kg = mem_drop_kg,

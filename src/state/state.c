@@ -338,6 +338,46 @@ int weir_map_remove(weir_state *st, const void *ns, size_t ns_len,
     return st->be->ops->map_remove(st, ns, ns_len, k, klen);
 }
 
+int weir_map_update(weir_state *st, const void *ns, size_t ns_len, const void *k, size_t klen, size_t vlen,
+                    weir_map_update_fn fn, void *ud)
+{
+    int rc = check(st, ns, ns_len);
+    if (rc)
+        return rc;
+    if ((!k && klen) || !fn || st->desc.kind != WEIR_STATE_MAP || klen > UINT32_MAX || vlen > UINT32_MAX)
+        return WEIR_EINVAL;
+    if (st->be->ops->map_update)
+        return st->be->ops->map_update(st, ns, ns_len, k, klen, vlen, fn, ud);
+    /* A get and a put (or a remove) on a copy of the value. */
+    uint8_t small[256];
+    uint8_t *buf = vlen <= sizeof small ? small : weir_malloc(vlen);
+    if (!buf)
+        return WEIR_ENOMEM;
+    const void *old;
+    size_t oldlen;
+    bool had = false;
+    rc = st->be->ops->map_get(st, ns, ns_len, k, klen, &old, &oldlen);
+    if (rc == 0) {
+        had = true;
+        if (oldlen != vlen)
+            rc = WEIR_ECORRUPT;
+        else if (vlen)
+            memcpy(buf, old, vlen);
+    } else if (rc == WEIR_ENOTFOUND) {
+        memset(buf, 0, vlen);
+        rc = 0;
+    }
+    if (rc == 0 && (rc = fn(ud, buf, vlen)) >= 0) {
+        if (rc > 0)
+            rc = st->be->ops->map_put(st, ns, ns_len, k, klen, buf, vlen);
+        else
+            rc = had ? st->be->ops->map_remove(st, ns, ns_len, k, klen) : 0;
+    }
+    if (buf != small)
+        weir_free(buf);
+    return rc;
+}
+
 int weir_map_iterate(weir_state *st, const void *ns, size_t ns_len,
                      weir_map_visit_fn fn, void *ud)
 {
