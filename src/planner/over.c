@@ -7,7 +7,7 @@
  *
  * As in Flink: every OVER aggregate of one SELECT shares one window (named
  * in a WINDOW clause or written out); ORDER BY is the input's event-time
- * attribute, ascending; the frame ends at CURRENT ROW and starts UNBOUNDED
+ * attribute or a processing-time attribute (rows by arrival), ascending; the frame ends at CURRENT ROW and starts UNBOUNDED
  * PRECEDING, n PRECEDING (ROWS) or INTERVAL '...' PRECEDING (RANGE); the
  * default frame is RANGE UNBOUNDED PRECEDING. The input must be
  * append-only, and so is the result.
@@ -327,18 +327,16 @@ int plan_over(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, 
                           "OVER needs ORDER BY one time attribute (ORDER BY the table's rowtime column)");
     const weir_sql_order_item *ob = &win->order_by[0];
     int oc_col = ob->expr->kind == WEIR_SQL_EXPR_COLUMN ? plan_find_column(in, &ob->expr->u.column) : -1;
-    if (oc_col >= 0 && in->has_proctime && (uint32_t)oc_col == in->proctime)
-        return plan_error(pc, ob->expr->loc, WEIR_EUNSUPPORTED,
-                          "OVER windows ordered by processing time are not supported yet; order by the event-time "
-                          "attribute");
-    if (oc_col < 0 || oc_col != in->rowtime)
+    weir_over_config oc = {0};
+    oc.proctime = oc_col >= 0 && in->has_proctime && (uint32_t)oc_col == in->proctime;
+    if (!oc.proctime && (oc_col < 0 || oc_col != in->rowtime))
         return plan_error(pc, ob->expr->loc, WEIR_EPLAN,
-                          "OVER windows must be ordered by the input's event-time attribute%s%s%s",
+                          "OVER windows must be ordered by a time attribute of the input: its event-time attribute%s%s%s"
+                          " or a processing-time attribute (PROCTIME())",
                           in->rowtime >= 0 ? " ('" : "", in->rowtime >= 0 ? in->schema->fields[in->rowtime].name : "",
                           in->rowtime >= 0 ? "')" : " (declare a WATERMARK on the table)");
     if (ob->dir == WEIR_SQL_ORDER_DESC)
         return plan_error(pc, ob->expr->loc, WEIR_EUNSUPPORTED, "OVER windows must be ordered ascending by time");
-    weir_over_config oc = {0};
     if ((rc = frame_of(pc, win, &oc)))
         return rc;
 
@@ -409,7 +407,7 @@ int plan_over(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, 
     for (uint32_t c = 0; c < pr.n_physical; c++)
         if (weir_schema_add(os, pr.schema->fields[c].name, pr.schema->fields[c].type) < 0)
             return WEIR_ENOMEM;
-    os->rowtime = pr.schema->rowtime;
+    os->rowtime = oc.proctime && !oc.rows && !oc.unbounded ? -1 : pr.schema->rowtime;
     for (uint32_t i = 0; i < as->n_calls; i++) {
         agg_call *c = &as->calls[i];
         char fn[48];
@@ -448,7 +446,8 @@ int plan_over(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, 
         return rc;
     out->schema = os;
     out->n_physical = os->n_fields;
-    out->rowtime = pr.rowtime;
+    /* processing-time RANGE rows come out after the clock passed them, behind the watermark: no event time */
+    out->rowtime = oc.proctime && !oc.rows && !oc.unbounded ? -1 : pr.rowtime;
     out->updating = false;
     out->win.present = false;
     out->wprops.present = false;
@@ -465,8 +464,8 @@ int plan_over(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, 
     else
         snprintf(frame, sizeof frame, oc.rows ? "ROWS %lld PRECEDING" : "RANGE %lld ms PRECEDING",
                  (long long)oc.preceding);
-    weir_buf_printf(&pc->explain, "  OverAggregate[%d]: partition=%u %s aggs=%u\n", out->s.node, oc.partition.n,
-                    frame, as->n_calls);
+    weir_buf_printf(&pc->explain, "  OverAggregate[%d]: partition=%u %s%s aggs=%u\n", out->s.node, oc.partition.n,
+                    frame, oc.proctime ? " proctime" : "", as->n_calls);
     as->out = out;
     as->phase = AGG_OVER;
     return 0;
