@@ -2,7 +2,9 @@
 """Randomized differential test of weir's OVER aggregation: LAG (offset,
 default, NULL values), SUM/AVG/COUNT(DISTINCT x) and plain SUM over ROWS and
 RANGE frames, unbounded and bounded, with ties in time, ordered by the
-event-time attribute or by a processing-time attribute (PROCTIME()).
+event-time attribute or by a processing-time attribute (PROCTIME()), the
+window written out in a WINDOW clause or extending a named one
+(OVER (w0 ROWS ...) and OVER (w0 ORDER BY ts ...)).
 
 Each job is one random stream (JSON lines: id, k, v, s, ts_ms), in time
 order with ties (no late rows; lateness is tested elsewhere), read by six
@@ -67,6 +69,7 @@ def gen_query(rng, proc_only):
     q["bound"] = None if rng.random() < 0.4 else (rng.randint(0, 3) if q["rows"] else rng.choice([0, 1000, 2500]))
     if q["proc"] and not q["rows"]:
         q["bound"] = None
+    q["ext"] = rng.choice([0, 0, 1, 2])
     items = []
     for _ in range(rng.randint(1, 4)):
         f = rng.choice(["LAG", "LAG", "LAG_S", "SUM_D", "COUNT_D", "AVG_D", "SUM"])
@@ -105,8 +108,16 @@ def sql_of(q, qid):
             cols.append("c%d %s" % (i, "INT" if fn == "AVG" else "BIGINT"))
     create = "CREATE TABLE q%d (k STRING, id INT, %s) WITH ('connector' = 'print', 'print-identifier' = 'q%d');\n" % (
         qid, ", ".join(cols), qid)
-    insert = "INSERT INTO q%d SELECT k, id, %s FROM t\nWINDOW w AS (PARTITION BY k ORDER BY %s %s);\n" % (
-        qid, ", ".join(sel), "pt" if q["proc"] else "ts", frame)
+    order = "pt" if q["proc"] else "ts"
+    ext = q.get("ext", 0)
+    if ext:  # the window extends a named one: OVER (w0 <frame>) or OVER (w0 ORDER BY .. <frame>)
+        over = "(w0 %s)" % frame if ext == 1 else "(w0 ORDER BY %s %s)" % (order, frame)
+        base = "PARTITION BY k ORDER BY %s" % order if ext == 1 else "PARTITION BY k"
+        sel = [x.replace("OVER w", "OVER " + over) for x in sel]
+        window = "w0 AS (%s)" % base
+    else:
+        window = "w AS (PARTITION BY k ORDER BY %s %s)" % (order, frame)
+    insert = "INSERT INTO q%d SELECT k, id, %s FROM t\nWINDOW %s;\n" % (qid, ", ".join(sel), window)
     return create, insert
 
 

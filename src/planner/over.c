@@ -123,22 +123,57 @@ static int text_of(plan_ctx *pc, const weir_sql_expr *e, char **out)
     return rc;
 }
 
-/* OVER w names a window of the WINDOW clause. */
-static int resolve_window(over_walk *w, const weir_sql_expr *call, const weir_sql_window **out)
+/*
+ * The window of an OVER: written out, a window of the WINDOW clause (OVER
+ * w), or one that extends a named window (OVER (w ROWS BETWEEN ...)). As in
+ * SQL (and Calcite, Flink's parser), an extension takes the base window's
+ * PARTITION BY and may add the ORDER BY and the frame the base lacks.
+ */
+static int resolve_window(over_walk *w, const weir_sql_window *win, uint32_t depth, const weir_sql_window **out)
 {
-    const weir_sql_window *win = call->u.call.over;
-    if (win->ref && !win->ref_only)
-        return plan_error(w->pc, win->loc, WEIR_EUNSUPPORTED,
-                          "a window that extends a named window is not supported yet; write the window out");
-    if (win->ref) {
-        for (uint32_t i = 0; i < w->sel->n_windows; i++)
-            if (!strcasecmp(w->sel->windows[i].name.name, win->ref->name)) {
-                *out = w->sel->windows[i].window;
-                return 0;
-            }
-        return plan_error(w->pc, win->ref->loc, WEIR_ENOTFOUND, "unknown window '%s'", win->ref->name);
+    plan_ctx *pc = w->pc;
+    if (!win->ref) {
+        *out = win;
+        return 0;
     }
-    *out = win;
+    const char *name = win->ref->name;
+    const weir_sql_window *named = NULL;
+    for (uint32_t i = 0; i < w->sel->n_windows && !named; i++)
+        if (!strcasecmp(w->sel->windows[i].name.name, name))
+            named = w->sel->windows[i].window;
+    if (!named)
+        return plan_error(pc, win->ref->loc, WEIR_ENOTFOUND, "unknown window '%s'", name);
+    if (depth > w->sel->n_windows)
+        return plan_error(pc, win->ref->loc, WEIR_EPLAN, "window '%s' extends itself", name);
+    const weir_sql_window *base;
+    int rc = resolve_window(w, named, depth + 1, &base);
+    if (rc)
+        return rc;
+    if (win->ref_only) {
+        *out = base;
+        return 0;
+    }
+    if (win->n_partition_by)
+        return plan_error(pc, win->partition_by[0]->loc, WEIR_EPLAN,
+                          "a window that extends window '%s' takes its PARTITION BY and cannot have its own", name);
+    if (win->n_order_by && base->n_order_by)
+        return plan_error(pc, win->order_by[0].expr->loc, WEIR_EPLAN,
+                          "window '%s' has an ORDER BY already; a window that extends it cannot have another", name);
+    if (win->frame && base->frame)
+        return plan_error(pc, win->frame->loc, WEIR_EPLAN,
+                          "window '%s' has a frame; a window that extends it cannot have another", name);
+    weir_sql_window *m = plan_alloc(pc, sizeof *m);
+    if (!m)
+        return WEIR_ENOMEM;
+    *m = *base;
+    m->loc = win->loc;
+    if (win->n_order_by) {
+        m->order_by = win->order_by;
+        m->n_order_by = win->n_order_by;
+    }
+    if (win->frame)
+        m->frame = win->frame;
+    *out = m;
     return 0;
 }
 
@@ -205,7 +240,7 @@ static int collect_over(const weir_sql_expr *e, void *ud)
             return w->rc = plan_error(pc, e->u.call.args[i]->loc, WEIR_EPLAN,
                                       "aggregate function calls cannot be nested");
     const weir_sql_window *win = NULL;
-    if ((w->rc = resolve_window(w, e, &win)))
+    if ((w->rc = resolve_window(w, e->u.call.over, 0, &win)))
         return w->rc;
     weir_buf b;
     weir_buf_init(&b);
