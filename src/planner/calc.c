@@ -13,6 +13,7 @@ typedef struct calc_conf {
     weir_expr *filter;        /* or NULL */
     weir_expr **exprs;        /* n projections, or NULL for "keep the input columns" */
     uint32_t n;
+    int32_t ts_col;           /* >= 0: the rows' event time is this output column (a time attribute changed) */
     const weir_schema *out;
     weir_clock clock;
 } calc_conf;
@@ -91,6 +92,13 @@ static int calc_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
         return weir_op_emit(ctx, src);
     if (weir_expr_project(c->exprs, c->n, src, k->env, k->out, &err))
         return weir_op_fail(ctx, err.code ? err.code : WEIR_EINVAL, "%s", err.message);
+    if (c->ts_col >= 0) {
+        /* a TIMESTAMP / TIMESTAMP_LTZ time attribute: epoch milliseconds; an inner join's is never NULL */
+        const int64_t *v = k->out->cols[c->ts_col].data;
+        for (uint32_t r = 0; r < k->out->n_rows; r++)
+            if (!weir_batch_is_null(k->out, (uint32_t)c->ts_col, r))
+                k->out->ts[r] = v[r];
+    }
     return weir_op_emit(ctx, k->out);
 }
 
@@ -121,7 +129,7 @@ static void calc_conf_free(void *arg)
     }
 }
 
-int weir__calc_spec(weir_expr *filter, weir_expr *const *exprs, uint32_t n, const weir_schema *out_schema,
+int weir__calc_spec(weir_expr *filter, weir_expr *const *exprs, uint32_t n, int32_t ts_col, const weir_schema *out_schema,
                     weir_clock clock, weir_operator_spec *out)
 {
     calc_conf *c = weir_calloc(1, sizeof *c);
@@ -129,6 +137,7 @@ int weir__calc_spec(weir_expr *filter, weir_expr *const *exprs, uint32_t n, cons
         return WEIR_ENOMEM;
     c->filter = filter;
     c->n = n;
+    c->ts_col = exprs ? ts_col : -1;
     c->out = out_schema;
     c->clock = clock;
     if (exprs) {

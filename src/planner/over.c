@@ -364,6 +364,8 @@ int plan_over(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, 
     int oc_col = ob->expr->kind == WEIR_SQL_EXPR_COLUMN ? plan_find_column(in, &ob->expr->u.column) : -1;
     weir_over_config oc = {0};
     oc.proctime = oc_col >= 0 && in->has_proctime && (uint32_t)oc_col == in->proctime;
+    if (!oc.proctime && oc_col >= 0 && (rc = plan_use_time_attr(pc, in, oc_col)) < 0)
+        return rc;
     if (!oc.proctime && (oc_col < 0 || oc_col != in->rowtime))
         return plan_error(pc, ob->expr->loc, WEIR_EPLAN,
                           "OVER windows must be ordered by a time attribute of the input: its event-time attribute%s%s%s"

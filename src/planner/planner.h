@@ -96,6 +96,15 @@ typedef struct rel {
     bool above_wm;
     uint32_t above_col;
     int above_node;
+    /*
+     * A second event-time attribute: an inner interval join's right time
+     * (rows carry the left time, `rowtime`). Valid while the stream is still
+     * node alt_node (plan_calc carries it forward); plan_use_time_attr
+     * re-stamps the rows when a window or OVER takes it.
+     */
+    bool alt_time;
+    uint32_t alt_col;
+    int alt_node;
     weir_sql_loc loc;
     /*
      * The conditions of a correlated subquery (a semi or anti join) see
@@ -213,6 +222,12 @@ void plan_item_name(const weir_sql_select_item *it, uint32_t i, char *buf, size_
 /* query.c */
 int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out);
 /* Adds a calc (filter then projection) over r; exprs bound over r. */
+/*
+ * Makes column idx r's event-time attribute when it is r's second one (an
+ * inner interval join's right time): a Calc re-stamps the rows with it. 0:
+ * idx is r's event-time attribute now; 1: it is none of r's.
+ */
+int plan_use_time_attr(plan_ctx *pc, rel *r, int idx);
 int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, const char *const *names,
               uint32_t n, rel *out, const char *label);
 
@@ -321,7 +336,7 @@ int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where, con
 int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc);
 
 /* ops in this folder */
-int weir__calc_spec(weir_expr *filter, weir_expr *const *exprs, uint32_t n, const weir_schema *out_schema,
+int weir__calc_spec(weir_expr *filter, weir_expr *const *exprs, uint32_t n, int32_t ts_col, const weir_schema *out_schema,
                     weir_clock clock, weir_operator_spec *out);
 /*
  * Wraps a source so that it produces `full` from the rows of `inner`:
