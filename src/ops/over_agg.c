@@ -334,6 +334,19 @@ static int emit(over_op *o, weir_op_ctx *ctx, uint32_t r, int64_t ts)
 
 static int proc_process(over_op *o, weir_op_ctx *ctx, const weir_batch *in);
 
+/* Checks that row r is an insert and makes its partition the current key. */
+static int set_row_key(over_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
+{
+    if (in->kind[r] != WEIR_ROW_INSERT)
+        return weir_op_fail(ctx, WEIR_EUNSUPPORTED, "OVER aggregation takes an append-only input, got a %s row",
+                            weir_row_kind_name((weir_row_kind)in->kind[r]));
+    size_t klen = weir_key_encode(in, &o->conf.partition, r, o->key, sizeof o->key);
+    if (klen > sizeof o->key)
+        return weir_op_fail(ctx, WEIR_EINVAL, "partition key of %zu bytes exceeds the limit of %zu", klen,
+                            sizeof o->key);
+    return weir_op_set_key(ctx, o->key, klen);
+}
+
 static int over_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
 {
     (void)input;
@@ -342,15 +355,8 @@ static int over_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
         return proc_process(o, ctx, in);
     uint8_t ns[8];
     for (uint32_t r = 0; r < in->n_rows; r++) {
-        if (in->kind[r] != WEIR_ROW_INSERT)
-            return weir_op_fail(ctx, WEIR_EUNSUPPORTED, "OVER aggregation takes an append-only input, got a %s row",
-                                weir_row_kind_name((weir_row_kind)in->kind[r]));
-        size_t klen = weir_key_encode(in, &o->conf.partition, r, o->key, sizeof o->key);
-        if (klen > sizeof o->key)
-            return weir_op_fail(ctx, WEIR_EINVAL, "partition key of %zu bytes exceeds the limit of %zu", klen,
-                                sizeof o->key);
         int64_t t = in->ts[r], last;
-        int rc = weir_op_set_key(ctx, o->key, klen);
+        int rc = set_row_key(o, ctx, in, r);
         if (rc || (rc = load_last(o, &last)))
             return rc;
         if (t <= last) {
@@ -534,14 +540,7 @@ static int proc_process(over_op *o, weir_op_ctx *ctx, const weir_batch *in)
     const weir_over_config *c = &o->conf;
     int64_t now = weir_op_now_ms(ctx);
     for (uint32_t r = 0; r < in->n_rows; r++) {
-        if (in->kind[r] != WEIR_ROW_INSERT)
-            return weir_op_fail(ctx, WEIR_EUNSUPPORTED, "OVER aggregation takes an append-only input, got a %s row",
-                                weir_row_kind_name((weir_row_kind)in->kind[r]));
-        size_t klen = weir_key_encode(in, &o->conf.partition, r, o->key, sizeof o->key);
-        if (klen > sizeof o->key)
-            return weir_op_fail(ctx, WEIR_EINVAL, "partition key of %zu bytes exceeds the limit of %zu", klen,
-                                sizeof o->key);
-        int rc = weir_op_set_key(ctx, o->key, klen);
+        int rc = set_row_key(o, ctx, in, r);
         if (!rc)
             rc = !c->rows && !c->unbounded ? proc_buffer(o, ctx, in, r, now) : proc_now(o, ctx, in, r, now);
         if (rc)

@@ -1261,9 +1261,10 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
          */
         j.rowtime = sd[0].r.rowtime;
         os->rowtime = sd[0].r.rowtime;
-        j.alt_time = true;
-        j.alt_col = nl + (uint32_t)sd[1].r.rowtime;
-        j.alt_node = j.s.node;
+        if ((rc = plan_alt_time_add(pc, j.s.node, nl + (uint32_t)sd[1].r.rowtime))) {
+            weir_buf_fini(&keytext);
+            return rc;
+        }
     }
     char rbuf[512] = "";
     if (residual)

@@ -21,6 +21,10 @@
 #include "weir/window.h"
 
 typedef struct plan_ctx plan_ctx;
+typedef struct plan_alt_time {
+    int node;
+    uint32_t col;
+} plan_alt_time;
 
 /* A table created with CREATE TABLE. */
 typedef struct cat_table {
@@ -96,15 +100,6 @@ typedef struct rel {
     bool above_wm;
     uint32_t above_col;
     int above_node;
-    /*
-     * A second event-time attribute: an inner interval join's right time
-     * (rows carry the left time, `rowtime`). Valid while the stream is still
-     * node alt_node (plan_calc carries it forward); plan_use_time_attr
-     * re-stamps the rows when a window or OVER takes it.
-     */
-    bool alt_time;
-    uint32_t alt_col;
-    int alt_node;
     weir_sql_loc loc;
     /*
      * The conditions of a correlated subquery (a semi or anti join) see
@@ -164,7 +159,20 @@ struct plan_ctx {
     const weir_sql_expr **scalar_e;
     uint32_t *scalar_col;
     uint32_t n_scalar;
+    /*
+     * Second event-time attributes, per stream node: an inner interval
+     * join's right time (its rows carry the left time, the rel's rowtime);
+     * plan_calc carries one to its output node, plan_use_time_attr
+     * re-stamps the rows when a window or OVER takes it. Arena memory.
+     */
+    plan_alt_time *alt_times;
+    uint32_t n_alt_times, cap_alt_times;
 };
+
+/* Column col of stream node's rows is an event-time attribute besides the rel's rowtime. */
+int plan_alt_time_add(plan_ctx *pc, int node, uint32_t col);
+/* The second event-time attribute of r's stream, or -1. */
+int plan_alt_time_of(const plan_ctx *pc, const rel *r);
 
 /* config */
 const char *plan_config(const plan_ctx *pc, const char *key);

@@ -88,7 +88,7 @@ static int calc_ts(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *ex
 {
     weir_schema *s = NULL;
     rel o = *r;
-    int alt_in = r->alt_time && r->alt_node == r->s.node ? (int)r->alt_col : -1, alt_out = exprs ? -1 : alt_in;
+    int alt_in = plan_alt_time_of(pc, r), alt_out = exprs ? -1 : alt_in;
     int32_t ts_col = -1;
     if (exprs) {
         s = plan_new_schema(pc);
@@ -167,9 +167,6 @@ static int calc_ts(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *ex
         weir_buf_fini(&dg);
         o.s = same->s;
         o.above_node = o.s.node;
-        o.alt_time = alt_out >= 0;
-        o.alt_col = (uint32_t)alt_out;
-        o.alt_node = o.s.node;
         explain_line(pc, "Reused[%d]: %s", o.s.node, label);
         *out = o;
         return 0;
@@ -190,9 +187,8 @@ static int calc_ts(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *ex
         return plan_error(pc, r->loc, rc, "cannot add operator %s: %s", label, weir_job_error(pc->job));
     }
     o.above_node = o.s.node;
-    o.alt_time = alt_out >= 0;
-    o.alt_col = (uint32_t)alt_out;
-    o.alt_node = o.s.node;
+    if (!rc && alt_out >= 0)
+        rc = plan_alt_time_add(pc, o.s.node, (uint32_t)alt_out);
     if (!rc)
         rc = plan_reuse_add(pc, PLAN_REUSE_OPERATOR, &dg, &o);
     weir_buf_fini(&dg);
@@ -227,11 +223,37 @@ int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, 
     return calc_ts(pc, r, filter, exprs, names, n, out, label, -1);
 }
 
+int plan_alt_time_add(plan_ctx *pc, int node, uint32_t col)
+{
+    if (plan_alt_time_of(pc, &(rel){.s = {.node = node}}) >= 0)
+        return 0;
+    if (pc->n_alt_times == pc->cap_alt_times) {
+        uint32_t cap = pc->cap_alt_times ? pc->cap_alt_times * 2 : 8;
+        plan_alt_time *v = plan_alloc(pc, cap * sizeof *v);
+        if (!v)
+            return WEIR_ENOMEM;
+        if (pc->n_alt_times)
+            memcpy(v, pc->alt_times, pc->n_alt_times * sizeof *v);
+        pc->alt_times = v;
+        pc->cap_alt_times = cap;
+    }
+    pc->alt_times[pc->n_alt_times++] = (plan_alt_time){node, col};
+    return 0;
+}
+
+int plan_alt_time_of(const plan_ctx *pc, const rel *r)
+{
+    for (uint32_t i = 0; r->s.side_tag == 0 && i < pc->n_alt_times; i++)
+        if (pc->alt_times[i].node == r->s.node)
+            return (int)pc->alt_times[i].col;
+    return -1;
+}
+
 int plan_use_time_attr(plan_ctx *pc, rel *r, int idx)
 {
     if (idx == r->rowtime)
         return 0;
-    if (!r->alt_time || r->alt_node != r->s.node || (int)r->alt_col != idx || r->win.present)
+    if (idx < 0 || plan_alt_time_of(pc, r) != idx || r->win.present)
         return 1;
     uint32_t n = r->n_physical;
     weir_expr **exprs = plan_alloc(pc, (n + 1) * sizeof *exprs);
