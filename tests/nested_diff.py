@@ -7,7 +7,8 @@ three weir jobs over them at a random parallelism and compares each with
 what Python computes from the same documents with its json module:
 
   1. element access: random arr[i] (inside and outside 1..n), map['k'],
-     row.field, row.row.field, CARDINALITY, ARRAY_CONTAINS, MAP_KEYS and
+     row.field, row.row.field, a field of an array's ROW element
+     (ar[i].k: NULL for a missing or NULL element), CARDINALITY, ARRAY_CONTAINS, MAP_KEYS and
      nested values passed through, written to a JSON file sink;
   2. CROSS JOIN UNNEST (ARRAY WITH ORDINALITY, MAP, ARRAY of ROW) and LEFT
      JOIN UNNEST ... ON TRUE, written to JSON file sinks;
@@ -94,7 +95,7 @@ def access_exprs(rng):
     """(sql, sink type, python function of a document)"""
     out = []
     for _ in range(rng.randint(4, 9)):
-        kind = rng.randrange(11)
+        kind = rng.randrange(12)
         i = rng.randint(-1, 6)
         k = rng.choice(KEYS + ["none"])
         if kind == 0:
@@ -119,6 +120,9 @@ def access_exprs(rng):
                         lambda d, v=v: None if d.get("a") is None else v in d["a"]))
         elif kind == 8:
             out.append(("MAP_KEYS(m)", "ARRAY<STRING>", lambda d: None if d.get("m") is None else list(d["m"])))
+        elif kind == 10:
+            f, ty = rng.choice([("k", "STRING"), ("v", "INT")])
+            out.append((f"ar[{i}].{f}", ty, lambda d, i=i, f=f: get(item(d.get("ar"), i), f)))
         elif kind == 9:
             out.append(("r.w", "ROW<p STRING>",
                         lambda d: None if get(d, "r", "w") is None else {"p": get(d, "r", "w", "p")}))

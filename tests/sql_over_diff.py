@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Randomized differential test of weir's OVER aggregation: LAG (offset,
 default, NULL values), SUM/AVG/COUNT(DISTINCT x) and plain SUM over ROWS and
-RANGE frames, unbounded and bounded, with ties in time.
+RANGE frames, unbounded and bounded, with ties in time, ordered by the
+event-time attribute or by a processing-time attribute (PROCTIME()), the
+window written out in a WINDOW clause or extending a named one
+(OVER (w0 ROWS ...) and OVER (w0 ORDER BY ts ...)).
 
 Each job is one random stream (JSON lines: id, k, v, s, ts_ms), in time
 order with ties (no late rows; lateness is tested elsewhere), read by six
@@ -18,7 +21,13 @@ oracle shares no code with weir; it restates the documented rules:
     there is no such row; a NULL value stays NULL; the frame does not
     matter;
   - SUM/COUNT/AVG(DISTINCT v) over the frame's distinct non-NULL values
-    (AVG of INT truncates toward zero; SUM of nothing is NULL).
+    (AVG of INT truncates toward zero; SUM of nothing is NULL);
+  - ORDER BY a processing-time attribute: a partition's rows are in arrival
+    order (the file's, one split), whatever their times; ROWS as above,
+    RANGE UNBOUNDED is every row up to this one (no peers: each row comes
+    out as it arrives, as Flink's processing-time OVER). A bounded RANGE
+    frame by processing time depends on the clock's millisecond of each
+    arrival, which only a manual clock fixes (tests/test_sql_proctime.c).
 
 Usage: sql_over_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
 Environment: WEIR_SEED (seed), WEIR_OVERDIFF_JOBS (count).
@@ -53,10 +62,14 @@ def gen_rows(rng):
     return rows
 
 
-def gen_query(rng):
+def gen_query(rng, proc_only):
     q = {}
+    q["proc"] = proc_only or rng.random() < 0.35
     q["rows"] = rng.random() < 0.5
     q["bound"] = None if rng.random() < 0.4 else (rng.randint(0, 3) if q["rows"] else rng.choice([0, 1000, 2500]))
+    if q["proc"] and not q["rows"]:
+        q["bound"] = None
+    q["ext"] = rng.choice([0, 0, 1, 2])
     items = []
     for _ in range(rng.randint(1, 4)):
         f = rng.choice(["LAG", "LAG", "LAG_S", "SUM_D", "COUNT_D", "AVG_D", "SUM"])
@@ -95,13 +108,21 @@ def sql_of(q, qid):
             cols.append("c%d %s" % (i, "INT" if fn == "AVG" else "BIGINT"))
     create = "CREATE TABLE q%d (k STRING, id INT, %s) WITH ('connector' = 'print', 'print-identifier' = 'q%d');\n" % (
         qid, ", ".join(cols), qid)
-    insert = "INSERT INTO q%d SELECT k, id, %s FROM t\nWINDOW w AS (PARTITION BY k ORDER BY ts %s);\n" % (
-        qid, ", ".join(sel), frame)
+    order = "pt" if q["proc"] else "ts"
+    ext = q.get("ext", 0)
+    if ext:  # the window extends a named one: OVER (w0 <frame>) or OVER (w0 ORDER BY .. <frame>)
+        over = "(w0 %s)" % frame if ext == 1 else "(w0 ORDER BY %s %s)" % (order, frame)
+        base = "PARTITION BY k ORDER BY %s" % order if ext == 1 else "PARTITION BY k"
+        sel = [x.replace("OVER w", "OVER " + over) for x in sel]
+        window = "w0 AS (%s)" % base
+    else:
+        window = "w AS (PARTITION BY k ORDER BY %s %s)" % (order, frame)
+    insert = "INSERT INTO q%d SELECT k, id, %s FROM t\nWINDOW %s;\n" % (qid, ", ".join(sel), window)
     return create, insert
 
 
 TABLE_SQL = """CREATE TABLE t (id INT, k STRING, v INT, s STRING, ts_ms BIGINT,
-  ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), pt AS PROCTIME(), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
   WITH ('connector' = 'filesystem', 'path' = 'in.json', 'format' = 'json');
 """
 
@@ -113,13 +134,16 @@ def oracle(q, rows):
     for r in rows:
         parts.setdefault(r["k"], []).append(r)
     for part in parts.values():
-        part.sort(key=lambda r: r["ts_ms"])  # stable: arrival order within a time
+        if not q["proc"]:
+            part.sort(key=lambda r: r["ts_ms"])  # stable: arrival order within a time
         for i, r in enumerate(part):
             t = r["ts_ms"]
             last = i
-            while last + 1 < len(part) and part[last + 1]["ts_ms"] == t:
+            while not q["proc"] and last + 1 < len(part) and part[last + 1]["ts_ms"] == t:
                 last += 1
-            if q["rows"]:
+            if q["proc"] and not q["rows"]:  # RANGE UNBOUNDED by arrival: no peers
+                frame = part[:i + 1]
+            elif q["rows"]:
                 lo = 0 if q["bound"] is None else max(0, i - q["bound"])
                 frame = part[lo:i + 1]
             else:
@@ -149,7 +173,14 @@ def run_case(case):
     """One job: one stream, QUERIES_PER_JOB queries (each a case), one `weir run`."""
     rng = case.rng
     rows = gen_rows(rng)
-    qs = [gen_query(rng) for _ in range(QUERIES_PER_JOB)]
+    # a job of processing-time queries only may have its times out of order (no row is late by arrival)
+    proc_only = rng.random() < 0.3
+    if proc_only:
+        times = [r["ts_ms"] for r in rows]
+        rng.shuffle(times)
+        for r, t in zip(rows, times):
+            r["ts_ms"] = t
+    qs = [gen_query(rng, proc_only) for _ in range(QUERIES_PER_JOB)]
     par = rng.choice([1, 2, 4])
     case.note = "(parallelism %d)" % par
     with open(case.path("in.json"), "w") as f:

@@ -131,8 +131,9 @@ static char *run_finish(sql_run *r)
     "  'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '29');\n"
 
 /* Steps the clock 1 s -> 10 s -> 25 s as above, checking that a window
- * fires when the clock passes its end and not before. */
-static char *stepped_run(const char *sql, uint32_t par)
+ * fires when the clock passes its end and not before (first_rows: how many
+ * rows the step to 10 s brings out). */
+static char *stepped_run_n(const char *sql, uint32_t par, double first_rows)
 {
     weir_manual_clock *mc = weir_manual_clock_create(1000);
     sql_run r;
@@ -142,13 +143,15 @@ static char *stepped_run(const char *sql, uint32_t par)
     cr_assert(wait_for(r.job, 9000 - last, 0), "ids 0-9 did not reach the window");
     cr_assert_eq(probe(r.job).written, 0, "a window fired before the clock reached its end");
     weir_manual_clock_set(mc, 10000); /* [0 s, 10 s) ends; ids 10-19 come */
-    cr_assert(wait_for(r.job, 19000 - last, 2), "the first window did not fire at its end");
-    cr_assert_eq(probe(r.job).written, 2);
+    cr_assert(wait_for(r.job, 19000 - last, first_rows), "the first window did not fire at its end");
+    cr_assert_eq(probe(r.job).written, first_rows);
     weir_manual_clock_set(mc, 25000); /* [10 s, 20 s) ends; ids 20-29 come, then the end of input */
     char *out = run_finish(&r);
     weir_manual_clock_destroy(mc);
     return out;
 }
+
+static char *stepped_run(const char *sql, uint32_t par) { return stepped_run_n(sql, par, 2); }
 
 static const char *const STEPPED_TUMBLE =
     "[0, 5, 120, 1970-01-01T00:00:20, 1970-01-01T00:00:30]\n" /* sorted as strings */
@@ -276,6 +279,74 @@ Test(sql_proctime, window_time_of_a_proctime_window_is_a_proctime_attribute, .ti
         "GROUP BY window_start, window_end;\n";
     char *got = frozen_run(sql, 61500, 1);
     cr_assert_str_eq(got, "+I[10, 1970-01-01T00:01]\n");
+    free(got);
+}
+
+/*
+ * OVER ... ORDER BY a processing-time attribute, RANGE BETWEEN 10 s
+ * PRECEDING: the rows that arrive in one millisecond of the clock are peers
+ * and come out together once the clock has passed it; the frame is the rows
+ * that arrived in [t - 10 s, t]. Ids 0-9 arrive at 1 s (out when the clock
+ * reaches 10 s), 10-19 at 10 s (their frame holds ids 0-19: 1 s is within
+ * 10 s of it), 20-29 at 25 s (frame: only themselves; out at the end of the
+ * input, which processes the rows still waiting).
+ */
+Test(sql_proctime, over_range_by_processing_time_groups_rows_by_arrival, .timeout = 120)
+{
+    const char *sql = SOURCE_DDL
+        "CREATE VIEW v AS SELECT *, PROCTIME() AS pt FROM src;\n"
+        "SELECT id % 2 AS k, id, COUNT(*) OVER w, SUM(id) OVER w, MIN(id) OVER w FROM v\n"
+        "WINDOW w AS (PARTITION BY id % 2 ORDER BY pt RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW);\n";
+    char want[4096];
+    size_t k = 0;
+    char *rows[30];
+    for (int id = 0; id < 30; id++) {
+        int par = id % 2, n = 5, sum, mn;
+        if (id < 10) {
+            sum = par ? 25 : 20; /* 1+3+5+7+9, 0+2+4+6+8 */
+            mn = par;
+        } else if (id < 20) {
+            n = 10, sum = par ? 100 : 90; /* odd/even ids 0-19 */
+            mn = par;
+        } else {
+            sum = par ? 125 : 120; /* odd/even ids 20-29 */
+            mn = 20 + par;
+        }
+        char line[64];
+        snprintf(line, sizeof line, "+I[%d, %d, %d, %d, %d]", par, id, n, sum, mn);
+        rows[id] = strdup(line);
+    }
+    qsort(rows, 30, sizeof *rows, cmp_str);
+    for (int i = 0; i < 30; i++) {
+        k += (size_t)snprintf(want + k, sizeof want - k, "%s\n", rows[i]);
+        free(rows[i]);
+    }
+    for (uint32_t p = 1; p <= 2; p++) {
+        char *got = stepped_run_n(sql, p, 10);
+        cr_assert_str_eq(got, want, "parallelism %u", p);
+        free(got);
+    }
+}
+
+/* ROWS and RANGE UNBOUNDED by processing time: each row at once, by arrival (the clock plays no part). */
+Test(sql_proctime, over_rows_by_processing_time_emit_each_row_at_once, .timeout = 120)
+{
+    const char *sql = SOURCE_DDL
+        "CREATE VIEW v AS SELECT *, PROCTIME() AS pt FROM src;\n"
+        "SELECT id, SUM(id) OVER (ORDER BY pt ROWS BETWEEN 2 PRECEDING AND CURRENT ROW),\n"
+        "  COUNT(*) OVER (ORDER BY pt ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM v WHERE id < 10;\n";
+    weir_manual_clock *mc = weir_manual_clock_create(1000);
+    sql_run r;
+    run_start(&r, sql, mc, 1);
+    cr_assert(wait_for(r.job, 9000, 10), "rows did not come out before the clock moved");
+    weir_manual_clock_set(mc, 10000); /* the source's token bucket holds a second's rows: two steps */
+    cr_assert(wait_for(r.job, 19000, 10));
+    weir_manual_clock_set(mc, 25000);
+    char *got = run_finish(&r);
+    weir_manual_clock_destroy(mc);
+    cr_assert_str_eq(got,
+                     "+I[0, 0, 1]\n+I[1, 1, 2]\n+I[2, 3, 3]\n+I[3, 6, 3]\n+I[4, 9, 3]\n"
+                     "+I[5, 12, 3]\n+I[6, 15, 3]\n+I[7, 18, 3]\n+I[8, 21, 3]\n+I[9, 24, 3]\n");
     free(got);
 }
 

@@ -744,10 +744,12 @@ static int expq_drain(join_op *j, weir_op_ctx *ctx, weir_ts wm)
 }
 
 /*
- * An inner interval join's output keeps the left time as its time
- * attribute. A pair is emitted when its later row arrives; when that is the
- * right row (time >= W), the left time is >= W + lo. So the watermark is
- * held at W + min(lo, 0) - 1 and no pair of on-time rows is late downstream.
+ * An inner interval join's output keeps both times as time attributes
+ * (lo <= left - right <= hi). A pair is emitted when its later row
+ * arrives, at time >= W: when that is the right row, left >= W + lo; when
+ * it is the left row, right >= W - hi. So the watermark is held at
+ * W - max(-lo, hi, 0) - 1 - Flink's delay max(-lo, hi) - and no pair of
+ * on-time rows is late downstream, whichever time a window takes.
  */
 static int join_watermark(void *op, weir_op_ctx *ctx, weir_ts wm)
 {
@@ -759,7 +761,10 @@ static int join_watermark(void *op, weir_op_ctx *ctx, weir_ts wm)
     }
     if (!c->interval || c->type != WEIR_JOIN_INNER)
         return 0;
-    int64_t lag = (c->lo_ms < 0 ? -c->lo_ms : 0) + 1;
+    int64_t lag = c->lo_ms < 0 ? -c->lo_ms : 0;
+    if (c->hi_ms > lag)
+        lag = c->hi_ms;
+    lag += 1;
     weir_op_hold_watermark(ctx, wm == WEIR_TS_MAX ? WEIR_TS_MAX : wm < WEIR_TS_MIN + lag ? WEIR_TS_MIN : wm - lag);
     return 0;
 }

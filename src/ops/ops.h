@@ -263,17 +263,22 @@ typedef struct weir_setop_config {
 int weir_setop_spec(const weir_setop_config *cfg, weir_operator_spec *out);
 
 /*
- * OVER aggregation in event time (ops/over_agg.c): each input row comes out
- * once, followed by n_aggs aggregates over the rows of its partition in
- * the frame ending at it (ORDER BY the input's row time, ascending). A row
- * is processed once the watermark passes its timestamp; a row not after the
- * last timestamp its partition processed is late (dropped, counted as
- * late_records_dropped). Bounded frames need retractable aggregates.
+ * OVER aggregation (ops/over_agg.c): each input row comes out once,
+ * followed by n_aggs aggregates over the rows of its partition in the frame
+ * ending at it. Event time (ORDER BY the input's row time, ascending): a
+ * row is processed once the watermark passes its timestamp; a row not after
+ * the last timestamp its partition processed is late (dropped, counted as
+ * late_records_dropped). Processing time (proctime): rows are ordered by
+ * arrival; ROWS frames and RANGE UNBOUNDED emit each row as it arrives,
+ * RANGE BETWEEN d PRECEDING once the clock passes the row's millisecond of
+ * arrival (its peers: the rows of that millisecond). Bounded frames need
+ * retractable aggregates.
  */
 typedef struct weir_over_config {
     weir_keyspec partition; /* PARTITION BY columns; none: one partition (parallelism 1) */
     bool rows;              /* ROWS frame, else RANGE */
     bool unbounded;         /* UNBOUNDED PRECEDING */
+    bool proctime;          /* ORDER BY a processing-time attribute: by arrival */
     int64_t preceding;      /* bounded: ROWS - rows before the current one, RANGE - milliseconds */
     const weir_agg *aggs;   /* bound on the input's columns (copied) */
     uint32_t n_aggs;

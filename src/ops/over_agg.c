@@ -28,7 +28,26 @@
  * An event-time timer at t + 1 (deduplicated) triggers the rows of t.
  * Bounded frames need retractable aggregates (the planner binds the
  * _RETRACT variants of MIN, MAX, FIRST_VALUE and LAST_VALUE).
+ *
+ * Processing time (ORDER BY a processing-time attribute; conf.proctime):
+ * rows are ordered by their arrival here, as Flink's processing-time OVER
+ * functions order them, and nothing is late.
+ *   ROWS (bounded or not), RANGE UNBOUNDED: each row comes out as it
+ *     arrives, with the aggregates over the rows that arrived before it and
+ *     itself (no peers). A bounded ROWS frame keeps its rows in "over-rows"
+ *     under a sequence number (namespace = seq), one row each; held[0] is
+ *     then {oldest seq kept, rows kept} (n_held is 0 or 1).
+ *   RANGE BETWEEN d PRECEDING: a row is buffered under the clock's
+ *     millisecond t when it arrives (namespace = t, each value the row's
+ *     8-byte event timestamp then the row) and processed, with every row of
+ *     that millisecond as its peers, when the clock passes t (a
+ *     processing-time timer at t + 1); the frame holds the rows that
+ *     arrived in [t - d, t]. At the end of the input the rows still
+ *     buffered are processed (in key, then time order), as weir fires
+ *     processing-time windows at the end of bounded input.
+ * Each output row keeps its input row's event timestamp.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops/ops.h"
@@ -61,6 +80,7 @@ typedef struct over_op {
     int64_t last_ts;
     uint8_t key[1024];
     uint64_t *n_late;
+    bool ts_prefix; /* values of "over-rows" start with the row's event timestamp */
 } over_op;
 
 static void ns_of(int64_t ts, uint8_t ns[8])
@@ -187,14 +207,34 @@ static int count_one(void *ud, const void *val, size_t len)
     return 0;
 }
 
+typedef struct decode_ctx_ts {
+    decode_ctx d;
+    bool ts_prefix;
+} decode_ctx_ts;
+
 static int decode_one(void *ud, const void *val, size_t len)
 {
-    decode_ctx *d = ud;
+    decode_ctx_ts *dt = ud;
+    decode_ctx *d = &dt->d;
+    const uint8_t *p = val;
+    int64_t ts = 0;
+    if (dt->ts_prefix) {
+        if (len < 8) {
+            d->rc = WEIR_ECORRUPT;
+            return 1;
+        }
+        for (int i = 0; i < 8; i++)
+            ts |= (int64_t)((uint64_t)p[i] << (8 * i));
+        p += 8;
+        len -= 8;
+    }
     int row = weir_batch_append_row(d->b);
     if (row < 0)
         d->rc = WEIR_EINVAL;
     else
-        d->rc = weir__row_decode(val, len, d->b, (uint32_t)row, 0, d->b->schema->n_fields);
+        d->rc = weir__row_decode(p, len, d->b, (uint32_t)row, 0, d->b->schema->n_fields);
+    if (!d->rc && dt->ts_prefix)
+        d->b->ts[row] = ts;
     return d->rc != 0;
 }
 
@@ -220,9 +260,9 @@ static int rows_at(over_op *o, int64_t ts, weir_batch **b)
     weir_batch_reset(*b);
     if (!d.n)
         return 0;
-    d.b = *b;
-    rc = weir_list_get(o->rows, ns, 8, decode_one, &d);
-    return rc ? rc : d.rc;
+    decode_ctx_ts dt = {{*b, 0, 0}, o->ts_prefix};
+    rc = weir_list_get(o->rows, ns, 8, decode_one, &dt);
+    return rc ? rc : dt.d.rc;
 }
 
 static int forget(over_op *o, int64_t ts)
@@ -286,27 +326,37 @@ static int emit(over_op *o, weir_op_ctx *ctx, uint32_t r, int64_t ts)
     for (uint32_t i = 0; !rc && i < o->conf.n_aggs; i++)
         rc = o->aggs[i].cls->result(&o->aggs[i], o->accs + o->acc_off[i], o->out, o->n_in + i, (uint32_t)row);
     o->out->kind[row] = WEIR_ROW_INSERT;
-    o->out->ts[row] = ts;
+    o->out->ts[row] = o->conf.proctime ? o->cur->ts[r] : ts;
     return rc;
 }
 
 /* ---- processing ---- */
 
+static int proc_process(over_op *o, weir_op_ctx *ctx, const weir_batch *in);
+
+/* Checks that row r is an insert and makes its partition the current key. */
+static int set_row_key(over_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
+{
+    if (in->kind[r] != WEIR_ROW_INSERT)
+        return weir_op_fail(ctx, WEIR_EUNSUPPORTED, "OVER aggregation takes an append-only input, got a %s row",
+                            weir_row_kind_name((weir_row_kind)in->kind[r]));
+    size_t klen = weir_key_encode(in, &o->conf.partition, r, o->key, sizeof o->key);
+    if (klen > sizeof o->key)
+        return weir_op_fail(ctx, WEIR_EINVAL, "partition key of %zu bytes exceeds the limit of %zu", klen,
+                            sizeof o->key);
+    return weir_op_set_key(ctx, o->key, klen);
+}
+
 static int over_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
 {
     (void)input;
     over_op *o = op;
+    if (o->conf.proctime)
+        return proc_process(o, ctx, in);
     uint8_t ns[8];
     for (uint32_t r = 0; r < in->n_rows; r++) {
-        if (in->kind[r] != WEIR_ROW_INSERT)
-            return weir_op_fail(ctx, WEIR_EUNSUPPORTED, "OVER aggregation takes an append-only input, got a %s row",
-                                weir_row_kind_name((weir_row_kind)in->kind[r]));
-        size_t klen = weir_key_encode(in, &o->conf.partition, r, o->key, sizeof o->key);
-        if (klen > sizeof o->key)
-            return weir_op_fail(ctx, WEIR_EINVAL, "partition key of %zu bytes exceeds the limit of %zu", klen,
-                                sizeof o->key);
         int64_t t = in->ts[r], last;
-        int rc = weir_op_set_key(ctx, o->key, klen);
+        int rc = set_row_key(o, ctx, in, r);
         if (rc || (rc = load_last(o, &last)))
             return rc;
         if (t <= last) {
@@ -372,16 +422,18 @@ static int rows_frame(over_op *o, weir_op_ctx *ctx, int64_t t, uint64_t in_frame
     return 0;
 }
 
-static int over_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
+/* Processes the rows of t (event time: a timestamp; processing time: a
+ * millisecond of arrival) of the current key. */
+static int process_ts(over_op *o, weir_op_ctx *ctx, int64_t t)
 {
-    over_op *o = op;
-    int64_t t = tm->ts - 1;
     const weir_over_config *c = &o->conf;
     o->old_valid = false; /* the cached older rows were another partition's */
     accs_fini(o);
     int rc = load(o);
     if (rc)
         return weir_op_fail(ctx, rc, "OVER aggregation: cannot read its state: %s", weir_strerror(rc));
+    if (t <= o->last_ts) /* processed already (a processing-time timer after the end of input) */
+        return 0;
     if ((rc = rows_at(o, t, &o->cur)))
         return rc;
     if (o->cur->n_rows == 0)
@@ -407,6 +459,176 @@ static int over_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
     return rc;
 }
 
+static int over_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
+{
+    return process_ts(op, ctx, tm->ts - 1);
+}
+
+/* ---- processing time ---- */
+
+/* A row of RANGE BETWEEN d PRECEDING waits in state for the clock to pass its millisecond. */
+static int proc_buffer(over_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r, int64_t now)
+{
+    int64_t last;
+    int rc = load_last(o, &last);
+    if (rc)
+        return rc;
+    /* the clock passed `last` when its rows were processed; one that went back still files after them */
+    int64_t t = now > last ? now : last + 1;
+    uint8_t ns[8];
+    ns_of(in->ts[r], ns); /* the value: the row's event time, then the row */
+    weir_buf_clear(&o->val);
+    if ((rc = weir_buf_put(&o->val, ns, 8)) || (rc = weir__row_encode(in, r, o->n_in, &o->row)) ||
+        (rc = weir_buf_put(&o->val, o->row.data, o->row.len)))
+        return rc;
+    ns_of(t, ns);
+    if ((rc = weir_list_add(o->rows, ns, 8, o->val.data, o->val.len)))
+        return rc;
+    return weir_op_timer_register(ctx, WEIR_TIME_PROCESSING, t + 1, 0);
+}
+
+/* ROWS (bounded or not) and RANGE UNBOUNDED: the row comes out at once. */
+static int proc_now(over_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r, int64_t now)
+{
+    const weir_over_config *c = &o->conf;
+    o->old_valid = false;
+    accs_fini(o);
+    int rc = load(o);
+    if (rc)
+        return weir_op_fail(ctx, rc, "OVER aggregation: cannot read its state: %s", weir_strerror(rc));
+    weir_batch_reset(o->cur);
+    int row = weir_batch_append_row(o->cur);
+    if (row < 0)
+        return WEIR_EINVAL;
+    if ((rc = weir__row_copy_cols(o->cur, 0, 0, in, r, 0, o->n_in)))
+        return rc;
+    o->cur->kind[0] = WEIR_ROW_INSERT;
+    o->cur->ts[0] = in->ts[r];
+    if ((rc = fold(o, o->cur, 0, false)))
+        return rc;
+    if (!c->unbounded) {
+        /* keep the row under the next sequence number; the oldest leaves a full frame */
+        if (!o->n_held) {
+            if ((rc = held_reserve(o, 1)))
+                return rc;
+            o->held[0] = (held){0, 0};
+            o->n_held = 1;
+        }
+        uint8_t ns[8];
+        ns_of(o->held[0].ts + o->held[0].n, ns);
+        if ((rc = weir__row_encode(in, r, o->n_in, &o->row)) ||
+            (rc = weir_list_add(o->rows, ns, 8, o->row.data, o->row.len)))
+            return rc;
+        o->held[0].n++;
+        if (o->held[0].n > (uint64_t)c->preceding + 1) {
+            if ((rc = rows_at(o, o->held[0].ts, &o->old)) || (rc = fold(o, o->old, 0, true)) ||
+                (rc = forget(o, o->held[0].ts)))
+                return rc;
+            o->held[0].ts++;
+            o->held[0].n--;
+        }
+    }
+    if (now > o->last_ts)
+        o->last_ts = now;
+    if ((rc = emit(o, ctx, 0, 0)))
+        return rc;
+    return store(o);
+}
+
+static int proc_process(over_op *o, weir_op_ctx *ctx, const weir_batch *in)
+{
+    const weir_over_config *c = &o->conf;
+    int64_t now = weir_op_now_ms(ctx);
+    for (uint32_t r = 0; r < in->n_rows; r++) {
+        int rc = set_row_key(o, ctx, in, r);
+        if (!rc)
+            rc = !c->rows && !c->unbounded ? proc_buffer(o, ctx, in, r, now) : proc_now(o, ctx, in, r, now);
+        if (rc)
+            return rc;
+    }
+    return flush(o, ctx);
+}
+
+/* A (key, millisecond) whose rows still wait for the clock. */
+typedef struct pending {
+    uint8_t *key;
+    size_t klen;
+    int64_t t;
+} pending;
+
+typedef struct pending_list {
+    over_op *o;
+    pending *v;
+    size_t n, cap;
+    int rc;
+} pending_list;
+
+static int collect_pending(void *ud, const uint8_t *key, size_t klen, const void *ns, size_t ns_len)
+{
+    pending_list *pl = ud;
+    int64_t last, t = 0;
+    if (ns_len != 8)
+        return pl->rc = WEIR_ECORRUPT;
+    const uint8_t *p = ns;
+    for (int i = 0; i < 8; i++)
+        t |= (int64_t)((uint64_t)p[i] << (8 * i));
+    int rc = load_last(pl->o, &last);
+    if (rc)
+        return pl->rc = rc;
+    if (t <= last) /* kept for the frame, processed already */
+        return 0;
+    if (pl->n == pl->cap) {
+        size_t cap = pl->cap ? pl->cap * 2 : 16;
+        pending *nv = weir_realloc(pl->v, cap * sizeof *nv);
+        if (!nv)
+            return pl->rc = WEIR_ENOMEM;
+        pl->v = nv;
+        pl->cap = cap;
+    }
+    uint8_t *k = weir_malloc(klen ? klen : 1);
+    if (!k)
+        return pl->rc = WEIR_ENOMEM;
+    memcpy(k, key, klen);
+    pl->v[pl->n++] = (pending){k, klen, t};
+    return 0;
+}
+
+static int cmp_pending(const void *a, const void *b)
+{
+    const pending *x = a, *y = b;
+    size_t n = x->klen < y->klen ? x->klen : y->klen;
+    int c = memcmp(x->key, y->key, n);
+    if (c)
+        return c;
+    if (x->klen != y->klen)
+        return x->klen < y->klen ? -1 : 1;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* End of input: RANGE rows still waiting for the clock come out now. */
+static int over_finish(void *op, weir_op_ctx *ctx)
+{
+    over_op *o = op;
+    if (!o->conf.proctime || o->conf.rows || o->conf.unbounded)
+        return 0;
+    pending_list pl = {.o = o};
+    int rc = weir_state_keys(o->rows, collect_pending, &pl);
+    if (!rc)
+        rc = pl.rc;
+    if (!rc)
+        qsort(pl.v, pl.n, sizeof *pl.v, cmp_pending);
+    for (size_t i = 0; !rc && i < pl.n; i++) {
+        if (!(rc = weir_op_set_key(ctx, pl.v[i].key, pl.v[i].klen)))
+            rc = process_ts(o, ctx, pl.v[i].t);
+        if (!rc && (rc = weir_op_timer_delete(ctx, WEIR_TIME_PROCESSING, pl.v[i].t + 1, 0)))
+            rc = 0; /* the timer may have gone already; it would find nothing */
+    }
+    for (size_t i = 0; i < pl.n; i++)
+        weir_free(pl.v[i].key);
+    weir_free(pl.v);
+    return rc;
+}
+
 /* ---- lifecycle ---- */
 
 static int over_create(void *arg, const weir_op_info *info, void **out_op)
@@ -427,6 +649,7 @@ static int over_create(void *arg, const weir_op_info *info, void **out_op)
         o->acc_size += (weir_agg_acc_size(&c->aggs[i]) + 15) & ~(size_t)15;
     }
     o->accs = weir_calloc(1, o->acc_size ? o->acc_size : 1);
+    o->ts_prefix = c->proctime && !c->rows && !c->unbounded;
     weir_buf_init(&o->val);
     weir_buf_init(&o->row);
     const weir_schema *in = info->input_schemas[0];
@@ -472,6 +695,7 @@ static const weir_operator_class over_class = {
     .open = over_open,
     .process = over_process,
     .timer = over_timer,
+    .finish = over_finish,
     .close = over_close,
 };
 
@@ -485,6 +709,9 @@ static void arg_free(void *arg) { weir_free(arg); }
 int weir_over_spec(const weir_over_config *cfg, weir_operator_spec *out)
 {
     if (!cfg->out_schema || cfg->out_schema->n_fields < cfg->n_aggs || (!cfg->unbounded && cfg->preceding < 0))
+        return WEIR_EINVAL;
+    /* processing-time ROWS keep the frame's row count in a u32 */
+    if (cfg->proctime && cfg->rows && !cfg->unbounded && cfg->preceding >= UINT32_MAX)
         return WEIR_EINVAL;
     for (uint32_t i = 0; i < cfg->n_aggs; i++)
         if (!cfg->unbounded && !weir_agg_can_retract(&cfg->aggs[i]))

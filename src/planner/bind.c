@@ -504,7 +504,7 @@ int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
         if ((rc = plan_bind_expr(pc, r, as, e->u.item.operand, &a[0])) ||
             (rc = plan_bind_expr(pc, r, as, e->u.item.index, &a[1])))
             return rc;
-        return call_named(pc, e, "ITEM", a, 2, out);
+        return call_named(pc, e, e->u.item.field ? "$FIELD" : "ITEM", a, 2, out);
     }
     case WEIR_SQL_EXPR_IN_QUERY:
     case WEIR_SQL_EXPR_EXISTS:

@@ -16,6 +16,7 @@ typedef struct calc_conf {
     weir_expr_calc *prog;     /* the filter (or none) and the projections (or none: "keep the input columns") */
     bool filter, project;
     uint32_t n;
+    int32_t ts_col;           /* >= 0: the rows' event time is this output column (a time attribute changed) */
     const weir_schema *out;
     weir_clock clock;
 } calc_conf;
@@ -66,6 +67,13 @@ static int calc_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
             return weir_op_fail(ctx, err.code ? err.code : WEIR_EINVAL, "%s", err.message);
         if (c->filter && k->out->n_rows == 0)
             return 0;
+        if (c->ts_col >= 0) {
+            /* a TIMESTAMP / TIMESTAMP_LTZ time attribute: epoch milliseconds; an inner join's is never NULL */
+            const int64_t *v = k->out->cols[c->ts_col].data;
+            for (uint32_t r = 0; r < k->out->n_rows; r++)
+                if (!weir_batch_is_null(k->out, (uint32_t)c->ts_col, r))
+                    k->out->ts[r] = v[r];
+        }
         return weir_op_emit(ctx, k->out);
     }
     /* A filter alone: the input's rows it keeps, as they are. */
@@ -121,7 +129,7 @@ static const weir_operator_class calc_class = {
 
 static void calc_conf_free(void *arg) { weir_free(arg); }
 
-int weir__calc_spec(weir_expr_arena *arena, weir_expr *filter, weir_expr *const *exprs, uint32_t n,
+int weir__calc_spec(weir_expr_arena *arena, weir_expr *filter, weir_expr *const *exprs, uint32_t n, int32_t ts_col,
                     const weir_schema *out_schema, weir_clock clock, weir_operator_spec *out)
 {
     calc_conf *c = weir_calloc(1, sizeof *c);
@@ -136,6 +144,7 @@ int weir__calc_spec(weir_expr_arena *arena, weir_expr *filter, weir_expr *const 
     c->filter = filter != NULL;
     c->project = exprs != NULL;
     c->n = n;
+    c->ts_col = exprs ? ts_col : -1;
     c->out = out_schema;
     c->clock = clock;
     *out = (weir_operator_spec){"Calc", &calc_class, calc_create, c, calc_conf_free};

@@ -1254,9 +1254,17 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
     j.updating = !interval && ((type != WEIR_JOIN_INNER && type != WEIR_JOIN_SEMI) || sd[0].r.updating ||
                                sd[1].r.updating);
     if (interval && type == WEIR_JOIN_INNER) {
-        /* The left time stays a time attribute (the operator holds the watermark back for it). */
+        /*
+         * Both times stay time attributes, as in Flink: rows carry the left
+         * one, the right one is a second attribute (a window over it
+         * re-stamps the rows); the operator holds the watermark back for both.
+         */
         j.rowtime = sd[0].r.rowtime;
         os->rowtime = sd[0].r.rowtime;
+        if ((rc = plan_alt_time_add(pc, j.s.node, nl + (uint32_t)sd[1].r.rowtime))) {
+            weir_buf_fini(&keytext);
+            return rc;
+        }
     }
     char rbuf[512] = "";
     if (residual)

@@ -7,7 +7,7 @@
  *
  * As in Flink: every OVER aggregate of one SELECT shares one window (named
  * in a WINDOW clause or written out); ORDER BY is the input's event-time
- * attribute, ascending; the frame ends at CURRENT ROW and starts UNBOUNDED
+ * attribute or a processing-time attribute (rows by arrival), ascending; the frame ends at CURRENT ROW and starts UNBOUNDED
  * PRECEDING, n PRECEDING (ROWS) or INTERVAL '...' PRECEDING (RANGE); the
  * default frame is RANGE UNBOUNDED PRECEDING. The input must be
  * append-only, and so is the result.
@@ -123,22 +123,57 @@ static int text_of(plan_ctx *pc, const weir_sql_expr *e, char **out)
     return rc;
 }
 
-/* OVER w names a window of the WINDOW clause. */
-static int resolve_window(over_walk *w, const weir_sql_expr *call, const weir_sql_window **out)
+/*
+ * The window of an OVER: written out, a window of the WINDOW clause (OVER
+ * w), or one that extends a named window (OVER (w ROWS BETWEEN ...)). As in
+ * SQL (and Calcite, Flink's parser), an extension takes the base window's
+ * PARTITION BY and may add the ORDER BY and the frame the base lacks.
+ */
+static int resolve_window(over_walk *w, const weir_sql_window *win, uint32_t depth, const weir_sql_window **out)
 {
-    const weir_sql_window *win = call->u.call.over;
-    if (win->ref && !win->ref_only)
-        return plan_error(w->pc, win->loc, WEIR_EUNSUPPORTED,
-                          "a window that extends a named window is not supported yet; write the window out");
-    if (win->ref) {
-        for (uint32_t i = 0; i < w->sel->n_windows; i++)
-            if (!strcasecmp(w->sel->windows[i].name.name, win->ref->name)) {
-                *out = w->sel->windows[i].window;
-                return 0;
-            }
-        return plan_error(w->pc, win->ref->loc, WEIR_ENOTFOUND, "unknown window '%s'", win->ref->name);
+    plan_ctx *pc = w->pc;
+    if (!win->ref) {
+        *out = win;
+        return 0;
     }
-    *out = win;
+    const char *name = win->ref->name;
+    const weir_sql_window *named = NULL;
+    for (uint32_t i = 0; i < w->sel->n_windows && !named; i++)
+        if (!strcasecmp(w->sel->windows[i].name.name, name))
+            named = w->sel->windows[i].window;
+    if (!named)
+        return plan_error(pc, win->ref->loc, WEIR_ENOTFOUND, "unknown window '%s'", name);
+    if (depth > w->sel->n_windows)
+        return plan_error(pc, win->ref->loc, WEIR_EPLAN, "window '%s' extends itself", name);
+    const weir_sql_window *base;
+    int rc = resolve_window(w, named, depth + 1, &base);
+    if (rc)
+        return rc;
+    if (win->ref_only) {
+        *out = base;
+        return 0;
+    }
+    if (win->n_partition_by)
+        return plan_error(pc, win->partition_by[0]->loc, WEIR_EPLAN,
+                          "a window that extends window '%s' takes its PARTITION BY and cannot have its own", name);
+    if (win->n_order_by && base->n_order_by)
+        return plan_error(pc, win->order_by[0].expr->loc, WEIR_EPLAN,
+                          "window '%s' has an ORDER BY already; a window that extends it cannot have another", name);
+    if (win->frame && base->frame)
+        return plan_error(pc, win->frame->loc, WEIR_EPLAN,
+                          "window '%s' has a frame; a window that extends it cannot have another", name);
+    weir_sql_window *m = plan_alloc(pc, sizeof *m);
+    if (!m)
+        return WEIR_ENOMEM;
+    *m = *base;
+    m->loc = win->loc;
+    if (win->n_order_by) {
+        m->order_by = win->order_by;
+        m->n_order_by = win->n_order_by;
+    }
+    if (win->frame)
+        m->frame = win->frame;
+    *out = m;
     return 0;
 }
 
@@ -205,7 +240,7 @@ static int collect_over(const weir_sql_expr *e, void *ud)
             return w->rc = plan_error(pc, e->u.call.args[i]->loc, WEIR_EPLAN,
                                       "aggregate function calls cannot be nested");
     const weir_sql_window *win = NULL;
-    if ((w->rc = resolve_window(w, e, &win)))
+    if ((w->rc = resolve_window(w, e->u.call.over, 0, &win)))
         return w->rc;
     weir_buf b;
     weir_buf_init(&b);
@@ -327,18 +362,18 @@ int plan_over(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, 
                           "OVER needs ORDER BY one time attribute (ORDER BY the table's rowtime column)");
     const weir_sql_order_item *ob = &win->order_by[0];
     int oc_col = ob->expr->kind == WEIR_SQL_EXPR_COLUMN ? plan_find_column(in, &ob->expr->u.column) : -1;
-    if (oc_col >= 0 && in->has_proctime && (uint32_t)oc_col == in->proctime)
-        return plan_error(pc, ob->expr->loc, WEIR_EUNSUPPORTED,
-                          "OVER windows ordered by processing time are not supported yet; order by the event-time "
-                          "attribute");
-    if (oc_col < 0 || oc_col != in->rowtime)
+    weir_over_config oc = {0};
+    oc.proctime = oc_col >= 0 && in->has_proctime && (uint32_t)oc_col == in->proctime;
+    if (!oc.proctime && oc_col >= 0 && (rc = plan_use_time_attr(pc, in, oc_col)) < 0)
+        return rc;
+    if (!oc.proctime && (oc_col < 0 || oc_col != in->rowtime))
         return plan_error(pc, ob->expr->loc, WEIR_EPLAN,
-                          "OVER windows must be ordered by the input's event-time attribute%s%s%s",
+                          "OVER windows must be ordered by a time attribute of the input: its event-time attribute%s%s%s"
+                          " or a processing-time attribute (PROCTIME())",
                           in->rowtime >= 0 ? " ('" : "", in->rowtime >= 0 ? in->schema->fields[in->rowtime].name : "",
                           in->rowtime >= 0 ? "')" : " (declare a WATERMARK on the table)");
     if (ob->dir == WEIR_SQL_ORDER_DESC)
         return plan_error(pc, ob->expr->loc, WEIR_EUNSUPPORTED, "OVER windows must be ordered ascending by time");
-    weir_over_config oc = {0};
     if ((rc = frame_of(pc, win, &oc)))
         return rc;
 
@@ -409,7 +444,7 @@ int plan_over(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, 
     for (uint32_t c = 0; c < pr.n_physical; c++)
         if (weir_schema_add(os, pr.schema->fields[c].name, pr.schema->fields[c].type) < 0)
             return WEIR_ENOMEM;
-    os->rowtime = pr.schema->rowtime;
+    os->rowtime = oc.proctime && !oc.rows && !oc.unbounded ? -1 : pr.schema->rowtime;
     for (uint32_t i = 0; i < as->n_calls; i++) {
         agg_call *c = &as->calls[i];
         char fn[48];
@@ -448,7 +483,8 @@ int plan_over(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, 
         return rc;
     out->schema = os;
     out->n_physical = os->n_fields;
-    out->rowtime = pr.rowtime;
+    /* processing-time RANGE rows come out after the clock passed them, behind the watermark: no event time */
+    out->rowtime = oc.proctime && !oc.rows && !oc.unbounded ? -1 : pr.rowtime;
     out->updating = false;
     out->win.present = false;
     out->wprops.present = false;
@@ -465,8 +501,8 @@ int plan_over(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, 
     else
         snprintf(frame, sizeof frame, oc.rows ? "ROWS %lld PRECEDING" : "RANGE %lld ms PRECEDING",
                  (long long)oc.preceding);
-    weir_buf_printf(&pc->explain, "  OverAggregate[%d]: partition=%u %s aggs=%u\n", out->s.node, oc.partition.n,
-                    frame, as->n_calls);
+    weir_buf_printf(&pc->explain, "  OverAggregate[%d]: partition=%u %s%s aggs=%u\n", out->s.node, oc.partition.n,
+                    frame, oc.proctime ? " proctime" : "", as->n_calls);
     as->out = out;
     as->phase = AGG_OVER;
     return 0;

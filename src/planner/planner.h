@@ -21,6 +21,10 @@
 #include "weir/window.h"
 
 typedef struct plan_ctx plan_ctx;
+typedef struct plan_alt_time {
+    int node;
+    uint32_t col;
+} plan_alt_time;
 
 /* A table created with CREATE TABLE. */
 typedef struct cat_table {
@@ -155,7 +159,20 @@ struct plan_ctx {
     const weir_sql_expr **scalar_e;
     uint32_t *scalar_col;
     uint32_t n_scalar;
+    /*
+     * Second event-time attributes, per stream node: an inner interval
+     * join's right time (its rows carry the left time, the rel's rowtime);
+     * plan_calc carries one to its output node, plan_use_time_attr
+     * re-stamps the rows when a window or OVER takes it. Arena memory.
+     */
+    plan_alt_time *alt_times;
+    uint32_t n_alt_times, cap_alt_times;
 };
+
+/* Column col of stream node's rows is an event-time attribute besides the rel's rowtime. */
+int plan_alt_time_add(plan_ctx *pc, int node, uint32_t col);
+/* The second event-time attribute of r's stream, or -1. */
+int plan_alt_time_of(const plan_ctx *pc, const rel *r);
 
 /* config */
 const char *plan_config(const plan_ctx *pc, const char *key);
@@ -213,6 +230,12 @@ void plan_item_name(const weir_sql_select_item *it, uint32_t i, char *buf, size_
 /* query.c */
 int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out);
 /* Adds a calc (filter then projection) over r; exprs bound over r. */
+/*
+ * Makes column idx r's event-time attribute when it is r's second one (an
+ * inner interval join's right time): a Calc re-stamps the rows with it. 0:
+ * idx is r's event-time attribute now; 1: it is none of r's.
+ */
+int plan_use_time_attr(plan_ctx *pc, rel *r, int idx);
 int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, const char *const *names,
               uint32_t n, rel *out, const char *label);
 
@@ -321,7 +344,7 @@ int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where, con
 int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc);
 
 /* ops in this folder */
-int weir__calc_spec(weir_expr_arena *arena, weir_expr *filter, weir_expr *const *exprs, uint32_t n,
+int weir__calc_spec(weir_expr_arena *arena, weir_expr *filter, weir_expr *const *exprs, uint32_t n, int32_t ts_col,
                     const weir_schema *out_schema, weir_clock clock, weir_operator_spec *out);
 /*
  * Wraps a source so that it produces `full` from the rows of `inner`:

@@ -79,11 +79,17 @@ static int calc_digest(weir_stream in, weir_expr *filter, weir_expr *const *expr
     return rc;
 }
 
-int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, const char *const *names,
-              uint32_t n, rel *out, const char *label)
+/*
+ * plan_calc; ts_to >= 0 (with exprs) makes output column ts_to the event-time
+ * attribute, re-stamping the rows with it (the old one becomes the second).
+ */
+static int calc_ts(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, const char *const *names,
+                   uint32_t n, rel *out, const char *label, int ts_to)
 {
     weir_schema *s = NULL;
     rel o = *r;
+    int alt_in = plan_alt_time_of(pc, r), alt_out = exprs ? -1 : alt_in;
+    int32_t ts_col = -1;
     if (exprs) {
         s = plan_new_schema(pc);
         if (!s)
@@ -105,6 +111,16 @@ int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, 
                 o.has_proctime = true;
                 o.proctime = i;
             }
+            if (c >= 0 && c == alt_in && alt_out < 0)
+                alt_out = (int)i;
+        }
+        if (ts_to >= 0 || (o.rowtime < 0 && alt_out >= 0)) {
+            /* the second attribute takes over: asked for, or the first one is projected away */
+            int was = o.rowtime;
+            ts_col = ts_to >= 0 ? ts_to : alt_out;
+            o.rowtime = ts_col;
+            s->rowtime = ts_col;
+            alt_out = ts_to >= 0 ? was : -1;
         }
         o.schema = s;
         o.n_physical = n;
@@ -134,6 +150,8 @@ int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, 
     /* The same calc over the same stream: one operator (reuse.c). */
     weir_buf dg;
     int rc = calc_digest(r->s, filter, exprs, names, n, &dg);
+    if (!rc && ts_col >= 0)
+        rc = weir_buf_printf(&dg, "|ts=%d", (int)ts_col);
     /* A column above the watermark stays so under any name (a filter keeps every column). */
     o.above_wm = false;
     if (r->above_wm && r->above_node == r->s.node) {
@@ -161,7 +179,7 @@ int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, 
     const weir_schema *os = exprs ? s : r->win.present ? r->win.stream_schema : r->schema;
     weir_operator_spec spec;
     if (!rc)
-        rc = weir__calc_spec(pc->arena, filter, exprs, n, os, pc->cenv.clock, &spec);
+        rc = weir__calc_spec(pc->arena, filter, exprs, n, ts_col, os, pc->cenv.clock, &spec);
     if (!rc && (rc = weir_job_operator(pc->job, &r->s, 1, &spec, os, plan_forward_parallelism(pc, r->s), &o.s))) {
         if (spec.free_arg)
             spec.free_arg(spec.arg);
@@ -169,6 +187,8 @@ int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, 
         return plan_error(pc, r->loc, rc, "cannot add operator %s: %s", label, weir_job_error(pc->job));
     }
     o.above_node = o.s.node;
+    if (!rc && alt_out >= 0)
+        rc = plan_alt_time_add(pc, o.s.node, (uint32_t)alt_out);
     if (!rc)
         rc = plan_reuse_add(pc, PLAN_REUSE_OPERATOR, &dg, &o);
     weir_buf_fini(&dg);
@@ -188,11 +208,71 @@ int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, 
             weir_buf_printf(&fb, "%s%s AS %s", i ? ", " : "", buf, names[i]);
         }
     }
+    if (ts_col >= 0)
+        weir_buf_printf(&fb, " (event time: %s)", s->fields[ts_col].name);
     weir_buf_put_u8(&fb, 0);
     explain_line(pc, "%s[%d]:%s", label, o.s.node, (char *)fb.data);
     weir_buf_fini(&fb);
     *out = o;
     return 0;
+}
+
+int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, const char *const *names,
+              uint32_t n, rel *out, const char *label)
+{
+    return calc_ts(pc, r, filter, exprs, names, n, out, label, -1);
+}
+
+int plan_alt_time_add(plan_ctx *pc, int node, uint32_t col)
+{
+    if (plan_alt_time_of(pc, &(rel){.s = {.node = node}}) >= 0)
+        return 0;
+    if (pc->n_alt_times == pc->cap_alt_times) {
+        uint32_t cap = pc->cap_alt_times ? pc->cap_alt_times * 2 : 8;
+        plan_alt_time *v = plan_alloc(pc, cap * sizeof *v);
+        if (!v)
+            return WEIR_ENOMEM;
+        if (pc->n_alt_times)
+            memcpy(v, pc->alt_times, pc->n_alt_times * sizeof *v);
+        pc->alt_times = v;
+        pc->cap_alt_times = cap;
+    }
+    pc->alt_times[pc->n_alt_times++] = (plan_alt_time){node, col};
+    return 0;
+}
+
+int plan_alt_time_of(const plan_ctx *pc, const rel *r)
+{
+    for (uint32_t i = 0; r->s.side_tag == 0 && i < pc->n_alt_times; i++)
+        if (pc->alt_times[i].node == r->s.node)
+            return (int)pc->alt_times[i].col;
+    return -1;
+}
+
+int plan_use_time_attr(plan_ctx *pc, rel *r, int idx)
+{
+    if (idx == r->rowtime)
+        return 0;
+    if (idx < 0 || plan_alt_time_of(pc, r) != idx || r->win.present)
+        return 1;
+    uint32_t n = r->n_physical;
+    weir_expr **exprs = plan_alloc(pc, (n + 1) * sizeof *exprs);
+    const char **names = plan_alloc(pc, (n + 1) * sizeof *names);
+    if (!exprs || !names)
+        return WEIR_ENOMEM;
+    for (uint32_t c = 0; c < n; c++) {
+        weir_error err = {0};
+        if (weir_expr_column(pc->arena, c, r->schema->fields[c].type, &exprs[c], &err))
+            return WEIR_ENOMEM;
+        names[c] = r->schema->fields[c].name;
+    }
+    rel o;
+    int rc = calc_ts(pc, r, NULL, exprs, names, n, &o, "Calc", idx);
+    if (!rc) {
+        o.quals = r->quals; /* the same columns */
+        *r = o;
+    }
+    return rc;
 }
 
 /* ----------------------------------------------------------------- FROM */
@@ -547,6 +627,8 @@ static int plan_window_tvf(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out
     if (idx < 0)
         return plan_error(pc, tc->loc, WEIR_ENOTFOUND, "unknown column '%s' in DESCRIPTOR", tc->name);
     bool proctime = out->has_proctime && (uint32_t)idx == out->proctime;
+    if (!proctime && (rc = plan_use_time_attr(pc, out, idx)) < 0)
+        return rc;
     if (idx != out->rowtime && !proctime)
         return plan_error(pc, tc->loc, WEIR_EPLAN,
                           "column '%s' is not a time attribute: declare WATERMARK FOR %s in its table, use the "

@@ -229,7 +229,10 @@ int plan_unnest_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *wh
                           "UNNEST is supported in CROSS JOIN UNNEST(...), ', UNNEST(...)', JOIN UNNEST(...) ON TRUE "
                           "and LEFT JOIN UNNEST(...) ON TRUE");
     if (u->u.unnest.n_args != 1)
-        return plan_error(pc, u->loc, WEIR_EUNSUPPORTED, "UNNEST of %u collections is not supported; unnest one",
+        return plan_error(pc, u->loc, WEIR_EUNSUPPORTED,
+                          "UNNEST of %u collections at once is not supported (Flink's planner unnests one collection "
+                          "per UNNEST too); write one CROSS JOIN UNNEST per collection (their rows multiply) or zip "
+                          "them by position with WITH ORDINALITY and a condition on the ordinals",
                           u->u.unnest.n_args);
     rel l;
     int rc;

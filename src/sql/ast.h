@@ -416,6 +416,7 @@ struct weir_sql_expr {
         } list;
         struct {
             weir_sql_expr *operand, *index;
+            bool field; /* operand.name (a[1].f, (r).f): index is the field's name, a string literal */
         } item;
         struct {
             weir_sql_name table;

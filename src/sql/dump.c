@@ -249,7 +249,7 @@ static void expr(dumper *d, int depth, const char *role, const weir_sql_expr *e)
     case WEIR_SQL_EXPR_ITEM:
         line(d, depth, e->loc, "%s%s", role, kind);
         expr(d, depth + 1, "", e->u.item.operand);
-        expr(d, depth + 1, "index ", e->u.item.index);
+        expr(d, depth + 1, e->u.item.field ? "field " : "index ", e->u.item.index);
         return;
     case WEIR_SQL_EXPR_TABLE_ARG:
         name_text(&e->u.table_arg.table, text, sizeof text);

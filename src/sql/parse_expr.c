@@ -1639,6 +1639,7 @@ weir_sql_expr *parse_expr(parser *p, int min_prec)
             op = WEIR_SQL_OP_CONCAT, prec = PREC_MUL;
             break;
         case WEIR__SQL_TK_LBRACKET:
+        case WEIR__SQL_TK_DOT:
             op = WEIR_SQL_OP_OR, prec = PREC_POSTFIX;
             break;
         case WEIR__SQL_TK_IDENT:
@@ -1679,6 +1680,15 @@ weir_sql_expr *parse_expr(parser *p, int min_prec)
             e->u.item.index = parse_expr(p, PREC_MIN);
             expect_tk(p, WEIR__SQL_TK_RBRACKET, "']'");
             left = finish(p, e);
+        } else if (t->type == WEIR__SQL_TK_DOT) {
+            /* a field of a ROW value: items[1].sku, (r).f (a column path a.b.c is one name) */
+            weir_sql_expr *f = new_expr(p, WEIR_SQL_EXPR_ITEM, left->loc);
+            parser_advance(p);
+            weir_sql_ident id = parse_ident(p, "a field name");
+            f->u.item.operand = left;
+            f->u.item.field = true;
+            f->u.item.index = clause_str(p, id.name, id.len, id.loc);
+            left = finish(p, f);
         } else if (kw == WEIR__SQL_KW_IS) {
             left = parse_is(p, left);
         } else if (kw == WEIR__SQL_KW_IN) {

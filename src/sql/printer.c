@@ -637,6 +637,13 @@ static void expr(printer *pr, const weir_sql_expr *e)
         break;
     case WEIR_SQL_EXPR_ITEM:
         child(pr, e->u.item.operand, PREC_POSTFIX);
+        if (e->u.item.field) {
+            const weir_sql_literal *l = &e->u.item.index->u.lit;
+            weir_sql_ident id = {.name = l->text, .len = l->len};
+            put(pr, ".");
+            put_ident(pr, &id);
+            break;
+        }
         put(pr, "[");
         expr(pr, e->u.item.index);
         put(pr, "]");
