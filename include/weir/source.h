@@ -97,6 +97,16 @@ typedef struct weir_source_class {
      * whole lead in state until the watermark, the minimum, catches up.
      */
     bool lockstep;
+    /*
+     * Optional: split id continues split prev, the split given just before
+     * it to the same instance (byte ranges of one file, in file order). The
+     * runtime then reads id only once prev has ended, as one sequence with
+     * it: id takes over prev's watermark generator (and its input of the
+     * subtask's watermark valve) instead of holding the watermark back from
+     * the start. A split restored with progress of its own is read on its
+     * own, as before.
+     */
+    bool (*continues)(void *src, const char *prev, const char *id);
 } weir_source_class;
 
 typedef struct weir_source_spec {

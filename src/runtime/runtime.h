@@ -200,6 +200,10 @@ typedef struct weir__split {
     uint32_t valve_idx;
     bool finished;
     bool idle;
+    /* waiting for the split it continues (weir_source_class.continues) to
+     * end: not opened, no input of the valve */
+    bool queued;
+    uint32_t next; /* index of the split that continues this one; 0: none */
     int64_t last_data_ms; /* processing time of the last row (or of opening) */
     weir__split_pub *pub; /* owned by the subtask's split_pub list */
 } weir__split;
@@ -219,6 +223,7 @@ typedef struct weir__source_run {
     uint32_t *iota;          /* 0, 1, 2, ... for gathers */
     weir_buf pos;            /* scratch for positions */
     uint64_t rows;           /* rows read by this subtask in this run */
+    uint32_t n_seqs;         /* splits that continue none (lockstep's unit) */
 } weir__source_run;
 
 struct weir__subtask {
