@@ -493,7 +493,8 @@ struct weir__writer {
     uint32_t **tidx; /* per target: row indices of the batch being scattered */
     uint32_t *tn;
     uint32_t *iota;
-    uint32_t idx_cap;   /* capacity of tidx[t] and iota */
+    uint64_t *rhash;    /* KEYED: the key hash of each row being scattered */
+    uint32_t idx_cap;   /* capacity of tidx[t], iota and rhash */
     uint32_t *kg_owner; /* key group -> target */
     uint32_t rr;        /* rebalance cursor */
     weir_buf bigkey;    /* keys longer than the stack buffer */
