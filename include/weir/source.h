@@ -89,9 +89,11 @@ typedef struct weir_source_class {
     /*
      * The subtasks generate one sequence in stride (subtask s of p makes
      * rows s, s + p, s + 2p, ... of each split kind), and event time is a
-     * function of the row number: the runtime keeps every subtask within
-     * a few batches per split of the slowest one, so that their event
-     * times stay together. Without it a subtask that gets more CPU than
+     * function of the row number (or they read byte ranges of files dealt
+     * out in stride, where equal row counts are about equal positions in
+     * the files): the runtime keeps every subtask within a few batches per
+     * sequence of splits of the slowest one, so that their event times
+     * stay together. Without it a subtask that gets more CPU than
      * its siblings runs ahead, nothing pushes back (the keyed consumers
      * take whatever comes), and every consumer holds the windows of the
      * whole lead in state until the watermark, the minimum, catches up.

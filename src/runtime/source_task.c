@@ -36,13 +36,19 @@
  * one, because the join consumes both inputs - and the join holds the state
  * of every window the faster one read ahead.
  *
- * Lockstep (generators: weir_source_class.lockstep): the subtasks of one
- * source publish the rows they read per split, and one that is more than
- * LOCKSTEP_BATCHES batches per split ahead of the slowest waits as an
- * aligned one does. Their rows are one sequence dealt out in stride with
- * event time a function of the row number, so equal row counts mean equal
- * event times. It only holds reading back: rows, watermarks and results are
- * the same with or without it.
+ * Lockstep (generators, file byte ranges: weir_source_class.lockstep): the
+ * subtasks of one source publish the rows they read per sequence of splits,
+ * and one that is more than LOCKSTEP_BATCHES batches per sequence ahead of
+ * the slowest waits as an aligned one does. Their rows are one sequence
+ * dealt out in stride with event time a function of the row number (or
+ * ranges of files dealt out in stride), so equal row counts mean equal (or
+ * close) event times. It only holds reading back: rows, watermarks and
+ * results are the same with or without it.
+ *
+ * Sequences (weir_source_class.continues: byte ranges of one file): a split
+ * that continues the one added before it waits, unopened and outside the
+ * valve, until that one ends; then it takes over its watermark generator and
+ * valve input. The subtask reads them as one split of their records.
  */
 #include <string.h>
 #include <time.h>

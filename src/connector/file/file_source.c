@@ -797,6 +797,9 @@ static int shrunk(file_reader *r, uint64_t at, weir_error *err)
         r->split->path, r->size, now, at);
 }
 
+/* What a byte range reads past its end at a time: its last record's tail. */
+#define RANGE_TAIL_READ 4096
+
 /* Reads more bytes after buf[len), moving unconsumed bytes to the front first,
  * up to the size the file had at open. */
 static int refill(file_reader *r, weir_error *err)
@@ -828,6 +831,14 @@ static int refill(file_reader *r, weir_error *err)
     size_t want = r->cap - r->len;
     if (r->size - at < want)
         want = (size_t)(r->size - at);
+    /* A byte range needs its own bytes and the end of its last record, not
+     * a whole buffer more (a file in 1 024 ranges read 1 MiB for each). */
+    uint64_t end = r->split->end;
+    if (end != UINT64_MAX) {
+        uint64_t need = (at < end ? end - at : 0) + RANGE_TAIL_READ;
+        if (need < want)
+            want = (size_t)need;
+    }
     for (;;) {
         ssize_t n = reader_pread(r, r->buf + r->len, want, at);
         if (n < 0) {
