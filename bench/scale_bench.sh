@@ -2,13 +2,16 @@
 # bench/scale_bench.sh - CPU time per event at parallelism 1 and 2 for the
 # synthetic keyed window jobs (TUMBLE and HOP, COUNT and SUM per key, 10 000
 # keys, blackhole sink), over a datagen source and over one JSON file read
-# in byte ranges ('source.split-size', one range per subtask), optionally
+# in byte ranges ('source.split-size'), optionally
 # against a second weir binary, alternated run by run in the same round.
 #
-#   bash bench/scale_bench.sh [-e EVENTS] [-r ROUNDS] [-j JOBS] WEIR [WEIR_B]
+#   bash bench/scale_bench.sh [-e EVENTS] [-r ROUNDS] [-j JOBS] [-n RANGES]
+#                             WEIR [WEIR_B]
 #
 #   JOBS: a comma-separated subset of tumble-datagen,hop-datagen,
 #         tumble-json,hop-json (default: all four)
+#   RANGES: the JSON file's byte ranges (dealt out in stride: subtask s of p
+#         reads ranges s, s + p, ...); 0 (default): one range per subtask
 #
 # Each run is a fresh `weir run` process timed with /usr/bin/time: user +
 # system CPU seconds of the whole process (all threads), wall seconds and
@@ -20,16 +23,18 @@ set -euo pipefail
 EVENTS=5000000
 ROUNDS=3
 JOBS=tumble-datagen,hop-datagen,tumble-json,hop-json
-while getopts e:r:j: o; do
+RANGES=0
+while getopts e:r:j:n: o; do
     case $o in
     e) EVENTS=$OPTARG ;;
     r) ROUNDS=$OPTARG ;;
     j) JOBS=$OPTARG ;;
+    n) RANGES=$OPTARG ;;
     *) exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-A=${1:?usage: scale_bench.sh [-e EVENTS] [-r ROUNDS] [-j JOBS] WEIR [WEIR_B]}
+A=${1:?usage: scale_bench.sh [-e EVENTS] [-r ROUNDS] [-j JOBS] [-n RANGES] WEIR [WEIR_B]}
 B=${2:-}
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT
@@ -70,9 +75,10 @@ WITH ('connector' = 'datagen', 'number-of-rows' = '$EVENTS',
   'fields.ts.end' = '2100-01-01 00:00:00');
 SQL
         else
-            local size split
+            local size split n=$RANGES
             size=$(stat -c %s "$DIR/ev.json")
-            split=$((size / $2 + 1))
+            [ "$n" -gt 0 ] || n=$2
+            split=$((size / n + 1))
             cat <<SQL
 CREATE TABLE src (k BIGINT, v BIGINT, ts_ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ts_ms, 3),
   WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)

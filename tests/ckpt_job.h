@@ -51,6 +51,10 @@ typedef struct cj_params {
     uint32_t parallelism;     /* of the window and the sink */
     uint32_t batch_size;      /* 0: 1024 */
     size_t read_buffer_bytes; /* 0: the source's default */
+    /* The file read as byte ranges of this size (0: one split). The one
+     * source subtask reads them one after the other as one sequence, so the
+     * output is that of the file read whole. */
+    uint64_t split_size;
     uint64_t roll_bytes;      /* 0: the sink's default */
     weir_clock clock;         /* now_ms NULL: system */
     /*
@@ -309,6 +313,7 @@ static inline int cj_job_build(const cj_params *p, cj_job **out,
         fc.path = p->input;
         weir_format_options_init(&fc.format, WEIR_FORMAT_CSV);
         fc.read_buffer_bytes = p->read_buffer_bytes;
+        fc.split_size_bytes = p->split_size;
         if ((rc = weir_file_source_spec(&fc, j->in, &src, err)))
             goto fail;
     }

@@ -485,6 +485,79 @@ Test(file_source, byte_ranges_lose_and_duplicate_nothing, .init = make_tmp,
     weir_schema_destroy(s);
 }
 
+/*
+ * Byte ranges are dealt out in stride (subtask s of p gets ranges s, s + p,
+ * ... of the list), and each of a subtask's ranges of one file continues the
+ * one before it (the runtime reads them one after the other as one
+ * sequence); a bounded ranged source keeps its subtasks in lockstep.
+ */
+Test(file_source, ranges_dealt_in_stride_continue_each_other,
+     .init = make_tmp, .fini = cleanup_tmp)
+{
+    mkdir(tpath("d"), 0777);
+    char content[1001];
+    memset(content, 'x', 1000);
+    content[1000] = '\0';
+    for (int i = 99; i < 1000; i += 100)
+        content[i] = '\n';
+    write_file(tpath("d/a.json"), content);
+    write_file(tpath("d/b.json"), content);
+    weir_schema *s = kv_schema();
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    cfg.path = tpath("d");
+    cfg.split_size_bytes = 300; /* 4 ranges a file: 8 in all */
+    src_handle h;
+    file_source(&h, &cfg, s);
+    cr_assert(h.spec.cls->lockstep, "bounded byte ranges: lockstep");
+    cr_assert_not_null(h.spec.cls->continues);
+    const uint32_t p = 3;
+    const char *want[3][3] = {{"a.json@0-300", "a.json@900-", "b.json@600-900"},
+                              {"a.json@300-600", "b.json@0-300", "b.json@900-"},
+                              {"a.json@600-900", "b.json@300-600", NULL}};
+    for (uint32_t sub = 0; sub < p; sub++) {
+        src_open(&h, sub, p);
+        const char **ids;
+        uint32_t n;
+        bool done;
+        cr_assert_eq(h.spec.cls->discover(h.src, &ids, &n, &done, &h.err), 0);
+        cr_assert_eq(n, want[sub][2] ? 3u : 2u, "subtask %u", sub);
+        for (uint32_t i = 0; i < n; i++) {
+            char full[600];
+            snprintf(full, sizeof full, "%s/%s", tpath("d"), want[sub][i]);
+            cr_assert_str_eq(ids[i], full, "subtask %u range %u", sub, i);
+        }
+        /* each later range of the same file continues the one before */
+        for (uint32_t i = 1; i < n; i++) {
+            bool same_file = strncmp(want[sub][i - 1], want[sub][i], 6) == 0;
+            cr_assert_eq(h.spec.cls->continues(h.src, ids[i - 1], ids[i]),
+                         same_file, "%s then %s", ids[i - 1], ids[i]);
+            cr_assert_not(h.spec.cls->continues(h.src, ids[i], ids[i - 1]),
+                          "an earlier range continues nothing");
+        }
+        h.spec.cls->destroy(h.src);
+    }
+    weir_source_spec_release(&h.spec);
+
+    /* Whole files continue nothing, and are not in lockstep; nor is a
+     * monitored folder (a new file would hold the others back). */
+    cfg.split_size_bytes = 0;
+    file_source(&h, &cfg, s);
+    cr_assert_not(h.spec.cls->lockstep);
+    src_open(&h, 0, 1);
+    char a[600], b[600];
+    snprintf(a, sizeof a, "%s", tpath("d/a.json"));
+    snprintf(b, sizeof b, "%s", tpath("d/b.json"));
+    cr_assert_not(h.spec.cls->continues(h.src, a, b));
+    src_close(&h);
+    cfg.split_size_bytes = 300;
+    cfg.monitor_interval_ms = 1000;
+    file_source(&h, &cfg, s);
+    cr_assert_not(h.spec.cls->lockstep);
+    weir_source_spec_release(&h.spec);
+    weir_schema_destroy(s);
+}
+
 Test(file_source, range_ids_of_an_earlier_run_reopen, .init = make_tmp,
      .fini = cleanup_tmp)
 {

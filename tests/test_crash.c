@@ -51,6 +51,9 @@
 static char g_dir[256], g_input[300], g_out[300], g_ckpt[300], g_state[300],
     g_ref[300], g_log[300];
 static uint64_t g_rows;
+/* The killed attempts read the input as byte ranges of this size (0: one
+ * split); the reference always reads it whole. */
+static uint64_t g_split_size;
 
 static uint64_t env_u64(const char *name, uint64_t def)
 {
@@ -170,6 +173,7 @@ static void child(const char *backend, const char *out_dir, bool checkpoints)
                    .state_dir = g_state,
                    .parallelism = 2,
                    .read_buffer_bytes = 64 << 10,
+                   .split_size = checkpoints ? g_split_size : 0,
                    .roll_bytes = 64 << 10};
     cj_job *j = NULL;
     weir_error err;
@@ -312,15 +316,16 @@ static void dump_log(void)
     fclose(f);
 }
 
-static void crash_test(const char *backend)
+static void crash_test(const char *backend, uint64_t kills_default)
 {
     uint64_t seed = env_u64("WEIR_CRASH_SEED",
                             (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16));
-    uint64_t target = env_u64("WEIR_CRASH_KILLS", 24);
+    uint64_t target = env_u64("WEIR_CRASH_KILLS", kills_default);
     fprintf(stderr,
-            "crash test (%s backend, %llu rows): seed %llu "
+            "crash test (%s backend, %llu rows, split size %llu): seed %llu "
             "(WEIR_CRASH_SEED=%llu replays it)\n",
-            backend, (unsigned long long)g_rows, (unsigned long long)seed,
+            backend, (unsigned long long)g_rows,
+            (unsigned long long)g_split_size, (unsigned long long)seed,
             (unsigned long long)seed);
 
     /* The reference: one uninterrupted run without checkpoints. */
@@ -423,7 +428,23 @@ static void crash_test(const char *backend)
 
 Test(crash, kill9_memory_backend)
 {
-    crash_test("memory");
+    crash_test("memory", 24);
+}
+
+/*
+ * The input read as 13 byte ranges by the one source subtask: it reads them
+ * one after the other, each range going on with the watermark generator of
+ * the one before, so the output (late records dropped included) is exactly
+ * that of the file read whole, and a restore resumes the range that was
+ * being read and those still waiting. Read side by side, each range with
+ * its own generator, the late records of the later ranges counted.
+ */
+Test(crash, kill9_memory_backend_byte_ranges)
+{
+    struct stat st;
+    cr_assert_eq(stat(g_input, &st), 0);
+    g_split_size = (uint64_t)st.st_size / 13 + 1;
+    crash_test("memory", 8);
 }
 
 Test(crash, kill9_rocksdb_backend)
@@ -431,5 +452,5 @@ Test(crash, kill9_rocksdb_backend)
 #ifndef WEIR_HAVE_ROCKSDB
     cr_skip_test("built without RocksDB");
 #endif
-    crash_test("rocksdb");
+    crash_test("rocksdb", 24);
 }

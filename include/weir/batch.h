@@ -53,6 +53,15 @@ typedef struct weir_batch {
     char *heap;                /* string arena */
     size_t heap_len;
     size_t heap_cap;
+    /*
+     * The hash of each row's key (weir_key_hash of its encoding by the
+     * weir_keyspec key_hash_of points to), as a keyed exchange computed it to
+     * route the row: a keyed consumer with the same key takes it instead of
+     * hashing again. Valid only while key_hash_of is set; every function
+     * here that changes the rows clears it. key_hash is owned by the batch.
+     */
+    uint64_t *key_hash;
+    const void *key_hash_of;
 } weir_batch;
 
 weir_batch *weir_batch_create(const weir_schema *schema, uint32_t capacity);

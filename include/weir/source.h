@@ -89,9 +89,11 @@ typedef struct weir_source_class {
     /*
      * The subtasks generate one sequence in stride (subtask s of p makes
      * rows s, s + p, s + 2p, ... of each split kind), and event time is a
-     * function of the row number: the runtime keeps every subtask within
-     * a few batches per split of the slowest one, so that their event
-     * times stay together. Without it a subtask that gets more CPU than
+     * function of the row number (or they read byte ranges of files dealt
+     * out in stride, where equal row counts are about equal positions in
+     * the files): the runtime keeps every subtask within a few batches per
+     * sequence of splits of the slowest one, so that their event times
+     * stay together. Without it a subtask that gets more CPU than
      * its siblings runs ahead, nothing pushes back (the keyed consumers
      * take whatever comes), and every consumer holds the windows of the
      * whole lead in state until the watermark, the minimum, catches up.
@@ -108,6 +110,16 @@ typedef struct weir_source_class {
      * tells the source that its splits may go on past it.
      */
     uint64_t (*barrier)(void *reader);
+    /*
+     * Optional: split id continues split prev, the split given just before
+     * it to the same instance (byte ranges of one file, in file order). The
+     * runtime then reads id only once prev has ended, as one sequence with
+     * it: id takes over prev's watermark generator (and its input of the
+     * subtask's watermark valve) instead of holding the watermark back from
+     * the start. A split restored with progress of its own is read on its
+     * own, as before.
+     */
+    bool (*continues)(void *src, const char *prev, const char *id);
 } weir_source_class;
 
 typedef struct weir_source_spec {

@@ -833,6 +833,7 @@ int weir_expr_eval_row(const weir_expr *e, const weir_batch *in, uint32_t row, w
     uint8_t *bits = bits_small;
     if (in) {
         view = *in;
+        view.key_hash_of = NULL; /* its rows start at `row` */
         uint32_t nf = in->schema->n_fields;
         if (nf > 16) {
             cols = weir_malloc(nf * (sizeof *cols + 1));

@@ -167,6 +167,13 @@ static int cs_checkpoint_complete(void *src, uint64_t ckpt_id, weir_error *err)
                : 0;
 }
 
+static bool cs_continues(void *src, const char *prev, const char *id)
+{
+    cs_src *s = src;
+    const weir_source_class *ic = s->conf->inner.cls;
+    return ic->continues && ic->continues(s->inner, prev, id);
+}
+
 #define CS_CLASS(lock)                                                         \
     {                                                                          \
         .name = "computed", .create = cs_create, .discover = cs_discover,      \
@@ -176,6 +183,7 @@ static int cs_checkpoint_complete(void *src, uint64_t ckpt_id, weir_error *err)
         .has_backlog = cs_has_backlog,                                         \
         .checkpoint_taken = cs_checkpoint_taken,                               \
         .checkpoint_complete = cs_checkpoint_complete, .lockstep = (lock),     \
+        .continues = cs_continues,                                             \
     }
 /* the inner source's lockstep (a class-wide flag) carries over */
 static const weir_source_class cs_class = CS_CLASS(false);

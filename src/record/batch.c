@@ -63,12 +63,14 @@ void weir_batch_destroy(weir_batch *b)
     weir_free(b->ts);
     weir_free(b->kind);
     weir_free(b->heap);
+    weir_free(b->key_hash);
     weir_free(b);
 }
 
 void weir_batch_reset(weir_batch *b)
 {
     b->n_rows = 0;
+    b->key_hash_of = NULL;
     b->heap_len = 0;
     for (uint32_t i = 0; i < b->schema->n_fields; i++)
         b->cols[i].all_valid = true;
@@ -138,6 +140,7 @@ int weir_batch_append_row(weir_batch *b)
     if (b->n_rows >= b->capacity)
         return WEIR_EINVAL;
     uint32_t r = b->n_rows++;
+    b->key_hash_of = NULL;
     for (uint32_t i = 0; i < b->schema->n_fields; i++) {
         weir_column *c = &b->cols[i];
         size_t w = weir_type_size(c->type);
@@ -217,6 +220,7 @@ int weir_batch_gather(weir_batch *dst, const weir_batch *src, const uint32_t *ro
         dst->kind[base + i] = src->kind[rows[i]];
     }
     dst->n_rows += n;
+    dst->key_hash_of = NULL;
     return 0;
 }
 
@@ -273,6 +277,7 @@ void weir_batch_filter_inplace(weir_batch *b, const uint8_t *sel)
         out++;
     }
     b->n_rows = out;
+    b->key_hash_of = NULL;
 }
 
 size_t weir_batch_format_value(const weir_batch *b, uint32_t col, uint32_t row, char *buf, size_t cap)

@@ -200,6 +200,10 @@ typedef struct weir__split {
     uint32_t valve_idx;
     bool finished;
     bool idle;
+    /* waiting for the split it continues (weir_source_class.continues) to
+     * end: not opened, no input of the valve */
+    bool queued;
+    uint32_t next; /* index of the split that continues this one; 0: none */
     int64_t last_data_ms; /* processing time of the last row (or of opening) */
     weir__split_pub *pub; /* owned by the subtask's split_pub list */
 } weir__split;
@@ -219,6 +223,7 @@ typedef struct weir__source_run {
     uint32_t *iota;          /* 0, 1, 2, ... for gathers */
     weir_buf pos;            /* scratch for positions */
     uint64_t rows;           /* rows read by this subtask in this run */
+    uint32_t n_seqs;         /* splits that continue none (lockstep's unit) */
 } weir__source_run;
 
 struct weir__subtask {
@@ -491,7 +496,8 @@ struct weir__writer {
     uint32_t **tidx; /* per target: row indices of the batch being scattered */
     uint32_t *tn;
     uint32_t *iota;
-    uint32_t idx_cap;   /* capacity of tidx[t] and iota */
+    uint64_t *rhash;    /* KEYED: the key hash of each row being scattered */
+    uint32_t idx_cap;   /* capacity of tidx[t], iota and rhash */
     uint32_t *kg_owner; /* key group -> target */
     uint32_t rr;        /* rebalance cursor */
     weir_buf bigkey;    /* keys longer than the stack buffer */

@@ -36,13 +36,19 @@
  * one, because the join consumes both inputs - and the join holds the state
  * of every window the faster one read ahead.
  *
- * Lockstep (generators: weir_source_class.lockstep): the subtasks of one
- * source publish the rows they read per split, and one that is more than
- * LOCKSTEP_BATCHES batches per split ahead of the slowest waits as an
- * aligned one does. Their rows are one sequence dealt out in stride with
- * event time a function of the row number, so equal row counts mean equal
- * event times. It only holds reading back: rows, watermarks and results are
- * the same with or without it.
+ * Lockstep (generators, file byte ranges: weir_source_class.lockstep): the
+ * subtasks of one source publish the rows they read per sequence of splits,
+ * and one that is more than LOCKSTEP_BATCHES batches per sequence ahead of
+ * the slowest waits as an aligned one does. Their rows are one sequence
+ * dealt out in stride with event time a function of the row number (or
+ * ranges of files dealt out in stride), so equal row counts mean equal (or
+ * close) event times. It only holds reading back: rows, watermarks and
+ * results are the same with or without it.
+ *
+ * Sequences (weir_source_class.continues: byte ranges of one file): a split
+ * that continues the one added before it waits, unopened and outside the
+ * valve, until that one ends; then it takes over its watermark generator and
+ * valve input. The subtask reads them as one split of their records.
  */
 #include <string.h>
 #include <time.h>
@@ -183,7 +189,31 @@ static void publish_split_state(weir__split *s)
     WEIR__SET(&p->finished, s->finished ? 1 : 0);
 }
 
-static int add_split(weir__subtask *st, const char *id)
+/* Opens the reader of split s (pos NULL, 0: from its beginning). */
+static int open_reader(weir__subtask *st, weir__split *s, const void *pos,
+                       size_t pos_len)
+{
+    weir__source_run *r = st->src;
+    weir_error err;
+    weir_error_clear(&err);
+    int rc = r->cls->open_split(r->src, s->id, pos, pos_len, &s->reader, &err);
+    if (rc) {
+        s->reader = NULL;
+        return weir__subtask_fail(st, rc, "%s: split %s: %s",
+                                  source_node(st)->name, s->id,
+                                  err.message[0] ? err.message
+                                                 : weir_strerror(rc));
+    }
+    return 0;
+}
+
+/*
+ * Adds split id. prev: the split added just before it when the source says
+ * id continues it (weir_source_class.continues), else -1. A continuing split
+ * that has no progress of its own to restore waits for prev to end
+ * (queued): it is neither opened nor an input of the valve until then.
+ */
+static int add_split(weir__subtask *st, const char *id, int64_t prev)
 {
     weir__source_run *r = st->src;
     weir_job *job = st->job;
@@ -217,8 +247,17 @@ static int add_split(weir__subtask *st, const char *id)
             return weir__subtask_fail(st, rc, "%s: cannot restore split %s: %s",
                                       node->name, id, weir_strerror(rc));
         }
-        restored = rc == 0;
+            restored = rc == 0;
     }
+    bool progress = restored && (rs.finished || rs.pos_len > 0 ||
+                                 rs.max_ts != WEIR_TS_MIN);
+    if (prev >= 0 && !progress && !r->splits[prev].finished) {
+        s->queued = true;
+        r->splits[prev].next = r->n_splits++;
+        publish_split_state(s);
+        return 0;
+    }
+    r->n_seqs++;
     int idx = weir__wm_valve_add(&r->valve);
     if (idx < 0) {
         weir_free(s->id);
@@ -238,16 +277,10 @@ static int add_split(weir__subtask *st, const char *id)
             return 0;
         }
     }
-    weir_error err;
-    weir_error_clear(&err);
-    int rc = r->cls->open_split(r->src, id, restored ? rs.pos : NULL,
-                                restored ? rs.pos_len : 0, &s->reader, &err);
-    if (rc) {
-        s->reader = NULL;
-        return weir__subtask_fail(st, rc, "%s: split %s: %s", node->name, id,
-                                  err.message[0] ? err.message
-                                                 : weir_strerror(rc));
-    }
+    int rc = open_reader(st, s, restored ? rs.pos : NULL,
+                         restored ? rs.pos_len : 0);
+    if (rc)
+        return rc;
     publish_split_state(s);
     return 0;
 }
@@ -267,9 +300,14 @@ static int discover(weir__subtask *st, int *flags)
                                   err.message[0] ? err.message
                                                  : weir_strerror(rc));
     uint32_t first = r->n_splits;
-    for (uint32_t i = 0; i < n; i++)
-        if ((rc = add_split(st, ids[i])))
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t prev = -1;
+        if (r->cls->continues && r->n_splits > 0 &&
+            r->cls->continues(r->src, r->splits[r->n_splits - 1].id, ids[i]))
+            prev = (int64_t)r->n_splits - 1;
+        if ((rc = add_split(st, ids[i], prev)))
             return rc;
+    }
     /* Restored splits: their watermarks and ends, now that all are in. A
      * split that is not restored starts with no watermark (and one found in
      * a later call cannot pull back what the valve already passed). */
@@ -381,6 +419,25 @@ static int process_rows(weir__subtask *st, weir__split *s)
                                      weir__wm_gen_current(&s->gen)));
 }
 
+/*
+ * Split s ended and split n continues it: n goes on as the same sequence,
+ * with s's watermark generator and valve input (the watermark neither waits
+ * for n's first rows nor restarts from nothing).
+ */
+static int hand_over(weir__subtask *st, weir__split *s, weir__split *n,
+                     int64_t now)
+{
+    n->gen = s->gen;
+    n->valve_idx = s->valve_idx;
+    n->idle = s->idle;
+    n->last_data_ms = now;
+    n->queued = false;
+    int rc = open_reader(st, n, NULL, 0);
+    if (!rc)
+        publish_split_state(n);
+    return rc;
+}
+
 /* Reads one batch from split s. *progress is set when rows came. */
 static int read_split(weir__subtask *st, weir__split *s, bool *progress)
 {
@@ -442,6 +499,8 @@ static int read_split(weir__subtask *st, weir__split *s, bool *progress)
         publish_split_state(s);
         r->cls->close_split(s->reader);
         s->reader = NULL;
+        if (s->next)
+            return hand_over(st, s, &r->splits[s->next], now);
         /* The split's watermark holds no one back any more. */
         return handle_flags(st, weir__wm_valve_end(&r->valve, s->valve_idx));
     }
@@ -581,7 +640,7 @@ static bool align_ahead(weir__subtask *st)
 static void lock_publish(weir__subtask *st, bool ended)
 {
     const weir__source_run *r = st->src;
-    uint64_t v = ended ? UINT64_MAX : r->rows / (r->n_splits ? r->n_splits : 1);
+    uint64_t v = ended ? UINT64_MAX : r->rows / (r->n_seqs ? r->n_seqs : 1);
     atomic_store_explicit(&st->lock_rows, v, memory_order_relaxed);
 }
 
@@ -692,7 +751,7 @@ int weir__run_source(weir__subtask *st)
         bool progress = false;
         for (uint32_t i = 0; i < r->n_splits; i++) {
             weir__split *s = &r->splits[i];
-            if (s->finished)
+            if (s->finished || s->queued)
                 continue;
             if ((rc = read_split(st, s, &progress)))
                 return rc;
@@ -754,7 +813,7 @@ int weir__source_snapshot(weir__subtask *st, uint64_t ckpt_id, weir_buf *out)
     for (uint32_t i = 0; i < r->n_splits && !rc; i++) {
         weir__split *s = &r->splits[i];
         weir_buf_clear(&r->pos);
-        if (!s->finished && r->cls->position &&
+        if (!s->finished && s->reader && r->cls->position &&
             (rc = r->cls->position(s->reader, &r->pos)))
             return weir__subtask_fail(st, rc,
                                       "%s: split %s: cannot read its position",

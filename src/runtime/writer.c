@@ -11,7 +11,8 @@
  * batches come from the channel's pool; nothing is allocated per record.
  *
  * KEYED: target = owner of the key group of the row's key (weir/key.h), via
- * a key-group -> subtask table. REBALANCE: each emitted batch goes whole to
+ * a key-group -> subtask table. The hashes travel with the rows
+ * (weir_batch.key_hash), so a keyed consumer does not hash them again. REBALANCE: each emitted batch goes whole to
  * the next subtask in turn. BROADCAST: every row to every subtask. GLOBAL:
  * every row to subtask 0. FORWARD: to the one channel the writer has.
  * Control messages go to every channel, whatever the partitioning.
@@ -75,6 +76,7 @@ void weir__writer_fini(weir__writer *w)
     weir_free(w->stage);
     weir_free(w->ch);
     weir_free(w->iota);
+    weir_free(w->rhash);
     weir_free(w->kg_owner);
     weir_buf_fini(&w->bigkey);
 }
@@ -97,10 +99,13 @@ static int push_stage(weir__writer *w, uint32_t t)
     return rc;
 }
 
-/* Appends rows idx[0..n) of b to target t's staging batch, pushing full ones.
+/*
+ * Appends rows idx[0..n) of b to target t's staging batch, pushing full ones.
+ * hash: the key hash of every row of b (a keyed exchange), or NULL; the
+ * stage keeps them while all its rows have one.
  */
 static int append_rows(weir__writer *w, uint32_t t, const weir_batch *b,
-                       const uint32_t *idx, uint32_t n)
+                       const uint32_t *idx, uint32_t n, const uint64_t *hash)
 {
     while (n > 0) {
         if (!w->stage[t]) {
@@ -111,9 +116,19 @@ static int append_rows(weir__writer *w, uint32_t t, const weir_batch *b,
         weir_batch *s = w->stage[t];
         uint32_t room = s->capacity - s->n_rows;
         uint32_t k = n < room ? n : room;
+        uint32_t base = s->n_rows;
+        bool hashed = hash && (base == 0 || s->key_hash_of == &w->key);
+        if (hashed && !s->key_hash &&
+            !(s->key_hash = weir_malloc(s->capacity * sizeof *s->key_hash)))
+            return WEIR_ENOMEM;
         int rc = weir_batch_gather(s, b, idx, k);
         if (rc)
             return rc;
+        if (hashed) {
+            for (uint32_t i = 0; i < k; i++)
+                s->key_hash[base + i] = hash[idx[i]];
+            s->key_hash_of = &w->key;
+        }
         idx += k;
         n -= k;
         if (weir_batch_full(s) && (rc = push_stage(w, t)))
@@ -135,13 +150,18 @@ static int ensure_idx(weir__writer *w, uint32_t n)
     w->iota = iota;
     for (uint32_t i = 0; i < cap; i++)
         iota[i] = i;
-    if (w->part == WEIR_PART_KEYED)
+    if (w->part == WEIR_PART_KEYED) {
         for (uint32_t t = 0; t < w->n; t++) {
             uint32_t *x = weir_realloc(w->tidx[t], cap * sizeof *x);
             if (!x)
                 return WEIR_ENOMEM;
             w->tidx[t] = x;
         }
+        uint64_t *h = weir_realloc(w->rhash, cap * sizeof *h);
+        if (!h)
+            return WEIR_ENOMEM;
+        w->rhash = h;
+    }
     w->idx_cap = cap;
     return 0;
 }
@@ -162,7 +182,7 @@ static int append_all(weir__writer *w, uint32_t t, const weir_batch *b)
             return rc;
         return weir_batch_full(s) ? push_stage(w, t) : 0;
     }
-    return append_rows(w, t, b, w->iota, b->n_rows);
+    return append_rows(w, t, b, w->iota, b->n_rows, NULL);
 }
 
 static int scatter_keyed(weir__writer *w, const weir_batch *b)
@@ -182,7 +202,8 @@ static int scatter_keyed(weir__writer *w, const weir_batch *b)
         const uint8_t *data = c0->data;
         for (uint32_t r = 0; r < n; r++) {
             memcpy(buf + 1, data + (size_t)r * wd, wd);
-            uint32_t t = w->kg_owner[row_hash(buf, wd + 1) % m];
+            uint64_t h = w->rhash[r] = row_hash(buf, wd + 1);
+            uint32_t t = w->kg_owner[h % m];
             w->tidx[t][w->tn[t]++] = r;
         }
     } else {
@@ -198,13 +219,14 @@ static int scatter_keyed(weir__writer *w, const weir_batch *b)
                 weir_key_encode(b, ks, r, w->bigkey.data, len);
                 k = w->bigkey.data;
             }
-            uint32_t t = w->kg_owner[row_hash(k, len) % m];
+            uint64_t h = w->rhash[r] = row_hash(k, len);
+            uint32_t t = w->kg_owner[h % m];
             w->tidx[t][w->tn[t]++] = r;
         }
     }
     for (uint32_t t = 0; t < w->n; t++)
         if (w->tn[t]) {
-            int rc = append_rows(w, t, b, w->tidx[t], w->tn[t]);
+            int rc = append_rows(w, t, b, w->tidx[t], w->tn[t], w->rhash);
             if (rc)
                 return rc;
         }

@@ -23,6 +23,8 @@
  * - Nothing on the per-record path allocates except when a new key, slice
  *   or window appears (pooled, amortised).
  */
+#include <assert.h>
+
 #include "util/hindex.h"
 #include "window/wcore_impl.h"
 
@@ -1704,13 +1706,24 @@ int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t
         c->r_klen[row] = (uint32_t)klen;
         koff += klen;
     }
-    /* hashed in a loop of their own: reading a key right after writing it stalls on store forwarding */
-    for (uint32_t row = 0; row < n; row++) {
-        /* a constant length keeps only XXH3's 9-16 byte path */
-        uint64_t h = k9 ? XXH3_64bits(c->kbuf + (size_t)row * 9, 9)
-                        : XXH3_64bits(c->kbuf + c->r_koff[row], c->r_klen[row]);
-        c->r_hash[row] = h;
-        __builtin_prefetch(&c->tab[weir__hash_slot(h) & (c->tab_cap - 1)]);
+    /* the keyed exchange before hashed these keys to route them: its hashes came along */
+    const weir_keyspec *hk = b->key_hash_of;
+    if (hk && hk->n == c->key.n && memcmp(hk->cols, c->key.cols, c->key.n * sizeof *hk->cols) == 0) {
+        for (uint32_t row = 0; row < n; row++) {
+            uint64_t h = c->r_hash[row] = b->key_hash[row];
+            /* the same encoding, so the same hash (the key groups and keyed state rely on it) */
+            assert(h == XXH3_64bits(c->kbuf + c->r_koff[row], c->r_klen[row]));
+            __builtin_prefetch(&c->tab[weir__hash_slot(h) & (c->tab_cap - 1)]);
+        }
+    } else {
+        /* hashed in a loop of their own: reading a key right after writing it stalls on store forwarding */
+        for (uint32_t row = 0; row < n; row++) {
+            /* a constant length keeps only XXH3's 9-16 byte path */
+            uint64_t h = k9 ? XXH3_64bits(c->kbuf + (size_t)row * 9, 9)
+                            : XXH3_64bits(c->kbuf + c->r_koff[row], c->r_klen[row]);
+            c->r_hash[row] = h;
+            __builtin_prefetch(&c->tab[weir__hash_slot(h) & (c->tab_cap - 1)]);
+        }
     }
     /* 2. their entries (created in row order); fetch what routing will touch */
     for (uint32_t row = 0; row < n; row++) {

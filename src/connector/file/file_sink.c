@@ -1189,6 +1189,7 @@ static int fsink_process_impl(void *op, weir_op_ctx *ctx, int input,
         /* The columns written, as a batch sharing b's buffers. */
         view = *b;
         view.schema = s->data_schema;
+        view.key_hash_of = NULL;
         for (uint32_t i = 0; i < s->data_schema->n_fields; i++)
             s->view_cols[i] = b->cols[s->data_cols[i]];
         view.cols = s->view_cols;

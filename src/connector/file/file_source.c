@@ -50,6 +50,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +144,7 @@ void weir_file_source_config_init(weir_file_source_config *cfg)
 }
 
 extern const weir_source_class weir__file_source_class;
+extern const weir_source_class weir__file_source_class_ranged;
 
 /*
  * A decoder for cfg's format that also refuses records without an event
@@ -250,7 +252,9 @@ int weir_file_source_spec(const weir_file_source_config *cfg,
         a->cfg.max_record_bytes = DEFAULT_MAX_RECORD;
     out->name = "filesystem";
     out->changelog = weir_format_is_changelog(cfg->format.kind);
-    out->cls = &weir__file_source_class;
+    out->cls = cfg->split_size_bytes && cfg->monitor_interval_ms <= 0
+                   ? &weir__file_source_class_ranged
+                   : &weir__file_source_class;
     out->arg = a;
     out->free_arg = arg_free;
     out->schema = schema;
@@ -714,6 +718,34 @@ out:
 
 /* ---- reading ---- */
 
+/*
+ * A byte range's id, "path@start-[end]": the length of its path and its
+ * bounds (end UINT64_MAX when open). False for a whole file's id, and for
+ * every id when the source does not split files.
+ */
+static bool parse_range(const file_source *s, const char *id, size_t *path_len,
+                        uint64_t *start, uint64_t *end)
+{
+    const char *at = strrchr(id, '@');
+    if (!at || !s->arg->cfg.split_size_bytes)
+        return false;
+    char *e;
+    unsigned long long a = strtoull(at + 1, &e, 10);
+    if (e == at + 1 || *e != '-')
+        return false;
+    const char *bs = e + 1;
+    unsigned long long b = ULLONG_MAX;
+    if (*bs != '\0') {
+        b = strtoull(bs, &e, 10);
+        if (*e != '\0' || b < a)
+            return false;
+    }
+    *path_len = (size_t)(at - id);
+    *start = a;
+    *end = *bs == '\0' ? UINT64_MAX : (uint64_t)b;
+    return true;
+}
+
 static const file_split *find_split(file_source *s, const char *id,
                                     weir_error *err)
 {
@@ -721,28 +753,14 @@ static const file_split *find_split(file_source *s, const char *id,
         if (strcmp(s->splits[i].id, id) == 0)
             return &s->splits[i];
     /* An id from an earlier run (restore): "path" or "path@start-[end]". */
-    const char *at = strrchr(id, '@');
+    size_t path_len = 0;
     uint64_t start = 0, end = UINT64_MAX;
-    bool ranged = false;
-    if (at && s->arg->cfg.split_size_bytes) {
-        char *e;
-        unsigned long long a = strtoull(at + 1, &e, 10);
-        if (e != at + 1 && *e == '-') {
-            const char *bs = e + 1;
-            if (*bs == '\0') {
-                ranged = true;
-                start = a;
-            } else {
-                unsigned long long b = strtoull(bs, &e, 10);
-                if (*e == '\0' && b >= a) {
-                    ranged = true;
-                    start = a;
-                    end = b;
-                }
-            }
-        }
+    bool ranged = parse_range(s, id, &path_len, &start, &end);
+    if (!ranged) {
+        start = 0;
+        end = UINT64_MAX;
     }
-    char *path = ranged ? weir_strndup(id, (size_t)(at - id)) : weir_strdup(id);
+    char *path = ranged ? weir_strndup(id, path_len) : weir_strdup(id);
     if (!path) {
         weir_error_set(err, WEIR_ENOMEM, "out of memory");
         return NULL;
@@ -779,6 +797,9 @@ static int shrunk(file_reader *r, uint64_t at, weir_error *err)
         r->split->path, r->size, now, at);
 }
 
+/* What a byte range reads past its end at a time: its last record's tail. */
+#define RANGE_TAIL_READ 4096
+
 /* Reads more bytes after buf[len), moving unconsumed bytes to the front first,
  * up to the size the file had at open. */
 static int refill(file_reader *r, weir_error *err)
@@ -810,6 +831,14 @@ static int refill(file_reader *r, weir_error *err)
     size_t want = r->cap - r->len;
     if (r->size - at < want)
         want = (size_t)(r->size - at);
+    /* A byte range needs its own bytes and the end of its last record, not
+     * a whole buffer more (a file in 1 024 ranges read 1 MiB for each). */
+    uint64_t end = r->split->end;
+    if (end != UINT64_MAX) {
+        uint64_t need = (at < end ? end - at : 0) + RANGE_TAIL_READ;
+        if (need < want)
+            want = (size_t)need;
+    }
     for (;;) {
         ssize_t n = reader_pread(r, r->buf + r->len, want, at);
         if (n < 0) {
@@ -937,6 +966,22 @@ fail:
     weir_free(r->buf);
     weir_free(r);
     return rc;
+}
+
+/*
+ * A later byte range of the file of range prev continues it: the subtask
+ * reads its ranges of one file one after the other, in file order, as one
+ * sequence (one watermark generator), as if they were the one split of the
+ * records they own.
+ */
+static bool fs_continues(void *p, const char *prev, const char *id)
+{
+    const file_source *s = p;
+    size_t la, lb;
+    uint64_t a0, a1, b0, b1;
+    return parse_range(s, prev, &la, &a0, &a1) &&
+           parse_range(s, id, &lb, &b0, &b1) && la == lb &&
+           memcmp(prev, id, la) == 0 && a1 != UINT64_MAX && b0 >= a1;
 }
 
 static void fs_close_split(void *p)
@@ -1214,17 +1259,27 @@ static int fs_metrics(void *p,
     return 0;
 }
 
-const weir_source_class weir__file_source_class = {
-    .name = "filesystem",
-    .create = fs_create,
-    .discover = fs_discover,
-    .open_split = fs_open_split,
-    .read = fs_read,
-    .position = fs_position,
-    .close_split = fs_close_split,
-    .destroy = fs_destroy,
-    .metrics = fs_metrics,
-};
+#define FS_CLASS(lock)                                                         \
+    {                                                                          \
+        .name = "filesystem", .create = fs_create, .discover = fs_discover,    \
+        .open_split = fs_open_split, .read = fs_read,                          \
+        .position = fs_position, .close_split = fs_close_split,                \
+        .destroy = fs_destroy, .metrics = fs_metrics,                          \
+        .continues = fs_continues, .lockstep = (lock),                         \
+    }
+const weir_source_class weir__file_source_class = FS_CLASS(false);
+/*
+ * Bounded and split into byte ranges: the ranges are dealt out in stride
+ * (subtask s of p reads ranges s, s + p, ... of the list) and each subtask
+ * reads its own one after the other, so equal row counts are about equal
+ * positions in the files. A file sorted by time then keeps the subtasks
+ * within a few batches of each other in event time, and the keyed
+ * consumers hold about a range's worth of windows, not the distance
+ * between the subtasks a faster one would run ahead. (A monitored folder
+ * is not in lockstep: a subtask that finds a new file would hold back
+ * every other until it has read as many rows.)
+ */
+const weir_source_class weir__file_source_class_ranged = FS_CLASS(true);
 
 /* ---- options ---- */
 
