@@ -579,6 +579,8 @@ static int cmp_at(const xvec *x, uint32_t i, const xvec *y, uint32_t j)
         int a = ((uint8_t *)x->data)[i], b = ((uint8_t *)y->data)[j];
         return (a > b) - (a < b);
     }
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
     case WEIR_TYPE_INT: {
         int32_t a = ((int32_t *)x->data)[i], b = ((int32_t *)y->data)[j];
         return (a > b) - (a < b);
@@ -644,6 +646,8 @@ static int bind_cmp_operands(weir_expr_arena *a, const xfunc *f, weir_expr **arg
     }
     switch (t.id) {
     case WEIR_TYPE_BOOLEAN: *fn = cmp_u8; break;
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
     case WEIR_TYPE_INT: *fn = cmp_i32; break;
     case WEIR_TYPE_DOUBLE: *fn = cmp_f64; break;
     case WEIR_TYPE_STRING:
