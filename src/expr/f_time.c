@@ -415,6 +415,20 @@ static int bind_tsadd(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint
     return back_to(a, was, out, err);
 }
 
+/* Whole months from epoch day d1 to d0 as Flink counts them: the most m with d1 moved m months (the day
+ * clamped to the month's end) not past d0, so 01-31 to 02-29 is one month. */
+static int64_t months_between_days(int64_t d0, int64_t d1)
+{
+    if (d0 < d1)
+        return -months_between_days(d1, d0);
+    int64_t m = (d0 - d1) / 31;
+    for (;;) {
+        if (add_months(d1 * 86400000, m) / 86400000 >= d0 || add_months(d1 * 86400000, m + 1) / 86400000 > d0)
+            return m;
+        m++;
+    }
+}
+
 static int tsdiff_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
     (void)act, (void)cx;
@@ -426,16 +440,12 @@ static int tsdiff_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n,
         if (unit <= U_WEEK) {
             r = (t2[i] - t1[i]) / unit_ms[unit];
         } else {
-            weir__civil c1, c2;
-            weir__civil_from_ms(t1[i], &c1);
-            weir__civil_from_ms(t2[i], &c2);
-            int64_t m = (c2.year * 12 + c2.month) - (c1.year * 12 + c1.month);
-            int64_t r1 = t1[i] - add_months(floor_unit(U_MONTH, t1[i]), 0);
-            int64_t r2 = t2[i] - add_months(floor_unit(U_MONTH, t2[i]), 0);
-            if (m > 0 && r2 < r1)
+            /* the months of the days, one less when the end's day is reached only by an earlier time of day */
+            int64_t d0 = x_floordiv(t2[i], 86400000), d1 = x_floordiv(t1[i], 86400000);
+            int64_t m = months_between_days(d0, d1);
+            if (add_months(d1 * 86400000, m) / 86400000 == d0 &&
+                x_floormod(t2[i], 86400000) < x_floormod(t1[i], 86400000))
                 m--;
-            else if (m < 0 && r2 > r1)
-                m++;
             r = m / (unit == U_MONTH ? 1 : unit == U_QUARTER ? 3 : 12);
         }
         o[i] = (int32_t)r;
