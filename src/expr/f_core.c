@@ -938,7 +938,7 @@ static int in_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, con
 
 static size_t inset_width(weir_type t)
 {
-    return weir_type_is_varlen(t.id) ? sizeof(xstr) : t.id == WEIR_TYPE_BOOLEAN ? 1 : t.id == WEIR_TYPE_INT ? 4 : 8;
+    return weir_type_is_varlen(t.id) ? sizeof(xstr) : t.id == WEIR_TYPE_BOOLEAN ? 1 : weir_type_width(t.id) == 4 ? 4 : 8;
 }
 
 uint32_t weir__in_size(const weir_expr *e, bool *has_null)
@@ -1148,7 +1148,7 @@ static int bind_nullif(weir_expr_arena *a, const xfunc *f, weir_expr **args, uin
 static int greatest_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
     (void)cx, (void)act;
-    size_t w = e->type.id == WEIR_TYPE_BOOLEAN ? 1 : e->type.id == WEIR_TYPE_INT ? 4
+    size_t w = e->type.id == WEIR_TYPE_BOOLEAN ? 1 : weir_type_width(e->type.id) == 4 ? 4
                 : weir_type_is_varlen(e->type.id)       ? sizeof(xstr)
                                                           : 8;
     bool least = e->p0 != 0;
