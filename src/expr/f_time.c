@@ -1,8 +1,11 @@
 /*
  * expr/f_time.c - time functions: EXTRACT and YEAR()..SECOND(), FLOOR/CEIL
  * (ts TO unit), TIMESTAMPADD, TIMESTAMPDIFF, TO_TIMESTAMP, TO_TIMESTAMP_LTZ,
- * UNIX_TIMESTAMP, FROM_UNIXTIME, DATE_FORMAT, CURRENT_TIMESTAMP, NOW,
- * LOCALTIMESTAMP, PROCTIME, CURRENT_WATERMARK.
+ * TO_DATE, UNIX_TIMESTAMP, FROM_UNIXTIME, DATE_FORMAT, CURRENT_TIMESTAMP,
+ * NOW, LOCALTIMESTAMP, CURRENT_DATE, CURRENT_TIME, LOCALTIME, PROCTIME,
+ * CURRENT_WATERMARK. DATE and TIME arguments are read as the TIMESTAMP of
+ * their midnight / of 1970-01-01 and results cast back where Flink keeps
+ * the type.
  *
  * TIMESTAMP(3) values are wall-clock times kept as UTC milliseconds;
  * TIMESTAMP_LTZ(3) values are instants, shown and decomposed in the session
