@@ -1252,6 +1252,42 @@ static int bind_watermark(weir_expr_arena *a, const xfunc *f, weir_expr **args, 
     return *out ? 0 : nomem_b(err);
 }
 
+/* ---- (t1, t2) OVERLAPS (t3, t4) ---- */
+
+/*
+ * OVERLAPS(t1, t2, t3, t4), as Flink (Calcite's expansion): an interval end
+ * is start + interval; each pair is put in order (s <= e), and the periods
+ * overlap when e0 >= s1 AND e1 >= s0 (touching ends count), with SQL's
+ * three-valued logic for NULLs.
+ */
+static int bind_overlaps(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                         weir_error *err)
+{
+    if (n != 4)
+        return weir__bad_args(f, args, n, err);
+    weir_expr *t[4] = {args[0], args[1], args[2], args[3]}, *s[2], *e[2];
+    for (int k = 0; k < 4; k += 2) {
+        if (t[k]->iv || (!weir_type_is_time(t[k]->type.id) && !weir_type_is_date_time(t[k]->type.id)))
+            return weir__bad_args(f, args, n, err);
+        weir_expr *sum[2] = {t[k], t[k + 1]}, *lt, *cond[1], *val[1];
+        if (t[k + 1]->iv && weir_expr_call(a, "+", sum, 2, &t[k + 1], err))
+            return err->code;
+        weir_expr *pair[2] = {t[k], t[k + 1]};
+        if (weir_expr_call(a, "<", pair, 2, &lt, err))
+            return err->code;
+        cond[0] = lt, val[0] = t[k];
+        if (weir_expr_case(a, cond, val, 1, t[k + 1], &s[k / 2], err))
+            return err->code;
+        val[0] = t[k + 1];
+        if (weir_expr_case(a, cond, val, 1, t[k], &e[k / 2], err))
+            return err->code;
+    }
+    weir_expr *c0[2] = {e[0], s[1]}, *c1[2] = {e[1], s[0]}, *both[2];
+    if (weir_expr_call(a, ">=", c0, 2, &both[0], err) || weir_expr_call(a, ">=", c1, 2, &both[1], err))
+        return err->code;
+    return weir_expr_call(a, "AND", both, 2, out, err);
+}
+
 const xfunc weir__funcs_time[] = {
     {"EXTRACT", "EXTRACT(unit FROM timestamp|date|time|interval)", bind_extract, 0},
     {"YEAR", "YEAR(timestamp|date)", bind_extract, U_YEAR + 1},
@@ -1282,5 +1318,6 @@ const xfunc weir__funcs_time[] = {
     {"CURRENT_TIME", "CURRENT_TIME", bind_now, 3},
     {"LOCALTIME", "LOCALTIME", bind_now, 3},
     {"CURRENT_WATERMARK", "CURRENT_WATERMARK(rowtime)", bind_watermark, 0},
+    {"OVERLAPS", "(start, end|interval) OVERLAPS (start, end|interval)", bind_overlaps, 0},
     {NULL, NULL, NULL, 0},
 };
