@@ -140,22 +140,13 @@ bool weir__common_type(const weir_expr *a, const weir_expr *b, weir_type *out)
         *out = tmake(ta.id == WEIR_TYPE_DATE ? tb.id : ta.id, nullable);
         return true;
     }
-    if (weir_type_is_date_time(ta.id) && tb.id == WEIR_TYPE_STRING && b->kind == N_LITERAL) {
+    /* a string literal next to a timestamp, DATE or TIME: read as one */
+    if ((weir_type_is_time(ta.id) || weir_type_is_date_time(ta.id)) && tb.id == WEIR_TYPE_STRING && b->kind == N_LITERAL) {
         *out = ta;
         out->nullable = nullable;
         return true;
     }
-    if (weir_type_is_date_time(tb.id) && ta.id == WEIR_TYPE_STRING && a->kind == N_LITERAL) {
-        *out = tb;
-        out->nullable = nullable;
-        return true;
-    }
-    if (weir_type_is_time(ta.id) && tb.id == WEIR_TYPE_STRING && b->kind == N_LITERAL) {
-        *out = ta;
-        out->nullable = nullable;
-        return true;
-    }
-    if (weir_type_is_time(tb.id) && ta.id == WEIR_TYPE_STRING && a->kind == N_LITERAL) {
+    if ((weir_type_is_time(tb.id) || weir_type_is_date_time(tb.id)) && ta.id == WEIR_TYPE_STRING && a->kind == N_LITERAL) {
         *out = tb;
         out->nullable = nullable;
         return true;
