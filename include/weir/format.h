@@ -23,7 +23,11 @@
  *   BYTES          base64 strings
  *   TIMESTAMP(3)   "yyyy-MM-dd HH:mm:ss.SSS" (UTC); ISO-8601 'T' accepted
  *   TIMESTAMP_LTZ  the same with a trailing 'Z' on output; 'Z' optional on
- * input See docs/connectors.md for every decision and difference from Flink.
+ *                  input
+ *   DATE           "yyyy-MM-dd"
+ *   TIME(p)        "HH:mm:ss[.fraction]" (no trailing zeros on output; p
+ *                  digits kept on input)
+ * See docs/connectors.md for every decision and difference from Flink.
  */
 #ifndef WEIR_FORMAT_H
 #define WEIR_FORMAT_H

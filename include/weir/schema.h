@@ -10,6 +10,8 @@
  *                  19 <= p <= 38 (see weir_type_size)
  *   STRING, BYTES  weir_strref into the batch's string heap
  *   TIMESTAMP(3), TIMESTAMP_LTZ(3)  int64_t epoch milliseconds (UTC)
+ *   DATE           int32_t days since 1970-01-01
+ *   TIME(p)        int32_t milliseconds of the day (0 .. 86399999)
  *   ARRAY<T>, MAP<K, V>, ROW<...>   weir_strref to the value's encoding in
  *                  the string heap (record/nested.h): equal values have equal
  *                  bytes, so they hash, compare and checkpoint as BYTES do
@@ -39,6 +41,8 @@ typedef enum weir_type_id {
     WEIR_TYPE_ARRAY,         /* ARRAY<T>: weir_type_nested() describes T */
     WEIR_TYPE_MAP,           /* MAP<K, V> */
     WEIR_TYPE_ROW,           /* ROW<name T, ...> */
+    WEIR_TYPE_DATE,          /* DATE: int32_t days since 1970-01-01 */
+    WEIR_TYPE_TIME,          /* TIME(p): int32_t milliseconds of the day; precision 0 to 3 */
 } weir_type_id;
 
 /*
@@ -49,7 +53,7 @@ typedef enum weir_type_id {
  */
 typedef struct weir_type {
     weir_type_id id;
-    uint8_t precision; /* DECIMAL precision, TIMESTAMP fractional digits */
+    uint8_t precision; /* DECIMAL precision, TIMESTAMP and TIME fractional digits */
     uint8_t scale;     /* DECIMAL scale */
     bool nullable;
 } weir_type;
@@ -108,6 +112,8 @@ char *weir_type_format(weir_type t, char *buf, size_t cap);
 bool weir_type_is_string(weir_type_id id);   /* STRING or BYTES */
 bool weir_type_is_numeric(weir_type_id id);  /* INT, BIGINT, DOUBLE, DECIMAL */
 bool weir_type_is_time(weir_type_id id);     /* TIMESTAMP or TIMESTAMP_LTZ */
+/* DATE or TIME (inline: asked per value on hot paths) */
+static inline bool weir_type_is_date_time(weir_type_id id) { return id == WEIR_TYPE_DATE || id == WEIR_TYPE_TIME; }
 /* ARRAY, MAP, ROW (inline: asked per value on hot paths) */
 static inline bool weir_type_is_nested(weir_type_id id)
 {

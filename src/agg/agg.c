@@ -128,6 +128,8 @@ int weir__agg_put_i64(weir_batch *out, uint32_t col, uint32_t row, int64_t v)
     case WEIR_TYPE_BOOLEAN:
         ((uint8_t *)c->data)[row] = v ? 1 : 0;
         break;
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
     case WEIR_TYPE_INT:
         ((int32_t *)c->data)[row] = (int32_t)v;
         break;

@@ -98,6 +98,8 @@ static int inner_add_value(const weir_agg *a, void *facc, const aggv *v)
     weir_batch b = {.n_rows = 1, .capacity = 1, .cols = &col};
     switch (a->input_type.id) {
     case WEIR_TYPE_BOOLEAN: cell.b = v->bits ? 1 : 0; break;
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
     case WEIR_TYPE_INT: cell.i = (int32_t)(int64_t)v->bits; break;
     case WEIR_TYPE_DOUBLE: cell.d = aggv_f64(v); break;
     case WEIR_TYPE_STRING:

@@ -59,6 +59,8 @@ static inline void aggv_get(vkind k, const weir_batch *b, int32_t col,
     case WEIR_TYPE_BOOLEAN:
         v->bits = ((const uint8_t *)c->data)[row] ? 1 : 0;
         break;
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
     case WEIR_TYPE_INT:
         v->bits = (uint64_t)(int64_t)((const int32_t *)c->data)[row];
         break;

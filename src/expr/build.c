@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "expr/expr_internal.h"
+#include "time/timefmt.h"
 
 static int nomem(weir_error *err) { return weir_error_set(err, WEIR_ENOMEM, "out of memory building an expression"); }
 
@@ -132,6 +133,24 @@ weir_expr *weir_expr_lit_timestamp(weir_expr_arena *a, int64_t ms, bool ltz)
     weir_expr *e = lit(a, tmake(ltz ? WEIR_TYPE_TIMESTAMP_LTZ : WEIR_TYPE_TIMESTAMP, false));
     if (e)
         e->lit.v.i64 = ms;
+    return e;
+}
+
+weir_expr *weir_expr_lit_date(weir_expr_arena *a, int32_t days)
+{
+    weir_expr *e = lit(a, tmake(WEIR_TYPE_DATE, false));
+    if (e)
+        e->lit.v.i32 = days;
+    return e;
+}
+
+weir_expr *weir_expr_lit_time(weir_expr_arena *a, int32_t ms, uint8_t precision)
+{
+    weir_type t = tmake(WEIR_TYPE_TIME, false);
+    t.precision = precision > 3 ? 3 : precision;
+    weir_expr *e = lit(a, t);
+    if (e)
+        e->lit.v.i32 = ms;
     return e;
 }
 
@@ -752,6 +771,10 @@ static size_t fmt_value(weir_type t, uint8_t iv, const weir_value *v, char *buf,
     case WEIR_TYPE_TIMESTAMP_LTZ:
         weir__fmt_ts(v->v.i64, tmp);
         return put(buf, cap, 0, "%s '%s'", t.id == WEIR_TYPE_TIMESTAMP ? "TIMESTAMP" : "TIMESTAMP_LTZ", tmp);
+    case WEIR_TYPE_DATE: weir__format_date(v->v.i32, tmp, sizeof tmp); return put(buf, cap, 0, "DATE '%s'", tmp);
+    case WEIR_TYPE_TIME:
+        weir__format_time(v->v.i32, t.precision, tmp, sizeof tmp);
+        return put(buf, cap, 0, "TIME '%s'", tmp);
     default:
         if (iv)
             return put(buf, cap, 0, "INTERVAL %lld %s", (long long)v->v.i64,

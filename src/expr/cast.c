@@ -12,6 +12,11 @@
  *   BIGINT -> INT and DECIMAL -> INT keep the low 32 bits (Java casts).
  * - Numbers <-> TIMESTAMP_LTZ count epoch seconds; TIMESTAMP <->
  *   TIMESTAMP_LTZ and text of TIMESTAMP_LTZ use the session time zone.
+ * - STRING -> DATE reads 'y-M-d' (what follows a space is ignored, so a
+ *   timestamp's text gives its date); STRING -> TIME reads 'H:m[:s[.f]]'.
+ *   TIMESTAMP -> DATE/TIME takes its date / time of day (TIMESTAMP_LTZ in
+ *   the session time zone); DATE -> TIMESTAMP is its midnight, TIME ->
+ *   TIMESTAMP that time on 1970-01-01. TIME(p) truncates to p digits.
  * - BOOLEAN -> STRING is 'TRUE' / 'FALSE'; DOUBLE -> STRING is Java's
  *   Double.toString; DECIMAL -> STRING is plain notation with all scale digits.
  */
@@ -269,8 +274,10 @@ static bool cast_ok(weir_type_id f, weir_type_id t)
     case WEIR_TYPE_STRING: return f != WEIR_TYPE_NULL;
     case WEIR_TYPE_BYTES: return f == WEIR_TYPE_STRING;
     case WEIR_TYPE_BOOLEAN: return fnum || f == WEIR_TYPE_STRING;
-    case WEIR_TYPE_TIMESTAMP: return f == WEIR_TYPE_STRING || f == WEIR_TYPE_TIMESTAMP_LTZ;
-    case WEIR_TYPE_TIMESTAMP_LTZ: return f == WEIR_TYPE_STRING || f == WEIR_TYPE_TIMESTAMP || fnum;
+    case WEIR_TYPE_TIMESTAMP: return f == WEIR_TYPE_STRING || f == WEIR_TYPE_TIMESTAMP_LTZ || weir_type_is_date_time(f);
+    case WEIR_TYPE_TIMESTAMP_LTZ: return f == WEIR_TYPE_STRING || f == WEIR_TYPE_TIMESTAMP || fnum || weir_type_is_date_time(f);
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME: return f == WEIR_TYPE_STRING || weir_type_is_time(f);
     default:
         if (tnum)
             return fnum || f == WEIR_TYPE_BOOLEAN || f == WEIR_TYPE_STRING || f == WEIR_TYPE_TIMESTAMP_LTZ;
@@ -323,8 +330,10 @@ int weir__build_cast(weir_expr_arena *a, weir_expr *e, weir_type type, bool try_
     static const xfunc try_f = {"TRY_CAST", "TRY_CAST(value AS type)", NULL, 0};
     uint8_t flags = F_STRICT | F_MAYNULL | (try_cast ? F_TRY : 0);
     /* Text of / to TIMESTAMP_LTZ and TIMESTAMP <-> LTZ depend on the session time zone. */
-    if ((e->type.id == WEIR_TYPE_TIMESTAMP_LTZ && (type.id == WEIR_TYPE_STRING || type.id == WEIR_TYPE_TIMESTAMP)) ||
-        (type.id == WEIR_TYPE_TIMESTAMP_LTZ && (e->type.id == WEIR_TYPE_STRING || e->type.id == WEIR_TYPE_TIMESTAMP)))
+    if ((e->type.id == WEIR_TYPE_TIMESTAMP_LTZ &&
+         (type.id == WEIR_TYPE_STRING || type.id == WEIR_TYPE_TIMESTAMP || weir_type_is_date_time(type.id))) ||
+        (type.id == WEIR_TYPE_TIMESTAMP_LTZ &&
+         (e->type.id == WEIR_TYPE_STRING || e->type.id == WEIR_TYPE_TIMESTAMP || weir_type_is_date_time(e->type.id))))
         flags |= F_SESSION;
     weir_expr *arg = e;
     *out = weir__call_node(a, try_cast ? &try_f : &cast_f, &arg, 1, type, cast_kernel, flags);
@@ -548,6 +557,10 @@ static int to_string(ecx *cx, weir_type from, const xvec *in, uint32_t n, const 
             break;
         case WEIR_TYPE_TIMESTAMP: len = weir__fmt_ts(((const int64_t *)in->data)[i], buf); break;
         case WEIR_TYPE_TIMESTAMP_LTZ: len = weir__fmt_ts(x_local(cx, ((const int64_t *)in->data)[i]), buf); break;
+        case WEIR_TYPE_DATE: len = weir__format_date(((const int32_t *)in->data)[i], buf, sizeof buf); break;
+        case WEIR_TYPE_TIME:
+            len = weir__format_time(((const int32_t *)in->data)[i], from.precision, buf, sizeof buf);
+            break;
         default: len = 0;
         }
         char *p = x_str(cx, len);
@@ -687,6 +700,9 @@ int weir__cast_vec(ecx *cx, const weir_expr *e, weir_type from, weir_type to, bo
                     continue;
                 }
                 o[i] = ltz ? x_utc(cx, ms) : ms;
+            } else if (from.id == WEIR_TYPE_DATE || from.id == WEIR_TYPE_TIME) {
+                int64_t ms = ((const int32_t *)in->data)[i] * (from.id == WEIR_TYPE_DATE ? (int64_t)WEIR__MS_PER_DAY : 1);
+                o[i] = ltz ? x_utc(cx, ms) : ms;
             } else if (from.id == WEIR_TYPE_TIMESTAMP) {
                 o[i] = x_utc(cx, ((const int64_t *)in->data)[i]);
             } else if (from.id == WEIR_TYPE_TIMESTAMP_LTZ) {
@@ -708,6 +724,35 @@ int weir__cast_vec(ecx *cx, const weir_expr *e, weir_type from, weir_type to, bo
                 }
                 o[i] = ms;
             }
+        }
+        return 0;
+    }
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME: {
+        int32_t *o = out->data;
+        bool date = to.id == WEIR_TYPE_DATE;
+        /* TIME(p) keeps p digits of the second: the rest is truncated */
+        int32_t unit = date ? 1 : to.precision >= 3 ? 1 : to.precision == 2 ? 10 : to.precision == 1 ? 100 : 1000;
+        for (uint32_t i = 0; i < n; i++) {
+            if (!x_live(out, active, i))
+                continue;
+            int32_t v;
+            if (ss) {
+                if (date ? weir__parse_date_text(ss[i].ptr, ss[i].len, &v)
+                         : weir__parse_time_text(ss[i].ptr, ss[i].len, &v)) {
+                    if ((rc = bad(cx, try_cast, out, i, &ss[i], to)))
+                        return rc;
+                    continue;
+                }
+            } else if (from.id == WEIR_TYPE_TIME) {
+                v = ((const int32_t *)in->data)[i];
+            } else {
+                int64_t ms = ((const int64_t *)in->data)[i];
+                if (from.id == WEIR_TYPE_TIMESTAMP_LTZ)
+                    ms = x_local(cx, ms);
+                v = date ? (int32_t)x_floordiv(ms, WEIR__MS_PER_DAY) : (int32_t)x_floormod(ms, WEIR__MS_PER_DAY);
+            }
+            o[i] = v - v % unit;
         }
         return 0;
     }

@@ -29,6 +29,8 @@ static size_t phys_width(weir_type t)
     switch (t.id) {
     case WEIR_TYPE_BOOLEAN:
     case WEIR_TYPE_NULL: return 1;
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
     case WEIR_TYPE_INT: return 4;
     case WEIR_TYPE_STRING:
     case WEIR_TYPE_BYTES:
@@ -137,6 +139,8 @@ static int load_literal(ecx *cx, const weir_expr *e, xvec *out)
     case WEIR_TYPE_BOOLEAN:
         memset(out->data, e->lit.v.b ? 1 : 0, n);
         break;
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
     case WEIR_TYPE_INT:
         for (uint32_t i = 0; i < n; i++)
             ((int32_t *)out->data)[i] = e->lit.v.i32;
@@ -865,6 +869,8 @@ int weir_expr_eval_row(const weir_expr *e, const weir_batch *in, uint32_t row, w
         return 0;
     switch (e->type.id) {
     case WEIR_TYPE_BOOLEAN: out->v.b = ((uint8_t *)v.data)[0]; break;
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
     case WEIR_TYPE_INT: out->v.i32 = ((int32_t *)v.data)[0]; break;
     case WEIR_TYPE_DOUBLE: out->v.f64 = ((double *)v.data)[0]; break;
     case WEIR_TYPE_STRING:

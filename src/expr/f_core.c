@@ -329,6 +329,43 @@ static int add_months_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_
     return 0;
 }
 
+/*
+ * DATE/TIME +/- INTERVAL, as Flink: a DATE moves by the whole days of a
+ * day-time interval (truncated toward zero) or by calendar months (the day
+ * clamped to the month's end); a TIME moves around the clock by a day-time
+ * interval and is unchanged by a year-month one. p1: index of the DATE/TIME.
+ */
+static int date_interval_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act,
+                                xvec *out)
+{
+    (void)cx;
+    int di = (int)e->p1;
+    const int32_t *d = a[di].data;
+    const int64_t *iv = a[1 - di].data;
+    int32_t *o = out->data;
+    bool ym = e->args[1 - di]->iv == WEIR_INTERVAL_YEAR_MONTH, date = e->type.id == WEIR_TYPE_DATE;
+    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    for (uint32_t i = 0; i < n; i++) {
+        if (!x_live(out, act, i))
+            continue;
+        int64_t v = e->p0 == OP_SUB ? -iv[i] : iv[i];
+        if (!date) {
+            o[i] = ym ? d[i] : (int32_t)x_floormod(d[i] + v % WEIR__MS_PER_DAY, WEIR__MS_PER_DAY);
+        } else if (!ym) {
+            o[i] = (int32_t)(d[i] + v / WEIR__MS_PER_DAY);
+        } else {
+            weir__civil c;
+            weir__civil_from_ms((int64_t)d[i] * WEIR__MS_PER_DAY, &c);
+            int64_t total = c.year * 12 + (c.month - 1) + v;
+            int64_t y = x_floordiv(total, 12);
+            int m = (int)(x_floormod(total, 12) + 1);
+            int md = mdays[m - 1] + (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0));
+            o[i] = (int32_t)weir__days_from_civil(y, m, c.day > md ? md : c.day);
+        }
+    }
+    return 0;
+}
+
 static int bind_arith(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
                       weir_error *err)
 {
@@ -370,6 +407,29 @@ static int bind_arith(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint
     } else if (tx == WEIR_TYPE_NULL) {
         *out = weir_expr_lit_null(a, tmake(WEIR_TYPE_INT, true));
         return *out ? 0 : nomem(err);
+    }
+    if (op == OP_SUB && (weir_type_is_time(tx) || weir_type_is_date_time(tx)) && !x->iv &&
+        (weir_type_is_time(ty) || weir_type_is_date_time(ty)) && !y->iv) {
+        char b1[48], b2[48];
+        return weir_error_set(err, WEIR_EPLAN,
+                              "cannot subtract %s from %s: use TIMESTAMPDIFF(unit, start, end) for the distance "
+                              "between two points in time",
+                              weir__tname(y, b2, sizeof b2), weir__tname(x, b1, sizeof b1));
+    }
+    /* DATE/TIME and interval arithmetic. */
+    bool xd = weir_type_is_date_time(tx), yd = weir_type_is_date_time(ty);
+    if (xd || yd) {
+        int di = xd ? 0 : 1;
+        if (!args[1 - di]->iv || (di == 1 && op != OP_ADD) || (op != OP_ADD && op != OP_SUB))
+            return weir__bad_args(f, args, n, err);
+        weir_type rt = args[di]->type;
+        rt.nullable = nullable;
+        *out = weir__call_node(a, f, args, 2, rt, date_interval_kernel, F_STRICT);
+        if (!*out)
+            return nomem(err);
+        (*out)->p0 = op;
+        (*out)->p1 = di;
+        return 0;
     }
     /* Time and interval arithmetic. */
     bool xt = weir_type_is_time(tx) && !x->iv, yt = weir_type_is_time(ty) && !y->iv;
@@ -579,6 +639,8 @@ static int cmp_at(const xvec *x, uint32_t i, const xvec *y, uint32_t j)
         int a = ((uint8_t *)x->data)[i], b = ((uint8_t *)y->data)[j];
         return (a > b) - (a < b);
     }
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
     case WEIR_TYPE_INT: {
         int32_t a = ((int32_t *)x->data)[i], b = ((int32_t *)y->data)[j];
         return (a > b) - (a < b);
@@ -644,6 +706,8 @@ static int bind_cmp_operands(weir_expr_arena *a, const xfunc *f, weir_expr **arg
     }
     switch (t.id) {
     case WEIR_TYPE_BOOLEAN: *fn = cmp_u8; break;
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
     case WEIR_TYPE_INT: *fn = cmp_i32; break;
     case WEIR_TYPE_DOUBLE: *fn = cmp_f64; break;
     case WEIR_TYPE_STRING:
@@ -874,7 +938,7 @@ static int in_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, con
 
 static size_t inset_width(weir_type t)
 {
-    return weir_type_is_varlen(t.id) ? sizeof(xstr) : t.id == WEIR_TYPE_BOOLEAN ? 1 : t.id == WEIR_TYPE_INT ? 4 : 8;
+    return weir_type_is_varlen(t.id) ? sizeof(xstr) : t.id == WEIR_TYPE_BOOLEAN ? 1 : weir_type_width(t.id) == 4 ? 4 : 8;
 }
 
 uint32_t weir__in_size(const weir_expr *e, bool *has_null)
@@ -1084,7 +1148,7 @@ static int bind_nullif(weir_expr_arena *a, const xfunc *f, weir_expr **args, uin
 static int greatest_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
     (void)cx, (void)act;
-    size_t w = e->type.id == WEIR_TYPE_BOOLEAN ? 1 : e->type.id == WEIR_TYPE_INT ? 4
+    size_t w = e->type.id == WEIR_TYPE_BOOLEAN ? 1 : weir_type_width(e->type.id) == 4 ? 4
                 : weir_type_is_varlen(e->type.id)       ? sizeof(xstr)
                                                           : 8;
     bool least = e->p0 != 0;

@@ -675,6 +675,8 @@ static void copy_default(const xvec *d, weir_type_id t, xvec *out, uint32_t i, e
     switch (t) {
     case WEIR_TYPE_STRING: ((xstr *)out->data)[i] = ((const xstr *)d->data)[i]; break;
     case WEIR_TYPE_BOOLEAN: ((uint8_t *)out->data)[i] = ((const uint8_t *)d->data)[i]; break;
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
     case WEIR_TYPE_INT: ((int32_t *)out->data)[i] = ((const int32_t *)d->data)[i]; break;
     default: ((int64_t *)out->data)[i] = ((const int64_t *)d->data)[i]; break; /* BIGINT, DOUBLE */
     }

@@ -1,8 +1,11 @@
 /*
  * expr/f_time.c - time functions: EXTRACT and YEAR()..SECOND(), FLOOR/CEIL
  * (ts TO unit), TIMESTAMPADD, TIMESTAMPDIFF, TO_TIMESTAMP, TO_TIMESTAMP_LTZ,
- * UNIX_TIMESTAMP, FROM_UNIXTIME, DATE_FORMAT, CURRENT_TIMESTAMP, NOW,
- * LOCALTIMESTAMP, PROCTIME, CURRENT_WATERMARK.
+ * TO_DATE, UNIX_TIMESTAMP, FROM_UNIXTIME, DATE_FORMAT, CURRENT_TIMESTAMP,
+ * NOW, LOCALTIMESTAMP, CURRENT_DATE, CURRENT_TIME, LOCALTIME, PROCTIME,
+ * CURRENT_WATERMARK. DATE and TIME arguments are read as the TIMESTAMP of
+ * their midnight / of 1970-01-01 and results cast back where Flink keeps
+ * the type.
  *
  * TIMESTAMP(3) values are wall-clock times kept as UTC milliseconds;
  * TIMESTAMP_LTZ(3) values are instants, shown and decomposed in the session
@@ -126,6 +129,42 @@ static int want_time(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint3
     return 0;
 }
 
+/*
+ * A DATE or TIME argument read as a TIMESTAMP (the DATE's midnight, the TIME
+ * on 1970-01-01): the calendar kernels work on timestamps. *was gets the
+ * argument's own type, so the caller can cast a timestamp result back.
+ */
+static int date_time_as_ts(weir_expr_arena *a, weir_expr **args, uint32_t k, weir_type *was, weir_error *err)
+{
+    *was = args[k]->type;
+    if (!weir_type_is_date_time(was->id) || args[k]->iv)
+        return 0;
+    return weir__coerce(a, &args[k], tmake(WEIR_TYPE_TIMESTAMP, was->nullable), err);
+}
+
+/* A timestamp-valued node cast back to the DATE or TIME its argument was. */
+static int back_to(weir_expr_arena *a, weir_type was, weir_expr **out, weir_error *err)
+{
+    if (!weir_type_is_date_time(was.id))
+        return 0;
+    was.nullable = (*out)->type.nullable;
+    return weir__build_cast(a, *out, was, false, true, out, err);
+}
+
+/* Units below a day: of a TIME, not of a DATE. */
+static bool time_of_day_unit(int u) { return u <= U_HOUR || u == U_MICROSECOND; }
+
+/* EXTRACT(HOUR FROM DATE ...) and EXTRACT(YEAR FROM TIME ...) are refused, as in Flink. */
+static int unit_fits(const xfunc *f, int unit, weir_type was, weir_error *err)
+{
+    if ((was.id == WEIR_TYPE_DATE && time_of_day_unit(unit)) ||
+        (was.id == WEIR_TYPE_TIME && (!time_of_day_unit(unit) || unit == U_MICROSECOND)))
+        return weir_error_set(err, WEIR_EPLAN, "%s does not support the time unit %s on a %s: a %s has %s", f->name,
+                              unit_names[unit], weir_type_name(was.id), weir_type_name(was.id),
+                              was.id == WEIR_TYPE_DATE ? "no time of day" : "no date");
+    return 0;
+}
+
 static int bad_unit(const xfunc *f, const weir_expr *u, weir_error *err)
 {
     if (unit_of(u) == U_MICROSECOND)
@@ -137,6 +176,57 @@ static int bad_unit(const xfunc *f, const weir_expr *u, weir_error *err)
         return weir_error_set(err, WEIR_EPLAN, "%s does not support the time unit %.*s", f->name,
                               (int)u->lit.v.s.len, u->lit.v.s.ptr);
     return weir_error_set(err, WEIR_EPLAN, "%s needs a time unit keyword", f->name);
+}
+
+/*
+ * EXTRACT(unit FROM interval), as Flink: a year-month interval gives YEAR
+ * (months / 12) and MONTH (months % 12); a day-time one DAY, HOUR (% 24),
+ * MINUTE (% 60), SECOND (% 60) and MILLISECOND (of the minute); a negative
+ * interval gives negative fields (Java's division and remainder).
+ */
+static int extract_interval_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act,
+                                   xvec *out)
+{
+    (void)cx, (void)act;
+    const int64_t *v = a[e->n_args - 1].data;
+    int64_t *o = out->data, mod = e->p1 >> 32, div = e->p1 & 0xffffffff;
+    for (uint32_t i = 0; i < n; i++)
+        o[i] = (mod ? v[i] % mod : v[i]) / div;
+    return 0;
+}
+
+static int bind_extract_interval(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, int unit,
+                                 weir_expr **out, weir_error *err)
+{
+    weir_expr *iv = args[n - 1];
+    int64_t mod = 0, div = 0;
+    if (iv->iv == WEIR_INTERVAL_YEAR_MONTH) {
+        if (unit == U_YEAR)
+            div = 12;
+        else if (unit == U_MONTH)
+            mod = 12, div = 1;
+    } else {
+        switch (unit) {
+        case U_DAY: div = 86400000; break;
+        case U_HOUR: mod = 86400000, div = 3600000; break;
+        case U_MINUTE: mod = 3600000, div = 60000; break;
+        case U_SECOND: mod = 60000, div = 1000; break;
+        case U_MILLISECOND: mod = 60000, div = 1; break;
+        default: break;
+        }
+    }
+    if (!div) {
+        char tb[48];
+        return weir_error_set(err, WEIR_EPLAN, "%s does not support the time unit %s on an %s", f->name,
+                              unit_names[unit], weir__tname(iv, tb, sizeof tb));
+    }
+    *out = weir__call_node(a, f, args, n, tmake(WEIR_TYPE_BIGINT, iv->type.nullable), extract_interval_kernel,
+                           F_STRICT);
+    if (!*out)
+        return nomem_b(err);
+    (*out)->p0 = unit;
+    (*out)->p1 = mod << 32 | div;
+    return 0;
 }
 
 /* EXTRACT('unit', ts) and YEAR(ts) .. SECOND(ts) (f->param = unit + 1 for the latter). */
@@ -155,7 +245,14 @@ static int bind_extract(weir_expr_arena *a, const xfunc *f, weir_expr **args, ui
         if (unit < 0)
             return bad_unit(f, args[0], err);
     }
-    int rc = want_time(a, f, args, n, n - 1, err);
+    if (args[n - 1]->iv)
+        return bind_extract_interval(a, f, args, n, unit, out, err);
+    weir_type was;
+    int rc = date_time_as_ts(a, args, n - 1, &was, err);
+    if (!rc)
+        rc = unit_fits(f, unit, was, err);
+    if (!rc)
+        rc = want_time(a, f, args, n, n - 1, err);
     if (rc)
         return rc;
     weir_expr *ts = args[n - 1];
@@ -249,7 +346,12 @@ int weir__bind_floor_time(weir_expr_arena *a, const xfunc *f, weir_expr **args, 
     if (unit < 0 || unit == U_DOW || unit == U_DOY || unit == U_EPOCH || unit == U_ISODOW)
         return unit < 0 && args[1]->type.id != WEIR_TYPE_STRING ? weir__bad_args(f, args, n, err)
                                                                 : bad_unit(f, args[1], err);
-    int rc = want_time(a, f, args, n, 0, err);
+    weir_type was;
+    int rc = date_time_as_ts(a, args, 0, &was, err);
+    if (!rc)
+        rc = unit_fits(f, unit, was, err);
+    if (!rc)
+        rc = want_time(a, f, args, n, 0, err);
     if (rc)
         return rc;
     weir_type t = args[0]->type;
@@ -259,7 +361,7 @@ int weir__bind_floor_time(weir_expr_arena *a, const xfunc *f, weir_expr **args, 
         return nomem_b(err);
     (*out)->p0 = unit;
     (*out)->p1 = ceil_;
-    return 0;
+    return back_to(a, was, out, err);
 }
 
 /* ---- TIMESTAMPADD / TIMESTAMPDIFF ---- */
@@ -295,7 +397,10 @@ static int bind_tsadd(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint
     weir_type_id id = args[1]->type.id;
     if ((id != WEIR_TYPE_INT && id != WEIR_TYPE_BIGINT && id != WEIR_TYPE_NULL) || args[1]->iv)
         return weir__bad_args(f, args, n, err);
+    weir_type was;
     int rc = weir__coerce(a, &args[1], tmake(WEIR_TYPE_BIGINT, args[1]->type.nullable || id == WEIR_TYPE_NULL), err);
+    if (!rc)
+        rc = date_time_as_ts(a, args, 2, &was, err);
     if (!rc)
         rc = want_time(a, f, args, n, 2, err);
     if (rc)
@@ -307,7 +412,24 @@ static int bind_tsadd(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint
     if (!*out)
         return nomem_b(err);
     (*out)->p0 = unit;
-    return 0;
+    /* A DATE moved by a unit of the clock becomes a TIMESTAMP; a TIME stays a TIME. */
+    if (was.id == WEIR_TYPE_DATE && time_of_day_unit(unit))
+        return 0;
+    return back_to(a, was, out, err);
+}
+
+/* Whole months from epoch day d1 to d0 as Flink counts them: the most m with d1 moved m months (the day
+ * clamped to the month's end) not past d0, so 01-31 to 02-29 is one month. */
+static int64_t months_between_days(int64_t d0, int64_t d1)
+{
+    if (d0 < d1)
+        return -months_between_days(d1, d0);
+    int64_t m = (d0 - d1) / 31;
+    for (;;) {
+        if (add_months(d1 * 86400000, m) / 86400000 >= d0 || add_months(d1 * 86400000, m + 1) / 86400000 > d0)
+            return m;
+        m++;
+    }
 }
 
 static int tsdiff_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
@@ -321,16 +443,12 @@ static int tsdiff_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n,
         if (unit <= U_WEEK) {
             r = (t2[i] - t1[i]) / unit_ms[unit];
         } else {
-            weir__civil c1, c2;
-            weir__civil_from_ms(t1[i], &c1);
-            weir__civil_from_ms(t2[i], &c2);
-            int64_t m = (c2.year * 12 + c2.month) - (c1.year * 12 + c1.month);
-            int64_t r1 = t1[i] - add_months(floor_unit(U_MONTH, t1[i]), 0);
-            int64_t r2 = t2[i] - add_months(floor_unit(U_MONTH, t2[i]), 0);
-            if (m > 0 && r2 < r1)
+            /* the months of the days, one less when the end's day is reached only by an earlier time of day */
+            int64_t d0 = x_floordiv(t2[i], 86400000), d1 = x_floordiv(t1[i], 86400000);
+            int64_t m = months_between_days(d0, d1);
+            if (add_months(d1 * 86400000, m) / 86400000 == d0 &&
+                x_floormod(t2[i], 86400000) < x_floormod(t1[i], 86400000))
                 m--;
-            else if (m < 0 && r2 > r1)
-                m++;
             r = m / (unit == U_MONTH ? 1 : unit == U_QUARTER ? 3 : 12);
         }
         o[i] = (int32_t)r;
@@ -346,7 +464,12 @@ static int bind_tsdiff(weir_expr_arena *a, const xfunc *f, weir_expr **args, uin
     int unit = unit_of(args[0]);
     if (unit < 0 || unit > U_YEAR)
         return bad_unit(f, args[0], err);
-    int rc = want_time(a, f, args, n, 1, err);
+    weir_type was;
+    int rc = date_time_as_ts(a, args, 1, &was, err);
+    if (!rc)
+        rc = date_time_as_ts(a, args, 2, &was, err);
+    if (!rc)
+        rc = want_time(a, f, args, n, 1, err);
     if (!rc)
         rc = want_time(a, f, args, n, 2, err);
     if (rc)
@@ -816,7 +939,7 @@ static int unix_now_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t 
 static int bind_parse(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
                       weir_error *err)
 {
-    bool unix_ = f->param != 0;
+    bool unix_ = f->param == 1;
     if (unix_ && n == 0) {
         *out = weir__call_node(a, f, args, 0, tmake(WEIR_TYPE_BIGINT, false), unix_now_kernel, F_SESSION);
         return *out ? 0 : nomem_b(err);
@@ -826,14 +949,20 @@ static int bind_parse(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint
     int rc = need_str_args(a, f, args, n, 0, err);
     if (rc)
         return rc;
+    bool to_date = f->param == 2;
+    if (to_date)
+        unix_ = false;
     weir_type t = unix_ ? tmake(WEIR_TYPE_BIGINT, weir__any_nullable(args, n)) : tmake(WEIR_TYPE_TIMESTAMP, true);
     *out = weir__call_node(a, f, args, n, t, parse_kernel, F_STRICT | F_MAYNULL | (unix_ ? F_SESSION : 0));
     if (!*out)
         return nomem_b(err);
     (*out)->p0 = unix_;
     if (n == 2 || unix_)
-        return set_fmt(a, f, *out, n == 2 ? args[1] : NULL, "yyyy-MM-dd HH:mm:ss", err);
-    return 0;
+        rc = set_fmt(a, f, *out, n == 2 ? args[1] : NULL, "yyyy-MM-dd HH:mm:ss", err);
+    /* TO_DATE: the date of the parsed timestamp */
+    if (!rc && to_date)
+        rc = back_to(a, tmake(WEIR_TYPE_DATE, true), out, err);
+    return rc;
 }
 
 /* ---- TO_TIMESTAMP_LTZ ---- */
@@ -963,6 +1092,10 @@ static int bind_format(weir_expr_arena *a, const xfunc *f, weir_expr **args, uin
         }
         session = true;
     } else {
+        weir_type was;
+        if (date_time_as_ts(a, args, 0, &was, err))
+            return err->code;
+        id = args[0]->type.id;
         if (id == WEIR_TYPE_NULL) {
             if (weir__coerce(a, &args[0], tmake(WEIR_TYPE_TIMESTAMP, true), err))
                 return err->code;
@@ -1059,13 +1192,21 @@ static int bind_convert_tz(weir_expr_arena *a, const xfunc *f, weir_expr **args,
 
 /* ---- CURRENT_TIMESTAMP & co, CURRENT_WATERMARK ---- */
 
-/* p0: 0 instant (TIMESTAMP_LTZ), 1 local wall time (TIMESTAMP). */
+/* p0: 0 instant (TIMESTAMP_LTZ), 1 local wall time (TIMESTAMP), 2 local date (DATE), 3 local time of day in
+ * whole seconds (TIME(0)). */
 static int now_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
     (void)a, (void)act;
     int64_t now = weir__x_now(cx);
     if (e->p0)
         now = x_local(cx, now);
+    if (e->p0 >= 2) {
+        int32_t v = e->p0 == 2 ? (int32_t)x_floordiv(now, WEIR__MS_PER_DAY)
+                               : (int32_t)(x_floormod(now, WEIR__MS_PER_DAY) / 1000 * 1000);
+        for (uint32_t i = 0; i < n; i++)
+            ((int32_t *)out->data)[i] = v;
+        return 0;
+    }
     for (uint32_t i = 0; i < n; i++)
         ((int64_t *)out->data)[i] = now;
     return 0;
@@ -1075,8 +1216,9 @@ static int bind_now(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32
 {
     if (n != 0)
         return weir__bad_args(f, args, n, err);
-    *out = weir__call_node(a, f, args, 0, tmake(f->param ? WEIR_TYPE_TIMESTAMP : WEIR_TYPE_TIMESTAMP_LTZ, false),
-                           now_kernel, F_SESSION);
+    static const weir_type_id types[] = {WEIR_TYPE_TIMESTAMP_LTZ, WEIR_TYPE_TIMESTAMP, WEIR_TYPE_DATE,
+                                         WEIR_TYPE_TIME};
+    *out = weir__call_node(a, f, args, 0, tmake(types[f->param], false), now_kernel, F_SESSION);
     if (!*out)
         return nomem_b(err);
     (*out)->p0 = f->param;
@@ -1110,24 +1252,61 @@ static int bind_watermark(weir_expr_arena *a, const xfunc *f, weir_expr **args, 
     return *out ? 0 : nomem_b(err);
 }
 
+/* ---- (t1, t2) OVERLAPS (t3, t4) ---- */
+
+/*
+ * OVERLAPS(t1, t2, t3, t4), as Flink (Calcite's expansion): an interval end
+ * is start + interval; each pair is put in order (s <= e), and the periods
+ * overlap when e0 >= s1 AND e1 >= s0 (touching ends count), with SQL's
+ * three-valued logic for NULLs.
+ */
+static int bind_overlaps(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                         weir_error *err)
+{
+    if (n != 4)
+        return weir__bad_args(f, args, n, err);
+    weir_expr *t[4] = {args[0], args[1], args[2], args[3]}, *s[2], *e[2];
+    for (int k = 0; k < 4; k += 2) {
+        if (t[k]->iv || (!weir_type_is_time(t[k]->type.id) && !weir_type_is_date_time(t[k]->type.id)))
+            return weir__bad_args(f, args, n, err);
+        weir_expr *sum[2] = {t[k], t[k + 1]}, *lt, *cond[1], *val[1];
+        if (t[k + 1]->iv && weir_expr_call(a, "+", sum, 2, &t[k + 1], err))
+            return err->code;
+        weir_expr *pair[2] = {t[k], t[k + 1]};
+        if (weir_expr_call(a, "<", pair, 2, &lt, err))
+            return err->code;
+        cond[0] = lt, val[0] = t[k];
+        if (weir_expr_case(a, cond, val, 1, t[k + 1], &s[k / 2], err))
+            return err->code;
+        val[0] = t[k + 1];
+        if (weir_expr_case(a, cond, val, 1, t[k], &e[k / 2], err))
+            return err->code;
+    }
+    weir_expr *c0[2] = {e[0], s[1]}, *c1[2] = {e[1], s[0]}, *both[2];
+    if (weir_expr_call(a, ">=", c0, 2, &both[0], err) || weir_expr_call(a, ">=", c1, 2, &both[1], err))
+        return err->code;
+    return weir_expr_call(a, "AND", both, 2, out, err);
+}
+
 const xfunc weir__funcs_time[] = {
-    {"EXTRACT", "EXTRACT(unit FROM timestamp)", bind_extract, 0},
-    {"YEAR", "YEAR(timestamp)", bind_extract, U_YEAR + 1},
-    {"QUARTER", "QUARTER(timestamp)", bind_extract, U_QUARTER + 1},
-    {"MONTH", "MONTH(timestamp)", bind_extract, U_MONTH + 1},
-    {"WEEK", "WEEK(timestamp)", bind_extract, U_WEEK + 1},
-    {"DAYOFYEAR", "DAYOFYEAR(timestamp)", bind_extract, U_DOY + 1},
-    {"DAYOFMONTH", "DAYOFMONTH(timestamp)", bind_extract, U_DAY + 1},
-    {"DAYOFWEEK", "DAYOFWEEK(timestamp)", bind_extract, U_DOW + 1},
-    {"HOUR", "HOUR(timestamp)", bind_extract, U_HOUR + 1},
-    {"MINUTE", "MINUTE(timestamp)", bind_extract, U_MINUTE + 1},
-    {"SECOND", "SECOND(timestamp)", bind_extract, U_SECOND + 1},
-    {"TIMESTAMPADD", "TIMESTAMPADD(unit, INT, timestamp)", bind_tsadd, 0},
-    {"TIMESTAMPDIFF", "TIMESTAMPDIFF(unit, timestamp, timestamp)", bind_tsdiff, 0},
+    {"EXTRACT", "EXTRACT(unit FROM timestamp|date|time|interval)", bind_extract, 0},
+    {"YEAR", "YEAR(timestamp|date)", bind_extract, U_YEAR + 1},
+    {"QUARTER", "QUARTER(timestamp|date)", bind_extract, U_QUARTER + 1},
+    {"MONTH", "MONTH(timestamp|date)", bind_extract, U_MONTH + 1},
+    {"WEEK", "WEEK(timestamp|date)", bind_extract, U_WEEK + 1},
+    {"DAYOFYEAR", "DAYOFYEAR(timestamp|date)", bind_extract, U_DOY + 1},
+    {"DAYOFMONTH", "DAYOFMONTH(timestamp|date)", bind_extract, U_DAY + 1},
+    {"DAYOFWEEK", "DAYOFWEEK(timestamp|date)", bind_extract, U_DOW + 1},
+    {"HOUR", "HOUR(timestamp|time)", bind_extract, U_HOUR + 1},
+    {"MINUTE", "MINUTE(timestamp|time)", bind_extract, U_MINUTE + 1},
+    {"SECOND", "SECOND(timestamp|time)", bind_extract, U_SECOND + 1},
+    {"TIMESTAMPADD", "TIMESTAMPADD(unit, INT, timestamp|date|time)", bind_tsadd, 0},
+    {"TIMESTAMPDIFF", "TIMESTAMPDIFF(unit, timestamp|date, timestamp|date)", bind_tsdiff, 0},
     {"TO_TIMESTAMP", "TO_TIMESTAMP(STRING [, STRING format])", bind_parse, 0},
+    {"TO_DATE", "TO_DATE(STRING [, STRING format])", bind_parse, 2},
     {"UNIX_TIMESTAMP", "UNIX_TIMESTAMP([STRING [, STRING format]])", bind_parse, 1},
     {"TO_TIMESTAMP_LTZ", "TO_TIMESTAMP_LTZ(numeric, 0|3)", bind_to_ltz, 0},
-    {"DATE_FORMAT", "DATE_FORMAT(timestamp, STRING format)", bind_format, 0},
+    {"DATE_FORMAT", "DATE_FORMAT(timestamp|date|time, STRING format)", bind_format, 0},
     {"FROM_UNIXTIME", "FROM_UNIXTIME(BIGINT [, STRING format])", bind_format, 1},
     {"CONVERT_TZ", "CONVERT_TZ(STRING, STRING from_zone, STRING to_zone)", bind_convert_tz, 0},
     {"CURRENT_TIMESTAMP", "CURRENT_TIMESTAMP", bind_now, 0},
@@ -1135,6 +1314,10 @@ const xfunc weir__funcs_time[] = {
     {"PROCTIME", "PROCTIME()", bind_now, 0},
     {"CURRENT_ROW_TIMESTAMP", "CURRENT_ROW_TIMESTAMP()", bind_now, 0},
     {"LOCALTIMESTAMP", "LOCALTIMESTAMP", bind_now, 1},
+    {"CURRENT_DATE", "CURRENT_DATE", bind_now, 2},
+    {"CURRENT_TIME", "CURRENT_TIME", bind_now, 3},
+    {"LOCALTIME", "LOCALTIME", bind_now, 3},
     {"CURRENT_WATERMARK", "CURRENT_WATERMARK(rowtime)", bind_watermark, 0},
+    {"OVERLAPS", "(start, end|interval) OVERLAPS (start, end|interval)", bind_overlaps, 0},
     {NULL, NULL, NULL, 0},
 };

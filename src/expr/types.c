@@ -70,8 +70,14 @@ bool weir__implicit_ok(const weir_expr *from, weir_type to)
         return rf < rt;
     if (weir_type_is_time(f.id) && weir_type_is_time(to.id))
         return true;
-    /* A string literal where a timestamp is expected: parsed at plan time. */
-    if (f.id == WEIR_TYPE_STRING && from->kind == N_LITERAL && weir_type_is_time(to.id))
+    /* A DATE widens to its midnight; a TIME(p) to a TIME of more digits. */
+    if (f.id == WEIR_TYPE_DATE && weir_type_is_time(to.id))
+        return true;
+    if (f.id == WEIR_TYPE_TIME && to.id == WEIR_TYPE_TIME)
+        return f.precision <= to.precision;
+    /* A string literal where a date or time is expected: parsed at plan time. */
+    if (f.id == WEIR_TYPE_STRING && from->kind == N_LITERAL &&
+        (weir_type_is_time(to.id) || weir_type_is_date_time(to.id)))
         return true;
     return false;
 }
@@ -90,6 +96,11 @@ bool weir__common_type(const weir_expr *a, const weir_expr *b, weir_type *out)
     if (tb.id == WEIR_TYPE_NULL) {
         *out = ta;
         out->nullable = true;
+        return true;
+    }
+    if (ta.id == WEIR_TYPE_TIME && tb.id == WEIR_TYPE_TIME) {
+        *out = ta.precision >= tb.precision ? ta : tb;
+        out->nullable = nullable;
         return true;
     }
     if (ta.id == tb.id && ta.id != WEIR_TYPE_DECIMAL) {
@@ -124,12 +135,18 @@ bool weir__common_type(const weir_expr *a, const weir_expr *b, weir_type *out)
         *out = tmake(WEIR_TYPE_TIMESTAMP_LTZ, nullable);
         return true;
     }
-    if (weir_type_is_time(ta.id) && tb.id == WEIR_TYPE_STRING && b->kind == N_LITERAL) {
+    /* DATE against a timestamp: the date's midnight */
+    if ((ta.id == WEIR_TYPE_DATE && weir_type_is_time(tb.id)) || (tb.id == WEIR_TYPE_DATE && weir_type_is_time(ta.id))) {
+        *out = tmake(ta.id == WEIR_TYPE_DATE ? tb.id : ta.id, nullable);
+        return true;
+    }
+    /* a string literal next to a timestamp, DATE or TIME: read as one */
+    if ((weir_type_is_time(ta.id) || weir_type_is_date_time(ta.id)) && tb.id == WEIR_TYPE_STRING && b->kind == N_LITERAL) {
         *out = ta;
         out->nullable = nullable;
         return true;
     }
-    if (weir_type_is_time(tb.id) && ta.id == WEIR_TYPE_STRING && a->kind == N_LITERAL) {
+    if ((weir_type_is_time(tb.id) || weir_type_is_date_time(tb.id)) && ta.id == WEIR_TYPE_STRING && a->kind == N_LITERAL) {
         *out = tb;
         out->nullable = nullable;
         return true;
@@ -147,6 +164,8 @@ const char *weir_expr_type_name(weir_type t, weir_interval_kind iv, char *buf, s
         snprintf(buf, cap, "DECIMAL(%u, %u)", t.precision, t.scale);
     else if (weir_type_is_time(t.id))
         snprintf(buf, cap, "%s(3)", weir_type_name(t.id));
+    else if (t.id == WEIR_TYPE_TIME)
+        snprintf(buf, cap, "TIME(%u)", t.precision);
     else if (weir_type_is_nested(t.id))
         weir_type_format((weir_type){t.id, t.precision, t.scale, true}, buf, cap);
     else

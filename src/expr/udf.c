@@ -98,6 +98,8 @@ static size_t width(weir_type_id id)
 {
     switch (id) {
     case WEIR_TYPE_BOOLEAN: return 1;
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
     case WEIR_TYPE_INT: return 4;
     case WEIR_TYPE_STRING:
     case WEIR_TYPE_BYTES:

@@ -724,3 +724,22 @@ size_t weir__fmt_format_ts_fast(int64_t ms, char *buf)
     buf[23] = '\0';
     return 23;
 }
+
+int weir__fmt_parse_date(const char *p, size_t n, int32_t *out)
+{
+    int64_t ms;
+    if (n != 10 || weir__parse_ts(p, n, &ms, NULL))
+        return WEIR_EPARSE;
+    *out = (int32_t)(ms / WEIR__MS_PER_DAY - (ms % WEIR__MS_PER_DAY < 0));
+    return 0;
+}
+
+int weir__fmt_parse_time(const char *p, size_t n, int precision, int32_t *out)
+{
+    int32_t ms;
+    if (n < 5 || p[2] != ':' || weir__parse_time_text(p, n, &ms))
+        return WEIR_EPARSE;
+    int32_t unit = precision >= 3 ? 1 : precision == 2 ? 10 : precision == 1 ? 100 : 1000;
+    *out = ms - ms % unit;
+    return 0;
+}

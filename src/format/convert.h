@@ -42,6 +42,13 @@ int weir__fmt_parse_f64(const char *p, size_t n, double *out);
  */
 int weir__fmt_parse_decimal(const char *p, size_t n, int precision, int scale,
                             int64_t *out);
+/*
+ * DATE as "yyyy-MM-dd" (days since 1970-01-01, years 0000 to 9999) and
+ * TIME(precision) as "HH:mm[:ss[.fraction]]" (milliseconds of the day, the
+ * fraction truncated to the precision's digits), as Flink's formats write them.
+ */
+int weir__fmt_parse_date(const char *p, size_t n, int32_t *out);
+int weir__fmt_parse_time(const char *p, size_t n, int precision, int32_t *out);
 /* "true" / "false", case-insensitive. */
 int weir__fmt_parse_bool(const char *p, size_t n, uint8_t *out);
 /* Standard base64 with padding; writes at most n*3/4 bytes into dst. */

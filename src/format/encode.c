@@ -125,6 +125,11 @@ static size_t scalar_text(const weir_batch *b, uint32_t col, uint32_t row,
         buf[n] = '\0';
         return n;
     }
+    case WEIR_TYPE_DATE:
+        return weir__format_date(WEIR_COL_I32(b, col)[row], buf, 64);
+    case WEIR_TYPE_TIME:
+        /* "HH:mm:ss" and the fraction's digits without trailing zeros */
+        return weir__format_time(WEIR_COL_I32(b, col)[row], -1, buf, 64);
     default:
         buf[0] = '\0';
         return 0;
@@ -159,7 +164,7 @@ static int json_put_value(const weir_batch *b, uint32_t col, uint32_t row,
     }
     char buf[64];
     size_t n = scalar_text(b, col, row, iso, buf);
-    bool quote = weir_type_is_time(t) || (t == WEIR_TYPE_DOUBLE &&
+    bool quote = weir_type_is_time(t) || weir_type_is_date_time(t) || (t == WEIR_TYPE_DOUBLE &&
                                           !isfinite(WEIR_COL_F64(b, col)[row]));
     int rc = weir_buf_reserve(out, n + 2);
     if (rc)
@@ -366,6 +371,27 @@ static size_t java_datetime(int64_t ms, bool ltz, char *buf)
     return o;
 }
 
+/* LocalDate.toString and LocalTime.toString ("HH:mm", ":ss" unless zero with
+ * no fraction, ".SSS" when there are milliseconds). */
+static size_t java_date(int32_t days, char *buf)
+{
+    weir__civil c;
+    weir__civil_from_ms((int64_t)days * WEIR__MS_PER_DAY, &c);
+    size_t o = java_year(c.year, buf);
+    return o + (size_t)sprintf(buf + o, "-%02d-%02d", c.month, c.day);
+}
+
+static size_t java_time(int32_t ms, char *buf)
+{
+    int s = ms / 1000 % 60, f = ms % 1000;
+    size_t o = (size_t)sprintf(buf, "%02d:%02d", ms / 3600000, ms / 60000 % 60);
+    if (s || f)
+        o += (size_t)sprintf(buf + o, ":%02d", s);
+    if (f)
+        o += (size_t)sprintf(buf + o, ".%03d", f);
+    return o;
+}
+
 /* ---- nested values ---- */
 
 /* The bytes of a fixed-width entry as a one-row column of type t. */
@@ -409,6 +435,14 @@ static size_t raw_scalar(weir_type t, const uint8_t *v, bool print, bool iso, ch
             buf[n] = '\0';
         }
         return n;
+    }
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME: {
+        int32_t i;
+        memcpy(&i, v, 4);
+        if (t.id == WEIR_TYPE_DATE)
+            return print ? java_date(i, buf) : weir__format_date(i, buf, 64);
+        return print ? java_time(i, buf) : weir__format_time(i, -1, buf, 64);
     }
     default:
         memcpy(&i64, v, 8);
@@ -488,7 +522,7 @@ static int json_entry(weir_buf *out, weir_type et, bool is_null, const uint8_t *
     double d = 0;
     if (et.id == WEIR_TYPE_DOUBLE)
         memcpy(&d, v, 8);
-    bool quote = weir_type_is_time(et.id) || (et.id == WEIR_TYPE_DOUBLE && !isfinite(d));
+    bool quote = weir_type_is_time(et.id) || weir_type_is_date_time(et.id) || (et.id == WEIR_TYPE_DOUBLE && !isfinite(d));
     int rc = quote ? weir_buf_put_u8(out, '"') : 0;
     if (!rc)
         rc = weir_buf_put(out, buf, n);
@@ -583,6 +617,8 @@ int weir_format_print_value(const weir_batch *b, uint32_t col, uint32_t row,
         n = java_datetime(WEIR_COL_I64(b, col)[row],
                           c->type.id == WEIR_TYPE_TIMESTAMP_LTZ, buf);
         break;
+    case WEIR_TYPE_DATE: n = java_date(WEIR_COL_I32(b, col)[row], buf); break;
+    case WEIR_TYPE_TIME: n = java_time(WEIR_COL_I32(b, col)[row], buf); break;
     default:
         n = scalar_text(b, col, row, false, buf);
         break;

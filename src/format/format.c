@@ -299,6 +299,10 @@ static int conv_fail(weir_decoder *d, uint32_t col, const char *at,
     const char *how = "";
     if (weir_type_is_time(t))
         how = " as \"yyyy-MM-dd HH:mm:ss.SSS\"";
+    else if (t == WEIR_TYPE_DATE)
+        how = " as \"yyyy-MM-dd\"";
+    else if (t == WEIR_TYPE_TIME)
+        how = " as \"HH:mm:ss\"";
     else if (t == WEIR_TYPE_BYTES)
         how = " as base64";
     weir__decode_fail(d, at, "expected %s%s for field \"%s\", found %s%s",
@@ -374,6 +378,12 @@ static int store_text(weir_decoder *d, weir_batch *b, uint32_t col,
                 rc = WEIR__ERANGE;
         } else
             rc = weir__parse_ts(s, n, &WEIR_COL_I64(b, col)[row], NULL);
+        break;
+    case WEIR_TYPE_DATE:
+        rc = weir__fmt_parse_date(s, n, &WEIR_COL_I32(b, col)[row]);
+        break;
+    case WEIR_TYPE_TIME:
+        rc = weir__fmt_parse_time(s, n, c->type.precision, &WEIR_COL_I32(b, col)[row]);
         break;
     default:
         rc = WEIR_EPARSE;

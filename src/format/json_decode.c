@@ -489,7 +489,9 @@ static const char *type_fail(weir_decoder *d, uint32_t col, const char *p,
     weir_type_id t = d->schema->fields[col].type.id;
     return FAIL(
         d, p, "expected %s%s for field \"%s\", found %s%s", d->type_desc[col],
-        weir_type_is_time(t)   ? " as \"yyyy-MM-dd HH:mm:ss.SSS\""
+        weir_type_is_time(t)     ? " as \"yyyy-MM-dd HH:mm:ss.SSS\""
+        : t == WEIR_TYPE_DATE  ? " as \"yyyy-MM-dd\""
+        : t == WEIR_TYPE_TIME  ? " as \"HH:mm:ss\""
         : t == WEIR_TYPE_BYTES ? " as base64"
                                : "",
         d->schema->fields[col].name, found, range ? " (out of range)" : "");
@@ -546,6 +548,13 @@ static int elem_from_text(weir_type et, const char *s, size_t n, uint8_t raw[16]
         if (!rc && !weir__fmt_ts_in_range(v))
             rc = WEIR__ERANGE;
         memcpy(raw, &v, 8);
+        return rc;
+    }
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME: {
+        int32_t v = 0;
+        int rc = et.id == WEIR_TYPE_DATE ? weir__fmt_parse_date(s, n, &v) : weir__fmt_parse_time(s, n, et.precision, &v);
+        memcpy(raw, &v, 4);
         return rc;
     }
     default: return WEIR_EPARSE;

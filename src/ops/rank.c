@@ -144,6 +144,8 @@ int weir__sort_key_col(weir_buf *out, const weir_batch *b, uint32_t col, uint32_
     switch (c->type.id) {
     case WEIR_TYPE_BOOLEAN:
         return weir_buf_put_u8(out, (uint8_t)((((const uint8_t *)c->data)[row] ? 1 : 0) ^ inv));
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
     case WEIR_TYPE_INT:
         return put_be64(out, (uint64_t)(int64_t)((const int32_t *)c->data)[row] ^ (UINT64_C(1) << 63), desc);
     case WEIR_TYPE_DOUBLE: {

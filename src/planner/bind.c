@@ -201,8 +201,18 @@ static int bind_literal(plan_ctx *pc, const weir_sql_expr *e, weir_expr **out)
                    ? weir_expr_lit_interval(pc->arena, l->interval.months, WEIR_INTERVAL_YEAR_MONTH)
                    : weir_expr_lit_interval(pc->arena, l->interval.ms, WEIR_INTERVAL_DAY_TIME);
         break;
+    case WEIR_SQL_LIT_DATE: *out = weir_expr_lit_date(pc->arena, (int32_t)l->i64); break;
+    case WEIR_SQL_LIT_TIME: {
+        /* TIME '12:34:56.7' is a TIME(1): the precision is the fraction's digits */
+        const char *dot = memchr(l->text, '.', l->len);
+        uint8_t digits = 0;
+        for (const char *c = dot ? dot + 1 : NULL; c && c < l->text + l->len && *c >= '0' && *c <= '9'; c++)
+            digits++;
+        *out = weir_expr_lit_time(pc->arena, (int32_t)l->i64, digits);
+        break;
+    }
     default:
-        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "DATE and TIME literals are not supported yet; use TIMESTAMP '...'");
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "this literal is not supported");
     }
     return *out ? 0 : WEIR_ENOMEM;
 }

@@ -130,14 +130,24 @@ int plan_type_from_sql(plan_ctx *pc, const weir_sql_type *t, weir_type *out)
         *out = weir_type_make(ltz ? WEIR_TYPE_TIMESTAMP_LTZ : WEIR_TYPE_TIMESTAMP, nullable);
         return 0;
     }
+    case WEIR_SQL_TYPE_DATE: *out = weir_type_make(WEIR_TYPE_DATE, nullable); return 0;
+    case WEIR_SQL_TYPE_TIME:
+        if (t->precision > 9)
+            return plan_error(pc, t->loc, WEIR_EINVAL,
+                              "TIME(%d): the precision of a time must be from 0 to 9 (fractional digits of a "
+                              "second; weir keeps milliseconds)",
+                              t->precision);
+        *out = weir_type_make(WEIR_TYPE_TIME, nullable);
+        /* Flink's TIME defaults to TIME(0); digits below a millisecond are not kept */
+        out->precision = t->precision < 0 ? 0 : t->precision > 3 ? 3 : (uint8_t)t->precision;
+        return 0;
     case WEIR_SQL_TYPE_ARRAY:
     case WEIR_SQL_TYPE_MAP:
     case WEIR_SQL_TYPE_ROW:
         return plan_nested_type_from_sql(pc, t, out);
     default:
-        return plan_error(pc, t->loc, WEIR_EUNSUPPORTED, "type %s is not supported by weir yet%s",
-                          weir__sql_type_kind_name(t->kind),
-                          t->kind == WEIR_SQL_TYPE_DATE ? " (use TIMESTAMP(3))" : "");
+        return plan_error(pc, t->loc, WEIR_EUNSUPPORTED, "type %s is not supported by weir yet",
+                          weir__sql_type_kind_name(t->kind));
     }
 }
 

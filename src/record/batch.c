@@ -322,6 +322,10 @@ size_t weir_batch_format_value(const weir_batch *b, uint32_t col, uint32_t row, 
     case WEIR_TYPE_TIMESTAMP:
     case WEIR_TYPE_TIMESTAMP_LTZ:
         return weir__format_ts(WEIR_COL_I64(b, col)[row], buf, cap);
+    case WEIR_TYPE_DATE:
+        return weir__format_date(WEIR_COL_I32(b, col)[row], buf, cap);
+    case WEIR_TYPE_TIME:
+        return weir__format_time(WEIR_COL_I32(b, col)[row], c->type.precision, buf, cap);
     case WEIR_TYPE_NULL:
         n = snprintf(buf, cap, "NULL");
         break;

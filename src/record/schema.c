@@ -25,7 +25,9 @@ size_t weir_type_width(weir_type_id id)
 {
     switch (id) {
     case WEIR_TYPE_BOOLEAN: return 1;
-    case WEIR_TYPE_INT: return 4;
+    case WEIR_TYPE_INT:
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME: return 4;
     case WEIR_TYPE_BIGINT:
     case WEIR_TYPE_DOUBLE:
     case WEIR_TYPE_DECIMAL:
@@ -59,6 +61,8 @@ const char *weir_type_name(weir_type_id id)
     case WEIR_TYPE_ARRAY: return "ARRAY";
     case WEIR_TYPE_MAP: return "MAP";
     case WEIR_TYPE_ROW: return "ROW";
+    case WEIR_TYPE_DATE: return "DATE";
+    case WEIR_TYPE_TIME: return "TIME";
     }
     return "?";
 }
@@ -72,6 +76,7 @@ char *weir_type_format(weir_type t, char *buf, size_t cap)
         break;
     case WEIR_TYPE_TIMESTAMP:
     case WEIR_TYPE_TIMESTAMP_LTZ:
+    case WEIR_TYPE_TIME:
         snprintf(buf, cap, "%s(%u)%s", weir_type_name(t.id), t.precision, nn);
         break;
     case WEIR_TYPE_ARRAY:

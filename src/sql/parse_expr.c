@@ -950,6 +950,31 @@ static weir_sql_expr *parse_substring_overlay(parser *p, bool overlay)
     return finish(p, e);
 }
 
+/*
+ * (t1, t2) OVERLAPS (t3, t4), after "(t1" at a ',': the one place a bare
+ * pair is read. Becomes the call OVERLAPS(t1, t2, t3, t4).
+ */
+static weir_sql_expr *parse_overlaps(parser *p, weir_sql_expr *t1)
+{
+    vec args = {0};
+    push_expr(p, &args, t1);
+    expect_tk(p, WEIR__SQL_TK_COMMA, "','");
+    push_expr(p, &args, parse_expr(p, PREC_MIN));
+    expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+    const token *t = cur(p);
+    if (t->type != WEIR__SQL_TK_IDENT || t->len != 8 || strncasecmp(p->src + t->loc.offset, "OVERLAPS", 8))
+        parser_expected(p, "OVERLAPS after a pair (start, end)");
+    weir_sql_expr *e = new_call(p, name_from_token(p), WEIR_SQL_CALL_PLAIN);
+    expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+    push_expr(p, &args, parse_expr(p, PREC_MIN));
+    expect_tk(p, WEIR__SQL_TK_COMMA, "','");
+    push_expr(p, &args, parse_expr(p, PREC_MIN));
+    expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+    e->u.call.args = args.data;
+    e->u.call.n_args = args.n;
+    return finish(p, e);
+}
+
 /* FLOOR(x TO unit), CEIL(x TO unit), or their plain forms. */
 static weir_sql_expr *parse_floor_ceil(parser *p)
 {
@@ -1355,6 +1380,8 @@ static weir_sql_expr *parse_primary(parser *p)
         }
         parser_advance(p);
         weir_sql_expr *e = parse_expr(p, PREC_MIN);
+        if (is_tk(p, WEIR__SQL_TK_COMMA))
+            return parse_overlaps(p, e);
         expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
         return e;
     }

@@ -137,3 +137,93 @@ bad:
         *bad_at = i;
     return WEIR_EPARSE;
 }
+
+size_t weir__format_date(int32_t days, char *buf, size_t cap)
+{
+    weir__civil c;
+    weir__civil_from_ms((int64_t)days * WEIR__MS_PER_DAY, &c);
+    int n = snprintf(buf, cap, "%04lld-%02d-%02d", (long long)c.year, c.month, c.day);
+    return n < 0 ? 0 : (size_t)n;
+}
+
+size_t weir__format_time(int32_t ms, int digits, char *buf, size_t cap)
+{
+    int h = ms / 3600000, mi = ms / 60000 % 60, se = ms / 1000 % 60, f = ms % 1000;
+    int n = snprintf(buf, cap, "%02d:%02d:%02d", h, mi, se);
+    if (n < 0)
+        return 0;
+    if (digits < 0) {
+        digits = f == 0 ? 0 : f % 100 == 0 ? 1 : f % 10 == 0 ? 2 : 3;
+    }
+    if (digits > 0 && (size_t)n + 5 <= cap) {
+        const char frac[3] = {(char)('0' + f / 100), (char)('0' + f / 10 % 10), (char)('0' + f % 10)};
+        buf[n++] = '.';
+        for (int k = 0; k < digits && k < 3; k++)
+            buf[n++] = frac[k];
+        buf[n] = 0;
+    }
+    return (size_t)n;
+}
+
+static void trim_blank(const char **s, size_t *len)
+{
+    while (*len && (unsigned char)**s <= ' ')
+        (*s)++, (*len)--;
+    while (*len && (unsigned char)(*s)[*len - 1] <= ' ')
+        (*len)--;
+}
+
+/* One to maxw digits at s[*i]. */
+static int some_digits(const char *s, size_t len, size_t *i, int maxw, int *out)
+{
+    int v = 0, w = 0;
+    while (*i < len && w < maxw && s[*i] >= '0' && s[*i] <= '9')
+        v = v * 10 + (s[(*i)++] - '0'), w++;
+    if (w == 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int weir__parse_date_text(const char *s, size_t len, int32_t *days)
+{
+    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    trim_blank(&s, &len);
+    for (size_t k = 0; k < len; k++)
+        if (s[k] == ' ') {
+            len = k;
+            break;
+        }
+    size_t i = 0;
+    int y, mo, d;
+    if (some_digits(s, len, &i, 4, &y) || expect(s, len, &i, '-') || some_digits(s, len, &i, 2, &mo) ||
+        expect(s, len, &i, '-') || some_digits(s, len, &i, 2, &d) || i != len)
+        return WEIR_EPARSE;
+    if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] + (mo == 2 && leap(y)))
+        return WEIR_EPARSE;
+    *days = (int32_t)weir__days_from_civil(y, mo, d);
+    return 0;
+}
+
+int weir__parse_time_text(const char *s, size_t len, int32_t *ms)
+{
+    trim_blank(&s, &len);
+    size_t i = 0;
+    int h, mi, se = 0, f = 0;
+    if (some_digits(s, len, &i, 2, &h) || expect(s, len, &i, ':') || some_digits(s, len, &i, 2, &mi))
+        return WEIR_EPARSE;
+    if (i < len && s[i] == ':') {
+        i++;
+        if (some_digits(s, len, &i, 2, &se))
+            return WEIR_EPARSE;
+        if (i < len && s[i] == '.') {
+            i++;
+            if (weir__parse_fraction_ms(s, len, &i, &f))
+                return WEIR_EPARSE;
+        }
+    }
+    if (i != len || h > 23 || mi > 59 || se > 59)
+        return WEIR_EPARSE;
+    *ms = ((h * 60 + mi) * 60 + se) * 1000 + f;
+    return 0;
+}

@@ -320,6 +320,8 @@ static inline void set_valid(weir_batch *out, uint32_t col, uint32_t row)
 static void put_int_result(weir_batch *out, uint32_t col, uint32_t row, weir_type_id id, int64_t v)
 {
     switch (id) {
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
     case WEIR_TYPE_INT: WEIR_COL_I32(out, col)[row] = (int32_t)v; break;
     case WEIR_TYPE_DOUBLE: WEIR_COL_F64(out, col)[row] = (double)v; break;
     default: WEIR_COL_I64(out, col)[row] = v; break;

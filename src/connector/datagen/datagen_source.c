@@ -154,6 +154,12 @@ static int setup_column(dg_arg *a, uint32_t c, const weir_datagen_field *f,
     if (t == WEIR_TYPE_NULL)
         return weir_error_set(err, WEIR_EUNSUPPORTED,
                               "datagen: field \"%s\" has type NULL", sf->name);
+    if (weir_type_is_date_time(t))
+        return weir_error_set(
+            err, WEIR_EUNSUPPORTED,
+            "datagen: field \"%s\": the datagen connector does not generate %s "
+            "values (generate a TIMESTAMP(3) and CAST it)",
+            sf->name, weir_type_name(t));
     if (col->kind == WEIR_DATAGEN_SEQUENCE) {
         if (t == WEIR_TYPE_BOOLEAN || t == WEIR_TYPE_BYTES)
             return weir_error_set(
