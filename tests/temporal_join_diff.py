@@ -10,13 +10,17 @@ rows), both CSV files, and a few queries
     SELECT ... FROM probe AS p [LEFT] JOIN versions FOR SYSTEM_TIME AS OF p.ts AS r
       ON p.k = r.k [AND p.k2 = r.k2] [AND residual]
 
+where versions is either a table with a PRIMARY KEY or, in some jobs, a
+versioned view over an append-only table (the last row per key ordered by
+ts DESC, rn = 1; some views filter v % 5 <> 0 before the deduplication),
 run by `weir run` at a random parallelism (1/2/4) and batch size
 (1/7/1024), on the memory or the RocksDB state backend. The oracle shares no code with weir; it implements the rule
 of docs/joins.md:
   - per input (one file = one split) W = max(time seen) - delay, from
     -infinity, updated after each row; a row with time < W is late and
     dropped (both inputs);
-  - a version row is the value of its key from its time on; of two
+  - a version row is the value of its key from its time on (a view's
+    filtered rows are no versions); of two
     versions of one key and time, the later in the file wins;
   - a probe row at time t is joined with the version of its key whose
     time is the latest <= t (among all on-time versions); the residual
@@ -81,6 +85,10 @@ def gen_job(rng):
         left = q % 2 == 1
         resid = rng.choice([None, "r.v > p.x", "r.v % 3 <> 1", "p.x < 50"]) if q >= 2 else None
         j.queries.append((left, resid))
+    # the versioned side as a versioned view over an append-only table (the last row per key by
+    # rowtime), some of them filtering the rows before the deduplication
+    j.view = rng.random() < 0.4
+    j.view_filter = j.view and rng.random() < 0.5
     return j
 
 
@@ -113,6 +121,8 @@ def residual(expr, x, v):
 def oracle(j):
     versions = collections.defaultdict(dict)  # (k, k2) -> {time: v}
     for ts, k, k2, v in on_time(j.versions, 0, j.vdelay):
+        if j.view_filter and v % 5 == 0:
+            continue  # filtered before the view's deduplication: no version
         versions[(k, k2)][ts] = v
     probes = on_time(j.probes, 1, j.pdelay)
     res = {}
@@ -133,23 +143,31 @@ def oracle(j):
 def job_sql(j):
     def iv(ms):
         return "INTERVAL '%d' MILLISECOND" % ms
+    keys = "k, k2" if j.two_keys else "k"
     out = ["-- temporal_join_diff seed %d job %d: parallelism %d, batch size %d"
-           % (j.seed, j.index, j.parallelism, j.batch) + (", RocksDB" if j.rocksdb else ""),
+           % (j.seed, j.index, j.parallelism, j.batch) + (", RocksDB" if j.rocksdb else "")
+           + (", versioned view" if j.view else ""),
            "CREATE TABLE versions (ms BIGINT, k INT, k2 INT, v INT, ts AS TO_TIMESTAMP_LTZ(ms, 3), "
-           "WATERMARK FOR ts AS ts - %s, PRIMARY KEY (%s) NOT ENFORCED) "
+           "WATERMARK FOR ts AS ts - %s%s) "
            "WITH ('connector' = 'filesystem', 'path' = 'versions.csv', 'format' = 'csv');"
-           % (iv(j.vdelay), "k, k2" if j.two_keys else "k"),
+           % (iv(j.vdelay), "" if j.view else ", PRIMARY KEY (%s) NOT ENFORCED" % keys),
            "CREATE TABLE probe (id INT, ms BIGINT, k INT, k2 INT, x INT, ts AS TO_TIMESTAMP_LTZ(ms, 3), "
            "WATERMARK FOR ts AS ts - %s) "
            "WITH ('connector' = 'filesystem', 'path' = 'probe.csv', 'format' = 'csv');" % iv(j.pdelay)]
+    versioned = "versions"
+    if j.view:
+        versioned = "latest"
+        out.append("CREATE VIEW latest AS SELECT k, v, ts, k2 FROM (SELECT *, ROW_NUMBER() OVER "
+                   "(PARTITION BY %s ORDER BY ts DESC) AS rn FROM versions%s) WHERE rn = 1;"
+                   % (keys, " WHERE v % 5 <> 0" if j.view_filter else ""))
     for qi, (left, resid) in enumerate(j.queries):
         out.append("CREATE TABLE q%d (id INT, ms BIGINT, k INT, k2 INT, x INT, v INT) "
                    "WITH ('connector' = 'print', 'print-identifier' = 'q%d');" % (qi, qi))
         cond = "p.k = r.k" + (" AND r.k2 = p.k2" if j.two_keys else "")
         if resid:
             cond += " AND " + resid
-        out.append("INSERT INTO q%d SELECT p.id, p.ms, p.k, p.k2, p.x, r.v FROM probe AS p %sJOIN versions "
-                   "FOR SYSTEM_TIME AS OF p.ts AS r ON %s;" % (qi, "LEFT " if left else "", cond))
+        out.append("INSERT INTO q%d SELECT p.id, p.ms, p.k, p.k2, p.x, r.v FROM probe AS p %sJOIN %s "
+                   "FOR SYSTEM_TIME AS OF p.ts AS r ON %s;" % (qi, "LEFT " if left else "", versioned, cond))
     return "\n".join(out) + "\n"
 
 
@@ -167,7 +185,8 @@ def parse(stdout):
 def run_case(case):
     j = gen_job(case.rng)
     j.seed, j.index = case.seed, case.index
-    case.note = "(parallelism %d, batch %d%s)" % (j.parallelism, j.batch, ", rocksdb" if j.rocksdb else "")
+    case.note = "(parallelism %d, batch %d%s%s)" % (j.parallelism, j.batch, ", rocksdb" if j.rocksdb else "",
+                                                 ", versioned view" if j.view else "")
     with open(case.path("versions.csv"), "w") as f:
         f.writelines("%d,%d,%d,%d\n" % r for r in j.versions)
     with open(case.path("probe.csv"), "w") as f:

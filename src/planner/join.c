@@ -675,18 +675,232 @@ static int plan_lookup_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
 }
 
 /*
+ * The versioned side of an event-time temporal join: a table with a
+ * PRIMARY KEY and a watermark, or a versioned view (the last row per key
+ * of an append-only stream, ordered by its rowtime). keys: the columns a
+ * version is kept per, as the right rel names them.
+ */
+typedef struct versioned_side {
+    const char *name;
+    bool view;
+    const char *keys[WEIR_KEY_MAX_COLS];
+    uint32_t n_keys;
+} versioned_side;
+
+static bool plain_column(const weir_sql_expr *e) { return e->kind == WEIR_SQL_EXPR_COLUMN && e->u.column.n_parts == 1; }
+
+static const char *column_name(const weir_sql_expr *e) { return e->u.column.parts[e->u.column.n_parts - 1].name; }
+
+/* Whether the inner select's result has FROM column `name` under that name: a `*`, or the plain column. */
+static bool passes_column(const weir_sql_select *in, int32_t skip, const char *name)
+{
+    for (uint32_t i = 0; i < in->n_items; i++) {
+        const weir_sql_select_item *it = &in->items[i];
+        if ((int32_t)i == skip)
+            continue;
+        if (it->expr->kind == WEIR_SQL_EXPR_STAR && !it->expr->u.star.qualifier.n_parts)
+            return true;
+        if (it->expr->kind == WEIR_SQL_EXPR_COLUMN && !strcasecmp(column_name(it->expr), name) &&
+            (!it->alias || !strcasecmp(it->alias->name, name)))
+            return true;
+    }
+    return false;
+}
+
+/* The outer item that is the plain column `name`, or -1. */
+static int32_t outer_item(const weir_sql_select *s, const char *name)
+{
+    for (uint32_t i = 0; i < s->n_items; i++)
+        if (plain_column(s->items[i].expr) && !strcasecmp(column_name(s->items[i].expr), name))
+            return (int32_t)i;
+    return -1;
+}
+
+/* Whether e is `rn = 1`, `1 = rn` or `rn <= 1` (Flink's deduplication bound). */
+static bool first_row_bound(const weir_sql_expr *e, const char *rn)
+{
+    if (e->kind != WEIR_SQL_EXPR_BINARY)
+        return false;
+    const weir_sql_expr *l = e->u.binary.left, *r = e->u.binary.right;
+    weir_sql_binop op = e->u.binary.op;
+    if (plain_column(r) && !strcasecmp(column_name(r), rn)) {
+        const weir_sql_expr *t = l;
+        l = r, r = t;
+        op = op == WEIR_SQL_OP_GE ? WEIR_SQL_OP_LE : op == WEIR_SQL_OP_LE ? WEIR_SQL_OP_GE : op;
+    }
+    if (!plain_column(l) || strcasecmp(column_name(l), rn) || r->kind != WEIR_SQL_EXPR_LITERAL ||
+        r->u.lit.kind != WEIR_SQL_LIT_INTEGER || r->u.lit.overflow)
+        return false;
+    return (op == WEIR_SQL_OP_EQ || op == WEIR_SQL_OP_LE) && r->u.lit.i64 == 1;
+}
+
+/*
+ * A view used as the versioned side of an event-time temporal join: Flink's
+ * versioned view,
+ *   SELECT cols FROM (SELECT ..., ROW_NUMBER() OVER (PARTITION BY k ORDER BY rowtime DESC) AS rn
+ *                     FROM s [WHERE ...]) WHERE rn = 1
+ * over an append-only s. Every row of s is a new version of its key, valid
+ * from its rowtime, so the join reads s itself (projected as the view
+ * projects it); the keys are the PARTITION BY columns. Other shapes are
+ * refused by name.
+ */
+static int versioned_view_side(plan_ctx *pc, const weir_sql_table_ref *rt, const cat_view *v, rel *out,
+                               versioned_side *vs)
+{
+    const weir_sql_query *q = v->query;
+    const weir_sql_loc at = rt->u.table.name.loc;
+    const char *vn = v->name;
+    const weir_sql_select *s = q->kind == WEIR_SQL_QUERY_SELECT ? q->u.select : NULL;
+    const weir_sql_table_ref *fr = s ? s->from : NULL;
+    const weir_sql_query *iq = fr && fr->kind == WEIR_SQL_FROM_SUBQUERY && !fr->u.subquery.lateral
+                                   ? fr->u.subquery.query
+                                   : NULL;
+    const weir_sql_select *in = iq && iq->kind == WEIR_SQL_QUERY_SELECT ? iq->u.select : NULL;
+    int32_t ri = -1;
+    for (uint32_t i = 0; in && i < in->n_items; i++) {
+        const weir_sql_expr *e = in->items[i].expr;
+        if (e->kind == WEIR_SQL_EXPR_CALL && e->u.call.over && !strcasecmp(e->u.call.name.parts[e->u.call.name.n_parts - 1].name, "ROW_NUMBER"))
+            ri = (int32_t)i;
+    }
+    if (!in || ri < 0 || q->n_with || q->n_order_by || q->limit || q->offset || s->distinct || s->n_group_by ||
+        s->having || iq->n_with || iq->n_order_by || iq->limit || iq->offset || in->distinct || in->n_group_by ||
+        in->having || !in->items[ri].alias || !s->where)
+        return plan_error(pc, at, WEIR_EUNSUPPORTED,
+                          "view '%s' is not a versioned view: the versioned side of an event-time temporal join is a "
+                          "table with a PRIMARY KEY and a watermark, or a view SELECT ... FROM (SELECT ..., "
+                          "ROW_NUMBER() OVER (PARTITION BY key ORDER BY rowtime DESC) AS rownum FROM ...) WHERE "
+                          "rownum = 1",
+                          vn);
+    const weir_sql_expr *call = in->items[ri].expr;
+    const weir_sql_window *w = call->u.call.over;
+    const char *rn = in->items[ri].alias->name;
+    if (w->ref || w->frame || !w->n_partition_by || w->n_order_by != 1)
+        return plan_error(pc, w->loc, WEIR_EUNSUPPORTED,
+                          "view '%s' as a versioned table: its ROW_NUMBER() needs OVER (PARTITION BY key ORDER BY "
+                          "rowtime DESC) written out, with one ORDER BY column",
+                          vn);
+    if (w->order_by[0].dir != WEIR_SQL_ORDER_DESC)
+        return plan_error(pc, w->order_by[0].expr->loc, WEIR_EUNSUPPORTED,
+                          "view '%s' keeps the first row per key (ORDER BY ... ASC), which is not a versioned table "
+                          "(as in Flink): a versioned view keeps the last row, ORDER BY rowtime DESC",
+                          vn);
+    if (w->n_partition_by > WEIR_KEY_MAX_COLS)
+        return plan_error(pc, w->loc, WEIR_EUNSUPPORTED, "a versioned view partitioned by more than %d columns",
+                          WEIR_KEY_MAX_COLS);
+    const weir_sql_expr *oe = w->order_by[0].expr;
+    /* the bound: rownum = 1 and nothing else (a filter after the deduplication is not placed yet) */
+    const weir_sql_expr *cj[64];
+    uint32_t n_cj = 0;
+    plan_split_and(s->where, cj, &n_cj, 64);
+    bool bounded = false;
+    for (uint32_t i = 0; i < n_cj; i++) {
+        if (first_row_bound(cj[i], rn)) {
+            bounded = true;
+            continue;
+        }
+        return plan_error(pc, cj[i]->loc, WEIR_EUNSUPPORTED,
+                          "view '%s' as a versioned table: its outer WHERE may only keep the last row per key "
+                          "(%s = 1); filter the rows in the inner query instead",
+                          vn, rn);
+    }
+    if (!bounded || plan_count_and(s->where) > 64)
+        return plan_error(pc, s->where->loc, WEIR_EUNSUPPORTED,
+                          "view '%s' as a versioned table: its outer WHERE must be %s = 1", vn, rn);
+    /* the outer items: plain columns of the inner result (not the row number) */
+    for (uint32_t i = 0; i < s->n_items; i++) {
+        const weir_sql_expr *e = s->items[i].expr;
+        if (!plain_column(e) || !strcasecmp(column_name(e), rn))
+            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                              "view '%s' as a versioned table: select plain columns (not '*', not %s, not an "
+                              "expression) in its outer query",
+                              vn, rn);
+    }
+    /* the keys and the rowtime: FROM columns the inner query passes on and the outer selects */
+    int32_t key_item[WEIR_KEY_MAX_COLS], time_item = -1;
+    for (uint32_t i = 0; i <= w->n_partition_by; i++) {
+        const weir_sql_expr *e = i < w->n_partition_by ? w->partition_by[i] : oe;
+        int32_t it = plain_column(e) && passes_column(in, ri, column_name(e)) ? outer_item(s, column_name(e)) : -1;
+        if (it < 0)
+            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                              "view '%s' as a versioned table: its %s must be a column the view selects unchanged "
+                              "(the %s of the versioned table)",
+                              vn, i < w->n_partition_by ? "PARTITION BY columns" : "ORDER BY column",
+                              i < w->n_partition_by ? "primary key" : "time attribute");
+        if (i < w->n_partition_by)
+            key_item[i] = it;
+        else
+            time_item = it;
+    }
+    /* the view without its deduplication: the outer projection over the inner query less ROW_NUMBER() */
+    weir_sql_select *inner = plan_alloc(pc, sizeof *inner), *outer = plan_alloc(pc, sizeof *outer);
+    weir_sql_query *iq2 = plan_alloc(pc, sizeof *iq2), *q2 = plan_alloc(pc, sizeof *q2);
+    weir_sql_table_ref *fr2 = plan_alloc(pc, sizeof *fr2), *sub = plan_alloc(pc, sizeof *sub);
+    weir_sql_ident *alias = plan_alloc(pc, sizeof *alias);
+    if (!inner || !outer || !iq2 || !q2 || !fr2 || !sub || !alias)
+        return WEIR_ENOMEM;
+    *inner = *in;
+    if (!(inner->items = plan_alloc(pc, in->n_items * sizeof *inner->items)))
+        return WEIR_ENOMEM;
+    inner->n_items = 0;
+    for (uint32_t i = 0; i < in->n_items; i++)
+        if ((int32_t)i != ri)
+            inner->items[inner->n_items++] = in->items[i];
+    *iq2 = *iq;
+    iq2->u.select = inner;
+    *fr2 = *fr;
+    fr2->u.subquery.query = iq2;
+    *outer = *s;
+    outer->where = NULL;
+    outer->from = fr2;
+    *q2 = *q;
+    q2->u.select = outer;
+    if (rt->alias) {
+        *alias = *rt->alias;
+    } else {
+        *alias = (weir_sql_ident){.name = vn, .len = (uint32_t)strlen(vn), .loc = at};
+    }
+    *sub = (weir_sql_table_ref){.kind = WEIR_SQL_FROM_SUBQUERY, .loc = rt->loc, .alias = alias};
+    sub->column_aliases = rt->n_column_aliases ? rt->column_aliases : (weir_sql_ident *)v->columns;
+    sub->n_column_aliases = rt->n_column_aliases ? rt->n_column_aliases : v->n_columns;
+    sub->u.subquery.query = q2;
+    if (++pc->view_depth > 32)
+        return plan_error(pc, at, WEIR_EPLAN, "views nest too deeply (a view refers to itself?)");
+    int rc = plan_from(pc, sub, out);
+    pc->view_depth--;
+    if (rc)
+        return rc;
+    if (out->updating)
+        return plan_error(pc, at, WEIR_EUNSUPPORTED,
+                          "view '%s' as a versioned table: the query it deduplicates must be append-only; this one "
+                          "is a changelog",
+                          vn);
+    if (out->rowtime != time_item || (uint32_t)out->rowtime >= out->n_physical)
+        return plan_error(pc, oe->loc, WEIR_EUNSUPPORTED,
+                          "view '%s' as a versioned table: ORDER BY %s DESC must name the event-time attribute of the "
+                          "rows it deduplicates (a processing-time order is not a versioned table)",
+                          vn, column_name(oe));
+    vs->name = vn;
+    vs->view = true;
+    vs->n_keys = w->n_partition_by;
+    for (uint32_t i = 0; i < vs->n_keys; i++)
+        vs->keys[i] = out->schema->fields[key_item[i]].name;
+    return 0;
+}
+
+/*
  * JOIN t FOR SYSTEM_TIME AS OF s.rowtime, where rowtime is the left side's
  * event-time attribute: an event-time temporal join (Flink's). t must be a
- * table with a PRIMARY KEY and a watermark (a versioned table); it is read
- * as a stream (a changelog keyed by its primary key). Leaves *table NULL
- * when AS OF names something else (a lookup join, or an error there).
+ * table with a PRIMARY KEY and a watermark (a versioned table), read as a
+ * stream (a changelog keyed by its primary key), or a versioned view.
+ * Leaves vs->name NULL when AS OF names something else (a lookup join, or
+ * an error there).
  */
 static int temporal_side(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_type type, const rel *left, rel *out,
-                         cat_table **table)
+                         versioned_side *vs)
 {
     const weir_sql_table_ref *rt = ref->u.join.right;
     const weir_sql_expr *at = rt->u.table.system_time;
-    *table = NULL;
+    memset(vs, 0, sizeof *vs);
     int col = at->kind == WEIR_SQL_EXPR_COLUMN ? plan_find_column(left, &at->u.column) : -1;
     if (col < 0 || col != left->rowtime)
         return 0;
@@ -699,13 +913,17 @@ static int temporal_side(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_
     if ((uint32_t)left->rowtime >= left->n_physical)
         return plan_error(pc, at->loc, WEIR_EUNSUPPORTED, "the time attribute of FOR SYSTEM_TIME AS OF must be a column");
     const weir_sql_name *name = &rt->u.table.name;
+    cat_view *v = plan_find_view(pc, name);
+    if (v)
+        return versioned_view_side(pc, rt, v, out, vs);
     cat_table *t = plan_find_table(pc, name);
-    if (!t || plan_find_view(pc, name))
+    if (!t)
         return plan_error(pc, name->loc, WEIR_EUNSUPPORTED,
                           "the versioned table of an event-time temporal join must be a table with a PRIMARY KEY and a "
-                          "watermark; '%s' is %s",
-                          name->parts[name->n_parts - 1].name, t ? "a view" : "not a table");
-    if (!t->ddl->primary_key)
+                          "watermark, or a versioned view; '%s' is not a table",
+                          name->parts[name->n_parts - 1].name);
+    const weir_sql_primary_key *pk = t->ddl->primary_key;
+    if (!pk)
         return plan_error(pc, name->loc, WEIR_EPLAN,
                           "table '%s' has no PRIMARY KEY: the versioned table of an event-time temporal join needs "
                           "one (PRIMARY KEY (...) NOT ENFORCED), its versions are kept per key",
@@ -715,6 +933,8 @@ static int temporal_side(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_
                           "table '%s' has no watermark: the versioned table of an event-time temporal join needs an "
                           "event-time attribute (WATERMARK FOR ...), the time each version is valid from",
                           t->name);
+    if (pk->n_columns > WEIR_KEY_MAX_COLS)
+        return plan_error(pc, pk->loc, WEIR_EUNSUPPORTED, "a primary key of more than %d columns", WEIR_KEY_MAX_COLS);
     weir_sql_table_ref plain = *rt;
     plain.u.table.system_time = NULL;
     int rc = plan_from(pc, &plain, out);
@@ -722,31 +942,31 @@ static int temporal_side(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_
         return rc;
     if (out->rowtime < 0 || (uint32_t)out->rowtime >= out->n_physical)
         return plan_error(pc, name->loc, WEIR_EPLAN, "table '%s': its time attribute is not a column here", t->name);
-    *table = t;
+    vs->name = t->name;
+    vs->n_keys = pk->n_columns;
+    for (uint32_t i = 0; i < pk->n_columns; i++)
+        vs->keys[i] = pk->columns[i].name;
     return 0;
 }
 
 /*
  * The key pairs of a temporal join: those whose versioned side is a column
- * of its primary key; every primary key column must be equated. Other
- * equalities join the residual condition.
+ * of its key; every key column must be equated. Other equalities join the
+ * residual condition.
  */
-static int temporal_keys(plan_ctx *pc, const weir_sql_table_ref *ref, const cat_table *t, join_side *sd,
+static int temporal_keys(plan_ctx *pc, const weir_sql_table_ref *ref, const versioned_side *vs, join_side *sd,
                          int32_t keycol[2][WEIR_KEY_MAX_COLS], weir_type *kt, const weir_sql_expr **keyconj,
                          uint32_t *n_keys, const weir_sql_expr **resid, uint32_t *n_resid, weir_buf *keytext)
 {
-    const weir_sql_primary_key *pk = t->ddl->primary_key;
     bool covered[WEIR_KEY_MAX_COLS] = {0};
-    if (pk->n_columns > WEIR_KEY_MAX_COLS)
-        return plan_error(pc, pk->loc, WEIR_EUNSUPPORTED, "a primary key of more than %d columns", WEIR_KEY_MAX_COLS);
     uint32_t n = 0;
     weir_buf_clear(keytext);
     for (uint32_t i = 0; i < *n_keys; i++) {
         int32_t pki = -1;
         if (keycol[1][i] >= 0 && (uint32_t)keycol[1][i] < sd[1].r.n_physical) {
             const char *cn = sd[1].r.schema->fields[keycol[1][i]].name;
-            for (uint32_t p = 0; p < pk->n_columns; p++)
-                if (!strcasecmp(pk->columns[p].name, cn))
+            for (uint32_t p = 0; p < vs->n_keys; p++)
+                if (!strcasecmp(vs->keys[p], cn))
                     pki = (int32_t)p;
         }
         if (pki < 0 || covered[pki]) {
@@ -763,18 +983,20 @@ static int temporal_keys(plan_ctx *pc, const weir_sql_table_ref *ref, const cat_
         weir__sql_format_expr(keyconj[i], keytext);
         n++;
     }
-    for (uint32_t p = 0; p < pk->n_columns; p++)
+    for (uint32_t p = 0; p < vs->n_keys; p++)
         if (!covered[p])
             return plan_error(pc, ref->u.join.on ? ref->u.join.on->loc : ref->u.join.op_loc, WEIR_EPLAN,
-                              "an event-time temporal join needs an equality on each column of the versioned table's "
-                              "PRIMARY KEY; '%s' of table '%s' has none",
-                              pk->columns[p].name, t->name);
+                              vs->view ? "an event-time temporal join needs an equality on each key column of the "
+                                         "versioned view (its PARTITION BY columns); '%s' of view '%s' has none"
+                                       : "an event-time temporal join needs an equality on each column of the "
+                                         "versioned table's PRIMARY KEY; '%s' of table '%s' has none",
+                              vs->keys[p], vs->name);
     *n_keys = n;
     return 0;
 }
 
 /* Adds the temporal join operator for plan_join; j is the joined rel (schema and qualifiers set). */
-static int plan_temporal_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_type type, const cat_table *t,
+static int plan_temporal_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_type type, const versioned_side *vs,
                               join_side *sd, uint32_t n_keys, const weir_type *kt, const weir_sql_expr **push[2],
                               const uint32_t n_push[2], weir_expr *residual, rel *j, weir_buf *keytext)
 {
@@ -809,12 +1031,13 @@ static int plan_temporal_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_
         weir_expr_format(residual, rbuf, sizeof rbuf);
     weir_buf_printf(&pc->explain, "  TemporalJoin[%d]: %s on %s%s%s, as of %s, versions of %s\n", j->s.node,
                     weir_join_type_name(type), (char *)keytext->data, residual ? " where " : "", rbuf,
-                    sd[0].r.schema->fields[sd[0].r.rowtime].name, t->name);
+                    sd[0].r.schema->fields[sd[0].r.rowtime].name, vs->name);
     return 0;
 }
 
 static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_type type, join_side *sd,
-                      cat_table *versioned, cat_table *lookup, join_conds *where, const semi_in *sq, rel *out);
+                      const versioned_side *versioned, cat_table *lookup, join_conds *where, const semi_in *sq,
+                      rel *out);
 
 /*
  * A semi or anti join's result: the left input's rows (its columns and
@@ -895,10 +1118,11 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     cat_table *lookup = NULL;
     if ((rc = plan_input(pc, ref->u.join.left, where, &sd[0].r)))
         return rc;
-    cat_table *versioned = NULL;
+    versioned_side vs = {0};
     if (rt->kind == WEIR_SQL_FROM_TABLE && rt->u.table.system_time &&
-        (rc = temporal_side(pc, ref, type, &sd[0].r, &sd[1].r, &versioned)))
+        (rc = temporal_side(pc, ref, type, &sd[0].r, &sd[1].r, &vs)))
         return rc;
+    const versioned_side *versioned = vs.name ? &vs : NULL;
     if (versioned) {
         /* an event-time temporal join: the versioned table is a stream, planned as one */
     } else if (rt->kind == WEIR_SQL_FROM_TABLE && rt->u.table.system_time) {
@@ -918,7 +1142,8 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
  * semi or anti join, or NULL.
  */
 static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_type type, join_side *sd,
-                      cat_table *versioned, cat_table *lookup, join_conds *where, const semi_in *sq, rel *out)
+                      const versioned_side *versioned, cat_table *lookup, join_conds *where, const semi_in *sq,
+                      rel *out)
 {
     const weir_sql_expr *on = ref->u.join.on;
     bool semi = type == WEIR_JOIN_SEMI || type == WEIR_JOIN_ANTI;
