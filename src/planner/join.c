@@ -877,7 +877,8 @@ static int versioned_view_side(plan_ctx *pc, const weir_sql_table_ref *rt, const
     if (out->rowtime != time_item || (uint32_t)out->rowtime >= out->n_physical)
         return plan_error(pc, oe->loc, WEIR_EUNSUPPORTED,
                           "view '%s' as a versioned table: ORDER BY %s DESC must name the event-time attribute of the "
-                          "rows it deduplicates (a processing-time order is not a versioned table)",
+                          "rows it deduplicates (ordered by anything else, a processing time included, it is not a versioned "
+                          "table)",
                           vn, column_name(oe));
     vs->name = vn;
     vs->view = true;
