@@ -2,7 +2,8 @@
 # tests/test_temporal_join_diff.sh WEIR SOURCE_DIR - randomized differential
 # test of the event-time temporal join (FOR SYSTEM_TIME AS OF a rowtime):
 # tests/temporal_join_diff.py generates random versioned tables and probe
-# streams (out of order, late rows, several versions per key and time,
+# streams (some versioned tables are versioned views: the last row per key
+# of an append-only table; out of order, late rows, several versions per key and time,
 # keys without versions), runs INNER and LEFT temporal joins with and
 # without a residual condition through `weir run` at parallelism 1/2/4 and
 # batch sizes 1/7/1024, and compares each result with a python oracle of
