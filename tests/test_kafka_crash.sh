@@ -85,9 +85,11 @@ max_delay=$(( ref_ms > 200 ? ref_ms : 200 ))
 
 mid_resumes() { grep "restoring from checkpoint" log | grep -vc "nothing is left"; }
 kills=0
-# KILLS kills, and more (at most KILLS) until a run resumed in the middle of
-# the input at least once.
-for ((i = 1; i <= KILLS || (i <= 2 * KILLS && $(mid_resumes) == 0); i++)); do
+# KILLS kills, and more (at most 3 * KILLS + 8 attempts) until a run resumed
+# in the middle of the input at least once. A run that ends before its kill
+# lands, with no mid-input resume yet, leaves only a final checkpoint: then
+# start over from nothing (no checkpoint, no output).
+for ((i = 1; i <= KILLS || (i <= 3 * KILLS + 8 && $(mid_resumes) == 0); i++)); do
     delay=$(( RANDOM % (max_delay * 2 / 3) + 1 ))
     "$WEIR" run job.sql "${CK[@]}" > /dev/null 2>> log &
     pid=$!
@@ -96,6 +98,7 @@ for ((i = 1; i <= KILLS || (i <= 2 * KILLS && $(mid_resumes) == 0); i++)); do
     { wait "$pid"; } 2> /dev/null
     st=$?
     if [ $st -eq 137 ]; then kills=$((kills + 1)); elif [ $st -ne 0 ]; then fail "attempt $i exited $st"; fi
+    [ $st -eq 0 ] && [ "$(mid_resumes)" -eq 0 ] && rm -rf ckpt out
 done
 "$WEIR" run job.sql "${CK[@]}" > /dev/null 2>> log || fail "the last run failed"
 visible > got.txt
