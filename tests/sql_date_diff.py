@@ -2,7 +2,8 @@
 """Randomized differential test of DATE and TIME values against Python's
 datetime: random dates (1900-2100), times of day and timestamps through CSV
 in and out, CAST, DATE/TIME +/- INTERVAL, TIMESTAMPADD, TIMESTAMPDIFF,
-EXTRACT, FLOOR/CEIL, DATE_FORMAT, comparisons and GROUP BY a DATE column.
+EXTRACT, FLOOR/CEIL, DATE_FORMAT, comparisons, GROUP BY a DATE column and
+DATE/TIME values in JSON_OBJECT/JSON_ARRAY.
 The oracle follows Flink's documented rules with datetime arithmetic only.
 """
 import calendar
@@ -194,7 +195,32 @@ SELECT d2, COUNT(*), MAX(tm), MIN(d) FROM t GROUP BY d2;
         ds = [r[1] for r in rs if r[1] is not None]
         want_g.append("%s, %d, %s, %s" % (d2.isoformat(), len(rs), java_time(max(tms)) if tms else "null",
                                           min(ds).isoformat() if ds else "null"))
-    return diffrun.multiset_problems("GROUP BY a DATE (parallelism %d)" % par, want_g, final)
+    problems = diffrun.multiset_problems("GROUP BY a DATE (parallelism %d)" % par, want_g, final)
+    if problems:
+        return problems
+    # JSON constructors: DATE as "yyyy-MM-dd", TIME as "HH:mm:ss" (no fraction)
+    case.write("j.sql", """
+CREATE TABLE t (id INT, d DATE, d2 DATE, tm TIME(3), k INT)
+  WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv');
+SELECT id, JSON_OBJECT('d' VALUE d, 't' VALUE tm), JSON_ARRAY(d2, tm, d) FROM t;
+""")
+    p = case.run_weir(["run", "j.sql"] + diffrun.engine_options(case, par))
+    if p.returncode:
+        return [diffrun.failed_run(p)]
+    got_j = [line.strip().split("> ", 1)[-1] for line in p.stdout.splitlines() if "[" in line]
+
+    def jtext(x, t):
+        if x is None:
+            return None
+        if t:
+            return '"%02d:%02d:%02d"' % (x // 3600000, x // 60000 % 60, x // 1000 % 60)
+        return '"%s"' % x.isoformat()
+    want_j = []
+    for (i, d, d2, tm, k) in rows:
+        obj = '{"d":%s,"t":%s}' % (jtext(d, False) or "null", jtext(tm, True) or "null")
+        arr = [v for v in (jtext(d2, False), jtext(tm, True), jtext(d, False)) if v is not None]
+        want_j.append("+I[%d, %s, [%s]]" % (i, obj, ",".join(arr)))
+    return diffrun.multiset_problems("JSON_OBJECT/JSON_ARRAY (parallelism %d)" % par, want_j, got_j)
 
 
 if __name__ == "__main__":

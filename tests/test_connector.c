@@ -2330,6 +2330,56 @@ Test(datagen, random_types_bounds_and_lengths)
     weir_schema_destroy(s);
 }
 
+/* DATE and TIME: without bounds today and the time of day now (UTC, from the
+ * env's clock, to the TIME's precision); with bounds uniform in them. */
+Test(datagen, date_time_random)
+{
+    weir_schema *s = weir_schema_create();
+    weir_schema_add(s, "d", weir_type_make(WEIR_TYPE_DATE, false));
+    weir_type t0 = weir_type_make(WEIR_TYPE_TIME, false), t3 = t0;
+    t3.precision = 3;
+    weir_schema_add(s, "t0", t0);
+    weir_schema_add(s, "t3", t3);
+    weir_schema_add(s, "bd", weir_type_make(WEIR_TYPE_DATE, false));
+    weir_schema_add(s, "bt", t3);
+    weir_option opts[] = {{"number-of-rows", "600"},
+                          {"fields.bd.min", "2020-02-28"}, {"fields.bd.max", "2020-03-01"},
+                          {"fields.bt.min", "23:59:59.998"}, {"fields.bt.max", "86399999"}};
+    /* 2023-11-14 22:13:20.123 UTC: day 19675, 80000123 ms into it */
+    weir_manual_clock *mc = weir_manual_clock_create(1700000000123);
+    weir_connector_env env = {.clock = weir_manual_clock_get(mc)};
+    weir_source_spec spec;
+    weir_error err;
+    cr_assert_eq(weir_datagen_source_spec_opts(opts, sizeof opts / sizeof *opts, s, &env, &spec, &err), 0, "%s",
+                 err.message);
+    void *src, *rd;
+    weir_source_info info = {0, 1, 600, s};
+    cr_assert_eq(spec.cls->create(spec.arg, &info, &src, &err), 0);
+    cr_assert_eq(spec.cls->open_split(src, "datagen-0-of-1", NULL, 0, &rd, &err), 0);
+    weir_batch *b = weir_batch_create(s, 600);
+    cr_assert_eq(spec.cls->read(rd, b, 600, &err), 600);
+    int days[3] = {0}, ms[2] = {0};
+    for (uint32_t r = 0; r < 600; r++) {
+        cr_assert_eq(WEIR_COL_I32(b, 0)[r], 19675);
+        cr_assert_eq(WEIR_COL_I32(b, 1)[r], 80000000);
+        cr_assert_eq(WEIR_COL_I32(b, 2)[r], 80000123);
+        int32_t bd = WEIR_COL_I32(b, 3)[r], bt = WEIR_COL_I32(b, 4)[r];
+        cr_assert(bd >= 18320 && bd <= 18322, "day %d", bd);
+        cr_assert(bt >= 86399998 && bt <= 86399999, "time %d", bt);
+        days[bd - 18320]++;
+        ms[bt - 86399998]++;
+    }
+    for (int i = 0; i < 3; i++)
+        cr_assert_gt(days[i], 150, "day %d: %d", i, days[i]);
+    cr_assert(ms[0] > 250 && ms[1] > 250, "%d %d", ms[0], ms[1]);
+    weir_batch_destroy(b);
+    spec.cls->close_split(rd);
+    spec.cls->destroy(src);
+    weir_source_spec_release(&spec);
+    weir_manual_clock_destroy(mc);
+    weir_schema_destroy(s);
+}
+
 Test(file_sink, rolls_after_the_rollover_interval, .init = make_tmp,
      .fini = cleanup_tmp)
 {

@@ -7,7 +7,7 @@
 # random cache configuration (none, or a partial cache small enough to be
 # emptied while the job runs). The dimension table does not change during
 # a run, so every configuration must give exactly the join python3
-# computes from the same rows.
+# computes from the same rows. Then a fixed case with DATE and TIME keys.
 #
 # WEIR_PG_LOOKUP_SEED replays a run; WEIR_PG_LOOKUP_ROUNDS (default 2).
 set -u
@@ -92,4 +92,32 @@ print("\n".join(sorted(json.dumps(json.loads(l), sort_keys=True, ensure_ascii=Fa
     cmp -s want.txt got.txt || { diff want.txt got.txt | head -5; fail "round $round ($JOIN join, cache:$CACHE): weir differs from python3"; }
     echo "  round $round: $JOIN join, $(wc -l < got.txt) rows, cache:${CACHE:- none}"
 done
+
+# DATE and TIME key columns (sent as date[] and time[] parameters) and
+# values (read from their text form); the expected rows are hand-derived.
+psql -X -q -v ON_ERROR_STOP=1 -c "CREATE TABLE dt (id INT, d date, tm time(3), name TEXT);
+  INSERT INTO dt VALUES (1, '2020-01-31', '12:34:56.789', 'a'), (2, '2020-01-31', '08:00:00', 'b'),
+    (3, '1969-12-31', '12:34:56.789', 'c'), (4, NULL, '00:00:00', 'd')" || fail "cannot load the DATE/TIME table"
+printf '%s\n' 1,2020-01-31,12:34:56.789 2,2020-01-31,08:00:00 3,1969-12-31,12:34:56.789 \
+    4,1969-12-31,08:00:00 5,,00:00:00 > dt.csv
+cat > dt.sql <<EOF
+CREATE TABLE src (id INT, d DATE, tm TIME(3), pt AS PROCTIME()) WITH (
+  'connector' = 'filesystem', 'path' = 'dt.csv', 'format' = 'csv');
+CREATE TABLE dt (id INT, d DATE, tm TIME(3), name STRING) WITH (
+  'connector' = 'jdbc', 'url' = 'jdbc:postgresql://127.0.0.1:$PGPORT/postgres',
+  'table-name' = 'dt', 'username' = 'postgres');
+CREATE TABLE out (id INT, did INT, d STRING, tm STRING, name STRING) WITH (
+  'connector' = 'filesystem', 'path' = 'dt_out', 'format' = 'csv');
+INSERT INTO out SELECT s.id, t.id, CAST(t.d AS STRING), CAST(t.tm AS STRING), t.name
+FROM src AS s LEFT JOIN dt FOR SYSTEM_TIME AS OF s.pt AS t ON s.d = t.d AND s.tm = t.tm;
+EOF
+"$WEIR" run dt.sql > /dev/null 2> log || fail "the DATE/TIME lookup job failed"
+got=$(find dt_out -type f ! -name '.*' -exec cat {} + | sort)
+want="1,1,2020-01-31,12:34:56.789,a
+2,2,2020-01-31,08:00:00.000,b
+3,3,1969-12-31,12:34:56.789,c
+4,,,,
+5,,,,"
+[ "$got" = "$want" ] || { printf 'got:\n%s\nwant:\n%s\n' "$got" "$want"; fail "the DATE/TIME lookup differs"; }
+echo "  DATE and TIME keys and values: as expected"
 echo "test_pg_lookup_diff: ok"

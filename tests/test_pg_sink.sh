@@ -4,7 +4,7 @@
 #   1. append mode (COPY): a TUMBLE window into a table without a key,
 #      exactly-once and at-least-once, equal to the same query into a CSV
 #      file sink; every type round-trips (strings with tabs, newlines,
-#      quotes and backslashes; decimals; timestamps) through both COPY and
+#      quotes and backslashes; decimals; timestamps; DATE and TIME) through both COPY and
 #      the upsert statements;
 #   2. upsert mode: a GROUP BY into a table with a PRIMARY KEY, and a top-1
 #      query whose displaced rows arrive as -D (deletes);
@@ -63,28 +63,31 @@ for g in exactly-once at-least-once; do
 done
 
 # Types, through COPY (no key) and through INSERT ... ON CONFLICT (key).
-printf '%s\n' '1,true,7,-9000000000,2.5,12.34,"tab	here",2024-02-29 23:59:59.123' \
-    '2,false,-1,0,-0.1,-0.05,"it'"'"'s ""quoted"" \back\slash",1969-12-31 23:59:59.999' \
-    '3,,,,,,,' '4,true,2147483647,9223372036854775807,1e300,99999999.99,"line
-break and ,comma",2000-01-01 00:00:00.000' > types.csv
-q "CREATE TABLE ty (id int, b boolean, i int, l bigint, d double precision, m numeric(10,2), s text, t timestamp(3));
-   CREATE TABLE tyk (id int PRIMARY KEY, b boolean, i int, l bigint, d double precision, m numeric(10,2), s text, t timestamp(3))"
+printf '%s\n' '1,true,7,-9000000000,2.5,12.34,"tab	here",2024-02-29 23:59:59.123,2024-02-29,23:59:59.123' \
+    '2,false,-1,0,-0.1,-0.05,"it'"'"'s ""quoted"" \back\slash",1969-12-31 23:59:59.999,1969-12-31,00:00:00' \
+    '3,,,,,,,,,' '4,true,2147483647,9223372036854775807,1e300,99999999.99,"line
+break and ,comma",2000-01-01 00:00:00.000,0001-01-01,12:00:00.5' > types.csv
+q "CREATE TABLE ty (id int, b boolean, i int, l bigint, d double precision, m numeric(10,2), s text, t timestamp(3), dt date, tm time(3));
+   CREATE TABLE tyk (id int PRIMARY KEY, b boolean, i int, l bigint, d double precision, m numeric(10,2), s text, t timestamp(3), dt date, tm time(3))"
 for tbl in ty tyk; do
     pk=""; [ $tbl = tyk ] && pk=", PRIMARY KEY (id) NOT ENFORCED"
     cat > types.sql <<EOF
-CREATE TABLE src (id INT, b BOOLEAN, i INT, l BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, t TIMESTAMP(3))
+CREATE TABLE src (id INT, b BOOLEAN, i INT, l BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, t TIMESTAMP(3),
+  dt DATE, tm TIME(3))
   WITH ('connector' = 'filesystem', 'path' = 'types.csv', 'format' = 'csv');
-CREATE TABLE dst (id INT, b BOOLEAN, i INT, l BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, t TIMESTAMP(3) $pk)
+CREATE TABLE dst (id INT, b BOOLEAN, i INT, l BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, t TIMESTAMP(3),
+  dt DATE, tm TIME(3) $pk)
   WITH ('connector' = 'jdbc', 'url' = '$URL', 'table-name' = '$tbl', 'username' = 'postgres');
 INSERT INTO dst SELECT * FROM src;
 EOF
     "$WEIR" run types.sql > /dev/null 2> log || fail "types into $tbl"
-    got=$(q "SELECT id, b, i, l, d, m, s, to_char(t, 'YYYY-MM-DD HH24:MI:SS.MS') FROM $tbl ORDER BY id")
-    want="1|t|7|-9000000000|2.5|12.34|tab	here|2024-02-29 23:59:59.123
-2|f|-1|0|-0.1|-0.05|it's \"quoted\" \\back\\slash|1969-12-31 23:59:59.999
-3|||||||
+    got=$(q "SELECT id, b, i, l, d, m, s, to_char(t, 'YYYY-MM-DD HH24:MI:SS.MS'), to_char(dt, 'YYYY-MM-DD'), tm
+             FROM $tbl ORDER BY id")
+    want="1|t|7|-9000000000|2.5|12.34|tab	here|2024-02-29 23:59:59.123|2024-02-29|23:59:59.123
+2|f|-1|0|-0.1|-0.05|it's \"quoted\" \\back\\slash|1969-12-31 23:59:59.999|1969-12-31|00:00:00
+3|||||||||
 4|t|2147483647|9223372036854775807|1e+300|99999999.99|line
-break and ,comma|2000-01-01 00:00:00.000"
+break and ,comma|2000-01-01 00:00:00.000|0001-01-01|12:00:00.5"
     [ "$got" = "$want" ] || { printf 'got:\n%s\nwant:\n%s\n' "$got" "$want"; fail "values into $tbl differ"; }
 done
 echo "  [${SECONDS}s] types: equal through COPY and through upserts"

@@ -30,6 +30,7 @@
 
 #include "expr/expr_internal.h"
 #include "format/convert.h"
+#include "time/timefmt.h"
 #include "util/hex.h"
 #include "weir/buf.h"
 
@@ -889,7 +890,7 @@ static int bind_query(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint
 /* ---- JSON_OBJECT, JSON_ARRAY ---- */
 
 /* How a constructor writes a value (kinds in the node's aux). */
-enum { JV_QUOTED, JV_RAW, JV_BOOL, JV_INT, JV_BIGINT, JV_DOUBLE, JV_NULL };
+enum { JV_QUOTED, JV_RAW, JV_BOOL, JV_INT, JV_BIGINT, JV_DOUBLE, JV_DATE, JV_TIME, JV_NULL };
 
 static int put_value(weir_buf *b, const xvec *v, uint8_t kind, uint32_t i)
 {
@@ -920,6 +921,14 @@ static int put_value(weir_buf *b, const xvec *v, uint8_t kind, uint32_t i)
             return weir__fmt_json_put_string(b, buf, len);
         return weir_buf_put(b, buf, len);
     }
+    /* DATE and TIME as JSON strings: "yyyy-MM-dd" and "HH:mm:ss", the
+     * fraction of a second dropped whatever the TIME's precision (Flink). */
+    case JV_DATE:
+        len = weir__format_date(((const int32_t *)v->data)[i], buf, sizeof buf);
+        return weir__fmt_json_put_string(b, buf, len);
+    case JV_TIME:
+        len = weir__format_time(((const int32_t *)v->data)[i], 0, buf, sizeof buf);
+        return weir__fmt_json_put_string(b, buf, len);
     default:
         return weir_buf_put(b, "null", 4);
     }
@@ -1014,6 +1023,8 @@ static int bind_ctor(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint3
         case WEIR_TYPE_INT: kind = JV_INT; break;
         case WEIR_TYPE_BIGINT: kind = JV_BIGINT; break;
         case WEIR_TYPE_DOUBLE: kind = JV_DOUBLE; break;
+        case WEIR_TYPE_DATE: kind = JV_DATE; break;
+        case WEIR_TYPE_TIME: kind = JV_TIME; break;
         case WEIR_TYPE_NULL: kind = JV_NULL; break;
         case WEIR_TYPE_DECIMAL: /* its text is a JSON number */
             if (weir__build_cast(a, *slot, tmake(WEIR_TYPE_STRING, (*slot)->type.nullable), false, false, slot,

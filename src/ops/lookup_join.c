@@ -78,7 +78,7 @@ typedef struct lj_op {
     uint64_t *n_lookups, *n_cache_hits;
 } lj_op;
 
-/* ---- keys: SQL values, INT and BIGINT alike ---- */
+/* ---- keys: SQL values, INT and BIGINT alike (DATE and TIME are 32-bit too) ---- */
 
 static int key_of(const weir_batch *b, const uint32_t *cols, uint32_t n, uint32_t row, weir_buf *out)
 {
@@ -89,7 +89,9 @@ static int key_of(const weir_batch *b, const uint32_t *cols, uint32_t n, uint32_
             return 1; /* a NULL key matches nothing */
         int rc;
         switch (c->type.id) {
-        case WEIR_TYPE_INT: rc = weir_buf_put_i64(out, ((const int32_t *)c->data)[row]); break;
+        case WEIR_TYPE_INT:
+        case WEIR_TYPE_DATE:
+        case WEIR_TYPE_TIME: rc = weir_buf_put_i64(out, ((const int32_t *)c->data)[row]); break;
         case WEIR_TYPE_BOOLEAN: rc = weir_buf_put_u8(out, ((const uint8_t *)c->data)[row] != 0); break;
         case WEIR_TYPE_STRING:
         case WEIR_TYPE_BYTES: {
@@ -362,6 +364,8 @@ static int put_key_value(lj_op *o, const weir_batch *in, uint32_t col, uint32_t 
             WEIR_COL_I64(k, kcol)[kr] = v;
         return 0;
     }
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME: WEIR_COL_I32(k, kcol)[kr] = ((const int32_t *)src->data)[r]; return 0;
     case WEIR_TYPE_BOOLEAN: WEIR_COL_BOOL(k, kcol)[kr] = ((const uint8_t *)src->data)[r]; return 0;
     case WEIR_TYPE_DOUBLE: WEIR_COL_F64(k, kcol)[kr] = ((const double *)src->data)[r]; return 0;
     case WEIR_TYPE_STRING:

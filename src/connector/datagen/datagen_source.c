@@ -154,12 +154,17 @@ static int setup_column(dg_arg *a, uint32_t c, const weir_datagen_field *f,
     if (t == WEIR_TYPE_NULL)
         return weir_error_set(err, WEIR_EUNSUPPORTED,
                               "datagen: field \"%s\" has type NULL", sf->name);
-    if (weir_type_is_date_time(t))
-        return weir_error_set(
-            err, WEIR_EUNSUPPORTED,
-            "datagen: field \"%s\": the datagen connector does not generate %s "
-            "values (generate a TIMESTAMP(3) and CAST it)",
-            sf->name, weir_type_name(t));
+    /* DATE: days in 0001-01-01 .. 9999-12-31; TIME: milliseconds of the day,
+     * generated in units of its precision (1 s for TIME(0)). */
+    int64_t dt_lo = 0, dt_hi = 0, unit = 1;
+    if (t == WEIR_TYPE_DATE) {
+        dt_lo = -719162;
+        dt_hi = 2932896;
+    } else if (t == WEIR_TYPE_TIME) {
+        dt_hi = WEIR__MS_PER_DAY - 1;
+        unit = pow10_i(3 - (sf->type.precision < 3 ? sf->type.precision : 3));
+    }
+    col->seq_step = unit;
     if (col->kind == WEIR_DATAGEN_SEQUENCE) {
         if (t == WEIR_TYPE_BOOLEAN || t == WEIR_TYPE_BYTES)
             return weir_error_set(
@@ -177,11 +182,19 @@ static int setup_column(dg_arg *a, uint32_t c, const weir_datagen_field *f,
                 err, WEIR_EINVAL,
                 "datagen: field \"%s\": sequence exceeds the INT range",
                 sf->name);
-        col->start = f->start;
-        col->end = f->end;
-        col->seq_step = t == WEIR_TYPE_DECIMAL ? pow10_i(sf->type.scale) : 1;
-        uint64_t len =
-            (uint64_t)f->end - (uint64_t)f->start + 1; /* 0: all 2^64 values */
+        if (weir_type_is_date_time(t) && (f->start < dt_lo || f->end > dt_hi))
+            return weir_error_set(
+                err, WEIR_EINVAL,
+                "datagen: field \"%s\": sequence exceeds the %s range (%s)",
+                sf->name, weir_type_name(t),
+                t == WEIR_TYPE_DATE ? "0001-01-01 to 9999-12-31"
+                                    : "00:00:00 to 23:59:59.999");
+        col->start = f->start / unit; /* TIME: in units of its precision */
+        col->end = f->end / unit;
+        if (t == WEIR_TYPE_DECIMAL)
+            col->seq_step = pow10_i(sf->type.scale);
+        uint64_t len = (uint64_t)col->end - (uint64_t)col->start +
+                       1; /* 0: all 2^64 values */
         if (len && (a->total_rows < 0 || (uint64_t)a->total_rows > len))
             a->total_rows =
                 len > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)len;
@@ -192,6 +205,9 @@ static int setup_column(dg_arg *a, uint32_t c, const weir_datagen_field *f,
     if (t == WEIR_TYPE_INT) {
         lo = INT32_MIN;
         hi = INT32_MAX;
+    } else if (weir_type_is_date_time(t)) {
+        lo = dt_lo;
+        hi = dt_hi;
     }
     double flo = 4.9e-324,
            fhi = 1.7976931348623157e308; /* Flink's defaults: Double.MIN_VALUE,
@@ -229,11 +245,18 @@ static int setup_column(dg_arg *a, uint32_t c, const weir_datagen_field *f,
             return weir_error_set(
                 err, WEIR_EINVAL,
                 "datagen: field \"%s\": bounds exceed the INT range", sf->name);
+        if (weir_type_is_date_time(t) && (lo < dt_lo || hi > dt_hi))
+            return weir_error_set(
+                err, WEIR_EINVAL,
+                "datagen: field \"%s\": bounds exceed the %s range", sf->name,
+                weir_type_name(t));
         col->min_i = lo;
         col->span_i = (uint64_t)hi - (uint64_t)lo + 1;
     }
-    col->ts_from_now =
-        weir_type_is_time(t) && !(f && (f->has_min || f->has_max));
+    /* Without bounds, timestamps are now minus up to max-past, DATE today and
+     * TIME the time of day now (Flink's rule), from the job's clock, in UTC. */
+    col->ts_from_now = (weir_type_is_time(t) || weir_type_is_date_time(t)) &&
+                       !(f && (f->has_min || f->has_max));
     return 0;
 }
 
@@ -397,6 +420,13 @@ static void fill_column(const dg_arg *a, uint32_t c, weir_batch *b,
                 d[i] = (double)(col->start + (int64_t)(g0 + i * step));
             break;
         }
+        case WEIR_TYPE_DATE:
+        case WEIR_TYPE_TIME: { /* one day, or one unit of the TIME's precision, a row */
+            int32_t *d = (int32_t *)bc->data + base;
+            for (uint32_t i = 0; i < n; i++)
+                d[i] = (int32_t)((col->start + (int64_t)(g0 + i * step)) * col->seq_step);
+            break;
+        }
         case WEIR_TYPE_STRING: {
             for (uint32_t i = 0; i < n; i++) {
                 char buf[24];
@@ -428,6 +458,18 @@ static void fill_column(const dg_arg *a, uint32_t c, weir_batch *b,
                                  (int64_t)bounded(
                                      row_hash(col->key, g0 + i * step),
                                      col->span_i));
+            break;
+        }
+        case WEIR_TYPE_DATE:
+        case WEIR_TYPE_TIME: {
+            int32_t *d = (int32_t *)bc->data + base;
+            int64_t day = now_ms / WEIR__MS_PER_DAY - (now_ms % WEIR__MS_PER_DAY < 0);
+            int64_t v = t == WEIR_TYPE_DATE ? day : now_ms - day * WEIR__MS_PER_DAY;
+            for (uint32_t i = 0; i < n; i++) {
+                if (!col->ts_from_now)
+                    v = col->min_i + (int64_t)bounded(row_hash(col->key, g0 + i * step), col->span_i);
+                d[i] = (int32_t)(v - v % col->seq_step); /* TIME: to its precision */
+            }
             break;
         }
         case WEIR_TYPE_DOUBLE: {
@@ -572,7 +614,8 @@ const weir_source_class weir__datagen_source_class = {
 /* ---- options ---- */
 
 /* Parses an integer bound for column type t: an integer, or for timestamps also
- * a date-time. */
+ * a date-time, for DATE a date (days since 1970-01-01), for TIME a time of day
+ * (its milliseconds). */
 static int parse_int_bound(const char *v, weir_type_id t, int64_t *out)
 {
     size_t n = strlen(v);
@@ -582,7 +625,25 @@ static int parse_int_bound(const char *v, weir_type_id t, int64_t *out)
         return 0;
     if (weir_type_is_time(t) && weir__parse_ts(s, n, out, NULL) == 0)
         return 0;
+    int32_t v32;
+    if ((t == WEIR_TYPE_DATE && weir__fmt_parse_date(s, n, &v32) == 0) ||
+        (t == WEIR_TYPE_TIME && weir__fmt_parse_time(s, n, 3, &v32) == 0)) {
+        *out = v32;
+        return 0;
+    }
     return WEIR_EINVAL;
+}
+
+/* What a bound of type t may be written as, for messages. */
+static const char *bound_forms(weir_type_id t)
+{
+    if (weir_type_is_time(t))
+        return "an integer or a timestamp";
+    if (t == WEIR_TYPE_DATE)
+        return "a date or a day number";
+    if (t == WEIR_TYPE_TIME)
+        return "a time of day or its milliseconds";
+    return "an integer";
 }
 
 int weir_datagen_source_spec_opts(const weir_option *opts, size_t n_opts,
@@ -728,15 +789,15 @@ int weir_datagen_source_spec_opts(const weir_option *opts, size_t n_opts,
             if (parse_int_bound(start, t, &f->start)) {
                 rc = weir__opt_fail(
                     &o, (size_t)weir__opt_index(&o, K("start")), WEIR_EINVAL,
-                    "option '%s': expected an integer%s, found '%s'", key,
-                    weir_type_is_time(t) ? " or a timestamp" : "", start);
+                    "option '%s': expected %s, found '%s'", key,
+                    bound_forms(t), start);
                 goto done;
             }
             if (parse_int_bound(end, t, &f->end)) {
                 rc = weir__opt_fail(
                     &o, (size_t)weir__opt_index(&o, K("end")), WEIR_EINVAL,
-                    "option '%s': expected an integer%s, found '%s'", key,
-                    weir_type_is_time(t) ? " or a timestamp" : "", end);
+                    "option '%s': expected %s, found '%s'", key,
+                    bound_forms(t), end);
                 goto done;
             }
         } else {
@@ -772,7 +833,8 @@ int weir_datagen_source_spec_opts(const weir_option *opts, size_t n_opts,
                          : parse_int_bound(v, t, &iv) != 0) {
                     rc = weir__opt_fail(
                         &o, (size_t)weir__opt_index(&o, key), WEIR_EINVAL,
-                        "option '%s': expected a number, found '%s'", key, v);
+                        "option '%s': expected %s, found '%s'", key,
+                        weir_type_is_date_time(t) ? bound_forms(t) : "a number", v);
                     goto done;
                 }
                 if (bi) {

@@ -119,6 +119,12 @@ int weir__pg_text_to_col(weir_batch *b, uint32_t col, uint32_t row,
         rc = weir__parse_ts(p, n, &WEIR_COL_I64(b, col)[row], &bad);
         break;
     }
+    case WEIR_TYPE_DATE: /* date in the ISO DateStyle: yyyy-mm-dd */
+        rc = weir__fmt_parse_date(p, n, &WEIR_COL_I32(b, col)[row]);
+        break;
+    case WEIR_TYPE_TIME: /* time: HH:MM:SS[.ffffff], kept to the precision */
+        rc = weir__fmt_parse_time(p, n, ty->precision, &WEIR_COL_I32(b, col)[row]);
+        break;
     default:
         rc = WEIR_EUNSUPPORTED;
     }

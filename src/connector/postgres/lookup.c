@@ -70,6 +70,8 @@ static const char *pg_type(weir_type_id t)
     case WEIR_TYPE_BYTES: return "bytea";
     case WEIR_TYPE_TIMESTAMP: return "timestamp";
     case WEIR_TYPE_TIMESTAMP_LTZ: return "timestamptz";
+    case WEIR_TYPE_DATE: return "date";
+    case WEIR_TYPE_TIME: return "time";
     default: return NULL;
     }
 }
@@ -196,6 +198,10 @@ static int put_value(weir_buf *b, const weir_batch *k, uint32_t col,
         n = weir__format_ts(WEIR_COL_I64(k, col)[row], t, sizeof t);
         if (k->cols[col].type.id == WEIR_TYPE_TIMESTAMP_LTZ)
             n += (size_t)snprintf(t + n, sizeof t - n, "+00");
+        return put_elem(b, t, n);
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
+        n = weir_batch_format_value(k, col, row, t, sizeof t);
         return put_elem(b, t, n);
     default:
         n = (size_t)snprintf(t, sizeof t, "%lld",
@@ -461,8 +467,8 @@ int weir__pg_lookup_spec(const weir_option *opts, size_t n_opts,
             rc = weir_buf_put(&sql, ", ", 2);
         if (!rc)
             rc = put_ident(&sql, f->name);
-        if (!rc)
-            rc = weir_schema_add(a->key_schema, f->name, f->type);
+        if (!rc && weir_schema_add(a->key_schema, f->name, f->type) < 0)
+            rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
     }
     if (!rc)
         rc = weir_buf_put(&sql, ") IN (SELECT * FROM unnest(", 27);
