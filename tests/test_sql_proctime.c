@@ -11,7 +11,9 @@
  * batch. Nothing sleeps to wait for a window; the tests wait (with a
  * deadline) for conditions the job reports through its metrics.
  */
+#define _GNU_SOURCE /* timegm */
 #include <criterion/criterion.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +69,7 @@ typedef struct sql_run {
     size_t len;
 } sql_run;
 
-static void run_start(sql_run *r, const char *sql, weir_manual_clock *mc, uint32_t par)
+static void run_start_clock(sql_run *r, const char *sql, weir_clock clock, uint32_t par)
 {
     memset(r, 0, sizeof *r);
     r->mem = open_memstream(&r->buf, &r->len);
@@ -76,13 +78,18 @@ static void run_start(sql_run *r, const char *sql, weir_manual_clock *mc, uint32
     snprintf(p, sizeof p, "%u", par);
     const char *keys[] = {"parallelism.default"}, *vals[] = {p};
     weir_sql_job_options opt = {
-        .set_keys = keys, .set_values = vals, .n_set = 1, .clock = weir_manual_clock_get(mc), .print_out = r->mem};
+        .set_keys = keys, .set_values = vals, .n_set = 1, .clock = clock, .print_out = r->mem};
     weir_error err = {0};
     int rc = weir_sql_job_create("proctime.sql", sql, strlen(sql), &opt, &r->sj, &err);
     cr_assert_eq(rc, 0, "does not plan: %s", err.message);
     r->job = weir_sql_job_graph(r->sj);
     cr_assert(r->job);
     cr_assert_eq(weir_job_start(r->job), 0);
+}
+
+static void run_start(sql_run *r, const char *sql, weir_manual_clock *mc, uint32_t par)
+{
+    run_start_clock(r, sql, weir_manual_clock_get(mc), par);
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -373,6 +380,154 @@ Test(sql_proctime, errors)
                       "SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE v, DESCRIPTOR(pt), INTERVAL '1' SECOND))\n"
                       "GROUP BY window_start, window_end;\n",
                       "column 'pt' is not a time attribute");
+}
+
+/*
+ * Processing-time windows over PROCTIME() (a TIMESTAMP_LTZ) align to
+ * table.local-time-zone, as in Flink. In Asia/Kolkata (+05:30) an hour
+ * window is a local hour: the clock at 00:00:12.345Z is 05:30:12.345 there,
+ * in [05:00, 06:00), not in the UTC hour [00:00, 01:00).
+ */
+Test(sql_proctime, windows_align_to_the_local_time_zone, .timeout = 120)
+{
+    const char *sql =
+        "SET 'table.local-time-zone' = 'Asia/Kolkata';\n"
+        "CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen', 'fields.id.kind' = 'sequence',\n"
+        "  'fields.id.start' = '1', 'fields.id.end' = '10');\n"
+        "CREATE VIEW v AS SELECT id, PROCTIME() AS pt FROM src;\n"
+        "SELECT COUNT(*), window_start, window_end\n"
+        "FROM TABLE(TUMBLE(TABLE v, DESCRIPTOR(pt), INTERVAL '1' HOUR))\n"
+        "GROUP BY window_start, window_end;\n";
+    for (uint32_t p = 1; p <= 2; p++) {
+        char *got = frozen_run(sql, 12345, p);
+        cr_assert_str_eq(got, "+I[10, 1970-01-01T05:00, 1970-01-01T06:00]\n", "parallelism %u", p);
+        free(got);
+    }
+    /* a local day in New York: sessions too are shown in the zone */
+    const char *day =
+        "SET 'table.local-time-zone' = 'America/New_York';\n"
+        "CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen', 'fields.id.kind' = 'sequence',\n"
+        "  'fields.id.start' = '1', 'fields.id.end' = '10');\n"
+        "CREATE VIEW v AS SELECT id, PROCTIME() AS pt FROM src;\n"
+        "SELECT COUNT(*), window_start, window_end FROM TABLE(TUMBLE(TABLE v, DESCRIPTOR(pt), INTERVAL '1' DAY))\n"
+        "GROUP BY window_start, window_end\n"
+        "UNION ALL\n"
+        "SELECT COUNT(*), window_start, window_end FROM TABLE(SESSION(TABLE v, DESCRIPTOR(pt), INTERVAL '1' MINUTE))\n"
+        "GROUP BY window_start, window_end;\n";
+    /* 2024-03-10T06:30Z is 01:30 EST, the day DST starts (23 hours) */
+    char *got = frozen_run(day, 1710052200000LL, 1);
+    cr_assert_str_eq(got,
+                     "+I[10, 2024-03-10T00:00, 2024-03-11T00:00]\n"
+                     "+I[10, 2024-03-10T01:30, 2024-03-10T01:31]\n");
+    free(got);
+}
+
+/*
+ * The clock in New York's repeated hour of 2024-11-03 (01:00-02:00 EDT,
+ * then again EST from 06:00Z). Half-hour processing-time windows of local
+ * time, 10 rows per clock step: ids 0-9 arrive at 05:20Z (01:20 EDT) into
+ * [01:00, 01:30). At 05:45Z (01:45 EDT) that window has not ended: the
+ * hour's second pass, 06:00Z to 07:00Z, shows 01:00-01:30 again, and Flink
+ * registers the later instant of an ambiguous end; ids 10-19 arrive into
+ * [01:30, 02:00). At 06:31Z (01:31 EST) [01:00, 01:30) fires; ids 20-29
+ * arrive into [01:30, 02:00), which the end of the input fires.
+ */
+Test(sql_proctime, a_window_ending_in_a_repeated_hour_fires_after_its_second_pass, .timeout = 120)
+{
+    const char *sql = "SET 'table.local-time-zone' = 'America/New_York';\n" SOURCE_DDL
+        "CREATE VIEW v AS SELECT *, PROCTIME() AS pt FROM src;\n"
+        "SELECT COUNT(*), MIN(id), window_start, window_end\n"
+        "FROM TABLE(TUMBLE(TABLE v, DESCRIPTOR(pt), INTERVAL '30' MINUTE))\n"
+        "GROUP BY window_start, window_end;\n";
+    const int64_t t0 = 1730611200000LL; /* 2024-11-03T05:20Z */
+    weir_manual_clock *mc = weir_manual_clock_create(t0);
+    sql_run r;
+    run_start(&r, sql, mc, 1);
+    cr_assert(wait_for(r.job, 9000, 0), "ids 0-9 did not reach the window");
+    weir_manual_clock_set(mc, t0 + 25 * 60000); /* 01:45 EDT */
+    cr_assert(wait_for(r.job, 19000, 0), "ids 10-19 did not reach the window");
+    cr_assert_eq(probe(r.job).written, 0, "[01:00, 01:30) fired in the first pass of the repeated hour");
+    weir_manual_clock_set(mc, t0 + 71 * 60000); /* 06:31Z, 01:31 EST */
+    cr_assert(wait_for(r.job, 29000, 1), "[01:00, 01:30) did not fire after the second pass of its end");
+    char *got = run_finish(&r);
+    weir_manual_clock_destroy(mc);
+    cr_assert_str_eq(got,
+                     "+I[10, 0, 2024-11-03T01:00, 2024-11-03T01:30]\n"
+                     "+I[20, 10, 2024-11-03T01:30, 2024-11-03T02:00]\n");
+    free(got);
+}
+
+/*
+ * CURRENT_TIMESTAMP & co. read the job's clock once per record, as Flink's
+ * streaming mode (not once per batch): on a clock that moves a second at
+ * every reading, every row of a batch gets its own time, and the functions
+ * of one row agree on it.
+ */
+static int64_t ticking_now(void *ud)
+{
+    return atomic_fetch_add((_Atomic int64_t *)ud, 1000);
+}
+
+/* "YYYY-MM-DD", "HH:MM[:SS[.mmm]]" or both joined by 'T' (an optional 'Z' after): ms since the epoch / midnight. */
+static int64_t parse_ms(const char *s)
+{
+    int y = 1970, mo = 1, d = 1, h = 0, mi = 0, sec = 0, ms = 0, n = 0;
+    if (strlen(s) >= 10 && s[4] == '-') {
+        cr_assert_eq(sscanf(s, "%d-%d-%d%n", &y, &mo, &d, &n), 3, "%s", s);
+        s += n;
+        if (*s == 'T')
+            s++;
+    }
+    if (*s && *s != 'Z') {
+        cr_assert_geq(sscanf(s, "%d:%d%n", &h, &mi, &n), 2, "%s", s);
+        s += n;
+        if (*s == ':' && sscanf(s, ":%d%n", &sec, &n) == 1)
+            s += n;
+        if (*s == '.' && sscanf(s, ".%d%n", &ms, &n) == 1)
+            s += n;
+    }
+    struct tm tm = {.tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d, .tm_hour = h, .tm_min = mi, .tm_sec = sec};
+    return (int64_t)timegm(&tm) * 1000 + ms;
+}
+
+Test(sql_proctime, current_timestamp_is_read_per_record, .timeout = 120)
+{
+    const char *sql =
+        "CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen', 'fields.id.kind' = 'sequence',\n"
+        "  'fields.id.start' = '1', 'fields.id.end' = '20');\n"
+        "SELECT id, CURRENT_TIMESTAMP, NOW(), LOCALTIMESTAMP, CURRENT_DATE, CURRENT_TIME, LOCALTIME,\n"
+        "       UNIX_TIMESTAMP() FROM src WHERE id > 0;\n";
+    static _Atomic int64_t now = 1700000000000LL; /* 2023-11-14T22:13:20Z */
+    sql_run r;
+    run_start_clock(&r, sql, (weir_clock){ticking_now, (void *)&now}, 1);
+    char *got = run_finish(&r);
+    int64_t at[21] = {0};
+    int n = 0;
+    for (char *line = got, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        int id;
+        char a[40], b[40], c[40], d[40], e[40], f[40];
+        long long unix_s;
+        cr_assert_eq(sscanf(line, "+I[%d, %39[^,], %39[^,], %39[^,], %39[^,], %39[^,], %39[^,], %lld]", &id, a, b, c,
+                            d, e, f, &unix_s),
+                     8, "unexpected row %.80s", line);
+        cr_assert(id >= 1 && id <= 20 && !at[id]);
+        /* one reading per row: CURRENT_TIMESTAMP = NOW(); in UTC LOCALTIMESTAMP shows it, and the date, the
+         * time of day and the Unix seconds are its parts */
+        int64_t t = parse_ms(a);
+        cr_assert_eq(parse_ms(b), t, "row %d: %s vs %s", id, a, b);
+        cr_assert_eq(parse_ms(c), t, "row %d: %s vs %s", id, a, c);
+        cr_assert_eq(parse_ms(d), t / 86400000 * 86400000, "row %d: %s vs date %s", id, a, d);
+        cr_assert_eq(parse_ms(e), t % 86400000 / 1000 * 1000, "row %d: %s vs time %s", id, a, e);
+        cr_assert_eq(parse_ms(f), t % 86400000 / 1000 * 1000, "row %d: %s vs time %s", id, a, f);
+        cr_assert_eq(unix_s, t / 1000, "row %d: %s vs %lld", id, a, unix_s);
+        at[id] = t;
+        n++;
+    }
+    cr_assert_eq(n, 20);
+    for (int id = 2; id <= 20; id++)
+        cr_assert_lt(at[id - 1], at[id], "rows %d and %d share one reading of the clock", id - 1, id);
+    free(got);
 }
 
 /* ---- lookup joins: the table is read again once it is lookup.join.cache.ttl old ---- */

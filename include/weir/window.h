@@ -150,14 +150,17 @@ typedef struct weir_window_spec {
     /* Testing aid: never use the typed COUNT/SUM fast path (results are identical). */
     bool no_fast_path;
     /*
-     * Event-time windows of local wall time (a TIMESTAMP_LTZ attribute in
-     * SQL's table.local-time-zone): row times are instants, and windows align
-     * to this zone's clock (a 1-day window is a local day: 23 or 25 hours
-     * across a DST change). window_start, window_end and window_time show
-     * local wall time; output rows carry the instant of window_end - 1 ms.
-     * A window fires once every later instant shows a local time at or after
-     * its end. NULL or "UTC": epoch-aligned (copied; names as
-     * weir_expr_env_set_time_zone). Processing-time, session and global
+     * Windows of local wall time (a TIMESTAMP_LTZ attribute in SQL's
+     * table.local-time-zone): row times are instants, and windows align to
+     * this zone's clock (a 1-day window is a local day: 23 or 25 hours
+     * across a DST change; sessions are merged by gaps of local time).
+     * window_start, window_end and window_time show local wall time; output
+     * rows carry the instant of window_end - 1 ms. A window fires once
+     * every later instant shows a local time at or after its end.
+     * Processing-time windows likewise: a row is assigned by the local time
+     * of its arrival, and a window fires once every later instant of the
+     * clock shows a local time at or after its end. NULL or "UTC":
+     * epoch-aligned (copied; names as weir_expr_env_set_time_zone). Global
      * windows ignore it.
      */
     const char *time_zone;

@@ -240,3 +240,16 @@ int64_t weir__x_now(ecx *cx)
     }
     return cx->now_ms;
 }
+
+const int64_t *weir__x_now_rows(ecx *cx)
+{
+    if (cx->now_rows)
+        return cx->now_rows;
+    uint32_t n = cx->in ? cx->in->n_rows : cx->n;
+    int64_t *t = weir__x_alloc(cx, (n ? n : 1) * sizeof *t);
+    if (!t)
+        return NULL;
+    for (uint32_t r = 0; r < n; r++)
+        t[r] = weir_clock_now(&cx->env->clock);
+    return cx->now_rows = t;
+}

@@ -113,8 +113,14 @@ struct ecx {
     const uint32_t *rows; /* row i of the evaluation is row rows[i] of `in`; NULL: row i */
     xshared *shared;      /* a slot per shared subexpression; NULL: N_SHARED evaluates its argument */
     const weir__tz *tz; /* session zone: the env's, else the root expression's; NULL = UTC */
-    int64_t now_ms; /* processing time, read once per evaluation */
+    int64_t now_ms; /* processing time, read once per evaluation (PROCTIME(), weir__x_now) */
     bool have_now;
+    /*
+     * Processing time per input row (weir__x_now_rows): the clock is read
+     * once for each row of `in`, in order, the first time a function asks,
+     * and every function of the evaluation sees the row's reading.
+     */
+    int64_t *now_rows;
 };
 
 /* weir_udf_ctx is the evaluation context seen from a UDF. */
@@ -126,6 +132,8 @@ void *weir__x_alloc(ecx *cx, size_t size);      /* aligned 16, zeroed = false */
 void *weir__x_zalloc(ecx *cx, size_t size);
 int weir__x_fail(ecx *cx, uint32_t row, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int64_t weir__x_now(ecx *cx);
+/* The processing time of each input row of the evaluation (index it by row i through cx->rows); NULL: no memory. */
+const int64_t *weir__x_now_rows(ecx *cx);
 void weir__x_reset(weir_expr_env *env);
 
 static inline bool x_live(const xvec *out, const uint8_t *active, uint32_t i)

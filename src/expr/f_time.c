@@ -930,9 +930,11 @@ static int need_str_args(weir_expr_arena *a, const xfunc *f, weir_expr **args, u
 static int unix_now_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
     (void)e, (void)a, (void)act;
-    int64_t s = x_floordiv(weir__x_now(cx), 1000);
+    const int64_t *now = weir__x_now_rows(cx); /* per record, as CURRENT_TIMESTAMP */
+    if (!now)
+        return oom(cx);
     for (uint32_t i = 0; i < n; i++)
-        ((int64_t *)out->data)[i] = s;
+        ((int64_t *)out->data)[i] = x_floordiv(now[cx->rows ? cx->rows[i] : i], 1000);
     return 0;
 }
 
@@ -1192,23 +1194,31 @@ static int bind_convert_tz(weir_expr_arena *a, const xfunc *f, weir_expr **args,
 
 /* ---- CURRENT_TIMESTAMP & co, CURRENT_WATERMARK ---- */
 
-/* p0: 0 instant (TIMESTAMP_LTZ), 1 local wall time (TIMESTAMP), 2 local date (DATE), 3 local time of day in
- * whole seconds (TIME(0)). */
+/*
+ * p0: 0 instant (TIMESTAMP_LTZ), 1 local wall time (TIMESTAMP), 2 local date (DATE), 3 local time of day in
+ * whole seconds (TIME(0)). As in Flink's streaming mode, the clock is read per record (every function of
+ * a record sees one reading); PROCTIME() (p1 = 1) reads it once per batch, the time the batch is computed.
+ */
 static int now_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
     (void)a, (void)act;
-    int64_t now = weir__x_now(cx);
-    if (e->p0)
-        now = x_local(cx, now);
-    if (e->p0 >= 2) {
-        int32_t v = e->p0 == 2 ? (int32_t)x_floordiv(now, WEIR__MS_PER_DAY)
-                               : (int32_t)(x_floormod(now, WEIR__MS_PER_DAY) / 1000 * 1000);
-        for (uint32_t i = 0; i < n; i++)
-            ((int32_t *)out->data)[i] = v;
-        return 0;
+    const int64_t *per_row = NULL;
+    int64_t once = 0;
+    if (e->p1)
+        once = weir__x_now(cx);
+    else if (!(per_row = weir__x_now_rows(cx)))
+        return oom(cx);
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t now = per_row ? per_row[cx->rows ? cx->rows[i] : i] : once;
+        if (e->p0)
+            now = x_local(cx, now);
+        if (e->p0 == 2)
+            ((int32_t *)out->data)[i] = (int32_t)x_floordiv(now, WEIR__MS_PER_DAY);
+        else if (e->p0 == 3)
+            ((int32_t *)out->data)[i] = (int32_t)(x_floormod(now, WEIR__MS_PER_DAY) / 1000 * 1000);
+        else
+            ((int64_t *)out->data)[i] = now;
     }
-    for (uint32_t i = 0; i < n; i++)
-        ((int64_t *)out->data)[i] = now;
     return 0;
 }
 
@@ -1222,6 +1232,7 @@ static int bind_now(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32
     if (!*out)
         return nomem_b(err);
     (*out)->p0 = f->param;
+    (*out)->p1 = !strcmp(f->name, "PROCTIME");
     return 0;
 }
 

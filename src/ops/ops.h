@@ -87,6 +87,14 @@ typedef struct weir_rank_config {
      * one that leaves it -D.
      */
     bool retract;
+    /*
+     * Window Top-N of windows of this zone's wall time: the window end is
+     * local wall time, the window ends once every instant from the
+     * watermark on shows a local time at or after it, and its rows carry
+     * the instant of local end - 1 (as weir_window_join_config.time_zone).
+     * NULL = UTC. Borrowed: must outlive the operator.
+     */
+    const char *time_zone;
 } weir_rank_config;
 
 int weir_rank_spec(const weir_rank_config *cfg, weir_operator_spec *out);
@@ -210,6 +218,14 @@ typedef struct weir_window_join_config {
     const weir_schema *out_schema; /* borrowed; n_out[0] + n_out[1] columns (SEMI/ANTI: n_out[0]) */
     const weir_schema *cand_schema; /* borrowed; SEMI/ANTI only: the joined row, n_out[0] + n_out[1] columns */
     weir_clock clock;              /* for the residual's time functions; may be zeroed */
+    /*
+     * Windows of this zone's wall time (weir_window_spec.time_zone): the
+     * window_end columns hold local wall time; a window is joined once
+     * every instant from the watermark on shows a local time at or after
+     * its end (weir__tz_local_floor), and its rows carry the instant of
+     * local end - 1. NULL = UTC. Borrowed: must outlive the operator.
+     */
+    const char *time_zone;
 } weir_window_join_config;
 
 int weir_window_join_spec(const weir_window_join_config *cfg, weir_operator_spec *out);

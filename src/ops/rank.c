@@ -43,6 +43,13 @@
  * RANK or DENSE_RANK: the state keeps every row whose rank is within
  * rank_end, ties included, so it may hold more than rank_end rows.
  *
+ * Window Top-N of windows of local wall time (conf->time_zone): the window
+ * end is a local time; a row is late when it is at or behind the local
+ * floor of the watermark (weir__tz_local_floor), the timer is the first
+ * instant from which that floor reaches the end (the end is its
+ * namespace), and the ranks come out at the instant of local end - 1, as
+ * the window aggregation's rows.
+ *
  * Retractable Top-N (conf->retract: the input is updating, as Flink's
  * RetractableTopNFunction): the value holds every row of the partition in
  * rank order, equal sort keys in arrival order, since a retraction lifts
@@ -60,6 +67,7 @@
 
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
+#include "time/tz.h"
 #include "util/hindex.h"
 #include "weir/state.h"
 
@@ -113,6 +121,8 @@ typedef struct rank_op {
     uint64_t *n_changes;
     uint64_t *n_late;
     uint64_t *n_missing; /* retractions of rows not kept */
+    weir__tz *tz;        /* conf->time_zone loaded; NULL: UTC */
+    int64_t tz_end, tz_fire; /* the last local window end and its timer instant */
 } rank_op;
 
 /* ---- the order-preserving sort key ---- */
@@ -677,12 +687,18 @@ static int window_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32
     if (weir_batch_is_null(in, col, r))
         return weir_op_fail(ctx, WEIR_EINVAL, "window Top-N: a row without a window end");
     int64_t wend = ((const int64_t *)in->cols[col].data)[r];
-    if (wend <= weir_op_watermark(ctx)) {
+    if (wend <= weir__tz_local_watermark(o->tz, weir_op_watermark(ctx))) {
         weir_op_counter_add(o->n_late, 1);
         return 0;
     }
     int rc = apply_row(o, ctx, in, r);
-    return rc ? rc : weir_op_timer_register(ctx, WEIR_TIME_EVENT, wend, 0);
+    if (rc || !o->tz)
+        return rc ? rc : weir_op_timer_register(ctx, WEIR_TIME_EVENT, wend, 0);
+    if (wend != o->tz_end) {
+        o->tz_end = wend;
+        o->tz_fire = weir__tz_fire_instant(o->tz, wend);
+    }
+    return weir_op_timer_register(ctx, WEIR_TIME_EVENT, o->tz_fire, wend);
 }
 
 static int rank_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
@@ -722,7 +738,8 @@ static int rank_timer(void *op, weir_op_ctx *ctx, const weir_timer *t)
             weir_batch_set_valid(o->out, o->n_cols, (uint32_t)row);
         }
         o->out->kind[row] = WEIR_ROW_INSERT;
-        o->out->ts[row] = t->ts - 1; /* the window's time, as the window aggregation's rows */
+        /* the window's time, as the window aggregation's rows */
+        o->out->ts[row] = o->tz ? weir__tz_to_utc(o->tz, t->ns - 1) : t->ts - 1;
     }
     if (!rc)
         rc = weir_state_clear(o->st, NULL, 0);
@@ -746,6 +763,13 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
     weir_buf_init(&o->row);
     weir_buf_init(&o->ckeys);
     o->out = weir_batch_create(c->out_schema, info->batch_size);
+    o->tz_end = WEIR_TS_MIN;
+    if (c->time_zone && c->window_end_col >= 0) {
+        weir_error err = {0};
+        int rc = weir__tz_load(c->time_zone, &o->tz, &err);
+        if (rc)
+            return rc;
+    }
     return o->out ? 0 : WEIR_ENOMEM;
 }
 
@@ -766,6 +790,7 @@ static void rank_close(void *op)
     if (!o)
         return;
     weir_batch_destroy(o->out);
+    weir__tz_free(o->tz);
     weir_buf_fini(&o->copy);
     weir_buf_fini(&o->val);
     weir_buf_fini(&o->sk);

@@ -30,12 +30,22 @@
  * Output rows carry event time end - 1 (the window's window_time). They
  * are emitted by the timer, before the runtime forwards the watermark that
  * fired it, so they are on time downstream.
+ *
+ * Windows of local wall time (cfg.time_zone, windows over a TIMESTAMP_LTZ
+ * attribute): window ends are local times, so a row is late when its end
+ * is at or behind the local floor of its side's watermark (the smallest
+ * local time any instant from the watermark on shows, which stays
+ * monotonic across a fall-back), and the timer waits for the first instant
+ * from which that floor reaches the end; the timer carries the end as its
+ * namespace, and the rows get the instant of local end - 1, as the window
+ * aggregation gives its window_time.
  */
 #include <string.h>
 
 #include "ops/join_core.h"
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
+#include "time/tz.h"
 #include "weir/state.h"
 
 /* Namespace of the rows whose join key has a NULL: they match nothing. */
@@ -71,6 +81,7 @@ typedef struct wjoin_op {
     weir_ts last_end;
     uint64_t *n_fired;
     uint64_t *n_held; /* rows in state now (a gauge) */
+    weir__tz *tz;     /* cfg.time_zone loaded; NULL: UTC */
 } wjoin_op;
 
 /* ------------------------------------------------------------ lifecycle */
@@ -92,6 +103,11 @@ static int wjoin_create(void *arg, const weir_op_info *info, void **out_op)
         return rc;
     j->pair[0] = weir_malloc(j->core.batch_size * sizeof(uint32_t));
     j->pair[1] = weir_malloc(j->core.batch_size * sizeof(uint32_t));
+    if (c->cfg.time_zone) {
+        weir_error err = {0};
+        if ((rc = weir__tz_load(c->cfg.time_zone, &j->tz, &err)))
+            return rc;
+    }
     return j->pair[0] && j->pair[1] ? 0 : WEIR_ENOMEM;
 }
 
@@ -127,6 +143,7 @@ static void wjoin_close(void *op)
     if (!j)
         return;
     weir__join_core_fini(&j->core);
+    weir__tz_free(j->tz);
     weir_free(j->pair[0]);
     weir_free(j->pair[1]);
     for (int s = 0; s < 2; s++) {
@@ -154,7 +171,7 @@ static int wjoin_process(void *op, weir_op_ctx *ctx, int input,
     /* Judged against this side's own watermark: the join's is held back by
      * the other side, or jumps when it ends, by thread timing (see
      * weir_op_input_watermark). */
-    weir_ts wm = weir_op_input_watermark(ctx, input);
+    weir_ts wm = weir__tz_local_watermark(j->tz, weir_op_input_watermark(ctx, input));
     for (uint32_t r = 0; r < in->n_rows; r++) {
         if (in->kind[r] != WEIR_ROW_INSERT)
             return weir_op_fail(
@@ -193,7 +210,9 @@ static int wjoin_process(void *op, weir_op_ctx *ctx, int input,
         weir_op_counter_add(j->n_held, 1);
         if (end != j->last_end || klen != j->last_klen ||
             memcmp(j->core.key, j->last_key, klen)) {
-            if ((rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, end, 0)))
+            rc = j->tz ? weir_op_timer_register(ctx, WEIR_TIME_EVENT, weir__tz_fire_instant(j->tz, end), end)
+                       : weir_op_timer_register(ctx, WEIR_TIME_EVENT, end, 0);
+            if (rc)
                 return rc;
             memcpy(j->last_key, j->core.key, klen);
             j->last_klen = klen;
@@ -380,7 +399,7 @@ static int wjoin_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
     wjoin_op *j = op;
     const wjoin_conf *jc = j->conf;
     const weir_window_join_config *c = &jc->cfg;
-    weir_ts ts = tm->ts - 1;
+    weir_ts ts = j->tz ? weir__tz_to_utc(j->tz, tm->ns - 1) : tm->ts - 1;
     weir_op_counter_add(j->n_fired, 1);
     int rc = 0;
     for (int s = 0; s < 2 && !rc; s++)

@@ -457,10 +457,12 @@ static int window_join_check(plan_ctx *pc, const weir_sql_table_ref *ref, const 
     }
     if (!starts || !ends || sd[0].r.updating || sd[1].r.updating)
         return 0;
-    if (wl->local_tz || wr->local_tz)
-        return plan_error(pc, ref->u.join.op_loc, WEIR_EUNSUPPORTED,
-                          "a window join of windows over a TIMESTAMP_LTZ attribute in table.local-time-zone '%s' is "
-                          "not supported yet (UTC windows are)",
+    /* Windows of local wall time end at other instants than windows of UTC: as in Flink, both sides agree. */
+    if (wl->local_tz != wr->local_tz)
+        return plan_error(pc, ref->u.join.op_loc, WEIR_EPLAN,
+                          "a window join needs the same kind of time attribute on both sides, not windows over a "
+                          "%s on the left and over a %s on the right (table.local-time-zone '%s')",
+                          wl->local_tz ? "TIMESTAMP_LTZ" : "TIMESTAMP", wr->local_tz ? "TIMESTAMP_LTZ" : "TIMESTAMP",
                           pc->time_zone ? pc->time_zone : "UTC");
     if (!same_window(&wl->assigner, &wr->assigner)) {
         char a[96], b[96];
@@ -487,7 +489,8 @@ static int plan_window_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
                                   .residual = residual,
                                   .out_schema = semi_os ? semi_os : j->schema,
                                   .cand_schema = semi_os ? j->schema : NULL,
-                                  .clock = pc->cenv.clock};
+                                  .clock = pc->cenv.clock,
+                                  .time_zone = sd[0].r.wprops.local_tz ? pc->time_zone : NULL};
     weir_operator_spec spec;
     int rc = weir_window_join_spec(&wc, &spec);
     if (rc)
@@ -498,6 +501,9 @@ static int plan_window_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
         spec.free_arg(spec.arg);
         return plan_error(pc, ref->u.join.op_loc, rc, "cannot add the window join: %s", weir_job_error(pc->job));
     }
+    /* its timers are at the instants of local window ends: a restore in another zone would misread them */
+    if (wc.time_zone && (rc = weir_job_describe_state(pc->job, j->s, "time-zone", wc.time_zone)))
+        return rc;
     /*
      * Append-only; rows carry time end - 1. The window properties (and
      * window_time as the time attribute) of a side whose columns are never
@@ -520,8 +526,9 @@ static int plan_window_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
     if (residual)
         weir_expr_format(residual, rbuf, sizeof rbuf);
     window_text(&sd[0].r.wprops.assigner, wbuf, sizeof wbuf);
-    weir_buf_printf(&pc->explain, "  WindowJoin[%d]: %s on %s%s%s (window: %s)\n", j->s.node, weir_join_type_name(type),
-                    (char *)keytext->data, residual ? " where " : "", rbuf, wbuf);
+    weir_buf_printf(&pc->explain, "  WindowJoin[%d]: %s on %s%s%s (window: %s%s%s)\n", j->s.node,
+                    weir_join_type_name(type), (char *)keytext->data, residual ? " where " : "", rbuf, wbuf,
+                    wc.time_zone ? " time-zone=" : "", wc.time_zone ? wc.time_zone : "");
     return 0;
 }
 

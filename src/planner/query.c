@@ -1432,10 +1432,13 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
         bool proctime = have_legacy ? legacy_proctime : as->cascade ? false : in->win.proctime;
         if (proctime)
             ws.time_domain = WEIR_TIME_PROCESSING;
-        /* Over a TIMESTAMP_LTZ attribute, windows align to the session zone's wall time (as Flink). */
-        bool ltz = as->cascade ? in->wprops.local_tz : rowtime_is_ltz(in);
-        /* Sessions are gaps between instants: merged in UTC, where time never runs backwards. */
-        if (!proctime && ltz && ws.assigner.kind != WEIR_WINDOW_SESSION && ws.assigner.kind != WEIR_WINDOW_GLOBAL)
+        /*
+         * Over a TIMESTAMP_LTZ attribute, windows align to the session zone's wall time, as in Flink:
+         * sessions too (merged by gaps of local time), and processing-time windows (PROCTIME() is a
+         * TIMESTAMP_LTZ).
+         */
+        bool ltz = proctime || (as->cascade ? in->wprops.local_tz : rowtime_is_ltz(in));
+        if (ltz && ws.assigner.kind != WEIR_WINDOW_GLOBAL)
             ws.time_zone = pc->time_zone;
         if ((rc = emit_options(pc, &ws, sel->loc)))
             return rc;

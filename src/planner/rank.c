@@ -336,13 +336,10 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
             ws |= rc_.partition.cols[i] == r.wprops.ws;
             we |= rc_.partition.cols[i] == r.wprops.we;
         }
-        if (ws && we && r.wprops.local_tz)
-            return plan_error(pc, call->loc, WEIR_EUNSUPPORTED,
-                              "a window Top-N of windows over a TIMESTAMP_LTZ attribute in table.local-time-zone "
-                              "'%s' is not supported yet (UTC windows are)",
-                              pc->time_zone ? pc->time_zone : "UTC");
-        if (ws && we)
+        if (ws && we) {
             rc_.window_end_col = (int32_t)r.wprops.we;
+            rc_.time_zone = r.wprops.local_tz ? pc->time_zone : NULL;
+        }
     }
     bool windowed = rc_.window_end_col >= 0;
     if (windowed && rc_.retract)
@@ -404,12 +401,16 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     /* the retractable Top-N keeps every row, the append-only one its best rows: neither reads the other's state */
     if (!rc && rc_.retract)
         rc = weir_job_describe_state(pc->job, out->s, "strategy", "retract");
+    /* a window Top-N of local windows keeps timers at the instants of local window ends */
+    if (!rc && rc_.time_zone)
+        rc = weir_job_describe_state(pc->job, out->s, "time-zone", rc_.time_zone);
     if (rc)
         return rc;
-    weir_buf_printf(&pc->explain, "  %s%s[%d]: partition=%u order=%u rows %lld..%lld%s (%s)\n", windowed ? "Window" : "",
-                    rc_.dedup ? "Deduplicate" : "Rank", out->s.node, rc_.partition.n, rc_.n_order, (long long)lo,
-                    (long long)hi, with_rank ? " with rank number" : "",
-                    append_only ? "append-only" : rc_.retract ? "changelog, retract strategy" : "changelog");
+    weir_buf_printf(&pc->explain, "  %s%s[%d]: partition=%u order=%u rows %lld..%lld%s (%s)%s%s\n",
+                    windowed ? "Window" : "", rc_.dedup ? "Deduplicate" : "Rank", out->s.node, rc_.partition.n,
+                    rc_.n_order, (long long)lo, (long long)hi, with_rank ? " with rank number" : "",
+                    append_only ? "append-only" : rc_.retract ? "changelog, retract strategy" : "changelog",
+                    rc_.time_zone ? " time-zone=" : "", rc_.time_zone ? rc_.time_zone : "");
     out->schema = os;
     out->n_physical = os->n_fields;
     /*

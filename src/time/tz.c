@@ -392,3 +392,32 @@ int64_t weir__tz_local_floor(const weir__tz *tz, int64_t utc_ms)
     int64_t after = hi + o2, now = utc_ms + o1;
     return after < now ? after : now;
 }
+
+int64_t weir__tz_local_watermark(const weir__tz *tz, int64_t wm)
+{
+    if (!tz || wm == WEIR_TS_MIN || wm == WEIR_TS_MAX)
+        return wm;
+    return weir__tz_local_floor(tz, wm);
+}
+
+int64_t weir__tz_fire_instant(const weir__tz *tz, int64_t local_ms)
+{
+    const int64_t day = 86400000;
+    if (local_ms == WEIR_TS_MIN || local_ms == WEIR_TS_MAX || is_fixed(tz) || local_ms > INT64_MAX - 4 * day ||
+        local_ms < INT64_MIN + 4 * day)
+        return local_ms - weir__tz_offset(tz, local_ms);
+    /* Almost always the instant that shows local_ms, with no fall-back ahead. */
+    int64_t u = weir__tz_to_utc(tz, local_ms);
+    if (weir__tz_local_floor(tz, u) >= local_ms && weir__tz_local_floor(tz, u - 1) < local_ms)
+        return u;
+    /* Otherwise search: local_floor is non-decreasing, and offsets stay within a day of each other. */
+    int64_t lo = local_ms - 2 * day, hi = local_ms + 2 * day; /* floor(lo) < local_ms <= floor(hi) */
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (weir__tz_local_floor(tz, mid) >= local_ms)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}

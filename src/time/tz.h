@@ -64,4 +64,21 @@ int64_t weir__tz_to_utc(const weir__tz *tz, int64_t local_ms);
  */
 int64_t weir__tz_local_floor(const weir__tz *tz, int64_t utc_ms);
 
+/*
+ * The first instant from which every later instant shows a local wall time
+ * at or after local_ms: the smallest u with weir__tz_local_floor(u) >=
+ * local_ms. A window of local time [s, e) is complete once the watermark
+ * reaches it for e (an event-time timer), as the window aggregation fires:
+ * an end inside a repeated hour gives its second pass, an end inside a gap
+ * the instant of the gap. Non-decreasing in local_ms.
+ */
+int64_t weir__tz_fire_instant(const weir__tz *tz, int64_t local_ms);
+
+/*
+ * The local watermark of an instant watermark: weir__tz_local_floor, with
+ * WEIR_TS_MIN and WEIR_TS_MAX ("none yet", "end of input") kept. tz NULL:
+ * wm itself.
+ */
+int64_t weir__tz_local_watermark(const weir__tz *tz, int64_t wm);
+
 #endif

@@ -454,7 +454,7 @@ int weir__sliced_route_rows(wcore *c, const weir_batch *b, int64_t now_ms)
         int sign = kind == WEIR_ROW_INSERT || kind == WEIR_ROW_UPDATE_AFTER ? 1 : -1;
         if (sign < 0 && !c->as.retractable)
             return WEIR_EUNSUPPORTED;
-        int rc = sliced_route(c, c->r_ent[row], b, row, c->proc_domain ? now_ms : b->ts[row], sign);
+        int rc = sliced_route(c, c->r_ent[row], b, row, c->proc_domain && !c->proc_row_ts ? now_ms : b->ts[row], sign);
         if (rc)
             return rc;
     }

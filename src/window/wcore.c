@@ -1756,7 +1756,7 @@ int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t
         int sign = kind == WEIR_ROW_INSERT || kind == WEIR_ROW_UPDATE_AFTER ? 1 : -1;
         if (sign < 0 && !c->as.retractable)
             return WEIR_EUNSUPPORTED;
-        weir_ts ts = c->proc_domain ? now_ms : b->ts[row];
+        weir_ts ts = c->proc_domain && !c->proc_row_ts ? now_ms : b->ts[row];
         wentry *e = c->r_ent[row];
         switch (c->mode) {
         case MODE_WINDOWS: rc = route_windows(c, e, b, row, ts, sign); break;
@@ -1772,6 +1772,8 @@ int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t
         rc = weir__sliced_arm(c);
     return rc;
 }
+
+void weir__wcore_set_proc_row_ts(weir__wcore *c) { c->proc_row_ts = true; }
 
 int weir__wcore_proc_timer(weir__wcore *c, const uint8_t *key, size_t len, uint64_t hash, int64_t t,
                            int64_t now_ms)

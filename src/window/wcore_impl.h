@@ -121,6 +121,7 @@ struct weir__wcore {
     bool purge;               /* discarding or purging: contents cleared after each firing */
     weir_window_accumulation accm;
     bool proc_domain;
+    bool proc_row_ts;         /* processing time: rows are assigned by b->ts, not by now_ms (set_proc_row_ts) */
     int64_t size, slide, sl, off, L, gap, maxlen;
     int64_t eoff;             /* hopping: offset of the grid of window ends */
     weir_keyspec key;

@@ -155,6 +155,13 @@ int weir__wcore_create(const weir_window_spec *spec, const weir_schema *in, cons
                        const weir_schema *late, uint32_t batch_size, const weir__wcore_io *io,
                        weir__wcore **out_core, weir_error *err);
 void weir__wcore_destroy(weir__wcore *c);
+/*
+ * Processing-time windows whose rows are assigned by their b->ts (the
+ * caller sets it to the arrival time it wants, e.g. local wall time)
+ * rather than by now_ms, which then only moves the engine's clock. Each
+ * row's b->ts must be at or after that clock.
+ */
+void weir__wcore_set_proc_row_ts(weir__wcore *c);
 /* Processes rows of b at watermark wm and processing time now_ms. */
 int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t now_ms);
 /* The watermark (processing time in the PROCESSING domain) advanced to wm. */

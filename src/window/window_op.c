@@ -64,7 +64,11 @@ typedef struct wop {
      * Windows of local wall time (spec.time_zone): the engine sees every
      * row time and watermark shifted to local time (the watermark by
      * weir__tz_local_floor, which stays monotonic across a fall-back), and
-     * the rows it emits get their instants back. NULL: no shift.
+     * the rows it emits get their instants back. Processing-time windows
+     * alike: a row is assigned by the local time of its arrival, the
+     * engine's clock is the local floor of the job's clock, and a window's
+     * timer is the first instant from which that floor reaches its end.
+     * NULL: no shift.
      */
     weir__tz *tz;
     weir_ts *lts[2];      /* scratch for shifted row times: [0] the input's, [1] emitted rows' */
@@ -195,6 +199,24 @@ static const weir_batch *shifted(wop *op, const weir_batch *b, bool to_utc, weir
     return view;
 }
 
+/*
+ * Local processing-time windows: b with every row's time the local wall
+ * time of now (the rows' arrival), which the engine assigns them by.
+ */
+static const weir_batch *arrival(wop *op, const weir_batch *b, int64_t now, weir_batch *view)
+{
+    if (b->n_rows == 0)
+        return b;
+    if (grow_lts(op, 0, b->n_rows))
+        return NULL;
+    weir_ts t = to_local(op, now);
+    for (uint32_t r = 0; r < b->n_rows; r++)
+        op->lts[0][r] = t;
+    *view = *b;
+    view->ts = op->lts[0];
+    return view;
+}
+
 static int io_emit(void *ud, const weir_batch *b)
 {
     wop *op = ud;
@@ -216,9 +238,21 @@ static int io_emit_late(void *ud, const weir_batch *b)
     return rc;
 }
 
+static bool local_proc(const wop *op) { return op->tz && op->arg->spec.time_domain == WEIR_TIME_PROCESSING; }
+
+/* The engine's processing time: the job's clock, or its local floor for local processing-time windows. */
+static int64_t engine_now(const wop *op, weir_op_ctx *ctx)
+{
+    int64_t now = weir_op_now_ms(ctx);
+    return local_proc(op) ? weir__tz_local_floor(op->tz, now) : now;
+}
+
 static int io_proc_timer(void *ud, const uint8_t *key, size_t len, uint64_t hash, int64_t t)
 {
     wop *op = ud;
+    /* a local window end (early and late firings of event-time windows are instants already) */
+    if (local_proc(op) && t != WEIR_TS_MIN && t != WEIR_TS_MAX)
+        t = weir__tz_fire_instant(op->tz, t);
     int rc = weir_op_set_key_hashed(op->ctx, key, len, hash);
     return rc ? rc : weir_op_timer_register(op->ctx, WEIR_TIME_PROCESSING, t, 0);
 }
@@ -309,12 +343,13 @@ static int op_open(void *p, weir_op_ctx *ctx)
         .ud = op,
     };
     weir_error err = {0};
-    if (a->time_zone && a->spec.time_domain == WEIR_TIME_EVENT &&
-        (rc = weir__tz_load(a->time_zone, &op->tz, &err)))
+    if (a->time_zone && (rc = weir__tz_load(a->time_zone, &op->tz, &err)))
         return weir_op_fail(ctx, rc, "window: %s", err.message);
     rc = weir__wcore_create(&a->spec, a->in, a->out, a->late, op->batch_size, &io, &op->core, &err);
     if (rc)
         return weir_op_fail(ctx, rc, "%s", err.message);
+    if (local_proc(op))
+        weir__wcore_set_proc_row_ts(op->core);
     return 0;
 }
 
@@ -340,11 +375,11 @@ static int op_process(void *p, weir_op_ctx *ctx, int input, const weir_batch *b)
     (void)input;
     int rc = ensure_loaded(op, ctx);
     weir_batch view;
-    const weir_batch *lb = shifted(op, b, false, &view);
+    const weir_batch *lb = local_proc(op) ? arrival(op, b, weir_op_now_ms(ctx), &view) : shifted(op, b, false, &view);
     if (!lb)
         rc = rc ? rc : WEIR_ENOMEM;
     if (!rc)
-        rc = weir__wcore_process(op->core, lb, wm_to_local(op, weir_op_watermark(ctx)), weir_op_now_ms(ctx));
+        rc = weir__wcore_process(op->core, lb, wm_to_local(op, weir_op_watermark(ctx)), engine_now(op, ctx));
     return finish_call(op, rc);
 }
 
@@ -353,7 +388,7 @@ static int op_watermark(void *p, weir_op_ctx *ctx, weir_ts wm)
     wop *op = p;
     int rc = ensure_loaded(op, ctx);
     if (!rc)
-        rc = weir__wcore_advance(op->core, wm_to_local(op, wm), weir_op_now_ms(ctx));
+        rc = weir__wcore_advance(op->core, wm_to_local(op, wm), engine_now(op, ctx));
     return finish_call(op, rc);
 }
 
@@ -362,8 +397,9 @@ static int op_timer(void *p, weir_op_ctx *ctx, const weir_timer *t)
     wop *op = p;
     int rc = ensure_loaded(op, ctx);
     if (!rc && t->domain == WEIR_TIME_PROCESSING)
-        rc = weir__wcore_proc_timer(op->core, t->key, t->key_len, weir_key_hash(t->key, t->key_len), t->ts,
-                                    weir_op_now_ms(ctx));
+        rc = weir__wcore_proc_timer(op->core, t->key, t->key_len, weir_key_hash(t->key, t->key_len),
+                                    local_proc(op) ? weir__tz_local_floor(op->tz, t->ts) : t->ts,
+                                    engine_now(op, ctx));
     return finish_call(op, rc);
 }
 
@@ -417,7 +453,7 @@ static int op_finish(void *p, weir_op_ctx *ctx)
     wop *op = p;
     int rc = ensure_loaded(op, ctx);
     if (!rc)
-        rc = weir__wcore_finish(op->core, weir_op_now_ms(ctx));
+        rc = weir__wcore_finish(op->core, engine_now(op, ctx));
     return finish_call(op, rc);
 }
 
@@ -494,8 +530,7 @@ int weir_window_operator_spec(const weir_window_spec *spec, const weir_schema *i
     }
     a->spec.aggs = a->aggs;
     a->spec.time_zone = NULL;
-    if (spec->time_zone && spec->time_domain == WEIR_TIME_EVENT && spec->assigner.kind != WEIR_WINDOW_SESSION &&
-        spec->assigner.kind != WEIR_WINDOW_GLOBAL) {
+    if (spec->time_zone && spec->assigner.kind != WEIR_WINDOW_GLOBAL) {
         weir__tz *z = NULL;
         if ((rc = weir__tz_load(spec->time_zone, &z, err))) {
             arg_free(a);
@@ -572,8 +607,7 @@ static int describe_state(weir_job *job, weir_stream s, const weir_window_spec *
     }
     FIELD("time", "%s", spec->time_domain == WEIR_TIME_PROCESSING ? "processing" : "event");
     /* Windows of another zone's days are other windows; UTC ones keep their old description. */
-    if (a->kind != WEIR_WINDOW_SESSION && a->kind != WEIR_WINDOW_GLOBAL && spec->time_zone &&
-        spec->time_domain == WEIR_TIME_EVENT && strcasecmp(spec->time_zone, "UTC"))
+    if (a->kind != WEIR_WINDOW_GLOBAL && spec->time_zone && strcasecmp(spec->time_zone, "UTC"))
         FIELD("time zone", "%s", spec->time_zone);
 #undef FIELD
     if (!rc)
