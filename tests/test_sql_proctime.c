@@ -11,7 +11,6 @@
  * batch. Nothing sleeps to wait for a window; the tests wait (with a
  * deadline) for conditions the job reports through its metrics.
  */
-#define _GNU_SOURCE /* timegm */
 #include <criterion/criterion.h>
 #include <stdatomic.h>
 #include <stdio.h>

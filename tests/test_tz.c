@@ -125,6 +125,33 @@ Test(tz, gap_overlap_and_local_floor)
     weir__tz_free(tz);
 }
 
+Test(tz, fire_instant_of_a_local_window_end)
+{
+    /* New York's rule: the first instant from which no later instant shows a local time before the end */
+    weir__tz *tz = footer_zone("EST5EDT,M3.2.0,M11.1.0");
+    /* an ordinary end: the instant that shows it (08:00 EDT = 12:00Z) */
+    cr_expect_eq(weir__tz_fire_instant(tz, utc_ms(2024, 6, 1, 8, 0)), utc_ms(2024, 6, 1, 12, 0));
+    /* 3 November 2024 01:30 happens twice: its second pass, 01:30 EST = 06:30Z */
+    cr_expect_eq(weir__tz_fire_instant(tz, utc_ms(2024, 11, 3, 1, 30)), utc_ms(2024, 11, 3, 6, 30));
+    /* 02:00 comes once (06:00Z shows 01:00 EST, so 02:00 EST = 07:00Z) */
+    cr_expect_eq(weir__tz_fire_instant(tz, utc_ms(2024, 11, 3, 2, 0)), utc_ms(2024, 11, 3, 7, 0));
+    /* 01:00, the start of the repeated hour: its first pass (05:00Z), since the second pass starts at 01:00 again */
+    cr_expect_eq(weir__tz_fire_instant(tz, utc_ms(2024, 11, 3, 1, 0)), utc_ms(2024, 11, 3, 5, 0));
+    /* an end in the gap of 10 March 2024 (02:00-03:00 never shows): the instant of the gap, 07:00Z */
+    cr_expect_eq(weir__tz_fire_instant(tz, utc_ms(2024, 3, 10, 2, 30)), utc_ms(2024, 3, 10, 7, 0));
+    cr_expect_eq(weir__tz_fire_instant(tz, utc_ms(2024, 3, 10, 3, 0)), utc_ms(2024, 3, 10, 7, 0));
+    /* and it is the first such instant: just before it, the floor is still before the end */
+    for (int m = 0; m < 24 * 60; m += 7) {
+        int64_t e = utc_ms(2024, 11, 2, 12, 0) + m * 60000LL;
+        int64_t u = weir__tz_fire_instant(tz, e);
+        cr_expect_geq(weir__tz_local_floor(tz, u), e, "end %lld", (long long)e);
+        cr_expect_lt(weir__tz_local_floor(tz, u - 1), e, "end %lld", (long long)e);
+    }
+    cr_expect_eq(weir__tz_local_watermark(tz, WEIR_TS_MIN), WEIR_TS_MIN);
+    cr_expect_eq(weir__tz_local_watermark(tz, WEIR_TS_MAX), WEIR_TS_MAX);
+    weir__tz_free(tz);
+}
+
 Test(tz, unknown_zone_and_bad_footer)
 {
     weir__tz *tz = NULL;
