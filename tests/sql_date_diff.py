@@ -2,7 +2,7 @@
 """Randomized differential test of DATE and TIME values against Python's
 datetime: random dates (1900-2100), times of day and timestamps through CSV
 in and out, CAST, DATE/TIME +/- INTERVAL, TIMESTAMPADD, TIMESTAMPDIFF,
-EXTRACT, FLOOR/CEIL, DATE_FORMAT, comparisons, GROUP BY a DATE column and
+EXTRACT (ISOYEAR included), FLOOR/CEIL, DATE_FORMAT, comparisons, GROUP BY a DATE column and
 DATE/TIME values in JSON_OBJECT/JSON_ARRAY.
 The oracle follows Flink's documented rules with datetime arithmetic only.
 """
@@ -84,14 +84,15 @@ CREATE TABLE t (id INT, d DATE, d2 DATE, tm TIME(3), k INT)
 CREATE TABLE o (id INT, d DATE, ds STRING, tms STRING, ts STRING, back DATE, y BIGINT, q BIGINT, mo BIGINT,
   w BIGINT, dy BIGINT, dw BIGINT, doy BIGINT, h BIGINT, mi BIGINT, s BIGINT, msx BIGINT,
   plus_mo DATE, minus_h DATE, tplus TIME(3), add_d DATE, add_mo DATE, diff_d INT, diff_mo INT, diff_y INT,
-  fl DATE, ce DATE, fmt STRING, lt BOOLEAN, eq BOOLEAN, tcmp BOOLEAN)
+  fl DATE, ce DATE, fmt STRING, lt BOOLEAN, eq BOOLEAN, tcmp BOOLEAN, isoy BIGINT)
   WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv');
 INSERT INTO o SELECT id, d, CAST(d AS STRING), CAST(tm AS STRING), CAST(CAST(d AS TIMESTAMP(3)) AS STRING),
   CAST(CAST(d AS STRING) AS DATE), YEAR(d), QUARTER(d), MONTH(d), WEEK(d), DAYOFMONTH(d), DAYOFWEEK(d),
   DAYOFYEAR(d), HOUR(tm), MINUTE(tm), SECOND(tm), EXTRACT(MILLISECOND FROM tm),
   d + INTERVAL '%d' MONTH, d - INTERVAL '%d' HOUR, tm + %s, TIMESTAMPADD(DAY, k, d), TIMESTAMPADD(MONTH, k, d),
   TIMESTAMPDIFF(DAY, d, d2), TIMESTAMPDIFF(MONTH, d, d2), TIMESTAMPDIFF(YEAR, d, d2),
-  FLOOR(d TO MONTH), CEIL(d TO YEAR), DATE_FORMAT(d, '%s'), d < d2, d = d2, tm >= TIME '12:00:00'
+  FLOOR(d TO MONTH), CEIL(d TO YEAR), DATE_FORMAT(d, '%s'), d < d2, d = d2, tm >= TIME '12:00:00',
+  EXTRACT(ISOYEAR FROM d)
 FROM t;
 """ % (mo_lit, hours_lit, t_iv, pg))
     case.note = "%d rows, month literal %d, hours %d, %s, pattern %s" % (n, mo_lit, hours_lit, t_iv, pg)
@@ -153,6 +154,7 @@ FROM t;
             vals += [(d + dt.timedelta(days=k)).isoformat(), add_months(d, k).isoformat(), (d2 - d).days, mb,
                      java_div(mb, 12), fl.isoformat(), ce.isoformat(), fmt_pattern(d), b(d < d2), b(d == d2)]
         vals.append("" if tm is None else b(tm >= 12 * 3600000))
+        vals.append("" if d is None else d.isocalendar()[0])
         want.append(",".join(str(v) for v in vals))
     problems = diffrun.multiset_problems("functions (parallelism %d)" % par, want, got)
     if problems:

@@ -28,11 +28,12 @@ static int oom(ecx *cx) { return weir_error_set(cx->err, WEIR_ENOMEM, "out of me
 /* ---- units ---- */
 
 enum { U_MILLISECOND, U_SECOND, U_MINUTE, U_HOUR, U_DAY, U_WEEK, U_MONTH, U_QUARTER, U_YEAR, U_DOW, U_DOY,
-       U_EPOCH, U_ISODOW, U_DECADE, U_CENTURY, U_MILLENNIUM, U_MICROSECOND, U_COUNT };
+       U_EPOCH, U_ISODOW, U_DECADE, U_CENTURY, U_MILLENNIUM, U_MICROSECOND, U_ISOYEAR, U_COUNT };
 
 static const char *unit_names[U_COUNT] = {"MILLISECOND", "SECOND", "MINUTE",  "HOUR",   "DAY",     "WEEK",
                                           "MONTH",       "QUARTER", "YEAR",   "DOW",    "DOY",     "EPOCH",
-                                          "ISODOW",      "DECADE",  "CENTURY", "MILLENNIUM", "MICROSECOND"};
+                                          "ISODOW",      "DECADE",  "CENTURY", "MILLENNIUM", "MICROSECOND",
+                                          "ISOYEAR"};
 
 static int unit_of(const weir_expr *e)
 {
@@ -72,14 +73,14 @@ static int64_t doy_of(const weir__civil *c)
     return weir__days_from_civil(c->year, c->month, c->day) - weir__days_from_civil(c->year, 1, 1) + 1;
 }
 
-/* ISO-8601 week number. */
-static int64_t iso_week(const weir__civil *c)
+/* ISO-8601 week number, or (want_year) the ISO week-numbering year: that of the week's Thursday. */
+static int64_t iso_week(const weir__civil *c, bool want_year)
 {
     int64_t day = weir__days_from_civil(c->year, c->month, c->day);
     int64_t thursday = day - iso_dow(day) + 4;
     weir__civil t;
     weir__civil_from_ms(thursday * 86400000LL, &t);
-    return (thursday - weir__days_from_civil(t.year, 1, 1)) / 7 + 1;
+    return want_year ? t.year : (thursday - weir__days_from_civil(t.year, 1, 1)) / 7 + 1;
 }
 
 static int64_t extract(int unit, int64_t ms)
@@ -90,7 +91,8 @@ static int64_t extract(int unit, int64_t ms)
     case U_YEAR: return c.year;
     case U_QUARTER: return (c.month - 1) / 3 + 1;
     case U_MONTH: return c.month;
-    case U_WEEK: return iso_week(&c);
+    case U_WEEK: return iso_week(&c, false);
+    case U_ISOYEAR: return iso_week(&c, true);
     case U_DAY: return c.day;
     case U_HOUR: return c.hour;
     case U_MINUTE: return c.minute;
@@ -180,7 +182,9 @@ static int bad_unit(const xfunc *f, const weir_expr *u, weir_error *err)
 
 /*
  * EXTRACT(unit FROM interval), as Flink: a year-month interval gives YEAR
- * (months / 12) and MONTH (months % 12); a day-time one DAY, HOUR (% 24),
+ * (months / 12), MONTH (months % 12), QUARTER (of that month field:
+ * (MONTH - 1) / 3 + 1), CENTURY (months / 1200) and MILLENNIUM (months /
+ * 12000); a day-time one DAY, HOUR (% 24),
  * MINUTE (% 60), SECOND (% 60) and MILLISECOND (of the minute); a negative
  * interval gives negative fields (Java's division and remainder).
  */
@@ -190,6 +194,12 @@ static int extract_interval_kernel(ecx *cx, const weir_expr *e, const xvec *a, u
     (void)cx, (void)act;
     const int64_t *v = a[e->n_args - 1].data;
     int64_t *o = out->data, mod = e->p1 >> 32, div = e->p1 & 0xffffffff;
+    if (e->p0 == U_QUARTER) {
+        /* the quarter of the month field: ((months % 12) - 1) / 3 + 1, truncating as Java */
+        for (uint32_t i = 0; i < n; i++)
+            o[i] = (v[i] % 12 - 1) / 3 + 1;
+        return 0;
+    }
     for (uint32_t i = 0; i < n; i++)
         o[i] = (mod ? v[i] % mod : v[i]) / div;
     return 0;
@@ -205,6 +215,12 @@ static int bind_extract_interval(weir_expr_arena *a, const xfunc *f, weir_expr *
             div = 12;
         else if (unit == U_MONTH)
             mod = 12, div = 1;
+        else if (unit == U_QUARTER)
+            div = 1; /* the kernel's own rule */
+        else if (unit == U_CENTURY)
+            div = 1200;
+        else if (unit == U_MILLENNIUM)
+            div = 12000;
     } else {
         switch (unit) {
         case U_DAY: div = 86400000; break;
@@ -343,7 +359,7 @@ int weir__bind_floor_time(weir_expr_arena *a, const xfunc *f, weir_expr **args, 
                           weir_error *err, bool ceil_)
 {
     int unit = unit_of(args[1]);
-    if (unit < 0 || unit == U_DOW || unit == U_DOY || unit == U_EPOCH || unit == U_ISODOW)
+    if (unit < 0 || unit == U_DOW || unit == U_DOY || unit == U_EPOCH || unit == U_ISODOW || unit == U_ISOYEAR)
         return unit < 0 && args[1]->type.id != WEIR_TYPE_STRING ? weir__bad_args(f, args, n, err)
                                                                 : bad_unit(f, args[1], err);
     weir_type was;
@@ -653,7 +669,7 @@ static size_t format_ts(const dfmt *f, int64_t ms, int64_t offset_ms, char *o)
         case 'u': n += put_num(o + n, iso_dow(x_floordiv(ms, 86400000)), cnt); break;
         case 'a': memcpy(o + n, c.hour < 12 ? "AM" : "PM", 2); n += 2; break;
         case 'D': n += put_num(o + n, doy_of(&c), cnt); break;
-        case 'w': n += put_num(o + n, iso_week(&c), cnt); break;
+        case 'w': n += put_num(o + n, iso_week(&c, false), cnt); break;
         default: {
             /* Z: +0800, X/XXX: Z or +08:00 / +08, z: UTC or GMT+08:00 */
             int64_t off = offset_ms / 60000;
