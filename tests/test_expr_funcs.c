@@ -504,7 +504,7 @@ Test(funcs, session_time_zone)
     cr_assert_neq(weir_expr_env_set_time_zone(ENV, "Mars/Olympus", &ERR), 0);
     cr_assert_str_eq(ERR.message, "unknown time zone 'Mars/Olympus': use 'UTC', an offset such as '+08:00', or a zone "
                                   "name such as 'Europe/Berlin'");
-    /* CURRENT_TIMESTAMP & co read the env's clock once per evaluation. */
+    /* CURRENT_TIMESTAMP & co read the env's clock (per record: test_sql_proctime checks a batch). */
     cr_assert_eq(weir_expr_env_set_time_zone(ENV, "UTC", &ERR), 0);
     int64_t now = 1700000000000LL;
     weir_clock clk = {fake_now, &now};

@@ -245,7 +245,7 @@ const int64_t *weir__x_now_rows(ecx *cx)
 {
     if (cx->now_rows)
         return cx->now_rows;
-    uint32_t n = cx->in ? cx->in->n_rows : cx->n;
+    uint32_t n = cx->in && cx->in->n_rows > cx->n ? cx->in->n_rows : cx->n;
     int64_t *t = weir__x_alloc(cx, (n ? n : 1) * sizeof *t);
     if (!t)
         return NULL;
