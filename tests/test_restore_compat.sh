@@ -138,4 +138,26 @@ spath=$(sed -n 's/.*savepoint written to \([^ ;]*\).*/\1/p' log | head -1)
 "$WEIR" run gen2.sql --from "$spath" > /dev/null 2> log || fail "the compatible change was refused"
 grep -q "restoring from savepoint $spath" log || fail "the restore did not say where it resumes from"
 visible | cmp -s - gen_ref.txt || { diff <(visible) gen_ref.txt | head; fail "the compatible change restored wrong state"; }
+# Windows of local time (a window join and a window Top-N over TIMESTAMP_LTZ
+# attributes): their timers are instants of local window ends, so a rerun
+# in another table.local-time-zone is refused, naming the zone.
+printf '1,1729985400000\n2,1729989000000\n' > z.csv
+cat > zone.sql <<'SQL'
+SET 'state.checkpoints.dir' = 'zckpt';
+SET 'execution.checkpointing.interval' = '1 min';
+SET 'table.local-time-zone' = 'Europe/Berlin';
+CREATE TABLE z (n INT, ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ms, 3), WATERMARK FOR ts AS ts)
+WITH ('connector' = 'filesystem', 'path' = 'z.csv', 'format' = 'csv');
+SELECT L.n, R.n FROM (SELECT * FROM TABLE(TUMBLE(TABLE z, DESCRIPTOR(ts), INTERVAL '1' HOUR))) L
+JOIN (SELECT * FROM TABLE(TUMBLE(TABLE z, DESCRIPTOR(ts), INTERVAL '1' HOUR))) R
+ON L.n = R.n AND L.window_start = R.window_start AND L.window_end = R.window_end;
+SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY n) AS rn
+  FROM TABLE(TUMBLE(TABLE z, DESCRIPTOR(ts), INTERVAL '1' DAY))) WHERE rn = 1;
+SQL
+"$WEIR" run zone.sql > /dev/null 2> log || fail "the window join in a zone failed"
+sed "s|Europe/Berlin|America/New_York|" zone.sql > zone2.sql
+"$WEIR" run zone2.sql > /dev/null 2> log
+[ $? -eq 3 ] || fail "a window join rerun in another zone was not refused"
+grep -qF "time-zone Europe/Berlin in the checkpoint, America/New_York now" log ||
+    fail "the refusal does not name the zones"
 echo "test_restore_compat: ok"
