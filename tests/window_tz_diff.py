@@ -61,20 +61,23 @@ def local(z, ms):
     return ms + off_s(z, ms // 1000) * 1000
 
 
+def first_change(z, a, b):
+    """The first instant (s) in (a, b] with another offset than a's (one change between them)."""
+    while b - a > 1:
+        m = (a + b) // 2
+        if off_s(z, m) == off_s(z, a):
+            a = m
+        else:
+            b = m
+    return b
+
+
 def change_near(z, rng):
     """An instant (s) where z's offset changes, in a random year 1995-2036; None if none is found."""
     for _ in range(40):
         a = int(dt.datetime(rng.randint(1995, 2036), 1, 1, tzinfo=UTC).timestamp()) + rng.randrange(365 * 86400)
-        b = a + 200 * 86400
-        if off_s(z, a) == off_s(z, b):
-            continue
-        while b - a > 1:
-            m = (a + b) // 2
-            if off_s(z, m) == off_s(z, a):
-                a = m
-            else:
-                b = m
-        return b
+        if off_s(z, a) != off_s(z, a + 200 * 86400):
+            return first_change(z, a, a + 200 * 86400)
     return None
 
 
@@ -82,18 +85,10 @@ def changes(z, lo_s, hi_s):
     """Every instant (s) in [lo_s, hi_s] where z's offset changes, with the offsets before and after."""
     out = []
     step = 1800  # offsets change far less often than every half hour
-    t = lo_s
-    while t < hi_s:
-        a, b = t, t + step
-        if off_s(z, a) != off_s(z, b):
-            while b - a > 1:
-                m = (a + b) // 2
-                if off_s(z, m) == off_s(z, a):
-                    a = m
-                else:
-                    b = m
-            out.append((b, off_s(z, b - 1), off_s(z, b)))
-        t += step
+    for t in range(lo_s, hi_s, step):
+        if off_s(z, t) != off_s(z, t + step):
+            c = first_change(z, t, t + step)
+            out.append((c, off_s(z, c - 1), off_s(z, c)))
     return out
 
 
@@ -269,15 +264,10 @@ def run_case(case):
     p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par, batch), timeout=120)
     if p.returncode != 0:
         return [diffrun.failed_run(p)]
-    got = collections.defaultdict(collections.Counter)
-    probs = []
-    for line in p.stdout.splitlines():
-        head, _, rest = line.partition("> ")
-        if not rest.startswith("+I[") or not rest.endswith("]"):
-            probs.append("unexpected line: " + line)
-            continue
-        a, b, ws, we = rest[3:-1].split(", ")
-        got[head.split(":")[0]][(num_or_none(a), num_or_none(b), wall_ms(ws), wall_ms(we))] += 1
+    printed, probs = diffrun.print_inserts(p.stdout)
+    got = {name: collections.Counter((num_or_none(a), num_or_none(b), wall_ms(ws), wall_ms(we))
+                                     for a, b, ws, we in rows)
+           for name, rows in printed.items()}
     lo = (min([r["ts"] for r in lrows + rrows], default=center) - 2 * DAY) // 1000
     hi = (max([r["ts"] for r in lrows + rrows], default=center) + 2 * DAY) // 1000
     chg = changes(z, lo, hi)

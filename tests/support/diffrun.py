@@ -87,6 +87,20 @@ def multiset_problems(what, want, got, limit=10):
             % (what, sum(got.values()), sum(want.values()), missing, extra)]
 
 
+def print_inserts(stdout):
+    """The rows print sinks wrote (`name> +I[a, b, ...]` or `name:subtask> ...`)
+    as {name: [[field text, ...], ...]}, and a problem line for each line
+    that is not an insertion."""
+    rows, problems = {}, []
+    for line in stdout.splitlines():
+        head, _, rest = line.partition("> ")
+        if not rest.startswith("+I[") or not rest.endswith("]"):
+            problems.append("unexpected line: " + line)
+            continue
+        rows.setdefault(head.split(":")[0], []).append(rest[3:-1].split(", "))
+    return rows, problems
+
+
 def built_with_asan(weir):
     try:
         out = subprocess.run(["ldd", weir], capture_output=True, text=True, timeout=30).stdout
