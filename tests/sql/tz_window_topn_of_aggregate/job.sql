@@ -3,7 +3,7 @@
 -- out when the local day has ended, before the watermark that ended it
 -- moves on, so the Top-N takes them on time and ranks them per local day.
 -- Row g (23:50 EDT on 03-10) arrives after that day ended: the aggregation
--- drops it, so d keeps second place.
+-- drops it, so c and d stay first and second.
 SET 'table.local-time-zone' = 'America/New_York';
 CREATE TABLE t (id STRING, price INT, ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ms, 3), WATERMARK FOR ts AS ts)
 WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv');
