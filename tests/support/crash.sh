@@ -94,3 +94,21 @@ crash_kill_loop() {
         if [ $st -eq 137 ]; then kills=$((kills + 1)); elif [ $st -ne 0 ]; then fail "attempt $i exited $st"; fi
     done
 }
+
+# crash_savepoint COMMAND...: starts COMMAND (a `weir run` with checkpoints
+# in ckpt/ and state.savepoints.dir set; errors to log), waits for its
+# first checkpoint (a savepoint asked of a job still starting is refused),
+# takes a savepoint with `weir savepoint PID`, then kills the job. Sets sp
+# to the savepoint's folder; fails when none was written.
+crash_savepoint() {
+    local pid i
+    "$@" > /dev/null 2> log &
+    pid=$!
+    for ((i = 0; i < 400; i++)); do compgen -G "ckpt/chk-*/_metadata" > /dev/null && break; sleep 0.05; done
+    "$WEIR" savepoint "$pid" || fail "weir savepoint failed"
+    for ((i = 0; i < 200; i++)); do grep -q "savepoint written to" log && break; sleep 0.05; done
+    sp=$(sed -n 's/.*savepoint written to \([^ ;]*\).*/\1/p' log | head -1)
+    kill -9 "$pid" 2> /dev/null
+    { wait "$pid"; } 2> /dev/null
+    [ -n "$sp" ] && [ -f "$sp/_metadata" ] || { cat log; fail "no savepoint was written"; }
+}
