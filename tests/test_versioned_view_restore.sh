@@ -21,12 +21,12 @@
 # running when its first checkpoint completes; the savepoint is taken
 # then (the join then holds about a second of orders and versions).
 set -u
+. "$(cd "$2" && pwd)/tests/support/crash.sh"
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 T=$(mktemp -d /tmp/weir-vview-restore-XXXXXX)
 cd "$T" || exit 1
 pid=
 trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; [ -f log ] && tail -20 log; exit 1; }
 visible() { find out -maxdepth 1 -type f ! -name '.*' -exec cat {} + 2>/dev/null | LC_ALL=C sort; }
 
 # Rates: one row a millisecond from 1000 s on, currencies c0-c4 in turn,
@@ -89,15 +89,8 @@ grep -qx '5,c5,,' ref.txt || fail "order 5 (c5, no rate) is not padded: $(grep '
 rm -rf out
 
 # v1 with its rate limit, stopped with a savepoint after its first checkpoint.
-"$WEIR" run v1.sql > /dev/null 2> log &
-pid=$!
-for ((i = 0; i < 1000; i++)); do ls ckpt 2>/dev/null | grep -q '^chk-' && break; sleep 0.02; done
-kill -0 "$pid" 2> /dev/null || fail "the job ended before the savepoint (a slow machine?)"
-"$WEIR" savepoint "$pid" --stop > /dev/null 2>&1 || fail "weir savepoint --stop failed"
-wait "$pid" || fail "the job stopped with a savepoint failed"
-pid=
-spath=$(sed -n 's/.*savepoint written to \([^ ;]*\).*/\1/p' log | head -1)
-[ -n "$spath" ] && [ -f "$spath/_metadata" ] || fail "no savepoint was written"
+crash_savepoint --stop "$WEIR" run v1.sql
+spath=$sp
 visible > before.txt
 n_before=$(wc -l < before.txt)
 [ "$n_before" -gt 0 ] && [ "$n_before" -lt 3000 ] || fail "the savepoint came after $n_before rows, not halfway"

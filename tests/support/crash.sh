@@ -1,5 +1,6 @@
-# tests/support/crash.sh - the frame the kill -9 tests of `weir run` share
-# (tests/test_crash_sql*.sh): sourced, never run. A test is
+# tests/support/crash.sh - the frame the kill -9 and savepoint tests of
+# `weir run` share (tests/test_crash_sql*.sh, test_versioned_view_restore,
+# test_restore_compat): sourced, never run. A crash test is
 #
 #   . "$2/tests/support/crash.sh"
 #   crash_init NAME "$1" ROWS ASAN_ROWS   # sets WEIR SEED ROWS, cds to $T
@@ -95,20 +96,30 @@ crash_kill_loop() {
     done
 }
 
-# crash_savepoint COMMAND...: starts COMMAND (a `weir run` with checkpoints
-# in ckpt/ and state.savepoints.dir set; errors to log), waits for its
-# first checkpoint (a savepoint asked of a job still starting is refused),
-# takes a savepoint with `weir savepoint PID`, then kills the job. Sets sp
-# to the savepoint's folder; fails when none was written.
+# crash_savepoint [--stop] COMMAND...: starts COMMAND (a `weir run` with
+# checkpoints in ckpt/ and state.savepoints.dir set; errors to log), waits
+# for its first checkpoint (a savepoint asked of a job still starting is
+# refused), and takes a savepoint with `weir savepoint PID`, then kills the
+# job; with --stop, `weir savepoint PID --stop`, and the job must end with
+# 0. Sets sp to the savepoint's folder; fails when none was written. The
+# job's process id is in pid while it runs (for the caller's exit trap).
 crash_savepoint() {
-    local pid i
+    local stop= i
+    [ "$1" = --stop ] && { stop=--stop; shift; }
     "$@" > /dev/null 2> log &
     pid=$!
     for ((i = 0; i < 400; i++)); do compgen -G "ckpt/chk-*/_metadata" > /dev/null && break; sleep 0.05; done
-    "$WEIR" savepoint "$pid" || fail "weir savepoint failed"
-    for ((i = 0; i < 200; i++)); do grep -q "savepoint written to" log && break; sleep 0.05; done
+    if [ -n "$stop" ]; then
+        kill -0 "$pid" 2> /dev/null || fail "the job ended before the savepoint (a slow machine?)"
+        "$WEIR" savepoint "$pid" --stop > /dev/null || fail "weir savepoint --stop failed"
+        wait "$pid" || fail "the job stopped with a savepoint failed"
+    else
+        "$WEIR" savepoint "$pid" || fail "weir savepoint failed"
+        for ((i = 0; i < 200; i++)); do grep -q "savepoint written to" log && break; sleep 0.05; done
+        kill -9 "$pid" 2> /dev/null
+        { wait "$pid"; } 2> /dev/null
+    fi
+    pid=
     sp=$(sed -n 's/.*savepoint written to \([^ ;]*\).*/\1/p' log | head -1)
-    kill -9 "$pid" 2> /dev/null
-    { wait "$pid"; } 2> /dev/null
     [ -n "$sp" ] && [ -f "$sp/_metadata" ] || { cat log; fail "no savepoint was written"; }
 }
