@@ -613,7 +613,7 @@ static int over_finish(void *op, weir_op_ctx *ctx)
     int rc = weir_state_keys(o->rows, collect_pending, &pl);
     if (!rc)
         rc = pl.rc;
-    if (!rc)
+    if (!rc && pl.n) /* qsort takes no NULL array, not even an empty one */
         qsort(pl.v, pl.n, sizeof *pl.v, cmp_pending);
     for (size_t i = 0; !rc && i < pl.n; i++) {
         if (!(rc = weir_op_set_key(ctx, pl.v[i].key, pl.v[i].klen)))
