@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
 # tests/test_versioned_view_restore.sh WEIR SOURCE_DIR - a temporal join
 # against a versioned view (ROW_NUMBER() ... ORDER BY the event time DESC,
-# rownum = 1) stopped with a savepoint halfway and restored by a changed
-# query, through `weir run` (docs/checkpoints.md, "Restore compatibility"):
+# rownum = 1) interrupted halfway and restored by a changed query, through
+# `weir run --from` (docs/checkpoints.md, "Restore compatibility"):
 #
 # - a compatible change - a filter that passes every row added to the
 #   view's inner query (every node id after the sources moves), the join's
-#   projection changed, and another parallelism - resumes the join's state
-#   (the versions of each currency and the orders waiting for the
-#   watermark): the rows committed before the savepoint are the old query's,
-#   the rows after it the new one's, and together they are exactly the
-#   rows of an uninterrupted run (each order once, with the rate valid at
-#   its time);
+#   projection changed, and the other state backend - resumes the join's
+#   state (the versions of each currency and the orders waiting for the
+#   watermark): the rows committed before the restore point are the old
+#   query's, the rows after it the new one's, and together they are
+#   exactly the rows of an uninterrupted run (each order once, with the
+#   rate valid at its time);
 # - incompatible changes - the view keyed by a column of another type, or
 #   keeping other columns in its versions - are refused (exit 3) naming the
 #   join and what changed, and leave the output alone; with
 #   --allow-non-restored-state the join starts empty and says so.
 #
 # Both inputs are generated at 1000 rows a second so the job is still
-# running when its first checkpoint completes; the savepoint is taken
+# running when its first checkpoint completes; the restore point is taken
 # then (the join then holds about a second of orders and versions).
 set -u
 . "$(cd "$2" && pwd)/tests/support/crash.sh"
@@ -88,13 +88,14 @@ grep -qx '6,c0,15,1970-01-01 00:16:40.004' ref.txt || fail "order 6 is not joine
 grep -qx '5,c5,,' ref.txt || fail "order 5 (c5, no rate) is not padded: $(grep '^5,' ref.txt)"
 rm -rf out
 
-# v1 with its rate limit, stopped with a savepoint after its first
-# checkpoint. Under AddressSanitizer the restore point is a checkpoint of a
-# run killed with SIGKILL instead (copied aside: retention would delete
-# it): there weir's stop-with-savepoint of this job fails ("the job ended
-# without a final checkpoint"), a known bug; WEIR_VVIEW_SAVEPOINT=1 takes
-# the savepoint anyway.
-if ldd "$WEIR" 2>/dev/null | grep -q libasan && [ -z "${WEIR_VVIEW_SAVEPOINT:-}" ]; then
+# v1 with its rate limit, killed with SIGKILL 50 ms after its first
+# checkpoint; that checkpoint (copied aside: retention would delete it) is
+# the restore point. WEIR_VVIEW_SAVEPOINT=1 stops v1 with a savepoint
+# instead (weir savepoint PID --stop): that is the user's way, but it fails
+# now and then for this job ("the job ended without a final checkpoint")
+# when a checkpoint takes long (a loaded machine, AddressSanitizer) - a
+# known bug, so not the default yet.
+if [ -z "${WEIR_VVIEW_SAVEPOINT:-}" ]; then
     CRASH_CKPT_DIR=ckpt
     crash_kill_one 50 "$WEIR" run v1.sql
     [ $? -eq 137 ] || fail "v1 ended before it was killed"
