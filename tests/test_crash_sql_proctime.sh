@@ -23,7 +23,7 @@
 set -u
 SRC=$(cd "$2" && pwd)
 . "$SRC/tests/support/crash.sh"
-crash_init crash-proctime "$1" 8000 3000
+crash_init crash-proctime "$1" 12000 4000
 KILLS=${WEIR_CRASH_PROCTIME_KILLS:-3}
 MODEL="$SRC/tests/proctime_over_model.py"
 echo "test_crash_sql_proctime: seed $SEED (WEIR_CRASH_SEED=$SEED replays it), $ROWS rows, $KILLS kills"
