@@ -16,18 +16,10 @@
 # and WEIR_CRASH_ROWS change the size. The C crash test (test_crash.c) kills
 # at chosen I/O points as well; this one covers the CLI path.
 set -u
-WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-SEED=${WEIR_CRASH_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+. "$(cd "$2" && pwd)/tests/support/crash.sh"
+crash_init crash-sql "$1" 1000000 150000
 KILLS=${WEIR_CRASH_SQL_KILLS:-10}
-ROWS=${WEIR_CRASH_ROWS:-1000000}
-if ldd "$WEIR" 2>/dev/null | grep -q libasan; then ROWS=${WEIR_CRASH_ROWS:-150000}; fi
-RANDOM=$SEED
 echo "test_crash_sql: seed $SEED (WEIR_CRASH_SEED=$SEED replays it), $ROWS rows, $KILLS kills"
-
-T=$(mktemp -d /tmp/weir-crash-sql-XXXXXX)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-fail() { echo "FAIL: $*"; [ -f log ] && tail -20 log; exit 1; }
 
 awk -v n="$ROWS" 'BEGIN { srand(7); for (i = 0; i < n; i++) {
     ts = 1000000 + i + int(rand() * 300); if (i % 997 == 0) ts -= 30000;
@@ -65,24 +57,12 @@ visible() {
 hidden() { find out out2 -maxdepth 1 -type f -name '.part-*' 2>/dev/null | wc -l; }
 
 # The reference: one uninterrupted run, no checkpoints.
-start=$(date +%s%N)
-"$WEIR" run job.sql -D parallelism.default=2 > /dev/null 2> log || fail "the reference run failed"
-ref_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+crash_timed "$WEIR" run job.sql -D parallelism.default=2 || fail "the reference run failed"
 visible > ref.txt
 rm -rf out out2
 grep -q '^over,' ref.txt || fail "the reference run wrote no OVER rows"
 [ -s ref.txt ] || fail "the reference run wrote nothing"
 echo "  reference: $(wc -l < ref.txt) lines in $ref_ms ms"
-max_delay=$(( ref_ms > 100 ? ref_ms : 100 ))
-
-run_killed() { # $1: delay in ms; the backend in $BACKEND, more options in $EXTRA
-    "$WEIR" run job.sql "${CK[@]}" -D state.backend.type="$BACKEND" -D weir.state.dir=state \
-        "${EXTRA[@]}" > /dev/null 2>> log &
-    local pid=$!
-    sleep "$(awk -v d="$1" 'BEGIN { printf "%.3f", d / 1000 }')"
-    kill -9 "$pid" 2> /dev/null
-    { wait "$pid"; } 2> /dev/null
-}
 
 # Four passes: the heap backend, RocksDB with full checkpoints, RocksDB
 # with incremental ones (native checkpoints, shared SST files), and the heap
@@ -101,13 +81,8 @@ for PASS in hashmap rocksdb rocksdb-incremental hashmap-unaligned; do
         n_kills=$(( (KILLS + 3) / 4 ))
     fi
     rm -rf out out2 ckpt state sp log
-    kills=0
-    for ((i = 1; i <= n_kills; i++)); do
-        delay=$(( RANDOM % (max_delay / 2) + 1 ))
-        run_killed "$delay"
-        st=$?
-        if [ $st -eq 137 ]; then kills=$((kills + 1)); elif [ $st -ne 0 ]; then fail "attempt $i exited $st"; fi
-    done
+    crash_kill_loop "$n_kills" "$WEIR" run job.sql "${CK[@]}" -D state.backend.type="$BACKEND" \
+        -D weir.state.dir=state "${EXTRA[@]}"
     "$WEIR" run job.sql "${CK[@]}" -D state.backend.type="$BACKEND" -D weir.state.dir=state \
         "${EXTRA[@]}" > /dev/null 2>> log || fail "$PASS: the last run failed"
     visible > got.txt
@@ -146,17 +121,7 @@ awk -v n="$big" 'BEGIN { srand(7); for (i = 0; i < n; i++) {
 "$WEIR" run job.sql -D parallelism.default=2 > /dev/null 2> log || fail "the second reference run failed"
 visible > ref2.txt
 rm -rf out out2
-"$WEIR" run job.sql "${CK[@]}" > /dev/null 2> log &
-pid=$!
-# Running for sure once its first checkpoint completed (a savepoint asked
-# of a job still starting is refused: it is not running yet).
-for ((i = 0; i < 400; i++)); do compgen -G "ckpt/chk-*/_metadata" > /dev/null && break; sleep 0.05; done
-"$WEIR" savepoint "$pid" || fail "weir savepoint failed"
-for ((i = 0; i < 200; i++)); do grep -q "savepoint written to" log && break; sleep 0.05; done
-sp=$(sed -n 's/.*savepoint written to \([^ ;]*\).*/\1/p' log | head -1)
-kill -9 "$pid" 2> /dev/null
-{ wait "$pid"; } 2> /dev/null
-[ -n "$sp" ] && [ -f "$sp/_metadata" ] || { cat log; fail "no savepoint was written"; }
+crash_savepoint "$WEIR" run job.sql "${CK[@]}"
 "$WEIR" run job.sql "${CK[@]}" -D parallelism.default=3 -D state.backend.type=rocksdb \
     -D weir.state.dir=state --from "$sp" > /dev/null 2> log || fail "restore from $sp failed"
 grep -q "restoring from savepoint" log || fail "--from did not say so"

@@ -10,18 +10,10 @@
 # WEIR_CRASH_SEED replays a kill schedule; WEIR_CRASH_DATE_KILLS (default 4)
 # and WEIR_CRASH_ROWS change the size.
 set -u
-WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-SEED=${WEIR_CRASH_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+. "$(cd "$2" && pwd)/tests/support/crash.sh"
+crash_init crash-date "$1" 150000 40000
 KILLS=${WEIR_CRASH_DATE_KILLS:-4}
-ROWS=${WEIR_CRASH_ROWS:-150000}
-if ldd "$WEIR" 2>/dev/null | grep -q libasan; then ROWS=${WEIR_CRASH_ROWS:-40000}; fi
-RANDOM=$SEED
 echo "test_crash_sql_date: seed $SEED (WEIR_CRASH_SEED=$SEED replays it), $ROWS rows, $KILLS kills"
-
-T=$(mktemp -d /tmp/weir-crash-date-XXXXXX)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-fail() { echo "FAIL: $*"; [ -f log ] && tail -20 log; exit 1; }
 
 # Dates over 1969-2030 (some before the epoch: negative day numbers), times
 # of day with milliseconds; event time rises slowly with a few late rows.
@@ -55,28 +47,16 @@ CK=(-D state.checkpoints.dir=ckpt -D state.savepoints.dir=sp -D execution.checkp
     -D parallelism.default=2)
 visible() { find out -maxdepth 1 -type f ! -name '.*' -exec cat {} + 2>/dev/null | sort; }
 
-start=$(date +%s%N)
-"$WEIR" run job.sql -D parallelism.default=2 > /dev/null 2> log || fail "the reference run failed"
-ref_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+crash_timed "$WEIR" run job.sql -D parallelism.default=2 || fail "the reference run failed"
 visible > ref.txt
 rm -rf out
 [ -s ref.txt ] || fail "the reference run wrote nothing"
 grep -q '^19[0-9][0-9]-' ref.txt || fail "the reference run wrote no DATE before 2000"
 echo "  reference: $(wc -l < ref.txt) lines in $ref_ms ms"
-max_delay=$(( ref_ms > 100 ? ref_ms : 100 ))
 
 for BACKEND in hashmap rocksdb; do
     rm -rf out ckpt state sp log
-    kills=0
-    for ((i = 1; i <= KILLS; i++)); do
-        "$WEIR" run job.sql "${CK[@]}" -D state.backend.type="$BACKEND" -D weir.state.dir=state > /dev/null 2>> log &
-        pid=$!
-        sleep "$(awk -v d="$(( RANDOM % (max_delay / 2) + 1 ))" 'BEGIN { printf "%.3f", d / 1000 }')"
-        kill -9 "$pid" 2> /dev/null
-        wait "$pid" 2> /dev/null
-        st=$?
-        if [ $st -eq 137 ]; then kills=$((kills + 1)); elif [ $st -ne 0 ]; then fail "attempt $i exited $st"; fi
-    done
+    crash_kill_loop "$KILLS" "$WEIR" run job.sql "${CK[@]}" -D state.backend.type="$BACKEND" -D weir.state.dir=state
     "$WEIR" run job.sql "${CK[@]}" -D state.backend.type="$BACKEND" -D weir.state.dir=state \
         > /dev/null 2>> log || fail "$BACKEND: the last run failed"
     visible | cmp -s ref.txt - || { visible | diff ref.txt - | head -5; fail "$BACKEND: output differs (seed $SEED)"; }
@@ -89,15 +69,7 @@ gen $(( ROWS * 4 )) > in.csv
 "$WEIR" run job.sql -D parallelism.default=2 > /dev/null 2> log || fail "the second reference run failed"
 visible > ref2.txt
 rm -rf out
-"$WEIR" run job.sql "${CK[@]}" > /dev/null 2> log &
-pid=$!
-for ((i = 0; i < 400; i++)); do compgen -G "ckpt/chk-*/_metadata" > /dev/null && break; sleep 0.05; done
-"$WEIR" savepoint "$pid" || fail "weir savepoint failed"
-for ((i = 0; i < 200; i++)); do grep -q "savepoint written to" log && break; sleep 0.05; done
-sp=$(sed -n 's/.*savepoint written to \([^ ;]*\).*/\1/p' log | head -1)
-kill -9 "$pid" 2> /dev/null
-wait "$pid" 2> /dev/null
-[ -n "$sp" ] && [ -f "$sp/_metadata" ] || { cat log; fail "no savepoint was written"; }
+crash_savepoint "$WEIR" run job.sql "${CK[@]}"
 "$WEIR" run job.sql "${CK[@]}" -D parallelism.default=3 -D state.backend.type=rocksdb \
     -D weir.state.dir=state --from "$sp" > /dev/null 2> log || fail "restore from $sp failed"
 grep -q "restoring from savepoint" log || fail "--from did not say so"

@@ -12,18 +12,10 @@
 # WEIR_CRASH_SEED replays a kill schedule; WEIR_CRASH_SHARED_KILLS (default
 # 4) and WEIR_CRASH_ROWS change the size.
 set -u
-WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-SEED=${WEIR_CRASH_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+. "$(cd "$2" && pwd)/tests/support/crash.sh"
+crash_init crash-shared "$1" 200000 60000
 KILLS=${WEIR_CRASH_SHARED_KILLS:-4}
-ROWS=${WEIR_CRASH_ROWS:-200000}
-if ldd "$WEIR" 2>/dev/null | grep -q libasan; then ROWS=${WEIR_CRASH_ROWS:-60000}; fi
-RANDOM=$SEED
 echo "test_crash_sql_shared: seed $SEED (WEIR_CRASH_SEED=$SEED replays it), $ROWS rows, $KILLS kills"
-
-T=$(mktemp -d /tmp/weir-crash-shared-XXXXXX)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-fail() { echo "FAIL: $*"; [ -f log ] && tail -20 log; exit 1; }
 
 awk -v n="$ROWS" 'BEGIN { srand(5); for (i = 0; i < n; i++) {
     ts = 1700000000000 + int(i * 600000 / n) + int(rand() * 2000);
@@ -59,26 +51,13 @@ visible() {
 }
 hidden() { find out pout -type f -name '.*' 2>/dev/null | wc -l; }
 
-start=$(date +%s%N)
-"$WEIR" run job.sql -D parallelism.default=2 > /dev/null 2> log || fail "the reference run failed"
-ref_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+crash_timed "$WEIR" run job.sql -D parallelism.default=2 || fail "the reference run failed"
 visible > ref.txt
 grep -q '^pout/hm=' ref.txt && grep -q '^out ' ref.txt || fail "the reference run wrote too little"
 echo "  reference: $(wc -l < ref.txt) rows, $ref_ms ms"
 rm -rf out pout
-max_delay=$(( ref_ms > 100 ? ref_ms : 100 ))
 
-kills=0
-for ((i = 1; i <= KILLS; i++)); do
-    delay=$(( RANDOM % (max_delay / 2) + 1 ))
-    "$WEIR" run job.sql "${CK[@]}" > /dev/null 2>> log &
-    pid=$!
-    sleep "$(awk -v d="$delay" 'BEGIN { printf "%.3f", d / 1000 }')"
-    kill -9 "$pid" 2> /dev/null
-    { wait "$pid"; } 2> /dev/null
-    st=$?
-    if [ $st -eq 137 ]; then kills=$((kills + 1)); elif [ $st -ne 0 ]; then fail "attempt $i exited $st"; fi
-done
+crash_kill_loop "$KILLS" "$WEIR" run job.sql "${CK[@]}"
 "$WEIR" run job.sql "${CK[@]}" > /dev/null 2>> log || fail "the last run failed"
 visible > got.txt
 cmp -s ref.txt got.txt || { diff ref.txt got.txt | head -5; fail "output differs (seed $SEED)"; }

@@ -121,6 +121,23 @@ ncheckpoints() { { compgen -G "ckpt/*/chk-*/_metadata"; compgen -G "ckpt/chk-*/_
 snapshotting() { [ "$(psql -X -At -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'weir-cdc-snapshot'")" != 0 ]; }
 confirmed() { psql -X -At -c "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'weir_test'"; }
 lsn_le() { [ "$(psql -X -At -c "SELECT '$1'::pg_lsn <= '$2'::pg_lsn")" = t ]; }
+# Waits (bounded) until the job reads replication slot $1.
+slot_active() {
+    for ((w = 0; w < 600; w++)); do
+        [ "$(psql -X -At -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '$1' AND active")" = 1 ] && return
+        sleep 0.05
+    done
+}
+# await_sink WHAT EXPECTED GOT: waits (bounded, or until the job ends) until
+# `state.py WHAT` prints the file EXPECTED (its last output is left in GOT).
+await_sink() {
+    for ((w = 0; w < 600; w++)); do
+        python3 state.py "$1" > "$3"
+        cmp -s "$2" "$3" && return
+        kill -0 "$PID" 2> /dev/null || return
+        sleep 0.1
+    done
+}
 
 # ---- 0. a table without REPLICA IDENTITY FULL is refused, saying what to run ----
 "${PSQL[@]}" -c "CREATE TABLE plain (id INT PRIMARY KEY, v BIGINT)" || fail "cannot create a table"
@@ -150,20 +167,12 @@ INSERT INTO dcopy SELECT * FROM dtt;
 EOF
 JOB=job_dt.sql
 start_job
-for ((w = 0; w < 600; w++)); do
-    [ "$(psql -X -At -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'weir_dt' AND active")" = 1 ] && break
-    sleep 0.05
-done
+slot_active weir_dt
 "${PSQL[@]}" -c "INSERT INTO dtt VALUES (3, '0001-01-01', '23:59:59.999'), (4, NULL, '00:00:00.001');
   UPDATE dtt SET tm = '08:00:00.5' WHERE id = 2" || fail "DML on dtt failed"
 printf '%s\n' '{"d": "0001-01-01", "id": 3, "tm": "23:59:59.999"}' '{"d": "1969-12-31", "id": 2, "tm": "08:00:00.5"}' \
     '{"d": "2020-01-31", "id": 1, "tm": "12:34:56.789"}' '{"d": null, "id": 4, "tm": "00:00:00.001"}' > exp_dt.txt
-for ((w = 0; w < 600; w++)); do
-    python3 state.py dcopy > got_dt.txt
-    cmp -s exp_dt.txt got_dt.txt && break
-    kill -0 "$PID" 2> /dev/null || break
-    sleep 0.1
-done
+await_sink dcopy exp_dt.txt got_dt.txt
 cmp -s exp_dt.txt got_dt.txt || { diff exp_dt.txt got_dt.txt; fail "date/time columns: wrong rows"; }
 kill_job
 rm -rf ckpt dcopy
@@ -272,19 +281,11 @@ sed "s/'slot.name' = 'weir_test'/'slot.name' = 'weir_latest', 'scan.startup.mode
     job_rounds.sql > job_latest.sql
 JOB=job_latest.sql
 start_job
-for ((w = 0; w < 600; w++)); do
-    [ "$(psql -X -At -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'weir_latest' AND active")" = 1 ] && break
-    sleep 0.05
-done
+slot_active weir_latest
 "${PSQL[@]}" -c "INSERT INTO t VALUES (900001, 'latest', 5, NULL);
   UPDATE t SET v = 42, grp = 'moved', note = 'x' WHERE id = (SELECT min(id) FROM t)" || fail "DML failed"
 printf '%s\n' '{"c": 1, "grp": "latest", "n": 0, "s": 5}' '{"c": 1, "grp": "moved", "n": 1, "s": 42}' > exp_latest.txt
-for ((w = 0; w < 600; w++)); do
-    python3 state.py agg > got_latest.txt
-    cmp -s exp_latest.txt got_latest.txt && break
-    kill -0 "$PID" 2> /dev/null || break
-    sleep 0.1
-done
+await_sink agg exp_latest.txt got_latest.txt
 cmp -s exp_latest.txt got_latest.txt || { diff exp_latest.txt got_latest.txt; fail "latest-offset: wrong aggregate"; }
 kill_job
 echo "  latest-offset: only the new changes, a retraction of an unseen row ignored"

@@ -10,12 +10,12 @@
 # output of an uninterrupted run. The jobs run to completion except the
 # savepoint case, which polls for the job's first checkpoint.
 set -u
+. "$(cd "$2" && pwd)/tests/support/crash.sh"
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 T=$(mktemp -d /tmp/weir-restore-compat-XXXXXX)
 cd "$T" || exit 1
 pid=
 trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; [ -f log ] && tail -20 log; exit 1; }
 visible() { find "${1:-out}" -maxdepth 1 -type f ! -name '.*' -exec cat {} + 2>/dev/null | sort; }
 
 awk 'BEGIN { for (i = 0; i < 3000; i++) printf "k%d,%d,%d\n", i % 7, i, 1000000 + i * 100 }' > in.csv
@@ -126,15 +126,8 @@ sed "s/'rows-per-second' = '1000', //" gen.sql > ref.sql
 visible > gen_ref.txt
 [ -s gen_ref.txt ] || fail "the reference run wrote nothing"
 rm -rf out
-"$WEIR" run gen.sql > /dev/null 2> log &
-pid=$!
-for ((i = 0; i < 1000; i++)); do ls ckpt 2>/dev/null | grep -q '^chk-' && break; sleep 0.02; done
-kill -0 "$pid" 2> /dev/null || fail "the job ended before the savepoint (a slow machine?)"
-"$WEIR" savepoint "$pid" --stop > /dev/null 2>&1 || fail "weir savepoint --stop failed"
-wait "$pid" || fail "the job stopped with a savepoint failed"
-pid=
-spath=$(sed -n 's/.*savepoint written to \([^ ;]*\).*/\1/p' log | head -1)
-[ -n "$spath" ] && [ -f "$spath/_metadata" ] || fail "no savepoint was written"
+crash_savepoint --stop "$WEIR" run gen.sql
+spath=$sp
 "$WEIR" run gen2.sql --from "$spath" > /dev/null 2> log || fail "the compatible change was refused"
 grep -q "restoring from savepoint $spath" log || fail "the restore did not say where it resumes from"
 visible | cmp -s - gen_ref.txt || { diff <(visible) gen_ref.txt | head; fail "the compatible change restored wrong state"; }

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "weir/checkpoint.h"
 #include "weir/planner.h"
 #include "weir/weir.h"
 
@@ -68,7 +69,9 @@ typedef struct sql_run {
     size_t len;
 } sql_run;
 
-static void run_start_clock(sql_run *r, const char *sql, weir_clock clock, uint32_t par)
+/* ck (may be NULL): checkpoints of the job, and what it restores. */
+static void run_start_ck(sql_run *r, const char *sql, weir_clock clock, uint32_t par,
+                         const weir_checkpoint_config *ck)
 {
     memset(r, 0, sizeof *r);
     r->mem = open_memstream(&r->buf, &r->len);
@@ -83,12 +86,14 @@ static void run_start_clock(sql_run *r, const char *sql, weir_clock clock, uint3
     cr_assert_eq(rc, 0, "does not plan: %s", err.message);
     r->job = weir_sql_job_graph(r->sj);
     cr_assert(r->job);
+    if (ck)
+        cr_assert_eq(weir_job_enable_checkpoints(r->job, ck, &err), 0, "%s", err.message);
     cr_assert_eq(weir_job_start(r->job), 0);
 }
 
 static void run_start(sql_run *r, const char *sql, weir_manual_clock *mc, uint32_t par)
 {
-    run_start_clock(r, sql, weir_manual_clock_get(mc), par);
+    run_start_ck(r, sql, weir_manual_clock_get(mc), par, NULL);
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -334,6 +339,99 @@ Test(sql_proctime, over_range_by_processing_time_groups_rows_by_arrival, .timeou
     }
 }
 
+/*
+ * The same query stopped with a savepoint and restored: the state holds
+ * rows already out that are still in the frame, and rows that wait for the
+ * clock, both under the clock's millisecond of their arrival. Ids 0-9
+ * arrive at 1 s and come out when the clock reaches 2 s (frame: themselves),
+ * when ids 10-19 arrive; the job stops with a savepoint, 10-19 still
+ * waiting. The restored job starts with the clock at 11.5 s: 10-19 come out
+ * (frame: arrivals in [-8 s, 2 s], ids 0-19), ids 20-29 arrive at 11.5 s and
+ * come out at the end of the input with the arrivals in [1.5 s, 11.5 s]:
+ * ids 10-29, not 0-9. A restore that lost the waiting rows, the frame's
+ * rows or their arrival times (taking the restore's time for them) gives
+ * other counts.
+ */
+static char *restore_run(const char *sql, uint32_t par, const char *dir)
+{
+    weir_checkpoint_config ck;
+    weir_checkpoint_config_init(&ck);
+    char ck_dir[512];
+    snprintf(ck_dir, sizeof ck_dir, "%s/checkpoints", dir);
+    ck.dir = ck_dir;
+    ck.restore = WEIR_RESTORE_FRESH;
+    double last = par == 1 ? 0 : 1000; /* the last id of source subtask 0 is even (stepped_run_n) */
+    weir_manual_clock *mc = weir_manual_clock_create(1000);
+    sql_run r;
+    run_start_ck(&r, sql, weir_manual_clock_get(mc), par, &ck);
+    cr_assert(wait_for(r.job, 9000 - last, 0), "ids 0-9 did not reach the OVER aggregation");
+    cr_assert_eq(probe(r.job).written, 0, "rows came out before the clock passed their millisecond");
+    weir_manual_clock_set(mc, 2000);
+    cr_assert(wait_for(r.job, 19000 - last, 10), "ids 0-9 did not come out at 2 s");
+    char sp_dir[512], sp[512];
+    snprintf(sp_dir, sizeof sp_dir, "%s/savepoints", dir);
+    weir_error err = {0};
+    cr_assert_eq(weir_job_stop_with_savepoint(r.job, sp_dir, sp, sizeof sp, &err), 0, "%s", err.message);
+    cr_assert_eq(probe(r.job).written, 10, "ids 10-19 came out before the savepoint");
+    char *before = run_finish(&r);
+
+    weir_manual_clock_set(mc, 11500);
+    ck.restore = WEIR_RESTORE_PATH;
+    ck.restore_path = sp;
+    run_start_ck(&r, sql, weir_manual_clock_get(mc), par, &ck);
+    cr_assert_str_neq(weir_job_restored_from(r.job), "", "the job did not restore %s", sp);
+    char *after = run_finish(&r);
+    weir_manual_clock_destroy(mc);
+    char *both = malloc(strlen(before) + strlen(after) + 1);
+    cr_assert(both);
+    strcpy(both, before);
+    strcat(both, after);
+    free(before);
+    free(after);
+    return both;
+}
+
+Test(sql_proctime, over_range_by_processing_time_restores_its_frame_and_waiting_rows, .timeout = 120)
+{
+    const char *sql = SOURCE_DDL
+        "CREATE VIEW v AS SELECT *, PROCTIME() AS pt FROM src;\n"
+        "SELECT id % 2 AS k, id, COUNT(*) OVER w, SUM(id) OVER w, MIN(id) OVER w FROM v\n"
+        "WINDOW w AS (PARTITION BY id % 2 ORDER BY pt RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW);\n";
+    /* the expected rows in the order the runs print them, sorted per run */
+    char *rows[30];
+    for (int id = 0; id < 30; id++) {
+        int par = id % 2, n, sum, mn;
+        if (id < 10) { /* ids 0-9 of the parity */
+            n = 5, sum = par ? 25 : 20, mn = par;
+        } else if (id < 20) { /* ids 0-19 */
+            n = 10, sum = par ? 100 : 90, mn = par;
+        } else { /* ids 10-29 */
+            n = 10, sum = par ? 200 : 190, mn = 10 + par;
+        }
+        char line[64];
+        snprintf(line, sizeof line, "+I[%d, %d, %d, %d, %d]", par, id, n, sum, mn);
+        rows[id] = strdup(line);
+    }
+    qsort(rows, 10, sizeof *rows, cmp_str);
+    qsort(rows + 10, 20, sizeof *rows, cmp_str);
+    char want[4096];
+    size_t k = 0;
+    for (int i = 0; i < 30; i++) {
+        k += (size_t)snprintf(want + k, sizeof want - k, "%s\n", rows[i]);
+        free(rows[i]);
+    }
+    for (uint32_t p = 1; p <= 2; p++) {
+        char dir[] = "/tmp/weir-proctime-ckpt-XXXXXX";
+        cr_assert(mkdtemp(dir));
+        char *got = restore_run(sql, p, dir);
+        cr_assert_str_eq(got, want, "parallelism %u", p);
+        free(got);
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        cr_assert_eq(system(cmd), 0);
+    }
+}
+
 /* ROWS and RANGE UNBOUNDED by processing time: each row at once, by arrival (the clock plays no part). */
 Test(sql_proctime, over_rows_by_processing_time_emit_each_row_at_once, .timeout = 120)
 {
@@ -498,7 +596,7 @@ Test(sql_proctime, current_timestamp_is_read_per_record, .timeout = 120)
         "       UNIX_TIMESTAMP() FROM src WHERE id > 0;\n";
     static _Atomic int64_t now = 1700000000000LL; /* 2023-11-14T22:13:20Z */
     sql_run r;
-    run_start_clock(&r, sql, (weir_clock){ticking_now, (void *)&now}, 1);
+    run_start_ck(&r, sql, (weir_clock){ticking_now, (void *)&now}, 1, NULL);
     char *got = run_finish(&r);
     int64_t at[21] = {0};
     int n = 0;

@@ -52,6 +52,7 @@
 
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
+#include "util/bytes.h"
 #include "weir/state.h"
 
 #define ACC_VERSION 1
@@ -596,12 +597,9 @@ static int collect_pending(void *ud, const uint8_t *key, size_t klen, const void
 static int cmp_pending(const void *a, const void *b)
 {
     const pending *x = a, *y = b;
-    size_t n = x->klen < y->klen ? x->klen : y->klen;
-    int c = memcmp(x->key, y->key, n);
+    int c = weir__bytes_cmp(x->key, x->klen, y->key, y->klen);
     if (c)
         return c;
-    if (x->klen != y->klen)
-        return x->klen < y->klen ? -1 : 1;
     return x->t < y->t ? -1 : x->t > y->t;
 }
 
@@ -615,7 +613,7 @@ static int over_finish(void *op, weir_op_ctx *ctx)
     int rc = weir_state_keys(o->rows, collect_pending, &pl);
     if (!rc)
         rc = pl.rc;
-    if (!rc)
+    if (!rc && pl.n) /* qsort takes no NULL array, not even an empty one */
         qsort(pl.v, pl.n, sizeof *pl.v, cmp_pending);
     for (size_t i = 0; !rc && i < pl.n; i++) {
         if (!(rc = weir_op_set_key(ctx, pl.v[i].key, pl.v[i].klen)))

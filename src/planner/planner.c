@@ -608,7 +608,8 @@ static const char *const KNOWN_KEYS[] = {
     "execution.checkpointing.mode", "execution.checkpointing.unaligned", "execution.checkpointing.unaligned.enabled",
     "execution.checkpointing.aligned-checkpoint-timeout", "execution.checkpointing.alignment-timeout",
     "state.checkpoints.num-retained", "execution.checkpointing.num-retained", "execution.checkpointing.savepoint-dir",
-    "execution.savepoint.path", "state.backend.async", "state.backend.incremental",
+    "execution.savepoint.path", "execution.savepoint.ignore-unclaimed-state", "state.backend.async",
+    "state.backend.incremental",
     "execution.checkpointing.incremental", "restart-strategy", "restart-strategy.type",
     "restart-strategy.fixed-delay.attempts", "restart-strategy.fixed-delay.delay",
     /* the HTTP endpoint of weir run (rest/rest.h) */

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "state/backend_impl.h"
+#include "util/bytes.h"
 #include "util/io.h"
 
 #define TTL_SLOTS 4096 /* states whose TTL the compaction filter knows */
@@ -1305,20 +1306,15 @@ typedef struct lent {
 static int lent_cmp(const void *a, const void *b)
 {
     const lent *x = a, *y = b;
-    size_t n = x->klen < y->klen ? x->klen : y->klen;
-    int c = memcmp(x->key, y->key, n);
+    int c = weir__bytes_cmp(x->key, x->klen, y->key, y->klen);
     if (c)
         return c;
-    if (x->klen != y->klen)
-        return x->klen < y->klen ? -1 : 1;
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static inline int lent_key_cmp(const lent *x, const lent *y)
 {
-    size_t n = x->klen < y->klen ? x->klen : y->klen;
-    int c = memcmp(x->key, y->key, n);
-    return c ? c : (x->klen > y->klen) - (x->klen < y->klen);
+    return weir__bytes_cmp(x->key, x->klen, y->key, y->klen);
 }
 
 static inline const char *lent_value(const lent *e, size_t *vlen)

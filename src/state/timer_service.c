@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "state/timer_service.h"
+#include "util/bytes.h"
 #include "weir/key.h"
 
 typedef struct tentry {
@@ -77,12 +78,9 @@ static int fire_cmp(const tentry *a, const tentry *b)
         return a->ts < b->ts ? -1 : 1;
     if (a->kg != b->kg)
         return a->kg < b->kg ? -1 : 1;
-    uint32_t m = a->klen < b->klen ? a->klen : b->klen;
-    int c = m ? memcmp(a->key, b->key, m) : 0;
+    int c = weir__bytes_cmp(a->key, a->klen, b->key, b->klen);
     if (c)
         return c;
-    if (a->klen != b->klen)
-        return a->klen < b->klen ? -1 : 1;
     if (a->ns != b->ns)
         return a->ns < b->ns ? -1 : 1;
     return 0;

@@ -1,0 +1,125 @@
+# tests/support/crash.sh - the frame the kill -9 and savepoint tests of
+# `weir run` share (tests/test_crash_sql*.sh, test_versioned_view_restore,
+# test_restore_compat): sourced, never run. A crash test is
+#
+#   . "$2/tests/support/crash.sh"
+#   crash_init NAME "$1" ROWS ASAN_ROWS   # sets WEIR SEED ROWS, cds to $T
+#   KILLS=${WEIR_CRASH_X_KILLS:-4}
+#   ... write in.csv and job.sql, define visible() ...
+#   crash_timed "$WEIR" run job.sql ...   || fail "the reference run failed"
+#   crash_kill_loop "$KILLS" "$WEIR" run job.sql "${CK[@]}"
+#   "$WEIR" run job.sql "${CK[@]}"        || fail "the last run failed"
+#
+# WEIR_CRASH_SEED replays a kill schedule (every delay comes from $RANDOM,
+# seeded here); WEIR_CRASH_ROWS sets the input's size. Under
+# AddressSanitizer (a weir linked with libasan) the smaller default applies.
+
+# crash_init NAME WEIR ROWS ASAN_ROWS: WEIR (absolute), SEED, ROWS; a fresh
+# folder T, removed on exit, as the working directory; fail().
+crash_init() {
+    CRASH_NAME=$1
+    WEIR=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+    SEED=${WEIR_CRASH_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+    ROWS=${WEIR_CRASH_ROWS:-$3}
+    if ldd "$WEIR" 2>/dev/null | grep -q libasan; then ROWS=${WEIR_CRASH_ROWS:-$4}; fi
+    RANDOM=$SEED
+    T=$(mktemp -d "/tmp/weir-$CRASH_NAME-XXXXXX")
+    trap 'rm -rf "$T"' EXIT
+    cd "$T" || exit 1
+}
+
+# fail MESSAGE: says what failed, with the end of the log, and exits 1.
+fail() { echo "FAIL: $*"; [ -f log ] && tail -20 log; exit 1; }
+
+# crash_timed COMMAND...: runs COMMAND (its output to /dev/null, its errors
+# to log), and sets ref_ms to its time and max_delay to the longest kill
+# delay worth drawing (the reference's time, at least 100 ms). Returns the
+# command's status.
+crash_timed() {
+    local start st
+    start=$(date +%s%N)
+    "$@" > /dev/null 2> log
+    st=$?
+    ref_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    max_delay=$(( ref_ms > 100 ? ref_ms : 100 ))
+    return $st
+}
+
+# newest_checkpoint DIR: the id of the newest complete checkpoint in DIR (0: none).
+newest_checkpoint() {
+    local m n=0 id
+    for m in "$1"/chk-*/_metadata; do
+        [ -e "$m" ] || continue
+        id=${m%/_metadata}
+        id=${id##*/chk-}
+        [ "$id" -gt "$n" ] && n=$id
+    done
+    echo "$n"
+}
+
+# crash_kill_one DELAY_MS COMMAND...: starts COMMAND (errors appended to
+# log), kills it with SIGKILL after DELAY_MS, and returns its exit status
+# (137 when the kill came first, 0 when it had finished). With
+# CRASH_CKPT_DIR set the delay counts from the first checkpoint the run
+# completes there (or its end), so every killed run leaves progress to
+# restore however slowly it starts.
+crash_kill_one() {
+    local delay=$1 pid before i
+    shift
+    [ -n "${CRASH_CKPT_DIR:-}" ] && before=$(newest_checkpoint "$CRASH_CKPT_DIR")
+    "$@" > /dev/null 2>> log &
+    pid=$!
+    if [ -n "${CRASH_CKPT_DIR:-}" ]; then
+        for ((i = 0; i < 2000; i++)); do
+            [ "$(newest_checkpoint "$CRASH_CKPT_DIR")" -gt "$before" ] && break
+            kill -0 "$pid" 2> /dev/null || break
+            sleep 0.01
+        done
+    fi
+    sleep "$(awk -v d="$delay" 'BEGIN { printf "%.3f", d / 1000 }')"
+    kill -9 "$pid" 2> /dev/null
+    { wait "$pid"; } 2> /dev/null
+}
+
+# crash_kill_loop N COMMAND...: N runs of COMMAND, each killed after a
+# random delay in [1, max_delay / 2] ms (crash_timed set max_delay;
+# CRASH_CKPT_DIR: see crash_kill_one); a run that ends on its own must end
+# with 0. Sets kills to the runs killed.
+crash_kill_loop() {
+    local n=$1 i st
+    shift
+    kills=0
+    for ((i = 1; i <= n; i++)); do
+        crash_kill_one $(( RANDOM % (max_delay / 2) + 1 )) "$@"
+        st=$?
+        if [ $st -eq 137 ]; then kills=$((kills + 1)); elif [ $st -ne 0 ]; then fail "attempt $i exited $st"; fi
+    done
+}
+
+# crash_savepoint [--stop] COMMAND...: starts COMMAND (a `weir run` with
+# checkpoints in ckpt/ and state.savepoints.dir set; errors to log), waits
+# for its first checkpoint (a savepoint asked of a job still starting is
+# refused), and takes a savepoint with `weir savepoint PID`, then kills the
+# job; with --stop, `weir savepoint PID --stop`, and the job must end with
+# 0. Sets sp to the savepoint's folder; fails when none was written. The
+# job's process id is in pid while it runs (for the caller's exit trap).
+crash_savepoint() {
+    local stop= i
+    [ "$1" = --stop ] && { stop=--stop; shift; }
+    "$@" > /dev/null 2> log &
+    pid=$!
+    for ((i = 0; i < 400; i++)); do compgen -G "ckpt/chk-*/_metadata" > /dev/null && break; sleep 0.05; done
+    if [ -n "$stop" ]; then
+        kill -0 "$pid" 2> /dev/null || fail "the job ended before the savepoint (a slow machine?)"
+        "$WEIR" savepoint "$pid" --stop > /dev/null || fail "weir savepoint --stop failed"
+        wait "$pid" || fail "the job stopped with a savepoint failed"
+    else
+        "$WEIR" savepoint "$pid" || fail "weir savepoint failed"
+        for ((i = 0; i < 200; i++)); do grep -q "savepoint written to" log && break; sleep 0.05; done
+        kill -9 "$pid" 2> /dev/null
+        { wait "$pid"; } 2> /dev/null
+    fi
+    pid=
+    sp=$(sed -n 's/.*savepoint written to \([^ ;]*\).*/\1/p' log | head -1)
+    [ -n "$sp" ] && [ -f "$sp/_metadata" ] || { cat log; fail "no savepoint was written"; }
+}
