@@ -23,7 +23,7 @@ if [ ! -x "$MOCK" ]; then
     echo "test_cluster_rescale: SKIPPED (no weir-kafka-mock)"; exit 0
 fi
 SEED=${WEIR_CLUSTER_RESCALE_SEED:-$RANDOM}
-ROWS=${WEIR_CLUSTER_RESCALE_ROWS:-60000}
+ROWS=${WEIR_CLUSTER_RESCALE_ROWS:-80000}
 RATE=${WEIR_CLUSTER_RESCALE_RATE:-4000}
 RANDOM=$SEED
 echo "test_cluster_rescale: seed $SEED (WEIR_CLUSTER_RESCALE_SEED), $ROWS rows at $RATE/s"
@@ -92,7 +92,7 @@ await() {
 }
 
 start 0 3; start 1 3; start 2 3
-await 0 "checkpoint"
+for ((k = 0; k < 300; k++)); do ls ck/process-0 2> /dev/null | grep -q chk && break; sleep 0.1; done
 sleep "$((RANDOM % 10 + 15))e-1"
 running 0 1 2
 start 3 4 # a fourth process joins

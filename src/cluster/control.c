@@ -83,7 +83,9 @@ struct weir__control {
     uint64_t complete;    /* last complete checkpoint to restore (0: none) */
     uint32_t complete_count; /* processes of the epoch it completed in */
     bool complete_final;
-    char **parts;         /* per process of complete_count: its part, or NULL */
+    char **parts;         /* per process that took the checkpoint to restore:
+                             its part, or NULL */
+    uint32_t n_parts;
     weir__cluster_restore *combined;
     uint64_t max_trigger;
     uint64_t last_trigger; /* of the current epoch, read at the start */
@@ -422,7 +424,7 @@ static void g_destroy(void *ud)
     weir_free(c->topic);
     weir_free(c->dir);
     weir_free(c->restore);
-    for (uint32_t i = 0; c->parts && i < c->complete_count; i++)
+    for (uint32_t i = 0; i < c->n_parts; i++)
         weir_free(c->parts[i]);
     weir_free(c->parts);
     weir__cluster_restore_free(c->combined);
@@ -558,6 +560,7 @@ static int restore_paths(weir__control *c, const char *ckpt_dir,
     c->parts = weir_calloc(n ? n : 1, sizeof *c->parts);
     if (!c->parts)
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    c->n_parts = n;
     size_t cap = strlen(ckpt_dir) + 64;
     for (uint32_t j = 0; j < n; j++) {
         if (n == c->count && j != c->conf.index)
@@ -686,7 +689,7 @@ int weir__control_open(weir__cluster_conf *conf, const char *topic,
                                 .dir = c->dir,
                                 .restore = c->restore,
                                 .restore_parts = (const char *const *)c->parts,
-                                .n_parts = c->complete ? c->complete_count : 0,
+                                .n_parts = c->n_parts,
                                 .combine = g_combine,
                                 .first_id = c->max_trigger,
                                 .job_done = c->complete && c->complete_final,
