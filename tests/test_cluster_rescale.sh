@@ -23,8 +23,8 @@ if [ ! -x "$MOCK" ]; then
     echo "test_cluster_rescale: SKIPPED (no weir-kafka-mock)"; exit 0
 fi
 SEED=${WEIR_CLUSTER_RESCALE_SEED:-$RANDOM}
-ROWS=${WEIR_CLUSTER_RESCALE_ROWS:-80000}
-RATE=${WEIR_CLUSTER_RESCALE_RATE:-4000}
+ROWS=${WEIR_CLUSTER_RESCALE_ROWS:-60000}
+RATE=${WEIR_CLUSTER_RESCALE_RATE:-6000}
 RANDOM=$SEED
 echo "test_cluster_rescale: seed $SEED (WEIR_CLUSTER_RESCALE_SEED), $ROWS rows at $RATE/s"
 T=$(mktemp -d /tmp/weir-cluster-rescale-XXXXXX)
@@ -93,12 +93,12 @@ await() {
 
 start 0 3; start 1 3; start 2 3
 for ((k = 0; k < 300; k++)); do ls ck/process-0 2> /dev/null | grep -q chk && break; sleep 0.1; done
-sleep "$((RANDOM % 10 + 15))e-1"
+sleep "$((RANDOM % 6 + 10))e-1"
 running 0 1 2
 start 3 4 # a fourth process joins
 await 1 "asked for 4 processes"
 await 3 "restoring from checkpoint"
-sleep "$((RANDOM % 10 + 20))e-1"
+sleep "$((RANDOM % 6 + 10))e-1"
 running 0 1 2 3
 # back to three: process 0 comes back asking for three; process 3 leaves
 kill -9 "${pids[0]}"; wait "${pids[0]}" 2> /dev/null

@@ -360,6 +360,7 @@ int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
     }
     job->cluster_index = c.index;
     job->cluster_count = c.processes;
+    job->cluster_rescalable = ctl != NULL; /* its control topic can rescale */
     if (ctl) {
         if ((rc = weir__job_set_ckpt_gate(job, weir__control_gate(ctl)))) {
             rc = weir_error_set(err, rc, "weir.cluster: the job has started");

@@ -100,7 +100,8 @@ int weir__source_open(weir__subtask *st)
         .schema = node->src.schema,
         /* the number of processes may change (a rescale): split ids must
          * not depend on it */
-        .stable_splits = job->cluster_count ? job->cfg.max_parallelism : 0,
+        .stable_splits =
+            job->cluster_rescalable ? job->cfg.max_parallelism : 0,
     };
     weir_error err;
     weir_error_clear(&err);
