@@ -121,6 +121,9 @@ if ! diff want.txt got.txt > diff.txt; then
     head -5 diff.txt
     fail "3 -> 4 -> 3 processes differ from the model"
 fi
-ls -a out | grep -q inprogress && fail "hidden files left in the sink folder: $(ls -a out | grep inprogress | head -3)"
+# Hidden files may stay only of subtask 3, which left: its last run may
+# open one after process 0 adopted and cleaned up its state (docs/cluster.md).
+left=$(ls -a out | grep inprogress | grep -v -- '-3-[0-9]*\.csv\.inprogress$')
+[ -z "$left" ] || fail "hidden files left in the sink folder: $(echo "$left" | head -3)"
 echo "  3 -> 4 -> 3 processes: $(wc -l < got.txt) windows, equal to one process and to the model"
 echo "test_cluster_rescale: OK"
