@@ -106,6 +106,8 @@ static int c_kg_state(void *ud, int node, const char *name, uint32_t kg,
                                                name, kg, state, timers);
         for (uint32_t j = 0; j < l->old_processes; j++) {
             const weir__restore_source *s = &r->parts[j];
+            if (!s->ud)
+                continue;
             weir_buf_clear(state);
             weir_buf_clear(timers);
             int rc = s->kg_state(s->ud, node, name, kg, state, timers);
