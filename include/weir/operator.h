@@ -96,6 +96,15 @@ typedef struct weir_op_info {
     /* n_inputs: the key of each input; .n == 0 for an input that is not keyed. */
     const weir_keyspec *input_keys;
     uint32_t node_id;                        /* stable id of the operator in its job graph */
+    /*
+     * A job run by several weir processes (docs/cluster.md): how many
+     * (0 or 1: one), and this subtask among all of theirs, process index *
+     * parallelism + subtask of processes * parallelism (one process:
+     * subtask and parallelism). Sinks that name their output by subtask
+     * use these so that the processes' names never collide.
+     */
+    uint32_t processes;
+    uint32_t job_subtask, job_parallelism;
 } weir_op_info;
 
 /*

@@ -22,6 +22,14 @@ typedef struct weir_source_info {
     uint32_t parallelism;
     uint32_t batch_size;
     const weir_schema *schema; /* the schema of the rows the source produces */
+    /*
+     * Not 0: a source that deals its input out by subtask (datagen) makes
+     * this many splits, whatever the parallelism, and deals them over the
+     * subtasks (split k to subtask k mod parallelism), so that its split
+     * ids stay when the parallelism changes (a job run by several
+     * processes, whose number may change: docs/cluster.md).
+     */
+    uint32_t stable_splits;
 } weir_source_info;
 
 typedef struct weir_source_class {

@@ -196,6 +196,11 @@ struct weir__coord {
      * on every process */
     uint64_t gate_final_from;
     bool gate_done; /* a checkpoint that ended the job everywhere completed */
+    /* the other processes' parts restored with this one's (rescaling);
+     * rec holds the first one loaded */
+    weir__snapshot_set **part_sets;
+    uint32_t n_part_sets;
+    uint32_t rec_part; /* the part c->rec holds */
 };
 
 /* ---- small helpers ---- */
@@ -1511,6 +1516,15 @@ static int coord_started(void *ud, weir_job *job)
     return 0;
 }
 
+static void free_part_sets(weir__coord *c)
+{
+    for (uint32_t i = 0; i < c->n_part_sets; i++)
+        weir__snapshot_set_destroy(c->part_sets[i]);
+    weir_free(c->part_sets);
+    c->part_sets = NULL;
+    c->n_part_sets = 0;
+}
+
 static void coord_ended(void *ud, weir_job *job)
 {
     weir__coord *c = ud;
@@ -1545,6 +1559,7 @@ static void coord_ended(void *ud, weir_job *job)
     /* The restored state is no longer needed. */
     weir__snapshot_set_destroy(c->rec.set);
     c->rec.set = NULL;
+    free_part_sets(c);
     pthread_cond_broadcast(&c->done_cv);
     pthread_mutex_unlock(&c->mu);
 }
@@ -1573,6 +1588,7 @@ static void coord_destroy(void *ud)
     }
     weir_free(c->tables);
     weir__snapshot_set_destroy(c->rec.set);
+    free_part_sets(c);
     weir__storage_destroy(c->storage);
     weir__dirlock_release(c->lock);
     weir__state_ops_free(c->ops, c->n_ops);
@@ -1755,6 +1771,76 @@ static int copy_s3_options(weir__coord *c)
 
 /* ---- the public API ---- */
 
+/*
+ * A job run by several processes restores the parts of every process that
+ * took the checkpoint (gate->restore_parts; only its own when their number
+ * did not change): the first one loaded is c->rec, the others go to
+ * part_sets, in process order.
+ */
+static int recover_parts(weir__coord *c, const weir__ckpt_gate *g,
+                         weir_error *err)
+{
+    c->part_sets = weir_calloc(g->n_parts, sizeof *c->part_sets);
+    if (!c->part_sets)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    c->n_part_sets = g->n_parts;
+    uint32_t main = UINT32_MAX;
+    for (uint32_t j = 0; j < g->n_parts; j++) {
+        if (!g->restore_parts[j])
+            continue;
+        weir_checkpoint_config cfg = c->cfg;
+        cfg.restore = WEIR_RESTORE_PATH;
+        cfg.restore_path = g->restore_parts[j];
+        weir__recovered rec;
+        uint64_t next = 0;
+        int rc = weir__recovery_find(c->job, &cfg, c->storage, &rec, &next,
+                                     err);
+        if (rc == WEIR_ENOTFOUND)
+            return weir_error_set(
+                err, rc,
+                "%s: process %u's part of the checkpoint to restore is not "
+                "there: restoring over another number of processes reads "
+                "every process's part, so state.checkpoints.dir must be "
+                "shared by all of them (a folder every machine sees, or "
+                "object storage)",
+                g->restore_parts[j], j);
+        if (rc)
+            return rc;
+        if (next > c->next_id)
+            c->next_id = next;
+        c->part_sets[j] = rec.set;
+        /* the name users see: this process's own part when it has one */
+        if (main == UINT32_MAX ||
+            (g->restore && !strcmp(g->restore, g->restore_parts[j]))) {
+            main = j;
+            c->rec = rec;
+        }
+    }
+    if (main != UINT32_MAX)
+        c->part_sets[main] = NULL; /* c->rec owns it */
+    c->rec_part = main;
+    return 0;
+}
+
+/* This process's restore source over the parts (gate->combine). */
+static int combine_parts(weir__coord *c, const weir__ckpt_gate *g,
+                         weir_error *err)
+{
+    weir__restore_source *src =
+        weir_calloc(g->n_parts ? g->n_parts : 1, sizeof *src);
+    if (!src)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    for (uint32_t j = 0; j < g->n_parts; j++) {
+        weir__snapshot_set *set =
+            j == c->rec_part ? c->rec.set : c->part_sets[j];
+        if (set)
+            src[j] = weir__snapshot_set_source(set);
+    }
+    int rc = g->combine(g->ud, c->job, src, g->n_parts, &c->inner, err);
+    weir_free(src);
+    return rc;
+}
+
 int weir_job_enable_checkpoints(weir_job *job,
                                 const weir_checkpoint_config *cfg_in,
                                 weir_error *err)
@@ -1905,8 +1991,10 @@ int weir_job_enable_checkpoints(weir_job *job,
         coord_destroy(c);
         return rc;
     }
-    if ((rc = weir__recovery_find(job, &c->cfg, c->storage, &c->rec,
-                                  &c->next_id, err)) ||
+    if ((rc = gate && gate->n_parts
+                  ? recover_parts(c, gate, err)
+                  : weir__recovery_find(job, &c->cfg, c->storage, &c->rec,
+                                        &c->next_id, err)) ||
         (rc = scan_existing(c))) {
         if (rc == WEIR_ENOMEM)
             weir_error_set(err, rc, "out of memory");
@@ -1956,8 +2044,15 @@ int weir_job_enable_checkpoints(weir_job *job,
         coord_destroy(c);
         return rc;
     }
-    if (c->rec.set) {
+    if (c->rec.set && gate && gate->n_parts) {
+        if ((rc = combine_parts(c, gate, err))) {
+            coord_destroy(c);
+            return rc;
+        }
+    } else if (c->rec.set) {
         c->inner = weir__snapshot_set_source(c->rec.set);
+    }
+    if (c->rec.set) {
         weir__restore_source rs = {.op_state = timed_op_state,
                                    .op_parallelism = timed_op_parallelism,
                                    .kg_state = timed_kg_state,

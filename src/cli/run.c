@@ -657,12 +657,15 @@ again:;
     weir_error cerr = {0};
     weir_buf cluster_json;
     weir_buf_init(&cluster_json);
-    if ((rc = weir__cluster_setup(job, cluster_cfg, sj, &clustered, &cluster_json, &cerr))) {
-        weir_cli_log(WEIR_LOG_ERROR, "%s: %s", a.file, cerr.message);
+    bool left = false;
+    if ((rc = weir__cluster_setup(job, cluster_cfg, sj, &clustered, &left, &cluster_json,
+                                  &cerr))) {
+        /* The job went down to fewer processes without this one: done. */
+        weir_cli_log(left ? WEIR_LOG_INFO : WEIR_LOG_ERROR, "%s: %s", a.file, cerr.message);
         weir_buf_fini(&cluster_json);
         weir_sql_job_destroy(sj);
         free_args(&a);
-        return WEIR_EXIT_INVALID;
+        return left ? WEIR_EXIT_OK : WEIR_EXIT_INVALID;
     }
     if (clustered && a.from && attempt == 0) {
         weir_cli_log(WEIR_LOG_ERROR, "%s: --from: a job run by several processes restores "

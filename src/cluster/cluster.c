@@ -97,7 +97,7 @@ static int put_str(weir_buf *b, const char *s)
 
 static int describe(weir_buf *b, const weir_job *job,
                     const weir__cluster_conf *c, const char *group,
-                    const xinfo *xs, uint32_t n_xs)
+                    const char *membership, const xinfo *xs, uint32_t n_xs)
 {
     uint32_t M = job->cfg.max_parallelism, R = c->partitions;
     int rc = weir_buf_printf(b, "{\"group\":");
@@ -105,10 +105,10 @@ static int describe(weir_buf *b, const weir_job *job,
         rc = put_str(b, group);
     if (!rc)
         rc = weir_buf_printf(b,
-                             ",\"membership\":\"static\",\"processes\":%u,"
+                             ",\"membership\":\"%s\",\"processes\":%u,"
                              "\"self\":%u,\"epoch\":%u,"
                              "\"max_parallelism\":%u,\"members\":[",
-                             c->processes, c->index, c->epoch, M);
+                             membership, c->processes, c->index, c->epoch, M);
     for (uint32_t j = 0; j < c->processes && !rc; j++) {
         rc = weir_buf_printf(b, "%s{\"index\":%u,\"sources\":[", j ? "," : "",
                              j);
@@ -163,9 +163,11 @@ static int describe(weir_buf *b, const weir_job *job,
 #endif
 
 int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
-                        bool *enabled, weir_buf *out, weir_error *err)
+                        bool *enabled, bool *left, weir_buf *out,
+                        weir_error *err)
 {
     *enabled = false;
+    *left = false;
     const char *servers = cfg(ud, "weir.cluster.bootstrap-servers");
     if (!servers || !*servers)
         return 0;
@@ -188,7 +190,8 @@ int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
     if ((rc = parse_u32("weir.cluster.process-index", v, 0, c.processes - 1,
                         &c.index, err)))
         return rc;
-    c.partitions = c.processes;
+    /* 0: not given (the control topic's, or one per process) */
+    c.partitions = 0;
     if ((v = cfg(ud, "weir.cluster.repartition-partitions")) &&
         (rc = parse_u32("weir.cluster.repartition-partitions", v, 1,
                         job->cfg.max_parallelism, &c.partitions, err)))
@@ -253,9 +256,18 @@ int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
     if (ckpt_dir) {
         char ctopic[160];
         snprintf(ctopic, sizeof ctopic, "%s-control", gpart);
-        if ((rc = weir__control_open(&c, ctopic, ckpt_dir, &ctl, &c.epoch,
-                                     err)))
+        if ((rc = weir__control_open(&c, ctopic, ckpt_dir, &ctl, left, err)))
             return rc;
+    }
+    if (!c.partitions)
+        c.partitions = c.processes;
+    if (c.partitions > job->cfg.max_parallelism) {
+        weir__control_free(ctl);
+        return weir_error_set(err, WEIR_EINVAL,
+                              "weir.cluster.repartition-partitions: %u "
+                              "partitions, more than the %u key groups "
+                              "(pipeline.max-parallelism)",
+                              c.partitions, job->cfg.max_parallelism);
     }
     uint32_t n_edges = job->n_edges;
     xinfo *xs = weir_calloc(n_edges ? n_edges : 1, sizeof *xs);
@@ -348,6 +360,7 @@ int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
     }
     job->cluster_index = c.index;
     job->cluster_count = c.processes;
+    job->cluster_rescalable = ctl != NULL; /* its control topic can rescale */
     if (ctl) {
         if ((rc = weir__job_set_ckpt_gate(job, weir__control_gate(ctl)))) {
             rc = weir_error_set(err, rc, "weir.cluster: the job has started");
@@ -356,7 +369,9 @@ int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
         ctl = NULL; /* the job's now */
     }
     *enabled = true;
-    if (out && (rc = describe(out, job, &c, group, xs, n_xs)))
+    if (out && (rc = describe(out, job, &c, group,
+                              ckpt_dir ? "control topic" : "static", xs,
+                              n_xs)))
         rc = weir_error_set(err, rc, "out of memory");
 out:
     weir__control_free(ctl);

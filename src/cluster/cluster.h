@@ -21,7 +21,10 @@
  * downstream watermark never passes a producer that is behind. Records of
  * another epoch (an earlier run on the same topics) are dropped.
  *
- * Membership is static (weir.cluster.processes, weir.cluster.process-index).
+ * Membership: process indexes are given (weir.cluster.process-index); with
+ * checkpoints the number of processes is the control topic's, and a process
+ * that asks for another (weir.cluster.processes) rescales the job
+ * (control.h, rescale.c).
  */
 #ifndef WEIR_CLUSTER_CLUSTER_H
 #define WEIR_CLUSTER_CLUSTER_H
@@ -41,10 +44,14 @@ typedef const char *(*weir__cluster_cfg_fn)(void *ud, const char *key);
  * says what and which option. describe (NULL: not wanted) receives, as a
  * NUL-terminated JSON object, the job's membership and what each process
  * owns: its source subtasks, and per repartition topic its partitions and
- * their key groups (GET /cluster, docs/rest.md).
+ * their key groups (GET /cluster, docs/rest.md). With checkpoints, the
+ * number of processes, this process's epoch and the repartition partitions
+ * come from the job's control topic (control.h); a process the job no
+ * longer counts (it went down to fewer processes) fails with *left set.
  */
 int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
-                        bool *enabled, weir_buf *describe, weir_error *err);
+                        bool *enabled, bool *left, weir_buf *describe,
+                        weir_error *err);
 
 /* The configuration keys the cluster reads (NULL-terminated). */
 extern const char *const weir__cluster_keys[];

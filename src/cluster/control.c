@@ -1,28 +1,40 @@
 /*
- * cluster/control.c - checkpoints and restarts of a job run by several
- * processes, through the job's control topic (control.h).
+ * cluster/control.c - membership, checkpoints and restarts of a job run by
+ * several processes, through the job's control topic (control.h).
  *
  * The control topic <job>-control (one partition) is the job's log of
  * decisions; every process reads all of it in order and so reaches the
- * same conclusions. A record is 19 bytes:
- *   u8 'C', u8 type, u32 process, u32 epoch, u64 checkpoint id, u8 flag
+ * same conclusions. A record is 27 bytes:
+ *   u8 'C', u8 type, u32 process, u32 epoch, u64 checkpoint id, u8 flag,
+ *   u32 processes, u32 repartition partitions
  * (little endian), by type:
- *   JOIN      process takes part in epoch (id: a number that tells its
- *             writer that it read its own record back)
+ *   JOIN      process takes part in epoch, which has `processes` processes
+ *             (id: a number that tells its writer that it read its own
+ *             record back); the first JOIN of the log sets the job's
+ *             processes and partitions
  *   RESTART   process started again after it had joined epoch - 1: every
  *             process restores the last checkpoint completed before this
  *             record in the log, and goes on at epoch (id as for JOIN)
+ *   RESCALE   as RESTART, but epoch has another number of processes: a
+ *             process started with weir.cluster.processes other than the
+ *             job's asked for it (a new one joining, or fewer processes)
  *   TRIGGER   the leader (process 0) triggered checkpoint id
  *   ACK       process's part of checkpoint id is durable (flag: final)
  *   COMPLETE  every process acknowledged checkpoint id in epoch (flag:
  *             every part was final: the job ended everywhere)
  *
  * Invariants: records of an epoch below the current one are ignored (their
- * writer has not seen the restart yet); a checkpoint is complete only
- * after a COMPLETE of the current epoch, and the last one before a RESTART
- * in the log is the one every process restores (the RESTART names it); the
- * leader writes COMPLETE once per checkpoint, after one ACK of the current
- * epoch from every process; checkpoint ids only grow (the leader starts
+ * writer has not seen the restart yet); so are membership records of the
+ * current epoch with another process count, and any record of a process
+ * outside the epoch's count; the number of processes of an epoch comes
+ * from the record that opened it, never from a process's own options; the
+ * repartition partitions never change; a checkpoint is complete only after
+ * a COMPLETE of the current epoch, and the last one before a RESTART or
+ * RESCALE in the log is the one every process restores, over the
+ * processes of the epoch that record opens, from the parts of the
+ * processes of the epoch in which it completed; the leader writes
+ * COMPLETE once per checkpoint, after one ACK of the current epoch from
+ * every process of the epoch; checkpoint ids only grow (the leader starts
  * above every TRIGGER in the log).
  */
 #ifdef WEIR_HAVE_KAFKA
@@ -36,10 +48,17 @@
 #include "cluster/control.h"
 #include "runtime/runtime.h"
 
-#define REC_LEN 19
+#define REC_LEN 27
 #define POLL_MS 20
+/* weir.cluster.processes at most (cluster.c) */
+#define MAX_PROCS 1024
 
-enum { C_JOIN = 1, C_RESTART, C_TRIGGER, C_ACK, C_COMPLETE };
+enum { C_JOIN = 1, C_RESTART, C_TRIGGER, C_ACK, C_COMPLETE, C_RESCALE };
+
+/* Whether this OS process joined a job before: a run again after a
+ * failure (restart-strategy) follows the log's process count instead of
+ * asking for its own. */
+static _Atomic bool g_joined_once;
 
 typedef struct ackset {
     uint64_t id;
@@ -58,9 +77,16 @@ struct weir__control {
     /* the log as read so far */
     uint32_t first_epoch; /* weir.cluster.epoch: older records are ignored */
     uint32_t epoch;       /* current */
+    uint32_t count;       /* processes of the current epoch (0: none yet) */
+    uint32_t partitions;  /* of every repartition topic (0: not in the log) */
     uint8_t *joined;      /* per process, in epoch */
     uint64_t complete;    /* last complete checkpoint to restore (0: none) */
+    uint32_t complete_count; /* processes of the epoch it completed in */
     bool complete_final;
+    char **parts;         /* per process that took the checkpoint to restore:
+                             its part, or NULL */
+    uint32_t n_parts;
+    weir__cluster_restore *combined;
     uint64_t max_trigger;
     uint64_t last_trigger; /* of the current epoch, read at the start */
     uint64_t done_id; /* leader: last COMPLETE written */
@@ -80,7 +106,7 @@ struct weir__control {
 };
 
 static void put_rec(uint8_t *b, uint8_t type, uint32_t proc, uint32_t epoch,
-                    uint64_t id, uint8_t flag)
+                    uint64_t id, uint8_t flag, uint32_t count, uint32_t parts)
 {
     b[0] = 'C';
     b[1] = type;
@@ -91,13 +117,18 @@ static void put_rec(uint8_t *b, uint8_t type, uint32_t proc, uint32_t epoch,
     for (int i = 0; i < 8; i++)
         b[10 + i] = (uint8_t)(id >> (8 * i));
     b[18] = flag;
+    for (int i = 0; i < 4; i++) {
+        b[19 + i] = (uint8_t)(count >> (8 * i));
+        b[23 + i] = (uint8_t)(parts >> (8 * i));
+    }
 }
 
-static int produce(weir__control *c, uint8_t type, uint64_t id, uint8_t flag,
-                   uint32_t epoch, bool wait, weir_error *err)
+static int produce_as(weir__control *c, uint8_t type, uint64_t id,
+                      uint8_t flag, uint32_t epoch, uint32_t count, bool wait,
+                      weir_error *err)
 {
     uint8_t b[REC_LEN];
-    put_rec(b, type, c->conf.index, epoch, id, flag);
+    put_rec(b, type, c->conf.index, epoch, id, flag, count, c->partitions);
     if (rd_kafka_produce(c->prkt, 0, RD_KAFKA_MSG_F_COPY, b, sizeof b, NULL, 0,
                          NULL) != 0)
         return weir_error_set(err, WEIR_EIO, "control topic '%s': %s",
@@ -111,6 +142,12 @@ static int produce(weir__control *c, uint8_t type, uint64_t id, uint8_t flag,
     return 0;
 }
 
+static int produce(weir__control *c, uint8_t type, uint64_t id, uint8_t flag,
+                   uint32_t epoch, bool wait, weir_error *err)
+{
+    return produce_as(c, type, id, flag, epoch, c->count, wait, err);
+}
+
 static ackset *find_acks(weir__control *c, uint64_t id)
 {
     for (uint32_t i = 0; i < c->n_acks; i++)
@@ -121,7 +158,7 @@ static ackset *find_acks(weir__control *c, uint64_t id)
         return NULL;
     c->acks = n;
     ackset *a = &c->acks[c->n_acks];
-    a->from = weir_calloc(c->conf.processes, 1);
+    a->from = weir_calloc(MAX_PROCS, 1);
     if (!a->from)
         return NULL;
     a->id = id;
@@ -151,7 +188,7 @@ static void leader_ack(weir__control *c, uint32_t proc, uint64_t id, bool fin)
     a->from[proc] = 1;
     a->n++;
     a->final = a->final && fin;
-    if (a->n < c->conf.processes)
+    if (a->n < c->count)
         return;
     weir_error e = {0};
     c->done_id = id;
@@ -196,16 +233,22 @@ static void apply(weir__control *c, const uint8_t *p, size_t len, bool live)
      * the checkpoint every process goes back to. */
     if (len != REC_LEN || p[0] != 'C' || (live && c->aborted))
         return;
-    uint32_t proc = 0, epoch = 0;
+    uint32_t proc = 0, epoch = 0, count = 0, parts = 0;
     uint64_t id = 0;
     for (int i = 0; i < 4; i++) {
         proc |= (uint32_t)p[2 + i] << (8 * i);
         epoch |= (uint32_t)p[6 + i] << (8 * i);
+        count |= (uint32_t)p[19 + i] << (8 * i);
+        parts |= (uint32_t)p[23 + i] << (8 * i);
     }
     for (int i = 0; i < 8; i++)
         id |= (uint64_t)p[10 + i] << (8 * i);
     uint8_t type = p[1], flag = p[18];
-    if (epoch < c->first_epoch || proc >= c->conf.processes)
+    bool member = type == C_JOIN || type == C_RESTART || type == C_RESCALE;
+    /* Its writer reads it back whatever it decides (it may decide again). */
+    if (member && id == c->nonce && id)
+        c->seen_own = true;
+    if (epoch < c->first_epoch || proc >= MAX_PROCS)
         return;
     if (type == C_TRIGGER && id > c->max_trigger)
         c->max_trigger = id;
@@ -213,18 +256,30 @@ static void apply(weir__control *c, const uint8_t *p, size_t len, bool live)
         return; /* its writer has not seen the restart yet */
     if (type == C_TRIGGER && !live && epoch == c->epoch)
         c->last_trigger = id;
-    if (epoch > c->epoch) {
-        if (type != C_RESTART && type != C_JOIN)
+    if (epoch > c->epoch || (member && c->count == 0)) {
+        /* A new epoch, opened by a membership record of a valid count. */
+        if (!member || count == 0 || count > MAX_PROCS || proc >= count ||
+            parts == 0 || (c->partitions && parts != c->partitions))
             return;
         if (live) {
-            /* Another process restarted: every one goes back. */
+            /* Another process restarted, or asked for another count:
+             * every one goes back. */
             if (!c->aborted) {
-                char msg[300];
-                snprintf(msg, sizeof msg,
-                         "process %u of the job restarted: every process "
-                         "goes on from checkpoint %llu at epoch %u (start "
-                         "this one again, or let restart-strategy do it)",
-                         proc, (unsigned long long)c->complete, epoch);
+                char msg[400];
+                if (count != c->count)
+                    snprintf(msg, sizeof msg,
+                             "process %u asked for %u processes instead of "
+                             "%u: every process goes on from checkpoint "
+                             "%llu at epoch %u (restart-strategy runs this "
+                             "one again)",
+                             proc, count, c->count,
+                             (unsigned long long)c->complete, epoch);
+                else
+                    snprintf(msg, sizeof msg,
+                             "process %u of the job restarted: every process "
+                             "goes on from checkpoint %llu at epoch %u (start "
+                             "this one again, or let restart-strategy do it)",
+                             proc, (unsigned long long)c->complete, epoch);
                 c->aborted = true;
                 weir__job_abort(c->job, WEIR_ESTATE, msg);
             }
@@ -233,15 +288,18 @@ static void apply(weir__control *c, const uint8_t *p, size_t len, bool live)
         /* The checkpoint to restore is the last one completed before
          * this record in the log (c->complete), whatever its writer saw. */
         c->epoch = epoch;
+        c->count = count;
+        c->partitions = parts;
         c->last_trigger = 0;
-        memset(c->joined, 0, c->conf.processes);
+        memset(c->joined, 0, MAX_PROCS);
         drop_acks(c);
+    } else if (proc >= c->count || (member && count != c->count)) {
+        return; /* not a member of this epoch, or a stale count */
     }
-    if ((type == C_JOIN || type == C_RESTART) && id == c->nonce && id)
-        c->seen_own = true;
     switch (type) {
     case C_JOIN:
     case C_RESTART:
+    case C_RESCALE:
         c->joined[proc] = 1;
         break;
     case C_TRIGGER:
@@ -255,6 +313,7 @@ static void apply(weir__control *c, const uint8_t *p, size_t len, bool live)
     case C_COMPLETE:
         if (id > c->complete) {
             c->complete = id;
+            c->complete_count = c->count;
             c->complete_final = flag != 0;
             if (live)
                 weir__ckpt_global_complete(c->job, id, flag != 0);
@@ -365,6 +424,10 @@ static void g_destroy(void *ud)
     weir_free(c->topic);
     weir_free(c->dir);
     weir_free(c->restore);
+    for (uint32_t i = 0; i < c->n_parts; i++)
+        weir_free(c->parts[i]);
+    weir_free(c->parts);
+    weir__cluster_restore_free(c->combined);
     pthread_mutex_destroy(&c->mu);
     weir_free(c);
 }
@@ -470,11 +533,52 @@ static int read_log(weir__control *c, bool own, weir_error *err)
     return 0;
 }
 
-int weir__control_open(const weir__cluster_conf *conf, const char *topic,
-                       const char *ckpt_dir, weir__control **out,
-                       uint32_t *epoch, weir_error *err)
+/* The gate's combine: the restore source of this process over the parts
+ * of the processes that took the checkpoint (cluster/rescale.c). */
+static int g_combine(void *ud, weir_job *job,
+                     const weir__restore_source *parts, uint32_t n,
+                     weir__restore_source *out, weir_error *err)
+{
+    weir__control *c = ud;
+    weir__cluster_layout l = {.old_processes = n,
+                              .processes = c->count,
+                              .index = c->conf.index,
+                              .partitions = c->partitions};
+    weir__cluster_restore_free(c->combined);
+    c->combined = NULL;
+    return weir__cluster_restore_create(job, &l, parts, &c->combined, out,
+                                        err);
+}
+
+/* Where the parts of the checkpoint to restore are: every process's of
+ * the epoch it completed in when the count changed (a rescale), else this
+ * process's own (which may then live on its machine only). */
+static int restore_paths(weir__control *c, const char *ckpt_dir,
+                         weir_error *err)
+{
+    uint32_t n = c->complete_count;
+    c->parts = weir_calloc(n ? n : 1, sizeof *c->parts);
+    if (!c->parts)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    c->n_parts = n;
+    size_t cap = strlen(ckpt_dir) + 64;
+    for (uint32_t j = 0; j < n; j++) {
+        if (n == c->count && j != c->conf.index)
+            continue;
+        if (!(c->parts[j] = weir_malloc(cap)))
+            return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+        snprintf(c->parts[j], cap, "%s/process-%u/chk-%llu", ckpt_dir, j,
+                 (unsigned long long)c->complete);
+    }
+    return 0;
+}
+
+int weir__control_open(weir__cluster_conf *conf, const char *topic,
+                       const char *ckpt_dir, weir__control **out, bool *left,
+                       weir_error *err)
 {
     *out = NULL;
+    *left = false;
     weir__control *c = weir_calloc(1, sizeof *c);
     if (!c)
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
@@ -483,7 +587,7 @@ int weir__control_open(const weir__cluster_conf *conf, const char *topic,
     c->conf = *conf;
     c->servers = weir_strdup(conf->servers);
     c->topic = weir_strdup(topic);
-    c->joined = weir_calloc(conf->processes, 1);
+    c->joined = weir_calloc(MAX_PROCS, 1);
     size_t dl = strlen(ckpt_dir) + 32;
     c->dir = weir_malloc(dl);
     int rc = 0;
@@ -505,40 +609,88 @@ int weir__control_open(const weir__cluster_conf *conf, const char *topic,
     }
     if ((rc = check_topic(c, err)) || (rc = read_log(c, false, err)))
         goto fail;
+    /* The repartition partitions stay what the job's first process set:
+     * the key groups of a partition (and every reader position) depend on
+     * them. */
+    if (c->partitions && conf->partitions &&
+        conf->partitions != c->partitions) {
+        rc = weir_error_set(
+            err, WEIR_EINVAL,
+            "weir.cluster.repartition-partitions: the job runs with %u "
+            "(control topic '%s'), and a running job keeps its count "
+            "across restarts and rescaling: set %u or leave it out",
+            c->partitions, c->topic, c->partitions);
+        goto fail;
+    }
+    if (!c->partitions)
+        c->partitions = conf->partitions ? conf->partitions : conf->processes;
     /*
-     * Joined this epoch before: this process died and comes back, and the
-     * whole job goes back to the last complete checkpoint at the next
-     * epoch. The log decides: what counts is where the record lands (an
-     * epoch may have moved on meanwhile: then join the current one).
+     * The log decides. A process that asks for another count than the
+     * job's (started with another weir.cluster.processes: a new process
+     * joining, or fewer processes wanted) opens the next epoch with it,
+     * once; a run again after a failure follows the log. A process that
+     * joined this epoch before died and comes back: the whole job goes
+     * back to the last complete checkpoint at the next epoch. What counts
+     * is where the record lands (an epoch may have moved on meanwhile:
+     * then decide again).
      */
+    bool follow = atomic_load(&g_joined_once);
     for (;;) {
-        bool again = c->joined[conf->index] != 0;
-        uint32_t want = again ? c->epoch + 1 : c->epoch;
+        uint32_t i = conf->index, n = c->count, want = c->epoch, cnt = n;
+        uint8_t type = C_JOIN;
+        if (n == 0) {
+            cnt = conf->processes;
+        } else if (!follow && conf->processes != n) {
+            type = C_RESCALE;
+            want = c->epoch + 1;
+            cnt = conf->processes;
+        } else if (i >= n) {
+            /* The job went down to fewer processes: this one left. */
+            *left = true;
+            rc = weir_error_set(err, WEIR_ENOTFOUND,
+                                "process %u left the job: it runs on %u "
+                                "process%s since epoch %u (control topic "
+                                "'%s')",
+                                i, n, n == 1 ? "" : "es", c->epoch, c->topic);
+            goto fail;
+        } else if (c->joined[i]) {
+            type = C_RESTART;
+            want = c->epoch + 1;
+        }
         c->nonce = ((uint64_t)weir_monotonic_ns() << 8) ^ (uint64_t)getpid() ^
                    ((uint64_t)conf->index << 48);
         if (!c->nonce)
             c->nonce = 1;
         c->seen_own = false;
-        if ((rc = produce(c, again ? C_RESTART : C_JOIN, c->nonce, 0, want,
-                          true, err)) ||
+        if ((rc = produce_as(c, type, c->nonce, 0, want, cnt, true, err)) ||
             (rc = read_log(c, true, err)))
             goto fail;
-        if (c->epoch == want && c->joined[conf->index])
+        if (c->epoch == want && c->count == cnt && i < cnt && c->joined[i])
             break;
+        follow = true; /* asked once: from now on the log's count */
     }
+    atomic_store(&g_joined_once, true);
     c->conf.epoch = c->epoch;
+    c->conf.processes = c->count;
+    c->conf.partitions = c->partitions;
     if (c->complete) {
-        size_t rl = strlen(c->dir) + 32;
+        if ((rc = restore_paths(c, ckpt_dir, err)))
+            goto fail;
+        /* this process's own part, as users name the restored checkpoint */
+        size_t rl = strlen(ckpt_dir) + 64;
         if (!(c->restore = weir_malloc(rl))) {
             rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
             goto fail;
         }
-        snprintf(c->restore, rl, "%s/chk-%llu", c->dir,
-                 (unsigned long long)c->complete);
+        snprintf(c->restore, rl, "%s/process-%u/chk-%llu", ckpt_dir,
+                 conf->index, (unsigned long long)c->complete);
     }
     c->gate = (weir__ckpt_gate){.leader = conf->index == 0,
                                 .dir = c->dir,
                                 .restore = c->restore,
+                                .restore_parts = (const char *const *)c->parts,
+                                .n_parts = c->n_parts,
+                                .combine = g_combine,
                                 .first_id = c->max_trigger,
                                 .job_done = c->complete && c->complete_final,
                                 .start = g_start,
@@ -548,7 +700,7 @@ int weir__control_open(const weir__cluster_conf *conf, const char *topic,
                                 .acked = g_acked,
                                 .destroy = g_destroy,
                                 .ud = c};
-    *epoch = c->epoch;
+    *conf = c->conf;
     *out = c;
     return 0;
 fail:

@@ -24,18 +24,44 @@
 typedef struct weir__control weir__control;
 
 /*
- * Reads the control topic, joins the job (or restarts it), and says at
- * which epoch this process runs (*epoch) and what it restores. ckpt_dir:
+ * Reads the control topic, joins the job (or restarts or rescales it), and
+ * says in *conf how this process runs: its epoch, the processes of the
+ * epoch and the repartition partitions, all from the log (conf->processes
+ * in: the count this process asks for; conf->partitions in: 0 when not
+ * given). A process the job no longer counts (it went down to fewer
+ * processes) gets *left and an error that says so. ckpt_dir:
  * state.checkpoints.dir.
  */
-int weir__control_open(const weir__cluster_conf *conf, const char *topic,
-                       const char *ckpt_dir, weir__control **out,
-                       uint32_t *epoch, weir_error *err);
+int weir__control_open(weir__cluster_conf *conf, const char *topic,
+                       const char *ckpt_dir, weir__control **out, bool *left,
+                       weir_error *err);
 /* The gate for weir__job_set_ckpt_gate (the job then owns the control). */
 const weir__ckpt_gate *weir__control_gate(const weir__control *c);
 /* The checkpoint this process restores (0: a fresh start). */
 uint64_t weir__control_restored(const weir__control *c);
 /* Only when it was not handed to a job. */
 void weir__control_free(weir__control *c);
+
+/*
+ * Restoring a checkpoint taken by old_processes processes over processes
+ * processes (cluster/rescale.c). This process (index) reads the key groups
+ * it owns now from the part of the process that owned them then (a key
+ * group's owner: partition r = weir_key_group_owner(kg, max parallelism,
+ * partitions), reader subtask r mod (processes * p), process that / p, p
+ * the keyed operator's parallelism in one process), the operator state of
+ * subtask g of the job (g = process index * p + subtask) from the part of
+ * process g / p, and every source split from whichever part holds it.
+ */
+typedef struct weir__cluster_layout {
+    uint32_t old_processes, processes, index, partitions;
+} weir__cluster_layout;
+typedef struct weir__cluster_restore weir__cluster_restore;
+/* parts[j]: process j's part (ud NULL: not read; only when the count did
+ * not change, and then only this process's own is read). */
+int weir__cluster_restore_create(weir_job *job, const weir__cluster_layout *l,
+                                 const weir__restore_source *parts,
+                                 weir__cluster_restore **out,
+                                 weir__restore_source *rs, weir_error *err);
+void weir__cluster_restore_free(weir__cluster_restore *r);
 
 #endif

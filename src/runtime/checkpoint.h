@@ -300,10 +300,21 @@ void *weir__job_companion_ud(const weir_job *job);
  * restores the last checkpoint complete everywhere. Owned by the job
  * (destroy with it).
  */
+struct weir__restore_source;
 typedef struct weir__ckpt_gate {
     bool leader;
     const char *dir;     /* this process's parts: replaces state.checkpoints.dir */
-    const char *restore; /* the part to restore (a path), NULL: fresh */
+    const char *restore; /* this process's part of it (a path), NULL: fresh */
+    /*
+     * With restore: the parts of every process that took the checkpoint
+     * (paths; NULL where this process need not read one), and combine,
+     * which makes this process's restore source from the ones loaded
+     * from them (ud NULL where not read).
+     */
+    const char *const *restore_parts;
+    uint32_t n_parts;
+    int (*combine)(void *ud, weir_job *job, const struct weir__restore_source *parts,
+                   uint32_t n, struct weir__restore_source *out, weir_error *err);
     uint64_t first_id;   /* checkpoint ids start above this */
     bool job_done;       /* the restored checkpoint ended the whole job */
     int (*start)(void *ud, weir_job *job); /* the job started */

@@ -71,6 +71,9 @@ int weir__op_init(weir_op_ctx *c, weir__subtask *st, uint32_t pos,
         .batch_size = job->cfg.batch_size,
         .input_keys = c->in_keys,
         .node_id = (uint32_t)node->id,
+        .processes = job->cluster_count > 1 ? job->cluster_count : 1,
+        .job_subtask = job->cluster_index * p + st->index,
+        .job_parallelism = (job->cluster_count > 1 ? job->cluster_count : 1) * p,
     };
     return 0;
 }
@@ -119,13 +122,17 @@ static int op_restore(weir_op_ctx *c)
          * Own state first, then that of the old instances a scale-down
          * left without an instance of their own (checkpoint.h).
          */
-        uint32_t par = c->st->task->parallelism;
+        /* One process of several (cluster/): subtask indexes are the
+         * job's, process index * parallelism + subtask of all processes'. */
+        uint32_t procs = job->cluster_count > 1 ? job->cluster_count : 1;
+        uint32_t par = c->st->task->parallelism * procs;
+        uint32_t self =
+            job->cluster_index * c->st->task->parallelism + c->st->index;
         uint32_t old =
             rs->op_parallelism
                 ? rs->op_parallelism(rs->ud, c->node->id, c->node->name)
                 : 0;
-        for (uint32_t j = c->st->index; !rc && (j == c->st->index || j < old);
-             j += par) {
+        for (uint32_t j = self; !rc && (j == self || j < old); j += par) {
             weir_buf_clear(&a);
             rc = rs->op_state(rs->ud, c->node->id, c->node->name, j, par, &a);
             if (!rc && a.len && c->cls && c->cls->restore) {

@@ -345,6 +345,9 @@ struct weir_job {
      * (cluster/cluster.h): sources take their share of the job's splits as
      * subtasks cluster_index * p + i of cluster_count * p. 0, 0: alone. */
     uint32_t cluster_index, cluster_count;
+    /* Their number may change (a rescale through a checkpoint): sources
+     * keep split ids that do not depend on it (weir_source_info). */
+    bool cluster_rescalable;
     /* Checkpoints across those processes (runtime/checkpoint.h). */
     weir__ckpt_gate gate;
     bool has_gate;

@@ -98,6 +98,10 @@ int weir__source_open(weir__subtask *st)
         .parallelism = procs * st->task->parallelism,
         .batch_size = bs,
         .schema = node->src.schema,
+        /* the number of processes may change (a rescale): split ids must
+         * not depend on it */
+        .stable_splits =
+            job->cluster_rescalable ? job->cfg.max_parallelism : 0,
     };
     weir_error err;
     weir_error_clear(&err);

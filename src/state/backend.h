@@ -70,6 +70,9 @@ typedef struct weir__backend_snap weir__backend_snap;
 int weir__backend_snapshot_begin(weir__backend *be, weir__backend_snap **out);
 int weir__backend_snap_kg(weir__backend_snap *s, uint32_t kg, weir_buf *out);
 void weir__backend_snap_release(weir__backend_snap *s);
+/* Whether the bytes written for one key group hold no entry (an empty
+ * string included). */
+bool weir__backend_kg_bytes_empty(const uint8_t *p, size_t len);
 
 /*
  * Write combining around a burst of writes (the operators' snapshot hooks

@@ -448,6 +448,20 @@ static int parse_body(weir__backend *be, uint32_t kg, weir_cursor c, bool apply,
     return weir_cursor_left(&c) == 0 ? 0 : WEIR_ECORRUPT;
 }
 
+bool weir__backend_kg_bytes_empty(const uint8_t *p, size_t len)
+{
+    if (len == 0)
+        return true;
+    /* the body starts with its u32 count of states */
+    weir_cursor c;
+    uint32_t n_states = 1;
+    weir_cursor_init(&c, p, len);
+    if (len < HEADER_LEN + 4)
+        return false;
+    c.p += HEADER_LEN;
+    return weir_cursor_get_u32(&c, &n_states) == 0 && n_states == 0;
+}
+
 int weir__snapshot_decode(weir__backend *be, uint32_t kg, weir_cursor *in)
 {
     const uint8_t *start = in->p;

@@ -10,7 +10,10 @@
  *
  * Sharding: with parallelism p, subtask s generates the rows g = s, s + p,
  * s + 2p, ... (one split, "datagen-<s>-of-<p>"); the union over subtasks is
- * exactly the rows of parallelism 1. The source is bounded by
+ * exactly the rows of parallelism 1. With stable splits K (a job run by
+ * several processes, weir_source_info), split k of K generates the rows
+ * k, k + K, ... and subtask s runs splits s, s + p, ... of them, so the
+ * split ids do not change with p. The source is bounded by
  * number-of-rows and by the shortest sequence field.
  *
  * Rate: rows-per-second is for the whole source, split evenly over the
@@ -56,8 +59,8 @@ typedef struct dg_source {
     const dg_arg *arg;
     weir_source_info info;
     weir_clock clock;
-    char id[64];
-    const char *ids[1];
+    char **idv; /* this subtask's splits */
+    uint32_t n_ids;
     bool discovered;
 } dg_source;
 
@@ -317,6 +320,17 @@ int weir_datagen_source_spec(const weir_datagen_config *cfg,
 
 /* ---- instance ---- */
 
+static void dg_destroy(void *p)
+{
+    dg_source *s = p;
+    if (!s)
+        return;
+    for (uint32_t i = 0; i < s->n_ids; i++)
+        weir_free(s->idv[i]);
+    weir_free(s->idv);
+    weir_free(s);
+}
+
 static int dg_create(void *argp, const weir_source_info *info, void **out,
                      weir_error *err)
 {
@@ -329,24 +343,35 @@ static int dg_create(void *argp, const weir_source_info *info, void **out,
     if (s->info.parallelism == 0)
         s->info.parallelism = 1;
     s->clock = a->cfg.clock.now_ms ? a->cfg.clock : weir_clock_system();
-    snprintf(s->id, sizeof s->id, "datagen-%u-of-%u", s->info.subtask,
-             s->info.parallelism);
-    s->ids[0] = s->id;
+    /* One split per subtask; with stable splits, splits k = subtask,
+     * subtask + p, ... of them. */
+    uint32_t n = s->info.stable_splits ? s->info.stable_splits
+                                       : s->info.parallelism,
+             first = s->info.subtask,
+             step = s->info.stable_splits ? s->info.parallelism : n;
+    s->idv = weir_calloc(n / step + 1, sizeof *s->idv);
+    for (uint32_t k = first; s->idv && k < n; k += step) {
+        char id[64];
+        snprintf(id, sizeof id, "datagen-%u-of-%u", k, n);
+        if (!(s->idv[s->n_ids] = weir_strdup(id)))
+            break;
+        s->n_ids++;
+    }
+    if (!s->idv || s->n_ids < (n > first ? (n - first - 1) / step + 1 : 0)) {
+        dg_destroy(s);
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    }
     *out = s;
     return 0;
-}
-
-static void dg_destroy(void *p)
-{
-    weir_free(p);
 }
 
 static int dg_discover(void *p, const char ***ids, uint32_t *n_ids, bool *done,
                        weir_error *err)
 {
+    (void)err;
     dg_source *s = p;
-    *ids = s->ids;
-    *n_ids = s->discovered ? 0 : 1;
+    *ids = (const char **)s->idv;
+    *n_ids = s->discovered ? 0 : s->n_ids;
     s->discovered = true;
     *done = true;
     return 0;

@@ -194,6 +194,7 @@ typedef struct file_sink {
     bool swept;    /* hidden files of a crashed earlier run removed */
     bool ended;    /* input ended: every partition may commit */
     weir__dirlock *lock; /* on the table's folder: one process commits */
+    bool shared;         /* one of several processes of a job: no lock */
     weir__s3 *s3;        /* the path is on object storage */
     /*
      * A write or sync failed at a checkpoint barrier. The runtime declines
@@ -350,7 +351,10 @@ static int fsink_create(void *argp, const weir_op_info *info, void **out)
     if (!s)
         return WEIR_ENOMEM;
     s->arg = a;
-    s->subtask = info->subtask;
+    /* Among every process's subtasks when several run the job (they may
+     * share the folder): names and clean-ups stay apart. */
+    s->subtask = info->job_parallelism ? info->job_subtask : info->subtask;
+    s->shared = info->processes > 1;
     s->writer = writer_of(a->job_id, a->run, info->node_id);
     s->wm = WEIR_TS_MIN;
     s->clock = a->cfg.clock.now_ms ? a->cfg.clock : weir_clock_system();
@@ -525,8 +529,10 @@ static int fsink_open_impl(void *op, weir_op_ctx *ctx)
      * A second process committing into this folder would interleave its
      * part files and commits with ours (and sweep our hidden files).
      */
-    if ((rc = weir__dirlock_acquire(s->arg->path, "sink folder", &s->lock,
-                                    &s->err)))
+    /* The processes of one job may share it: their subtask indexes keep
+     * them apart, and their commits follow the job's checkpoints. */
+    if (!s->shared && (rc = weir__dirlock_acquire(s->arg->path, "sink folder",
+                                                  &s->lock, &s->err)))
         return rc;
     return 0;
 }

@@ -374,7 +374,11 @@ static int source_create(void *argp, const weir_source_info *info, void **out,
     s->arg = arg;
     s->subtask = info->subtask;
     s->parallelism = info->parallelism;
-    s->splits = arg->gen.cfg.splits ? arg->gen.cfg.splits : info->parallelism;
+    /* Without 'splits': one per subtask, or the stable count a job run by
+     * several processes asks for (its split ids outlive a rescale). */
+    s->splits = arg->gen.cfg.splits    ? arg->gen.cfg.splits
+                : info->stable_splits ? info->stable_splits
+                                      : info->parallelism;
     int rc = plan_columns(s, arg->gen.cfg.table,
                           info->schema ? info->schema : arg->schema, err);
     if (rc)
