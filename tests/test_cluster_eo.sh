@@ -27,9 +27,9 @@
 #      idle timeout), and one with two partitions for three processes (one
 #      has no split, idle from the start): the windows fire, and what the
 #      processes print equals the model (tests/cluster_eo_oracle.py).
-# Seeded (WEIR_CLUSTER_EO_SEED); WEIR_CLUSTER_EO_PG_KILLS (default 4),
+# Seeded (WEIR_CLUSTER_EO_SEED); WEIR_CLUSTER_EO_PG_KILLS (default 3),
 # WEIR_CLUSTER_EO_KAFKA_KILLS (default 2), WEIR_CLUSTER_EO_ROWS (default
-# 40000); WEIR_CLUSTER_EO_PARTS picks parts ("pg kafka idle").
+# 18000); WEIR_CLUSTER_EO_PARTS picks parts ("pg kafka idle").
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$(cd "$2" && pwd)
@@ -38,8 +38,8 @@ if [ ! -x "$MOCK" ] || ! command -v kcat > /dev/null; then
     echo "test_cluster_eo: SKIPPED (no weir-kafka-mock or no kcat)"; exit 0
 fi
 SEED=${WEIR_CLUSTER_EO_SEED:-$RANDOM}
-ROWS=${WEIR_CLUSTER_EO_ROWS:-40000}
-PG_KILLS=${WEIR_CLUSTER_EO_PG_KILLS:-4}
+ROWS=${WEIR_CLUSTER_EO_ROWS:-18000}
+PG_KILLS=${WEIR_CLUSTER_EO_PG_KILLS:-3}
 K_KILLS=${WEIR_CLUSTER_EO_KAFKA_KILLS:-2}
 PARTS=${WEIR_CLUSTER_EO_PARTS:-pg kafka idle}
 RATE=${WEIR_CLUSTER_EO_RATE:-3000}
