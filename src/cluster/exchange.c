@@ -269,11 +269,13 @@ static int w_marker(weir_op_ctx *ctx, writer *w, uint8_t type, weir_ts wm)
 }
 
 /* The subtask went idle, or active again: every reader hears of it, after
- * the watermarks sent before (weir__op_on_status). */
+ * the watermarks sent before (weir__op_on_status). A reader holds a
+ * producer active until told otherwise (at the cut it restores, what the
+ * writer had sent before its barrier: w_restore). */
 static int w_status(void *op, weir_op_ctx *ctx, bool idle)
 {
     writer *w = op;
-    if (w->ended)
+    if (w->ended || idle == w->idle_sent)
         return 0;
     w->idle_sent = idle;
     return w_marker(ctx, w, idle ? WEIR__X_IDLE : WEIR__X_ACTIVE, 0);
@@ -364,14 +366,31 @@ static int w_watermark(void *op, weir_op_ctx *ctx, weir_ts wm)
 /*
  * The barrier of checkpoint id reached this producer: every row it sent
  * before is before the marker in each partition, every row after it is
- * after (one request in flight keeps the order). Nothing to store: what
- * was sent is in the topic, and the readers' positions at the cut say
- * where to go on from.
+ * after (one request in flight keeps the order). What was sent is in the
+ * topic, and the readers' positions at the cut say where to go on from;
+ * the state is the status the readers hold for this producer there: u8 1
+ * when the last status marker sent was IDLE.
  */
 static int w_snapshot(void *op, weir_op_ctx *ctx, uint64_t id, weir_buf *out)
 {
-    (void)out;
-    return w_marker(ctx, op, WEIR__X_BARRIER, (weir_ts)id);
+    writer *w = op;
+    int rc = w_marker(ctx, w, WEIR__X_BARRIER, (weir_ts)id);
+    if (!rc && weir_buf_put_u8(out, w->idle_sent ? 1 : 0))
+        rc = w_fail(ctx, w, "out of memory");
+    return rc;
+}
+
+static int w_restore(void *op, weir_op_ctx *ctx, weir_cursor *in)
+{
+    writer *w = op;
+    uint8_t idle = 0;
+    if (weir_cursor_get_u8(in, &idle) || idle > 1)
+        return weir_op_fail(ctx, WEIR_ECORRUPT,
+                            "repartition topic '%s': the writer's state in "
+                            "the checkpoint is corrupt",
+                            w->a->x.topic);
+    w->idle_sent = idle != 0;
+    return 0;
 }
 
 /* Waits until librdkafka has delivered everything produced. */
@@ -429,6 +448,7 @@ static const weir_operator_class WRITER = {
     .process = w_process,
     .watermark = w_watermark,
     .snapshot = w_snapshot,
+    .restore = w_restore,
     .finish = w_finish,
     .stop = w_stop,
     .close = w_close,
