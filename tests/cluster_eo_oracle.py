@@ -32,10 +32,11 @@ one), every run first commits what the restored checkpoint pre-committed
 and aborts whatever else the run before left open, and nothing is left
 open at the end.
 """
-import datetime
 import json
 import random
 import sys
+
+from cluster_oracle import fmt  # TIMESTAMP(3) as the print sink writes it
 
 SKEW_MS = 2_500
 
@@ -50,18 +51,6 @@ def gen(seed, rows, parts):
             rec = {"k": "k%d" % rng.randrange(10), "v": rng.randrange(100), "ts_ms": ts}
             out.append("%d\t%s\n" % (p, json.dumps(rec, separators=(",", ":"))))
     return out
-
-
-def fmt(ms):
-    # TIMESTAMP(3) as weir's print sink writes it (Java's LocalDateTime):
-    # seconds and milliseconds left out when zero.
-    d = datetime.datetime(1970, 1, 1) + datetime.timedelta(milliseconds=ms)
-    s = d.strftime("%Y-%m-%dT%H:%M")
-    if d.second or d.microsecond:
-        s += ":%02d" % d.second
-    if d.microsecond:
-        s += ".%03d" % (d.microsecond // 1000)
-    return s
 
 
 def expect(lines, delay, size, rule):
