@@ -114,6 +114,12 @@ if has pg; then
     RS=(-D restart-strategy.type=fixed-delay -D restart-strategy.fixed-delay.attempts=1000
         -D restart-strategy.fixed-delay.delay=0ms)
     start pg 0 "${RS[@]}"; start pg 1 "${RS[@]}"; start pg 2 "${RS[@]}"
+    # the kills begin once a checkpoint has completed (rows committed), so
+    # that the processes go back to one, not to the start
+    for ((k = 0; k < 600; k++)); do
+        [ "$(q "SELECT count(*) > 0 FROM win")" = t ] && break
+        sleep 0.1
+    done
     killed=0 t0=$SECONDS
     while ((killed < PG_KILLS)); do
         sleep "$((RANDOM % 10 + 10))e-1"
