@@ -485,7 +485,7 @@ typedef struct reader {
     bool idle, told_idle; /* every live producer is idle; last reported */
     uint64_t *pbar; /* per producer: the last barrier read */
     uint32_t n_ended;
-    weir_ts wm, told_wm; /* min over pwm; last reported */
+    weir_ts wm, told_wm; /* r_recompute's; last reported */
     weir_batch *pend;    /* a decoded batch being handed out */
     uint32_t pend_pos;
     uint32_t *iota;

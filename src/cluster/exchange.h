@@ -9,8 +9,9 @@
  * message format: event times, row kinds, columns), WATERMARK an i64, END
  * nothing, BARRIER the u64 id of a checkpoint, IDLE and ACTIVE nothing (the
  * producer's input went idle, or active again). A producer is one writer
- * subtask of one process: process index * writer parallelism + subtask. Partition r holds the key groups of
- * range r of weir.cluster.repartition-partitions (weir_key_group_owner).
+ * subtask of one process: process index * writer parallelism + subtask.
+ * Partition r holds the key groups of range r of
+ * weir.cluster.repartition-partitions (weir_key_group_owner).
  */
 #ifndef WEIR_CLUSTER_EXCHANGE_H
 #define WEIR_CLUSTER_EXCHANGE_H

@@ -228,10 +228,10 @@ bool weir__op_final_checkpoint(weir_op_ctx *ctx);
  * (cluster/cluster.h) and the same in every run of one process: *subtask,
  * the instance's index among all the processes' instances of its operator
  * (process index * parallelism + its own); *parallelism, their number;
- * *last_id, the highest checkpoint id that any process of the job may have
- * triggered before this run started (a transaction named after one up to
- * *last_id + 1 may be an earlier run's). Alone: its own index and
- * parallelism, and 0.
+ * *last_id, the highest checkpoint id the job's log shows triggered
+ * before this run started (the leader may have taken one more whose
+ * record had not reached the log). Alone: its own index and parallelism,
+ * and 0.
  */
 void weir__op_instance(weir_op_ctx *ctx, uint32_t *subtask,
                        uint32_t *parallelism, uint64_t *last_id);

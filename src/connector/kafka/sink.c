@@ -36,8 +36,8 @@
  *   crashed run opened after the restored checkpoint are aborted by
  *   taking over their ids (<checkpoint>+1 and +2: with one checkpoint in
  *   flight, the furthest a run gets past its last completed checkpoint; in
- *   a job run by several processes, up to one past the last checkpoint
- *   any process triggered, see fence_lingering).
+ *   a job run by several processes, up to two past the last checkpoint
+ *   triggered, see fence_lingering).
  *
  * The test seam: with WEIR_KAFKA_SINK_LOG=FILE in the environment when the
  * sink is built, every transactional step is appended to FILE as one line
@@ -94,9 +94,8 @@ typedef struct ksink {
     ktxn *pending;     /* pre-committed, not yet committed; by ckpt */
     uint32_t n_pending, cap_pending;
     bool fenced; /* lingering transactions of earlier runs handled */
-    /* the highest checkpoint id an earlier run of the job may have begun
-     * (several processes; 0 alone): its transactions are named up to
-     * last_id + 1 */
+    /* the highest checkpoint id the job's log shows triggered before this
+     * run (several processes; 0 alone): see fence_lingering */
     uint64_t last_id;
     /* encoding */
     weir_encoder *kenc, *venc;
@@ -314,12 +313,13 @@ static uint64_t committed_marker(ksink *s, uint32_t subtask)
  * up to the last one an earlier run may have begun: with one checkpoint in
  * flight, two past the restored one; in a job run by several processes,
  * whose checkpoints complete only when every process has its part, up to
- * one past the last checkpoint any process triggered.
+ * two past the last checkpoint the job's log shows triggered (the leader
+ * may have taken one more whose record had not reached the log yet).
  */
 static int fence_lingering(ksink *s, uint32_t subtask, uint64_t from)
 {
-    for (uint64_t c = from; c < from + KSINK_LINGER || c <= s->last_id + 1;
-         c++) {
+    for (uint64_t c = from;
+         c < from + KSINK_LINGER || c <= s->last_id + KSINK_LINGER; c++) {
         char *tid = tid_of(s, subtask, c);
         if (!tid)
             return weir_op_fail(s->ctx, WEIR_ENOMEM, "out of memory");
