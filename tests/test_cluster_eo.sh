@@ -27,9 +27,13 @@
 #      idle timeout), and one with two partitions for three processes (one
 #      has no split, idle from the start): the windows fire, and what the
 #      processes print equals the model (tests/cluster_eo_oracle.py).
-# Seeded (WEIR_CLUSTER_EO_SEED); WEIR_CLUSTER_EO_PG_KILLS (default 3),
-# WEIR_CLUSTER_EO_KAFKA_KILLS (default 2), WEIR_CLUSTER_EO_ROWS (default
-# 18000); WEIR_CLUSTER_EO_PARTS picks parts ("pg kafka idle").
+# The parts run at the same time. Seeded (WEIR_CLUSTER_EO_SEED);
+# WEIR_CLUSTER_EO_PG_KILLS (default 3, all must land),
+# WEIR_CLUSTER_EO_KAFKA_KILLS (default 2, at least one must land before
+# the job ends), WEIR_CLUSTER_EO_ROWS (default 18000) and
+# WEIR_CLUSTER_EO_RATE (rows a second, default 3000) set the size; more
+# kills need more rows. WEIR_CLUSTER_EO_PARTS picks parts ("pg kafka
+# idle"); KEEP=1 keeps the work folder.
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$(cd "$2" && pwd)
