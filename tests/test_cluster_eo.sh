@@ -26,7 +26,11 @@
 #      partition stays silent (its process goes idle after the source's
 #      idle timeout), and one with two partitions for three processes (one
 #      has no split, idle from the start): the windows fire, and what the
-#      processes print equals the model (tests/cluster_eo_oracle.py).
+#      processes print equals the model (tests/cluster_eo_oracle.py); the
+#      latter again with checkpoints, one process killed once windows have
+#      fired, every process restoring, then more rows: the restored
+#      readers and writer keep the idle producer idle (no marker is sent
+#      again), so the new windows fire too.
 # The parts run at the same time. Seeded (WEIR_CLUSTER_EO_SEED);
 # WEIR_CLUSTER_EO_PG_KILLS (default 3, all must land),
 # WEIR_CLUSTER_EO_KAFKA_KILLS (default 2, at least one must land before
@@ -85,7 +89,7 @@ part() {
 
 WT=tumbling_window-2-repartition
 "$MOCK" -f boot "pg-$WT:3" pg-control:1 "ka-$WT:3" ka-control:1 kout:3 \
-    "i3-$WT:3" "i2-$WT:3" src3:3 src2:2 > mock.log 2>&1 &
+    "i3-$WT:3" "i2-$WT:3" src3:3 src2:2 "i2r-$WT:3" i2r-control:1 src2r:2 > mock.log 2>&1 &
 MOCK_PID=$!
 for ((i = 0; i < 200; i++)); do [ -s boot ] && break; sleep 0.05; done
 [ -s boot ] || fail "the mock cluster did not start"
@@ -259,15 +263,24 @@ test_kafka() {
 # without end; once what they print equals the model, and stays so for a
 # second, they are stopped.
 idle() {
+    local restore=0
+    [ "$1" = --restore ] && { restore=1; shift; }
     local d=$1 topic=$2 parts=$3 rule=$4
     shift 4
     mkdir -p "$d"
-    python3 "$SRC/tests/cluster_eo_oracle.py" idle "$SEED" 1500 "$rule" "$d/data.tsv" "$d/want.txt" $parts ||
-        fail "the model"
-    for p in $parts; do
-        awk -F'\t' -v p="$p" '$1 == p { print $2 }' "$d/data.tsv" | kcat -P -b "$B" -t "$topic" -p "$p" ||
-            fail "kcat could not produce"
-    done
+    # with --restore: twice the rows, the second half written after a kill
+    python3 "$SRC/tests/cluster_eo_oracle.py" idle "$SEED" $((1500 * (1 + restore))) "$rule" "$d/data.tsv" \
+        "$d/want.txt" $parts || fail "the model"
+    # produce HALF: rows [1500 HALF, 1500 HALF + 1500) of each partition
+    # (all of them without --restore)
+    produce() {
+        for p in $parts; do
+            awk -F'\t' -v p="$p" -v h="$1" -v r=$restore \
+                '$1 == p { n = c[p]++; if (!r || int(n / 1500) == h) print $2 }' "$d/data.tsv" |
+                kcat -P -b "$B" -t "$topic" -p "$p" || fail "kcat could not produce"
+        done
+    }
+    produce 0
     cat > "$d/job.sql" <<EOF
 CREATE TABLE src (k STRING, v BIGINT, ts_ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ts_ms, 3),
   WATERMARK FOR ts AS ts - INTERVAL '0.5' SECOND
@@ -277,30 +290,64 @@ CREATE TABLE dst (k STRING, ws TIMESTAMP(3), we TIMESTAMP(3), n BIGINT, s BIGINT
 INSERT INTO dst SELECT k, window_start, window_end, COUNT(*), SUM(v)
 FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end;
 EOF
-    local want n=0 same=0
+    local want n=0 same=0 v=0 opts=("$@")
+    ((restore)) && opts+=(-D state.checkpoints.dir="$T/$d/ck" -D execution.checkpointing.interval=200ms
+        -D restart-strategy.type=fixed-delay -D restart-strategy.fixed-delay.attempts=100
+        -D restart-strategy.fixed-delay.delay=0ms)
     want=$(wc -l < "$d/want.txt")
     ((want > 20)) || fail "idleness $d: the model fires only $want windows"
-    for i in 0 1 2; do
-        mkdir -p "$d/p$i"
-        (cd "$d/p$i" && TZ=UTC exec "$WEIR" run ../job.sql -D rest.enabled=false -D pipeline.name="$d" \
+    istart() {
+        mkdir -p "$d/p$1"
+        (cd "$d/p$1" && TZ=UTC exec "$WEIR" run ../job.sql -D rest.enabled=false -D pipeline.name="$d" \
             -D weir.cluster.bootstrap-servers="$B" -D weir.cluster.processes=3 \
-            -D weir.cluster.process-index="$i" "$@" > out 2> log) &
-        pids[$i]=$!
-    done
-    for ((k = 0; k < 600; k++)); do
+            -D weir.cluster.process-index="$1" "${opts[@]}" >> out 2>> log) &
+        pids[$1]=$!
+    }
+    istart 0; istart 1; istart 2
+    if ((restore)); then
+        # Once windows fire, and checkpoints were taken after that, one
+        # process dies and comes back: every process restores, the idle
+        # producer idle in the readers' positions and in its writer's
+        # state (it sends no marker again); then the second half of the
+        # rows, whose windows fire only if it still counts as idle.
+        local until=$((SECONDS + 60))
+        while ((SECONDS < until)); do
+            sleep 0.1
+            [ -s "$d/p0/out" ] || [ -s "$d/p1/out" ] || [ -s "$d/p2/out" ] || continue
+            same=$((same + 1))
+            ((same >= 15)) && break
+        done
+        ((same >= 15)) || fail "idleness $d: no window fired before the kill"
+        v=$((RANDOM % 3))
+        kill -9 "${pids[$v]}" 2> /dev/null
+        wait "${pids[$v]}" 2> /dev/null
+        istart "$v"
+        produce 1
+        same=0
+    fi
+    local until=$((SECONDS + 60))
+    while ((SECONDS < until)); do
         sleep 0.1
         for i in 0 1 2; do alive "$i" || fail "idleness $d: process $i ended"; done
-        n=$(cat "$d"/p*/out | wc -l)
+        n=$(cat "$d"/p*/out | LC_ALL=C sort -u | wc -l)
         ((n >= want)) && same=$((same + 1))
         ((same >= 10)) && break
     done
     for i in 0 1 2; do kill -9 "${pids[$i]}" 2> /dev/null; wait "${pids[$i]}" 2> /dev/null; pids[$i]=0; done
-    cat "$d"/p*/out | LC_ALL=C sort > "$d/got.txt"
+    # After a restore the windows fired after the checkpoint are printed
+    # again (the print sink is not transactional): each distinct line once.
+    if ((restore)); then
+        cat "$d"/p*/out | LC_ALL=C sort -u > "$d/got.txt"
+    else
+        cat "$d"/p*/out | LC_ALL=C sort > "$d/got.txt"
+    fi
     if ! cmp -s "$d/want.txt" "$d/got.txt"; then
         diff "$d/want.txt" "$d/got.txt" | head -5
         fail "idleness $d: $n windows printed, the model has $want"
     fi
-    echo "  [${SECONDS}s] idleness, $d: $want windows, equal to the model (watermark at the $rule of the partitions with rows)"
+    local how="watermark at the $rule of the partitions with rows"
+    ((restore)) && how="$how; process $v killed, all restored, then more rows"
+    echo "  [${SECONDS}s] idleness, $d: $want windows, equal to the model ($how)"
 }
 if has pg; then
     pg_start "$T/pgdata" || fail "cannot start PostgreSQL"
@@ -313,10 +360,12 @@ if has idle; then
     # two partitions for three processes: one reads none (idle at once);
     # the others never go idle (no timeout)
     part i2 idle i2 src2 "0 1" min
+    # the same with checkpoints: a restore keeps the idle producer idle
+    part i2r idle --restore i2r src2r "0 1" min
 fi
 bad=0
 for p in "${parts[@]}"; do wait "$p" || bad=1; done
 parts=()
-for name in pg ka i3 i2; do [ -f "$name.out" ] && cat "$name.out"; done
+for name in pg ka i3 i2 i2r; do [ -f "$name.out" ] && cat "$name.out"; done
 ((bad)) && { echo "test_cluster_eo: FAILED (seed $SEED)"; exit 1; }
 echo "test_cluster_eo: OK"
