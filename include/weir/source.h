@@ -128,6 +128,14 @@ typedef struct weir_source_class {
      * own, as before.
      */
     bool (*continues)(void *src, const char *prev, const char *id);
+    /*
+     * Optional: whether the split's input says it is idle now (a repartition
+     * topic between processes whose every producer still running is idle),
+     * asked after every read. The split is idle exactly while it says so,
+     * whatever the idle timeout (which does not apply to it); rows make it
+     * active at once.
+     */
+    bool (*idle)(void *reader);
 } weir_source_class;
 
 typedef struct weir_source_spec {

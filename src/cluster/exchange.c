@@ -6,14 +6,18 @@
  * they came; a watermark marker follows every row it covers (markers and
  * rows of one producer go through one librdkafka producer with one request
  * in flight, so a partition keeps their order); an END marker is the last
- * message of a producer in every partition.
+ * message of a producer in every partition; an IDLE or ACTIVE marker
+ * follows the watermarks sent before the subtask's status changed.
  *
- * Reader invariants: the reported watermark is the minimum over all the
- * producers of the job (a producer not heard from yet holds it at
- * WEIR_TS_MIN; one that ended counts as +infinity), never goes backwards,
- * and covers exactly the rows returned before it was reported: a read stops
- * at a marker that raises it. The split ends when every producer's END has
- * been read.
+ * Reader invariants: the reported watermark is the minimum over the
+ * producers of the job that are active (a producer not heard from yet
+ * holds it at WEIR_TS_MIN; one that ended counts as +infinity; one idle is
+ * left out, as an idle channel is inside a process), or, when every
+ * producer that has not ended is idle, the maximum of their watermarks,
+ * and then the split says it is idle; it never goes backwards, and covers
+ * exactly the rows returned before it was reported: a read stops at a
+ * marker that raises it or changes the split's idleness. The split ends
+ * when every producer's END has been read.
  */
 #ifdef WEIR_HAVE_KAFKA
 
@@ -154,6 +158,7 @@ typedef struct writer {
     weir_buf msg;
     weir_buf bigkey;
     weir_ts sent_wm;
+    bool idle_sent; /* the last status marker sent was IDLE */
     /* rows a record holds at most: the batch size, less after a batch of
      * long rows made a record larger than MAX_RECORD_BYTES */
     uint32_t split_max;
@@ -191,6 +196,8 @@ static int w_fail(weir_op_ctx *ctx, writer *w, const char *what)
                         w->a->x.topic, what);
 }
 
+static int w_status(void *op, weir_op_ctx *ctx, bool idle);
+
 static int w_open(void *op, weir_op_ctx *ctx)
 {
     writer *w = op;
@@ -219,6 +226,7 @@ static int w_open(void *op, weir_op_ctx *ctx)
     if (!w->rkt || !w->count || !w->scratch)
         return w_fail(ctx, w, "out of memory");
     w->split_max = w->scratch->capacity;
+    weir__op_on_status(ctx, w_status);
     return 0;
 }
 
@@ -258,6 +266,19 @@ static int w_marker(weir_op_ctx *ctx, writer *w, uint8_t type, weir_ts wm)
     for (uint32_t r = 0; r < w->a->x.conf.partitions && !rc; r++)
         rc = w_send(ctx, w, r);
     return rc;
+}
+
+/* The subtask went idle, or active again: every reader hears of it, after
+ * the watermarks sent before (weir__op_on_status). A reader holds a
+ * producer active until told otherwise (at the cut it restores, what the
+ * writer had sent before its barrier: w_restore). */
+static int w_status(void *op, weir_op_ctx *ctx, bool idle)
+{
+    writer *w = op;
+    if (w->ended || idle == w->idle_sent)
+        return 0;
+    w->idle_sent = idle;
+    return w_marker(ctx, w, idle ? WEIR__X_IDLE : WEIR__X_ACTIVE, 0);
 }
 
 static int w_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
@@ -345,14 +366,31 @@ static int w_watermark(void *op, weir_op_ctx *ctx, weir_ts wm)
 /*
  * The barrier of checkpoint id reached this producer: every row it sent
  * before is before the marker in each partition, every row after it is
- * after (one request in flight keeps the order). Nothing to store: what
- * was sent is in the topic, and the readers' positions at the cut say
- * where to go on from.
+ * after (one request in flight keeps the order). What was sent is in the
+ * topic, and the readers' positions at the cut say where to go on from;
+ * the state is the status the readers hold for this producer there: u8 1
+ * when the last status marker sent was IDLE.
  */
 static int w_snapshot(void *op, weir_op_ctx *ctx, uint64_t id, weir_buf *out)
 {
-    (void)out;
-    return w_marker(ctx, op, WEIR__X_BARRIER, (weir_ts)id);
+    writer *w = op;
+    int rc = w_marker(ctx, w, WEIR__X_BARRIER, (weir_ts)id);
+    if (!rc && weir_buf_put_u8(out, w->idle_sent ? 1 : 0))
+        rc = w_fail(ctx, w, "out of memory");
+    return rc;
+}
+
+static int w_restore(void *op, weir_op_ctx *ctx, weir_cursor *in)
+{
+    writer *w = op;
+    uint8_t idle = 0;
+    if (weir_cursor_get_u8(in, &idle) || idle > 1)
+        return weir_op_fail(ctx, WEIR_ECORRUPT,
+                            "repartition topic '%s': the writer's state in "
+                            "the checkpoint is corrupt",
+                            w->a->x.topic);
+    w->idle_sent = idle != 0;
+    return 0;
 }
 
 /* Waits until librdkafka has delivered everything produced. */
@@ -410,6 +448,7 @@ static const weir_operator_class WRITER = {
     .process = w_process,
     .watermark = w_watermark,
     .snapshot = w_snapshot,
+    .restore = w_restore,
     .finish = w_finish,
     .stop = w_stop,
     .close = w_close,
@@ -442,9 +481,11 @@ typedef struct reader {
     uint32_t n_producers;
     weir_ts *pwm;   /* per producer */
     uint8_t *ended; /* per producer: its END was read */
+    uint8_t *pidle; /* per producer: idle (its IDLE was the last status) */
+    bool idle, told_idle; /* every live producer is idle; last reported */
     uint64_t *pbar; /* per producer: the last barrier read */
     uint32_t n_ended;
-    weir_ts wm, told_wm; /* min over pwm; last reported */
+    weir_ts wm, told_wm; /* r_recompute's; last reported */
     weir_batch *pend;    /* a decoded batch being handed out */
     uint32_t pend_pos;
     uint32_t *iota;
@@ -519,6 +560,7 @@ static void r_close_split(void *rd)
     }
     weir_free(r->pwm);
     weir_free(r->ended);
+    weir_free(r->pidle);
     weir_free(r->pbar);
     weir_free(r->iota);
     free_held(r->q, 0, r->n_q);
@@ -527,12 +569,14 @@ static void r_close_split(void *rd)
     weir_free(r);
 }
 
+static void r_recompute(reader *r);
+
 /*
  * A position: i64 next offset, u32 producers, then per producer i64
- * watermark and u8 ended (the state at the cut: the markers read before
- * it). Eight bytes alone (a position written before barriers existed): the
- * offset. A position written for another number of producers restores the
- * offset alone (below).
+ * watermark and u8 flags, 1 ended and 2 idle (the state at the cut: the
+ * markers read before it). Eight bytes alone (a position written before
+ * barriers existed): the offset. A position written for another number of
+ * producers restores the offset alone (below).
  */
 static int r_restore(reader *r, const uint8_t *p, size_t len, weir_error *err)
 {
@@ -564,17 +608,14 @@ static int r_restore(reader *r, const uint8_t *p, size_t len, weir_error *err)
         uint8_t e = 0;
         if (weir_cursor_get_i64(&c, &r->pwm[i]) || weir_cursor_get_u8(&c, &e))
             goto bad;
-        if (e) {
+        if (e & 1) {
             r->ended[i] = 1;
             r->n_ended++;
         }
+        r->pidle[i] = (e >> 1) & 1;
     }
     r->wm = WEIR_TS_MIN;
-    weir_ts m = WEIR_TS_MAX;
-    for (uint32_t i = 0; i < n; i++)
-        if (r->pwm[i] < m)
-            m = r->pwm[i];
-    r->wm = m;
+    r_recompute(r);
     return 0;
 bad:
     return weir_error_set(err, WEIR_ECORRUPT,
@@ -597,12 +638,14 @@ static int r_open_split(void *src, const char *id, const void *pos,
     r->n_producers = x->conf.processes * x->writer_parallelism;
     r->pwm = weir_malloc(r->n_producers * sizeof *r->pwm);
     r->ended = weir_calloc(r->n_producers, 1);
+    r->pidle = weir_calloc(r->n_producers, 1);
     r->pbar = weir_calloc(r->n_producers, sizeof *r->pbar);
     /* A writer's batches hold at most the job's batch size. */
     r->pend = weir_batch_create(x->schema, s->batch_size);
     r->iota = weir_malloc(s->batch_size * sizeof *r->iota);
     r->wm = r->told_wm = WEIR_TS_MIN;
-    if (!r->pwm || !r->ended || !r->pbar || !r->pend || !r->iota) {
+    if (!r->pwm || !r->ended || !r->pidle || !r->pbar || !r->pend ||
+        !r->iota) {
         r_close_split(r);
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
     }
@@ -652,14 +695,46 @@ static int r_open_split(void *src, const char *id, const void *pos,
     return 0;
 }
 
+/*
+ * The watermark and idleness over the producers, by the rules of an
+ * operator's input channels (time/watermark.h): the minimum over the
+ * active ones; with none active but some not ended, the maximum of the
+ * idle ones' watermarks, and the split is idle; never backwards.
+ */
 static void r_recompute(reader *r)
 {
-    weir_ts m = WEIR_TS_MAX;
-    for (uint32_t i = 0; i < r->n_producers; i++)
-        if (r->pwm[i] < m)
-            m = r->pwm[i];
+    weir_ts m = WEIR_TS_MAX, top = WEIR_TS_MIN;
+    bool active = false, open = false;
+    for (uint32_t i = 0; i < r->n_producers; i++) {
+        if (r->ended[i]) {
+            if (r->pwm[i] < m)
+                m = r->pwm[i]; /* +infinity once its END came */
+            continue;
+        }
+        open = true;
+        if (r->pidle[i]) {
+            if (r->pwm[i] > top)
+                top = r->pwm[i];
+        } else {
+            active = true;
+            if (r->pwm[i] < m)
+                m = r->pwm[i];
+        }
+    }
+    r->idle = open && !active;
+    if (r->idle)
+        m = top;
     if (m > r->wm)
         r->wm = m;
+}
+
+/* A producer's status changed to idle (or active: !idle). */
+static void r_set_idle(reader *r, uint32_t producer, bool idle)
+{
+    if (r->pidle[producer] == idle)
+        return;
+    r->pidle[producer] = idle;
+    r_recompute(r);
 }
 
 /* Hands out rows of the pending batch; returns how many. */
@@ -773,6 +848,14 @@ static int r_record(reader *r, int64_t offset, const uint8_t *p, size_t len,
         return r_hold_back(r, offset, p, len, err);
     weir_cursor c;
     weir_cursor_init(&c, p + HDR_LEN, len - HDR_LEN);
+    weir_ts wm_before = r->wm;
+    bool idle_before = r->idle;
+    /* Rows or a watermark of an idle producer: it is active again. */
+    if (type == WEIR__X_BATCH || type == WEIR__X_WATERMARK ||
+        type == WEIR__X_ACTIVE || type == WEIR__X_IDLE)
+        r_set_idle(r, producer, type == WEIR__X_IDLE);
+    if (type == WEIR__X_IDLE || type == WEIR__X_ACTIVE)
+        return r->wm != wm_before || r->idle != idle_before ? 1 : 0;
     if (type == WEIR__X_BATCH) {
         weir__msg msg;
         r->pend_pos = 0;
@@ -815,10 +898,9 @@ static int r_record(reader *r, int64_t offset, const uint8_t *p, size_t len,
     }
     if (w > r->pwm[producer]) {
         r->pwm[producer] = w;
-        weir_ts before = r->wm;
         r_recompute(r);
-        stop = stop || r->wm != before;
     }
+    stop = stop || r->wm != wm_before || r->idle != idle_before;
     return stop ? 1 : 0;
 }
 
@@ -827,8 +909,9 @@ static int r_read(void *rd, weir_batch *out, uint32_t max_rows, weir_error *err)
     reader *r = rd;
     const weir__exchange_spec *x = &r->s->a->x;
     uint32_t got = 0;
-    /* The watermark reached so far must be reported before more rows. */
-    if (r->wm != r->told_wm)
+    /* The watermark and idleness reached so far must be reported before
+     * more rows. */
+    if (r->wm != r->told_wm || r->idle != r->told_idle)
         return 0;
     if (r->hold) {
         if (r->hold > r->s->released)
@@ -895,6 +978,13 @@ static weir_ts r_watermark(void *rd)
     return r->wm;
 }
 
+static bool r_idle(void *rd)
+{
+    reader *r = rd;
+    r->told_idle = r->idle;
+    return r->idle;
+}
+
 static uint64_t r_barrier(void *rd)
 {
     const reader *r = rd;
@@ -913,7 +1003,8 @@ static int r_position(void *rd, weir_buf *out)
     for (uint32_t i = 0; i < r->n_producers && !rc; i++) {
         rc = weir_buf_put_i64(out, r->pwm[i]);
         if (!rc)
-            rc = weir_buf_put_u8(out, r->ended[i]);
+            rc = weir_buf_put_u8(out,
+                                 (uint8_t)(r->ended[i] | r->pidle[i] << 1));
     }
     return rc;
 }
@@ -950,6 +1041,7 @@ static const weir_source_class READER = {
     .checkpoint_taken = r_checkpoint_taken,
     .watermark = r_watermark,
     .barrier = r_barrier,
+    .idle = r_idle,
 };
 
 int weir__exchange_specs(const weir__exchange_spec *x,

@@ -7,9 +7,11 @@
  *   u8 'W', u8 type, u32 producer, u32 epoch   (little endian)
  * then, by type: BATCH a batch of rows (runtime/checkpoint.h's in-flight
  * message format: event times, row kinds, columns), WATERMARK an i64, END
- * nothing, BARRIER the u64 id of a checkpoint. A producer is one writer subtask of one process: process index
- * * writer parallelism + subtask. Partition r holds the key groups of
- * range r of weir.cluster.repartition-partitions (weir_key_group_owner).
+ * nothing, BARRIER the u64 id of a checkpoint, IDLE and ACTIVE nothing (the
+ * producer's input went idle, or active again). A producer is one writer
+ * subtask of one process: process index * writer parallelism + subtask.
+ * Partition r holds the key groups of range r of
+ * weir.cluster.repartition-partitions (weir_key_group_owner).
  */
 #ifndef WEIR_CLUSTER_EXCHANGE_H
 #define WEIR_CLUSTER_EXCHANGE_H
@@ -40,6 +42,10 @@ enum {
     WEIR__X_WATERMARK = 2,
     WEIR__X_END = 3,
     WEIR__X_BARRIER = 4, /* u64 checkpoint id */
+    /* The producer's input is idle: readers leave it out of the watermark
+     * minimum until it sends ACTIVE, rows or a watermark. */
+    WEIR__X_IDLE = 5,
+    WEIR__X_ACTIVE = 6,
 };
 
 /* How many partitions topic has (0: none, no such topic), asked through

@@ -52,6 +52,22 @@ bool weir__op_final_checkpoint(weir_op_ctx *ctx)
     return ctx && weir__final_checkpoints(ctx->st->job);
 }
 
+void weir__op_instance(weir_op_ctx *ctx, uint32_t *subtask,
+                       uint32_t *parallelism, uint64_t *last_id)
+{
+    const weir_job *job = ctx->st->job;
+    uint32_t procs = job->cluster_count > 1 ? job->cluster_count : 1;
+    uint32_t par = ctx->info.parallelism ? ctx->info.parallelism : 1;
+    *subtask = (procs > 1 ? job->cluster_index : 0) * par + ctx->info.subtask;
+    *parallelism = procs * par;
+    *last_id = job->has_gate ? job->gate.first_id : 0;
+}
+
+void weir__op_on_status(weir_op_ctx *ctx, weir__op_status_fn fn)
+{
+    ctx->status_fn = fn;
+}
+
 const char *weir__job_node_name(const weir_job *job, int node)
 {
     const weir__node *n = job ? weir__job_node(job, node) : NULL;

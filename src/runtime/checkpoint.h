@@ -222,6 +222,29 @@ int weir__job_notify_checkpoint_complete(weir_job *job, uint64_t id);
  */
 bool weir__op_final_checkpoint(weir_op_ctx *ctx);
 
+/*
+ * For a sink whose transactions outlive its process (two-phase commit),
+ * so that it names them uniquely across a job run by several processes
+ * (cluster/cluster.h) and the same in every run of one process: *subtask,
+ * the instance's index among all the processes' instances of its operator
+ * (process index * parallelism + its own); *parallelism, their number;
+ * *last_id, the highest checkpoint id the job's log shows triggered
+ * before this run started (the leader may have taken one more whose
+ * record had not reached the log). Alone: its own index and parallelism,
+ * and 0.
+ */
+void weir__op_instance(weir_op_ctx *ctx, uint32_t *subtask,
+                       uint32_t *parallelism, uint64_t *last_id);
+
+/*
+ * For an operator that carries its subtask's status out of the process (a
+ * repartition writer, cluster/exchange.c): fn is called whenever the
+ * subtask tells downstream that it went idle (true) or active again
+ * (false), in order with the watermarks it forwards. From open on.
+ */
+typedef int (*weir__op_status_fn)(void *op, weir_op_ctx *ctx, bool idle);
+void weir__op_on_status(weir_op_ctx *ctx, weir__op_status_fn fn);
+
 /* The job's configuration (strings valid while the job lives). */
 const weir_job_config *weir__job_config(const weir_job *job);
 /* Fails the job with a message and stops every thread (a coordinator's fatal

@@ -120,6 +120,8 @@ struct weir_op_ctx {
     void *op;
     bool created, opened;
     weir_op_info info;
+    /* told of the subtask's idle/active status (weir__op_on_status) */
+    int (*status_fn)(void *op, weir_op_ctx *ctx, bool idle);
     const weir_schema **in_schemas;
     weir_keyspec *in_keys;
 

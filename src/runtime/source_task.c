@@ -24,7 +24,8 @@
  * Idleness: a split that delivers nothing for the idle timeout (processing
  * time, from the job's clock) becomes idle; its next row makes it active
  * again, and from then on it holds the watermark again (the watermark does
- * not go back, it waits for the split to catch up).
+ * not go back, it waits for the split to catch up). A split whose source
+ * says when it is idle (weir_source_class.idle) is idle exactly then.
  *
  * Watermark alignment (scan.watermark.alignment.group / .max-drift, as in
  * Flink): the source subtasks of one group publish their watermark, and a
@@ -507,6 +508,16 @@ static int read_split(weir__subtask *st, weir__split *s, bool *progress)
             return hand_over(st, s, &r->splits[s->next], now);
         /* The split's watermark holds no one back any more. */
         return handle_flags(st, weir__wm_valve_end(&r->valve, s->valve_idx));
+    }
+    /* A split that says when it is idle. */
+    if (r->cls->idle) {
+        bool idle = r->cls->idle(s->reader);
+        if (idle == s->idle)
+            return 0;
+        s->idle = idle;
+        publish_split_state(s);
+        return handle_flags(
+            st, weir__wm_valve_set_idle(&r->valve, s->valve_idx, idle));
     }
     /* Lag-aware idleness: a split that knows it is behind is not silent. */
     if (!got_rows && r->cls->has_backlog && r->cls->has_backlog(s->reader))

@@ -160,7 +160,14 @@ int weir__chain_status(weir__subtask *st, bool idle)
     st->status_sent = true;
     st->idle_out = idle;
     weir__msg m = {.type = idle ? WEIR__MSG_IDLE : WEIR__MSG_ACTIVE};
-    return all_writers(st, &m);
+    int rc = all_writers(st, &m);
+    /* Operators that carry the status out of the process. */
+    for (uint32_t i = 0; i < st->n_ops && !rc; i++) {
+        weir_op_ctx *c = &st->ops[i];
+        if (c->status_fn && c->opened)
+            rc = c->status_fn(c->op, c, idle);
+    }
+    return rc;
 }
 
 int weir__chain_flush(weir__subtask *st)

@@ -16,7 +16,9 @@
  *   every delivery report before the snapshot may complete; a failed
  *   delivery fails the checkpoint (and the job), never passes silently.
  * - exactly-once: a transactional producer, one transaction per subtask
- *   per checkpoint, named "<prefix>-<subtask>-<checkpoint>" where
+ *   per checkpoint, named "<prefix>-<subtask>-<checkpoint>" (<subtask>:
+ *   the instance's index among those of every process of a job run by
+ *   several, weir__op_instance) where
  *   <checkpoint> is the id of the checkpoint that pre-commits it (the
  *   first transaction after checkpoint n is named n+1). snapshot(n)
  *   flushes and pre-commits the open transaction; checkpoint_complete(n)
@@ -33,7 +35,9 @@
  *   are written in a new transaction under the same id. Transactions the
  *   crashed run opened after the restored checkpoint are aborted by
  *   taking over their ids (<checkpoint>+1 and +2: with one checkpoint in
- *   flight, the furthest a run gets past its last completed checkpoint).
+ *   flight, the furthest a run gets past its last completed checkpoint; in
+ *   a job run by several processes, up to two past the last checkpoint
+ *   triggered, see fence_lingering).
  *
  * The test seam: with WEIR_KAFKA_SINK_LOG=FILE in the environment when the
  * sink is built, every transactional step is appended to FILE as one line
@@ -90,6 +94,9 @@ typedef struct ksink {
     ktxn *pending;     /* pre-committed, not yet committed; by ckpt */
     uint32_t n_pending, cap_pending;
     bool fenced; /* lingering transactions of earlier runs handled */
+    /* the highest checkpoint id the job's log shows triggered before this
+     * run (several processes; 0 alone): see fence_lingering */
+    uint64_t last_id;
     /* encoding */
     weir_encoder *kenc, *venc;
     weir_column *kcols, *vcols;
@@ -302,11 +309,17 @@ static uint64_t committed_marker(ksink *s, uint32_t subtask)
 
 /*
  * Aborts what earlier runs of this subtask index may have left open: the
- * ids after the restored checkpoint (or the first ones, on a fresh start).
+ * ids after the restored checkpoint (or the first ones, on a fresh start),
+ * up to the last one an earlier run may have begun: with one checkpoint in
+ * flight, two past the restored one; in a job run by several processes,
+ * whose checkpoints complete only when every process has its part, up to
+ * two past the last checkpoint the job's log shows triggered (the leader
+ * may have taken one more whose record had not reached the log yet).
  */
 static int fence_lingering(ksink *s, uint32_t subtask, uint64_t from)
 {
-    for (uint64_t c = from; c < from + KSINK_LINGER; c++) {
+    for (uint64_t c = from;
+         c < from + KSINK_LINGER || c <= s->last_id + KSINK_LINGER; c++) {
         char *tid = tid_of(s, subtask, c);
         if (!tid)
             return weir_op_fail(s->ctx, WEIR_ENOMEM, "out of memory");
@@ -631,6 +644,12 @@ static int ksink_open(void *op, weir_op_ctx *ctx)
     const ksink_arg *a = s->a;
     weir_error err = {0};
     int rc;
+    /* Transactional ids, marker groups and the 'fixed' partition name the
+     * instance among every process's instances (a job run by several
+     * processes: cluster/cluster.h): unique across the job, and the same
+     * when this process comes back, so that it fences its own zombie. */
+    uint32_t par;
+    weir__op_instance(ctx, &s->subtask, &par, &s->last_id);
     if (a->event_log) {
         s->log_fd = open(a->event_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
                          0644);

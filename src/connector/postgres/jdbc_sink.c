@@ -27,7 +27,9 @@
  *   flush after a barrier; snapshot() flushes and runs PREPARE TRANSACTION
  *   with the global id "weir-<job>-<node>-<subtask>-<checkpoint>" (<job>: a
  *   hash of the job's id and the table name; <node>: the sink's node in
- *   the job graph); checkpoint_complete(c) runs COMMIT PREPARED for every
+ *   the job graph; <subtask>: the instance's index among those of every
+ *   process of a job run by several, weir__op_instance, and so its
+ *   parallelism below); checkpoint_complete(c) runs COMMIT PREPARED for every
  *   transaction prepared at a checkpoint <= c. On the first call after open
  *   the sink lists pg_prepared_xacts for its "weir-<job>-<node>-" prefix and,
  *   for the subtask indexes it owns (index mod parallelism), commits those
@@ -740,6 +742,11 @@ static int resolve_table(jdbc_sink *s)
 static int jdbc_open_impl(jdbc_sink *s, weir_op_ctx *ctx)
 {
     s->rows_written = weir_op_counter(ctx, "rows_written");
+    /* Transaction ids name the instance among every process's instances
+     * (a job run by several processes: cluster/cluster.h): no two
+     * processes share one, and a process that comes back finds its own. */
+    uint64_t last_id;
+    weir__op_instance(ctx, &s->subtask, &s->parallelism, &last_id);
     weir_error e = {0};
     int rc = weir__pg_connect(&s->a->conn, &s->conn, &e);
     if (rc)
