@@ -56,10 +56,9 @@ void weir__op_instance(weir_op_ctx *ctx, uint32_t *subtask,
                        uint32_t *parallelism, uint64_t *last_id)
 {
     const weir_job *job = ctx->st->job;
-    uint32_t procs = job->cluster_count > 1 ? job->cluster_count : 1;
-    uint32_t par = ctx->info.parallelism ? ctx->info.parallelism : 1;
-    *subtask = (procs > 1 ? job->cluster_index : 0) * par + ctx->info.subtask;
-    *parallelism = procs * par;
+    /* the numbering weir_op_info gives every operator (runtime/opctx.c) */
+    *subtask = ctx->info.job_subtask;
+    *parallelism = ctx->info.job_parallelism;
     *last_id = job->has_gate ? job->gate.first_id : 0;
 }
 
