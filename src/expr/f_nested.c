@@ -83,25 +83,11 @@ static int ctor_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
                 rc = put_arg(&b, &a[k], i);
         } else if (e->p0 == 1) {
             /* a key given twice keeps its last value, as a Java map's put */
-            uint32_t pairs = 0;
-            rc = weir_nv_put_count(&b, 0);
-            for (uint32_t k = 0; k < na && !rc; k += 2) {
-                bool later = false;
-                for (uint32_t j = k + 2; j < na && !later; j += 2) {
-                    bool n1 = is_null_at(&a[k], i), n2 = is_null_at(&a[j], i);
-                    uint32_t l1 = 0, l2 = 0;
-                    const uint8_t *p1 = n1 ? NULL : raw_at(&a[k], i, &l1), *p2 = n2 ? NULL : raw_at(&a[j], i, &l2);
-                    later = n1 == n2 && (n1 || (l1 == l2 && (!l1 || !memcmp(p1, p2, l1))));
-                }
-                if (later)
-                    continue;
+            rc = weir_nv_put_count(&b, na / 2);
+            for (uint32_t k = 0; k < na && !rc; k++)
                 rc = put_arg(&b, &a[k], i);
-                if (!rc)
-                    rc = put_arg(&b, &a[k + 1], i);
-                pairs++;
-            }
             if (!rc)
-                memcpy(b.data, &pairs, 4);
+                rc = weir_nv_map_canon(&b, 0, e->type);
         } else {
             for (uint32_t k = 0; k < na && !rc; k++)
                 rc = put_arg(&b, &a[k], i);

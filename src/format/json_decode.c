@@ -731,6 +731,11 @@ done:
         o->len = row_start + (o->len - tail);
     } else {
         memcpy(o->data + count_at, &count, 4);
+        /* a key given twice keeps its last value, as Flink's JSON format */
+        if (t.id == WEIR_TYPE_MAP && weir_nv_map_canon(o, count_at, t)) {
+            OOM(d, p);
+            goto out;
+        }
     }
     ret = p;
 out:
