@@ -907,7 +907,7 @@ int plan_agg_distinct_name(plan_ctx *pc, const weir_sql_expr *call, char *fn, si
 {
     static const char *const over_distinct[] = {"SUM",        "SUM0",     "AVG",         "VAR_POP",
                                                 "VAR_SAMP",   "VARIANCE", "STDDEV_POP",  "STDDEV_SAMP",
-                                                "STDDEV",     "APPROX_PERCENTILE", NULL};
+                                                "STDDEV",     "APPROX_PERCENTILE", "COLLECT", NULL};
     if (!strcmp(fn, "COUNT")) {
         snprintf(fn, fn_size, "COUNT_DISTINCT");
         return 0;

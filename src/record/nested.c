@@ -87,6 +87,12 @@ int weir_type_map(weir_type key, weir_type value, bool nullable, weir_type *out)
     return intern(WEIR_TYPE_MAP, kv, NULL, 2, nullable, out);
 }
 
+int weir_type_multiset(weir_type elem, bool nullable, weir_type *out)
+{
+    weir_type ec[2] = {elem, weir_type_make(WEIR_TYPE_INT, false)};
+    return intern(WEIR_TYPE_MULTISET, ec, NULL, 2, nullable, out);
+}
+
 int weir_type_row(const weir_type *types, const char *const *names, uint32_t n, bool nullable, weir_type *out)
 {
     return intern(WEIR_TYPE_ROW, types, names, n, nullable, out);
@@ -121,7 +127,9 @@ void weir__nested_format_type(weir_type t, char *buf, size_t cap)
         return;
     }
     put(buf, cap, &o, "%s%s", weir_type_name(t.id), "<");
-    for (uint32_t i = 0; i < d->n && o + 1 < cap; i++) {
+    /* MULTISET<T>: the count is implied */
+    uint32_t shown = t.id == WEIR_TYPE_MULTISET ? 1 : d->n;
+    for (uint32_t i = 0; i < shown && o + 1 < cap; i++) {
         if (i)
             put(buf, cap, &o, "%s%s", ", ", "");
         if (d->names)
@@ -356,7 +364,7 @@ static uint8_t key_kind(weir_type kt)
 int weir_nv_map_canon(weir_buf *b, size_t at, weir_type t)
 {
     const weir_nested_type *d = weir_type_nested(t);
-    if (!d || t.id != WEIR_TYPE_MAP || b->len < at + 4)
+    if (!d || !weir_type_is_mapish(t.id) || b->len < at + 4)
         return 0;
     size_t vlen = b->len - at;
     /* Room for the ordered copy first: the pointers below stay valid. */
