@@ -14,7 +14,9 @@ what Python computes from the same documents with its json module:
      JOIN UNNEST ... ON TRUE, written to JSON file sinks;
   3. GROUP BY an ARRAY and a ROW field (a ROW) with COUNT and SUM, printed:
      the changelog is replayed into the final table, whose rows Python
-     formats as the print connector does (Java's toString of the values).
+     formats as the print connector does (Java's toString of the values);
+  4. GROUP BY a MAP whose keys the documents list in random order: maps
+     with the same entries are one group, as Flink compares maps.
 
 The seed is printed; --seed replays a run.
 """
@@ -119,7 +121,7 @@ def access_exprs(rng):
             out.append((f"ARRAY_CONTAINS(a, {v})", "BOOLEAN",
                         lambda d, v=v: None if d.get("a") is None else v in d["a"]))
         elif kind == 8:
-            out.append(("MAP_KEYS(m)", "ARRAY<STRING>", lambda d: None if d.get("m") is None else list(d["m"])))
+            out.append(("MAP_KEYS(m)", "ARRAY<STRING>", lambda d: None if d.get("m") is None else sorted(d["m"], key=str.encode)))
         elif kind == 10:
             f, ty = rng.choice([("k", "STRING"), ("v", "INT")])
             out.append((f"ar[{i}].{f}", ty, lambda d, i=i, f=f: get(item(d.get("ar"), i), f)))
@@ -223,15 +225,7 @@ def one_round(weir, rng, seed, rows):
 
         # 3. GROUP BY nested keys, printed as a changelog
         out = run(weir, d, DDL + "SELECT s, r.w, COUNT(*), SUM(id) FROM t GROUP BY s, r.w;\n", p)
-        final = {}
-        for line in out.splitlines():
-            line = line.split("> ", 1)[1] if "> " in line[:6] else line
-            kind, text = line[:2], line[2:]
-            if kind in ("+I", "+U"):
-                final[text] = final.get(text, 0) + 1
-            elif kind in ("-U", "-D"):
-                final[text] -= 1
-        got = sorted(t for t, n in final.items() for _ in range(n))
+        got = final_rows(out)
         groups = {}
         sty, wty = ("ARRAY", ("STRING",)), ("ROW", [("p", ("STRING",))])
         for doc in docs:
@@ -248,8 +242,45 @@ def one_round(weir, rng, seed, rows):
             for line in sorted(set(got) ^ set(want))[:10]:
                 print(("  weir:   " if line in got else "  python: ") + line, file=sys.stderr)
             raise SystemExit(1)
+
+        # 4. GROUP BY a MAP: maps with the same entries in any order (the
+        # documents list their keys in random order) are one group, whose
+        # key prints with its keys in order
+        out = run(weir, d, DDL + "SELECT m, COUNT(*), SUM(id) FROM t GROUP BY m;\n", p)
+        got = final_rows(out)
+        groups = {}
+        for doc in docs:
+            m = doc.get("m")
+            key = None if m is None else frozenset(m.items())
+            c, t = groups.get(key, (0, 0))
+            groups[key] = (c + 1, t + doc["id"])
+
+        def map_text(key):
+            if key is None:
+                return "null"
+            items = sorted(key, key=lambda kv: kv[0].encode())
+            return "{" + ", ".join(f"{k}={'null' if v is None else v}" for k, v in items) + "}"
+        want = sorted(f"[{map_text(k)}, {c}, {t}]" for k, (c, t) in groups.items())
+        if got != want:
+            print(f"MISMATCH in GROUP BY a MAP (seed {seed})", file=sys.stderr)
+            for line in sorted(set(got) ^ set(want))[:10]:
+                print(("  weir:   " if line in got else "  python: ") + line, file=sys.stderr)
+            raise SystemExit(1)
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+def final_rows(out):
+    """The rows a printed changelog leaves, sorted."""
+    final = {}
+    for line in out.splitlines():
+        line = line.split("> ", 1)[1] if "> " in line[:6] else line
+        kind, text = line[:2], line[2:]
+        if kind in ("+I", "+U"):
+            final[text] = final.get(text, 0) + 1
+        elif kind in ("-U", "-D"):
+            final[text] -= 1
+    return sorted(t for t, n in final.items() for _ in range(n))
 
 
 def main():

@@ -43,7 +43,8 @@ of that TUMBLE cascade also groups by window_time, as Flink's docs write
 it), late (a late-row table), late-columns (its rows carry id, k, v of the
 input row), offset (window offsets), legacy (GROUP BY TUMBLE(ts, ...)),
 millisecond (INTERVAL 'n' MILLISECOND), grouping-sets (a keyed fixed-window
-aggregation grouped by ROLLUP(k), CUBE(k) or GROUPING SETS ((k), ()), with
+aggregation grouped by ROLLUP(k), CUBE(k), GROUPING SETS ((k), ()) or a
+nested spelling of them such as GROUPING SETS (ROLLUP(k)), with
 GROUPING(k): the oracle adds the rows of the set () grouped by the window
 alone), agg-filter (FILTER (WHERE ...) on aggregates, MIN/MAX(DISTINCT x)),
 agg-distinct (SUM/AVG/VAR_*/STDDEV_*/APPROX_PERCENTILE(DISTINCT x)),
@@ -588,7 +589,10 @@ def gen_query(rng, qid, tables, lateness, feats, millis, late_cols, late_table=F
     if ("grouping-sets" in feats and q.keyed and q.win[0] != "SESSION" and not q.legacy
             and q.cascade is None and not late_table and not any(a.order for a in q.aggs)
             and rng.random() < 0.25):
-        q.gsets = rng.choice(["ROLLUP(k)", "CUBE(k)", "GROUPING SETS ((k), ())"])
+        q.gsets = rng.choice(["ROLLUP(k)", "CUBE(k)", "GROUPING SETS ((k), ())",
+                              # nested and composite spellings of the same two sets
+                              "ROLLUP((k))", "GROUPING SETS (ROLLUP(k))", "GROUPING SETS (CUBE((k)))",
+                              "GROUPING SETS (k, GROUPING SETS (()))"])
     return q
 
 

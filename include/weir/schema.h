@@ -43,6 +43,7 @@ typedef enum weir_type_id {
     WEIR_TYPE_ROW,           /* ROW<name T, ...> */
     WEIR_TYPE_DATE,          /* DATE: int32_t days since 1970-01-01 */
     WEIR_TYPE_TIME,          /* TIME(p): int32_t milliseconds of the day; precision 0 to 3 */
+    WEIR_TYPE_MULTISET,      /* MULTISET<T>: encoded as MAP<T, INT NOT NULL> (element -> count) */
 } weir_type_id;
 
 /*
@@ -61,7 +62,7 @@ typedef struct weir_type {
 /* The descriptor number of a nested type (0 for any other type). */
 static inline uint32_t weir_type_nested_id(weir_type t)
 {
-    return t.id == WEIR_TYPE_ARRAY || t.id == WEIR_TYPE_MAP || t.id == WEIR_TYPE_ROW
+    return t.id == WEIR_TYPE_ARRAY || t.id == WEIR_TYPE_MAP || t.id == WEIR_TYPE_ROW || t.id == WEIR_TYPE_MULTISET
                ? (uint32_t)t.precision | (uint32_t)t.scale << 8
                : 0;
 }
@@ -72,8 +73,9 @@ static inline uint32_t weir_type_nested_id(weir_type t)
  * `nested` number, so comparing numbers compares structures.
  */
 typedef struct weir_nested_type {
-    weir_type_id kind;        /* ARRAY, MAP or ROW */
-    uint32_t n;               /* ARRAY 1 (element), MAP 2 (key, value), ROW its fields */
+    weir_type_id kind;        /* ARRAY, MAP, ROW or MULTISET */
+    uint32_t n;               /* ARRAY 1 (element), MAP 2 (key, value), ROW its fields,
+                                 MULTISET 2 (element, INT NOT NULL count) */
     const weir_type *elems;   /* n types */
     const char *const *names; /* ROW field names, else NULL */
 } weir_nested_type;
@@ -114,11 +116,13 @@ bool weir_type_is_numeric(weir_type_id id);  /* INT, BIGINT, DOUBLE, DECIMAL */
 bool weir_type_is_time(weir_type_id id);     /* TIMESTAMP or TIMESTAMP_LTZ */
 /* DATE or TIME (inline: asked per value on hot paths) */
 static inline bool weir_type_is_date_time(weir_type_id id) { return id == WEIR_TYPE_DATE || id == WEIR_TYPE_TIME; }
-/* ARRAY, MAP, ROW (inline: asked per value on hot paths) */
+/* ARRAY, MAP, ROW, MULTISET (inline: asked per value on hot paths) */
 static inline bool weir_type_is_nested(weir_type_id id)
 {
-    return id == WEIR_TYPE_ARRAY || id == WEIR_TYPE_MAP || id == WEIR_TYPE_ROW;
+    return id == WEIR_TYPE_ARRAY || id == WEIR_TYPE_MAP || id == WEIR_TYPE_ROW || id == WEIR_TYPE_MULTISET;
 }
+/* MAP or MULTISET: a count, then (key, value) pairs in key order. */
+static inline bool weir_type_is_mapish(weir_type_id id) { return id == WEIR_TYPE_MAP || id == WEIR_TYPE_MULTISET; }
 /* Stored as a weir_strref into the batch heap: STRING, BYTES and the nested types. */
 static inline bool weir_type_is_varlen(weir_type_id id)
 {
@@ -129,6 +133,8 @@ static inline bool weir_type_is_varlen(weir_type_id id)
 int weir_type_array(weir_type elem, bool nullable, weir_type *out);
 int weir_type_map(weir_type key, weir_type value, bool nullable, weir_type *out);
 int weir_type_row(const weir_type *types, const char *const *names, uint32_t n, bool nullable, weir_type *out);
+/* MULTISET<elem>: its descriptor holds elem and the INT NOT NULL count. */
+int weir_type_multiset(weir_type elem, bool nullable, weir_type *out);
 /* The descriptor of a nested type, or NULL for any other type. */
 const weir_nested_type *weir_type_nested(weir_type t);
 /* Same type, nullability aside (DECIMAL precision and scale, nested structure). */

@@ -23,6 +23,7 @@ vkind weir__agg_vkind(weir_type_id id)
     case WEIR_TYPE_BYTES:
     case WEIR_TYPE_ARRAY:
     case WEIR_TYPE_MAP:
+    case WEIR_TYPE_MULTISET:
     case WEIR_TYPE_ROW:
         return VK_STR;
     default:
@@ -140,6 +141,7 @@ int weir__agg_put_i64(weir_batch *out, uint32_t col, uint32_t row, int64_t v)
     case WEIR_TYPE_BYTES:
     case WEIR_TYPE_ARRAY:
     case WEIR_TYPE_MAP:
+    case WEIR_TYPE_MULTISET:
     case WEIR_TYPE_ROW:
     case WEIR_TYPE_NULL:
         return WEIR_EINVAL;
@@ -293,6 +295,7 @@ typedef struct builtin {
     X("STDDEV_SAMP", ACC_NUMERIC, false)                                       \
     X("STDDEV", ACC_NUMERIC, false)                                            \
     X("LISTAGG", ACC_STRING, false)                                            \
+    X("COLLECT", ACC_ORDERED, false)                                           \
     X("LAG", ACC_ORDERED, false)                                               \
     X("LAG_PRESENT", ACC_ANY, false)
 
@@ -521,6 +524,12 @@ int weir_agg_bind(const char *name, const weir_schema *s, int32_t col,
     } else if (!strcmp(n, "LISTAGG")) {
         out->cls = &weir__agg_listagg;
         out->result_type = weir_type_make(WEIR_TYPE_STRING, true);
+    } else if (!strcmp(n, "COLLECT")) {
+        /* Flink: MULTISET<type of x>; never NULL ({} without values) */
+        out->cls = &weir__agg_collect;
+        int rc = weir_type_multiset(in, true, &out->result_type);
+        if (rc)
+            return weir_error_set(err, rc, "COLLECT: too many distinct nested types");
     } else {
         if (!strcmp(n, "VAR_POP"))
             out->cls = &weir__agg_var_pop;

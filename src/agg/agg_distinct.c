@@ -1,13 +1,16 @@
 /*
- * agg/agg_distinct.c - COUNT(DISTINCT col), exact: the multiset of the
- * non-NULL values seen, each with its number of live occurrences, so a
- * retraction removes exactly one occurrence and the count of distinct
- * values drops when the last one goes. Values are compared in canonical
- * form: INT and BIGINT numerically, doubles with -0.0 equal to 0.0 and all
- * NaNs equal, strings bytewise.
+ * agg/agg_distinct.c - COUNT(DISTINCT col), exact, and COLLECT(col): the
+ * multiset of the non-NULL values seen, each with its number of live
+ * occurrences, so a retraction removes exactly one occurrence and the
+ * count of distinct values drops when the last one goes. Values are
+ * compared in canonical form: INT and BIGINT numerically, doubles with
+ * -0.0 equal to 0.0 and all NaNs equal, strings bytewise. COLLECT's result
+ * is that multiset itself, a MULTISET value (record/nested.h), as Flink's
+ * COLLECT: {} when every value was NULL.
  */
 #include "agg/agg_internal.h"
 #include "agg/distinct.h"
+#include "record/nested.h"
 
 typedef struct cd_acc {
     int64_t rows;
@@ -135,24 +138,27 @@ static int cd_result(const weir_agg *a, const void *acc, weir_batch *out,
     return rc ? rc : weir__agg_put_i64(out, col, row, c->m ? c->m->n : 0);
 }
 
-static int cd_serialize(const weir_agg *a, const void *acc, weir_buf *out)
+/* Serialised form (code fc): the header, the non-NULL rows, the values
+ * with their counts. */
+static int put_acc(const weir_agg *a, const cd_acc *c, uint8_t fc, weir_buf *out)
 {
-    const cd_acc *c = acc;
-    int rc = weir__agg_put_header(out, FC_COUNT_DISTINCT,
-                                  weir__agg_vkind(a->input_type.id), c->rows);
+    int rc = weir__agg_put_header(out, fc, weir__agg_vkind(a->input_type.id), c->rows);
     if (!rc)
         rc = weir_buf_put_varint(out, (uint64_t)c->n);
     return rc ? rc : weir__vmap_put_counts(out, c->m);
 }
 
-static int cd_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
+static int cd_serialize(const weir_agg *a, const void *acc, weir_buf *out)
 {
-    cd_acc *c = acc;
-    cd_init(a, acc);
+    return put_acc(a, acc, FC_COUNT_DISTINCT, out);
+}
+
+static int get_acc(const weir_agg *a, cd_acc *c, uint8_t fc, weir_cursor *in)
+{
+    cd_init(a, c);
     int64_t rows, total;
     uint64_t n;
-    if (weir__agg_get_header(in, FC_COUNT_DISTINCT,
-                             weir__agg_vkind(a->input_type.id), &rows) ||
+    if (weir__agg_get_header(in, fc, weir__agg_vkind(a->input_type.id), &rows) ||
         weir_cursor_get_varint(in, &n) || n > (uint64_t)rows)
         return WEIR_ECORRUPT;
     int rc = ensure_map(a, c);
@@ -161,12 +167,17 @@ static int cd_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
     if (!rc && total != (int64_t)n)
         rc = WEIR_ECORRUPT;
     if (rc) {
-        cd_destroy(a, acc);
+        cd_destroy(a, c);
         return rc;
     }
     c->rows = rows;
     c->n = (int64_t)n;
     return 0;
+}
+
+static int cd_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
+{
+    return get_acc(a, acc, FC_COUNT_DISTINCT, in);
 }
 
 const weir_agg_class weir__agg_count_distinct = {
@@ -179,6 +190,85 @@ const weir_agg_class weir__agg_count_distinct = {
     .result = cd_result,
     .serialize = cd_serialize,
     .deserialize = cd_deserialize,
+    .destroy = cd_destroy,
+    .is_empty = weir__agg_rows_empty,
+};
+
+/* ---- COLLECT ---- */
+
+/* Appends value v of the element type et as a MULTISET entry. */
+static int put_elem(weir_buf *b, weir_type et, const aggv *v)
+{
+    switch (et.id) {
+    case WEIR_TYPE_BOOLEAN: {
+        uint8_t x = v->bits != 0;
+        return weir_nv_put(b, et, &x, 1);
+    }
+    case WEIR_TYPE_INT:
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME: {
+        int32_t x = (int32_t)(int64_t)v->bits;
+        return weir_nv_put(b, et, &x, 4);
+    }
+    default:
+        if (weir_type_is_varlen(et.id))
+            return weir_nv_put(b, et, v->s, v->len);
+        return weir_nv_put(b, et, &v->bits, 8);
+    }
+}
+
+static int collect_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+{
+    const cd_acc *c = acc;
+    int rc = weir__agg_check_out(a, out, col, row);
+    if (rc)
+        return rc;
+    weir_type et = a->input_type, ct = weir_type_make(WEIR_TYPE_INT, false);
+    weir_buf b;
+    weir_buf_init(&b);
+    rc = weir_nv_put_count(&b, c->m ? c->m->n : 0);
+    for (uint32_t i = 0; !rc && c->m && i < c->m->top; i++) {
+        if (!vmap_live(c->m, i))
+            continue;
+        if (c->m->e[i].count > INT32_MAX) {
+            rc = WEIR_EUNSUPPORTED; /* a MULTISET count is an INT */
+            break;
+        }
+        aggv v;
+        vmap_key(c->m, i, &v);
+        int32_t n = (int32_t)c->m->e[i].count;
+        rc = put_elem(&b, et, &v);
+        if (!rc)
+            rc = weir_nv_put(&b, ct, &n, 4);
+    }
+    if (!rc)
+        rc = weir_nv_map_canon(&b, 0, a->result_type);
+    if (!rc)
+        rc = weir__agg_put_str(out, col, row, (const char *)b.data, (uint32_t)b.len);
+    weir_buf_fini(&b);
+    return rc;
+}
+
+static int collect_serialize(const weir_agg *a, const void *acc, weir_buf *out)
+{
+    return put_acc(a, acc, FC_COLLECT, out);
+}
+
+static int collect_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
+{
+    return get_acc(a, acc, FC_COLLECT, in);
+}
+
+const weir_agg_class weir__agg_collect = {
+    .name = "COLLECT",
+    .acc_size = cd_size,
+    .init = cd_init,
+    .add = cd_add,
+    .retract = cd_retract,
+    .merge = cd_merge,
+    .result = collect_result,
+    .serialize = collect_serialize,
+    .deserialize = collect_deserialize,
     .destroy = cd_destroy,
     .is_empty = weir__agg_rows_empty,
 };

@@ -106,6 +106,7 @@ static int inner_add_value(const weir_agg *a, void *facc, const aggv *v)
     case WEIR_TYPE_BYTES:
     case WEIR_TYPE_ARRAY:
     case WEIR_TYPE_MAP:
+    case WEIR_TYPE_MULTISET:
     case WEIR_TYPE_ROW:
         cell.r.off = 0;
         cell.r.len = v->len;

@@ -71,6 +71,7 @@ static inline void aggv_get(vkind k, const weir_batch *b, int32_t col,
     case WEIR_TYPE_BYTES:
     case WEIR_TYPE_ARRAY:
     case WEIR_TYPE_MAP:
+    case WEIR_TYPE_MULTISET:
     case WEIR_TYPE_ROW: {
         weir_strref r = ((const weir_strref *)c->data)[row];
         v->s = b->heap + r.off;
@@ -156,6 +157,7 @@ enum {
     FC_LISTAGG = 19,
     FC_LAG = 20,
     FC_LAG_PRESENT = 21,
+    FC_COLLECT = 22,
 };
 
 /* Header: u8 format version, u8 function code, u8 value kind + 1 (0 when
@@ -269,6 +271,7 @@ extern const weir_agg_class weir__agg_percentile;
 extern const weir_agg_class weir__agg_udaf;
 extern const weir_agg_class weir__agg_distinct_of;
 extern const weir_agg_class weir__agg_listagg;
+extern const weir_agg_class weir__agg_collect;
 extern const weir_agg_class weir__agg_lag;
 extern const weir_agg_class weir__agg_lag_present;
 

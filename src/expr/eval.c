@@ -36,6 +36,7 @@ static size_t phys_width(weir_type t)
     case WEIR_TYPE_BYTES:
     case WEIR_TYPE_ARRAY:
     case WEIR_TYPE_MAP:
+    case WEIR_TYPE_MULTISET:
     case WEIR_TYPE_ROW: return sizeof(xstr);
     default: return 8;
     }
@@ -153,6 +154,7 @@ static int load_literal(ecx *cx, const weir_expr *e, xvec *out)
     case WEIR_TYPE_BYTES:
     case WEIR_TYPE_ARRAY:
     case WEIR_TYPE_MAP:
+    case WEIR_TYPE_MULTISET:
     case WEIR_TYPE_ROW:
         for (uint32_t i = 0; i < n; i++)
             ((xstr *)out->data)[i] = e->lit.v.s;
@@ -571,6 +573,7 @@ static int store(ecx *cx, const xvec *v, weir_batch *out, uint32_t col)
     case WEIR_TYPE_BYTES:
     case WEIR_TYPE_ARRAY:
     case WEIR_TYPE_MAP:
+    case WEIR_TYPE_MULTISET:
     case WEIR_TYPE_ROW: {
         const xstr *s = v->data;
         size_t total = 0;
@@ -877,6 +880,7 @@ int weir_expr_eval_row(const weir_expr *e, const weir_batch *in, uint32_t row, w
     case WEIR_TYPE_BYTES:
     case WEIR_TYPE_ARRAY:
     case WEIR_TYPE_MAP:
+    case WEIR_TYPE_MULTISET:
     case WEIR_TYPE_ROW: out->v.s = ((xstr *)v.data)[0]; break; /* valid until the env's next evaluation */
     default:
         if (weir_type_is_wide(e->type))

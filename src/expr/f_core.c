@@ -653,6 +653,7 @@ static int cmp_at(const xvec *x, uint32_t i, const xvec *y, uint32_t j)
     case WEIR_TYPE_BYTES:
     case WEIR_TYPE_ARRAY:
     case WEIR_TYPE_MAP:
+    case WEIR_TYPE_MULTISET:
     case WEIR_TYPE_ROW: return str_cmp(((xstr *)x->data)[i], ((xstr *)y->data)[j]);
     default: {
         if (weir_type_is_wide(x->type) || weir_type_is_wide(y->type))
@@ -714,6 +715,7 @@ static int bind_cmp_operands(weir_expr_arena *a, const xfunc *f, weir_expr **arg
     case WEIR_TYPE_BYTES: *fn = cmp_str; break;
     case WEIR_TYPE_ARRAY:
     case WEIR_TYPE_MAP:
+    case WEIR_TYPE_MULTISET:
     case WEIR_TYPE_ROW:
         /* equal exactly when their encodings are; no order */
         if (f->param != C_EQ && f->param != C_NE)

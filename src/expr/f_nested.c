@@ -83,25 +83,11 @@ static int ctor_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
                 rc = put_arg(&b, &a[k], i);
         } else if (e->p0 == 1) {
             /* a key given twice keeps its last value, as a Java map's put */
-            uint32_t pairs = 0;
-            rc = weir_nv_put_count(&b, 0);
-            for (uint32_t k = 0; k < na && !rc; k += 2) {
-                bool later = false;
-                for (uint32_t j = k + 2; j < na && !later; j += 2) {
-                    bool n1 = is_null_at(&a[k], i), n2 = is_null_at(&a[j], i);
-                    uint32_t l1 = 0, l2 = 0;
-                    const uint8_t *p1 = n1 ? NULL : raw_at(&a[k], i, &l1), *p2 = n2 ? NULL : raw_at(&a[j], i, &l2);
-                    later = n1 == n2 && (n1 || (l1 == l2 && (!l1 || !memcmp(p1, p2, l1))));
-                }
-                if (later)
-                    continue;
+            rc = weir_nv_put_count(&b, na / 2);
+            for (uint32_t k = 0; k < na && !rc; k++)
                 rc = put_arg(&b, &a[k], i);
-                if (!rc)
-                    rc = put_arg(&b, &a[k + 1], i);
-                pairs++;
-            }
             if (!rc)
-                memcpy(b.data, &pairs, 4);
+                rc = weir_nv_map_canon(&b, 0, e->type);
         } else {
             for (uint32_t k = 0; k < na && !rc; k++)
                 rc = put_arg(&b, &a[k], i);
@@ -361,6 +347,29 @@ static int coll_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
         uint32_t el = 0;
         switch (e->p0) {
         case K_CARD:
+            if (t.id == WEIR_TYPE_MULTISET) {
+                /* every occurrence counts: the sum of the counts */
+                int64_t sum = 0;
+                bool kn, cn;
+                const uint8_t *kv, *cv;
+                uint32_t kl, cl;
+                for (uint32_t k = 0; k < cnt; k++) {
+                    if (!weir_nv_next(&it, d->elems[0], &kn, &kv, &kl) ||
+                        !weir_nv_next(&it, d->elems[1], &cn, &cv, &cl))
+                        break;
+                    int32_t c = 0;
+                    if (!cn)
+                        memcpy(&c, cv, 4);
+                    sum += c;
+                }
+                if (sum > INT32_MAX) {
+                    rc = weir__x_fail(cx, i, "CARDINALITY of a MULTISET of %lld elements overflows INT",
+                                      (long long)sum);
+                    break;
+                }
+                ((int32_t *)out->data)[i] = (int32_t)sum;
+                break;
+            }
             ((int32_t *)out->data)[i] = (int32_t)cnt;
             break;
         case K_ELEMENT: {
@@ -437,7 +446,7 @@ static int bind_coll(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint3
         return weir__bad_args(f, args, n, err);
     const weir_nested_type *d = weir_type_nested(args[0]->type);
     weir_type_id need = f->param == K_KEYS || f->param == K_VALUES ? WEIR_TYPE_MAP : WEIR_TYPE_ARRAY;
-    if (!d || (d->kind != need && !(f->param == K_CARD && d->kind == WEIR_TYPE_MAP)))
+    if (!d || (d->kind != need && !(f->param == K_CARD && weir_type_is_mapish(d->kind))))
         return weir__bad_args(f, args, n, err);
     weir_type rt;
     uint8_t flags = F_STRICT;
@@ -494,7 +503,7 @@ const xfunc weir__funcs_nested[] = {
     {"ROW", "ROW(value, ...)", bind_ctor, 2},
     {"ITEM", "ARRAY[INT] or MAP[key]", bind_item, 0},
     {"$FIELD", "row.field", bind_field, 0},
-    {"CARDINALITY", "CARDINALITY(ARRAY or MAP)", bind_coll, K_CARD},
+    {"CARDINALITY", "CARDINALITY(ARRAY, MAP or MULTISET)", bind_coll, K_CARD},
     {"ELEMENT", "ELEMENT(ARRAY)", bind_coll, K_ELEMENT},
     {"ARRAY_CONTAINS", "ARRAY_CONTAINS(ARRAY, value)", bind_coll, K_CONTAINS},
     {"ARRAY_DISTINCT", "ARRAY_DISTINCT(ARRAY)", bind_coll, K_DISTINCT},

@@ -105,6 +105,7 @@ static size_t width(weir_type_id id)
     case WEIR_TYPE_BYTES:
     case WEIR_TYPE_ARRAY:
     case WEIR_TYPE_MAP:
+    case WEIR_TYPE_MULTISET:
     case WEIR_TYPE_ROW: return sizeof(xstr);
     default: return 8;
     }

@@ -482,18 +482,18 @@ static int nested_text(weir_buf *out, weir_type t, const uint8_t *v, uint32_t le
     bool is_null;
     const uint8_t *ev;
     uint32_t el;
-    int rc = t.id == WEIR_TYPE_ROW ? weir_buf_put(out, "+I[", 3) : weir_buf_put_u8(out, t.id == WEIR_TYPE_MAP ? '{' : '[');
+    int rc = t.id == WEIR_TYPE_ROW ? weir_buf_put(out, "+I[", 3) : weir_buf_put_u8(out, weir_type_is_mapish(t.id) ? '{' : '[');
     for (uint32_t i = 0; i < n && !rc; i++) {
         if (i)
             rc = weir_buf_put(out, ", ", 2);
         weir_type et = d->elems[t.id == WEIR_TYPE_ROW ? i : 0];
         if (!rc && weir_nv_next(&it, et, &is_null, &ev, &el))
             rc = text_entry(out, et, is_null, ev, el, depth);
-        if (!rc && t.id == WEIR_TYPE_MAP && (rc = weir_buf_put_u8(out, '=')) == 0 &&
+        if (!rc && weir_type_is_mapish(t.id) && (rc = weir_buf_put_u8(out, '=')) == 0 &&
             weir_nv_next(&it, d->elems[1], &is_null, &ev, &el))
             rc = text_entry(out, d->elems[1], is_null, ev, el, depth);
     }
-    return rc ? rc : weir_buf_put_u8(out, t.id == WEIR_TYPE_MAP ? '}' : ']');
+    return rc ? rc : weir_buf_put_u8(out, weir_type_is_mapish(t.id) ? '}' : ']');
 }
 
 int weir_format_nested_text(weir_buf *out, weir_type t, const void *v, uint32_t len)
@@ -547,7 +547,7 @@ static int nested_json(weir_buf *out, weir_type t, const uint8_t *v, uint32_t le
             rc = weir_buf_put_u8(out, ',');
         if (!rc && t.id == WEIR_TYPE_ROW)
             rc = weir__fmt_json_put_string(out, d->names[i], strlen(d->names[i]));
-        if (!rc && t.id == WEIR_TYPE_MAP && weir_nv_next(&it, d->elems[0], &is_null, &ev, &el)) {
+        if (!rc && weir_type_is_mapish(t.id) && weir_nv_next(&it, d->elems[0], &is_null, &ev, &el)) {
             /* a JSON object key is text: a non-STRING key is written as its text */
             weir_buf_clear(&key);
             if (d->elems[0].id == WEIR_TYPE_STRING)
@@ -559,7 +559,7 @@ static int nested_json(weir_buf *out, weir_type t, const uint8_t *v, uint32_t le
         }
         if (!rc && t.id != WEIR_TYPE_ARRAY)
             rc = weir_buf_put_u8(out, ':');
-        weir_type et = d->elems[t.id == WEIR_TYPE_ROW ? i : t.id == WEIR_TYPE_MAP ? 1 : 0];
+        weir_type et = d->elems[t.id == WEIR_TYPE_ROW ? i : weir_type_is_mapish(t.id) ? 1 : 0];
         if (!rc && weir_nv_next(&it, et, &is_null, &ev, &el))
             rc = json_entry(out, et, is_null, ev, el, iso, depth);
     }
@@ -583,6 +583,7 @@ int weir_format_print_value(const weir_batch *b, uint32_t col, uint32_t row,
     switch (c->type.id) {
     case WEIR_TYPE_ARRAY:
     case WEIR_TYPE_MAP:
+    case WEIR_TYPE_MULTISET:
     case WEIR_TYPE_ROW: {
         uint32_t len;
         const char *s = weir_batch_str(b, col, row, &len);

@@ -75,6 +75,13 @@ static bool nested_ok(weir_format_kind kind, weir_type t, char *why, size_t cap)
                  weir_type_format(t, tb, sizeof tb));
         return false;
     }
+    if (t.id == WEIR_TYPE_MULTISET && d->elems[0].id != WEIR_TYPE_STRING) {
+        snprintf(why, cap,
+                 "format '%s' reads and writes a MULTISET as a JSON object of element -> count: the element type of %s "
+                 "must be STRING",
+                 weir_format_name(kind), weir_type_format(t, tb, sizeof tb));
+        return false;
+    }
     if (t.id == WEIR_TYPE_MAP && d->elems[0].id != WEIR_TYPE_STRING) {
         snprintf(why, cap, "format '%s' reads and writes MAP keys as JSON object keys: the key type of %s must be STRING",
                  weir_format_name(kind), weir_type_format(t, tb, sizeof tb));

@@ -623,7 +623,27 @@ static const char *nested_entry(weir_decoder *d, uint32_t col, weir_type et, con
     return weir_nv_put(o, et, raw, weir_nv_fixed_width(et)) ? OOM(d, p) : q;
 }
 
-/* A JSON array (ARRAY) or object (MAP, ROW) at p into o, as t's encoding.
+/* Every count of the MULTISET value at o->data[at, o->len) is at least 1. */
+static bool multiset_counts_ok(const weir_buf *o, size_t at, weir_type t)
+{
+    const weir_nested_type *nt = weir_type_nested(t);
+    weir_nv_iter it;
+    uint32_t n = weir_nv_open(t, o->data + at, (uint32_t)(o->len - at), &it);
+    for (uint32_t i = 0; i < n; i++) {
+        bool kn, cn;
+        const uint8_t *kv, *cv;
+        uint32_t kl, cl;
+        int32_t c;
+        if (!weir_nv_next(&it, nt->elems[0], &kn, &kv, &kl) || !weir_nv_next(&it, nt->elems[1], &cn, &cv, &cl) || cn)
+            return false;
+        memcpy(&c, cv, 4);
+        if (c < 1)
+            return false;
+    }
+    return true;
+}
+
+/* A JSON array (ARRAY) or object (MAP, ROW, MULTISET) at p into o, as t's encoding.
  * Kept out of line (cold) so that flat records decode as before. */
 __attribute__((cold, noinline)) static const char *nested_value(weir_decoder *d, uint32_t col, weir_type t, const char *p, const char *end,
                                 weir_buf *o, int depth)
@@ -665,7 +685,7 @@ __attribute__((cold, noinline)) static const char *nested_value(weir_decoder *d,
             const char *kp = p;
             if (!(p = parse_string(d, p + 1, end, &ks, &kn)))
                 goto out;
-            if (t.id == WEIR_TYPE_MAP) {
+            if (weir_type_is_mapish(t.id)) {
                 if (weir_nv_put(o, nt->elems[0], ks, (uint32_t)kn)) {
                     OOM(d, kp);
                     goto out;
@@ -686,7 +706,7 @@ __attribute__((cold, noinline)) static const char *nested_value(weir_decoder *d,
             p = skip_value(d, p, end, depth); /* a key the ROW type does not name */
         } else {
             size_t at = o->len;
-            weir_type et = nt->elems[t.id == WEIR_TYPE_ROW ? (uint32_t)field : t.id == WEIR_TYPE_MAP ? 1 : 0];
+            weir_type et = nt->elems[t.id == WEIR_TYPE_ROW ? (uint32_t)field : weir_type_is_mapish(t.id) ? 1 : 0];
             p = nested_entry(d, col, et, p, end, o, depth);
             if (field >= 0) {
                 span[2 * field] = at + 1; /* + 1: 0 means absent */
@@ -731,6 +751,15 @@ done:
         o->len = row_start + (o->len - tail);
     } else {
         memcpy(o->data + count_at, &count, 4);
+        /* a key given twice keeps its last value, as Flink's JSON format */
+        if (weir_type_is_mapish(t.id) && weir_nv_map_canon(o, count_at, t)) {
+            OOM(d, p);
+            goto out;
+        }
+        if (t.id == WEIR_TYPE_MULTISET && !multiset_counts_ok(o, count_at, t)) {
+            FAIL(d, p, "a MULTISET is an object of element -> count, each count an integer of at least 1");
+            goto out;
+        }
     }
     ret = p;
 out:

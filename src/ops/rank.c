@@ -171,6 +171,7 @@ int weir__sort_key_col(weir_buf *out, const weir_batch *b, uint32_t col, uint32_
     case WEIR_TYPE_BYTES:
     case WEIR_TYPE_ARRAY:
     case WEIR_TYPE_MAP:
+    case WEIR_TYPE_MULTISET:
     case WEIR_TYPE_ROW: {
         uint32_t len;
         const char *s = weir_batch_str(b, col, row, &len);

@@ -229,8 +229,6 @@ static int bind_call(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_e
     if (!strcasecmp(name, "LAG") || !strcasecmp(name, "LEAD"))
         return plan_error(pc, e->loc, WEIR_EPLAN, "%s needs an OVER window: %s(x) OVER (PARTITION BY ... ORDER BY time)",
                           name, name);
-    if (!strcasecmp(name, "COLLECT"))
-        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "COLLECT is not supported: weir has no MULTISET type");
     if (!strcasecmp(name, "GROUPING") || !strcasecmp(name, "GROUPING_ID")) {
         if (as && as->phase == AGG_BIND)
             return agg_scope_grouping(pc, as, e, out);

@@ -57,7 +57,9 @@ static int plan_nested_type_from_sql(plan_ctx *pc, const weir_sql_type *t, weir_
 {
     weir_type parts[64];
     const char *names[64];
-    uint32_t n = t->kind == WEIR_SQL_TYPE_ARRAY ? 1 : t->kind == WEIR_SQL_TYPE_MAP ? 2 : t->n_fields;
+    uint32_t n = t->kind == WEIR_SQL_TYPE_ARRAY || t->kind == WEIR_SQL_TYPE_MULTISET ? 1
+                 : t->kind == WEIR_SQL_TYPE_MAP                                       ? 2
+                                                                                      : t->n_fields;
     if (n > 64)
         return plan_error(pc, t->loc, WEIR_EUNSUPPORTED, "a ROW type of more than 64 fields is not supported");
     int rc;
@@ -78,6 +80,8 @@ static int plan_nested_type_from_sql(plan_ctx *pc, const weir_sql_type *t, weir_
         rc = weir_type_array(parts[0], nullable, out);
     else if (t->kind == WEIR_SQL_TYPE_MAP)
         rc = weir_type_map(parts[0], parts[1], nullable, out);
+    else if (t->kind == WEIR_SQL_TYPE_MULTISET)
+        rc = weir_type_multiset(parts[0], nullable, out);
     else
         rc = weir_type_row(parts, names, n, nullable, out);
     if (rc == WEIR_ENOMEM)
@@ -143,6 +147,7 @@ int plan_type_from_sql(plan_ctx *pc, const weir_sql_type *t, weir_type *out)
         return 0;
     case WEIR_SQL_TYPE_ARRAY:
     case WEIR_SQL_TYPE_MAP:
+    case WEIR_SQL_TYPE_MULTISET:
     case WEIR_SQL_TYPE_ROW:
         return plan_nested_type_from_sql(pc, t, out);
     default:

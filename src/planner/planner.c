@@ -477,6 +477,78 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
     return 0;
 }
 
+/*
+ * INSERT INTO t PARTITION (k = 'v', ...) SELECT ...: as in Flink, each
+ * static partition column takes its literal and the query gives the other
+ * columns, in the table's order. *out is r with the literals put in place.
+ */
+static int plan_static_partition(plan_ctx *pc, const weir_sql_insert *ins, cat_table *t, rel *r, rel *out)
+{
+    const weir_schema *ts = t->physical;
+    weir_expr **exprs = plan_alloc(pc, (ts->n_fields + 1) * sizeof *exprs);
+    const char **names = plan_alloc(pc, (ts->n_fields + 1) * sizeof *names);
+    if (!exprs || !names)
+        return WEIR_ENOMEM;
+    memset(exprs, 0, (ts->n_fields + 1) * sizeof *exprs);
+    for (uint32_t i = 0; i < ins->n_partition; i++) {
+        const weir_sql_partition_value *pv = &ins->partition[i];
+        bool key = false;
+        for (uint32_t k = 0; k < t->ddl->n_partitioned_by && !key; k++)
+            key = !strcasecmp(t->ddl->partitioned_by[k].name, pv->column.name);
+        if (!key)
+            return plan_error(pc, pv->column.loc, WEIR_EPLAN,
+                              "static partition column '%s' is not a partition column of table '%s' (PARTITIONED BY)",
+                              pv->column.name, t->name);
+        int col = weir_schema_find(ts, pv->column.name);
+        if (col < 0)
+            return plan_error(pc, pv->column.loc, WEIR_ENOTFOUND, "table '%s' has no column '%s'", t->name,
+                              pv->column.name);
+        if (exprs[col])
+            return plan_error(pc, pv->column.loc, WEIR_EEXIST, "static partition column '%s' is given twice",
+                              pv->column.name);
+        if (pv->value->kind != WEIR_SQL_EXPR_LITERAL)
+            return plan_error(pc, pv->value->loc, WEIR_EPLAN, "the value of static partition column '%s' must be a literal",
+                              pv->column.name);
+        weir_expr *e;
+        int rc = plan_bind_expr(pc, r, NULL, pv->value, &e);
+        if (rc)
+            return rc;
+        weir_error err = {0};
+        weir_type want = ts->fields[col].type;
+        want.nullable = true;
+        weir_type have = weir_expr_type(e);
+        if (have.id != want.id || have.precision != want.precision || have.scale != want.scale) {
+            if ((rc = weir_expr_cast(pc->arena, e, want, false, &e, &err))) {
+                char tb[64];
+                return plan_error(pc, pv->value->loc, WEIR_EPLAN,
+                                  "the value of static partition column '%s' cannot be cast to its type %s: %s",
+                                  pv->column.name, weir_type_format(ts->fields[col].type, tb, sizeof tb), err.message);
+            }
+        }
+        exprs[col] = e;
+    }
+    uint32_t want = ts->n_fields - ins->n_partition;
+    if (r->n_physical != want)
+        return plan_error(pc, ins->table.loc, WEIR_EPLAN,
+                          "the query produces %u columns but table '%s' has %u besides its %u static partition "
+                          "column%s",
+                          r->n_physical, t->name, want, ins->n_partition, ins->n_partition == 1 ? "" : "s");
+    for (uint32_t i = 0, q = 0; i < ts->n_fields; i++) {
+        names[i] = ts->fields[i].name;
+        if (exprs[i])
+            continue;
+        weir_error err = {0};
+        int rc = weir_expr_column(pc->arena, q, r->schema->fields[q].type, &exprs[i], &err);
+        if (rc)
+            return rc;
+        q++;
+    }
+    int rc = plan_calc(pc, r, NULL, exprs, names, ts->n_fields, out, "Calc");
+    if (!rc)
+        out->updating = r->updating;
+    return rc;
+}
+
 static int plan_insert(plan_ctx *pc, const weir_sql_stmt *st)
 {
     const weir_sql_insert *ins = &st->u.insert;
@@ -492,8 +564,8 @@ static int plan_insert(plan_ctx *pc, const weir_sql_stmt *st)
     }
     if (ins->overwrite)
         return plan_error(pc, st->loc, WEIR_EUNSUPPORTED, "INSERT OVERWRITE is not supported on a stream");
-    if (ins->n_columns || ins->n_partition)
-        return plan_error(pc, st->loc, WEIR_EUNSUPPORTED, "INSERT with a column list or PARTITION is not supported yet");
+    if (ins->n_columns)
+        return plan_error(pc, st->loc, WEIR_EUNSUPPORTED, "INSERT with a column list is not supported yet");
     int rc = plan_ensure_job(pc);
     if (rc)
         return rc;
@@ -501,6 +573,12 @@ static int plan_insert(plan_ctx *pc, const weir_sql_stmt *st)
     rel r;
     if ((rc = plan_query(pc, ins->query, &r)))
         return rc;
+    if (ins->n_partition) {
+        rel full;
+        if ((rc = plan_static_partition(pc, ins, t, &r, &full)))
+            return rc;
+        return plan_sink_table(pc, t, &full, ins->table.loc);
+    }
     return plan_sink_table(pc, t, &r, ins->table.loc);
 }
 

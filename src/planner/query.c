@@ -907,7 +907,7 @@ int plan_agg_distinct_name(plan_ctx *pc, const weir_sql_expr *call, char *fn, si
 {
     static const char *const over_distinct[] = {"SUM",        "SUM0",     "AVG",         "VAR_POP",
                                                 "VAR_SAMP",   "VARIANCE", "STDDEV_POP",  "STDDEV_SAMP",
-                                                "STDDEV",     "APPROX_PERCENTILE", NULL};
+                                                "STDDEV",     "APPROX_PERCENTILE", "COLLECT", NULL};
     if (!strcmp(fn, "COUNT")) {
         snprintf(fn, fn_size, "COUNT_DISTINCT");
         return 0;
@@ -2031,25 +2031,11 @@ static weir_schema *union_schema(plan_ctx *pc, const rel *rels, uint32_t n)
     return schema;
 }
 
-/* ROLLUP(...) / CUBE(...) written as a GROUP BY item. */
-static bool is_rollup_cube(const weir_sql_expr *g, bool *cube)
-{
-    if (g->kind != WEIR_SQL_EXPR_CALL || g->u.call.over || g->u.call.distinct || g->u.call.star)
-        return false;
-    const weir_sql_name *n = &g->u.call.name;
-    if (n->n_parts != 1)
-        return false;
-    *cube = !strcasecmp(n->parts[0].name, "CUBE");
-    return *cube || !strcasecmp(n->parts[0].name, "ROLLUP");
-}
-
 static bool uses_grouping(const weir_sql_select *sel)
 {
-    for (uint32_t i = 0; i < sel->n_group_by; i++) {
-        bool cube;
-        if (sel->group_by[i]->kind == WEIR_SQL_EXPR_GROUPING_SETS || is_rollup_cube(sel->group_by[i], &cube))
+    for (uint32_t i = 0; i < sel->n_group_by; i++)
+        if (sel->group_by[i]->kind == WEIR_SQL_EXPR_GROUPING_SETS)
             return true;
-    }
     return false;
 }
 
@@ -2094,92 +2080,122 @@ static int gset_add(plan_ctx *pc, gset *s, const weir_sql_expr *e, weir_sql_loc 
     return 0;
 }
 
+static int item_sets(plan_ctx *pc, const weir_sql_expr *g, gset *out, uint32_t *n_out);
+
 /*
- * The grouping sets of a GROUP BY: the cross product of its items, where
- * a plain expression is one set of one, GROUPING SETS (...) its sets,
- * ROLLUP(a, b) the sets (a, b), (a), () and CUBE(a, b) every subset.
+ * The grouping sets of a list of GROUP BY items (the GROUP BY itself, or
+ * one set of GROUPING SETS): the cross product of the items' sets, where a
+ * plain expression is one set of one. Up to MAX_GROUPING_SETS into out.
  */
-static int expand_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, gset **out, uint32_t *n_out)
+static int list_sets(plan_ctx *pc, weir_sql_expr *const *items, uint32_t n_items, gset *out, uint32_t *n_out)
 {
-    gset *cur = plan_alloc(pc, MAX_GROUPING_SETS * sizeof *cur);
     gset *next = plan_alloc(pc, MAX_GROUPING_SETS * sizeof *next);
-    if (!cur || !next)
+    gset *alts = plan_alloc(pc, MAX_GROUPING_SETS * sizeof *alts);
+    if (!next || !alts)
         return WEIR_ENOMEM;
     uint32_t n = 1;
-    memset(&cur[0], 0, sizeof cur[0]);
-    for (uint32_t i = 0; i < sel->n_group_by; i++) {
-        const weir_sql_expr *g = sel->group_by[i];
-        /* The alternatives this item contributes, as lists of expressions. */
-        gset alts[MAX_GROUPING_SETS];
+    memset(&out[0], 0, sizeof out[0]);
+    for (uint32_t i = 0; i < n_items; i++) {
+        const weir_sql_expr *g = items[i];
         uint32_t n_alts = 0;
-        bool cube;
-        if (g->kind == WEIR_SQL_EXPR_GROUPING_SETS) {
-            if (g->u.grouping_sets.n_sets > MAX_GROUPING_SETS)
-                return plan_error(pc, g->loc, WEIR_EUNSUPPORTED, "more than %d grouping sets are not supported",
-                                  MAX_GROUPING_SETS);
-            for (uint32_t k = 0; k < g->u.grouping_sets.n_sets; k++) {
-                const weir_sql_expr_list *l = &g->u.grouping_sets.sets[k];
-                gset *a = &alts[n_alts++];
-                a->n = 0;
-                for (uint32_t j = 0; j < l->n_items; j++) {
-                    bool c2;
-                    if (l->items[j]->kind == WEIR_SQL_EXPR_GROUPING_SETS || is_rollup_cube(l->items[j], &c2))
-                        return plan_error(pc, l->items[j]->loc, WEIR_EUNSUPPORTED,
-                                          "GROUPING SETS, ROLLUP or CUBE inside GROUPING SETS is not supported yet");
-                    int rc = gset_add(pc, a, l->items[j], l->items[j]->loc);
-                    if (rc)
-                        return rc;
-                }
-            }
-        } else if (is_rollup_cube(g, &cube)) {
-            uint32_t m = g->u.call.n_args;
-            if (m == 0)
-                return plan_error(pc, g->loc, WEIR_EPLAN, "%s needs at least one expression", cube ? "CUBE" : "ROLLUP");
-            if (cube ? m > 6 : m + 1 > MAX_GROUPING_SETS)
-                return plan_error(pc, g->loc, WEIR_EUNSUPPORTED, "%s of %u expressions makes more than %d grouping sets",
-                                  cube ? "CUBE" : "ROLLUP", m, MAX_GROUPING_SETS);
-            uint32_t count = cube ? 1u << m : m + 1;
-            for (uint32_t k = 0; k < count; k++) {
-                gset *a = &alts[n_alts++];
-                a->n = 0;
-                for (uint32_t j = 0; j < m; j++) {
-                    /* ROLLUP: set k keeps the first m - k; CUBE: set k drops the bits of k (first set keeps all). */
-                    bool keep = cube ? !(k & (1u << (m - 1 - j))) : j < m - k;
-                    int rc = keep ? gset_add(pc, a, g->u.call.args[j], g->u.call.args[j]->loc) : 0;
-                    if (rc)
-                        return rc;
-                }
-            }
-        } else {
-            alts[0].n = 0;
-            int rc = gset_add(pc, &alts[0], g, g->loc);
-            if (rc)
-                return rc;
-            n_alts = 1;
-        }
+        int rc = item_sets(pc, g, alts, &n_alts);
+        if (rc)
+            return rc;
         if ((uint64_t)n * n_alts > MAX_GROUPING_SETS)
             return plan_error(pc, g->loc, WEIR_EUNSUPPORTED, "more than %d grouping sets are not supported",
                               MAX_GROUPING_SETS);
         uint32_t nn = 0;
         for (uint32_t s = 0; s < n; s++) {
             for (uint32_t k = 0; k < n_alts; k++) {
-                next[nn] = cur[s];
+                next[nn] = out[s];
                 for (uint32_t j = 0; j < alts[k].n; j++) {
-                    int rc = gset_add(pc, &next[nn], alts[k].items[j], g->loc);
+                    rc = gset_add(pc, &next[nn], alts[k].items[j], g->loc);
                     if (rc)
                         return rc;
                 }
                 nn++;
             }
         }
-        gset *t = cur;
-        cur = next;
-        next = t;
+        memcpy(out, next, nn * sizeof *out);
         n = nn;
     }
-    *out = cur;
     *n_out = n;
     return 0;
+}
+
+/*
+ * The grouping sets one GROUP BY item stands for, as Calcite expands them:
+ * a plain expression is the set of itself; GROUPING SETS (s1, s2, ...) the
+ * sets of every si in turn (a set of several items is their cross
+ * product, so GROUPING SETS (ROLLUP(a, b), c) is (a, b), (a), (), (c));
+ * ROLLUP(e1, ..., em) the sets e1..em, e1..em-1, ..., () and CUBE(e1, ...,
+ * em) every subset, where an element is an expression or a composite
+ * (a, b) that comes and goes as one.
+ */
+static int item_sets(plan_ctx *pc, const weir_sql_expr *g, gset *out, uint32_t *n_out)
+{
+    if (g->kind != WEIR_SQL_EXPR_GROUPING_SETS) {
+        out[0].n = 0;
+        *n_out = 1;
+        return gset_add(pc, &out[0], g, g->loc);
+    }
+    uint32_t m = g->u.grouping_sets.n_sets;
+    const weir_sql_expr_list *el = g->u.grouping_sets.sets;
+    uint32_t n = 0;
+    if (g->u.grouping_sets.op == WEIR_SQL_GROUPING_SETS) {
+        gset *part = plan_alloc(pc, MAX_GROUPING_SETS * sizeof *part);
+        if (!part)
+            return WEIR_ENOMEM;
+        for (uint32_t k = 0; k < m; k++) {
+            uint32_t np = 0;
+            int rc = list_sets(pc, el[k].items, el[k].n_items, part, &np);
+            if (rc)
+                return rc;
+            if (n + np > MAX_GROUPING_SETS)
+                return plan_error(pc, el[k].loc, WEIR_EUNSUPPORTED, "more than %d grouping sets are not supported",
+                                  MAX_GROUPING_SETS);
+            memcpy(out + n, part, np * sizeof *out);
+            n += np;
+        }
+        *n_out = n;
+        return 0;
+    }
+    bool cube = g->u.grouping_sets.op == WEIR_SQL_GROUPING_CUBE;
+    const char *what = cube ? "CUBE" : "ROLLUP";
+    for (uint32_t k = 0; k < m; k++)
+        for (uint32_t j = 0; j < el[k].n_items; j++)
+            if (el[k].items[j]->kind == WEIR_SQL_EXPR_GROUPING_SETS)
+                return plan_error(pc, el[k].items[j]->loc, WEIR_EUNSUPPORTED,
+                                  "GROUPING SETS, ROLLUP or CUBE inside %s is not supported (Flink neither)", what);
+    if (cube ? m > 6 : m + 1 > MAX_GROUPING_SETS)
+        return plan_error(pc, g->loc, WEIR_EUNSUPPORTED, "%s of %u elements makes more than %d grouping sets", what, m,
+                          MAX_GROUPING_SETS);
+    uint32_t count = cube ? 1u << m : m + 1;
+    for (uint32_t k = 0; k < count; k++) {
+        gset *a = &out[n++];
+        a->n = 0;
+        for (uint32_t j = 0; j < m; j++) {
+            /* ROLLUP: set k keeps the first m - k elements; CUBE: set k
+             * drops the elements of k's bits (the first set keeps all). */
+            bool keep = cube ? !(k & (1u << (m - 1 - j))) : j < m - k;
+            for (uint32_t i = 0; keep && i < el[j].n_items; i++) {
+                int rc = gset_add(pc, a, el[j].items[i], el[j].items[i]->loc);
+                if (rc)
+                    return rc;
+            }
+        }
+    }
+    *n_out = n;
+    return 0;
+}
+
+/* The grouping sets of a GROUP BY with GROUPING SETS, ROLLUP or CUBE. */
+static int expand_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, gset **out, uint32_t *n_out)
+{
+    *out = plan_alloc(pc, MAX_GROUPING_SETS * sizeof **out);
+    if (!*out)
+        return WEIR_ENOMEM;
+    return list_sets(pc, sel->group_by, sel->n_group_by, *out, n_out);
 }
 
 static int plan_select(plan_ctx *pc, const weir_sql_select *sel, rel *out);

@@ -331,6 +331,7 @@ size_t weir_batch_format_value(const weir_batch *b, uint32_t col, uint32_t row, 
         break;
     case WEIR_TYPE_ARRAY:
     case WEIR_TYPE_MAP:
+    case WEIR_TYPE_MULTISET:
     case WEIR_TYPE_ROW: {
         uint32_t len;
         const char *s = weir_batch_str(b, col, row, &len);

@@ -9,6 +9,7 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -86,6 +87,12 @@ int weir_type_map(weir_type key, weir_type value, bool nullable, weir_type *out)
     return intern(WEIR_TYPE_MAP, kv, NULL, 2, nullable, out);
 }
 
+int weir_type_multiset(weir_type elem, bool nullable, weir_type *out)
+{
+    weir_type ec[2] = {elem, weir_type_make(WEIR_TYPE_INT, false)};
+    return intern(WEIR_TYPE_MULTISET, ec, NULL, 2, nullable, out);
+}
+
 int weir_type_row(const weir_type *types, const char *const *names, uint32_t n, bool nullable, weir_type *out)
 {
     return intern(WEIR_TYPE_ROW, types, names, n, nullable, out);
@@ -120,7 +127,9 @@ void weir__nested_format_type(weir_type t, char *buf, size_t cap)
         return;
     }
     put(buf, cap, &o, "%s%s", weir_type_name(t.id), "<");
-    for (uint32_t i = 0; i < d->n && o + 1 < cap; i++) {
+    /* MULTISET<T>: the count is implied */
+    uint32_t shown = t.id == WEIR_TYPE_MULTISET ? 1 : d->n;
+    for (uint32_t i = 0; i < shown && o + 1 < cap; i++) {
         if (i)
             put(buf, cap, &o, "%s%s", ", ", "");
         if (d->names)
@@ -273,4 +282,134 @@ void weir_nv_end_nested(weir_buf *b, size_t mark)
 {
     uint32_t n = (uint32_t)(b->len - mark - 4);
     memcpy(b->data + mark, &n, 4);
+}
+
+/* ---- canonical MAP form ---- */
+
+/* One key/value pair of a map being put in order. */
+typedef struct nv_pair {
+    const uint8_t *k; /* the key's value bytes (NULL for a NULL key) */
+    uint32_t klen;
+    uint32_t off; /* the pair's entries, from the value's start */
+    uint32_t len;
+    uint32_t idx; /* position in the input: the later of equal keys wins */
+    uint8_t kind; /* how keys compare: 0 signed integer, 1 double, 2 bytes */
+} nv_pair;
+
+static int64_t le_int(const uint8_t *p, uint32_t w)
+{
+    switch (w) {
+    case 1: return (int8_t)p[0];
+    case 4: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    default: {
+        int64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    }
+}
+
+/* Total order on keys: NULL first, integers and doubles numerically (a
+ * double's bits break ties, so equal means equal bytes), everything else
+ * bytewise with a prefix first. */
+static int key_cmp(const nv_pair *x, const nv_pair *y)
+{
+    if (!x->k || !y->k)
+        return (x->k != NULL) - (y->k != NULL);
+    if (x->kind == 0) {
+        int64_t a = le_int(x->k, x->klen), b = le_int(y->k, y->klen);
+        return (a > b) - (a < b);
+    }
+    if (x->kind == 1) {
+        double a, b;
+        memcpy(&a, x->k, 8);
+        memcpy(&b, y->k, 8);
+        if (a < b)
+            return -1;
+        if (a > b)
+            return 1;
+    }
+    uint32_t n = x->klen < y->klen ? x->klen : y->klen;
+    int c = n ? memcmp(x->k, y->k, n) : 0;
+    return c ? c : (x->klen > y->klen) - (x->klen < y->klen);
+}
+
+static int pair_cmp(const void *a, const void *b)
+{
+    const nv_pair *x = a, *y = b;
+    int c = key_cmp(x, y);
+    return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static uint8_t key_kind(weir_type kt)
+{
+    switch (kt.id) {
+    case WEIR_TYPE_BOOLEAN:
+    case WEIR_TYPE_INT:
+    case WEIR_TYPE_BIGINT:
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ: return 0;
+    case WEIR_TYPE_DECIMAL: return weir_type_is_wide(kt) ? 2 : 0;
+    case WEIR_TYPE_DOUBLE: return 1;
+    default: return 2;
+    }
+}
+
+int weir_nv_map_canon(weir_buf *b, size_t at, weir_type t)
+{
+    const weir_nested_type *d = weir_type_nested(t);
+    if (!d || !weir_type_is_mapish(t.id) || b->len < at + 4)
+        return 0;
+    size_t vlen = b->len - at;
+    /* Room for the ordered copy first: the pointers below stay valid. */
+    int rc = weir_buf_reserve(b, vlen);
+    if (rc)
+        return rc;
+    weir_nv_iter it;
+    const uint8_t *base = b->data + at;
+    uint32_t n = weir_nv_open(t, base, (uint32_t)vlen, &it);
+    if (n < 2)
+        return 0;
+    nv_pair stack[16], *pr = n <= 16 ? stack : weir_calloc(n, sizeof *pr);
+    if (!pr)
+        return WEIR_ENOMEM;
+    uint8_t kind = key_kind(d->elems[0]);
+    bool sorted = true;
+    uint32_t got = 0;
+    for (; got < n; got++) {
+        const uint8_t *from = it.p, *kv, *vv;
+        uint32_t kl, vl;
+        bool kn, vn;
+        if (!weir_nv_next(&it, d->elems[0], &kn, &kv, &kl) || !weir_nv_next(&it, d->elems[1], &vn, &vv, &vl))
+            break;
+        pr[got] = (nv_pair){kn ? NULL : kv, kn ? 0 : kl, (uint32_t)(from - base), (uint32_t)(it.p - from), got, kind};
+        if (got && key_cmp(&pr[got - 1], &pr[got]) >= 0)
+            sorted = false;
+    }
+    if (got == n && !sorted) {
+        qsort(pr, n, sizeof *pr, pair_cmp);
+        /* Of equal keys (now adjacent, in input order) the last stays. */
+        uint8_t *dst = b->data + b->len;
+        size_t w = 0;
+        uint32_t kept = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (i + 1 < n && key_cmp(&pr[i], &pr[i + 1]) == 0)
+                continue;
+            memcpy(dst + w, base + pr[i].off, pr[i].len);
+            w += pr[i].len;
+            kept++;
+        }
+        memcpy(b->data + at, &kept, 4);
+        memcpy(b->data + at + 4, dst, w);
+        b->len = at + 4 + w;
+    }
+    if (pr != stack)
+        weir_free(pr);
+    return 0;
 }

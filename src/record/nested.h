@@ -5,14 +5,20 @@
  * batch heap (or a weir_expr_str during evaluation). The bytes are:
  *   ARRAY<T>     u32 count, then count entries of T
  *   MAP<K, V>    u32 count, then count pairs: an entry of K, an entry of V
+ *   MULTISET<T>  as MAP<T, INT NOT NULL>: each distinct element (NULL
+ *                included) once, with its number of occurrences (>= 1)
  *   ROW<...>     one entry per field, in field order
  * An entry is a u8 flag (0 = NULL, 1 = a value) and, for a value, its bytes:
  *   BOOLEAN 1, INT 4, BIGINT / DOUBLE / TIMESTAMP(_LTZ) / DECIMAL(p <= 18) 8,
  *   DECIMAL(p > 18) 16 (the column's physical bytes, little-endian), and
  *   STRING, BYTES and nested values a u32 length and that many bytes.
- * The encoding of a value is unique (map entries keep their order), so two
- * values are equal exactly when their bytes are: keys, state and
- * checkpoints treat them as opaque bytes.
+ * The encoding of a value is unique, so two values are equal exactly when
+ * their bytes are: keys, state and checkpoints treat them as opaque bytes.
+ * For that a MAP (and a MULTISET) is kept in canonical form: its pairs ordered by key (NULL
+ * first, numbers numerically, anything else bytewise) and each key once,
+ * so maps with the same entries in any order have the same bytes. Every
+ * producer of a MAP value (decoders, constructors) ends with
+ * weir_nv_map_canon; values built from canonical parts stay canonical.
  *
  * Readers never read past the end they are given: a malformed value reads as
  * empty (count 0, every field NULL).
@@ -58,6 +64,14 @@ int weir_nv_put(weir_buf *b, weir_type et, const void *val, uint32_t vlen);
 /* Starts a nested entry whose length is patched by weir_nv_end_nested. */
 int weir_nv_begin_nested(weir_buf *b, size_t *mark);
 void weir_nv_end_nested(weir_buf *b, size_t mark);
+
+/*
+ * Puts the MAP or MULTISET value of type t that occupies b->data[at, b->len) (its
+ * keys and values already canonical) in canonical form, in place: pairs
+ * ordered by key, and of a key given more than once only the last pair
+ * kept (as a Java map's put). A malformed value is left as it is.
+ */
+int weir_nv_map_canon(weir_buf *b, size_t at, weir_type t);
 
 /* Width of a fixed-width entry's bytes, or 0 for STRING/BYTES/nested. */
 static inline uint32_t weir_nv_fixed_width(weir_type et)

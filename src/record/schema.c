@@ -37,6 +37,7 @@ size_t weir_type_width(weir_type_id id)
     case WEIR_TYPE_BYTES:
     case WEIR_TYPE_ARRAY:
     case WEIR_TYPE_MAP:
+    case WEIR_TYPE_MULTISET:
     case WEIR_TYPE_ROW: return 8;
     case WEIR_TYPE_NULL: return 1;
     }
@@ -60,6 +61,7 @@ const char *weir_type_name(weir_type_id id)
     case WEIR_TYPE_NULL: return "NULL";
     case WEIR_TYPE_ARRAY: return "ARRAY";
     case WEIR_TYPE_MAP: return "MAP";
+    case WEIR_TYPE_MULTISET: return "MULTISET";
     case WEIR_TYPE_ROW: return "ROW";
     case WEIR_TYPE_DATE: return "DATE";
     case WEIR_TYPE_TIME: return "TIME";
@@ -81,6 +83,7 @@ char *weir_type_format(weir_type t, char *buf, size_t cap)
         break;
     case WEIR_TYPE_ARRAY:
     case WEIR_TYPE_MAP:
+    case WEIR_TYPE_MULTISET:
     case WEIR_TYPE_ROW:
         weir__nested_format_type(t, buf, cap);
         break;

@@ -159,9 +159,16 @@ typedef enum weir_sql_expr_kind {
                                     (table function arguments only) */
     WEIR_SQL_EXPR_DESCRIPTOR,    /* u.descriptor: DESCRIPTOR(col, ...) */
     WEIR_SQL_EXPR_NAMED_ARG,     /* u.named_arg: name => value (arguments) */
-    WEIR_SQL_EXPR_GROUPING_SETS, /* u.grouping_sets: GROUPING SETS (...)
+    WEIR_SQL_EXPR_GROUPING_SETS, /* u.grouping_sets: GROUPING SETS (...),
+                                    ROLLUP (...) or CUBE (...)
                                     (GROUP BY items only) */
 } weir_sql_expr_kind;
+
+typedef enum weir_sql_grouping_op {
+    WEIR_SQL_GROUPING_SETS,
+    WEIR_SQL_GROUPING_ROLLUP,
+    WEIR_SQL_GROUPING_CUBE,
+} weir_sql_grouping_op;
 
 typedef enum weir_sql_lit_kind {
     WEIR_SQL_LIT_NULL,
@@ -434,10 +441,13 @@ struct weir_sql_expr {
             weir_sql_expr *value;
         } named_arg;
         struct {
-            /* each set: (a, b), (a) or () -- a bare expression is a set
-             * of one */
+            /* GROUPING SETS: each set (a, b), (a) or () -- a bare
+             * expression is a set of one, and an item may itself be
+             * GROUPING SETS, ROLLUP or CUBE; ROLLUP and CUBE: each element,
+             * a composite (a, b) or a bare expression */
             weir_sql_expr_list *sets;
             uint32_t n_sets;
+            weir_sql_grouping_op op;
         } grouping_sets;
     } u;
 };

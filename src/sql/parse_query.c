@@ -457,7 +457,28 @@ static void parse_select_item(parser *p, vec *items)
     }
 }
 
-/* One set of GROUPING SETS: (a, b), () or a bare expression. */
+static weir_sql_expr *parse_group_item(parser *p);
+
+/* The token at p spells word (an identifier, any case). */
+static bool is_word_at(parser *p, const token *t, const char *word)
+{
+    size_t n = strlen(word);
+    return t->type == WEIR__SQL_TK_IDENT && t->len == n && strncasecmp(p->src + t->loc.offset, word, n) == 0;
+}
+
+/* GROUPING SETS, ROLLUP ( or CUBE ( at the cursor. */
+static bool at_grouping_op(parser *p)
+{
+    const token *t = cur(p), *n = peek_tok(p, 1);
+    if (is_word_at(p, t, "GROUPING"))
+        return is_word_at(p, n, "SETS");
+    return (is_word_at(p, t, "ROLLUP") || is_word_at(p, t, "CUBE")) && n->type == WEIR__SQL_TK_LPAREN;
+}
+
+/* One set of GROUPING SETS ((a, b), () or a bare item), or one element of
+ * ROLLUP / CUBE (a composite (a, b) or a bare expression). An item may be
+ * GROUPING SETS, ROLLUP or CUBE itself: the planner expands those inside
+ * GROUPING SETS and refuses them inside ROLLUP and CUBE. */
 static void parse_grouping_set(parser *p, weir_sql_expr_list *set)
 {
     set->loc = cur(p)->loc;
@@ -466,42 +487,43 @@ static void parse_grouping_set(parser *p, weir_sql_expr_list *set)
         parser_advance(p);
         if (!is_tk(p, WEIR__SQL_TK_RPAREN)) {
             do {
-                push_expr(p, &v, parse_expr(p, PREC_MIN));
+                push_expr(p, &v, parse_group_item(p));
             } while (accept_tk(p, WEIR__SQL_TK_COMMA));
         }
         expect_tk(p, WEIR__SQL_TK_RPAREN, "',' or ')'");
     } else {
-        push_expr(p, &v, parse_expr(p, PREC_MIN));
+        push_expr(p, &v, parse_group_item(p));
     }
     set->items = v.data;
     set->n_items = v.n;
 }
 
-/* A GROUP BY item: an expression, or GROUPING SETS (...). ROLLUP(a, b) and
- * CUBE(a, b) are ordinary calls. */
+/* A GROUP BY item: an expression, or GROUPING SETS (...), ROLLUP (...) or
+ * CUBE (...). */
 static weir_sql_expr *parse_group_item(parser *p)
 {
-    const token *t = cur(p);
-    const token *n = peek_tok(p, 1);
-    if (!(t->type == WEIR__SQL_TK_IDENT && n->type == WEIR__SQL_TK_IDENT &&
-          t->len == 8 &&
-          strncasecmp(p->src + t->loc.offset, "GROUPING", 8) == 0 &&
-          n->len == 4 && strncasecmp(p->src + n->loc.offset, "SETS", 4) == 0))
+    if (!at_grouping_op(p))
         return parse_expr(p, PREC_MIN);
+    const token *t = cur(p);
     parser_enter(p);
     weir_sql_expr *e = PNEW(p, weir_sql_expr);
     e->kind = WEIR_SQL_EXPR_GROUPING_SETS;
     e->loc = t->loc;
+    e->u.grouping_sets.op = is_word_at(p, t, "ROLLUP") ? WEIR_SQL_GROUPING_ROLLUP
+                            : is_word_at(p, t, "CUBE") ? WEIR_SQL_GROUPING_CUBE
+                                                       : WEIR_SQL_GROUPING_SETS;
+    bool sets = e->u.grouping_sets.op == WEIR_SQL_GROUPING_SETS;
     parser_advance(p);
-    parser_advance(p);
+    if (sets)
+        parser_advance(p);
     expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
-    vec sets = {0};
+    vec v = {0};
     do {
-        parse_grouping_set(p, vec_push(p, &sets, sizeof(weir_sql_expr_list)));
+        parse_grouping_set(p, vec_push(p, &v, sizeof(weir_sql_expr_list)));
     } while (accept_tk(p, WEIR__SQL_TK_COMMA));
     expect_tk(p, WEIR__SQL_TK_RPAREN, "',' or ')'");
-    e->u.grouping_sets.sets = sets.data;
-    e->u.grouping_sets.n_sets = sets.n;
+    e->u.grouping_sets.sets = v.data;
+    e->u.grouping_sets.n_sets = v.n;
     e->end = prev_end(p);
     e->height = expr_height(e);
     parser_check_height(p, e->height, e->loc);

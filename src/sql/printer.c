@@ -680,18 +680,24 @@ static void expr(printer *pr, const weir_sql_expr *e)
         expr(pr, e->u.named_arg.value);
         break;
     }
-    case WEIR_SQL_EXPR_GROUPING_SETS:
-        put(pr, "GROUPING SETS (");
+    case WEIR_SQL_EXPR_GROUPING_SETS: {
+        /* ROLLUP(a, (b, c)): elements of one expression bare */
+        bool sets = e->u.grouping_sets.op == WEIR_SQL_GROUPING_SETS;
+        put(pr, sets ? "GROUPING SETS (" : e->u.grouping_sets.op == WEIR_SQL_GROUPING_ROLLUP ? "ROLLUP(" : "CUBE(");
         for (uint32_t i = 0; i < e->u.grouping_sets.n_sets; i++) {
             const weir_sql_expr_list *set = &e->u.grouping_sets.sets[i];
+            bool bare = !sets && set->n_items == 1;
             if (i)
                 put(pr, ", ");
-            put(pr, "(");
+            if (!bare)
+                put(pr, "(");
             exprs(pr, set->items, set->n_items);
-            put(pr, ")");
+            if (!bare)
+                put(pr, ")");
         }
         put(pr, ")");
         break;
+    }
     }
 }
 
