@@ -520,7 +520,9 @@ int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
     }
     case WEIR_SQL_EXPR_IN_QUERY:
     case WEIR_SQL_EXPR_EXISTS:
-        /* Planned as semi / anti joins when they are WHERE conjuncts (subquery.c); anywhere else they are not. */
+        /* WHERE conjuncts are semi / anti joins; elsewhere, counts of scalar subqueries joined below (subquery.c) */
+        if ((rc = plan_bind_test(pc, r, as, e, out)) <= 0)
+            return rc;
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
                           "%s is supported only as a condition of WHERE, alone or ANDed with others (a semi or "
                           "anti join), not under OR, in a SELECT list, HAVING or ON",

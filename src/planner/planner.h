@@ -173,6 +173,13 @@ struct plan_ctx {
     /* a correlated one's aggregates (its value is its item over them), or NULL */
     struct agg_scope **scalar_as;
     uint32_t n_scalar;
+    /* IN / EXISTS tests used as values (subquery.c): each test_e[i] reads as test_as[i] */
+    const weir_sql_expr **test_e, **test_as;
+    uint32_t n_test;
+    bool agg_values; /* planning those of an aggregating SELECT's list and HAVING */
+    /* per IN's count of matches: {its scalar subquery, outer x, inner y} of the correlation x = y */
+    const weir_sql_expr **in_pairs;
+    uint32_t n_in_pairs;
     /* plan_from hands out preplanned for this FROM item (a subquery planned over a FROM planned before) */
     const weir_sql_table_ref *preplanned_ref;
     rel preplanned;
@@ -373,6 +380,11 @@ int plan_scalar_subqueries(plan_ctx *pc, rel *in, const weir_sql_select *sel, co
 bool plan_is_scalar_column(const char *name);
 /* The value of scalar subquery e over r's rows (the columns joined for it); 1 when r has none. */
 int plan_bind_scalar(plan_ctx *pc, const rel *r, const weir_sql_expr *e, weir_expr **out);
+/* The value of IN / EXISTS test e (its subqueries joined to r's rows); 1 when it was not planned as one. */
+int plan_bind_test(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_expr *e, weir_expr **out);
+/* The scalar subqueries and IN / EXISTS tests of an aggregating SELECT's list and HAVING, joined to its
+ * aggregation's rows *agg (uncorrelated with them). */
+int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *sel);
 /* subquery.c: the IN / EXISTS conjuncts of a WHERE as semi and anti joins of *in; *rest: the other conjuncts. */
 int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where, const weir_sql_expr **rest);
 

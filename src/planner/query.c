@@ -1906,6 +1906,9 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
             return rc;
         if ((rc = plan_aggregate(pc, sel, &in, as_, &agg)))
             return rc;
+        /* scalar subqueries of the SELECT list and HAVING: joined to the groups (subquery.c) */
+        if ((rc = plan_scalar_subqueries_agg(pc, &agg, sel)))
+            return rc;
         src = &agg;
         if (sel->having && (rc = plan_bind_expr(pc, &agg, as_, sel->having, &post_filter)))
             return rc;

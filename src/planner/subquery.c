@@ -28,6 +28,7 @@
  * are refused where they stand (bind.c), as Flink refuses most of them.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops/ops.h"
@@ -35,6 +36,8 @@
 
 /* The subquery of a WHERE conjunct, or NULL: sets the join kind and the IN
  * operand. */
+static bool one_row(const weir_sql_query *q);
+
 static const weir_sql_query *subquery_of(const weir_sql_expr *e,
                                          weir_join_type *type,
                                          const weir_sql_expr **operand,
@@ -47,6 +50,10 @@ static const weir_sql_query *subquery_of(const weir_sql_expr *e,
     }
     *operand = NULL;
     *not_in = false;
+    /* a subquery of one aggregate row: EXISTS is TRUE, IN compares with its value (plan_scalar_subqueries) */
+    if ((e->kind == WEIR_SQL_EXPR_EXISTS && one_row(e->u.subquery.query)) ||
+        (e->kind == WEIR_SQL_EXPR_IN_QUERY && one_row(e->u.in_query.query)))
+        return NULL;
     if (e->kind == WEIR_SQL_EXPR_EXISTS) {
         *type = neg ? WEIR_JOIN_ANTI : WEIR_JOIN_SEMI;
         return e->u.subquery.query;
@@ -220,18 +227,30 @@ int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where,
 enum { MAX_SCALAR = 64 };
 
 typedef struct scalar_walk {
+    plan_ctx *pc;
     const weir_sql_expr *found[MAX_SCALAR];
     uint32_t n;
 } scalar_walk;
 
+static int test_rewrite(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_expr **out);
+
+/* The scalar subqueries of e, with those of its IN / EXISTS tests' rewrites (WEIR_EUNSUPPORTED: too many). */
 static int collect_scalar(const weir_sql_expr *e, void *ud)
 {
     scalar_walk *w = ud;
     if (e->kind == WEIR_SQL_EXPR_SUBQUERY) {
         if (w->n == MAX_SCALAR)
             return WEIR_EUNSUPPORTED;
+        for (uint32_t i = 0; i < w->n; i++)
+            if (w->found[i] == e)
+                return 0;
         w->found[w->n++] = e;
         return 0;
+    }
+    if (e->kind == WEIR_SQL_EXPR_IN_QUERY || e->kind == WEIR_SQL_EXPR_EXISTS) {
+        const weir_sql_expr *r = NULL;
+        int rc = test_rewrite(w->pc, e, &r);
+        return rc ? rc : collect_scalar(r, ud);
     }
     return weir__sql_expr_each_child(e, collect_scalar, ud);
 }
@@ -495,25 +514,322 @@ static int decorrelated(plan_ctx *pc, const weir_sql_expr *e, uint32_t id, const
     return 0;
 }
 
+/* ---- IN / EXISTS used as values */
+
+static weir_sql_expr *ast_literal(plan_ctx *pc, weir_sql_lit_kind kind, bool b, const char *digits, weir_sql_loc loc)
+{
+    weir_sql_expr *e = ast_node(pc, WEIR_SQL_EXPR_LITERAL, loc);
+    if (e) {
+        e->u.lit.kind = kind;
+        e->u.lit.boolean = b;
+        if (digits) {
+            e->u.lit.text = digits;
+            e->u.lit.len = (uint32_t)strlen(digits);
+            e->u.lit.i64 = strtoll(digits, NULL, 10);
+        }
+    }
+    return e;
+}
+
+static weir_sql_expr *ast_unary(plan_ctx *pc, weir_sql_unop op, const weir_sql_expr *x)
+{
+    weir_sql_expr *e = ast_node(pc, WEIR_SQL_EXPR_UNARY, x->loc);
+    if (e) {
+        e->height = x->height + 1;
+        e->u.unary.op = op;
+        e->u.unary.operand = (weir_sql_expr *)x;
+    }
+    return e;
+}
+
+static weir_sql_expr *ast_is_null(plan_ctx *pc, const weir_sql_expr *x)
+{
+    weir_sql_expr *e = ast_node(pc, WEIR_SQL_EXPR_IS, x->loc);
+    if (e) {
+        e->height = x->height + 1;
+        e->u.is.test = WEIR_SQL_IS_NULL;
+        e->u.is.operand = (weir_sql_expr *)x;
+    }
+    return e;
+}
+
+/* (SELECT COUNT(*) FROM from WHERE where AND extra): where and extra may be NULL. */
+static weir_sql_expr *ast_count(plan_ctx *pc, const weir_sql_table_ref *from, const weir_sql_expr *where,
+                                const weir_sql_expr *extra, weir_sql_loc loc)
+{
+    weir_sql_expr *call = ast_node(pc, WEIR_SQL_EXPR_CALL, loc), *sub = ast_node(pc, WEIR_SQL_EXPR_SUBQUERY, loc);
+    weir_sql_ident *fn = plan_alloc(pc, sizeof *fn);
+    weir_sql_select_item *item = plan_alloc(pc, sizeof *item);
+    weir_sql_select *sel = plan_alloc(pc, sizeof *sel);
+    weir_sql_query *q = plan_alloc(pc, sizeof *q);
+    if (!call || !sub || !fn || !item || !sel || !q)
+        return NULL;
+    memset(fn, 0, sizeof *fn);
+    fn->name = "COUNT";
+    fn->len = 5;
+    fn->loc = loc;
+    call->u.call.name = (weir_sql_name){fn, 1, loc};
+    call->u.call.star = true;
+    *item = (weir_sql_select_item){call, NULL};
+    memset(sel, 0, sizeof *sel);
+    sel->loc = loc;
+    sel->items = item;
+    sel->n_items = 1;
+    sel->from = (weir_sql_table_ref *)from;
+    sel->where = extra ? ast_binary(pc, WEIR_SQL_OP_AND, where, extra) : (weir_sql_expr *)where;
+    if (extra && !sel->where)
+        return NULL;
+    memset(q, 0, sizeof *q);
+    q->kind = WEIR_SQL_QUERY_SELECT;
+    q->loc = loc;
+    q->height = from->height + 2;
+    q->u.select = sel;
+    sub->u.subquery.query = q;
+    sub->height = q->height + 1;
+    return sub;
+}
+
+/*
+ * The rows a test's subquery q gives, as a FROM, a WHERE and (for IN) the
+ * value compared: those of a plain SELECT ... FROM ... [WHERE ...]
+ * (correlated or not), else of q planned whole as FROM (q) AS $inN($y).
+ */
+static int test_rows(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_query *q, bool in,
+                     const weir_sql_table_ref **from, const weir_sql_expr **where, const weir_sql_expr **y)
+{
+    if (plain_select(q)) {
+        const weir_sql_select *sel = q->u.select;
+        if (in && (sel->n_items != 1 || sel->items[0].expr->kind == WEIR_SQL_EXPR_STAR))
+            return plan_error(pc, q->loc, WEIR_EPLAN, "the subquery of IN must select exactly one column");
+        *from = sel->from;
+        *where = sel->where;
+        *y = in ? sel->items[0].expr : NULL;
+        return 0;
+    }
+    weir_sql_table_ref *ref = plan_alloc(pc, sizeof *ref);
+    weir_sql_ident *ids = plan_alloc(pc, 2 * sizeof *ids);
+    char nm[32];
+    snprintf(nm, sizeof nm, "$in%u", pc->n_test);
+    if (!ref || !ids)
+        return WEIR_ENOMEM;
+    memset(ref, 0, sizeof *ref);
+    memset(ids, 0, 2 * sizeof *ids);
+    ids[0].name = plan_strdup(pc, nm);
+    ids[1].name = "$y";
+    for (int i = 0; i < 2; i++) {
+        if (!ids[i].name)
+            return WEIR_ENOMEM;
+        ids[i].len = (uint32_t)strlen(ids[i].name);
+        ids[i].loc = q->loc;
+    }
+    ref->kind = WEIR_SQL_FROM_SUBQUERY;
+    ref->loc = q->loc;
+    ref->height = q->height + 1;
+    ref->alias = &ids[0];
+    if (in) {
+        ref->column_aliases = &ids[1];
+        ref->n_column_aliases = 1;
+    }
+    ref->u.subquery.query = (weir_sql_query *)q;
+    *from = ref;
+    *where = NULL;
+    *y = NULL;
+    if (in) {
+        weir_sql_expr *c = ast_node(pc, WEIR_SQL_EXPR_COLUMN, e->loc);
+        weir_sql_ident *parts = plan_alloc(pc, 2 * sizeof *parts);
+        if (!c || !parts)
+            return WEIR_ENOMEM;
+        parts[0] = ids[0];
+        parts[1] = ids[1];
+        c->u.column = (weir_sql_name){parts, 2, e->loc};
+        *y = c;
+    }
+    return 0;
+}
+
+/*
+ * An IN / EXISTS test used as a value (under OR, in a SELECT list, in
+ * HAVING), rewritten into scalar subqueries, as Flink rewrites such tests
+ * into joins with marker columns, exact for NULLs:
+ *   EXISTS (q)         (SELECT COUNT(*) FROM <q's rows>) > 0
+ *   x IN (q)           CASE WHEN (SELECT COUNT(*) FROM <q's rows> WHERE y = x) > 0 THEN TRUE
+ *                           WHEN (SELECT COUNT(*) FROM <q's rows>) = 0 THEN FALSE
+ *                           WHEN x IS NULL OR (SELECT COUNT(*) FROM <q's rows> WHERE y IS NULL) > 0 THEN NULL
+ *                           ELSE FALSE END
+ *   NOT IN, NOT EXISTS the NOT of those
+ * (x IN a set without x is NULL when x is NULL or the set has a NULL, and
+ * FALSE over no rows). A correlated subquery's condition y = x is a
+ * correlation equality: its counts are grouped by y and its correlation
+ * keys. A subquery of one aggregate row (SELECT MAX(p) FROM t WHERE ...)
+ * gives one row: EXISTS is TRUE, x IN (q) is x = (q).
+ */
+/* Records that scalar subquery sub (a count of IN's matches) correlates by outer = inner besides its WHERE. */
+static int in_pair_add(plan_ctx *pc, const weir_sql_expr *sub, const weir_sql_expr *outer, const weir_sql_expr *inner)
+{
+    uint32_t n = pc->n_in_pairs;
+    const weir_sql_expr **v = plan_alloc(pc, 3 * (n + 1) * sizeof *v);
+    if (!v)
+        return WEIR_ENOMEM;
+    if (n)
+        memcpy(v, pc->in_pairs, 3 * n * sizeof *v);
+    v[3 * n] = sub;
+    v[3 * n + 1] = outer;
+    v[3 * n + 2] = inner;
+    pc->in_pairs = v;
+    pc->n_in_pairs = n + 1;
+    return 0;
+}
+
+static int test_rewrite(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_expr **out)
+{
+    for (uint32_t i = 0; i < pc->n_test; i++)
+        if (pc->test_e[i] == e) {
+            *out = pc->test_as[i];
+            return 0;
+        }
+    bool in = e->kind == WEIR_SQL_EXPR_IN_QUERY;
+    const weir_sql_query *q = in ? e->u.in_query.query : e->u.subquery.query;
+    const weir_sql_expr *x = in ? e->u.in_query.operand : NULL, *r = NULL;
+    weir_sql_loc loc = e->loc;
+    if (one_row(q)) {
+        if (!in) {
+            r = ast_literal(pc, WEIR_SQL_LIT_BOOLEAN, true, NULL, loc);
+        } else {
+            weir_sql_expr *v = ast_node(pc, WEIR_SQL_EXPR_SUBQUERY, loc);
+            if (v) {
+                v->u.subquery.query = (weir_sql_query *)q;
+                v->height = q->height + 1;
+            }
+            r = v ? ast_binary(pc, WEIR_SQL_OP_EQ, x, v) : NULL;
+        }
+    } else {
+        if (in && pc->agg_values)
+            return plan_error(pc, loc, WEIR_EUNSUPPORTED,
+                              "x IN (SELECT ...) in the SELECT list or HAVING of an aggregating query is not "
+                              "supported yet (only a subquery of one aggregate row, or EXISTS): aggregate in a "
+                              "subquery of FROM and test in the outer query");
+        const weir_sql_table_ref *from = NULL;
+        const weir_sql_expr *where = NULL, *y = NULL;
+        int rc = test_rows(pc, e, q, in, &from, &where, &y);
+        if (rc)
+            return rc;
+        weir_sql_expr *zero = ast_literal(pc, WEIR_SQL_LIT_INTEGER, false, "0", loc);
+        weir_sql_expr *all = ast_count(pc, from, where, NULL, loc);
+        if (!zero || !all)
+            return WEIR_ENOMEM;
+        if (!in) {
+            r = ast_binary(pc, WEIR_SQL_OP_GT, all, zero);
+        } else {
+            /* y = x correlates: x is over the outer query's columns whatever its names (x IN (SELECT x ...)) */
+            weir_sql_expr *yn = ast_is_null(pc, y), *xn = ast_is_null(pc, x);
+            weir_sql_expr *match = ast_count(pc, from, where, NULL, loc);
+            if (match && (rc = in_pair_add(pc, match, x, y)))
+                return rc;
+            weir_sql_expr *nulls = yn ? ast_count(pc, from, where, yn, loc) : NULL;
+            weir_sql_when *w = plan_alloc(pc, 3 * sizeof *w);
+            weir_sql_expr *c = ast_node(pc, WEIR_SQL_EXPR_CASE, loc);
+            if (!match || !nulls || !xn || !w || !c)
+                return WEIR_ENOMEM;
+            w[0].when = ast_binary(pc, WEIR_SQL_OP_GT, match, zero);
+            w[0].then = ast_literal(pc, WEIR_SQL_LIT_BOOLEAN, true, NULL, loc);
+            w[1].when = ast_binary(pc, WEIR_SQL_OP_EQ, all, zero);
+            w[1].then = ast_literal(pc, WEIR_SQL_LIT_BOOLEAN, false, NULL, loc);
+            w[2].when = ast_binary(pc, WEIR_SQL_OP_OR, xn, ast_binary(pc, WEIR_SQL_OP_GT, nulls, zero));
+            w[2].then = ast_literal(pc, WEIR_SQL_LIT_NULL, false, NULL, loc);
+            for (int i = 0; i < 3; i++)
+                if (!w[i].when || !w[i].then)
+                    return WEIR_ENOMEM;
+            c->u.case_.whens = w;
+            c->u.case_.n_whens = 3;
+            c->u.case_.else_ = ast_literal(pc, WEIR_SQL_LIT_BOOLEAN, false, NULL, loc);
+            c->height = all->height + 3;
+            r = c->u.case_.else_ ? c : NULL;
+        }
+    }
+    if (r && (in ? e->u.in_query.negated : false))
+        r = ast_unary(pc, WEIR_SQL_OP_NOT, r);
+    if (!r)
+        return WEIR_ENOMEM;
+    uint32_t n = pc->n_test;
+    const weir_sql_expr **te = plan_alloc(pc, (n + 1) * sizeof *te), **ta = plan_alloc(pc, (n + 1) * sizeof *ta);
+    if (!te || !ta)
+        return WEIR_ENOMEM;
+    if (n) {
+        memcpy(te, pc->test_e, n * sizeof *te);
+        memcpy(ta, pc->test_as, n * sizeof *ta);
+    }
+    te[n] = e;
+    ta[n] = r;
+    pc->test_e = te;
+    pc->test_as = ta;
+    pc->n_test = n + 1;
+    *out = r;
+    return 0;
+}
+
+int plan_bind_test(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_expr *e, weir_expr **out)
+{
+    for (uint32_t i = 0; i < pc->n_test; i++)
+        if (pc->test_e[i] == e)
+            return plan_bind_expr(pc, r, as, pc->test_as[i], out);
+    return 1;
+}
+
+static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w);
+
+/* The scalar subqueries (and IN / EXISTS tests) of exprs, joined to *in. */
+static int plan_subquery_values(plan_ctx *pc, rel *in, const weir_sql_expr *const *exprs, uint32_t n,
+                                weir_sql_loc loc)
+{
+    scalar_walk w = {.pc = pc, .n = 0};
+    int rc = 0;
+    for (uint32_t i = 0; !rc && i < n; i++)
+        if (exprs[i] && exprs[i]->kind != WEIR_SQL_EXPR_STAR)
+            rc = collect_scalar(exprs[i], &w);
+    if (rc == WEIR_EUNSUPPORTED && w.n == MAX_SCALAR)
+        return plan_error(pc, loc, WEIR_EUNSUPPORTED, "more than %d scalar subqueries in one SELECT", MAX_SCALAR);
+    if (rc || !w.n)
+        return rc;
+    return join_scalars(pc, in, &w);
+}
+
 int plan_scalar_subqueries(plan_ctx *pc, rel *in, const weir_sql_select *sel, const weir_sql_expr *where,
                            bool aggregating)
 {
-    scalar_walk w = {.n = 0};
-    int rc = where ? collect_scalar(where, &w) : 0;
-    for (uint32_t i = 0; !rc && !aggregating && i < sel->n_items; i++)
-        if (sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR)
-            rc = collect_scalar(sel->items[i].expr, &w);
-    if (rc)
-        return plan_error(pc, sel->loc, WEIR_EUNSUPPORTED,
-                          "more than %d scalar subqueries in one SELECT",
-                          MAX_SCALAR);
-    if (!w.n)
-        return 0;
+    const weir_sql_expr **v = plan_alloc(pc, (sel->n_items + 1) * sizeof *v);
+    if (!v)
+        return WEIR_ENOMEM;
+    uint32_t n = 0;
+    v[n++] = where;
+    for (uint32_t i = 0; !aggregating && i < sel->n_items; i++)
+        v[n++] = sel->items[i].expr;
+    return plan_subquery_values(pc, in, v, n, sel->loc);
+}
+
+int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *sel)
+{
+    const weir_sql_expr **v = plan_alloc(pc, (sel->n_items + 1) * sizeof *v);
+    if (!v)
+        return WEIR_ENOMEM;
+    uint32_t n = 0;
+    v[n++] = sel->having;
+    for (uint32_t i = 0; i < sel->n_items; i++)
+        v[n++] = sel->items[i].expr;
+    pc->agg_values = true;
+    int rc = plan_subquery_values(pc, agg, v, n, sel->loc);
+    pc->agg_values = false;
+    return rc;
+}
+
+/* Joins the scalar subqueries w found to *in, each as hidden columns. */
+static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
+{
+    int rc;
     if (in->win.present &&
         (rc = plan_window_assign(pc, in, "a scalar subquery's join")))
         return rc;
-    for (uint32_t i = 0; i < w.n; i++) {
-        const weir_sql_expr *e = w.found[i];
+    for (uint32_t i = 0; i < w->n; i++) {
+        const weir_sql_expr *e = w->found[i];
         const weir_sql_query *q = e->u.subquery.query;
         if (!one_row(q))
             return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
@@ -531,6 +847,16 @@ int plan_scalar_subqueries(plan_ctx *pc, rel *in, const weir_sql_select *sel, co
         correlation co;
         if ((rc = plan_from(pc, ssel->from, &from)) || (rc = correlate(pc, in, &from, ssel->where, &co)))
             return rc;
+        for (uint32_t p = 0; p < pc->n_in_pairs; p++) {
+            if (pc->in_pairs[3 * p] != e)
+                continue;
+            if (co.n_keys == WEIR_KEY_MAX_COLS)
+                return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "more than %d correlation equalities in one subquery",
+                                  WEIR_KEY_MAX_COLS - 1);
+            co.outer[co.n_keys] = pc->in_pairs[3 * p + 1];
+            co.inner[co.n_keys] = pc->in_pairs[3 * p + 2];
+            co.n_keys++;
+        }
         uint32_t id = pc->n_scalar;
         weir_sql_query *q2 = NULL;
         const weir_sql_expr *on = NULL;
