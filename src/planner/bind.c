@@ -524,8 +524,8 @@ int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
         if ((rc = plan_bind_test(pc, r, as, e, out)) <= 0)
             return rc;
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
-                          "%s is supported only as a condition of WHERE, alone or ANDed with others (a semi or "
-                          "anti join), not under OR, in a SELECT list, HAVING or ON",
+                          "%s is supported in a query's WHERE, SELECT list and HAVING, not here (ON, GROUP BY, "
+                          "OVER, or the conditions of a subquery planned as a semi or anti join)",
                           e->kind == WEIR_SQL_EXPR_EXISTS
                               ? "EXISTS (SELECT ...)"
                               : e->u.in_query.negated ? "NOT IN (SELECT ...)" : "IN (SELECT ...)");
@@ -534,9 +534,9 @@ int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
         if ((rc = plan_bind_scalar(pc, r, e, out)) <= 0)
             return rc;
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
-                          "a scalar subquery ((SELECT ...) used as a value) is supported only in a query's WHERE "
-                          "and, when the query does not aggregate, its SELECT list (not in HAVING, ON or the "
-                          "conditions of an IN / EXISTS subquery)");
+                          "a scalar subquery ((SELECT ...) used as a value) is supported in a query's WHERE, "
+                          "SELECT list and HAVING, not here (ON, GROUP BY, OVER, or the conditions of a subquery "
+                          "planned as a semi or anti join)");
     default:
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "%s expressions are not supported yet",
                           weir__sql_expr_kind_name(e->kind));
