@@ -553,7 +553,7 @@ static weir_sql_expr *ast_is_null(plan_ctx *pc, const weir_sql_expr *x)
     return e;
 }
 
-/* (SELECT COUNT(*) FROM from WHERE where AND extra): where and extra may be NULL. */
+/* COALESCE((SELECT COUNT(*) FROM from WHERE where AND extra), 0): where and extra may be NULL. */
 static weir_sql_expr *ast_count(plan_ctx *pc, const weir_sql_table_ref *from, const weir_sql_expr *where,
                                 const weir_sql_expr *extra, weir_sql_loc loc)
 {
@@ -586,7 +586,21 @@ static weir_sql_expr *ast_count(plan_ctx *pc, const weir_sql_table_ref *from, co
     q->u.select = sel;
     sub->u.subquery.query = q;
     sub->height = q->height + 1;
-    return sub;
+    /* COALESCE(count, 0): an uncorrelated count is NULL until its aggregation has a row */
+    weir_sql_expr *co = ast_node(pc, WEIR_SQL_EXPR_CALL, loc), **args = plan_alloc(pc, 2 * sizeof *args);
+    weir_sql_ident *cn = plan_alloc(pc, sizeof *cn);
+    if (!co || !args || !cn || !(args[1] = ast_literal(pc, WEIR_SQL_LIT_INTEGER, false, "0", loc)))
+        return NULL;
+    memset(cn, 0, sizeof *cn);
+    cn->name = "COALESCE";
+    cn->len = 8;
+    cn->loc = loc;
+    args[0] = sub;
+    co->u.call.name = (weir_sql_name){cn, 1, loc};
+    co->u.call.args = args;
+    co->u.call.n_args = 2;
+    co->height = sub->height + 1;
+    return co;
 }
 
 /*
@@ -651,6 +665,7 @@ static int test_rows(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_query 
  * An IN / EXISTS test used as a value (under OR, in a SELECT list, in
  * HAVING), rewritten into scalar subqueries, as Flink rewrites such tests
  * into joins with marker columns, exact for NULLs:
+ * (each count read as COALESCE(count, 0): an uncorrelated one has no row over no rows)
  *   EXISTS (q)         (SELECT COUNT(*) FROM <q's rows>) > 0
  *   x IN (q)           CASE WHEN (SELECT COUNT(*) FROM <q's rows> WHERE y = x) > 0 THEN TRUE
  *                           WHEN (SELECT COUNT(*) FROM <q's rows>) = 0 THEN FALSE
@@ -723,7 +738,7 @@ static int test_rewrite(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_exp
             /* y = x correlates: x is over the outer query's columns whatever its names (x IN (SELECT x ...)) */
             weir_sql_expr *yn = ast_is_null(pc, y), *xn = ast_is_null(pc, x);
             weir_sql_expr *match = ast_count(pc, from, where, NULL, loc);
-            if (match && (rc = in_pair_add(pc, match, x, y)))
+            if (match && (rc = in_pair_add(pc, match->u.call.args[0], x, y)))
                 return rc;
             weir_sql_expr *nulls = yn ? ast_count(pc, from, where, yn, loc) : NULL;
             weir_sql_when *w = plan_alloc(pc, 3 * sizeof *w);
