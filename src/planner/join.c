@@ -1418,7 +1418,7 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
     }
     uint32_t n_keys = 0;
     for (int s = 0; s < 2; s++) {
-        sd[s].keys = plan_alloc(pc, (n_conj + 1) * sizeof *sd[s].keys);
+        sd[s].keys = plan_alloc(pc, (n_conj + 1 + (ju ? ju->n : 0)) * sizeof *sd[s].keys); /* + IN's, USING's */
         if (!sd[s].keys)
             return WEIR_ENOMEM;
     }
