@@ -195,7 +195,7 @@ def run_case(case):
 
 
 def main():
-    return diffrun.main("join_using_diff", run_case, jobs_env="WEIR_USINGDIFF_JOBS", jobs=6, asan_jobs=3,
+    return diffrun.main("join_using_diff", run_case, jobs_env="WEIR_USINGDIFF_JOBS", jobs=6, asan_jobs=2,
                         one_env="WEIR_USINGDIFF_JOB", unit="jobs of 6 queries")
 
 

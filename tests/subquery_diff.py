@@ -245,7 +245,7 @@ def run_case(case):
 
 
 def main():
-    return diffrun.main("subquery_diff", run_case, jobs_env="WEIR_SUBQDIFF_JOBS", jobs=4, asan_jobs=2,
+    return diffrun.main("subquery_diff", run_case, jobs_env="WEIR_SUBQDIFF_JOBS", jobs=4, asan_jobs=1,
                         one_env="WEIR_SUBQDIFF_JOB", unit="jobs of 6 queries")
 
 

@@ -6,7 +6,7 @@
 # not through `weir run` at parallelism 1/2/4 and batch sizes 1/7/1024,
 # folds each result changelog into its table and compares it with a
 # nested-loop python oracle.
-# Bounded: WEIR_USINGDIFF_JOBS jobs (default 6; 3 under ASan), 6 queries
+# Bounded: WEIR_USINGDIFF_JOBS jobs (default 6; 2 under ASan), 6 queries
 # each. The seed is printed; WEIR_SEED=S replays a run, WEIR_USINGDIFF_JOB=i
 # one job of it. Failing jobs are written under WEIR_USINGDIFF_OUT (default
 # ./join_using_diff_failures).

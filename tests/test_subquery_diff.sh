@@ -6,7 +6,7 @@
 # subquery shapes through `weir run` at parallelism 1/2/4 and batch sizes
 # 1/7/1024, folds each result changelog into its table and compares it
 # with a python oracle of SQL's rules.
-# Bounded: WEIR_SUBQDIFF_JOBS jobs (default 4; 2 under ASan), 6 queries
+# Bounded: WEIR_SUBQDIFF_JOBS jobs (default 4; 1 under ASan), 6 queries
 # each. The seed is printed; WEIR_SEED=S replays a run, WEIR_SUBQDIFF_JOB=i
 # one job of it. Failing jobs are written under WEIR_SUBQDIFF_OUT (default
 # ./subquery_diff_failures).
