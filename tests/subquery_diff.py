@@ -32,7 +32,6 @@ Environment: WEIR_SEED replays a run; WEIR_SUBQDIFF_JOB=i runs one job.
 
 import argparse
 import collections
-import json
 import os
 import sys
 
@@ -193,29 +192,6 @@ def job_sql(j):
     return "\n".join(out) + "\n"
 
 
-def fold(folder, cols):
-    got = collections.Counter()
-    names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
-    for name in names:
-        if name.startswith("."):
-            continue
-        with open(os.path.join(folder, name)) as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                e = json.loads(line)
-                if e["op"] == "c":
-                    got[tuple(e["after"][c] for c in cols)] += 1
-                elif e["op"] == "d":
-                    v = tuple(e["before"][c] for c in cols)
-                    if got[v] <= 0:
-                        raise ValueError("a delete of a row not there: %s" % (v,))
-                    got[v] -= 1
-                else:
-                    raise ValueError("op %r" % e["op"])
-    return +got
-
-
 def csv_value(v):
     return "" if v is None else str(v)
 
@@ -236,7 +212,7 @@ def run_case(case):
     for qi, q in enumerate(j.queries):
         what = "q%d (%s)" % (qi, query_sql(q))
         try:
-            got = fold(case.path("q%d" % qi), out_cols(q))
+            got = diffrun.fold_debezium(case.path("q%d" % qi), out_cols(q))
         except ValueError as e:
             problems.append("%s: %s" % (what, e))
             continue

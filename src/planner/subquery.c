@@ -553,23 +553,36 @@ static weir_sql_expr *ast_is_null(plan_ctx *pc, const weir_sql_expr *x)
     return e;
 }
 
+/* name(args) (args in the plan arena); no args: name(*). */
+static weir_sql_expr *ast_call(plan_ctx *pc, const char *name, weir_sql_expr **args, uint32_t n, weir_sql_loc loc)
+{
+    weir_sql_expr *c = ast_column(pc, name, loc);
+    if (!c)
+        return NULL;
+    weir_sql_name fn = c->u.column;
+    memset(&c->u, 0, sizeof c->u);
+    c->kind = WEIR_SQL_EXPR_CALL;
+    c->u.call.name = fn;
+    c->u.call.args = args;
+    c->u.call.n_args = n;
+    c->u.call.star = !n;
+    for (uint32_t i = 0; i < n; i++)
+        if (args[i]->height >= c->height)
+            c->height = args[i]->height + 1;
+    return c;
+}
+
 /* COALESCE((SELECT COUNT(*) FROM from WHERE where AND extra), 0): where and extra may be NULL. */
 static weir_sql_expr *ast_count(plan_ctx *pc, const weir_sql_table_ref *from, const weir_sql_expr *where,
                                 const weir_sql_expr *extra, weir_sql_loc loc)
 {
-    weir_sql_expr *call = ast_node(pc, WEIR_SQL_EXPR_CALL, loc), *sub = ast_node(pc, WEIR_SQL_EXPR_SUBQUERY, loc);
-    weir_sql_ident *fn = plan_alloc(pc, sizeof *fn);
+    weir_sql_expr *call = ast_call(pc, "COUNT", NULL, 0, loc), *sub = ast_node(pc, WEIR_SQL_EXPR_SUBQUERY, loc);
     weir_sql_select_item *item = plan_alloc(pc, sizeof *item);
     weir_sql_select *sel = plan_alloc(pc, sizeof *sel);
     weir_sql_query *q = plan_alloc(pc, sizeof *q);
-    if (!call || !sub || !fn || !item || !sel || !q)
+    weir_sql_expr **args = plan_alloc(pc, 2 * sizeof *args);
+    if (!call || !sub || !item || !sel || !q || !args)
         return NULL;
-    memset(fn, 0, sizeof *fn);
-    fn->name = "COUNT";
-    fn->len = 5;
-    fn->loc = loc;
-    call->u.call.name = (weir_sql_name){fn, 1, loc};
-    call->u.call.star = true;
     *item = (weir_sql_select_item){call, NULL};
     memset(sel, 0, sizeof *sel);
     sel->loc = loc;
@@ -587,20 +600,10 @@ static weir_sql_expr *ast_count(plan_ctx *pc, const weir_sql_table_ref *from, co
     sub->u.subquery.query = q;
     sub->height = q->height + 1;
     /* COALESCE(count, 0): an uncorrelated count is NULL until its aggregation has a row */
-    weir_sql_expr *co = ast_node(pc, WEIR_SQL_EXPR_CALL, loc), **args = plan_alloc(pc, 2 * sizeof *args);
-    weir_sql_ident *cn = plan_alloc(pc, sizeof *cn);
-    if (!co || !args || !cn || !(args[1] = ast_literal(pc, WEIR_SQL_LIT_INTEGER, false, "0", loc)))
-        return NULL;
-    memset(cn, 0, sizeof *cn);
-    cn->name = "COALESCE";
-    cn->len = 8;
-    cn->loc = loc;
     args[0] = sub;
-    co->u.call.name = (weir_sql_name){cn, 1, loc};
-    co->u.call.args = args;
-    co->u.call.n_args = 2;
-    co->height = sub->height + 1;
-    return co;
+    if (!(args[1] = ast_literal(pc, WEIR_SQL_LIT_INTEGER, false, "0", loc)))
+        return NULL;
+    return ast_call(pc, "COALESCE", args, 2, loc);
 }
 
 /*
