@@ -909,6 +909,12 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
         rc = plan_query(pc, q2, &sq);
         pc->preplanned_ref = saved_ref;
         pc->preplanned = saved;
+        if (rc == WEIR_ENOTFOUND && pc->agg_values) {
+            size_t l = strlen(pc->err->message);
+            snprintf(pc->err->message + l, sizeof pc->err->message - l,
+                     " (a subquery in the SELECT list or HAVING of an aggregating query cannot name the outer "
+                     "query's columns yet)");
+        }
         if (rc)
             return rc;
         if (!as) {
