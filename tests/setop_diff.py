@@ -23,7 +23,6 @@ Environment: WEIR_SEED replays a run; WEIR_SETOPDIFF_JOB=i runs one job.
 
 import argparse
 import collections
-import json
 import os
 import sys
 
@@ -104,29 +103,6 @@ def job_sql(j):
     return "\n".join(out) + "\n"
 
 
-def fold(folder, cols):
-    got = collections.Counter()
-    names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
-    for name in names:
-        if name.startswith("."):
-            continue
-        with open(os.path.join(folder, name)) as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                e = json.loads(line)
-                if e["op"] == "c":
-                    got[tuple(e["after"][c] for c in cols)] += 1
-                elif e["op"] == "d":
-                    v = tuple(e["before"][c] for c in cols)
-                    if got[v] <= 0:
-                        raise ValueError("a delete of a row not there: %s" % (v,))
-                    got[v] -= 1
-                else:
-                    raise ValueError("op %r" % e["op"])
-    return +got
-
-
 def run_case(case):
     j = gen_job(case.rng)
     j.seed, j.index = case.seed, case.index
@@ -142,7 +118,7 @@ def run_case(case):
     problems = []
     for qi, (op, shape) in enumerate(j.queries):
         try:
-            got = fold(case.path("q%d" % qi), out_cols(shape))
+            got = diffrun.fold_debezium(case.path("q%d" % qi), out_cols(shape))
         except ValueError as e:
             problems.append("q%d (%s, %s): %s" % (qi, op, shape, e))
             continue

@@ -210,6 +210,17 @@ static int lag_default(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, cons
     return plan_error(pc, e->loc, WEIR_EPLAN, "internal error: LAG's default was not planned");
 }
 
+/* A COUNT read through a LEFT join (outer_joined): a key without rows reads NULL there, and counts 0. */
+static int count_of_none(plan_ctx *pc, const weir_sql_expr *e, weir_expr **out)
+{
+    weir_expr *a[2] = {*out, weir_expr_lit_bigint(pc->arena, 0)};
+    weir_error err = {0};
+    if (!a[1])
+        return WEIR_ENOMEM;
+    int rc = weir_expr_call(pc->arena, "COALESCE", a, 2, out, &err);
+    return rc && rc != WEIR_ENOMEM ? plan_error(pc, e->loc, rc, "%s", err.message) : rc;
+}
+
 int agg_scope_ref(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, weir_expr **out)
 {
     const weir_sql_name *n = &e->u.call.name;
@@ -236,6 +247,8 @@ int agg_scope_ref(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, weir_expr
         if (!strcmp(as->calls[i].text, (char *)b.data)) {
             weir_error_clear(pc->err);
             rc = column_ref(pc, as, e, as->calls[i].out_col, out);
+            if (!rc && as->outer_joined && !strncmp(as->calls[i].fn, "COUNT", 5))
+                rc = count_of_none(pc, e, out);
             if (!rc && as->phase == AGG_OVER && !strcmp(as->calls[i].fn, "LAG") && e->u.call.n_args == 3)
                 rc = lag_default(pc, as, e, (const char *)b.data, out);
             break;

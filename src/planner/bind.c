@@ -43,6 +43,8 @@ static int find_column_in(const rel *r, const weir_sql_name *n, uint32_t from, u
             continue;
         if (qual && (!r->quals[i] || strcasecmp(r->quals[i], qual) != 0))
             continue;
+        if (!qual && plan_col_hidden(r, i))
+            continue; /* a NATURAL / USING input's copy of a common column */
         if (found >= 0)
             return -2;
         found = (int)i;
@@ -516,26 +518,23 @@ int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
     }
     case WEIR_SQL_EXPR_IN_QUERY:
     case WEIR_SQL_EXPR_EXISTS:
-        /* Planned as semi / anti joins when they are WHERE conjuncts (subquery.c); anywhere else they are not. */
+        /* WHERE conjuncts are semi / anti joins; elsewhere, counts of scalar subqueries joined below (subquery.c) */
+        if ((rc = plan_bind_test(pc, r, as, e, out)) <= 0)
+            return rc;
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
-                          "%s is supported only as a condition of WHERE, alone or ANDed with others (a semi or "
-                          "anti join), not under OR, in a SELECT list, HAVING or ON",
+                          "%s is supported in a query's WHERE, SELECT list and HAVING, not here (ON, GROUP BY, "
+                          "OVER, or the conditions of a subquery planned as a semi or anti join)",
                           e->kind == WEIR_SQL_EXPR_EXISTS
                               ? "EXISTS (SELECT ...)"
                               : e->u.in_query.negated ? "NOT IN (SELECT ...)" : "IN (SELECT ...)");
     case WEIR_SQL_EXPR_SUBQUERY:
-        /* an uncorrelated scalar subquery joined below (subquery.c): its column */
-        for (uint32_t i = pc->n_scalar; i-- > 0;) {
-            uint32_t c = pc->scalar_col[i];
-            char nm[32];
-            snprintf(nm, sizeof nm, "$scalar%u", i);
-            if (pc->scalar_e[i] == e && c < r->schema->n_fields && !strcmp(r->schema->fields[c].name, nm))
-                return wrap(pc, e, weir_expr_column(pc->arena, c, r->schema->fields[c].type, out, &err), &err);
-        }
+        /* a scalar subquery joined below (subquery.c): its value over the joined columns */
+        if ((rc = plan_bind_scalar(pc, r, e, out)) <= 0)
+            return rc;
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
-                          "a scalar subquery ((SELECT ...) used as a value) is supported only in a query's WHERE "
-                          "and, when the query does not aggregate, its SELECT list (not in HAVING, ON or the "
-                          "conditions of an IN / EXISTS subquery)");
+                          "a scalar subquery ((SELECT ...) used as a value) is supported in a query's WHERE, "
+                          "SELECT list and HAVING, not here (ON, GROUP BY, OVER, or the conditions of a subquery "
+                          "planned as a semi or anti join)");
     default:
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "%s expressions are not supported yet",
                           weir__sql_expr_kind_name(e->kind));

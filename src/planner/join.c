@@ -79,9 +79,11 @@ bool plan_join_conds_all_used(const join_conds *jc)
     return true;
 }
 
-enum { SIDE_L = 1, SIDE_R = 2, SIDE_OTHER = 4 };
+enum { SIDE_L = PLAN_SIDE_LEFT, SIDE_R = PLAN_SIDE_RIGHT, SIDE_OTHER = PLAN_SIDE_OTHER };
 
 static int side_mask(const rel *j, uint32_t n_left, const weir_sql_expr *e);
+
+int plan_side_mask(const rel *j, uint32_t n_left, const weir_sql_expr *e) { return side_mask(j, n_left, e); }
 
 static int side_mask_list(const rel *j, uint32_t n_left, weir_sql_expr *const *v, uint32_t n)
 {
@@ -89,6 +91,41 @@ static int side_mask_list(const rel *j, uint32_t n_left, weir_sql_expr *const *v
     for (uint32_t i = 0; i < n; i++)
         m |= v[i] ? side_mask(j, n_left, v[i]) : 0;
     return m;
+}
+
+int plan_pair_rel(plan_ctx *pc, const rel *left, const rel *right, bool pad_left, bool pad_right, bool scoped,
+                  rel *out)
+{
+    uint32_t nl = left->n_physical, nr = right->n_physical;
+    rel j = {.rowtime = -1, .n_physical = nl + nr, .outer_cols = scoped ? nl : 0};
+    weir_schema *os = plan_new_schema(pc);
+    j.quals = plan_alloc(pc, (nl + nr + 1) * sizeof *j.quals);
+    if (!os || !j.quals)
+        return WEIR_ENOMEM;
+    const rel *in[2] = {left, right};
+    for (int s = 0; s < 2; s++) {
+        for (uint32_t c = 0; c < in[s]->n_physical; c++) {
+            weir_type t = in[s]->schema->fields[c].type;
+            t.nullable |= s ? pad_right : pad_left;
+            if (weir_schema_add(os, in[s]->schema->fields[c].name, t) < 0)
+                return WEIR_ENOMEM;
+            j.quals[os->n_fields - 1] = in[s]->quals ? in[s]->quals[c] : NULL;
+        }
+    }
+    os->rowtime = -1;
+    j.schema = os;
+    /* a NATURAL / USING input's hidden copies of its common columns stay hidden */
+    if (left->n_hidden || right->n_hidden) {
+        bool *h = plan_alloc(pc, (nl + nr) * sizeof *h);
+        if (!h)
+            return WEIR_ENOMEM;
+        for (uint32_t c = 0; c < nl + nr; c++)
+            h[c] = c < nl ? plan_col_hidden(left, c) : plan_col_hidden(right, c - nl);
+        j.hidden = h;
+        j.n_hidden = nl + nr;
+    }
+    *out = j;
+    return 0;
 }
 
 /* Which inputs an expression reads: SIDE_L, SIDE_R; SIDE_OTHER for anything unresolvable here. */
@@ -223,6 +260,41 @@ static int semi_in_key(plan_ctx *pc, const semi_in *sq, join_side *sd, const rel
     weir_buf_printf(keytext, " = ");
     weir__sql_format_expr(sq->item, keytext);
     *n_keys = k + 1;
+    return 0;
+}
+
+/*
+ * The common columns of NATURAL JOIN or JOIN ... USING (c, ...): pairs of
+ * a left and a right column of the same name, each the join's key pair
+ * (l.c = r.c).
+ */
+typedef struct join_using {
+    uint32_t n;
+    uint32_t l[WEIR_KEY_MAX_COLS], r[WEIR_KEY_MAX_COLS];
+} join_using;
+
+/* Adds ju's pairs as keys of the join (sd[0] left, sd[1] right). */
+static int using_keys(plan_ctx *pc, const join_using *ju, join_side *sd, weir_type *kt,
+                      int32_t keycol[2][WEIR_KEY_MAX_COLS], const weir_sql_expr **keyconj, uint32_t *n_keys,
+                      weir_sql_loc loc, weir_buf *keytext)
+{
+    for (uint32_t i = 0; i < ju->n; i++) {
+        uint32_t k = *n_keys;
+        const weir_field *fl = &sd[0].r.schema->fields[ju->l[i]], *fr = &sd[1].r.schema->fields[ju->r[i]];
+        weir_error err = {0};
+        if (weir_expr_column(pc->arena, ju->l[i], fl->type, &sd[0].keys[k], &err) ||
+            weir_expr_column(pc->arena, ju->r[i], fr->type, &sd[1].keys[k], &err))
+            return WEIR_ENOMEM;
+        char a[64], b[64];
+        if (!common_type(fl->type, fr->type, &kt[k]))
+            return plan_error(pc, loc, WEIR_EPLAN, "cannot join on column '%s', a %s and a %s: add a CAST to one side",
+                              fl->name, weir_type_format(fl->type, a, sizeof a), weir_type_format(fr->type, b, sizeof b));
+        keycol[0][k] = (int32_t)ju->l[i];
+        keycol[1][k] = (int32_t)ju->r[i];
+        keyconj[k] = NULL;
+        weir_buf_printf(keytext, "%s%s", k ? ", " : "", fl->name);
+        *n_keys = k + 1;
+    }
     return 0;
 }
 
@@ -977,6 +1049,11 @@ static int temporal_keys(plan_ctx *pc, const weir_sql_table_ref *ref, const vers
                 if (!strcasecmp(vs->keys[p], cn))
                     pki = (int32_t)p;
         }
+        if ((pki < 0 || covered[pki]) && !keyconj[i])
+            return plan_error(pc, ref->u.join.op_loc, WEIR_EUNSUPPORTED,
+                              "an event-time temporal join with NATURAL or USING equates '%s', which is not a key "
+                              "column of '%s': write the condition with ON",
+                              sd[1].r.schema->fields[keycol[1][i]].name, vs->name);
         if (pki < 0 || covered[pki]) {
             resid[(*n_resid)++] = keyconj[i];
             continue;
@@ -988,7 +1065,10 @@ static int temporal_keys(plan_ctx *pc, const weir_sql_table_ref *ref, const vers
         keycol[1][n] = keycol[1][i];
         kt[n] = kt[i];
         weir_buf_printf(keytext, "%s", n ? ", " : "");
-        weir__sql_format_expr(keyconj[i], keytext);
+        if (keyconj[i])
+            weir__sql_format_expr(keyconj[i], keytext);
+        else
+            weir_buf_printf(keytext, "%s", sd[1].r.schema->fields[keycol[1][i]].name);
         n++;
     }
     for (uint32_t p = 0; p < vs->n_keys; p++)
@@ -1045,7 +1125,7 @@ static int plan_temporal_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_
 
 static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_type type, join_side *sd,
                       const versioned_side *versioned, cat_table *lookup, join_conds *where, const semi_in *sq,
-                      rel *out);
+                      const join_using *ju, rel *out);
 
 /*
  * A semi or anti join's result: the left input's rows (its columns and
@@ -1072,7 +1152,8 @@ static void semi_output(rel *out, const rel *left, weir_schema *os, bool window)
 /* Joins two planned relations without a FROM clause of their own (the
  * semi / anti joins of subqueries, a scalar subquery's join). */
 static int synthetic_join(plan_ctx *pc, weir_sql_join_kind kind, weir_join_type type, const rel *left,
-                          const rel *right, join_conds *conds, const semi_in *sq, weir_sql_loc loc, rel *out)
+                          const rel *right, join_conds *conds, const weir_sql_expr *on, const semi_in *sq,
+                          weir_sql_loc loc, rel *out)
 {
     weir_sql_table_ref *ref = plan_alloc(pc, sizeof *ref);
     if (!ref)
@@ -1082,11 +1163,12 @@ static int synthetic_join(plan_ctx *pc, weir_sql_join_kind kind, weir_join_type 
     ref->loc = loc;
     ref->u.join.kind = kind;
     ref->u.join.op_loc = loc;
+    ref->u.join.on = (weir_sql_expr *)on;
     join_side sd[2];
     memset(sd, 0, sizeof sd);
     sd[0].r = *left;
     sd[1].r = *right;
-    return join_sides(pc, ref, type, sd, NULL, NULL, conds, sq, out);
+    return join_sides(pc, ref, type, sd, NULL, NULL, conds, sq, NULL, out);
 }
 
 int plan_semi_join(plan_ctx *pc, bool anti, const rel *left, const rel *right, join_conds *conds,
@@ -1094,12 +1176,148 @@ int plan_semi_join(plan_ctx *pc, bool anti, const rel *left, const rel *right, j
 {
     semi_in sq = {operand, item, not_in};
     return synthetic_join(pc, WEIR_SQL_JOIN_INNER, anti ? WEIR_JOIN_ANTI : WEIR_JOIN_SEMI, left, right, conds,
-                          operand ? &sq : NULL, loc, out);
+                          NULL, operand ? &sq : NULL, loc, out);
 }
 
-int plan_scalar_join(plan_ctx *pc, const rel *left, const rel *right, weir_sql_loc loc, rel *out)
+int plan_scalar_join(plan_ctx *pc, const rel *left, const rel *right, const weir_sql_expr *on, weir_sql_loc loc,
+                     rel *out)
 {
-    return synthetic_join(pc, WEIR_SQL_JOIN_LEFT, WEIR_JOIN_LEFT, left, right, NULL, NULL, loc, out);
+    return synthetic_join(pc, WEIR_SQL_JOIN_LEFT, WEIR_JOIN_LEFT, left, right, NULL, on, NULL, loc, out);
+}
+
+/* The visible column of r named name (a common column's hidden copies and scalar subquery values aside): its
+ * index, -1 when r has none, -2 when it has several. */
+static int using_find(const rel *r, const char *name)
+{
+    int found = -1;
+    for (uint32_t c = 0; c < r->n_physical; c++) {
+        const char *cn = r->schema->fields[c].name;
+        if (plan_col_hidden(r, c) || plan_is_scalar_column(cn) || strcasecmp(cn, name))
+            continue;
+        if (found >= 0)
+            return -2;
+        found = (int)c;
+    }
+    return found;
+}
+
+static int using_pair(plan_ctx *pc, const rel *left, const rel *right, const char *name, weir_sql_loc loc,
+                      const char *what, join_using *ju)
+{
+    int c[2] = {using_find(left, name), using_find(right, name)};
+    for (int s = 0; s < 2; s++) {
+        if (c[s] == -1)
+            return plan_error(pc, loc, WEIR_EPLAN, "column '%s' of %s is not a column of the %s input", name, what,
+                              s ? "right" : "left");
+        if (c[s] == -2)
+            return plan_error(pc, loc, WEIR_EPLAN, "column '%s' of %s is not unique in the %s input", name, what,
+                              s ? "right" : "left");
+    }
+    for (uint32_t i = 0; i < ju->n; i++)
+        if (ju->l[i] == (uint32_t)c[0])
+            return plan_error(pc, loc, WEIR_EPLAN, "column '%s' appears twice in %s", name, what);
+    if (ju->n == WEIR_KEY_MAX_COLS)
+        return plan_error(pc, loc, WEIR_EUNSUPPORTED, "%s of more than %d columns", what, WEIR_KEY_MAX_COLS);
+    ju->l[ju->n] = (uint32_t)c[0];
+    ju->r[ju->n] = (uint32_t)c[1];
+    ju->n++;
+    return 0;
+}
+
+/*
+ * The common columns of a NATURAL join (every visible column name of both
+ * inputs, in the left input's order; none: a cross join) or a USING join
+ * (those listed, in their order). Each name must be one column of each
+ * input, as in Flink.
+ */
+static int using_columns(plan_ctx *pc, const weir_sql_table_ref *ref, const rel *left, const rel *right,
+                         join_using *ju)
+{
+    int rc;
+    for (uint32_t i = 0; i < ref->u.join.n_using; i++)
+        if ((rc = using_pair(pc, left, right, ref->u.join.using_[i].name, ref->u.join.using_[i].loc, "USING", ju)))
+            return rc;
+    if (!ref->u.join.natural)
+        return 0;
+    for (uint32_t c = 0; c < left->n_physical; c++) {
+        const char *cn = left->schema->fields[c].name;
+        if (plan_col_hidden(left, c) || plan_is_scalar_column(cn) || using_find(right, cn) == -1)
+            continue;
+        bool seen = false; /* a name the left input has twice: reported once, by using_pair */
+        for (uint32_t i = 0; i < ju->n && !seen; i++)
+            seen = !strcasecmp(left->schema->fields[ju->l[i]].name, cn);
+        if (!seen && (rc = using_pair(pc, left, right, cn, ref->u.join.op_loc, "NATURAL JOIN", ju)))
+            return rc;
+    }
+    return 0;
+}
+
+/*
+ * The result of a NATURAL / USING join j (left columns, nl of them, then
+ * right columns): each common column first, unqualified, then every column
+ * of both inputs, their copies of the common columns hidden (found only
+ * when qualified, l.c, and not part of `*`), as Flink's SQL validator
+ * expands the join. The common column is COALESCE(l.c, r.c) in the type
+ * both are compared in: l.c in an inner or LEFT join (a right row that
+ * matches has r.c = l.c), r.c in a RIGHT join, the COALESCE in a FULL join.
+ */
+static int using_output(plan_ctx *pc, weir_join_type type, const join_using *ju, uint32_t nl, rel *j, rel *out)
+{
+    if (!ju->n) {
+        *out = *j; /* a NATURAL join without common columns: a cross join */
+        return 0;
+    }
+    uint32_t m = ju->n, nb = j->n_physical, n = m + nb;
+    weir_expr **exprs = plan_alloc(pc, (n + 1) * sizeof *exprs);
+    const char **names = plan_alloc(pc, (n + 1) * sizeof *names);
+    char **quals = plan_alloc(pc, (n + 1) * sizeof *quals);
+    bool *hidden = plan_alloc(pc, n * sizeof *hidden);
+    if (!exprs || !names || !quals || !hidden)
+        return WEIR_ENOMEM;
+    weir_error err = {0};
+    for (uint32_t i = 0; i < m; i++) {
+        const weir_field *f[2] = {&j->schema->fields[ju->l[i]], &j->schema->fields[nl + ju->r[i]]};
+        uint32_t col[2] = {ju->l[i], nl + ju->r[i]};
+        weir_type ct;
+        weir_expr *e[2];
+        if (!common_type(f[0]->type, f[1]->type, &ct))
+            return WEIR_EPLAN; /* the join compared them already */
+        for (int s = 0; s < 2; s++) {
+            weir_type t = f[s]->type;
+            if (weir_expr_column(pc->arena, col[s], t, &e[s], &err) ||
+                ((t.id != ct.id || t.precision != ct.precision || t.scale != ct.scale) &&
+                 weir_expr_cast(pc->arena, e[s], ct, false, &e[s], &err)))
+                return plan_error(pc, j->loc, WEIR_EPLAN, "common column '%s': %s", f[0]->name, err.message);
+        }
+        if (type == WEIR_JOIN_FULL) {
+            if (weir_expr_call(pc->arena, "COALESCE", e, 2, &exprs[i], &err))
+                return plan_error(pc, j->loc, WEIR_EPLAN, "common column '%s': %s", f[0]->name, err.message);
+        } else {
+            exprs[i] = e[type == WEIR_JOIN_RIGHT];
+        }
+        names[i] = f[0]->name;
+        quals[i] = NULL;
+        hidden[i] = false;
+    }
+    for (uint32_t c = 0; c < nb; c++) {
+        if (weir_expr_column(pc->arena, c, j->schema->fields[c].type, &exprs[m + c], &err))
+            return WEIR_ENOMEM;
+        names[m + c] = j->schema->fields[c].name;
+        quals[m + c] = j->quals ? j->quals[c] : NULL;
+        hidden[m + c] = plan_col_hidden(j, c);
+    }
+    for (uint32_t i = 0; i < m; i++)
+        hidden[m + ju->l[i]] = hidden[m + nl + ju->r[i]] = true;
+    rel o;
+    int rc = plan_calc(pc, j, NULL, exprs, names, n, &o, "Calc");
+    if (rc)
+        return rc;
+    o.quals = quals;
+    o.hidden = hidden;
+    o.n_hidden = n;
+    o.loc = j->loc;
+    *out = o;
+    return 0;
 }
 
 int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out)
@@ -1107,9 +1325,7 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     if (ref->u.join.right->kind == WEIR_SQL_FROM_UNNEST)
         return plan_unnest_join(pc, ref, ref->u.join.kind == WEIR_SQL_JOIN_LEFT ? NULL : where, out);
     weir_sql_join_kind k = ref->u.join.kind;
-    if (ref->u.join.natural || ref->u.join.n_using)
-        return plan_error(pc, ref->u.join.op_loc, WEIR_EUNSUPPORTED,
-                          "NATURAL JOIN and JOIN ... USING are not supported yet; write the condition as ON a.c = b.c");
+    bool common = ref->u.join.natural || ref->u.join.n_using;
     weir_join_type type = k == WEIR_SQL_JOIN_LEFT ? WEIR_JOIN_LEFT
                           : k == WEIR_SQL_JOIN_RIGHT ? WEIR_JOIN_RIGHT
                           : k == WEIR_SQL_JOIN_FULL ? WEIR_JOIN_FULL
@@ -1140,7 +1356,19 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
         return rc;
     }
     (void)comma;
-    return join_sides(pc, ref, type, sd, versioned, lookup, where, NULL, out);
+    if (!common)
+        return join_sides(pc, ref, type, sd, versioned, lookup, where, NULL, NULL, out);
+    /* NATURAL / USING: the key pairs are the common columns (window columns of a table function included) */
+    for (int s = 0; s < 2; s++)
+        if (sd[s].r.win.present && (rc = plan_window_assign(pc, &sd[s].r, "a join")))
+            return rc;
+    join_using ju = {0};
+    rel j;
+    uint32_t nl = sd[0].r.n_physical;
+    if ((rc = using_columns(pc, ref, &sd[0].r, &sd[1].r, &ju)) ||
+        (rc = join_sides(pc, ref, type, sd, versioned, lookup, where, NULL, &ju, &j)))
+        return rc;
+    return using_output(pc, type, &ju, nl, &j, out);
 }
 
 /*
@@ -1151,7 +1379,7 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
  */
 static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_type type, join_side *sd,
                       const versioned_side *versioned, cat_table *lookup, join_conds *where, const semi_in *sq,
-                      rel *out)
+                      const join_using *ju, rel *out)
 {
     const weir_sql_expr *on = ref->u.join.on;
     bool semi = type == WEIR_JOIN_SEMI || type == WEIR_JOIN_ANTI;
@@ -1163,23 +1391,12 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
     uint32_t nl = sd[0].r.n_physical, nr = sd[1].r.n_physical;
     /* The joined rel: left columns then right columns; padded sides are nullable. */
     /* A semi or anti join's conditions are a subquery's: its columns shadow the enclosing query's. */
-    rel j = {.rowtime = -1, .n_physical = nl + nr, .loc = ref->loc, .outer_cols = semi ? nl : 0};
-    weir_schema *os = plan_new_schema(pc);
-    j.quals = plan_alloc(pc, (nl + nr + 1) * sizeof *j.quals);
-    if (!os || !j.quals)
-        return WEIR_ENOMEM;
-    for (int s = 0; s < 2; s++) {
-        bool padded = s == 0 ? (type == WEIR_JOIN_RIGHT || type == WEIR_JOIN_FULL)
-                             : (type == WEIR_JOIN_LEFT || type == WEIR_JOIN_FULL);
-        for (uint32_t c = 0; c < sd[s].r.n_physical; c++) {
-            weir_type t = sd[s].r.schema->fields[c].type;
-            t.nullable |= padded;
-            if (weir_schema_add(os, sd[s].r.schema->fields[c].name, t) < 0)
-                return WEIR_ENOMEM;
-            j.quals[os->n_fields - 1] = sd[s].r.quals ? sd[s].r.quals[c] : NULL;
-        }
-    }
-    j.schema = os;
+    rel j;
+    if ((rc = plan_pair_rel(pc, &sd[0].r, &sd[1].r, type == WEIR_JOIN_RIGHT || type == WEIR_JOIN_FULL,
+                            type == WEIR_JOIN_LEFT || type == WEIR_JOIN_FULL, semi, &j)))
+        return rc;
+    j.loc = ref->loc;
+    weir_schema *os = j.schema;
     /* A semi or anti join's output: the left row alone. */
     weir_schema *semi_os = NULL;
     if (semi) {
@@ -1208,7 +1425,7 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
     }
     uint32_t n_keys = 0;
     for (int s = 0; s < 2; s++) {
-        sd[s].keys = plan_alloc(pc, (n_conj + 1) * sizeof *sd[s].keys);
+        sd[s].keys = plan_alloc(pc, (n_conj + 1 + (ju ? ju->n : 0)) * sizeof *sd[s].keys); /* + IN's, USING's */
         if (!sd[s].keys)
             return WEIR_ENOMEM;
     }
@@ -1233,6 +1450,10 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
     weir_buf_init(&keytext);
     weir_expr *null_aware = NULL;
     if (sq && (rc = semi_in_key(pc, sq, sd, &j, kt, keycol, keyconj, &n_keys, &null_aware, &keytext))) {
+        weir_buf_fini(&keytext);
+        return rc;
+    }
+    if (ju && (rc = using_keys(pc, ju, sd, kt, keycol, keyconj, &n_keys, ref->u.join.op_loc, &keytext))) {
         weir_buf_fini(&keytext);
         return rc;
     }

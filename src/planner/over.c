@@ -495,6 +495,8 @@ int plan_over(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, 
     for (uint32_t c = 0; c < os->n_fields; c++)
         quals[c] = c < in->n_physical && in->quals ? in->quals[c] : NULL;
     out->quals = quals;
+    out->hidden = in->hidden;
+    out->n_hidden = in->n_hidden < in->n_physical ? in->n_hidden : in->n_physical;
     char frame[64];
     if (oc.unbounded)
         snprintf(frame, sizeof frame, "%s UNBOUNDED PRECEDING", oc.rows ? "ROWS" : "RANGE");

@@ -108,7 +108,19 @@ typedef struct rel {
      * first, as SQL scopes nest. 0: one scope.
      */
     uint32_t outer_cols;
+    /*
+     * Columns a name finds only when qualified and that an unqualified `*`
+     * skips: the inputs' own copies of the common columns of a NATURAL or
+     * USING join (the unqualified name is the common column). NULL: none;
+     * else hidden[i] for the first n_hidden columns (later ones are
+     * visible). Reset with the qualifiers, carried with them.
+     */
+    const bool *hidden;
+    uint32_t n_hidden;
 } rel;
+
+/* Whether column c of r is a hidden copy of a NATURAL / USING join's common column. */
+static inline bool plan_col_hidden(const rel *r, uint32_t c) { return c < r->n_hidden && r->hidden[c]; }
 
 /* An operator added to the job, by the digest of what it computes (reuse.c). */
 typedef struct plan_reuse_entry {
@@ -158,7 +170,19 @@ struct plan_ctx {
      * expression's value is column scalar_col[i] of the rel it joined */
     const weir_sql_expr **scalar_e;
     uint32_t *scalar_col;
+    /* a correlated one's aggregates (its value is its item over them), or NULL */
+    struct agg_scope **scalar_as;
     uint32_t n_scalar;
+    /* IN / EXISTS tests used as values (subquery.c): each test_e[i] reads as test_as[i] */
+    const weir_sql_expr **test_e, **test_as;
+    uint32_t n_test;
+    bool agg_values; /* planning those of an aggregating SELECT's list and HAVING */
+    /* per IN's count of matches: {its scalar subquery, outer x, inner y} of the correlation x = y */
+    const weir_sql_expr **in_pairs;
+    uint32_t n_in_pairs;
+    /* plan_from hands out preplanned for this FROM item (a subquery planned over a FROM planned before) */
+    const weir_sql_table_ref *preplanned_ref;
+    rel preplanned;
     /*
      * Second event-time attributes, per stream node: an inner interval
      * join's right time (its rows carry the left time, the rel's rowtime);
@@ -326,17 +350,41 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
  */
 int plan_semi_join(plan_ctx *pc, bool anti, const rel *left, const rel *right, join_conds *conds,
                    const weir_sql_expr *operand, const weir_sql_expr *item, bool not_in, weir_sql_loc loc, rel *out);
-/* A LEFT join of left with right on no key (a scalar subquery's one row): left's columns, then right's. */
-int plan_scalar_join(plan_ctx *pc, const rel *left, const rel *right, weir_sql_loc loc, rel *out);
 /*
- * subquery.c: the uncorrelated scalar subqueries (`(SELECT MAX(x) FROM t)`)
- * of a SELECT's list and WHERE, each a global aggregation, joined to *in as
- * hidden columns ($scalarN) that plan_bind_expr reads for them.
+ * A LEFT join of left with right (a scalar subquery's rows): on the
+ * condition on (over both; NULL: on no key, the one row of an uncorrelated
+ * subquery). out: left's columns, then right's.
+ */
+int plan_scalar_join(plan_ctx *pc, const rel *left, const rel *right, const weir_sql_expr *on, weir_sql_loc loc,
+                     rel *out);
+/*
+ * The columns of left then right as one rel for binding names (no stream):
+ * a padded side's columns nullable; scoped: right's columns shadow left's
+ * (a subquery's over its enclosing query's).
+ */
+int plan_pair_rel(plan_ctx *pc, const rel *left, const rel *right, bool pad_left, bool pad_right, bool scoped,
+                  rel *out);
+/* Which columns of j (n_left of them first) e reads: PLAN_SIDE_* bits. */
+enum { PLAN_SIDE_LEFT = 1, PLAN_SIDE_RIGHT = 2, PLAN_SIDE_OTHER = 4 };
+int plan_side_mask(const rel *j, uint32_t n_left, const weir_sql_expr *e);
+/*
+ * subquery.c: the scalar subqueries of a SELECT's list and WHERE joined to
+ * *in as hidden columns that plan_bind_expr reads for them: an
+ * uncorrelated one (`(SELECT MAX(x) FROM t)`) a global aggregation
+ * ($scalarN), a correlated one (`... WHERE t.k = o.k`) its aggregates
+ * grouped by the correlation key ($scalarNkI, $scalarNaI), LEFT-joined on it.
  */
 int plan_scalar_subqueries(plan_ctx *pc, rel *in, const weir_sql_select *sel, const weir_sql_expr *where,
                            bool aggregating);
 /* True for a hidden column a scalar subquery added (not part of SELECT *). */
 bool plan_is_scalar_column(const char *name);
+/* The value of scalar subquery e over r's rows (the columns joined for it); 1 when r has none. */
+int plan_bind_scalar(plan_ctx *pc, const rel *r, const weir_sql_expr *e, weir_expr **out);
+/* The value of IN / EXISTS test e (its subqueries joined to r's rows); 1 when it was not planned as one. */
+int plan_bind_test(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_expr *e, weir_expr **out);
+/* The scalar subqueries and IN / EXISTS tests of an aggregating SELECT's list and HAVING, joined to its
+ * aggregation's rows *agg (uncorrelated with them). */
+int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *sel);
 /* subquery.c: the IN / EXISTS conjuncts of a WHERE as semi and anti joins of *in; *rest: the other conjuncts. */
 int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where, const weir_sql_expr **rest);
 

@@ -29,6 +29,8 @@ static int rel_quals(plan_ctx *pc, rel *r, const char *qual)
     char *q = qual ? plan_strdup(pc, qual) : NULL;
     for (uint32_t i = 0; i < r->schema->n_fields; i++)
         r->quals[i] = q;
+    r->hidden = NULL;
+    r->n_hidden = 0;
     return 0;
 }
 
@@ -270,6 +272,8 @@ int plan_use_time_attr(plan_ctx *pc, rel *r, int idx)
     int rc = calc_ts(pc, r, NULL, exprs, names, n, &o, "Calc", idx);
     if (!rc) {
         o.quals = r->quals; /* the same columns */
+        o.hidden = r->hidden;
+        o.n_hidden = r->n_hidden;
         *r = o;
     }
     return rc;
@@ -731,6 +735,10 @@ static int window_assign(plan_ctx *pc, rel *r, const char *what, bool as_table)
 
 int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
 {
+    if (ref == pc->preplanned_ref) {
+        *out = pc->preplanned; /* planned before (subquery.c) */
+        return 0;
+    }
     switch (ref->kind) {
     case WEIR_SQL_FROM_TABLE:
         if (ref->u.table.system_time)
@@ -1772,6 +1780,8 @@ static int filter_first(plan_ctx *pc, rel *in, weir_expr **filter)
         return rc;
     f.schema = in->schema;
     f.quals = in->quals;
+    f.hidden = in->hidden;
+    f.n_hidden = in->n_hidden;
     f.n_physical = in->n_physical;
     f.win = in->win;
     f.rowtime = in->rowtime;
@@ -1899,6 +1909,9 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
             return rc;
         if ((rc = plan_aggregate(pc, sel, &in, as_, &agg)))
             return rc;
+        /* scalar subqueries of the SELECT list and HAVING: joined to the groups (subquery.c) */
+        if ((rc = plan_scalar_subqueries_agg(pc, &agg, sel)))
+            return rc;
         src = &agg;
         if (sel->having && (rc = plan_bind_expr(pc, &agg, as_, sel->having, &post_filter)))
             return rc;
@@ -1934,6 +1947,8 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
             for (uint32_t c = 0; c < in.n_physical; c++) {
                 if (qual && (!in.quals[c] || strcasecmp(in.quals[c], qual)))
                     continue;
+                if (!qual && plan_col_hidden(&in, c))
+                    continue; /* a NATURAL / USING input's copy: the common column stands for it */
                 if (plan_is_scalar_column(in.schema->fields[c].name))
                     continue; /* a scalar subquery's value, hidden */
                 weir_error err = {0};

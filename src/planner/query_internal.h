@@ -69,6 +69,12 @@ struct agg_scope {
     bool *gs_in;
     uint32_t n_gs;
     bool gs_force;       /* aggregate even when this set is () and no aggregate is called */
+    /*
+     * The aggregation's rows are LEFT-joined to another query's (a
+     * correlated scalar subquery, subquery.c): a key without rows reads
+     * NULL, which a COUNT reads as 0.
+     */
+    bool outer_joined;
 };
 
 bool plan_is_agg_name(const char *name);

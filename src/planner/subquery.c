@@ -28,6 +28,7 @@
  * are refused where they stand (bind.c), as Flink refuses most of them.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops/ops.h"
@@ -35,6 +36,8 @@
 
 /* The subquery of a WHERE conjunct, or NULL: sets the join kind and the IN
  * operand. */
+static bool one_row(const weir_sql_query *q);
+
 static const weir_sql_query *subquery_of(const weir_sql_expr *e,
                                          weir_join_type *type,
                                          const weir_sql_expr **operand,
@@ -47,6 +50,10 @@ static const weir_sql_query *subquery_of(const weir_sql_expr *e,
     }
     *operand = NULL;
     *not_in = false;
+    /* a subquery of one aggregate row: EXISTS is TRUE, IN compares with its value (plan_scalar_subqueries) */
+    if ((e->kind == WEIR_SQL_EXPR_EXISTS && one_row(e->u.subquery.query)) ||
+        (e->kind == WEIR_SQL_EXPR_IN_QUERY && one_row(e->u.in_query.query)))
+        return NULL;
     if (e->kind == WEIR_SQL_EXPR_EXISTS) {
         *type = neg ? WEIR_JOIN_ANTI : WEIR_JOIN_SEMI;
         return e->u.subquery.query;
@@ -220,18 +227,30 @@ int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where,
 enum { MAX_SCALAR = 64 };
 
 typedef struct scalar_walk {
+    plan_ctx *pc;
     const weir_sql_expr *found[MAX_SCALAR];
     uint32_t n;
 } scalar_walk;
 
+static int test_rewrite(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_expr **out);
+
+/* The scalar subqueries of e, with those of its IN / EXISTS tests' rewrites (WEIR_EUNSUPPORTED: too many). */
 static int collect_scalar(const weir_sql_expr *e, void *ud)
 {
     scalar_walk *w = ud;
     if (e->kind == WEIR_SQL_EXPR_SUBQUERY) {
         if (w->n == MAX_SCALAR)
             return WEIR_EUNSUPPORTED;
+        for (uint32_t i = 0; i < w->n; i++)
+            if (w->found[i] == e)
+                return 0;
         w->found[w->n++] = e;
         return 0;
+    }
+    if (e->kind == WEIR_SQL_EXPR_IN_QUERY || e->kind == WEIR_SQL_EXPR_EXISTS) {
+        const weir_sql_expr *r = NULL;
+        int rc = test_rewrite(w->pc, e, &r);
+        return rc ? rc : collect_scalar(r, ud);
     }
     return weir__sql_expr_each_child(e, collect_scalar, ud);
 }
@@ -244,7 +263,8 @@ bool plan_is_scalar_column(const char *name)
 /*
  * One row, always: a SELECT of one aggregate expression without GROUP BY
  * (Flink checks at run time that a scalar subquery gives at most one row;
- * weir accepts only the shape that cannot give more).
+ * weir accepts only the shape that cannot give more). Correlated, one row
+ * per value of its correlation key.
  */
 static bool one_row(const weir_sql_query *q)
 {
@@ -256,74 +276,726 @@ static bool one_row(const weir_sql_query *q)
            plan_has_agg(sel->items[0].expr) && !plan_select_has_over(sel);
 }
 
-int plan_scalar_subqueries(plan_ctx *pc, rel *in, const weir_sql_select *sel,
-                           const weir_sql_expr *where, bool aggregating)
+/* ---- building syntax for the decorrelated subquery */
+
+static weir_sql_expr *ast_node(plan_ctx *pc, weir_sql_expr_kind kind, weir_sql_loc loc)
 {
-    scalar_walk w = {.n = 0};
-    int rc = where ? collect_scalar(where, &w) : 0;
-    for (uint32_t i = 0; !rc && !aggregating && i < sel->n_items; i++)
-        if (sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR)
-            rc = collect_scalar(sel->items[i].expr, &w);
-    if (rc)
-        return plan_error(pc, sel->loc, WEIR_EUNSUPPORTED,
-                          "more than %d scalar subqueries in one SELECT",
-                          MAX_SCALAR);
-    if (!w.n)
+    weir_sql_expr *e = plan_alloc(pc, sizeof *e);
+    if (e) {
+        memset(e, 0, sizeof *e);
+        e->kind = kind;
+        e->loc = loc;
+        e->height = 1;
+    }
+    return e;
+}
+
+/* A column reference to name (in the plan arena, or static). */
+static weir_sql_expr *ast_column(plan_ctx *pc, const char *name, weir_sql_loc loc)
+{
+    weir_sql_expr *c = ast_node(pc, WEIR_SQL_EXPR_COLUMN, loc);
+    weir_sql_ident *id = plan_alloc(pc, sizeof *id);
+    if (!c || !id)
+        return NULL;
+    memset(id, 0, sizeof *id);
+    id->name = name;
+    id->len = (uint32_t)strlen(name);
+    id->loc = loc;
+    c->u.column = (weir_sql_name){id, 1, loc};
+    return c;
+}
+
+/* l op r (l AND r, l = r); l may be NULL: then r. */
+static weir_sql_expr *ast_binary(plan_ctx *pc, weir_sql_binop op, const weir_sql_expr *l, const weir_sql_expr *r)
+{
+    if (!l)
+        return (weir_sql_expr *)r;
+    weir_sql_expr *b = ast_node(pc, WEIR_SQL_EXPR_BINARY, l->loc);
+    if (!b)
+        return NULL;
+    b->end = r->end;
+    b->height = (l->height > r->height ? l->height : r->height) + 1;
+    b->u.binary.op = op;
+    b->u.binary.op_loc = r->loc;
+    b->u.binary.left = (weir_sql_expr *)l;
+    b->u.binary.right = (weir_sql_expr *)r;
+    return b;
+}
+
+static char *scalar_name(plan_ctx *pc, uint32_t id, char kind, uint32_t i)
+{
+    char nm[48];
+    if (kind)
+        snprintf(nm, sizeof nm, "$scalar%u%c%u", id, kind, i);
+    else
+        snprintf(nm, sizeof nm, "$scalar%u", id);
+    return plan_strdup(pc, nm);
+}
+
+/* ---- correlation */
+
+/*
+ * A scalar subquery's WHERE over its own FROM (planned: from) inside the
+ * query whose rows are `in`: the conjuncts that name only its own columns
+ * (local, kept in its WHERE) and the equalities outer = inner that
+ * correlate it, each between an expression over in's columns alone and one
+ * over its own (names resolve in the subquery first, as SQL scopes nest).
+ */
+typedef struct correlation {
+    const weir_sql_expr **local;
+    uint32_t n_local;
+    const weir_sql_expr *outer[WEIR_KEY_MAX_COLS], *inner[WEIR_KEY_MAX_COLS];
+    uint32_t n_keys;
+} correlation;
+
+static int correlate(plan_ctx *pc, const rel *in, const rel *from, const weir_sql_expr *where, correlation *co)
+{
+    memset(co, 0, sizeof *co);
+    if (!where)
         return 0;
+    rel scope;
+    int rc = plan_pair_rel(pc, in, from, false, false, true, &scope);
+    if (rc)
+        return rc;
+    uint32_t cap = plan_count_and(where), n = 0, nl = in->n_physical;
+    const weir_sql_expr **conj = plan_alloc(pc, cap * sizeof *conj);
+    co->local = plan_alloc(pc, cap * sizeof *co->local);
+    if (!conj || !co->local)
+        return WEIR_ENOMEM;
+    plan_split_and(where, conj, &n, cap);
+    for (uint32_t i = 0; i < n; i++) {
+        const weir_sql_expr *c = conj[i];
+        if (!(plan_side_mask(&scope, nl, c) & PLAN_SIDE_LEFT)) {
+            co->local[co->n_local++] = c; /* its own (a name found nowhere fails when it is planned) */
+            continue;
+        }
+        int ml = -1, mr = -1;
+        if (c->kind == WEIR_SQL_EXPR_BINARY && c->u.binary.op == WEIR_SQL_OP_EQ) {
+            ml = plan_side_mask(&scope, nl, c->u.binary.left);
+            mr = plan_side_mask(&scope, nl, c->u.binary.right);
+        }
+        bool outer_left = ml == PLAN_SIDE_LEFT && mr == PLAN_SIDE_RIGHT;
+        if (!outer_left && !(ml == PLAN_SIDE_RIGHT && mr == PLAN_SIDE_LEFT))
+            return plan_error(pc, c->loc, WEIR_EUNSUPPORTED,
+                              "a correlated scalar subquery may name the outer query's columns only in equalities "
+                              "between an outer and an inner expression (t.k = o.k), ANDed in its WHERE");
+        if (co->n_keys == WEIR_KEY_MAX_COLS)
+            return plan_error(pc, c->loc, WEIR_EUNSUPPORTED, "more than %d correlation equalities in one subquery",
+                              WEIR_KEY_MAX_COLS);
+        co->outer[co->n_keys] = outer_left ? c->u.binary.left : c->u.binary.right;
+        co->inner[co->n_keys] = outer_left ? c->u.binary.right : c->u.binary.left;
+        co->n_keys++;
+    }
+    return 0;
+}
+
+/* The aggregate calls of a scalar subquery's item, each once (by its SQL text). */
+typedef struct agg_walk {
+    plan_ctx *pc;
+    agg_call *calls;
+    uint32_t n, cap;
+} agg_walk;
+
+static int collect_aggs(const weir_sql_expr *e, void *ud)
+{
+    agg_walk *w = ud;
+    if (e->kind == WEIR_SQL_EXPR_SUBQUERY || e->kind == WEIR_SQL_EXPR_EXISTS || e->kind == WEIR_SQL_EXPR_IN_QUERY)
+        return 0;
+    const weir_sql_name *n = &e->u.call.name;
+    if (e->kind != WEIR_SQL_EXPR_CALL || e->u.call.over || !plan_is_agg_name(n->parts[n->n_parts - 1].name))
+        return weir__sql_expr_each_child(e, collect_aggs, ud);
+    weir_buf b;
+    weir_buf_init(&b);
+    if (weir__sql_format_expr(e, &b) || weir_buf_put_u8(&b, 0)) {
+        weir_buf_fini(&b);
+        return WEIR_ENOMEM;
+    }
+    for (uint32_t i = 0; i < w->n; i++)
+        if (!strcmp(w->calls[i].text, (char *)b.data)) {
+            weir_buf_fini(&b);
+            return 0;
+        }
+    if (w->n == w->cap) {
+        uint32_t cap = w->cap ? 2 * w->cap : 4;
+        agg_call *v = plan_alloc(w->pc, cap * sizeof *v);
+        if (!v) {
+            weir_buf_fini(&b);
+            return WEIR_ENOMEM;
+        }
+        if (w->n)
+            memcpy(v, w->calls, w->n * sizeof *v);
+        w->calls = v;
+        w->cap = cap;
+    }
+    agg_call *c = &w->calls[w->n++];
+    memset(c, 0, sizeof *c);
+    c->call = e;
+    c->text = plan_strdup(w->pc, (char *)b.data);
+    snprintf(c->fn, sizeof c->fn, "%s", n->parts[n->n_parts - 1].name);
+    for (char *p = c->fn; *p; p++)
+        if (*p >= 'a' && *p <= 'z')
+            *p = (char)(*p - 'a' + 'A');
+    weir_buf_fini(&b);
+    return c->text ? 0 : WEIR_ENOMEM;
+}
+
+/*
+ * The decorrelated form of a correlated scalar subquery (SELECT f(aggs)
+ * FROM t WHERE t.k = o.k AND local), as Flink's decorrelation plans it:
+ * the aggregates grouped by the inner side of the correlation,
+ *   SELECT t.k AS $scalarNk0, ..., agg AS $scalarNa0, ... FROM t WHERE local GROUP BY t.k, ...
+ * whose rows the outer query LEFT-joins on o.k = $scalarNk0 (ON written
+ * into *on); f is evaluated over the joined row (as->calls: each
+ * aggregate's name). as is set for plan_bind_scalar.
+ */
+static int decorrelated(plan_ctx *pc, const weir_sql_expr *e, uint32_t id, const correlation *co,
+                        weir_sql_query **out_q, const weir_sql_expr **on, agg_scope *as)
+{
+    const weir_sql_query *q = e->u.subquery.query;
+    const weir_sql_select *sel = q->u.select;
+    if (sel->having || sel->distinct)
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                          "a correlated scalar subquery with %s is not supported: aggregate without it",
+                          sel->having ? "HAVING" : "DISTINCT");
+    agg_walk w = {pc, NULL, 0, 0};
+    int rc = collect_aggs(sel->items[0].expr, &w);
+    if (rc)
+        return rc;
+    if (!w.n)
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                          "a correlated scalar subquery must compute its value from aggregates, such as "
+                          "(SELECT MAX(x) FROM t WHERE t.k = o.k)");
+    weir_sql_select *s2 = plan_alloc(pc, sizeof *s2);
+    weir_sql_query *q2 = plan_alloc(pc, sizeof *q2);
+    uint32_t n = co->n_keys + w.n;
+    weir_sql_select_item *items = plan_alloc(pc, n * sizeof *items);
+    weir_sql_ident *alias = plan_alloc(pc, n * sizeof *alias);
+    weir_sql_expr **group = plan_alloc(pc, co->n_keys * sizeof *group);
+    if (!s2 || !q2 || !items || !alias || !group)
+        return WEIR_ENOMEM;
+    *s2 = *sel;
+    *q2 = *q;
+    q2->u.select = s2;
+    q2->n_order_by = 0; /* one row per key: an ORDER BY orders nothing */
+    memset(alias, 0, n * sizeof *alias);
+    const weir_sql_expr *where = NULL, *cond = NULL;
+    for (uint32_t i = 0; i < co->n_local; i++)
+        if (!(where = ast_binary(pc, WEIR_SQL_OP_AND, where, co->local[i])))
+            return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        bool key = i < co->n_keys;
+        alias[i].name = scalar_name(pc, id, key ? 'k' : 'a', key ? i : i - co->n_keys);
+        if (!alias[i].name)
+            return WEIR_ENOMEM;
+        alias[i].len = (uint32_t)strlen(alias[i].name);
+        alias[i].loc = e->loc;
+        items[i].expr = key ? (weir_sql_expr *)co->inner[i] : (weir_sql_expr *)w.calls[i - co->n_keys].call;
+        items[i].alias = &alias[i];
+        if (key) {
+            group[i] = (weir_sql_expr *)co->inner[i];
+            weir_sql_expr *k = ast_column(pc, alias[i].name, e->loc);
+            if (!k || !(k = ast_binary(pc, WEIR_SQL_OP_EQ, co->outer[i], k)) ||
+                !(cond = ast_binary(pc, WEIR_SQL_OP_AND, cond, k)))
+                return WEIR_ENOMEM;
+        }
+    }
+    s2->items = items;
+    s2->n_items = n;
+    s2->where = (weir_sql_expr *)where;
+    s2->group_by = group;
+    s2->n_group_by = co->n_keys;
+    memset(as, 0, sizeof *as);
+    as->phase = AGG_BIND;
+    as->calls = w.calls;
+    as->n_calls = w.n;
+    as->outer_joined = true;
+    *out_q = q2;
+    *on = cond;
+    return 0;
+}
+
+/* ---- IN / EXISTS used as values */
+
+static weir_sql_expr *ast_literal(plan_ctx *pc, weir_sql_lit_kind kind, bool b, const char *digits, weir_sql_loc loc)
+{
+    weir_sql_expr *e = ast_node(pc, WEIR_SQL_EXPR_LITERAL, loc);
+    if (e) {
+        e->u.lit.kind = kind;
+        e->u.lit.boolean = b;
+        if (digits) {
+            e->u.lit.text = digits;
+            e->u.lit.len = (uint32_t)strlen(digits);
+            e->u.lit.i64 = strtoll(digits, NULL, 10);
+        }
+    }
+    return e;
+}
+
+static weir_sql_expr *ast_unary(plan_ctx *pc, weir_sql_unop op, const weir_sql_expr *x)
+{
+    weir_sql_expr *e = ast_node(pc, WEIR_SQL_EXPR_UNARY, x->loc);
+    if (e) {
+        e->height = x->height + 1;
+        e->u.unary.op = op;
+        e->u.unary.operand = (weir_sql_expr *)x;
+    }
+    return e;
+}
+
+static weir_sql_expr *ast_is_null(plan_ctx *pc, const weir_sql_expr *x)
+{
+    weir_sql_expr *e = ast_node(pc, WEIR_SQL_EXPR_IS, x->loc);
+    if (e) {
+        e->height = x->height + 1;
+        e->u.is.test = WEIR_SQL_IS_NULL;
+        e->u.is.operand = (weir_sql_expr *)x;
+    }
+    return e;
+}
+
+/* name(args) (args in the plan arena); no args: name(*). */
+static weir_sql_expr *ast_call(plan_ctx *pc, const char *name, weir_sql_expr **args, uint32_t n, weir_sql_loc loc)
+{
+    weir_sql_expr *c = ast_column(pc, name, loc);
+    if (!c)
+        return NULL;
+    weir_sql_name fn = c->u.column;
+    memset(&c->u, 0, sizeof c->u);
+    c->kind = WEIR_SQL_EXPR_CALL;
+    c->u.call.name = fn;
+    c->u.call.args = args;
+    c->u.call.n_args = n;
+    c->u.call.star = !n;
+    for (uint32_t i = 0; i < n; i++)
+        if (args[i]->height >= c->height)
+            c->height = args[i]->height + 1;
+    return c;
+}
+
+/* COALESCE((SELECT COUNT(*) FROM from WHERE where AND extra), 0): where and extra may be NULL. */
+static weir_sql_expr *ast_count(plan_ctx *pc, const weir_sql_table_ref *from, const weir_sql_expr *where,
+                                const weir_sql_expr *extra, weir_sql_loc loc)
+{
+    weir_sql_expr *call = ast_call(pc, "COUNT", NULL, 0, loc), *sub = ast_node(pc, WEIR_SQL_EXPR_SUBQUERY, loc);
+    weir_sql_select_item *item = plan_alloc(pc, sizeof *item);
+    weir_sql_select *sel = plan_alloc(pc, sizeof *sel);
+    weir_sql_query *q = plan_alloc(pc, sizeof *q);
+    weir_sql_expr **args = plan_alloc(pc, 2 * sizeof *args);
+    if (!call || !sub || !item || !sel || !q || !args)
+        return NULL;
+    *item = (weir_sql_select_item){call, NULL};
+    memset(sel, 0, sizeof *sel);
+    sel->loc = loc;
+    sel->items = item;
+    sel->n_items = 1;
+    sel->from = (weir_sql_table_ref *)from;
+    sel->where = extra ? ast_binary(pc, WEIR_SQL_OP_AND, where, extra) : (weir_sql_expr *)where;
+    if (extra && !sel->where)
+        return NULL;
+    memset(q, 0, sizeof *q);
+    q->kind = WEIR_SQL_QUERY_SELECT;
+    q->loc = loc;
+    q->height = from->height + 2;
+    q->u.select = sel;
+    sub->u.subquery.query = q;
+    sub->height = q->height + 1;
+    /* COALESCE(count, 0): an uncorrelated count is NULL until its aggregation has a row */
+    args[0] = sub;
+    if (!(args[1] = ast_literal(pc, WEIR_SQL_LIT_INTEGER, false, "0", loc)))
+        return NULL;
+    return ast_call(pc, "COALESCE", args, 2, loc);
+}
+
+/*
+ * The rows a test's subquery q gives, as a FROM, a WHERE and (for IN) the
+ * value compared: those of a plain SELECT ... FROM ... [WHERE ...]
+ * (correlated or not), else of q planned whole as FROM (q) AS $inN($y).
+ */
+static int test_rows(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_query *q, bool in,
+                     const weir_sql_table_ref **from, const weir_sql_expr **where, const weir_sql_expr **y)
+{
+    if (plain_select(q)) {
+        const weir_sql_select *sel = q->u.select;
+        if (in && (sel->n_items != 1 || sel->items[0].expr->kind == WEIR_SQL_EXPR_STAR))
+            return plan_error(pc, q->loc, WEIR_EPLAN, "the subquery of IN must select exactly one column");
+        *from = sel->from;
+        *where = sel->where;
+        *y = in ? sel->items[0].expr : NULL;
+        return 0;
+    }
+    weir_sql_table_ref *ref = plan_alloc(pc, sizeof *ref);
+    weir_sql_ident *ids = plan_alloc(pc, 2 * sizeof *ids);
+    char nm[32];
+    snprintf(nm, sizeof nm, "$in%u", pc->n_test);
+    if (!ref || !ids)
+        return WEIR_ENOMEM;
+    memset(ref, 0, sizeof *ref);
+    memset(ids, 0, 2 * sizeof *ids);
+    ids[0].name = plan_strdup(pc, nm);
+    ids[1].name = "$y";
+    for (int i = 0; i < 2; i++) {
+        if (!ids[i].name)
+            return WEIR_ENOMEM;
+        ids[i].len = (uint32_t)strlen(ids[i].name);
+        ids[i].loc = q->loc;
+    }
+    ref->kind = WEIR_SQL_FROM_SUBQUERY;
+    ref->loc = q->loc;
+    ref->height = q->height + 1;
+    ref->alias = &ids[0];
+    if (in) {
+        ref->column_aliases = &ids[1];
+        ref->n_column_aliases = 1;
+    }
+    ref->u.subquery.query = (weir_sql_query *)q;
+    *from = ref;
+    *where = NULL;
+    *y = NULL;
+    if (in) {
+        weir_sql_expr *c = ast_node(pc, WEIR_SQL_EXPR_COLUMN, e->loc);
+        weir_sql_ident *parts = plan_alloc(pc, 2 * sizeof *parts);
+        if (!c || !parts)
+            return WEIR_ENOMEM;
+        parts[0] = ids[0];
+        parts[1] = ids[1];
+        c->u.column = (weir_sql_name){parts, 2, e->loc};
+        *y = c;
+    }
+    return 0;
+}
+
+/*
+ * An IN / EXISTS test used as a value (under OR, in a SELECT list, in
+ * HAVING), rewritten into scalar subqueries, as Flink rewrites such tests
+ * into joins with marker columns, exact for NULLs:
+ * (each count read as COALESCE(count, 0): an uncorrelated one has no row over no rows)
+ *   EXISTS (q)         (SELECT COUNT(*) FROM <q's rows>) > 0
+ *   x IN (q)           CASE WHEN (SELECT COUNT(*) FROM <q's rows> WHERE y = x) > 0 THEN TRUE
+ *                           WHEN (SELECT COUNT(*) FROM <q's rows>) = 0 THEN FALSE
+ *                           WHEN x IS NULL OR (SELECT COUNT(*) FROM <q's rows> WHERE y IS NULL) > 0 THEN NULL
+ *                           ELSE FALSE END
+ *   NOT IN, NOT EXISTS the NOT of those
+ * (x IN a set without x is NULL when x is NULL or the set has a NULL, and
+ * FALSE over no rows). A correlated subquery's condition y = x is a
+ * correlation equality: its counts are grouped by y and its correlation
+ * keys. A subquery of one aggregate row (SELECT MAX(p) FROM t WHERE ...)
+ * gives one row: EXISTS is TRUE, x IN (q) is x = (q).
+ */
+/* Records that scalar subquery sub (a count of IN's matches) correlates by outer = inner besides its WHERE. */
+static int in_pair_add(plan_ctx *pc, const weir_sql_expr *sub, const weir_sql_expr *outer, const weir_sql_expr *inner)
+{
+    uint32_t n = pc->n_in_pairs;
+    const weir_sql_expr **v = plan_alloc(pc, 3 * (n + 1) * sizeof *v);
+    if (!v)
+        return WEIR_ENOMEM;
+    if (n)
+        memcpy(v, pc->in_pairs, 3 * n * sizeof *v);
+    v[3 * n] = sub;
+    v[3 * n + 1] = outer;
+    v[3 * n + 2] = inner;
+    pc->in_pairs = v;
+    pc->n_in_pairs = n + 1;
+    return 0;
+}
+
+static int test_rewrite(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_expr **out)
+{
+    for (uint32_t i = 0; i < pc->n_test; i++)
+        if (pc->test_e[i] == e) {
+            *out = pc->test_as[i];
+            return 0;
+        }
+    bool in = e->kind == WEIR_SQL_EXPR_IN_QUERY;
+    const weir_sql_query *q = in ? e->u.in_query.query : e->u.subquery.query;
+    const weir_sql_expr *x = in ? e->u.in_query.operand : NULL, *r = NULL;
+    weir_sql_loc loc = e->loc;
+    if (one_row(q)) {
+        if (!in) {
+            r = ast_literal(pc, WEIR_SQL_LIT_BOOLEAN, true, NULL, loc);
+        } else {
+            weir_sql_expr *v = ast_node(pc, WEIR_SQL_EXPR_SUBQUERY, loc);
+            if (v) {
+                v->u.subquery.query = (weir_sql_query *)q;
+                v->height = q->height + 1;
+            }
+            r = v ? ast_binary(pc, WEIR_SQL_OP_EQ, x, v) : NULL;
+        }
+    } else {
+        if (in && pc->agg_values)
+            return plan_error(pc, loc, WEIR_EUNSUPPORTED,
+                              "x IN (SELECT ...) in the SELECT list or HAVING of an aggregating query is not "
+                              "supported yet (only a subquery of one aggregate row, or EXISTS): aggregate in a "
+                              "subquery of FROM and test in the outer query");
+        const weir_sql_table_ref *from = NULL;
+        const weir_sql_expr *where = NULL, *y = NULL;
+        int rc = test_rows(pc, e, q, in, &from, &where, &y);
+        if (rc)
+            return rc;
+        weir_sql_expr *zero = ast_literal(pc, WEIR_SQL_LIT_INTEGER, false, "0", loc);
+        weir_sql_expr *all = ast_count(pc, from, where, NULL, loc);
+        if (!zero || !all)
+            return WEIR_ENOMEM;
+        if (!in) {
+            r = ast_binary(pc, WEIR_SQL_OP_GT, all, zero);
+        } else {
+            /* y = x correlates: x is over the outer query's columns whatever its names (x IN (SELECT x ...)) */
+            weir_sql_expr *yn = ast_is_null(pc, y), *xn = ast_is_null(pc, x);
+            weir_sql_expr *match = ast_count(pc, from, where, NULL, loc);
+            if (match && (rc = in_pair_add(pc, match->u.call.args[0], x, y)))
+                return rc;
+            weir_sql_expr *nulls = yn ? ast_count(pc, from, where, yn, loc) : NULL;
+            weir_sql_when *w = plan_alloc(pc, 3 * sizeof *w);
+            weir_sql_expr *c = ast_node(pc, WEIR_SQL_EXPR_CASE, loc);
+            if (!match || !nulls || !xn || !w || !c)
+                return WEIR_ENOMEM;
+            w[0].when = ast_binary(pc, WEIR_SQL_OP_GT, match, zero);
+            w[0].then = ast_literal(pc, WEIR_SQL_LIT_BOOLEAN, true, NULL, loc);
+            w[1].when = ast_binary(pc, WEIR_SQL_OP_EQ, all, zero);
+            w[1].then = ast_literal(pc, WEIR_SQL_LIT_BOOLEAN, false, NULL, loc);
+            w[2].when = ast_binary(pc, WEIR_SQL_OP_OR, xn, ast_binary(pc, WEIR_SQL_OP_GT, nulls, zero));
+            w[2].then = ast_literal(pc, WEIR_SQL_LIT_NULL, false, NULL, loc);
+            for (int i = 0; i < 3; i++)
+                if (!w[i].when || !w[i].then)
+                    return WEIR_ENOMEM;
+            c->u.case_.whens = w;
+            c->u.case_.n_whens = 3;
+            c->u.case_.else_ = ast_literal(pc, WEIR_SQL_LIT_BOOLEAN, false, NULL, loc);
+            c->height = all->height + 3;
+            r = c->u.case_.else_ ? c : NULL;
+        }
+    }
+    if (r && (in ? e->u.in_query.negated : false))
+        r = ast_unary(pc, WEIR_SQL_OP_NOT, r);
+    if (!r)
+        return WEIR_ENOMEM;
+    uint32_t n = pc->n_test;
+    const weir_sql_expr **te = plan_alloc(pc, (n + 1) * sizeof *te), **ta = plan_alloc(pc, (n + 1) * sizeof *ta);
+    if (!te || !ta)
+        return WEIR_ENOMEM;
+    if (n) {
+        memcpy(te, pc->test_e, n * sizeof *te);
+        memcpy(ta, pc->test_as, n * sizeof *ta);
+    }
+    te[n] = e;
+    ta[n] = r;
+    pc->test_e = te;
+    pc->test_as = ta;
+    pc->n_test = n + 1;
+    *out = r;
+    return 0;
+}
+
+int plan_bind_test(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_expr *e, weir_expr **out)
+{
+    for (uint32_t i = 0; i < pc->n_test; i++)
+        if (pc->test_e[i] == e)
+            return plan_bind_expr(pc, r, as, pc->test_as[i], out);
+    return 1;
+}
+
+static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w);
+
+/* The scalar subqueries (and IN / EXISTS tests) of exprs, joined to *in. */
+static int plan_subquery_values(plan_ctx *pc, rel *in, const weir_sql_expr *const *exprs, uint32_t n,
+                                weir_sql_loc loc)
+{
+    scalar_walk w = {.pc = pc, .n = 0};
+    int rc = 0;
+    for (uint32_t i = 0; !rc && i < n; i++)
+        if (exprs[i] && exprs[i]->kind != WEIR_SQL_EXPR_STAR)
+            rc = collect_scalar(exprs[i], &w);
+    if (rc == WEIR_EUNSUPPORTED && w.n == MAX_SCALAR)
+        return plan_error(pc, loc, WEIR_EUNSUPPORTED, "more than %d scalar subqueries in one SELECT", MAX_SCALAR);
+    if (rc || !w.n)
+        return rc;
+    return join_scalars(pc, in, &w);
+}
+
+int plan_scalar_subqueries(plan_ctx *pc, rel *in, const weir_sql_select *sel, const weir_sql_expr *where,
+                           bool aggregating)
+{
+    const weir_sql_expr **v = plan_alloc(pc, (sel->n_items + 1) * sizeof *v);
+    if (!v)
+        return WEIR_ENOMEM;
+    uint32_t n = 0;
+    v[n++] = where;
+    for (uint32_t i = 0; !aggregating && i < sel->n_items; i++)
+        v[n++] = sel->items[i].expr;
+    return plan_subquery_values(pc, in, v, n, sel->loc);
+}
+
+int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *sel)
+{
+    const weir_sql_expr **v = plan_alloc(pc, (sel->n_items + 1) * sizeof *v);
+    if (!v)
+        return WEIR_ENOMEM;
+    uint32_t n = 0;
+    v[n++] = sel->having;
+    for (uint32_t i = 0; i < sel->n_items; i++)
+        v[n++] = sel->items[i].expr;
+    pc->agg_values = true;
+    int rc = plan_subquery_values(pc, agg, v, n, sel->loc);
+    pc->agg_values = false;
+    return rc;
+}
+
+/* Joins the scalar subqueries w found to *in, each as hidden columns. */
+static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
+{
+    int rc;
     if (in->win.present &&
         (rc = plan_window_assign(pc, in, "a scalar subquery's join")))
         return rc;
-    for (uint32_t i = 0; i < w.n; i++) {
-        const weir_sql_expr *e = w.found[i];
+    for (uint32_t i = 0; i < w->n; i++) {
+        const weir_sql_expr *e = w->found[i];
         const weir_sql_query *q = e->u.subquery.query;
         if (!one_row(q))
             return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
                               "a scalar subquery must give one row: one "
                               "aggregate without GROUP BY, such as "
-                              "(SELECT MAX(x) FROM t)");
-        rel sq;
-        if ((rc = plan_query(pc, q, &sq)))
+                              "(SELECT MAX(x) FROM t), or (SELECT MAX(x) "
+                              "FROM t WHERE t.k = o.k) correlated");
+        /*
+         * Its FROM, planned once here: whether its WHERE names the outer
+         * query's columns decides how it runs. The subquery is then planned
+         * over that FROM (plan_from hands it out for the wrapper item).
+         */
+        const weir_sql_select *ssel = q->u.select;
+        rel from;
+        correlation co;
+        if ((rc = plan_from(pc, ssel->from, &from)) || (rc = correlate(pc, in, &from, ssel->where, &co)))
             return rc;
-        /* its one column, under a name no query can write */
+        for (uint32_t p = 0; p < pc->n_in_pairs; p++) {
+            if (pc->in_pairs[3 * p] != e)
+                continue;
+            if (co.n_keys == WEIR_KEY_MAX_COLS)
+                return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "more than %d correlation equalities in one subquery",
+                                  WEIR_KEY_MAX_COLS - 1);
+            co.outer[co.n_keys] = pc->in_pairs[3 * p + 1];
+            co.inner[co.n_keys] = pc->in_pairs[3 * p + 2];
+            co.n_keys++;
+        }
         uint32_t id = pc->n_scalar;
-        char nm[32];
-        snprintf(nm, sizeof nm, "$scalar%u", id);
-        weir_schema *s1 = plan_new_schema(pc);
-        char **quals = plan_alloc(pc, sizeof *quals);
-        if (!s1 || !quals)
+        weir_sql_query *q2 = NULL;
+        const weir_sql_expr *on = NULL;
+        agg_scope *as = NULL;
+        if (co.n_keys) {
+            if (!(as = plan_alloc(pc, sizeof *as)))
+                return WEIR_ENOMEM;
+            if ((rc = decorrelated(pc, e, id, &co, &q2, &on, as)))
+                return rc;
+        } else {
+            weir_sql_select *s2 = plan_alloc(pc, sizeof *s2);
+            if (!(q2 = plan_alloc(pc, sizeof *q2)) || !s2)
+                return WEIR_ENOMEM;
+            *s2 = *ssel;
+            *q2 = *q;
+            q2->u.select = s2;
+        }
+        weir_sql_table_ref *wrap = plan_alloc(pc, sizeof *wrap);
+        if (!wrap)
             return WEIR_ENOMEM;
-        weir_type t = sq.schema->fields[0].type;
-        t.nullable = true;
-        if (weir_schema_add(s1, nm, t) < 0)
-            return WEIR_ENOMEM;
-        s1->rowtime = -1;
-        quals[0] = NULL;
-        sq.schema = s1;
-        sq.quals = quals;
-        sq.n_physical = 1;
-        sq.rowtime = -1;
-        sq.has_proctime = false;
-        sq.wprops.present = false;
+        memset(wrap, 0, sizeof *wrap);
+        wrap->kind = WEIR_SQL_FROM_SUBQUERY;
+        wrap->loc = ssel->from->loc;
+        wrap->height = ssel->from->height + 1;
+        wrap->u.subquery.query = (weir_sql_query *)q;
+        q2->u.select->from = wrap;
+        const weir_sql_table_ref *saved_ref = pc->preplanned_ref;
+        rel saved = pc->preplanned;
+        pc->preplanned_ref = wrap;
+        pc->preplanned = from;
+        rel sq;
+        rc = plan_query(pc, q2, &sq);
+        pc->preplanned_ref = saved_ref;
+        pc->preplanned = saved;
+        if (rc == WEIR_ENOTFOUND && pc->agg_values) {
+            size_t l = strlen(pc->err->message);
+            snprintf(pc->err->message + l, sizeof pc->err->message - l,
+                     " (a subquery in the SELECT list or HAVING of an aggregating query cannot name the outer "
+                     "query's columns yet)");
+        }
+        if (rc)
+            return rc;
+        if (!as) {
+            /* its one column, under a name no query can write */
+            weir_schema *s1 = plan_new_schema(pc);
+            char **quals = plan_alloc(pc, sizeof *quals);
+            char *nm = scalar_name(pc, id, 0, 0);
+            if (!s1 || !quals || !nm)
+                return WEIR_ENOMEM;
+            weir_type t = sq.schema->fields[0].type;
+            t.nullable = true;
+            if (weir_schema_add(s1, nm, t) < 0)
+                return WEIR_ENOMEM;
+            s1->rowtime = -1;
+            quals[0] = NULL;
+            sq.schema = s1;
+            sq.quals = quals;
+            sq.n_physical = 1;
+            sq.rowtime = -1;
+            sq.has_proctime = false;
+            sq.wprops.present = false;
+        }
         /* The outer rows, each with the subquery's value: NULL until it has a
-         * row, then updated with it. */
+         * row (for its key), then updated with it. */
         rel j;
         uint32_t col = in->n_physical;
-        if ((rc = plan_scalar_join(pc, in, &sq, e->loc, &j)))
+        if ((rc = plan_scalar_join(pc, in, &sq, on, e->loc, &j)))
             return rc;
         const weir_sql_expr **ne = plan_alloc(pc, (id + 1) * sizeof *ne);
         uint32_t *nc = plan_alloc(pc, (id + 1) * sizeof *nc);
-        if (!ne || !nc)
+        agg_scope **na = plan_alloc(pc, (id + 1) * sizeof *na);
+        if (!ne || !nc || !na)
             return WEIR_ENOMEM;
         if (id) {
             memcpy(ne, pc->scalar_e, id * sizeof *ne);
             memcpy(nc, pc->scalar_col, id * sizeof *nc);
+            memcpy(na, pc->scalar_as, id * sizeof *na);
         }
+        if (as)
+            for (uint32_t c = 0; c < as->n_calls; c++)
+                as->calls[c].out_col = col + co.n_keys + c;
         ne[id] = e;
         nc[id] = col;
+        na[id] = as;
         pc->scalar_e = ne;
         pc->scalar_col = nc;
+        pc->scalar_as = na;
         pc->n_scalar = id + 1;
         *in = j;
     }
     return 0;
+}
+
+int plan_bind_scalar(plan_ctx *pc, const rel *r, const weir_sql_expr *e, weir_expr **out)
+{
+    for (uint32_t i = pc->n_scalar; i-- > 0;) {
+        if (pc->scalar_e[i] != e)
+            continue;
+        uint32_t c = pc->scalar_col[i];
+        const agg_scope *sas = pc->scalar_as[i];
+        weir_error err = {0};
+        if (!sas) {
+            char nm[32];
+            snprintf(nm, sizeof nm, "$scalar%u", i);
+            if (c >= r->schema->n_fields || strcmp(r->schema->fields[c].name, nm))
+                return 1; /* joined to another query's rows */
+            int rc = weir_expr_column(pc->arena, c, r->schema->fields[c].type, out, &err);
+            return rc && rc != WEIR_ENOMEM ? plan_error(pc, e->loc, rc, "%s", err.message) : rc;
+        }
+        /* correlated: its item over the aggregates joined to r's rows */
+        for (uint32_t k = 0; k < sas->n_calls; k++) {
+            char nm[48];
+            uint32_t oc = sas->calls[k].out_col;
+            snprintf(nm, sizeof nm, "$scalar%ua%u", i, k);
+            if (oc >= r->schema->n_fields || strcmp(r->schema->fields[oc].name, nm))
+                return 1;
+        }
+        agg_scope as = *sas;
+        as.in = r;
+        as.out = r;
+        return plan_bind_expr(pc, r, &as, e->u.subquery.query->u.select->items[0].expr, out);
+    }
+    return 1;
 }

@@ -330,6 +330,8 @@ int plan_unnest_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *wh
                     left ? " (left)" : "");
     o.schema = os;
     o.quals = quals;
+    o.hidden = l.hidden;
+    o.n_hidden = l.n_hidden < l.n_physical ? l.n_hidden : l.n_physical;
     o.n_physical = os->n_fields;
     o.win.present = false;
     o.wprops.present = false;

@@ -32,6 +32,7 @@ closing line.
 import argparse
 import collections
 import concurrent.futures
+import json
 import multiprocessing
 import os
 import random
@@ -252,3 +253,29 @@ def engine_options(case, parallelism, batch=None, rocksdb=False):
     if rocksdb:
         opts += ["-D", "state.backend.type=rocksdb", "-D", "weir.state.dir=" + case.path("state")]
     return opts
+
+
+def fold_debezium(folder, cols):
+    """The table a folder of debezium-json changelog files describes, as a
+    Counter of tuples of cols: a create adds its "after" row, a delete takes
+    its "before" row away and must find it (ValueError otherwise)."""
+    got = collections.Counter()
+    names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+    for name in names:
+        if name.startswith("."):
+            continue
+        with open(os.path.join(folder, name)) as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                e = json.loads(line)
+                if e["op"] == "c":
+                    got[tuple(e["after"][c] for c in cols)] += 1
+                elif e["op"] == "d":
+                    v = tuple(e["before"][c] for c in cols)
+                    if got[v] <= 0:
+                        raise ValueError("a delete of a row not there: %s" % (v,))
+                    got[v] -= 1
+                else:
+                    raise ValueError("op %r" % e["op"])
+    return +got

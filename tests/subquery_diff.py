@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""Randomized differential test of subqueries planned as joins.
+
+Each job is two random CSV inputs, o (id INT, k INT, x INT) and
+t (k INT, p INT) - small domains with NULLs, so keys repeat, outer rows go
+without inner rows and inner values are NULL - and random queries of these
+shapes (agg one of MAX(p), MIN(p), SUM(p), COUNT(*), COUNT(p),
+COALESCE(SUM(p), 0) + COUNT(*); cond an optional filter of t's own):
+
+    scalar-select  SELECT id, (SELECT agg FROM t WHERE t.k = o.k [AND cond]) FROM o
+    scalar-where   SELECT id FROM o WHERE x <op> (SELECT agg FROM t WHERE t.k = o.k [AND cond])
+    in-select      SELECT id, x [NOT] IN (SELECT p FROM t [WHERE t.k = o.k] [AND cond]) FROM o
+    exists-select  SELECT id, [NOT] EXISTS (SELECT * FROM t WHERE [t.k = o.k AND] cond) FROM o
+    in-or          SELECT id FROM o WHERE x < 2 OR x [NOT] IN (SELECT p FROM t [WHERE t.k = o.k] [AND cond])
+    in-agg         SELECT id FROM o WHERE x [NOT] IN (SELECT agg FROM t WHERE t.k = o.k [AND cond])
+
+Results go to debezium-json files and are folded into their tables (a
+delete must find its row). weir runs at a random parallelism (1/2/4) and
+batch size (1/7/1024), on the memory or the RocksDB state backend.
+
+The oracle shares no code with weir: for each outer row it evaluates the
+subquery over the inner rows by SQL's rules (an equality with a NULL is
+not true; aggregates skip NULLs; over no rows COUNT is 0 and the others
+NULL; a comparison with NULL is unknown, and WHERE drops the row; x IN S
+is TRUE when some element equals x, else FALSE over no rows, else NULL when
+x is NULL or S has a NULL, else FALSE; NOT keeps NULL; OR is TRUE when
+either side is).
+
+Usage: subquery_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
+Environment: WEIR_SEED replays a run; WEIR_SUBQDIFF_JOB=i runs one job.
+"""
+
+import argparse
+import collections
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import diffrun  # noqa: E402
+
+AGGS = ["MAX(p)", "MIN(p)", "SUM(p)", "COUNT(*)", "COUNT(p)", "COALESCE(SUM(p), 0) + COUNT(*)"]
+OPS = {">": lambda a, b: a > b, "<": lambda a, b: a < b, "=": lambda a, b: a == b}
+SHAPES = ["scalar-select", "scalar-where", "in-select", "exists-select", "in-or", "in-agg"]
+
+
+def gen_job(rng):
+    j = argparse.Namespace()
+    j.parallelism = rng.choice([1, 2, 4])
+    j.batch = rng.choice([1, 7, 1024])
+    j.rocksdb = rng.random() < 0.3
+    nk = rng.randint(1, 5)
+
+    def val(n, p_null):
+        return None if rng.random() < p_null else rng.randint(0, n)
+    j.o = [(i, val(nk - 1, 0.15), val(6, 0.15)) for i in range(rng.randint(0, 20))]
+    j.t = [(val(nk - 1, 0.15), val(6, 0.2)) for _ in range(rng.randint(0, 25))]
+    j.queries = []
+    for _ in range(6):
+        q = argparse.Namespace(shape=rng.choice(SHAPES), agg=rng.choice(AGGS), op=rng.choice(list(OPS)),
+                               cond=rng.choice([None, ("p >", rng.randint(0, 5)), ("p IS NOT NULL", None)]),
+                               correlated=rng.random() < 0.7, negated=rng.random() < 0.4)
+        if q.shape in ("scalar-select", "scalar-where", "in-agg"):
+            q.correlated = True
+        if q.shape == "exists-select" and not q.correlated and q.cond is None:
+            q.cond = ("p >", rng.randint(0, 5))
+        j.queries.append(q)
+    return j
+
+
+def cond_sql(q):
+    if q.cond is None:
+        return ""
+    what, c = q.cond
+    return " AND t.%s" % (what if c is None else "%s %d" % (what, c))
+
+
+def cond_holds(q, p):
+    if q.cond is None:
+        return True
+    what, c = q.cond
+    if c is None:
+        return p is not None
+    return p is not None and p > c
+
+
+def agg_value(agg, ps):
+    nn = [p for p in ps if p is not None]
+    if agg == "MAX(p)":
+        return max(nn) if nn else None
+    if agg == "MIN(p)":
+        return min(nn) if nn else None
+    if agg == "SUM(p)":
+        return sum(nn) if nn else None
+    if agg == "COUNT(*)":
+        return len(ps)
+    if agg == "COUNT(p)":
+        return len(nn)
+    return (sum(nn) if nn else 0) + len(ps)
+
+
+def inner_ps(j, q, k):
+    """The p of the inner rows the subquery sees for an outer row of key k."""
+    if not q.correlated:
+        return [p for _, p in j.t if cond_holds(q, p)]
+    return [p for tk, p in j.t if k is not None and tk is not None and tk == k and cond_holds(q, p)]
+
+
+def in_set(x, s):
+    if any(x is not None and v is not None and v == x for v in s):
+        return True
+    if not s:
+        return False
+    if x is None or None in s:
+        return None
+    return False
+
+
+def neg(v, negated):
+    return v if not negated or v is None else not v
+
+
+def value(j, q, k, x):
+    ps = inner_ps(j, q, k)
+    if q.shape in ("scalar-select", "scalar-where"):
+        return agg_value(q.agg, ps)
+    if q.shape == "exists-select":
+        return neg(len(ps) > 0, q.negated)
+    if q.shape == "in-agg":
+        return neg(in_set(x, [agg_value(q.agg, ps)]), q.negated)
+    return neg(in_set(x, ps), q.negated)
+
+
+def oracle(j, q):
+    out = collections.Counter()
+    for oid, k, x in j.o:
+        v = value(j, q, k, x)
+        if q.shape in ("scalar-select", "in-select", "exists-select"):
+            out[(oid, v)] += 1
+        elif q.shape == "scalar-where":
+            if x is not None and v is not None and OPS[q.op](x, v):
+                out[(oid,)] += 1
+        elif q.shape == "in-or":
+            if (x is not None and x < 2) or v is True:
+                out[(oid,)] += 1
+        elif v is True:
+            out[(oid,)] += 1
+    return out
+
+
+def out_cols(q):
+    return ["id", "v"] if q.shape in ("scalar-select", "in-select", "exists-select") else ["id"]
+
+
+def out_type(q):
+    return "BIGINT" if q.shape == "scalar-select" else "BOOLEAN"
+
+
+def query_sql(q):
+    corr = "t.k = o.k" if q.correlated else ""
+    cond = cond_sql(q)
+    if not corr:
+        cond = cond[len(" AND "):]
+    where = " WHERE %s%s" % (corr, cond) if corr or cond else ""
+    nt = "NOT " if q.negated else ""
+    if q.shape == "scalar-select":
+        return "SELECT id, (SELECT %s FROM t%s) AS v FROM o" % (q.agg, where)
+    if q.shape == "scalar-where":
+        return "SELECT id FROM o WHERE x %s (SELECT %s FROM t%s)" % (q.op, q.agg, where)
+    if q.shape == "exists-select":
+        return "SELECT id, %sEXISTS (SELECT * FROM t%s) AS v FROM o" % (nt, where)
+    if q.shape == "in-select":
+        return "SELECT id, x %sIN (SELECT p FROM t%s) AS v FROM o" % (nt, where)
+    if q.shape == "in-or":
+        return "SELECT id FROM o WHERE x < 2 OR x %sIN (SELECT p FROM t%s)" % (nt, where)
+    return "SELECT id FROM o WHERE x %sIN (SELECT %s FROM t%s)" % (nt, q.agg, where)
+
+
+def job_sql(j):
+    out = ["-- subquery_diff seed %d job %d: parallelism %d, batch size %d%s"
+           % (j.seed, j.index, j.parallelism, j.batch, ", RocksDB" if j.rocksdb else ""),
+           "CREATE TABLE o (id INT, k INT, x INT) WITH ('connector' = 'filesystem', 'path' = 'o.csv', "
+           "'format' = 'csv');",
+           "CREATE TABLE t (k INT, p INT) WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv');"]
+    for qi, q in enumerate(j.queries):
+        types = {"id": "INT", "v": out_type(q)}
+        out.append("CREATE TABLE q%d (%s) WITH ('connector' = 'filesystem', 'path' = 'q%d', "
+                   "'format' = 'debezium-json');" % (qi, ", ".join("%s %s" % (c, types[c]) for c in out_cols(q)), qi))
+    out.append("EXECUTE STATEMENT SET BEGIN")
+    for qi, q in enumerate(j.queries):
+        out.append("  INSERT INTO q%d %s;" % (qi, query_sql(q)))
+    out.append("END;")
+    return "\n".join(out) + "\n"
+
+
+def csv_value(v):
+    return "" if v is None else str(v)
+
+
+def run_case(case):
+    j = gen_job(case.rng)
+    j.seed, j.index = case.seed, case.index
+    case.note = "(parallelism %d, batch %d%s)" % (j.parallelism, j.batch, ", rocksdb" if j.rocksdb else "")
+    with open(case.path("o.csv"), "w") as f:
+        f.writelines(",".join(csv_value(v) for v in r) + "\n" for r in j.o)
+    with open(case.path("t.csv"), "w") as f:
+        f.writelines(",".join(csv_value(v) for v in r) + "\n" for r in j.t)
+    case.write("job.sql", job_sql(j))
+    p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, j.parallelism, j.batch, j.rocksdb))
+    if p.returncode != 0:
+        return [diffrun.failed_run(p)]
+    problems = []
+    for qi, q in enumerate(j.queries):
+        what = "q%d (%s)" % (qi, query_sql(q))
+        try:
+            got = diffrun.fold_debezium(case.path("q%d" % qi), out_cols(q))
+        except ValueError as e:
+            problems.append("%s: %s" % (what, e))
+            continue
+        problems += diffrun.multiset_problems(what, oracle(j, q), got)
+    return problems
+
+
+def main():
+    return diffrun.main("subquery_diff", run_case, jobs_env="WEIR_SUBQDIFF_JOBS", jobs=4, asan_jobs=1,
+                        one_env="WEIR_SUBQDIFF_JOB", unit="jobs of 6 queries")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
