@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Randomized differential test of "the rows of a window aggregation that
 reach their window's maximum" written as a join (Nexmark q5's shape),
-against a python model that shares no code with weir.
+against a python model that shares no code with weir; and the same
+question in Flink's form, a window Top-N with RANK() <= 1 over the window
+aggregation, which weir filters batch by batch before the ranking.
 
 weir plans the join of a window aggregation A with the MAX of the same
 aggregation per window M (ON the two window bounds AND A.num >= M.maxn, or
@@ -14,7 +16,10 @@ a window join otherwise; this test runs both kinds side by side:
   - planned as written: SUM(price) (nullable: a window of NULL prices has a
     NULL sum, which matches nothing), a strict > (no row can exceed the
     maximum: an empty result), and an inner query with a WHERE A's query
-    lacks (its maximum is of other rows).
+    lacks (its maximum is of other rows);
+  - the window Top-N form (RANK() <= 1 ORDER BY num DESC): every row tied
+    at the top, and a window whose values are all NULL ranks them all
+    first.
 
 Each job: one random stream of bids (auction 0-4, a nullable price, ties
 everywhere), out of order by at most the watermark delay (so no row is
@@ -61,7 +66,7 @@ def windows(ts, kind, size, slide):
 def gen_query(rng, qid):
     agg = rng.choice(["count(*)", "count(price)", "sum(price)"])
     op = rng.choice([">=", "=", "<=", ">"])
-    form = rng.choice(["sub", "sub", "view"])
+    form = rng.choice(["sub", "sub", "view", "rank"])
     inner_where = form == "sub" and rng.random() < 0.15
     return {"qid": qid, "agg": agg, "op": op, "form": form, "flip": rng.random() < 0.5,
             "inner_where": inner_where}
@@ -71,6 +76,10 @@ def query_sql(q, tvf):
     a_items = "auction, %s AS num, window_start AS starttime, window_end AS endtime" % q["agg"]
     c_items = "%s AS num, window_start AS starttime, window_end AS endtime" % q["agg"]
     group = "GROUP BY auction, window_start, window_end"
+    if q["form"] == "rank":
+        return ("SELECT auction, num, num AS maxn, starttime, endtime FROM (SELECT *, RANK() OVER (PARTITION BY "
+                "starttime, endtime ORDER BY num DESC) AS rk FROM (SELECT %s FROM %s %s)) WHERE rk <= 1"
+                % (a_items, tvf, group))
     if q["form"] == "view":
         a_from = "v%d A" % q["qid"]
         c_from = "v%d" % q["qid"]
@@ -121,10 +130,13 @@ def expected(q, rows, kind, size, slide):
             maxn[w] = v if w not in maxn else max(maxn[w], v)
     out = collections.Counter()
     for (w, auction), v in num.items():
+        if q["form"] == "rank" and w not in maxn:
+            out[(auction, None, None, w[0], w[1])] += 1  # all NULL: every row ranks first
+            continue
         if w not in maxn or v is None:
             continue
         mx = maxn[w]
-        hit = v >= mx if q["op"] in (">=", "<=") else v == mx if q["op"] == "=" else v > mx
+        hit = v >= mx if q["op"] in (">=", "<=") or q["form"] == "rank" else v == mx if q["op"] == "=" else v > mx
         if hit:
             out[(auction, v, mx, w[0], w[1])] += 1
     return out
@@ -133,6 +145,10 @@ def expected(q, rows, kind, size, slide):
 def json_line(r):
     return '{"auction": %d, "price": %s, "ts_ms": %d}' % (
         r["auction"], "null" if r["price"] is None else r["price"], r["ts"])
+
+
+def num_or_none(text):
+    return None if text == "null" else int(text)
 
 
 def parse_ts(text):
@@ -182,7 +198,7 @@ def run_case(case):
             probs.append("unexpected line: " + line)
             continue
         a, n, m, ws, we = rest[3:-1].split(", ")
-        got[head.split(":")[0]][(int(a), int(n), int(m), parse_ts(ws), parse_ts(we))] += 1
+        got[head.split(":")[0]][(int(a), num_or_none(n), num_or_none(m), parse_ts(ws), parse_ts(we))] += 1
     for q in queries:
         case.counts["rows"] += sum(got.get("q%d" % q["qid"], collections.Counter()).values())
         probs += diffrun.multiset_problems("q%d (%s)" % (q["qid"], query_sql(q, "T")),

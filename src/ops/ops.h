@@ -93,13 +93,16 @@ int weir_rank_spec(const weir_rank_config *cfg, weir_operator_spec *out);
 
 /*
  * The local half of a window Top-1 with ties (ops/wtop1_local.c): of each
- * batch, the rows whose value_col (an integer) equals the largest among the
- * batch's rows of the same window (ws_col, we_col: its bounds) go on, the
- * others are dropped. Stateless; exact in front of a window Top-N with
- * RANK() <= 1 ordered by value_col DESC. Output: the input's schema.
+ * batch, the rows whose value_col (INT or BIGINT) equals the largest
+ * (keep_max) or the smallest among the batch's rows of the same window
+ * (ws_col, we_col: its bounds) go on, the others are dropped. Stateless;
+ * exact in front of a window Top-N with rank_end 1 ordered by value_col
+ * (DESC for keep_max) whose input rows all come before the watermark
+ * passes their window. Output: the input's schema.
  */
 typedef struct weir_window_top1_local_config {
     uint32_t ws_col, we_col, value_col;
+    bool keep_max;
 } weir_window_top1_local_config;
 
 int weir_window_top1_local_spec(const weir_window_top1_local_config *cfg, weir_operator_spec *out);

@@ -1,12 +1,15 @@
 /*
  * ops/wtop1_local.c - the local half of a window Top-1 with ties: of each
- * batch, only the rows whose value (an INT or BIGINT column) equals the largest
- * value among the batch's rows of the same window (window_start,
- * window_end) go on; the others are dropped at once.
+ * batch, only the rows whose value (an INT or BIGINT column) equals the
+ * largest (or, ordered ascending, the smallest) value among the batch's
+ * rows of the same window (window_start, window_end) go on; the others
+ * are dropped at once.
  *
- * Exact in front of a window Top-1 with ties (a window Top-N with RANK()
- * <= 1, ORDER BY the column DESC, PARTITION BY the window's bounds): a row
- * below another row of its window can never rank first. It holds no state
+ * Exact in front of a window Top-N of rank 1 (RANK() or ROW_NUMBER() <= 1,
+ * ORDER BY the column, PARTITION BY the window's bounds) whose input rows
+ * come before the watermark passes their window (a window aggregation's,
+ * so none is late): a row below another row of its
+ * window can never rank first, and ties keep their order. It holds no state
  * (a batch decides alone), so checkpoints and rescaling need nothing, and
  * it runs chained after the operator it filters, before the exchange: a
  * firing window aggregation sends on the few rows tied at its top instead
@@ -21,7 +24,9 @@
 enum { MAX_WINDOWS = 64 };
 
 typedef struct wtop1_window {
-    int64_t ws, we, max;
+    int64_t ws, we;
+    int64_t best; /* the largest (keep_max) or smallest value of the batch's rows of the window */
+    bool unset;
 } wtop1_window;
 
 typedef struct wtop1_conf {
@@ -85,7 +90,7 @@ static wtop1_window *window_of(wtop1_window *win, uint32_t *n, uint32_t *last, i
         }
     if (*n == MAX_WINDOWS)
         return NULL;
-    win[*n] = (wtop1_window){ws, we, INT64_MIN};
+    win[*n] = (wtop1_window){ws, we, 0, true};
     *last = (*n)++;
     return &win[*last];
 }
@@ -114,13 +119,14 @@ static int wtop1_process(void *op, weir_op_ctx *ctx, int input, const weir_batch
         if (!w)
             return weir_op_emit(ctx, in); /* too many windows in one batch: all rows go on */
         int64_t v = int_at(val, r);
-        if (v > w->max)
-            w->max = v;
+        if (w->unset || (c->keep_max ? v > w->best : v < w->best))
+            w->best = v;
+        w->unset = false;
     }
     /* pass 2: the rows at their window's top, and the rows the ranking decides about */
     uint32_t n = 0;
     for (uint32_t r = 0; r < in->n_rows; r++)
-        if (!counted(in, r, c) || int_at(val, r) == window_of(o->win, &n_win, &last, ws[r], we[r])->max)
+        if (!counted(in, r, c) || int_at(val, r) == window_of(o->win, &n_win, &last, ws[r], we[r])->best)
             o->rows[n++] = r;
     if (n == in->n_rows)
         return weir_op_emit(ctx, in);

@@ -352,6 +352,15 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc);
  */
 int plan_window_top1_join(plan_ctx *pc, const weir_sql_table_ref *ref, bool where_empty, const rel *left, rel *out,
                           bool *done);
+/*
+ * wtop1.c: the stream a window Top-N of rank 1 (rk) over r reads: r's, or,
+ * when r is a window aggregation's output partitioned by its bounds alone
+ * and ordered by one integer column, r's rows filtered batch by batch down
+ * to those at their window's top (a stateless operator chained to r).
+ */
+struct weir_rank_config;
+int plan_window_top1_prefilter(plan_ctx *pc, const rel *r, const struct weir_rank_config *rk, weir_sql_loc loc,
+                               weir_stream *s);
 
 /* ops in this folder */
 int weir__calc_spec(weir_expr_arena *arena, weir_expr *filter, weir_expr *const *exprs, uint32_t n, int32_t ts_col,

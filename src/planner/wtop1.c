@@ -131,6 +131,17 @@ static bool is_integer(weir_type t)
 }
 
 /*
+ * Whether every row of r comes before the watermark passes its window_end:
+ * a window aggregation's output without allowed lateness (rows emitted as
+ * the window fires), through projections. Then no row is late for a
+ * window Top-N, and a batch's rows of one window rank together.
+ */
+static bool on_time(const rel *r)
+{
+    return r->wprops.present && r->above_wm && r->above_node == r->s.node && r->above_col == r->wprops.we;
+}
+
+/*
  * The shape match. left: A's planned rel. On success *ok and, per column of
  * M, the column of A it equals (m_src), the column of A that MAX reads
  * (*num_col), M's MAX item (*max_item) and the names of M's columns.
@@ -232,7 +243,7 @@ static int match_shape(plan_ctx *pc, const weir_sql_table_ref *ref, const rel *l
         return rc;
     /* M groups by the window bounds of A */
     const rel_wprops *w = &left->wprops;
-    if (!w->present || left->updating || w->local_tz)
+    if (!w->present || left->updating || w->local_tz || !on_time(left))
         return 0;
     bool has_ws = false, has_we = false;
     for (uint32_t g = 0; g < 2; g++) {
@@ -332,6 +343,39 @@ static int match_shape(plan_ctx *pc, const weir_sql_table_ref *ref, const rel *l
     return 0;
 }
 
+/* The local pre-filter over s (A's stream, or a window Top-N's input); *out: its output. */
+static int add_prefilter(plan_ctx *pc, weir_stream s, const weir_schema *schema, uint32_t ws, uint32_t we,
+                         uint32_t col, bool desc, weir_sql_loc loc, weir_stream *out)
+{
+    weir_window_top1_local_config lc = {.ws_col = ws, .we_col = we, .value_col = col, .keep_max = desc};
+    weir_operator_spec ls;
+    int rc = weir_window_top1_local_spec(&lc, &ls);
+    if (rc)
+        return rc;
+    if ((rc = weir_job_operator(pc->job, &s, 1, &ls, schema, plan_forward_parallelism(pc, s), out))) {
+        ls.free_arg(ls.arg);
+        return plan_error(pc, loc, rc, "cannot add the window Top-1: %s", weir_job_error(pc->job));
+    }
+    weir_buf_printf(&pc->explain, "  WindowTop1Local[%d]: the rows at their window's %s in each batch\n", out->node,
+                    desc ? "top" : "bottom");
+    return 0;
+}
+
+int plan_window_top1_prefilter(plan_ctx *pc, const rel *r, const weir_rank_config *rk, weir_sql_loc loc,
+                               weir_stream *s)
+{
+    *s = r->s;
+    if (rk->window_end_col < 0 || rk->retract || rk->rank_start != 1 || rk->rank_end != 1 || rk->n_order != 1 ||
+        rk->partition.n != 2 || !on_time(r) || rk->order_cols[0] >= r->n_physical)
+        return 0;
+    const rel_wprops *w = &r->wprops;
+    bool bounds = (rk->partition.cols[0] == w->ws && rk->partition.cols[1] == w->we) ||
+                  (rk->partition.cols[0] == w->we && rk->partition.cols[1] == w->ws);
+    if (!bounds || !is_integer(r->schema->fields[rk->order_cols[0]].type))
+        return 0;
+    return add_prefilter(pc, r->s, r->schema, w->ws, w->we, rk->order_cols[0], rk->order_desc[0], loc, s);
+}
+
 int plan_window_top1_join(plan_ctx *pc, const weir_sql_table_ref *ref, bool where_empty, const rel *left, rel *out,
                           bool *done)
 {
@@ -352,17 +396,9 @@ int plan_window_top1_join(plan_ctx *pc, const weir_sql_table_ref *ref, bool wher
      */
     const rel_wprops *w = &left->wprops;
     uint32_t nl = left->n_physical;
-    weir_window_top1_local_config lc = {.ws_col = w->ws, .we_col = w->we, .value_col = m.num_col};
-    weir_operator_spec ls;
     weir_stream pre;
-    if ((rc = weir_window_top1_local_spec(&lc, &ls)))
+    if ((rc = add_prefilter(pc, left->s, left->schema, w->ws, w->we, m.num_col, true, ref->u.join.op_loc, &pre)))
         return rc;
-    if ((rc = weir_job_operator(pc->job, &left->s, 1, &ls, left->schema, plan_forward_parallelism(pc, left->s),
-                                &pre))) {
-        ls.free_arg(ls.arg);
-        return plan_error(pc, ref->u.join.op_loc, rc, "cannot add the window Top-1: %s", weir_job_error(pc->job));
-    }
-    weir_buf_printf(&pc->explain, "  WindowTop1Local[%d]: the rows at their window's top in each batch\n", pre.node);
     weir_rank_config rk = {.n_order = 1,
                            .rank_start = 1,
                            .rank_end = 1,
