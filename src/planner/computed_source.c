@@ -95,32 +95,23 @@ static int cs_open_split(void *src, const char *id, const void *pos, size_t pos_
                          weir_error *err)
 {
     cs_src *s = src;
-    cs_reader *r = s->spare;
+    cs_reader *r = s->spare; /* the batches of the split closed last, when there is one */
     s->spare = NULL;
-    if (r) {
-        int rc = s->conf->inner.cls->open_split(s->inner, id, pos, pos_len, &r->inner, err);
-        if (rc) {
-            r->inner = NULL;
+    if (!r) {
+        if (!(r = weir_calloc(1, sizeof *r)))
+            return WEIR_ENOMEM;
+        r->src = s;
+        r->scratch = weir_batch_create(s->conf->inner.schema, s->batch_size);
+        r->full = weir_batch_create(s->conf->full, s->batch_size);
+        r->env = weir_expr_env_create();
+        r->rows = weir_malloc(s->batch_size * sizeof *r->rows);
+        if (!r->scratch || !r->full || !r->env || !r->rows) {
             cs_close_split(r);
-            return rc;
+            return WEIR_ENOMEM;
         }
-        *out_reader = r;
-        return 0;
+        for (uint32_t i = 0; i < s->batch_size; i++)
+            r->rows[i] = i;
     }
-    r = weir_calloc(1, sizeof *r);
-    if (!r)
-        return WEIR_ENOMEM;
-    r->src = s;
-    r->scratch = weir_batch_create(s->conf->inner.schema, s->batch_size);
-    r->full = weir_batch_create(s->conf->full, s->batch_size);
-    r->env = weir_expr_env_create();
-    r->rows = weir_malloc(s->batch_size * sizeof *r->rows);
-    if (!r->scratch || !r->full || !r->env || !r->rows) {
-        cs_close_split(r);
-        return WEIR_ENOMEM;
-    }
-    for (uint32_t i = 0; i < s->batch_size; i++)
-        r->rows[i] = i;
     int rc = s->conf->inner.cls->open_split(s->inner, id, pos, pos_len, &r->inner, err);
     if (rc) {
         r->inner = NULL;
