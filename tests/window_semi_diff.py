@@ -141,15 +141,8 @@ def run_case(case):
     p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par, batch), timeout=120)
     if p.returncode != 0:
         return [diffrun.failed_run(p)]
-    got = collections.defaultdict(collections.Counter)
-    probs = []
-    for line in p.stdout.splitlines():
-        head, _, rest = line.partition("> ")
-        if not rest.startswith("+I[") or not rest.endswith("]"):
-            probs.append("unexpected line: " + line)
-            continue
-        idv, ws = rest[3:-1].split(", ")
-        got[head.split(":")[0]][(int(idv), parse_ts(ws))] += 1
+    printed, probs = diffrun.print_inserts(p.stdout)
+    got = {sink: collections.Counter((int(idv), parse_ts(ws)) for idv, ws in rows) for sink, rows in printed.items()}
     lw = on_time(lrows, delay, kind, size, slide)
     rw = on_time(rrows, delay, kind, size, slide)
     for q in queries:

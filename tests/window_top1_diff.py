@@ -190,15 +190,10 @@ def run_case(case):
     p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par, batch), timeout=120)
     if p.returncode != 0:
         return [diffrun.failed_run(p)]
-    got = collections.defaultdict(collections.Counter)
-    probs = []
-    for line in p.stdout.splitlines():
-        head, _, rest = line.partition("> ")
-        if not rest.startswith("+I[") or not rest.endswith("]"):
-            probs.append("unexpected line: " + line)
-            continue
-        a, n, m, ws, we = rest[3:-1].split(", ")
-        got[head.split(":")[0]][(int(a), num_or_none(n), num_or_none(m), parse_ts(ws), parse_ts(we))] += 1
+    printed, probs = diffrun.print_inserts(p.stdout)
+    got = {sink: collections.Counter((int(a), num_or_none(n), num_or_none(m), parse_ts(ws), parse_ts(we))
+                                     for a, n, m, ws, we in rows)
+           for sink, rows in printed.items()}
     for q in queries:
         case.counts["rows"] += sum(got.get("q%d" % q["qid"], collections.Counter()).values())
         probs += diffrun.multiset_problems("q%d (%s)" % (q["qid"], query_sql(q, "T")),
