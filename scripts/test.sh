@@ -46,7 +46,6 @@ case "${1:-}" in
   export WEIR_ITADIFF_CASES=${WEIR_ITADIFF_CASES:-3}
   export WEIR_JSONDIFF_JOBS=${WEIR_JSONDIFF_JOBS:-6}
   export WEIR_WSEMI_JOBS=${WEIR_WSEMI_JOBS:-6}
-  export WEIR_WTOP1_JOBS=${WEIR_WTOP1_JOBS:-4}
   export WEIR_NESTEDDIFF_ROUNDS=${WEIR_NESTEDDIFF_ROUNDS:-2}
   export WEIR_JOINDIFF_CASES=${WEIR_JOINDIFF_CASES:-8}
   export WEIR_HYBRID_CRASH_KILLS=${WEIR_HYBRID_CRASH_KILLS:-2}
@@ -55,6 +54,7 @@ case "${1:-}" in
   export WEIR_S3F_CASES=${WEIR_S3F_CASES:-1} WEIR_S3F_KILLS=${WEIR_S3F_KILLS:-2}
   export WEIR_DECIMAL_CASES=${WEIR_DECIMAL_CASES:-3}
   export WEIR_TIME_DIFF_CASES=${WEIR_TIME_DIFF_CASES:-2}
+  export WEIR_WTOP1_JOBS=${WEIR_WTOP1_JOBS:-4}
   export WEIR_DATE_DIFF_CASES=${WEIR_DATE_DIFF_CASES:-2}
   # Installing and packaging (cmake --install, cpack) checks no memory
   # access of weir's; the plain run covers it.

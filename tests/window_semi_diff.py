@@ -142,7 +142,8 @@ def run_case(case):
     if p.returncode != 0:
         return [diffrun.failed_run(p)]
     printed, probs = diffrun.print_inserts(p.stdout)
-    got = {sink: collections.Counter((int(idv), parse_ts(ws)) for idv, ws in rows) for sink, rows in printed.items()}
+    got = {name: collections.Counter((int(idv), parse_ts(ws)) for idv, ws in rows)
+           for name, rows in printed.items()}
     lw = on_time(lrows, delay, kind, size, slide)
     rw = on_time(rrows, delay, kind, size, slide)
     for q in queries:

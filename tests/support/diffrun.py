@@ -87,6 +87,20 @@ def multiset_problems(what, want, got, limit=10):
             % (what, sum(got.values()), sum(want.values()), missing, extra)]
 
 
+def print_inserts(stdout):
+    """The rows print sinks wrote (`name> +I[a, b, ...]` or `name:subtask> ...`)
+    as {name: [[field text, ...], ...]}, and a problem line for each line
+    that is not an insertion."""
+    rows, problems = {}, []
+    for line in stdout.splitlines():
+        head, _, rest = line.partition("> ")
+        if not rest.startswith("+I[") or not rest.endswith("]"):
+            problems.append("unexpected line: " + line)
+            continue
+        rows.setdefault(head.split(":")[0], []).append(rest[3:-1].split(", "))
+    return rows, problems
+
+
 def built_with_asan(weir):
     try:
         out = subprocess.run(["ldd", weir], capture_output=True, text=True, timeout=30).stdout
@@ -238,17 +252,3 @@ def engine_options(case, parallelism, batch=None, rocksdb=False):
     if rocksdb:
         opts += ["-D", "state.backend.type=rocksdb", "-D", "weir.state.dir=" + case.path("state")]
     return opts
-
-
-def print_inserts(stdout):
-    """The +I rows a job's print sinks wrote: ({print-identifier: [[field
-    text, ...], ...]}, [a problem line for each line that is no +I row]).
-    The subtask number after the identifier is dropped."""
-    rows, problems = collections.defaultdict(list), []
-    for line in stdout.splitlines():
-        head, _, rest = line.partition("> ")
-        if not rest.startswith("+I[") or not rest.endswith("]"):
-            problems.append("unexpected line: " + line)
-            continue
-        rows[head.split(":")[0]].append(rest[3:-1].split(", "))
-    return rows, problems
