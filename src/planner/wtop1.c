@@ -138,7 +138,9 @@ static bool is_integer(weir_type t)
  */
 static bool on_time(const rel *r)
 {
-    return r->wprops.present && r->above_wm && r->above_node == r->s.node && r->above_col == r->wprops.we;
+    /* windows of local wall time (table.local-time-zone) end by another rule: not taken (yet) */
+    return r->wprops.present && !r->wprops.local_tz && r->above_wm && r->above_node == r->s.node &&
+           r->above_col == r->wprops.we;
 }
 
 /*
