@@ -491,6 +491,93 @@ Test(file_source, byte_ranges_lose_and_duplicate_nothing, .init = make_tmp,
  * one before it (the runtime reads them one after the other as one
  * sequence); a bounded ranged source keeps its subtasks in lockstep.
  */
+static int n_opens;
+static int counting_open(const char *path, int flags, mode_t mode)
+{
+    n_opens++;
+    return open(path, flags, mode);
+}
+
+/*
+ * A subtask reading its byte ranges one after the other opens each file
+ * once: a closed range's reader (descriptor, buffer, decoder) is taken by
+ * the next range of the same file, and the rows are those of the file read
+ * whole - also for a range resumed at a position, and across files.
+ */
+Test(file_source, ranges_of_one_file_share_one_reader, .init = make_tmp,
+     .fini = cleanup_tmp)
+{
+    mkdir(tpath("d"), 0777);
+    char rows[2][4096];
+    for (int f = 0; f < 2; f++) {
+        rows[f][0] = '\0';
+        for (int i = 0; i < 40; i++) {
+            size_t len = strlen(rows[f]);
+            snprintf(rows[f] + len, sizeof rows[f] - len,
+                     "{\"k\": %d, \"v\": \"%s%d\"}\n", f * 100 + i,
+                     i % 3 ? "x" : "longer-", i);
+        }
+    }
+    write_file(tpath("d/a.json"), rows[0]);
+    write_file(tpath("d/b.json"), rows[1]);
+    weir_schema *s = kv_schema();
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    cfg.path = tpath("d");
+    cfg.split_size_bytes = 97; /* ranges that start and end inside records */
+    src_handle h;
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    const char *ids[64];
+    uint32_t n = discover_all(&h, ids, 64);
+    cr_assert_gt(n, 10u);
+    weir__file_io io = weir__fio_posix;
+    io.open = counting_open;
+    weir__fio = &io;
+    n_opens = 0;
+    static char got[16384];
+    got[0] = '\0';
+    for (uint32_t i = 0; i < n; i++) {
+        if (i == 3) {
+            /* a range resumed at a position: from the second record of
+             * the range (the reader kept from range 2 reopens nothing) */
+            char skip[4096] = "";
+            cr_assert_eq(read_split(&h, ids[i], NULL, 0, 1, 1, skip,
+                                    sizeof skip, NULL),
+                         0);
+            strcat(got, skip);
+            weir_buf pos;
+            weir_buf_init(&pos);
+            char first[4096] = "";
+            cr_assert_eq(read_split(&h, ids[i], NULL, 0, 1, 1, first,
+                                    sizeof first, &pos),
+                         0);
+            cr_assert_str_eq(first, skip);
+            cr_assert_eq(read_split(&h, ids[i], pos.data, pos.len, 7, 0,
+                                    got, sizeof got, NULL),
+                         0, "%s", h.err.message);
+            weir_buf_fini(&pos);
+            continue;
+        }
+        cr_assert_eq(read_split(&h, ids[i], NULL, 0, 7, 0, got, sizeof got,
+                                NULL),
+                     0, "%s", h.err.message);
+    }
+    weir__fio = &weir__fio_posix;
+    cr_assert_eq(n_opens, 2, "one open per file, not per range (%u ranges)",
+                 n);
+    char want[8192] = "";
+    for (int f = 0; f < 2; f++)
+        for (int i = 0; i < 40; i++) {
+            size_t len = strlen(want);
+            snprintf(want + len, sizeof want - len, "%d:%s%d\n",
+                     f * 100 + i, i % 3 ? "x" : "longer-", i);
+        }
+    cr_assert_str_eq(got, want);
+    src_close(&h);
+    weir_schema_destroy(s);
+}
+
 Test(file_source, ranges_dealt_in_stride_continue_each_other,
      .init = make_tmp, .fini = cleanup_tmp)
 {

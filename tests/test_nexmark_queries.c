@@ -1284,10 +1284,10 @@ Test(nexmark_queries, q2_selection) { check_query("q2", &small, expect_q2, false
 /* q13: a processing-time lookup join with the side input file */
 Test(nexmark_queries, q13_bounded_side_input_join) { check_query("q13", &small, expect_q13, false); }
 Test(nexmark_queries, q5_hop_window_counts) { check_query("q5_hop", &small, expect_q5_hop, false); }
-/* The joins: q3 and q20 inner joins of append-only tables; q5 (after a cascaded window aggregation) and q8 window joins, append-only. */
+/* The joins: q3 and q20 inner joins of append-only tables; q5 (the rows at their window's MAX: a window Top-1 with ties) and q8 (a window join), append-only. */
 Test(nexmark_queries, q3_local_item_suggestion) { check_query("q3", &small, expect_q3, false); }
 Test(nexmark_queries, q5_hot_items) { check_query("q5", &small, expect_q5, false); }
-/* q5 plans its HOP aggregation once (sub-plan reuse); planned twice, as with reuse off, it gives the same table. */
+/* With sub-plan reuse off q5 gives the same table (its join is a window Top-1 over AuctionBids either way). */
 Test(nexmark_queries, q5_hot_items_without_sub_plan_reuse)
 {
     stream_cfg sc = {EVENTS, TPS, {{NULL}}, NULL, 0, "SET 'table.optimizer.reuse-sub-plan-enabled' = 'false';"};

@@ -1,12 +1,14 @@
 -- Nexmark q5, from the reference suite (nexmark/nexmark, module
 -- nexmark-flink, queries/q5.sql); the tables come from ddl.sql.
--- weir: runs as in the reference, planned as Flink 1.14+ plans it: MaxBids
---   groups by the (renamed) window bounds of a window aggregation, so it is
---   a cascading window aggregation (append-only, one row per window), and
---   the join on both bounds is a window join (rows kept per window until the
---   watermark reaches its end, then joined and dropped; num >= maxn is its
---   residual). The result is append-only and the state holds the open
---   windows only. bench/nexmark/q5_hop.sql is its first half alone.
+-- weir: runs as in the reference. MaxBids is the MAX of AuctionBids' own
+--   count per window (the same window aggregation), so the join on both
+--   bounds with num >= maxn keeps AuctionBids' rows at their window's
+--   maximum: weir plans it as a window Top-1 with ties (RANK() <= 1 per
+--   window, each batch of the aggregation first filtered down to its
+--   window's top) instead of a window join that would keep every
+--   (auction, window) row until the window ends (docs/joins.md). The result
+--   is append-only and the state holds the open windows only.
+--   bench/nexmark/q5_hop.sql is its first half alone.
 --
 -- Query 5: Hot Items
 -- Which auctions have seen the most bids in the last period?

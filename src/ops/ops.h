@@ -100,6 +100,22 @@ typedef struct weir_rank_config {
 int weir_rank_spec(const weir_rank_config *cfg, weir_operator_spec *out);
 
 /*
+ * The local half of a window Top-1 with ties (ops/wtop1_local.c): of each
+ * batch, the rows whose value_col (INT or BIGINT) equals the largest
+ * (keep_max) or the smallest among the batch's rows of the same window
+ * (ws_col, we_col: its bounds) go on, the others are dropped. Stateless;
+ * exact in front of a window Top-N with rank_end 1 ordered by value_col
+ * (DESC for keep_max) whose input rows all come before the watermark
+ * passes their window. Output: the input's schema.
+ */
+typedef struct weir_window_top1_local_config {
+    uint32_t ws_col, we_col, value_col;
+    bool keep_max;
+} weir_window_top1_local_config;
+
+int weir_window_top1_local_spec(const weir_window_top1_local_config *cfg, weir_operator_spec *out);
+
+/*
  * Temporal sort (ops/temporal_sort.c; Flink's ORDER BY rowtime ASC on a
  * stream): rows are held until the watermark passes their timestamp (W > t,
  * Flink's timer at t), then emitted in timestamp order, rows of one

@@ -20,20 +20,36 @@ typedef struct cs_conf {
     uint32_t n;
 } cs_conf;
 
+typedef struct cs_reader cs_reader;
+
 typedef struct cs_src {
     const cs_conf *conf;
     void *inner;
     uint32_t batch_size;
+    /* the batches and environment of the last split closed, for the next one (a subtask reading many byte
+     * ranges of a file one after the other), or NULL */
+    cs_reader *spare;
 } cs_src;
 
-typedef struct cs_reader {
+struct cs_reader {
     cs_src *src;
     void *inner;
     weir_batch *scratch; /* physical rows */
     weir_batch *full;    /* evaluated rows */
     weir_expr_env *env;
     uint32_t *rows;
-} cs_reader;
+};
+
+static void reader_free(cs_reader *r)
+{
+    if (!r)
+        return;
+    weir_batch_destroy(r->scratch);
+    weir_batch_destroy(r->full);
+    weir_expr_env_destroy(r->env);
+    weir_free(r->rows);
+    weir_free(r);
+}
 
 static int cs_create(void *arg, const weir_source_info *info, void **out_src, weir_error *err)
 {
@@ -67,31 +83,35 @@ static void cs_close_split(void *reader)
         return;
     if (r->inner)
         r->src->conf->inner.cls->close_split(r->inner);
-    weir_batch_destroy(r->scratch);
-    weir_batch_destroy(r->full);
-    weir_expr_env_destroy(r->env);
-    weir_free(r->rows);
-    weir_free(r);
+    r->inner = NULL;
+    if (!r->src->spare && r->scratch && r->full && r->env && r->rows) {
+        r->src->spare = r;
+        return;
+    }
+    reader_free(r);
 }
 
 static int cs_open_split(void *src, const char *id, const void *pos, size_t pos_len, void **out_reader,
                          weir_error *err)
 {
     cs_src *s = src;
-    cs_reader *r = weir_calloc(1, sizeof *r);
-    if (!r)
-        return WEIR_ENOMEM;
-    r->src = s;
-    r->scratch = weir_batch_create(s->conf->inner.schema, s->batch_size);
-    r->full = weir_batch_create(s->conf->full, s->batch_size);
-    r->env = weir_expr_env_create();
-    r->rows = weir_malloc(s->batch_size * sizeof *r->rows);
-    if (!r->scratch || !r->full || !r->env || !r->rows) {
-        cs_close_split(r);
-        return WEIR_ENOMEM;
+    cs_reader *r = s->spare; /* the batches of the split closed last, when there is one */
+    s->spare = NULL;
+    if (!r) {
+        if (!(r = weir_calloc(1, sizeof *r)))
+            return WEIR_ENOMEM;
+        r->src = s;
+        r->scratch = weir_batch_create(s->conf->inner.schema, s->batch_size);
+        r->full = weir_batch_create(s->conf->full, s->batch_size);
+        r->env = weir_expr_env_create();
+        r->rows = weir_malloc(s->batch_size * sizeof *r->rows);
+        if (!r->scratch || !r->full || !r->env || !r->rows) {
+            cs_close_split(r);
+            return WEIR_ENOMEM;
+        }
+        for (uint32_t i = 0; i < s->batch_size; i++)
+            r->rows[i] = i;
     }
-    for (uint32_t i = 0; i < s->batch_size; i++)
-        r->rows[i] = i;
     int rc = s->conf->inner.cls->open_split(s->inner, id, pos, pos_len, &r->inner, err);
     if (rc) {
         r->inner = NULL;
@@ -133,6 +153,7 @@ static void cs_destroy(void *src)
     cs_src *s = src;
     if (!s)
         return;
+    reader_free(s->spare);
     s->conf->inner.cls->destroy(s->inner);
     weir_free(s);
 }

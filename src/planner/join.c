@@ -1342,6 +1342,9 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     cat_table *lookup = NULL;
     if ((rc = plan_input(pc, ref->u.join.left, where, &sd[0].r)))
         return rc;
+    bool top1 = false;
+    if ((rc = plan_window_top1_join(pc, ref, !where || where->n == 0, &sd[0].r, out, &top1)) || top1)
+        return rc;
     versioned_side vs = {0};
     if (rt->kind == WEIR_SQL_FROM_TABLE && rt->u.table.system_time &&
         (rc = temporal_side(pc, ref, type, &sd[0].r, &sd[1].r, &vs)))

@@ -391,6 +391,25 @@ int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where, con
 /* planner.c: adds a sink writing r into table t (casting to its columns). */
 int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc);
 
+/*
+ * wtop1.c: a rewrite pass. When JOIN ref (its left side planned as left)
+ * keeps the rows of a window aggregation that reach their window's MAX of
+ * the same aggregation (Nexmark q5's shape), plans it as a window Top-1
+ * with ties into *out and sets *done; otherwise changes nothing.
+ * where_empty: no WHERE conjunct is offered to the join.
+ */
+int plan_window_top1_join(plan_ctx *pc, const weir_sql_table_ref *ref, bool where_empty, const rel *left, rel *out,
+                          bool *done);
+/*
+ * wtop1.c: the stream a window Top-N of rank 1 (rk) over r reads: r's, or,
+ * when r is a window aggregation's output partitioned by its bounds alone
+ * and ordered by one integer column, r's rows filtered batch by batch down
+ * to those at their window's top (a stateless operator chained to r).
+ */
+struct weir_rank_config;
+int plan_window_top1_prefilter(plan_ctx *pc, const rel *r, const struct weir_rank_config *rk, weir_sql_loc loc,
+                               weir_stream *s);
+
 /* ops in this folder */
 int weir__calc_spec(weir_expr_arena *arena, weir_expr *filter, weir_expr *const *exprs, uint32_t n, int32_t ts_col,
                     const weir_schema *out_schema, weir_clock clock, weir_operator_spec *out);

@@ -380,8 +380,13 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     weir_operator_spec spec;
     if ((rc = weir_rank_spec(&rc_, &spec)))
         return rc;
-    weir_stream keyed = rc_.partition.n ? weir_stream_key_by(r.s, rc_.partition.cols, rc_.partition.n)
-                                        : weir_stream_partition(r.s, WEIR_PART_GLOBAL);
+    weir_stream ranked = r.s; /* a window Top-1 over a window aggregation reads its rows pre-filtered */
+    if (windowed && (rc = plan_window_top1_prefilter(pc, &r, &rc_, call->loc, &ranked))) {
+        spec.free_arg(spec.arg);
+        return rc;
+    }
+    weir_stream keyed = rc_.partition.n ? weir_stream_key_by(ranked, rc_.partition.cols, rc_.partition.n)
+                                        : weir_stream_partition(ranked, WEIR_PART_GLOBAL);
     memset(out, 0, sizeof *out);
     if ((rc = weir_job_operator(pc->job, &keyed, 1, &spec, os, rc_.partition.n ? 0 : 1, &out->s))) {
         spec.free_arg(spec.arg);

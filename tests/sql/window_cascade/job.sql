@@ -2,7 +2,8 @@
 -- window bounds of a window aggregation's output - renamed, as q5 does -
 -- is a window aggregation on the same windows: append-only, one row per
 -- window when the watermark passes its end, its state dropped then. Then
--- a window join of the two on the bounds, with a residual (num >= maxn):
+-- the join of the two on the bounds with num >= maxn (planned as a window
+-- Top-1 with ties, the rows at their window's maximum):
 -- the hottest auctions of each HOP(2 s, 4 s) window. The sink takes
 -- appends only, so a changelog anywhere in the plan would be refused.
 CREATE TABLE bid (auction BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (
