@@ -131,6 +131,16 @@ spath=$sp
 "$WEIR" run gen2.sql --from "$spath" > /dev/null 2> log || fail "the compatible change was refused"
 grep -q "restoring from savepoint $spath" log || fail "the restore did not say where it resumes from"
 visible | cmp -s - gen_ref.txt || { diff <(visible) gen_ref.txt | head; fail "the compatible change restored wrong state"; }
+# A datagen source deals its rows out by parallelism (split s of p: rows
+# s, s + p, ...): at another parallelism none of the savepoint's splits
+# exists, and new ones would generate every row again. Refused, naming the
+# parallelisms, and the output is left alone.
+visible > gen_out.txt
+"$WEIR" run gen2.sql --from "$spath" -D parallelism.default=3 > /dev/null 2> log &&
+    fail "a datagen source restored at another parallelism was not refused"
+grep -qF "datagen: the checkpoint was taken with this source at parallelism" log ||
+    { cat log; fail "the datagen refusal does not say why"; }
+visible | cmp -s - gen_out.txt || fail "the refused datagen restore changed the output"
 # Windows of local time (a window join and a window Top-N over TIMESTAMP_LTZ
 # attributes): their timers are instants of local window ends, so a rerun
 # in another table.local-time-zone is refused, naming the zone.

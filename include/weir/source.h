@@ -30,6 +30,13 @@ typedef struct weir_source_info {
      * processes, whose number may change: docs/cluster.md).
      */
     uint32_t stable_splits;
+    /*
+     * Not 0: the job restores a checkpoint or savepoint taken when this
+     * source ran at this parallelism. A source whose split ids depend on
+     * its parallelism (datagen without stable_splits) refuses a restore at
+     * another parallelism rather than read rows twice or never.
+     */
+    uint32_t restored_parallelism;
 } weir_source_info;
 
 typedef struct weir_source_class {

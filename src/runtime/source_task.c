@@ -103,6 +103,10 @@ int weir__source_open(weir__subtask *st)
          * not depend on it */
         .stable_splits =
             job->cluster_rescalable ? job->cfg.max_parallelism : 0,
+        .restored_parallelism =
+            job->has_restore && job->restore.task_parallelism
+                ? job->restore.task_parallelism(job->restore.ud, st->task->id)
+                : 0,
     };
     weir_error err;
     weir_error_clear(&err);

@@ -335,6 +335,20 @@ static int dg_create(void *argp, const weir_source_info *info, void **out,
                      weir_error *err)
 {
     const dg_arg *a = argp;
+    /* Split "datagen-<s>-of-<p>" holds the rows s, s + p, ...: at another
+     * parallelism none of the checkpoint's splits is found again, and the
+     * new ones would start from row 0. */
+    if (!info->stable_splits && info->restored_parallelism &&
+        info->restored_parallelism != (info->parallelism ? info->parallelism : 1))
+        return weir_error_set(
+            err, WEIR_EUNSUPPORTED,
+            "datagen: the checkpoint was taken with this source at "
+            "parallelism %u and the job runs it at %u; a datagen source deals "
+            "its rows out by parallelism, so it restores only at the "
+            "parallelism it was checkpointed at (set it back to %u, or start "
+            "with --fresh)",
+            info->restored_parallelism, info->parallelism,
+            info->restored_parallelism);
     dg_source *s = weir_calloc(1, sizeof *s);
     if (!s)
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");

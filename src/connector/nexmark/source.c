@@ -368,6 +368,21 @@ static int source_create(void *argp, const weir_source_info *info, void **out,
         info->subtask >= info->parallelism)
         return weir_error_set(err, WEIR_EINVAL,
                               "nexmark: bad source arguments");
+    /* Without 'splits', split k of p is the events k, k + p, ... (as
+     * datagen's): at another parallelism the checkpoint's splits are not
+     * found again. */
+    if (!arg->gen.cfg.splits && !info->stable_splits &&
+        info->restored_parallelism &&
+        info->restored_parallelism != info->parallelism)
+        return weir_error_set(
+            err, WEIR_EUNSUPPORTED,
+            "nexmark: the checkpoint was taken with this source at "
+            "parallelism %u and the job runs it at %u; without 'splits' the "
+            "source deals its events out by parallelism, so it restores only "
+            "at the parallelism it was checkpointed at (set it back to %u, "
+            "set 'splits' from the start, or start with --fresh)",
+            info->restored_parallelism, info->parallelism,
+            info->restored_parallelism);
     nx_source *s = weir_calloc(1, sizeof *s);
     if (!s)
         return weir_error_set(err, WEIR_ENOMEM, "nexmark: out of memory");
