@@ -398,7 +398,7 @@ static int64_t file_source_all(const input *in, const weir_schema *s)
     weir_source_spec spec;
     weir_error err;
     weir_file_source_spec(&cfg, s, &spec, &err);
-    weir_source_info info = {0, 1, 1024, s, 0};
+    weir_source_info info = {.subtask = 0, .parallelism = 1, .batch_size = 1024, .schema = s};
     void *src, *rd;
     spec.cls->create(spec.arg, &info, &src, &err);
     const char **ids;
@@ -450,7 +450,7 @@ static int64_t datagen_all(uint64_t rows)
     weir_source_spec spec;
     weir_error err;
     weir_datagen_source_spec(&cfg, s, &spec, &err);
-    weir_source_info info = {0, 1, 1024, s, 0};
+    weir_source_info info = {.subtask = 0, .parallelism = 1, .batch_size = 1024, .schema = s};
     void *src, *rd;
     spec.cls->create(spec.arg, &info, &src, &err);
     spec.cls->open_split(src, "datagen-0-of-1", NULL, 0, &rd, &err);

@@ -47,7 +47,7 @@ static int run(weir_nexmark_table table, const weir_schema *projection,
         return 1;
     }
     const weir_schema *schema = projection ? projection : spec.schema;
-    weir_source_info info = {0, 1, batch_rows, schema, 0};
+    weir_source_info info = {.subtask = 0, .parallelism = 1, .batch_size = batch_rows, .schema = schema};
     void *inst, *rd;
     if (spec.cls->create(spec.arg, &info, &inst, &err) ||
         spec.cls->open_split(inst, "nexmark-0-of-1", NULL, 0, &rd, &err)) {

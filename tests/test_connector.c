@@ -122,7 +122,7 @@ typedef struct src_handle {
 
 static void src_open(src_handle *h, uint32_t subtask, uint32_t parallelism)
 {
-    weir_source_info info = {subtask, parallelism, 64, h->spec.schema, 0};
+    weir_source_info info = {.subtask = subtask, .parallelism = parallelism, .batch_size = 64, .schema = h->spec.schema};
     cr_assert_eq(h->spec.cls->create(h->spec.arg, &info, &h->src, &h->err), 0,
                  "%s", h->err.message);
 }
@@ -1132,7 +1132,7 @@ static uint32_t gen_rows(weir_source_spec *spec, uint32_t sub, uint32_t p,
 {
     void *src, *rd;
     weir_error err;
-    weir_source_info info = {sub, p, batch, spec->schema, 0};
+    weir_source_info info = {.subtask = sub, .parallelism = p, .batch_size = batch, .schema = spec->schema};
     cr_assert_eq(spec->cls->create(spec->arg, &info, &src, &err), 0);
     const char **ids;
     uint32_t n;
@@ -1227,7 +1227,7 @@ Test(datagen, sequence_end_bounds_the_source_and_position_resumes)
     cr_assert_eq(weir_datagen_source_spec(&cfg, s, &spec, &err), 0, "%s",
                  err.message);
     void *src, *rd;
-    weir_source_info info = {0, 1, 4, s, 0};
+    weir_source_info info = {.subtask = 0, .parallelism = 1, .batch_size = 4, .schema = s};
     cr_assert_eq(spec.cls->create(spec.arg, &info, &src, &err), 0);
     cr_assert_eq(
         spec.cls->open_split(src, "datagen-0-of-1", NULL, 0, &rd, &err), 0);
@@ -1270,7 +1270,7 @@ Test(datagen, rows_per_second_follows_the_clock)
     weir_error err;
     cr_assert_eq(weir_datagen_source_spec(&cfg, s, &spec, &err), 0);
     void *src, *rd;
-    weir_source_info info = {1, 2, 1024, s, 0};
+    weir_source_info info = {.subtask = 1, .parallelism = 2, .batch_size = 1024, .schema = s};
     cr_assert_eq(spec.cls->create(spec.arg, &info, &src, &err), 0);
     cr_assert_eq(
         spec.cls->open_split(src, "datagen-1-of-2", NULL, 0, &rd, &err), 0);
@@ -2374,7 +2374,7 @@ Test(datagen, random_types_bounds_and_lengths)
                                                s, &env, &spec, &err),
                  0, "%s", err.message);
     void *src, *rd;
-    weir_source_info info = {0, 1, 2000, s, 0};
+    weir_source_info info = {.subtask = 0, .parallelism = 1, .batch_size = 2000, .schema = s};
     cr_assert_eq(spec.cls->create(spec.arg, &info, &src, &err), 0);
     cr_assert_eq(
         spec.cls->open_split(src, "datagen-0-of-1", NULL, 0, &rd, &err), 0);
@@ -2440,7 +2440,7 @@ Test(datagen, date_time_random)
     cr_assert_eq(weir_datagen_source_spec_opts(opts, sizeof opts / sizeof *opts, s, &env, &spec, &err), 0, "%s",
                  err.message);
     void *src, *rd;
-    weir_source_info info = {0, 1, 600, s, 0};
+    weir_source_info info = {.subtask = 0, .parallelism = 1, .batch_size = 600, .schema = s};
     cr_assert_eq(spec.cls->create(spec.arg, &info, &src, &err), 0);
     cr_assert_eq(spec.cls->open_split(src, "datagen-0-of-1", NULL, 0, &rd, &err), 0);
     weir_batch *b = weir_batch_create(s, 600);

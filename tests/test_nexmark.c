@@ -98,7 +98,7 @@ static void run_open(source_run *run, const weir_nexmark_config *c, uint32_t p,
                  "%s", err.message);
     run->p = p;
     for (uint32_t i = 0; i < p; i++) {
-        weir_source_info info = {i, p, 256, schema ? schema : run->spec.schema, 0};
+        weir_source_info info = {.subtask = i, .parallelism = p, .batch_size = 256, .schema = schema ? schema : run->spec.schema};
         cr_assert_eq(
             run->spec.cls->create(run->spec.arg, &info, &run->inst[i], &err), 0,
             "%s", err.message);
@@ -1064,7 +1064,7 @@ Test(nexmark, rate_limited_against_the_clock)
                                                        "bids", &spec, &err),
                  0, "%s", err.message);
     void *inst;
-    weir_source_info info = {0, 1, 100, spec.schema, 0};
+    weir_source_info info = {.subtask = 0, .parallelism = 1, .batch_size = 100, .schema = spec.schema};
     cr_assert_eq(spec.cls->create(spec.arg, &info, &inst, &err), 0);
     cr_assert_eq(
         spec.cls->open_split(inst, "nexmark-0-of-1", NULL, 0, &rd, &err), 0);
@@ -1196,7 +1196,7 @@ Test(nexmark, declared_schema_is_matched_by_name)
         cr_assert_eq(weir_nexmark_source_spec(&c, "t", &spec, &err), 0);
         weir_schema *bs = weir_schema_create();
         weir_schema_add(bs, bad[i].name, bad[i].type);
-        weir_source_info info = {0, 1, 10, bs, 0};
+        weir_source_info info = {.subtask = 0, .parallelism = 1, .batch_size = 10, .schema = bs};
         void *inst = NULL;
         cr_assert_eq(spec.cls->create(spec.arg, &info, &inst, &err),
                      WEIR_EINVAL);
@@ -1403,7 +1403,7 @@ Test(nexmark, allocation_failures_are_clean)
             cr_assert_eq(rc, WEIR_ENOMEM);
             continue;
         }
-        weir_source_info info = {0, 1, 64, spec.schema, 0};
+        weir_source_info info = {.subtask = 0, .parallelism = 1, .batch_size = 64, .schema = spec.schema};
         rc = spec.cls->create(spec.arg, &info, &inst, &err);
         if (rc == 0)
             rc = spec.cls->open_split(inst, "nexmark-0-of-1", NULL, 0, &rd,
