@@ -477,12 +477,84 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
     return 0;
 }
 
+/* Whether column `name` is one of table t's PRIMARY KEY columns. */
+static bool plan_is_primary_key(const cat_table *t, const char *name)
+{
+    const weir_sql_primary_key *pk = t->ddl->primary_key;
+    for (uint32_t i = 0; pk && i < pk->n_columns; i++)
+        if (!strcasecmp(pk->columns[i].name, name))
+            return true;
+    return false;
+}
+
 /*
- * INSERT INTO t PARTITION (k = 'v', ...) SELECT ...: as in Flink, each
- * static partition column takes its literal and the query gives the other
- * columns, in the table's order. *out is r with the literals put in place.
+ * The INSERT's column list (c1, c2, ...): query column j goes to column cj;
+ * exprs holds the static partition columns' literals already. Each listed
+ * column is a physical column of t, listed once and not static; the query
+ * has one column for each.
  */
-static int plan_static_partition(plan_ctx *pc, const weir_sql_insert *ins, cat_table *t, rel *r, rel *out)
+static int plan_listed_columns(plan_ctx *pc, const weir_sql_insert *ins, cat_table *t, rel *r, weir_expr **exprs,
+                               const char **names, rel *out)
+{
+    const weir_schema *ts = t->physical;
+    for (uint32_t j = 0; j < ins->n_columns; j++) {
+        const weir_sql_ident *c = &ins->columns[j];
+        int col = weir_schema_find(ts, c->name);
+        if (col < 0 && weir_schema_find(t->full, c->name) >= 0)
+            return plan_error(pc, c->loc, WEIR_EPLAN, "column '%s' of table '%s' is a computed column and cannot be "
+                              "written", c->name, t->name);
+        if (col < 0)
+            return plan_error(pc, c->loc, WEIR_ENOTFOUND, "table '%s' has no column '%s'", t->name, c->name);
+        for (uint32_t k = 0; k < j; k++)
+            if (weir_schema_find(ts, ins->columns[k].name) == col)
+                return plan_error(pc, c->loc, WEIR_EEXIST, "column '%s' is listed twice in the INSERT column list",
+                                  c->name);
+        if (exprs[col])
+            return plan_error(pc, c->loc, WEIR_EPLAN,
+                              "column '%s' has a static value in PARTITION (...) and cannot be in the INSERT column "
+                              "list too",
+                              c->name);
+    }
+    if (r->n_physical != ins->n_columns)
+        return plan_error(pc, ins->columns[0].loc, WEIR_EPLAN,
+                          "the query produces %u columns but the INSERT column list of table '%s' names %u",
+                          r->n_physical, t->name, ins->n_columns);
+    for (uint32_t j = 0; j < ins->n_columns; j++) {
+        int col = weir_schema_find(ts, ins->columns[j].name);
+        weir_error err = {0};
+        int rc = weir_expr_column(pc->arena, j, r->schema->fields[j].type, &exprs[col], &err);
+        if (rc)
+            return rc;
+    }
+    for (uint32_t i = 0; i < ts->n_fields; i++) {
+        names[i] = ts->fields[i].name;
+        if (exprs[i])
+            continue;
+        if (!ts->fields[i].type.nullable || plan_is_primary_key(t, ts->fields[i].name))
+            return plan_error(pc, ins->columns[0].loc, WEIR_EPLAN,
+                              "column '%s' of table '%s' is %s and has no default value: the INSERT column list "
+                              "must name it",
+                              ts->fields[i].name, t->name,
+                              plan_is_primary_key(t, ts->fields[i].name) ? "a PRIMARY KEY column (NOT NULL)" : "NOT NULL");
+        weir_type null_type = ts->fields[i].type;
+        if (!(exprs[i] = weir_expr_lit_null(pc->arena, null_type)))
+            return WEIR_ENOMEM;
+    }
+    int rc = plan_calc(pc, r, NULL, exprs, names, ts->n_fields, out, "Calc");
+    if (!rc)
+        out->updating = r->updating;
+    return rc;
+}
+
+/*
+ * The columns of INSERT INTO t PARTITION (k = 'v', ...) (c1, c2, ...) query,
+ * as in Flink: each static partition column takes its literal; the query's
+ * columns go by position to the listed columns, or without a list to the
+ * table's other columns in order. A column neither static nor listed is
+ * NULL, which a NOT NULL or PRIMARY KEY column refuses (it has no default
+ * value). *out is r with the table's columns, in the table's order.
+ */
+static int plan_insert_columns(plan_ctx *pc, const weir_sql_insert *ins, cat_table *t, rel *r, rel *out)
 {
     const weir_schema *ts = t->physical;
     weir_expr **exprs = plan_alloc(pc, (ts->n_fields + 1) * sizeof *exprs);
@@ -527,6 +599,8 @@ static int plan_static_partition(plan_ctx *pc, const weir_sql_insert *ins, cat_t
         }
         exprs[col] = e;
     }
+    if (ins->n_columns)
+        return plan_listed_columns(pc, ins, t, r, exprs, names, out);
     uint32_t want = ts->n_fields - ins->n_partition;
     if (r->n_physical != want)
         return plan_error(pc, ins->table.loc, WEIR_EPLAN,
@@ -564,8 +638,6 @@ static int plan_insert(plan_ctx *pc, const weir_sql_stmt *st)
     }
     if (ins->overwrite)
         return plan_error(pc, st->loc, WEIR_EUNSUPPORTED, "INSERT OVERWRITE is not supported on a stream");
-    if (ins->n_columns)
-        return plan_error(pc, st->loc, WEIR_EUNSUPPORTED, "INSERT with a column list is not supported yet");
     int rc = plan_ensure_job(pc);
     if (rc)
         return rc;
@@ -573,9 +645,9 @@ static int plan_insert(plan_ctx *pc, const weir_sql_stmt *st)
     rel r;
     if ((rc = plan_query(pc, ins->query, &r)))
         return rc;
-    if (ins->n_partition) {
+    if (ins->n_partition || ins->n_columns) {
         rel full;
-        if ((rc = plan_static_partition(pc, ins, t, &r, &full)))
+        if ((rc = plan_insert_columns(pc, ins, t, &r, &full)))
             return rc;
         return plan_sink_table(pc, t, &full, ins->table.loc);
     }
