@@ -1784,7 +1784,11 @@ static int recover_parts(weir__coord *c, const weir__ckpt_gate *g,
     if (!c->part_sets)
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
     c->n_part_sets = g->n_parts;
+    /* Every loaded set stays in part_sets until all are loaded (a failure
+     * midway leaves them to free_part_sets, once each); the main one moves
+     * to c->rec at the end. */
     uint32_t main = UINT32_MAX;
+    weir__recovered main_rec = {0};
     for (uint32_t j = 0; j < g->n_parts; j++) {
         if (!g->restore_parts[j])
             continue;
@@ -1813,11 +1817,13 @@ static int recover_parts(weir__coord *c, const weir__ckpt_gate *g,
         if (main == UINT32_MAX ||
             (g->restore && !strcmp(g->restore, g->restore_parts[j]))) {
             main = j;
-            c->rec = rec;
+            main_rec = rec;
         }
     }
-    if (main != UINT32_MAX)
+    if (main != UINT32_MAX) {
+        c->rec = main_rec;
         c->part_sets[main] = NULL; /* c->rec owns it */
+    }
     c->rec_part = main;
     return 0;
 }

@@ -49,6 +49,7 @@
 #include "runtime/runtime.h"
 
 #define REC_LEN 27
+#define OLD_REC_LEN 19 /* records written before the process count */
 #define POLL_MS 20
 /* weir.cluster.processes at most (cluster.c) */
 #define MAX_PROCS 1024
@@ -524,6 +525,19 @@ static int read_log(weir__control *c, bool own, weir_error *err)
                                     c->topic, rd_kafka_err2str(m->err));
             rd_kafka_message_destroy(m);
             return rc;
+        } else if (m->len == OLD_REC_LEN && ((const uint8_t *)m->payload)[0] == 'C') {
+            /* Records without the process count (weir before rescaling):
+             * reading past them would start the job over in the old
+             * checkpoint folders, its ids from 1 again. */
+            int rc = weir_error_set(
+                err, WEIR_EUNSUPPORTED,
+                "control topic '%s' offset %lld: a record of an older weir "
+                "(%d bytes, without the number of processes); this weir "
+                "cannot go on from that log: give the job a new control "
+                "topic (and fresh repartition topics and checkpoint folder)",
+                c->topic, (long long)m->offset, OLD_REC_LEN);
+            rd_kafka_message_destroy(m);
+            return rc;
         } else {
             apply(c, m->payload, m->len, false);
             next = m->offset + 1;
@@ -692,6 +706,7 @@ int weir__control_open(weir__cluster_conf *conf, const char *topic,
                                 .n_parts = c->n_parts,
                                 .combine = g_combine,
                                 .first_id = c->max_trigger,
+                                .restored_id = c->restore ? c->complete : 0,
                                 .job_done = c->complete && c->complete_final,
                                 .start = g_start,
                                 .stop = g_stop,

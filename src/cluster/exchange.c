@@ -150,6 +150,7 @@ typedef struct writer {
     rd_kafka_t *rk;
     rd_kafka_topic_t *rkt;
     uint32_t producer;
+    uint32_t n_producers; /* of the job: processes * parallelism */
     uint32_t *part;  /* partition of each row of the batch */
     uint32_t *idx;   /* rows by partition */
     uint32_t *count; /* rows per partition, then offsets */
@@ -183,6 +184,7 @@ static int w_create(void *arg, const weir_op_info *info, void **out)
         return WEIR_ENOMEM;
     w->a = arg;
     w->producer = w->a->x.conf.index * info->parallelism + info->subtask;
+    w->n_producers = w->a->x.conf.processes * info->parallelism;
     w->sent_wm = WEIR_TS_MIN;
     weir_buf_init(&w->msg);
     weir_buf_init(&w->bigkey);
@@ -369,13 +371,16 @@ static int w_watermark(void *op, weir_op_ctx *ctx, weir_ts wm)
  * after (one request in flight keeps the order). What was sent is in the
  * topic, and the readers' positions at the cut say where to go on from;
  * the state is the status the readers hold for this producer there: u8 1
- * when the last status marker sent was IDLE.
+ * when the last status marker sent was IDLE, then u32 the job's number of
+ * producers (a reader restoring a position written for another number -
+ * a rescale - holds every producer active: so does the writer then).
  */
 static int w_snapshot(void *op, weir_op_ctx *ctx, uint64_t id, weir_buf *out)
 {
     writer *w = op;
     int rc = w_marker(ctx, w, WEIR__X_BARRIER, (weir_ts)id);
-    if (!rc && weir_buf_put_u8(out, w->idle_sent ? 1 : 0))
+    if (!rc && (weir_buf_put_u8(out, w->idle_sent ? 1 : 0) ||
+                weir_buf_put_u32(out, w->n_producers)))
         rc = w_fail(ctx, w, "out of memory");
     return rc;
 }
@@ -389,7 +394,13 @@ static int w_restore(void *op, weir_op_ctx *ctx, weir_cursor *in)
                             "repartition topic '%s': the writer's state in "
                             "the checkpoint is corrupt",
                             w->a->x.topic);
-    w->idle_sent = idle != 0;
+    uint32_t n = w->n_producers;
+    if (weir_cursor_left(in) && weir_cursor_get_u32(in, &n))
+        return weir_op_fail(ctx, WEIR_ECORRUPT,
+                            "repartition topic '%s': the writer's state in "
+                            "the checkpoint is corrupt",
+                            w->a->x.topic);
+    w->idle_sent = idle != 0 && n == w->n_producers;
     return 0;
 }
 
@@ -850,9 +861,11 @@ static int r_record(reader *r, int64_t offset, const uint8_t *p, size_t len,
     weir_cursor_init(&c, p + HDR_LEN, len - HDR_LEN);
     weir_ts wm_before = r->wm;
     bool idle_before = r->idle;
-    /* Rows or a watermark of an idle producer: it is active again. */
-    if (type == WEIR__X_BATCH || type == WEIR__X_WATERMARK ||
-        type == WEIR__X_ACTIVE || type == WEIR__X_IDLE)
+    /* Only its status markers change a producer's status, as an input
+     * channel's inside a process: an idle subtask may still send rows (of
+     * processing-time timers, say) without becoming active, and its writer
+     * sends ACTIVE when it does. */
+    if (type == WEIR__X_ACTIVE || type == WEIR__X_IDLE)
         r_set_idle(r, producer, type == WEIR__X_IDLE);
     if (type == WEIR__X_IDLE || type == WEIR__X_ACTIVE)
         return r->wm != wm_before || r->idle != idle_before ? 1 : 0;

@@ -261,17 +261,19 @@ bool plan_is_scalar_column(const char *name)
 }
 
 /*
- * One row, always: a SELECT of one aggregate expression without GROUP BY
- * (Flink checks at run time that a scalar subquery gives at most one row;
- * weir accepts only the shape that cannot give more). Correlated, one row
- * per value of its correlation key.
+ * One row, always: a SELECT of one aggregate expression without GROUP BY,
+ * HAVING (which can remove the row: EXISTS of it is not simply TRUE) or
+ * window (Flink checks at run time that a scalar subquery gives at most one
+ * row; weir accepts only the shape that cannot give more). Correlated, one
+ * row per value of its correlation key.
  */
 static bool one_row(const weir_sql_query *q)
 {
     if (q->kind != WEIR_SQL_QUERY_SELECT || q->n_with || q->limit || q->offset)
         return false;
     const weir_sql_select *sel = q->u.select;
-    return sel->from && !sel->n_group_by && sel->n_items == 1 &&
+    return sel->from && !sel->n_group_by && !sel->having && !sel->n_windows &&
+           sel->n_items == 1 &&
            sel->items[0].expr->kind != WEIR_SQL_EXPR_STAR &&
            plan_has_agg(sel->items[0].expr) && !plan_select_has_over(sel);
 }

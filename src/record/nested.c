@@ -7,6 +7,7 @@
  * reads the table without a lock: a type's number is only known to a thread
  * after the descriptor was published under the lock.
  */
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -328,6 +329,10 @@ static int key_cmp(const nv_pair *x, const nv_pair *y)
         double a, b;
         memcpy(&a, x->k, 8);
         memcpy(&b, y->k, 8);
+        /* NaNs after every number (then by their bits, below), so that
+         * the order stays total */
+        if (isnan(a) != isnan(b))
+            return isnan(a) ? 1 : -1;
         if (a < b)
             return -1;
         if (a > b)

@@ -53,13 +53,16 @@ bool weir__op_final_checkpoint(weir_op_ctx *ctx)
 }
 
 void weir__op_instance(weir_op_ctx *ctx, uint32_t *subtask,
-                       uint32_t *parallelism, uint64_t *last_id)
+                       uint32_t *parallelism, uint64_t *last_id,
+                       uint64_t *restored_id)
 {
     const weir_job *job = ctx->st->job;
     /* the numbering weir_op_info gives every operator (runtime/opctx.c) */
     *subtask = ctx->info.job_subtask;
     *parallelism = ctx->info.job_parallelism;
     *last_id = job->has_gate ? job->gate.first_id : 0;
+    if (restored_id)
+        *restored_id = job->has_gate ? job->gate.restored_id : 0;
 }
 
 void weir__op_on_status(weir_op_ctx *ctx, weir__op_status_fn fn)

@@ -230,11 +230,13 @@ bool weir__op_final_checkpoint(weir_op_ctx *ctx);
  * (process index * parallelism + its own); *parallelism, their number;
  * *last_id, the highest checkpoint id the job's log shows triggered
  * before this run started (the leader may have taken one more whose
- * record had not reached the log). Alone: its own index and parallelism,
- * and 0.
+ * record had not reached the log); *restored_id (may be NULL), the
+ * checkpoint every process restored (0: a fresh start). Alone: its own
+ * index and parallelism, and 0.
  */
 void weir__op_instance(weir_op_ctx *ctx, uint32_t *subtask,
-                       uint32_t *parallelism, uint64_t *last_id);
+                       uint32_t *parallelism, uint64_t *last_id,
+                       uint64_t *restored_id);
 
 /*
  * For an operator that carries its subtask's status out of the process (a
@@ -339,6 +341,7 @@ typedef struct weir__ckpt_gate {
     int (*combine)(void *ud, weir_job *job, const struct weir__restore_source *parts,
                    uint32_t n, struct weir__restore_source *out, weir_error *err);
     uint64_t first_id;   /* checkpoint ids start above this */
+    uint64_t restored_id; /* the complete checkpoint restored (0: fresh) */
     bool job_done;       /* the restored checkpoint ended the whole job */
     int (*start)(void *ud, weir_job *job); /* the job started */
     void (*stop)(void *ud);                /* the job ended */

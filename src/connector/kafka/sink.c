@@ -97,6 +97,7 @@ typedef struct ksink {
     /* the highest checkpoint id the job's log shows triggered before this
      * run (several processes; 0 alone): see fence_lingering */
     uint64_t last_id;
+    uint64_t restored_id; /* the job's restored checkpoint (several processes) */
     /* encoding */
     weir_encoder *kenc, *venc;
     weir_column *kcols, *vcols;
@@ -337,7 +338,13 @@ static int ensure_fenced(ksink *s)
     if (s->fenced)
         return 0;
     s->fenced = true;
-    return fence_lingering(s, s->subtask, s->next_ckpt);
+    /* A subtask without state of its own in the restored checkpoint (new
+     * after a rescale) still starts at 1; the ids up to the checkpoint the
+     * job restored were settled when it completed. */
+    uint64_t from = s->next_ckpt;
+    if (s->restored_id + 1 > from)
+        from = s->restored_id + 1;
+    return fence_lingering(s, s->subtask, from);
 }
 
 /* Opens the transaction of the current checkpoint interval if needed. */
@@ -649,7 +656,7 @@ static int ksink_open(void *op, weir_op_ctx *ctx)
      * processes: cluster/cluster.h): unique across the job, and the same
      * when this process comes back, so that it fences its own zombie. */
     uint32_t par;
-    weir__op_instance(ctx, &s->subtask, &par, &s->last_id);
+    weir__op_instance(ctx, &s->subtask, &par, &s->last_id, &s->restored_id);
     if (a->event_log) {
         s->log_fd = open(a->event_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
                          0644);

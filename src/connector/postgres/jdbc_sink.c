@@ -746,7 +746,7 @@ static int jdbc_open_impl(jdbc_sink *s, weir_op_ctx *ctx)
      * (a job run by several processes: cluster/cluster.h): no two
      * processes share one, and a process that comes back finds its own. */
     uint64_t last_id;
-    weir__op_instance(ctx, &s->subtask, &s->parallelism, &last_id);
+    weir__op_instance(ctx, &s->subtask, &s->parallelism, &last_id, NULL);
     weir_error e = {0};
     int rc = weir__pg_connect(&s->a->conn, &s->conn, &e);
     if (rc)

@@ -18,6 +18,9 @@
 --     2, 3, 4, 6 (order 5's cid is NULL: its largest is NULL).
 --   out_not_in_null: cid NOT IN a set with a NULL is never TRUE, so only
 --     amount < 10 selects: order 1.
+--   out_exists_having: HAVING can take the aggregate's one row away: 5
+--     customers are not more than 10, so EXISTS is FALSE (order 1 out) and
+--     NOT EXISTS TRUE (order 2 in).
 CREATE TABLE orders (oid INT, cid INT, amount INT) WITH (
   'connector' = 'filesystem', 'path' = 'orders.csv', 'format' = 'csv');
 CREATE TABLE customers (cid INT, name STRING) WITH (
@@ -28,6 +31,8 @@ CREATE TABLE out_or (oid INT) WITH ('connector' = 'filesystem', 'path' = 'out_or
 CREATE TABLE out_having (cid INT, s INT, m BOOLEAN) WITH (
   'connector' = 'filesystem', 'path' = 'out_having', 'format' = 'debezium-json');
 CREATE TABLE out_in_agg (oid INT) WITH ('connector' = 'filesystem', 'path' = 'out_in_agg', 'format' = 'debezium-json');
+CREATE TABLE out_exists_having (oid INT) WITH (
+  'connector' = 'filesystem', 'path' = 'out_exists_having', 'format' = 'debezium-json');
 CREATE TABLE out_not_in_null (oid INT) WITH (
   'connector' = 'filesystem', 'path' = 'out_not_in_null', 'format' = 'debezium-json');
 
@@ -43,4 +48,7 @@ EXECUTE STATEMENT SET BEGIN
   INSERT INTO out_in_agg SELECT oid FROM orders o
     WHERE amount IN (SELECT MAX(amount) FROM orders o2 WHERE o2.cid = o.cid);
   INSERT INTO out_not_in_null SELECT oid FROM orders WHERE amount < 10 OR cid NOT IN (SELECT cid FROM customers);
+  INSERT INTO out_exists_having SELECT oid FROM orders
+    WHERE (oid = 1 AND EXISTS (SELECT COUNT(*) FROM customers HAVING COUNT(*) > 10))
+       OR (oid = 2 AND NOT EXISTS (SELECT COUNT(*) FROM customers HAVING COUNT(*) > 10));
 END;
