@@ -640,7 +640,8 @@ int weir__fmt_json_put_string(weir_buf *out, const char *s, size_t n)
     if (rc)
         return rc;
     out->data[out->len++] = '"';
-    const char *p = s, *end = s + n;
+    /* an empty string may come without bytes (s NULL: a MAP's "" key) */
+    const char *p = s, *end = n ? s + n : s;
     while (p < end) {
         const char *run = p;
         p = weir__fmt_json_scan(p, end);
