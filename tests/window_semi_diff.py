@@ -44,23 +44,12 @@ def gen_rows(rng, n, first_id):
     return rows
 
 
-def windows(ts, kind, size, slide):
-    if kind == "TUMBLE":
-        s = ts - ts % size
-        return [(s, s + size)]
-    out, s = [], ts - ts % slide
-    while s > ts - size:
-        out.append((s, s + size))
-        s -= slide
-    return out
-
-
 def on_time(rows, delay, kind, size, slide):
     """{window: [row, ...]} of the rows on time in each of their windows."""
     per = collections.defaultdict(list)
     w = None
     for r in rows:
-        for win in windows(r["ts"], kind, size, slide):
+        for win in diffrun.window_bounds(r["ts"], kind, size, slide):
             if w is None or win[1] > w:
                 per[win].append(r)
         w = r["ts"] - delay if w is None else max(w, r["ts"] - delay)

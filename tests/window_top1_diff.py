@@ -55,14 +55,6 @@ def gen_rows(rng, n):
     return rows, jitter
 
 
-def windows(ts, kind, size, slide):
-    out, s = [], ts - ts % slide
-    while s > ts - size:
-        out.append((s, s + size))
-        s -= slide
-    return out
-
-
 def gen_query(rng, qid):
     agg = rng.choice(["count(*)", "count(price)", "sum(price)"])
     op = rng.choice([">=", "=", "<=", ">"])
@@ -103,7 +95,7 @@ def query_sql(q, tvf):
 def expected(q, rows, kind, size, slide):
     per = collections.defaultdict(list)  # (window, auction) -> prices
     for r in rows:
-        for w in windows(r["ts"], kind, size, slide):
+        for w in diffrun.window_bounds(r["ts"], kind, size, slide):
             per[(w, r["auction"])].append(r["price"])
     num = {}
     for key, prices in per.items():
@@ -119,7 +111,7 @@ def expected(q, rows, kind, size, slide):
     for r in rows:
         if q["inner_where"] and not (r["price"] is not None and r["price"] > 2):
             continue
-        for w in windows(r["ts"], kind, size, slide):
+        for w in diffrun.window_bounds(r["ts"], kind, size, slide):
             c_num[(w, r["auction"])].append(r["price"])
     maxn = {}
     for (w, _), prices in c_num.items():

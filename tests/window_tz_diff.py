@@ -101,24 +101,13 @@ def local_floor(z, chg, w):
     return best
 
 
-def windows(lt, kind, size, slide):
-    if kind == "TUMBLE":
-        s = lt - lt % size
-        return [(s, s + size)]
-    out, s = [], lt - lt % slide
-    while s > lt - size:
-        out.append((s, s + size))
-        s -= slide
-    return out
-
-
 def on_time(z, chg, rows, delay, kind, size, slide):
     """{window: [row, ...]} of the rows on time in each of their local windows, in arrival order."""
     per = collections.defaultdict(list)
     w = None
     for r in rows:
         floor = None if w is None else local_floor(z, chg, w)
-        for win in windows(local(z, r["ts"]), kind, size, slide):
+        for win in diffrun.window_bounds(local(z, r["ts"]), kind, size, slide):
             if floor is None or win[1] > floor:
                 per[win].append(r)
         w = r["ts"] - delay if w is None else max(w, r["ts"] - delay)

@@ -88,6 +88,18 @@ def multiset_problems(what, want, got, limit=10):
             % (what, sum(got.values()), sum(want.values()), missing, extra)]
 
 
+def window_bounds(ts, kind, size, slide):
+    """[start, end) of every TUMBLE or HOP window (ms) that holds time ts,
+    newest first: the oracles' window assignment."""
+    if kind == "TUMBLE":
+        slide = size
+    out, s = [], ts - ts % slide
+    while s > ts - size:
+        out.append((s, s + size))
+        s -= slide
+    return out
+
+
 def print_inserts(stdout):
     """The rows print sinks wrote (`name> +I[a, b, ...]` or `name:subtask> ...`)
     as {name: [[field text, ...], ...]}, and a problem line for each line
