@@ -142,18 +142,12 @@ def job_sql(j):
     return "\n".join(out) + "\n"
 
 
-def csv_value(v):
-    return "" if v is None else str(v)
-
-
 def run_case(case):
     j = gen_job(case.rng)
     j.seed, j.index = case.seed, case.index
     case.note = "(parallelism %d, batch %d%s)" % (j.parallelism, j.batch, ", rocksdb" if j.rocksdb else "")
-    with open(case.path("l.csv"), "w") as f:
-        f.writelines("%s,%s,%d\n" % (csv_value(r["k"]), csv_value(r["s"]), r["v"]) for r in j.l)
-    with open(case.path("r.csv"), "w") as f:
-        f.writelines("%s,%s,%d\n" % (csv_value(r["s"]), csv_value(r["k"]), r["v"]) for r in j.r)
+    diffrun.write_csv(case.path("l.csv"), ((r["k"], r["s"], r["v"]) for r in j.l))
+    diffrun.write_csv(case.path("r.csv"), ((r["s"], r["k"], r["v"]) for r in j.r))
     case.write("job.sql", job_sql(j))
     p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, j.parallelism, j.batch, j.rocksdb))
     if p.returncode != 0:

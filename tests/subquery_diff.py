@@ -192,18 +192,12 @@ def job_sql(j):
     return "\n".join(out) + "\n"
 
 
-def csv_value(v):
-    return "" if v is None else str(v)
-
-
 def run_case(case):
     j = gen_job(case.rng)
     j.seed, j.index = case.seed, case.index
     case.note = "(parallelism %d, batch %d%s)" % (j.parallelism, j.batch, ", rocksdb" if j.rocksdb else "")
-    with open(case.path("o.csv"), "w") as f:
-        f.writelines(",".join(csv_value(v) for v in r) + "\n" for r in j.o)
-    with open(case.path("t.csv"), "w") as f:
-        f.writelines(",".join(csv_value(v) for v in r) + "\n" for r in j.t)
+    diffrun.write_csv(case.path("o.csv"), j.o)
+    diffrun.write_csv(case.path("t.csv"), j.t)
     case.write("job.sql", job_sql(j))
     p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, j.parallelism, j.batch, j.rocksdb))
     if p.returncode != 0:

@@ -88,6 +88,12 @@ def multiset_problems(what, want, got, limit=10):
             % (what, sum(got.values()), sum(want.values()), missing, extra)]
 
 
+def write_csv(path, rows):
+    """Rows (sequences of values) as CSV lines, NULL as an empty field."""
+    with open(path, "w") as f:
+        f.writelines(",".join("" if v is None else str(v) for v in r) + "\n" for r in rows)
+
+
 def window_bounds(ts, kind, size, slide):
     """[start, end) of every TUMBLE or HOP window (ms) that holds time ts,
     newest first: the oracles' window assignment."""
