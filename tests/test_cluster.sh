@@ -44,11 +44,8 @@ fail() { echo "FAIL: $*"; for f in p*/log single.log; do [ -f "$f" ] && { echo "
 
 # Repartition topics: <pipeline.name>-<operator>-<node id>-repartition.
 RT=tumbling_window-2-repartition
-"$MOCK" -f boot src:6 "one-$RT:3" "two-$RT:5" long-tumbling_window-2-repartition:1 > mock.log 2>&1 &
-MOCK_PID=$!
-for ((i = 0; i < 200; i++)); do [ -s boot ] && break; sleep 0.05; done
-[ -s boot ] || fail "the mock cluster did not start"
-B=$(cat boot)
+. "$SRC/tests/support/cluster.sh"
+cluster_mock src:6 "one-$RT:3" "two-$RT:5" long-tumbling_window-2-repartition:1
 
 python3 "$SRC/tests/cluster_oracle.py" gen "$SEED" "$ROWS" 6 > data.tsv || fail "oracle gen"
 for p in 0 1 2 3 4 5; do

@@ -88,12 +88,9 @@ part() {
 }
 
 WT=tumbling_window-2-repartition
-"$MOCK" -f boot "pg-$WT:3" pg-control:1 "ka-$WT:3" ka-control:1 kout:3 \
-    "i3-$WT:3" "i2-$WT:3" src3:3 src2:2 "i2r-$WT:3" i2r-control:1 src2r:2 > mock.log 2>&1 &
-MOCK_PID=$!
-for ((i = 0; i < 200; i++)); do [ -s boot ] && break; sleep 0.05; done
-[ -s boot ] || fail "the mock cluster did not start"
-B=$(cat boot)
+. "$SRC/tests/support/cluster.sh"
+cluster_mock "pg-$WT:3" pg-control:1 "ka-$WT:3" ka-control:1 kout:3 \
+    "i3-$WT:3" "i2-$WT:3" src3:3 src2:2 "i2r-$WT:3" i2r-control:1 src2r:2
 python3 "$SRC/tests/cluster_crash_oracle.py" "$ROWS" | LC_ALL=C sort > want.txt
 
 # Event time is a function of the row number: row g at 1.7e12 + 7 g ms.

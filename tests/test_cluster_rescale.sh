@@ -42,28 +42,11 @@ fail() {
     exit 1
 }
 
-"$MOCK" -f boot rescale-tumbling_window-2-repartition:8 rescale-control:1 > mock.log 2>&1 &
-MOCK_PID=$!
-for ((i = 0; i < 200; i++)); do [ -s boot ] && break; sleep 0.05; done
-[ -s boot ] || fail "the mock cluster did not start"
-B=$(cat boot)
+. "$SRC/tests/support/cluster.sh"
+cluster_mock rescale-tumbling_window-2-repartition:8 rescale-control:1
 
-# Event time is a function of the row number: row g at 1.7e12 + 7 g ms.
-job() {
-    cat <<EOF
-CREATE TABLE g (id BIGINT, k AS MOD(id * 7919, 41), v AS MOD(id, 100),
-  ts AS TO_TIMESTAMP_LTZ(1700000000000 + id * 7, 3),
-  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
-) WITH ('connector' = 'datagen', 'number-of-rows' = '$ROWS', $1
-  'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '$((ROWS - 1))');
-CREATE TABLE o (k BIGINT, ws TIMESTAMP(3), n BIGINT, s BIGINT)
-  WITH ('connector' = 'filesystem', 'path' = '$2', 'format' = 'csv');
-INSERT INTO o SELECT k, window_start, COUNT(*), SUM(v)
-FROM TABLE(TUMBLE(TABLE g, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end;
-EOF
-}
-job "'rows-per-second' = '$RATE'," out > job.sql
-job "" single > single.sql
+cluster_window_job "'rows-per-second' = '$RATE'," out > job.sql
+cluster_window_job "" single > single.sql
 python3 "$SRC/tests/cluster_crash_oracle.py" "$ROWS" | sort > want.txt
 
 TZ=UTC timeout 120 "$WEIR" run single.sql -D rest.enabled=false > /dev/null 2> single.log ||

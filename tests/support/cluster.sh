@@ -1,0 +1,33 @@
+# tests/support/cluster.sh - what the tests of a job run by several weir
+# processes share (sourced; needs MOCK, the weir-kafka-mock binary, and
+# fail).
+#
+# cluster_mock TOPIC:PARTITIONS... - starts librdkafka's mock cluster over
+# TCP with these topics (its process id in MOCK_PID, for the caller's exit
+# trap), waits for it, and sets B to its bootstrap address.
+cluster_mock() {
+    "$MOCK" -f boot "$@" > mock.log 2>&1 &
+    MOCK_PID=$!
+    local i
+    for ((i = 0; i < 200; i++)); do [ -s boot ] && break; sleep 0.05; done
+    [ -s boot ] || fail "the mock cluster did not start"
+    B=$(cat boot)
+}
+
+# cluster_window_job SOURCE-OPTIONS SINK-PATH - the windowed job of the
+# crash and rescale tests (cluster_crash_oracle.py models it): ROWS
+# generated rows, event time a function of the row number (row g at
+# 1.7e12 + 7 g ms), a 1-second TUMBLE COUNT/SUM per key into CSV files.
+cluster_window_job() {
+    cat <<SQL
+CREATE TABLE g (id BIGINT, k AS MOD(id * 7919, 41), v AS MOD(id, 100),
+  ts AS TO_TIMESTAMP_LTZ(1700000000000 + id * 7, 3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+) WITH ('connector' = 'datagen', 'number-of-rows' = '$ROWS', $1
+  'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '$((ROWS - 1))');
+CREATE TABLE o (k BIGINT, ws TIMESTAMP(3), n BIGINT, s BIGINT)
+  WITH ('connector' = 'filesystem', 'path' = '$2', 'format' = 'csv');
+INSERT INTO o SELECT k, window_start, COUNT(*), SUM(v)
+FROM TABLE(TUMBLE(TABLE g, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end;
+SQL
+}
