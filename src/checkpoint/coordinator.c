@@ -2247,6 +2247,7 @@ int weir_job_stop_with_savepoint(weir_job *job, const char *dir, char *path,
     c->stop_sp = sp;
     c->stop_sp_dir = weir_strdup(dir);
     pthread_mutex_unlock(&c->mu);
+    weir__job_stop_for_savepoint(job);
     weir_job_stop(job);
     pthread_mutex_lock(&c->mu);
     while (!c->stop_sp_done)

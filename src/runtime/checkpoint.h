@@ -282,11 +282,18 @@ const char *weir__job_node_name(const weir_job *job, int node);
  * returns WEIR_ECANCELED when the loop must give up now: the job was
  * canceled, or it was stopped without a drain more than WEIR__STOP_GRACE_MS
  * ago (then it cancels the job: state halfway through a firing cannot be a
- * final checkpoint, so the job ends at its last completed one).
+ * final checkpoint, so the job ends at its last completed one) - unless the
+ * stop waits for a savepoint (weir__job_stop_for_savepoint).
  */
 #define WEIR__INTERRUPT_EVERY 1024u
 #define WEIR__STOP_GRACE_MS 50
 int weir__job_interrupted(weir_job *job);
+/*
+ * Marks the stop that follows as a stop with a savepoint: weir__job_interrupted
+ * then lets long loops finish (the savepoint is the final checkpoint, taken
+ * after them) instead of canceling the job after WEIR__STOP_GRACE_MS.
+ */
+void weir__job_stop_for_savepoint(weir_job *job);
 /* Whether the job was stopped without a drain (its input did not end). */
 bool weir__job_stopped_undrained(const weir_job *job);
 /* Whether the job was canceled (a failure, weir_job_cancel). */

@@ -445,6 +445,12 @@ void weir_job_cancel(weir_job *job)
     weir_job_stop(job);
 }
 
+void weir__job_stop_for_savepoint(weir_job *job)
+{
+    if (job)
+        atomic_store(&job->stop_savepoint, 1);
+}
+
 bool weir__job_stopped_undrained(const weir_job *job)
 {
     return atomic_load(&job->stop) && !atomic_load(&job->drain);
@@ -460,7 +466,7 @@ int weir__job_interrupted(weir_job *job)
     if (atomic_load_explicit(&job->cancel, memory_order_relaxed))
         return WEIR_ECANCELED;
     if (!atomic_load_explicit(&job->stop, memory_order_relaxed) ||
-        atomic_load(&job->drain))
+        atomic_load(&job->drain) || atomic_load(&job->stop_savepoint))
         return 0;
     /* A stop waits a little for the loop to end by itself. */
     int64_t since = atomic_load(&job->stop_ns);

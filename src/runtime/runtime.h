@@ -336,6 +336,8 @@ struct weir_job {
     _Atomic int stop;   /* stopping: sources end, in-flight data drains */
     /* with stop: the stop is an end of input (final watermark, finish) */
     _Atomic int drain;
+    /* with stop: a savepoint waits for the stop; loops are not cut short */
+    _Atomic int stop_savepoint;
     /* monotonic ns of the first stop (0: none); see weir__job_interrupted */
     _Atomic int64_t stop_ns;
     pthread_mutex_t mu; /* error */

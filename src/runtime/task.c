@@ -957,7 +957,16 @@ static int handle_message(weir__subtask *st, uint32_t i, weir__msg *m)
         in->ended = true;
         if (!m->drained)
             st->undrained = true;
-        rc = handle_flags(st, weir__wm_valve_end(&st->valve, i));
+        /*
+         * An input stopped without a drain keeps its last watermark in the
+         * minimum, as in Flink, where such a stop sends no final watermark:
+         * leaving it out would let the other inputs' watermark fire windows
+         * and timers that the stop must leave to the restored job (and a
+         * long firing would then outlast the stop's grace and cancel a stop
+         * with a savepoint).
+         */
+        if (m->drained)
+            rc = handle_flags(st, weir__wm_valve_end(&st->valve, i));
         if (!rc)
             rc = check_alignment(st);
         if (!rc)
@@ -1257,13 +1266,18 @@ int weir__subtask_await_final(weir__subtask *st)
         return rc;
     /*
      * The first checkpoint this snapshot can belong to: one triggered but
-     * never seen as a barrier (the inputs ended first), else the next one.
+     * never seen as a barrier (the inputs ended first), else the one after
+     * the last barrier. A barrier can arrive through a channel before the
+     * coordinator's trigger command reaches this subtask's mailbox (the
+     * trigger is posted to the subtasks one by one): then max_triggered is
+     * behind last_barrier, and the checkpoint of that barrier, which holds
+     * this subtask's state of before its end, must not count as final.
      * Operators tag what they pre-commit with it, and every checkpoint that
      * completes from now on has an id >= it.
      */
     uint64_t first = st->max_triggered > st->last_barrier
                          ? st->max_triggered
-                         : st->max_triggered + 1;
+                         : st->last_barrier + 1;
     weir_buf snap;
     weir_buf_init(&snap);
     rc = snapshot_chain(st, first, &snap);
@@ -1328,7 +1342,8 @@ int weir__subtask_await_final(weir__subtask *st)
     }
     /* Every checkpoint heard of is answered: mark_finished must not ack again.
      */
-    st->last_barrier = st->max_triggered;
+    if (st->max_triggered > st->last_barrier)
+        st->last_barrier = st->max_triggered;
     weir_buf_fini(&snap);
     return rc;
 }
