@@ -71,22 +71,29 @@ typedef struct join_conf {
     bool outer[2]; /* side i keeps unmatched rows (NULL-padded in the output) */
 } join_conf;
 
-/* One row of the other side, copied out of the state during the scan. */
+/* One row of the other side met in a scan of the state. */
 typedef struct cand_ref {
-    size_t off;    /* its encoded row in the scan buffer */
+    size_t off;    /* its encoded row in the scan buffer (when copied there) */
     size_t len;
     int64_t count; /* occurrences */
     int64_t assoc; /* associations (outer side only) */
     int64_t ts;    /* row time (interval joins) */
 } cand_ref;
 
+/* A slot of a bucket's key set: the key's hash (compared before the key's
+ * bytes are read, and all a rehash needs) and its entry's offset + 1 (0:
+ * empty). */
+typedef struct exp_slot {
+    uint64_t hash, at;
+} exp_slot;
+
 /* Keys of one side whose rows expire by `ts` (bounded joins). keys: per
  * key, u64 hash, u32 length, the key bytes; each key once (set: an open
- * addressing table of entry offsets + 1, 0 empty, at most half full). */
+ * addressing table of exp_slot, at most half full). */
 typedef struct exp_bucket {
     weir_ts ts;
     weir_buf keys;
-    uint64_t *set;
+    exp_slot *set;
     uint32_t set_cap, n_keys; /* set_cap: a power of two */
 } exp_bucket;
 
@@ -226,16 +233,14 @@ static uint32_t set_slot(uint64_t hash, uint32_t cap)
 static int bucket_grow(exp_bucket *b)
 {
     uint32_t cap = b->set_cap ? b->set_cap * 2 : 64;
-    uint64_t *set = weir_calloc(cap, sizeof *set);
+    exp_slot *set = weir_calloc(cap, sizeof *set);
     if (!set)
         return WEIR_ENOMEM;
     for (uint32_t i = 0; i < b->set_cap; i++) {
-        if (!b->set[i])
+        if (!b->set[i].at)
             continue;
-        uint64_t h;
-        memcpy(&h, b->keys.data + b->set[i] - 1, 8);
-        uint32_t k = set_slot(h, cap);
-        while (set[k])
+        uint32_t k = set_slot(b->set[i].hash, cap);
+        while (set[k].at)
             k = (k + 1) & (cap - 1);
         set[k] = b->set[i];
     }
@@ -279,19 +284,19 @@ static int expq_add(join_op *j, int s, weir_ts ts, const void *key, uint32_t kle
             return rc;
     }
     uint32_t k = set_slot(hash, b->set_cap);
-    for (; b->set[k]; k = (k + 1) & (b->set_cap - 1)) {
-        const uint8_t *e = b->keys.data + b->set[k] - 1;
-        uint64_t eh;
+    for (; b->set[k].at; k = (k + 1) & (b->set_cap - 1)) {
+        if (b->set[k].hash != hash)
+            continue;
+        const uint8_t *e = b->keys.data + b->set[k].at - 1;
         uint32_t el;
-        memcpy(&eh, e, 8);
         memcpy(&el, e + 8, 4);
-        if (eh == hash && el == klen && !memcmp(e + 12, key, klen))
+        if (el == klen && !memcmp(e + 12, key, klen))
             return 0;
     }
     size_t at = b->keys.len;
     if (weir_buf_put(&b->keys, &hash, 8) || weir_buf_put(&b->keys, &klen, 4) || weir_buf_put(&b->keys, key, klen))
         return WEIR_ENOMEM;
-    b->set[k] = (uint64_t)at + 1;
+    b->set[k] = (exp_slot){hash, (uint64_t)at + 1};
     b->n_keys++;
     return 0;
 }
@@ -331,9 +336,10 @@ static int emit_padded(join_op *j, weir_op_ctx *ctx, int s, uint32_t i, int64_t 
     return 0;
 }
 
-static int scan_visit(void *ud, const void *k, size_t klen, const void *v, size_t vlen)
+/* A new candidate reference for the entry (value v: count, assoc, ts) whose
+ * encoded row is klen bytes at j->scan's end (when copied there). */
+static int add_ref(join_op *j, size_t klen, const void *v, size_t vlen)
 {
-    join_op *j = ud;
     if (vlen != 24)
         return WEIR_ECORRUPT;
     if (j->n_refs == j->refs_cap) {
@@ -350,7 +356,57 @@ static int scan_visit(void *ud, const void *k, size_t klen, const void *v, size_
     memcpy(&r->count, v, 8);
     memcpy(&r->assoc, (const char *)v + 8, 8);
     memcpy(&r->ts, (const char *)v + 16, 8);
-    return weir_buf_put(&j->scan, k, klen) ? WEIR_ENOMEM : 0;
+    return 0;
+}
+
+/* Copies the current key's entries out of the state (the scans that then
+ * write the state: expiry, rebuilding the buckets). */
+static int scan_visit(void *ud, const void *k, size_t klen, const void *v, size_t vlen)
+{
+    join_op *j = ud;
+    int rc = add_ref(j, klen, v, vlen);
+    return rc ? rc : weir_buf_put(&j->scan, k, klen) ? WEIR_ENOMEM : 0;
+}
+
+/* gather's scan: the input row (in, r) and where each side's columns go. */
+typedef struct gather_scan {
+    join_op *j;
+    const weir_batch *in;
+    uint32_t r;
+    int s;
+    bool keep;     /* the encoded rows are written back after the scan (outer side) */
+    bool bad_row;  /* a stored row did not decode */
+} gather_scan;
+
+/* Appends candidate row: the input row's columns, the other side's blank. */
+static int cand_append(join_op *j, int s, const weir_batch *in, uint32_t r, int *row)
+{
+    const weir_join_config *c = &j->conf->cfg;
+    *row = weir_batch_append_row(j->core.cand);
+    if (*row < 0)
+        return *row;
+    return weir__row_copy_cols(j->core.cand, (uint32_t)*row, s == 0 ? 0 : c->n_out[0], in, r, 0, c->n_out[s]);
+}
+
+/* One row of the other side: decoded straight from the state into a new
+ * candidate (no copy of its bytes unless they are written back later). */
+static int gather_visit(void *ud, const void *k, size_t klen, const void *v, size_t vlen)
+{
+    gather_scan *g = ud;
+    join_op *j = g->j;
+    const weir_join_config *c = &j->conf->cfg;
+    int o = 1 - g->s, row;
+    int rc = add_ref(j, klen, v, vlen);
+    if (!rc && g->keep && weir_buf_put(&j->scan, k, klen))
+        rc = WEIR_ENOMEM;
+    if (!rc)
+        rc = weir__join_core_grow(&j->core, cand_schema(c), j->n_refs);
+    if (!rc)
+        rc = cand_append(j, g->s, g->in, g->r, &row);
+    if (!rc && (rc = weir__row_decode(k, klen, j->core.cand, (uint32_t)row, o == 0 ? 0 : c->n_out[0],
+                                      c->n_out[o])))
+        g->bad_row = true;
+    return rc;
 }
 
 /*
@@ -362,35 +418,19 @@ static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uin
 {
     const weir_join_config *c = &j->conf->cfg;
     int o = 1 - s;
-    uint32_t soff = s == 0 ? 0 : c->n_out[0], ooff = o == 0 ? 0 : c->n_out[0];
     j->n_refs = 0;
     weir_buf_clear(&j->scan);
-    int rc =
-        null_key ? 0 : weir_map_iterate(j->core.st[o], NULL, 0, scan_visit, j);
+    weir_batch_reset(j->core.cand);
+    gather_scan g = {j, in, r, s, j->conf->outer[o], false};
+    int rc = null_key ? 0 : weir_map_iterate(j->core.st[o], NULL, 0, gather_visit, &g);
+    if (g.bad_row)
+        return weir_op_fail(ctx, rc, "join state holds a row that does not decode");
     if (rc)
         return rc;
-    if ((rc = weir__join_core_reserve(&j->core, cand_schema(&j->conf->cfg),
-                                      j->n_refs ? j->n_refs : 1)))
-        return rc;
-    weir_batch_reset(j->core.cand);
-    uint32_t n = j->n_refs ? j->n_refs : 1;
-    for (uint32_t i = 0; i < n; i++) {
-        int row = weir_batch_append_row(j->core.cand);
-        if (row < 0)
-            return row;
-        if ((rc = weir__row_copy_cols(j->core.cand, (uint32_t)row, soff, in, r,
-                                      0, c->n_out[s])))
-            return rc;
-        if (j->n_refs) {
-            rc = weir__row_decode(j->scan.data + j->refs[i].off, j->refs[i].len,
-                                  j->core.cand, (uint32_t)row, ooff,
-                                  c->n_out[o]);
-            if (rc)
-                return weir_op_fail(ctx, rc, "join state holds a row that does not decode");
-        }
+    if (!j->n_refs) {
+        int row;
+        return cand_append(j, s, in, r, &row);
     }
-    if (!j->n_refs)
-        return 0;
     if (!c->residual) {
         memset(j->core.sel, 1, j->n_refs);
         return 0;

@@ -80,6 +80,30 @@ int weir__join_core_reserve(weir_join_core *jc, const weir_schema *cand_schema,
     return 0;
 }
 
+int weir__join_core_grow(weir_join_core *jc, const weir_schema *cand_schema,
+                         uint32_t n)
+{
+    if (n <= jc->cand_cap)
+        return 0;
+    uint32_t cap = jc->cand_cap;
+    while (cap < n)
+        cap *= 2;
+    weir_batch *b = weir_batch_create(cand_schema, cap);
+    uint8_t *sel = weir_malloc(cap);
+    int rc = b && sel ? weir_batch_copy(b, jc->cand) : WEIR_ENOMEM;
+    if (rc) {
+        weir_batch_destroy(b);
+        weir_free(sel);
+        return rc;
+    }
+    weir_batch_destroy(jc->cand);
+    weir_free(jc->sel);
+    jc->cand = b;
+    jc->sel = sel;
+    jc->cand_cap = cap;
+    return 0;
+}
+
 int weir__join_core_key(weir_join_core *jc, weir_op_ctx *ctx,
                         const weir_batch *in, const weir_keyspec *ks,
                         uint32_t r, size_t *klen)

@@ -1566,19 +1566,21 @@ static void mem_destroy(weir__backend *be)
     flush_retired(mb);
     for (uint32_t s = 0; s < be->n_states; s++) {
         mem_state *ms = MS(be->states[s]);
-        /* Large blocks live outside the slab's pages: free every record. */
-        for (uint32_t k = 0; k < mb->n_kg; k++) {
+        /* Every record, table and large block is the slab's: its fini
+         * frees them all at once, without a walk over the records (which
+         * took a fifth of a join job's CPU time). */
+        for (uint32_t k = 0; k < mb->n_kg; k++)
             if (ms->shared && ms->shared[k])
                 frozen_unref(mb, ms->shared[k]); /* every snap was released */
-            else
-                tab_free_all(mb, ms->base.desc.kind, &ms->tabs[k]);
-        }
         weir_free((void *)ms->base.desc.name);
         weir_free(ms->shared);
         weir_free(ms->tabs);
         weir_free(ms);
     }
-    collect_garbage(mb);
+    for (frozen *f = mb->garbage, *next; f; f = next) {
+        next = f->next;
+        weir_free(f); /* its records go with the slab */
+    }
     pthread_mutex_destroy(&mb->gmu);
     weir_free(mb->retire);
     weir__slab_fini(&mb->slab);
