@@ -64,7 +64,14 @@
 #include "ops/join_core.h"
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
+#include "state/backend.h"
 #include "weir/state.h"
+
+/* Prefetch distances in rows of a batch: the table slot of row r + PF_SLOT's
+ * key, then the record of row r + PF_REC's (the state lookups of a join
+ * with many keys are cache misses, one after another otherwise). */
+#define PF_SLOT 8
+#define PF_REC 4
 
 typedef struct join_conf {
     weir_join_config cfg;
@@ -112,6 +119,8 @@ typedef struct join_op {
     weir_buf scan;       /* encoded rows of the other side */
     weir_buf row;        /* encoded input row */
     weir_buf val;        /* a map value being written */
+    uint64_t *hashes; /* the join key hash of each row of the batch at hand */
+    uint32_t hashes_cap;
     uint64_t *n_expired;
     weir_ts in_wm; /* the watermark the rows of the batch at hand are judged
                       against (weir_op_input_watermark): an interval join's
@@ -177,6 +186,7 @@ static void join_close(void *op)
         return;
     weir__join_core_fini(&j->core);
     weir_free(j->refs);
+    weir_free(j->hashes);
     weir_buf_fini(&j->scan);
     weir_buf_fini(&j->row);
     weir_buf_fini(&j->val);
@@ -299,6 +309,19 @@ static int expq_add(join_op *j, int s, weir_ts ts, const void *key, uint32_t kle
     b->set[k] = (exp_slot){hash, (uint64_t)at + 1};
     b->n_keys++;
     return 0;
+}
+
+/* A prefetch hint for the slot of side s's bucket of time ts where the key
+ * of hash `hash` would be listed (an insert into a set of many keys is a
+ * cache miss otherwise). */
+static void expq_prefetch(const join_op *j, int s, weir_ts ts, uint64_t hash)
+{
+    const exp_queue *q = &j->expq[s];
+    uint32_t i = q->n;
+    while (i > 0 && q->b[i - 1].ts > ts)
+        i--;
+    if (i > 0 && q->b[i - 1].ts == ts && q->b[i - 1].set_cap)
+        __builtin_prefetch(&q->b[i - 1].set[set_slot(hash, q->b[i - 1].set_cap)]);
 }
 
 /* Emits candidate i (a whole joined row) `times` times. */
@@ -538,7 +561,7 @@ static int apply_semi_anti(join_op *j, weir_op_ctx *ctx, int s, const weir_batch
     return 0;
 }
 
-static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uint32_t r)
+static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uint32_t r, uint64_t khash)
 {
     const join_conf *jc = j->conf;
     const weir_join_config *c = &jc->cfg;
@@ -570,7 +593,6 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
             return rc;
         return emit_padded(j, ctx, s, 0, 1, accumulate ? WEIR_ROW_INSERT : WEIR_ROW_DELETE, in->ts[r]);
     }
-    uint64_t khash = weir_key_hash(j->core.key, klen);
     rc = weir_op_set_key_hashed(ctx, j->core.key, klen, khash);
     if (rc || (rc = gather(j, ctx, s, in, r, false)))
         return rc;
@@ -809,6 +831,26 @@ static int join_watermark(void *op, weir_op_ctx *ctx, weir_ts wm)
     return 0;
 }
 
+/* The join key hash of every row of the batch, into j->hashes. */
+static int batch_hashes(join_op *j, weir_op_ctx *ctx, int input, const weir_batch *in)
+{
+    if (in->n_rows > j->hashes_cap) {
+        uint64_t *h = weir_realloc(j->hashes, (size_t)in->n_rows * sizeof *h);
+        if (!h)
+            return WEIR_ENOMEM;
+        j->hashes = h;
+        j->hashes_cap = in->n_rows;
+    }
+    for (uint32_t r = 0; r < in->n_rows; r++) {
+        size_t klen;
+        int rc = weir__join_core_key(&j->core, ctx, in, &j->conf->cfg.keys[input], r, &klen);
+        if (rc)
+            return rc;
+        j->hashes[r] = weir_key_hash(j->core.key, klen);
+    }
+    return 0;
+}
+
 static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
 {
     join_op *j = op;
@@ -822,9 +864,29 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
         if (rc)
             return rc;
     }
-    for (uint32_t r = 0; r < in->n_rows; r++) {
-        int rc = apply_row(j, ctx, input, in, r);
-        if (rc)
+    int rc = batch_hashes(j, ctx, input, in);
+    if (rc)
+        return rc;
+    weir_state *st[2] = {j->core.st[0], j->core.st[1]};
+    uint32_t n = in->n_rows;
+    for (uint32_t r = 0; r < n && r < PF_SLOT; r++)
+        for (int s = 0; s < 2; s++)
+            weir__state_prefetch(st[s], j->hashes[r], 0);
+    const weir_join_config *c = &j->conf->cfg;
+    bool bounded = c->bounded[input];
+    for (uint32_t r = 0; r < n; r++) {
+        for (int s = 0; s < 2; s++) {
+            if (r + PF_SLOT < n)
+                weir__state_prefetch(st[s], j->hashes[r + PF_SLOT], 0);
+            if (r + PF_REC < n)
+                weir__state_prefetch(st[s], j->hashes[r + PF_REC], 1);
+        }
+        uint32_t p = r + PF_REC;
+        if (bounded && p < n && !weir_batch_is_null(in, c->bound_col[input], p))
+            expq_prefetch(j, input,
+                          round_up(row_expiry(c, input, WEIR_COL_I64(in, c->bound_col[input])[p]), c->bound_step_ms),
+                          j->hashes[p]);
+        if ((rc = apply_row(j, ctx, input, in, r, j->hashes[r])))
             return rc;
     }
     return weir__join_core_flush(&j->core, ctx);

@@ -1543,6 +1543,26 @@ static int mem_state_create(weir__backend *be, weir_state **out)
     return 0;
 }
 
+/* See weir__state_prefetch: the slot where a lookup of (key, empty
+ * namespace) starts, then the record in it. */
+static void mem_prefetch(weir_state *st, uint64_t key_hash, int stage)
+{
+    weir__backend *be = st->be;
+    uint32_t kg = weir_key_group(key_hash, be->max_parallelism);
+    if (kg < be->kg_lo || kg >= be->kg_hi)
+        return;
+    const tab *t = &MS(st)->tabs[kg - be->kg_lo];
+    if (!t->slots)
+        return;
+    uint64_t h = mix64(key_hash); /* kns_hash of the empty namespace */
+    const slot *s = &t->slots[(uint32_t)h & t->mask];
+    if (stage == 0) {
+        __builtin_prefetch(s);
+    } else if (s->p && s->hash == h) {
+        __builtin_prefetch(s->p);
+    }
+}
+
 /* set_key ends the life of read pointers too: a read-only workload must not
  * pile up retired records. */
 static int mem_key_changed(weir__backend *be)
@@ -1604,6 +1624,7 @@ static const weir__backend_ops mem_ops = {
     .map_remove = mem_map_remove,
     .map_iterate = mem_map_iterate,
     .map_update = mem_map_update,
+    .prefetch = mem_prefetch,
     .collect_keys = mem_collect_keys,
     .snapshot_state = mem_snapshot_state,
     .drop_kg = mem_drop_kg,
