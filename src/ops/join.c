@@ -87,20 +87,13 @@ typedef struct cand_ref {
     int64_t ts;    /* row time (interval joins) */
 } cand_ref;
 
-/* A slot of a bucket's key set: the key's hash (compared before the key's
- * bytes are read, and all a rehash needs) and its entry's offset + 1 (0:
- * empty). */
-typedef struct exp_slot {
-    uint64_t hash, at;
-} exp_slot;
-
 /* Keys of one side whose rows expire by `ts` (bounded joins). keys: per
  * key, u64 hash, u32 length, the key bytes; each key once (set: an open
- * addressing table of exp_slot, at most half full). */
+ * addressing table of entry offsets + 1, 0 empty, at most half full). */
 typedef struct exp_bucket {
     weir_ts ts;
     weir_buf keys;
-    exp_slot *set;
+    uint64_t *set;
     uint32_t set_cap, n_keys; /* set_cap: a power of two */
 } exp_bucket;
 
@@ -243,14 +236,16 @@ static uint32_t set_slot(uint64_t hash, uint32_t cap)
 static int bucket_grow(exp_bucket *b)
 {
     uint32_t cap = b->set_cap ? b->set_cap * 2 : 64;
-    exp_slot *set = weir_calloc(cap, sizeof *set);
+    uint64_t *set = weir_calloc(cap, sizeof *set);
     if (!set)
         return WEIR_ENOMEM;
     for (uint32_t i = 0; i < b->set_cap; i++) {
-        if (!b->set[i].at)
+        if (!b->set[i])
             continue;
-        uint32_t k = set_slot(b->set[i].hash, cap);
-        while (set[k].at)
+        uint64_t h;
+        memcpy(&h, b->keys.data + b->set[i] - 1, 8);
+        uint32_t k = set_slot(h, cap);
+        while (set[k])
             k = (k + 1) & (cap - 1);
         set[k] = b->set[i];
     }
@@ -294,19 +289,19 @@ static int expq_add(join_op *j, int s, weir_ts ts, const void *key, uint32_t kle
             return rc;
     }
     uint32_t k = set_slot(hash, b->set_cap);
-    for (; b->set[k].at; k = (k + 1) & (b->set_cap - 1)) {
-        if (b->set[k].hash != hash)
-            continue;
-        const uint8_t *e = b->keys.data + b->set[k].at - 1;
+    for (; b->set[k]; k = (k + 1) & (b->set_cap - 1)) {
+        const uint8_t *e = b->keys.data + b->set[k] - 1;
+        uint64_t eh;
         uint32_t el;
+        memcpy(&eh, e, 8);
         memcpy(&el, e + 8, 4);
-        if (el == klen && !memcmp(e + 12, key, klen))
+        if (eh == hash && el == klen && !memcmp(e + 12, key, klen))
             return 0;
     }
     size_t at = b->keys.len;
     if (weir_buf_put(&b->keys, &hash, 8) || weir_buf_put(&b->keys, &klen, 4) || weir_buf_put(&b->keys, key, klen))
         return WEIR_ENOMEM;
-    b->set[k] = (exp_slot){hash, (uint64_t)at + 1};
+    b->set[k] = (uint64_t)at + 1;
     b->n_keys++;
     return 0;
 }
