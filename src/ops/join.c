@@ -54,6 +54,11 @@
  * did. Buckets are not checkpointed: a restore (at any parallelism, the
  * rows come by key group) rebuilds them from the stored rows, whose time
  * the map value holds.
+ * Per batch the join hashes every row's key first and, a few rows ahead of
+ * the row at hand, hints the state backend to load the table slot and then
+ * the record of that row's key (weir__state_prefetch): with many keys every
+ * lookup is a cache miss, and these overlap. The other side's rows are
+ * decoded straight from the state into the candidates during the scan.
  * Kinds: an inner join keeps the input row's kind (+I/+U/-U/-D); outer
  * joins emit +I and -D only, as Flink does. Each row's whole change is
  * emitted before the next row is read, so the output for one order of
