@@ -54,6 +54,11 @@
  * did. Buckets are not checkpointed: a restore (at any parallelism, the
  * rows come by key group) rebuilds them from the stored rows, whose time
  * the map value holds.
+ * Per batch the join hashes every row's key first and, a few rows ahead of
+ * the row at hand, hints the state backend to load the table slot and then
+ * the record of that row's key (weir__state_prefetch): with many keys every
+ * lookup is a cache miss, and these overlap. The other side's rows are
+ * decoded straight from the state into the candidates during the scan.
  * Kinds: an inner join keeps the input row's kind (+I/+U/-U/-D); outer
  * joins emit +I and -D only, as Flink does. Each row's whole change is
  * emitted before the next row is read, so the output for one order of
@@ -64,16 +69,23 @@
 #include "ops/join_core.h"
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
+#include "state/backend.h"
 #include "weir/state.h"
+
+/* Prefetch distances in rows of a batch: the table slot of row r + PF_SLOT's
+ * key, then the record of row r + PF_REC's (the state lookups of a join
+ * with many keys are cache misses, one after another otherwise). */
+#define PF_SLOT 8
+#define PF_REC 4
 
 typedef struct join_conf {
     weir_join_config cfg;
     bool outer[2]; /* side i keeps unmatched rows (NULL-padded in the output) */
 } join_conf;
 
-/* One row of the other side, copied out of the state during the scan. */
+/* One row of the other side met in a scan of the state. */
 typedef struct cand_ref {
-    size_t off;    /* its encoded row in the scan buffer */
+    size_t off;    /* its encoded row in the scan buffer (when copied there) */
     size_t len;
     int64_t count; /* occurrences */
     int64_t assoc; /* associations (outer side only) */
@@ -105,6 +117,8 @@ typedef struct join_op {
     weir_buf scan;       /* encoded rows of the other side */
     weir_buf row;        /* encoded input row */
     weir_buf val;        /* a map value being written */
+    uint64_t *hashes; /* the join key hash of each row of the batch at hand */
+    uint32_t hashes_cap;
     uint64_t *n_expired;
     weir_ts in_wm; /* the watermark the rows of the batch at hand are judged
                       against (weir_op_input_watermark): an interval join's
@@ -170,6 +184,7 @@ static void join_close(void *op)
         return;
     weir__join_core_fini(&j->core);
     weir_free(j->refs);
+    weir_free(j->hashes);
     weir_buf_fini(&j->scan);
     weir_buf_fini(&j->row);
     weir_buf_fini(&j->val);
@@ -296,6 +311,19 @@ static int expq_add(join_op *j, int s, weir_ts ts, const void *key, uint32_t kle
     return 0;
 }
 
+/* A prefetch hint for the slot of side s's bucket of time ts where the key
+ * of hash `hash` would be listed (an insert into a set of many keys is a
+ * cache miss otherwise). */
+static void expq_prefetch(const join_op *j, int s, weir_ts ts, uint64_t hash)
+{
+    const exp_queue *q = &j->expq[s];
+    uint32_t i = q->n;
+    while (i > 0 && q->b[i - 1].ts > ts)
+        i--;
+    if (i > 0 && q->b[i - 1].ts == ts && q->b[i - 1].set_cap)
+        __builtin_prefetch(&q->b[i - 1].set[set_slot(hash, q->b[i - 1].set_cap)]);
+}
+
 /* Emits candidate i (a whole joined row) `times` times. */
 static int emit_pair(join_op *j, weir_op_ctx *ctx, uint32_t i, int64_t times, weir_row_kind kind, weir_ts ts)
 {
@@ -331,9 +359,10 @@ static int emit_padded(join_op *j, weir_op_ctx *ctx, int s, uint32_t i, int64_t 
     return 0;
 }
 
-static int scan_visit(void *ud, const void *k, size_t klen, const void *v, size_t vlen)
+/* A new candidate reference for the entry (value v: count, assoc, ts) whose
+ * encoded row is klen bytes at j->scan's end (when copied there). */
+static int add_ref(join_op *j, size_t klen, const void *v, size_t vlen)
 {
-    join_op *j = ud;
     if (vlen != 24)
         return WEIR_ECORRUPT;
     if (j->n_refs == j->refs_cap) {
@@ -350,7 +379,57 @@ static int scan_visit(void *ud, const void *k, size_t klen, const void *v, size_
     memcpy(&r->count, v, 8);
     memcpy(&r->assoc, (const char *)v + 8, 8);
     memcpy(&r->ts, (const char *)v + 16, 8);
-    return weir_buf_put(&j->scan, k, klen) ? WEIR_ENOMEM : 0;
+    return 0;
+}
+
+/* Copies the current key's entries out of the state (the scans that then
+ * write the state: expiry, rebuilding the buckets). */
+static int scan_visit(void *ud, const void *k, size_t klen, const void *v, size_t vlen)
+{
+    join_op *j = ud;
+    int rc = add_ref(j, klen, v, vlen);
+    return rc ? rc : weir_buf_put(&j->scan, k, klen) ? WEIR_ENOMEM : 0;
+}
+
+/* gather's scan: the input row (in, r) and where each side's columns go. */
+typedef struct gather_scan {
+    join_op *j;
+    const weir_batch *in;
+    uint32_t r;
+    int s;
+    bool keep;     /* the encoded rows are written back after the scan (outer side) */
+    bool bad_row;  /* a stored row did not decode */
+} gather_scan;
+
+/* Appends candidate row: the input row's columns, the other side's blank. */
+static int cand_append(join_op *j, int s, const weir_batch *in, uint32_t r, int *row)
+{
+    const weir_join_config *c = &j->conf->cfg;
+    *row = weir_batch_append_row(j->core.cand);
+    if (*row < 0)
+        return *row;
+    return weir__row_copy_cols(j->core.cand, (uint32_t)*row, s == 0 ? 0 : c->n_out[0], in, r, 0, c->n_out[s]);
+}
+
+/* One row of the other side: decoded straight from the state into a new
+ * candidate (no copy of its bytes unless they are written back later). */
+static int gather_visit(void *ud, const void *k, size_t klen, const void *v, size_t vlen)
+{
+    gather_scan *g = ud;
+    join_op *j = g->j;
+    const weir_join_config *c = &j->conf->cfg;
+    int o = 1 - g->s, row;
+    int rc = add_ref(j, klen, v, vlen);
+    if (!rc && g->keep && weir_buf_put(&j->scan, k, klen))
+        rc = WEIR_ENOMEM;
+    if (!rc)
+        rc = weir__join_core_grow(&j->core, cand_schema(c), j->n_refs);
+    if (!rc)
+        rc = cand_append(j, g->s, g->in, g->r, &row);
+    if (!rc && (rc = weir__row_decode(k, klen, j->core.cand, (uint32_t)row, o == 0 ? 0 : c->n_out[0],
+                                      c->n_out[o])))
+        g->bad_row = true;
+    return rc;
 }
 
 /*
@@ -362,35 +441,19 @@ static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uin
 {
     const weir_join_config *c = &j->conf->cfg;
     int o = 1 - s;
-    uint32_t soff = s == 0 ? 0 : c->n_out[0], ooff = o == 0 ? 0 : c->n_out[0];
     j->n_refs = 0;
     weir_buf_clear(&j->scan);
-    int rc =
-        null_key ? 0 : weir_map_iterate(j->core.st[o], NULL, 0, scan_visit, j);
+    weir_batch_reset(j->core.cand);
+    gather_scan g = {j, in, r, s, j->conf->outer[o], false};
+    int rc = null_key ? 0 : weir_map_iterate(j->core.st[o], NULL, 0, gather_visit, &g);
+    if (g.bad_row)
+        return weir_op_fail(ctx, rc, "join state holds a row that does not decode");
     if (rc)
         return rc;
-    if ((rc = weir__join_core_reserve(&j->core, cand_schema(&j->conf->cfg),
-                                      j->n_refs ? j->n_refs : 1)))
-        return rc;
-    weir_batch_reset(j->core.cand);
-    uint32_t n = j->n_refs ? j->n_refs : 1;
-    for (uint32_t i = 0; i < n; i++) {
-        int row = weir_batch_append_row(j->core.cand);
-        if (row < 0)
-            return row;
-        if ((rc = weir__row_copy_cols(j->core.cand, (uint32_t)row, soff, in, r,
-                                      0, c->n_out[s])))
-            return rc;
-        if (j->n_refs) {
-            rc = weir__row_decode(j->scan.data + j->refs[i].off, j->refs[i].len,
-                                  j->core.cand, (uint32_t)row, ooff,
-                                  c->n_out[o]);
-            if (rc)
-                return weir_op_fail(ctx, rc, "join state holds a row that does not decode");
-        }
+    if (!j->n_refs) {
+        int row;
+        return cand_append(j, s, in, r, &row);
     }
-    if (!j->n_refs)
-        return 0;
     if (!c->residual) {
         memset(j->core.sel, 1, j->n_refs);
         return 0;
@@ -498,7 +561,7 @@ static int apply_semi_anti(join_op *j, weir_op_ctx *ctx, int s, const weir_batch
     return 0;
 }
 
-static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uint32_t r)
+static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uint32_t r, uint64_t khash)
 {
     const join_conf *jc = j->conf;
     const weir_join_config *c = &jc->cfg;
@@ -530,7 +593,6 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
             return rc;
         return emit_padded(j, ctx, s, 0, 1, accumulate ? WEIR_ROW_INSERT : WEIR_ROW_DELETE, in->ts[r]);
     }
-    uint64_t khash = weir_key_hash(j->core.key, klen);
     rc = weir_op_set_key_hashed(ctx, j->core.key, klen, khash);
     if (rc || (rc = gather(j, ctx, s, in, r, false)))
         return rc;
@@ -769,6 +831,26 @@ static int join_watermark(void *op, weir_op_ctx *ctx, weir_ts wm)
     return 0;
 }
 
+/* The join key hash of every row of the batch, into j->hashes. */
+static int batch_hashes(join_op *j, weir_op_ctx *ctx, int input, const weir_batch *in)
+{
+    if (in->n_rows > j->hashes_cap) {
+        uint64_t *h = weir_realloc(j->hashes, (size_t)in->n_rows * sizeof *h);
+        if (!h)
+            return WEIR_ENOMEM;
+        j->hashes = h;
+        j->hashes_cap = in->n_rows;
+    }
+    for (uint32_t r = 0; r < in->n_rows; r++) {
+        size_t klen;
+        int rc = weir__join_core_key(&j->core, ctx, in, &j->conf->cfg.keys[input], r, &klen);
+        if (rc)
+            return rc;
+        j->hashes[r] = weir_key_hash(j->core.key, klen);
+    }
+    return 0;
+}
+
 static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
 {
     join_op *j = op;
@@ -782,9 +864,29 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
         if (rc)
             return rc;
     }
-    for (uint32_t r = 0; r < in->n_rows; r++) {
-        int rc = apply_row(j, ctx, input, in, r);
-        if (rc)
+    int rc = batch_hashes(j, ctx, input, in);
+    if (rc)
+        return rc;
+    weir_state *st[2] = {j->core.st[0], j->core.st[1]};
+    uint32_t n = in->n_rows;
+    for (uint32_t r = 0; r < n && r < PF_SLOT; r++)
+        for (int s = 0; s < 2; s++)
+            weir__state_prefetch(st[s], j->hashes[r], 0);
+    const weir_join_config *c = &j->conf->cfg;
+    bool bounded = c->bounded[input];
+    for (uint32_t r = 0; r < n; r++) {
+        for (int s = 0; s < 2; s++) {
+            if (r + PF_SLOT < n)
+                weir__state_prefetch(st[s], j->hashes[r + PF_SLOT], 0);
+            if (r + PF_REC < n)
+                weir__state_prefetch(st[s], j->hashes[r + PF_REC], 1);
+        }
+        uint32_t p = r + PF_REC;
+        if (bounded && p < n && !weir_batch_is_null(in, c->bound_col[input], p))
+            expq_prefetch(j, input,
+                          round_up(row_expiry(c, input, WEIR_COL_I64(in, c->bound_col[input])[p]), c->bound_step_ms),
+                          j->hashes[p]);
+        if ((rc = apply_row(j, ctx, input, in, r, j->hashes[r])))
             return rc;
     }
     return weir__join_core_flush(&j->core, ctx);

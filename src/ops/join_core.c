@@ -57,8 +57,9 @@ void weir__join_core_fini(weir_join_core *jc)
     weir_free(jc->sel);
 }
 
-int weir__join_core_reserve(weir_join_core *jc, const weir_schema *cand_schema,
-                            uint32_t n)
+/* Room for n candidates; keep: with the candidates already there. */
+static int cand_resize(weir_join_core *jc, const weir_schema *cand_schema,
+                       uint32_t n, bool keep)
 {
     if (n <= jc->cand_cap)
         return 0;
@@ -67,10 +68,11 @@ int weir__join_core_reserve(weir_join_core *jc, const weir_schema *cand_schema,
         cap *= 2;
     weir_batch *b = weir_batch_create(cand_schema, cap);
     uint8_t *sel = weir_malloc(cap);
-    if (!b || !sel) {
+    int rc = !b || !sel ? WEIR_ENOMEM : keep ? weir_batch_copy(b, jc->cand) : 0;
+    if (rc) {
         weir_batch_destroy(b);
         weir_free(sel);
-        return WEIR_ENOMEM;
+        return rc;
     }
     weir_batch_destroy(jc->cand);
     weir_free(jc->sel);
@@ -78,6 +80,18 @@ int weir__join_core_reserve(weir_join_core *jc, const weir_schema *cand_schema,
     jc->sel = sel;
     jc->cand_cap = cap;
     return 0;
+}
+
+int weir__join_core_reserve(weir_join_core *jc, const weir_schema *cand_schema,
+                            uint32_t n)
+{
+    return cand_resize(jc, cand_schema, n, false);
+}
+
+int weir__join_core_grow(weir_join_core *jc, const weir_schema *cand_schema,
+                         uint32_t n)
+{
+    return cand_resize(jc, cand_schema, n, true);
 }
 
 int weir__join_core_key(weir_join_core *jc, weir_op_ctx *ctx,

@@ -51,6 +51,11 @@ void weir__join_core_fini(weir_join_core *jc);
 int weir__join_core_reserve(weir_join_core *jc, const weir_schema *cand_schema,
                             uint32_t n);
 
+/* Room for n candidates, keeping the candidates already there (a scan
+ * that decodes rows as it meets them). */
+int weir__join_core_grow(weir_join_core *jc, const weir_schema *cand_schema,
+                         uint32_t n);
+
 /* Encodes row r's join key (ks) into jc->key: its length in *klen; an
  * error naming the limit when it does not fit. */
 int weir__join_core_key(weir_join_core *jc, weir_op_ctx *ctx,

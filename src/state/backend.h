@@ -86,6 +86,16 @@ bool weir__backend_kg_bytes_empty(const uint8_t *p, size_t len);
  */
 int weir__backend_write_batch(weir__backend *be, bool on);
 
+/*
+ * A hint before the accesses of a batch: the key of hash key_hash will be
+ * the current key of an access to st soon. Stage 0 asks the CPU to load
+ * the table slot where its lookup starts; stage 1, issued a few keys later
+ * (the slot is then in cache), the record the slot points to. Changes
+ * nothing and reads nothing the state's owner could not; keys of other
+ * subtasks are ignored. A no-op where the backend has no use for it.
+ */
+void weir__state_prefetch(weir_state *st, uint64_t key_hash, int stage);
+
 /* Bytes of state held (approximate), for metrics and inspect. */
 uint64_t weir__backend_size_bytes(const weir__backend *be);
 

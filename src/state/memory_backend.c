@@ -1543,6 +1543,26 @@ static int mem_state_create(weir__backend *be, weir_state **out)
     return 0;
 }
 
+/* See weir__state_prefetch: the slot where a lookup of (key, empty
+ * namespace) starts, then the record in it. */
+static void mem_prefetch(weir_state *st, uint64_t key_hash, int stage)
+{
+    weir__backend *be = st->be;
+    uint32_t kg = weir_key_group(key_hash, be->max_parallelism);
+    if (kg < be->kg_lo || kg >= be->kg_hi)
+        return;
+    const tab *t = &MS(st)->tabs[kg - be->kg_lo];
+    if (!t->slots)
+        return;
+    uint64_t h = mix64(key_hash); /* kns_hash of the empty namespace */
+    const slot *s = &t->slots[(uint32_t)h & t->mask];
+    if (stage == 0) {
+        __builtin_prefetch(s);
+    } else if (s->p && s->hash == h) {
+        __builtin_prefetch(s->p);
+    }
+}
+
 /* set_key ends the life of read pointers too: a read-only workload must not
  * pile up retired records. */
 static int mem_key_changed(weir__backend *be)
@@ -1566,19 +1586,21 @@ static void mem_destroy(weir__backend *be)
     flush_retired(mb);
     for (uint32_t s = 0; s < be->n_states; s++) {
         mem_state *ms = MS(be->states[s]);
-        /* Large blocks live outside the slab's pages: free every record. */
-        for (uint32_t k = 0; k < mb->n_kg; k++) {
+        /* Every record, table and large block is the slab's: its fini
+         * frees them all at once, without a walk over the records (which
+         * took a fifth of a join job's CPU time). */
+        for (uint32_t k = 0; k < mb->n_kg; k++)
             if (ms->shared && ms->shared[k])
                 frozen_unref(mb, ms->shared[k]); /* every snap was released */
-            else
-                tab_free_all(mb, ms->base.desc.kind, &ms->tabs[k]);
-        }
         weir_free((void *)ms->base.desc.name);
         weir_free(ms->shared);
         weir_free(ms->tabs);
         weir_free(ms);
     }
-    collect_garbage(mb);
+    for (frozen *f = mb->garbage, *next; f; f = next) {
+        next = f->next;
+        weir_free(f); /* its records go with the slab */
+    }
     pthread_mutex_destroy(&mb->gmu);
     weir_free(mb->retire);
     weir__slab_fini(&mb->slab);
@@ -1602,6 +1624,7 @@ static const weir__backend_ops mem_ops = {
     .map_remove = mem_map_remove,
     .map_iterate = mem_map_iterate,
     .map_update = mem_map_update,
+    .prefetch = mem_prefetch,
     .collect_keys = mem_collect_keys,
     .snapshot_state = mem_snapshot_state,
     .drop_kg = mem_drop_kg,

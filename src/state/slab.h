@@ -5,9 +5,13 @@
  * Records of the in-memory backend are small and numerous; one malloc each
  * would cost time per record and a header per record. The slab carves blocks
  * of a few fixed sizes (32 B .. 4 KiB, about 25% apart) out of 64 KiB pages
- * taken from weir_malloc, and keeps freed blocks on a free list per size so
+ * taken from weir_malloc (8 MiB pages, offered to the kernel as huge pages,
+ * once the slab holds 4 MiB), and keeps freed blocks on a free list per size so
  * that memory of removed (or expired) entries is reused by new ones. Larger
- * blocks go straight to weir_malloc. Pages are returned only at _fini.
+ * blocks go straight to weir_malloc, each on the slab's list of large blocks.
+ * Pages are returned only at _fini, which frees the large blocks too: the
+ * owner of a slab may drop everything in it at once, without visiting its
+ * records.
  *
  * The caller remembers the size of each block (it is derivable from the
  * record header) and passes it back to weir__slab_free. Under
@@ -30,6 +34,7 @@ typedef struct weir__slab {
     uint8_t *bump;                 /* unused tail of the newest page */
     size_t bump_left;
     void *pages;    /* pages linked through their first word */
+    void *large;    /* large blocks (a 16-byte header links them both ways) */
     uint64_t bytes; /* pages + large blocks held, for size_bytes */
 } weir__slab;
 

@@ -75,6 +75,12 @@ int weir__backend_write_batch(weir__backend *be, bool on)
     return be->ops->write_batch ? be->ops->write_batch(be, on) : 0;
 }
 
+void weir__state_prefetch(weir_state *st, uint64_t key_hash, int stage)
+{
+    if (st && st->be->ops->prefetch)
+        st->be->ops->prefetch(st, key_hash, stage);
+}
+
 uint64_t weir__backend_size_bytes(const weir__backend *be)
 {
     return be ? be->ops->size_bytes(be) : 0;
