@@ -8,7 +8,6 @@
  * boundary: the pages of the slack are never written (but the one holding
  * the stored pointer), so they take address space, not memory.
  */
-#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
 #include "util/bigmem.h"
 
 #include <stdint.h>
