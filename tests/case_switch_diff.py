@@ -175,16 +175,7 @@ def run_job(case):
     p = case.run_weir(["run", "job.sql", "-D", "parallelism.default=%d" % par, "-D", "weir.batch-size=%d" % batch])
     if p.returncode != 0:
         return [diffrun.failed_run(p)]
-    got = {}
-    for root, _, files in os.walk(case.path("out")):
-        for fn in files:
-            if fn.startswith("."):
-                continue
-            with open(os.path.join(root, fn), encoding="utf-8") as f:
-                for line in f:
-                    if line.strip():
-                        row = json.loads(line)
-                        got[row["id"]] = row
+    got = diffrun.json_rows_by_id(case.path("out"))
     problems = []
     if len(got) != len(rows):
         problems.append("expected %d rows, got %d" % (len(rows), len(got)))

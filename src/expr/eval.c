@@ -190,6 +190,20 @@ static int alloc_vec(ecx *cx, weir_type t, xvec *out)
     return 0;
 }
 
+/* An output vector of type t for n rows, every row NULL until a branch fills it (CASE, COALESCE). */
+static int alloc_null_vec(ecx *cx, weir_type t, xvec *out)
+{
+    uint32_t n = cx->n;
+    int rc = alloc_vec(cx, t, out);
+    if (rc)
+        return rc;
+    out->nulls = weir__x_alloc(cx, n ? n : 1);
+    if (!out->nulls)
+        return oom(cx);
+    memset(out->nulls, 1, n);
+    return 0;
+}
+
 static bool is_true(const xvec *v, uint32_t i) { return !(v->nulls && v->nulls[i]) && ((uint8_t *)v->data)[i]; }
 
 /* Copies row i of src into row j of dst (same type). */
@@ -320,16 +334,14 @@ static int eval_case_switch(ecx *cx, const weir_expr *e, const uint8_t *active, 
     if (!x0)
         return 1;
     uint32_t n = cx->n;
-    int rc = alloc_vec(cx, e->type, out);
+    int rc = alloc_null_vec(cx, e->type, out);
     if (rc)
         return rc;
     size_t w = phys_width(e->type);
-    out->nulls = weir__x_alloc(cx, n ? n : 1);
     uint32_t *branch = weir__x_alloc(cx, (n ? n : 1) * sizeof *branch);
     uint8_t *take = weir__x_alloc(cx, n ? n : 1);
-    if (!out->nulls || !branch || !take)
+    if (!branch || !take)
         return oom(cx);
-    memset(out->nulls, 1, n);
     xvec x;
     if ((rc = weir__eval_node(cx, x0, active, &x)))
         return rc;
@@ -380,16 +392,14 @@ static int eval_case(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *o
             return rc;
     }
     uint32_t n = cx->n;
-    int rc = alloc_vec(cx, e->type, out);
+    int rc = alloc_null_vec(cx, e->type, out);
     if (rc)
         return rc;
     size_t w = phys_width(e->type);
-    out->nulls = weir__x_alloc(cx, n ? n : 1);
     uint8_t *open = new_mask(cx, active, n);
     uint8_t *take = weir__x_alloc(cx, n ? n : 1);
-    if (!out->nulls || !open || !take)
+    if (!open || !take)
         return oom(cx);
-    memset(out->nulls, 1, n);
     uint32_t n_when = (e->n_args - 1) / 2;
     for (uint32_t k = 0; k <= n_when; k++) {
         if (!any_set(open, n))
@@ -469,15 +479,13 @@ static int eval_if(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *out
 static int eval_coalesce(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *out)
 {
     uint32_t n = cx->n;
-    int rc = alloc_vec(cx, e->type, out);
+    int rc = alloc_null_vec(cx, e->type, out);
     if (rc)
         return rc;
     size_t w = phys_width(e->type);
-    out->nulls = weir__x_alloc(cx, n ? n : 1);
     uint8_t *open = new_mask(cx, active, n);
-    if (!out->nulls || !open)
+    if (!open)
         return oom(cx);
-    memset(out->nulls, 1, n);
     for (uint32_t k = 0; k < e->n_args && any_set(open, n); k++) {
         xvec v;
         rc = weir__eval_node(cx, e->args[k], open, &v);

@@ -260,6 +260,9 @@ typedef struct xcase_switch {
     xstrset set; /* literal -> the first WHEN that compares with it */
 } xcase_switch;
 
+/* Whether e or a node under it is volatile (RAND, a UDF not declared
+ * deterministic) or reads the session (clock, watermark, time zone) (shared.c). */
+bool weir__has_volatile_or_session(const weir_expr *e);
 /* Prepares e (an N_CASE just built) for the switch when its WHENs allow it. */
 int weir__case_switch_prepare(weir_expr_arena *a, weir_expr *e);
 /* The subject x of WHEN k of a CASE prepared as a switch, or NULL when the

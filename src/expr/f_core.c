@@ -1106,16 +1106,6 @@ static const weir_expr *str_eq_lit(const weir_expr *c, uint32_t *lit)
     return NULL;
 }
 
-static bool volatile_or_session(const weir_expr *e)
-{
-    if (e->flags & (F_VOLATILE | F_SESSION))
-        return true;
-    for (uint32_t i = 0; i < e->n_args; i++)
-        if (volatile_or_session(e->args[i]))
-            return true;
-    return false;
-}
-
 int weir__case_switch_prepare(weir_expr_arena *a, weir_expr *e)
 {
     if (e->kind != N_CASE || e->n_args < 3)
@@ -1137,7 +1127,7 @@ int weir__case_switch_prepare(weir_expr_arena *a, weir_expr *e)
         keys[k] = c->args[lit]->lit.v.s;
         if (k == 0) {
             /* x is computed once for every WHEN: it must give the same values each time */
-            if (volatile_or_session(x) || (first_len = weir_expr_digest(x, first, DCAP)) + 1 >= DCAP)
+            if (weir__has_volatile_or_session(x) || (first_len = weir_expr_digest(x, first, DCAP)) + 1 >= DCAP)
                 return 0;
             x0 = x;
             continue;
