@@ -186,21 +186,16 @@ static int chunk_add(wcore *c, sslice *s)
         s->cap_chunks = nc;
     }
     if (s->bnext + csize > s->bend) {
-        if (s->n_blocks == s->cap_blocks) {
-            uint32_t nc = s->cap_blocks ? s->cap_blocks * 2 : 4;
-            uint8_t **v = weir_realloc(s->blocks, nc * sizeof *v);
-            if (!v)
-                return WEIR_ENOMEM;
-            s->blocks = v;
-            s->cap_blocks = nc;
-        }
         size_t n = s->n_chunks ? s->n_chunks : 1; /* as many chunks again as the slice has */
         if (n * csize > RBLOCK_MAX)
             n = RBLOCK_MAX / csize ? RBLOCK_MAX / csize : 1;
         uint8_t *b = weir__bigmem_alloc(n * csize, 64);
         if (!b)
             return WEIR_ENOMEM;
-        s->blocks[s->n_blocks++] = b;
+        if (weir__wpush_ptr(&s->blocks, &s->n_blocks, &s->cap_blocks, b)) {
+            weir__bigmem_free(b);
+            return WEIR_ENOMEM;
+        }
         s->bnext = b;
         s->bend = b + n * csize;
     }

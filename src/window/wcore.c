@@ -47,7 +47,7 @@
 /* 1. pools, key table, changed list                                    */
 /* ------------------------------------------------------------------ */
 
-static int push_chunk(void ***chunks, uint32_t *n, uint32_t *cap, void *p)
+int weir__wpush_ptr(void ***chunks, uint32_t *n, uint32_t *cap, void *p)
 {
     if (*n == *cap) {
         uint32_t nc = *cap ? *cap * 2 : 16;
@@ -67,7 +67,7 @@ wnode *weir__wnode_alloc(wcore *c, int type, weir_ts start, weir_ts end)
         char *chunk = weir_malloc(c->node_size * NCHUNK);
         if (!chunk)
             return NULL;
-        if (push_chunk(&c->nchunks, &c->n_nchunks, &c->cap_nchunks, chunk)) {
+        if (weir__wpush_ptr(&c->nchunks, &c->n_nchunks, &c->cap_nchunks, chunk)) {
             weir_free(chunk);
             return NULL;
         }
@@ -174,7 +174,7 @@ static wentry *entry_alloc(wcore *c)
             wentry *block = weir__bigmem_alloc((size_t)n * sizeof *block, 64);
             if (!block)
                 return NULL;
-            if (push_chunk(&c->echunks, &c->n_echunks, &c->cap_echunks, block)) {
+            if (weir__wpush_ptr(&c->echunks, &c->n_echunks, &c->cap_echunks, block)) {
                 weir__bigmem_free(block);
                 return NULL;
             }
