@@ -316,16 +316,7 @@ def run_job(weir, rng, folder, timeout=120):
     p = subprocess.run(cmd, cwd=folder, capture_output=True, timeout=timeout)
     if p.returncode != 0:
         return ["weir exited %d: %s" % (p.returncode, p.stderr.decode(errors="replace")[-2000:])]
-    got = {}
-    for root, _, files in os.walk(os.path.join(folder, "out")):
-        for fn in files:
-            if fn.startswith("."):
-                continue
-            with open(os.path.join(root, fn), encoding="utf-8") as f:
-                for line in f:
-                    if line.strip():
-                        row = json.loads(line)
-                        got[row["id"]] = row
+    got = diffrun.json_rows_by_id(os.path.join(folder, "out"))
     problems = []
     if len(got) != len(docs):
         problems.append("expected %d rows, got %d" % (len(docs), len(got)))

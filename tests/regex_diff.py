@@ -150,17 +150,7 @@ def run_job(weir, rng, folder, timeout=120):
     problems = []
     if p.returncode != 0:
         return ["weir exited %d: %s" % (p.returncode, p.stderr.decode(errors="replace")[-2000:])]
-    got = {}
-    outdir = os.path.join(folder, "out")
-    for root, _, files in os.walk(outdir):
-        for fn in files:
-            if fn.startswith("."):
-                continue
-            with open(os.path.join(root, fn), encoding="utf-8") as f:
-                for line in f:
-                    if line.strip():
-                        row = json.loads(line)
-                        got[row["id"]] = row
+    got = diffrun.json_rows_by_id(os.path.join(folder, "out"))
     if len(got) != len(strings):
         problems.append("expected %d rows, got %d" % (len(strings), len(got)))
     for i, s in enumerate(strings):

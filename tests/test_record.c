@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "time/timefmt.h"
+#include "util/bigmem.h"
 #include "util/hindex.h"
 #include "weir/batch.h"
 #include "weir/buf.h"
@@ -218,4 +219,34 @@ Test(alloc, injected_failure)
     cr_assert_not_null(c);
     weir_free(a);
     weir_free(c);
+}
+
+/* util/bigmem.h: blocks small and large are aligned, writable to their last byte and freed by their own call. */
+Test(bigmem, aligned_blocks_of_every_size)
+{
+    static const size_t sizes[] = {1, 64, 4096, 100000, ((size_t)2 << 20) - 1, (size_t)2 << 20, ((size_t)5 << 20) + 3};
+    static const size_t aligns[] = {1, 8, 64, 4096};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        for (size_t j = 0; j < sizeof aligns / sizeof *aligns; j++) {
+            uint8_t *p = weir__bigmem_alloc(sizes[i], aligns[j]);
+            cr_assert_not_null(p);
+            size_t want = sizes[i] >= ((size_t)2 << 20) ? (size_t)2 << 20 : aligns[j] < 8 ? 8 : aligns[j];
+            cr_assert_eq((uintptr_t)p % want, 0, "size %zu align %zu: %p", sizes[i], aligns[j], (void *)p);
+            memset(p, 0xab, sizes[i]);
+            cr_assert_eq(p[sizes[i] - 1], 0xab);
+            weir__bigmem_free(p);
+        }
+        uint8_t *z = weir__bigmem_calloc(sizes[i], 64);
+        cr_assert_not_null(z);
+        size_t nz = 0;
+        for (size_t k = 0; k < sizes[i]; k++)
+            nz += z[k] != 0;
+        cr_assert_eq(nz, 0);
+        weir__bigmem_free(z);
+    }
+    weir__bigmem_free(NULL);
+    /* the injectable allocator's failure reaches the caller */
+    weir_alloc_fail_after(1);
+    cr_assert_null(weir__bigmem_alloc((size_t)3 << 20, 64));
+    weir_alloc_fail_after(0);
 }

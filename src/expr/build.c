@@ -636,6 +636,8 @@ int weir_expr_case(weir_expr_arena *a, weir_expr *const *conds, weir_expr *const
     e->name = "CASE";
     *out = e;
     weir__fold(a, out);
+    if ((*out)->kind == N_CASE && weir__case_switch_prepare(a, *out))
+        return nomem(err);
     return 0;
 }
 

@@ -190,6 +190,20 @@ static int alloc_vec(ecx *cx, weir_type t, xvec *out)
     return 0;
 }
 
+/* An output vector of type t for n rows, every row NULL until a branch fills it (CASE, COALESCE). */
+static int alloc_null_vec(ecx *cx, weir_type t, xvec *out)
+{
+    uint32_t n = cx->n;
+    int rc = alloc_vec(cx, t, out);
+    if (rc)
+        return rc;
+    out->nulls = weir__x_alloc(cx, n ? n : 1);
+    if (!out->nulls)
+        return oom(cx);
+    memset(out->nulls, 1, n);
+    return 0;
+}
+
 static bool is_true(const xvec *v, uint32_t i) { return !(v->nulls && v->nulls[i]) && ((uint8_t *)v->data)[i]; }
 
 /* Copies row i of src into row j of dst (same type). */
@@ -292,19 +306,100 @@ static int eval_andor(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *
     return 0;
 }
 
-static int eval_case(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *out)
+/* The value of literal node e as a one-row vector (a THEN taken by some rows). */
+static int literal_row(ecx *cx, const weir_expr *e, xvec *out)
 {
     uint32_t n = cx->n;
-    int rc = alloc_vec(cx, e->type, out);
+    cx->n = 1;
+    int rc = load_literal(cx, e, out);
+    cx->n = n;
+    return rc;
+}
+
+/*
+ * CASE WHEN x = 'a' THEN .. WHEN x = 'b' THEN .. ELSE .. END prepared as a
+ * switch (f_core.c): x once, then each row's WHEN by one lookup of its
+ * value; each THEN (and the ELSE) is evaluated for exactly the rows the
+ * WHEN-by-WHEN evaluation would give it, in the same order, so a branch
+ * not taken still cannot fail. A NULL x matches no WHEN. Returns 1 when a
+ * WHEN is no longer in that form (eval_case then goes WHEN by WHEN).
+ */
+static int eval_case_switch(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *out)
+{
+    const xcase_switch *sw = e->aux;
+    const weir_expr *x0 = weir__case_switch_subject(e, 0);
+    for (uint32_t k = 1; x0 && k < sw->n_when; k++)
+        if (!weir__case_switch_subject(e, k))
+            return 1;
+    if (!x0)
+        return 1;
+    uint32_t n = cx->n;
+    int rc = alloc_null_vec(cx, e->type, out);
     if (rc)
         return rc;
     size_t w = phys_width(e->type);
-    out->nulls = weir__x_alloc(cx, n ? n : 1);
+    uint32_t *branch = weir__x_alloc(cx, (n ? n : 1) * sizeof *branch);
+    uint8_t *take = weir__x_alloc(cx, n ? n : 1);
+    if (!branch || !take)
+        return oom(cx);
+    xvec x;
+    if ((rc = weir__eval_node(cx, x0, active, &x)))
+        return rc;
+    const xstr *xs = x.data;
+    const uint32_t none = UINT32_MAX - 1, els = sw->n_when; /* inactive row; no WHEN matches */
+    for (uint32_t i = 0; i < n; i++) {
+        if (active && !active[i])
+            branch[i] = none;
+        else if (x.nulls && x.nulls[i])
+            branch[i] = els;
+        else {
+            uint32_t k = weir__strset_find(&sw->set, xs[i]);
+            branch[i] = k == UINT32_MAX ? els : k;
+        }
+    }
+    for (uint32_t k = 0; k <= sw->n_when; k++) {
+        bool any = false;
+        for (uint32_t i = 0; i < n; i++) {
+            take[i] = branch[i] == k;
+            any |= take[i];
+        }
+        if (!any)
+            continue;
+        const weir_expr *v = e->args[k < sw->n_when ? 2 * k + 1 : e->n_args - 1];
+        xvec vv;
+        if (v->kind == N_LITERAL) {
+            if ((rc = literal_row(cx, v, &vv)))
+                return rc;
+            for (uint32_t i = 0; i < n; i++)
+                if (take[i])
+                    copy_row_to(out, i, &vv, 0, w);
+            continue;
+        }
+        if ((rc = weir__eval_node(cx, v, take, &vv)))
+            return rc;
+        for (uint32_t i = 0; i < n; i++)
+            if (take[i])
+                copy_row(out, &vv, i, w);
+    }
+    return 0;
+}
+
+static int eval_case(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *out)
+{
+    if (e->aux) {
+        int rc = eval_case_switch(cx, e, active, out);
+        if (rc <= 0)
+            return rc;
+    }
+    uint32_t n = cx->n;
+    int rc = alloc_null_vec(cx, e->type, out);
+    if (rc)
+        return rc;
+    size_t w = phys_width(e->type);
     uint8_t *open = new_mask(cx, active, n);
     uint8_t *take = weir__x_alloc(cx, n ? n : 1);
-    if (!out->nulls || !open || !take)
+    if (!open || !take)
         return oom(cx);
-    memset(out->nulls, 1, n);
     uint32_t n_when = (e->n_args - 1) / 2;
     for (uint32_t k = 0; k <= n_when; k++) {
         if (!any_set(open, n))
@@ -384,15 +479,13 @@ static int eval_if(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *out
 static int eval_coalesce(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *out)
 {
     uint32_t n = cx->n;
-    int rc = alloc_vec(cx, e->type, out);
+    int rc = alloc_null_vec(cx, e->type, out);
     if (rc)
         return rc;
     size_t w = phys_width(e->type);
-    out->nulls = weir__x_alloc(cx, n ? n : 1);
     uint8_t *open = new_mask(cx, active, n);
-    if (!out->nulls || !open)
+    if (!open)
         return oom(cx);
-    memset(out->nulls, 1, n);
     for (uint32_t k = 0; k < e->n_args && any_set(open, n); k++) {
         xvec v;
         rc = weir__eval_node(cx, e->args[k], open, &v);

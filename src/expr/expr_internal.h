@@ -203,6 +203,72 @@ void weir__in_value(const weir_expr *e, uint32_t i, weir_value *out);
 /* Nullable if any argument is. */
 bool weir__any_nullable(weir_expr **args, uint32_t n);
 
+/*
+ * A set of string literals with a value each, looked up with one hash and
+ * (mostly) one comparison: IN over string literals and a CASE whose WHENs
+ * all compare one subject with string literals (f_core.c). Built in the
+ * expression's arena; the first of equal keys keeps its value.
+ */
+typedef struct xstrset_slot {
+    const char *ptr;
+    uint32_t len;
+    uint32_t val; /* the key's value + 1; 0: an empty slot */
+} xstrset_slot;
+
+typedef struct xstrset {
+    uint32_t mask;
+    xstrset_slot *slots;
+} xstrset;
+
+int weir__strset_build(weir_expr_arena *a, const xstr *keys, uint32_t n, xstrset *out);
+
+static inline uint64_t weir__strset_hash(const char *p, uint32_t len)
+{
+    uint64_t lo = 0, hi = 0;
+    if (len >= 8) {
+        memcpy(&lo, p, 8);
+        memcpy(&hi, p + len - 8, 8);
+    } else if (len) {
+        memcpy(&lo, p, len);
+    }
+    uint64_t h = (lo ^ (uint64_t)len * 0x9E3779B97F4A7C15ull) * 0xBF58476D1CE4E5B9ull;
+    h ^= (hi + (h >> 31)) * 0x94D049BB133111EBull;
+    return h ^ (h >> 29);
+}
+
+/* The value of key k, or UINT32_MAX when k is not in the set. */
+static inline uint32_t weir__strset_find(const xstrset *s, xstr k)
+{
+    for (uint32_t i = (uint32_t)weir__strset_hash(k.ptr, k.len) & s->mask;; i = (i + 1) & s->mask) {
+        const xstrset_slot *e = &s->slots[i];
+        if (!e->val)
+            return UINT32_MAX;
+        if (e->len == k.len && (!k.len || !memcmp(e->ptr, k.ptr, k.len)))
+            return e->val - 1;
+    }
+}
+
+/*
+ * CASE WHEN x = 'a' THEN ... WHEN x = 'b' THEN ... (every WHEN the same
+ * deterministic string x against a string literal): the literals in one
+ * set, so eval.c computes x once and finds each row's branch with one
+ * lookup (the CASE node's aux). Whether WHEN k still has that form, and
+ * which argument of its `=` is x: weir__case_switch_subject.
+ */
+typedef struct xcase_switch {
+    uint32_t n_when;
+    xstrset set; /* literal -> the first WHEN that compares with it */
+} xcase_switch;
+
+/* Whether e or a node under it is volatile (RAND, a UDF not declared
+ * deterministic) or reads the session (clock, watermark, time zone) (shared.c). */
+bool weir__has_volatile_or_session(const weir_expr *e);
+/* Prepares e (an N_CASE just built) for the switch when its WHENs allow it. */
+int weir__case_switch_prepare(weir_expr_arena *a, weir_expr *e);
+/* The subject x of WHEN k of a CASE prepared as a switch, or NULL when the
+ * condition is no longer `x = literal` (a later rewrite changed it). */
+const weir_expr *weir__case_switch_subject(const weir_expr *e, uint32_t k);
+
 /* Function tables of each file, NULL-name terminated. */
 extern const xfunc weir__funcs_core[];
 extern const xfunc weir__funcs_string[];

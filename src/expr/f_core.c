@@ -907,6 +907,7 @@ typedef struct inset {
     uint32_t n;
     xvec vals; /* sorted, distinct, same type as the probe */
     bool has_null;
+    xstrset *strs; /* STRING / BYTES: the values as a hash set (NULL for other types) */
 } inset;
 
 static int in_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
@@ -914,6 +915,17 @@ static int in_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, con
     (void)act;
     const inset *s = e->aux;
     uint8_t *o = out->data;
+    if (s->strs) {
+        const xstr *x = a[0].data;
+        for (uint32_t i = 0; i < n; i++) {
+            if (a[0].nulls && a[0].nulls[i])
+                continue;
+            o[i] = weir__strset_find(s->strs, x[i]) != UINT32_MAX;
+            if (!o[i] && s->has_null)
+                x_setnull(cx, out, i);
+        }
+        return 0;
+    }
     for (uint32_t i = 0; i < n; i++) {
         if (a[0].nulls && a[0].nulls[i])
             continue;
@@ -1032,6 +1044,11 @@ static int bind_in(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_
     }
     s->n = k;
     s->vals = (xvec){t, sorted, NULL};
+    if (t.id == WEIR_TYPE_STRING || t.id == WEIR_TYPE_BYTES) {
+        s->strs = weir__arena_alloc(a, sizeof *s->strs);
+        if (!s->strs || weir__strset_build(a, (const xstr *)(const void *)sorted, k, s->strs))
+            return nomem(err);
+    }
     weir_expr *e = weir__call_node(a, f, args, 1, tmake(WEIR_TYPE_BOOLEAN, nullable), in_kernel, F_STRICT | F_MAYNULL);
     if (!e)
         return nomem(err);
@@ -1042,6 +1059,103 @@ static int bind_in(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_
         return 0;
     }
     return weir_expr_call(a, "NOT", &e, 1, out, err);
+}
+
+/* ---- string literal sets (IN, CASE as a switch) ---- */
+
+int weir__strset_build(weir_expr_arena *a, const xstr *keys, uint32_t n, xstrset *out)
+{
+    uint32_t cap = 8;
+    while (cap < 2 * n)
+        cap *= 2;
+    out->slots = weir__arena_alloc(a, cap * sizeof *out->slots);
+    if (!out->slots)
+        return WEIR_ENOMEM;
+    memset(out->slots, 0, cap * sizeof *out->slots);
+    out->mask = cap - 1;
+    for (uint32_t k = 0; k < n; k++) {
+        if (weir__strset_find(out, keys[k]) != UINT32_MAX)
+            continue; /* the first of equal keys keeps its value */
+        uint32_t i = (uint32_t)weir__strset_hash(keys[k].ptr, keys[k].len) & out->mask;
+        while (out->slots[i].val)
+            i = (i + 1) & out->mask;
+        out->slots[i] = (xstrset_slot){keys[k].ptr, keys[k].len, k + 1};
+    }
+    return 0;
+}
+
+/*
+ * Whether c is `x = 'literal'` (or `'literal' = x`) comparing strings byte
+ * for byte (the kernel cmp_str, as = binds STRING and BYTES); *lit: the
+ * argument that is the literal. A shared condition is looked through.
+ */
+static const weir_expr *str_eq_lit(const weir_expr *c, uint32_t *lit)
+{
+    if (c->kind == N_SHARED)
+        c = c->args[0];
+    if (c->kind != N_CALL || c->fn != cmp_str || c->p0 != C_EQ || c->n_args != 2)
+        return NULL;
+    for (uint32_t j = 0; j < 2; j++) {
+        const weir_expr *l = c->args[j], *x = c->args[1 - j];
+        if (l->kind == N_LITERAL && !l->lit.is_null && x->kind != N_LITERAL &&
+            (l->type.id == WEIR_TYPE_STRING || l->type.id == WEIR_TYPE_BYTES) && x->type.id == l->type.id) {
+            *lit = j;
+            return c;
+        }
+    }
+    return NULL;
+}
+
+int weir__case_switch_prepare(weir_expr_arena *a, weir_expr *e)
+{
+    if (e->kind != N_CASE || e->n_args < 3)
+        return 0;
+    uint32_t n_when = (e->n_args - 1) / 2;
+    enum { DCAP = 1024 };
+    char first[DCAP], other[DCAP];
+    size_t first_len = 0;
+    const weir_expr *x0 = NULL;
+    xstr *keys = weir__arena_alloc(a, n_when * sizeof *keys);
+    if (!keys)
+        return WEIR_ENOMEM;
+    for (uint32_t k = 0; k < n_when; k++) {
+        uint32_t lit;
+        const weir_expr *c = str_eq_lit(e->args[2 * k], &lit);
+        if (!c)
+            return 0;
+        const weir_expr *x = c->args[1 - lit];
+        keys[k] = c->args[lit]->lit.v.s;
+        if (k == 0) {
+            /* x is computed once for every WHEN: it must give the same values each time */
+            if (weir__has_volatile_or_session(x) || (first_len = weir_expr_digest(x, first, DCAP)) + 1 >= DCAP)
+                return 0;
+            x0 = x;
+            continue;
+        }
+        size_t len = weir_expr_digest(x, other, DCAP);
+        if (len != first_len || memcmp(first, other, len) || x->iv != x0->iv ||
+            memcmp(&x->type, &x0->type, sizeof x->type))
+            return 0;
+    }
+    xcase_switch *sw = weir__arena_alloc(a, sizeof *sw);
+    if (!sw)
+        return WEIR_ENOMEM;
+    sw->n_when = n_when;
+    if (weir__strset_build(a, keys, n_when, &sw->set))
+        return WEIR_ENOMEM;
+    e->aux = sw;
+    return 0;
+}
+
+const weir_expr *weir__case_switch_subject(const weir_expr *e, uint32_t k)
+{
+    const xcase_switch *sw = e->aux;
+    uint32_t lit;
+    const weir_expr *c = str_eq_lit(e->args[2 * k], &lit);
+    /* the literal must still be the one the set sends to this WHEN (or to an earlier one of the same text) */
+    if (!c || weir__strset_find(&sw->set, c->args[lit]->lit.v.s) > k)
+        return NULL;
+    return c->args[1 - lit];
 }
 
 /* ---- COALESCE, IFNULL, NULLIF, IF ---- */

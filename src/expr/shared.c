@@ -93,12 +93,12 @@ static bool map_grow(sctx *c)
     return true;
 }
 
-static bool has_volatile_or_session(const weir_expr *e)
+bool weir__has_volatile_or_session(const weir_expr *e)
 {
     if (e->flags & (F_VOLATILE | F_SESSION))
         return true;
     for (uint32_t i = 0; i < e->n_args; i++)
-        if (has_volatile_or_session(e->args[i]))
+        if (weir__has_volatile_or_session(e->args[i]))
             return true;
     return false;
 }
@@ -106,7 +106,7 @@ static bool has_volatile_or_session(const weir_expr *e)
 /* The class of subtree e (registering it), or -1 when e is not shareable. */
 static int32_t classify(sctx *c, const weir_expr *e)
 {
-    if (e->kind == N_COLUMN || e->kind == N_LITERAL || e->kind == N_SHARED || has_volatile_or_session(e))
+    if (e->kind == N_COLUMN || e->kind == N_LITERAL || e->kind == N_SHARED || weir__has_volatile_or_session(e))
         return -1;
     size_t len = weir_expr_digest(e, c->buf, DIGEST_CAP);
     if (len + 1 >= DIGEST_CAP)

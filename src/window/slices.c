@@ -142,10 +142,13 @@ static sslice *slice_new(wcore *c, weir_ts start, weir_ts end)
     return s;
 }
 
-static int idx_grow(wcore *c, sslice *s)
+/* Rebuilds s's index at twice its size (at least 64 slots, at least min_cap). */
+static int idx_grow_to(wcore *c, sslice *s, uint32_t min_cap)
 {
     uint32_t ncap = s->idx_cap ? s->idx_cap * 2 : 64;
-    uint32_t *ni = weir_calloc(ncap, sizeof *ni);
+    while (ncap < min_cap && ncap < (1u << 31))
+        ncap *= 2;
+    uint32_t *ni = weir__bigmem_calloc((size_t)ncap * sizeof *ni, 64);
     if (!ni)
         return WEIR_ENOMEM;
     for (uint32_t k = 0; k < s->n; k++) {
@@ -154,9 +157,50 @@ static int idx_grow(wcore *c, sslice *s)
             i = (i + 1) & (ncap - 1);
         ni[i] = k + 1;
     }
-    weir_free(s->idx);
+    weir__bigmem_free(s->idx);
     s->idx = ni;
     s->idx_cap = ncap;
+    return 0;
+}
+
+static int idx_grow(wcore *c, sslice *s) { return idx_grow_to(c, s, 0); }
+
+/*
+ * One more chunk of records for s. Chunks are carved from blocks that
+ * double (one chunk, two, four, ... up to RBLOCK_MAX bytes), so a slice of
+ * many keys holds its records in a few large blocks (huge pages,
+ * util/bigmem.h) rather than a 12 KiB allocation, and a page fault, every
+ * 256 keys. A block is listed in s->blocks; chunks never move.
+ */
+#define RBLOCK_MAX ((size_t)8 << 20)
+
+static int chunk_add(wcore *c, sslice *s)
+{
+    size_t csize = (size_t)SREC_CHUNK * c->rec_size;
+    if (s->n_chunks == s->cap_chunks) {
+        uint32_t nc = s->cap_chunks ? s->cap_chunks * 2 : 4;
+        uint8_t **v = weir_realloc(s->chunks, nc * sizeof *v);
+        if (!v)
+            return WEIR_ENOMEM;
+        s->chunks = v;
+        s->cap_chunks = nc;
+    }
+    if (s->bnext + csize > s->bend) {
+        size_t n = s->n_chunks ? s->n_chunks : 1; /* as many chunks again as the slice has */
+        if (n * csize > RBLOCK_MAX)
+            n = RBLOCK_MAX / csize ? RBLOCK_MAX / csize : 1;
+        uint8_t *b = weir__bigmem_alloc(n * csize, 64);
+        if (!b)
+            return WEIR_ENOMEM;
+        if (weir__wpush_ptr(&s->blocks, &s->n_blocks, &s->cap_blocks, b)) {
+            weir__bigmem_free(b);
+            return WEIR_ENOMEM;
+        }
+        s->bnext = b;
+        s->bend = b + n * csize;
+    }
+    s->chunks[s->n_chunks++] = s->bnext;
+    s->bnext += csize;
     return 0;
 }
 
@@ -204,19 +248,8 @@ static uint8_t *srec_get(wcore *c, sslice *s, wentry *e, uint32_t h)
         for (i = h & mask; s->idx[i]; i = (i + 1) & mask)
             ;
     }
-    if (s->n >> SREC_SHIFT >= s->n_chunks) {
-        if (s->n_chunks == s->cap_chunks) {
-            uint32_t nc = s->cap_chunks ? s->cap_chunks * 2 : 4;
-            uint8_t **v = weir_realloc(s->chunks, nc * sizeof *v);
-            if (!v)
-                return NULL;
-            s->chunks = v;
-            s->cap_chunks = nc;
-        }
-        if (!(s->chunks[s->n_chunks] = weir_malloc((size_t)SREC_CHUNK * c->rec_size)))
-            return NULL;
-        s->n_chunks++;
-    }
+    if (s->n >> SREC_SHIFT >= s->n_chunks && chunk_add(c, s))
+        return NULL;
     uint8_t *r = srec_at(c, s, s->n);
     SREC_E(r) = e;
     SREC_H(r) = h;
@@ -279,10 +312,11 @@ static void slice_release(wcore *c, sslice *s)
 
 static void slice_free_mem(sslice *s)
 {
-    for (uint32_t k = 0; k < s->n_chunks; k++)
-        weir_free(s->chunks[k]);
+    for (uint32_t k = 0; k < s->n_blocks; k++)
+        weir__bigmem_free(s->blocks[k]);
+    weir_free(s->blocks);
     weir_free(s->chunks);
-    weir_free(s->idx);
+    weir__bigmem_free(s->idx);
     weir_free(s);
 }
 
@@ -312,6 +346,13 @@ static sslice *slice_find_slow(wcore *c, weir_ts se)
     sslice *ns = slice_new(c, weir__ts_sub(se, c->sl), se);
     if (!ns)
         return NULL;
+    /* a slice usually holds about as many keys as the one before it: an index
+     * of that size from the start is not rebuilt over and over as it fills */
+    if (s && (uint64_t)(s->n + 1) * 4 > ns->idx_cap && s->n < (1u << 28) && idx_grow_to(c, ns, (s->n + 1) * 4)) {
+        ns->next = c->sfree;
+        c->sfree = ns;
+        return NULL;
+    }
     ord_insert(c, at, ns);
     slice_bounds(c, ns);
     /* a new (empty) slice of the window the running sum stands at is part of it */
@@ -900,7 +941,8 @@ void weir__sliced_destroy(wcore *c)
         sslice *s = c->sfree;
         c->sfree = s->next;
         slice_free_mem(s);
-    }    weir_free(c->s_ord);
+    }
+    weir_free(c->s_ord);
     c->s_ord = NULL;
     c->s_ord_lo = c->s_ord_n = c->s_ord_cap = 0;
 }

@@ -47,7 +47,7 @@
 /* 1. pools, key table, changed list                                    */
 /* ------------------------------------------------------------------ */
 
-static int push_chunk(void ***chunks, uint32_t *n, uint32_t *cap, void *p)
+int weir__wpush_ptr(void ***chunks, uint32_t *n, uint32_t *cap, void *p)
 {
     if (*n == *cap) {
         uint32_t nc = *cap ? *cap * 2 : 16;
@@ -67,7 +67,7 @@ wnode *weir__wnode_alloc(wcore *c, int type, weir_ts start, weir_ts end)
         char *chunk = weir_malloc(c->node_size * NCHUNK);
         if (!chunk)
             return NULL;
-        if (push_chunk(&c->nchunks, &c->n_nchunks, &c->cap_nchunks, chunk)) {
+        if (weir__wpush_ptr(&c->nchunks, &c->n_nchunks, &c->cap_nchunks, chunk)) {
             weir_free(chunk);
             return NULL;
         }
@@ -151,26 +151,40 @@ static void slist_insert_by_end(wnode **head, wnode *n)
     *pp = n;
 }
 
+/*
+ * Key entries come from the free list, else from the newest pool block,
+ * handed out front to back: a block is not cleared or threaded when it is
+ * allocated, so each entry's memory is written once, when it is taken. The
+ * blocks double (up to EBLOCK_MAX entries), so a state of many keys sits in
+ * few large blocks, on huge pages (util/bigmem.h).
+ */
+#define EBLOCK_MAX 65536u /* entries: 8 MiB */
+
 static wentry *entry_alloc(wcore *c)
 {
-    if (!c->efree) {
-        /* at a 64-byte boundary, so an entry's first half is one cache line */
-        char *raw = weir_malloc(NCHUNK * sizeof(wentry) + 64);
-        if (!raw)
-            return NULL;
-        if (push_chunk(&c->echunks, &c->n_echunks, &c->cap_echunks, raw)) {
-            weir_free(raw);
-            return NULL;
-        }
-        wentry *chunk = (wentry *)(raw + ((64 - (uintptr_t)raw % 64) % 64));
-        memset(chunk, 0, NCHUNK * sizeof *chunk);
-        for (int i = NCHUNK - 1; i >= 0; i--) {
-            chunk[i].free_next = c->efree;
-            c->efree = &chunk[i];
-        }
-    }
     wentry *e = c->efree;
-    c->efree = e->free_next;
+    if (e) {
+        c->efree = e->free_next;
+    } else {
+        if (c->ebump == c->eend) {
+            uint32_t n = c->eblock ? c->eblock * 2 : NCHUNK;
+            if (n > EBLOCK_MAX)
+                n = EBLOCK_MAX;
+            /* at a 64-byte boundary, so an entry's first half is one cache line */
+            wentry *block = weir__bigmem_alloc((size_t)n * sizeof *block, 64);
+            if (!block)
+                return NULL;
+            if (weir__wpush_ptr(&c->echunks, &c->n_echunks, &c->cap_echunks, block)) {
+                weir__bigmem_free(block);
+                return NULL;
+            }
+            c->eblock = n;
+            c->ebump = block;
+            c->eend = block + n;
+        }
+        e = c->ebump++;
+        e->flags = 0; /* never listed in the changed vector */
+    }
     /* Keep E_IN_CHG: a recycled entry may still be listed in the changed vector. */
     uint8_t keep = e->flags & E_IN_CHG;
     memset(e, 0, sizeof *e);
@@ -195,7 +209,7 @@ static void entry_release(wcore *c, wentry *e)
 static int table_grow(wcore *c)
 {
     uint32_t ncap = c->tab_cap ? c->tab_cap * 2 : 1024;
-    wentry **nt = weir_calloc(ncap, sizeof *nt);
+    wentry **nt = weir__bigmem_calloc((size_t)ncap * sizeof *nt, 64);
     if (!nt)
         return WEIR_ENOMEM;
     for (uint32_t i = 0; i < c->tab_cap; i++) {
@@ -207,7 +221,7 @@ static int table_grow(wcore *c)
             j = (j + 1) & (ncap - 1);
         nt[j] = e;
     }
-    weir_free(c->tab);
+    weir__bigmem_free(c->tab);
     c->tab = nt;
     c->tab_cap = ncap;
     return 0;
@@ -330,7 +344,7 @@ static int maybe_sweep(wcore *c)
         weir__sliced_compact(c);
     wentry **old = c->tab;
     uint32_t cap = c->tab_cap;
-    wentry **nt = weir_calloc(cap, sizeof *nt);
+    wentry **nt = weir__bigmem_calloc((size_t)cap * sizeof *nt, 64);
     if (!nt)
         return 0; /* sweeping is an optimisation; try again later */
     uint32_t live = 0, idle = 0;
@@ -353,7 +367,7 @@ static int maybe_sweep(wcore *c)
         if (e->flags & E_IDLE)
             idle++;
     }
-    weir_free(old);
+    weir__bigmem_free(old);
     c->tab = nt;
     c->n_live = live;
     c->n_idle = idle;
@@ -1484,9 +1498,9 @@ void weir__wcore_destroy(weir__wcore *c)
                 weir_free(e->key);
         }
     }
-    weir_free(c->tab);
+    weir__bigmem_free(c->tab);
     for (uint32_t i = 0; i < c->n_echunks; i++)
-        weir_free(c->echunks[i]);
+        weir__bigmem_free(c->echunks[i]);
     weir_free(c->echunks);
     for (uint32_t i = 0; i < c->n_nchunks; i++)
         weir_free(c->nchunks[i]);

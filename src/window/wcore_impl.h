@@ -19,6 +19,7 @@
 #ifndef WEIR_WCORE_IMPL_H
 #define WEIR_WCORE_IMPL_H
 
+#include "util/bigmem.h"
 #include "window/window_internal.h"
 
 enum { NODE_SLICE = 1, NODE_WIN, NODE_SESSION, NODE_GLOBAL, NODE_CUM, NODE_RETRACT, NODE_BACK };
@@ -86,6 +87,9 @@ struct sslice {
     uint32_t n;           /* records */
     uint32_t n_chunks, cap_chunks;
     uint8_t **chunks;     /* records (entry pointer, accumulator), 256 per chunk; never move */
+    void **blocks;        /* the memory of the chunks (util/bigmem.h) */
+    uint32_t n_blocks, cap_blocks;
+    uint8_t *bnext, *bend; /* the newest block's bytes not yet in a chunk */
     uint32_t *idx;        /* open addressing by key hash: record number + 1, 0 = free */
     uint32_t idx_cap;
     sslice *next, *prev;  /* the live list, ascending by end */
@@ -151,7 +155,9 @@ struct weir__wcore {
     wentry **tab;
     uint32_t tab_cap, n_live, n_idle;
     wentry *efree;
-    void **echunks;
+    wentry *ebump, *eend;     /* the newest entry block's entries not handed out yet */
+    uint32_t eblock;          /* entries in the newest block */
+    void **echunks;           /* the entry blocks (util/bigmem.h) */
     uint32_t n_echunks, cap_echunks;
 
     /* node pool */
@@ -230,6 +236,8 @@ typedef struct weir__wcore wcore;
 wnode *weir__wnode_alloc(wcore *c, int type, weir_ts start, weir_ts end);
 void weir__wnode_free(wcore *c, wnode *n);
 wentry *weir__wentry_get(wcore *c, const uint8_t *key, size_t len, uint64_t hash, bool create);
+/* Appends p to the growing array *v of *n pointers (room for *cap). */
+int weir__wpush_ptr(void ***v, uint32_t *n, uint32_t *cap, void *p);
 void weir__wentry_changed(wcore *c, wentry *e);
 /* weir__wentry_changed for the per-record path: the flag is on the entry's hot line. */
 static inline void weir__wentry_touch(wcore *c, wentry *e)

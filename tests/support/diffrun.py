@@ -88,6 +88,23 @@ def multiset_problems(what, want, got, limit=10):
             % (what, sum(got.values()), sum(want.values()), missing, extra)]
 
 
+def json_rows_by_id(folder):
+    """The rows of every JSON-lines file a filesystem sink wrote under
+    folder (in-progress files, named with a leading dot, left out), as
+    {row["id"]: row}."""
+    got = {}
+    for root, _, files in os.walk(folder):
+        for fn in files:
+            if fn.startswith("."):
+                continue
+            with open(os.path.join(root, fn), encoding="utf-8") as f:
+                for line in f:
+                    if line.strip():
+                        row = json.loads(line)
+                        got[row["id"]] = row
+    return got
+
+
 def write_csv(path, rows):
     """Rows (sequences of values) as CSV lines, NULL as an empty field."""
     with open(path, "w") as f:
