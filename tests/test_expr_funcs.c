@@ -85,6 +85,22 @@ Test(funcs, regexp_array_functions)
     cr_assert_str_eq(EVS(F("REGEXP_SPLIT", NULT(WEIR_TYPE_STRING), S(","), NULL)), "NULL");
 }
 
+Test(funcs, json_string_quote_unquote)
+{
+    cr_assert_str_eq(EV(F("JSON_QUOTE", S("a\"b\\c/d\n"), NULL)), "\"a\\\"b\\\\c\\/d\\n\"");
+    cr_assert_str_eq(EV(F("JSON_QUOTE", S("\xc3\xa9\xf0\x9f\x98\x80"), NULL)), "\"\\u00e9\\u1f600\\ude00\"");
+    cr_assert_str_eq(EV(F("JSON_QUOTE", NULT(WEIR_TYPE_STRING), NULL)), "NULL");
+    cr_assert_str_eq(EV(F("JSON_UNQUOTE", S("\"a\\tb\\u00e9\\/\""), NULL)), "a\tb\xc3\xa9/");
+    cr_assert_str_eq(EV(F("JSON_UNQUOTE", S("\"abc"), NULL)), "\"abc");
+    cr_assert_str_eq(EV(F("JSON_UNQUOTE", S("\"a\\qb\""), NULL)), "\"a\\qb\"");
+    cr_assert_str_eq(EV(F("JSON_UNQUOTE", S("[1, 2]"), NULL)), "[1, 2]");
+    cr_assert_str_eq(EV(F("JSON_STRING", I(1), NULL)), "1");
+    cr_assert_str_eq(EV(F("JSON_STRING", B(true), NULL)), "true");
+    cr_assert_str_eq(EV(F("JSON_STRING", S("a\"b"), NULL)), "\"a\\\"b\"");
+    cr_assert_str_eq(EV(F("JSON_STRING", NULT(WEIR_TYPE_INT), NULL)), "NULL");
+    cr_assert_str_eq(TYPE(F("JSON_STRING", I(1), NULL)), "STRING NOT NULL");
+}
+
 /* ---- strings ---- */
 
 Test(funcs, concat_family)
