@@ -101,6 +101,24 @@ Test(funcs, json_string_quote_unquote)
     cr_assert_str_eq(TYPE(F("JSON_STRING", I(1), NULL)), "STRING NOT NULL");
 }
 
+Test(funcs, left_right_startswith_base64)
+{
+    cr_assert_str_eq(EV(F("LEFT", S("h\xc3\xa9llo"), I(2), NULL)), "h\xc3\xa9");
+    cr_assert_str_eq(EV(F("LEFT", S("abc"), I(-1), NULL)), "");
+    cr_assert_str_eq(EV(F("RIGHT", S("h\xc3\xa9llo"), I(4), NULL)), "\xc3\xa9llo");
+    cr_assert_str_eq(EV(F("RIGHT", S("abc"), I(7), NULL)), "abc");
+    cr_assert_str_eq(EV(F("RIGHT", S("abc"), NULT(WEIR_TYPE_INT), NULL)), "NULL");
+    cr_assert_str_eq(EV(F("STARTSWITH", S("abc"), S(""), NULL)), "TRUE");
+    cr_assert_str_eq(EV(F("STARTSWITH", S("abc"), S("abcd"), NULL)), "FALSE");
+    cr_assert_str_eq(EV(F("ENDSWITH", S("abc"), S("bc"), NULL)), "TRUE");
+    cr_assert_str_eq(EV(F("ENDSWITH", NUL(), S("bc"), NULL)), "NULL");
+    cr_assert_str_eq(EV(F("TO_BASE64", S("hi!"), NULL)), "aGkh");
+    cr_assert_str_eq(EV(F("FROM_BASE64", S("aGk="), NULL)), "hi");
+    cr_assert_str_eq(EVE(F("FROM_BASE64", S("a$"), NULL)), "FROM_BASE64: 'a$' is not base64 (row 0)");
+    cr_assert_str_eq(FE("STARTSWITH", S("a"), I(1), NULL),
+                     "cannot apply STARTSWITH to (STRING, INT); expected STARTSWITH(STRING, STRING) or (BYTES, BYTES)");
+}
+
 /* ---- strings ---- */
 
 Test(funcs, concat_family)

@@ -212,6 +212,7 @@ extern const xfunc weir__funcs_time[];
 extern const xfunc weir__funcs_json[];
 extern const xfunc weir__funcs_nested[];
 extern const xfunc weir__funcs_coll[];
+extern const xfunc weir__funcs_text[];
 const xfunc *weir__func_find(const char *name);
 /* Pattern functions (f_like.c): LIKE's binder; the check that the first nstr
  * arguments are STRING and the rest INT (NULL literals and BIGINT coerced);
