@@ -119,6 +119,20 @@ Test(funcs, left_right_startswith_base64)
                      "cannot apply STARTSWITH to (STRING, INT); expected STARTSWITH(STRING, STRING) or (BYTES, BYTES)");
 }
 
+Test(funcs, nested_casts)
+{
+    weir_type ab, as;
+    cr_assert_eq(weir_type_array(T(WEIR_TYPE_BIGINT), true, &ab), 0);
+    cr_assert_eq(weir_type_array(T(WEIR_TYPE_INT), true, &as), 0);
+    weir_expr *a = F("ARRAY", I(1), NULT(WEIR_TYPE_INT), NULL);
+    cr_assert_str_eq(EVS(CAST(a, ab)), "[1, null]");
+    cr_assert_str_eq(EV(F("ITEM", CAST(a, ab), I(1), NULL)), "1");
+    weir_expr *s = F("ARRAY", S("7"), S("x"), NULL);
+    cr_assert_str_eq(EVS(TRYCAST(s, as)), "NULL");
+    cr_assert_str_eq(EVE(CAST(s, as)),
+                     "cannot cast ARRAY<STRING NOT NULL> NOT NULL to ARRAY<INT> NOT NULL: element 2 does not convert (row 0)");
+}
+
 /* ---- strings ---- */
 
 Test(funcs, concat_family)
