@@ -306,6 +306,19 @@ def check(what, got, want, seed):
         raise SystemExit(1)
 
 
+def exprs_to_sink(weir, d, docs, ex, sink, what, p, seed):
+    """Runs SELECT id, <ex's expressions> FROM t into a JSON file sink and
+    compares its rows with ex's Python functions of each document."""
+    cols = ", ".join(f"c{j} {ty}" for j, (_, ty, _) in enumerate(ex))
+    sel = ", ".join(sql for sql, _, _ in ex)
+    run(weir, d, DDL + f"CREATE TABLE {sink} (id BIGINT, {cols}) WITH ('connector' = 'filesystem', "
+                        f"'path' = '{sink}', 'format' = 'json');\n"
+                        f"INSERT INTO {sink} SELECT id, {sel} FROM t;\n", p)
+    want = [dict([("id", doc["id"])] + [(f"c{j}", fn(doc)) for j, (_, _, fn) in enumerate(ex)])
+            for doc in docs]
+    check(f"{what}: " + sel, read_json_dir(os.path.join(d, sink)), want, seed)
+
+
 def one_round(weir, rng, seed, rows):
     docs = [gen_doc(rng, i) for i in range(rows)]
     p = rng.choice([1, 2, 4])
@@ -315,15 +328,7 @@ def one_round(weir, rng, seed, rows):
             for doc in docs:
                 f.write(json.dumps(doc, ensure_ascii=False) + "\n")
         # 1. element access
-        ex = access_exprs(rng)
-        cols = ", ".join(f"c{j} {ty}" for j, (_, ty, _) in enumerate(ex))
-        sel = ", ".join(sql for sql, _, _ in ex)
-        run(weir, d, DDL + f"CREATE TABLE o (id BIGINT, {cols}) WITH ('connector' = 'filesystem', "
-                            "'path' = 'o', 'format' = 'json');\n"
-                            f"INSERT INTO o SELECT id, {sel} FROM t;\n", p)
-        want = [dict([("id", doc["id"])] + [(f"c{j}", fn(doc)) for j, (_, _, fn) in enumerate(ex)])
-                for doc in docs]
-        check("element access: " + sel, read_json_dir(os.path.join(d, "o")), want, seed)
+        exprs_to_sink(weir, d, docs, access_exprs(rng), "o", "element access", p, seed)
 
         # 2. UNNEST
         run(weir, d, DDL +
@@ -394,15 +399,7 @@ def one_round(weir, rng, seed, rows):
                 print(("  weir:   " if line in got else "  python: ") + line, file=sys.stderr)
             raise SystemExit(1)
         # 5. collection functions
-        ex = coll_exprs(rng)
-        cols = ", ".join(f"c{j} {ty}" for j, (_, ty, _) in enumerate(ex))
-        sel = ", ".join(sql for sql, _, _ in ex)
-        run(weir, d, DDL + f"CREATE TABLE oc (id BIGINT, {cols}) WITH ('connector' = 'filesystem', "
-                            "'path' = 'oc', 'format' = 'json');\n"
-                            f"INSERT INTO oc SELECT id, {sel} FROM t;\n", p)
-        want = [dict([("id", doc["id"])] + [(f"c{j}", fn(doc)) for j, (_, _, fn) in enumerate(ex)])
-                for doc in docs]
-        check("collection functions: " + sel, read_json_dir(os.path.join(d, "oc")), want, seed)
+        exprs_to_sink(weir, d, docs, coll_exprs(rng), "oc", "collection functions", p, seed)
     finally:
         shutil.rmtree(d, ignore_errors=True)
 

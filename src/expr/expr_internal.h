@@ -149,6 +149,10 @@ static inline uint8_t *x_nulls(ecx *cx, xvec *out)
 static inline void x_setnull(ecx *cx, xvec *out, uint32_t i) { x_nulls(cx, out)[i] = 1; }
 /* Allocates len bytes for a string result. */
 static inline char *x_str(ecx *cx, size_t len) { return weir__x_alloc(cx, len ? len : 1); }
+/* Copies the bytes in b (a nested value, a string) into evaluation memory
+ * as row i of out (f_nested.c); 0 or WEIR_ENOMEM with the error set. */
+struct weir_buf;
+int weir__x_put_buf(ecx *cx, xvec *out, uint32_t i, const struct weir_buf *b);
 
 /* ---- arena ---- */
 

@@ -210,17 +210,6 @@ static void msort(const sort_ord *o, ent *x, ent *tmp, uint32_t n)
 
 /* ---- results ---- */
 
-static int put_result(ecx *cx, xvec *out, uint32_t i, const weir_buf *b)
-{
-    char *p = x_str(cx, b->len);
-    if (!p)
-        return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
-    if (b->len)
-        memcpy(p, b->data, b->len);
-    ((xstr *)out->data)[i] = (xstr){p, (uint32_t)b->len};
-    return 0;
-}
-
 /* Appends an entry to an ARRAY being built in b (its count patched by the caller). */
 static int put_ent(weir_buf *b, const ent *e) { return weir_buf_put(b, e->p, e->len); }
 
@@ -283,6 +272,9 @@ static int array_row(ecx *cx, const weir_expr *e, const xvec *a, uint32_t i, wei
         m = nx + 1;
         break;
     case C_CONCAT:
+    case C_MAP_UNION:
+        /* every argument's entries in order (MAP_UNION: canonical form below
+         * keeps the last value of a key) */
         for (uint32_t j = 0; j < e->n_args && !rc; j++) {
             uint32_t nj = j ? read_ents(cx, &a[j], i, &y) : nx;
             const ent *ej = j ? y : x;
@@ -290,7 +282,7 @@ static int array_row(ecx *cx, const weir_expr *e, const xvec *a, uint32_t i, wei
                 return WEIR_ENOMEM;
             for (uint32_t k = 0; k < nj && !rc; k++)
                 rc = put_ent(b, &ej[k]);
-            m += nj;
+            m += e->p0 == C_MAP_UNION ? nj / 2 : nj;
         }
         break;
     case C_REMOVE: {
@@ -394,17 +386,6 @@ static int array_row(ecx *cx, const weir_expr *e, const xvec *a, uint32_t i, wei
         m = nx;
         break;
     }
-    case C_MAP_UNION:
-        for (uint32_t j = 0; j < e->n_args && !rc; j++) {
-            uint32_t nj = j ? read_ents(cx, &a[j], i, &y) : nx;
-            const ent *ej = j ? y : x;
-            if (nj && !ej)
-                return WEIR_ENOMEM;
-            for (uint32_t k = 0; k < nj && !rc; k++)
-                rc = put_ent(b, &ej[k]);
-            m += nj / 2;
-        }
-        break;
     }
     if (rc)
         return rc;
@@ -550,7 +531,7 @@ static int coll_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
             weir_buf_clear(&b);
             rc = e->p0 == C_SPLIT ? split_row(a, i, &b) : array_row(cx, e, a, i, &b);
             if (!rc)
-                rc = put_result(cx, out, i, &b);
+                rc = weir__x_put_buf(cx, out, i, &b);
         }
     }
     weir_buf_fini(&b);
