@@ -16,7 +16,10 @@ what Python computes from the same documents with its json module:
      the changelog is replayed into the final table, whose rows Python
      formats as the print connector does (Java's toString of the values);
   4. GROUP BY a MAP whose keys the documents list in random order: maps
-     with the same entries are one group, as Flink compares maps.
+     with the same entries are one group, as Flink compares maps;
+  5. the collection functions (ARRAY_APPEND ... MAP_UNION, SPLIT) with
+     random arguments, NULLs included, against Python models written from
+     Flink's documented rules, written to a JSON file sink.
 
 The seed is printed; --seed replays a run.
 """
@@ -135,6 +138,130 @@ def access_exprs(rng):
     return out
 
 
+# ---- collection functions: Python models of Flink's documented rules ----
+
+def distinct(xs):
+    out = []
+    for x in xs:
+        if x not in out:
+            out.append(x)
+    return out
+
+
+def m_slice(a, s, e):
+    if a is None:
+        return None
+    n = len(a)
+    if n == 0:
+        return []
+    e = n if e is None else e
+    s, e = s + (n + 1 if s < 0 else 0), e + (n + 1 if e < 0 else 0)
+    s, e = max(1, s), (1 if e == 0 else min(e, n))
+    return a[s - 1:e] if e >= s else []
+
+
+def m_sort(a, asc, nulls_first):
+    if a is None:
+        return None
+    vals = sorted((x for x in a if x is not None), reverse=not asc)
+    nulls = [None] * (len(a) - len(vals))
+    return nulls + vals if nulls_first else vals + nulls
+
+
+def m_split(s, sep):
+    if s is None:
+        return None
+    if s == "":
+        return []
+    if sep == "":
+        return list(s)
+    return s.split(sep)
+
+
+def m_extreme(a, fn, key=None):
+    if a is None:
+        return None
+    vals = [x for x in a if x is not None]
+    return fn(vals, key=key) if vals else None
+
+
+def coll_exprs(rng):
+    """(sql, sink type, python function of a document) for collection functions."""
+    out = []
+    nul = lambda d, c: d.get(c) is None
+    for _ in range(rng.randint(6, 12)):
+        kind = rng.randrange(16)
+        v = rng.choice([None, rng.randint(-5, 9)])
+        vs = "CAST(NULL AS INT)" if v is None else str(v)
+        if kind == 0:
+            out.append((f"ARRAY_APPEND(a, {vs})", "ARRAY<INT>", lambda d, v=v: None if nul(d, "a") else d["a"] + [v]))
+        elif kind == 1:
+            out.append((f"ARRAY_PREPEND(s, 'p')", "ARRAY<STRING>", lambda d: None if nul(d, "s") else ["p"] + d["s"]))
+        elif kind == 2:
+            out.append(("ARRAY_CONCAT(a, r.z, ARRAY[7])", "ARRAY<INT>",
+                        lambda d: None if nul(d, "a") or get(d, "r", "z") is None else d["a"] + d["r"]["z"] + [7]))
+        elif kind == 3:
+            w = rng.randint(-5, 9)
+            out.append((f"ARRAY_POSITION(a, {w})", "INT",
+                        lambda d, w=w: None if nul(d, "a") else (d["a"].index(w) + 1 if w in d["a"] else 0)))
+        elif kind == 4:
+            out.append((f"ARRAY_REMOVE(a, {vs})", "ARRAY<INT>",
+                        lambda d, v=v: None if nul(d, "a") else [x for x in d["a"] if x != v]))
+        elif kind == 5:
+            out.append(("ARRAY_REVERSE(s)", "ARRAY<STRING>", lambda d: None if nul(d, "s") else d["s"][::-1]))
+        elif kind == 6:
+            st, en = rng.randint(-7, 7), rng.choice([None, rng.randint(-7, 7)])
+            sql = f"ARRAY_SLICE(a, {st})" if en is None else f"ARRAY_SLICE(a, {st}, {en})"
+            out.append((sql, "ARRAY<INT>", lambda d, st=st, en=en: m_slice(d.get("a"), st, en)))
+        elif kind == 7:
+            asc = rng.choice([None, True, False])
+            nf = None if asc is None else rng.choice([None, True, False])
+            args = "" if asc is None else f", {asc}".upper() + ("" if nf is None else f", {nf}".upper())
+            a2 = True if asc is None else asc
+            out.append((f"ARRAY_SORT(a{args})", "ARRAY<INT>",
+                        lambda d, a2=a2, n2=(a2 if nf is None else nf): m_sort(d.get("a"), a2, n2)))
+        elif kind == 8:
+            op = rng.choice(["UNION", "INTERSECT", "EXCEPT"])
+
+            def f(d, op=op):
+                x, y = d.get("a"), get(d, "r", "z")
+                if x is None or y is None:
+                    return None
+                if op == "UNION":
+                    return distinct(x + y)
+                return [e for e in distinct(x) if (e in y) == (op == "INTERSECT")]
+            out.append((f"ARRAY_{op}(a, r.z)", "ARRAY<INT>", f))
+        elif kind == 9:
+            op = rng.choice(["MAX", "MIN"])
+            out.append((f"ARRAY_{op}(a)", "INT", lambda d, op=op: m_extreme(d.get("a"), max if op == "MAX" else min)))
+        elif kind == 10:
+            op = rng.choice(["MAX", "MIN"])
+            out.append((f"ARRAY_{op}(s)", "STRING",
+                        lambda d, op=op: m_extreme(d.get("s"), max if op == "MAX" else min, key=str.encode)))
+        elif kind == 11:
+            sep, rep = rng.choice([",", "", " - "]), rng.choice([None, "", "N"])
+            sql = f"ARRAY_JOIN(s, '{sep}')" if rep is None else f"ARRAY_JOIN(s, '{sep}', '{rep}')"
+            out.append((sql, "STRING", lambda d, sep=sep, rep=rep: None if nul(d, "s") else
+                        sep.join(x if x is not None else rep for x in d["s"] if x is not None or rep is not None)))
+        elif kind == 12:
+            sep = rng.choice(["", ",", " ", "a", "x y", "é"])
+            out.append((f"SPLIT(r.y, '{sep}')", "ARRAY<STRING>", lambda d, sep=sep: m_split(get(d, "r", "y"), sep)))
+        elif kind == 13:
+            out.append(("MAP_ENTRIES(m)", "ARRAY<ROW<key STRING, `value` BIGINT>>",
+                        lambda d: None if nul(d, "m") else
+                        [{"key": k, "value": d["m"][k]} for k in sorted(d["m"], key=str.encode)]))
+        elif kind == 14:
+            out.append(("MAP_FROM_ARRAYS(MAP_KEYS(m), ARRAY_REVERSE(MAP_VALUES(m)))", "MAP<STRING, BIGINT>",
+                        lambda d: None if nul(d, "m") else
+                        dict(zip(sorted(d["m"], key=str.encode),
+                                 [d["m"][k] for k in sorted(d["m"], key=str.encode)][::-1]))))
+        else:
+            k = rng.choice(KEYS + ["new"])
+            out.append((f"MAP_UNION(m, MAP['{k}', CAST({v if v is not None else 'NULL'} AS BIGINT)])",
+                        "MAP<STRING, BIGINT>", lambda d, k=k, v=v: None if nul(d, "m") else {**d["m"], k: v}))
+    return out
+
+
 def java_text(v, ty):
     """The print connector's text of a value of type ty (a small type tree)."""
     if v is None:
@@ -179,6 +306,19 @@ def check(what, got, want, seed):
         raise SystemExit(1)
 
 
+def exprs_to_sink(weir, d, docs, ex, sink, what, p, seed):
+    """Runs SELECT id, <ex's expressions> FROM t into a JSON file sink and
+    compares its rows with ex's Python functions of each document."""
+    cols = ", ".join(f"c{j} {ty}" for j, (_, ty, _) in enumerate(ex))
+    sel = ", ".join(sql for sql, _, _ in ex)
+    run(weir, d, DDL + f"CREATE TABLE {sink} (id BIGINT, {cols}) WITH ('connector' = 'filesystem', "
+                        f"'path' = '{sink}', 'format' = 'json');\n"
+                        f"INSERT INTO {sink} SELECT id, {sel} FROM t;\n", p)
+    want = [dict([("id", doc["id"])] + [(f"c{j}", fn(doc)) for j, (_, _, fn) in enumerate(ex)])
+            for doc in docs]
+    check(f"{what}: " + sel, read_json_dir(os.path.join(d, sink)), want, seed)
+
+
 def one_round(weir, rng, seed, rows):
     docs = [gen_doc(rng, i) for i in range(rows)]
     p = rng.choice([1, 2, 4])
@@ -188,15 +328,7 @@ def one_round(weir, rng, seed, rows):
             for doc in docs:
                 f.write(json.dumps(doc, ensure_ascii=False) + "\n")
         # 1. element access
-        ex = access_exprs(rng)
-        cols = ", ".join(f"c{j} {ty}" for j, (_, ty, _) in enumerate(ex))
-        sel = ", ".join(sql for sql, _, _ in ex)
-        run(weir, d, DDL + f"CREATE TABLE o (id BIGINT, {cols}) WITH ('connector' = 'filesystem', "
-                            "'path' = 'o', 'format' = 'json');\n"
-                            f"INSERT INTO o SELECT id, {sel} FROM t;\n", p)
-        want = [dict([("id", doc["id"])] + [(f"c{j}", fn(doc)) for j, (_, _, fn) in enumerate(ex)])
-                for doc in docs]
-        check("element access: " + sel, read_json_dir(os.path.join(d, "o")), want, seed)
+        exprs_to_sink(weir, d, docs, access_exprs(rng), "o", "element access", p, seed)
 
         # 2. UNNEST
         run(weir, d, DDL +
@@ -266,6 +398,8 @@ def one_round(weir, rng, seed, rows):
             for line in sorted(set(got) ^ set(want))[:10]:
                 print(("  weir:   " if line in got else "  python: ") + line, file=sys.stderr)
             raise SystemExit(1)
+        # 5. collection functions
+        exprs_to_sink(weir, d, docs, coll_exprs(rng), "oc", "collection functions", p, seed)
     finally:
         shutil.rmtree(d, ignore_errors=True)
 

@@ -12,6 +12,127 @@
 
 TestSuite(funcs, .init = setup_expr, .fini = teardown_expr);
 
+/* ---- collection functions (print text through CAST to STRING) ---- */
+
+static const char *EVS(weir_expr *e) { return EV(CAST(e, T(WEIR_TYPE_STRING))); }
+
+static weir_expr *ARR3(weir_expr *a, weir_expr *b, weir_expr *c) { return F("ARRAY", a, b, c, NULL); }
+
+Test(funcs, collection_functions)
+{
+    weir_expr *a = ARR3(I(3), NULT(WEIR_TYPE_INT), I(1));
+    cr_assert_str_eq(EVS(F("ARRAY_APPEND", a, NUL(), NULL)), "[3, null, 1, null]");
+    cr_assert_str_eq(EVS(F("ARRAY_PREPEND", a, I(7), NULL)), "[7, 3, null, 1]");
+    cr_assert_str_eq(EVS(F("ARRAY_CONCAT", a, F("ARRAY", I(4), NULL), NULL)), "[3, null, 1, 4]");
+    cr_assert_str_eq(EV(F("ARRAY_POSITION", a, I(1), NULL)), "3");
+    cr_assert_str_eq(EV(F("ARRAY_POSITION", a, NULT(WEIR_TYPE_INT), NULL)), "NULL");
+    cr_assert_str_eq(EVS(F("ARRAY_REMOVE", a, NULT(WEIR_TYPE_INT), NULL)), "[3, 1]");
+    cr_assert_str_eq(EVS(F("ARRAY_REVERSE", a, NULL)), "[1, null, 3]");
+    cr_assert_str_eq(EVS(F("ARRAY_SLICE", a, I(-2), NULL)), "[null, 1]");
+    cr_assert_str_eq(EVS(F("ARRAY_SLICE", a, I(3), I(1), NULL)), "[]");
+    cr_assert_str_eq(EVS(F("ARRAY_SLICE", a, I(1), NULT(WEIR_TYPE_INT), NULL)), "NULL");
+    cr_assert_str_eq(EVS(F("ARRAY_SORT", a, NULL)), "[null, 1, 3]");
+    cr_assert_str_eq(EVS(F("ARRAY_SORT", a, B(false), NULL)), "[3, 1, null]");
+    cr_assert_str_eq(EVS(F("ARRAY_SORT", a, B(false), B(true), NULL)), "[null, 3, 1]");
+    cr_assert_str_eq(EVS(F("ARRAY_SORT", a, NULT(WEIR_TYPE_BOOLEAN), NULL)), "NULL");
+    cr_assert_str_eq(EVS(F("ARRAY_SORT", ARR3(D(0.0), D(-0.0), D(-1.5)), NULL)), "[-1.5, -0.0, 0.0]");
+    cr_assert_str_eq(EVS(F("ARRAY_UNION", a, ARR3(I(1), I(5), I(5)), NULL)), "[3, null, 1, 5]");
+    cr_assert_str_eq(EVS(F("ARRAY_INTERSECT", a, ARR3(I(1), NULT(WEIR_TYPE_INT), I(5)), NULL)), "[null, 1]");
+    cr_assert_str_eq(EVS(F("ARRAY_EXCEPT", a, ARR3(I(1), I(1), I(5)), NULL)), "[3, null]");
+    cr_assert_str_eq(EV(F("ARRAY_MAX", a, NULL)), "3");
+    cr_assert_str_eq(EV(F("ARRAY_MIN", a, NULL)), "1");
+    cr_assert_str_eq(EV(F("ARRAY_MAX", F("ARRAY", NULT(WEIR_TYPE_INT), NULL), NULL)), "NULL");
+    cr_assert_str_eq(EV(F("ARRAY_MAX", ARR3(S("b"), S("ab"), S("B")), NULL)), "b");
+    weir_expr *s = ARR3(S("a"), NULT(WEIR_TYPE_STRING), S(""));
+    cr_assert_str_eq(EV(F("ARRAY_JOIN", s, S("+"), NULL)), "a+");
+    cr_assert_str_eq(EV(F("ARRAY_JOIN", s, S("+"), S("?"), NULL)), "a+?+");
+    cr_assert_str_eq(EV(F("ARRAY_JOIN", s, S("+"), NULT(WEIR_TYPE_STRING), NULL)), "NULL");
+    cr_assert_str_eq(EVS(F("SPLIT", S(",a,,b,"), S(","), NULL)), "[, a, , b, ]");
+    cr_assert_str_eq(EVS(F("SPLIT", S("ab"), S("ab"), NULL)), "[, ]");
+    cr_assert_str_eq(EVS(F("SPLIT", S("abc"), S("x"), NULL)), "[abc]");
+    cr_assert_str_eq(EV(F("CARDINALITY", F("SPLIT", S(""), S(","), NULL), NULL)), "0");
+    weir_expr *m = F("MAP", S("b"), I(2), S("a"), I(1), NULL);
+    cr_assert_str_eq(EVS(F("MAP_ENTRIES", m, NULL)), "[+I[a, 1], +I[b, 2]]");
+    cr_assert_str_eq(EVS(F("MAP_UNION", m, F("MAP", S("a"), I(9), NULL), NULL)), "{a=9, b=2}");
+    cr_assert_str_eq(EVS(F("MAP_FROM_ARRAYS", ARR3(S("k"), S("j"), S("k")), ARR3(I(1), I(2), I(3)), NULL)),
+                     "{j=2, k=3}");
+    cr_assert_str_eq(EVE(F("MAP_FROM_ARRAYS", ARR3(S("k"), S("j"), S("i")), F("ARRAY", I(1), NULL), NULL)),
+                     "MAP_FROM_ARRAYS: the keys array has 3 elements and the values array 1: they must have the "
+                     "same length (row 0)");
+    weir_expr *second = F("ITEM", F("MAP_ENTRIES", m, NULL), I(2), NULL);
+    cr_assert_str_eq(EV(F("$FIELD", second, S("key"), NULL)), "b");
+    cr_assert_str_eq(EV(F("$FIELD", second, S("VALUE"), NULL)), "2");
+    cr_assert_str_eq(FE("ARRAY_CONCAT", a, F("ARRAY", S("x"), NULL), NULL),
+                     "ARRAY_CONCAT: the arguments must be of one type, not ARRAY<INT> and ARRAY<STRING NOT NULL> (CAST one of them)");
+    cr_assert_str_eq(FE("ARRAY_JOIN", a, S(","), NULL),
+                     "cannot apply ARRAY_JOIN to (ARRAY<INT>, STRING); expected ARRAY_JOIN(ARRAY<STRING>, STRING [, STRING])");
+}
+
+Test(funcs, regexp_array_functions)
+{
+    weir_expr *s = S("a1b22c333");
+    cr_assert_str_eq(EVS(F("REGEXP_EXTRACT_ALL", s, S("([a-z])(\\d+)"), NULL)), "[a, b, c]");
+    cr_assert_str_eq(EVS(F("REGEXP_EXTRACT_ALL", s, S("([a-z])(\\d+)"), I(2), NULL)), "[1, 22, 333]");
+    cr_assert_str_eq(EVS(F("REGEXP_EXTRACT_ALL", s, S("x(y)"), NULL)), "[]");
+    cr_assert_str_eq(EVS(F("REGEXP_EXTRACT_ALL", S("ab a"), S("a(b)?"), NULL)), "[b, null]");
+    cr_assert_str_eq(FE("REGEXP_EXTRACT_ALL", s, S("\\d+"), NULL),
+                     "REGEXP_EXTRACT_ALL group 1 does not exist: the pattern has 0");
+    cr_assert_str_eq(EVS(F("REGEXP_SPLIT", s, S("\\d+"), NULL)), "[a, b, c, ]");
+    cr_assert_str_eq(EVS(F("REGEXP_SPLIT", S("1a"), S("\\d"), NULL)), "[, a]");
+    cr_assert_str_eq(EVS(F("REGEXP_SPLIT", S("ab"), S("x*"), NULL)), "[a, b, ]");
+    cr_assert_str_eq(EVS(F("REGEXP_SPLIT", S("h\xc3\xa9"), S(""), NULL)), "[h, \xc3\xa9]");
+    cr_assert_str_eq(EV(F("CARDINALITY", F("REGEXP_SPLIT", S(""), S(","), NULL), NULL)), "1");
+    cr_assert_str_eq(EVS(F("REGEXP_SPLIT", NULT(WEIR_TYPE_STRING), S(","), NULL)), "NULL");
+}
+
+Test(funcs, json_string_quote_unquote)
+{
+    cr_assert_str_eq(EV(F("JSON_QUOTE", S("a\"b\\c/d\n"), NULL)), "\"a\\\"b\\\\c\\/d\\n\"");
+    cr_assert_str_eq(EV(F("JSON_QUOTE", S("\xc3\xa9\xf0\x9f\x98\x80"), NULL)), "\"\\u00e9\\u1f600\\ude00\"");
+    cr_assert_str_eq(EV(F("JSON_QUOTE", NULT(WEIR_TYPE_STRING), NULL)), "NULL");
+    cr_assert_str_eq(EV(F("JSON_UNQUOTE", S("\"a\\tb\\u00e9\\/\""), NULL)), "a\tb\xc3\xa9/");
+    cr_assert_str_eq(EV(F("JSON_UNQUOTE", S("\"abc"), NULL)), "\"abc");
+    cr_assert_str_eq(EV(F("JSON_UNQUOTE", S("\"a\\qb\""), NULL)), "\"a\\qb\"");
+    cr_assert_str_eq(EV(F("JSON_UNQUOTE", S("[1, 2]"), NULL)), "[1, 2]");
+    cr_assert_str_eq(EV(F("JSON_STRING", I(1), NULL)), "1");
+    cr_assert_str_eq(EV(F("JSON_STRING", B(true), NULL)), "true");
+    cr_assert_str_eq(EV(F("JSON_STRING", S("a\"b"), NULL)), "\"a\\\"b\"");
+    cr_assert_str_eq(EV(F("JSON_STRING", NULT(WEIR_TYPE_INT), NULL)), "NULL");
+    cr_assert_str_eq(TYPE(F("JSON_STRING", I(1), NULL)), "STRING NOT NULL");
+}
+
+Test(funcs, left_right_startswith_base64)
+{
+    cr_assert_str_eq(EV(F("LEFT", S("h\xc3\xa9llo"), I(2), NULL)), "h\xc3\xa9");
+    cr_assert_str_eq(EV(F("LEFT", S("abc"), I(-1), NULL)), "");
+    cr_assert_str_eq(EV(F("RIGHT", S("h\xc3\xa9llo"), I(4), NULL)), "\xc3\xa9llo");
+    cr_assert_str_eq(EV(F("RIGHT", S("abc"), I(7), NULL)), "abc");
+    cr_assert_str_eq(EV(F("RIGHT", S("abc"), NULT(WEIR_TYPE_INT), NULL)), "NULL");
+    cr_assert_str_eq(EV(F("STARTSWITH", S("abc"), S(""), NULL)), "TRUE");
+    cr_assert_str_eq(EV(F("STARTSWITH", S("abc"), S("abcd"), NULL)), "FALSE");
+    cr_assert_str_eq(EV(F("ENDSWITH", S("abc"), S("bc"), NULL)), "TRUE");
+    cr_assert_str_eq(EV(F("ENDSWITH", NUL(), S("bc"), NULL)), "NULL");
+    cr_assert_str_eq(EV(F("TO_BASE64", S("hi!"), NULL)), "aGkh");
+    cr_assert_str_eq(EV(F("FROM_BASE64", S("aGk="), NULL)), "hi");
+    cr_assert_str_eq(EVE(F("FROM_BASE64", S("a$"), NULL)), "FROM_BASE64: 'a$' is not base64 (row 0)");
+    cr_assert_str_eq(FE("STARTSWITH", S("a"), I(1), NULL),
+                     "cannot apply STARTSWITH to (STRING, INT); expected STARTSWITH(STRING, STRING) or (BYTES, BYTES)");
+}
+
+Test(funcs, nested_casts)
+{
+    weir_type ab, as;
+    cr_assert_eq(weir_type_array(T(WEIR_TYPE_BIGINT), true, &ab), 0);
+    cr_assert_eq(weir_type_array(T(WEIR_TYPE_INT), true, &as), 0);
+    weir_expr *a = F("ARRAY", I(1), NULT(WEIR_TYPE_INT), NULL);
+    cr_assert_str_eq(EVS(CAST(a, ab)), "[1, null]");
+    cr_assert_str_eq(EV(F("ITEM", CAST(a, ab), I(1), NULL)), "1");
+    weir_expr *s = F("ARRAY", S("7"), S("x"), NULL);
+    cr_assert_str_eq(EVS(TRYCAST(s, as)), "NULL");
+    cr_assert_str_eq(EVE(CAST(s, as)),
+                     "cannot cast ARRAY<STRING NOT NULL> NOT NULL to ARRAY<INT> NOT NULL: element 2 does not convert (row 0)");
+}
+
 /* ---- strings ---- */
 
 Test(funcs, concat_family)

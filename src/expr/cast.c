@@ -285,6 +285,29 @@ static bool cast_ok(weir_type_id f, weir_type_id t)
     }
 }
 
+/*
+ * Whether a value of nested type f casts to nested type t: the same kind at
+ * every level (ROWs with as many fields), and each element, key, value and
+ * field castable (Flink's rules for ARRAY, MAP and ROW). A MULTISET casts
+ * only to one of the same encoding (its elements could merge).
+ */
+static bool nested_castable(weir_type f, weir_type t)
+{
+    if (weir_nv_type_compatible(f, t))
+        return true;
+    const weir_nested_type *df = weir_type_nested(f), *dt = weir_type_nested(t);
+    if (!df || !dt || df->kind != dt->kind || df->n != dt->n || df->kind == WEIR_TYPE_MULTISET)
+        return false;
+    for (uint32_t k = 0; k < df->n; k++) {
+        weir_type a = df->elems[k], b = dt->elems[k];
+        bool ok = weir_type_is_nested(a.id) || weir_type_is_nested(b.id) ? nested_castable(a, b)
+                                                                         : cast_ok(a.id, b.id);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
 static int cast_kernel(ecx *cx, const weir_expr *e, const xvec *args, uint32_t n, const uint8_t *active, xvec *out)
 {
     return weir__cast_vec(cx, e, args[0].type, e->type, (e->flags & F_TRY) != 0, &args[0], n, active, out);
@@ -311,7 +334,7 @@ int weir__build_cast(weir_expr_arena *a, weir_expr *e, weir_type type, bool try_
         return weir_error_set(err, WEIR_EPLAN, "cannot cast %s to %s%s", weir__tname(e, b1, sizeof b1),
                               weir_expr_type_name(type, WEIR_INTERVAL_NONE, b2, sizeof b2), hint);
     }
-    if (weir_type_is_nested(type.id) && e->type.id != WEIR_TYPE_NULL && !weir_nv_type_compatible(e->type, type))
+    if (weir_type_is_nested(type.id) && e->type.id != WEIR_TYPE_NULL && !nested_castable(e->type, type))
         return weir_error_set(err, WEIR_EPLAN, "cannot cast %s to %s", weir__tname(e, b1, sizeof b1),
                               weir_expr_type_name(type, WEIR_INTERVAL_NONE, b2, sizeof b2));
     if (e->type.id == WEIR_TYPE_NULL) {
@@ -572,12 +595,154 @@ static int to_string(ecx *cx, weir_type from, const xvec *in, uint32_t n, const 
     return 0;
 }
 
+/* ---- casts between nested types of different element types ---- */
+
+/* Whether a cast to t may give NULL for a value (a DECIMAL that does not
+ * fit, a number as TIMESTAMP_LTZ out of range): such a NULL is a value,
+ * not a failed element. */
+static bool may_give_null(weir_type t) { return t.id == WEIR_TYPE_DECIMAL || t.id == WEIR_TYPE_TIMESTAMP_LTZ; }
+
+/* Casts the m entries ents[0..m) (their value bytes; NULL entries flagged)
+ * of type f to type t and appends them to b as entries. Returns 0, 1 when
+ * an element does not convert (*bad its index), or an error code. */
+static int convert_entries(ecx *cx, const weir_expr *e, weir_type f, weir_type t, const uint8_t **vals,
+                           const uint32_t *lens, const uint8_t *nulls, uint32_t m, weir_buf *b, uint32_t *bad_at)
+{
+    if (m == 0)
+        return 0;
+    size_t fw = weir_type_is_varlen(f.id) ? sizeof(xstr) : weir_type_size(f);
+    size_t tw = weir_type_is_varlen(t.id) ? sizeof(xstr) : weir_type_size(t);
+    xvec src = {.type = f, .data = weir__x_zalloc(cx, m * fw), .nulls = weir__x_alloc(cx, m)};
+    xvec dst = {.type = t, .data = weir__x_zalloc(cx, m * tw), .nulls = weir__x_alloc(cx, m)};
+    if (!src.data || !src.nulls || !dst.data || !dst.nulls)
+        return WEIR_ENOMEM;
+    for (uint32_t k = 0; k < m; k++) {
+        src.nulls[k] = dst.nulls[k] = nulls[k];
+        if (nulls[k])
+            continue;
+        if (weir_type_is_varlen(f.id))
+            ((xstr *)src.data)[k] = (xstr){(const char *)vals[k], lens[k]};
+        else
+            memcpy((uint8_t *)src.data + k * fw, vals[k], fw);
+    }
+    /* TRY: a failed element becomes NULL here and is told from a NULL value below */
+    int rc = weir__cast_vec(cx, e, f, t, true, &src, m, NULL, &dst);
+    if (rc)
+        return rc;
+    for (uint32_t k = 0; k < m && !rc; k++) {
+        if (dst.nulls[k] && !src.nulls[k] && !may_give_null(t)) {
+            *bad_at = k;
+            return 1;
+        }
+        if (dst.nulls[k]) {
+            rc = weir_nv_put_null(b);
+        } else if (weir_type_is_varlen(t.id)) {
+            xstr v = ((const xstr *)dst.data)[k];
+            rc = weir_nv_put(b, t, v.ptr, v.len);
+        } else {
+            rc = weir_nv_put(b, t, (const uint8_t *)dst.data + k * tw, (uint32_t)tw);
+        }
+    }
+    return rc;
+}
+
+/* One value: reads its entries, converts them by position (an ARRAY's
+ * elements, a MAP's keys and values, each ROW field), writes the new value. */
+static int convert_value(ecx *cx, const weir_expr *e, weir_type from, weir_type to, xstr v, weir_buf *b,
+                         uint32_t *bad_at)
+{
+    const weir_nested_type *df = weir_type_nested(from), *dt = weir_type_nested(to);
+    weir_nv_iter it;
+    uint32_t cnt = weir_nv_open(from, v.ptr, v.len, &it);
+    uint32_t per = df->kind == WEIR_TYPE_MAP ? 2 : 1;   /* entries per element */
+    uint32_t m = df->kind == WEIR_TYPE_ROW ? df->n : cnt * per;
+    const uint8_t **vals = weir__x_alloc(cx, (m ? m : 1) * sizeof *vals);
+    uint32_t *lens = weir__x_alloc(cx, (m ? m : 1) * sizeof *lens);
+    uint8_t *nulls = weir__x_alloc(cx, m ? m : 1);
+    if (!vals || !lens || !nulls)
+        return WEIR_ENOMEM;
+    uint32_t got = 0;
+    for (; got < m; got++) {
+        bool isn;
+        weir_type et = df->elems[df->kind == WEIR_TYPE_ROW ? got : got % per];
+        if (!weir_nv_next(&it, et, &isn, &vals[got], &lens[got]))
+            break;
+        nulls[got] = isn;
+    }
+    for (; got < m; got++)
+        nulls[got] = 1; /* a malformed value reads as NULLs */
+    size_t at = b->len;
+    int rc = df->kind == WEIR_TYPE_ROW ? 0 : weir_nv_put_count(b, cnt);
+    /* entries of one type at a time need them in one run: a ROW field by
+     * field, an ARRAY all at once, a MAP key by value (pairs interleave) */
+    if (df->kind == WEIR_TYPE_ARRAY) {
+        if (!rc)
+            rc = convert_entries(cx, e, df->elems[0], dt->elems[0], vals, lens, nulls, m, b, bad_at);
+    } else {
+        for (uint32_t k = 0; k < m && !rc; k++) {
+            uint32_t slot = df->kind == WEIR_TYPE_ROW ? k : k % per;
+            rc = convert_entries(cx, e, df->elems[slot], dt->elems[slot], &vals[k], &lens[k], &nulls[k], 1, b,
+                                 bad_at);
+            if (rc == 1)
+                *bad_at = df->kind == WEIR_TYPE_ROW ? k : k / per;
+        }
+    }
+    if (!rc && df->kind == WEIR_TYPE_MAP)
+        rc = weir_nv_map_canon(b, at, to);
+    return rc;
+}
+
+/* CAST between nested types whose elements differ in type: element by
+ * element with the scalar casts. An element that does not convert fails the
+ * row (CAST) or makes the whole value NULL (TRY_CAST). */
+static int nested_convert(ecx *cx, const weir_expr *e, weir_type from, weir_type to, bool try_cast, const xvec *in,
+                          uint32_t n, const uint8_t *active, xvec *out)
+{
+    weir_buf b;
+    weir_buf_init(&b);
+    int rc = 0;
+    for (uint32_t i = 0; i < n && rc <= 0; i++) {
+        if (!x_live(out, active, i))
+            continue;
+        weir_buf_clear(&b);
+        uint32_t bad_at = 0;
+        rc = convert_value(cx, e, from, to, ((const xstr *)in->data)[i], &b, &bad_at);
+        if (rc == 1) {
+            rc = 0;
+            if (try_cast) {
+                x_setnull(cx, out, i);
+                continue;
+            }
+            char fb[128], tb[128];
+            weir__nested_format_type(from, fb, sizeof fb);
+            weir__nested_format_type(to, tb, sizeof tb);
+            rc = weir__x_fail(cx, i, "cannot cast %s to %s: element %u does not convert", fb, tb, bad_at + 1);
+            break;
+        }
+        if (rc)
+            break;
+        char *p = x_str(cx, b.len);
+        if (!p) {
+            rc = WEIR_ENOMEM;
+            break;
+        }
+        memcpy(p, b.data, b.len);
+        ((xstr *)out->data)[i] = (xstr){p, (uint32_t)b.len};
+    }
+    weir_buf_fini(&b);
+    if (rc == WEIR_ENOMEM)
+        return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
+    return rc;
+}
+
 int weir__cast_vec(ecx *cx, const weir_expr *e, weir_type from, weir_type to, bool try_cast, const xvec *in,
                    uint32_t n, const uint8_t *active, xvec *out)
 {
     (void)e;
     int rc;
     if (weir_type_is_nested(to.id)) {
+        if (!weir_nv_type_compatible(from, to))
+            return nested_convert(cx, e, from, to, try_cast, in, n, active, out);
         /* the same encoding: only nullability inside differs */
         memcpy(out->data, in->data, (size_t)n * sizeof(xstr));
         return 0;

@@ -149,6 +149,10 @@ static inline uint8_t *x_nulls(ecx *cx, xvec *out)
 static inline void x_setnull(ecx *cx, xvec *out, uint32_t i) { x_nulls(cx, out)[i] = 1; }
 /* Allocates len bytes for a string result. */
 static inline char *x_str(ecx *cx, size_t len) { return weir__x_alloc(cx, len ? len : 1); }
+/* Copies the bytes in b (a nested value, a string) into evaluation memory
+ * as row i of out (f_nested.c); 0 or WEIR_ENOMEM with the error set. */
+struct weir_buf;
+int weir__x_put_buf(ecx *cx, xvec *out, uint32_t i, const struct weir_buf *b);
 
 /* ---- arena ---- */
 
@@ -277,6 +281,8 @@ extern const xfunc weir__funcs_math[];
 extern const xfunc weir__funcs_time[];
 extern const xfunc weir__funcs_json[];
 extern const xfunc weir__funcs_nested[];
+extern const xfunc weir__funcs_coll[];
+extern const xfunc weir__funcs_text[];
 const xfunc *weir__func_find(const char *name);
 /* Pattern functions (f_like.c): LIKE's binder; the check that the first nstr
  * arguments are STRING and the rest INT (NULL literals and BIGINT coerced);

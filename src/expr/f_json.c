@@ -1,6 +1,7 @@
 /*
  * expr/f_json.c - the SQL/JSON functions: IS JSON, JSON_EXISTS, JSON_VALUE,
- * JSON_QUERY, JSON_OBJECT and JSON_ARRAY.
+ * JSON_QUERY, JSON_OBJECT, JSON_ARRAY, JSON_STRING, JSON_QUOTE and
+ * JSON_UNQUOTE.
  *
  * A document is checked once (standard JSON, RFC 8259: no NaN, no trailing
  * text, valid UTF-8, at most JSON_MAX_DEPTH levels) and then walked in
@@ -936,7 +937,8 @@ static int put_value(weir_buf *b, const xvec *v, uint8_t kind, uint32_t i)
 
 static int ctor_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
-    bool object = e->p1 != 0, absent = e->p0 != 0;
+    /* p1: 0 JSON_ARRAY, 1 JSON_OBJECT, 2 JSON_STRING (one value, no brackets) */
+    bool object = e->p1 == 1, single = e->p1 == 2, absent = e->p0 != 0;
     const uint8_t *kinds = e->aux;
     uint32_t step = object ? 2 : 1, nv = e->n_args / step;
     weir_buf b;
@@ -947,6 +949,14 @@ static int ctor_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
             continue;
         weir_buf_clear(&b);
         bool first = true;
+        if (single) {
+            if (kinds[0] == JV_NULL || (a[0].nulls && a[0].nulls[i])) {
+                x_setnull(cx, out, i);
+                continue;
+            }
+            rc = put_value(&b, &a[0], kinds[0], i);
+            goto done_row;
+        }
         rc = weir_buf_put(&b, object ? "{" : "[", 1);
         for (uint32_t k = 0; k < nv && rc == 0; k++) {
             const xvec *v = &a[k * step + step - 1];
@@ -971,6 +981,7 @@ static int ctor_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
         }
         if (rc == 0)
             rc = weir_buf_put(&b, object ? "}" : "]", 1);
+    done_row:
         if (rc == 0) {
             char *o = x_str(cx, b.len);
             if (!o) {
@@ -1053,7 +1064,111 @@ static int bind_ctor(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint3
     return 0;
 }
 
+/* JSON_STRING(v): v as JSON_ARRAY would write it, without the brackets;
+ * NULL for NULL (Flink). */
+static int bind_json_string(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                            weir_error *err)
+{
+    if (n != 1)
+        return weir__bad_args(f, args, n, err);
+    weir_expr *ctor_args[3] = {weir_expr_lit_int(a, 0), args[0], weir_expr_lit_int(a, 0)};
+    if (!ctor_args[0] || !ctor_args[2])
+        return nomem_b(err);
+    bool nullable = args[0]->type.nullable || args[0]->type.id == WEIR_TYPE_NULL;
+    int rc = bind_ctor(a, f, ctor_args, 3, out, err);
+    if (rc)
+        return rc;
+    (*out)->p1 = 2;
+    (*out)->type = tmake(WEIR_TYPE_STRING, nullable);
+    (*out)->flags |= F_MAYNULL;
+    return 0;
+}
+
+/* JSON_QUOTE(s): s as a JSON string literal, written as Flink writes it:
+ * '"', '\', '/' and \b \f \n \r \t escaped, other ASCII as it is, and
+ * every other character as \u and its code point in lower-case hex (a
+ * character beyond U+FFFF as its code point, then its low surrogate:
+ * Flink steps through UTF-16 units but reads code points). */
+static int quote_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    (void)e;
+    weir_buf b;
+    weir_buf_init(&b);
+    int rc = 0;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        if (!x_live(out, act, i))
+            continue;
+        xstr s = ((const xstr *)a[0].data)[i];
+        weir_buf_clear(&b);
+        rc = weir_buf_put(&b, "\"", 1);
+        for (uint32_t k = 0; k < s.len && !rc;) {
+            unsigned char c = (unsigned char)s.ptr[k];
+            char tmp[24];
+            size_t tl = 0;
+            if (c < 0x80) {
+                const char *esc = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '/' ? "\\/" : c == '\b' ? "\\b"
+                                : c == '\f' ? "\\f" : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
+                rc = esc ? weir_buf_put(&b, esc, 2) : weir_buf_put(&b, (const char *)&c, 1);
+                k++;
+                continue;
+            }
+            uint32_t w = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4, cp = c & (0x7F >> w);
+            for (uint32_t j = 1; j < w; j++)
+                cp = (cp << 6) | (k + j < s.len ? ((unsigned char)s.ptr[k + j] & 0x3F) : 0);
+            tl = (size_t)snprintf(tmp, sizeof tmp, "\\u%04x", cp);
+            if (cp > 0xFFFF)
+                tl += (size_t)snprintf(tmp + tl, sizeof tmp - tl, "\\u%04x", 0xDC00 + ((cp - 0x10000) & 0x3FF));
+            rc = weir_buf_put(&b, tmp, tl);
+            k += w;
+        }
+        rc = rc ? rc : weir_buf_put(&b, "\"", 1);
+        char *o = rc ? NULL : x_str(cx, b.len);
+        if (!o) {
+            rc = WEIR_ENOMEM;
+            break;
+        }
+        memcpy(o, b.data, b.len);
+        ((xstr *)out->data)[i] = (xstr){o, (uint32_t)b.len};
+    }
+    weir_buf_fini(&b);
+    return rc ? weir_error_set(cx->err, WEIR_ENOMEM, "out of memory") : 0;
+}
+
+/* JSON_UNQUOTE(s): the value of s when s is one JSON string literal;
+ * anything else is returned as it is (Flink). */
+static int unquote_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    (void)e;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!x_live(out, act, i))
+            continue;
+        xstr s = ((const xstr *)a[0].data)[i], v = s;
+        const char *end = s.ptr + s.len;
+        if (s.len >= 2 && s.ptr[0] == '"' && j_string(s.ptr, end) == end &&
+            weir__fmt_utf8_check(s.ptr, s.len) == s.len && j_unescape(cx, s.ptr, end, &v))
+            return cx->err->code;
+        ((xstr *)out->data)[i] = v;
+    }
+    return 0;
+}
+
+static int bind_quote(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                      weir_error *err)
+{
+    if (n != 1)
+        return weir__bad_args(f, args, n, err);
+    int rc = weir__need_strings(a, f, args, n, n, err);
+    if (rc)
+        return rc;
+    *out = weir__call_node(a, f, args, 1, tmake(WEIR_TYPE_STRING, args[0]->type.nullable),
+                           f->param ? unquote_kernel : quote_kernel, F_STRICT);
+    return *out ? 0 : nomem_b(err);
+}
+
 const xfunc weir__funcs_json[] = {
+    {"JSON_STRING", "JSON_STRING(value)", bind_json_string, 0},
+    {"JSON_QUOTE", "JSON_QUOTE(STRING)", bind_quote, 0},
+    {"JSON_UNQUOTE", "JSON_UNQUOTE(STRING)", bind_quote, 1},
     {"JSON_OBJECT", "JSON_OBJECT([[KEY] STRING VALUE value, ...] [{NULL|ABSENT} ON NULL])", bind_ctor, 1},
     {"JSON_ARRAY", "JSON_ARRAY([value, ...] [{NULL|ABSENT} ON NULL])", bind_ctor, 0},
     {"IS JSON", "STRING IS JSON [VALUE|SCALAR|ARRAY|OBJECT]", bind_is_json, 0},

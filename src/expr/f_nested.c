@@ -43,8 +43,7 @@ static inline void raw_store(xvec *out, uint32_t i, const uint8_t *val, uint32_t
 
 static inline bool is_null_at(const xvec *v, uint32_t i) { return v->nulls && v->nulls[i]; }
 
-/* Copies the encoding in b into evaluation memory as row i of out. */
-static int put_result(ecx *cx, xvec *out, uint32_t i, const weir_buf *b)
+int weir__x_put_buf(ecx *cx, xvec *out, uint32_t i, const weir_buf *b)
 {
     char *p = x_str(cx, b->len);
     if (!p)
@@ -95,7 +94,7 @@ static int ctor_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
         if (rc)
             rc = weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
         else
-            rc = put_result(cx, out, i, &b);
+            rc = weir__x_put_buf(cx, out, i, &b);
     }
     weir_buf_fini(&b);
     return rc;
@@ -430,7 +429,7 @@ static int coll_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
                 break;
             }
             memcpy(b.data, &m, 4);
-            rc = put_result(cx, out, i, &b);
+            rc = weir__x_put_buf(cx, out, i, &b);
         }
         }
     }

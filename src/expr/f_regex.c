@@ -1,7 +1,7 @@
 /*
  * expr/f_regex.c - regular expressions with Java's semantics through PCRE2:
  * SIMILAR TO, REGEXP, REGEXP_EXTRACT, REGEXP_REPLACE, REGEXP_COUNT,
- * REGEXP_INSTR, REGEXP_SUBSTR. (LIKE is in f_like.c; f_regex_posix.c is the
+ * REGEXP_INSTR, REGEXP_SUBSTR, REGEXP_EXTRACT_ALL, REGEXP_SPLIT. (LIKE is in f_like.c; f_regex_posix.c is the
  * fallback when weir is built without PCRE2.)
  *
  * Patterns are written in Java's syntax, as in Flink. PCRE2 matches the way
@@ -27,6 +27,7 @@
 
 #include "expr/expr_internal.h"
 #include "format/convert.h"
+#include "record/nested.h"
 
 static int oom(ecx *cx) { return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory"); }
 static int nomem_b(weir_error *err) { return weir_error_set(err, WEIR_ENOMEM, "out of memory"); }
@@ -559,7 +560,85 @@ static void cache_done(rxcache *c)
 #define STR(k) (((const xstr *)a[k].data)[i])
 #define I32(k) (((const int32_t *)a[k].data)[i])
 
-enum { RX_MATCH, RX_EXTRACT, RX_REPLACE, RX_COUNT, RX_INSTR, RX_SUBSTR };
+enum { RX_MATCH, RX_EXTRACT, RX_REPLACE, RX_COUNT, RX_INSTR, RX_SUBSTR, RX_EXTRACT_ALL, RX_SPLIT };
+
+/* Appends a STRING entry to the ARRAY being built in b (NULL when unset). */
+static int put_piece(weir_buf *b, const char *p, size_t len, bool unset)
+{
+    return unset ? weir_nv_put_null(b) : weir_nv_put(b, tmake(WEIR_TYPE_STRING, true), p, (uint32_t)len);
+}
+
+/* Copies the ARRAY in b (its count patched to m) into evaluation memory. */
+static int finish_array(ecx *cx, weir_buf *b, uint32_t m, int rc, xstr *res)
+{
+    char *o = rc ? NULL : x_str(cx, b->len);
+    if (o) {
+        memcpy(b->data, &m, 4);
+        memcpy(o, b->data, b->len);
+        *res = (xstr){o, (uint32_t)b->len};
+    }
+    weir_buf_fini(b);
+    return o ? 0 : oom(cx);
+}
+
+/* REGEXP_SPLIT with an empty pattern: one piece per character. */
+static int split_chars(ecx *cx, xstr s, xstr *res)
+{
+    weir_buf b;
+    weir_buf_init(&b);
+    int rc = weir_nv_put_count(&b, 0);
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < s.len && !rc; m++) {
+        uint32_t w = u8len((unsigned char)s.ptr[k]);
+        w = k + w > s.len ? s.len - k : w;
+        rc = put_piece(&b, s.ptr + k, w, false);
+        k += w;
+    }
+    return finish_array(cx, &b, m, rc, res);
+}
+
+/*
+ * REGEXP_EXTRACT_ALL: group g of every match, found as Java's Matcher.find
+ * finds them (a group that took no part is a NULL element). REGEXP_SPLIT:
+ * the text around the matches, as Java's Pattern.split(s, -1): trailing
+ * empty pieces kept, an empty match at the start gives no leading piece,
+ * and no match gives [s].
+ */
+static int find_all(ecx *cx, uint32_t row, const xregex *rx, xstr s, pcre2_match_data *md, bool split,
+                    uint32_t g, xstr *res)
+{
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+    weir_buf b;
+    weir_buf_init(&b);
+    int rc = weir_nv_put_count(&b, 0);
+    uint32_t m = 0, from = 0, piece = 0;
+    while (!rc && from <= s.len) {
+        int f = rx_find(cx, row, rx, s, from, md);
+        if (f < 0) {
+            weir_buf_fini(&b);
+            return -1;
+        }
+        if (!f)
+            break;
+        uint32_t so = (uint32_t)ov[0], eo = (uint32_t)ov[1];
+        from = next_from(s, so, eo);
+        if (split) {
+            if (so == 0 && eo == 0)
+                continue;
+            rc = put_piece(&b, s.ptr + piece, so - piece, false);
+            piece = eo;
+        } else {
+            bool unset = ov[2 * g] == PCRE2_UNSET;
+            rc = put_piece(&b, unset ? NULL : s.ptr + ov[2 * g], unset ? 0 : ov[2 * g + 1] - ov[2 * g], unset);
+        }
+        m++;
+    }
+    if (split && !rc) {
+        rc = put_piece(&b, s.ptr + piece, s.len - piece, false);
+        m++;
+    }
+    return finish_array(cx, &b, m, rc, res);
+}
 
 /* One kernel for the family: e->p0 says which function. */
 static int regex_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
@@ -573,6 +652,12 @@ static int regex_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, 
             continue;
         if (kind == RX_MATCH && STR(1).len == 0) {
             ((uint8_t *)out->data)[i] = 0;
+            continue;
+        }
+        if (kind == RX_SPLIT && STR(1).len == 0) {
+            /* an empty pattern splits into characters (Flink) */
+            if ((rc = split_chars(cx, STR(0), &((xstr *)out->data)[i])))
+                goto done;
             continue;
         }
         bool nomem = false;
@@ -690,6 +775,17 @@ static int regex_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, 
             if (b.len)
                 memcpy(o, b.p, b.len);
             ((xstr *)out->data)[i] = (xstr){o, (uint32_t)b.len};
+            break;
+        }
+        case RX_EXTRACT_ALL:
+        case RX_SPLIT: {
+            int64_t g = kind == RX_EXTRACT_ALL ? (e->n_args > 2 ? I32(2) : 1) : 0;
+            if (g < 0 || g > rx->n_groups) {
+                x_setnull(cx, out, i);
+                break;
+            }
+            if ((rc = find_all(cx, i, rx, s, c.md, kind == RX_SPLIT, (uint32_t)g, &((xstr *)out->data)[i])))
+                goto done;
             break;
         }
         default: break;
@@ -844,10 +940,10 @@ static int bind_regexp(weir_expr_arena *a, const xfunc *f, weir_expr **args, uin
 {
     int kind = (int)f->param;
     uint32_t min_n = kind == RX_REPLACE ? 3 : 2;
-    uint32_t max_n = kind == RX_EXTRACT || kind == RX_REPLACE ? 3 : 2;
+    uint32_t max_n = kind == RX_EXTRACT || kind == RX_REPLACE || kind == RX_EXTRACT_ALL ? 3 : 2;
     if (n < min_n || n > max_n)
         return weir__bad_args(f, args, n, err);
-    int rc = weir__need_strings(a, f, args, n, kind == RX_EXTRACT ? 2 : n, err);
+    int rc = weir__need_strings(a, f, args, n, kind == RX_EXTRACT || kind == RX_EXTRACT_ALL ? 2 : n, err);
     if (rc)
         return rc;
     bool nullable = weir__any_nullable(args, n);
@@ -857,6 +953,11 @@ static int bind_regexp(weir_expr_arena *a, const xfunc *f, weir_expr **args, uin
     case RX_COUNT:
     case RX_INSTR: rt = tmake(WEIR_TYPE_INT, nullable || !weir__lit_str(args[1], &(xstr){0})); break;
     case RX_REPLACE: rt = tmake(WEIR_TYPE_STRING, nullable || !weir__lit_str(args[1], &(xstr){0})); break;
+    case RX_EXTRACT_ALL:
+    case RX_SPLIT:
+        if ((rc = weir_type_array(tmake(WEIR_TYPE_STRING, kind == RX_EXTRACT_ALL), true, &rt)))
+            return rc == WEIR_ENOMEM ? nomem_b(err) : weir_error_set(err, WEIR_EUNSUPPORTED, "too many nested types");
+        break;
     default: rt = tmake(WEIR_TYPE_STRING, true); break;
     }
     weir_expr *e = weir__call_node(a, f, args, n, rt, regex_kernel, F_STRICT | F_MAYNULL);
@@ -879,10 +980,11 @@ static int bind_regexp(weir_expr_arena *a, const xfunc *f, weir_expr **args, uin
             return nomem_b(err);
         }
         e->aux = rx;
-        if (kind == RX_EXTRACT && n == 3 && args[2]->kind == N_LITERAL && !args[2]->lit.is_null) {
-            int32_t g = args[2]->lit.v.i32;
+        bool lit_group = n == 3 && args[2]->kind == N_LITERAL && !args[2]->lit.is_null;
+        if ((kind == RX_EXTRACT && lit_group) || (kind == RX_EXTRACT_ALL && (n == 2 || lit_group))) {
+            int32_t g = n == 3 ? args[2]->lit.v.i32 : 1;
             if (g < 0 || (uint32_t)g > rx->n_groups)
-                return weir_error_set(err, WEIR_EPLAN, "REGEXP_EXTRACT group %d does not exist: the pattern has %u",
+                return weir_error_set(err, WEIR_EPLAN, "%s group %d does not exist: the pattern has %u", f->name,
                                       g, rx->n_groups);
         }
     }
@@ -901,6 +1003,8 @@ const xfunc weir__funcs_regex[] = {
     {"REGEXP_COUNT", "REGEXP_COUNT(STRING, STRING)", bind_regexp, RX_COUNT},
     {"REGEXP_INSTR", "REGEXP_INSTR(STRING, STRING)", bind_regexp, RX_INSTR},
     {"REGEXP_SUBSTR", "REGEXP_SUBSTR(STRING, STRING)", bind_regexp, RX_SUBSTR},
+    {"REGEXP_EXTRACT_ALL", "REGEXP_EXTRACT_ALL(STRING, STRING [, INT])", bind_regexp, RX_EXTRACT_ALL},
+    {"REGEXP_SPLIT", "REGEXP_SPLIT(STRING, STRING)", bind_regexp, RX_SPLIT},
     {NULL, NULL, NULL, 0},
 };
 #endif

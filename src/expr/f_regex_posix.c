@@ -17,7 +17,8 @@
  *
  * A literal pattern is compiled once when the expression is built; a
  * pattern computed per row is compiled when it changes from the previous
- * row. REGEXP_COUNT, REGEXP_INSTR and REGEXP_SUBSTR need PCRE2 and are
+ * row. REGEXP_COUNT, REGEXP_INSTR, REGEXP_SUBSTR, REGEXP_EXTRACT_ALL and
+ * REGEXP_SPLIT need PCRE2 and are
  * refused here.
  */
 #ifndef WEIR_HAVE_PCRE2
@@ -652,6 +653,8 @@ const xfunc weir__funcs_regex[] = {
     {"REGEXP_EXTRACT", "REGEXP_EXTRACT(STRING, STRING [, INT])", bind_regexp, 1},
     {"REGEXP_REPLACE", "REGEXP_REPLACE(STRING, STRING, STRING)", bind_regexp, 2},
     {"REGEXP_COUNT", "REGEXP_COUNT(STRING, STRING)", bind_needs_pcre2, 0},
+    {"REGEXP_EXTRACT_ALL", "REGEXP_EXTRACT_ALL(STRING, STRING [, INT])", bind_needs_pcre2, 0},
+    {"REGEXP_SPLIT", "REGEXP_SPLIT(STRING, STRING)", bind_needs_pcre2, 0},
     {"REGEXP_INSTR", "REGEXP_INSTR(STRING, STRING)", bind_needs_pcre2, 0},
     {"REGEXP_SUBSTR", "REGEXP_SUBSTR(STRING, STRING)", bind_needs_pcre2, 0},
     {NULL, NULL, NULL, 0},
