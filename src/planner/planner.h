@@ -180,6 +180,11 @@ struct plan_ctx {
     /* per IN's count of matches: {its scalar subquery, outer x, inner y} of the correlation x = y */
     const weir_sql_expr **in_pairs;
     uint32_t n_in_pairs;
+    /* scalar subqueries that may give more than one row (subquery.c): sv_e[i] runs as sv_q[i], its value
+     * SINGLE_VALUE'd; sv_call: those SINGLE_VALUE calls (their run-time error names the subquery) */
+    const weir_sql_expr **sv_e, **sv_call;
+    const weir_sql_query **sv_q;
+    uint32_t n_sv;
     /* plan_from hands out preplanned for this FROM item (a subquery planned over a FROM planned before) */
     const weir_sql_table_ref *preplanned_ref;
     rel preplanned;
@@ -385,6 +390,8 @@ int plan_bind_test(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
 /* The scalar subqueries and IN / EXISTS tests of an aggregating SELECT's list and HAVING, joined to its
  * aggregation's rows *agg (uncorrelated with them). */
 int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *sel);
+/* The run-time error of SINGLE_VALUE call (a scalar subquery's, named by its place, or one the query wrote). */
+const char *plan_single_value_error(plan_ctx *pc, const weir_sql_expr *call);
 /* subquery.c: the IN / EXISTS conjuncts of a WHERE as semi and anti joins of *in; *rest: the other conjuncts. */
 int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where, const weir_sql_expr **rest);
 

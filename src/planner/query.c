@@ -900,6 +900,8 @@ int plan_agg_call_args(plan_ctx *pc, agg_call *c, bool *has_arg)
     } else if (call->u.call.n_args != 1) {
         return plan_error(pc, call->loc, WEIR_EINVAL, "%s takes one argument", c->fn);
     }
+    if (!strcmp(c->fn, "SINGLE_VALUE") && !(c->label = plan_single_value_error(pc, call)))
+        return WEIR_ENOMEM;
     return 0;
 }
 
@@ -1383,6 +1385,7 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
             return plan_error(pc, c->call->loc, rc, "%s", err.message);
         }
         aggs[i].sep = c->sep;
+        aggs[i].label = c->label;
         rc = weir_buf_printf(&dg, "|%s(%d,%.17g)f%d", fn, c->pre_col, c->param, c->filter_col);
         if (!rc && c->sep)
             rc = weir_buf_printf(&dg, "sep'%s'", c->sep);

@@ -450,10 +450,9 @@ static int collect_aggs(const weir_sql_expr *e, void *ud)
  * into *on); f is evaluated over the joined row (as->calls: each
  * aggregate's name). as is set for plan_bind_scalar.
  */
-static int decorrelated(plan_ctx *pc, const weir_sql_expr *e, uint32_t id, const correlation *co,
-                        weir_sql_query **out_q, const weir_sql_expr **on, agg_scope *as)
+static int decorrelated(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_query *q, uint32_t id,
+                        const correlation *co, weir_sql_query **out_q, const weir_sql_expr **on, agg_scope *as)
 {
-    const weir_sql_query *q = e->u.subquery.query;
     const weir_sql_select *sel = q->u.select;
     if (sel->having || sel->distinct)
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
@@ -613,6 +612,9 @@ static weir_sql_expr *ast_count(plan_ctx *pc, const weir_sql_table_ref *from, co
  * value compared: those of a plain SELECT ... FROM ... [WHERE ...]
  * (correlated or not), else of q planned whole as FROM (q) AS $inN($y).
  */
+static int derived_table(plan_ctx *pc, const weir_sql_query *q, const char *alias, const char *col, bool named,
+                         weir_sql_loc loc, const weir_sql_table_ref **from, const weir_sql_expr **y);
+
 static int test_rows(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_query *q, bool in,
                      const weir_sql_table_ref **from, const weir_sql_expr **where, const weir_sql_expr **y)
 {
@@ -625,16 +627,28 @@ static int test_rows(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_query 
         *y = in ? sel->items[0].expr : NULL;
         return 0;
     }
-    weir_sql_table_ref *ref = plan_alloc(pc, sizeof *ref);
-    weir_sql_ident *ids = plan_alloc(pc, 2 * sizeof *ids);
+    *where = NULL;
+    *y = NULL;
     char nm[32];
     snprintf(nm, sizeof nm, "$in%u", pc->n_test);
+    return derived_table(pc, q, nm, "$y", in, e->loc, from, in ? y : NULL);
+}
+
+/*
+ * FROM (q) AS alias(col) (no column alias unless named): *from; with col, *y
+ * is alias.col, the one column of q (at loc).
+ */
+static int derived_table(plan_ctx *pc, const weir_sql_query *q, const char *alias, const char *col, bool named,
+                         weir_sql_loc loc, const weir_sql_table_ref **from, const weir_sql_expr **y)
+{
+    weir_sql_table_ref *ref = plan_alloc(pc, sizeof *ref);
+    weir_sql_ident *ids = plan_alloc(pc, 2 * sizeof *ids);
     if (!ref || !ids)
         return WEIR_ENOMEM;
     memset(ref, 0, sizeof *ref);
     memset(ids, 0, 2 * sizeof *ids);
-    ids[0].name = plan_strdup(pc, nm);
-    ids[1].name = "$y";
+    ids[0].name = plan_strdup(pc, alias);
+    ids[1].name = col;
     for (int i = 0; i < 2; i++) {
         if (!ids[i].name)
             return WEIR_ENOMEM;
@@ -645,25 +659,111 @@ static int test_rows(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_query 
     ref->loc = q->loc;
     ref->height = q->height + 1;
     ref->alias = &ids[0];
-    if (in) {
+    if (named) {
         ref->column_aliases = &ids[1];
         ref->n_column_aliases = 1;
     }
     ref->u.subquery.query = (weir_sql_query *)q;
     *from = ref;
-    *where = NULL;
-    *y = NULL;
-    if (in) {
-        weir_sql_expr *c = ast_node(pc, WEIR_SQL_EXPR_COLUMN, e->loc);
+    if (y) {
+        weir_sql_expr *c = ast_node(pc, WEIR_SQL_EXPR_COLUMN, loc);
         weir_sql_ident *parts = plan_alloc(pc, 2 * sizeof *parts);
         if (!c || !parts)
             return WEIR_ENOMEM;
         parts[0] = ids[0];
         parts[1] = ids[1];
-        c->u.column = (weir_sql_name){parts, 2, e->loc};
+        c->u.column = (weir_sql_name){parts, 2, loc};
         *y = c;
     }
     return 0;
+}
+
+/*
+ * The query scalar subquery e runs as. One that aggregates to one row runs
+ * as written; any other may give several rows, and runs as Flink plans it:
+ * its value through SINGLE_VALUE, whose second row fails the job,
+ *   SELECT x FROM t WHERE ...   ->  SELECT SINGLE_VALUE(x) FROM t WHERE ...   (correlated or not)
+ *   q (GROUP BY, UNION, ...)    ->  SELECT SINGLE_VALUE($v) FROM (q) AS $svN($v)
+ */
+static int scalar_query(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_query **out)
+{
+    const weir_sql_query *q = e->u.subquery.query;
+    *out = q;
+    if (one_row(q))
+        return 0;
+    for (uint32_t i = 0; i < pc->n_sv; i++)
+        if (pc->sv_e[i] == e) {
+            *out = pc->sv_q[i];
+            return 0;
+        }
+    weir_sql_select *s2 = plan_alloc(pc, sizeof *s2);
+    weir_sql_query *q2 = plan_alloc(pc, sizeof *q2);
+    weir_sql_select_item *item = plan_alloc(pc, sizeof *item);
+    weir_sql_expr **args = plan_alloc(pc, sizeof *args);
+    if (!s2 || !q2 || !item || !args)
+        return WEIR_ENOMEM;
+    bool in_place = plain_select(q) && !q->u.select->distinct;
+    if (in_place) {
+        const weir_sql_select *sel = q->u.select;
+        if (sel->n_items != 1 || sel->items[0].expr->kind == WEIR_SQL_EXPR_STAR)
+            return plan_error(pc, q->loc, WEIR_EPLAN, "a scalar subquery must select exactly one column");
+        *s2 = *sel;
+        *q2 = *q;
+        args[0] = sel->items[0].expr;
+    } else {
+        char nm[32];
+        snprintf(nm, sizeof nm, "$sv%u", pc->n_sv);
+        const weir_sql_table_ref *from;
+        const weir_sql_expr *v;
+        int rc = derived_table(pc, q, nm, "$v", true, e->loc, &from, &v);
+        if (rc)
+            return rc;
+        memset(s2, 0, sizeof *s2);
+        memset(q2, 0, sizeof *q2);
+        s2->loc = q->loc;
+        s2->from = (weir_sql_table_ref *)from;
+        q2->kind = WEIR_SQL_QUERY_SELECT;
+        q2->loc = q->loc;
+        q2->height = from->height + 2;
+        args[0] = (weir_sql_expr *)v;
+    }
+    weir_sql_expr *call = ast_call(pc, "SINGLE_VALUE", args, 1, e->loc);
+    if (!call)
+        return WEIR_ENOMEM;
+    *item = (weir_sql_select_item){call, NULL};
+    s2->items = item;
+    s2->n_items = 1;
+    q2->u.select = s2;
+    uint32_t n = pc->n_sv;
+    const weir_sql_expr **ne = plan_alloc(pc, (n + 1) * sizeof *ne), **nc = plan_alloc(pc, (n + 1) * sizeof *nc);
+    const weir_sql_query **nq = plan_alloc(pc, (n + 1) * sizeof *nq);
+    if (!ne || !nc || !nq)
+        return WEIR_ENOMEM;
+    if (n) {
+        memcpy(ne, pc->sv_e, n * sizeof *ne);
+        memcpy(nc, pc->sv_call, n * sizeof *nc);
+        memcpy(nq, pc->sv_q, n * sizeof *nq);
+    }
+    ne[n] = e;
+    nc[n] = call;
+    nq[n] = q2;
+    pc->sv_e = ne;
+    pc->sv_call = nc;
+    pc->sv_q = nq;
+    pc->n_sv = n + 1;
+    *out = q2;
+    return 0;
+}
+
+const char *plan_single_value_error(plan_ctx *pc, const weir_sql_expr *call)
+{
+    char m[200];
+    bool sub = false;
+    for (uint32_t i = 0; i < pc->n_sv && !sub; i++)
+        sub = pc->sv_call[i] == call;
+    snprintf(m, sizeof m, "%s at line %u, column %u gave more than one row (it must give at most one)",
+             sub ? "the scalar subquery" : "SINGLE_VALUE", call->loc.line, call->loc.col);
+    return plan_strdup(pc, m);
 }
 
 /*
@@ -796,6 +896,7 @@ int plan_bind_test(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
 }
 
 static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w);
+static int scalar_query(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_query **out);
 
 /* The scalar subqueries (and IN / EXISTS tests) of exprs, joined to *in. */
 static int plan_subquery_values(plan_ctx *pc, rel *in, const weir_sql_expr *const *exprs, uint32_t n,
@@ -850,13 +951,9 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
         return rc;
     for (uint32_t i = 0; i < w->n; i++) {
         const weir_sql_expr *e = w->found[i];
-        const weir_sql_query *q = e->u.subquery.query;
-        if (!one_row(q))
-            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
-                              "a scalar subquery must give one row: one "
-                              "aggregate without GROUP BY, such as "
-                              "(SELECT MAX(x) FROM t), or (SELECT MAX(x) "
-                              "FROM t WHERE t.k = o.k) correlated");
+        const weir_sql_query *q;
+        if ((rc = scalar_query(pc, e, &q)))
+            return rc;
         /*
          * Its FROM, planned once here: whether its WHERE names the outer
          * query's columns decides how it runs. The subquery is then planned
@@ -884,7 +981,7 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
         if (co.n_keys) {
             if (!(as = plan_alloc(pc, sizeof *as)))
                 return WEIR_ENOMEM;
-            if ((rc = decorrelated(pc, e, id, &co, &q2, &on, as)))
+            if ((rc = decorrelated(pc, e, q, id, &co, &q2, &on, as)))
                 return rc;
         } else {
             weir_sql_select *s2 = plan_alloc(pc, sizeof *s2);
@@ -997,7 +1094,9 @@ int plan_bind_scalar(plan_ctx *pc, const rel *r, const weir_sql_expr *e, weir_ex
         agg_scope as = *sas;
         as.in = r;
         as.out = r;
-        return plan_bind_expr(pc, r, &as, e->u.subquery.query->u.select->items[0].expr, out);
+        const weir_sql_query *q;
+        int rc = scalar_query(pc, e, &q);
+        return rc ? rc : plan_bind_expr(pc, r, &as, q->u.select->items[0].expr, out);
     }
     return 1;
 }
