@@ -334,6 +334,8 @@ static char *scalar_name(plan_ctx *pc, uint32_t id, char kind, uint32_t i)
     return plan_strdup(pc, nm);
 }
 
+static weir_sql_expr *ast_is_null(plan_ctx *pc, const weir_sql_expr *x);
+
 /* ---- correlation */
 
 /*
@@ -483,6 +485,16 @@ static int decorrelated(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_que
     for (uint32_t i = 0; i < co->n_local; i++)
         if (!(where = ast_binary(pc, WEIR_SQL_OP_AND, where, co->local[i])))
             return WEIR_ENOMEM;
+    /* a NULL key matches no outer row: its group is never read (nor checked by SINGLE_VALUE), as the
+     * IS NOT NULL filter Flink's decorrelation puts below the aggregation */
+    for (uint32_t i = 0; i < co->n_keys; i++) {
+        weir_sql_expr *nn = ast_is_null(pc, co->inner[i]);
+        if (!nn)
+            return WEIR_ENOMEM;
+        nn->u.is.negated = true;
+        if (!(where = ast_binary(pc, WEIR_SQL_OP_AND, where, nn)))
+            return WEIR_ENOMEM;
+    }
     for (uint32_t i = 0; i < n; i++) {
         bool key = i < co->n_keys;
         alias[i].name = scalar_name(pc, id, key ? 'k' : 'a', key ? i : i - co->n_keys);
