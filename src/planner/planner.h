@@ -389,7 +389,8 @@ int plan_bind_scalar(plan_ctx *pc, const rel *r, const weir_sql_expr *e, weir_ex
 int plan_bind_test(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_expr *e, weir_expr **out);
 /* The scalar subqueries and IN / EXISTS tests of an aggregating SELECT's list and HAVING, joined to its
  * aggregation's rows *agg (uncorrelated with them). */
-int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *sel);
+int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *sel, const rel *in,
+                               const struct agg_scope *as);
 /* The run-time error of SINGLE_VALUE call (a scalar subquery's, named by its place, or one the query wrote). */
 const char *plan_single_value_error(plan_ctx *pc, const weir_sql_expr *call);
 /* subquery.c: the IN / EXISTS conjuncts of a WHERE as semi and anti joins of *in; *rest: the other conjuncts. */

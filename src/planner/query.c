@@ -1913,7 +1913,7 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
         if ((rc = plan_aggregate(pc, sel, &in, as_, &agg)))
             return rc;
         /* scalar subqueries of the SELECT list and HAVING: joined to the groups (subquery.c) */
-        if ((rc = plan_scalar_subqueries_agg(pc, &agg, sel)))
+        if ((rc = plan_scalar_subqueries_agg(pc, &agg, sel, &in, as_)))
             return rc;
         src = &agg;
         if (sel->having && (rc = plan_bind_expr(pc, &agg, as_, sel->having, &post_filter)))

@@ -835,11 +835,11 @@ static int test_rewrite(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_exp
             r = v ? ast_binary(pc, WEIR_SQL_OP_EQ, x, v) : NULL;
         }
     } else {
-        if (in && pc->agg_values)
-            return plan_error(pc, loc, WEIR_EUNSUPPORTED,
-                              "x IN (SELECT ...) in the SELECT list or HAVING of an aggregating query is not "
-                              "supported yet (only a subquery of one aggregate row, or EXISTS): aggregate in a "
-                              "subquery of FROM and test in the outer query");
+        if (in && pc->agg_values && plan_has_agg(x))
+            return plan_error(pc, x->loc, WEIR_EUNSUPPORTED,
+                              "x IN (SELECT ...) with an aggregate as x in an aggregating query's SELECT list or "
+                              "HAVING is not supported yet: aggregate in a subquery of FROM and test in the outer "
+                              "query");
         const weir_sql_table_ref *from = NULL;
         const weir_sql_expr *where = NULL, *y = NULL;
         int rc = test_rows(pc, e, q, in, &from, &where, &y);
@@ -939,11 +939,20 @@ int plan_scalar_subqueries(plan_ctx *pc, rel *in, const weir_sql_select *sel, co
     return plan_subquery_values(pc, in, v, n, sel->loc);
 }
 
-int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *sel)
+int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *sel, const rel *in,
+                               const agg_scope *as)
 {
     const weir_sql_expr **v = plan_alloc(pc, (sel->n_items + 1) * sizeof *v);
-    if (!v)
+    char **quals = plan_alloc(pc, (agg->schema->n_fields + 1) * sizeof *quals);
+    if (!v || !quals)
         return WEIR_ENOMEM;
+    /* A correlated subquery names the outer query's columns among its group keys (the first columns),
+     * qualified as in the aggregation's input (o.k). */
+    for (uint32_t c = 0; c < agg->schema->n_fields; c++) {
+        int32_t ic = as && as->in == in && c < as->n_keys ? as->key_in_col[c] : -1;
+        quals[c] = ic >= 0 && in->quals ? in->quals[ic] : agg->quals ? agg->quals[c] : NULL;
+    }
+    agg->quals = quals;
     uint32_t n = 0;
     v[n++] = sel->having;
     for (uint32_t i = 0; i < sel->n_items; i++)
@@ -1023,8 +1032,8 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
         if (rc == WEIR_ENOTFOUND && pc->agg_values) {
             size_t l = strlen(pc->err->message);
             snprintf(pc->err->message + l, sizeof pc->err->message - l,
-                     " (a subquery in the SELECT list or HAVING of an aggregating query cannot name the outer "
-                     "query's columns yet)");
+                     " (a subquery in the SELECT list or HAVING of an aggregating query can name only the outer "
+                     "query's GROUP BY columns)");
         }
         if (rc)
             return rc;
