@@ -522,7 +522,7 @@ int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
         if ((rc = plan_bind_test(pc, r, as, e, out)) <= 0)
             return rc;
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
-                          "%s is supported in a query's WHERE, SELECT list and HAVING, not here (ON, GROUP BY, "
+                          "%s is supported in a query's WHERE, SELECT list, GROUP BY and HAVING, not here (ON, "
                           "OVER, or the conditions of a subquery planned as a semi or anti join)",
                           e->kind == WEIR_SQL_EXPR_EXISTS
                               ? "EXISTS (SELECT ...)"
@@ -533,7 +533,7 @@ int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
             return rc;
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
                           "a scalar subquery ((SELECT ...) used as a value) is supported in a query's WHERE, "
-                          "SELECT list and HAVING, not here (ON, GROUP BY, OVER, or the conditions of a subquery "
+                          "SELECT list, GROUP BY and HAVING, not here (ON, OVER, or the conditions of a subquery "
                           "planned as a semi or anti join)");
     default:
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "%s expressions are not supported yet",

@@ -230,7 +230,23 @@ typedef struct scalar_walk {
     plan_ctx *pc;
     const weir_sql_expr *found[MAX_SCALAR];
     uint32_t n;
+    /* expressions not searched: an aggregating SELECT's GROUP BY expressions (their subqueries were
+     * joined to its input rows), by SQL text */
+    char **skip;
+    uint32_t n_skip;
 } scalar_walk;
+
+/* SQL text of e (plan arena), or NULL. */
+static char *expr_text(plan_ctx *pc, const weir_sql_expr *e)
+{
+    weir_buf b;
+    weir_buf_init(&b);
+    char *t = NULL;
+    if (!weir__sql_format_expr(e, &b) && !weir_buf_put_u8(&b, 0))
+        t = plan_strdup(pc, (char *)b.data);
+    weir_buf_fini(&b);
+    return t;
+}
 
 static int test_rewrite(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_expr **out);
 
@@ -238,6 +254,14 @@ static int test_rewrite(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_exp
 static int collect_scalar(const weir_sql_expr *e, void *ud)
 {
     scalar_walk *w = ud;
+    if (w->n_skip && e->kind != WEIR_SQL_EXPR_COLUMN && e->kind != WEIR_SQL_EXPR_LITERAL) {
+        char *t = expr_text(w->pc, e);
+        if (!t)
+            return WEIR_ENOMEM;
+        for (uint32_t i = 0; i < w->n_skip; i++)
+            if (!strcasecmp(t, w->skip[i]))
+                return 0;
+    }
     if (e->kind == WEIR_SQL_EXPR_SUBQUERY) {
         if (w->n == MAX_SCALAR)
             return WEIR_EUNSUPPORTED;
@@ -910,12 +934,20 @@ int plan_bind_test(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
 static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w);
 static int scalar_query(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_query **out);
 
-/* The scalar subqueries (and IN / EXISTS tests) of exprs, joined to *in. */
+/* The scalar subqueries (and IN / EXISTS tests) of exprs, joined to *in; those of sel's GROUP BY
+ * expressions are not searched when skip_keys. */
 static int plan_subquery_values(plan_ctx *pc, rel *in, const weir_sql_expr *const *exprs, uint32_t n,
-                                weir_sql_loc loc)
+                                weir_sql_loc loc, const weir_sql_select *sel, bool skip_keys)
 {
     scalar_walk w = {.pc = pc, .n = 0};
     int rc = 0;
+    if (skip_keys && sel->n_group_by) {
+        if (!(w.skip = plan_alloc(pc, sel->n_group_by * sizeof *w.skip)))
+            return WEIR_ENOMEM;
+        for (uint32_t i = 0; i < sel->n_group_by; i++)
+            if (!(w.skip[w.n_skip++] = expr_text(pc, sel->group_by[i])))
+                return WEIR_ENOMEM;
+    }
     for (uint32_t i = 0; !rc && i < n; i++)
         if (exprs[i] && exprs[i]->kind != WEIR_SQL_EXPR_STAR)
             rc = collect_scalar(exprs[i], &w);
@@ -929,14 +961,17 @@ static int plan_subquery_values(plan_ctx *pc, rel *in, const weir_sql_expr *cons
 int plan_scalar_subqueries(plan_ctx *pc, rel *in, const weir_sql_select *sel, const weir_sql_expr *where,
                            bool aggregating)
 {
-    const weir_sql_expr **v = plan_alloc(pc, (sel->n_items + 1) * sizeof *v);
+    const weir_sql_expr **v = plan_alloc(pc, (sel->n_items + sel->n_group_by + 1) * sizeof *v);
     if (!v)
         return WEIR_ENOMEM;
     uint32_t n = 0;
     v[n++] = where;
     for (uint32_t i = 0; !aggregating && i < sel->n_items; i++)
         v[n++] = sel->items[i].expr;
-    return plan_subquery_values(pc, in, v, n, sel->loc);
+    /* GROUP BY expressions are computed over the input rows: their subqueries joined to them */
+    for (uint32_t i = 0; aggregating && i < sel->n_group_by; i++)
+        v[n++] = sel->group_by[i];
+    return plan_subquery_values(pc, in, v, n, sel->loc, sel, false);
 }
 
 int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *sel, const rel *in,
@@ -958,7 +993,7 @@ int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *se
     for (uint32_t i = 0; i < sel->n_items; i++)
         v[n++] = sel->items[i].expr;
     pc->agg_values = true;
-    int rc = plan_subquery_values(pc, agg, v, n, sel->loc);
+    int rc = plan_subquery_values(pc, agg, v, n, sel->loc, sel, true);
     pc->agg_values = false;
     return rc;
 }

@@ -1,0 +1,47 @@
+-- Scalar subqueries that are not one aggregate row (checked at run time
+-- to give at most one row, through SINGLE_VALUE as Flink plans them),
+-- subqueries in GROUP BY, and correlated subqueries and IN in an
+-- aggregating query's SELECT list and HAVING. The check folds each
+-- changelog into its table. Worked by hand:
+--   orders (oid, cust, amount): (1,10,5) (2,20,15) (3,10,25) (4,30,35)
+--     (5,NULL,45) (6,20,15); customers (cid, name): (10,alice) (20,bob)
+--     (20,bobby) (40,dave) (NULL,nobody) (NULL,noone).
+--   out_single: the one customer of the order's cust, 20 left out (it has
+--     two): alice for orders 1 and 3, NULL for the others (cust 30 has
+--     none; a NULL cust matches nothing, and the two NULL-cid customers
+--     are no group a cust can match, so they fail nothing).
+--   out_single_uncorr: the one customer of cid 40: dave, for orders 1, 2.
+--   out_single_group: the one cid with two customers (NULL left out): 20.
+--   out_group_in: cust IN (10, 20, 20, 40, NULL, NULL): TRUE for 10 and 20
+--     (5 + 25 + 15 + 15 = 60), NULL for 30 and NULL (35 + 45 = 80).
+--   out_group_scalar: the largest name of the cust's customers: alice
+--     (orders 1, 3), bobby (2, 6), NULL (4, 5).
+--   out_agg_corr: per cust, its customers and its sum: (10, 1, 30),
+--     (20, 2, 30), (30, 0, 35), (NULL, 0, 45).
+--   out_having_in: cust NOT IN (10, 20, 20, 40): 30 only (NULL is unknown).
+--   out_having_exists: custs with a customer other than bob: 10 and 20.
+CREATE TABLE orders (oid INT, cust INT, amount INT) WITH (
+  'connector' = 'filesystem', 'path' = 'orders.csv', 'format' = 'csv');
+CREATE TABLE customers (cid INT, name STRING) WITH (
+  'connector' = 'filesystem', 'path' = 'customers.csv', 'format' = 'csv');
+CREATE TABLE out_single (oid INT, n STRING) WITH ('connector' = 'filesystem', 'path' = 'out_single', 'format' = 'debezium-json');
+CREATE TABLE out_single_uncorr (oid INT, n STRING) WITH ('connector' = 'filesystem', 'path' = 'out_single_uncorr', 'format' = 'debezium-json');
+CREATE TABLE out_single_group (oid INT, d INT) WITH ('connector' = 'filesystem', 'path' = 'out_single_group', 'format' = 'debezium-json');
+CREATE TABLE out_group_in (known BOOLEAN, s BIGINT) WITH ('connector' = 'filesystem', 'path' = 'out_group_in', 'format' = 'debezium-json');
+CREATE TABLE out_group_scalar (nm STRING, n BIGINT) WITH ('connector' = 'filesystem', 'path' = 'out_group_scalar', 'format' = 'debezium-json');
+CREATE TABLE out_agg_corr (cust INT, nc BIGINT, s BIGINT) WITH ('connector' = 'filesystem', 'path' = 'out_agg_corr', 'format' = 'debezium-json');
+CREATE TABLE out_having_in (cust INT, n BIGINT) WITH ('connector' = 'filesystem', 'path' = 'out_having_in', 'format' = 'debezium-json');
+CREATE TABLE out_having_exists (cust INT, n BIGINT) WITH ('connector' = 'filesystem', 'path' = 'out_having_exists', 'format' = 'debezium-json');
+
+EXECUTE STATEMENT SET BEGIN
+  INSERT INTO out_single SELECT oid, (SELECT name FROM customers c WHERE c.cid = o.cust AND c.cid <> 20) FROM orders o;
+  INSERT INTO out_single_uncorr SELECT oid, (SELECT name FROM customers WHERE cid = 40) FROM orders WHERE oid < 3;
+  INSERT INTO out_single_group SELECT oid, (SELECT cid FROM customers GROUP BY cid HAVING COUNT(*) > 1 AND cid IS NOT NULL) FROM orders WHERE oid = 1;
+  INSERT INTO out_group_in SELECT cust IN (SELECT cid FROM customers), SUM(amount) FROM orders GROUP BY cust IN (SELECT cid FROM customers);
+  INSERT INTO out_group_scalar SELECT (SELECT MAX(name) FROM customers c WHERE c.cid = o.cust), COUNT(*) FROM orders o
+    GROUP BY (SELECT MAX(name) FROM customers c WHERE c.cid = o.cust);
+  INSERT INTO out_agg_corr SELECT cust, (SELECT COUNT(*) FROM customers c WHERE c.cid = o.cust), SUM(amount) FROM orders o GROUP BY cust;
+  INSERT INTO out_having_in SELECT cust, COUNT(*) FROM orders o GROUP BY cust HAVING cust NOT IN (SELECT cid FROM customers WHERE cid IS NOT NULL);
+  INSERT INTO out_having_exists SELECT cust, COUNT(*) FROM orders o GROUP BY cust
+    HAVING EXISTS (SELECT * FROM customers c WHERE c.cid = o.cust AND c.name <> 'bob');
+END;
