@@ -180,10 +180,12 @@ struct plan_ctx {
     /* per IN's count of matches: {its scalar subquery, outer x, inner y} of the correlation x = y */
     const weir_sql_expr **in_pairs;
     uint32_t n_in_pairs;
-    /* scalar subqueries that may give more than one row (subquery.c): sv_e[i] runs as sv_q[i], its value
-     * SINGLE_VALUE'd; sv_call: those SINGLE_VALUE calls (their run-time error names the subquery) */
-    const weir_sql_expr **sv_e, **sv_call;
-    const weir_sql_query **sv_q;
+    /* scalar subqueries that may give more than one row (subquery.c): each runs as its query q, its
+     * value through the SINGLE_VALUE call `call` (whose run-time error names the subquery) */
+    struct plan_single_value {
+        const weir_sql_expr *e, *call;
+        const weir_sql_query *q;
+    } *sv;
     uint32_t n_sv;
     /* plan_from hands out preplanned for this FROM item (a subquery planned over a FROM planned before) */
     const weir_sql_table_ref *preplanned_ref;

@@ -34,6 +34,9 @@
 #include "ops/ops.h"
 #include "planner/query_internal.h"
 
+static int plan_subquery_values(plan_ctx *pc, rel *in, const weir_sql_expr *const *exprs, uint32_t n,
+                                weir_sql_loc loc, const weir_sql_select *sel, bool skip_keys);
+
 /* The subquery of a WHERE conjunct, or NULL: sets the join kind and the IN
  * operand. */
 static bool one_row(const weir_sql_query *q);
@@ -139,6 +142,9 @@ static int plan_one(plan_ctx *pc, rel *in, const weir_sql_expr *e,
              * first: semi joins of its input */
             if ((rc = plan_from(pc, sel->from, &right)) ||
                 (w && (rc = plan_where_subqueries(pc, &right, w, &w))))
+                return rc;
+            /* and its scalar subqueries and tests used as values: joined to its rows */
+            if (w && (rc = plan_subquery_values(pc, &right, &w, 1, sel->loc, sel, false)))
                 return rc;
             if (w && (rc = plan_join_conds_make(pc, w, &conds)))
                 return rc;
@@ -728,8 +734,8 @@ static int scalar_query(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_que
     if (one_row(q))
         return 0;
     for (uint32_t i = 0; i < pc->n_sv; i++)
-        if (pc->sv_e[i] == e) {
-            *out = pc->sv_q[i];
+        if (pc->sv[i].e == e) {
+            *out = pc->sv[i].q;
             return 0;
         }
     weir_sql_select *s2 = plan_alloc(pc, sizeof *s2);
@@ -771,21 +777,13 @@ static int scalar_query(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_que
     s2->n_items = 1;
     q2->u.select = s2;
     uint32_t n = pc->n_sv;
-    const weir_sql_expr **ne = plan_alloc(pc, (n + 1) * sizeof *ne), **nc = plan_alloc(pc, (n + 1) * sizeof *nc);
-    const weir_sql_query **nq = plan_alloc(pc, (n + 1) * sizeof *nq);
-    if (!ne || !nc || !nq)
+    struct plan_single_value *v = plan_alloc(pc, (n + 1) * sizeof *v);
+    if (!v)
         return WEIR_ENOMEM;
-    if (n) {
-        memcpy(ne, pc->sv_e, n * sizeof *ne);
-        memcpy(nc, pc->sv_call, n * sizeof *nc);
-        memcpy(nq, pc->sv_q, n * sizeof *nq);
-    }
-    ne[n] = e;
-    nc[n] = call;
-    nq[n] = q2;
-    pc->sv_e = ne;
-    pc->sv_call = nc;
-    pc->sv_q = nq;
+    if (n)
+        memcpy(v, pc->sv, n * sizeof *v);
+    v[n] = (struct plan_single_value){e, call, q2};
+    pc->sv = v;
     pc->n_sv = n + 1;
     *out = q2;
     return 0;
@@ -796,7 +794,7 @@ const char *plan_single_value_error(plan_ctx *pc, const weir_sql_expr *call)
     char m[200];
     bool sub = false;
     for (uint32_t i = 0; i < pc->n_sv && !sub; i++)
-        sub = pc->sv_call[i] == call;
+        sub = pc->sv[i].call == call;
     snprintf(m, sizeof m, "%s at line %u, column %u gave more than one row (it must give at most one)",
              sub ? "the scalar subquery" : "SINGLE_VALUE", call->loc.line, call->loc.col);
     return plan_strdup(pc, m);
@@ -1123,31 +1121,47 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
     return 0;
 }
 
+/* The column of r named nm (a scalar subquery's hidden one, wherever r carries it), or -1. */
+static int32_t named_col(const rel *r, const char *nm)
+{
+    for (uint32_t c = 0; c < r->schema->n_fields; c++)
+        if (!strcmp(r->schema->fields[c].name, nm))
+            return (int32_t)c;
+    return -1;
+}
+
 int plan_bind_scalar(plan_ctx *pc, const rel *r, const weir_sql_expr *e, weir_expr **out)
 {
     for (uint32_t i = pc->n_scalar; i-- > 0;) {
         if (pc->scalar_e[i] != e)
             continue;
-        uint32_t c = pc->scalar_col[i];
         const agg_scope *sas = pc->scalar_as[i];
         weir_error err = {0};
         if (!sas) {
             char nm[32];
             snprintf(nm, sizeof nm, "$scalar%u", i);
-            if (c >= r->schema->n_fields || strcmp(r->schema->fields[c].name, nm))
+            int32_t c = named_col(r, nm);
+            if (c < 0)
                 return 1; /* joined to another query's rows */
-            int rc = weir_expr_column(pc->arena, c, r->schema->fields[c].type, out, &err);
+            int rc = weir_expr_column(pc->arena, (uint32_t)c, r->schema->fields[c].type, out, &err);
             return rc && rc != WEIR_ENOMEM ? plan_error(pc, e->loc, rc, "%s", err.message) : rc;
         }
-        /* correlated: its item over the aggregates joined to r's rows */
+        /* correlated: its item over the aggregates joined to r's rows (a semi join's conditions see them
+         * after the outer query's columns) */
+        agg_call *calls = plan_alloc(pc, sas->n_calls * sizeof *calls);
+        if (!calls)
+            return WEIR_ENOMEM;
         for (uint32_t k = 0; k < sas->n_calls; k++) {
             char nm[48];
-            uint32_t oc = sas->calls[k].out_col;
             snprintf(nm, sizeof nm, "$scalar%ua%u", i, k);
-            if (oc >= r->schema->n_fields || strcmp(r->schema->fields[oc].name, nm))
+            int32_t oc = named_col(r, nm);
+            if (oc < 0)
                 return 1;
+            calls[k] = sas->calls[k];
+            calls[k].out_col = (uint32_t)oc;
         }
         agg_scope as = *sas;
+        as.calls = calls;
         as.in = r;
         as.out = r;
         const weir_sql_query *q;

@@ -20,6 +20,16 @@
 --     (20, 2, 30), (30, 0, 35), (NULL, 0, 45).
 --   out_having_in: cust NOT IN (10, 20, 20, 40): 30 only (NULL is unknown).
 --   out_having_exists: custs with a customer other than bob: 10 and 20.
+--   Subqueries in the conditions of a subquery planned as a semi or anti
+--   join (the nested one of its own tables, joined to its rows first):
+--   out_nested_in: cust IN the cids above the smallest (20, 20, 40):
+--     orders 2 and 6.
+--   out_nested_exists: a customer of the order's cust whose cid is below
+--     the largest (40): orders 1, 2, 3 and 6.
+--   out_nested_not_in: the cids (not NULL) that are some large order's
+--     cust (amount > 30: custs 30 and NULL, so cid IN them is NULL but
+--     never TRUE) or 10: {10}; cust NOT IN {10}: orders 2, 4 and 6 (the
+--     NULL cust is unknown).
 CREATE TABLE orders (oid INT, cust INT, amount INT) WITH (
   'connector' = 'filesystem', 'path' = 'orders.csv', 'format' = 'csv');
 CREATE TABLE customers (cid INT, name STRING) WITH (
@@ -32,6 +42,9 @@ CREATE TABLE out_group_scalar (nm STRING, n BIGINT) WITH ('connector' = 'filesys
 CREATE TABLE out_agg_corr (cust INT, nc BIGINT, s BIGINT) WITH ('connector' = 'filesystem', 'path' = 'out_agg_corr', 'format' = 'debezium-json');
 CREATE TABLE out_having_in (cust INT, n BIGINT) WITH ('connector' = 'filesystem', 'path' = 'out_having_in', 'format' = 'debezium-json');
 CREATE TABLE out_having_exists (cust INT, n BIGINT) WITH ('connector' = 'filesystem', 'path' = 'out_having_exists', 'format' = 'debezium-json');
+CREATE TABLE out_nested_in (oid INT) WITH ('connector' = 'filesystem', 'path' = 'out_nested_in', 'format' = 'debezium-json');
+CREATE TABLE out_nested_exists (oid INT) WITH ('connector' = 'filesystem', 'path' = 'out_nested_exists', 'format' = 'debezium-json');
+CREATE TABLE out_nested_not_in (oid INT) WITH ('connector' = 'filesystem', 'path' = 'out_nested_not_in', 'format' = 'debezium-json');
 
 EXECUTE STATEMENT SET BEGIN
   INSERT INTO out_single SELECT oid, (SELECT name FROM customers c WHERE c.cid = o.cust AND c.cid <> 20) FROM orders o;
@@ -44,4 +57,9 @@ EXECUTE STATEMENT SET BEGIN
   INSERT INTO out_having_in SELECT cust, COUNT(*) FROM orders o GROUP BY cust HAVING cust NOT IN (SELECT cid FROM customers WHERE cid IS NOT NULL);
   INSERT INTO out_having_exists SELECT cust, COUNT(*) FROM orders o GROUP BY cust
     HAVING EXISTS (SELECT * FROM customers c WHERE c.cid = o.cust AND c.name <> 'bob');
+  INSERT INTO out_nested_in SELECT oid FROM orders WHERE cust IN (SELECT cid FROM customers WHERE cid > (SELECT MIN(cid) FROM customers));
+  INSERT INTO out_nested_exists SELECT oid FROM orders o
+    WHERE EXISTS (SELECT * FROM customers c WHERE c.cid = o.cust AND c.cid < (SELECT MAX(cid) FROM customers));
+  INSERT INTO out_nested_not_in SELECT oid FROM orders
+    WHERE cust NOT IN (SELECT cid FROM customers WHERE cid IS NOT NULL AND (cid IN (SELECT cust FROM orders WHERE amount > 30) OR cid = 10));
 END;
