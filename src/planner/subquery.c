@@ -24,8 +24,12 @@
  * join's condition is therefore x = y OR x IS NULL OR y IS NULL (Flink's
  * rewrite), with no key of its own.
  *
- * Conditions elsewhere (under OR, in the SELECT list, in HAVING or ON)
- * are refused where they stand (bind.c), as Flink refuses most of them.
+ * Tests elsewhere (under OR, in the SELECT list, GROUP BY or HAVING) are
+ * values: counts of scalar subqueries joined to the rows (test_rewrite).
+ * Scalar subqueries are joined to the rows that read them (join_scalars):
+ * one of one aggregate row as written, any other through SINGLE_VALUE
+ * (scalar_query), correlated ones decorrelated by their equalities. In ON
+ * or OVER they are refused where they stand (bind.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -293,9 +297,8 @@ bool plan_is_scalar_column(const char *name)
 /*
  * One row, always: a SELECT of one aggregate expression without GROUP BY,
  * HAVING (which can remove the row: EXISTS of it is not simply TRUE) or
- * window (Flink checks at run time that a scalar subquery gives at most one
- * row; weir accepts only the shape that cannot give more). Correlated, one
- * row per value of its correlation key.
+ * window (other scalar subqueries go through SINGLE_VALUE: scalar_query).
+ * Correlated, one row per value of its correlation key.
  */
 static bool one_row(const weir_sql_query *q)
 {
