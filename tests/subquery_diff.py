@@ -15,6 +15,9 @@ COALESCE(SUM(p), 0) + COUNT(*); cond an optional filter of t's own):
     in-agg         SELECT id FROM o WHERE x [NOT] IN (SELECT agg FROM t WHERE t.k = o.k [AND cond])
     single-select  SELECT id, (SELECT p FROM t [WHERE t.k = o.k] [AND cond]) FROM o
     single-where   SELECT id FROM o WHERE x <op> (SELECT p FROM t [WHERE t.k = o.k] [AND cond])
+    group-in       SELECT x [NOT] IN (SELECT p ...) AS v, COUNT(*) FROM o GROUP BY x [NOT] IN (SELECT p ...)
+                   (the subquery as in in-select)
+    agg-corr       SELECT k, (SELECT agg FROM t WHERE t.k = o.k [AND cond]) FROM o GROUP BY k
 
 A single-* subquery (no aggregate) must give at most one row: its value is
 the row's p (NULL over no rows), and when some correlation key (not NULL:
@@ -49,7 +52,7 @@ import diffrun  # noqa: E402
 AGGS = ["MAX(p)", "MIN(p)", "SUM(p)", "COUNT(*)", "COUNT(p)", "COALESCE(SUM(p), 0) + COUNT(*)"]
 OPS = {">": lambda a, b: a > b, "<": lambda a, b: a < b, "=": lambda a, b: a == b}
 SHAPES = ["scalar-select", "scalar-where", "in-select", "exists-select", "in-or", "in-agg", "single-select",
-          "single-where"]
+          "single-where", "group-in", "agg-corr"]
 
 
 def gen_job(rng):
@@ -70,7 +73,7 @@ def gen_job(rng):
                                correlated=rng.random() < 0.7, negated=rng.random() < 0.4)
         if q.shape.startswith("single") and any(p.shape.startswith("single") for p in j.queries):
             q.shape = "scalar-select"  # one per job: the others are checked when it does not fail
-        if q.shape in ("scalar-select", "scalar-where", "in-agg"):
+        if q.shape in ("scalar-select", "scalar-where", "in-agg", "agg-corr"):
             q.correlated = True
         if q.shape.startswith("single") and rng.random() < 0.85:
             q.cond = ("p =", rng.randint(0, 6))  # fewer rows per key: more jobs that do not fail
@@ -140,6 +143,8 @@ def value(j, q, k, x):
         return agg_value(q.agg, ps)
     if q.shape.startswith("single"):
         return ps[0] if ps else None
+    if q.shape == "agg-corr":
+        return agg_value(q.agg, ps)
     if q.shape == "exists-select":
         return neg(len(ps) > 0, q.negated)
     if q.shape == "in-agg":
@@ -149,6 +154,11 @@ def value(j, q, k, x):
 
 def oracle(j, q):
     out = collections.Counter()
+    if q.shape in ("group-in", "agg-corr"):
+        groups = collections.Counter(value(j, q, k, x) if q.shape == "group-in" else k for _, k, x in j.o)
+        for g, n in groups.items():
+            out[(g, n) if q.shape == "group-in" else (g, value(j, q, g, None))] += 1
+        return out
     for oid, k, x in j.o:
         v = value(j, q, k, x)
         if q.shape in ("scalar-select", "in-select", "exists-select", "single-select"):
@@ -174,11 +184,15 @@ def too_many(j, q):
 
 
 def out_cols(q):
+    if q.shape == "group-in":
+        return ["v", "n"]
+    if q.shape == "agg-corr":
+        return ["k", "v"]
     return ["id", "v"] if q.shape in ("scalar-select", "in-select", "exists-select", "single-select") else ["id"]
 
 
 def out_type(q):
-    return {"scalar-select": "BIGINT", "single-select": "INT"}.get(q.shape, "BOOLEAN")
+    return {"scalar-select": "BIGINT", "single-select": "INT", "agg-corr": "BIGINT"}.get(q.shape, "BOOLEAN")
 
 
 def query_sql(q):
@@ -198,6 +212,11 @@ def query_sql(q):
         return "SELECT id FROM o WHERE x %s (SELECT p FROM t%s)" % (q.op, where)
     if q.shape == "exists-select":
         return "SELECT id, %sEXISTS (SELECT * FROM t%s) AS v FROM o" % (nt, where)
+    if q.shape == "group-in":
+        t = "x %sIN (SELECT p FROM t%s)" % (nt, where)
+        return "SELECT %s AS v, COUNT(*) AS n FROM o GROUP BY %s" % (t, t)
+    if q.shape == "agg-corr":
+        return "SELECT k, (SELECT %s FROM t%s) AS v FROM o GROUP BY k" % (q.agg, where)
     if q.shape == "in-select":
         return "SELECT id, x %sIN (SELECT p FROM t%s) AS v FROM o" % (nt, where)
     if q.shape == "in-or":
@@ -212,7 +231,7 @@ def job_sql(j):
            "'format' = 'csv');",
            "CREATE TABLE t (k INT, p INT) WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv');"]
     for qi, q in enumerate(j.queries):
-        types = {"id": "INT", "v": out_type(q)}
+        types = {"id": "INT", "v": out_type(q), "n": "BIGINT", "k": "INT"}
         out.append("CREATE TABLE q%d (%s) WITH ('connector' = 'filesystem', 'path' = 'q%d', "
                    "'format' = 'debezium-json');" % (qi, ", ".join("%s %s" % (c, types[c]) for c in out_cols(q)), qi))
     out.append("EXECUTE STATEMENT SET BEGIN")
