@@ -395,6 +395,9 @@ int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *se
                                const struct agg_scope *as);
 /* The run-time error of SINGLE_VALUE call (a scalar subquery's, named by its place, or one the query wrote). */
 const char *plan_single_value_error(plan_ctx *pc, const weir_sql_expr *call);
+/* subquery.c: sel with the subquery conjuncts of its FROM's inner join's ON moved to its WHERE (*copy, *moved),
+ * as they filter the same pairs there. */
+int plan_on_subqueries(plan_ctx *pc, const weir_sql_select *sel, weir_sql_select *copy, bool *moved);
 /* subquery.c: the IN / EXISTS conjuncts of a WHERE as semi and anti joins of *in; *rest: the other conjuncts. */
 int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where, const weir_sql_expr **rest);
 

@@ -1836,7 +1836,13 @@ static int select_one_row(plan_ctx *pc, const weir_sql_select *sel, weir_sql_sel
 
 static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *asp, rel *out)
 {
-    weir_sql_select one_row;
+    weir_sql_select one_row, on_moved;
+    bool moved;
+    int mrc = plan_on_subqueries(pc, sel, &on_moved, &moved);
+    if (mrc)
+        return mrc;
+    if (moved)
+        sel = &on_moved;
     if (!sel->from) {
         int rc = select_one_row(pc, sel, &one_row);
         if (rc)

@@ -1173,3 +1173,50 @@ int plan_bind_scalar(plan_ctx *pc, const rel *r, const weir_sql_expr *e, weir_ex
     }
     return 1;
 }
+
+/* ------------------------------------------------------------ ON */
+
+static int find_subquery(const weir_sql_expr *e, void *ud)
+{
+    (void)ud;
+    if (e->kind == WEIR_SQL_EXPR_SUBQUERY || e->kind == WEIR_SQL_EXPR_EXISTS || e->kind == WEIR_SQL_EXPR_IN_QUERY)
+        return 1;
+    return weir__sql_expr_each_child(e, find_subquery, NULL);
+}
+
+int plan_on_subqueries(plan_ctx *pc, const weir_sql_select *sel, weir_sql_select *copy, bool *moved)
+{
+    *moved = false;
+    const weir_sql_table_ref *fr = sel->from;
+    if (!fr || fr->kind != WEIR_SQL_FROM_JOIN || fr->u.join.kind != WEIR_SQL_JOIN_INNER || !fr->u.join.on ||
+        find_subquery(fr->u.join.on, NULL) != 1)
+        return 0;
+    /*
+     * An inner join's ON conjuncts are conditions on its pairs as WHERE's
+     * are: those with subqueries move to the SELECT's WHERE (semi / anti
+     * joins or joined values there), the others stay the join's.
+     */
+    uint32_t cap = plan_count_and(fr->u.join.on), n = 0;
+    const weir_sql_expr **conj = plan_alloc(pc, cap * sizeof *conj);
+    weir_sql_table_ref *j = plan_alloc(pc, sizeof *j);
+    if (!conj || !j)
+        return WEIR_ENOMEM;
+    plan_split_and(fr->u.join.on, conj, &n, cap);
+    const weir_sql_expr *on = NULL, *where = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        const weir_sql_expr **to = find_subquery(conj[i], NULL) == 1 ? &where : &on;
+        if (!(*to = ast_binary(pc, WEIR_SQL_OP_AND, *to, conj[i])))
+            return WEIR_ENOMEM;
+    }
+    if (!on && !(on = ast_literal(pc, WEIR_SQL_LIT_BOOLEAN, true, NULL, fr->u.join.on->loc)))
+        return WEIR_ENOMEM;
+    if (sel->where && !(where = ast_binary(pc, WEIR_SQL_OP_AND, sel->where, where)))
+        return WEIR_ENOMEM;
+    *j = *fr;
+    j->u.join.on = (weir_sql_expr *)on;
+    *copy = *sel;
+    copy->from = j;
+    copy->where = (weir_sql_expr *)where;
+    *moved = true;
+    return 0;
+}

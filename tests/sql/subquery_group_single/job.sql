@@ -30,6 +30,11 @@
 --     cust (amount > 30: custs 30 and NULL, so cid IN them is NULL but
 --     never TRUE) or 10: {10}; cust NOT IN {10}: orders 2, 4 and 6 (the
 --     NULL cust is unknown).
+--   In an inner join's ON (as in WHERE: the same pairs pass):
+--   out_on_scalar: pairs of order and customer with amount above the
+--     average (23): order 3 with alice.
+--   out_on_not_in: pairs whose name is not one of cid 20's (bob, bobby):
+--     orders 1 and 3 with alice.
 CREATE TABLE orders (oid INT, cust INT, amount INT) WITH (
   'connector' = 'filesystem', 'path' = 'orders.csv', 'format' = 'csv');
 CREATE TABLE customers (cid INT, name STRING) WITH (
@@ -45,6 +50,8 @@ CREATE TABLE out_having_exists (cust INT, n BIGINT) WITH ('connector' = 'filesys
 CREATE TABLE out_nested_in (oid INT) WITH ('connector' = 'filesystem', 'path' = 'out_nested_in', 'format' = 'debezium-json');
 CREATE TABLE out_nested_exists (oid INT) WITH ('connector' = 'filesystem', 'path' = 'out_nested_exists', 'format' = 'debezium-json');
 CREATE TABLE out_nested_not_in (oid INT) WITH ('connector' = 'filesystem', 'path' = 'out_nested_not_in', 'format' = 'debezium-json');
+CREATE TABLE out_on_scalar (oid INT, name STRING) WITH ('connector' = 'filesystem', 'path' = 'out_on_scalar', 'format' = 'debezium-json');
+CREATE TABLE out_on_not_in (oid INT, name STRING) WITH ('connector' = 'filesystem', 'path' = 'out_on_not_in', 'format' = 'debezium-json');
 
 EXECUTE STATEMENT SET BEGIN
   INSERT INTO out_single SELECT oid, (SELECT name FROM customers c WHERE c.cid = o.cust AND c.cid <> 20) FROM orders o;
@@ -62,4 +69,8 @@ EXECUTE STATEMENT SET BEGIN
     WHERE EXISTS (SELECT * FROM customers c WHERE c.cid = o.cust AND c.cid < (SELECT MAX(cid) FROM customers));
   INSERT INTO out_nested_not_in SELECT oid FROM orders
     WHERE cust NOT IN (SELECT cid FROM customers WHERE cid IS NOT NULL AND (cid IN (SELECT cust FROM orders WHERE amount > 30) OR cid = 10));
+  INSERT INTO out_on_scalar SELECT o.oid, c.name FROM orders o JOIN customers c
+    ON o.cust = c.cid AND o.amount > (SELECT AVG(amount) FROM orders);
+  INSERT INTO out_on_not_in SELECT o.oid, c.name FROM orders o JOIN customers c
+    ON o.cust = c.cid AND c.name NOT IN (SELECT name FROM customers WHERE cid = 20 AND name IS NOT NULL);
 END;
