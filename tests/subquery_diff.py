@@ -13,6 +13,17 @@ COALESCE(SUM(p), 0) + COUNT(*); cond an optional filter of t's own):
     exists-select  SELECT id, [NOT] EXISTS (SELECT * FROM t WHERE [t.k = o.k AND] cond) FROM o
     in-or          SELECT id FROM o WHERE x < 2 OR x [NOT] IN (SELECT p FROM t [WHERE t.k = o.k] [AND cond])
     in-agg         SELECT id FROM o WHERE x [NOT] IN (SELECT agg FROM t WHERE t.k = o.k [AND cond])
+    single-select  SELECT id, (SELECT p FROM t [WHERE t.k = o.k] [AND cond]) FROM o
+    single-where   SELECT id FROM o WHERE x <op> (SELECT p FROM t [WHERE t.k = o.k] [AND cond])
+    group-in       SELECT x [NOT] IN (SELECT p ...) AS v, COUNT(*) FROM o GROUP BY x [NOT] IN (SELECT p ...)
+                   (the subquery as in in-select)
+    agg-corr       SELECT k, (SELECT agg FROM t WHERE t.k = o.k [AND cond]) FROM o GROUP BY k
+
+A single-* subquery (no aggregate) must give at most one row: its value is
+the row's p (NULL over no rows), and when some correlation key (not NULL:
+a NULL key matches nothing) or, uncorrelated, the whole t has two rows that
+pass cond, the job fails naming the subquery (as Flink's SINGLE_VALUE); the
+oracle predicts that failure, and the job's other queries are not checked.
 
 Results go to debezium-json files and are folded into their tables (a
 delete must find its row). weir runs at a random parallelism (1/2/4) and
@@ -40,7 +51,8 @@ import diffrun  # noqa: E402
 
 AGGS = ["MAX(p)", "MIN(p)", "SUM(p)", "COUNT(*)", "COUNT(p)", "COALESCE(SUM(p), 0) + COUNT(*)"]
 OPS = {">": lambda a, b: a > b, "<": lambda a, b: a < b, "=": lambda a, b: a == b}
-SHAPES = ["scalar-select", "scalar-where", "in-select", "exists-select", "in-or", "in-agg"]
+SHAPES = ["scalar-select", "scalar-where", "in-select", "exists-select", "in-or", "in-agg", "single-select",
+          "single-where", "group-in", "agg-corr"]
 
 
 def gen_job(rng):
@@ -59,8 +71,12 @@ def gen_job(rng):
         q = argparse.Namespace(shape=rng.choice(SHAPES), agg=rng.choice(AGGS), op=rng.choice(list(OPS)),
                                cond=rng.choice([None, ("p >", rng.randint(0, 5)), ("p IS NOT NULL", None)]),
                                correlated=rng.random() < 0.7, negated=rng.random() < 0.4)
-        if q.shape in ("scalar-select", "scalar-where", "in-agg"):
+        if q.shape.startswith("single") and any(p.shape.startswith("single") for p in j.queries):
+            q.shape = "scalar-select"  # one per job: the others are checked when it does not fail
+        if q.shape in ("scalar-select", "scalar-where", "in-agg", "agg-corr"):
             q.correlated = True
+        if q.shape.startswith("single") and rng.random() < 0.85:
+            q.cond = ("p =", rng.randint(0, 6))  # fewer rows per key: more jobs that do not fail
         if q.shape == "exists-select" and not q.correlated and q.cond is None:
             q.cond = ("p >", rng.randint(0, 5))
         j.queries.append(q)
@@ -80,6 +96,8 @@ def cond_holds(q, p):
     what, c = q.cond
     if c is None:
         return p is not None
+    if what == "p =":
+        return p == c
     return p is not None and p > c
 
 
@@ -123,6 +141,10 @@ def value(j, q, k, x):
     ps = inner_ps(j, q, k)
     if q.shape in ("scalar-select", "scalar-where"):
         return agg_value(q.agg, ps)
+    if q.shape.startswith("single"):
+        return ps[0] if ps else None
+    if q.shape == "agg-corr":
+        return agg_value(q.agg, ps)
     if q.shape == "exists-select":
         return neg(len(ps) > 0, q.negated)
     if q.shape == "in-agg":
@@ -132,11 +154,16 @@ def value(j, q, k, x):
 
 def oracle(j, q):
     out = collections.Counter()
+    if q.shape in ("group-in", "agg-corr"):
+        groups = collections.Counter(value(j, q, k, x) if q.shape == "group-in" else k for _, k, x in j.o)
+        for g, n in groups.items():
+            out[(g, n) if q.shape == "group-in" else (g, value(j, q, g, None))] += 1
+        return out
     for oid, k, x in j.o:
         v = value(j, q, k, x)
-        if q.shape in ("scalar-select", "in-select", "exists-select"):
+        if q.shape in ("scalar-select", "in-select", "exists-select", "single-select"):
             out[(oid, v)] += 1
-        elif q.shape == "scalar-where":
+        elif q.shape in ("scalar-where", "single-where"):
             if x is not None and v is not None and OPS[q.op](x, v):
                 out[(oid,)] += 1
         elif q.shape == "in-or":
@@ -147,12 +174,25 @@ def oracle(j, q):
     return out
 
 
+def too_many(j, q):
+    """Whether single-* query q's subquery gives two rows for some key (the job fails)."""
+    if not q.shape.startswith("single"):
+        return False
+    keys = collections.Counter(tk if q.correlated else 0 for tk, p in j.t
+                               if cond_holds(q, p) and (tk is not None or not q.correlated))
+    return any(n > 1 for n in keys.values())
+
+
 def out_cols(q):
-    return ["id", "v"] if q.shape in ("scalar-select", "in-select", "exists-select") else ["id"]
+    if q.shape == "group-in":
+        return ["v", "n"]
+    if q.shape == "agg-corr":
+        return ["k", "v"]
+    return ["id", "v"] if q.shape in ("scalar-select", "in-select", "exists-select", "single-select") else ["id"]
 
 
 def out_type(q):
-    return "BIGINT" if q.shape == "scalar-select" else "BOOLEAN"
+    return {"scalar-select": "BIGINT", "single-select": "INT", "agg-corr": "BIGINT"}.get(q.shape, "BOOLEAN")
 
 
 def query_sql(q):
@@ -166,8 +206,17 @@ def query_sql(q):
         return "SELECT id, (SELECT %s FROM t%s) AS v FROM o" % (q.agg, where)
     if q.shape == "scalar-where":
         return "SELECT id FROM o WHERE x %s (SELECT %s FROM t%s)" % (q.op, q.agg, where)
+    if q.shape == "single-select":
+        return "SELECT id, (SELECT p FROM t%s) AS v FROM o" % where
+    if q.shape == "single-where":
+        return "SELECT id FROM o WHERE x %s (SELECT p FROM t%s)" % (q.op, where)
     if q.shape == "exists-select":
         return "SELECT id, %sEXISTS (SELECT * FROM t%s) AS v FROM o" % (nt, where)
+    if q.shape == "group-in":
+        t = "x %sIN (SELECT p FROM t%s)" % (nt, where)
+        return "SELECT %s AS v, COUNT(*) AS n FROM o GROUP BY %s" % (t, t)
+    if q.shape == "agg-corr":
+        return "SELECT k, (SELECT %s FROM t%s) AS v FROM o GROUP BY k" % (q.agg, where)
     if q.shape == "in-select":
         return "SELECT id, x %sIN (SELECT p FROM t%s) AS v FROM o" % (nt, where)
     if q.shape == "in-or":
@@ -182,7 +231,7 @@ def job_sql(j):
            "'format' = 'csv');",
            "CREATE TABLE t (k INT, p INT) WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv');"]
     for qi, q in enumerate(j.queries):
-        types = {"id": "INT", "v": out_type(q)}
+        types = {"id": "INT", "v": out_type(q), "n": "BIGINT", "k": "INT"}
         out.append("CREATE TABLE q%d (%s) WITH ('connector' = 'filesystem', 'path' = 'q%d', "
                    "'format' = 'debezium-json');" % (qi, ", ".join("%s %s" % (c, types[c]) for c in out_cols(q)), qi))
     out.append("EXECUTE STATEMENT SET BEGIN")
@@ -200,6 +249,13 @@ def run_case(case):
     diffrun.write_csv(case.path("t.csv"), j.t)
     case.write("job.sql", job_sql(j))
     p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, j.parallelism, j.batch, j.rocksdb))
+    failing = [qi for qi, q in enumerate(j.queries) if too_many(j, q)]
+    if failing:
+        case.counts["jobs failing on a second row"] += 1
+        if p.returncode != 0 and "subquery at line" in p.stderr and "gave more than one row" in p.stderr:
+            return []
+        return ["queries %s give two rows for a key, so the job must fail naming the subquery; it %s" % (
+            failing, "exited 0" if p.returncode == 0 else diffrun.failed_run(p))]
     if p.returncode != 0:
         return [diffrun.failed_run(p)]
     problems = []

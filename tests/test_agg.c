@@ -2232,3 +2232,64 @@ Test(agg_collect, multiset_of_values_retract_merge_round_trip)
     weir_batch_destroy(b);
     weir_schema_destroy(s);
 }
+
+/* ---- SINGLE_VALUE ---- */
+
+Test(agg_single_value, one_row_its_value_a_second_fails_unchanged)
+{
+    weir_schema *s = all_types();
+    weir_agg a;
+    bind_ok("SINGLE_VALUE", s, C_STR, 0, &a);
+    cr_assert_eq(a.result_type.id, WEIR_TYPE_STRING);
+    cr_assert(a.result_type.nullable);
+    cr_assert(weir_agg_can_retract(&a));
+    tval v[] = {tv_str("abc"), tv_str("zz"), tv_null()};
+    weir_batch *b = col_batch(s, C_STR, v, 3);
+    void *x = acc_new(&a), *y = acc_new(&a), *z = acc_new(&a);
+    cr_assert(result_of(&a, x).null); /* no row */
+    cr_assert_eq(a.cls->add(&a, x, b, 0), 0);
+    cr_assert_str_eq(result_of(&a, x).s, "abc");
+    cr_assert_eq(a.cls->add(&a, x, b, 1), WEIR_EINVAL); /* a second row */
+    cr_assert_str_eq(result_of(&a, x).s, "abc");
+    /* its row retracted, another may come (an update: -U then +U) */
+    cr_assert_eq(a.cls->retract(&a, x, b, 0), 0);
+    cr_assert(weir_agg_is_empty(&a, x));
+    cr_assert_eq(a.cls->retract(&a, x, b, 0), WEIR_ESTATE);
+    cr_assert_eq(a.cls->add(&a, x, b, 1), 0);
+    cr_assert_str_eq(result_of(&a, x).s, "zz");
+    /* a NULL value is a row */
+    cr_assert_eq(a.cls->add(&a, y, b, 2), 0);
+    cr_assert(result_of(&a, y).null);
+    cr_assert_not(weir_agg_is_empty(&a, y));
+    cr_assert_eq(a.cls->merge(&a, y, x), WEIR_EINVAL);
+    cr_assert_eq(a.cls->merge(&a, z, x), 0);
+    cr_assert_str_eq(result_of(&a, z).s, "zz");
+
+    weir_buf buf;
+    weir_buf_init(&buf);
+    void *w = acc_new(&a);
+    weir_cursor cur;
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(serialize(&a, k ? y : z, &buf), 0);
+        weir_cursor_init(&cur, buf.data, buf.len);
+        weir_agg_destroy(&a, w); /* deserialize takes an uninitialised block */
+        cr_assert_eq(a.cls->deserialize(&a, w, &cur), 0);
+        res r = result_of(&a, w);
+        cr_assert_eq(r.null, k == 1);
+        if (!k)
+            cr_assert_str_eq(r.s, "zz");
+        cr_assert_not(weir_agg_is_empty(&a, w));
+        for (size_t cut = 0; cut < buf.len; cut++) {
+            weir_cursor_init(&cur, buf.data, cut);
+            weir_agg_destroy(&a, w);
+            cr_assert_eq(a.cls->deserialize(&a, w, &cur), WEIR_ECORRUPT);
+        }
+    }
+    weir_buf_fini(&buf);
+    acc_free(&a, w);
+    acc_free(&a, x);
+    acc_free(&a, y);
+    acc_free(&a, z);
+    weir_batch_destroy(b);
+    weir_schema_destroy(s);
+}

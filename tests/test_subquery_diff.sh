@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # tests/test_subquery_diff.sh WEIR SOURCE_DIR - randomized differential
 # test of subqueries planned as joins (correlated scalar subqueries in the
-# SELECT list and WHERE, ...): tests/subquery_diff.py generates random
+# SELECT list and WHERE, scalar subqueries checked at run time to give one
+# row, tests in GROUP BY, correlated subqueries of aggregating SELECTs,
+# ...): tests/subquery_diff.py generates random
 # outer and inner inputs (repeated keys, NULL keys and values), runs random
 # subquery shapes through `weir run` at parallelism 1/2/4 and batch sizes
 # 1/7/1024, folds each result changelog into its table and compares it

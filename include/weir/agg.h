@@ -74,6 +74,9 @@ struct weir_agg {
     /* LISTAGG: the separator (borrowed; must outlive every use of the
      * aggregate); NULL means ",". */
     const char *sep;
+    /* SINGLE_VALUE: the job's error when a group gets a second row (borrowed,
+     * like sep); NULL gives a generic one. */
+    const char *label;
 };
 
 /*

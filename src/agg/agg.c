@@ -297,7 +297,8 @@ typedef struct builtin {
     X("LISTAGG", ACC_STRING, false)                                            \
     X("COLLECT", ACC_ORDERED, false)                                           \
     X("LAG", ACC_ORDERED, false)                                               \
-    X("LAG_PRESENT", ACC_ANY, false)
+    X("LAG_PRESENT", ACC_ANY, false)                                           \
+    X("SINGLE_VALUE", ACC_ANY, false)
 
 #define AS_ENTRY(n, t, star) {n, t, star},
 #define AS_NAME(n, t, star) n,
@@ -524,6 +525,9 @@ int weir_agg_bind(const char *name, const weir_schema *s, int32_t col,
     } else if (!strcmp(n, "LISTAGG")) {
         out->cls = &weir__agg_listagg;
         out->result_type = weir_type_make(WEIR_TYPE_STRING, true);
+    } else if (!strcmp(n, "SINGLE_VALUE")) {
+        out->cls = &weir__agg_single_value;
+        out->result_type = nullable(in);
     } else if (!strcmp(n, "COLLECT")) {
         /* Flink: MULTISET<type of x>; never NULL ({} without values) */
         out->cls = &weir__agg_collect;

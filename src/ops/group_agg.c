@@ -571,6 +571,8 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
             rc = a->cls->retract(a, accs + g->acc_off[i], in, r);
         else
             rc = weir_op_fail(ctx, WEIR_EUNSUPPORTED, "aggregate %s cannot retract an input row", a->cls->name);
+        if (rc == WEIR_EINVAL && a->label) /* SINGLE_VALUE: a second row */
+            rc = weir_op_fail(ctx, rc, "%s", a->label);
     }
     if (rc)
         return rc;

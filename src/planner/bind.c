@@ -522,8 +522,9 @@ int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
         if ((rc = plan_bind_test(pc, r, as, e, out)) <= 0)
             return rc;
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
-                          "%s is supported in a query's WHERE, SELECT list and HAVING, not here (ON, GROUP BY, "
-                          "OVER, or the conditions of a subquery planned as a semi or anti join)",
+                          "%s is supported in a query's WHERE, SELECT list, GROUP BY, HAVING and an inner join's "
+                          "ON, not here (an outer join's ON, OVER, or nested in a semi or anti join's subquery "
+                          "naming the outer query)",
                           e->kind == WEIR_SQL_EXPR_EXISTS
                               ? "EXISTS (SELECT ...)"
                               : e->u.in_query.negated ? "NOT IN (SELECT ...)" : "IN (SELECT ...)");
@@ -533,8 +534,8 @@ int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
             return rc;
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
                           "a scalar subquery ((SELECT ...) used as a value) is supported in a query's WHERE, "
-                          "SELECT list and HAVING, not here (ON, GROUP BY, OVER, or the conditions of a subquery "
-                          "planned as a semi or anti join)");
+                          "SELECT list, GROUP BY, HAVING and an inner join's ON, not here (an outer join's ON, OVER, "
+                          "or nested in a semi or anti join's subquery naming the outer query)");
     default:
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "%s expressions are not supported yet",
                           weir__sql_expr_kind_name(e->kind));

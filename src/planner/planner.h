@@ -180,6 +180,13 @@ struct plan_ctx {
     /* per IN's count of matches: {its scalar subquery, outer x, inner y} of the correlation x = y */
     const weir_sql_expr **in_pairs;
     uint32_t n_in_pairs;
+    /* scalar subqueries that may give more than one row (subquery.c): each runs as its query q, its
+     * value through the SINGLE_VALUE call `call` (whose run-time error names the subquery) */
+    struct plan_single_value {
+        const weir_sql_expr *e, *call;
+        const weir_sql_query *q;
+    } *sv;
+    uint32_t n_sv;
     /* plan_from hands out preplanned for this FROM item (a subquery planned over a FROM planned before) */
     const weir_sql_table_ref *preplanned_ref;
     rel preplanned;
@@ -384,7 +391,13 @@ int plan_bind_scalar(plan_ctx *pc, const rel *r, const weir_sql_expr *e, weir_ex
 int plan_bind_test(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_expr *e, weir_expr **out);
 /* The scalar subqueries and IN / EXISTS tests of an aggregating SELECT's list and HAVING, joined to its
  * aggregation's rows *agg (uncorrelated with them). */
-int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *sel);
+int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *sel, const rel *in,
+                               const struct agg_scope *as);
+/* The run-time error of SINGLE_VALUE call (a scalar subquery's, named by its place, or one the query wrote). */
+const char *plan_single_value_error(plan_ctx *pc, const weir_sql_expr *call);
+/* subquery.c: sel with the subquery conjuncts of its FROM's inner join's ON moved to its WHERE (*copy, *moved),
+ * as they filter the same pairs there. */
+int plan_on_subqueries(plan_ctx *pc, const weir_sql_select *sel, weir_sql_select *copy, bool *moved);
 /* subquery.c: the IN / EXISTS conjuncts of a WHERE as semi and anti joins of *in; *rest: the other conjuncts. */
 int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where, const weir_sql_expr **rest);
 

@@ -900,6 +900,8 @@ int plan_agg_call_args(plan_ctx *pc, agg_call *c, bool *has_arg)
     } else if (call->u.call.n_args != 1) {
         return plan_error(pc, call->loc, WEIR_EINVAL, "%s takes one argument", c->fn);
     }
+    if (!strcmp(c->fn, "SINGLE_VALUE") && !(c->label = plan_single_value_error(pc, call)))
+        return WEIR_ENOMEM;
     return 0;
 }
 
@@ -1383,6 +1385,7 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
             return plan_error(pc, c->call->loc, rc, "%s", err.message);
         }
         aggs[i].sep = c->sep;
+        aggs[i].label = c->label;
         rc = weir_buf_printf(&dg, "|%s(%d,%.17g)f%d", fn, c->pre_col, c->param, c->filter_col);
         if (!rc && c->sep)
             rc = weir_buf_printf(&dg, "sep'%s'", c->sep);
@@ -1833,7 +1836,13 @@ static int select_one_row(plan_ctx *pc, const weir_sql_select *sel, weir_sql_sel
 
 static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *asp, rel *out)
 {
-    weir_sql_select one_row;
+    weir_sql_select one_row, on_moved;
+    bool moved;
+    int mrc = plan_on_subqueries(pc, sel, &on_moved, &moved);
+    if (mrc)
+        return mrc;
+    if (moved)
+        sel = &on_moved;
     if (!sel->from) {
         int rc = select_one_row(pc, sel, &one_row);
         if (rc)
@@ -1910,7 +1919,7 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
         if ((rc = plan_aggregate(pc, sel, &in, as_, &agg)))
             return rc;
         /* scalar subqueries of the SELECT list and HAVING: joined to the groups (subquery.c) */
-        if ((rc = plan_scalar_subqueries_agg(pc, &agg, sel)))
+        if ((rc = plan_scalar_subqueries_agg(pc, &agg, sel, &in, as_)))
             return rc;
         src = &agg;
         if (sel->having && (rc = plan_bind_expr(pc, &agg, as_, sel->having, &post_filter)))

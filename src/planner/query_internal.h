@@ -31,6 +31,7 @@ typedef struct agg_call {
     char fn[32];         /* weir aggregate name (COUNT_DISTINCT for COUNT(DISTINCT x)) */
     double param;
     const char *sep;     /* LISTAGG's separator (plan arena), NULL for ',' */
+    const char *label;   /* SINGLE_VALUE's run-time error (plan arena) */
     int32_t pre_col;     /* argument column in the pre-projection, -1 for COUNT(*) */
     int32_t filter_col;  /* FILTER (WHERE ...) column in the pre-projection, -1 for none */
     uint32_t out_col;    /* result column in the aggregation output */

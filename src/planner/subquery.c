@@ -24,8 +24,12 @@
  * join's condition is therefore x = y OR x IS NULL OR y IS NULL (Flink's
  * rewrite), with no key of its own.
  *
- * Conditions elsewhere (under OR, in the SELECT list, in HAVING or ON)
- * are refused where they stand (bind.c), as Flink refuses most of them.
+ * Tests elsewhere (under OR, in the SELECT list, GROUP BY or HAVING) are
+ * values: counts of scalar subqueries joined to the rows (test_rewrite).
+ * Scalar subqueries are joined to the rows that read them (join_scalars):
+ * one of one aggregate row as written, any other through SINGLE_VALUE
+ * (scalar_query), correlated ones decorrelated by their equalities. In ON
+ * or OVER they are refused where they stand (bind.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +37,9 @@
 
 #include "ops/ops.h"
 #include "planner/query_internal.h"
+
+static int plan_subquery_values(plan_ctx *pc, rel *in, const weir_sql_expr *const *exprs, uint32_t n,
+                                weir_sql_loc loc, const weir_sql_select *sel, bool skip_keys);
 
 /* The subquery of a WHERE conjunct, or NULL: sets the join kind and the IN
  * operand. */
@@ -140,6 +147,9 @@ static int plan_one(plan_ctx *pc, rel *in, const weir_sql_expr *e,
             if ((rc = plan_from(pc, sel->from, &right)) ||
                 (w && (rc = plan_where_subqueries(pc, &right, w, &w))))
                 return rc;
+            /* and its scalar subqueries and tests used as values: joined to its rows */
+            if (w && (rc = plan_subquery_values(pc, &right, &w, 1, sel->loc, sel, false)))
+                return rc;
             if (w && (rc = plan_join_conds_make(pc, w, &conds)))
                 return rc;
         }
@@ -230,7 +240,23 @@ typedef struct scalar_walk {
     plan_ctx *pc;
     const weir_sql_expr *found[MAX_SCALAR];
     uint32_t n;
+    /* expressions not searched: an aggregating SELECT's GROUP BY expressions (their subqueries were
+     * joined to its input rows), by SQL text */
+    char **skip;
+    uint32_t n_skip;
 } scalar_walk;
+
+/* SQL text of e (plan arena), or NULL. */
+static char *expr_text(plan_ctx *pc, const weir_sql_expr *e)
+{
+    weir_buf b;
+    weir_buf_init(&b);
+    char *t = NULL;
+    if (!weir__sql_format_expr(e, &b) && !weir_buf_put_u8(&b, 0))
+        t = plan_strdup(pc, (char *)b.data);
+    weir_buf_fini(&b);
+    return t;
+}
 
 static int test_rewrite(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_expr **out);
 
@@ -238,6 +264,14 @@ static int test_rewrite(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_exp
 static int collect_scalar(const weir_sql_expr *e, void *ud)
 {
     scalar_walk *w = ud;
+    if (w->n_skip && e->kind != WEIR_SQL_EXPR_COLUMN && e->kind != WEIR_SQL_EXPR_LITERAL) {
+        char *t = expr_text(w->pc, e);
+        if (!t)
+            return WEIR_ENOMEM;
+        for (uint32_t i = 0; i < w->n_skip; i++)
+            if (!strcasecmp(t, w->skip[i]))
+                return 0;
+    }
     if (e->kind == WEIR_SQL_EXPR_SUBQUERY) {
         if (w->n == MAX_SCALAR)
             return WEIR_EUNSUPPORTED;
@@ -263,9 +297,8 @@ bool plan_is_scalar_column(const char *name)
 /*
  * One row, always: a SELECT of one aggregate expression without GROUP BY,
  * HAVING (which can remove the row: EXISTS of it is not simply TRUE) or
- * window (Flink checks at run time that a scalar subquery gives at most one
- * row; weir accepts only the shape that cannot give more). Correlated, one
- * row per value of its correlation key.
+ * window (other scalar subqueries go through SINGLE_VALUE: scalar_query).
+ * Correlated, one row per value of its correlation key.
  */
 static bool one_row(const weir_sql_query *q)
 {
@@ -333,6 +366,8 @@ static char *scalar_name(plan_ctx *pc, uint32_t id, char kind, uint32_t i)
         snprintf(nm, sizeof nm, "$scalar%u", id);
     return plan_strdup(pc, nm);
 }
+
+static weir_sql_expr *ast_is_null(plan_ctx *pc, const weir_sql_expr *x);
 
 /* ---- correlation */
 
@@ -450,10 +485,9 @@ static int collect_aggs(const weir_sql_expr *e, void *ud)
  * into *on); f is evaluated over the joined row (as->calls: each
  * aggregate's name). as is set for plan_bind_scalar.
  */
-static int decorrelated(plan_ctx *pc, const weir_sql_expr *e, uint32_t id, const correlation *co,
-                        weir_sql_query **out_q, const weir_sql_expr **on, agg_scope *as)
+static int decorrelated(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_query *q, uint32_t id,
+                        const correlation *co, weir_sql_query **out_q, const weir_sql_expr **on, agg_scope *as)
 {
-    const weir_sql_query *q = e->u.subquery.query;
     const weir_sql_select *sel = q->u.select;
     if (sel->having || sel->distinct)
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
@@ -484,6 +518,16 @@ static int decorrelated(plan_ctx *pc, const weir_sql_expr *e, uint32_t id, const
     for (uint32_t i = 0; i < co->n_local; i++)
         if (!(where = ast_binary(pc, WEIR_SQL_OP_AND, where, co->local[i])))
             return WEIR_ENOMEM;
+    /* a NULL key matches no outer row: its group is never read (nor checked by SINGLE_VALUE), as the
+     * IS NOT NULL filter Flink's decorrelation puts below the aggregation */
+    for (uint32_t i = 0; i < co->n_keys; i++) {
+        weir_sql_expr *nn = ast_is_null(pc, co->inner[i]);
+        if (!nn)
+            return WEIR_ENOMEM;
+        nn->u.is.negated = true;
+        if (!(where = ast_binary(pc, WEIR_SQL_OP_AND, where, nn)))
+            return WEIR_ENOMEM;
+    }
     for (uint32_t i = 0; i < n; i++) {
         bool key = i < co->n_keys;
         alias[i].name = scalar_name(pc, id, key ? 'k' : 'a', key ? i : i - co->n_keys);
@@ -613,6 +657,9 @@ static weir_sql_expr *ast_count(plan_ctx *pc, const weir_sql_table_ref *from, co
  * value compared: those of a plain SELECT ... FROM ... [WHERE ...]
  * (correlated or not), else of q planned whole as FROM (q) AS $inN($y).
  */
+static int derived_table(plan_ctx *pc, const weir_sql_query *q, const char *alias, const char *col, bool named,
+                         weir_sql_loc loc, const weir_sql_table_ref **from, const weir_sql_expr **y);
+
 static int test_rows(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_query *q, bool in,
                      const weir_sql_table_ref **from, const weir_sql_expr **where, const weir_sql_expr **y)
 {
@@ -625,16 +672,28 @@ static int test_rows(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_query 
         *y = in ? sel->items[0].expr : NULL;
         return 0;
     }
-    weir_sql_table_ref *ref = plan_alloc(pc, sizeof *ref);
-    weir_sql_ident *ids = plan_alloc(pc, 2 * sizeof *ids);
+    *where = NULL;
+    *y = NULL;
     char nm[32];
     snprintf(nm, sizeof nm, "$in%u", pc->n_test);
+    return derived_table(pc, q, nm, "$y", in, e->loc, from, in ? y : NULL);
+}
+
+/*
+ * FROM (q) AS alias(col) (no column alias unless named): *from; with col, *y
+ * is alias.col, the one column of q (at loc).
+ */
+static int derived_table(plan_ctx *pc, const weir_sql_query *q, const char *alias, const char *col, bool named,
+                         weir_sql_loc loc, const weir_sql_table_ref **from, const weir_sql_expr **y)
+{
+    weir_sql_table_ref *ref = plan_alloc(pc, sizeof *ref);
+    weir_sql_ident *ids = plan_alloc(pc, 2 * sizeof *ids);
     if (!ref || !ids)
         return WEIR_ENOMEM;
     memset(ref, 0, sizeof *ref);
     memset(ids, 0, 2 * sizeof *ids);
-    ids[0].name = plan_strdup(pc, nm);
-    ids[1].name = "$y";
+    ids[0].name = plan_strdup(pc, alias);
+    ids[1].name = col;
     for (int i = 0; i < 2; i++) {
         if (!ids[i].name)
             return WEIR_ENOMEM;
@@ -645,25 +704,103 @@ static int test_rows(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_query 
     ref->loc = q->loc;
     ref->height = q->height + 1;
     ref->alias = &ids[0];
-    if (in) {
+    if (named) {
         ref->column_aliases = &ids[1];
         ref->n_column_aliases = 1;
     }
     ref->u.subquery.query = (weir_sql_query *)q;
     *from = ref;
-    *where = NULL;
-    *y = NULL;
-    if (in) {
-        weir_sql_expr *c = ast_node(pc, WEIR_SQL_EXPR_COLUMN, e->loc);
+    if (y) {
+        weir_sql_expr *c = ast_node(pc, WEIR_SQL_EXPR_COLUMN, loc);
         weir_sql_ident *parts = plan_alloc(pc, 2 * sizeof *parts);
         if (!c || !parts)
             return WEIR_ENOMEM;
         parts[0] = ids[0];
         parts[1] = ids[1];
-        c->u.column = (weir_sql_name){parts, 2, e->loc};
+        c->u.column = (weir_sql_name){parts, 2, loc};
         *y = c;
     }
     return 0;
+}
+
+/*
+ * The query scalar subquery e runs as. One that aggregates to one row runs
+ * as written; any other may give several rows, and runs as Flink plans it:
+ * its value through SINGLE_VALUE, whose second row fails the job,
+ *   SELECT x FROM t WHERE ...   ->  SELECT SINGLE_VALUE(x) FROM t WHERE ...   (correlated or not)
+ *   q (GROUP BY, UNION, ...)    ->  SELECT SINGLE_VALUE($v) FROM (q) AS $svN($v)
+ */
+static int scalar_query(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_query **out)
+{
+    const weir_sql_query *q = e->u.subquery.query;
+    *out = q;
+    if (one_row(q))
+        return 0;
+    for (uint32_t i = 0; i < pc->n_sv; i++)
+        if (pc->sv[i].e == e) {
+            *out = pc->sv[i].q;
+            return 0;
+        }
+    weir_sql_select *s2 = plan_alloc(pc, sizeof *s2);
+    weir_sql_query *q2 = plan_alloc(pc, sizeof *q2);
+    weir_sql_select_item *item = plan_alloc(pc, sizeof *item);
+    weir_sql_expr **args = plan_alloc(pc, sizeof *args);
+    if (!s2 || !q2 || !item || !args)
+        return WEIR_ENOMEM;
+    bool in_place = plain_select(q) && !q->u.select->distinct;
+    if (in_place) {
+        const weir_sql_select *sel = q->u.select;
+        if (sel->n_items != 1 || sel->items[0].expr->kind == WEIR_SQL_EXPR_STAR)
+            return plan_error(pc, q->loc, WEIR_EPLAN, "a scalar subquery must select exactly one column");
+        *s2 = *sel;
+        *q2 = *q;
+        args[0] = sel->items[0].expr;
+    } else {
+        char nm[32];
+        snprintf(nm, sizeof nm, "$sv%u", pc->n_sv);
+        const weir_sql_table_ref *from;
+        const weir_sql_expr *v;
+        int rc = derived_table(pc, q, nm, "$v", true, e->loc, &from, &v);
+        if (rc)
+            return rc;
+        memset(s2, 0, sizeof *s2);
+        memset(q2, 0, sizeof *q2);
+        s2->loc = q->loc;
+        s2->from = (weir_sql_table_ref *)from;
+        q2->kind = WEIR_SQL_QUERY_SELECT;
+        q2->loc = q->loc;
+        q2->height = from->height + 2;
+        args[0] = (weir_sql_expr *)v;
+    }
+    weir_sql_expr *call = ast_call(pc, "SINGLE_VALUE", args, 1, e->loc);
+    if (!call)
+        return WEIR_ENOMEM;
+    *item = (weir_sql_select_item){call, NULL};
+    s2->items = item;
+    s2->n_items = 1;
+    q2->u.select = s2;
+    uint32_t n = pc->n_sv;
+    struct plan_single_value *v = plan_alloc(pc, (n + 1) * sizeof *v);
+    if (!v)
+        return WEIR_ENOMEM;
+    if (n)
+        memcpy(v, pc->sv, n * sizeof *v);
+    v[n] = (struct plan_single_value){e, call, q2};
+    pc->sv = v;
+    pc->n_sv = n + 1;
+    *out = q2;
+    return 0;
+}
+
+const char *plan_single_value_error(plan_ctx *pc, const weir_sql_expr *call)
+{
+    char m[200];
+    bool sub = false;
+    for (uint32_t i = 0; i < pc->n_sv && !sub; i++)
+        sub = pc->sv[i].call == call;
+    snprintf(m, sizeof m, "%s at line %u, column %u gave more than one row (it must give at most one)",
+             sub ? "the scalar subquery" : "SINGLE_VALUE", call->loc.line, call->loc.col);
+    return plan_strdup(pc, m);
 }
 
 /*
@@ -723,11 +860,11 @@ static int test_rewrite(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_exp
             r = v ? ast_binary(pc, WEIR_SQL_OP_EQ, x, v) : NULL;
         }
     } else {
-        if (in && pc->agg_values)
-            return plan_error(pc, loc, WEIR_EUNSUPPORTED,
-                              "x IN (SELECT ...) in the SELECT list or HAVING of an aggregating query is not "
-                              "supported yet (only a subquery of one aggregate row, or EXISTS): aggregate in a "
-                              "subquery of FROM and test in the outer query");
+        if (in && pc->agg_values && plan_has_agg(x))
+            return plan_error(pc, x->loc, WEIR_EUNSUPPORTED,
+                              "x IN (SELECT ...) with an aggregate as x in an aggregating query's SELECT list or "
+                              "HAVING is not supported yet: aggregate in a subquery of FROM and test in the outer "
+                              "query");
         const weir_sql_table_ref *from = NULL;
         const weir_sql_expr *where = NULL, *y = NULL;
         int rc = test_rows(pc, e, q, in, &from, &where, &y);
@@ -796,13 +933,22 @@ int plan_bind_test(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
 }
 
 static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w);
+static int scalar_query(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_query **out);
 
-/* The scalar subqueries (and IN / EXISTS tests) of exprs, joined to *in. */
+/* The scalar subqueries (and IN / EXISTS tests) of exprs, joined to *in; those of sel's GROUP BY
+ * expressions are not searched when skip_keys. */
 static int plan_subquery_values(plan_ctx *pc, rel *in, const weir_sql_expr *const *exprs, uint32_t n,
-                                weir_sql_loc loc)
+                                weir_sql_loc loc, const weir_sql_select *sel, bool skip_keys)
 {
     scalar_walk w = {.pc = pc, .n = 0};
     int rc = 0;
+    if (skip_keys && sel->n_group_by) {
+        if (!(w.skip = plan_alloc(pc, sel->n_group_by * sizeof *w.skip)))
+            return WEIR_ENOMEM;
+        for (uint32_t i = 0; i < sel->n_group_by; i++)
+            if (!(w.skip[w.n_skip++] = expr_text(pc, sel->group_by[i])))
+                return WEIR_ENOMEM;
+    }
     for (uint32_t i = 0; !rc && i < n; i++)
         if (exprs[i] && exprs[i]->kind != WEIR_SQL_EXPR_STAR)
             rc = collect_scalar(exprs[i], &w);
@@ -816,27 +962,39 @@ static int plan_subquery_values(plan_ctx *pc, rel *in, const weir_sql_expr *cons
 int plan_scalar_subqueries(plan_ctx *pc, rel *in, const weir_sql_select *sel, const weir_sql_expr *where,
                            bool aggregating)
 {
-    const weir_sql_expr **v = plan_alloc(pc, (sel->n_items + 1) * sizeof *v);
+    const weir_sql_expr **v = plan_alloc(pc, (sel->n_items + sel->n_group_by + 1) * sizeof *v);
     if (!v)
         return WEIR_ENOMEM;
     uint32_t n = 0;
     v[n++] = where;
     for (uint32_t i = 0; !aggregating && i < sel->n_items; i++)
         v[n++] = sel->items[i].expr;
-    return plan_subquery_values(pc, in, v, n, sel->loc);
+    /* GROUP BY expressions are computed over the input rows: their subqueries joined to them */
+    for (uint32_t i = 0; aggregating && i < sel->n_group_by; i++)
+        v[n++] = sel->group_by[i];
+    return plan_subquery_values(pc, in, v, n, sel->loc, sel, false);
 }
 
-int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *sel)
+int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *sel, const rel *in,
+                               const agg_scope *as)
 {
     const weir_sql_expr **v = plan_alloc(pc, (sel->n_items + 1) * sizeof *v);
-    if (!v)
+    char **quals = plan_alloc(pc, (agg->schema->n_fields + 1) * sizeof *quals);
+    if (!v || !quals)
         return WEIR_ENOMEM;
+    /* A correlated subquery names the outer query's columns among its group keys (the first columns),
+     * qualified as in the aggregation's input (o.k). */
+    for (uint32_t c = 0; c < agg->schema->n_fields; c++) {
+        int32_t ic = as && as->in == in && c < as->n_keys ? as->key_in_col[c] : -1;
+        quals[c] = ic >= 0 && in->quals ? in->quals[ic] : agg->quals ? agg->quals[c] : NULL;
+    }
+    agg->quals = quals;
     uint32_t n = 0;
     v[n++] = sel->having;
     for (uint32_t i = 0; i < sel->n_items; i++)
         v[n++] = sel->items[i].expr;
     pc->agg_values = true;
-    int rc = plan_subquery_values(pc, agg, v, n, sel->loc);
+    int rc = plan_subquery_values(pc, agg, v, n, sel->loc, sel, true);
     pc->agg_values = false;
     return rc;
 }
@@ -850,13 +1008,9 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
         return rc;
     for (uint32_t i = 0; i < w->n; i++) {
         const weir_sql_expr *e = w->found[i];
-        const weir_sql_query *q = e->u.subquery.query;
-        if (!one_row(q))
-            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
-                              "a scalar subquery must give one row: one "
-                              "aggregate without GROUP BY, such as "
-                              "(SELECT MAX(x) FROM t), or (SELECT MAX(x) "
-                              "FROM t WHERE t.k = o.k) correlated");
+        const weir_sql_query *q;
+        if ((rc = scalar_query(pc, e, &q)))
+            return rc;
         /*
          * Its FROM, planned once here: whether its WHERE names the outer
          * query's columns decides how it runs. The subquery is then planned
@@ -884,7 +1038,7 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
         if (co.n_keys) {
             if (!(as = plan_alloc(pc, sizeof *as)))
                 return WEIR_ENOMEM;
-            if ((rc = decorrelated(pc, e, id, &co, &q2, &on, as)))
+            if ((rc = decorrelated(pc, e, q, id, &co, &q2, &on, as)))
                 return rc;
         } else {
             weir_sql_select *s2 = plan_alloc(pc, sizeof *s2);
@@ -914,8 +1068,8 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
         if (rc == WEIR_ENOTFOUND && pc->agg_values) {
             size_t l = strlen(pc->err->message);
             snprintf(pc->err->message + l, sizeof pc->err->message - l,
-                     " (a subquery in the SELECT list or HAVING of an aggregating query cannot name the outer "
-                     "query's columns yet)");
+                     " (a subquery in the SELECT list or HAVING of an aggregating query can name only the outer "
+                     "query's GROUP BY columns)");
         }
         if (rc)
             return rc;
@@ -970,34 +1124,99 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
     return 0;
 }
 
+/* The column of r named nm (a scalar subquery's hidden one, wherever r carries it), or -1. */
+static int32_t named_col(const rel *r, const char *nm)
+{
+    for (uint32_t c = 0; c < r->schema->n_fields; c++)
+        if (!strcmp(r->schema->fields[c].name, nm))
+            return (int32_t)c;
+    return -1;
+}
+
 int plan_bind_scalar(plan_ctx *pc, const rel *r, const weir_sql_expr *e, weir_expr **out)
 {
     for (uint32_t i = pc->n_scalar; i-- > 0;) {
         if (pc->scalar_e[i] != e)
             continue;
-        uint32_t c = pc->scalar_col[i];
         const agg_scope *sas = pc->scalar_as[i];
         weir_error err = {0};
         if (!sas) {
             char nm[32];
             snprintf(nm, sizeof nm, "$scalar%u", i);
-            if (c >= r->schema->n_fields || strcmp(r->schema->fields[c].name, nm))
+            int32_t c = named_col(r, nm);
+            if (c < 0)
                 return 1; /* joined to another query's rows */
-            int rc = weir_expr_column(pc->arena, c, r->schema->fields[c].type, out, &err);
+            int rc = weir_expr_column(pc->arena, (uint32_t)c, r->schema->fields[c].type, out, &err);
             return rc && rc != WEIR_ENOMEM ? plan_error(pc, e->loc, rc, "%s", err.message) : rc;
         }
-        /* correlated: its item over the aggregates joined to r's rows */
+        /* correlated: its item over the aggregates joined to r's rows (a semi join's conditions see them
+         * after the outer query's columns) */
+        agg_call *calls = plan_alloc(pc, sas->n_calls * sizeof *calls);
+        if (!calls)
+            return WEIR_ENOMEM;
         for (uint32_t k = 0; k < sas->n_calls; k++) {
             char nm[48];
-            uint32_t oc = sas->calls[k].out_col;
             snprintf(nm, sizeof nm, "$scalar%ua%u", i, k);
-            if (oc >= r->schema->n_fields || strcmp(r->schema->fields[oc].name, nm))
+            int32_t oc = named_col(r, nm);
+            if (oc < 0)
                 return 1;
+            calls[k] = sas->calls[k];
+            calls[k].out_col = (uint32_t)oc;
         }
         agg_scope as = *sas;
+        as.calls = calls;
         as.in = r;
         as.out = r;
-        return plan_bind_expr(pc, r, &as, e->u.subquery.query->u.select->items[0].expr, out);
+        const weir_sql_query *q;
+        int rc = scalar_query(pc, e, &q);
+        return rc ? rc : plan_bind_expr(pc, r, &as, q->u.select->items[0].expr, out);
     }
     return 1;
+}
+
+/* ------------------------------------------------------------ ON */
+
+static int find_subquery(const weir_sql_expr *e, void *ud)
+{
+    (void)ud;
+    if (e->kind == WEIR_SQL_EXPR_SUBQUERY || e->kind == WEIR_SQL_EXPR_EXISTS || e->kind == WEIR_SQL_EXPR_IN_QUERY)
+        return 1;
+    return weir__sql_expr_each_child(e, find_subquery, NULL);
+}
+
+int plan_on_subqueries(plan_ctx *pc, const weir_sql_select *sel, weir_sql_select *copy, bool *moved)
+{
+    *moved = false;
+    const weir_sql_table_ref *fr = sel->from;
+    if (!fr || fr->kind != WEIR_SQL_FROM_JOIN || fr->u.join.kind != WEIR_SQL_JOIN_INNER || !fr->u.join.on ||
+        find_subquery(fr->u.join.on, NULL) != 1)
+        return 0;
+    /*
+     * An inner join's ON conjuncts are conditions on its pairs as WHERE's
+     * are: those with subqueries move to the SELECT's WHERE (semi / anti
+     * joins or joined values there), the others stay the join's.
+     */
+    uint32_t cap = plan_count_and(fr->u.join.on), n = 0;
+    const weir_sql_expr **conj = plan_alloc(pc, cap * sizeof *conj);
+    weir_sql_table_ref *j = plan_alloc(pc, sizeof *j);
+    if (!conj || !j)
+        return WEIR_ENOMEM;
+    plan_split_and(fr->u.join.on, conj, &n, cap);
+    const weir_sql_expr *on = NULL, *where = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        const weir_sql_expr **to = find_subquery(conj[i], NULL) == 1 ? &where : &on;
+        if (!(*to = ast_binary(pc, WEIR_SQL_OP_AND, *to, conj[i])))
+            return WEIR_ENOMEM;
+    }
+    if (!on && !(on = ast_literal(pc, WEIR_SQL_LIT_BOOLEAN, true, NULL, fr->u.join.on->loc)))
+        return WEIR_ENOMEM;
+    if (sel->where && !(where = ast_binary(pc, WEIR_SQL_OP_AND, sel->where, where)))
+        return WEIR_ENOMEM;
+    *j = *fr;
+    j->u.join.on = (weir_sql_expr *)on;
+    *copy = *sel;
+    copy->from = j;
+    copy->where = (weir_sql_expr *)where;
+    *moved = true;
+    return 0;
 }
