@@ -176,6 +176,9 @@ int32_t weir_expr_column_index(const weir_expr *e);
 /* True if e calls something whose value differs per call (RAND, a UDF not
  * marked deterministic): two equal-looking copies of e are not the same. */
 bool weir_expr_is_volatile(const weir_expr *e);
+/* True if e reads the evaluation environment (the clock, the watermark, the
+ * session time zone): its value depends on where and when it is evaluated. */
+bool weir_expr_reads_session(const weir_expr *e);
 /*
  * The input columns whose NULL alone makes e NULL (e is a column, or calls
  * only functions that return NULL on a NULL argument, down to those
