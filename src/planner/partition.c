@@ -49,9 +49,12 @@ static int add_conjuncts(plan_ctx *pc, const rel *keys, const weir_sql_expr *e, 
             return plan_error(pc, e->loc, rc, "%s", err.message);
     }
     *acc = x;
-    if (text->len && weir_buf_put(text, " AND ", 5))
+    /* an OR among the conjuncts keeps its parentheses */
+    bool paren = e->kind == WEIR_SQL_EXPR_BINARY && e->u.binary.op == WEIR_SQL_OP_OR;
+    if ((text->len && weir_buf_put(text, " AND ", 5)) || (paren && weir_buf_put(text, "(", 1)) ||
+        weir__sql_format_expr(e, text) || (paren && weir_buf_put(text, ")", 1)))
         return WEIR_ENOMEM;
-    return weir__sql_format_expr(e, text) ? WEIR_ENOMEM : 0;
+    return 0;
 }
 
 int plan_partition_source(plan_ctx *pc, const cat_table *t, const plan_source_cols *cols,
