@@ -791,12 +791,14 @@ static int split_partition(file_source *s, const char *path, weir_batch **out,
     weir_error e2 = {0};
     rc = weir_expr_project(pt->casts, pt->n_keys, t, s->env, pv, &e2);
     if (rc) {
-        /* name the folder: the one whose value does not convert */
-        const char *end = seg;
+        /* name the partition's folder; the row (always 0) says nothing */
+        size_t ml = strlen(e2.message);
+        if (ml > 8 && !strcmp(e2.message + ml - 8, " (row 0)"))
+            e2.message[ml - 8] = '\0';
         rc = weir_error_set(err, rc == WEIR_ENOMEM ? rc : WEIR_EPARSE,
                             "%.*s: error: a partition value does not fit "
                             "its column's type: %s",
-                            (int)(end - path - 1), path, e2.message);
+                            (int)(seg - path - 1), path, e2.message);
         weir_batch_destroy(pv);
         weir_buf_fini(&v);
         return rc;
