@@ -291,6 +291,9 @@ int plan_projection_begin(plan_ctx *pc, const weir_sql_select *sel);
 void plan_projection_end(plan_ctx *pc);
 /* The columns the source of t produces (all of them, unless pushdown applies). */
 int plan_projection_apply(plan_ctx *pc, const cat_table *t, plan_source_cols *out);
+/* function.c: CREATE FUNCTION (a C library's function, or another name of a registered one) and DROP FUNCTION. */
+int plan_create_function(plan_ctx *pc, const weir_sql_create_function *cf, weir_sql_loc loc);
+int plan_drop_function(plan_ctx *pc, const weir_sql_drop *d, weir_sql_loc loc);
 /* partition.c: a PARTITIONED BY table as a source. */
 typedef struct plan_partitions {
     const char **keys;  /* the partition columns' names in t's physical schema, PARTITIONED BY order */
