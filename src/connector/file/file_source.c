@@ -1705,13 +1705,10 @@ static int fill_keys(const file_partitioning *pt, const weir_batch *pv,
         if (weir_type_is_varlen(dc->type.id)) {
             uint32_t len;
             const char *v = weir_batch_str(pv, k, 0, &len);
-            char *dst;
-            weir_strref ref;
-            int rc = weir_batch_heap_alloc(out, len, &dst, &ref);
+            int rc = from < out->n_rows ? weir_batch_set_str(out, c, from, v, len) : 0;
             if (rc)
                 return rc;
-            if (len)
-                memcpy(dst, v, len);
+            const weir_strref ref = from < out->n_rows ? WEIR_COL_STR(out, c)[from] : (weir_strref){0, 0};
             for (uint32_t i = from; i < out->n_rows; i++) {
                 WEIR_COL_STR(out, c)[i] = ref;
                 weir_batch_set_valid(out, c, i);
