@@ -128,7 +128,7 @@ int plan_create_function(plan_ctx *pc, const weir_sql_create_function *cf, weir_
             return 0;
         return plan_error(pc, cf->name.loc, WEIR_EEXIST, "function '%s' already exists", name);
     }
-    weir_udf u;
+    weir_udf u = {0};
     int rc;
     if (c_lang) {
         if ((rc = load_c_function(pc, cf, loc, name, &u)))
@@ -153,7 +153,7 @@ int plan_create_function(plan_ctx *pc, const weir_sql_create_function *cf, weir_
 int plan_drop_function(plan_ctx *pc, const weir_sql_drop *d, weir_sql_loc loc)
 {
     const char *name = d->name.parts[d->name.n_parts - 1].name;
-    weir_udf u;
+    weir_udf u = {0};
     if (weir_expr_udf_lookup(name, &u)) {
         if (weir_expr_function_exists(name))
             return plan_error(pc, d->name.loc, WEIR_EUNSUPPORTED, "function '%s' is built in and cannot be dropped",
