@@ -19,6 +19,7 @@
 #include "support/partname.h"
 #include "time/timefmt.h"
 #include "weir/connector.h"
+#include "weir/expr.h"
 
 /* ---- helpers ---- */
 
@@ -1072,6 +1073,124 @@ Test(file_source, monitoring_finds_new_files_at_the_interval, .init = make_tmp,
     cr_assert_eq(n, 0, "files are found once");
     src_close(&h);
     weir_manual_clock_destroy(mc);
+    weir_schema_destroy(s);
+}
+
+/*
+ * A partitioned table (k BIGINT in the files, v STRING from the v=...
+ * folders) in a monitored folder: a new partition is found at the
+ * interval, a partition the filter (v <> 'b') does not make TRUE is not
+ * read (the default partition, NULL, neither), and a split reopened at a
+ * position (a restore, in a new instance) still gets its partition's value.
+ */
+Test(file_source, partitioned_monitoring_pruning_and_restore, .init = make_tmp,
+     .fini = cleanup_tmp)
+{
+    mkdir(tpath("watch"), 0777);
+    mkdir(tpath("watch/v=a"), 0777);
+    write_file(tpath("watch/v=a/1.json"), "{\"k\": 1}\n");
+    write_file(tpath("watch/top.json"), "{\"k\": 9}\n"); /* above the partitions: not read */
+    weir_manual_clock *mc = weir_manual_clock_create(1000);
+    weir_schema *s = kv_schema();
+    weir_expr_arena *ea = weir_expr_arena_create();
+    weir_error err = {0};
+    weir_expr *args[2], *filter;
+    cr_assert_eq(weir_expr_column(ea, 0, weir_type_make(WEIR_TYPE_STRING, true), &args[0], &err), 0);
+    args[1] = weir_expr_lit_string(ea, "b", 1);
+    cr_assert_eq(weir_expr_call(ea, "<>", args, 2, &filter, &err), 0, "%s", err.message);
+    const char *keys[] = {"v"};
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    char root[512];
+    snprintf(root, sizeof root, "%s", tpath("watch")); /* tpath's buffers are reused */
+    cfg.path = root;
+    cfg.monitor_interval_ms = 500;
+    cfg.clock = weir_manual_clock_get(mc);
+    cfg.partition_keys = keys;
+    cfg.n_partition_keys = 1;
+    cfg.partition_filter = filter;
+    src_handle h;
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    const char *ids[8];
+    cr_assert_eq(discover_all(&h, ids, 8), 1);
+    cr_assert_str_eq(ids[0], tpath("watch/v=a/1.json"));
+    char out[256] = "";
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 16, 0, out, sizeof out, NULL), 0, "%s", h.err.message);
+    cr_assert_str_eq(out, "1:a\n");
+    mkdir(tpath("watch/v=b"), 0777);
+    mkdir(tpath("watch/v=c%2Fd"), 0777);
+    mkdir(tpath("watch/v=__DEFAULT_PARTITION__"), 0777);
+    write_file(tpath("watch/v=b/2.json"), "{\"k\": 2}\n");
+    write_file(tpath("watch/v=c%2Fd/3.json"), "{\"k\": 3}\n{\"k\": 4}\n");
+    write_file(tpath("watch/v=__DEFAULT_PARTITION__/5.json"), "{\"k\": 5}\n");
+    weir_manual_clock_advance(mc, 499);
+    cr_assert_eq(discover_all(&h, ids, 8), 0, "not before the interval");
+    weir_manual_clock_advance(mc, 1);
+    cr_assert_eq(discover_all(&h, ids, 8), 1, "v=b and the default partition are pruned");
+    cr_assert_str_eq(ids[0], tpath("watch/v=c%2Fd/3.json"));
+    /* read one row, keep the position, and resume in a new instance */
+    weir_buf pos;
+    weir_buf_init(&pos);
+    out[0] = '\0';
+    cr_assert_eq(read_split(&h, ids[0], NULL, 0, 1, 1, out, sizeof out, &pos), 0, "%s", h.err.message);
+    cr_assert_str_eq(out, "3:c/d\n");
+    char id[512];
+    snprintf(id, sizeof id, "%s", ids[0]);
+    src_close(&h);
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    out[0] = '\0';
+    cr_assert_eq(read_split(&h, id, pos.data, pos.len, 16, 0, out, sizeof out, NULL), 0, "%s", h.err.message);
+    cr_assert_str_eq(out, "4:c/d\n");
+    weir_buf_fini(&pos);
+    src_close(&h);
+    weir_expr_arena_destroy(ea);
+    weir_manual_clock_destroy(mc);
+    weir_schema_destroy(s);
+}
+
+/* A folder that is not key=value, or a value its column cannot take, fails discovery naming the folder. */
+Test(file_source, partitioned_bad_folders_are_errors, .init = make_tmp, .fini = cleanup_tmp)
+{
+    weir_schema *s = weir_schema_create();
+    weir_schema_add(s, "k", weir_type_make(WEIR_TYPE_BIGINT, false));
+    weir_schema_add(s, "n", weir_type_make(WEIR_TYPE_INT, true));
+    const char *keys[] = {"n"};
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    cfg.partition_keys = keys;
+    cfg.n_partition_keys = 1;
+    mkdir(tpath("t1"), 0777);
+    mkdir(tpath("t1/x"), 0777);
+    write_file(tpath("t1/x/1.json"), "{\"k\": 1}\n");
+    mkdir(tpath("t2"), 0777);
+    mkdir(tpath("t2/n=12a"), 0777);
+    write_file(tpath("t2/n=12a/1.json"), "{\"k\": 1}\n");
+    char want[512];
+    const char *ids[4];
+    const char **got;
+    uint32_t n;
+    bool done;
+    src_handle h;
+    cfg.path = tpath("t1");
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    cr_assert_eq(h.spec.cls->discover(h.src, &got, &n, &done, &h.err), WEIR_EPARSE);
+    snprintf(want, sizeof want,
+             "%s: error: expected a partition folder \"<key>=<value>\" of the partition keys (n), found \"x\"",
+             tpath("t1/x"));
+    cr_assert_str_eq(h.err.message, want);
+    src_close(&h);
+    cfg.path = tpath("t2");
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    cr_assert_eq(h.spec.cls->discover(h.src, &got, &n, &done, &h.err), WEIR_EPARSE);
+    snprintf(want, sizeof want, "%s: error: a partition value does not fit its column's type: cannot cast '12a' to INT",
+             tpath("t2/n=12a"));
+    cr_assert_str_eq(h.err.message, want);
+    src_close(&h);
+    (void)ids;
     weir_schema_destroy(s);
 }
 

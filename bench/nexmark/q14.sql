@@ -1,6 +1,6 @@
 -- Nexmark q14, from the reference suite (nexmark/nexmark, module
 -- nexmark-flink, queries/q14.sql); the tables come from ddl.sql.
--- weir: CREATE FUNCTION removed (weir has no CREATE FUNCTION yet;
+-- weir: CREATE FUNCTION removed (weir cannot run the Java class;
 --   count_char is registered in C with the nexmark connector); DECIMAL(23,
 --   3) -> DECIMAL(18, 3).
 --

@@ -28,6 +28,8 @@
 extern "C" {
 #endif
 
+struct weir_expr; /* weir/expr.h */
+
 /* One WITH option, both strings borrowed for the call. */
 typedef struct weir_option {
     const char *key;
@@ -42,10 +44,16 @@ typedef struct weir_connector_env {
                       */
     int *bad_option_index; /* if not NULL, set to the index of the option an
                               error is about, or -1 */
-    /* The table's PARTITIONED BY columns (borrowed); only the filesystem sink
-     * takes them, every other connector refuses a partitioned table. */
+    /* The table's PARTITIONED BY columns (borrowed); only the filesystem
+     * source and sink take them, every other connector refuses a partitioned
+     * table. */
     const char *const *partition_keys;
     uint32_t n_partition_keys;
+    /* Sources of a partitioned table: the predicate a partition must make
+     * TRUE to be read (partition pruning), over one row of the partition
+     * columns in partition_keys order; NULL: every partition. Borrowed; it
+     * must outlive the source (weir_file_source_config). */
+    const struct weir_expr *partition_filter;
     /* The table's PRIMARY KEY columns (borrowed; none: 0). The jdbc sink
      * writes in upsert mode by them. */
     const char *const *primary_keys;
@@ -105,6 +113,22 @@ typedef struct weir_file_source_config {
     const uint32_t *event_time_fields;
     uint32_t n_event_time_fields;
     const char *event_time;
+    /*
+     * A partitioned table (PARTITIONED BY; copied): the columns of the schema
+     * named here are not in the files but in the folder names below path,
+     * one level per key: path/k1=v1/k2=v2/... (Flink's layout; values
+     * escaped as the filesystem sink writes them; the default name is NULL;
+     * a value is CAST from its text to the column's type). Files above the
+     * partition level are not read. The other columns, in schema order, are
+     * the files' columns.
+     */
+    const char *const *partition_keys;
+    uint32_t n_partition_keys;
+    const char *partition_default_name; /* NULL: __DEFAULT_PARTITION__ */
+    /* Partition pruning: a partition whose values (one row of the partition
+     * columns in partition_keys order) this predicate does not make TRUE is
+     * not read. Borrowed: it must outlive the source. NULL: none. */
+    const struct weir_expr *partition_filter;
 } weir_file_source_config;
 
 void weir_file_source_config_init(weir_file_source_config *cfg);

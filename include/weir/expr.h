@@ -176,6 +176,9 @@ int32_t weir_expr_column_index(const weir_expr *e);
 /* True if e calls something whose value differs per call (RAND, a UDF not
  * marked deterministic): two equal-looking copies of e are not the same. */
 bool weir_expr_is_volatile(const weir_expr *e);
+/* True if e reads the evaluation environment (the clock, the watermark, the
+ * session time zone): its value depends on where and when it is evaluated. */
+bool weir_expr_reads_session(const weir_expr *e);
 /*
  * The input columns whose NULL alone makes e NULL (e is a column, or calls
  * only functions that return NULL on a NULL argument, down to those
@@ -298,7 +301,23 @@ typedef struct weir_udf {
 
 /* Registers a scalar function process-wide. Fails with WEIR_EEXIST for a taken name. */
 int weir_expr_register_udf(const weir_udf *udf, weir_error *err);
+/* Removes the name; expressions bound to the function before keep calling it. */
 int weir_expr_unregister_udf(const char *name);
+/* The registered UDF of that name (its pointers stay valid for the process), or WEIR_ENOTFOUND. */
+int weir_expr_udf_lookup(const char *name, weir_udf *out);
+
+/*
+ * A C shared library's function for CREATE FUNCTION name AS 'symbol'
+ * LANGUAGE C USING JAR '/path/libx.so': weir loads the library (dlopen,
+ * never unloaded) and calls the symbol, which describes the function by
+ * filling *out (arg_types, result_type, row_fn or vec_fn, ud, flags; the
+ * name is the SQL name, set by weir) and returns 0, or a negative WEIR_E...
+ * code with err set. abi is WEIR_UDF_ABI_VERSION: a library built against
+ * another layout of weir_udf should refuse it. What out points to must stay
+ * valid for the process.
+ */
+#define WEIR_UDF_ABI_VERSION 1
+typedef int (*weir_udf_init_fn)(uint32_t abi, weir_udf *out, weir_error *err);
 
 /* True if name is a built-in scalar function or operator or a registered UDF. */
 bool weir_expr_function_exists(const char *name);

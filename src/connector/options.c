@@ -665,11 +665,10 @@ int weir_connector_source_spec(const char *connector, const weir_option *opts, s
     const char *c = connector_name(connector, opts, n_opts);
     if (!c)
         return weir_error_set(err, WEIR_EINVAL, "missing option 'connector'");
-    if (env && env->n_partition_keys)
+    if (env && env->n_partition_keys && strcmp(c, "filesystem") != 0)
         return weir_error_set(err, WEIR_EUNSUPPORTED,
-                              "a partitioned table (PARTITIONED BY) cannot be "
-                              "read yet: weir writes partition "
-                              "folders but does not read them back as columns");
+                              "connector '%s' cannot read a partitioned table "
+                              "(PARTITIONED BY): only 'filesystem' can", c);
     if (env && env->n_metadata_columns && strcmp(c, "kafka") != 0 &&
         strcmp(c, "upsert-kafka") != 0)
         return weir_error_set(err, WEIR_EUNSUPPORTED,

@@ -729,6 +729,18 @@ bool weir_expr_is_volatile(const weir_expr *e)
     return false;
 }
 
+bool weir_expr_reads_session(const weir_expr *e)
+{
+    if (!e)
+        return false;
+    if (e->flags & F_SESSION)
+        return true;
+    for (uint32_t i = 0; i < e->n_args; i++)
+        if (weir_expr_reads_session(e->args[i]))
+            return true;
+    return false;
+}
+
 int weir_expr_literal_value(const weir_expr *e, weir_value *out)
 {
     if (!e || e->kind != N_LITERAL)

@@ -2,9 +2,10 @@
  * expr/udf.c - scalar user-defined functions registered through the C API.
  *
  * The registry is process-wide and guarded by a mutex; a bound call node
- * keeps a pointer to its registry entry, so an entry is never freed while
- * registered (unregistering a function used by live expressions is the
- * caller's error, as dropping a function under a running job is in Flink).
+ * keeps a pointer to its registry entry, so an entry is never freed: an
+ * unregistered one is kept aside, and expressions bound before (a job
+ * planned from a script whose later DROP FUNCTION removed the name) go on
+ * calling it.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -21,6 +22,9 @@ typedef struct udf_entry {
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static udf_entry *g_udfs;
+/* Unregistered entries: an expression bound before DROP FUNCTION (a job
+ * planned from the statements above it) still calls through its entry. */
+static udf_entry *g_retired;
 
 static udf_entry *find(const char *name)
 {
@@ -73,15 +77,24 @@ int weir_expr_unregister_udf(const char *name)
         if (!strcasecmp((*pp)->name, name)) {
             udf_entry *e = *pp;
             *pp = e->next;
+            e->next = g_retired;
+            g_retired = e;
             pthread_mutex_unlock(&g_lock);
-            weir_free(e->name);
-            weir_free(e->arg_types);
-            weir_free(e);
             return 0;
         }
     }
     pthread_mutex_unlock(&g_lock);
     return WEIR_ENOTFOUND;
+}
+
+int weir_expr_udf_lookup(const char *name, weir_udf *out)
+{
+    pthread_mutex_lock(&g_lock);
+    udf_entry *e = find(name);
+    if (e)
+        *out = e->u;
+    pthread_mutex_unlock(&g_lock);
+    return e ? 0 : WEIR_ENOTFOUND;
 }
 
 uint32_t weir__udf_names(const char **names, uint32_t cap)

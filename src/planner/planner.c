@@ -731,6 +731,11 @@ static int run_stmt(plan_ctx *pc, const weir_sql_stmt *st)
     case WEIR_SQL_STMT_EXPLAIN: return plan_explain(pc, st);
     case WEIR_SQL_STMT_SET:
     case WEIR_SQL_STMT_RESET: return 0; /* first pass */
+    case WEIR_SQL_STMT_CREATE_FUNCTION: return plan_create_function(pc, &st->u.create_function, st->loc);
+    case WEIR_SQL_STMT_DROP:
+        if (st->u.drop.object == WEIR_SQL_OBJECT_FUNCTION)
+            return plan_drop_function(pc, &st->u.drop, st->loc);
+        /* fall through */
     default:
         return plan_error(pc, st->loc, WEIR_EUNSUPPORTED, "%s statements are not supported by weir run",
                           weir_sql_stmt_kind_name(st->kind));

@@ -159,6 +159,10 @@ struct plan_ctx {
     bool window_assign_ok;
     bool job_started;     /* the weir_job exists (created at the first INSERT) */
     int n_sinks;
+    /* partition pruning (partition.c): the FROM item and WHERE of the SELECT being planned, when its FROM is one
+     * table */
+    const weir_sql_table_ref *prune_from;
+    const weir_sql_expr *prune_where;
     /* projection pushdown (prune.c): the column names the SELECT being planned reads */
     const char **proj;
     size_t n_proj;
@@ -279,10 +283,37 @@ typedef struct plan_source_cols {
     bool pruned;
 } plan_source_cols;
 /* Before planning sel's FROM: records the columns sel reads, when it reads a table directly. */
+/*
+ * Visits every column reference of an expression (plan_walk_columns): column
+ * returns 1 to go on, 0 to give up, < 0 for an error. The walk gives up (0)
+ * on anything it does not look into: '*', subqueries, OVER windows, table
+ * arguments, grouping sets.
+ */
+typedef struct plan_column_visitor {
+    int (*column)(void *ud, const weir_sql_expr *e);
+    void *ud;
+} plan_column_visitor;
+int plan_walk_columns(const plan_column_visitor *v, const weir_sql_expr *e);
 int plan_projection_begin(plan_ctx *pc, const weir_sql_select *sel);
 void plan_projection_end(plan_ctx *pc);
 /* The columns the source of t produces (all of them, unless pushdown applies). */
 int plan_projection_apply(plan_ctx *pc, const cat_table *t, plan_source_cols *out);
+/* function.c: CREATE FUNCTION (a C library's function, or another name of a registered one) and DROP FUNCTION. */
+int plan_create_function(plan_ctx *pc, const weir_sql_create_function *cf, weir_sql_loc loc);
+int plan_drop_function(plan_ctx *pc, const weir_sql_drop *d, weir_sql_loc loc);
+/* partition.c: a PARTITIONED BY table as a source. */
+typedef struct plan_partitions {
+    const char **keys;  /* the partition columns' names in t's physical schema, PARTITIONED BY order */
+    uint32_t n_keys;
+    weir_expr *filter;  /* pruning over a row of the keys, or NULL */
+    char *filter_sql;   /* its conjuncts as SQL, for EXPLAIN */
+} plan_partitions;
+/*
+ * The partition columns of t and, when the SELECT reads t directly (ref is its FROM) with a WHERE, the pruning
+ * predicate of the WHERE's conjuncts that read partition columns alone.
+ */
+int plan_partition_source(plan_ctx *pc, const cat_table *t, const plan_source_cols *cols,
+                          const weir_sql_table_ref *ref, const weir_sql_expr *where, plan_partitions *out);
 /* 'scan.parallelism' / 'sink.parallelism' of t: 0 when absent; an error at the option unless 1 to the max
  * parallelism. */
 int plan_table_parallelism(plan_ctx *pc, const cat_table *t, const char *key, uint32_t *out);

@@ -39,77 +39,92 @@ static int add_name(plan_ctx *pc, const char *name)
     return 0;
 }
 
-/* 1: names added; 0: cannot tell (no pushdown); < 0: error. */
-static int walk(plan_ctx *pc, const weir_sql_expr *e);
+/* 1: every column visited; 0: cannot tell (something the walk does not
+ * understand); < 0: error. */
+static int walk(const plan_column_visitor *vis, const weir_sql_expr *e);
 
-static int walk_list(plan_ctx *pc, weir_sql_expr *const *v, uint32_t n)
+static int walk_list(const plan_column_visitor *vis, weir_sql_expr *const *v, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
-        int rc = v[i] ? walk(pc, v[i]) : 1;
+        int rc = v[i] ? walk(vis, v[i]) : 1;
         if (rc <= 0)
             return rc;
     }
     return 1;
 }
 
-static int walk(plan_ctx *pc, const weir_sql_expr *e)
+static int walk(const plan_column_visitor *vis, const weir_sql_expr *e)
 {
     int rc;
     switch (e->kind) {
     case WEIR_SQL_EXPR_LITERAL: return 1;
-    case WEIR_SQL_EXPR_COLUMN:
-        /* every part: in col.field (a ROW field access) the column is not the last one */
-        for (uint32_t i = 0; i < e->u.column.n_parts; i++)
-            if ((rc = add_name(pc, e->u.column.parts[i].name)))
-                return rc;
-        return 1;
-    case WEIR_SQL_EXPR_UNARY: return walk(pc, e->u.unary.operand);
+    case WEIR_SQL_EXPR_COLUMN: return vis->column(vis->ud, e);
+    case WEIR_SQL_EXPR_UNARY: return walk(vis, e->u.unary.operand);
     case WEIR_SQL_EXPR_BINARY:
-        return (rc = walk(pc, e->u.binary.left)) <= 0 ? rc : walk(pc, e->u.binary.right);
+        return (rc = walk(vis, e->u.binary.left)) <= 0 ? rc : walk(vis, e->u.binary.right);
     case WEIR_SQL_EXPR_IS:
-        return (rc = walk(pc, e->u.is.operand)) <= 0 ? rc : e->u.is.other ? walk(pc, e->u.is.other) : 1;
+        return (rc = walk(vis, e->u.is.operand)) <= 0 ? rc : e->u.is.other ? walk(vis, e->u.is.other) : 1;
     case WEIR_SQL_EXPR_BETWEEN:
-        if ((rc = walk(pc, e->u.between.operand)) <= 0 || (rc = walk(pc, e->u.between.low)) <= 0)
+        if ((rc = walk(vis, e->u.between.operand)) <= 0 || (rc = walk(vis, e->u.between.low)) <= 0)
             return rc;
-        return walk(pc, e->u.between.high);
+        return walk(vis, e->u.between.high);
     case WEIR_SQL_EXPR_IN_LIST:
-        return (rc = walk(pc, e->u.in_list.operand)) <= 0 ? rc : walk_list(pc, e->u.in_list.items, e->u.in_list.n_items);
+        return (rc = walk(vis, e->u.in_list.operand)) <= 0 ? rc : walk_list(vis, e->u.in_list.items, e->u.in_list.n_items);
     case WEIR_SQL_EXPR_LIKE:
-        if ((rc = walk(pc, e->u.like.operand)) <= 0 || (rc = walk(pc, e->u.like.pattern)) <= 0)
+        if ((rc = walk(vis, e->u.like.operand)) <= 0 || (rc = walk(vis, e->u.like.pattern)) <= 0)
             return rc;
-        return e->u.like.escape ? walk(pc, e->u.like.escape) : 1;
+        return e->u.like.escape ? walk(vis, e->u.like.escape) : 1;
     case WEIR_SQL_EXPR_CASE:
-        if (e->u.case_.operand && (rc = walk(pc, e->u.case_.operand)) <= 0)
+        if (e->u.case_.operand && (rc = walk(vis, e->u.case_.operand)) <= 0)
             return rc;
         for (uint32_t i = 0; i < e->u.case_.n_whens; i++)
-            if ((rc = walk(pc, e->u.case_.whens[i].when)) <= 0 || (rc = walk(pc, e->u.case_.whens[i].then)) <= 0)
+            if ((rc = walk(vis, e->u.case_.whens[i].when)) <= 0 || (rc = walk(vis, e->u.case_.whens[i].then)) <= 0)
                 return rc;
-        return e->u.case_.else_ ? walk(pc, e->u.case_.else_) : 1;
-    case WEIR_SQL_EXPR_CAST: return walk(pc, e->u.cast.operand);
-    case WEIR_SQL_EXPR_EXTRACT: return walk(pc, e->u.extract.operand);
+        return e->u.case_.else_ ? walk(vis, e->u.case_.else_) : 1;
+    case WEIR_SQL_EXPR_CAST: return walk(vis, e->u.cast.operand);
+    case WEIR_SQL_EXPR_EXTRACT: return walk(vis, e->u.extract.operand);
     case WEIR_SQL_EXPR_CALL:
         if (e->u.call.over)
             return 0;
-        if (e->u.call.filter && (rc = walk(pc, e->u.call.filter)) <= 0)
+        if (e->u.call.filter && (rc = walk(vis, e->u.call.filter)) <= 0)
             return rc;
-        return walk_list(pc, e->u.call.args, e->u.call.n_args);
+        return walk_list(vis, e->u.call.args, e->u.call.n_args);
     case WEIR_SQL_EXPR_ARRAY:
-    case WEIR_SQL_EXPR_MAP: return walk_list(pc, e->u.list.items, e->u.list.n_items);
+    case WEIR_SQL_EXPR_MAP: return walk_list(vis, e->u.list.items, e->u.list.n_items);
     case WEIR_SQL_EXPR_ITEM:
-        return (rc = walk(pc, e->u.item.operand)) <= 0 ? rc : walk(pc, e->u.item.index);
-    case WEIR_SQL_EXPR_NAMED_ARG: return walk(pc, e->u.named_arg.value);
+        return (rc = walk(vis, e->u.item.operand)) <= 0 ? rc : walk(vis, e->u.item.index);
+    case WEIR_SQL_EXPR_NAMED_ARG: return walk(vis, e->u.named_arg.value);
     default: return 0; /* '*', subqueries, table arguments, grouping sets */
     }
+}
+
+int plan_walk_columns(const plan_column_visitor *vis, const weir_sql_expr *e)
+{
+    return walk(vis, e);
+}
+
+/* Projection pushdown's visitor: every part of the name is kept (in col.field, a ROW field access, the column is
+ * not the last part). */
+static int keep_names(void *ud, const weir_sql_expr *e)
+{
+    plan_ctx *pc = ud;
+    for (uint32_t i = 0; i < e->u.column.n_parts; i++) {
+        int rc = add_name(pc, e->u.column.parts[i].name);
+        if (rc)
+            return rc;
+    }
+    return 1;
 }
 
 int plan_projection_begin(plan_ctx *pc, const weir_sql_select *sel)
 {
     plan_projection_end(pc);
-    const char *v = plan_config(pc, "weir.source.projection-pushdown");
+    const plan_column_visitor v = {keep_names, pc};
+    const char *opt = plan_config(pc, "weir.source.projection-pushdown");
     bool on = true;
-    if (v && weir_option_parse_bool(v, &on))
+    if (opt && weir_option_parse_bool(opt, &on))
         return plan_error(pc, plan_config_at(pc, "weir.source.projection-pushdown", sel->loc), WEIR_EINVAL, "weir.source.projection-pushdown: expected true or false, not '%s'",
-                          v);
+                          opt);
     const weir_sql_table_ref *f = sel->from;
     if (!on || !f || f->n_column_aliases || sel->n_windows)
         return 0;
@@ -125,12 +140,12 @@ int plan_projection_begin(plan_ctx *pc, const weir_sql_select *sel)
             if (a->kind == WEIR_SQL_EXPR_TABLE_ARG) {
                 const weir_sql_name *n = &a->u.table_arg.table;
                 table = plan_find_table(pc, n) && !plan_find_view(pc, n) && !a->u.table_arg.n_order_by;
-                rc = table ? walk_list(pc, a->u.table_arg.partition_by, a->u.table_arg.n_partition_by) : 0;
+                rc = table ? walk_list(&v, a->u.table_arg.partition_by, a->u.table_arg.n_partition_by) : 0;
             } else if (a->kind == WEIR_SQL_EXPR_DESCRIPTOR) {
                 for (uint32_t k = 0; k < a->u.descriptor.n_columns && rc > 0; k++)
                     rc = add_name(pc, a->u.descriptor.columns[k].name) ? WEIR_ENOMEM : 1;
             } else {
-                rc = walk(pc, a);
+                rc = walk(&v, a);
             }
         }
         if (!table && rc > 0)
@@ -140,13 +155,13 @@ int plan_projection_begin(plan_ctx *pc, const weir_sql_select *sel)
         return 0;
     }
     for (uint32_t i = 0; i < sel->n_items && rc > 0; i++)
-        rc = walk(pc, sel->items[i].expr);
+        rc = walk(&v, sel->items[i].expr);
     if (rc > 0 && sel->where)
-        rc = walk(pc, sel->where);
+        rc = walk(&v, sel->where);
     if (rc > 0)
-        rc = walk_list(pc, sel->group_by, sel->n_group_by);
+        rc = walk_list(&v, sel->group_by, sel->n_group_by);
     if (rc > 0 && sel->having)
-        rc = walk(pc, sel->having);
+        rc = walk(&v, sel->having);
     /* A window aggregation's late rows carry the input columns the late-records table names. */
     const char *late = plan_config(pc, "weir.late-records.table");
     if (rc > 0 && late) {
@@ -200,6 +215,7 @@ int plan_projection_apply(plan_ctx *pc, const cat_table *t, plan_source_cols *ou
     out->pruned = false;
     if (!pc->proj_on || !projects_by_name(t))
         return 0;
+    const plan_column_visitor v = {keep_names, pc};
     uint32_t np = t->physical->n_fields, keep = 0;
     bool *kept = plan_alloc(pc, (np + 1) * sizeof *kept);
     if (!kept)
@@ -208,7 +224,7 @@ int plan_projection_apply(plan_ctx *pc, const cat_table *t, plan_source_cols *ou
     for (uint32_t i = 0; i < t->ddl->n_columns; i++) {
         const weir_sql_column *c = &t->ddl->columns[i];
         if (c->kind == WEIR_SQL_COLUMN_COMPUTED) {
-            int rc = walk(pc, c->expr);
+            int rc = walk(&v, c->expr);
             if (rc < 0)
                 return rc;
             if (rc == 0)

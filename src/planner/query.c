@@ -356,22 +356,28 @@ static int source_wm_options(plan_ctx *pc, cat_table *t, weir_watermark_spec *wm
     return 0;
 }
 
-static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
+static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref, weir_sql_loc loc, rel *out)
 {
-    if (t->ddl->n_partitioned_by)
-        return plan_error(pc, t->ddl->partitioned_by[0].loc, WEIR_EUNSUPPORTED,
-                          "table '%s' is partitioned (PARTITIONED BY): weir writes partition folders but does not "
-                          "read them yet; read the folders as an unpartitioned table instead",
-                          t->name);
     int rc = plan_ensure_job(pc);
     if (rc)
         return rc;
     plan_source_cols cols;
     if ((rc = plan_projection_apply(pc, t, &cols)))
         return rc;
-    /* A table read twice with the same columns: one source (reuse.c). */
+    /* PARTITIONED BY: the keys, and the WHERE's pruning when this SELECT reads the table alone (partition.c). */
+    plan_partitions parts = {0};
+    if (t->ddl->n_partitioned_by &&
+        (rc = plan_partition_source(pc, t, &cols, ref, ref && ref == pc->prune_from ? pc->prune_where : NULL,
+                                    &parts)))
+        return rc;
+    /* A table read twice with the same columns (and partitions): one source (reuse.c). */
     weir_buf dg;
     rc = source_digest(t, &cols, &dg);
+    if (!rc && parts.filter) {
+        char fb[1024];
+        weir_expr_digest(parts.filter, fb, sizeof fb);
+        rc = weir_buf_printf(&dg, "|partitions=%s", fb);
+    }
     const rel *same = rc ? NULL : plan_reuse_find(pc, PLAN_REUSE_SOURCE, &dg);
     weir_buf_fini(&dg);
     if (same) {
@@ -432,7 +438,13 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
     }
     pc->cenv.primary_keys = pk;
     pc->cenv.n_primary_keys = pk ? pkd->n_columns : 0;
+    pc->cenv.partition_keys = parts.keys;
+    pc->cenv.n_partition_keys = parts.n_keys;
+    pc->cenv.partition_filter = parts.filter;
     rc = weir_connector_source_spec(NULL, t->opts, t->n_opts, cols.physical, &pc->cenv, &spec, &err);
+    pc->cenv.partition_keys = NULL;
+    pc->cenv.n_partition_keys = 0;
+    pc->cenv.partition_filter = NULL;
     pc->cenv.primary_keys = NULL;
     pc->cenv.n_primary_keys = 0;
     pc->cenv.metadata_columns = NULL;
@@ -492,12 +504,17 @@ static int plan_source(plan_ctx *pc, cat_table *t, weir_sql_loc loc, rel *out)
     out->wprops.present = false;
     out->above_wm = false;
     out->loc = loc;
-    char colbuf[512] = "";
+    char colbuf[768] = "";
+    size_t k = 0;
     if (cols.pruned) {
-        size_t k = (size_t)snprintf(colbuf, sizeof colbuf, " columns=");
+        k = (size_t)snprintf(colbuf, sizeof colbuf, " columns=");
         for (uint32_t i = 0; i < cols.physical->n_fields && k < sizeof colbuf; i++)
             k += (size_t)snprintf(colbuf + k, sizeof colbuf - k, "%s%s", i ? "," : "", cols.physical->fields[i].name);
     }
+    for (uint32_t i = 0; i < parts.n_keys && k < sizeof colbuf; i++)
+        k += (size_t)snprintf(colbuf + k, sizeof colbuf - k, "%s%s", i ? "," : " partitions=", parts.keys[i]);
+    if (parts.filter_sql && k < sizeof colbuf)
+        snprintf(colbuf + k, sizeof colbuf - k, " partition-filter=[%s]", parts.filter_sql);
     if (cols.rowtime >= 0)
         explain_line(pc, "Source[%d]: %s (watermark %s - %lld ms)%s", out->s.node, t->name,
                      cols.full->fields[cols.rowtime].name, (long long)t->watermark_delay_ms, colbuf);
@@ -538,7 +555,7 @@ static int plan_named(plan_ctx *pc, const weir_sql_name *name, const weir_sql_ta
             return plan_error(pc, name->loc, WEIR_ENOTFOUND, "unknown table '%s'; did you mean '%s'?", n, s);
         return plan_error(pc, name->loc, WEIR_ENOTFOUND, "unknown table '%s'", n);
     }
-    int rc = plan_source(pc, t, name->loc, out);
+    int rc = plan_source(pc, t, ref, name->loc, out);
     return rc ? rc : set_alias(pc, out, ref, n);
 }
 
@@ -1866,8 +1883,14 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
         where_done = plan_join_conds_all_used(jc);
     } else {
         rc = plan_projection_begin(pc, sel);
+        const weir_sql_table_ref *pf = pc->prune_from;
+        const weir_sql_expr *pw = pc->prune_where;
+        pc->prune_from = fr && fr->kind == WEIR_SQL_FROM_TABLE ? fr : NULL;
+        pc->prune_where = sel->where;
         if (!rc)
             rc = plan_from(pc, sel->from, &in);
+        pc->prune_from = pf;
+        pc->prune_where = pw;
         plan_projection_end(pc);
         if (rc)
             return rc;

@@ -626,6 +626,35 @@ static int order_column(plan_ctx *pc, const rel *r, const weir_sql_expr *e, uint
 }
 
 /*
+ * ORDER BY a processing-time attribute, ascending, alone (Flink's
+ * processing-time sort): a row's processing time is when it arrives, so the
+ * rows are in that order as they come; the query's rows pass as they are.
+ * Further ORDER BY columns would order the rows of one millisecond of the
+ * clock, which needs processing-time timers: refused.
+ */
+static int proctime_sort(plan_ctx *pc, const weir_sql_query *q, const weir_sql_order_item *ob, uint32_t n_hidden,
+                         rel *r, rel *out)
+{
+    const weir_sql_order_item *first = &ob[0];
+    if (first->dir == WEIR_SQL_ORDER_DESC)
+        return plan_error(pc, first->expr->loc, WEIR_EUNSUPPORTED,
+                          "ORDER BY a processing-time attribute DESC on a stream is not supported (time only grows: "
+                          "ORDER BY it ascending, or add LIMIT for a Top-N)");
+    if (q->n_order_by > 1)
+        return plan_error(pc, q->order_by[1].expr->loc, WEIR_EUNSUPPORTED,
+                          "ORDER BY a processing-time attribute followed by other columns is not supported yet "
+                          "(ORDER BY the processing-time attribute alone, or the event-time attribute and others)");
+    if (r->updating)
+        return plan_error(pc, first->expr->loc, WEIR_EUNSUPPORTED,
+                          "ORDER BY a processing-time attribute takes an append-only input (this query's result is "
+                          "updating)");
+    weir_buf_printf(&pc->explain, "  ProcTimeSort: by $%u ASC (rows pass in arrival order)\n", r->proctime);
+    *out = *r;
+    out->loc = q->loc;
+    return drop_hidden(pc, out, n_hidden, false);
+}
+
+/*
  * ORDER BY without LIMIT on a stream: Flink's temporal sort, which the
  * first ORDER BY item must allow - the query's event-time attribute,
  * ascending, over an append-only input; the other items order the rows of
@@ -647,9 +676,7 @@ static int plan_temporal_sort(plan_ctx *pc, const weir_sql_query *q, rel *out)
     if ((rc = order_column(pc, &r, first->expr, &idx)))
         return rc;
     if (r.has_proctime && idx == r.proctime)
-        return plan_error(pc, first->expr->loc, WEIR_EUNSUPPORTED,
-                          "ORDER BY a processing-time attribute is not supported yet (ORDER BY the event-time "
-                          "attribute, or add LIMIT for a Top-N)");
+        return proctime_sort(pc, q, ob, n_hidden, &r, out);
     if ((int)idx != r.rowtime)
         return plan_error(pc, first->expr->loc, WEIR_EUNSUPPORTED,
                           "ORDER BY without LIMIT on a stream must start with the event-time attribute, ascending "

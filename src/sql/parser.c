@@ -809,7 +809,7 @@ static void parse_create_function(parser *p, weir_sql_stmt *st)
     cf->class_name =
         parse_string(p, "the quoted name of the implementing class", NULL);
     if (accept_kw(p, WEIR__SQL_KW_LANGUAGE))
-        cf->language = parse_ident_ptr(p, "JAVA, SCALA, PYTHON or SQL");
+        cf->language = parse_ident_ptr(p, "JAVA, SCALA, PYTHON, SQL or C");
     if (accept_kw(p, WEIR__SQL_KW_USING)) {
         vec v = {0};
         do {

@@ -1026,18 +1026,7 @@ static int key_value(const char *rel, uint32_t k, weir_buf *o)
     if (!p || !(p = strchr(p, '=')))
         return WEIR_EINVAL;
     p++;
-    for (; *p && *p != '/'; p++) {
-        if (*p == '%' && weir__hex_value(p[1]) >= 0 &&
-            weir__hex_value(p[2]) >= 0) {
-            char c = (char)(weir__hex_value(p[1]) * 16 + weir__hex_value(p[2]));
-            if (weir_buf_put(o, &c, 1))
-                return WEIR_ENOMEM;
-            p += 2;
-        } else if (weir_buf_put(o, p, 1)) {
-            return WEIR_ENOMEM;
-        }
-    }
-    return 0;
+    return weir__fio_put_unescaped(o, p, strcspn(p, "/"));
 }
 
 /*

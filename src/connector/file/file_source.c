@@ -62,11 +62,34 @@
 #include "connector/connector_internal.h"
 #include "connector/file/fileio.h"
 #include "format/convert.h"
+#include "weir/expr.h"
 #include "util/s3.h"
 
 #define DEFAULT_READ_BUFFER (1u << 20)
 #define DEFAULT_MAX_RECORD (16u << 20)
 #define DEAD_LETTER_RAW_MAX (64u << 10)
+
+/*
+ * A partitioned table (PARTITIONED BY): the files hold the data columns, the
+ * folders path/k1=v1/... the partition columns (keys).
+ */
+typedef struct file_partitioning {
+    uint32_t n_keys;
+    char **keys;             /* PARTITIONED BY order */
+    uint32_t *key_cols;      /* the schema column of each key */
+    char *default_name;      /* the folder name of a NULL value */
+    weir_schema *data;       /* the files' columns, in schema order */
+    uint32_t *data_cols;     /* the schema column of each data column */
+    bool data_prefix;        /* data column i is schema column i */
+    uint32_t *et_data;       /* event-time columns among the data columns */
+    uint32_t n_et_data;
+    bool *key_et;            /* per key: the event time is computed from it */
+    weir_schema *text;       /* the keys as STRING */
+    weir_schema *typed;      /* the keys with their columns' types */
+    weir_expr_arena *arena;  /* the casts */
+    weir_expr **casts;       /* text -> typed, one per key */
+    const weir_expr *filter; /* pruning (borrowed), or NULL */
+} file_partitioning;
 
 typedef struct file_source_arg {
     weir_file_source_config cfg; /* strings point at the owned copies below */
@@ -76,6 +99,7 @@ typedef struct file_source_arg {
     char *event_time;
     uint32_t *event_time_fields;
     const weir_schema *schema;
+    file_partitioning part; /* n_keys 0: not partitioned */
 } file_source_arg;
 
 typedef struct file_split {
@@ -83,6 +107,8 @@ typedef struct file_split {
     char *path;
     uint64_t start;
     uint64_t end; /* UINT64_MAX: to the end of the file */
+    weir_batch *pv; /* partitioned: the partition's values (one row of
+                       part.typed), owned; else NULL */
 } file_split;
 
 typedef struct file_source {
@@ -101,6 +127,8 @@ typedef struct file_source {
     weir_buf dl_buf;
     _Atomic uint64_t n_skipped, n_dead_letter, n_records, n_bytes;
     weir__s3 *s3; /* the path is on object storage */
+    weir_expr_env *env; /* partitioned: casts and pruning of folder values */
+    weir_batch *text;   /* partitioned: one row of folder values as text */
     /*
      * The reader of the last range this subtask closed, kept open (its file
      * descriptor, read buffer and decoder) for the next range of the same
@@ -124,6 +152,7 @@ typedef struct file_reader {
     bool done;            /* the split is exhausted */
     bool header_pending;  /* the next record is a CSV header */
     weir_buf got;         /* object storage: the last ranged GET */
+    weir_batch *scratch;  /* partitioned, keys not last: decoded data rows */
     bool bom_checked;
     uint64_t line_base_off; /* where line counting started */
     int64_t line_base;      /* lines before line_base_off; -1 until needed */
@@ -132,11 +161,29 @@ typedef struct file_reader {
 
 /* ---- arg ---- */
 
+static void part_fini(file_partitioning *pt)
+{
+    for (uint32_t i = 0; pt->keys && i < pt->n_keys; i++)
+        weir_free(pt->keys[i]);
+    weir_free(pt->keys);
+    weir_free(pt->key_cols);
+    weir_free(pt->default_name);
+    weir_schema_destroy(pt->data);
+    weir_free(pt->data_cols);
+    weir_free(pt->et_data);
+    weir_free(pt->key_et);
+    weir_schema_destroy(pt->text);
+    weir_schema_destroy(pt->typed);
+    weir_expr_arena_destroy(pt->arena);
+    weir_free(pt->casts);
+}
+
 static void arg_free(void *p)
 {
     file_source_arg *a = p;
     if (!a)
         return;
+    part_fini(&a->part);
     weir_free(a->path);
     weir_free(a->dead_letter_path);
     weir_free(a->null_literal);
@@ -158,15 +205,21 @@ extern const weir_source_class weir__file_source_class_ranged;
  * A decoder for cfg's format that also refuses records without an event
  * time: a NULL in a column the event time is computed from is bad input.
  */
-static int make_decoder(const weir_file_source_config *cfg,
-                        const weir_schema *schema, weir_decoder **out,
+static int make_decoder(const file_source_arg *a, weir_decoder **out,
                         weir_error *err)
 {
+    const weir_file_source_config *cfg = &a->cfg;
+    /* A partitioned table's files hold its data columns only. */
+    const weir_schema *schema = a->part.n_keys ? a->part.data : a->schema;
+    const uint32_t *et = a->part.n_keys ? a->part.et_data
+                                        : cfg->event_time_fields;
+    uint32_t n_et = a->part.n_keys ? a->part.n_et_data
+                                   : cfg->n_event_time_fields;
     int rc = weir_decoder_create(&cfg->format, schema, out, err);
     if (rc)
         return rc;
-    for (uint32_t i = 0; i < cfg->n_event_time_fields; i++) {
-        uint32_t col = cfg->event_time_fields[i];
+    for (uint32_t i = 0; i < n_et; i++) {
+        uint32_t col = et[i];
         char why[160];
         if (!cfg->event_time || col >= schema->n_fields ||
             !strcasecmp(cfg->event_time, schema->fields[col].name))
@@ -186,6 +239,108 @@ static int make_decoder(const weir_file_source_config *cfg,
         }
     }
     return 0;
+}
+
+/* The "k=v" folder part of a partitioned table: keys, columns, casts. */
+static int part_init(file_source_arg *a, const weir_file_source_config *cfg,
+                     weir_error *err)
+{
+    file_partitioning *pt = &a->part;
+    const weir_schema *sch = a->schema;
+    uint32_t nk = cfg->n_partition_keys;
+    pt->n_keys = nk;
+    pt->keys = weir_calloc(nk, sizeof *pt->keys);
+    pt->key_cols = weir_calloc(nk, sizeof *pt->key_cols);
+    pt->key_et = weir_calloc(nk, sizeof *pt->key_et);
+    pt->data_cols = weir_calloc(sch->n_fields + 1, sizeof *pt->data_cols);
+    pt->et_data = weir_calloc(cfg->n_event_time_fields + 1,
+                              sizeof *pt->et_data);
+    pt->casts = weir_calloc(nk, sizeof *pt->casts);
+    pt->default_name = weir_strdup(cfg->partition_default_name
+                                       ? cfg->partition_default_name
+                                       : "__DEFAULT_PARTITION__");
+    pt->data = weir_schema_create();
+    pt->text = weir_schema_create();
+    pt->typed = weir_schema_create();
+    pt->arena = weir_expr_arena_create();
+    pt->filter = cfg->partition_filter;
+    if (!pt->keys || !pt->key_cols || !pt->key_et || !pt->data_cols ||
+        !pt->et_data || !pt->casts || !pt->default_name || !pt->data ||
+        !pt->text || !pt->typed || !pt->arena)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    bool *is_key = weir_calloc(sch->n_fields + 1, sizeof *is_key);
+    if (!is_key)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    int rc = 0;
+    for (uint32_t k = 0; k < nk && !rc; k++) {
+        const char *name = cfg->partition_keys[k];
+        int col = name ? weir_schema_find(sch, name) : -1;
+        if (col < 0) {
+            rc = weir_error_set(err, WEIR_EINVAL,
+                                "filesystem source: partition column '%s' is "
+                                "not a column of the table",
+                                name ? name : "");
+            break;
+        }
+        weir_type t = sch->fields[col].type;
+        if (weir_type_nested_id(t) || t.id == WEIR_TYPE_BYTES) {
+            char tb[64];
+            rc = weir_error_set(err, WEIR_EUNSUPPORTED,
+                                "filesystem source: partition column '%s' has "
+                                "type %s; a partition value is a scalar read "
+                                "from a folder name",
+                                name,
+                                weir_expr_type_name(t, 0, tb, sizeof tb));
+            break;
+        }
+        if (is_key[col]) {
+            rc = weir_error_set(err, WEIR_EINVAL,
+                                "filesystem source: partition column '%s' "
+                                "given twice",
+                                name);
+            break;
+        }
+        is_key[col] = true;
+        pt->key_cols[k] = (uint32_t)col;
+        pt->keys[k] = weir_strdup(sch->fields[col].name);
+        weir_type tt = weir_type_make(WEIR_TYPE_STRING, true);
+        t.nullable = true; /* the default partition is NULL */
+        weir_expr *c = NULL;
+        if (!pt->keys[k] ||
+            weir_schema_add(pt->text, pt->keys[k], tt) < 0 ||
+            weir_schema_add(pt->typed, pt->keys[k], t) < 0)
+            rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
+        else if (!(rc = weir_expr_column(pt->arena, k, tt, &c, err)))
+            rc = t.id == WEIR_TYPE_STRING
+                     ? 0
+                     : weir_expr_cast(pt->arena, c, t, false, &c, err);
+        pt->casts[k] = c;
+    }
+    uint32_t nd = 0;
+    pt->data_prefix = true;
+    for (uint32_t i = 0; i < sch->n_fields && !rc; i++) {
+        if (is_key[i])
+            continue;
+        if (weir_schema_add(pt->data, sch->fields[i].name,
+                            sch->fields[i].type) < 0)
+            rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
+        pt->data_prefix &= nd == i;
+        pt->data_cols[nd++] = i;
+    }
+    pt->data->rowtime = -1;
+    pt->text->rowtime = pt->typed->rowtime = -1;
+    /* Event-time columns: those of the files are required by the decoder,
+     * a key's NULL (the default partition) fails the partition. */
+    for (uint32_t i = 0; i < cfg->n_event_time_fields && !rc; i++) {
+        uint32_t col = cfg->event_time_fields[i];
+        for (uint32_t d = 0; d < nd; d++)
+            if (pt->data_cols[d] == col)
+                pt->et_data[pt->n_et_data++] = d;
+        for (uint32_t k = 0; k < nk; k++)
+            pt->key_et[k] |= pt->key_cols[k] == col;
+    }
+    weir_free(is_key);
+    return rc;
 }
 
 int weir_file_source_spec(const weir_file_source_config *cfg,
@@ -211,12 +366,6 @@ int weir_file_source_spec(const weir_file_source_config *cfg,
         return weir_error_set(err, WEIR_EINVAL,
                               "filesystem source: the dead-letter policy needs "
                               "'source.dead-letter.path'");
-    /* Validate the format against the schema now, not when the job runs. */
-    weir_decoder *probe;
-    int rc = make_decoder(cfg, schema, &probe, err);
-    if (rc)
-        return rc;
-    weir_decoder_destroy(probe);
     file_source_arg *a = weir_calloc(1, sizeof *a);
     if (!a)
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
@@ -258,6 +407,19 @@ int weir_file_source_spec(const weir_file_source_config *cfg,
         a->cfg.read_buffer_bytes = 64;
     if (!a->cfg.max_record_bytes)
         a->cfg.max_record_bytes = DEFAULT_MAX_RECORD;
+    a->cfg.partition_keys = NULL;
+    a->cfg.partition_default_name = NULL;
+    a->cfg.partition_filter = NULL;
+    int rc = cfg->n_partition_keys ? part_init(a, cfg, err) : 0;
+    /* Validate the format against the schema now, not when the job runs. */
+    weir_decoder *probe = NULL;
+    if (!rc)
+        rc = make_decoder(a, &probe, err);
+    weir_decoder_destroy(probe);
+    if (rc) {
+        arg_free(a);
+        return rc;
+    }
     out->name = "filesystem";
     out->changelog = weir_format_is_changelog(cfg->format.kind);
     out->cls = cfg->split_size_bytes && cfg->monitor_interval_ms <= 0
@@ -270,6 +432,8 @@ int weir_file_source_spec(const weir_file_source_config *cfg,
 }
 
 /* ---- instance ---- */
+
+static void fs_destroy(void *p);
 
 static int fs_create(void *argp, const weir_source_info *info, void **out,
                      weir_error *err)
@@ -301,6 +465,15 @@ static int fs_create(void *argp, const weir_source_info *info, void **out,
             return rc;
         }
     }
+    if (a->part.n_keys) {
+        s->env = weir_expr_env_create();
+        s->text = weir_batch_create(a->part.text, 1);
+        if (!s->env || !s->text) {
+            fs_destroy(s);
+            return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+        }
+        weir_expr_env_set_clock(s->env, &s->clock);
+    }
     *out = s;
     return 0;
 }
@@ -313,6 +486,7 @@ static void reader_free(file_reader *r)
     if (r->fd >= 0)
         weir__fio->close(r->fd);
     weir_buf_fini(&r->got);
+    weir_batch_destroy(r->scratch);
     weir_decoder_destroy(r->dec);
     weir_free(r->buf);
     weir_free(r->path);
@@ -328,8 +502,11 @@ static void fs_destroy(void *p)
     for (uint32_t i = 0; i < s->n_splits; i++) {
         weir_free(s->splits[i].id);
         weir_free(s->splits[i].path);
+        weir_batch_destroy(s->splits[i].pv);
     }
     weir_free(s->splits);
+    weir_expr_env_destroy(s->env);
+    weir_batch_destroy(s->text);
     for (uint32_t i = 0; i < s->n_known; i++)
         weir_free(s->known[i]);
     weir_free(s->known);
@@ -455,14 +632,17 @@ static uint64_t hash_id(const char *s)
     return h;
 }
 
+/* Adds a split; takes pv (its partition's values, or NULL). */
 static int add_split(file_source *s, const char *path, uint64_t start,
-                     uint64_t end, bool ranged)
+                     uint64_t end, bool ranged, weir_batch *pv)
 {
     if (s->n_splits == s->cap_splits) {
         uint32_t cap = s->cap_splits ? s->cap_splits * 2 : 16;
         file_split *v = weir_realloc(s->splits, cap * sizeof *v);
-        if (!v)
+        if (!v) {
+            weir_batch_destroy(pv);
             return WEIR_ENOMEM;
+        }
         s->splits = v;
         s->cap_splits = cap;
     }
@@ -487,8 +667,10 @@ static int add_split(file_source *s, const char *path, uint64_t start,
     if (!sp->path || !sp->id) {
         weir_free(sp->path);
         weir_free(sp->id);
+        weir_batch_destroy(pv);
         return WEIR_ENOMEM;
     }
+    sp->pv = pv;
     sp->start = start;
     sp->end = end;
     s->n_splits++;
@@ -512,6 +694,128 @@ static int remember_files(file_source *s, path_list *files)
         files->v[i] = NULL;
     }
     qsort(s->known, s->n_known, sizeof *s->known, cmp_str);
+    return 0;
+}
+
+/* ---- partitions ---- */
+
+/*
+ * The partition of the file at path, from the "key=value" folders between
+ * the table's path and the file: *out is one row of part.typed (the
+ * caller's), or NULL when the file lies above the partition level (not
+ * read, as in Flink). A folder that is not "key=value" of a partition key,
+ * a key twice, or a value the column's type cannot take is an error naming
+ * the folder. *keep: the pruning predicate holds (no predicate: true).
+ */
+static int split_partition(file_source *s, const char *path, weir_batch **out,
+                           bool *keep, weir_error *err)
+{
+    const file_source_arg *a = s->arg;
+    const file_partitioning *pt = &a->part;
+    *out = NULL;
+    *keep = true;
+    size_t root = strlen(a->path);
+    if (strncmp(path, a->path, root) != 0 || path[root] != '/')
+        return weir_error_set(err, WEIR_EINVAL,
+                              "%s: error: a partitioned table's path must be "
+                              "a folder of \"%s=...\" folders",
+                              path, pt->keys[0]);
+    weir_batch *t = s->text;
+    weir_batch_reset(t);
+    weir_batch_append_row(t);
+    bool seen[64] = {0};
+    weir_buf v;
+    weir_buf_init(&v);
+    int rc = 0;
+    const char *seg = path + root + 1;
+    uint32_t d;
+    for (d = 0; d < pt->n_keys && !rc; d++) {
+        const char *slash = strchr(seg, '/');
+        if (!slash)
+            break; /* above the partition level */
+        const char *eq = memchr(seg, '=', (size_t)(slash - seg));
+        uint32_t k = pt->n_keys;
+        weir_buf_clear(&v);
+        if (eq && (rc = weir__fio_put_unescaped(&v, seg, (size_t)(eq - seg))))
+            break;
+        for (uint32_t i = 0; eq && i < pt->n_keys; i++)
+            if (v.len == strlen(pt->keys[i]) &&
+                !strncasecmp((const char *)v.data, pt->keys[i], v.len))
+                k = i;
+        if (k == pt->n_keys || (k < 64 && seen[k])) {
+            rc = weir_error_set(
+                err, WEIR_EPARSE,
+                "%.*s: error: expected a partition folder \"<key>=<value>\" "
+                "of the partition keys (%s%s%s%s), found \"%.*s\"%s",
+                (int)(slash - path), path, pt->keys[0],
+                pt->n_keys > 1 ? ", " : "",
+                pt->n_keys > 1 ? pt->keys[1] : "",
+                pt->n_keys > 2 ? ", ..." : "", (int)(slash - seg), seg,
+                k < pt->n_keys ? " (the key appears twice)" : "");
+            break;
+        }
+        if (k < 64)
+            seen[k] = true;
+        weir_buf_clear(&v);
+        if ((rc = weir__fio_put_unescaped(&v, eq + 1, (size_t)(slash - eq - 1))))
+            break;
+        if (v.len == strlen(pt->default_name) &&
+            !memcmp(v.data, pt->default_name, v.len)) {
+            if (pt->key_et[k]) {
+                rc = weir_error_set(
+                    err, WEIR_EPARSE,
+                    "%.*s: error: partition column %s is NULL (the default "
+                    "partition), but the event time %s is computed from it",
+                    (int)(slash - path), path, pt->keys[k],
+                    a->event_time ? a->event_time : "");
+                break;
+            }
+            weir_batch_set_null(t, k, 0);
+        } else if ((rc = weir_batch_set_str(t, k, 0, (const char *)v.data,
+                                            v.len))) {
+            break;
+        }
+        seg = slash + 1;
+    }
+    if (rc || d < pt->n_keys) {
+        weir_buf_fini(&v);
+        return rc == WEIR_ENOMEM
+                   ? weir_error_set(err, rc, "out of memory")
+                   : rc;
+    }
+    weir_batch *pv = weir_batch_create(pt->typed, 1);
+    if (!pv) {
+        weir_buf_fini(&v);
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    }
+    weir_error e2 = {0};
+    rc = weir_expr_project(pt->casts, pt->n_keys, t, s->env, pv, &e2);
+    if (rc) {
+        /* name the partition's folder; the row (always 0) says nothing */
+        size_t ml = strlen(e2.message);
+        if (ml > 8 && !strcmp(e2.message + ml - 8, " (row 0)"))
+            e2.message[ml - 8] = '\0';
+        rc = weir_error_set(err, rc == WEIR_ENOMEM ? rc : WEIR_EPARSE,
+                            "%.*s: error: a partition value does not fit "
+                            "its column's type: %s",
+                            (int)(seg - path - 1), path, e2.message);
+        weir_batch_destroy(pv);
+        weir_buf_fini(&v);
+        return rc;
+    }
+    if (pt->filter) {
+        uint8_t sel = 0;
+        if ((rc = weir_expr_filter(pt->filter, pv, s->env, &sel, &e2))) {
+            weir_batch_destroy(pv);
+            weir_buf_fini(&v);
+            return weir_error_set(err, rc,
+                                  "%s: error: the partition filter failed: %s",
+                                  path, e2.message);
+        }
+        *keep = sel != 0;
+    }
+    weir_buf_fini(&v);
+    *out = pv;
     return 0;
 }
 
@@ -616,6 +920,17 @@ static ssize_t reader_pread(file_reader *r, void *buf, size_t n, uint64_t off)
     return weir__fio->pread(r->fd, buf, n, (off_t)off);
 }
 
+/* A copy of a partition's values (each byte range of a file has its own). */
+static weir_batch *copy_values(const weir_batch *pv)
+{
+    weir_batch *c = weir_batch_create(pv->schema, 1);
+    if (c && weir_batch_copy(c, pv)) {
+        weir_batch_destroy(c);
+        c = NULL;
+    }
+    return c;
+}
+
 static int fs_discover(void *p, const char ***ids, uint32_t *n_ids, bool *done,
                        weir_error *err)
 {
@@ -675,8 +990,22 @@ static int fs_discover(void *p, const char ***ids, uint32_t *n_ids, bool *done,
     for (size_t i = 0; i < files.n; i++) {
         const char *path = files.v[i];
         uint64_t size = 0;
-        if (a->cfg.split_size_bytes && file_size(s, path, &size) != 0)
+        weir_batch *pv = NULL;
+        if (a->part.n_keys) {
+            /* a file above the partition level, or of a pruned
+             * partition, is not read (and takes no index) */
+            bool keep;
+            if ((rc = split_partition(s, path, &pv, &keep, err)))
+                goto out;
+            if (!pv || !keep) {
+                weir_batch_destroy(pv);
+                continue;
+            }
+        }
+        if (a->cfg.split_size_bytes && file_size(s, path, &size) != 0) {
+            weir_batch_destroy(pv);
             continue;
+        }
         uint64_t n_ranges =
             a->cfg.split_size_bytes
                 ? (size + a->cfg.split_size_bytes - 1) / a->cfg.split_size_bytes
@@ -705,11 +1034,23 @@ static int fs_discover(void *p, const char ***ids, uint32_t *n_ids, bool *done,
             }
             if (owner != s->info.subtask)
                 continue;
-            if ((rc = add_split(s, path, start, end, ranged))) {
+            weir_batch *mine = pv;
+            if (pv && r + 1 < n_ranges && !(mine = copy_values(pv))) {
+                rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
+                goto out_pv;
+            }
+            if (mine == pv)
+                pv = NULL; /* the last range takes it */
+            if ((rc = add_split(s, path, start, end, ranged, mine))) {
                 rc = weir_error_set(err, rc, "out of memory");
-                goto out;
+                goto out_pv;
             }
         }
+        weir_batch_destroy(pv);
+        continue;
+    out_pv:
+        weir_batch_destroy(pv);
+        goto out;
     }
     if (monitor && (rc = remember_files(s, &files))) {
         rc = weir_error_set(err, rc, "out of memory");
@@ -788,7 +1129,23 @@ static const file_split *find_split(file_source *s, const char *id,
         weir_error_set(err, WEIR_ENOMEM, "out of memory");
         return NULL;
     }
-    int rc = add_split(s, path, start, end, ranged);
+    weir_batch *pv = NULL;
+    if (s->arg->part.n_keys) {
+        /* the partition of a restored split, read whether or not the
+         * pruning predicate would read it now: its position says it was */
+        bool keep;
+        int prc = split_partition(s, path, &pv, &keep, err);
+        if (!prc && !pv)
+            prc = weir_error_set(err, WEIR_ECORRUPT,
+                                 "%s: error: a split of a partitioned table "
+                                 "outside its partition folders",
+                                 id);
+        if (prc) {
+            weir_free(path);
+            return NULL;
+        }
+    }
+    int rc = add_split(s, path, start, end, ranged, pv);
     weir_free(path);
     if (rc) {
         weir_error_set(err, rc, "out of memory");
@@ -936,6 +1293,7 @@ static int fs_open_split(void *p, const char *id, const void *pos,
         r->buf = keep.buf;
         r->cap = keep.cap;
         r->got = keep.got;
+        r->scratch = keep.scratch;
         weir_buf_clear(&r->got);
     } else if (!(r = weir_calloc(1, sizeof *r))) {
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
@@ -955,7 +1313,7 @@ static int fs_open_split(void *p, const char *id, const void *pos,
             rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
             goto fail;
         }
-        if ((rc = make_decoder(&a->cfg, s->info.schema, &r->dec, err)))
+        if ((rc = make_decoder(a, &r->dec, err)))
             goto fail;
     }
     if (reopen) {
@@ -1206,9 +1564,11 @@ static void too_long(const weir_file_source_config *cfg, size_t len, bool whole,
                  cfg->max_record_bytes);
 }
 
-static int fs_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *err)
+/* Decodes up to max_rows rows of the split into out (its columns: the
+ * decoder's schema); the number appended, 0, WEIR_EOF or an error. */
+static int read_records(file_reader *r, weir_batch *out, uint32_t max_rows,
+                        weir_error *err)
 {
-    file_reader *r = p;
     const weir_file_source_config *cfg = &r->src->arg->cfg;
     uint32_t appended = 0;
     /* A debezium-json update is two rows: room for a whole record. */
@@ -1287,6 +1647,116 @@ static int fs_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *err)
         return (int)appended;
     }
     return r->done ? WEIR_EOF : 0;
+}
+
+/*
+ * Moves the rows of the data columns in in (part.data) to the end of out
+ * (the table's schema), each to its column.
+ */
+static int append_data_rows(const file_partitioning *pt, weir_batch *out,
+                            const weir_batch *in)
+{
+    uint32_t base = out->n_rows, n = in->n_rows;
+    for (uint32_t j = 0; j < pt->data->n_fields; j++) {
+        uint32_t c = pt->data_cols[j];
+        const weir_column *sc = &in->cols[j];
+        weir_column *dc = &out->cols[c];
+        size_t w = weir_type_size(sc->type);
+        bool varlen = weir_type_is_varlen(sc->type.id);
+        if (!varlen)
+            memcpy((char *)dc->data + (size_t)base * w, sc->data, (size_t)n * w);
+        for (uint32_t i = 0; i < n; i++) {
+            if (weir_batch_is_null(in, j, i)) {
+                weir_batch_set_null(out, c, base + i);
+                continue;
+            }
+            weir_batch_set_valid(out, c, base + i);
+            if (varlen) {
+                uint32_t len;
+                const char *v = weir_batch_str(in, j, i, &len);
+                int rc = weir_batch_set_str(out, c, base + i, v, len);
+                if (rc)
+                    return rc;
+            }
+        }
+    }
+    memcpy(out->ts + base, in->ts, n * sizeof *out->ts);
+    memcpy(out->kind + base, in->kind, n);
+    out->n_rows = base + n;
+    out->key_hash_of = NULL;
+    return 0;
+}
+
+/* Sets the partition columns of out's rows [from, n_rows) to the split's
+ * values (one copy of a string, shared by the rows). */
+static int fill_keys(const file_partitioning *pt, const weir_batch *pv,
+                     weir_batch *out, uint32_t from)
+{
+    for (uint32_t k = 0; k < pt->n_keys; k++) {
+        uint32_t c = pt->key_cols[k];
+        if (weir_batch_is_null(pv, k, 0)) {
+            for (uint32_t i = from; i < out->n_rows; i++)
+                weir_batch_set_null(out, c, i);
+            continue;
+        }
+        weir_column *dc = &out->cols[c];
+        size_t w = weir_type_size(dc->type);
+        const char *val = (const char *)pv->cols[k].data;
+        if (weir_type_is_varlen(dc->type.id)) {
+            uint32_t len;
+            const char *v = weir_batch_str(pv, k, 0, &len);
+            int rc = from < out->n_rows ? weir_batch_set_str(out, c, from, v, len) : 0;
+            if (rc)
+                return rc;
+            const weir_strref ref = from < out->n_rows ? WEIR_COL_STR(out, c)[from] : (weir_strref){0, 0};
+            for (uint32_t i = from; i < out->n_rows; i++) {
+                WEIR_COL_STR(out, c)[i] = ref;
+                weir_batch_set_valid(out, c, i);
+            }
+            continue;
+        }
+        for (uint32_t i = from; i < out->n_rows; i++) {
+            memcpy((char *)dc->data + (size_t)i * w, val, w);
+            weir_batch_set_valid(out, c, i);
+        }
+    }
+    return 0;
+}
+
+static int fs_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *err)
+{
+    file_reader *r = p;
+    const file_partitioning *pt = &r->src->arg->part;
+    if (!pt->n_keys)
+        return read_records(r, out, max_rows, err);
+    const uint32_t from = out->n_rows;
+    if (pt->data_prefix) {
+        /* the data columns come first: decoded in place */
+        int n = read_records(r, out, max_rows, err);
+        if (n > 0) {
+            int rc = fill_keys(pt, r->split->pv, out, from);
+            if (rc)
+                return weir_error_set(err, rc, "out of memory");
+        }
+        return n;
+    }
+    uint32_t room = out->capacity - out->n_rows;
+    if (!r->scratch || r->scratch->capacity < room) {
+        weir_batch_destroy(r->scratch);
+        if (!(r->scratch = weir_batch_create(pt->data, room ? room : 1)))
+            return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    }
+    weir_batch_reset(r->scratch);
+    int n = read_records(r, r->scratch, max_rows < room ? max_rows : room,
+                         err);
+    if (n > 0) {
+        int rc = append_data_rows(pt, out, r->scratch);
+        if (!rc)
+            rc = fill_keys(pt, r->split->pv, out, from);
+        if (rc)
+            return weir_error_set(err, rc, "out of memory");
+    }
+    return n;
 }
 
 static int fs_metrics(void *p,
@@ -1437,6 +1907,20 @@ int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts,
         cfg.event_time_fields = env->event_time_fields;
         cfg.n_event_time_fields = env->n_event_time_fields;
         cfg.event_time = env->event_time;
+        cfg.partition_keys = env->partition_keys;
+        cfg.n_partition_keys = env->n_partition_keys;
+        cfg.partition_filter = env->partition_filter;
+    }
+    cfg.partition_default_name = weir__opt_get(&o, "partition.default-name");
+    if (cfg.partition_default_name &&
+        !weir__file_sink_plain_name(cfg.partition_default_name)) {
+        rc = weir__opt_fail(
+            &o, (size_t)weir__opt_index(&o, "partition.default-name"),
+            WEIR_EINVAL,
+            "option 'partition.default-name' must be one plain folder name, "
+            "not '%s'",
+            cfg.partition_default_name);
+        goto done;
     }
     if ((rc = weir__opt_finish(&o, file_source_known)))
         goto done;

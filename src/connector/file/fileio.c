@@ -8,6 +8,7 @@
 
 #include "connector/connector_internal.h"
 #include "connector/file/fileio.h"
+#include "util/hex.h"
 #include "util/io.h"
 
 /*
@@ -151,4 +152,20 @@ int weir__fio_opt_path(weir__optset *o, const char *key, const char **path)
                           "this weir: it needs libcurl (libcurl4-openssl-dev)",
                           key, *path);
 #endif
+}
+
+int weir__fio_put_unescaped(weir_buf *o, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = p[i];
+        if (c == '%' && i + 2 < n && weir__hex_value(p[i + 1]) >= 0 &&
+            weir__hex_value(p[i + 2]) >= 0) {
+            c = (char)(weir__hex_value(p[i + 1]) * 16 +
+                       weir__hex_value(p[i + 2]));
+            i += 2;
+        }
+        if (weir_buf_put(o, &c, 1))
+            return WEIR_ENOMEM;
+    }
+    return 0;
 }

@@ -49,4 +49,12 @@ int weir__fio_opt_path(struct weir__optset *o, const char *key,
 /* Whether path is on object storage (s3://). */
 bool weir__fio_is_s3(const char *path);
 
+struct weir_buf;
+/*
+ * Appends p[0, n) to o with the "%XX" escapes of partition folder names
+ * undone (Flink's escaping, which the filesystem sink writes); 0 or
+ * WEIR_ENOMEM.
+ */
+int weir__fio_put_unescaped(struct weir_buf *o, const char *p, size_t n);
+
 #endif

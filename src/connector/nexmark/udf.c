@@ -2,8 +2,8 @@
  * connector/nexmark/udf.c - the scalar functions the Nexmark queries call.
  *
  * The reference ships count_char (q14) with its benchmark and declares it
- * with CREATE FUNCTION ... AS '<java class>'. weir has no CREATE FUNCTION
- * yet, so the function is registered through the C API instead: the SQL
+ * with CREATE FUNCTION ... AS '<java class>', which weir cannot run, so the
+ * function is registered through the C API instead: the SQL
  * layer registers it whenever it plans a 'connector' = 'nexmark' table, and
  * a C program may call weir_nexmark_register_udfs() itself.
  *
