@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# tests/test_cluster_members.sh WEIR SOURCE_DIR - automatic membership of a
+# job run by several processes (docs/cluster.md, "Automatic membership"),
+# against librdkafka's mock cluster over TCP (weir-kafka-mock).
+#
+# Three processes start WITHOUT weir.cluster.process-index: the control
+# topic numbers them. They run a windowed job with a keyed exchange (a
+# repartition topic of 8 partitions) into one exactly-once file sink folder
+# they share, with a checkpoint every 200 ms into one shared checkpoint
+# folder, heartbeats every 100 ms and a session timeout of 1.5 s. Mid-run a
+# process that does not lead is killed with SIGKILL and NOT started again:
+# the leader evicts it and the two others go on. Then the leader is killed:
+# the other one evicts it and leads alone. Then a fresh process without an
+# index starts: it joins as a second process. Then: the committed files
+# equal the single-process run and a Python model of the job
+# (tests/cluster_crash_oracle.py): nothing lost, nothing twice.
+# WEIR_CLUSTER_MEMBERS_ROWS, _RATE and _TIMEOUT (the session timeout) size
+# it; the moments are seeded (WEIR_CLUSTER_MEMBERS_SEED replays them).
+set -u
+WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC=$(cd "$2" && pwd)
+MOCK=$(dirname "$WEIR")/weir-kafka-mock
+if [ ! -x "$MOCK" ]; then
+    echo "test_cluster_members: SKIPPED (no weir-kafka-mock)"; exit 0
+fi
+SEED=${WEIR_CLUSTER_MEMBERS_SEED:-$RANDOM}
+ROWS=${WEIR_CLUSTER_MEMBERS_ROWS:-36000}
+RATE=${WEIR_CLUSTER_MEMBERS_RATE:-4000}
+TIMEOUT=${WEIR_CLUSTER_MEMBERS_TIMEOUT:-1500ms}
+RANDOM=$SEED
+echo "test_cluster_members: seed $SEED (WEIR_CLUSTER_MEMBERS_SEED), $ROWS rows at $RATE/s, session timeout $TIMEOUT"
+T=$(mktemp -d /tmp/weir-cluster-members-XXXXXX)
+pids=(0 0 0 0)
+cleanup() {
+    for p in "${pids[@]}"; do [ "$p" != 0 ] && kill -9 "$p" 2> /dev/null; done
+    [ -n "${MOCK_PID:-}" ] && kill "$MOCK_PID" 2> /dev/null
+    [ -n "${KEEP:-}" ] || rm -rf "$T"; [ -n "${KEEP:-}" ] && echo "kept $T"
+}
+trap cleanup EXIT
+cd "$T" || exit 1
+fail() {
+    echo "FAIL (seed $SEED): $*"
+    for f in log.* single.log; do [ -f "$f" ] && { echo "== $f"; tail -8 "$f"; }; done
+    exit 1
+}
+
+. "$SRC/tests/support/cluster.sh"
+cluster_mock members-tumbling_window-2-repartition:8 members-control:1
+
+cluster_window_job "'rows-per-second' = '$RATE'," out > job.sql
+cluster_window_job "" single > single.sql
+python3 "$SRC/tests/cluster_crash_oracle.py" "$ROWS" | sort > want.txt
+
+TZ=UTC timeout 120 "$WEIR" run single.sql -D rest.enabled=false > /dev/null 2> single.log ||
+    fail "the single-process run"
+cat single/part-* 2> /dev/null | sort > single.txt
+diff want.txt single.txt > /dev/null || fail "the single-process run differs from the oracle"
+
+# start P: process P (0 to 3, the test's name for it, not its index), no
+# index given; all share the folders
+start() {
+    (TZ=UTC exec "$WEIR" run job.sql -D rest.enabled=false -D pipeline.name=members \
+        -D weir.cluster.bootstrap-servers="$B" -D weir.cluster.processes=3 \
+        -D weir.cluster.repartition-partitions=8 \
+        -D weir.cluster.heartbeat-interval=100ms -D weir.cluster.session-timeout="$TIMEOUT" \
+        -D state.checkpoints.dir=ck -D execution.checkpointing.interval=200ms \
+        -D restart-strategy.type=fixed-delay -D restart-strategy.fixed-delay.attempts=1000 \
+        -D restart-strategy.fixed-delay.delay=0ms > /dev/null 2>> "log.$1") &
+    pids[$1]=$!
+}
+alive() { kill -0 "${pids[$1]}" 2> /dev/null; }
+running() { for p in "$@"; do alive "$p" || fail "process $p ended early"; done; }
+# await P TEXT: until TEXT is in log P (or 30 s)
+await() {
+    for ((k = 0; k < 300; k++)); do grep -q "$2" "log.$1" 2> /dev/null && return 0; sleep 0.1; done
+    fail "log.$1 never said '$2'"
+}
+# index P: P's index in its latest run ("process I of N at epoch E")
+index() { grep -o 'process [0-9]* of [0-9]* at epoch' "log.$1" | tail -1 | cut -d' ' -f2; }
+
+start 0; start 1; start 2
+for p in 0 1 2; do await "$p" "of 3 at epoch"; done
+idx=("$(index 0)" "$(index 1)" "$(index 2)")
+[ "$(printf '%s\n' "${idx[@]}" | sort | tr '\n' ' ')" = "0 1 2 " ] ||
+    fail "the three processes did not get indexes 0, 1 and 2: ${idx[*]}"
+for ((k = 0; k < 300; k++)); do ls ck/process-0 2> /dev/null | grep -q chk && break; sleep 0.1; done
+sleep "$((RANDOM % 6 + 10))e-1"
+running 0 1 2
+
+# 1. a process that does not lead dies and stays dead: the others go on
+for p in 0 1 2; do [ "${idx[$p]}" = 0 ] && leader=$p; done
+others=()
+for p in 0 1 2; do [ "$p" != "$leader" ] && others+=("$p"); done
+victim=${others[$((RANDOM % 2))]}
+for p in "${others[@]}"; do [ "$p" != "$victim" ] && other=$p; done
+kill -9 "${pids[$victim]}"; wait "${pids[$victim]}" 2> /dev/null; pids[$victim]=0
+await "$leader" "was silent for longer than weir.cluster.session-timeout"
+await "$other" "was silent for longer than weir.cluster.session-timeout"
+await "$leader" "process 0 of 2 at epoch"
+await "$other" "process 1 of 2 at epoch"
+sleep "$((RANDOM % 6 + 10))e-1"
+running "$leader" "$other"
+
+# 2. the leader dies: the other one evicts it and leads alone
+kill -9 "${pids[$leader]}"; wait "${pids[$leader]}" 2> /dev/null; pids[$leader]=0
+await "$other" "process 0 of 1 at epoch"
+sleep "$((RANDOM % 4 + 5))e-1"
+running "$other"
+
+# 3. a fresh process without an index joins: the job goes on with two
+start 3
+await 3 "process 1 of 2 at epoch"
+await "$other" "joined the job as process 1"
+for p in "$other" 3; do
+    for ((k = 0; k < 1200; k++)); do alive "$p" || break; sleep 0.1; done
+    alive "$p" && fail "process $p did not finish in 120 s"
+    wait "${pids[$p]}" || fail "process $p failed"
+    pids[$p]=0
+done
+cat out/part-* 2> /dev/null | sort > got.txt
+if ! diff want.txt got.txt > diff.txt; then
+    echo "lost: $(grep -c '^<' diff.txt), extra or twice: $(grep -c '^>' diff.txt)"
+    head -5 diff.txt
+    fail "3 processes, one evicted, the leader evicted, one joining: the output differs from the model"
+fi
+left=$(ls -a out | grep inprogress)
+[ -z "$left" ] || fail "hidden files left in the sink folder: $(echo "$left" | head -3)"
+echo "  3 -> 2 (evicted) -> 1 (leader evicted) -> 2 (joined): $(wc -l < got.txt) windows, equal to one process and to the model"
+echo "test_cluster_members: OK"
