@@ -84,7 +84,7 @@ idx=("$(index 0)" "$(index 1)" "$(index 2)")
 [ "$(printf '%s\n' "${idx[@]}" | sort | tr '\n' ' ')" = "0 1 2 " ] ||
     fail "the three processes did not get indexes 0, 1 and 2: ${idx[*]}"
 for ((k = 0; k < 300; k++)); do ls ck/process-0 2> /dev/null | grep -q chk && break; sleep 0.1; done
-sleep "$((RANDOM % 6 + 10))e-1"
+sleep "$((RANDOM % 6 + 5))e-1"
 running 0 1 2
 
 # 1. a process that does not lead dies and stays dead: the others go on
@@ -98,18 +98,20 @@ await "$leader" "was silent for longer than weir.cluster.session-timeout"
 await "$other" "was silent for longer than weir.cluster.session-timeout"
 await "$leader" "process 0 of 2 at epoch"
 await "$other" "process 1 of 2 at epoch"
-sleep "$((RANDOM % 6 + 10))e-1"
+sleep "$((RANDOM % 6 + 5))e-1"
 running "$leader" "$other"
 
 # 2. the leader dies: the other one evicts it and leads alone
 kill -9 "${pids[$leader]}"; wait "${pids[$leader]}" 2> /dev/null; pids[$leader]=0
 await "$other" "process 0 of 1 at epoch"
-sleep "$((RANDOM % 4 + 5))e-1"
+sleep "$((RANDOM % 4 + 3))e-1"
 running "$other"
 
 # 3. a fresh process without an index joins: the job goes on with two
 start 3
 await 3 "process 1 of 2 at epoch"
+grep -q "the job had ended there" log.3 &&
+    fail "the input ended before the fourth process joined (lower WEIR_CLUSTER_MEMBERS_RATE)"
 await "$other" "joined the job as process 1"
 for p in "$other" 3; do
     for ((k = 0; k < 1200; k++)); do alive "$p" || break; sleep 0.1; done
