@@ -56,10 +56,10 @@ TZ=UTC timeout 120 "$WEIR" run single.sql -D rest.enabled=false > /dev/null 2> s
 cat single/part-* 2> /dev/null | sort > single.txt
 diff want.txt single.txt > /dev/null || fail "the single-process run differs from the oracle"
 
-# start P: process P (0 to 3, the test's name for it, not its index), no
-# index given; all share the folders
+# start P [REST]: process P (0 to 3, the test's name for it, not its
+# index), no index given; all share the folders
 start() {
-    (TZ=UTC exec "$WEIR" run job.sql -D rest.enabled=false -D pipeline.name=members \
+    (TZ=UTC exec "$WEIR" run job.sql -D rest.enabled="${2:-false}" -D rest.port=0 -D pipeline.name=members \
         -D weir.cluster.bootstrap-servers="$B" -D weir.cluster.processes=3 \
         -D weir.cluster.repartition-partitions=8 \
         -D weir.cluster.heartbeat-interval=100ms -D weir.cluster.session-timeout="$TIMEOUT" \
@@ -107,9 +107,30 @@ await "$other" "process 0 of 1 at epoch"
 sleep "$((RANDOM % 4 + 3))e-1"
 running "$other"
 
-# 3. a fresh process without an index joins: the job goes on with two
-start 3
+# 3. a fresh process without an index joins: the job goes on with two;
+# its GET /cluster shows both members, their ids, pids and heartbeats
+start 3 true
 await 3 "process 1 of 2 at epoch"
+await 3 "http://"
+url=$(grep -o 'http://[0-9.:]*/' log.3 | head -1)
+for ((k = 0; k < 50; k++)); do
+    curl -sf "${url}cluster" > cluster.now 2> /dev/null && cp cluster.now cluster.json &&
+        python3 -c 'import json,sys; d=json.load(open("cluster.json")); sys.exit(any(m["heartbeat_age_ms"] is None or not m["joined"] for m in d["members"]))' 2> /dev/null &&
+        break
+    sleep 0.1
+done
+python3 - cluster.json "${pids[3]}" "${pids[$other]}" <<'PY' || fail "GET /cluster: wrong membership"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+assert d["membership"] == "automatic" and d["processes"] == 2 and d["self"] == 1, d
+m0, m1 = d["members"]
+assert m0["index"] == 0 and m0["leader"] and not m1["leader"], d
+assert m1["pid"] == int(sys.argv[2]) and m0["pid"] == int(sys.argv[3]), d
+for m in (m0, m1):
+    assert re.fullmatch("[0-9a-f]{16}", m["member"]) and m["host"] and m["joined"], m
+    assert m["heartbeat_age_ms"] is not None and 0 <= m["heartbeat_age_ms"] < 1500, m
+assert m0["member"] != m1["member"]
+PY
 grep -q "the job had ended there" log.3 &&
     fail "the input ended before the fourth process joined (lower WEIR_CLUSTER_MEMBERS_RATE)"
 await "$other" "joined the job as process 1"
