@@ -25,7 +25,7 @@ if [ ! -x "$MOCK" ]; then
 fi
 SEED=${WEIR_CLUSTER_MEMBERS_SEED:-$RANDOM}
 ROWS=${WEIR_CLUSTER_MEMBERS_ROWS:-28000}
-RATE=${WEIR_CLUSTER_MEMBERS_RATE:-4000}
+RATE=${WEIR_CLUSTER_MEMBERS_RATE:-2500}
 TIMEOUT=${WEIR_CLUSTER_MEMBERS_TIMEOUT:-1500ms}
 RANDOM=$SEED
 echo "test_cluster_members: seed $SEED (WEIR_CLUSTER_MEMBERS_SEED), $ROWS rows at $RATE/s, session timeout $TIMEOUT"
@@ -84,7 +84,7 @@ idx=("$(index 0)" "$(index 1)" "$(index 2)")
 [ "$(printf '%s\n' "${idx[@]}" | sort | tr '\n' ' ')" = "0 1 2 " ] ||
     fail "the three processes did not get indexes 0, 1 and 2: ${idx[*]}"
 for ((k = 0; k < 300; k++)); do ls ck/process-0 2> /dev/null | grep -q chk && break; sleep 0.1; done
-sleep "$((RANDOM % 6 + 5))e-1"
+sleep "$((RANDOM % 5 + 3))e-1"
 running 0 1 2
 
 # 1. a process that does not lead dies and stays dead: the others go on
@@ -98,7 +98,7 @@ await "$leader" "was silent for longer than weir.cluster.session-timeout"
 await "$other" "was silent for longer than weir.cluster.session-timeout"
 await "$leader" "process 0 of 2 at epoch"
 await "$other" "process 1 of 2 at epoch"
-sleep "$((RANDOM % 6 + 5))e-1"
+sleep "$((RANDOM % 5 + 3))e-1"
 running "$leader" "$other"
 
 # 2. the leader dies: the other one evicts it and leads alone
