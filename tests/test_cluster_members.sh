@@ -16,6 +16,11 @@
 # (tests/cluster_crash_oracle.py): nothing lost, nothing twice.
 # WEIR_CLUSTER_MEMBERS_ROWS, _RATE and _TIMEOUT (the session timeout) size
 # it; the moments are seeded (WEIR_CLUSTER_MEMBERS_SEED replays them).
+# WEIR_CLUSTER_MEMBERS_STOP=1 stops the two victims (SIGSTOP) instead of
+# killing them, and wakes each once the others went on without it: it must
+# exit with status 1, saying that it is no longer a member (its woken run
+# may leave hidden in-progress files, never visible ones: that check is
+# left out then).
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$(cd "$2" && pwd)
@@ -27,6 +32,7 @@ SEED=${WEIR_CLUSTER_MEMBERS_SEED:-$RANDOM}
 ROWS=${WEIR_CLUSTER_MEMBERS_ROWS:-28000}
 RATE=${WEIR_CLUSTER_MEMBERS_RATE:-2500}
 TIMEOUT=${WEIR_CLUSTER_MEMBERS_TIMEOUT:-1500ms}
+STOP=${WEIR_CLUSTER_MEMBERS_STOP:-0}
 RANDOM=$SEED
 echo "test_cluster_members: seed $SEED (WEIR_CLUSTER_MEMBERS_SEED), $ROWS rows at $RATE/s, session timeout $TIMEOUT"
 T=$(mktemp -d /tmp/weir-cluster-members-XXXXXX)
@@ -75,6 +81,22 @@ await() {
     for ((k = 0; k < 300; k++)); do grep -q "$2" "log.$1" 2> /dev/null && return 0; sleep 0.1; done
     fail "log.$1 never said '$2'"
 }
+# silence P: kill P, or stop it (STOP=1; woken later by evicted)
+silence() {
+    if [ "$STOP" = 1 ]; then kill -STOP "${pids[$1]}"; return; fi
+    kill -9 "${pids[$1]}"; wait "${pids[$1]}" 2> /dev/null; pids[$1]=0
+}
+# evicted P: with STOP=1, wake P, which must exit with status 1 saying why
+evicted() {
+    [ "$STOP" = 1 ] || return 0
+    kill -CONT "${pids[$1]}"
+    for ((k = 0; k < 300; k++)); do alive "$1" || break; sleep 0.1; done
+    alive "$1" && fail "process $1, evicted and woken, did not exit in 30 s"
+    wait "${pids[$1]}"; local rc=$?
+    pids[$1]=0
+    [ "$rc" = 1 ] || fail "process $1, evicted and woken, exited with $rc, not 1"
+    grep -q "is no longer a member of the job" "log.$1" || fail "process $1 did not say it was evicted"
+}
 # index P: P's index in its latest run ("process I of N at epoch E")
 index() { grep -o 'process [0-9]* of [0-9]* at epoch' "log.$1" | tail -1 | cut -d' ' -f2; }
 
@@ -83,7 +105,8 @@ for p in 0 1 2; do await "$p" "of 3 at epoch"; done
 idx=("$(index 0)" "$(index 1)" "$(index 2)")
 [ "$(printf '%s\n' "${idx[@]}" | sort | tr '\n' ' ')" = "0 1 2 " ] ||
     fail "the three processes did not get indexes 0, 1 and 2: ${idx[*]}"
-for ((k = 0; k < 300; k++)); do ls ck/process-0 2> /dev/null | grep -q chk && break; sleep 0.1; done
+# (each member's parts are in ck/member-<id>/)
+for ((k = 0; k < 300; k++)); do ls -d ck/member-*/chk-* > /dev/null 2>&1 && break; sleep 0.1; done
 sleep "$((RANDOM % 5 + 3))e-1"
 running 0 1 2
 
@@ -93,17 +116,19 @@ others=()
 for p in 0 1 2; do [ "$p" != "$leader" ] && others+=("$p"); done
 victim=${others[$((RANDOM % 2))]}
 for p in "${others[@]}"; do [ "$p" != "$victim" ] && other=$p; done
-kill -9 "${pids[$victim]}"; wait "${pids[$victim]}" 2> /dev/null; pids[$victim]=0
+silence "$victim"
 await "$leader" "was silent for longer than weir.cluster.session-timeout"
 await "$other" "was silent for longer than weir.cluster.session-timeout"
 await "$leader" "process 0 of 2 at epoch"
 await "$other" "process 1 of 2 at epoch"
+evicted "$victim"
 sleep "$((RANDOM % 5 + 3))e-1"
 running "$leader" "$other"
 
 # 2. the leader dies: the other one evicts it and leads alone
-kill -9 "${pids[$leader]}"; wait "${pids[$leader]}" 2> /dev/null; pids[$leader]=0
+silence "$leader"
 await "$other" "process 0 of 1 at epoch"
+evicted "$leader"
 sleep "$((RANDOM % 4 + 3))e-1"
 running "$other"
 
@@ -147,6 +172,6 @@ if ! diff want.txt got.txt > diff.txt; then
     fail "3 processes, one evicted, the leader evicted, one joining: the output differs from the model"
 fi
 left=$(ls -a out | grep inprogress)
-[ -z "$left" ] || fail "hidden files left in the sink folder: $(echo "$left" | head -3)"
+[ -z "$left" ] || [ "$STOP" = 1 ] || fail "hidden files left in the sink folder: $(echo "$left" | head -3)"
 echo "  3 -> 2 (evicted) -> 1 (leader evicted) -> 2 (joined): $(wc -l < got.txt) windows, equal to one process and to the model"
 echo "test_cluster_members: OK"

@@ -141,6 +141,7 @@ struct weir__control {
      * which GET /cluster reads too) */
     uint8_t mode;        /* M_* */
     member_t *members;
+    uint64_t *complete_ids; /* per slot of the epoch of `complete` */
     pthread_mutex_t mmu;
     int64_t timeout_ms;  /* weir.cluster.session-timeout */
     uint32_t evicted_at; /* the epoch in which this process wrote an EVICT */
@@ -681,6 +682,8 @@ static void apply_locked(weir__control *c, const uint8_t *p, size_t len,
         if (id > c->complete) {
             c->complete = id;
             c->complete_count = c->count;
+            for (uint32_t i = 0; i < c->count; i++)
+                c->complete_ids[i] = c->members[i].id;
             c->complete_final = flag != 0;
             if (live)
                 weir__ckpt_global_complete(c->job, id, flag != 0);
@@ -801,6 +804,18 @@ static int g_announce(void *ud, uint64_t id)
 {
     weir__control *c = ud;
     weir_error e = {0};
+    /* An automatic job's leader triggers only while it reads the log up
+     * to date (its own heartbeat came back within the session timeout): a
+     * leader that was stopped for longer may have been evicted, and its
+     * next checkpoint would be written under the index the new leader
+     * now has. It reads its eviction first. */
+    if (c->mode == M_AUTO && c->timeout_ms > 0) {
+        pthread_mutex_lock(&c->mmu);
+        int64_t seen = c->members[c->conf.index].seen_ms;
+        pthread_mutex_unlock(&c->mmu);
+        if (now_ms() - seen >= c->timeout_ms)
+            return WEIR_ETIMEDOUT;
+    }
     return produce(c, C_TRIGGER, id, 0, c->epoch, false, &e) ? WEIR_EIO : 0;
 }
 
@@ -845,6 +860,7 @@ static void g_destroy(void *ud)
     weir_free(c->triggers);
     weir_free(c->joined);
     weir_free(c->members);
+    weir_free(c->complete_ids);
     pthread_mutex_destroy(&c->mmu);
     weir_free(c->servers);
     weir_free(c->topic);
@@ -989,6 +1005,23 @@ static int g_combine(void *ud, weir_job *job,
                                         err);
 }
 
+/*
+ * The folder of a process's parts: process-<index> in a job numbered by
+ * hand; member-<id> in one numbered by the control topic, whose places
+ * change hands (an evicted process that lives on keeps its folder locked
+ * until it reads its eviction, and must not write where its successor
+ * does).
+ */
+static void part_dir(const weir__control *c, const char *ckpt_dir,
+                     uint32_t index, uint64_t id, char *out, size_t cap)
+{
+    if (c->mode == M_AUTO)
+        snprintf(out, cap, "%s/member-%016llx", ckpt_dir,
+                 (unsigned long long)id);
+    else
+        snprintf(out, cap, "%s/process-%u", ckpt_dir, index);
+}
+
 /* Where the parts of the checkpoint to restore are: every process's of
  * the epoch it completed in when the count changed (a rescale), else this
  * process's own (which may then live on its machine only). */
@@ -1006,7 +1039,9 @@ static int restore_paths(weir__control *c, const char *ckpt_dir,
             continue;
         if (!(c->parts[j] = weir_malloc(cap)))
             return weir_error_set(err, WEIR_ENOMEM, "out of memory");
-        snprintf(c->parts[j], cap, "%s/process-%u/chk-%llu", ckpt_dir, j,
+        char d[64 + 4096];
+        part_dir(c, ckpt_dir, j, c->complete_ids[j], d, sizeof d);
+        snprintf(c->parts[j], cap, "%s/chk-%llu", d,
                  (unsigned long long)c->complete);
     }
     return 0;
@@ -1081,12 +1116,14 @@ int weir__control_open(weir__cluster_conf *conf, const char *topic,
     c->topic = weir_strdup(topic);
     c->joined = weir_calloc(MAX_PROCS, 1);
     c->members = weir_calloc(MAX_PROCS, sizeof *c->members);
+    c->complete_ids = weir_calloc(MAX_PROCS, sizeof *c->complete_ids);
     pthread_mutex_init(&c->mmu, NULL);
     c->timeout_ms = conf->session_timeout_ms;
     size_t dl = strlen(ckpt_dir) + 32;
     c->dir = weir_malloc(dl);
     int rc = 0;
-    if (!c->servers || !c->topic || !c->joined || !c->members || !c->dir) {
+    if (!c->servers || !c->topic || !c->joined || !c->members ||
+        !c->complete_ids || !c->dir) {
         rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
         goto fail;
     }
@@ -1192,7 +1229,7 @@ int weir__control_open(weir__cluster_conf *conf, const char *topic,
         follow = true; /* asked once: from now on the log's count */
     }
     atomic_store(&g_joined_once, true);
-    snprintf(c->dir, dl, "%s/process-%u", ckpt_dir, c->conf.index);
+    part_dir(c, ckpt_dir, c->conf.index, c->nonce, c->dir, dl);
     if ((rc = hb_start(c, err)))
         goto fail;
     c->conf.epoch = c->epoch;
@@ -1207,8 +1244,12 @@ int weir__control_open(weir__cluster_conf *conf, const char *topic,
             rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
             goto fail;
         }
-        snprintf(c->restore, rl, "%s/process-%u/chk-%llu", ckpt_dir,
-                 c->conf.index, (unsigned long long)c->complete);
+        /* (of the place this process has now, in an automatic job) */
+        uint32_t own = c->conf.index < c->n_parts ? c->conf.index : 0;
+        char d[64 + 4096];
+        part_dir(c, ckpt_dir, own, c->complete_ids[own], d, sizeof d);
+        snprintf(c->restore, rl, "%s/chk-%llu", d,
+                 (unsigned long long)c->complete);
     }
     c->gate = (weir__ckpt_gate){.leader = c->conf.index == 0,
                                 .dir = c->dir,
