@@ -385,7 +385,7 @@ static void rest_line(void *ud, bool warn, const char *text)
     weir_cli_log(warn ? WEIR_LOG_WARN : WEIR_LOG_INFO, "%s", text);
 }
 
-static int start_rest(weir_sql_job *sj, weir_job *job, const char *file, const char *cluster_json,
+static int start_rest(weir_sql_job *sj, weir_job *job, const char *file, weir__cluster_view *cluster,
                       weir_rest **out)
 {
     weir_rest_config cfg;
@@ -396,7 +396,10 @@ static int start_rest(weir_sql_job *sj, weir_job *job, const char *file, const c
         return WEIR_EXIT_INVALID;
     }
     cfg.log_line = rest_line;
-    cfg.cluster_json = cluster_json;
+    if (cluster) {
+        cfg.cluster_json = weir__cluster_view_json;
+        cfg.cluster_ud = cluster;
+    }
     if (weir_rest_start(job, &cfg, out, &err)) {
         weir_cli_log(cfg.enabled_explicitly ? WEIR_LOG_ERROR : WEIR_LOG_WARN, "%s%s", err.message,
                      cfg.enabled_explicitly ? "" : " (the job runs without the HTTP endpoint; rest.enabled = false hides this)");
@@ -655,22 +658,26 @@ again:;
      * keyed exchanges become repartition topics. */
     bool clustered = false;
     weir_error cerr = {0};
-    weir_buf cluster_json;
-    weir_buf_init(&cluster_json);
+    weir__cluster_view *cluster = NULL;
     bool left = false;
-    if ((rc = weir__cluster_setup(job, cluster_cfg, sj, &clustered, &left, &cluster_json,
-                                  &cerr))) {
-        /* The job went down to fewer processes without this one: done. */
+    if ((rc = weir__cluster_setup(job, cluster_cfg, sj, &clustered, &left, &cluster, &cerr))) {
+        /* The job went down to fewer processes without this one: done. An
+         * evicted process (WEIR_ESTATE) failed. */
         weir_cli_log(left ? WEIR_LOG_INFO : WEIR_LOG_ERROR, "%s: %s", a.file, cerr.message);
-        weir_buf_fini(&cluster_json);
         weir_sql_job_destroy(sj);
         free_args(&a);
-        return left ? WEIR_EXIT_OK : WEIR_EXIT_INVALID;
+        return left ? WEIR_EXIT_OK : rc == WEIR_ESTATE ? WEIR_EXIT_FAILED : WEIR_EXIT_INVALID;
+    }
+    if (clustered && cluster) {
+        /* who this process is in the job (its index may come from the log) */
+        uint32_t index = 0, processes = 0, epoch = 0;
+        weir__cluster_view_self(cluster, &index, &processes, &epoch);
+        weir_cli_log(WEIR_LOG_INFO, "%s: process %u of %u at epoch %u", a.file, index, processes, epoch);
     }
     if (clustered && a.from && attempt == 0) {
         weir_cli_log(WEIR_LOG_ERROR, "%s: --from: a job run by several processes restores "
                      "the last checkpoint complete on all of them by itself", a.file);
-        weir_buf_fini(&cluster_json);
+        weir__cluster_view_free(cluster);
         weir_sql_job_destroy(sj);
         free_args(&a);
         return WEIR_EXIT_USAGE;
@@ -684,7 +691,7 @@ again:;
         weir_cli_stopper_end(&stopper);
         if (weir_cli_stopper_signal(&stopper))
             rc = weir_cli_stopper_exit_code(&stopper);
-        weir_buf_fini(&cluster_json);
+        weir__cluster_view_free(cluster);
         weir_sql_job_destroy(sj);
         free_args(&a);
         return rc;
@@ -694,13 +701,13 @@ again:;
     int64_t t0 = weir_monotonic_ns();
     int jrc = weir_job_start(job);
     weir_rest *rest = NULL;
-    if (!jrc && (rc = start_rest(sj, job, a.file, clustered ? (const char *)cluster_json.data : NULL, &rest))) {
+    if (!jrc && (rc = start_rest(sj, job, a.file, clustered ? cluster : NULL, &rest))) {
         weir_job_cancel(job);
         weir_job_wait(job);
         weir_cli_stopper_end(&stopper);
         weir_cli_signals_stop();
         weir__registry_remove();
-        weir_buf_fini(&cluster_json);
+        weir__cluster_view_free(cluster);
         weir_sql_job_destroy(sj);
         free_args(&a);
         return rc;
@@ -710,7 +717,7 @@ again:;
     if (!jrc)
         jrc = watch_job(job, isatty(STDERR_FILENO), interval_ms, t0);
     weir_rest_stop(rest);
-    weir_buf_fini(&cluster_json);
+    weir__cluster_view_free(cluster);
     weir_cli_stopper_end(&stopper);
     weir_cli_signals_stop();
     weir__registry_remove();

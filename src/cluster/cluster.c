@@ -21,6 +21,7 @@
 #include "cluster/control.h"
 #include "cluster/exchange.h"
 #include "runtime/runtime.h"
+#include "weir/connector.h"
 
 const char *const weir__cluster_keys[] = {"weir.cluster.bootstrap-servers",
                                           "weir.cluster.processes",
@@ -28,6 +29,8 @@ const char *const weir__cluster_keys[] = {"weir.cluster.bootstrap-servers",
                                           "weir.cluster.group-id",
                                           "weir.cluster.repartition-partitions",
                                           "weir.cluster.epoch",
+                                          "weir.cluster.heartbeat-interval",
+                                          "weir.cluster.session-timeout",
                                           NULL};
 
 /* ---- options ---- */
@@ -95,9 +98,46 @@ static int put_str(weir_buf *b, const char *s)
     return rc ? rc : weir_buf_put_u8(b, '"');
 }
 
+struct weir__cluster_view {
+    const weir_job *job;
+    weir__cluster_conf conf;
+    char *group;
+    const char *membership;
+    xinfo *xs;
+    uint32_t n_xs;
+    weir__control *ctl; /* the job's (NULL: no checkpoints) */
+};
+
+/* Member j's liveness, when the control topic knows it. */
+static int describe_member(weir_buf *b, weir__control *ctl, uint32_t j)
+{
+    weir__member_info m;
+    if (!ctl || !weir__control_member(ctl, j, &m))
+        return 0;
+    int rc = weir_buf_printf(b, ",\"member\":");
+    if (!rc && m.id)
+        rc = weir_buf_printf(b, "\"%016llx\"", (unsigned long long)m.id);
+    else if (!rc)
+        rc = weir_buf_printf(b, "null");
+    if (!rc)
+        rc = weir_buf_printf(b, ",\"host\":");
+    if (!rc)
+        rc = put_str(b, m.host);
+    if (!rc)
+        rc = weir_buf_printf(b, ",\"pid\":%u,\"joined\":%s,\"leader\":%s,"
+                                "\"heartbeat_age_ms\":",
+                             m.pid, m.joined ? "true" : "false",
+                             j == 0 ? "true" : "false");
+    if (!rc)
+        rc = m.age_ms >= 0 ? weir_buf_printf(b, "%lld", (long long)m.age_ms)
+                           : weir_buf_printf(b, "null");
+    return rc;
+}
+
 static int describe(weir_buf *b, const weir_job *job,
                     const weir__cluster_conf *c, const char *group,
-                    const char *membership, const xinfo *xs, uint32_t n_xs)
+                    const char *membership, const xinfo *xs, uint32_t n_xs,
+                    weir__control *ctl)
 {
     uint32_t M = job->cfg.max_parallelism, R = c->partitions;
     int rc = weir_buf_printf(b, "{\"group\":");
@@ -110,8 +150,11 @@ static int describe(weir_buf *b, const weir_job *job,
                              "\"max_parallelism\":%u,\"members\":[",
                              membership, c->processes, c->index, c->epoch, M);
     for (uint32_t j = 0; j < c->processes && !rc; j++) {
-        rc = weir_buf_printf(b, "%s{\"index\":%u,\"sources\":[", j ? "," : "",
-                             j);
+        rc = weir_buf_printf(b, "%s{\"index\":%u", j ? "," : "", j);
+        if (!rc)
+            rc = describe_member(b, ctl, j);
+        if (!rc)
+            rc = weir_buf_printf(b, ",\"sources\":[");
         bool first = true;
         for (uint32_t k = 0; k < job->n_nodes && !rc; k++) {
             const weir__node *n = &job->nodes[k];
@@ -160,36 +203,115 @@ static int describe(weir_buf *b, const weir_job *job,
     return rc ? rc : weir_buf_put_u8(b, 0);
 }
 
+int weir__cluster_view_json(void *view, weir_buf *out)
+{
+    const weir__cluster_view *v = view;
+    return describe(out, v->job, &v->conf, v->group, v->membership, v->xs,
+                    v->n_xs, v->ctl);
+}
+
+void weir__cluster_view_self(const weir__cluster_view *v, uint32_t *index,
+                             uint32_t *processes, uint32_t *epoch)
+{
+    *index = v->conf.index;
+    *processes = v->conf.processes;
+    *epoch = v->conf.epoch;
+}
+
+void weir__cluster_view_free(weir__cluster_view *v)
+{
+    if (!v)
+        return;
+    weir_free(v->group);
+    weir_free(v->xs);
+    weir_free(v);
+}
+
+#else
+
+int weir__cluster_view_json(void *view, weir_buf *out)
+{
+    (void)view;
+    (void)out;
+    return WEIR_EUNSUPPORTED;
+}
+
+void weir__cluster_view_self(const weir__cluster_view *v, uint32_t *index,
+                             uint32_t *processes, uint32_t *epoch)
+{
+    (void)v;
+    *index = *processes = *epoch = 0;
+}
+
+void weir__cluster_view_free(weir__cluster_view *v)
+{
+    (void)v;
+}
+
 #endif
 
 int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
-                        bool *enabled, bool *left, weir_buf *out,
+                        bool *enabled, bool *left, weir__cluster_view **out,
                         weir_error *err)
 {
     *enabled = false;
     *left = false;
+    if (out)
+        *out = NULL;
     const char *servers = cfg(ud, "weir.cluster.bootstrap-servers");
     if (!servers || !*servers)
         return 0;
-    weir__cluster_conf c = {.servers = servers, .epoch = 1};
+    weir__cluster_conf c = {.servers = servers,
+                            .epoch = 1,
+                            .heartbeat_ms = 1000,
+                            .session_timeout_ms = 10000};
     int rc;
-    const char *v = cfg(ud, "weir.cluster.processes");
-    if (!v)
+    const char *ckpt_dir = cfg(ud, "state.checkpoints.dir");
+    if (!ckpt_dir || !*ckpt_dir)
+        ckpt_dir = cfg(ud, "execution.checkpointing.dir");
+    if (ckpt_dir && !*ckpt_dir)
+        ckpt_dir = NULL;
+    /* Without an index, with checkpoints: the control topic numbers the
+     * processes (automatic membership; weir.cluster.processes is then the
+     * count a new job starts with, 1 when not set). */
+    const char *v = cfg(ud, "weir.cluster.process-index");
+    c.auto_index = !v && ckpt_dir;
+    if ((v = cfg(ud, "weir.cluster.processes")) &&
+        (rc = parse_u32("weir.cluster.processes", v, 1, 1024, &c.processes,
+                        err)))
+        return rc;
+    if (!v && !c.auto_index)
         return weir_error_set(err, WEIR_EINVAL,
                               "weir.cluster.processes: not set (how many "
                               "processes run the job together)");
-    if ((rc = parse_u32("weir.cluster.processes", v, 1, 1024, &c.processes,
-                        err)))
-        return rc;
     v = cfg(ud, "weir.cluster.process-index");
-    if (!v)
+    if (!v && !c.auto_index)
         return weir_error_set(err, WEIR_EINVAL,
                               "weir.cluster.process-index: not set (this "
-                              "process's number, 0 to %u)",
+                              "process's number, 0 to %u; without "
+                              "state.checkpoints.dir the processes are "
+                              "numbered by hand)",
                               c.processes - 1);
-    if ((rc = parse_u32("weir.cluster.process-index", v, 0, c.processes - 1,
-                        &c.index, err)))
+    if (v && (rc = parse_u32("weir.cluster.process-index", v, 0,
+                             c.processes - 1, &c.index, err)))
         return rc;
+    static const char *const ms_keys[] = {"weir.cluster.heartbeat-interval",
+                                          "weir.cluster.session-timeout"};
+    int64_t *ms_vals[] = {&c.heartbeat_ms, &c.session_timeout_ms};
+    for (int i = 0; i < 2; i++)
+        if ((v = cfg(ud, ms_keys[i])) &&
+            (weir_option_parse_duration(v, ms_vals[i]) || *ms_vals[i] <= 0))
+            return weir_error_set(err, WEIR_EINVAL,
+                                  "%s: expected a positive duration (for "
+                                  "example 1 s or 500 ms), got '%s'",
+                                  ms_keys[i], v);
+    if (c.session_timeout_ms <= c.heartbeat_ms)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "weir.cluster.session-timeout: %lld ms, not "
+                              "above weir.cluster.heartbeat-interval (%lld "
+                              "ms): every member would look silent",
+                              (long long)c.session_timeout_ms,
+                              (long long)c.heartbeat_ms);
     /* 0: not given (the control topic's, or one per process) */
     c.partitions = 0;
     if ((v = cfg(ud, "weir.cluster.repartition-partitions")) &&
@@ -222,11 +344,6 @@ int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
                 "savepoints yet (its checkpoints are taken across the "
                 "processes: state.checkpoints.dir)",
                 sp_keys[i]);
-    const char *ckpt_dir = cfg(ud, "state.checkpoints.dir");
-    if (!ckpt_dir || !*ckpt_dir)
-        ckpt_dir = cfg(ud, "execution.checkpointing.dir");
-    if (ckpt_dir && !*ckpt_dir)
-        ckpt_dir = NULL;
     v = cfg(ud, "execution.checkpointing.interval");
     if (ckpt_dir && (!v || !*v || !strcmp(v, "0") || v[0] == '-'))
         return weir_error_set(
@@ -361,6 +478,7 @@ int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
     job->cluster_index = c.index;
     job->cluster_count = c.processes;
     job->cluster_rescalable = ctl != NULL; /* its control topic can rescale */
+    weir__control *view_ctl = ctl;
     if (ctl) {
         if ((rc = weir__job_set_ckpt_gate(job, weir__control_gate(ctl)))) {
             rc = weir_error_set(err, rc, "weir.cluster: the job has started");
@@ -369,10 +487,28 @@ int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
         ctl = NULL; /* the job's now */
     }
     *enabled = true;
-    if (out && (rc = describe(out, job, &c, group,
-                              ckpt_dir ? "control topic" : "static", xs,
-                              n_xs)))
-        rc = weir_error_set(err, rc, "out of memory");
+    if (out) {
+        weir__cluster_view *view = weir_calloc(1, sizeof *view);
+        if (!view || !(view->group = weir_strdup(group))) {
+            weir_free(view);
+            rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
+            goto out;
+        }
+        *view = (weir__cluster_view){.job = job,
+                                  .conf = c,
+                                  .group = view->group,
+                                  .membership = ckpt_dir
+                                                    ? (c.auto_index
+                                                           ? "automatic"
+                                                           : "control topic")
+                                                    : "static",
+                                  .xs = xs,
+                                  .n_xs = n_xs,
+                                  .ctl = view_ctl};
+        view->conf.servers = NULL; /* borrowed from the configuration */
+        xs = NULL;
+        *out = view;
+    }
 out:
     weir__control_free(ctl);
     weir_free(xs);

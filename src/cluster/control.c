@@ -23,6 +23,27 @@
  *   COMPLETE  every process acknowledged checkpoint id in epoch (flag:
  *             every part was final: the job ended everywhere)
  *
+ * Automatic membership (a process started without
+ * weir.cluster.process-index). Membership records may carry, after
+ * the 27 bytes, u32 pid, u8 n, n bytes of host name (for humans); id is
+ * then the writer's member id (random, one per OS process):
+ *   MEMBER_JOIN  a member asks for a place (process: none): the lowest
+ *                slot of the epoch that has no member takes it; with none
+ *                free, it opens epoch + 1 with processes + 1, the new slot
+ *                its (a rescale). The first JOIN of the log, when it is a
+ *                MEMBER_JOIN, makes the job's membership automatic (a
+ *                hand-numbered JOIN, RESCALE or RESTART is then ignored;
+ *                in a hand-numbered job a MEMBER_JOIN is)
+ *   HEARTBEAT    member id is alive (every weir.cluster.heartbeat-interval)
+ *   EVICT        opens epoch (the current + 1) without the members whose
+ *                ids follow the 27 bytes (u64 each): they were silent for
+ *                weir.cluster.session-timeout; the others keep their order
+ *                and are numbered again from 0. Written by the lowest live
+ *                slot (the leader, or the next one when the leader is the
+ *                silent one)
+ * In an automatic job a JOIN or RESTART counts only from the member of its
+ * slot (id), and the slot-to-member table moves with EVICT and rescales.
+ *
  * Invariants: records of an epoch below the current one are ignored (their
  * writer has not seen the restart yet); so are membership records of the
  * current epoch with another process count, and any record of a process
@@ -42,7 +63,9 @@
 #include <librdkafka/rdkafka.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "cluster/control.h"
@@ -55,6 +78,21 @@
 #define MAX_PROCS 1024
 
 enum { C_JOIN = 1, C_RESTART, C_TRIGGER, C_ACK, C_COMPLETE, C_RESCALE };
+/* automatic membership (see above) */
+enum { C_MEMBER_JOIN = 32, C_HEARTBEAT, C_EVICT };
+/* the log's membership: its first JOIN decides */
+enum { M_NONE, M_HAND, M_AUTO };
+#define ANY_PROC UINT32_MAX /* a MEMBER_JOIN's process: not known yet */
+#define HOST_LEN 64
+
+/* One slot of the current epoch: which member holds it (id 0: none yet)
+ * and when this process last read a record of that member. */
+typedef struct member {
+    uint64_t id;
+    uint32_t pid;
+    char host[HOST_LEN];
+    int64_t seen_ms; /* monotonic; 0: never */
+} member_t;
 
 /* Whether this OS process joined a job before: a run again after a
  * failure (restart-strategy) follows the log's process count instead of
@@ -99,6 +137,14 @@ struct weir__control {
     pthread_t thread;
     bool thread_started;
     _Atomic bool quit;
+    /* membership: the slots of the current epoch (MAX_PROCS; under mmu,
+     * which GET /cluster reads too) */
+    uint8_t mode;        /* M_* */
+    member_t *members;
+    uint64_t *complete_ids; /* per slot of the epoch of `complete` */
+    pthread_mutex_t mmu;
+    int64_t timeout_ms;  /* weir.cluster.session-timeout */
+    uint32_t evicted_at; /* the epoch in which this process wrote an EVICT */
     pthread_mutex_t mu; /* triggers */
     uint64_t *triggers;
     uint32_t n_triggers, cap_triggers;
@@ -124,14 +170,20 @@ static void put_rec(uint8_t *b, uint8_t type, uint32_t proc, uint32_t epoch,
     }
 }
 
-static int produce_as(weir__control *c, uint8_t type, uint64_t id,
-                      uint8_t flag, uint32_t epoch, uint32_t count, bool wait,
-                      weir_error *err)
+/* A record with ext (ext_len bytes, at most 1024) after the 27 bytes. */
+static int produce_ext(weir__control *c, uint8_t type, uint32_t proc,
+                       uint64_t id, uint8_t flag, uint32_t epoch,
+                       uint32_t count, const uint8_t *ext, size_t ext_len,
+                       bool wait, weir_error *err)
 {
-    uint8_t b[REC_LEN];
-    put_rec(b, type, c->conf.index, epoch, id, flag, count, c->partitions);
-    if (rd_kafka_produce(c->prkt, 0, RD_KAFKA_MSG_F_COPY, b, sizeof b, NULL, 0,
-                         NULL) != 0)
+    uint8_t b[REC_LEN + 1024];
+    put_rec(b, type, proc, epoch, id, flag, count, c->partitions);
+    if (ext_len > sizeof b - REC_LEN)
+        ext_len = sizeof b - REC_LEN;
+    if (ext_len)
+        memcpy(b + REC_LEN, ext, ext_len);
+    if (rd_kafka_produce(c->prkt, 0, RD_KAFKA_MSG_F_COPY, b, REC_LEN + ext_len,
+                         NULL, 0, NULL) != 0)
         return weir_error_set(err, WEIR_EIO, "control topic '%s': %s",
                               c->topic, rd_kafka_err2str(rd_kafka_last_error()));
     rd_kafka_poll(c->prod, 0);
@@ -141,6 +193,14 @@ static int produce_as(weir__control *c, uint8_t type, uint64_t id,
                               "delivered in 10 s",
                               c->topic);
     return 0;
+}
+
+static int produce_as(weir__control *c, uint8_t type, uint64_t id,
+                      uint8_t flag, uint32_t epoch, uint32_t count, bool wait,
+                      weir_error *err)
+{
+    return produce_ext(c, type, c->conf.index, id, flag, epoch, count, NULL, 0,
+                       wait, err);
 }
 
 static int produce(weir__control *c, uint8_t type, uint64_t id, uint8_t flag,
@@ -223,16 +283,307 @@ static void queue_trigger(weir__control *c, uint64_t id)
     pthread_mutex_unlock(&c->mu);
 }
 
+/* ---- automatic membership ---- */
+
+static int64_t now_ms(void)
+{
+    return weir_monotonic_ns() / 1000000;
+}
+
+static uint64_t get_le(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* The slot of member id in the current epoch, or -1. */
+static int64_t slot_of(const weir__control *c, uint64_t id)
+{
+    for (uint32_t i = 0; id && i < c->count; i++)
+        if (c->members[i].id == id)
+            return i;
+    return -1;
+}
+
+/* The pid and host of a membership record's tail ext (n bytes), into m
+ * when there. */
+static void read_ident(member_t *m, const uint8_t *ext, size_t n)
+{
+    if (n < 5)
+        return;
+    m->pid = (uint32_t)get_le(ext, 4);
+    size_t hl = ext[4] < n - 5 ? ext[4] : n - 5;
+    if (hl >= HOST_LEN)
+        hl = HOST_LEN - 1;
+    memcpy(m->host, ext + 5, hl);
+    m->host[hl] = 0;
+}
+
+/* Slot i is member id's. */
+static void set_member(weir__control *c, uint32_t i, uint64_t id,
+                       const uint8_t *ext, size_t n)
+{
+    member_t *m = &c->members[i];
+    if (m->id != id)
+        memset(m, 0, sizeof *m);
+    m->id = id;
+    read_ident(m, ext, n);
+    m->seen_ms = now_ms();
+}
+
+/* The epoch opens with count slots; the members keep theirs. */
+static void open_epoch(weir__control *c, uint32_t epoch, uint32_t count)
+{
+    c->epoch = epoch;
+    c->count = count;
+    c->last_trigger = 0;
+    memset(c->joined, 0, MAX_PROCS);
+    memset(c->members + count, 0, (MAX_PROCS - count) * sizeof *c->members);
+    drop_acks(c);
+}
+
+/* A live record changed the membership: this run ends, and the next one
+ * (restart-strategy) reads the new membership from the log. */
+static void abort_members(weir__control *c, const char *what, uint32_t epoch,
+                          uint32_t count)
+{
+    if (c->aborted)
+        return;
+    char msg[600];
+    snprintf(msg, sizeof msg,
+             "%s: every process goes on from checkpoint %llu at epoch %u on "
+             "%u process%s (restart-strategy runs this one again)",
+             what, (unsigned long long)c->complete, epoch, count,
+             count == 1 ? "" : "es");
+    c->aborted = true;
+    weir__job_abort(c->job, WEIR_ESTATE, msg);
+}
+
+/* MEMBER_JOIN and EVICT (the top of this file). */
+static void apply_auto(weir__control *c, uint8_t type, uint32_t epoch,
+                       uint64_t id, uint32_t count, uint32_t parts,
+                       const uint8_t *ext, size_t n, bool live)
+{
+    if (type == C_MEMBER_JOIN && c->count == 0) {
+        /* The job's first JOIN: count slots, the first one its writer's. */
+        if (!id || epoch < c->epoch || count == 0 || count > MAX_PROCS ||
+            parts == 0 || (c->partitions && parts != c->partitions))
+            return;
+        c->mode = M_AUTO;
+        c->partitions = parts;
+        open_epoch(c, epoch, count);
+        set_member(c, 0, id, ext, n);
+        c->joined[0] = 1;
+        return;
+    }
+    if (c->mode != M_AUTO)
+        return;
+    char what[300];
+    if (type == C_MEMBER_JOIN) {
+        if (!id || epoch != c->epoch || slot_of(c, id) >= 0)
+            return;
+        for (uint32_t i = 0; i < c->count; i++)
+            if (!c->members[i].id) {
+                set_member(c, i, id, ext, n);
+                c->joined[i] = 1;
+                return;
+            }
+        /* No free slot: one more process, at the next epoch. */
+        if (c->count >= MAX_PROCS)
+            return;
+        if (live) {
+            member_t m = {0};
+            read_ident(&m, ext, n);
+            snprintf(what, sizeof what,
+                     "a new member (host %s, pid %u) joined the job as "
+                     "process %u",
+                     m.host[0] ? m.host : "?", m.pid, c->count);
+            abort_members(c, what, epoch + 1, c->count + 1);
+            return;
+        }
+        open_epoch(c, epoch + 1, c->count + 1);
+        set_member(c, c->count - 1, id, ext, n);
+        c->joined[c->count - 1] = 1;
+        return;
+    }
+    /* EVICT: the ids of the silent members follow. */
+    if (epoch != c->epoch + 1)
+        return;
+    uint8_t gone[MAX_PROCS] = {0};
+    uint32_t k = 0, first = 0;
+    for (size_t off = 0; off + 8 <= n; off += 8) {
+        int64_t s = slot_of(c, get_le(ext + off, 8));
+        if (s >= 0 && !gone[s]) {
+            if (!k)
+                first = (uint32_t)s;
+            gone[s] = 1;
+            k++;
+        }
+    }
+    if (k == 0 || k >= c->count)
+        return;
+    if (live) {
+        const member_t *m = &c->members[first];
+        snprintf(what, sizeof what,
+                 "process %u (host %s, pid %u)%s was silent for longer than "
+                 "weir.cluster.session-timeout and is no longer a member",
+                 first, m->host[0] ? m->host : "?", m->pid,
+                 k > 1 ? " and others" : "");
+        abort_members(c, what, epoch, c->count - k);
+        return;
+    }
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < c->count; i++)
+        if (!gone[i])
+            c->members[w++] = c->members[i];
+    open_epoch(c, epoch, w);
+}
+
+/* A record of member id (or of slot proc of the current epoch) was read. */
+static void heard(weir__control *c, uint64_t id, uint32_t proc,
+                  uint32_t epoch)
+{
+    int64_t s = slot_of(c, id);
+    if (s < 0 && epoch == c->epoch && proc < c->count)
+        s = proc;
+    if (s >= 0)
+        c->members[s].seen_ms = now_ms();
+}
+
+/* This OS process's member id: drawn once, kept by every run of its job
+ * (restart-strategy), so that a run again finds its slot. */
+static uint64_t member_id(void)
+{
+    static _Atomic uint64_t id;
+    uint64_t v = atomic_load(&id);
+    if (v)
+        return v;
+    if (getrandom(&v, sizeof v, 0) != (ssize_t)sizeof v)
+        v = ((uint64_t)weir_monotonic_ns() << 16) ^ (uint64_t)getpid();
+    if (!v)
+        v = 1;
+    uint64_t none = 0;
+    return atomic_compare_exchange_strong(&id, &none, v) ? v : none;
+}
+
+/* u32 pid, u8 n, n bytes of host name: a membership record's tail. */
+static size_t identity(uint8_t *b)
+{
+    char host[HOST_LEN] = "";
+    if (gethostname(host, sizeof host) != 0)
+        host[0] = 0;
+    host[HOST_LEN - 1] = 0;
+    uint32_t pid = (uint32_t)getpid();
+    for (int i = 0; i < 4; i++)
+        b[i] = (uint8_t)(pid >> (8 * i));
+    size_t n = strlen(host);
+    b[4] = (uint8_t)n;
+    memcpy(b + 5, host, n);
+    return 5 + n;
+}
+
+/*
+ * Heartbeats: one thread per OS process writes a HEARTBEAT with its member
+ * id every weir.cluster.heartbeat-interval, from its first join to its
+ * exit, also while its job is down between two runs (a restore may take
+ * longer than the session timeout), so that only a process that is gone
+ * (or cut off from the brokers) falls silent.
+ */
+static struct {
+    pthread_mutex_t mu;
+    bool started;
+    pthread_t thread;
+    _Atomic bool quit;
+    rd_kafka_t *prod;
+    rd_kafka_topic_t *rkt;
+    int64_t interval_ms;
+    _Atomic uint32_t index, epoch; /* for humans reading the log */
+} g_hb = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static void *hb_main(void *arg)
+{
+    (void)arg;
+    int64_t next = 0;
+    while (!atomic_load(&g_hb.quit)) {
+        int64_t t = now_ms();
+        if (t >= next) {
+            uint8_t b[REC_LEN];
+            put_rec(b, C_HEARTBEAT, atomic_load(&g_hb.index),
+                    atomic_load(&g_hb.epoch), member_id(), 0, 0, 0);
+            /* a full queue (brokers away) means silence: as it should */
+            rd_kafka_produce(g_hb.rkt, 0, RD_KAFKA_MSG_F_COPY, b, sizeof b,
+                             NULL, 0, NULL);
+            next = t + g_hb.interval_ms;
+        }
+        int64_t wait = next - now_ms();
+        rd_kafka_poll(g_hb.prod, (int)(wait < 0 ? 0 : wait > 50 ? 50 : wait));
+    }
+    return NULL;
+}
+
+static void hb_stop(void)
+{
+    pthread_mutex_lock(&g_hb.mu);
+    if (g_hb.started) {
+        atomic_store(&g_hb.quit, true);
+        pthread_join(g_hb.thread, NULL);
+        rd_kafka_flush(g_hb.prod, 1000);
+        rd_kafka_topic_destroy(g_hb.rkt);
+        rd_kafka_destroy(g_hb.prod);
+        g_hb.started = false;
+    }
+    pthread_mutex_unlock(&g_hb.mu);
+}
+
+static rd_kafka_t *client(weir__control *c, rd_kafka_type_t type,
+                          weir_error *err);
+
+static int hb_start(weir__control *c, weir_error *err)
+{
+    atomic_store(&g_hb.index, c->conf.index);
+    atomic_store(&g_hb.epoch, c->epoch);
+    pthread_mutex_lock(&g_hb.mu);
+    int rc = 0;
+    if (!g_hb.started) {
+        g_hb.interval_ms = c->conf.heartbeat_ms > 0 ? c->conf.heartbeat_ms : 1000;
+        atomic_store(&g_hb.quit, false);
+        if (!(g_hb.prod = client(c, RD_KAFKA_PRODUCER, err))) {
+            rc = err->code ? err->code : WEIR_EIO;
+        } else if (!(g_hb.rkt = rd_kafka_topic_new(g_hb.prod, c->topic,
+                                                   NULL)) ||
+                   pthread_create(&g_hb.thread, NULL, hb_main, NULL)) {
+            if (g_hb.rkt)
+                rd_kafka_topic_destroy(g_hb.rkt);
+            rd_kafka_destroy(g_hb.prod);
+            rc = weir_error_set(err, WEIR_ENOMEM,
+                                "control topic '%s': cannot start the "
+                                "heartbeats",
+                                c->topic);
+        } else {
+            static bool registered;
+            g_hb.started = true;
+            if (!registered)
+                atexit(hb_stop);
+            registered = true;
+        }
+    }
+    pthread_mutex_unlock(&g_hb.mu);
+    return rc;
+}
+
 /*
  * Applies one record to the state. live: the job runs (triggers, acks and
  * completions act on it); otherwise the log is being read at the start.
  */
-static void apply(weir__control *c, const uint8_t *p, size_t len, bool live)
+static void apply_locked(weir__control *c, const uint8_t *p, size_t len,
+                         bool live)
 {
     /* After a restart record nothing counts here any more: a COMPLETE
      * behind it in the log (the leader had not seen it yet) must not prune
      * the checkpoint every process goes back to. */
-    if (len != REC_LEN || p[0] != 'C' || (live && c->aborted))
+    if (len < REC_LEN || p[0] != 'C' || (live && c->aborted))
         return;
     uint32_t proc = 0, epoch = 0, count = 0, parts = 0;
     uint64_t id = 0;
@@ -245,11 +596,28 @@ static void apply(weir__control *c, const uint8_t *p, size_t len, bool live)
     for (int i = 0; i < 8; i++)
         id |= (uint64_t)p[10 + i] << (8 * i);
     uint8_t type = p[1], flag = p[18];
+    const uint8_t *ext = p + REC_LEN;
+    size_t ext_len = len - REC_LEN;
     bool member = type == C_JOIN || type == C_RESTART || type == C_RESCALE;
+    if (type == C_HEARTBEAT) {
+        heard(c, id, ANY_PROC, 0);
+        return;
+    }
     /* Its writer reads it back whatever it decides (it may decide again). */
-    if (member && id == c->nonce && id)
+    if ((member || type == C_MEMBER_JOIN) && id == c->nonce && id)
         c->seen_own = true;
-    if (epoch < c->first_epoch || proc >= MAX_PROCS)
+    if (epoch < c->first_epoch)
+        return;
+    if (type == C_MEMBER_JOIN || type == C_EVICT) {
+        apply_auto(c, type, epoch, id, count, parts, ext, ext_len, live);
+        return;
+    }
+    if (proc >= MAX_PROCS)
+        return;
+    /* An automatic job's slots are its members': a JOIN or RESTART counts
+     * only from the member of its slot; RESCALE is a hand-numbered job's. */
+    if (member && c->mode == M_AUTO &&
+        (type == C_RESCALE || proc >= c->count || c->members[proc].id != id))
         return;
     if (type == C_TRIGGER && id > c->max_trigger)
         c->max_trigger = id;
@@ -288,12 +656,10 @@ static void apply(weir__control *c, const uint8_t *p, size_t len, bool live)
         }
         /* The checkpoint to restore is the last one completed before
          * this record in the log (c->complete), whatever its writer saw. */
-        c->epoch = epoch;
-        c->count = count;
+        if (c->mode == M_NONE)
+            c->mode = M_HAND;
         c->partitions = parts;
-        c->last_trigger = 0;
-        memset(c->joined, 0, MAX_PROCS);
-        drop_acks(c);
+        open_epoch(c, epoch, count);
     } else if (proc >= c->count || (member && count != c->count)) {
         return; /* not a member of this epoch, or a stale count */
     }
@@ -302,6 +668,7 @@ static void apply(weir__control *c, const uint8_t *p, size_t len, bool live)
     case C_RESTART:
     case C_RESCALE:
         c->joined[proc] = 1;
+        set_member(c, proc, id, ext, ext_len);
         break;
     case C_TRIGGER:
         if (live && !c->gate.leader)
@@ -315,6 +682,8 @@ static void apply(weir__control *c, const uint8_t *p, size_t len, bool live)
         if (id > c->complete) {
             c->complete = id;
             c->complete_count = c->count;
+            for (uint32_t i = 0; i < c->count; i++)
+                c->complete_ids[i] = c->members[i].id;
             c->complete_final = flag != 0;
             if (live)
                 weir__ckpt_global_complete(c->job, id, flag != 0);
@@ -322,6 +691,56 @@ static void apply(weir__control *c, const uint8_t *p, size_t len, bool live)
         break;
     default:
         break;
+    }
+    heard(c, 0, proc, epoch);
+}
+
+static void apply(weir__control *c, const uint8_t *p, size_t len, bool live)
+{
+    pthread_mutex_lock(&c->mmu);
+    apply_locked(c, p, len, live);
+    pthread_mutex_unlock(&c->mmu);
+}
+
+/*
+ * The lowest slot that is not silent evicts the silent ones: slot j is
+ * silent when this process read nothing of its member for
+ * weir.cluster.session-timeout before the last heartbeat of its own that
+ * it read back (the log is the clock: a process that reads it late does
+ * not take the others for dead).
+ */
+static void check_silence(weir__control *c)
+{
+    if (c->mode != M_AUTO || c->aborted || c->complete_final ||
+        c->evicted_at == c->epoch || c->count < 2 || c->timeout_ms <= 0)
+        return;
+    uint8_t ids[8 * 64];
+    size_t n = 0;
+    bool lowest = true;
+    pthread_mutex_lock(&c->mmu);
+    uint32_t self = c->conf.index, count = c->count, epoch = c->epoch;
+    int64_t ref = c->members[self].seen_ms;
+    for (uint32_t j = 0; j < count; j++) {
+        const member_t *m = &c->members[j];
+        bool silent = m->id && j != self && ref - m->seen_ms > c->timeout_ms;
+        if (j < self && m->id && !silent)
+            lowest = false;
+        if (silent && n + 8 <= sizeof ids) {
+            for (int b = 0; b < 8; b++)
+                ids[n + b] = (uint8_t)(m->id >> (8 * b));
+            n += 8;
+        }
+    }
+    pthread_mutex_unlock(&c->mmu);
+    if (!lowest || !n)
+        return;
+    c->evicted_at = epoch;
+    weir_error e = {0};
+    if (produce_ext(c, C_EVICT, self, 0, 0, epoch + 1, count - (uint32_t)(n / 8),
+                    ids, n, false, &e) &&
+        !c->aborted) {
+        c->aborted = true;
+        weir__job_abort(c->job, WEIR_EIO, e.message);
     }
 }
 
@@ -331,6 +750,7 @@ static void *control_main(void *arg)
     while (!atomic_load(&c->quit)) {
         rd_kafka_message_t *m = rd_kafka_consumer_poll(c->cons, POLL_MS);
         rd_kafka_poll(c->prod, 0);
+        check_silence(c);
         if (!m)
             continue;
         if (!m->err)
@@ -357,6 +777,12 @@ static int g_start(void *ud, weir_job *job)
      * it (the leader's readers wait for this process's barrier). */
     if (!c->gate.leader && c->last_trigger > c->complete)
         queue_trigger(c, c->last_trigger);
+    /* silence counts from now: the log read at the start is history */
+    pthread_mutex_lock(&c->mmu);
+    int64_t t = now_ms();
+    for (uint32_t i = 0; i < c->count; i++)
+        c->members[i].seen_ms = t;
+    pthread_mutex_unlock(&c->mmu);
     if (pthread_create(&c->thread, NULL, control_main, c))
         return WEIR_ENOMEM;
     c->thread_started = true;
@@ -378,6 +804,18 @@ static int g_announce(void *ud, uint64_t id)
 {
     weir__control *c = ud;
     weir_error e = {0};
+    /* An automatic job's leader triggers only while it reads the log up
+     * to date (its own heartbeat came back within the session timeout): a
+     * leader that was stopped for longer may have been evicted, and its
+     * next checkpoint would be written under the index the new leader
+     * now has. It reads its eviction first. */
+    if (c->mode == M_AUTO && c->timeout_ms > 0) {
+        pthread_mutex_lock(&c->mmu);
+        int64_t seen = c->members[c->conf.index].seen_ms;
+        pthread_mutex_unlock(&c->mmu);
+        if (now_ms() - seen >= c->timeout_ms)
+            return WEIR_ETIMEDOUT;
+    }
     return produce(c, C_TRIGGER, id, 0, c->epoch, false, &e) ? WEIR_EIO : 0;
 }
 
@@ -421,6 +859,9 @@ static void g_destroy(void *ud)
     drop_acks(c);
     weir_free(c->triggers);
     weir_free(c->joined);
+    weir_free(c->members);
+    weir_free(c->complete_ids);
+    pthread_mutex_destroy(&c->mmu);
     weir_free(c->servers);
     weir_free(c->topic);
     weir_free(c->dir);
@@ -564,6 +1005,23 @@ static int g_combine(void *ud, weir_job *job,
                                         err);
 }
 
+/*
+ * The folder of a process's parts: process-<index> in a job numbered by
+ * hand; member-<id> in one numbered by the control topic, whose places
+ * change hands (an evicted process that lives on keeps its folder locked
+ * until it reads its eviction, and must not write where its successor
+ * does).
+ */
+static void part_dir(const weir__control *c, const char *ckpt_dir,
+                     uint32_t index, uint64_t id, char *out, size_t cap)
+{
+    if (c->mode == M_AUTO)
+        snprintf(out, cap, "%s/member-%016llx", ckpt_dir,
+                 (unsigned long long)id);
+    else
+        snprintf(out, cap, "%s/process-%u", ckpt_dir, index);
+}
+
 /* Where the parts of the checkpoint to restore are: every process's of
  * the epoch it completed in when the count changed (a rescale), else this
  * process's own (which may then live on its machine only). */
@@ -581,10 +1039,65 @@ static int restore_paths(weir__control *c, const char *ckpt_dir,
             continue;
         if (!(c->parts[j] = weir_malloc(cap)))
             return weir_error_set(err, WEIR_ENOMEM, "out of memory");
-        snprintf(c->parts[j], cap, "%s/process-%u/chk-%llu", ckpt_dir, j,
+        char d[64 + 4096];
+        part_dir(c, ckpt_dir, j, c->complete_ids[j], d, sizeof d);
+        snprintf(c->parts[j], cap, "%s/chk-%llu", d,
                  (unsigned long long)c->complete);
     }
     return 0;
+}
+
+/*
+ * A process without a hand-given index joins: its slot is the one of its
+ * member id when it has one (a run again: JOIN, or RESTART when it had
+ * joined this epoch already), else it asks for one (MEMBER_JOIN). Its
+ * index is where its record lands; an epoch moved on meanwhile: decide
+ * again. A process that had a slot and has none now was evicted.
+ */
+static int join_auto(weir__control *c, const weir__cluster_conf *conf,
+                     const uint8_t *ident, size_t ident_len, weir_error *err)
+{
+    for (;;) {
+        if (c->mode == M_HAND)
+            return weir_error_set(err, WEIR_EINVAL,
+                                  "weir.cluster.process-index: not set, and "
+                                  "the processes of this job are numbered "
+                                  "by hand (control topic '%s'): give this "
+                                  "one its index too",
+                                  c->topic);
+        int64_t s = slot_of(c, c->nonce);
+        uint8_t type = C_MEMBER_JOIN;
+        uint32_t proc = ANY_PROC, want = c->epoch, cnt = c->count;
+        if (s >= 0) {
+            proc = (uint32_t)s;
+            type = c->joined[s] ? C_RESTART : C_JOIN;
+            want = c->joined[s] ? c->epoch + 1 : c->epoch;
+        } else if (atomic_load(&g_joined_once)) {
+            return weir_error_set(
+                err, WEIR_ESTATE,
+                "this process (member %016llx) is no longer a member of the "
+                "job: it was silent for longer than "
+                "weir.cluster.session-timeout and the others went on "
+                "without it (control topic '%s', epoch %u, %u process%s); "
+                "start it again to join as a new member",
+                (unsigned long long)c->nonce, c->topic, c->epoch, c->count,
+                c->count == 1 ? "" : "es");
+        } else if (!cnt) {
+            cnt = conf->processes ? conf->processes : 1;
+        }
+        c->seen_own = false;
+        int rc = produce_ext(c, type, proc, c->nonce, 0, want, cnt, ident,
+                             ident_len, true, err);
+        if (!rc)
+            rc = read_log(c, true, err);
+        if (rc)
+            return rc;
+        s = slot_of(c, c->nonce);
+        if (s >= 0 && c->joined[s]) {
+            c->conf.index = (uint32_t)s;
+            return 0;
+        }
+    }
 }
 
 int weir__control_open(weir__cluster_conf *conf, const char *topic,
@@ -602,14 +1115,18 @@ int weir__control_open(weir__cluster_conf *conf, const char *topic,
     c->servers = weir_strdup(conf->servers);
     c->topic = weir_strdup(topic);
     c->joined = weir_calloc(MAX_PROCS, 1);
+    c->members = weir_calloc(MAX_PROCS, sizeof *c->members);
+    c->complete_ids = weir_calloc(MAX_PROCS, sizeof *c->complete_ids);
+    pthread_mutex_init(&c->mmu, NULL);
+    c->timeout_ms = conf->session_timeout_ms;
     size_t dl = strlen(ckpt_dir) + 32;
     c->dir = weir_malloc(dl);
     int rc = 0;
-    if (!c->servers || !c->topic || !c->joined || !c->dir) {
+    if (!c->servers || !c->topic || !c->joined || !c->members ||
+        !c->complete_ids || !c->dir) {
         rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
         goto fail;
     }
-    snprintf(c->dir, dl, "%s/process-%u", ckpt_dir, conf->index);
     c->first_epoch = c->epoch = conf->epoch;
     if (!(c->prod = client(c, RD_KAFKA_PRODUCER, err)) ||
         !(c->cons = client(c, RD_KAFKA_CONSUMER, err))) {
@@ -638,6 +1155,14 @@ int weir__control_open(weir__cluster_conf *conf, const char *topic,
     }
     if (!c->partitions)
         c->partitions = conf->partitions ? conf->partitions : conf->processes;
+    if (!c->partitions) {
+        rc = weir_error_set(err, WEIR_EINVAL,
+                            "weir.cluster.repartition-partitions: a new job "
+                            "started without weir.cluster.processes needs "
+                            "it (control topic '%s' is empty)",
+                            c->topic);
+        goto fail;
+    }
     /*
      * The log decides. A process that asks for another count than the
      * job's (started with another weir.cluster.processes: a new process
@@ -648,8 +1173,22 @@ int weir__control_open(weir__cluster_conf *conf, const char *topic,
      * is where the record lands (an epoch may have moved on meanwhile:
      * then decide again).
      */
+    uint8_t ident[5 + HOST_LEN];
+    size_t ident_len = identity(ident);
+    c->nonce = member_id();
     bool follow = atomic_load(&g_joined_once);
-    for (;;) {
+    if (conf->auto_index) {
+        if ((rc = join_auto(c, conf, ident, ident_len, err)))
+            goto fail;
+    } else if (c->mode == M_AUTO) {
+        rc = weir_error_set(err, WEIR_EINVAL,
+                            "weir.cluster.process-index: the processes of "
+                            "this job are numbered by its control topic "
+                            "('%s'): start this one without an index",
+                            c->topic);
+        goto fail;
+    }
+    for (; !conf->auto_index;) {
         uint32_t i = conf->index, n = c->count, want = c->epoch, cnt = n;
         uint8_t type = C_JOIN;
         if (n == 0) {
@@ -671,19 +1210,28 @@ int weir__control_open(weir__cluster_conf *conf, const char *topic,
             type = C_RESTART;
             want = c->epoch + 1;
         }
-        c->nonce = ((uint64_t)weir_monotonic_ns() << 8) ^ (uint64_t)getpid() ^
-                   ((uint64_t)conf->index << 48);
-        if (!c->nonce)
-            c->nonce = 1;
         c->seen_own = false;
-        if ((rc = produce_as(c, type, c->nonce, 0, want, cnt, true, err)) ||
+        if ((rc = produce_ext(c, type, i, c->nonce, 0, want, cnt, ident,
+                              ident_len, true, err)) ||
             (rc = read_log(c, true, err)))
             goto fail;
         if (c->epoch == want && c->count == cnt && i < cnt && c->joined[i])
             break;
+        if (c->mode == M_AUTO) {
+            rc = weir_error_set(err, WEIR_EINVAL,
+                                "weir.cluster.process-index: the processes "
+                                "of this job are numbered by its control "
+                                "topic ('%s'): start this one without an "
+                                "index",
+                                c->topic);
+            goto fail;
+        }
         follow = true; /* asked once: from now on the log's count */
     }
     atomic_store(&g_joined_once, true);
+    part_dir(c, ckpt_dir, c->conf.index, c->nonce, c->dir, dl);
+    if ((rc = hb_start(c, err)))
+        goto fail;
     c->conf.epoch = c->epoch;
     c->conf.processes = c->count;
     c->conf.partitions = c->partitions;
@@ -696,10 +1244,14 @@ int weir__control_open(weir__cluster_conf *conf, const char *topic,
             rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
             goto fail;
         }
-        snprintf(c->restore, rl, "%s/process-%u/chk-%llu", ckpt_dir,
-                 conf->index, (unsigned long long)c->complete);
+        /* (of the place this process has now, in an automatic job) */
+        uint32_t own = c->conf.index < c->n_parts ? c->conf.index : 0;
+        char d[64 + 4096];
+        part_dir(c, ckpt_dir, own, c->complete_ids[own], d, sizeof d);
+        snprintf(c->restore, rl, "%s/chk-%llu", d,
+                 (unsigned long long)c->complete);
     }
-    c->gate = (weir__ckpt_gate){.leader = conf->index == 0,
+    c->gate = (weir__ckpt_gate){.leader = c->conf.index == 0,
                                 .dir = c->dir,
                                 .restore = c->restore,
                                 .restore_parts = (const char *const *)c->parts,
@@ -736,6 +1288,25 @@ uint64_t weir__control_restored(const weir__control *c)
 void weir__control_free(weir__control *c)
 {
     g_destroy(c);
+}
+
+bool weir__control_member(weir__control *c, uint32_t i, weir__member_info *out)
+{
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&c->mmu);
+    bool ok = i < c->count;
+    if (ok) {
+        const member_t *m = &c->members[i];
+        out->id = m->id;
+        out->pid = m->pid;
+        snprintf(out->host, sizeof out->host, "%s", m->host);
+        out->age_ms = m->seen_ms && c->thread_started && !c->aborted
+                          ? now_ms() - m->seen_ms
+                          : -1;
+        out->joined = c->joined[i] != 0;
+    }
+    pthread_mutex_unlock(&c->mmu);
+    return ok;
 }
 
 #endif

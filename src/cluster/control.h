@@ -3,7 +3,8 @@
  * restart of all of them when one comes back (docs/cluster.md).
  *
  * The job's control topic (<job>-control, one partition) is its log of
- * decisions (control.c has the record format). Process 0 leads: it
+ * decisions (control.c has the record format). Process 0 of the current
+ * epoch leads: it
  * triggers checkpoint n (a TRIGGER record); every process takes its part
  * (its own coordinator, its parts in <state.checkpoints.dir>/process-i/)
  * and, once its part is durable, writes an ACK; when every process has
@@ -14,6 +15,12 @@
  * runs it again, or the supervisor starts the process again), and every
  * process then restores its part of the last checkpoint completed before
  * that RESTART in the log and goes on at the new epoch.
+ *
+ * A process started without an index gets its slot from the log (the
+ * lowest free one, or one more process), every process writes heartbeats,
+ * and the lowest slot that is not silent evicts the members silent for the
+ * session timeout: the job goes on without them at the next epoch, the
+ * others numbered again from 0 (so process 0 leads again).
  */
 #ifndef WEIR_CLUSTER_CONTROL_H
 #define WEIR_CLUSTER_CONTROL_H
@@ -41,6 +48,19 @@ const weir__ckpt_gate *weir__control_gate(const weir__control *c);
 uint64_t weir__control_restored(const weir__control *c);
 /* Only when it was not handed to a job. */
 void weir__control_free(weir__control *c);
+
+/* Slot i of the current epoch as this process last read the log (GET
+ * /cluster): its member id (0: none yet), pid, host, how long ago a record
+ * of it was read (-1: never, or the job is not running) and whether it
+ * joined the epoch. false: no such slot. */
+typedef struct weir__member_info {
+    uint64_t id;
+    uint32_t pid;
+    char host[64];
+    int64_t age_ms;
+    bool joined;
+} weir__member_info;
+bool weir__control_member(weir__control *c, uint32_t i, weir__member_info *out);
 
 /*
  * Restoring a checkpoint taken by old_processes processes over processes

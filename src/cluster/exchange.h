@@ -26,6 +26,10 @@ typedef struct weir__cluster_conf {
     uint32_t index;      /* this process, 0 .. N-1 */
     uint32_t partitions; /* of every repartition topic */
     uint32_t epoch;      /* records of other epochs are dropped */
+    /* automatic membership (control.h): index comes from the control
+     * topic; heartbeats and the session timeout, in ms */
+    bool auto_index;
+    int64_t heartbeat_ms, session_timeout_ms;
 } weir__cluster_conf;
 
 typedef struct weir__exchange_spec {

@@ -773,6 +773,7 @@ static const char *const KNOWN_KEYS[] = {
     /* one job on several processes (cluster/cluster.h) */
     "weir.cluster.bootstrap-servers", "weir.cluster.processes", "weir.cluster.process-index",
     "weir.cluster.group-id", "weir.cluster.repartition-partitions", "weir.cluster.epoch",
+    "weir.cluster.heartbeat-interval", "weir.cluster.session-timeout",
     /* object storage (s3:// paths) */
     "s3.endpoint", "s3.region", "s3.access-key", "s3.access.key", "s3.secret-key", "s3.secret.key",
     "s3.path.style.access", "s3.path-style-access", "s3.max-error-retries", "s3.upload.min.part.size",

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "weir/buf.h"
 #include "weir/common.h"
 #include "weir/job.h"
 
@@ -38,9 +39,11 @@ typedef struct weir_rest_config {
      * logger): text without a "weir: " prefix or newline; warn: a warning. */
     void (*log_line)(void *ud, bool warn, const char *text);
     void *log_ud;
-    /* GET /cluster: the processes of a job run by several (JSON from
-     * cluster/cluster.h; borrowed until weir_rest_stop); NULL: 404. */
-    const char *cluster_json;
+    /* GET /cluster: the processes of a job run by several, as of the
+     * request (NUL-terminated JSON into out; cluster/cluster.h); called
+     * until weir_rest_stop with cluster_ud. NULL: 404. */
+    int (*cluster_json)(void *ud, weir_buf *out);
+    void *cluster_ud;
 } weir_rest_config;
 
 /*

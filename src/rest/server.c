@@ -606,10 +606,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     weir_buf_init(&b);
     enum MHD_Result ret;
     if (!strcmp(url, "/cluster")) {
-        const char *j = r->cfg.cluster_json;
-        ret = j ? respond(c, 200, "application/json", j, strlen(j), NULL, NULL)
-                : respond_error(c, 404, "Not found: this job runs on one process (weir.cluster.* not set)", NULL,
+        if (!r->cfg.cluster_json)
+            ret = respond_error(c, 404, "Not found: this job runs on one process (weir.cluster.* not set)", NULL,
                                 NULL);
+        else if (r->cfg.cluster_json(r->cfg.cluster_ud, &b) || !b.len)
+            ret = respond_error(c, 500, "Internal server error: out of memory", NULL, NULL);
+        else
+            ret = respond(c, 200, "application/json", b.data, b.len - 1, NULL, NULL);
     } else if (!strcmp(url, "/metrics")) {
         if (rest_metrics_render(r, &b))
             ret = respond_error(c, 500, "Internal server error: out of memory", NULL, NULL);
