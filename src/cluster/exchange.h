@@ -26,6 +26,10 @@ typedef struct weir__cluster_conf {
     uint32_t index;      /* this process, 0 .. N-1 */
     uint32_t partitions; /* of every repartition topic */
     uint32_t epoch;      /* records of other epochs are dropped */
+    /* The run restores a savepoint (not a checkpoint of its control
+     * topic): readers do not go on from its offsets, writers and readers
+     * hold every producer active. */
+    bool from_savepoint;
 } weir__cluster_conf;
 
 typedef struct weir__exchange_spec {

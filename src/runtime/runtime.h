@@ -336,6 +336,9 @@ struct weir_job {
     _Atomic int stop;   /* stopping: sources end, in-flight data drains */
     /* with stop: the stop is an end of input (final watermark, finish) */
     _Atomic int drain;
+    /* stop-with-savepoint across processes: each source ends (undrained)
+     * right after it injected this barrier (0: none) */
+    _Atomic uint64_t stop_after_barrier;
     /* monotonic ns of the first stop (0: none); see weir__job_interrupted */
     _Atomic int64_t stop_ns;
     pthread_mutex_t mu; /* error */
