@@ -52,6 +52,10 @@ cluster_mock spa-tumbling_window-2-repartition:8 spa-control:1 \
     spd-tumbling_window-2-repartition:8 spd-control:1
 
 cluster_window_job "'rows-per-second' = '$RATE'," out > job.sql
+# the restored jobs read the rest at full speed, the rescaled one faster
+# (the rate is not state)
+cluster_window_job "" out > fast.sql
+cluster_window_job "'rows-per-second' = '$((RATE * 3))'," out > fast3.sql
 cluster_window_job "" single > single.sql
 python3 "$SRC/tests/cluster_crash_oracle.py" "$ROWS" | sort > want.txt
 
@@ -60,14 +64,15 @@ TZ=UTC timeout 120 "$WEIR" run single.sql -D rest.enabled=false > /dev/null 2> s
 cat single/part-* 2> /dev/null | sort > single.txt
 diff want.txt single.txt > /dev/null || fail "the single-process run differs from the oracle"
 
-# start GROUP I N DIR [ARGS...]: process I of N of the job GROUP, run in
+# start GROUP I N DIR [ARGS...]: process I of N of the job GROUP (job.sql,
+# or $JOB), run in
 # the folder DIR (its sink folder DIR/out and checkpoints DIR/ck shared by
 # the group's processes; the savepoints in one folder for all)
 start() {
     local g=$1 i=$2 n=$3 d=$4
     shift 4
     mkdir -p "$d"
-    (cd "$d" && TZ=UTC exec "$WEIR" run "$T/job.sql" -D rest.enabled=false -D pipeline.name=sp \
+    (cd "$d" && TZ=UTC exec "$WEIR" run "$T/${JOB:-job.sql}" -D rest.enabled=false -D pipeline.name=sp \
         -D weir.cluster.group-id="$g" \
         -D weir.cluster.bootstrap-servers="$B" -D weir.cluster.processes="$n" \
         -D weir.cluster.process-index="$i" -D weir.cluster.repartition-partitions=8 \
@@ -121,6 +126,7 @@ n_before=$(cat a/out/part-* 2> /dev/null | wc -l)
 mkdir b c
 cp -r a/out b/out
 cp -r a/out c/out
+JOB=fast.sql
 start spb 0 3 b --from "$sp"; start spb 1 3 b --from "$sp"; start spb 2 3 b --from "$sp"
 finish 0 1 2
 grep -q "restoring savepoint" log.spb.0 || fail "process 0 did not restore the savepoint"
@@ -128,13 +134,15 @@ compare b "3 processes -> savepoint --stop -> 3 processes"
 start spc 0 2 c --from "$sp"; start spc 1 2 c --from "$sp"
 finish 0 1
 compare c "3 processes -> savepoint --stop -> 2 processes"
+JOB=job.sql
 
 # 3. processes x parallelism stays 4: two of parallelism 2, then four of 1.
+JOB=fast3.sql
 start spd 0 2 d -D parallelism.default=2; start spd 1 2 d -D parallelism.default=2
 for ((k = 0; k < 300; k++)); do ls d/ck/process-0 2> /dev/null | grep -q chk && break; sleep 0.1; done
-sleep "$((RANDOM % 6 + 5))e-1"
+sleep "$((RANDOM % 4 + 2))e-1"
 for i in 0 1; do alive "$i" || fail "process $i ended before the rescale"; kill -9 "${pids[$i]}"; wait "${pids[$i]}" 2> /dev/null; pids[$i]=0; done
-for i in 0 1 2 3; do start spd "$i" 4 d -D parallelism.default=1; sleep 0.2; done
+for i in 0 1 2 3; do start spd "$i" 4 d -D parallelism.default=1; done
 finish 0 1 2 3
 compare d "2 processes x 2 -> 4 processes x 1"
 echo "test_cluster_savepoint: OK"
