@@ -26,7 +26,7 @@ if [ ! -x "$MOCK" ]; then
     echo "test_cluster_savepoint: SKIPPED (no weir-kafka-mock)"; exit 0
 fi
 SEED=${WEIR_CLUSTER_SP_SEED:-$RANDOM}
-ROWS=${WEIR_CLUSTER_SP_ROWS:-40000}
+ROWS=${WEIR_CLUSTER_SP_ROWS:-32000}
 RATE=${WEIR_CLUSTER_SP_RATE:-8000}
 RANDOM=$SEED
 echo "test_cluster_savepoint: seed $SEED (WEIR_CLUSTER_SP_SEED), $ROWS rows at $RATE/s"
@@ -82,6 +82,9 @@ start() {
         -D restart-strategy.fixed-delay.delay=0ms "$@" > /dev/null 2>> "$T/log.$g.$i") &
     pids[$i]=$!
 }
+# the seconds since the test started, for the lines it prints
+t0=$(date +%s%N)
+took() { echo "$(( ($(date +%s%N) - t0) / 100000000 ))" | sed 's/.$/.&/'; }
 alive() { kill -0 "${pids[$1]}" 2> /dev/null; }
 # finish I...: each process ends in 120 s with status 0
 finish() {
@@ -100,24 +103,24 @@ compare() {
         head -5 "diff-$1.txt"
         fail "$2 differs from the model"
     fi
-    echo "  $2: $(wc -l < "got-$1.txt") windows, equal to one process and to the model"
+    echo "  $2: $(wc -l < "got-$1.txt") windows, equal to one process and to the model ($(took) s)"
 }
 
 # 1. Three processes; an intermediate savepoint, then a stop with one.
 start spa 0 3 a; start spa 1 3 a; start spa 2 3 a
 for ((k = 0; k < 300; k++)); do ls a/ck/process-0 2> /dev/null | grep -q chk && break; sleep 0.1; done
-sleep "$((RANDOM % 6 + 5))e-1"
+sleep "$((RANDOM % 4 + 3))e-1"
 for i in 0 1 2; do alive "$i" || fail "process $i ended before the savepoint"; done
 p1=$(timeout 60 "$WEIR" savepoint "${pids[1]}" 2> sp1.err) || fail "weir savepoint: $(cat sp1.err)"
 [ -f "$p1/_cluster" ] || fail "weir savepoint printed '$p1', which has no _cluster"
 for j in 0 1 2; do [ -f "$p1/process-$j/_metadata" ] || fail "$p1 has no part of process $j"; done
-sleep "$((RANDOM % 6 + 3))e-1"
+sleep "$((RANDOM % 4 + 2))e-1"
 for i in 0 1 2; do alive "$i" || fail "process $i ended before the stop"; done
 sp=$(timeout 60 "$WEIR" savepoint "${pids[2]}" --stop 2> sp2.err) ||
     fail "weir savepoint --stop: $(cat sp2.err)"
 [ -f "$sp/_cluster" ] || fail "weir savepoint --stop printed '$sp', which has no _cluster"
 finish 0 1 2
-echo "  savepoints $p1 and $sp (--stop) of three processes; all exited 0"
+echo "  savepoints $p1 and $sp (--stop) of three processes; all exited 0 ($(took) s)"
 n_before=$(cat a/out/part-* 2> /dev/null | wc -l)
 [ "$n_before" -gt 0 ] && [ "$n_before" -lt "$(wc -l < want.txt)" ] ||
     fail "the stop left $n_before windows committed: not mid-run"
