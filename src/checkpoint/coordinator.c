@@ -1419,6 +1419,16 @@ static void abandon_stalled_locked(weir__coord *c)
         }
 }
 
+/* The leader could not tell the other processes of checkpoint (or
+ * savepoint) id: it fails (mutex held). */
+static void announce_failed_locked(weir__coord *c, uint64_t id, int rc)
+{
+    pending *q = find_pending(c, id);
+    if (q)
+        fail_locked(c, q, rc, "cannot announce it to the other processes: %s",
+                    weir_strerror(rc));
+}
+
 static void *coord_main(void *arg)
 {
     weir__coord *c = arg;
@@ -1491,12 +1501,7 @@ static void *coord_main(void *arg)
             rc = g->sp_announce(g->ud, id, sp_stop, NULL);
             pthread_mutex_lock(&c->mu);
             if (rc) {
-                pending *q = find_pending(c, id);
-                if (q)
-                    fail_locked(c, q, rc,
-                                "cannot announce it to the other "
-                                "processes: %s",
-                                weir_strerror(rc));
+                announce_failed_locked(c, id, rc);
                 continue;
             }
             trigger_unlocked(c, id);
@@ -1586,12 +1591,7 @@ static void *coord_main(void *arg)
                 int rc = g->announce(g->ud, id);
                 pthread_mutex_lock(&c->mu);
                 if (rc) {
-                    pending *q = find_pending(c, id);
-                    if (q)
-                        fail_locked(c, q, rc,
-                                    "cannot announce it to the other "
-                                    "processes: %s",
-                                    weir_strerror(rc));
+                    announce_failed_locked(c, id, rc);
                     p = NULL;
                 }
             }
