@@ -26,7 +26,7 @@ if [ ! -x "$MOCK" ]; then
     echo "test_cluster_savepoint: SKIPPED (no weir-kafka-mock)"; exit 0
 fi
 SEED=${WEIR_CLUSTER_SP_SEED:-$RANDOM}
-ROWS=${WEIR_CLUSTER_SP_ROWS:-32000}
+ROWS=${WEIR_CLUSTER_SP_ROWS:-40000}
 RATE=${WEIR_CLUSTER_SP_RATE:-8000}
 RANDOM=$SEED
 echo "test_cluster_savepoint: seed $SEED (WEIR_CLUSTER_SP_SEED), $ROWS rows at $RATE/s"

@@ -1474,8 +1474,7 @@ static void *coord_main(void *arg)
             if (rc)
                 snprintf(why, sizeof why, "%s",
                          dir ? e.message
-                             : "the leader (process 0) has no "
-                               "state.savepoints.dir");
+                             : "the leader has no state.savepoints.dir");
             pthread_mutex_lock(&c->mu);
             if (!rc && !(p = register_locked(c, true, sp, dir))) {
                 rc = WEIR_ENOMEM;

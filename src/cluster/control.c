@@ -22,6 +22,8 @@
  *   ACK       process's part of checkpoint id is durable (flag: final)
  *   COMPLETE  every process acknowledged checkpoint id in epoch (flag:
  *             every part was final: the job ended everywhere)
+ * and the savepoint records SP_REQUEST, SP_TRIGGER, SP_ACK and
+ * SP_COMPLETE (types 16 and up; see "savepoints" below).
  *
  * Invariants: records of an epoch below the current one are ignored (their
  * writer has not seen the restart yet); so are membership records of the
@@ -337,8 +339,7 @@ static void apply_sp(weir__control *c, uint8_t type, uint32_t proc,
             c->sp_busy = false;
             answer_nonce = r.proc == c->conf.index ? r.nonce : 0;
             answer_code = WEIR_EINVAL;
-            why = "the leader (process 0) could not take it: its log says "
-                  "why";
+            why = "the leader could not take it: its log says why";
             break;
         }
         if (c->n_sp_taken == SP_MAX_QUEUE) {
