@@ -52,10 +52,10 @@ cluster_mock spa-tumbling_window-2-repartition:8 spa-control:1 \
     spd-tumbling_window-2-repartition:8 spd-control:1
 
 cluster_window_job "'rows-per-second' = '$RATE'," out > job.sql
-# the restored jobs read the rest at full speed, the rescaled one faster
+# the restored jobs read the rest at full speed, the rescaled one at twice the rate
 # (the rate is not state)
 cluster_window_job "" out > fast.sql
-cluster_window_job "'rows-per-second' = '$((RATE * 3))'," out > fast3.sql
+cluster_window_job "'rows-per-second' = '$((RATE * 2))'," out > fast2.sql
 cluster_window_job "" single > single.sql
 python3 "$SRC/tests/cluster_crash_oracle.py" "$ROWS" | sort > want.txt
 
@@ -140,7 +140,7 @@ compare c "3 processes -> savepoint --stop -> 2 processes"
 JOB=job.sql
 
 # 3. processes x parallelism stays 4: two of parallelism 2, then four of 1.
-JOB=fast3.sql
+JOB=fast2.sql
 start spd 0 2 d -D parallelism.default=2; start spd 1 2 d -D parallelism.default=2
 for ((k = 0; k < 300; k++)); do ls d/ck/process-0 2> /dev/null | grep -q chk && break; sleep 0.1; done
 sleep "$((RANDOM % 4 + 2))e-1"
