@@ -192,9 +192,9 @@ timeout 60 "$WEIR" run job.sql -D rest.enabled=false -D pipeline.name=one -D wei
 grep -q "execution.checkpointing.interval: a job run by several processes with state.checkpoints.dir needs an interval" \
     err.txt || { cat err.txt; fail "checkpoint interval message"; }
 timeout 60 "$WEIR" run job.sql -D rest.enabled=false -D pipeline.name=one -D weir.cluster.bootstrap-servers="$B" \
-    -D weir.cluster.processes=3 -D weir.cluster.process-index=0 -D state.savepoints.dir=sp > /dev/null 2> err.txt &&
-    fail "savepoints in a cluster ran"
-grep -q "state.savepoints.dir: a job run by several processes (weir.cluster.bootstrap-servers) does not take or restore savepoints" \
+    -D weir.cluster.processes=3 -D weir.cluster.process-index=0 --from sp/savepoint-1 > /dev/null 2> err.txt &&
+    fail "a savepoint restored in a cluster without checkpoints ran"
+grep -q "execution.savepoint.path: a job run by several processes restores a savepoint through its checkpoints" \
     err.txt || { cat err.txt; fail "savepoint message"; }
 timeout 60 "$WEIR" run job.sql -D rest.enabled=false -D pipeline.name=one -D weir.cluster.bootstrap-servers="$B" \
     -D weir.cluster.processes=3 -D weir.cluster.process-index=0 -D state.checkpoints.dir=ck \

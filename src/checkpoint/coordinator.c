@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "checkpoint/coordinator.h"
 #include "util/dirlock.h"
@@ -201,6 +202,14 @@ struct weir__coord {
     weir__snapshot_set **part_sets;
     uint32_t n_part_sets;
     uint32_t rec_part; /* the part c->rec holds */
+    /* Savepoints of the job across the processes: the leader takes no
+     * checkpoint while a stop-with-savepoint (sp_hold) is in flight; a
+     * request asked for here (sp_nonce, 0: none) waits for its answer. */
+    uint64_t sp_hold;
+    uint64_t sp_nonce;
+    bool sp_answered;
+    int sp_code;
+    char sp_answer[700];
 };
 
 /* ---- small helpers ---- */
@@ -378,6 +387,9 @@ static void fail_locked(weir__coord *c, pending *p, int code, const char *fmt,
         }
     }
     record_outcome(c, p->id, p->code, p->why, NULL);
+    /* A part of a savepoint of the whole job: the leader hears of it. */
+    if (p->savepoint && c->gate && c->gate->sp_acked)
+        c->gate->sp_acked(c->gate->ud, p->id, false);
     pthread_cond_signal(&c->work_cv);
     pthread_cond_signal(&c->tick_cv);
 }
@@ -854,25 +866,39 @@ static int task_label(const snap_entry *e, char *buf, size_t cap,
     return 0;
 }
 
+/*
+ * The folder of checkpoint or savepoint id in its storage: chk-<id>, or
+ * savepoint-<id>; a process's part of a savepoint of a job run by several
+ * processes goes into savepoint-<id>/process-<i>.
+ */
+static void part_name(const weir__coord *c, uint64_t id, bool savepoint,
+                      char *buf, size_t cap)
+{
+    weir__ckpt_name(id, savepoint, buf, cap);
+    size_t n = strlen(buf);
+    if (savepoint && c->gate && c->gate->sp_part && n < cap)
+        snprintf(buf + n, cap - n, "/%s", c->gate->sp_part);
+}
+
 static int write_entry(weir__coord *c, pending *p, const snap_entry *e)
 {
     char name[64], path[160];
     file_name(e, name, sizeof name);
     weir__storage *s = p->savepoint ? p->sp : c->storage;
-    weir__ckpt_name(p->id, p->savepoint, path, sizeof path);
+    part_name(c, p->id, p->savepoint, path, sizeof path);
     size_t n = strlen(path);
     snprintf(path + n, sizeof path - n, "/%s", name);
     return s->ops->put(s, path, e->data, e->len);
 }
 
-static int write_meta(weir__storage *s, uint64_t id, bool savepoint,
-                      const weir__ckpt_meta *m)
+static int write_meta(const weir__coord *c, weir__storage *s, uint64_t id,
+                      bool savepoint, const weir__ckpt_meta *m)
 {
     weir_buf b;
     weir_buf_init(&b);
     int rc = weir__ckpt_meta_encode(m, &b);
     char path[160];
-    weir__ckpt_name(id, savepoint, path, sizeof path);
+    part_name(c, id, savepoint, path, sizeof path);
     strcat(path, "/_metadata");
     if (!rc)
         rc = s->ops->put(s, path, b.data, b.len);
@@ -901,7 +927,7 @@ static int copy_to_savepoint(weir__coord *c, const weir__ckpt_meta *m,
     weir__ckpt_meta sm = *m;
     sm.is_savepoint = true;
     if (!rc)
-        rc = write_meta(sp, m->id, true, &sm);
+        rc = write_meta(c, sp, m->id, true, &sm);
     if (rc)
         sp->ops->remove(sp, base_to);
     return rc;
@@ -1075,9 +1101,18 @@ static void complete_locked(weir__coord *c, pending *p,
     *pp = p->next;
     record_outcome(c, p->id, 0, "", path);
     if (p->savepoint) {
-        weir__ckpt_log(
-            &c->cfg, "savepoint %" PRIu64 " written to %s (%" PRIu64 " bytes)",
-            p->id, path, size);
+        const weir__ckpt_gate *g = c->gate;
+        weir__ckpt_log(&c->cfg,
+                       "savepoint %" PRIu64 " %s %s (%" PRIu64 " bytes)",
+                       p->id, g ? "part written to" : "written to", path,
+                       size);
+        if (g && g->sp_acked) {
+            /* one part of the job's savepoint: the leader seals it */
+            uint64_t id = p->id;
+            pthread_mutex_unlock(&c->mu);
+            g->sp_acked(g->ud, id, true);
+            pthread_mutex_lock(&c->mu);
+        }
         return;
     }
     c->stats.last_id = p->id;
@@ -1215,8 +1250,8 @@ static void *writer_main(void *arg)
             }
             *pp = p->next;
             pthread_mutex_unlock(&c->mu);
-            char name[64];
-            weir__ckpt_name(p->id, p->savepoint, name, sizeof name);
+            char name[96];
+            part_name(c, p->id, p->savepoint, name, sizeof name);
             weir__storage *s = p->savepoint ? p->sp : c->storage;
             if (s)
                 s->ops->remove(s, name);
@@ -1321,7 +1356,7 @@ static void *writer_main(void *arg)
             weir__storage *s = sp ? rp->sp : c->storage;
             pthread_mutex_unlock(&c->mu);
             if (!rc)
-                rc = write_meta(s, rp->id, sp, &m);
+                rc = write_meta(c, s, rp->id, sp, &m);
             pthread_mutex_lock(&c->mu);
             rp->finalizing = false;
             if (rp->state == P_COLLECTING) {
@@ -1384,6 +1419,16 @@ static void abandon_stalled_locked(weir__coord *c)
         }
 }
 
+/* The leader could not tell the other processes of checkpoint (or
+ * savepoint) id: it fails (mutex held). */
+static void announce_failed_locked(weir__coord *c, uint64_t id, int rc)
+{
+    pending *q = find_pending(c, id);
+    if (q)
+        fail_locked(c, q, rc, "cannot announce it to the other processes: %s",
+                    weir_strerror(rc));
+}
+
 static void *coord_main(void *arg)
 {
     weir__coord *c = arg;
@@ -1403,10 +1448,64 @@ static void *coord_main(void *arg)
             continue;
         }
         pending *p = NULL;
-        if (c->gate && atomic_exchange(&c->savepoint_requested, 0))
-            weir__ckpt_log(&c->cfg, "cannot take a savepoint: a job run by "
-                                    "several processes does not take "
-                                    "savepoints yet");
+        bool sp_stop = false;
+        if (c->gate && atomic_exchange(&c->savepoint_requested, 0)) {
+            /* weir_job_request_savepoint: ask the leader, nobody waits */
+            const weir__ckpt_gate *g = c->gate;
+            pthread_mutex_unlock(&c->mu);
+            if (!g->sp_request || g->sp_request(g->ud, 0, false))
+                weir__ckpt_log(&c->cfg, "cannot take a savepoint: the "
+                                        "request did not reach the other "
+                                        "processes");
+            pthread_mutex_lock(&c->mu);
+            continue;
+        }
+        if (c->gate && c->gate->leader && c->running && !c->ending &&
+            c->gate->sp_next && c->gate->sp_next(c->gate->ud, &sp_stop)) {
+            /* A savepoint of the whole job that some process asked for. */
+            const weir__ckpt_gate *g = c->gate;
+            weir__storage *sp = NULL;
+            char *dir = c->sp_dir ? weir_strdup(c->sp_dir) : NULL;
+            char why[600] = "";
+            pthread_mutex_unlock(&c->mu);
+            weir_error e = {0};
+            int rc = dir ? weir__storage_open(dir, &c->cfg, &sp, &e)
+                         : WEIR_EINVAL;
+            if (rc)
+                snprintf(why, sizeof why, "%s",
+                         dir ? e.message
+                             : "the leader has no state.savepoints.dir");
+            pthread_mutex_lock(&c->mu);
+            if (!rc && !(p = register_locked(c, true, sp, dir))) {
+                rc = WEIR_ENOMEM;
+                snprintf(why, sizeof why, "out of memory");
+            }
+            if (rc) {
+                weir__storage_destroy(sp);
+                if (!p)
+                    weir_free(dir);
+                pthread_mutex_unlock(&c->mu);
+                g->sp_announce(g->ud, 0, sp_stop, why);
+                pthread_mutex_lock(&c->mu);
+                continue;
+            }
+            uint64_t id = p->id;
+            if (sp_stop) {
+                /* nothing after its cut enters the job; the final
+                 * checkpoint comes after it */
+                c->sp_hold = id;
+                weir__job_stop_after_barrier(c->job, id);
+            }
+            pthread_mutex_unlock(&c->mu);
+            rc = g->sp_announce(g->ud, id, sp_stop, NULL);
+            pthread_mutex_lock(&c->mu);
+            if (rc) {
+                announce_failed_locked(c, id, rc);
+                continue;
+            }
+            trigger_unlocked(c, id);
+            continue;
+        }
         if (!c->gate && atomic_exchange(&c->savepoint_requested, 0)) {
             /* A savepoint asked for by a signal (weir_job_request_savepoint).
              */
@@ -1431,11 +1530,44 @@ static void *coord_main(void *arg)
             const weir__ckpt_gate *g = c->gate;
             pthread_mutex_unlock(&c->mu);
             uint64_t id = g->next_trigger(g->ud);
+            bool is_sp = id && g->sp_kind && g->sp_kind(g->ud, id, &sp_stop);
+            weir__storage *sp = NULL;
+            char *dir = NULL;
+            int sprc = 0;
+            if (is_sp) {
+                /* this process's part of the job's savepoint */
+                weir_error e = {0};
+                dir = c->sp_dir ? weir_strdup(c->sp_dir) : NULL;
+                sprc = dir ? weir__storage_open(dir, &c->cfg, &sp, &e)
+                           : WEIR_EINVAL;
+                if (sprc)
+                    weir__ckpt_log(&c->cfg,
+                                   "savepoint %" PRIu64 ": cannot write this "
+                                   "process's part: %s",
+                                   id,
+                                   dir ? e.message
+                                       : "no state.savepoints.dir");
+                if (sp_stop)
+                    weir__job_stop_after_barrier(c->job, id);
+            }
             pthread_mutex_lock(&c->mu);
             if (id && id >= c->next_id) {
                 c->next_id = id;
-                p = register_locked(c, false, NULL, NULL);
+                p = register_locked(c, is_sp && !sprc, sp, dir);
+                if (p && is_sp && !sprc) {
+                    sp = NULL;
+                    dir = NULL;
+                }
+                if (p && is_sp && sprc) {
+                    /* taken as a checkpoint part (the barrier must pass),
+                     * but the savepoint's part failed here */
+                    pthread_mutex_unlock(&c->mu);
+                    g->sp_acked(g->ud, id, false);
+                    pthread_mutex_lock(&c->mu);
+                }
             }
+            weir__storage_destroy(sp);
+            weir_free(dir);
             if (id) {
                 if (p)
                     trigger_unlocked(c, p->id);
@@ -1444,7 +1576,7 @@ static void *coord_main(void *arg)
         } else if (c->gate) {
             /* The leader: at the interval, also once every subtask here is
              * final (the others may not be). */
-            if (c->cfg.interval_ms > 0 && !c->gate_done &&
+            if (c->cfg.interval_ms > 0 && !c->gate_done && !c->sp_hold &&
                 c->n_active <
                     (c->cfg.max_concurrent ? c->cfg.max_concurrent : 1) &&
                 now - c->last_trigger_ms >= c->cfg.interval_ms &&
@@ -1458,12 +1590,7 @@ static void *coord_main(void *arg)
                 int rc = g->announce(g->ud, id);
                 pthread_mutex_lock(&c->mu);
                 if (rc) {
-                    pending *q = find_pending(c, id);
-                    if (q)
-                        fail_locked(c, q, rc,
-                                    "cannot announce it to the other "
-                                    "processes: %s",
-                                    weir_strerror(rc));
+                    announce_failed_locked(c, id, rc);
                     p = NULL;
                 }
             }
@@ -2173,11 +2300,12 @@ static int savepoint_target(weir_job *job, const char **dir, weir__coord **cp,
         return weir_error_set(
             err, WEIR_ENOTFOUND,
             "the job has no checkpoints: enable them to take savepoints");
-    if (c->gate)
+    if (c->gate && *dir && (!c->sp_dir || strcmp(*dir, c->sp_dir)))
         return weir_error_set(err, WEIR_EUNSUPPORTED,
-                              "a job run by several processes "
-                              "(weir.cluster.bootstrap-servers) does not "
-                              "take savepoints yet");
+                              "%s: a job run by several processes writes its "
+                              "savepoints into every process's "
+                              "state.savepoints.dir, not into another folder",
+                              *dir);
     if (!*dir)
         *dir = c->sp_dir;
     if (!*dir || !**dir)
@@ -2193,6 +2321,112 @@ static int savepoint_target(weir_job *job, const char **dir, weir__coord **cp,
     return 0;
 }
 
+/*
+ * A savepoint of a job run by several processes: the request goes to the
+ * leader through the control topic, and the answer comes back when every
+ * process wrote its part and the leader sealed it (or when it failed).
+ */
+static int gate_savepoint(weir__coord *c, bool stop, char *path,
+                          size_t path_cap, weir_error *err)
+{
+    const weir__ckpt_gate *g = c->gate;
+    pthread_mutex_lock(&c->mu);
+    if (!c->running || c->ending || c->sp_nonce) {
+        bool busy = c->sp_nonce != 0;
+        pthread_mutex_unlock(&c->mu);
+        return weir_error_set(err, WEIR_ESTATE,
+                              busy ? "a savepoint asked for through this "
+                                     "process is being taken already"
+                                   : "the job is not running: no savepoint");
+    }
+    c->sp_answered = false;
+    /* the request's number: the answer names it */
+    uint64_t nonce = ((uint64_t)weir_monotonic_ns() << 16) ^
+                     (uint64_t)getpid() ^ ((uint64_t)(uintptr_t)c << 40);
+    c->sp_nonce = nonce ? nonce : 1;
+    nonce = c->sp_nonce;
+    pthread_mutex_unlock(&c->mu);
+    int rc = g->sp_request ? g->sp_request(g->ud, nonce, stop) : WEIR_EIO;
+    pthread_mutex_lock(&c->mu);
+    if (rc) {
+        c->sp_nonce = 0;
+        pthread_mutex_unlock(&c->mu);
+        return weir_error_set(err, rc,
+                              "the savepoint request did not reach the "
+                              "job's control topic");
+    }
+    /* The answer, or the end of this process's part of the job (a restart
+     * of the job, a failure: then nobody answers). */
+    while (!c->sp_answered && c->running && !c->ending)
+        pthread_cond_wait(&c->done_cv, &c->mu);
+    if (c->sp_answered) {
+        rc = c->sp_code;
+        if (rc)
+            weir_error_set(err, rc, "%s", c->sp_answer);
+        else if (path)
+            snprintf(path, path_cap, "%s", c->sp_answer);
+    } else {
+        rc = weir_error_set(err, WEIR_ESTATE,
+                            "the job ended before the savepoint was "
+                            "complete: %s",
+                            weir_job_error(c->job)[0] ? weir_job_error(c->job)
+                                                      : "no savepoint");
+    }
+    c->sp_nonce = 0;
+    c->sp_answered = false;
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+void weir__ckpt_global_savepoint(weir_job *job, uint64_t id, uint64_t nonce,
+                                 int code, const char *why)
+{
+    weir__coord *c = coord_of(job);
+    if (!c)
+        return;
+    pthread_mutex_lock(&c->mu);
+    if (c->sp_hold && (c->sp_hold == id || !id))
+        c->sp_hold = 0; /* the final checkpoint may come now */
+    if (code && id)
+        weir__ckpt_log(&c->cfg, "savepoint %" PRIu64 " of the job failed: %s",
+                       id, why ? why : "");
+    else if (!code)
+        weir__ckpt_log(&c->cfg,
+                       "savepoint %" PRIu64 " of the job complete: %s/"
+                       "savepoint-%" PRIu64,
+                       id, c->sp_dir ? c->sp_dir : "", id);
+    if (nonce && c->sp_nonce == nonce) {
+        c->sp_answered = true;
+        c->sp_code = code;
+        if (code)
+            snprintf(c->sp_answer, sizeof c->sp_answer, "%s",
+                     why ? why : "failed");
+        else
+            snprintf(c->sp_answer, sizeof c->sp_answer,
+                     "%s/savepoint-%" PRIu64, c->sp_dir ? c->sp_dir : "", id);
+        pthread_cond_broadcast(&c->done_cv);
+    }
+    pthread_mutex_unlock(&c->mu);
+}
+
+int weir__ckpt_savepoint_seal(weir_job *job, uint64_t id, const char *text)
+{
+    weir__coord *c = coord_of(job);
+    if (!c || !c->sp_dir)
+        return WEIR_EINVAL;
+    weir__storage *sp = NULL;
+    weir_error e = {0};
+    int rc = weir__storage_open(c->sp_dir, &c->cfg, &sp, &e);
+    if (rc)
+        return rc;
+    char name[96];
+    weir__ckpt_name(id, true, name, sizeof name);
+    strcat(name, "/_cluster");
+    rc = sp->ops->put(sp, name, text, strlen(text));
+    weir__storage_destroy(sp);
+    return rc;
+}
+
 int weir_job_savepoint(weir_job *job, const char *dir, char *path,
                        size_t path_cap, weir_error *err)
 {
@@ -2201,6 +2435,10 @@ int weir_job_savepoint(weir_job *job, const char *dir, char *path,
     int rc = savepoint_target(job, &dir, &c, &sp, err);
     if (rc)
         return rc;
+    if (c->gate) {
+        weir__storage_destroy(sp);
+        return gate_savepoint(c, false, path, path_cap, err);
+    }
     char *dcopy = weir_strdup(dir);
     pthread_mutex_lock(&c->mu);
     pending *p = NULL;
@@ -2236,6 +2474,12 @@ int weir_job_stop_with_savepoint(weir_job *job, const char *dir, char *path,
     int rc = savepoint_target(job, &dir, &c, &sp, err);
     if (rc)
         return rc;
+    if (c->gate) {
+        /* Every process stops right after the savepoint's barrier; its
+         * final checkpoint commits the output up to it. */
+        weir__storage_destroy(sp);
+        return gate_savepoint(c, true, path, path_cap, err);
+    }
     pthread_mutex_lock(&c->mu);
     if (!c->running || c->ending || c->stop_sp || c->stop_sp_done) {
         pthread_mutex_unlock(&c->mu);

@@ -466,6 +466,16 @@ static int from_path(weir_job *job, const weir_checkpoint_config *cfg,
             weir__ckpt_meta_fini(&meta);
         }
     } else {
+        /* One process's parts of a savepoint of a job run by several
+         * (docs/cluster.md): only such a job deals them out again. */
+        snprintf(meta_path, sizeof meta_path, "%s/_cluster", path);
+        if (stat(meta_path, &st) == 0)
+            return weir_error_set(
+                err, WEIR_EUNSUPPORTED,
+                "%s: a savepoint of a job run by several processes: restore "
+                "it with weir.cluster.bootstrap-servers set (on any number "
+                "of processes); one process alone does not restore it",
+                path);
         if ((rc = weir__storage_local_create(path, &s)))
             return weir_error_set(err, rc, "%s: %s", path, weir_strerror(rc));
         rc = latest_in(job, cfg, s, path, rec, err);

@@ -582,9 +582,20 @@ static void register_job(weir_sql_job *sj, const char *file)
         weir_cli_log(WEIR_LOG_WARN, "%s: weir list, stop, cancel and savepoint will not see this job", err.message);
 }
 
+/* The job's options as the cluster reads them: --from is the savepoint the
+ * processes restore (execution.savepoint.path), on every attempt (a run
+ * again before any checkpoint of the job completed restores it again). */
+typedef struct cluster_opts {
+    weir_sql_job *sj;
+    const char *from;
+} cluster_opts;
+
 static const char *cluster_cfg(void *ud, const char *key)
 {
-    return weir_sql_job_config(ud, key);
+    const cluster_opts *o = ud;
+    if (o->from && !strcmp(key, "execution.savepoint.path"))
+        return o->from;
+    return weir_sql_job_config(o->sj, key);
 }
 
 int weir_cli_run(int argc, char **argv)
@@ -660,7 +671,8 @@ again:;
     weir_error cerr = {0};
     weir__cluster_view *cluster = NULL;
     bool left = false;
-    if ((rc = weir__cluster_setup(job, cluster_cfg, sj, &clustered, &left, &cluster, &cerr))) {
+    cluster_opts copts = {sj, a.from};
+    if ((rc = weir__cluster_setup(job, cluster_cfg, &copts, &clustered, &left, &cluster, &cerr))) {
         /* The job went down to fewer processes without this one: done. An
          * evicted process (WEIR_ESTATE) failed. */
         weir_cli_log(left ? WEIR_LOG_INFO : WEIR_LOG_ERROR, "%s: %s", a.file, cerr.message);
@@ -673,14 +685,6 @@ again:;
         uint32_t index = 0, processes = 0, epoch = 0;
         weir__cluster_view_self(cluster, &index, &processes, &epoch);
         weir_cli_log(WEIR_LOG_INFO, "%s: process %u of %u at epoch %u", a.file, index, processes, epoch);
-    }
-    if (clustered && a.from && attempt == 0) {
-        weir_cli_log(WEIR_LOG_ERROR, "%s: --from: a job run by several processes restores "
-                     "the last checkpoint complete on all of them by itself", a.file);
-        weir__cluster_view_free(cluster);
-        weir_sql_job_destroy(sj);
-        free_args(&a);
-        return WEIR_EXIT_USAGE;
     }
     /* A stop that comes while the checkpoint is being loaded stops the job
      * before it starts. */

@@ -331,19 +331,6 @@ int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
                               "weir.cluster.bootstrap-servers: the processes "
                               "of one job are known by its name: set "
                               "pipeline.name (or weir.cluster.group-id)");
-    /* Savepoints are one process's: not one cut across the processes
-     * (docs/cluster.md, limits). */
-    static const char *const sp_keys[] = {"execution.savepoint.path",
-                                          "state.savepoints.dir", NULL};
-    for (size_t i = 0; sp_keys[i]; i++)
-        if ((v = cfg(ud, sp_keys[i])) && *v)
-            return weir_error_set(
-                err, WEIR_EUNSUPPORTED,
-                "%s: a job run by several processes "
-                "(weir.cluster.bootstrap-servers) does not take or restore "
-                "savepoints yet (its checkpoints are taken across the "
-                "processes: state.checkpoints.dir)",
-                sp_keys[i]);
     v = cfg(ud, "execution.checkpointing.interval");
     if (ckpt_dir && (!v || !*v || !strcmp(v, "0") || v[0] == '-'))
         return weir_error_set(
@@ -356,6 +343,18 @@ int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
                               "execution.checkpointing.interval: a job run "
                               "by several processes keeps its checkpoints "
                               "in state.checkpoints.dir, which is not set");
+    /* Savepoints are taken and restored across the processes, through the
+     * control topic, which only a job with checkpoints has. */
+    const char *sp_path = cfg(ud, "execution.savepoint.path");
+    if (sp_path && !*sp_path)
+        sp_path = NULL;
+    if (!ckpt_dir && sp_path)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "execution.savepoint.path: a job run by "
+                              "several processes restores a savepoint "
+                              "through its checkpoints across the "
+                              "processes: set state.checkpoints.dir and "
+                              "execution.checkpointing.interval");
 #ifndef WEIR_HAVE_KAFKA
     (void)job;
     (void)out;
@@ -373,7 +372,8 @@ int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
     if (ckpt_dir) {
         char ctopic[160];
         snprintf(ctopic, sizeof ctopic, "%s-control", gpart);
-        if ((rc = weir__control_open(&c, ctopic, ckpt_dir, &ctl, left, err)))
+        if ((rc = weir__control_open(&c, ctopic, ckpt_dir, sp_path, &ctl,
+                                     left, err)))
             return rc;
     }
     if (!c.partitions)

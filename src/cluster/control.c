@@ -22,6 +22,8 @@
  *   ACK       process's part of checkpoint id is durable (flag: final)
  *   COMPLETE  every process acknowledged checkpoint id in epoch (flag:
  *             every part was final: the job ended everywhere)
+ * and the savepoint records SP_REQUEST, SP_TRIGGER, SP_ACK and
+ * SP_COMPLETE (types 16 and up; see "savepoints" below).
  *
  * Automatic membership (a process started without
  * weir.cluster.process-index). Membership records may carry, after
@@ -68,8 +70,10 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "checkpoint/storage.h"
 #include "cluster/control.h"
 #include "runtime/runtime.h"
+#include "util/io.h"
 
 #define REC_LEN 27
 #define OLD_REC_LEN 19 /* records written before the process count */
@@ -93,6 +97,15 @@ typedef struct member {
     char host[HOST_LEN];
     int64_t seen_ms; /* monotonic; 0: never */
 } member_t;
+
+/* Savepoints of the whole job (their own records; see "savepoints"). */
+enum {
+    C_SP_REQUEST = 16,
+    C_SP_TRIGGER,
+    C_SP_ACK,
+    C_SP_COMPLETE,
+};
+#define SP_MAX_QUEUE 64
 
 /* Whether this OS process joined a job before: a run again after a
  * failure (restart-strategy) follows the log's process count instead of
@@ -150,6 +163,30 @@ struct weir__control {
     uint32_t n_triggers, cap_triggers;
     bool aborted;
     weir__ckpt_gate gate;
+
+    /* savepoints (under mu): requests of the epoch not yet triggered, in
+     * the log's order; the savepoints triggered and whose request they
+     * answer; the leader's one in flight and its acknowledgements */
+    struct sp_req {
+        uint32_t proc;
+        uint64_t nonce;
+        bool stop;
+    } sp_queue[SP_MAX_QUEUE];
+    uint32_t n_sp_queue;
+    struct sp_taken {
+        uint64_t id;
+        uint32_t proc;
+        uint64_t nonce;
+        bool stop;
+    } sp_taken[SP_MAX_QUEUE];
+    uint32_t n_sp_taken;
+    bool sp_busy;        /* leader: a request taken, not answered yet */
+    uint64_t sp_ack_id;  /* leader: the savepoint whose acks these are */
+    uint8_t *sp_ack_from;
+    uint32_t sp_acks;
+    bool sp_failed, sp_done;
+    char sp_part[32];
+    char *sp_restore; /* the savepoint this run restores, or NULL */
 };
 
 static void put_rec(uint8_t *b, uint8_t type, uint32_t proc, uint32_t epoch,
@@ -267,9 +304,8 @@ static void leader_ack(weir__control *c, uint32_t proc, uint64_t id, bool fin)
         weir__job_abort(c->job, WEIR_EIO, e.message);
 }
 
-static void queue_trigger(weir__control *c, uint64_t id)
+static void queue_trigger_locked(weir__control *c, uint64_t id)
 {
-    pthread_mutex_lock(&c->mu);
     if (c->n_triggers == c->cap_triggers) {
         uint32_t cap = c->cap_triggers ? c->cap_triggers * 2 : 8;
         uint64_t *t = weir_realloc(c->triggers, cap * sizeof *t);
@@ -280,6 +316,12 @@ static void queue_trigger(weir__control *c, uint64_t id)
     }
     if (c->n_triggers < c->cap_triggers)
         c->triggers[c->n_triggers++] = id;
+}
+
+static void queue_trigger(weir__control *c, uint64_t id)
+{
+    pthread_mutex_lock(&c->mu);
+    queue_trigger_locked(c, id);
     pthread_mutex_unlock(&c->mu);
 }
 
@@ -334,6 +376,8 @@ static void set_member(weir__control *c, uint32_t i, uint64_t id,
 }
 
 /* The epoch opens with count slots; the members keep theirs. */
+static void sp_reset(weir__control *c);
+
 static void open_epoch(weir__control *c, uint32_t epoch, uint32_t count)
 {
     c->epoch = epoch;
@@ -342,6 +386,7 @@ static void open_epoch(weir__control *c, uint32_t epoch, uint32_t count)
     memset(c->joined, 0, MAX_PROCS);
     memset(c->members + count, 0, (MAX_PROCS - count) * sizeof *c->members);
     drop_acks(c);
+    sp_reset(c);
 }
 
 /* A live record changed the membership: this run ends, and the next one
@@ -573,6 +618,140 @@ static int hb_start(weir__control *c, weir_error *err)
     return rc;
 }
 
+/* ---- savepoints ----
+ *
+ * A savepoint of the whole job: any process writes SP_REQUEST (id: the
+ * request's number, flag: stop). The leader takes the requests one at a
+ * time in the log's order: it triggers savepoint n as a checkpoint whose
+ * parts go to state.savepoints.dir, and writes SP_TRIGGER n (flag: stop;
+ * n 0: refused), which answers the oldest request not answered yet, in
+ * every process's reading of the log. Every other process takes its part
+ * of n when it reads it (with stop: its sources end right after barrier
+ * n); each writes SP_ACK n (flag 1: its part is written, 0: it failed).
+ * With every part written the leader writes savepoint-<n>/_cluster, then
+ * SP_COMPLETE n (flag 1: complete, 0: failed), which answers the request.
+ */
+
+static void sp_reset(weir__control *c)
+{
+    pthread_mutex_lock(&c->mu);
+    c->n_sp_queue = c->n_sp_taken = 0;
+    c->sp_busy = false;
+    c->sp_ack_id = 0;
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* The request that savepoint id answers (NULL: none known). */
+static struct sp_taken *sp_find(weir__control *c, uint64_t id)
+{
+    for (uint32_t i = 0; i < c->n_sp_taken; i++)
+        if (c->sp_taken[i].id == id)
+            return &c->sp_taken[i];
+    return NULL;
+}
+
+static void sp_seal(weir__control *c, uint64_t id)
+{
+    char text[600];
+    snprintf(text, sizeof text,
+             "weir cluster savepoint 1\nid %llu\nprocesses %u\n"
+             "partitions %u\nepoch %u\ncontrol %s\n",
+             (unsigned long long)id, c->count, c->partitions, c->epoch,
+             c->topic);
+    weir_error e = {0};
+    int rc = weir__ckpt_savepoint_seal(c->job, id, text);
+    if (rc)
+        fprintf(stderr,
+                "weir: savepoint %llu: cannot write its _cluster file: %s\n",
+                (unsigned long long)id, weir_strerror(rc));
+    if (produce(c, C_SP_COMPLETE, id, rc ? 0 : 1, c->epoch, false, &e))
+        weir__job_abort(c->job, WEIR_EIO, e.message);
+}
+
+static void apply_sp(weir__control *c, uint8_t type, uint32_t proc,
+                     uint64_t id, uint8_t flag, bool live)
+{
+    pthread_mutex_lock(&c->mu);
+    uint64_t answer_nonce = 0, answer_id = 0;
+    int answer_code = -1;
+    const char *why = NULL;
+    bool seal = false;
+    switch (type) {
+    case C_SP_REQUEST:
+        if (c->n_sp_queue < SP_MAX_QUEUE)
+            c->sp_queue[c->n_sp_queue++] =
+                (struct sp_req){proc, id, (flag & 1) != 0};
+        break;
+    case C_SP_TRIGGER: {
+        if (c->n_sp_queue == 0)
+            break;
+        struct sp_req r = c->sp_queue[0];
+        memmove(c->sp_queue, c->sp_queue + 1,
+                (c->n_sp_queue - 1) * sizeof *c->sp_queue);
+        c->n_sp_queue--;
+        if (!id) {
+            c->sp_busy = false;
+            answer_nonce = r.proc == c->conf.index ? r.nonce : 0;
+            answer_code = WEIR_EINVAL;
+            why = "the leader could not take it: its log says why";
+            break;
+        }
+        if (c->n_sp_taken == SP_MAX_QUEUE) {
+            memmove(c->sp_taken, c->sp_taken + 1,
+                    (SP_MAX_QUEUE - 1) * sizeof *c->sp_taken);
+            c->n_sp_taken--;
+        }
+        c->sp_taken[c->n_sp_taken++] =
+            (struct sp_taken){id, r.proc, r.nonce, (flag & 1) != 0};
+        if (live && !c->gate.leader)
+            queue_trigger_locked(c, id);
+        break;
+    }
+    case C_SP_ACK:
+        if (!live || !c->gate.leader || !c->sp_ack_from)
+            break;
+        if (c->sp_ack_id != id) {
+            c->sp_ack_id = id;
+            memset(c->sp_ack_from, 0, MAX_PROCS);
+            c->sp_acks = 0;
+            c->sp_failed = c->sp_done = false;
+        }
+        if (c->sp_done || c->sp_ack_from[proc])
+            break;
+        c->sp_ack_from[proc] = 1;
+        c->sp_acks++;
+        c->sp_failed = c->sp_failed || !(flag & 1);
+        if (c->sp_failed || c->sp_acks == c->count) {
+            c->sp_done = true;
+            seal = !c->sp_failed;
+            if (c->sp_failed) {
+                weir_error e = {0};
+                if (produce(c, C_SP_COMPLETE, id, 0, c->epoch, false, &e))
+                    weir__job_abort(c->job, WEIR_EIO, e.message);
+            }
+        }
+        break;
+    case C_SP_COMPLETE: {
+        struct sp_taken *t = sp_find(c, id);
+        c->sp_busy = false;
+        answer_id = id;
+        answer_nonce = t && t->proc == c->conf.index ? t->nonce : 0;
+        answer_code = (flag & 1) ? 0 : WEIR_EIO;
+        if (answer_code)
+            why = "a process could not write its part (its log says why)";
+        break;
+    }
+    default:
+        break;
+    }
+    pthread_mutex_unlock(&c->mu);
+    if (seal)
+        sp_seal(c, id);
+    if (live && c->job && answer_code >= 0)
+        weir__ckpt_global_savepoint(c->job, answer_id, answer_nonce,
+                                    answer_code, why);
+}
+
 /*
  * Applies one record to the state. live: the job runs (triggers, acks and
  * completions act on it); otherwise the log is being read at the start.
@@ -598,6 +777,11 @@ static void apply_locked(weir__control *c, const uint8_t *p, size_t len,
     uint8_t type = p[1], flag = p[18];
     const uint8_t *ext = p + REC_LEN;
     size_t ext_len = len - REC_LEN;
+    if (type >= C_SP_REQUEST) {
+        if (epoch >= c->first_epoch && epoch == c->epoch && proc < c->count)
+            apply_sp(c, type, proc, id, flag, live);
+        return;
+    }
     bool member = type == C_JOIN || type == C_RESTART || type == C_RESCALE;
     if (type == C_HEARTBEAT) {
         heard(c, id, ANY_PROC, 0);
@@ -842,6 +1026,61 @@ static void g_acked(void *ud, uint64_t id, bool all_final)
         weir__job_abort(c->job, WEIR_EIO, e.message);
 }
 
+static int g_sp_request(void *ud, uint64_t nonce, bool stop)
+{
+    weir__control *c = ud;
+    weir_error e = {0};
+    if (!nonce)
+        nonce = ((uint64_t)weir_monotonic_ns() << 8) ^ (uint64_t)getpid();
+    return produce(c, C_SP_REQUEST, nonce, stop ? 1 : 0, c->epoch, true, &e)
+               ? WEIR_EIO
+               : 0;
+}
+
+static bool g_sp_next(void *ud, bool *stop)
+{
+    weir__control *c = ud;
+    bool take = false;
+    pthread_mutex_lock(&c->mu);
+    if (!c->sp_busy && c->n_sp_queue > 0 && !c->aborted) {
+        *stop = c->sp_queue[0].stop;
+        c->sp_busy = take = true;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return take;
+}
+
+static int g_sp_announce(void *ud, uint64_t id, bool stop, const char *why)
+{
+    weir__control *c = ud;
+    weir_error e = {0};
+    if (!id)
+        fprintf(stderr, "weir: cannot take the savepoint asked for: %s\n",
+                why ? why : "");
+    return produce(c, C_SP_TRIGGER, id, stop ? 1 : 0, c->epoch, false, &e)
+               ? WEIR_EIO
+               : 0;
+}
+
+static bool g_sp_kind(void *ud, uint64_t id, bool *stop)
+{
+    weir__control *c = ud;
+    pthread_mutex_lock(&c->mu);
+    struct sp_taken *t = sp_find(c, id);
+    if (t)
+        *stop = t->stop;
+    pthread_mutex_unlock(&c->mu);
+    return t != NULL;
+}
+
+static void g_sp_acked(void *ud, uint64_t id, bool ok)
+{
+    weir__control *c = ud;
+    weir_error e = {0};
+    if (produce(c, C_SP_ACK, id, ok ? 1 : 0, c->epoch, false, &e))
+        weir__job_abort(c->job, WEIR_EIO, e.message);
+}
+
 static void g_destroy(void *ud)
 {
     weir__control *c = ud;
@@ -866,6 +1105,8 @@ static void g_destroy(void *ud)
     weir_free(c->topic);
     weir_free(c->dir);
     weir_free(c->restore);
+    weir_free(c->sp_restore);
+    weir_free(c->sp_ack_from);
     for (uint32_t i = 0; i < c->n_parts; i++)
         weir_free(c->parts[i]);
     weir_free(c->parts);
@@ -1100,9 +1341,96 @@ static int join_auto(weir__control *c, const weir__cluster_conf *conf,
     }
 }
 
+/* What a savepoint of the whole job says of itself (its _cluster file). */
+typedef struct sp_info {
+    uint64_t id;
+    uint32_t processes, partitions, epoch;
+    char control[200];
+} sp_info;
+
+/*
+ * Reads <path>/_cluster: a savepoint of a job run by several processes.
+ * A savepoint (or checkpoint) of a job run by one process is refused.
+ */
+static int read_sp(const char *path, sp_info *si, weir_error *err)
+{
+    size_t pl = strlen(path);
+    while (pl > 1 && path[pl - 1] == '/')
+        pl--;
+    weir__storage *s = NULL;
+    uint8_t *data = NULL;
+    size_t len = 0;
+    int rc;
+    bool remote = weir__storage_is_remote(path);
+    char *file = weir_malloc(pl + 16);
+    if (!file)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    snprintf(file, pl + 16, "%.*s/_cluster", (int)pl, path);
+    if (remote) {
+        rc = weir__storage_open(path, NULL, &s, err);
+        if (!rc)
+            rc = s->ops->get(s, "_cluster", &data, &len);
+    } else {
+        rc = weir__io_read_file(file, &data, &len);
+    }
+    weir__storage_destroy(s);
+    if (rc == WEIR_ENOTFOUND || (rc && !remote)) {
+        char meta[1100];
+        snprintf(meta, sizeof meta, "%.*s/_metadata", (int)pl, path);
+        uint8_t *m = NULL;
+        size_t ml = 0;
+        bool single = !remote && !weir__io_read_file(meta, &m, &ml);
+        weir_free(m);
+        rc = weir_error_set(
+            err, single ? WEIR_EUNSUPPORTED : WEIR_ENOTFOUND,
+            single ? "execution.savepoint.path: %s is a savepoint (or "
+                     "checkpoint) of a job run by one process; a job run by "
+                     "several processes restores only a savepoint that such "
+                     "a job took (weir savepoint of one of its processes): "
+                     "restore it with one process and take one there"
+                   : "execution.savepoint.path: %s: not a complete savepoint "
+                     "of a job run by several processes (no _cluster file: "
+                     "it was not finished, or this is not one)",
+            path);
+        weir_free(file);
+        return rc;
+    }
+    weir_free(file);
+    if (rc)
+        return weir_error_set(err, rc, "execution.savepoint.path: %s: %s",
+                              path, err->message[0] ? err->message
+                                                    : weir_strerror(rc));
+    char *text = weir_malloc(len + 1);
+    if (!text) {
+        weir_free(data);
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    }
+    memcpy(text, data, len);
+    text[len] = 0;
+    weir_free(data);
+    unsigned long long id = 0;
+    unsigned procs = 0, parts = 0, epoch = 0;
+    memset(si, 0, sizeof *si);
+    int got = sscanf(text,
+                     "weir cluster savepoint 1\nid %llu\nprocesses %u\n"
+                     "partitions %u\nepoch %u\ncontrol %199s",
+                     &id, &procs, &parts, &epoch, si->control);
+    weir_free(text);
+    if (got != 5 || !id || !procs || procs > MAX_PROCS || !parts)
+        return weir_error_set(err, WEIR_ECORRUPT,
+                              "execution.savepoint.path: %s/_cluster is "
+                              "corrupt",
+                              path);
+    si->id = id;
+    si->processes = procs;
+    si->partitions = parts;
+    si->epoch = epoch;
+    return 0;
+}
+
 int weir__control_open(weir__cluster_conf *conf, const char *topic,
-                       const char *ckpt_dir, weir__control **out, bool *left,
-                       weir_error *err)
+                       const char *ckpt_dir, const char *sp_path,
+                       weir__control **out, bool *left, weir_error *err)
 {
     *out = NULL;
     *left = false;
@@ -1119,11 +1447,12 @@ int weir__control_open(weir__cluster_conf *conf, const char *topic,
     c->complete_ids = weir_calloc(MAX_PROCS, sizeof *c->complete_ids);
     pthread_mutex_init(&c->mmu, NULL);
     c->timeout_ms = conf->session_timeout_ms;
+    c->sp_ack_from = weir_calloc(MAX_PROCS, 1);
     size_t dl = strlen(ckpt_dir) + 32;
     c->dir = weir_malloc(dl);
     int rc = 0;
     if (!c->servers || !c->topic || !c->joined || !c->members ||
-        !c->complete_ids || !c->dir) {
+        !c->complete_ids || !c->dir || !c->sp_ack_from) {
         rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
         goto fail;
     }
@@ -1140,6 +1469,44 @@ int weir__control_open(weir__cluster_conf *conf, const char *topic,
     }
     if ((rc = check_topic(c, err)) || (rc = read_log(c, false, err)))
         goto fail;
+    /*
+     * A savepoint is restored by a job that starts afresh: with a
+     * checkpoint of the job complete in the control topic (the job ran
+     * since, and this process restarts), that checkpoint is restored.
+     */
+    sp_info spi = {0};
+    bool from_sp = false;
+    if (sp_path && *sp_path && c->complete) {
+        fprintf(stderr,
+                "weir: execution.savepoint.path: the control topic '%s' "
+                "has checkpoint %llu of this job complete, which is "
+                "restored instead (a savepoint is restored by a job that "
+                "starts afresh: a new control topic, or weir.cluster.epoch "
+                "above %u)\n",
+                c->topic, (unsigned long long)c->complete, c->epoch);
+    } else if (sp_path && *sp_path) {
+        if ((rc = read_sp(sp_path, &spi, err)))
+            goto fail;
+        from_sp = true;
+        /* The repartition partitions are the savepoint's (its key groups'
+         * owners are computed with them). */
+        uint32_t want = c->partitions ? c->partitions : conf->partitions;
+        if (want && want != spi.partitions) {
+            rc = weir_error_set(
+                err, WEIR_EINVAL,
+                "weir.cluster.repartition-partitions: the savepoint %s was "
+                "taken with %u, and the job restores it with %u: set %u (and "
+                "give the repartition topics that many partitions)",
+                sp_path, spi.partitions, want, spi.partitions);
+            goto fail;
+        }
+        c->partitions = spi.partitions;
+        /* The job's old topics may be the ones read again: its epochs
+         * there are ignored. */
+        if (c->count == 0 && !strcmp(spi.control, c->topic) &&
+            spi.epoch >= c->epoch)
+            c->first_epoch = c->epoch = spi.epoch + 1;
+    }
     /* The repartition partitions stay what the job's first process set:
      * the key groups of a partition (and every reader position) depend on
      * them. */
@@ -1235,7 +1602,33 @@ int weir__control_open(weir__cluster_conf *conf, const char *topic,
     c->conf.epoch = c->epoch;
     c->conf.processes = c->count;
     c->conf.partitions = c->partitions;
-    if (c->complete) {
+    if (from_sp && !c->complete) {
+        /* Every process's part, from the shared savepoint folder. */
+        size_t pl = strlen(sp_path) + 48;
+        uint32_t n = spi.processes;
+        c->parts = weir_calloc(n, sizeof *c->parts);
+        c->restore = weir_malloc(pl);
+        c->sp_restore = weir_strdup(sp_path);
+        if (!c->parts || !c->restore || !c->sp_restore) {
+            rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
+            goto fail;
+        }
+        c->n_parts = n;
+        for (uint32_t j = 0; j < n; j++) {
+            if (!(c->parts[j] = weir_malloc(pl))) {
+                rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
+                goto fail;
+            }
+            snprintf(c->parts[j], pl, "%s/process-%u", sp_path, j);
+        }
+        snprintf(c->restore, pl, "%s/process-%u", sp_path, c->conf.index);
+        c->conf.from_savepoint = true;
+        fprintf(stderr,
+                "weir: restoring savepoint %llu of the job (taken by %u "
+                "process%s) from %s at epoch %u\n",
+                (unsigned long long)spi.id, n, n == 1 ? "" : "es", sp_path,
+                c->epoch);
+    } else if (c->complete) {
         if ((rc = restore_paths(c, ckpt_dir, err)))
             goto fail;
         /* this process's own part, as users name the restored checkpoint */
@@ -1251,6 +1644,9 @@ int weir__control_open(weir__cluster_conf *conf, const char *topic,
         snprintf(c->restore, rl, "%s/chk-%llu", d,
                  (unsigned long long)c->complete);
     }
+    /* a savepoint's part is named by the place (an automatic job's index
+     * comes from the log) */
+    snprintf(c->sp_part, sizeof c->sp_part, "process-%u", c->conf.index);
     c->gate = (weir__ckpt_gate){.leader = c->conf.index == 0,
                                 .dir = c->dir,
                                 .restore = c->restore,
@@ -1258,7 +1654,9 @@ int weir__control_open(weir__cluster_conf *conf, const char *topic,
                                 .n_parts = c->n_parts,
                                 .combine = g_combine,
                                 .first_id = c->max_trigger,
-                                .restored_id = c->restore ? c->complete : 0,
+                                .restored_id = c->sp_restore ? spi.id
+                                               : c->restore ? c->complete
+                                                            : 0,
                                 .job_done = c->complete && c->complete_final,
                                 .start = g_start,
                                 .stop = g_stop,
@@ -1266,7 +1664,13 @@ int weir__control_open(weir__cluster_conf *conf, const char *topic,
                                 .next_trigger = g_next_trigger,
                                 .acked = g_acked,
                                 .destroy = g_destroy,
-                                .ud = c};
+                                .ud = c,
+                                .sp_part = c->sp_part,
+                                .sp_request = g_sp_request,
+                                .sp_next = g_sp_next,
+                                .sp_announce = g_sp_announce,
+                                .sp_kind = g_sp_kind,
+                                .sp_acked = g_sp_acked};
     *conf = c->conf;
     *out = c;
     return 0;

@@ -37,11 +37,14 @@ typedef struct weir__control weir__control;
  * in: the count this process asks for; conf->partitions in: 0 when not
  * given). A process the job no longer counts (it went down to fewer
  * processes) gets *left and an error that says so. ckpt_dir:
- * state.checkpoints.dir.
+ * state.checkpoints.dir. sp_path (NULL: none): execution.savepoint.path,
+ * a savepoint of the whole job, restored when the control topic has no
+ * complete checkpoint of the job (every process's part; conf->from_savepoint
+ * is then set).
  */
 int weir__control_open(weir__cluster_conf *conf, const char *topic,
-                       const char *ckpt_dir, weir__control **out, bool *left,
-                       weir_error *err);
+                       const char *ckpt_dir, const char *sp_path,
+                       weir__control **out, bool *left, weir_error *err);
 /* The gate for weir__job_set_ckpt_gate (the job then owns the control). */
 const weir__ckpt_gate *weir__control_gate(const weir__control *c);
 /* The checkpoint this process restores (0: a fresh start). */

@@ -380,7 +380,8 @@ static int w_snapshot(void *op, weir_op_ctx *ctx, uint64_t id, weir_buf *out)
     writer *w = op;
     int rc = w_marker(ctx, w, WEIR__X_BARRIER, (weir_ts)id);
     if (!rc && (weir_buf_put_u8(out, w->idle_sent ? 1 : 0) ||
-                weir_buf_put_u32(out, w->n_producers)))
+                weir_buf_put_u32(out, w->n_producers) ||
+                weir_buf_put_u32(out, w->a->x.conf.processes)))
         rc = w_fail(ctx, w, "out of memory");
     return rc;
 }
@@ -400,7 +401,19 @@ static int w_restore(void *op, weir_op_ctx *ctx, weir_cursor *in)
                             "repartition topic '%s': the writer's state in "
                             "the checkpoint is corrupt",
                             w->a->x.topic);
-    w->idle_sent = idle != 0 && n == w->n_producers;
+    /* The processes too (absent in states of earlier versions): the same
+     * number of producers over another number of processes numbers other
+     * subtasks of other processes (a rescale that changed the per-process
+     * parallelism too); a savepoint is restored on fresh readers. */
+    uint32_t procs = w->a->x.conf.processes;
+    if (weir_cursor_left(in) && weir_cursor_get_u32(in, &procs))
+        return weir_op_fail(ctx, WEIR_ECORRUPT,
+                            "repartition topic '%s': the writer's state in "
+                            "the checkpoint is corrupt",
+                            w->a->x.topic);
+    w->idle_sent = idle != 0 && n == w->n_producers &&
+                   procs == w->a->x.conf.processes &&
+                   !w->a->x.conf.from_savepoint;
     return 0;
 }
 
@@ -585,12 +598,14 @@ static void r_recompute(reader *r);
 /*
  * A position: i64 next offset, u32 producers, then per producer i64
  * watermark and u8 flags, 1 ended and 2 idle (the state at the cut: the
- * markers read before it). Eight bytes alone (a position written before
+ * markers read before it), then u32 the job's processes (not in positions
+ * of earlier versions). Eight bytes alone (a position written before
  * barriers existed): the offset. A position written for another number of
- * producers restores the offset alone (below).
+ * producers or processes restores the offset alone (below).
  */
 static int r_restore(reader *r, const uint8_t *p, size_t len, weir_error *err)
 {
+    const weir__exchange_spec *x = &r->s->a->x;
     weir_cursor c;
     weir_cursor_init(&c, p, len);
     int64_t off = 0;
@@ -610,11 +625,21 @@ static int r_restore(reader *r, const uint8_t *p, size_t len, weir_error *err)
      * The watermark the reader had reported stays with the split (the
      * runtime never lets it go back).
      */
-    if (n != r->n_producers) {
-        if (n > weir_cursor_left(&c) / 9)
+    if (n > weir_cursor_left(&c) / 9)
+        goto bad;
+    /* The processes follow the producers (absent before this version): the
+     * same number of producers over another number of processes is
+     * another mapping of producers to subtasks, so their state at the cut
+     * says nothing of the new ones either. */
+    uint32_t procs = x->conf.processes;
+    if (weir_cursor_left(&c) == (size_t)n * 9 + 4) {
+        weir_cursor pc = c;
+        pc.p += (size_t)n * 9;
+        if (weir_cursor_get_u32(&pc, &procs))
             goto bad;
-        return 0;
     }
+    if (n != r->n_producers || procs != x->conf.processes)
+        return 0;
     for (uint32_t i = 0; i < n; i++) {
         uint8_t e = 0;
         if (weir_cursor_get_i64(&c, &r->pwm[i]) || weir_cursor_get_u8(&c, &e))
@@ -665,7 +690,12 @@ static int r_open_split(void *src, const char *id, const void *pos,
     for (uint32_t i = 0; i < s->batch_size; i++)
         r->iota[i] = i;
     r->pend->n_rows = 0;
-    if (pos && pos_len && r_restore(r, pos, pos_len, err)) {
+    /* A savepoint's positions are offsets in the topics of the run that
+     * took it: the restored run (a fresh control topic, perhaps fresh
+     * repartition topics) reads its epoch from the beginning, and its
+     * producers write everything after the cut again. */
+    if (pos && pos_len && !x->conf.from_savepoint &&
+        r_restore(r, pos, pos_len, err)) {
         r_close_split(r);
         return err->code;
     }
@@ -1019,6 +1049,8 @@ static int r_position(void *rd, weir_buf *out)
             rc = weir_buf_put_u8(out,
                                  (uint8_t)(r->ended[i] | r->pidle[i] << 1));
     }
+    if (!rc)
+        rc = weir_buf_put_u32(out, r->s->a->x.conf.processes);
     return rc;
 }
 

@@ -30,6 +30,10 @@ typedef struct weir__cluster_conf {
      * topic; heartbeats and the session timeout, in ms */
     bool auto_index;
     int64_t heartbeat_ms, session_timeout_ms;
+    /* The run restores a savepoint (not a checkpoint of its control
+     * topic): readers do not go on from its offsets, writers and readers
+     * hold every producer active. */
+    bool from_savepoint;
 } weir__cluster_conf;
 
 typedef struct weir__exchange_spec {

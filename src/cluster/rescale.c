@@ -140,8 +140,22 @@ static int c_kg_state(void *ud, int node, const char *name, uint32_t kg,
         return 0; /* no state of this operator at all */
     uint32_t from = kg_process(r, kg, l->old_processes, op);
     const weir__restore_source *s = &r->parts[from];
-    if (!s->ud)
-        return WEIR_ESTATE; /* cannot be: same count, same owner */
+    if (!s->ud) {
+        /* Only this process's own part was read (the count did not
+         * change), yet the key group was another's: the operator's
+         * parallelism in each process changed. */
+        char msg[400];
+        snprintf(msg, sizeof msg,
+                 "operator '%s': key group %u was process %u's (parallelism "
+                 "%u in each process) and is this process's now (parallelism "
+                 "%u), but with the same number of processes (%u) only each "
+                 "process's own part of the checkpoint is read: change the "
+                 "parallelism together with weir.cluster.processes, or run "
+                 "it at %u",
+                 name, kg, from, op, p, l->processes, op);
+        weir__job_abort(r->job, WEIR_EUNSUPPORTED, msg);
+        return WEIR_EUNSUPPORTED;
+    }
     return s->kg_state(s->ud, node, name, kg, state, timers);
 }
 

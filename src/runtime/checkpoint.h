@@ -296,6 +296,13 @@ int weir__job_interrupted(weir_job *job);
 void weir__job_stop_for_savepoint(weir_job *job);
 /* Whether the job was stopped without a drain (its input did not end). */
 bool weir__job_stopped_undrained(const weir_job *job);
+/*
+ * Stop-with-savepoint of a job run by several processes: every source
+ * subtask ends (as after weir_job_stop, undrained) right after it injected
+ * barrier id, so nothing after that savepoint's cut enters the job; its
+ * final checkpoint then holds the savepoint's state. Before triggering id.
+ */
+void weir__job_stop_after_barrier(weir_job *job, uint64_t id);
 /* Whether the job was canceled (a failure, weir_job_cancel). */
 bool weir__job_canceled(const weir_job *job);
 
@@ -357,6 +364,25 @@ typedef struct weir__ckpt_gate {
     void (*acked)(void *ud, uint64_t id, bool all_final);
     void (*destroy)(void *ud);
     void *ud;
+    /*
+     * Savepoints of the whole job (cluster/control.c). sp_part: this
+     * process's folder inside savepoint-<id>/ ("process-<i>"). sp_request
+     * asks the leader for one (stop: then the job stops after it) under the
+     * number nonce (0: nobody waits), which comes back with the answer
+     * (weir__ckpt_global_savepoint); non-zero: not sent. The leader's coordinator takes
+     * the requests in the log's order with sp_next (true: one, *stop set;
+     * one at a time, the next after the answer to the last) and announces
+     * each with sp_announce (id 0: refused, with why). sp_kind says
+     * whether a triggered id (next_trigger) is a savepoint (and *stop).
+     * sp_acked: this process's part of savepoint id is written (ok) or
+     * failed.
+     */
+    const char *sp_part;
+    int (*sp_request)(void *ud, uint64_t nonce, bool stop);
+    bool (*sp_next)(void *ud, bool *stop);
+    int (*sp_announce)(void *ud, uint64_t id, bool stop, const char *why);
+    bool (*sp_kind)(void *ud, uint64_t id, bool *stop);
+    void (*sp_acked)(void *ud, uint64_t id, bool ok);
 } weir__ckpt_gate;
 
 /* Before weir_job_enable_checkpoints; the job owns gate (copied) and ud. */
@@ -365,6 +391,20 @@ const weir__ckpt_gate *weir__job_ckpt_gate(const weir_job *job);
 /* Checkpoint id completed on every process; job_final: every part of it
  * was final (the job ended everywhere). From the gate's thread. */
 void weir__ckpt_global_complete(weir_job *job, uint64_t id, bool job_final);
+/*
+ * Savepoint id of the whole job ended (the gate's thread): code 0, every
+ * process wrote its part and the leader sealed it; else why. nonce: the
+ * request it answers when this process asked for it (0: another's).
+ * id 0: the leader refused the request.
+ */
+void weir__ckpt_global_savepoint(weir_job *job, uint64_t id, uint64_t nonce,
+                                 int code, const char *why);
+/*
+ * The leader, once every process wrote its part of savepoint id: writes
+ * savepoint-<id>/_cluster (text) into state.savepoints.dir, which makes it
+ * a complete savepoint of the job.
+ */
+int weir__ckpt_savepoint_seal(weir_job *job, uint64_t id, const char *text);
 
 /* ---- restoring ---- */
 

@@ -58,6 +58,7 @@ int weir_job_create(const weir_job_config *cfg, weir_job **out)
     job->cfg.checkpoint_dir = job->cfg_checkpoint_dir;
     atomic_init(&job->cancel, 0);
     atomic_init(&job->stop, 0);
+    atomic_init(&job->stop_after_barrier, 0);
     atomic_init(&job->drain, 0);
     atomic_init(&job->stop_ns, 0);
     if (!job->cfg_state_backend || (cfg->state_dir && !job->cfg_state_dir) ||

@@ -453,7 +453,13 @@ void weir__job_stop_for_savepoint(weir_job *job)
 
 bool weir__job_stopped_undrained(const weir_job *job)
 {
-    return atomic_load(&job->stop) && !atomic_load(&job->drain);
+    return (atomic_load(&job->stop) && !atomic_load(&job->drain)) ||
+           atomic_load(&job->stop_after_barrier) != 0;
+}
+
+void weir__job_stop_after_barrier(weir_job *job, uint64_t id)
+{
+    atomic_store(&job->stop_after_barrier, id);
 }
 
 bool weir__job_canceled(const weir_job *job)

@@ -338,6 +338,9 @@ struct weir_job {
     _Atomic int drain;
     /* with stop: a savepoint waits for the stop; loops are not cut short */
     _Atomic int stop_savepoint;
+    /* stop-with-savepoint across processes: each source ends (undrained)
+     * right after it injected this barrier (0: none) */
+    _Atomic uint64_t stop_after_barrier;
     /* monotonic ns of the first stop (0: none); see weir__job_interrupted */
     _Atomic int64_t stop_ns;
     pthread_mutex_t mu; /* error */

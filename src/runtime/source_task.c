@@ -62,7 +62,10 @@ static bool canceled(const weir__subtask *st)
 }
 static bool stopping(const weir__subtask *st)
 {
-    return atomic_load_explicit(&st->job->stop, memory_order_relaxed);
+    uint64_t after = atomic_load_explicit(&st->job->stop_after_barrier,
+                                          memory_order_relaxed);
+    return atomic_load_explicit(&st->job->stop, memory_order_relaxed) ||
+           (after && st->last_barrier >= after);
 }
 
 int weir__source_open(weir__subtask *st)

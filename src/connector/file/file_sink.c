@@ -192,6 +192,14 @@ typedef struct file_sink {
     uint32_t n_runs;
     bool restored; /* restore() ran: it dealt with the hidden files */
     bool swept;    /* hidden files of a crashed earlier run removed */
+    /* Subtask indexes whose state this one adopted (a scale-down), with
+     * their writer: their hidden files are deleted again at the first
+     * checkpoint completed after the restore, since a process leaving the
+     * job may have opened one after the restore deleted them. */
+    struct adopted {
+        uint32_t idx, writer;
+    } *adopted;
+    uint32_t n_adopted;
     bool ended;    /* input ended: every partition may commit */
     weir__dirlock *lock; /* on the table's folder: one process commits */
     bool shared;         /* one of several processes of a job: no lock */
@@ -1392,6 +1400,15 @@ static int fsink_checkpoint_complete_impl(void *op, weir_op_ctx *ctx,
     (void)ctx;
     file_sink *s = op;
     int rc = commit_pending(s, false, ckpt_id);
+    for (uint32_t i = 0; i < s->n_adopted && !rc; i++) {
+        abort_ctx ac = {.idx = s->adopted[i].idx,
+                        .has_any = true,
+                        .any_writer = s->adopted[i].writer};
+        rc = abort_uncovered(s, &ac);
+    }
+    weir_free(s->adopted);
+    s->adopted = NULL;
+    s->n_adopted = 0;
     if (rc || !s->arg->cfg.commit_on_checkpoint)
         return rc;
     weir_ts wm = WEIR_TS_MIN;
@@ -1896,6 +1913,14 @@ static int restore_files(file_sink *s, weir_cursor *in, uint32_t version,
                     .n_marks = n_marks};
     if (!rc)
         rc = abort_uncovered(s, &ac);
+    if (!rc && idx != s->subtask && ac.has_any) {
+        struct adopted *a =
+            weir_realloc(s->adopted, (s->n_adopted + 1) * sizeof *a);
+        if (!a)
+            return oom(s);
+        s->adopted = a;
+        a[s->n_adopted++] = (struct adopted){idx, ac.any_writer};
+    }
     if (idx == s->subtask && writer == s->writer && run == s->arg->run &&
         next_part > s->next_part)
         s->next_part = next_part;
@@ -1981,6 +2006,7 @@ static void fsink_close(void *op)
     weir_free(s->pending);
     weir_free(s->marks);
     weir_free(s->runs);
+    weir_free(s->adopted);
     weir_buf_fini(&s->key);
     weir_encoder_destroy(s->enc);
     if (s->data_schema)
