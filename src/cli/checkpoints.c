@@ -425,12 +425,17 @@ static void *signal_thread(void *arg)
     return NULL;
 }
 
-void weir_cli_signals_start(weir_job *job)
+int weir_cli_signals_block(void)
 {
     sigemptyset(&g_sig_set);
     sigaddset(&g_sig_set, SIGUSR1);
     sigaddset(&g_sig_set, STOP_SIGNAL);
-    if (pthread_sigmask(SIG_BLOCK, &g_sig_set, NULL) != 0)
+    return pthread_sigmask(SIG_BLOCK, &g_sig_set, NULL);
+}
+
+void weir_cli_signals_start(weir_job *job)
+{
+    if (weir_cli_signals_block() != 0)
         return;
     g_sig_job = job;
     atomic_store(&g_sig_stopping, false);

@@ -32,6 +32,11 @@ struct weir_job;
 /* Enables checkpoints as the script's options say; returns an exit code (WEIR_EXIT_OK: go on). */
 int weir_cli_enable_checkpoints(struct weir_sql_job *sj, struct weir_job *job, bool fresh, const char *from);
 /* SIGUSR1: savepoint; SIGRTMIN+1: stop with savepoint (call before weir_job_start / after the job ended). */
+/* Blocks the savepoint signals in the calling thread and the threads it
+ * starts from then on: call it before any thread exists, so that a
+ * savepoint asked for while the job starts (a cluster process joining)
+ * waits for the signal thread instead of killing the process. */
+int weir_cli_signals_block(void);
 void weir_cli_signals_start(struct weir_job *job);
 void weir_cli_signals_stop(void);
 /*

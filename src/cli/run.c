@@ -632,8 +632,10 @@ int weir_cli_run(int argc, char **argv)
         return WEIR_EXIT_OK;
     }
     /* Before any thread exists, so that every thread inherits the mask and
-     * only the stopper takes SIGINT/SIGTERM (cli/stop.c). */
+     * only the stopper takes SIGINT/SIGTERM (cli/stop.c), and a savepoint
+     * asked for while the job starts waits for the signal thread. */
     weir_cli_stopper_block();
+    weir_cli_signals_block();
     run_args a;
     weir_sql_job *sj = NULL;
     uint32_t attempt = 0;            /* restarts made (restart-strategy) */

@@ -777,7 +777,7 @@ static void apply_locked(weir__control *c, const uint8_t *p, size_t len,
     uint8_t type = p[1], flag = p[18];
     const uint8_t *ext = p + REC_LEN;
     size_t ext_len = len - REC_LEN;
-    if (type >= C_SP_REQUEST) {
+    if (type >= C_SP_REQUEST && type <= C_SP_COMPLETE) {
         if (epoch >= c->first_epoch && epoch == c->epoch && proc < c->count)
             apply_sp(c, type, proc, id, flag, live);
         return;
