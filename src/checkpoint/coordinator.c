@@ -1090,7 +1090,8 @@ static void complete_locked(weir__coord *c, pending *p,
     c->last_end_ms = now;
     /* Unlink p; older pending checkpoints are subsumed by this one. */
     for (pending *q = c->pend; q; q = q->next)
-        if (q->id < p->id && q->state == P_COLLECTING && !p->savepoint) {
+        if (q->id < p->id && q->state == P_COLLECTING && !p->savepoint &&
+            !q->savepoint) {
             q->subsumed = true;
             fail_locked(c, q, WEIR_ECANCELED, "subsumed by checkpoint %" PRIu64,
                         p->id);
@@ -1565,6 +1566,19 @@ static void *coord_main(void *arg)
                     g->sp_acked(g->ud, id, false);
                     pthread_mutex_lock(&c->mu);
                 }
+            }
+            if (is_sp && !p) {
+                /* no part here (an id this process has passed, or out of
+                 * memory): the leader must hear that, or the job's
+                 * savepoint would wait for this part until it expires */
+                weir__ckpt_log(&c->cfg,
+                               "savepoint %" PRIu64 ": this process cannot "
+                               "take its part (its checkpoint ids are at "
+                               "%" PRIu64 ")",
+                               id, c->next_id);
+                pthread_mutex_unlock(&c->mu);
+                g->sp_acked(g->ud, id, false);
+                pthread_mutex_lock(&c->mu);
             }
             weir__storage_destroy(sp);
             weir_free(dir);

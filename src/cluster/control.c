@@ -141,6 +141,8 @@ struct weir__control {
     weir__cluster_restore *combined;
     uint64_t max_trigger;
     uint64_t last_trigger; /* of the current epoch, read at the start */
+    /* a savepoint triggered, not completed, in the log read at the start */
+    uint64_t last_sp_trigger;
     uint64_t done_id; /* leader: last COMPLETE written */
     uint64_t nonce;   /* in this process's JOIN or RESTART record */
     bool seen_own;    /* that record was read back */
@@ -636,6 +638,7 @@ static void sp_reset(weir__control *c)
 {
     pthread_mutex_lock(&c->mu);
     c->n_sp_queue = c->n_sp_taken = 0;
+    c->last_sp_trigger = 0;
     c->sp_busy = false;
     c->sp_ack_id = 0;
     pthread_mutex_unlock(&c->mu);
@@ -705,6 +708,8 @@ static void apply_sp(weir__control *c, uint8_t type, uint32_t proc,
             (struct sp_taken){id, r.proc, r.nonce, (flag & 1) != 0};
         if (live && !c->gate.leader)
             queue_trigger_locked(c, id);
+        else if (!live)
+            c->last_sp_trigger = id; /* g_start takes it */
         break;
     }
     case C_SP_ACK:
@@ -733,6 +738,8 @@ static void apply_sp(weir__control *c, uint8_t type, uint32_t proc,
         break;
     case C_SP_COMPLETE: {
         struct sp_taken *t = sp_find(c, id);
+        if (c->last_sp_trigger <= id)
+            c->last_sp_trigger = 0;
         c->sp_busy = false;
         answer_id = id;
         answer_nonce = t && t->proc == c->conf.index ? t->nonce : 0;
@@ -959,8 +966,15 @@ static int g_start(void *ud, weir_job *job)
     c->job = job;
     /* A checkpoint the leader triggered before this process started: take
      * it (the leader's readers wait for this process's barrier). */
+    /* The same for a savepoint the leader triggered (in id order): the
+     * leader waits for this process's part of it. */
+    uint64_t sp = c->last_sp_trigger > c->complete ? c->last_sp_trigger : 0;
+    if (!c->gate.leader && sp && sp < c->last_trigger)
+        queue_trigger(c, sp);
     if (!c->gate.leader && c->last_trigger > c->complete)
         queue_trigger(c, c->last_trigger);
+    if (!c->gate.leader && sp && sp > c->last_trigger)
+        queue_trigger(c, sp);
     /* silence counts from now: the log read at the start is history */
     pthread_mutex_lock(&c->mmu);
     int64_t t = now_ms();
@@ -1325,6 +1339,16 @@ static int join_auto(weir__control *c, const weir__cluster_conf *conf,
                 c->count == 1 ? "" : "es");
         } else if (!cnt) {
             cnt = conf->processes ? conf->processes : 1;
+        } else if (cnt >= MAX_PROCS) {
+            bool free_slot = false;
+            for (uint32_t i = 0; i < cnt && !free_slot; i++)
+                free_slot = !c->members[i].id;
+            if (!free_slot)
+                return weir_error_set(err, WEIR_EINVAL,
+                                      "control topic '%s': the job runs on "
+                                      "%u processes, the most there may be, "
+                                      "and every place is taken",
+                                      c->topic, cnt);
         }
         c->seen_own = false;
         int rc = produce_ext(c, type, proc, c->nonce, 0, want, cnt, ident,
@@ -1396,10 +1420,13 @@ static int read_sp(const char *path, sp_info *si, weir_error *err)
         return rc;
     }
     weir_free(file);
-    if (rc)
+    if (rc) {
+        char why[sizeof err->message];
+        snprintf(why, sizeof why, "%s",
+                 err->message[0] ? err->message : weir_strerror(rc));
         return weir_error_set(err, rc, "execution.savepoint.path: %s: %s",
-                              path, err->message[0] ? err->message
-                                                    : weir_strerror(rc));
+                              path, why);
+    }
     char *text = weir_malloc(len + 1);
     if (!text) {
         weir_free(data);

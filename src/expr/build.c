@@ -434,10 +434,12 @@ static int unknown_function(const char *name, weir_expr **args, uint32_t n, weir
                              weir__funcs_nested, weir__funcs_coll, weir__funcs_text};
     const char *udfs[256];
     uint32_t nu = weir__udf_names(udfs, 256);
-    for (size_t t = 0; t <= 6; t++) {
+    const size_t n_tables = sizeof tables / sizeof *tables;
+    /* every table, then (t == n_tables) the user functions */
+    for (size_t t = 0; t <= n_tables; t++) {
         for (uint32_t k = 0;; k++) {
             const char *cand;
-            if (t < 6) {
+            if (t < n_tables) {
                 cand = tables[t][k].name;
                 if (!cand)
                     break;

@@ -832,7 +832,7 @@ static int join_watermark(void *op, weir_op_ctx *ctx, weir_ts wm)
 }
 
 /* The join key hash of every row of the batch, into j->hashes. */
-static int batch_hashes(join_op *j, weir_op_ctx *ctx, int input, const weir_batch *in)
+static int batch_hashes(join_op *j, int input, const weir_batch *in)
 {
     if (in->n_rows > j->hashes_cap) {
         uint64_t *h = weir_realloc(j->hashes, (size_t)in->n_rows * sizeof *h);
@@ -843,10 +843,10 @@ static int batch_hashes(join_op *j, weir_op_ctx *ctx, int input, const weir_batc
     }
     for (uint32_t r = 0; r < in->n_rows; r++) {
         size_t klen;
-        int rc = weir__join_core_key(&j->core, ctx, in, &j->conf->cfg.keys[input], r, &klen);
-        if (rc)
-            return rc;
-        j->hashes[r] = weir_key_hash(j->core.key, klen);
+        /* A key that does not fit is apply_row's to report, unless the row
+         * is late and dropped before its key is needed. */
+        klen = weir_key_encode(in, &j->conf->cfg.keys[input], r, j->core.key, sizeof j->core.key);
+        j->hashes[r] = klen > sizeof j->core.key ? 0 : weir_key_hash(j->core.key, klen);
     }
     return 0;
 }
@@ -864,7 +864,7 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
         if (rc)
             return rc;
     }
-    int rc = batch_hashes(j, ctx, input, in);
+    int rc = batch_hashes(j, input, in);
     if (rc)
         return rc;
     weir_state *st[2] = {j->core.st[0], j->core.st[1]};

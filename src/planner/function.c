@@ -89,17 +89,21 @@ static int load_c_function(plan_ctx *pc, const weir_sql_create_function *cf, wei
                           dlerror());
     dlerror();
     void *sym = dlsym(h, cf->class_name);
-    if (!sym)
+    if (!sym) {
+        dlclose(h);
         return plan_error(pc, loc, WEIR_ENOTFOUND, "function '%s': the library '%s' has no symbol '%s'", name, lib,
                           cf->class_name);
+    }
     weir_udf_init_fn init;
     memcpy(&init, &sym, sizeof init); /* a data pointer to a function pointer, as dlsym's users must */
     memset(u, 0, sizeof *u);
     weir_error err = {0};
     int rc = init(WEIR_UDF_ABI_VERSION, u, &err);
-    if (rc)
+    if (rc) {
+        dlclose(h);
         return plan_error(pc, loc, rc < 0 ? rc : WEIR_EINVAL, "function '%s': '%s' in '%s' failed: %s", name,
                           cf->class_name, lib, err.message[0] ? err.message : weir_strerror(rc));
+    }
     return 0;
 }
 
