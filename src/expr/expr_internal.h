@@ -283,6 +283,8 @@ extern const xfunc weir__funcs_json[];
 extern const xfunc weir__funcs_nested[];
 extern const xfunc weir__funcs_coll[];
 extern const xfunc weir__funcs_text[];
+extern const xfunc weir__funcs_strx[];
+extern const xfunc weir__funcs_hash[];
 const xfunc *weir__func_find(const char *name);
 /* Pattern functions (f_like.c): LIKE's binder; the check that the first nstr
  * arguments are STRING and the rest INT (NULL literals and BIGINT coerced);
@@ -297,6 +299,12 @@ int weir__udf_bind(weir_expr_arena *a, const char *name, weir_expr **args, uint3
                    weir_error *err);
 /* Fills names (up to cap) with registered UDF names; returns count. */
 uint32_t weir__udf_names(const char **names, uint32_t cap);
+
+/* One code point of UTF-8 text at p (len bytes left; a byte that starts no
+ * valid sequence reads as itself); returns the bytes read (f_string.c). */
+uint32_t weir__utf8_decode(const char *p, uint32_t len, uint32_t *cp);
+/* The UTF-8 bytes of cp into o (4 bytes of room); returns their number. */
+uint32_t weir__utf8_encode(uint32_t cp, char *o);
 
 /* ---- evaluation ---- */
 
