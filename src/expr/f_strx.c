@@ -267,8 +267,12 @@ static int url_decode(xstr s, weir_buf *b, weir_buf *tmp)
             while (k < s.len && s.ptr[k] == '%') {
                 if (s.len - k < 3)
                     return 1;
-                int hv = weir__hex_value(s.ptr[k + 1]), lv = weir__hex_value(s.ptr[k + 2]);
-                if (hv < 0 || lv < 0)
+                /* Java reads the two characters with Integer.parseInt(.., 16):
+                 * a sign is taken ("%+A" is 0x0A, "%-0" is 0), a negative
+                 * value is refused */
+                char c1 = s.ptr[k + 1];
+                int hv = c1 == '+' || c1 == '-' ? 0 : weir__hex_value(c1), lv = weir__hex_value(s.ptr[k + 2]);
+                if (hv < 0 || lv < 0 || (c1 == '-' && lv > 0))
                     return 1;
                 uint8_t v = (uint8_t)(hv * 16 + lv);
                 if ((rc = weir_buf_put(tmp, &v, 1)))
@@ -397,10 +401,9 @@ static bool query_key(xstr query, xstr key, xstr *out)
 }
 
 /* The part of u named part (Flink's names), NULL when there is none. */
-static bool url_part(const url_parts *u, xstr part, xstr s, weir_buf *b, xstr *out)
+static bool url_part(const url_parts *u, xstr part, weir_buf *b, xstr *out)
 {
 #define IS(name) (part.len == sizeof name - 1 && !memcmp(part.ptr, name, sizeof name - 1))
-    (void)s;
     if (IS("HOST")) {
         *out = u->host;
         return true;
@@ -418,7 +421,15 @@ static bool url_part(const url_parts *u, xstr part, xstr s, weir_buf *b, xstr *o
         return u->has_ref;
     }
     if (IS("PROTOCOL")) {
-        *out = u->protocol;
+        /* java.net.URL keeps the scheme in lowercase */
+        weir_buf_clear(b);
+        if (weir_buf_reserve(b, u->protocol.len))
+            return false;
+        for (uint32_t k = 0; k < u->protocol.len; k++) {
+            char c = u->protocol.ptr[k];
+            b->data[b->len++] = (uint8_t)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+        }
+        *out = (xstr){(const char *)b->data, (uint32_t)b->len};
         return true;
     }
     if (IS("FILE")) {
@@ -616,6 +627,8 @@ static int decode_cs(xstr s, int cs, weir_buf *b)
                 }
             }
             rc = put_cp(b, 0xFFFD);
+            if (k + 1 == n)
+                break; /* a high surrogate and one byte end the input: one malformed part */
         } else if (u >= 0xDC00 && u <= 0xDFFF) {
             rc = put_cp(b, 0xFFFD);
         } else {
@@ -819,7 +832,7 @@ static int strx_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
         case S_PARSE_URL: {
             url_parts u;
             xstr part;
-            if (!url_parse(str_at(&a[0], i), &u) || !url_part(&u, str_at(&a[1], i), str_at(&a[0], i), &b, &part)) {
+            if (!url_parse(str_at(&a[0], i), &u) || !url_part(&u, str_at(&a[1], i), &b, &part)) {
                 x_setnull(cx, out, i);
                 break;
             }
