@@ -836,6 +836,8 @@ static bool takes_unit_first(const weir_sql_name *n)
            strcasecmp(s, "TIMESTAMPDIFF") == 0;
 }
 
+static bool is_word(parser *p, uint32_t k, const char *w);
+
 /* name '(' ... ')' [FILTER (WHERE ...)] [OVER ...]; at '(' */
 static weir_sql_expr *parse_call_rest(parser *p, weir_sql_name name)
 {
@@ -858,6 +860,12 @@ static weir_sql_expr *parse_call_rest(parser *p, weir_sql_name name)
         else if (accept_kw(p, WEIR__SQL_KW_ALL))
             e->u.call.all = true;
         push_expr(p, &args, parse_call_arg(p));
+        /* ARRAY_AGG(x RESPECT NULLS | IGNORE NULLS) */
+        if ((is_word(p, 0, "RESPECT") || is_word(p, 0, "IGNORE")) && peek_is_kw(p, 1, WEIR__SQL_KW_NULLS)) {
+            e->u.call.nulls = is_word(p, 0, "IGNORE") ? 2 : 1;
+            parser_advance(p);
+            parser_advance(p);
+        }
         parse_args_rest(p, &args);
     }
     e->u.call.args = args.data;
