@@ -2,7 +2,9 @@
 """Randomized differential test of weir's string, URL, encoding and hash
 functions: OVERLAY, TRANSLATE, SUBSTRING_INDEX, ELT, CHR, IS_ALPHA,
 IS_DIGIT, IS_DECIMAL, URL_ENCODE, URL_DECODE, PARSE_URL, STR_TO_MAP, ENCODE,
-DECODE, HEX, BIN, UNHEX, MD5, SHA1, SHA224, SHA256, SHA384, SHA512, SHA2.
+DECODE, HEX, BIN, UNHEX, MD5, SHA1, SHA224, SHA256, SHA384, SHA512, SHA2;
+and of ARRAY_AGG (RESPECT / IGNORE NULLS) in tumbling windows, against
+lists kept in arrival order per key and window.
 
 Each job is a set of random rows (strings over an alphabet of ASCII,
 accented and CJK letters, digits of other scripts, an emoji, delimiters and
@@ -375,8 +377,65 @@ def run_job(case):
     return problems
 
 
+def ts_text(t):
+    """ms since the epoch as TIMESTAMP(3) text."""
+    return "1970-01-01 %02d:%02d:%02d.%03d" % (t // 3600000, t // 60000 % 60, t // 1000 % 60, t % 1000)
+
+
+def run_array_agg(case):
+    """ARRAY_AGG in a tumbling window per key: the values in arrival order,
+    NULLs kept (RESPECT NULLS, the default) or skipped (IGNORE NULLS, NULL
+    when nothing is left)."""
+    rng = case.rng
+    rows, ts = [], 0
+    for i in range(rng.choice([1, 10, 60])):
+        ts += rng.choice([0, 1, 50, 400, 1500])
+        rows.append({"id": i, "k": rng.choice(["a", "b", "c"]), "v": None if rng.random() < 0.25 else rng.randint(-5, 5),
+                     "s": None if rng.random() < 0.2 else short(rng), "ts": ts})
+    with open(case.path("agg.json"), "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps({"k": r["k"], "v": r["v"], "s": r["s"], "ts": ts_text(r["ts"])}) + "\n")
+    size = rng.choice([1000, 5000])
+    par = rng.choice([1, 2, 4])
+    case.write("agg.sql", "\n".join([
+        "CREATE TABLE t (k STRING, v INT, s STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
+        "WITH ('connector' = 'filesystem', 'path' = 'agg.json', 'format' = 'json');",
+        "CREATE TABLE o (k STRING, ws STRING, av ARRAY<INT>, ai ARRAY<INT>, asv ARRAY<STRING>) "
+        "WITH ('connector' = 'filesystem', 'path' = 'aggout', 'format' = 'json');",
+        "INSERT INTO o SELECT k, CAST(window_start AS STRING), ARRAY_AGG(v), "
+        "ARRAY_AGG(v IGNORE NULLS), ARRAY_AGG(s) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '%d' SECOND)) "
+        "GROUP BY k, window_start, window_end;" % (size // 1000)]) + "\n")
+    p = case.run_weir(["run", "agg.sql", "-D", "parallelism.default=%d" % par])
+    if p.returncode:
+        return [diffrun.failed_run(p)]
+    want = {}
+    for r in rows:
+        g = want.setdefault((r["k"], r["ts"] - r["ts"] % size), ([], [], []))
+        g[0].append(r["v"])
+        if r["v"] is not None:
+            g[1].append(r["v"])
+        g[2].append(r["s"])
+    want_rows = [json.dumps([k, ts_text(ws), a, i or None, sv]) for (k, ws), (a, i, sv) in want.items()]
+    got_rows = []
+    for root, _, files in os.walk(case.path("aggout")):
+        for fn in files:
+            if fn.startswith("."):
+                continue
+            with open(os.path.join(root, fn), encoding="utf-8") as f:
+                for line in f:
+                    if line.strip():
+                        o = json.loads(line)
+                        got_rows.append(json.dumps([o["k"], o["ws"], o["av"], o["ai"], o["asv"]]))
+    case.counts["windows"] += len(want_rows)
+    return diffrun.multiset_problems("ARRAY_AGG p=%d size=%d" % (par, size), want_rows, got_rows)
+
+
+def run_case(case):
+    return run_job(case) or run_array_agg(case)
+
+
 def main():
-    return diffrun.main("strfn_diff", run_job, jobs_env="WEIR_STRFNDIFF_JOBS", jobs=12, asan_jobs=4,
+    return diffrun.main("strfn_diff", run_case, jobs_env="WEIR_STRFNDIFF_JOBS", jobs=12, asan_jobs=4,
                         one_env="WEIR_STRFNDIFF_JOB", unit="jobs")
 
 
