@@ -953,6 +953,18 @@ Test(funcs, vectorized_equals_row_at_a_time)
         F("NULLIF", cq, I(0), NULL),
         F("LPAD", c[1], I(6), S("*"), NULL),
         F("HASH_CODE", c[1], NULL),
+        F("OVERLAY", c[1], S("xy"), cq, I(2), NULL),
+        F("TRANSLATE", c[1], S("ab,"), S("x"), NULL),
+        F("SUBSTRING_INDEX", c[1], S(","), cq, NULL),
+        F("ELT", I(1), c[1], S("x"), NULL),
+        F("IS_DECIMAL", c[1], NULL),
+        F("URL_DECODE", F("URL_ENCODE", c[1], NULL), NULL),
+        F("PARSE_URL", F("||", S("http://h/"), c[1], NULL), S("PATH"), NULL),
+        F("HEX", c[0], NULL),
+        F("BIN", cq, NULL),
+#ifdef WEIR_HAVE_LIBCRYPTO
+        F("MD5", c[1], NULL),
+#endif
         cs,
     };
     uint32_t n_expr = sizeof exprs / sizeof exprs[0];
