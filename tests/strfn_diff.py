@@ -416,16 +416,8 @@ def run_array_agg(case):
             g[1].append(r["v"])
         g[2].append(r["s"])
     want_rows = [json.dumps([k, ts_text(ws), a, i or None, sv]) for (k, ws), (a, i, sv) in want.items()]
-    got_rows = []
-    for root, _, files in os.walk(case.path("aggout")):
-        for fn in files:
-            if fn.startswith("."):
-                continue
-            with open(os.path.join(root, fn), encoding="utf-8") as f:
-                for line in f:
-                    if line.strip():
-                        o = json.loads(line)
-                        got_rows.append(json.dumps([o["k"], o["ws"], o["av"], o["ai"], o["asv"]]))
+    got_rows = [json.dumps([o["k"], o["ws"], o["av"], o["ai"], o["asv"]])
+                for o in diffrun.json_rows(case.path("aggout"))]
     case.counts["windows"] += len(want_rows)
     return diffrun.multiset_problems("ARRAY_AGG p=%d size=%d" % (par, size), want_rows, got_rows)
 

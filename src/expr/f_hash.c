@@ -45,17 +45,6 @@ static const EVP_MD *digest_of(int64_t fn, int64_t bits)
 }
 #endif
 
-static int put_text(ecx *cx, xvec *out, uint32_t i, const char *p, size_t len)
-{
-    char *o = x_str(cx, len);
-    if (!o)
-        return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
-    if (len)
-        memcpy(o, p, len);
-    ((xstr *)out->data)[i] = (xstr){o, (uint32_t)len};
-    return 0;
-}
-
 /* Long.toBinaryString (shift 1) or toHexString (shift 4), uppercase. */
 static size_t radix_text(uint64_t v, int shift, char *buf)
 {
@@ -94,8 +83,8 @@ static int hash_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
                                                           : ((const int32_t *)a[0].data)[i];
             char buf[64];
             size_t len = radix_text((uint64_t)v, e->p0 == H_BIN ? 1 : 4, buf);
-            if (put_text(cx, out, i, buf, len))
-                return cx->err->code;
+            if (x_put_str(cx, out, i, buf, len))
+                return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
             break;
         }
         case H_UNHEX: {
@@ -141,8 +130,8 @@ static int hash_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
                 buf[m++] = hex_lower[r[k] >> 4];
                 buf[m++] = hex_lower[r[k] & 15];
             }
-            if (put_text(cx, out, i, buf, m))
-                return cx->err->code;
+            if (x_put_str(cx, out, i, buf, m))
+                return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
             break;
         }
         default: {
@@ -162,8 +151,8 @@ static int hash_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
                 buf[2 * k] = hex_lower[d[k] >> 4];
                 buf[2 * k + 1] = hex_lower[d[k] & 15];
             }
-            if (put_text(cx, out, i, buf, 2 * (size_t)dl))
-                return cx->err->code;
+            if (x_put_str(cx, out, i, buf, 2 * (size_t)dl))
+                return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
 #else
             return weir__x_fail(cx, i, "%s needs libcrypto", e->name);
 #endif

@@ -640,38 +640,10 @@ static int decode_cs(xstr s, int cs, weir_buf *b)
 
 /* ---- the kernel ---- */
 
-static int put_str(ecx *cx, xvec *out, uint32_t i, const void *p, size_t len)
-{
-    char *o = x_str(cx, len);
-    if (!o)
-        return WEIR_ENOMEM;
-    if (len)
-        memcpy(o, p, len);
-    ((xstr *)out->data)[i] = (xstr){o, (uint32_t)len};
-    return 0;
-}
-
-static uint32_t nchars_x(xstr s)
-{
-    uint32_t n = 0;
-    for (uint32_t k = 0; k < s.len; k++)
-        n += ((unsigned char)s.ptr[k] & 0xC0) != 0x80;
-    return n;
-}
-
-/* Byte offset of character c (0-based) of s. */
-static uint32_t char_at(xstr s, int64_t c)
-{
-    uint32_t k = 0, cp;
-    for (; c > 0 && k < s.len; c--)
-        k += weir__utf8_decode(s.ptr + k, s.len - k, &cp);
-    return k;
-}
-
 static int overlay_row(ecx *cx, const xvec *a, uint32_t n_args, uint32_t i, xvec *out, weir_buf *b)
 {
     xstr s = str_at(&a[0], i), r = str_at(&a[1], i);
-    int64_t start = ((const int32_t *)a[2].data)[i], n = nchars_x(s);
+    int64_t start = ((const int32_t *)a[2].data)[i], n = weir__utf8_nchars(s);
     /* Flink: a start outside [1, length] leaves the string as it is; the
      * rest after the replaced part is kept only for a positive length that
      * ends inside the string. */
@@ -679,16 +651,16 @@ static int overlay_row(ecx *cx, const xvec *a, uint32_t n_args, uint32_t i, xvec
         ((xstr *)out->data)[i] = s;
         return 0;
     }
-    int64_t len = n_args == 4 ? ((const int32_t *)a[3].data)[i] : (int64_t)nchars_x(r);
+    int64_t len = n_args == 4 ? ((const int32_t *)a[3].data)[i] : (int64_t)weir__utf8_nchars(r);
     weir_buf_clear(b);
-    uint32_t pre = char_at(s, start - 1);
+    uint32_t pre = weir__utf8_off(s, (uint32_t)(start - 1));
     int rc = weir_buf_put(b, s.ptr, pre);
     rc = rc ? rc : weir_buf_put(b, r.ptr, r.len);
     if (!rc && len > 0 && start + len <= n) {
-        uint32_t at = char_at(s, start - 1 + len);
+        uint32_t at = weir__utf8_off(s, (uint32_t)(start - 1 + len));
         rc = weir_buf_put(b, s.ptr + at, s.len - at);
     }
-    return rc ? rc : put_str(cx, out, i, b->data, b->len);
+    return rc ? rc : x_put_str(cx, out, i, b->data, b->len);
 }
 
 static int translate_row(ecx *cx, const xvec *a, uint32_t i, xvec *out, weir_buf *b)
@@ -715,7 +687,7 @@ static int translate_row(ecx *cx, const xvec *a, uint32_t i, xvec *out, weir_buf
             rc = put_cp(b, tov[f]); /* the first occurrence in fromStr decides */
         k += w;
     }
-    return rc ? rc : put_str(cx, out, i, b->data, b->len);
+    return rc ? rc : x_put_str(cx, out, i, b->data, b->len);
 }
 
 /* Spark's and Hive's SUBSTRING_INDEX, as Flink's: the occurrences are
@@ -779,7 +751,7 @@ static int strx_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
             int64_t c = a[0].type.id == WEIR_TYPE_BIGINT ? ((const int64_t *)a[0].data)[i]
                                                           : ((const int32_t *)a[0].data)[i];
             char o[4];
-            rc = put_str(cx, out, i, o, c < 0 ? 0 : weir__utf8_encode((uint32_t)(c & 0xFF), o));
+            rc = x_put_str(cx, out, i, o, c < 0 ? 0 : weir__utf8_encode((uint32_t)(c & 0xFF), o));
             break;
         }
         case S_TRANSLATE:
@@ -817,7 +789,7 @@ static int strx_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
         case S_URL_ENCODE:
             weir_buf_clear(&b);
             rc = url_encode(str_at(&a[0], i), &b);
-            rc = rc ? rc : put_str(cx, out, i, b.data, b.len);
+            rc = rc ? rc : x_put_str(cx, out, i, b.data, b.len);
             break;
         case S_URL_DECODE:
             weir_buf_clear(&b);
@@ -826,7 +798,7 @@ static int strx_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
                 x_setnull(cx, out, i);
                 rc = 0;
             } else if (!rc) {
-                rc = put_str(cx, out, i, b.data, b.len);
+                rc = x_put_str(cx, out, i, b.data, b.len);
             }
             break;
         case S_PARSE_URL: {
@@ -845,7 +817,7 @@ static int strx_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
                 }
                 part = v;
             }
-            rc = put_str(cx, out, i, part.ptr, part.len);
+            rc = x_put_str(cx, out, i, part.ptr, part.len);
             break;
         }
         case S_STR_TO_MAP: {
@@ -867,7 +839,7 @@ static int strx_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
             }
             weir_buf_clear(&b);
             rc = e->p0 == S_ENCODE ? encode_cs(str_at(&a[0], i), cs, &b) : decode_cs(str_at(&a[0], i), cs, &b);
-            rc = rc ? rc : put_str(cx, out, i, b.data, b.len);
+            rc = rc ? rc : x_put_str(cx, out, i, b.data, b.len);
             break;
         }
         }
