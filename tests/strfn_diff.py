@@ -3,8 +3,9 @@
 functions: OVERLAY, TRANSLATE, SUBSTRING_INDEX, ELT, CHR, IS_ALPHA,
 IS_DIGIT, IS_DECIMAL, URL_ENCODE, URL_DECODE, PARSE_URL, STR_TO_MAP, ENCODE,
 DECODE, HEX, BIN, UNHEX, MD5, SHA1, SHA224, SHA256, SHA384, SHA512, SHA2;
-and of ARRAY_AGG (RESPECT / IGNORE NULLS) in tumbling windows, against
-lists kept in arrival order per key and window.
+and of ARRAY_AGG (RESPECT / IGNORE NULLS) and JSON_ARRAYAGG (ABSENT / NULL
+ON NULL) in tumbling windows, against lists kept in arrival order per key
+and window (JSON text from Python's json module).
 
 Each job is a set of random rows (strings over an alphabet of ASCII,
 accented and CJK letters, digits of other scripts, an emoji, delimiters and
@@ -385,7 +386,8 @@ def ts_text(t):
 def run_array_agg(case):
     """ARRAY_AGG in a tumbling window per key: the values in arrival order,
     NULLs kept (RESPECT NULLS, the default) or skipped (IGNORE NULLS, NULL
-    when nothing is left)."""
+    when nothing is left); JSON_ARRAYAGG: the same as JSON text, NULLs left
+    out (ABSENT ON NULL, the default: `[]` when nothing is left) or `null`."""
     rng = case.rng
     rows, ts = [], 0
     for i in range(rng.choice([1, 10, 60])):
@@ -400,10 +402,11 @@ def run_array_agg(case):
     case.write("agg.sql", "\n".join([
         "CREATE TABLE t (k STRING, v INT, s STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
         "WITH ('connector' = 'filesystem', 'path' = 'agg.json', 'format' = 'json');",
-        "CREATE TABLE o (k STRING, ws STRING, av ARRAY<INT>, ai ARRAY<INT>, asv ARRAY<STRING>) "
+        "CREATE TABLE o (k STRING, ws STRING, av ARRAY<INT>, ai ARRAY<INT>, asv ARRAY<STRING>, jv STRING, js STRING) "
         "WITH ('connector' = 'filesystem', 'path' = 'aggout', 'format' = 'json');",
         "INSERT INTO o SELECT k, CAST(window_start AS STRING), ARRAY_AGG(v), "
-        "ARRAY_AGG(v IGNORE NULLS), ARRAY_AGG(s) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '%d' SECOND)) "
+        "ARRAY_AGG(v IGNORE NULLS), ARRAY_AGG(s), JSON_ARRAYAGG(v), JSON_ARRAYAGG(s NULL ON NULL) "
+        "FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '%d' SECOND)) "
         "GROUP BY k, window_start, window_end;" % (size // 1000)]) + "\n")
     p = case.run_weir(["run", "agg.sql", "-D", "parallelism.default=%d" % par])
     if p.returncode:
@@ -415,8 +418,10 @@ def run_array_agg(case):
         if r["v"] is not None:
             g[1].append(r["v"])
         g[2].append(r["s"])
-    want_rows = [json.dumps([k, ts_text(ws), a, i or None, sv]) for (k, ws), (a, i, sv) in want.items()]
-    got_rows = [json.dumps([o["k"], o["ws"], o["av"], o["ai"], o["asv"]])
+    want_rows = [json.dumps([k, ts_text(ws), a, i or None, sv, "[" + ",".join(str(x) for x in i) + "]",
+                             "[" + ",".join("null" if x is None else json.dumps(x, ensure_ascii=False) for x in sv) + "]"])
+                 for (k, ws), (a, i, sv) in want.items()]
+    got_rows = [json.dumps([o["k"], o["ws"], o["av"], o["ai"], o["asv"], o["jv"], o["js"]])
                 for o in diffrun.json_rows(case.path("aggout"))]
     case.counts["windows"] += len(want_rows)
     return diffrun.multiset_problems("ARRAY_AGG p=%d size=%d" % (par, size), want_rows, got_rows)

@@ -1,4 +1,5 @@
--- ARRAY_AGG in a window aggregation, over an updating input and in OVER.
+-- ARRAY_AGG in a window aggregation, over an updating input and in OVER;
+-- JSON_ARRAYAGG in a window aggregation and over an updating input.
 -- Expected rows derived by hand from Flink's rules: the elements in arrival
 -- order, NULL values kept unless IGNORE NULLS, NULL when there is no
 -- element (the second window of b with IGNORE NULLS); a retraction removes
@@ -14,3 +15,12 @@ GROUP BY k, window_start, window_end;
 SELECT c, ARRAY_AGG(k) FROM (SELECT k, COUNT(*) AS c FROM t WHERE k = 'a' GROUP BY k) GROUP BY c;
 
 SELECT k, v, ARRAY_AGG(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t;
+
+-- JSON_ARRAYAGG: the values as a JSON array in arrival order, NULLs left
+-- out (ABSENT ON NULL, the default; `[]` when nothing is left) or written
+-- as null (NULL ON NULL); a JSON constructor's value goes in as JSON.
+SELECT k, window_start, JSON_ARRAYAGG(v), JSON_ARRAYAGG(s NULL ON NULL), JSON_ARRAYAGG(JSON_OBJECT('v' VALUE v))
+FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+GROUP BY k, window_start, window_end;
+
+SELECT c, JSON_ARRAYAGG(k) FROM (SELECT k, COUNT(*) AS c FROM t WHERE k = 'a' GROUP BY k) GROUP BY c;
