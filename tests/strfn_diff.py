@@ -432,7 +432,7 @@ def run_case(case):
 
 
 def main():
-    return diffrun.main("strfn_diff", run_case, jobs_env="WEIR_STRFNDIFF_JOBS", jobs=12, asan_jobs=4,
+    return diffrun.main("strfn_diff", run_case, jobs_env="WEIR_STRFNDIFF_JOBS", jobs=12, asan_jobs=3,
                         one_env="WEIR_STRFNDIFF_JOB", unit="jobs")
 
 
