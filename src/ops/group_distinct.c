@@ -8,10 +8,11 @@
  * records {hash, group, length, value, counters}, in one block that
  * doubles (util/bigmem), so a probe reads one record where it lies. A
  * value of up to 8 bytes (every integer, double and short string) is
- * inline; a longer one lies in the view's arena. Records are never
- * deleted: a value whose counters all fell to zero stays as zeros (absent
- * for COUNT(DISTINCT), removed from state at the next drain) and is reused
- * if the value comes back. Each view lists the positions of its changed
+ * inline; a longer one lies in the view's arena. A value whose counters
+ * all fell to zero stays as zeros (absent for COUNT(DISTINCT)) until the
+ * next drain removes it from state; then its record becomes a tombstone
+ * (probes pass it, an insert may take it, doubling drops it; a long
+ * value's bytes stay in the arena). Each view lists the positions of its changed
  * records (rebuilt when the table doubles), so a drain visits only those.
  */
 #include <string.h>
@@ -23,10 +24,11 @@
 #include "weir/key.h"
 
 #define GD_CHANGED 0x80000000u
+#define GD_TOMB UINT32_MAX /* gd_rec.grp of a removed record */
 
 typedef struct gd_rec {
     uint64_t hash;
-    uint32_t grp;  /* group + 1; 0: an empty record */
+    uint32_t grp;  /* group + 1; 0: an empty record; GD_TOMB: a removed one */
     uint32_t vlen; /* the value's length, | GD_CHANGED while listed in the view's chg */
     uint64_t val;  /* the value's bytes when vlen <= 8 (zero-padded), else its offset in the arena */
     /* then the counters: width int64s */
@@ -36,7 +38,7 @@ typedef struct gd_view {
     uint32_t width;
     size_t stride; /* sizeof(gd_rec) + 8 * width */
     uint8_t *rec;  /* mask + 1 records */
-    size_t mask, n;
+    size_t mask, n, n_tomb; /* live records, tombstones */
     uint8_t *arena;
     size_t alen, acap;
     size_t *chg; /* positions of the changed records */
@@ -161,10 +163,11 @@ int weir__gd_group(gd_table *t, const uint8_t *key, size_t klen, uint64_t h, uin
     return 0;
 }
 
-/* Doubles w's table (first 1024 records) and lists its changed records anew. */
+/* Rebuilds w's table without tombstones, doubled when the live records ask for it
+ * (first 1024 records), and lists its changed records anew. */
 static int view_grow(gd_view *w)
 {
-    size_t cap = w->rec ? 2 * (w->mask + 1) : 1024;
+    size_t cap = !w->rec ? 1024 : 3 * (w->n + 1) > w->mask + 1 ? 2 * (w->mask + 1) : w->mask + 1;
     uint8_t *nr = weir__bigmem_calloc(cap * w->stride, 64);
     if (!nr)
         return WEIR_ENOMEM;
@@ -172,9 +175,10 @@ static int view_grow(gd_view *w)
     w->rec = nr;
     w->mask = cap - 1;
     w->n_chg = 0;
+    w->n_tomb = 0;
     for (size_t i = 0; old.rec && i <= old.mask; i++) {
         const gd_rec *r = rec_at(&old, i);
-        if (!r->grp)
+        if (!r->grp || r->grp == GD_TOMB)
             continue;
         size_t j = home(w, r->hash);
         while (rec_at(w, j)->grp)
@@ -195,12 +199,17 @@ static int view_find(gd_view *w, uint32_t grp, const void *val, size_t vlen, gd_
     bool is_inline = vlen <= sizeof inl;
     if (is_inline && vlen)
         memcpy(&inl, val, vlen);
-    size_t i = 0;
+    size_t i = 0, tomb = SIZE_MAX;
     if (w->rec) {
         for (i = home(w, h);; i = (i + 1) & w->mask) {
             gd_rec *r = rec_at(w, i);
             if (!r->grp)
                 break;
+            if (r->grp == GD_TOMB) {
+                if (tomb == SIZE_MAX)
+                    tomb = i;
+                continue;
+            }
             if (r->hash != h || r->grp != grp + 1 || rec_vlen(r) != vlen)
                 continue;
             if (is_inline ? r->val == inl : !memcmp(w->arena + r->val, val, vlen)) {
@@ -211,7 +220,10 @@ static int view_find(gd_view *w, uint32_t grp, const void *val, size_t vlen, gd_
     }
     if (vlen >= GD_CHANGED)
         return WEIR_EINVAL;
-    if (!w->rec || 3 * (w->n + 1) > 2 * (w->mask + 1)) {
+    if (tomb != SIZE_MAX) {
+        i = tomb;
+        w->n_tomb--;
+    } else if (!w->rec || 3 * (w->n + w->n_tomb + 1) > 2 * (w->mask + 1)) {
         int rc = view_grow(w);
         if (rc)
             return rc;
@@ -293,6 +305,11 @@ int weir__gd_drain(gd_table *t, gd_change_fn fn, void *ud)
                 return rc;
             }
             r->vlen &= ~GD_CHANGED;
+            if (!any) {
+                r->grp = GD_TOMB; /* removed from state: nothing to keep */
+                w->n--;
+                w->n_tomb++;
+            }
         }
         w->n_chg = 0;
     }
