@@ -25,6 +25,7 @@ Environment: WEIR_SEED (seed), WEIR_CASEDIFF_JOBS (jobs), WEIR_CASEDIFF_JOB
 
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
@@ -150,6 +151,57 @@ def gen_in(rng, strings):
     return sql, fn
 
 
+REGEXES = [("(a+)", 1), ("([aA]b)", 1), ("^(b)", 1), ("(\u00e9)(a)?", 2)]
+
+
+def gen_atom(rng, strings):
+    """A BOOLEAN operand of AND/OR: (SQL, python function of the row)."""
+    r = rng.random()
+    if r < 0.25:
+        return gen_in(rng, strings)
+    if r < 0.45:
+        pat, g = rng.choice(REGEXES)
+
+        def fn(row, pat=pat, g=g):
+            m = None if row["s"] is None else re.search(pat, row["s"])
+            return m is not None and m.group(g) is not None
+        return "REGEXP_EXTRACT(s, %s, %d) IS NOT NULL" % (sql_str(pat), g), fn
+    if r < 0.55:
+        pat = rng.choice(REGEXES)[0]
+        return "REGEXP(t, %s)" % sql_str(pat), \
+            lambda row, pat=pat: None if row["t"] is None else re.search(pat, row["t"]) is not None
+    if r < 0.7:
+        lit = gen_lit(rng, strings, subj_fn("s"))
+        return "s = %s" % sql_str(lit), lambda row, lit=lit: None if row["s"] is None else row["s"] == lit
+    if r < 0.8:
+        return "t IS NULL", lambda row: row["t"] is None
+    # operands that fail (division by zero on rows of three characters)
+    # unless their own AND/OR keeps its order (the expensive guard first):
+    # neither they nor an AND/OR above them may be reordered
+    if r < 0.9:
+        return "(REGEXP_EXTRACT(s, '^...$', 0) IS NOT NULL OR 10 / (CHAR_LENGTH(s) - 3) > 0)", \
+            lambda row: None if row["s"] is None else len(row["s"]) >= 3
+    return "(REGEXP_EXTRACT(s, '^...$', 0) IS NULL AND 10 / (CHAR_LENGTH(s) - 3) < 0)", \
+        lambda row: None if row["s"] is None else len(row["s"]) < 3
+
+
+def gen_bool(rng, strings, depth=0):
+    """A tree of AND/OR over gen_atom operands, with SQL's three-valued logic."""
+    if depth >= 2 or rng.random() < 0.3:
+        return gen_atom(rng, strings)
+    op = rng.choice(["AND", "OR"])
+    kids = [gen_bool(rng, strings, depth + 1) for _ in range(rng.randint(2, 4))]
+    sql = "(" + (" %s " % op).join(k[0] for k in kids) + ")"
+
+    def fn(row):
+        vals = [k[1](row) for k in kids]
+        decide = op == "OR"  # the value that decides: TRUE for OR, FALSE for AND
+        if decide in vals:
+            return decide
+        return None if None in vals else not decide
+    return sql, fn
+
+
 def run_job(case):
     rng = case.rng
     strings = [gen_string(rng) for _ in range(rng.choice([3, 20, 80]))]
@@ -159,6 +211,9 @@ def run_job(case):
         exprs.append(("c", gen_case(rng, strings)))
     for _ in range(rng.randint(0, 2)):
         exprs.append(("b", gen_in(rng, strings)))
+    for _ in range(rng.randint(0, 2)):
+        exprs.append(("b", gen_bool(rng, strings)))
+    where = gen_bool(rng, strings) if rng.random() < 0.5 else None
     with open(case.path("in.json"), "w", encoding="utf-8") as f:
         for r in rows:
             f.write(json.dumps(r) + "\n")
@@ -171,12 +226,15 @@ def run_job(case):
         "'path' = 'in.json', 'format' = 'json');",
         "CREATE TABLE o (id INT, %s) WITH ('connector' = 'filesystem', 'path' = 'out', "
         "'format' = 'json');" % ", ".join(cols),
-        "INSERT INTO o SELECT id, %s FROM t;" % ", ".join(e[1][0] for e in exprs)]) + "\n")
+        "INSERT INTO o SELECT id, %s FROM t%s;" % (", ".join(e[1][0] for e in exprs),
+                                                   " WHERE " + where[0] if where else "")]) + "\n")
     p = case.run_weir(["run", "job.sql", "-D", "parallelism.default=%d" % par, "-D", "weir.batch-size=%d" % batch])
     if p.returncode != 0:
         return [diffrun.failed_run(p)]
     got = diffrun.json_rows_by_id(case.path("out"))
     problems = []
+    if where:
+        rows = [r for r in rows if where[1](r) is True]
     if len(got) != len(rows):
         problems.append("expected %d rows, got %d" % (len(rows), len(got)))
     for r in rows:

@@ -263,7 +263,8 @@ static bool any_set(const uint8_t *m, uint32_t n)
     return false;
 }
 
-/* Three-valued AND / OR with short-circuit: the right side is evaluated only where the left leaves it open. */
+/* Three-valued AND / OR with short-circuit: an operand is evaluated only where the ones before leave it open
+ * (left to right, or cheap first where none can fail: cond_order.c). */
 static int eval_andor(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *out)
 {
     uint32_t n = cx->n;
@@ -278,11 +279,14 @@ static int eval_andor(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *
         return oom(cx);
     /* Start from the identity (TRUE for AND, FALSE for OR, not NULL). */
     memset(res, is_and ? 1 : 0, n);
+    const xcond_order *ord = e->aux; /* operands that cannot fail, cheap first (cond_order.c) */
+    if (ord && ord->n != e->n_args)
+        ord = NULL;
     for (uint32_t k = 0; k < e->n_args; k++) {
         if (!any_set(open, n))
             break;
         xvec v;
-        rc = weir__eval_node(cx, e->args[k], open, &v);
+        rc = weir__eval_node(cx, e->args[ord ? ord->idx[k] : k], open, &v);
         if (rc)
             return rc;
         const uint8_t *vd = v.data;

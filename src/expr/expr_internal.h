@@ -309,6 +309,15 @@ bool weir__lit_str(const weir_expr *e, xstr *s);
 /* The UDF call builder (udf.c): returns 1 if name is a UDF and *out built. */
 int weir__udf_bind(weir_expr_arena *a, const char *name, weir_expr **args, uint32_t n, weir_expr **out,
                    weir_error *err);
+/* The order in which an AND/OR node (its aux when set) tests its operands:
+ * idx[k] is the k-th operand tested; n equals the node's n_args. */
+typedef struct xcond_order {
+    uint32_t n;
+    uint32_t idx[];
+} xcond_order;
+/* Sets that order on the AND/OR nodes under roots[0..n) (NULL entries
+ * skipped) whose operands cannot fail: the cheap ones first (cond_order.c). */
+int weir__order_conditions(weir_expr_arena *a, weir_expr **roots, uint32_t n);
 /* Fills names (up to cap) with registered UDF names; returns count. */
 uint32_t weir__udf_names(const char **names, uint32_t cap);
 

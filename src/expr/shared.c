@@ -268,7 +268,7 @@ int weir_expr_calc_create(weir_expr_arena *a, weir_expr *filter, weir_expr *cons
     for (uint32_t i = 0; i < n; i++)
         roots[1 + i] = exprs[i];
     int32_t slots = weir__share_subexprs(a, roots, n + 1);
-    if (slots < 0)
+    if (slots < 0 || weir__order_conditions(a, roots, n + 1))
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
     c->filter = roots[0];
     c->exprs = exprs ? roots + 1 : NULL;

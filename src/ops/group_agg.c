@@ -29,19 +29,25 @@
  * FILTER (WHERE ...): an aggregate with a filter column sees only the rows
  * where that column is TRUE.
  *
- * COUNT(DISTINCT): without state TTL its values live in map state, and the
- * group's value keeps only {rows, non-NULL rows, distinct values} for it -
- * so a row costs one map lookup, not a copy of the whole value set (which
- * made q15/q16's cost grow with the stream). The COUNT(DISTINCT)s of one
- * column share a view, as in Flink: one map entry per (column, value)
- * holding each sharing aggregate's live occurrences of the value, so
- * COUNT(DISTINCT x) FILTER (WHERE a), ... FILTER (WHERE b) cost one entry.
- * With TTL the set stays inside the accumulator: map entries would expire
- * one by one, behind the count that depends on them.
+ * COUNT(DISTINCT): without state TTL its values live outside the
+ * accumulator, and the group's value keeps only {rows, non-NULL rows,
+ * distinct values} for it - so a row costs one lookup of its value, not a
+ * copy of the whole value set (which made q15/q16's cost grow with the
+ * stream). The COUNT(DISTINCT)s of one column share a view, as in Flink:
+ * one entry per (column, value) holding each sharing aggregate's live
+ * occurrences of the value, so COUNT(DISTINCT x) FILTER (WHERE a), ...
+ * FILTER (WHERE b) cost one entry. The operator holds the views in memory
+ * (ops/group_distinct.c: one probe per value) and writes the values that
+ * changed to map state "group-agg-distinct" when a checkpoint's snapshot
+ * starts - the runtime snapshots keyed state right after; a group not held
+ * yet (after a restore or a rescale) is loaded from map state at its first
+ * row. With TTL the set stays inside the accumulator: map entries would
+ * expire one by one, behind the count that depends on them.
  */
 #include <string.h>
 
 #include "agg/distinct.h"
+#include "ops/group_distinct.h"
 #include "ops/ops.h"
 #include "util/hindex.h"
 #include "weir/state.h"
@@ -77,6 +83,7 @@ typedef struct ga_slot {
     /* mini-batch: */
     bool had;        /* the group had a result before the batch: row `slot` of g->before */
     uint32_t last;   /* the input row that last changed it (for its key columns and time) */
+    uint32_t grp;    /* its group in g->dt (with COUNT(DISTINCT) views) */
 } ga_slot;
 
 typedef struct ga {
@@ -84,7 +91,8 @@ typedef struct ga {
     weir_state *st;
     weir_state *dst;      /* COUNT(DISTINCT) values: ns = aggregate number, key = value, value = occurrences */
     weir_buf dkey;        /* a distinct value's canonical bytes */
-    uint32_t key_slot;    /* the slot whose key is the current key (UINT32_MAX: unknown) */
+    gd_table *dt;         /* the views' values, held between checkpoints (written to dst at a snapshot) */
+    uint32_t *vnum;       /* per aggregate that is a view: its number in dt */
     weir_batch *out;      /* output being filled */
     weir_batch *prev;     /* one-row scratch: previous result */
     weir_batch *cur;      /* one-row scratch: new result */
@@ -130,7 +138,6 @@ static int ga_create(void *arg, const weir_op_info *info, void **out_op)
     g->conf = c;
     weir_buf_init(&g->val);
     weir_buf_init(&g->dkey);
-    g->key_slot = UINT32_MAX;
     g->acc_off = weir_calloc(c->n_aggs + 1, sizeof *g->acc_off);
     if (!g->acc_off)
         goto fail;
@@ -140,6 +147,20 @@ static int ga_create(void *arg, const weir_op_info *info, void **out_op)
         total += align8(c->ext[i] ? sizeof(ga_dist) : c->aggs[i].cls->acc_size(&c->aggs[i]));
     }
     g->acc_off[c->n_aggs] = total;
+    if (c->any_ext) {
+        g->vnum = weir_calloc(c->n_aggs, sizeof *g->vnum);
+        uint32_t *widths = weir_calloc(c->n_aggs, sizeof *widths);
+        uint32_t nv = 0;
+        for (uint32_t i = 0; g->vnum && widths && i < c->n_aggs; i++)
+            if (c->ext[i] && c->view[i] == i) {
+                g->vnum[i] = nv;
+                widths[nv++] = c->view_width[i];
+            }
+        int rc = g->vnum && widths ? weir__gd_create(nv, widths, &g->dt) : WEIR_ENOMEM;
+        weir_free(widths);
+        if (rc)
+            goto fail;
+    }
     g->cap_slots = info->batch_size ? info->batch_size : 1;
     uint32_t ix = 2;
     while (ix < 2 * g->cap_slots)
@@ -292,10 +313,43 @@ static int slots_flush(ga *g, weir_op_ctx *ctx, bool write)
     }
     g->n_slots = 0;
     g->kbuf_len = 0;
-    g->key_slot = UINT32_MAX;
     if (g->before)
         weir_batch_reset(g->before);
     memset(g->index, 0, ((size_t)g->index_mask + 1) * sizeof *g->index);
+    return rc;
+}
+
+/* A value of a view read from state (views_of). */
+typedef struct view_load {
+    ga *g;
+    uint32_t grp, v;
+} view_load;
+
+static int view_load_entry(void *ud, const void *k, size_t klen, const void *v, size_t vlen)
+{
+    const view_load *vl = ud;
+    ga *g = vl->g;
+    if (vlen != g->conf->view_width[vl->v] * sizeof(int64_t))
+        return WEIR_ECORRUPT;
+    return weir__gd_load(g->dt, vl->grp, g->vnum[vl->v], k, klen, v);
+}
+
+/*
+ * The group of key g->key (hashed h) in the views held in memory, its
+ * values loaded from map state when it is not held yet (the first row of
+ * the group since the start or a restore). The current key is the group's.
+ */
+static int views_of(ga *g, size_t klen, uint64_t h, uint32_t *grp)
+{
+    bool fresh;
+    int rc = weir__gd_group(g->dt, g->key, klen, h, grp, &fresh);
+    for (uint32_t v = 0; fresh && !rc && v < g->conf->n_aggs; v++) {
+        if (!g->conf->ext[v] || g->conf->view[v] != v)
+            continue;
+        uint8_t ns[2] = {(uint8_t)(v >> 8), (uint8_t)v};
+        view_load vl = {g, *grp, v};
+        rc = weir_map_iterate(g->dst, ns, sizeof ns, view_load_entry, &vl);
+    }
     return rc;
 }
 
@@ -333,7 +387,10 @@ static int slot_of(ga *g, weir_op_ctx *ctx, size_t klen, uint32_t *out)
     ga_slot *sl = &g->slots[s];
     if (rc || (rc = load(g, slot_accs(g, s), &sl->count)))
         return rc;
-    g->key_slot = s;
+    if (g->dt && (rc = views_of(g, klen, h, &sl->grp))) {
+        accs_destroy(g, slot_accs(g, s));
+        return rc;
+    }
     if (g->before) {
         /* the group's result before this batch, to emit the net change against */
         if (weir_batch_append_row(g->before) < 0)
@@ -435,62 +492,15 @@ static bool filter_passes(const weir_batch *in, int32_t f, uint32_t r)
     return f < 0 || (!weir_batch_is_null(in, (uint32_t)f, r) && ((const uint8_t *)in->cols[f].data)[r]);
 }
 
-/* A row's change to one view entry (view_apply -> view_update). */
-typedef struct view_change {
-    ga *g;
-    const weir_batch *in;
-    uint32_t r, v;
-    bool retract;
-    uint8_t *accs;
-} view_change;
-
-/*
- * The occurrences of one value (one int64 per sharer of the view, where it
- * lies in state: memcpy, the bytes may be unaligned) go up or down by one
- * for each sharer whose FILTER lets the row through, and each one's distinct
- * count follows them to and from zero. Keeps the entry while any sharer
- * still holds the value.
- */
-static int view_update(void *ud, void *val, size_t vlen)
-{
-    const view_change *ch = ud;
-    const ga_conf *c = ch->g->conf;
-    uint8_t *occ = val;
-    for (uint32_t i = ch->v; i < c->n_aggs; i++) {
-        if (!c->ext[i] || c->view[i] != ch->v || !filter_passes(ch->in, c->filter[i], ch->r))
-            continue;
-        int64_t o;
-        memcpy(&o, occ + c->view_pos[i] * sizeof o, sizeof o);
-        if (ch->retract && o <= 0)
-            return WEIR_ESTATE;
-        o += ch->retract ? -1 : 1;
-        memcpy(occ + c->view_pos[i] * sizeof o, &o, sizeof o);
-        ga_dist *d = (ga_dist *)(void *)(ch->accs + ch->g->acc_off[i]);
-        if (ch->retract) {
-            d->n -= o == 0;
-            d->nonnull--;
-            d->rows--;
-        } else {
-            d->n += o == 1;
-            d->nonnull++;
-            d->rows++;
-        }
-    }
-    for (size_t j = 0; j < vlen; j++)
-        if (occ[j])
-            return 1;
-    return 0;
-}
-
 /*
  * Adds or retracts row r's value for the COUNT(DISTINCT) aggregates of view v
- * (those sharing v's column) whose FILTER lets the row through. The value's
- * map entry holds the occurrences of every sharer; it is changed in place
- * (one lookup: weir_map_update) once for all of them, and goes when no
- * sharing aggregate holds the value any more.
+ * (those sharing v's column) whose FILTER lets the row through. The value
+ * holds one occurrence counter per sharer (in the group's view in memory,
+ * one probe for all of them); each sharer's distinct count follows its
+ * counter to and from zero.
  */
-static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const weir_batch *in, uint32_t r,
-                      bool retract, uint8_t *accs)
+static int view_apply(ga *g, uint32_t slot, uint32_t v, const weir_batch *in, uint32_t r, bool retract,
+                      uint8_t *accs)
 {
     const ga_conf *c = g->conf;
     bool any_pass = false;
@@ -513,16 +523,27 @@ static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const 
         }
         return 0;
     }
-    if (g->key_slot != slot) {
-        const ga_slot *sl = &g->slots[slot];
-        if ((rc = weir_op_set_key_hashed(ctx, g->kbuf + sl->koff, sl->klen, sl->hash)))
-            return rc;
-        g->key_slot = slot;
+    int64_t *occ;
+    if ((rc = weir__gd_counts(g->dt, g->slots[slot].grp, g->vnum[v], g->dkey.data, g->dkey.len, &occ)))
+        return rc;
+    for (uint32_t i = v; i < c->n_aggs; i++) {
+        if (!c->ext[i] || c->view[i] != v || !filter_passes(in, c->filter[i], r))
+            continue;
+        int64_t *o = &occ[c->view_pos[i]];
+        ga_dist *d = (ga_dist *)(void *)(accs + g->acc_off[i]);
+        if (retract) {
+            if (*o <= 0)
+                return WEIR_ESTATE;
+            d->n -= --*o == 0;
+            d->nonnull--;
+            d->rows--;
+        } else {
+            d->n += ++*o == 1;
+            d->nonnull++;
+            d->rows++;
+        }
     }
-    uint8_t ns[2] = {(uint8_t)(v >> 8), (uint8_t)v};
-    view_change ch = {g, in, r, v, retract, accs};
-    return weir_map_update(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len, c->view_width[v] * sizeof(int64_t),
-                           view_update, &ch);
+    return 0;
 }
 
 static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
@@ -560,7 +581,7 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
         const weir_agg *a = &c->aggs[i];
         if (c->ext[i]) {
             if (c->view[i] == i) /* the view's first sharer applies them all */
-                rc = view_apply(g, ctx, slot, i, in, r, retract, accs);
+                rc = view_apply(g, slot, i, in, r, retract, accs);
             continue;
         }
         if (!filter_passes(in, c->filter[i], r))
@@ -655,6 +676,51 @@ static int ga_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
     return rc ? rc : flush(g, ctx);
 }
 
+/* A view value that changed since the last snapshot, to map state (snapshot -> weir__gd_drain). */
+typedef struct view_save {
+    ga *g;
+    weir_op_ctx *ctx;
+    const uint8_t *key; /* the current key's bytes (in the view table), NULL: none set yet */
+} view_save;
+
+static int view_save_entry(void *ud, const uint8_t *key, size_t klen, uint64_t hash, uint32_t v, const void *val,
+                           size_t vlen, const int64_t *counters)
+{
+    view_save *vs = ud;
+    ga *g = vs->g;
+    int rc;
+    if (vs->key != key) {
+        if ((rc = weir_op_set_key_hashed(vs->ctx, key, klen, hash)))
+            return rc;
+        vs->key = key;
+    }
+    /* v numbers the views; the namespace is the view's aggregate number */
+    uint32_t a = 0;
+    while (!(g->conf->ext[a] && g->conf->view[a] == a && g->vnum[a] == v))
+        a++;
+    uint8_t ns[2] = {(uint8_t)(a >> 8), (uint8_t)a};
+    if (!counters)
+        return weir_map_remove(g->dst, ns, sizeof ns, val, vlen);
+    return weir_map_put(g->dst, ns, sizeof ns, val, vlen, counters, g->conf->view_width[a] * sizeof(int64_t));
+}
+
+/*
+ * The values of the COUNT(DISTINCT) views that changed since the previous
+ * snapshot go to map state now: the runtime snapshots keyed state right
+ * after. The operator's own snapshot is empty (nothing to restore: a
+ * restored group's values are loaded from map state on its first row).
+ */
+static int ga_snapshot(void *op, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf *out)
+{
+    ga *g = op;
+    (void)ckpt_id;
+    (void)out;
+    if (!g->dt)
+        return 0;
+    view_save vs = {g, ctx, NULL};
+    return weir__gd_drain(g->dt, view_save_entry, &vs);
+}
+
 static void ga_close(void *op)
 {
     ga *g = op;
@@ -673,6 +739,8 @@ static void ga_close(void *op)
     weir_free(g->acc_off);
     weir_buf_fini(&g->val);
     weir_buf_fini(&g->dkey);
+    weir__gd_destroy(g->dt);
+    weir_free(g->vnum);
     weir_free(g);
 }
 
@@ -680,6 +748,7 @@ static const weir_operator_class ga_class = {
     .name = "GroupAggregate",
     .open = ga_open,
     .process = ga_process,
+    .snapshot = ga_snapshot,
     .close = ga_close,
 };
 

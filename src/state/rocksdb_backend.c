@@ -948,7 +948,7 @@ static bool same_group(const group *g, const void *key, size_t klen,
                        const void *ns, size_t nslen)
 {
     return g->open && g->key.len == klen && g->ns.len == nslen &&
-           memcmp(g->key.data, key, klen) == 0 &&
+           (klen == 0 || memcmp(g->key.data, key, klen) == 0) &&
            (nslen == 0 || memcmp(g->ns.data, ns, nslen) == 0);
 }
 

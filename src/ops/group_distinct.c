@@ -1,0 +1,317 @@
+/*
+ * ops/group_distinct.c - COUNT(DISTINCT) views held in memory (see the
+ * header).
+ *
+ * Groups: an array with an open-addressing index (linear probing, at most
+ * half full) by key hash, their key bytes in one buffer. Values: per view
+ * one open-addressing table (linear probing, at most two thirds full) of
+ * records {hash, group, length, value, counters}, in one block that
+ * doubles (util/bigmem), so a probe reads one record where it lies. A
+ * value of up to 8 bytes (every integer, double and short string) is
+ * inline; a longer one lies in the view's arena. A value whose counters
+ * all fell to zero stays as zeros (absent for COUNT(DISTINCT)) until the
+ * next drain removes it from state; then its record becomes a tombstone
+ * (probes pass it, an insert may take it, doubling drops it; a long
+ * value's bytes stay in the arena). Each view lists the positions of its changed
+ * records (rebuilt when the table doubles), so a drain visits only those.
+ */
+#include <string.h>
+
+#include "ops/group_distinct.h"
+#include "util/bigmem.h"
+#include "util/hindex.h"
+#include "weir/common.h"
+#include "weir/key.h"
+
+#define GD_CHANGED 0x80000000u
+#define GD_TOMB UINT32_MAX /* gd_rec.grp of a removed record */
+
+typedef struct gd_rec {
+    uint64_t hash;
+    uint32_t grp;  /* group + 1; 0: an empty record; GD_TOMB: a removed one */
+    uint32_t vlen; /* the value's length, | GD_CHANGED while listed in the view's chg */
+    uint64_t val;  /* the value's bytes when vlen <= 8 (zero-padded), else its offset in the arena */
+    /* then the counters: width int64s */
+} gd_rec;
+
+typedef struct gd_view {
+    uint32_t width;
+    size_t stride; /* sizeof(gd_rec) + 8 * width */
+    uint8_t *rec;  /* mask + 1 records */
+    size_t mask, n, n_tomb; /* live records, tombstones */
+    uint8_t *arena;
+    size_t alen, acap;
+    size_t *chg; /* positions of the changed records */
+    size_t n_chg, cap_chg;
+} gd_view;
+
+typedef struct gd_group {
+    uint64_t hash;
+    size_t koff;
+    uint32_t klen;
+} gd_group;
+
+struct gd_table {
+    uint32_t n_views;
+    gd_view *views;
+    gd_group *g;
+    uint32_t n_g, cap_g;
+    uint32_t *slot; /* group + 1, 0 empty */
+    uint32_t mask;
+    uint8_t *keys;
+    size_t klen, kcap;
+};
+
+static gd_rec *rec_at(const gd_view *w, size_t i) { return (gd_rec *)(void *)(w->rec + i * w->stride); }
+static int64_t *rec_counters(gd_rec *r) { return (int64_t *)(void *)(r + 1); }
+static uint32_t rec_vlen(const gd_rec *r) { return r->vlen & ~GD_CHANGED; }
+
+static const void *rec_value(const gd_view *w, const gd_rec *r)
+{
+    return rec_vlen(r) <= sizeof r->val ? (const void *)&r->val : (const void *)(w->arena + r->val);
+}
+
+/* The home position of a hash: its two halves folded (the group's part is in the high bits). */
+static size_t home(const gd_view *w, uint64_t h) { return (size_t)(h ^ (h >> 32)) & w->mask; }
+
+int weir__gd_create(uint32_t n_views, const uint32_t *widths, gd_table **out)
+{
+    gd_table *t = weir_calloc(1, sizeof *t);
+    if (!t)
+        return WEIR_ENOMEM;
+    t->n_views = n_views;
+    t->views = weir_calloc(n_views ? n_views : 1, sizeof *t->views);
+    if (!t->views) {
+        weir_free(t);
+        return WEIR_ENOMEM;
+    }
+    for (uint32_t v = 0; v < n_views; v++) {
+        t->views[v].width = widths[v];
+        t->views[v].stride = sizeof(gd_rec) + (size_t)widths[v] * sizeof(int64_t);
+    }
+    *out = t;
+    return 0;
+}
+
+void weir__gd_destroy(gd_table *t)
+{
+    if (!t)
+        return;
+    for (uint32_t v = 0; v < t->n_views; v++) {
+        weir__bigmem_free(t->views[v].rec);
+        weir_free(t->views[v].arena);
+        weir_free(t->views[v].chg);
+    }
+    weir_free(t->views);
+    weir_free(t->g);
+    weir_free(t->slot);
+    weir_free(t->keys);
+    weir_free(t);
+}
+
+int weir__gd_group(gd_table *t, const uint8_t *key, size_t klen, uint64_t h, uint32_t *grp, bool *fresh)
+{
+    uint32_t i;
+    if (t->slot) {
+        for (i = weir__hash_slot(h) & t->mask; t->slot[i]; i = (i + 1) & t->mask) {
+            const gd_group *g = &t->g[t->slot[i] - 1];
+            if (g->hash == h && g->klen == klen && (!klen || !memcmp(t->keys + g->koff, key, klen))) {
+                *grp = t->slot[i] - 1;
+                *fresh = false;
+                return 0;
+            }
+        }
+    }
+    if (klen > UINT32_MAX || t->n_g >= UINT32_MAX / 4)
+        return WEIR_ENOMEM;
+    if (t->n_g == t->cap_g) {
+        uint32_t cap = t->cap_g ? 2 * t->cap_g : 16;
+        gd_group *ng = weir_realloc(t->g, (size_t)cap * sizeof *ng);
+        if (!ng)
+            return WEIR_ENOMEM;
+        t->g = ng;
+        t->cap_g = cap;
+    }
+    if (t->klen + klen > t->kcap) {
+        size_t cap = t->kcap ? 2 * t->kcap : 1024;
+        while (cap < t->klen + klen)
+            cap *= 2;
+        uint8_t *nk = weir_realloc(t->keys, cap);
+        if (!nk)
+            return WEIR_ENOMEM;
+        t->keys = nk;
+        t->kcap = cap;
+    }
+    if (!t->slot || 2 * ((size_t)t->n_g + 1) > (size_t)t->mask + 1) {
+        uint32_t n_slots = t->slot ? t->mask + 1 : 0;
+        int rc = weir__hindex_grow(&t->slot, &n_slots, t->g, sizeof *t->g, t->n_g);
+        if (rc)
+            return rc;
+        t->mask = n_slots - 1;
+    }
+    for (i = weir__hash_slot(h) & t->mask; t->slot[i]; i = (i + 1) & t->mask)
+        ;
+    uint32_t n = t->n_g;
+    if (klen)
+        memcpy(t->keys + t->klen, key, klen);
+    t->g[n] = (gd_group){.hash = h, .koff = t->klen, .klen = (uint32_t)klen};
+    t->klen += klen;
+    t->slot[i] = n + 1;
+    t->n_g++;
+    *grp = n;
+    *fresh = true;
+    return 0;
+}
+
+/* Rebuilds w's table without tombstones, doubled when the live records ask for it
+ * (first 1024 records), and lists its changed records anew. */
+static int view_grow(gd_view *w)
+{
+    size_t cap = !w->rec ? 1024 : 3 * (w->n + 1) > w->mask + 1 ? 2 * (w->mask + 1) : w->mask + 1;
+    uint8_t *nr = weir__bigmem_calloc(cap * w->stride, 64);
+    if (!nr)
+        return WEIR_ENOMEM;
+    gd_view old = *w;
+    w->rec = nr;
+    w->mask = cap - 1;
+    w->n_chg = 0;
+    w->n_tomb = 0;
+    for (size_t i = 0; old.rec && i <= old.mask; i++) {
+        const gd_rec *r = rec_at(&old, i);
+        if (!r->grp || r->grp == GD_TOMB)
+            continue;
+        size_t j = home(w, r->hash);
+        while (rec_at(w, j)->grp)
+            j = (j + 1) & w->mask;
+        memcpy(rec_at(w, j), r, w->stride);
+        if (r->vlen & GD_CHANGED)
+            w->chg[w->n_chg++] = j; /* never more than before */
+    }
+    weir__bigmem_free(old.rec);
+    return 0;
+}
+
+/* The record of (grp, val) in view w, inserted as zeros when new. */
+static int view_find(gd_view *w, uint32_t grp, const void *val, size_t vlen, gd_rec **out)
+{
+    uint64_t h = weir_key_hash(val, vlen) ^ ((uint64_t)(grp + 1) * 0x9E3779B97F4A7C15ull);
+    uint64_t inl = 0;
+    bool is_inline = vlen <= sizeof inl;
+    if (is_inline && vlen)
+        memcpy(&inl, val, vlen);
+    size_t i = 0, tomb = SIZE_MAX;
+    if (w->rec) {
+        for (i = home(w, h);; i = (i + 1) & w->mask) {
+            gd_rec *r = rec_at(w, i);
+            if (!r->grp)
+                break;
+            if (r->grp == GD_TOMB) {
+                if (tomb == SIZE_MAX)
+                    tomb = i;
+                continue;
+            }
+            if (r->hash != h || r->grp != grp + 1 || rec_vlen(r) != vlen)
+                continue;
+            if (is_inline ? r->val == inl : !memcmp(w->arena + r->val, val, vlen)) {
+                *out = r;
+                return 0;
+            }
+        }
+    }
+    if (vlen >= GD_CHANGED)
+        return WEIR_EINVAL;
+    if (tomb != SIZE_MAX) {
+        i = tomb;
+        w->n_tomb--;
+    } else if (!w->rec || 3 * (w->n + w->n_tomb + 1) > 2 * (w->mask + 1)) {
+        int rc = view_grow(w);
+        if (rc)
+            return rc;
+        for (i = home(w, h); rec_at(w, i)->grp; i = (i + 1) & w->mask)
+            ;
+    }
+    if (!is_inline) {
+        if (w->alen + vlen > w->acap) {
+            size_t cap = w->acap ? 2 * w->acap : 4096;
+            while (cap < w->alen + vlen)
+                cap *= 2;
+            uint8_t *na = weir_realloc(w->arena, cap);
+            if (!na)
+                return WEIR_ENOMEM;
+            w->arena = na;
+            w->acap = cap;
+        }
+        memcpy(w->arena + w->alen, val, vlen);
+        inl = w->alen;
+        w->alen += vlen;
+    }
+    gd_rec *r = rec_at(w, i);
+    *r = (gd_rec){.hash = h, .grp = grp + 1, .vlen = (uint32_t)vlen, .val = inl};
+    memset(rec_counters(r), 0, (size_t)w->width * sizeof(int64_t));
+    w->n++;
+    *out = r;
+    return 0;
+}
+
+int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, int64_t **counts)
+{
+    gd_view *w = &t->views[v];
+    gd_rec *r;
+    int rc = view_find(w, grp, val, vlen, &r);
+    if (rc)
+        return rc;
+    if (!(r->vlen & GD_CHANGED)) {
+        if (w->n_chg == w->cap_chg) {
+            size_t cap = w->cap_chg ? 2 * w->cap_chg : 1024;
+            size_t *nc = weir_realloc(w->chg, cap * sizeof *nc);
+            if (!nc)
+                return WEIR_ENOMEM;
+            w->chg = nc;
+            w->cap_chg = cap;
+        }
+        w->chg[w->n_chg++] = (size_t)((uint8_t *)r - w->rec) / w->stride;
+        r->vlen |= GD_CHANGED;
+    }
+    *counts = rec_counters(r);
+    return 0;
+}
+
+int weir__gd_load(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, const void *counters)
+{
+    gd_view *w = &t->views[v];
+    gd_rec *r;
+    int rc = view_find(w, grp, val, vlen, &r);
+    if (!rc)
+        memcpy(rec_counters(r), counters, (size_t)w->width * sizeof(int64_t));
+    return rc;
+}
+
+int weir__gd_drain(gd_table *t, gd_change_fn fn, void *ud)
+{
+    for (uint32_t v = 0; v < t->n_views; v++) {
+        gd_view *w = &t->views[v];
+        for (size_t k = 0; k < w->n_chg; k++) {
+            gd_rec *r = rec_at(w, w->chg[k]);
+            const int64_t *c = rec_counters(r);
+            bool any = false;
+            for (uint32_t x = 0; x < w->width && !any; x++)
+                any = c[x] != 0;
+            const gd_group *g = &t->g[r->grp - 1];
+            int rc = fn(ud, t->keys + g->koff, g->klen, g->hash, v, rec_value(w, r), rec_vlen(r), any ? c : NULL);
+            if (rc) {
+                /* keep what was not handed over, for the next drain */
+                memmove(w->chg, w->chg + k, (w->n_chg - k) * sizeof *w->chg);
+                w->n_chg -= k;
+                return rc;
+            }
+            r->vlen &= ~GD_CHANGED;
+            if (!any) {
+                r->grp = GD_TOMB; /* removed from state: nothing to keep */
+                w->n--;
+                w->n_tomb++;
+            }
+        }
+        w->n_chg = 0;
+    }
+    return 0;
+}
