@@ -289,7 +289,7 @@ def run_case(case):
 
 
 def main():
-    return diffrun.main("join_prune_diff", run_case, jobs_env="WEIR_PRUNEDIFF_JOBS", jobs=8, asan_jobs=3,
+    return diffrun.main("join_prune_diff", run_case, jobs_env="WEIR_PRUNEDIFF_JOBS", jobs=6, asan_jobs=2,
                         one_env="WEIR_PRUNEDIFF_JOB", unit="jobs of 6 queries")
 
 

@@ -7,7 +7,7 @@
 # aggregating a few columns, runs them through `weir run` at parallelism
 # 1/2/4 and batch sizes 1/7/1024, folds each changelog into its table and
 # compares it with a nested-loop python oracle.
-# Bounded: WEIR_PRUNEDIFF_JOBS jobs (default 8; 3 under ASan), 6 queries
+# Bounded: WEIR_PRUNEDIFF_JOBS jobs (default 6; 2 under ASan), 6 queries
 # each. The seed is printed; WEIR_SEED=S replays a run, WEIR_PRUNEDIFF_JOB=i
 # one job of it. Failing jobs are written under WEIR_PRUNEDIFF_OUT (default
 # ./join_prune_diff_failures).
