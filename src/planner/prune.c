@@ -385,7 +385,7 @@ int plan_projection_apply(plan_ctx *pc, const cat_table *t, const weir_sql_table
 
 int plan_projection_join_input(plan_ctx *pc, const weir_sql_table_ref *join, rel *r)
 {
-    if (!pc->proj_on || !has_ref(pc, join) || r->win.present || r->n_hidden || r->outer_cols)
+    if (!pc->proj_on || !has_ref(pc, join) || r->win.present || r->n_hidden)
         return 0;
     uint32_t n = r->n_physical, keep = 0;
     int alt = plan_alt_time_of(pc, r);
