@@ -104,7 +104,7 @@ rm -rf ckpt
 "$WEIR" run ops.sql -D weir.source.projection-pushdown=false > /dev/null 2> log || fail "the whole-row join job failed"
 "$WEIR" run ops.sql > /dev/null 2> log
 [ $? -eq 3 ] || fail "a checkpoint of whole join rows was not refused"
-grep -q "Join\[0\]: input 1 (STRING, BIGINT, BIGINT) in the checkpoint, (STRING, BIGINT) now" log ||
+grep -q "Join\[0\]: input 0 (STRING, BIGINT, BIGINT) in the checkpoint, (STRING, BIGINT) now, input 1 (STRING, BIGINT, BIGINT) in the checkpoint, (STRING, BIGINT) now" log ||
     fail "the join's narrower rows are not named"
 
 # A compatible change resumes: a stateless filter before the window moves
