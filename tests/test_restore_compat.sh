@@ -97,6 +97,15 @@ sed "s/ON src.k = dim.k AND src.v = dim.v/ON src.k = dim.k/" ops.sql > ops_join.
 [ $? -eq 3 ] || fail "a join on other keys was not refused"
 grep -q "Join\[0\]: key of input 0 (STRING, BIGINT) in the checkpoint, (STRING) now" log ||
     fail "the join's key change is not named"
+# A checkpoint of the join's whole rows (what weir stored before it kept
+# only the columns read above a join; the projection below joins turned
+# off) does not fit the join that keeps k and v alone: refused, naming it.
+rm -rf ckpt
+"$WEIR" run ops.sql -D weir.source.projection-pushdown=false > /dev/null 2> log || fail "the whole-row join job failed"
+"$WEIR" run ops.sql > /dev/null 2> log
+[ $? -eq 3 ] || fail "a checkpoint of whole join rows was not refused"
+grep -q "Join\[0\]: input 0 (STRING, BIGINT, BIGINT) in the checkpoint, (STRING, BIGINT) now, input 1 (STRING, BIGINT, BIGINT) in the checkpoint, (STRING, BIGINT) now" log ||
+    fail "the join's narrower rows are not named"
 
 # A compatible change resumes: a stateless filter before the window moves
 # every node id after the source; the window's state still finds it. Stop

@@ -595,10 +595,10 @@ static int bind_coll(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint3
 {
     int64_t fn = f->param;
     uint8_t flags = F_STRICT;
-    weir_type rt = args[0]->type;
-    int rc = 0;
     if (n == 0)
         return weir__bad_args(f, args, n, err);
+    weir_type rt = args[0]->type;
+    int rc = 0;
     bool want_map = fn == C_ENTRIES || fn == C_MAP_UNION;
     if (fn != C_SPLIT) {
         if (args[0]->type.id == WEIR_TYPE_NULL)

@@ -1345,6 +1345,9 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     bool top1 = false;
     if ((rc = plan_window_top1_join(pc, ref, !where || where->n == 0, &sd[0].r, out, &top1)) || top1)
         return rc;
+    /* only the columns read above the join go into its state (prune.c) */
+    if ((rc = plan_projection_join_input(pc, ref, &sd[0].r)))
+        return rc;
     versioned_side vs = {0};
     if (rt->kind == WEIR_SQL_FROM_TABLE && rt->u.table.system_time &&
         (rc = temporal_side(pc, ref, type, &sd[0].r, &sd[1].r, &vs)))
@@ -1355,7 +1358,7 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     } else if (rt->kind == WEIR_SQL_FROM_TABLE && rt->u.table.system_time) {
         if ((rc = lookup_side(pc, ref, type, &sd[0].r, &sd[1].r, &lookup)))
             return rc;
-    } else if ((rc = plan_input(pc, rt, where, &sd[1].r))) {
+    } else if ((rc = plan_input(pc, rt, where, &sd[1].r)) || (rc = plan_projection_join_input(pc, ref, &sd[1].r))) {
         return rc;
     }
     (void)comma;

@@ -167,6 +167,9 @@ struct plan_ctx {
     const char **proj;
     size_t n_proj;
     bool proj_on;
+    /* a SELECT over joins: the FROM items the names apply to (its tables and joins); none: every source */
+    const weir_sql_table_ref **proj_refs;
+    size_t n_proj_refs;
     /* sub-plan reuse (reuse.c) */
     plan_reuse_entry *reuse;
     size_t n_reuse;
@@ -296,8 +299,20 @@ typedef struct plan_column_visitor {
 int plan_walk_columns(const plan_column_visitor *v, const weir_sql_expr *e);
 int plan_projection_begin(plan_ctx *pc, const weir_sql_select *sel);
 void plan_projection_end(plan_ctx *pc);
+/* A nested query's planning keeps the enclosing SELECT's names aside (plan_query). */
+typedef struct plan_projection_saved {
+    const char **proj;
+    size_t n_proj;
+    bool proj_on;
+    const weir_sql_table_ref **refs;
+    size_t n_refs;
+} plan_projection_saved;
+void plan_projection_save(plan_ctx *pc, plan_projection_saved *s);
+void plan_projection_restore(plan_ctx *pc, const plan_projection_saved *s);
+/* Below a join of the SELECT being planned: narrows input r to the columns read above the join. */
+int plan_projection_join_input(plan_ctx *pc, const weir_sql_table_ref *join, rel *r);
 /* The columns the source of t produces (all of them, unless pushdown applies). */
-int plan_projection_apply(plan_ctx *pc, const cat_table *t, plan_source_cols *out);
+int plan_projection_apply(plan_ctx *pc, const cat_table *t, const weir_sql_table_ref *ref, plan_source_cols *out);
 /* function.c: CREATE FUNCTION (a C library's function, or another name of a registered one) and DROP FUNCTION. */
 int plan_create_function(plan_ctx *pc, const weir_sql_create_function *cf, weir_sql_loc loc);
 int plan_drop_function(plan_ctx *pc, const weir_sql_drop *d, weir_sql_loc loc);

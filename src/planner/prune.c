@@ -20,6 +20,20 @@
  * columns by name. File formats (CSV columns by position, JSON's
  * fail-on-missing-field) and datagen (values hashed per column index) do
  * not qualify. 'weir.source.projection-pushdown' = 'false' turns it off.
+ *
+ * A SELECT over joins (FROM a JOIN b ON ..., FROM a, b WHERE ...) gets the
+ * same analysis, over its ON conditions and USING columns too: a join keeps
+ * every row of an input it has not matched yet, so each input's columns
+ * that nothing above the join reads would be stored for nothing (Nexmark
+ * q4 reads 4 of an auction's 10 columns and 3 of a bid's 7). The tables of
+ * the join tree that project by name produce only the columns named, and
+ * every other input of a join of that tree (a subquery, a view, a table of
+ * another connector, a nested join's result) gets a projection below the
+ * join keeping those columns, its time attributes and window bounds. The
+ * names apply to that tree's FROM items only (pc->proj_refs), never to the
+ * queries nested in it, which have their own. Not understood, so not
+ * narrowed: an unqualified '*', a qualified one that is not a table of the
+ * tree, NATURAL joins, LATERAL, table functions and UNNEST in the tree.
  */
 #include <string.h>
 #include <strings.h>
@@ -116,6 +130,90 @@ static int keep_names(void *ud, const weir_sql_expr *e)
     return 1;
 }
 
+static int add_ref(plan_ctx *pc, const weir_sql_table_ref *r)
+{
+    const weir_sql_table_ref **nv = weir_realloc(pc->proj_refs, (pc->n_proj_refs + 1) * sizeof *nv);
+    if (!nv)
+        return WEIR_ENOMEM;
+    pc->proj_refs = nv;
+    pc->proj_refs[pc->n_proj_refs++] = r;
+    return 0;
+}
+
+static bool has_ref(const plan_ctx *pc, const weir_sql_table_ref *r)
+{
+    for (size_t i = 0; r && i < pc->n_proj_refs; i++)
+        if (pc->proj_refs[i] == r)
+            return true;
+    return false;
+}
+
+/* A table of the FROM tree whose source may produce fewer columns: a table (not a view), no column aliases. */
+static const cat_table *plain_table(plan_ctx *pc, const weir_sql_table_ref *f)
+{
+    if (f->kind != WEIR_SQL_FROM_TABLE || f->u.table.system_time || f->n_column_aliases ||
+        plan_find_view(pc, &f->u.table.name))
+        return NULL;
+    return plan_find_table(pc, &f->u.table.name);
+}
+
+/* The FROM items of a join tree: 1 when each is understood (its ON conditions visited), 0 when not, < 0: error. */
+static int join_tree(plan_ctx *pc, const plan_column_visitor *v, const weir_sql_table_ref *f)
+{
+    int rc;
+    switch (f->kind) {
+    case WEIR_SQL_FROM_TABLE:
+        if (f->u.table.system_time) /* a lookup or temporal join's table: read as it is */
+            return walk(v, f->u.table.system_time);
+        return plain_table(pc, f) && add_ref(pc, f) ? WEIR_ENOMEM : 1;
+    case WEIR_SQL_FROM_SUBQUERY: return f->u.subquery.lateral ? 0 : 1;
+    case WEIR_SQL_FROM_JOIN:
+        if (f->u.join.natural || f->u.join.right->kind == WEIR_SQL_FROM_UNNEST)
+            return 0;
+        if ((rc = join_tree(pc, v, f->u.join.left)) <= 0 || (rc = join_tree(pc, v, f->u.join.right)) <= 0)
+            return rc;
+        if (f->u.join.on && (rc = walk(v, f->u.join.on)) <= 0)
+            return rc;
+        for (uint32_t i = 0; i < f->u.join.n_using; i++)
+            if (add_name(pc, f->u.join.using_[i].name))
+                return WEIR_ENOMEM;
+        return add_ref(pc, f) ? WEIR_ENOMEM : 1;
+    default: return 0; /* table functions, UNNEST */
+    }
+}
+
+/* The FROM item of the tree that t.* names, or NULL. */
+static const weir_sql_table_ref *named_item(const weir_sql_table_ref *f, const char *q)
+{
+    if (f->kind == WEIR_SQL_FROM_JOIN) {
+        const weir_sql_table_ref *l = named_item(f->u.join.left, q);
+        return l ? l : named_item(f->u.join.right, q);
+    }
+    if (f->alias)
+        return strcasecmp(f->alias->name, q) ? NULL : f;
+    if (f->kind == WEIR_SQL_FROM_TABLE && !strcasecmp(f->u.table.name.parts[f->u.table.name.n_parts - 1].name, q))
+        return f;
+    return NULL;
+}
+
+/* A select item of a SELECT over joins: t.* of a table of the tree keeps all of t's columns. */
+static int join_item(plan_ctx *pc, const plan_column_visitor *v, const weir_sql_table_ref *from, const weir_sql_expr *e)
+{
+    if (e->kind != WEIR_SQL_EXPR_STAR)
+        return walk(v, e);
+    const weir_sql_name *q = &e->u.star.qualifier;
+    if (!q->n_parts)
+        return 0;
+    const weir_sql_table_ref *f = named_item(from, q->parts[q->n_parts - 1].name);
+    const cat_table *t = f ? plain_table(pc, f) : NULL;
+    if (!t)
+        return 0; /* a subquery's or a view's columns are not known before it is planned */
+    for (uint32_t i = 0; i < t->full->n_fields; i++)
+        if (add_name(pc, t->full->fields[i].name))
+            return WEIR_ENOMEM;
+    return 1;
+}
+
 int plan_projection_begin(plan_ctx *pc, const weir_sql_select *sel)
 {
     plan_projection_end(pc);
@@ -150,12 +248,14 @@ int plan_projection_begin(plan_ctx *pc, const weir_sql_select *sel)
         }
         if (!table && rc > 0)
             rc = 0;
+    } else if (f->kind == WEIR_SQL_FROM_JOIN) {
+        rc = join_tree(pc, &v, f);
     } else if (f->kind != WEIR_SQL_FROM_TABLE || f->u.table.system_time || !plan_find_table(pc, &f->u.table.name) ||
                plan_find_view(pc, &f->u.table.name)) {
         return 0;
     }
     for (uint32_t i = 0; i < sel->n_items && rc > 0; i++)
-        rc = walk(&v, sel->items[i].expr);
+        rc = f->kind == WEIR_SQL_FROM_JOIN ? join_item(pc, &v, f, sel->items[i].expr) : walk(&v, sel->items[i].expr);
     if (rc > 0 && sel->where)
         rc = walk(&v, sel->where);
     if (rc > 0)
@@ -187,6 +287,29 @@ void plan_projection_end(plan_ctx *pc)
     pc->proj = NULL;
     pc->n_proj = 0;
     pc->proj_on = false;
+    weir_free(pc->proj_refs);
+    pc->proj_refs = NULL;
+    pc->n_proj_refs = 0;
+}
+
+void plan_projection_save(plan_ctx *pc, plan_projection_saved *s)
+{
+    *s = (plan_projection_saved){pc->proj, pc->n_proj, pc->proj_on, pc->proj_refs, pc->n_proj_refs};
+    pc->proj = NULL;
+    pc->n_proj = 0;
+    pc->proj_on = false;
+    pc->proj_refs = NULL;
+    pc->n_proj_refs = 0;
+}
+
+void plan_projection_restore(plan_ctx *pc, const plan_projection_saved *s)
+{
+    plan_projection_end(pc);
+    pc->proj = s->proj;
+    pc->n_proj = s->n_proj;
+    pc->proj_on = s->proj_on;
+    pc->proj_refs = s->refs;
+    pc->n_proj_refs = s->n_refs;
 }
 
 static bool projects_by_name(const cat_table *t)
@@ -205,7 +328,7 @@ static bool name_used(const plan_ctx *pc, const char *name)
     return false;
 }
 
-int plan_projection_apply(plan_ctx *pc, const cat_table *t, plan_source_cols *out)
+int plan_projection_apply(plan_ctx *pc, const cat_table *t, const weir_sql_table_ref *ref, plan_source_cols *out)
 {
     out->physical = t->physical;
     out->full = t->full;
@@ -213,7 +336,7 @@ int plan_projection_apply(plan_ctx *pc, const cat_table *t, plan_source_cols *ou
     out->has_proctime = t->has_proctime;
     out->proctime = t->proctime;
     out->pruned = false;
-    if (!pc->proj_on || !projects_by_name(t))
+    if (!pc->proj_on || !projects_by_name(t) || (pc->n_proj_refs && !has_ref(pc, ref)))
         return 0;
     const plan_column_visitor v = {keep_names, pc};
     uint32_t np = t->physical->n_fields, keep = 0;
@@ -257,5 +380,45 @@ int plan_projection_apply(plan_ctx *pc, const cat_table *t, plan_source_cols *ou
     out->physical = ps;
     out->full = fs;
     out->pruned = true;
+    return 0;
+}
+
+int plan_projection_join_input(plan_ctx *pc, const weir_sql_table_ref *join, rel *r)
+{
+    if (!pc->proj_on || !has_ref(pc, join) || r->win.present || r->n_hidden)
+        return 0;
+    uint32_t n = r->n_physical, keep = 0;
+    int alt = plan_alt_time_of(pc, r);
+    uint32_t *cols = plan_alloc(pc, (n + 1) * sizeof *cols);
+    if (!cols)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        bool time = (int)i == r->rowtime || (int)i == alt || (r->has_proctime && i == r->proctime);
+        bool bound = r->wprops.present && (i == r->wprops.ws || i == r->wprops.we || (int)i == r->wprops.wt);
+        if (time || bound || name_used(pc, r->schema->fields[i].name))
+            cols[keep++] = i;
+    }
+    if (keep == n || n == 0)
+        return 0;
+    if (!keep)
+        cols[keep++] = 0; /* nothing read (SELECT COUNT(*) over a cross product): one column carries the rows */
+    weir_expr **exprs = plan_alloc(pc, keep * sizeof *exprs);
+    const char **names = plan_alloc(pc, keep * sizeof *names);
+    if (!exprs || !names)
+        return WEIR_ENOMEM;
+    weir_error err = {0};
+    for (uint32_t i = 0; i < keep; i++) {
+        if (weir_expr_column(pc->arena, cols[i], r->schema->fields[cols[i]].type, &exprs[i], &err))
+            return WEIR_ENOMEM;
+        names[i] = r->schema->fields[cols[i]].name;
+    }
+    rel o;
+    int rc = plan_calc(pc, r, NULL, exprs, names, keep, &o, "Calc");
+    if (rc)
+        return rc;
+    for (uint32_t i = 0; i < keep; i++)
+        o.quals[i] = r->quals ? r->quals[cols[i]] : NULL;
+    o.loc = r->loc;
+    *r = o;
     return 0;
 }

@@ -362,7 +362,7 @@ static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref
     if (rc)
         return rc;
     plan_source_cols cols;
-    if ((rc = plan_projection_apply(pc, t, &cols)))
+    if ((rc = plan_projection_apply(pc, t, ref, &cols)))
         return rc;
     /* PARTITIONED BY: the keys, and the WHERE's pruning when this SELECT reads the table alone (partition.c). */
     plan_partitions parts = {0};
@@ -1883,7 +1883,10 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
     } else if (sel->where && plan_join_takes_where(fr) && !has_agg(sel->where)) {
         /* FROM a, b WHERE a.k = b.k: the WHERE conjuncts of inner joins are join conditions. */
         join_conds *jc;
-        if ((rc = plan_join_conds_make(pc, sel->where, &jc)) || (rc = plan_join(pc, fr, jc, &in)))
+        if (!(rc = plan_projection_begin(pc, sel)) && !(rc = plan_join_conds_make(pc, sel->where, &jc)))
+            rc = plan_join(pc, fr, jc, &in);
+        plan_projection_end(pc);
+        if (rc)
             return rc;
         where_done = plan_join_conds_all_used(jc);
     } else {
@@ -2375,7 +2378,19 @@ static int plan_select(plan_ctx *pc, const weir_sql_select *sel, rel *out)
     return rc;
 }
 
+static int plan_query_in(plan_ctx *pc, const weir_sql_query *q, rel *out);
+
+/* A nested query names its own columns: the enclosing SELECT's projection pushdown waits (prune.c). */
 int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
+{
+    plan_projection_saved saved;
+    plan_projection_save(pc, &saved);
+    int rc = plan_query_in(pc, q, out);
+    plan_projection_restore(pc, &saved);
+    return rc;
+}
+
+static int plan_query_in(plan_ctx *pc, const weir_sql_query *q, rel *out)
 {
     int rc;
     if (q->n_order_by || q->limit || q->offset)
