@@ -23,7 +23,8 @@
  *   COMPLETE  every process acknowledged checkpoint id in epoch (flag:
  *             every part was final: the job ended everywhere)
  * and the savepoint records SP_REQUEST, SP_TRIGGER, SP_ACK and
- * SP_COMPLETE (types 16 and up; see "savepoints" below).
+ * SP_COMPLETE (types 16 to 19; see "savepoints" below), and SUMMARY (type
+ * 40: the state of the log up to an offset; see "summaries" below).
  *
  * Automatic membership (a process started without
  * weir.cluster.process-index). Membership records may carry, after
@@ -36,7 +37,8 @@
  *                MEMBER_JOIN, makes the job's membership automatic (a
  *                hand-numbered JOIN, RESCALE or RESTART is then ignored;
  *                in a hand-numbered job a MEMBER_JOIN is)
- *   HEARTBEAT    member id is alive (every weir.cluster.heartbeat-interval)
+ *   HEARTBEAT    member id is alive (every weir.cluster.heartbeat-interval;
+ *                only a job numbered by the log has them)
  *   EVICT        opens epoch (the current + 1) without the members whose
  *                ids follow the 27 bytes (u64 each): they were silent for
  *                weir.cluster.session-timeout; the others keep their order
@@ -1643,6 +1645,16 @@ static int read_log_to(weir__control *c, bool own, bool full, int64_t *hi_io,
         c->start_records = 0;
         if (!full && (rc = find_summary(c, lo, hi, deadline, &next, err)))
             return rc;
+        /* The log's beginning is gone (retention) and no summary stands
+         * for it: the read would miss decisions. */
+        if (!full && lo > 0 && c->start_summary < 0)
+            return weir_error_set(
+                err, WEIR_ECORRUPT,
+                "control topic '%s': its records before offset %lld were "
+                "deleted (retention) and no summary record after them "
+                "holds what they said: give the control topic a longer "
+                "retention, or the job a new one",
+                c->topic, (long long)lo);
         c->start_from = next;
         if ((rc = seek_log(c, next, err)))
             return rc;
