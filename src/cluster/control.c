@@ -1921,9 +1921,9 @@ static weir__control *control_new(const weir__cluster_conf *conf,
     c->start_summary = -1;
     c->summary_seen = c->summary_sent = -1;
     const char *every = getenv("WEIR_TEST_CLUSTER_SUMMARY_EVERY");
-    c->summary_every = every && atoll(every) > 0 ? atoll(every) : 4096;
+    c->summary_every = every && atoll(every) > 0 ? atoll(every) : 1024;
     const char *chunk = getenv("WEIR_TEST_CLUSTER_SUMMARY_CHUNK");
-    c->summary_chunk = chunk && atoll(chunk) > 0 ? atoll(chunk) : 2048;
+    c->summary_chunk = chunk && atoll(chunk) > 0 ? atoll(chunk) : 1024;
     *rc = 0;
     if (!c->servers || !c->topic || !c->joined || !c->members ||
         !c->complete_ids || !c->dir || !c->sp_ack_from) {
