@@ -98,6 +98,10 @@ case "${1:-}" in
     weir=$PWD/build-tsan/rdk-bin/weir
     cmake --build build-tsan -j"$(nproc)" --target weir-kafka-mock
     tests=(test_cluster_members test_cluster_crash test_cluster_rescale test_cluster_savepoint)
+    # (ThreadSanitizer slows every process: a slower input keeps the
+    # savepoint test's job running until its stop)
+    export WEIR_CLUSTER_SP_ROWS=${WEIR_CLUSTER_SP_ROWS:-36000}
+    export WEIR_CLUSTER_SP_RATE=${WEIR_CLUSTER_SP_RATE:-2000}
     # (a process that a report stops may be run again by the test: the
     # reports go to files, and any one fails the run)
     rm -rf build-tsan/tsan-reports && mkdir -p build-tsan/tsan-reports
