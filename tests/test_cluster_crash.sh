@@ -111,4 +111,5 @@ if ! diff want.txt got.txt > diff.txt; then
     fail "3 processes with $killed kills differ from the model"
 fi
 echo "  $killed kills ($restarts restarts of the others, $restores restores of a checkpoint): $(wc -l < got.txt) windows, equal to one process and to the model"
+cluster_views_checked "$T"
 echo "test_cluster_crash: OK"

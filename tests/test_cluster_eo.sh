@@ -365,4 +365,5 @@ for p in "${parts[@]}"; do wait "$p" || bad=1; done
 parts=()
 for name in pg ka i3 i2 i2r; do [ -f "$name.out" ] && cat "$name.out"; done
 ((bad)) && { echo "test_cluster_eo: FAILED (seed $SEED)"; exit 1; }
+cluster_views_checked "$T"
 echo "test_cluster_eo: OK"

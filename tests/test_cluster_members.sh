@@ -52,6 +52,11 @@ fail() {
 
 . "$SRC/tests/support/cluster.sh"
 cluster_mock members-tumbling_window-2-repartition:8 members-control:1
+# A start looks for the control topic's last summary back from its end 16
+# records at a time, and the leader writes one every 32 records (the
+# heartbeats among them) besides those of its start and of each completed
+# checkpoint: the fresh process of step 3 reads a part of the log only.
+export WEIR_TEST_CLUSTER_SUMMARY_CHUNK=16 WEIR_TEST_CLUSTER_SUMMARY_EVERY=32
 
 cluster_window_job "'rows-per-second' = '$RATE'," out > job.sql
 cluster_window_job "" single > single.sql
@@ -158,6 +163,13 @@ for m in (m0, m1):
     assert m["heartbeat_age_ms"] is not None and 0 <= m["heartbeat_age_ms"] < 1500, m
 assert m0["member"] != m1["member"] and m1["joined"]
 PY
+# (its start read less of the log than a read from offset 0)
+read3=$(grep -m1 "the same view" log.3)
+python3 - "$read3" <<'PY' || fail "the fresh process did not start from a summary: $read3"
+import re, sys
+m = re.search(r"read (\d+) records from offset (\d+) \(summary at (\d+)\), the whole log (\d+)", sys.argv[1])
+assert m and int(m.group(1)) < int(m.group(4)), sys.argv[1]
+PY
 grep -q "the job had ended there" log.3 &&
     fail "the input ended before the fourth process joined (lower WEIR_CLUSTER_MEMBERS_RATE)"
 await "$other" "joined the job as process 1"
@@ -176,4 +188,5 @@ fi
 left=$(ls -a out | grep inprogress)
 [ -z "$left" ] || [ "$STOP" = 1 ] || fail "hidden files left in the sink folder: $(echo "$left" | head -3)"
 echo "  3 -> 2 (evicted) -> 1 (leader evicted) -> 2 (joined): $(wc -l < got.txt) windows, equal to one process and to the model"
+cluster_views_checked "$T"
 echo "test_cluster_members: OK"

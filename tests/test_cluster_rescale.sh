@@ -111,4 +111,5 @@ fi
 left=$(ls -a out | grep inprogress | grep -v -- '-3-[0-9]*\.csv\.inprogress$')
 [ -z "$left" ] || fail "hidden files left in the sink folder: $(echo "$left" | head -3)"
 echo "  3 -> 4 -> 3 processes: $(wc -l < got.txt) windows, equal to one process and to the model"
+cluster_views_checked "$T"
 echo "test_cluster_rescale: OK"

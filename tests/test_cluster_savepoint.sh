@@ -148,4 +148,5 @@ for i in 0 1; do alive "$i" || fail "process $i ended before the rescale"; kill 
 for i in 0 1 2 3; do start spd "$i" 4 d -D parallelism.default=1; done
 finish 0 1 2 3
 compare d "2 processes x 2 -> 4 processes x 1"
+cluster_views_checked "$T"
 echo "test_cluster_savepoint: OK"

@@ -23,7 +23,8 @@
  *   COMPLETE  every process acknowledged checkpoint id in epoch (flag:
  *             every part was final: the job ended everywhere)
  * and the savepoint records SP_REQUEST, SP_TRIGGER, SP_ACK and
- * SP_COMPLETE (types 16 and up; see "savepoints" below).
+ * SP_COMPLETE (types 16 to 19; see "savepoints" below), and SUMMARY (type
+ * 40: the state of the log up to an offset; see "summaries" below).
  *
  * Automatic membership (a process started without
  * weir.cluster.process-index). Membership records may carry, after
@@ -36,7 +37,8 @@
  *                MEMBER_JOIN, makes the job's membership automatic (a
  *                hand-numbered JOIN, RESCALE or RESTART is then ignored;
  *                in a hand-numbered job a MEMBER_JOIN is)
- *   HEARTBEAT    member id is alive (every weir.cluster.heartbeat-interval)
+ *   HEARTBEAT    member id is alive (every weir.cluster.heartbeat-interval;
+ *                only a job numbered by the log has them)
  *   EVICT        opens epoch (the current + 1) without the members whose
  *                ids follow the 27 bytes (u64 each): they were silent for
  *                weir.cluster.session-timeout; the others keep their order
@@ -84,6 +86,9 @@
 enum { C_JOIN = 1, C_RESTART, C_TRIGGER, C_ACK, C_COMPLETE, C_RESCALE };
 /* automatic membership (see above) */
 enum { C_MEMBER_JOIN = 32, C_HEARTBEAT, C_EVICT };
+/* the state of the log up to an offset ("summaries" below) */
+#define C_SUMMARY 40
+#define SUMMARY_VERSION 1
 /* the log's membership: its first JOIN decides */
 enum { M_NONE, M_HAND, M_AUTO };
 #define ANY_PROC UINT32_MAX /* a MEMBER_JOIN's process: not known yet */
@@ -111,6 +116,28 @@ enum {
  * failure (restart-strategy) follows the log's process count instead of
  * asking for its own. */
 static _Atomic bool g_joined_once;
+
+/* What a record, applied under mmu, asks of the job: done once the locks
+ * are released (a produce may block for seconds, and the job's calls take
+ * its own locks). */
+typedef struct effects {
+    bool write_complete, complete_final; /* the leader's COMPLETE */
+    uint64_t write_complete_id;
+    bool global_complete, global_final; /* tell the job */
+    uint64_t global_id;
+    bool seal;                          /* the leader seals savepoint id */
+    uint64_t seal_id;
+    uint32_t seal_count, seal_epoch;
+    bool sp_failed;                     /* the leader: SP_COMPLETE id, 0 */
+    uint64_t sp_failed_id;
+    int sp_code;                        /* -1: no savepoint answered */
+    uint64_t sp_id, sp_nonce;
+    const char *sp_why;
+    int abort_code;                     /* 0: none */
+    char abort_msg[600];
+    uint8_t *summary;                   /* a summary record to write */
+    size_t summary_len;
+} effects;
 
 typedef struct ackset {
     uint64_t id;
@@ -149,8 +176,18 @@ struct weir__control {
     ackset *acks;
     uint32_t n_acks;
 
+    /* offsets: the next record to apply; the last summary read, the last
+     * one this process wrote (as of) */
+    int64_t applied_off, summary_seen, summary_sent;
+    int64_t summary_every;  /* the leader writes one every this many */
+    int64_t summary_chunk;  /* records per step of the search back */
+    effects fx;             /* of the record being applied (mmu) */
+    /* the start's read: where it began, how many records it read */
+    int64_t start_from, start_summary;
+    uint64_t start_records;
+
     pthread_t thread;
-    bool thread_started;
+    _Atomic bool thread_started;
     _Atomic bool quit;
     /* membership: the slots of the current epoch (MAX_PROCS; under mmu,
      * which GET /cluster reads too) */
@@ -163,7 +200,7 @@ struct weir__control {
     pthread_mutex_t mu; /* triggers */
     uint64_t *triggers;
     uint32_t n_triggers, cap_triggers;
-    bool aborted;
+    _Atomic bool aborted;
     weir__ckpt_gate gate;
 
     /* savepoints (under mu): requests of the epoch not yet triggered, in
@@ -209,6 +246,24 @@ static void put_rec(uint8_t *b, uint8_t type, uint32_t proc, uint32_t epoch,
     }
 }
 
+/* Writes record b (len bytes); wait: until it is delivered. Never called
+ * with mmu or mu held. */
+static int produce_raw(weir__control *c, const uint8_t *b, size_t len,
+                       bool wait, weir_error *err)
+{
+    if (rd_kafka_produce(c->prkt, 0, RD_KAFKA_MSG_F_COPY, (void *)b, len,
+                         NULL, 0, NULL) != 0)
+        return weir_error_set(err, WEIR_EIO, "control topic '%s': %s",
+                              c->topic, rd_kafka_err2str(rd_kafka_last_error()));
+    rd_kafka_poll(c->prod, 0);
+    if (wait && rd_kafka_flush(c->prod, 10000) != RD_KAFKA_RESP_ERR_NO_ERROR)
+        return weir_error_set(err, WEIR_EIO,
+                              "control topic '%s': a record was not "
+                              "delivered in 10 s",
+                              c->topic);
+    return 0;
+}
+
 /* A record with ext (ext_len bytes, at most 1024) after the 27 bytes. */
 static int produce_ext(weir__control *c, uint8_t type, uint32_t proc,
                        uint64_t id, uint8_t flag, uint32_t epoch,
@@ -221,17 +276,7 @@ static int produce_ext(weir__control *c, uint8_t type, uint32_t proc,
         ext_len = sizeof b - REC_LEN;
     if (ext_len)
         memcpy(b + REC_LEN, ext, ext_len);
-    if (rd_kafka_produce(c->prkt, 0, RD_KAFKA_MSG_F_COPY, b, REC_LEN + ext_len,
-                         NULL, 0, NULL) != 0)
-        return weir_error_set(err, WEIR_EIO, "control topic '%s': %s",
-                              c->topic, rd_kafka_err2str(rd_kafka_last_error()));
-    rd_kafka_poll(c->prod, 0);
-    if (wait && rd_kafka_flush(c->prod, 10000) != RD_KAFKA_RESP_ERR_NO_ERROR)
-        return weir_error_set(err, WEIR_EIO,
-                              "control topic '%s': a record was not "
-                              "delivered in 10 s",
-                              c->topic);
-    return 0;
+    return produce_raw(c, b, REC_LEN + ext_len, wait, err);
 }
 
 static int produce_as(weir__control *c, uint8_t type, uint64_t id,
@@ -277,7 +322,8 @@ static void drop_acks(weir__control *c)
     c->n_acks = 0;
 }
 
-/* The leader: every process acknowledged id. */
+/* The leader: every process acknowledged id (its COMPLETE is written once
+ * mmu is released: effects). */
 static void leader_ack(weir__control *c, uint32_t proc, uint64_t id, bool fin)
 {
     if (id <= c->done_id)
@@ -290,7 +336,6 @@ static void leader_ack(weir__control *c, uint32_t proc, uint64_t id, bool fin)
     a->final = a->final && fin;
     if (a->n < c->count)
         return;
-    weir_error e = {0};
     c->done_id = id;
     bool final = a->final;
     /* acks of older checkpoints will not be needed any more */
@@ -302,8 +347,9 @@ static void leader_ack(weir__control *c, uint32_t proc, uint64_t id, bool fin)
             weir_free(c->acks[i].from);
     }
     c->n_acks = k;
-    if (produce(c, C_COMPLETE, id, final ? 1 : 0, c->epoch, true, &e))
-        weir__job_abort(c->job, WEIR_EIO, e.message);
+    c->fx.write_complete = true;
+    c->fx.write_complete_id = id;
+    c->fx.complete_final = final;
 }
 
 static void queue_trigger_locked(weir__control *c, uint64_t id)
@@ -398,14 +444,13 @@ static void abort_members(weir__control *c, const char *what, uint32_t epoch,
 {
     if (c->aborted)
         return;
-    char msg[600];
-    snprintf(msg, sizeof msg,
+    snprintf(c->fx.abort_msg, sizeof c->fx.abort_msg,
              "%s: every process goes on from checkpoint %llu at epoch %u on "
              "%u process%s (restart-strategy runs this one again)",
              what, (unsigned long long)c->complete, epoch, count,
              count == 1 ? "" : "es");
     c->aborted = true;
-    weir__job_abort(c->job, WEIR_ESTATE, msg);
+    c->fx.abort_code = WEIR_ESTATE;
 }
 
 /* MEMBER_JOIN and EVICT (the top of this file). */
@@ -653,21 +698,23 @@ static struct sp_taken *sp_find(weir__control *c, uint64_t id)
     return NULL;
 }
 
-static void sp_seal(weir__control *c, uint64_t id)
+/* The leader, every part written: savepoint id's _cluster file (taken in
+ * epoch by count processes), then SP_COMPLETE. */
+static void sp_seal(weir__control *c, uint64_t id, uint32_t count,
+                    uint32_t epoch)
 {
     char text[600];
     snprintf(text, sizeof text,
              "weir cluster savepoint 1\nid %llu\nprocesses %u\n"
              "partitions %u\nepoch %u\ncontrol %s\n",
-             (unsigned long long)id, c->count, c->partitions, c->epoch,
-             c->topic);
+             (unsigned long long)id, count, c->partitions, epoch, c->topic);
     weir_error e = {0};
     int rc = weir__ckpt_savepoint_seal(c->job, id, text);
     if (rc)
         fprintf(stderr,
                 "weir: savepoint %llu: cannot write its _cluster file: %s\n",
                 (unsigned long long)id, weir_strerror(rc));
-    if (produce(c, C_SP_COMPLETE, id, rc ? 0 : 1, c->epoch, false, &e))
+    if (produce_as(c, C_SP_COMPLETE, id, rc ? 0 : 1, epoch, count, false, &e))
         weir__job_abort(c->job, WEIR_EIO, e.message);
 }
 
@@ -708,8 +755,8 @@ static void apply_sp(weir__control *c, uint8_t type, uint32_t proc,
             (struct sp_taken){id, r.proc, r.nonce, (flag & 1) != 0};
         if (live && !c->gate.leader)
             queue_trigger_locked(c, id);
-        else if (!live)
-            c->last_sp_trigger = id; /* g_start takes it */
+        /* g_start takes it (kept while live too: a summary says it) */
+        c->last_sp_trigger = id;
         break;
     }
     case C_SP_ACK:
@@ -730,9 +777,8 @@ static void apply_sp(weir__control *c, uint8_t type, uint32_t proc,
             c->sp_done = true;
             seal = !c->sp_failed;
             if (c->sp_failed) {
-                weir_error e = {0};
-                if (produce(c, C_SP_COMPLETE, id, 0, c->epoch, false, &e))
-                    weir__job_abort(c->job, WEIR_EIO, e.message);
+                c->fx.sp_failed = true;
+                c->fx.sp_failed_id = id;
             }
         }
         break;
@@ -752,11 +798,18 @@ static void apply_sp(weir__control *c, uint8_t type, uint32_t proc,
         break;
     }
     pthread_mutex_unlock(&c->mu);
-    if (seal)
-        sp_seal(c, id);
-    if (live && c->job && answer_code >= 0)
-        weir__ckpt_global_savepoint(c->job, answer_id, answer_nonce,
-                                    answer_code, why);
+    if (seal) {
+        c->fx.seal = true;
+        c->fx.seal_id = id;
+        c->fx.seal_count = c->count;
+        c->fx.seal_epoch = c->epoch;
+    }
+    if (live && c->job && answer_code >= 0) {
+        c->fx.sp_code = answer_code;
+        c->fx.sp_id = answer_id;
+        c->fx.sp_nonce = answer_nonce;
+        c->fx.sp_why = why;
+    }
 }
 
 /*
@@ -784,6 +837,8 @@ static void apply_locked(weir__control *c, const uint8_t *p, size_t len,
     uint8_t type = p[1], flag = p[18];
     const uint8_t *ext = p + REC_LEN;
     size_t ext_len = len - REC_LEN;
+    if (type == C_SUMMARY)
+        return; /* what came before it, again: nothing new */
     if (type >= C_SP_REQUEST && type <= C_SP_COMPLETE) {
         if (epoch >= c->first_epoch && epoch == c->epoch && proc < c->count)
             apply_sp(c, type, proc, id, flag, live);
@@ -814,7 +869,7 @@ static void apply_locked(weir__control *c, const uint8_t *p, size_t len,
         c->max_trigger = id;
     if (epoch < c->epoch)
         return; /* its writer has not seen the restart yet */
-    if (type == C_TRIGGER && !live && epoch == c->epoch)
+    if (type == C_TRIGGER && epoch == c->epoch)
         c->last_trigger = id;
     if (epoch > c->epoch || (member && c->count == 0)) {
         /* A new epoch, opened by a membership record of a valid count. */
@@ -825,9 +880,10 @@ static void apply_locked(weir__control *c, const uint8_t *p, size_t len,
             /* Another process restarted, or asked for another count:
              * every one goes back. */
             if (!c->aborted) {
-                char msg[400];
+                char *msg = c->fx.abort_msg;
+                size_t cap = sizeof c->fx.abort_msg;
                 if (count != c->count)
-                    snprintf(msg, sizeof msg,
+                    snprintf(msg, cap,
                              "process %u asked for %u processes instead of "
                              "%u: every process goes on from checkpoint "
                              "%llu at epoch %u (restart-strategy runs this "
@@ -835,13 +891,13 @@ static void apply_locked(weir__control *c, const uint8_t *p, size_t len,
                              proc, count, c->count,
                              (unsigned long long)c->complete, epoch);
                 else
-                    snprintf(msg, sizeof msg,
+                    snprintf(msg, cap,
                              "process %u of the job restarted: every process "
                              "goes on from checkpoint %llu at epoch %u (start "
                              "this one again, or let restart-strategy do it)",
                              proc, (unsigned long long)c->complete, epoch);
                 c->aborted = true;
-                weir__job_abort(c->job, WEIR_ESTATE, msg);
+                c->fx.abort_code = WEIR_ESTATE;
             }
             return;
         }
@@ -876,8 +932,11 @@ static void apply_locked(weir__control *c, const uint8_t *p, size_t len,
             for (uint32_t i = 0; i < c->count; i++)
                 c->complete_ids[i] = c->members[i].id;
             c->complete_final = flag != 0;
-            if (live)
-                weir__ckpt_global_complete(c->job, id, flag != 0);
+            if (live) {
+                c->fx.global_complete = true;
+                c->fx.global_id = id;
+                c->fx.global_final = flag != 0;
+            }
         }
         break;
     default:
@@ -886,11 +945,62 @@ static void apply_locked(weir__control *c, const uint8_t *p, size_t len,
     heard(c, 0, proc, epoch);
 }
 
-static void apply(weir__control *c, const uint8_t *p, size_t len, bool live)
+static uint8_t *summary_build(weir__control *c, int64_t as_of, size_t *len);
+
+/* Does what the record asked of the job (effects), no lock held. */
+static void run_effects(weir__control *c, effects *fx)
+{
+    weir_error e = {0};
+    if (fx->write_complete &&
+        produce(c, C_COMPLETE, fx->write_complete_id,
+                fx->complete_final ? 1 : 0, c->epoch, true, &e))
+        weir__job_abort(c->job, WEIR_EIO, e.message);
+    if (fx->sp_failed &&
+        produce(c, C_SP_COMPLETE, fx->sp_failed_id, 0, c->epoch, false, &e))
+        weir__job_abort(c->job, WEIR_EIO, e.message);
+    if (fx->seal)
+        sp_seal(c, fx->seal_id, fx->seal_count, fx->seal_epoch);
+    if (fx->global_complete)
+        weir__ckpt_global_complete(c->job, fx->global_id, fx->global_final);
+    if (fx->sp_code >= 0)
+        weir__ckpt_global_savepoint(c->job, fx->sp_id, fx->sp_nonce,
+                                    fx->sp_code, fx->sp_why);
+    if (fx->abort_code)
+        weir__job_abort(c->job, fx->abort_code, fx->abort_msg);
+    /* a summary lost on the way costs only a longer read at a start */
+    if (fx->summary)
+        produce_raw(c, fx->summary, fx->summary_len, false, &e);
+    weir_free(fx->summary);
+}
+
+/* Applies the record at offset off (see apply_locked). */
+static void apply(weir__control *c, const uint8_t *p, size_t len, bool live,
+                  int64_t off)
 {
     pthread_mutex_lock(&c->mmu);
+    memset(&c->fx, 0, sizeof c->fx);
+    c->fx.sp_code = -1;
     apply_locked(c, p, len, live);
+    c->applied_off = off + 1;
+    if (len >= REC_LEN && p[0] == 'C' && p[1] == C_SUMMARY)
+        c->summary_seen = off;
+    /* The leader writes the log's state: at each completed checkpoint,
+     * and every summary_every records (heartbeats too) */
+    bool completed = c->fx.global_complete;
+    int64_t last = c->summary_seen > c->summary_sent ? c->summary_seen
+                                                     : c->summary_sent;
+    if (live && c->gate.leader && !c->aborted &&
+        (completed || c->applied_off - last >= c->summary_every)) {
+        c->fx.summary = summary_build(c, c->applied_off, &c->fx.summary_len);
+        c->summary_sent = c->applied_off;
+    }
+    effects fx = c->fx;
+    c->fx.summary = NULL;
     pthread_mutex_unlock(&c->mmu);
+    if (live)
+        run_effects(c, &fx);
+    else
+        weir_free(fx.summary);
 }
 
 /*
@@ -935,6 +1045,205 @@ static void check_silence(weir__control *c)
     }
 }
 
+/* ---- summaries ----
+ *
+ * A start reads the log from its last SUMMARY record instead of its
+ * beginning. A SUMMARY (type 40, written by the leader at its start, at
+ * every completed checkpoint, and every summary_every records) holds what
+ * reading the log from its beginning up to offset `id` gives (every
+ * record before id applied, none from id on), for a reader whose first
+ * epoch (weir.cluster.epoch) is the writer's; a reader loads it and reads
+ * on from id (the records between id and the summary itself are the ones
+ * its writer had not read yet). flag: its version (1); process, epoch,
+ * processes, partitions as in every record; then, little endian:
+ *   u32 first epoch, u8 membership (M_*), u64 complete, u32 its processes,
+ *   u8 final, u64 max trigger, u64 last trigger of the epoch, u64 last
+ *   savepoint triggered, per slot of the epoch (processes): u64 member
+ *   id, u8 joined, u32 pid, u8 n, n bytes of host; per process of the
+ *   complete checkpoint: u64 member id; u32 n, n savepoint requests not
+ *   triggered (u32 process, u64 number, u8 stop); u32 n, n savepoints
+ *   triggered (u64 id, u32 process, u64 number, u8 stop).
+ * A full read ignores summaries: the log stays the truth, and a summary
+ * that does not parse, or holds for another first epoch, is passed over.
+ */
+
+typedef struct wbuf {
+    uint8_t *p;
+    size_t n;
+} wbuf;
+
+static void put_n(wbuf *b, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++)
+        b->p[b->n++] = (uint8_t)(v >> (8 * i));
+}
+
+/* The state as of offset as_of, as a SUMMARY record (mmu held; NULL: out
+ * of memory). */
+static uint8_t *summary_build(weir__control *c, int64_t as_of, size_t *len)
+{
+    size_t cap = REC_LEN + 64 + (size_t)c->count * (14 + HOST_LEN) +
+                 (size_t)c->complete_count * 8 + 8 + SP_MAX_QUEUE * 34;
+    wbuf b = {weir_malloc(cap), 0};
+    if (!b.p)
+        return NULL;
+    put_rec(b.p, C_SUMMARY, c->conf.index, c->epoch, (uint64_t)as_of,
+            SUMMARY_VERSION, c->count, c->partitions);
+    b.n = REC_LEN;
+    put_n(&b, c->first_epoch, 4);
+    put_n(&b, c->mode, 1);
+    put_n(&b, c->complete, 8);
+    put_n(&b, c->complete_count, 4);
+    put_n(&b, c->complete_final, 1);
+    put_n(&b, c->max_trigger, 8);
+    put_n(&b, c->last_trigger, 8);
+    pthread_mutex_lock(&c->mu);
+    put_n(&b, c->last_sp_trigger, 8);
+    for (uint32_t i = 0; i < c->count; i++) {
+        const member_t *m = &c->members[i];
+        size_t hl = strnlen(m->host, HOST_LEN - 1);
+        put_n(&b, m->id, 8);
+        put_n(&b, c->joined[i], 1);
+        put_n(&b, m->pid, 4);
+        put_n(&b, hl, 1);
+        memcpy(b.p + b.n, m->host, hl);
+        b.n += hl;
+    }
+    for (uint32_t i = 0; i < c->complete_count; i++)
+        put_n(&b, c->complete_ids[i], 8);
+    put_n(&b, c->n_sp_queue, 4);
+    for (uint32_t i = 0; i < c->n_sp_queue; i++) {
+        put_n(&b, c->sp_queue[i].proc, 4);
+        put_n(&b, c->sp_queue[i].nonce, 8);
+        put_n(&b, c->sp_queue[i].stop, 1);
+    }
+    put_n(&b, c->n_sp_taken, 4);
+    for (uint32_t i = 0; i < c->n_sp_taken; i++) {
+        put_n(&b, c->sp_taken[i].id, 8);
+        put_n(&b, c->sp_taken[i].proc, 4);
+        put_n(&b, c->sp_taken[i].nonce, 8);
+        put_n(&b, c->sp_taken[i].stop, 1);
+    }
+    pthread_mutex_unlock(&c->mu);
+    *len = b.n;
+    return b.p;
+}
+
+typedef struct rbuf {
+    const uint8_t *p;
+    size_t n, at;
+    bool bad;
+} rbuf;
+
+static uint64_t take_n(rbuf *r, int n)
+{
+    if (r->bad || r->n - r->at < (size_t)n) {
+        r->bad = true;
+        return 0;
+    }
+    uint64_t v = get_le(r->p + r->at, n);
+    r->at += (size_t)n;
+    return v;
+}
+
+/*
+ * Summary p (len bytes) read at offset off: false when it is not one this
+ * process can use. commit: load it into c (only after a pass without,
+ * which checks it all).
+ */
+static bool summary_load(weir__control *c, const uint8_t *p, size_t len,
+                         int64_t off, int64_t lo, bool commit)
+{
+    if (len < REC_LEN || p[0] != 'C' || p[1] != C_SUMMARY ||
+        p[18] != SUMMARY_VERSION)
+        return false;
+    uint32_t epoch = (uint32_t)get_le(p + 6, 4);
+    uint64_t as_of = get_le(p + 10, 8);
+    uint32_t count = (uint32_t)get_le(p + 19, 4);
+    uint32_t parts = (uint32_t)get_le(p + 23, 4);
+    /* the records it stands for must all still be in the log after it */
+    if (as_of > (uint64_t)off || as_of < (uint64_t)lo || count > MAX_PROCS)
+        return false;
+    rbuf r = {p, len, REC_LEN, false};
+    if (take_n(&r, 4) != c->first_epoch || epoch < c->first_epoch)
+        return false;
+    uint8_t mode = (uint8_t)take_n(&r, 1);
+    uint64_t complete = take_n(&r, 8);
+    uint32_t complete_count = (uint32_t)take_n(&r, 4);
+    bool final = take_n(&r, 1) != 0;
+    uint64_t max_trigger = take_n(&r, 8), last_trigger = take_n(&r, 8);
+    uint64_t last_sp = take_n(&r, 8);
+    if (mode > M_AUTO || complete_count > MAX_PROCS ||
+        (count && !parts) || r.bad)
+        return false;
+    if (commit) {
+        c->mode = mode;
+        c->epoch = epoch;
+        c->count = count;
+        c->partitions = parts;
+        c->complete = complete;
+        c->complete_count = complete_count;
+        c->complete_final = final;
+        c->max_trigger = max_trigger;
+        c->last_trigger = last_trigger;
+        memset(c->joined, 0, MAX_PROCS);
+        memset(c->members, 0, MAX_PROCS * sizeof *c->members);
+        memset(c->complete_ids, 0, MAX_PROCS * sizeof *c->complete_ids);
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t id = take_n(&r, 8);
+        uint8_t joined = (uint8_t)take_n(&r, 1);
+        uint32_t pid = (uint32_t)take_n(&r, 4);
+        size_t hl = (size_t)take_n(&r, 1);
+        if (r.bad || hl >= HOST_LEN || r.n - r.at < hl)
+            return false;
+        if (commit) {
+            c->members[i].id = id;
+            c->members[i].pid = pid;
+            memcpy(c->members[i].host, r.p + r.at, hl);
+            c->joined[i] = joined;
+        }
+        r.at += hl;
+    }
+    for (uint32_t i = 0; i < complete_count; i++) {
+        uint64_t id = take_n(&r, 8);
+        if (commit)
+            c->complete_ids[i] = id;
+    }
+    uint32_t nq = (uint32_t)take_n(&r, 4);
+    if (r.bad || nq > SP_MAX_QUEUE)
+        return false;
+    struct sp_req q[SP_MAX_QUEUE];
+    for (uint32_t i = 0; i < nq; i++) {
+        q[i].proc = (uint32_t)take_n(&r, 4);
+        q[i].nonce = take_n(&r, 8);
+        q[i].stop = take_n(&r, 1) != 0;
+    }
+    uint32_t nt = (uint32_t)take_n(&r, 4);
+    if (r.bad || nt > SP_MAX_QUEUE)
+        return false;
+    struct sp_taken t[SP_MAX_QUEUE];
+    for (uint32_t i = 0; i < nt; i++) {
+        t[i].id = take_n(&r, 8);
+        t[i].proc = (uint32_t)take_n(&r, 4);
+        t[i].nonce = take_n(&r, 8);
+        t[i].stop = take_n(&r, 1) != 0;
+    }
+    if (r.bad || r.at != r.n)
+        return false;
+    if (commit) {
+        pthread_mutex_lock(&c->mu);
+        c->last_sp_trigger = last_sp;
+        c->n_sp_queue = nq;
+        memcpy(c->sp_queue, q, nq * sizeof *q);
+        c->n_sp_taken = nt;
+        memcpy(c->sp_taken, t, nt * sizeof *t);
+        c->sp_busy = false;
+        pthread_mutex_unlock(&c->mu);
+    }
+    return true;
+}
+
 static void *control_main(void *arg)
 {
     weir__control *c = arg;
@@ -945,7 +1254,7 @@ static void *control_main(void *arg)
         if (!m)
             continue;
         if (!m->err)
-            apply(c, m->payload, m->len, true);
+            apply(c, m->payload, m->len, true, m->offset);
         else if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF && !c->aborted) {
             char msg[300];
             snprintf(msg, sizeof msg, "control topic '%s': %s", c->topic,
@@ -975,12 +1284,24 @@ static int g_start(void *ud, weir_job *job)
         queue_trigger(c, c->last_trigger);
     if (!c->gate.leader && sp && sp > c->last_trigger)
         queue_trigger(c, sp);
-    /* silence counts from now: the log read at the start is history */
+    /* silence counts from now: the log read at the start is history; the
+     * leader sums up the log as it opens its run */
     pthread_mutex_lock(&c->mmu);
     int64_t t = now_ms();
     for (uint32_t i = 0; i < c->count; i++)
         c->members[i].seen_ms = t;
+    size_t slen = 0;
+    uint8_t *sum = c->gate.leader
+                       ? summary_build(c, c->applied_off, &slen)
+                       : NULL;
+    if (sum)
+        c->summary_sent = c->applied_off;
     pthread_mutex_unlock(&c->mmu);
+    if (sum) {
+        weir_error e = {0};
+        produce_raw(c, sum, slen, false, &e);
+        weir_free(sum);
+    }
     if (pthread_create(&c->thread, NULL, control_main, c))
         return WEIR_ENOMEM;
     c->thread_started = true;
@@ -1180,9 +1501,129 @@ static int check_topic(weir__control *c, weir_error *err)
     return rc;
 }
 
-/* Reads the log on: up to its end as it is now, or (own) up to this
- * process's own JOIN or RESTART record. */
-static int read_log(weir__control *c, bool own, weir_error *err)
+/* Consumes the control topic from offset from. */
+static int seek_log(weir__control *c, int64_t from, weir_error *err)
+{
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(l, c->topic, 0)->offset = from;
+    rd_kafka_resp_err_t e = rd_kafka_assign(c->cons, l);
+    rd_kafka_topic_partition_list_destroy(l);
+    if (e)
+        return weir_error_set(err, WEIR_EIO, "control topic '%s': %s",
+                              c->topic, rd_kafka_err2str(e));
+    return 0;
+}
+
+/*
+ * The next record of the log (*m NULL: none within the poll), within the
+ * start's deadline (ms, monotonic); hi: the end the read aims at. A record
+ * of a weir from before the process count is refused.
+ */
+static int next_rec(weir__control *c, int64_t deadline, int64_t hi,
+                    rd_kafka_message_t **out, weir_error *err)
+{
+    *out = NULL;
+    if (now_ms() > deadline)
+        return weir_error_set(err, WEIR_ETIMEDOUT,
+                              "control topic '%s': could not read it to "
+                              "its end (offset %lld) in 30 s",
+                              c->topic, (long long)hi);
+    rd_kafka_message_t *m = rd_kafka_consumer_poll(c->cons, 100);
+    if (!m || m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+        *out = m;
+        return 0;
+    }
+    int rc = 0;
+    if (m->err) {
+        rc = weir_error_set(err, WEIR_EIO, "control topic '%s': %s", c->topic,
+                            rd_kafka_err2str(m->err));
+    } else if (m->len == OLD_REC_LEN &&
+               ((const uint8_t *)m->payload)[0] == 'C') {
+        /* Records without the process count (weir before rescaling):
+         * reading past them would start the job over in the old
+         * checkpoint folders, its ids from 1 again. */
+        rc = weir_error_set(
+            err, WEIR_EUNSUPPORTED,
+            "control topic '%s' offset %lld: a record of an older weir "
+            "(%d bytes, without the number of processes); this weir "
+            "cannot go on from that log: give the job a new control "
+            "topic (and fresh repartition topics and checkpoint folder)",
+            c->topic, (long long)m->offset, OLD_REC_LEN);
+    }
+    if (rc) {
+        rd_kafka_message_destroy(m);
+        return rc;
+    }
+    *out = m;
+    return 0;
+}
+
+
+/*
+ * The last summary this process can use in [lo, hi), loaded into c: *from
+ * is then where the read goes on (else lo). The log is read back from its
+ * end by summary_chunk records at a time, so a start costs the records
+ * since the last summary, not the log's history.
+ */
+static int find_summary(weir__control *c, int64_t lo, int64_t hi,
+                        int64_t deadline, int64_t *from, weir_error *err)
+{
+    *from = lo;
+    c->start_summary = -1;
+    uint8_t *best = NULL;
+    size_t best_len = 0;
+    int64_t best_off = -1;
+    int rc = 0;
+    for (int64_t end = hi; end > lo && !best && !rc;) {
+        int64_t start =
+            end - lo > c->summary_chunk ? end - c->summary_chunk : lo;
+        if ((rc = seek_log(c, start, err)))
+            break;
+        for (int64_t next = start; next < end && !rc;) {
+            rd_kafka_message_t *m = NULL;
+            if ((rc = next_rec(c, deadline, hi, &m, err)) || !m)
+                continue;
+            if (m->err) { /* the end of the partition */
+                if (m->offset >= end)
+                    next = end;
+            } else {
+                next = m->offset + 1;
+                c->start_records++;
+                const uint8_t *p = m->payload;
+                if (m->offset < end && m->len >= REC_LEN && p[1] == C_SUMMARY &&
+                    summary_load(c, p, m->len, m->offset, lo, false)) {
+                    uint8_t *copy = weir_malloc(m->len);
+                    if (copy) {
+                        memcpy(copy, p, m->len);
+                        weir_free(best);
+                        best = copy;
+                        best_len = m->len;
+                        best_off = m->offset;
+                    }
+                }
+            }
+            rd_kafka_message_destroy(m);
+        }
+        end = start;
+    }
+    if (best && !rc) {
+        pthread_mutex_lock(&c->mmu);
+        summary_load(c, best, best_len, best_off, lo, true);
+        *from = (int64_t)get_le(best + 10, 8);
+        pthread_mutex_unlock(&c->mmu);
+        c->start_summary = best_off;
+        c->summary_seen = best_off;
+    }
+    weir_free(best);
+    return rc;
+}
+
+/* Reads the log on: up to its end as it is now (from its last summary;
+ * full: from its beginning, for the check of the summaries), or (own) up
+ * to this process's own JOIN or RESTART record. *hi_io (not NULL): the end
+ * to read to (in: when not negative; out: the end read to). */
+static int read_log_to(weir__control *c, bool own, bool full, int64_t *hi_io,
+                       weir_error *err)
 {
     int64_t lo = 0, hi = 0;
     rd_kafka_resp_err_t e =
@@ -1192,55 +1633,55 @@ static int read_log(weir__control *c, bool own, weir_error *err)
                               "control topic '%s' (create it with one "
                               "partition before the start): %s",
                               c->topic, rd_kafka_err2str(e));
-    if (!own) {
-        rd_kafka_topic_partition_list_t *l =
-            rd_kafka_topic_partition_list_new(1);
-        rd_kafka_topic_partition_list_add(l, c->topic, 0)->offset =
-            RD_KAFKA_OFFSET_BEGINNING;
-        e = rd_kafka_assign(c->cons, l);
-        rd_kafka_topic_partition_list_destroy(l);
-        if (e)
-            return weir_error_set(err, WEIR_EIO, "control topic '%s': %s",
-                                  c->topic, rd_kafka_err2str(e));
-    }
+    bool fixed = hi_io && *hi_io >= 0;
+    if (fixed && *hi_io < hi)
+        hi = *hi_io;
+    if (hi_io)
+        *hi_io = hi;
+    int64_t deadline = now_ms() + 30000;
     int64_t next = own ? 0 : lo;
-    int64_t deadline = weir_monotonic_ns() / 1000000 + 30000;
+    int rc;
+    if (!own) {
+        c->start_records = 0;
+        if (!full && (rc = find_summary(c, lo, hi, deadline, &next, err)))
+            return rc;
+        /* The log's beginning is gone (retention) and no summary stands
+         * for it: the read would miss decisions. */
+        if (!full && lo > 0 && c->start_summary < 0)
+            return weir_error_set(
+                err, WEIR_ECORRUPT,
+                "control topic '%s': its records before offset %lld were "
+                "deleted (retention) and no summary record after them "
+                "holds what they said: give the control topic a longer "
+                "retention, or the job a new one",
+                c->topic, (long long)lo);
+        c->start_from = next;
+        if ((rc = seek_log(c, next, err)))
+            return rc;
+    }
     while (own ? !c->seen_own : next < hi) {
-        if (weir_monotonic_ns() / 1000000 > deadline)
-            return weir_error_set(err, WEIR_ETIMEDOUT,
-                                  "control topic '%s': could not read it to "
-                                  "its end (offset %lld) in 30 s",
-                                  c->topic, (long long)hi);
-        rd_kafka_message_t *m = rd_kafka_consumer_poll(c->cons, 100);
+        rd_kafka_message_t *m = NULL;
+        if ((rc = next_rec(c, deadline, hi, &m, err)))
+            return rc;
         if (!m)
             continue;
-        if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+        if (m->err) {
             next = m->offset > next ? m->offset : next;
-        } else if (m->err) {
-            int rc = weir_error_set(err, WEIR_EIO, "control topic '%s': %s",
-                                    c->topic, rd_kafka_err2str(m->err));
-            rd_kafka_message_destroy(m);
-            return rc;
-        } else if (m->len == OLD_REC_LEN && ((const uint8_t *)m->payload)[0] == 'C') {
-            /* Records without the process count (weir before rescaling):
-             * reading past them would start the job over in the old
-             * checkpoint folders, its ids from 1 again. */
-            int rc = weir_error_set(
-                err, WEIR_EUNSUPPORTED,
-                "control topic '%s' offset %lld: a record of an older weir "
-                "(%d bytes, without the number of processes); this weir "
-                "cannot go on from that log: give the job a new control "
-                "topic (and fresh repartition topics and checkpoint folder)",
-                c->topic, (long long)m->offset, OLD_REC_LEN);
-            rd_kafka_message_destroy(m);
-            return rc;
+        } else if (!own && fixed && m->offset >= hi) {
+            next = hi; /* (a fixed end, for the check) */
         } else {
-            apply(c, m->payload, m->len, false);
+            apply(c, m->payload, m->len, false, m->offset);
             next = m->offset + 1;
+            c->start_records++;
         }
         rd_kafka_message_destroy(m);
     }
     return 0;
+}
+
+static int read_log(weir__control *c, bool own, weir_error *err)
+{
+    return read_log_to(c, own, false, NULL, err);
 }
 
 /* The gate's combine: the restore source of this process over the parts
@@ -1455,15 +1896,16 @@ static int read_sp(const char *path, sp_info *si, weir_error *err)
     return 0;
 }
 
-int weir__control_open(weir__cluster_conf *conf, const char *topic,
-                       const char *ckpt_dir, const char *sp_path,
-                       weir__control **out, bool *left, weir_error *err)
+/* A control of topic, its clients made, nothing read (*rc: why not). */
+static weir__control *control_new(const weir__cluster_conf *conf,
+                                  const char *topic, const char *ckpt_dir,
+                                  int *rc, weir_error *err)
 {
-    *out = NULL;
-    *left = false;
     weir__control *c = weir_calloc(1, sizeof *c);
-    if (!c)
-        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    if (!c) {
+        *rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
+        return NULL;
+    }
     pthread_mutex_init(&c->mu, NULL);
     atomic_init(&c->quit, false);
     c->conf = *conf;
@@ -1475,26 +1917,130 @@ int weir__control_open(weir__cluster_conf *conf, const char *topic,
     pthread_mutex_init(&c->mmu, NULL);
     c->timeout_ms = conf->session_timeout_ms;
     c->sp_ack_from = weir_calloc(MAX_PROCS, 1);
-    size_t dl = strlen(ckpt_dir) + 32;
-    c->dir = weir_malloc(dl);
-    int rc = 0;
+    c->dir = weir_malloc(strlen(ckpt_dir) + 32);
+    c->start_summary = -1;
+    c->summary_seen = c->summary_sent = -1;
+    const char *every = getenv("WEIR_TEST_CLUSTER_SUMMARY_EVERY");
+    c->summary_every = every && atoll(every) > 0 ? atoll(every) : 1024;
+    const char *chunk = getenv("WEIR_TEST_CLUSTER_SUMMARY_CHUNK");
+    c->summary_chunk = chunk && atoll(chunk) > 0 ? atoll(chunk) : 1024;
+    *rc = 0;
     if (!c->servers || !c->topic || !c->joined || !c->members ||
         !c->complete_ids || !c->dir || !c->sp_ack_from) {
-        rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
-        goto fail;
+        *rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    } else {
+        c->first_epoch = c->epoch = conf->epoch;
+        if (!(c->prod = client(c, RD_KAFKA_PRODUCER, err)) ||
+            !(c->cons = client(c, RD_KAFKA_CONSUMER, err)))
+            *rc = err->code ? err->code : WEIR_EIO;
+        else if (rd_kafka_poll_set_consumer(c->cons),
+                 !(c->prkt = rd_kafka_topic_new(c->prod, topic, NULL)))
+            *rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
     }
-    c->first_epoch = c->epoch = conf->epoch;
-    if (!(c->prod = client(c, RD_KAFKA_PRODUCER, err)) ||
-        !(c->cons = client(c, RD_KAFKA_CONSUMER, err))) {
-        rc = err->code ? err->code : WEIR_EIO;
-        goto fail;
+    if (*rc) {
+        g_destroy(c);
+        return NULL;
     }
-    rd_kafka_poll_set_consumer(c->cons);
-    if (!(c->prkt = rd_kafka_topic_new(c->prod, topic, NULL))) {
-        rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
-        goto fail;
+    return c;
+}
+
+/* The first difference between the views of the log of a and b (NULL:
+ * none): every field a start takes from the log. */
+static const char *view_diff(weir__control *a, weir__control *b)
+{
+    if (a->mode != b->mode)
+        return "membership";
+    if (a->epoch != b->epoch || a->count != b->count)
+        return "epoch or processes";
+    if (a->partitions != b->partitions)
+        return "partitions";
+    for (uint32_t i = 0; i < a->count; i++) {
+        const member_t *x = &a->members[i], *y = &b->members[i];
+        if (a->joined[i] != b->joined[i] || x->id != y->id ||
+            x->pid != y->pid || strcmp(x->host, y->host))
+            return "members";
     }
-    if ((rc = check_topic(c, err)) || (rc = read_log(c, false, err)))
+    if (a->complete != b->complete || a->complete_count != b->complete_count ||
+        a->complete_final != b->complete_final)
+        return "complete checkpoint";
+    for (uint32_t i = 0; i < a->complete_count; i++)
+        if (a->complete_ids[i] != b->complete_ids[i])
+            return "members of the complete checkpoint";
+    if (a->max_trigger != b->max_trigger || a->last_trigger != b->last_trigger)
+        return "triggers";
+    if (a->last_sp_trigger != b->last_sp_trigger ||
+        a->n_sp_queue != b->n_sp_queue || a->n_sp_taken != b->n_sp_taken ||
+        a->sp_busy != b->sp_busy)
+        return "savepoints";
+    for (uint32_t i = 0; i < a->n_sp_queue; i++)
+        if (a->sp_queue[i].proc != b->sp_queue[i].proc ||
+            a->sp_queue[i].nonce != b->sp_queue[i].nonce ||
+            a->sp_queue[i].stop != b->sp_queue[i].stop)
+            return "savepoint requests";
+    for (uint32_t i = 0; i < a->n_sp_taken; i++)
+        if (a->sp_taken[i].id != b->sp_taken[i].id ||
+            a->sp_taken[i].proc != b->sp_taken[i].proc ||
+            a->sp_taken[i].nonce != b->sp_taken[i].nonce ||
+            a->sp_taken[i].stop != b->sp_taken[i].stop)
+            return "savepoints taken";
+    return NULL;
+}
+
+/*
+ * WEIR_TEST_CLUSTER_CHECK_LOG=1 (the tests): the view a start read from the
+ * last summary (c, read to hi) must be the one a read of the whole log to
+ * hi gives; a difference fails the start, naming it.
+ */
+static int check_view(weir__control *c, int64_t hi, weir_error *err)
+{
+    const char *on = getenv("WEIR_TEST_CLUSTER_CHECK_LOG");
+    if (!on || strcmp(on, "1"))
+        return 0;
+    int rc = 0;
+    weir__control *f = control_new(&c->conf, c->topic, "", &rc, err);
+    if (!f)
+        return rc;
+    f->first_epoch = f->epoch = c->first_epoch;
+    int64_t end = hi;
+    if (!(rc = read_log_to(f, false, true, &end, err))) {
+        const char *d = view_diff(c, f);
+        if (d)
+            rc = weir_error_set(err, WEIR_ESTATE,
+                                "control topic '%s': the start read from "
+                                "offset %lld (summary at %lld) and the read "
+                                "from the beginning to offset %lld differ "
+                                "in: %s",
+                                c->topic, (long long)c->start_from,
+                                (long long)c->start_summary, (long long)hi,
+                                d);
+        else
+            fprintf(stderr,
+                    "weir: control topic '%s': the start read %llu records "
+                    "from offset %lld (summary at %lld), the whole log %llu "
+                    "to offset %lld: the same view\n",
+                    c->topic, (unsigned long long)c->start_records,
+                    (long long)c->start_from, (long long)c->start_summary,
+                    (unsigned long long)f->start_records, (long long)hi);
+    }
+    g_destroy(f);
+    return rc;
+}
+
+int weir__control_open(weir__cluster_conf *conf, const char *topic,
+                       const char *ckpt_dir, const char *sp_path,
+                       weir__control **out, bool *left, weir_error *err)
+{
+    *out = NULL;
+    *left = false;
+    int rc = 0;
+    weir__control *c = control_new(conf, topic, ckpt_dir, &rc, err);
+    if (!c)
+        return rc;
+    size_t dl = strlen(ckpt_dir) + 32;
+    int64_t hi = -1;
+    if ((rc = check_topic(c, err)) ||
+        (rc = read_log_to(c, false, false, &hi, err)) ||
+        (rc = check_view(c, hi, err)))
         goto fail;
     /*
      * A savepoint is restored by a job that starts afresh: with a
@@ -1624,7 +2170,8 @@ int weir__control_open(weir__cluster_conf *conf, const char *topic,
     }
     atomic_store(&g_joined_once, true);
     part_dir(c, ckpt_dir, c->conf.index, c->nonce, c->dir, dl);
-    if ((rc = hb_start(c, err)))
+    /* only an automatic job evicts: a job numbered by hand needs none */
+    if (c->mode == M_AUTO && (rc = hb_start(c, err)))
         goto fail;
     c->conf.epoch = c->epoch;
     c->conf.processes = c->count;

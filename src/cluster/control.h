@@ -3,7 +3,8 @@
  * restart of all of them when one comes back (docs/cluster.md).
  *
  * The job's control topic (<job>-control, one partition) is its log of
- * decisions (control.c has the record format). Process 0 of the current
+ * decisions (control.c has the record format); a start reads it from the
+ * leader's last summary of it. Process 0 of the current
  * epoch leads: it
  * triggers checkpoint n (a TRIGGER record); every process takes its part
  * (its own coordinator, its parts in <state.checkpoints.dir>/process-i/)
@@ -17,7 +18,7 @@
  * that RESTART in the log and goes on at the new epoch.
  *
  * A process started without an index gets its slot from the log (the
- * lowest free one, or one more process), every process writes heartbeats,
+ * lowest free one, or one more process), its processes write heartbeats,
  * and the lowest slot that is not silent evicts the members silent for the
  * session timeout: the job goes on without them at the next epoch, the
  * others numbered again from 0 (so process 0 leads again).

@@ -2,6 +2,12 @@
 # processes share (sourced; needs MOCK, the weir-kafka-mock binary, and
 # fail).
 #
+# Every weir started after cluster_mock checks its start's reading of the
+# control topic (WEIR_TEST_CLUSTER_CHECK_LOG): the view it reached from the
+# log's last summary record must be the one a read from offset 0 gives
+# (a difference fails that start); cluster_views_checked says whether one
+# did.
+#
 # cluster_mock TOPIC:PARTITIONS... - starts librdkafka's mock cluster over
 # TCP with these topics (its process id in MOCK_PID, for the caller's exit
 # trap), waits for it, and sets B to its bootstrap address.
@@ -12,6 +18,22 @@ cluster_mock() {
     for ((i = 0; i < 200; i++)); do [ -s boot ] && break; sleep 0.05; done
     [ -s boot ] || fail "the mock cluster did not start"
     B=$(cat boot)
+    export WEIR_TEST_CLUSTER_CHECK_LOG=1
+}
+
+# cluster_views_checked DIR [MIN] - fails when a start under DIR (its
+# log* files) read another view of the control topic from a summary than
+# from offset 0, or when fewer than MIN (default 1) starts read from a
+# summary; prints how many starts were checked.
+cluster_views_checked() {
+    local bad n s
+    bad=$(grep -rh --include='log*' "differ in:" "$1" 2> /dev/null | head -3)
+    [ -z "$bad" ] || fail "a start's view of the control topic: $bad"
+    n=$(grep -rh --include='log*' "the same view" "$1" 2> /dev/null | wc -l)
+    s=$(grep -rh --include='log*' "the same view" "$1" 2> /dev/null | grep -vc "summary at -1")
+    [ "$s" -ge "${2:-1}" ] ||
+        fail "only $s of $n starts read the control topic from a summary"
+    echo "  control topic: $n starts, $s from a summary, each the view of a read from offset 0"
 }
 
 # cluster_window_job SOURCE-OPTIONS SINK-PATH - the windowed job of the
