@@ -1185,6 +1185,29 @@ int plan_scalar_join(plan_ctx *pc, const rel *left, const rel *right, const weir
     return synthetic_join(pc, WEIR_SQL_JOIN_LEFT, WEIR_JOIN_LEFT, left, right, NULL, on, NULL, loc, out);
 }
 
+int plan_scoped_join(plan_ctx *pc, const rel *left, const rel *right, const weir_sql_expr *on, weir_sql_loc loc,
+                     rel *out)
+{
+    weir_sql_table_ref *ref = plan_alloc(pc, sizeof *ref);
+    if (!ref)
+        return WEIR_ENOMEM;
+    memset(ref, 0, sizeof *ref);
+    ref->kind = WEIR_SQL_FROM_JOIN;
+    ref->loc = loc;
+    ref->u.join.kind = WEIR_SQL_JOIN_INNER;
+    ref->u.join.op_loc = loc;
+    ref->u.join.on = (weir_sql_expr *)on;
+    join_side sd[2];
+    memset(sd, 0, sizeof sd);
+    sd[0].r = *left;
+    sd[1].r = *right;
+    const weir_sql_table_ref *saved = pc->scoped_join;
+    pc->scoped_join = ref;
+    int rc = join_sides(pc, ref, WEIR_JOIN_INNER, sd, NULL, NULL, NULL, NULL, NULL, out);
+    pc->scoped_join = saved;
+    return rc;
+}
+
 /* The visible column of r named name (a common column's hidden copies and scalar subquery values aside): its
  * index, -1 when r has none, -2 when it has several. */
 static int using_find(const rel *r, const char *name)
@@ -1396,7 +1419,7 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
     /* A semi or anti join's conditions are a subquery's: its columns shadow the enclosing query's. */
     rel j;
     if ((rc = plan_pair_rel(pc, &sd[0].r, &sd[1].r, type == WEIR_JOIN_RIGHT || type == WEIR_JOIN_FULL,
-                            type == WEIR_JOIN_LEFT || type == WEIR_JOIN_FULL, semi, &j)))
+                            type == WEIR_JOIN_LEFT || type == WEIR_JOIN_FULL, semi || ref == pc->scoped_join, &j)))
         return rc;
     j.loc = ref->loc;
     weir_schema *os = j.schema;

@@ -194,6 +194,8 @@ struct plan_ctx {
     /* plan_from hands out preplanned for this FROM item (a subquery planned over a FROM planned before) */
     const weir_sql_table_ref *preplanned_ref;
     rel preplanned;
+    /* the join whose conditions see its right input's columns first, then its left's (plan_scoped_join) */
+    const weir_sql_table_ref *scoped_join;
     /*
      * Second event-time attributes, per stream node: an inner interval
      * join's right time (its rows carry the left time, the rel's rowtime);
@@ -394,6 +396,14 @@ int plan_semi_join(plan_ctx *pc, bool anti, const rel *left, const rel *right, j
  * subquery). out: left's columns, then right's.
  */
 int plan_scalar_join(plan_ctx *pc, const rel *left, const rel *right, const weir_sql_expr *on, weir_sql_loc loc,
+                     rel *out);
+/*
+ * An inner join of left (the outer query's correlated values) with right
+ * (a subquery's FROM) on on, whose names resolve among right's columns
+ * first, as in the subquery's WHERE. out: left's columns, then right's, in
+ * the same scopes.
+ */
+int plan_scoped_join(plan_ctx *pc, const rel *left, const rel *right, const weir_sql_expr *on, weir_sql_loc loc,
                      rel *out);
 /*
  * The columns of left then right as one rel for binding names (no stream):
