@@ -565,6 +565,11 @@ static int outer_values(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_que
                           "more than %d columns of the outer query in the correlated conditions of one subquery",
                           WEIR_KEY_MAX_COLS);
     uint32_t ni = w.n + nk;
+    const weir_sql_expr *in_x[WEIR_KEY_MAX_COLS], *in_y[WEIR_KEY_MAX_COLS]; /* IN's pairs (co's keys are rebuilt) */
+    for (uint32_t i = 0; i < n_in; i++) {
+        in_x[i] = co->outer[n_eq + i];
+        in_y[i] = co->inner[n_eq + i];
+    }
     weir_sql_select_item *items = plan_alloc(pc, ni * sizeof *items);
     weir_sql_ident *alias = plan_alloc(pc, ni * sizeof *alias);
     weir_sql_select *ds = plan_alloc(pc, sizeof *ds);
@@ -582,13 +587,13 @@ static int outer_values(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_que
             alias[i].name = nm->parts[nm->n_parts - 1].name;
         } else {
             uint32_t k = i - w.n;
-            x = k < w.n ? w.cols[k] : co->outer[n_eq + k - w.n];
+            x = k < w.n ? w.cols[k] : in_x[k - w.n];
             if (!(alias[i].name = scalar_name(pc, id, 'd', k)))
                 return WEIR_ENOMEM;
             const weir_sql_expr *c = ast_column(pc, alias[i].name, e->loc), *eq;
             if (!c)
                 return WEIR_ENOMEM;
-            if (k >= w.n && (!(eq = ast_binary(pc, WEIR_SQL_OP_EQ, co->inner[n_eq + k - w.n], c)) ||
+            if (k >= w.n && (!(eq = ast_binary(pc, WEIR_SQL_OP_EQ, in_y[k - w.n], c)) ||
                              !(on = ast_binary(pc, WEIR_SQL_OP_AND, on, eq))))
                 return WEIR_ENOMEM;
             co->outer[k] = x;
