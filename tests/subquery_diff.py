@@ -19,12 +19,13 @@ COALESCE(SUM(p), 0) + COUNT(*); cond an optional filter of t's own):
                    (the subquery as in in-select)
     agg-corr       SELECT k, (SELECT agg FROM t WHERE t.k = o.k [AND cond]) FROM o GROUP BY k
     exists-where   SELECT id FROM o WHERE [NOT] EXISTS (SELECT * FROM t WHERE t.k = o.k [AND cond])
+    agg-in         SELECT k, COUNT(*) [NOT] IN (SELECT p FROM t [WHERE t.k = o.k] [AND cond]) FROM o GROUP BY k
 
 A correlated subquery's correlation t.k = o.k is one of
     eq   t.k = o.k
     lt   t.k < o.k                      (a non-equality alone)
     eqx  t.k = o.k AND t.p <> o.x       (an equality and a non-equality naming another outer column)
-(agg-corr: eq or lt, over its group key). Correlated by a non-equality, a
+(agg-corr, agg-in: eq or lt, over the group key). Correlated by a non-equality, a
 single-* subquery is checked only for the outer rows' values: the job fails
 when some outer row sees two inner rows.
 
@@ -61,7 +62,7 @@ import diffrun  # noqa: E402
 AGGS = ["MAX(p)", "MIN(p)", "SUM(p)", "COUNT(*)", "COUNT(p)", "COALESCE(SUM(p), 0) + COUNT(*)"]
 OPS = {">": lambda a, b: a > b, "<": lambda a, b: a < b, "=": lambda a, b: a == b}
 SHAPES = ["scalar-select", "scalar-where", "in-select", "exists-select", "in-or", "in-agg", "single-select",
-          "single-where", "group-in", "agg-corr", "exists-where"]
+          "single-where", "group-in", "agg-corr", "exists-where", "agg-in"]
 CORRS = {"eq": "t.k = o.k", "lt": "t.k < o.k", "eqx": "t.k = o.k AND t.p <> o.x"}
 
 
@@ -82,7 +83,7 @@ def gen_job(rng):
                                cond=rng.choice([None, ("p >", rng.randint(0, 5)), ("p IS NOT NULL", None)]),
                                correlated=rng.random() < 0.7, negated=rng.random() < 0.4,
                                corr=rng.choice(["eq", "eq", "lt", "eqx"]))
-        if q.shape == "agg-corr" and q.corr == "eqx":
+        if q.shape in ("agg-corr", "agg-in") and q.corr == "eqx":
             q.corr = "lt"  # o.x is not a group key
         if q.shape.startswith("single") and any(p.shape.startswith("single") for p in j.queries):
             q.shape = "scalar-select"  # one per job: the others are checked when it does not fail
@@ -167,6 +168,8 @@ def value(j, q, k, x):
         return ps[0] if ps else None
     if q.shape == "agg-corr":
         return agg_value(q.agg, ps)
+    if q.shape == "agg-in":
+        return neg(in_set(x, ps), q.negated)
     if q.shape in ("exists-select", "exists-where"):
         return neg(len(ps) > 0, q.negated)
     if q.shape == "in-agg":
@@ -176,10 +179,10 @@ def value(j, q, k, x):
 
 def oracle(j, q):
     out = collections.Counter()
-    if q.shape in ("group-in", "agg-corr"):
+    if q.shape in ("group-in", "agg-corr", "agg-in"):
         groups = collections.Counter(value(j, q, k, x) if q.shape == "group-in" else k for _, k, x in j.o)
         for g, n in groups.items():
-            out[(g, n) if q.shape == "group-in" else (g, value(j, q, g, None))] += 1
+            out[(g, n) if q.shape == "group-in" else (g, value(j, q, g, n if q.shape == "agg-in" else None))] += 1
         return out
     for oid, k, x in j.o:
         v = value(j, q, k, x)
@@ -213,7 +216,7 @@ def too_many(j, q):
 def out_cols(q):
     if q.shape == "group-in":
         return ["v", "n"]
-    if q.shape == "agg-corr":
+    if q.shape in ("agg-corr", "agg-in"):
         return ["k", "v"]
     return ["id", "v"] if q.shape in ("scalar-select", "in-select", "exists-select", "single-select") else ["id"]
 
@@ -246,6 +249,8 @@ def query_sql(q):
         return "SELECT %s AS v, COUNT(*) AS n FROM o GROUP BY %s" % (t, t)
     if q.shape == "agg-corr":
         return "SELECT k, (SELECT %s FROM t%s) AS v FROM o GROUP BY k" % (q.agg, where)
+    if q.shape == "agg-in":
+        return "SELECT k, COUNT(*) %sIN (SELECT p FROM t%s) AS v FROM o GROUP BY k" % (nt, where)
     if q.shape == "in-select":
         return "SELECT id, x %sIN (SELECT p FROM t%s) AS v FROM o" % (nt, where)
     if q.shape == "in-or":

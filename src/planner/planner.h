@@ -181,6 +181,7 @@ struct plan_ctx {
     const weir_sql_expr **test_e, **test_as;
     uint32_t n_test;
     bool agg_values; /* planning those of an aggregating SELECT's list and HAVING */
+    const struct agg_scope *agg_values_as; /* and that aggregation's scope (its aggregates' columns) */
     /* per IN's count of matches: {its scalar subquery, outer x, inner y} of the correlation x = y */
     const weir_sql_expr **in_pairs;
     uint32_t n_in_pairs;

@@ -1041,11 +1041,6 @@ static int test_rewrite(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_exp
             r = v ? ast_binary(pc, WEIR_SQL_OP_EQ, x, v) : NULL;
         }
     } else {
-        if (in && pc->agg_values && plan_has_agg(x))
-            return plan_error(pc, x->loc, WEIR_EUNSUPPORTED,
-                              "x IN (SELECT ...) with an aggregate as x in an aggregating query's SELECT list or "
-                              "HAVING is not supported yet: aggregate in a subquery of FROM and test in the outer "
-                              "query");
         const weir_sql_table_ref *from = NULL;
         const weir_sql_expr *where = NULL, *y = NULL;
         int rc = test_rows(pc, e, q, in, &from, &where, &y);
@@ -1175,9 +1170,52 @@ int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *se
     for (uint32_t i = 0; i < sel->n_items; i++)
         v[n++] = sel->items[i].expr;
     pc->agg_values = true;
+    pc->agg_values_as = as;
     int rc = plan_subquery_values(pc, agg, v, n, sel->loc, sel, true);
     pc->agg_values = false;
+    pc->agg_values_as = NULL;
     return rc;
+}
+
+/*
+ * IN's x over an aggregating query's groups that reads its aggregates
+ * (COUNT(*) IN (SELECT ...), in its SELECT list or HAVING): computed over
+ * the aggregation's rows as a column of *in ($scalarNx0), which the count
+ * of IN's matches is correlated with (*x becomes a reference to it).
+ */
+static int agg_operand(plan_ctx *pc, rel *in, uint32_t id, const weir_sql_expr **x)
+{
+    uint32_t n = in->n_physical;
+    weir_expr **exprs = plan_alloc(pc, (n + 1) * sizeof *exprs);
+    const char **names = plan_alloc(pc, (n + 1) * sizeof *names);
+    char **quals = plan_alloc(pc, (n + 2) * sizeof *quals);
+    char *nm = scalar_name(pc, id, 'x', 0);
+    if (!exprs || !names || !quals || !nm)
+        return WEIR_ENOMEM;
+    for (uint32_t c = 0; c < n; c++) {
+        weir_error err = {0};
+        if (weir_expr_column(pc->arena, c, in->schema->fields[c].type, &exprs[c], &err))
+            return WEIR_ENOMEM;
+        names[c] = in->schema->fields[c].name;
+        quals[c] = in->quals ? in->quals[c] : NULL;
+    }
+    quals[n] = NULL;
+    int rc = plan_bind_expr(pc, in, (agg_scope *)pc->agg_values_as, *x, &exprs[n]);
+    if (rc)
+        return rc;
+    names[n] = nm;
+    rel o;
+    if ((rc = plan_calc(pc, in, NULL, exprs, names, n + 1, &o, "Calc")))
+        return rc;
+    o.quals = quals;
+    o.hidden = in->hidden;
+    o.n_hidden = in->n_hidden;
+    *in = o;
+    const weir_sql_expr *c = ast_column(pc, nm, (*x)->loc);
+    if (!c)
+        return WEIR_ENOMEM;
+    *x = c;
+    return 0;
 }
 
 /* Joins the scalar subqueries w found to *in, each as hidden columns. */
@@ -1211,6 +1249,9 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
                                   WEIR_KEY_MAX_COLS - 1);
             co.outer[co.n_keys] = pc->in_pairs[3 * p + 1];
             co.inner[co.n_keys] = pc->in_pairs[3 * p + 2];
+            if (pc->agg_values_as && plan_has_agg(co.outer[co.n_keys]) &&
+                (rc = agg_operand(pc, in, pc->n_scalar, &co.outer[co.n_keys])))
+                return rc;
             co.n_keys++;
         }
         if (co.general && (rc = outer_values(pc, e, q, pc->n_scalar, in, &from, &co, n_eq)))

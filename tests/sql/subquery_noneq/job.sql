@@ -22,6 +22,10 @@
 --     (> NULL: no rows) FALSE.
 --   out_single: the one customer whose id is above the order's by more
 --     than 15: cid 10 and 20 -> dave (40); 30 -> none, NULL; NULL -> NULL.
+--   out_agg_in: an aggregate as IN's x: each customer id's order count IN
+--     the tenths of the higher customer ids: 10 (2 orders; 20, 20, 40 ->
+--     2, 2, 4) TRUE; 20 (2; 40 -> 4) FALSE; 30 (1; 4) FALSE; NULL (1;
+--     no rows) FALSE.
 CREATE TABLE orders (oid INT, cid INT, amount INT) WITH (
   'connector' = 'filesystem', 'path' = 'orders.csv', 'format' = 'csv');
 CREATE TABLE customers (cid INT, name STRING) WITH (
@@ -36,6 +40,8 @@ CREATE TABLE out_in (name STRING, v BOOLEAN) WITH (
   'connector' = 'filesystem', 'path' = 'out_in', 'format' = 'debezium-json');
 CREATE TABLE out_single (oid INT, name STRING) WITH (
   'connector' = 'filesystem', 'path' = 'out_single', 'format' = 'debezium-json');
+CREATE TABLE out_agg_in (cid INT, v BOOLEAN) WITH (
+  'connector' = 'filesystem', 'path' = 'out_agg_in', 'format' = 'debezium-json');
 
 EXECUTE STATEMENT SET BEGIN
   INSERT INTO out_lt SELECT c.name, (SELECT MAX(amount) FROM orders o WHERE o.cid < c.cid) AS m FROM customers c;
@@ -47,4 +53,6 @@ EXECUTE STATEMENT SET BEGIN
     FROM customers c;
   INSERT INTO out_single SELECT oid, (SELECT name FROM customers c WHERE c.cid > o.cid + 15) AS name
     FROM orders o;
+  INSERT INTO out_agg_in SELECT cid, COUNT(*) IN (SELECT c.cid / 10 FROM customers c WHERE c.cid > o.cid) AS v
+    FROM orders o GROUP BY cid;
 END;
