@@ -1149,6 +1149,10 @@ static void semi_output(rel *out, const rel *left, weir_schema *os, bool window)
     *out = r;
 }
 
+/* pc->scoped_join while plan_scoped_join's join is being made: the join it makes is the scoped one */
+static const weir_sql_table_ref scope_next;
+#define SCOPE_NEXT (&scope_next)
+
 /* Joins two planned relations without a FROM clause of their own (the
  * semi / anti joins of subqueries, a scalar subquery's join). */
 static int synthetic_join(plan_ctx *pc, weir_sql_join_kind kind, weir_join_type type, const rel *left,
@@ -1168,6 +1172,8 @@ static int synthetic_join(plan_ctx *pc, weir_sql_join_kind kind, weir_join_type 
     memset(sd, 0, sizeof sd);
     sd[0].r = *left;
     sd[1].r = *right;
+    if (pc->scoped_join == SCOPE_NEXT)
+        pc->scoped_join = ref; /* plan_scoped_join's */
     return join_sides(pc, ref, type, sd, NULL, NULL, conds, sq, NULL, out);
 }
 
@@ -1188,22 +1194,9 @@ int plan_scalar_join(plan_ctx *pc, const rel *left, const rel *right, const weir
 int plan_scoped_join(plan_ctx *pc, const rel *left, const rel *right, const weir_sql_expr *on, weir_sql_loc loc,
                      rel *out)
 {
-    weir_sql_table_ref *ref = plan_alloc(pc, sizeof *ref);
-    if (!ref)
-        return WEIR_ENOMEM;
-    memset(ref, 0, sizeof *ref);
-    ref->kind = WEIR_SQL_FROM_JOIN;
-    ref->loc = loc;
-    ref->u.join.kind = WEIR_SQL_JOIN_INNER;
-    ref->u.join.op_loc = loc;
-    ref->u.join.on = (weir_sql_expr *)on;
-    join_side sd[2];
-    memset(sd, 0, sizeof sd);
-    sd[0].r = *left;
-    sd[1].r = *right;
     const weir_sql_table_ref *saved = pc->scoped_join;
-    pc->scoped_join = ref;
-    int rc = join_sides(pc, ref, WEIR_JOIN_INNER, sd, NULL, NULL, NULL, NULL, NULL, out);
+    pc->scoped_join = SCOPE_NEXT;
+    int rc = synthetic_join(pc, WEIR_SQL_JOIN_INNER, WEIR_JOIN_INNER, left, right, NULL, on, NULL, loc, out);
     pc->scoped_join = saved;
     return rc;
 }
