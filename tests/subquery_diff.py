@@ -18,6 +18,16 @@ COALESCE(SUM(p), 0) + COUNT(*); cond an optional filter of t's own):
     group-in       SELECT x [NOT] IN (SELECT p ...) AS v, COUNT(*) FROM o GROUP BY x [NOT] IN (SELECT p ...)
                    (the subquery as in in-select)
     agg-corr       SELECT k, (SELECT agg FROM t WHERE t.k = o.k [AND cond]) FROM o GROUP BY k
+    exists-where   SELECT id FROM o WHERE [NOT] EXISTS (SELECT * FROM t WHERE t.k = o.k [AND cond])
+    agg-in         SELECT k, COUNT(*) [NOT] IN (SELECT p FROM t [WHERE t.k = o.k] [AND cond]) FROM o GROUP BY k
+
+A correlated subquery's correlation t.k = o.k is one of
+    eq   t.k = o.k
+    lt   t.k < o.k                      (a non-equality alone)
+    eqx  t.k = o.k AND t.p <> o.x       (an equality and a non-equality naming another outer column)
+(agg-corr, agg-in: eq or lt, over the group key). Correlated by a non-equality, a
+single-* subquery is checked only for the outer rows' values: the job fails
+when some outer row sees two inner rows.
 
 A single-* subquery (no aggregate) must give at most one row: its value is
 the row's p (NULL over no rows), and when some correlation key (not NULL:
@@ -52,7 +62,8 @@ import diffrun  # noqa: E402
 AGGS = ["MAX(p)", "MIN(p)", "SUM(p)", "COUNT(*)", "COUNT(p)", "COALESCE(SUM(p), 0) + COUNT(*)"]
 OPS = {">": lambda a, b: a > b, "<": lambda a, b: a < b, "=": lambda a, b: a == b}
 SHAPES = ["scalar-select", "scalar-where", "in-select", "exists-select", "in-or", "in-agg", "single-select",
-          "single-where", "group-in", "agg-corr"]
+          "single-where", "group-in", "agg-corr", "exists-where", "agg-in"]
+CORRS = {"eq": "t.k = o.k", "lt": "t.k < o.k", "eqx": "t.k = o.k AND t.p <> o.x"}
 
 
 def gen_job(rng):
@@ -70,14 +81,17 @@ def gen_job(rng):
     for _ in range(6):
         q = argparse.Namespace(shape=rng.choice(SHAPES), agg=rng.choice(AGGS), op=rng.choice(list(OPS)),
                                cond=rng.choice([None, ("p >", rng.randint(0, 5)), ("p IS NOT NULL", None)]),
-                               correlated=rng.random() < 0.7, negated=rng.random() < 0.4)
+                               correlated=rng.random() < 0.7, negated=rng.random() < 0.4,
+                               corr=rng.choice(["eq", "eq", "lt", "eqx"]))
+        if q.shape in ("agg-corr", "agg-in") and q.corr == "eqx":
+            q.corr = "lt"  # o.x is not a group key
         if q.shape.startswith("single") and any(p.shape.startswith("single") for p in j.queries):
             q.shape = "scalar-select"  # one per job: the others are checked when it does not fail
         if q.shape in ("scalar-select", "scalar-where", "in-agg", "agg-corr"):
             q.correlated = True
         if q.shape.startswith("single") and rng.random() < 0.85:
             q.cond = ("p =", rng.randint(0, 6))  # fewer rows per key: more jobs that do not fail
-        if q.shape == "exists-select" and not q.correlated and q.cond is None:
+        if q.shape in ("exists-select", "exists-where") and not q.correlated and q.cond is None:
             q.cond = ("p >", rng.randint(0, 5))
         j.queries.append(q)
     return j
@@ -116,11 +130,20 @@ def agg_value(agg, ps):
     return (sum(nn) if nn else 0) + len(ps)
 
 
-def inner_ps(j, q, k):
-    """The p of the inner rows the subquery sees for an outer row of key k."""
+def corr_holds(q, tk, p, k, x):
+    """Whether the correlation of q is TRUE for inner row (tk, p) and outer row (k, x)."""
+    if tk is None or k is None:
+        return False
+    if q.corr == "lt":
+        return tk < k
+    return tk == k and (q.corr == "eq" or (p is not None and x is not None and p != x))
+
+
+def inner_ps(j, q, k, x):
+    """The p of the inner rows the subquery sees for an outer row (k, x)."""
     if not q.correlated:
         return [p for _, p in j.t if cond_holds(q, p)]
-    return [p for tk, p in j.t if k is not None and tk is not None and tk == k and cond_holds(q, p)]
+    return [p for tk, p in j.t if corr_holds(q, tk, p, k, x) and cond_holds(q, p)]
 
 
 def in_set(x, s):
@@ -138,14 +161,16 @@ def neg(v, negated):
 
 
 def value(j, q, k, x):
-    ps = inner_ps(j, q, k)
+    ps = inner_ps(j, q, k, x)
     if q.shape in ("scalar-select", "scalar-where"):
         return agg_value(q.agg, ps)
     if q.shape.startswith("single"):
         return ps[0] if ps else None
     if q.shape == "agg-corr":
         return agg_value(q.agg, ps)
-    if q.shape == "exists-select":
+    if q.shape == "agg-in":
+        return neg(in_set(x, ps), q.negated)
+    if q.shape in ("exists-select", "exists-where"):
         return neg(len(ps) > 0, q.negated)
     if q.shape == "in-agg":
         return neg(in_set(x, [agg_value(q.agg, ps)]), q.negated)
@@ -154,15 +179,18 @@ def value(j, q, k, x):
 
 def oracle(j, q):
     out = collections.Counter()
-    if q.shape in ("group-in", "agg-corr"):
+    if q.shape in ("group-in", "agg-corr", "agg-in"):
         groups = collections.Counter(value(j, q, k, x) if q.shape == "group-in" else k for _, k, x in j.o)
         for g, n in groups.items():
-            out[(g, n) if q.shape == "group-in" else (g, value(j, q, g, None))] += 1
+            out[(g, n) if q.shape == "group-in" else (g, value(j, q, g, n if q.shape == "agg-in" else None))] += 1
         return out
     for oid, k, x in j.o:
         v = value(j, q, k, x)
         if q.shape in ("scalar-select", "in-select", "exists-select", "single-select"):
             out[(oid, v)] += 1
+        elif q.shape == "exists-where":
+            if v is True:
+                out[(oid,)] += 1
         elif q.shape in ("scalar-where", "single-where"):
             if x is not None and v is not None and OPS[q.op](x, v):
                 out[(oid,)] += 1
@@ -178,6 +206,8 @@ def too_many(j, q):
     """Whether single-* query q's subquery gives two rows for some key (the job fails)."""
     if not q.shape.startswith("single"):
         return False
+    if q.correlated and q.corr != "eq":
+        return any(len(inner_ps(j, q, k, x)) > 1 for _, k, x in j.o)
     keys = collections.Counter(tk if q.correlated else 0 for tk, p in j.t
                                if cond_holds(q, p) and (tk is not None or not q.correlated))
     return any(n > 1 for n in keys.values())
@@ -186,7 +216,7 @@ def too_many(j, q):
 def out_cols(q):
     if q.shape == "group-in":
         return ["v", "n"]
-    if q.shape == "agg-corr":
+    if q.shape in ("agg-corr", "agg-in"):
         return ["k", "v"]
     return ["id", "v"] if q.shape in ("scalar-select", "in-select", "exists-select", "single-select") else ["id"]
 
@@ -196,7 +226,7 @@ def out_type(q):
 
 
 def query_sql(q):
-    corr = "t.k = o.k" if q.correlated else ""
+    corr = CORRS[q.corr] if q.correlated else ""
     cond = cond_sql(q)
     if not corr:
         cond = cond[len(" AND "):]
@@ -212,11 +242,15 @@ def query_sql(q):
         return "SELECT id FROM o WHERE x %s (SELECT p FROM t%s)" % (q.op, where)
     if q.shape == "exists-select":
         return "SELECT id, %sEXISTS (SELECT * FROM t%s) AS v FROM o" % (nt, where)
+    if q.shape == "exists-where":
+        return "SELECT id FROM o WHERE %sEXISTS (SELECT * FROM t%s)" % (nt, where)
     if q.shape == "group-in":
         t = "x %sIN (SELECT p FROM t%s)" % (nt, where)
         return "SELECT %s AS v, COUNT(*) AS n FROM o GROUP BY %s" % (t, t)
     if q.shape == "agg-corr":
         return "SELECT k, (SELECT %s FROM t%s) AS v FROM o GROUP BY k" % (q.agg, where)
+    if q.shape == "agg-in":
+        return "SELECT k, COUNT(*) %sIN (SELECT p FROM t%s) AS v FROM o GROUP BY k" % (nt, where)
     if q.shape == "in-select":
         return "SELECT id, x %sIN (SELECT p FROM t%s) AS v FROM o" % (nt, where)
     if q.shape == "in-or":

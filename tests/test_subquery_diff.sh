@@ -3,6 +3,7 @@
 # test of subqueries planned as joins (correlated scalar subqueries in the
 # SELECT list and WHERE, scalar subqueries checked at run time to give one
 # row, tests in GROUP BY, correlated subqueries of aggregating SELECTs,
+# correlation by non-equalities, aggregates as IN's operand, EXISTS in WHERE,
 # ...): tests/subquery_diff.py generates random
 # outer and inner inputs (repeated keys, NULL keys and values), runs random
 # subquery shapes through `weir run` at parallelism 1/2/4 and batch sizes

@@ -1149,6 +1149,10 @@ static void semi_output(rel *out, const rel *left, weir_schema *os, bool window)
     *out = r;
 }
 
+/* pc->scoped_join while plan_scoped_join's join is being made: the join it makes is the scoped one */
+static const weir_sql_table_ref scope_next;
+#define SCOPE_NEXT (&scope_next)
+
 /* Joins two planned relations without a FROM clause of their own (the
  * semi / anti joins of subqueries, a scalar subquery's join). */
 static int synthetic_join(plan_ctx *pc, weir_sql_join_kind kind, weir_join_type type, const rel *left,
@@ -1168,6 +1172,8 @@ static int synthetic_join(plan_ctx *pc, weir_sql_join_kind kind, weir_join_type 
     memset(sd, 0, sizeof sd);
     sd[0].r = *left;
     sd[1].r = *right;
+    if (pc->scoped_join == SCOPE_NEXT)
+        pc->scoped_join = ref; /* plan_scoped_join's */
     return join_sides(pc, ref, type, sd, NULL, NULL, conds, sq, NULL, out);
 }
 
@@ -1183,6 +1189,16 @@ int plan_scalar_join(plan_ctx *pc, const rel *left, const rel *right, const weir
                      rel *out)
 {
     return synthetic_join(pc, WEIR_SQL_JOIN_LEFT, WEIR_JOIN_LEFT, left, right, NULL, on, NULL, loc, out);
+}
+
+int plan_scoped_join(plan_ctx *pc, const rel *left, const rel *right, const weir_sql_expr *on, weir_sql_loc loc,
+                     rel *out)
+{
+    const weir_sql_table_ref *saved = pc->scoped_join;
+    pc->scoped_join = SCOPE_NEXT;
+    int rc = synthetic_join(pc, WEIR_SQL_JOIN_INNER, WEIR_JOIN_INNER, left, right, NULL, on, NULL, loc, out);
+    pc->scoped_join = saved;
+    return rc;
 }
 
 /* The visible column of r named name (a common column's hidden copies and scalar subquery values aside): its
@@ -1399,7 +1415,7 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
     /* A semi or anti join's conditions are a subquery's: its columns shadow the enclosing query's. */
     rel j;
     if ((rc = plan_pair_rel(pc, &sd[0].r, &sd[1].r, type == WEIR_JOIN_RIGHT || type == WEIR_JOIN_FULL,
-                            type == WEIR_JOIN_LEFT || type == WEIR_JOIN_FULL, semi, &j)))
+                            type == WEIR_JOIN_LEFT || type == WEIR_JOIN_FULL, semi || ref == pc->scoped_join, &j)))
         return rc;
     j.loc = ref->loc;
     weir_schema *os = j.schema;

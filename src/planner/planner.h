@@ -184,6 +184,7 @@ struct plan_ctx {
     const weir_sql_expr **test_e, **test_as;
     uint32_t n_test;
     bool agg_values; /* planning those of an aggregating SELECT's list and HAVING */
+    const struct agg_scope *agg_values_as; /* and that aggregation's scope (its aggregates' columns) */
     /* per IN's count of matches: {its scalar subquery, outer x, inner y} of the correlation x = y */
     const weir_sql_expr **in_pairs;
     uint32_t n_in_pairs;
@@ -197,6 +198,8 @@ struct plan_ctx {
     /* plan_from hands out preplanned for this FROM item (a subquery planned over a FROM planned before) */
     const weir_sql_table_ref *preplanned_ref;
     rel preplanned;
+    /* the join whose conditions see its right input's columns first, then its left's (plan_scoped_join) */
+    const weir_sql_table_ref *scoped_join;
     /*
      * Second event-time attributes, per stream node: an inner interval
      * join's right time (its rows carry the left time, the rel's rowtime);
@@ -409,6 +412,14 @@ int plan_semi_join(plan_ctx *pc, bool anti, const rel *left, const rel *right, j
  * subquery). out: left's columns, then right's.
  */
 int plan_scalar_join(plan_ctx *pc, const rel *left, const rel *right, const weir_sql_expr *on, weir_sql_loc loc,
+                     rel *out);
+/*
+ * An inner join of left (the outer query's correlated values) with right
+ * (a subquery's FROM) on on, whose names resolve among right's columns
+ * first, as in the subquery's WHERE. out: left's columns, then right's, in
+ * the same scopes.
+ */
+int plan_scoped_join(plan_ctx *pc, const rel *left, const rel *right, const weir_sql_expr *on, weir_sql_loc loc,
                      rel *out);
 /*
  * The columns of left then right as one rel for binding names (no stream):

@@ -1020,6 +1020,8 @@ static int collect_aggs(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e)
         return (rc = collect_aggs(pc, as, e->u.like.operand)) ? rc : collect_aggs(pc, as, e->u.like.pattern);
     case WEIR_SQL_EXPR_CAST: return collect_aggs(pc, as, e->u.cast.operand);
     case WEIR_SQL_EXPR_EXTRACT: return collect_aggs(pc, as, e->u.extract.operand);
+    /* x IN (SELECT ...) over the groups: x may read them (its subquery's own aggregates are its own) */
+    case WEIR_SQL_EXPR_IN_QUERY: return collect_aggs(pc, as, e->u.in_query.operand);
     case WEIR_SQL_EXPR_ARRAY:
     case WEIR_SQL_EXPR_MAP: return collect_list(pc, as, e->u.list.items, e->u.list.n_items);
     case WEIR_SQL_EXPR_ITEM:

@@ -369,6 +369,21 @@ static char *scalar_name(plan_ctx *pc, uint32_t id, char kind, uint32_t i)
 
 static weir_sql_expr *ast_is_null(plan_ctx *pc, const weir_sql_expr *x);
 
+/* x IS NOT DISTINCT FROM y */
+static weir_sql_expr *ast_not_distinct(plan_ctx *pc, const weir_sql_expr *x, const weir_sql_expr *y)
+{
+    weir_sql_expr *e = ast_node(pc, WEIR_SQL_EXPR_IS, x->loc);
+    if (e) {
+        e->height = (x->height > y->height ? x->height : y->height) + 1;
+        e->end = y->end;
+        e->u.is.test = WEIR_SQL_IS_DISTINCT_FROM;
+        e->u.is.negated = true;
+        e->u.is.operand = (weir_sql_expr *)x;
+        e->u.is.other = (weir_sql_expr *)y;
+    }
+    return e;
+}
+
 /* ---- correlation */
 
 /*
@@ -383,6 +398,12 @@ typedef struct correlation {
     uint32_t n_local;
     const weir_sql_expr *outer[WEIR_KEY_MAX_COLS], *inner[WEIR_KEY_MAX_COLS];
     uint32_t n_keys;
+    /* every conjunct that names the outer query, as written */
+    const weir_sql_expr **corr;
+    uint32_t n_corr;
+    /* some of them is not an equality outer = inner (t.x > o.y): decorrelated through the outer values
+     * (outer_values); the keys are then those values, matched with IS NOT DISTINCT FROM */
+    bool general;
 } correlation;
 
 static int correlate(plan_ctx *pc, const rel *in, const rel *from, const weir_sql_expr *where, correlation *co)
@@ -397,7 +418,8 @@ static int correlate(plan_ctx *pc, const rel *in, const rel *from, const weir_sq
     uint32_t cap = plan_count_and(where), n = 0, nl = in->n_physical;
     const weir_sql_expr **conj = plan_alloc(pc, cap * sizeof *conj);
     co->local = plan_alloc(pc, cap * sizeof *co->local);
-    if (!conj || !co->local)
+    co->corr = plan_alloc(pc, cap * sizeof *co->corr);
+    if (!conj || !co->local || !co->corr)
         return WEIR_ENOMEM;
     plan_split_and(where, conj, &n, cap);
     for (uint32_t i = 0; i < n; i++) {
@@ -406,16 +428,17 @@ static int correlate(plan_ctx *pc, const rel *in, const rel *from, const weir_sq
             co->local[co->n_local++] = c; /* its own (a name found nowhere fails when it is planned) */
             continue;
         }
+        co->corr[co->n_corr++] = c;
         int ml = -1, mr = -1;
         if (c->kind == WEIR_SQL_EXPR_BINARY && c->u.binary.op == WEIR_SQL_OP_EQ) {
             ml = plan_side_mask(&scope, nl, c->u.binary.left);
             mr = plan_side_mask(&scope, nl, c->u.binary.right);
         }
         bool outer_left = ml == PLAN_SIDE_LEFT && mr == PLAN_SIDE_RIGHT;
-        if (!outer_left && !(ml == PLAN_SIDE_RIGHT && mr == PLAN_SIDE_LEFT))
-            return plan_error(pc, c->loc, WEIR_EUNSUPPORTED,
-                              "a correlated scalar subquery may name the outer query's columns only in equalities "
-                              "between an outer and an inner expression (t.k = o.k), ANDed in its WHERE");
+        if (!outer_left && !(ml == PLAN_SIDE_RIGHT && mr == PLAN_SIDE_LEFT)) {
+            co->general = true; /* t.x > o.y, o.a = 1, f(o.a, t.b), ... */
+            continue;
+        }
         if (co->n_keys == WEIR_KEY_MAX_COLS)
             return plan_error(pc, c->loc, WEIR_EUNSUPPORTED, "more than %d correlation equalities in one subquery",
                               WEIR_KEY_MAX_COLS);
@@ -476,6 +499,162 @@ static int collect_aggs(const weir_sql_expr *e, void *ud)
     return c->text ? 0 : WEIR_ENOMEM;
 }
 
+/* The outer query's columns a correlated conjunct names, each once (by its SQL text). */
+typedef struct outer_walk {
+    plan_ctx *pc;
+    const rel *scope;
+    uint32_t nl;
+    const weir_sql_expr *cols[WEIR_KEY_MAX_COLS];
+    char *text[WEIR_KEY_MAX_COLS];
+    uint32_t n;
+} outer_walk;
+
+static int collect_outer(const weir_sql_expr *e, void *ud)
+{
+    outer_walk *w = ud;
+    if (e->kind == WEIR_SQL_EXPR_SUBQUERY || e->kind == WEIR_SQL_EXPR_EXISTS || e->kind == WEIR_SQL_EXPR_IN_QUERY)
+        return 0;
+    if (e->kind != WEIR_SQL_EXPR_COLUMN)
+        return weir__sql_expr_each_child(e, collect_outer, ud);
+    if (plan_side_mask(w->scope, w->nl, e) != PLAN_SIDE_LEFT)
+        return 0;
+    char *t = expr_text(w->pc, e);
+    if (!t)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < w->n; i++)
+        if (!strcasecmp(w->text[i], t))
+            return 0;
+    if (w->n == WEIR_KEY_MAX_COLS)
+        return plan_error(w->pc, e->loc, WEIR_EUNSUPPORTED,
+                          "more than %d columns of the outer query in the correlated conditions of one subquery",
+                          WEIR_KEY_MAX_COLS);
+    w->cols[w->n] = e;
+    w->text[w->n++] = t;
+    return 0;
+}
+
+/*
+ * A scalar subquery correlated by more than equalities (t.x > o.y), as
+ * Calcite's decorrelation plans it: over the distinct values of the outer
+ * query's columns that its conditions name (and of IN's x, for the IN
+ * pairs of co past n_eq),
+ *   D = SELECT DISTINCT o.y, ..., o.y AS $scalarNd0, ..., x AS $scalarNdJ FROM <in's rows>
+ *   J = D JOIN t ON <its correlated conjuncts, as written> AND <its own> [AND y = $scalarNdJ]
+ * (D's first columns keep the outer names and qualifiers, and J's names
+ * resolve in t first: the conjuncts read as in the subquery). *from
+ * becomes J, and co its keys: the subquery's aggregates over J grouped by
+ * $scalarNdI (decorrelated), LEFT-joined to the outer rows on
+ * o.y IS NOT DISTINCT FROM the group's value. Each distinct outer value
+ * meets the inner rows its conditions accept, once however many outer rows
+ * have it.
+ */
+static int outer_values(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_query *q, uint32_t id, const rel *in,
+                        rel *from, correlation *co, uint32_t n_eq)
+{
+    rel scope;
+    int rc = plan_pair_rel(pc, in, from, false, false, true, &scope);
+    if (rc)
+        return rc;
+    outer_walk w = {.pc = pc, .scope = &scope, .nl = in->n_physical};
+    for (uint32_t i = 0; i < co->n_corr; i++)
+        if ((rc = collect_outer(co->corr[i], &w)))
+            return rc;
+    uint32_t n_in = co->n_keys - n_eq, nk = w.n + n_in;
+    if (nk > WEIR_KEY_MAX_COLS)
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                          "more than %d columns of the outer query in the correlated conditions of one subquery",
+                          WEIR_KEY_MAX_COLS);
+    uint32_t ni = w.n + nk;
+    const weir_sql_expr *in_x[WEIR_KEY_MAX_COLS], *in_y[WEIR_KEY_MAX_COLS]; /* IN's pairs (co's keys are rebuilt) */
+    for (uint32_t i = 0; i < n_in; i++) {
+        in_x[i] = co->outer[n_eq + i];
+        in_y[i] = co->inner[n_eq + i];
+    }
+    weir_sql_select_item *items = plan_alloc(pc, ni * sizeof *items);
+    weir_sql_ident *alias = plan_alloc(pc, ni * sizeof *alias);
+    weir_sql_select *ds = plan_alloc(pc, sizeof *ds);
+    weir_sql_query *dq = plan_alloc(pc, sizeof *dq);
+    weir_sql_table_ref *wrap = plan_alloc(pc, sizeof *wrap);
+    if (!items || !alias || !ds || !dq || !wrap)
+        return WEIR_ENOMEM;
+    memset(alias, 0, ni * sizeof *alias);
+    const weir_sql_expr *on = NULL;
+    for (uint32_t i = 0; i < ni; i++) {
+        const weir_sql_expr *x;
+        if (i < w.n) {
+            const weir_sql_name *nm = &w.cols[i]->u.column;
+            x = w.cols[i];
+            alias[i].name = nm->parts[nm->n_parts - 1].name;
+        } else {
+            uint32_t k = i - w.n;
+            x = k < w.n ? w.cols[k] : in_x[k - w.n];
+            if (!(alias[i].name = scalar_name(pc, id, 'd', k)))
+                return WEIR_ENOMEM;
+            const weir_sql_expr *c = ast_column(pc, alias[i].name, e->loc), *eq;
+            if (!c)
+                return WEIR_ENOMEM;
+            if (k >= w.n && (!(eq = ast_binary(pc, WEIR_SQL_OP_EQ, in_y[k - w.n], c)) ||
+                             !(on = ast_binary(pc, WEIR_SQL_OP_AND, on, eq))))
+                return WEIR_ENOMEM;
+            co->outer[k] = x;
+            co->inner[k] = c;
+        }
+        alias[i].len = (uint32_t)strlen(alias[i].name);
+        alias[i].loc = x->loc;
+        items[i] = (weir_sql_select_item){(weir_sql_expr *)x, &alias[i]};
+    }
+    co->n_keys = nk;
+    for (uint32_t i = 0; i < co->n_corr; i++)
+        if (!(on = ast_binary(pc, WEIR_SQL_OP_AND, on, co->corr[i])))
+            return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < co->n_local; i++)
+        if (!(on = ast_binary(pc, WEIR_SQL_OP_AND, on, co->local[i])))
+            return WEIR_ENOMEM;
+    co->n_local = 0;
+    /* D over in's rows, planned before (plan_from hands them out for wrap) */
+    memset(wrap, 0, sizeof *wrap);
+    wrap->kind = WEIR_SQL_FROM_SUBQUERY;
+    wrap->loc = e->loc;
+    wrap->height = q->height + 1;
+    wrap->u.subquery.query = (weir_sql_query *)q;
+    memset(ds, 0, sizeof *ds);
+    ds->loc = e->loc;
+    ds->distinct = true;
+    ds->items = items;
+    ds->n_items = ni;
+    ds->from = wrap;
+    memset(dq, 0, sizeof *dq);
+    dq->kind = WEIR_SQL_QUERY_SELECT;
+    dq->loc = e->loc;
+    dq->height = wrap->height + 2;
+    dq->u.select = ds;
+    const weir_sql_table_ref *saved_ref = pc->preplanned_ref;
+    rel saved = pc->preplanned, d;
+    pc->preplanned_ref = wrap;
+    pc->preplanned = *in;
+    rc = plan_query(pc, dq, &d);
+    pc->preplanned_ref = saved_ref;
+    pc->preplanned = saved;
+    if (rc)
+        return rc;
+    char **quals = plan_alloc(pc, (d.schema->n_fields + 1) * sizeof *quals);
+    if (!quals)
+        return WEIR_ENOMEM;
+    for (uint32_t c = 0; c < d.schema->n_fields; c++) {
+        const weir_sql_name *nm = c < w.n ? &w.cols[c]->u.column : NULL;
+        quals[c] = nm && nm->n_parts > 1 ? (char *)nm->parts[nm->n_parts - 2].name : NULL;
+    }
+    d.quals = quals;
+    d.hidden = NULL;
+    d.n_hidden = 0;
+    d.outer_cols = 0;
+    rel j;
+    if ((rc = plan_scoped_join(pc, &d, from, on, e->loc, &j)))
+        return rc;
+    *from = j;
+    return 0;
+}
+
 /*
  * The decorrelated form of a correlated scalar subquery (SELECT f(aggs)
  * FROM t WHERE t.k = o.k AND local), as Flink's decorrelation plans it:
@@ -519,8 +698,9 @@ static int decorrelated(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_que
         if (!(where = ast_binary(pc, WEIR_SQL_OP_AND, where, co->local[i])))
             return WEIR_ENOMEM;
     /* a NULL key matches no outer row: its group is never read (nor checked by SINGLE_VALUE), as the
-     * IS NOT NULL filter Flink's decorrelation puts below the aggregation */
-    for (uint32_t i = 0; i < co->n_keys; i++) {
+     * IS NOT NULL filter Flink's decorrelation puts below the aggregation (outer values: a NULL one is an
+     * outer row's, and meets the inner rows its conditions accept) */
+    for (uint32_t i = 0; !co->general && i < co->n_keys; i++) {
         weir_sql_expr *nn = ast_is_null(pc, co->inner[i]);
         if (!nn)
             return WEIR_ENOMEM;
@@ -540,7 +720,8 @@ static int decorrelated(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_que
         if (key) {
             group[i] = (weir_sql_expr *)co->inner[i];
             weir_sql_expr *k = ast_column(pc, alias[i].name, e->loc);
-            if (!k || !(k = ast_binary(pc, WEIR_SQL_OP_EQ, co->outer[i], k)) ||
+            if (!k || !(k = co->general ? ast_not_distinct(pc, co->outer[i], k)
+                                        : ast_binary(pc, WEIR_SQL_OP_EQ, co->outer[i], k)) ||
                 !(cond = ast_binary(pc, WEIR_SQL_OP_AND, cond, k)))
                 return WEIR_ENOMEM;
         }
@@ -860,11 +1041,6 @@ static int test_rewrite(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_exp
             r = v ? ast_binary(pc, WEIR_SQL_OP_EQ, x, v) : NULL;
         }
     } else {
-        if (in && pc->agg_values && plan_has_agg(x))
-            return plan_error(pc, x->loc, WEIR_EUNSUPPORTED,
-                              "x IN (SELECT ...) with an aggregate as x in an aggregating query's SELECT list or "
-                              "HAVING is not supported yet: aggregate in a subquery of FROM and test in the outer "
-                              "query");
         const weir_sql_table_ref *from = NULL;
         const weir_sql_expr *where = NULL, *y = NULL;
         int rc = test_rows(pc, e, q, in, &from, &where, &y);
@@ -994,9 +1170,52 @@ int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *se
     for (uint32_t i = 0; i < sel->n_items; i++)
         v[n++] = sel->items[i].expr;
     pc->agg_values = true;
+    pc->agg_values_as = as;
     int rc = plan_subquery_values(pc, agg, v, n, sel->loc, sel, true);
     pc->agg_values = false;
+    pc->agg_values_as = NULL;
     return rc;
+}
+
+/*
+ * IN's x over an aggregating query's groups that reads its aggregates
+ * (COUNT(*) IN (SELECT ...), in its SELECT list or HAVING): computed over
+ * the aggregation's rows as a column of *in ($scalarNx0), which the count
+ * of IN's matches is correlated with (*x becomes a reference to it).
+ */
+static int agg_operand(plan_ctx *pc, rel *in, uint32_t id, const weir_sql_expr **x)
+{
+    uint32_t n = in->n_physical;
+    weir_expr **exprs = plan_alloc(pc, (n + 1) * sizeof *exprs);
+    const char **names = plan_alloc(pc, (n + 1) * sizeof *names);
+    char **quals = plan_alloc(pc, (n + 2) * sizeof *quals);
+    char *nm = scalar_name(pc, id, 'x', 0);
+    if (!exprs || !names || !quals || !nm)
+        return WEIR_ENOMEM;
+    for (uint32_t c = 0; c < n; c++) {
+        weir_error err = {0};
+        if (weir_expr_column(pc->arena, c, in->schema->fields[c].type, &exprs[c], &err))
+            return WEIR_ENOMEM;
+        names[c] = in->schema->fields[c].name;
+        quals[c] = in->quals ? in->quals[c] : NULL;
+    }
+    quals[n] = NULL;
+    int rc = plan_bind_expr(pc, in, (agg_scope *)pc->agg_values_as, *x, &exprs[n]);
+    if (rc)
+        return rc;
+    names[n] = nm;
+    rel o;
+    if ((rc = plan_calc(pc, in, NULL, exprs, names, n + 1, &o, "Calc")))
+        return rc;
+    o.quals = quals;
+    o.hidden = in->hidden;
+    o.n_hidden = in->n_hidden;
+    *in = o;
+    const weir_sql_expr *c = ast_column(pc, nm, (*x)->loc);
+    if (!c)
+        return WEIR_ENOMEM;
+    *x = c;
+    return 0;
 }
 
 /* Joins the scalar subqueries w found to *in, each as hidden columns. */
@@ -1021,6 +1240,7 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
         correlation co;
         if ((rc = plan_from(pc, ssel->from, &from)) || (rc = correlate(pc, in, &from, ssel->where, &co)))
             return rc;
+        uint32_t n_eq = co.n_keys;
         for (uint32_t p = 0; p < pc->n_in_pairs; p++) {
             if (pc->in_pairs[3 * p] != e)
                 continue;
@@ -1029,8 +1249,13 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
                                   WEIR_KEY_MAX_COLS - 1);
             co.outer[co.n_keys] = pc->in_pairs[3 * p + 1];
             co.inner[co.n_keys] = pc->in_pairs[3 * p + 2];
+            if (pc->agg_values_as && plan_has_agg(co.outer[co.n_keys]) &&
+                (rc = agg_operand(pc, in, pc->n_scalar, &co.outer[co.n_keys])))
+                return rc;
             co.n_keys++;
         }
+        if (co.general && (rc = outer_values(pc, e, q, pc->n_scalar, in, &from, &co, n_eq)))
+            return rc;
         uint32_t id = pc->n_scalar;
         weir_sql_query *q2 = NULL;
         const weir_sql_expr *on = NULL;

@@ -968,10 +968,23 @@ static weir_sql_expr *parse_overlaps(parser *p, weir_sql_expr *t1)
     push_expr(p, &args, t1);
     expect_tk(p, WEIR__SQL_TK_COMMA, "','");
     push_expr(p, &args, parse_expr(p, PREC_MIN));
+    /* (a, b, ...) = (c, d, ...), (a, b) IN (SELECT x, y ...): a row constructor */
+    bool row = cur(p)->type == WEIR__SQL_TK_COMMA;
+    while (cur(p)->type == WEIR__SQL_TK_COMMA) {
+        parser_advance(p);
+        push_expr(p, &args, parse_expr(p, PREC_MIN));
+    }
     expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
     const token *t = cur(p);
-    if (t->type != WEIR__SQL_TK_IDENT || t->len != 8 || strncasecmp(p->src + t->loc.offset, "OVERLAPS", 8))
+    if (row || t->type != WEIR__SQL_TK_IDENT || t->len != 8 || strncasecmp(p->src + t->loc.offset, "OVERLAPS", 8)) {
+        if (row || t->type == WEIR__SQL_TK_EQ || t->type == WEIR__SQL_TK_NE || tok_is_kw(t, WEIR__SQL_KW_IN) ||
+            tok_is_kw(t, WEIR__SQL_KW_NOT))
+            parser_fail_at(p, t1->loc,
+                           "row constructors such as (a, b) IN (SELECT x, y ...) and (a, b) = (c, d) are not "
+                           "supported yet: compare the columns one by one (a = c AND b = d, or EXISTS with "
+                           "equalities)");
         parser_expected(p, "OVERLAPS after a pair (start, end)");
+    }
     weir_sql_expr *e = new_call(p, name_from_token(p), WEIR_SQL_CALL_PLAIN);
     expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
     push_expr(p, &args, parse_expr(p, PREC_MIN));

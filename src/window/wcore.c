@@ -1538,6 +1538,20 @@ void weir__wcore_destroy(weir__wcore *c)
 
 weir_ts weir__wcore_watermark(const weir__wcore *c) { return c->wm; }
 
+const char *weir__wcore_fail_label(const weir__wcore *c)
+{
+    const char *l = NULL;
+    for (uint32_t k = 0; k < c->as.n; k++) {
+        const weir__accfield *f = &c->as.f[k];
+        if (f->kind != WEIR__ACC_GENERIC || !f->agg.label)
+            continue;
+        if (l)
+            return NULL;
+        l = f->agg.label;
+    }
+    return l;
+}
+
 void weir__wcore_mark_all(weir__wcore *c)
 {
     for (uint32_t i = 0; i < c->tab_cap; i++) {

@@ -174,6 +174,9 @@ int weir__wcore_flush(weir__wcore *c);
 /* End of input: processing-time windows fire. */
 int weir__wcore_finish(weir__wcore *c, int64_t now_ms);
 weir_ts weir__wcore_watermark(const weir__wcore *c);
+/* The label of the aggregate (SINGLE_VALUE: names the scalar subquery) whose add failed with WEIR_EINVAL,
+ * or NULL: the aggregation has no labelled aggregate, or several. */
+const char *weir__wcore_fail_label(const weir__wcore *c);
 
 /* Persistence: the live windows of one key as canonical bytes. */
 typedef int (*weir__wcore_entry_fn)(void *ud, const uint8_t *key, size_t len, uint64_t hash,

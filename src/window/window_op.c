@@ -364,6 +364,10 @@ static int finish_call(wop *op, int rc)
         return weir_op_fail(op->ctx, rc,
                             "window: a retraction (-U/-D row) for a value the window's aggregate does not hold "
                             "(in discarding mode a fired window keeps only what arrived since its last firing)");
+    /* SINGLE_VALUE's second row: the message names the scalar subquery, as a group aggregation's does */
+    const char *label = rc == WEIR_EINVAL ? weir__wcore_fail_label(op->core) : NULL;
+    if (label)
+        return weir_op_fail(op->ctx, rc, "%s", label);
     if (rc)
         return weir_op_fail(op->ctx, rc, "window: %s", weir_strerror(rc));
     return rc2;
