@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agg/merge.h"
 #include "runtime/checkpoint.h"
 #include "runtime/runtime.h"
 #include "weir/agg.h"
@@ -220,10 +221,14 @@ int weir__job_describe_aggs(weir_job *job, weir_stream s,
             ty.nullable = true;
             weir_type_format(ty, t, sizeof t);
         }
+        /* The global phase of a two-phase aggregation keeps the state of the function it merges. */
+        const weir_agg_class *cls = weir__agg_merge_inner(&aggs[i]);
+        if (!cls)
+            cls = aggs[i].cls;
         rc = weir_buf_printf(
             &b, "%s%s%s(%s)", i ? ", " : "",
             aggs[i].inner && aggs[i].inner->name ? aggs[i].inner->name
-            : aggs[i].cls && aggs[i].cls->name   ? aggs[i].cls->name
+            : cls && cls->name                   ? cls->name
                                                  : "?",
             aggs[i].inner ? "_DISTINCT" : "", t);
         if (!rc && aggs[i].param != 0)
