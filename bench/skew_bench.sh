@@ -3,15 +3,18 @@
 # all events) at parallelism 1 and 2, in one phase and in two phases
 # (table.optimizer.agg-phase-strategy = ONE_PHASE / TWO_PHASE).
 #
-#   bash bench/skew_bench.sh [-e EVENTS] [-r ROUNDS] [-j JOBS] WEIR
+#   bash bench/skew_bench.sh [-e EVENTS] [-r ROUNDS] [-j JOBS] [-k KEYS] WEIR
 #
 #   JOBS: a comma-separated subset of tumble,group (default both):
 #     tumble  1 s TUMBLE, COUNT(*), SUM(v), MAX(v) per key
 #     group   GROUP BY key, COUNT(*), SUM(v), MAX(v), mini-batch on (an
 #             updating result into blackhole)
-# The source is datagen: k uniform in 0..9999, v uniform in 0..999, one
-# event per millisecond; the key is 0 where v is even (half of all events),
-# else k (about 10 000 keys for the other half).
+# The source is datagen: k uniform in 0..KEYS-1 (default 10 000), v uniform
+# in 0..999, one event per millisecond; the key is 0 where v is even (half
+# of all events), else k (KEYS keys for the other half). With many keys the
+# local phase folds few of the other half's rows (a batch of 1024 rows
+# holds ~500 of them, nearly all of distinct keys); with few keys it folds
+# nearly all of them.
 #
 # Each run is a fresh `weir run` timed with /usr/bin/time: wall seconds,
 # user + system CPU seconds of the whole process and peak RSS. Prints one
@@ -22,16 +25,18 @@ set -euo pipefail
 EVENTS=5000000
 ROUNDS=3
 JOBS=tumble,group
-while getopts e:r:j: o; do
+KEYS=10000
+while getopts e:r:j:k: o; do
     case $o in
     e) EVENTS=$OPTARG ;;
     r) ROUNDS=$OPTARG ;;
     j) JOBS=$OPTARG ;;
+    k) KEYS=$OPTARG ;;
     *) exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-W=${1:?usage: skew_bench.sh [-e EVENTS] [-r ROUNDS] [-j JOBS] WEIR}
+W=${1:?usage: skew_bench.sh [-e EVENTS] [-r ROUNDS] [-j JOBS] [-k KEYS] WEIR}
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT
 
@@ -46,7 +51,7 @@ CREATE TABLE src (k BIGINT, v BIGINT, ts TIMESTAMP(3),
   hk AS CASE WHEN MOD(v, 2) = 0 THEN CAST(0 AS BIGINT) ELSE k END,
   WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
 WITH ('connector' = 'datagen', 'number-of-rows' = '$EVENTS',
-  'fields.k.min' = '0', 'fields.k.max' = '9999',
+  'fields.k.min' = '0', 'fields.k.max' = '$((KEYS - 1))',
   'fields.v.min' = '0', 'fields.v.max' = '999',
   'fields.ts.kind' = 'sequence', 'fields.ts.start' = '2023-11-14 22:13:20',
   'fields.ts.end' = '2100-01-01 00:00:00');
@@ -89,7 +94,7 @@ for round in $(seq 1 "$ROUNDS"); do
     done
 done
 median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-echo "# medians over $ROUNDS rounds, $EVENTS events, $(nproc) cores"
+echo "# medians over $ROUNDS rounds, $EVENTS events, $KEYS keys besides the hot one, $(nproc) cores"
 for job in "${joblist[@]}"; do
     for st in ONE_PHASE TWO_PHASE; do
         for p in 1 2; do

@@ -7,14 +7,18 @@
  * (agg/merge.h). A hot key then costs its subtask one row per batch.
  *
  * The strategy: ONE_PHASE never splits; TWO_PHASE splits every
- * aggregation that can be split; AUTO (the default) splits those whose
- * input runs at a parallelism above 1 (at 1 there is no skew to spread,
- * and the local phase would only add work). Which can be split is decided
- * by query.c (window kind, trigger, lateness, mini-batch, ...) and here
- * (the aggregates: weir__agg_two_phase_ok).
+ * aggregation that can be split; AUTO (the default) keeps one phase.
+ * Flink's AUTO weighs the two by cost; weir has no statistics of key
+ * frequencies to weigh them with, and the local phase is not free: over
+ * many keys of even frequency it folds almost nothing (a batch's rows of a
+ * key are one or two) yet serialises and merges an accumulator per row,
+ * which measured 2.6 times the CPU of one phase (BENCHMARKS.md, issue 16,
+ * skew). So the split is asked for where the keys are known to be skewed.
+ * Which aggregations can be split is decided by query.c (window kind,
+ * trigger, lateness, mini-batch, ...) and here (the aggregates:
+ * weir__agg_two_phase_ok).
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -29,31 +33,17 @@ int plan_agg_phases(plan_ctx *pc, weir_stream in, const weir_agg *aggs, uint32_t
 {
     *two = false;
     const char *v = plan_config(pc, STRATEGY_KEY);
-    bool forced = false;
-    if (v) {
-        if (!strcasecmp(v, "ONE_PHASE"))
-            return 0;
-        if (!strcasecmp(v, "TWO_PHASE"))
-            forced = true;
-        else if (strcasecmp(v, "AUTO"))
-            return plan_error(pc, plan_config_at(pc, STRATEGY_KEY, loc), WEIR_EINVAL,
-                              "%s: expected 'AUTO', 'ONE_PHASE' or 'TWO_PHASE', got '%s'", STRATEGY_KEY, v);
-    }
+    if (!v || !strcasecmp(v, "AUTO") || !strcasecmp(v, "ONE_PHASE"))
+        return 0;
+    if (strcasecmp(v, "TWO_PHASE"))
+        return plan_error(pc, plan_config_at(pc, STRATEGY_KEY, loc), WEIR_EINVAL,
+                          "%s: expected 'AUTO', 'ONE_PHASE' or 'TWO_PHASE', got '%s'", STRATEGY_KEY, v);
     /* The local phase is chained to its input: an input that arrives through an exchange stays one phase. */
     if (in.part != WEIR_PART_FORWARD || in.side_tag != 0)
         return 0;
     for (uint32_t i = 0; i < n; i++)
         if (!weir__agg_two_phase_ok(&aggs[i]))
             return 0;
-    if (!forced) {
-        uint32_t par = plan_forward_parallelism(pc, in);
-        if (!par) {
-            const char *d = plan_config(pc, "parallelism.default");
-            par = d ? (uint32_t)strtoul(d, NULL, 10) : 1;
-        }
-        if (par <= 1)
-            return 0;
-    }
     *two = true;
     return 0;
 }

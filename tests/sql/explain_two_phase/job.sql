@@ -1,11 +1,12 @@
 -- EXPLAIN of two-phase aggregation (table.optimizer.agg-phase-strategy).
--- AUTO over a source read at parallelism 2 (scan.parallelism): a TUMBLE aggregation of COUNT/SUM/MAX becomes
+-- TWO_PHASE (AUTO keeps one phase): a TUMBLE aggregation of COUNT/SUM/MAX becomes
 -- LocalWindowAggregate (slices of 5 s: the tumbling size) before the keyed
 -- exchange and GlobalWindowAggregate after it; a HOP of 10 s every 4 s
 -- slices by 2 s (their greatest common divisor). LISTAGG depends on the
 -- order of the rows and a SESSION window's extent on their gaps: those
 -- stay one WindowAggregate. The GROUP BY splits only with mini-batch on:
 -- LocalGroupAggregate / GlobalGroupAggregate.
+SET 'table.optimizer.agg-phase-strategy' = 'two_phase';
 SET 'table.exec.mini-batch.enabled' = 'true';
 CREATE TABLE t (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
   WITH ('connector' = 'datagen', 'number-of-rows' = '10', 'scan.parallelism' = '2');
