@@ -163,6 +163,13 @@ static int64_t slice_time(const weir_local_agg_config *c, int64_t ts)
 {
     if (!c->slice_ms)
         return 0;
+    int64_t x, t64;
+    if (!__builtin_sub_overflow(ts, c->slice_offset_ms, &x)) {
+        int64_t m = x % c->slice_ms;
+        if (m < 0)
+            m += c->slice_ms;
+        return __builtin_add_overflow(ts, c->slice_ms - 1 - m, &t64) ? ts : t64;
+    }
     __int128 d = ((__int128)ts - c->slice_offset_ms) % c->slice_ms;
     if (d < 0)
         d += c->slice_ms;
@@ -182,12 +189,17 @@ static int group_of_row(la_op *o, const weir_batch *in, uint32_t r, uint32_t *g)
 {
     const weir_local_agg_config *c = &o->conf->cfg;
     int64_t t = slice_time(c, in->ts[r]);
-    size_t len = weir_key_encode(in, &c->keys, r, NULL, 0);
-    int rc = keys_reserve(o, len + sizeof t);
+    /* most keys fit in 64 bytes: encoded once */
+    int rc = keys_reserve(o, 64 + sizeof t);
     if (rc)
         return rc;
+    size_t len = weir_key_encode(in, &c->keys, r, o->keys + o->keys_len, 64);
+    if (len > 64) {
+        if ((rc = keys_reserve(o, len + sizeof t)))
+            return rc;
+        weir_key_encode(in, &c->keys, r, o->keys + o->keys_len, len);
+    }
     uint8_t *k = o->keys + o->keys_len;
-    weir_key_encode(in, &c->keys, r, k, len);
     if (c->slice_ms) {
         memcpy(k + len, &t, sizeof t);
         len += sizeof t;
