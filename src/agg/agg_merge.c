@@ -13,6 +13,7 @@
  */
 #include <string.h>
 
+#include "agg/agg_internal.h"
 #include "agg/merge.h"
 
 static const weir_agg_class merge_class;
@@ -47,9 +48,12 @@ void weir__agg_merge_of(const weir_agg *a, int32_t col, weir_agg *out)
     out->input_col = col;
 }
 
-const weir_agg_class *weir__agg_merge_inner(const weir_agg *m)
+const weir_agg_class *weir__agg_merge_inner(const weir_agg *m, bool *star)
 {
-    return m->cls == &merge_class ? m->udf : NULL;
+    const weir_agg_class *c = m->cls == &merge_class ? m->udf : NULL;
+    if (star)
+        *star = c == &weir__agg_count_star;
+    return c;
 }
 
 static size_t m_acc_size(const weir_agg *m)

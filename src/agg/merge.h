@@ -29,7 +29,11 @@ bool weir__agg_two_phase_ok(const weir_agg *a);
  */
 void weir__agg_merge_of(const weir_agg *a, int32_t col, weir_agg *out);
 
-/* The function whose accumulators m merges (m from weir__agg_merge_of), or NULL for any other m. */
-const weir_agg_class *weir__agg_merge_inner(const weir_agg *m);
+/*
+ * The function whose accumulators m merges (m from weir__agg_merge_of), or
+ * NULL for any other m; *star (may be NULL) true when that function is
+ * COUNT(*), which read no column.
+ */
+const weir_agg_class *weir__agg_merge_inner(const weir_agg *m, bool *star);
 
 #endif
