@@ -41,7 +41,8 @@ Each *job* is one random input stream (out of order, ties, NULLs in every
 column, very late rows) in one JSON file, read by one table (so one split:
 results must not depend on parallelism or batch size), a batch of random
 queries over it, run by `weir run` at a random parallelism (1/2/4) and
-batch size (1/7/1024). Each query is one *case*. The printed changelog is
+batch size (1/7/1024), with table.exec.mini-batch.enabled and
+table.optimizer.agg-phase-strategy drawn at random (two-phase GROUP BY). Each query is one *case*. The printed changelog is
 materialized (+I/+U add a row, -U/-D remove one) and compared as a multiset
 with the oracle's rows.
 
@@ -673,6 +674,9 @@ def gen_job(seed, index, fams, max_queries):
             q = gen_join(rng, i, j.delay)
         q.qid = i
         j.queries.append(q)
+    # two-phase GROUP BY (table.optimizer.agg-phase-strategy, with mini-batch) must not change a result
+    j.mini = rng.random() < 0.5
+    j.phase = rng.choice([None, "AUTO", "ONE_PHASE", "TWO_PHASE", "TWO_PHASE"])
     return j
 
 
@@ -691,6 +695,10 @@ def job_sql(j, queries):
                    "WATERMARK FOR ts AS %s) WITH ('connector' = 'filesystem', "
                    "'path' = 'in.json', 'format' = 'json');" % (name, wm))
     out.append("SET 'table.optimizer.reuse-sub-plan-enabled' = 'false';")
+    if j.mini:
+        out.append("SET 'table.exec.mini-batch.enabled' = 'true';")
+    if j.phase:
+        out.append("SET 'table.optimizer.agg-phase-strategy' = '%s';" % j.phase)
     for q in queries:
         cols = ", ".join("c%d %s" % (i, sink_type(k)) for i, k in enumerate(q.kinds))
         out.append("CREATE TABLE %s%d (%s) WITH ('connector' = 'print', 'print-identifier' = '%s%d');"

@@ -7,8 +7,9 @@ tables with different watermark delays, and a batch of random window
 aggregations over them (TUMBLE, HOP, CUMULATE, SESSION; WHERE before and
 under the window; projections and computed columns; every aggregate of
 docs/aggregates.md; grouping by the key or not; HAVING; cascades), run by
-`weir run` at a random parallelism (1/2/4), batch size (1/7/1024) and
-allowed lateness. Each query is one *case*.
+`weir run` at a random parallelism (1/2/4), batch size (1/7/1024),
+allowed lateness and table.optimizer.agg-phase-strategy (AUTO, ONE_PHASE,
+TWO_PHASE or unset). Each query is one *case*.
 
 The oracle shares no code with weir. A row-at-a-time model of the
 documented semantics, written here, decides which rows each window
@@ -899,6 +900,8 @@ def gen_job(seed, index, feats, max_queries):
     j.millis = "millisecond" in feats and rng.random() < 0.2
     j.queries = [gen_query(rng, i, j.tables, j.lateness, feats, j.millis, j.late_cols, j.late_table)
                  for i in range(rng.randint(1, max_queries))]
+    # table.optimizer.agg-phase-strategy: two-phase aggregation must not change a result
+    j.phase = rng.choice([None, "AUTO", "ONE_PHASE", "TWO_PHASE", "TWO_PHASE"])
     return j
 
 
@@ -907,6 +910,8 @@ def job_sql(j, queries):
            % (j.seed, j.index, j.parallelism, j.batch)]
     if j.lateness:
         out.append("SET 'table.exec.emit.allow-lateness' = '%d ms';" % j.lateness)
+    if j.phase:
+        out.append("SET 'table.optimizer.agg-phase-strategy' = '%s';" % j.phase)
     used = sorted(set(q.table for q in queries))
     for name, delay in j.tables:
         if name not in used:

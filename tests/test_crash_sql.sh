@@ -10,7 +10,9 @@
 # job, and --from restores it at another parallelism on the other backend.
 # The kill loop runs on the heap backend, on RocksDB, on RocksDB with
 # incremental checkpoints (state.backend.incremental), and on the heap
-# backend with unaligned checkpoints (execution.checkpointing.unaligned).
+# backend with unaligned checkpoints (execution.checkpointing.unaligned),
+# and on the heap backend with the window aggregation in two phases
+# (table.optimizer.agg-phase-strategy = TWO_PHASE).
 #
 # WEIR_CRASH_SEED replays a kill schedule; WEIR_CRASH_SQL_KILLS (default 10)
 # and WEIR_CRASH_ROWS change the size. The C crash test (test_crash.c) kills
@@ -64,13 +66,18 @@ grep -q '^over,' ref.txt || fail "the reference run wrote no OVER rows"
 [ -s ref.txt ] || fail "the reference run wrote nothing"
 echo "  reference: $(wc -l < ref.txt) lines in $ref_ms ms"
 
-# Four passes: the heap backend, RocksDB with full checkpoints, RocksDB
-# with incremental ones (native checkpoints, shared SST files), and the heap
-# backend with unaligned checkpoints (in-flight data stored and replayed);
-# fewer kills in the last two to keep the script's time in bounds.
-for PASS in hashmap rocksdb rocksdb-incremental hashmap-unaligned; do
+# Five passes: the heap backend with two-phase aggregation, the heap
+# backend, RocksDB with full checkpoints, RocksDB with incremental ones
+# (native checkpoints, shared SST files), and the heap backend with
+# unaligned checkpoints (in-flight data stored and replayed); fewer kills
+# in the first and the last two to keep the script's time in bounds. The
+# two-phase pass comes first: the steps after the loop restore the last
+# pass's checkpoints without the option, and a checkpoint of the other
+# strategy does not fit.
+for PASS in hashmap-two-phase hashmap rocksdb rocksdb-incremental hashmap-unaligned; do
     BACKEND=${PASS%-incremental}
     BACKEND=${BACKEND%-unaligned}
+    BACKEND=${BACKEND%-two-phase}
     EXTRA=(-D state.backend.incremental=false)
     n_kills=$KILLS
     if [ "$PASS" = rocksdb-incremental ]; then
@@ -78,6 +85,10 @@ for PASS in hashmap rocksdb rocksdb-incremental hashmap-unaligned; do
         n_kills=$(( (KILLS + 1) / 2 ))
     elif [ "$PASS" = hashmap-unaligned ]; then
         EXTRA=(-D execution.checkpointing.unaligned=true)
+        n_kills=$(( (KILLS + 3) / 4 ))
+    elif [ "$PASS" = hashmap-two-phase ]; then
+        # the window aggregation in two phases: the local one holds nothing at a barrier
+        EXTRA=(-D table.optimizer.agg-phase-strategy=TWO_PHASE)
         n_kills=$(( (KILLS + 3) / 4 ))
     fi
     rm -rf out out2 ckpt state sp log

@@ -492,4 +492,20 @@ int weir__calc_spec(weir_expr_arena *arena, weir_expr *filter, weir_expr *const 
 int weir__computed_source_spec(const weir_source_spec *inner, const weir_schema *full, weir_expr *const *exprs,
                                weir_source_spec *out);
 
+/*
+ * Two-phase aggregation (twophase.c). plan_agg_phases: whether an
+ * aggregation over `in` with these aggregates runs in two phases by
+ * table.optimizer.agg-phase-strategy (an error at the option for a bad
+ * value); the caller has checked what else the split needs.
+ * plan_local_agg: the local phase over `in` (whose first n_keys columns
+ * are the keys) on `out`, and in global[i] the global phase of aggs[i].
+ * plan_window_slices: the slices the local phase of a window aggregation
+ * folds by.
+ */
+int plan_agg_phases(plan_ctx *pc, weir_stream in, const weir_agg *aggs, uint32_t n, weir_sql_loc loc, bool *two);
+int plan_local_agg(plan_ctx *pc, weir_stream in, const weir_schema *in_schema, uint32_t n_keys, const weir_agg *aggs,
+                   const int32_t *filters, uint32_t n, int64_t slice_ms, int64_t slice_offset_ms, weir_sql_loc loc,
+                   weir_stream *out, const weir_schema **out_schema, weir_agg *global);
+void plan_window_slices(const weir_window_assigner *a, int64_t *slice_ms, int64_t *offset_ms);
+
 #endif

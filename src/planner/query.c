@@ -1492,6 +1492,21 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
         const char *late = plan_config(pc, "weir.late-records.table");
         if (late && (rc = weir_buf_printf(dg, "|late %s", late)))
             return rc;
+        /*
+         * Two phases (twophase.c) where the local phase's partial rows stand for their rows exactly: windows of
+         * fixed slices of event time (UTC), fired once by the watermark, no lateness (a late partial row could
+         * not be sent to a late-records table as the rows it stands for), nor counting triggers.
+         */
+        bool two = false;
+        bool sliced = wa->kind == WEIR_WINDOW_TUMBLING || wa->kind == WEIR_WINDOW_HOPPING ||
+                      wa->kind == WEIR_WINDOW_CUMULATING;
+        if (sliced && !proctime && !ws.time_zone && !as->cascade && !late && wt->kind == WEIR_TRIGGER_DEFAULT &&
+            !wt->early_interval_ms && !wt->early_count && !wt->purging && ws.allowed_lateness_ms == 0 &&
+            ws.accumulation == WEIR_ACC_ACCUMULATING &&
+            (rc = plan_agg_phases(pc, pr.s, aggs, as->n_calls, sel->loc, &two)))
+            return rc;
+        if (two && (rc = weir_buf_printf(dg, "|two-phase")))
+            return rc;
         if (ws.time_zone && (rc = weir_buf_printf(dg, "|tz %s", ws.time_zone)))
             return rc;
         const rel *same = plan_reuse_find(pc, PLAN_REUSE_OPERATOR, dg);
@@ -1501,9 +1516,24 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             out->s = same->s;
             os = same->schema;
         } else {
-            if ((rc = weir_job_window(pc->job, pr.s, pr.schema, &ws, 0, &out->s, &err)))
+            weir_stream win_in = pr.s;
+            const weir_schema *win_schema = pr.schema;
+            if (two) {
+                weir_agg *global = plan_alloc(pc, (as->n_calls + 1) * sizeof *global);
+                if (!global)
+                    return WEIR_ENOMEM;
+                int64_t slice, off;
+                plan_window_slices(wa, &slice, &off);
+                if ((rc = plan_local_agg(pc, pr.s, pr.schema, as->n_keys, aggs, NULL, as->n_calls, slice, off,
+                                         sel->loc, &win_in, &win_schema, global)))
+                    return rc;
+                explain_line(pc, "LocalWindowAggregate[%d]: keys=%u aggs=%u slice=%lld", win_in.node, as->n_keys,
+                             as->n_calls, (long long)slice);
+                ws.aggs = global;
+            }
+            if ((rc = weir_job_window(pc->job, win_in, win_schema, &ws, 0, &out->s, &err)))
                 return plan_error(pc, sel->loc, rc, "%s", err.message);
-            if ((rc = weir_window_output_schema(&ws, pr.schema, (weir_schema **)&os, &err)))
+            if ((rc = weir_window_output_schema(&ws, win_schema, (weir_schema **)&os, &err)))
                 return plan_error(pc, sel->loc, rc, "%s", err.message);
             weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
             if (!ns)
@@ -1542,8 +1572,8 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             goto done;
         }
         const weir_window_assigner *sa = as->cascade ? &in->wprops.assigner : &ws.assigner;
-        explain_line(pc, "WindowAggregate[%d]: %s size=%lld slide=%lld gap=%lld keys=%u aggs=%u lateness=%lld%s%s%s%s%s",
-                     out->s.node, kinds[sa->kind], (long long)sa->size_ms, (long long)sa->slide_ms,
+        explain_line(pc, "%sWindowAggregate[%d]: %s size=%lld slide=%lld gap=%lld keys=%u aggs=%u lateness=%lld%s%s%s%s%s",
+                     two ? "Global" : "", out->s.node, kinds[sa->kind], (long long)sa->size_ms, (long long)sa->slide_ms,
                      (long long)sa->gap_ms, as->n_keys, as->n_calls, (long long)ws.allowed_lateness_ms,
                      as->cascade ? " (on the input's windows)" : "", out->updating ? " (changelog)" : "",
                      proctime ? " (processing time)" : "", ws.time_zone ? " time-zone=" : "",
@@ -1578,6 +1608,13 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             return plan_error(pc, plan_config_at(pc, "table.exec.mini-batch.enabled", sel->loc), WEIR_EINVAL, "table.exec.mini-batch.enabled: expected 'true' or 'false', got '%s'", v);
         if ((rc = weir_buf_printf(dg, "|ttl%lld|mb%d", (long long)ttl, (int)mini)))
             return rc;
+        /* Two phases (twophase.c) as in Flink only with mini-batch, and over an insert-only input: the
+         * local phase folds inserts only. */
+        bool two = false;
+        if (mini && !in->updating && (rc = plan_agg_phases(pc, pr.s, aggs, as->n_calls, sel->loc, &two)))
+            return rc;
+        if (two && (rc = weir_buf_printf(dg, "|two-phase")))
+            return rc;
         /* With no aggregate an insert-only input gives an insert-only DISTINCT. */
         out->updating = as->n_calls > 0 || in->updating;
         const rel *same = plan_reuse_find(pc, PLAN_REUSE_OPERATOR, dg);
@@ -1592,14 +1629,27 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             return WEIR_ENOMEM;
         for (uint32_t i = 0; i < as->n_calls; i++)
             filters[i] = as->calls[i].filter_col;
+        weir_stream agg_in = pr.s;
         weir_group_agg_config gc = {.keys = ks, .n_aggs = as->n_calls, .aggs = aggs, .filter_cols = filters,
                                    .out_schema = os, .state_ttl_ms = ttl, .mini_batch = mini};
+        if (two) {
+            weir_agg *global = plan_alloc(pc, (as->n_calls + 1) * sizeof *global);
+            const weir_schema *ls;
+            if (!global)
+                return WEIR_ENOMEM;
+            if ((rc = plan_local_agg(pc, pr.s, pr.schema, as->n_keys, aggs, filters, as->n_calls, 0, 0, sel->loc,
+                                     &agg_in, &ls, global)))
+                return rc;
+            explain_line(pc, "LocalGroupAggregate[%d]: keys=%u aggs=%u", agg_in.node, as->n_keys, as->n_calls);
+            gc.aggs = global;
+            gc.filter_cols = NULL;
+        }
         weir_operator_spec spec;
         if ((rc = weir_group_agg_spec(&gc, &spec)))
             return rc;
-        weir_stream keyed = weir_stream_key_by(pr.s, ks.cols, ks.n);
+        weir_stream keyed = weir_stream_key_by(agg_in, ks.cols, ks.n);
         if (ks.n == 0)
-            keyed = weir_stream_partition(pr.s, WEIR_PART_GLOBAL);
+            keyed = weir_stream_partition(agg_in, WEIR_PART_GLOBAL);
         if ((rc = weir_job_operator(pc->job, &keyed, 1, &spec, os, ks.n == 0 ? 1 : 0, &out->s))) {
             spec.free_arg(spec.arg);
             return plan_error(pc, sel->loc, rc, "cannot add the aggregation: %s", weir_job_error(pc->job));
@@ -1607,7 +1657,8 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
         if ((rc = weir__job_describe_aggs(pc->job, out->s, aggs, as->n_calls)))
             return rc;
         out->schema = os;
-        explain_line(pc, "GroupAggregate[%d]: keys=%u aggs=%u%s (changelog)", out->s.node, as->n_keys, as->n_calls,
+        explain_line(pc, "%sGroupAggregate[%d]: keys=%u aggs=%u%s (changelog)", two ? "Global" : "", out->s.node,
+                     as->n_keys, as->n_calls,
                      mini ? " mini-batch" : "");
         out->n_physical = out->schema->n_fields;
         if ((rc = plan_reuse_add(pc, PLAN_REUSE_OPERATOR, dg, out)))

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agg/merge.h"
 #include "runtime/checkpoint.h"
 #include "runtime/runtime.h"
 #include "weir/agg.h"
@@ -215,7 +216,12 @@ int weir__job_describe_aggs(weir_job *job, weir_stream s,
     int rc = 0;
     for (uint32_t i = 0; i < n && !rc; i++) {
         char t[64] = "*";
-        if (aggs[i].input_col >= 0) {
+        /* The global phase of a two-phase aggregation keeps the state of the function it merges. */
+        bool star = false;
+        const weir_agg_class *cls = weir__agg_merge_inner(&aggs[i], &star);
+        if (!cls)
+            cls = aggs[i].cls;
+        if (aggs[i].input_col >= 0 && !star) {
             weir_type ty = aggs[i].input_type;
             ty.nullable = true;
             weir_type_format(ty, t, sizeof t);
@@ -223,7 +229,7 @@ int weir__job_describe_aggs(weir_job *job, weir_stream s,
         rc = weir_buf_printf(
             &b, "%s%s%s(%s)", i ? ", " : "",
             aggs[i].inner && aggs[i].inner->name ? aggs[i].inner->name
-            : aggs[i].cls && aggs[i].cls->name   ? aggs[i].cls->name
+            : cls && cls->name                   ? cls->name
                                                  : "?",
             aggs[i].inner ? "_DISTINCT" : "", t);
         if (!rc && aggs[i].param != 0)
