@@ -1,0 +1,4 @@
+-- CREATE TEMPORARY SYSTEM FUNCTION as another name of a built-in
+-- oracle: SELECT UPPER(name) FROM customers
+CREATE TEMPORARY SYSTEM FUNCTION shout AS 'UPPER';
+SELECT shout(name) FROM customers;

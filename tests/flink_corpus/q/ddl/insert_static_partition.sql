@@ -1,0 +1,3 @@
+-- INSERT INTO ... PARTITION (k = 'v')
+CREATE TABLE part_out (order_id BIGINT, dt STRING) PARTITIONED BY (dt) WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv');
+INSERT INTO part_out PARTITION (dt = '2024-01-01') SELECT order_id FROM orders;

@@ -1,0 +1,2 @@
+-- Queries > ORDER BY: a non-time column without LIMIT (refused on streams by Flink too)
+SELECT bid_id FROM bids ORDER BY price;

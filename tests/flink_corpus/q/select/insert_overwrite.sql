@@ -1,0 +1,3 @@
+-- Queries > INSERT OVERWRITE (batch-only in Flink; a streaming job refuses it)
+CREATE TABLE fs_out (order_id BIGINT) WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv');
+INSERT OVERWRITE fs_out SELECT order_id FROM orders;

@@ -1,0 +1,2 @@
+-- Queries > Windowing TVF: SESSION as a table (Flink refuses it without aggregation too)
+SELECT * FROM TABLE(SESSION(TABLE clicks PARTITION BY user_name, DESCRIPTOR(ctime), INTERVAL '2' MINUTES));
