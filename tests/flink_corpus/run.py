@@ -14,6 +14,10 @@ feature or documentation page it stands for. Optional header lines:
                           the same data files (several lines are joined);
                           `VALUES (...), (...)` writes it by hand
   -- ordered              the oracle's rows must come out in its order
+  -- output: DIR          the rows to check are the ones the job wrote to
+                          files under DIR (json, csv or debezium-json
+                          lines; a partition folder k=v adds v after the
+                          file's columns), not the printed ones
   -- names: W1|W2         a refusal must name one of these words (for
                           queries whose construct a message could miss)
 
@@ -94,7 +98,7 @@ SANITIZER = re.compile(r"AddressSanitizer|LeakSanitizer|UndefinedBehavior|"
 
 def parse_header(text):
     h = {"mode": "run", "standalone": False, "oracle": None, "ordered": False,
-         "title": "", "names": []}
+         "title": "", "names": [], "output": None}
     lines = text.splitlines()
     if lines and lines[0].startswith("--"):
         h["title"] = lines[0][2:].strip()
@@ -112,6 +116,8 @@ def parse_header(text):
             h["standalone"] = True
         elif body == "ordered":
             h["ordered"] = True
+        elif body.startswith("output:"):
+            h["output"] = body[7:].strip()
         elif body.startswith("names:"):
             h["names"] = [w.strip() for w in body[6:].split("|") if w.strip()]
         elif body.startswith("oracle:"):
@@ -263,9 +269,46 @@ def final_table(stdout):
     return table, problems
 
 
-def check_oracle(h, stdout, db):
+def file_table(folder):
+    """The rows of the files a file sink wrote under folder."""
+    table, problems = [], []
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        parts = [seg.split("=", 1)[1] for seg in
+                 os.path.relpath(root, folder).split(os.sep) if "=" in seg]
+        for fname in sorted(files):
+            if fname.startswith((".", "_")):
+                continue
+            with open(os.path.join(root, fname)) as f:
+                for line in f:
+                    line = line.rstrip("\n")
+                    if not line:
+                        continue
+                    if line.startswith("{"):
+                        rec = json.loads(line)
+                        if set(rec) == {"before", "after", "op"}:
+                            if rec["op"] in ("u", "d") and rec["before"]:
+                                old = tuple(norm(v) for v in rec["before"].values())
+                                if old in table:
+                                    table.remove(old)
+                                else:
+                                    problems.append("delete of a row not written: " + line)
+                            if rec["op"] in ("c", "r", "u") and rec["after"]:
+                                table.append(tuple(norm(v) for v in rec["after"].values()))
+                            continue
+                        cells = list(rec.values())
+                    else:
+                        cells = next(csv.reader([line]))
+                    table.append(tuple(norm(v) for v in cells + parts))
+    return table, problems
+
+
+def check_oracle(h, stdout, db, work):
     want = [tuple(norm(c) for c in r) for r in db.execute(h["oracle"])]
-    got, problems = final_table(stdout)
+    if h["output"]:
+        got, problems = file_table(os.path.join(work, h["output"]))
+    else:
+        got, problems = final_table(stdout)
     if h["ordered"]:
         if got != want:
             problems.append("rows differ in order or content")
@@ -327,7 +370,7 @@ def run_one(args, path, prelude, db_sql):
         if h["oracle"] and h["mode"] == "run":
             db = connect()
             db.executescript(db_sql)
-            problems = check_oracle(h, p.stdout, db)
+            problems = check_oracle(h, p.stdout, db, work)
             if problems:
                 return name, h, "wrong", "\n    ".join(problems)
             return name, h, "ran", "checked"
