@@ -206,6 +206,10 @@ Test(sql_errors, flink_only_statements_are_named)
                  "job.sql:1:24: error: DISTRIBUTED BY (buckets) is not "
                  "supported by weir",
                  1, 24);
+    expect_error("SHOW JOBS",
+                 "job.sql:1:6: error: SHOW JOBS statements are not supported "
+                 "by weir",
+                 1, 6);
     /* A table named like such a statement is still a table. */
     weir_sql_script *s = NULL;
     weir_error err;

@@ -769,7 +769,7 @@ static const char *const flink_only_statements[] = {
     "ALTER", "ADD", "REMOVE", "LOAD", "UNLOAD", "COMPILE", "ANALYZE",
     "TRUNCATE", "DELETE", "UPDATE", "CALL", "STOP"};
 static const char *const flink_only_create[] = {
-    "CATALOG", "DATABASE", "MATERIALIZED", "OR"};
+    "CATALOG", "DATABASE", "MATERIALIZED", "MODEL", "OR"};
 
 static void refuse_flink_only(parser *p, const char *const *words, size_t n,
                               const char *prefix)
@@ -1114,6 +1114,12 @@ static weir_sql_stmt *parse_show(parser *p)
             parser_expected(p, "TABLE or VIEW");
         st->u.show.name = parse_name(p, "a name");
     } else {
+        /* Flink's other SHOW statements (JOBS, MODULES, JARS, COLUMNS,
+         * CURRENT CATALOG, ...): named, as weir runs none of them. */
+        const token *t = cur(p);
+        if (t->type == WEIR__SQL_TK_IDENT && !tok_is_kw(t, WEIR__SQL_KW_FROM))
+            parser_fail_at(p, t->loc, "SHOW %.*s statements are not supported by weir",
+                           (int)t->len, p->src + t->loc.offset);
         parser_expected(p, "TABLES, VIEWS, FUNCTIONS, DATABASES, CATALOGS "
                            "or CREATE");
     }

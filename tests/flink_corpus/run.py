@@ -193,6 +193,8 @@ def norm(v):
     """One cell, as text both sides agree on."""
     if v is None:
         return "null"
+    if isinstance(v, (dict, list)):
+        return json.dumps(v)
     if isinstance(v, float):
         return "%.6f" % v
     if isinstance(v, int):
