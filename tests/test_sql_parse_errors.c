@@ -210,6 +210,10 @@ Test(sql_errors, flink_only_statements_are_named)
                  "job.sql:1:6: error: SHOW JOBS statements are not supported "
                  "by weir",
                  1, 6);
+    expect_error("SELECT 'a' MEMBER OF m FROM t",
+                 "job.sql:1:12: error: MEMBER OF (a MULTISET operator) is not "
+                 "supported by weir",
+                 1, 12);
     /* A table named like such a statement is still a table. */
     weir_sql_script *s = NULL;
     weir_error err;
