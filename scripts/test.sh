@@ -69,7 +69,7 @@ case "${1:-}" in
   export WEIR_USINGDIFF_JOBS=${WEIR_USINGDIFF_JOBS:-2} WEIR_SUBQDIFF_JOBS=${WEIR_SUBQDIFF_JOBS:-1}
   export WEIR_INSCOLSDIFF_JOBS=${WEIR_INSCOLSDIFF_JOBS:-3}
   export WEIR_PARTDIFF_JOBS=${WEIR_PARTDIFF_JOBS:-4}
-  export WEIR_CORPUS_EVERY=${WEIR_CORPUS_EVERY:-4}
+  export WEIR_CORPUS_EVERY=${WEIR_CORPUS_EVERY:-8}
   # Installing and packaging (cmake --install, cpack) checks no memory
   # access of weir's; the plain run covers it.
   ctest_args+=(-E '^test_install$')
