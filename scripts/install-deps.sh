@@ -22,6 +22,7 @@ PACKAGES=(
   libyaml-dev            # weir run --config FILE
   libpcre2-dev           # regular expressions with Java's semantics
   libcurl4-openssl-dev   # object storage (S3 API, SigV4)
+  libssl-dev             # libcrypto: SigV4 and the SQL hash functions (MD5, SHA2, ...)
   libnats-dev nats-server  # NATS JetStream connectors and their test server
   chromium               # the web UI's end-to-end test (headless)
 )

@@ -2233,6 +2233,121 @@ Test(agg_collect, multiset_of_values_retract_merge_round_trip)
     weir_schema_destroy(s);
 }
 
+/* ---- ARRAY_AGG ---- */
+
+static bool result_is_null(const weir_agg *a, const void *acc)
+{
+    weir_schema *os = weir_schema_create();
+    weir_schema_add(os, "r", a->result_type);
+    weir_batch *out = weir_batch_create(os, 1);
+    weir_batch_append_row(out);
+    cr_assert_eq(a->cls->result(a, acc, out, 0, 0), 0);
+    bool null = weir_batch_is_null(out, 0, 0);
+    weir_batch_destroy(out);
+    weir_schema_destroy(os);
+    return null;
+}
+
+Test(agg_array_agg, arrival_order_nulls_retract_merge_round_trip)
+{
+    weir_schema *s = all_types();
+    tval in[] = {tv_i(3), tv_null(), tv_i(-1), tv_i(3), tv_i(12)};
+    weir_batch *b = col_batch(s, C_INT, in, 5);
+    weir_agg a, ign;
+    bind_ok("ARRAY_AGG", s, C_INT, 0, &a);
+    bind_ok("ARRAY_AGG", s, C_INT, 1, &ign); /* IGNORE NULLS */
+    cr_assert_eq(a.result_type.id, WEIR_TYPE_ARRAY);
+    cr_assert(weir_agg_can_retract(&a));
+    void *acc = acc_new(&a), *acc_i = acc_new(&ign);
+    cr_assert(result_is_null(&a, acc)); /* no element: NULL */
+    for (uint32_t r = 0; r < 4; r++) {
+        cr_assert_eq(weir_agg_add(&a, acc, b, r), 0);
+        cr_assert_eq(weir_agg_add(&ign, acc_i, b, r), 0);
+    }
+    expect_multiset(&a, acc, "[3, null, -1, 3]");
+    expect_multiset(&ign, acc_i, "[3, -1, 3]");
+    /* the oldest equal element goes */
+    cr_assert_eq(weir_agg_retract(&a, acc, b, 3), 0);
+    expect_multiset(&a, acc, "[null, -1, 3]");
+    cr_assert_eq(weir_agg_retract(&a, acc, b, 1), 0);
+    expect_multiset(&a, acc, "[-1, 3]");
+    cr_assert_eq(weir_agg_retract(&a, acc, b, 4), WEIR_ESTATE); /* 12 is not there */
+    /* IGNORE NULLS: a NULL row counts, but is no element */
+    cr_assert_eq(weir_agg_retract(&ign, acc_i, b, 1), 0);
+    expect_multiset(&ign, acc_i, "[3, -1, 3]");
+    void *only_null = acc_new(&ign);
+    cr_assert_eq(weir_agg_add(&ign, only_null, b, 1), 0);
+    cr_assert(result_is_null(&ign, only_null));
+    cr_assert_not(a.cls->is_empty(&ign, only_null));
+    void *o = acc_new(&a);
+    cr_assert_eq(weir_agg_add(&a, o, b, 4), 0);
+    cr_assert_eq(weir_agg_add(&a, o, b, 1), 0);
+    cr_assert_eq(a.cls->merge(&a, acc, o), 0);
+    expect_multiset(&a, acc, "[-1, 3, 12, null]");
+    weir_buf x;
+    weir_buf_init(&x);
+    cr_assert_eq(serialize(&a, acc, &x), 0);
+    void *back = acc_new(&a);
+    weir_cursor cur;
+    weir_cursor_init(&cur, x.data, x.len);
+    cr_assert_eq(a.cls->deserialize(&a, back, &cur), 0);
+    expect_multiset(&a, back, "[-1, 3, 12, null]");
+    cr_assert_eq(weir_agg_retract(&a, back, b, 2), 0);
+    expect_multiset(&a, back, "[3, 12, null]");
+    for (size_t c = 0; c < x.len; c++) {
+        weir_agg_destroy(&a, back);
+        weir_cursor_init(&cur, x.data, c);
+        cr_assert_eq(a.cls->deserialize(&a, back, &cur), WEIR_ECORRUPT);
+    }
+    /* a COLLECT state is not an ARRAY_AGG state */
+    weir_agg co;
+    bind_ok("COLLECT", s, C_INT, 0, &co);
+    void *cacc = acc_new(&co);
+    weir_buf y;
+    weir_buf_init(&y);
+    cr_assert_eq(serialize(&co, cacc, &y), 0);
+    weir_agg_destroy(&a, back);
+    weir_cursor_init(&cur, y.data, y.len);
+    cr_assert_eq(a.cls->deserialize(&a, back, &cur), WEIR_ECORRUPT);
+    /* every row taken back: empty again */
+    void *e = acc_new(&a);
+    cr_assert_eq(weir_agg_add(&a, e, b, 0), 0);
+    cr_assert_eq(weir_agg_add(&a, e, b, 1), 0);
+    cr_assert_eq(weir_agg_retract(&a, e, b, 1), 0);
+    cr_assert_eq(weir_agg_retract(&a, e, b, 0), 0);
+    cr_assert(a.cls->is_empty(&a, e));
+    cr_assert(result_is_null(&a, e));
+    weir_buf_fini(&y);
+    weir_buf_fini(&x);
+    acc_free(&a, e);
+    acc_free(&co, cacc);
+    acc_free(&a, back);
+    acc_free(&a, o);
+    acc_free(&ign, only_null);
+    acc_free(&ign, acc_i);
+    acc_free(&a, acc);
+    weir_batch_destroy(b);
+    weir_schema_destroy(s);
+}
+
+Test(agg_array_agg, strings_and_nested_values)
+{
+    weir_schema *s = all_types();
+    tval in[] = {tv_str("b"), tv_str(""), tv_null(), tv_str("a,b")};
+    weir_batch *b = col_batch(s, C_STR, in, 4);
+    weir_agg a;
+    bind_ok("ARRAY_AGG", s, C_STR, 0, &a);
+    void *acc = acc_new(&a);
+    for (uint32_t r = 0; r < 4; r++)
+        cr_assert_eq(weir_agg_add(&a, acc, b, r), 0);
+    expect_multiset(&a, acc, "[b, , null, a,b]");
+    cr_assert_eq(weir_agg_retract(&a, acc, b, 1), 0);
+    expect_multiset(&a, acc, "[b, null, a,b]");
+    acc_free(&a, acc);
+    weir_batch_destroy(b);
+    weir_schema_destroy(s);
+}
+
 /* ---- SINGLE_VALUE ---- */
 
 Test(agg_single_value, one_row_its_value_a_second_fails_unchanged)

@@ -119,6 +119,175 @@ Test(funcs, left_right_startswith_base64)
                      "cannot apply STARTSWITH to (STRING, INT); expected STARTSWITH(STRING, STRING) or (BYTES, BYTES)");
 }
 
+/* Flink's string functions added in f_strx.c; expected values from Flink's
+ * documentation and its own tests of these functions. */
+Test(funcs, overlay_chr_translate_elt)
+{
+    weir_expr *t = S("This is a test String.");
+    cr_assert_str_eq(EV(F("OVERLAY", S("This is an old string"), S(" new"), I(10), I(5), NULL)), "This is a new string");
+    cr_assert_str_eq(EV(F("OVERLAY", S("xxxxxtest"), S("xxxx"), I(6), NULL)), "xxxxxxxxx");
+    cr_assert_str_eq(EV(F("OVERLAY", S("xxxxxtest"), S("xxxx"), I(6), I(2), NULL)), "xxxxxxxxxst");
+    cr_assert_str_eq(EV(F("OVERLAY", S("123456789"), S("abc"), I(2), I(100), NULL)), "1abc");
+    cr_assert_str_eq(EV(F("OVERLAY", S("123456789"), S("abc"), I(2), I(-1), NULL)), "1abc");
+    cr_assert_str_eq(EV(F("OVERLAY", S("123456789"), S("abc"), I(100), I(-1), NULL)), "123456789");
+    cr_assert_str_eq(EV(F("OVERLAY", t, S("It"), I(-1), I(4), NULL)), "This is a test String.");
+    cr_assert_str_eq(EV(F("OVERLAY", t, S("IS"), I(6), I(100), NULL)), "This IS");
+    cr_assert_str_eq(EV(F("OVERLAY", S("h\xc3\xa9llo"), S("E"), I(2), I(1), NULL)), "hEllo");
+    cr_assert_str_eq(EV(F("OVERLAY", NULT(WEIR_TYPE_STRING), S("It"), I(1), I(4), NULL)), "NULL");
+    cr_assert_str_eq(EV(F("CHR", I(65), NULL)), "A");
+    cr_assert_str_eq(EV(F("CHR", I(65 + 256), NULL)), "A");
+    cr_assert_str_eq(EV(F("CHR", I(233), NULL)), "\xc3\xa9");
+    cr_assert_str_eq(EV(F("CHR", I(-3), NULL)), "");
+    cr_assert_str_eq(EV(F("CHR", NULT(WEIR_TYPE_INT), NULL)), "NULL");
+    weir_expr *w = S("www.apache.org");
+    cr_assert_str_eq(EV(F("TRANSLATE", w, S("abcde"), S("123"), NULL)), "www.1p13h.org");
+    cr_assert_str_eq(EV(F("TRANSLATE", w, S("abc"), S("12345"), NULL)), "www.1p13he.org");
+    cr_assert_str_eq(EV(F("TRANSLATE", w, S("abcae"), S("12345"), NULL)), "www.1p13h5.org");
+    cr_assert_str_eq(EV(F("TRANSLATE", w, S("..."), S("123"), NULL)), "www1apache1org");
+    cr_assert_str_eq(EV(F("TRANSLATE", w, NULT(WEIR_TYPE_STRING), S("123"), NULL)), "www.apache.org");
+    cr_assert_str_eq(EV(F("TRANSLATE", w, S("abc"), NULT(WEIR_TYPE_STRING), NULL)), "www.phe.org");
+    cr_assert_str_eq(EV(F("TRANSLATE", S("www.\xf0\x9f\x98\x80.org"), S("\xf0\x9f\x98\x80w"), S("\xe7\xac\x91\xce\xb1"), NULL)),
+                     "\xce\xb1\xce\xb1\xce\xb1.\xe7\xac\x91.org");
+    cr_assert_str_eq(EV(F("TRANSLATE", NULT(WEIR_TYPE_STRING), S("a"), S("b"), NULL)), "NULL");
+    cr_assert_str_eq(EV(F("ELT", I(2), S("scala"), S("java"), NULL)), "java");
+    cr_assert_str_eq(EV(F("ELT", I(1), S("a"), NULT(WEIR_TYPE_STRING), NULL)), "a");
+    cr_assert_str_eq(EV(F("ELT", NULT(WEIR_TYPE_INT), S("a"), NULL)), "NULL");
+    cr_assert_str_eq(EVE(F("ELT", I(4), S("a"), S("b"), S("c"), NULL)), "ELT: index 4 is out of range [1, 3] (row 0)");
+    cr_assert_str_eq(EVE(F("ELT", I(0), S("a"), NULL)), "ELT: index 0 is out of range [1, 1] (row 0)");
+    cr_assert_str_eq(FE("ELT", I(1), S("a"), I(2), NULL),
+                     "cannot apply ELT to (INT, STRING, INT); expected ELT(INT, STRING, "
+                     "STRING...) or ELT(INT, BYTES, BYTES...)");
+    cr_assert_str_eq(FE("TRANSLATE", I(12345), S("3"), S("5"), NULL),
+                     "cannot apply TRANSLATE to (INT, STRING, STRING); expected "
+                     "TRANSLATE(STRING, STRING, STRING)");
+}
+
+Test(funcs, substring_index_and_char_classes)
+{
+    weir_expr *w = S("www.apache.org");
+    cr_assert_str_eq(EV(F("SUBSTRING_INDEX", w, S("."), I(2), NULL)), "www.apache");
+    cr_assert_str_eq(EV(F("SUBSTRING_INDEX", w, S("."), I(-2), NULL)), "apache.org");
+    cr_assert_str_eq(EV(F("SUBSTRING_INDEX", w, S("."), I(5), NULL)), "www.apache.org");
+    cr_assert_str_eq(EV(F("SUBSTRING_INDEX", w, S("."), I(0), NULL)), "");
+    cr_assert_str_eq(EV(F("SUBSTRING_INDEX", w, S(""), I(1), NULL)), "");
+    cr_assert_str_eq(EV(F("SUBSTRING_INDEX", S("aaa"), S("aa"), I(2), NULL)), "a");
+    cr_assert_str_eq(EV(F("SUBSTRING_INDEX", S("aaa"), S("aa"), I(-2), NULL)), "a");
+    cr_assert_str_eq(EV(F("SUBSTRING_INDEX", w, NULT(WEIR_TYPE_STRING), I(1), NULL)), "NULL");
+    cr_assert_str_eq(EV(F("IS_ALPHA", S("abc\xc3\xa9\xe4\xb8\xad"), NULL)), "TRUE");
+    cr_assert_str_eq(EV(F("IS_ALPHA", S("ab1"), NULL)), "FALSE");
+    cr_assert_str_eq(EV(F("IS_ALPHA", S(""), NULL)), "FALSE");
+    cr_assert_str_eq(EV(F("IS_ALPHA", NULT(WEIR_TYPE_STRING), NULL)), "FALSE");
+    cr_assert_str_eq(EV(F("IS_DIGIT", S("0123\xd9\xa3"), NULL)), "TRUE");
+    cr_assert_str_eq(EV(F("IS_DIGIT", S("-1"), NULL)), "FALSE");
+    cr_assert_str_eq(EV(F("IS_DIGIT", S(""), NULL)), "FALSE");
+    const char *dec_yes[] = {"1", "-12", "+3", "1.5", ".5", "5.", "1e10", "1.5E-3", " 7 ", "2f", "2.5D",
+                             "NaN", "-Infinity", "0x1p3", "0X1.8P-1", "\xd9\xa3\xd9\xa4", "9223372036854775808"};
+    const char *dec_no[] = {"", "abc", "1e", "e5", ".", "1.2.3", "--1", "nan", "0x1", "1 2", "Inf", "1ee5"};
+    for (size_t k = 0; k < sizeof dec_yes / sizeof *dec_yes; k++)
+        cr_assert_str_eq(EV(F("IS_DECIMAL", S(dec_yes[k]), NULL)), "TRUE", "%s", dec_yes[k]);
+    for (size_t k = 0; k < sizeof dec_no / sizeof *dec_no; k++)
+        cr_assert_str_eq(EV(F("IS_DECIMAL", S(dec_no[k]), NULL)), "FALSE", "%s", dec_no[k]);
+    cr_assert_str_eq(TYPE(F("IS_DIGIT", NULT(WEIR_TYPE_STRING), NULL)), "BOOLEAN NOT NULL");
+}
+
+Test(funcs, url_functions)
+{
+    cr_assert_str_eq(EV(F("URL_ENCODE", S("a b&c=d/\xc3\xa9*~._-"), NULL)), "a+b%26c%3Dd%2F%C3%A9*%7E._-");
+    cr_assert_str_eq(EV(F("URL_DECODE", S("a+b%26c%3dd%2F%C3%A9"), NULL)), "a b&c=d/\xc3\xa9");
+    cr_assert_str_eq(EV(F("URL_DECODE", S("100%"), NULL)), "NULL");
+    cr_assert_str_eq(EV(F("URL_DECODE", S("%G1"), NULL)), "NULL");
+    cr_assert_str_eq(EV(F("URL_DECODE", S("%C3"), NULL)), "\xef\xbf\xbd");
+    const char *u = "http://user:pw@www.example.com:8080/a/b.html?k1=v1&k2=v2&k1=v3#frag";
+    cr_assert_str_eq(EV(F("PARSE_URL", S(u), S("HOST"), NULL)), "www.example.com");
+    cr_assert_str_eq(EV(F("PARSE_URL", S(u), S("PATH"), NULL)), "/a/b.html");
+    cr_assert_str_eq(EV(F("PARSE_URL", S(u), S("QUERY"), NULL)), "k1=v1&k2=v2&k1=v3");
+    cr_assert_str_eq(EV(F("PARSE_URL", S(u), S("QUERY"), S("k1"), NULL)), "v1");
+    cr_assert_str_eq(EV(F("PARSE_URL", S(u), S("QUERY"), S("k3"), NULL)), "NULL");
+    cr_assert_str_eq(EV(F("PARSE_URL", S(u), S("HOST"), S("k1"), NULL)), "NULL");
+    cr_assert_str_eq(EV(F("PARSE_URL", S(u), S("REF"), NULL)), "frag");
+    cr_assert_str_eq(EV(F("PARSE_URL", S(u), S("PROTOCOL"), NULL)), "http");
+    cr_assert_str_eq(EV(F("PARSE_URL", S(u), S("FILE"), NULL)), "/a/b.html?k1=v1&k2=v2&k1=v3");
+    cr_assert_str_eq(EV(F("PARSE_URL", S(u), S("AUTHORITY"), NULL)), "user:pw@www.example.com:8080");
+    cr_assert_str_eq(EV(F("PARSE_URL", S(u), S("USERINFO"), NULL)), "user:pw");
+    cr_assert_str_eq(EV(F("PARSE_URL", S(u), S("host"), NULL)), "NULL");
+    cr_assert_str_eq(EV(F("PARSE_URL", S("http://h"), S("QUERY"), NULL)), "NULL");
+    cr_assert_str_eq(EV(F("PARSE_URL", S("http://h"), S("PATH"), NULL)), "");
+    cr_assert_str_eq(EV(F("PARSE_URL", S("nope://h/x"), S("HOST"), NULL)), "NULL");
+    cr_assert_str_eq(EV(F("PARSE_URL", S("not a url"), S("HOST"), NULL)), "NULL");
+}
+
+Test(funcs, str_to_map_encode_decode_typeof)
+{
+    cr_assert_str_eq(EVS(F("STR_TO_MAP", S("a=1,b=2,c"), NULL)), "{a=1, b=2, c=null}");
+    cr_assert_str_eq(EVS(F("STR_TO_MAP", S("k1:v1;k2:v2;k1:v3"), S(";"), S(":"), NULL)), "{k1=v3, k2=v2}");
+    cr_assert_str_eq(EVS(F("STR_TO_MAP", S("a=1,,b==2,,"), NULL)), "{=null, a=1, b==2}");
+    cr_assert_str_eq(EVS(F("STR_TO_MAP", S(",,"), NULL)), "{}");
+    cr_assert_str_eq(EVS(F("STR_TO_MAP", S("a.1|b.2"), S("\\|"), S("\\."), NULL)), "{a=1, b=2}");
+    cr_assert_str_eq(FE("STR_TO_MAP", S("a"), S("[,;]"), S("="), NULL),
+                     "STR_TO_MAP: the delimiter '[,;]' is a regular expression, which weir does not split by; give "
+                     "literal text (a metacharacter escaped with one backslash)");
+    cr_assert_str_eq(EV(F("DECODE", F("ENCODE", S("h\xc3\xa9llo"), S("UTF-16LE"), NULL), S("utf-16le"), NULL)),
+                     "h\xc3\xa9llo");
+    cr_assert_str_eq(EV(F("DECODE", F("ENCODE", S("a\xf0\x9f\x98\x80"), S("UTF-16"), NULL), S("UTF-16"), NULL)),
+                     "a\xf0\x9f\x98\x80");
+    cr_assert_str_eq(EV(F("ENCODE", S("h\xc3\xa9!"), S("US-ASCII"), NULL)), "h?!");
+    cr_assert_str_eq(EV(F("ENCODE", S("h\xc3\xa9!"), S("ISO-8859-1"), NULL)), "h\xe9!");
+    cr_assert_str_eq(EV(F("DECODE", F("UNHEX", S("68E9FF"), NULL), S("ISO-8859-1"), NULL)), "h\xc3\xa9\xc3\xbf");
+    cr_assert_str_eq(EV(F("DECODE", F("UNHEX", S("68E9"), NULL), S("UTF-8"), NULL)), "h\xef\xbf\xbd");
+    cr_assert_str_eq(FE("ENCODE", S("a"), S("EBCDIC"), NULL),
+                     "ENCODE: unsupported charset 'EBCDIC' (US-ASCII, ISO-8859-1, UTF-8, UTF-16BE, UTF-16LE or UTF-16)");
+    cr_assert_str_eq(FE("DECODE", S("a"), S("UTF-8"), NULL),
+                     "cannot apply DECODE to (STRING, STRING); expected DECODE(BYTES, STRING)");
+    cr_assert_str_eq(EV(F("TYPEOF", I(1), NULL)), "INT NOT NULL");
+    cr_assert_str_eq(EV(F("TYPEOF", NULT(WEIR_TYPE_DOUBLE), NULL)), "DOUBLE");
+    cr_assert_str_eq(EV(F("TYPEOF", F("ARRAY", I(1), NULL), B(true), NULL)), "ARRAY<INT NOT NULL> NOT NULL");
+}
+
+Test(funcs, hashes_and_radix)
+{
+#ifdef WEIR_HAVE_LIBCRYPTO
+    /* digests checked with Python's hashlib */
+    cr_assert_str_eq(EV(F("MD5", S(""), NULL)), "d41d8cd98f00b204e9800998ecf8427e");
+    cr_assert_str_eq(EV(F("MD5", S("hello"), NULL)), "5d41402abc4b2a76b9719d911017c592");
+    cr_assert_str_eq(EV(F("SHA1", S("hello"), NULL)), "aaf4c61ddcc5e8a2dabede0f3b482cd9aea9434d");
+    cr_assert_str_eq(EV(F("SHA224", S("hello"), NULL)), "ea09ae9cc6768c50fcee903ed054556e5bfc8347907f12598aa24193");
+    cr_assert_str_eq(EV(F("SHA256", S("hello"), NULL)),
+                     "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
+    cr_assert_str_eq(EV(F("SHA2", S("hello"), I(256), NULL)),
+                     "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
+    cr_assert_str_eq(EV(F("SHA384", S("abc"), NULL)),
+                     "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7");
+    cr_assert_str_eq(EV(F("SHA512", S("abc"), NULL)),
+                     "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd"
+                     "454d4423643ce80e2a9ac94fa54ca49f");
+    cr_assert_str_eq(EV(F("MD5", NULT(WEIR_TYPE_STRING), NULL)), "NULL");
+    cr_assert_str_eq(EV(F("SHA2", S("a"), NULT(WEIR_TYPE_INT), NULL)), "NULL");
+    cr_assert_str_eq(FE("SHA2", S("a"), I(100), NULL), "SHA2: the hash length must be 224, 256, 384 or 512, not 100");
+#else
+    cr_assert_str_eq(FE("MD5", S("a"), NULL),
+                     "MD5 needs libcrypto, which this weir was built without (install libssl-dev and rebuild)");
+#endif
+    cr_assert_str_eq(EV(F("BIN", I(12), NULL)), "1100");
+    cr_assert_str_eq(EV(F("BIN", I(0), NULL)), "0");
+    cr_assert_str_eq(EV(F("BIN", L(-2), NULL)), "1111111111111111111111111111111111111111111111111111111111111110");
+    cr_assert_str_eq(EV(F("HEX", I(100), NULL)), "64");
+    cr_assert_str_eq(EV(F("HEX", I(-1), NULL)), "FFFFFFFFFFFFFFFF");
+    cr_assert_str_eq(EV(F("HEX", S("hello,world"), NULL)), "68656C6C6F2C776F726C64");
+    cr_assert_str_eq(EV(F("HEX", NULT(WEIR_TYPE_BIGINT), NULL)), "NULL");
+    cr_assert_str_eq(EV(F("UNHEX", S("466C696E6B"), NULL)), "Flink");
+    cr_assert_str_eq(EV(F("UNHEX", S("A"), NULL)), "\n");
+    cr_assert_str_eq(EV(F("UNHEX", S("4G"), NULL)), "NULL");
+    cr_assert_str_eq(FE("BIN", D(1.5), NULL), "cannot apply BIN to (DOUBLE); expected BIN(BIGINT)");
+    const char *u = EV(F("UUID", NULL));
+    cr_assert_eq(strlen(u), 36);
+    cr_assert(u[8] == '-' && u[13] == '-' && u[14] == '4' && u[18] == '-' && u[23] == '-', "%s", u);
+    cr_assert(strchr("89ab", u[19]), "%s", u);
+    char first[40];
+    snprintf(first, sizeof first, "%s", u);
+    cr_assert_str_neq(EV(F("UUID", NULL)), first);
+    cr_assert_str_eq(TYPE(F("UUID", NULL)), "STRING NOT NULL");
+}
+
 Test(funcs, nested_casts)
 {
     weir_type ab, as;
@@ -784,6 +953,18 @@ Test(funcs, vectorized_equals_row_at_a_time)
         F("NULLIF", cq, I(0), NULL),
         F("LPAD", c[1], I(6), S("*"), NULL),
         F("HASH_CODE", c[1], NULL),
+        F("OVERLAY", c[1], S("xy"), cq, I(2), NULL),
+        F("TRANSLATE", c[1], S("ab,"), S("x"), NULL),
+        F("SUBSTRING_INDEX", c[1], S(","), cq, NULL),
+        F("ELT", I(1), c[1], S("x"), NULL),
+        F("IS_DECIMAL", c[1], NULL),
+        F("URL_DECODE", F("URL_ENCODE", c[1], NULL), NULL),
+        F("PARSE_URL", F("||", S("http://h/"), c[1], NULL), S("PATH"), NULL),
+        F("HEX", c[0], NULL),
+        F("BIN", cq, NULL),
+#ifdef WEIR_HAVE_LIBCRYPTO
+        F("MD5", c[1], NULL),
+#endif
         cs,
     };
     uint32_t n_expr = sizeof exprs / sizeof exprs[0];

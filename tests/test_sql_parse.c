@@ -680,6 +680,17 @@ Test(sql_expr, json_functions)
     /* Written as a plain call, the name stays quoted so it reads back as one. */
     check_expr("`JSON_VALUE`(p, '$', 'INT', 0, NULL, 0, NULL)",
                "`JSON_VALUE`(p, '$', 'INT', 0, NULL, 0, NULL)");
+    /* JSON_ARRAYAGG reads as what it computes */
+    check_expr("JSON_ARRAYAGG(v), JSON_ARRAYAGG(JSON_OBJECT('a' VALUE v) NULL ON NULL) FILTER (WHERE v > 0)",
+               "CONCAT('[', COALESCE(LISTAGG(JSON_STRING(v), ','), ''), ']'), CONCAT('[', "
+               "COALESCE(LISTAGG(COALESCE(JSON_OBJECT(KEY 'a' VALUE v NULL ON NULL), 'null'), ',') "
+               "FILTER (WHERE v > 0), ''), ']')");
+}
+
+Test(sql_expr, null_treatment)
+{
+    check_expr("ARRAY_AGG(x), array_agg(x ignore nulls), ARRAY_AGG(DISTINCT x RESPECT NULLS), f(ignore)",
+               "ARRAY_AGG(x), array_agg(x IGNORE NULLS), ARRAY_AGG(DISTINCT x RESPECT NULLS), f(ignore)");
 }
 
 Test(sql_expr, over_windows)

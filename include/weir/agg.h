@@ -97,6 +97,9 @@ struct weir_agg {
  *   APPROX_PERCENTILE     numeric -> DOUBLE; param = the percentile in [0, 1]
  *   LISTAGG               STRING -> STRING (the non-NULL values in arrival
  *                         order, joined by out->sep, set after binding)
+ *   ARRAY_AGG             any type -> ARRAY of it: the values in arrival
+ *                         order, NULLs skipped when param is 1 (IGNORE
+ *                         NULLS); NULL without elements
  *   LAG                   any type -> the same type: the value param
  *                         (0..WEIR_AGG_LAG_MAX) adds back, NULL when there
  *                         is none; retract only checks (OVER windows: LAG

@@ -296,6 +296,7 @@ typedef struct builtin {
     X("STDDEV", ACC_NUMERIC, false)                                            \
     X("LISTAGG", ACC_STRING, false)                                            \
     X("COLLECT", ACC_ORDERED, false)                                           \
+    X("ARRAY_AGG", ACC_ORDERED, false)                                         \
     X("LAG", ACC_ORDERED, false)                                               \
     X("LAG_PRESENT", ACC_ANY, false)                                           \
     X("SINGLE_VALUE", ACC_ANY, false)
@@ -528,6 +529,12 @@ int weir_agg_bind(const char *name, const weir_schema *s, int32_t col,
     } else if (!strcmp(n, "SINGLE_VALUE")) {
         out->cls = &weir__agg_single_value;
         out->result_type = nullable(in);
+    } else if (!strcmp(n, "ARRAY_AGG")) {
+        /* Flink: ARRAY<type of x>, NULL without values; param 1: IGNORE NULLS */
+        out->cls = &weir__agg_array_agg;
+        int rc = weir_type_array(in, true, &out->result_type);
+        if (rc)
+            return weir_error_set(err, rc, "ARRAY_AGG: too many distinct nested types");
     } else if (!strcmp(n, "COLLECT")) {
         /* Flink: MULTISET<type of x>; never NULL ({} without values) */
         out->cls = &weir__agg_collect;

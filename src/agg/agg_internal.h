@@ -159,6 +159,7 @@ enum {
     FC_LAG_PRESENT = 21,
     FC_COLLECT = 22,
     FC_SINGLE_VALUE = 23,
+    FC_ARRAY_AGG = 40,
 };
 
 /* Header: u8 format version, u8 function code, u8 value kind + 1 (0 when
@@ -273,6 +274,7 @@ extern const weir_agg_class weir__agg_udaf;
 extern const weir_agg_class weir__agg_distinct_of;
 extern const weir_agg_class weir__agg_listagg;
 extern const weir_agg_class weir__agg_collect;
+extern const weir_agg_class weir__agg_array_agg;
 extern const weir_agg_class weir__agg_single_value;
 extern const weir_agg_class weir__agg_lag;
 extern const weir_agg_class weir__agg_lag_present;

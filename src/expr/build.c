@@ -373,7 +373,7 @@ int weir__bad_args(const xfunc *f, weir_expr **args, uint32_t n, weir_error *err
 const xfunc *weir__func_find(const char *name)
 {
     const xfunc *tables[] = {weir__funcs_core, weir__funcs_string, weir__funcs_regex, weir__funcs_math, weir__funcs_time, weir__funcs_json,
-                             weir__funcs_nested, weir__funcs_coll, weir__funcs_text};
+                             weir__funcs_nested, weir__funcs_coll, weir__funcs_text, weir__funcs_strx, weir__funcs_hash};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         for (const xfunc *f = tables[t]; f->name; f++)
             if (!strcasecmp(f->name, name))
@@ -431,7 +431,7 @@ static int unknown_function(const char *name, weir_expr **args, uint32_t n, weir
     if (limit > 3)
         limit = 3;
     const xfunc *tables[] = {weir__funcs_core, weir__funcs_string, weir__funcs_regex, weir__funcs_math, weir__funcs_time, weir__funcs_json,
-                             weir__funcs_nested, weir__funcs_coll, weir__funcs_text};
+                             weir__funcs_nested, weir__funcs_coll, weir__funcs_text, weir__funcs_strx, weir__funcs_hash};
     const char *udfs[256];
     uint32_t nu = weir__udf_names(udfs, 256);
     const size_t n_tables = sizeof tables / sizeof *tables;

@@ -149,6 +149,18 @@ static inline uint8_t *x_nulls(ecx *cx, xvec *out)
 static inline void x_setnull(ecx *cx, xvec *out, uint32_t i) { x_nulls(cx, out)[i] = 1; }
 /* Allocates len bytes for a string result. */
 static inline char *x_str(ecx *cx, size_t len) { return weir__x_alloc(cx, len ? len : 1); }
+/* Copies len bytes at p into evaluation memory as row i of out (a string);
+ * 0 or WEIR_ENOMEM (the error not set). */
+static inline int x_put_str(ecx *cx, xvec *out, uint32_t i, const void *p, size_t len)
+{
+    char *o = x_str(cx, len);
+    if (!o)
+        return WEIR_ENOMEM;
+    if (len)
+        memcpy(o, p, len);
+    ((xstr *)out->data)[i] = (xstr){o, (uint32_t)len};
+    return 0;
+}
 /* Copies the bytes in b (a nested value, a string) into evaluation memory
  * as row i of out (f_nested.c); 0 or WEIR_ENOMEM with the error set. */
 struct weir_buf;
@@ -283,6 +295,8 @@ extern const xfunc weir__funcs_json[];
 extern const xfunc weir__funcs_nested[];
 extern const xfunc weir__funcs_coll[];
 extern const xfunc weir__funcs_text[];
+extern const xfunc weir__funcs_strx[];
+extern const xfunc weir__funcs_hash[];
 const xfunc *weir__func_find(const char *name);
 /* Pattern functions (f_like.c): LIKE's binder; the check that the first nstr
  * arguments are STRING and the rest INT (NULL literals and BIGINT coerced);
@@ -297,6 +311,16 @@ int weir__udf_bind(weir_expr_arena *a, const char *name, weir_expr **args, uint3
                    weir_error *err);
 /* Fills names (up to cap) with registered UDF names; returns count. */
 uint32_t weir__udf_names(const char **names, uint32_t cap);
+
+/* One code point of UTF-8 text at p (len bytes left; a byte that starts no
+ * valid sequence reads as itself); returns the bytes read (f_string.c). */
+uint32_t weir__utf8_decode(const char *p, uint32_t len, uint32_t *cp);
+/* The UTF-8 bytes of cp into o (4 bytes of room); returns their number. */
+uint32_t weir__utf8_encode(uint32_t cp, char *o);
+/* The number of characters of s (a byte that continues none counts as one);
+ * the byte offset of character k of s (clamped to its end). */
+uint32_t weir__utf8_nchars(xstr s);
+uint32_t weir__utf8_off(xstr s, uint32_t k);
 
 /* ---- evaluation ---- */
 

@@ -88,6 +88,11 @@ static uint32_t encode(uint32_t cp, char *o)
     return 4;
 }
 
+uint32_t weir__utf8_decode(const char *p, uint32_t len, uint32_t *cp) { return decode(p, len, cp); }
+uint32_t weir__utf8_encode(uint32_t cp, char *o) { return encode(cp, o); }
+uint32_t weir__utf8_nchars(xstr s) { return nchars(s); }
+uint32_t weir__utf8_off(xstr s, uint32_t k) { return char_off(s, k); }
+
 /* Unicode case mapping through the C.UTF-8 locale (ASCII fast path). */
 static locale_t utf8_locale(void)
 {

@@ -244,6 +244,9 @@ static int bind_call(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_e
                           plan_is_agg_name(name) ? "aggregate functions need GROUP BY or a SELECT list"
                                                  : "window properties need a GROUP BY with a group window");
     }
+    if (e->u.call.nulls)
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "%s NULLS is taken only by ARRAY_AGG, not by %s",
+                          e->u.call.nulls == 2 ? "IGNORE" : "RESPECT", name);
     uint32_t n = e->u.call.n_args;
     weir_expr *args[16 + 4];
     if (n > 16)

@@ -876,6 +876,11 @@ int plan_agg_call_args(plan_ctx *pc, agg_call *c, bool *has_arg)
 {
     const weir_sql_expr *call = c->call;
     *has_arg = call->u.call.n_args > 0;
+    if (call->u.call.nulls && strcmp(c->fn, "ARRAY_AGG"))
+        return plan_error(pc, call->loc, WEIR_EUNSUPPORTED, "%s NULLS is taken only by ARRAY_AGG, not by %s",
+                          call->u.call.nulls == 2 ? "IGNORE" : "RESPECT", c->fn);
+    if (!strcmp(c->fn, "ARRAY_AGG"))
+        c->param = call->u.call.nulls == 2; /* 1: IGNORE NULLS (the default respects them) */
     if (call->u.call.n_args == 0) {
         if (!call->u.call.star && strcmp(c->fn, "COUNT"))
             return plan_error(pc, call->loc, WEIR_EINVAL, "%s needs an argument", c->fn);

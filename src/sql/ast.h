@@ -408,6 +408,7 @@ struct weir_sql_expr {
             bool star;               /* COUNT(*): no args */
             bool distinct;           /* f(DISTINCT ...) */
             bool all;                /* f(ALL ...) written */
+            uint8_t nulls;           /* f(x RESPECT NULLS): 1, f(x IGNORE NULLS): 2, else 0 */
             weir_sql_trim_spec trim; /* CALL_TRIM */
             bool trim_spec_written;  /* BOTH/LEADING/TRAILING written */
             weir_sql_time_unit unit; /* FLOOR_TO, CEIL_TO, UNIT_FIRST */

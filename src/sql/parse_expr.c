@@ -836,6 +836,8 @@ static bool takes_unit_first(const weir_sql_name *n)
            strcasecmp(s, "TIMESTAMPDIFF") == 0;
 }
 
+static bool is_word(parser *p, uint32_t k, const char *w);
+
 /* name '(' ... ')' [FILTER (WHERE ...)] [OVER ...]; at '(' */
 static weir_sql_expr *parse_call_rest(parser *p, weir_sql_name name)
 {
@@ -858,6 +860,12 @@ static weir_sql_expr *parse_call_rest(parser *p, weir_sql_name name)
         else if (accept_kw(p, WEIR__SQL_KW_ALL))
             e->u.call.all = true;
         push_expr(p, &args, parse_call_arg(p));
+        /* ARRAY_AGG(x RESPECT NULLS | IGNORE NULLS) */
+        if ((is_word(p, 0, "RESPECT") || is_word(p, 0, "IGNORE")) && peek_is_kw(p, 1, WEIR__SQL_KW_NULLS)) {
+            e->u.call.nulls = is_word(p, 0, "IGNORE") ? 2 : 1;
+            parser_advance(p);
+            parser_advance(p);
+        }
         parse_args_rest(p, &args);
     }
     e->u.call.args = args.data;
@@ -1236,6 +1244,66 @@ static weir_sql_expr *parse_json_constructor(parser *p, weir_sql_expr *e,
     return finish(p, e);
 }
 
+/* A call of the function named s (an ordinary, unquoted name) with args. */
+static weir_sql_expr *synth_call(parser *p, const char *s, weir_sql_expr **args, uint32_t n, weir_sql_loc loc)
+{
+    weir_sql_ident *id = PNEW(p, weir_sql_ident);
+    id->name = parser_strndup(p, s, strlen(s));
+    id->len = (uint32_t)strlen(s);
+    id->loc = loc;
+    weir_sql_expr *e = new_call(p, (weir_sql_name){id, 1, loc}, WEIR_SQL_CALL_PLAIN);
+    vec v = {0};
+    for (uint32_t k = 0; k < n; k++)
+        push_expr(p, &v, args[k]);
+    e->u.call.args = v.data;
+    e->u.call.n_args = v.n;
+    return finish(p, e);
+}
+
+/*
+ * JSON_ARRAYAGG(v [{NULL|ABSENT} ON NULL]) [FILTER (WHERE c)], at '(':
+ * the JSON array of the values in arrival order, written as what it
+ * computes,
+ *   CONCAT('[', COALESCE(LISTAGG(elem, ',') [FILTER (WHERE c)], ''), ']')
+ * with elem JSON_STRING(v) (v itself when it is a JSON constructor call),
+ * and COALESCE(elem, 'null') for NULL ON NULL (ABSENT ON NULL, the default,
+ * leaves NULLs out as LISTAGG does). LISTAGG takes back the oldest equal
+ * element on a retraction, as Flink's JSON_ARRAYAGG does.
+ */
+static weir_sql_expr *parse_json_arrayagg(parser *p, weir_sql_loc loc)
+{
+    expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+    weir_sql_expr *v = parse_expr(p, PREC_MIN);
+    bool null_on_null = false;
+    if ((is_kw(p, WEIR__SQL_KW_NULL) || is_word(p, 0, "ABSENT")) && is_word(p, 1, "ON")) {
+        null_on_null = is_kw(p, WEIR__SQL_KW_NULL);
+        parser_advance(p);
+        parser_advance(p);
+        expect_kw(p, WEIR__SQL_KW_NULL);
+    }
+    expect_tk(p, WEIR__SQL_TK_RPAREN, "ON NULL or ')'");
+    weir_sql_expr *elem = is_json_ctor(v) ? v : synth_call(p, "JSON_STRING", &v, 1, v->loc);
+    if (null_on_null) {
+        weir_sql_expr *a[2] = {elem, clause_str(p, "null", 4, loc)};
+        elem = synth_call(p, "COALESCE", a, 2, loc);
+    }
+    weir_sql_expr *la[2] = {elem, clause_str(p, ",", 1, loc)};
+    weir_sql_expr *agg = synth_call(p, "LISTAGG", la, 2, loc);
+    if (is_kw(p, WEIR__SQL_KW_FILTER)) {
+        parser_advance(p);
+        expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+        expect_kw(p, WEIR__SQL_KW_WHERE);
+        agg->u.call.filter = parse_expr(p, PREC_MIN);
+        expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+    }
+    if (is_kw(p, WEIR__SQL_KW_OVER))
+        parser_fail_at(p, cur(p)->loc, "JSON_ARRAYAGG is not supported in OVER windows (as in Flink)");
+    weir_sql_expr *ca[2] = {agg, clause_str(p, "", 0, loc)};
+    weir_sql_expr *parts[3] = {clause_str(p, "[", 1, loc), synth_call(p, "COALESCE", ca, 2, loc),
+                               clause_str(p, "]", 1, loc)};
+    return synth_call(p, "CONCAT", parts, 3, loc);
+}
+
 /*
  * JSON_VALUE(json, path [RETURNING type] [beh ON EMPTY] [beh ON ERROR]),
  * JSON_QUERY(json, path [wrapper] [beh ON EMPTY] [beh ON ERROR]) and
@@ -1248,8 +1316,10 @@ static weir_sql_expr *parse_json_call(parser *p, weir_sql_name name)
     const char *fn = name.parts[0].name;
     weir_sql_loc loc = name.loc;
     vec args = {0};
-    if (!strcasecmp(fn, "JSON_OBJECTAGG") || !strcasecmp(fn, "JSON_ARRAYAGG"))
+    if (!strcasecmp(fn, "JSON_OBJECTAGG"))
         parser_fail_at(p, loc, "%s is not supported yet", fn);
+    if (!strcasecmp(fn, "JSON_ARRAYAGG"))
+        return parse_json_arrayagg(p, loc);
     if (!strcasecmp(fn, "JSON_OBJECT") || !strcasecmp(fn, "JSON_ARRAY"))
         return parse_json_constructor(p, e, !strcasecmp(fn, "JSON_OBJECT"));
     json_head(p, &args);

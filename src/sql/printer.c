@@ -491,7 +491,16 @@ static void call(printer *pr, const weir_sql_expr *e)
                 put(pr, "DISTINCT ");
             else if (e->u.call.all)
                 put(pr, "ALL ");
-            exprs(pr, a, n);
+            if (e->u.call.nulls && n) {
+                expr(pr, a[0]);
+                put(pr, e->u.call.nulls == 2 ? " IGNORE NULLS" : " RESPECT NULLS");
+                if (n > 1) {
+                    put(pr, ", ");
+                    exprs(pr, a + 1, n - 1);
+                }
+            } else {
+                exprs(pr, a, n);
+            }
         }
         put(pr, ")");
         break;

@@ -88,21 +88,23 @@ def multiset_problems(what, want, got, limit=10):
             % (what, sum(got.values()), sum(want.values()), missing, extra)]
 
 
-def json_rows_by_id(folder):
+def json_rows(folder):
     """The rows of every JSON-lines file a filesystem sink wrote under
-    folder (in-progress files, named with a leading dot, left out), as
-    {row["id"]: row}."""
-    got = {}
+    folder (in-progress files, named with a leading dot, left out), as a
+    list of dicts."""
+    rows = []
     for root, _, files in os.walk(folder):
         for fn in files:
             if fn.startswith("."):
                 continue
             with open(os.path.join(root, fn), encoding="utf-8") as f:
-                for line in f:
-                    if line.strip():
-                        row = json.loads(line)
-                        got[row["id"]] = row
-    return got
+                rows.extend(json.loads(line) for line in f if line.strip())
+    return rows
+
+
+def json_rows_by_id(folder):
+    """json_rows(folder) as {row["id"]: row}."""
+    return {row["id"]: row for row in json_rows(folder)}
 
 
 def write_csv(path, rows):
