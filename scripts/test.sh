@@ -71,6 +71,7 @@ case "${1:-}" in
   export WEIR_PRUNEDIFF_JOBS=${WEIR_PRUNEDIFF_JOBS:-2}
   export WEIR_INSCOLSDIFF_JOBS=${WEIR_INSCOLSDIFF_JOBS:-3}
   export WEIR_PARTDIFF_JOBS=${WEIR_PARTDIFF_JOBS:-4}
+  export WEIR_CORPUS_EVERY=${WEIR_CORPUS_EVERY:-8}
   # Installing and packaging (cmake --install, cpack) checks no memory
   # access of weir's; the plain run covers it.
   ctest_args+=(-E '^test_install$')

@@ -185,6 +185,44 @@ Test(sql_errors, flink_specific_mistakes)
                  1, 8);
 }
 
+/* Flink statements weir does not run are refused by name, where they start. */
+Test(sql_errors, flink_only_statements_are_named)
+{
+    expect_error("CREATE TABLE t (a INT);\nALTER TABLE t SET ('k' = 'v')",
+                 "job.sql:2:1: error: ALTER statements are not supported by weir",
+                 2, 1);
+    expect_error("ADD JAR '/tmp/x.jar'",
+                 "job.sql:1:1: error: ADD statements are not supported by weir",
+                 1, 1);
+    expect_error("CREATE CATALOG c WITH ('type' = 'x')",
+                 "job.sql:1:8: error: CREATE CATALOG statements are not "
+                 "supported by weir",
+                 1, 8);
+    expect_error("CREATE OR REPLACE TABLE t AS SELECT 1",
+                 "job.sql:1:8: error: CREATE OR REPLACE statements are not "
+                 "supported by weir",
+                 1, 8);
+    expect_error("CREATE TABLE t (k INT) DISTRIBUTED BY HASH(k) INTO 4 BUCKETS",
+                 "job.sql:1:24: error: DISTRIBUTED BY (buckets) is not "
+                 "supported by weir",
+                 1, 24);
+    expect_error("SHOW JOBS",
+                 "job.sql:1:6: error: SHOW JOBS statements are not supported "
+                 "by weir",
+                 1, 6);
+    expect_error("SELECT 'a' MEMBER OF m FROM t",
+                 "job.sql:1:12: error: MEMBER OF (a MULTISET operator) is not "
+                 "supported by weir",
+                 1, 12);
+    /* A table named like such a statement is still a table. */
+    weir_sql_script *s = NULL;
+    weir_error err;
+    weir_sql_loc loc;
+    const char *ok = "SELECT * FROM `alter` AS `update`";
+    cr_assert_eq(weir_sql_parse("job.sql", ok, strlen(ok), &s, &err, &loc), 0);
+    weir_sql_script_destroy(s);
+}
+
 Test(sql_errors, lexical_errors)
 {
     expect_error("SELECT \"name\" FROM t",

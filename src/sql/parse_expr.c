@@ -1770,6 +1770,15 @@ weir_sql_expr *parse_expr(parser *p, int min_prec)
                 op = WEIR_SQL_OP_OR, prec = PREC_LIKE;
                 break;
             default:
+                /* Flink's MULTISET operators: named, not "expected ';'". */
+                if ((is_word(p, 0, "MEMBER") || is_word(p, 0, "SUBMULTISET")) &&
+                    is_word(p, 1, "OF"))
+                    parser_fail_at(p, op_loc, "%s OF (a MULTISET operator) is not supported by weir",
+                                   is_word(p, 0, "MEMBER") ? "MEMBER" : "SUBMULTISET");
+                if (kw == WEIR__SQL_KW_MULTISET &&
+                    (is_word(p, 1, "UNION") || is_word(p, 1, "INTERSECT") || is_word(p, 1, "EXCEPT")))
+                    parser_fail_at(p, op_loc, "MULTISET %s (a MULTISET operator) is not supported by weir",
+                                   is_word(p, 1, "UNION") ? "UNION" : is_word(p, 1, "INTERSECT") ? "INTERSECT" : "EXCEPT");
                 prec = -1, op = WEIR_SQL_OP_OR;
                 break;
             }

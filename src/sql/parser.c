@@ -752,6 +752,36 @@ static weir_sql_table_like *parse_table_like(parser *p)
     return like;
 }
 
+/* Is the token k ahead the unquoted word w (keyword or not)? */
+static bool word_ahead(parser *p, uint32_t k, const char *w)
+{
+    const token *t = peek_tok(p, k);
+    return t->type == WEIR__SQL_TK_IDENT && t->len == strlen(w) &&
+           strncasecmp(p->src + t->loc.offset, w, t->len) == 0;
+}
+
+/*
+ * Flink statements weir does not run, refused by name where they start
+ * (rather than as "expected a statement, found ALTER"): the opening word,
+ * and after CREATE the objects weir has no notion of.
+ */
+static const char *const flink_only_statements[] = {
+    "ALTER", "ADD", "REMOVE", "LOAD", "UNLOAD", "COMPILE", "ANALYZE",
+    "TRUNCATE", "DELETE", "UPDATE", "CALL", "STOP"};
+static const char *const flink_only_create[] = {
+    "CATALOG", "DATABASE", "MATERIALIZED", "MODEL", "OR"};
+
+static void refuse_flink_only(parser *p, const char *const *words, size_t n,
+                              const char *prefix)
+{
+    for (size_t i = 0; i < n; i++)
+        if (word_ahead(p, 0, words[i]))
+            parser_fail_at(p, cur(p)->loc,
+                           "%s%s statements are not supported by weir",
+                           prefix,
+                           strcmp(words[i], "OR") ? words[i] : "OR REPLACE");
+}
+
 static void parse_create_table(parser *p, weir_sql_stmt *st)
 {
     weir_sql_create_table *ct = &st->u.create_table;
@@ -769,6 +799,9 @@ static void parse_create_table(parser *p, weir_sql_stmt *st)
     }
     if (accept_kw(p, WEIR__SQL_KW_COMMENT))
         ct->comment = parse_comment(p);
+    if (word_ahead(p, 0, "DISTRIBUTED") && word_ahead(p, 1, "BY"))
+        parser_fail_at(p, cur(p)->loc,
+                       "DISTRIBUTED BY (buckets) is not supported by weir");
     if (accept_kw(p, WEIR__SQL_KW_PARTITIONED)) {
         expect_kw(p, WEIR__SQL_KW_BY);
         parse_ident_list(p, &ct->partitioned_by, &ct->n_partitioned_by,
@@ -845,6 +878,10 @@ static weir_sql_stmt *parse_create(parser *p)
     } else if (system) {
         parser_expected(p, "FUNCTION");
     } else {
+        if (!temporary)
+            refuse_flink_only(p, flink_only_create,
+                              sizeof flink_only_create / sizeof *flink_only_create,
+                              "CREATE ");
         parser_expected(p, temporary ? "TABLE, VIEW, SYSTEM or FUNCTION"
                                      : "TABLE, VIEW, FUNCTION or TEMPORARY");
     }
@@ -1077,6 +1114,12 @@ static weir_sql_stmt *parse_show(parser *p)
             parser_expected(p, "TABLE or VIEW");
         st->u.show.name = parse_name(p, "a name");
     } else {
+        /* Flink's other SHOW statements (JOBS, MODULES, JARS, COLUMNS,
+         * CURRENT CATALOG, ...): named, as weir runs none of them. */
+        const token *t = cur(p);
+        if (t->type == WEIR__SQL_TK_IDENT && !tok_is_kw(t, WEIR__SQL_KW_FROM))
+            parser_fail_at(p, t->loc, "SHOW %.*s statements are not supported by weir",
+                           (int)t->len, p->src + t->loc.offset);
         parser_expected(p, "TABLES, VIEWS, FUNCTIONS, DATABASES, CATALOGS "
                            "or CREATE");
     }
@@ -1158,6 +1201,10 @@ static weir_sql_stmt *parse_statement(parser *p)
         st = parse_use(p);
         break;
     default:
+        refuse_flink_only(p, flink_only_statements,
+                          sizeof flink_only_statements /
+                              sizeof *flink_only_statements,
+                          "");
         if (!at_query_start(p))
             parser_expected_hint(p, "a statement", statement_words);
         st = new_stmt(p, WEIR_SQL_STMT_QUERY, loc);

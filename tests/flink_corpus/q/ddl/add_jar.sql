@@ -1,0 +1,3 @@
+-- ADD JAR
+ADD JAR '/tmp/udf.jar';
+SELECT 1;

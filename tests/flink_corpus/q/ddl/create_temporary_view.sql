@@ -1,0 +1,4 @@
+-- CREATE TEMPORARY VIEW IF NOT EXISTS
+-- oracle: SELECT order_id FROM orders WHERE currency = 'GBP'
+CREATE TEMPORARY VIEW IF NOT EXISTS gbp AS SELECT order_id FROM orders WHERE currency = 'GBP';
+SELECT * FROM gbp;

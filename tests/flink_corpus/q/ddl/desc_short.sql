@@ -1,0 +1,2 @@
+-- DESC (short form of DESCRIBE)
+DESC bids;

@@ -1,0 +1,2 @@
+-- DESCRIBE a table
+DESCRIBE orders;

@@ -1,0 +1,4 @@
+-- DROP TEMPORARY FUNCTION IF EXISTS
+-- oracle: SELECT name FROM customers
+DROP TEMPORARY FUNCTION IF EXISTS nothing_here;
+SELECT name FROM customers;

@@ -1,0 +1,2 @@
+-- EXPLAIN a SELECT
+EXPLAIN SELECT user_id, COUNT(*) FROM orders GROUP BY user_id;

@@ -1,0 +1,2 @@
+-- SHOW JOBS (SQL client)
+SHOW JOBS;

@@ -1,0 +1,3 @@
+-- Functions > Time Interval and Point Unit Specifiers: INTERVAL with every unit
+-- oracle: VALUES ('2025-03-02 03:04:05')
+SELECT TIMESTAMP '2024-01-01 00:00:00' + INTERVAL '1' YEAR + INTERVAL '2' MONTH + INTERVAL '1' DAY + INTERVAL '3' HOUR + INTERVAL '4' MINUTE + INTERVAL '5' SECOND;

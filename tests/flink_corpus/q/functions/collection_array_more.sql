@@ -1,0 +1,3 @@
+-- Functions > Collection: ARRAY_CONCAT, ARRAY_SLICE, ARRAY_SORT, ARRAY_JOIN, ARRAY_MAX, ARRAY_MIN
+-- oracle: VALUES ('[1, 2, 3]', '[2, 3]', '[1, 2, 3]', 'a-b', 3, 1)
+SELECT ARRAY_CONCAT(ARRAY[1], ARRAY[2, 3]), ARRAY_SLICE(ARRAY[1, 2, 3], 2, 3), ARRAY_SORT(ARRAY[3, 1, 2]), ARRAY_JOIN(ARRAY['a', 'b'], '-'), ARRAY_MAX(ARRAY[1, 3, 2]), ARRAY_MIN(ARRAY[2, 1, 3]);

@@ -1,0 +1,3 @@
+-- Functions > Collection: SPLIT of a string into an ARRAY
+-- oracle: VALUES ('[a, b, c]')
+SELECT SPLIT('a;b;c', ';');

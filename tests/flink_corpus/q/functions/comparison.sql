@@ -1,0 +1,3 @@
+-- Functions > Comparison: =, <>, <, >=, IS DISTINCT FROM, IS NOT DISTINCT FROM
+-- oracle: VALUES (1, 1, 0, 1, 1, 0)
+SELECT 1 = 1, 2 <> 3, 5 < 4, 4 >= 4, 1 IS DISTINCT FROM CAST(NULL AS INT), CAST(NULL AS INT) IS DISTINCT FROM CAST(NULL AS INT);

@@ -1,0 +1,3 @@
+-- Functions > Hash: MD5, SHA1, SHA256
+-- oracle: VALUES ('900150983cd24fb0d6963f7d28e17f72', 'a9993e364706816aba3e25717850c26c9cd0d89d', 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
+SELECT MD5('abc'), SHA1('abc'), SHA256('abc');

@@ -1,0 +1,3 @@
+-- Functions > Hash: SHA2(x, 256), SHA224, SHA384, SHA512
+-- oracle: VALUES ('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad', 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
+SELECT SHA2('abc', 256), SHA256('abc');

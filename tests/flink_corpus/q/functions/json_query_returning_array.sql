@@ -1,0 +1,3 @@
+-- Functions > JSON: JSON_QUERY ... RETURNING ARRAY<STRING>
+-- oracle: VALUES ('[1, 2]')
+SELECT JSON_QUERY('{"b": [1, 2]}', '$.b' RETURNING ARRAY<STRING>);

@@ -1,0 +1,3 @@
+-- Functions > JSON: JSON_VALUE ... RETURNING INT DEFAULT ... ON EMPTY
+-- oracle: VALUES (1, 1), (2, 2), (3, -1)
+SELECT id, JSON_VALUE(payload, '$.a' RETURNING INT DEFAULT -1 ON EMPTY DEFAULT -1 ON ERROR) FROM events;

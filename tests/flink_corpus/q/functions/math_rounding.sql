@@ -1,0 +1,3 @@
+-- Functions > Arithmetic: CEIL, FLOOR, ROUND, TRUNCATE, SIGN
+-- oracle: VALUES (2, 1, 1.24, 1.23, -1, 3)
+SELECT CEIL(1.2), FLOOR(1.8), ROUND(1.235, 2), TRUNCATE(1.239, 2), SIGN(-5), ROUND(2.5);

@@ -1,0 +1,3 @@
+-- Functions > Arithmetic: SIN, COS, TAN, ATAN2, DEGREES, RADIANS, PI
+-- oracle: VALUES (0.0, 1.0, 0.0, 180.0, 3.141593, 0.785398)
+SELECT SIN(0), COS(0), TAN(0), DEGREES(PI()), RADIANS(180), ATAN2(1, 1);

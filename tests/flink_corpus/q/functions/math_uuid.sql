@@ -1,0 +1,3 @@
+-- Functions > Arithmetic: UUID() (36 characters)
+-- oracle: VALUES (36)
+SELECT CHAR_LENGTH(UUID());

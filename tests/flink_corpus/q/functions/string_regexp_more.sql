@@ -1,0 +1,3 @@
+-- Functions > String: REGEXP_COUNT, REGEXP_INSTR, REGEXP_SUBSTR, REGEXP_EXTRACT_ALL
+-- oracle: VALUES (3, 2, '12', '[1, 22]')
+SELECT REGEXP_COUNT('a1b2c3', '[0-9]'), REGEXP_INSTR('a12b', '[0-9]+'), REGEXP_SUBSTR('a12b', '[0-9]+'), REGEXP_EXTRACT_ALL('x1y22', '([0-9]+)', 1);

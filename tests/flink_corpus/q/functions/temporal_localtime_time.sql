@@ -1,0 +1,3 @@
+-- Functions > Temporal: LOCALTIME, CURRENT_TIME, TIME literals and arithmetic
+-- oracle: VALUES (1, 1, '12:30:00')
+SELECT LOCALTIME IS NOT NULL, CURRENT_TIME IS NOT NULL, TIME '12:00:00' + INTERVAL '30' MINUTE;

@@ -1,0 +1,7 @@
+-- Queries > Pattern Recognition: aggregations in DEFINE and MEASURES
+SELECT * FROM ticker MATCH_RECOGNIZE (
+  PARTITION BY symbol ORDER BY rowtime
+  MEASURES FIRST(A.rowtime) AS start_ts, LAST(A.rowtime) AS end_ts, AVG(A.price) AS avg_price
+  ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW
+  PATTERN (A+ B)
+  DEFINE A AS AVG(A.price) < 15) AS T;

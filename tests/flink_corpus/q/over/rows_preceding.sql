@@ -1,0 +1,3 @@
+-- Queries > Over Aggregation: ROWS BETWEEN n PRECEDING AND CURRENT ROW
+-- oracle: SELECT order_id, SUM(amount) OVER (PARTITION BY user_id ORDER BY order_time ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM orders
+SELECT order_id, SUM(amount) OVER (PARTITION BY user_id ORDER BY order_time ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM orders;

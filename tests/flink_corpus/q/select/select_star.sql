@@ -1,0 +1,3 @@
+-- Queries > SELECT & WHERE: SELECT * from a table
+-- oracle: SELECT * FROM orders
+SELECT * FROM orders;

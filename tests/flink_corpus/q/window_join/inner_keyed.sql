@@ -1,0 +1,5 @@
+-- Queries > Window Join: INNER window join on a key
+-- oracle: SELECT l.bid_id, r.bid_id FROM bids l JOIN bids r ON l.supplier = r.supplier AND tumble(l.bidtime, 600) = tumble(r.bidtime, 600) AND l.bid_id < r.bid_id
+SELECT L.bid_id, R.bid_id FROM (SELECT * FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(bidtime), INTERVAL '10' MINUTES))) L
+JOIN (SELECT * FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(bidtime), INTERVAL '10' MINUTES))) R
+ON L.supplier = R.supplier AND L.window_start = R.window_start AND L.window_end = R.window_end AND L.bid_id < R.bid_id;
