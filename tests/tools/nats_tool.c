@@ -17,6 +17,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Under LeakSanitizer, one message of the library's asynchronous publish was
+ * once reported unfreed at this helper's exit on a loaded machine (allocated
+ * in natsMsg_create, every publish acknowledged): it is the library's, and
+ * it aborted a test before weir ran. Only this test helper ignores it; the
+ * weir binaries keep the leak check over their own NATS code. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+    return "leak:natsMsg_create\n";
+}
+
 static void die(const char *what, natsStatus s, jsErrCode e)
 {
     fprintf(stderr, "weir-nats-tool: %s: %s (%d)\n", what,
