@@ -1313,6 +1313,13 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         bool has_arg;
         if ((rc = plan_agg_call_args(pc, c, &has_arg)))
             return rc;
+        /* The rewrite below relies on the aggregate skipping NULLs, which
+         * ARRAY_AGG without IGNORE NULLS does not: the rows FILTER drops
+         * would become NULL elements. */
+        if (fe && !strcmp(c->fn, "ARRAY_AGG") && !c->param)
+            return plan_error(pc, call->u.call.filter->loc, WEIR_EUNSUPPORTED,
+                              "FILTER on ARRAY_AGG without IGNORE NULLS is not supported in a window aggregation "
+                              "(add IGNORE NULLS, or move the condition to WHERE)");
         if (!has_arg && !fe)
             continue;
         if (has_arg && (rc = plan_bind_expr(pc, in, NULL, call->u.call.args[0], &pre[k])))
