@@ -65,10 +65,24 @@ static bool is_join_hint(const weir_sql_hint *h)
 
 static int unknown_hint(plan_ctx *pc, const weir_sql_hint *h)
 {
+    static const char *const known[] = {"OPTIONS", "STATE_TTL", "LOOKUP", "BROADCAST", "SHUFFLE_HASH",
+                                        "SHUFFLE_MERGE", "NEST_LOOP", NULL};
+    const char *best = NULL;
+    int best_d = 3; /* a near miss: at most 2 edits */
+    for (size_t i = 0; known[i]; i++) {
+        int d = weir__sql_edit_distance(h->name.name, h->name.len, known[i], strlen(known[i]), best_d);
+        if (d < best_d) {
+            best_d = d;
+            best = known[i];
+        }
+    }
+    char mean[64] = "";
+    if (best)
+        snprintf(mean, sizeof mean, "did you mean %s? ", best);
     return plan_error(pc, h->name.loc, WEIR_EUNSUPPORTED,
-                      "unknown hint '%s' (OPTIONS follows a table's name; STATE_TTL, LOOKUP, BROADCAST, "
+                      "unknown hint '%s' (%sOPTIONS follows a table's name; STATE_TTL, LOOKUP, BROADCAST, "
                       "SHUFFLE_HASH, SHUFFLE_MERGE and NEST_LOOP follow SELECT)",
-                      h->name.name);
+                      h->name.name, mean);
 }
 
 static int dynamic_options_enabled(plan_ctx *pc, const weir_sql_hint *h)
@@ -256,7 +270,7 @@ static int check_lookup(plan_ctx *pc, const weir_sql_select *sel, const weir_sql
         return plan_error(pc, h->loc, WEIR_EPLAN, "LOOKUP needs the option 'table' (the lookup table's name)");
     if (!sel->from || sel->from->kind != WEIR_SQL_FROM_JOIN || !names_input(sel->from, tab->value, false))
         return no_match(pc, tab->value_loc, "LOOKUP", tab->value);
-    unsigned retry = 0;
+    unsigned retry = 0; /* how many of the four retry options are given */
     for (uint32_t i = 0; i < h->n_options; i++) {
         const weir_sql_option *o = &h->options[i];
         const char *k = o->key, *v = o->value;
@@ -274,13 +288,13 @@ static int check_lookup(plan_ctx *pc, const weir_sql_select *sel, const weir_sql
         else if (!strcmp(k, "timeout"))
             ok = !weir_option_parse_duration(v, &n) && n > 0;
         else if (!strcmp(k, "retry-predicate"))
-            ok = !strcasecmp(v, "lookup_miss"), retry |= 1;
+            ok = !strcasecmp(v, "lookup_miss");
         else if (!strcmp(k, "retry-strategy"))
-            ok = !strcasecmp(v, "fixed_delay"), retry |= 2;
+            ok = !strcasecmp(v, "fixed_delay");
         else if (!strcmp(k, "fixed-delay"))
-            ok = !weir_option_parse_duration(v, &n) && n > 0, retry |= 4;
+            ok = !weir_option_parse_duration(v, &n) && n > 0;
         else if (!strcmp(k, "max-attempts"))
-            ok = positive_int(v), retry |= 8;
+            ok = positive_int(v);
         else
             return plan_error(pc, o->loc, WEIR_EPLAN,
                               "unknown LOOKUP option '%s' (table, async, output-mode, capacity, timeout, "
@@ -288,8 +302,9 @@ static int check_lookup(plan_ctx *pc, const weir_sql_select *sel, const weir_sql
                               k);
         if (!ok)
             return plan_error(pc, o->value_loc, WEIR_EINVAL, "LOOKUP option '%s': invalid value '%s'", k, v);
+        retry += !strncmp(k, "retry-", 6) || !strcmp(k, "fixed-delay") || !strcmp(k, "max-attempts");
     }
-    if (retry && retry != 15)
+    if (retry && retry != 4)
         return plan_error(pc, h->loc, WEIR_EPLAN,
                           "a LOOKUP retry needs all of 'retry-predicate', 'retry-strategy', 'fixed-delay' and "
                           "'max-attempts'");
