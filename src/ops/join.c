@@ -168,10 +168,10 @@ static int join_create(void *arg, const weir_op_info *info, void **out_op)
 static int join_open(void *op, weir_op_ctx *ctx)
 {
     join_op *j = op;
-    int64_t ttl = j->conf->cfg.state_ttl_ms;
+    const weir_join_config *c = &j->conf->cfg;
     const weir_state_desc desc[2] = {
-        {.name = "join-left", .kind = WEIR_STATE_MAP, .ttl_ms = ttl},
-        {.name = "join-right", .kind = WEIR_STATE_MAP, .ttl_ms = ttl}};
+        {.name = "join-left", .kind = WEIR_STATE_MAP, .ttl_ms = c->state_ttl_ms},
+        {.name = "join-right", .kind = WEIR_STATE_MAP, .ttl_ms = c->right_ttl ? c->right_state_ttl_ms : c->state_ttl_ms}};
     int rc = weir__join_core_open(&j->core, ctx, j->conf->cfg.n_out, desc);
     if (rc)
         return rc;
