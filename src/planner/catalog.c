@@ -183,14 +183,15 @@ static int watermark_delay(plan_ctx *pc, const weir_sql_watermark *wm, int64_t *
 int plan_create_table(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_loc loc)
 {
     const char *name = ct->name.parts[ct->name.n_parts - 1].name;
+    if (ct->as_query)
+        return plan_ctas(pc, ct, loc); /* ddl.c */
     if (plan_find_table(pc, &ct->name) || plan_find_view(pc, &ct->name)) {
         if (ct->if_not_exists)
             return 0;
         return plan_error(pc, ct->name.loc, WEIR_EEXIST, "table or view '%s' already exists", name);
     }
-    if (ct->like || ct->as_query)
-        return plan_error(pc, loc, WEIR_EUNSUPPORTED, "CREATE TABLE ... %s is not supported yet",
-                          ct->like ? "LIKE" : "AS SELECT");
+    if (ct->like)
+        return plan_create_table_like(pc, ct, loc);
     for (uint32_t i = 0; i < ct->n_partitioned_by; i++)
         for (uint32_t j = 0; j < i; j++)
             if (!strcasecmp(ct->partitioned_by[i].name, ct->partitioned_by[j].name))
@@ -297,7 +298,7 @@ int plan_create_view(plan_ctx *pc, const weir_sql_create_view *cv, weir_sql_loc 
     if (!nv)
         return WEIR_ENOMEM;
     pc->views = nv;
-    pc->views[pc->n_views] = (cat_view){plan_strdup(pc, name), cv->query, cv->columns, cv->n_columns};
+    pc->views[pc->n_views] = (cat_view){plan_strdup(pc, name), cv->query, cv->columns, cv->n_columns, cv->temporary};
     if (!pc->views[pc->n_views].name)
         return WEIR_ENOMEM;
     pc->n_views++;
