@@ -157,10 +157,22 @@ int plan_type_from_sql(plan_ctx *pc, const weir_sql_type *t, weir_type *out)
 }
 
 /* Delay of `col` or `col - INTERVAL ...`. */
-static int watermark_delay(plan_ctx *pc, const weir_sql_watermark *wm, int64_t *delay)
+static int watermark_delay(plan_ctx *pc, const weir_sql_create_table *ct, const weir_sql_watermark *wm,
+                           int64_t *delay)
 {
     const weir_sql_expr *e = wm->expr;
     const char *col = wm->column.parts[wm->column.n_parts - 1].name;
+    if (e->kind == WEIR_SQL_EXPR_CALL && name_is(&e->u.call.name, "SOURCE_WATERMARK")) {
+        /* Flink's watermark of a connector that makes its own: none of weir's does */
+        const char *connector = "(none)";
+        for (uint32_t i = 0; i < ct->n_options; i++)
+            if (!strcmp(ct->options[i].key, "connector"))
+                connector = ct->options[i].value;
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                          "SOURCE_WATERMARK() is not supported: connector '%s' makes no watermark of its own in "
+                          "weir; write `WATERMARK FOR %s AS %s - INTERVAL '...' unit`",
+                          connector, col, col);
+    }
     if (e->kind == WEIR_SQL_EXPR_COLUMN && name_is(&e->u.column, col)) {
         *delay = 0;
         return 0;
@@ -269,7 +281,7 @@ int plan_create_table(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_lo
                               "column '%s' is a processing-time attribute (PROCTIME()); a watermark needs an "
                               "event-time column",
                               col);
-        int rc = watermark_delay(pc, wm, &t->watermark_delay_ms);
+        int rc = watermark_delay(pc, ct, wm, &t->watermark_delay_ms);
         if (rc)
             return rc;
         t->rowtime = idx;
