@@ -981,6 +981,20 @@ static void parse_alter_components(parser *p, weir_sql_alter *a)
     a->positions = pos.data;
 }
 
+/* ALTER TABLE ... ADD / MODIFY / DROP of partitions or a distribution. */
+static void refuse_alter_partitions(parser *p)
+{
+    uint32_t k = tok_is_kw(cur(p), WEIR__SQL_KW_IF) ? 1 : 0;
+    while (k && k < 3 && !word_ahead(p, k, "PARTITION"))
+        k++; /* IF [NOT] EXISTS PARTITION */
+    static const char *const words[] = {"PARTITION", "DISTRIBUTION", "DISTRIBUTED"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (word_ahead(p, k, words[i]))
+            parser_fail_at(p, peek_tok(p, k)->loc,
+                           "ALTER TABLE ... %s is not supported by weir",
+                           words[i]);
+}
+
 static void parse_alter_table(parser *p, weir_sql_alter *a)
 {
     if (accept_word(p, "RENAME")) {
@@ -1011,11 +1025,14 @@ static void parse_alter_table(parser *p, weir_sql_alter *a)
         a->n_keys = keys.n;
     } else if (accept_word(p, "ADD")) {
         a->action = WEIR_SQL_ALTER_ADD;
+        refuse_alter_partitions(p);
         parse_alter_components(p, a);
     } else if (accept_word(p, "MODIFY")) {
         a->action = WEIR_SQL_ALTER_MODIFY;
+        refuse_alter_partitions(p);
         parse_alter_components(p, a);
     } else if (accept_kw(p, WEIR__SQL_KW_DROP)) {
+        refuse_alter_partitions(p);
         if (is_kw(p, WEIR__SQL_KW_PRIMARY)) {
             parser_advance(p);
             expect_kw(p, WEIR__SQL_KW_KEY);
