@@ -1201,6 +1201,7 @@ static const char *parse_set_word(parser *p, weir_sql_loc *loc, bool key)
     *loc = cur(p)->loc;
     uint32_t start = cur(p)->loc.offset;
     while (!is_tk(p, WEIR__SQL_TK_SEMI) && !is_tk(p, WEIR__SQL_TK_EOF) &&
+           !is_tk(p, WEIR__SQL_TK_ERROR) &&
            !(key && is_tk(p, WEIR__SQL_TK_EQ)))
         parser_advance(p);
     uint32_t end = prev_end(p);
