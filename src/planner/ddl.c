@@ -857,15 +857,46 @@ done:
     return rc;
 }
 
+/* A view's columns: its query planned into a scratch job. */
+static int describe_view_rows(plan_ctx *pc, void *ud)
+{
+    const cat_view *v = ud;
+    static const char *const header[] = {"name", "type", "null", "key", "extras", "watermark"};
+    int rc = plan_ensure_job(pc);
+    rel r;
+    if (rc || (rc = plan_query(pc, v->query, &r)))
+        return rc;
+    if (v->n_columns && v->n_columns != r.n_physical)
+        return plan_error(pc, v->columns[0].loc, WEIR_EPLAN, "view '%s' names %u columns but its query has %u",
+                          v->name, v->n_columns, r.n_physical);
+    tableau tb = {.n_cols = 6, .header = header};
+    weir_buf b;
+    weir_buf_init(&b);
+    for (uint32_t i = 0; !rc && i < r.n_physical; i++) {
+        weir_type ty = r.schema->fields[i].type;
+        bool proctime = r.has_proctime && r.proctime == i;
+        char tn[128];
+        const char *row[6] = {v->n_columns ? v->columns[i].name : r.schema->fields[i].name, "",
+                              ty.nullable && !proctime ? "TRUE" : "FALSE", "", "", ""};
+        ty.nullable = true;
+        rc = weir_buf_printf(&b, "%s%s", weir_type_format(ty, tn, sizeof tn),
+                             r.rowtime == (int)i ? " *ROWTIME*" : proctime ? " *PROCTIME*" : "");
+        if (!rc && !(rc = buf_take(pc, &b, &row[1])))
+            rc = tableau_add(pc, &tb, row);
+    }
+    weir_buf_fini(&b);
+    return rc ? rc : tableau_print(pc, &tb);
+}
+
 int plan_describe(plan_ctx *pc, const weir_sql_stmt *st)
 {
     const weir_sql_name *n = &st->u.describe.name;
     cat_table *t = plan_find_table(pc, n);
     if (t)
         return describe_table(pc, t);
-    if (plan_find_view(pc, n))
-        return plan_error(pc, n->loc, WEIR_EUNSUPPORTED, "DESCRIBE of a view ('%s') is not supported by weir yet",
-                          last_part(n));
+    cat_view *v = plan_find_view(pc, n);
+    if (v)
+        return plan_in_scratch_job(pc, describe_view_rows, v);
     return missing(pc, n, "table");
 }
 

@@ -317,6 +317,9 @@ void plan_projection_restore(plan_ctx *pc, const plan_projection_saved *s);
 int plan_projection_join_input(plan_ctx *pc, const weir_sql_table_ref *join, rel *r);
 /* The columns the source of t produces (all of them, unless pushdown applies). */
 int plan_projection_apply(plan_ctx *pc, const cat_table *t, const weir_sql_table_ref *ref, plan_source_cols *out);
+/* planner.c: runs fn(pc, ud) against a scratch job (EXPLAIN, DESCRIBE of a
+ * view), so that what it plans adds nothing to the real job. */
+int plan_in_scratch_job(plan_ctx *pc, int (*fn)(plan_ctx *pc, void *ud), void *ud);
 /* ddl.c: DROP, ALTER, CREATE TABLE ... LIKE / AS query, SHOW, DESCRIBE. */
 int plan_drop(plan_ctx *pc, const weir_sql_drop *d, weir_sql_loc loc);
 int plan_alter(plan_ctx *pc, const weir_sql_alter *a, weir_sql_loc loc);

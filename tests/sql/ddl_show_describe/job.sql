@@ -1,4 +1,5 @@
--- SHOW TABLES (tables and views, sorted), SHOW VIEWS, DESCRIBE / DESC and
+-- SHOW TABLES (tables and views, sorted), SHOW VIEWS, DESCRIBE / DESC (of a
+-- table and of a view) and
 -- SHOW CREATE TABLE print the catalog as the statements before them left
 -- it, in the SQL client's table layout, before the job runs; a script of
 -- nothing else runs no job.
@@ -17,3 +18,5 @@ SHOW TABLES;
 SHOW VIEWS;
 DESC alpha;
 SHOW CREATE TABLE alpha;
+CREATE VIEW per_id (i, n) AS SELECT id, COUNT(*) FROM orders GROUP BY id;
+DESCRIBE per_id;
