@@ -399,6 +399,8 @@ Test(sql_stmt, set_reset_explain_show)
     check("show create view v", "SHOW CREATE VIEW v");
     check("DESC t", "DESCRIBE t");
     check("DESCRIBE EXTENDED db.t", "DESCRIBE EXTENDED db.t");
+    check("show current catalog", "SHOW CURRENT CATALOG");
+    check("SHOW CURRENT DATABASE", "SHOW CURRENT DATABASE");
     check("USE CATALOG c", "USE CATALOG c");
     check("USE db", "USE db");
 

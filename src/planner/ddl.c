@@ -3,7 +3,8 @@
  * DROP TABLE / VIEW, ALTER TABLE / VIEW, CREATE TABLE ... LIKE, CREATE
  * TABLE ... AS query and [CREATE OR] REPLACE TABLE ... AS query; and the
  * ones that show it: SHOW TABLES / VIEWS / CREATE TABLE / CREATE VIEW,
- * DESCRIBE.
+ * DESCRIBE; and SHOW [CURRENT] CATALOG(S) / DATABASE(S) and USE of weir's
+ * one catalog and database.
  *
  * A table's definition is its CREATE TABLE syntax tree (cat_table.ddl).
  * ALTER TABLE and LIKE write a new tree - the old one with the change
@@ -24,6 +25,9 @@
 
 #include "planner/planner.h"
 #include "weir/buf.h"
+
+#define DEFAULT_CATALOG "default_catalog"
+#define DEFAULT_DATABASE "default_database"
 
 static const char *last_part(const weir_sql_name *n) { return n->parts[n->n_parts - 1].name; }
 
@@ -935,9 +939,44 @@ int plan_show(plan_ctx *pc, const weir_sql_stmt *st)
         int rc = weir_sql_format_stmt(&shown, &pc->explain_out);
         return rc ? rc : weir_buf_put(&pc->explain_out, "\n", 1);
     }
-    default: break;
+    case WEIR_SQL_SHOW_CATALOGS:
+    case WEIR_SQL_SHOW_CURRENT_CATALOG:
+    case WEIR_SQL_SHOW_DATABASES:
+    case WEIR_SQL_SHOW_CURRENT_DATABASE: {
+        /* weir's one catalog and its one database */
+        static const char *const header[] = {"catalog name", "current catalog name", "database name",
+                                             "current database name"};
+        static const char *const catalog[] = {DEFAULT_CATALOG}, *const database[] = {DEFAULT_DATABASE};
+        weir_sql_show_what w = st->u.show.what;
+        int k = w == WEIR_SQL_SHOW_CATALOGS ? 0 : w == WEIR_SQL_SHOW_CURRENT_CATALOG ? 1
+                : w == WEIR_SQL_SHOW_DATABASES ? 2 : 3;
+        tableau tb = {.n_cols = 1, .header = &header[k]};
+        int rc = tableau_add(pc, &tb, k < 2 ? catalog : database);
+        return rc ? rc : tableau_print(pc, &tb);
     }
-    static const char *const what[] = {"TABLES", "VIEWS", "FUNCTIONS", "DATABASES", "CATALOGS"};
-    return plan_error(pc, st->loc, WEIR_EUNSUPPORTED, "SHOW %s statements are not supported by weir run",
-                      what[st->u.show.what]);
+    case WEIR_SQL_SHOW_FUNCTIONS: break;
+    }
+    return plan_error(pc, st->loc, WEIR_EUNSUPPORTED, "SHOW FUNCTIONS statements are not supported by weir run");
+}
+
+/* USE of weir's one catalog or database; anything else does not exist. */
+int plan_use(plan_ctx *pc, const weir_sql_stmt *st)
+{
+    const weir_sql_name *n = &st->u.use.name;
+    if (st->u.use.catalog) {
+        if (n->n_parts == 1 && !strcmp(n->parts[0].name, DEFAULT_CATALOG))
+            return 0;
+        return plan_error(pc, n->loc, WEIR_ENOTFOUND,
+                          "catalog '%s' does not exist: weir has one catalog, '" DEFAULT_CATALOG
+                          "' (CREATE CATALOG is not supported)",
+                          last_part(n));
+    }
+    if ((n->n_parts == 1 && !strcmp(n->parts[0].name, DEFAULT_DATABASE)) ||
+        (n->n_parts == 2 && !strcmp(n->parts[0].name, DEFAULT_CATALOG) &&
+         !strcmp(n->parts[1].name, DEFAULT_DATABASE)))
+        return 0;
+    return plan_error(pc, n->loc, WEIR_ENOTFOUND,
+                      "database '%s' does not exist: weir has one database, '" DEFAULT_DATABASE
+                      "' (CREATE DATABASE is not supported)",
+                      last_part(n));
 }

@@ -749,6 +749,7 @@ static int run_stmt(plan_ctx *pc, const weir_sql_stmt *st)
     case WEIR_SQL_STMT_ALTER: return plan_alter(pc, &st->u.alter, st->loc);
     case WEIR_SQL_STMT_SHOW: return plan_show(pc, st);
     case WEIR_SQL_STMT_DESCRIBE: return plan_describe(pc, st);
+    case WEIR_SQL_STMT_USE: return plan_use(pc, st);
     default:
         return plan_error(pc, st->loc, WEIR_EUNSUPPORTED, "%s statements are not supported by weir run",
                           weir_sql_stmt_kind_name(st->kind));

@@ -327,6 +327,7 @@ int plan_create_table_like(plan_ctx *pc, const weir_sql_create_table *ct, weir_s
 int plan_ctas(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_loc loc);
 int plan_show(plan_ctx *pc, const weir_sql_stmt *st);
 int plan_describe(plan_ctx *pc, const weir_sql_stmt *st);
+int plan_use(plan_ctx *pc, const weir_sql_stmt *st);
 /* function.c: CREATE FUNCTION (a C library's function, or another name of a registered one) and DROP FUNCTION. */
 int plan_create_function(plan_ctx *pc, const weir_sql_create_function *cf, weir_sql_loc loc);
 int plan_drop_function(plan_ctx *pc, const weir_sql_drop *d, weir_sql_loc loc);

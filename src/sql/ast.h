@@ -842,6 +842,8 @@ typedef enum weir_sql_show_what {
     WEIR_SQL_SHOW_CATALOGS,
     WEIR_SQL_SHOW_CREATE_TABLE, /* uses name */
     WEIR_SQL_SHOW_CREATE_VIEW,  /* uses name */
+    WEIR_SQL_SHOW_CURRENT_CATALOG,
+    WEIR_SQL_SHOW_CURRENT_DATABASE,
 } weir_sql_show_what;
 
 struct weir_sql_stmt {

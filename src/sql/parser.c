@@ -1328,9 +1328,17 @@ static weir_sql_stmt *parse_show(parser *p)
         else
             parser_expected(p, "TABLE or VIEW");
         st->u.show.name = parse_name(p, "a name");
+    } else if (word_ahead(p, 0, "CURRENT") &&
+               (tok_is_kw(peek_tok(p, 1), WEIR__SQL_KW_CATALOG) ||
+                tok_is_kw(peek_tok(p, 1), WEIR__SQL_KW_DATABASE))) {
+        parser_advance(p);
+        st->u.show.what = is_kw(p, WEIR__SQL_KW_CATALOG)
+                              ? WEIR_SQL_SHOW_CURRENT_CATALOG
+                              : WEIR_SQL_SHOW_CURRENT_DATABASE;
+        parser_advance(p);
     } else {
         /* Flink's other SHOW statements (JOBS, MODULES, JARS, COLUMNS,
-         * CURRENT CATALOG, ...): named, as weir runs none of them. */
+         * ...): named, as weir runs none of them. */
         const token *t = cur(p);
         if (t->type == WEIR__SQL_TK_IDENT && !tok_is_kw(t, WEIR__SQL_KW_FROM))
             parser_fail_at(p, t->loc, "SHOW %.*s statements are not supported by weir",

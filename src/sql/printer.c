@@ -1351,7 +1351,8 @@ static void stmt(printer *pr, const weir_sql_stmt *st, bool in_explain)
         static const char *const what[] = {
             "SHOW TABLES",      "SHOW VIEWS",    "SHOW FUNCTIONS",
             "SHOW DATABASES",   "SHOW CATALOGS", "SHOW CREATE TABLE ",
-            "SHOW CREATE VIEW "};
+            "SHOW CREATE VIEW ", "SHOW CURRENT CATALOG",
+            "SHOW CURRENT DATABASE"};
         put(pr, what[st->u.show.what]);
         if (st->u.show.what == WEIR_SQL_SHOW_CREATE_TABLE ||
             st->u.show.what == WEIR_SQL_SHOW_CREATE_VIEW)
