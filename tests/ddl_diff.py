@@ -355,5 +355,5 @@ def run_case(case):
 
 
 if __name__ == "__main__":
-    sys.exit(diffrun.main("ddl_diff", run_case, jobs_env="WEIR_DDLDIFF_JOBS", jobs=60, asan_jobs=20,
+    sys.exit(diffrun.main("ddl_diff", run_case, jobs_env="WEIR_DDLDIFF_JOBS", jobs=40, asan_jobs=12,
                           one_env="WEIR_DDLDIFF_JOB", out_env="WEIR_DDLDIFF_OUT"))

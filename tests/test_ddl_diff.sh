@@ -5,7 +5,7 @@
 # `weir run`, then SHOW TABLES / SHOW VIEWS / DESCRIBE / SHOW CREATE TABLE
 # and a CREATE TABLE ... AS SELECT of every table, or one statement that
 # must fail, and compares with a python model of the catalog.
-# Bounded: WEIR_DDLDIFF_JOBS cases (default 60; 20 under ASan). The seed is
+# Bounded: WEIR_DDLDIFF_JOBS cases (default 40; 12 under ASan). The seed is
 # printed; WEIR_SEED=S replays a run, WEIR_DDLDIFF_JOB=i one case of it.
 # Failing cases are written under WEIR_DDLDIFF_OUT (default
 # ./ddl_diff_failures).
