@@ -399,6 +399,10 @@ Test(sql_stmt, set_reset_explain_show)
     check("show create view v", "SHOW CREATE VIEW v");
     check("DESC t", "DESCRIBE t");
     check("DESCRIBE EXTENDED db.t", "DESCRIBE EXTENDED db.t");
+    check("show columns in db.t not ilike 'a\\_%'",
+          "SHOW COLUMNS FROM db.t NOT ILIKE 'a\\_%'");
+    check("SHOW TABLES LIKE 'o%'", "SHOW TABLES LIKE 'o%'");
+    check("SHOW VIEWS NOT LIKE 'o%'", "SHOW VIEWS NOT LIKE 'o%'");
     check("show current catalog", "SHOW CURRENT CATALOG");
     check("SHOW CURRENT DATABASE", "SHOW CURRENT DATABASE");
     check("USE CATALOG c", "USE CATALOG c");

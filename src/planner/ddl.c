@@ -752,10 +752,57 @@ static int tableau_print(plan_ctx *pc, const tableau *tb)
     return rc ? rc : weir_buf_printf(o, "%u row%s in set\n", tb->n_rows, tb->n_rows == 1 ? "" : "s");
 }
 
+/* A name filter: [NOT] LIKE / ILIKE 'pattern' of SHOW, or none. */
+typedef struct name_filter {
+    const char *like; /* NULL: every name */
+    bool not_like, ilike;
+} name_filter;
+
+static bool chars_equal(char a, char b, bool icase)
+{
+    if (a == b)
+        return true;
+    return icase && ((a >= 'A' && a <= 'Z') || (a >= 'a' && a <= 'z')) && (a | 0x20) == (b | 0x20);
+}
+
+/* SQL LIKE: % any run, _ one character, \ escapes the next one. */
+static bool like_match(const char *s, const char *p, bool icase)
+{
+    for (; *p; p++) {
+        if (*p == '%') {
+            while (p[1] == '%')
+                p++;
+            if (!p[1])
+                return true;
+            for (const char *t = s; *t; t++)
+                if (like_match(t, p + 1, icase))
+                    return true;
+            return false;
+        }
+        if (!*s)
+            return false;
+        if (*p == '\\' && p[1])
+            p++;
+        else if (*p == '_') {
+            s++;
+            continue;
+        }
+        if (!chars_equal(*s, *p, icase))
+            return false;
+        s++;
+    }
+    return !*s;
+}
+
+static bool filter_keeps(const name_filter *f, const char *name)
+{
+    return !f->like || like_match(name, f->like, f->ilike) != f->not_like;
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
 /* SHOW TABLES (tables and views, as Flink lists them) or SHOW VIEWS, sorted. */
-static int show_names(plan_ctx *pc, bool tables)
+static int show_names(plan_ctx *pc, bool tables, const name_filter *f)
 {
     size_t n = (tables ? pc->n_tables : 0) + pc->n_views, k = 0;
     const char **names = plan_alloc(pc, (n + 1) * sizeof *names);
@@ -769,7 +816,7 @@ static int show_names(plan_ctx *pc, bool tables)
     static const char *const th[] = {"table name"}, *const vh[] = {"view name"};
     tableau tb = {.n_cols = 1, .header = tables ? th : vh};
     for (size_t i = 0; i < n; i++) {
-        int rc = tableau_add(pc, &tb, &names[i]);
+        int rc = filter_keeps(f, names[i]) ? tableau_add(pc, &tb, &names[i]) : 0;
         if (rc)
             return rc;
     }
@@ -790,7 +837,7 @@ static int buf_take(plan_ctx *pc, weir_buf *b, const char **out)
     return 0;
 }
 
-static int describe_table(plan_ctx *pc, const cat_table *t)
+static int describe_table(plan_ctx *pc, const cat_table *t, const name_filter *f)
 {
     static const char *const header[] = {"name", "type", "null", "key", "extras", "watermark"};
     const weir_sql_create_table *ct = t->ddl;
@@ -809,6 +856,8 @@ static int describe_table(plan_ctx *pc, const cat_table *t)
     }
     for (uint32_t i = 0; i < ct->n_columns; i++) {
         const weir_sql_column *c = &ct->columns[i];
+        if (!filter_keeps(f, c->name.name))
+            continue;
         int at = weir_schema_find(t->full, c->name.name);
         weir_type ty = t->full->fields[at].type;
         bool in_pk = false;
@@ -861,10 +910,16 @@ done:
     return rc;
 }
 
+typedef struct view_describe {
+    const cat_view *v;
+    const name_filter *f;
+} view_describe;
+
 /* A view's columns: its query planned into a scratch job. */
 static int describe_view_rows(plan_ctx *pc, void *ud)
 {
-    const cat_view *v = ud;
+    const cat_view *v = ((const view_describe *)ud)->v;
+    const name_filter *f = ((const view_describe *)ud)->f;
     static const char *const header[] = {"name", "type", "null", "key", "extras", "watermark"};
     int rc = plan_ensure_job(pc);
     rel r;
@@ -882,6 +937,8 @@ static int describe_view_rows(plan_ctx *pc, void *ud)
         char tn[128];
         const char *row[6] = {v->n_columns ? v->columns[i].name : r.schema->fields[i].name, "",
                               ty.nullable && !proctime ? "TRUE" : "FALSE", "", "", ""};
+        if (!filter_keeps(f, row[0]))
+            continue;
         ty.nullable = true;
         rc = weir_buf_printf(&b, "%s%s", weir_type_format(ty, tn, sizeof tn),
                              r.rowtime == (int)i ? " *ROWTIME*" : proctime ? " *PROCTIME*" : "");
@@ -892,23 +949,32 @@ static int describe_view_rows(plan_ctx *pc, void *ud)
     return rc ? rc : tableau_print(pc, &tb);
 }
 
-int plan_describe(plan_ctx *pc, const weir_sql_stmt *st)
+/* DESCRIBE, or SHOW COLUMNS (f: the columns whose names it keeps). */
+static int describe(plan_ctx *pc, const weir_sql_name *n, const name_filter *f)
 {
-    const weir_sql_name *n = &st->u.describe.name;
     cat_table *t = plan_find_table(pc, n);
     if (t)
-        return describe_table(pc, t);
+        return describe_table(pc, t, f);
     cat_view *v = plan_find_view(pc, n);
+    view_describe vd = {v, f};
     if (v)
-        return plan_in_scratch_job(pc, describe_view_rows, v);
+        return plan_in_scratch_job(pc, describe_view_rows, &vd);
     return missing(pc, n, "table");
+}
+
+int plan_describe(plan_ctx *pc, const weir_sql_stmt *st)
+{
+    static const name_filter all = {0};
+    return describe(pc, &st->u.describe.name, &all);
 }
 
 int plan_show(plan_ctx *pc, const weir_sql_stmt *st)
 {
+    name_filter f = {st->u.show.like, st->u.show.not_like, st->u.show.ilike};
     switch (st->u.show.what) {
-    case WEIR_SQL_SHOW_TABLES: return show_names(pc, true);
-    case WEIR_SQL_SHOW_VIEWS: return show_names(pc, false);
+    case WEIR_SQL_SHOW_TABLES: return show_names(pc, true, &f);
+    case WEIR_SQL_SHOW_VIEWS: return show_names(pc, false, &f);
+    case WEIR_SQL_SHOW_COLUMNS: return describe(pc, &st->u.show.name, &f);
     case WEIR_SQL_SHOW_CREATE_TABLE:
     case WEIR_SQL_SHOW_CREATE_VIEW: {
         const weir_sql_name *n = &st->u.show.name;

@@ -844,6 +844,7 @@ typedef enum weir_sql_show_what {
     WEIR_SQL_SHOW_CREATE_VIEW,  /* uses name */
     WEIR_SQL_SHOW_CURRENT_CATALOG,
     WEIR_SQL_SHOW_CURRENT_DATABASE,
+    WEIR_SQL_SHOW_COLUMNS, /* uses name */
 } weir_sql_show_what;
 
 struct weir_sql_stmt {
@@ -875,6 +876,9 @@ struct weir_sql_stmt {
         struct {
             weir_sql_show_what what;
             weir_sql_name name;
+            const char *like; /* [NOT] LIKE | ILIKE 'pattern', or NULL */
+            bool not_like;
+            bool ilike;       /* ILIKE: case-insensitive */
         } show;
         struct {
             bool extended;

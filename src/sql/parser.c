@@ -1306,14 +1306,40 @@ static weir_sql_stmt *parse_explain(parser *p)
     return st;
 }
 
+/* SHOW TABLES / VIEWS / COLUMNS ... [NOT] LIKE | ILIKE 'pattern' */
+static void parse_show_like(parser *p, weir_sql_stmt *st)
+{
+    if (is_tk(p, WEIR__SQL_TK_SEMI) || is_tk(p, WEIR__SQL_TK_EOF))
+        return;
+    if (is_kw(p, WEIR__SQL_KW_FROM) || is_kw(p, WEIR__SQL_KW_IN))
+        parser_fail_at(p, cur(p)->loc,
+                       "SHOW ... FROM a database is not supported by weir "
+                       "(it has one database)");
+    st->u.show.not_like = accept_kw(p, WEIR__SQL_KW_NOT);
+    if (accept_word(p, "ILIKE"))
+        st->u.show.ilike = true;
+    else if (!accept_kw(p, WEIR__SQL_KW_LIKE))
+        parser_expected(p, st->u.show.not_like ? "LIKE or ILIKE"
+                                               : "';', LIKE or ILIKE");
+    st->u.show.like = parse_string(p, "a quoted pattern such as 'a%'", NULL);
+}
+
 static weir_sql_stmt *parse_show(parser *p)
 {
     weir_sql_stmt *st = new_stmt(p, WEIR_SQL_STMT_SHOW, cur(p)->loc);
     expect_kw(p, WEIR__SQL_KW_SHOW);
     if (accept_kw(p, WEIR__SQL_KW_TABLES)) {
         st->u.show.what = WEIR_SQL_SHOW_TABLES;
+        parse_show_like(p, st);
     } else if (accept_kw(p, WEIR__SQL_KW_VIEWS)) {
         st->u.show.what = WEIR_SQL_SHOW_VIEWS;
+        parse_show_like(p, st);
+    } else if (accept_word(p, "COLUMNS")) {
+        st->u.show.what = WEIR_SQL_SHOW_COLUMNS;
+        if (!accept_kw(p, WEIR__SQL_KW_FROM) && !accept_kw(p, WEIR__SQL_KW_IN))
+            parser_expected(p, "FROM or IN");
+        st->u.show.name = parse_name(p, "a table or view name");
+        parse_show_like(p, st);
     } else if (accept_kw(p, WEIR__SQL_KW_FUNCTIONS)) {
         st->u.show.what = WEIR_SQL_SHOW_FUNCTIONS;
     } else if (accept_kw(p, WEIR__SQL_KW_DATABASES)) {

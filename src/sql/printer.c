@@ -1352,11 +1352,17 @@ static void stmt(printer *pr, const weir_sql_stmt *st, bool in_explain)
             "SHOW TABLES",      "SHOW VIEWS",    "SHOW FUNCTIONS",
             "SHOW DATABASES",   "SHOW CATALOGS", "SHOW CREATE TABLE ",
             "SHOW CREATE VIEW ", "SHOW CURRENT CATALOG",
-            "SHOW CURRENT DATABASE"};
+            "SHOW CURRENT DATABASE", "SHOW COLUMNS FROM "};
         put(pr, what[st->u.show.what]);
         if (st->u.show.what == WEIR_SQL_SHOW_CREATE_TABLE ||
-            st->u.show.what == WEIR_SQL_SHOW_CREATE_VIEW)
+            st->u.show.what == WEIR_SQL_SHOW_CREATE_VIEW ||
+            st->u.show.what == WEIR_SQL_SHOW_COLUMNS)
             put_name(pr, &st->u.show.name);
+        if (st->u.show.like) {
+            put(pr, st->u.show.not_like ? " NOT" : "");
+            put(pr, st->u.show.ilike ? " ILIKE " : " LIKE ");
+            put_string(pr, st->u.show.like);
+        }
         break;
     }
     case WEIR_SQL_STMT_DESCRIBE:
