@@ -8,8 +8,9 @@ column FIRST / AFTER / last, DROP, RENAME and MODIFY a column, ADD and DROP
 PRIMARY KEY, SET and RESET an option) / CREATE, DROP and ALTER VIEW RENAME
 statements, run in order. Then either
 
-  - the catalog is shown (SHOW TABLES, SHOW VIEWS, and DESCRIBE and SHOW
-    CREATE TABLE of each table) and each table is read: its path set to a
+  - the catalog is shown (SHOW TABLES, SHOW VIEWS, SHOW TABLES LIKE, and
+    DESCRIBE, SHOW CREATE TABLE and SHOW COLUMNS [NOT] LIKE of each table)
+    and each table is read: its path set to a
     CSV file written for its final physical columns and the table copied by
     CREATE TABLE ... AS SELECT into a print table; the printed tables and
     rows must be the model's, or
@@ -258,9 +259,17 @@ def tableau(header, rows):
     return out + ["%d row%s in set" % (len(rows), "" if len(rows) == 1 else "s")]
 
 
-def describe(t):
+def like(name, pattern):
+    """SQL LIKE, as a regular expression: % any run, _ one character."""
+    rx = "".join(".*" if ch == "%" else "." if ch == "_" else re.escape(ch) for ch in pattern)
+    return re.fullmatch(rx, name, re.S) is not None
+
+
+def describe(t, keep=lambda name: True):
     rows = []
     for c in t.cols:
+        if not keep(c.name):
+            continue
         pk = t.pk == c.name
         rows.append([c.name, c.typ, "FALSE" if pk else "TRUE", "PRI(%s)" % c.name if pk else "",
                      "AS " + c.expr() if c.computed() else "", ""])
@@ -305,6 +314,9 @@ def run_case(case):
     want += tableau(["table name"], [[n] for n in sorted(list(g.tables) + list(g.views))])
     g.stmt("SHOW VIEWS")
     want += tableau(["view name"], [[n] for n in sorted(g.views)])
+    pat = rng.choice(["t%", "v%", "%1%", "t_", "%"])
+    g.stmt("SHOW TABLES LIKE '%s'" % pat)
+    want += tableau(["table name"], [[n] for n in sorted(list(g.tables) + list(g.views)) if like(n, pat)])
     rows = []
     for i, name in enumerate(sorted(g.tables)):
         t = g.tables[name]
@@ -312,6 +324,10 @@ def run_case(case):
         want += describe(t)
         g.stmt("SHOW CREATE TABLE %s" % name)
         want += show_create(name, t)
+        pat = rng.choice(["c%", "k%", "%1%", "_2", "c_", "%", "t%"])
+        neg = rng.random() < 0.3
+        g.stmt("SHOW COLUMNS FROM %s %sLIKE '%s'" % (name, "NOT " if neg else "", pat))
+        want += describe(t, lambda n: like(n, pat) != neg)
         # read it: the path of a file written for its physical columns
         data = []
         for r in range(rng.randint(1, 3)):

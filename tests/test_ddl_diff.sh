@@ -2,7 +2,8 @@
 # tests/test_ddl_diff.sh WEIR SOURCE_DIR - randomized differential test of
 # the DDL statements: tests/ddl_diff.py runs random scripts of CREATE TABLE
 # (and ... LIKE), DROP, ALTER TABLE / VIEW and CREATE / DROP VIEW through
-# `weir run`, then SHOW TABLES / SHOW VIEWS / DESCRIBE / SHOW CREATE TABLE
+# `weir run`, then SHOW TABLES [LIKE] / SHOW VIEWS / DESCRIBE / SHOW CREATE
+# TABLE / SHOW COLUMNS [NOT] LIKE
 # and a CREATE TABLE ... AS SELECT of every table, or one statement that
 # must fail, and compares with a python model of the catalog.
 # Bounded: WEIR_DDLDIFF_JOBS cases (default 40; 12 under ASan). The seed is
