@@ -19,3 +19,7 @@ SET table.exec.mini-batch.enabled = true;
 SHOW TABLES;
 DESCRIBE t2;
 DROP TEMPORARY VIEW IF EXISTS w;
+SHOW COLUMNS FROM t2 NOT ILIKE 'a\_%';
+SHOW TABLES LIKE 'o%';
+SHOW CURRENT CATALOG;
+USE CATALOG default_catalog;
