@@ -150,6 +150,10 @@ Test(sql_errors, flink_specific_mistakes)
                  "job.sql:1:19: error: expected a data type (Flink SQL spells "
                  "LONG as BIGINT), found identifier 'LONG'",
                  1, 19);
+    expect_error("SET a = b -- no\n c",
+                 "job.sql:1:9: error: an unquoted SET value must be one line "
+                 "without comments: quote it ('...')",
+                 1, 9);
     expect_error("SET = 4",
                  "job.sql:1:5: error: expected a configuration key such as "
                  "'parallelism.default', found '='",

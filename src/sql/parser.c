@@ -1209,6 +1209,16 @@ static const char *parse_set_word(parser *p, weir_sql_loc *loc, bool key)
         parser_expected(p, key ? "a configuration key such as "
                                  "'parallelism.default'"
                                : "a value such as '4'");
+    /* one line of plain text: a comment or line break inside it is refused */
+    for (uint32_t i = start; i < end; i++) {
+        char c = p->src[i], d = i + 1 < end ? p->src[i + 1] : 0;
+        if (c == '\n' || c == '\r' || c == 0 || (c == '-' && d == '-') ||
+            (c == '/' && d == '*'))
+            parser_fail_at(p, *loc,
+                           "an unquoted SET %s must be one line without "
+                           "comments: quote it ('...')",
+                           key ? "key" : "value");
+    }
     return parser_strndup(p, p->src + start, end - start);
 }
 
