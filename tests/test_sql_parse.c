@@ -293,6 +293,37 @@ Test(sql_stmt, views_functions_drop)
           "DROP TEMPORARY SYSTEM FUNCTION f");
 }
 
+Test(sql_stmt, alter_and_replace)
+{
+    check("alter table t rename to db.t2", "ALTER TABLE t RENAME TO db.t2");
+    check("ALTER TABLE IF EXISTS t RENAME a TO b",
+          "ALTER TABLE IF EXISTS t RENAME a TO b");
+    check("ALTER TABLE t SET ('k' = 'v', 'k2' = 'v2')",
+          "ALTER TABLE t SET ('k' = 'v', 'k2' = 'v2')");
+    check("ALTER TABLE t RESET ('k', 'k2')", "ALTER TABLE t RESET ('k', 'k2')");
+    check("ALTER TABLE t ADD c INT NOT NULL COMMENT 'x' FIRST",
+          "ALTER TABLE t ADD c INT NOT NULL COMMENT 'x' FIRST");
+    check("ALTER TABLE t ADD (c AS a + 1 AFTER a, d STRING, WATERMARK FOR ts "
+          "AS ts, PRIMARY KEY (d) NOT ENFORCED)",
+          "ALTER TABLE t ADD (c AS a + 1 AFTER a, d STRING, WATERMARK FOR ts "
+          "AS ts, PRIMARY KEY (d) NOT ENFORCED)");
+    check("ALTER TABLE t MODIFY WATERMARK FOR ts AS ts - INTERVAL '1' SECOND",
+          "ALTER TABLE t MODIFY WATERMARK FOR ts AS ts - INTERVAL '1' SECOND");
+    check("ALTER TABLE t DROP a", "ALTER TABLE t DROP (a)");
+    check("ALTER TABLE t DROP (a, b)", "ALTER TABLE t DROP (a, b)");
+    check("ALTER TABLE t DROP PRIMARY KEY", "ALTER TABLE t DROP PRIMARY KEY");
+    check("ALTER TABLE t DROP CONSTRAINT pk", "ALTER TABLE t DROP CONSTRAINT pk");
+    check("ALTER TABLE t DROP WATERMARK", "ALTER TABLE t DROP WATERMARK");
+    check("ALTER VIEW v RENAME TO w", "ALTER VIEW v RENAME TO w");
+    check("ALTER VIEW v AS SELECT 1", "ALTER VIEW v AS SELECT 1");
+    check("create or replace table t with ('connector' = 'print') as select 1",
+          "CREATE OR REPLACE TABLE t WITH ('connector' = 'print') AS SELECT 1");
+    check("REPLACE TABLE t AS SELECT 1", "REPLACE TABLE t AS SELECT 1");
+    check("SET table.exec.mini-batch.enabled = true",
+          "SET 'table.exec.mini-batch.enabled' = 'true'");
+    check("SET 'a' = b c", "SET 'a' = 'b c'");
+}
+
 Test(sql_stmt, insert)
 {
     check("INSERT INTO sink SELECT * FROM src",
@@ -368,6 +399,12 @@ Test(sql_stmt, set_reset_explain_show)
     check("show create view v", "SHOW CREATE VIEW v");
     check("DESC t", "DESCRIBE t");
     check("DESCRIBE EXTENDED db.t", "DESCRIBE EXTENDED db.t");
+    check("show columns in db.t not ilike 'a\\_%'",
+          "SHOW COLUMNS FROM db.t NOT ILIKE 'a\\_%'");
+    check("SHOW TABLES LIKE 'o%'", "SHOW TABLES LIKE 'o%'");
+    check("SHOW VIEWS NOT LIKE 'o%'", "SHOW VIEWS NOT LIKE 'o%'");
+    check("show current catalog", "SHOW CURRENT CATALOG");
+    check("SHOW CURRENT DATABASE", "SHOW CURRENT DATABASE");
     check("USE CATALOG c", "USE CATALOG c");
     check("USE db", "USE db");
 

@@ -150,10 +150,13 @@ Test(sql_errors, flink_specific_mistakes)
                  "job.sql:1:19: error: expected a data type (Flink SQL spells "
                  "LONG as BIGINT), found identifier 'LONG'",
                  1, 19);
-    expect_error("SET parallelism.default = 4",
-                 "job.sql:1:5: error: expected a quoted configuration key "
-                 "such as 'parallelism.default', found identifier "
-                 "'parallelism'",
+    expect_error("SET a = b -- no\n c",
+                 "job.sql:1:9: error: an unquoted SET value must be one line "
+                 "without comments: quote it ('...')",
+                 1, 9);
+    expect_error("SET = 4",
+                 "job.sql:1:5: error: expected a configuration key such as "
+                 "'parallelism.default', found '='",
                  1, 5);
     expect_error("EXECUTE STATEMENT SET BEGIN SELECT 1; END",
                  "job.sql:1:29: error: expected INSERT (a statement set holds "
@@ -188,9 +191,14 @@ Test(sql_errors, flink_specific_mistakes)
 /* Flink statements weir does not run are refused by name, where they start. */
 Test(sql_errors, flink_only_statements_are_named)
 {
-    expect_error("CREATE TABLE t (a INT);\nALTER TABLE t SET ('k' = 'v')",
-                 "job.sql:2:1: error: ALTER statements are not supported by weir",
-                 2, 1);
+    expect_error("CREATE TABLE t (a INT);\nALTER DATABASE d SET ('k' = 'v')",
+                 "job.sql:2:7: error: ALTER DATABASE statements are not "
+                 "supported by weir",
+                 2, 7);
+    expect_error("ALTER TABLE t ADD PARTITION (k = 1)",
+                 "job.sql:1:19: error: ALTER TABLE ... PARTITION is not "
+                 "supported by weir",
+                 1, 19);
     expect_error("ADD JAR '/tmp/x.jar'",
                  "job.sql:1:1: error: ADD statements are not supported by weir",
                  1, 1);
@@ -198,10 +206,15 @@ Test(sql_errors, flink_only_statements_are_named)
                  "job.sql:1:8: error: CREATE CATALOG statements are not "
                  "supported by weir",
                  1, 8);
-    expect_error("CREATE OR REPLACE TABLE t AS SELECT 1",
-                 "job.sql:1:8: error: CREATE OR REPLACE statements are not "
-                 "supported by weir",
-                 1, 8);
+    expect_error("CREATE OR REPLACE VIEW v AS SELECT 1",
+                 "job.sql:1:19: error: CREATE OR REPLACE is supported for "
+                 "TABLE ... AS query only (as in Flink)",
+                 1, 19);
+    expect_error("CREATE OR REPLACE TABLE t (a INT)",
+                 "job.sql:1:1: error: CREATE OR REPLACE TABLE needs AS "
+                 "followed by a query (a table is replaced by a query's "
+                 "result, as in Flink)",
+                 1, 1);
     expect_error("CREATE TABLE t (k INT) DISTRIBUTED BY HASH(k) INTO 4 BUCKETS",
                  "job.sql:1:24: error: DISTRIBUTED BY (buckets) is not "
                  "supported by weir",

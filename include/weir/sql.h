@@ -61,6 +61,7 @@ typedef enum weir_sql_stmt_kind {
     WEIR_SQL_STMT_SHOW,            /* SHOW TABLES | VIEWS | FUNCTIONS | ... */
     WEIR_SQL_STMT_DESCRIBE,        /* DESCRIBE | DESC name */
     WEIR_SQL_STMT_USE,             /* USE [CATALOG] name */
+    WEIR_SQL_STMT_ALTER,           /* ALTER TABLE / ALTER VIEW */
 } weir_sql_stmt_kind;
 
 /*

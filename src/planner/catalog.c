@@ -157,10 +157,22 @@ int plan_type_from_sql(plan_ctx *pc, const weir_sql_type *t, weir_type *out)
 }
 
 /* Delay of `col` or `col - INTERVAL ...`. */
-static int watermark_delay(plan_ctx *pc, const weir_sql_watermark *wm, int64_t *delay)
+static int watermark_delay(plan_ctx *pc, const weir_sql_create_table *ct, const weir_sql_watermark *wm,
+                           int64_t *delay)
 {
     const weir_sql_expr *e = wm->expr;
     const char *col = wm->column.parts[wm->column.n_parts - 1].name;
+    if (e->kind == WEIR_SQL_EXPR_CALL && name_is(&e->u.call.name, "SOURCE_WATERMARK")) {
+        /* Flink's watermark of a connector that makes its own: none of weir's does */
+        const char *connector = "(none)";
+        for (uint32_t i = 0; i < ct->n_options; i++)
+            if (!strcmp(ct->options[i].key, "connector"))
+                connector = ct->options[i].value;
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                          "SOURCE_WATERMARK() is not supported: connector '%s' makes no watermark of its own in "
+                          "weir; write `WATERMARK FOR %s AS %s - INTERVAL '...' unit`",
+                          connector, col, col);
+    }
     if (e->kind == WEIR_SQL_EXPR_COLUMN && name_is(&e->u.column, col)) {
         *delay = 0;
         return 0;
@@ -183,14 +195,15 @@ static int watermark_delay(plan_ctx *pc, const weir_sql_watermark *wm, int64_t *
 int plan_create_table(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_loc loc)
 {
     const char *name = ct->name.parts[ct->name.n_parts - 1].name;
+    if (ct->as_query)
+        return plan_ctas(pc, ct, loc); /* ddl.c */
     if (plan_find_table(pc, &ct->name) || plan_find_view(pc, &ct->name)) {
         if (ct->if_not_exists)
             return 0;
         return plan_error(pc, ct->name.loc, WEIR_EEXIST, "table or view '%s' already exists", name);
     }
-    if (ct->like || ct->as_query)
-        return plan_error(pc, loc, WEIR_EUNSUPPORTED, "CREATE TABLE ... %s is not supported yet",
-                          ct->like ? "LIKE" : "AS SELECT");
+    if (ct->like)
+        return plan_create_table_like(pc, ct, loc);
     for (uint32_t i = 0; i < ct->n_partitioned_by; i++)
         for (uint32_t j = 0; j < i; j++)
             if (!strcasecmp(ct->partitioned_by[i].name, ct->partitioned_by[j].name))
@@ -268,7 +281,7 @@ int plan_create_table(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_lo
                               "column '%s' is a processing-time attribute (PROCTIME()); a watermark needs an "
                               "event-time column",
                               col);
-        int rc = watermark_delay(pc, wm, &t->watermark_delay_ms);
+        int rc = watermark_delay(pc, ct, wm, &t->watermark_delay_ms);
         if (rc)
             return rc;
         t->rowtime = idx;
@@ -300,7 +313,7 @@ int plan_create_view(plan_ctx *pc, const weir_sql_create_view *cv, weir_sql_loc 
     if (!nv)
         return WEIR_ENOMEM;
     pc->views = nv;
-    pc->views[pc->n_views] = (cat_view){plan_strdup(pc, name), cv->query, cv->columns, cv->n_columns};
+    pc->views[pc->n_views] = (cat_view){plan_strdup(pc, name), cv->query, cv->columns, cv->n_columns, cv->temporary};
     if (!pc->views[pc->n_views].name)
         return WEIR_ENOMEM;
     pc->n_views++;

@@ -682,10 +682,9 @@ static int plan_bare_query(plan_ctx *pc, const weir_sql_stmt *st)
 
 static int run_stmt(plan_ctx *pc, const weir_sql_stmt *st);
 
-static int plan_explain(plan_ctx *pc, const weir_sql_stmt *st)
+int plan_in_scratch_job(plan_ctx *pc, int (*fn)(plan_ctx *pc, void *ud), void *ud)
 {
-    const weir_sql_stmt *inner = st->u.explain.stmt;
-    /* Plan into a scratch job so EXPLAIN adds nothing to the real one. */
+    /* Plan into a scratch job so that fn adds nothing to the real one. */
     weir_job *real = pc->job;
     weir_buf saved = pc->explain;
     int saved_sinks = pc->n_sinks;
@@ -696,13 +695,7 @@ static int plan_explain(plan_ctx *pc, const weir_sql_stmt *st)
     pc->n_reuse = 0;
     weir_buf_init(&pc->explain);
     pc->job = NULL;
-    int rc = run_stmt(pc, inner);
-    if (!rc) {
-        weir_buf_printf(&pc->explain_out, "== Logical plan ==\n%.*s== Job graph ==\n", (int)pc->explain.len,
-                        pc->explain.data ? (char *)pc->explain.data : "");
-        if (pc->job)
-            weir_job_explain(pc->job, &pc->explain_out);
-    }
+    int rc = fn(pc, ud);
     weir_job_destroy(pc->job);
     weir_buf_fini(&pc->explain);
     pc->explain = saved;
@@ -712,6 +705,23 @@ static int plan_explain(plan_ctx *pc, const weir_sql_stmt *st)
     pc->reuse = saved_reuse;
     pc->n_reuse = saved_n_reuse;
     return rc;
+}
+
+static int explain_in_scratch(plan_ctx *pc, void *ud)
+{
+    int rc = run_stmt(pc, ud);
+    if (!rc) {
+        weir_buf_printf(&pc->explain_out, "== Logical plan ==\n%.*s== Job graph ==\n", (int)pc->explain.len,
+                        pc->explain.data ? (char *)pc->explain.data : "");
+        if (pc->job)
+            weir_job_explain(pc->job, &pc->explain_out);
+    }
+    return rc;
+}
+
+static int plan_explain(plan_ctx *pc, const weir_sql_stmt *st)
+{
+    return plan_in_scratch_job(pc, explain_in_scratch, (void *)st->u.explain.stmt);
 }
 
 static int run_stmt(plan_ctx *pc, const weir_sql_stmt *st)
@@ -735,7 +745,11 @@ static int run_stmt(plan_ctx *pc, const weir_sql_stmt *st)
     case WEIR_SQL_STMT_DROP:
         if (st->u.drop.object == WEIR_SQL_OBJECT_FUNCTION)
             return plan_drop_function(pc, &st->u.drop, st->loc);
-        /* fall through */
+        return plan_drop(pc, &st->u.drop, st->loc);
+    case WEIR_SQL_STMT_ALTER: return plan_alter(pc, &st->u.alter, st->loc);
+    case WEIR_SQL_STMT_SHOW: return plan_show(pc, st);
+    case WEIR_SQL_STMT_DESCRIBE: return plan_describe(pc, st);
+    case WEIR_SQL_STMT_USE: return plan_use(pc, st);
     default:
         return plan_error(pc, st->loc, WEIR_EUNSUPPORTED, "%s statements are not supported by weir run",
                           weir_sql_stmt_kind_name(st->kind));

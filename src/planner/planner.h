@@ -52,6 +52,7 @@ typedef struct cat_view {
     const weir_sql_query *query;
     const weir_sql_ident *columns; /* column aliases, or NULL */
     uint32_t n_columns;
+    bool temporary; /* CREATE TEMPORARY VIEW */
 } cat_view;
 
 /* Pending window table function: the columns window_start/end/time are virtual until aggregated. */
@@ -340,6 +341,17 @@ void plan_projection_restore(plan_ctx *pc, const plan_projection_saved *s);
 int plan_projection_join_input(plan_ctx *pc, const weir_sql_table_ref *join, rel *r);
 /* The columns the source of t produces (all of them, unless pushdown applies). */
 int plan_projection_apply(plan_ctx *pc, const cat_table *t, const weir_sql_table_ref *ref, plan_source_cols *out);
+/* planner.c: runs fn(pc, ud) against a scratch job (EXPLAIN, DESCRIBE of a
+ * view), so that what it plans adds nothing to the real job. */
+int plan_in_scratch_job(plan_ctx *pc, int (*fn)(plan_ctx *pc, void *ud), void *ud);
+/* ddl.c: DROP, ALTER, CREATE TABLE ... LIKE / AS query, SHOW, DESCRIBE. */
+int plan_drop(plan_ctx *pc, const weir_sql_drop *d, weir_sql_loc loc);
+int plan_alter(plan_ctx *pc, const weir_sql_alter *a, weir_sql_loc loc);
+int plan_create_table_like(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_loc loc);
+int plan_ctas(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_loc loc);
+int plan_show(plan_ctx *pc, const weir_sql_stmt *st);
+int plan_describe(plan_ctx *pc, const weir_sql_stmt *st);
+int plan_use(plan_ctx *pc, const weir_sql_stmt *st);
 /* function.c: CREATE FUNCTION (a C library's function, or another name of a registered one) and DROP FUNCTION. */
 int plan_create_function(plan_ctx *pc, const weir_sql_create_function *cf, weir_sql_loc loc);
 int plan_drop_function(plan_ctx *pc, const weir_sql_drop *d, weir_sql_loc loc);

@@ -2488,7 +2488,7 @@ static int plan_query_in(plan_ctx *pc, const weir_sql_query *q, rel *out)
             return WEIR_ENOMEM;
         pc->views = nv;
         pc->views[pc->n_views++] = (cat_view){(char *)q->with[i].name.name, q->with[i].query, q->with[i].columns,
-                                              q->with[i].n_columns};
+                                              q->with[i].n_columns, false};
     }
     switch (q->kind) {
     case WEIR_SQL_QUERY_SELECT:

@@ -37,6 +37,8 @@ const char *weir_sql_stmt_kind_name(weir_sql_stmt_kind kind)
         return "DESCRIBE";
     case WEIR_SQL_STMT_USE:
         return "USE";
+    case WEIR_SQL_STMT_ALTER:
+        return "ALTER";
     }
     return "?";
 }

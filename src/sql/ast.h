@@ -716,6 +716,8 @@ typedef struct weir_sql_create_table {
     weir_sql_table_like *like; /* or NULL */
     weir_sql_query *as_query;  /* CREATE TABLE ... AS query, or NULL */
     bool has_column_list;      /* a ( ... ) list was written */
+    bool or_replace;           /* CREATE OR REPLACE TABLE ... AS query */
+    bool replace;              /* REPLACE TABLE ... AS query */
 } weir_sql_create_table;
 
 typedef struct weir_sql_create_view {
@@ -754,6 +756,49 @@ typedef struct weir_sql_drop {
     bool if_exists;
     weir_sql_name name;
 } weir_sql_drop;
+
+/* What an ALTER TABLE / ALTER VIEW does. */
+typedef enum weir_sql_alter_action {
+    WEIR_SQL_ALTER_RENAME,          /* RENAME TO new_name */
+    WEIR_SQL_ALTER_RENAME_COLUMN,   /* RENAME column TO new_column */
+    WEIR_SQL_ALTER_SET,             /* SET ('k' = 'v', ...) */
+    WEIR_SQL_ALTER_RESET,           /* RESET ('k', ...) */
+    WEIR_SQL_ALTER_ADD,             /* ADD schema components */
+    WEIR_SQL_ALTER_MODIFY,          /* MODIFY schema components */
+    WEIR_SQL_ALTER_DROP_COLUMNS,    /* DROP column | DROP (column, ...) */
+    WEIR_SQL_ALTER_DROP_PRIMARY_KEY, /* DROP PRIMARY KEY | DROP CONSTRAINT name */
+    WEIR_SQL_ALTER_DROP_WATERMARK,  /* DROP WATERMARK */
+    WEIR_SQL_ALTER_AS,              /* ALTER VIEW v AS query */
+} weir_sql_alter_action;
+
+/* FIRST / AFTER column of a column that ADD or MODIFY places. */
+typedef struct weir_sql_column_position {
+    bool first;               /* FIRST */
+    weir_sql_ident *after;    /* AFTER column, or NULL */
+} weir_sql_column_position;
+
+typedef struct weir_sql_alter {
+    weir_sql_object_kind object; /* TABLE or VIEW */
+    bool if_exists;              /* ALTER TABLE IF EXISTS */
+    weir_sql_name name;
+    weir_sql_alter_action action;
+    weir_sql_name new_name;          /* RENAME TO */
+    weir_sql_ident column, new_column; /* RENAME column TO new_column */
+    weir_sql_option *options;        /* SET */
+    uint32_t n_options;
+    const char **keys;               /* RESET */
+    weir_sql_loc *key_locs;
+    uint32_t n_keys;
+    /* ADD / MODIFY: the components in a table definition of their own
+     * (columns, watermark, primary key), each column's place beside it */
+    weir_sql_create_table *schema;
+    weir_sql_column_position *positions; /* schema->n_columns of them */
+    bool parenthesized;              /* ADD (...) rather than ADD one */
+    weir_sql_ident *drop_columns;    /* DROP_COLUMNS */
+    uint32_t n_drop_columns;
+    weir_sql_ident *constraint;      /* DROP CONSTRAINT name, or NULL */
+    weir_sql_query *query;           /* ALTER VIEW AS */
+} weir_sql_alter;
 
 /* PARTITION (col = literal, ...) of an INSERT: a static partition. */
 typedef struct weir_sql_partition_value {
@@ -797,6 +842,9 @@ typedef enum weir_sql_show_what {
     WEIR_SQL_SHOW_CATALOGS,
     WEIR_SQL_SHOW_CREATE_TABLE, /* uses name */
     WEIR_SQL_SHOW_CREATE_VIEW,  /* uses name */
+    WEIR_SQL_SHOW_CURRENT_CATALOG,
+    WEIR_SQL_SHOW_CURRENT_DATABASE,
+    WEIR_SQL_SHOW_COLUMNS, /* uses name */
 } weir_sql_show_what;
 
 struct weir_sql_stmt {
@@ -809,6 +857,7 @@ struct weir_sql_stmt {
         weir_sql_create_view create_view;
         weir_sql_create_function create_function;
         weir_sql_drop drop;
+        weir_sql_alter alter;
         weir_sql_insert insert;
         weir_sql_statement_set statement_set;
         struct {
@@ -827,6 +876,9 @@ struct weir_sql_stmt {
         struct {
             weir_sql_show_what what;
             weir_sql_name name;
+            const char *like; /* [NOT] LIKE | ILIKE 'pattern', or NULL */
+            bool not_like;
+            bool ilike;       /* ILIKE: case-insensitive */
         } show;
         struct {
             bool extended;

@@ -766,10 +766,10 @@ static bool word_ahead(parser *p, uint32_t k, const char *w)
  * and after CREATE the objects weir has no notion of.
  */
 static const char *const flink_only_statements[] = {
-    "ALTER", "ADD", "REMOVE", "LOAD", "UNLOAD", "COMPILE", "ANALYZE",
+    "ADD", "REMOVE", "LOAD", "UNLOAD", "COMPILE", "ANALYZE",
     "TRUNCATE", "DELETE", "UPDATE", "CALL", "STOP"};
 static const char *const flink_only_create[] = {
-    "CATALOG", "DATABASE", "MATERIALIZED", "MODEL", "OR"};
+    "CATALOG", "DATABASE", "MATERIALIZED", "MODEL"};
 
 static void refuse_flink_only(parser *p, const char *const *words, size_t n,
                               const char *prefix)
@@ -778,8 +778,7 @@ static void refuse_flink_only(parser *p, const char *const *words, size_t n,
         if (word_ahead(p, 0, words[i]))
             parser_fail_at(p, cur(p)->loc,
                            "%s%s statements are not supported by weir",
-                           prefix,
-                           strcmp(words[i], "OR") ? words[i] : "OR REPLACE");
+                           prefix, words[i]);
 }
 
 static void parse_create_table(parser *p, weir_sql_stmt *st)
@@ -855,10 +854,49 @@ static void parse_create_function(parser *p, weir_sql_stmt *st)
     }
 }
 
+/* Is the next token the word w? Then step over it. */
+static bool accept_word(parser *p, const char *w)
+{
+    if (!word_ahead(p, 0, w))
+        return false;
+    parser_advance(p);
+    return true;
+}
+
+/* [CREATE OR] REPLACE TABLE name [WITH (...)] AS query, as Flink has it. */
+static weir_sql_stmt *parse_replace_table(parser *p, weir_sql_loc loc,
+                                          bool or_replace)
+{
+    expect_kw(p, WEIR__SQL_KW_TABLE);
+    weir_sql_stmt *st = new_stmt(p, WEIR_SQL_STMT_CREATE_TABLE, loc);
+    weir_sql_create_table *ct = &st->u.create_table;
+    ct->or_replace = or_replace;
+    ct->replace = !or_replace;
+    parse_create_table(p, st);
+    if (ct->if_not_exists)
+        parser_fail_at(p, loc, "%sREPLACE TABLE takes no IF NOT EXISTS",
+                       or_replace ? "CREATE OR " : "");
+    if (!ct->as_query)
+        parser_fail_at(p, loc,
+                       "%sREPLACE TABLE needs AS followed by a query (a "
+                       "table is replaced by a query's result, as in Flink)",
+                       or_replace ? "CREATE OR " : "");
+    return st;
+}
+
 static weir_sql_stmt *parse_create(parser *p)
 {
     weir_sql_loc loc = cur(p)->loc;
     expect_kw(p, WEIR__SQL_KW_CREATE);
+    if (is_kw(p, WEIR__SQL_KW_OR) && word_ahead(p, 1, "REPLACE")) {
+        parser_advance(p);
+        parser_advance(p);
+        if (!is_kw(p, WEIR__SQL_KW_TABLE))
+            parser_fail_at(p, cur(p)->loc,
+                           "CREATE OR REPLACE is supported for TABLE ... AS "
+                           "query only (as in Flink)");
+        return parse_replace_table(p, loc, true);
+    }
     bool temporary = accept_kw(p, WEIR__SQL_KW_TEMPORARY);
     bool system = temporary && accept_kw(p, WEIR__SQL_KW_SYSTEM);
     weir_sql_stmt *st;
@@ -914,6 +952,156 @@ static weir_sql_stmt *parse_drop(parser *p)
                            "TEMPORARY");
     d->if_exists = accept_if_exists(p);
     d->name = parse_name(p, "a name");
+    return st;
+}
+
+/* ADD / MODIFY: one schema component, or a parenthesized list of them. */
+static void parse_alter_components(parser *p, weir_sql_alter *a)
+{
+    weir_sql_create_table *ct = PNEW(p, weir_sql_create_table);
+    vec cols = {0}, pos = {0};
+    a->schema = ct;
+    a->parenthesized = accept_tk(p, WEIR__SQL_TK_LPAREN);
+    do {
+        uint32_t before = cols.n;
+        parse_table_element(p, ct, &cols);
+        if (cols.n == before)
+            continue;
+        weir_sql_column_position *cp = vec_push(p, &pos, sizeof *cp);
+        if (accept_kw(p, WEIR__SQL_KW_FIRST))
+            cp->first = true;
+        else if (accept_word(p, "AFTER"))
+            cp->after = parse_ident_ptr(p, "a column name");
+    } while (a->parenthesized && accept_tk(p, WEIR__SQL_TK_COMMA));
+    if (a->parenthesized)
+        expect_tk(p, WEIR__SQL_TK_RPAREN, "',' or ')'");
+    ct->columns = cols.data;
+    ct->n_columns = cols.n;
+    ct->has_column_list = true;
+    a->positions = pos.data;
+}
+
+/* ALTER TABLE ... ADD / MODIFY / DROP of partitions or a distribution. */
+static void refuse_alter_partitions(parser *p)
+{
+    uint32_t k = tok_is_kw(cur(p), WEIR__SQL_KW_IF) ? 1 : 0;
+    while (k && k < 3 && !word_ahead(p, k, "PARTITION"))
+        k++; /* IF [NOT] EXISTS PARTITION */
+    static const char *const words[] = {"PARTITION", "DISTRIBUTION", "DISTRIBUTED"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (word_ahead(p, k, words[i]))
+            parser_fail_at(p, peek_tok(p, k)->loc,
+                           "ALTER TABLE ... %s is not supported by weir",
+                           words[i]);
+}
+
+static void parse_alter_table(parser *p, weir_sql_alter *a)
+{
+    if (accept_word(p, "RENAME")) {
+        if (accept_kw(p, WEIR__SQL_KW_TO)) {
+            a->action = WEIR_SQL_ALTER_RENAME;
+            a->new_name = parse_name(p, "the new table name");
+            return;
+        }
+        a->action = WEIR_SQL_ALTER_RENAME_COLUMN;
+        a->column = parse_ident(p, "TO or a column name");
+        expect_kw(p, WEIR__SQL_KW_TO);
+        a->new_column = parse_ident(p, "the new column name");
+    } else if (accept_kw(p, WEIR__SQL_KW_SET)) {
+        a->action = WEIR_SQL_ALTER_SET;
+        parse_options(p, &a->options, &a->n_options);
+    } else if (accept_kw(p, WEIR__SQL_KW_RESET)) {
+        a->action = WEIR_SQL_ALTER_RESET;
+        vec keys = {0}, locs = {0};
+        expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+        do {
+            weir_sql_loc *l = vec_push(p, &locs, sizeof *l);
+            *(const char **)vec_push(p, &keys, sizeof(char *)) =
+                parse_string(p, "a quoted option key", l);
+        } while (accept_tk(p, WEIR__SQL_TK_COMMA));
+        expect_tk(p, WEIR__SQL_TK_RPAREN, "',' or ')'");
+        a->keys = keys.data;
+        a->key_locs = locs.data;
+        a->n_keys = keys.n;
+    } else if (accept_word(p, "ADD")) {
+        a->action = WEIR_SQL_ALTER_ADD;
+        refuse_alter_partitions(p);
+        parse_alter_components(p, a);
+    } else if (accept_word(p, "MODIFY")) {
+        a->action = WEIR_SQL_ALTER_MODIFY;
+        refuse_alter_partitions(p);
+        parse_alter_components(p, a);
+    } else if (accept_kw(p, WEIR__SQL_KW_DROP)) {
+        refuse_alter_partitions(p);
+        if (is_kw(p, WEIR__SQL_KW_PRIMARY)) {
+            parser_advance(p);
+            expect_kw(p, WEIR__SQL_KW_KEY);
+            a->action = WEIR_SQL_ALTER_DROP_PRIMARY_KEY;
+        } else if (accept_kw(p, WEIR__SQL_KW_CONSTRAINT)) {
+            a->action = WEIR_SQL_ALTER_DROP_PRIMARY_KEY;
+            a->constraint = parse_ident_ptr(p, "a constraint name");
+        } else if (is_kw(p, WEIR__SQL_KW_WATERMARK) &&
+                   (peek_tok(p, 1)->type == WEIR__SQL_TK_SEMI ||
+                    peek_tok(p, 1)->type == WEIR__SQL_TK_EOF)) {
+            parser_advance(p);
+            a->action = WEIR_SQL_ALTER_DROP_WATERMARK;
+        } else {
+            a->action = WEIR_SQL_ALTER_DROP_COLUMNS;
+            if (is_tk(p, WEIR__SQL_TK_LPAREN)) {
+                parse_ident_list(p, &a->drop_columns, &a->n_drop_columns,
+                                 "a column name");
+            } else {
+                a->drop_columns = parse_ident_ptr(
+                    p, "a column name, PRIMARY KEY, CONSTRAINT or WATERMARK");
+                a->n_drop_columns = 1;
+            }
+        }
+    } else {
+        if (word_ahead(p, 0, "DISTRIBUTED") || word_ahead(p, 0, "PARTITION"))
+            parser_fail_at(p, cur(p)->loc,
+                           "ALTER TABLE ... %s is not supported by weir",
+                           word_ahead(p, 0, "PARTITION") ? "PARTITION"
+                                                         : "DISTRIBUTED");
+        parser_expected_hint(p, "RENAME, SET, RESET, ADD, MODIFY or DROP",
+                             "RENAME SET RESET ADD MODIFY DROP");
+    }
+}
+
+/* ALTER TABLE [IF EXISTS] t ... | ALTER VIEW v RENAME TO v2 | AS query */
+static weir_sql_stmt *parse_alter(parser *p)
+{
+    weir_sql_stmt *st = new_stmt(p, WEIR_SQL_STMT_ALTER, cur(p)->loc);
+    weir_sql_alter *a = &st->u.alter;
+    parser_advance(p); /* ALTER */
+    if (accept_kw(p, WEIR__SQL_KW_TABLE)) {
+        a->object = WEIR_SQL_OBJECT_TABLE;
+        a->if_exists = accept_if_exists(p);
+        a->name = parse_name(p, "a table name");
+        parse_alter_table(p, a);
+        return st;
+    }
+    if (!accept_kw(p, WEIR__SQL_KW_VIEW)) {
+        const token *t = cur(p);
+        if (t->type == WEIR__SQL_TK_IDENT)
+            parser_fail_at(p, t->loc,
+                           "ALTER %.*s statements are not supported by weir",
+                           (int)t->len, p->src + t->loc.offset);
+        parser_expected(p, "TABLE or VIEW");
+    }
+    a->object = WEIR_SQL_OBJECT_VIEW;
+    a->name = parse_name(p, "a view name");
+    if (accept_word(p, "RENAME")) {
+        expect_kw(p, WEIR__SQL_KW_TO);
+        a->action = WEIR_SQL_ALTER_RENAME;
+        a->new_name = parse_name(p, "the new view name");
+    } else if (accept_kw(p, WEIR__SQL_KW_AS)) {
+        if (!at_query_start(p))
+            parser_expected(p, "a query (SELECT, VALUES or WITH)");
+        a->action = WEIR_SQL_ALTER_AS;
+        a->query = parse_query(p);
+    } else {
+        parser_expected_hint(p, "RENAME TO or AS", "RENAME AS");
+    }
     return st;
 }
 
@@ -1003,18 +1191,55 @@ static weir_sql_stmt *parse_statement_set(parser *p, weir_sql_loc loc,
     return st;
 }
 
+/*
+ * The SQL client's unquoted form SET table.exec.mini-batch.enabled = true:
+ * the key is the text up to '=', the value the text up to ';' (both
+ * without the blanks around them).
+ */
+static const char *parse_set_word(parser *p, weir_sql_loc *loc, bool key)
+{
+    *loc = cur(p)->loc;
+    uint32_t start = cur(p)->loc.offset;
+    while (!is_tk(p, WEIR__SQL_TK_SEMI) && !is_tk(p, WEIR__SQL_TK_EOF) &&
+           !is_tk(p, WEIR__SQL_TK_ERROR) &&
+           !(key && is_tk(p, WEIR__SQL_TK_EQ)))
+        parser_advance(p);
+    uint32_t end = prev_end(p);
+    if (end <= start)
+        parser_expected(p, key ? "a configuration key such as "
+                                 "'parallelism.default'"
+                               : "a value such as '4'");
+    /* one line of plain text: a comment or line break inside it is refused */
+    for (uint32_t i = start; i < end; i++) {
+        char c = p->src[i], d = i + 1 < end ? p->src[i + 1] : 0;
+        if (c == '\n' || c == '\r' || c == 0 || (c == '-' && d == '-') ||
+            (c == '/' && d == '*'))
+            parser_fail_at(p, *loc,
+                           "an unquoted SET %s must be one line without "
+                           "comments: quote it ('...')",
+                           key ? "key" : "value");
+    }
+    return parser_strndup(p, p->src + start, end - start);
+}
+
 static weir_sql_stmt *parse_set(parser *p)
 {
     weir_sql_stmt *st = new_stmt(p, WEIR_SQL_STMT_SET, cur(p)->loc);
     expect_kw(p, WEIR__SQL_KW_SET);
     if (is_tk(p, WEIR__SQL_TK_SEMI) || is_tk(p, WEIR__SQL_TK_EOF))
         return st;
-    st->u.set.key = parse_string(
-        p, "a quoted configuration key such as 'parallelism.default'",
-        &st->u.set.key_loc);
+    if (is_tk(p, WEIR__SQL_TK_STRING))
+        st->u.set.key = parse_string(
+            p, "a quoted configuration key such as 'parallelism.default'",
+            &st->u.set.key_loc);
+    else
+        st->u.set.key = parse_set_word(p, &st->u.set.key_loc, true);
     expect_tk(p, WEIR__SQL_TK_EQ, "'='");
-    st->u.set.value =
-        parse_string(p, "a quoted value such as '4'", &st->u.set.value_loc);
+    if (is_tk(p, WEIR__SQL_TK_STRING))
+        st->u.set.value = parse_string(p, "a quoted value such as '4'",
+                                       &st->u.set.value_loc);
+    else
+        st->u.set.value = parse_set_word(p, &st->u.set.value_loc, false);
     return st;
 }
 
@@ -1091,14 +1316,40 @@ static weir_sql_stmt *parse_explain(parser *p)
     return st;
 }
 
+/* SHOW TABLES / VIEWS / COLUMNS ... [NOT] LIKE | ILIKE 'pattern' */
+static void parse_show_like(parser *p, weir_sql_stmt *st)
+{
+    if (is_tk(p, WEIR__SQL_TK_SEMI) || is_tk(p, WEIR__SQL_TK_EOF))
+        return;
+    if (is_kw(p, WEIR__SQL_KW_FROM) || is_kw(p, WEIR__SQL_KW_IN))
+        parser_fail_at(p, cur(p)->loc,
+                       "SHOW ... FROM a database is not supported by weir "
+                       "(it has one database)");
+    st->u.show.not_like = accept_kw(p, WEIR__SQL_KW_NOT);
+    if (accept_word(p, "ILIKE"))
+        st->u.show.ilike = true;
+    else if (!accept_kw(p, WEIR__SQL_KW_LIKE))
+        parser_expected(p, st->u.show.not_like ? "LIKE or ILIKE"
+                                               : "';', LIKE or ILIKE");
+    st->u.show.like = parse_string(p, "a quoted pattern such as 'a%'", NULL);
+}
+
 static weir_sql_stmt *parse_show(parser *p)
 {
     weir_sql_stmt *st = new_stmt(p, WEIR_SQL_STMT_SHOW, cur(p)->loc);
     expect_kw(p, WEIR__SQL_KW_SHOW);
     if (accept_kw(p, WEIR__SQL_KW_TABLES)) {
         st->u.show.what = WEIR_SQL_SHOW_TABLES;
+        parse_show_like(p, st);
     } else if (accept_kw(p, WEIR__SQL_KW_VIEWS)) {
         st->u.show.what = WEIR_SQL_SHOW_VIEWS;
+        parse_show_like(p, st);
+    } else if (accept_word(p, "COLUMNS")) {
+        st->u.show.what = WEIR_SQL_SHOW_COLUMNS;
+        if (!accept_kw(p, WEIR__SQL_KW_FROM) && !accept_kw(p, WEIR__SQL_KW_IN))
+            parser_expected(p, "FROM or IN");
+        st->u.show.name = parse_name(p, "a table or view name");
+        parse_show_like(p, st);
     } else if (accept_kw(p, WEIR__SQL_KW_FUNCTIONS)) {
         st->u.show.what = WEIR_SQL_SHOW_FUNCTIONS;
     } else if (accept_kw(p, WEIR__SQL_KW_DATABASES)) {
@@ -1113,9 +1364,17 @@ static weir_sql_stmt *parse_show(parser *p)
         else
             parser_expected(p, "TABLE or VIEW");
         st->u.show.name = parse_name(p, "a name");
+    } else if (word_ahead(p, 0, "CURRENT") &&
+               (tok_is_kw(peek_tok(p, 1), WEIR__SQL_KW_CATALOG) ||
+                tok_is_kw(peek_tok(p, 1), WEIR__SQL_KW_DATABASE))) {
+        parser_advance(p);
+        st->u.show.what = is_kw(p, WEIR__SQL_KW_CATALOG)
+                              ? WEIR_SQL_SHOW_CURRENT_CATALOG
+                              : WEIR_SQL_SHOW_CURRENT_DATABASE;
+        parser_advance(p);
     } else {
         /* Flink's other SHOW statements (JOBS, MODULES, JARS, COLUMNS,
-         * CURRENT CATALOG, ...): named, as weir runs none of them. */
+         * ...): named, as weir runs none of them. */
         const token *t = cur(p);
         if (t->type == WEIR__SQL_TK_IDENT && !tok_is_kw(t, WEIR__SQL_KW_FROM))
             parser_fail_at(p, t->loc, "SHOW %.*s statements are not supported by weir",
@@ -1150,7 +1409,7 @@ static weir_sql_stmt *parse_use(parser *p)
 
 static const char statement_words[] =
     "SELECT INSERT CREATE DROP SET RESET EXPLAIN EXECUTE BEGIN WITH VALUES "
-    "SHOW DESCRIBE USE";
+    "SHOW DESCRIBE USE ALTER REPLACE";
 
 static weir_sql_stmt *parse_statement(parser *p)
 {
@@ -1201,6 +1460,16 @@ static weir_sql_stmt *parse_statement(parser *p)
         st = parse_use(p);
         break;
     default:
+        if (word_ahead(p, 0, "ALTER")) {
+            st = parse_alter(p);
+            break;
+        }
+        if (word_ahead(p, 0, "REPLACE") &&
+            tok_is_kw(peek_tok(p, 1), WEIR__SQL_KW_TABLE)) {
+            parser_advance(p);
+            st = parse_replace_table(p, loc, false);
+            break;
+        }
         refuse_flink_only(p, flink_only_statements,
                           sizeof flink_only_statements /
                               sizeof *flink_only_statements,

@@ -1036,15 +1036,12 @@ static void primary_key(printer *pr, const weir_sql_primary_key *pk)
         put(pr, " ENFORCED");
 }
 
-static void create_table(printer *pr, const weir_sql_create_table *ct)
+/* The columns, watermark and primary key of a table's column list, or of
+ * ALTER TABLE's ADD / MODIFY (positions: each column's FIRST / AFTER). */
+static void table_elements(printer *pr, const weir_sql_create_table *ct,
+                           const weir_sql_column_position *positions)
 {
-    put(pr, ct->temporary ? "CREATE TEMPORARY TABLE " : "CREATE TABLE ");
-    if (ct->if_not_exists)
-        put(pr, "IF NOT EXISTS ");
-    put_name(pr, &ct->name);
     const weir_sql_primary_key *pk = ct->primary_key;
-    if (ct->has_column_list) {
-        put(pr, " (");
         const char *sep = "";
         for (uint32_t i = 0; i < ct->n_columns; i++) {
             const weir_sql_column *c = &ct->columns[i];
@@ -1075,6 +1072,12 @@ static void create_table(printer *pr, const weir_sql_create_table *ct)
                 put(pr, " COMMENT ");
                 put_string(pr, c->comment);
             }
+            if (positions && positions[i].first) {
+                put(pr, " FIRST");
+            } else if (positions && positions[i].after) {
+                put(pr, " AFTER ");
+                put_ident(pr, positions[i].after);
+            }
         }
         if (ct->watermark) {
             put(pr, sep);
@@ -1088,6 +1091,22 @@ static void create_table(printer *pr, const weir_sql_create_table *ct)
             put(pr, sep);
             primary_key(pr, pk);
         }
+}
+
+static void create_table(printer *pr, const weir_sql_create_table *ct)
+{
+    if (ct->replace)
+        put(pr, "REPLACE TABLE ");
+    else
+        put(pr, ct->or_replace ? "CREATE OR REPLACE TABLE "
+                : ct->temporary ? "CREATE TEMPORARY TABLE "
+                                : "CREATE TABLE ");
+    if (ct->if_not_exists)
+        put(pr, "IF NOT EXISTS ");
+    put_name(pr, &ct->name);
+    if (ct->has_column_list) {
+        put(pr, " (");
+        table_elements(pr, ct, NULL);
         put(pr, ")");
     }
     if (ct->comment) {
@@ -1126,6 +1145,66 @@ static void create_table(printer *pr, const weir_sql_create_table *ct)
     if (ct->as_query) {
         put(pr, " AS ");
         query(pr, ct->as_query);
+    }
+}
+
+static void alter(printer *pr, const weir_sql_alter *a)
+{
+    put(pr, a->object == WEIR_SQL_OBJECT_VIEW ? "ALTER VIEW " : "ALTER TABLE ");
+    if (a->if_exists)
+        put(pr, "IF EXISTS ");
+    put_name(pr, &a->name);
+    switch (a->action) {
+    case WEIR_SQL_ALTER_RENAME:
+        put(pr, " RENAME TO ");
+        put_name(pr, &a->new_name);
+        break;
+    case WEIR_SQL_ALTER_RENAME_COLUMN:
+        put(pr, " RENAME ");
+        put_ident(pr, &a->column);
+        put(pr, " TO ");
+        put_ident(pr, &a->new_column);
+        break;
+    case WEIR_SQL_ALTER_SET:
+        put(pr, " SET ");
+        options(pr, a->options, a->n_options);
+        break;
+    case WEIR_SQL_ALTER_RESET:
+        put(pr, " RESET (");
+        for (uint32_t i = 0; i < a->n_keys; i++) {
+            if (i)
+                put(pr, ", ");
+            put_string(pr, a->keys[i]);
+        }
+        put(pr, ")");
+        break;
+    case WEIR_SQL_ALTER_ADD:
+    case WEIR_SQL_ALTER_MODIFY:
+        put(pr, a->action == WEIR_SQL_ALTER_ADD ? " ADD " : " MODIFY ");
+        put(pr, a->parenthesized ? "(" : "");
+        table_elements(pr, a->schema, a->positions);
+        put(pr, a->parenthesized ? ")" : "");
+        break;
+    case WEIR_SQL_ALTER_DROP_COLUMNS:
+        put(pr, " DROP (");
+        put_idents(pr, a->drop_columns, a->n_drop_columns);
+        put(pr, ")");
+        break;
+    case WEIR_SQL_ALTER_DROP_PRIMARY_KEY:
+        if (a->constraint) {
+            put(pr, " DROP CONSTRAINT ");
+            put_ident(pr, a->constraint);
+        } else {
+            put(pr, " DROP PRIMARY KEY");
+        }
+        break;
+    case WEIR_SQL_ALTER_DROP_WATERMARK:
+        put(pr, " DROP WATERMARK");
+        break;
+    case WEIR_SQL_ALTER_AS:
+        put(pr, " AS ");
+        query(pr, a->query);
+        break;
     }
 }
 
@@ -1272,11 +1351,18 @@ static void stmt(printer *pr, const weir_sql_stmt *st, bool in_explain)
         static const char *const what[] = {
             "SHOW TABLES",      "SHOW VIEWS",    "SHOW FUNCTIONS",
             "SHOW DATABASES",   "SHOW CATALOGS", "SHOW CREATE TABLE ",
-            "SHOW CREATE VIEW "};
+            "SHOW CREATE VIEW ", "SHOW CURRENT CATALOG",
+            "SHOW CURRENT DATABASE", "SHOW COLUMNS FROM "};
         put(pr, what[st->u.show.what]);
         if (st->u.show.what == WEIR_SQL_SHOW_CREATE_TABLE ||
-            st->u.show.what == WEIR_SQL_SHOW_CREATE_VIEW)
+            st->u.show.what == WEIR_SQL_SHOW_CREATE_VIEW ||
+            st->u.show.what == WEIR_SQL_SHOW_COLUMNS)
             put_name(pr, &st->u.show.name);
+        if (st->u.show.like) {
+            put(pr, st->u.show.not_like ? " NOT" : "");
+            put(pr, st->u.show.ilike ? " ILIKE " : " LIKE ");
+            put_string(pr, st->u.show.like);
+        }
         break;
     }
     case WEIR_SQL_STMT_DESCRIBE:
@@ -1286,6 +1372,9 @@ static void stmt(printer *pr, const weir_sql_stmt *st, bool in_explain)
     case WEIR_SQL_STMT_USE:
         put(pr, st->u.use.catalog ? "USE CATALOG " : "USE ");
         put_name(pr, &st->u.use.name);
+        break;
+    case WEIR_SQL_STMT_ALTER:
+        alter(pr, &st->u.alter);
         break;
     }
 }

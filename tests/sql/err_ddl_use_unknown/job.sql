@@ -1,0 +1,2 @@
+-- USE of a database weir does not have
+USE shop;
