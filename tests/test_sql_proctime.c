@@ -454,6 +454,67 @@ Test(sql_proctime, over_rows_by_processing_time_emit_each_row_at_once, .timeout 
     free(got);
 }
 
+/* Waits for the end of the job; returns the printed rows in the order they came, without the "N> " prefix. */
+static char *run_finish_ordered(sql_run *r)
+{
+    int rc = weir_job_wait(r->job);
+    cr_assert_eq(rc, 0, "the job failed: %s", weir_job_error(r->job));
+    weir_sql_job_destroy(r->sj);
+    fclose(r->mem);
+    char *out = calloc(1, r->len + 1);
+    cr_assert(out);
+    for (char *line = r->buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = 0;
+        char *gt = strstr(line, "> ");
+        if (gt && strspn(line, "0123456789") == (size_t)(gt - line))
+            line = gt + 2;
+        strcat(out, line);
+        strcat(out, "\n");
+    }
+    free(r->buf);
+    return out;
+}
+
+/*
+ * ORDER BY a processing-time attribute, then other columns: the rows of one
+ * millisecond of the clock come out when the clock passes it, ordered by
+ * the other columns. Ids 0-9 arrive at 1 s (one millisecond), 10-19 at 10 s,
+ * 20-29 at 25 s (the end of input brings the last ones out); each batch
+ * comes out by id % 3, then id descending. At parallelism 2 the two source
+ * subtasks interleave their rows, which one millisecond's sort hides.
+ */
+Test(sql_proctime, order_by_processing_time_then_columns_sorts_each_millisecond, .timeout = 120)
+{
+    const char *sql = SOURCE_DDL
+        "CREATE VIEW v AS SELECT *, PROCTIME() AS pt FROM src;\n"
+        "SELECT id FROM v ORDER BY pt, id % 3, id DESC;\n";
+    char want[512];
+    size_t k = 0;
+    for (int base = 0; base < 30; base += 10)
+        for (int m = 0; m < 3; m++)
+            for (int id = base + 9; id >= base; id--)
+                if (id % 3 == m)
+                    k += (size_t)snprintf(want + k, sizeof want - k, "+I[%d]\n", id);
+    for (uint32_t par = 1; par <= 2; par++) {
+        double last = par == 1 ? 0 : 1000; /* the last id of source subtask 0 is even (stepped_run_n) */
+        weir_manual_clock *mc = weir_manual_clock_create(1000);
+        sql_run r;
+        run_start(&r, sql, mc, par);
+        cr_assert(wait_for(r.job, 9000 - last, 0), "ids 0-9 did not reach the sort");
+        cr_assert_eq(probe(r.job).written, 0, "rows came out before the clock passed their millisecond");
+        weir_manual_clock_set(mc, 10000);
+        cr_assert(wait_for(r.job, 19000 - last, 10), "ids 0-9 did not come out when the clock passed 1 s");
+        cr_assert_eq(probe(r.job).written, 10, "ids 10-19 came out before the clock passed 10 s");
+        weir_manual_clock_set(mc, 25000);
+        char *got = run_finish_ordered(&r);
+        weir_manual_clock_destroy(mc);
+        cr_assert_str_eq(got, want, "parallelism %u", par);
+        free(got);
+    }
+}
+
 static void expect_plan_error(const char *sql, const char *msg)
 {
     weir_sql_job_options opt = {0};
