@@ -1648,6 +1648,15 @@ static weir_sql_expr *parse_prefix(parser *p, int min_prec)
     return finish(p, e);
 }
 
+/* NOT x, at loc. */
+static weir_sql_expr *negation(parser *p, weir_sql_loc loc, weir_sql_expr *x)
+{
+    weir_sql_expr *n = new_expr(p, WEIR_SQL_EXPR_UNARY, loc);
+    n->u.unary.op = WEIR_SQL_OP_NOT;
+    n->u.unary.operand = x;
+    return finish(p, n);
+}
+
 /*
  * (a, b) [NOT] IN ((1, 2), (3, 4)), the IN list e of a row constructor, as
  * Calcite expands it: [NOT] ((a, b) = (1, 2) OR (a, b) = (3, 4)), each
@@ -1663,12 +1672,7 @@ static weir_sql_expr *row_in_list(parser *p, weir_sql_expr *e)
         weir_sql_expr *eq = row_compare(p, WEIR_SQL_OP_EQ, it->loc, e->u.in_list.operand, it);
         acc = acc ? binary_node(p, WEIR_SQL_OP_OR, it->loc, acc, eq) : eq;
     }
-    if (!e->u.in_list.negated)
-        return acc;
-    weir_sql_expr *n = new_expr(p, WEIR_SQL_EXPR_UNARY, e->loc);
-    n->u.unary.op = WEIR_SQL_OP_NOT;
-    n->u.unary.operand = acc;
-    return finish(p, n);
+    return e->u.in_list.negated ? negation(p, e->loc, acc) : acc;
 }
 
 /* x [NOT] IN (list | query); at IN */
@@ -1729,12 +1733,7 @@ static weir_sql_expr *parse_is(parser *p, weir_sql_expr *left)
         c->u.call.args = args.data;
         c->u.call.n_args = args.n;
         c = finish(p, c);
-        if (!e->u.is.negated)
-            return c;
-        weir_sql_expr *neg = new_expr(p, WEIR_SQL_EXPR_UNARY, e->loc);
-        neg->u.unary.op = WEIR_SQL_OP_NOT;
-        neg->u.unary.operand = c;
-        return finish(p, neg);
+        return e->u.is.negated ? negation(p, e->loc, c) : c;
     }
     if (accept_kw(p, WEIR__SQL_KW_NULL)) {
         e->u.is.test = WEIR_SQL_IS_NULL;
