@@ -1462,7 +1462,8 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
     }
     uint32_t n_keys = 0;
     for (int s = 0; s < 2; s++) {
-        sd[s].keys = plan_alloc(pc, (n_conj + 1 + (ju ? ju->n : 0)) * sizeof *sd[s].keys); /* + IN's, USING's */
+        /* + IN's pairs, USING's, and one for a join without a key */
+        sd[s].keys = plan_alloc(pc, (n_conj + (sq ? sq->n : 0) + (ju ? ju->n : 0) + 1) * sizeof *sd[s].keys);
         if (!sd[s].keys)
             return WEIR_ENOMEM;
     }
