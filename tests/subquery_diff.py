@@ -20,6 +20,11 @@ COALESCE(SUM(p), 0) + COUNT(*); cond an optional filter of t's own):
     agg-corr       SELECT k, (SELECT agg FROM t WHERE t.k = o.k [AND cond]) FROM o GROUP BY k
     exists-where   SELECT id FROM o WHERE [NOT] EXISTS (SELECT * FROM t WHERE t.k = o.k [AND cond])
     agg-in         SELECT k, COUNT(*) [NOT] IN (SELECT p FROM t [WHERE t.k = o.k] [AND cond]) FROM o GROUP BY k
+    row-in         SELECT id FROM o WHERE (k, x) [NOT] IN (SELECT k, p FROM t [WHERE cond])
+    row-in-group   SELECT id FROM o WHERE (k, x) [NOT] IN (SELECT k, agg FROM t [WHERE cond] GROUP BY k)
+    row-in-corr    SELECT id FROM o WHERE (k, x) [NOT] IN (SELECT k, p FROM t WHERE t.p <> o.id [AND cond])
+    row-cmp        SELECT id, (k, x) <cmp> (c1, c2) AS v FROM o      (or ROW(k, x) <cmp> ROW(c1, c2))
+    row-in-list    SELECT id, (k, x) [NOT] IN ((c1, c2), (c3, c4), ...) AS v FROM o
 
 A correlated subquery's correlation t.k = o.k is one of
     eq   t.k = o.k
@@ -28,6 +33,14 @@ A correlated subquery's correlation t.k = o.k is one of
 (agg-corr, agg-in: eq or lt, over the group key). Correlated by a non-equality, a
 single-* subquery is checked only for the outer rows' values: the job fails
 when some outer row sees two inner rows.
+
+Rows follow SQL's row comparison: (a, b) = (c, d) is FALSE when some
+field pair is two different values, else NULL when a field is NULL, else
+TRUE; <, <=, >, >= go along the fields to the first pair that is not two
+equal values: NULL when a field of it is NULL, else its comparison; all
+equal, TRUE for <=, >= and FALSE for <, >. (a, b) IN S is TRUE when some
+row of S compares TRUE, FALSE when every one compares FALSE (so over no
+rows), else NULL.
 
 A single-* subquery (no aggregate) must give at most one row: its value is
 the row's p (NULL over no rows), and when some correlation key (not NULL:
@@ -62,7 +75,9 @@ import diffrun  # noqa: E402
 AGGS = ["MAX(p)", "MIN(p)", "SUM(p)", "COUNT(*)", "COUNT(p)", "COALESCE(SUM(p), 0) + COUNT(*)"]
 OPS = {">": lambda a, b: a > b, "<": lambda a, b: a < b, "=": lambda a, b: a == b}
 SHAPES = ["scalar-select", "scalar-where", "in-select", "exists-select", "in-or", "in-agg", "single-select",
-          "single-where", "group-in", "agg-corr", "exists-where", "agg-in"]
+          "single-where", "group-in", "agg-corr", "exists-where", "agg-in", "row-in", "row-in-group", "row-in-corr",
+          "row-cmp", "row-in-list"]
+CMPS = ["=", "<>", "<", "<=", ">", ">="]
 CORRS = {"eq": "t.k = o.k", "lt": "t.k < o.k", "eqx": "t.k = o.k AND t.p <> o.x"}
 
 
@@ -82,7 +97,9 @@ def gen_job(rng):
         q = argparse.Namespace(shape=rng.choice(SHAPES), agg=rng.choice(AGGS), op=rng.choice(list(OPS)),
                                cond=rng.choice([None, ("p >", rng.randint(0, 5)), ("p IS NOT NULL", None)]),
                                correlated=rng.random() < 0.7, negated=rng.random() < 0.4,
-                               corr=rng.choice(["eq", "eq", "lt", "eqx"]))
+                               corr=rng.choice(["eq", "eq", "lt", "eqx"]), cmp=rng.choice(CMPS),
+                               row_kw=rng.random() < 0.3,
+                               consts=[(val(nk - 1, 0.15), val(6, 0.15)) for _ in range(rng.randint(1, 4))])
         if q.shape in ("agg-corr", "agg-in") and q.corr == "eqx":
             q.corr = "lt"  # o.x is not a group key
         if q.shape.startswith("single") and any(p.shape.startswith("single") for p in j.queries):
@@ -146,6 +163,43 @@ def inner_ps(j, q, k, x):
     return [p for tk, p in j.t if corr_holds(q, tk, p, k, x) and cond_holds(q, p)]
 
 
+def row_cmp(op, a, b):
+    """SQL's comparison of rows a and b (tuples, None for NULL): True, False or None."""
+    if op in ("=", "<>"):
+        if any(u is not None and v is not None and u != v for u, v in zip(a, b)):
+            r = False
+        elif any(u is None or v is None for u, v in zip(a, b)):
+            r = None
+        else:
+            r = True
+        return r if op == "=" or r is None else not r
+    for u, v in zip(a, b):
+        if u is None or v is None:
+            return None
+        if u != v:
+            return u < v if op in ("<", "<=") else u > v
+    return op in ("<=", ">=")
+
+
+def row_in(a, rows):
+    cs = [row_cmp("=", a, r) for r in rows]
+    if True in cs:
+        return True
+    return None if None in cs else False
+
+
+def row_inner(j, q, oid):
+    """The rows (k, p) of a row-in* subquery for outer row oid."""
+    rows = [(tk, p) for tk, p in j.t if cond_holds(q, p) and
+            (q.shape != "row-in-corr" or (p is not None and oid is not None and p != oid))]
+    if q.shape != "row-in-group":
+        return rows
+    groups = collections.defaultdict(list)
+    for tk, p in rows:
+        groups[tk].append(p)
+    return [(tk, agg_value(q.agg, ps)) for tk, ps in groups.items()]
+
+
 def in_set(x, s):
     if any(x is not None and v is not None and v == x for v in s):
         return True
@@ -179,6 +233,15 @@ def value(j, q, k, x):
 
 def oracle(j, q):
     out = collections.Counter()
+    if q.shape.startswith("row-"):
+        for oid, k, x in j.o:
+            if q.shape == "row-cmp":
+                out[(oid, row_cmp(q.cmp, (k, x), q.consts[0]))] += 1
+            elif q.shape == "row-in-list":
+                out[(oid, neg(row_in((k, x), q.consts), q.negated))] += 1
+            elif neg(row_in((k, x), row_inner(j, q, oid)), q.negated) is True:
+                out[(oid,)] += 1
+        return out
     if q.shape in ("group-in", "agg-corr", "agg-in"):
         groups = collections.Counter(value(j, q, k, x) if q.shape == "group-in" else k for _, k, x in j.o)
         for g, n in groups.items():
@@ -218,14 +281,38 @@ def out_cols(q):
         return ["v", "n"]
     if q.shape in ("agg-corr", "agg-in"):
         return ["k", "v"]
-    return ["id", "v"] if q.shape in ("scalar-select", "in-select", "exists-select", "single-select") else ["id"]
+    return ["id", "v"] if q.shape in ("scalar-select", "in-select", "exists-select", "single-select", "row-cmp",
+                                      "row-in-list") else ["id"]
 
 
 def out_type(q):
     return {"scalar-select": "BIGINT", "single-select": "INT", "agg-corr": "BIGINT"}.get(q.shape, "BOOLEAN")
 
 
+def lit(v):
+    return "CAST(NULL AS INT)" if v is None else str(v)
+
+
+def row_sql(q, a, b):
+    return "ROW(%s, %s)" % (a, b) if q.row_kw else "(%s, %s)" % (a, b)
+
+
 def query_sql(q):
+    if q.shape.startswith("row-"):
+        nt = "NOT " if q.negated else ""
+        cond = cond_sql(q)
+        if q.shape == "row-cmp":
+            return "SELECT id, %s %s %s AS v FROM o" % (row_sql(q, "k", "x"), q.cmp,
+                                                        row_sql(q, lit(q.consts[0][0]), lit(q.consts[0][1])))
+        if q.shape == "row-in-list":
+            return "SELECT id, (k, x) %sIN (%s) AS v FROM o" % (
+                nt, ", ".join("(%s, %s)" % (lit(a), lit(b)) for a, b in q.consts))
+        if q.shape == "row-in-corr":
+            return "SELECT id FROM o WHERE (k, x) %sIN (SELECT k, p FROM t WHERE t.p <> o.id%s)" % (nt, cond)
+        where = " WHERE " + cond[len(" AND "):] if cond else ""
+        if q.shape == "row-in-group":
+            return "SELECT id FROM o WHERE (k, x) %sIN (SELECT k, %s FROM t%s GROUP BY k)" % (nt, q.agg, where)
+        return "SELECT id FROM o WHERE %s %sIN (SELECT k, p FROM t%s)" % (row_sql(q, "k", "x"), nt, where)
     corr = CORRS[q.corr] if q.correlated else ""
     cond = cond_sql(q)
     if not corr:

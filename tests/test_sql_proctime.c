@@ -98,9 +98,9 @@ static void run_start(sql_run *r, const char *sql, weir_manual_clock *mc, uint32
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Waits for the end of the job; returns the printed rows, sorted, without
- * the "N> " subtask prefix, as one string of lines. */
-static char *run_finish(sql_run *r)
+/* Waits for the end of the job; returns the printed rows, sorted (or in the
+ * order they came), without the "N> " subtask prefix, as one string of lines. */
+static char *run_finish_lines(sql_run *r, bool sorted)
 {
     int rc = weir_job_wait(r->job);
     cr_assert_eq(rc, 0, "the job failed: %s", weir_job_error(r->job));
@@ -119,7 +119,8 @@ static char *run_finish(sql_run *r)
         rows[n++] = line;
         total += strlen(line) + 1;
     }
-    qsort(rows, n, sizeof *rows, cmp_str);
+    if (sorted)
+        qsort(rows, n, sizeof *rows, cmp_str);
     char *out = calloc(1, total + 1);
     cr_assert(out);
     for (size_t i = 0; i < n; i++) {
@@ -129,6 +130,8 @@ static char *run_finish(sql_run *r)
     free(r->buf);
     return out;
 }
+
+static char *run_finish(sql_run *r) { return run_finish_lines(r, true); }
 
 /*
  * 30 rows, 10 per second of the clock (the datagen source's token bucket
@@ -452,6 +455,44 @@ Test(sql_proctime, over_rows_by_processing_time_emit_each_row_at_once, .timeout 
                      "+I[0, 0, 1]\n+I[1, 1, 2]\n+I[2, 3, 3]\n+I[3, 6, 3]\n+I[4, 9, 3]\n"
                      "+I[5, 12, 3]\n+I[6, 15, 3]\n+I[7, 18, 3]\n+I[8, 21, 3]\n+I[9, 24, 3]\n");
     free(got);
+}
+
+/*
+ * ORDER BY a processing-time attribute, then other columns: the rows of one
+ * millisecond of the clock come out when the clock passes it, ordered by
+ * the other columns. Ids 0-9 arrive at 1 s (one millisecond), 10-19 at 10 s,
+ * 20-29 at 25 s (the end of input brings the last ones out); each batch
+ * comes out by id % 3, then id descending. At parallelism 2 the two source
+ * subtasks interleave their rows, which one millisecond's sort hides.
+ */
+Test(sql_proctime, order_by_processing_time_then_columns_sorts_each_millisecond, .timeout = 120)
+{
+    const char *sql = SOURCE_DDL
+        "CREATE VIEW v AS SELECT *, PROCTIME() AS pt FROM src;\n"
+        "SELECT id FROM v ORDER BY pt, id % 3, id DESC;\n";
+    char want[512];
+    size_t k = 0;
+    for (int base = 0; base < 30; base += 10)
+        for (int m = 0; m < 3; m++)
+            for (int id = base + 9; id >= base; id--)
+                if (id % 3 == m)
+                    k += (size_t)snprintf(want + k, sizeof want - k, "+I[%d]\n", id);
+    for (uint32_t par = 1; par <= 2; par++) {
+        double last = par == 1 ? 0 : 1000; /* the last id of source subtask 0 is even (stepped_run_n) */
+        weir_manual_clock *mc = weir_manual_clock_create(1000);
+        sql_run r;
+        run_start(&r, sql, mc, par);
+        cr_assert(wait_for(r.job, 9000 - last, 0), "ids 0-9 did not reach the sort");
+        cr_assert_eq(probe(r.job).written, 0, "rows came out before the clock passed their millisecond");
+        weir_manual_clock_set(mc, 10000);
+        cr_assert(wait_for(r.job, 19000 - last, 10), "ids 0-9 did not come out when the clock passed 1 s");
+        cr_assert_eq(probe(r.job).written, 10, "ids 10-19 came out before the clock passed 10 s");
+        weir_manual_clock_set(mc, 25000);
+        char *got = run_finish_lines(&r, false);
+        weir_manual_clock_destroy(mc);
+        cr_assert_str_eq(got, want, "parallelism %u", par);
+        free(got);
+    }
 }
 
 static void expect_plan_error(const char *sql, const char *msg)

@@ -122,9 +122,15 @@ int weir_window_top1_local_spec(const weir_window_top1_local_config *cfg, weir_o
  * timestamp by the secondary ORDER BY columns (equal ones in arrival
  * order). A row whose timestamp is not after the last one emitted is late:
  * dropped and counted (late_records_dropped). Append-only in and out; the
- * input is global (one subtask, empty key).
+ * input is global (one subtask, empty key). proctime (ORDER BY a
+ * processing-time attribute, then others): a row's time is the clock's
+ * millisecond when it arrives (after the last one emitted, if the clock
+ * went back); the rows of a millisecond come out when the clock passes it
+ * (a processing-time timer), sorted alike, each with its own timestamp;
+ * at the end of input the rows still held come out.
  */
 typedef struct weir_temporal_sort_config {
+    bool proctime;
     uint32_t n_order; /* secondary sort columns (may be 0) */
     uint32_t order_cols[WEIR_KEY_MAX_COLS];
     bool order_desc[WEIR_KEY_MAX_COLS];

@@ -11,10 +11,21 @@
  * Flink's sort does. A row behind the watermark but after the last emitted
  * timestamp is still taken, and comes out at the next watermark.
  *
+ * Processing time (conf.proctime; ORDER BY a processing-time attribute,
+ * then other columns): a row's time is the clock's millisecond when it
+ * arrives, as Flink's processing-time sort reads the clock (after the last
+ * millisecond emitted if the clock went back: nothing is late); a
+ * processing-time timer at t + 1 emits the rows of t sorted alike, each
+ * with its own (event) timestamp. At the end of input the rows still held
+ * come out, millisecond by millisecond, as processing-time windows fire at
+ * the end of bounded input.
+ *
  * State (one subtask, the empty key): "sort-rows" list state, namespace =
  * the timestamp (8 bytes): per row its secondary sort key and its encoded
- * columns; "sort-last" value state: the last timestamp emitted.
+ * columns (processing time: its own timestamp first); "sort-last" value
+ * state: the last timestamp emitted.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops/ops.h"
@@ -24,6 +35,7 @@
 typedef struct held_row {
     uint32_t sk_off, sk_len, row_off, row_len; /* into tsort_op.held */
     uint32_t seq;                              /* arrival order */
+    int64_t ts;                                /* processing time: the row's own timestamp */
 } held_row;
 
 typedef struct tsort_op {
@@ -79,21 +91,27 @@ static int tsort_process(void *op, weir_op_ctx *ctx, int input, const weir_batch
             return weir_op_fail(ctx, WEIR_EUNSUPPORTED, "ORDER BY a time attribute takes an append-only input, got a %s row",
                                 weir_row_kind_name((weir_row_kind)in->kind[r]));
         int64_t t = in->ts[r];
-        if (t <= last || t == INT64_MAX) {
+        uint8_t ns[8];
+        weir_buf_clear(&o->elem);
+        if (c->proctime) {
+            int64_t now = weir_op_now_ms(ctx);
+            ns_of(t, ns); /* the row's own timestamp goes with it */
+            t = now > last ? now : last + 1;
+            if ((rc = weir_buf_put_bytes(&o->elem, ns, 8)))
+                return rc;
+        } else if (t <= last || t == INT64_MAX) {
             weir_op_counter_add(o->n_late, 1);
             continue;
         }
         weir_buf_clear(&o->sk);
         for (uint32_t i = 0; i < c->n_order && !rc; i++)
             rc = weir__sort_key_col(&o->sk, in, c->order_cols[i], r, c->order_desc[i], c->nulls_last[i]);
-        uint8_t ns[8];
         ns_of(t, ns);
-        weir_buf_clear(&o->elem);
         if (rc || (rc = weir__row_encode(in, r, o->n_cols, &o->row)) ||
             (rc = weir_buf_put_bytes(&o->elem, o->sk.data, o->sk.len)) ||
             (rc = weir_buf_put_bytes(&o->elem, o->row.data, o->row.len)) ||
             (rc = weir_list_add(o->rows, ns, 8, o->elem.data, o->elem.len)) ||
-            (rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, t + 1, 0)))
+            (rc = weir_op_timer_register(ctx, c->proctime ? WEIR_TIME_PROCESSING : WEIR_TIME_EVENT, t + 1, 0)))
             return rc;
     }
     return 0;
@@ -105,9 +123,10 @@ static int collect(void *ud, const void *val, size_t len)
     tsort_op *o = ud;
     weir_cursor cur;
     weir_cursor_init(&cur, val, len);
-    const void *sk, *row;
-    size_t sklen, rowlen;
-    if (weir_cursor_get_bytes(&cur, &sk, &sklen) || weir_cursor_get_bytes(&cur, &row, &rowlen))
+    const void *sk, *row, *tsb = NULL;
+    size_t sklen, rowlen, tslen = 8;
+    if ((o->conf.proctime && weir_cursor_get_bytes(&cur, &tsb, &tslen)) || tslen != 8 ||
+        weir_cursor_get_bytes(&cur, &sk, &sklen) || weir_cursor_get_bytes(&cur, &row, &rowlen))
         return WEIR_ECORRUPT;
     if (o->n_hr == o->cap_hr) {
         uint32_t cap = o->cap_hr ? 2 * o->cap_hr : 64;
@@ -123,15 +142,17 @@ static int collect(void *ud, const void *val, size_t len)
     h->row_off = (uint32_t)(o->held.len + sklen);
     h->row_len = (uint32_t)rowlen;
     h->seq = o->n_hr++;
+    h->ts = 0;
+    for (int i = 0; tsb && i < 8; i++)
+        h->ts |= (int64_t)((uint64_t)((const uint8_t *)tsb)[i] << (8 * i));
     if (weir_buf_put(&o->held, sk, sklen) || weir_buf_put(&o->held, row, rowlen))
         return WEIR_ENOMEM;
     return 0;
 }
 
-static int tsort_timer(void *op, weir_op_ctx *ctx, const weir_timer *t)
+/* Emits the rows held for time ts, sorted. */
+static int emit_ts(tsort_op *o, weir_op_ctx *ctx, int64_t ts)
 {
-    tsort_op *o = op;
-    int64_t ts = t->ts - 1;
     uint8_t ns[8];
     ns_of(ts, ns);
     o->n_hr = 0;
@@ -162,7 +183,7 @@ static int tsort_timer(void *op, weir_op_ctx *ctx, const weir_timer *t)
             return row;
         rc = weir__row_decode(o->held.data + o->hr[i].row_off, o->hr[i].row_len, o->out, (uint32_t)row, 0, o->n_cols);
         o->out->kind[row] = WEIR_ROW_INSERT;
-        o->out->ts[row] = ts;
+        o->out->ts[row] = o->conf.proctime ? o->hr[i].ts : ts;
     }
     uint8_t lv[8];
     ns_of(ts, lv); /* the same little-endian bytes */
@@ -175,6 +196,71 @@ static int tsort_timer(void *op, weir_op_ctx *ctx, const weir_timer *t)
         weir_buf_init(&o->held);
     }
     return rc ? rc : weir_op_emit_reset(ctx, o->out);
+}
+
+static int tsort_timer(void *op, weir_op_ctx *ctx, const weir_timer *t)
+{
+    return emit_ts(op, ctx, t->ts - 1);
+}
+
+typedef struct held_times {
+    int64_t *v;
+    size_t n, cap;
+    int rc;
+} held_times;
+
+static int collect_time(void *ud, const uint8_t *key, size_t klen, const void *ns, size_t ns_len)
+{
+    (void)key;
+    (void)klen;
+    held_times *h = ud;
+    if (ns_len != 8)
+        return h->rc = WEIR_ECORRUPT;
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 16;
+        int64_t *v = weir_realloc(h->v, cap * sizeof *v);
+        if (!v)
+            return h->rc = WEIR_ENOMEM;
+        h->v = v;
+        h->cap = cap;
+    }
+    uint64_t u = 0;
+    for (int i = 0; i < 8; i++)
+        u |= (uint64_t)((const uint8_t *)ns)[i] << (8 * i);
+    h->v[h->n++] = (int64_t)u;
+    return 0;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* End of input (processing time): the rows still waiting for the clock come out, millisecond by millisecond. */
+static int tsort_finish(void *op, weir_op_ctx *ctx)
+{
+    tsort_op *o = op;
+    if (!o->conf.proctime)
+        return 0;
+    held_times h = {0};
+    int rc = weir_state_keys(o->rows, collect_time, &h);
+    if (!rc)
+        rc = h.rc;
+    if (!rc && h.n)
+        qsort(h.v, h.n, sizeof *h.v, cmp_time);
+    static const uint8_t no_key[1];
+    if (!rc)
+        rc = weir_op_set_key(ctx, no_key, 0);
+    for (size_t i = 0; !rc && i < h.n; i++) {
+        if (i && h.v[i] == h.v[i - 1])
+            continue;
+        rc = emit_ts(o, ctx, h.v[i]);
+        if (!rc)
+            weir_op_timer_delete(ctx, WEIR_TIME_PROCESSING, h.v[i] + 1, 0); /* it may have gone: it would find nothing */
+    }
+    weir_free(h.v);
+    return rc;
 }
 
 static int tsort_create(void *arg, const weir_op_info *info, void **out_op)
@@ -223,6 +309,7 @@ static const weir_operator_class tsort_class = {
     .open = tsort_open,
     .process = tsort_process,
     .timer = tsort_timer,
+    .finish = tsort_finish,
     .close = tsort_close,
 };
 

@@ -202,64 +202,78 @@ typedef struct join_side {
     uint32_t n_extra;
 } join_side;
 
-/* The x [NOT] IN (SELECT y ...) of a semi or anti join. */
+/* The x [NOT] IN (SELECT y ...) of a semi or anti join; (x1, x2) IN (SELECT y1, y2 ...) pairs n of them. */
 typedef struct semi_in {
-    const weir_sql_expr *operand; /* x, over the left input */
-    const weir_sql_expr *item;    /* y, over the right input */
+    const weir_sql_expr *const *operand; /* x, over the left input */
+    const weir_sql_expr *const *item;    /* y, over the right input */
+    uint32_t n;
     bool not_in;
 } semi_in;
 
 /*
- * The key pair x = y of an IN subquery (x bound over the left input alone,
+ * The key pairs x = y of an IN subquery (x bound over the left input alone,
  * y over the right one). NOT IN where x or y can be NULL is no key: a row
  * is excluded by every y with x = y, x IS NULL or y IS NULL (x <> y is not
  * TRUE then), so that condition is the anti join's residual (*null_aware),
- * as Flink plans it.
+ * as Flink plans it. A row (x1, x2) NOT IN excludes a row by every (y1, y2)
+ * whose comparison is not FALSE: every pair meets or holds a NULL, the AND
+ * of the pairs' conditions (the pairs that cannot be NULL are keys).
  */
 static int semi_in_key(plan_ctx *pc, const semi_in *sq, join_side *sd, const rel *j, weir_type *kt,
                        int32_t keycol[2][WEIR_KEY_MAX_COLS], const weir_sql_expr **keyconj, uint32_t *n_keys,
                        weir_expr **null_aware, weir_buf *keytext)
 {
-    weir_expr *bl, *br;
-    int rc;
-    if ((rc = plan_bind_expr(pc, &sd[0].r, NULL, sq->operand, &bl)) ||
-        (rc = plan_bind_expr(pc, &sd[1].r, NULL, sq->item, &br)))
-        return rc;
-    weir_type t;
-    char a[64], b[64];
-    if (!common_type(weir_expr_type(bl), weir_expr_type(br), &t))
-        return plan_error(pc, sq->operand->loc, WEIR_EPLAN, "cannot compare a %s with a %s in IN (SELECT ...): add a CAST",
-                          weir_type_format(weir_expr_type(bl), a, sizeof a),
-                          weir_type_format(weir_expr_type(br), b, sizeof b));
-    if (sq->not_in && (weir_expr_type(bl).nullable || weir_expr_type(br).nullable)) {
-        weir_expr *y, *eq, *xn, *yn, *or1;
-        weir_error err = {0};
-        /* bl is over the left input, whose columns come first in the joined row j */
-        if ((rc = plan_bind_expr(pc, j, NULL, sq->item, &y)))
+    for (uint32_t i = 0; i < sq->n; i++) {
+        const weir_sql_expr *x = sq->operand[i], *ye = sq->item[i];
+        weir_expr *bl, *br;
+        int rc;
+        if ((rc = plan_bind_expr(pc, &sd[0].r, NULL, x, &bl)) || (rc = plan_bind_expr(pc, &sd[1].r, NULL, ye, &br)))
             return rc;
-        weir_expr *p[2] = {bl, y};
-        if (weir_expr_call(pc->arena, "=", p, 2, &eq, &err) || weir_expr_call(pc->arena, "IS NULL", &bl, 1, &xn, &err) ||
-            weir_expr_call(pc->arena, "IS NULL", &y, 1, &yn, &err))
-            return plan_error(pc, sq->operand->loc, WEIR_EPLAN, "NOT IN (SELECT ...): %s", err.message);
-        weir_expr *o1[2] = {eq, xn};
-        if (weir_expr_call(pc->arena, "OR", o1, 2, &or1, &err))
-            return plan_error(pc, sq->operand->loc, WEIR_EPLAN, "NOT IN (SELECT ...): %s", err.message);
-        weir_expr *o2[2] = {or1, yn};
-        if (weir_expr_call(pc->arena, "OR", o2, 2, null_aware, &err))
-            return plan_error(pc, sq->operand->loc, WEIR_EPLAN, "NOT IN (SELECT ...): %s", err.message);
-        return 0;
+        weir_type t;
+        char a[64], b[64];
+        if (!common_type(weir_expr_type(bl), weir_expr_type(br), &t))
+            return plan_error(pc, x->loc, WEIR_EPLAN, "cannot compare a %s with a %s in IN (SELECT ...): add a CAST",
+                              weir_type_format(weir_expr_type(bl), a, sizeof a),
+                              weir_type_format(weir_expr_type(br), b, sizeof b));
+        if (sq->not_in && (weir_expr_type(bl).nullable || weir_expr_type(br).nullable)) {
+            weir_expr *y, *eq, *xn, *yn, *or1, *cond;
+            weir_error err = {0};
+            /* bl is over the left input, whose columns come first in the joined row j */
+            if ((rc = plan_bind_expr(pc, j, NULL, ye, &y)))
+                return rc;
+            weir_expr *p[2] = {bl, y};
+            if (weir_expr_call(pc->arena, "=", p, 2, &eq, &err) ||
+                weir_expr_call(pc->arena, "IS NULL", &bl, 1, &xn, &err) ||
+                weir_expr_call(pc->arena, "IS NULL", &y, 1, &yn, &err))
+                return plan_error(pc, x->loc, WEIR_EPLAN, "NOT IN (SELECT ...): %s", err.message);
+            weir_expr *o1[2] = {eq, xn};
+            if (weir_expr_call(pc->arena, "OR", o1, 2, &or1, &err))
+                return plan_error(pc, x->loc, WEIR_EPLAN, "NOT IN (SELECT ...): %s", err.message);
+            weir_expr *o2[2] = {or1, yn};
+            if (weir_expr_call(pc->arena, "OR", o2, 2, &cond, &err))
+                return plan_error(pc, x->loc, WEIR_EPLAN, "NOT IN (SELECT ...): %s", err.message);
+            weir_expr *c2[2] = {*null_aware, cond};
+            if (*null_aware && weir_expr_call(pc->arena, "AND", c2, 2, &cond, &err))
+                return plan_error(pc, x->loc, WEIR_EPLAN, "NOT IN (SELECT ...): %s", err.message);
+            *null_aware = cond;
+            continue;
+        }
+        uint32_t k = *n_keys;
+        if (k == WEIR_KEY_MAX_COLS)
+            return plan_error(pc, x->loc, WEIR_EPLAN, "IN (SELECT ...) compares at most %d columns",
+                              WEIR_KEY_MAX_COLS);
+        sd[0].keys[k] = bl;
+        sd[1].keys[k] = br;
+        kt[k] = t;
+        keycol[0][k] = weir_expr_column_index(bl);
+        keycol[1][k] = weir_expr_column_index(br);
+        keyconj[k] = NULL;
+        weir_buf_printf(keytext, "%s", k ? ", " : "");
+        weir__sql_format_expr(x, keytext);
+        weir_buf_printf(keytext, " = ");
+        weir__sql_format_expr(ye, keytext);
+        *n_keys = k + 1;
     }
-    uint32_t k = *n_keys;
-    sd[0].keys[k] = bl;
-    sd[1].keys[k] = br;
-    kt[k] = t;
-    keycol[0][k] = weir_expr_column_index(bl);
-    keycol[1][k] = weir_expr_column_index(br);
-    keyconj[k] = NULL;
-    weir__sql_format_expr(sq->operand, keytext);
-    weir_buf_printf(keytext, " = ");
-    weir__sql_format_expr(sq->item, keytext);
-    *n_keys = k + 1;
     return 0;
 }
 
@@ -1188,9 +1202,10 @@ static int synthetic_join(plan_ctx *pc, weir_sql_join_kind kind, weir_join_type 
 }
 
 int plan_semi_join(plan_ctx *pc, bool anti, const rel *left, const rel *right, join_conds *conds,
-                   const weir_sql_expr *operand, const weir_sql_expr *item, bool not_in, weir_sql_loc loc, rel *out)
+                   const weir_sql_expr *const *operand, const weir_sql_expr *const *item, uint32_t n, bool not_in,
+                   weir_sql_loc loc, rel *out)
 {
-    semi_in sq = {operand, item, not_in};
+    semi_in sq = {operand, item, n, not_in};
     return synthetic_join(pc, WEIR_SQL_JOIN_INNER, anti ? WEIR_JOIN_ANTI : WEIR_JOIN_SEMI, left, right, conds,
                           NULL, operand ? &sq : NULL, loc, out);
 }
@@ -1457,7 +1472,8 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
     }
     uint32_t n_keys = 0;
     for (int s = 0; s < 2; s++) {
-        sd[s].keys = plan_alloc(pc, (n_conj + 1 + (ju ? ju->n : 0)) * sizeof *sd[s].keys); /* + IN's, USING's */
+        /* + IN's pairs, USING's, and one for a join without a key */
+        sd[s].keys = plan_alloc(pc, (n_conj + (sq ? sq->n : 0) + (ju ? ju->n : 0) + 1) * sizeof *sd[s].keys);
         if (!sd[s].keys)
             return WEIR_ENOMEM;
     }

@@ -436,12 +436,13 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
  * A semi join (anti: an anti join) of the planned
  * rels left and right: the conditions are conds (every one is used; they
  * see right's columns before left's), and for x [NOT] IN (SELECT y ...)
- * operand x (over left) and item y (over right); not_in: NOT IN, whose
- * NULLs exclude rows (a NULL x or y makes x <> y unknown). out: left's
- * columns.
+ * the n operands x (over left; several for a row (x1, x2) IN (SELECT y1, y2 ...))
+ * and items y (over right); not_in: NOT IN, whose NULLs exclude rows (a
+ * NULL x or y makes x <> y unknown). out: left's columns.
  */
 int plan_semi_join(plan_ctx *pc, bool anti, const rel *left, const rel *right, join_conds *conds,
-                   const weir_sql_expr *operand, const weir_sql_expr *item, bool not_in, weir_sql_loc loc, rel *out);
+                   const weir_sql_expr *const *operand, const weir_sql_expr *const *item, uint32_t n, bool not_in,
+                   weir_sql_loc loc, rel *out);
 /*
  * A LEFT join of left with right (a scalar subquery's rows): on the
  * condition on (over both; NULL: on no key, the one row of an uncorrelated

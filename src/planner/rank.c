@@ -625,12 +625,15 @@ static int order_column(plan_ctx *pc, const rel *r, const weir_sql_expr *e, uint
     return rc;
 }
 
+static int sort_operator(plan_ctx *pc, const weir_sql_query *q, const weir_sql_order_item *ob, uint32_t n_hidden,
+                         bool proctime, rel *r, rel *out);
+
 /*
- * ORDER BY a processing-time attribute, ascending, alone (Flink's
- * processing-time sort): a row's processing time is when it arrives, so the
- * rows are in that order as they come; the query's rows pass as they are.
- * Further ORDER BY columns would order the rows of one millisecond of the
- * clock, which needs processing-time timers: refused.
+ * ORDER BY a processing-time attribute, ascending (Flink's processing-time
+ * sort): a row's processing time is when it arrives, so the rows are in
+ * that order as they come. Alone, the query's rows pass as they are;
+ * further ORDER BY columns order the rows of one millisecond of the clock
+ * (the sort operator's processing-time mode).
  */
 static int proctime_sort(plan_ctx *pc, const weir_sql_query *q, const weir_sql_order_item *ob, uint32_t n_hidden,
                          rel *r, rel *out)
@@ -640,14 +643,12 @@ static int proctime_sort(plan_ctx *pc, const weir_sql_query *q, const weir_sql_o
         return plan_error(pc, first->expr->loc, WEIR_EUNSUPPORTED,
                           "ORDER BY a processing-time attribute DESC on a stream is not supported (time only grows: "
                           "ORDER BY it ascending, or add LIMIT for a Top-N)");
-    if (q->n_order_by > 1)
-        return plan_error(pc, q->order_by[1].expr->loc, WEIR_EUNSUPPORTED,
-                          "ORDER BY a processing-time attribute followed by other columns is not supported yet "
-                          "(ORDER BY the processing-time attribute alone, or the event-time attribute and others)");
     if (r->updating)
         return plan_error(pc, first->expr->loc, WEIR_EUNSUPPORTED,
                           "ORDER BY a processing-time attribute takes an append-only input (this query's result is "
                           "updating)");
+    if (q->n_order_by > 1)
+        return sort_operator(pc, q, ob, n_hidden, true, r, out);
     weir_buf_printf(&pc->explain, "  ProcTimeSort: by $%u ASC (rows pass in arrival order)\n", r->proctime);
     *out = *r;
     out->loc = q->loc;
@@ -688,10 +689,20 @@ static int plan_temporal_sort(plan_ctx *pc, const weir_sql_query *q, rel *out)
     if (r.updating)
         return plan_error(pc, first->expr->loc, WEIR_EUNSUPPORTED,
                           "ORDER BY the event-time attribute takes an append-only input (this query's result is updating)");
+    return sort_operator(pc, q, ob, n_hidden, false, &r, out);
+}
+
+/* The sort operator over r by ob[0] (the event-time attribute, or proctime: the processing-time one), then the
+ * other ORDER BY items. */
+static int sort_operator(plan_ctx *pc, const weir_sql_query *q, const weir_sql_order_item *ob, uint32_t n_hidden,
+                         bool proctime, rel *rp, rel *out)
+{
+    rel r = *rp;
+    int rc;
     if (q->n_order_by - 1 > WEIR_KEY_MAX_COLS)
         return plan_error(pc, q->order_by[1].expr->loc, WEIR_EUNSUPPORTED, "at most %d ORDER BY columns",
                           WEIR_KEY_MAX_COLS + 1);
-    weir_temporal_sort_config c = {.n_order = q->n_order_by - 1};
+    weir_temporal_sort_config c = {.proctime = proctime, .n_order = q->n_order_by - 1};
     for (uint32_t i = 1; i < q->n_order_by; i++) {
         const weir_sql_order_item *o = &ob[i];
         if ((rc = order_column(pc, &r, o->expr, &c.order_cols[i - 1])))
@@ -716,8 +727,13 @@ static int plan_temporal_sort(plan_ctx *pc, const weir_sql_query *q, rel *out)
         spec.free_arg(spec.arg);
         return plan_error(pc, q->loc, rc, "cannot add the sort: %s", weir_job_error(pc->job));
     }
-    weir_buf_printf(&pc->explain, "  TemporalSort[%d]: by $%d ASC then %u column(s) (append-only)\n", out->s.node,
-                    r.rowtime, c.n_order);
+    if (proctime)
+        weir_buf_printf(&pc->explain,
+                        "  ProcTimeSort[%d]: by $%u ASC then %u column(s) (the rows of one millisecond of the clock)\n",
+                        out->s.node, r.proctime, c.n_order);
+    else
+        weir_buf_printf(&pc->explain, "  TemporalSort[%d]: by $%d ASC then %u column(s) (append-only)\n", out->s.node,
+                        r.rowtime, c.n_order);
     out->schema = os;
     out->n_physical = os->n_fields;
     out->win.present = false;

@@ -59,7 +59,8 @@ static const weir_sql_query *subquery_of(const weir_sql_expr *e,
     *not_in = false;
     /* a subquery of one aggregate row: EXISTS is TRUE, IN compares with its value (plan_scalar_subqueries) */
     if ((e->kind == WEIR_SQL_EXPR_EXISTS && one_row(e->u.subquery.query)) ||
-        (e->kind == WEIR_SQL_EXPR_IN_QUERY && one_row(e->u.in_query.query)))
+        (e->kind == WEIR_SQL_EXPR_IN_QUERY && !weir__sql_is_row_ctor(e->u.in_query.operand) &&
+         one_row(e->u.in_query.query)))
         return NULL;
     if (e->kind == WEIR_SQL_EXPR_EXISTS) {
         *type = neg ? WEIR_JOIN_ANTI : WEIR_JOIN_SEMI;
@@ -93,10 +94,9 @@ static bool plain_select(const weir_sql_query *q)
     return true;
 }
 
-/* A column reference to the one column of rel r (an uncorrelated IN subquery
+/* A column reference to column i of rel r (an uncorrelated IN subquery
  * planned whole). */
-static int column_ref(plan_ctx *pc, const rel *r, weir_sql_loc loc,
-                      const weir_sql_expr **out)
+static int column_ref(plan_ctx *pc, const rel *r, uint32_t i, weir_sql_loc loc, const weir_sql_expr **out)
 {
     weir_sql_expr *c = plan_alloc(pc, sizeof *c);
     weir_sql_ident *id = plan_alloc(pc, sizeof *id);
@@ -104,7 +104,7 @@ static int column_ref(plan_ctx *pc, const rel *r, weir_sql_loc loc,
         return WEIR_ENOMEM;
     memset(c, 0, sizeof *c);
     memset(id, 0, sizeof *id);
-    id->name = r->schema->fields[0].name;
+    id->name = r->schema->fields[i].name;
     id->len = (uint32_t)strlen(id->name);
     id->loc = loc;
     c->kind = WEIR_SQL_EXPR_COLUMN;
@@ -115,6 +115,20 @@ static int column_ref(plan_ctx *pc, const rel *r, weir_sql_loc loc,
     return 0;
 }
 
+/* IN's subquery q selects got columns (0: *) where the operand has n. */
+static int in_columns_error(plan_ctx *pc, const weir_sql_query *q, uint32_t n, uint32_t got)
+{
+    if (n == 1)
+        return got ? plan_error(pc, q->loc, WEIR_EPLAN, "the subquery of IN must select exactly one column, not %u",
+                                got)
+                   : plan_error(pc, q->loc, WEIR_EPLAN, "the subquery of IN must select exactly one column");
+    return got ? plan_error(pc, q->loc, WEIR_EPLAN,
+                            "the subquery of IN must select %u columns, one for each field of the row, not %u", n,
+                            got)
+               : plan_error(pc, q->loc, WEIR_EPLAN,
+                            "the subquery of IN must select %u columns, one for each field of the row", n);
+}
+
 /* Plans the subquery conjunct e (subquery q) as a semi or anti join of *in. */
 static int plan_one(plan_ctx *pc, rel *in, const weir_sql_expr *e,
                     const weir_sql_query *q, weir_join_type type,
@@ -122,17 +136,27 @@ static int plan_one(plan_ctx *pc, rel *in, const weir_sql_expr *e,
 {
     rel right;
     join_conds *conds = NULL;
-    const weir_sql_expr *item = NULL;
+    /* x, or the fields of a row (x1, x2, ...), and the subquery's columns they meet */
+    const weir_sql_expr *const *ops = operand ? &operand : NULL;
+    uint32_t n = operand ? 1 : 0;
+    if (operand && weir__sql_is_row_ctor(operand)) {
+        ops = (const weir_sql_expr *const *)operand->u.call.args;
+        n = operand->u.call.n_args;
+    }
+    const weir_sql_expr **items = n ? plan_alloc(pc, n * sizeof *items) : NULL;
+    if (n && !items)
+        return WEIR_ENOMEM;
     int rc;
     if (plain_select(q)) {
         const weir_sql_select *sel = q->u.select;
-        if (operand) {
-            if (sel->n_items != 1 ||
-                sel->items[0].expr->kind == WEIR_SQL_EXPR_STAR)
-                return plan_error(
-                    pc, q->loc, WEIR_EPLAN,
-                    "the subquery of IN must select exactly one column");
-            item = sel->items[0].expr;
+        if (n) {
+            bool star = false;
+            for (uint32_t i = 0; i < sel->n_items; i++)
+                star |= sel->items[i].expr->kind == WEIR_SQL_EXPR_STAR;
+            if (sel->n_items != n || star)
+                return in_columns_error(pc, q, n, star || n == 1 ? 0 : sel->n_items);
+            for (uint32_t i = 0; i < n; i++)
+                items[i] = sel->items[i].expr;
         }
         /* Its WHERE conjuncts: an inner join in its FROM takes those of its own
          * tables; the rest are the semi join's. */
@@ -156,19 +180,14 @@ static int plan_one(plan_ctx *pc, rel *in, const weir_sql_expr *e,
     } else {
         if ((rc = plan_query(pc, q, &right)))
             return rc;
-        if (operand) {
-            if (right.n_physical != 1)
-                return plan_error(
-                    pc, q->loc, WEIR_EPLAN,
-                    "the subquery of IN must select exactly one column, not %u",
-                    right.n_physical);
-            if ((rc = column_ref(pc, &right, q->loc, &item)))
+        if (n && right.n_physical != n)
+            return in_columns_error(pc, q, n, right.n_physical);
+        for (uint32_t i = 0; i < n; i++)
+            if ((rc = column_ref(pc, &right, i, q->loc, &items[i])))
                 return rc;
-        }
     }
     rel out;
-    if ((rc = plan_semi_join(pc, type == WEIR_JOIN_ANTI, in, &right, conds,
-                             operand, item, not_in, e->loc, &out)))
+    if ((rc = plan_semi_join(pc, type == WEIR_JOIN_ANTI, in, &right, conds, ops, items, n, not_in, e->loc, &out)))
         return rc;
     *in = out;
     return 0;
@@ -1026,6 +1045,10 @@ static int test_rewrite(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_exp
             return 0;
         }
     bool in = e->kind == WEIR_SQL_EXPR_IN_QUERY;
+    if (in && weir__sql_is_row_ctor(e->u.in_query.operand))
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                          "a row (a, b, ...) IN (SELECT ...) is supported as a condition of WHERE (joined to "
+                          "the others with AND), not as a value (under OR, in the SELECT list or HAVING)");
     const weir_sql_query *q = in ? e->u.in_query.query : e->u.subquery.query;
     const weir_sql_expr *x = in ? e->u.in_query.operand : NULL, *r = NULL;
     weir_sql_loc loc = e->loc;

@@ -917,6 +917,9 @@ int weir__sql_error_at(weir_error *err, const weir_sql_script *s,
                        weir_sql_loc loc, int code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* Whether e is a row constructor: ROW(a, b, ...) or (a, b, ...). */
+bool weir__sql_is_row_ctor(const weir_sql_expr *e);
+
 /* Appends canonical SQL for one expression / query / type. */
 int weir__sql_format_expr(const weir_sql_expr *e, weir_buf *out);
 int weir__sql_format_query(const weir_sql_query *q, weir_buf *out);

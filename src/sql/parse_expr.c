@@ -958,33 +958,24 @@ static weir_sql_expr *parse_substring_overlay(parser *p, bool overlay)
     return finish(p, e);
 }
 
+static weir_sql_expr *synth_call(parser *p, const char *s, weir_sql_expr **args, uint32_t n, weir_sql_loc loc);
+
 /*
- * (t1, t2) OVERLAPS (t3, t4), after "(t1" at a ',': the one place a bare
- * pair is read. Becomes the call OVERLAPS(t1, t2, t3, t4).
+ * After "(e1" at a ',': (t1, t2) OVERLAPS (t3, t4), which becomes the call
+ * OVERLAPS(t1, t2, t3, t4), or a row constructor (e1, e2, ...), the call
+ * ROW(e1, e2, ...) as Calcite reads it.
  */
-static weir_sql_expr *parse_overlaps(parser *p, weir_sql_expr *t1)
+static weir_sql_expr *parse_overlaps(parser *p, weir_sql_expr *t1, weir_sql_loc lparen)
 {
     vec args = {0};
     push_expr(p, &args, t1);
-    expect_tk(p, WEIR__SQL_TK_COMMA, "','");
-    push_expr(p, &args, parse_expr(p, PREC_MIN));
-    /* (a, b, ...) = (c, d, ...), (a, b) IN (SELECT x, y ...): a row constructor */
-    bool row = cur(p)->type == WEIR__SQL_TK_COMMA;
-    while (cur(p)->type == WEIR__SQL_TK_COMMA) {
-        parser_advance(p);
+    while (accept_tk(p, WEIR__SQL_TK_COMMA))
         push_expr(p, &args, parse_expr(p, PREC_MIN));
-    }
-    expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+    expect_tk(p, WEIR__SQL_TK_RPAREN, "',' or ')'");
     const token *t = cur(p);
-    if (row || t->type != WEIR__SQL_TK_IDENT || t->len != 8 || strncasecmp(p->src + t->loc.offset, "OVERLAPS", 8)) {
-        if (row || t->type == WEIR__SQL_TK_EQ || t->type == WEIR__SQL_TK_NE || tok_is_kw(t, WEIR__SQL_KW_IN) ||
-            tok_is_kw(t, WEIR__SQL_KW_NOT))
-            parser_fail_at(p, t1->loc,
-                           "row constructors such as (a, b) IN (SELECT x, y ...) and (a, b) = (c, d) are not "
-                           "supported yet: compare the columns one by one (a = c AND b = d, or EXISTS with "
-                           "equalities)");
-        parser_expected(p, "OVERLAPS after a pair (start, end)");
-    }
+    if (args.n != 2 || t->type != WEIR__SQL_TK_IDENT || t->len != 8 ||
+        strncasecmp(p->src + t->loc.offset, "OVERLAPS", 8))
+        return synth_call(p, "ROW", args.data, args.n, lparen);
     weir_sql_expr *e = new_call(p, name_from_token(p), WEIR_SQL_CALL_PLAIN);
     expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
     push_expr(p, &args, parse_expr(p, PREC_MIN));
@@ -1461,10 +1452,11 @@ static weir_sql_expr *parse_primary(parser *p)
             expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
             return finish(p, e);
         }
+        weir_sql_loc lparen = t->loc;
         parser_advance(p);
         weir_sql_expr *e = parse_expr(p, PREC_MIN);
         if (is_tk(p, WEIR__SQL_TK_COMMA))
-            return parse_overlaps(p, e);
+            return parse_overlaps(p, e, lparen);
         expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
         return e;
     }
@@ -1563,8 +1555,7 @@ static weir_sql_expr *parse_primary(parser *p)
 
 /* -------------------------------------------------------------- operators */
 
-static weir_sql_expr *make_binary(parser *p, weir_sql_binop op,
-                                  weir_sql_loc op_loc, weir_sql_expr *left,
+static weir_sql_expr *binary_node(parser *p, weir_sql_binop op, weir_sql_loc op_loc, weir_sql_expr *left,
                                   weir_sql_expr *right)
 {
     weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_BINARY, left->loc);
@@ -1573,6 +1564,62 @@ static weir_sql_expr *make_binary(parser *p, weir_sql_binop op,
     e->u.binary.left = left;
     e->u.binary.right = right;
     return finish(p, e);
+}
+
+/* A row constructor: ROW(a, b, ...) or (a, b, ...). */
+bool weir__sql_is_row_ctor(const weir_sql_expr *e)
+{
+    return e->kind == WEIR_SQL_EXPR_CALL && e->u.call.name.n_parts == 1 && !e->u.call.over && !e->u.call.filter &&
+           e->u.call.syntax == WEIR_SQL_CALL_PLAIN && !strcasecmp(e->u.call.name.parts[0].name, "ROW");
+}
+
+static bool is_cmp(weir_sql_binop op)
+{
+    return op == WEIR_SQL_OP_EQ || op == WEIR_SQL_OP_NE || op == WEIR_SQL_OP_LT || op == WEIR_SQL_OP_LE ||
+           op == WEIR_SQL_OP_GT || op == WEIR_SQL_OP_GE;
+}
+
+/*
+ * The comparison of two row constructors, field by field, as Calcite
+ * expands it (exact under three-valued logic, as SQL defines row
+ * comparison):
+ *   (a, b) =  (c, d)   a = c AND b = d
+ *   (a, b) <> (c, d)   a <> c OR b <> d
+ *   (a, b) <  (c, d)   a < c OR (a = c AND b < d)     (<=, >, >= alike:
+ *                      the last field takes the operator, the others its strict form)
+ */
+static weir_sql_expr *row_compare(parser *p, weir_sql_binop op, weir_sql_loc op_loc, weir_sql_expr *l,
+                                  weir_sql_expr *r)
+{
+    uint32_t n = l->u.call.n_args;
+    if (n != r->u.call.n_args)
+        parser_fail_at(p, op_loc, "cannot compare a row of %u fields with a row of %u fields", n,
+                       r->u.call.n_args);
+    weir_sql_expr *const *a = l->u.call.args, *const *b = r->u.call.args;
+    if (op == WEIR_SQL_OP_EQ || op == WEIR_SQL_OP_NE) {
+        weir_sql_expr *acc = binary_node(p, op, op_loc, a[0], b[0]);
+        for (uint32_t i = 1; i < n; i++)
+            acc = binary_node(p, op == WEIR_SQL_OP_EQ ? WEIR_SQL_OP_AND : WEIR_SQL_OP_OR, op_loc, acc,
+                              binary_node(p, op, op_loc, a[i], b[i]));
+        return acc;
+    }
+    weir_sql_binop strict = op == WEIR_SQL_OP_LE ? WEIR_SQL_OP_LT : op == WEIR_SQL_OP_GE ? WEIR_SQL_OP_GT : op;
+    weir_sql_expr *acc = binary_node(p, op, op_loc, a[n - 1], b[n - 1]);
+    for (uint32_t i = n - 1; i-- > 0;) {
+        weir_sql_expr *eq = binary_node(p, WEIR_SQL_OP_EQ, op_loc, a[i], b[i]);
+        acc = binary_node(p, WEIR_SQL_OP_OR, op_loc, binary_node(p, strict, op_loc, a[i], b[i]),
+                          binary_node(p, WEIR_SQL_OP_AND, op_loc, eq, acc));
+    }
+    return acc;
+}
+
+static weir_sql_expr *make_binary(parser *p, weir_sql_binop op,
+                                  weir_sql_loc op_loc, weir_sql_expr *left,
+                                  weir_sql_expr *right)
+{
+    if (is_cmp(op) && weir__sql_is_row_ctor(left) && weir__sql_is_row_ctor(right))
+        return row_compare(p, op, op_loc, left, right);
+    return binary_node(p, op, op_loc, left, right);
 }
 
 static weir_sql_expr *parse_prefix(parser *p, int min_prec)
@@ -1601,6 +1648,33 @@ static weir_sql_expr *parse_prefix(parser *p, int min_prec)
     return finish(p, e);
 }
 
+/* NOT x, at loc. */
+static weir_sql_expr *negation(parser *p, weir_sql_loc loc, weir_sql_expr *x)
+{
+    weir_sql_expr *n = new_expr(p, WEIR_SQL_EXPR_UNARY, loc);
+    n->u.unary.op = WEIR_SQL_OP_NOT;
+    n->u.unary.operand = x;
+    return finish(p, n);
+}
+
+/*
+ * (a, b) [NOT] IN ((1, 2), (3, 4)), the IN list e of a row constructor, as
+ * Calcite expands it: [NOT] ((a, b) = (1, 2) OR (a, b) = (3, 4)), each
+ * comparison field by field (row_compare).
+ */
+static weir_sql_expr *row_in_list(parser *p, weir_sql_expr *e)
+{
+    weir_sql_expr *acc = NULL;
+    for (uint32_t i = 0; i < e->u.in_list.n_items; i++) {
+        weir_sql_expr *it = e->u.in_list.items[i];
+        if (!weir__sql_is_row_ctor(it))
+            parser_fail_at(p, it->loc, "the IN list of a row (a, b, ...) must hold rows such as (1, 2)");
+        weir_sql_expr *eq = row_compare(p, WEIR_SQL_OP_EQ, it->loc, e->u.in_list.operand, it);
+        acc = acc ? binary_node(p, WEIR_SQL_OP_OR, it->loc, acc, eq) : eq;
+    }
+    return e->u.in_list.negated ? negation(p, e->loc, acc) : acc;
+}
+
 /* x [NOT] IN (list | query); at IN */
 static weir_sql_expr *parse_in(parser *p, weir_sql_expr *left, bool negated)
 {
@@ -1627,6 +1701,8 @@ static weir_sql_expr *parse_in(parser *p, weir_sql_expr *left, bool negated)
     expect_tk(p, WEIR__SQL_TK_RPAREN, "',' or ')'");
     e->u.in_list.items = v.data;
     e->u.in_list.n_items = v.n;
+    if (weir__sql_is_row_ctor(left))
+        return row_in_list(p, e);
     return finish(p, e);
 }
 
@@ -1657,12 +1733,7 @@ static weir_sql_expr *parse_is(parser *p, weir_sql_expr *left)
         c->u.call.args = args.data;
         c->u.call.n_args = args.n;
         c = finish(p, c);
-        if (!e->u.is.negated)
-            return c;
-        weir_sql_expr *neg = new_expr(p, WEIR_SQL_EXPR_UNARY, e->loc);
-        neg->u.unary.op = WEIR_SQL_OP_NOT;
-        neg->u.unary.operand = c;
-        return finish(p, neg);
+        return e->u.is.negated ? negation(p, e->loc, c) : c;
     }
     if (accept_kw(p, WEIR__SQL_KW_NULL)) {
         e->u.is.test = WEIR_SQL_IS_NULL;
