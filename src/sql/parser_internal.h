@@ -56,6 +56,7 @@
 #define expr_height weir__sqlp_expr_height
 #define kw_time_unit weir__sqlp_kw_time_unit
 #define parse_query weir__sqlp_parse_query
+#define parse_match_recognize weir__sqlp_parse_match_recognize
 #define parse_window_spec weir__sqlp_parse_window_spec
 #define parse_order_by_list weir__sqlp_parse_order_by_list
 #define query_height weir__sqlp_query_height
@@ -201,6 +202,8 @@ weir_sql_time_unit kw_time_unit(weir__sql_kw kw);
 
 /* ---- parse_query.c */
 weir_sql_query *parse_query(parser *p);
+/* At MATCH_RECOGNIZE: the clause up to its ')' (sql/match_parse.c). */
+weir_sql_match *parse_match_recognize(parser *p);
 weir_sql_window *
 parse_window_spec(parser *p); /* after OVER / AS: '(' ... ')' */
 void parse_order_by_list(parser *p, weir_sql_order_item **out, uint32_t *n);
