@@ -1079,6 +1079,19 @@ weir_sql_expr *parse_call_arg(parser *p)
         parser_leave(p);
         return finish(p, e);
     }
+    /* COUNT(A.*): the rows of MATCH_RECOGNIZE's pattern variable A */
+    if (tok_is_name(cur(p)) && peek_is_tk(p, 1, WEIR__SQL_TK_DOT) &&
+        peek_is_tk(p, 2, WEIR__SQL_TK_STAR) && !peek_is_tk(p, 3, WEIR__SQL_TK_DOT)) {
+        weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_STAR, loc);
+        weir_sql_ident *id = parser_alloc(p, sizeof *id);
+        *id = parse_ident(p, "a name");
+        parser_advance(p); /* . */
+        parser_advance(p); /* * */
+        e->u.star.qualifier.parts = id;
+        e->u.star.qualifier.n_parts = 1;
+        e->u.star.qualifier.loc = loc;
+        return finish(p, e);
+    }
     return parse_expr(p, PREC_MIN);
 }
 
