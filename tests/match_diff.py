@@ -351,7 +351,7 @@ def run_case(case):
 
 
 def main():
-    return diffrun.main("match_diff", run_case, jobs_env="WEIR_MATCHDIFF_JOBS", jobs=10, asan_jobs=3,
+    return diffrun.main("match_diff", run_case, jobs_env="WEIR_MATCHDIFF_JOBS", jobs=8, asan_jobs=3,
                         one_env="WEIR_MATCHDIFF_JOB", unit="jobs of %d queries" % QUERIES_PER_JOB)
 
 
