@@ -21,28 +21,6 @@
 
 #include "sql/parser_internal.h"
 
-/* Whether the current token is the plain word w (case-insensitive). */
-static bool is_word(const parser *p, const char *w)
-{
-    const token *t = cur(p);
-    size_t n = strlen(w);
-    return t->type == WEIR__SQL_TK_IDENT && t->len == n && !strncasecmp(p->src + t->loc.offset, w, n);
-}
-
-static bool accept_word(parser *p, const char *w)
-{
-    if (!is_word(p, w))
-        return false;
-    parser_advance(p);
-    return true;
-}
-
-static void expect_word(parser *p, const char *w)
-{
-    if (!accept_word(p, w))
-        parser_expected(p, w);
-}
-
 static uint32_t parse_count(parser *p)
 {
     const token *t = cur(p);
@@ -103,7 +81,7 @@ static void parse_pattern(parser *p, weir_sql_match *m)
                            "supported (Flink neither)");
         if (t->type == WEIR__SQL_TK_BAR)
             parser_fail_at(p, t->loc, "pattern alternation '|' is not supported (Flink neither)");
-        if (is_word(p, "PERMUTE") && peek_is_tk(p, 1, WEIR__SQL_TK_LPAREN))
+        if (next_word_is(p, 0, "PERMUTE") && peek_is_tk(p, 1, WEIR__SQL_TK_LPAREN))
             parser_fail_at(p, t->loc, "PERMUTE in a PATTERN is not supported (Flink neither)");
         if (t->type == WEIR__SQL_TK_RPAREN && v.n)
             break;
@@ -194,7 +172,7 @@ weir_sql_match *parse_match_recognize(parser *p)
             parser_expected(p, "INTERVAL after WITHIN");
         m->within = parse_expr(p, PREC_MIN);
     }
-    if (is_word(p, "SUBSET"))
+    if (next_word_is(p, 0, "SUBSET"))
         parser_fail_at(p, cur(p)->loc, "SUBSET in MATCH_RECOGNIZE is not supported (Flink neither)");
     if (accept_word(p, "DEFINE")) {
         vec v = {0};
