@@ -18,10 +18,6 @@
 #include "ops/rowcodec.h"
 #include "weir/state.h"
 
-typedef struct held_row {
-    uint32_t sk_off, sk_len, row_off, row_len;
-} held_row;
-
 enum { M_FAIL, M_MATCH, M_WAIT };
 
 typedef struct match_op {
@@ -33,9 +29,8 @@ typedef struct match_op {
     weir_batch *mb;    /* one row of measures */
     weir_batch *out;
     weir_expr_env *env;
-    weir_buf elem, sk, row, enc, held;
-    held_row *hr;
-    uint32_t n_hr, cap_hr;
+    weir_buf elem, sk, row, enc;
+    weir__held held; /* the rows of the timestamp being released */
     uint32_t *asg; /* variable of each row of the candidate match, from its start */
     uint32_t cap_asg;
     /* the search in progress */
@@ -432,62 +427,15 @@ static int match_process(void *op, weir_op_ctx *ctx, int input, const weir_batch
     return 0;
 }
 
-static int collect(void *ud, const void *val, size_t len)
-{
-    match_op *o = ud;
-    weir_cursor cur;
-    weir_cursor_init(&cur, val, len);
-    const void *sk, *row;
-    size_t sklen, rowlen;
-    if (weir_cursor_get_bytes(&cur, &sk, &sklen) || weir_cursor_get_bytes(&cur, &row, &rowlen))
-        return WEIR_ECORRUPT;
-    if (o->n_hr == o->cap_hr) {
-        uint32_t cap = o->cap_hr ? 2 * o->cap_hr : 64;
-        held_row *n = weir_realloc(o->hr, cap * sizeof *n);
-        if (!n)
-            return WEIR_ENOMEM;
-        o->hr = n;
-        o->cap_hr = cap;
-    }
-    held_row *h = &o->hr[o->n_hr++];
-    h->sk_off = (uint32_t)o->held.len;
-    h->sk_len = (uint32_t)sklen;
-    h->row_off = (uint32_t)(o->held.len + sklen);
-    h->row_len = (uint32_t)rowlen;
-    if (weir_buf_put(&o->held, sk, sklen) || weir_buf_put(&o->held, row, rowlen))
-        return WEIR_ENOMEM;
-    return 0;
-}
-
-static int sk_cmp(const match_op *o, const held_row *a, const held_row *b)
-{
-    size_t m = a->sk_len < b->sk_len ? a->sk_len : b->sk_len;
-    int cmp = m ? memcmp(o->held.data + a->sk_off, o->held.data + b->sk_off, m) : 0;
-    return cmp ? cmp : (a->sk_len > b->sk_len) - (a->sk_len < b->sk_len);
-}
-
 /* Appends the held rows of timestamp ts to the sequence, in secondary ORDER BY order (stable). */
 static int release(match_op *o, int64_t ts)
 {
     uint8_t ns[8];
     for (int i = 0; i < 8; i++)
         ns[i] = (uint8_t)((uint64_t)ts >> (8 * i));
-    o->n_hr = 0;
-    weir_buf_clear(&o->held);
-    int rc = weir_list_get(o->rows, ns, 8, collect, o);
-    if (rc)
-        return rc;
-    for (uint32_t i = 1; i < o->n_hr; i++) {
-        held_row x = o->hr[i];
-        uint32_t j = i;
-        while (j > 0 && sk_cmp(o, &o->hr[j - 1], &x) > 0) {
-            o->hr[j] = o->hr[j - 1];
-            j--;
-        }
-        o->hr[j] = x;
-    }
-    for (uint32_t i = 0; i < o->n_hr && !rc; i++)
-        rc = seq_push(o, o->held.data + o->hr[i].row_off, o->hr[i].row_len, ts);
+    int rc = weir__held_load(&o->held, o->rows, ns, 8);
+    for (uint32_t i = 0; i < o->held.n && !rc; i++)
+        rc = seq_push(o, weir__held_row_data(&o->held, i), o->held.v[i].row_len, ts);
     return rc ? rc : weir_state_clear(o->rows, ns, 8);
 }
 
@@ -504,10 +452,7 @@ static int match_timer(void *op, weir_op_ctx *ctx, const weir_timer *t)
     o->next_min = t->ts - 1;
     if ((rc = run(o)))
         return rc;
-    if (o->held.cap > 1 << 20) {
-        weir_buf_fini(&o->held);
-        weir_buf_init(&o->held);
-    }
+    weir__held_trim(&o->held);
     return weir_op_emit_reset(ctx, o->out);
 }
 
@@ -524,7 +469,7 @@ static int match_create(void *arg, const weir_op_info *info, void **out_op)
     weir_buf_init(&o->sk);
     weir_buf_init(&o->row);
     weir_buf_init(&o->enc);
-    weir_buf_init(&o->held);
+    weir_buf_init(&o->held.buf);
     o->out = weir_batch_create(c->out_schema, info->batch_size);
     o->slotb = weir_batch_create(c->slot_schema, 1);
     o->mb = weir_batch_create(c->measure_schema, 1);
@@ -560,8 +505,7 @@ static void match_close(void *op)
     weir_buf_fini(&o->sk);
     weir_buf_fini(&o->row);
     weir_buf_fini(&o->enc);
-    weir_buf_fini(&o->held);
-    weir_free(o->hr);
+    weir__held_fini(&o->held);
     weir_free(o->asg);
     weir_free(o);
 }
