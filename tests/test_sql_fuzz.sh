@@ -37,7 +37,7 @@ fi
 
 # The parser and what it uses, by name: other files under src/sql (the
 # planner) and src/util may depend on the rest of weir.
-parser_files="arena ast dump lexer literal parse_expr parse_query parser printer"
+parser_files="arena ast dump lexer literal match_parse parse_expr parse_query parser printer"
 sources=("$src/fuzz/sql_fuzz.c" "$src/src/util/alloc.c" "$src/src/util/buf.c"
          "$src/src/util/error.c" "$src/src/time/timefmt.c")
 for f in $parser_files; do sources+=("$src/src/sql/$f.c"); done

@@ -178,10 +178,27 @@ Test(sql_errors, flink_specific_mistakes)
                  "job.sql:2:3: error: a table can have only one WATERMARK (the "
                  "first is at 1:24)",
                  2, 3);
-    expect_error("SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY a)",
-                 "job.sql:1:17: error: MATCH_RECOGNIZE is not supported by "
-                 "weir",
-                 1, 17);
+    expect_error("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts ALL ROWS PER MATCH",
+                 "job.sql:1:46: error: ALL ROWS PER MATCH is not supported "
+                 "(Flink neither): use ONE ROW PER MATCH",
+                 1, 46);
+    expect_error("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN ((A B)+)",
+                 "job.sql:1:55: error: pattern groups (a quantifier over a "
+                 "parenthesised part of a PATTERN) are not supported (Flink "
+                 "neither)",
+                 1, 55);
+    expect_error("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A | B)",
+                 "job.sql:1:57: error: pattern alternation '|' is not "
+                 "supported (Flink neither)",
+                 1, 57);
+    expect_error("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A{3,1})",
+                 "job.sql:1:56: error: quantifier {3,1}: the upper bound is "
+                 "below the lower one",
+                 1, 56);
+    expect_error("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A) DEFINE A AS a > 1 x",
+                 "job.sql:1:76: error: expected ')' closing MATCH_RECOGNIZE, "
+                 "found identifier 'x'",
+                 1, 76);
     expect_error("SELECT TABLE t",
                  "job.sql:1:8: error: TABLE t is only allowed as an argument "
                  "of a table function such as TUMBLE(TABLE t, ...)",
@@ -267,9 +284,9 @@ Test(sql_errors, lexical_errors)
                  "job.sql:1:8: error: invalid binary string: "
                  "'g' is not a hex digit",
                  1, 8);
-    expect_error("SELECT a ? b",
+    expect_error("SELECT a ^ b",
                  "job.sql:1:10: error: unexpected character "
-                 "'?'",
+                 "'^'",
                  1, 10);
     /* A syntax error before a bad character is reported first. */
     expect_error("SELECT FROM \"x\"",

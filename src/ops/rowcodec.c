@@ -140,3 +140,74 @@ int weir__out_row(weir_op_ctx *ctx, weir_batch *out)
     int row = weir_batch_append_row(out);
     return row < 0 ? WEIR_EINVAL : row;
 }
+
+/* Copies one held element (sort key, row) into h. */
+static int held_collect(void *ud, const void *val, size_t len)
+{
+    weir__held *h = ud;
+    weir_cursor cur;
+    weir_cursor_init(&cur, val, len);
+    const void *sk, *row;
+    size_t sklen, rowlen;
+    if (weir_cursor_get_bytes(&cur, &sk, &sklen) || weir_cursor_get_bytes(&cur, &row, &rowlen))
+        return WEIR_ECORRUPT;
+    if (h->n == h->cap) {
+        uint32_t cap = h->cap ? 2 * h->cap : 64;
+        weir__held_row *n = weir_realloc(h->v, cap * sizeof *n);
+        if (!n)
+            return WEIR_ENOMEM;
+        h->v = n;
+        h->cap = cap;
+    }
+    weir__held_row *r = &h->v[h->n++];
+    r->sk_off = (uint32_t)h->buf.len;
+    r->sk_len = (uint32_t)sklen;
+    r->row_off = (uint32_t)(h->buf.len + sklen);
+    r->row_len = (uint32_t)rowlen;
+    if (weir_buf_put(&h->buf, sk, sklen) || weir_buf_put(&h->buf, row, rowlen))
+        return WEIR_ENOMEM;
+    return 0;
+}
+
+static int held_cmp(const weir__held *h, const weir__held_row *a, const weir__held_row *b)
+{
+    size_t m = a->sk_len < b->sk_len ? a->sk_len : b->sk_len;
+    int cmp = m ? memcmp(h->buf.data + a->sk_off, h->buf.data + b->sk_off, m) : 0;
+    return cmp ? cmp : (a->sk_len > b->sk_len) - (a->sk_len < b->sk_len);
+}
+
+int weir__held_load(weir__held *h, weir_state *st, const void *ns, size_t ns_len)
+{
+    h->n = 0;
+    weir_buf_clear(&h->buf);
+    int rc = weir_list_get(st, ns, ns_len, held_collect, h);
+    if (rc)
+        return rc;
+    /* a stable insertion sort (the rows of one timestamp: few, mostly) */
+    for (uint32_t i = 1; i < h->n; i++) {
+        weir__held_row x = h->v[i];
+        uint32_t j = i;
+        while (j > 0 && held_cmp(h, &h->v[j - 1], &x) > 0) {
+            h->v[j] = h->v[j - 1];
+            j--;
+        }
+        h->v[j] = x;
+    }
+    return 0;
+}
+
+void weir__held_trim(weir__held *h)
+{
+    if (h->buf.cap > 1 << 20) {
+        weir_buf_fini(&h->buf);
+        weir_buf_init(&h->buf);
+    }
+}
+
+void weir__held_fini(weir__held *h)
+{
+    weir_buf_fini(&h->buf);
+    weir_free(h->v);
+    h->v = NULL;
+    h->n = h->cap = 0;
+}

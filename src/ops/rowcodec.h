@@ -11,6 +11,7 @@
 #include "weir/batch.h"
 #include "weir/buf.h"
 #include "weir/operator.h"
+#include "weir/state.h"
 
 /* Clears out and writes columns [0, n) of (b, row) into it. */
 int weir__row_encode(const weir_batch *b, uint32_t row, uint32_t n,
@@ -34,5 +35,29 @@ int weir__sort_key_col(weir_buf *out, const weir_batch *b, uint32_t col,
 /* A new row at the end of an operator's output batch, emitting the batch
  * first when it is full: the row's index, or a negative WEIR_E... code. */
 int weir__out_row(weir_op_ctx *ctx, weir_batch *out);
+
+/*
+ * The rows of one timestamp an operator holds until the watermark passes it
+ * (ops/temporal_sort.c, ops/match.c): list state elements (sort key bytes,
+ * encoded row), loaded and ordered by the sort key, equal keys in the order
+ * they were added (a stable sort).
+ */
+typedef struct weir__held_row {
+    uint32_t sk_off, sk_len, row_off, row_len; /* into weir__held.buf */
+} weir__held_row;
+
+typedef struct weir__held {
+    weir_buf buf;
+    weir__held_row *v;
+    uint32_t n, cap;
+} weir__held;
+
+/* Replaces h's rows with the list of st under namespace ns, ordered. */
+int weir__held_load(weir__held *h, weir_state *st, const void *ns, size_t ns_len);
+/* The encoded row i of h. */
+static inline const uint8_t *weir__held_row_data(const weir__held *h, uint32_t i) { return h->buf.data + h->v[i].row_off; }
+/* Frees a large buffer between uses, all of it at the end. */
+void weir__held_trim(weir__held *h);
+void weir__held_fini(weir__held *h);
 
 #endif

@@ -358,6 +358,10 @@ int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
 {
     int rc;
     weir_error err = {0};
+    for (uint32_t i = 0; i < pc->n_mr; i++) /* MATCH_RECOGNIZE's FIRST(A.x), AVG(A.x), ... (match.c) */
+        if (pc->mr_e[i] == e)
+            return wrap(pc, e, weir_expr_column(pc->arena, pc->mr_col[i], r->schema->fields[pc->mr_col[i]].type, out, &err),
+                        &err);
     if (as && as->phase == AGG_BIND) {
         rc = agg_scope_match_key(pc, as, e, out);
         if (rc <= 0)

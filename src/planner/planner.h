@@ -214,6 +214,10 @@ struct plan_ctx {
     /* the query hints of the SELECT being planned (hints.c) */
     const weir_sql_hint *qhints;
     uint32_t n_qhints;
+    /* MATCH_RECOGNIZE's navigation and aggregate calls (match.c): mr_e[i] binds as column mr_col[i] */
+    const weir_sql_expr **mr_e;
+    uint32_t *mr_col;
+    uint32_t n_mr;
 };
 
 /* Column col of stream node's rows is an event-time attribute besides the rel's rowtime. */
@@ -409,6 +413,8 @@ int plan_window_assign(plan_ctx *pc, rel *r, const char *what);
 
 /* FROM item: a table, view, subquery, window table function or join. */
 int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out);
+/* input MATCH_RECOGNIZE (...) (planner/match.c). */
+int plan_match(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out);
 /*
  * Top-N / deduplication (rank.c): when sel's FROM is a subquery with a
  * ROW_NUMBER() OVER (...) item, plans it into *out, sets *handled and

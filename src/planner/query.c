@@ -793,6 +793,10 @@ int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
     }
     case WEIR_SQL_FROM_JOIN:
         return plan_join(pc, ref, NULL, out);
+    case WEIR_SQL_FROM_MATCH: {
+        int rc = plan_match(pc, ref, out);
+        return rc ? rc : set_alias(pc, out, ref, NULL);
+    }
     case WEIR_SQL_FROM_UNNEST:
         return plan_error(pc, ref->loc, WEIR_EUNSUPPORTED,
                           "UNNEST is supported joined to a table: FROM t CROSS JOIN UNNEST(t.arr) AS u(x)");

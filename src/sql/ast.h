@@ -507,7 +507,50 @@ typedef enum weir_sql_table_ref_kind {
     WEIR_SQL_FROM_FUNCTION, /* u.function: TABLE(f(...)), LATERAL TABLE(...) */
     WEIR_SQL_FROM_UNNEST,   /* u.unnest: UNNEST(a, ...) [WITH ORDINALITY] */
     WEIR_SQL_FROM_JOIN,     /* u.join */
+    WEIR_SQL_FROM_MATCH,    /* u.match: input MATCH_RECOGNIZE (...) */
 } weir_sql_table_ref_kind;
+
+/* MATCH_RECOGNIZE (sql/match_parse.c). */
+typedef enum weir_sql_mr_skip {
+    WEIR_SQL_MR_SKIP_PAST_LAST_ROW, /* the default */
+    WEIR_SQL_MR_SKIP_TO_NEXT_ROW,
+    WEIR_SQL_MR_SKIP_TO_FIRST,      /* SKIP TO FIRST var */
+    WEIR_SQL_MR_SKIP_TO_LAST,       /* SKIP TO LAST var, SKIP TO var */
+} weir_sql_mr_skip;
+
+#define WEIR_SQL_MR_UNBOUNDED UINT32_MAX
+
+/* One pattern variable with its quantifier: var{min,max}, reluctant with a trailing '?'. */
+typedef struct weir_sql_mr_term {
+    weir_sql_ident var;
+    uint32_t min, max; /* max WEIR_SQL_MR_UNBOUNDED: no upper bound */
+    bool quantified;   /* written with a quantifier (A is A{1,1} unquantified) */
+    bool reluctant;
+} weir_sql_mr_term;
+
+typedef struct weir_sql_mr_define {
+    weir_sql_ident var;
+    weir_sql_expr *cond;
+} weir_sql_mr_define;
+
+typedef struct weir_sql_match {
+    weir_sql_expr **partition; /* PARTITION BY */
+    uint32_t n_partition;
+    weir_sql_order_item *order; /* ORDER BY */
+    uint32_t n_order;
+    weir_sql_loc order_loc;
+    weir_sql_select_item *measures; /* MEASURES expr AS name */
+    uint32_t n_measures;
+    weir_sql_mr_skip skip;
+    weir_sql_ident *skip_var;
+    weir_sql_mr_term *terms; /* PATTERN: a concatenation */
+    uint32_t n_terms;
+    weir_sql_loc pattern_loc;
+    weir_sql_expr *within; /* WITHIN INTERVAL ..., or NULL */
+    weir_sql_mr_define *defines;
+    uint32_t n_defines;
+    const char *text; /* the clause as written, from MATCH_RECOGNIZE to its ')' (the printer's) */
+} weir_sql_match;
 
 typedef enum weir_sql_join_kind {
     WEIR_SQL_JOIN_INNER, /* [INNER] JOIN */
@@ -557,6 +600,10 @@ struct weir_sql_table_ref {
             weir_sql_ident *using_; /* USING (c, ...) columns */
             uint32_t n_using;
         } join;
+        struct {
+            weir_sql_table_ref *input;
+            weir_sql_match *mr;
+        } match;
     } u;
 };
 

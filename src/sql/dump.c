@@ -316,6 +316,11 @@ static void table_ref(dumper *d, int depth, const weir_sql_table_ref *t)
             line(d, depth + 1, t->u.join.using_[i].loc, "using %s",
                  t->u.join.using_[i].name);
         return;
+    case WEIR_SQL_FROM_MATCH:
+        line(d, depth, t->loc, "match-recognize%s: %s", al,
+             t->u.match.mr->text);
+        table_ref(d, depth + 1, t->u.match.input);
+        return;
     }
 }
 

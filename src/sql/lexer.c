@@ -602,13 +602,19 @@ static bool lex_one(lexer *lx)
         type = WEIR__SQL_TK_PERCENT;
         break;
     case '|':
-        if (c1 != '|') {
-            lex_error(lx, start,
-                      "unexpected character '|' (did you mean "
-                      "'||'?)");
-            return false;
-        }
-        type = WEIR__SQL_TK_CONCAT, n = 2;
+        if (c1 != '|')
+            type = WEIR__SQL_TK_BAR; /* a pattern's alternation */
+        else
+            type = WEIR__SQL_TK_CONCAT, n = 2;
+        break;
+    case '{':
+        type = WEIR__SQL_TK_LBRACE;
+        break;
+    case '}':
+        type = WEIR__SQL_TK_RBRACE;
+        break;
+    case '?':
+        type = WEIR__SQL_TK_QUESTION;
         break;
     case '=':
         if (c1 == '=') {

@@ -110,6 +110,11 @@ typedef enum weir__sql_tk {
     WEIR__SQL_TK_GT,
     WEIR__SQL_TK_GE,
     WEIR__SQL_TK_ARROW, /* => (named arguments) */
+    /* MATCH_RECOGNIZE's PATTERN only: quantifiers {n,m}, reluctant ?, alternation | */
+    WEIR__SQL_TK_LBRACE,
+    WEIR__SQL_TK_RBRACE,
+    WEIR__SQL_TK_QUESTION,
+    WEIR__SQL_TK_BAR,
 } weir__sql_tk;
 
 typedef struct weir__sql_token {

@@ -836,7 +836,6 @@ static bool takes_unit_first(const weir_sql_name *n)
            strcasecmp(s, "TIMESTAMPDIFF") == 0;
 }
 
-static bool is_word(parser *p, uint32_t k, const char *w);
 
 /* name '(' ... ')' [FILTER (WHERE ...)] [OVER ...]; at '(' */
 static weir_sql_expr *parse_call_rest(parser *p, weir_sql_name name)
@@ -861,8 +860,8 @@ static weir_sql_expr *parse_call_rest(parser *p, weir_sql_name name)
             e->u.call.all = true;
         push_expr(p, &args, parse_call_arg(p));
         /* ARRAY_AGG(x RESPECT NULLS | IGNORE NULLS) */
-        if ((is_word(p, 0, "RESPECT") || is_word(p, 0, "IGNORE")) && peek_is_kw(p, 1, WEIR__SQL_KW_NULLS)) {
-            e->u.call.nulls = is_word(p, 0, "IGNORE") ? 2 : 1;
+        if ((next_word_is(p, 0, "RESPECT") || next_word_is(p, 0, "IGNORE")) && peek_is_kw(p, 1, WEIR__SQL_KW_NULLS)) {
+            e->u.call.nulls = next_word_is(p, 0, "IGNORE") ? 2 : 1;
             parser_advance(p);
             parser_advance(p);
         }
@@ -1070,6 +1069,19 @@ weir_sql_expr *parse_call_arg(parser *p)
         parser_leave(p);
         return finish(p, e);
     }
+    /* COUNT(A.*): the rows of MATCH_RECOGNIZE's pattern variable A */
+    if (tok_is_name(cur(p)) && peek_is_tk(p, 1, WEIR__SQL_TK_DOT) &&
+        peek_is_tk(p, 2, WEIR__SQL_TK_STAR) && !peek_is_tk(p, 3, WEIR__SQL_TK_DOT)) {
+        weir_sql_expr *e = new_expr(p, WEIR_SQL_EXPR_STAR, loc);
+        weir_sql_ident *id = parser_alloc(p, sizeof *id);
+        *id = parse_ident(p, "a name");
+        parser_advance(p); /* . */
+        parser_advance(p); /* * */
+        e->u.star.qualifier.parts = id;
+        e->u.star.qualifier.n_parts = 1;
+        e->u.star.qualifier.loc = loc;
+        return finish(p, e);
+    }
     return parse_expr(p, PREC_MIN);
 }
 
@@ -1078,22 +1090,22 @@ weir_sql_expr *parse_call_arg(parser *p)
 /* ------------------------------------------------------- SQL/JSON syntax */
 
 /* Is token k ahead the (unquoted) word w, keyword or not? */
-static bool is_word(parser *p, uint32_t k, const char *w)
+bool next_word_is(parser *p, uint32_t k, const char *w)
 {
     const token *t = peek_tok(p, k);
     return t->type == WEIR__SQL_TK_IDENT && t->len == strlen(w) &&
            strncasecmp(p->src + t->loc.offset, w, t->len) == 0;
 }
 
-static bool accept_word(parser *p, const char *w)
+bool accept_word(parser *p, const char *w)
 {
-    if (!is_word(p, 0, w))
+    if (!next_word_is(p, 0, w))
         return false;
     parser_advance(p);
     return true;
 }
 
-static void expect_word(parser *p, const char *w)
+void expect_word(parser *p, const char *w)
 {
     if (!accept_word(p, w))
         parser_expected(p, w);
@@ -1218,9 +1230,9 @@ static weir_sql_expr *parse_json_constructor(parser *p, weir_sql_expr *e,
     int on_null = object ? 0 : 1; /* Flink's defaults */
     expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
     while (!is_tk(p, WEIR__SQL_TK_RPAREN)) {
-        if ((is_kw(p, WEIR__SQL_KW_NULL) || is_word(p, 0, "ABSENT")) &&
-            is_word(p, 1, "ON")) {
-            on_null = is_word(p, 0, "ABSENT");
+        if ((is_kw(p, WEIR__SQL_KW_NULL) || next_word_is(p, 0, "ABSENT")) &&
+            next_word_is(p, 1, "ON")) {
+            on_null = next_word_is(p, 0, "ABSENT");
             parser_advance(p);
             parser_advance(p);
             expect_kw(p, WEIR__SQL_KW_NULL);
@@ -1229,7 +1241,7 @@ static weir_sql_expr *parse_json_constructor(parser *p, weir_sql_expr *e,
         if (items.n)
             expect_tk(p, WEIR__SQL_TK_COMMA, "',', ON NULL or ')'");
         if (object) {
-            if (is_word(p, 0, "KEY") && !is_word(p, 1, "VALUE"))
+            if (next_word_is(p, 0, "KEY") && !next_word_is(p, 1, "VALUE"))
                 parser_advance(p);
             push_expr(p, &items, parse_expr(p, PREC_MIN));
             expect_word(p, "VALUE");
@@ -1279,7 +1291,7 @@ static weir_sql_expr *parse_json_arrayagg(parser *p, weir_sql_loc loc)
     expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
     weir_sql_expr *v = parse_expr(p, PREC_MIN);
     bool null_on_null = false;
-    if ((is_kw(p, WEIR__SQL_KW_NULL) || is_word(p, 0, "ABSENT")) && is_word(p, 1, "ON")) {
+    if ((is_kw(p, WEIR__SQL_KW_NULL) || next_word_is(p, 0, "ABSENT")) && next_word_is(p, 1, "ON")) {
         null_on_null = is_kw(p, WEIR__SQL_KW_NULL);
         parser_advance(p);
         parser_advance(p);
@@ -1842,14 +1854,14 @@ weir_sql_expr *parse_expr(parser *p, int min_prec)
                 break;
             default:
                 /* Flink's MULTISET operators: named, not "expected ';'". */
-                if ((is_word(p, 0, "MEMBER") || is_word(p, 0, "SUBMULTISET")) &&
-                    is_word(p, 1, "OF"))
+                if ((next_word_is(p, 0, "MEMBER") || next_word_is(p, 0, "SUBMULTISET")) &&
+                    next_word_is(p, 1, "OF"))
                     parser_fail_at(p, op_loc, "%s OF (a MULTISET operator) is not supported by weir",
-                                   is_word(p, 0, "MEMBER") ? "MEMBER" : "SUBMULTISET");
+                                   next_word_is(p, 0, "MEMBER") ? "MEMBER" : "SUBMULTISET");
                 if (kw == WEIR__SQL_KW_MULTISET &&
-                    (is_word(p, 1, "UNION") || is_word(p, 1, "INTERSECT") || is_word(p, 1, "EXCEPT")))
+                    (next_word_is(p, 1, "UNION") || next_word_is(p, 1, "INTERSECT") || next_word_is(p, 1, "EXCEPT")))
                     parser_fail_at(p, op_loc, "MULTISET %s (a MULTISET operator) is not supported by weir",
-                                   is_word(p, 1, "UNION") ? "UNION" : is_word(p, 1, "INTERSECT") ? "INTERSECT" : "EXCEPT");
+                                   next_word_is(p, 1, "UNION") ? "UNION" : next_word_is(p, 1, "INTERSECT") ? "INTERSECT" : "EXCEPT");
                 prec = -1, op = WEIR_SQL_OP_OR;
                 break;
             }

@@ -86,6 +86,9 @@ static uint32_t tref_height(const weir_sql_table_ref *t)
         for (uint32_t i = 0; i < t->u.unnest.n_args; i++)
             h = qmax(h, t->u.unnest.args[i]);
         break;
+    case WEIR_SQL_FROM_MATCH:
+        h = t->u.match.input->height; /* its expressions: checked as parsed */
+        break;
     case WEIR_SQL_FROM_JOIN:
         h = t->u.join.left->height;
         if (t->u.join.right->height > h)
@@ -335,9 +338,13 @@ static weir_sql_table_ref *parse_table_primary(parser *p)
             expect_kw(p, WEIR__SQL_KW_OF);
             r->u.table.system_time = parse_expr(p, PREC_MIN);
         }
-        if (is_kw(p, WEIR__SQL_KW_MATCH_RECOGNIZE))
-            parser_fail_at(p, cur(p)->loc,
-                           "MATCH_RECOGNIZE is not supported by weir");
+        if (is_kw(p, WEIR__SQL_KW_MATCH_RECOGNIZE)) {
+            finish_tref(p, r);
+            weir_sql_table_ref *m = new_tref(p, WEIR_SQL_FROM_MATCH, loc);
+            m->u.match.input = r;
+            m->u.match.mr = parse_match_recognize(p);
+            r = m;
+        }
         parse_table_alias(p, r);
     }
     finish_tref(p, r);

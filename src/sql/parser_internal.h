@@ -56,6 +56,10 @@
 #define expr_height weir__sqlp_expr_height
 #define kw_time_unit weir__sqlp_kw_time_unit
 #define parse_query weir__sqlp_parse_query
+#define parse_match_recognize weir__sqlp_parse_match_recognize
+#define next_word_is weir__sqlp_next_word_is
+#define accept_word weir__sqlp_accept_word
+#define expect_word weir__sqlp_expect_word
 #define parse_window_spec weir__sqlp_parse_window_spec
 #define parse_order_by_list weir__sqlp_parse_order_by_list
 #define query_height weir__sqlp_query_height
@@ -146,6 +150,11 @@ uint32_t prev_end(const parser *p);
 /* Can the token be a name: a quoted identifier or a word that is not a
  * reserved keyword. */
 bool tok_is_name(const token *t);
+/* Words that are no keywords (matched by their text, case-insensitively; sql/parse_expr.c):
+ * is token k ahead the unquoted word w; accept it; or fail naming it. */
+bool next_word_is(parser *p, uint32_t k, const char *w);
+bool accept_word(parser *p, const char *w);
+void expect_word(parser *p, const char *w);
 
 /* ---- recursion */
 void parser_enter(parser *p);
@@ -201,6 +210,8 @@ weir_sql_time_unit kw_time_unit(weir__sql_kw kw);
 
 /* ---- parse_query.c */
 weir_sql_query *parse_query(parser *p);
+/* At MATCH_RECOGNIZE: the clause up to its ')' (sql/match_parse.c). */
+weir_sql_match *parse_match_recognize(parser *p);
 weir_sql_window *
 parse_window_spec(parser *p); /* after OVER / AS: '(' ... ')' */
 void parse_order_by_list(parser *p, weir_sql_order_item **out, uint32_t *n);

@@ -846,6 +846,11 @@ static void table_ref(printer *pr, const weir_sql_table_ref *t)
         if (t->u.unnest.with_ordinality)
             put(pr, " WITH ORDINALITY");
         break;
+    case WEIR_SQL_FROM_MATCH:
+        table_ref(pr, t->u.match.input);
+        put(pr, " ");
+        put(pr, t->u.match.mr->text);
+        break;
     case WEIR_SQL_FROM_JOIN: {
         table_ref(pr, t->u.join.left);
         if (t->u.join.kind == WEIR_SQL_JOIN_COMMA) {

@@ -1,4 +1,5 @@
 -- Queries > Pattern Recognition: reluctant quantifier
+-- oracle: VALUES ('BETA', 20, 19)
 SELECT * FROM ticker MATCH_RECOGNIZE (
   PARTITION BY symbol ORDER BY rowtime
   MEASURES FIRST(A.price) AS first_price, LAST(B.price) AS last_b

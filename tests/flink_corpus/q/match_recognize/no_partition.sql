@@ -1,4 +1,5 @@
 -- Queries > Pattern Recognition: without PARTITION BY
+-- oracle: VALUES ('BETA', 'ACME')
 SELECT * FROM ticker MATCH_RECOGNIZE (
   ORDER BY rowtime
   MEASURES A.symbol AS s1, B.symbol AS s2

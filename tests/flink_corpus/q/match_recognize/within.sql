@@ -1,4 +1,5 @@
 -- Queries > Pattern Recognition: time constraint WITHIN
+-- oracle: VALUES ('ACME', '2024-01-01 10:00:08', 14)
 SELECT * FROM ticker MATCH_RECOGNIZE (
   PARTITION BY symbol ORDER BY rowtime
   MEASURES C.rowtime AS drop_ts, A.price - C.price AS drop_by

@@ -1,0 +1,359 @@
+#!/usr/bin/env python3
+"""Randomized differential test of MATCH_RECOGNIZE.
+
+Each job is one random stream (JSON lines: id, k, v, ts_ms) whose times are
+out of order by less than the watermark's delay (no row is late), read by
+four random MATCH_RECOGNIZE queries in one `weir run` at parallelism 1, 2
+or 4. A query has PARTITION BY k (or none), ORDER BY ts, id, a random
+PATTERN of 1 to 4 variables with greedy and reluctant quantifiers (*, +, ?,
+{n}, {n,}, {n,m}, {,m}), random DEFINE conditions (comparisons of V.v with
+constants, with other variables, PREV, FIRST/LAST with offsets, COUNT, SUM,
+AVG, MIN, MAX over a variable's rows, AND/OR), a random AFTER MATCH SKIP
+and sometimes WITHIN.
+
+The oracle shares no code with weir. It is a plain backtracking matcher
+written from the SQL standard's rules:
+  - a partition's rows are ordered by (ts, id);
+  - from a start row the pattern's terms are tried left to right; a greedy
+    quantifier first tries to take one more row, then to stop, a reluctant
+    one the other way round; the first complete match in that order wins;
+  - a condition of variable V is evaluated with the candidate row mapped to
+    V: V.v and LAST(V.v, 0) are the candidate row's; X.v is the last row
+    mapped to X so far (NULL when none); LAST(X.v, n) / FIRST(X.v, n) count
+    n rows back from the last / on from the first row mapped to X; PREV(X.v,
+    n) is the row n rows before the last row of X, inside the match;
+    aggregates see the non-NULL values of X's rows (AVG of INT truncates;
+    SUM of nothing is NULL; COUNT(X.*) counts rows); NULL is not TRUE;
+  - WITHIN d: a row may join the match only while its time is less than d
+    after the first row's;
+  - after a match, matching resumes per AFTER MATCH SKIP (PAST LAST ROW: the
+    row after the match; TO NEXT ROW: the row after its first; TO FIRST /
+    LAST V: the first / last row mapped to V, but always after the match's
+    first row); a start without a match moves on one row;
+  - MEASURES are evaluated over the whole match as conditions are over a
+    candidate row (V.v is the last row of V).
+
+Usage: match_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
+Environment: WEIR_SEED (seed), WEIR_MATCHDIFF_JOBS (count), WEIR_MATCHDIFF_JOB (one job).
+"""
+
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import diffrun  # noqa: E402
+
+LINE_RE = re.compile(r"^(q\d+)(?::\d+)?> \+I\[(.*)\]$")
+QUERIES_PER_JOB = 4
+VARS = ["A", "B", "C", "D"]
+
+
+def gen_rows(rng):
+    n = rng.choice([5, 20, 40, 70])
+    keys = ["a", "b", "c"][:rng.randint(1, 3)]
+    t = 1_700_000_000_000
+    rows = []
+    for i in range(n):
+        t += rng.choice([0, 1, 200, 500, 1000, 2000])
+        rows.append({"id": i + 1, "k": rng.choice(keys),
+                     "v": None if rng.random() < 0.1 else rng.randint(0, 9), "ts_ms": t})
+    # out of order by less than the watermark delay (1 s): never late
+    arrival = sorted(rows, key=lambda r: r["ts_ms"] + rng.randint(0, 900))
+    return rows, arrival
+
+
+# ---------------------------------------------------------------- the model
+
+def cmp3(a, op, b):
+    if a is None or b is None:
+        return None
+    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "=": a == b, "<>": a != b}[op]
+
+
+def and3(a, b):
+    if a is False or b is False:
+        return False
+    if a is None or b is None:
+        return None
+    return True
+
+
+def or3(a, b):
+    if a is True or b is True:
+        return True
+    if a is None or b is None:
+        return None
+    return False
+
+
+class Ctx:
+    """A candidate match: the partition's rows, the start, each row's variable."""
+
+    def __init__(self, part, start, asg):
+        self.part, self.start, self.asg = part, start, asg
+
+    def idx(self, var):
+        return [self.start + j for j, a in enumerate(self.asg) if var is None or a == var]
+
+    def last(self, var, n=0):
+        ix = self.idx(var)
+        return self.part[ix[-1 - n]]["v"] if n < len(ix) else None
+
+    def first(self, var, n=0):
+        ix = self.idx(var)
+        return self.part[ix[n]]["v"] if n < len(ix) else None
+
+    def prev(self, var, n=1):
+        ix = self.idx(var)
+        if not ix or ix[-1] - n < self.start:
+            return None
+        return self.part[ix[-1] - n]["v"]
+
+    def agg(self, fn, var):
+        vs = [self.part[i]["v"] for i in self.idx(var) if self.part[i]["v"] is not None]
+        if fn == "COUNT":
+            return len(vs)
+        if not vs:
+            return None
+        if fn == "SUM":
+            return sum(vs)
+        if fn == "AVG":
+            return int(sum(vs) / len(vs))
+        return min(vs) if fn == "MIN" else max(vs)
+
+    def count_rows(self, var):
+        return len(self.idx(var))
+
+
+def gen_operand(rng, me, others):
+    """(sql, fn(ctx)) of an INT operand of a condition of variable me."""
+    x = rng.choice([me] * 3 + others) if others else me
+    kind = rng.choice(["col", "col", "last", "first", "prev", "agg", "count", "const", "const"])
+    if kind == "col":
+        return "%s.v" % x, lambda c, x=x: c.last(x)
+    if kind == "last":
+        n = rng.randint(0, 2)
+        return "LAST(%s.v, %d)" % (x, n), lambda c, x=x, n=n: c.last(x, n)
+    if kind == "first":
+        n = rng.randint(0, 1)
+        return "FIRST(%s.v, %d)" % (x, n), lambda c, x=x, n=n: c.first(x, n)
+    if kind == "prev":
+        n = rng.randint(1, 2)
+        return "PREV(%s.v, %d)" % (x, n), lambda c, x=x, n=n: c.prev(x, n)
+    if kind == "agg":
+        fn = rng.choice(["SUM", "AVG", "MIN", "MAX", "COUNT"])
+        return "%s(%s.v)" % (fn, x), lambda c, fn=fn, x=x: c.agg(fn, x)
+    if kind == "count":
+        return "COUNT(%s.*)" % x, lambda c, x=x: c.count_rows(x)
+    k = rng.randint(0, 9)
+    return str(k), lambda c, k=k: k
+
+
+def gen_cond(rng, me, others, depth=0):
+    if depth < 1 and rng.random() < 0.3:
+        a_sql, a_fn = gen_cond(rng, me, others, depth + 1)
+        b_sql, b_fn = gen_cond(rng, me, others, depth + 1)
+        if rng.random() < 0.5:
+            return "(%s AND %s)" % (a_sql, b_sql), lambda c: and3(a_fn(c), b_fn(c))
+        return "(%s OR %s)" % (a_sql, b_sql), lambda c: or3(a_fn(c), b_fn(c))
+    if rng.random() < 0.1:
+        return "%s.v IS NULL" % me, lambda c: c.last(me) is None
+    op = rng.choice(["<", "<=", ">", ">=", "=", "<>"])
+    l_sql, l_fn = "%s.v" % me, (lambda c: c.last(me))
+    if rng.random() < 0.3:
+        l_sql, l_fn = gen_operand(rng, me, others)
+    r_sql, r_fn = gen_operand(rng, me, others)
+    return "%s %s %s" % (l_sql, op, r_sql), lambda c: cmp3(l_fn(c), op, r_fn(c))
+
+
+def gen_query(rng):
+    n_terms = rng.randint(1, 4)
+    nvars = rng.randint(1, min(n_terms, 3))
+    terms = []
+    for i in range(n_terms):
+        var = VARS[i] if i < nvars else rng.choice(VARS[:nvars])
+        last = i == n_terms - 1
+        q = rng.choice(["", "", "*", "+", "?", "{n}", "{n,}", "{n,m}", "{,m}"])
+        rel = q not in ("", "{n}", "?") and rng.random() < 0.4
+        if last and q not in ("", "{n}"):
+            rel = True
+            if q in ("?", "{,m}"):  # a reluctant optional last variable: refused
+                q, rel = "", False
+        lo, hi, text = 1, 1, ""
+        if q == "*":
+            lo, hi, text = 0, None, "*"
+        elif q == "+":
+            lo, hi, text = 1, None, "+"
+        elif q == "?":
+            lo, hi, text = 0, 1, "?"
+        elif q == "{n}":
+            n = rng.randint(1, 3)
+            lo, hi, text = n, n, "{%d}" % n
+        elif q == "{n,}":
+            n = rng.randint(0, 2)
+            lo, hi, text = n, None, "{%d,}" % n
+        elif q == "{n,m}":
+            n = rng.randint(0, 2)
+            m = rng.randint(max(n, 1), 3)
+            lo, hi, text = n, m, "{%d,%d}" % (n, m)
+        elif q == "{,m}":
+            m = rng.randint(1, 3)
+            lo, hi, text = 0, m, "{,%d}" % m
+        if rel and lo == 0 and hi == 1:
+            if last:
+                lo, hi, text = 1, 1, ""
+            rel = False
+        terms.append((var, lo, hi, rel, var + text + ("?" if rel else "")))
+    if sum(t[1] for t in terms) == 0:
+        v, lo, hi, rel, text = terms[0]
+        terms[0] = (v, 1, 1, False, v)
+    used = sorted(set(t[0] for t in terms))
+    defines = {}
+    for v in used:
+        if rng.random() < 0.85:
+            defines[v] = gen_cond(rng, v, [o for o in used if o != v])
+    skip = rng.choice(["PAST LAST ROW", "TO NEXT ROW", "TO FIRST", "TO LAST", "TO"])
+    if skip in ("TO FIRST", "TO LAST", "TO"):
+        cand = [v for v in used if not (skip == "TO FIRST" and v == terms[0][0] and terms[0][1] > 0)]
+        if not cand:
+            skip = "TO NEXT ROW"
+        else:
+            skip = "%s %s" % (skip, rng.choice(cand))
+    within = rng.choice([None, None, 1, 3, 5])
+    partitioned = rng.random() < 0.75
+    mvars = [rng.choice(used) for _ in range(3)]
+    measures = [("FIRST(id)", lambda c: c.part[c.start]["id"]),
+                ("LAST(id)", lambda c: c.part[c.start + len(c.asg) - 1]["id"])]
+    x = mvars[0]
+    measures += [("COUNT(%s.*)" % x, lambda c, x=x: c.count_rows(x)),
+                 ("LAST(%s.v)" % mvars[1], lambda c, x=mvars[1]: c.last(x)),
+                 ("SUM(%s.v)" % mvars[2], lambda c, x=mvars[2]: c.agg("SUM", x)),
+                 ("FIRST(%s.v, 1)" % mvars[1], lambda c, x=mvars[1]: c.first(x, 1)),
+                 ("MAX(%s.v)" % mvars[0], lambda c, x=mvars[0]: c.agg("MAX", x)),
+                 ("AVG(v)", lambda c: c.agg("AVG", None))]
+    return {"terms": terms, "defines": defines, "skip": skip, "within": within,
+            "partitioned": partitioned, "measures": measures}
+
+
+def search(q, part, s):
+    """The preferred match from row s: the list of its rows' variables, or None."""
+    terms, asg = q["terms"], []
+    ts0 = part[s]["ts_ms"]
+
+    def go(t, c, i):
+        if t == len(terms):
+            return True
+        var, lo, hi, rel, _ = terms[t]
+        for take in ((False, True) if rel else (True, False)):
+            if take:
+                if (hi is not None and c >= hi) or i >= len(part):
+                    continue
+                if q["within"] and part[i]["ts_ms"] - ts0 >= q["within"] * 1000:
+                    continue
+                asg.append(var)
+                d = q["defines"].get(var)
+                if (d is None or d[1](Ctx(part, s, asg)) is True) and go(t, c + 1, i + 1):
+                    return True
+                asg.pop()
+            elif c >= lo and go(t + 1, 0, i):
+                return True
+        return False
+
+    return list(asg) if go(0, 0, s) else None
+
+
+def oracle(q, rows):
+    parts = {}
+    for r in rows:
+        parts.setdefault(r["k"] if q["partitioned"] else "", []).append(r)
+    out = []
+    for key, part in parts.items():
+        part = sorted(part, key=lambda r: (r["ts_ms"], r["id"]))
+        s = 0
+        while s < len(part):
+            asg = search(q, part, s)
+            if asg is None:
+                s += 1
+                continue
+            c = Ctx(part, s, asg)
+            vals = ([key] if q["partitioned"] else []) + [f(c) for _, f in q["measures"]]
+            out.append(tuple("null" if v is None else str(v) for v in vals))
+            sk = q["skip"]
+            nxt = s + 1
+            if sk == "PAST LAST ROW":
+                nxt = s + len(asg)
+            elif sk != "TO NEXT ROW":
+                v = sk.split()[-1]
+                ix = [s + j for j, a in enumerate(asg) if a == v]
+                if ix:
+                    nxt = ix[0] if sk.startswith("TO FIRST") else ix[-1]
+            s = max(nxt, s + 1)
+    return out
+
+
+# ---------------------------------------------------------------- the job
+
+TABLE_SQL = """CREATE TABLE t (id INT, k STRING, v INT, ts_ms BIGINT,
+  ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = 'in.json', 'format' = 'json');
+"""
+
+MEASURE_TYPES = ["INT", "INT", "BIGINT", "INT", "INT", "INT", "INT", "INT"]
+
+
+def sql_of(q, qid):
+    cols = (["k STRING"] if q["partitioned"] else []) + \
+        ["m%d %s" % (i, MEASURE_TYPES[i]) for i in range(len(q["measures"]))]
+    create = "CREATE TABLE q%d (%s) WITH ('connector' = 'print', 'print-identifier' = 'q%d');\n" % (
+        qid, ", ".join(cols), qid)
+    defs = ",\n    ".join("%s AS %s" % (v, d[0]) for v, d in sorted(q["defines"].items()))
+    if not defs:  # DEFINE is required: a condition that always holds
+        v = q["terms"][0][0]
+        defs = "%s AS TRUE" % v
+    body = ("%sORDER BY ts, id\n  MEASURES %s\n  ONE ROW PER MATCH\n  AFTER MATCH SKIP %s\n"
+            "  PATTERN (%s)%s\n  DEFINE %s" % (
+                "PARTITION BY k " if q["partitioned"] else "",
+                ", ".join("%s AS m%d" % (m, i) for i, (m, _) in enumerate(q["measures"])),
+                q["skip"], " ".join(t[4] for t in q["terms"]),
+                " WITHIN INTERVAL '%d' SECOND" % q["within"] if q["within"] else "", defs))
+    insert = "INSERT INTO q%d SELECT * FROM t MATCH_RECOGNIZE (\n  %s\n) AS T;\n" % (qid, body)
+    return create, insert
+
+
+def run_case(case):
+    rng = case.rng
+    rows, arrival = gen_rows(rng)
+    qs = [gen_query(rng) for _ in range(QUERIES_PER_JOB)]
+    par = rng.choice([1, 2, 4])
+    case.note = "(parallelism %d)" % par
+    with open(case.path("in.json"), "w") as f:
+        for r in arrival:
+            f.write(json.dumps(r) + "\n")
+    parts = [sql_of(q, n) for n, q in enumerate(qs)]
+    case.write("job.sql", TABLE_SQL + "".join(c for c, _ in parts) + "EXECUTE STATEMENT SET BEGIN\n" +
+               "".join(i for _, i in parts) + "END;\n")
+    p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par))
+    if p.returncode != 0:
+        return [diffrun.failed_run(p)]
+    got = [[] for _ in qs]
+    for line in p.stdout.splitlines():
+        m = LINE_RE.match(line)
+        if m:
+            got[int(m.group(1)[1:])].append(tuple(m.group(2).split(", ")))
+    problems = []
+    for n, q in enumerate(qs):
+        want = oracle(q, rows)
+        case.counts["matches"] += len(want)
+        problems += diffrun.multiset_problems("q%d" % n, want, got[n])
+    return problems
+
+
+def main():
+    return diffrun.main("match_diff", run_case, jobs_env="WEIR_MATCHDIFF_JOBS", jobs=8, asan_jobs=3,
+                        one_env="WEIR_MATCHDIFF_JOB", unit="jobs of %d queries" % QUERIES_PER_JOB)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
