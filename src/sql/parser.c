@@ -752,14 +752,6 @@ static weir_sql_table_like *parse_table_like(parser *p)
     return like;
 }
 
-/* Is the token k ahead the unquoted word w (keyword or not)? */
-static bool word_ahead(parser *p, uint32_t k, const char *w)
-{
-    const token *t = peek_tok(p, k);
-    return t->type == WEIR__SQL_TK_IDENT && t->len == strlen(w) &&
-           strncasecmp(p->src + t->loc.offset, w, t->len) == 0;
-}
-
 /*
  * Flink statements weir does not run, refused by name where they start
  * (rather than as "expected a statement, found ALTER"): the opening word,
@@ -775,7 +767,7 @@ static void refuse_flink_only(parser *p, const char *const *words, size_t n,
                               const char *prefix)
 {
     for (size_t i = 0; i < n; i++)
-        if (word_ahead(p, 0, words[i]))
+        if (next_word_is(p, 0, words[i]))
             parser_fail_at(p, cur(p)->loc,
                            "%s%s statements are not supported by weir",
                            prefix, words[i]);
@@ -798,7 +790,7 @@ static void parse_create_table(parser *p, weir_sql_stmt *st)
     }
     if (accept_kw(p, WEIR__SQL_KW_COMMENT))
         ct->comment = parse_comment(p);
-    if (word_ahead(p, 0, "DISTRIBUTED") && word_ahead(p, 1, "BY"))
+    if (next_word_is(p, 0, "DISTRIBUTED") && next_word_is(p, 1, "BY"))
         parser_fail_at(p, cur(p)->loc,
                        "DISTRIBUTED BY (buckets) is not supported by weir");
     if (accept_kw(p, WEIR__SQL_KW_PARTITIONED)) {
@@ -854,14 +846,6 @@ static void parse_create_function(parser *p, weir_sql_stmt *st)
     }
 }
 
-/* Is the next token the word w? Then step over it. */
-static bool accept_word(parser *p, const char *w)
-{
-    if (!word_ahead(p, 0, w))
-        return false;
-    parser_advance(p);
-    return true;
-}
 
 /* [CREATE OR] REPLACE TABLE name [WITH (...)] AS query, as Flink has it. */
 static weir_sql_stmt *parse_replace_table(parser *p, weir_sql_loc loc,
@@ -888,7 +872,7 @@ static weir_sql_stmt *parse_create(parser *p)
 {
     weir_sql_loc loc = cur(p)->loc;
     expect_kw(p, WEIR__SQL_KW_CREATE);
-    if (is_kw(p, WEIR__SQL_KW_OR) && word_ahead(p, 1, "REPLACE")) {
+    if (is_kw(p, WEIR__SQL_KW_OR) && next_word_is(p, 1, "REPLACE")) {
         parser_advance(p);
         parser_advance(p);
         if (!is_kw(p, WEIR__SQL_KW_TABLE))
@@ -985,11 +969,11 @@ static void parse_alter_components(parser *p, weir_sql_alter *a)
 static void refuse_alter_partitions(parser *p)
 {
     uint32_t k = tok_is_kw(cur(p), WEIR__SQL_KW_IF) ? 1 : 0;
-    while (k && k < 3 && !word_ahead(p, k, "PARTITION"))
+    while (k && k < 3 && !next_word_is(p, k, "PARTITION"))
         k++; /* IF [NOT] EXISTS PARTITION */
     static const char *const words[] = {"PARTITION", "DISTRIBUTION", "DISTRIBUTED"};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (word_ahead(p, k, words[i]))
+        if (next_word_is(p, k, words[i]))
             parser_fail_at(p, peek_tok(p, k)->loc,
                            "ALTER TABLE ... %s is not supported by weir",
                            words[i]);
@@ -1057,10 +1041,10 @@ static void parse_alter_table(parser *p, weir_sql_alter *a)
             }
         }
     } else {
-        if (word_ahead(p, 0, "DISTRIBUTED") || word_ahead(p, 0, "PARTITION"))
+        if (next_word_is(p, 0, "DISTRIBUTED") || next_word_is(p, 0, "PARTITION"))
             parser_fail_at(p, cur(p)->loc,
                            "ALTER TABLE ... %s is not supported by weir",
-                           word_ahead(p, 0, "PARTITION") ? "PARTITION"
+                           next_word_is(p, 0, "PARTITION") ? "PARTITION"
                                                          : "DISTRIBUTED");
         parser_expected_hint(p, "RENAME, SET, RESET, ADD, MODIFY or DROP",
                              "RENAME SET RESET ADD MODIFY DROP");
@@ -1364,7 +1348,7 @@ static weir_sql_stmt *parse_show(parser *p)
         else
             parser_expected(p, "TABLE or VIEW");
         st->u.show.name = parse_name(p, "a name");
-    } else if (word_ahead(p, 0, "CURRENT") &&
+    } else if (next_word_is(p, 0, "CURRENT") &&
                (tok_is_kw(peek_tok(p, 1), WEIR__SQL_KW_CATALOG) ||
                 tok_is_kw(peek_tok(p, 1), WEIR__SQL_KW_DATABASE))) {
         parser_advance(p);
@@ -1460,11 +1444,11 @@ static weir_sql_stmt *parse_statement(parser *p)
         st = parse_use(p);
         break;
     default:
-        if (word_ahead(p, 0, "ALTER")) {
+        if (next_word_is(p, 0, "ALTER")) {
             st = parse_alter(p);
             break;
         }
-        if (word_ahead(p, 0, "REPLACE") &&
+        if (next_word_is(p, 0, "REPLACE") &&
             tok_is_kw(peek_tok(p, 1), WEIR__SQL_KW_TABLE)) {
             parser_advance(p);
             st = parse_replace_table(p, loc, false);
