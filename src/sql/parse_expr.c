@@ -1318,6 +1318,49 @@ static weir_sql_expr *parse_json_arrayagg(parser *p, weir_sql_loc loc)
 }
 
 /*
+ * JSON_OBJECTAGG([KEY] k VALUE v [{NULL|ABSENT} ON NULL]) [FILTER (WHERE c)],
+ * at '(': the JSON object of the groups' keys and values, written as what
+ * it computes,
+ *   JSON_OBJECTAGG_OBJECT(COLLECT(JSON_OBJECTAGG_ENTRY(k, val, absent)) [FILTER (WHERE c)])
+ * with val JSON_STRING(v) (v itself when it is a JSON constructor call):
+ * an entry is the key and the value's JSON text, NULL under ABSENT ON NULL
+ * for a NULL value (COLLECT leaves it out); the object is the entries by
+ * key, and a key met twice fails the row, as Flink's JSON_OBJECTAGG fails.
+ * NULL ON NULL is Flink's default here.
+ */
+static weir_sql_expr *parse_json_objectagg(parser *p, weir_sql_loc loc)
+{
+    expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+    if (is_word(p, 0, "KEY") && !is_word(p, 1, "VALUE"))
+        parser_advance(p);
+    weir_sql_expr *k = parse_expr(p, PREC_MIN);
+    expect_word(p, "VALUE");
+    weir_sql_expr *v = parse_expr(p, PREC_MIN);
+    bool absent = false;
+    if ((is_kw(p, WEIR__SQL_KW_NULL) || is_word(p, 0, "ABSENT")) && is_word(p, 1, "ON")) {
+        absent = is_word(p, 0, "ABSENT");
+        parser_advance(p);
+        parser_advance(p);
+        expect_kw(p, WEIR__SQL_KW_NULL);
+    }
+    expect_tk(p, WEIR__SQL_TK_RPAREN, "ON NULL or ')'");
+    weir_sql_expr *ea[3] = {k, is_json_ctor(v) ? v : synth_call(p, "JSON_STRING", &v, 1, v->loc),
+                            clause_int(p, absent, loc)};
+    weir_sql_expr *entry = synth_call(p, "JSON_OBJECTAGG_ENTRY", ea, 3, loc);
+    weir_sql_expr *agg = synth_call(p, "COLLECT", &entry, 1, loc);
+    if (is_kw(p, WEIR__SQL_KW_FILTER)) {
+        parser_advance(p);
+        expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+        expect_kw(p, WEIR__SQL_KW_WHERE);
+        agg->u.call.filter = parse_expr(p, PREC_MIN);
+        expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+    }
+    if (is_kw(p, WEIR__SQL_KW_OVER))
+        parser_fail_at(p, cur(p)->loc, "JSON_OBJECTAGG is not supported in OVER windows (as in Flink)");
+    return synth_call(p, "JSON_OBJECTAGG_OBJECT", &agg, 1, loc);
+}
+
+/*
  * JSON_VALUE(json, path [RETURNING type] [beh ON EMPTY] [beh ON ERROR]),
  * JSON_QUERY(json, path [wrapper] [beh ON EMPTY] [beh ON ERROR]) and
  * JSON_EXISTS(json, path [beh ON ERROR]); the clauses become trailing
@@ -1330,7 +1373,7 @@ static weir_sql_expr *parse_json_call(parser *p, weir_sql_name name)
     weir_sql_loc loc = name.loc;
     vec args = {0};
     if (!strcasecmp(fn, "JSON_OBJECTAGG"))
-        parser_fail_at(p, loc, "%s is not supported yet", fn);
+        return parse_json_objectagg(p, loc);
     if (!strcasecmp(fn, "JSON_ARRAYAGG"))
         return parse_json_arrayagg(p, loc);
     if (!strcasecmp(fn, "JSON_OBJECT") || !strcasecmp(fn, "JSON_ARRAY"))
