@@ -1184,6 +1184,9 @@ static int objagg_entry_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint3
             continue;
         if (a[0].nulls && a[0].nulls[i])
             return weir__x_fail(cx, i, "JSON_OBJECTAGG: the key is NULL");
+        xstr key = ((const xstr *)a[0].data)[i];
+        if (key.len && memchr(key.ptr, 0, key.len))
+            return weir__x_fail(cx, i, "JSON_OBJECTAGG: a key with the character U+0000 is not supported");
         bool vnull = a[1].nulls && a[1].nulls[i];
         if (vnull && e->p0) {
             x_setnull(cx, out, i);

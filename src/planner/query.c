@@ -1149,6 +1149,7 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
     as->gs_expr = gs.gs_expr;
     as->gs_text = gs.gs_text;
     as->gs_in = gs.gs_in;
+    as->gs_group_id = gs.gs_group_id;
     as->n_gs = gs.n_gs;
     as->gs_force = gs.gs_force;
     as->in = in;
@@ -2344,6 +2345,10 @@ static int plan_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, rel *out
             }
         }
     }
+    /* each set's membership, to number the repeats of a set (GROUP_ID()) */
+    bool *seen = plan_alloc(pc, (size_t)n_sets * (n_all ? n_all : 1) * sizeof *seen);
+    if (!seen)
+        return WEIR_ENOMEM;
     for (uint32_t s = 0; s < n_sets; s++) {
         weir_sql_select b = *sel;
         b.group_by = plan_alloc(pc, (sets[s].n + 1) * sizeof *b.group_by);
@@ -2361,11 +2366,17 @@ static int plan_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, rel *out
                 gs_in[k] = !strcasecmp(gs_text[k], t);
             }
         }
+        /* GROUP_ID(): how many earlier sets group the same expressions (Calcite's numbering of repeats) */
+        int64_t group_id = 0;
+        memcpy(seen + (size_t)s * n_all, gs_in, n_all * sizeof *seen);
+        for (uint32_t t = 0; t < s; t++)
+            group_id += !memcmp(seen + (size_t)t * n_all, gs_in, n_all * sizeof *seen);
         agg_scope as;
         memset(&as, 0, sizeof as);
         as.gs_expr = gs_expr;
         as.gs_text = gs_text;
         as.gs_in = gs_in;
+        as.gs_group_id = group_id;
         as.n_gs = n_all;
         as.gs_force = true;
         rc = plan_select_in(pc, &b, &as, &rels[s]);
