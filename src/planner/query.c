@@ -886,7 +886,19 @@ int plan_agg_call_args(plan_ctx *pc, agg_call *c, bool *has_arg)
             return plan_error(pc, call->loc, WEIR_EINVAL, "%s needs an argument", c->fn);
         return 0;
     }
-    if (!strncmp(c->fn, "APPROX_PERCENTILE", 17)) { /* also APPROX_PERCENTILE_DISTINCT */
+    if (!strncmp(c->fn, "PERCENTILE", 10)) { /* also PERCENTILE_DISTINCT */
+        const weir_sql_expr *pa = call->u.call.n_args >= 2 ? call->u.call.args[1] : NULL;
+        if (call->u.call.n_args == 3)
+            return plan_error(pc, call->u.call.args[2]->loc, WEIR_EUNSUPPORTED,
+                              "PERCENTILE with a frequency argument is not supported");
+        if (call->u.call.n_args != 2 || pa->kind != WEIR_SQL_EXPR_LITERAL ||
+            (pa->u.lit.kind != WEIR_SQL_LIT_INTEGER && pa->u.lit.kind != WEIR_SQL_LIT_DECIMAL &&
+             pa->u.lit.kind != WEIR_SQL_LIT_DOUBLE))
+            return plan_error(pc, call->loc, WEIR_EUNSUPPORTED,
+                              "PERCENTILE(value, percentage) needs a numeric literal percentage (an ARRAY of "
+                              "percentages is not supported)");
+        c->param = pa->u.lit.f64 ? pa->u.lit.f64 : (double)pa->u.lit.i64;
+    } else if (!strncmp(c->fn, "APPROX_PERCENTILE", 17)) { /* also APPROX_PERCENTILE_DISTINCT */
         if (call->u.call.n_args != 2 || call->u.call.args[1]->kind != WEIR_SQL_EXPR_LITERAL)
             return plan_error(pc, call->loc, WEIR_EINVAL, "APPROX_PERCENTILE(value, fraction) needs a literal fraction");
         c->param = call->u.call.args[1]->u.lit.f64 ? call->u.call.args[1]->u.lit.f64
@@ -939,7 +951,7 @@ int plan_agg_distinct_name(plan_ctx *pc, const weir_sql_expr *call, char *fn, si
 {
     static const char *const over_distinct[] = {"SUM",        "SUM0",     "AVG",         "VAR_POP",
                                                 "VAR_SAMP",   "VARIANCE", "STDDEV_POP",  "STDDEV_SAMP",
-                                                "STDDEV",     "APPROX_PERCENTILE", "COLLECT", NULL};
+                                                "STDDEV",     "APPROX_PERCENTILE", "COLLECT", "PERCENTILE", NULL};
     if (!strcmp(fn, "COUNT")) {
         snprintf(fn, fn_size, "COUNT_DISTINCT");
         return 0;
