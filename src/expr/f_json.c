@@ -808,9 +808,49 @@ static int bind_value(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint
 
 /* ---- JSON_QUERY ---- */
 
+/*
+ * RETURNING ARRAY<STRING>: the JSON array text in b (compact, as j_write
+ * writes it) as an ARRAY<STRING> into ab: a string element is its value, a
+ * null element NULL, any other element its JSON text. false when b holds
+ * no array (an object: the row is NULL).
+ */
+static bool query_array(ecx *cx, const weir_buf *b, weir_buf *ab, int *rc)
+{
+    const char *p = (const char *)b->data, *e = p + b->len;
+    weir_buf_clear(ab);
+    if (!b->len || *p != '[')
+        return false;
+    uint32_t cnt = 0;
+    for (const char *q = j_ws(p + 1, e); q < e && *q != ']'; cnt++) {
+        q = j_ws(j_value(q, e, 0), e);
+        if (q < e && *q == ',')
+            q = j_ws(q + 1, e);
+    }
+    weir_type st = tmake(WEIR_TYPE_STRING, true);
+    *rc = weir_nv_put_count(ab, cnt);
+    for (const char *q = j_ws(p + 1, e); !*rc && q < e && *q != ']';) {
+        const char *end = j_value(q, e, 0);
+        if (*q == '"') {
+            xstr u;
+            *rc = j_unescape(cx, q, e, &u) ? WEIR_ENOMEM : weir_nv_put(ab, st, u.ptr, u.len);
+        } else if (j_word(q, e, "null")) {
+            *rc = weir_nv_put_null(ab);
+        } else {
+            *rc = weir_nv_put(ab, st, q, (uint32_t)(end - q));
+        }
+        q = j_ws(end, e);
+        if (q < e && *q == ',')
+            q = j_ws(q + 1, e);
+    }
+    return true;
+}
+
 static int query_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
-    int wrapper = (int)(e->p0 & 0xF), empty_mode = (int)((e->p0 >> 4) & 0xF), error_mode = (int)e->p1;
+    int wrapper = (int)(e->p0 & 0x3), empty_mode = (int)((e->p0 >> 4) & 0xF), error_mode = (int)e->p1;
+    bool as_array = (e->p0 & 0x4) != 0;
+    weir_buf ab;
+    weir_buf_init(&ab);
     weir_buf b;
     weir_buf_init(&b);
     int rc = 0;
@@ -857,6 +897,15 @@ static int query_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, 
             }
             weir_buf_put(&b, mode == 3 ? "[]" : "{}", 2);
         }
+        if (as_array) {
+            if (!query_array(cx, &b, &ab, &rc)) {
+                x_setnull(cx, out, i);
+                continue;
+            }
+            if (rc || (rc = weir__x_put_buf(cx, out, i, &ab)))
+                break;
+            continue;
+        }
         char *o = x_str(cx, b.len);
         if (!o) {
             rc = weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
@@ -866,6 +915,9 @@ static int query_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, 
         ((xstr *)out->data)[i] = (xstr){o, (uint32_t)b.len};
     }
     weir_buf_fini(&b);
+    weir_buf_fini(&ab);
+    if (rc == WEIR_ENOMEM)
+        return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
     return rc;
 }
 
@@ -882,7 +934,10 @@ static int bind_query(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint
     int rc = need_json_args(a, f, args, 2, 2, err);
     if (rc)
         return rc;
-    *out = weir__call_node(a, f, args, 2, tmake(WEIR_TYPE_STRING, true), query_kernel, F_MAYNULL);
+    weir_type rt = tmake(WEIR_TYPE_STRING, true);
+    if ((wrapper & 4) && weir_type_array(tmake(WEIR_TYPE_STRING, true), true, &rt))
+        return nomem_b(err);
+    *out = weir__call_node(a, f, args, 2, rt, query_kernel, F_MAYNULL);
     if (!*out)
         return nomem_b(err);
     (*out)->p0 = wrapper | (empty_mode << 4);

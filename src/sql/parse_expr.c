@@ -9,6 +9,7 @@
  * patterns and ESCAPE are parsed at the additive level, so
  * `a BETWEEN b AND c AND d` is `(a BETWEEN b AND c) AND d`.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -1415,11 +1416,22 @@ static weir_sql_expr *parse_json_call(parser *p, weir_sql_name name)
             }
         }
     } else { /* JSON_QUERY */
-        int wrapper = 0;
+        int wrapper = 0, as_array = 0;
         if (accept_word(p, "RETURNING")) {
-            if (!accept_word(p, "STRING") && !accept_word(p, "VARCHAR"))
-                parser_fail_at(p, cur(p)->loc,
-                               "JSON_QUERY ... RETURNING supports only STRING");
+            /* STRING (the default) or ARRAY<STRING>: +4 on the wrapper argument */
+            uint32_t start = cur(p)->loc.offset;
+            weir_sql_loc tloc = cur(p)->loc;
+            parse_type(p);
+            char t[32];
+            size_t tn = 0;
+            for (uint32_t k = start; k < prev_end(p) && tn + 1 < sizeof t; k++)
+                if (p->src[k] != ' ' && p->src[k] != '\t' && p->src[k] != '\n')
+                    t[tn++] = (char)toupper((unsigned char)p->src[k]);
+            t[tn] = 0;
+            if (!strcmp(t, "ARRAY<STRING>") || !strcmp(t, "ARRAY<VARCHAR>") || !strcmp(t, "STRINGARRAY"))
+                as_array = 4;
+            else if (strcmp(t, "STRING") && strcmp(t, "VARCHAR"))
+                parser_fail_at(p, tloc, "JSON_QUERY ... RETURNING supports only STRING and ARRAY<STRING>");
         }
         if (accept_word(p, "WITHOUT")) {
             accept_word(p, "ARRAY");
@@ -1436,8 +1448,8 @@ static weir_sql_expr *parse_json_call(parser *p, weir_sql_name name)
         int mode[2] = {0, 0};
         weir_sql_expr *dflt[2] = {NULL, NULL};
         json_on_clauses(p, query_beh, mode, dflt);
-        if (wrapper || mode[0] || mode[1]) {
-            push_expr(p, &args, clause_int(p, wrapper, loc));
+        if (wrapper || as_array || mode[0] || mode[1]) {
+            push_expr(p, &args, clause_int(p, wrapper + as_array, loc));
             push_expr(p, &args, clause_int(p, mode[0], loc));
             push_expr(p, &args, clause_int(p, mode[1], loc));
         }
