@@ -319,17 +319,8 @@ static int add_zeros(weir_buf *m, int64_t prec)
 /* The digits of a DECIMAL's magnitude (all the unscaled ones; "0" for 0). */
 static void dec_digits(weir_i128 v, int scale, dnum *x)
 {
-    unsigned __int128 m = v < 0 ? (unsigned __int128)0 - (unsigned __int128)v : (unsigned __int128)v;
-    char tmp[48];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + (int)(m % 10));
-        m /= 10;
-    } while (m);
-    for (int k = 0; k < n; k++)
-        x->d[k] = tmp[n - 1 - k];
-    x->nd = n;
-    x->exp = x->d[0] == '0' ? 0 : n - scale;
+    x->nd = (int)weir__dec_format(v < 0 ? -v : v, 0, x->d);
+    x->exp = x->d[0] == '0' ? 0 : x->nd - scale;
 }
 
 /* %e %f %g of a finite number's digits x (neg: its sign); `dec_scale` is

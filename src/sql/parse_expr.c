@@ -1274,6 +1274,21 @@ static weir_sql_expr *synth_call(parser *p, const char *s, weir_sql_expr **args,
     return finish(p, e);
 }
 
+/* After a JSON aggregate's ')': FILTER (WHERE c) onto the aggregate call
+ * agg; OVER is refused, as in Flink. */
+static void json_agg_tail(parser *p, weir_sql_expr *agg, const char *fn)
+{
+    if (is_kw(p, WEIR__SQL_KW_FILTER)) {
+        parser_advance(p);
+        expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+        expect_kw(p, WEIR__SQL_KW_WHERE);
+        agg->u.call.filter = parse_expr(p, PREC_MIN);
+        expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+    }
+    if (is_kw(p, WEIR__SQL_KW_OVER))
+        parser_fail_at(p, cur(p)->loc, "%s is not supported in OVER windows (as in Flink)", fn);
+}
+
 /*
  * JSON_ARRAYAGG(v [{NULL|ABSENT} ON NULL]) [FILTER (WHERE c)], at '(':
  * the JSON array of the values in arrival order, written as what it
@@ -1303,15 +1318,7 @@ static weir_sql_expr *parse_json_arrayagg(parser *p, weir_sql_loc loc)
     }
     weir_sql_expr *la[2] = {elem, clause_str(p, ",", 1, loc)};
     weir_sql_expr *agg = synth_call(p, "LISTAGG", la, 2, loc);
-    if (is_kw(p, WEIR__SQL_KW_FILTER)) {
-        parser_advance(p);
-        expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
-        expect_kw(p, WEIR__SQL_KW_WHERE);
-        agg->u.call.filter = parse_expr(p, PREC_MIN);
-        expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
-    }
-    if (is_kw(p, WEIR__SQL_KW_OVER))
-        parser_fail_at(p, cur(p)->loc, "JSON_ARRAYAGG is not supported in OVER windows (as in Flink)");
+    json_agg_tail(p, agg, "JSON_ARRAYAGG");
     weir_sql_expr *ca[2] = {agg, clause_str(p, "", 0, loc)};
     weir_sql_expr *parts[3] = {clause_str(p, "[", 1, loc), synth_call(p, "COALESCE", ca, 2, loc),
                                clause_str(p, "]", 1, loc)};
@@ -1349,15 +1356,7 @@ static weir_sql_expr *parse_json_objectagg(parser *p, weir_sql_loc loc)
                             clause_int(p, absent, loc)};
     weir_sql_expr *entry = synth_call(p, "JSON_OBJECTAGG_ENTRY", ea, 3, loc);
     weir_sql_expr *agg = synth_call(p, "COLLECT", &entry, 1, loc);
-    if (is_kw(p, WEIR__SQL_KW_FILTER)) {
-        parser_advance(p);
-        expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
-        expect_kw(p, WEIR__SQL_KW_WHERE);
-        agg->u.call.filter = parse_expr(p, PREC_MIN);
-        expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
-    }
-    if (is_kw(p, WEIR__SQL_KW_OVER))
-        parser_fail_at(p, cur(p)->loc, "JSON_OBJECTAGG is not supported in OVER windows (as in Flink)");
+    json_agg_tail(p, agg, "JSON_OBJECTAGG");
     return synth_call(p, "JSON_OBJECTAGG_OBJECT", &agg, 1, loc);
 }
 
