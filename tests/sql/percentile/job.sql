@@ -15,3 +15,10 @@ SELECT k, window_start, PERCENTILE(v, 0.3), PERCENTILE(DISTINCT v, 0.3), PERCENT
        PERCENTILE(d, 0.5)
 FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND))
 GROUP BY k, window_start, window_end;
+
+-- HOP windows of 10 s every 5 s (slices merged), over all keys, median:
+-- [-5 s, 5 s) and [0 s, 10 s): 0, 10, 10 -> 10.0; [5 s, 15 s): 1, 2, 4, 7
+-- -> 3.0; [10 s, 20 s): 1, 2, 4, 7, 8 -> 4.0; [15 s, 25 s): 8 -> 8.0.
+SELECT window_start, PERCENTILE(v, 0.5)
+FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND))
+GROUP BY window_start, window_end;
