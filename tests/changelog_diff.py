@@ -319,23 +319,27 @@ def gen_topn(rng, qid):
     col = rng.choice(["v", "s", "d", "ts_ms"])
     desc = rng.random() < 0.5
     nulls = rng.choice([None, None, "FIRST", "LAST"])
-    n = rng.randint(1, 4)
+    # up to 10 ranks: with the rank number a row shifts down one rank at a time and comes out
+    # once per rank it passes, whole (its strings and NULLs too), in output batches of 1, 7 or 1024
+    n = rng.randint(1, 4) if rng.random() < 0.7 else rng.randint(5, 10)
     with_rn = rng.random() < 0.5
     where = cond(rng) if rng.random() < 0.3 else None
     pw = "PARTITION BY %s " % part if part else ""
     order = "%s%s%s" % (col, " DESC" if desc else "", " NULLS " + nulls if nulls else "")
-    inner = "SELECT id, k, %s, ROW_NUMBER() OVER (%sORDER BY %s) AS rn FROM t%s" % (
-        col if col not in ("k",) else "v", pw, order, " WHERE " + where[0] if where else "")
-    q.weir = "SELECT id, k%s FROM (%s) WHERE rn <= %d" % (", rn" if with_rn else "", inner, n)
-    q.kinds = ["big", "str"] + (["big"] if with_rn else [])
+    inner = "SELECT id, k, s, %s, ROW_NUMBER() OVER (%sORDER BY %s) AS rn FROM t%s" % (
+        "v" if col == "s" else col, pw, order, " WHERE " + where[0] if where else "")
+    shown = "" if col == "s" else ", " + col
+    q.weir = "SELECT id, k, s%s%s FROM (%s) WHERE rn <= %d" % (shown, ", rn" if with_rn else "", inner, n)
+    q.kinds = (["big", "str", "str"] + ([] if col == "s" else [{"v": "int", "d": "dbl", "ts_ms": "big"}[col]]) +
+               (["big"] if with_rn else []))
     colkey = "ts" if col == "ts_ms" else col
 
     def expected(db, rows, where=where):
         passing = set(r[0] for r in db.execute(
             "SELECT id FROM t" + (" WHERE " + where[1] if where else "")))
         rs = [r for r in rows if r["id"] in passing]
-        return [[r["id"], r["k"]] + ([i] if with_rn else []) for r, i in
-                rank_rows(rs, part, colkey, desc, nulls, n)]
+        return [[r["id"], r["k"], r["s"]] + ([] if col == "s" else [r[colkey]]) + ([i] if with_rn else [])
+                for r, i in rank_rows(rs, part, colkey, desc, nulls, n)]
     q.expected = expected
     q.family = "topn"
     return q

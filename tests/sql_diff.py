@@ -49,7 +49,11 @@ nested spelling of them such as GROUPING SETS (ROLLUP(k)), with
 GROUPING(k): the oracle adds the rows of the set () grouped by the window
 alone), agg-filter (FILTER (WHERE ...) on aggregates, MIN/MAX(DISTINCT x)),
 agg-distinct (SUM/AVG/VAR_*/STDDEV_*/APPROX_PERCENTILE(DISTINCT x)),
-listagg (LISTAGG(s, ';'), compared as a multiset of the joined values).
+listagg (LISTAGG(s, ';'), compared as a multiset of the joined values),
+hint-options (some tables are declared over decoy.json, a third of the
+rows, and every query reads them through a view whose FROM carries
+OPTIONS('path' = 'in.json'): the oracle sees the rows of in.json, so a
+hint that did not replace the table's path gives other results).
 
 Runs on the shared differential driver (tests/support/diffrun.py): a job
 is its case; each failing query runs again alone.
@@ -601,12 +605,14 @@ def query_sql(q):
     """The job text of one query: [views], its sink table, its INSERT."""
     out = []
     src = q.table
-    if q.computed or q.view_where is not None:
+    hinted = getattr(q, "hinted", False)
+    if q.computed or q.view_where is not None or hinted:
         src = "v%d" % q.qid
         items = ", ".join(["id", "k", "ts", "v", "d", "m", "s"] +
                           ["%s AS %s" % (e.weir, name) for name, e in q.computed])
         where = "" if q.view_where is None else " WHERE " + q.view_where.weir
-        out.append("CREATE VIEW %s AS SELECT %s FROM %s%s;" % (src, items, q.table, where))
+        hint = " /*+ OPTIONS('path' = 'in.json') */" if hinted else ""
+        out.append("CREATE VIEW %s AS SELECT %s FROM %s%s%s;" % (src, items, q.table, hint, where))
     tvf = window_sql(q.win, src, q.keyed, q.offset, q.millis)
     keyc = ["k"] if q.keyed else []
     sel = keyc + ["window_start AS ws", "window_end AS we"]
@@ -876,7 +882,7 @@ def fmt_row(kinds, vals):
 
 ALL_FEATS = {"view", "where", "having", "cascade", "late", "group-window-time",
              "offset", "legacy", "millisecond", "late-columns", "grouping-sets", "agg-filter",
-             "agg-distinct", "listagg"}
+             "agg-distinct", "listagg", "hint-options"}
 
 
 class Job:
@@ -902,6 +908,12 @@ def gen_job(seed, index, feats, max_queries):
                  for i in range(rng.randint(1, max_queries))]
     # table.optimizer.agg-phase-strategy: two-phase aggregation must not change a result
     j.phase = rng.choice([None, "AUTO", "ONE_PHASE", "TWO_PHASE", "TWO_PHASE"])
+    # tables over decoy.json that the queries read through an OPTIONS hint giving in.json
+    j.hinted = set()
+    if "hint-options" in feats and rng.random() < 0.4:
+        j.hinted = {name for name, _ in j.tables if rng.random() < 0.7}
+    for q in j.queries:
+        q.hinted = q.table in j.hinted
     return j
 
 
@@ -920,7 +932,8 @@ def job_sql(j, queries):
         out.append("CREATE TABLE %s (id BIGINT, k STRING, ts_ms BIGINT, v INT, d DOUBLE, "
                    "m DECIMAL(10,2), s STRING, ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), "
                    "WATERMARK FOR ts AS %s) WITH ('connector' = 'filesystem', "
-                   "'path' = 'in.json', 'format' = 'json');" % (name, wm))
+                   "'path' = '%s', 'format' = 'json');"
+                   % (name, wm, "decoy.json" if name in getattr(j, "hinted", ()) else "in.json"))
     if j.late_table:
         cols = "id BIGINT, k STRING, v INT, " if j.late_cols else ""
         out.append("CREATE TABLE late (%s`watermark` TIMESTAMP(3), lateness_ms BIGINT) "
@@ -942,6 +955,10 @@ def write_job(j, queries, folder, sql=job_sql):
     with open(os.path.join(folder, "in.json"), "w") as f:
         for r in j.rows:
             f.write(json_line(r) + "\n")
+    if getattr(j, "hinted", None):
+        with open(os.path.join(folder, "decoy.json"), "w") as f:
+            for r in j.rows[: len(j.rows) // 3]:
+                f.write(json_line(r) + "\n")
     with open(os.path.join(folder, "run.sh"), "w") as f:
         f.write("#!/bin/sh\n# run from this folder: sh run.sh path/to/weir\n"
                 "exec \"${1:-weir}\" run job.sql -D parallelism.default=%d -D weir.batch-size=%d\n"

@@ -208,8 +208,10 @@ def twos(n, base):
 def unhex(h):
     if h is None:
         return None
-    if len(h) % 2:
-        h = "0" + h
+    if len(h) % 2:  # the odd first digit is checked, then read as 0
+        if not re.fullmatch(r"[0-9A-Fa-f]", h[0]):
+            return None
+        h = "00" + h[1:]
     try:
         if not re.fullmatch(r"[0-9A-Fa-f]*", h):
             return None
@@ -308,7 +310,7 @@ def run_job(case):
     col("tr", "STRING", "TRANSLATE(s, %s, %s)" % (sql_str(f_from), "CAST(NULL AS STRING)" if f_to is None
                                                    else sql_str(f_to)))
     col("si", "STRING", "SUBSTRING_INDEX(s, d, c)")
-    col("el", "STRING", "ELT(MOD(ABS(a), 3) + 1, s, r, d)")
+    col("el", "STRING", "ELT(MOD(ABS(a), 5), s, r, d)")  # 0 and 4: out of range, NULL
     col("ch", "STRING", "CHR(big)")
     col("ia", "BOOLEAN", "IS_ALPHA(s)")
     col("idg", "BOOLEAN", "IS_DIGIT(num)")
@@ -354,7 +356,7 @@ def run_job(case):
             "ov3": overlay(s, r["r"], r["a"], None if r["r"] is None else len(r["r"])),
             "tr": translate(s, f_from, f_to),
             "si": substring_index(s, r["d"], r["c"]),
-            "el": None if r["a"] is None else [s, r["r"], r["d"]][abs(r["a"]) % 3],
+            "el": None if r["a"] is None else [None, s, r["r"], r["d"], None][abs(r["a"]) % 5],
             "ch": None if r["big"] is None else ("" if r["big"] < 0 else chr(r["big"] & 0xFF)),
             "ia": s is not None and is_alpha(s),
             "idg": r["num"] is not None and is_digit(r["num"]),

@@ -877,6 +877,49 @@ Test(join, bounded_join_drops_rows_the_other_side_can_no_longer_reach, .timeout 
 }
 
 /*
+ * A bounded join lists a key in an expiry bucket once per stored row, and
+ * drains each key once per bucket: 600 keys with three rows each,
+ * interleaved (so no listing repeats the one before it), all expire at
+ * W = 1000; the even keys also have a row of the next bucket (2000), which
+ * must survive the first drain. Every left row gone is counted once, and
+ * the right rows that come after a drain find only what must be left.
+ */
+Test(join, bounded_join_drains_each_listed_key_once_per_bucket, .timeout = 120)
+{
+    ij x;
+    weir_join_config jc = {.type = WEIR_JOIN_INNER, .bounded = {true, false}, .bound_col = {1, 0},
+                           .bound_off = {10, 0}, .bound_step_ms = 1000};
+    ij_start_cfg(&x, jc, "Join");
+    for (int64_t rep = 0; rep < 3; rep++)
+        for (int64_t k = 1; k <= 600; k++)
+            ij_row(&x, L, k, 100 + rep);
+    for (int64_t k = 2; k <= 600; k += 2)
+        ij_row(&x, L, k, 1500);
+    ij_row(&x, R, 9999, 1200); /* W = 1200: bucket 1000 (bounds 110..112) is drained */
+    cr_assert(th_collect_wait_watermark(x.sink, 1200, GUARD_MS));
+    cr_assert_eq(th_metric(x.job, "*expired_rows"), 1800);
+    for (int64_t k = 1; k <= 600; k++)
+        ij_row(&x, R, k, 1300); /* only the even keys' rows at 1500 are left to match */
+    cr_assert(th_collect_wait_count(x.sink, 300, GUARD_MS));
+    ij_row(&x, L, 9998, 3000);
+    ij_row(&x, R, 9998, 3000); /* W = 3000: bucket 2000 (bound 1510) is drained */
+    cr_assert(th_collect_wait_count(x.sink, 301, GUARD_MS));
+    cr_assert(th_collect_wait_watermark(x.sink, 3000, GUARD_MS));
+    cr_assert_eq(th_metric(x.job, "*expired_rows"), 2100);
+    for (int64_t k = 1; k <= 600; k++)
+        ij_row(&x, R, k, 3100); /* no left row of these keys is left */
+    th_source_end_all(x.src[L]);
+    th_source_end_all(x.src[R]);
+    cr_assert_eq(weir_job_wait(x.job), 0, "%s", weir_job_error(x.job));
+    cr_assert_eq(th_collect_count(x.sink), 301);
+    const char *out = th_collect_text(x.sink, true);
+    cr_assert(strstr(out, "+I 2,1500,2,1300\n") && strstr(out, "+I 600,1500,600,1300\n") &&
+                  strstr(out, "+I 9998,3000,9998,3000\n") && !strstr(out, ",3100\n"),
+              "%s", out);
+    ij_destroy(&x);
+}
+
+/*
  * A bounded join's rows survive a checkpoint and are still dropped after a
  * restore at another parallelism: eight left rows of distinct keys (bound
  * 110, the shape of q7's distinct prices) are stored when the checkpoint is

@@ -668,7 +668,8 @@ static char *sorted_lines(char **rows, size_t n)
  * values; with the default (60 min, as Flink's filesystem lookup source)
  * every row sees the old ones.
  */
-static char *lookup_run(const char *ttl_option)
+/* hint: an OPTIONS hint after the lookup table's name, or "". */
+static char *lookup_run_hinted(const char *ttl_option, const char *hint)
 {
     char dir[] = "/tmp/weir-lookup-XXXXXX";
     cr_assert(mkdtemp(dir));
@@ -679,8 +680,8 @@ static char *lookup_run(const char *ttl_option)
              "CREATE TABLE rates (k BIGINT, v STRING) WITH ('connector' = 'filesystem', 'path' = '%s',\n"
              "  'format' = 'csv'%s);\n" SOURCE_DDL
              "SELECT s.id, r.v FROM (SELECT id, PROCTIME() AS pt FROM src) s\n"
-             "JOIN rates FOR SYSTEM_TIME AS OF s.pt AS r ON s.id %% 2 = r.k;\n",
-             path, ttl_option);
+             "JOIN rates %s FOR SYSTEM_TIME AS OF s.pt AS r ON s.id %% 2 = r.k;\n",
+             path, ttl_option, hint);
     weir_manual_clock *mc = weir_manual_clock_create(1000);
     sql_run r;
     run_start(&r, sql, mc, 1);
@@ -695,6 +696,8 @@ static char *lookup_run(const char *ttl_option)
     rmdir(dir);
     return out;
 }
+
+static char *lookup_run(const char *ttl_option) { return lookup_run_hinted(ttl_option, ""); }
 
 Test(sql_proctime, lookup_table_is_read_again_after_its_ttl, .timeout = 120)
 {
@@ -714,10 +717,117 @@ Test(sql_proctime, lookup_table_is_read_again_after_its_ttl, .timeout = 120)
     free(got);
     free(want);
 
+    /* the TTL from an OPTIONS hint on the lookup table, replacing the table's own */
+    n = lookup_rows(rows, 0, 0, 10, "old0", "old1");
+    n = lookup_rows(rows, n, 10, 30, "new0", "new1");
+    want = sorted_lines(rows, n);
+    got = lookup_run_hinted(", 'lookup.join.cache.ttl' = '1 h'", "/*+ OPTIONS('lookup.join.cache.ttl' = '5 s') */");
+    cr_assert_str_eq(got, want, "the hinted TTL applies");
+    free(got);
+    free(want);
+
     expect_plan_error("CREATE TABLE t (k BIGINT, v STRING) WITH ('connector' = 'filesystem', 'path' = 'x.csv',\n"
                       "  'format' = 'csv', 'lookup.join.cache.ttl' = 'soon');\n"
                       "CREATE TABLE s (id BIGINT, pt AS PROCTIME()) WITH ('connector' = 'datagen', "
                       "'number-of-rows' = '1');\n"
                       "SELECT s.id, t.v FROM s JOIN t FOR SYSTEM_TIME AS OF s.pt ON s.id = t.k;\n",
                       "bad.sql:2:47: error: invalid lookup.join.cache.ttl 'soon'");
+}
+
+/* ---- STATE_TTL hints: per input of a regular join, and of a group aggregation ---- */
+
+/*
+ * Two copies of src (a and b), joined on id % 10: each batch (ids 0-9 at
+ * 1 s, 10-19 at 10 s, 20-29 at 25 s) holds one row of each key per side.
+ * Without a TTL every pair of a key joins (90 rows). With the rows of a
+ * living 5 s, a row of a is gone when the next batch comes (9 s and 15 s
+ * later), while b's rows stay: a pair joins when a's row came in the same
+ * batch as b's or later (60 rows). The hint wins over table.exec.state.ttl
+ * for the input it names.
+ */
+static char *join_ttl_run(const char *set, const char *hint, double first, double second)
+{
+    char sql[2048];
+    snprintf(sql, sizeof sql,
+             "%s" SOURCE_DDL
+             "CREATE TABLE src2 (id BIGINT, ts AS TO_TIMESTAMP_LTZ(id * 1000, 3), WATERMARK FOR ts AS ts) WITH (\n"
+             "  'connector' = 'datagen', 'rows-per-second' = '10',\n"
+             "  'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '29');\n"
+             "SELECT %s a.id, b.id FROM src a JOIN src2 b ON a.id %% 10 = b.id %% 10;\n",
+             set, hint);
+    weir_manual_clock *mc = weir_manual_clock_create(1000);
+    sql_run r;
+    run_start(&r, sql, mc, 1);
+    cr_assert(wait_for(r.job, -1e300, first), "the first batch did not join");
+    weir_manual_clock_set(mc, 10000);
+    cr_assert(wait_for(r.job, -1e300, second), "the second batch did not join");
+    weir_manual_clock_set(mc, 25000);
+    char *out = run_finish(&r);
+    weir_manual_clock_destroy(mc);
+    return out;
+}
+
+/* The pairs (a, b) of a key whose batches satisfy keep(batch of a, batch of b), as sorted lines. */
+static char *join_pairs(bool a_expires)
+{
+    char *rows[128];
+    size_t n = 0;
+    for (int a = 0; a < 30; a++)
+        for (int b = a % 10; b < 30; b += 10)
+            if (!a_expires || a / 10 >= b / 10) {
+                char line[64];
+                snprintf(line, sizeof line, "+I[%d, %d]", a, b);
+                rows[n++] = strdup(line);
+            }
+    return sorted_lines(rows, n);
+}
+
+Test(sql_proctime, state_ttl_hint_per_join_input, .timeout = 120)
+{
+    char *all = join_pairs(false), *kept = join_pairs(true);
+    char *got = join_ttl_run("", "", 10, 40);
+    cr_assert_str_eq(got, all, "without a TTL every pair joins");
+    free(got);
+    got = join_ttl_run("", "/*+ STATE_TTL('a' = '5 s') */", 10, 30);
+    cr_assert_str_eq(got, kept, "a's rows expire");
+    free(got);
+    got = join_ttl_run("SET 'table.exec.state.ttl' = '5 s';\n", "/*+ STATE_TTL('B' = '1 h') */", 10, 30);
+    cr_assert_str_eq(got, kept, "b's hinted TTL replaces table.exec.state.ttl, a keeps it");
+    free(got);
+    free(all);
+    free(kept);
+}
+
+/*
+ * COUNT(*) per id % 10 over the three batches: with the aggregation's state
+ * living 5 s each batch finds its key's count gone and starts again (+I 1),
+ * as Flink's group aggregation does when its state expired.
+ */
+Test(sql_proctime, state_ttl_hint_on_group_aggregation, .timeout = 120)
+{
+    const char *sql = SOURCE_DDL "SELECT /*+ STATE_TTL('src' = '5 s') */ id % 10, COUNT(*) FROM src GROUP BY id % 10;\n";
+    weir_manual_clock *mc = weir_manual_clock_create(1000);
+    sql_run r;
+    run_start(&r, sql, mc, 1);
+    cr_assert(wait_for(r.job, -1e300, 10), "the first batch was not counted");
+    weir_manual_clock_set(mc, 10000);
+    cr_assert(wait_for(r.job, -1e300, 20), "the second batch was not counted");
+    weir_manual_clock_set(mc, 25000);
+    char *got = run_finish(&r);
+    weir_manual_clock_destroy(mc);
+    char *rows[32];
+    size_t n = 0;
+    for (int b = 0; b < 3; b++)
+        for (int k = 0; k < 10; k++) {
+            char line[64];
+            snprintf(line, sizeof line, "+I[%d, 1]", k);
+            rows[n++] = strdup(line);
+        }
+    char *want = sorted_lines(rows, n);
+    cr_assert_str_eq(got, want);
+    free(got);
+    free(want);
+
+    expect_plan_error(SOURCE_DDL "SELECT /*+ STATE_TTL('x' = '1 d') */ id % 10, COUNT(*) FROM src GROUP BY id % 10;\n",
+                      "STATE_TTL names 'x', which is not an input table or view");
 }

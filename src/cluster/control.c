@@ -1656,6 +1656,9 @@ static int read_log_to(weir__control *c, bool own, bool full, int64_t *hi_io,
                 "retention, or the job a new one",
                 c->topic, (long long)lo);
         c->start_from = next;
+        /* (the read on gets its own 30 s: where no summary was usable the
+         * search back has already read the whole log once) */
+        deadline = now_ms() + 30000;
         if ((rc = seek_log(c, next, err)))
             return rc;
     }

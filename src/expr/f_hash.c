@@ -94,10 +94,12 @@ static int hash_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
                 return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
             uint32_t k = 0, m = 0;
             bool bad = false;
+            /* Flink: the pairs are read from the end; an odd first digit
+             * is checked, then dropped for a zero byte (UNHEX('ABC') is
+             * 0x00 0xBC) */
             if (s.len & 1) {
-                int v = weir__hex_value(s.ptr[0]);
-                bad = v < 0;
-                o[m++] = (uint8_t)v;
+                bad = weir__hex_value(s.ptr[0]) < 0;
+                o[m++] = 0;
                 k = 1;
             }
             for (; k < s.len && !bad; k += 2) {

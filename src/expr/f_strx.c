@@ -768,11 +768,8 @@ static int strx_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
             }
             int64_t k = a[0].type.id == WEIR_TYPE_BIGINT ? ((const int64_t *)a[0].data)[i]
                                                           : ((const int32_t *)a[0].data)[i];
-            if (k < 1 || k >= (int64_t)e->n_args) {
-                rc = weir__x_fail(cx, i, "ELT: index %lld is out of range [1, %u]", (long long)k, e->n_args - 1);
-                break;
-            }
-            if (null_at(&a[k], i))
+            /* Flink: NULL for an index outside [1, n] */
+            if (k < 1 || k >= (int64_t)e->n_args || null_at(&a[k], i))
                 x_setnull(cx, out, i);
             else
                 ((xstr *)out->data)[i] = str_at(&a[k], i);
@@ -910,7 +907,7 @@ static int bind_strx(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint3
         weir_type_id t;
         if (n < 2 || !int_arg(a, args, 0, err) || !same_text(a, args, 1, n, &t, err))
             return err->code ? err->code : weir__bad_args(f, args, n, err);
-        rt = tmake(t, weir__any_nullable(args, n));
+        rt = tmake(t, true); /* an index out of range gives NULL */
         flags = 0;
         break;
     }

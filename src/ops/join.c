@@ -47,11 +47,12 @@
  * The drops are not keyed timers (one per stored row when the keys are
  * distinct, as q7's prices: most of the operator's time went to the timer
  * service) but per-subtask expiry buckets: per side, the keys whose rows
- * expire by the multiple of bound_step_ms a bucket stands for, each key
- * once (a price shared by thousands of bids is scanned once a step). When
- * the watermark reaches a bucket's time the rows of its keys expired by
- * then are dropped, before the watermark goes on: exactly what the timers
- * did. Buckets are not checkpointed: a restore (at any parallelism, the
+ * expire by the multiple of bound_step_ms a bucket stands for, appended
+ * once per stored row (no lookup per row) and made unique when the bucket
+ * is drained (a price shared by thousands of bids is scanned once a step).
+ * When the watermark reaches a bucket's time the rows of its keys expired
+ * by then are dropped, before the watermark goes on: exactly what the
+ * timers did. Buckets are not checkpointed: a restore (at any parallelism, the
  * rows come by key group) rebuilds them from the stored rows, whose time
  * the map value holds.
  * Per batch the join hashes every row's key first and, a few rows ahead of
@@ -93,13 +94,14 @@ typedef struct cand_ref {
 } cand_ref;
 
 /* Keys of one side whose rows expire by `ts` (bounded joins). keys: per
- * key, u64 hash, u32 length, the key bytes; each key once (set: an open
- * addressing table of entry offsets + 1, 0 empty, at most half full). */
+ * listing, u64 hash, u32 length, the key bytes, appended as rows are
+ * stored: a key is listed once per stored row (only a repeat of the last
+ * listing is skipped), so listing one costs no lookup; the listings are
+ * made unique when the bucket is drained (drain_keys). */
 typedef struct exp_bucket {
     weir_ts ts;
     weir_buf keys;
-    uint64_t *set;
-    uint32_t set_cap, n_keys; /* set_cap: a power of two */
+    size_t last; /* offset of the last listing + 1; 0: none */
 } exp_bucket;
 
 typedef struct exp_queue {
@@ -166,10 +168,10 @@ static int join_create(void *arg, const weir_op_info *info, void **out_op)
 static int join_open(void *op, weir_op_ctx *ctx)
 {
     join_op *j = op;
-    int64_t ttl = j->conf->cfg.state_ttl_ms;
+    const weir_join_config *c = &j->conf->cfg;
     const weir_state_desc desc[2] = {
-        {.name = "join-left", .kind = WEIR_STATE_MAP, .ttl_ms = ttl},
-        {.name = "join-right", .kind = WEIR_STATE_MAP, .ttl_ms = ttl}};
+        {.name = "join-left", .kind = WEIR_STATE_MAP, .ttl_ms = c->state_ttl_ms},
+        {.name = "join-right", .kind = WEIR_STATE_MAP, .ttl_ms = c->right_ttl ? c->right_state_ttl_ms : c->state_ttl_ms}};
     int rc = weir__join_core_open(&j->core, ctx, j->conf->cfg.n_out, desc);
     if (rc)
         return rc;
@@ -191,7 +193,6 @@ static void join_close(void *op)
     for (int s = 0; s < 2; s++) {
         for (uint32_t i = 0; i < j->expq[s].n; i++) {
             weir_buf_fini(&j->expq[s].b[i].keys);
-            weir_free(j->expq[s].b[i].set);
         }
         weir_free(j->expq[s].b);
     }
@@ -230,39 +231,12 @@ static weir_ts row_expiry(const weir_join_config *c, int s, int64_t t)
     return t + off;
 }
 
-/* A key's first slot in a set of cap slots (the key group comes from the
- * hash's bits too, so they are mixed: one subtask's keys share those). */
-static uint32_t set_slot(uint64_t hash, uint32_t cap)
-{
-    return (uint32_t)((hash * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
-}
-
-/* Grows the bucket's key set to twice its size (or 64 slots). */
-static int bucket_grow(exp_bucket *b)
-{
-    uint32_t cap = b->set_cap ? b->set_cap * 2 : 64;
-    uint64_t *set = weir_calloc(cap, sizeof *set);
-    if (!set)
-        return WEIR_ENOMEM;
-    for (uint32_t i = 0; i < b->set_cap; i++) {
-        if (!b->set[i])
-            continue;
-        uint64_t h;
-        memcpy(&h, b->keys.data + b->set[i] - 1, 8);
-        uint32_t k = set_slot(h, cap);
-        while (set[k])
-            k = (k + 1) & (cap - 1);
-        set[k] = b->set[i];
-    }
-    weir_free(b->set);
-    b->set = set;
-    b->set_cap = cap;
-    return 0;
-}
-
 /*
- * Lists the key (bytes and hash) in side s's bucket of time ts, unless it
- * is listed there already.
+ * Lists the key (bytes and hash) in side s's bucket of time ts. Listings
+ * are appended, one per stored row (a repeat of the bucket's last listing
+ * is skipped): a set of the keys listed so far made every listing a cache
+ * miss when the keys are many (q7's prices), and most buckets of a run at
+ * the reference rate are never drained (the end of the input drops no row).
  */
 static int expq_add(join_op *j, int s, weir_ts ts, const void *key, uint32_t klen, uint64_t hash)
 {
@@ -288,14 +262,8 @@ static int expq_add(join_op *j, int s, weir_ts ts, const void *key, uint32_t kle
         *b = (exp_bucket){.ts = ts};
         weir_buf_init(&b->keys);
     }
-    if ((b->n_keys + 1) * 2 > b->set_cap) {
-        int rc = bucket_grow(b);
-        if (rc)
-            return rc;
-    }
-    uint32_t k = set_slot(hash, b->set_cap);
-    for (; b->set[k]; k = (k + 1) & (b->set_cap - 1)) {
-        const uint8_t *e = b->keys.data + b->set[k] - 1;
+    if (b->last) {
+        const uint8_t *e = b->keys.data + b->last - 1;
         uint64_t eh;
         uint32_t el;
         memcpy(&eh, e, 8);
@@ -306,22 +274,92 @@ static int expq_add(join_op *j, int s, weir_ts ts, const void *key, uint32_t kle
     size_t at = b->keys.len;
     if (weir_buf_put(&b->keys, &hash, 8) || weir_buf_put(&b->keys, &klen, 4) || weir_buf_put(&b->keys, key, klen))
         return WEIR_ENOMEM;
-    b->set[k] = (uint64_t)at + 1;
-    b->n_keys++;
+    b->last = at + 1;
     return 0;
 }
 
-/* A prefetch hint for the slot of side s's bucket of time ts where the key
- * of hash `hash` would be listed (an insert into a set of many keys is a
- * cache miss otherwise). */
-static void expq_prefetch(const join_op *j, int s, weir_ts ts, uint64_t hash)
+/* A listing of a bucket being drained: its key's hash and offset. */
+typedef struct listing {
+    uint64_t hash;
+    size_t off;
+} listing;
+
+/*
+ * Sorts n listings by the high 32 bits of their hash (four passes of a
+ * byte radix sort through tmp): the listings of one key become adjacent,
+ * with at most the rare keys of the same 32 bits between them.
+ */
+static void sort_listings(listing *v, listing *tmp, size_t n)
 {
-    const exp_queue *q = &j->expq[s];
-    uint32_t i = q->n;
-    while (i > 0 && q->b[i - 1].ts > ts)
-        i--;
-    if (i > 0 && q->b[i - 1].ts == ts && q->b[i - 1].set_cap)
-        __builtin_prefetch(&q->b[i - 1].set[set_slot(hash, q->b[i - 1].set_cap)]);
+    for (int shift = 32; shift < 64; shift += 8) {
+        size_t cnt[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            cnt[((v[i].hash >> shift) & 0xff) + 1]++;
+        for (int d = 0; d < 256; d++)
+            cnt[d + 1] += cnt[d];
+        for (size_t i = 0; i < n; i++)
+            tmp[cnt[(v[i].hash >> shift) & 0xff]++] = v[i];
+        memcpy(v, tmp, n * sizeof *v);
+    }
+}
+
+/* Whether the listings at offsets a and b of keys name the same key. */
+static bool same_listing(const weir_buf *keys, size_t a, size_t b)
+{
+    const uint8_t *x = keys->data + a, *y = keys->data + b;
+    uint32_t xl, yl;
+    memcpy(&xl, x + 8, 4);
+    memcpy(&yl, y + 8, 4);
+    return !memcmp(x, y, 8) && xl == yl && !memcmp(x + 12, y + 12, xl);
+}
+
+/*
+ * The keys of bucket b, each once, into *out (listings, ascending by the
+ * high bits of their hash): sorted, then each listing kept unless an
+ * earlier one of its run of equal high bits names the same key.
+ */
+static int drain_keys(const exp_bucket *b, listing **out, size_t *n_out)
+{
+    size_t n = 0;
+    for (size_t off = 0; off < b->keys.len; n++) {
+        uint32_t klen;
+        memcpy(&klen, b->keys.data + off + 8, 4);
+        off += 12 + (size_t)klen;
+    }
+    *out = NULL;
+    *n_out = 0;
+    if (!n)
+        return 0;
+    listing *v = weir_malloc(2 * n * sizeof *v);
+    if (!v)
+        return WEIR_ENOMEM;
+    size_t i = 0;
+    for (size_t off = 0; off < b->keys.len; i++) {
+        uint32_t klen;
+        memcpy(&v[i].hash, b->keys.data + off, 8);
+        memcpy(&klen, b->keys.data + off + 8, 4);
+        v[i].off = off;
+        off += 12 + (size_t)klen;
+    }
+    sort_listings(v, v + n, n);
+    size_t kept = 0;
+    for (size_t run = 0; run < n;) {
+        size_t end = run + 1;
+        while (end < n && (v[end].hash >> 32) == (v[run].hash >> 32))
+            end++;
+        size_t first = kept;
+        for (size_t x = run; x < end; x++) {
+            bool seen = false;
+            for (size_t y = first; y < kept && !seen; y++)
+                seen = same_listing(&b->keys, v[y].off, v[x].off);
+            if (!seen)
+                v[kept++] = v[x];
+        }
+        run = end;
+    }
+    *out = v;
+    *n_out = kept;
+    return 0;
 }
 
 /* Emits candidate i (a whole joined row) `times` times. */
@@ -782,18 +820,19 @@ static int expq_drain(join_op *j, weir_op_ctx *ctx, weir_ts wm)
         for (; !rc && done < q->n && q->b[done].ts <= wm; done++) {
             exp_bucket *b = &q->b[done];
             /* The end of the input: nothing comes any more, no row needs dropping. */
-            for (size_t off = 0; wm != WEIR_TS_MAX && !rc && off < b->keys.len;) {
-                uint64_t h;
+            listing *v = NULL;
+            size_t n = 0;
+            if (wm != WEIR_TS_MAX)
+                rc = drain_keys(b, &v, &n);
+            for (size_t i = 0; !rc && i < n; i++) {
+                const uint8_t *e = b->keys.data + v[i].off;
                 uint32_t klen;
-                memcpy(&h, b->keys.data + off, 8);
-                memcpy(&klen, b->keys.data + off + 8, 4);
-                const uint8_t *key = b->keys.data + off + 12;
-                off += 12 + (size_t)klen;
-                if (!(rc = weir_op_set_key_hashed(ctx, key, klen, h)))
+                memcpy(&klen, e + 8, 4);
+                if (!(rc = weir_op_set_key_hashed(ctx, e + 12, klen, v[i].hash)))
                     rc = expire_rows(j, ctx, s, b->ts);
             }
+            weir_free(v);
             weir_buf_fini(&b->keys);
-            weir_free(b->set);
         }
         if (done) {
             memmove(q->b, q->b + done, (q->n - done) * sizeof *q->b);
@@ -872,8 +911,6 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     for (uint32_t r = 0; r < n && r < PF_SLOT; r++)
         for (int s = 0; s < 2; s++)
             weir__state_prefetch(st[s], j->hashes[r], 0);
-    const weir_join_config *c = &j->conf->cfg;
-    bool bounded = c->bounded[input];
     for (uint32_t r = 0; r < n; r++) {
         for (int s = 0; s < 2; s++) {
             if (r + PF_SLOT < n)
@@ -881,11 +918,6 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
             if (r + PF_REC < n)
                 weir__state_prefetch(st[s], j->hashes[r + PF_REC], 1);
         }
-        uint32_t p = r + PF_REC;
-        if (bounded && p < n && !weir_batch_is_null(in, c->bound_col[input], p))
-            expq_prefetch(j, input,
-                          round_up(row_expiry(c, input, WEIR_COL_I64(in, c->bound_col[input])[p]), c->bound_step_ms),
-                          j->hashes[p]);
         if ((rc = apply_row(j, ctx, input, in, r, j->hashes[r])))
             return rc;
     }

@@ -174,6 +174,9 @@ typedef struct weir_join_config {
     const weir_schema *out_schema; /* borrowed; n_out[0] + n_out[1] columns (SEMI/ANTI: n_out[0]) */
     const weir_schema *cand_schema; /* borrowed; SEMI/ANTI only: the joined row, n_out[0] + n_out[1] columns */
     int64_t state_ttl_ms;          /* 0: keep rows forever (table.exec.state.ttl) */
+    /* the right input's rows live right_state_ttl_ms instead (a STATE_TTL hint naming the inputs apart) */
+    bool right_ttl;
+    int64_t right_state_ttl_ms;
     weir_clock clock;              /* for the residual's time functions; may be zeroed */
     /*
      * Interval join (append-only inputs): every match satisfies

@@ -67,19 +67,24 @@
 
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
+#include "state/backend.h"
 #include "time/tz.h"
 #include "util/hindex.h"
 #include "weir/state.h"
 
 /* One kept row of the current partition: encoded (row, rowlen; pointing
  * into a value read from state) or, with brow1 > 0, row brow1 - 1 of the
- * batch being processed. */
+ * batch being processed. A row already emitted into the current output
+ * batch (ogen == rank_op.out_gen) is row orow there: emitting it again
+ * copies that row, its strings shared (a Top-N with the rank number emits
+ * each row it shifts down twice, as -U at its old rank and +U at the next). */
 typedef struct kept {
     const uint8_t *sk;
     size_t sklen;
     const uint8_t *row;
     size_t rowlen;
     uint32_t brow1;
+    uint32_t ogen, orow;
 } kept;
 
 /* A partition's state value as this batch's rows left it. */
@@ -104,6 +109,7 @@ typedef struct rank_op {
     uint32_t n_cols; /* input columns */
     weir_state *st;
     weir_batch *out;
+    uint32_t out_gen; /* counts the output batches (kept.ogen); 0 is none */
     weir_buf copy; /* the partition's state value, copied (state pointers die at the put) */
     weir_buf val;  /* the value being written */
     weir_buf sk;   /* the input row's sort key */
@@ -111,6 +117,8 @@ typedef struct rank_op {
     kept *kept;
     uint32_t cap_kept;
     uint8_t key[1024];
+    uint64_t *hashes; /* of the batch's partition keys (weir_key_hash) */
+    uint32_t cap_hashes;
     /* the batch's cache: entries (their buffers kept across batches), an open hash over them */
     rcache_ent *ents;
     uint32_t n_ents, cap_ents;
@@ -258,6 +266,7 @@ static int parse_into(rank_op *o, const weir_buf *val, kept **arr, uint32_t *cap
         k->sk = sk;
         k->row = row;
         k->brow1 = 0;
+        k->ogen = 0;
     }
     *n = count;
     return 0;
@@ -332,12 +341,12 @@ static int load(rank_op *o, uint32_t *n)
 /* ---- the batch's cache ---- */
 
 /*
- * The cache entry of the partition with key bytes o->key[0..klen), read
- * from state on first use (the current key is set then; a hit needs none).
+ * The cache entry of the partition with key bytes o->key[0..klen) of hash
+ * h, read from state on first use (the current key is set then; a hit
+ * needs none).
  */
-static int cache_get(rank_op *o, weir_op_ctx *ctx, size_t klen, rcache_ent **out)
+static int cache_get(rank_op *o, weir_op_ctx *ctx, size_t klen, uint64_t h, rcache_ent **out)
 {
-    uint64_t h = weir_key_hash(o->key, klen);
     if ((o->n_ents + 1) * 2 > o->n_slots) {
         int rc = weir__hindex_grow(&o->slots, &o->n_slots, o->ents, sizeof *o->ents, o->n_ents);
         if (rc)
@@ -466,19 +475,46 @@ static int cache_flush(rank_op *o, weir_op_ctx *ctx, const weir_batch *in)
 
 /* ---- output ---- */
 
-static int flush(rank_op *o, weir_op_ctx *ctx) { return weir_op_emit_reset(ctx, o->out); }
+static int flush(rank_op *o, weir_op_ctx *ctx)
+{
+    o->out_gen++;
+    return weir_op_emit_reset(ctx, o->out);
+}
+
+/* Copies columns [0, n) of row src of b to its row dst; strings share their bytes. */
+static void row_copy_within(weir_batch *b, uint32_t dst, uint32_t src, uint32_t n)
+{
+    for (uint32_t c = 0; c < n; c++) {
+        weir_column *col = &b->cols[c];
+        size_t w = weir_type_size(col->type);
+        memcpy((char *)col->data + (size_t)dst * w, (const char *)col->data + (size_t)src * w, w);
+        if (weir_batch_is_null(b, c, src))
+            weir_batch_set_null(b, c, dst);
+    }
+}
 
 /* Emits a kept row (or, with k NULL, input row r of in) as kind, with rank when the output has it. */
-static int emit(rank_op *o, weir_op_ctx *ctx, const kept *k, const weir_batch *in, uint32_t r, weir_row_kind kind,
+static int emit(rank_op *o, weir_op_ctx *ctx, kept *k, const weir_batch *in, uint32_t r, weir_row_kind kind,
                 int64_t rank)
 {
+    if (weir_batch_full(o->out))
+        o->out_gen++; /* weir__out_row sends it on and starts the next */
     int row = weir__out_row(ctx, o->out);
     if (row < 0)
         return row;
-    int rc = k && !k->brow1 ? weir__row_decode(k->row, k->rowlen, o->out, (uint32_t)row, 0, o->n_cols)
-                            : weir__row_copy_cols(o->out, (uint32_t)row, 0, in, k ? k->brow1 - 1 : r, 0, o->n_cols);
+    int rc = 0;
+    if (k && k->ogen == o->out_gen)
+        row_copy_within(o->out, (uint32_t)row, k->orow, o->n_cols);
+    else if (k && !k->brow1)
+        rc = weir__row_decode(k->row, k->rowlen, o->out, (uint32_t)row, 0, o->n_cols);
+    else
+        rc = weir__row_copy_cols(o->out, (uint32_t)row, 0, in, k ? k->brow1 - 1 : r, 0, o->n_cols);
     if (rc)
         return rc;
+    if (k) {
+        k->ogen = o->out_gen;
+        k->orow = (uint32_t)row;
+    }
     if (o->conf->with_rank) {
         ((int64_t *)o->out->cols[o->n_cols].data)[row] = rank;
         weir_batch_set_valid(o->out, o->n_cols, (uint32_t)row);
@@ -520,7 +556,7 @@ static int retract_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint3
     uint32_t n;
     rcache_ent *ce;
     int rc;
-    if ((rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, ctx, klen, &ce)) || (rc = parse(o, &ce->val, &n)) ||
+    if ((rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, ctx, klen, o->hashes[r], &ce)) || (rc = parse(o, &ce->val, &n)) ||
         (rc = weir__row_encode(in, r, o->n_cols, &o->row)) || (rc = kept_reserve(o, n + 1)))
         return rc;
     uint64_t end = c->rank_end, start = c->rank_start;
@@ -533,11 +569,11 @@ static int retract_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint3
     if (in->kind[r] == WEIR_ROW_INSERT || in->kind[r] == WEIR_ROW_UPDATE_AFTER) {
         while (p < n && sk_cmp(k[p].sk, k[p].sklen, o->sk.data, o->sk.len) == 0)
             p++;
-        kept nk = {o->sk.data, o->sk.len, o->row.data, o->row.len, 0};
+        kept nk = {o->sk.data, o->sk.len, o->row.data, o->row.len, 0, 0, 0};
         if (numbered) {
             /* rank q + 1 now holds the new row (q = p) or the row above it (q > p) */
             for (uint64_t q = p > start - 1 ? p : start - 1; q <= n && q < end && !rc; q++) {
-                const kept *now = q == p ? NULL : &k[q - 1];
+                kept *now = q == p ? NULL : &k[q - 1];
                 if (q < n) {
                     if (!(rc = emit(o, ctx, &k[q], in, r, WEIR_ROW_UPDATE_BEFORE, (int64_t)q + 1)))
                         rc = emit(o, ctx, now, in, r, WEIR_ROW_UPDATE_AFTER, (int64_t)q + 1);
@@ -603,7 +639,7 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     int rc = c->window_end_col >= 0 ? weir_op_set_key(ctx, o->key, klen) : 0;
     uint32_t n;
     rcache_ent *ce;
-    if (rc || (rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, ctx, klen, &ce)) ||
+    if (rc || (rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, ctx, klen, o->hashes[r], &ce)) ||
         (rc = kept_reserve(o, ce->n_list + 1)))
         return rc;
     n = ce->n_list;
@@ -626,7 +662,7 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     const uint8_t *skc = sk_keep(o, o->sk.data, o->sk.len);
     if (!skc)
         return WEIR_ENOMEM;
-    kept nk = {skc, o->sk.len, NULL, 0, r + 1};
+    kept nk = {skc, o->sk.len, NULL, 0, r + 1, 0, 0};
     /* the new list: the old one with nk at p, cut at end */
     uint32_t n_new = n + 1 > end ? (uint32_t)end : n + 1;
     if (c->window_end_col >= 0) /* window Top-N: ranked now, emitted when the window ends */
@@ -634,12 +670,12 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
 #define NEW_AT(q) ((q) == p ? &nk : (q) < p ? &o->kept[q] : &o->kept[(q) - 1])
     if (c->with_rank || start > 1) { /* as Flink: the unnumbered way cannot skip ranks */
         for (uint32_t q = p > start - 1 ? p : (uint32_t)(start - 1); q < n_new; q++) {
-            const kept *now = NEW_AT(q);
+            kept *now = NEW_AT(q);
             if (q < n) {
                 if ((rc = emit(o, ctx, &o->kept[q], in, r, WEIR_ROW_UPDATE_BEFORE, q + 1)) ||
-                    (rc = emit(o, ctx, now == &nk ? NULL : now, in, r, WEIR_ROW_UPDATE_AFTER, q + 1)))
+                    (rc = emit(o, ctx, now, in, r, WEIR_ROW_UPDATE_AFTER, q + 1)))
                     return rc;
-            } else if ((rc = emit(o, ctx, now == &nk ? NULL : now, in, r, WEIR_ROW_INSERT, q + 1))) {
+            } else if ((rc = emit(o, ctx, now, in, r, WEIR_ROW_INSERT, q + 1))) {
                 return rc;
             }
         }
@@ -647,13 +683,13 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
         /* entering [start, end]: the new row, or the one it pushed in from rank start - 1;
          * leaving: the row pushed from rank end to end + 1 */
         uint32_t s0 = (uint32_t)(start - 1);
-        const kept *in_row = s0 < n_new ? NEW_AT(p > s0 ? p : s0) : NULL;
-        const kept *out_row = n >= end ? &o->kept[end - 1] : NULL;
+        kept *in_row = s0 < n_new ? NEW_AT(p > s0 ? p : s0) : NULL;
+        kept *out_row = n >= end ? &o->kept[end - 1] : NULL;
         if (in_row) {
             bool replace = c->dedup && out_row;
             if (replace && (rc = emit(o, ctx, out_row, in, r, WEIR_ROW_UPDATE_BEFORE, 0)))
                 return rc;
-            if ((rc = emit(o, ctx, in_row == &nk ? NULL : in_row, in, r,
+            if ((rc = emit(o, ctx, in_row, in, r,
                            replace ? WEIR_ROW_UPDATE_AFTER : WEIR_ROW_INSERT, 0)))
                 return rc;
             if (!replace && out_row && (rc = emit(o, ctx, out_row, in, r, WEIR_ROW_DELETE, 0)))
@@ -702,14 +738,47 @@ static int window_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32
     return weir_op_timer_register(ctx, WEIR_TIME_EVENT, o->tz_fire, wend);
 }
 
+/* Prefetch distances in rows of a batch: the state table slot of row r +
+ * PF_SLOT's partition, then the record of row r + PF_REC's (with many
+ * partitions each first read of one in a batch is a cache miss; these
+ * overlap). */
+#define PF_SLOT 8
+#define PF_REC 4
+
+/* The partition keys' hashes of the batch's rows into o->hashes (0 for a key
+ * over the limit, which apply_row refuses). */
+static int batch_hashes(rank_op *o, const weir_batch *in)
+{
+    if (in->n_rows > o->cap_hashes) {
+        uint64_t *h = weir_realloc(o->hashes, in->n_rows * sizeof *h);
+        if (!h)
+            return WEIR_ENOMEM;
+        o->hashes = h;
+        o->cap_hashes = in->n_rows;
+    }
+    for (uint32_t r = 0; r < in->n_rows; r++) {
+        size_t klen = weir_key_encode(in, &o->conf->partition, r, o->key, sizeof o->key);
+        o->hashes[r] = klen > sizeof o->key ? 0 : weir_key_hash(o->key, klen);
+    }
+    return 0;
+}
+
 static int rank_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
 {
     (void)input;
     rank_op *o = op;
     bool windowed = o->conf->window_end_col >= 0;
-    int rc = 0;
-    for (uint32_t r = 0; r < in->n_rows && !rc; r++)
+    int rc = batch_hashes(o, in);
+    uint32_t n = in->n_rows;
+    for (uint32_t r = 0; r < n && r < PF_SLOT && !rc; r++)
+        weir__state_prefetch(o->st, o->hashes[r], 0);
+    for (uint32_t r = 0; r < n && !rc; r++) {
+        if (r + PF_SLOT < n)
+            weir__state_prefetch(o->st, o->hashes[r + PF_SLOT], 0);
+        if (r + PF_REC < n)
+            weir__state_prefetch(o->st, o->hashes[r + PF_REC], 1);
         rc = windowed ? window_row(o, ctx, in, r) : apply_row(o, ctx, in, r);
+    }
     int frc = cache_flush(o, ctx, in);
     rc = rc ? rc : frc;
     return rc ? rc : flush(o, ctx);
@@ -764,6 +833,7 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
     weir_buf_init(&o->row);
     weir_buf_init(&o->ckeys);
     o->out = weir_batch_create(c->out_schema, info->batch_size);
+    o->out_gen = 1; /* 0 is no output batch: kept rows start with ogen 0 */
     o->tz_end = WEIR_TS_MIN;
     if (c->time_zone && c->window_end_col >= 0) {
         weir_error err = {0};
@@ -805,6 +875,7 @@ static void rank_close(void *op)
     weir_free(o->ents);
     weir_free(o->slots);
     weir_free(o->kept);
+    weir_free(o->hashes);
     weir_free(o);
 }
 

@@ -276,10 +276,13 @@ int plan_create_table(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_lo
     }
     t->n_opts = ct->n_options;
     t->opts = plan_alloc(pc, (ct->n_options + 1) * sizeof *t->opts);
-    if (!t->opts)
+    t->opt_src = plan_alloc(pc, (ct->n_options + 1) * sizeof *t->opt_src);
+    if (!t->opts || !t->opt_src)
         return WEIR_ENOMEM;
-    for (uint32_t i = 0; i < ct->n_options; i++)
+    for (uint32_t i = 0; i < ct->n_options; i++) {
         t->opts[i] = (weir_option){ct->options[i].key, ct->options[i].value};
+        t->opt_src[i] = &ct->options[i];
+    }
     pc->n_tables++;
     return 0;
 }

@@ -628,6 +628,9 @@ static int lookup_side(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_ty
     if (!t)
         return plan_error(pc, name->loc, WEIR_ENOTFOUND, "unknown table '%s' (a lookup join reads a table, not a view)",
                           name->parts[name->n_parts - 1].name);
+    int rc = plan_hinted_table(pc, t, rt->u.table.hints, rt->u.table.n_hints, &t);
+    if (rc)
+        return rc;
     if (t->full->n_fields != t->physical->n_fields)
         return plan_error(pc, name->loc, WEIR_EUNSUPPORTED,
                           "lookup table '%s' has computed columns, which a lookup join does not evaluate yet", t->name);
@@ -697,7 +700,7 @@ static int plan_lookup_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
         if (strcasecmp(t->opts[i].key, "lookup.join.cache.ttl"))
             continue;
         if (weir_option_parse_duration(t->opts[i].value, &lc.cache_ttl_ms) || lc.cache_ttl_ms <= 0)
-            return plan_error(pc, t->ddl->options[i].value_loc, WEIR_EINVAL,
+            return plan_error(pc, plan_option_value_loc(t, i), WEIR_EINVAL,
                               "invalid lookup.join.cache.ttl '%s' (a positive duration, such as '10 min')",
                               t->opts[i].value);
     }
@@ -712,13 +715,20 @@ static int plan_lookup_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
     rc = weir_connector_lookup_spec(t->opts, t->n_opts, t->physical, lc.right_keys, n_keys, &pc->cenv, &lc.lookup,
                                     &err);
     bool keyed = rc == 0;
+    int hrc = rc == 0 || rc == WEIR_ENOTFOUND ? plan_hint_lookup(pc, ref->u.join.right, t, keyed) : 0;
+    if (hrc) {
+        if (keyed && lc.lookup.free_arg)
+            lc.lookup.free_arg(lc.lookup.arg);
+        pc->cenv.bad_option_index = NULL;
+        return hrc;
+    }
     if (rc == WEIR_ENOTFOUND)
         rc = weir_connector_source_spec(NULL, t->opts, t->n_opts, t->physical, &pc->cenv, &lc.table, &err);
     else if (keyed)
         lc.table = (weir_source_spec){.name = t->name, .schema = t->physical};
     pc->cenv.bad_option_index = NULL;
     if (rc) {
-        weir_sql_loc at = bad >= 0 && (uint32_t)bad < t->ddl->n_options ? t->ddl->options[bad].loc : t->ddl->name.loc;
+        weir_sql_loc at = plan_option_loc(t, bad);
         return plan_error(pc, at, rc, "table '%s': %s", t->name, err.message);
     }
     weir_operator_spec spec;
@@ -1695,13 +1705,22 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
         weir_buf_fini(&keytext);
         return plan_error(pc, plan_config_at(pc, "table.exec.state.ttl", ref->loc), WEIR_EINVAL, "table.exec.state.ttl: invalid duration '%s'", v);
     }
+    /* a STATE_TTL hint naming an input gives its rows their own TTL */
+    int64_t ttl_in[2] = {ttl, ttl};
+    if ((rc = plan_hint_state_ttl(pc, ref->u.join.left, &ttl_in[0])) ||
+        (rc = plan_hint_state_ttl(pc, ref->u.join.right, &ttl_in[1]))) {
+        weir_buf_fini(&keytext);
+        return rc;
+    }
     weir_join_config jc = {.type = type,
                            .keys = {sd[0].ks, sd[1].ks},
                            .n_out = {nl, nr},
                            .residual = residual,
                            .out_schema = semi ? semi_os : os,
                            .cand_schema = semi ? os : NULL,
-                           .state_ttl_ms = ttl,
+                           .state_ttl_ms = ttl_in[0],
+                           .right_ttl = ttl_in[1] != ttl_in[0],
+                           .right_state_ttl_ms = ttl_in[1],
                            .clock = pc->cenv.clock,
                            .interval = interval,
                            .time_col = {interval ? (uint32_t)sd[0].r.rowtime : 0,

@@ -173,7 +173,7 @@ int plan_table_parallelism(plan_ctx *pc, const cat_table *t, const char *key, ui
         char *end;
         unsigned long long x = strtoull(v, &end, 10);
         if (!*v || *v == '-' || *end || x == 0 || x > max)
-            return plan_error(pc, t->ddl->options[i].value_loc, WEIR_EINVAL,
+            return plan_error(pc, plan_option_value_loc(t, i), WEIR_EINVAL,
                               "table '%s': option '%s': expected an integer from 1 to %u (the max parallelism, "
                               "pipeline.max-parallelism), got '%s'",
                               t->name, key, max, v);
@@ -431,7 +431,7 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
     pc->cenv.primary_keys = NULL;
     pc->cenv.n_primary_keys = 0;
     if (rc) {
-        weir_sql_loc at = bad >= 0 && (uint32_t)bad < t->ddl->n_options ? t->ddl->options[bad].loc : t->ddl->name.loc;
+        weir_sql_loc at = plan_option_loc(t, bad);
         return plan_error(pc, at, rc, "table '%s': %s", t->name, err.message);
     }
     const char *why = NULL;
@@ -638,8 +638,8 @@ static int plan_insert(plan_ctx *pc, const weir_sql_stmt *st)
     }
     if (ins->overwrite)
         return plan_error(pc, st->loc, WEIR_EUNSUPPORTED, "INSERT OVERWRITE is not supported on a stream");
-    int rc = plan_ensure_job(pc);
-    if (rc)
+    int rc = plan_hinted_table(pc, t, ins->hints, ins->n_hints, &t);
+    if (rc || (rc = plan_ensure_job(pc)))
         return rc;
     weir_buf_printf(&pc->explain, "INSERT INTO %s:\n", name);
     rel r;
@@ -757,6 +757,7 @@ static const char *const KNOWN_KEYS[] = {
     "table.exec.mini-batch.enabled", "table.exec.emit.allow-lateness", "table.exec.emit.early-fire.enabled",
     "table.exec.emit.early-fire.delay", "table.exec.emit.late-fire.enabled", "table.exec.emit.late-fire.delay",
     "weir.late-records.table", "table.local-time-zone", "table.optimizer.agg-phase-strategy",
+    "table.dynamic-table-options.enabled",
     /* checkpoints and restarts */
     "execution.checkpointing.dir", "execution.checkpointing.timeout", "execution.checkpointing.min-pause",
     "execution.checkpointing.max-concurrent-checkpoints", "execution.checkpointing.tolerable-failed-checkpoints",

@@ -36,8 +36,10 @@ typedef struct cat_table {
     int64_t watermark_delay_ms;       /* when rowtime >= 0 */
     bool has_proctime;                /* a computed column `c AS PROCTIME()` ... */
     uint32_t proctime;                /* ... at this index in full */
-    weir_option *opts;                /* WITH options */
+    weir_option *opts;                /* WITH options, and a reference's OPTIONS hint (hints.c) */
     size_t n_opts;
+    /* where each option was written (its WITH clause or an OPTIONS hint); NULL: ddl->options in order */
+    const weir_sql_option **opt_src;
     /* METADATA columns, {column name, metadata key}; they are columns of
      * `physical` too (the source fills them). */
     weir_option *meta;
@@ -208,12 +210,34 @@ struct plan_ctx {
      */
     plan_alt_time *alt_times;
     uint32_t n_alt_times, cap_alt_times;
+    /* the query hints of the SELECT being planned (hints.c) */
+    const weir_sql_hint *qhints;
+    uint32_t n_qhints;
 };
 
 /* Column col of stream node's rows is an event-time attribute besides the rel's rowtime. */
 int plan_alt_time_add(plan_ctx *pc, int node, uint32_t col);
 /* The second event-time attribute of r's stream, or -1. */
 int plan_alt_time_of(const plan_ctx *pc, const rel *r);
+
+/* hints (hints.c) */
+/* Where option i of table t was written: its key (or value); the table's name when i is out of range. */
+weir_sql_loc plan_option_loc(const cat_table *t, int i);
+weir_sql_loc plan_option_value_loc(const cat_table *t, size_t i);
+/*
+ * The table a reference to t reads or writes: t itself without hints, else
+ * a copy whose options are t's with the OPTIONS hints' pairs added or
+ * replacing those of the same key (dynamic table options).
+ */
+int plan_hinted_table(plan_ctx *pc, cat_table *t, const weir_sql_hint *hints, uint32_t n_hints, cat_table **out);
+/* Hints after a view's name: refused (a view takes no options). */
+int plan_view_hints(plan_ctx *pc, const char *view, const weir_sql_hint *hints, uint32_t n_hints);
+/* Checks the query hints of sel (names, the tables they name) and makes them the ones in force. */
+int plan_query_hints_enter(plan_ctx *pc, const weir_sql_select *sel);
+/* The state TTL for input `in` of a regular join or group aggregation: *ttl_ms unchanged when no STATE_TTL names it. */
+int plan_hint_state_ttl(plan_ctx *pc, const weir_sql_table_ref *in, int64_t *ttl_ms);
+/* Checks a LOOKUP hint naming lookup table `in` (what weir's lookup join honours; the rest refused by name). */
+int plan_hint_lookup(plan_ctx *pc, const weir_sql_table_ref *in, const cat_table *t, bool keyed);
 
 /* config */
 const char *plan_config(const plan_ctx *pc, const char *key);

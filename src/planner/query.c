@@ -316,6 +316,10 @@ static int source_digest(const cat_table *t, const plan_source_cols *cols, weir_
     int rc = weir_buf_printf(dg, "Source|%s|%p|%d|", t->name, (const void *)t->ddl, cols->rowtime);
     for (uint32_t i = 0; !rc && i < cols->full->n_fields; i++)
         rc = weir_buf_printf(dg, "%s,", cols->full->fields[i].name);
+    /* the options, which an OPTIONS hint may change for one reference */
+    for (size_t i = 0; !rc && i < t->n_opts; i++)
+        rc = weir_buf_printf(dg, "|%zu:%s=%zu:%s", strlen(t->opts[i].key), t->opts[i].key, strlen(t->opts[i].value),
+                             t->opts[i].value);
     return rc;
 }
 
@@ -326,19 +330,19 @@ static int source_wm_options(plan_ctx *pc, cat_table *t, weir_watermark_spec *wm
         if (!strcasecmp(t->opts[i].key, "scan.watermark.idle-timeout")) {
             int64_t ms;
             if (weir_option_parse_duration(t->opts[i].value, &ms))
-                return plan_error(pc, t->ddl->options[i].value_loc, WEIR_EINVAL, "invalid duration '%s'",
+                return plan_error(pc, plan_option_value_loc(t, i), WEIR_EINVAL, "invalid duration '%s'",
                                   t->opts[i].value);
             wm->idle_timeout_ms = ms;
         } else if (!strcasecmp(t->opts[i].key, "scan.watermark.alignment.group")) {
             if (!t->opts[i].value[0] || strlen(t->opts[i].value) >= sizeof wm->align_group)
-                return plan_error(pc, t->ddl->options[i].value_loc, WEIR_EINVAL,
+                return plan_error(pc, plan_option_value_loc(t, i), WEIR_EINVAL,
                                   "watermark alignment group '%s' must have 1 to %zu characters", t->opts[i].value,
                                   sizeof wm->align_group - 1);
             strcpy(wm->align_group, t->opts[i].value);
         } else if (!strcasecmp(t->opts[i].key, "scan.watermark.alignment.max-drift")) {
             int64_t ms;
             if (weir_option_parse_duration(t->opts[i].value, &ms) || ms <= 0)
-                return plan_error(pc, t->ddl->options[i].value_loc, WEIR_EINVAL,
+                return plan_error(pc, plan_option_value_loc(t, i), WEIR_EINVAL,
                                   "invalid watermark alignment max-drift '%s' (a positive duration)",
                                   t->opts[i].value);
             wm->align_max_drift_ms = ms;
@@ -454,7 +458,7 @@ static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref
     pc->cenv.n_event_time_fields = 0;
     pc->cenv.event_time = NULL;
     if (rc) {
-        weir_sql_loc at = bad >= 0 && (uint32_t)bad < t->ddl->n_options ? t->ddl->options[bad].loc : t->ddl->name.loc;
+        weir_sql_loc at = plan_option_loc(t, bad);
         return plan_error(pc, at, rc, "table '%s': %s", t->name, err.message);
     }
     const bool changelog = spec.changelog;
@@ -531,7 +535,12 @@ static int plan_named(plan_ctx *pc, const weir_sql_name *name, const weir_sql_ta
 {
     const char *n = name->parts[name->n_parts - 1].name;
     cat_view *v = plan_find_view(pc, name);
+    const weir_sql_hint *hints = ref && ref->kind == WEIR_SQL_FROM_TABLE ? ref->u.table.hints : NULL;
+    uint32_t n_hints = hints ? ref->u.table.n_hints : 0;
     if (v) {
+        int hrc = plan_view_hints(pc, n, hints, n_hints);
+        if (hrc)
+            return hrc;
         if (++pc->view_depth > 32)
             return plan_error(pc, name->loc, WEIR_EPLAN, "views nest too deeply (a view refers to itself?)");
         const weir_sql_query *q = v->query;
@@ -555,7 +564,10 @@ static int plan_named(plan_ctx *pc, const weir_sql_name *name, const weir_sql_ta
             return plan_error(pc, name->loc, WEIR_ENOTFOUND, "unknown table '%s'; did you mean '%s'?", n, s);
         return plan_error(pc, name->loc, WEIR_ENOTFOUND, "unknown table '%s'", n);
     }
-    int rc = plan_source(pc, t, ref, name->loc, out);
+    int rc = plan_hinted_table(pc, t, hints, n_hints, &t);
+    if (rc)
+        return rc;
+    rc = plan_source(pc, t, ref, name->loc, out);
     return rc ? rc : set_alias(pc, out, ref, n);
 }
 
@@ -764,6 +776,11 @@ int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
         return plan_named(pc, &ref->u.table.name, ref, out);
     case WEIR_SQL_FROM_SUBQUERY: {
         int rc = plan_query(pc, ref->u.subquery.query, out);
+        /* its names of the FROM items before it are unknown inside it */
+        if (rc == WEIR_ENOTFOUND && ref->u.subquery.lateral && pc->err &&
+            strstr(pc->err->message, "unknown table or alias"))
+            return plan_error(pc, ref->loc, WEIR_EUNSUPPORTED,
+                              "a LATERAL derived table that refers to the FROM items before it is not supported yet");
         return rc ? rc : set_alias(pc, out, ref, NULL);
     }
     case WEIR_SQL_FROM_FUNCTION: {
@@ -1326,6 +1343,13 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         bool has_arg;
         if ((rc = plan_agg_call_args(pc, c, &has_arg)))
             return rc;
+        /* The rewrite below relies on the aggregate skipping NULLs, which
+         * ARRAY_AGG without IGNORE NULLS does not: the rows FILTER drops
+         * would become NULL elements. */
+        if (fe && !strcmp(c->fn, "ARRAY_AGG") && !c->param)
+            return plan_error(pc, call->u.call.filter->loc, WEIR_EUNSUPPORTED,
+                              "FILTER on ARRAY_AGG without IGNORE NULLS is not supported in a window aggregation "
+                              "(add IGNORE NULLS, or move the condition to WHERE)");
         if (!has_arg && !fe)
             continue;
         if (has_arg && (rc = plan_bind_expr(pc, in, NULL, call->u.call.args[0], &pre[k])))
@@ -1616,6 +1640,8 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
         const char *v = plan_config(pc, "table.exec.state.ttl");
         if (v && weir_option_parse_duration(v, &ttl))
             return plan_error(pc, plan_config_at(pc, "table.exec.state.ttl", sel->loc), WEIR_EINVAL, "table.exec.state.ttl: invalid duration '%s'", v);
+        if ((rc = plan_hint_state_ttl(pc, sel->from, &ttl)))
+            return rc;
         bool mini = false;
         if ((v = plan_config(pc, "table.exec.mini-batch.enabled")) && weir_option_parse_bool(v, &mini))
             return plan_error(pc, plan_config_at(pc, "table.exec.mini-batch.enabled", sel->loc), WEIR_EINVAL, "table.exec.mini-batch.enabled: expected 'true' or 'false', got '%s'", v);
@@ -2445,12 +2471,19 @@ static int plan_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, rel *out
 /* The aggregation scope's list of calls is freed on every path. */
 static int plan_select(plan_ctx *pc, const weir_sql_select *sel, rel *out)
 {
-    if (uses_grouping(sel))
-        return plan_grouping_sets(pc, sel, out);
-    agg_scope as;
-    memset(&as, 0, sizeof as);
-    int rc = plan_select_in(pc, sel, &as, out);
-    weir_free(as.calls);
+    const weir_sql_hint *outer = pc->qhints;
+    uint32_t n_outer = pc->n_qhints;
+    int rc = plan_query_hints_enter(pc, sel);
+    if (!rc && uses_grouping(sel)) {
+        rc = plan_grouping_sets(pc, sel, out);
+    } else if (!rc) {
+        agg_scope as;
+        memset(&as, 0, sizeof as);
+        rc = plan_select_in(pc, sel, &as, out);
+        weir_free(as.calls);
+    }
+    pc->qhints = outer;
+    pc->n_qhints = n_outer;
     return rc;
 }
 
