@@ -3,9 +3,11 @@
 functions: OVERLAY, TRANSLATE, SUBSTRING_INDEX, ELT, CHR, IS_ALPHA,
 IS_DIGIT, IS_DECIMAL, URL_ENCODE, URL_DECODE, PARSE_URL, STR_TO_MAP, ENCODE,
 DECODE, HEX, BIN, UNHEX, MD5, SHA1, SHA224, SHA256, SHA384, SHA512, SHA2;
-and of ARRAY_AGG (RESPECT / IGNORE NULLS) and JSON_ARRAYAGG (ABSENT / NULL
-ON NULL) in tumbling windows, against lists kept in arrival order per key
-and window (JSON text from Python's json module).
+and of ARRAY_AGG (RESPECT / IGNORE NULLS), JSON_ARRAYAGG (ABSENT / NULL
+ON NULL) and JSON_OBJECTAGG (NULL / ABSENT ON NULL, keyed by the row
+number's text) in tumbling windows, against lists kept in arrival order
+per key and window and dicts by key (JSON text from Python's json module),
+and PERCENTILE (with and without DISTINCT) against sorted lists.
 
 Each job is a set of random rows (strings over an alphabet of ASCII,
 accented and CJK letters, digits of other scripts, an emoji, delimiters and
@@ -28,6 +30,7 @@ Environment: WEIR_SEED (seed), WEIR_STRFNDIFF_JOBS (jobs), WEIR_STRFNDIFF_JOB (o
 
 import hashlib
 import json
+import math
 import os
 import re
 import sys
@@ -398,32 +401,57 @@ def run_array_agg(case):
                      "s": None if rng.random() < 0.2 else short(rng), "ts": ts})
     with open(case.path("agg.json"), "w", encoding="utf-8") as f:
         for r in rows:
-            f.write(json.dumps({"k": r["k"], "v": r["v"], "s": r["s"], "ts": ts_text(r["ts"])}) + "\n")
+            f.write(json.dumps({"i": r["id"], "k": r["k"], "v": r["v"], "s": r["s"], "ts": ts_text(r["ts"])}) + "\n")
     size = rng.choice([1000, 5000])
     par = rng.choice([1, 2, 4])
+    pct = rng.choice(["0", "1", "0.5", "0.3", "0.25", "0.99", "0.01"])
     case.write("agg.sql", "\n".join([
-        "CREATE TABLE t (k STRING, v INT, s STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
+        "CREATE TABLE t (i INT, k STRING, v INT, s STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
         "WITH ('connector' = 'filesystem', 'path' = 'agg.json', 'format' = 'json');",
-        "CREATE TABLE o (k STRING, ws STRING, av ARRAY<INT>, ai ARRAY<INT>, asv ARRAY<STRING>, jv STRING, js STRING) "
-        "WITH ('connector' = 'filesystem', 'path' = 'aggout', 'format' = 'json');",
+        "CREATE TABLE o (k STRING, ws STRING, av ARRAY<INT>, ai ARRAY<INT>, asv ARRAY<STRING>, jv STRING, js STRING, "
+        "ov STRING, os STRING, pc DOUBLE, pd DOUBLE) WITH ('connector' = 'filesystem', 'path' = 'aggout', "
+        "'format' = 'json');",
         "INSERT INTO o SELECT k, CAST(window_start AS STRING), ARRAY_AGG(v), "
-        "ARRAY_AGG(v IGNORE NULLS), ARRAY_AGG(s), JSON_ARRAYAGG(v), JSON_ARRAYAGG(s NULL ON NULL) "
+        "ARRAY_AGG(v IGNORE NULLS), ARRAY_AGG(s), JSON_ARRAYAGG(v), JSON_ARRAYAGG(s NULL ON NULL), "
+        "JSON_OBJECTAGG(KEY CAST(i AS STRING) VALUE v), JSON_OBJECTAGG(CAST(i * 7 AS STRING) VALUE s ABSENT ON NULL), "
+        "PERCENTILE(v, %s), PERCENTILE(DISTINCT v, %s) "
         "FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '%d' SECOND)) "
-        "GROUP BY k, window_start, window_end;" % (size // 1000)]) + "\n")
+        "GROUP BY k, window_start, window_end;" % (pct, pct, size // 1000)]) + "\n")
     p = case.run_weir(["run", "agg.sql", "-D", "parallelism.default=%d" % par])
     if p.returncode:
         return [diffrun.failed_run(p)]
     want = {}
     for r in rows:
-        g = want.setdefault((r["k"], r["ts"] - r["ts"] % size), ([], [], []))
+        g = want.setdefault((r["k"], r["ts"] - r["ts"] % size), ([], [], [], {}, {}))
         g[0].append(r["v"])
         if r["v"] is not None:
             g[1].append(r["v"])
         g[2].append(r["s"])
+        g[3][str(r["id"])] = r["v"]  # JSON_OBJECTAGG: NULL ON NULL
+        if r["s"] is not None:
+            g[4][str(r["id"] * 7)] = r["s"]
+
+    def percentile(vals, p):
+        """Flink's PERCENTILE: interpolated between the two nearest ranks."""
+        vals = sorted(float(x) for x in vals if x is not None)
+        if not vals:
+            return None
+        pos = float(p) * (len(vals) - 1)
+        lo, hi = math.floor(pos), math.ceil(pos)
+        if lo == hi or vals[lo] == vals[hi]:
+            return vals[lo]
+        return (hi - pos) * vals[lo] + (pos - lo) * vals[hi]
+
+    def obj(d):
+        """A JSON object with the keys in ascending order, as weir writes them."""
+        return "{" + ",".join("%s:%s" % (json.dumps(k), "null" if d[k] is None else json.dumps(d[k], ensure_ascii=False))
+                              for k in sorted(d)) + "}"
     want_rows = [json.dumps([k, ts_text(ws), a, i or None, sv, "[" + ",".join(str(x) for x in i) + "]",
-                             "[" + ",".join("null" if x is None else json.dumps(x, ensure_ascii=False) for x in sv) + "]"])
-                 for (k, ws), (a, i, sv) in want.items()]
-    got_rows = [json.dumps([o["k"], o["ws"], o["av"], o["ai"], o["asv"], o["jv"], o["js"]])
+                             "[" + ",".join("null" if x is None else json.dumps(x, ensure_ascii=False) for x in sv) + "]",
+                             obj(ov), obj(os_), percentile(a, pct), percentile(set(i), pct)])
+                 for (k, ws), (a, i, sv, ov, os_) in want.items()]
+    got_rows = [json.dumps([o["k"], o["ws"], o["av"], o["ai"], o["asv"], o["jv"], o["js"], o["ov"], o["os"],
+                            o["pc"], o["pd"]])
                 for o in diffrun.json_rows(case.path("aggout"))]
     case.counts["windows"] += len(want_rows)
     return diffrun.multiset_problems("ARRAY_AGG p=%d size=%d" % (par, size), want_rows, got_rows)

@@ -288,6 +288,7 @@ typedef struct builtin {
     X("COUNT_DISTINCT", ACC_ORDERED, false)                                    \
     X("APPROX_COUNT_DISTINCT", ACC_ORDERED, false)                             \
     X("APPROX_PERCENTILE", ACC_NUMERIC, false)                                 \
+    X("PERCENTILE", ACC_NUMERIC, false)                                        \
     X("VAR_POP", ACC_NUMERIC, false)                                           \
     X("VAR_SAMP", ACC_NUMERIC, false)                                          \
     X("VARIANCE", ACC_NUMERIC, false)                                          \
@@ -512,6 +513,14 @@ int weir_agg_bind(const char *name, const weir_schema *s, int32_t col,
                 err, WEIR_EINVAL,
                 "APPROX_PERCENTILE: percentile %g is not in [0, 1]", param);
         out->cls = &weir__agg_percentile;
+        out->result_type = weir_type_make(WEIR_TYPE_DOUBLE, true);
+    } else if (!strcmp(n, "PERCENTILE")) {
+        if (!(param >= 0 && param <= 1))
+            return weir_error_set(err, WEIR_EINVAL, "PERCENTILE: percentage %g is not in [0, 1]", param);
+        if (weir_type_is_wide(in))
+            return weir_error_set(err, WEIR_EUNSUPPORTED, "PERCENTILE of a DECIMAL of more than 18 digits is not "
+                                                          "supported");
+        out->cls = &weir__agg_percentile_exact;
         out->result_type = weir_type_make(WEIR_TYPE_DOUBLE, true);
     } else if (!strcmp(n, "LAG") || !strcmp(n, "LAG_PRESENT")) {
         if (!(param >= 0 && param <= WEIR_AGG_LAG_MAX) || param != floor(param))

@@ -6,8 +6,12 @@
  * compared in canonical form: INT and BIGINT numerically, doubles with
  * -0.0 equal to 0.0 and all NaNs equal, strings bytewise. COLLECT's result
  * is that multiset itself, a MULTISET value (record/nested.h), as Flink's
- * COLLECT: {} when every value was NULL.
+ * COLLECT: {} when every value was NULL. PERCENTILE(col, p) keeps the same
+ * multiset and interpolates the exact percentile from it (below).
  */
+#include <math.h>
+#include <stdlib.h>
+
 #include "agg/agg_internal.h"
 #include "agg/distinct.h"
 #include "record/nested.h"
@@ -269,6 +273,113 @@ const weir_agg_class weir__agg_collect = {
     .result = collect_result,
     .serialize = collect_serialize,
     .deserialize = collect_deserialize,
+    .destroy = cd_destroy,
+    .is_empty = weir__agg_rows_empty,
+};
+
+/* ---- PERCENTILE ---- */
+
+/*
+ * PERCENTILE(x, p), as Flink 2's (and Spark's and Hive's): the values as
+ * DOUBLEs in ascending order, n of them counting repeats; the position
+ * pos = p * (n - 1) lies between the ranks lo = floor(pos) and
+ * hi = ceil(pos) (0-based); the result is the value at lo when the two
+ * ranks hold the same value, else (hi - pos) * v(lo) + (pos - lo) * v(hi).
+ * NULL when there is no value. The order is Java's Double.compare: NaN
+ * above everything.
+ */
+typedef struct pct_ent {
+    double v;
+    int64_t count;
+} pct_ent;
+
+static int cmp_pct(const void *x, const void *y)
+{
+    double a = ((const pct_ent *)x)->v, b = ((const pct_ent *)y)->v;
+    bool na = a != a, nb = b != b;
+    if (na || nb)
+        return na - nb;
+    return (a > b) - (a < b);
+}
+
+static double pct_value(const weir_agg *a, const aggv *v)
+{
+    if (a->input_type.id == WEIR_TYPE_DOUBLE) {
+        double d;
+        memcpy(&d, &v->bits, 8);
+        return d;
+    }
+    int64_t i = (int64_t)v->bits;
+    if (a->input_type.id == WEIR_TYPE_DECIMAL && a->input_type.scale)
+        return (double)i / (double)weir__pow10[a->input_type.scale];
+    return (double)i;
+}
+
+static int pct_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+{
+    const cd_acc *c = acc;
+    int rc = weir__agg_check_out(a, out, col, row);
+    if (rc)
+        return rc;
+    if (!c->m || !c->m->n)
+        return weir__agg_put_null(out, col, row);
+    pct_ent *e = weir_malloc(sizeof *e * c->m->n);
+    if (!e)
+        return WEIR_ENOMEM;
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < c->m->top; i++) {
+        if (!vmap_live(c->m, i))
+            continue;
+        aggv v;
+        vmap_key(c->m, i, &v);
+        e[m++] = (pct_ent){pct_value(a, &v), c->m->e[i].count};
+    }
+    qsort(e, m, sizeof *e, cmp_pct);
+    int64_t n = 0;
+    for (uint32_t i = 0; i < m; i++)
+        n += e[i].count;
+    double pos = a->param * (double)(n - 1);
+    int64_t lo = (int64_t)floor(pos), hi = (int64_t)ceil(pos);
+    /* the values at ranks lo and hi */
+    double vlo = e[m - 1].v, vhi = e[m - 1].v;
+    int64_t seen = 0;
+    bool got_lo = false;
+    for (uint32_t i = 0; i < m; i++) {
+        seen += e[i].count;
+        if (!got_lo && lo < seen) {
+            vlo = e[i].v;
+            got_lo = true;
+        }
+        if (hi < seen) {
+            vhi = e[i].v;
+            break;
+        }
+    }
+    weir_free(e);
+    double r = lo == hi || vlo == vhi ? vlo : ((double)hi - pos) * vlo + (pos - (double)lo) * vhi;
+    return weir__agg_put_f64(out, col, row, r);
+}
+
+static int pct_serialize(const weir_agg *a, const void *acc, weir_buf *out)
+{
+    return put_acc(a, acc, FC_PERCENTILE_EXACT, out);
+}
+
+static int pct_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
+{
+    return get_acc(a, acc, FC_PERCENTILE_EXACT, in);
+}
+
+const weir_agg_class weir__agg_percentile_exact = {
+    .name = "PERCENTILE",
+    .acc_size = cd_size,
+    .init = cd_init,
+    .add = cd_add,
+    .retract = cd_retract,
+    .merge = cd_merge,
+    .result = pct_result,
+    .serialize = pct_serialize,
+    .deserialize = pct_deserialize,
     .destroy = cd_destroy,
     .is_empty = weir__agg_rows_empty,
 };

@@ -159,6 +159,7 @@ enum {
     FC_LAG_PRESENT = 21,
     FC_COLLECT = 22,
     FC_SINGLE_VALUE = 23,
+    FC_PERCENTILE_EXACT = 24,
     FC_ARRAY_AGG = 40,
 };
 
@@ -274,6 +275,7 @@ extern const weir_agg_class weir__agg_udaf;
 extern const weir_agg_class weir__agg_distinct_of;
 extern const weir_agg_class weir__agg_listagg;
 extern const weir_agg_class weir__agg_collect;
+extern const weir_agg_class weir__agg_percentile_exact;
 extern const weir_agg_class weir__agg_array_agg;
 extern const weir_agg_class weir__agg_single_value;
 extern const weir_agg_class weir__agg_lag;

@@ -373,7 +373,8 @@ int weir__bad_args(const xfunc *f, weir_expr **args, uint32_t n, weir_error *err
 const xfunc *weir__func_find(const char *name)
 {
     const xfunc *tables[] = {weir__funcs_core, weir__funcs_string, weir__funcs_regex, weir__funcs_math, weir__funcs_time, weir__funcs_json,
-                             weir__funcs_nested, weir__funcs_coll, weir__funcs_text, weir__funcs_strx, weir__funcs_hash};
+                             weir__funcs_nested, weir__funcs_coll, weir__funcs_text, weir__funcs_strx, weir__funcs_hash,
+                             weir__funcs_printf};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         for (const xfunc *f = tables[t]; f->name; f++)
             if (!strcasecmp(f->name, name))
@@ -431,7 +432,8 @@ static int unknown_function(const char *name, weir_expr **args, uint32_t n, weir
     if (limit > 3)
         limit = 3;
     const xfunc *tables[] = {weir__funcs_core, weir__funcs_string, weir__funcs_regex, weir__funcs_math, weir__funcs_time, weir__funcs_json,
-                             weir__funcs_nested, weir__funcs_coll, weir__funcs_text, weir__funcs_strx, weir__funcs_hash};
+                             weir__funcs_nested, weir__funcs_coll, weir__funcs_text, weir__funcs_strx, weir__funcs_hash,
+                             weir__funcs_printf};
     const char *udfs[256];
     uint32_t nu = weir__udf_names(udfs, 256);
     const size_t n_tables = sizeof tables / sizeof *tables;
@@ -520,7 +522,7 @@ static int wide_decimal_ok(const weir_expr *e, const char *name, weir_error *err
     static const char *const ok[] = {"+", "-", "*", "/", "%", "MOD", "=", "<>", "!=", "<", "<=", ">", ">=",
                                      "IS NULL", "IS NOT NULL", "IS DISTINCT FROM", "IS NOT DISTINCT FROM",
                                      "CAST", "TRY_CAST", "ROUND", "TRUNCATE", "FLOOR", "CEIL", "CEILING",
-                                     "ABS", "SIGN", NULL};
+                                     "ABS", "SIGN", "PRINTF", NULL};
     if (!e || e->kind != N_CALL)
         return 0;
     const weir_expr *wide = weir_type_is_wide(e->type) ? e : NULL;
@@ -535,8 +537,8 @@ static int wide_decimal_ok(const weir_expr *e, const char *name, weir_error *err
     char tb[48];
     return weir_error_set(err, WEIR_EUNSUPPORTED,
                           "%s does not support %s: DECIMALs of more than 18 digits work with + - * / %%, "
-                          "comparisons, CAST, ROUND, TRUNCATE, FLOOR, CEIL, ABS, SIGN, CASE/COALESCE, "
-                          "SUM, AVG and COUNT",
+                          "comparisons, CAST, ROUND, TRUNCATE, FLOOR, CEIL, ABS, SIGN, PRINTF, "
+                          "CASE/COALESCE, SUM, AVG and COUNT",
                           name, weir__tname(wide, tb, sizeof tb));
 }
 

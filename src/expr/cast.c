@@ -32,6 +32,27 @@
 
 /* ---- text forms ---- */
 
+int weir__shortest_digits(double v, char *digits, int *exp10)
+{
+    char tmp[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
+        if (strtod(tmp, NULL) == v)
+            break;
+    }
+    /* tmp is [-]d[.ddd]e[+-]xx */
+    int nd = 0;
+    const char *p = tmp + (*tmp == '-');
+    for (; *p && *p != 'e'; p++)
+        if (*p >= '0' && *p <= '9')
+            digits[nd++] = *p;
+    *exp10 = *p == 'e' ? atoi(p + 1) : 0;
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    digits[nd] = 0;
+    return nd;
+}
+
 size_t weir__fmt_double(double v, char *buf)
 {
     if (isnan(v))
@@ -40,28 +61,10 @@ size_t weir__fmt_double(double v, char *buf)
         return (size_t)sprintf(buf, v < 0 ? "-Infinity" : "Infinity");
     if (v == 0)
         return (size_t)sprintf(buf, signbit(v) ? "-0.0" : "0.0");
-    char tmp[40];
-    int prec;
-    for (prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
-        if (strtod(tmp, NULL) == v)
-            break;
-    }
-    /* tmp is [-]d[.ddd]e[+-]xx */
     char digits[24];
-    int nd = 0, exp10 = 0;
-    const char *p = tmp;
-    bool neg = *p == '-';
-    if (neg)
-        p++;
-    for (; *p && *p != 'e'; p++)
-        if (*p >= '0' && *p <= '9')
-            digits[nd++] = *p;
-    if (*p == 'e')
-        exp10 = atoi(p + 1);
-    while (nd > 1 && digits[nd - 1] == '0')
-        nd--;
-    digits[nd] = 0;
+    int exp10;
+    int nd = weir__shortest_digits(v, digits, &exp10);
+    bool neg = v < 0;
     char *o = buf;
     if (neg)
         *o++ = '-';

@@ -297,6 +297,7 @@ extern const xfunc weir__funcs_coll[];
 extern const xfunc weir__funcs_text[];
 extern const xfunc weir__funcs_strx[];
 extern const xfunc weir__funcs_hash[];
+extern const xfunc weir__funcs_printf[];
 const xfunc *weir__func_find(const char *name);
 /* Pattern functions (f_like.c): LIKE's binder; the check that the first nstr
  * arguments are STRING and the rest INT (NULL literals and BIGINT coerced);
@@ -326,6 +327,8 @@ uint32_t weir__udf_names(const char **names, uint32_t cap);
 uint32_t weir__utf8_decode(const char *p, uint32_t len, uint32_t *cp);
 /* The UTF-8 bytes of cp into o (4 bytes of room); returns their number. */
 uint32_t weir__utf8_encode(uint32_t cp, char *o);
+/* The upper case of one code point (f_string.c). */
+uint32_t weir__upper_cp(uint32_t cp);
 /* The number of characters of s (a byte that continues none counts as one);
  * the byte offset of character k of s (clamped to its end). */
 uint32_t weir__utf8_nchars(xstr s);
@@ -353,6 +356,10 @@ int weir__cast_vec(ecx *cx, const weir_expr *e, weir_type from, weir_type to, bo
 
 /* Java Double.toString format; returns length (buf >= 32). */
 size_t weir__fmt_double(double v, char *buf);
+/* The shortest decimal digits that read back as v (finite, not zero): the
+ * digits d1 d2 ... (NUL-terminated, digits >= 18 bytes), their number
+ * returned, and v = d1.d2... x 10^exp10 in magnitude. */
+int weir__shortest_digits(double v, char *digits, int *exp10);
 size_t weir__fmt_decimal(int64_t v, int scale, char *buf);
 /* Parses a decimal string into unscaled at scale s with HALF_UP; 0, WEIR_EPARSE, or WEIR_ERANGE(-100) on overflow of p. */
 int weir__parse_decimal(const char *s, size_t len, int p, int sc, int64_t *out);

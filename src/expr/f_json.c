@@ -27,10 +27,12 @@
  */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <strings.h>
 
 #include "expr/expr_internal.h"
 #include "format/convert.h"
+#include "record/nested.h"
 #include "time/timefmt.h"
 #include "util/hex.h"
 #include "weir/buf.h"
@@ -806,9 +808,49 @@ static int bind_value(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint
 
 /* ---- JSON_QUERY ---- */
 
+/*
+ * RETURNING ARRAY<STRING>: the JSON array text in b (compact, as j_write
+ * writes it) as an ARRAY<STRING> into ab: a string element is its value, a
+ * null element NULL, any other element its JSON text. false when b holds
+ * no array (an object: the row is NULL).
+ */
+static bool query_array(ecx *cx, const weir_buf *b, weir_buf *ab, int *rc)
+{
+    const char *p = (const char *)b->data, *e = p + b->len;
+    weir_buf_clear(ab);
+    if (!b->len || *p != '[')
+        return false;
+    uint32_t cnt = 0;
+    for (const char *q = j_ws(p + 1, e); q < e && *q != ']'; cnt++) {
+        q = j_ws(j_value(q, e, 0), e);
+        if (q < e && *q == ',')
+            q = j_ws(q + 1, e);
+    }
+    weir_type st = tmake(WEIR_TYPE_STRING, true);
+    *rc = weir_nv_put_count(ab, cnt);
+    for (const char *q = j_ws(p + 1, e); !*rc && q < e && *q != ']';) {
+        const char *end = j_value(q, e, 0);
+        if (*q == '"') {
+            xstr u;
+            *rc = j_unescape(cx, q, e, &u) ? WEIR_ENOMEM : weir_nv_put(ab, st, u.ptr, u.len);
+        } else if (j_word(q, e, "null")) {
+            *rc = weir_nv_put_null(ab);
+        } else {
+            *rc = weir_nv_put(ab, st, q, (uint32_t)(end - q));
+        }
+        q = j_ws(end, e);
+        if (q < e && *q == ',')
+            q = j_ws(q + 1, e);
+    }
+    return true;
+}
+
 static int query_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
-    int wrapper = (int)(e->p0 & 0xF), empty_mode = (int)((e->p0 >> 4) & 0xF), error_mode = (int)e->p1;
+    int wrapper = (int)(e->p0 & 0x3), empty_mode = (int)((e->p0 >> 4) & 0xF), error_mode = (int)e->p1;
+    bool as_array = (e->p0 & 0x4) != 0;
+    weir_buf ab;
+    weir_buf_init(&ab);
     weir_buf b;
     weir_buf_init(&b);
     int rc = 0;
@@ -855,6 +897,15 @@ static int query_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, 
             }
             weir_buf_put(&b, mode == 3 ? "[]" : "{}", 2);
         }
+        if (as_array) {
+            if (!query_array(cx, &b, &ab, &rc)) {
+                x_setnull(cx, out, i);
+                continue;
+            }
+            if (rc || (rc = weir__x_put_buf(cx, out, i, &ab)))
+                break;
+            continue;
+        }
         char *o = x_str(cx, b.len);
         if (!o) {
             rc = weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
@@ -864,6 +915,9 @@ static int query_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, 
         ((xstr *)out->data)[i] = (xstr){o, (uint32_t)b.len};
     }
     weir_buf_fini(&b);
+    weir_buf_fini(&ab);
+    if (rc == WEIR_ENOMEM)
+        return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
     return rc;
 }
 
@@ -880,7 +934,10 @@ static int bind_query(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint
     int rc = need_json_args(a, f, args, 2, 2, err);
     if (rc)
         return rc;
-    *out = weir__call_node(a, f, args, 2, tmake(WEIR_TYPE_STRING, true), query_kernel, F_MAYNULL);
+    weir_type rt = tmake(WEIR_TYPE_STRING, true);
+    if ((wrapper & 4) && weir_type_array(tmake(WEIR_TYPE_STRING, true), true, &rt))
+        return nomem_b(err);
+    *out = weir__call_node(a, f, args, 2, rt, query_kernel, F_MAYNULL);
     if (!*out)
         return nomem_b(err);
     (*out)->p0 = wrapper | (empty_mode << 4);
@@ -1165,6 +1222,151 @@ static int bind_quote(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint
     return *out ? 0 : nomem_b(err);
 }
 
+/*
+ * JSON_OBJECTAGG, as the parser writes it (sql/parse_expr.c):
+ * JSON_OBJECTAGG_OBJECT(COLLECT(JSON_OBJECTAGG_ENTRY(k, val, absent))).
+ * An entry is the key's bytes, a NUL, and the value's JSON text ("null" for
+ * a NULL value; no entry, NULL, for one under ABSENT ON NULL); a NULL key
+ * fails the row. The object writes the entries in ascending key order (the
+ * bytes of UTF-8 text, which is code point order), and fails the row when a
+ * key occurs twice, as Flink's JSON_OBJECTAGG fails on a duplicate key.
+ */
+static int objagg_entry_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act,
+                               xvec *out)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (act && !act[i])
+            continue;
+        if (a[0].nulls && a[0].nulls[i])
+            return weir__x_fail(cx, i, "JSON_OBJECTAGG: the key is NULL");
+        xstr key = ((const xstr *)a[0].data)[i];
+        if (key.len && memchr(key.ptr, 0, key.len))
+            return weir__x_fail(cx, i, "JSON_OBJECTAGG: a key with the character U+0000 is not supported");
+        bool vnull = a[1].nulls && a[1].nulls[i];
+        if (vnull && e->p0) {
+            x_setnull(cx, out, i);
+            continue;
+        }
+        xstr k = ((const xstr *)a[0].data)[i], v = vnull ? (xstr){"null", 4} : ((const xstr *)a[1].data)[i];
+        char *o = x_str(cx, (size_t)k.len + 1 + v.len);
+        if (!o)
+            return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
+        if (k.len)
+            memcpy(o, k.ptr, k.len);
+        o[k.len] = 0;
+        if (v.len)
+            memcpy(o + k.len + 1, v.ptr, v.len);
+        ((xstr *)out->data)[i] = (xstr){o, k.len + 1 + v.len};
+    }
+    return 0;
+}
+
+static int cmp_entry(const void *x, const void *y)
+{
+    const xstr *a = x, *b = y;
+    int c = memcmp(a->ptr, b->ptr, a->len < b->len ? a->len : b->len);
+    return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+/* The key of an entry: its bytes up to the NUL. */
+static uint32_t entry_key_len(xstr e)
+{
+    const char *z = memchr(e.ptr, 0, e.len);
+    return z ? (uint32_t)(z - e.ptr) : e.len;
+}
+
+static int objagg_object_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act,
+                                xvec *out)
+{
+    const weir_nested_type *d = weir_type_nested(a[0].type);
+    weir_buf b;
+    weir_buf_init(&b);
+    int rc = 0;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        if (act && !act[i])
+            continue;
+        uint32_t cnt = 0;
+        weir_nv_iter it;
+        if (!(a[0].nulls && a[0].nulls[i])) {
+            xstr ms = ((const xstr *)a[0].data)[i];
+            cnt = weir_nv_open(a[0].type, ms.ptr, ms.len, &it);
+        }
+        xstr *ents = weir__x_alloc(cx, sizeof(xstr) * (cnt ? cnt : 1));
+        if (!ents) {
+            rc = WEIR_ENOMEM;
+            break;
+        }
+        uint32_t m = 0;
+        for (uint32_t k = 0; k < cnt && !rc; k++) {
+            bool en, cn;
+            const uint8_t *ev, *cv;
+            uint32_t el, cl;
+            if (!weir_nv_next(&it, d->elems[0], &en, &ev, &el) || !weir_nv_next(&it, d->elems[1], &cn, &cv, &cl))
+                break;
+            int32_t c = 1;
+            if (!cn)
+                memcpy(&c, cv, 4);
+            if (en)
+                continue;
+            ents[m] = (xstr){(const char *)ev, el};
+            if (c > 1) {
+                uint32_t kl = entry_key_len(ents[m]);
+                rc = weir__x_fail(cx, i, "JSON_OBJECTAGG: the key '%.*s' occurs twice in the group (Flink fails "
+                                         "on a duplicate key too)", (int)(kl > 60 ? 60 : kl), ents[m].ptr);
+            }
+            m++;
+        }
+        if (rc)
+            break;
+        qsort(ents, m, sizeof *ents, cmp_entry);
+        weir_buf_clear(&b);
+        rc = weir_buf_put(&b, "{", 1);
+        for (uint32_t k = 0; k < m && !rc; k++) {
+            uint32_t kl = entry_key_len(ents[k]);
+            if (k && kl == entry_key_len(ents[k - 1]) && !memcmp(ents[k].ptr, ents[k - 1].ptr, kl)) {
+                rc = weir__x_fail(cx, i, "JSON_OBJECTAGG: the key '%.*s' occurs twice in the group (Flink fails "
+                                         "on a duplicate key too)", (int)(kl > 60 ? 60 : kl), ents[k].ptr);
+                break;
+            }
+            if (k)
+                rc = weir_buf_put(&b, ",", 1);
+            rc = rc ? rc : weir__fmt_json_put_string(&b, ents[k].ptr, kl);
+            rc = rc ? rc : weir_buf_put(&b, ":", 1);
+            if (!rc && ents[k].len > kl)
+                rc = weir_buf_put(&b, ents[k].ptr + kl + 1, ents[k].len - kl - 1);
+        }
+        rc = rc ? rc : weir_buf_put(&b, "}", 1);
+        rc = rc ? rc : x_put_str(cx, out, i, b.data, b.len);
+    }
+    weir_buf_fini(&b);
+    if (rc == WEIR_ENOMEM)
+        return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
+    return rc;
+}
+
+static int bind_objagg(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                       weir_error *err)
+{
+    if (f->param == 0) { /* ENTRY(key, value text, absent) */
+        if (n != 3 || args[2]->kind != N_LITERAL || args[2]->lit.is_null)
+            return weir__bad_args(f, args, n, err);
+        bool absent = args[2]->type.id == WEIR_TYPE_BIGINT ? args[2]->lit.v.i64 != 0 : args[2]->lit.v.i32 != 0;
+        int rc = weir__need_strings(a, f, args, n, 2, err);
+        if (rc)
+            return rc;
+        *out = weir__call_node(a, f, args, 2, tmake(WEIR_TYPE_STRING, absent && args[1]->type.nullable),
+                               objagg_entry_kernel, F_MAYNULL);
+        if (*out)
+            (*out)->p0 = absent;
+    } else { /* OBJECT(MULTISET<STRING>) */
+        const weir_nested_type *d = n == 1 ? weir_type_nested(args[0]->type) : NULL;
+        if (!d || d->kind != WEIR_TYPE_MULTISET || d->elems[0].id != WEIR_TYPE_STRING)
+            return weir__bad_args(f, args, n, err);
+        *out = weir__call_node(a, f, args, 1, tmake(WEIR_TYPE_STRING, false), objagg_object_kernel, 0);
+    }
+    return *out ? 0 : nomem_b(err);
+}
+
 const xfunc weir__funcs_json[] = {
     {"JSON_STRING", "JSON_STRING(value)", bind_json_string, 0},
     {"JSON_QUOTE", "JSON_QUOTE(STRING)", bind_quote, 0},
@@ -1175,5 +1377,7 @@ const xfunc weir__funcs_json[] = {
     {"JSON_EXISTS", "JSON_EXISTS(STRING, STRING [{TRUE|FALSE|UNKNOWN|ERROR} ON ERROR])", bind_exists, 0},
     {"JSON_VALUE", "JSON_VALUE(STRING, STRING [RETURNING type] [... ON EMPTY] [... ON ERROR])", bind_value, 0},
     {"JSON_QUERY", "JSON_QUERY(STRING, STRING [... WRAPPER] [... ON EMPTY] [... ON ERROR])", bind_query, 0},
+    {"JSON_OBJECTAGG_ENTRY", "JSON_OBJECTAGG_ENTRY(STRING, STRING, INT)", bind_objagg, 0},
+    {"JSON_OBJECTAGG_OBJECT", "JSON_OBJECTAGG_OBJECT(MULTISET<STRING>)", bind_objagg, 1},
     {NULL, NULL, NULL, 0},
 };

@@ -114,6 +114,8 @@ static uint32_t to_upper(uint32_t cp)
     return l ? (uint32_t)towupper_l((wint_t)cp, l) : cp;
 }
 
+uint32_t weir__upper_cp(uint32_t cp) { return to_upper(cp); }
+
 static uint32_t to_lower(uint32_t cp)
 {
     if (cp < 0x80)

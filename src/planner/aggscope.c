@@ -11,7 +11,7 @@
 static const char *const AGG_NAMES[] = {"COUNT", "SUM", "SUM0", "AVG", "MIN", "MAX", "FIRST_VALUE",
                                         "LAST_VALUE", "APPROX_COUNT_DISTINCT", "APPROX_PERCENTILE", "VAR_POP",
                                         "VAR_SAMP", "VARIANCE", "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "LISTAGG", "COLLECT", "SINGLE_VALUE",
-                                        "ARRAY_AGG", NULL};
+                                        "ARRAY_AGG", "PERCENTILE", NULL};
 
 bool plan_is_agg_name(const char *name)
 {

@@ -231,6 +231,15 @@ static int bind_call(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_e
     if (!strcasecmp(name, "LAG") || !strcasecmp(name, "LEAD"))
         return plan_error(pc, e->loc, WEIR_EPLAN, "%s needs an OVER window: %s(x) OVER (PARTITION BY ... ORDER BY time)",
                           name, name);
+    if (!strcasecmp(name, "GROUP_ID")) {
+        if (e->u.call.n_args)
+            return plan_error(pc, e->loc, WEIR_EPLAN, "GROUP_ID() takes no arguments");
+        if (!as || as->phase != AGG_BIND)
+            return plan_error(pc, e->loc, WEIR_EPLAN,
+                              "GROUP_ID() is allowed only in the SELECT list or HAVING of a GROUP BY query");
+        *out = weir_expr_lit_bigint(pc->arena, as->gs_group_id);
+        return *out ? 0 : WEIR_ENOMEM;
+    }
     if (!strcasecmp(name, "GROUPING") || !strcasecmp(name, "GROUPING_ID")) {
         if (as && as->phase == AGG_BIND)
             return agg_scope_grouping(pc, as, e, out);

@@ -907,7 +907,19 @@ int plan_agg_call_args(plan_ctx *pc, agg_call *c, bool *has_arg)
             return plan_error(pc, call->loc, WEIR_EINVAL, "%s needs an argument", c->fn);
         return 0;
     }
-    if (!strncmp(c->fn, "APPROX_PERCENTILE", 17)) { /* also APPROX_PERCENTILE_DISTINCT */
+    if (!strncmp(c->fn, "PERCENTILE", 10)) { /* also PERCENTILE_DISTINCT */
+        const weir_sql_expr *pa = call->u.call.n_args >= 2 ? call->u.call.args[1] : NULL;
+        if (call->u.call.n_args == 3)
+            return plan_error(pc, call->u.call.args[2]->loc, WEIR_EUNSUPPORTED,
+                              "PERCENTILE with a frequency argument is not supported");
+        if (call->u.call.n_args != 2 || pa->kind != WEIR_SQL_EXPR_LITERAL ||
+            (pa->u.lit.kind != WEIR_SQL_LIT_INTEGER && pa->u.lit.kind != WEIR_SQL_LIT_DECIMAL &&
+             pa->u.lit.kind != WEIR_SQL_LIT_DOUBLE))
+            return plan_error(pc, call->loc, WEIR_EUNSUPPORTED,
+                              "PERCENTILE(value, percentage) needs a numeric literal percentage (an ARRAY of "
+                              "percentages is not supported)");
+        c->param = pa->u.lit.f64 ? pa->u.lit.f64 : (double)pa->u.lit.i64;
+    } else if (!strncmp(c->fn, "APPROX_PERCENTILE", 17)) { /* also APPROX_PERCENTILE_DISTINCT */
         if (call->u.call.n_args != 2 || call->u.call.args[1]->kind != WEIR_SQL_EXPR_LITERAL)
             return plan_error(pc, call->loc, WEIR_EINVAL, "APPROX_PERCENTILE(value, fraction) needs a literal fraction");
         c->param = call->u.call.args[1]->u.lit.f64 ? call->u.call.args[1]->u.lit.f64
@@ -960,7 +972,7 @@ int plan_agg_distinct_name(plan_ctx *pc, const weir_sql_expr *call, char *fn, si
 {
     static const char *const over_distinct[] = {"SUM",        "SUM0",     "AVG",         "VAR_POP",
                                                 "VAR_SAMP",   "VARIANCE", "STDDEV_POP",  "STDDEV_SAMP",
-                                                "STDDEV",     "APPROX_PERCENTILE", "COLLECT", NULL};
+                                                "STDDEV",     "APPROX_PERCENTILE", "COLLECT", "PERCENTILE", NULL};
     if (!strcmp(fn, "COUNT")) {
         snprintf(fn, fn_size, "COUNT_DISTINCT");
         return 0;
@@ -1170,6 +1182,7 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
     as->gs_expr = gs.gs_expr;
     as->gs_text = gs.gs_text;
     as->gs_in = gs.gs_in;
+    as->gs_group_id = gs.gs_group_id;
     as->n_gs = gs.n_gs;
     as->gs_force = gs.gs_force;
     as->in = in;
@@ -2374,6 +2387,10 @@ static int plan_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, rel *out
             }
         }
     }
+    /* each set's membership, to number the repeats of a set (GROUP_ID()) */
+    bool *seen = plan_alloc(pc, (size_t)n_sets * (n_all ? n_all : 1) * sizeof *seen);
+    if (!seen)
+        return WEIR_ENOMEM;
     for (uint32_t s = 0; s < n_sets; s++) {
         weir_sql_select b = *sel;
         b.group_by = plan_alloc(pc, (sets[s].n + 1) * sizeof *b.group_by);
@@ -2391,11 +2408,17 @@ static int plan_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, rel *out
                 gs_in[k] = !strcasecmp(gs_text[k], t);
             }
         }
+        /* GROUP_ID(): how many earlier sets group the same expressions (Calcite's numbering of repeats) */
+        int64_t group_id = 0;
+        memcpy(seen + (size_t)s * n_all, gs_in, n_all * sizeof *seen);
+        for (uint32_t t = 0; t < s; t++)
+            group_id += !memcmp(seen + (size_t)t * n_all, gs_in, n_all * sizeof *seen);
         agg_scope as;
         memset(&as, 0, sizeof as);
         as.gs_expr = gs_expr;
         as.gs_text = gs_text;
         as.gs_in = gs_in;
+        as.gs_group_id = group_id;
         as.n_gs = n_all;
         as.gs_force = true;
         rc = plan_select_in(pc, &b, &as, &rels[s]);

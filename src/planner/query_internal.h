@@ -68,6 +68,7 @@ struct agg_scope {
     const weir_sql_expr **gs_expr;
     char **gs_text;
     bool *gs_in;
+    int64_t gs_group_id; /* GROUP_ID(): the number of earlier sets equal to this one */
     uint32_t n_gs;
     bool gs_force;       /* aggregate even when this set is () and no aggregate is called */
     /*

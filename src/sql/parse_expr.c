@@ -9,6 +9,7 @@
  * patterns and ESCAPE are parsed at the additive level, so
  * `a BETWEEN b AND c AND d` is `(a BETWEEN b AND c) AND d`.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -1276,6 +1277,21 @@ static weir_sql_expr *synth_call(parser *p, const char *s, weir_sql_expr **args,
     return finish(p, e);
 }
 
+/* After a JSON aggregate's ')': FILTER (WHERE c) onto the aggregate call
+ * agg; OVER is refused, as in Flink. */
+static void json_agg_tail(parser *p, weir_sql_expr *agg, const char *fn)
+{
+    if (is_kw(p, WEIR__SQL_KW_FILTER)) {
+        parser_advance(p);
+        expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+        expect_kw(p, WEIR__SQL_KW_WHERE);
+        agg->u.call.filter = parse_expr(p, PREC_MIN);
+        expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+    }
+    if (is_kw(p, WEIR__SQL_KW_OVER))
+        parser_fail_at(p, cur(p)->loc, "%s is not supported in OVER windows (as in Flink)", fn);
+}
+
 /*
  * JSON_ARRAYAGG(v [{NULL|ABSENT} ON NULL]) [FILTER (WHERE c)], at '(':
  * the JSON array of the values in arrival order, written as what it
@@ -1305,19 +1321,46 @@ static weir_sql_expr *parse_json_arrayagg(parser *p, weir_sql_loc loc)
     }
     weir_sql_expr *la[2] = {elem, clause_str(p, ",", 1, loc)};
     weir_sql_expr *agg = synth_call(p, "LISTAGG", la, 2, loc);
-    if (is_kw(p, WEIR__SQL_KW_FILTER)) {
-        parser_advance(p);
-        expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
-        expect_kw(p, WEIR__SQL_KW_WHERE);
-        agg->u.call.filter = parse_expr(p, PREC_MIN);
-        expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
-    }
-    if (is_kw(p, WEIR__SQL_KW_OVER))
-        parser_fail_at(p, cur(p)->loc, "JSON_ARRAYAGG is not supported in OVER windows (as in Flink)");
+    json_agg_tail(p, agg, "JSON_ARRAYAGG");
     weir_sql_expr *ca[2] = {agg, clause_str(p, "", 0, loc)};
     weir_sql_expr *parts[3] = {clause_str(p, "[", 1, loc), synth_call(p, "COALESCE", ca, 2, loc),
                                clause_str(p, "]", 1, loc)};
     return synth_call(p, "CONCAT", parts, 3, loc);
+}
+
+/*
+ * JSON_OBJECTAGG([KEY] k VALUE v [{NULL|ABSENT} ON NULL]) [FILTER (WHERE c)],
+ * at '(': the JSON object of the groups' keys and values, written as what
+ * it computes,
+ *   JSON_OBJECTAGG_OBJECT(COLLECT(JSON_OBJECTAGG_ENTRY(k, val, absent)) [FILTER (WHERE c)])
+ * with val JSON_STRING(v) (v itself when it is a JSON constructor call):
+ * an entry is the key and the value's JSON text, NULL under ABSENT ON NULL
+ * for a NULL value (COLLECT leaves it out); the object is the entries by
+ * key, and a key met twice fails the row, as Flink's JSON_OBJECTAGG fails.
+ * NULL ON NULL is Flink's default here.
+ */
+static weir_sql_expr *parse_json_objectagg(parser *p, weir_sql_loc loc)
+{
+    expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+    if (is_word(p, 0, "KEY") && !is_word(p, 1, "VALUE"))
+        parser_advance(p);
+    weir_sql_expr *k = parse_expr(p, PREC_MIN);
+    expect_word(p, "VALUE");
+    weir_sql_expr *v = parse_expr(p, PREC_MIN);
+    bool absent = false;
+    if ((is_kw(p, WEIR__SQL_KW_NULL) || is_word(p, 0, "ABSENT")) && is_word(p, 1, "ON")) {
+        absent = is_word(p, 0, "ABSENT");
+        parser_advance(p);
+        parser_advance(p);
+        expect_kw(p, WEIR__SQL_KW_NULL);
+    }
+    expect_tk(p, WEIR__SQL_TK_RPAREN, "ON NULL or ')'");
+    weir_sql_expr *ea[3] = {k, is_json_ctor(v) ? v : synth_call(p, "JSON_STRING", &v, 1, v->loc),
+                            clause_int(p, absent, loc)};
+    weir_sql_expr *entry = synth_call(p, "JSON_OBJECTAGG_ENTRY", ea, 3, loc);
+    weir_sql_expr *agg = synth_call(p, "COLLECT", &entry, 1, loc);
+    json_agg_tail(p, agg, "JSON_OBJECTAGG");
+    return synth_call(p, "JSON_OBJECTAGG_OBJECT", &agg, 1, loc);
 }
 
 /*
@@ -1333,7 +1376,7 @@ static weir_sql_expr *parse_json_call(parser *p, weir_sql_name name)
     weir_sql_loc loc = name.loc;
     vec args = {0};
     if (!strcasecmp(fn, "JSON_OBJECTAGG"))
-        parser_fail_at(p, loc, "%s is not supported yet", fn);
+        return parse_json_objectagg(p, loc);
     if (!strcasecmp(fn, "JSON_ARRAYAGG"))
         return parse_json_arrayagg(p, loc);
     if (!strcasecmp(fn, "JSON_OBJECT") || !strcasecmp(fn, "JSON_ARRAY"))
@@ -1375,11 +1418,22 @@ static weir_sql_expr *parse_json_call(parser *p, weir_sql_name name)
             }
         }
     } else { /* JSON_QUERY */
-        int wrapper = 0;
+        int wrapper = 0, as_array = 0;
         if (accept_word(p, "RETURNING")) {
-            if (!accept_word(p, "STRING") && !accept_word(p, "VARCHAR"))
-                parser_fail_at(p, cur(p)->loc,
-                               "JSON_QUERY ... RETURNING supports only STRING");
+            /* STRING (the default) or ARRAY<STRING>: +4 on the wrapper argument */
+            uint32_t start = cur(p)->loc.offset;
+            weir_sql_loc tloc = cur(p)->loc;
+            parse_type(p);
+            char t[32];
+            size_t tn = 0;
+            for (uint32_t k = start; k < prev_end(p) && tn + 1 < sizeof t; k++)
+                if (p->src[k] != ' ' && p->src[k] != '\t' && p->src[k] != '\n')
+                    t[tn++] = (char)toupper((unsigned char)p->src[k]);
+            t[tn] = 0;
+            if (!strcmp(t, "ARRAY<STRING>") || !strcmp(t, "ARRAY<VARCHAR>") || !strcmp(t, "STRINGARRAY"))
+                as_array = 4;
+            else if (strcmp(t, "STRING") && strcmp(t, "VARCHAR"))
+                parser_fail_at(p, tloc, "JSON_QUERY ... RETURNING supports only STRING and ARRAY<STRING>");
         }
         if (accept_word(p, "WITHOUT")) {
             accept_word(p, "ARRAY");
@@ -1396,8 +1450,8 @@ static weir_sql_expr *parse_json_call(parser *p, weir_sql_name name)
         int mode[2] = {0, 0};
         weir_sql_expr *dflt[2] = {NULL, NULL};
         json_on_clauses(p, query_beh, mode, dflt);
-        if (wrapper || mode[0] || mode[1]) {
-            push_expr(p, &args, clause_int(p, wrapper, loc));
+        if (wrapper || as_array || mode[0] || mode[1]) {
+            push_expr(p, &args, clause_int(p, wrapper + as_array, loc));
             push_expr(p, &args, clause_int(p, mode[0], loc));
             push_expr(p, &args, clause_int(p, mode[1], loc));
         }
