@@ -1342,14 +1342,14 @@ static weir_sql_expr *parse_json_arrayagg(parser *p, weir_sql_loc loc)
 static weir_sql_expr *parse_json_objectagg(parser *p, weir_sql_loc loc)
 {
     expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
-    if (is_word(p, 0, "KEY") && !is_word(p, 1, "VALUE"))
+    if (next_word_is(p, 0, "KEY") && !next_word_is(p, 1, "VALUE"))
         parser_advance(p);
     weir_sql_expr *k = parse_expr(p, PREC_MIN);
     expect_word(p, "VALUE");
     weir_sql_expr *v = parse_expr(p, PREC_MIN);
     bool absent = false;
-    if ((is_kw(p, WEIR__SQL_KW_NULL) || is_word(p, 0, "ABSENT")) && is_word(p, 1, "ON")) {
-        absent = is_word(p, 0, "ABSENT");
+    if ((is_kw(p, WEIR__SQL_KW_NULL) || next_word_is(p, 0, "ABSENT")) && next_word_is(p, 1, "ON")) {
+        absent = next_word_is(p, 0, "ABSENT");
         parser_advance(p);
         parser_advance(p);
         expect_kw(p, WEIR__SQL_KW_NULL);
