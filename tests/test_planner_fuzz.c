@@ -364,6 +364,14 @@ Test(planner_fuzz, mutants_plan_or_fail_with_a_located_message, .timeout = 600)
         char *text = mutate(s, &len);
         weir_sql_job *j = NULL;
         weir_error err = {0};
+        /* WEIR_FUZZ_DUMP=path: each mutant written there before it is planned (the last one
+         * left is the one a sanitizer stopped on) */
+        const char *dump = getenv("WEIR_FUZZ_DUMP");
+        FILE *df = dump ? fopen(dump, "w") : NULL;
+        if (df) {
+            fwrite(text, 1, len, df);
+            fclose(df);
+        }
         int rc = weir_sql_job_create("mutant.sql", text, len, &opt, &j, &err);
         if (rc) {
             cr_assert_null(j, "a failed plan returned a job\n%s", text);

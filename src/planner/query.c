@@ -1886,6 +1886,7 @@ static int plan_setop(plan_ctx *pc, const weir_sql_query *q, const char *what, c
     out->updating = updating;
     out->win.present = false;
     out->wprops.present = false;
+    out->above_wm = false;
     out->loc = q->loc;
     return rel_quals(pc, out, NULL);
 }
