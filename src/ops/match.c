@@ -155,7 +155,7 @@ static int fill_agg(match_op *o, const weir_mr_slot *s, uint32_t end, uint32_t s
             iv = WEIR_COL_I64(q, s->col)[r];
         bool first = cnt++ == 0;
         dsum += dv;
-        isum += iv;
+        isum = (int64_t)((uint64_t)isum + (uint64_t)iv); /* wraps as Flink's long sum */
         if (first || (s->agg == WEIR_MR_MIN ? (dbl ? dv < dext : iv < iext) : (dbl ? dv > dext : iv > iext)))
             dext = dv, iext = iv;
     }
@@ -378,9 +378,13 @@ static int run(match_op *o)
             return rc;
         s = resume_at(o);
     }
-    if (s < o->n && o->conf.within_ms &&
-        (rc = weir_op_timer_register(o->ctx, WEIR_TIME_EVENT, o->seq->ts[s] + o->conf.within_ms + 1, 1)))
-        return rc;
+    if (s < o->n && o->conf.within_ms) {
+        int64_t at; /* (saturated: a huge WITHIN never fires) */
+        if (__builtin_add_overflow(o->seq->ts[s], o->conf.within_ms, &at) || __builtin_add_overflow(at, 1, &at))
+            at = WEIR_TS_MAX;
+        if ((rc = weir_op_timer_register(o->ctx, WEIR_TIME_EVENT, at, 1)))
+            return rc;
+    }
     return seq_store(o, s);
 }
 
@@ -529,8 +533,10 @@ int weir_match_spec(const weir_match_config *cfg, weir_operator_spec *out)
     if (!c)
         return WEIR_ENOMEM;
     *c = *cfg;
+    /* (the search takes a stack frame per row of a candidate: 10 000 rows
+     * stay well inside a thread's stack, also under AddressSanitizer) */
     if (!c->max_match_rows)
-        c->max_match_rows = 100000;
+        c->max_match_rows = 10000;
     *out = (weir_operator_spec){"Match", &match_class, match_create, c, conf_free};
     return 0;
 }

@@ -29,8 +29,8 @@ static uint32_t parse_count(parser *p)
     uint64_t v = 0;
     for (uint32_t i = 0; i < t->len; i++) {
         v = v * 10 + (uint64_t)(p->src[t->loc.offset + i] - '0');
-        if (v > 100000)
-            parser_fail_at(p, t->loc, "a pattern quantifier may count at most 100000 rows");
+        if (v > 10000)
+            parser_fail_at(p, t->loc, "a pattern quantifier may count at most 10000 rows");
     }
     parser_advance(p);
     return (uint32_t)v;
