@@ -2052,6 +2052,10 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
         src = &agg;
         if (sel->having && (rc = plan_bind_expr(pc, &agg, as_, sel->having, &post_filter)))
             return rc;
+        weir_type ht = post_filter ? weir_expr_type(post_filter) : (weir_type){.id = WEIR_TYPE_BOOLEAN};
+        if (ht.id != WEIR_TYPE_BOOLEAN && ht.id != WEIR_TYPE_NULL)
+            return plan_error(pc, sel->having->loc, WEIR_EPLAN, "HAVING must be a BOOLEAN condition, not %s",
+                              weir_type_name(ht.id));
     } else if (plan_select_has_over(sel)) {
         if ((rc = filter_first(pc, &in, &filter)))
             return rc;
