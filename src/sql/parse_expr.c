@@ -804,16 +804,21 @@ static void parse_args_rest(parser *p, vec *args)
     expect_tk(p, WEIR__SQL_TK_RPAREN, "',' or ')'");
 }
 
+/* FILTER (WHERE c) after an aggregate call, onto the call e. */
+static void parse_filter_clause(parser *p, weir_sql_expr *e)
+{
+    if (!accept_kw(p, WEIR__SQL_KW_FILTER))
+        return;
+    expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+    expect_kw(p, WEIR__SQL_KW_WHERE);
+    e->u.call.filter = parse_expr(p, PREC_MIN);
+    expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+}
+
 /* FILTER (WHERE ...) and OVER ... after a call. */
 static void parse_call_suffix(parser *p, weir_sql_expr *e)
 {
-    if (is_kw(p, WEIR__SQL_KW_FILTER)) {
-        parser_advance(p);
-        expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
-        expect_kw(p, WEIR__SQL_KW_WHERE);
-        e->u.call.filter = parse_expr(p, PREC_MIN);
-        expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
-    }
+    parse_filter_clause(p, e);
     if (accept_kw(p, WEIR__SQL_KW_OVER)) {
         if (is_tk(p, WEIR__SQL_TK_LPAREN)) {
             e->u.call.over = parse_window_spec(p);
@@ -1281,13 +1286,7 @@ static weir_sql_expr *synth_call(parser *p, const char *s, weir_sql_expr **args,
  * agg; OVER is refused, as in Flink. */
 static void json_agg_tail(parser *p, weir_sql_expr *agg, const char *fn)
 {
-    if (is_kw(p, WEIR__SQL_KW_FILTER)) {
-        parser_advance(p);
-        expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
-        expect_kw(p, WEIR__SQL_KW_WHERE);
-        agg->u.call.filter = parse_expr(p, PREC_MIN);
-        expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
-    }
+    parse_filter_clause(p, agg);
     if (is_kw(p, WEIR__SQL_KW_OVER))
         parser_fail_at(p, cur(p)->loc, "%s is not supported in OVER windows (as in Flink)", fn);
 }
