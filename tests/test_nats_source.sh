@@ -84,13 +84,20 @@ ev ", 'scan.startup.mode' = 'sequence', 'scan.startup.sequence' = '3'" > e.sql
 ev ", 'scan.startup.mode' = 'latest'" > e.sql
 [ -z "$(run e.sql)" ] || fail "latest, bounded at the same sequence, reads nothing"
 grep -q "rows read" log || true
-ms=$(date +%s%3N)
+# The start is taken from the server's own stamps: 1 ms after message 5's.
 # The server may stamp a message with a clock it refreshes only every 100 ms
-# or so, so publish the next one well after ms (a stamp of ms or less would
-# make it fall before the start).
-for ((i = 0; i < 400 && $(date +%s%3N) <= ms + 300; i++)); do sleep 0.005; done
-printf '{"v":6}\n' | tool pub ev.b
-ev ", 'scan.startup.mode' = 'timestamp', 'scan.startup.timestamp-millis' = '$((ms + 1))'" > e.sql
+# or so (late under load), so message 6 is published once the local clock is
+# 300 ms past that start, and published again (the same value) while its
+# stamp still falls before the start: only the copy stamped after it counts.
+start=$(( $(tool time ev 5) / 1000000 + 1 ))
+for ((n = 0; ; n++)); do
+    [ "$n" -lt 20 ] || fail "the server stamped 20 messages before $start ms"
+    for ((i = 0; i < 400 && $(date +%s%3N) <= start + 300; i++)); do sleep 0.005; done
+    printf '{"v":6}\n' | tool pub ev.b
+    [ "$(tool time ev $((6 + n)))" -ge $((start * 1000000)) ] && break
+    sleep 0.1
+done
+ev ", 'scan.startup.mode' = 'timestamp', 'scan.startup.timestamp-millis' = '$start'" > e.sql
 [ "$(run e.sql | tr -d '+I[]' | tr '\n' ' ')" = "6 " ] || fail "start at a timestamp"
 echo "  subject filters, wildcards, startup sequence / latest / timestamp"
 

@@ -9,6 +9,8 @@
  *   weir-nats-tool URL dump STREAM     prints every message of STREAM as
  *                                      SEQ<TAB>SUBJECT<TAB>MSG-ID<TAB>PAYLOAD
  *   weir-nats-tool URL last STREAM     prints the stream's last sequence
+ *   weir-nats-tool URL time STREAM SEQ prints the time the server stamped
+ *                                      on message SEQ, in ns since 1970
  *
  * Exits 1 with a message on stderr when something fails.
  */
@@ -135,10 +137,22 @@ static int dump(jsCtx *js, const char *stream)
     return 0;
 }
 
+static int stamp(jsCtx *js, const char *stream, const char *seq)
+{
+    natsMsg *m = NULL;
+    jsErrCode e = 0;
+    natsStatus s = js_GetMsg(&m, js, stream, strtoull(seq, NULL, 10), NULL, &e);
+    if (s != NATS_OK)
+        die("get message", s, e);
+    printf("%lld\n", (long long)natsMsg_GetTime(m));
+    natsMsg_Destroy(m);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: weir-nats-tool URL stream|pub|dump|last ...\n");
+        fprintf(stderr, "usage: weir-nats-tool URL stream|pub|dump|last|time ...\n");
         return 2;
     }
     natsConnection *nc = NULL;
@@ -163,6 +177,8 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[2], "last"))
         rc = (printf("%llu\n", (unsigned long long)last_seq(js, argv[3], NULL)),
               0);
+    else if (!strcmp(argv[2], "time") && argc > 4)
+        rc = stamp(js, argv[3], argv[4]);
     fflush(stdout);
     jsCtx_Destroy(js);
     natsConnection_Destroy(nc);
