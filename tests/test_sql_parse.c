@@ -407,7 +407,14 @@ Test(sql_stmt, set_reset_explain_show)
     check("SHOW CURRENT DATABASE", "SHOW CURRENT DATABASE");
     check("USE CATALOG c", "USE CATALOG c");
     check("USE db", "USE db");
-
+    check("use `c`.db", "USE c.db");
+    check("show tables from c.db like 'o%'", "SHOW TABLES FROM c.db LIKE 'o%'");
+    check("SHOW VIEWS IN db", "SHOW VIEWS FROM db");
+    check("show user functions in db not ilike 'a%'", "SHOW USER FUNCTIONS FROM db NOT ILIKE 'a%'");
+    check("SHOW FUNCTIONS", "SHOW FUNCTIONS");
+    check("show databases from c like 'x_'", "SHOW DATABASES FROM c LIKE 'x_'");
+    check("SHOW CATALOGS ILIKE 'M%'", "SHOW CATALOGS ILIKE 'M%'");
+    check("show create catalog c", "SHOW CREATE CATALOG c");
     weir_sql_script *s = parse_ok("EXPLAIN PLAN FOR SELECT 1; SET 'a' = 'b'");
     cr_assert_eq(s->stmts[0]->kind, WEIR_SQL_STMT_EXPLAIN);
     cr_assert(s->stmts[0]->u.explain.plan_for);
@@ -416,6 +423,28 @@ Test(sql_stmt, set_reset_explain_show)
     cr_assert_str_eq(s->stmts[1]->u.set.value, "b");
     cr_assert_str_eq(weir_sql_stmt_kind_name(s->stmts[1]->kind), "SET");
     weir_sql_script_destroy(s);
+}
+
+Test(sql_stmt, catalogs_and_databases)
+{
+    check("create catalog if not exists c comment 'x' with ('type' = 'generic_in_memory')",
+          "CREATE CATALOG IF NOT EXISTS c COMMENT 'x' WITH ('type' = 'generic_in_memory')");
+    check("CREATE DATABASE c.db", "CREATE DATABASE c.db");
+    check("create database if not exists db comment 'the db' with ('k' = 'v')",
+          "CREATE DATABASE IF NOT EXISTS db COMMENT 'the db' WITH ('k' = 'v')");
+    check("drop database if exists c.db cascade", "DROP DATABASE IF EXISTS c.db CASCADE");
+    check("DROP DATABASE db RESTRICT", "DROP DATABASE db");
+    check("drop catalog if exists c", "DROP CATALOG IF EXISTS c");
+    check("alter database c.db set ('k' = 'v')", "ALTER DATABASE c.db SET ('k' = 'v')");
+    check("ALTER CATALOG c SET ('default-database' = 'x')", "ALTER CATALOG c SET ('default-database' = 'x')");
+    check("alter catalog c reset ('default-database')", "ALTER CATALOG c RESET ('default-database')");
+    weir_sql_script *cs = parse_ok("DROP DATABASE d CASCADE; CREATE CATALOG c WITH ('type' = 't')");
+    cr_assert_eq(cs->stmts[0]->u.drop.object, WEIR_SQL_OBJECT_DATABASE);
+    cr_assert(cs->stmts[0]->u.drop.cascade);
+    cr_assert_eq(cs->stmts[1]->kind, WEIR_SQL_STMT_CREATE_CATALOG);
+    cr_assert_eq(cs->stmts[1]->u.create_catalog.n_options, 1);
+    cr_assert_str_eq(weir_sql_stmt_kind_name(cs->stmts[1]->kind), "CREATE CATALOG");
+    weir_sql_script_destroy(cs);
 }
 
 Test(sql_stmt, statement_text_and_locations)

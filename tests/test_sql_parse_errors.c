@@ -50,8 +50,9 @@ Test(sql_errors, misspelled_keywords_suggest_the_keyword)
                  "did you mean GROUP?",
                  1, 29);
     expect_error("CREATE TABEL t (a INT)",
-                 "job.sql:1:8: error: expected TABLE, VIEW, FUNCTION or "
-                 "TEMPORARY, found identifier 'TABEL'; did you mean TABLE?",
+                 "job.sql:1:8: error: expected TABLE, VIEW, FUNCTION, DATABASE, "
+                 "CATALOG or TEMPORARY, found identifier 'TABEL'; did you mean "
+                 "TABLE?",
                  1, 8);
     expect_error("CREATE TABLE t (a INT, b VARCHR(10))",
                  "job.sql:1:26: error: expected a data type, found identifier "
@@ -208,10 +209,18 @@ Test(sql_errors, flink_specific_mistakes)
 /* Flink statements weir does not run are refused by name, where they start. */
 Test(sql_errors, flink_only_statements_are_named)
 {
-    expect_error("CREATE TABLE t (a INT);\nALTER DATABASE d SET ('k' = 'v')",
-                 "job.sql:2:7: error: ALTER DATABASE statements are not "
+    expect_error("CREATE TABLE t (a INT);\nALTER FUNCTION f AS 'g'",
+                 "job.sql:2:7: error: ALTER FUNCTION statements are not "
                  "supported by weir",
                  2, 7);
+    expect_error("ALTER CATALOG c COMMENT 'x'",
+                 "job.sql:1:17: error: ALTER CATALOG ... COMMENT is not "
+                 "supported by weir",
+                 1, 17);
+    expect_error("SHOW CREATE DATABASE d",
+                 "job.sql:1:13: error: SHOW CREATE DATABASE is not supported "
+                 "by weir",
+                 1, 13);
     expect_error("ALTER TABLE t ADD PARTITION (k = 1)",
                  "job.sql:1:19: error: ALTER TABLE ... PARTITION is not "
                  "supported by weir",
@@ -219,10 +228,14 @@ Test(sql_errors, flink_only_statements_are_named)
     expect_error("ADD JAR '/tmp/x.jar'",
                  "job.sql:1:1: error: ADD statements are not supported by weir",
                  1, 1);
-    expect_error("CREATE CATALOG c WITH ('type' = 'x')",
-                 "job.sql:1:8: error: CREATE CATALOG statements are not "
+    expect_error("CREATE MATERIALIZED TABLE m AS SELECT 1",
+                 "job.sql:1:8: error: CREATE MATERIALIZED statements are not "
                  "supported by weir",
                  1, 8);
+    expect_error("CREATE CATALOG c",
+                 "job.sql:1:17: error: expected WITH ('type' = ...), found end "
+                 "of input",
+                 1, 17);
     expect_error("CREATE OR REPLACE VIEW v AS SELECT 1",
                  "job.sql:1:19: error: CREATE OR REPLACE is supported for "
                  "TABLE ... AS query only (as in Flink)",

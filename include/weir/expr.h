@@ -321,6 +321,15 @@ typedef int (*weir_udf_init_fn)(uint32_t abi, weir_udf *out, weir_error *err);
 
 /* True if name is a built-in scalar function or operator or a registered UDF. */
 bool weir_expr_function_exists(const char *name);
+/*
+ * The names of the built-in scalar functions callable by name (operators
+ * and syntax forms such as `IS NULL` left out), in no particular order:
+ * the first cap into names (static strings); returns how many there are.
+ */
+size_t weir_expr_builtin_names(const char **names, size_t cap);
+/* The names of the registered UDFs (C API and CREATE FUNCTION), the first
+ * cap of them (valid until the function is dropped); returns how many. */
+size_t weir_expr_udf_names(const char **names, size_t cap);
 
 #ifdef __cplusplus
 }

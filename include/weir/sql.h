@@ -50,7 +50,7 @@ typedef enum weir_sql_stmt_kind {
     WEIR_SQL_STMT_CREATE_TABLE,    /* CREATE [TEMPORARY] TABLE ... */
     WEIR_SQL_STMT_CREATE_VIEW,     /* CREATE [TEMPORARY] VIEW ... AS query */
     WEIR_SQL_STMT_CREATE_FUNCTION, /* CREATE [TEMPORARY [SYSTEM]] FUNCTION */
-    WEIR_SQL_STMT_DROP,            /* DROP TABLE / VIEW / FUNCTION */
+    WEIR_SQL_STMT_DROP,            /* DROP TABLE / VIEW / FUNCTION / DATABASE / CATALOG */
     WEIR_SQL_STMT_INSERT,          /* INSERT INTO|OVERWRITE t ... query */
     WEIR_SQL_STMT_STATEMENT_SET,   /* EXECUTE STATEMENT SET BEGIN ... END,
                                       or BEGIN STATEMENT SET; ...; END */
@@ -61,7 +61,9 @@ typedef enum weir_sql_stmt_kind {
     WEIR_SQL_STMT_SHOW,            /* SHOW TABLES | VIEWS | FUNCTIONS | ... */
     WEIR_SQL_STMT_DESCRIBE,        /* DESCRIBE | DESC name */
     WEIR_SQL_STMT_USE,             /* USE [CATALOG] name */
-    WEIR_SQL_STMT_ALTER,           /* ALTER TABLE / ALTER VIEW */
+    WEIR_SQL_STMT_ALTER,           /* ALTER TABLE / VIEW / DATABASE / CATALOG */
+    WEIR_SQL_STMT_CREATE_CATALOG,  /* CREATE CATALOG c WITH (...) */
+    WEIR_SQL_STMT_CREATE_DATABASE, /* CREATE DATABASE [c.]db ... */
 } weir_sql_stmt_kind;
 
 /*

@@ -13,6 +13,8 @@ static const char *const AGG_NAMES[] = {"COUNT", "SUM", "SUM0", "AVG", "MIN", "M
                                         "VAR_SAMP", "VARIANCE", "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "LISTAGG", "COLLECT", "SINGLE_VALUE",
                                         "ARRAY_AGG", "PERCENTILE", NULL};
 
+const char *const *plan_agg_names(void) { return AGG_NAMES; }
+
 bool plan_is_agg_name(const char *name)
 {
     for (int i = 0; AGG_NAMES[i]; i++)

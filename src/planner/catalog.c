@@ -20,36 +20,183 @@ static bool name_is(const weir_sql_name *n, const char *s)
     return n->n_parts >= 1 && strcasecmp(n->parts[n->n_parts - 1].name, s) == 0;
 }
 
-cat_table *plan_find_table(plan_ctx *pc, const weir_sql_name *n)
+int plan_qualify(plan_ctx *pc, const weir_sql_name *n, cat_path *out)
 {
-    for (size_t i = 0; i < pc->n_tables; i++)
-        if (name_is(n, pc->tables[i].name))
-            return &pc->tables[i];
+    const weir_sql_ident *p = n->parts;
+    switch (n->n_parts) {
+    case 1: *out = (cat_path){pc->cur_catalog, pc->cur_database, p[0].name}; return 0;
+    case 2: *out = (cat_path){pc->cur_catalog, p[0].name, p[1].name}; return 0;
+    case 3: *out = (cat_path){p[0].name, p[1].name, p[2].name}; return 0;
+    default:
+        return plan_error(pc, n->loc, WEIR_EINVAL,
+                          "'%s...': a table or view name has at most three parts (catalog.database.name)",
+                          p[0].name);
+    }
+}
+
+static bool in_path(const char *catalog, const char *database, const char *name, const cat_path *p)
+{
+    return catalog && !strcasecmp(catalog, p->catalog) && !strcasecmp(database, p->database) &&
+           !strcasecmp(name, p->name);
+}
+
+cat_table *plan_table_at(plan_ctx *pc, const cat_path *path, bool temporary)
+{
+    for (size_t i = 0; i < pc->n_tables; i++) {
+        cat_table *t = &pc->tables[i];
+        if (t->ddl->temporary == temporary && in_path(t->catalog, t->database, t->name, path))
+            return t;
+    }
     return NULL;
 }
 
-cat_view *plan_find_view(plan_ctx *pc, const weir_sql_name *n)
+cat_view *plan_view_at(plan_ctx *pc, const cat_path *path, bool temporary)
 {
-    for (size_t i = 0; i < pc->n_views; i++)
-        if (name_is(n, pc->views[i].name))
+    for (size_t i = 0; i < pc->n_views; i++) {
+        cat_view *v = &pc->views[i];
+        if (v->temporary == temporary && in_path(v->catalog, v->database, v->name, path))
+            return v;
+    }
+    return NULL;
+}
+
+/* The innermost WITH query of a bare name, or NULL. */
+static cat_view *with_query(plan_ctx *pc, const weir_sql_name *n)
+{
+    if (n->n_parts != 1)
+        return NULL;
+    for (size_t i = pc->n_views; i-- > 0;)
+        if (!pc->views[i].catalog && !strcasecmp(pc->views[i].name, n->parts[0].name))
             return &pc->views[i];
     return NULL;
 }
 
-const char *plan_suggest_table(plan_ctx *pc, const char *name)
+/* What n refers to: at most one of *t and *v is set. */
+static void resolve(plan_ctx *pc, const weir_sql_name *n, cat_table **t, cat_view **v)
+{
+    *t = NULL;
+    *v = with_query(pc, n);
+    cat_path path;
+    if (*v || n->n_parts > 3 || !pc->cur_catalog)
+        return;
+    weir_sql_ident *p = n->parts;
+    path = n->n_parts == 1   ? (cat_path){pc->cur_catalog, pc->cur_database, p[0].name}
+           : n->n_parts == 2 ? (cat_path){pc->cur_catalog, p[0].name, p[1].name}
+                             : (cat_path){p[0].name, p[1].name, p[2].name};
+    /* a temporary object shadows a permanent one of the same path */
+    for (int temporary = 1; temporary >= 0 && !*t && !*v; temporary--) {
+        *t = plan_table_at(pc, &path, temporary);
+        if (!*t)
+            *v = plan_view_at(pc, &path, temporary);
+    }
+}
+
+cat_table *plan_find_table(plan_ctx *pc, const weir_sql_name *n)
+{
+    cat_table *t;
+    cat_view *v;
+    resolve(pc, n, &t, &v);
+    return t;
+}
+
+cat_view *plan_find_view(plan_ctx *pc, const weir_sql_name *n)
+{
+    cat_table *t;
+    cat_view *v;
+    resolve(pc, n, &t, &v);
+    return v;
+}
+
+void plan_view_enter(plan_ctx *pc, const cat_view *v, plan_home *saved)
+{
+    *saved = (plan_home){pc->cur_catalog, pc->cur_database};
+    if (v->catalog) {
+        pc->cur_catalog = v->home_catalog;
+        pc->cur_database = v->home_database;
+    }
+}
+
+void plan_view_leave(plan_ctx *pc, const plan_home *saved)
+{
+    pc->cur_catalog = saved->catalog;
+    pc->cur_database = saved->database;
+}
+
+/* The closest of n candidates to name (edit distance below 3), or NULL. */
+static const char *closest(const char *name, const char *const *cands, size_t n)
 {
     const char *best = NULL;
     int best_d = 3;
     size_t nl = strlen(name);
-    for (size_t i = 0; i < pc->n_tables + pc->n_views; i++) {
-        const char *c = i < pc->n_tables ? pc->tables[i].name : pc->views[i - pc->n_tables].name;
-        int d = weir__sql_edit_distance(name, nl, c, strlen(c), best_d);
+    for (size_t i = 0; i < n; i++) {
+        int d = weir__sql_edit_distance(name, nl, cands[i], strlen(cands[i]), best_d);
         if (d < best_d) {
             best_d = d;
-            best = c;
+            best = cands[i];
         }
     }
     return best;
+}
+
+/* The closest table or view name of the database at path (and of the WITH queries when bare). */
+static const char *suggest_object(plan_ctx *pc, const cat_path *path, bool bare)
+{
+    const char **cands = plan_alloc(pc, (pc->n_tables + pc->n_views + 1) * sizeof *cands);
+    size_t n = 0;
+    if (!cands)
+        return NULL;
+    for (size_t i = 0; i < pc->n_tables; i++) {
+        const cat_table *t = &pc->tables[i];
+        if (!strcasecmp(t->catalog, path->catalog) && !strcasecmp(t->database, path->database))
+            cands[n++] = t->name;
+    }
+    for (size_t i = 0; i < pc->n_views; i++) {
+        const cat_view *v = &pc->views[i];
+        if (v->catalog ? !strcasecmp(v->catalog, path->catalog) && !strcasecmp(v->database, path->database) : bare)
+            cands[n++] = v->name;
+    }
+    return closest(path->name, cands, n);
+}
+
+int plan_missing(plan_ctx *pc, const weir_sql_name *n, const char *what, bool unknown_form)
+{
+    cat_path path;
+    int rc = plan_qualify(pc, n, &path);
+    if (rc)
+        return rc;
+    cat_catalog *c = plan_find_catalog(pc, path.catalog);
+    if (!c) {
+        const char **names = plan_alloc(pc, (pc->n_catalogs + 1) * sizeof *names);
+        if (!names)
+            return WEIR_ENOMEM;
+        for (size_t i = 0; i < pc->n_catalogs; i++)
+            names[i] = pc->catalogs[i].name;
+        const char *s = closest(path.catalog, names, pc->n_catalogs);
+        return plan_error(pc, n->parts[0].loc, WEIR_ENOTFOUND, "catalog '%s' does not exist%s%s%s", path.catalog,
+                          s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+    }
+    if (!plan_find_database(c, path.database)) {
+        const char **names = plan_alloc(pc, (c->n_dbs + 1) * sizeof *names);
+        if (!names)
+            return WEIR_ENOMEM;
+        for (size_t i = 0; i < c->n_dbs; i++)
+            names[i] = c->dbs[i].name;
+        const char *s = closest(path.database, names, c->n_dbs);
+        return plan_error(pc, n->parts[n->n_parts - 2].loc, WEIR_ENOTFOUND,
+                          "database '%s' does not exist in catalog '%s'%s%s%s", path.database, c->name,
+                          s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+    }
+    const char *s = suggest_object(pc, &path, n->n_parts == 1);
+    weir_sql_loc at = n->parts[n->n_parts - 1].loc;
+    /* where it was looked for, unless that is the current database */
+    char where[256] = "";
+    if (strcasecmp(path.catalog, pc->cur_catalog) || strcasecmp(path.database, pc->cur_database))
+        snprintf(where, sizeof where, " in '%s.%s'", c->name, plan_find_database(c, path.database)->name);
+    if (unknown_form)
+        return plan_error(pc, at, WEIR_ENOTFOUND, "unknown %s '%s'%s%s%s%s", what, path.name, where,
+                          s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+    return plan_error(pc, at, WEIR_ENOTFOUND, "%s '%s' does not exist%s%s%s%s", what, path.name, where,
+                      s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
 }
 
 /* ARRAY<T>, MAP<K, V>, ROW<name T, ...>: their parts first, then the interned type. */
@@ -192,18 +339,56 @@ static int watermark_delay(plan_ctx *pc, const weir_sql_create_table *ct, const 
                       col, col, col, col);
 }
 
+int plan_check_space(plan_ctx *pc, const weir_sql_name *n, cat_path *path)
+{
+    int rc = plan_qualify(pc, n, path);
+    if (rc)
+        return rc;
+    cat_catalog *c = plan_find_catalog(pc, path->catalog);
+    cat_database *d = c ? plan_find_database(c, path->database) : NULL;
+    if (!d)
+        return plan_missing(pc, n, "table", false); /* says which part is missing */
+    path->catalog = c->name;
+    path->database = d->name;
+    return 0;
+}
+
+bool plan_exists_at(plan_ctx *pc, const cat_path *path, bool temporary)
+{
+    return plan_table_at(pc, path, temporary) || plan_view_at(pc, path, temporary);
+}
+
+/* "table or view 'x' already exists" with its database when that is not the current one. */
+int plan_exists_error(plan_ctx *pc, weir_sql_loc loc, const cat_path *path, bool temporary)
+{
+    bool here = !strcasecmp(path->catalog, pc->cur_catalog) && !strcasecmp(path->database, pc->cur_database);
+    return plan_error(pc, loc, WEIR_EEXIST, "%s '%s' already exists%s%s%s%s%s",
+                      temporary ? "temporary table or view" : "table or view", path->name, here ? "" : " in '",
+                      here ? "" : path->catalog, here ? "" : ".", here ? "" : path->database, here ? "" : "'");
+}
+
 int plan_create_table(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_loc loc)
 {
-    const char *name = ct->name.parts[ct->name.n_parts - 1].name;
     if (ct->as_query)
         return plan_ctas(pc, ct, loc); /* ddl.c */
-    if (plan_find_table(pc, &ct->name) || plan_find_view(pc, &ct->name)) {
+    cat_path path;
+    int rc = plan_check_space(pc, &ct->name, &path);
+    if (rc)
+        return rc;
+    if (plan_exists_at(pc, &path, ct->temporary)) {
         if (ct->if_not_exists)
             return 0;
-        return plan_error(pc, ct->name.loc, WEIR_EEXIST, "table or view '%s' already exists", name);
+        return plan_exists_error(pc, ct->name.loc, &path, ct->temporary);
     }
     if (ct->like)
         return plan_create_table_like(pc, ct, loc);
+    return plan_create_table_at(pc, ct, &path, loc);
+}
+
+int plan_create_table_at(plan_ctx *pc, const weir_sql_create_table *ct, const cat_path *path, weir_sql_loc loc)
+{
+    (void)loc;
+    const char *name = path->name;
     for (uint32_t i = 0; i < ct->n_partitioned_by; i++)
         for (uint32_t j = 0; j < i; j++)
             if (!strcasecmp(ct->partitioned_by[i].name, ct->partitioned_by[j].name))
@@ -218,10 +403,20 @@ int plan_create_table(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_lo
     t->rowtime = -1;
     t->ddl = ct;
     t->name = plan_strdup(pc, name);
+    t->catalog = plan_strdup(pc, path->catalog);
+    t->database = plan_strdup(pc, path->database);
     t->physical = plan_new_schema(pc);
     t->full = plan_new_schema(pc);
-    if (!t->name || !t->physical || !t->full)
+    if (!t->name || !t->catalog || !t->database || !t->physical || !t->full)
         return WEIR_ENOMEM;
+    if (!strcmp(t->catalog, PLAN_DEFAULT_CATALOG) && !strcmp(t->database, PLAN_DEFAULT_DATABASE)) {
+        t->label = t->name; /* the name restore and reuse have always known it by */
+    } else {
+        size_t n = strlen(t->catalog) + strlen(t->database) + strlen(t->name) + 3;
+        if (!(t->label = plan_alloc(pc, n)))
+            return WEIR_ENOMEM;
+        snprintf(t->label, n, "%s.%s.%s", t->catalog, t->database, t->name);
+    }
     /* physical columns first, in order; computed columns after them in `full` */
     for (uint32_t i = 0; i < ct->n_columns; i++) {
         const weir_sql_column *c = &ct->columns[i];
@@ -303,17 +498,28 @@ int plan_create_table(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_lo
 int plan_create_view(plan_ctx *pc, const weir_sql_create_view *cv, weir_sql_loc loc)
 {
     (void)loc;
-    const char *name = cv->name.parts[cv->name.n_parts - 1].name;
-    if (plan_find_table(pc, &cv->name) || plan_find_view(pc, &cv->name)) {
+    cat_path path;
+    int rc = plan_check_space(pc, &cv->name, &path);
+    if (rc)
+        return rc;
+    if (plan_exists_at(pc, &path, cv->temporary)) {
         if (cv->if_not_exists)
             return 0;
-        return plan_error(pc, cv->name.loc, WEIR_EEXIST, "table or view '%s' already exists", name);
+        return plan_exists_error(pc, cv->name.loc, &path, cv->temporary);
     }
     cat_view *nv = weir_realloc(pc->views, (pc->n_views + 1) * sizeof *nv);
     if (!nv)
         return WEIR_ENOMEM;
     pc->views = nv;
-    pc->views[pc->n_views] = (cat_view){plan_strdup(pc, name), cv->query, cv->columns, cv->n_columns, cv->temporary};
+    pc->views[pc->n_views] = (cat_view){.name = plan_strdup(pc, path.name),
+                                        .query = cv->query,
+                                        .columns = cv->columns,
+                                        .n_columns = cv->n_columns,
+                                        .temporary = cv->temporary,
+                                        .catalog = path.catalog,
+                                        .database = path.database,
+                                        .home_catalog = pc->cur_catalog,
+                                        .home_database = pc->cur_database};
     if (!pc->views[pc->n_views].name)
         return WEIR_ENOMEM;
     pc->n_views++;

@@ -3,8 +3,7 @@
  * DROP TABLE / VIEW, ALTER TABLE / VIEW, CREATE TABLE ... LIKE, CREATE
  * TABLE ... AS query and [CREATE OR] REPLACE TABLE ... AS query; and the
  * ones that show it: SHOW TABLES / VIEWS / CREATE TABLE / CREATE VIEW,
- * DESCRIBE; and SHOW [CURRENT] CATALOG(S) / DATABASE(S) and USE of weir's
- * one catalog and database.
+ * DESCRIBE. (Catalogs and databases themselves: database.c.)
  *
  * A table's definition is its CREATE TABLE syntax tree (cat_table.ddl).
  * ALTER TABLE and LIKE write a new tree - the old one with the change
@@ -26,9 +25,6 @@
 #include "planner/planner.h"
 #include "weir/buf.h"
 
-#define DEFAULT_CATALOG "default_catalog"
-#define DEFAULT_DATABASE "default_database"
-
 static const char *last_part(const weir_sql_name *n) { return n->parts[n->n_parts - 1].name; }
 
 static void remove_table(plan_ctx *pc, cat_table *t)
@@ -45,53 +41,69 @@ static void remove_view(plan_ctx *pc, cat_view *v)
     pc->n_views--;
 }
 
-/* "unknown table 'x'" with a suggestion; what: "table" or "view". */
+/* "table 'x' does not exist" with what is missing; what: "table" or "view". */
 static int missing(plan_ctx *pc, const weir_sql_name *n, const char *what)
 {
-    const char *name = last_part(n);
-    const char *s = plan_suggest_table(pc, name);
-    if (s)
-        return plan_error(pc, n->loc, WEIR_ENOTFOUND, "%s '%s' does not exist; did you mean '%s'?", what, name, s);
-    return plan_error(pc, n->loc, WEIR_ENOTFOUND, "%s '%s' does not exist", what, name);
+    return plan_missing(pc, n, what, false);
 }
 
 static bool ident_is(const weir_sql_ident *id, const char *s) { return strcasecmp(id->name, s) == 0; }
 
 /* ------------------------------------------------------------------ DROP */
 
-int plan_drop(plan_ctx *pc, const weir_sql_drop *d, weir_sql_loc loc)
+/*
+ * DROP [TEMPORARY] TABLE / VIEW, as Flink's catalog manager: the temporary
+ * statement drops the temporary object of the path, the other one the
+ * permanent object, and only while no temporary object of its kind
+ * shadows it.
+ */
+static bool is_at(plan_ctx *pc, const cat_path *path, bool table, bool temporary)
+{
+    return table ? plan_table_at(pc, path, temporary) != NULL : plan_view_at(pc, path, temporary) != NULL;
+}
+
+static int drop_object(plan_ctx *pc, const weir_sql_drop *d, bool table)
 {
     const char *name = last_part(&d->name);
-    if (d->object == WEIR_SQL_OBJECT_TABLE) {
-        cat_table *t = plan_find_table(pc, &d->name);
-        if (!t && plan_find_view(pc, &d->name))
-            return plan_error(pc, d->name.loc, WEIR_EPLAN, "'%s' is a view: DROP VIEW drops it", name);
-        if (t && d->temporary != t->ddl->temporary)
+    const char *kind = table ? "table" : "view", *other = table ? "view" : "table";
+    cat_path path;
+    int rc = plan_qualify(pc, &d->name, &path);
+    if (rc)
+        return rc;
+    cat_table *t = table ? plan_table_at(pc, &path, d->temporary) : NULL;
+    cat_view *v = table ? NULL : plan_view_at(pc, &path, d->temporary);
+    if (t || v) {
+        if (!d->temporary && is_at(pc, &path, table, true))
             return plan_error(pc, d->name.loc, WEIR_EPLAN,
-                              d->temporary ? "table '%s' is not temporary: DROP TABLE drops it"
-                                           : "'%s' is a temporary table: DROP TEMPORARY TABLE drops it",
-                              name);
-        if (!t)
-            return d->if_exists ? 0 : missing(pc, &d->name, d->temporary ? "temporary table" : "table");
-        remove_table(pc, t);
+                              "temporary %s '%s' shadows it: DROP TEMPORARY %s drops that one first", kind, name,
+                              table ? "TABLE" : "VIEW");
+        if (t)
+            remove_table(pc, t);
+        else
+            remove_view(pc, v);
         return 0;
     }
-    if (d->object == WEIR_SQL_OBJECT_VIEW) {
-        cat_view *v = plan_find_view(pc, &d->name);
-        if (!v && plan_find_table(pc, &d->name))
-            return plan_error(pc, d->name.loc, WEIR_EPLAN, "'%s' is a table: DROP TABLE drops it", name);
-        if (v && d->temporary != v->temporary)
-            return plan_error(pc, d->name.loc, WEIR_EPLAN,
-                              d->temporary ? "view '%s' is not temporary: DROP VIEW drops it"
-                                           : "'%s' is a temporary view: DROP TEMPORARY VIEW drops it",
-                              name);
-        if (!v)
-            return d->if_exists ? 0 : missing(pc, &d->name, d->temporary ? "temporary view" : "view");
-        remove_view(pc, v);
+    if (!d->temporary && is_at(pc, &path, table, true))
+        return plan_error(pc, d->name.loc, WEIR_EPLAN, "'%s' is a temporary %s: DROP TEMPORARY %s drops it", name,
+                          kind, table ? "TABLE" : "VIEW");
+    if (d->if_exists)
         return 0;
-    }
-    return plan_error(pc, loc, WEIR_EUNSUPPORTED, "DROP %s statements are not supported by weir",
-                      d->object == WEIR_SQL_OBJECT_DATABASE ? "DATABASE" : "CATALOG");
+    if (is_at(pc, &path, !table, d->temporary))
+        return plan_error(pc, d->name.loc, WEIR_EPLAN, "'%s' is a %s%s: DROP %s%s drops it", name,
+                          d->temporary ? "temporary " : "", other, d->temporary ? "TEMPORARY " : "",
+                          table ? "VIEW" : "TABLE");
+    if (d->temporary && is_at(pc, &path, table, false))
+        return plan_error(pc, d->name.loc, WEIR_EPLAN, "%s '%s' is not temporary: DROP %s drops it", kind, name,
+                          table ? "TABLE" : "VIEW");
+    return missing(pc, &d->name, d->temporary ? (table ? "temporary table" : "temporary view") : kind);
+}
+
+int plan_drop(plan_ctx *pc, const weir_sql_drop *d, weir_sql_loc loc)
+{
+    (void)loc;
+    if (d->object == WEIR_SQL_OBJECT_TABLE || d->object == WEIR_SQL_OBJECT_VIEW)
+        return drop_object(pc, d, d->object == WEIR_SQL_OBJECT_TABLE);
+    return plan_drop_space(pc, d);
 }
 
 /* ------------------------------------------------ copies of a definition */
@@ -334,6 +346,30 @@ static int alter_reset_options(plan_ctx *pc, const weir_sql_alter *a, weir_sql_c
     return 0;
 }
 
+/*
+ * RENAME TO new_name of the object at *path: the new name stays in the
+ * object's catalog and database (a qualified one must name them), and no
+ * object of the same temporariness may have it; *path becomes the new one.
+ */
+static int rename_path(plan_ctx *pc, cat_path *path, bool temporary, const weir_sql_name *new_name)
+{
+    cat_path np;
+    int rc = plan_qualify(pc, new_name, &np);
+    if (rc)
+        return rc;
+    if (new_name->n_parts > 1 &&
+        (strcasecmp(np.catalog, path->catalog) || strcasecmp(np.database, path->database)))
+        return plan_error(pc, new_name->loc, WEIR_EPLAN,
+                          "RENAME TO cannot move '%s' from '%s.%s' to another database ('%s.%s')", path->name,
+                          path->catalog, path->database, np.catalog, np.database);
+    np.catalog = path->catalog;
+    np.database = path->database;
+    if (plan_exists_at(pc, &np, temporary))
+        return plan_exists_error(pc, new_name->loc, &np, temporary);
+    *path = np;
+    return 0;
+}
+
 static int alter_table(plan_ctx *pc, const weir_sql_alter *a, weir_sql_loc loc)
 {
     cat_table *t = plan_find_table(pc, &a->name);
@@ -349,11 +385,11 @@ static int alter_table(plan_ctx *pc, const weir_sql_alter *a, weir_sql_loc loc)
     int rc = copy_ddl(pc, t->ddl, extra, a->n_options, &nd);
     if (rc)
         return rc;
+    cat_path path = {t->catalog, t->database, t->name};
     switch (a->action) {
     case WEIR_SQL_ALTER_RENAME:
-        if (plan_find_table(pc, &a->new_name) || plan_find_view(pc, &a->new_name))
-            return plan_error(pc, a->new_name.loc, WEIR_EEXIST, "table or view '%s' already exists",
-                              last_part(&a->new_name));
+        if ((rc = rename_path(pc, &path, t->ddl->temporary, &a->new_name)))
+            return rc;
         nd->name = a->new_name;
         break;
     case WEIR_SQL_ALTER_RENAME_COLUMN: rc = alter_rename_column(pc, a, nd, name); break;
@@ -381,7 +417,7 @@ static int alter_table(plan_ctx *pc, const weir_sql_alter *a, weir_sql_loc loc)
     if (rc)
         return rc;
     remove_table(pc, t);
-    return plan_create_table(pc, nd, loc);
+    return plan_create_table_at(pc, nd, &path, loc);
 }
 
 static int alter_view(plan_ctx *pc, const weir_sql_alter *a)
@@ -394,24 +430,29 @@ static int alter_view(plan_ctx *pc, const weir_sql_alter *a)
         return missing(pc, &a->name, "view");
     }
     if (a->action == WEIR_SQL_ALTER_RENAME) {
-        if (plan_find_table(pc, &a->new_name) || plan_find_view(pc, &a->new_name))
-            return plan_error(pc, a->new_name.loc, WEIR_EEXIST, "table or view '%s' already exists",
-                              last_part(&a->new_name));
-        char *nn = plan_strdup(pc, last_part(&a->new_name));
+        cat_path path = {v->catalog, v->database, v->name};
+        int rc = rename_path(pc, &path, v->temporary, &a->new_name);
+        if (rc)
+            return rc;
+        char *nn = plan_strdup(pc, path.name);
         if (!nn)
             return WEIR_ENOMEM;
         v->name = nn;
         return 0;
     }
-    /* ALTER VIEW v AS query: the new query and its own column names */
+    /* ALTER VIEW v AS query: the new query and its own column names, its names resolved from here */
     v->query = a->query;
     v->columns = NULL;
     v->n_columns = 0;
+    v->home_catalog = pc->cur_catalog;
+    v->home_database = pc->cur_database;
     return 0;
 }
 
 int plan_alter(plan_ctx *pc, const weir_sql_alter *a, weir_sql_loc loc)
 {
+    if (a->object == WEIR_SQL_OBJECT_DATABASE || a->object == WEIR_SQL_OBJECT_CATALOG)
+        return plan_alter_space(pc, a);
     return a->object == WEIR_SQL_OBJECT_VIEW ? alter_view(pc, a) : alter_table(pc, a, loc);
 }
 
@@ -629,8 +670,12 @@ int plan_ctas(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_loc loc)
                           "%s with PARTITIONED BY is not supported by weir", what);
     if (ct->like)
         return plan_error(pc, ct->like->loc, WEIR_EUNSUPPORTED, "%s with LIKE is not supported by weir", what);
-    cat_table *old = plan_find_table(pc, &ct->name);
-    if (!old && plan_find_view(pc, &ct->name))
+    cat_path path;
+    int rc = plan_check_space(pc, &ct->name, &path);
+    if (rc)
+        return rc;
+    cat_table *old = plan_table_at(pc, &path, false);
+    if (!old && plan_view_at(pc, &path, false))
         return plan_error(pc, ct->name.loc, WEIR_EEXIST, "'%s' is a view, not a table", name);
     if (ct->replace && !old)
         return plan_error(pc, ct->name.loc, WEIR_ENOTFOUND,
@@ -638,9 +683,8 @@ int plan_ctas(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_loc loc)
                           "creates it)",
                           name);
     if (old && !ct->replace && !ct->or_replace && !ct->if_not_exists)
-        return plan_error(pc, ct->name.loc, WEIR_EEXIST, "table or view '%s' already exists", name);
-    int rc = plan_ensure_job(pc);
-    if (rc)
+        return plan_exists_error(pc, ct->name.loc, &path, false);
+    if ((rc = plan_ensure_job(pc)))
         return rc;
     weir_buf_printf(&pc->explain, "INSERT INTO %s:\n", name);
     rel r;
@@ -670,7 +714,7 @@ int plan_ctas(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_loc loc)
     nd->n_columns = r.n_physical;
     if (old)
         remove_table(pc, old);
-    if ((rc = plan_create_table(pc, nd, loc)))
+    if ((rc = plan_create_table_at(pc, nd, &path, loc)))
         return rc;
     return plan_sink_table(pc, &pc->tables[pc->n_tables - 1], &r, ct->name.loc);
 }
@@ -801,26 +845,42 @@ static bool filter_keeps(const name_filter *f, const char *name)
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
-/* SHOW TABLES (tables and views, as Flink lists them) or SHOW VIEWS, sorted. */
-static int show_names(plan_ctx *pc, bool tables, const name_filter *f)
+int plan_print_names(plan_ctx *pc, const char *header, const char **names, size_t n, const char *like,
+                     bool not_like, bool ilike)
 {
-    size_t n = (tables ? pc->n_tables : 0) + pc->n_views, k = 0;
-    const char **names = plan_alloc(pc, (n + 1) * sizeof *names);
-    if (!names)
-        return WEIR_ENOMEM;
-    for (size_t i = 0; tables && i < pc->n_tables; i++)
-        names[k++] = pc->tables[i].name;
-    for (size_t i = 0; i < pc->n_views; i++)
-        names[k++] = pc->views[i].name;
+    name_filter f = {like, not_like, ilike};
     qsort(names, n, sizeof *names, cmp_str);
-    static const char *const th[] = {"table name"}, *const vh[] = {"view name"};
-    tableau tb = {.n_cols = 1, .header = tables ? th : vh};
+    tableau tb = {.n_cols = 1, .header = &header};
     for (size_t i = 0; i < n; i++) {
-        int rc = filter_keeps(f, names[i]) ? tableau_add(pc, &tb, &names[i]) : 0;
+        if (i && !strcmp(names[i], names[i - 1]))
+            continue; /* a temporary object and the permanent one it shadows */
+        int rc = filter_keeps(&f, names[i]) ? tableau_add(pc, &tb, &names[i]) : 0;
         if (rc)
             return rc;
     }
     return tableau_print(pc, &tb);
+}
+
+/* SHOW TABLES (tables and views, as Flink lists them) or SHOW VIEWS of the current database or FROM one. */
+static int show_names(plan_ctx *pc, const weir_sql_stmt *st, bool tables)
+{
+    cat_path in;
+    int rc = plan_show_from(pc, &st->u.show.from, &in);
+    if (rc)
+        return rc;
+    size_t n = 0;
+    const char **names = plan_alloc(pc, (pc->n_tables + pc->n_views + 1) * sizeof *names);
+    if (!names)
+        return WEIR_ENOMEM;
+    for (size_t i = 0; tables && i < pc->n_tables; i++)
+        if (!strcmp(pc->tables[i].catalog, in.catalog) && !strcmp(pc->tables[i].database, in.database))
+            names[n++] = pc->tables[i].name;
+    for (size_t i = 0; i < pc->n_views; i++)
+        if (pc->views[i].catalog && !strcmp(pc->views[i].catalog, in.catalog) &&
+            !strcmp(pc->views[i].database, in.database))
+            names[n++] = pc->views[i].name;
+    return plan_print_names(pc, tables ? "table name" : "view name", names, n, st->u.show.like,
+                            st->u.show.not_like, st->u.show.ilike);
 }
 
 /* *out: a copy of b's text in the plan context's memory; b is emptied. */
@@ -923,7 +983,12 @@ static int describe_view_rows(plan_ctx *pc, void *ud)
     static const char *const header[] = {"name", "type", "null", "key", "extras", "watermark"};
     int rc = plan_ensure_job(pc);
     rel r;
-    if (rc || (rc = plan_query(pc, v->query, &r)))
+    plan_home home;
+    plan_view_enter(pc, v, &home);
+    if (!rc)
+        rc = plan_query(pc, v->query, &r);
+    plan_view_leave(pc, &home);
+    if (rc)
         return rc;
     if (v->n_columns && v->n_columns != r.n_physical)
         return plan_error(pc, v->columns[0].loc, WEIR_EPLAN, "view '%s' names %u columns but its query has %u",
@@ -972,8 +1037,8 @@ int plan_show(plan_ctx *pc, const weir_sql_stmt *st)
 {
     name_filter f = {st->u.show.like, st->u.show.not_like, st->u.show.ilike};
     switch (st->u.show.what) {
-    case WEIR_SQL_SHOW_TABLES: return show_names(pc, true, &f);
-    case WEIR_SQL_SHOW_VIEWS: return show_names(pc, false, &f);
+    case WEIR_SQL_SHOW_TABLES: return show_names(pc, st, true);
+    case WEIR_SQL_SHOW_VIEWS: return show_names(pc, st, false);
     case WEIR_SQL_SHOW_COLUMNS: return describe(pc, &st->u.show.name, &f);
     case WEIR_SQL_SHOW_CREATE_TABLE:
     case WEIR_SQL_SHOW_CREATE_VIEW: {
@@ -1005,44 +1070,7 @@ int plan_show(plan_ctx *pc, const weir_sql_stmt *st)
         int rc = weir_sql_format_stmt(&shown, &pc->explain_out);
         return rc ? rc : weir_buf_put(&pc->explain_out, "\n", 1);
     }
-    case WEIR_SQL_SHOW_CATALOGS:
-    case WEIR_SQL_SHOW_CURRENT_CATALOG:
-    case WEIR_SQL_SHOW_DATABASES:
-    case WEIR_SQL_SHOW_CURRENT_DATABASE: {
-        /* weir's one catalog and its one database */
-        static const char *const header[] = {"catalog name", "current catalog name", "database name",
-                                             "current database name"};
-        static const char *const catalog[] = {DEFAULT_CATALOG}, *const database[] = {DEFAULT_DATABASE};
-        weir_sql_show_what w = st->u.show.what;
-        int k = w == WEIR_SQL_SHOW_CATALOGS ? 0 : w == WEIR_SQL_SHOW_CURRENT_CATALOG ? 1
-                : w == WEIR_SQL_SHOW_DATABASES ? 2 : 3;
-        tableau tb = {.n_cols = 1, .header = &header[k]};
-        int rc = tableau_add(pc, &tb, k < 2 ? catalog : database);
-        return rc ? rc : tableau_print(pc, &tb);
+    case WEIR_SQL_SHOW_FUNCTIONS: return plan_show_functions(pc, st);
+    default: return plan_show_space(pc, st); /* database.c */
     }
-    case WEIR_SQL_SHOW_FUNCTIONS: break;
-    }
-    return plan_error(pc, st->loc, WEIR_EUNSUPPORTED, "SHOW FUNCTIONS statements are not supported by weir run");
-}
-
-/* USE of weir's one catalog or database; anything else does not exist. */
-int plan_use(plan_ctx *pc, const weir_sql_stmt *st)
-{
-    const weir_sql_name *n = &st->u.use.name;
-    if (st->u.use.catalog) {
-        if (n->n_parts == 1 && !strcmp(n->parts[0].name, DEFAULT_CATALOG))
-            return 0;
-        return plan_error(pc, n->loc, WEIR_ENOTFOUND,
-                          "catalog '%s' does not exist: weir has one catalog, '" DEFAULT_CATALOG
-                          "' (CREATE CATALOG is not supported)",
-                          last_part(n));
-    }
-    if ((n->n_parts == 1 && !strcmp(n->parts[0].name, DEFAULT_DATABASE)) ||
-        (n->n_parts == 2 && !strcmp(n->parts[0].name, DEFAULT_CATALOG) &&
-         !strcmp(n->parts[1].name, DEFAULT_DATABASE)))
-        return 0;
-    return plan_error(pc, n->loc, WEIR_ENOTFOUND,
-                      "database '%s' does not exist: weir has one database, '" DEFAULT_DATABASE
-                      "' (CREATE DATABASE is not supported)",
-                      last_part(n));
 }

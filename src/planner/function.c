@@ -18,13 +18,18 @@
  * function and is a no-op; any other existing name is an error unless IF
  * NOT EXISTS. DROP FUNCTION removes the name for the statements after it;
  * a job planned from the statements before it keeps calling the function.
+ *
+ * SHOW FUNCTIONS lists the built-in functions (scalar, aggregate, window
+ * and ranking functions, by the names a query calls them) and the user
+ * ones; SHOW USER FUNCTIONS the user ones. Functions belong to no
+ * database, so FROM db only checks that the database exists.
  */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>
 #include <strings.h>
 
-#include "planner/planner.h"
+#include "planner/query_internal.h"
 #include "sql/ast.h"
 
 /* What each CREATE FUNCTION of the process registered: name, library, symbol. */
@@ -172,4 +177,43 @@ int plan_drop_function(plan_ctx *pc, const weir_sql_drop *d, weir_sql_loc loc)
     pthread_mutex_unlock(&g_lock);
     (void)loc;
     return 0;
+}
+
+/* Functions the planner itself makes of a call (the expression and aggregate tables hold the rest). */
+static const char *const planner_functions[] = {
+    "CAST",      "TRY_CAST",  "ROW_NUMBER", "RANK",          "DENSE_RANK",     "LAG",          "GROUPING",
+    "GROUPING_ID", "TUMBLE",  "HOP",        "SESSION",       "CUMULATE",       "JSON_OBJECTAGG", "JSON_ARRAYAGG",
+    "TUMBLE_START", "TUMBLE_END", "TUMBLE_ROWTIME", "TUMBLE_PROCTIME", "HOP_START", "HOP_END", "HOP_ROWTIME",
+    "HOP_PROCTIME", "SESSION_START", "SESSION_END", "SESSION_ROWTIME", "SESSION_PROCTIME", "CUMULATE_START",
+    "CUMULATE_END", "CUMULATE_ROWTIME", NULL};
+
+int plan_show_functions(plan_ctx *pc, const weir_sql_stmt *st)
+{
+    cat_path in;
+    int rc = plan_show_from(pc, &st->u.show.from, &in);
+    if (rc)
+        return rc;
+    size_t n_udf = weir_expr_udf_names(NULL, 0), n_fn = st->u.show.user ? 0 : weir_expr_builtin_names(NULL, 0);
+    size_t n_agg = 0, n_pl = 0;
+    const char *const *aggs = plan_agg_names();
+    while (!st->u.show.user && aggs[n_agg])
+        n_agg++;
+    while (!st->u.show.user && planner_functions[n_pl])
+        n_pl++;
+    size_t cap = n_udf + n_fn + n_agg + n_pl + 1;
+    const char **names = plan_alloc(pc, cap * sizeof *names);
+    if (!names)
+        return WEIR_ENOMEM;
+    size_t n = weir_expr_udf_names(names, n_udf);
+    if (n > n_udf)
+        n = n_udf; /* registered since it was counted */
+    if (!st->u.show.user) {
+        size_t k = weir_expr_builtin_names(names + n, n_fn);
+        n += k < n_fn ? k : n_fn;
+        for (size_t i = 0; i < n_agg; i++)
+            names[n++] = aggs[i];
+        for (size_t i = 0; i < n_pl; i++)
+            names[n++] = planner_functions[i];
+    }
+    return plan_print_names(pc, "function name", names, n, st->u.show.like, st->u.show.not_like, st->u.show.ilike);
 }

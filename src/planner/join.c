@@ -639,6 +639,8 @@ static int lookup_side(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_ty
                           "PROCTIME() AS p in a subquery: a lookup join)");
     const weir_sql_name *name = &rt->u.table.name;
     cat_table *t = plan_find_table(pc, name);
+    if (!t && !plan_find_view(pc, name))
+        return plan_missing(pc, name, "table", true);
     if (!t)
         return plan_error(pc, name->loc, WEIR_ENOTFOUND, "unknown table '%s' (a lookup join reads a table, not a view)",
                           name->parts[name->n_parts - 1].name);
@@ -968,7 +970,10 @@ static int versioned_view_side(plan_ctx *pc, const weir_sql_table_ref *rt, const
     sub->u.subquery.query = q2;
     if (++pc->view_depth > 32)
         return plan_error(pc, at, WEIR_EPLAN, "views nest too deeply (a view refers to itself?)");
+    plan_home home;
+    plan_view_enter(pc, v, &home);
     int rc = plan_from(pc, sub, out);
+    plan_view_leave(pc, &home);
     pc->view_depth--;
     if (rc)
         return rc;
@@ -1021,6 +1026,8 @@ static int temporal_side(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_
     if (v)
         return versioned_view_side(pc, rt, v, out, vs);
     cat_table *t = plan_find_table(pc, name);
+    if (!t && name->n_parts > 1)
+        return plan_missing(pc, name, "table", true);
     if (!t)
         return plan_error(pc, name->loc, WEIR_EUNSUPPORTED,
                           "the versioned table of an event-time temporal join must be a table with a PRIMARY KEY and a "

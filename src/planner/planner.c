@@ -325,7 +325,7 @@ static const char *plan_job_id(const plan_ctx *pc, char *buf, size_t cap)
 int plan_describe_table(plan_ctx *pc, weir_stream s, const cat_table *t)
 {
     static const char *const keys[] = {"connector", "path", "format", "topic", NULL};
-    int rc = weir_job_describe_state(pc->job, s, "table", t->name);
+    int rc = weir_job_describe_state(pc->job, s, "table", t->label);
     for (size_t k = 0; !rc && keys[k]; k++)
         for (size_t i = 0; i < t->n_opts && !rc; i++)
             if (!strcasecmp(t->opts[i].key, keys[k]))
@@ -631,10 +631,7 @@ static int plan_insert(plan_ctx *pc, const weir_sql_stmt *st)
     if (!t) {
         if (plan_find_view(pc, &ins->table))
             return plan_error(pc, ins->table.loc, WEIR_EPLAN, "cannot INSERT INTO view '%s'", name);
-        const char *s = plan_suggest_table(pc, name);
-        if (s)
-            return plan_error(pc, ins->table.loc, WEIR_ENOTFOUND, "unknown table '%s'; did you mean '%s'?", name, s);
-        return plan_error(pc, ins->table.loc, WEIR_ENOTFOUND, "unknown table '%s'", name);
+        return plan_missing(pc, &ins->table, "table", true);
     }
     if (ins->overwrite)
         return plan_error(pc, st->loc, WEIR_EUNSUPPORTED, "INSERT OVERWRITE is not supported on a stream");
@@ -750,6 +747,8 @@ static int run_stmt(plan_ctx *pc, const weir_sql_stmt *st)
     case WEIR_SQL_STMT_SHOW: return plan_show(pc, st);
     case WEIR_SQL_STMT_DESCRIBE: return plan_describe(pc, st);
     case WEIR_SQL_STMT_USE: return plan_use(pc, st);
+    case WEIR_SQL_STMT_CREATE_CATALOG:
+    case WEIR_SQL_STMT_CREATE_DATABASE: return plan_create_space(pc, st);
     default:
         return plan_error(pc, st->loc, WEIR_EUNSUPPORTED, "%s statements are not supported by weir run",
                           weir_sql_stmt_kind_name(st->kind));
@@ -894,7 +893,7 @@ int weir_sql_job_create(const char *file, const char *text, size_t len, const we
         if ((rc = warn_unknown_key(pc, opt->set_keys[i], (weir_sql_loc){0}, NULL)) ||
             (rc = plan_config_set(pc, opt->set_keys[i], opt->set_values[i], (weir_sql_loc){0})))
             goto fail;
-    if ((rc = plan_time_zone(pc)))
+    if ((rc = plan_time_zone(pc)) || (rc = plan_catalogs_init(pc)))
         goto fail;
     for (size_t i = 0; i < n; i++)
         if ((rc = run_stmt(pc, weir_sql_script_stmt(j->script, i))))

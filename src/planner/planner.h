@@ -26,9 +26,42 @@ typedef struct plan_alt_time {
     uint32_t col;
 } plan_alt_time;
 
+/*
+ * Catalogs and databases (database.c): weir's built-in catalog
+ * default_catalog with its database default_database, and those CREATE
+ * CATALOG (type generic_in_memory) and CREATE DATABASE add. Every table and
+ * view lives in one database of one catalog; names match without regard to
+ * case, as weir's table names always have.
+ */
+typedef struct cat_database {
+    char *name;
+    const char *comment;    /* or NULL */
+    weir_option *props;     /* WITH, then ALTER DATABASE ... SET */
+    size_t n_props;
+} cat_database;
+
+typedef struct cat_catalog {
+    char *name;
+    const char *comment;    /* or NULL */
+    weir_option *opts;      /* WITH options ('type', 'default-database'), then ALTER CATALOG's */
+    size_t n_opts;
+    const char *default_db; /* the database USE CATALOG makes current */
+    cat_database *dbs;
+    size_t n_dbs;
+} cat_catalog;
+
+/* A fully qualified name: catalog.database.object (borrowed strings). */
+typedef struct cat_path {
+    const char *catalog, *database, *name;
+} cat_path;
+
 /* A table created with CREATE TABLE. */
 typedef struct cat_table {
     char *name;
+    char *catalog, *database;         /* where it lives */
+    /* the name in messages about state and reuse: `name` in default_catalog.default_database, else
+     * catalog.database.name */
+    char *label;
     const weir_sql_create_table *ddl; /* in the script's arena */
     weir_schema *physical;            /* physical columns only */
     weir_schema *full;                /* physical + computed columns, rowtime set */
@@ -53,6 +86,10 @@ typedef struct cat_view {
     const weir_sql_ident *columns; /* column aliases, or NULL */
     uint32_t n_columns;
     bool temporary; /* CREATE TEMPORARY VIEW */
+    /* where it lives; NULL for a WITH query (found by its bare name only, before any table or view) */
+    const char *catalog, *database;
+    /* the current catalog and database when its query was written: its names resolve there */
+    const char *home_catalog, *home_database;
 } cat_view;
 
 /* Pending window table function: the columns window_start/end/time are virtual until aggregated. */
@@ -148,6 +185,9 @@ struct plan_ctx {
     size_t n_tables;
     cat_view *views;
     size_t n_views;
+    cat_catalog *catalogs; /* plan_alloc'd */
+    size_t n_catalogs;
+    const char *cur_catalog, *cur_database; /* USE; names owned by catalogs */
     /* things to free with the job */
     weir_schema **schemas;
     size_t n_schemas;
@@ -271,12 +311,61 @@ int plan_error(plan_ctx *pc, weir_sql_loc loc, int code, const char *fmt, ...) _
 
 /* catalog.c */
 int plan_create_table(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_loc loc);
+/* CREATE TABLE of ct at path (ALTER TABLE's remade table keeps its place; ct->name is not read). */
+int plan_create_table_at(plan_ctx *pc, const weir_sql_create_table *ct, const cat_path *path, weir_sql_loc loc);
 int plan_create_view(plan_ctx *pc, const weir_sql_create_view *cv, weir_sql_loc loc);
+/*
+ * The table or view a name refers to, as Flink resolves it: a bare name is
+ * first a WITH query's; then the name is qualified with the current
+ * catalog and database (t, db.t, catalog.db.t), and a temporary object of
+ * that path shadows a permanent one. NULL when it names none (or another
+ * kind): plan_missing says why.
+ */
 cat_table *plan_find_table(plan_ctx *pc, const weir_sql_name *n);
 cat_view *plan_find_view(plan_ctx *pc, const weir_sql_name *n);
+/* The built-in catalog and database (current when a script starts). */
+#define PLAN_DEFAULT_CATALOG "default_catalog"
+#define PLAN_DEFAULT_DATABASE "default_database"
+/* Qualifies n and checks that its catalog and database exist (a located error if not); the path's
+ * catalog and database are then their names as created. */
+int plan_check_space(plan_ctx *pc, const weir_sql_name *n, cat_path *path);
+/* Whether a table or view of that temporariness is at path; the error for a CREATE that finds one. */
+bool plan_exists_at(plan_ctx *pc, const cat_path *path, bool temporary);
+int plan_exists_error(plan_ctx *pc, weir_sql_loc loc, const cat_path *path, bool temporary);
+/* While a view's query is planned, its names resolve where the view was written (Flink expands them
+ * there): enter makes the view's home the current catalog and database, leave restores them. */
+typedef struct plan_home {
+    const char *catalog, *database;
+} plan_home;
+void plan_view_enter(plan_ctx *pc, const cat_view *v, plan_home *saved);
+void plan_view_leave(plan_ctx *pc, const plan_home *saved);
+/* The table or view at path, temporary or permanent as asked (no shadowing), or NULL. */
+cat_table *plan_table_at(plan_ctx *pc, const cat_path *path, bool temporary);
+cat_view *plan_view_at(plan_ctx *pc, const cat_path *path, bool temporary);
+/* n qualified with the current catalog and database; a located error for a name of more than three parts. */
+int plan_qualify(plan_ctx *pc, const weir_sql_name *n, cat_path *out);
+/*
+ * The located error for a name that plan_find_table / plan_find_view did not
+ * find: a name of too many parts, an unknown catalog or database (each with
+ * "did you mean"), else "<what> 'name' does not exist" ("unknown <what>
+ * 'name'" when unknown_form) with the closest name of that database.
+ */
+int plan_missing(plan_ctx *pc, const weir_sql_name *n, const char *what, bool unknown_form);
 int plan_type_from_sql(plan_ctx *pc, const weir_sql_type *t, weir_type *out);
-/* Closest table or view name for "did you mean". */
-const char *plan_suggest_table(plan_ctx *pc, const char *name);
+
+/* database.c */
+/* default_catalog.default_database, current. */
+int plan_catalogs_init(plan_ctx *pc);
+cat_catalog *plan_find_catalog(plan_ctx *pc, const char *name);
+cat_database *plan_find_database(cat_catalog *c, const char *name);
+/* CREATE CATALOG / DATABASE; DROP, ALTER and USE of them. */
+int plan_create_space(plan_ctx *pc, const weir_sql_stmt *st);
+int plan_drop_space(plan_ctx *pc, const weir_sql_drop *d);
+int plan_alter_space(plan_ctx *pc, const weir_sql_alter *a);
+/* SHOW CATALOGS / DATABASES / CURRENT ... / CREATE CATALOG (tableau printing: ddl.c). */
+int plan_show_space(plan_ctx *pc, const weir_sql_stmt *st);
+/* The catalog and database of a SHOW ... FROM [c.]db (the current ones without FROM), checked to exist. */
+int plan_show_from(plan_ctx *pc, const weir_sql_name *from, cat_path *out);
 
 /* bind.c: expressions over a rel */
 typedef struct agg_scope agg_scope;
@@ -355,7 +444,14 @@ int plan_create_table_like(plan_ctx *pc, const weir_sql_create_table *ct, weir_s
 int plan_ctas(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_loc loc);
 int plan_show(plan_ctx *pc, const weir_sql_stmt *st);
 int plan_describe(plan_ctx *pc, const weir_sql_stmt *st);
+/* Prints names as the SQL client's one-column table: sorted, each once, those a [NOT] LIKE / ILIKE keeps
+ * (like NULL: all); sorts names in place. */
+int plan_print_names(plan_ctx *pc, const char *header, const char **names, size_t n, const char *like,
+                     bool not_like, bool ilike);
+/* database.c */
 int plan_use(plan_ctx *pc, const weir_sql_stmt *st);
+/* function.c: SHOW [USER] FUNCTIONS. */
+int plan_show_functions(plan_ctx *pc, const weir_sql_stmt *st);
 /* function.c: CREATE FUNCTION (a C library's function, or another name of a registered one) and DROP FUNCTION. */
 int plan_create_function(plan_ctx *pc, const weir_sql_create_function *cf, weir_sql_loc loc);
 int plan_drop_function(plan_ctx *pc, const weir_sql_drop *d, weir_sql_loc loc);

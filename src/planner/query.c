@@ -546,7 +546,10 @@ static int plan_named(plan_ctx *pc, const weir_sql_name *name, const weir_sql_ta
         const weir_sql_query *q = v->query;
         const weir_sql_ident *cols = v->columns;
         uint32_t ncols = v->n_columns;
+        plan_home home;
+        plan_view_enter(pc, v, &home);
         int rc = plan_query(pc, q, out);
+        plan_view_leave(pc, &home);
         pc->view_depth--;
         if (rc)
             return rc;
@@ -558,12 +561,8 @@ static int plan_named(plan_ctx *pc, const weir_sql_name *name, const weir_sql_ta
         return set_alias(pc, out, ref, n);
     }
     cat_table *t = plan_find_table(pc, name);
-    if (!t) {
-        const char *s = plan_suggest_table(pc, n);
-        if (s)
-            return plan_error(pc, name->loc, WEIR_ENOTFOUND, "unknown table '%s'; did you mean '%s'?", n, s);
-        return plan_error(pc, name->loc, WEIR_ENOTFOUND, "unknown table '%s'", n);
-    }
+    if (!t)
+        return plan_missing(pc, name, "table", true);
     int rc = plan_hinted_table(pc, t, hints, n_hints, &t);
     if (rc)
         return rc;
@@ -2519,8 +2518,10 @@ static int plan_query_in(plan_ctx *pc, const weir_sql_query *q, rel *out)
         if (!nv)
             return WEIR_ENOMEM;
         pc->views = nv;
-        pc->views[pc->n_views++] = (cat_view){(char *)q->with[i].name.name, q->with[i].query, q->with[i].columns,
-                                              q->with[i].n_columns, false};
+        pc->views[pc->n_views++] = (cat_view){.name = (char *)q->with[i].name.name,
+                                              .query = q->with[i].query,
+                                              .columns = q->with[i].columns,
+                                              .n_columns = q->with[i].n_columns};
     }
     switch (q->kind) {
     case WEIR_SQL_QUERY_SELECT:

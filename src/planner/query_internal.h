@@ -80,6 +80,8 @@ struct agg_scope {
 };
 
 bool plan_is_agg_name(const char *name);
+/* The aggregate functions' names, NULL-terminated. */
+const char *const *plan_agg_names(void);
 /* TUMBLE_START, HOP_END, SESSION_ROWTIME, ... */
 bool plan_is_window_prop(const char *name);
 /* BIND: 0 and *out when e is a grouping key; 1 when not; < 0 on error. */

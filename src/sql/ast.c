@@ -39,6 +39,10 @@ const char *weir_sql_stmt_kind_name(weir_sql_stmt_kind kind)
         return "USE";
     case WEIR_SQL_STMT_ALTER:
         return "ALTER";
+    case WEIR_SQL_STMT_CREATE_CATALOG:
+        return "CREATE CATALOG";
+    case WEIR_SQL_STMT_CREATE_DATABASE:
+        return "CREATE DATABASE";
     }
     return "?";
 }

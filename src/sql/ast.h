@@ -788,6 +788,16 @@ typedef struct weir_sql_create_function {
     uint32_t n_jars;
 } weir_sql_create_function;
 
+/* CREATE CATALOG [IF NOT EXISTS] c [COMMENT '...'] WITH (...), and
+ * CREATE DATABASE [IF NOT EXISTS] [c.]db [COMMENT '...'] [WITH (...)]. */
+typedef struct weir_sql_create_space {
+    weir_sql_name name;
+    bool if_not_exists;
+    const char *comment;      /* or NULL */
+    weir_sql_option *options; /* WITH ('k' = 'v', ...) */
+    uint32_t n_options;
+} weir_sql_create_space;
+
 typedef enum weir_sql_object_kind {
     WEIR_SQL_OBJECT_TABLE,
     WEIR_SQL_OBJECT_VIEW,
@@ -801,6 +811,7 @@ typedef struct weir_sql_drop {
     bool temporary;
     bool system;
     bool if_exists;
+    bool cascade; /* DROP DATABASE ... CASCADE (RESTRICT: false) */
     weir_sql_name name;
 } weir_sql_drop;
 
@@ -825,7 +836,8 @@ typedef struct weir_sql_column_position {
 } weir_sql_column_position;
 
 typedef struct weir_sql_alter {
-    weir_sql_object_kind object; /* TABLE or VIEW */
+    /* TABLE or VIEW; DATABASE and CATALOG with SET (and RESET of a catalog) */
+    weir_sql_object_kind object;
     bool if_exists;              /* ALTER TABLE IF EXISTS */
     weir_sql_name name;
     weir_sql_alter_action action;
@@ -892,6 +904,7 @@ typedef enum weir_sql_show_what {
     WEIR_SQL_SHOW_CURRENT_CATALOG,
     WEIR_SQL_SHOW_CURRENT_DATABASE,
     WEIR_SQL_SHOW_COLUMNS, /* uses name */
+    WEIR_SQL_SHOW_CREATE_CATALOG, /* uses name */
 } weir_sql_show_what;
 
 struct weir_sql_stmt {
@@ -903,6 +916,7 @@ struct weir_sql_stmt {
         weir_sql_create_table create_table;
         weir_sql_create_view create_view;
         weir_sql_create_function create_function;
+        weir_sql_create_space create_catalog;  /* and CREATE DATABASE */
         weir_sql_drop drop;
         weir_sql_alter alter;
         weir_sql_insert insert;
@@ -923,6 +937,10 @@ struct weir_sql_stmt {
         struct {
             weir_sql_show_what what;
             weir_sql_name name;
+            /* SHOW TABLES | VIEWS | FUNCTIONS FROM [c.]db, SHOW DATABASES
+             * FROM c: n_parts 0 when there is no FROM / IN */
+            weir_sql_name from;
+            bool user; /* SHOW USER FUNCTIONS */
             const char *like; /* [NOT] LIKE | ILIKE 'pattern', or NULL */
             bool not_like;
             bool ilike;       /* ILIKE: case-insensitive */

@@ -760,8 +760,7 @@ static weir_sql_table_like *parse_table_like(parser *p)
 static const char *const flink_only_statements[] = {
     "ADD", "REMOVE", "LOAD", "UNLOAD", "COMPILE", "ANALYZE",
     "TRUNCATE", "DELETE", "UPDATE", "CALL", "STOP"};
-static const char *const flink_only_create[] = {
-    "CATALOG", "DATABASE", "MATERIALIZED", "MODEL"};
+static const char *const flink_only_create[] = {"MATERIALIZED", "MODEL"};
 
 static void refuse_flink_only(parser *p, const char *const *words, size_t n,
                               const char *prefix)
@@ -868,6 +867,21 @@ static weir_sql_stmt *parse_replace_table(parser *p, weir_sql_loc loc,
     return st;
 }
 
+/* CREATE CATALOG / DATABASE [IF NOT EXISTS] name [COMMENT '...'] [WITH (...)]
+ * (a catalog needs its WITH: its 'type'). */
+static void parse_create_space(parser *p, weir_sql_stmt *st, bool catalog)
+{
+    weir_sql_create_space *cs = &st->u.create_catalog;
+    cs->if_not_exists = accept_if_not_exists(p);
+    cs->name = parse_name(p, catalog ? "a catalog name" : "a database name");
+    if (accept_kw(p, WEIR__SQL_KW_COMMENT))
+        cs->comment = parse_comment(p);
+    if (catalog && !is_kw(p, WEIR__SQL_KW_WITH))
+        parser_expected(p, "WITH ('type' = ...)");
+    if (accept_kw(p, WEIR__SQL_KW_WITH))
+        parse_options(p, &cs->options, &cs->n_options);
+}
+
 static weir_sql_stmt *parse_create(parser *p)
 {
     weir_sql_loc loc = cur(p)->loc;
@@ -897,6 +911,12 @@ static weir_sql_stmt *parse_create(parser *p)
         st->u.create_function.temporary = temporary;
         st->u.create_function.system = system;
         parse_create_function(p, st);
+    } else if (!temporary && accept_kw(p, WEIR__SQL_KW_CATALOG)) {
+        st = new_stmt(p, WEIR_SQL_STMT_CREATE_CATALOG, loc);
+        parse_create_space(p, st, true);
+    } else if (!temporary && accept_kw(p, WEIR__SQL_KW_DATABASE)) {
+        st = new_stmt(p, WEIR_SQL_STMT_CREATE_DATABASE, loc);
+        parse_create_space(p, st, false);
     } else if (system) {
         parser_expected(p, "FUNCTION");
     } else {
@@ -905,7 +925,8 @@ static weir_sql_stmt *parse_create(parser *p)
                               sizeof flink_only_create / sizeof *flink_only_create,
                               "CREATE ");
         parser_expected(p, temporary ? "TABLE, VIEW, SYSTEM or FUNCTION"
-                                     : "TABLE, VIEW, FUNCTION or TEMPORARY");
+                                     : "TABLE, VIEW, FUNCTION, DATABASE, "
+                                       "CATALOG or TEMPORARY");
     }
     return st;
 }
@@ -936,7 +957,30 @@ static weir_sql_stmt *parse_drop(parser *p)
                            "TEMPORARY");
     d->if_exists = accept_if_exists(p);
     d->name = parse_name(p, "a name");
+    if (d->object == WEIR_SQL_OBJECT_DATABASE) {
+        if (accept_word(p, "CASCADE"))
+            d->cascade = true;
+        else
+            accept_word(p, "RESTRICT");
+    }
     return st;
+}
+
+/* RESET ('k', ...) of ALTER TABLE / CATALOG */
+static void parse_reset_keys(parser *p, weir_sql_alter *a)
+{
+    a->action = WEIR_SQL_ALTER_RESET;
+    vec keys = {0}, locs = {0};
+    expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
+    do {
+        weir_sql_loc *l = vec_push(p, &locs, sizeof *l);
+        *(const char **)vec_push(p, &keys, sizeof(char *)) =
+            parse_string(p, "a quoted option key", l);
+    } while (accept_tk(p, WEIR__SQL_TK_COMMA));
+    expect_tk(p, WEIR__SQL_TK_RPAREN, "',' or ')'");
+    a->keys = keys.data;
+    a->key_locs = locs.data;
+    a->n_keys = keys.n;
 }
 
 /* ADD / MODIFY: one schema component, or a parenthesized list of them. */
@@ -995,18 +1039,7 @@ static void parse_alter_table(parser *p, weir_sql_alter *a)
         a->action = WEIR_SQL_ALTER_SET;
         parse_options(p, &a->options, &a->n_options);
     } else if (accept_kw(p, WEIR__SQL_KW_RESET)) {
-        a->action = WEIR_SQL_ALTER_RESET;
-        vec keys = {0}, locs = {0};
-        expect_tk(p, WEIR__SQL_TK_LPAREN, "'('");
-        do {
-            weir_sql_loc *l = vec_push(p, &locs, sizeof *l);
-            *(const char **)vec_push(p, &keys, sizeof(char *)) =
-                parse_string(p, "a quoted option key", l);
-        } while (accept_tk(p, WEIR__SQL_TK_COMMA));
-        expect_tk(p, WEIR__SQL_TK_RPAREN, "',' or ')'");
-        a->keys = keys.data;
-        a->key_locs = locs.data;
-        a->n_keys = keys.n;
+        parse_reset_keys(p, a);
     } else if (accept_word(p, "ADD")) {
         a->action = WEIR_SQL_ALTER_ADD;
         refuse_alter_partitions(p);
@@ -1064,13 +1097,32 @@ static weir_sql_stmt *parse_alter(parser *p)
         parse_alter_table(p, a);
         return st;
     }
+    if (is_kw(p, WEIR__SQL_KW_DATABASE) || is_kw(p, WEIR__SQL_KW_CATALOG)) {
+        /* ALTER DATABASE [c.]db SET (...); ALTER CATALOG c SET (...) | RESET (...) */
+        bool catalog = is_kw(p, WEIR__SQL_KW_CATALOG);
+        parser_advance(p);
+        a->object = catalog ? WEIR_SQL_OBJECT_CATALOG : WEIR_SQL_OBJECT_DATABASE;
+        a->name = parse_name(p, catalog ? "a catalog name" : "a database name");
+        if (accept_kw(p, WEIR__SQL_KW_SET)) {
+            a->action = WEIR_SQL_ALTER_SET;
+            parse_options(p, &a->options, &a->n_options);
+        } else if (catalog && accept_kw(p, WEIR__SQL_KW_RESET)) {
+            parse_reset_keys(p, a);
+        } else if (catalog && next_word_is(p, 0, "COMMENT")) {
+            parser_fail_at(p, cur(p)->loc,
+                           "ALTER CATALOG ... COMMENT is not supported by weir");
+        } else {
+            parser_expected(p, catalog ? "SET or RESET" : "SET");
+        }
+        return st;
+    }
     if (!accept_kw(p, WEIR__SQL_KW_VIEW)) {
         const token *t = cur(p);
         if (t->type == WEIR__SQL_TK_IDENT)
             parser_fail_at(p, t->loc,
                            "ALTER %.*s statements are not supported by weir",
                            (int)t->len, p->src + t->loc.offset);
-        parser_expected(p, "TABLE or VIEW");
+        parser_expected(p, "TABLE, VIEW, DATABASE or CATALOG");
     }
     a->object = WEIR_SQL_OBJECT_VIEW;
     a->name = parse_name(p, "a view name");
@@ -1300,15 +1352,19 @@ static weir_sql_stmt *parse_explain(parser *p)
     return st;
 }
 
+/* SHOW TABLES / VIEWS / FUNCTIONS [FROM | IN [c.]db], SHOW DATABASES
+ * [FROM | IN c] */
+static void parse_show_from(parser *p, weir_sql_stmt *st, const char *what)
+{
+    if (accept_kw(p, WEIR__SQL_KW_FROM) || accept_kw(p, WEIR__SQL_KW_IN))
+        st->u.show.from = parse_name(p, what);
+}
+
 /* SHOW TABLES / VIEWS / COLUMNS ... [NOT] LIKE | ILIKE 'pattern' */
 static void parse_show_like(parser *p, weir_sql_stmt *st)
 {
     if (is_tk(p, WEIR__SQL_TK_SEMI) || is_tk(p, WEIR__SQL_TK_EOF))
         return;
-    if (is_kw(p, WEIR__SQL_KW_FROM) || is_kw(p, WEIR__SQL_KW_IN))
-        parser_fail_at(p, cur(p)->loc,
-                       "SHOW ... FROM a database is not supported by weir "
-                       "(it has one database)");
     st->u.show.not_like = accept_kw(p, WEIR__SQL_KW_NOT);
     if (accept_word(p, "ILIKE"))
         st->u.show.ilike = true;
@@ -1324,9 +1380,11 @@ static weir_sql_stmt *parse_show(parser *p)
     expect_kw(p, WEIR__SQL_KW_SHOW);
     if (accept_kw(p, WEIR__SQL_KW_TABLES)) {
         st->u.show.what = WEIR_SQL_SHOW_TABLES;
+        parse_show_from(p, st, "a database name");
         parse_show_like(p, st);
     } else if (accept_kw(p, WEIR__SQL_KW_VIEWS)) {
         st->u.show.what = WEIR_SQL_SHOW_VIEWS;
+        parse_show_from(p, st, "a database name");
         parse_show_like(p, st);
     } else if (accept_word(p, "COLUMNS")) {
         st->u.show.what = WEIR_SQL_SHOW_COLUMNS;
@@ -1334,19 +1392,37 @@ static weir_sql_stmt *parse_show(parser *p)
             parser_expected(p, "FROM or IN");
         st->u.show.name = parse_name(p, "a table or view name");
         parse_show_like(p, st);
-    } else if (accept_kw(p, WEIR__SQL_KW_FUNCTIONS)) {
+    } else if (is_kw(p, WEIR__SQL_KW_FUNCTIONS) ||
+               (next_word_is(p, 0, "USER") &&
+                tok_is_kw(peek_tok(p, 1), WEIR__SQL_KW_FUNCTIONS))) {
+        st->u.show.user = !is_kw(p, WEIR__SQL_KW_FUNCTIONS);
+        if (st->u.show.user)
+            parser_advance(p); /* USER */
+        parser_advance(p);     /* FUNCTIONS */
         st->u.show.what = WEIR_SQL_SHOW_FUNCTIONS;
+        parse_show_from(p, st, "a database name");
+        parse_show_like(p, st);
     } else if (accept_kw(p, WEIR__SQL_KW_DATABASES)) {
         st->u.show.what = WEIR_SQL_SHOW_DATABASES;
+        parse_show_from(p, st, "a catalog name");
+        parse_show_like(p, st);
     } else if (accept_kw(p, WEIR__SQL_KW_CATALOGS)) {
         st->u.show.what = WEIR_SQL_SHOW_CATALOGS;
+        parse_show_like(p, st);
     } else if (accept_kw(p, WEIR__SQL_KW_CREATE)) {
         if (accept_kw(p, WEIR__SQL_KW_TABLE))
             st->u.show.what = WEIR_SQL_SHOW_CREATE_TABLE;
         else if (accept_kw(p, WEIR__SQL_KW_VIEW))
             st->u.show.what = WEIR_SQL_SHOW_CREATE_VIEW;
+        else if (accept_kw(p, WEIR__SQL_KW_CATALOG))
+            st->u.show.what = WEIR_SQL_SHOW_CREATE_CATALOG;
+        else if (next_word_is(p, 0, "DATABASE") || next_word_is(p, 0, "MATERIALIZED") ||
+                 next_word_is(p, 0, "MODEL") || next_word_is(p, 0, "FUNCTION"))
+            parser_fail_at(p, cur(p)->loc,
+                           "SHOW CREATE %.*s is not supported by weir",
+                           (int)cur(p)->len, p->src + cur(p)->loc.offset);
         else
-            parser_expected(p, "TABLE or VIEW");
+            parser_expected(p, "TABLE, VIEW or CATALOG");
         st->u.show.name = parse_name(p, "a name");
     } else if (next_word_is(p, 0, "CURRENT") &&
                (tok_is_kw(peek_tok(p, 1), WEIR__SQL_KW_CATALOG) ||
@@ -1363,8 +1439,8 @@ static weir_sql_stmt *parse_show(parser *p)
         if (t->type == WEIR__SQL_TK_IDENT && !tok_is_kw(t, WEIR__SQL_KW_FROM))
             parser_fail_at(p, t->loc, "SHOW %.*s statements are not supported by weir",
                            (int)t->len, p->src + t->loc.offset);
-        parser_expected(p, "TABLES, VIEWS, FUNCTIONS, DATABASES, CATALOGS "
-                           "or CREATE");
+        parser_expected(p, "TABLES, VIEWS, FUNCTIONS, DATABASES, CATALOGS, "
+                           "COLUMNS, CURRENT or CREATE");
     }
     return st;
 }

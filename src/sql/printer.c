@@ -1155,7 +1155,10 @@ static void create_table(printer *pr, const weir_sql_create_table *ct)
 
 static void alter(printer *pr, const weir_sql_alter *a)
 {
-    put(pr, a->object == WEIR_SQL_OBJECT_VIEW ? "ALTER VIEW " : "ALTER TABLE ");
+    put(pr, a->object == WEIR_SQL_OBJECT_VIEW       ? "ALTER VIEW "
+            : a->object == WEIR_SQL_OBJECT_DATABASE ? "ALTER DATABASE "
+            : a->object == WEIR_SQL_OBJECT_CATALOG  ? "ALTER CATALOG "
+                                                    : "ALTER TABLE ");
     if (a->if_exists)
         put(pr, "IF EXISTS ");
     put_name(pr, &a->name);
@@ -1299,6 +1302,25 @@ static void stmt(printer *pr, const weir_sql_stmt *st, bool in_explain)
         if (d->if_exists)
             put(pr, "IF EXISTS ");
         put_name(pr, &d->name);
+        if (d->cascade)
+            put(pr, " CASCADE");
+        break;
+    }
+    case WEIR_SQL_STMT_CREATE_CATALOG:
+    case WEIR_SQL_STMT_CREATE_DATABASE: {
+        const weir_sql_create_space *cs = &st->u.create_catalog;
+        put(pr, st->kind == WEIR_SQL_STMT_CREATE_CATALOG ? "CREATE CATALOG " : "CREATE DATABASE ");
+        if (cs->if_not_exists)
+            put(pr, "IF NOT EXISTS ");
+        put_name(pr, &cs->name);
+        if (cs->comment) {
+            put(pr, " COMMENT ");
+            put_string(pr, cs->comment);
+        }
+        if (cs->n_options) {
+            put(pr, " WITH ");
+            options(pr, cs->options, cs->n_options);
+        }
         break;
     }
     case WEIR_SQL_STMT_INSERT:
@@ -1357,12 +1379,21 @@ static void stmt(printer *pr, const weir_sql_stmt *st, bool in_explain)
             "SHOW TABLES",      "SHOW VIEWS",    "SHOW FUNCTIONS",
             "SHOW DATABASES",   "SHOW CATALOGS", "SHOW CREATE TABLE ",
             "SHOW CREATE VIEW ", "SHOW CURRENT CATALOG",
-            "SHOW CURRENT DATABASE", "SHOW COLUMNS FROM "};
-        put(pr, what[st->u.show.what]);
+            "SHOW CURRENT DATABASE", "SHOW COLUMNS FROM ",
+            "SHOW CREATE CATALOG "};
+        if (st->u.show.user)
+            put(pr, "SHOW USER FUNCTIONS");
+        else
+            put(pr, what[st->u.show.what]);
         if (st->u.show.what == WEIR_SQL_SHOW_CREATE_TABLE ||
             st->u.show.what == WEIR_SQL_SHOW_CREATE_VIEW ||
+            st->u.show.what == WEIR_SQL_SHOW_CREATE_CATALOG ||
             st->u.show.what == WEIR_SQL_SHOW_COLUMNS)
             put_name(pr, &st->u.show.name);
+        if (st->u.show.from.n_parts) {
+            put(pr, " FROM ");
+            put_name(pr, &st->u.show.from);
+        }
         if (st->u.show.like) {
             put(pr, st->u.show.not_like ? " NOT" : "");
             put(pr, st->u.show.ilike ? " ILIKE " : " LIKE ");
