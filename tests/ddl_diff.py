@@ -2,25 +2,38 @@
 """Randomized differential test of weir's DDL statements against a model
 of the catalog.
 
-Each case is a random script of CREATE TABLE / CREATE TABLE ... LIKE /
+Each case is a random script of CREATE CATALOG / CREATE DATABASE / USE
+[CATALOG] / DROP DATABASE ... CASCADE / DROP CATALOG and CREATE TABLE /
+CREATE TABLE ... LIKE /
 DROP TABLE [IF EXISTS] / ALTER TABLE (RENAME TO, ADD a physical or computed
 column FIRST / AFTER / last, DROP, RENAME and MODIFY a column, ADD and DROP
 PRIMARY KEY, SET and RESET an option) / CREATE, DROP and ALTER VIEW RENAME
-statements, run in order. Then either
+statements, run in order; tables and views live in several databases of
+several catalogs, a bare name is often taken again in another database, and
+every statement names its table or view by a random form that reaches it
+from the current catalog and database (t, db.t, catalog.db.t, parts in
+backquotes). Then either
 
-  - the catalog is shown (SHOW TABLES, SHOW VIEWS, SHOW TABLES LIKE, and
-    DESCRIBE, SHOW CREATE TABLE and SHOW COLUMNS [NOT] LIKE of each table)
+  - the catalog is shown (SHOW CATALOGS, SHOW CURRENT CATALOG / DATABASE,
+    SHOW DATABASES FROM each catalog, SHOW TABLES, SHOW VIEWS and SHOW
+    TABLES LIKE of each database, and DESCRIBE, SHOW CREATE TABLE and SHOW
+    COLUMNS [NOT] LIKE of each table, through a qualified name)
     and each table is read: its path set to a
     CSV file written for its final physical columns and the table copied by
     CREATE TABLE ... AS SELECT into a print table; the printed tables and
     rows must be the model's, or
   - one statement that must fail ends the script (DROP of a missing table,
     ALTER of a missing column, ADD of an existing one, RENAME onto a taken
-    name, DROP of a column a computed column uses): weir must refuse the
+    name, DROP of a column a computed column uses, a name in a database
+    that does not exist, USE of one, DROP DATABASE of the current database
+    or of one that is not empty without CASCADE): weir must refuse the
     script (exit 3) with the model's message.
 
-The model (a list of columns per table, Flink's rules for each statement,
-the SQL client's table layout) shares no code with weir.
+The model (a list of columns per table, its catalog and database, Flink's
+rules for each statement, the SQL client's table layout) shares no code
+with weir. WEIR_DDLDIFF_MUTATE=lastpart makes the model resolve a name by
+its last part alone (the bug weir had): the test must then fail, which
+shows that it looks at resolution.
 """
 
 import os
@@ -70,11 +83,18 @@ class Table:
         return self.pk == name or any(c.over == name for c in self.cols)
 
 
+MUTATE = os.environ.get("WEIR_DDLDIFF_MUTATE", "")
+
+
 class Gen:
     def __init__(self, rng):
         self.rng = rng
-        self.tables = {}
-        self.views = {}     # name -> temporary
+        self.tables = {}    # (catalog, database, name) -> Table
+        self.written = {}   # path -> the table's name as its CREATE or last RENAME TO wrote it
+        self.views = {}     # path -> temporary
+        self.cats = {"default_catalog": ["default_database"]}  # catalog -> its databases, in creation order
+        self.default_db = {"default_catalog": "default_database"}
+        self.cur = ("default_catalog", "default_database")
         self.n = 0
         self.sql = []
 
@@ -91,14 +111,116 @@ class Gen:
     def coldef(self, c):
         return "%s AS %s" % (c.name, c.expr()) if c.computed() else "%s %s" % (c.name, c.typ)
 
+    # ---- names
+
+    def q(self, part):
+        return "`%s`" % part if self.rng.random() < 0.2 else part
+
+    def ref(self, path, quote=True):
+        """A name that reaches path from the current catalog and database."""
+        c, d, n = path
+        forms = []
+        if (c, d) == self.cur:
+            forms.append([n])
+        if c == self.cur[0]:
+            forms.append([d, n])
+        forms.append([c, d, n])
+        parts = self.rng.choice(forms)
+        return ".".join(self.q(x) if quote else x for x in parts)
+
+    def db_ref(self, c, d):
+        return d if c == self.cur[0] and self.rng.random() < 0.6 else "%s.%s" % (c, d)
+
+    def all_dbs(self):
+        return [(c, d) for c in sorted(self.cats) for d in self.cats[c]]
+
+    def target_db(self):
+        return self.cur if self.rng.random() < 0.5 else self.rng.choice(self.all_dbs())
+
+    def in_db(self, c, d, objs):
+        return sorted(p for p in objs if p[:2] == (c, d))
+
+    def taken(self, path):
+        """A permanent table or view of that path."""
+        return path in self.tables or (path in self.views and not self.views[path])
+
+    def new_name(self, c, d, prefix):
+        """A fresh name, or often a name some other database has (the case a last-part lookup gets wrong)."""
+        others = sorted({p[2] for p in list(self.tables) + list(self.views) if p[:2] != (c, d)
+                         and p[2].startswith(prefix)})
+        others = [o for o in others if not self.taken((c, d, o)) and (c, d, o) not in self.views]
+        if others and self.rng.random() < 0.5:
+            return self.rng.choice(others)
+        return self.fresh(prefix)
+
+    # ---- catalogs and databases
+
+    def catalog_op(self):
+        op = self.rng.choice(["catalog", "database", "database", "use", "use", "dropdb", "dropcat"])
+        if op == "catalog":
+            name = self.fresh("cat")
+            db = self.rng.choice(["default", self.fresh("d")])
+            opts = "'type' = 'generic_in_memory'"
+            if db != "default":
+                opts += ", 'default-database' = '%s'" % db
+            self.cats[name] = [db]
+            self.default_db[name] = db
+            self.stmt("CREATE CATALOG %s WITH (%s)" % (name, opts))
+        elif op == "database":
+            c = self.rng.choice(sorted(self.cats))
+            d = self.fresh("d")
+            self.cats[c].append(d)
+            self.stmt("CREATE DATABASE %s%s" % ("IF NOT EXISTS " if self.rng.random() < 0.3 else "",
+                                                 self.db_ref(c, d)))
+        elif op == "use":
+            c, d = self.rng.choice(self.all_dbs())
+            if self.rng.random() < 0.3:
+                self.cur = (c, self.default_db[c])
+                if self.cur[1] not in self.cats[c]:
+                    self.cur = None  # the default database was dropped: not this statement
+                    return
+                self.stmt("USE CATALOG %s" % self.q(c))
+            else:
+                self.stmt("USE %s" % self.db_ref(c, d))
+                self.cur = (c, d)
+        elif op == "dropdb":
+            cand = [x for x in self.all_dbs() if x != self.cur]
+            if not cand:
+                return
+            c, d = self.rng.choice(cand)
+            objs = self.in_db(c, d, self.tables) + self.in_db(c, d, self.views)
+            if objs and self.rng.random() < 0.5:
+                return
+            for p in objs:
+                self.tables.pop(p, None)
+                self.views.pop(p, None)
+            self.cats[c].remove(d)
+            self.stmt("DROP DATABASE %s%s" % (self.db_ref(c, d), " CASCADE" if objs else
+                                              self.rng.choice(["", " RESTRICT"])))
+        else:
+            cand = [c for c in sorted(self.cats) if c != self.cur[0]]
+            if not cand or self.rng.random() < 0.5:
+                return
+            c = self.rng.choice(cand)
+            for p in list(self.tables) + list(self.views):
+                if p[0] == c:
+                    self.tables.pop(p, None)
+                    self.views.pop(p, None)
+            del self.cats[c]
+            self.stmt("DROP CATALOG %s" % c)
+
+    # ---- tables and views
+
     def create(self):
-        name = self.fresh("t")
+        c, d = self.target_db()
+        path = (c, d, self.new_name(c, d, "t"))
         cols = [Col(self.fresh("c"), self.rng.choice(TYPES)) for _ in range(self.rng.randint(1, 3))]
         t = Table(cols, [["connector", "filesystem"], ["path", "none.csv"], ["format", "csv"]])
         if self.rng.random() < 0.4:
             t.cols.append(self.computed_over(t))
-        self.tables[name] = t
-        self.stmt("CREATE TABLE %s (%s) WITH (%s)" % (name, ", ".join(self.coldef(c) for c in t.cols),
+        self.tables[path] = t
+        self.written[path] = self.ref(path, quote=False)
+        self.stmt("CREATE TABLE %s (%s) WITH (%s)" % (self.written[path], ", ".join(self.coldef(c) for c in t.cols),
                                                        ", ".join("'%s' = '%s'" % (k, v) for k, v in t.opts)))
 
     def computed_over(self, t):
@@ -107,24 +229,29 @@ class Gen:
 
     def like(self):
         src = self.rng.choice(sorted(self.tables))
-        name = self.fresh("t")
+        c, d = self.target_db()
+        path = (c, d, self.new_name(c, d, "t"))
         t = self.tables[src].copy()
         opt = ""
         if self.rng.random() < 0.5:
             opt = " (EXCLUDING GENERATED)"
             t.cols = [c for c in t.cols if not c.computed()]
-        self.tables[name] = t
-        self.stmt("CREATE TABLE %s LIKE %s%s" % (name, src, opt))
+        self.tables[path] = t
+        self.written[path] = self.ref(path, quote=False)
+        self.stmt("CREATE TABLE %s LIKE %s%s" % (self.written[path], self.ref(src), opt))
 
     def alter(self):
-        name = self.rng.choice(sorted(self.tables))
-        t = self.tables[name]
+        path = self.rng.choice(sorted(self.tables))
+        name = self.ref(path)
+        t = self.tables[path]
         op = self.rng.choice(["rename", "add", "addc", "drop", "renamecol", "modify", "pk", "set", "reset"])
         phys = self.physical(t)
         if op == "rename":
-            new = self.fresh("t")
-            self.tables[new] = self.tables.pop(name)
-            self.stmt("ALTER TABLE %s RENAME TO %s" % (name, new))
+            new = (path[0], path[1], self.new_name(path[0], path[1], "t"))
+            self.tables[new] = self.tables.pop(path)
+            self.written.pop(path)
+            self.written[new] = new[2] if self.rng.random() < 0.6 else "%s.%s.%s" % new
+            self.stmt("ALTER TABLE %s RENAME TO %s" % (name, self.written[new]))
         elif op in ("add", "addc"):
             c = Col(self.fresh("c"), self.rng.choice(TYPES)) if op == "add" else self.computed_over(t)
             where = self.rng.choice(["", " FIRST", " AFTER"])
@@ -190,62 +317,106 @@ class Gen:
     def view_op(self):
         op = self.rng.choice(["create", "drop", "rename"] if self.views else ["create"])
         if op == "create":
-            name = self.fresh("v")
+            c, d = self.target_db()
             temp = self.rng.random() < 0.3
-            self.views[name] = temp
+            path = (c, d, self.new_name(c, d, "v"))
+            if (path in self.views and self.views[path] == temp) or (not temp and path in self.tables):
+                return
+            self.views[path] = temp
             src = self.rng.choice(sorted(self.tables))
-            self.stmt("CREATE %sVIEW %s AS SELECT * FROM %s" % ("TEMPORARY " if temp else "", name, src))
+            self.stmt("CREATE %sVIEW %s AS SELECT * FROM %s" % ("TEMPORARY " if temp else "", self.ref(path),
+                                                             self.ref(src)))
         elif op == "drop":
-            name = self.rng.choice(sorted(self.views))
-            temp = self.views.pop(name)
-            self.stmt("DROP %sVIEW %s" % ("TEMPORARY " if temp else "", name))
+            path = self.rng.choice(sorted(self.views))
+            temp = self.views.pop(path)
+            self.stmt("DROP %sVIEW %s" % ("TEMPORARY " if temp else "", self.ref(path)))
         else:
-            name = self.rng.choice(sorted(self.views))
-            new = self.fresh("v")
-            self.views[new] = self.views.pop(name)
-            self.stmt("ALTER VIEW %s RENAME TO %s" % (name, new))
+            path = self.rng.choice(sorted(self.views))
+            new = (path[0], path[1], self.fresh("v"))
+            self.views[new] = self.views.pop(path)
+            self.stmt("ALTER VIEW %s RENAME TO %s" % (self.ref(path), new[2]))
 
     def step(self):
         r = self.rng.random()
         if not self.tables or r < 0.12:
             self.create()
-        elif r < 0.2:
+        elif r < 0.18:
             self.like()
-        elif r < 0.3:
-            name = self.rng.choice(sorted(self.tables))
-            del self.tables[name]
-            self.stmt("DROP TABLE %s" % name)
-        elif r < 0.35:
-            self.stmt("DROP TABLE IF EXISTS %s" % self.fresh("gone"))
-        elif r < 0.45:
+        elif r < 0.25:
+            path = self.rng.choice(sorted(self.tables))
+            del self.tables[path]
+            del self.written[path]
+            self.stmt("DROP TABLE %s" % self.ref(path))
+        elif r < 0.28:
+            c, d = self.target_db()
+            self.stmt("DROP TABLE IF EXISTS %s" % self.ref((c, d, self.fresh("gone"))))
+        elif r < 0.38:
             self.view_op()
+        elif r < 0.5:
+            saved = self.cur
+            self.catalog_op()
+            if self.cur is None:
+                self.cur = saved
         else:
             self.alter()
 
     def failing(self):
         """One statement that must fail, and the message weir must give."""
-        t = self.rng.choice(sorted(self.tables))
-        tb = self.tables[t]
-        kinds = ["drop_missing", "alter_missing_col", "add_existing", "rename_taken"]
+        path = self.rng.choice(sorted(self.tables))
+        t = self.ref(path)
+        tb = self.tables[path]
+        kinds = ["drop_missing", "alter_missing_col", "add_existing", "rename_taken", "unknown_db", "use_unknown",
+                 "drop_current"]
         if any(c.computed() for c in tb.cols):
             kinds.append("drop_used")
+        if any(self.in_db(c, d, self.tables) for c, d in self.all_dbs() if (c, d) != self.cur):
+            kinds.append("db_not_empty")
         k = self.rng.choice(kinds)
         if k == "drop_missing":
-            miss = self.fresh("zz")
-            return "DROP TABLE %s" % miss, "table '%s' does not exist" % miss
+            c, d = self.target_db()
+            miss = (c, d, self.fresh("zz"))
+            where = "" if (c, d) == self.cur else " in '%s.%s'" % (c, d)
+            return "DROP TABLE %s" % self.ref(miss), "table '%s' does not exist%s" % (miss[2], where)
         if k == "alter_missing_col":
             miss = self.fresh("zz")
-            return ("ALTER TABLE %s DROP %s" % (t, miss), "column '%s' does not exist in table '%s'" % (miss, t))
+            return ("ALTER TABLE %s DROP %s" % (t, miss), "column '%s' does not exist in table '%s'" % (miss, path[2]))
         if k == "add_existing":
             c = self.rng.choice(tb.cols)
             return ("ALTER TABLE %s ADD %s INT" % (t, c.name),
-                    "column '%s' already exists in table '%s'" % (c.name, t))
+                    "column '%s' already exists in table '%s'" % (c.name, path[2]))
         if k == "rename_taken":
-            other = self.rng.choice(sorted(self.tables) + sorted(self.views))
-            return "ALTER TABLE %s RENAME TO %s" % (t, other), "table or view '%s' already exists" % other
+            others = [p for p in self.tables if p[:2] == path[:2]] + \
+                     [p for p in self.views if p[:2] == path[:2] and not self.views[p]]
+            other = self.rng.choice(sorted(others))
+            where = "" if path[:2] == self.cur else " in '%s.%s'" % path[:2]
+            return ("ALTER TABLE %s RENAME TO %s" % (t, other[2]),
+                    "table or view '%s' already exists%s" % (other[2], where))
+        if k == "unknown_db":
+            db = self.fresh("nodb")
+            return "DROP TABLE %s.%s" % (db, path[2]), "database '%s' does not exist in catalog '%s'" % (db, self.cur[0])
+        if k == "use_unknown":
+            db = self.fresh("nodb")
+            return "USE %s" % db, "database '%s' does not exist in catalog '%s'" % (db, self.cur[0])
+        if k == "drop_current":
+            return ("DROP DATABASE %s CASCADE" % self.db_ref(*self.cur),
+                    "database '%s' is the current database and cannot be dropped" % self.cur[1])
+        if k == "db_not_empty":
+            c, d = self.rng.choice([x for x in self.all_dbs() if x != self.cur and self.in_db(*x, self.tables)])
+            n = len(self.in_db(c, d, self.tables)) + len(self.in_db(c, d, self.views))
+            return ("DROP DATABASE %s" % self.db_ref(c, d),
+                    "database '%s' in catalog '%s' is not empty (%d table%s and view%s)"
+                    % (d, c, n, "" if n == 1 else "s", "" if n == 1 else "s"))
         c = next(c for c in tb.cols if c.computed())
         return ("ALTER TABLE %s DROP %s" % (t, c.over),
                 "column '%s' cannot be dropped: computed column '%s' is defined over it" % (c.over, c.name))
+
+    def lookup(self, path):
+        """The table a name of path reaches in the model (MUTATE=lastpart: the first of that last part)."""
+        if MUTATE == "lastpart":
+            for p in sorted(self.tables):
+                if p[2] == path[2]:
+                    return self.tables[p]
+        return self.tables[path]
 
 
 def tableau(header, rows):
@@ -276,7 +447,8 @@ def describe(t, keep=lambda name: True):
     return tableau(["name", "type", "null", "key", "extras", "watermark"], rows)
 
 
-def show_create(name, t):
+def show_create(written, t):
+    name = written
     parts = ["%s AS %s" % (c.name, c.expr()) if c.computed() else "%s %s" % (c.name, c.typ) for c in t.cols]
     if t.pk:
         parts.append("PRIMARY KEY (%s) NOT ENFORCED" % t.pk)
@@ -295,7 +467,7 @@ def value(rng, typ, row):
 def run_case(case):
     rng = case.rng
     g = Gen(rng)
-    for _ in range(rng.randint(3, 14)):
+    for _ in range(rng.randint(3, 16)):
         g.step()
     if not g.tables:
         g.create()
@@ -310,46 +482,67 @@ def run_case(case):
             return ["want exit 3 with '%s'; got exit %d: %s" % (msg, p.returncode, p.stderr.strip()[-500:])]
         return []
     want = []
-    g.stmt("SHOW TABLES")
-    want += tableau(["table name"], [[n] for n in sorted(list(g.tables) + list(g.views))])
-    g.stmt("SHOW VIEWS")
-    want += tableau(["view name"], [[n] for n in sorted(g.views)])
-    pat = rng.choice(["t%", "v%", "%1%", "t_", "%"])
-    g.stmt("SHOW TABLES LIKE '%s'" % pat)
-    want += tableau(["table name"], [[n] for n in sorted(list(g.tables) + list(g.views)) if like(n, pat)])
+    g.stmt("SHOW CATALOGS")
+    want += tableau(["catalog name"], [[c] for c in sorted(g.cats)])
+    g.stmt("SHOW CURRENT CATALOG")
+    want += tableau(["current catalog name"], [[g.cur[0]]])
+    g.stmt("SHOW CURRENT DATABASE")
+    want += tableau(["current database name"], [[g.cur[1]]])
+    for c in sorted(g.cats):
+        g.stmt("SHOW DATABASES FROM %s" % c)
+        want += tableau(["database name"], [[d] for d in sorted(g.cats[c])])
+    for c, d in g.all_dbs():
+        names = sorted({p[2] for p in g.in_db(c, d, g.tables) + g.in_db(c, d, g.views)})
+        views = sorted({p[2] for p in g.in_db(c, d, g.views)})
+        if (c, d) == g.cur and rng.random() < 0.5:
+            g.stmt("SHOW TABLES")
+        else:
+            g.stmt("SHOW TABLES %s %s" % (rng.choice(["FROM", "IN"]), g.db_ref(c, d)))
+        want += tableau(["table name"], [[n] for n in names])
+        g.stmt("SHOW VIEWS FROM %s" % g.db_ref(c, d))
+        want += tableau(["view name"], [[n] for n in views])
+        pat = rng.choice(["t%", "v%", "%1%", "t_", "%"])
+        g.stmt("SHOW TABLES FROM %s LIKE '%s'" % (g.db_ref(c, d), pat))
+        want += tableau(["table name"], [[n] for n in names if like(n, pat)])
     rows = []
-    for i, name in enumerate(sorted(g.tables)):
-        t = g.tables[name]
+    for i, path in enumerate(sorted(g.tables)):
+        t = g.lookup(path)
+        name = g.ref(path)
         g.stmt("DESCRIBE %s" % name)
         want += describe(t)
-        g.stmt("SHOW CREATE TABLE %s" % name)
-        want += show_create(name, t)
+        g.stmt("SHOW CREATE TABLE %s" % g.ref(path))
+        want += show_create(g.written[path], t)
         pat = rng.choice(["c%", "k%", "%1%", "_2", "c_", "%", "t%"])
         neg = rng.random() < 0.3
-        g.stmt("SHOW COLUMNS FROM %s %sLIKE '%s'" % (name, "NOT " if neg else "", pat))
+        g.stmt("SHOW COLUMNS FROM %s %sLIKE '%s'" % (g.ref(path), "NOT " if neg else "", pat))
         want += describe(t, lambda n: like(n, pat) != neg)
         # read it: the path of a file written for its physical columns
+        t = g.tables[path]
         data = []
         for r in range(rng.randint(1, 3)):
             data.append({c.name: value(rng, c.typ, r) for c in t.cols if not c.computed()})
-        with open(case.path("d_%s.csv" % name), "w") as f:
+        fname = "d_%s_%s_%s.csv" % path
+        with open(case.path(fname), "w") as f:
             for d in data:
                 f.write(",".join(d[c.name] for c in t.cols if not c.computed()) + "\n")
-        g.stmt("ALTER TABLE %s SET ('path' = 'd_%s.csv')" % (name, name))
-        g.stmt("CREATE TABLE out_%s WITH ('connector' = 'print', 'print-identifier' = '%s') AS SELECT %s FROM %s"
-               % (name, name, ", ".join(c.name for c in t.cols), name))
+        g.stmt("ALTER TABLE %s SET ('path' = '%s')" % (g.ref(path), fname))
+        out = g.fresh("out")
+        t = g.lookup(path)
+        g.stmt("CREATE TABLE %s WITH ('connector' = 'print', 'print-identifier' = '%s') AS SELECT %s FROM %s"
+               % (out, out, ", ".join(c.name for c in t.cols), g.ref(path)))
         for d in data:
             vals = []
             for c in t.cols:
                 if not c.computed():
-                    vals.append(d[c.name])
+                    vals.append(d.get(c.name, "?"))
                 elif c.typ == "STRING":
-                    vals.append(d[c.over].upper())
+                    vals.append(d.get(c.over, "?").upper())
                 else:
-                    vals.append(str(int(d[c.over]) + 1))
-            rows.append("%s> +I[%s]" % (name, ", ".join(vals)))
+                    vals.append(str(int(d.get(c.over, "0")) + 1))
+            rows.append("%s> +I[%s]" % (out, ", ".join(vals)))
     case.write("job.sql", "\n".join(g.sql) + "\n")
-    case.note = "%d statements, %d tables, %d views" % (len(g.sql), len(g.tables), len(g.views))
+    case.note = "%d statements, %d catalogs, %d databases, %d tables, %d views" % (
+        len(g.sql), len(g.cats), len(g.all_dbs()), len(g.tables), len(g.views))
     case.counts["statements"] += len(g.sql)
     p = case.run_weir(["run", "job.sql", "-D", "parallelism.default=%d" % rng.choice([1, 2])])
     if p.returncode:
@@ -365,7 +558,7 @@ def run_case(case):
             if a != b:
                 probs.append("catalog output line %d: got %r, want %r" % (i + 1, a, b))
                 break
-    # "t3:1> +I[...]" at parallelism 2: the subtask is no part of the row
+    # "out3:1> +I[...]" at parallelism 2: the subtask is no part of the row
     printed = [re.sub(r"^([A-Za-z0-9_]+):[0-9]+> ", r"\1> ", line) for line in printed]
     return probs + diffrun.multiset_problems("rows", rows, printed)
 
