@@ -1450,6 +1450,13 @@ static weir_sql_stmt *parse_describe(parser *p)
     weir_sql_stmt *st = new_stmt(p, WEIR_SQL_STMT_DESCRIBE, cur(p)->loc);
     parser_advance(p); /* DESCRIBE or DESC */
     st->u.describe.extended = accept_kw(p, WEIR__SQL_KW_EXTENDED);
+    /* DESCRIBE CATALOG c, DESCRIBE FUNCTION f, ...: Flink's, named (a table
+     * called catalog is still DESCRIBE catalog) */
+    static const char *const others[] = {"CATALOG", "DATABASE", "FUNCTION", "MODEL", "JOB"};
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+        if (next_word_is(p, 0, others[i]) && tok_is_name(peek_tok(p, 1)))
+            parser_fail_at(p, cur(p)->loc, "DESCRIBE %s is not supported by weir",
+                           others[i]);
     st->u.describe.name = parse_name(p, "a table or view name");
     return st;
 }
