@@ -182,7 +182,7 @@ int plan_missing(plan_ctx *pc, const weir_sql_name *n, const char *what, bool un
         for (size_t i = 0; i < c->n_dbs; i++)
             names[i] = c->dbs[i].name;
         const char *s = closest(path.database, names, c->n_dbs);
-        return plan_error(pc, n->parts[n->n_parts - 2].loc, WEIR_ENOTFOUND,
+        return plan_error(pc, n->parts[n->n_parts >= 2 ? n->n_parts - 2 : 0].loc, WEIR_ENOTFOUND,
                           "database '%s' does not exist in catalog '%s'%s%s%s", path.database, c->name,
                           s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
     }

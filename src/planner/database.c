@@ -158,13 +158,13 @@ static int find_database(plan_ctx *pc, const weir_sql_name *n, cat_catalog **c, 
     return 0;
 }
 
-int plan_show_from(plan_ctx *pc, const weir_sql_name *from, cat_path *out)
+int plan_show_from(plan_ctx *pc, const weir_sql_name *from, weir_sql_loc at, cat_path *out)
 {
     if (!from->n_parts) {
         cat_catalog *c = plan_find_catalog(pc, pc->cur_catalog);
         cat_database *d = plan_find_database(c, pc->cur_database);
         if (!d)
-            return plan_error(pc, (weir_sql_loc){0}, WEIR_ENOTFOUND,
+            return plan_error(pc, at, WEIR_ENOTFOUND,
                               "the current database '%s' of catalog '%s' does not exist (USE another)",
                               pc->cur_database, c->name);
         *out = (cat_path){c->name, d->name, NULL};
@@ -415,16 +415,23 @@ int plan_alter_space(plan_ctx *pc, const weir_sql_alter *a)
         return unknown_catalog(pc, &a->name.parts[0]);
     if (a->action == WEIR_SQL_ALTER_SET) {
         for (uint32_t i = 0; i < a->n_options; i++) {
-            if ((rc = check_catalog_option(pc, &a->options[i])))
+            const weir_sql_option *o = &a->options[i];
+            if ((rc = check_catalog_option(pc, o)))
                 return rc;
-            if ((rc = set_option(pc, &c->opts, &c->n_opts, a->options[i].key, a->options[i].value)))
+            if (!strcmp(o->key, "type"))
+                return plan_error(pc, o->loc, WEIR_EINVAL, "ALTER CATALOG ... SET cannot change 'type'");
+            if ((rc = set_option(pc, &c->opts, &c->n_opts, o->key, o->value)))
                 return rc;
+            if (!strcmp(o->key, "default-database"))
+                c->default_db = o->value; /* for the next USE CATALOG */
         }
         return 0;
     }
     for (uint32_t i = 0; i < a->n_keys; i++) {
         if (!strcmp(a->keys[i], "type"))
             return plan_error(pc, a->key_locs[i], WEIR_EINVAL, "ALTER CATALOG ... RESET cannot remove 'type'");
+        if (!strcmp(a->keys[i], "default-database"))
+            c->default_db = "default";
         for (size_t j = 0; j < c->n_opts; j++)
             if (!strcmp(c->opts[j].key, a->keys[i])) {
                 memmove(&c->opts[j], &c->opts[j + 1], (c->n_opts - j - 1) * sizeof *c->opts);

@@ -865,7 +865,7 @@ int plan_print_names(plan_ctx *pc, const char *header, const char **names, size_
 static int show_names(plan_ctx *pc, const weir_sql_stmt *st, bool tables)
 {
     cat_path in;
-    int rc = plan_show_from(pc, &st->u.show.from, &in);
+    int rc = plan_show_from(pc, &st->u.show.from, st->loc, &in);
     if (rc)
         return rc;
     size_t n = 0;

@@ -190,7 +190,7 @@ static const char *const planner_functions[] = {
 int plan_show_functions(plan_ctx *pc, const weir_sql_stmt *st)
 {
     cat_path in;
-    int rc = plan_show_from(pc, &st->u.show.from, &in);
+    int rc = plan_show_from(pc, &st->u.show.from, st->loc, &in);
     if (rc)
         return rc;
     size_t n_udf = weir_expr_udf_names(NULL, 0), n_fn = st->u.show.user ? 0 : weir_expr_builtin_names(NULL, 0);

@@ -365,7 +365,7 @@ int plan_alter_space(plan_ctx *pc, const weir_sql_alter *a);
 /* SHOW CATALOGS / DATABASES / CURRENT ... / CREATE CATALOG (tableau printing: ddl.c). */
 int plan_show_space(plan_ctx *pc, const weir_sql_stmt *st);
 /* The catalog and database of a SHOW ... FROM [c.]db (the current ones without FROM), checked to exist. */
-int plan_show_from(plan_ctx *pc, const weir_sql_name *from, cat_path *out);
+int plan_show_from(plan_ctx *pc, const weir_sql_name *from, weir_sql_loc at, cat_path *out);
 
 /* bind.c: expressions over a rel */
 typedef struct agg_scope agg_scope;

@@ -1149,8 +1149,28 @@ static int late_table(plan_ctx *pc, weir_sql_loc loc, cat_table **t)
     const char *tn = plan_config(pc, "weir.late-records.table");
     if (!tn)
         return 0;
-    weir_sql_ident id = {.name = tn, .len = (uint32_t)strlen(tn)};
-    weir_sql_name nm = {.parts = &id, .n_parts = 1, .loc = loc};
+    /* t, db.t or catalog.db.t */
+    size_t dots = 0;
+    for (const char *p = tn; *p; p++)
+        dots += *p == '.';
+    if (dots > 2)
+        return plan_error(pc, plan_config_at(pc, "weir.late-records.table", loc), WEIR_EINVAL,
+                          "weir.late-records.table '%s': a table name has at most three parts", tn);
+    weir_sql_ident id[3];
+    weir_sql_name nm = {.parts = id, .n_parts = 0, .loc = loc};
+    for (const char *p = tn; nm.n_parts < 3;) {
+        const char *dot = strchr(p, '.');
+        size_t len = dot ? (size_t)(dot - p) : strlen(p);
+        char *part = plan_alloc(pc, len + 1);
+        if (!part)
+            return WEIR_ENOMEM;
+        memcpy(part, p, len);
+        part[len] = 0;
+        id[nm.n_parts++] = (weir_sql_ident){.name = part, .len = (uint32_t)len, .loc = loc};
+        if (!dot)
+            break;
+        p = dot + 1;
+    }
     *t = plan_find_table(pc, &nm);
     if (!*t)
         return plan_error(pc, plan_config_at(pc, "weir.late-records.table", loc), WEIR_ENOTFOUND,
