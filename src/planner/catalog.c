@@ -122,8 +122,7 @@ void plan_view_leave(plan_ctx *pc, const plan_home *saved)
     pc->cur_database = saved->database;
 }
 
-/* The closest of n candidates to name (edit distance below 3), or NULL. */
-static const char *closest(const char *name, const char *const *cands, size_t n)
+const char *plan_closest_name(const char *name, const char *const *cands, size_t n)
 {
     const char *best = NULL;
     int best_d = 3;
@@ -155,7 +154,7 @@ static const char *suggest_object(plan_ctx *pc, const cat_path *path, bool bare)
         if (v->catalog ? !strcasecmp(v->catalog, path->catalog) && !strcasecmp(v->database, path->database) : bare)
             cands[n++] = v->name;
     }
-    return closest(path->name, cands, n);
+    return plan_closest_name(path->name, cands, n);
 }
 
 int plan_missing(plan_ctx *pc, const weir_sql_name *n, const char *what, bool unknown_form)
@@ -165,26 +164,13 @@ int plan_missing(plan_ctx *pc, const weir_sql_name *n, const char *what, bool un
     if (rc)
         return rc;
     cat_catalog *c = plan_find_catalog(pc, path.catalog);
-    if (!c) {
-        const char **names = plan_alloc(pc, (pc->n_catalogs + 1) * sizeof *names);
-        if (!names)
-            return WEIR_ENOMEM;
-        for (size_t i = 0; i < pc->n_catalogs; i++)
-            names[i] = pc->catalogs[i].name;
-        const char *s = closest(path.catalog, names, pc->n_catalogs);
-        return plan_error(pc, n->parts[0].loc, WEIR_ENOTFOUND, "catalog '%s' does not exist%s%s%s", path.catalog,
-                          s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
-    }
+    if (!c) /* the current catalog always exists: the name gave this one */
+        return plan_unknown_catalog(pc, &n->parts[0]);
     if (!plan_find_database(c, path.database)) {
-        const char **names = plan_alloc(pc, (c->n_dbs + 1) * sizeof *names);
-        if (!names)
-            return WEIR_ENOMEM;
-        for (size_t i = 0; i < c->n_dbs; i++)
-            names[i] = c->dbs[i].name;
-        const char *s = closest(path.database, names, c->n_dbs);
-        return plan_error(pc, n->parts[n->n_parts >= 2 ? n->n_parts - 2 : 0].loc, WEIR_ENOTFOUND,
-                          "database '%s' does not exist in catalog '%s'%s%s%s", path.database, c->name,
-                          s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+        /* a bare name: the current database (which USE CATALOG may have left missing) */
+        weir_sql_ident db = n->n_parts >= 2 ? n->parts[n->n_parts - 2]
+                                            : (weir_sql_ident){.name = path.database, .loc = n->parts[0].loc};
+        return plan_unknown_database(pc, c, &db);
     }
     const char *s = suggest_object(pc, &path, n->n_parts == 1);
     weir_sql_loc at = n->parts[n->n_parts - 1].loc;

@@ -90,15 +90,7 @@ int plan_catalogs_init(plan_ctx *pc)
 /* "; did you mean 'x'?" for the closest of names, or "". */
 static const char *did_you_mean(plan_ctx *pc, const char *name, const char *const *names, size_t n)
 {
-    const char *best = NULL;
-    int best_d = 3;
-    for (size_t i = 0; i < n; i++) {
-        int d = weir__sql_edit_distance(name, strlen(name), names[i], strlen(names[i]), best_d);
-        if (d < best_d) {
-            best_d = d;
-            best = names[i];
-        }
-    }
+    const char *best = plan_closest_name(name, names, n);
     if (!best)
         return "";
     size_t len = strlen(best) + 20;
@@ -109,7 +101,7 @@ static const char *did_you_mean(plan_ctx *pc, const char *name, const char *cons
     return s;
 }
 
-static int unknown_catalog(plan_ctx *pc, const weir_sql_ident *id)
+int plan_unknown_catalog(plan_ctx *pc, const weir_sql_ident *id)
 {
     const char **names = plan_alloc(pc, (pc->n_catalogs + 1) * sizeof *names);
     if (!names)
@@ -120,15 +112,16 @@ static int unknown_catalog(plan_ctx *pc, const weir_sql_ident *id)
                       did_you_mean(pc, id->name, names, pc->n_catalogs));
 }
 
-static int unknown_database(plan_ctx *pc, cat_catalog *c, const weir_sql_ident *id)
+int plan_unknown_database(plan_ctx *pc, cat_catalog *c, const weir_sql_ident *id)
 {
+    const char *name = id->name;
     const char **names = plan_alloc(pc, (c->n_dbs + 1) * sizeof *names);
     if (!names)
         return WEIR_ENOMEM;
     for (size_t i = 0; i < c->n_dbs; i++)
         names[i] = c->dbs[i].name;
-    return plan_error(pc, id->loc, WEIR_ENOTFOUND, "database '%s' does not exist in catalog '%s'%s", id->name,
-                      c->name, did_you_mean(pc, id->name, names, c->n_dbs));
+    return plan_error(pc, id->loc, WEIR_ENOTFOUND, "database '%s' does not exist in catalog '%s'%s", name, c->name,
+                      did_you_mean(pc, name, names, c->n_dbs));
 }
 
 /* The catalog of a one-part name. */
@@ -150,7 +143,7 @@ static int find_database(plan_ctx *pc, const weir_sql_name *n, cat_catalog **c, 
                           n->parts[0].name, n->parts[1].name, n->parts[2].name, n->n_parts);
     if (n->n_parts == 2) {
         if (!(*c = plan_find_catalog(pc, n->parts[0].name)))
-            return unknown_catalog(pc, &n->parts[0]);
+            return plan_unknown_catalog(pc, &n->parts[0]);
     } else {
         *c = plan_find_catalog(pc, pc->cur_catalog);
     }
@@ -176,7 +169,7 @@ int plan_show_from(plan_ctx *pc, const weir_sql_name *from, weir_sql_loc at, cat
     if (rc)
         return rc;
     if (!d)
-        return unknown_database(pc, c, &from->parts[from->n_parts - 1]);
+        return plan_unknown_database(pc, c, &from->parts[from->n_parts - 1]);
     *out = (cat_path){c->name, d->name, NULL};
     return 0;
 }
@@ -348,7 +341,7 @@ static int drop_catalog(plan_ctx *pc, const weir_sql_drop *dr)
     if (rc)
         return rc;
     if (!c)
-        return dr->if_exists ? 0 : unknown_catalog(pc, &dr->name.parts[0]);
+        return dr->if_exists ? 0 : plan_unknown_catalog(pc, &dr->name.parts[0]);
     if (!strcmp(c->name, pc->cur_catalog))
         return plan_error(pc, dr->name.loc, WEIR_EPLAN,
                           "catalog '%s' is the current catalog and cannot be dropped (USE CATALOG another first)",
@@ -368,7 +361,7 @@ static int drop_database(plan_ctx *pc, const weir_sql_drop *dr)
     if (rc)
         return rc;
     if (!d)
-        return dr->if_exists ? 0 : unknown_database(pc, c, &dr->name.parts[dr->name.n_parts - 1]);
+        return dr->if_exists ? 0 : plan_unknown_database(pc, c, &dr->name.parts[dr->name.n_parts - 1]);
     if (!strcmp(c->name, pc->cur_catalog) && !strcmp(d->name, pc->cur_database))
         return plan_error(pc, dr->name.loc, WEIR_EPLAN,
                           "database '%s' is the current database and cannot be dropped (USE another first)",
@@ -402,7 +395,7 @@ int plan_alter_space(plan_ctx *pc, const weir_sql_alter *a)
         if ((rc = find_database(pc, &a->name, &c, &d)))
             return rc;
         if (!d)
-            return unknown_database(pc, c, &a->name.parts[a->name.n_parts - 1]);
+            return plan_unknown_database(pc, c, &a->name.parts[a->name.n_parts - 1]);
         for (uint32_t i = 0; i < a->n_options; i++)
             if ((rc = set_option(pc, &d->props, &d->n_props, a->options[i].key, a->options[i].value)))
                 return rc;
@@ -412,7 +405,7 @@ int plan_alter_space(plan_ctx *pc, const weir_sql_alter *a)
     if ((rc = find_catalog(pc, &a->name, &c)))
         return rc;
     if (!c)
-        return unknown_catalog(pc, &a->name.parts[0]);
+        return plan_unknown_catalog(pc, &a->name.parts[0]);
     if (a->action == WEIR_SQL_ALTER_SET) {
         for (uint32_t i = 0; i < a->n_options; i++) {
             const weir_sql_option *o = &a->options[i];
@@ -454,7 +447,7 @@ int plan_use(plan_ctx *pc, const weir_sql_stmt *st)
         if ((rc = find_catalog(pc, n, &c)))
             return rc;
         if (!c)
-            return unknown_catalog(pc, &n->parts[0]);
+            return plan_unknown_catalog(pc, &n->parts[0]);
         pc->cur_catalog = c->name;
         pc->cur_database = c->default_db;
         return 0;
@@ -463,7 +456,7 @@ int plan_use(plan_ctx *pc, const weir_sql_stmt *st)
     if ((rc = find_database(pc, n, &c, &d)))
         return rc;
     if (!d)
-        return unknown_database(pc, c, &n->parts[n->n_parts - 1]);
+        return plan_unknown_database(pc, c, &n->parts[n->n_parts - 1]);
     pc->cur_catalog = c->name;
     pc->cur_database = d->name;
     return 0;
@@ -491,7 +484,7 @@ int plan_show_space(plan_ctx *pc, const weir_sql_stmt *st)
             if (rc)
                 return rc;
             if (!c)
-                return unknown_catalog(pc, &st->u.show.from.parts[0]);
+                return plan_unknown_catalog(pc, &st->u.show.from.parts[0]);
         }
         const char **names = plan_alloc(pc, (c->n_dbs + 1) * sizeof *names);
         if (!names)
@@ -510,7 +503,7 @@ int plan_show_space(plan_ctx *pc, const weir_sql_stmt *st)
         if (rc)
             return rc;
         if (!c)
-            return unknown_catalog(pc, &st->u.show.name.parts[0]);
+            return plan_unknown_catalog(pc, &st->u.show.name.parts[0]);
         if (!c->n_opts)
             return plan_error(pc, st->u.show.name.loc, WEIR_EPLAN,
                               "catalog '%s' is weir's built-in catalog: no CREATE CATALOG made it", c->name);

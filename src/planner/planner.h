@@ -357,6 +357,11 @@ int plan_type_from_sql(plan_ctx *pc, const weir_sql_type *t, weir_type *out);
 /* default_catalog.default_database, current. */
 int plan_catalogs_init(plan_ctx *pc);
 cat_catalog *plan_find_catalog(plan_ctx *pc, const char *name);
+/* "catalog 'x' does not exist" / "database 'x' does not exist in catalog 'c'" at id, with "did you mean". */
+int plan_unknown_catalog(plan_ctx *pc, const weir_sql_ident *id);
+int plan_unknown_database(plan_ctx *pc, cat_catalog *c, const weir_sql_ident *id);
+/* The closest of n names to name (edit distance below 3), or NULL. */
+const char *plan_closest_name(const char *name, const char *const *cands, size_t n);
 cat_database *plan_find_database(cat_catalog *c, const char *name);
 /* CREATE CATALOG / DATABASE; DROP, ALTER and USE of them. */
 int plan_create_space(plan_ctx *pc, const weir_sql_stmt *st);
