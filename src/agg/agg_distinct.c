@@ -9,7 +9,9 @@
  * COLLECT: {} when every value was NULL. PERCENTILE(col, p) keeps the same
  * multiset and interpolates the exact percentile from it (below).
  */
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "agg/agg_internal.h"
@@ -310,8 +312,15 @@ static double pct_value(const weir_agg *a, const aggv *v)
         return d;
     }
     int64_t i = (int64_t)v->bits;
-    if (a->input_type.id == WEIR_TYPE_DECIMAL && a->input_type.scale)
-        return (double)i / (double)weir__pow10[a->input_type.scale];
+    if (a->input_type.id == WEIR_TYPE_DECIMAL && a->input_type.scale) {
+        /* exact below 2^53 (one correctly rounded division); above, the
+         * decimal's text read once, as Java's BigDecimal.doubleValue() */
+        if (i > -(INT64_C(1) << 53) && i < (INT64_C(1) << 53))
+            return (double)i / (double)weir__pow10[a->input_type.scale];
+        char t[48];
+        snprintf(t, sizeof t, "%" PRId64 "e-%d", i, (int)a->input_type.scale);
+        return strtod(t, NULL);
+    }
     return (double)i;
 }
 

@@ -348,6 +348,7 @@ int plan_projection_apply(plan_ctx *pc, const cat_table *t, const weir_sql_table
 /* planner.c: runs fn(pc, ud) against a scratch job (EXPLAIN, DESCRIBE of a
  * view), so that what it plans adds nothing to the real job. */
 int plan_in_scratch_job(plan_ctx *pc, int (*fn)(plan_ctx *pc, void *ud), void *ud);
+int plan_check_view(plan_ctx *pc, const cat_view *v);
 /* ddl.c: DROP, ALTER, CREATE TABLE ... LIKE / AS query, SHOW, DESCRIBE. */
 int plan_drop(plan_ctx *pc, const weir_sql_drop *d, weir_sql_loc loc);
 int plan_alter(plan_ctx *pc, const weir_sql_alter *a, weir_sql_loc loc);
