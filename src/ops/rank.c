@@ -85,6 +85,7 @@ typedef struct kept {
     size_t rowlen;
     uint32_t brow1;
     uint32_t ogen, orow;
+    const uint8_t *enc; /* read from a value: where its encoding (sort key, row) starts there; else NULL */
 } kept;
 
 /* A partition's state value as this batch's rows left it. */
@@ -109,6 +110,7 @@ typedef struct rank_op {
     uint32_t n_cols; /* input columns */
     weir_state *st;
     weir_batch *out;
+    uint8_t *out_w;   /* the byte width of each output column (all of them) */
     uint32_t out_gen; /* counts the output batches (kept.ogen); 0 is none */
     weir_buf copy; /* the partition's state value, copied (state pointers die at the put) */
     weir_buf val;  /* the value being written */
@@ -261,6 +263,7 @@ static int parse_into(rank_op *o, const weir_buf *val, kept **arr, uint32_t *cap
     for (uint32_t i = 0; i < count; i++) {
         kept *k = &(*arr)[i];
         const void *sk, *row;
+        k->enc = c.p;
         if (weir_cursor_get_bytes(&c, &sk, &k->sklen) || weir_cursor_get_bytes(&c, &row, &k->rowlen))
             return WEIR_ECORRUPT;
         k->sk = sk;
@@ -424,18 +427,31 @@ static int list_store(rcache_ent *e, const kept *rows, uint32_t n)
     return 0;
 }
 
-/* Append-only input: an entry's list encoded into o->val, the batch's rows encoded now. */
+/*
+ * Append-only input: an entry's list encoded into o->val, the batch's rows
+ * encoded now. Rows read from the old value that lay next to each other
+ * there (the ranks above and below a new row) are copied as one run.
+ */
 static int list_encode(rank_op *o, const rcache_ent *e, const weir_batch *in)
 {
     weir_buf_clear(&o->val);
     int rc = weir_buf_put_u32(&o->val, e->n_list);
-    for (uint32_t i = 0; !rc && i < e->n_list; i++) {
-        const kept *k = &e->list[i];
-        rc = weir_buf_put_bytes(&o->val, k->sk, k->sklen);
-        if (!rc && k->brow1 && !(rc = weir__row_encode(in, k->brow1 - 1, o->n_cols, &o->row)))
-            rc = weir_buf_put_bytes(&o->val, o->row.data, o->row.len);
-        else if (!rc && !k->brow1)
+    for (uint32_t i = 0; !rc && i < e->n_list;) {
+        const kept *k = &e->list[i++];
+        if (k->brow1) {
+            if (!(rc = weir_buf_put_bytes(&o->val, k->sk, k->sklen)) &&
+                !(rc = weir__row_encode(in, k->brow1 - 1, o->n_cols, &o->row)))
+                rc = weir_buf_put_bytes(&o->val, o->row.data, o->row.len);
+        } else if (k->enc) {
+            const uint8_t *end = k->row + k->rowlen;
+            while (i < e->n_list && !e->list[i].brow1 && e->list[i].enc == end) {
+                end = e->list[i].row + e->list[i].rowlen;
+                i++;
+            }
+            rc = weir_buf_put(&o->val, k->enc, (size_t)(end - k->enc));
+        } else if (!(rc = weir_buf_put_bytes(&o->val, k->sk, k->sklen))) {
             rc = weir_buf_put_bytes(&o->val, k->row, k->rowlen);
+        }
     }
     return rc;
 }
@@ -481,30 +497,66 @@ static int flush(rank_op *o, weir_op_ctx *ctx)
     return weir_op_emit_reset(ctx, o->out);
 }
 
-/* Copies columns [0, n) of row src of b to its row dst; strings share their bytes. */
-static void row_copy_within(weir_batch *b, uint32_t dst, uint32_t src, uint32_t n)
+/* A fixed-width value of w bytes: the widths are few, so each case is a move, not a call. */
+static inline void copy_fixed(void *dst, const void *src, size_t w)
 {
+    switch (w) {
+    case 8: memcpy(dst, src, 8); break;
+    case 4: memcpy(dst, src, 4); break;
+    case 1: memcpy(dst, src, 1); break;
+    case 16: memcpy(dst, src, 16); break;
+    default: memcpy(dst, src, w); break;
+    }
+}
+
+/* Copies columns [0, n) of row src of o->out to its row dst; strings share their bytes. */
+static void row_copy_within(rank_op *o, uint32_t dst, uint32_t src, uint32_t n)
+{
+    weir_batch *b = o->out;
     for (uint32_t c = 0; c < n; c++) {
         weir_column *col = &b->cols[c];
-        size_t w = weir_type_size(col->type);
-        memcpy((char *)col->data + (size_t)dst * w, (const char *)col->data + (size_t)src * w, w);
+        size_t w = o->out_w[c];
+        copy_fixed((char *)col->data + (size_t)dst * w, (const char *)col->data + (size_t)src * w, w);
         if (weir_batch_is_null(b, c, src))
             weir_batch_set_null(b, c, dst);
     }
+}
+
+/*
+ * A new row of o->out (sending the full batch on first) whose every column
+ * the caller writes: it is marked valid, not zeroed, as emit writes each
+ * value or sets it NULL (weir_batch_append_row zeroes every slot first, a
+ * pass that showed in the Top-N profile).
+ */
+static int out_row(rank_op *o, weir_op_ctx *ctx)
+{
+    weir_batch *b = o->out;
+    if (weir_batch_full(b)) {
+        o->out_gen++;
+        int rc = weir_op_emit_reset(ctx, b);
+        if (rc)
+            return rc;
+    }
+    uint32_t r = b->n_rows++;
+    b->key_hash_of = NULL;
+    for (uint32_t i = 0; i < b->schema->n_fields; i++) {
+        weir_column *c = &b->cols[i];
+        if (!c->all_valid)
+            c->valid[r >> 3] |= (uint8_t)(1u << (r & 7));
+    }
+    return (int)r;
 }
 
 /* Emits a kept row (or, with k NULL, input row r of in) as kind, with rank when the output has it. */
 static int emit(rank_op *o, weir_op_ctx *ctx, kept *k, const weir_batch *in, uint32_t r, weir_row_kind kind,
                 int64_t rank)
 {
-    if (weir_batch_full(o->out))
-        o->out_gen++; /* weir__out_row sends it on and starts the next */
-    int row = weir__out_row(ctx, o->out);
+    int row = out_row(o, ctx);
     if (row < 0)
         return row;
     int rc = 0;
     if (k && k->ogen == o->out_gen)
-        row_copy_within(o->out, (uint32_t)row, k->orow, o->n_cols);
+        row_copy_within(o, (uint32_t)row, k->orow, o->n_cols);
     else if (k && !k->brow1)
         rc = weir__row_decode(k->row, k->rowlen, o->out, (uint32_t)row, 0, o->n_cols);
     else
@@ -569,7 +621,7 @@ static int retract_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint3
     if (in->kind[r] == WEIR_ROW_INSERT || in->kind[r] == WEIR_ROW_UPDATE_AFTER) {
         while (p < n && sk_cmp(k[p].sk, k[p].sklen, o->sk.data, o->sk.len) == 0)
             p++;
-        kept nk = {o->sk.data, o->sk.len, o->row.data, o->row.len, 0, 0, 0};
+        kept nk = {.sk = o->sk.data, .sklen = o->sk.len, .row = o->row.data, .rowlen = o->row.len};
         if (numbered) {
             /* rank q + 1 now holds the new row (q = p) or the row above it (q > p) */
             for (uint64_t q = p > start - 1 ? p : start - 1; q <= n && q < end && !rc; q++) {
@@ -662,7 +714,7 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     const uint8_t *skc = sk_keep(o, o->sk.data, o->sk.len);
     if (!skc)
         return WEIR_ENOMEM;
-    kept nk = {skc, o->sk.len, NULL, 0, r + 1, 0, 0};
+    kept nk = {.sk = skc, .sklen = o->sk.len, .brow1 = r + 1};
     /* the new list: the old one with nk at p, cut at end */
     uint32_t n_new = n + 1 > end ? (uint32_t)end : n + 1;
     if (c->window_end_col >= 0) /* window Top-N: ranked now, emitted when the window ends */
@@ -833,6 +885,11 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
     weir_buf_init(&o->row);
     weir_buf_init(&o->ckeys);
     o->out = weir_batch_create(c->out_schema, info->batch_size);
+    o->out_w = weir_malloc(c->out_schema->n_fields ? c->out_schema->n_fields : 1);
+    if (!o->out_w)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < c->out_schema->n_fields; i++)
+        o->out_w[i] = (uint8_t)weir_type_size(c->out_schema->fields[i].type);
     o->out_gen = 1; /* 0 is no output batch: kept rows start with ogen 0 */
     o->tz_end = WEIR_TS_MIN;
     if (c->time_zone && c->window_end_col >= 0) {
@@ -861,6 +918,7 @@ static void rank_close(void *op)
     if (!o)
         return;
     weir_batch_destroy(o->out);
+    weir_free(o->out_w);
     weir__tz_free(o->tz);
     weir_buf_fini(&o->copy);
     weir_buf_fini(&o->val);
