@@ -415,18 +415,6 @@ static int cache_store(rank_op *o, rcache_ent *e, const kept *rows, uint32_t n)
     return 0;
 }
 
-/* Append-only input: the new list of a partition into its cache entry, as references. */
-static int list_store(rcache_ent *e, const kept *rows, uint32_t n)
-{
-    int rc = list_reserve(&e->list, &e->cap_list, n + 1);
-    if (rc)
-        return rc;
-    memcpy(e->list, rows, n * sizeof *rows);
-    e->n_list = n;
-    e->dirty = true;
-    return 0;
-}
-
 /*
  * Append-only input: an entry's list encoded into o->val, the batch's rows
  * encoded now. Rows read from the old value that lay next to each other
@@ -692,16 +680,16 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     uint32_t n;
     rcache_ent *ce;
     if (rc || (rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, ctx, klen, o->hashes[r], &ce)) ||
-        (rc = kept_reserve(o, ce->n_list + 1)))
+        (rc = list_reserve(&ce->list, &ce->cap_list, ce->n_list + 1)))
         return rc;
+    /* the partition's list, changed in place (emitting marks its rows as emitted) */
+    kept *L = ce->list;
     n = ce->n_list;
-    if (n)
-        memcpy(o->kept, ce->list, n * sizeof *o->kept);
     /* the new row's position: after the rows that rank before it, and after equal ones unless
      * a newer equal row wins (keep-last deduplication) */
     uint32_t p = 0;
     while (p < n) {
-        int cmp = sk_cmp(o->kept[p].sk, o->kept[p].sklen, o->sk.data, o->sk.len);
+        int cmp = sk_cmp(L[p].sk, L[p].sklen, o->sk.data, o->sk.len);
         if (cmp > 0 || (cmp == 0 && c->ties_newer_first))
             break;
         p++;
@@ -719,12 +707,12 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     uint32_t n_new = n + 1 > end ? (uint32_t)end : n + 1;
     if (c->window_end_col >= 0) /* window Top-N: ranked now, emitted when the window ends */
         goto insert;
-#define NEW_AT(q) ((q) == p ? &nk : (q) < p ? &o->kept[q] : &o->kept[(q) - 1])
+#define NEW_AT(q) ((q) == p ? &nk : (q) < p ? &L[q] : &L[(q) - 1])
     if (c->with_rank || start > 1) { /* as Flink: the unnumbered way cannot skip ranks */
         for (uint32_t q = p > start - 1 ? p : (uint32_t)(start - 1); q < n_new; q++) {
             kept *now = NEW_AT(q);
             if (q < n) {
-                if ((rc = emit(o, ctx, &o->kept[q], in, r, WEIR_ROW_UPDATE_BEFORE, q + 1)) ||
+                if ((rc = emit(o, ctx, &L[q], in, r, WEIR_ROW_UPDATE_BEFORE, q + 1)) ||
                     (rc = emit(o, ctx, now, in, r, WEIR_ROW_UPDATE_AFTER, q + 1)))
                     return rc;
             } else if ((rc = emit(o, ctx, now, in, r, WEIR_ROW_INSERT, q + 1))) {
@@ -736,7 +724,7 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
          * leaving: the row pushed from rank end to end + 1 */
         uint32_t s0 = (uint32_t)(start - 1);
         kept *in_row = s0 < n_new ? NEW_AT(p > s0 ? p : s0) : NULL;
-        kept *out_row = n >= end ? &o->kept[end - 1] : NULL;
+        kept *out_row = n >= end ? &L[end - 1] : NULL;
         if (in_row) {
             bool replace = c->dedup && out_row;
             if (replace && (rc = emit(o, ctx, out_row, in, r, WEIR_ROW_UPDATE_BEFORE, 0)))
@@ -749,24 +737,21 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
         }
     }
 insert:
-    /* the new list, in place: shift the rows after p (the last one falls off at end) */
-    if (n + 1 > o->cap_kept) {
-        kept *gk = weir_realloc(o->kept, (n + 1) * sizeof *gk);
-        if (!gk)
-            return WEIR_ENOMEM;
-        o->kept = gk;
-        o->cap_kept = n + 1;
-    }
-    memmove(&o->kept[p + 1], &o->kept[p], (n - p) * sizeof *o->kept);
-    o->kept[p] = nk;
+    /* the new list: shift the rows after p (the last one falls off at end) */
+    memmove(&L[p + 1], &L[p], (n - p) * sizeof *L);
+    L[p] = nk;
 #undef NEW_AT
     if (by_rank) {
         /* the rows whose rank is still within end, ties included */
-        n_new = ranked_rows(o, o->kept, n + 1);
-        if (n_new <= p)
-            return 0; /* the new row ranks below end: nothing changes */
+        n_new = ranked_rows(o, L, n + 1);
+        if (n_new <= p) { /* the new row ranks below end: nothing changes */
+            memmove(&L[p], &L[p + 1], (n - p) * sizeof *L);
+            return 0;
+        }
     }
-    return list_store(ce, o->kept, n_new);
+    ce->n_list = n_new;
+    ce->dirty = true;
+    return 0;
 }
 
 /* Window Top-N: a row of a window that has not ended is ranked; its window's end is a timer. */
