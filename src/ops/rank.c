@@ -63,6 +63,7 @@
  * (the new row), a removal above the bound -D (the row) then +I (the row
  * lifted from end + 1), and rows moving inside [1, end] emit nothing.
  */
+#include <assert.h>
 #include <string.h>
 
 #include "ops/ops.h"
@@ -105,6 +106,8 @@ typedef struct skblock {
     uint8_t data[];
 } skblock;
 
+#define KEY_MAX 1024 /* bytes of an encoded partition key */
+
 typedef struct rank_op {
     const weir_rank_config *conf;
     uint32_t n_cols; /* input columns */
@@ -118,8 +121,11 @@ typedef struct rank_op {
     weir_buf row;  /* the input row, encoded */
     kept *kept;
     uint32_t cap_kept;
-    uint8_t key[1024];
-    uint64_t *hashes; /* of the batch's partition keys (weir_key_hash) */
+    /* the batch's partition keys: row r's is bkeys[koff[r], + klen[r]) (klen over
+     * KEY_MAX: too long, not stored), its hash hashes[r] (weir_key_hash) */
+    weir_buf bkeys;
+    uint32_t *koff, *klen;
+    uint64_t *hashes;
     uint32_t cap_hashes;
     /* the batch's cache: entries (their buffers kept across batches), an open hash over them */
     rcache_ent *ents;
@@ -344,11 +350,11 @@ static int load(rank_op *o, uint32_t *n)
 /* ---- the batch's cache ---- */
 
 /*
- * The cache entry of the partition with key bytes o->key[0..klen) of hash
- * h, read from state on first use (the current key is set then; a hit
- * needs none).
+ * The cache entry of the partition with key bytes key[0..klen) of hash h,
+ * read from state on first use (the current key is set then; a hit needs
+ * none).
  */
-static int cache_get(rank_op *o, weir_op_ctx *ctx, size_t klen, uint64_t h, rcache_ent **out)
+static int cache_get(rank_op *o, weir_op_ctx *ctx, const uint8_t *key, size_t klen, uint64_t h, rcache_ent **out)
 {
     if ((o->n_ents + 1) * 2 > o->n_slots) {
         int rc = weir__hindex_grow(&o->slots, &o->n_slots, o->ents, sizeof *o->ents, o->n_ents);
@@ -358,7 +364,7 @@ static int cache_get(rank_op *o, weir_op_ctx *ctx, size_t klen, uint64_t h, rcac
     uint32_t i = weir__hash_slot(h) & (o->n_slots - 1);
     for (; o->slots[i]; i = (i + 1) & (o->n_slots - 1)) {
         rcache_ent *e = &o->ents[o->slots[i] - 1];
-        if (e->hash == h && e->klen == klen && (klen == 0 || !memcmp(o->ckeys.data + e->koff, o->key, klen))) {
+        if (e->hash == h && e->klen == klen && (klen == 0 || !memcmp(o->ckeys.data + e->koff, key, klen))) {
             *out = e;
             return 0;
         }
@@ -382,9 +388,9 @@ static int cache_get(rank_op *o, weir_op_ctx *ctx, size_t klen, uint64_t h, rcac
     e->klen = (uint32_t)klen;
     e->dirty = false;
     e->n_list = 0;
-    int rc = weir_buf_put(&o->ckeys, o->key, klen);
+    int rc = weir_buf_put(&o->ckeys, key, klen);
     if (!rc)
-        rc = weir_op_set_key(ctx, o->key, klen);
+        rc = weir_op_set_key_hashed(ctx, key, klen, h);
     if (!rc)
         rc = read_state(o, &e->val);
     if (!rc && !o->conf->retract)
@@ -451,7 +457,7 @@ static int cache_flush(rank_op *o, weir_op_ctx *ctx, const weir_batch *in)
     bool lists = !o->conf->retract;
     for (uint32_t k = 0; k < o->n_ents; k++) {
         rcache_ent *e = &o->ents[k];
-        if (e->dirty && !rc && !(rc = weir_op_set_key(ctx, o->ckeys.data + e->koff, e->klen))) {
+        if (e->dirty && !rc && !(rc = weir_op_set_key_hashed(ctx, o->ckeys.data + e->koff, e->klen, e->hash))) {
             const weir_buf *v = &e->val;
             if (lists && !(rc = list_encode(o, e, in)))
                 v = &o->val;
@@ -590,13 +596,13 @@ static uint32_t ranked_rows(const rank_op *o, const kept *k, uint32_t n)
 static int kept_reserve(rank_op *o, uint32_t n) { return list_reserve(&o->kept, &o->cap_kept, n); }
 
 /* Retractable Top-N: row r of in (any kind) into its partition's full ranking (see the top). */
-static int retract_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r, size_t klen)
+static int retract_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r, const uint8_t *key, size_t klen)
 {
     const weir_rank_config *c = o->conf;
     uint32_t n;
     rcache_ent *ce;
     int rc;
-    if ((rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, ctx, klen, o->hashes[r], &ce)) || (rc = parse(o, &ce->val, &n)) ||
+    if ((rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, ctx, key, klen, o->hashes[r], &ce)) || (rc = parse(o, &ce->val, &n)) ||
         (rc = weir__row_encode(in, r, o->n_cols, &o->row)) || (rc = kept_reserve(o, n + 1)))
         return rc;
     uint64_t end = c->rank_end, start = c->rank_start;
@@ -661,25 +667,20 @@ static int retract_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint3
 static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
 {
     const weir_rank_config *c = o->conf;
-    if (c->retract) {
-        size_t klen = weir_key_encode(in, &c->partition, r, o->key, sizeof o->key);
-        if (klen > sizeof o->key)
-            return weir_op_fail(ctx, WEIR_EINVAL, "partition key of %zu bytes exceeds the limit of %zu", klen,
-                                sizeof o->key);
-        return retract_row(o, ctx, in, r, klen);
-    }
+    size_t klen = o->klen[r];
+    const uint8_t *key = o->bkeys.data + o->koff[r];
+    if (klen > KEY_MAX)
+        return weir_op_fail(ctx, WEIR_EINVAL, "partition key of %zu bytes exceeds the limit of %d", klen, KEY_MAX);
+    if (c->retract)
+        return retract_row(o, ctx, in, r, key, klen);
     if (in->kind[r] != WEIR_ROW_INSERT)
         return weir_op_fail(ctx, WEIR_EUNSUPPORTED, "%s takes an append-only input, got a %s row",
                             c->dedup ? "deduplication" : "Top-N", weir_row_kind_name((weir_row_kind)in->kind[r]));
-    size_t klen = weir_key_encode(in, &c->partition, r, o->key, sizeof o->key);
-    if (klen > sizeof o->key)
-        return weir_op_fail(ctx, WEIR_EINVAL, "partition key of %zu bytes exceeds the limit of %zu", klen,
-                            sizeof o->key);
     /* a window Top-N row registers its window's timer under the key */
-    int rc = c->window_end_col >= 0 ? weir_op_set_key(ctx, o->key, klen) : 0;
+    int rc = c->window_end_col >= 0 ? weir_op_set_key_hashed(ctx, key, klen, o->hashes[r]) : 0;
     uint32_t n;
     rcache_ent *ce;
-    if (rc || (rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, ctx, klen, o->hashes[r], &ce)) ||
+    if (rc || (rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, ctx, key, klen, o->hashes[r], &ce)) ||
         (rc = list_reserve(&ce->list, &ce->cap_list, ce->n_list + 1)))
         return rc;
     /* the partition's list, changed in place (emitting marks its rows as emitted) */
@@ -782,21 +783,49 @@ static int window_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32
 #define PF_SLOT 8
 #define PF_REC 4
 
-/* The partition keys' hashes of the batch's rows into o->hashes (0 for a key
- * over the limit, which apply_row refuses). */
-static int batch_hashes(rank_op *o, const weir_batch *in)
+/*
+ * The batch's partition keys, encoded once, and their hashes - the ones the
+ * keyed exchange before computed to route the rows when it keyed them the
+ * same way (the same encoding, so the same hash). A key over KEY_MAX bytes
+ * is not stored (apply_row refuses it).
+ */
+static int batch_keys(rank_op *o, const weir_batch *in)
 {
-    if (in->n_rows > o->cap_hashes) {
-        uint64_t *h = weir_realloc(o->hashes, in->n_rows * sizeof *h);
-        if (!h)
+    uint32_t n = in->n_rows;
+    if (n > o->cap_hashes) {
+        uint64_t *h = weir_realloc(o->hashes, n * sizeof *h);
+        if (h)
+            o->hashes = h;
+        uint32_t *ko = h ? weir_realloc(o->koff, n * sizeof *ko) : NULL;
+        if (ko)
+            o->koff = ko;
+        uint32_t *kl = ko ? weir_realloc(o->klen, n * sizeof *kl) : NULL;
+        if (!kl)
             return WEIR_ENOMEM;
-        o->hashes = h;
-        o->cap_hashes = in->n_rows;
+        o->klen = kl;
+        o->cap_hashes = n;
     }
-    for (uint32_t r = 0; r < in->n_rows; r++) {
-        size_t klen = weir_key_encode(in, &o->conf->partition, r, o->key, sizeof o->key);
-        o->hashes[r] = klen > sizeof o->key ? 0 : weir_key_hash(o->key, klen);
+    const weir_keyspec *ks = &o->conf->partition;
+    weir_buf_clear(&o->bkeys);
+    for (uint32_t r = 0; r < n; r++) {
+        int rc = weir_buf_reserve(&o->bkeys, KEY_MAX);
+        if (rc)
+            return rc;
+        size_t klen = weir_key_encode(in, ks, r, o->bkeys.data + o->bkeys.len, KEY_MAX);
+        o->koff[r] = (uint32_t)o->bkeys.len;
+        o->klen[r] = klen > KEY_MAX ? KEY_MAX + 1 : (uint32_t)klen;
+        if (klen <= KEY_MAX)
+            o->bkeys.len += klen;
     }
+    const weir_keyspec *hk = in->key_hash_of;
+    if (hk && hk->n == ks->n && !memcmp(hk->cols, ks->cols, ks->n * sizeof *ks->cols)) {
+        memcpy(o->hashes, in->key_hash, n * sizeof *o->hashes);
+        for (uint32_t r = 0; r < n; r++)
+            assert(o->klen[r] > KEY_MAX || o->hashes[r] == weir_key_hash(o->bkeys.data + o->koff[r], o->klen[r]));
+        return 0;
+    }
+    for (uint32_t r = 0; r < n; r++)
+        o->hashes[r] = o->klen[r] > KEY_MAX ? 0 : weir_key_hash(o->bkeys.data + o->koff[r], o->klen[r]);
     return 0;
 }
 
@@ -805,7 +834,7 @@ static int rank_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     (void)input;
     rank_op *o = op;
     bool windowed = o->conf->window_end_col >= 0;
-    int rc = batch_hashes(o, in);
+    int rc = batch_keys(o, in);
     uint32_t n = in->n_rows;
     for (uint32_t r = 0; r < n && r < PF_SLOT && !rc; r++)
         weir__state_prefetch(o->st, o->hashes[r], 0);
@@ -869,6 +898,7 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
     weir_buf_init(&o->sk);
     weir_buf_init(&o->row);
     weir_buf_init(&o->ckeys);
+    weir_buf_init(&o->bkeys);
     o->out = weir_batch_create(c->out_schema, info->batch_size);
     o->out_w = weir_malloc(c->out_schema->n_fields ? c->out_schema->n_fields : 1);
     if (!o->out_w)
@@ -910,6 +940,9 @@ static void rank_close(void *op)
     weir_buf_fini(&o->sk);
     weir_buf_fini(&o->row);
     weir_buf_fini(&o->ckeys);
+    weir_buf_fini(&o->bkeys);
+    weir_free(o->koff);
+    weir_free(o->klen);
     for (uint32_t k = 0; k < o->cap_ents; k++) {
         weir_buf_fini(&o->ents[k].val);
         weir_free(o->ents[k].list);
