@@ -406,10 +406,9 @@ static int rows_frame(over_op *o, weir_op_ctx *ctx, int64_t t, uint64_t in_frame
     const weir_over_config *c = &o->conf;
     int rc;
     for (uint32_t r = 0; r < o->cur->n_rows; r++) {
-        if ((rc = fold(o, o->cur, r, false)))
-            return rc;
-        in_frame++;
-        if (!c->unbounded && in_frame > (uint64_t)c->preceding + 1) {
+        /* The row leaving a full frame goes before the new one comes (as Flink's bounded ROWS
+         * frames do): ARRAY_AGG(DISTINCT) then puts a value whose last row left at the end. */
+        if (!c->unbounded && in_frame + 1 > (uint64_t)c->preceding + 1) {
             weir_batch *b;
             if ((rc = oldest_rows(o, t, &b)) || (rc = fold(o, b, o->head, true)))
                 return rc;
@@ -417,6 +416,9 @@ static int rows_frame(over_op *o, weir_op_ctx *ctx, int64_t t, uint64_t in_frame
             if (++o->head == o->held[0].n && (rc = pop_oldest(o)))
                 return rc;
         }
+        if ((rc = fold(o, o->cur, r, false)))
+            return rc;
+        in_frame++;
         if ((rc = emit(o, ctx, r, t)))
             return rc;
     }
@@ -505,8 +507,6 @@ static int proc_now(over_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t
         return rc;
     o->cur->kind[0] = WEIR_ROW_INSERT;
     o->cur->ts[0] = in->ts[r];
-    if ((rc = fold(o, o->cur, 0, false)))
-        return rc;
     if (!c->unbounded) {
         /* keep the row under the next sequence number; the oldest leaves a full frame */
         if (!o->n_held) {
@@ -529,6 +529,9 @@ static int proc_now(over_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t
             o->held[0].n--;
         }
     }
+    /* after the row that left the frame, as rows_frame */
+    if ((rc = fold(o, o->cur, 0, false)))
+        return rc;
     if (now > o->last_ts)
         o->last_ts = now;
     if ((rc = emit(o, ctx, 0, 0)))
