@@ -682,6 +682,11 @@ static int bind_cmp_operands(weir_expr_arena *a, const xfunc *f, weir_expr **arg
     weir_expr *x = args[0], *y = args[1];
     if (x->iv != y->iv && x->type.id != WEIR_TYPE_NULL && y->type.id != WEIR_TYPE_NULL)
         return weir__bad_args(f, args, 2, err);
+    /* Two intervals of one kind: BIGINT milliseconds or months, compared as they are. */
+    if (x->iv && x->iv == y->iv && x->type.id == WEIR_TYPE_BIGINT && y->type.id == WEIR_TYPE_BIGINT) {
+        *fn = cmp_i64;
+        return 0;
+    }
     /* Exact numerics with different scales (or 128-bit ones) compare without conversion. */
     if (weir__is_exact(x->type.id) && weir__is_exact(y->type.id) &&
         (x->type.id == WEIR_TYPE_DECIMAL || y->type.id == WEIR_TYPE_DECIMAL) &&
