@@ -419,7 +419,7 @@ def run_array_agg(case):
         "ov STRING, os STRING, pc DOUBLE, pd DOUBLE, dv ARRAY<INT>, di ARRAY<INT>, ds ARRAY<STRING>, pf DOUBLE, "
         "pa ARRAY<DOUBLE>, paf ARRAY<DOUBLE>, pad ARRAY<DOUBLE>) WITH ('connector' = 'filesystem', 'path' = 'aggout', "
         "'format' = 'json');",
-        "CREATE TABLE o2 (i INT, dv ARRAY<INT>) WITH ('connector' = 'filesystem', 'path' = 'overout', "
+        "CREATE TABLE o2 (i INT, dv ARRAY<INT>, pf DOUBLE) WITH ('connector' = 'filesystem', 'path' = 'overout', "
         "'format' = 'json');",
         "INSERT INTO o SELECT k, CAST(window_start AS STRING), ARRAY_AGG(v), "
         "ARRAY_AGG(v IGNORE NULLS), ARRAY_AGG(s), JSON_ARRAYAGG(v), JSON_ARRAYAGG(s NULL ON NULL), "
@@ -431,8 +431,8 @@ def run_array_agg(case):
         "GROUP BY k, window_start, window_end;" % (pct, pct, pct, ", ".join(pcts), ", ".join(pcts), ", ".join(pcts),
                                                     size // 1000),
         # a bounded ROWS frame retracts: the leaving row goes first, then the new one comes
-        "INSERT INTO o2 SELECT i, ARRAY_AGG(DISTINCT v) OVER (PARTITION BY k ORDER BY ts "
-        "ROWS BETWEEN %d PRECEDING AND CURRENT ROW) FROM t;" % frame]) + "\n")
+        "INSERT INTO o2 SELECT i, ARRAY_AGG(DISTINCT v) OVER w, PERCENTILE(v, %s, f) OVER w FROM t "
+        "WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN %d PRECEDING AND CURRENT ROW);" % (pct, frame)]) + "\n")
     p = case.run_weir(["run", "agg.sql", "-D", "parallelism.default=%d" % par])
     if p.returncode:
         return [diffrun.failed_run(p)]
@@ -502,8 +502,9 @@ def run_array_agg(case):
             order.remove(leaving["v"])
         if r["v"] not in order:
             order.append(r["v"])
-        want_over.append(json.dumps([r["id"], list(order)]))
-    got_over = [json.dumps([o["i"], o["dv"]]) for o in diffrun.json_rows(case.path("overout"))]
+        fv = [x["v"] for x in part[-frame - 1:] if x["v"] is not None and x["f"] is not None for _ in range(x["f"])]
+        want_over.append(json.dumps([r["id"], list(order), percentile(fv, pct)]))
+    got_over = [json.dumps([o["i"], o["dv"], o["pf"]]) for o in diffrun.json_rows(case.path("overout"))]
     return diffrun.multiset_problems("ARRAY_AGG(DISTINCT) OVER %d PRECEDING p=%d" % (frame, par), want_over, got_over)
 
 
