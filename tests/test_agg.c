@@ -306,11 +306,21 @@ Test(agg_bind, names_types_and_errors)
     bind_ok("COUNT_DISTINCT", s, C_STR, 0, &a);
     cr_assert(weir_agg_can_retract(&a));
 
+    /* PERCENTILE with a frequency reads ROW(value, frequency) */
+    weir_type rt, ft[2] = {weir_type_make(WEIR_TYPE_DOUBLE, true), weir_type_make(WEIR_TYPE_BIGINT, true)};
+    const char *fnames[2] = {"v", "f"};
+    cr_assert_eq(weir_type_row(ft, fnames, 2, true, &rt), 0);
+    int32_t c_row = weir_schema_add(s, "vf", rt);
+    cr_assert_geq(c_row, 0);
+    bind_ok("PERCENTILES_FREQ", s, c_row, 0, &a);
+    cr_assert_eq(a.result_type.id, WEIR_TYPE_ARRAY);
+    cr_assert_eq(weir_agg_bind("PERCENTILE_FREQ", s, C_INT, 0.5, &a, &err), WEIR_EINVAL);
+
     size_t n;
     const char *const *names = weir_agg_builtin_names(&n);
     cr_assert_geq(n, 15);
     for (size_t i = 0; i < n; i++)
-        bind_ok(names[i], s, strcmp(names[i], "LISTAGG") ? C_INT : C_STR,
+        bind_ok(names[i], s, strstr(names[i], "_FREQ") ? c_row : strcmp(names[i], "LISTAGG") ? C_INT : C_STR,
                 strstr(names[i], "PERCENTILE") ? 0.5 : 0, &a);
     weir_schema_destroy(s);
 }
