@@ -167,13 +167,14 @@ static int cd_serialize(const weir_agg *a, const void *acc, weir_buf *out)
     return put_acc(a, acc, FC_COUNT_DISTINCT, out);
 }
 
+/* The values may count more than the rows only with a frequency per row. */
 static int get_acc(const weir_agg *a, cd_acc *c, uint8_t fc, weir_cursor *in)
 {
     cd_init(a, c);
     int64_t rows, total;
     uint64_t n;
-    if (weir__agg_get_header(in, fc, acc_kind(a), &rows) ||
-        weir_cursor_get_varint(in, &n) || n > (uint64_t)rows)
+    if (weir__agg_get_header(in, fc, acc_kind(a), &rows) || weir_cursor_get_varint(in, &n) ||
+        n > (is_freq(a) ? (uint64_t)INT64_MAX : (uint64_t)rows))
         return WEIR_ECORRUPT;
     int rc = ensure_map(a, c);
     if (!rc)
@@ -561,38 +562,15 @@ static int freq_retract(const weir_agg *a, void *acc, const weir_batch *b, uint3
     return 0;
 }
 
-/* The frequencies' sum may exceed the rows: the header's rows bound does
- * not hold, so the form is its own (code PERCENTILE_FREQ). */
+/* As COLLECT's form, code PERCENTILE_FREQ: the frequencies' sum may exceed the rows. */
 static int freq_serialize(const weir_agg *a, const void *acc, weir_buf *out)
 {
-    const cd_acc *c = acc;
-    int rc = weir__agg_put_header(out, FC_PERCENTILE_FREQ, VK_F64, c->rows);
-    if (!rc)
-        rc = weir_buf_put_varint(out, (uint64_t)c->n);
-    return rc ? rc : weir__vmap_put_counts(out, c->m);
+    return put_acc(a, acc, FC_PERCENTILE_FREQ, out);
 }
 
 static int freq_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
 {
-    cd_acc *c = acc;
-    cd_init(a, c);
-    int64_t rows, total;
-    uint64_t n;
-    if (weir__agg_get_header(in, FC_PERCENTILE_FREQ, VK_F64, &rows) || weir_cursor_get_varint(in, &n) ||
-        n > INT64_MAX)
-        return WEIR_ECORRUPT;
-    int rc = ensure_map(a, c);
-    if (!rc)
-        rc = weir__vmap_get_counts(in, c->m, (int64_t)n, &total);
-    if (!rc && total != (int64_t)n)
-        rc = WEIR_ECORRUPT;
-    if (rc) {
-        cd_destroy(a, c);
-        return rc;
-    }
-    c->rows = rows;
-    c->n = (int64_t)n;
-    return 0;
+    return get_acc(a, acc, FC_PERCENTILE_FREQ, in);
 }
 
 const weir_agg_class weir__agg_percentile_freq = {
