@@ -1602,7 +1602,7 @@ static weir_sql_expr *parse_primary(parser *p)
         /* Flink does not run the MULTISET value or query constructor either. */
         if (peek_is_tk(p, 1, WEIR__SQL_TK_LBRACKET) || call_next)
             parser_fail_at(p, t->loc, "the MULTISET%s constructor is not supported by weir (COLLECT(x) builds a MULTISET)",
-                        call_next ? "(SELECT ...)" : "[...]");
+                           call_next ? "(SELECT ...)" : "[...]");
         break;
     case WEIR__SQL_KW_CURRENT_DATE:
     case WEIR__SQL_KW_CURRENT_TIME:
