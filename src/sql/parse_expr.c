@@ -1487,6 +1487,40 @@ static weir_sql_expr *parse_name_or_call(parser *p)
     return finish(p, e);
 }
 
+/*
+ * (a - b) unit [TO unit2], after the ')': the difference of two points in
+ * time as an INTERVAL of that qualifier (Calcite's datetime minus, which
+ * Flink runs): $DATETIME_MINUS(a, b) with the units in the call.
+ */
+static weir_sql_expr *parse_datetime_minus(parser *p, weir_sql_expr *minus, weir_sql_loc lparen)
+{
+    weir_sql_loc qloc = cur(p)->loc;
+    int32_t prec;
+    weir_sql_time_unit from = parse_interval_unit(p, &prec), to = WEIR_SQL_UNIT_NONE;
+    if (accept_kw(p, WEIR__SQL_KW_TO)) {
+        to = parse_interval_unit(p, &prec);
+        if (!valid_qualifier(from, to))
+            parser_fail_at(p, qloc,
+                           "invalid interval qualifier %s TO %s (use YEAR TO MONTH, DAY TO HOUR|MINUTE|SECOND, HOUR "
+                           "TO MINUTE|SECOND or MINUTE TO SECOND)",
+                           weir__sql_unit_name(from), weir__sql_unit_name(to));
+    }
+    weir_sql_ident *id = PNEW(p, weir_sql_ident);
+    id->name = "$DATETIME_MINUS";
+    id->len = (uint32_t)strlen(id->name);
+    id->loc = lparen;
+    weir_sql_expr *e = new_call(p, (weir_sql_name){id, 1, lparen}, WEIR_SQL_CALL_DATETIME_MINUS);
+    e->loc = lparen;
+    vec v = {0};
+    push_expr(p, &v, minus->u.binary.left);
+    push_expr(p, &v, minus->u.binary.right);
+    e->u.call.args = v.data;
+    e->u.call.n_args = v.n;
+    e->u.call.unit = from;
+    e->u.call.unit_to = to;
+    return finish(p, e);
+}
+
 static weir_sql_expr *parse_primary(parser *p)
 {
     const token *t = cur(p);
@@ -1523,6 +1557,10 @@ static weir_sql_expr *parse_primary(parser *p)
         if (is_tk(p, WEIR__SQL_TK_COMMA))
             return parse_overlaps(p, e, lparen);
         expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+        if (e->kind == WEIR_SQL_EXPR_BINARY && e->u.binary.op == WEIR_SQL_OP_SUB && cur(p)->type == WEIR__SQL_TK_IDENT &&
+            kw_time_unit(cur(p)->kw) >= WEIR_SQL_UNIT_YEAR && kw_time_unit(cur(p)->kw) <= WEIR_SQL_UNIT_SECOND &&
+            kw_time_unit(cur(p)->kw) != WEIR_SQL_UNIT_QUARTER && kw_time_unit(cur(p)->kw) != WEIR_SQL_UNIT_WEEK)
+            return parse_datetime_minus(p, e, lparen);
         return e;
     }
     case WEIR__SQL_TK_IDENT:
@@ -1560,6 +1598,12 @@ static weir_sql_expr *parse_primary(parser *p)
         return parse_exists(p);
     case WEIR__SQL_KW_ARRAY:
         return parse_constructor(p, WEIR_SQL_EXPR_ARRAY);
+    case WEIR__SQL_KW_MULTISET:
+        /* Flink does not run the MULTISET value or query constructor either. */
+        if (peek_is_tk(p, 1, WEIR__SQL_TK_LBRACKET) || call_next)
+            parser_fail_at(p, t->loc, "the MULTISET%s constructor is not supported by weir (COLLECT(x) builds a MULTISET)",
+                           call_next ? "(SELECT ...)" : "[...]");
+        break;
     case WEIR__SQL_KW_CURRENT_DATE:
     case WEIR__SQL_KW_CURRENT_TIME:
     case WEIR__SQL_KW_CURRENT_TIMESTAMP:
@@ -1812,6 +1856,10 @@ static weir_sql_expr *parse_is(parser *p, weir_sql_expr *left)
         expect_kw(p, WEIR__SQL_KW_FROM);
         e->u.is.test = WEIR_SQL_IS_DISTINCT_FROM;
         e->u.is.other = parse_expr(p, PREC_IS + 1);
+    } else if (next_word_is(p, 0, "A") && next_word_is(p, 1, "SET")) {
+        /* Named, as the other MULTISET operators (Flink does not run it). */
+        parser_fail_at(p, e->loc, "IS %sA SET (a MULTISET operator) is not supported by weir",
+                       e->u.is.negated ? "NOT " : "");
     } else {
         parser_expected(p, e->u.is.negated
                                ? "NULL, TRUE, FALSE, UNKNOWN, JSON or DISTINCT FROM"
