@@ -72,17 +72,41 @@ static char *script(void)
     return s;
 }
 
-/* Runs the script; the printed changelog rows (subtask prefix removed) go to out. */
-static void run_ttl(const char *mini, const char *batch, const char *par, const char *ttl, rows *out)
+/* The COUNT(DISTINCT) cache's metrics over the job's subtasks: evictions summed, the largest peak. */
+typedef struct cache_metrics {
+    double evictions, peak;
+} cache_metrics;
+
+static void cache_metric(void *ud, const char *name, double value)
+{
+    cache_metrics *m = ud;
+    size_t n = strlen(name);
+    if (n > 25 && !strcmp(name + n - 25, ".distinct_cache_evictions"))
+        m->evictions += value;
+    else if (n > 26 && !strcmp(name + n - 26, ".distinct_cache_peak_bytes") && value > m->peak)
+        m->peak = value;
+}
+
+/*
+ * Runs the script with mini-batch, batch size and parallelism, and the
+ * extra SET keys (n_extra); the printed changelog rows (subtask prefix
+ * removed) go to out, the cache's metrics to m (when not NULL).
+ */
+static void run_with(const char *mini, const char *batch, const char *par, const char *const *extra_keys,
+                     const char *const *extra_vals, size_t n_extra, rows *out, cache_metrics *m)
 {
     char *buf = NULL, *text = script();
     size_t len = 0;
     FILE *mem = open_memstream(&buf, &len);
     cr_assert(mem);
-    const char *keys[] = {"table.exec.mini-batch.enabled", "weir.batch-size", "parallelism.default",
-                          "table.exec.state.ttl"};
-    const char *vals[] = {mini, batch, par, ttl};
-    weir_sql_job_options opt = {.set_keys = keys, .set_values = vals, .n_set = ttl ? 4 : 3, .print_out = mem};
+    const char *keys[8] = {"table.exec.mini-batch.enabled", "weir.batch-size", "parallelism.default"};
+    const char *vals[8] = {mini, batch, par};
+    cr_assert(n_extra <= 5);
+    for (size_t i = 0; i < n_extra; i++) {
+        keys[3 + i] = extra_keys[i];
+        vals[3 + i] = extra_vals[i];
+    }
+    weir_sql_job_options opt = {.set_keys = keys, .set_values = vals, .n_set = 3 + n_extra, .print_out = mem};
     weir_sql_job *sj = NULL;
     weir_error err = {0};
     int rc = weir_sql_job_create("group_agg.sql", text, strlen(text), &opt, &sj, &err);
@@ -91,6 +115,10 @@ static void run_ttl(const char *mini, const char *batch, const char *par, const 
     cr_assert(job);
     rc = weir_job_run(job);
     cr_assert_eq(rc, 0, "mini-batch %s, batch size %s: %s", mini, batch, weir_job_error(job));
+    if (m) {
+        memset(m, 0, sizeof *m);
+        weir_job_metrics(job, cache_metric, m);
+    }
     weir_sql_job_destroy(sj);
     fclose(mem);
     free(text);
@@ -106,6 +134,12 @@ static void run_ttl(const char *mini, const char *batch, const char *par, const 
             rows_push(out, strdup(s));
     }
     free(buf);
+}
+
+static void run_ttl(const char *mini, const char *batch, const char *par, const char *ttl, rows *out)
+{
+    const char *key = "table.exec.state.ttl";
+    run_with(mini, batch, par, &key, &ttl, ttl ? 1 : 0, out, NULL);
 }
 
 static void run(const char *mini, const char *batch, const char *par, rows *out)
@@ -229,5 +263,61 @@ Test(group_agg, distinct_values_in_map_state_give_the_accumulator_changelog)
         assert_same(&a, &b, sizes[i]);
         rows_free(&a);
         rows_free(&b);
+    }
+}
+
+/*
+ * The cache of COUNT(DISTINCT) values in front of map state is bounded
+ * (weir.distinct-cache.size): a job whose values outgrow it writes them to
+ * map state and forgets them, then reads each back when a row brings it
+ * again (query c's groups hold hundreds of bidders: read value by value;
+ * query d's a handful: loaded whole) - on the heap and on RocksDB, where
+ * the values then live on disk. The changelog is the accumulator's, row
+ * for row, and the cache never held much more than its bound plus one
+ * batch.
+ */
+Test(group_agg, distinct_values_outgrowing_the_cache_live_in_state)
+{
+    static const char *sizes[] = {"1", "64"};
+    static const char *backends[] = {"hashmap", "rocksdb"};
+    for (size_t i = 0; i < 2; i++) {
+        rows ref;
+        double peak[2];
+        run_ttl("false", sizes[i], "1", "1000 d", &ref);
+        qsort(ref.v, ref.n, sizeof *ref.v, cmp_str);
+        for (size_t b = 0; b < 2; b++) {
+            char dir[] = "/tmp/weir-group-agg-XXXXXX";
+            cr_assert(mkdtemp(dir));
+            const char *keys[] = {"weir.distinct-cache.size", "state.backend.type", "weir.state.dir"};
+            const char *vals[] = {"2 kb", backends[b], dir};
+            rows a;
+            cache_metrics m;
+            char what[96];
+            snprintf(what, sizeof what, "batch size %s, %s, a 2 kb cache", sizes[i], backends[b]);
+            run_with("false", sizes[i], "1", keys, vals, 3, &a, &m);
+            qsort(a.v, a.n, sizeof *a.v, cmp_str);
+            assert_same(&a, &ref, what);
+            cr_assert_gt(m.evictions, 10, "%s: the cache was emptied %.0f times", what, m.evictions);
+            /* over the bound by one batch at most: a row adds a group and a value in each view
+             * (~200 bytes), and a group with up to 64 values loads them (~60 bytes each) */
+            double bound = 2048 + 4096 + 256.0 * atoi(sizes[i]);
+            cr_assert_leq(m.peak, bound, "%s: the cache held %.0f bytes", what, m.peak);
+            peak[b] = m.peak;
+            rows_free(&a);
+            char cmd[64];
+            snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+            cr_assert_eq(system(cmd), 0);
+        }
+        /* the default bound holds this job: no eviction, the same changelog */
+        rows a;
+        cache_metrics m;
+        run_with("false", sizes[i], "1", NULL, NULL, 0, &a, &m);
+        qsort(a.v, a.n, sizeof *a.v, cmp_str);
+        assert_same(&a, &ref, "the default cache");
+        cr_assert_eq(m.evictions, 0);
+        cr_assert_gt(m.peak, 20 * peak[0], "unbounded, the cache held %.0f bytes; bounded, %.0f", m.peak, peak[0]);
+        cr_assert_gt(m.peak, 20 * peak[1]);
+        rows_free(&a);
+        rows_free(&ref);
     }
 }

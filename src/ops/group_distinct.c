@@ -1,6 +1,6 @@
 /*
- * ops/group_distinct.c - COUNT(DISTINCT) views held in memory (see the
- * header).
+ * ops/group_distinct.c - the bounded cache of COUNT(DISTINCT) views (see
+ * the header).
  *
  * Groups: an array with an open-addressing index (linear probing, at most
  * half full) by key hash, their key bytes in one buffer. Values: per view
@@ -12,8 +12,11 @@
  * all fell to zero stays as zeros (absent for COUNT(DISTINCT)) until the
  * next drain removes it from state; then its record becomes a tombstone
  * (probes pass it, an insert may take it, doubling drops it; a long
- * value's bytes stay in the arena). Each view lists the positions of its changed
- * records (rebuilt when the table doubles), so a drain visits only those.
+ * value's bytes stay in the arena until a reset, and count in
+ * weir__gd_bytes). Each view lists the positions of its changed records
+ * (rebuilt when the table doubles), so a drain visits only those. A reset
+ * empties the tables and the arenas where they lie: their size, reached
+ * under the caller's bound, serves the next values.
  */
 #include <string.h>
 
@@ -49,6 +52,7 @@ typedef struct gd_group {
     uint64_t hash;
     size_t koff;
     uint32_t klen;
+    bool complete; /* every value of the group in state is held (a miss: absent) */
 } gd_group;
 
 struct gd_table {
@@ -154,7 +158,7 @@ int weir__gd_group(gd_table *t, const uint8_t *key, size_t klen, uint64_t h, uin
     uint32_t n = t->n_g;
     if (klen)
         memcpy(t->keys + t->klen, key, klen);
-    t->g[n] = (gd_group){.hash = h, .koff = t->klen, .klen = (uint32_t)klen};
+    t->g[n] = (gd_group){.hash = h, .koff = t->klen, .klen = (uint32_t)klen, .complete = false};
     t->klen += klen;
     t->slot[i] = n + 1;
     t->n_g++;
@@ -192,8 +196,9 @@ static int view_grow(gd_view *w)
 }
 
 /* The record of (grp, val) in view w, inserted as zeros when new. */
-static int view_find(gd_view *w, uint32_t grp, const void *val, size_t vlen, gd_rec **out)
+static int view_find(gd_view *w, uint32_t grp, const void *val, size_t vlen, gd_rec **out, bool *inserted)
 {
+    *inserted = false;
     uint64_t h = weir_key_hash(val, vlen) ^ ((uint64_t)(grp + 1) * 0x9E3779B97F4A7C15ull);
     uint64_t inl = 0;
     bool is_inline = vlen <= sizeof inl;
@@ -250,16 +255,20 @@ static int view_find(gd_view *w, uint32_t grp, const void *val, size_t vlen, gd_
     memset(rec_counters(r), 0, (size_t)w->width * sizeof(int64_t));
     w->n++;
     *out = r;
+    *inserted = true;
     return 0;
 }
 
-int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, int64_t **counts)
+int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, int64_t **counts,
+                    bool *unknown)
 {
     gd_view *w = &t->views[v];
     gd_rec *r;
-    int rc = view_find(w, grp, val, vlen, &r);
+    bool inserted;
+    int rc = view_find(w, grp, val, vlen, &r, &inserted);
     if (rc)
         return rc;
+    *unknown = inserted && !t->g[grp].complete;
     if (!(r->vlen & GD_CHANGED)) {
         if (w->n_chg == w->cap_chg) {
             size_t cap = w->cap_chg ? 2 * w->cap_chg : 1024;
@@ -280,7 +289,8 @@ int weir__gd_load(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t
 {
     gd_view *w = &t->views[v];
     gd_rec *r;
-    int rc = view_find(w, grp, val, vlen, &r);
+    bool inserted;
+    int rc = view_find(w, grp, val, vlen, &r, &inserted);
     if (!rc)
         memcpy(rec_counters(r), counters, (size_t)w->width * sizeof(int64_t));
     return rc;
@@ -313,5 +323,37 @@ int weir__gd_drain(gd_table *t, gd_change_fn fn, void *ud)
         }
         w->n_chg = 0;
     }
+    return 0;
+}
+
+void weir__gd_set_complete(gd_table *t, uint32_t grp) { t->g[grp].complete = true; }
+
+size_t weir__gd_bytes(const gd_table *t)
+{
+    size_t b = (size_t)t->n_g * (sizeof(gd_group) + 2 * sizeof(uint32_t)) + t->klen;
+    for (uint32_t v = 0; v < t->n_views; v++) {
+        const gd_view *w = &t->views[v];
+        /* a record's share of a table at most two thirds full, its change entry, long values */
+        b += (w->n + w->n_tomb) * (w->stride * 3 / 2) + w->n_chg * sizeof(size_t) + w->alen;
+    }
+    return b;
+}
+
+int weir__gd_reset(gd_table *t)
+{
+    for (uint32_t v = 0; v < t->n_views; v++)
+        if (t->views[v].n_chg)
+            return WEIR_EINVAL; /* changes not drained: forgetting them would lose state */
+    for (uint32_t v = 0; v < t->n_views; v++) {
+        gd_view *w = &t->views[v];
+        if (w->rec)
+            memset(w->rec, 0, (w->mask + 1) * w->stride);
+        w->n = w->n_tomb = 0;
+        w->alen = 0;
+    }
+    if (t->slot)
+        memset(t->slot, 0, ((size_t)t->mask + 1) * sizeof *t->slot);
+    t->n_g = 0;
+    t->klen = 0;
     return 0;
 }
