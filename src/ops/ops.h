@@ -40,7 +40,7 @@ typedef struct weir_group_agg_config {
     uint64_t distinct_cache_bytes;
 } weir_group_agg_config;
 
-#define WEIR_DISTINCT_CACHE_DEFAULT (32u << 20)
+#define WEIR_DISTINCT_CACHE_DEFAULT (128u << 20)
 
 int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *out);
 
