@@ -34,6 +34,9 @@ order: per id the last k, x, s, f and the running sum of d; the ids whose
 sum is positive are live; per group the distinct values of the live ids.
 
 Runs on the shared differential driver (tests/support/diffrun.py).
+WEIR_DRDIFF_FIRST_WEIR=BIN runs run 1 with another weir binary (an
+earlier build: its checkpoints must restore into this one).
+
 Usage: distinct_restore_diff.py --weir BIN [--jobs N] [--seed S] [--job I]
 """
 
@@ -136,11 +139,11 @@ def folded(case):
     return +got
 
 
-def run_until(case, argv, want, sig):
-    """Starts weir, waits until the output folds to want (at most 60 s),
-    stops it with sig; (returncode, stderr, reached)."""
+def run_until(case, argv, want, sig, weir=None):
+    """Starts weir (another binary: weir), waits until the output folds to
+    want (at most 60 s), stops it with sig; (returncode, stderr, reached)."""
     log = open(case.path("log"), "w")
-    p = subprocess.Popen([case.weir] + argv, cwd=case.folder, stdout=subprocess.DEVNULL, stderr=log)
+    p = subprocess.Popen([weir or case.weir] + argv, cwd=case.folder, stdout=subprocess.DEVNULL, stderr=log)
     reached = False
     end = time.time() + 60
     while time.time() < end and p.poll() is None:
@@ -191,7 +194,7 @@ def run_case(case):
         return ["run", "job.sql"] + ck + diffrun.engine_options(case, p, batch=rng.choice([7, 1024]), rocksdb=rocksdb)
 
     want_a = oracle(a, global_agg)
-    rc, log, reached = run_until(case, argv(p1), want_a, signal.SIGTERM)
+    rc, log, reached = run_until(case, argv(p1), want_a, signal.SIGTERM, os.environ.get("WEIR_DRDIFF_FIRST_WEIR"))
     if not reached:
         return ["run 1 (a.csv) never showed the oracle's table (exit %s): got %s, want %s; %s"
                 % (rc, sorted(folded(case) or []), sorted(want_a), log[-400:])]
