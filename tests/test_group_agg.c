@@ -1,7 +1,10 @@
 /*
  * Updating group aggregation with mini-batch (table.exec.mini-batch.enabled):
  * the changelog folds to the same table as without it, at every batch size,
- * with fewer rows; at batch size 1 it is the very same changelog.
+ * with fewer rows; at batch size 1 it is the very same changelog. And
+ * COUNT(DISTINCT) values in map state (with a bounded cache in front, on
+ * the heap and RocksDB) give the changelog of the values kept in the
+ * accumulator.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
