@@ -36,9 +36,10 @@ int weir__gd_create(uint32_t n_views, const uint32_t *widths, gd_table **out);
 void weir__gd_destroy(gd_table *t);
 
 /*
- * The group with key (klen bytes, hash h): *grp its number (stable for the
- * table's life); *fresh true when it was not held before this call (the
- * caller then loads its values from state).
+ * The group with key (klen bytes, hash h): *grp its number (stable until
+ * the next weir__gd_reset); *fresh true when it was not held before this
+ * call (not complete: the caller may load its values from state and mark
+ * it so).
  */
 int weir__gd_group(gd_table *t, const uint8_t *key, size_t klen, uint64_t h, uint32_t *grp, bool *fresh);
 
