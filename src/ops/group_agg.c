@@ -301,7 +301,7 @@ static int store(ga *g, const uint8_t *accs, int64_t count)
 }
 
 static int emit_net(ga *g, weir_op_ctx *ctx, uint32_t s);
-static int views_write(ga *g, weir_op_ctx *ctx);
+static int views_write(ga *g, weir_op_ctx *ctx, bool in_order);
 static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32_t in_row, weir_batch *dst,
                         uint32_t row);
 
@@ -335,7 +335,7 @@ static int slots_flush(ga *g, weir_op_ctx *ctx, bool write)
         size_t held = weir__gd_bytes(g->dt);
         if (held > *g->cache_peak)
             weir_op_counter_set(g->cache_peak, held);
-        if (held > g->conf->distinct_cache_bytes && !(rc = views_write(g, ctx)) && !(rc = weir__gd_reset(g->dt)))
+        if (held > g->conf->distinct_cache_bytes && !(rc = views_write(g, ctx, true)) && !(rc = weir__gd_reset(g->dt)))
             weir_op_counter_add(g->n_evictions, 1);
     }
     return rc;
@@ -761,11 +761,12 @@ static int view_save_entry(void *ud, const uint8_t *key, size_t klen, uint64_t h
     return weir_map_put(g->dst, ns, sizeof ns, val, vlen, counters, g->conf->view_width[a] * sizeof(int64_t));
 }
 
-/* Writes the values of the COUNT(DISTINCT) views that changed since the last write to map state. */
-static int views_write(ga *g, weir_op_ctx *ctx)
+/* Writes the values of the COUNT(DISTINCT) views that changed since the last write to map state
+ * (in_order: see weir__gd_drain). */
+static int views_write(ga *g, weir_op_ctx *ctx, bool in_order)
 {
     view_save vs = {g, ctx, NULL};
-    return weir__gd_drain(g->dt, view_save_entry, &vs);
+    return weir__gd_drain(g->dt, in_order, view_save_entry, &vs);
 }
 
 /*
@@ -779,7 +780,7 @@ static int ga_snapshot(void *op, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf *o
     ga *g = op;
     (void)ckpt_id;
     (void)out;
-    return g->dt ? views_write(g, ctx) : 0;
+    return g->dt ? views_write(g, ctx, false) : 0;
 }
 
 static void ga_close(void *op)

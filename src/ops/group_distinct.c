@@ -18,6 +18,7 @@
  * empties the tables and the arenas where they lie: their size, reached
  * under the caller's bound, serves the next values.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops/group_distinct.h"
@@ -296,10 +297,24 @@ int weir__gd_load(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t
     return rc;
 }
 
-int weir__gd_drain(gd_table *t, gd_change_fn fn, void *ud)
+/* Orders changed records by group, then value bytes (shorter first on a common prefix). */
+static int chg_cmp(const void *pa, const void *pb, void *arg)
+{
+    const gd_view *w = arg;
+    const gd_rec *a = rec_at(w, *(const size_t *)pa), *b = rec_at(w, *(const size_t *)pb);
+    if (a->grp != b->grp)
+        return a->grp < b->grp ? -1 : 1;
+    uint32_t la = rec_vlen(a), lb = rec_vlen(b);
+    int c = memcmp(rec_value(w, a), rec_value(w, b), la < lb ? la : lb);
+    return c ? c : la < lb ? -1 : la > lb;
+}
+
+int weir__gd_drain(gd_table *t, bool in_order, gd_change_fn fn, void *ud)
 {
     for (uint32_t v = 0; v < t->n_views; v++) {
         gd_view *w = &t->views[v];
+        if (in_order && w->n_chg > 1)
+            qsort_r(w->chg, w->n_chg, sizeof *w->chg, chg_cmp, w);
         for (size_t k = 0; k < w->n_chg; k++) {
             gd_rec *r = rec_at(w, w->chg[k]);
             const int64_t *c = rec_counters(r);

@@ -64,11 +64,13 @@ int weir__gd_load(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t
 /*
  * Hands every changed value to fn and forgets that it changed: the group's
  * key and hash, the view, the value, and its counters (NULL when they are
- * all zero: the value is gone). Stops at fn's first nonzero return.
+ * all zero: the value is gone). Stops at fn's first nonzero return. With
+ * in_order, a view's values come group by group, each group's in byte
+ * order (a sorted store such as RocksDB inserts neighbouring keys cheaply).
  */
 typedef int (*gd_change_fn)(void *ud, const uint8_t *key, size_t klen, uint64_t hash, uint32_t v, const void *val,
                             size_t vlen, const int64_t *counters);
-int weir__gd_drain(gd_table *t, gd_change_fn fn, void *ud);
+int weir__gd_drain(gd_table *t, bool in_order, gd_change_fn fn, void *ud);
 
 /* Bytes the held groups and values take (approximate): what the bound is checked against. */
 size_t weir__gd_bytes(const gd_table *t);
