@@ -1733,6 +1733,9 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
         bool mini = false;
         if ((v = plan_config(pc, "table.exec.mini-batch.enabled")) && weir_option_parse_bool(v, &mini))
             return plan_error(pc, plan_config_at(pc, "table.exec.mini-batch.enabled", sel->loc), WEIR_EINVAL, "table.exec.mini-batch.enabled: expected 'true' or 'false', got '%s'", v);
+        uint64_t dcache = 0; /* the COUNT(DISTINCT) cache's bound; changes no result */
+        if ((v = plan_config(pc, "weir.distinct-cache.size")) && (weir_option_parse_size(v, &dcache) || !dcache))
+            return plan_error(pc, plan_config_at(pc, "weir.distinct-cache.size", sel->loc), WEIR_EINVAL, "weir.distinct-cache.size: expected a size such as '32 mb', got '%s'", v);
         if ((rc = weir_buf_printf(dg, "|ttl%lld|mb%d", (long long)ttl, (int)mini)))
             return rc;
         /* Two phases (twophase.c) as in Flink only with mini-batch, and over an insert-only input: the
@@ -1758,7 +1761,8 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             filters[i] = as->calls[i].filter_col;
         weir_stream agg_in = pr.s;
         weir_group_agg_config gc = {.keys = ks, .n_aggs = as->n_calls, .aggs = aggs, .filter_cols = filters,
-                                   .out_schema = os, .state_ttl_ms = ttl, .mini_batch = mini};
+                                   .out_schema = os, .state_ttl_ms = ttl, .mini_batch = mini,
+                                   .distinct_cache_bytes = dcache};
         if (two) {
             weir_agg *global = plan_alloc(pc, (as->n_calls + 1) * sizeof *global);
             const weir_schema *ls;
