@@ -464,6 +464,24 @@ int plan_scalar_join(plan_ctx *pc, const rel *left, const rel *right, const weir
  */
 int plan_scoped_join(plan_ctx *pc, const rel *left, const rel *right, const weir_sql_expr *on, weir_sql_loc loc,
                      rel *out);
+/* plan_scoped_join, or (left_join) the LEFT join of the same (a LEFT JOIN LATERAL's, lateral.c). */
+int plan_scoped_join_kind(plan_ctx *pc, bool left_join, const rel *left, const rel *right, const weir_sql_expr *on,
+                          weir_sql_loc loc, rel *out);
+/*
+ * lateral.c: join ref whose right side is a LATERAL derived table, its left
+ * input planned (*left). One that reads left's columns is decorrelated into
+ * a join of its own (*out, *done); one that does not is an ordinary
+ * subquery: *from_ref is then its FROM, planned (*from), for plan_join.
+ */
+int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, rel *out,
+                      bool *done, const weir_sql_table_ref **from_ref, rel *from);
+/*
+ * subquery.c: the aggregates of LATERAL derived table q (one row per row of
+ * *in: aggregates, no GROUP BY) over its FROM (planned: from), correlated
+ * with *in as a scalar subquery is, LEFT-joined to *in (replaced); items[i]
+ * is its i-th SELECT item over the joined rows.
+ */
+int plan_lateral_aggregates(plan_ctx *pc, rel *in, const weir_sql_query *q, const rel *from, weir_expr **items);
 /*
  * The columns of left then right as one rel for binding names (no stream):
  * a padded side's columns nullable; scoped: right's columns shadow left's

@@ -692,7 +692,10 @@ static int decorrelated(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_que
                           "a correlated scalar subquery with %s is not supported: aggregate without it",
                           sel->having ? "HAVING" : "DISTINCT");
     agg_walk w = {pc, NULL, 0, 0};
-    int rc = collect_aggs(sel->items[0].expr, &w);
+    int rc = 0;
+    /* a scalar subquery's one item, or a LATERAL derived table's items (plan_lateral_aggregates) */
+    for (uint32_t i = 0; !rc && i < sel->n_items; i++)
+        rc = collect_aggs(sel->items[i].expr, &w);
     if (rc)
         return rc;
     if (!w.n)
@@ -1466,5 +1469,85 @@ int plan_on_subqueries(plan_ctx *pc, const weir_sql_select *sel, weir_sql_select
     copy->from = j;
     copy->where = (weir_sql_expr *)where;
     *moved = true;
+    return 0;
+}
+
+/* ------------------------------------------------------------ LATERAL */
+
+/*
+ * A LATERAL derived table of aggregates without GROUP BY (lateral.c): one
+ * row per outer row, as a correlated scalar subquery of all its items is
+ * decorrelated (join_scalars): its aggregates grouped by the correlation
+ * key (or over the outer values its other conditions name), LEFT-joined to
+ * the outer rows, each item computed over the joined row, where an outer
+ * row without inner rows sees the aggregates of no rows.
+ */
+int plan_lateral_aggregates(plan_ctx *pc, rel *in, const weir_sql_query *q, const rel *from_planned, weir_expr **items)
+{
+    const weir_sql_select *sel = q->u.select;
+    weir_sql_expr *e = ast_node(pc, WEIR_SQL_EXPR_SUBQUERY, q->loc);
+    if (!e)
+        return WEIR_ENOMEM;
+    e->u.subquery.query = (weir_sql_query *)q;
+    rel from = *from_planned;
+    correlation co;
+    int rc = correlate(pc, in, &from, sel->where, &co);
+    if (rc || (co.general && (rc = outer_values(pc, e, q, pc->n_scalar, in, &from, &co, co.n_keys))))
+        return rc;
+    uint32_t id = pc->n_scalar;
+    weir_sql_query *q2 = NULL;
+    const weir_sql_expr *on = NULL;
+    agg_scope *as = plan_alloc(pc, sizeof *as);
+    weir_sql_table_ref *wrap = plan_alloc(pc, sizeof *wrap);
+    if (!as || !wrap)
+        return WEIR_ENOMEM;
+    if ((rc = decorrelated(pc, e, q, id, &co, &q2, &on, as)))
+        return rc;
+    memset(wrap, 0, sizeof *wrap);
+    wrap->kind = WEIR_SQL_FROM_SUBQUERY;
+    wrap->loc = sel->from->loc;
+    wrap->height = sel->from->height + 1;
+    wrap->u.subquery.query = (weir_sql_query *)q;
+    q2->u.select->from = wrap;
+    const weir_sql_table_ref *saved_ref = pc->preplanned_ref;
+    rel saved = pc->preplanned, sq;
+    pc->preplanned_ref = wrap;
+    pc->preplanned = from;
+    rc = plan_query(pc, q2, &sq);
+    pc->preplanned_ref = saved_ref;
+    pc->preplanned = saved;
+    if (rc)
+        return rc;
+    rel j;
+    uint32_t col = in->n_physical;
+    if ((rc = plan_scalar_join(pc, in, &sq, on, e->loc, &j)))
+        return rc;
+    for (uint32_t c = 0; c < as->n_calls; c++)
+        as->calls[c].out_col = col + co.n_keys + c;
+    /* registered as a scalar subquery's (its hidden columns' names are taken) */
+    const weir_sql_expr **ne = plan_alloc(pc, (id + 1) * sizeof *ne);
+    uint32_t *nc = plan_alloc(pc, (id + 1) * sizeof *nc);
+    agg_scope **na = plan_alloc(pc, (id + 1) * sizeof *na);
+    if (!ne || !nc || !na)
+        return WEIR_ENOMEM;
+    if (id) {
+        memcpy(ne, pc->scalar_e, id * sizeof *ne);
+        memcpy(nc, pc->scalar_col, id * sizeof *nc);
+        memcpy(na, pc->scalar_as, id * sizeof *na);
+    }
+    ne[id] = e;
+    nc[id] = col;
+    na[id] = as;
+    pc->scalar_e = ne;
+    pc->scalar_col = nc;
+    pc->scalar_as = na;
+    pc->n_scalar = id + 1;
+    agg_scope bas = *as;
+    bas.in = &j;
+    bas.out = &j;
+    for (uint32_t i = 0; i < sel->n_items; i++)
+        if ((rc = plan_bind_expr(pc, &j, &bas, sel->items[i].expr, &items[i])))
+            return rc;
+    *in = j;
     return 0;
 }
