@@ -25,12 +25,21 @@ COALESCE(SUM(p), 0) + COUNT(*); cond an optional filter of t's own):
     row-in-corr    SELECT id FROM o WHERE (k, x) [NOT] IN (SELECT k, p FROM t WHERE t.p <> o.id [AND cond])
     row-cmp        SELECT id, (k, x) <cmp> (c1, c2) AS v FROM o      (or ROW(k, x) <cmp> ROW(c1, c2))
     row-in-list    SELECT id, (k, x) [NOT] IN ((c1, c2), (c3, c4), ...) AS v FROM o
+    lateral-rows   SELECT o.id, l.v FROM o, LATERAL (SELECT t.p AS v FROM t WHERE t.k = o.k [AND cond]) AS l
+    lateral-left   SELECT o.id, l.v FROM o LEFT JOIN LATERAL (SELECT COALESCE(t.p, -1) AS v FROM t
+                   WHERE t.k = o.k [AND cond]) AS l ON TRUE
+    lateral-agg    SELECT o.id, l.v FROM o, LATERAL (SELECT agg AS v FROM t WHERE t.k = o.k [AND cond]) AS l
+                   (or LEFT JOIN LATERAL ... ON TRUE: the same, one row per outer row)
 
 A correlated subquery's correlation t.k = o.k is one of
     eq   t.k = o.k
     lt   t.k < o.k                      (a non-equality alone)
     eqx  t.k = o.k AND t.p <> o.x       (an equality and a non-equality naming another outer column)
-(agg-corr, agg-in: eq or lt, over the group key). Correlated by a non-equality, a
+(agg-corr, agg-in: eq or lt, over the group key; lateral-*: always correlated).
+A LATERAL derived table gives each outer row the inner rows its
+correlation and cond accept (lateral-rows: none, no row; lateral-left: one
+row of NULL, where a matched NULL p reads -1), or, aggregated, one row of
+the aggregates of those rows (COUNT over none 0, the others NULL). Correlated by a non-equality, a
 single-* subquery is checked only for the outer rows' values: the job fails
 when some outer row sees two inner rows.
 
@@ -76,7 +85,7 @@ AGGS = ["MAX(p)", "MIN(p)", "SUM(p)", "COUNT(*)", "COUNT(p)", "COALESCE(SUM(p), 
 OPS = {">": lambda a, b: a > b, "<": lambda a, b: a < b, "=": lambda a, b: a == b}
 SHAPES = ["scalar-select", "scalar-where", "in-select", "exists-select", "in-or", "in-agg", "single-select",
           "single-where", "group-in", "agg-corr", "exists-where", "agg-in", "row-in", "row-in-group", "row-in-corr",
-          "row-cmp", "row-in-list"]
+          "row-cmp", "row-in-list", "lateral-rows", "lateral-left", "lateral-agg"]
 CMPS = ["=", "<>", "<", "<=", ">", ">="]
 CORRS = {"eq": "t.k = o.k", "lt": "t.k < o.k", "eqx": "t.k = o.k AND t.p <> o.x"}
 
@@ -104,7 +113,7 @@ def gen_job(rng):
             q.corr = "lt"  # o.x is not a group key
         if q.shape.startswith("single") and any(p.shape.startswith("single") for p in j.queries):
             q.shape = "scalar-select"  # one per job: the others are checked when it does not fail
-        if q.shape in ("scalar-select", "scalar-where", "in-agg", "agg-corr"):
+        if q.shape in ("scalar-select", "scalar-where", "in-agg", "agg-corr") or q.shape.startswith("lateral"):
             q.correlated = True
         if q.shape.startswith("single") and rng.random() < 0.85:
             q.cond = ("p =", rng.randint(0, 6))  # fewer rows per key: more jobs that do not fail
@@ -216,7 +225,7 @@ def neg(v, negated):
 
 def value(j, q, k, x):
     ps = inner_ps(j, q, k, x)
-    if q.shape in ("scalar-select", "scalar-where"):
+    if q.shape in ("scalar-select", "scalar-where", "lateral-agg"):
         return agg_value(q.agg, ps)
     if q.shape.startswith("single"):
         return ps[0] if ps else None
@@ -242,6 +251,14 @@ def oracle(j, q):
             elif neg(row_in((k, x), row_inner(j, q, oid)), q.negated) is True:
                 out[(oid,)] += 1
         return out
+    if q.shape in ("lateral-rows", "lateral-left"):
+        for oid, k, x in j.o:
+            ps = inner_ps(j, q, k, x)
+            if q.shape == "lateral-left":
+                ps = [-1 if p is None else p for p in ps] or [None]
+            for p in ps:
+                out[(oid, p)] += 1
+        return out
     if q.shape in ("group-in", "agg-corr", "agg-in"):
         groups = collections.Counter(value(j, q, k, x) if q.shape == "group-in" else k for _, k, x in j.o)
         for g, n in groups.items():
@@ -249,7 +266,7 @@ def oracle(j, q):
         return out
     for oid, k, x in j.o:
         v = value(j, q, k, x)
-        if q.shape in ("scalar-select", "in-select", "exists-select", "single-select"):
+        if q.shape in ("scalar-select", "in-select", "exists-select", "single-select", "lateral-agg"):
             out[(oid, v)] += 1
         elif q.shape == "exists-where":
             if v is True:
@@ -282,11 +299,12 @@ def out_cols(q):
     if q.shape in ("agg-corr", "agg-in"):
         return ["k", "v"]
     return ["id", "v"] if q.shape in ("scalar-select", "in-select", "exists-select", "single-select", "row-cmp",
-                                      "row-in-list") else ["id"]
+                                      "row-in-list") or q.shape.startswith("lateral") else ["id"]
 
 
 def out_type(q):
-    return {"scalar-select": "BIGINT", "single-select": "INT", "agg-corr": "BIGINT"}.get(q.shape, "BOOLEAN")
+    return {"scalar-select": "BIGINT", "single-select": "INT", "agg-corr": "BIGINT", "lateral-rows": "INT",
+            "lateral-left": "INT", "lateral-agg": "BIGINT"}.get(q.shape, "BOOLEAN")
 
 
 def lit(v):
@@ -321,6 +339,11 @@ def query_sql(q):
     nt = "NOT " if q.negated else ""
     if q.shape == "scalar-select":
         return "SELECT id, (SELECT %s FROM t%s) AS v FROM o" % (q.agg, where)
+    if q.shape.startswith("lateral"):
+        item = {"lateral-rows": "t.p", "lateral-left": "COALESCE(t.p, -1)", "lateral-agg": q.agg}[q.shape]
+        left = q.shape == "lateral-left" or (q.shape == "lateral-agg" and q.negated)
+        return "SELECT o.id, l.v FROM o %s (SELECT %s AS v FROM t%s) AS l%s" % (
+            "LEFT JOIN LATERAL" if left else ", LATERAL", item, where, " ON TRUE" if left else "")
     if q.shape == "scalar-where":
         return "SELECT id FROM o WHERE x %s (SELECT %s FROM t%s)" % (q.op, q.agg, where)
     if q.shape == "single-select":
