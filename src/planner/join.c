@@ -1429,6 +1429,10 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
             return rc;
     }
     (void)comma;
+    /* an outer join's ON conjuncts with subqueries that read the side it pads: filters of that side */
+    if ((type == WEIR_JOIN_LEFT || type == WEIR_JOIN_RIGHT) && !versioned && !lookup &&
+        (rc = plan_outer_on_subqueries(pc, ref, &sd[0].r, &sd[1].r, type == WEIR_JOIN_LEFT, &ref)))
+        return rc;
     if (!common)
         return join_sides(pc, ref, type, sd, versioned, lookup, where, NULL, NULL, out);
     /* NATURAL / USING: the key pairs are the common columns (window columns of a table function included) */

@@ -162,7 +162,7 @@ static int lateral_shape(plan_ctx *pc, const weir_sql_table_ref *ref, const weir
     if (k == WEIR_SQL_JOIN_RIGHT || k == WEIR_SQL_JOIN_FULL)
         return plan_error(pc, ref->u.join.op_loc, WEIR_EUNSUPPORTED,
                           "a LATERAL derived table that reads the FROM items before it cannot be the right side of "
-                          "a %s join (as in Flink): use an inner or LEFT join",
+                          "a %s join: use an inner or LEFT join",
                           k == WEIR_SQL_JOIN_RIGHT ? "RIGHT" : "FULL");
     if (ref->u.join.natural || ref->u.join.n_using)
         return plan_error(pc, ref->u.join.op_loc, WEIR_EUNSUPPORTED,

@@ -513,6 +513,11 @@ int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *se
                                const struct agg_scope *as);
 /* The run-time error of SINGLE_VALUE call (a scalar subquery's, named by its place, or one the query wrote). */
 const char *plan_single_value_error(plan_ctx *pc, const weir_sql_expr *call);
+/* subquery.c: a LEFT (inner_right) or RIGHT join ref's ON conjuncts with subqueries that read only the side the
+ * join does not preserve, planned as filters of that side (*left or *right: semi and anti joins, joined values);
+ * *out is ref with the other conjuncts (ref itself when none moved). */
+int plan_outer_on_subqueries(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, rel *right, bool inner_right,
+                             const weir_sql_table_ref **out);
 /* subquery.c: sel with the subquery conjuncts of its FROM's inner join's ON moved to its WHERE (*copy, *moved),
  * as they filter the same pairs there. */
 int plan_on_subqueries(plan_ctx *pc, const weir_sql_select *sel, weir_sql_select *copy, bool *moved);

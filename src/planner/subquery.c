@@ -1551,3 +1551,102 @@ int plan_lateral_aggregates(plan_ctx *pc, rel *in, const weir_sql_query *q, cons
     *in = j;
     return 0;
 }
+
+/* ------------------------------------------------------------ an outer join's ON */
+
+/* The sides of the pair rel p (n_left columns first) that e reads outside its subqueries (IN's operand
+ * included): PLAN_SIDE_* bits. */
+typedef struct free_walk {
+    const rel *p;
+    uint32_t nl;
+    int mask;
+} free_walk;
+
+static int free_side(const weir_sql_expr *e, void *ud)
+{
+    free_walk *w = ud;
+    if (e->kind == WEIR_SQL_EXPR_SUBQUERY || e->kind == WEIR_SQL_EXPR_EXISTS)
+        return 0;
+    if (e->kind == WEIR_SQL_EXPR_IN_QUERY)
+        return free_side(e->u.in_query.operand, ud);
+    if (e->kind == WEIR_SQL_EXPR_COLUMN) {
+        w->mask |= plan_side_mask(w->p, w->nl, e);
+        return 0;
+    }
+    return weir__sql_expr_each_child(e, free_side, ud);
+}
+
+int plan_outer_on_subqueries(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, rel *right, bool inner_right,
+                             const weir_sql_table_ref **out)
+{
+    *out = ref;
+    const weir_sql_expr *on = ref->u.join.on;
+    if (!on || find_subquery(on, NULL) != 1)
+        return 0;
+    /*
+     * A conjunct of a LEFT join's ON that reads the right side alone (and a
+     * RIGHT join's that reads the left) decides which of that side's rows
+     * match, as the same condition filtering that side before the join
+     * would: a row it is not TRUE for meets no row, and the preserved rows
+     * are padded alike. Those with subqueries filter that side (semi and
+     * anti joins, joined values); a conjunct that reads the preserved side
+     * stays in ON, where it is refused.
+     */
+    rel pair;
+    int rc = plan_pair_rel(pc, left, right, false, false, false, &pair);
+    if (rc)
+        return rc;
+    uint32_t cap = plan_count_and(on), n = 0;
+    const weir_sql_expr **conj = plan_alloc(pc, cap * sizeof *conj);
+    if (!conj)
+        return WEIR_ENOMEM;
+    plan_split_and(on, conj, &n, cap);
+    const weir_sql_expr *keep = NULL, *push = NULL;
+    int side = inner_right ? PLAN_SIDE_RIGHT : PLAN_SIDE_LEFT;
+    for (uint32_t i = 0; i < n; i++) {
+        free_walk w = {&pair, left->n_physical, 0};
+        bool sub = find_subquery(conj[i], NULL) == 1;
+        if (sub && (rc = free_side(conj[i], &w)))
+            return rc;
+        const weir_sql_expr **to = sub && !(w.mask & ~side) ? &push : &keep;
+        if (!(*to = ast_binary(pc, WEIR_SQL_OP_AND, *to, conj[i])))
+            return WEIR_ENOMEM;
+    }
+    if (!push)
+        return 0;
+    rel *r = inner_right ? right : left;
+    const weir_sql_expr *w = push;
+    if (!(rc = plan_where_subqueries(pc, r, w, &w)) && w)
+        rc = plan_subquery_values(pc, r, &w, 1, push->loc, NULL, false);
+    weir_expr *f = NULL;
+    if (!rc && w)
+        rc = plan_bind_expr(pc, r, NULL, w, &f);
+    if (rc == WEIR_ENOTFOUND)
+        return plan_error(pc, push->loc, WEIR_EUNSUPPORTED,
+                          "a subquery in an outer join's ON that reads the side the join preserves (the %s input "
+                          "of a %s join) is not supported; one that reads only the other side is",
+                          inner_right ? "left" : "right", inner_right ? "LEFT" : "RIGHT");
+    if (rc)
+        return rc;
+    if (f) {
+        weir_type t = weir_expr_type(f);
+        if (t.id != WEIR_TYPE_BOOLEAN && t.id != WEIR_TYPE_NULL)
+            return plan_error(pc, w->loc, WEIR_EPLAN, "a condition must be BOOLEAN, not %s", weir_type_name(t.id));
+        rel fr;
+        if ((rc = plan_calc(pc, r, f, NULL, NULL, 0, &fr, "Calc")))
+            return rc;
+        fr.quals = r->quals;
+        fr.hidden = r->hidden;
+        fr.n_hidden = r->n_hidden;
+        *r = fr;
+    }
+    weir_sql_table_ref *j = plan_alloc(pc, sizeof *j);
+    if (!j)
+        return WEIR_ENOMEM;
+    *j = *ref;
+    if (!keep && !(keep = ast_literal(pc, WEIR_SQL_LIT_BOOLEAN, true, NULL, on->loc)))
+        return WEIR_ENOMEM;
+    j->u.join.on = (weir_sql_expr *)keep;
+    *out = j;
+    return 0;
+}
