@@ -30,6 +30,9 @@ COALESCE(SUM(p), 0) + COUNT(*); cond an optional filter of t's own):
                    WHERE t.k = o.k [AND cond]) AS l ON TRUE
     lateral-agg    SELECT o.id, l.v FROM o, LATERAL (SELECT agg AS v FROM t WHERE t.k = o.k [AND cond]) AS l
                    (or LEFT JOIN LATERAL ... ON TRUE: the same, one row per outer row)
+    on-in          SELECT o.id, <t.p: -1 for NULL, NULL when padded> AS v FROM o LEFT JOIN t
+                   ON t.k = o.k AND t.p [NOT] IN (SELECT o2.x FROM o o2)
+    on-exists      the same ON t.k = o.k AND [NOT] EXISTS (SELECT * FROM o o2 WHERE o2.x = t.p)
 
 A correlated subquery's correlation t.k = o.k is one of
     eq   t.k = o.k
@@ -85,7 +88,7 @@ AGGS = ["MAX(p)", "MIN(p)", "SUM(p)", "COUNT(*)", "COUNT(p)", "COALESCE(SUM(p), 
 OPS = {">": lambda a, b: a > b, "<": lambda a, b: a < b, "=": lambda a, b: a == b}
 SHAPES = ["scalar-select", "scalar-where", "in-select", "exists-select", "in-or", "in-agg", "single-select",
           "single-where", "group-in", "agg-corr", "exists-where", "agg-in", "row-in", "row-in-group", "row-in-corr",
-          "row-cmp", "row-in-list", "lateral-rows", "lateral-left", "lateral-agg"]
+          "row-cmp", "row-in-list", "lateral-rows", "lateral-left", "lateral-agg", "on-in", "on-exists"]
 CMPS = ["=", "<>", "<", "<=", ">", ">="]
 CORRS = {"eq": "t.k = o.k", "lt": "t.k < o.k", "eqx": "t.k = o.k AND t.p <> o.x"}
 
@@ -251,6 +254,22 @@ def oracle(j, q):
             elif neg(row_in((k, x), row_inner(j, q, oid)), q.negated) is True:
                 out[(oid,)] += 1
         return out
+    if q.shape in ("on-in", "on-exists"):
+        xs = [x for _, _, x in j.o]
+        for oid, k, x in j.o:
+            ps = []
+            for tk, p in j.t:
+                if tk is None or k is None or tk != k:
+                    continue
+                if q.shape == "on-in":
+                    v = neg(in_set(p, xs), q.negated)
+                else:
+                    v = neg(any(p is not None and x2 == p for x2 in xs), q.negated)
+                if v is True:
+                    ps.append(-1 if p is None else p)
+            for p in ps or [None]:
+                out[(oid, p)] += 1
+        return out
     if q.shape in ("lateral-rows", "lateral-left"):
         for oid, k, x in j.o:
             ps = inner_ps(j, q, k, x)
@@ -299,12 +318,12 @@ def out_cols(q):
     if q.shape in ("agg-corr", "agg-in"):
         return ["k", "v"]
     return ["id", "v"] if q.shape in ("scalar-select", "in-select", "exists-select", "single-select", "row-cmp",
-                                      "row-in-list") or q.shape.startswith("lateral") else ["id"]
+                                      "row-in-list") or q.shape.startswith(("lateral", "on-")) else ["id"]
 
 
 def out_type(q):
     return {"scalar-select": "BIGINT", "single-select": "INT", "agg-corr": "BIGINT", "lateral-rows": "INT",
-            "lateral-left": "INT", "lateral-agg": "BIGINT"}.get(q.shape, "BOOLEAN")
+            "lateral-left": "INT", "lateral-agg": "BIGINT", "on-in": "INT", "on-exists": "INT"}.get(q.shape, "BOOLEAN")
 
 
 def lit(v):
@@ -331,6 +350,12 @@ def query_sql(q):
         if q.shape == "row-in-group":
             return "SELECT id FROM o WHERE (k, x) %sIN (SELECT k, %s FROM t%s GROUP BY k)" % (nt, q.agg, where)
         return "SELECT id FROM o WHERE %s %sIN (SELECT k, p FROM t%s)" % (row_sql(q, "k", "x"), nt, where)
+    if q.shape.startswith("on-"):
+        nt = "NOT " if q.negated else ""
+        test = ("t.p %sIN (SELECT o2.x FROM o o2)" % nt if q.shape == "on-in" else
+                "%sEXISTS (SELECT * FROM o o2 WHERE o2.x = t.p)" % nt)
+        return ("SELECT o.id, CASE WHEN t.k IS NULL THEN NULL ELSE COALESCE(t.p, -1) END AS v "
+                "FROM o LEFT JOIN t ON t.k = o.k AND %s" % test)
     corr = CORRS[q.corr] if q.correlated else ""
     cond = cond_sql(q)
     if not corr:
