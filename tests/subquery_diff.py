@@ -33,6 +33,8 @@ COALESCE(SUM(p), 0) + COUNT(*); cond an optional filter of t's own):
     on-in          SELECT o.id, <t.p: -1 for NULL, NULL when padded> AS v FROM o LEFT JOIN t
                    ON t.k = o.k AND t.p [NOT] IN (SELECT o2.x FROM o o2)
     on-exists      the same ON t.k = o.k AND [NOT] EXISTS (SELECT * FROM o o2 WHERE o2.x = t.p)
+    row-sub        SELECT id, (k, x) <cmp> (SELECT MIN(t.k), MAX(p) FROM t [WHERE t.k = o.k] [AND cond]) AS v
+                   FROM o   (a row against a scalar subquery's row: NULLs over no rows)
 
 A correlated subquery's correlation t.k = o.k is one of
     eq   t.k = o.k
@@ -88,7 +90,7 @@ AGGS = ["MAX(p)", "MIN(p)", "SUM(p)", "COUNT(*)", "COUNT(p)", "COALESCE(SUM(p), 
 OPS = {">": lambda a, b: a > b, "<": lambda a, b: a < b, "=": lambda a, b: a == b}
 SHAPES = ["scalar-select", "scalar-where", "in-select", "exists-select", "in-or", "in-agg", "single-select",
           "single-where", "group-in", "agg-corr", "exists-where", "agg-in", "row-in", "row-in-group", "row-in-corr",
-          "row-cmp", "row-in-list", "lateral-rows", "lateral-left", "lateral-agg", "on-in", "on-exists"]
+          "row-cmp", "row-in-list", "lateral-rows", "lateral-left", "lateral-agg", "on-in", "on-exists", "row-sub"]
 CMPS = ["=", "<>", "<", "<=", ">", ">="]
 CORRS = {"eq": "t.k = o.k", "lt": "t.k < o.k", "eqx": "t.k = o.k AND t.p <> o.x"}
 
@@ -247,7 +249,14 @@ def oracle(j, q):
     out = collections.Counter()
     if q.shape.startswith("row-"):
         for oid, k, x in j.o:
-            if q.shape == "row-cmp":
+            if q.shape == "row-sub":
+                rows = [(tk, p) for tk, p in j.t if cond_holds(q, p) and
+                        (not q.correlated or corr_holds(q, tk, p, k, x))]
+                tks = [tk for tk, _ in rows if tk is not None]
+                ps = [p for _, p in rows if p is not None]
+                r = (min(tks) if tks else None, max(ps) if ps else None)
+                out[(oid, row_cmp(q.cmp, (k, x), r))] += 1
+            elif q.shape == "row-cmp":
                 out[(oid, row_cmp(q.cmp, (k, x), q.consts[0]))] += 1
             elif q.shape == "row-in-list":
                 out[(oid, neg(row_in((k, x), q.consts), q.negated))] += 1
@@ -317,7 +326,7 @@ def out_cols(q):
         return ["v", "n"]
     if q.shape in ("agg-corr", "agg-in"):
         return ["k", "v"]
-    return ["id", "v"] if q.shape in ("scalar-select", "in-select", "exists-select", "single-select", "row-cmp",
+    return ["id", "v"] if q.shape in ("scalar-select", "in-select", "exists-select", "single-select", "row-cmp", "row-sub",
                                       "row-in-list") or q.shape.startswith(("lateral", "on-")) else ["id"]
 
 
@@ -335,6 +344,13 @@ def row_sql(q, a, b):
 
 
 def query_sql(q):
+    if q.shape == "row-sub":
+        corr = CORRS[q.corr] if q.correlated else ""
+        cond = cond_sql(q)
+        if not corr:
+            cond = cond[len(" AND "):]
+        where = " WHERE %s%s" % (corr, cond) if corr or cond else ""
+        return "SELECT id, %s %s (SELECT MIN(t.k), MAX(p) FROM t%s) AS v FROM o" % (row_sql(q, "k", "x"), q.cmp, where)
     if q.shape.startswith("row-"):
         nt = "NOT " if q.negated else ""
         cond = cond_sql(q)
