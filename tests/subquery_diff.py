@@ -30,6 +30,8 @@ COALESCE(SUM(p), 0) + COUNT(*); cond an optional filter of t's own):
                    WHERE t.k = o.k [AND cond]) AS l ON TRUE
     lateral-agg    SELECT o.id, l.v FROM o, LATERAL (SELECT agg AS v FROM t WHERE t.k = o.k [AND cond]) AS l
                    (or LEFT JOIN LATERAL ... ON TRUE: the same, one row per outer row)
+    lateral-group  SELECT o.id, l.v, l.n FROM o LEFT JOIN LATERAL (SELECT t.p AS v, COUNT(*) AS n FROM t
+                   WHERE t.k = o.k [AND cond] GROUP BY t.p) AS l ON TRUE   (eq only; a NULL p is a group)
     on-in          SELECT o.id, <t.p: -1 for NULL, NULL when padded> AS v FROM o LEFT JOIN t
                    ON t.k = o.k AND t.p [NOT] IN (SELECT o2.x FROM o o2)
     on-exists      the same ON t.k = o.k AND [NOT] EXISTS (SELECT * FROM o o2 WHERE o2.x = t.p)
@@ -90,7 +92,7 @@ AGGS = ["MAX(p)", "MIN(p)", "SUM(p)", "COUNT(*)", "COUNT(p)", "COALESCE(SUM(p), 
 OPS = {">": lambda a, b: a > b, "<": lambda a, b: a < b, "=": lambda a, b: a == b}
 SHAPES = ["scalar-select", "scalar-where", "in-select", "exists-select", "in-or", "in-agg", "single-select",
           "single-where", "group-in", "agg-corr", "exists-where", "agg-in", "row-in", "row-in-group", "row-in-corr",
-          "row-cmp", "row-in-list", "lateral-rows", "lateral-left", "lateral-agg", "on-in", "on-exists", "row-sub"]
+          "row-cmp", "row-in-list", "lateral-rows", "lateral-left", "lateral-agg", "on-in", "on-exists", "row-sub", "lateral-group"]
 CMPS = ["=", "<>", "<", "<=", ">", ">="]
 CORRS = {"eq": "t.k = o.k", "lt": "t.k < o.k", "eqx": "t.k = o.k AND t.p <> o.x"}
 
@@ -114,6 +116,8 @@ def gen_job(rng):
                                corr=rng.choice(["eq", "eq", "lt", "eqx"]), cmp=rng.choice(CMPS),
                                row_kw=rng.random() < 0.3,
                                consts=[(val(nk - 1, 0.15), val(6, 0.15)) for _ in range(rng.randint(1, 4))])
+        if q.shape == "lateral-group":
+            q.corr = "eq"
         if q.shape in ("agg-corr", "agg-in") and q.corr == "eqx":
             q.corr = "lt"  # o.x is not a group key
         if q.shape.startswith("single") and any(p.shape.startswith("single") for p in j.queries):
@@ -279,6 +283,12 @@ def oracle(j, q):
             for p in ps or [None]:
                 out[(oid, p)] += 1
         return out
+    if q.shape == "lateral-group":
+        for oid, k, x in j.o:
+            groups = collections.Counter(inner_ps(j, q, k, x))
+            for g, n in (groups.items() or [(None, None)]):
+                out[(oid, g, n)] += 1
+        return out
     if q.shape in ("lateral-rows", "lateral-left"):
         for oid, k, x in j.o:
             ps = inner_ps(j, q, k, x)
@@ -322,6 +332,8 @@ def too_many(j, q):
 
 
 def out_cols(q):
+    if q.shape == "lateral-group":
+        return ["id", "v", "n"]
     if q.shape == "group-in":
         return ["v", "n"]
     if q.shape in ("agg-corr", "agg-in"):
@@ -380,6 +392,9 @@ def query_sql(q):
     nt = "NOT " if q.negated else ""
     if q.shape == "scalar-select":
         return "SELECT id, (SELECT %s FROM t%s) AS v FROM o" % (q.agg, where)
+    if q.shape == "lateral-group":
+        return ("SELECT o.id, l.v, l.n FROM o LEFT JOIN LATERAL (SELECT t.p AS v, COUNT(*) AS n FROM t%s "
+                "GROUP BY t.p) AS l ON TRUE" % where)
     if q.shape.startswith("lateral"):
         item = {"lateral-rows": "t.p", "lateral-left": "COALESCE(t.p, -1)", "lateral-agg": q.agg}[q.shape]
         left = q.shape == "lateral-left" or (q.shape == "lateral-agg" and q.negated)
@@ -416,7 +431,7 @@ def job_sql(j):
            "'format' = 'csv');",
            "CREATE TABLE t (k INT, p INT) WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv');"]
     for qi, q in enumerate(j.queries):
-        types = {"id": "INT", "v": out_type(q), "n": "BIGINT", "k": "INT"}
+        types = {"id": "INT", "v": "INT" if q.shape == "lateral-group" else out_type(q), "n": "BIGINT", "k": "INT"}
         out.append("CREATE TABLE q%d (%s) WITH ('connector' = 'filesystem', 'path' = 'q%d', "
                    "'format' = 'debezium-json');" % (qi, ", ".join("%s %s" % (c, types[c]) for c in out_cols(q)), qi))
     out.append("EXECUTE STATEMENT SET BEGIN")

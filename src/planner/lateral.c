@@ -174,19 +174,11 @@ static int lateral_shape(plan_ctx *pc, const weir_sql_table_ref *ref, const weir
                           "derived table's WHERE)");
     if (q->n_order_by || q->limit || q->offset)
         what = q->n_order_by ? "ORDER BY" : q->limit ? "LIMIT" : "OFFSET";
-    else if (sel->n_group_by)
-        what = "GROUP BY", loc = sel->group_by[0]->loc;
-    else if (sel->having)
-        what = "HAVING", loc = sel->having->loc;
-    else if (sel->distinct)
-        what = "DISTINCT";
     else if (sel->n_windows || plan_select_has_over(sel))
         what = "OVER";
     if (what)
         return plan_error(pc, loc, WEIR_EUNSUPPORTED,
-                          "%s in a LATERAL derived table that reads the FROM items before it is not supported: "
-                          "such a derived table is a plain SELECT ... FROM ... WHERE ..., or aggregates "
-                          "without GROUP BY (one row per row before it)",
+                          "%s in a LATERAL derived table that reads the FROM items before it is not supported",
                           what);
     if (sel->where && find_subquery(sel->where, NULL) == 1)
         return plan_error(pc, sel->where->loc, WEIR_EUNSUPPORTED,
@@ -241,7 +233,7 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
         *from = r;
         return 0;
     }
-    if ((rc = lateral_shape(pc, ref, q, aggregating)))
+    if ((rc = lateral_shape(pc, ref, q, aggregating || sel->distinct)))
         return rc;
     if (left->win.present && (rc = plan_window_assign(pc, left, "a LATERAL derived table")))
         return rc;
@@ -256,12 +248,14 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
             (rc = out_add(pc, &o, x, left->schema->fields[c].name)))
             return rc;
     }
-    if (aggregating) {
+    bool grouped = sel->n_group_by || sel->having || sel->distinct;
+    if (aggregating || grouped) {
         weir_expr **items = plan_alloc(pc, sel->n_items * sizeof *items);
         if (!items)
             return WEIR_ENOMEM;
         j = *left;
-        if ((rc = plan_lateral_aggregates(pc, &j, q, &r, items)))
+        if ((rc = grouped ? plan_lateral_grouped(pc, &j, q, &r, left_join, items)
+                          : plan_lateral_aggregates(pc, &j, q, &r, items)))
             return rc;
         for (uint32_t i = 0; i < sel->n_items; i++) {
             char nm[64];

@@ -483,6 +483,13 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
  */
 int plan_lateral_aggregates(plan_ctx *pc, rel *in, const weir_sql_query *q, const rel *from, weir_expr **items);
 /*
+ * subquery.c: LATERAL derived table q with GROUP BY, HAVING or DISTINCT,
+ * correlated by equalities: its rows per correlation key, joined (LEFT:
+ * left_join) to *in (replaced); items[i] is its i-th SELECT item.
+ */
+int plan_lateral_grouped(plan_ctx *pc, rel *in, const weir_sql_query *q, const rel *from, bool left_join,
+                         weir_expr **items);
+/*
  * The columns of left then right as one rel for binding names (no stream):
  * a padded side's columns nullable; scoped: right's columns shadow left's
  * (a subquery's over its enclosing query's).

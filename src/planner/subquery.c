@@ -1244,6 +1244,30 @@ static int agg_operand(plan_ctx *pc, rel *in, uint32_t id, const weir_sql_expr *
     return 0;
 }
 
+/* Records scalar subquery e (next id) as joined at column col, its aggregates' scope as (NULL: one column). */
+static int scalar_register(plan_ctx *pc, const weir_sql_expr *e, uint32_t col, agg_scope *as)
+{
+    uint32_t id = pc->n_scalar;
+    const weir_sql_expr **ne = plan_alloc(pc, (id + 1) * sizeof *ne);
+    uint32_t *nc = plan_alloc(pc, (id + 1) * sizeof *nc);
+    agg_scope **na = plan_alloc(pc, (id + 1) * sizeof *na);
+    if (!ne || !nc || !na)
+        return WEIR_ENOMEM;
+    if (id) {
+        memcpy(ne, pc->scalar_e, id * sizeof *ne);
+        memcpy(nc, pc->scalar_col, id * sizeof *nc);
+        memcpy(na, pc->scalar_as, id * sizeof *na);
+    }
+    ne[id] = e;
+    nc[id] = col;
+    na[id] = as;
+    pc->scalar_e = ne;
+    pc->scalar_col = nc;
+    pc->scalar_as = na;
+    pc->n_scalar = id + 1;
+    return 0;
+}
+
 /* Joins the scalar subqueries w found to *in, each as hidden columns. */
 static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
 {
@@ -1350,26 +1374,11 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
         uint32_t col = in->n_physical;
         if ((rc = plan_scalar_join(pc, in, &sq, on, e->loc, &j)))
             return rc;
-        const weir_sql_expr **ne = plan_alloc(pc, (id + 1) * sizeof *ne);
-        uint32_t *nc = plan_alloc(pc, (id + 1) * sizeof *nc);
-        agg_scope **na = plan_alloc(pc, (id + 1) * sizeof *na);
-        if (!ne || !nc || !na)
-            return WEIR_ENOMEM;
-        if (id) {
-            memcpy(ne, pc->scalar_e, id * sizeof *ne);
-            memcpy(nc, pc->scalar_col, id * sizeof *nc);
-            memcpy(na, pc->scalar_as, id * sizeof *na);
-        }
         if (as)
             for (uint32_t c = 0; c < as->n_calls; c++)
                 as->calls[c].out_col = col + co.n_keys + c;
-        ne[id] = e;
-        nc[id] = col;
-        na[id] = as;
-        pc->scalar_e = ne;
-        pc->scalar_col = nc;
-        pc->scalar_as = na;
-        pc->n_scalar = id + 1;
+        if ((rc = scalar_register(pc, e, col, as)))
+            return rc;
         *in = j;
     }
     return 0;
@@ -1525,23 +1534,8 @@ int plan_lateral_aggregates(plan_ctx *pc, rel *in, const weir_sql_query *q, cons
     for (uint32_t c = 0; c < as->n_calls; c++)
         as->calls[c].out_col = col + co.n_keys + c;
     /* registered as a scalar subquery's (its hidden columns' names are taken) */
-    const weir_sql_expr **ne = plan_alloc(pc, (id + 1) * sizeof *ne);
-    uint32_t *nc = plan_alloc(pc, (id + 1) * sizeof *nc);
-    agg_scope **na = plan_alloc(pc, (id + 1) * sizeof *na);
-    if (!ne || !nc || !na)
-        return WEIR_ENOMEM;
-    if (id) {
-        memcpy(ne, pc->scalar_e, id * sizeof *ne);
-        memcpy(nc, pc->scalar_col, id * sizeof *nc);
-        memcpy(na, pc->scalar_as, id * sizeof *na);
-    }
-    ne[id] = e;
-    nc[id] = col;
-    na[id] = as;
-    pc->scalar_e = ne;
-    pc->scalar_col = nc;
-    pc->scalar_as = na;
-    pc->n_scalar = id + 1;
+    if ((rc = scalar_register(pc, e, col, as)))
+        return rc;
     agg_scope bas = *as;
     bas.in = &j;
     bas.out = &j;
@@ -1648,5 +1642,113 @@ int plan_outer_on_subqueries(plan_ctx *pc, const weir_sql_table_ref *ref, rel *l
         return WEIR_ENOMEM;
     j->u.join.on = (weir_sql_expr *)keep;
     *out = j;
+    return 0;
+}
+
+/*
+ * A LATERAL derived table with GROUP BY, HAVING or DISTINCT (lateral.c),
+ * correlated by equalities outer = inner, as Calcite decorrelates it: its
+ * query grouped by the inner sides as well (each outer row sees the groups
+ * of its own key),
+ *   SELECT t.k AS $scalarNk0, ..., items FROM t WHERE local AND t.k IS NOT NULL GROUP BY t.k, ..., its keys
+ * joined to the outer rows on o.k = $scalarNk0 (LEFT: a row without groups
+ * is padded). items[i] is its i-th SELECT item, a column of the join.
+ */
+int plan_lateral_grouped(plan_ctx *pc, rel *in, const weir_sql_query *q, const rel *from_planned, bool left_join,
+                         weir_expr **items)
+{
+    const weir_sql_select *sel = q->u.select;
+    rel from = *from_planned;
+    correlation co;
+    int rc = correlate(pc, in, &from, sel->where, &co);
+    if (rc)
+        return rc;
+    if (co.general || !co.n_keys)
+        return plan_error(pc, co.general ? co.corr[0]->loc : q->loc, WEIR_EUNSUPPORTED,
+                          "a LATERAL derived table with %s that reads the FROM items before it must be correlated "
+                          "by equalities of its WHERE (inner = outer) only",
+                          sel->n_group_by ? "GROUP BY" : sel->having ? "HAVING" : "DISTINCT");
+    uint32_t id = pc->n_scalar, nk = co.n_keys, n = nk + sel->n_items;
+    weir_sql_select *s2 = plan_alloc(pc, sizeof *s2);
+    weir_sql_query *q2 = plan_alloc(pc, sizeof *q2);
+    weir_sql_select_item *it = plan_alloc(pc, n * sizeof *it);
+    weir_sql_ident *alias = plan_alloc(pc, nk * sizeof *alias);
+    weir_sql_expr **group = plan_alloc(pc, (nk + sel->n_group_by) * sizeof *group);
+    weir_sql_table_ref *wrap = plan_alloc(pc, sizeof *wrap);
+    if (!s2 || !q2 || !it || !alias || !group || !wrap)
+        return WEIR_ENOMEM;
+    *s2 = *sel;
+    *q2 = *q;
+    q2->u.select = s2;
+    const weir_sql_expr *where = NULL, *on = NULL;
+    for (uint32_t i = 0; i < co.n_local; i++)
+        if (!(where = ast_binary(pc, WEIR_SQL_OP_AND, where, co.local[i])))
+            return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < nk; i++) {
+        weir_sql_expr *nn = ast_is_null(pc, co.inner[i]), *k, *eq;
+        if (!nn || !(alias[i].name = scalar_name(pc, id, 'k', i)))
+            return WEIR_ENOMEM;
+        nn->u.is.negated = true;
+        alias[i].len = (uint32_t)strlen(alias[i].name);
+        alias[i].loc = q->loc;
+        it[i] = (weir_sql_select_item){(weir_sql_expr *)co.inner[i], &alias[i]};
+        group[i] = (weir_sql_expr *)co.inner[i];
+        if (!(where = ast_binary(pc, WEIR_SQL_OP_AND, where, nn)) || !(k = ast_column(pc, alias[i].name, q->loc)) ||
+            !(eq = ast_binary(pc, WEIR_SQL_OP_EQ, co.outer[i], k)) || !(on = ast_binary(pc, WEIR_SQL_OP_AND, on, eq)))
+            return WEIR_ENOMEM;
+    }
+    for (uint32_t i = 0; i < sel->n_items; i++)
+        it[nk + i] = sel->items[i];
+    for (uint32_t i = 0; i < sel->n_group_by; i++)
+        group[nk + i] = sel->group_by[i];
+    s2->items = it;
+    s2->n_items = n;
+    s2->where = (weir_sql_expr *)where;
+    /* DISTINCT without GROUP BY: distinct rows per key (the keys are items) */
+    if (sel->n_group_by || sel->having) {
+        s2->group_by = group;
+        s2->n_group_by = nk + sel->n_group_by;
+    }
+    memset(wrap, 0, sizeof *wrap);
+    wrap->kind = WEIR_SQL_FROM_SUBQUERY;
+    wrap->loc = sel->from->loc;
+    wrap->height = sel->from->height + 1;
+    wrap->u.subquery.query = (weir_sql_query *)q;
+    s2->from = wrap;
+    const weir_sql_table_ref *saved_ref = pc->preplanned_ref;
+    rel saved = pc->preplanned, g;
+    pc->preplanned_ref = wrap;
+    pc->preplanned = from;
+    rc = plan_query(pc, q2, &g);
+    pc->preplanned_ref = saved_ref;
+    pc->preplanned = saved;
+    if (rc)
+        return rc;
+    /* its columns unqualified: the keys' names are unique, the items are read by position */
+    char **quals = plan_alloc(pc, (g.schema->n_fields + 1) * sizeof *quals);
+    if (!quals)
+        return WEIR_ENOMEM;
+    g.quals = quals;
+    g.hidden = NULL;
+    g.n_hidden = 0;
+    g.outer_cols = 0;
+    rel j;
+    uint32_t nl = in->n_physical;
+    if ((rc = plan_scoped_join_kind(pc, left_join, in, &g, on, q->loc, &j)))
+        return rc;
+    for (uint32_t i = 0; i < sel->n_items; i++) {
+        uint32_t c = nl + nk + i;
+        weir_error err = {0};
+        if ((rc = weir_expr_column(pc->arena, c, j.schema->fields[c].type, &items[i], &err)))
+            return rc;
+    }
+    /* registered as a scalar subquery's (its key names are taken) */
+    weir_sql_expr *e = ast_node(pc, WEIR_SQL_EXPR_SUBQUERY, q->loc);
+    if (!e)
+        return WEIR_ENOMEM;
+    e->u.subquery.query = (weir_sql_query *)q;
+    if ((rc = scalar_register(pc, e, nl, NULL)))
+        return rc;
+    *in = j;
     return 0;
 }

@@ -21,6 +21,12 @@
 --   out_star: `*` of the orders 1 and 2 of another customer (o.cid <>
 --     c.cid), renamed l(i, k, a): alice 2/20/15; bob and bobby 1/10/5;
 --     dave both; nobody none (NULL <> x is unknown).
+--   out_group: GROUP BY amount HAVING COUNT(*) > 1 of the customer's
+--     orders, LEFT JOIN ... ON TRUE: alice's groups 5 and 25 have one
+--     order each (padded: NULL, NULL); bob and bobby 15 (2); dave and
+--     nobody padded.
+--   out_distinct: the distinct amounts of the customer's orders: alice 5
+--     and 25, bob and bobby 15.
 CREATE TABLE orders (oid INT, cid INT, amount INT) WITH (
   'connector' = 'filesystem', 'path' = 'orders.csv', 'format' = 'csv');
 CREATE TABLE customers (cid INT, name STRING) WITH (
@@ -37,6 +43,10 @@ CREATE TABLE out_general (name STRING, n BIGINT) WITH (
   'connector' = 'filesystem', 'path' = 'out_general', 'format' = 'debezium-json');
 CREATE TABLE out_star (name STRING, i INT, k INT, a INT) WITH (
   'connector' = 'filesystem', 'path' = 'out_star', 'format' = 'debezium-json');
+CREATE TABLE out_group (name STRING, a INT, n BIGINT) WITH (
+  'connector' = 'filesystem', 'path' = 'out_group', 'format' = 'debezium-json');
+CREATE TABLE out_distinct (name STRING, amount INT) WITH (
+  'connector' = 'filesystem', 'path' = 'out_distinct', 'format' = 'debezium-json');
 
 EXECUTE STATEMENT SET BEGIN
   INSERT INTO out_rows SELECT c.name, l.oid, l.amount FROM customers c,
@@ -52,4 +62,9 @@ EXECUTE STATEMENT SET BEGIN
     LEFT JOIN LATERAL (SELECT COUNT(*) AS n FROM orders o WHERE o.amount > c.cid) AS l ON TRUE;
   INSERT INTO out_star SELECT c.name, l.* FROM customers c,
     LATERAL (SELECT * FROM orders o WHERE o.cid <> c.cid AND o.oid < 3) AS l(i, k, a);
+  INSERT INTO out_group SELECT c.name, l.a, l.n FROM customers c
+    LEFT JOIN LATERAL (SELECT o.amount AS a, COUNT(*) AS n FROM orders o WHERE o.cid = c.cid
+                       GROUP BY o.amount HAVING COUNT(*) > 1) AS l ON TRUE;
+  INSERT INTO out_distinct SELECT c.name, l.amount FROM customers c,
+    LATERAL (SELECT DISTINCT o.amount FROM orders o WHERE o.cid = c.cid) AS l;
 END;
