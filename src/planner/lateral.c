@@ -9,17 +9,20 @@
  * ordinary subquery (plan_join). One that reads them (t.k in its WHERE or
  * SELECT list) runs as one of:
  *
- * - Rows (no aggregate, GROUP BY, DISTINCT): the join of t with u on all of
+ * - Rows (no aggregate, GROUP BY, HAVING, DISTINCT): the join of t with u on all of
  *   c (names resolve in u first, as inside the subquery), each joined row
  *   giving t's columns and the items computed over it. A LEFT join pads
  *   t's rows that meet no u row: every item is NULL there (a marker column
  *   of u's rows tells a padded row from a joined one, so that `1 AS one`
  *   or COALESCE(u.x, 0) is NULL too, as the derived table has no row).
- * - Aggregates without GROUP BY (one row per row of t): the aggregates
+ * - Aggregates without GROUP BY or HAVING (one row per row of t): the aggregates
  *   grouped by the correlation key and LEFT-joined to t as a correlated
  *   scalar subquery's are (subquery.c), so that a row of t without u rows
  *   sees the aggregates of no rows (COUNT 0, the others NULL) rather than
  *   no row. Inner and LEFT are the same join there.
+ * - GROUP BY, HAVING or DISTINCT, correlated by equalities: grouped by the
+ *   correlation's inner side too and joined on it (subquery.c), a LEFT
+ *   join padding a row of t without groups.
  *
  * The result: t's columns (its qualifiers) then the items, qualified by the
  * derived table's alias (named by its column aliases when given). An inner
