@@ -1244,6 +1244,32 @@ static int agg_operand(plan_ctx *pc, rel *in, uint32_t id, const weir_sql_expr *
     return 0;
 }
 
+/*
+ * Plans q2 (a rewrite of subquery q) over q's FROM, planned before (from):
+ * q2's FROM becomes a wrapper item that plan_from hands from out for.
+ */
+static int plan_over_from(plan_ctx *pc, const weir_sql_query *q, weir_sql_query *q2, const rel *from, rel *out)
+{
+    const weir_sql_table_ref *qf = q->u.select->from;
+    weir_sql_table_ref *wrap = plan_alloc(pc, sizeof *wrap);
+    if (!wrap)
+        return WEIR_ENOMEM;
+    memset(wrap, 0, sizeof *wrap);
+    wrap->kind = WEIR_SQL_FROM_SUBQUERY;
+    wrap->loc = qf->loc;
+    wrap->height = qf->height + 1;
+    wrap->u.subquery.query = (weir_sql_query *)q;
+    q2->u.select->from = wrap;
+    const weir_sql_table_ref *saved_ref = pc->preplanned_ref;
+    rel saved = pc->preplanned;
+    pc->preplanned_ref = wrap;
+    pc->preplanned = *from;
+    int rc = plan_query(pc, q2, out);
+    pc->preplanned_ref = saved_ref;
+    pc->preplanned = saved;
+    return rc;
+}
+
 /* Records scalar subquery e (next id) as joined at column col, its aggregates' scope as (NULL: one column). */
 static int scalar_register(plan_ctx *pc, const weir_sql_expr *e, uint32_t col, agg_scope *as)
 {
@@ -1323,23 +1349,8 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
             *q2 = *q;
             q2->u.select = s2;
         }
-        weir_sql_table_ref *wrap = plan_alloc(pc, sizeof *wrap);
-        if (!wrap)
-            return WEIR_ENOMEM;
-        memset(wrap, 0, sizeof *wrap);
-        wrap->kind = WEIR_SQL_FROM_SUBQUERY;
-        wrap->loc = ssel->from->loc;
-        wrap->height = ssel->from->height + 1;
-        wrap->u.subquery.query = (weir_sql_query *)q;
-        q2->u.select->from = wrap;
-        const weir_sql_table_ref *saved_ref = pc->preplanned_ref;
-        rel saved = pc->preplanned;
-        pc->preplanned_ref = wrap;
-        pc->preplanned = from;
         rel sq;
-        rc = plan_query(pc, q2, &sq);
-        pc->preplanned_ref = saved_ref;
-        pc->preplanned = saved;
+        rc = plan_over_from(pc, q, q2, &from, &sq);
         if (rc == WEIR_ENOTFOUND && pc->agg_values) {
             size_t l = strlen(pc->err->message);
             snprintf(pc->err->message + l, sizeof pc->err->message - l,
@@ -1507,25 +1518,10 @@ int plan_lateral_aggregates(plan_ctx *pc, rel *in, const weir_sql_query *q, cons
     weir_sql_query *q2 = NULL;
     const weir_sql_expr *on = NULL;
     agg_scope *as = plan_alloc(pc, sizeof *as);
-    weir_sql_table_ref *wrap = plan_alloc(pc, sizeof *wrap);
-    if (!as || !wrap)
+    if (!as)
         return WEIR_ENOMEM;
-    if ((rc = decorrelated(pc, e, q, id, &co, &q2, &on, as)))
-        return rc;
-    memset(wrap, 0, sizeof *wrap);
-    wrap->kind = WEIR_SQL_FROM_SUBQUERY;
-    wrap->loc = sel->from->loc;
-    wrap->height = sel->from->height + 1;
-    wrap->u.subquery.query = (weir_sql_query *)q;
-    q2->u.select->from = wrap;
-    const weir_sql_table_ref *saved_ref = pc->preplanned_ref;
-    rel saved = pc->preplanned, sq;
-    pc->preplanned_ref = wrap;
-    pc->preplanned = from;
-    rc = plan_query(pc, q2, &sq);
-    pc->preplanned_ref = saved_ref;
-    pc->preplanned = saved;
-    if (rc)
+    rel sq;
+    if ((rc = decorrelated(pc, e, q, id, &co, &q2, &on, as)) || (rc = plan_over_from(pc, q, q2, &from, &sq)))
         return rc;
     rel j;
     uint32_t col = in->n_physical;
@@ -1674,8 +1670,7 @@ int plan_lateral_grouped(plan_ctx *pc, rel *in, const weir_sql_query *q, const r
     weir_sql_select_item *it = plan_alloc(pc, n * sizeof *it);
     weir_sql_ident *alias = plan_alloc(pc, nk * sizeof *alias);
     weir_sql_expr **group = plan_alloc(pc, (nk + sel->n_group_by) * sizeof *group);
-    weir_sql_table_ref *wrap = plan_alloc(pc, sizeof *wrap);
-    if (!s2 || !q2 || !it || !alias || !group || !wrap)
+    if (!s2 || !q2 || !it || !alias || !group)
         return WEIR_ENOMEM;
     *s2 = *sel;
     *q2 = *q;
@@ -1709,20 +1704,8 @@ int plan_lateral_grouped(plan_ctx *pc, rel *in, const weir_sql_query *q, const r
         s2->group_by = group;
         s2->n_group_by = nk + sel->n_group_by;
     }
-    memset(wrap, 0, sizeof *wrap);
-    wrap->kind = WEIR_SQL_FROM_SUBQUERY;
-    wrap->loc = sel->from->loc;
-    wrap->height = sel->from->height + 1;
-    wrap->u.subquery.query = (weir_sql_query *)q;
-    s2->from = wrap;
-    const weir_sql_table_ref *saved_ref = pc->preplanned_ref;
-    rel saved = pc->preplanned, g;
-    pc->preplanned_ref = wrap;
-    pc->preplanned = from;
-    rc = plan_query(pc, q2, &g);
-    pc->preplanned_ref = saved_ref;
-    pc->preplanned = saved;
-    if (rc)
+    rel g;
+    if ((rc = plan_over_from(pc, q, q2, &from, &g)))
         return rc;
     /* its columns unqualified: the keys' names are unique, the items are read by position */
     char **quals = plan_alloc(pc, (g.schema->n_fields + 1) * sizeof *quals);
