@@ -207,8 +207,12 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
     *from_ref = NULL;
     const weir_sql_table_ref *rt = ref->u.join.right;
     const weir_sql_query *q = rt->u.subquery.query;
-    if (q->kind != WEIR_SQL_QUERY_SELECT || q->n_with || !q->u.select->from)
-        return 0; /* planned whole: it cannot name the items before it */
+    /* Planned whole (it cannot name the items before it) unless it reads one table: the FROM planned here
+     * to tell is the one plan_select plans again (a source, shared), where a join's or a Top-N's would not
+     * be (planned there with the WHERE or the rank). */
+    if (q->kind != WEIR_SQL_QUERY_SELECT || q->n_with || !q->u.select->from ||
+        q->u.select->from->kind != WEIR_SQL_FROM_TABLE || q->u.select->from->u.table.system_time)
+        return 0;
     const weir_sql_select *sel = q->u.select;
     rel r, scope;
     int rc;
