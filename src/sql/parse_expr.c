@@ -1722,10 +1722,70 @@ static weir_sql_expr *row_compare(parser *p, weir_sql_binop op, weir_sql_loc op_
     return acc;
 }
 
+/*
+ * A scalar subquery compared with a row constructor ((a, b) = (SELECT x, y
+ * FROM ...)): a row of one scalar subquery per field, (SELECT x FROM ...)
+ * and (SELECT y FROM ...), each with the same FROM, WHERE, GROUP BY and
+ * HAVING. The subquery gives at most one row (a second one fails the job,
+ * in every field's subquery alike), so each field reads that row's value,
+ * or NULL over no rows, as the row's fields would; then the rows compare
+ * field by field (row_compare). DISTINCT, LIMIT, set operations and `*`
+ * could make the fields' rows differ: refused.
+ */
+static weir_sql_expr *subquery_row(parser *p, weir_sql_expr *sub, uint32_t n, weir_sql_loc op_loc)
+{
+    const weir_sql_query *q = sub->u.subquery.query;
+    const char *bad = q->kind != WEIR_SQL_QUERY_SELECT ? "a set operation or VALUES"
+                      : q->n_with                      ? "WITH"
+                      : q->limit || q->offset          ? "LIMIT or OFFSET"
+                      : q->u.select->distinct          ? "DISTINCT"
+                                                       : NULL;
+    for (uint32_t i = 0; !bad && i < q->u.select->n_items; i++)
+        if (q->u.select->items[i].expr->kind == WEIR_SQL_EXPR_STAR)
+            bad = "'*'";
+    if (bad)
+        parser_fail_at(p, sub->loc,
+                       "a row compared with a subquery needs a SELECT of one column per field, "
+                       "without %s",
+                       bad);
+    if (q->u.select->n_items != n)
+        parser_fail_at(p, op_loc, "cannot compare a row of %u fields with a subquery of %u columns", n,
+                       q->u.select->n_items);
+    weir_sql_expr **fields = parser_alloc(p, n * sizeof *fields);
+    for (uint32_t i = 0; i < n; i++) {
+        weir_sql_select *s = PNEW(p, weir_sql_select);
+        weir_sql_query *fq = PNEW(p, weir_sql_query);
+        *s = *q->u.select;
+        s->items = &q->u.select->items[i];
+        s->n_items = 1;
+        *fq = *q;
+        fq->u.select = s;
+        fq->n_order_by = 0; /* at most one row: an ORDER BY orders nothing */
+        fq->order_by = NULL;
+        weir_sql_expr *f = new_expr(p, WEIR_SQL_EXPR_SUBQUERY, sub->loc);
+        f->end = sub->end;
+        f->height = sub->height;
+        f->u.subquery.query = fq;
+        fields[i] = f;
+    }
+    weir_sql_expr *row = new_expr(p, WEIR_SQL_EXPR_CALL, sub->loc);
+    row->end = sub->end;
+    row->height = sub->height + 1;
+    row->u.call.name = (weir_sql_name){PNEW(p, weir_sql_ident), 1, sub->loc};
+    row->u.call.name.parts[0] = (weir_sql_ident){.name = "ROW", .len = 3, .loc = sub->loc};
+    row->u.call.args = fields;
+    row->u.call.n_args = n;
+    return row;
+}
+
 static weir_sql_expr *make_binary(parser *p, weir_sql_binop op,
                                   weir_sql_loc op_loc, weir_sql_expr *left,
                                   weir_sql_expr *right)
 {
+    if (is_cmp(op) && weir__sql_is_row_ctor(left) && right->kind == WEIR_SQL_EXPR_SUBQUERY)
+        right = subquery_row(p, right, left->u.call.n_args, op_loc);
+    else if (is_cmp(op) && weir__sql_is_row_ctor(right) && left->kind == WEIR_SQL_EXPR_SUBQUERY)
+        left = subquery_row(p, left, right->u.call.n_args, op_loc);
     if (is_cmp(op) && weir__sql_is_row_ctor(left) && weir__sql_is_row_ctor(right))
         return row_compare(p, op, op_loc, left, right);
     return binary_node(p, op, op_loc, left, right);
