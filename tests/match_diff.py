@@ -334,6 +334,16 @@ def sql_of(q, qid):
     return create, insert
 
 
+def printed_rows(stdout, n):
+    """The rows each of the print sinks q0 .. q{n-1} printed (as tuples of text)."""
+    got = [[] for _ in range(n)]
+    for line in stdout.splitlines():
+        m = LINE_RE.match(line)
+        if m:
+            got[int(m.group(1)[1:])].append(tuple(m.group(2).split(", ")))
+    return got
+
+
 LONG_QUERIES = [
     ("PARTITION BY k ORDER BY ts, id", "PATTERN (A+ B)", "AFTER MATCH SKIP PAST LAST ROW",
      "A AS A.v >= 0, B AS B.v < 0", 1),
@@ -395,11 +405,7 @@ def run_long(case):
     p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par, rocksdb=rocks))
     if p.returncode != 0:
         return [diffrun.failed_run(p)]
-    got = [[] for _ in LONG_QUERIES]
-    for line in p.stdout.splitlines():
-        m = LINE_RE.match(line)
-        if m:
-            got[int(m.group(1)[1:])].append(tuple(m.group(2).split(", ")))
+    got = printed_rows(p.stdout, len(LONG_QUERIES))
     problems = []
     for n, (_, _, _, _, min_a) in enumerate(LONG_QUERIES):
         want = []
@@ -434,11 +440,7 @@ def run_case(case):
     p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par))
     if p.returncode != 0:
         return [diffrun.failed_run(p)]
-    got = [[] for _ in qs]
-    for line in p.stdout.splitlines():
-        m = LINE_RE.match(line)
-        if m:
-            got[int(m.group(1)[1:])].append(tuple(m.group(2).split(", ")))
+    got = printed_rows(p.stdout, len(qs))
     problems = []
     for n, q in enumerate(qs):
         want = oracle(q, rows)
