@@ -343,7 +343,8 @@ static void next_row_begin(match_op *o)
     o->n_nxt = 0;
     o->set_n = 0;
     if (!++o->gen) {
-        memset(o->set_gen, 0, o->set_cap * sizeof *o->set_gen);
+        if (o->set_cap)
+            memset(o->set_gen, 0, o->set_cap * sizeof *o->set_gen);
         o->gen = 1;
     }
 }
