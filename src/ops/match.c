@@ -615,6 +615,31 @@ static int run(match_op *o)
 
 /* ----------------------------------------------------------- the run state */
 
+/* n little-endian i64 words (bulk on a little-endian host). */
+static int put_words(weir_buf *b, const int64_t *w, size_t n)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return n ? weir_buf_put(b, w, n * sizeof *w) : 0;
+#else
+    int rc = 0;
+    for (size_t k = 0; k < n && !rc; k++)
+        rc = weir_buf_put_i64(b, w[k]);
+    return rc;
+#endif
+}
+
+static int get_words(weir_cursor *cur, int64_t *w, size_t n)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return n ? weir_cursor_get(cur, w, n * sizeof *w) : 0;
+#else
+    for (size_t k = 0; k < n; k++)
+        if (weir_cursor_get_i64(cur, &w[k]))
+            return WEIR_ECORRUPT;
+    return 0;
+#endif
+}
+
 /*
  * mr-run: u32 version, i64 base, next, s, i, ts_s, u8 active, has_m, u32
  * words per thread, the match's words (has_m), u32 threads, their words.
@@ -642,16 +667,14 @@ static int run_load(match_op *o)
         return WEIR_ECORRUPT;
     o->active = active;
     o->has_m = has_m;
-    for (uint32_t k = 0; k < o->W && has_m; k++)
-        if (weir_cursor_get_i64(&cur, &o->m[k]))
-            return WEIR_ECORRUPT;
+    if (has_m && get_words(&cur, o->m, o->W))
+        return WEIR_ECORRUPT;
     if (weir_cursor_get_u32(&cur, &n) || (size_t)n * o->W * 8 > weir_cursor_left(&cur))
         return WEIR_ECORRUPT;
     if ((rc = reserve(&o->cur, &o->cap_cur, n, o->W)))
         return rc;
-    for (size_t k = 0; k < (size_t)n * o->W; k++)
-        if (weir_cursor_get_i64(&cur, &o->cur[k]))
-            return WEIR_ECORRUPT;
+    if (get_words(&cur, o->cur, (size_t)n * o->W))
+        return WEIR_ECORRUPT;
     o->n_cur = n;
     return 0;
 }
@@ -676,13 +699,10 @@ static int run_store(match_op *o)
         (rc = weir_buf_put_i64(b, o->ts_s)) || (rc = weir_buf_put_u8(b, o->active)) ||
         (rc = weir_buf_put_u8(b, o->has_m)) || (rc = weir_buf_put_u32(b, o->W)))
         return rc;
-    for (uint32_t k = 0; k < o->W && o->has_m && !rc; k++)
-        rc = weir_buf_put_i64(b, o->m[k]);
-    if (!rc)
-        rc = weir_buf_put_u32(b, o->n_cur);
-    for (size_t k = 0; k < (size_t)o->n_cur * o->W && !rc; k++)
-        rc = weir_buf_put_i64(b, o->cur[k]);
-    return rc ? rc : weir_value_put(o->run_st, NULL, 0, b->data, b->len);
+    if ((o->has_m && (rc = put_words(b, o->m, o->W))) || (rc = weir_buf_put_u32(b, o->n_cur)) ||
+        (rc = put_words(b, o->cur, (size_t)o->n_cur * o->W)))
+        return rc;
+    return weir_value_put(o->run_st, NULL, 0, b->data, b->len);
 }
 
 /*
