@@ -2,11 +2,11 @@
 """Randomized differential test of COUNT(DISTINCT) in a non-windowed GROUP
 BY across a stop and a restore.
 
-The group aggregation holds its COUNT(DISTINCT) values in memory between
-checkpoints and writes those that changed to map state when a checkpoint
-starts; after a restore (at another parallelism too: key groups move) a
-group's values are loaded from map state at its first row. This test drives
-that path with retractions.
+The group aggregation keeps its COUNT(DISTINCT) values in map state behind
+a bounded cache that writes those that changed when a checkpoint starts or
+when it outgrows its size; after a restore (at another parallelism too: key
+groups move) a group's values are read back from map state. This test
+drives that path with retractions.
 
 Each case is one random stream of CSV rows (id, k, x, s, d, f) in a watched
 folder (source.monitor-interval). An inner GROUP BY id keeps each id's last
@@ -16,7 +16,10 @@ its value, or drops out). The outer GROUP BY k counts distinct x (NULL when
 x is a multiple of 5, which COUNT(DISTINCT) skips), distinct s (short
 strings and ones longer than 8 bytes), with and without FILTER, sharing
 views, beside COUNT(*); some cases group globally. The job writes
-debezium-json with checkpoints every 50 ms.
+debezium-json with checkpoints every 50 ms. Some cases bound the cache of distinct values
+in front of map state to 1 or 16 KiB (weir.distinct-cache.size), so that
+it writes its values to state and forgets them between batches, and reads
+them back value by value; RocksDB cases checkpoint incrementally or not.
 
 Run 1 reads file a.csv; once its committed output folds to the oracle's
 table for a.csv, SIGTERM stops it (a final checkpoint). File b.csv then
@@ -31,6 +34,9 @@ order: per id the last k, x, s, f and the running sum of d; the ids whose
 sum is positive are live; per group the distinct values of the live ids.
 
 Runs on the shared differential driver (tests/support/diffrun.py).
+WEIR_DRDIFF_FIRST_WEIR=BIN runs run 1 with another weir binary (an
+earlier build: its checkpoints must restore into this one).
+
 Usage: distinct_restore_diff.py --weir BIN [--jobs N] [--seed S] [--job I]
 """
 
@@ -133,11 +139,11 @@ def folded(case):
     return +got
 
 
-def run_until(case, argv, want, sig):
-    """Starts weir, waits until the output folds to want (at most 60 s),
-    stops it with sig; (returncode, stderr, reached)."""
+def run_until(case, argv, want, sig, weir=None):
+    """Starts weir (another binary: weir), waits until the output folds to
+    want (at most 60 s), stops it with sig; (returncode, stderr, reached)."""
     log = open(case.path("log"), "w")
-    p = subprocess.Popen([case.weir] + argv, cwd=case.folder, stdout=subprocess.DEVNULL, stderr=log)
+    p = subprocess.Popen([weir or case.weir] + argv, cwd=case.folder, stdout=subprocess.DEVNULL, stderr=log)
     reached = False
     end = time.time() + 60
     while time.time() < end and p.poll() is None:
@@ -166,20 +172,29 @@ def run_case(case):
     p1, p2 = rng.choice([1, 2, 4]), rng.choice([1, 2, 4])
     rocksdb = rng.random() < 0.4
     mini = rng.random() < 0.4
-    case.note = "p %d -> %d, %s%s%s" % (p1, p2, "rocksdb" if rocksdb else "heap",
-                                        ", mini-batch" if mini else "", ", global" if global_agg else "")
+    # a small cache of distinct values writes them to state and forgets them between batches
+    cache = rng.choice([None, None, "1kb", "16kb"])
+    incremental = rocksdb and rng.random() < 0.5
+    case.note = "p %d -> %d, %s%s%s%s%s" % (p1, p2, "rocksdb" if rocksdb else "heap",
+                                          ", incremental" if incremental else "",
+                                          ", mini-batch" if mini else "", ", global" if global_agg else "",
+                                          ", distinct cache " + cache if cache else "")
     os.makedirs(case.path("in"))
     write_csv(case.path("in", "a.csv"), a)
     case.write("job.sql", job_sql(global_agg))
     ck = ["-D", "state.checkpoints.dir=ckpt", "-D", "execution.checkpointing.interval=50ms"]
     if mini:
         ck += ["-D", "table.exec.mini-batch.enabled=true"]
+    if cache:
+        ck += ["-D", "weir.distinct-cache.size=" + cache]
+    if incremental:
+        ck += ["-D", "state.backend.incremental=true"]
 
     def argv(p):
         return ["run", "job.sql"] + ck + diffrun.engine_options(case, p, batch=rng.choice([7, 1024]), rocksdb=rocksdb)
 
     want_a = oracle(a, global_agg)
-    rc, log, reached = run_until(case, argv(p1), want_a, signal.SIGTERM)
+    rc, log, reached = run_until(case, argv(p1), want_a, signal.SIGTERM, os.environ.get("WEIR_DRDIFF_FIRST_WEIR"))
     if not reached:
         return ["run 1 (a.csv) never showed the oracle's table (exit %s): got %s, want %s; %s"
                 % (rc, sorted(folded(case) or []), sorted(want_a), log[-400:])]

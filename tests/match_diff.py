@@ -33,8 +33,20 @@ written from the SQL standard's rules:
   - MEASURES are evaluated over the whole match as conditions are over a
     candidate row (V.v is the last row of V).
 
+Job 0 is a long-match job instead: per key, segments of rows - a run of
+non-negative values (non-decreasing), then one negative value - one of them
+WEIR_MATCHDIFF_LONG rows long (default 21 000), keys interleaved, read by
+three queries whose matches are the segments by construction:
+PATTERN (A+ B) with A AS A.v >= 0, B AS B.v < 0; the same through
+conditions that read the match (A.v >= LAST(A.v, 1), B.v < LAST(A.v));
+PATTERN (A{2,} B) AFTER MATCH SKIP TO LAST A (segments of 2+ A rows). The
+expected rows are computed from the segments directly (FIRST/LAST id,
+COUNT, SUM, MAX, AVG, LAST(A.v, 1), FIRST(A.v, 2), B.v). A match stays
+undecided over the whole long run while rows keep arriving.
+
 Usage: match_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
-Environment: WEIR_SEED (seed), WEIR_MATCHDIFF_JOBS (count), WEIR_MATCHDIFF_JOB (one job).
+Environment: WEIR_SEED (seed), WEIR_MATCHDIFF_JOBS (count), WEIR_MATCHDIFF_JOB (one job),
+WEIR_MATCHDIFF_LONG (rows of the long match of job 0).
 """
 
 import json
@@ -322,7 +334,98 @@ def sql_of(q, qid):
     return create, insert
 
 
+def printed_rows(stdout, n):
+    """The rows each of the print sinks q0 .. q{n-1} printed (as tuples of text)."""
+    got = [[] for _ in range(n)]
+    for line in stdout.splitlines():
+        m = LINE_RE.match(line)
+        if m:
+            got[int(m.group(1)[1:])].append(tuple(m.group(2).split(", ")))
+    return got
+
+
+LONG_QUERIES = [
+    ("PARTITION BY k ORDER BY ts, id", "PATTERN (A+ B)", "AFTER MATCH SKIP PAST LAST ROW",
+     "A AS A.v >= 0, B AS B.v < 0", 1),
+    ("PARTITION BY k ORDER BY ts, id", "PATTERN (A+ B)", "AFTER MATCH SKIP PAST LAST ROW",
+     "A AS A.v >= 0 AND (LAST(A.v, 1) IS NULL OR A.v >= LAST(A.v, 1)), B AS B.v < LAST(A.v)", 1),
+    ("PARTITION BY k ORDER BY ts, id", "PATTERN (A{2,} B)", "AFTER MATCH SKIP TO LAST A",
+     "A AS A.v >= 0, B AS B.v < 0", 2),
+]
+LONG_MEASURES = ("FIRST(id) AS m0, LAST(id) AS m1, COUNT(A.*) AS m2, SUM(A.v) AS m3, MAX(A.v) AS m4, "
+                 "LAST(A.v, 1) AS m5, FIRST(A.v, 2) AS m6, AVG(A.v) AS m7, B.v AS m8")
+LONG_TYPES = ["INT", "INT", "BIGINT", "INT", "INT", "INT", "INT", "INT", "INT"]
+
+
+def run_long(case):
+    """Job 0: long matches (see the module's docstring)."""
+    rng = case.rng
+    n_long = int(os.environ.get("WEIR_MATCHDIFF_LONG", "21000"))
+    keys = ["a", "b", "c"]
+    plan = {}  # key -> list of segments (lists of v; the last one negative)
+    for k in keys:
+        lens = [rng.randint(1, 6) for _ in range(rng.randint(2, 8))]
+        if k != "c":
+            lens.insert(rng.randint(0, len(lens)), n_long)
+        segs = []
+        for n in lens:
+            v, seg = rng.randint(0, 5), []
+            for _ in range(n):
+                if rng.random() < 0.01:
+                    v += rng.randint(1, 3)
+                seg.append(v)
+            segs.append(seg + [-1 - rng.randint(0, 3)])
+        plan[k] = segs
+    queue = {k: [v for seg in plan[k] for v in seg] for k in keys}
+    pos = {k: 0 for k in keys}
+    rows, t = [], 1_700_000_000_000
+    ids = {k: [] for k in keys}
+    while any(pos[k] < len(queue[k]) for k in keys):
+        k = rng.choice([k for k in keys if pos[k] < len(queue[k])])
+        t += rng.choice([0, 1, 1, 2])
+        rows.append({"id": len(rows) + 1, "k": k, "v": queue[k][pos[k]], "ts_ms": t})
+        ids[k].append(len(rows))
+        pos[k] += 1
+    arrival = sorted(rows, key=lambda r: r["ts_ms"] + rng.randint(0, 900))
+    with open(case.path("in.json"), "w") as f:
+        for r in arrival:
+            f.write(json.dumps(r) + "\n")
+    par = rng.choice([1, 2, 4])
+    rocks = rng.random() < 0.5
+    case.note = "(long matches of %d rows, parallelism %d%s)" % (n_long, par, ", rocksdb" if rocks else "")
+    sql = TABLE_SQL
+    for n, (part, pat, skip, defs, _) in enumerate(LONG_QUERIES):
+        sql += "CREATE TABLE q%d (k STRING, %s) WITH ('connector' = 'print', 'print-identifier' = 'q%d');\n" % (
+            n, ", ".join("m%d %s" % (i, ty) for i, ty in enumerate(LONG_TYPES)), n)
+    sql += "EXECUTE STATEMENT SET BEGIN\n"
+    for n, (part, pat, skip, defs, _) in enumerate(LONG_QUERIES):
+        sql += ("INSERT INTO q%d SELECT * FROM t MATCH_RECOGNIZE (%s MEASURES %s ONE ROW PER MATCH %s %s "
+                "DEFINE %s) AS T;\n" % (n, part, LONG_MEASURES, skip, pat, defs))
+    case.write("job.sql", sql + "END;\n")
+    p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par, rocksdb=rocks))
+    if p.returncode != 0:
+        return [diffrun.failed_run(p)]
+    got = printed_rows(p.stdout, len(LONG_QUERIES))
+    problems = []
+    for n, (_, _, _, _, min_a) in enumerate(LONG_QUERIES):
+        want = []
+        for k in keys:
+            at = 0
+            for seg in plan[k]:
+                a, b = seg[:-1], seg[-1]
+                if len(a) >= min_a:
+                    vals = [k, ids[k][at], ids[k][at + len(seg) - 1], len(a), sum(a), max(a),
+                            a[-2] if len(a) >= 2 else None, a[2] if len(a) >= 3 else None, sum(a) // len(a), b]
+                    want.append(tuple("null" if x is None else str(x) for x in vals))
+                at += len(seg)
+        case.counts["long matches"] += len(want)
+        problems += diffrun.multiset_problems("long q%d" % n, want, got[n])
+    return problems
+
+
 def run_case(case):
+    if case.index == 0:
+        return run_long(case)
     rng = case.rng
     rows, arrival = gen_rows(rng)
     qs = [gen_query(rng) for _ in range(QUERIES_PER_JOB)]
@@ -337,11 +440,7 @@ def run_case(case):
     p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par))
     if p.returncode != 0:
         return [diffrun.failed_run(p)]
-    got = [[] for _ in qs]
-    for line in p.stdout.splitlines():
-        m = LINE_RE.match(line)
-        if m:
-            got[int(m.group(1)[1:])].append(tuple(m.group(2).split(", ")))
+    got = printed_rows(p.stdout, len(qs))
     problems = []
     for n, q in enumerate(qs):
         want = oracle(q, rows)

@@ -28,7 +28,7 @@ import json
 import os
 import re
 import sys
-from decimal import Decimal, ROUND_HALF_UP
+from decimal import Context, Decimal, ROUND_HALF_UP
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 import diffrun  # noqa: E402
@@ -134,8 +134,10 @@ def fmt_float(conv, arg, flags, width, prec):
     alt = "#" in flags
     if conv == "g" and kind == "m":
         p = 6 if prec is None else (1 if prec == 0 else prec)
-        if (zero and dec_zero_exp == 0) or (not zero and -4 <= d.adjusted() < p):
-            e = 0 if zero else d.adjusted()
+        # Java rounds (half up) to p significant digits, then chooses
+        r = d if zero else Context(prec=p, rounding=ROUND_HALF_UP).plus(d)
+        if (zero and dec_zero_exp == 0) or (not zero and -4 <= r.adjusted() < p):
+            e = 0 if zero else r.adjusted()
             conv, prec = "f", p - e - 1
         else:
             conv, prec = "e", p - 1

@@ -2,6 +2,7 @@
 """Randomized differential test of DATE and TIME values against Python's
 datetime: random dates (1900-2100), times of day and timestamps through CSV
 in and out, CAST, DATE/TIME +/- INTERVAL, TIMESTAMPADD, TIMESTAMPDIFF,
+(a - b) unit of DATEs, TIMEs and TIMESTAMPs as INTERVALs,
 EXTRACT (ISOYEAR included), FLOOR/CEIL, DATE_FORMAT, comparisons, GROUP BY a DATE column and
 DATE/TIME values in JSON_OBJECT/JSON_ARRAY.
 The oracle follows Flink's documented rules with datetime arithmetic only.
@@ -64,7 +65,9 @@ def run_case(case):
         d2 = rand_date(rng) if rng.random() < 0.5 else (add_months(d, rng.randint(-30, 30)) if d else rand_date(rng))
         tm = rng.randrange(DAY_MS) if rng.random() > 0.05 else None
         k = rng.randint(-400, 400)
-        rows.append((i, d, d2, tm, k))
+        # TIMESTAMPs for (e - s) unit: s = d at tm, e = d2 at another time of day
+        e_ms = rng.choice([0, rng.randrange(DAY_MS), tm if tm is not None else 0])
+        rows.append((i, d, d2, tm, k, e_ms))
     # per-case interval literals
     mo_lit = rng.randint(-40, 40)
     hours_lit = rng.randint(-100, 100)
@@ -74,17 +77,20 @@ def run_case(case):
     t_iv = "INTERVAL '%s%d %02d:%02d:%02d' DAY TO SECOND" % (sign, a // 86400, a // 3600 % 24, a // 60 % 60, a % 60)
     pg = rng.choice(["yyyy-MM-dd", "dd/MM/yyyy", "yyyyMMdd EEE", "D yy M d"])
     csv = []
-    for (i, d, d2, tm, k) in rows:
-        csv.append("%d,%s,%s,%s,%d" % (i, d.isoformat() if d else "", d2.isoformat(),
-                                       time_text(tm) if tm is not None else "", k))
+    for (i, d, d2, tm, k, e_ms) in rows:
+        csv.append("%d,%s,%s,%s,%d,%s %s" % (i, d.isoformat() if d else "", d2.isoformat(),
+                                             time_text(tm) if tm is not None else "", k, d2.isoformat(),
+                                             time_text(e_ms)))
     case.write("t.csv", "\n".join(csv) + "\n")
     case.write("job.sql", """
-CREATE TABLE t (id INT, d DATE, d2 DATE, tm TIME(3), k INT)
+CREATE TABLE t (id INT, d DATE, d2 DATE, tm TIME(3), k INT, e TIMESTAMP(3),
+  s AS CAST(d AS TIMESTAMP(3)) + (tm - TIME '00:00:00') HOUR TO SECOND)
   WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv');
 CREATE TABLE o (id INT, d DATE, ds STRING, tms STRING, ts STRING, back DATE, y BIGINT, q BIGINT, mo BIGINT,
   w BIGINT, dy BIGINT, dw BIGINT, doy BIGINT, h BIGINT, mi BIGINT, s BIGINT, msx BIGINT,
   plus_mo DATE, minus_h DATE, tplus TIME(3), add_d DATE, add_mo DATE, diff_d INT, diff_mo INT, diff_y INT,
-  fl DATE, ce DATE, fmt STRING, lt BOOLEAN, eq BOOLEAN, tcmp BOOLEAN, isoy BIGINT)
+  fl DATE, ce DATE, fmt STRING, lt BOOLEAN, eq BOOLEAN, tcmp BOOLEAN, isoy BIGINT,
+  mdays BIGINT, mmon BIGINT, tmon BIGINT, back_e BOOLEAN, tmin BIGINT)
   WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv');
 INSERT INTO o SELECT id, d, CAST(d AS STRING), CAST(tm AS STRING), CAST(CAST(d AS TIMESTAMP(3)) AS STRING),
   CAST(CAST(d AS STRING) AS DATE), YEAR(d), QUARTER(d), MONTH(d), WEEK(d), DAYOFMONTH(d), DAYOFWEEK(d),
@@ -92,7 +98,10 @@ INSERT INTO o SELECT id, d, CAST(d AS STRING), CAST(tm AS STRING), CAST(CAST(d A
   d + INTERVAL '%d' MONTH, d - INTERVAL '%d' HOUR, tm + %s, TIMESTAMPADD(DAY, k, d), TIMESTAMPADD(MONTH, k, d),
   TIMESTAMPDIFF(DAY, d, d2), TIMESTAMPDIFF(MONTH, d, d2), TIMESTAMPDIFF(YEAR, d, d2),
   FLOOR(d TO MONTH), CEIL(d TO YEAR), DATE_FORMAT(d, '%s'), d < d2, d = d2, tm >= TIME '12:00:00',
-  EXTRACT(ISOYEAR FROM d)
+  EXTRACT(ISOYEAR FROM d),
+  EXTRACT(DAY FROM (d2 - d) DAY), 12 * EXTRACT(YEAR FROM (d2 - d) YEAR TO MONTH) + EXTRACT(MONTH FROM (d2 - d) MONTH),
+  12 * EXTRACT(YEAR FROM (e - s) YEAR) + EXTRACT(MONTH FROM (e - s) YEAR TO MONTH), s + (e - s) SECOND = e,
+  EXTRACT(MINUTE FROM (tm - TIME '12:00:00') MINUTE)
 FROM t;
 """ % (mo_lit, hours_lit, t_iv, pg))
     case.note = "%d rows, month literal %d, hours %d, %s, pattern %s" % (n, mo_lit, hours_lit, t_iv, pg)
@@ -119,7 +128,18 @@ FROM t;
         return "true" if x else "false"
 
     want = []
-    for (i, d, d2, tm, k) in rows:
+    def ts_months(end, start):
+        """Whole months from datetime start to end as Flink (Calcite) counts them: the months of the
+        dates, one less when the end's date is the start's moved that far but at an earlier time of day."""
+        m = months_between(end.date(), start.date())
+        if add_months(start.date(), m) == end.date() and end.time() < start.time():
+            m -= 1
+        return m
+
+    def java_rem(a, b):
+        return a - java_div(a, b) * b
+
+    for (i, d, d2, tm, k, e_ms) in rows:
         if tm is None:
             tcols = ["", "", "", "", ""]
         else:
@@ -155,13 +175,25 @@ FROM t;
                      java_div(mb, 12), fl.isoformat(), ce.isoformat(), fmt_pattern(d), b(d < d2), b(d == d2)]
         vals.append("" if tm is None else b(tm >= 12 * 3600000))
         vals.append("" if d is None else d.isocalendar()[0])
+        # (d2 - d) DAY / MONTH, (e - s) months and milliseconds, (tm - 12:00) MINUTE
+        if d is None:
+            vals += ["", ""]
+        else:
+            vals += [(d2 - d).days, months_between(d2, d)]
+        if d is None or tm is None:
+            vals += ["", ""]
+        else:
+            start = dt.datetime.combine(d, dt.time()) + dt.timedelta(milliseconds=tm)
+            end = dt.datetime.combine(d2, dt.time()) + dt.timedelta(milliseconds=e_ms)
+            vals += [ts_months(end, start), "true"]
+        vals.append("" if tm is None else java_rem(java_div(tm - 12 * 3600000, 60000), 60))
         want.append(",".join(str(v) for v in vals))
     problems = diffrun.multiset_problems("functions (parallelism %d)" % par, want, got)
     if problems:
         return problems
     # GROUP BY a DATE column: the final rows of the changelog
     case.write("g.sql", """
-CREATE TABLE t (id INT, d DATE, d2 DATE, tm TIME(3), k INT)
+CREATE TABLE t (id INT, d DATE, d2 DATE, tm TIME(3), k INT, e TIMESTAMP(3))
   WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv');
 SELECT d2, COUNT(*), MAX(tm), MIN(d) FROM t GROUP BY d2;
 """)
@@ -202,7 +234,7 @@ SELECT d2, COUNT(*), MAX(tm), MIN(d) FROM t GROUP BY d2;
         return problems
     # JSON constructors: DATE as "yyyy-MM-dd", TIME as "HH:mm:ss" (no fraction)
     case.write("j.sql", """
-CREATE TABLE t (id INT, d DATE, d2 DATE, tm TIME(3), k INT)
+CREATE TABLE t (id INT, d DATE, d2 DATE, tm TIME(3), k INT, e TIMESTAMP(3))
   WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv');
 SELECT id, JSON_OBJECT('d' VALUE d, 't' VALUE tm), JSON_ARRAY(d2, tm, d) FROM t;
 """)
@@ -218,7 +250,7 @@ SELECT id, JSON_OBJECT('d' VALUE d, 't' VALUE tm), JSON_ARRAY(d2, tm, d) FROM t;
             return '"%02d:%02d:%02d"' % (x // 3600000, x // 60000 % 60, x // 1000 % 60)
         return '"%s"' % x.isoformat()
     want_j = []
-    for (i, d, d2, tm, k) in rows:
+    for (i, d, d2, tm, k, _e) in rows:
         obj = '{"d":%s,"t":%s}' % (jtext(d, False) or "null", jtext(tm, True) or "null")
         arr = [v for v in (jtext(d2, False), jtext(tm, True), jtext(d, False)) if v is not None]
         want_j.append("+I[%d, %s, [%s]]" % (i, obj, ",".join(arr)))

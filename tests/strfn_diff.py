@@ -7,7 +7,9 @@ and of ARRAY_AGG (RESPECT / IGNORE NULLS), JSON_ARRAYAGG (ABSENT / NULL
 ON NULL) and JSON_OBJECTAGG (NULL / ABSENT ON NULL, keyed by the row
 number's text) in tumbling windows, against lists kept in arrival order
 per key and window and dicts by key (JSON text from Python's json module),
-and PERCENTILE (with and without DISTINCT) against sorted lists.
+and PERCENTILE (with and without DISTINCT, with a frequency, with an ARRAY of
+percentages) against sorted lists; ARRAY_AGG(DISTINCT) against first-seen
+lists, in windows and over a bounded ROWS frame (which retracts).
 
 Each job is a set of random rows (strings over an alphabet of ASCII,
 accented and CJK letters, digits of other scripts, an emoji, delimiters and
@@ -398,31 +400,45 @@ def run_array_agg(case):
     for i in range(rng.choice([1, 10, 60])):
         ts += rng.choice([0, 1, 50, 400, 1500])
         rows.append({"id": i, "k": rng.choice(["a", "b", "c"]), "v": None if rng.random() < 0.25 else rng.randint(-5, 5),
-                     "s": None if rng.random() < 0.2 else short(rng), "ts": ts})
+                     "s": None if rng.random() < 0.2 else short(rng), "ts": ts,
+                     "f": None if rng.random() < 0.1 else rng.choice([0, 1, 1, 2, 3, 7])})
     with open(case.path("agg.json"), "w", encoding="utf-8") as f:
         for r in rows:
-            f.write(json.dumps({"i": r["id"], "k": r["k"], "v": r["v"], "s": r["s"], "ts": ts_text(r["ts"])}) + "\n")
+            f.write(json.dumps({"i": r["id"], "k": r["k"], "v": r["v"], "s": r["s"], "ts": ts_text(r["ts"]),
+                                "f": r["f"]}) + "\n")
     size = rng.choice([1000, 5000])
     par = rng.choice([1, 2, 4])
     pct = rng.choice(["0", "1", "0.5", "0.3", "0.25", "0.99", "0.01"])
+    pcts = sorted(set(rng.sample(["0", "1", "0.5", "0.3", "0.25", "0.99", "0.01"], rng.randint(1, 3))), key=float)
+    rng.shuffle(pcts)
+    frame = rng.randint(0, 4)
     case.write("agg.sql", "\n".join([
-        "CREATE TABLE t (i INT, k STRING, v INT, s STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
+        "CREATE TABLE t (i INT, k STRING, v INT, s STRING, ts TIMESTAMP(3), f INT, WATERMARK FOR ts AS ts) "
         "WITH ('connector' = 'filesystem', 'path' = 'agg.json', 'format' = 'json');",
         "CREATE TABLE o (k STRING, ws STRING, av ARRAY<INT>, ai ARRAY<INT>, asv ARRAY<STRING>, jv STRING, js STRING, "
-        "ov STRING, os STRING, pc DOUBLE, pd DOUBLE) WITH ('connector' = 'filesystem', 'path' = 'aggout', "
+        "ov STRING, os STRING, pc DOUBLE, pd DOUBLE, dv ARRAY<INT>, di ARRAY<INT>, ds ARRAY<STRING>, pf DOUBLE, "
+        "pa ARRAY<DOUBLE>, paf ARRAY<DOUBLE>, pad ARRAY<DOUBLE>) WITH ('connector' = 'filesystem', 'path' = 'aggout', "
+        "'format' = 'json');",
+        "CREATE TABLE o2 (i INT, dv ARRAY<INT>, pf DOUBLE) WITH ('connector' = 'filesystem', 'path' = 'overout', "
         "'format' = 'json');",
         "INSERT INTO o SELECT k, CAST(window_start AS STRING), ARRAY_AGG(v), "
         "ARRAY_AGG(v IGNORE NULLS), ARRAY_AGG(s), JSON_ARRAYAGG(v), JSON_ARRAYAGG(s NULL ON NULL), "
         "JSON_OBJECTAGG(KEY CAST(i AS STRING) VALUE v), JSON_OBJECTAGG(CAST(i * 7 AS STRING) VALUE s ABSENT ON NULL), "
-        "PERCENTILE(v, %s), PERCENTILE(DISTINCT v, %s) "
+        "PERCENTILE(v, %s), PERCENTILE(DISTINCT v, %s), ARRAY_AGG(DISTINCT v), ARRAY_AGG(DISTINCT v IGNORE NULLS), "
+        "ARRAY_AGG(DISTINCT s), PERCENTILE(v, %s, f), PERCENTILE(v, ARRAY[%s]), PERCENTILE(v, ARRAY[%s], f), "
+        "PERCENTILE(DISTINCT v, ARRAY[%s]) "
         "FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '%d' SECOND)) "
-        "GROUP BY k, window_start, window_end;" % (pct, pct, size // 1000)]) + "\n")
+        "GROUP BY k, window_start, window_end;" % (pct, pct, pct, ", ".join(pcts), ", ".join(pcts), ", ".join(pcts),
+                                                    size // 1000),
+        # a bounded ROWS frame retracts: the leaving row goes first, then the new one comes
+        "INSERT INTO o2 SELECT i, ARRAY_AGG(DISTINCT v) OVER w, PERCENTILE(v, %s, f) OVER w FROM t "
+        "WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN %d PRECEDING AND CURRENT ROW);" % (pct, frame)]) + "\n")
     p = case.run_weir(["run", "agg.sql", "-D", "parallelism.default=%d" % par])
     if p.returncode:
         return [diffrun.failed_run(p)]
     want = {}
     for r in rows:
-        g = want.setdefault((r["k"], r["ts"] - r["ts"] % size), ([], [], [], {}, {}))
+        g = want.setdefault((r["k"], r["ts"] - r["ts"] % size), ([], [], [], {}, {}, []))
         g[0].append(r["v"])
         if r["v"] is not None:
             g[1].append(r["v"])
@@ -430,6 +446,16 @@ def run_array_agg(case):
         g[3][str(r["id"])] = r["v"]  # JSON_OBJECTAGG: NULL ON NULL
         if r["s"] is not None:
             g[4][str(r["id"] * 7)] = r["s"]
+        if r["v"] is not None and r["f"] is not None:  # PERCENTILE's frequency: v counts f times
+            g[5].extend([r["v"]] * r["f"])
+
+    def first_seen(vals):
+        """ARRAY_AGG(DISTINCT): each value once, in the order it first came; NULL when empty."""
+        out = []
+        for x in vals:
+            if x not in out:
+                out.append(x)
+        return out or None
 
     def percentile(vals, p):
         """Flink's PERCENTILE: interpolated between the two nearest ranks."""
@@ -446,15 +472,40 @@ def run_array_agg(case):
         """A JSON object with the keys in ascending order, as weir writes them."""
         return "{" + ",".join("%s:%s" % (json.dumps(k), "null" if d[k] is None else json.dumps(d[k], ensure_ascii=False))
                               for k in sorted(d)) + "}"
+    def percentiles(vals, ps):
+        """PERCENTILE with an ARRAY: one element per percentage, NULL without values."""
+        return None if all(x is None for x in vals) else [percentile(vals, p) for p in ps]
+
     want_rows = [json.dumps([k, ts_text(ws), a, i or None, sv, "[" + ",".join(str(x) for x in i) + "]",
                              "[" + ",".join("null" if x is None else json.dumps(x, ensure_ascii=False) for x in sv) + "]",
-                             obj(ov), obj(os_), percentile(a, pct), percentile(set(i), pct)])
-                 for (k, ws), (a, i, sv, ov, os_) in want.items()]
+                             obj(ov), obj(os_), percentile(a, pct), percentile(set(i), pct), first_seen(a),
+                             first_seen(i), first_seen(sv), percentile(fv, pct), percentiles(a, pcts),
+                             percentiles(fv, pcts), percentiles(list(set(i)), pcts)])
+                 for (k, ws), (a, i, sv, ov, os_, fv) in want.items()]
     got_rows = [json.dumps([o["k"], o["ws"], o["av"], o["ai"], o["asv"], o["jv"], o["js"], o["ov"], o["os"],
-                            o["pc"], o["pd"]])
+                            o["pc"], o["pd"], o["dv"], o["di"], o["ds"], o["pf"], o["pa"], o["paf"], o["pad"]])
                 for o in diffrun.json_rows(case.path("aggout"))]
     case.counts["windows"] += len(want_rows)
-    return diffrun.multiset_problems("ARRAY_AGG p=%d size=%d" % (par, size), want_rows, got_rows)
+    problems = diffrun.multiset_problems("ARRAY_AGG p=%d size=%d" % (par, size), want_rows, got_rows)
+    if problems:
+        return problems
+    # ARRAY_AGG(DISTINCT v) over the last frame + 1 rows of the key (in ts order, ties in arrival order):
+    # a value stays while a row of it is in the frame, at the place where it came after it was last absent
+    want_over, live = [], {}
+    for r in sorted(rows, key=lambda r: (r["ts"], r["id"])):
+        part = [x for x in rows if x["k"] == r["k"] and (x["ts"], x["id"]) <= (r["ts"], r["id"])]
+        part.sort(key=lambda x: (x["ts"], x["id"]))
+        order = live.setdefault(r["k"], [])
+        leaving = part[-frame - 2] if len(part) > frame + 1 else None
+        in_frame = [x["v"] for x in part[-frame - 1:]]
+        if leaving is not None and leaving["v"] not in in_frame[:-1] and leaving["v"] in order:
+            order.remove(leaving["v"])
+        if r["v"] not in order:
+            order.append(r["v"])
+        fv = [x["v"] for x in part[-frame - 1:] if x["v"] is not None and x["f"] is not None for _ in range(x["f"])]
+        want_over.append(json.dumps([r["id"], list(order), percentile(fv, pct)]))
+    got_over = [json.dumps([o["i"], o["dv"], o["pf"]]) for o in diffrun.json_rows(case.path("overout"))]
+    return diffrun.multiset_problems("ARRAY_AGG(DISTINCT) OVER %d PRECEDING p=%d" % (frame, par), want_over, got_over)
 
 
 def run_case(case):

@@ -25,12 +25,28 @@ COALESCE(SUM(p), 0) + COUNT(*); cond an optional filter of t's own):
     row-in-corr    SELECT id FROM o WHERE (k, x) [NOT] IN (SELECT k, p FROM t WHERE t.p <> o.id [AND cond])
     row-cmp        SELECT id, (k, x) <cmp> (c1, c2) AS v FROM o      (or ROW(k, x) <cmp> ROW(c1, c2))
     row-in-list    SELECT id, (k, x) [NOT] IN ((c1, c2), (c3, c4), ...) AS v FROM o
+    lateral-rows   SELECT o.id, l.v FROM o, LATERAL (SELECT t.p AS v FROM t WHERE t.k = o.k [AND cond]) AS l
+    lateral-left   SELECT o.id, l.v FROM o LEFT JOIN LATERAL (SELECT COALESCE(t.p, -1) AS v FROM t
+                   WHERE t.k = o.k [AND cond]) AS l ON TRUE
+    lateral-agg    SELECT o.id, l.v FROM o, LATERAL (SELECT agg AS v FROM t WHERE t.k = o.k [AND cond]) AS l
+                   (or LEFT JOIN LATERAL ... ON TRUE: the same, one row per outer row)
+    lateral-group  SELECT o.id, l.v, l.n FROM o LEFT JOIN LATERAL (SELECT t.p AS v, COUNT(*) AS n FROM t
+                   WHERE t.k = o.k [AND cond] GROUP BY t.p) AS l ON TRUE   (eq only; a NULL p is a group)
+    on-in          SELECT o.id, <t.p: -1 for NULL, NULL when padded> AS v FROM o LEFT JOIN t
+                   ON t.k = o.k AND t.p [NOT] IN (SELECT o2.x FROM o o2)
+    on-exists      the same ON t.k = o.k AND [NOT] EXISTS (SELECT * FROM o o2 WHERE o2.x = t.p)
+    row-sub        SELECT id, (k, x) <cmp> (SELECT MIN(t.k), MAX(p) FROM t [WHERE t.k = o.k] [AND cond]) AS v
+                   FROM o   (a row against a scalar subquery's row: NULLs over no rows)
 
 A correlated subquery's correlation t.k = o.k is one of
     eq   t.k = o.k
     lt   t.k < o.k                      (a non-equality alone)
     eqx  t.k = o.k AND t.p <> o.x       (an equality and a non-equality naming another outer column)
-(agg-corr, agg-in: eq or lt, over the group key). Correlated by a non-equality, a
+(agg-corr, agg-in: eq or lt, over the group key; lateral-*: always correlated).
+A LATERAL derived table gives each outer row the inner rows its
+correlation and cond accept (lateral-rows: none, no row; lateral-left: one
+row of NULL, where a matched NULL p reads -1), or, aggregated, one row of
+the aggregates of those rows (COUNT over none 0, the others NULL). Correlated by a non-equality, a
 single-* subquery is checked only for the outer rows' values: the job fails
 when some outer row sees two inner rows.
 
@@ -76,7 +92,7 @@ AGGS = ["MAX(p)", "MIN(p)", "SUM(p)", "COUNT(*)", "COUNT(p)", "COALESCE(SUM(p), 
 OPS = {">": lambda a, b: a > b, "<": lambda a, b: a < b, "=": lambda a, b: a == b}
 SHAPES = ["scalar-select", "scalar-where", "in-select", "exists-select", "in-or", "in-agg", "single-select",
           "single-where", "group-in", "agg-corr", "exists-where", "agg-in", "row-in", "row-in-group", "row-in-corr",
-          "row-cmp", "row-in-list"]
+          "row-cmp", "row-in-list", "lateral-rows", "lateral-left", "lateral-agg", "on-in", "on-exists", "row-sub", "lateral-group"]
 CMPS = ["=", "<>", "<", "<=", ">", ">="]
 CORRS = {"eq": "t.k = o.k", "lt": "t.k < o.k", "eqx": "t.k = o.k AND t.p <> o.x"}
 
@@ -100,11 +116,13 @@ def gen_job(rng):
                                corr=rng.choice(["eq", "eq", "lt", "eqx"]), cmp=rng.choice(CMPS),
                                row_kw=rng.random() < 0.3,
                                consts=[(val(nk - 1, 0.15), val(6, 0.15)) for _ in range(rng.randint(1, 4))])
+        if q.shape == "lateral-group":
+            q.corr = "eq"
         if q.shape in ("agg-corr", "agg-in") and q.corr == "eqx":
             q.corr = "lt"  # o.x is not a group key
         if q.shape.startswith("single") and any(p.shape.startswith("single") for p in j.queries):
             q.shape = "scalar-select"  # one per job: the others are checked when it does not fail
-        if q.shape in ("scalar-select", "scalar-where", "in-agg", "agg-corr"):
+        if q.shape in ("scalar-select", "scalar-where", "in-agg", "agg-corr") or q.shape.startswith("lateral"):
             q.correlated = True
         if q.shape.startswith("single") and rng.random() < 0.85:
             q.cond = ("p =", rng.randint(0, 6))  # fewer rows per key: more jobs that do not fail
@@ -216,7 +234,7 @@ def neg(v, negated):
 
 def value(j, q, k, x):
     ps = inner_ps(j, q, k, x)
-    if q.shape in ("scalar-select", "scalar-where"):
+    if q.shape in ("scalar-select", "scalar-where", "lateral-agg"):
         return agg_value(q.agg, ps)
     if q.shape.startswith("single"):
         return ps[0] if ps else None
@@ -235,12 +253,49 @@ def oracle(j, q):
     out = collections.Counter()
     if q.shape.startswith("row-"):
         for oid, k, x in j.o:
-            if q.shape == "row-cmp":
+            if q.shape == "row-sub":
+                rows = [(tk, p) for tk, p in j.t if cond_holds(q, p) and
+                        (not q.correlated or corr_holds(q, tk, p, k, x))]
+                tks = [tk for tk, _ in rows if tk is not None]
+                ps = [p for _, p in rows if p is not None]
+                r = (min(tks) if tks else None, max(ps) if ps else None)
+                out[(oid, row_cmp(q.cmp, (k, x), r))] += 1
+            elif q.shape == "row-cmp":
                 out[(oid, row_cmp(q.cmp, (k, x), q.consts[0]))] += 1
             elif q.shape == "row-in-list":
                 out[(oid, neg(row_in((k, x), q.consts), q.negated))] += 1
             elif neg(row_in((k, x), row_inner(j, q, oid)), q.negated) is True:
                 out[(oid,)] += 1
+        return out
+    if q.shape in ("on-in", "on-exists"):
+        xs = [x for _, _, x in j.o]
+        for oid, k, x in j.o:
+            ps = []
+            for tk, p in j.t:
+                if tk is None or k is None or tk != k:
+                    continue
+                if q.shape == "on-in":
+                    v = neg(in_set(p, xs), q.negated)
+                else:
+                    v = neg(any(p is not None and x2 == p for x2 in xs), q.negated)
+                if v is True:
+                    ps.append(-1 if p is None else p)
+            for p in ps or [None]:
+                out[(oid, p)] += 1
+        return out
+    if q.shape == "lateral-group":
+        for oid, k, x in j.o:
+            groups = collections.Counter(inner_ps(j, q, k, x))
+            for g, n in (groups.items() or [(None, None)]):
+                out[(oid, g, n)] += 1
+        return out
+    if q.shape in ("lateral-rows", "lateral-left"):
+        for oid, k, x in j.o:
+            ps = inner_ps(j, q, k, x)
+            if q.shape == "lateral-left":
+                ps = [-1 if p is None else p for p in ps] or [None]
+            for p in ps:
+                out[(oid, p)] += 1
         return out
     if q.shape in ("group-in", "agg-corr", "agg-in"):
         groups = collections.Counter(value(j, q, k, x) if q.shape == "group-in" else k for _, k, x in j.o)
@@ -249,7 +304,7 @@ def oracle(j, q):
         return out
     for oid, k, x in j.o:
         v = value(j, q, k, x)
-        if q.shape in ("scalar-select", "in-select", "exists-select", "single-select"):
+        if q.shape in ("scalar-select", "in-select", "exists-select", "single-select", "lateral-agg"):
             out[(oid, v)] += 1
         elif q.shape == "exists-where":
             if v is True:
@@ -277,16 +332,19 @@ def too_many(j, q):
 
 
 def out_cols(q):
+    if q.shape == "lateral-group":
+        return ["id", "v", "n"]
     if q.shape == "group-in":
         return ["v", "n"]
     if q.shape in ("agg-corr", "agg-in"):
         return ["k", "v"]
-    return ["id", "v"] if q.shape in ("scalar-select", "in-select", "exists-select", "single-select", "row-cmp",
-                                      "row-in-list") else ["id"]
+    return ["id", "v"] if q.shape in ("scalar-select", "in-select", "exists-select", "single-select", "row-cmp", "row-sub",
+                                      "row-in-list") or q.shape.startswith(("lateral", "on-")) else ["id"]
 
 
 def out_type(q):
-    return {"scalar-select": "BIGINT", "single-select": "INT", "agg-corr": "BIGINT"}.get(q.shape, "BOOLEAN")
+    return {"scalar-select": "BIGINT", "single-select": "INT", "agg-corr": "BIGINT", "lateral-rows": "INT",
+            "lateral-left": "INT", "lateral-agg": "BIGINT", "on-in": "INT", "on-exists": "INT"}.get(q.shape, "BOOLEAN")
 
 
 def lit(v):
@@ -298,6 +356,13 @@ def row_sql(q, a, b):
 
 
 def query_sql(q):
+    if q.shape == "row-sub":
+        corr = CORRS[q.corr] if q.correlated else ""
+        cond = cond_sql(q)
+        if not corr:
+            cond = cond[len(" AND "):]
+        where = " WHERE %s%s" % (corr, cond) if corr or cond else ""
+        return "SELECT id, %s %s (SELECT MIN(t.k), MAX(p) FROM t%s) AS v FROM o" % (row_sql(q, "k", "x"), q.cmp, where)
     if q.shape.startswith("row-"):
         nt = "NOT " if q.negated else ""
         cond = cond_sql(q)
@@ -313,6 +378,12 @@ def query_sql(q):
         if q.shape == "row-in-group":
             return "SELECT id FROM o WHERE (k, x) %sIN (SELECT k, %s FROM t%s GROUP BY k)" % (nt, q.agg, where)
         return "SELECT id FROM o WHERE %s %sIN (SELECT k, p FROM t%s)" % (row_sql(q, "k", "x"), nt, where)
+    if q.shape.startswith("on-"):
+        nt = "NOT " if q.negated else ""
+        test = ("t.p %sIN (SELECT o2.x FROM o o2)" % nt if q.shape == "on-in" else
+                "%sEXISTS (SELECT * FROM o o2 WHERE o2.x = t.p)" % nt)
+        return ("SELECT o.id, CASE WHEN t.k IS NULL THEN NULL ELSE COALESCE(t.p, -1) END AS v "
+                "FROM o LEFT JOIN t ON t.k = o.k AND %s" % test)
     corr = CORRS[q.corr] if q.correlated else ""
     cond = cond_sql(q)
     if not corr:
@@ -321,6 +392,14 @@ def query_sql(q):
     nt = "NOT " if q.negated else ""
     if q.shape == "scalar-select":
         return "SELECT id, (SELECT %s FROM t%s) AS v FROM o" % (q.agg, where)
+    if q.shape == "lateral-group":
+        return ("SELECT o.id, l.v, l.n FROM o LEFT JOIN LATERAL (SELECT t.p AS v, COUNT(*) AS n FROM t%s "
+                "GROUP BY t.p) AS l ON TRUE" % where)
+    if q.shape.startswith("lateral"):
+        item = {"lateral-rows": "t.p", "lateral-left": "COALESCE(t.p, -1)", "lateral-agg": q.agg}[q.shape]
+        left = q.shape == "lateral-left" or (q.shape == "lateral-agg" and q.negated)
+        return "SELECT o.id, l.v FROM o %s (SELECT %s AS v FROM t%s) AS l%s" % (
+            "LEFT JOIN LATERAL" if left else ", LATERAL", item, where, " ON TRUE" if left else "")
     if q.shape == "scalar-where":
         return "SELECT id FROM o WHERE x %s (SELECT %s FROM t%s)" % (q.op, q.agg, where)
     if q.shape == "single-select":
@@ -352,7 +431,7 @@ def job_sql(j):
            "'format' = 'csv');",
            "CREATE TABLE t (k INT, p INT) WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv');"]
     for qi, q in enumerate(j.queries):
-        types = {"id": "INT", "v": out_type(q), "n": "BIGINT", "k": "INT"}
+        types = {"id": "INT", "v": "INT" if q.shape == "lateral-group" else out_type(q), "n": "BIGINT", "k": "INT"}
         out.append("CREATE TABLE q%d (%s) WITH ('connector' = 'filesystem', 'path' = 'q%d', "
                    "'format' = 'debezium-json');" % (qi, ", ".join("%s %s" % (c, types[c]) for c in out_cols(q)), qi))
     out.append("EXECUTE STATEMENT SET BEGIN")

@@ -306,11 +306,21 @@ Test(agg_bind, names_types_and_errors)
     bind_ok("COUNT_DISTINCT", s, C_STR, 0, &a);
     cr_assert(weir_agg_can_retract(&a));
 
+    /* PERCENTILE with a frequency reads ROW(value, frequency) */
+    weir_type rt, ft[2] = {weir_type_make(WEIR_TYPE_DOUBLE, true), weir_type_make(WEIR_TYPE_BIGINT, true)};
+    const char *fnames[2] = {"v", "f"};
+    cr_assert_eq(weir_type_row(ft, fnames, 2, true, &rt), 0);
+    int32_t c_row = weir_schema_add(s, "vf", rt);
+    cr_assert_geq(c_row, 0);
+    bind_ok("PERCENTILES_FREQ", s, c_row, 0, &a);
+    cr_assert_eq(a.result_type.id, WEIR_TYPE_ARRAY);
+    cr_assert_eq(weir_agg_bind("PERCENTILE_FREQ", s, C_INT, 0.5, &a, &err), WEIR_EINVAL);
+
     size_t n;
     const char *const *names = weir_agg_builtin_names(&n);
     cr_assert_geq(n, 15);
     for (size_t i = 0; i < n; i++)
-        bind_ok(names[i], s, strcmp(names[i], "LISTAGG") ? C_INT : C_STR,
+        bind_ok(names[i], s, strstr(names[i], "_FREQ") ? c_row : strcmp(names[i], "LISTAGG") ? C_INT : C_STR,
                 strstr(names[i], "PERCENTILE") ? 0.5 : 0, &a);
     weir_schema_destroy(s);
 }
@@ -2343,6 +2353,143 @@ Test(agg_array_agg, strings_and_nested_values)
     expect_multiset(&a, acc, "[b, , null, a,b]");
     cr_assert_eq(weir_agg_retract(&a, acc, b, 1), 0);
     expect_multiset(&a, acc, "[b, null, a,b]");
+    acc_free(&a, acc);
+    weir_batch_destroy(b);
+    weir_schema_destroy(s);
+}
+
+Test(agg_array_agg, distinct_first_arrival_retract_merge_round_trip)
+{
+    weir_schema *s = all_types();
+    tval in[] = {tv_i(3), tv_null(), tv_i(-1), tv_i(3), tv_i(12), tv_null()};
+    weir_batch *b = col_batch(s, C_INT, in, 6);
+    weir_agg a, ign;
+    bind_ok("ARRAY_AGG_DISTINCT", s, C_INT, 0, &a);
+    bind_ok("ARRAY_AGG_DISTINCT", s, C_INT, 1, &ign); /* IGNORE NULLS */
+    cr_assert_eq(a.result_type.id, WEIR_TYPE_ARRAY);
+    cr_assert(weir_agg_can_retract(&a));
+    void *acc = acc_new(&a), *acc_i = acc_new(&ign);
+    cr_assert(result_is_null(&a, acc));
+    for (uint32_t r = 0; r < 6; r++) {
+        cr_assert_eq(weir_agg_add(&a, acc, b, r), 0);
+        cr_assert_eq(weir_agg_add(&ign, acc_i, b, r), 0);
+    }
+    /* each value once, where it first came; NULL one value unless IGNORE NULLS */
+    expect_multiset(&a, acc, "[3, null, -1, 12]");
+    expect_multiset(&ign, acc_i, "[3, -1, 12]");
+    /* one of two 3s goes: 3 stays in place; the last goes, and a new 3 comes at the end */
+    cr_assert_eq(weir_agg_retract(&a, acc, b, 0), 0);
+    expect_multiset(&a, acc, "[3, null, -1, 12]");
+    cr_assert_eq(weir_agg_retract(&a, acc, b, 3), 0);
+    expect_multiset(&a, acc, "[null, -1, 12]");
+    cr_assert_eq(weir_agg_retract(&a, acc, b, 3), WEIR_ESTATE);
+    cr_assert_eq(weir_agg_add(&a, acc, b, 0), 0);
+    expect_multiset(&a, acc, "[null, -1, 12, 3]");
+    /* IGNORE NULLS: NULL rows count, but are no element */
+    cr_assert_eq(weir_agg_retract(&ign, acc_i, b, 1), 0);
+    cr_assert_eq(weir_agg_retract(&ign, acc_i, b, 5), 0);
+    cr_assert_eq(weir_agg_retract(&ign, acc_i, b, 5), WEIR_ESTATE);
+    expect_multiset(&ign, acc_i, "[3, -1, 12]");
+    /* merge: this side's order, then the other side's new values in its order, counts added */
+    void *o = acc_new(&a);
+    cr_assert_eq(weir_agg_add(&a, o, b, 4), 0);  /* 12: there already */
+    cr_assert_eq(weir_agg_add(&a, o, b, 2), 0);  /* -1 */
+    cr_assert_eq(weir_agg_add(&a, o, b, 0), 0);  /* 3 */
+    void *m = acc_new(&a);
+    cr_assert_eq(weir_agg_add(&a, m, b, 2), 0);
+    cr_assert_eq(a.cls->merge(&a, m, o), 0);
+    expect_multiset(&a, m, "[-1, 12, 3]");
+    cr_assert_eq(a.cls->merge(&a, acc, o), 0);
+    expect_multiset(&a, acc, "[null, -1, 12, 3]");
+    /* -1 came twice now: one retraction keeps it */
+    cr_assert_eq(weir_agg_retract(&a, acc, b, 2), 0);
+    expect_multiset(&a, acc, "[null, -1, 12, 3]");
+    /* restore keeps the order and the counts */
+    weir_buf x;
+    weir_buf_init(&x);
+    cr_assert_eq(serialize(&a, acc, &x), 0);
+    void *back = acc_new(&a);
+    weir_cursor cur;
+    weir_cursor_init(&cur, x.data, x.len);
+    cr_assert_eq(a.cls->deserialize(&a, back, &cur), 0);
+    expect_multiset(&a, back, "[null, -1, 12, 3]");
+    cr_assert_eq(weir_agg_retract(&a, back, b, 2), 0);
+    expect_multiset(&a, back, "[null, 12, 3]");
+    cr_assert_eq(weir_agg_retract(&a, back, b, 4), 0); /* 12 twice */
+    expect_multiset(&a, back, "[null, 12, 3]");
+    for (size_t c = 0; c < x.len; c++) {
+        weir_agg_destroy(&a, back);
+        weir_cursor_init(&cur, x.data, c);
+        cr_assert_eq(a.cls->deserialize(&a, back, &cur), WEIR_ECORRUPT);
+    }
+    /* an ARRAY_AGG state is not an ARRAY_AGG(DISTINCT) one */
+    weir_agg plain;
+    bind_ok("ARRAY_AGG", s, C_INT, 0, &plain);
+    void *pacc = acc_new(&plain);
+    cr_assert_eq(weir_agg_add(&plain, pacc, b, 0), 0);
+    weir_buf y;
+    weir_buf_init(&y);
+    cr_assert_eq(serialize(&plain, pacc, &y), 0);
+    weir_agg_destroy(&a, back);
+    weir_cursor_init(&cur, y.data, y.len);
+    cr_assert_eq(a.cls->deserialize(&a, back, &cur), WEIR_ECORRUPT);
+    /* every row taken back: empty again */
+    void *e = acc_new(&a);
+    cr_assert_eq(weir_agg_add(&a, e, b, 0), 0);
+    cr_assert_eq(weir_agg_add(&a, e, b, 0), 0);
+    cr_assert_eq(weir_agg_retract(&a, e, b, 0), 0);
+    cr_assert_eq(weir_agg_retract(&a, e, b, 0), 0);
+    cr_assert(a.cls->is_empty(&a, e));
+    cr_assert(result_is_null(&a, e));
+    weir_buf_fini(&y);
+    weir_buf_fini(&x);
+    acc_free(&a, e);
+    acc_free(&plain, pacc);
+    acc_free(&a, back);
+    acc_free(&a, m);
+    acc_free(&a, o);
+    acc_free(&ign, acc_i);
+    acc_free(&a, acc);
+    weir_batch_destroy(b);
+    weir_schema_destroy(s);
+}
+
+Test(agg_percentile, array_of_percentages_retract_round_trip)
+{
+    weir_schema *s = all_types();
+    tval in[] = {tv_i(0), tv_i(10), tv_null(), tv_i(10)};
+    weir_batch *b = col_batch(s, C_INT, in, 4);
+    weir_agg a;
+    bind_ok("PERCENTILES", s, C_INT, 0, &a);
+    double ps[] = {0.3, 0, 1};
+    a.params = ps;
+    a.n_params = 3;
+    cr_assert_eq(a.result_type.id, WEIR_TYPE_ARRAY);
+    void *acc = acc_new(&a);
+    cr_assert(result_is_null(&a, acc));
+    for (uint32_t r = 0; r < 4; r++)
+        cr_assert_eq(weir_agg_add(&a, acc, b, r), 0);
+    expect_multiset(&a, acc, "[6.0, 0.0, 10.0]"); /* 0, 10, 10 */
+    cr_assert_eq(weir_agg_retract(&a, acc, b, 3), 0);
+    expect_multiset(&a, acc, "[3.0, 0.0, 10.0]"); /* 0, 10 */
+    weir_buf x;
+    weir_buf_init(&x);
+    cr_assert_eq(serialize(&a, acc, &x), 0);
+    void *back = acc_new(&a);
+    weir_cursor cur;
+    weir_cursor_init(&cur, x.data, x.len);
+    cr_assert_eq(a.cls->deserialize(&a, back, &cur), 0);
+    expect_multiset(&a, back, "[3.0, 0.0, 10.0]");
+    a.params = NULL; /* the percentages are the caller's to set */
+    weir_schema *os = weir_schema_create();
+    weir_schema_add(os, "r", a.result_type);
+    weir_batch *out = weir_batch_create(os, 1);
+    weir_batch_append_row(out);
+    cr_assert_eq(a.cls->result(&a, acc, out, 0, 0), WEIR_EINVAL);
+    weir_batch_destroy(out);
+    weir_schema_destroy(os);
+    weir_buf_fini(&x);
+    acc_free(&a, back);
     acc_free(&a, acc);
     weir_batch_destroy(b);
     weir_schema_destroy(s);

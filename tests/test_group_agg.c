@@ -1,7 +1,10 @@
 /*
  * Updating group aggregation with mini-batch (table.exec.mini-batch.enabled):
  * the changelog folds to the same table as without it, at every batch size,
- * with fewer rows; at batch size 1 it is the very same changelog.
+ * with fewer rows; at batch size 1 it is the very same changelog. And
+ * COUNT(DISTINCT) values in map state (with a bounded cache in front, on
+ * the heap and RocksDB) give the changelog of the values kept in the
+ * accumulator.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -54,12 +57,12 @@ static uint64_t test_seed(void)
  * out: -D rows), string keys with COUNT(DISTINCT) and MIN, and
  * COUNT(DISTINCT) over an updating input (values retracted and re-added).
  */
-static char *script(void)
+static char *script_n(unsigned events)
 {
     static const char *text =
         "CREATE TABLE bid (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR,\n"
         "  `dateTime` TIMESTAMP(3), extra VARCHAR) WITH ('connector' = 'nexmark', 'nexmark.table' = 'bid',\n"
-        "  'events.num' = '20000', 'first-event.rate' = '10000000', 'next-event.rate' = '10000000',\n"
+        "  'events.num' = '%u', 'first-event.rate' = '10000000', 'next-event.rate' = '10000000',\n"
         "  'seed' = '%" PRIu64 "');\n"
         "SELECT 'a', auction %% 13 AS k, COUNT(*) AS n, SUM(price) AS s, MAX(price) AS m FROM bid GROUP BY auction %% 13;\n"
         "SELECT 'b', n, COUNT(*) AS c FROM (SELECT auction, COUNT(*) AS n FROM bid GROUP BY auction) GROUP BY n;\n"
@@ -68,21 +71,46 @@ static char *script(void)
         "  COUNT(DISTINCT a7) FILTER (WHERE n > 2) AS d7f, COUNT(*) FILTER (WHERE a7 < 3) AS cf FROM\n"
         "  (SELECT auction %% 7 AS a7, auction, COUNT(*) AS n FROM bid GROUP BY auction %% 7, auction) GROUP BY n %% 4;\n";
     char *s = NULL;
-    cr_assert(asprintf(&s, text, test_seed()) > 0);
+    cr_assert(asprintf(&s, text, events, test_seed()) > 0);
     return s;
 }
 
-/* Runs the script; the printed changelog rows (subtask prefix removed) go to out. */
-static void run_ttl(const char *mini, const char *batch, const char *par, const char *ttl, rows *out)
+/* The COUNT(DISTINCT) cache's metrics over the job's subtasks: evictions summed, the largest peak. */
+typedef struct cache_metrics {
+    double evictions, peak;
+} cache_metrics;
+
+static void cache_metric(void *ud, const char *name, double value)
 {
-    char *buf = NULL, *text = script();
+    cache_metrics *m = ud;
+    size_t n = strlen(name);
+    if (n > 25 && !strcmp(name + n - 25, ".distinct_cache_evictions"))
+        m->evictions += value;
+    else if (n > 26 && !strcmp(name + n - 26, ".distinct_cache_peak_bytes") && value > m->peak)
+        m->peak = value;
+}
+
+/*
+ * Runs the script with mini-batch, batch size and parallelism, and the
+ * extra SET keys (n_extra); the printed changelog rows (subtask prefix
+ * removed) go to out, the cache's metrics to m (when not NULL).
+ */
+static void run_with(unsigned events, const char *mini, const char *batch, const char *par,
+                     const char *const *extra_keys, const char *const *extra_vals, size_t n_extra, rows *out,
+                     cache_metrics *m)
+{
+    char *buf = NULL, *text = script_n(events);
     size_t len = 0;
     FILE *mem = open_memstream(&buf, &len);
     cr_assert(mem);
-    const char *keys[] = {"table.exec.mini-batch.enabled", "weir.batch-size", "parallelism.default",
-                          "table.exec.state.ttl"};
-    const char *vals[] = {mini, batch, par, ttl};
-    weir_sql_job_options opt = {.set_keys = keys, .set_values = vals, .n_set = ttl ? 4 : 3, .print_out = mem};
+    const char *keys[8] = {"table.exec.mini-batch.enabled", "weir.batch-size", "parallelism.default"};
+    const char *vals[8] = {mini, batch, par};
+    cr_assert(n_extra <= 5);
+    for (size_t i = 0; i < n_extra; i++) {
+        keys[3 + i] = extra_keys[i];
+        vals[3 + i] = extra_vals[i];
+    }
+    weir_sql_job_options opt = {.set_keys = keys, .set_values = vals, .n_set = 3 + n_extra, .print_out = mem};
     weir_sql_job *sj = NULL;
     weir_error err = {0};
     int rc = weir_sql_job_create("group_agg.sql", text, strlen(text), &opt, &sj, &err);
@@ -91,6 +119,10 @@ static void run_ttl(const char *mini, const char *batch, const char *par, const 
     cr_assert(job);
     rc = weir_job_run(job);
     cr_assert_eq(rc, 0, "mini-batch %s, batch size %s: %s", mini, batch, weir_job_error(job));
+    if (m) {
+        memset(m, 0, sizeof *m);
+        weir_job_metrics(job, cache_metric, m);
+    }
     weir_sql_job_destroy(sj);
     fclose(mem);
     free(text);
@@ -106,6 +138,12 @@ static void run_ttl(const char *mini, const char *batch, const char *par, const 
             rows_push(out, strdup(s));
     }
     free(buf);
+}
+
+static void run_ttl(const char *mini, const char *batch, const char *par, const char *ttl, rows *out)
+{
+    const char *key = "table.exec.state.ttl";
+    run_with(20000, mini, batch, par, &key, &ttl, ttl ? 1 : 0, out, NULL);
 }
 
 static void run(const char *mini, const char *batch, const char *par, rows *out)
@@ -229,5 +267,62 @@ Test(group_agg, distinct_values_in_map_state_give_the_accumulator_changelog)
         assert_same(&a, &b, sizes[i]);
         rows_free(&a);
         rows_free(&b);
+    }
+}
+
+/*
+ * The cache of COUNT(DISTINCT) values in front of map state is bounded
+ * (weir.distinct-cache.size): a job whose values outgrow it writes them to
+ * map state and forgets them, then reads each back when a row brings it
+ * again (query c's groups hold hundreds of bidders: read value by value;
+ * query d's a handful: loaded whole) - on the heap and on RocksDB, where
+ * the values then live on disk. The changelog is the accumulator's, row
+ * for row, and the cache never held much more than its bound plus one
+ * batch.
+ */
+Test(group_agg, distinct_values_outgrowing_the_cache_live_in_state)
+{
+    static const char *sizes[] = {"16"};
+    static const char *backends[] = {"hashmap", "rocksdb"};
+    for (size_t i = 0; i < 1; i++) {
+        rows ref;
+        double peak[2];
+        const char *ttl_key = "table.exec.state.ttl", *ttl = "1000 d";
+        run_with(8000, "false", sizes[i], "1", &ttl_key, &ttl, 1, &ref, NULL);
+        qsort(ref.v, ref.n, sizeof *ref.v, cmp_str);
+        for (size_t b = 0; b < 2; b++) {
+            char dir[] = "/tmp/weir-group-agg-XXXXXX";
+            cr_assert(mkdtemp(dir));
+            const char *keys[] = {"weir.distinct-cache.size", "state.backend.type", "weir.state.dir"};
+            const char *vals[] = {"2 kb", backends[b], dir};
+            rows a;
+            cache_metrics m;
+            char what[96];
+            snprintf(what, sizeof what, "batch size %s, %s, a 2 kb cache", sizes[i], backends[b]);
+            run_with(8000, "false", sizes[i], "1", keys, vals, 3, &a, &m);
+            qsort(a.v, a.n, sizeof *a.v, cmp_str);
+            assert_same(&a, &ref, what);
+            cr_assert_gt(m.evictions, 10, "%s: the cache was emptied %.0f times", what, m.evictions);
+            /* over the bound by one batch at most: a row adds a group and a value in each view
+             * (~200 bytes), or a group with up to 64 values, loaded whole (~60 bytes each) */
+            double bound = 2048 + (256.0 + 64 * 64) * atoi(sizes[i]);
+            cr_assert_leq(m.peak, bound, "%s: the cache held %.0f bytes", what, m.peak);
+            peak[b] = m.peak;
+            rows_free(&a);
+            char cmd[64];
+            snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+            cr_assert_eq(system(cmd), 0);
+        }
+        /* the default bound holds this job: no eviction, the same changelog */
+        rows a;
+        cache_metrics m;
+        run_with(8000, "false", sizes[i], "1", NULL, NULL, 0, &a, &m);
+        qsort(a.v, a.n, sizeof *a.v, cmp_str);
+        assert_same(&a, &ref, "the default cache");
+        cr_assert_eq(m.evictions, 0);
+        cr_assert_gt(m.peak, 10 * peak[0], "unbounded, the cache held %.0f bytes; bounded, %.0f", m.peak, peak[0]);
+        cr_assert_gt(m.peak, 10 * peak[1]);
+        rows_free(&a);
+        rows_free(&ref);
     }
 }

@@ -839,6 +839,22 @@ Test(sql_proctime, state_ttl_hint_per_join_input, .timeout = 120)
     free(kept);
 }
 
+/* Runs sql at parallelism 1 over the three batches (1 s, 10 s, 25 s), each
+ * step once `per_batch` rows per batch reached the sink; the rows, sorted. */
+static char *three_batches(const char *sql, double per_batch)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(1000);
+    sql_run r;
+    run_start(&r, sql, mc, 1);
+    cr_assert(wait_for(r.job, -1e300, per_batch), "the first batch was not counted");
+    weir_manual_clock_set(mc, 10000);
+    cr_assert(wait_for(r.job, -1e300, 2 * per_batch), "the second batch was not counted");
+    weir_manual_clock_set(mc, 25000);
+    char *got = run_finish(&r);
+    weir_manual_clock_destroy(mc);
+    return got;
+}
+
 /*
  * COUNT(*) per id % 10 over the three batches: with the aggregation's state
  * living 5 s each batch finds its key's count gone and starts again (+I 1),
@@ -847,15 +863,7 @@ Test(sql_proctime, state_ttl_hint_per_join_input, .timeout = 120)
 Test(sql_proctime, state_ttl_hint_on_group_aggregation, .timeout = 120)
 {
     const char *sql = SOURCE_DDL "SELECT /*+ STATE_TTL('src' = '5 s') */ id % 10, COUNT(*) FROM src GROUP BY id % 10;\n";
-    weir_manual_clock *mc = weir_manual_clock_create(1000);
-    sql_run r;
-    run_start(&r, sql, mc, 1);
-    cr_assert(wait_for(r.job, -1e300, 10), "the first batch was not counted");
-    weir_manual_clock_set(mc, 10000);
-    cr_assert(wait_for(r.job, -1e300, 20), "the second batch was not counted");
-    weir_manual_clock_set(mc, 25000);
-    char *got = run_finish(&r);
-    weir_manual_clock_destroy(mc);
+    char *got = three_batches(sql, 10);
     char *rows[32];
     size_t n = 0;
     for (int b = 0; b < 3; b++)
@@ -871,4 +879,50 @@ Test(sql_proctime, state_ttl_hint_on_group_aggregation, .timeout = 120)
 
     expect_plan_error(SOURCE_DDL "SELECT /*+ STATE_TTL('x' = '1 d') */ id % 10, COUNT(*) FROM src GROUP BY id % 10;\n",
                       "STATE_TTL names 'x', which is not an input table or view");
+}
+
+/*
+ * COUNT(DISTINCT id % 3) and COUNT(*) of one group over the three batches,
+ * with a 5 s TTL, on the heap and on RocksDB: the group's state expires
+ * between batches, its distinct values with it, so each batch counts the
+ * values 0, 1, 2 again from an insert (+I[0, 1, 1] up to [0, 3, 10]) -
+ * none of the previous batch's values is still counted.
+ */
+Test(sql_proctime, state_ttl_drops_a_groups_distinct_values_with_it, .timeout = 120)
+{
+    char want_rows[3 * 19][40];
+    char *rows[3 * 19];
+    size_t n = 0;
+    for (int b = 0; b < 3; b++) {
+        snprintf(want_rows[n], sizeof want_rows[n], "+I[0, 1, 1]");
+        rows[n] = want_rows[n];
+        n++;
+        for (int k = 2; k <= 10; k++) {
+            snprintf(want_rows[n], sizeof want_rows[n], "-U[0, %d, %d]", k - 1 < 3 ? k - 1 : 3, k - 1);
+            rows[n] = want_rows[n];
+            n++;
+            snprintf(want_rows[n], sizeof want_rows[n], "+U[0, %d, %d]", k < 3 ? k : 3, k);
+            rows[n] = want_rows[n];
+            n++;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        rows[i] = strdup(rows[i]);
+    char *want = sorted_lines(rows, n);
+    for (int rocks = 0; rocks < 2; rocks++) {
+        char dir[] = "/tmp/weir-ttl-distinct-XXXXXX", sql[1024];
+        cr_assert(mkdtemp(dir));
+        snprintf(sql, sizeof sql,
+                 "%s%s%s" SOURCE_DDL "SET 'table.exec.state.ttl' = '5 s';\n"
+                 "SELECT id / 100, COUNT(DISTINCT id %% 3), COUNT(*) FROM src GROUP BY id / 100;\n",
+                 rocks ? "SET 'state.backend.type' = 'rocksdb';\nSET 'weir.state.dir' = '" : "", rocks ? dir : "",
+                 rocks ? "';\n" : "");
+        char *got = three_batches(sql, 19);
+        cr_assert_str_eq(got, want, "%s", rocks ? "rocksdb" : "heap");
+        free(got);
+        char cmd[64];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        cr_assert_eq(system(cmd), 0);
+    }
+    free(want);
 }

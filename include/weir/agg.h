@@ -77,6 +77,9 @@ struct weir_agg {
     /* SINGLE_VALUE: the job's error when a group gets a second row (borrowed,
      * like sep); NULL gives a generic one. */
     const char *label;
+    /* PERCENTILES: the percentages, n_params of them (borrowed, like sep). */
+    const double *params;
+    uint32_t n_params;
 };
 
 /*

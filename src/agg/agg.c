@@ -289,6 +289,9 @@ typedef struct builtin {
     X("APPROX_COUNT_DISTINCT", ACC_ORDERED, false)                             \
     X("APPROX_PERCENTILE", ACC_NUMERIC, false)                                 \
     X("PERCENTILE", ACC_NUMERIC, false)                                        \
+    X("PERCENTILES", ACC_NUMERIC, false)                                       \
+    X("PERCENTILE_FREQ", ACC_ANY, false)                                       \
+    X("PERCENTILES_FREQ", ACC_ANY, false)                                      \
     X("VAR_POP", ACC_NUMERIC, false)                                           \
     X("VAR_SAMP", ACC_NUMERIC, false)                                          \
     X("VARIANCE", ACC_NUMERIC, false)                                          \
@@ -387,6 +390,11 @@ static int bind_distinct(const char *name, size_t flen, const weir_schema *s,
     if (col < 0 || !out->cls->retract || out->inner)
         return weir_error_set(err, WEIR_EUNSUPPORTED,
                               "%s(DISTINCT ...) is not supported", fn);
+    if (out->cls == &weir__agg_array_agg) {
+        /* Keeps first-arrival order, which the wrapper's value set does not. */
+        out->cls = &weir__agg_array_agg_distinct;
+        return 0;
+    }
     out->inner = out->cls;
     out->cls = &weir__agg_distinct_of;
     return 0;
@@ -522,6 +530,33 @@ int weir_agg_bind(const char *name, const weir_schema *s, int32_t col,
                                                           "supported");
         out->cls = &weir__agg_percentile_exact;
         out->result_type = weir_type_make(WEIR_TYPE_DOUBLE, true);
+    } else if (!strcmp(n, "PERCENTILES") || !strcmp(n, "PERCENTILE_FREQ") || !strcmp(n, "PERCENTILES_FREQ")) {
+        bool many = n[10] == 'S', freq = strstr(n, "_FREQ") != NULL;
+        if (!many && !(param >= 0 && param <= 1))
+            return weir_error_set(err, WEIR_EINVAL, "PERCENTILE: percentage %g is not in [0, 1]", param);
+        if (freq) {
+            /* ROW(value, frequency): a number up to 18 digits, an INT or BIGINT */
+            const weir_nested_type *nt = weir_type_nested(in);
+            if (!nt || nt->kind != WEIR_TYPE_ROW || nt->n != 2 || !weir_type_is_numeric(nt->elems[0].id) ||
+                weir_type_is_wide(nt->elems[0]) ||
+                (nt->elems[1].id != WEIR_TYPE_INT && nt->elems[1].id != WEIR_TYPE_BIGINT))
+                return weir_error_set(err, WEIR_EINVAL,
+                                      "PERCENTILE(value, percentage, frequency) needs a numeric value (a DECIMAL "
+                                      "of at most 18 digits) and an INT or BIGINT frequency");
+            out->cls = many ? &weir__agg_percentiles_freq : &weir__agg_percentile_freq;
+        } else {
+            if (weir_type_is_wide(in))
+                return weir_error_set(err, WEIR_EUNSUPPORTED, "PERCENTILE of a DECIMAL of more than 18 digits is not "
+                                                              "supported");
+            out->cls = &weir__agg_percentiles;
+        }
+        if (!many) {
+            out->result_type = weir_type_make(WEIR_TYPE_DOUBLE, true);
+        } else {
+            int rc = weir_type_array(weir_type_make(WEIR_TYPE_DOUBLE, true), true, &out->result_type);
+            if (rc)
+                return weir_error_set(err, rc, "PERCENTILE: too many distinct nested types");
+        }
     } else if (!strcmp(n, "LAG") || !strcmp(n, "LAG_PRESENT")) {
         if (!(param >= 0 && param <= WEIR_AGG_LAG_MAX) || param != floor(param))
             return weir_error_set(err, WEIR_EINVAL,

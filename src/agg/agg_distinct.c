@@ -7,9 +7,12 @@
  * -0.0 equal to 0.0 and all NaNs equal, strings bytewise. COLLECT's result
  * is that multiset itself, a MULTISET value (record/nested.h), as Flink's
  * COLLECT: {} when every value was NULL. PERCENTILE(col, p) keeps the same
- * multiset and interpolates the exact percentile from it (below).
+ * multiset and interpolates the exact percentile from it (below), also at
+ * an ARRAY of percentages and with a frequency per row.
  */
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "agg/agg_internal.h"
@@ -41,6 +44,15 @@ static void cd_destroy(const weir_agg *a, void *acc)
     memset(c, 0, sizeof *c);
 }
 
+static bool is_freq(const weir_agg *a);
+
+/* How the multiset holds values: as the input's, but PERCENTILE with a
+ * frequency (input ROW(value, frequency)) keeps the values as DOUBLEs. */
+static vkind acc_kind(const weir_agg *a)
+{
+    return is_freq(a) ? VK_F64 : weir__agg_vkind(a->input_type.id);
+}
+
 static int ensure_map(const weir_agg *a, cd_acc *c)
 {
     if (c->m)
@@ -48,7 +60,7 @@ static int ensure_map(const weir_agg *a, cd_acc *c)
     c->m = weir_malloc(sizeof *c->m);
     if (!c->m)
         return WEIR_ENOMEM;
-    weir__vmap_init(c->m, weir__agg_vkind(a->input_type.id));
+    weir__vmap_init(c->m, acc_kind(a));
     return 0;
 }
 
@@ -146,7 +158,7 @@ static int cd_result(const weir_agg *a, const void *acc, weir_batch *out,
  * with their counts. */
 static int put_acc(const weir_agg *a, const cd_acc *c, uint8_t fc, weir_buf *out)
 {
-    int rc = weir__agg_put_header(out, fc, weir__agg_vkind(a->input_type.id), c->rows);
+    int rc = weir__agg_put_header(out, fc, acc_kind(a), c->rows);
     if (!rc)
         rc = weir_buf_put_varint(out, (uint64_t)c->n);
     return rc ? rc : weir__vmap_put_counts(out, c->m);
@@ -157,13 +169,14 @@ static int cd_serialize(const weir_agg *a, const void *acc, weir_buf *out)
     return put_acc(a, acc, FC_COUNT_DISTINCT, out);
 }
 
+/* The values may count more than the rows only with a frequency per row. */
 static int get_acc(const weir_agg *a, cd_acc *c, uint8_t fc, weir_cursor *in)
 {
     cd_init(a, c);
     int64_t rows, total;
     uint64_t n;
-    if (weir__agg_get_header(in, fc, weir__agg_vkind(a->input_type.id), &rows) ||
-        weir_cursor_get_varint(in, &n) || n > (uint64_t)rows)
+    if (weir__agg_get_header(in, fc, acc_kind(a), &rows) || weir_cursor_get_varint(in, &n) ||
+        n > (is_freq(a) ? (uint64_t)INT64_MAX : (uint64_t)rows))
         return WEIR_ECORRUPT;
     int rc = ensure_map(a, c);
     if (!rc)
@@ -310,35 +323,23 @@ static double pct_value(const weir_agg *a, const aggv *v)
         return d;
     }
     int64_t i = (int64_t)v->bits;
-    if (a->input_type.id == WEIR_TYPE_DECIMAL && a->input_type.scale)
-        return (double)i / (double)weir__pow10[a->input_type.scale];
+    if (a->input_type.id == WEIR_TYPE_DECIMAL && a->input_type.scale) {
+        /* exact below 2^53 (one correctly rounded division); above, the
+         * decimal's text read once, as Java's BigDecimal.doubleValue() */
+        if (i > -(INT64_C(1) << 53) && i < (INT64_C(1) << 53))
+            return (double)i / (double)weir__pow10[a->input_type.scale];
+        char t[48];
+        snprintf(t, sizeof t, "%" PRId64 "e-%d", i, (int)a->input_type.scale);
+        return strtod(t, NULL);
+    }
     return (double)i;
 }
 
-static int pct_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+/* The value at position pos (0-based, counting repeats) of the n values
+ * of the sorted entries e[0..m), interpolated between the two nearest. */
+static double pct_at(const pct_ent *e, uint32_t m, int64_t n, double p)
 {
-    const cd_acc *c = acc;
-    int rc = weir__agg_check_out(a, out, col, row);
-    if (rc)
-        return rc;
-    if (!c->m || !c->m->n)
-        return weir__agg_put_null(out, col, row);
-    pct_ent *e = weir_malloc(sizeof *e * c->m->n);
-    if (!e)
-        return WEIR_ENOMEM;
-    uint32_t m = 0;
-    for (uint32_t i = 0; i < c->m->top; i++) {
-        if (!vmap_live(c->m, i))
-            continue;
-        aggv v;
-        vmap_key(c->m, i, &v);
-        e[m++] = (pct_ent){pct_value(a, &v), c->m->e[i].count};
-    }
-    qsort(e, m, sizeof *e, cmp_pct);
-    int64_t n = 0;
-    for (uint32_t i = 0; i < m; i++)
-        n += e[i].count;
-    double pos = a->param * (double)(n - 1);
+    double pos = p * (double)(n - 1);
     int64_t lo = (int64_t)floor(pos), hi = (int64_t)ceil(pos);
     /* the values at ranks lo and hi */
     double vlo = e[m - 1].v, vhi = e[m - 1].v;
@@ -355,9 +356,81 @@ static int pct_result(const weir_agg *a, const void *acc, weir_batch *out, uint3
             break;
         }
     }
+    return lo == hi || vlo == vhi ? vlo : ((double)hi - pos) * vlo + (pos - (double)lo) * vhi;
+}
+
+/* The entries of c in ascending order (*out, weir_free), *m of them, and
+ * the number of values *n. */
+static int pct_sorted(const weir_agg *a, const cd_acc *c, pct_ent **out, uint32_t *m, int64_t *n)
+{
+    pct_ent *e = weir_malloc(sizeof *e * c->m->n);
+    if (!e)
+        return WEIR_ENOMEM;
+    bool dbl = c->m->kind == VK_F64;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < c->m->top; i++) {
+        if (!vmap_live(c->m, i))
+            continue;
+        aggv v;
+        vmap_key(c->m, i, &v);
+        e[k++] = (pct_ent){dbl ? aggv_f64(&v) : pct_value(a, &v), c->m->e[i].count};
+    }
+    qsort(e, k, sizeof *e, cmp_pct);
+    *n = 0;
+    for (uint32_t i = 0; i < k; i++)
+        *n += e[i].count;
+    *out = e;
+    *m = k;
+    return 0;
+}
+
+static int pct_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+{
+    const cd_acc *c = acc;
+    int rc = weir__agg_check_out(a, out, col, row);
+    if (rc)
+        return rc;
+    if (!c->m || !c->m->n)
+        return weir__agg_put_null(out, col, row);
+    pct_ent *e;
+    uint32_t m;
+    int64_t n;
+    if ((rc = pct_sorted(a, c, &e, &m, &n)))
+        return rc;
+    double r = pct_at(e, m, n, a->param);
     weir_free(e);
-    double r = lo == hi || vlo == vhi ? vlo : ((double)hi - pos) * vlo + (pos - (double)lo) * vhi;
     return weir__agg_put_f64(out, col, row, r);
+}
+
+/* PERCENTILE(x, ARRAY[p, ...]): ARRAY<DOUBLE>, one element per percentage. */
+static int pcts_result(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+{
+    const cd_acc *c = acc;
+    int rc = weir__agg_check_out(a, out, col, row);
+    if (rc)
+        return rc;
+    if (!a->params || !a->n_params)
+        return WEIR_EINVAL; /* the caller did not set the percentages */
+    if (!c->m || !c->m->n)
+        return weir__agg_put_null(out, col, row);
+    pct_ent *e;
+    uint32_t m;
+    int64_t n;
+    if ((rc = pct_sorted(a, c, &e, &m, &n)))
+        return rc;
+    weir_type dt = weir_type_make(WEIR_TYPE_DOUBLE, true);
+    weir_buf b;
+    weir_buf_init(&b);
+    rc = weir_nv_put_count(&b, a->n_params);
+    for (uint32_t i = 0; !rc && i < a->n_params; i++) {
+        double r = pct_at(e, m, n, a->params[i]);
+        rc = weir_nv_put(&b, dt, &r, 8);
+    }
+    weir_free(e);
+    if (!rc)
+        rc = b.len > UINT32_MAX ? WEIR_ENOMEM : weir__agg_put_str(out, col, row, (const char *)b.data, (uint32_t)b.len);
+    weir_buf_fini(&b);
+    return rc;
 }
 
 static int pct_serialize(const weir_agg *a, const void *acc, weir_buf *out)
@@ -383,6 +456,164 @@ const weir_agg_class weir__agg_percentile_exact = {
     .destroy = cd_destroy,
     .is_empty = weir__agg_rows_empty,
 };
+
+const weir_agg_class weir__agg_percentiles = {
+    .name = "PERCENTILES",
+    .acc_size = cd_size,
+    .init = cd_init,
+    .add = cd_add,
+    .retract = cd_retract,
+    .merge = cd_merge,
+    .result = pcts_result,
+    .serialize = pct_serialize,
+    .deserialize = pct_deserialize,
+    .destroy = cd_destroy,
+    .is_empty = weir__agg_rows_empty,
+};
+
+/*
+ * PERCENTILE(x, p, frequency): the input is ROW(x, frequency); x counts
+ * frequency times (Flink 2, as Spark and Hive). A row whose x or frequency
+ * is NULL, or whose frequency is 0, adds no value; a negative frequency
+ * fails the row. The values are kept as DOUBLEs; n counts every occurrence.
+ */
+static int freq_get(const weir_agg *a, const weir_batch *b, uint32_t row, aggv *v, int64_t *times)
+{
+    *times = 0;
+    if (!aggv_valid(b, a->input_col, row))
+        return 0;
+    const weir_nested_type *nt = weir_type_nested(a->input_type);
+    weir_strref r = ((const weir_strref *)b->cols[a->input_col].data)[row];
+    weir_nv_iter it;
+    if (!nt || nt->n != 2 || weir_nv_open(a->input_type, b->heap + r.off, r.len, &it) != 2)
+        return WEIR_EINVAL;
+    bool null[2];
+    const uint8_t *val[2];
+    uint32_t len[2];
+    for (int i = 0; i < 2; i++)
+        if (!weir_nv_next(&it, nt->elems[i], &null[i], &val[i], &len[i]))
+            return WEIR_EINVAL;
+    if (null[0] || null[1])
+        return 0;
+    int64_t f;
+    if (nt->elems[1].id == WEIR_TYPE_INT) {
+        int32_t f32;
+        memcpy(&f32, val[1], 4);
+        f = f32;
+    } else {
+        memcpy(&f, val[1], 8);
+    }
+    if (f < 0)
+        return WEIR_EINVAL; /* the operator reports a->label */
+    double d;
+    switch (nt->elems[0].id) {
+    case WEIR_TYPE_INT: {
+        int32_t x;
+        memcpy(&x, val[0], 4);
+        d = x;
+        break;
+    }
+    case WEIR_TYPE_DOUBLE:
+        memcpy(&d, val[0], 8);
+        break;
+    default: { /* BIGINT, DECIMAL(p <= 18) */
+        int64_t x;
+        memcpy(&x, val[0], 8);
+        d = nt->elems[0].id == WEIR_TYPE_DECIMAL && nt->elems[0].scale
+                ? (double)x / (double)weir__pow10[nt->elems[0].scale]
+                : (double)x;
+    }
+    }
+    v->bits = weir__agg_canon_f64(d);
+    v->s = NULL;
+    v->len = 0;
+    *times = f;
+    return 0;
+}
+
+static int freq_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+{
+    cd_acc *c = acc;
+    aggv v;
+    int64_t f;
+    int rc = freq_get(a, b, row, &v, &f);
+    if (rc)
+        return rc;
+    if (f > INT64_MAX - c->n)
+        return WEIR_EUNSUPPORTED; /* more than 2^63 values */
+    if (f && (rc = cd_put(a, c, &v, f)))
+        return rc;
+    c->n += f;
+    c->rows++;
+    return 0;
+}
+
+static int freq_retract(const weir_agg *a, void *acc, const weir_batch *b, uint32_t row)
+{
+    cd_acc *c = acc;
+    aggv v;
+    int64_t f;
+    int rc = freq_get(a, b, row, &v, &f);
+    if (rc)
+        return rc;
+    if (c->rows == 0)
+        return WEIR_ESTATE;
+    if (f) {
+        int64_t i = c->m ? weir__vmap_find(c->m, &v, weir__agg_hash(c->m->kind, &v)) : -1;
+        if (i < 0 || c->m->e[i].count < f)
+            return WEIR_ESTATE;
+        if ((c->m->e[i].count -= f) == 0)
+            weir__vmap_remove(c->m, (uint32_t)i);
+        c->n -= f;
+    }
+    if (--c->rows == 0)
+        cd_destroy(a, acc);
+    return 0;
+}
+
+/* As COLLECT's form, code PERCENTILE_FREQ: the frequencies' sum may exceed the rows. */
+static int freq_serialize(const weir_agg *a, const void *acc, weir_buf *out)
+{
+    return put_acc(a, acc, FC_PERCENTILE_FREQ, out);
+}
+
+static int freq_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
+{
+    return get_acc(a, acc, FC_PERCENTILE_FREQ, in);
+}
+
+const weir_agg_class weir__agg_percentile_freq = {
+    .name = "PERCENTILE_FREQ",
+    .acc_size = cd_size,
+    .init = cd_init,
+    .add = freq_add,
+    .retract = freq_retract,
+    .merge = cd_merge,
+    .result = pct_result,
+    .serialize = freq_serialize,
+    .deserialize = freq_deserialize,
+    .destroy = cd_destroy,
+    .is_empty = weir__agg_rows_empty,
+};
+
+const weir_agg_class weir__agg_percentiles_freq = {
+    .name = "PERCENTILES_FREQ",
+    .acc_size = cd_size,
+    .init = cd_init,
+    .add = freq_add,
+    .retract = freq_retract,
+    .merge = cd_merge,
+    .result = pcts_result,
+    .serialize = freq_serialize,
+    .deserialize = freq_deserialize,
+    .destroy = cd_destroy,
+    .is_empty = weir__agg_rows_empty,
+};
+
+static bool is_freq(const weir_agg *a)
+{
+    return a->cls == &weir__agg_percentile_freq || a->cls == &weir__agg_percentiles_freq;
+}
 
 /* ---- values kept by the caller (agg/distinct.h) ---- */
 

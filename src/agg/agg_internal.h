@@ -161,6 +161,8 @@ enum {
     FC_SINGLE_VALUE = 23,
     FC_PERCENTILE_EXACT = 24,
     FC_ARRAY_AGG = 40,
+    FC_ARRAY_AGG_DISTINCT = 41,
+    FC_PERCENTILE_FREQ = 42,
 };
 
 /* Header: u8 format version, u8 function code, u8 value kind + 1 (0 when
@@ -276,7 +278,11 @@ extern const weir_agg_class weir__agg_distinct_of;
 extern const weir_agg_class weir__agg_listagg;
 extern const weir_agg_class weir__agg_collect;
 extern const weir_agg_class weir__agg_percentile_exact;
+extern const weir_agg_class weir__agg_percentiles;
+extern const weir_agg_class weir__agg_percentile_freq;
+extern const weir_agg_class weir__agg_percentiles_freq;
 extern const weir_agg_class weir__agg_array_agg;
+extern const weir_agg_class weir__agg_array_agg_distinct;
 extern const weir_agg_class weir__agg_single_value;
 extern const weir_agg_class weir__agg_lag;
 extern const weir_agg_class weir__agg_lag_present;

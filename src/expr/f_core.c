@@ -682,6 +682,20 @@ static int bind_cmp_operands(weir_expr_arena *a, const xfunc *f, weir_expr **arg
     weir_expr *x = args[0], *y = args[1];
     if (x->iv != y->iv && x->type.id != WEIR_TYPE_NULL && y->type.id != WEIR_TYPE_NULL)
         return weir__bad_args(f, args, 2, err);
+    /* Two intervals of one kind (or one and a NULL): BIGINT milliseconds or months, compared as they are. */
+    uint8_t xiv = x->iv ? x->iv : y->iv;
+    if (xiv && (x->iv == y->iv || x->type.id == WEIR_TYPE_NULL || y->type.id == WEIR_TYPE_NULL)) {
+        for (int k = 0; k < 2; k++) {
+            if (args[k]->type.id == WEIR_TYPE_NULL &&
+                weir__coerce(a, &args[k], tmake(WEIR_TYPE_BIGINT, true), err))
+                return err->code;
+            args[k]->iv = xiv;
+        }
+        if (args[0]->type.id == WEIR_TYPE_BIGINT && args[1]->type.id == WEIR_TYPE_BIGINT) {
+            *fn = cmp_i64;
+            return 0;
+        }
+    }
     /* Exact numerics with different scales (or 128-bit ones) compare without conversion. */
     if (weir__is_exact(x->type.id) && weir__is_exact(y->type.id) &&
         (x->type.id == WEIR_TYPE_DECIMAL || y->type.id == WEIR_TYPE_DECIMAL) &&

@@ -1227,7 +1227,8 @@ static int bind_quote(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint
  * JSON_OBJECTAGG_OBJECT(COLLECT(JSON_OBJECTAGG_ENTRY(k, val, absent))).
  * An entry is the key's bytes, a NUL, and the value's JSON text ("null" for
  * a NULL value; no entry, NULL, for one under ABSENT ON NULL); a NULL key
- * fails the row. The object writes the entries in ascending key order (the
+ * gives a lone NUL, on which the object fails the row (so that a row the
+ * aggregate's FILTER drops does not fail it). The object writes the entries in ascending key order (the
  * bytes of UTF-8 text, which is code point order), and fails the row when a
  * key occurs twice, as Flink's JSON_OBJECTAGG fails on a duplicate key.
  */
@@ -1237,8 +1238,12 @@ static int objagg_entry_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint3
     for (uint32_t i = 0; i < n; i++) {
         if (act && !act[i])
             continue;
-        if (a[0].nulls && a[0].nulls[i])
-            return weir__x_fail(cx, i, "JSON_OBJECTAGG: the key is NULL");
+        if (a[0].nulls && a[0].nulls[i]) {
+            /* a lone NUL: the object fails on it (a row FILTER drops never
+             * reaches it) */
+            ((xstr *)out->data)[i] = (xstr){"", 1};
+            continue;
+        }
         xstr key = ((const xstr *)a[0].data)[i];
         if (key.len && memchr(key.ptr, 0, key.len))
             return weir__x_fail(cx, i, "JSON_OBJECTAGG: a key with the character U+0000 is not supported");
@@ -1308,6 +1313,10 @@ static int objagg_object_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint
                 memcpy(&c, cv, 4);
             if (en)
                 continue;
+            if (el == 1 && !ev[0]) {
+                rc = weir__x_fail(cx, i, "JSON_OBJECTAGG: the key is NULL");
+                break;
+            }
             ents[m] = (xstr){(const char *)ev, el};
             if (c > 1) {
                 uint32_t kl = entry_key_len(ents[m]);

@@ -335,13 +335,16 @@ static int print_float_digits(weir_buf *sb, const spec *sp, dnum *x, bool neg, b
     char c = sp->conv;
     int64_t prec = sp->prec;
     if (c == 'g' && dec_scale >= 0) {
-        /* BigDecimal: fixed when the unrounded magnitude is in [1e-4, 10^prec) or an exact 0 */
+        /* BigDecimal: rounded (half up) to prec significant digits first;
+         * fixed when that is in [1e-4, 10^prec), or an exact 0 of scale 0 */
         int64_t p = prec == -1 ? 6 : prec == 0 ? 1 : prec;
         bool fixed;
-        if (is_zero)
+        if (is_zero) {
             fixed = dec_scale == 0;
-        else
+        } else {
+            apply_precision(x, p);
             fixed = x->exp - 1 >= -4 && x->exp - 1 < p;
+        }
         if (fixed) {
             c = 'f';
             prec = is_zero ? p - 1 : p - (x->exp - 1) - 1;

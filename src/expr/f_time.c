@@ -448,6 +448,17 @@ static int64_t months_between_days(int64_t d0, int64_t d1)
     }
 }
 
+/* Whole months from t1 to t2 (epoch ms): the months of the days, one less when the end's day is reached only
+ * by an earlier time of day (Flink's subtractMonths). */
+static int64_t months_between(int64_t t2, int64_t t1)
+{
+    int64_t d0 = x_floordiv(t2, 86400000), d1 = x_floordiv(t1, 86400000);
+    int64_t m = months_between_days(d0, d1);
+    if (add_months(d1 * 86400000, m) / 86400000 == d0 && x_floormod(t2, 86400000) < x_floormod(t1, 86400000))
+        m--;
+    return m;
+}
+
 static int tsdiff_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
     (void)act, (void)cx;
@@ -456,19 +467,71 @@ static int tsdiff_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n,
     int unit = (int)e->p0;
     for (uint32_t i = 0; i < n; i++) {
         int64_t r;
-        if (unit <= U_WEEK) {
+        if (unit <= U_WEEK)
             r = (t2[i] - t1[i]) / unit_ms[unit];
-        } else {
-            /* the months of the days, one less when the end's day is reached only by an earlier time of day */
-            int64_t d0 = x_floordiv(t2[i], 86400000), d1 = x_floordiv(t1[i], 86400000);
-            int64_t m = months_between_days(d0, d1);
-            if (add_months(d1 * 86400000, m) / 86400000 == d0 &&
-                x_floormod(t2[i], 86400000) < x_floormod(t1[i], 86400000))
-                m--;
-            r = m / (unit == U_MONTH ? 1 : unit == U_QUARTER ? 3 : 12);
-        }
+        else
+            r = months_between(t2[i], t1[i]) / (unit == U_MONTH ? 1 : unit == U_QUARTER ? 3 : 12);
         o[i] = (int32_t)r;
     }
+    return 0;
+}
+
+/* ---- (a - b) unit: the difference of two points in time as an INTERVAL ---- */
+
+static int dtminus_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    (void)act, (void)cx;
+    const int64_t *t0 = a[1].data, *t1 = a[2].data;
+    int64_t *o = out->data;
+    bool months = e->iv == WEIR_INTERVAL_YEAR_MONTH;
+    for (uint32_t i = 0; i < n; i++)
+        o[i] = months ? months_between(t0[i], t1[i]) : (int64_t)((uint64_t)t0[i] - (uint64_t)t1[i]);
+    return 0;
+}
+
+/*
+ * $DATETIME_MINUS(unit, a, b), the planner's form of (a - b) unit [TO unit2]
+ * (Calcite's datetime minus, as Flink computes it): two TIMESTAMPs, DATEs
+ * or TIMEs (a DATE and a TIMESTAMP mix as timestamps). A year-month
+ * qualifier gives the whole months from b to a (as TIMESTAMPDIFF(MONTH, b,
+ * a)); a day-time one the milliseconds a - b, whatever its units (Flink
+ * does not round to the qualifier's last unit).
+ */
+static int bind_dtminus(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                        weir_error *err)
+{
+    if (n != 3)
+        return weir__bad_args(f, args, n, err);
+    int unit = unit_of(args[0]);
+    if (unit < U_SECOND || unit > U_YEAR || unit == U_WEEK || unit == U_QUARTER)
+        return bad_unit(f, args[0], err);
+    for (int k = 1; k <= 2; k++) {
+        weir_type_id id = args[k]->type.id;
+        if (args[k]->iv || (id != WEIR_TYPE_TIMESTAMP && id != WEIR_TYPE_DATE && id != WEIR_TYPE_TIME &&
+                            id != WEIR_TYPE_NULL)) {
+            char b1[48], b2[48];
+            return weir_error_set(err, WEIR_EPLAN,
+                                  "(a - b) %s takes two TIMESTAMP, DATE or TIME values, not %s and %s",
+                                  unit_names[unit], weir__tname(args[1], b1, sizeof b1),
+                                  weir__tname(args[2], b2, sizeof b2));
+        }
+    }
+    weir_type_id t1 = args[1]->type.id, t2 = args[2]->type.id;
+    if ((t1 == WEIR_TYPE_TIME) != (t2 == WEIR_TYPE_TIME) && t1 != WEIR_TYPE_NULL && t2 != WEIR_TYPE_NULL) {
+        char b1[48], b2[48];
+        return weir_error_set(err, WEIR_EPLAN, "(a - b) %s cannot subtract %s from %s", unit_names[unit],
+                              weir__tname(args[2], b2, sizeof b2), weir__tname(args[1], b1, sizeof b1));
+    }
+    for (int k = 1; k <= 2; k++) {
+        weir_type want = tmake(WEIR_TYPE_TIMESTAMP, args[k]->type.nullable || args[k]->type.id == WEIR_TYPE_NULL);
+        if (args[k]->type.id != WEIR_TYPE_TIMESTAMP && weir__coerce(a, &args[k], want, err))
+            return err->code;
+    }
+    *out = weir__call_node(a, f, args, 3, tmake(WEIR_TYPE_BIGINT, weir__any_nullable(args + 1, 2)), dtminus_kernel,
+                           F_STRICT);
+    if (!*out)
+        return nomem_b(err);
+    (*out)->iv = unit >= U_MONTH ? WEIR_INTERVAL_YEAR_MONTH : WEIR_INTERVAL_DAY_TIME;
     return 0;
 }
 
@@ -1329,6 +1392,7 @@ const xfunc weir__funcs_time[] = {
     {"SECOND", "SECOND(timestamp|time)", bind_extract, U_SECOND + 1},
     {"TIMESTAMPADD", "TIMESTAMPADD(unit, INT, timestamp|date|time)", bind_tsadd, 0},
     {"TIMESTAMPDIFF", "TIMESTAMPDIFF(unit, timestamp|date, timestamp|date)", bind_tsdiff, 0},
+    {"$DATETIME_MINUS", "(a - b) unit", bind_dtminus, 0},
     {"TO_TIMESTAMP", "TO_TIMESTAMP(STRING [, STRING format])", bind_parse, 0},
     {"TO_DATE", "TO_DATE(STRING [, STRING format])", bind_parse, 2},
     {"UNIX_TIMESTAMP", "UNIX_TIMESTAMP([STRING [, STRING format]])", bind_parse, 1},

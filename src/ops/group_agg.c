@@ -36,13 +36,21 @@
  * stream). The COUNT(DISTINCT)s of one column share a view, as in Flink:
  * one entry per (column, value) holding each sharing aggregate's live
  * occurrences of the value, so COUNT(DISTINCT x) FILTER (WHERE a), ...
- * FILTER (WHERE b) cost one entry. The operator holds the views in memory
- * (ops/group_distinct.c: one probe per value) and writes the values that
- * changed to map state "group-agg-distinct" when a checkpoint's snapshot
- * starts - the runtime snapshots keyed state right after; a group not held
- * yet (after a restore or a rescale) is loaded from map state at its first
- * row. With TTL the set stays inside the accumulator: map entries would
- * expire one by one, behind the count that depends on them.
+ * FILTER (WHERE b) cost one entry. The values live in keyed map state
+ * "group-agg-distinct" (on RocksDB: on disk), behind a bounded cache
+ * (ops/group_distinct.c: one probe per value). The cache writes the values
+ * that changed to map state when a checkpoint's snapshot starts - the
+ * runtime snapshots keyed state right after - and, between two input
+ * batches, when it holds more than distinct_cache_bytes: then it writes
+ * its changes and forgets everything. A group met for the first time
+ * since then (or since the start, a restore, a rescale) with no rows in
+ * state is new: complete in the cache. One with a few values has them
+ * loaded from map state at once; one with more has each value read from
+ * map state when a row first brings it. A group whose rows are all
+ * retracted has every value at zero: the next write of the changes
+ * removes them from map state. With TTL the set stays inside the
+ * accumulator, in the group's value, and expires with it: map entries
+ * would expire one by one, behind the count that depends on them.
  */
 #include <string.h>
 
@@ -59,6 +67,7 @@ typedef struct ga_conf {
     const weir_schema *out;
     int64_t ttl_ms;
     bool mini_batch;
+    uint64_t distinct_cache_bytes;
     int32_t *filter;  /* per aggregate: FILTER column or -1 */
     bool *ext;        /* per aggregate: a COUNT(DISTINCT) whose values are in map state */
     bool any_ext;
@@ -103,6 +112,8 @@ typedef struct ga {
     weir_buf val;         /* state value being built */
     uint8_t key[1024];
     uint64_t *n_updates;
+    uint64_t *n_evictions;  /* times the COUNT(DISTINCT) cache outgrew its bound and was emptied */
+    uint64_t *cache_peak;   /* the most bytes it held at the end of a batch */
     /* the groups of the current batch: slots, their keys, and a hash index */
     ga_slot *slots;
     uint8_t *slot_accs;   /* cap_slots * acc_off[n_aggs] bytes */
@@ -195,6 +206,8 @@ static int ga_open(void *op, weir_op_ctx *ctx)
     int rc = weir_op_get_state(ctx, &d, &g->st);
     if (rc || !g->conf->any_ext)
         return rc;
+    g->n_evictions = weir_op_counter(ctx, "distinct_cache_evictions");
+    g->cache_peak = weir_op_counter(ctx, "distinct_cache_peak_bytes");
     weir_state_desc dd = {.name = "group-agg-distinct", .kind = WEIR_STATE_MAP};
     return weir_op_get_state(ctx, &dd, &g->dst);
 }
@@ -288,6 +301,7 @@ static int store(ga *g, const uint8_t *accs, int64_t count)
 }
 
 static int emit_net(ga *g, weir_op_ctx *ctx, uint32_t s);
+static int views_write(ga *g, weir_op_ctx *ctx, bool in_order);
 static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32_t in_row, weir_batch *dst,
                         uint32_t row);
 
@@ -316,6 +330,14 @@ static int slots_flush(ga *g, weir_op_ctx *ctx, bool write)
     if (g->before)
         weir_batch_reset(g->before);
     memset(g->index, 0, ((size_t)g->index_mask + 1) * sizeof *g->index);
+    if (write && !rc && g->dt) {
+        /* no slot refers to a group of the cache now: it may forget them */
+        size_t held = weir__gd_bytes(g->dt);
+        if (held > *g->cache_peak)
+            weir_op_counter_set(g->cache_peak, held);
+        if (held > g->conf->distinct_cache_bytes && !(rc = views_write(g, ctx, true)) && !(rc = weir__gd_reset(g->dt)))
+            weir_op_counter_add(g->n_evictions, 1);
+    }
     return rc;
 }
 
@@ -334,22 +356,40 @@ static int view_load_entry(void *ud, const void *k, size_t klen, const void *v, 
     return weir__gd_load(g->dt, vl->grp, g->vnum[vl->v], k, klen, v);
 }
 
+/* A group with at most this many values in map state has them all loaded
+ * when the cache takes it in; one with more, each value at its first row. */
+#define GA_LOAD_WHOLE 64
+
 /*
- * The group of key g->key (hashed h) in the views held in memory, its
- * values loaded from map state when it is not held yet (the first row of
- * the group since the start or a restore). The current key is the group's.
+ * The group of key g->key (hashed h) in the cache of the views. When the
+ * cache does not hold it yet (its first row since the start, a restore or
+ * the cache's last reset), count and accs are its rows and accumulators
+ * from state: with no rows it has no values in map state (the cache is
+ * complete for it), with few they are loaded now. The current key is the
+ * group's.
  */
-static int views_of(ga *g, size_t klen, uint64_t h, uint32_t *grp)
+static int views_of(ga *g, size_t klen, uint64_t h, int64_t count, const uint8_t *accs, uint32_t *grp)
 {
     bool fresh;
     int rc = weir__gd_group(g->dt, g->key, klen, h, grp, &fresh);
-    for (uint32_t v = 0; fresh && !rc && v < g->conf->n_aggs; v++) {
-        if (!g->conf->ext[v] || g->conf->view[v] != v)
+    if (rc || !fresh)
+        return rc;
+    const ga_conf *c = g->conf;
+    int64_t held = 0; /* values in map state, at most: each is counted by one of its view's sharers at least */
+    for (uint32_t i = 0; count > 0 && i < c->n_aggs; i++)
+        if (c->ext[i])
+            held += ((const ga_dist *)(const void *)(accs + g->acc_off[i]))->n;
+    if (held > GA_LOAD_WHOLE)
+        return 0;
+    for (uint32_t v = 0; held > 0 && !rc && v < c->n_aggs; v++) {
+        if (!c->ext[v] || c->view[v] != v)
             continue;
         uint8_t ns[2] = {(uint8_t)(v >> 8), (uint8_t)v};
         view_load vl = {g, *grp, v};
         rc = weir_map_iterate(g->dst, ns, sizeof ns, view_load_entry, &vl);
     }
+    if (!rc)
+        weir__gd_set_complete(g->dt, *grp);
     return rc;
 }
 
@@ -387,7 +427,7 @@ static int slot_of(ga *g, weir_op_ctx *ctx, size_t klen, uint32_t *out)
     ga_slot *sl = &g->slots[s];
     if (rc || (rc = load(g, slot_accs(g, s), &sl->count)))
         return rc;
-    if (g->dt && (rc = views_of(g, klen, h, &sl->grp))) {
+    if (g->dt && (rc = views_of(g, klen, h, sl->count, slot_accs(g, s), &sl->grp))) {
         accs_destroy(g, slot_accs(g, s));
         return rc;
     }
@@ -499,8 +539,8 @@ static bool filter_passes(const weir_batch *in, int32_t f, uint32_t r)
  * one probe for all of them); each sharer's distinct count follows its
  * counter to and from zero.
  */
-static int view_apply(ga *g, uint32_t slot, uint32_t v, const weir_batch *in, uint32_t r, bool retract,
-                      uint8_t *accs)
+static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const weir_batch *in, uint32_t r,
+                      bool retract, uint8_t *accs)
 {
     const ga_conf *c = g->conf;
     bool any_pass = false;
@@ -524,8 +564,25 @@ static int view_apply(ga *g, uint32_t slot, uint32_t v, const weir_batch *in, ui
         return 0;
     }
     int64_t *occ;
-    if ((rc = weir__gd_counts(g->dt, g->slots[slot].grp, g->vnum[v], g->dkey.data, g->dkey.len, &occ)))
+    bool unknown;
+    if ((rc = weir__gd_counts(g->dt, g->slots[slot].grp, g->vnum[v], g->dkey.data, g->dkey.len, &occ, &unknown)))
         return rc;
+    if (unknown) {
+        /* the cache does not know the group's every value: this one's counters are in map state, or it is new */
+        const ga_slot *sl = &g->slots[slot];
+        uint8_t ns[2] = {(uint8_t)(v >> 8), (uint8_t)v};
+        const void *sv;
+        size_t svlen, width = c->view_width[v] * sizeof(int64_t);
+        if ((rc = weir_op_set_key_hashed(ctx, g->kbuf + sl->koff, sl->klen, sl->hash)))
+            return rc;
+        rc = weir_map_get(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len, &sv, &svlen);
+        if (rc == 0 && svlen != width)
+            return WEIR_ECORRUPT;
+        if (rc == 0)
+            memcpy(occ, sv, width);
+        else if (rc != WEIR_ENOTFOUND)
+            return rc;
+    }
     for (uint32_t i = v; i < c->n_aggs; i++) {
         if (!c->ext[i] || c->view[i] != v || !filter_passes(in, c->filter[i], r))
             continue;
@@ -581,7 +638,7 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
         const weir_agg *a = &c->aggs[i];
         if (c->ext[i]) {
             if (c->view[i] == i) /* the view's first sharer applies them all */
-                rc = view_apply(g, slot, i, in, r, retract, accs);
+                rc = view_apply(g, ctx, slot, i, in, r, retract, accs);
             continue;
         }
         if (!filter_passes(in, c->filter[i], r))
@@ -704,21 +761,26 @@ static int view_save_entry(void *ud, const uint8_t *key, size_t klen, uint64_t h
     return weir_map_put(g->dst, ns, sizeof ns, val, vlen, counters, g->conf->view_width[a] * sizeof(int64_t));
 }
 
+/* Writes the values of the COUNT(DISTINCT) views that changed since the last write to map state
+ * (in_order: see weir__gd_drain). */
+static int views_write(ga *g, weir_op_ctx *ctx, bool in_order)
+{
+    view_save vs = {g, ctx, NULL};
+    return weir__gd_drain(g->dt, in_order, view_save_entry, &vs);
+}
+
 /*
- * The values of the COUNT(DISTINCT) views that changed since the previous
- * snapshot go to map state now: the runtime snapshots keyed state right
- * after. The operator's own snapshot is empty (nothing to restore: a
- * restored group's values are loaded from map state on its first row).
+ * The values of the COUNT(DISTINCT) views that changed go to map state
+ * now: the runtime snapshots keyed state right after. The operator's own
+ * snapshot is empty (nothing to restore: a restored group's values are
+ * read from map state).
  */
 static int ga_snapshot(void *op, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf *out)
 {
     ga *g = op;
     (void)ckpt_id;
     (void)out;
-    if (!g->dt)
-        return 0;
-    view_save vs = {g, ctx, NULL};
-    return weir__gd_drain(g->dt, view_save_entry, &vs);
+    return g->dt ? views_write(g, ctx, false) : 0;
 }
 
 static void ga_close(void *op)
@@ -762,6 +824,7 @@ int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *ou
     c->out = cfg->out_schema;
     c->ttl_ms = cfg->state_ttl_ms;
     c->mini_batch = cfg->mini_batch;
+    c->distinct_cache_bytes = cfg->distinct_cache_bytes ? cfg->distinct_cache_bytes : WEIR_DISTINCT_CACHE_DEFAULT;
     c->aggs = weir_calloc(cfg->n_aggs ? cfg->n_aggs : 1, sizeof *c->aggs);
     uint32_t n = cfg->n_aggs ? cfg->n_aggs : 1;
     c->ext = weir_calloc(n, sizeof *c->ext);

@@ -1,6 +1,6 @@
 /*
- * ops/group_distinct.c - COUNT(DISTINCT) views held in memory (see the
- * header).
+ * ops/group_distinct.c - the bounded cache of COUNT(DISTINCT) views (see
+ * the header).
  *
  * Groups: an array with an open-addressing index (linear probing, at most
  * half full) by key hash, their key bytes in one buffer. Values: per view
@@ -12,9 +12,13 @@
  * all fell to zero stays as zeros (absent for COUNT(DISTINCT)) until the
  * next drain removes it from state; then its record becomes a tombstone
  * (probes pass it, an insert may take it, doubling drops it; a long
- * value's bytes stay in the arena). Each view lists the positions of its changed
- * records (rebuilt when the table doubles), so a drain visits only those.
+ * value's bytes stay in the arena until a reset, and count in
+ * weir__gd_bytes). Each view lists the positions of its changed records
+ * (rebuilt when the table doubles), so a drain visits only those. A reset
+ * empties the tables and the arenas where they lie: their size, reached
+ * under the caller's bound, serves the next values.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops/group_distinct.h"
@@ -49,6 +53,7 @@ typedef struct gd_group {
     uint64_t hash;
     size_t koff;
     uint32_t klen;
+    bool complete; /* every value of the group in state is held (a miss: absent) */
 } gd_group;
 
 struct gd_table {
@@ -154,7 +159,7 @@ int weir__gd_group(gd_table *t, const uint8_t *key, size_t klen, uint64_t h, uin
     uint32_t n = t->n_g;
     if (klen)
         memcpy(t->keys + t->klen, key, klen);
-    t->g[n] = (gd_group){.hash = h, .koff = t->klen, .klen = (uint32_t)klen};
+    t->g[n] = (gd_group){.hash = h, .koff = t->klen, .klen = (uint32_t)klen, .complete = false};
     t->klen += klen;
     t->slot[i] = n + 1;
     t->n_g++;
@@ -192,8 +197,9 @@ static int view_grow(gd_view *w)
 }
 
 /* The record of (grp, val) in view w, inserted as zeros when new. */
-static int view_find(gd_view *w, uint32_t grp, const void *val, size_t vlen, gd_rec **out)
+static int view_find(gd_view *w, uint32_t grp, const void *val, size_t vlen, gd_rec **out, bool *inserted)
 {
+    *inserted = false;
     uint64_t h = weir_key_hash(val, vlen) ^ ((uint64_t)(grp + 1) * 0x9E3779B97F4A7C15ull);
     uint64_t inl = 0;
     bool is_inline = vlen <= sizeof inl;
@@ -250,16 +256,20 @@ static int view_find(gd_view *w, uint32_t grp, const void *val, size_t vlen, gd_
     memset(rec_counters(r), 0, (size_t)w->width * sizeof(int64_t));
     w->n++;
     *out = r;
+    *inserted = true;
     return 0;
 }
 
-int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, int64_t **counts)
+int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, int64_t **counts,
+                    bool *unknown)
 {
     gd_view *w = &t->views[v];
     gd_rec *r;
-    int rc = view_find(w, grp, val, vlen, &r);
+    bool inserted;
+    int rc = view_find(w, grp, val, vlen, &r, &inserted);
     if (rc)
         return rc;
+    *unknown = inserted && !t->g[grp].complete;
     if (!(r->vlen & GD_CHANGED)) {
         if (w->n_chg == w->cap_chg) {
             size_t cap = w->cap_chg ? 2 * w->cap_chg : 1024;
@@ -280,16 +290,31 @@ int weir__gd_load(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t
 {
     gd_view *w = &t->views[v];
     gd_rec *r;
-    int rc = view_find(w, grp, val, vlen, &r);
+    bool inserted;
+    int rc = view_find(w, grp, val, vlen, &r, &inserted);
     if (!rc)
         memcpy(rec_counters(r), counters, (size_t)w->width * sizeof(int64_t));
     return rc;
 }
 
-int weir__gd_drain(gd_table *t, gd_change_fn fn, void *ud)
+/* Orders changed records by group, then value bytes (shorter first on a common prefix). */
+static int chg_cmp(const void *pa, const void *pb, void *arg)
+{
+    const gd_view *w = arg;
+    const gd_rec *a = rec_at(w, *(const size_t *)pa), *b = rec_at(w, *(const size_t *)pb);
+    if (a->grp != b->grp)
+        return a->grp < b->grp ? -1 : 1;
+    uint32_t la = rec_vlen(a), lb = rec_vlen(b);
+    int c = memcmp(rec_value(w, a), rec_value(w, b), la < lb ? la : lb);
+    return c ? c : la < lb ? -1 : la > lb;
+}
+
+int weir__gd_drain(gd_table *t, bool in_order, gd_change_fn fn, void *ud)
 {
     for (uint32_t v = 0; v < t->n_views; v++) {
         gd_view *w = &t->views[v];
+        if (in_order && w->n_chg > 1)
+            qsort_r(w->chg, w->n_chg, sizeof *w->chg, chg_cmp, w);
         for (size_t k = 0; k < w->n_chg; k++) {
             gd_rec *r = rec_at(w, w->chg[k]);
             const int64_t *c = rec_counters(r);
@@ -313,5 +338,37 @@ int weir__gd_drain(gd_table *t, gd_change_fn fn, void *ud)
         }
         w->n_chg = 0;
     }
+    return 0;
+}
+
+void weir__gd_set_complete(gd_table *t, uint32_t grp) { t->g[grp].complete = true; }
+
+size_t weir__gd_bytes(const gd_table *t)
+{
+    size_t b = (size_t)t->n_g * (sizeof(gd_group) + 2 * sizeof(uint32_t)) + t->klen;
+    for (uint32_t v = 0; v < t->n_views; v++) {
+        const gd_view *w = &t->views[v];
+        /* a record's share of a table at most two thirds full, its change entry, long values */
+        b += (w->n + w->n_tomb) * (w->stride * 3 / 2) + w->n_chg * sizeof(size_t) + w->alen;
+    }
+    return b;
+}
+
+int weir__gd_reset(gd_table *t)
+{
+    for (uint32_t v = 0; v < t->n_views; v++)
+        if (t->views[v].n_chg)
+            return WEIR_EINVAL; /* changes not drained: forgetting them would lose state */
+    for (uint32_t v = 0; v < t->n_views; v++) {
+        gd_view *w = &t->views[v];
+        if (w->rec)
+            memset(w->rec, 0, (w->mask + 1) * w->stride);
+        w->n = w->n_tomb = 0;
+        w->alen = 0;
+    }
+    if (t->slot)
+        memset(t->slot, 0, ((size_t)t->mask + 1) * sizeof *t->slot);
+    t->n_g = 0;
+    t->klen = 0;
     return 0;
 }

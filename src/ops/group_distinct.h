@@ -1,18 +1,26 @@
 /*
- * ops/group_distinct.h - the COUNT(DISTINCT) views of a group aggregation
- * held in memory between checkpoints (internal to ops/).
+ * ops/group_distinct.h - a bounded cache of the COUNT(DISTINCT) views of a
+ * group aggregation, in front of their map state (internal to ops/).
  *
  * A view is the set of values of one column with, per value, one
- * occurrence counter for each COUNT(DISTINCT) sharing the view (as in map
- * state "group-agg-distinct": namespace = the view's aggregate number, map
- * key = the value's canonical bytes, map value = the counters as int64s).
- * The table holds, per view, one open-addressing table of (group, value)
- * records with the counters inline, so a row costs one probe instead of a
- * map-state lookup. Every value whose counters changed since the previous
- * drain is remembered; weir__gd_drain hands those to the caller, which
- * writes them to map state when a checkpoint's snapshot starts. A group
- * not held yet (first use after a restore, or a new group) is loaded by the
- * caller from map state through weir__gd_load.
+ * occurrence counter for each COUNT(DISTINCT) sharing the view; in keyed
+ * map state "group-agg-distinct": namespace = the view's aggregate number,
+ * map key = the value's canonical bytes, map value = the counters as
+ * int64s. The cache holds, per view, one open-addressing table of (group,
+ * value) records with the counters inline, so a row costs one probe
+ * instead of a map-state lookup. Every value whose counters changed since
+ * the previous drain is remembered; weir__gd_drain hands those to the
+ * caller, which writes them to map state (when a checkpoint's snapshot
+ * starts, and before the cache is emptied because it outgrew its bound).
+ * So map state, with the changes not drained yet, is always the truth,
+ * and the cache may forget everything after a drain (weir__gd_reset).
+ *
+ * A group is complete when the cache holds all its values (a new group,
+ * or one whose values the caller loaded from state through weir__gd_load);
+ * a value missing from a complete group is absent. Of a group that is not
+ * complete the cache holds only the values met since it was taken in: a
+ * value missing there is reported unknown, and the caller reads its
+ * counters from map state.
  */
 #ifndef WEIR_OPS_GROUP_DISTINCT_H
 #define WEIR_OPS_GROUP_DISTINCT_H
@@ -28,20 +36,27 @@ int weir__gd_create(uint32_t n_views, const uint32_t *widths, gd_table **out);
 void weir__gd_destroy(gd_table *t);
 
 /*
- * The group with key (klen bytes, hash h): *grp its number (stable for the
- * table's life); *fresh true when it was not held before this call (the
- * caller then loads its values from state).
+ * The group with key (klen bytes, hash h): *grp its number (stable until
+ * the next weir__gd_reset); *fresh true when it was not held before this
+ * call (not complete: the caller may load its values from state and mark
+ * it so).
  */
 int weir__gd_group(gd_table *t, const uint8_t *key, size_t klen, uint64_t h, uint32_t *grp, bool *fresh);
+
+/* Marks group grp complete: the cache holds every value it has in state. */
+void weir__gd_set_complete(gd_table *t, uint32_t grp);
 
 /*
  * The counters of value (vlen canonical bytes) in view v of group grp,
  * inserted as zeros when new, and the value remembered as changed. The
  * pointer is valid until the next call that takes a value of that view.
- * The caller may leave every counter zero: the value is then absent
+ * *unknown: the value was not held and the group is not complete - the
+ * caller fills the counters from state (they are zeros) before changing
+ * them. The caller may leave every counter zero: the value is then absent
  * (removed from state at the next drain).
  */
-int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, int64_t **counts);
+int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, int64_t **counts,
+                    bool *unknown);
 
 /* Puts a value read from state (counters: widths[v] int64s, any alignment), not as changed. */
 int weir__gd_load(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, const void *counters);
@@ -49,10 +64,21 @@ int weir__gd_load(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t
 /*
  * Hands every changed value to fn and forgets that it changed: the group's
  * key and hash, the view, the value, and its counters (NULL when they are
- * all zero: the value is gone). Stops at fn's first nonzero return.
+ * all zero: the value is gone). Stops at fn's first nonzero return. With
+ * in_order, a view's values come group by group, each group's in byte
+ * order (a sorted store such as RocksDB inserts neighbouring keys cheaply).
  */
 typedef int (*gd_change_fn)(void *ud, const uint8_t *key, size_t klen, uint64_t hash, uint32_t v, const void *val,
                             size_t vlen, const int64_t *counters);
-int weir__gd_drain(gd_table *t, gd_change_fn fn, void *ud);
+int weir__gd_drain(gd_table *t, bool in_order, gd_change_fn fn, void *ud);
+
+/* Bytes the held groups and values take (approximate): what the bound is checked against. */
+size_t weir__gd_bytes(const gd_table *t);
+
+/*
+ * Forgets every group and value (group numbers too), keeping the memory
+ * for the next ones. WEIR_EINVAL when changes are not drained.
+ */
+int weir__gd_reset(gd_table *t);
 
 #endif

@@ -24,9 +24,18 @@
  * timestamp. A condition of variable V is evaluated with the candidate row
  * mapped to V; NULL is false; a variable without a condition always holds.
  *
+ * Matching keeps the live partial matches of the current start row and
+ * advances them row by row (no bound on a match's length); more than
+ * max_partial of them live at once fails the job, naming the setting.
+ *
  * State (keyed by the partition): "mr-rows" list state, namespace = the
- * timestamp: rows not yet released (sort key, row); "mr-seq" value state:
- * the released rows from the first row that may still start a match.
+ * timestamp: rows not yet released (sort key, row); "mr-row" value state,
+ * namespace = a sequence number: one released row (timestamp, row), from
+ * the current start row on; "mr-run" value state: the start, the live
+ * partial matches and the best match so far. A key of a checkpoint of the
+ * earlier layout ("mr-seq" value state: the released rows from the first
+ * row that may still start a match) is read back as its rows, matched
+ * again from the first.
  */
 #ifndef WEIR_OPS_MATCH_H
 #define WEIR_OPS_MATCH_H
@@ -94,8 +103,11 @@ typedef struct weir_match_config {
     weir_mr_skip skip;
     int32_t skip_var;
     int64_t within_ms; /* 0: no WITHIN */
-    uint32_t max_match_rows; /* a longer match fails the job */
+    uint32_t max_partial; /* live partial matches of one start; 0: the default */
 } weir_match_config;
+
+/* The default bound on live partial matches ('weir.match.max-partial-matches'). */
+#define WEIR_MATCH_MAX_PARTIAL_DEFAULT 100000u
 
 int weir_match_spec(const weir_match_config *cfg, weir_operator_spec *out);
 

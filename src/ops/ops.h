@@ -35,7 +35,12 @@ typedef struct weir_group_agg_config {
     const weir_schema *out_schema; /* borrowed; keys then aggregates */
     int64_t state_ttl_ms;          /* 0: keep forever (table.exec.state.ttl) */
     bool mini_batch;               /* one net change per key per input batch */
+    /* Bytes the cache of COUNT(DISTINCT) values in front of their map state
+     * may hold between two input batches, per subtask (weir.distinct-cache.size); 0: the default. */
+    uint64_t distinct_cache_bytes;
 } weir_group_agg_config;
+
+#define WEIR_DISTINCT_CACHE_DEFAULT (128u << 20)
 
 int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *out);
 

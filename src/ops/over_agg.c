@@ -293,11 +293,13 @@ static int oldest_rows(over_op *o, int64_t t, weir_batch **b)
     return 0;
 }
 
-static int fold(over_op *o, const weir_batch *b, uint32_t r, bool retract)
+static int fold(over_op *o, weir_op_ctx *ctx, const weir_batch *b, uint32_t r, bool retract)
 {
     for (uint32_t i = 0; i < o->conf.n_aggs; i++) {
         void *acc = o->accs + o->acc_off[i];
         int rc = retract ? weir_agg_retract(&o->aggs[i], acc, b, r) : weir_agg_add(&o->aggs[i], acc, b, r);
+        if (rc == WEIR_EINVAL && o->aggs[i].label) /* the row's value is refused: the aggregate's message */
+            return weir_op_fail(ctx, rc, "%s", o->aggs[i].label);
         if (rc)
             return rc;
     }
@@ -385,14 +387,14 @@ static int range_frame(over_op *o, weir_op_ctx *ctx, int64_t t)
             if ((rc = oldest_rows(o, t, &b)))
                 return rc;
             for (uint32_t r = 0; r < b->n_rows; r++)
-                if ((rc = fold(o, b, r, true)))
+                if ((rc = fold(o, ctx, b, r, true)))
                     return rc;
             if ((rc = pop_oldest(o)))
                 return rc;
         }
     }
     for (uint32_t r = 0; r < o->cur->n_rows; r++)
-        if ((rc = fold(o, o->cur, r, false)))
+        if ((rc = fold(o, ctx, o->cur, r, false)))
             return rc;
     for (uint32_t r = 0; r < o->cur->n_rows; r++)
         if ((rc = emit(o, ctx, r, t)))
@@ -406,17 +408,19 @@ static int rows_frame(over_op *o, weir_op_ctx *ctx, int64_t t, uint64_t in_frame
     const weir_over_config *c = &o->conf;
     int rc;
     for (uint32_t r = 0; r < o->cur->n_rows; r++) {
-        if ((rc = fold(o, o->cur, r, false)))
-            return rc;
-        in_frame++;
-        if (!c->unbounded && in_frame > (uint64_t)c->preceding + 1) {
+        /* The row leaving a full frame goes before the new one comes (as Flink's bounded ROWS
+         * frames do): ARRAY_AGG(DISTINCT) then puts a value whose last row left at the end. */
+        if (!c->unbounded && in_frame + 1 > (uint64_t)c->preceding + 1) {
             weir_batch *b;
-            if ((rc = oldest_rows(o, t, &b)) || (rc = fold(o, b, o->head, true)))
+            if ((rc = oldest_rows(o, t, &b)) || (rc = fold(o, ctx, b, o->head, true)))
                 return rc;
             in_frame--;
             if (++o->head == o->held[0].n && (rc = pop_oldest(o)))
                 return rc;
         }
+        if ((rc = fold(o, ctx, o->cur, r, false)))
+            return rc;
+        in_frame++;
         if ((rc = emit(o, ctx, r, t)))
             return rc;
     }
@@ -505,8 +509,6 @@ static int proc_now(over_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t
         return rc;
     o->cur->kind[0] = WEIR_ROW_INSERT;
     o->cur->ts[0] = in->ts[r];
-    if ((rc = fold(o, o->cur, 0, false)))
-        return rc;
     if (!c->unbounded) {
         /* keep the row under the next sequence number; the oldest leaves a full frame */
         if (!o->n_held) {
@@ -522,13 +524,16 @@ static int proc_now(over_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t
             return rc;
         o->held[0].n++;
         if (o->held[0].n > (uint64_t)c->preceding + 1) {
-            if ((rc = rows_at(o, o->held[0].ts, &o->old)) || (rc = fold(o, o->old, 0, true)) ||
+            if ((rc = rows_at(o, o->held[0].ts, &o->old)) || (rc = fold(o, ctx, o->old, 0, true)) ||
                 (rc = forget(o, o->held[0].ts)))
                 return rc;
             o->held[0].ts++;
             o->held[0].n--;
         }
     }
+    /* after the row that left the frame, as rows_frame */
+    if ((rc = fold(o, ctx, o->cur, 0, false)))
+        return rc;
     if (now > o->last_ts)
         o->last_ts = now;
     if ((rc = emit(o, ctx, 0, 0)))

@@ -63,6 +63,7 @@
  * (the new row), a removal above the bound -D (the row) then +I (the row
  * lifted from end + 1), and rows moving inside [1, end] emit nothing.
  */
+#include <assert.h>
 #include <string.h>
 
 #include "ops/ops.h"
@@ -85,6 +86,7 @@ typedef struct kept {
     size_t rowlen;
     uint32_t brow1;
     uint32_t ogen, orow;
+    const uint8_t *enc; /* read from a value: where its encoding (sort key, row) starts there; else NULL */
 } kept;
 
 /* A partition's state value as this batch's rows left it. */
@@ -104,11 +106,14 @@ typedef struct skblock {
     uint8_t data[];
 } skblock;
 
+#define KEY_MAX 1024 /* bytes of an encoded partition key */
+
 typedef struct rank_op {
     const weir_rank_config *conf;
     uint32_t n_cols; /* input columns */
     weir_state *st;
     weir_batch *out;
+    uint8_t *out_w;   /* the byte width of each output column (all of them) */
     uint32_t out_gen; /* counts the output batches (kept.ogen); 0 is none */
     weir_buf copy; /* the partition's state value, copied (state pointers die at the put) */
     weir_buf val;  /* the value being written */
@@ -116,8 +121,11 @@ typedef struct rank_op {
     weir_buf row;  /* the input row, encoded */
     kept *kept;
     uint32_t cap_kept;
-    uint8_t key[1024];
-    uint64_t *hashes; /* of the batch's partition keys (weir_key_hash) */
+    /* the batch's partition keys: row r's is bkeys[koff[r], + klen[r]) (klen over
+     * KEY_MAX: too long, not stored), its hash hashes[r] (weir_key_hash) */
+    weir_buf bkeys;
+    uint32_t *koff, *klen;
+    uint64_t *hashes;
     uint32_t cap_hashes;
     /* the batch's cache: entries (their buffers kept across batches), an open hash over them */
     rcache_ent *ents;
@@ -261,6 +269,7 @@ static int parse_into(rank_op *o, const weir_buf *val, kept **arr, uint32_t *cap
     for (uint32_t i = 0; i < count; i++) {
         kept *k = &(*arr)[i];
         const void *sk, *row;
+        k->enc = c.p;
         if (weir_cursor_get_bytes(&c, &sk, &k->sklen) || weir_cursor_get_bytes(&c, &row, &k->rowlen))
             return WEIR_ECORRUPT;
         k->sk = sk;
@@ -341,11 +350,11 @@ static int load(rank_op *o, uint32_t *n)
 /* ---- the batch's cache ---- */
 
 /*
- * The cache entry of the partition with key bytes o->key[0..klen) of hash
- * h, read from state on first use (the current key is set then; a hit
- * needs none).
+ * The cache entry of the partition with key bytes key[0..klen) of hash h,
+ * read from state on first use (the current key is set then; a hit needs
+ * none).
  */
-static int cache_get(rank_op *o, weir_op_ctx *ctx, size_t klen, uint64_t h, rcache_ent **out)
+static int cache_get(rank_op *o, weir_op_ctx *ctx, const uint8_t *key, size_t klen, uint64_t h, rcache_ent **out)
 {
     if ((o->n_ents + 1) * 2 > o->n_slots) {
         int rc = weir__hindex_grow(&o->slots, &o->n_slots, o->ents, sizeof *o->ents, o->n_ents);
@@ -355,7 +364,7 @@ static int cache_get(rank_op *o, weir_op_ctx *ctx, size_t klen, uint64_t h, rcac
     uint32_t i = weir__hash_slot(h) & (o->n_slots - 1);
     for (; o->slots[i]; i = (i + 1) & (o->n_slots - 1)) {
         rcache_ent *e = &o->ents[o->slots[i] - 1];
-        if (e->hash == h && e->klen == klen && (klen == 0 || !memcmp(o->ckeys.data + e->koff, o->key, klen))) {
+        if (e->hash == h && e->klen == klen && (klen == 0 || !memcmp(o->ckeys.data + e->koff, key, klen))) {
             *out = e;
             return 0;
         }
@@ -379,9 +388,9 @@ static int cache_get(rank_op *o, weir_op_ctx *ctx, size_t klen, uint64_t h, rcac
     e->klen = (uint32_t)klen;
     e->dirty = false;
     e->n_list = 0;
-    int rc = weir_buf_put(&o->ckeys, o->key, klen);
+    int rc = weir_buf_put(&o->ckeys, key, klen);
     if (!rc)
-        rc = weir_op_set_key(ctx, o->key, klen);
+        rc = weir_op_set_key_hashed(ctx, key, klen, h);
     if (!rc)
         rc = read_state(o, &e->val);
     if (!rc && !o->conf->retract)
@@ -412,30 +421,31 @@ static int cache_store(rank_op *o, rcache_ent *e, const kept *rows, uint32_t n)
     return 0;
 }
 
-/* Append-only input: the new list of a partition into its cache entry, as references. */
-static int list_store(rcache_ent *e, const kept *rows, uint32_t n)
-{
-    int rc = list_reserve(&e->list, &e->cap_list, n + 1);
-    if (rc)
-        return rc;
-    memcpy(e->list, rows, n * sizeof *rows);
-    e->n_list = n;
-    e->dirty = true;
-    return 0;
-}
-
-/* Append-only input: an entry's list encoded into o->val, the batch's rows encoded now. */
+/*
+ * Append-only input: an entry's list encoded into o->val, the batch's rows
+ * encoded now. Rows read from the old value that lay next to each other
+ * there (the ranks above and below a new row) are copied as one run.
+ */
 static int list_encode(rank_op *o, const rcache_ent *e, const weir_batch *in)
 {
     weir_buf_clear(&o->val);
     int rc = weir_buf_put_u32(&o->val, e->n_list);
-    for (uint32_t i = 0; !rc && i < e->n_list; i++) {
-        const kept *k = &e->list[i];
-        rc = weir_buf_put_bytes(&o->val, k->sk, k->sklen);
-        if (!rc && k->brow1 && !(rc = weir__row_encode(in, k->brow1 - 1, o->n_cols, &o->row)))
-            rc = weir_buf_put_bytes(&o->val, o->row.data, o->row.len);
-        else if (!rc && !k->brow1)
+    for (uint32_t i = 0; !rc && i < e->n_list;) {
+        const kept *k = &e->list[i++];
+        if (k->brow1) {
+            if (!(rc = weir_buf_put_bytes(&o->val, k->sk, k->sklen)) &&
+                !(rc = weir__row_encode(in, k->brow1 - 1, o->n_cols, &o->row)))
+                rc = weir_buf_put_bytes(&o->val, o->row.data, o->row.len);
+        } else if (k->enc) {
+            const uint8_t *end = k->row + k->rowlen;
+            while (i < e->n_list && !e->list[i].brow1 && e->list[i].enc == end) {
+                end = e->list[i].row + e->list[i].rowlen;
+                i++;
+            }
+            rc = weir_buf_put(&o->val, k->enc, (size_t)(end - k->enc));
+        } else if (!(rc = weir_buf_put_bytes(&o->val, k->sk, k->sklen))) {
             rc = weir_buf_put_bytes(&o->val, k->row, k->rowlen);
+        }
     }
     return rc;
 }
@@ -447,7 +457,7 @@ static int cache_flush(rank_op *o, weir_op_ctx *ctx, const weir_batch *in)
     bool lists = !o->conf->retract;
     for (uint32_t k = 0; k < o->n_ents; k++) {
         rcache_ent *e = &o->ents[k];
-        if (e->dirty && !rc && !(rc = weir_op_set_key(ctx, o->ckeys.data + e->koff, e->klen))) {
+        if (e->dirty && !rc && !(rc = weir_op_set_key_hashed(ctx, o->ckeys.data + e->koff, e->klen, e->hash))) {
             const weir_buf *v = &e->val;
             if (lists && !(rc = list_encode(o, e, in)))
                 v = &o->val;
@@ -481,30 +491,66 @@ static int flush(rank_op *o, weir_op_ctx *ctx)
     return weir_op_emit_reset(ctx, o->out);
 }
 
-/* Copies columns [0, n) of row src of b to its row dst; strings share their bytes. */
-static void row_copy_within(weir_batch *b, uint32_t dst, uint32_t src, uint32_t n)
+/* A fixed-width value of w bytes: the widths are few, so each case is a move, not a call. */
+static inline void copy_fixed(void *dst, const void *src, size_t w)
 {
+    switch (w) {
+    case 8: memcpy(dst, src, 8); break;
+    case 4: memcpy(dst, src, 4); break;
+    case 1: memcpy(dst, src, 1); break;
+    case 16: memcpy(dst, src, 16); break;
+    default: memcpy(dst, src, w); break;
+    }
+}
+
+/* Copies columns [0, n) of row src of o->out to its row dst; strings share their bytes. */
+static void row_copy_within(rank_op *o, uint32_t dst, uint32_t src, uint32_t n)
+{
+    weir_batch *b = o->out;
     for (uint32_t c = 0; c < n; c++) {
         weir_column *col = &b->cols[c];
-        size_t w = weir_type_size(col->type);
-        memcpy((char *)col->data + (size_t)dst * w, (const char *)col->data + (size_t)src * w, w);
+        size_t w = o->out_w[c];
+        copy_fixed((char *)col->data + (size_t)dst * w, (const char *)col->data + (size_t)src * w, w);
         if (weir_batch_is_null(b, c, src))
             weir_batch_set_null(b, c, dst);
     }
+}
+
+/*
+ * A new row of o->out (sending the full batch on first) whose every column
+ * the caller writes: it is marked valid, not zeroed, as emit writes each
+ * value or sets it NULL (weir_batch_append_row zeroes every slot first, a
+ * pass that showed in the Top-N profile).
+ */
+static int out_row(rank_op *o, weir_op_ctx *ctx)
+{
+    weir_batch *b = o->out;
+    if (weir_batch_full(b)) {
+        o->out_gen++;
+        int rc = weir_op_emit_reset(ctx, b);
+        if (rc)
+            return rc;
+    }
+    uint32_t r = b->n_rows++;
+    b->key_hash_of = NULL;
+    for (uint32_t i = 0; i < b->schema->n_fields; i++) {
+        weir_column *c = &b->cols[i];
+        if (!c->all_valid)
+            c->valid[r >> 3] |= (uint8_t)(1u << (r & 7));
+    }
+    return (int)r;
 }
 
 /* Emits a kept row (or, with k NULL, input row r of in) as kind, with rank when the output has it. */
 static int emit(rank_op *o, weir_op_ctx *ctx, kept *k, const weir_batch *in, uint32_t r, weir_row_kind kind,
                 int64_t rank)
 {
-    if (weir_batch_full(o->out))
-        o->out_gen++; /* weir__out_row sends it on and starts the next */
-    int row = weir__out_row(ctx, o->out);
+    int row = out_row(o, ctx);
     if (row < 0)
         return row;
     int rc = 0;
     if (k && k->ogen == o->out_gen)
-        row_copy_within(o->out, (uint32_t)row, k->orow, o->n_cols);
+        row_copy_within(o, (uint32_t)row, k->orow, o->n_cols);
     else if (k && !k->brow1)
         rc = weir__row_decode(k->row, k->rowlen, o->out, (uint32_t)row, 0, o->n_cols);
     else
@@ -550,13 +596,13 @@ static uint32_t ranked_rows(const rank_op *o, const kept *k, uint32_t n)
 static int kept_reserve(rank_op *o, uint32_t n) { return list_reserve(&o->kept, &o->cap_kept, n); }
 
 /* Retractable Top-N: row r of in (any kind) into its partition's full ranking (see the top). */
-static int retract_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r, size_t klen)
+static int retract_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r, const uint8_t *key, size_t klen)
 {
     const weir_rank_config *c = o->conf;
     uint32_t n;
     rcache_ent *ce;
     int rc;
-    if ((rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, ctx, klen, o->hashes[r], &ce)) || (rc = parse(o, &ce->val, &n)) ||
+    if ((rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, ctx, key, klen, o->hashes[r], &ce)) || (rc = parse(o, &ce->val, &n)) ||
         (rc = weir__row_encode(in, r, o->n_cols, &o->row)) || (rc = kept_reserve(o, n + 1)))
         return rc;
     uint64_t end = c->rank_end, start = c->rank_start;
@@ -569,7 +615,7 @@ static int retract_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint3
     if (in->kind[r] == WEIR_ROW_INSERT || in->kind[r] == WEIR_ROW_UPDATE_AFTER) {
         while (p < n && sk_cmp(k[p].sk, k[p].sklen, o->sk.data, o->sk.len) == 0)
             p++;
-        kept nk = {o->sk.data, o->sk.len, o->row.data, o->row.len, 0, 0, 0};
+        kept nk = {.sk = o->sk.data, .sklen = o->sk.len, .row = o->row.data, .rowlen = o->row.len};
         if (numbered) {
             /* rank q + 1 now holds the new row (q = p) or the row above it (q > p) */
             for (uint64_t q = p > start - 1 ? p : start - 1; q <= n && q < end && !rc; q++) {
@@ -621,35 +667,30 @@ static int retract_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint3
 static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
 {
     const weir_rank_config *c = o->conf;
-    if (c->retract) {
-        size_t klen = weir_key_encode(in, &c->partition, r, o->key, sizeof o->key);
-        if (klen > sizeof o->key)
-            return weir_op_fail(ctx, WEIR_EINVAL, "partition key of %zu bytes exceeds the limit of %zu", klen,
-                                sizeof o->key);
-        return retract_row(o, ctx, in, r, klen);
-    }
+    size_t klen = o->klen[r];
+    const uint8_t *key = o->bkeys.data + o->koff[r];
+    if (klen > KEY_MAX)
+        return weir_op_fail(ctx, WEIR_EINVAL, "partition key of %zu bytes exceeds the limit of %d", klen, KEY_MAX);
+    if (c->retract)
+        return retract_row(o, ctx, in, r, key, klen);
     if (in->kind[r] != WEIR_ROW_INSERT)
         return weir_op_fail(ctx, WEIR_EUNSUPPORTED, "%s takes an append-only input, got a %s row",
                             c->dedup ? "deduplication" : "Top-N", weir_row_kind_name((weir_row_kind)in->kind[r]));
-    size_t klen = weir_key_encode(in, &c->partition, r, o->key, sizeof o->key);
-    if (klen > sizeof o->key)
-        return weir_op_fail(ctx, WEIR_EINVAL, "partition key of %zu bytes exceeds the limit of %zu", klen,
-                            sizeof o->key);
     /* a window Top-N row registers its window's timer under the key */
-    int rc = c->window_end_col >= 0 ? weir_op_set_key(ctx, o->key, klen) : 0;
+    int rc = c->window_end_col >= 0 ? weir_op_set_key_hashed(ctx, key, klen, o->hashes[r]) : 0;
     uint32_t n;
     rcache_ent *ce;
-    if (rc || (rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, ctx, klen, o->hashes[r], &ce)) ||
-        (rc = kept_reserve(o, ce->n_list + 1)))
+    if (rc || (rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, ctx, key, klen, o->hashes[r], &ce)) ||
+        (rc = list_reserve(&ce->list, &ce->cap_list, ce->n_list + 1)))
         return rc;
+    /* the partition's list, changed in place (emitting marks its rows as emitted) */
+    kept *L = ce->list;
     n = ce->n_list;
-    if (n)
-        memcpy(o->kept, ce->list, n * sizeof *o->kept);
     /* the new row's position: after the rows that rank before it, and after equal ones unless
      * a newer equal row wins (keep-last deduplication) */
     uint32_t p = 0;
     while (p < n) {
-        int cmp = sk_cmp(o->kept[p].sk, o->kept[p].sklen, o->sk.data, o->sk.len);
+        int cmp = sk_cmp(L[p].sk, L[p].sklen, o->sk.data, o->sk.len);
         if (cmp > 0 || (cmp == 0 && c->ties_newer_first))
             break;
         p++;
@@ -662,17 +703,17 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     const uint8_t *skc = sk_keep(o, o->sk.data, o->sk.len);
     if (!skc)
         return WEIR_ENOMEM;
-    kept nk = {skc, o->sk.len, NULL, 0, r + 1, 0, 0};
+    kept nk = {.sk = skc, .sklen = o->sk.len, .brow1 = r + 1};
     /* the new list: the old one with nk at p, cut at end */
     uint32_t n_new = n + 1 > end ? (uint32_t)end : n + 1;
     if (c->window_end_col >= 0) /* window Top-N: ranked now, emitted when the window ends */
         goto insert;
-#define NEW_AT(q) ((q) == p ? &nk : (q) < p ? &o->kept[q] : &o->kept[(q) - 1])
+#define NEW_AT(q) ((q) == p ? &nk : (q) < p ? &L[q] : &L[(q) - 1])
     if (c->with_rank || start > 1) { /* as Flink: the unnumbered way cannot skip ranks */
         for (uint32_t q = p > start - 1 ? p : (uint32_t)(start - 1); q < n_new; q++) {
             kept *now = NEW_AT(q);
             if (q < n) {
-                if ((rc = emit(o, ctx, &o->kept[q], in, r, WEIR_ROW_UPDATE_BEFORE, q + 1)) ||
+                if ((rc = emit(o, ctx, &L[q], in, r, WEIR_ROW_UPDATE_BEFORE, q + 1)) ||
                     (rc = emit(o, ctx, now, in, r, WEIR_ROW_UPDATE_AFTER, q + 1)))
                     return rc;
             } else if ((rc = emit(o, ctx, now, in, r, WEIR_ROW_INSERT, q + 1))) {
@@ -684,7 +725,7 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
          * leaving: the row pushed from rank end to end + 1 */
         uint32_t s0 = (uint32_t)(start - 1);
         kept *in_row = s0 < n_new ? NEW_AT(p > s0 ? p : s0) : NULL;
-        kept *out_row = n >= end ? &o->kept[end - 1] : NULL;
+        kept *out_row = n >= end ? &L[end - 1] : NULL;
         if (in_row) {
             bool replace = c->dedup && out_row;
             if (replace && (rc = emit(o, ctx, out_row, in, r, WEIR_ROW_UPDATE_BEFORE, 0)))
@@ -697,24 +738,21 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
         }
     }
 insert:
-    /* the new list, in place: shift the rows after p (the last one falls off at end) */
-    if (n + 1 > o->cap_kept) {
-        kept *gk = weir_realloc(o->kept, (n + 1) * sizeof *gk);
-        if (!gk)
-            return WEIR_ENOMEM;
-        o->kept = gk;
-        o->cap_kept = n + 1;
-    }
-    memmove(&o->kept[p + 1], &o->kept[p], (n - p) * sizeof *o->kept);
-    o->kept[p] = nk;
+    /* the new list: shift the rows after p (the last one falls off at end) */
+    memmove(&L[p + 1], &L[p], (n - p) * sizeof *L);
+    L[p] = nk;
 #undef NEW_AT
     if (by_rank) {
         /* the rows whose rank is still within end, ties included */
-        n_new = ranked_rows(o, o->kept, n + 1);
-        if (n_new <= p)
-            return 0; /* the new row ranks below end: nothing changes */
+        n_new = ranked_rows(o, L, n + 1);
+        if (n_new <= p) { /* the new row ranks below end: nothing changes */
+            memmove(&L[p], &L[p + 1], (n - p) * sizeof *L);
+            return 0;
+        }
     }
-    return list_store(ce, o->kept, n_new);
+    ce->n_list = n_new;
+    ce->dirty = true;
+    return 0;
 }
 
 /* Window Top-N: a row of a window that has not ended is ranked; its window's end is a timer. */
@@ -745,21 +783,49 @@ static int window_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32
 #define PF_SLOT 8
 #define PF_REC 4
 
-/* The partition keys' hashes of the batch's rows into o->hashes (0 for a key
- * over the limit, which apply_row refuses). */
-static int batch_hashes(rank_op *o, const weir_batch *in)
+/*
+ * The batch's partition keys, encoded once, and their hashes - the ones the
+ * keyed exchange before computed to route the rows when it keyed them the
+ * same way (the same encoding, so the same hash). A key over KEY_MAX bytes
+ * is not stored (apply_row refuses it).
+ */
+static int batch_keys(rank_op *o, const weir_batch *in)
 {
-    if (in->n_rows > o->cap_hashes) {
-        uint64_t *h = weir_realloc(o->hashes, in->n_rows * sizeof *h);
-        if (!h)
+    uint32_t n = in->n_rows;
+    if (n > o->cap_hashes) {
+        uint64_t *h = weir_realloc(o->hashes, n * sizeof *h);
+        if (h)
+            o->hashes = h;
+        uint32_t *ko = h ? weir_realloc(o->koff, n * sizeof *ko) : NULL;
+        if (ko)
+            o->koff = ko;
+        uint32_t *kl = ko ? weir_realloc(o->klen, n * sizeof *kl) : NULL;
+        if (!kl)
             return WEIR_ENOMEM;
-        o->hashes = h;
-        o->cap_hashes = in->n_rows;
+        o->klen = kl;
+        o->cap_hashes = n;
     }
-    for (uint32_t r = 0; r < in->n_rows; r++) {
-        size_t klen = weir_key_encode(in, &o->conf->partition, r, o->key, sizeof o->key);
-        o->hashes[r] = klen > sizeof o->key ? 0 : weir_key_hash(o->key, klen);
+    const weir_keyspec *ks = &o->conf->partition;
+    weir_buf_clear(&o->bkeys);
+    for (uint32_t r = 0; r < n; r++) {
+        int rc = weir_buf_reserve(&o->bkeys, KEY_MAX);
+        if (rc)
+            return rc;
+        size_t klen = weir_key_encode(in, ks, r, o->bkeys.data + o->bkeys.len, KEY_MAX);
+        o->koff[r] = (uint32_t)o->bkeys.len;
+        o->klen[r] = klen > KEY_MAX ? KEY_MAX + 1 : (uint32_t)klen;
+        if (klen <= KEY_MAX)
+            o->bkeys.len += klen;
     }
+    const weir_keyspec *hk = in->key_hash_of;
+    if (hk && hk->n == ks->n && !memcmp(hk->cols, ks->cols, ks->n * sizeof *ks->cols)) {
+        memcpy(o->hashes, in->key_hash, n * sizeof *o->hashes);
+        for (uint32_t r = 0; r < n; r++)
+            assert(o->klen[r] > KEY_MAX || o->hashes[r] == weir_key_hash(o->bkeys.data + o->koff[r], o->klen[r]));
+        return 0;
+    }
+    for (uint32_t r = 0; r < n; r++)
+        o->hashes[r] = o->klen[r] > KEY_MAX ? 0 : weir_key_hash(o->bkeys.data + o->koff[r], o->klen[r]);
     return 0;
 }
 
@@ -768,7 +834,7 @@ static int rank_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     (void)input;
     rank_op *o = op;
     bool windowed = o->conf->window_end_col >= 0;
-    int rc = batch_hashes(o, in);
+    int rc = batch_keys(o, in);
     uint32_t n = in->n_rows;
     for (uint32_t r = 0; r < n && r < PF_SLOT && !rc; r++)
         weir__state_prefetch(o->st, o->hashes[r], 0);
@@ -832,7 +898,13 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
     weir_buf_init(&o->sk);
     weir_buf_init(&o->row);
     weir_buf_init(&o->ckeys);
+    weir_buf_init(&o->bkeys);
     o->out = weir_batch_create(c->out_schema, info->batch_size);
+    o->out_w = weir_malloc(c->out_schema->n_fields ? c->out_schema->n_fields : 1);
+    if (!o->out_w)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < c->out_schema->n_fields; i++)
+        o->out_w[i] = (uint8_t)weir_type_size(c->out_schema->fields[i].type);
     o->out_gen = 1; /* 0 is no output batch: kept rows start with ogen 0 */
     o->tz_end = WEIR_TS_MIN;
     if (c->time_zone && c->window_end_col >= 0) {
@@ -861,12 +933,16 @@ static void rank_close(void *op)
     if (!o)
         return;
     weir_batch_destroy(o->out);
+    weir_free(o->out_w);
     weir__tz_free(o->tz);
     weir_buf_fini(&o->copy);
     weir_buf_fini(&o->val);
     weir_buf_fini(&o->sk);
     weir_buf_fini(&o->row);
     weir_buf_fini(&o->ckeys);
+    weir_buf_fini(&o->bkeys);
+    weir_free(o->koff);
+    weir_free(o->klen);
     for (uint32_t k = 0; k < o->cap_ents; k++) {
         weir_buf_fini(&o->ents[k].val);
         weir_free(o->ents[k].list);

@@ -147,9 +147,10 @@ static int held_collect(void *ud, const void *val, size_t len)
     weir__held *h = ud;
     weir_cursor cur;
     weir_cursor_init(&cur, val, len);
-    const void *sk, *row;
-    size_t sklen, rowlen;
-    if (weir_cursor_get_bytes(&cur, &sk, &sklen) || weir_cursor_get_bytes(&cur, &row, &rowlen))
+    const void *sk, *row, *tsb = NULL;
+    size_t sklen, rowlen, tslen = 8;
+    if ((h->with_ts && weir_cursor_get_bytes(&cur, &tsb, &tslen)) || tslen != 8 ||
+        weir_cursor_get_bytes(&cur, &sk, &sklen) || weir_cursor_get_bytes(&cur, &row, &rowlen))
         return WEIR_ECORRUPT;
     if (h->n == h->cap) {
         uint32_t cap = h->cap ? 2 * h->cap : 64;
@@ -164,6 +165,9 @@ static int held_collect(void *ud, const void *val, size_t len)
     r->sk_len = (uint32_t)sklen;
     r->row_off = (uint32_t)(h->buf.len + sklen);
     r->row_len = (uint32_t)rowlen;
+    r->ts = 0;
+    for (int i = 0; tsb && i < 8; i++)
+        r->ts |= (int64_t)((uint64_t)((const uint8_t *)tsb)[i] << (8 * i));
     if (weir_buf_put(&h->buf, sk, sklen) || weir_buf_put(&h->buf, row, rowlen))
         return WEIR_ENOMEM;
     return 0;

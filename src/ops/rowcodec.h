@@ -39,17 +39,20 @@ int weir__out_row(weir_op_ctx *ctx, weir_batch *out);
 /*
  * The rows of one timestamp an operator holds until the watermark passes it
  * (ops/temporal_sort.c, ops/match.c): list state elements (sort key bytes,
- * encoded row), loaded and ordered by the sort key, equal keys in the order
- * they were added (a stable sort).
+ * encoded row; with_ts: first the row's own timestamp, 8 bytes), loaded
+ * and ordered by the sort key, equal keys in the order they were added (a
+ * stable sort).
  */
 typedef struct weir__held_row {
     uint32_t sk_off, sk_len, row_off, row_len; /* into weir__held.buf */
+    int64_t ts;                                /* with_ts: the row's own timestamp */
 } weir__held_row;
 
 typedef struct weir__held {
     weir_buf buf;
     weir__held_row *v;
     uint32_t n, cap;
+    bool with_ts; /* set by its owner */
 } weir__held;
 
 /* Replaces h's rows with the list of st under namespace ns, ordered. */

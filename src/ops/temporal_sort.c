@@ -32,21 +32,13 @@
 #include "ops/rowcodec.h"
 #include "weir/state.h"
 
-typedef struct held_row {
-    uint32_t sk_off, sk_len, row_off, row_len; /* into tsort_op.held */
-    uint32_t seq;                              /* arrival order */
-    int64_t ts;                                /* processing time: the row's own timestamp */
-} held_row;
-
 typedef struct tsort_op {
     weir_temporal_sort_config conf;
     uint32_t n_cols;
     weir_state *rows, *last;
     weir_batch *out;
     weir_buf elem, sk, row;
-    weir_buf held; /* the rows of the timestamp being emitted */
-    held_row *hr;
-    uint32_t n_hr, cap_hr;
+    weir__held held; /* the rows of the timestamp being emitted */
     uint64_t *n_late;
 } tsort_op;
 
@@ -117,73 +109,22 @@ static int tsort_process(void *op, weir_op_ctx *ctx, int input, const weir_batch
     return 0;
 }
 
-/* Copies one held element (sort key, row) into o->held. */
-static int collect(void *ud, const void *val, size_t len)
-{
-    tsort_op *o = ud;
-    weir_cursor cur;
-    weir_cursor_init(&cur, val, len);
-    const void *sk, *row, *tsb = NULL;
-    size_t sklen, rowlen, tslen = 8;
-    if ((o->conf.proctime && weir_cursor_get_bytes(&cur, &tsb, &tslen)) || tslen != 8 ||
-        weir_cursor_get_bytes(&cur, &sk, &sklen) || weir_cursor_get_bytes(&cur, &row, &rowlen))
-        return WEIR_ECORRUPT;
-    if (o->n_hr == o->cap_hr) {
-        uint32_t cap = o->cap_hr ? 2 * o->cap_hr : 64;
-        held_row *n = weir_realloc(o->hr, cap * sizeof *n);
-        if (!n)
-            return WEIR_ENOMEM;
-        o->hr = n;
-        o->cap_hr = cap;
-    }
-    held_row *h = &o->hr[o->n_hr];
-    h->sk_off = (uint32_t)o->held.len;
-    h->sk_len = (uint32_t)sklen;
-    h->row_off = (uint32_t)(o->held.len + sklen);
-    h->row_len = (uint32_t)rowlen;
-    h->seq = o->n_hr++;
-    h->ts = 0;
-    for (int i = 0; tsb && i < 8; i++)
-        h->ts |= (int64_t)((uint64_t)((const uint8_t *)tsb)[i] << (8 * i));
-    if (weir_buf_put(&o->held, sk, sklen) || weir_buf_put(&o->held, row, rowlen))
-        return WEIR_ENOMEM;
-    return 0;
-}
-
 /* Emits the rows held for time ts, sorted. */
 static int emit_ts(tsort_op *o, weir_op_ctx *ctx, int64_t ts)
 {
     uint8_t ns[8];
     ns_of(ts, ns);
-    o->n_hr = 0;
-    weir_buf_clear(&o->held);
-    int rc = weir_list_get(o->rows, ns, 8, collect, o);
+    int rc = weir__held_load(&o->held, o->rows, ns, 8);
     if (rc)
         return weir_op_fail(ctx, rc, "ORDER BY a time attribute: cannot read its state: %s", weir_strerror(rc));
-    /* a stable insertion sort by the secondary key (rows of one timestamp: few, mostly) */
-    for (uint32_t i = 1; i < o->n_hr; i++) {
-        held_row x = o->hr[i];
-        uint32_t j = i;
-        while (j > 0) {
-            const held_row *p = &o->hr[j - 1];
-            size_t m = p->sk_len < x.sk_len ? p->sk_len : x.sk_len;
-            int cmp = m ? memcmp(o->held.data + p->sk_off, o->held.data + x.sk_off, m) : 0;
-            if (!cmp)
-                cmp = (p->sk_len > x.sk_len) - (p->sk_len < x.sk_len);
-            if (cmp <= 0)
-                break;
-            o->hr[j] = o->hr[j - 1];
-            j--;
-        }
-        o->hr[j] = x;
-    }
-    for (uint32_t i = 0; i < o->n_hr && !rc; i++) {
+    for (uint32_t i = 0; i < o->held.n && !rc; i++) {
         int row = weir__out_row(ctx, o->out);
         if (row < 0)
             return row;
-        rc = weir__row_decode(o->held.data + o->hr[i].row_off, o->hr[i].row_len, o->out, (uint32_t)row, 0, o->n_cols);
+        rc = weir__row_decode(weir__held_row_data(&o->held, i), o->held.v[i].row_len, o->out, (uint32_t)row, 0,
+                              o->n_cols);
         o->out->kind[row] = WEIR_ROW_INSERT;
-        o->out->ts[row] = o->conf.proctime ? o->hr[i].ts : ts;
+        o->out->ts[row] = o->conf.proctime ? o->held.v[i].ts : ts;
     }
     uint8_t lv[8];
     ns_of(ts, lv); /* the same little-endian bytes */
@@ -191,10 +132,7 @@ static int emit_ts(tsort_op *o, weir_op_ctx *ctx, int64_t ts)
         rc = weir_state_clear(o->rows, ns, 8);
     if (!rc)
         rc = weir_value_put(o->last, NULL, 0, lv, 8);
-    if (o->held.cap > 1 << 20) {
-        weir_buf_fini(&o->held);
-        weir_buf_init(&o->held);
-    }
+    weir__held_trim(&o->held);
     return rc ? rc : weir_op_emit_reset(ctx, o->out);
 }
 
@@ -275,7 +213,8 @@ static int tsort_create(void *arg, const weir_op_info *info, void **out_op)
     weir_buf_init(&o->elem);
     weir_buf_init(&o->sk);
     weir_buf_init(&o->row);
-    weir_buf_init(&o->held);
+    weir_buf_init(&o->held.buf);
+    o->held.with_ts = c->proctime;
     o->out = weir_batch_create(c->schema, info->batch_size);
     return o->out ? 0 : WEIR_ENOMEM;
 }
@@ -299,8 +238,7 @@ static void tsort_close(void *op)
     weir_buf_fini(&o->elem);
     weir_buf_fini(&o->sk);
     weir_buf_fini(&o->row);
-    weir_buf_fini(&o->held);
-    weir_free(o->hr);
+    weir__held_fini(&o->held);
     weir_free(o);
 }
 

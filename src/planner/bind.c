@@ -287,6 +287,12 @@ static int bind_call(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_e
         args[k++] = weir_expr_lit_string(pc->arena, u, strlen(u));
         return call_named(pc, e, e->u.call.syntax == WEIR_SQL_CALL_FLOOR_TO ? "FLOOR" : "CEIL", args, k, out);
     }
+    case WEIR_SQL_CALL_DATETIME_MINUS: {
+        /* (a - b) unit: the qualifier's leading unit tells a year-month interval from a day-time one */
+        const char *u = weir__sql_unit_name(e->u.call.unit);
+        args[k++] = weir_expr_lit_string(pc->arena, u, strlen(u));
+        break;
+    }
     case WEIR_SQL_CALL_UNIT_FIRST: {
         /* TIMESTAMPADD(MINUTE, ...) / TIMESTAMPDIFF(DAY, ...): the parsed unit keyword is the first argument */
         const char *u = weir__sql_unit_name(e->u.call.unit);

@@ -353,6 +353,31 @@ int plan_exists_error(plan_ctx *pc, weir_sql_loc loc, const cat_path *path, bool
                       here ? "" : path->catalog, here ? "" : ".", here ? "" : path->database, here ? "" : "'");
 }
 
+/* A PRIMARY KEY names physical columns of the table, each once (as Flink). */
+static int check_primary_key(plan_ctx *pc, const weir_sql_create_table *ct, const char *table)
+{
+    const weir_sql_primary_key *pk = ct->primary_key;
+    for (uint32_t i = 0; pk && i < pk->n_columns; i++) {
+        const weir_sql_ident *k = &pk->columns[i];
+        for (uint32_t j = 0; j < i; j++)
+            if (!strcasecmp(pk->columns[j].name, k->name))
+                return plan_error(pc, k->loc, WEIR_EEXIST, "PRIMARY KEY names column '%s' twice", k->name);
+        const weir_sql_column *c = NULL;
+        for (uint32_t j = 0; j < ct->n_columns && !c; j++)
+            if (!strcasecmp(ct->columns[j].name.name, k->name))
+                c = &ct->columns[j];
+        if (!c)
+            return plan_error(pc, k->loc, WEIR_ENOTFOUND, "PRIMARY KEY column '%s' is not a column of table '%s'",
+                              k->name, table);
+        if (c->kind != WEIR_SQL_COLUMN_PHYSICAL)
+            return plan_error(pc, k->loc, WEIR_EPLAN,
+                              "PRIMARY KEY column '%s' of table '%s' is a %s column; a primary key is declared on "
+                              "physical columns",
+                              k->name, table, c->kind == WEIR_SQL_COLUMN_COMPUTED ? "computed" : "METADATA");
+    }
+    return 0;
+}
+
 int plan_create_table(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_loc loc)
 {
     if (ct->as_query)
@@ -468,6 +493,9 @@ int plan_create_table_at(plan_ctx *pc, const weir_sql_create_table *ct, const ca
         t->rowtime = idx;
         t->full->rowtime = idx;
     }
+    int rc = check_primary_key(pc, ct, name);
+    if (rc)
+        return rc;
     t->n_opts = ct->n_options;
     t->opts = plan_alloc(pc, (ct->n_options + 1) * sizeof *t->opts);
     t->opt_src = plan_alloc(pc, (ct->n_options + 1) * sizeof *t->opt_src);

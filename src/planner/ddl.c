@@ -126,9 +126,10 @@ static weir_sql_primary_key *copy_pk(plan_ctx *pc, const weir_sql_primary_key *p
 }
 
 /* A copy of the definition whose arrays may be changed: columns (with room
- * for `extra` more), options (room for `extra_opts`), partition keys. */
+ * for `extra` more), options (room for `extra_opts`), partition keys (room
+ * for `extra_parts`). */
 static int copy_ddl(plan_ctx *pc, const weir_sql_create_table *ct, uint32_t extra, uint32_t extra_opts,
-                    weir_sql_create_table **out)
+                    uint32_t extra_parts, weir_sql_create_table **out)
 {
     weir_sql_create_table *n = plan_alloc(pc, sizeof *n);
     if (!n)
@@ -136,7 +137,7 @@ static int copy_ddl(plan_ctx *pc, const weir_sql_create_table *ct, uint32_t extr
     *n = *ct;
     n->columns = plan_alloc(pc, (ct->n_columns + extra + 1) * sizeof *n->columns);
     n->options = plan_alloc(pc, (ct->n_options + extra_opts + 1) * sizeof *n->options);
-    n->partitioned_by = plan_alloc(pc, (ct->n_partitioned_by + 1) * sizeof *n->partitioned_by);
+    n->partitioned_by = plan_alloc(pc, (ct->n_partitioned_by + extra_parts + 1) * sizeof *n->partitioned_by);
     if (!n->columns || !n->options || !n->partitioned_by || (ct->primary_key && !(n->primary_key = copy_pk(pc, ct->primary_key))))
         return WEIR_ENOMEM;
     if (ct->n_columns)
@@ -308,6 +309,10 @@ static int alter_rename_column(plan_ctx *pc, const weir_sql_alter *a, weir_sql_c
     int rc = check_unused(pc, nd, &a->column, "renamed", false);
     if (rc)
         return rc;
+    /* a METADATA column without FROM 'key' reads the metadata of its name:
+     * it keeps reading what it read */
+    if (nd->columns[at].kind == WEIR_SQL_COLUMN_METADATA && !nd->columns[at].metadata_key)
+        nd->columns[at].metadata_key = nd->columns[at].name.name;
     nd->columns[at].name = a->new_column;
     for (uint32_t i = 0; nd->primary_key && i < nd->primary_key->n_columns; i++)
         if (ident_is(&nd->primary_key->columns[i], a->column.name))
@@ -382,7 +387,7 @@ static int alter_table(plan_ctx *pc, const weir_sql_alter *a, weir_sql_loc loc)
     name = t->name;
     uint32_t extra = a->schema ? a->schema->n_columns : 0;
     weir_sql_create_table *nd;
-    int rc = copy_ddl(pc, t->ddl, extra, a->n_options, &nd);
+    int rc = copy_ddl(pc, t->ddl, extra, a->n_options, 0, &nd);
     if (rc)
         return rc;
     cat_path path = {t->catalog, t->database, t->name};
@@ -440,13 +445,22 @@ static int alter_view(plan_ctx *pc, const weir_sql_alter *a)
         v->name = nn;
         return 0;
     }
-    /* ALTER VIEW v AS query: the new query and its own column names, its names resolved from here */
+    /* ALTER VIEW v AS query: the new query and its own column names, its
+     * names resolved from here; planned here (with v already changed, so
+     * that a cycle through v is found here) */
+    cat_view old = *v;
     v->query = a->query;
     v->columns = NULL;
     v->n_columns = 0;
     v->home_catalog = pc->cur_catalog;
     v->home_database = pc->cur_database;
-    return 0;
+    int rc = plan_check_view(pc, v);
+    if (rc) {
+        cat_view *again = plan_find_view(pc, &a->name);
+        if (again)
+            *again = old;
+    }
+    return rc;
 }
 
 int plan_alter(plan_ctx *pc, const weir_sql_alter *a, weir_sql_loc loc)
@@ -460,8 +474,8 @@ int plan_alter(plan_ctx *pc, const weir_sql_alter *a, weir_sql_loc loc)
 
 /*
  * Flink's merging of a LIKE clause: every feature INCLUDING, options
- * OVERWRITING, unless the clause says otherwise; ALL sets every feature,
- * and a feature may be named once. OVERWRITING is not allowed for ALL,
+ * OVERWRITING, unless the clause says otherwise; ALL sets every feature
+ * the clause does not name (in any order), and a feature may be named once. OVERWRITING is not allowed for ALL,
  * CONSTRAINTS and PARTITIONS (there is nothing to merge key by key).
  */
 enum { F_CONSTRAINTS, F_GENERATED, F_METADATA, F_OPTIONS, F_PARTITIONS, F_WATERMARKS, F_N };
@@ -473,6 +487,12 @@ static int like_strategies(plan_ctx *pc, const weir_sql_table_like *like, weir_s
 {
     for (int f = 0; f < F_N; f++)
         st[f] = f == F_OPTIONS ? WEIR_SQL_LIKE_OVERWRITING : WEIR_SQL_LIKE_INCLUDING;
+    /* ALL first, wherever it is written: it is the strategy of the features
+     * no option names */
+    for (uint32_t i = 0; i < like->n_options; i++)
+        if (like->options[i].feature == WEIR_SQL_LIKE_ALL)
+            for (int f = 0; f < F_N; f++)
+                st[f] = like->options[i].strategy;
     for (uint32_t i = 0; i < like->n_options; i++) {
         const weir_sql_like_option *o = &like->options[i];
         for (uint32_t j = 0; j < i; j++)
@@ -484,12 +504,8 @@ static int like_strategies(plan_ctx *pc, const weir_sql_table_like *like, weir_s
              o->feature == WEIR_SQL_LIKE_PARTITIONS))
             return plan_error(pc, like->loc, WEIR_EINVAL, "LIKE: OVERWRITING %s is not allowed (INCLUDING or EXCLUDING)",
                               like_feature_names[o->feature]);
-        if (o->feature == WEIR_SQL_LIKE_ALL) {
-            for (int f = 0; f < F_N; f++)
-                st[f] = o->strategy;
-        } else {
+        if (o->feature != WEIR_SQL_LIKE_ALL)
             st[o->feature - 1] = o->strategy;
-        }
     }
     return 0;
 }
@@ -516,7 +532,7 @@ int plan_create_table_like(plan_ctx *pc, const weir_sql_create_table *ct, weir_s
         return rc;
     const weir_sql_create_table *s = src->ddl;
     weir_sql_create_table *nd;
-    if ((rc = copy_ddl(pc, ct, s->n_columns, s->n_options, &nd)))
+    if ((rc = copy_ddl(pc, ct, s->n_columns, s->n_options, s->n_partitioned_by, &nd)))
         return rc;
     /* the source's columns first (physical ones always), then the new ones */
     nd->n_columns = 0;
@@ -693,7 +709,7 @@ int plan_ctas(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_loc loc)
     if (old && ct->if_not_exists && !ct->or_replace && !ct->replace)
         return plan_sink_table(pc, old, &r, ct->name.loc); /* the table stays; the query goes into it */
     weir_sql_create_table *nd;
-    if ((rc = copy_ddl(pc, ct, r.n_physical, 0, &nd)))
+    if ((rc = copy_ddl(pc, ct, r.n_physical, 0, 0, &nd)))
         return rc;
     for (uint32_t i = 0; i < r.n_physical; i++) {
         const weir_field *f = &r.schema->fields[i];
@@ -975,24 +991,47 @@ typedef struct view_describe {
     const name_filter *f;
 } view_describe;
 
+/* A view's query planned (into the scratch job the caller made). */
+static int plan_view_query(plan_ctx *pc, const cat_view *v, rel *r)
+{
+    int depth = pc->view_depth;
+    int rc = plan_ensure_job(pc);
+    plan_home home;
+    plan_view_enter(pc, v, &home);
+    if (!rc)
+        rc = plan_query(pc, v->query, r);
+    plan_view_leave(pc, &home);
+    pc->view_depth = depth;
+    if (!rc && v->n_columns && v->n_columns != r->n_physical)
+        return plan_error(pc, v->columns[0].loc, WEIR_EPLAN, "view '%s' names %u columns but its query has %u",
+                          v->name, v->n_columns, r->n_physical);
+    return rc;
+}
+
+static int check_view_in_scratch(plan_ctx *pc, void *ud)
+{
+    rel r;
+    return plan_view_query(pc, ud, &r);
+}
+
+/* Plans view v's query into a scratch job: ALTER VIEW AS refuses a query
+ * that does not plan where it is written (a cycle through another view
+ * would otherwise fail at a later use, inside that view). */
+int plan_check_view(plan_ctx *pc, const cat_view *v)
+{
+    return plan_in_scratch_job(pc, check_view_in_scratch, (void *)v);
+}
+
 /* A view's columns: its query planned into a scratch job. */
 static int describe_view_rows(plan_ctx *pc, void *ud)
 {
     const cat_view *v = ((const view_describe *)ud)->v;
     const name_filter *f = ((const view_describe *)ud)->f;
     static const char *const header[] = {"name", "type", "null", "key", "extras", "watermark"};
-    int rc = plan_ensure_job(pc);
     rel r;
-    plan_home home;
-    plan_view_enter(pc, v, &home);
-    if (!rc)
-        rc = plan_query(pc, v->query, &r);
-    plan_view_leave(pc, &home);
+    int rc = plan_view_query(pc, v, &r);
     if (rc)
         return rc;
-    if (v->n_columns && v->n_columns != r.n_physical)
-        return plan_error(pc, v->columns[0].loc, WEIR_EPLAN, "view '%s' names %u columns but its query has %u",
-                          v->name, v->n_columns, r.n_physical);
     tableau tb = {.n_cols = 6, .header = header};
     weir_buf b;
     weir_buf_init(&b);

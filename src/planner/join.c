@@ -1226,9 +1226,16 @@ int plan_scalar_join(plan_ctx *pc, const rel *left, const rel *right, const weir
 int plan_scoped_join(plan_ctx *pc, const rel *left, const rel *right, const weir_sql_expr *on, weir_sql_loc loc,
                      rel *out)
 {
+    return plan_scoped_join_kind(pc, false, left, right, on, loc, out);
+}
+
+int plan_scoped_join_kind(plan_ctx *pc, bool left_join, const rel *left, const rel *right, const weir_sql_expr *on,
+                          weir_sql_loc loc, rel *out)
+{
     const weir_sql_table_ref *saved = pc->scoped_join;
     pc->scoped_join = SCOPE_NEXT;
-    int rc = synthetic_join(pc, WEIR_SQL_JOIN_INNER, WEIR_JOIN_INNER, left, right, NULL, on, NULL, loc, out);
+    int rc = synthetic_join(pc, left_join ? WEIR_SQL_JOIN_LEFT : WEIR_SQL_JOIN_INNER,
+                            left_join ? WEIR_JOIN_LEFT : WEIR_JOIN_INNER, left, right, NULL, on, NULL, loc, out);
     pc->scoped_join = saved;
     return rc;
 }
@@ -1396,6 +1403,15 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     /* only the columns read above the join go into its state (prune.c) */
     if ((rc = plan_projection_join_input(pc, ref, &sd[0].r)))
         return rc;
+    /* LATERAL (SELECT ... WHERE x = t.a): decorrelated into a join of its own (lateral.c); one that reads
+     * nothing of the left input is an ordinary subquery, its FROM planned there already */
+    const weir_sql_table_ref *pre_ref = NULL;
+    rel pre;
+    if (rt->kind == WEIR_SQL_FROM_SUBQUERY && rt->u.subquery.lateral) {
+        bool done = false;
+        if ((rc = plan_lateral_join(pc, ref, &sd[0].r, out, &done, &pre_ref, &pre)) || done)
+            return rc;
+    }
     versioned_side vs = {0};
     if (rt->kind == WEIR_SQL_FROM_TABLE && rt->u.table.system_time &&
         (rc = temporal_side(pc, ref, type, &sd[0].r, &sd[1].r, &vs)))
@@ -1406,10 +1422,24 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     } else if (rt->kind == WEIR_SQL_FROM_TABLE && rt->u.table.system_time) {
         if ((rc = lookup_side(pc, ref, type, &sd[0].r, &sd[1].r, &lookup)))
             return rc;
-    } else if ((rc = plan_input(pc, rt, where, &sd[1].r)) || (rc = plan_projection_join_input(pc, ref, &sd[1].r))) {
-        return rc;
+    } else {
+        const weir_sql_table_ref *saved_ref = pc->preplanned_ref;
+        rel saved = pc->preplanned;
+        if (pre_ref) {
+            pc->preplanned_ref = pre_ref;
+            pc->preplanned = pre;
+        }
+        rc = plan_input(pc, rt, where, &sd[1].r);
+        pc->preplanned_ref = saved_ref;
+        pc->preplanned = saved;
+        if (rc || (rc = plan_projection_join_input(pc, ref, &sd[1].r)))
+            return rc;
     }
     (void)comma;
+    /* an outer join's ON conjuncts with subqueries that read the side it pads: filters of that side */
+    if ((type == WEIR_JOIN_LEFT || type == WEIR_JOIN_RIGHT) && !versioned && !lookup &&
+        (rc = plan_outer_on_subqueries(pc, ref, &sd[0].r, &sd[1].r, type == WEIR_JOIN_LEFT, &ref)))
+        return rc;
     if (!common)
         return join_sides(pc, ref, type, sd, versioned, lookup, where, NULL, NULL, out);
     /* NATURAL / USING: the key pairs are the common columns (window columns of a table function included) */

@@ -13,6 +13,7 @@
  * through pc->mr_e.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -429,6 +430,16 @@ int plan_match(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
                           "AFTER MATCH SKIP TO FIRST %s would start the next match where this one started",
                           mr->skip_var->name);
     c.skip = (weir_mr_skip)mr->skip;
+    const char *mp = plan_config(pc, "weir.match.max-partial-matches");
+    if (mp) {
+        char *end;
+        unsigned long long x = strtoull(mp, &end, 10);
+        if (!*mp || *mp == '-' || *end || x == 0 || x > UINT32_MAX)
+            return plan_error(pc, plan_config_at(pc, "weir.match.max-partial-matches", ref->loc), WEIR_EINVAL,
+                              "weir.match.max-partial-matches: expected an integer from 1 to %u, got '%s'", UINT32_MAX,
+                              mp);
+        c.max_partial = (uint32_t)x;
+    }
     if (mr->within) {
         if ((rc = plan_const_interval_ms(pc, mr->within, &c.within_ms)))
             return rc;

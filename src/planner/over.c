@@ -414,6 +414,7 @@ int plan_over(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, 
         bool has_arg;
         if ((rc = plan_agg_call_args(pc, c, &has_arg)))
             return rc;
+        call = c->call; /* PERCENTILE with a frequency rewrites its arguments */
         if (!has_arg)
             continue;
         weir_expr *e;
@@ -456,6 +457,9 @@ int plan_over(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, 
         if ((rc = weir_agg_bind(fn, pr.schema, c->pre_col, c->param, &aggs[i], &err)))
             return plan_error(pc, c->call->loc, rc, "%s", err.message);
         aggs[i].sep = c->sep;
+        aggs[i].label = c->label;
+        aggs[i].params = c->params;
+        aggs[i].n_params = c->n_params;
         if (!oc.unbounded && !weir_agg_can_retract(&aggs[i]))
             return plan_error(pc, c->call->loc, WEIR_EUNSUPPORTED,
                               "%s cannot take rows back, which a bounded OVER frame needs; use UNBOUNDED PRECEDING",

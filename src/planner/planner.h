@@ -442,6 +442,7 @@ int plan_projection_apply(plan_ctx *pc, const cat_table *t, const weir_sql_table
 /* planner.c: runs fn(pc, ud) against a scratch job (EXPLAIN, DESCRIBE of a
  * view), so that what it plans adds nothing to the real job. */
 int plan_in_scratch_job(plan_ctx *pc, int (*fn)(plan_ctx *pc, void *ud), void *ud);
+int plan_check_view(plan_ctx *pc, const cat_view *v);
 /* ddl.c: DROP, ALTER, CREATE TABLE ... LIKE / AS query, SHOW, DESCRIBE. */
 int plan_drop(plan_ctx *pc, const weir_sql_drop *d, weir_sql_loc loc);
 int plan_alter(plan_ctx *pc, const weir_sql_alter *a, weir_sql_loc loc);
@@ -565,6 +566,31 @@ int plan_scalar_join(plan_ctx *pc, const rel *left, const rel *right, const weir
  */
 int plan_scoped_join(plan_ctx *pc, const rel *left, const rel *right, const weir_sql_expr *on, weir_sql_loc loc,
                      rel *out);
+/* plan_scoped_join, or (left_join) the LEFT join of the same (a LEFT JOIN LATERAL's, lateral.c). */
+int plan_scoped_join_kind(plan_ctx *pc, bool left_join, const rel *left, const rel *right, const weir_sql_expr *on,
+                          weir_sql_loc loc, rel *out);
+/*
+ * lateral.c: join ref whose right side is a LATERAL derived table, its left
+ * input planned (*left). One that reads left's columns is decorrelated into
+ * a join of its own (*out, *done); one that does not is an ordinary
+ * subquery: *from_ref is then its FROM, planned (*from), for plan_join.
+ */
+int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, rel *out,
+                      bool *done, const weir_sql_table_ref **from_ref, rel *from);
+/*
+ * subquery.c: the aggregates of LATERAL derived table q (one row per row of
+ * *in: aggregates, no GROUP BY) over its FROM (planned: from), correlated
+ * with *in as a scalar subquery is, LEFT-joined to *in (replaced); items[i]
+ * is its i-th SELECT item over the joined rows.
+ */
+int plan_lateral_aggregates(plan_ctx *pc, rel *in, const weir_sql_query *q, const rel *from, weir_expr **items);
+/*
+ * subquery.c: LATERAL derived table q with GROUP BY, HAVING or DISTINCT,
+ * correlated by equalities: its rows per correlation key, joined (LEFT:
+ * left_join) to *in (replaced); items[i] is its i-th SELECT item.
+ */
+int plan_lateral_grouped(plan_ctx *pc, rel *in, const weir_sql_query *q, const rel *from, bool left_join,
+                         weir_expr **items);
 /*
  * The columns of left then right as one rel for binding names (no stream):
  * a padded side's columns nullable; scoped: right's columns shadow left's
@@ -596,6 +622,11 @@ int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *se
                                const struct agg_scope *as);
 /* The run-time error of SINGLE_VALUE call (a scalar subquery's, named by its place, or one the query wrote). */
 const char *plan_single_value_error(plan_ctx *pc, const weir_sql_expr *call);
+/* subquery.c: a LEFT (inner_right) or RIGHT join ref's ON conjuncts with subqueries that read only the side the
+ * join does not preserve, planned as filters of that side (*left or *right: semi and anti joins, joined values);
+ * *out is ref with the other conjuncts (ref itself when none moved). */
+int plan_outer_on_subqueries(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, rel *right, bool inner_right,
+                             const weir_sql_table_ref **out);
 /* subquery.c: sel with the subquery conjuncts of its FROM's inner join's ON moved to its WHERE (*copy, *moved),
  * as they filter the same pairs there. */
 int plan_on_subqueries(plan_ctx *pc, const weir_sql_select *sel, weir_sql_select *copy, bool *moved);

@@ -779,7 +779,8 @@ int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
         if (rc == WEIR_ENOTFOUND && ref->u.subquery.lateral && pc->err &&
             strstr(pc->err->message, "unknown table or alias"))
             return plan_error(pc, ref->loc, WEIR_EUNSUPPORTED,
-                              "a LATERAL derived table that refers to the FROM items before it is not supported yet");
+                              "a LATERAL derived table that refers to the FROM items before it is supported "
+                              "over one table (FROM t ... WHERE ...), not over a join or a subquery");
         return rc ? rc : set_alias(pc, out, ref, NULL);
     }
     case WEIR_SQL_FROM_FUNCTION: {
@@ -887,6 +888,91 @@ static int plan_agg_filter(plan_ctx *pc, const rel *in, const agg_scope *as, agg
     return *name ? 0 : WEIR_ENOMEM;
 }
 
+/* A numeric literal's value into *out; false for anything else. */
+static bool numeric_literal(const weir_sql_expr *e, double *out)
+{
+    if (e->kind != WEIR_SQL_EXPR_LITERAL ||
+        (e->u.lit.kind != WEIR_SQL_LIT_INTEGER && e->u.lit.kind != WEIR_SQL_LIT_DECIMAL &&
+         e->u.lit.kind != WEIR_SQL_LIT_DOUBLE))
+        return false;
+    *out = e->u.lit.kind == WEIR_SQL_LIT_INTEGER ? (double)e->u.lit.i64 : e->u.lit.f64;
+    return true;
+}
+
+/*
+ * PERCENTILE(value, percentage [, frequency]) (Flink 2): the percentage a
+ * numeric literal (c->param) or an ARRAY of them (c->params; the function
+ * becomes PERCENTILES, an ARRAY<DOUBLE> result); a frequency makes the
+ * argument ROW(value, frequency) and the function PERCENTILE_FREQ (or
+ * PERCENTILES_FREQ), which counts the value frequency times.
+ */
+static int percentile_args(plan_ctx *pc, agg_call *c)
+{
+    const weir_sql_expr *call = c->call;
+    uint32_t n = call->u.call.n_args;
+    if (n != 2 && n != 3)
+        return plan_error(pc, call->loc, WEIR_EINVAL, "PERCENTILE(value, percentage [, frequency]) takes two or three "
+                                                      "arguments");
+    if (strstr(c->fn, "_FREQ") || !strncmp(c->fn, "PERCENTILES", 11))
+        return 0; /* rewritten already */
+    bool distinct = !strcmp(c->fn, "PERCENTILE_DISTINCT");
+    const weir_sql_expr *pa = call->u.call.args[1];
+    if (pa->kind == WEIR_SQL_EXPR_ARRAY) {
+        uint32_t k = pa->u.list.n_items;
+        double *ps = plan_alloc(pc, (k ? k : 1) * sizeof *ps);
+        if (!ps)
+            return WEIR_ENOMEM;
+        for (uint32_t i = 0; i < k; i++)
+            if (!numeric_literal(pa->u.list.items[i], &ps[i]))
+                return plan_error(pc, pa->u.list.items[i]->loc, WEIR_EUNSUPPORTED,
+                                  "PERCENTILE's ARRAY of percentages must hold numeric literals");
+        for (uint32_t i = 0; i < k; i++)
+            if (!(ps[i] >= 0 && ps[i] <= 1))
+                return plan_error(pc, pa->u.list.items[i]->loc, WEIR_EINVAL,
+                                  "PERCENTILE: percentage %g is not in [0, 1]", ps[i]);
+        if (k == 0)
+            return plan_error(pc, pa->loc, WEIR_EINVAL, "PERCENTILE's ARRAY of percentages is empty");
+        c->params = ps;
+        c->n_params = k;
+        snprintf(c->fn, sizeof c->fn, "PERCENTILES%s", distinct ? "_DISTINCT" : "");
+    } else if (!numeric_literal(pa, &c->param)) {
+        return plan_error(pc, pa->loc, WEIR_EUNSUPPORTED,
+                          "PERCENTILE's percentage must be a numeric literal or an ARRAY of them");
+    }
+    if (n == 2)
+        return 0;
+    if (distinct)
+        return plan_error(pc, call->u.call.args[2]->loc, WEIR_EUNSUPPORTED,
+                          "PERCENTILE(DISTINCT ...) with a frequency argument is not supported");
+    /* ROW(value, frequency) as the one argument the aggregate reads */
+    weir_sql_expr *row = plan_alloc(pc, sizeof *row), *cp = plan_alloc(pc, sizeof *cp);
+    weir_sql_expr **ra = plan_alloc(pc, 2 * sizeof *ra), **ca = plan_alloc(pc, 2 * sizeof *ca);
+    weir_sql_ident *id = plan_alloc(pc, sizeof *id);
+    if (!row || !cp || !ra || !ca || !id)
+        return WEIR_ENOMEM;
+    *id = (weir_sql_ident){.name = "ROW", .len = 3, .loc = call->loc};
+    ra[0] = call->u.call.args[0];
+    ra[1] = call->u.call.args[2];
+    *row = *call->u.call.args[0];
+    row->kind = WEIR_SQL_EXPR_CALL;
+    memset(&row->u, 0, sizeof row->u);
+    row->u.call.name = (weir_sql_name){.parts = id, .n_parts = 1, .loc = call->loc};
+    row->u.call.args = ra;
+    row->u.call.n_args = 2;
+    *cp = *call;
+    ca[0] = row;
+    ca[1] = call->u.call.args[1];
+    cp->u.call.args = ca;
+    cp->u.call.n_args = 2;
+    c->call = cp;
+    size_t l = strlen(c->fn);
+    snprintf(c->fn + l, sizeof c->fn - l, "_FREQ");
+    char m[160];
+    snprintf(m, sizeof m, "PERCENTILE's frequency at line %u, column %u is negative", call->u.call.args[2]->loc.line,
+             call->u.call.args[2]->loc.col);
+    return (c->label = plan_strdup(pc, m)) ? 0 : WEIR_ENOMEM;
+}
+
 /*
  * The argument count of aggregate call c: none only for COUNT (COUNT(*)),
  * two for APPROX_PERCENTILE (value, literal fraction: c->param), else one.
@@ -896,10 +982,11 @@ int plan_agg_call_args(plan_ctx *pc, agg_call *c, bool *has_arg)
 {
     const weir_sql_expr *call = c->call;
     *has_arg = call->u.call.n_args > 0;
-    if (call->u.call.nulls && strcmp(c->fn, "ARRAY_AGG"))
+    bool array_agg = !strcmp(c->fn, "ARRAY_AGG") || !strcmp(c->fn, "ARRAY_AGG_DISTINCT");
+    if (call->u.call.nulls && !array_agg)
         return plan_error(pc, call->loc, WEIR_EUNSUPPORTED, "%s NULLS is taken only by ARRAY_AGG, not by %s",
                           call->u.call.nulls == 2 ? "IGNORE" : "RESPECT", c->fn);
-    if (!strcmp(c->fn, "ARRAY_AGG"))
+    if (array_agg)
         c->param = call->u.call.nulls == 2; /* 1: IGNORE NULLS (the default respects them) */
     if (call->u.call.n_args == 0) {
         if (!call->u.call.star && strcmp(c->fn, "COUNT"))
@@ -907,17 +994,9 @@ int plan_agg_call_args(plan_ctx *pc, agg_call *c, bool *has_arg)
         return 0;
     }
     if (!strncmp(c->fn, "PERCENTILE", 10)) { /* also PERCENTILE_DISTINCT */
-        const weir_sql_expr *pa = call->u.call.n_args >= 2 ? call->u.call.args[1] : NULL;
-        if (call->u.call.n_args == 3)
-            return plan_error(pc, call->u.call.args[2]->loc, WEIR_EUNSUPPORTED,
-                              "PERCENTILE with a frequency argument is not supported");
-        if (call->u.call.n_args != 2 || pa->kind != WEIR_SQL_EXPR_LITERAL ||
-            (pa->u.lit.kind != WEIR_SQL_LIT_INTEGER && pa->u.lit.kind != WEIR_SQL_LIT_DECIMAL &&
-             pa->u.lit.kind != WEIR_SQL_LIT_DOUBLE))
-            return plan_error(pc, call->loc, WEIR_EUNSUPPORTED,
-                              "PERCENTILE(value, percentage) needs a numeric literal percentage (an ARRAY of "
-                              "percentages is not supported)");
-        c->param = pa->u.lit.f64 ? pa->u.lit.f64 : (double)pa->u.lit.i64;
+        int rc = percentile_args(pc, c);
+        if (rc)
+            return rc;
     } else if (!strncmp(c->fn, "APPROX_PERCENTILE", 17)) { /* also APPROX_PERCENTILE_DISTINCT */
         if (call->u.call.n_args != 2 || call->u.call.args[1]->kind != WEIR_SQL_EXPR_LITERAL)
             return plan_error(pc, call->loc, WEIR_EINVAL, "APPROX_PERCENTILE(value, fraction) needs a literal fraction");
@@ -963,7 +1042,8 @@ int plan_agg_call_args(plan_ctx *pc, agg_call *c, bool *has_arg)
  * F(DISTINCT x): COUNT_DISTINCT for COUNT; MIN and MAX of the distinct
  * values are those of all values; APPROX_COUNT_DISTINCT counts distinct
  * values anyway; every function that can take a value back runs over the
- * distinct values (F_DISTINCT, agg/agg_distinct_of.c). FIRST_VALUE,
+ * distinct values (F_DISTINCT, agg/agg_distinct_of.c); ARRAY_AGG keeps the
+ * distinct values in first-arrival order (agg/agg_arrayagg.c). FIRST_VALUE,
  * LAST_VALUE and LISTAGG depend on arrival order, which a set of distinct
  * values does not keep: refused.
  */
@@ -971,7 +1051,7 @@ int plan_agg_distinct_name(plan_ctx *pc, const weir_sql_expr *call, char *fn, si
 {
     static const char *const over_distinct[] = {"SUM",        "SUM0",     "AVG",         "VAR_POP",
                                                 "VAR_SAMP",   "VARIANCE", "STDDEV_POP",  "STDDEV_SAMP",
-                                                "STDDEV",     "APPROX_PERCENTILE", "COLLECT", "PERCENTILE", NULL};
+                                                "STDDEV",     "APPROX_PERCENTILE", "COLLECT", "PERCENTILE", "ARRAY_AGG", NULL};
     if (!strcmp(fn, "COUNT")) {
         snprintf(fn, fn_size, "COUNT_DISTINCT");
         return 0;
@@ -1366,10 +1446,11 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         bool has_arg;
         if ((rc = plan_agg_call_args(pc, c, &has_arg)))
             return rc;
+        call = c->call; /* PERCENTILE with a frequency rewrites its arguments */
         /* The rewrite below relies on the aggregate skipping NULLs, which
          * ARRAY_AGG without IGNORE NULLS does not: the rows FILTER drops
          * would become NULL elements. */
-        if (fe && !strcmp(c->fn, "ARRAY_AGG") && !c->param)
+        if (fe && !strncmp(c->fn, "ARRAY_AGG", 9) && !c->param)
             return plan_error(pc, call->u.call.filter->loc, WEIR_EUNSUPPORTED,
                               "FILTER on ARRAY_AGG without IGNORE NULLS is not supported in a window aggregation "
                               "(add IGNORE NULLS, or move the condition to WHERE)");
@@ -1470,9 +1551,13 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         }
         aggs[i].sep = c->sep;
         aggs[i].label = c->label;
+        aggs[i].params = c->params;
+        aggs[i].n_params = c->n_params;
         rc = weir_buf_printf(&dg, "|%s(%d,%.17g)f%d", fn, c->pre_col, c->param, c->filter_col);
         if (!rc && c->sep)
             rc = weir_buf_printf(&dg, "sep'%s'", c->sep);
+        for (uint32_t j = 0; !rc && j < c->n_params; j++)
+            rc = weir_buf_printf(&dg, "p%.17g", c->params[j]);
     }
     if (rc) {
         weir_buf_fini(&dg);
@@ -1668,6 +1753,9 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
         bool mini = false;
         if ((v = plan_config(pc, "table.exec.mini-batch.enabled")) && weir_option_parse_bool(v, &mini))
             return plan_error(pc, plan_config_at(pc, "table.exec.mini-batch.enabled", sel->loc), WEIR_EINVAL, "table.exec.mini-batch.enabled: expected 'true' or 'false', got '%s'", v);
+        uint64_t dcache = 0; /* the COUNT(DISTINCT) cache's bound; changes no result */
+        if ((v = plan_config(pc, "weir.distinct-cache.size")) && (weir_option_parse_size(v, &dcache) || !dcache))
+            return plan_error(pc, plan_config_at(pc, "weir.distinct-cache.size", sel->loc), WEIR_EINVAL, "weir.distinct-cache.size: expected a size such as '32 mb', got '%s'", v);
         if ((rc = weir_buf_printf(dg, "|ttl%lld|mb%d", (long long)ttl, (int)mini)))
             return rc;
         /* Two phases (twophase.c) as in Flink only with mini-batch, and over an insert-only input: the
@@ -1693,7 +1781,8 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             filters[i] = as->calls[i].filter_col;
         weir_stream agg_in = pr.s;
         weir_group_agg_config gc = {.keys = ks, .n_aggs = as->n_calls, .aggs = aggs, .filter_cols = filters,
-                                   .out_schema = os, .state_ttl_ms = ttl, .mini_batch = mini};
+                                   .out_schema = os, .state_ttl_ms = ttl, .mini_batch = mini,
+                                   .distinct_cache_bytes = dcache};
         if (two) {
             weir_agg *global = plan_alloc(pc, (as->n_calls + 1) * sizeof *global);
             const weir_schema *ls;

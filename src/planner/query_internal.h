@@ -32,6 +32,8 @@ typedef struct agg_call {
     double param;
     const char *sep;     /* LISTAGG's separator (plan arena), NULL for ',' */
     const char *label;   /* SINGLE_VALUE's run-time error (plan arena) */
+    const double *params; /* PERCENTILE's ARRAY of percentages (plan arena), n_params of them */
+    uint32_t n_params;
     int32_t pre_col;     /* argument column in the pre-projection, -1 for COUNT(*) */
     int32_t filter_col;  /* FILTER (WHERE ...) column in the pre-projection, -1 for none */
     uint32_t out_col;    /* result column in the aggregation output */

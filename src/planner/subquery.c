@@ -692,7 +692,10 @@ static int decorrelated(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_que
                           "a correlated scalar subquery with %s is not supported: aggregate without it",
                           sel->having ? "HAVING" : "DISTINCT");
     agg_walk w = {pc, NULL, 0, 0};
-    int rc = collect_aggs(sel->items[0].expr, &w);
+    int rc = 0;
+    /* a scalar subquery's one item, or a LATERAL derived table's items (plan_lateral_aggregates) */
+    for (uint32_t i = 0; !rc && i < sel->n_items; i++)
+        rc = collect_aggs(sel->items[i].expr, &w);
     if (rc)
         return rc;
     if (!w.n)
@@ -1241,6 +1244,56 @@ static int agg_operand(plan_ctx *pc, rel *in, uint32_t id, const weir_sql_expr *
     return 0;
 }
 
+/*
+ * Plans q2 (a rewrite of subquery q) over q's FROM, planned before (from):
+ * q2's FROM becomes a wrapper item that plan_from hands from out for.
+ */
+static int plan_over_from(plan_ctx *pc, const weir_sql_query *q, weir_sql_query *q2, const rel *from, rel *out)
+{
+    const weir_sql_table_ref *qf = q->u.select->from;
+    weir_sql_table_ref *wrap = plan_alloc(pc, sizeof *wrap);
+    if (!wrap)
+        return WEIR_ENOMEM;
+    memset(wrap, 0, sizeof *wrap);
+    wrap->kind = WEIR_SQL_FROM_SUBQUERY;
+    wrap->loc = qf->loc;
+    wrap->height = qf->height + 1;
+    wrap->u.subquery.query = (weir_sql_query *)q;
+    q2->u.select->from = wrap;
+    const weir_sql_table_ref *saved_ref = pc->preplanned_ref;
+    rel saved = pc->preplanned;
+    pc->preplanned_ref = wrap;
+    pc->preplanned = *from;
+    int rc = plan_query(pc, q2, out);
+    pc->preplanned_ref = saved_ref;
+    pc->preplanned = saved;
+    return rc;
+}
+
+/* Records scalar subquery e (next id) as joined at column col, its aggregates' scope as (NULL: one column). */
+static int scalar_register(plan_ctx *pc, const weir_sql_expr *e, uint32_t col, agg_scope *as)
+{
+    uint32_t id = pc->n_scalar;
+    const weir_sql_expr **ne = plan_alloc(pc, (id + 1) * sizeof *ne);
+    uint32_t *nc = plan_alloc(pc, (id + 1) * sizeof *nc);
+    agg_scope **na = plan_alloc(pc, (id + 1) * sizeof *na);
+    if (!ne || !nc || !na)
+        return WEIR_ENOMEM;
+    if (id) {
+        memcpy(ne, pc->scalar_e, id * sizeof *ne);
+        memcpy(nc, pc->scalar_col, id * sizeof *nc);
+        memcpy(na, pc->scalar_as, id * sizeof *na);
+    }
+    ne[id] = e;
+    nc[id] = col;
+    na[id] = as;
+    pc->scalar_e = ne;
+    pc->scalar_col = nc;
+    pc->scalar_as = na;
+    pc->n_scalar = id + 1;
+    return 0;
+}
+
 /* Joins the scalar subqueries w found to *in, each as hidden columns. */
 static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
 {
@@ -1296,23 +1349,8 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
             *q2 = *q;
             q2->u.select = s2;
         }
-        weir_sql_table_ref *wrap = plan_alloc(pc, sizeof *wrap);
-        if (!wrap)
-            return WEIR_ENOMEM;
-        memset(wrap, 0, sizeof *wrap);
-        wrap->kind = WEIR_SQL_FROM_SUBQUERY;
-        wrap->loc = ssel->from->loc;
-        wrap->height = ssel->from->height + 1;
-        wrap->u.subquery.query = (weir_sql_query *)q;
-        q2->u.select->from = wrap;
-        const weir_sql_table_ref *saved_ref = pc->preplanned_ref;
-        rel saved = pc->preplanned;
-        pc->preplanned_ref = wrap;
-        pc->preplanned = from;
         rel sq;
-        rc = plan_query(pc, q2, &sq);
-        pc->preplanned_ref = saved_ref;
-        pc->preplanned = saved;
+        rc = plan_over_from(pc, q, q2, &from, &sq);
         if (rc == WEIR_ENOTFOUND && pc->agg_values) {
             size_t l = strlen(pc->err->message);
             snprintf(pc->err->message + l, sizeof pc->err->message - l,
@@ -1347,26 +1385,11 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
         uint32_t col = in->n_physical;
         if ((rc = plan_scalar_join(pc, in, &sq, on, e->loc, &j)))
             return rc;
-        const weir_sql_expr **ne = plan_alloc(pc, (id + 1) * sizeof *ne);
-        uint32_t *nc = plan_alloc(pc, (id + 1) * sizeof *nc);
-        agg_scope **na = plan_alloc(pc, (id + 1) * sizeof *na);
-        if (!ne || !nc || !na)
-            return WEIR_ENOMEM;
-        if (id) {
-            memcpy(ne, pc->scalar_e, id * sizeof *ne);
-            memcpy(nc, pc->scalar_col, id * sizeof *nc);
-            memcpy(na, pc->scalar_as, id * sizeof *na);
-        }
         if (as)
             for (uint32_t c = 0; c < as->n_calls; c++)
                 as->calls[c].out_col = col + co.n_keys + c;
-        ne[id] = e;
-        nc[id] = col;
-        na[id] = as;
-        pc->scalar_e = ne;
-        pc->scalar_col = nc;
-        pc->scalar_as = na;
-        pc->n_scalar = id + 1;
+        if ((rc = scalar_register(pc, e, col, as)))
+            return rc;
         *in = j;
     }
     return 0;
@@ -1466,5 +1489,249 @@ int plan_on_subqueries(plan_ctx *pc, const weir_sql_select *sel, weir_sql_select
     copy->from = j;
     copy->where = (weir_sql_expr *)where;
     *moved = true;
+    return 0;
+}
+
+/* ------------------------------------------------------------ LATERAL */
+
+/*
+ * A LATERAL derived table of aggregates without GROUP BY (lateral.c): one
+ * row per outer row, as a correlated scalar subquery of all its items is
+ * decorrelated (join_scalars): its aggregates grouped by the correlation
+ * key (or over the outer values its other conditions name), LEFT-joined to
+ * the outer rows, each item computed over the joined row, where an outer
+ * row without inner rows sees the aggregates of no rows.
+ */
+int plan_lateral_aggregates(plan_ctx *pc, rel *in, const weir_sql_query *q, const rel *from_planned, weir_expr **items)
+{
+    const weir_sql_select *sel = q->u.select;
+    weir_sql_expr *e = ast_node(pc, WEIR_SQL_EXPR_SUBQUERY, q->loc);
+    if (!e)
+        return WEIR_ENOMEM;
+    e->u.subquery.query = (weir_sql_query *)q;
+    rel from = *from_planned;
+    correlation co;
+    int rc = correlate(pc, in, &from, sel->where, &co);
+    if (rc || (co.general && (rc = outer_values(pc, e, q, pc->n_scalar, in, &from, &co, co.n_keys))))
+        return rc;
+    uint32_t id = pc->n_scalar;
+    weir_sql_query *q2 = NULL;
+    const weir_sql_expr *on = NULL;
+    agg_scope *as = plan_alloc(pc, sizeof *as);
+    if (!as)
+        return WEIR_ENOMEM;
+    rel sq;
+    if ((rc = decorrelated(pc, e, q, id, &co, &q2, &on, as)) || (rc = plan_over_from(pc, q, q2, &from, &sq)))
+        return rc;
+    rel j;
+    uint32_t col = in->n_physical;
+    if ((rc = plan_scalar_join(pc, in, &sq, on, e->loc, &j)))
+        return rc;
+    for (uint32_t c = 0; c < as->n_calls; c++)
+        as->calls[c].out_col = col + co.n_keys + c;
+    /* registered as a scalar subquery's (its hidden columns' names are taken) */
+    if ((rc = scalar_register(pc, e, col, as)))
+        return rc;
+    agg_scope bas = *as;
+    bas.in = &j;
+    bas.out = &j;
+    for (uint32_t i = 0; i < sel->n_items; i++)
+        if ((rc = plan_bind_expr(pc, &j, &bas, sel->items[i].expr, &items[i])))
+            return rc;
+    *in = j;
+    return 0;
+}
+
+/* ------------------------------------------------------------ an outer join's ON */
+
+/* The sides of the pair rel p (n_left columns first) that e reads outside its subqueries (IN's operand
+ * included): PLAN_SIDE_* bits. */
+typedef struct free_walk {
+    const rel *p;
+    uint32_t nl;
+    int mask;
+} free_walk;
+
+static int free_side(const weir_sql_expr *e, void *ud)
+{
+    free_walk *w = ud;
+    if (e->kind == WEIR_SQL_EXPR_SUBQUERY || e->kind == WEIR_SQL_EXPR_EXISTS)
+        return 0;
+    if (e->kind == WEIR_SQL_EXPR_IN_QUERY)
+        return free_side(e->u.in_query.operand, ud);
+    if (e->kind == WEIR_SQL_EXPR_COLUMN) {
+        w->mask |= plan_side_mask(w->p, w->nl, e);
+        return 0;
+    }
+    return weir__sql_expr_each_child(e, free_side, ud);
+}
+
+int plan_outer_on_subqueries(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, rel *right, bool inner_right,
+                             const weir_sql_table_ref **out)
+{
+    *out = ref;
+    const weir_sql_expr *on = ref->u.join.on;
+    if (!on || find_subquery(on, NULL) != 1)
+        return 0;
+    /*
+     * A conjunct of a LEFT join's ON that reads the right side alone (and a
+     * RIGHT join's that reads the left) decides which of that side's rows
+     * match, as the same condition filtering that side before the join
+     * would: a row it is not TRUE for meets no row, and the preserved rows
+     * are padded alike. Those with subqueries filter that side (semi and
+     * anti joins, joined values); a conjunct that reads the preserved side
+     * stays in ON, where it is refused.
+     */
+    rel pair;
+    int rc = plan_pair_rel(pc, left, right, false, false, false, &pair);
+    if (rc)
+        return rc;
+    uint32_t cap = plan_count_and(on), n = 0;
+    const weir_sql_expr **conj = plan_alloc(pc, cap * sizeof *conj);
+    if (!conj)
+        return WEIR_ENOMEM;
+    plan_split_and(on, conj, &n, cap);
+    const weir_sql_expr *keep = NULL, *push = NULL;
+    int side = inner_right ? PLAN_SIDE_RIGHT : PLAN_SIDE_LEFT;
+    for (uint32_t i = 0; i < n; i++) {
+        free_walk w = {&pair, left->n_physical, 0};
+        bool sub = find_subquery(conj[i], NULL) == 1;
+        if (sub && (rc = free_side(conj[i], &w)))
+            return rc;
+        const weir_sql_expr **to = sub && !(w.mask & ~side) ? &push : &keep;
+        if (!(*to = ast_binary(pc, WEIR_SQL_OP_AND, *to, conj[i])))
+            return WEIR_ENOMEM;
+    }
+    if (!push)
+        return 0;
+    rel *r = inner_right ? right : left;
+    const weir_sql_expr *w = push;
+    if (!(rc = plan_where_subqueries(pc, r, w, &w)) && w)
+        rc = plan_subquery_values(pc, r, &w, 1, push->loc, NULL, false);
+    weir_expr *f = NULL;
+    if (!rc && w)
+        rc = plan_bind_expr(pc, r, NULL, w, &f);
+    if (rc == WEIR_ENOTFOUND)
+        return plan_error(pc, push->loc, WEIR_EUNSUPPORTED,
+                          "a subquery in an outer join's ON that reads the side the join preserves (the %s input "
+                          "of a %s join) is not supported; one that reads only the other side is",
+                          inner_right ? "left" : "right", inner_right ? "LEFT" : "RIGHT");
+    if (rc)
+        return rc;
+    if (f) {
+        weir_type t = weir_expr_type(f);
+        if (t.id != WEIR_TYPE_BOOLEAN && t.id != WEIR_TYPE_NULL)
+            return plan_error(pc, w->loc, WEIR_EPLAN, "a condition must be BOOLEAN, not %s", weir_type_name(t.id));
+        rel fr;
+        if ((rc = plan_calc(pc, r, f, NULL, NULL, 0, &fr, "Calc")))
+            return rc;
+        fr.quals = r->quals;
+        fr.hidden = r->hidden;
+        fr.n_hidden = r->n_hidden;
+        *r = fr;
+    }
+    weir_sql_table_ref *j = plan_alloc(pc, sizeof *j);
+    if (!j)
+        return WEIR_ENOMEM;
+    *j = *ref;
+    if (!keep && !(keep = ast_literal(pc, WEIR_SQL_LIT_BOOLEAN, true, NULL, on->loc)))
+        return WEIR_ENOMEM;
+    j->u.join.on = (weir_sql_expr *)keep;
+    *out = j;
+    return 0;
+}
+
+/*
+ * A LATERAL derived table with GROUP BY, HAVING or DISTINCT (lateral.c),
+ * correlated by equalities outer = inner, as Calcite decorrelates it: its
+ * query grouped by the inner sides as well (each outer row sees the groups
+ * of its own key),
+ *   SELECT t.k AS $scalarNk0, ..., items FROM t WHERE local AND t.k IS NOT NULL GROUP BY t.k, ..., its keys
+ * joined to the outer rows on o.k = $scalarNk0 (LEFT: a row without groups
+ * is padded). items[i] is its i-th SELECT item, a column of the join.
+ */
+int plan_lateral_grouped(plan_ctx *pc, rel *in, const weir_sql_query *q, const rel *from_planned, bool left_join,
+                         weir_expr **items)
+{
+    const weir_sql_select *sel = q->u.select;
+    rel from = *from_planned;
+    correlation co;
+    int rc = correlate(pc, in, &from, sel->where, &co);
+    if (rc)
+        return rc;
+    if (co.general || !co.n_keys)
+        return plan_error(pc, co.general ? co.corr[0]->loc : q->loc, WEIR_EUNSUPPORTED,
+                          "a LATERAL derived table with %s that reads the FROM items before it must be correlated "
+                          "by equalities of its WHERE (inner = outer) only",
+                          sel->n_group_by ? "GROUP BY" : sel->having ? "HAVING" : "DISTINCT");
+    uint32_t id = pc->n_scalar, nk = co.n_keys, n = nk + sel->n_items;
+    weir_sql_select *s2 = plan_alloc(pc, sizeof *s2);
+    weir_sql_query *q2 = plan_alloc(pc, sizeof *q2);
+    weir_sql_select_item *it = plan_alloc(pc, n * sizeof *it);
+    weir_sql_ident *alias = plan_alloc(pc, nk * sizeof *alias);
+    weir_sql_expr **group = plan_alloc(pc, (nk + sel->n_group_by) * sizeof *group);
+    if (!s2 || !q2 || !it || !alias || !group)
+        return WEIR_ENOMEM;
+    *s2 = *sel;
+    *q2 = *q;
+    q2->u.select = s2;
+    const weir_sql_expr *where = NULL, *on = NULL;
+    for (uint32_t i = 0; i < co.n_local; i++)
+        if (!(where = ast_binary(pc, WEIR_SQL_OP_AND, where, co.local[i])))
+            return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < nk; i++) {
+        weir_sql_expr *nn = ast_is_null(pc, co.inner[i]), *k, *eq;
+        if (!nn || !(alias[i].name = scalar_name(pc, id, 'k', i)))
+            return WEIR_ENOMEM;
+        nn->u.is.negated = true;
+        alias[i].len = (uint32_t)strlen(alias[i].name);
+        alias[i].loc = q->loc;
+        it[i] = (weir_sql_select_item){(weir_sql_expr *)co.inner[i], &alias[i]};
+        group[i] = (weir_sql_expr *)co.inner[i];
+        if (!(where = ast_binary(pc, WEIR_SQL_OP_AND, where, nn)) || !(k = ast_column(pc, alias[i].name, q->loc)) ||
+            !(eq = ast_binary(pc, WEIR_SQL_OP_EQ, co.outer[i], k)) || !(on = ast_binary(pc, WEIR_SQL_OP_AND, on, eq)))
+            return WEIR_ENOMEM;
+    }
+    for (uint32_t i = 0; i < sel->n_items; i++)
+        it[nk + i] = sel->items[i];
+    for (uint32_t i = 0; i < sel->n_group_by; i++)
+        group[nk + i] = sel->group_by[i];
+    s2->items = it;
+    s2->n_items = n;
+    s2->where = (weir_sql_expr *)where;
+    /* DISTINCT without GROUP BY: distinct rows per key (the keys are items) */
+    if (sel->n_group_by || sel->having) {
+        s2->group_by = group;
+        s2->n_group_by = nk + sel->n_group_by;
+    }
+    rel g;
+    if ((rc = plan_over_from(pc, q, q2, &from, &g)))
+        return rc;
+    /* its columns unqualified: the keys' names are unique, the items are read by position */
+    char **quals = plan_alloc(pc, (g.schema->n_fields + 1) * sizeof *quals);
+    if (!quals)
+        return WEIR_ENOMEM;
+    g.quals = quals;
+    g.hidden = NULL;
+    g.n_hidden = 0;
+    g.outer_cols = 0;
+    rel j;
+    uint32_t nl = in->n_physical;
+    if ((rc = plan_scoped_join_kind(pc, left_join, in, &g, on, q->loc, &j)))
+        return rc;
+    for (uint32_t i = 0; i < sel->n_items; i++) {
+        uint32_t c = nl + nk + i;
+        weir_error err = {0};
+        if ((rc = weir_expr_column(pc->arena, c, j.schema->fields[c].type, &items[i], &err)))
+            return rc;
+    }
+    /* registered as a scalar subquery's (its key names are taken) */
+    weir_sql_expr *e = ast_node(pc, WEIR_SQL_EXPR_SUBQUERY, q->loc);
+    if (!e)
+        return WEIR_ENOMEM;
+    e->u.subquery.query = (weir_sql_query *)q;
+    if ((rc = scalar_register(pc, e, nl, NULL)))
+        return rc;
+    *in = j;
     return 0;
 }

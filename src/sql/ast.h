@@ -298,6 +298,8 @@ typedef enum weir_sql_call_syntax {
     WEIR_SQL_CALL_UNIT_FIRST, /* TIMESTAMPADD / TIMESTAMPDIFF */
     WEIR_SQL_CALL_JSON,       /* JSON_VALUE(... ON ERROR), x IS JSON, ...: the
                                  clauses are trailing literal arguments */
+    WEIR_SQL_CALL_DATETIME_MINUS, /* (a - b) unit [TO unit2]: $DATETIME_MINUS(a, b),
+                                     unit in `unit`, unit2 in `unit_to` */
 } weir_sql_call_syntax;
 
 typedef enum weir_sql_trim_spec {
@@ -411,7 +413,8 @@ struct weir_sql_expr {
             uint8_t nulls;           /* f(x RESPECT NULLS): 1, f(x IGNORE NULLS): 2, else 0 */
             weir_sql_trim_spec trim; /* CALL_TRIM */
             bool trim_spec_written;  /* BOTH/LEADING/TRAILING written */
-            weir_sql_time_unit unit; /* FLOOR_TO, CEIL_TO, UNIT_FIRST */
+            weir_sql_time_unit unit; /* FLOOR_TO, CEIL_TO, UNIT_FIRST, DATETIME_MINUS */
+            weir_sql_time_unit unit_to; /* DATETIME_MINUS: the qualifier's TO unit, or NONE */
             weir_sql_expr *filter;   /* FILTER (WHERE ...), or NULL */
             weir_sql_window *over;   /* OVER ..., or NULL */
         } call;

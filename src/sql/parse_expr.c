@@ -1487,6 +1487,40 @@ static weir_sql_expr *parse_name_or_call(parser *p)
     return finish(p, e);
 }
 
+/*
+ * (a - b) unit [TO unit2], after the ')': the difference of two points in
+ * time as an INTERVAL of that qualifier (Calcite's datetime minus, which
+ * Flink runs): $DATETIME_MINUS(a, b) with the units in the call.
+ */
+static weir_sql_expr *parse_datetime_minus(parser *p, weir_sql_expr *minus, weir_sql_loc lparen)
+{
+    weir_sql_loc qloc = cur(p)->loc;
+    int32_t prec;
+    weir_sql_time_unit from = parse_interval_unit(p, &prec), to = WEIR_SQL_UNIT_NONE;
+    if (accept_kw(p, WEIR__SQL_KW_TO)) {
+        to = parse_interval_unit(p, &prec);
+        if (!valid_qualifier(from, to))
+            parser_fail_at(p, qloc,
+                           "invalid interval qualifier %s TO %s (use YEAR TO MONTH, DAY TO HOUR|MINUTE|SECOND, HOUR "
+                           "TO MINUTE|SECOND or MINUTE TO SECOND)",
+                           weir__sql_unit_name(from), weir__sql_unit_name(to));
+    }
+    weir_sql_ident *id = PNEW(p, weir_sql_ident);
+    id->name = "$DATETIME_MINUS";
+    id->len = (uint32_t)strlen(id->name);
+    id->loc = lparen;
+    weir_sql_expr *e = new_call(p, (weir_sql_name){id, 1, lparen}, WEIR_SQL_CALL_DATETIME_MINUS);
+    e->loc = lparen;
+    vec v = {0};
+    push_expr(p, &v, minus->u.binary.left);
+    push_expr(p, &v, minus->u.binary.right);
+    e->u.call.args = v.data;
+    e->u.call.n_args = v.n;
+    e->u.call.unit = from;
+    e->u.call.unit_to = to;
+    return finish(p, e);
+}
+
 static weir_sql_expr *parse_primary(parser *p)
 {
     const token *t = cur(p);
@@ -1523,6 +1557,10 @@ static weir_sql_expr *parse_primary(parser *p)
         if (is_tk(p, WEIR__SQL_TK_COMMA))
             return parse_overlaps(p, e, lparen);
         expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+        if (e->kind == WEIR_SQL_EXPR_BINARY && e->u.binary.op == WEIR_SQL_OP_SUB && cur(p)->type == WEIR__SQL_TK_IDENT &&
+            kw_time_unit(cur(p)->kw) >= WEIR_SQL_UNIT_YEAR && kw_time_unit(cur(p)->kw) <= WEIR_SQL_UNIT_SECOND &&
+            kw_time_unit(cur(p)->kw) != WEIR_SQL_UNIT_QUARTER && kw_time_unit(cur(p)->kw) != WEIR_SQL_UNIT_WEEK)
+            return parse_datetime_minus(p, e, lparen);
         return e;
     }
     case WEIR__SQL_TK_IDENT:
@@ -1560,6 +1598,12 @@ static weir_sql_expr *parse_primary(parser *p)
         return parse_exists(p);
     case WEIR__SQL_KW_ARRAY:
         return parse_constructor(p, WEIR_SQL_EXPR_ARRAY);
+    case WEIR__SQL_KW_MULTISET:
+        /* Flink does not run the MULTISET value or query constructor either. */
+        if (peek_is_tk(p, 1, WEIR__SQL_TK_LBRACKET) || call_next)
+            parser_fail_at(p, t->loc, "the MULTISET%s constructor is not supported by weir (COLLECT(x) builds a MULTISET)",
+                           call_next ? "(SELECT ...)" : "[...]");
+        break;
     case WEIR__SQL_KW_CURRENT_DATE:
     case WEIR__SQL_KW_CURRENT_TIME:
     case WEIR__SQL_KW_CURRENT_TIMESTAMP:
@@ -1678,10 +1722,70 @@ static weir_sql_expr *row_compare(parser *p, weir_sql_binop op, weir_sql_loc op_
     return acc;
 }
 
+/*
+ * A scalar subquery compared with a row constructor ((a, b) = (SELECT x, y
+ * FROM ...)): a row of one scalar subquery per field, (SELECT x FROM ...)
+ * and (SELECT y FROM ...), each with the same FROM, WHERE, GROUP BY and
+ * HAVING. The subquery gives at most one row (a second one fails the job,
+ * in every field's subquery alike), so each field reads that row's value,
+ * or NULL over no rows, as the row's fields would; then the rows compare
+ * field by field (row_compare). DISTINCT, LIMIT, set operations and `*`
+ * could make the fields' rows differ: refused.
+ */
+static weir_sql_expr *subquery_row(parser *p, weir_sql_expr *sub, uint32_t n, weir_sql_loc op_loc)
+{
+    const weir_sql_query *q = sub->u.subquery.query;
+    const char *bad = q->kind != WEIR_SQL_QUERY_SELECT ? "a set operation or VALUES"
+                      : q->n_with                      ? "WITH"
+                      : q->limit || q->offset          ? "LIMIT or OFFSET"
+                      : q->u.select->distinct          ? "DISTINCT"
+                                                       : NULL;
+    for (uint32_t i = 0; !bad && i < q->u.select->n_items; i++)
+        if (q->u.select->items[i].expr->kind == WEIR_SQL_EXPR_STAR)
+            bad = "'*'";
+    if (bad)
+        parser_fail_at(p, sub->loc,
+                       "a row compared with a subquery needs a SELECT of one column per field, "
+                       "without %s",
+                       bad);
+    if (q->u.select->n_items != n)
+        parser_fail_at(p, op_loc, "cannot compare a row of %u fields with a subquery of %u columns", n,
+                       q->u.select->n_items);
+    weir_sql_expr **fields = parser_alloc(p, n * sizeof *fields);
+    for (uint32_t i = 0; i < n; i++) {
+        weir_sql_select *s = PNEW(p, weir_sql_select);
+        weir_sql_query *fq = PNEW(p, weir_sql_query);
+        *s = *q->u.select;
+        s->items = &q->u.select->items[i];
+        s->n_items = 1;
+        *fq = *q;
+        fq->u.select = s;
+        fq->n_order_by = 0; /* at most one row: an ORDER BY orders nothing */
+        fq->order_by = NULL;
+        weir_sql_expr *f = new_expr(p, WEIR_SQL_EXPR_SUBQUERY, sub->loc);
+        f->end = sub->end;
+        f->height = sub->height;
+        f->u.subquery.query = fq;
+        fields[i] = f;
+    }
+    weir_sql_expr *row = new_expr(p, WEIR_SQL_EXPR_CALL, sub->loc);
+    row->end = sub->end;
+    row->height = sub->height + 1;
+    row->u.call.name = (weir_sql_name){PNEW(p, weir_sql_ident), 1, sub->loc};
+    row->u.call.name.parts[0] = (weir_sql_ident){.name = "ROW", .len = 3, .loc = sub->loc};
+    row->u.call.args = fields;
+    row->u.call.n_args = n;
+    return row;
+}
+
 static weir_sql_expr *make_binary(parser *p, weir_sql_binop op,
                                   weir_sql_loc op_loc, weir_sql_expr *left,
                                   weir_sql_expr *right)
 {
+    if (is_cmp(op) && weir__sql_is_row_ctor(left) && right->kind == WEIR_SQL_EXPR_SUBQUERY)
+        right = subquery_row(p, right, left->u.call.n_args, op_loc);
+    else if (is_cmp(op) && weir__sql_is_row_ctor(right) && left->kind == WEIR_SQL_EXPR_SUBQUERY)
+        left = subquery_row(p, left, right->u.call.n_args, op_loc);
     if (is_cmp(op) && weir__sql_is_row_ctor(left) && weir__sql_is_row_ctor(right))
         return row_compare(p, op, op_loc, left, right);
     return binary_node(p, op, op_loc, left, right);
@@ -1812,6 +1916,10 @@ static weir_sql_expr *parse_is(parser *p, weir_sql_expr *left)
         expect_kw(p, WEIR__SQL_KW_FROM);
         e->u.is.test = WEIR_SQL_IS_DISTINCT_FROM;
         e->u.is.other = parse_expr(p, PREC_IS + 1);
+    } else if (next_word_is(p, 0, "A") && next_word_is(p, 1, "SET")) {
+        /* Named, as the other MULTISET operators (Flink does not run it). */
+        parser_fail_at(p, e->loc, "IS %sA SET (a MULTISET operator) is not supported by weir",
+                       e->u.is.negated ? "NOT " : "");
     } else {
         parser_expected(p, e->u.is.negated
                                ? "NULL, TRUE, FALSE, UNKNOWN, JSON or DISTINCT FROM"

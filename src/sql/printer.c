@@ -423,10 +423,24 @@ static void call(printer *pr, const weir_sql_expr *e)
         json_call(pr, e);
         return;
     }
+    if (e->u.call.syntax == WEIR_SQL_CALL_DATETIME_MINUS) {
+        put(pr, "(");
+        expr(pr, a[0]);
+        put(pr, " - ");
+        child(pr, a[1], PREC_ADD + 1);
+        put(pr, ") ");
+        put(pr, weir__sql_unit_name(e->u.call.unit));
+        if (e->u.call.unit_to != WEIR_SQL_UNIT_NONE) {
+            put(pr, " TO ");
+            put(pr, weir__sql_unit_name(e->u.call.unit_to));
+        }
+        return;
+    }
     put_funcname(pr, e);
     switch (e->u.call.syntax) {
     case WEIR_SQL_CALL_NO_PARENS:
     case WEIR_SQL_CALL_JSON:
+    case WEIR_SQL_CALL_DATETIME_MINUS:
         return;
     case WEIR_SQL_CALL_TRIM: {
         static const char *const specs[] = {"BOTH", "LEADING", "TRAILING"};

@@ -1,6 +1,7 @@
 -- A subquery test is planned in WHERE, the SELECT list and HAVING (as
 -- semi / anti joins or joined counts) and in an inner join's ON; in an outer
--- join's ON it is refused where it stands, naming the construct.
+-- join's ON it runs when it reads only the side the join pads (a filter of
+-- that side); one that reads the preserved side is refused where it stands.
 CREATE TABLE orders (oid INT, cust INT, amount INT) WITH (
   'connector' = 'filesystem', 'path' = 'orders.csv', 'format' = 'csv');
 CREATE TABLE customers (cid INT, name STRING) WITH (

@@ -1,0 +1,344 @@
+/*
+ * planner/lateral.c - correlated LATERAL derived tables, decorrelated into
+ * joins as Flink's planner (Calcite's decorrelation) runs them.
+ *
+ *   FROM t, LATERAL (SELECT items FROM u WHERE c) AS l       an inner join
+ *   FROM t LEFT JOIN LATERAL (SELECT ...) AS l ON TRUE       a LEFT join
+ *
+ * A derived table that reads none of the FROM items before it is an
+ * ordinary subquery (plan_join). One that reads them (t.k in its WHERE or
+ * SELECT list) runs as one of:
+ *
+ * - Rows (no aggregate, GROUP BY, HAVING, DISTINCT): the join of t with u on all of
+ *   c (names resolve in u first, as inside the subquery), each joined row
+ *   giving t's columns and the items computed over it. A LEFT join pads
+ *   t's rows that meet no u row: every item is NULL there (a marker column
+ *   of u's rows tells a padded row from a joined one, so that `1 AS one`
+ *   or COALESCE(u.x, 0) is NULL too, as the derived table has no row).
+ * - Aggregates without GROUP BY or HAVING (one row per row of t): the aggregates
+ *   grouped by the correlation key and LEFT-joined to t as a correlated
+ *   scalar subquery's are (subquery.c), so that a row of t without u rows
+ *   sees the aggregates of no rows (COUNT 0, the others NULL) rather than
+ *   no row. Inner and LEFT are the same join there.
+ * - GROUP BY, HAVING or DISTINCT, correlated by equalities: grouped by the
+ *   correlation's inner side too and joined on it (subquery.c), a LEFT
+ *   join padding a row of t without groups.
+ *
+ * The result: t's columns (its qualifiers) then the items, qualified by the
+ * derived table's alias (named by its column aliases when given). An inner
+ * JOIN LATERAL's ON is a filter of that result.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "planner/query_internal.h"
+
+static int find_subquery(const weir_sql_expr *e, void *ud)
+{
+    (void)ud;
+    if (e->kind == WEIR_SQL_EXPR_SUBQUERY || e->kind == WEIR_SQL_EXPR_EXISTS || e->kind == WEIR_SQL_EXPR_IN_QUERY)
+        return 1;
+    return weir__sql_expr_each_child(e, find_subquery, NULL);
+}
+
+/* Whether e (over scope: left's columns, then the derived table's FROM's) reads the left input. */
+static bool reads_left(const rel *scope, uint32_t nl, const weir_sql_expr *e)
+{
+    return e && e->kind != WEIR_SQL_EXPR_STAR && (plan_side_mask(scope, nl, e) & PLAN_SIDE_LEFT);
+}
+
+static bool is_true(const weir_sql_expr *e)
+{
+    return e && e->kind == WEIR_SQL_EXPR_LITERAL && e->u.lit.kind == WEIR_SQL_LIT_BOOLEAN && e->u.lit.boolean;
+}
+
+/* The derived table's SELECT items, bound over the joined rows j (left's nl columns, then from's, from's
+ * last column the marker when marker): `*` and `u.*` expand to from's columns. */
+typedef struct lat_out {
+    weir_expr **exprs;
+    const char **names;
+    uint32_t n, cap;
+} lat_out;
+
+static int out_add(plan_ctx *pc, lat_out *o, weir_expr *x, const char *name)
+{
+    if (o->n == o->cap) {
+        uint32_t cap = o->cap ? 2 * o->cap : 16;
+        weir_expr **e = plan_alloc(pc, cap * sizeof *e);
+        const char **nm = plan_alloc(pc, cap * sizeof *nm);
+        if (!e || !nm)
+            return WEIR_ENOMEM;
+        if (o->n) {
+            memcpy(e, o->exprs, o->n * sizeof *e);
+            memcpy(nm, o->names, o->n * sizeof *nm);
+        }
+        o->exprs = e;
+        o->names = nm;
+        o->cap = cap;
+    }
+    o->exprs[o->n] = x;
+    o->names[o->n++] = name;
+    return 0;
+}
+
+/* from's columns a `*` or `q.*` item names, as columns nl + c of j. */
+static int star_items(plan_ctx *pc, const weir_sql_expr *star, const rel *from, const rel *j, uint32_t nl,
+                      lat_out *o)
+{
+    const weir_sql_name *q = &star->u.star.qualifier;
+    const char *qual = q->n_parts ? q->parts[q->n_parts - 1].name : NULL;
+    uint32_t before = o->n;
+    for (uint32_t c = 0; c < from->n_physical; c++) {
+        const char *nm = from->schema->fields[c].name;
+        if (plan_col_hidden(from, c) || plan_is_scalar_column(nm))
+            continue;
+        if (qual && !(from->quals && from->quals[c] && !strcasecmp(from->quals[c], qual)))
+            continue;
+        weir_expr *x;
+        weir_error err = {0};
+        int rc = weir_expr_column(pc->arena, nl + c, j->schema->fields[nl + c].type, &x, &err);
+        if (rc || (rc = out_add(pc, o, x, nm)))
+            return rc;
+    }
+    if (qual && o->n == before)
+        return plan_error(pc, star->loc, WEIR_EPLAN, "unknown table or alias '%s' in %s.*", qual, qual);
+    return 0;
+}
+
+/* x, or NULL where the joined row is a padded one (its marker column m is NULL). */
+static int unless_padded(plan_ctx *pc, const rel *j, uint32_t m, weir_expr **x, weir_sql_loc loc)
+{
+    weir_expr *col, *nn;
+    weir_error err = {0};
+    int rc = weir_expr_column(pc->arena, m, j->schema->fields[m].type, &col, &err);
+    if (!rc)
+        rc = weir_expr_call(pc->arena, "IS NOT NULL", &col, 1, &nn, &err);
+    if (!rc)
+        rc = weir_expr_case(pc->arena, &nn, x, 1, NULL, x, &err);
+    return rc && rc != WEIR_ENOMEM ? plan_error(pc, loc, rc, "%s", err.message) : rc;
+}
+
+/* from with a last column that is TRUE in each of its rows (NULL in a row the LEFT join padded). */
+static int with_marker(plan_ctx *pc, const rel *from, rel *out)
+{
+    uint32_t n = from->n_physical;
+    weir_expr **exprs = plan_alloc(pc, (n + 1) * sizeof *exprs);
+    const char **names = plan_alloc(pc, (n + 1) * sizeof *names);
+    char **quals = plan_alloc(pc, (n + 2) * sizeof *quals);
+    if (!exprs || !names || !quals)
+        return WEIR_ENOMEM;
+    for (uint32_t c = 0; c < n; c++) {
+        weir_error err = {0};
+        if (weir_expr_column(pc->arena, c, from->schema->fields[c].type, &exprs[c], &err))
+            return WEIR_ENOMEM;
+        names[c] = from->schema->fields[c].name;
+        quals[c] = from->quals ? from->quals[c] : NULL;
+    }
+    weir_expr *t = NULL;
+    weir_error err = {0};
+    weir_expr *one = weir_expr_lit_bigint(pc->arena, 1);
+    if (!one || weir_expr_call(pc->arena, "IS NOT NULL", &one, 1, &t, &err))
+        return WEIR_ENOMEM;
+    exprs[n] = t;
+    names[n] = "$scalarlat";
+    quals[n] = NULL;
+    rel o;
+    rel in = *from;
+    int rc = plan_calc(pc, &in, NULL, exprs, names, n + 1, &o, "Calc");
+    if (rc)
+        return rc;
+    o.quals = quals;
+    o.hidden = from->hidden;
+    o.n_hidden = from->n_hidden;
+    *out = o;
+    return 0;
+}
+
+/* The refusal of a shape the decorrelation does not plan, or 0. */
+static int lateral_shape(plan_ctx *pc, const weir_sql_table_ref *ref, const weir_sql_query *q, bool aggregating)
+{
+    const weir_sql_select *sel = q->u.select;
+    const char *what = NULL;
+    weir_sql_loc loc = q->loc;
+    weir_sql_join_kind k = ref->u.join.kind;
+    if (k == WEIR_SQL_JOIN_RIGHT || k == WEIR_SQL_JOIN_FULL)
+        return plan_error(pc, ref->u.join.op_loc, WEIR_EUNSUPPORTED,
+                          "a LATERAL derived table that reads the FROM items before it cannot be the right side of "
+                          "a %s join: use an inner or LEFT join",
+                          k == WEIR_SQL_JOIN_RIGHT ? "RIGHT" : "FULL");
+    if (ref->u.join.natural || ref->u.join.n_using)
+        return plan_error(pc, ref->u.join.op_loc, WEIR_EUNSUPPORTED,
+                          "a LATERAL derived table that reads the FROM items before it cannot be joined with %s",
+                          ref->u.join.natural ? "NATURAL" : "USING");
+    if (k == WEIR_SQL_JOIN_LEFT && !is_true(ref->u.join.on))
+        return plan_error(pc, ref->u.join.on ? ref->u.join.on->loc : ref->u.join.op_loc, WEIR_EUNSUPPORTED,
+                          "LEFT JOIN LATERAL (...) is supported with ON TRUE (its conditions belong in the "
+                          "derived table's WHERE)");
+    if (q->n_order_by || q->limit || q->offset)
+        what = q->n_order_by ? "ORDER BY" : q->limit ? "LIMIT" : "OFFSET";
+    else if (sel->n_windows || plan_select_has_over(sel))
+        what = "OVER";
+    if (what)
+        return plan_error(pc, loc, WEIR_EUNSUPPORTED,
+                          "%s in a LATERAL derived table that reads the FROM items before it is not supported",
+                          what);
+    if (sel->where && find_subquery(sel->where, NULL) == 1)
+        return plan_error(pc, sel->where->loc, WEIR_EUNSUPPORTED,
+                          "a subquery in the WHERE of a LATERAL derived table that reads the FROM items before "
+                          "it is not supported");
+    for (uint32_t i = 0; i < sel->n_items; i++)
+        if (sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR && find_subquery(sel->items[i].expr, NULL) == 1)
+            return plan_error(pc, sel->items[i].expr->loc, WEIR_EUNSUPPORTED,
+                              "a subquery in the SELECT list of a LATERAL derived table that reads the FROM items "
+                              "before it is not supported");
+    if (aggregating)
+        for (uint32_t i = 0; i < sel->n_items; i++)
+            if (sel->items[i].expr->kind == WEIR_SQL_EXPR_STAR)
+                return plan_error(pc, sel->items[i].expr->loc, WEIR_EPLAN,
+                                  "'*' in the SELECT list of a query with aggregates");
+    return 0;
+}
+
+int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, rel *out, bool *done,
+                      const weir_sql_table_ref **from_ref, rel *from)
+{
+    *done = false;
+    *from_ref = NULL;
+    const weir_sql_table_ref *rt = ref->u.join.right;
+    const weir_sql_query *q = rt->u.subquery.query;
+    /* Planned whole (it cannot name the items before it) unless it reads one table: the FROM planned here
+     * to tell is the one plan_select plans again (a source, shared), where a join's or a Top-N's would not
+     * be (planned there with the WHERE or the rank). */
+    if (q->kind != WEIR_SQL_QUERY_SELECT || q->n_with || !q->u.select->from ||
+        q->u.select->from->kind != WEIR_SQL_FROM_TABLE || q->u.select->from->u.table.system_time)
+        return 0;
+    const weir_sql_select *sel = q->u.select;
+    rel r, scope;
+    int rc;
+    if ((rc = plan_from(pc, sel->from, &r)) || (rc = plan_pair_rel(pc, left, &r, false, false, true, &scope)))
+        return rc;
+    uint32_t nl = left->n_physical;
+    bool corr = false, aggregating = sel->n_group_by || sel->having;
+    uint32_t cap = sel->where ? plan_count_and(sel->where) : 0, n = 0;
+    const weir_sql_expr **conj = plan_alloc(pc, (cap + 1) * sizeof *conj);
+    if (!conj)
+        return WEIR_ENOMEM;
+    if (sel->where)
+        plan_split_and(sel->where, conj, &n, cap);
+    for (uint32_t i = 0; i < n; i++)
+        corr |= reads_left(&scope, nl, conj[i]);
+    for (uint32_t i = 0; i < sel->n_items; i++) {
+        corr |= reads_left(&scope, nl, sel->items[i].expr);
+        aggregating |= sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR && plan_has_agg(sel->items[i].expr);
+    }
+    for (uint32_t i = 0; i < sel->n_group_by; i++)
+        corr |= reads_left(&scope, nl, sel->group_by[i]);
+    corr |= reads_left(&scope, nl, sel->having);
+    if (!corr) {
+        *from_ref = sel->from;
+        *from = r;
+        return 0;
+    }
+    if ((rc = lateral_shape(pc, ref, q, aggregating || sel->distinct)))
+        return rc;
+    if (left->win.present && (rc = plan_window_assign(pc, left, "a LATERAL derived table")))
+        return rc;
+    bool left_join = ref->u.join.kind == WEIR_SQL_JOIN_LEFT;
+    rel j;
+    lat_out o = {0};
+    nl = left->n_physical;
+    for (uint32_t c = 0; c < nl; c++) {
+        weir_expr *x;
+        weir_error err = {0};
+        if ((rc = weir_expr_column(pc->arena, c, left->schema->fields[c].type, &x, &err)) ||
+            (rc = out_add(pc, &o, x, left->schema->fields[c].name)))
+            return rc;
+    }
+    bool grouped = sel->n_group_by || sel->having || sel->distinct;
+    if (aggregating || grouped) {
+        weir_expr **items = plan_alloc(pc, sel->n_items * sizeof *items);
+        if (!items)
+            return WEIR_ENOMEM;
+        j = *left;
+        if ((rc = grouped ? plan_lateral_grouped(pc, &j, q, &r, left_join, items)
+                          : plan_lateral_aggregates(pc, &j, q, &r, items)))
+            return rc;
+        for (uint32_t i = 0; i < sel->n_items; i++) {
+            char nm[64];
+            plan_item_name(&sel->items[i], i, nm, sizeof nm);
+            const char *name = plan_strdup(pc, nm);
+            if (!name || (rc = out_add(pc, &o, items[i], name)))
+                return rc;
+        }
+    } else {
+        rel rr = r;
+        if (left_join && (rc = with_marker(pc, &r, &rr)))
+            return rc;
+        if ((rc = plan_scoped_join_kind(pc, left_join, left, &rr, sel->where, rt->loc, &j)))
+            return rc;
+        for (uint32_t i = 0; i < sel->n_items; i++) {
+            const weir_sql_expr *e = sel->items[i].expr;
+            if (e->kind == WEIR_SQL_EXPR_STAR) {
+                if ((rc = star_items(pc, e, &r, &j, nl, &o)))
+                    return rc;
+                continue;
+            }
+            weir_expr *x;
+            if ((rc = plan_bind_expr(pc, &j, NULL, e, &x)))
+                return rc;
+            if (left_join && weir_expr_column_index(x) < (int32_t)nl &&
+                (rc = unless_padded(pc, &j, nl + r.n_physical, &x, e->loc)))
+                return rc;
+            char nm[64];
+            plan_item_name(&sel->items[i], i, nm, sizeof nm);
+            const char *name = plan_strdup(pc, nm);
+            if (!name || (rc = out_add(pc, &o, x, name)))
+                return rc;
+        }
+    }
+    uint32_t nd = o.n - nl;
+    if (rt->n_column_aliases) {
+        if (rt->n_column_aliases != nd)
+            return plan_error(pc, rt->loc, WEIR_EINVAL, "%u column aliases given for %u columns",
+                              rt->n_column_aliases, nd);
+        for (uint32_t i = 0; i < nd; i++)
+            o.names[nl + i] = rt->column_aliases[i].name;
+    }
+    char **quals = plan_alloc(pc, (o.n + 1) * sizeof *quals);
+    bool *hidden = plan_alloc(pc, (o.n + 1) * sizeof *hidden);
+    if (!quals || !hidden)
+        return WEIR_ENOMEM;
+    for (uint32_t c = 0; c < o.n; c++) {
+        quals[c] = c < nl ? (left->quals ? left->quals[c] : NULL) : rt->alias ? (char *)rt->alias->name : NULL;
+        hidden[c] = c < nl && plan_col_hidden(left, c);
+    }
+    rel res;
+    j.outer_cols = 0;
+    if ((rc = plan_calc(pc, &j, NULL, o.exprs, o.names, o.n, &res, "Calc")))
+        return rc;
+    res.quals = quals;
+    res.hidden = hidden;
+    res.n_hidden = o.n;
+    res.outer_cols = 0;
+    /* an inner JOIN LATERAL's ON: a condition on its rows */
+    const weir_sql_expr *on = ref->u.join.on;
+    if (on && !is_true(on)) {
+        weir_expr *f;
+        if ((rc = plan_bind_expr(pc, &res, NULL, on, &f)))
+            return rc;
+        weir_type t = weir_expr_type(f);
+        if (t.id != WEIR_TYPE_BOOLEAN && t.id != WEIR_TYPE_NULL)
+            return plan_error(pc, on->loc, WEIR_EPLAN, "a condition must be BOOLEAN, not %s", weir_type_name(t.id));
+        rel fr;
+        if ((rc = plan_calc(pc, &res, f, NULL, NULL, 0, &fr, "Calc")))
+            return rc;
+        fr.quals = res.quals;
+        fr.hidden = res.hidden;
+        fr.n_hidden = res.n_hidden;
+        res = fr;
+    }
+    *out = res;
+    *done = true;
+    return 0;
+}

@@ -1,0 +1,6 @@
+-- A LATERAL derived table that reads the FROM item before it runs over one
+-- table; over a join it is refused, naming LATERAL.
+CREATE TABLE c (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '3');
+CREATE TABLE d (id INT, v INT) WITH ('connector' = 'datagen', 'number-of-rows' = '3');
+CREATE TABLE o (id INT, v INT) WITH ('connector' = 'blackhole');
+INSERT INTO o SELECT c.id, x.v FROM c, LATERAL (SELECT d.v FROM d, d AS e WHERE d.id = e.id AND d.id = c.id) x;
