@@ -255,6 +255,14 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
             (rc = out_add(pc, &o, x, left->schema->fields[c].name)))
             return rc;
     }
+    /* an aggregate without GROUP BY is one row even over no input rows, and
+     * HAVING filters that row: the grouped form (one group per correlation
+     * key) would drop outer rows that have no inner rows */
+    if (!sel->n_group_by && (sel->having || (sel->distinct && aggregating)))
+        return plan_error(pc, sel->having ? sel->having->loc : rt->loc, WEIR_EUNSUPPORTED,
+                          "a LATERAL derived table with %s over an aggregate without GROUP BY is not supported "
+                          "(filter its columns in the outer WHERE instead)",
+                          sel->having ? "HAVING" : "DISTINCT");
     bool grouped = sel->n_group_by || sel->having || sel->distinct;
     if (aggregating || grouped) {
         weir_expr **items = plan_alloc(pc, sel->n_items * sizeof *items);
