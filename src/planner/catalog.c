@@ -76,7 +76,7 @@ static void resolve(plan_ctx *pc, const weir_sql_name *n, cat_table **t, cat_vie
 {
     *t = NULL;
     *v = with_query(pc, n);
-    cat_path path;
+    cat_path path = {0};
     if (*v || n->n_parts > 3 || !pc->cur_catalog)
         return;
     weir_sql_ident *p = n->parts;
@@ -159,7 +159,7 @@ static const char *suggest_object(plan_ctx *pc, const cat_path *path, bool bare)
 
 int plan_missing(plan_ctx *pc, const weir_sql_name *n, const char *what, bool unknown_form)
 {
-    cat_path path;
+    cat_path path = {0};
     int rc = plan_qualify(pc, n, &path);
     if (rc)
         return rc;
@@ -382,7 +382,7 @@ int plan_create_table(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_lo
 {
     if (ct->as_query)
         return plan_ctas(pc, ct, loc); /* ddl.c */
-    cat_path path;
+    cat_path path = {0};
     int rc = plan_check_space(pc, &ct->name, &path);
     if (rc)
         return rc;
@@ -512,7 +512,7 @@ int plan_create_table_at(plan_ctx *pc, const weir_sql_create_table *ct, const ca
 int plan_create_view(plan_ctx *pc, const weir_sql_create_view *cv, weir_sql_loc loc)
 {
     (void)loc;
-    cat_path path;
+    cat_path path = {0};
     int rc = plan_check_space(pc, &cv->name, &path);
     if (rc)
         return rc;

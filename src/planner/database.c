@@ -65,7 +65,7 @@ static int add_database(plan_ctx *pc, cat_catalog *c, const char *name, cat_data
 static int add_catalog(plan_ctx *pc, const char *name, const char *default_db, cat_catalog **out)
 {
     cat_catalog *c = grow(pc, (void **)&pc->catalogs, &pc->n_catalogs, sizeof *c);
-    cat_database *d;
+    cat_database *d = NULL;
     if (!c || !(c->name = plan_strdup(pc, name)))
         return WEIR_ENOMEM;
     int rc = add_database(pc, c, default_db, &d);
@@ -78,7 +78,7 @@ static int add_catalog(plan_ctx *pc, const char *name, const char *default_db, c
 
 int plan_catalogs_init(plan_ctx *pc)
 {
-    cat_catalog *c;
+    cat_catalog *c = NULL;
     int rc = add_catalog(pc, PLAN_DEFAULT_CATALOG, PLAN_DEFAULT_DATABASE, &c);
     if (rc)
         return rc;
@@ -163,8 +163,8 @@ int plan_show_from(plan_ctx *pc, const weir_sql_name *from, weir_sql_loc at, cat
         *out = (cat_path){c->name, d->name, NULL};
         return 0;
     }
-    cat_catalog *c;
-    cat_database *d;
+    cat_catalog *c = NULL;
+    cat_database *d = NULL;
     int rc = find_database(pc, from, &c, &d);
     if (rc)
         return rc;
@@ -241,7 +241,7 @@ static int check_catalog_option(plan_ctx *pc, const weir_sql_option *o)
 static int create_catalog(plan_ctx *pc, const weir_sql_stmt *st)
 {
     const weir_sql_create_space *cs = &st->u.create_catalog;
-    cat_catalog *c;
+    cat_catalog *c = NULL;
     int rc = find_catalog(pc, &cs->name, &c);
     if (rc)
         return rc;
@@ -281,8 +281,8 @@ static int create_catalog(plan_ctx *pc, const weir_sql_stmt *st)
 static int create_database(plan_ctx *pc, const weir_sql_stmt *st)
 {
     const weir_sql_create_space *cs = &st->u.create_catalog;
-    cat_catalog *c;
-    cat_database *d;
+    cat_catalog *c = NULL;
+    cat_database *d = NULL;
     int rc = find_database(pc, &cs->name, &c, &d);
     if (rc)
         return rc;
@@ -336,7 +336,7 @@ static size_t objects_in(plan_ctx *pc, const cat_catalog *c, const cat_database 
 
 static int drop_catalog(plan_ctx *pc, const weir_sql_drop *dr)
 {
-    cat_catalog *c;
+    cat_catalog *c = NULL;
     int rc = find_catalog(pc, &dr->name, &c);
     if (rc)
         return rc;
@@ -355,8 +355,8 @@ static int drop_catalog(plan_ctx *pc, const weir_sql_drop *dr)
 
 static int drop_database(plan_ctx *pc, const weir_sql_drop *dr)
 {
-    cat_catalog *c;
-    cat_database *d;
+    cat_catalog *c = NULL;
+    cat_database *d = NULL;
     int rc = find_database(pc, &dr->name, &c, &d);
     if (rc)
         return rc;
@@ -390,8 +390,8 @@ int plan_alter_space(plan_ctx *pc, const weir_sql_alter *a)
 {
     int rc;
     if (a->object == WEIR_SQL_OBJECT_DATABASE) {
-        cat_catalog *c;
-        cat_database *d;
+        cat_catalog *c = NULL;
+        cat_database *d = NULL;
         if ((rc = find_database(pc, &a->name, &c, &d)))
             return rc;
         if (!d)
@@ -401,7 +401,7 @@ int plan_alter_space(plan_ctx *pc, const weir_sql_alter *a)
                 return rc;
         return 0;
     }
-    cat_catalog *c;
+    cat_catalog *c = NULL;
     if ((rc = find_catalog(pc, &a->name, &c)))
         return rc;
     if (!c)
@@ -441,7 +441,7 @@ int plan_alter_space(plan_ctx *pc, const weir_sql_alter *a)
 int plan_use(plan_ctx *pc, const weir_sql_stmt *st)
 {
     const weir_sql_name *n = &st->u.use.name;
-    cat_catalog *c;
+    cat_catalog *c = NULL;
     int rc;
     if (st->u.use.catalog) {
         if ((rc = find_catalog(pc, n, &c)))
@@ -452,7 +452,7 @@ int plan_use(plan_ctx *pc, const weir_sql_stmt *st)
         pc->cur_database = c->default_db;
         return 0;
     }
-    cat_database *d;
+    cat_database *d = NULL;
     if ((rc = find_database(pc, n, &c, &d)))
         return rc;
     if (!d)
@@ -498,7 +498,7 @@ int plan_show_space(plan_ctx *pc, const weir_sql_stmt *st)
     case WEIR_SQL_SHOW_CURRENT_DATABASE:
         return plan_print_names(pc, "current database name", &pc->cur_database, 1, NULL, false, false);
     case WEIR_SQL_SHOW_CREATE_CATALOG: {
-        cat_catalog *c;
+        cat_catalog *c = NULL;
         int rc = find_catalog(pc, &st->u.show.name, &c);
         if (rc)
             return rc;

@@ -66,7 +66,7 @@ static int drop_object(plan_ctx *pc, const weir_sql_drop *d, bool table)
 {
     const char *name = last_part(&d->name);
     const char *kind = table ? "table" : "view", *other = table ? "view" : "table";
-    cat_path path;
+    cat_path path = {0};
     int rc = plan_qualify(pc, &d->name, &path);
     if (rc)
         return rc;
@@ -358,7 +358,7 @@ static int alter_reset_options(plan_ctx *pc, const weir_sql_alter *a, weir_sql_c
  */
 static int rename_path(plan_ctx *pc, cat_path *path, bool temporary, const weir_sql_name *new_name)
 {
-    cat_path np;
+    cat_path np = {0};
     int rc = plan_qualify(pc, new_name, &np);
     if (rc)
         return rc;
@@ -686,7 +686,7 @@ int plan_ctas(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_loc loc)
                           "%s with PARTITIONED BY is not supported by weir", what);
     if (ct->like)
         return plan_error(pc, ct->like->loc, WEIR_EUNSUPPORTED, "%s with LIKE is not supported by weir", what);
-    cat_path path;
+    cat_path path = {0};
     int rc = plan_check_space(pc, &ct->name, &path);
     if (rc)
         return rc;
@@ -880,7 +880,7 @@ int plan_print_names(plan_ctx *pc, const char *header, const char **names, size_
 /* SHOW TABLES (tables and views, as Flink lists them) or SHOW VIEWS of the current database or FROM one. */
 static int show_names(plan_ctx *pc, const weir_sql_stmt *st, bool tables)
 {
-    cat_path in;
+    cat_path in = {0};
     int rc = plan_show_from(pc, &st->u.show.from, st->loc, &in);
     if (rc)
         return rc;

@@ -189,7 +189,7 @@ static const char *const planner_functions[] = {
 
 int plan_show_functions(plan_ctx *pc, const weir_sql_stmt *st)
 {
-    cat_path in;
+    cat_path in = {0};
     int rc = plan_show_from(pc, &st->u.show.from, st->loc, &in);
     if (rc)
         return rc;
