@@ -922,11 +922,11 @@ static int ensure_kinds(nx_reader *r, uint32_t n)
 
 static inline void prefetch_extra(const char *s, uint32_t len)
 {
-    /* Its first three lines, branch-free: a bid's `extra` (68 bytes on
-     * average) spans at most three; the hardware follows longer ones.
-     * (A prefetch never faults, so len 0 needs no test.) */
+    /* Its first three lines, without a branch: a bid's `extra` (68 bytes on
+     * average) spans at most three; the hardware follows longer ones. Every
+     * address stays inside the string (or is its start). */
     __builtin_prefetch(s);
-    __builtin_prefetch(s + 64);
+    __builtin_prefetch(s + (len > 64 ? 64 : 0));
     __builtin_prefetch(s + (len ? len - 1 : 0));
 }
 
