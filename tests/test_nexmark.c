@@ -105,6 +105,17 @@ static void run_open(source_run *run, const weir_nexmark_config *c, uint32_t p,
     }
 }
 
+/* Opens the one split of a run at parallelism 1 from its start. */
+static void *open_the_split(source_run *run)
+{
+    weir_error err = {0};
+    void *rd = NULL;
+    cr_assert_eq(run->spec.cls->open_split(run->inst[0], "nexmark-0-of-1",
+                                           NULL, 0, &rd, &err),
+                 0, "%s", err.message);
+    return rd;
+}
+
 static void run_close(source_run *run)
 {
     for (uint32_t i = 0; i < run->p; i++)
@@ -467,10 +478,7 @@ Test(nexmark, appends_to_a_partly_filled_batch)
     cr_assert_eq(weir_nexmark_gen_create(&c, &g, &err), 0);
     source_run run;
     run_open(&run, &c, 1, NULL);
-    void *rd;
-    cr_assert_eq(run.spec.cls->open_split(run.inst[0], "nexmark-0-of-1", NULL,
-                                          0, &rd, &err),
-                 0);
+    void *rd = open_the_split(&run);
     weir_batch *b = weir_batch_create(run.spec.schema, 999);
     weir_nexmark_event ev;
     /* Twice: the second pass reuses buffers that hold the first pass's values.
@@ -1023,10 +1031,7 @@ Test(nexmark, rate_limited_against_the_clock)
     source_run run;
     run_open(&run, &c, 1, NULL);
     weir_error err;
-    void *rd;
-    cr_assert_eq(run.spec.cls->open_split(run.inst[0], "nexmark-0-of-1", NULL,
-                                          0, &rd, &err),
-                 0);
+    void *rd = open_the_split(&run);
     weir_batch *b = weir_batch_create(run.spec.schema, 5000);
     cr_assert_eq(run.spec.cls->read(rd, b, 5000, &err), 1,
                  "only event 0 is due at the start");
@@ -1103,10 +1108,7 @@ Test(nexmark, bounded_keep_alive_and_stop_at)
     source_run run;
     run_open(&run, &c, 1, NULL);
     weir_error err;
-    void *rd;
-    cr_assert_eq(run.spec.cls->open_split(run.inst[0], "nexmark-0-of-1", NULL,
-                                          0, &rd, &err),
-                 0);
+    void *rd = open_the_split(&run);
     weir_batch *b = weir_batch_create(run.spec.schema, 2000);
     cr_assert_eq(run.spec.cls->read(rd, b, 2000, &err), 1000);
     cr_assert_eq(run.spec.cls->read(rd, b, 2000, &err), 0,
@@ -1144,10 +1146,7 @@ Test(nexmark, declared_schema_is_matched_by_name)
     source_run run;
     run_open(&run, &c, 1, s);
     weir_error err;
-    void *rd;
-    cr_assert_eq(run.spec.cls->open_split(run.inst[0], "nexmark-0-of-1", NULL,
-                                          0, &rd, &err),
-                 0);
+    void *rd = open_the_split(&run);
     weir_batch *b = weir_batch_create(s, 1000);
     cr_assert_eq(run.spec.cls->read(rd, b, 1000, &err), 460);
     weir_nexmark_gen *g;
@@ -1445,10 +1444,7 @@ Test(nexmark, failed_write_leaves_the_reader_at_that_bid)
     cr_assert_eq(weir_nexmark_gen_create(&c, &g, &err), 0);
     source_run run;
     run_open(&run, &c, 1, NULL);
-    void *rd;
-    cr_assert_eq(run.spec.cls->open_split(run.inst[0], "nexmark-0-of-1", NULL,
-                                          0, &rd, &err),
-                 0, "%s", err.message);
+    void *rd = open_the_split(&run);
     weir_batch *b = weir_batch_create(run.spec.schema, 1000);
     /* The heap's first block is allocated, its first growth fails. */
     weir_alloc_fail_after(2);
@@ -1501,10 +1497,7 @@ Test(nexmark, url_without_channel_matches_the_generator)
     source_run run;
     run_open(&run, &c, 1, s);
     weir_error err;
-    void *rd;
-    cr_assert_eq(run.spec.cls->open_split(run.inst[0], "nexmark-0-of-1", NULL,
-                                          0, &rd, &err),
-                 0);
+    void *rd = open_the_split(&run);
     weir_nexmark_gen *g;
     cr_assert_eq(weir_nexmark_gen_create(&c, &g, &err), 0);
     weir_batch *b = weir_batch_create(s, 45);
