@@ -55,8 +55,7 @@ static int unnest_create(void *arg, const weir_op_info *info, void **out_op)
     return 0;
 }
 
-/* Stores an entry's bytes (record/nested.h) as (col, row) of b. */
-static int put_entry(weir_batch *b, uint32_t col, uint32_t row, bool is_null, const uint8_t *v, uint32_t len)
+int plan_correlate_put(weir_batch *b, uint32_t col, uint32_t row, bool is_null, const uint8_t *v, uint32_t len)
 {
     if (is_null) {
         weir_batch_set_null(b, col, row);
@@ -72,10 +71,8 @@ static int put_entry(weir_batch *b, uint32_t col, uint32_t row, bool is_null, co
     return 0;
 }
 
-/* A new output row: the input row's columns, time and kind. */
-static int start_row(unnest_op *k, weir_op_ctx *ctx, const weir_batch *in, uint32_t r, int *row)
+int plan_correlate_row(weir_batch *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r, uint32_t n_in, int *row)
 {
-    weir_batch *o = k->out;
     if (weir_batch_full(o)) {
         int rc = weir_op_emit(ctx, o);
         if (rc)
@@ -88,7 +85,7 @@ static int start_row(unnest_op *k, weir_op_ctx *ctx, const weir_batch *in, uint3
     uint32_t i = (uint32_t)*row;
     o->ts[i] = in->ts[r];
     o->kind[i] = in->kind[r];
-    for (uint32_t c = 0; c < k->conf->n_in; c++) {
+    for (uint32_t c = 0; c < n_in; c++) {
         const weir_column *sc = &in->cols[c];
         if (weir_batch_is_null(in, c, r)) {
             weir_batch_set_null(o, c, i);
@@ -102,7 +99,7 @@ static int start_row(unnest_op *k, weir_op_ctx *ctx, const weir_batch *in, uint3
             len = (uint32_t)weir_type_size(sc->type);
             v = (const uint8_t *)sc->data + (size_t)r * len;
         }
-        int rc = put_entry(o, c, i, false, v, len);
+        int rc = plan_correlate_put(o, c, i, false, v, len);
         if (rc)
             return rc;
     }
@@ -134,21 +131,21 @@ static int unnest_process(void *op, weir_op_ctx *ctx, int input, const weir_batc
         }
         for (uint32_t e = 0; e < n && !rc; e++) {
             int row;
-            if ((rc = start_row(k, ctx, in, r, &row)))
+            if ((rc = plan_correlate_row(k->out, ctx, in, r, k->conf->n_in, &row)))
                 break;
             uint32_t col = c->n_in;
             bool en;
             const uint8_t *ev;
             uint32_t el;
-            /* re-read the element: start_row may have emitted and reset the batch, not the collection */
+            /* re-read the element: plan_correlate_row may have emitted and reset the batch, not the collection */
             if (!weir_nv_next(&it, d->elems[0], &en, &ev, &el)) {
                 rc = weir_op_fail(ctx, WEIR_ECORRUPT, "a malformed collection value");
                 break;
             }
             if (ct.id == WEIR_TYPE_MAP) {
-                rc = put_entry(k->out, col++, (uint32_t)row, en, ev, el);
+                rc = plan_correlate_put(k->out, col++, (uint32_t)row, en, ev, el);
                 if (!rc && weir_nv_next(&it, d->elems[1], &en, &ev, &el))
-                    rc = put_entry(k->out, col++, (uint32_t)row, en, ev, el);
+                    rc = plan_correlate_put(k->out, col++, (uint32_t)row, en, ev, el);
             } else if (c->spread_row) {
                 weir_type rt = d->elems[0];
                 const weir_nested_type *rd = weir_type_nested(rt);
@@ -160,19 +157,19 @@ static int unnest_process(void *op, weir_op_ctx *ctx, int input, const weir_batc
                     uint32_t fl = 0;
                     if (f < nf && !weir_nv_next(&fi, rd->elems[f], &fn, &fv, &fl))
                         fn = true;
-                    rc = put_entry(k->out, col++, (uint32_t)row, fn, fv, fl);
+                    rc = plan_correlate_put(k->out, col++, (uint32_t)row, fn, fv, fl);
                 }
             } else {
-                rc = put_entry(k->out, col++, (uint32_t)row, en, ev, el);
+                rc = plan_correlate_put(k->out, col++, (uint32_t)row, en, ev, el);
             }
             if (!rc && c->ordinality) {
                 int32_t ord = (int32_t)(e + 1);
-                rc = put_entry(k->out, col, (uint32_t)row, false, (const uint8_t *)&ord, 4);
+                rc = plan_correlate_put(k->out, col, (uint32_t)row, false, (const uint8_t *)&ord, 4);
             }
         }
         if (!rc && n == 0 && c->left) {
             int row;
-            if ((rc = start_row(k, ctx, in, r, &row)))
+            if ((rc = plan_correlate_row(k->out, ctx, in, r, k->conf->n_in, &row)))
                 break;
             for (uint32_t col = c->n_in; col < n_out; col++)
                 weir_batch_set_null(k->out, col, (uint32_t)row);
