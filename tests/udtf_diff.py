@@ -174,7 +174,7 @@ def run_case(case):
 
 
 def main():
-    return diffrun.main("udtf_diff", run_case, jobs_env="WEIR_UDTFDIFF_JOBS", jobs=10, asan_jobs=4,
+    return diffrun.main("udtf_diff", run_case, jobs_env="WEIR_UDTFDIFF_JOBS", jobs=6, asan_jobs=3,
                         one_env="WEIR_UDTFDIFF_JOB", unit="jobs of 6 queries")
 
 

@@ -197,6 +197,24 @@ uint32_t weir__udf_names(const char **names, uint32_t cap)
     return n;
 }
 
+uint32_t weir__udf_count(void)
+{
+    uint32_t n = 0;
+    pthread_mutex_lock(&g_lock);
+    for (udf_entry *e = g_udfs; e; e = e->next)
+        n++;
+    pthread_mutex_unlock(&g_lock);
+    return n;
+}
+
+bool weir__udf_exists(const char *name)
+{
+    pthread_mutex_lock(&g_lock);
+    bool found = find(name) != NULL;
+    pthread_mutex_unlock(&g_lock);
+    return found;
+}
+
 int weir_udtf_emit(weir_udtf_collector *out, const weir_value *row)
 {
     if (!out || !out->emit || !row)
