@@ -324,13 +324,9 @@ int plan_udtf_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *wher
         ok = weir_schema_add(c->arg_schema, nm, weir_expr_type(args[i])) >= 0;
     }
     /* the output: the left columns, then the function's */
-    weir_schema *os = plan_new_schema(pc);
-    char **quals = plan_alloc(pc, (l.n_physical + fn.n_cols + 1) * sizeof *quals);
-    ok = ok && os && quals;
-    for (uint32_t i = 0; ok && i < l.n_physical; i++) {
-        ok = weir_schema_add(os, l.schema->fields[i].name, l.schema->fields[i].type) >= 0;
-        quals[i] = l.quals ? l.quals[i] : NULL;
-    }
+    weir_schema *os = NULL;
+    char **quals = NULL;
+    ok = ok && !plan_correlate_schema(pc, &l, fn.n_cols, &os, &quals);
     char *q = f->alias ? (char *)f->alias->name : NULL;
     for (uint32_t i = 0; ok && i < fn.n_cols; i++) {
         const char *cn = i < f->n_column_aliases ? f->column_aliases[i].name : fn.col_names[i];
@@ -341,7 +337,6 @@ int plan_udtf_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *wher
         udtf_conf_free(c);
         return WEIR_ENOMEM;
     }
-    os->rowtime = l.rowtime >= 0 && (uint32_t)l.rowtime < l.n_physical ? l.rowtime : -1;
     c->out = os;
     weir_operator_spec spec = {"Correlate", &udtf_class, udtf_create, c, udtf_conf_free};
     rel o = l;
@@ -356,16 +351,7 @@ int plan_udtf_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *wher
         weir_buf_printf(&pc->explain, "%s%s", i ? ", " : "", buf);
     }
     weir_buf_printf(&pc->explain, ")%s\n", left ? " (left)" : "");
-    o.schema = os;
-    o.quals = quals;
-    o.hidden = l.hidden;
-    o.n_hidden = l.n_hidden < l.n_physical ? l.n_hidden : l.n_physical;
-    o.n_physical = os->n_fields;
-    o.win.present = false;
-    o.wprops.present = false;
-    o.above_wm = false;
-    o.rowtime = os->rowtime;
-    o.loc = ref->loc;
+    plan_correlate_rel(&o, &l, os, quals, ref->loc);
     /* an inner JOIN ... ON cond: a filter over the joined rows */
     if (on && !on_true) {
         weir_expr *cond;

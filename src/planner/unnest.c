@@ -267,29 +267,21 @@ int plan_unnest_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *wh
         return WEIR_ENOMEM;
     }
     /* the output: the left columns, then the element's */
-    weir_schema *os = plan_new_schema(pc);
     const weir_nested_type *rd = c->spread_row ? weir_type_nested(d->elems[0]) : NULL;
     uint32_t n_el = d->kind == WEIR_TYPE_MAP ? 2 : rd ? rd->n : 1;
     uint32_t n_new = n_el + (c->ordinality ? 1 : 0);
-    char **quals = plan_alloc(pc, (l.n_physical + n_new + 1) * sizeof *quals);
-    if (!os || !quals) {
-        unnest_conf_free(c);
-        return WEIR_ENOMEM;
-    }
     if (u->n_column_aliases && u->n_column_aliases != n_new) {
         unnest_conf_free(c);
         return plan_error(pc, u->column_aliases[0].loc, WEIR_EPLAN,
                           "UNNEST produces %u column%s here, but %u names are given", n_new, n_new == 1 ? "" : "s",
                           u->n_column_aliases);
     }
-    for (uint32_t i = 0; i < l.n_physical; i++) {
-        if (weir_schema_add(os, l.schema->fields[i].name, l.schema->fields[i].type) < 0) {
-            unnest_conf_free(c);
-            return WEIR_ENOMEM;
-        }
-        quals[i] = l.quals ? l.quals[i] : NULL;
+    weir_schema *os;
+    char **quals;
+    if (plan_correlate_schema(pc, &l, n_new, &os, &quals)) {
+        unnest_conf_free(c);
+        return WEIR_ENOMEM;
     }
-    os->rowtime = l.rowtime >= 0 && (uint32_t)l.rowtime < l.n_physical ? l.rowtime : -1;
     char *q = u->alias ? (char *)u->alias->name : NULL;
     for (uint32_t i = 0; i < n_new; i++) {
         weir_type t;
@@ -325,16 +317,36 @@ int plan_unnest_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *wh
     weir_expr_format(coll, buf, sizeof buf);
     weir_buf_printf(&pc->explain, "  Unnest[%d]: %s%s%s\n", o.s.node, buf, c->ordinality ? " with ordinality" : "",
                     left ? " (left)" : "");
-    o.schema = os;
-    o.quals = quals;
-    o.hidden = l.hidden;
-    o.n_hidden = l.n_hidden < l.n_physical ? l.n_hidden : l.n_physical;
-    o.n_physical = os->n_fields;
-    o.win.present = false;
-    o.wprops.present = false;
-    o.above_wm = false;
-    o.rowtime = os->rowtime;
-    o.loc = ref->loc;
+    plan_correlate_rel(&o, &l, os, quals, ref->loc);
     *out = o;
     return 0;
+}
+
+int plan_correlate_schema(plan_ctx *pc, const rel *l, uint32_t n_new, weir_schema **os, char ***quals)
+{
+    *os = plan_new_schema(pc);
+    *quals = plan_alloc(pc, (l->n_physical + n_new + 1) * sizeof **quals);
+    if (!*os || !*quals)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < l->n_physical; i++) {
+        if (weir_schema_add(*os, l->schema->fields[i].name, l->schema->fields[i].type) < 0)
+            return WEIR_ENOMEM;
+        (*quals)[i] = l->quals ? l->quals[i] : NULL;
+    }
+    (*os)->rowtime = l->rowtime >= 0 && (uint32_t)l->rowtime < l->n_physical ? l->rowtime : -1;
+    return 0;
+}
+
+void plan_correlate_rel(rel *o, const rel *l, weir_schema *os, char **quals, weir_sql_loc loc)
+{
+    o->schema = os;
+    o->quals = quals;
+    o->hidden = l->hidden;
+    o->n_hidden = l->n_hidden < l->n_physical ? l->n_hidden : l->n_physical;
+    o->n_physical = os->n_fields;
+    o->win.present = false;
+    o->wprops.present = false;
+    o->above_wm = false;
+    o->rowtime = os->rowtime;
+    o->loc = loc;
 }
