@@ -4,7 +4,7 @@
 Each job is one random JSON-lines input t (id INT, s STRING, n INT, ts
 TIMESTAMP(3) with a watermark 2 seconds behind; s of random words with
 runs of spaces, "" or NULL; n from -1 to 3 or NULL; ts out of order now and
-then) and six queries over the example library libweir_udtf_example.so,
+then) and seven queries over the example library libweir_udtf_example.so,
 written to debezium-json files:
 
     q0  t, LATERAL TABLE(split_words(s))                 (inner)
@@ -13,6 +13,7 @@ written to debezium-json files:
     q3  t LEFT JOIN LATERAL TABLE(repeat_n(s, n)) ON TRUE
     q4  a 10-second TUMBLE window count per word over a view of q0's rows
     q5  split_words over an updating input (COUNT(*) per s): -U/+U per word
+    q6  a GROUP BY word over q0's rows (COUNT(*)): an updating result
 
 run by `weir run` at a random parallelism (1/2/4) and batch size
 (1/7/1024). Each changelog is folded into its table and compared with the
@@ -72,7 +73,7 @@ def repeat(s, n):
 
 
 def oracle(j):
-    q = [collections.Counter() for _ in range(6)]
+    q = [collections.Counter() for _ in range(7)]
     for i, s, n, ts in j.rows:
         ws = words(s)
         for w in ws:
@@ -97,6 +98,9 @@ def oracle(j):
         wm = max(wm, ts - 2000) if wm is not None else ts - 2000
     for (start, w), c in acc.items():
         q[4][(start // 1000, w, c)] += 1
+    per_word = collections.Counter(w for _, s, _, _ in j.rows for w in words(s))
+    for w, c in per_word.items():
+        q[6][(w, c)] += 1
     counts = collections.Counter(s for _, s, _, _ in j.rows)
     for s, c in counts.items():
         for w in words(s):
@@ -121,6 +125,8 @@ QUERIES = [
     ("s STRING, c BIGINT, word STRING", ["s", "c", "word"],
      "SELECT g.s, g.c, w.word FROM (SELECT s, COUNT(*) AS c FROM t GROUP BY s) AS g, "
      "LATERAL TABLE(split_words(g.s)) AS w(word)"),
+    ("word STRING, c BIGINT", ["word", "c"],
+     "SELECT w.word, COUNT(*) FROM t, LATERAL TABLE(split_words(t.s)) AS w(word) GROUP BY w.word"),
 ]
 
 
@@ -175,7 +181,7 @@ def run_case(case):
 
 def main():
     return diffrun.main("udtf_diff", run_case, jobs_env="WEIR_UDTFDIFF_JOBS", jobs=6, asan_jobs=3,
-                        one_env="WEIR_UDTFDIFF_JOB", unit="jobs of 6 queries")
+                        one_env="WEIR_UDTFDIFF_JOB", unit="jobs of 7 queries")
 
 
 if __name__ == "__main__":
