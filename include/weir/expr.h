@@ -315,7 +315,8 @@ int weir_expr_udf_lookup(const char *name, weir_udf *out);
  * name is the SQL name, set by weir) and returns 0, or a negative WEIR_E...
  * code with err set. abi is WEIR_UDF_ABI_VERSION: a library built against
  * another layout of weir_udf should refuse it. What out points to must stay
- * valid for the process.
+ * valid for the process. A table function's symbol returns
+ * weir_udf_init_table(out, &def) instead (below).
  */
 #define WEIR_UDF_ABI_VERSION 1
 typedef int (*weir_udf_init_fn)(uint32_t abi, weir_udf *out, weir_error *err);
