@@ -536,6 +536,30 @@ void plan_split_and(const weir_sql_expr *e, const weir_sql_expr **v, uint32_t *n
 bool plan_join_conds_all_used(const join_conds *jc);
 /* unnest.c: a join whose right side is UNNEST(collection) of the left's rows. */
 int plan_unnest_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out);
+/*
+ * The row operators of a correlate (UNNEST, table functions) build their
+ * output with these: plan_correlate_row appends to o a row with input row
+ * r's first n_in columns, time and kind (emitting o first when it is full,
+ * then reusing it); plan_correlate_put stores a value's bytes (fixed-size:
+ * the value; strings, bytes, nested values: len bytes) as (col, row) of b.
+ */
+int plan_correlate_row(weir_batch *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r, uint32_t n_in, int *row);
+int plan_correlate_put(weir_batch *b, uint32_t col, uint32_t row, bool is_null, const uint8_t *v, uint32_t len);
+/*
+ * Planning a correlate over l: plan_correlate_schema makes its output
+ * schema with l's columns (and time attribute) and a qualifier array with
+ * room for n_new more, which the caller adds; plan_correlate_rel makes o
+ * (a copy of l on the correlate's stream) the rel of that output.
+ */
+int plan_correlate_schema(plan_ctx *pc, const rel *l, uint32_t n_new, weir_schema **os, char ***quals);
+void plan_correlate_rel(rel *o, const rel *l, weir_schema *os, char **quals, weir_sql_loc loc);
+/*
+ * udtf.c: a join whose right side is [LATERAL] TABLE(f(...)) of a table
+ * function (weir_udtf); plan_udtf_check refuses a name that is no table
+ * function (a scalar one, a window table function under LATERAL).
+ */
+int plan_udtf_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out);
+int plan_udtf_check(plan_ctx *pc, const weir_sql_table_ref *f);
 /* True for joins that take WHERE conjuncts as conditions (inner and comma joins). */
 bool plan_join_takes_where(const weir_sql_table_ref *t);
 /* Plans a JOIN table ref; where (or NULL) supplies the condition of comma joins. */
