@@ -8,8 +8,8 @@ aggregations over them (TUMBLE, HOP, CUMULATE, SESSION; WHERE before and
 under the window; projections and computed columns; every aggregate of
 docs/aggregates.md; grouping by the key or not; HAVING; cascades), run by
 `weir run` at a random parallelism (1/2/4), batch size (1/7/1024),
-allowed lateness and table.optimizer.agg-phase-strategy (AUTO, ONE_PHASE,
-TWO_PHASE or unset). Each query is one *case*.
+allowed lateness, table.optimizer.agg-phase-strategy (AUTO, ONE_PHASE,
+TWO_PHASE or unset) and table.optimizer.distinct-agg.split.enabled. Each query is one *case*.
 
 The oracle shares no code with weir. A row-at-a-time model of the
 documented semantics, written here, decides which rows each window
@@ -908,6 +908,9 @@ def gen_job(seed, index, feats, max_queries):
                  for i in range(rng.randint(1, max_queries))]
     # table.optimizer.agg-phase-strategy: two-phase aggregation must not change a result
     j.phase = rng.choice([None, "AUTO", "ONE_PHASE", "TWO_PHASE", "TWO_PHASE"])
+    # table.optimizer.distinct-agg.split.enabled: split distinct aggregation must not change a result
+    j.split = rng.choice([None, "false", "true"])
+    j.buckets = rng.choice([None, 1, 3, 1024]) if j.split == "true" else None
     # tables over decoy.json that the queries read through an OPTIONS hint giving in.json
     j.hinted = set()
     if "hint-options" in feats and rng.random() < 0.4:
@@ -924,6 +927,10 @@ def job_sql(j, queries):
         out.append("SET 'table.exec.emit.allow-lateness' = '%d ms';" % j.lateness)
     if j.phase:
         out.append("SET 'table.optimizer.agg-phase-strategy' = '%s';" % j.phase)
+    if j.split:
+        out.append("SET 'table.optimizer.distinct-agg.split.enabled' = '%s';" % j.split)
+    if j.buckets:
+        out.append("SET 'table.optimizer.distinct-agg.split.bucket-num' = '%d';" % j.buckets)
     used = sorted(set(q.table for q in queries))
     for name, delay in j.tables:
         if name not in used:

@@ -779,6 +779,7 @@ static const char *const KNOWN_KEYS[] = {
     "table.exec.mini-batch.enabled", "table.exec.emit.allow-lateness", "table.exec.emit.early-fire.enabled",
     "table.exec.emit.early-fire.delay", "table.exec.emit.late-fire.enabled", "table.exec.emit.late-fire.delay",
     "weir.late-records.table", "table.local-time-zone", "table.optimizer.agg-phase-strategy",
+    "table.optimizer.distinct-agg.split.enabled", "table.optimizer.distinct-agg.split.bucket-num",
     "table.dynamic-table-options.enabled", "weir.distinct-cache.size", "weir.match.max-partial-matches",
     /* checkpoints and restarts */
     "execution.checkpointing.dir", "execution.checkpointing.timeout", "execution.checkpointing.min-pause",
