@@ -25,11 +25,21 @@
  * change of the partial result is a -U/+U pair of the final one, where the
  * unsplit aggregation may emit one update for the same rows).
  *
+ * A window aggregation (TUMBLE, HOP, CUMULATE, on the terms of two-phase
+ * aggregation, query.c) splits the same way: the partial window
+ * aggregation is keyed by the keys and the bucket, and its rows, each
+ * carrying its window's last instant, are aggregated per window by a final
+ * one of tumbling windows of the step that end where they end (as a
+ * cascaded window aggregation). Window operators take no FILTER column, so
+ * a window aggregation is split only with one distinct column.
+ *
  * What is split: COUNT, COUNT(DISTINCT), MIN, MAX, and SUM, SUM0 (plain or
  * DISTINCT) of exact numbers. Any other aggregate (AVG, the variance
  * family, a SUM of DOUBLE that would round differently, order-dependent
  * and user-defined functions, APPROX_COUNT_DISTINCT) keeps the
  * aggregation in one piece, as does an aggregation without a DISTINCT one.
+ * The bucket is MOD(x, n) for an integer x, else MOD(HASH_CODE(CAST(x AS
+ * STRING)), n); which bucket a value gets changes no result.
  */
 #include <stdio.h>
 #include <stdlib.h>
