@@ -50,6 +50,18 @@ weir_schema *plan_new_schema(plan_ctx *pc)
     return s;
 }
 
+int plan_keep_schema(plan_ctx *pc, weir_schema *s)
+{
+    weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
+    if (!ns) {
+        weir_schema_destroy(s);
+        return WEIR_ENOMEM;
+    }
+    pc->schemas = ns;
+    pc->schemas[pc->n_schemas++] = s;
+    return 0;
+}
+
 void *plan_alloc(plan_ctx *pc, size_t n)
 {
     void **na = weir_realloc(pc->allocs, (pc->n_allocs + 1) * sizeof *na);

@@ -306,6 +306,8 @@ int plan_describe_table(plan_ctx *pc, weir_stream s, const cat_table *t);
 
 /* bookkeeping */
 weir_schema *plan_new_schema(plan_ctx *pc);
+/* Hands s (made elsewhere) to the plan, which frees it with its own; s is destroyed on failure. */
+int plan_keep_schema(plan_ctx *pc, weir_schema *s);
 void *plan_alloc(plan_ctx *pc, size_t n);
 char *plan_strdup(plan_ctx *pc, const char *s);
 int plan_error(plan_ctx *pc, weir_sql_loc loc, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));

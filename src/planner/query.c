@@ -614,13 +614,9 @@ static int add_window_columns(plan_ctx *pc, rel *r)
             return WEIR_ENOMEM;
         }
     }
-    weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
-    if (!ns) {
-        weir_schema_destroy(s);
-        return WEIR_ENOMEM;
-    }
-    pc->schemas = ns;
-    pc->schemas[pc->n_schemas++] = s;
+    int rc = plan_keep_schema(pc, s);
+    if (rc)
+        return rc;
     weir_type ts = weir_type_make(WEIR_TYPE_TIMESTAMP, false);
     r->win.ws_col = (uint32_t)weir_schema_add(s, "window_start", ts);
     r->win.we_col = (uint32_t)weir_schema_add(s, "window_end", ts);
@@ -1697,13 +1693,12 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             } else {
                 if ((rc = weir_job_window(pc->job, win_in, win_schema, &ws, 0, &out->s, &err)))
                     return plan_error(pc, sel->loc, rc, "%s", err.message);
-                if ((rc = weir_window_output_schema(&ws, win_schema, (weir_schema **)&os, &err)))
+                weir_schema *ws_out;
+                if ((rc = weir_window_output_schema(&ws, win_schema, &ws_out, &err)))
                     return plan_error(pc, sel->loc, rc, "%s", err.message);
-                weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
-                if (!ns)
-                    return WEIR_ENOMEM;
-                pc->schemas = ns;
-                pc->schemas[pc->n_schemas++] = (weir_schema *)os;
+                if ((rc = plan_keep_schema(pc, ws_out)))
+                    return rc;
+                os = ws_out;
             }
         }
         out->schema = (weir_schema *)os;
@@ -1887,13 +1882,8 @@ static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pr
     rc = weir_window_late_schema(pre, &ls);
     if (rc)
         return rc;
-    weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
-    if (!ns) {
-        weir_schema_destroy(ls);
-        return WEIR_ENOMEM;
-    }
-    pc->schemas = ns;
-    pc->schemas[pc->n_schemas++] = ls;
+    if ((rc = plan_keep_schema(pc, ls)))
+        return rc;
     rel lr = {.s = weir_stream_side(win, WEIR_WINDOW_LATE_TAG), .schema = ls, .rowtime = -1,
               .n_physical = ls->n_fields, .loc = loc};
     if ((rc = weir_job_set_side_schema(pc->job, win, WEIR_WINDOW_LATE_TAG, ls)))
@@ -2321,15 +2311,8 @@ int plan_union_align(plan_ctx *pc, rel *r, weir_schema *want)
 weir_schema *plan_union_schema(plan_ctx *pc, const rel *rels, uint32_t n)
 {
     weir_schema *schema = weir_schema_copy(rels[0].schema);
-    if (!schema)
+    if (!schema || plan_keep_schema(pc, schema))
         return NULL;
-    weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
-    if (!ns) {
-        weir_schema_destroy(schema);
-        return NULL;
-    }
-    pc->schemas = ns;
-    pc->schemas[pc->n_schemas++] = schema;
     for (uint32_t s = 1; s < n; s++) {
         for (uint32_t i = 0; i < schema->n_fields && i < rels[s].schema->n_fields; i++)
             schema->fields[i].type.nullable |= rels[s].schema->fields[i].type.nullable;

@@ -378,19 +378,6 @@ int plan_split_distinct(plan_ctx *pc, const rel *pr, uint32_t n_keys, const weir
     return 0;
 }
 
-/* A schema made by the window module, kept with the plan's. */
-static int keep_schema(plan_ctx *pc, weir_schema *s)
-{
-    weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
-    if (!ns) {
-        weir_schema_destroy(s);
-        return WEIR_ENOMEM;
-    }
-    pc->schemas = ns;
-    pc->schemas[pc->n_schemas++] = s;
-    return 0;
-}
-
 int plan_split_distinct_window(plan_ctx *pc, const rel *pr, uint32_t n_keys, const weir_window_spec *ws,
                                uint32_t buckets, weir_sql_loc loc, int *partial_node, weir_stream *out,
                                const weir_schema **out_schema)
@@ -417,7 +404,7 @@ int plan_split_distinct_window(plan_ctx *pc, const rel *pr, uint32_t n_keys, con
         return plan_error(pc, loc, rc, "%s", err.message);
     if ((rc = weir_window_output_schema(&in, cr.schema, &pss, &err)))
         return plan_error(pc, loc, rc, "%s", err.message);
-    if ((rc = keep_schema(pc, pss)))
+    if ((rc = plan_keep_schema(pc, pss)))
         return rc;
     *partial_node = ps.node;
     /* the partial window's columns renamed, so that the final window's own do not clash with them */
@@ -470,12 +457,12 @@ int plan_split_distinct_window(plan_ctx *pc, const rel *pr, uint32_t n_keys, con
         return plan_error(pc, loc, rc, "%s", err.message);
     if ((rc = weir_window_output_schema(&fin, pss, &fss, &err)))
         return plan_error(pc, loc, rc, "%s", err.message);
-    if ((rc = keep_schema(pc, fss)))
+    if ((rc = plan_keep_schema(pc, fss)))
         return rc;
     /* back to the unsplit aggregation's columns: keys, window_start, window_end, window_time, aggregates */
     if ((rc = weir_window_output_schema(ws, pr->schema, &want, &err)))
         return plan_error(pc, loc, rc, "%s", err.message);
-    if ((rc = keep_schema(pc, want)))
+    if ((rc = plan_keep_schema(pc, want)))
         return rc;
     uint32_t width = n_keys + 3 + n;
     weir_expr **ex = plan_alloc(pc, (width + 1) * sizeof *ex);
