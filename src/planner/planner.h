@@ -305,6 +305,8 @@ int plan_describe_table(plan_ctx *pc, weir_stream s, const cat_table *t);
 
 /* bookkeeping */
 weir_schema *plan_new_schema(plan_ctx *pc);
+/* Hands s (made elsewhere) to the plan, which frees it with its own; s is destroyed on failure. */
+int plan_keep_schema(plan_ctx *pc, weir_schema *s);
 void *plan_alloc(plan_ctx *pc, size_t n);
 char *plan_strdup(plan_ctx *pc, const char *s);
 int plan_error(plan_ctx *pc, weir_sql_loc loc, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -692,6 +694,15 @@ int weir__computed_source_spec(const weir_source_spec *inner, const weir_schema 
                                weir_source_spec *out);
 
 /*
+ * query.c: plan_union_schema: the schema of a union of rels, the first
+ * one's with a column nullable where any input's is (kept by the plan);
+ * plan_union_align: a projection that makes r's rows carry want when they
+ * do not (a union's inputs must all emit its schema).
+ */
+weir_schema *plan_union_schema(plan_ctx *pc, const rel *rels, uint32_t n);
+int plan_union_align(plan_ctx *pc, rel *r, weir_schema *want);
+
+/*
  * Two-phase aggregation (twophase.c). plan_agg_phases: whether an
  * aggregation over `in` with these aggregates runs in two phases by
  * table.optimizer.agg-phase-strategy (an error at the option for a bad
@@ -706,5 +717,34 @@ int plan_local_agg(plan_ctx *pc, weir_stream in, const weir_schema *in_schema, u
                    const int32_t *filters, uint32_t n, int64_t slice_ms, int64_t slice_offset_ms, weir_sql_loc loc,
                    weir_stream *out, const weir_schema **out_schema, weir_agg *global);
 void plan_window_slices(const weir_window_assigner *a, int64_t *slice_ms, int64_t *offset_ms);
+
+/*
+ * Split distinct aggregation (splitdistinct.c),
+ * table.optimizer.distinct-agg.split.enabled. plan_split_distinct_buckets:
+ * the number of buckets when a GROUP BY over columns `in` with these
+ * aggregates is split, else 0 (an error at the option for a bad value).
+ * plan_split_distinct: the partial aggregation over pr (whose first n_keys
+ * columns are the keys) on `out`, grouped by the keys and the bucket;
+ * `like` gives its options (TTL, mini-batch, cache). final[i] is the
+ * aggregate of the partial results that gives aggs[i]; the partial
+ * schema's first n_keys columns are the keys. A window aggregation is
+ * split only with one distinct column (window operators take no FILTER
+ * column to expand by).
+ */
+struct weir_group_agg_config;
+int plan_split_distinct_buckets(plan_ctx *pc, const weir_schema *in, uint32_t n_keys, const weir_agg *aggs,
+                                uint32_t n, bool window, weir_sql_loc loc, uint32_t *buckets);
+int plan_split_distinct(plan_ctx *pc, const rel *pr, uint32_t n_keys, const weir_agg *aggs, const int32_t *filters,
+                        uint32_t n, uint32_t buckets, const struct weir_group_agg_config *like, weir_sql_loc loc,
+                        weir_stream *out, const weir_schema **out_schema, weir_agg *final);
+/*
+ * The window aggregation ws over pr split: a partial window aggregation
+ * (node *partial_node) keyed by the keys and the bucket, and a final one
+ * over its windows; *out has the columns of ws's output over pr.
+ */
+struct weir_window_spec;
+int plan_split_distinct_window(plan_ctx *pc, const rel *pr, uint32_t n_keys, const struct weir_window_spec *ws,
+                               uint32_t buckets, weir_sql_loc loc, int *partial_node, weir_stream *out,
+                               const weir_schema **out_schema);
 
 #endif

@@ -614,13 +614,9 @@ static int add_window_columns(plan_ctx *pc, rel *r)
             return WEIR_ENOMEM;
         }
     }
-    weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
-    if (!ns) {
-        weir_schema_destroy(s);
-        return WEIR_ENOMEM;
-    }
-    pc->schemas = ns;
-    pc->schemas[pc->n_schemas++] = s;
+    int rc = plan_keep_schema(pc, s);
+    if (rc)
+        return rc;
     weir_type ts = weir_type_make(WEIR_TYPE_TIMESTAMP, false);
     r->win.ws_col = (uint32_t)weir_schema_add(s, "window_start", ts);
     r->win.we_col = (uint32_t)weir_schema_add(s, "window_end", ts);
@@ -1660,6 +1656,17 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             return rc;
         if (two && (rc = weir_buf_printf(dg, "|two-phase")))
             return rc;
+        /* Split distinct aggregation (splitdistinct.c) on the same terms: a partial window aggregation by keys and
+         * bucket, and a final one over its windows. */
+        uint32_t buckets = 0;
+        if (sliced && !two && !proctime && !ws.time_zone && !as->cascade && !late &&
+            wt->kind == WEIR_TRIGGER_DEFAULT && !wt->early_interval_ms && !wt->early_count && !wt->purging &&
+            ws.allowed_lateness_ms == 0 && ws.accumulation == WEIR_ACC_ACCUMULATING &&
+            (rc = plan_split_distinct_buckets(pc, pr.schema, as->n_keys, aggs, as->n_calls, true, sel->loc,
+                                              &buckets)))
+            return rc;
+        if (buckets && (rc = weir_buf_printf(dg, "|split%u", buckets)))
+            return rc;
         if (ws.time_zone && (rc = weir_buf_printf(dg, "|tz %s", ws.time_zone)))
             return rc;
         const rel *same = plan_reuse_find(pc, PLAN_REUSE_OPERATOR, dg);
@@ -1684,15 +1691,23 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
                              as->n_calls, (long long)slice);
                 ws.aggs = global;
             }
-            if ((rc = weir_job_window(pc->job, win_in, win_schema, &ws, 0, &out->s, &err)))
-                return plan_error(pc, sel->loc, rc, "%s", err.message);
-            if ((rc = weir_window_output_schema(&ws, win_schema, (weir_schema **)&os, &err)))
-                return plan_error(pc, sel->loc, rc, "%s", err.message);
-            weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
-            if (!ns)
-                return WEIR_ENOMEM;
-            pc->schemas = ns;
-            pc->schemas[pc->n_schemas++] = (weir_schema *)os;
+            if (buckets) {
+                int partial;
+                if ((rc = plan_split_distinct_window(pc, &pr, as->n_keys, &ws, buckets, sel->loc, &partial, &out->s,
+                                                     &os)))
+                    return rc;
+                explain_line(pc, "PartialWindowAggregate[%d]: keys=%u+bucket buckets=%u aggs=%u", partial,
+                             as->n_keys, buckets, as->n_calls);
+            } else {
+                if ((rc = weir_job_window(pc->job, win_in, win_schema, &ws, 0, &out->s, &err)))
+                    return plan_error(pc, sel->loc, rc, "%s", err.message);
+                weir_schema *ws_out;
+                if ((rc = weir_window_output_schema(&ws, win_schema, &ws_out, &err)))
+                    return plan_error(pc, sel->loc, rc, "%s", err.message);
+                if ((rc = plan_keep_schema(pc, ws_out)))
+                    return rc;
+                os = ws_out;
+            }
         }
         out->schema = (weir_schema *)os;
         as->ws_out = as->n_keys;
@@ -1726,7 +1741,7 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
         }
         const weir_window_assigner *sa = as->cascade ? &in->wprops.assigner : &ws.assigner;
         explain_line(pc, "%sWindowAggregate[%d]: %s size=%lld slide=%lld gap=%lld keys=%u aggs=%u lateness=%lld%s%s%s%s%s",
-                     two ? "Global" : "", out->s.node, kinds[sa->kind], (long long)sa->size_ms, (long long)sa->slide_ms,
+                     two ? "Global" : buckets ? "Final" : "", out->s.node, kinds[sa->kind], (long long)sa->size_ms, (long long)sa->slide_ms,
                      (long long)sa->gap_ms, as->n_keys, as->n_calls, (long long)ws.allowed_lateness_ms,
                      as->cascade ? " (on the input's windows)" : "", out->updating ? " (changelog)" : "",
                      proctime ? " (processing time)" : "", ws.time_zone ? " time-zone=" : "",
@@ -1773,6 +1788,12 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             return rc;
         if (two && (rc = weir_buf_printf(dg, "|two-phase")))
             return rc;
+        /* Split distinct aggregation (splitdistinct.c): a partial aggregation by keys and bucket first. */
+        uint32_t buckets = 0;
+        if (!two && (rc = plan_split_distinct_buckets(pc, pr.schema, as->n_keys, aggs, as->n_calls, false, sel->loc, &buckets)))
+            return rc;
+        if (buckets && (rc = weir_buf_printf(dg, "|split%u", buckets)))
+            return rc;
         /* With no aggregate an insert-only input gives an insert-only DISTINCT. */
         out->updating = as->n_calls > 0 || in->updating;
         const rel *same = plan_reuse_find(pc, PLAN_REUSE_OPERATOR, dg);
@@ -1802,6 +1823,18 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             explain_line(pc, "LocalGroupAggregate[%d]: keys=%u aggs=%u", agg_in.node, as->n_keys, as->n_calls);
             gc.aggs = global;
             gc.filter_cols = NULL;
+        } else if (buckets) {
+            weir_agg *final = plan_alloc(pc, (as->n_calls + 1) * sizeof *final);
+            const weir_schema *ps;
+            if (!final)
+                return WEIR_ENOMEM;
+            if ((rc = plan_split_distinct(pc, &pr, as->n_keys, aggs, filters, as->n_calls, buckets, &gc, sel->loc,
+                                          &agg_in, &ps, final)))
+                return rc;
+            explain_line(pc, "PartialGroupAggregate[%d]: keys=%u+bucket buckets=%u aggs=%u (changelog)",
+                         agg_in.node, as->n_keys, buckets, as->n_calls);
+            gc.aggs = final;
+            gc.filter_cols = NULL;
         }
         weir_operator_spec spec;
         if ((rc = weir_group_agg_spec(&gc, &spec)))
@@ -1813,10 +1846,11 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             spec.free_arg(spec.arg);
             return plan_error(pc, sel->loc, rc, "cannot add the aggregation: %s", weir_job_error(pc->job));
         }
-        if ((rc = weir__job_describe_aggs(pc->job, out->s, aggs, as->n_calls)))
+        if ((rc = weir__job_describe_aggs(pc->job, out->s, buckets ? gc.aggs : aggs, as->n_calls)))
             return rc;
         out->schema = os;
-        explain_line(pc, "%sGroupAggregate[%d]: keys=%u aggs=%u%s (changelog)", two ? "Global" : "", out->s.node,
+        explain_line(pc, "%sGroupAggregate[%d]: keys=%u aggs=%u%s (changelog)",
+                     two ? "Global" : buckets ? "Final" : "", out->s.node,
                      as->n_keys, as->n_calls,
                      mini ? " mini-batch" : "");
         out->n_physical = out->schema->n_fields;
@@ -1851,13 +1885,8 @@ static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pr
     rc = weir_window_late_schema(pre, &ls);
     if (rc)
         return rc;
-    weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
-    if (!ns) {
-        weir_schema_destroy(ls);
-        return WEIR_ENOMEM;
-    }
-    pc->schemas = ns;
-    pc->schemas[pc->n_schemas++] = ls;
+    if ((rc = plan_keep_schema(pc, ls)))
+        return rc;
     rel lr = {.s = weir_stream_side(win, WEIR_WINDOW_LATE_TAG), .schema = ls, .rowtime = -1,
               .n_physical = ls->n_fields, .loc = loc};
     if ((rc = weir_job_set_side_schema(pc->job, win, WEIR_WINDOW_LATE_TAG, ls)))
@@ -2255,7 +2284,7 @@ static bool types_match(weir_type a, weir_type b)
  * A union's inputs must all emit its schema (names, types, nullability and
  * time attribute): a projection makes r's rows carry want when they do not.
  */
-static int union_align(plan_ctx *pc, rel *r, weir_schema *want)
+int plan_union_align(plan_ctx *pc, rel *r, weir_schema *want)
 {
     if (weir_schema_equal(r->schema, want))
         return 0;
@@ -2282,18 +2311,11 @@ static int union_align(plan_ctx *pc, rel *r, weir_schema *want)
 }
 
 /* The schema of a union of rels: the first one's, a column nullable where any input's is. */
-static weir_schema *union_schema(plan_ctx *pc, const rel *rels, uint32_t n)
+weir_schema *plan_union_schema(plan_ctx *pc, const rel *rels, uint32_t n)
 {
     weir_schema *schema = weir_schema_copy(rels[0].schema);
-    if (!schema)
+    if (!schema || plan_keep_schema(pc, schema))
         return NULL;
-    weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
-    if (!ns) {
-        weir_schema_destroy(schema);
-        return NULL;
-    }
-    pc->schemas = ns;
-    pc->schemas[pc->n_schemas++] = schema;
     for (uint32_t s = 1; s < n; s++) {
         for (uint32_t i = 0; i < schema->n_fields && i < rels[s].schema->n_fields; i++)
             schema->fields[i].type.nullable |= rels[s].schema->fields[i].type.nullable;
@@ -2555,7 +2577,7 @@ static int plan_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, rel *out
     for (uint32_t s = 0; s < n_sets; s++)
         if (rels[s].n_physical != rels[0].n_physical || rels[s].schema->n_fields != rels[0].schema->n_fields)
             return plan_error(pc, sel->loc, WEIR_EPLAN, "internal error: grouping sets give different columns");
-    weir_schema *schema = union_schema(pc, rels, n_sets);
+    weir_schema *schema = plan_union_schema(pc, rels, n_sets);
     if (!schema)
         return WEIR_ENOMEM;
     weir_stream *ins = plan_alloc(pc, n_sets * sizeof *ins);
@@ -2568,7 +2590,7 @@ static int plan_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, rel *out
         for (uint32_t i = 0; i < rels[0].n_physical; i++)
             if (!types_match(rels[s].schema->fields[i].type, schema->fields[i].type))
                 return plan_error(pc, sel->loc, WEIR_EPLAN, "internal error: grouping sets give different types");
-        if ((rc = union_align(pc, &rels[s], schema)))
+        if ((rc = plan_union_align(pc, &rels[s], schema)))
             return rc;
         ins[s] = rels[s].s;
         updating |= rels[s].updating;
@@ -2672,12 +2694,12 @@ static int plan_query_in(plan_ctx *pc, const weir_sql_query *q, rel *out)
             break;
         /* Both inputs emit the union's schema: the left's names, nullable where either is. */
         rel both[2] = {l, r};
-        weir_schema *us = union_schema(pc, both, 2);
+        weir_schema *us = plan_union_schema(pc, both, 2);
         if (!us) {
             rc = WEIR_ENOMEM;
             break;
         }
-        if ((rc = union_align(pc, &l, us)) || (rc = union_align(pc, &r, us)))
+        if ((rc = plan_union_align(pc, &l, us)) || (rc = plan_union_align(pc, &r, us)))
             break;
         if (sop != WEIR_SQL_SETOP_UNION) {
             rc = plan_setop(pc, q, what, &l, &r, us, out);
