@@ -155,6 +155,61 @@ static int with_marker(plan_ctx *pc, const rel *from, rel *out)
     return 0;
 }
 
+/* The first aggregate call of an expression whose arguments read the left input, found by walk_agg_left. */
+typedef struct agg_left {
+    const rel *scope;
+    uint32_t nl;
+    const weir_sql_expr *hit;
+} agg_left;
+
+static int walk_agg_left(const weir_sql_expr *e, void *ud)
+{
+    agg_left *w = ud;
+    if (e->kind == WEIR_SQL_EXPR_CALL && plan_has_agg(e)) {
+        bool outer_call = false; /* COALESCE(SUM(x), 0): the aggregate is inside */
+        for (uint32_t i = 0; i < e->u.call.n_args; i++)
+            outer_call |= plan_has_agg(e->u.call.args[i]);
+        if (!outer_call) {
+            if (!reads_left(w->scope, w->nl, e))
+                return 0;
+            w->hit = e;
+            return 1;
+        }
+    }
+    return weir__sql_expr_each_child(e, walk_agg_left, ud);
+}
+
+/*
+ * Where the items, HAVING and GROUP BY of an aggregating derived table read the items before it: the
+ * aggregate form reads them around its aggregates (each row's own values, joined), not in an aggregate's
+ * arguments (computed over the inner rows alone); the grouped form reads them nowhere but in its WHERE.
+ */
+static int lateral_outer_refs(plan_ctx *pc, const weir_sql_select *sel, const rel *scope, uint32_t nl, bool whole)
+{
+    uint32_t n = sel->n_items + sel->n_group_by + 1;
+    for (uint32_t i = 0; i < n; i++) {
+        const weir_sql_expr *e = i < sel->n_items                    ? sel->items[i].expr
+                                 : i < sel->n_items + sel->n_group_by ? sel->group_by[i - sel->n_items]
+                                                                      : sel->having;
+        if (!e || e->kind == WEIR_SQL_EXPR_STAR)
+            continue;
+        if (whole) {
+            agg_left w = {scope, nl, NULL};
+            if (walk_agg_left(e, &w) == 1)
+                return plan_error(pc, w.hit->loc, WEIR_EUNSUPPORTED,
+                                  "an aggregate's arguments in a LATERAL derived table cannot read the FROM items "
+                                  "before it (it aggregates the derived table's own rows; read those items in its "
+                                  "WHERE, or around the aggregate: SUM(x) * c.rate)");
+        } else if (reads_left(scope, nl, e)) {
+            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                              "a LATERAL derived table with GROUP BY or DISTINCT reads the FROM items before it in "
+                              "its WHERE only (correlated by equalities), not in its SELECT list, GROUP BY or "
+                              "HAVING");
+        }
+    }
+    return 0;
+}
+
 /* The refusal of a shape the decorrelation does not plan, or 0. */
 static int lateral_shape(plan_ctx *pc, const weir_sql_table_ref *ref, const weir_sql_query *q, bool aggregating)
 {
@@ -242,6 +297,13 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
     }
     if ((rc = lateral_shape(pc, ref, q, aggregating || sel->distinct)))
         return rc;
+    /* Aggregates without GROUP BY are one row per row before it, even over no inner rows: HAVING
+     * filters that row (an inner join drops the row before it, a LEFT one pads it) and DISTINCT leaves
+     * it as it is. HAVING is computed as one more item, over the same aggregates. */
+    bool whole = aggregating && !sel->n_group_by;
+    bool grouped = !whole && (sel->n_group_by || sel->having || sel->distinct);
+    if ((whole || grouped) && (rc = lateral_outer_refs(pc, sel, &scope, nl, whole)))
+        return rc;
     if (left->win.present && (rc = plan_window_assign(pc, left, "a LATERAL derived table")))
         return rc;
     bool left_join = ref->u.join.kind == WEIR_SQL_JOIN_LEFT;
@@ -255,23 +317,49 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
             (rc = out_add(pc, &o, x, left->schema->fields[c].name)))
             return rc;
     }
-    /* an aggregate without GROUP BY is one row even over no input rows, and
-     * HAVING filters that row: the grouped form (one group per correlation
-     * key) would drop outer rows that have no inner rows */
-    if (!sel->n_group_by && (sel->having || (sel->distinct && aggregating)))
-        return plan_error(pc, sel->having ? sel->having->loc : rt->loc, WEIR_EUNSUPPORTED,
-                          "a LATERAL derived table with %s over an aggregate without GROUP BY is not supported "
-                          "(filter its columns in the outer WHERE instead)",
-                          sel->having ? "HAVING" : "DISTINCT");
-    bool grouped = sel->n_group_by || sel->having || sel->distinct;
+    weir_expr *having = NULL;
     if (aggregating || grouped) {
-        weir_expr **items = plan_alloc(pc, sel->n_items * sizeof *items);
+        uint32_t ni = sel->n_items;
+        const weir_sql_query *aq = q;
+        if (whole && (sel->having || sel->distinct)) {
+            weir_sql_select *s2 = plan_alloc(pc, sizeof *s2);
+            weir_sql_query *q2 = plan_alloc(pc, sizeof *q2);
+            weir_sql_select_item *it = plan_alloc(pc, (ni + 1) * sizeof *it);
+            if (!s2 || !q2 || !it)
+                return WEIR_ENOMEM;
+            memcpy(it, sel->items, ni * sizeof *it);
+            it[ni] = (weir_sql_select_item){sel->having, NULL};
+            *s2 = *sel;
+            s2->items = it;
+            s2->n_items = ni + (sel->having != NULL);
+            s2->having = NULL;
+            s2->distinct = false;
+            *q2 = *q;
+            q2->u.select = s2;
+            aq = q2;
+        }
+        weir_expr **items = plan_alloc(pc, (ni + 1) * sizeof *items);
         if (!items)
             return WEIR_ENOMEM;
         j = *left;
         if ((rc = grouped ? plan_lateral_grouped(pc, &j, q, &r, left_join, items)
-                          : plan_lateral_aggregates(pc, &j, q, &r, items)))
+                          : plan_lateral_aggregates(pc, &j, aq, &r, items)))
             return rc;
+        if (aq != q && sel->having) {
+            having = items[ni];
+            weir_type t = weir_expr_type(having);
+            if (t.id != WEIR_TYPE_BOOLEAN && t.id != WEIR_TYPE_NULL)
+                return plan_error(pc, sel->having->loc, WEIR_EPLAN, "HAVING must be BOOLEAN, not %s",
+                                  weir_type_name(t.id));
+            /* a LEFT join pads the row before it that HAVING drops: each item NULL there */
+            for (uint32_t i = 0; left_join && i < ni; i++) {
+                weir_error err = {0};
+                if ((rc = weir_expr_case(pc->arena, &having, &items[i], 1, NULL, &items[i], &err)))
+                    return rc == WEIR_ENOMEM ? rc : plan_error(pc, sel->items[i].expr->loc, rc, "%s", err.message);
+            }
+            if (left_join)
+                having = NULL;
+        }
         for (uint32_t i = 0; i < sel->n_items; i++) {
             char nm[64];
             plan_item_name(&sel->items[i], i, nm, sizeof nm);
@@ -323,7 +411,7 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
     }
     rel res;
     j.outer_cols = 0;
-    if ((rc = plan_calc(pc, &j, NULL, o.exprs, o.names, o.n, &res, "Calc")))
+    if ((rc = plan_calc(pc, &j, having, o.exprs, o.names, o.n, &res, "Calc")))
         return rc;
     res.quals = quals;
     res.hidden = hidden;

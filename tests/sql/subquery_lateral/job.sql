@@ -27,6 +27,18 @@
 --     nobody padded.
 --   out_distinct: the distinct amounts of the customer's orders: alice 5
 --     and 25, bob and bobby 15.
+--   HAVING over aggregates without GROUP BY filters each customer's one
+--   row (COUNT 0 over no orders, which HAVING sees too):
+--   out_having: COUNT(*), SUM(amount) HAVING MAX(amount) >= 25: alice's
+--     orders 5 and 25 (max 25): 2/30; bob and bobby max 15, dave and
+--     nobody NULL (unknown): dropped by the inner join.
+--   out_having_left: COUNT(*) HAVING COUNT(*) < 2, LEFT JOIN ... ON TRUE:
+--     alice, bob and bobby have 2 (padded: NULL); dave and nobody 0.
+--   out_having_general: COUNT(*) of the orders above the customer's cid
+--     (as out_general: 5, 3, 3, 1, 0) HAVING COUNT(*) > 1: alice 5, bob 3,
+--     bobby 3.
+--   out_agg_distinct: DISTINCT COUNT(*): one row per customer as without
+--     DISTINCT: alice, bob, bobby 2; dave, nobody 0.
 CREATE TABLE orders (oid INT, cid INT, amount INT) WITH (
   'connector' = 'filesystem', 'path' = 'orders.csv', 'format' = 'csv');
 CREATE TABLE customers (cid INT, name STRING) WITH (
@@ -47,6 +59,14 @@ CREATE TABLE out_group (name STRING, a INT, n BIGINT) WITH (
   'connector' = 'filesystem', 'path' = 'out_group', 'format' = 'debezium-json');
 CREATE TABLE out_distinct (name STRING, amount INT) WITH (
   'connector' = 'filesystem', 'path' = 'out_distinct', 'format' = 'debezium-json');
+CREATE TABLE out_having (name STRING, n BIGINT, s INT) WITH (
+  'connector' = 'filesystem', 'path' = 'out_having', 'format' = 'debezium-json');
+CREATE TABLE out_having_left (name STRING, n BIGINT) WITH (
+  'connector' = 'filesystem', 'path' = 'out_having_left', 'format' = 'debezium-json');
+CREATE TABLE out_having_general (name STRING, n BIGINT) WITH (
+  'connector' = 'filesystem', 'path' = 'out_having_general', 'format' = 'debezium-json');
+CREATE TABLE out_agg_distinct (name STRING, n BIGINT) WITH (
+  'connector' = 'filesystem', 'path' = 'out_agg_distinct', 'format' = 'debezium-json');
 
 EXECUTE STATEMENT SET BEGIN
   INSERT INTO out_rows SELECT c.name, l.oid, l.amount FROM customers c,
@@ -67,4 +87,13 @@ EXECUTE STATEMENT SET BEGIN
                        GROUP BY o.amount HAVING COUNT(*) > 1) AS l ON TRUE;
   INSERT INTO out_distinct SELECT c.name, l.amount FROM customers c,
     LATERAL (SELECT DISTINCT o.amount FROM orders o WHERE o.cid = c.cid) AS l;
+  INSERT INTO out_having SELECT c.name, l.n, l.s FROM customers c,
+    LATERAL (SELECT COUNT(*) AS n, SUM(amount) AS s FROM orders o WHERE o.cid = c.cid
+             HAVING MAX(amount) >= 25) AS l;
+  INSERT INTO out_having_left SELECT c.name, l.n FROM customers c
+    LEFT JOIN LATERAL (SELECT COUNT(*) AS n FROM orders o WHERE o.cid = c.cid HAVING COUNT(*) < 2) AS l ON TRUE;
+  INSERT INTO out_having_general SELECT c.name, l.n FROM customers c,
+    LATERAL (SELECT COUNT(*) AS n FROM orders o WHERE o.amount > c.cid HAVING COUNT(*) > 1) AS l;
+  INSERT INTO out_agg_distinct SELECT c.name, l.n FROM customers c,
+    LATERAL (SELECT DISTINCT COUNT(*) AS n FROM orders o WHERE o.cid = c.cid) AS l;
 END;
