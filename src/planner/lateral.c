@@ -15,14 +15,18 @@
  *   t's rows that meet no u row: every item is NULL there (a marker column
  *   of u's rows tells a padded row from a joined one, so that `1 AS one`
  *   or COALESCE(u.x, 0) is NULL too, as the derived table has no row).
- * - Aggregates without GROUP BY or HAVING (one row per row of t): the aggregates
+ * - Aggregates without GROUP BY (one row per row of t): the aggregates
  *   grouped by the correlation key and LEFT-joined to t as a correlated
  *   scalar subquery's are (subquery.c), so that a row of t without u rows
  *   sees the aggregates of no rows (COUNT 0, the others NULL) rather than
- *   no row. Inner and LEFT are the same join there.
- * - GROUP BY, HAVING or DISTINCT, correlated by equalities: grouped by the
- *   correlation's inner side too and joined on it (subquery.c), a LEFT
- *   join padding a row of t without groups.
+ *   no row. Inner and LEFT are the same join there. HAVING is one more
+ *   item over the same aggregates, a filter of the result (a LEFT join
+ *   makes each item NULL where it fails instead); DISTINCT of one row is
+ *   that row. The items may read t's columns around the aggregates (each
+ *   joined row carries them), not in an aggregate's arguments.
+ * - GROUP BY, or DISTINCT without aggregates, correlated by equalities:
+ *   grouped by the correlation's inner side too and joined on it
+ *   (subquery.c), a LEFT join padding a row of t without groups.
  *
  * The result: t's columns (its qualifiers) then the items, qualified by the
  * derived table's alias (named by its column aliases when given). An inner

@@ -39,6 +39,9 @@
 --     bobby 3.
 --   out_agg_distinct: DISTINCT COUNT(*): one row per customer as without
 --     DISTINCT: alice, bob, bobby 2; dave, nobody 0.
+--   out_outer: the customer's own columns around the aggregates (each
+--     row's values): c.name, COUNT(*) + COALESCE(c.cid, -1): alice 2 + 10,
+--     bob and bobby 2 + 20, dave 0 + 40, nobody 0 - 1.
 CREATE TABLE orders (oid INT, cid INT, amount INT) WITH (
   'connector' = 'filesystem', 'path' = 'orders.csv', 'format' = 'csv');
 CREATE TABLE customers (cid INT, name STRING) WITH (
@@ -67,6 +70,8 @@ CREATE TABLE out_having_general (name STRING, n BIGINT) WITH (
   'connector' = 'filesystem', 'path' = 'out_having_general', 'format' = 'debezium-json');
 CREATE TABLE out_agg_distinct (name STRING, n BIGINT) WITH (
   'connector' = 'filesystem', 'path' = 'out_agg_distinct', 'format' = 'debezium-json');
+CREATE TABLE out_outer (name STRING, nm STRING, v BIGINT) WITH (
+  'connector' = 'filesystem', 'path' = 'out_outer', 'format' = 'debezium-json');
 
 EXECUTE STATEMENT SET BEGIN
   INSERT INTO out_rows SELECT c.name, l.oid, l.amount FROM customers c,
@@ -96,4 +101,6 @@ EXECUTE STATEMENT SET BEGIN
     LATERAL (SELECT COUNT(*) AS n FROM orders o WHERE o.amount > c.cid HAVING COUNT(*) > 1) AS l;
   INSERT INTO out_agg_distinct SELECT c.name, l.n FROM customers c,
     LATERAL (SELECT DISTINCT COUNT(*) AS n FROM orders o WHERE o.cid = c.cid) AS l;
+  INSERT INTO out_outer SELECT c.name, l.nm, l.v FROM customers c,
+    LATERAL (SELECT c.name AS nm, COUNT(*) + COALESCE(c.cid, -1) AS v FROM orders o WHERE o.cid = c.cid) AS l;
 END;
