@@ -17,6 +17,7 @@
 
 #include "ops/ops.h"
 #include "runtime/checkpoint.h"
+#include "runtime/runtime.h"
 #include "planner/query_internal.h"
 
 /* ------------------------------------------------------------------ rels */
@@ -176,9 +177,15 @@ static int calc_ts(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *ex
     /*
      * A filter alone emits the rows it reads: the stream's schema, which
      * under a pending window table function lacks the virtual window
-     * columns of the rel's schema.
+     * columns of the rel's schema, and keeps its operator's names where
+     * the rel's are column aliases (FROM (...) AS s(a, b): set_alias).
      */
     const weir_schema *os = exprs ? s : r->win.present ? r->win.stream_schema : r->schema;
+    if (!exprs && !r->win.present && r->s.side_tag == 0) {
+        const weir__node *up = weir__job_node(pc->job, r->s.node);
+        if (up && up->out_schema && up->out_schema != os && up->out_schema->n_fields == os->n_fields)
+            os = up->out_schema;
+    }
     weir_operator_spec spec;
     if (!rc)
         rc = weir__calc_spec(pc->arena, filter, exprs, n, ts_col, os, pc->cenv.clock, &spec);

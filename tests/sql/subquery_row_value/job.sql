@@ -30,6 +30,12 @@
 --     matches, TRUE; 2 (> 10) sees (2,20) (3,30): FALSE; 3 (> 15) (2,20) (3,30):
 --     FALSE; 4 (> 20) (3,30): NULL (k NULL); 5 (> 25) (3,30): NULL (x
 --     NULL); 6 (> 30) none: FALSE.
+--   out_group: (k, x) IN (SELECT k, COUNT(*) * 10 FROM t GROUP BY k), a
+--     subquery planned whole: (1,10) (2,20) (3,10) (NULL,10): 1 matches
+--     (TRUE); the others NULL (the row (NULL,10) has a NULL field).
+--   out_single: x IN (SELECT MAX(p) FROM t GROUP BY k), one column
+--     planned whole: {10, 20, 30, 10}: TRUE for 1, 2, 3, 4, 6; 5 (x NULL)
+--     NULL.
 CREATE TABLE o (id INT, k INT, x INT) WITH (
   'connector' = 'filesystem', 'path' = 'o.csv', 'format' = 'csv');
 CREATE TABLE t (k INT, p INT) WITH (
@@ -50,6 +56,10 @@ CREATE TABLE out_hsel (k INT, v BOOLEAN) WITH (
   'connector' = 'filesystem', 'path' = 'out_hsel', 'format' = 'debezium-json');
 CREATE TABLE out_corr (id INT, v BOOLEAN) WITH (
   'connector' = 'filesystem', 'path' = 'out_corr', 'format' = 'debezium-json');
+CREATE TABLE out_group (id INT, v BOOLEAN) WITH (
+  'connector' = 'filesystem', 'path' = 'out_group', 'format' = 'debezium-json');
+CREATE TABLE out_single (id INT, v BOOLEAN) WITH (
+  'connector' = 'filesystem', 'path' = 'out_single', 'format' = 'debezium-json');
 
 EXECUTE STATEMENT SET BEGIN
   INSERT INTO out_sel SELECT id, (k, x) IN (SELECT k, p FROM t) AS v,
@@ -67,4 +77,6 @@ EXECUTE STATEMENT SET BEGIN
   INSERT INTO out_hsel SELECT k, (k, MAX(x)) IN (SELECT k, p FROM t WHERE k IS NOT NULL AND p IS NOT NULL) AS v
     FROM o GROUP BY k;
   INSERT INTO out_corr SELECT id, (k, x) IN (SELECT k, p FROM t WHERE t.p > o.id * 5) AS v FROM o;
+  INSERT INTO out_group SELECT id, (k, x) IN (SELECT k, COUNT(*) * 10 FROM t GROUP BY k) AS v FROM o;
+  INSERT INTO out_single SELECT id, x IN (SELECT MAX(p) FROM t GROUP BY k) AS v FROM o;
 END;
