@@ -41,6 +41,10 @@ COALESCE(SUM(p), 0) + COUNT(*); cond an optional filter of t's own):
     row-in-or      SELECT id FROM o WHERE x < 2 OR (k, x) [NOT] IN (SELECT k, p FROM t [WHERE t.p <> o.id] [AND cond])
     lateral-having SELECT o.id, l.v FROM o, LATERAL (SELECT [DISTINCT] agg [+ o.id] AS v FROM t
                    WHERE t.k = o.k [AND cond] HAVING COUNT(*) > h) AS l   (or LEFT JOIN LATERAL ... ON TRUE)
+    lateral-sub    SELECT o.id, l.v FROM o, LATERAL (SELECT t.p AS v FROM (SELECT k, p FROM t) AS t
+                   WHERE t.k = o.k [AND cond]) AS l   (a subquery as its FROM)
+    lateral-join   SELECT o.id, l.v FROM o, LATERAL (SELECT COUNT(*) AS v FROM t JOIN o AS o2 ON o2.id = t.p
+                   WHERE t.k = o.k [AND cond]) AS l   (a join as its FROM; or LEFT JOIN LATERAL ... ON TRUE)
 
 A correlated subquery's correlation t.k = o.k is one of
     eq   t.k = o.k
@@ -105,7 +109,7 @@ OPS = {">": lambda a, b: a > b, "<": lambda a, b: a < b, "=": lambda a, b: a == 
 SHAPES = ["scalar-select", "scalar-where", "in-select", "exists-select", "in-or", "in-agg", "single-select",
           "single-where", "group-in", "agg-corr", "exists-where", "agg-in", "row-in", "row-in-group", "row-in-corr",
           "row-cmp", "row-in-list", "lateral-rows", "lateral-left", "lateral-agg", "on-in", "on-exists", "row-sub", "lateral-group",
-          "row-in-value", "row-in-or", "lateral-having"]
+          "row-in-value", "row-in-or", "lateral-having", "lateral-sub", "lateral-join"]
 CMPS = ["=", "<>", "<", "<=", ">", ">="]
 CORRS = {"eq": "t.k = o.k", "lt": "t.k < o.k", "eqx": "t.k = o.k AND t.p <> o.x"}
 
@@ -331,7 +335,12 @@ def oracle(j, q):
             for g, n in (groups.items() or [(None, None)]):
                 out[(oid, g, n)] += 1
         return out
-    if q.shape in ("lateral-rows", "lateral-left"):
+    if q.shape == "lateral-join":
+        for oid, k, x in j.o:
+            ps = inner_ps(j, q, k, x)
+            out[(oid, sum(1 for p in ps for oid2, _, _ in j.o if p is not None and oid2 == p))] += 1
+        return out
+    if q.shape in ("lateral-rows", "lateral-left", "lateral-sub"):
         for oid, k, x in j.o:
             ps = inner_ps(j, q, k, x)
             if q.shape == "lateral-left":
@@ -386,7 +395,8 @@ def out_cols(q):
 
 def out_type(q):
     return {"scalar-select": "BIGINT", "single-select": "INT", "agg-corr": "BIGINT", "lateral-rows": "INT",
-            "lateral-left": "INT", "lateral-agg": "BIGINT", "lateral-having": "BIGINT", "on-in": "INT",
+            "lateral-left": "INT", "lateral-agg": "BIGINT", "lateral-having": "BIGINT", "lateral-sub": "INT",
+            "lateral-join": "BIGINT", "on-in": "INT",
             "on-exists": "INT"}.get(q.shape, "BOOLEAN")
 
 
@@ -449,6 +459,12 @@ def query_sql(q):
         return "SELECT o.id, l.v FROM o %s (SELECT %s%s%s AS v FROM t%s HAVING COUNT(*) > %d) AS l%s" % (
             "LEFT JOIN LATERAL" if left else ", LATERAL", "DISTINCT " if q.distinct else "", q.agg,
             " + o.id" if q.outer else "", where, q.having, " ON TRUE" if left else "")
+    if q.shape == "lateral-sub":
+        return "SELECT o.id, l.v FROM o, LATERAL (SELECT t.p AS v FROM (SELECT k, p FROM t) AS t%s) AS l" % where
+    if q.shape == "lateral-join":
+        left = q.negated
+        return "SELECT o.id, l.v FROM o %s (SELECT COUNT(*) AS v FROM t JOIN o AS o2 ON o2.id = t.p%s) AS l%s" % (
+            "LEFT JOIN LATERAL" if left else ", LATERAL", where, " ON TRUE" if left else "")
     if q.shape.startswith("lateral"):
         item = {"lateral-rows": "t.p", "lateral-left": "COALESCE(t.p, -1)", "lateral-agg": q.agg}[q.shape]
         left = q.shape == "lateral-left" or (q.shape == "lateral-agg" and q.negated)

@@ -159,6 +159,98 @@ static int with_marker(plan_ctx *pc, const rel *from, rel *out)
     return 0;
 }
 
+/*
+ * A derived table's FROM that is a join or a subquery is planned whole unless its expressions name the
+ * items before it, told here from the SQL alone (planning it to tell would plan a join twice): a FROM
+ * of tables and subqueries joined with ON, USING or NATURAL (no comma or CROSS join, whose conditions
+ * a WHERE holds), and a qualifier (c.k) that names an item before it and none of the FROM's.
+ */
+typedef struct from_names {
+    const char *q[32];
+    uint32_t n;
+    bool ok;
+} from_names;
+
+static void collect_from(const weir_sql_table_ref *t, from_names *f)
+{
+    if (!f->ok)
+        return;
+    const char *q = t->alias ? t->alias->name : NULL;
+    switch (t->kind) {
+    case WEIR_SQL_FROM_TABLE:
+        if (t->u.table.system_time)
+            f->ok = false;
+        if (!q && t->u.table.name.n_parts)
+            q = t->u.table.name.parts[t->u.table.name.n_parts - 1].name;
+        break;
+    case WEIR_SQL_FROM_SUBQUERY:
+        break;
+    case WEIR_SQL_FROM_JOIN: {
+        weir_sql_join_kind k = t->u.join.kind;
+        if (k == WEIR_SQL_JOIN_COMMA || k == WEIR_SQL_JOIN_CROSS ||
+            !(t->u.join.on || t->u.join.n_using || t->u.join.natural)) {
+            f->ok = false;
+            return;
+        }
+        collect_from(t->u.join.left, f);
+        collect_from(t->u.join.right, f);
+        return;
+    }
+    default:
+        f->ok = false;
+        return;
+    }
+    if (!q || f->n == sizeof f->q / sizeof f->q[0])
+        f->ok = false;
+    else
+        f->q[f->n++] = q;
+}
+
+typedef struct outer_qual {
+    const from_names *f;
+    const rel *left;
+    bool hit;
+} outer_qual;
+
+static int walk_outer_qual(const weir_sql_expr *e, void *ud)
+{
+    outer_qual *w = ud;
+    if (e->kind == WEIR_SQL_EXPR_COLUMN && e->u.column.n_parts >= 2) {
+        const char *q = e->u.column.parts[0].name;
+        bool mine = false, before = false;
+        for (uint32_t i = 0; i < w->f->n && !mine; i++)
+            mine = !strcasecmp(w->f->q[i], q);
+        for (uint32_t c = 0; !mine && w->left->quals && c < w->left->n_physical && !before; c++)
+            before = w->left->quals[c] && !strcasecmp(w->left->quals[c], q);
+        if (before) {
+            w->hit = true;
+            return 1;
+        }
+        return 0;
+    }
+    return weir__sql_expr_each_child(e, walk_outer_qual, ud);
+}
+
+/* Whether sel, whose FROM is a join or a subquery, names the items before it (left) by qualifier. */
+static bool names_left(const weir_sql_select *sel, const rel *left)
+{
+    from_names f = {.ok = true};
+    collect_from(sel->from, &f);
+    if (!f.ok)
+        return false;
+    outer_qual w = {&f, left, false};
+    const weir_sql_expr *more[2] = {sel->where, sel->having};
+    for (uint32_t i = 0; i < 2 && !w.hit; i++)
+        if (more[i])
+            walk_outer_qual(more[i], &w);
+    for (uint32_t i = 0; i < sel->n_items && !w.hit; i++)
+        if (sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR)
+            walk_outer_qual(sel->items[i].expr, &w);
+    for (uint32_t i = 0; i < sel->n_group_by && !w.hit; i++)
+        walk_outer_qual(sel->group_by[i], &w);
+    return w.hit;
+}
+
 /* The first aggregate call of an expression whose arguments read the left input, found by walk_agg_left. */
 typedef struct agg_left {
     const rel *scope;
@@ -268,11 +360,12 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
     const weir_sql_query *q = rt->u.subquery.query;
     /* Planned whole (it cannot name the items before it) unless it reads one table: the FROM planned here
      * to tell is the one plan_select plans again (a source, shared), where a join's or a Top-N's would not
-     * be (planned there with the WHERE or the rank). */
-    if (q->kind != WEIR_SQL_QUERY_SELECT || q->n_with || !q->u.select->from ||
-        q->u.select->from->kind != WEIR_SQL_FROM_TABLE || q->u.select->from->u.table.system_time)
+     * be (planned there with the WHERE or the rank); a join or a subquery is told from its SQL. */
+    if (q->kind != WEIR_SQL_QUERY_SELECT || q->n_with || !q->u.select->from)
         return 0;
     const weir_sql_select *sel = q->u.select;
+    if (sel->from->kind == WEIR_SQL_FROM_TABLE ? sel->from->u.table.system_time != NULL : !names_left(sel, left))
+        return 0;
     rel r, scope;
     int rc;
     if ((rc = plan_from(pc, sel->from, &r)) || (rc = plan_pair_rel(pc, left, &r, false, false, true, &scope)))
@@ -294,6 +387,10 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
     for (uint32_t i = 0; i < sel->n_group_by; i++)
         corr |= reads_left(&scope, nl, sel->group_by[i]);
     corr |= reads_left(&scope, nl, sel->having);
+    if (!corr && sel->from->kind != WEIR_SQL_FROM_TABLE)
+        return plan_error(pc, rt->loc, WEIR_EUNSUPPORTED,
+                          "a LATERAL derived table over a join or a subquery names the FROM items before it by "
+                          "a qualifier none of them resolves");
     if (!corr) {
         *from_ref = sel->from;
         *from = r;

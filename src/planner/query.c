@@ -786,8 +786,9 @@ int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
         if (rc == WEIR_ENOTFOUND && ref->u.subquery.lateral && pc->err &&
             strstr(pc->err->message, "unknown table or alias"))
             return plan_error(pc, ref->loc, WEIR_EUNSUPPORTED,
-                              "a LATERAL derived table that refers to the FROM items before it is supported "
-                              "over one table (FROM t ... WHERE ...), not over a join or a subquery");
+                              "a LATERAL derived table over a join or a subquery reads the FROM items before it "
+                              "by qualified names (c.k), over joins with ON, USING or NATURAL (not a comma or "
+                              "CROSS join)");
         return rc ? rc : set_alias(pc, out, ref, NULL);
     }
     case WEIR_SQL_FROM_FUNCTION: {
