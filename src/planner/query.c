@@ -17,6 +17,7 @@
 
 #include "ops/ops.h"
 #include "runtime/checkpoint.h"
+#include "runtime/runtime.h"
 #include "planner/query_internal.h"
 
 /* ------------------------------------------------------------------ rels */
@@ -176,9 +177,15 @@ static int calc_ts(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *ex
     /*
      * A filter alone emits the rows it reads: the stream's schema, which
      * under a pending window table function lacks the virtual window
-     * columns of the rel's schema.
+     * columns of the rel's schema, and keeps its operator's names where
+     * the rel's are column aliases (FROM (...) AS s(a, b): set_alias).
      */
     const weir_schema *os = exprs ? s : r->win.present ? r->win.stream_schema : r->schema;
+    if (!exprs && !r->win.present && r->s.side_tag == 0) {
+        const weir__node *up = weir__job_node(pc->job, r->s.node);
+        if (up && up->out_schema && up->out_schema != os && up->out_schema->n_fields == os->n_fields)
+            os = up->out_schema;
+    }
     weir_operator_spec spec;
     if (!rc)
         rc = weir__calc_spec(pc->arena, filter, exprs, n, ts_col, os, pc->cenv.clock, &spec);
@@ -775,8 +782,9 @@ int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
         if (rc == WEIR_ENOTFOUND && ref->u.subquery.lateral && pc->err &&
             strstr(pc->err->message, "unknown table or alias"))
             return plan_error(pc, ref->loc, WEIR_EUNSUPPORTED,
-                              "a LATERAL derived table that refers to the FROM items before it is supported "
-                              "over one table (FROM t ... WHERE ...), not over a join or a subquery");
+                              "a LATERAL derived table over a join or a subquery reads the FROM items before it "
+                              "by qualified names (c.k), over joins with ON, USING or NATURAL (not a comma or "
+                              "CROSS join)");
         return rc ? rc : set_alias(pc, out, ref, NULL);
     }
     case WEIR_SQL_FROM_FUNCTION: {
