@@ -220,8 +220,10 @@ static wentry *entry_alloc(wcore *c)
 
 static void entry_release(wcore *c, wentry *e)
 {
-    if (e->key != e->key_inline)
+    if (e->key && e->key != e->key_inline) {
         weir_free(e->key);
+        c->n_key_heap--;
+    }
     e->key = NULL;
     e->flags &= E_IN_CHG;
     e->wake = WEIR_TS_MAX;
@@ -312,6 +314,8 @@ wentry *weir__wentry_get(wcore *c, const uint8_t *key, size_t len, uint64_t hash
     } else if (!(e->key = weir_malloc(len))) {
         entry_release(c, e);
         return NULL;
+    } else {
+        c->n_key_heap++;
     }
     memcpy(e->key, key, len);
     e->key_len = (uint32_t)len;
@@ -1540,7 +1544,8 @@ void weir__wcore_destroy(weir__wcore *c)
         return;
     /* Release every slice and node (generic accumulators may own heap memory). */
     weir__sliced_destroy(c);
-    if (c->tab) {
+    /* (a job that ran to its end has no node left and keys inline: no walk over every entry) */
+    if (c->tab && (c->n_nodes || c->n_key_heap)) {
         for (uint32_t i = 0; i < c->tab_cap; i++) {
             wentry *e = c->tab[i].e;
             if (!e)

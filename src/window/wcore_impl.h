@@ -165,6 +165,7 @@ struct weir__wcore {
     /* key table (open addressing, linear probing) */
     wslot *tab;
     uint32_t tab_cap, n_live, n_idle;
+    uint32_t n_key_heap;      /* entries whose key is a heap allocation (longer than key_inline) */
     wentry *efree;
     wentry *ebump, *eend;     /* the newest entry block's entries not handed out yet */
     uint32_t eblock;          /* entries in the newest block */
