@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/ops.h"
 #include "weir/job.h"
 #include "weir/planner.h"
 
@@ -280,6 +281,42 @@ Test(group_agg, distinct_values_in_map_state_give_the_accumulator_changelog)
  * for row, and the cache never held much more than its bound plus one
  * batch.
  */
+/* Without weir.distinct-cache.size the bound depends on the backend: none on
+ * the in-memory one (its state is in memory too), the default on RocksDB.
+ * The default is lowered to 2 KiB here so that a small job outgrows it. */
+Test(group_agg, the_default_distinct_cache_bound_depends_on_the_backend)
+{
+    rows ref;
+    run_with(8000, "false", "16", "1", NULL, NULL, 0, &ref, NULL);
+    qsort(ref.v, ref.n, sizeof *ref.v, cmp_str);
+    uint64_t saved = weir__distinct_cache_default;
+    weir__distinct_cache_default = 2048;
+    static const char *backends[] = {"hashmap", "rocksdb"};
+    for (size_t b = 0; b < 2; b++) {
+        char dir[] = "/tmp/weir-group-agg-XXXXXX";
+        cr_assert(mkdtemp(dir));
+        const char *keys[] = {"state.backend.type", "weir.state.dir"};
+        const char *vals[] = {backends[b], dir};
+        rows a;
+        cache_metrics m;
+        run_with(8000, "false", "16", "1", keys, vals, 2, &a, &m);
+        qsort(a.v, a.n, sizeof *a.v, cmp_str);
+        assert_same(&a, &ref, backends[b]);
+        if (b == 0) {
+            cr_assert_eq(m.evictions, 0, "in memory: the cache was emptied %.0f times", m.evictions);
+            cr_assert_gt(m.peak, 16 * 2048.0, "in memory: the cache held %.0f bytes", m.peak);
+        } else {
+            cr_assert_gt(m.evictions, 10, "RocksDB: the cache was emptied %.0f times", m.evictions);
+        }
+        rows_free(&a);
+        char cmd[64];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        cr_assert_eq(system(cmd), 0);
+    }
+    weir__distinct_cache_default = saved;
+    rows_free(&ref);
+}
+
 Test(group_agg, distinct_values_outgrowing_the_cache_live_in_state)
 {
     static const char *sizes[] = {"16"};

@@ -82,6 +82,11 @@ typedef struct weir_state weir_state; /* a registered state of one operator inst
 /* Registers (or finds) a state in open(). The handle lives as long as the instance. */
 int weir_op_get_state(weir_op_ctx *ctx, const weir_state_desc *desc, weir_state **out);
 
+/* True when st's backend keeps its state on the heap (the default backend):
+ * an operator's own cache of it then costs no more memory than the state
+ * does. False for RocksDB, whose state may outgrow memory. */
+bool weir_state_in_memory(const weir_state *st);
+
 /*
  * Value state. get: WEIR_ENOTFOUND when absent. Also valid on reducing and
  * aggregating states, where the value is the stored result / accumulator

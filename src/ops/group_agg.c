@@ -114,6 +114,7 @@ typedef struct ga {
     uint64_t *n_updates;
     uint64_t *n_evictions;  /* times the COUNT(DISTINCT) cache outgrew its bound and was emptied */
     uint64_t *cache_peak;   /* the most bytes it held at the end of a batch */
+    uint64_t cache_limit;   /* its bound in bytes (UINT64_MAX: none), set at open */
     /* the groups of the current batch: slots, their keys, and a hash index */
     ga_slot *slots;
     uint8_t *slot_accs;   /* cap_slots * acc_off[n_aggs] bytes */
@@ -198,6 +199,8 @@ fail:
     return WEIR_ENOMEM;
 }
 
+uint64_t weir__distinct_cache_default = 128u << 20;
+
 static int ga_open(void *op, weir_op_ctx *ctx)
 {
     ga *g = op;
@@ -209,7 +212,12 @@ static int ga_open(void *op, weir_op_ctx *ctx)
     g->n_evictions = weir_op_counter(ctx, "distinct_cache_evictions");
     g->cache_peak = weir_op_counter(ctx, "distinct_cache_peak_bytes");
     weir_state_desc dd = {.name = "group-agg-distinct", .kind = WEIR_STATE_MAP};
-    return weir_op_get_state(ctx, &dd, &g->dst);
+    if ((rc = weir_op_get_state(ctx, &dd, &g->dst)))
+        return rc;
+    g->cache_limit = g->conf->distinct_cache_bytes;
+    if (!g->cache_limit)
+        g->cache_limit = weir_state_in_memory(g->dst) ? UINT64_MAX : weir__distinct_cache_default;
+    return 0;
 }
 
 static uint8_t *slot_accs(ga *g, uint32_t slot) { return g->slot_accs + (size_t)slot * g->acc_off[g->conf->n_aggs]; }
@@ -335,7 +343,7 @@ static int slots_flush(ga *g, weir_op_ctx *ctx, bool write)
         size_t held = weir__gd_bytes(g->dt);
         if (held > *g->cache_peak)
             weir_op_counter_set(g->cache_peak, held);
-        if (held > g->conf->distinct_cache_bytes && !(rc = views_write(g, ctx, true)) && !(rc = weir__gd_reset(g->dt)))
+        if (held > g->cache_limit && !(rc = views_write(g, ctx, true)) && !(rc = weir__gd_reset(g->dt)))
             weir_op_counter_add(g->n_evictions, 1);
     }
     return rc;
@@ -824,7 +832,7 @@ int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *ou
     c->out = cfg->out_schema;
     c->ttl_ms = cfg->state_ttl_ms;
     c->mini_batch = cfg->mini_batch;
-    c->distinct_cache_bytes = cfg->distinct_cache_bytes ? cfg->distinct_cache_bytes : WEIR_DISTINCT_CACHE_DEFAULT;
+    c->distinct_cache_bytes = cfg->distinct_cache_bytes;
     c->aggs = weir_calloc(cfg->n_aggs ? cfg->n_aggs : 1, sizeof *c->aggs);
     uint32_t n = cfg->n_aggs ? cfg->n_aggs : 1;
     c->ext = weir_calloc(n, sizeof *c->ext);

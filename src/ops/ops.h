@@ -36,11 +36,15 @@ typedef struct weir_group_agg_config {
     int64_t state_ttl_ms;          /* 0: keep forever (table.exec.state.ttl) */
     bool mini_batch;               /* one net change per key per input batch */
     /* Bytes the cache of COUNT(DISTINCT) values in front of their map state
-     * may hold between two input batches, per subtask (weir.distinct-cache.size); 0: the default. */
+     * may hold between two input batches, per subtask (weir.distinct-cache.size);
+     * 0: the default, which depends on the state backend: unbounded on the
+     * in-memory one (its state is in memory too: emptying the cache would save
+     * nothing), weir__distinct_cache_default on RocksDB. */
     uint64_t distinct_cache_bytes;
 } weir_group_agg_config;
 
-#define WEIR_DISTINCT_CACHE_DEFAULT (128u << 20)
+/* 128 MiB; a variable so that tests can reach it with little data. */
+extern uint64_t weir__distinct_cache_default;
 
 int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *out);
 

@@ -187,16 +187,45 @@ int weir__held_load(weir__held *h, weir_state *st, const void *ns, size_t ns_len
     int rc = weir_list_get(st, ns, ns_len, held_collect, h);
     if (rc)
         return rc;
-    /* a stable insertion sort (the rows of one timestamp: few, mostly) */
-    for (uint32_t i = 1; i < h->n; i++) {
-        weir__held_row x = h->v[i];
-        uint32_t j = i;
-        while (j > 0 && held_cmp(h, &h->v[j - 1], &x) > 0) {
-            h->v[j] = h->v[j - 1];
-            j--;
+    /* Stable: rows with equal sort keys keep their arrival order. The rows
+     * of one timestamp are few, mostly: an insertion sort, but a merge sort
+     * once there are many, so that a burst of rows at one time stays
+     * n log n. */
+    if (h->n <= 32) {
+        for (uint32_t i = 1; i < h->n; i++) {
+            weir__held_row x = h->v[i];
+            uint32_t j = i;
+            while (j > 0 && held_cmp(h, &h->v[j - 1], &x) > 0) {
+                h->v[j] = h->v[j - 1];
+                j--;
+            }
+            h->v[j] = x;
         }
-        h->v[j] = x;
+        return 0;
     }
+    weir__held_row *tmp = weir_malloc((size_t)h->n * sizeof *tmp);
+    if (!tmp)
+        return WEIR_ENOMEM;
+    weir__held_row *src = h->v, *dst = tmp;
+    for (uint32_t width = 1; width < h->n; width *= 2) {
+        for (uint32_t lo = 0; lo < h->n; lo += 2 * width) {
+            uint32_t mid = lo + width < h->n ? lo + width : h->n;
+            uint32_t hi = mid + width < h->n ? mid + width : h->n;
+            uint32_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                dst[k++] = held_cmp(h, &src[j], &src[i]) < 0 ? src[j++] : src[i++];
+            while (i < mid)
+                dst[k++] = src[i++];
+            while (j < hi)
+                dst[k++] = src[j++];
+        }
+        weir__held_row *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != h->v)
+        memcpy(h->v, src, (size_t)h->n * sizeof *src);
+    weir_free(tmp);
     return 0;
 }
 

@@ -81,15 +81,6 @@ const char *plan_config(const plan_ctx *pc, const char *key)
     return NULL;
 }
 
-/* Does the job keep its state in RocksDB (state.backend.type)? */
-bool plan_state_on_rocksdb(const plan_ctx *pc)
-{
-    const char *v = plan_config(pc, "state.backend.type");
-    if (!v)
-        v = plan_config(pc, "state.backend");
-    return v && !strcasecmp(v, "rocksdb");
-}
-
 weir_sql_loc plan_config_loc(const plan_ctx *pc, const char *key)
 {
     for (size_t i = pc->n_cfg; i-- > 0;)

@@ -286,7 +286,6 @@ int plan_hint_lookup(plan_ctx *pc, const weir_sql_table_ref *in, const cat_table
 
 /* config */
 const char *plan_config(const plan_ctx *pc, const char *key);
-bool plan_state_on_rocksdb(const plan_ctx *pc);
 /* Where the script set key (line 0: on the command line, or not set). */
 weir_sql_loc plan_config_loc(const plan_ctx *pc, const char *key);
 /* For an error about key's value: where the script set it, else fallback. */

@@ -1756,11 +1756,6 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
         uint64_t dcache = 0; /* the COUNT(DISTINCT) cache's bound; changes no result */
         if ((v = plan_config(pc, "weir.distinct-cache.size")) && (weir_option_parse_size(v, &dcache) || !dcache))
             return plan_error(pc, plan_config_at(pc, "weir.distinct-cache.size", sel->loc), WEIR_EINVAL, "weir.distinct-cache.size: expected a size such as '32 mb', got '%s'", v);
-        /* On the in-memory backend the state is in memory as well: emptying
-         * the cache saves nothing and makes rows read state, so it has no
-         * bound unless one is set. */
-        if (!v && !plan_state_on_rocksdb(pc))
-            dcache = UINT64_MAX;
         if ((rc = weir_buf_printf(dg, "|ttl%lld|mb%d", (long long)ttl, (int)mini)))
             return rc;
         /* Two phases (twophase.c) as in Flink only with mini-batch, and over an insert-only input: the

@@ -280,6 +280,11 @@ int weir_value_put(weir_state *st, const void *ns, size_t ns_len,
     return st->be->ops->put(st, ns, ns_len, val, len);
 }
 
+bool weir_state_in_memory(const weir_state *st)
+{
+    return st && st->be && !strcmp(st->be->ops->kind, "memory");
+}
+
 int weir_state_clear(weir_state *st, const void *ns, size_t ns_len)
 {
     int rc = check(st, ns, ns_len);
