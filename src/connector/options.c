@@ -670,13 +670,16 @@ int weir_connector_source_spec(const char *connector, const weir_option *opts, s
                               "connector '%s' cannot read a partitioned table "
                               "(PARTITIONED BY): only 'filesystem' can", c);
     if (env && env->n_metadata_columns && strcmp(c, "kafka") != 0 &&
-        strcmp(c, "upsert-kafka") != 0)
+        strcmp(c, "upsert-kafka") != 0 && strcmp(c, "filesystem") != 0) {
+        if (env->bad_metadata_index)
+            *env->bad_metadata_index = 0;
         return weir_error_set(err, WEIR_EUNSUPPORTED,
                               "column '%s': connector '%s' has no metadata "
                               "('%s'); METADATA columns are read from "
-                              "'kafka' tables",
+                              "'kafka' and 'filesystem' tables",
                               env->metadata_columns[0].key, c,
                               env->metadata_columns[0].value);
+    }
     if (strcmp(c, "kafka") == 0)
         return kafka_source_spec(opts, n_opts, schema, env, out, err);
     if (strcmp(c, "hybrid") == 0)

@@ -548,6 +548,8 @@ static int parse_metadata(weir__optset *o, weir__kafka_source_arg *a,
                 snprintf(hint, sizeof hint, " (did you mean '%s'?)", best);
             if (env->bad_option_index)
                 *env->bad_option_index = -1;
+            if (env->bad_metadata_index)
+                *env->bad_metadata_index = (int)i;
             return weir_error_set(
                 o->err, WEIR_EINVAL,
                 "column '%s': connector 'kafka' has no metadata '%s'%s; it "
@@ -560,6 +562,8 @@ static int parse_metadata(weir__optset *o, weir__kafka_source_arg *a,
         if (!meta_type_ok(meta_keys[k].kind, t, &want)) {
             if (env->bad_option_index)
                 *env->bad_option_index = -1;
+            if (env->bad_metadata_index)
+                *env->bad_metadata_index = (int)i;
             return weir_error_set(o->err, WEIR_EINVAL,
                                   "column '%s': metadata '%s' is %s, not %s",
                                   colname, key, want, weir_type_name(t));
