@@ -2,7 +2,8 @@
 # The weir command as a tool: --version, -h/--help on every command, the job
 # registry (weir list, stale entries), weir savepoint JOB (waits, prints the
 # path, fails with a message), weir stop/cancel JOB by name, inspect on a
-# missing path, and SHOW JOBS / STOP JOB in a script. Synchronises on the registry and on files, never on sleeps.
+# missing path, and SHOW JOBS / STOP JOB in a script. Synchronises on the
+# registry and on files, never on sleeps.
 # Usage: test_cli_tool.sh WEIR_BINARY SOURCE_DIR
 set -u
 weir=$1
