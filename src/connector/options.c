@@ -391,6 +391,22 @@ static bool close_to(const char *key, const char *name, size_t *dist)
     return *dist <= strlen(key) / 3 + 1;
 }
 
+const char *weir__opt_closest(const char *key, const void *entries, size_t n, size_t stride)
+{
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        const char *name;
+        memcpy(&name, (const char *)entries + i * stride, sizeof name);
+        size_t d = weir__opt_edit_distance(key, name);
+        if (d < best_d) {
+            best_d = d;
+            best = name;
+        }
+    }
+    return best_d <= strlen(key) / 3 + 1 ? best : NULL;
+}
+
 int weir__opt_missing(weir__optset *o, const char *key, const char *hint)
 {
     size_t best_d = SIZE_MAX, best = 0;

@@ -281,17 +281,9 @@ static int file_meta_check(const char *col, const char *key, weir_type t,
     while (k < FILE_META_N && strcmp(file_meta_keys[k].key, key))
         k++;
     if (k == FILE_META_N) {
-        const char *best = NULL;
-        size_t bd = SIZE_MAX;
-        for (uint32_t j = 0; j < FILE_META_N; j++) {
-            size_t d = weir__opt_edit_distance(key, file_meta_keys[j].key);
-            if (d < bd) {
-                bd = d;
-                best = file_meta_keys[j].key;
-            }
-        }
+        const char *best = weir__opt_closest(key, file_meta_keys, FILE_META_N, sizeof *file_meta_keys);
         char hint[96] = "";
-        if (bd <= strlen(key) / 3 + 1)
+        if (best)
             snprintf(hint, sizeof hint, " (did you mean '%s'?)", best);
         return weir_error_set(err, WEIR_EINVAL,
                               "column '%s': connector 'filesystem' has no "

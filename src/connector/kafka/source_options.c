@@ -534,17 +534,9 @@ static int parse_metadata(weir__optset *o, weir__kafka_source_arg *a,
         for (k = 0; k < n && strcmp(meta_keys[k].key, key); k++)
             ;
         if (k == n) {
-            const char *best = NULL;
-            size_t bd = SIZE_MAX;
-            for (size_t j = 0; j < n; j++) {
-                size_t d = weir__opt_edit_distance(key, meta_keys[j].key);
-                if (d < bd) {
-                    bd = d;
-                    best = meta_keys[j].key;
-                }
-            }
+            const char *best = weir__opt_closest(key, meta_keys, n, sizeof *meta_keys);
             char hint[96] = "";
-            if (bd <= strlen(key) / 3 + 1)
+            if (best)
                 snprintf(hint, sizeof hint, " (did you mean '%s'?)", best);
             if (env->bad_option_index)
                 *env->bad_option_index = -1;
