@@ -159,7 +159,10 @@ check "the job stopped with a savepoint exits 0" test $rc -eq 0
 "$weir" run "$work/stop.sql" >/dev/null 2>"$work/err"; rc=$?
 check "STOP JOB of an unknown id exits 3" test $rc -eq 3
 check "STOP JOB of an unknown id says so, where" grep -q "stop.sql:1:10: error: STOP JOB '$id': no running job with job id '$id'" "$work/err"
-# The savepoint restores (its checkpoint ids go on from it); STOP JOB by name WITH DRAIN.
+# The savepoint restores (its checkpoint ids go on from it); STOP JOB by name
+# WITH DRAIN. WEIR_CLI_TOOL_RESTORE=0 leaves this out (the sanitizer run:
+# one more job start; the statements ran above).
+if [ "${WEIR_CLI_TOOL_RESTORE:-1}" != 0 ]; then
 "$weir" run "$work/epsilon.sql" "${CK[@]}" -D "state.checkpoints.dir=$work/ck6" --from "$sp5" >/dev/null 2>"$work/epsilon2.err" &
 epid=$!; pids+=("$epid")
 wait_listed epsilon # listed once restored
@@ -173,6 +176,7 @@ check "the log says the stop drained" grep -q "stopped (weir stop --drain)" "$wo
 sum=$(grep -ao 'checkpoints: [0-9]* completed, [0-9]* failed, last chk-[0-9]*' "$work/epsilon2.err" | tr -dc '0-9 ' | tr -s ' ')
 read -r c f l <<<"$sum"
 check "the restored job's checkpoint ids go on from the savepoint's" test "$((l - c - f))" -eq "${sp5##*-}"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
