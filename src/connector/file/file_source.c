@@ -403,7 +403,7 @@ static int part_init(file_source_arg *a, const weir_file_source_config *cfg,
                                 mc->key);
             break;
         }
-        file_meta_kind kind;
+        file_meta_kind kind = FILE_META_N;
         if ((rc = file_meta_check(mc->key, mc->value ? mc->value : mc->key,
                                   sch->fields[col].type, s3, &kind, err)))
             break;
@@ -2118,7 +2118,7 @@ int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts,
         for (uint32_t m = 0; m < env->n_metadata_columns && schema; m++) {
             const weir_option *mc = &env->metadata_columns[m];
             int col = weir_schema_find(schema, mc->key);
-            file_meta_kind kind;
+            file_meta_kind kind = FILE_META_N;
             if (col >= 0 &&
                 (rc = file_meta_check(mc->key, mc->value,
                                       schema->fields[col].type,
