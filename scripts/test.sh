@@ -75,6 +75,7 @@ case "${1:-}" in
   export WEIR_DDLDIFF_JOBS=${WEIR_DDLDIFF_JOBS:-12}
   export WEIR_INSCOLSDIFF_JOBS=${WEIR_INSCOLSDIFF_JOBS:-3}
   export WEIR_PARTDIFF_JOBS=${WEIR_PARTDIFF_JOBS:-4}
+  export WEIR_CLI_TOOL_RESTORE=${WEIR_CLI_TOOL_RESTORE:-0}
   export WEIR_CORPUS_EVERY=${WEIR_CORPUS_EVERY:-8}
   # Installing and packaging (cmake --install, cpack) checks no memory
   # access of weir's; the plain run covers it.

@@ -759,6 +759,7 @@ static int run_stmt(plan_ctx *pc, const weir_sql_stmt *st)
     case WEIR_SQL_STMT_SHOW: return plan_show(pc, st);
     case WEIR_SQL_STMT_DESCRIBE: return plan_describe(pc, st);
     case WEIR_SQL_STMT_USE: return plan_use(pc, st);
+    case WEIR_SQL_STMT_STOP_JOB: return plan_stop_job(pc, st);
     case WEIR_SQL_STMT_CREATE_CATALOG:
     case WEIR_SQL_STMT_CREATE_DATABASE: return plan_create_space(pc, st);
     default:
@@ -880,6 +881,7 @@ int weir_sql_job_create(const char *file, const char *text, size_t len, const we
     if (opt) {
         pc->cenv.clock = opt->clock;
         pc->cenv.print_out = opt->print_out;
+        pc->jobs = opt->jobs;
     }
     int rc = weir_sql_parse(file, text, len, &j->script, &j->err, NULL);
     if (rc)

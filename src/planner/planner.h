@@ -195,6 +195,7 @@ struct plan_ctx {
     size_t n_allocs;
     weir_buf explain;     /* logical plan lines */
     weir_buf explain_out; /* output of EXPLAIN statements */
+    const weir_sql_job_control *jobs; /* SHOW JOBS, STOP JOB (NULL: refused) */
     weir_buf warnings;    /* "FILE:LINE:COL: warning: ..." lines */
     int view_depth;
     /* A window Top-N's input is being planned: a window table function may
@@ -451,6 +452,8 @@ int plan_alter(plan_ctx *pc, const weir_sql_alter *a, weir_sql_loc loc);
 int plan_create_table_like(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_loc loc);
 int plan_ctas(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_loc loc);
 int plan_show(plan_ctx *pc, const weir_sql_stmt *st);
+/* STOP JOB 'id' [WITH SAVEPOINT] [WITH DRAIN]: stops another job of this machine now (ddl.c). */
+int plan_stop_job(plan_ctx *pc, const weir_sql_stmt *st);
 int plan_describe(plan_ctx *pc, const weir_sql_stmt *st);
 /* Prints names as the SQL client's one-column table: sorted, each once, those a [NOT] LIKE / ILIKE keeps
  * (like NULL: all); sorts names in place. */

@@ -431,8 +431,9 @@ static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref
         }
     }
     weir_source_spec spec = {0};
-    int bad = -1;
+    int bad = -1, bad_meta = -1;
     pc->cenv.bad_option_index = &bad;
+    pc->cenv.bad_metadata_index = &bad_meta;
     pc->cenv.event_time_fields = et_cols;
     pc->cenv.n_event_time_fields = n_et;
     pc->cenv.event_time = cols.rowtime >= 0 ? cols.full->fields[cols.rowtime].name : NULL;
@@ -461,11 +462,16 @@ static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref
     pc->cenv.metadata_columns = NULL;
     pc->cenv.n_metadata_columns = 0;
     pc->cenv.bad_option_index = NULL;
+    pc->cenv.bad_metadata_index = NULL;
     pc->cenv.event_time_fields = NULL;
     pc->cenv.n_event_time_fields = 0;
     pc->cenv.event_time = NULL;
     if (rc) {
         weir_sql_loc at = plan_option_loc(t, bad);
+        /* an error about a METADATA column points at the column */
+        for (uint32_t i = 0; bad_meta >= 0 && (uint32_t)bad_meta < t->n_meta && i < t->ddl->n_columns; i++)
+            if (!strcasecmp(t->ddl->columns[i].name.name, t->meta[bad_meta].key))
+                at = t->ddl->columns[i].name.loc;
         return plan_error(pc, at, rc, "table '%s': %s", t->name, err.message);
     }
     const bool changelog = spec.changelog;
