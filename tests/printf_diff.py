@@ -192,6 +192,12 @@ def double_text(v):
         return sign + s
     digits = "".join(map(str, d.normalize().as_tuple().digits))
     e = d.adjusted()
+    if len(digits) == 1 and Decimal(abs(v)) != d:
+        # E-form has a digit after the point: the JDK makes it the nearer one
+        exact = Decimal(abs(v))
+        digits = "".join(map(str, exact.quantize(Decimal(1).scaleb(exact.adjusted() - 1),
+                                                 rounding=ROUND_HALF_EVEN).as_tuple().digits))
+        e = exact.adjusted()
     return sign + digits[0] + "." + (digits[1:] or "0") + "E" + str(e)
 
 
