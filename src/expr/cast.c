@@ -33,27 +33,6 @@
 
 /* ---- text forms ---- */
 
-int weir__shortest_digits(double v, char *digits, int *exp10)
-{
-    char tmp[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
-        if (strtod(tmp, NULL) == v)
-            break;
-    }
-    /* tmp is [-]d[.ddd]e[+-]xx */
-    int nd = 0;
-    const char *p = tmp + (*tmp == '-');
-    for (; *p && *p != 'e'; p++)
-        if (*p >= '0' && *p <= '9')
-            digits[nd++] = *p;
-    *exp10 = *p == 'e' ? atoi(p + 1) : 0;
-    while (nd > 1 && digits[nd - 1] == '0')
-        nd--;
-    digits[nd] = 0;
-    return nd;
-}
-
 size_t weir__fmt_double(double v, char *buf) { return weir__fmt_format_f64_java(v, buf); }
 
 size_t weir__fmt_decimal(int64_t v, int scale, char *buf)
