@@ -479,7 +479,7 @@ size_t weir__fmt_format_decimal(int64_t unscaled, int scale, char *buf)
  * keeps a second digit in E-notation (4.9E-324, not 5.0E-324) and rounds
  * integers held in 64 bits at a fixed count of insignificant digits. Each
  * rule is reproduced below, checked against Java 17 over a few hundred
- * thousand values (tests/sql/java_double_soak.sh).
+ * thousand values (tests/tools/java_double_soak.sh).
  */
 
 /* ---- a small unsigned big integer (enough for 2^1100 * 10) ---- */
