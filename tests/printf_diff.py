@@ -14,8 +14,9 @@ JSON.
 The oracle shares no code with weir. It parses the format with the
 regular expression of Java's Formatter documentation and formats with
 Python's decimal module: a DOUBLE is the shortest decimal that reads back
-as it (Python's repr), rounded half-up as Java's FormattedFloatingDecimal
-does; a DECIMAL is a BigDecimal. Where Java throws (an unknown
+as it (Python's repr) - but at least two significant digits, the nearer
+ones, as the JDK's digit loop for Formatter keeps (5e-324 is 4.9e-324) -
+rounded half-up as Java's FormattedFloatingDecimal does; a DECIMAL is a BigDecimal. Where Java throws (an unknown
 conversion, a flag the conversion does not take, a missing argument, %d
 of a DOUBLE, ...) the expected value is NULL, as Flink's PRINTF gives.
 
@@ -28,7 +29,7 @@ import json
 import os
 import re
 import sys
-from decimal import Context, Decimal, ROUND_HALF_UP
+from decimal import Context, Decimal, ROUND_HALF_EVEN, ROUND_HALF_UP
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 import diffrun  # noqa: E402
@@ -124,6 +125,10 @@ def fmt_float(conv, arg, flags, width, prec):
         if v in (float("inf"), float("-inf")):
             return signed("Infinity", neg, flags.replace("0", ""), None)
         d = abs(Decimal(repr(v)))
+        if v != 0 and len(d.as_tuple().digits) == 1 and Decimal(abs(v)) != d:
+            # one shortest digit: the JDK generates two (the nearer pair)
+            exact = Decimal(abs(v))
+            d = exact.quantize(Decimal(1).scaleb(exact.adjusted() - 1), rounding=ROUND_HALF_EVEN)
         dec_zero_exp = 0
         zero = v == 0
     else:
@@ -187,6 +192,12 @@ def double_text(v):
         return sign + s
     digits = "".join(map(str, d.normalize().as_tuple().digits))
     e = d.adjusted()
+    if len(digits) == 1 and Decimal(abs(v)) != d:
+        # E-form has a digit after the point: the JDK makes it the nearer one
+        exact = Decimal(abs(v))
+        digits = "".join(map(str, exact.quantize(Decimal(1).scaleb(exact.adjusted() - 1),
+                                                 rounding=ROUND_HALF_EVEN).as_tuple().digits))
+        e = exact.adjusted()
     return sign + digits[0] + "." + (digits[1:] or "0") + "E" + str(e)
 
 

@@ -391,6 +391,60 @@ Test(convert, doubles_print_as_java)
     }
 }
 
+/*
+ * Java 17's Double.toString where it is not the shortest text that reads
+ * back (a digit more, or other digits: 9.999999999999999E22 is 1e23), the
+ * two-digit E-form of the smallest subnormal and the range boundaries.
+ * Expected strings printed by Java 17 (Double.toString of the same bits);
+ * tests/tools/java_double_soak.sh compares a few hundred thousand more.
+ */
+Test(convert, f64_java17_digits)
+{
+    static const struct {
+        uint64_t bits;
+        const char *s;
+    } cases[] = {
+        {0x0000000000000001ull, "4.9E-324"},
+        {0x4366345785d8a001ull, "5.0000000000000008E16"},
+        {0x0000000000000020ull, "1.58E-322"},
+        {0x0000000000000800ull, "1.0118E-320"},
+        {0x0630000000000000ull, "7.0515405307219905E-279"},
+        {0x0e80000000000000ull, "7.6784476871456305E-239"},
+        {0x1680000000000000ull, "2.6128403532605207E-200"},
+        {0x1f10000000000000ull, "4.5522099189454387E-159"},
+        {0x2800000000000000ull, "5.0758836746312984E-116"},
+        {0x3050000000000000ull, "5.5271478752604446E-76"},
+        {0x37f0000000000000ull, "2.9387358770557188E-39"},
+        {0x4900000000000000ull, "4.4601490397061246E43"},
+        {0x5100000000000000ull, "1.5177100720513508E82"},
+        {0x5920000000000000ull, "2.0657999024695269E121"},
+        {0x6130000000000000ull, "1.4059105607947489E160"},
+        {0x6a70000000000000ull, "5.0164565101131187E204"},
+        {0x7200000000000000ull, "1.3336028865759709E241"},
+        {0x7ac0000000000000ull, "1.8587711355972288E283"},
+        {0xc53f25b61cf3faa7ull, "-3.7654787361627743E25"},
+        {0x000fffffffffffffull, "2.225073858507201E-308"},
+        {0x0010000000000000ull, "2.2250738585072014E-308"},
+        {0x7fefffffffffffffull, "1.7976931348623157E308"},
+        {0x44b52d02c7e14af6ull, "9.999999999999999E22"},
+        {0x43e0000000000000ull, "9.223372036854776E18"},
+        {0x4340000000000001ull, "9.007199254740994E15"},
+        {0x3f50624dd2f1a9fcull, "0.001"},
+        {0x3eb0c6f7a0b5ed8dull, "1.0E-6"},
+        {0x4170000000000000ull, "1.6777216E7"},
+        {0x43abc16d674ec801ull, "1.00000000000000013E18"},
+        {0x4380a741a4627801ull, "1.50000000000000032E17"},
+        {0x4376345785d89fffull, "9.9999999999999984E16"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        double v;
+        memcpy(&v, &cases[i].bits, 8);
+        char buf[32];
+        weir__fmt_format_f64_java(v, buf);
+        cr_expect_str_eq(buf, cases[i].s, "bits %016llx", (unsigned long long)cases[i].bits);
+    }
+}
+
 Test(csv, decodes_quotes_delimiters_and_nulls)
 {
     fixture f = setup(WEIR_FORMAT_CSV, NULL);

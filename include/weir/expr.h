@@ -166,6 +166,8 @@ int weir_expr_case(weir_expr_arena *a, weir_expr *const *conds, weir_expr *const
 
 /* ---- inspection ---- */
 
+/* The result type; an INTERVAL is a BIGINT with its kind in the precision
+ * (weir_type_interval), so a column built from it keeps the kind. */
 weir_type weir_expr_type(const weir_expr *e);
 weir_interval_kind weir_expr_interval(const weir_expr *e);
 bool weir_expr_is_literal(const weir_expr *e);

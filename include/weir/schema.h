@@ -12,6 +12,9 @@
  *   TIMESTAMP(3), TIMESTAMP_LTZ(3)  int64_t epoch milliseconds (UTC)
  *   DATE           int32_t days since 1970-01-01
  *   TIME(p)        int32_t milliseconds of the day (0 .. 86399999)
+ *   INTERVAL       a BIGINT whose precision holds the kind (weir_type_interval):
+ *                  1 day-time (milliseconds), 2 year-month (months); every
+ *                  BIGINT operation applies, only the text form differs
  *   ARRAY<T>, MAP<K, V>, ROW<...>   weir_strref to the value's encoding in
  *                  the string heap (record/nested.h): equal values have equal
  *                  bytes, so they hash, compare and checkpoint as BYTES do
@@ -58,6 +61,10 @@ typedef struct weir_type {
     uint8_t scale;     /* DECIMAL scale */
     bool nullable;
 } weir_type;
+
+/* The interval kind of a column type: 1 day-time, 2 year-month, 0 none
+ * (the values of weir_interval_kind in weir/expr.h). */
+static inline int weir_type_interval(weir_type t) { return t.id == WEIR_TYPE_BIGINT ? t.precision : 0; }
 
 /* The descriptor number of a nested type (0 for any other type). */
 static inline uint32_t weir_type_nested_id(weir_type t)

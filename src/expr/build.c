@@ -21,10 +21,14 @@ int weir_expr_column(weir_expr_arena *a, uint32_t index, weir_type type, weir_ex
 {
     if (!a || !out || type.id == WEIR_TYPE_NULL)
         return weir_error_set(err, WEIR_EINVAL, "weir_expr_column: invalid argument");
+    /* an INTERVAL column: a BIGINT with the kind in its precision (weir/schema.h) */
+    int iv = weir_type_interval(type);
+    type.precision = type.id == WEIR_TYPE_BIGINT ? 0 : type.precision;
     weir_expr *e = weir__node(a, N_COLUMN, type, 0);
     if (!e)
         return nomem(err);
     e->col = (int32_t)index;
+    e->iv = (uint8_t)iv;
     *out = e;
     return 0;
 }
@@ -687,7 +691,13 @@ void weir__fold(weir_expr_arena *a, weir_expr **ep)
 
 /* ---- inspection ---- */
 
-weir_type weir_expr_type(const weir_expr *e) { return e->type; }
+weir_type weir_expr_type(const weir_expr *e)
+{
+    weir_type t = e->type;
+    if (t.id == WEIR_TYPE_BIGINT)
+        t.precision = e->iv; /* the column type of an INTERVAL (weir/schema.h) */
+    return t;
+}
 weir_interval_kind weir_expr_interval(const weir_expr *e) { return (weir_interval_kind)e->iv; }
 bool weir_expr_is_literal(const weir_expr *e) { return e && e->kind == N_LITERAL; }
 int32_t weir_expr_column_index(const weir_expr *e) { return e && e->kind == N_COLUMN ? e->col : -1; }

@@ -26,80 +26,14 @@
 #include <strings.h>
 
 #include "expr/expr_internal.h"
+#include "format/convert.h"
 #include "record/nested.h"
 #include "weir/format.h"
 #include "time/timefmt.h"
 
 /* ---- text forms ---- */
 
-int weir__shortest_digits(double v, char *digits, int *exp10)
-{
-    char tmp[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
-        if (strtod(tmp, NULL) == v)
-            break;
-    }
-    /* tmp is [-]d[.ddd]e[+-]xx */
-    int nd = 0;
-    const char *p = tmp + (*tmp == '-');
-    for (; *p && *p != 'e'; p++)
-        if (*p >= '0' && *p <= '9')
-            digits[nd++] = *p;
-    *exp10 = *p == 'e' ? atoi(p + 1) : 0;
-    while (nd > 1 && digits[nd - 1] == '0')
-        nd--;
-    digits[nd] = 0;
-    return nd;
-}
-
-size_t weir__fmt_double(double v, char *buf)
-{
-    if (isnan(v))
-        return (size_t)sprintf(buf, "NaN");
-    if (isinf(v))
-        return (size_t)sprintf(buf, v < 0 ? "-Infinity" : "Infinity");
-    if (v == 0)
-        return (size_t)sprintf(buf, signbit(v) ? "-0.0" : "0.0");
-    char digits[24];
-    int exp10;
-    int nd = weir__shortest_digits(v, digits, &exp10);
-    bool neg = v < 0;
-    char *o = buf;
-    if (neg)
-        *o++ = '-';
-    double av = fabs(v);
-    if (av >= 1e-3 && av < 1e7) {
-        if (exp10 >= 0) {
-            for (int i = 0; i <= exp10; i++)
-                *o++ = i < nd ? digits[i] : '0';
-            *o++ = '.';
-            if (nd > exp10 + 1)
-                for (int i = exp10 + 1; i < nd; i++)
-                    *o++ = digits[i];
-            else
-                *o++ = '0';
-        } else {
-            *o++ = '0';
-            *o++ = '.';
-            for (int i = 0; i < -exp10 - 1; i++)
-                *o++ = '0';
-            for (int i = 0; i < nd; i++)
-                *o++ = digits[i];
-        }
-        *o = 0;
-    } else {
-        *o++ = digits[0];
-        *o++ = '.';
-        if (nd > 1)
-            for (int i = 1; i < nd; i++)
-                *o++ = digits[i];
-        else
-            *o++ = '0';
-        o += sprintf(o, "E%d", exp10);
-    }
-    return (size_t)(o - buf);
-}
+size_t weir__fmt_double(double v, char *buf) { return weir__fmt_format_f64_java(v, buf); }
 
 size_t weir__fmt_decimal(int64_t v, int scale, char *buf)
 {
@@ -313,7 +247,10 @@ static bool nested_castable(weir_type f, weir_type t)
 
 static int cast_kernel(ecx *cx, const weir_expr *e, const xvec *args, uint32_t n, const uint8_t *active, xvec *out)
 {
-    return weir__cast_vec(cx, e, args[0].type, e->type, (e->flags & F_TRY) != 0, &args[0], n, active, out);
+    weir_type from = args[0].type;
+    if (from.id == WEIR_TYPE_BIGINT)
+        from.precision = e->args[0]->iv; /* an INTERVAL's text is Flink's, not the number's */
+    return weir__cast_vec(cx, e, from, e->type, (e->flags & F_TRY) != 0, &args[0], n, active, out);
 }
 
 int weir__build_cast(weir_expr_arena *a, weir_expr *e, weir_type type, bool try_cast, bool implicit,
@@ -327,7 +264,7 @@ int weir__build_cast(weir_expr_arena *a, weir_expr *e, weir_type type, bool try_
         return weir_error_set(err, WEIR_EUNSUPPORTED,
                               "DECIMAL(%u, %u) is not supported: DECIMAL has a precision of 1 to 38",
                               type.precision, type.scale);
-    if (e->iv != WEIR_INTERVAL_NONE)
+    if (e->iv != WEIR_INTERVAL_NONE && type.id != WEIR_TYPE_STRING)
         return weir_error_set(err, WEIR_EPLAN, "cannot cast %s to %s", weir__tname(e, b1, sizeof b1),
                               weir_expr_type_name(type, WEIR_INTERVAL_NONE, b2, sizeof b2));
     if (!cast_ok(e->type.id, type.id)) {
@@ -575,7 +512,11 @@ static int to_string(ecx *cx, weir_type from, const xvec *in, uint32_t n, const 
         case WEIR_TYPE_STRING:
         case WEIR_TYPE_BYTES: o[i] = ((const xstr *)in->data)[i]; continue;
         case WEIR_TYPE_INT: len = (size_t)sprintf(buf, "%d", ((const int32_t *)in->data)[i]); break;
-        case WEIR_TYPE_BIGINT: len = (size_t)sprintf(buf, "%lld", (long long)((const int64_t *)in->data)[i]); break;
+        case WEIR_TYPE_BIGINT:
+            len = weir_type_interval(from)
+                      ? weir__fmt_format_interval(((const int64_t *)in->data)[i], weir_type_interval(from), buf)
+                      : (size_t)sprintf(buf, "%lld", (long long)((const int64_t *)in->data)[i]);
+            break;
         case WEIR_TYPE_DOUBLE: len = weir__fmt_double(((const double *)in->data)[i], buf); break;
         case WEIR_TYPE_DECIMAL:
             len = weir_type_is_wide(from) ? weir__dec_format(((const weir_i128 *)in->data)[i], from.scale, buf)

@@ -359,10 +359,6 @@ int weir__cast_vec(ecx *cx, const weir_expr *e, weir_type from, weir_type to, bo
 
 /* Java Double.toString format; returns length (buf >= 32). */
 size_t weir__fmt_double(double v, char *buf);
-/* The shortest decimal digits that read back as v (finite, not zero): the
- * digits d1 d2 ... (NUL-terminated, digits >= 18 bytes), their number
- * returned, and v = d1.d2... x 10^exp10 in magnitude. */
-int weir__shortest_digits(double v, char *digits, int *exp10);
 size_t weir__fmt_decimal(int64_t v, int scale, char *buf);
 /* Parses a decimal string into unscaled at scale s with HALF_UP; 0, WEIR_EPARSE, or WEIR_ERANGE(-100) on overflow of p. */
 int weir__parse_decimal(const char *s, size_t len, int p, int sc, int64_t *out);

@@ -3,7 +3,7 @@
  * TRUNCATE, POWER, SQRT, EXP, LN, LOG, LOG10, LOG2, trigonometry, PI, E,
  * RAND, RAND_INTEGER.
  *
- * ROUND and TRUNCATE of DOUBLE round the shortest decimal text of the value
+ * ROUND and TRUNCATE of DOUBLE round the value's Double.toString text
  * (what Java's BigDecimal.valueOf sees), so ROUND(2.675, 2) is 2.68 as in
  * Flink. RAND(seed) and RAND_INTEGER(seed, n) reproduce java.util.Random, so
  * a seeded sequence matches Flink's; each call site keeps its own generator
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "expr/expr_internal.h"
+#include "format/convert.h"
 
 static int nomem_b(weir_error *err) { return weir_error_set(err, WEIR_ENOMEM, "out of memory"); }
 
@@ -271,28 +272,15 @@ static int bind_floor(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint
 
 /* ---- ROUND, TRUNCATE ---- */
 
-/* Rounds (HALF_UP) or truncates x to d decimal places through its shortest decimal text. */
+/* Rounds (HALF_UP) or truncates x to d decimal places through its Double.toString text. */
 static double round_dbl(double x, int d, bool trunc)
 {
     if (!isfinite(x) || x == 0)
         return x;
-    char tmp[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, x);
-        if (strtod(tmp, NULL) == x)
-            break;
-    }
     char dig[24];
-    int nd = 0, e10 = 0;
-    const char *p = tmp;
-    bool neg = *p == '-';
-    if (neg)
-        p++;
-    for (; *p && *p != 'e'; p++)
-        if (*p >= '0' && *p <= '9')
-            dig[nd++] = *p;
-    if (*p == 'e')
-        e10 = atoi(p + 1);
+    int dexp;
+    int nd = weir__fmt_java_digits(x, true, dig, &dexp), e10 = dexp - 1;
+    bool neg = x < 0;
     /* value = 0.dig * 10^(e10 + 1) */
     int keep = e10 + 1 + d;
     if (keep >= nd)

@@ -16,8 +16,9 @@
  * ("false" for %b). The date/time conversions %t, the hash code %h and the
  * hexadecimal float %a are not built: they give NULL too.
  *
- * Floating-point output rounds the shortest decimal digits that read back
- * as the DOUBLE half-up, as Java does (%.1f of 0.25 is 0.3); a DECIMAL
+ * Floating-point output rounds the DOUBLE's decimal digits as the JDK
+ * generates them (weir__fmt_java_digits) half-up, as Java does (%.1f of
+ * 0.25 is 0.3; %e of the smallest subnormal is 4.900000e-324); a DECIMAL
  * rounds its exact digits half-up. Widths and precisions over
  * PF_MAX_WIDTH fail the row instead of building a huge string.
  */
@@ -25,6 +26,7 @@
 #include <stdio.h>
 
 #include "expr/expr_internal.h"
+#include "format/convert.h"
 #include "weir/buf.h"
 
 #define PF_MAX_WIDTH 1000000
@@ -424,9 +426,8 @@ static int print_float(weir_buf *out, const spec *sp, const parg *a, weir_buf *s
             x = (dnum){.d = "0", .nd = 1, .exp = 0};
             rc = rc ? rc : print_float_digits(sb, sp, &x, neg, true, -1);
         } else {
-            int e10;
-            x.nd = weir__shortest_digits(fabs(v), x.d, &e10);
-            x.exp = e10 + 1;
+            /* Formatter rounds the JDK's digits of the value (not its shortest text) */
+            x.nd = weir__fmt_java_digits(v, false, x.d, &x.exp);
             rc = rc ? rc : print_float_digits(sb, sp, &x, neg, false, -1);
         }
         trailing_sign(sb, sp, neg, &rc);

@@ -7,10 +7,11 @@
  * keeps beside its arguments) and their result types are equal: over one
  * input they compute the same values, the contract sub-plan reuse relies
  * on as well. Column references and literals are never shared (loading
- * them costs less than a slot), nor is any subtree that calls something
- * volatile (RAND, a UDF not marked deterministic) or reads the session
+ * them costs less than a slot), nor are two subtrees that call something
+ * volatile (RAND, a UDF not marked deterministic) or read the session
  * (clock, watermark, time zone): two occurrences of RAND() are two random
- * numbers.
+ * numbers. One such node placed at two points of the trees (an operand of
+ * an expanded row comparison) is one value, computed once.
  *
  * The rewrite copies the path from each root down to the shared subtrees
  * and leaves every other node (and so the caller's trees) as it was. Every
@@ -20,6 +21,8 @@
  * the sharing of the larger ones around them: f(g(x)) twice shares f(g(x))
  * alone, not g(x) as well.
  */
+#include <stdio.h>
+
 #include "expr/expr_internal.h"
 
 #define DIGEST_CAP 4096
@@ -103,12 +106,19 @@ bool weir__has_volatile_or_session(const weir_expr *e)
     return false;
 }
 
-/* The class of subtree e (registering it), or -1 when e is not shareable. */
+/*
+ * The class of subtree e (registering it), or -1 when e is not shareable.
+ * A volatile or session-reading subtree is a class of its own node: only
+ * the same node placed twice (the planner binds an operand of an expanded
+ * row comparison once) is shared, never two calls that read alike.
+ */
 static int32_t classify(sctx *c, const weir_expr *e)
 {
-    if (e->kind == N_COLUMN || e->kind == N_LITERAL || e->kind == N_SHARED || weir__has_volatile_or_session(e))
+    if (e->kind == N_COLUMN || e->kind == N_LITERAL || e->kind == N_SHARED)
         return -1;
-    size_t len = weir_expr_digest(e, c->buf, DIGEST_CAP);
+    bool by_node = weir__has_volatile_or_session(e);
+    size_t len = by_node ? (size_t)snprintf(c->buf, DIGEST_CAP, "node %p", (const void *)e)
+                         : weir_expr_digest(e, c->buf, DIGEST_CAP);
     if (len + 1 >= DIGEST_CAP)
         return -1; /* too long to compare safely: computed where it stands */
     uint64_t h = hash_bytes(c->buf, len);

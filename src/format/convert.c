@@ -429,6 +429,19 @@ size_t weir__fmt_format_i64(int64_t v, char *buf)
     return o;
 }
 
+size_t weir__fmt_format_interval(int64_t v, int kind, char *buf)
+{
+    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    char sign = v < 0 ? '-' : '+';
+    if (kind == 2) /* year-month: months */
+        return (size_t)sprintf(buf, "%c%llu-%02u", sign, (unsigned long long)(mag / 12), (unsigned)(mag % 12));
+    /* day-time: milliseconds; the day count is printed as a 32-bit int, as Flink does */
+    uint64_t days = mag / 86400000u, in_day = mag % 86400000u;
+    return (size_t)sprintf(buf, "%c%d %02u:%02u:%02u.%03u", sign, (int32_t)(uint32_t)days,
+                           (unsigned)(in_day / 3600000u), (unsigned)(in_day / 60000u % 60u),
+                           (unsigned)(in_day / 1000u % 60u), (unsigned)(in_day % 1000u));
+}
+
 size_t weir__fmt_format_decimal(int64_t unscaled, int scale, char *buf)
 {
     if (scale <= 0)
@@ -456,37 +469,432 @@ size_t weir__fmt_format_decimal(int64_t unscaled, int scale, char *buf)
 }
 
 /*
- * Shortest decimal digits of |v| that read back as v: returns the digits
- * (no point, no trailing zeros) and the decimal exponent of the first one.
- * Reading back at k digits is monotone in k, so a binary search finds the
- * shortest k in about four tries.
+ * ---- DOUBLE as Java 17 writes it ----
+ *
+ * Double.toString (and Formatter's %e/%f/%g, which round its digits) come
+ * from the JDK's binary-to-decimal digit loop, which is not always the
+ * shortest text that reads back: it stops on a symmetric half-ulp test
+ * (9.9999999999999984E16, where 9.999999999999998E16 would do), compares
+ * with '>' in its 32/64-bit arithmetic and '>=' in its big-number one,
+ * keeps a second digit in E-notation (4.9E-324, not 5.0E-324) and rounds
+ * integers held in 64 bits at a fixed count of insignificant digits. Each
+ * rule is reproduced below, checked against Java 17 over a few hundred
+ * thousand values (tests/tools/java_double_soak.sh).
  */
-static void shortest_digits(double v, char *digits, int *ndigits, int *exp10)
+
+/* ---- a small unsigned big integer (enough for 2^1100 * 10) ---- */
+
+#define BN_LIMBS 48
+
+typedef struct bn {
+    uint32_t w[BN_LIMBS];
+    int n; /* limbs in use; w[n-1] != 0 unless n == 0 */
+} bn;
+
+static void bn_trim(bn *a)
 {
-    char tmp[40];
-    int lo = 1, hi = 17;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        snprintf(tmp, sizeof tmp, "%.*e", mid - 1, v);
-        if (strtod(tmp, NULL) == v)
-            hi = mid;
-        else
-            lo = mid + 1;
+    while (a->n > 0 && a->w[a->n - 1] == 0)
+        a->n--;
+}
+
+static void bn_mul_small(bn *a, uint32_t m)
+{
+    uint64_t carry = 0;
+    for (int i = 0; i < a->n; i++) {
+        uint64_t t = (uint64_t)a->w[i] * m + carry;
+        a->w[i] = (uint32_t)t;
+        carry = t >> 32;
     }
-    snprintf(tmp, sizeof tmp, "%.*e", lo - 1, v);
-    /* tmp is "d[.ddd]e[+-]xx" with the locale's radix character at [1]. */
+    if (carry)
+        a->w[a->n++] = (uint32_t)carry;
+}
+
+static void bn_shl(bn *a, int s)
+{
+    if (a->n == 0 || s == 0)
+        return;
+    int words = s / 32, bits = s % 32;
+    int n = a->n + words + 1;
+    for (int i = n - 1; i >= 0; i--) {
+        int src = i - words;
+        uint32_t hi = src >= 0 && src < a->n ? a->w[src] : 0;
+        uint32_t lo = src - 1 >= 0 && src - 1 < a->n ? a->w[src - 1] : 0;
+        a->w[i] = bits ? (hi << bits) | (lo >> (32 - bits)) : hi;
+    }
+    a->n = n;
+    bn_trim(a);
+}
+
+/* v * 5^p5 * 2^p2 */
+static void bn_make(bn *a, uint64_t v, int p5, int p2)
+{
+    a->w[0] = (uint32_t)v;
+    a->w[1] = (uint32_t)(v >> 32);
+    a->n = 2;
+    bn_trim(a);
+    for (; p5 >= 13; p5 -= 13)
+        bn_mul_small(a, 1220703125u); /* 5^13 */
+    uint32_t r = 1;
+    while (p5-- > 0)
+        r *= 5;
+    bn_mul_small(a, r);
+    bn_shl(a, p2);
+}
+
+static int bn_cmp(const bn *a, const bn *b)
+{
+    if (a->n != b->n)
+        return a->n < b->n ? -1 : 1;
+    for (int i = a->n - 1; i >= 0; i--)
+        if (a->w[i] != b->w[i])
+            return a->w[i] < b->w[i] ? -1 : 1;
+    return 0;
+}
+
+/* a -= b (a >= b) */
+static void bn_sub(bn *a, const bn *b)
+{
+    int64_t borrow = 0;
+    for (int i = 0; i < a->n; i++) {
+        int64_t t = (int64_t)a->w[i] - (i < b->n ? b->w[i] : 0) - borrow;
+        borrow = t < 0;
+        a->w[i] = (uint32_t)(t + (borrow ? ((int64_t)1 << 32) : 0));
+    }
+    bn_trim(a);
+}
+
+/* sign of (a + b) - c */
+static int bn_add_cmp(const bn *a, const bn *b, const bn *c)
+{
+    bn s;
+    uint64_t carry = 0;
+    int n = a->n > b->n ? a->n : b->n;
+    for (int i = 0; i < n; i++) {
+        uint64_t t = (uint64_t)(i < a->n ? a->w[i] : 0) + (i < b->n ? b->w[i] : 0) + carry;
+        s.w[i] = (uint32_t)t;
+        carry = t >> 32;
+    }
+    s.n = n;
+    if (carry)
+        s.w[s.n++] = (uint32_t)carry;
+    bn_trim(&s);
+    return bn_cmp(&s, c);
+}
+
+/* q = b / s (below 10); b = 10 * (b % s) */
+static int bn_quo_rem10(bn *b, const bn *s)
+{
+    int q = 0;
+    while (bn_cmp(b, s) >= 0) {
+        bn_sub(b, s);
+        q++;
+    }
+    bn_mul_small(b, 10);
+    return q;
+}
+
+/* ---- the digit generation ---- */
+
+static const int64_t long_5_pow[27] = {
+    1LL, 5LL, 25LL, 125LL, 625LL, 3125LL, 15625LL, 78125LL, 390625LL, 1953125LL, 9765625LL, 48828125LL,
+    244140625LL, 1220703125LL, 6103515625LL, 30517578125LL, 152587890625LL, 762939453125LL,
+    3814697265625LL, 19073486328125LL, 95367431640625LL, 476837158203125LL, 2384185791015625LL,
+    11920928955078125LL, 59604644775390625LL, 298023223876953125LL, 1490116119384765625LL};
+/* about ceil(log2(5^i)) */
+static const int n_5_bits[27] = {0,  3,  5,  7,  10, 12, 14, 17, 19, 21, 24, 26, 28, 31,
+                                 33, 35, 38, 40, 42, 45, 47, 49, 52, 54, 56, 59, 61};
+/* decimal digits dropped from a 64-bit integer of 2^p significant value: floor(log10(2^p)) */
+static const int insignificant_pow2[64] = {0,  0,  0,  0,  1,  1,  1,  2,  2,  2,  3,  3,  3,  3,  4,  4,
+                                           4,  5,  5,  5,  6,  6,  6,  6,  7,  7,  7,  8,  8,  8,  9,  9,
+                                           9,  9,  10, 10, 10, 11, 11, 11, 12, 12, 12, 12, 13, 13, 13, 14,
+                                           14, 14, 15, 15, 15, 15, 16, 16, 16, 17, 17, 17, 18, 18, 18, 19};
+
+typedef struct jdigits {
+    char d[24];
+    int nd;
+    int dexp; /* the value is 0.d1d2... * 10^dexp */
+} jdigits;
+
+static void round_up(jdigits *j)
+{
+    int i = j->nd - 1;
+    char q = j->d[i];
+    if (q == '9') {
+        while (q == '9' && i > 0) {
+            j->d[i] = '0';
+            q = j->d[--i];
+        }
+        if (q == '9') { /* carry out: 1 and zeros, one exponent more */
+            j->dexp += 1;
+            j->d[0] = '1';
+            return;
+        }
+    }
+    j->d[i] = (char)(q + 1);
+}
+
+/* A 64-bit integer value whose low `insig` decimal digits are dropped (rounded half up). */
+static void long_digits(jdigits *j, int64_t v, int insig)
+{
+    int dexp = 0;
+    if (insig) {
+        int64_t p10 = long_5_pow[insig] << insig;
+        int64_t residue = v % p10;
+        v /= p10;
+        dexp += insig;
+        if (residue >= (p10 >> 1))
+            v++;
+    }
+    char tmp[24];
+    int n = 0;
+    int c = (int)(v % 10);
+    v /= 10;
+    while (c == 0) {
+        dexp++;
+        c = (int)(v % 10);
+        v /= 10;
+    }
+    while (v != 0) {
+        tmp[n++] = (char)('0' + c);
+        dexp++;
+        c = (int)(v % 10);
+        v /= 10;
+    }
+    tmp[n++] = (char)('0' + c);
+    for (int k = 0; k < n; k++)
+        j->d[k] = tmp[n - 1 - k];
+    j->nd = n;
+    j->dexp = dexp + 1;
+}
+
+/* floor(log10) estimate of the value, from its leading bits (may be one too low) */
+static int estimate_dec_exp(uint64_t fract, int bin_exp)
+{
+    uint64_t bits = UINT64_C(0x3ff0000000000000) | (fract & UINT64_C(0x000fffffffffffff));
+    double d2;
+    memcpy(&d2, &bits, 8);
+    volatile double a = (d2 - 1.5) * 0.289529654; /* volatile: no fused multiply-add */
+    volatile double s = a + 0.176091259;
+    volatile double b = (double)bin_exp * 0.301029995663981;
+    double d = s + b;
+    int r = (int)d;
+    return (double)r > d ? r - 1 : r;
+}
+
+/*
+ * fract: the significand with its leading bit at bit 52 (subnormals
+ * normalized), bin_exp its binary exponent, nsig its significant bits;
+ * compat: Double.toString's form (not Formatter's %e/%f/%g).
+ */
+static void java_dtoa(jdigits *j, int bin_exp, uint64_t fract, int nsig, bool compat)
+{
+    int tail = __builtin_ctzll(fract);
+    int nfract = 53 - tail;
+    int ntiny = nfract - bin_exp - 1 > 0 ? nfract - bin_exp - 1 : 0;
+    if (bin_exp <= 62 && bin_exp >= -21 && ntiny < 27 && nfract + n_5_bits[ntiny] < 64 && ntiny == 0) {
+        int insig = bin_exp > nsig && bin_exp - nsig - 1 > 1 && bin_exp - nsig - 1 < 64
+                        ? insignificant_pow2[bin_exp - nsig - 1]
+                        : 0;
+        uint64_t v = bin_exp >= 52 ? fract << (bin_exp - 52) : fract >> (52 - bin_exp);
+        long_digits(j, (int64_t)v, insig);
+        return;
+    }
+    int dec_exp = estimate_dec_exp(fract, bin_exp);
+    int b5 = dec_exp < 0 ? -dec_exp : 0;
+    int b2 = b5 + ntiny + bin_exp;
+    int s5 = dec_exp > 0 ? dec_exp : 0;
+    int s2 = s5 + ntiny;
+    int m5 = b5;
+    int m2 = b2 - nsig;
+    fract >>= tail;
+    b2 -= nfract - 1;
+    int common = b2 < s2 ? b2 : s2;
+    b2 -= common;
+    s2 -= common;
+    m2 -= common;
+    if (nfract == 1) /* a power of two: the next value down is half as far */
+        m2 -= 1;
+    if (m2 < 0) {
+        b2 -= m2;
+        s2 -= m2;
+        m2 = 0;
+    }
+    int bbits = nfract + b2 + (b5 < 27 ? n_5_bits[b5] : b5 * 3);
+    int tensbits = s2 + 1 + (s5 + 1 < 27 ? n_5_bits[s5 + 1] : (s5 + 1) * 3);
     int nd = 0;
-    const char *s = tmp;
-    digits[nd++] = *s++;
-    if (lo > 1) {
-        s++; /* radix */
-        while (*s != 'e')
-            digits[nd++] = *s++;
+    bool low, high;
+    int64_t low_diff = 0;
+    if (bbits < 64 && tensbits < 64) {
+        /* 32- or 64-bit arithmetic, wrapping as Java's int and long do */
+        bool is32 = bbits < 32 && tensbits < 32;
+        int64_t b, s, m, tens;
+        if (is32) {
+            b = (int32_t)((uint32_t)((uint32_t)fract * (uint32_t)long_5_pow[b5]) << (b2 & 31));
+            s = (int32_t)((uint32_t)long_5_pow[s5] << (s2 & 31));
+            m = (int32_t)((uint32_t)long_5_pow[m5] << (m2 & 31));
+            tens = (int32_t)((uint32_t)s * 10u);
+        } else {
+            b = (int64_t)((fract * (uint64_t)long_5_pow[b5]) << (b2 & 63));
+            s = (int64_t)((uint64_t)long_5_pow[s5] << (s2 & 63));
+            m = (int64_t)((uint64_t)long_5_pow[m5] << (m2 & 63));
+            tens = (int64_t)((uint64_t)s * 10u);
+        }
+#define WRAP(x) (is32 ? (int64_t)(int32_t)(uint32_t)(uint64_t)(x) : (int64_t)(uint64_t)(x))
+        int q = (int)(b / s);
+        b = WRAP((uint64_t)(b % s) * 10u);
+        m = WRAP((uint64_t)m * 10u);
+        low = b < m;
+        high = WRAP((uint64_t)b + (uint64_t)m) > tens;
+        if (q == 0 && !high)
+            dec_exp--; /* the estimate was one too high */
+        else
+            j->d[nd++] = (char)('0' + q);
+        if (!compat || dec_exp < -3 || dec_exp >= 8)
+            high = low = false; /* E-form keeps a digit after the point */
+        while (!low && !high) {
+            q = (int)(b / s);
+            b = WRAP((uint64_t)(b % s) * 10u);
+            m = WRAP((uint64_t)m * 10u);
+            if (m > 0) {
+                low = b < m;
+                high = WRAP((uint64_t)b + (uint64_t)m) > tens;
+            } else {
+                low = high = true; /* m overflowed */
+            }
+            j->d[nd++] = (char)('0' + q);
+        }
+        low_diff = WRAP(((uint64_t)b << 1) - (uint64_t)tens);
+#undef WRAP
+    } else {
+        bn bb, ss, mm, tens;
+        bn_make(&ss, 1, s5, s2);
+        bn_make(&bb, fract, b5, b2);
+        bn_make(&mm, 1, m5 + 1, m2 + 1);
+        bn_make(&tens, 1, s5 + 1, s2 + 1);
+        int q = bn_quo_rem10(&bb, &ss);
+        low = bn_cmp(&bb, &mm) < 0;
+        high = bn_add_cmp(&bb, &mm, &tens) >= 0;
+        if (q == 0 && !high)
+            dec_exp--;
+        else
+            j->d[nd++] = (char)('0' + q);
+        if (!compat || dec_exp < -3 || dec_exp >= 8)
+            high = low = false;
+        while (!low && !high) {
+            q = bn_quo_rem10(&bb, &ss);
+            bn_mul_small(&mm, 10);
+            low = bn_cmp(&bb, &mm) < 0;
+            high = bn_add_cmp(&bb, &mm, &tens) >= 0;
+            j->d[nd++] = (char)('0' + q);
+        }
+        if (high && low) {
+            bn_shl(&bb, 1);
+            low_diff = bn_cmp(&bb, &tens);
+        }
     }
-    while (nd > 1 && digits[nd - 1] == '0')
-        nd--;
-    *ndigits = nd;
-    *exp10 = atoi(strchr(tmp, 'e') + 1);
+    j->dexp = dec_exp + 1;
+    j->nd = nd;
+    if (high) {
+        if (low) {
+            if (low_diff == 0) {
+                if ((j->d[nd - 1] - '0') & 1)
+                    round_up(j);
+            } else if (low_diff > 0) {
+                round_up(j);
+            }
+        } else {
+            round_up(j);
+        }
+    }
+}
+
+/* Unpacks a finite nonzero double and generates its digits. */
+static void jd_double(double v, bool compat, jdigits *j)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    uint64_t fract = bits & UINT64_C(0x000fffffffffffff);
+    int bin_exp = (int)((bits >> 52) & 0x7ff);
+    int nsig;
+    if (bin_exp == 0) {
+        int lz = __builtin_clzll(fract);
+        int shift = lz - 11;
+        fract <<= shift;
+        bin_exp = 1 - shift;
+        nsig = 64 - lz;
+    } else {
+        fract |= UINT64_C(1) << 52;
+        nsig = 53;
+    }
+    java_dtoa(j, bin_exp - 1023, fract, nsig, compat);
+}
+
+/* Double.toString's text of digits (sign apart) */
+static size_t jd_text(const jdigits *j, char *buf)
+{
+    size_t o = 0;
+    int e = j->dexp;
+    if (e > 0 && e < 8) {
+        int whole = j->nd < e ? j->nd : e;
+        memcpy(buf + o, j->d, (size_t)whole);
+        o += (size_t)whole;
+        if (whole < e) {
+            memset(buf + o, '0', (size_t)(e - whole));
+            o += (size_t)(e - whole);
+            buf[o++] = '.';
+            buf[o++] = '0';
+        } else {
+            buf[o++] = '.';
+            if (whole < j->nd) {
+                memcpy(buf + o, j->d + whole, (size_t)(j->nd - whole));
+                o += (size_t)(j->nd - whole);
+            } else {
+                buf[o++] = '0';
+            }
+        }
+    } else if (e <= 0 && e > -3) {
+        buf[o++] = '0';
+        buf[o++] = '.';
+        memset(buf + o, '0', (size_t)-e);
+        o += (size_t)-e;
+        memcpy(buf + o, j->d, (size_t)j->nd);
+        o += (size_t)j->nd;
+    } else {
+        buf[o++] = j->d[0];
+        buf[o++] = '.';
+        if (j->nd > 1) {
+            memcpy(buf + o, j->d + 1, (size_t)(j->nd - 1));
+            o += (size_t)(j->nd - 1);
+        } else {
+            buf[o++] = '0';
+        }
+        buf[o++] = 'E';
+        int x = e - 1;
+        if (x < 0) {
+            buf[o++] = '-';
+            x = -x;
+        }
+        char t[8];
+        int n = 0;
+        do {
+            t[n++] = (char)('0' + x % 10);
+            x /= 10;
+        } while (x);
+        while (n)
+            buf[o++] = t[--n];
+    }
+    buf[o] = '\0';
+    return o;
+}
+
+int weir__fmt_java_digits(double v, bool compat, char *digits, int *dec_exponent)
+{
+    jdigits j;
+    jd_double(fabs(v), compat, &j);
+    memcpy(digits, j.d, (size_t)j.nd);
+    digits[j.nd] = '\0';
+    *dec_exponent = j.dexp;
+    return j.nd;
 }
 
 size_t weir__fmt_format_f64_java(double v, char *buf)
@@ -504,49 +912,9 @@ size_t weir__fmt_format_f64_java(double v, char *buf)
         memcpy(buf + o, "0.0", 4);
         return o + 3;
     }
-    char d[20];
-    int nd, e;
-    shortest_digits(v, d, &nd, &e);
-    if (v >= 1e-3 && v < 1e7) {
-        if (e >= 0) {
-            for (int k = 0; k <= e; k++)
-                buf[o++] = k < nd ? d[k] : '0';
-            buf[o++] = '.';
-            if (nd > e + 1)
-                for (int k = e + 1; k < nd; k++)
-                    buf[o++] = d[k];
-            else
-                buf[o++] = '0';
-        } else {
-            buf[o++] = '0';
-            buf[o++] = '.';
-            for (int k = 0; k < -e - 1; k++)
-                buf[o++] = '0';
-            for (int k = 0; k < nd; k++)
-                buf[o++] = d[k];
-        }
-        buf[o] = '\0';
-        return o;
-    }
-    if (nd == 1) {
-        /* Java prints at least "d.d": the two-digit form is the correctly
-         * rounded one (4.9E-324, not 5.0E-324). */
-        char tmp[40];
-        snprintf(tmp, sizeof tmp, "%.1e", v);
-        d[0] = tmp[0];
-        d[1] = tmp[2];
-        nd = 2;
-        e = atoi(strchr(tmp, 'e') + 1);
-    }
-    buf[o++] = d[0];
-    buf[o++] = '.';
-    if (nd > 1)
-        for (int k = 1; k < nd; k++)
-            buf[o++] = d[k];
-    else
-        buf[o++] = '0';
-    o += (size_t)sprintf(buf + o, "E%d", e);
-    return o;
+    jdigits j;
+    jd_double(v, true, &j);
+    return o + jd_text(&j, buf + o);
 }
 
 /* ---- UTF-8 ---- */

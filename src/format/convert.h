@@ -57,11 +57,19 @@ int weir__fmt_base64_decode(const char *p, size_t n, uint8_t *dst,
 int weir__fmt_base64_encode(const uint8_t *p, size_t n, weir_buf *out);
 
 /*
- * Writes a double as Java's Double.toString does (shortest digits that
- * read back to the same value): "2.5", "1.0", "1.0E20", "1.0E-5", "NaN",
- * "Infinity". buf needs 32 bytes. Returns the length.
+ * Writes a double as Java 17's Double.toString does: "2.5", "1.0",
+ * "1.0E20", "1.0E-5", "4.9E-324", "NaN", "Infinity" (the JDK's digits,
+ * which are not always the shortest that read back). buf needs 32 bytes.
+ * Returns the length.
  */
 size_t weir__fmt_format_f64_java(double v, char *buf);
+/*
+ * The decimal digits of |v| (finite, not zero) as the JDK generates them:
+ * compat for Double.toString's, else those Formatter's %e/%f/%g round
+ * (at least two). The value is 0.d1d2... * 10^*dec_exponent. digits needs
+ * 24 bytes (NUL-terminated); returns their count.
+ */
+int weir__fmt_java_digits(double v, bool compat, char *digits, int *dec_exponent);
 /* Writes an unscaled decimal with scale s ("-12.30"). buf needs 32 bytes. */
 size_t weir__fmt_format_decimal(int64_t unscaled, int scale, char *buf);
 /* The same for any precision up to 38 (128-bit unscaled value). */
@@ -75,6 +83,14 @@ size_t weir__fmt_format_decimal_at(const void *data, uint32_t row, weir_type t,
                                    char *buf);
 /* Writes an int64 in decimal. buf needs 21 bytes. Returns the length. */
 size_t weir__fmt_format_i64(int64_t v, char *buf);
+/*
+ * The text of an INTERVAL value as Flink writes it (CAST AS STRING, the
+ * print connector): day-time milliseconds as "+1 02:03:04.000" (sign, the
+ * days unpadded, then hh:mm:ss.fff), year-month months as "+1-02" (sign,
+ * the years, the months in two digits). kind is a weir_interval_kind
+ * (1 day-time, 2 year-month). buf needs 32 bytes. Returns the length.
+ */
+size_t weir__fmt_format_interval(int64_t v, int kind, char *buf);
 
 /*
  * Checks that s[0, n) is valid UTF-8 (no overlongs, no surrogates, at most

@@ -620,6 +620,11 @@ int weir_format_print_value(const weir_batch *b, uint32_t col, uint32_t row,
         break;
     case WEIR_TYPE_DATE: n = java_date(WEIR_COL_I32(b, col)[row], buf); break;
     case WEIR_TYPE_TIME: n = java_time(WEIR_COL_I32(b, col)[row], buf); break;
+    case WEIR_TYPE_BIGINT:
+        n = weir_type_interval(c->type)
+                ? weir__fmt_format_interval(WEIR_COL_I64(b, col)[row], weir_type_interval(c->type), buf)
+                : scalar_text(b, col, row, false, buf);
+        break;
     default:
         n = scalar_text(b, col, row, false, buf);
         break;

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "ops/match.h"
+#include "time/timefmt.h"
 #include "ops/rowcodec.h"
 #include "weir/state.h"
 
@@ -555,23 +556,38 @@ static int emit_match(match_op *o)
     return rc;
 }
 
-/* Where matching resumes after the match m. */
-static int64_t resume_at(const match_op *o)
+/*
+ * Where matching resumes after the match m (*next). SKIP TO FIRST / LAST V
+ * fails the job, before the match is emitted, when V has no row in the
+ * match or its row is the match's first (a next match would start where
+ * this one did), as Flink's MATCH_RECOGNIZE does.
+ */
+static int resume_at(const match_op *o, int64_t *next)
 {
-    int64_t next = o->s + 1;
+    *next = o->s + 1;
+    int64_t to = -1;
     switch (o->conf.skip) {
-    case WEIR_MR_SKIP_PAST_LAST_ROW: next = o->m[TH_LAST_ROW] + 1; break;
-    case WEIR_MR_SKIP_TO_NEXT_ROW: break;
-    case WEIR_MR_SKIP_TO_FIRST:
-        if (o->m[TH_FIRST_SKIP] >= 0)
-            next = o->m[TH_FIRST_SKIP];
-        break;
-    case WEIR_MR_SKIP_TO_LAST:
-        if (o->m[TH_LAST_SKIP] >= 0)
-            next = o->m[TH_LAST_SKIP];
-        break;
+    case WEIR_MR_SKIP_PAST_LAST_ROW: *next = o->m[TH_LAST_ROW] + 1; return 0;
+    case WEIR_MR_SKIP_TO_NEXT_ROW: return 0;
+    case WEIR_MR_SKIP_TO_FIRST: to = o->m[TH_FIRST_SKIP]; break;
+    case WEIR_MR_SKIP_TO_LAST: to = o->m[TH_LAST_SKIP]; break;
     }
-    return next > o->s ? next : o->s + 1; /* never the same start again */
+    if (to > o->s) {
+        *next = to;
+        return 0;
+    }
+    char ts[40];
+    weir__format_ts(o->ts_s, ts, sizeof ts);
+    const char *clause = o->conf.skip_text ? o->conf.skip_text : "TO ...";
+    if (to < 0)
+        return weir_op_fail(o->ctx, WEIR_EINVAL,
+                            "MATCH_RECOGNIZE: AFTER MATCH SKIP %s: the match whose first row is at %s maps no row "
+                            "to that variable, so there is no row to skip to",
+                            clause, ts);
+    return weir_op_fail(o->ctx, WEIR_EINVAL,
+                        "MATCH_RECOGNIZE: AFTER MATCH SKIP %s would resume at the first row of the match (the row at "
+                        "%s): the next match would start where this one did",
+                        clause, ts);
 }
 
 /* Matches the released rows as far as can be decided. */
@@ -596,9 +612,8 @@ static int run(match_op *o)
         }
         int64_t nx = o->s + 1;
         if (o->has_m) {
-            if ((rc = emit_match(o)))
+            if ((rc = resume_at(o, &nx)) || (rc = emit_match(o)))
                 return rc;
-            nx = resume_at(o);
         }
         o->active = false;
         o->s = nx;

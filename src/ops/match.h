@@ -102,6 +102,7 @@ typedef struct weir_match_config {
     const weir_schema *out_schema;     /* partition columns, then the measures */
     weir_mr_skip skip;
     int32_t skip_var;
+    const char *skip_text; /* "TO FIRST A": names the clause when it fails the job */
     int64_t within_ms; /* 0: no WITHIN */
     uint32_t max_partial; /* live partial matches of one start; 0: the default */
 } weir_match_config;

@@ -369,7 +369,54 @@ static int bind_list(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_e
     return call_named(pc, e, fn, a, n, out);
 }
 
+static int bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_expr *e, weir_expr **out);
+
+/* One `once` syntax node bound in this expression, with where it was bound. */
+struct plan_once {
+    const weir_sql_expr *e;
+    const rel *r;
+    const agg_scope *as;
+    int phase;
+    weir_expr *bound;
+};
+
+/*
+ * Binds e. A node written once but placed at several points (an operand of
+ * an expanded row comparison, `once`) binds to one expression node for the
+ * whole expression being bound, so the calc computes it once (shared.c):
+ * RAND() in (RAND(), a) < (x, y) is one random number in each comparison.
+ */
 int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_expr *e, weir_expr **out)
+{
+    int phase = as ? (int)as->phase : -1;
+    if (e->once)
+        for (uint32_t i = 0; i < pc->n_once; i++)
+            if (pc->once[i].e == e && pc->once[i].r == r && pc->once[i].as == as && pc->once[i].phase == phase) {
+                *out = pc->once[i].bound;
+                return 0;
+            }
+    pc->bind_depth++;
+    int rc = bind_expr(pc, r, as, e, out);
+    pc->bind_depth--;
+    if (!rc && e->once) {
+        if (pc->n_once == pc->cap_once) {
+            uint32_t cap = pc->cap_once ? 2 * pc->cap_once : 8;
+            struct plan_once *n = plan_alloc(pc, cap * sizeof *n);
+            if (!n)
+                return WEIR_ENOMEM;
+            if (pc->n_once)
+                memcpy(n, pc->once, pc->n_once * sizeof *n);
+            pc->once = n;
+            pc->cap_once = cap;
+        }
+        pc->once[pc->n_once++] = (struct plan_once){e, r, as, phase, *out};
+    }
+    if (pc->bind_depth == 0)
+        pc->n_once = 0; /* the expression is bound: its nodes are not the next one's */
+    return rc;
+}
+
+static int bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_expr *e, weir_expr **out)
 {
     int rc;
     weir_error err = {0};

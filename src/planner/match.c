@@ -425,11 +425,17 @@ int plan_match(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
     if (mr->skip_var && (c.skip_var = var_index(&m, mr->skip_var->name)) < 0)
         return plan_error(pc, mr->skip_var->loc, WEIR_EINVAL, "AFTER MATCH SKIP TO %s: no variable of the PATTERN",
                           mr->skip_var->name);
-    if (mr->skip == WEIR_SQL_MR_SKIP_TO_FIRST && terms[0].var == (uint32_t)c.skip_var && terms[0].min > 0)
-        return plan_error(pc, mr->skip_var->loc, WEIR_EINVAL,
-                          "AFTER MATCH SKIP TO FIRST %s would start the next match where this one started",
-                          mr->skip_var->name);
+    /* SKIP TO FIRST / LAST V that would not move past the match's first row
+     * fails the job when a match does (resume_at in ops/match.c), as Flink
+     * does; no case of it is refused here, as Flink refuses none. */
     c.skip = (weir_mr_skip)mr->skip;
+    if (mr->skip_var) {
+        char sb[160];
+        snprintf(sb, sizeof sb, "TO %s %s", mr->skip == WEIR_SQL_MR_SKIP_TO_FIRST ? "FIRST" : "LAST",
+                 mr->skip_var->name);
+        if (!(c.skip_text = plan_strdup(pc, sb)))
+            return WEIR_ENOMEM;
+    }
     const char *mp = plan_config(pc, "weir.match.max-partial-matches");
     if (mp) {
         char *end;

@@ -259,6 +259,10 @@ struct plan_ctx {
     const weir_sql_expr **mr_e;
     uint32_t *mr_col;
     uint32_t n_mr;
+    /* syntax marked `once` bound in the expression being bound (bind.c):
+     * its second place gets the same node, so it is evaluated once */
+    struct plan_once *once;
+    uint32_t n_once, cap_once, bind_depth;
 };
 
 /* Column col of stream node's rows is an event-time attribute besides the rel's rowtime. */

@@ -76,6 +76,13 @@ char *weir_type_format(weir_type t, char *buf, size_t cap)
     case WEIR_TYPE_DECIMAL:
         snprintf(buf, cap, "DECIMAL(%u, %u)%s", t.precision, t.scale, nn);
         break;
+    case WEIR_TYPE_BIGINT:
+        snprintf(buf, cap, "%s%s",
+                 weir_type_interval(t) == 1   ? "INTERVAL DAY TO SECOND(3)"
+                 : weir_type_interval(t) == 2 ? "INTERVAL YEAR TO MONTH"
+                                              : "BIGINT",
+                 nn);
+        break;
     case WEIR_TYPE_TIMESTAMP:
     case WEIR_TYPE_TIMESTAMP_LTZ:
     case WEIR_TYPE_TIME:

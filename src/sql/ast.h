@@ -343,6 +343,9 @@ struct weir_sql_expr {
     weir_sql_loc loc; /* where the expression's text starts */
     uint32_t end;     /* byte offset just past its text */
     uint32_t height;
+    /* written once but placed at several points of the tree (an operand of
+     * an expanded row comparison): bound once, so it is evaluated once */
+    bool once;
     union {
         weir_sql_literal lit;
         weir_sql_name column;

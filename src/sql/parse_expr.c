@@ -1705,6 +1705,8 @@ static weir_sql_expr *row_compare(parser *p, weir_sql_binop op, weir_sql_loc op_
         parser_fail_at(p, op_loc, "cannot compare a row of %u fields with a row of %u fields", n,
                        r->u.call.n_args);
     weir_sql_expr *const *a = l->u.call.args, *const *b = r->u.call.args;
+    for (uint32_t i = 0; i < n; i++)
+        a[i]->once = b[i]->once = true; /* shared by the expansion (and by an IN list's rows) */
     if (op == WEIR_SQL_OP_EQ || op == WEIR_SQL_OP_NE) {
         weir_sql_expr *acc = binary_node(p, op, op_loc, a[0], b[0]);
         for (uint32_t i = 1; i < n; i++)
