@@ -66,7 +66,7 @@ static cat_view *with_query(plan_ctx *pc, const weir_sql_name *n)
     if (n->n_parts != 1)
         return NULL;
     for (size_t i = pc->n_views; i-- > 0;)
-        if (!pc->views[i].catalog && !strcasecmp(pc->views[i].name, n->parts[0].name))
+        if (!pc->views[i].catalog && !pc->views[i].hidden && !strcasecmp(pc->views[i].name, n->parts[0].name))
             return &pc->views[i];
     return NULL;
 }
@@ -109,7 +109,16 @@ cat_view *plan_find_view(plan_ctx *pc, const weir_sql_name *n)
 
 void plan_view_enter(plan_ctx *pc, const cat_view *v, plan_home *saved)
 {
-    *saved = (plan_home){pc->cur_catalog, pc->cur_database};
+    size_t from = 0;
+    if (!v->catalog && v >= pc->views && v < pc->views + pc->n_views)
+        from = (size_t)(v - pc->views);
+    *saved = (plan_home){pc->cur_catalog, pc->cur_database, from, pc->n_views};
+    for (size_t i = from; i < pc->n_views; i++)
+        pc->views[i].hidden++;
+    if (!pc->n_homes++) {
+        pc->stmt_catalog = pc->cur_catalog;
+        pc->stmt_database = pc->cur_database;
+    }
     if (v->catalog) {
         pc->cur_catalog = v->home_catalog;
         pc->cur_database = v->home_database;
@@ -120,6 +129,57 @@ void plan_view_leave(plan_ctx *pc, const plan_home *saved)
 {
     pc->cur_catalog = saved->catalog;
     pc->cur_database = saved->database;
+    for (size_t i = saved->hide_from; i < saved->hide_to && i < pc->n_views; i++)
+        pc->views[i].hidden--;
+    pc->n_homes--;
+}
+
+int plan_late_table(plan_ctx *pc, weir_sql_loc loc, bool quiet, cat_table **t)
+{
+    static const char key[] = "weir.late-records.table";
+    *t = NULL;
+    const char *tn = plan_config(pc, key);
+    if (!tn)
+        return 0;
+    /* t, db.t or catalog.db.t: qualified here, so that no WITH query of the statement is found */
+    const char *parts[4];
+    size_t lens[4], n = 0;
+    for (const char *p = tn; n < 4;) {
+        const char *dot = strchr(p, '.');
+        parts[n] = p;
+        lens[n++] = dot ? (size_t)(dot - p) : strlen(p);
+        if (!dot)
+            break;
+        p = dot + 1;
+    }
+    if (n > 3)
+        return quiet ? 0
+                     : plan_error(pc, plan_config_at(pc, key, loc), WEIR_EINVAL,
+                                  "%s '%s': a table name has at most three parts", key, tn);
+    const char *cat = pc->n_homes ? pc->stmt_catalog : pc->cur_catalog;
+    const char *db = pc->n_homes ? pc->stmt_database : pc->cur_database;
+    if (!cat || !db) /* no catalog at all: nothing is found */
+        return quiet ? 0 : plan_error(pc, plan_config_at(pc, key, loc), WEIR_ENOTFOUND, "%s names unknown table '%s'", key, tn);
+    weir_sql_ident id[3];
+    for (size_t i = 0; i < 3; i++) {
+        size_t k = i + n - 3; /* the part of tn, when i >= 3 - n */
+        const char *s = i + n < 3 ? (i == 0 ? cat : db) : NULL;
+        char *part = plan_alloc(pc, (s ? strlen(s) : lens[k]) + 1);
+        if (!part)
+            return WEIR_ENOMEM;
+        if (s)
+            strcpy(part, s);
+        else {
+            memcpy(part, parts[k], lens[k]);
+            part[lens[k]] = 0;
+        }
+        id[i] = (weir_sql_ident){.name = part, .len = (uint32_t)strlen(part), .loc = loc};
+    }
+    weir_sql_name nm = {.parts = id, .n_parts = 3, .loc = loc};
+    *t = plan_find_table(pc, &nm);
+    if (!*t && !quiet)
+        return plan_error(pc, plan_config_at(pc, key, loc), WEIR_ENOTFOUND, "%s names unknown table '%s'", key, tn);
+    return 0;
 }
 
 const char *plan_closest_name(const char *name, const char *const *cands, size_t n)
@@ -164,8 +224,12 @@ int plan_missing(plan_ctx *pc, const weir_sql_name *n, const char *what, bool un
     if (rc)
         return rc;
     cat_catalog *c = plan_find_catalog(pc, path.catalog);
-    if (!c) /* the current catalog always exists: the name gave this one */
+    if (!c && n->n_parts == 3)
         return plan_unknown_catalog(pc, &n->parts[0]);
+    if (!c) /* the current catalog: a view's home, dropped since (USE CATALOG never leaves one missing) */
+        return plan_error(pc, n->parts[n->n_parts - 1].loc, WEIR_ENOTFOUND,
+                          "%s '%s': catalog '%s', where the view reading it was created, does not exist", what,
+                          path.name, path.catalog);
     if (!plan_find_database(c, path.database)) {
         /* a bare name: the current database (which USE CATALOG may have left missing) */
         weir_sql_ident db = n->n_parts >= 2 ? n->parts[n->n_parts - 2]

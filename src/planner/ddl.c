@@ -868,8 +868,13 @@ int plan_print_names(plan_ctx *pc, const char *header, const char **names, size_
     qsort(names, n, sizeof *names, cmp_str);
     tableau tb = {.n_cols = 1, .header = &header};
     for (size_t i = 0; i < n; i++) {
-        if (i && !strcmp(names[i], names[i - 1]))
-            continue; /* a temporary object and the permanent one it shadows */
+        /* a temporary object and the permanent one it shadows (names match in any case, and sort
+         * apart when they differ in it: `T` < `U` < `t`) */
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcasecmp(names[i], names[j]);
+        if (seen)
+            continue;
         int rc = filter_keeps(&f, names[i]) ? tableau_add(pc, &tb, &names[i]) : 0;
         if (rc)
             return rc;
@@ -889,11 +894,11 @@ static int show_names(plan_ctx *pc, const weir_sql_stmt *st, bool tables)
     if (!names)
         return WEIR_ENOMEM;
     for (size_t i = 0; tables && i < pc->n_tables; i++)
-        if (!strcmp(pc->tables[i].catalog, in.catalog) && !strcmp(pc->tables[i].database, in.database))
+        if (!strcasecmp(pc->tables[i].catalog, in.catalog) && !strcasecmp(pc->tables[i].database, in.database))
             names[n++] = pc->tables[i].name;
     for (size_t i = 0; i < pc->n_views; i++)
-        if (pc->views[i].catalog && !strcmp(pc->views[i].catalog, in.catalog) &&
-            !strcmp(pc->views[i].database, in.database))
+        if (pc->views[i].catalog && !strcasecmp(pc->views[i].catalog, in.catalog) &&
+            !strcasecmp(pc->views[i].database, in.database))
             names[n++] = pc->views[i].name;
     return plan_print_names(pc, tables ? "table name" : "view name", names, n, st->u.show.like,
                             st->u.show.not_like, st->u.show.ilike);
@@ -991,20 +996,22 @@ typedef struct view_describe {
     const name_filter *f;
 } view_describe;
 
-/* A view's query planned (into the scratch job the caller made). */
-static int plan_view_query(plan_ctx *pc, const cat_view *v, rel *r)
+/* A view's query planned (into the scratch job the caller made). Planning may move pc->views (each
+ * WITH query is added to it): *v is copied first. */
+static int plan_view_query(plan_ctx *pc, const cat_view *vp, rel *r)
 {
+    const cat_view v = *vp;
     int depth = pc->view_depth;
     int rc = plan_ensure_job(pc);
     plan_home home;
-    plan_view_enter(pc, v, &home);
+    plan_view_enter(pc, vp, &home);
     if (!rc)
-        rc = plan_query(pc, v->query, r);
+        rc = plan_query(pc, v.query, r);
     plan_view_leave(pc, &home);
     pc->view_depth = depth;
-    if (!rc && v->n_columns && v->n_columns != r->n_physical)
-        return plan_error(pc, v->columns[0].loc, WEIR_EPLAN, "view '%s' names %u columns but its query has %u",
-                          v->name, v->n_columns, r->n_physical);
+    if (!rc && v.n_columns && v.n_columns != r->n_physical)
+        return plan_error(pc, v.columns[0].loc, WEIR_EPLAN, "view '%s' names %u columns but its query has %u",
+                          v.name, v.n_columns, r->n_physical);
     return rc;
 }
 
@@ -1025,11 +1032,11 @@ int plan_check_view(plan_ctx *pc, const cat_view *v)
 /* A view's columns: its query planned into a scratch job. */
 static int describe_view_rows(plan_ctx *pc, void *ud)
 {
-    const cat_view *v = ((const view_describe *)ud)->v;
+    const cat_view v = *((const view_describe *)ud)->v; /* planning may move pc->views */
     const name_filter *f = ((const view_describe *)ud)->f;
     static const char *const header[] = {"name", "type", "null", "key", "extras", "watermark"};
     rel r;
-    int rc = plan_view_query(pc, v, &r);
+    int rc = plan_view_query(pc, ((const view_describe *)ud)->v, &r);
     if (rc)
         return rc;
     tableau tb = {.n_cols = 6, .header = header};
@@ -1039,7 +1046,7 @@ static int describe_view_rows(plan_ctx *pc, void *ud)
         weir_type ty = r.schema->fields[i].type;
         bool proctime = r.has_proctime && r.proctime == i;
         char tn[128];
-        const char *row[6] = {v->n_columns ? v->columns[i].name : r.schema->fields[i].name, "",
+        const char *row[6] = {v.n_columns ? v.columns[i].name : r.schema->fields[i].name, "",
                               ty.nullable && !proctime ? "TRUE" : "FALSE", "", "", ""};
         if (!filter_keeps(f, row[0]))
             continue;
