@@ -523,7 +523,7 @@ int plan_show_space(plan_ctx *pc, const weir_sql_stmt *st)
             return rc;
         if (!c)
             return plan_unknown_catalog(pc, &st->u.show.name.parts[0]);
-        if (!c->n_opts)
+        if (!option_value(c->opts, c->n_opts, "type")) /* CREATE CATALOG needs it, ALTER keeps it */
             return plan_error(pc, st->u.show.name.loc, WEIR_EPLAN,
                               "catalog '%s' is weir's built-in catalog: no CREATE CATALOG made it", c->name);
         weir_sql_ident id = {.name = c->name, .len = (uint32_t)strlen(c->name)};

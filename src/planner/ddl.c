@@ -1079,6 +1079,19 @@ int plan_describe(plan_ctx *pc, const weir_sql_stmt *st)
     return describe(pc, &st->u.describe.name, &all);
 }
 
+/* An object's name as SHOW CREATE prints it: qualified as far as it is not in the current catalog and
+ * database, so that the statement re-creates it there. out->parts has room for three. */
+static const weir_sql_name *own_path(const plan_ctx *pc, const cat_path *p, weir_sql_name *out)
+{
+    const char *parts[3] = {p->catalog, p->database, p->name};
+    uint32_t skip = !strcasecmp(p->catalog, pc->cur_catalog) ? !strcasecmp(p->database, pc->cur_database) ? 2 : 1 : 0;
+    weir_sql_ident *id = out->parts;
+    out->n_parts = 3 - skip;
+    for (uint32_t i = skip; i < 3; i++)
+        id[i - skip] = (weir_sql_ident){.name = parts[i], .len = (uint32_t)strlen(parts[i])};
+    return out;
+}
+
 int plan_show(plan_ctx *pc, const weir_sql_stmt *st)
 {
     name_filter f = {st->u.show.like, st->u.show.not_like, st->u.show.ilike};
@@ -1089,6 +1102,8 @@ int plan_show(plan_ctx *pc, const weir_sql_stmt *st)
     case WEIR_SQL_SHOW_CREATE_TABLE:
     case WEIR_SQL_SHOW_CREATE_VIEW: {
         const weir_sql_name *n = &st->u.show.name;
+        weir_sql_ident own[3];
+        weir_sql_name own_name = {.parts = own};
         bool table = st->u.show.what == WEIR_SQL_SHOW_CREATE_TABLE;
         weir_sql_stmt shown = {.kind = table ? WEIR_SQL_STMT_CREATE_TABLE : WEIR_SQL_STMT_CREATE_VIEW};
         if (table) {
@@ -1099,6 +1114,7 @@ int plan_show(plan_ctx *pc, const weir_sql_stmt *st)
                                              : missing(pc, n, "table");
             shown.u.create_table = *t->ddl;
             shown.u.create_table.if_not_exists = false;
+            shown.u.create_table.name = *own_path(pc, &(cat_path){t->catalog, t->database, t->name}, &own_name);
         } else {
             cat_view *v = plan_find_view(pc, n);
             if (!v)
@@ -1107,7 +1123,7 @@ int plan_show(plan_ctx *pc, const weir_sql_stmt *st)
                                                            last_part(n))
                                               : missing(pc, n, "view");
             weir_sql_create_view *cv = &shown.u.create_view;
-            cv->name = *n;
+            cv->name = *own_path(pc, &(cat_path){v->catalog, v->database, v->name}, &own_name);
             cv->temporary = v->temporary;
             cv->columns = (weir_sql_ident *)v->columns;
             cv->n_columns = v->n_columns;
