@@ -141,44 +141,40 @@ int plan_late_table(plan_ctx *pc, weir_sql_loc loc, bool quiet, cat_table **t)
     const char *tn = plan_config(pc, key);
     if (!tn)
         return 0;
-    /* t, db.t or catalog.db.t: qualified here, so that no WITH query of the statement is found */
-    const char *parts[4];
-    size_t lens[4], n = 0;
-    for (const char *p = tn; n < 4;) {
-        const char *dot = strchr(p, '.');
-        parts[n] = p;
-        lens[n++] = dot ? (size_t)(dot - p) : strlen(p);
-        if (!dot)
-            break;
-        p = dot + 1;
-    }
-    if (n > 3)
-        return quiet ? 0
-                     : plan_error(pc, plan_config_at(pc, key, loc), WEIR_EINVAL,
-                                  "%s '%s': a table name has at most three parts", key, tn);
+    /* t, db.t or catalog.db.t, qualified here with the statement's current catalog and database (so
+     * that no WITH query of the statement is found either) */
+    size_t dots = 0;
+    for (const char *p = tn; *p; p++)
+        dots += *p == '.';
     const char *cat = pc->n_homes ? pc->stmt_catalog : pc->cur_catalog;
     const char *db = pc->n_homes ? pc->stmt_database : pc->cur_database;
-    if (!cat || !db) /* no catalog at all: nothing is found */
-        return quiet ? 0 : plan_error(pc, plan_config_at(pc, key, loc), WEIR_ENOTFOUND, "%s names unknown table '%s'", key, tn);
-    weir_sql_ident id[3];
-    for (size_t i = 0; i < 3; i++) {
-        size_t k = i + n - 3; /* the part of tn, when i >= 3 - n */
-        const char *s = i + n < 3 ? (i == 0 ? cat : db) : NULL;
-        char *part = plan_alloc(pc, (s ? strlen(s) : lens[k]) + 1);
+    if (dots > 2 || !cat)
+        return quiet ? 0
+                     : plan_error(pc, plan_config_at(pc, key, loc), WEIR_EINVAL,
+                                  dots > 2 ? "%s '%s': a table name has at most three parts"
+                                           : "%s '%s': there is no current catalog",
+                                  key, tn);
+    weir_sql_ident id[3] = {{.name = cat}, {.name = db}};
+    const char *p = tn;
+    for (size_t i = 2 - dots; i < 3; i++) {
+        const char *dot = strchr(p, '.');
+        size_t len = dot ? (size_t)(dot - p) : strlen(p);
+        char *part = plan_alloc(pc, len + 1);
         if (!part)
             return WEIR_ENOMEM;
-        if (s)
-            strcpy(part, s);
-        else {
-            memcpy(part, parts[k], lens[k]);
-            part[lens[k]] = 0;
-        }
-        id[i] = (weir_sql_ident){.name = part, .len = (uint32_t)strlen(part), .loc = loc};
+        memcpy(part, p, len);
+        part[len] = 0;
+        id[i].name = part;
+        p += len + 1;
     }
-    weir_sql_name nm = {.parts = id, .n_parts = 3, .loc = loc};
-    *t = plan_find_table(pc, &nm);
+    for (size_t i = 0; i < 3; i++) {
+        id[i].len = (uint32_t)strlen(id[i].name);
+        id[i].loc = loc;
+    }
+    *t = plan_find_table(pc, &(weir_sql_name){.parts = id, .n_parts = 3, .loc = loc});
     if (!*t && !quiet)
-        return plan_error(pc, plan_config_at(pc, key, loc), WEIR_ENOTFOUND, "%s names unknown table '%s'", key, tn);
+        return plan_error(pc, plan_config_at(pc, key, loc), WEIR_ENOTFOUND, "%s names unknown table '%s'", key,
+                          tn);
     return 0;
 }
 
