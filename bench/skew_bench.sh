@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # bench/skew_bench.sh - a skewed keyed aggregation (one key carries half of
 # all events) at parallelism 1 and 2, in one phase and in two phases
-# (table.optimizer.agg-phase-strategy = ONE_PHASE / TWO_PHASE).
+# (table.optimizer.agg-phase-strategy = ONE_PHASE / TWO_PHASE), and a
+# COUNT(DISTINCT) unsplit and split (table.optimizer.distinct-agg.split.enabled
+# = false / true, strategies NOSPLIT / SPLIT).
 #
 #   bash bench/skew_bench.sh [-e EVENTS] [-r ROUNDS] [-j JOBS] [-k KEYS] WEIR
 #
-#   JOBS: a comma-separated subset of tumble,group (default both):
-#     tumble  1 s TUMBLE, COUNT(*), SUM(v), MAX(v) per key
-#     group   GROUP BY key, COUNT(*), SUM(v), MAX(v), mini-batch on (an
-#             updating result into blackhole)
+#   JOBS: a comma-separated subset of tumble,group,distinct (default
+#   tumble,group):
+#     tumble    1 s TUMBLE, COUNT(*), SUM(v), MAX(v) per key
+#     group     GROUP BY key, COUNT(*), SUM(v), MAX(v), mini-batch on (an
+#               updating result into blackhole)
+#     distinct  GROUP BY key, COUNT(DISTINCT v), mini-batch on (an updating
+#               result into blackhole); v has 1000 values, so the split's
+#               partial aggregation (1024 buckets) gives each its own bucket
 # The source is datagen: k uniform in 0..KEYS-1 (default 10 000), v uniform
 # in 0..999, one event per millisecond; the key is 0 where v is even (half
 # of all events), else k (KEYS keys for the other half). With many keys the
@@ -40,11 +46,19 @@ W=${1:?usage: skew_bench.sh [-e EVENTS] [-r ROUNDS] [-j JOBS] [-k KEYS] WEIR}
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT
 
+strategies() { # $1: job
+    if [ "$1" = distinct ]; then echo NOSPLIT SPLIT; else echo ONE_PHASE TWO_PHASE; fi
+}
+
 write_job() { # $1: job, $2: parallelism, $3: strategy
     local f="$DIR/$1-p$2-$3.sql"
     {
         echo "SET 'parallelism.default' = '$2';"
-        echo "SET 'table.optimizer.agg-phase-strategy' = '$3';"
+        case $3 in
+        NOSPLIT) echo "SET 'table.optimizer.distinct-agg.split.enabled' = 'false';" ;;
+        SPLIT) echo "SET 'table.optimizer.distinct-agg.split.enabled' = 'true';" ;;
+        *) echo "SET 'table.optimizer.agg-phase-strategy' = '$3';" ;;
+        esac
         echo "SET 'table.exec.mini-batch.enabled' = 'true';"
         cat <<SQL
 CREATE TABLE src (k BIGINT, v BIGINT, ts TIMESTAMP(3),
@@ -63,6 +77,11 @@ INSERT INTO dst SELECT hk, window_start, COUNT(*), SUM(v), MAX(v)
 FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' SECOND))
 GROUP BY hk, window_start, window_end;
 SQL
+        elif [ "$1" = distinct ]; then
+            cat <<SQL
+CREATE TABLE dst (k BIGINT, c BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO dst SELECT hk, COUNT(DISTINCT v) FROM src GROUP BY hk;
+SQL
         else
             cat <<SQL
 CREATE TABLE dst (k BIGINT, c BIGINT, s BIGINT, m BIGINT) WITH ('connector' = 'blackhole');
@@ -78,7 +97,7 @@ declare -A cpu wall rss
 for round in $(seq 1 "$ROUNDS"); do
     for job in "${joblist[@]}"; do
         for p in 1 2; do
-            for st in ONE_PHASE TWO_PHASE; do
+            for st in $(strategies "$job"); do
                 sql=$(write_job "$job" "$p" "$st")
                 /usr/bin/time -f "%U %S %e %M" -o "$DIR/t" "$W" run "$sql" >/dev/null 2>"$DIR/err" ||
                     { cat "$DIR/err" >&2; exit 1; }
@@ -96,7 +115,7 @@ done
 median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 echo "# medians over $ROUNDS rounds, $EVENTS events, $KEYS keys besides the hot one, $(nproc) cores"
 for job in "${joblist[@]}"; do
-    for st in ONE_PHASE TWO_PHASE; do
+    for st in $(strategies "$job"); do
         for p in 1 2; do
             key="$job p=$p $st"
             echo "$key wall_s=$(median <<<"${wall[$key]}") cpu_s=$(median <<<"${cpu[$key]}") max_rss_kb=$(median <<<"${rss[$key]}")"

@@ -42,7 +42,9 @@ column, very late rows) in one JSON file, read by one table (so one split:
 results must not depend on parallelism or batch size), a batch of random
 queries over it, run by `weir run` at a random parallelism (1/2/4) and
 batch size (1/7/1024), with table.exec.mini-batch.enabled and
-table.optimizer.agg-phase-strategy drawn at random (two-phase GROUP BY). Each query is one *case*. The printed changelog is
+table.optimizer.agg-phase-strategy drawn at random (two-phase GROUP BY), and
+table.optimizer.distinct-agg.split.enabled (split distinct aggregation, which
+changes the changelog but not the final table). Each query is one *case*. The printed changelog is
 materialized (+I/+U add a row, -U/-D remove one) and compared as a multiset
 with the oracle's rows.
 
@@ -116,6 +118,11 @@ AGGS = [
     ("SUM(m)", "SUM(m)", "dec", "cents"),
     ("MAX(d)", "MAX(d)", "dbl", None),
     ("AVG(v)", "SUM(v), COUNT(v)", "int", "avg_int"),
+    ("COUNT(DISTINCT v)", "COUNT(DISTINCT v)", "big", None),
+    ("COUNT(DISTINCT s)", "COUNT(DISTINCT s)", "big", None),
+    ("SUM(DISTINCT v)", "SUM(DISTINCT v)", "int", None),
+    ("SUM(DISTINCT m)", "SUM(DISTINCT m)", "dec", "cents"),
+    ("COUNT(DISTINCT k) FILTER (WHERE v > 3)", "COUNT(DISTINCT k) FILTER (WHERE v > 3)", "big", None),
 ]
 
 
@@ -182,14 +189,16 @@ def gen_group(rng, qid):
     q.expected = expected
     if cascade:
         # counts of counts: the inner result is retracted as it changes
-        q.weir = ("SELECT c, COUNT(*) AS n, SUM(sv) AS ssv FROM (SELECT %s, COUNT(*) AS c, SUM(v) AS sv "
-                  "FROM t%s GROUP BY %s) GROUP BY c" % (
+        # (and the distinct sums: a DISTINCT aggregate over a changelog, split or not)
+        q.weir = ("SELECT c, COUNT(*) AS n, SUM(sv) AS ssv, COUNT(DISTINCT sv) AS dsv FROM (SELECT %s, "
+                  "COUNT(*) AS c, SUM(v) AS sv FROM t%s GROUP BY %s) GROUP BY c" % (
                       ", ".join(wkeys), " WHERE " + where[0] if where else "", ", ".join(wkeys)))
-        q.kinds = ["big", "big", "int"]
+        q.kinds = ["big", "big", "int", "big"]
         inner = "SELECT %s, COUNT(*) AS c, SUM(v) AS sv FROM t%s GROUP BY %s" % (
             ", ".join(lkeys), " WHERE " + where[1] if where else "", ", ".join(lkeys))
         q.expected = lambda db, rows, inner=inner: [
-            list(r) for r in db.execute("SELECT c, COUNT(*), SUM(sv) FROM (%s) GROUP BY c" % inner)]
+            list(r) for r in db.execute("SELECT c, COUNT(*), SUM(sv), COUNT(DISTINCT sv) FROM (%s) GROUP BY c"
+                                        % inner)]
     q.family = "group"
     return q
 
@@ -681,6 +690,9 @@ def gen_job(seed, index, fams, max_queries):
     # two-phase GROUP BY (table.optimizer.agg-phase-strategy, with mini-batch) must not change a result
     j.mini = rng.random() < 0.5
     j.phase = rng.choice([None, "AUTO", "ONE_PHASE", "TWO_PHASE", "TWO_PHASE"])
+    # split distinct aggregation must not change a final result (the changelog on the way may differ)
+    j.split = rng.choice([None, "false", "true", "true"])
+    j.buckets = rng.choice([None, 1, 3, 1024]) if j.split == "true" else None
     return j
 
 
@@ -703,6 +715,10 @@ def job_sql(j, queries):
         out.append("SET 'table.exec.mini-batch.enabled' = 'true';")
     if j.phase:
         out.append("SET 'table.optimizer.agg-phase-strategy' = '%s';" % j.phase)
+    if j.split:
+        out.append("SET 'table.optimizer.distinct-agg.split.enabled' = '%s';" % j.split)
+    if j.buckets:
+        out.append("SET 'table.optimizer.distinct-agg.split.bucket-num' = '%d';" % j.buckets)
     for q in queries:
         cols = ", ".join("c%d %s" % (i, sink_type(k)) for i, k in enumerate(q.kinds))
         out.append("CREATE TABLE %s%d (%s) WITH ('connector' = 'print', 'print-identifier' = '%s%d');"

@@ -24,6 +24,12 @@ prints them, and counts the rows the source must read: those of the
 partitions that make every conjunct reading partition columns alone TRUE
 (the pruning), compared with the source's "rows read".
 
+Cases whose files the test writes by hand also declare random METADATA
+columns ('file.path', 'file.name', 'file.size', 'file.modification-time',
+each file's time set by the test), among the others; the oracle takes them
+from the file it wrote each row to (the absolute path, its last part, its
+size from the file system, the time as the print connector writes it).
+
 Usage: partition_source_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
 Environment: WEIR_SEED replays a run; WEIR_PARTDIFF_JOB=i runs one case.
 """
@@ -86,6 +92,25 @@ def cmp(op, a, b):
 
 def like_prefix(v, prefix):
     return None if v is None else v.startswith(prefix)
+
+
+META_KEYS = [("file.path", "STRING"), ("file.name", "STRING"), ("file.size", "BIGINT"),
+             ("file.modification-time", "TIMESTAMP_LTZ(3)")]
+
+
+def meta_value(key, rel, folder):
+    """What METADATA column key reads for the file at rel (below folder)."""
+    path = os.path.join(folder, rel)
+    if key == "file.path":
+        return os.path.join(os.path.realpath(folder), rel)
+    if key == "file.name":
+        return os.path.basename(rel)
+    st = os.stat(path)
+    if key == "file.size":
+        return str(st.st_size)
+    ms = st.st_mtime_ns // 1000000
+    t = datetime.datetime(1970, 1, 1) + datetime.timedelta(milliseconds=ms)
+    return t.strftime("%Y-%m-%dT%H:%M:%S") + ".%03dZ" % (ms % 1000)
 
 
 def rand_key_cond(rng, name, ty):
@@ -160,11 +185,14 @@ def run_case(case):
     nk = rng.randint(1, 3)
     keys = [("p%d" % i, rng.choice(KEY_TYPES)) for i in range(nk)]
     data = [("id", "BIGINT"), ("s", "STRING")]
-    cols = keys + data
-    rng.shuffle(cols)
     fmt = rng.choice(["csv", "json"])
     par = rng.choice([1, 2, 4])
     round_trip = rng.random() < 0.4
+    # METADATA columns (files written by hand only: the oracle knows each row's file)
+    metas = [] if round_trip else [("m%d" % i, k) for i, k in
+                                   enumerate(rng.sample(META_KEYS, rng.randint(0, len(META_KEYS))))]
+    cols = keys + data + [(name, ty) for name, (_, ty) in metas]
+    rng.shuffle(cols)
     default_name = None if round_trip or rng.random() < 0.6 else "NULLPART"
     rows = []
     for i in range(rng.randint(0, 60)):
@@ -172,7 +200,10 @@ def run_case(case):
         for name, ty in keys:
             row[name] = rand_key(rng, ty, True)
         rows.append(row)
-    ddl_cols = ", ".join("%s %s" % c for c in cols)
+    meta_of = {name: key for name, (key, _) in metas}
+    ddl_cols = ", ".join("%s %s" % c for c in cols if c[0] not in meta_of)
+    read_cols = ", ".join("%s %s" % c + (" NOT NULL METADATA FROM '%s'%s" % (meta_of[c[0]], rng.choice(["", " VIRTUAL"]))
+                                         if c[0] in meta_of else "") for c in cols)
     data_order = [c for c in cols if c in data]
     opts = "'connector' = 'filesystem', 'path' = 'tbl', 'format' = '%s'" % fmt
     if default_name:
@@ -184,7 +215,7 @@ def run_case(case):
                                                     for k, v in r.items()}) + "\n" for r in rows))
         case.write("write.sql", "CREATE TABLE flat (%s) WITH ('connector' = 'filesystem', 'path' = 'flat.json', "
                    "'format' = 'json');\n%s);\nINSERT INTO t SELECT %s FROM flat;\n"
-                   % (ddl_cols, table, ", ".join(c for c, _ in cols)))
+                   % (ddl_cols, table, ", ".join(c for c, _ in cols if c not in meta_of)))
         p = case.run_weir(["run", "write.sql", "-D", "parallelism.default=%d" % rng.choice([1, 2])])
         if p.returncode:
             return ["writing: " + diffrun.failed_run(p)]
@@ -210,12 +241,17 @@ def run_case(case):
             n_files = rng.randint(1, 2)
             for fi in range(n_files):
                 chunk = prs[fi::n_files]
-                with open(os.path.join(folder, "f%d.%s" % (fi, fmt)), "w") as f:
+                fpath = os.path.join(folder, "f%d.%s" % (fi, fmt))
+                with open(fpath, "w") as f:
                     for r in chunk:
+                        r["_file"] = os.path.relpath(fpath, case.folder)
                         if fmt == "csv":
                             f.write(",".join(str(r[c]) for c, _ in data_order) + "\n")
                         else:
                             f.write(json.dumps({c: r[c] for c, _ in data_order}) + "\n")
+                # a modification time of its own, with milliseconds (1..999: always printed)
+                ms = 1700000000000 + rng.randint(0, 10 ** 9) * 1000 + rng.randint(1, 999)
+                os.utime(fpath, ns=(ms * 1000000, ms * 1000000))
             if rng.random() < 0.3:
                 with open(os.path.join(folder, "_SUCCESS"), "w") as f:
                     f.write("")
@@ -230,18 +266,21 @@ def run_case(case):
     where = " WHERE " + " AND ".join(s for s, _, _ in conj) if conj else ""
     split = rng.random() < 0.3
     read_opts = opts + (", 'source.split-size' = '64'" if split else "")
-    read_table = "CREATE TABLE t (%s) PARTITIONED BY (%s) WITH (%s" % (ddl_cols, ", ".join(k for k, _ in keys),
+    read_table = "CREATE TABLE t (%s) PARTITIONED BY (%s) WITH (%s" % (read_cols, ", ".join(k for k, _ in keys),
                                                                      read_opts)
     case.write("read.sql", "%s);\nSELECT %s FROM t%s;\n" % (read_table, ", ".join(c for c, _ in cols), where))
-    case.note = "%s, %d keys, parallelism %d%s%s, where:%s" % (
-        fmt, nk, par, ", round trip" if round_trip else "", ", ranges" if split else "", where or " none")
+    case.note = "%s, %d keys, parallelism %d%s%s%s, where:%s" % (
+        fmt, nk, par, ", round trip" if round_trip else "", ", ranges" if split else "",
+        ", metadata " + ",".join(k for _, (k, _) in metas) if metas else "", where or " none")
     want, n_read = [], 0
     for r in rows:
         if and3(f(r) for _, f, ko in conj if ko) is True:
             n_read += 1
         if and3(f(r) for _, f, _ in conj) is True:
-            want.append(tuple(show(r[c]) for c, _ in cols))
+            want.append(tuple(meta_value(meta_of[c], r["_file"], case.folder) if c in meta_of else show(r[c])
+                              for c, _ in cols))
     case.counts["rows"] += len(want)
+    case.counts["metadata values"] += len(want) * len(metas)
     p = case.run_weir(["run", "read.sql", "-D", "parallelism.default=%d" % par])
     if p.returncode:
         return [diffrun.failed_run(p)]

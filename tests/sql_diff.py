@@ -8,8 +8,8 @@ aggregations over them (TUMBLE, HOP, CUMULATE, SESSION; WHERE before and
 under the window; projections and computed columns; every aggregate of
 docs/aggregates.md; grouping by the key or not; HAVING; cascades), run by
 `weir run` at a random parallelism (1/2/4), batch size (1/7/1024),
-allowed lateness and table.optimizer.agg-phase-strategy (AUTO, ONE_PHASE,
-TWO_PHASE or unset). Each query is one *case*.
+allowed lateness, table.optimizer.agg-phase-strategy (AUTO, ONE_PHASE,
+TWO_PHASE or unset) and table.optimizer.distinct-agg.split.enabled. Each query is one *case*.
 
 The oracle shares no code with weir. A row-at-a-time model of the
 documented semantics, written here, decides which rows each window
@@ -50,7 +50,9 @@ GROUPING(k): the oracle adds the rows of the set () grouped by the window
 alone), agg-filter (FILTER (WHERE ...) on aggregates, MIN/MAX(DISTINCT x)),
 agg-distinct (SUM/AVG/VAR_*/STDDEV_*/APPROX_PERCENTILE(DISTINCT x)),
 listagg (LISTAGG(s, ';'), compared as a multiset of the joined values),
-hint-options (some tables are declared over decoy.json, a third of the
+split-aggs (in half the jobs with the distinct split on: no allowed lateness
+and mostly aggregates the split takes, a COUNT(DISTINCT) among them, so that
+window aggregations are split), hint-options (some tables are declared over decoy.json, a third of the
 rows, and every query reads them through a view whose FROM carries
 OPTIONS('path' = 'in.json'): the oracle sees the rows of in.json, so a
 hint that did not replace the table's path gives other results).
@@ -535,6 +537,14 @@ def gen_query(rng, qid, tables, lateness, feats, millis, late_cols, late_table=F
     allow_order = (q.win[0] == "TUMBLE" or (q.win[0] == "HOP" and lateness == 0)
                    or (q.win[0] == "CUMULATE" and lateness == 0))
     q.aggs = [make_agg(rng, agg_cols, allow_order) for _ in range(rng.randint(1, 4))]
+    if "split-aggs" in feats and rng.random() < 0.7:
+        # aggregates a split distinct aggregation takes (COUNT, MIN, MAX, SUM of
+        # exact numbers), one COUNT(DISTINCT x) among them
+        q.aggs = [a for a in q.aggs if re.match(r"^(COUNT|MIN|MAX)\(|^SUM\((v|m)\)$", a.weir)]
+        while not any(a.weir.startswith("COUNT(DISTINCT") for a in q.aggs):
+            a = make_agg(rng, agg_cols, allow_order)
+            if a.weir.startswith("COUNT(DISTINCT"):
+                q.aggs.insert(rng.randint(0, len(q.aggs)), a)
     # DISTINCT in SUM/AVG/variance/percentile: SQLite's DISTINCT aggregates
     # (group_concat(DISTINCT x) joins with ','); LISTAGG(x, ';') of a string
     # column: SQLite's group_concat, compared as a multiset of values (the
@@ -880,7 +890,7 @@ def fmt_row(kinds, vals):
 # --------------------------------------------------------------------------
 # Jobs
 
-ALL_FEATS = {"view", "where", "having", "cascade", "late", "group-window-time",
+ALL_FEATS = {"view", "where", "having", "cascade", "late", "group-window-time", "split-aggs",
              "offset", "legacy", "millisecond", "late-columns", "grouping-sets", "agg-filter",
              "agg-distinct", "listagg", "hint-options"}
 
@@ -904,7 +914,16 @@ def gen_job(seed, index, feats, max_queries):
     j.late_cols = j.late_table and "late-columns" in feats
     # INTERVAL 'n' MILLISECOND instead of (fractional) SECOND
     j.millis = "millisecond" in feats and rng.random() < 0.2
-    j.queries = [gen_query(rng, i, j.tables, j.lateness, feats, j.millis, j.late_cols, j.late_table)
+    # table.optimizer.distinct-agg.split.enabled: split distinct aggregation must not change a result;
+    # it splits windows without allowed lateness whose aggregates it takes, which some jobs favour
+    j.split = rng.choice([None, "false", "true"])
+    j.buckets = rng.choice([None, 1, 3, 1024]) if j.split == "true" else None
+    qfeats = feats
+    if j.split == "true" and "split-aggs" in feats and rng.random() < 0.5:
+        j.lateness = 0
+    else:
+        qfeats = feats - {"split-aggs"}
+    j.queries = [gen_query(rng, i, j.tables, j.lateness, qfeats, j.millis, j.late_cols, j.late_table)
                  for i in range(rng.randint(1, max_queries))]
     # table.optimizer.agg-phase-strategy: two-phase aggregation must not change a result
     j.phase = rng.choice([None, "AUTO", "ONE_PHASE", "TWO_PHASE", "TWO_PHASE"])
@@ -924,6 +943,10 @@ def job_sql(j, queries):
         out.append("SET 'table.exec.emit.allow-lateness' = '%d ms';" % j.lateness)
     if j.phase:
         out.append("SET 'table.optimizer.agg-phase-strategy' = '%s';" % j.phase)
+    if j.split:
+        out.append("SET 'table.optimizer.distinct-agg.split.enabled' = '%s';" % j.split)
+    if j.buckets:
+        out.append("SET 'table.optimizer.distinct-agg.split.bucket-num' = '%d';" % j.buckets)
     used = sorted(set(q.table for q in queries))
     for name, delay in j.tables:
         if name not in used:

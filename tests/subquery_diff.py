@@ -37,12 +37,24 @@ COALESCE(SUM(p), 0) + COUNT(*); cond an optional filter of t's own):
     on-exists      the same ON t.k = o.k AND [NOT] EXISTS (SELECT * FROM o o2 WHERE o2.x = t.p)
     row-sub        SELECT id, (k, x) <cmp> (SELECT MIN(t.k), MAX(p) FROM t [WHERE t.k = o.k] [AND cond]) AS v
                    FROM o   (a row against a scalar subquery's row: NULLs over no rows)
+    row-in-value   SELECT id, (k, x) [NOT] IN (SELECT k, p FROM t [WHERE t.p <> o.id] [AND cond]) AS v FROM o
+    row-in-or      SELECT id FROM o WHERE x < 2 OR (k, x) [NOT] IN (SELECT k, p FROM t [WHERE t.p <> o.id] [AND cond])
+    lateral-having SELECT o.id, l.v FROM o, LATERAL (SELECT [DISTINCT] agg [+ o.id] AS v FROM t
+                   WHERE t.k = o.k [AND cond] HAVING COUNT(*) > h) AS l   (or LEFT JOIN LATERAL ... ON TRUE)
+    lateral-sub    SELECT o.id, l.v FROM o, LATERAL (SELECT t.p AS v FROM (SELECT k, p FROM t) AS t
+                   WHERE t.k = o.k [AND cond]) AS l   (a subquery as its FROM)
+    lateral-join   SELECT o.id, l.v FROM o, LATERAL (SELECT COUNT(*) AS v FROM t JOIN o AS o2 ON o2.id = t.p
+                   WHERE t.k = o.k [AND cond]) AS l   (a join as its FROM; or LEFT JOIN LATERAL ... ON TRUE)
 
 A correlated subquery's correlation t.k = o.k is one of
     eq   t.k = o.k
     lt   t.k < o.k                      (a non-equality alone)
     eqx  t.k = o.k AND t.p <> o.x       (an equality and a non-equality naming another outer column)
 (agg-corr, agg-in: eq or lt, over the group key; lateral-*: always correlated).
+A LATERAL derived table of aggregates without GROUP BY is one row per
+outer row (the aggregates of no rows too), which HAVING keeps or drops
+(LEFT JOIN LATERAL: pads with NULL) and DISTINCT leaves; o.id around the
+aggregate is the outer row's.
 A LATERAL derived table gives each outer row the inner rows its
 correlation and cond accept (lateral-rows: none, no row; lateral-left: one
 row of NULL, where a matched NULL p reads -1), or, aggregated, one row of
@@ -56,7 +68,11 @@ TRUE; <, <=, >, >= go along the fields to the first pair that is not two
 equal values: NULL when a field of it is NULL, else its comparison; all
 equal, TRUE for <=, >= and FALSE for <, >. (a, b) IN S is TRUE when some
 row of S compares TRUE, FALSE when every one compares FALSE (so over no
-rows), else NULL.
+rows), else NULL. Used as a value (row-in-value, row-in-or: not a WHERE
+conjunct), a row IN follows Flink's planner (Calcite's rewrite of IN into
+joined counts), which is coarser with NULLs: TRUE when some row equals
+field by field, else FALSE over no rows, else NULL when a field of the
+row, or a field of any row of the subquery, is NULL, else FALSE.
 
 A single-* subquery (no aggregate) must give at most one row: its value is
 the row's p (NULL over no rows), and when some correlation key (not NULL:
@@ -92,7 +108,8 @@ AGGS = ["MAX(p)", "MIN(p)", "SUM(p)", "COUNT(*)", "COUNT(p)", "COALESCE(SUM(p), 
 OPS = {">": lambda a, b: a > b, "<": lambda a, b: a < b, "=": lambda a, b: a == b}
 SHAPES = ["scalar-select", "scalar-where", "in-select", "exists-select", "in-or", "in-agg", "single-select",
           "single-where", "group-in", "agg-corr", "exists-where", "agg-in", "row-in", "row-in-group", "row-in-corr",
-          "row-cmp", "row-in-list", "lateral-rows", "lateral-left", "lateral-agg", "on-in", "on-exists", "row-sub", "lateral-group"]
+          "row-cmp", "row-in-list", "lateral-rows", "lateral-left", "lateral-agg", "on-in", "on-exists", "row-sub", "lateral-group",
+          "row-in-value", "row-in-or", "lateral-having", "lateral-sub", "lateral-join"]
 CMPS = ["=", "<>", "<", "<=", ">", ">="]
 CORRS = {"eq": "t.k = o.k", "lt": "t.k < o.k", "eqx": "t.k = o.k AND t.p <> o.x"}
 
@@ -115,7 +132,8 @@ def gen_job(rng):
                                correlated=rng.random() < 0.7, negated=rng.random() < 0.4,
                                corr=rng.choice(["eq", "eq", "lt", "eqx"]), cmp=rng.choice(CMPS),
                                row_kw=rng.random() < 0.3,
-                               consts=[(val(nk - 1, 0.15), val(6, 0.15)) for _ in range(rng.randint(1, 4))])
+                               consts=[(val(nk - 1, 0.15), val(6, 0.15)) for _ in range(rng.randint(1, 4))],
+                               having=rng.randint(0, 2), outer=rng.random() < 0.5, distinct=rng.random() < 0.3)
         if q.shape == "lateral-group":
             q.corr = "eq"
         if q.shape in ("agg-corr", "agg-in") and q.corr == "eqx":
@@ -206,10 +224,22 @@ def row_in(a, rows):
     return None if None in cs else False
 
 
+def row_in_value(a, rows):
+    """A row IN used as a value, as Flink's planner computes it (coarser than row_in with NULLs)."""
+    if not rows:
+        return False
+    if any(all(u is not None and v is not None and u == v for u, v in zip(a, r)) for r in rows):
+        return True
+    if any(u is None for u in a) or any(v is None for r in rows for v in r):
+        return None
+    return False
+
+
 def row_inner(j, q, oid):
     """The rows (k, p) of a row-in* subquery for outer row oid."""
+    corr = q.shape == "row-in-corr" or (q.shape in ("row-in-value", "row-in-or") and q.correlated)
     rows = [(tk, p) for tk, p in j.t if cond_holds(q, p) and
-            (q.shape != "row-in-corr" or (p is not None and oid is not None and p != oid))]
+            (not corr or (p is not None and oid is not None and p != oid))]
     if q.shape != "row-in-group":
         return rows
     groups = collections.defaultdict(list)
@@ -264,6 +294,11 @@ def oracle(j, q):
                 out[(oid, row_cmp(q.cmp, (k, x), q.consts[0]))] += 1
             elif q.shape == "row-in-list":
                 out[(oid, neg(row_in((k, x), q.consts), q.negated))] += 1
+            elif q.shape == "row-in-value":
+                out[(oid, neg(row_in_value((k, x), row_inner(j, q, oid)), q.negated))] += 1
+            elif q.shape == "row-in-or":
+                if (x is not None and x < 2) or neg(row_in_value((k, x), row_inner(j, q, oid)), q.negated) is True:
+                    out[(oid,)] += 1
             elif neg(row_in((k, x), row_inner(j, q, oid)), q.negated) is True:
                 out[(oid,)] += 1
         return out
@@ -283,13 +318,29 @@ def oracle(j, q):
             for p in ps or [None]:
                 out[(oid, p)] += 1
         return out
+    if q.shape == "lateral-having":
+        for oid, k, x in j.o:
+            ps = inner_ps(j, q, k, x)
+            v = agg_value(q.agg, ps)
+            if q.outer and v is not None:
+                v += oid
+            if len(ps) > q.having:
+                out[(oid, v)] += 1
+            elif q.negated:
+                out[(oid, None)] += 1  # LEFT JOIN LATERAL pads the row HAVING drops
+        return out
     if q.shape == "lateral-group":
         for oid, k, x in j.o:
             groups = collections.Counter(inner_ps(j, q, k, x))
             for g, n in (groups.items() or [(None, None)]):
                 out[(oid, g, n)] += 1
         return out
-    if q.shape in ("lateral-rows", "lateral-left"):
+    if q.shape == "lateral-join":
+        for oid, k, x in j.o:
+            ps = inner_ps(j, q, k, x)
+            out[(oid, sum(1 for p in ps for oid2, _, _ in j.o if p is not None and oid2 == p))] += 1
+        return out
+    if q.shape in ("lateral-rows", "lateral-left", "lateral-sub"):
         for oid, k, x in j.o:
             ps = inner_ps(j, q, k, x)
             if q.shape == "lateral-left":
@@ -339,12 +390,14 @@ def out_cols(q):
     if q.shape in ("agg-corr", "agg-in"):
         return ["k", "v"]
     return ["id", "v"] if q.shape in ("scalar-select", "in-select", "exists-select", "single-select", "row-cmp", "row-sub",
-                                      "row-in-list") or q.shape.startswith(("lateral", "on-")) else ["id"]
+                                      "row-in-list", "row-in-value") or q.shape.startswith(("lateral", "on-")) else ["id"]
 
 
 def out_type(q):
     return {"scalar-select": "BIGINT", "single-select": "INT", "agg-corr": "BIGINT", "lateral-rows": "INT",
-            "lateral-left": "INT", "lateral-agg": "BIGINT", "on-in": "INT", "on-exists": "INT"}.get(q.shape, "BOOLEAN")
+            "lateral-left": "INT", "lateral-agg": "BIGINT", "lateral-having": "BIGINT", "lateral-sub": "INT",
+            "lateral-join": "BIGINT", "on-in": "INT",
+            "on-exists": "INT"}.get(q.shape, "BOOLEAN")
 
 
 def lit(v):
@@ -374,6 +427,12 @@ def query_sql(q):
                 nt, ", ".join("(%s, %s)" % (lit(a), lit(b)) for a, b in q.consts))
         if q.shape == "row-in-corr":
             return "SELECT id FROM o WHERE (k, x) %sIN (SELECT k, p FROM t WHERE t.p <> o.id%s)" % (nt, cond)
+        if q.shape in ("row-in-value", "row-in-or"):
+            w = ("t.p <> o.id" + cond) if q.correlated else cond[len(" AND "):]
+            sub = "%s %sIN (SELECT k, p FROM t%s)" % (row_sql(q, "k", "x"), nt, " WHERE " + w if w else "")
+            if q.shape == "row-in-or":
+                return "SELECT id FROM o WHERE x < 2 OR %s" % sub
+            return "SELECT id, %s AS v FROM o" % sub
         where = " WHERE " + cond[len(" AND "):] if cond else ""
         if q.shape == "row-in-group":
             return "SELECT id FROM o WHERE (k, x) %sIN (SELECT k, %s FROM t%s GROUP BY k)" % (nt, q.agg, where)
@@ -395,6 +454,17 @@ def query_sql(q):
     if q.shape == "lateral-group":
         return ("SELECT o.id, l.v, l.n FROM o LEFT JOIN LATERAL (SELECT t.p AS v, COUNT(*) AS n FROM t%s "
                 "GROUP BY t.p) AS l ON TRUE" % where)
+    if q.shape == "lateral-having":
+        left = q.negated
+        return "SELECT o.id, l.v FROM o %s (SELECT %s%s%s AS v FROM t%s HAVING COUNT(*) > %d) AS l%s" % (
+            "LEFT JOIN LATERAL" if left else ", LATERAL", "DISTINCT " if q.distinct else "", q.agg,
+            " + o.id" if q.outer else "", where, q.having, " ON TRUE" if left else "")
+    if q.shape == "lateral-sub":
+        return "SELECT o.id, l.v FROM o, LATERAL (SELECT t.p AS v FROM (SELECT k, p FROM t) AS t%s) AS l" % where
+    if q.shape == "lateral-join":
+        left = q.negated
+        return "SELECT o.id, l.v FROM o %s (SELECT COUNT(*) AS v FROM t JOIN o AS o2 ON o2.id = t.p%s) AS l%s" % (
+            "LEFT JOIN LATERAL" if left else ", LATERAL", where, " ON TRUE" if left else "")
     if q.shape.startswith("lateral"):
         item = {"lateral-rows": "t.p", "lateral-left": "COALESCE(t.p, -1)", "lateral-agg": q.agg}[q.shape]
         left = q.shape == "lateral-left" or (q.shape == "lateral-agg" and q.negated)

@@ -1150,6 +1150,128 @@ Test(file_source, partitioned_monitoring_pruning_and_restore, .init = make_tmp,
     weir_schema_destroy(s);
 }
 
+/*
+ * METADATA columns (file.name, file.size, file.path) of a monitored folder
+ * read in byte ranges: every range reports its whole file, a file found by
+ * a later scan its own, and a range reopened at a position in a new
+ * instance (a restore) still reports its file.
+ */
+Test(file_source, metadata_of_monitored_ranges_and_restored_splits, .init = make_tmp, .fini = cleanup_tmp)
+{
+    static const struct {
+        const char *key;
+        weir_type_id type;
+    } kinds[] = {{"file.name", WEIR_TYPE_STRING}, {"file.size", WEIR_TYPE_BIGINT}, {"file.path", WEIR_TYPE_STRING}};
+    char cwd[512];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    for (size_t kd = 0; kd < sizeof kinds / sizeof *kinds; kd++) {
+        char root[400], sub[512], f1[600], f2[600];
+        char rel[16];
+        snprintf(rel, sizeof rel, "watch%zu", kd);
+        snprintf(root, sizeof root, "%s", tpath(rel)); /* tpath's buffers are reused */
+        snprintf(sub, sizeof sub, "%s/sub", root);
+        snprintf(f1, sizeof f1, "%s/1.json", root);
+        snprintf(f2, sizeof f2, "%s/2.json", sub);
+        mkdir(root, 0777);
+        write_file(f1, "{\"k\": 1}\n{\"k\": 2}\n"); /* 18 bytes: one range */
+        weir_manual_clock *mc = weir_manual_clock_create(1000);
+        weir_schema *s = weir_schema_create();
+        weir_schema_add(s, "k", weir_type_make(WEIR_TYPE_BIGINT, false));
+        weir_schema_add(s, "m", weir_type_make(kinds[kd].type, false));
+        weir_option meta[] = {{"m", kinds[kd].key}};
+        weir_file_source_config cfg;
+        weir_file_source_config_init(&cfg);
+        cfg.path = root;
+        cfg.monitor_interval_ms = 500;
+        cfg.split_size_bytes = 18;
+        cfg.clock = weir_manual_clock_get(mc);
+        cfg.metadata_columns = meta;
+        cfg.n_metadata_columns = 1;
+        /* what m reads for each file */
+        char v1[700], v2[700];
+        if (kinds[kd].type == WEIR_TYPE_BIGINT) {
+            snprintf(v1, sizeof v1, "18");
+            snprintf(v2, sizeof v2, "27");
+        } else if (!strcmp(kinds[kd].key, "file.name")) {
+            snprintf(v1, sizeof v1, "1.json");
+            snprintf(v2, sizeof v2, "2.json");
+        } else {
+            snprintf(v1, sizeof v1, "%s", f1[0] == '/' ? f1 : "");
+            snprintf(v2, sizeof v2, "%s", f2[0] == '/' ? f2 : "");
+            cr_assert(v1[0] && v2[0], "the test folder is absolute");
+        }
+        src_handle h;
+        file_source(&h, &cfg, s);
+        src_open(&h, 0, 1);
+        const char *ids[8];
+        cr_assert_eq(discover_all(&h, ids, 8), 1);
+        char out[2048] = "", want[2048];
+        cr_assert_eq(read_split(&h, ids[0], NULL, 0, 16, 0, out, sizeof out, NULL), 0, "%s", h.err.message);
+        snprintf(want, sizeof want, "1:%s\n2:%s\n", v1, v1);
+        cr_assert_str_eq(out, want, "%s", kinds[kd].key);
+        mkdir(sub, 0777);
+        write_file(f2, "{\"k\": 3}\n{\"k\": 4}\n{\"k\": 5}\n"); /* 27 bytes: ranges @0-18, @18- */
+        weir_manual_clock_advance(mc, 500);
+        cr_assert_eq(discover_all(&h, ids, 8), 2, "the new file, in two ranges");
+        char id[600], last[600];
+        snprintf(id, sizeof id, "%s", ids[0]);
+        snprintf(last, sizeof last, "%s", ids[1]);
+        /* one row of the first range, its position kept; the rest in a new instance (a restore) */
+        weir_buf pos;
+        weir_buf_init(&pos);
+        out[0] = '\0';
+        cr_assert_eq(read_split(&h, id, NULL, 0, 1, 1, out, sizeof out, &pos), 0, "%s", h.err.message);
+        snprintf(want, sizeof want, "3:%s\n", v2);
+        cr_assert_str_eq(out, want, "%s", kinds[kd].key);
+        src_close(&h);
+        file_source(&h, &cfg, s);
+        src_open(&h, 0, 1);
+        out[0] = '\0';
+        cr_assert_eq(read_split(&h, id, pos.data, pos.len, 16, 0, out, sizeof out, NULL), 0, "%s", h.err.message);
+        cr_assert_eq(read_split(&h, last, NULL, 0, 16, 0, out, sizeof out, NULL), 0, "%s", h.err.message);
+        snprintf(want, sizeof want, "4:%s\n5:%s\n", v2, v2);
+        cr_assert_str_eq(out, want, "%s after a restore", kinds[kd].key);
+        weir_buf_fini(&pos);
+        src_close(&h);
+        weir_manual_clock_destroy(mc);
+        weir_schema_destroy(s);
+    }
+}
+
+/* Unknown metadata keys and wrong types are refused, naming the column and what it could be. */
+Test(file_source, metadata_keys_and_types_are_checked, .init = make_tmp, .fini = cleanup_tmp)
+{
+    write_file(tpath("m.json"), "{\"k\": 1}\n");
+    static const struct {
+        const char *key;
+        weir_type_id type;
+        const char *msg;
+    } bad[] = {
+        {"file.nmae", WEIR_TYPE_STRING,
+         "column 'm': connector 'filesystem' has no metadata 'file.nmae' (did you mean 'file.name'?); it has "
+         "'file.path', 'file.name', 'file.size' and 'file.modification-time'"},
+        {"file.size", WEIR_TYPE_INT, "column 'm': metadata 'file.size' is BIGINT, not INT"},
+        {"file.modification-time", WEIR_TYPE_BIGINT,
+         "column 'm': metadata 'file.modification-time' is TIMESTAMP_LTZ(3), not BIGINT"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        weir_schema *s = weir_schema_create();
+        weir_schema_add(s, "k", weir_type_make(WEIR_TYPE_BIGINT, false));
+        weir_schema_add(s, "m", weir_type_make(bad[i].type, false));
+        weir_option meta[] = {{"m", bad[i].key}};
+        weir_file_source_config cfg;
+        weir_file_source_config_init(&cfg);
+        cfg.path = tpath("m.json");
+        cfg.metadata_columns = meta;
+        cfg.n_metadata_columns = 1;
+        weir_source_spec spec;
+        weir_error err = {0};
+        cr_assert_eq(weir_file_source_spec(&cfg, s, &spec, &err), WEIR_EINVAL);
+        cr_assert_str_eq(err.message, bad[i].msg);
+        weir_schema_destroy(s);
+    }
+}
+
 /* A folder that is not key=value, or a value its column cannot take, fails discovery naming the folder. */
 Test(file_source, partitioned_bad_folders_are_errors, .init = make_tmp, .fini = cleanup_tmp)
 {

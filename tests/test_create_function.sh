@@ -5,11 +5,14 @@
 # another name for a registered function, DROP FUNCTION, at parallelism 1,
 # 2 and 4 against rows derived by hand; then the refusals, each naming the
 # construct (a Java or Python class, a missing library or symbol, a name
-# that exists, a dropped name).
+# that exists, a dropped name); table functions from libweir_udtf_example.so
+# (another name, SHOW USER FUNCTIONS, a dropped one).
 set -u
 weir=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 lib=$(cd "$(dirname "$weir")" && pwd)/libweir_udf_example.so
 [ -f "$lib" ] || { echo "FAIL: $lib is not built"; exit 1; }
+tlib=$(cd "$(dirname "$weir")" && pwd)/libweir_udtf_example.so
+[ -f "$tlib" ] || { echo "FAIL: $tlib is not built"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -58,6 +61,21 @@ CREATE FUNCTION myupper AS 'UPPER';|error: function 'myupper': 'UPPER' is a buil
 DROP FUNCTION nothing_here;|e.sql:1:15: error: unknown function 'nothing_here'
 DROP FUNCTION upper;|error: function 'upper' is built in and cannot be dropped
 CREATE FUNCTION rr AS 'weir_example_reverse' LANGUAGE C USING JAR '$lib'; DROP FUNCTION rr; SELECT rr('a');|error: no function rr(STRING)
+CREATE FUNCTION sw AS 'weir_example_split_words' LANGUAGE C USING JAR '$tlib'; DROP FUNCTION sw; SELECT w FROM (VALUES ('a')) AS v(s), LATERAL TABLE(sw(v.s)) AS x(w);|error: no table function sw
+CREATE FUNCTION sw AS 'weir_example_split_words' LANGUAGE C USING JAR '$tlib'; CREATE FUNCTION sw AS 'weir_example_reverse' LANGUAGE C USING JAR '$lib';|error: function 'sw' already exists
 LIST
+# table functions from a library: another name, SHOW USER FUNCTIONS, the scalar ones beside them
+cat > tf.sql <<SQL
+CREATE FUNCTION split_words AS 'weir_example_split_words' LANGUAGE C USING JAR '$tlib';
+CREATE FUNCTION sw2 AS 'split_words';
+CREATE FUNCTION reverse_str AS 'weir_example_reverse' LANGUAGE C USING JAR '$lib';
+SHOW USER FUNCTIONS;
+SELECT w, reverse_str(w) FROM (VALUES ('ab cd'), ('e')) AS v(s), LATERAL TABLE(sw2(v.s)) AS x(w);
+SQL
+want=$(printf '+---------------+\n| function name |\n+---------------+\n|   reverse_str |\n|   split_words |\n|           sw2 |\n+---------------+\n3 rows in set\n+I[ab, ba]\n+I[cd, dc]\n+I[e, e]\n')
+got=$("$weir" run tf.sql 2>err.txt | sed -E 's/^[0-9]+> //')
+if [ "$got" != "$want" ]; then
+  echo "FAIL: table functions from the library:"; echo "$got"; head -3 err.txt; fail=1
+fi
 [ $fail -eq 0 ] && echo "test_create_function: passed"
 exit $fail

@@ -105,6 +105,17 @@ static void run_open(source_run *run, const weir_nexmark_config *c, uint32_t p,
     }
 }
 
+/* Opens the one split of a run at parallelism 1 from its start. */
+static void *open_the_split(source_run *run)
+{
+    weir_error err = {0};
+    void *rd = NULL;
+    cr_assert_eq(run->spec.cls->open_split(run->inst[0], "nexmark-0-of-1",
+                                           NULL, 0, &rd, &err),
+                 0, "%s", err.message);
+    return rd;
+}
+
 static void run_close(source_run *run)
 {
     for (uint32_t i = 0; i < run->p; i++)
@@ -467,10 +478,7 @@ Test(nexmark, appends_to_a_partly_filled_batch)
     cr_assert_eq(weir_nexmark_gen_create(&c, &g, &err), 0);
     source_run run;
     run_open(&run, &c, 1, NULL);
-    void *rd;
-    cr_assert_eq(run.spec.cls->open_split(run.inst[0], "nexmark-0-of-1", NULL,
-                                          0, &rd, &err),
-                 0);
+    void *rd = open_the_split(&run);
     weir_batch *b = weir_batch_create(run.spec.schema, 999);
     weir_nexmark_event ev;
     /* Twice: the second pass reuses buffers that hold the first pass's values.
@@ -1023,10 +1031,7 @@ Test(nexmark, rate_limited_against_the_clock)
     source_run run;
     run_open(&run, &c, 1, NULL);
     weir_error err;
-    void *rd;
-    cr_assert_eq(run.spec.cls->open_split(run.inst[0], "nexmark-0-of-1", NULL,
-                                          0, &rd, &err),
-                 0);
+    void *rd = open_the_split(&run);
     weir_batch *b = weir_batch_create(run.spec.schema, 5000);
     cr_assert_eq(run.spec.cls->read(rd, b, 5000, &err), 1,
                  "only event 0 is due at the start");
@@ -1103,10 +1108,7 @@ Test(nexmark, bounded_keep_alive_and_stop_at)
     source_run run;
     run_open(&run, &c, 1, NULL);
     weir_error err;
-    void *rd;
-    cr_assert_eq(run.spec.cls->open_split(run.inst[0], "nexmark-0-of-1", NULL,
-                                          0, &rd, &err),
-                 0);
+    void *rd = open_the_split(&run);
     weir_batch *b = weir_batch_create(run.spec.schema, 2000);
     cr_assert_eq(run.spec.cls->read(rd, b, 2000, &err), 1000);
     cr_assert_eq(run.spec.cls->read(rd, b, 2000, &err), 0,
@@ -1144,10 +1146,7 @@ Test(nexmark, declared_schema_is_matched_by_name)
     source_run run;
     run_open(&run, &c, 1, s);
     weir_error err;
-    void *rd;
-    cr_assert_eq(run.spec.cls->open_split(run.inst[0], "nexmark-0-of-1", NULL,
-                                          0, &rd, &err),
-                 0);
+    void *rd = open_the_split(&run);
     weir_batch *b = weir_batch_create(s, 1000);
     cr_assert_eq(run.spec.cls->read(rd, b, 1000, &err), 460);
     weir_nexmark_gen *g;
@@ -1431,4 +1430,103 @@ Test(nexmark, allocation_failures_are_clean)
         spec.free_arg(spec.arg);
     }
     cr_assert(completed);
+}
+
+Test(nexmark, failed_write_leaves_the_reader_at_that_bid)
+{
+    /* The bid table's reader generates bids ahead of writing them. When a
+     * write fails (here the batch's heap cannot grow), the reader stands at
+     * the bid not written: the error names it and the next read starts with
+     * it, with no gap and no repeat. */
+    weir_nexmark_config c = base_config(WEIR_NEXMARK_TABLE_BID, 3000);
+    weir_error err;
+    weir_nexmark_gen *g;
+    cr_assert_eq(weir_nexmark_gen_create(&c, &g, &err), 0);
+    source_run run;
+    run_open(&run, &c, 1, NULL);
+    void *rd = open_the_split(&run);
+    weir_batch *b = weir_batch_create(run.spec.schema, 1000);
+    /* The heap's first block is allocated, its first growth fails. */
+    weir_alloc_fail_after(2);
+    int rc = run.spec.cls->read(rd, b, 1000, &err);
+    weir_alloc_fail_after(0);
+    cr_assert_eq(rc, WEIR_ENOMEM, "%d %s", rc, err.message);
+    cr_assert(b->n_rows > 0 && b->n_rows < 1000, "%u rows", b->n_rows);
+
+    weir_nexmark_event ev;
+    uint64_t n = 0, rows_seen = 0;
+    bool first = true;
+    for (;;) {
+        for (uint32_t r = 0; r < b->n_rows; r++, n++) {
+            while (weir_nexmark_gen_kind(g, n) != WEIR_NEXMARK_BID)
+                n++;
+            weir_nexmark_gen_event(g, n, &ev);
+            assert_row_is_event(b, r, c.table, &ev);
+            rows_seen++;
+        }
+        if (first) {
+            while (weir_nexmark_gen_kind(g, n) != WEIR_NEXMARK_BID)
+                n++;
+            char want[64];
+            snprintf(want, sizeof want, "event %" PRIu64 " ", n);
+            cr_assert(strstr(err.message, want), "%s (want %s)", err.message,
+                      want);
+            first = false;
+        }
+        weir_batch_reset(b);
+        rc = run.spec.cls->read(rd, b, 100, &err);
+        if (rc == WEIR_EOF)
+            break;
+        cr_assert(rc > 0, "%d %s", rc, err.message);
+    }
+    cr_assert_eq(rows_seen, 2760);
+    weir_batch_destroy(b);
+    run.spec.cls->close_split(rd);
+    run_close(&run);
+    weir_nexmark_gen_destroy(g);
+}
+
+Test(nexmark, url_without_channel_matches_the_generator)
+{
+    /* A bid's channel is resolved only when channel or url is wanted: url
+     * alone, hot channels and the others, read in short batches. */
+    weir_nexmark_config c = base_config(WEIR_NEXMARK_TABLE_BID, 2000);
+    weir_schema *s = weir_schema_create();
+    weir_schema_add(s, "url", weir_type_make(WEIR_TYPE_STRING, true));
+    weir_schema_add(s, "bidder", weir_type_make(WEIR_TYPE_BIGINT, false));
+    source_run run;
+    run_open(&run, &c, 1, s);
+    weir_error err;
+    void *rd = open_the_split(&run);
+    weir_nexmark_gen *g;
+    cr_assert_eq(weir_nexmark_gen_create(&c, &g, &err), 0);
+    weir_batch *b = weir_batch_create(s, 45);
+    weir_nexmark_event e;
+    uint64_t n = 0, rows_seen = 0, hot = 0;
+    for (;;) {
+        weir_batch_reset(b);
+        int rc = run.spec.cls->read(rd, b, 45, &err);
+        if (rc == WEIR_EOF)
+            break;
+        cr_assert(rc > 0, "%d %s", rc, err.message);
+        for (uint32_t r = 0; r < b->n_rows; r++, n++, rows_seen++) {
+            while (weir_nexmark_gen_kind(g, n) != WEIR_NEXMARK_BID)
+                n++;
+            weir_nexmark_gen_event(g, n, &e);
+            uint32_t len;
+            const char *x = weir_batch_str(b, 0, r, &len);
+            cr_assert(len == e.u.bid.url_len &&
+                          memcmp(x, e.u.bid.url, len) == 0,
+                      "event %" PRIu64 ": url '%.*s'", n, (int)len, x);
+            cr_assert_eq(WEIR_COL_I64(b, 1)[r], e.u.bid.bidder);
+            hot += strncmp(e.u.bid.channel, "channel-", 8) != 0;
+        }
+    }
+    cr_assert_eq(rows_seen, 1840);
+    cr_assert(hot > 0 && hot < rows_seen, "%" PRIu64 " hot", hot);
+    weir_nexmark_gen_destroy(g);
+    weir_batch_destroy(b);
+    run.spec.cls->close_split(rd);
+    run_close(&run);
+    weir_schema_destroy(s);
 }

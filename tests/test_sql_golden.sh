@@ -25,6 +25,8 @@ if [ ${#cases[@]} -eq 0 ]; then
     [ -f "$d/expected.txt" ] && cases+=("examples/sql/$(basename "$d")")
   done
 fi
+# @WEIR_DIR@ in a job.sql is the folder of the weir binary (the example C function libraries)
+weir_dir=$(cd "$(dirname "$weir")" && pwd)
 pass=0
 fail=0
 work=$(mktemp -d)
@@ -33,7 +35,7 @@ normalize() { sed -E 's/^[0-9]+> //; s/^([A-Za-z0-9_-]+):[0-9]+> /\1> /' | LC_AL
 for c in "${cases[@]}"; do
   dir="$src/$c"
   if [ -f "$dir/expected-error.txt" ]; then
-    rm -rf "$work/$c"; mkdir -p "$work/$c"; cp -r "$dir/." "$work/$c"
+    rm -rf "$work/$c"; mkdir -p "$work/$c"; cp -r "$dir/." "$work/$c"; sed -i "s|@WEIR_DIR@|$weir_dir|g" "$work/$c/job.sql"
     out=$(cd "$work/$c" && "$weir" run job.sql 2>&1 >/dev/null)
     code=$?
     want=$(cat "$dir/expected-error.txt")
@@ -50,7 +52,7 @@ for c in "${cases[@]}"; do
   ps="1 2 4"
   [ -f "$dir/parallelism-1-only" ] && ps=1   # output that names the parallelism
   for p in $ps; do
-    rm -rf "$work/$c"; mkdir -p "$work/$c"; cp -r "$dir/." "$work/$c"
+    rm -rf "$work/$c"; mkdir -p "$work/$c"; cp -r "$dir/." "$work/$c"; sed -i "s|@WEIR_DIR@|$weir_dir|g" "$work/$c/job.sql"
     out=$(cd "$work/$c" && "$weir" run job.sql -D parallelism.default=$p 2>"$work/err")
     code=$?
     if [ $code -ne 0 ]; then

@@ -249,10 +249,23 @@ Test(sql_errors, flink_only_statements_are_named)
                  "job.sql:1:24: error: DISTRIBUTED BY (buckets) is not "
                  "supported by weir",
                  1, 24);
-    expect_error("SHOW JOBS",
-                 "job.sql:1:6: error: SHOW JOBS statements are not supported "
+    expect_error("SHOW MODULES",
+                 "job.sql:1:6: error: SHOW MODULES statements are not supported "
                  "by weir",
                  1, 6);
+    /* STOP JOB 'id' [WITH SAVEPOINT] [WITH DRAIN] */
+    expect_error("STOP JOB abc",
+                 "job.sql:1:10: error: expected a quoted job id, found identifier 'abc'",
+                 1, 10);
+    expect_error("STOP TASK 'x'",
+                 "job.sql:1:6: error: expected JOB, found identifier 'TASK'",
+                 1, 6);
+    expect_error("STOP JOB 'x' WITH DRAIN WITH SAVEPOINT",
+                 "job.sql:1:25: error: expected ';', found keyword WITH",
+                 1, 25);
+    expect_error("STOP JOB 'x' WITH SOON",
+                 "job.sql:1:19: error: expected SAVEPOINT or DRAIN, found identifier 'SOON'",
+                 1, 19);
     expect_error("SELECT 'a' MEMBER OF m FROM t",
                  "job.sql:1:12: error: MEMBER OF (a MULTISET operator) is not "
                  "supported by weir",

@@ -4,8 +4,10 @@
 # SELECT list and WHERE, scalar subqueries checked at run time to give one
 # row, tests in GROUP BY, correlated subqueries of aggregating SELECTs,
 # correlation by non-equalities, aggregates as IN's operand, EXISTS in WHERE,
-# row constructors: (a, b) [NOT] IN (SELECT ...), row comparisons and row IN
-# lists, ...): tests/subquery_diff.py generates random
+# row constructors: (a, b) [NOT] IN (SELECT ...) in WHERE and as a value, row
+# comparisons and row IN lists, LATERAL derived tables (rows, aggregates with
+# HAVING / DISTINCT / outer columns, over a join or a subquery), ...):
+# tests/subquery_diff.py generates random
 # outer and inner inputs (repeated keys, NULL keys and values), runs random
 # subquery shapes through `weir run` at parallelism 1/2/4 and batch sizes
 # 1/7/1024, folds each result changelog into its table and compares it

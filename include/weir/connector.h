@@ -79,6 +79,10 @@ typedef struct weir_connector_env {
      * in its schema. */
     const weir_option *metadata_columns;
     uint32_t n_metadata_columns;
+    /* Sources: set to the index in metadata_columns of the column an error
+     * is about (an unknown key, a wrong type), so the planner can point at
+     * it; left alone otherwise. NULL: not wanted. */
+    int *bad_metadata_index;
 } weir_connector_env;
 
 /* What a source does with a record it cannot decode. */
@@ -129,6 +133,17 @@ typedef struct weir_file_source_config {
      * columns in partition_keys order) this predicate does not make TRUE is
      * not read. Borrowed: it must outlive the source. NULL: none. */
     const struct weir_expr *partition_filter;
+    /*
+     * Metadata columns (`c TYPE METADATA FROM 'key'`), each {column name,
+     * key} (copied): the columns of the schema named here are not in the
+     * files; every row gets its file's 'file.path' (STRING, the absolute
+     * path; an object's s3:// URL), 'file.name' (STRING, the last part of
+     * the path), 'file.size' (BIGINT, bytes, as the file was when its split
+     * was opened) or 'file.modification-time' (TIMESTAMP_LTZ(3), local
+     * files only). A name not in the schema is skipped (not read).
+     */
+    const weir_option *metadata_columns;
+    uint32_t n_metadata_columns;
 } weir_file_source_config;
 
 void weir_file_source_config_init(weir_file_source_config *cfg);

@@ -301,7 +301,8 @@ typedef struct weir_udf {
 
 /* Registers a scalar function process-wide. Fails with WEIR_EEXIST for a taken name. */
 int weir_expr_register_udf(const weir_udf *udf, weir_error *err);
-/* Removes the name; expressions bound to the function before keep calling it. */
+/* Removes the name (a scalar or a table function); expressions and jobs bound to the
+ * function before keep calling it. */
 int weir_expr_unregister_udf(const char *name);
 /* The registered UDF of that name (its pointers stay valid for the process), or WEIR_ENOTFOUND. */
 int weir_expr_udf_lookup(const char *name, weir_udf *out);
@@ -314,12 +315,97 @@ int weir_expr_udf_lookup(const char *name, weir_udf *out);
  * name is the SQL name, set by weir) and returns 0, or a negative WEIR_E...
  * code with err set. abi is WEIR_UDF_ABI_VERSION: a library built against
  * another layout of weir_udf should refuse it. What out points to must stay
- * valid for the process.
+ * valid for the process. A table function's symbol returns
+ * weir_udf_init_table(out, &def) instead (below).
  */
 #define WEIR_UDF_ABI_VERSION 1
 typedef int (*weir_udf_init_fn)(uint32_t abi, weir_udf *out, weir_error *err);
 
-/* True if name is a built-in scalar function or operator or a registered UDF. */
+/* ---- table functions (user-defined, in C) ---- */
+
+/*
+ * A table function maps one call (its argument values) to zero or more
+ * rows of declared columns: in SQL, `FROM t, LATERAL TABLE(f(t.a)) AS
+ * x(c1, c2)` joins each row of t with the rows f returns for it (docs/sql.md).
+ *
+ * Where the rows of one call go. weir passes one to the callback, which
+ * hands each row to weir_udtf_emit() and otherwise leaves it alone; only
+ * code that calls a table function itself (a test) fills one in.
+ */
+typedef struct weir_udtf_collector weir_udtf_collector;
+struct weir_udtf_collector {
+    /* Takes one row: row[i] is column i's value (of the declared type;
+     * is_null for NULL). Returns 0 or a negative WEIR_E... code. */
+    int (*emit)(weir_udtf_collector *self, const weir_value *row);
+    void *sink; /* the emitter's own state */
+};
+
+/*
+ * Emits one row of the function's declared columns: row[i] holds column
+ * i's value in the member of its declared type (row[i].type is not read);
+ * strings and bytes may point to any memory of the callback's, since they
+ * are copied at once. Returns 0, or a negative code (out of memory, or the
+ * job stopping) that the callback should return at once.
+ */
+int weir_udtf_emit(weir_udtf_collector *out, const weir_value *row);
+
+/*
+ * Per-call callback: args[0..n_args) hold the argument values (already
+ * cast to the declared types; NULL possible unless null_on_null). It emits
+ * zero or more rows through out and returns 0, or a negative WEIR_E...
+ * code with err set (weir_error_set) to fail the job: the message names
+ * the function, the SQL location of its call, and says err's message.
+ * Called by one thread at a time per running instance, possibly from
+ * several threads at once (parallelism > 1): ud shared by the calls must
+ * be read-only or guarded.
+ */
+typedef int (*weir_udtf_row_fn)(void *ud, const weir_value *args, uint32_t n_args, weir_udtf_collector *out,
+                                weir_error *err);
+
+typedef struct weir_udtf {
+    const char *name;             /* copied */
+    const weir_type *arg_types;   /* copied; implicit casts apply */
+    uint32_t n_args;
+    const char *const *col_names; /* copied: the result's column names (an alias list may rename them) */
+    const weir_type *col_types;   /* copied: the result's column types; each column may hold NULL */
+    uint32_t n_cols;              /* at least 1 */
+    weir_udtf_row_fn row_fn;
+    void *ud;
+    bool null_on_null;            /* no rows for a call with a NULL argument, without calling */
+} weir_udtf;
+
+/*
+ * Registers a table function process-wide. Scalar and table functions
+ * share one name space: a name taken by either (or a built-in) fails with
+ * WEIR_EEXIST.
+ */
+int weir_expr_register_udtf(const weir_udtf *f, weir_error *err);
+/* Removes the name (as weir_expr_unregister_udf, which removes either kind). */
+int weir_expr_unregister_udtf(const char *name);
+/* The registered table function of that name (its pointers stay valid for the process), or WEIR_ENOTFOUND. */
+int weir_expr_udtf_lookup(const char *name, weir_udtf *out);
+/*
+ * A call of the table function name with args (borrowed array of nodes of
+ * arena a): checks the count and the types, and casts each argument in
+ * place to its declared type (implicit casts only), as a scalar call
+ * would; fills *out. WEIR_ENOTFOUND (err unset) when no table function has
+ * that name; other failures set err ("no function f(INT); ...").
+ */
+int weir_expr_udtf_bind(weir_expr_arena *a, const char *name, weir_expr **args, uint32_t n_args, weir_udtf *out,
+                        weir_error *err);
+
+/*
+ * In a weir_udf_init_fn (CREATE FUNCTION ... LANGUAGE C): makes *out
+ * describe the table function def instead of a scalar function; return its
+ * result. def (and all it points to) must stay valid for the process; its
+ * name is ignored (the CREATE FUNCTION names the function). Returns 0, or
+ * WEIR_EINVAL for a NULL argument.
+ */
+int weir_udf_init_table(weir_udf *out, const weir_udtf *def);
+/* The table function weir_udf_init_table() put into u, or NULL (a scalar function). */
+const weir_udtf *weir_udf_table(const weir_udf *u);
+
+/* True if name is a built-in scalar function or operator or a registered UDF (scalar or table). */
 bool weir_expr_function_exists(const char *name);
 /*
  * The names of the built-in scalar functions callable by name (operators
@@ -327,8 +413,9 @@ bool weir_expr_function_exists(const char *name);
  * the first cap into names (static strings); returns how many there are.
  */
 size_t weir_expr_builtin_names(const char **names, size_t cap);
-/* The names of the registered UDFs (C API and CREATE FUNCTION), the first
- * cap of them (valid until the function is dropped); returns how many. */
+/* The names of the registered UDFs, scalar and table functions (C API and
+ * CREATE FUNCTION), the first cap of them (valid until the function is
+ * dropped); returns how many. */
 size_t weir_expr_udf_names(const char **names, size_t cap);
 
 #ifdef __cplusplus

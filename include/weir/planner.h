@@ -22,6 +22,30 @@ extern "C" {
 
 typedef struct weir_sql_job weir_sql_job;
 
+/* A running job of this machine, as SHOW JOBS lists it. */
+typedef struct weir_sql_running_job {
+    char id[33];        /* the job id: 32 hex digits */
+    char name[256];     /* pipeline.name */
+    int64_t started_ms; /* wall clock, ms since the epoch */
+} weir_sql_running_job;
+
+/*
+ * SHOW JOBS and STOP JOB, which act on the other jobs of this machine when
+ * the script is planned (`weir run` provides them).
+ */
+typedef struct weir_sql_job_control {
+    void *ud;
+    /* The running jobs; *out transferred (weir_free). */
+    int (*list)(void *ud, weir_sql_running_job **out, size_t *n, weir_error *err);
+    /* Stops job (a job id, process id or pipeline.name) and waits until it
+     * ended; with savepoint, path gets the savepoint's path. */
+    int (*stop)(void *ud, const char *job, bool savepoint, bool drain, char *path, size_t cap,
+                weir_error *err);
+    /* The script is planned again (a restart): they acted the first time
+     * and are skipped. */
+    bool skip;
+} weir_sql_job_control;
+
 typedef struct weir_sql_job_options {
     /* key/value settings applied after the script's own SET statements
      * (the command line's -D key=value); borrowed for the call. */
@@ -39,6 +63,8 @@ typedef struct weir_sql_job_options {
     size_t n_default;
     weir_clock clock;     /* processing time; now_ms NULL: the system clock */
     FILE *print_out;      /* print sinks and bare SELECTs write here (NULL: stdout) */
+    /* SHOW JOBS and STOP JOB (borrowed for the call); NULL: refused. */
+    const weir_sql_job_control *jobs;
 } weir_sql_job_options;
 
 int weir_sql_job_create(const char *file, const char *text, size_t len, const weir_sql_job_options *opt,

@@ -64,6 +64,7 @@ typedef enum weir_sql_stmt_kind {
     WEIR_SQL_STMT_ALTER,           /* ALTER TABLE / VIEW / DATABASE / CATALOG */
     WEIR_SQL_STMT_CREATE_CATALOG,  /* CREATE CATALOG c WITH (...) */
     WEIR_SQL_STMT_CREATE_DATABASE, /* CREATE DATABASE [c.]db ... */
+    WEIR_SQL_STMT_STOP_JOB,        /* STOP JOB 'id' [WITH SAVEPOINT] [WITH DRAIN] */
 } weir_sql_stmt_kind;
 
 /*

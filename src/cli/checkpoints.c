@@ -392,7 +392,7 @@ bool weir_cli_restart_due(weir_sql_job *sj, weir_job *job, uint32_t *attempt,
  * signals too and answers that it cannot take savepoints: SIGUSR1's default
  * action would kill it.
  */
-#define STOP_SIGNAL (SIGRTMIN + 1)
+#define STOP_SIGNAL WEIR_CLI_STOP_SAVEPOINT_SIGNAL
 
 static pthread_t g_sig_thread;
 static bool g_sig_started;
@@ -475,26 +475,32 @@ int weir_cli_savepoint(int argc, char **argv)
     int rc = weir_cli_signal_job("savepoint", argv[1], stop ? STOP_SIGNAL : SIGUSR1, &pid);
     if (rc)
         return rc;
+    char path[1100];
+    weir_error err = {0};
+    if (weir_cli_savepoint_await(pid, path, sizeof path, &err)) {
+        fprintf(stderr, "weir savepoint: %s\n", err.message);
+        return WEIR_EXIT_FAILED;
+    }
+    printf("%s\n", path);
+    return WEIR_EXIT_OK;
+}
+
+int weir_cli_savepoint_await(long pid, char *path, size_t cap, weir_error *err)
+{
     /* The reply comes when the savepoint is complete or has failed; the
      * job's end without one is a failure too (after one more look: it may
      * have answered just before it ended). */
     bool alive = true;
     for (;;) {
         int failed;
-        char text[1100];
-        int got = weir__registry_savepoint_take(pid, &failed, text, sizeof text);
+        int got = weir__registry_savepoint_take(pid, &failed, path, cap);
         if (got > 0) {
-            if (failed) {
-                fprintf(stderr, "weir savepoint: %s\n", text);
-                return WEIR_EXIT_FAILED;
-            }
-            printf("%s\n", text);
-            return WEIR_EXIT_OK;
+            if (failed)
+                return weir_error_set(err, WEIR_EIO, "%s", path);
+            return 0;
         }
-        if (got < 0 || !alive) {
-            fprintf(stderr, "weir savepoint: job %ld ended without a savepoint\n", pid);
-            return WEIR_EXIT_FAILED;
-        }
+        if (got < 0 || !alive)
+            return weir_error_set(err, WEIR_ENOTFOUND, "job %ld ended without a savepoint", pid);
         alive = weir__registry_alive(pid);
         if (!alive)
             continue;

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "weir/common.h"
+
 int weir_cli_checkpoints(int argc, char **argv);
 int weir_cli_inspect(int argc, char **argv);
 int weir_cli_run(int argc, char **argv);
@@ -25,6 +27,12 @@ int weir_cli_savepoint_tool(int argc, char **argv);
  * said what went wrong on stderr.
  */
 int weir_cli_signal_job(const char *cmd, const char *job, int sig, long *pid);
+/* The same, saying what went wrong in err; 0 or a WEIR_E... code. */
+int weir_cli_signal_job_err(const char *job, int sig, long *pid, weir_error *err);
+/* SHOW JOBS and STOP JOB of the scripts weir run plans (skip: a restart
+ * plans the script again; they acted the first time). */
+struct weir_sql_job_control;
+const struct weir_sql_job_control *weir_cli_job_control(bool skip);
 
 /* checkpoints.c: the checkpoint side of `weir run`. */
 struct weir_sql_job;
@@ -32,6 +40,13 @@ struct weir_job;
 /* Enables checkpoints as the script's options say; returns an exit code (WEIR_EXIT_OK: go on). */
 int weir_cli_enable_checkpoints(struct weir_sql_job *sj, struct weir_job *job, bool fresh, const char *from);
 /* SIGUSR1: savepoint; SIGRTMIN+1: stop with savepoint (call before weir_job_start / after the job ended). */
+#define WEIR_CLI_STOP_SAVEPOINT_SIGNAL (SIGRTMIN + 1) /* weir savepoint JOB --stop */
+/*
+ * After a savepoint signal sent to process pid: waits for its reply; 0 with
+ * the savepoint's path, or WEIR_EIO (it failed: why in err) or
+ * WEIR_ENOTFOUND (the job ended without one).
+ */
+int weir_cli_savepoint_await(long pid, char *path, size_t cap, weir_error *err);
 /* Blocks the savepoint signals in the calling thread and the threads it
  * starts from then on: call it before any thread exists, so that a
  * savepoint asked for while the job starts (a cluster process joining)

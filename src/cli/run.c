@@ -155,7 +155,8 @@ static int read_file(const char *path, char **text, size_t *len)
     return 0;
 }
 
-static int plan(const char *cmd, int argc, char **argv, run_args *a, weir_sql_job **job)
+static int plan(const char *cmd, int argc, char **argv, run_args *a, const weir_sql_job_control *jobs,
+                weir_sql_job **job)
 {
     int rc = parse_args(cmd, argc, argv, a);
     if (rc)
@@ -174,7 +175,8 @@ static int plan(const char *cmd, int argc, char **argv, run_args *a, weir_sql_jo
                                 .default_values = (const char *const *)a->cfg.values,
                                 .default_lines = a->cfg.lines,
                                 .default_cols = a->cfg.cols,
-                                .n_default = a->cfg.n};
+                                .n_default = a->cfg.n,
+                                .jobs = jobs};
     weir_error err = {0};
     rc = weir_sql_job_create(a->file, text, len, &opt, job, &err);
     weir_free(text);
@@ -642,7 +644,7 @@ int weir_cli_run(int argc, char **argv)
     char restart_from[1100] = "";
     int64_t interval_ms = 0;
 again:;
-    int rc = plan("run", argc, argv, &a, &sj);
+    int rc = plan("run", argc, argv, &a, weir_cli_job_control(attempt > 0), &sj);
     if (rc) {
         free_args(&a);
         return rc;
@@ -774,7 +776,7 @@ int weir_cli_explain(int argc, char **argv)
     }
     run_args a;
     weir_sql_job *sj = NULL;
-    int rc = plan("explain", argc, argv, &a, &sj);
+    int rc = plan("explain", argc, argv, &a, NULL, &sj);
     if (rc) {
         free_args(&a);
         return rc;

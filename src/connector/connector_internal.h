@@ -96,6 +96,12 @@ int weir__stdin_source_spec_opts(const weir_option *opts, size_t n_opts,
 
 /* Edit distance, for "did you mean" suggestions. */
 size_t weir__opt_edit_distance(const char *a, const char *b);
+/*
+ * The name closest to key among n entries of a table whose entries, stride
+ * bytes apart, start with their name (a const char *), when it is close
+ * enough to suggest (at most a third of key's length + 1 edits); else NULL.
+ */
+const char *weir__opt_closest(const char *key, const void *entries, size_t n, size_t stride);
 
 /* Source classes and sink classes, for weir_sink_spec_accepts_changelog. */
 extern const weir_source_class weir__file_source_class;

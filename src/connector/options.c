@@ -391,6 +391,22 @@ static bool close_to(const char *key, const char *name, size_t *dist)
     return *dist <= strlen(key) / 3 + 1;
 }
 
+const char *weir__opt_closest(const char *key, const void *entries, size_t n, size_t stride)
+{
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        const char *name;
+        memcpy(&name, (const char *)entries + i * stride, sizeof name);
+        size_t d = weir__opt_edit_distance(key, name);
+        if (d < best_d) {
+            best_d = d;
+            best = name;
+        }
+    }
+    return best_d <= strlen(key) / 3 + 1 ? best : NULL;
+}
+
 int weir__opt_missing(weir__optset *o, const char *key, const char *hint)
 {
     size_t best_d = SIZE_MAX, best = 0;
@@ -670,13 +686,16 @@ int weir_connector_source_spec(const char *connector, const weir_option *opts, s
                               "connector '%s' cannot read a partitioned table "
                               "(PARTITIONED BY): only 'filesystem' can", c);
     if (env && env->n_metadata_columns && strcmp(c, "kafka") != 0 &&
-        strcmp(c, "upsert-kafka") != 0)
+        strcmp(c, "upsert-kafka") != 0 && strcmp(c, "filesystem") != 0) {
+        if (env->bad_metadata_index)
+            *env->bad_metadata_index = 0;
         return weir_error_set(err, WEIR_EUNSUPPORTED,
                               "column '%s': connector '%s' has no metadata "
                               "('%s'); METADATA columns are read from "
-                              "'kafka' tables",
+                              "'kafka' and 'filesystem' tables",
                               env->metadata_columns[0].key, c,
                               env->metadata_columns[0].value);
+    }
     if (strcmp(c, "kafka") == 0)
         return kafka_source_spec(opts, n_opts, schema, env, out, err);
     if (strcmp(c, "hybrid") == 0)

@@ -384,14 +384,7 @@ const xfunc *weir__func_find(const char *name)
 
 bool weir_expr_function_exists(const char *name)
 {
-    if (weir__func_find(name))
-        return true;
-    const char *names[256];
-    uint32_t n = weir__udf_names(names, 256);
-    for (uint32_t i = 0; i < n; i++)
-        if (!strcasecmp(names[i], name))
-            return true;
-    return false;
+    return weir__func_find(name) || weir__udf_exists(name);
 }
 
 static int edit_distance(const char *a, const char *b)

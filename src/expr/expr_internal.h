@@ -321,6 +321,9 @@ typedef struct xcond_order {
 int weir__order_conditions(weir_expr_arena *a, weir_expr **roots, uint32_t n);
 /* Fills names (up to cap) with registered UDF names; returns count. */
 uint32_t weir__udf_names(const char **names, uint32_t cap);
+/* How many UDFs (scalar and table) are registered; whether name is one of them. */
+uint32_t weir__udf_count(void);
+bool weir__udf_exists(const char *name);
 
 /* One code point of UTF-8 text at p (len bytes left; a byte that starts no
  * valid sequence reads as itself); returns the bytes read (f_string.c). */

@@ -49,5 +49,9 @@ size_t weir_expr_builtin_names(const char **names, size_t cap)
 
 size_t weir_expr_udf_names(const char **names, size_t cap)
 {
-    return weir__udf_names(names, cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap);
+    /* how many there are, also when asked with cap 0 (SHOW FUNCTIONS sizes its array so) */
+    uint32_t n = weir__udf_count();
+    if (names && cap)
+        weir__udf_names(names, cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap);
+    return n;
 }

@@ -1,11 +1,13 @@
 /*
- * expr/udf.c - scalar user-defined functions registered through the C API.
+ * expr/udf.c - user-defined functions registered through the C API: scalar
+ * functions (weir_udf) and table functions (weir_udtf).
  *
- * The registry is process-wide and guarded by a mutex; a bound call node
- * keeps a pointer to its registry entry, so an entry is never freed: an
- * unregistered one is kept aside, and expressions bound before (a job
- * planned from a script whose later DROP FUNCTION removed the name) go on
- * calling it.
+ * The registry is process-wide and guarded by a mutex; scalar and table
+ * functions share its one name space. A bound call node (or a planned
+ * table function call) keeps a pointer to its registry entry, so an entry
+ * is never freed: an unregistered one is kept aside, and expressions bound
+ * before (a job planned from a script whose later DROP FUNCTION removed
+ * the name) go on calling it.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -14,9 +16,13 @@
 #include "expr/expr_internal.h"
 
 typedef struct udf_entry {
+    bool table;  /* a table function: t, else u */
     weir_udf u;
+    weir_udtf t;
     char *name;
     weir_type *arg_types;
+    char **col_names;     /* table functions */
+    weir_type *col_types; /* table functions */
     struct udf_entry *next;
 } udf_entry;
 
@@ -34,40 +40,108 @@ static udf_entry *find(const char *name)
     return NULL;
 }
 
+static void entry_free(udf_entry *e)
+{
+    if (!e)
+        return;
+    if (e->col_names)
+        for (uint32_t i = 0; i < e->t.n_cols; i++)
+            weir_free(e->col_names[i]);
+    weir_free(e->col_names);
+    weir_free(e->col_types);
+    weir_free(e->name);
+    weir_free(e->arg_types);
+    weir_free(e);
+}
+
+/* A new entry with copies of name and the argument types. */
+static udf_entry *entry_new(const char *name, const weir_type *arg_types, uint32_t n_args)
+{
+    udf_entry *e = weir_calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    e->name = weir_strdup(name);
+    e->arg_types = weir_malloc((n_args ? n_args : 1) * sizeof *e->arg_types);
+    if (!e->name || !e->arg_types) {
+        entry_free(e);
+        return NULL;
+    }
+    if (n_args)
+        memcpy(e->arg_types, arg_types, n_args * sizeof *e->arg_types);
+    return e;
+}
+
+/* Links e into the registry unless its name is taken (then frees it). */
+static int entry_link(udf_entry *e, weir_error *err)
+{
+    pthread_mutex_lock(&g_lock);
+    if (find(e->name)) {
+        pthread_mutex_unlock(&g_lock);
+        int rc = weir_error_set(err, WEIR_EEXIST, "function %s is already registered", e->name);
+        entry_free(e);
+        return rc;
+    }
+    e->next = g_udfs;
+    g_udfs = e;
+    pthread_mutex_unlock(&g_lock);
+    return 0;
+}
+
 int weir_expr_register_udf(const weir_udf *udf, weir_error *err)
 {
     if (!udf || !udf->name || !*udf->name || (!udf->row_fn == !udf->vec_fn) || (udf->n_args && !udf->arg_types))
         return weir_error_set(err, WEIR_EINVAL, "a UDF needs a name, argument types and exactly one callback");
     if (weir__func_find(udf->name))
         return weir_error_set(err, WEIR_EEXIST, "%s is a built-in function", udf->name);
-    udf_entry *e = weir_calloc(1, sizeof *e);
+    udf_entry *e = entry_new(udf->name, udf->arg_types, udf->n_args);
     if (!e)
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
     e->u = *udf;
-    e->name = weir_strdup(udf->name);
-    e->arg_types = weir_malloc((udf->n_args ? udf->n_args : 1) * sizeof *e->arg_types);
-    if (!e->name || !e->arg_types) {
-        weir_free(e->name);
-        weir_free(e->arg_types);
-        weir_free(e);
-        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
-    }
-    if (udf->n_args)
-        memcpy(e->arg_types, udf->arg_types, udf->n_args * sizeof *e->arg_types);
     e->u.name = e->name;
     e->u.arg_types = e->arg_types;
-    pthread_mutex_lock(&g_lock);
-    if (find(udf->name)) {
-        pthread_mutex_unlock(&g_lock);
-        weir_free(e->name);
-        weir_free(e->arg_types);
-        weir_free(e);
-        return weir_error_set(err, WEIR_EEXIST, "function %s is already registered", udf->name);
+    return entry_link(e, err);
+}
+
+int weir_expr_register_udtf(const weir_udtf *f, weir_error *err)
+{
+    if (!f || !f->name || !*f->name || !f->row_fn || (f->n_args && !f->arg_types) || !f->n_cols ||
+        !f->col_names || !f->col_types)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "a table function needs a name, argument types, at least one result column (names "
+                              "and types) and a callback");
+    for (uint32_t i = 0; i < f->n_cols; i++) {
+        if (!f->col_names[i] || !*f->col_names[i])
+            return weir_error_set(err, WEIR_EINVAL, "table function %s: result column %u has no name", f->name,
+                                  i + 1);
+        for (uint32_t j = 0; j < i; j++)
+            if (!strcasecmp(f->col_names[i], f->col_names[j]))
+                return weir_error_set(err, WEIR_EINVAL, "table function %s: two result columns are named '%s'",
+                                      f->name, f->col_names[i]);
     }
-    e->next = g_udfs;
-    g_udfs = e;
-    pthread_mutex_unlock(&g_lock);
-    return 0;
+    if (weir__func_find(f->name))
+        return weir_error_set(err, WEIR_EEXIST, "%s is a built-in function", f->name);
+    udf_entry *e = entry_new(f->name, f->arg_types, f->n_args);
+    if (!e)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    e->table = true;
+    e->t = *f;
+    e->t.name = e->name;
+    e->t.arg_types = e->arg_types;
+    e->col_names = weir_calloc(f->n_cols, sizeof *e->col_names);
+    e->col_types = weir_malloc(f->n_cols * sizeof *e->col_types);
+    bool ok = e->col_names && e->col_types;
+    for (uint32_t i = 0; ok && i < f->n_cols; i++)
+        ok = (e->col_names[i] = weir_strdup(f->col_names[i])) != NULL;
+    if (!ok) {
+        entry_free(e);
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    }
+    memcpy(e->col_types, f->col_types, f->n_cols * sizeof *e->col_types);
+    for (uint32_t i = 0; i < f->n_cols; i++)
+        e->col_types[i].nullable = true; /* a function may emit NULL in any column */
+    e->t.col_names = (const char *const *)e->col_names;
+    e->t.col_types = e->col_types;
+    return entry_link(e, err);
 }
 
 int weir_expr_unregister_udf(const char *name)
@@ -87,12 +161,28 @@ int weir_expr_unregister_udf(const char *name)
     return WEIR_ENOTFOUND;
 }
 
+int weir_expr_unregister_udtf(const char *name) { return weir_expr_unregister_udf(name); }
+
 int weir_expr_udf_lookup(const char *name, weir_udf *out)
 {
     pthread_mutex_lock(&g_lock);
     udf_entry *e = find(name);
+    if (e && e->table)
+        e = NULL;
     if (e)
         *out = e->u;
+    pthread_mutex_unlock(&g_lock);
+    return e ? 0 : WEIR_ENOTFOUND;
+}
+
+int weir_expr_udtf_lookup(const char *name, weir_udtf *out)
+{
+    pthread_mutex_lock(&g_lock);
+    udf_entry *e = find(name);
+    if (e && !e->table)
+        e = NULL;
+    if (e)
+        *out = e->t;
     pthread_mutex_unlock(&g_lock);
     return e ? 0 : WEIR_ENOTFOUND;
 }
@@ -105,6 +195,54 @@ uint32_t weir__udf_names(const char **names, uint32_t cap)
         names[n++] = e->name;
     pthread_mutex_unlock(&g_lock);
     return n;
+}
+
+uint32_t weir__udf_count(void)
+{
+    uint32_t n = 0;
+    pthread_mutex_lock(&g_lock);
+    for (udf_entry *e = g_udfs; e; e = e->next)
+        n++;
+    pthread_mutex_unlock(&g_lock);
+    return n;
+}
+
+bool weir__udf_exists(const char *name)
+{
+    pthread_mutex_lock(&g_lock);
+    bool found = find(name) != NULL;
+    pthread_mutex_unlock(&g_lock);
+    return found;
+}
+
+int weir_udtf_emit(weir_udtf_collector *out, const weir_value *row)
+{
+    if (!out || !out->emit || !row)
+        return WEIR_EINVAL;
+    return out->emit(out, row);
+}
+
+/*
+ * weir_udf_init_table marks a weir_udf as a table function's: the name
+ * points to this tag (weir sets the real name after the init function
+ * returns) and ud to the description. The scalar layout of weir_udf, and
+ * so WEIR_UDF_ABI_VERSION, stay as they were.
+ */
+static const char g_table_tag[] = "(a table function)";
+
+int weir_udf_init_table(weir_udf *out, const weir_udtf *def)
+{
+    if (!out || !def)
+        return WEIR_EINVAL;
+    memset(out, 0, sizeof *out);
+    out->name = g_table_tag;
+    out->ud = (void *)(uintptr_t)def;
+    return 0;
+}
+
+const weir_udtf *weir_udf_table(const weir_udf *u)
+{
+    return u && u->name == g_table_tag ? (const weir_udtf *)u->ud : NULL;
 }
 
 static size_t width(weir_type_id id)
@@ -186,17 +324,13 @@ static int udf_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, co
     return 0;
 }
 
-int weir__udf_bind(weir_expr_arena *a, const char *name, weir_expr **args, uint32_t n, weir_expr **out,
-                   weir_error *err)
+/* The xfunc of a call of u, for messages: its name and signature "f(INT, STRING)". */
+static int call_sig(weir_expr_arena *a, const udf_entry *u, xfunc **out, weir_error *err)
 {
-    pthread_mutex_lock(&g_lock);
-    udf_entry *u = find(name);
-    pthread_mutex_unlock(&g_lock);
-    if (!u)
-        return 0;
+    uint32_t n_args = u->table ? u->t.n_args : u->u.n_args;
     char sig[256];
     size_t off = (size_t)snprintf(sig, sizeof sig, "%s(", u->name);
-    for (uint32_t k = 0; k < u->u.n_args && off < sizeof sig; k++) {
+    for (uint32_t k = 0; k < n_args && off < sizeof sig; k++) {
         char tb[64];
         off += (size_t)snprintf(sig + off, sizeof sig - off, "%s%s", k ? ", " : "",
                                 weir_expr_type_name(u->arg_types[k], WEIR_INTERVAL_NONE, tb, sizeof tb));
@@ -207,19 +341,73 @@ int weir__udf_bind(weir_expr_arena *a, const char *name, weir_expr **args, uint3
     xfunc *f = weir__arena_alloc(a, sizeof *f);
     if (!sigc || !f)
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    memset(f, 0, sizeof *f);
     f->name = u->name;
     f->sig = sigc;
-    if (n != u->u.n_args)
-        return weir__bad_args(f, args, n, err);
+    *out = f;
+    return 0;
+}
+
+/* Casts args[k] in place to types[k] (implicit casts only; nullability kept). */
+static int coerce_args(weir_expr_arena *a, const xfunc *f, const weir_type *types, weir_expr **args, uint32_t n,
+                       weir_error *err)
+{
     for (uint32_t k = 0; k < n; k++) {
-        if (!weir__implicit_ok(args[k], u->arg_types[k]))
+        if (!weir__implicit_ok(args[k], types[k]))
             return weir__bad_args(f, args, n, err);
-        weir_type t = u->arg_types[k];
+        weir_type t = types[k];
         t.nullable = args[k]->type.nullable || args[k]->type.id == WEIR_TYPE_NULL;
         int rc = weir__coerce(a, &args[k], t, err);
         if (rc)
             return rc;
     }
+    return 0;
+}
+
+int weir_expr_udtf_bind(weir_expr_arena *a, const char *name, weir_expr **args, uint32_t n_args, weir_udtf *out,
+                        weir_error *err)
+{
+    pthread_mutex_lock(&g_lock);
+    udf_entry *u = find(name);
+    pthread_mutex_unlock(&g_lock);
+    if (!u || !u->table)
+        return WEIR_ENOTFOUND;
+    for (uint32_t k = 0; k < n_args; k++)
+        if (!args[k])
+            return weir_error_set(err, WEIR_EINVAL, "argument %u of %s is NULL", k + 1, name);
+    xfunc *f;
+    int rc = call_sig(a, u, &f, err);
+    if (rc)
+        return rc;
+    if (n_args != u->t.n_args)
+        return weir__bad_args(f, args, n_args, err);
+    if ((rc = coerce_args(a, f, u->arg_types, args, n_args, err)))
+        return rc;
+    *out = u->t;
+    return 0;
+}
+
+int weir__udf_bind(weir_expr_arena *a, const char *name, weir_expr **args, uint32_t n, weir_expr **out,
+                   weir_error *err)
+{
+    pthread_mutex_lock(&g_lock);
+    udf_entry *u = find(name);
+    pthread_mutex_unlock(&g_lock);
+    if (!u)
+        return 0;
+    if (u->table)
+        return weir_error_set(err, WEIR_EINVAL,
+                              "%s is a table function, not a scalar one: call it in FROM, as "
+                              "t, LATERAL TABLE(%s(...)) AS x(...)",
+                              u->name, u->name);
+    xfunc *f;
+    int rc = call_sig(a, u, &f, err);
+    if (rc)
+        return rc;
+    if (n != u->u.n_args)
+        return weir__bad_args(f, args, n, err);
+    if ((rc = coerce_args(a, f, u->arg_types, args, n, err)))
+        return rc;
     weir_type rt = u->u.result_type;
     rt.nullable = true;
     uint8_t flags = F_MAYNULL | (u->u.null_on_null ? F_STRICT : 0) | (u->u.deterministic ? 0 : F_VOLATILE);

@@ -144,6 +144,8 @@ int agg_scope_match_key(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, wei
             *pc->err = save;
             return 1; /* let the caller report it */
         }
+        if (idx < as->n_outer && as->inner && plan_find_column(as->inner, &e->u.column) == -1)
+            return column_ref(pc, as, e, idx, out);
         if (as->windowed && (int32_t)idx == as->ws_in)
             return column_ref(pc, as, e, as->ws_out, out);
         if (as->windowed && (int32_t)idx == as->we_in)

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "planner/planner.h"
 #include "weir/buf.h"
@@ -1092,6 +1093,67 @@ static const weir_sql_name *own_path(const plan_ctx *pc, const cat_path *p, weir
     return out;
 }
 
+/* SHOW JOBS and STOP JOB need weir run's job control. */
+static int job_control(plan_ctx *pc, const weir_sql_stmt *st, const char *what)
+{
+    if (pc->jobs)
+        return 0;
+    return plan_error(pc, st->loc, WEIR_EUNSUPPORTED,
+                      "%s acts on the running jobs of this machine: weir run runs it, weir explain does not", what);
+}
+
+/* SHOW JOBS: the running jobs of this machine, as weir list knows them, in
+ * the SQL client's columns (the start time in UTC). */
+static int show_jobs(plan_ctx *pc, const weir_sql_stmt *st)
+{
+    int rc = job_control(pc, st, "SHOW JOBS");
+    if (rc || pc->jobs->skip)
+        return rc;
+    weir_sql_running_job *v = NULL;
+    size_t n = 0;
+    weir_error err = {0};
+    if ((rc = pc->jobs->list(pc->jobs->ud, &v, &n, &err)))
+        return plan_error(pc, st->loc, rc, "SHOW JOBS: %s", err.message);
+    static const char *const header[] = {"job id", "job name", "status", "start time"};
+    tableau tb = {.n_cols = 4, .header = header};
+    for (size_t i = 0; !rc && i < n; i++) {
+        char when[40];
+        time_t t = (time_t)(v[i].started_ms / 1000);
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        size_t k = strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+        snprintf(when + k, sizeof when - k, ".%03d", (int)(v[i].started_ms % 1000));
+        const char *row[4] = {plan_strdup(pc, v[i].id), plan_strdup(pc, v[i].name), "RUNNING", plan_strdup(pc, when)};
+        rc = !row[0] || !row[1] || !row[3] ? WEIR_ENOMEM : tableau_add(pc, &tb, row);
+    }
+    weir_free(v);
+    return rc ? rc : tableau_print(pc, &tb);
+}
+
+int plan_stop_job(plan_ctx *pc, const weir_sql_stmt *st)
+{
+    int rc = job_control(pc, st, "STOP JOB");
+    if (rc || pc->jobs->skip)
+        return rc;
+    bool sp = st->u.stop_job.savepoint, drain = st->u.stop_job.drain;
+    if (sp && drain)
+        return plan_error(pc, st->loc, WEIR_EUNSUPPORTED,
+                          "STOP JOB ... WITH SAVEPOINT WITH DRAIN is not supported: weir does not take a savepoint "
+                          "after draining; WITH DRAIN stops with every window fired (and a final checkpoint), WITH "
+                          "SAVEPOINT keeps the windows' state in the savepoint");
+    char path[1100] = "";
+    weir_error err = {0};
+    if ((rc = pc->jobs->stop(pc->jobs->ud, st->u.stop_job.job, sp, drain, path, sizeof path, &err)))
+        return plan_error(pc, st->u.stop_job.job_loc, rc, "STOP JOB '%s': %s", st->u.stop_job.job, err.message);
+    if (!sp)
+        return 0; /* as weir's other statements without a result: nothing printed */
+    static const char *const header[] = {"savepoint path"};
+    tableau tb = {.n_cols = 1, .header = header};
+    const char *row[1] = {plan_strdup(pc, path)};
+    rc = row[0] ? tableau_add(pc, &tb, row) : WEIR_ENOMEM;
+    return rc ? rc : tableau_print(pc, &tb);
+}
+
 int plan_show(plan_ctx *pc, const weir_sql_stmt *st)
 {
     name_filter f = {st->u.show.like, st->u.show.not_like, st->u.show.ilike};
@@ -1133,6 +1195,7 @@ int plan_show(plan_ctx *pc, const weir_sql_stmt *st)
         return rc ? rc : weir_buf_put(&pc->explain_out, "\n", 1);
     }
     case WEIR_SQL_SHOW_FUNCTIONS: return plan_show_functions(pc, st);
+    case WEIR_SQL_SHOW_JOBS: return show_jobs(pc, st);
     default: return plan_show_space(pc, st); /* database.c */
     }
 }

@@ -1,13 +1,13 @@
 /*
  * planner/function.c - CREATE FUNCTION and DROP FUNCTION.
  *
- * weir runs scalar functions written in C. `CREATE [TEMPORARY [SYSTEM]]
- * FUNCTION [IF NOT EXISTS] f AS 'symbol' LANGUAGE C USING JAR 'lib.so'`
- * loads the shared library (dlopen; never unloaded, since expressions bound
- * to its code live as long as the process) and calls its symbol, a
- * weir_udf_init_fn (weir/expr.h), which describes the function; weir
- * registers it under the name f through the registry of the C API
- * (expr/udf.c). Without LANGUAGE C and a library, the identifier must name
+ * weir runs scalar and table functions written in C. `CREATE [TEMPORARY
+ * [SYSTEM]] FUNCTION [IF NOT EXISTS] f AS 'symbol' LANGUAGE C USING JAR
+ * 'lib.so'` loads the shared library (dlopen; never unloaded, since
+ * expressions bound to its code live as long as the process) and calls its
+ * symbol, a weir_udf_init_fn (weir/expr.h), which describes the function (a
+ * table function through weir_udf_init_table); weir registers it under the
+ * name f through the registry of the C API (expr/udf.c). Without LANGUAGE C and a library, the identifier must name
  * a function registered already (through the C API, or by an earlier
  * CREATE FUNCTION): f becomes another name for it. A Java, Scala or Python
  * class is refused, naming it and its language.
@@ -138,19 +138,28 @@ int plan_create_function(plan_ctx *pc, const weir_sql_create_function *cf, weir_
         return plan_error(pc, cf->name.loc, WEIR_EEXIST, "function '%s' already exists", name);
     }
     weir_udf u = {0};
+    weir_udtf t = {0};
+    bool table = false;
     int rc;
     if (c_lang) {
         if ((rc = load_c_function(pc, cf, loc, name, &u)))
             return rc;
+        const weir_udtf *def = weir_udf_table(&u);
+        if (def) {
+            t = *def;
+            table = true;
+        }
+    } else if (!weir_expr_udtf_lookup(cf->class_name, &t)) {
+        table = true;
     } else if (weir_expr_udf_lookup(cf->class_name, &u)) {
         return plan_error(pc, loc, WEIR_EUNSUPPORTED,
                           "function '%s': '%s' is a built-in function; only a user function can be given another "
                           "name",
                           name, cf->class_name);
     }
-    u.name = name;
+    u.name = t.name = name;
     weir_error err = {0};
-    if ((rc = weir_expr_register_udf(&u, &err)))
+    if ((rc = table ? weir_expr_register_udtf(&t, &err) : weir_expr_register_udf(&u, &err)))
         return plan_error(pc, cf->name.loc, rc, "function '%s': %s", name, err.message);
     pthread_mutex_lock(&g_lock);
     created_remove(name);
@@ -163,7 +172,8 @@ int plan_drop_function(plan_ctx *pc, const weir_sql_drop *d, weir_sql_loc loc)
 {
     const char *name = d->name.parts[d->name.n_parts - 1].name;
     weir_udf u = {0};
-    if (weir_expr_udf_lookup(name, &u)) {
+    weir_udtf t = {0};
+    if (weir_expr_udf_lookup(name, &u) && weir_expr_udtf_lookup(name, &t)) {
         if (weir_expr_function_exists(name))
             return plan_error(pc, d->name.loc, WEIR_EUNSUPPORTED, "function '%s' is built in and cannot be dropped",
                               name);

@@ -1379,6 +1379,13 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
 {
     if (ref->u.join.right->kind == WEIR_SQL_FROM_UNNEST)
         return plan_unnest_join(pc, ref, ref->u.join.kind == WEIR_SQL_JOIN_LEFT ? NULL : where, out);
+    const weir_sql_table_ref *fr = ref->u.join.right;
+    if (fr->kind == WEIR_SQL_FROM_FUNCTION) {
+        const weir_sql_name *fname = &fr->u.function.call->u.call.name;
+        weir_udtf fn;
+        if (fr->u.function.lateral || !weir_expr_udtf_lookup(fname->parts[fname->n_parts - 1].name, &fn))
+            return plan_udtf_join(pc, ref, where, out);
+    }
     weir_sql_join_kind k = ref->u.join.kind;
     bool common = ref->u.join.natural || ref->u.join.n_using;
     weir_join_type type = k == WEIR_SQL_JOIN_LEFT ? WEIR_JOIN_LEFT

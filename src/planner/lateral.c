@@ -15,14 +15,18 @@
  *   t's rows that meet no u row: every item is NULL there (a marker column
  *   of u's rows tells a padded row from a joined one, so that `1 AS one`
  *   or COALESCE(u.x, 0) is NULL too, as the derived table has no row).
- * - Aggregates without GROUP BY or HAVING (one row per row of t): the aggregates
+ * - Aggregates without GROUP BY (one row per row of t): the aggregates
  *   grouped by the correlation key and LEFT-joined to t as a correlated
  *   scalar subquery's are (subquery.c), so that a row of t without u rows
  *   sees the aggregates of no rows (COUNT 0, the others NULL) rather than
- *   no row. Inner and LEFT are the same join there.
- * - GROUP BY, HAVING or DISTINCT, correlated by equalities: grouped by the
- *   correlation's inner side too and joined on it (subquery.c), a LEFT
- *   join padding a row of t without groups.
+ *   no row. Inner and LEFT are the same join there. HAVING is one more
+ *   item over the same aggregates, a filter of the result (a LEFT join
+ *   makes each item NULL where it fails instead); DISTINCT of one row is
+ *   that row. The items may read t's columns around the aggregates (each
+ *   joined row carries them), not in an aggregate's arguments.
+ * - GROUP BY, or DISTINCT without aggregates, correlated by equalities:
+ *   grouped by the correlation's inner side too and joined on it
+ *   (subquery.c), a LEFT join padding a row of t without groups.
  *
  * The result: t's columns (its qualifiers) then the items, qualified by the
  * derived table's alias (named by its column aliases when given). An inner
@@ -155,6 +159,153 @@ static int with_marker(plan_ctx *pc, const rel *from, rel *out)
     return 0;
 }
 
+/*
+ * A derived table's FROM that is a join or a subquery is planned whole unless its expressions name the
+ * items before it, told here from the SQL alone (planning it to tell would plan a join twice): a FROM
+ * of tables and subqueries joined with ON, USING or NATURAL (no comma or CROSS join, whose conditions
+ * a WHERE holds), and a qualifier (c.k) that names an item before it and none of the FROM's.
+ */
+typedef struct from_names {
+    const char *q[32];
+    uint32_t n;
+    bool ok;
+} from_names;
+
+static void collect_from(const weir_sql_table_ref *t, from_names *f)
+{
+    if (!f->ok)
+        return;
+    const char *q = t->alias ? t->alias->name : NULL;
+    switch (t->kind) {
+    case WEIR_SQL_FROM_TABLE:
+        if (t->u.table.system_time)
+            f->ok = false;
+        if (!q && t->u.table.name.n_parts)
+            q = t->u.table.name.parts[t->u.table.name.n_parts - 1].name;
+        break;
+    case WEIR_SQL_FROM_SUBQUERY:
+        break;
+    case WEIR_SQL_FROM_JOIN: {
+        weir_sql_join_kind k = t->u.join.kind;
+        if (k == WEIR_SQL_JOIN_COMMA || k == WEIR_SQL_JOIN_CROSS ||
+            !(t->u.join.on || t->u.join.n_using || t->u.join.natural)) {
+            f->ok = false;
+            return;
+        }
+        collect_from(t->u.join.left, f);
+        collect_from(t->u.join.right, f);
+        return;
+    }
+    default:
+        f->ok = false;
+        return;
+    }
+    if (!q || f->n == sizeof f->q / sizeof f->q[0])
+        f->ok = false;
+    else
+        f->q[f->n++] = q;
+}
+
+typedef struct outer_qual {
+    const from_names *f;
+    const rel *left;
+    bool hit;
+} outer_qual;
+
+static int walk_outer_qual(const weir_sql_expr *e, void *ud)
+{
+    outer_qual *w = ud;
+    if (e->kind == WEIR_SQL_EXPR_COLUMN && e->u.column.n_parts >= 2) {
+        const char *q = e->u.column.parts[0].name;
+        bool mine = false, before = false;
+        for (uint32_t i = 0; i < w->f->n && !mine; i++)
+            mine = !strcasecmp(w->f->q[i], q);
+        for (uint32_t c = 0; !mine && w->left->quals && c < w->left->n_physical && !before; c++)
+            before = w->left->quals[c] && !strcasecmp(w->left->quals[c], q);
+        if (before) {
+            w->hit = true;
+            return 1;
+        }
+        return 0;
+    }
+    return weir__sql_expr_each_child(e, walk_outer_qual, ud);
+}
+
+/* Whether sel, whose FROM is a join or a subquery, names the items before it (left) by qualifier. */
+static bool names_left(const weir_sql_select *sel, const rel *left)
+{
+    from_names f = {.ok = true};
+    collect_from(sel->from, &f);
+    if (!f.ok)
+        return false;
+    outer_qual w = {&f, left, false};
+    const weir_sql_expr *more[2] = {sel->where, sel->having};
+    for (uint32_t i = 0; i < 2 && !w.hit; i++)
+        if (more[i])
+            walk_outer_qual(more[i], &w);
+    for (uint32_t i = 0; i < sel->n_items && !w.hit; i++)
+        if (sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR)
+            walk_outer_qual(sel->items[i].expr, &w);
+    for (uint32_t i = 0; i < sel->n_group_by && !w.hit; i++)
+        walk_outer_qual(sel->group_by[i], &w);
+    return w.hit;
+}
+
+/* The first aggregate call of an expression whose arguments read the left input, found by walk_agg_left. */
+typedef struct agg_left {
+    const rel *scope;
+    uint32_t nl;
+    const weir_sql_expr *hit;
+} agg_left;
+
+static int walk_agg_left(const weir_sql_expr *e, void *ud)
+{
+    agg_left *w = ud;
+    if (e->kind == WEIR_SQL_EXPR_CALL && plan_has_agg(e)) {
+        bool outer_call = false; /* COALESCE(SUM(x), 0): the aggregate is inside */
+        for (uint32_t i = 0; i < e->u.call.n_args; i++)
+            outer_call |= plan_has_agg(e->u.call.args[i]);
+        if (!outer_call) {
+            if (!reads_left(w->scope, w->nl, e))
+                return 0;
+            w->hit = e;
+            return 1;
+        }
+    }
+    return weir__sql_expr_each_child(e, walk_agg_left, ud);
+}
+
+/*
+ * Where the items, HAVING and GROUP BY of an aggregating derived table read the items before it: the
+ * aggregate form reads them around its aggregates (each row's own values, joined), not in an aggregate's
+ * arguments (computed over the inner rows alone); the grouped form reads them nowhere but in its WHERE.
+ */
+static int lateral_outer_refs(plan_ctx *pc, const weir_sql_select *sel, const rel *scope, uint32_t nl, bool whole)
+{
+    uint32_t n = sel->n_items + sel->n_group_by + 1;
+    for (uint32_t i = 0; i < n; i++) {
+        const weir_sql_expr *e = i < sel->n_items                    ? sel->items[i].expr
+                                 : i < sel->n_items + sel->n_group_by ? sel->group_by[i - sel->n_items]
+                                                                      : sel->having;
+        if (!e || e->kind == WEIR_SQL_EXPR_STAR)
+            continue;
+        if (whole) {
+            agg_left w = {scope, nl, NULL};
+            if (walk_agg_left(e, &w) == 1)
+                return plan_error(pc, w.hit->loc, WEIR_EUNSUPPORTED,
+                                  "an aggregate's arguments in a LATERAL derived table cannot read the FROM items "
+                                  "before it (it aggregates the derived table's own rows; read those items in its "
+                                  "WHERE, or around the aggregate: SUM(x) * c.rate)");
+        } else if (reads_left(scope, nl, e)) {
+            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                              "a LATERAL derived table with GROUP BY or DISTINCT reads the FROM items before it in "
+                              "its WHERE only (correlated by equalities), not in its SELECT list, GROUP BY or "
+                              "HAVING");
+        }
+    }
+    return 0;
+}
+
 /* The refusal of a shape the decorrelation does not plan, or 0. */
 static int lateral_shape(plan_ctx *pc, const weir_sql_table_ref *ref, const weir_sql_query *q, bool aggregating)
 {
@@ -209,11 +360,12 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
     const weir_sql_query *q = rt->u.subquery.query;
     /* Planned whole (it cannot name the items before it) unless it reads one table: the FROM planned here
      * to tell is the one plan_select plans again (a source, shared), where a join's or a Top-N's would not
-     * be (planned there with the WHERE or the rank). */
-    if (q->kind != WEIR_SQL_QUERY_SELECT || q->n_with || !q->u.select->from ||
-        q->u.select->from->kind != WEIR_SQL_FROM_TABLE || q->u.select->from->u.table.system_time)
+     * be (planned there with the WHERE or the rank); a join or a subquery is told from its SQL. */
+    if (q->kind != WEIR_SQL_QUERY_SELECT || q->n_with || !q->u.select->from)
         return 0;
     const weir_sql_select *sel = q->u.select;
+    if (sel->from->kind == WEIR_SQL_FROM_TABLE ? sel->from->u.table.system_time != NULL : !names_left(sel, left))
+        return 0;
     rel r, scope;
     int rc;
     if ((rc = plan_from(pc, sel->from, &r)) || (rc = plan_pair_rel(pc, left, &r, false, false, true, &scope)))
@@ -235,12 +387,23 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
     for (uint32_t i = 0; i < sel->n_group_by; i++)
         corr |= reads_left(&scope, nl, sel->group_by[i]);
     corr |= reads_left(&scope, nl, sel->having);
+    if (!corr && sel->from->kind != WEIR_SQL_FROM_TABLE)
+        return plan_error(pc, rt->loc, WEIR_EUNSUPPORTED,
+                          "a LATERAL derived table over a join or a subquery names the FROM items before it by "
+                          "a qualifier none of them resolves");
     if (!corr) {
         *from_ref = sel->from;
         *from = r;
         return 0;
     }
     if ((rc = lateral_shape(pc, ref, q, aggregating || sel->distinct)))
+        return rc;
+    /* Aggregates without GROUP BY are one row per row before it, even over no inner rows: HAVING
+     * filters that row (an inner join drops the row before it, a LEFT one pads it) and DISTINCT leaves
+     * it as it is. HAVING is computed as one more item, over the same aggregates. */
+    bool whole = aggregating && !sel->n_group_by;
+    bool grouped = !whole && (sel->n_group_by || sel->having || sel->distinct);
+    if ((whole || grouped) && (rc = lateral_outer_refs(pc, sel, &scope, nl, whole)))
         return rc;
     if (left->win.present && (rc = plan_window_assign(pc, left, "a LATERAL derived table")))
         return rc;
@@ -255,23 +418,49 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
             (rc = out_add(pc, &o, x, left->schema->fields[c].name)))
             return rc;
     }
-    /* an aggregate without GROUP BY is one row even over no input rows, and
-     * HAVING filters that row: the grouped form (one group per correlation
-     * key) would drop outer rows that have no inner rows */
-    if (!sel->n_group_by && (sel->having || (sel->distinct && aggregating)))
-        return plan_error(pc, sel->having ? sel->having->loc : rt->loc, WEIR_EUNSUPPORTED,
-                          "a LATERAL derived table with %s over an aggregate without GROUP BY is not supported "
-                          "(filter its columns in the outer WHERE instead)",
-                          sel->having ? "HAVING" : "DISTINCT");
-    bool grouped = sel->n_group_by || sel->having || sel->distinct;
+    weir_expr *having = NULL;
     if (aggregating || grouped) {
-        weir_expr **items = plan_alloc(pc, sel->n_items * sizeof *items);
+        uint32_t ni = sel->n_items;
+        const weir_sql_query *aq = q;
+        if (whole && (sel->having || sel->distinct)) {
+            weir_sql_select *s2 = plan_alloc(pc, sizeof *s2);
+            weir_sql_query *q2 = plan_alloc(pc, sizeof *q2);
+            weir_sql_select_item *it = plan_alloc(pc, (ni + 1) * sizeof *it);
+            if (!s2 || !q2 || !it)
+                return WEIR_ENOMEM;
+            memcpy(it, sel->items, ni * sizeof *it);
+            it[ni] = (weir_sql_select_item){sel->having, NULL};
+            *s2 = *sel;
+            s2->items = it;
+            s2->n_items = ni + (sel->having != NULL);
+            s2->having = NULL;
+            s2->distinct = false;
+            *q2 = *q;
+            q2->u.select = s2;
+            aq = q2;
+        }
+        weir_expr **items = plan_alloc(pc, (ni + 1) * sizeof *items);
         if (!items)
             return WEIR_ENOMEM;
         j = *left;
         if ((rc = grouped ? plan_lateral_grouped(pc, &j, q, &r, left_join, items)
-                          : plan_lateral_aggregates(pc, &j, q, &r, items)))
+                          : plan_lateral_aggregates(pc, &j, aq, &r, items)))
             return rc;
+        if (aq != q && sel->having) {
+            having = items[ni];
+            weir_type t = weir_expr_type(having);
+            if (t.id != WEIR_TYPE_BOOLEAN && t.id != WEIR_TYPE_NULL)
+                return plan_error(pc, sel->having->loc, WEIR_EPLAN, "HAVING must be BOOLEAN, not %s",
+                                  weir_type_name(t.id));
+            /* a LEFT join pads the row before it that HAVING drops: each item NULL there */
+            for (uint32_t i = 0; left_join && i < ni; i++) {
+                weir_error err = {0};
+                if ((rc = weir_expr_case(pc->arena, &having, &items[i], 1, NULL, &items[i], &err)))
+                    return rc == WEIR_ENOMEM ? rc : plan_error(pc, sel->items[i].expr->loc, rc, "%s", err.message);
+            }
+            if (left_join)
+                having = NULL;
+        }
         for (uint32_t i = 0; i < sel->n_items; i++) {
             char nm[64];
             plan_item_name(&sel->items[i], i, nm, sizeof nm);
@@ -323,7 +512,7 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
     }
     rel res;
     j.outer_cols = 0;
-    if ((rc = plan_calc(pc, &j, NULL, o.exprs, o.names, o.n, &res, "Calc")))
+    if ((rc = plan_calc(pc, &j, having, o.exprs, o.names, o.n, &res, "Calc")))
         return rc;
     res.quals = quals;
     res.hidden = hidden;

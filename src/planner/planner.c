@@ -50,6 +50,18 @@ weir_schema *plan_new_schema(plan_ctx *pc)
     return s;
 }
 
+int plan_keep_schema(plan_ctx *pc, weir_schema *s)
+{
+    weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
+    if (!ns) {
+        weir_schema_destroy(s);
+        return WEIR_ENOMEM;
+    }
+    pc->schemas = ns;
+    pc->schemas[pc->n_schemas++] = s;
+    return 0;
+}
+
 void *plan_alloc(plan_ctx *pc, size_t n)
 {
     void **na = weir_realloc(pc->allocs, (pc->n_allocs + 1) * sizeof *na);
@@ -747,6 +759,7 @@ static int run_stmt(plan_ctx *pc, const weir_sql_stmt *st)
     case WEIR_SQL_STMT_SHOW: return plan_show(pc, st);
     case WEIR_SQL_STMT_DESCRIBE: return plan_describe(pc, st);
     case WEIR_SQL_STMT_USE: return plan_use(pc, st);
+    case WEIR_SQL_STMT_STOP_JOB: return plan_stop_job(pc, st);
     case WEIR_SQL_STMT_CREATE_CATALOG:
     case WEIR_SQL_STMT_CREATE_DATABASE: return plan_create_space(pc, st);
     default:
@@ -770,6 +783,7 @@ static const char *const KNOWN_KEYS[] = {
     "table.exec.mini-batch.enabled", "table.exec.emit.allow-lateness", "table.exec.emit.early-fire.enabled",
     "table.exec.emit.early-fire.delay", "table.exec.emit.late-fire.enabled", "table.exec.emit.late-fire.delay",
     "weir.late-records.table", "table.local-time-zone", "table.optimizer.agg-phase-strategy",
+    "table.optimizer.distinct-agg.split.enabled", "table.optimizer.distinct-agg.split.bucket-num",
     "table.dynamic-table-options.enabled", "weir.distinct-cache.size", "weir.match.max-partial-matches",
     /* checkpoints and restarts */
     "execution.checkpointing.dir", "execution.checkpointing.timeout", "execution.checkpointing.min-pause",
@@ -867,6 +881,7 @@ int weir_sql_job_create(const char *file, const char *text, size_t len, const we
     if (opt) {
         pc->cenv.clock = opt->clock;
         pc->cenv.print_out = opt->print_out;
+        pc->jobs = opt->jobs;
     }
     int rc = weir_sql_parse(file, text, len, &j->script, &j->err, NULL);
     if (rc)

@@ -202,6 +202,7 @@ struct plan_ctx {
     size_t n_allocs;
     weir_buf explain;     /* logical plan lines */
     weir_buf explain_out; /* output of EXPLAIN statements */
+    const weir_sql_job_control *jobs; /* SHOW JOBS, STOP JOB (NULL: refused) */
     weir_buf warnings;    /* "FILE:LINE:COL: warning: ..." lines */
     int view_depth;
     /* A window Top-N's input is being planned: a window table function may
@@ -312,6 +313,8 @@ int plan_describe_table(plan_ctx *pc, weir_stream s, const cat_table *t);
 
 /* bookkeeping */
 weir_schema *plan_new_schema(plan_ctx *pc);
+/* Hands s (made elsewhere) to the plan, which frees it with its own; s is destroyed on failure. */
+int plan_keep_schema(plan_ctx *pc, weir_schema *s);
 void *plan_alloc(plan_ctx *pc, size_t n);
 char *plan_strdup(plan_ctx *pc, const char *s);
 int plan_error(plan_ctx *pc, weir_sql_loc loc, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -467,6 +470,8 @@ int plan_alter(plan_ctx *pc, const weir_sql_alter *a, weir_sql_loc loc);
 int plan_create_table_like(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_loc loc);
 int plan_ctas(plan_ctx *pc, const weir_sql_create_table *ct, weir_sql_loc loc);
 int plan_show(plan_ctx *pc, const weir_sql_stmt *st);
+/* STOP JOB 'id' [WITH SAVEPOINT] [WITH DRAIN]: stops another job of this machine now (ddl.c). */
+int plan_stop_job(plan_ctx *pc, const weir_sql_stmt *st);
 int plan_describe(plan_ctx *pc, const weir_sql_stmt *st);
 /* Prints names as the SQL client's one-column table: sorted, each once, those a [NOT] LIKE / ILIKE keeps
  * (like NULL: all); sorts names in place. */
@@ -554,6 +559,30 @@ void plan_split_and(const weir_sql_expr *e, const weir_sql_expr **v, uint32_t *n
 bool plan_join_conds_all_used(const join_conds *jc);
 /* unnest.c: a join whose right side is UNNEST(collection) of the left's rows. */
 int plan_unnest_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out);
+/*
+ * The row operators of a correlate (UNNEST, table functions) build their
+ * output with these: plan_correlate_row appends to o a row with input row
+ * r's first n_in columns, time and kind (emitting o first when it is full,
+ * then reusing it); plan_correlate_put stores a value's bytes (fixed-size:
+ * the value; strings, bytes, nested values: len bytes) as (col, row) of b.
+ */
+int plan_correlate_row(weir_batch *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r, uint32_t n_in, int *row);
+int plan_correlate_put(weir_batch *b, uint32_t col, uint32_t row, bool is_null, const uint8_t *v, uint32_t len);
+/*
+ * Planning a correlate over l: plan_correlate_schema makes its output
+ * schema with l's columns (and time attribute) and a qualifier array with
+ * room for n_new more, which the caller adds; plan_correlate_rel makes o
+ * (a copy of l on the correlate's stream) the rel of that output.
+ */
+int plan_correlate_schema(plan_ctx *pc, const rel *l, uint32_t n_new, weir_schema **os, char ***quals);
+void plan_correlate_rel(rel *o, const rel *l, weir_schema *os, char **quals, weir_sql_loc loc);
+/*
+ * udtf.c: a join whose right side is [LATERAL] TABLE(f(...)) of a table
+ * function (weir_udtf); plan_udtf_check refuses a name that is no table
+ * function (a scalar one, a window table function under LATERAL).
+ */
+int plan_udtf_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out);
+int plan_udtf_check(plan_ctx *pc, const weir_sql_table_ref *f);
 /* True for joins that take WHERE conjuncts as conditions (inner and comma joins). */
 bool plan_join_takes_where(const weir_sql_table_ref *t);
 /* Plans a JOIN table ref; where (or NULL) supplies the condition of comma joins. */
@@ -686,6 +715,15 @@ int weir__computed_source_spec(const weir_source_spec *inner, const weir_schema 
                                weir_source_spec *out);
 
 /*
+ * query.c: plan_union_schema: the schema of a union of rels, the first
+ * one's with a column nullable where any input's is (kept by the plan);
+ * plan_union_align: a projection that makes r's rows carry want when they
+ * do not (a union's inputs must all emit its schema).
+ */
+weir_schema *plan_union_schema(plan_ctx *pc, const rel *rels, uint32_t n);
+int plan_union_align(plan_ctx *pc, rel *r, weir_schema *want);
+
+/*
  * Two-phase aggregation (twophase.c). plan_agg_phases: whether an
  * aggregation over `in` with these aggregates runs in two phases by
  * table.optimizer.agg-phase-strategy (an error at the option for a bad
@@ -700,5 +738,34 @@ int plan_local_agg(plan_ctx *pc, weir_stream in, const weir_schema *in_schema, u
                    const int32_t *filters, uint32_t n, int64_t slice_ms, int64_t slice_offset_ms, weir_sql_loc loc,
                    weir_stream *out, const weir_schema **out_schema, weir_agg *global);
 void plan_window_slices(const weir_window_assigner *a, int64_t *slice_ms, int64_t *offset_ms);
+
+/*
+ * Split distinct aggregation (splitdistinct.c),
+ * table.optimizer.distinct-agg.split.enabled. plan_split_distinct_buckets:
+ * the number of buckets when a GROUP BY over columns `in` with these
+ * aggregates is split, else 0 (an error at the option for a bad value).
+ * plan_split_distinct: the partial aggregation over pr (whose first n_keys
+ * columns are the keys) on `out`, grouped by the keys and the bucket;
+ * `like` gives its options (TTL, mini-batch, cache). final[i] is the
+ * aggregate of the partial results that gives aggs[i]; the partial
+ * schema's first n_keys columns are the keys. A window aggregation is
+ * split only with one distinct column (window operators take no FILTER
+ * column to expand by).
+ */
+struct weir_group_agg_config;
+int plan_split_distinct_buckets(plan_ctx *pc, const weir_schema *in, uint32_t n_keys, const weir_agg *aggs,
+                                uint32_t n, bool window, weir_sql_loc loc, uint32_t *buckets);
+int plan_split_distinct(plan_ctx *pc, const rel *pr, uint32_t n_keys, const weir_agg *aggs, const int32_t *filters,
+                        uint32_t n, uint32_t buckets, const struct weir_group_agg_config *like, weir_sql_loc loc,
+                        weir_stream *out, const weir_schema **out_schema, weir_agg *final);
+/*
+ * The window aggregation ws over pr split: a partial window aggregation
+ * (node *partial_node) keyed by the keys and the bucket, and a final one
+ * over its windows; *out has the columns of ws's output over pr.
+ */
+struct weir_window_spec;
+int plan_split_distinct_window(plan_ctx *pc, const rel *pr, uint32_t n_keys, const struct weir_window_spec *ws,
+                               uint32_t buckets, weir_sql_loc loc, int *partial_node, weir_stream *out,
+                               const weir_schema **out_schema);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "ops/ops.h"
 #include "runtime/checkpoint.h"
+#include "runtime/runtime.h"
 #include "planner/query_internal.h"
 
 /* ------------------------------------------------------------------ rels */
@@ -176,9 +177,15 @@ static int calc_ts(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *ex
     /*
      * A filter alone emits the rows it reads: the stream's schema, which
      * under a pending window table function lacks the virtual window
-     * columns of the rel's schema.
+     * columns of the rel's schema, and keeps its operator's names where
+     * the rel's are column aliases (FROM (...) AS s(a, b): set_alias).
      */
     const weir_schema *os = exprs ? s : r->win.present ? r->win.stream_schema : r->schema;
+    if (!exprs && !r->win.present && r->s.side_tag == 0) {
+        const weir__node *up = weir__job_node(pc->job, r->s.node);
+        if (up && up->out_schema && up->out_schema != os && up->out_schema->n_fields == os->n_fields)
+            os = up->out_schema;
+    }
     weir_operator_spec spec;
     if (!rc)
         rc = weir__calc_spec(pc->arena, filter, exprs, n, ts_col, os, pc->cenv.clock, &spec);
@@ -424,8 +431,9 @@ static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref
         }
     }
     weir_source_spec spec = {0};
-    int bad = -1;
+    int bad = -1, bad_meta = -1;
     pc->cenv.bad_option_index = &bad;
+    pc->cenv.bad_metadata_index = &bad_meta;
     pc->cenv.event_time_fields = et_cols;
     pc->cenv.n_event_time_fields = n_et;
     pc->cenv.event_time = cols.rowtime >= 0 ? cols.full->fields[cols.rowtime].name : NULL;
@@ -454,11 +462,16 @@ static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref
     pc->cenv.metadata_columns = NULL;
     pc->cenv.n_metadata_columns = 0;
     pc->cenv.bad_option_index = NULL;
+    pc->cenv.bad_metadata_index = NULL;
     pc->cenv.event_time_fields = NULL;
     pc->cenv.n_event_time_fields = 0;
     pc->cenv.event_time = NULL;
     if (rc) {
         weir_sql_loc at = plan_option_loc(t, bad);
+        /* an error about a METADATA column points at the column */
+        for (uint32_t i = 0; bad_meta >= 0 && (uint32_t)bad_meta < t->n_meta && i < t->ddl->n_columns; i++)
+            if (!strcasecmp(t->ddl->columns[i].name.name, t->meta[bad_meta].key))
+                at = t->ddl->columns[i].name.loc;
         return plan_error(pc, at, rc, "table '%s': %s", t->name, err.message);
     }
     const bool changelog = spec.changelog;
@@ -614,13 +627,9 @@ static int add_window_columns(plan_ctx *pc, rel *r)
             return WEIR_ENOMEM;
         }
     }
-    weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
-    if (!ns) {
-        weir_schema_destroy(s);
-        return WEIR_ENOMEM;
-    }
-    pc->schemas = ns;
-    pc->schemas[pc->n_schemas++] = s;
+    int rc = plan_keep_schema(pc, s);
+    if (rc)
+        return rc;
     weir_type ts = weir_type_make(WEIR_TYPE_TIMESTAMP, false);
     r->win.ws_col = (uint32_t)weir_schema_add(s, "window_start", ts);
     r->win.we_col = (uint32_t)weir_schema_add(s, "window_end", ts);
@@ -779,13 +788,22 @@ int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
         if (rc == WEIR_ENOTFOUND && ref->u.subquery.lateral && pc->err &&
             strstr(pc->err->message, "unknown table or alias"))
             return plan_error(pc, ref->loc, WEIR_EUNSUPPORTED,
-                              "a LATERAL derived table that refers to the FROM items before it is supported "
-                              "over one table (FROM t ... WHERE ...), not over a join or a subquery");
+                              "a LATERAL derived table over a join or a subquery reads the FROM items before it "
+                              "by qualified names (c.k), over joins with ON, USING or NATURAL (not a comma or "
+                              "CROSS join)");
         return rc ? rc : set_alias(pc, out, ref, NULL);
     }
     case WEIR_SQL_FROM_FUNCTION: {
-        if (ref->u.function.lateral)
-            return plan_error(pc, ref->loc, WEIR_EUNSUPPORTED, "LATERAL TABLE is not supported yet");
+        const weir_sql_expr *call = ref->u.function.call;
+        weir_udtf fn;
+        if (ref->u.function.lateral || !weir_expr_udtf_lookup(call->u.call.name.parts[call->u.call.name.n_parts - 1].name, &fn)) {
+            int rc = plan_udtf_check(pc, ref);
+            return rc ? rc
+                      : plan_error(pc, ref->loc, WEIR_EUNSUPPORTED,
+                                   "a table function is supported joined to the rows it reads: FROM t, LATERAL "
+                                   "TABLE(f(t.a)) AS x(c), or LEFT JOIN LATERAL TABLE(...) ON TRUE; read alone "
+                                   "(FROM TABLE(f(...)) with constant arguments) it is not supported yet");
+        }
         int rc = plan_window_tvf(pc, ref, out);
         if (!rc && ref->alias)
             rc = set_alias(pc, out, ref, NULL);
@@ -1616,6 +1634,17 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             return rc;
         if (two && (rc = weir_buf_printf(dg, "|two-phase")))
             return rc;
+        /* Split distinct aggregation (splitdistinct.c) on the same terms: a partial window aggregation by keys and
+         * bucket, and a final one over its windows. */
+        uint32_t buckets = 0;
+        if (sliced && !two && !proctime && !ws.time_zone && !as->cascade && !late &&
+            wt->kind == WEIR_TRIGGER_DEFAULT && !wt->early_interval_ms && !wt->early_count && !wt->purging &&
+            ws.allowed_lateness_ms == 0 && ws.accumulation == WEIR_ACC_ACCUMULATING &&
+            (rc = plan_split_distinct_buckets(pc, pr.schema, as->n_keys, aggs, as->n_calls, true, sel->loc,
+                                              &buckets)))
+            return rc;
+        if (buckets && (rc = weir_buf_printf(dg, "|split%u", buckets)))
+            return rc;
         if (ws.time_zone && (rc = weir_buf_printf(dg, "|tz %s", ws.time_zone)))
             return rc;
         const rel *same = plan_reuse_find(pc, PLAN_REUSE_OPERATOR, dg);
@@ -1640,15 +1669,23 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
                              as->n_calls, (long long)slice);
                 ws.aggs = global;
             }
-            if ((rc = weir_job_window(pc->job, win_in, win_schema, &ws, 0, &out->s, &err)))
-                return plan_error(pc, sel->loc, rc, "%s", err.message);
-            if ((rc = weir_window_output_schema(&ws, win_schema, (weir_schema **)&os, &err)))
-                return plan_error(pc, sel->loc, rc, "%s", err.message);
-            weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
-            if (!ns)
-                return WEIR_ENOMEM;
-            pc->schemas = ns;
-            pc->schemas[pc->n_schemas++] = (weir_schema *)os;
+            if (buckets) {
+                int partial;
+                if ((rc = plan_split_distinct_window(pc, &pr, as->n_keys, &ws, buckets, sel->loc, &partial, &out->s,
+                                                     &os)))
+                    return rc;
+                explain_line(pc, "PartialWindowAggregate[%d]: keys=%u+bucket buckets=%u aggs=%u", partial,
+                             as->n_keys, buckets, as->n_calls);
+            } else {
+                if ((rc = weir_job_window(pc->job, win_in, win_schema, &ws, 0, &out->s, &err)))
+                    return plan_error(pc, sel->loc, rc, "%s", err.message);
+                weir_schema *ws_out;
+                if ((rc = weir_window_output_schema(&ws, win_schema, &ws_out, &err)))
+                    return plan_error(pc, sel->loc, rc, "%s", err.message);
+                if ((rc = plan_keep_schema(pc, ws_out)))
+                    return rc;
+                os = ws_out;
+            }
         }
         out->schema = (weir_schema *)os;
         as->ws_out = as->n_keys;
@@ -1682,7 +1719,7 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
         }
         const weir_window_assigner *sa = as->cascade ? &in->wprops.assigner : &ws.assigner;
         explain_line(pc, "%sWindowAggregate[%d]: %s size=%lld slide=%lld gap=%lld keys=%u aggs=%u lateness=%lld%s%s%s%s%s",
-                     two ? "Global" : "", out->s.node, kinds[sa->kind], (long long)sa->size_ms, (long long)sa->slide_ms,
+                     two ? "Global" : buckets ? "Final" : "", out->s.node, kinds[sa->kind], (long long)sa->size_ms, (long long)sa->slide_ms,
                      (long long)sa->gap_ms, as->n_keys, as->n_calls, (long long)ws.allowed_lateness_ms,
                      as->cascade ? " (on the input's windows)" : "", out->updating ? " (changelog)" : "",
                      proctime ? " (processing time)" : "", ws.time_zone ? " time-zone=" : "",
@@ -1729,6 +1766,12 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             return rc;
         if (two && (rc = weir_buf_printf(dg, "|two-phase")))
             return rc;
+        /* Split distinct aggregation (splitdistinct.c): a partial aggregation by keys and bucket first. */
+        uint32_t buckets = 0;
+        if (!two && (rc = plan_split_distinct_buckets(pc, pr.schema, as->n_keys, aggs, as->n_calls, false, sel->loc, &buckets)))
+            return rc;
+        if (buckets && (rc = weir_buf_printf(dg, "|split%u", buckets)))
+            return rc;
         /* With no aggregate an insert-only input gives an insert-only DISTINCT. */
         out->updating = as->n_calls > 0 || in->updating;
         const rel *same = plan_reuse_find(pc, PLAN_REUSE_OPERATOR, dg);
@@ -1758,6 +1801,18 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             explain_line(pc, "LocalGroupAggregate[%d]: keys=%u aggs=%u", agg_in.node, as->n_keys, as->n_calls);
             gc.aggs = global;
             gc.filter_cols = NULL;
+        } else if (buckets) {
+            weir_agg *final = plan_alloc(pc, (as->n_calls + 1) * sizeof *final);
+            const weir_schema *ps;
+            if (!final)
+                return WEIR_ENOMEM;
+            if ((rc = plan_split_distinct(pc, &pr, as->n_keys, aggs, filters, as->n_calls, buckets, &gc, sel->loc,
+                                          &agg_in, &ps, final)))
+                return rc;
+            explain_line(pc, "PartialGroupAggregate[%d]: keys=%u+bucket buckets=%u aggs=%u (changelog)",
+                         agg_in.node, as->n_keys, buckets, as->n_calls);
+            gc.aggs = final;
+            gc.filter_cols = NULL;
         }
         weir_operator_spec spec;
         if ((rc = weir_group_agg_spec(&gc, &spec)))
@@ -1769,10 +1824,11 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             spec.free_arg(spec.arg);
             return plan_error(pc, sel->loc, rc, "cannot add the aggregation: %s", weir_job_error(pc->job));
         }
-        if ((rc = weir__job_describe_aggs(pc->job, out->s, aggs, as->n_calls)))
+        if ((rc = weir__job_describe_aggs(pc->job, out->s, buckets ? gc.aggs : aggs, as->n_calls)))
             return rc;
         out->schema = os;
-        explain_line(pc, "%sGroupAggregate[%d]: keys=%u aggs=%u%s (changelog)", two ? "Global" : "", out->s.node,
+        explain_line(pc, "%sGroupAggregate[%d]: keys=%u aggs=%u%s (changelog)",
+                     two ? "Global" : buckets ? "Final" : "", out->s.node,
                      as->n_keys, as->n_calls,
                      mini ? " mini-batch" : "");
         out->n_physical = out->schema->n_fields;
@@ -1807,13 +1863,8 @@ static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pr
     rc = weir_window_late_schema(pre, &ls);
     if (rc)
         return rc;
-    weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
-    if (!ns) {
-        weir_schema_destroy(ls);
-        return WEIR_ENOMEM;
-    }
-    pc->schemas = ns;
-    pc->schemas[pc->n_schemas++] = ls;
+    if ((rc = plan_keep_schema(pc, ls)))
+        return rc;
     rel lr = {.s = weir_stream_side(win, WEIR_WINDOW_LATE_TAG), .schema = ls, .rowtime = -1,
               .n_physical = ls->n_fields, .loc = loc};
     if ((rc = weir_job_set_side_schema(pc->job, win, WEIR_WINDOW_LATE_TAG, ls)))
@@ -2211,7 +2262,7 @@ static bool types_match(weir_type a, weir_type b)
  * A union's inputs must all emit its schema (names, types, nullability and
  * time attribute): a projection makes r's rows carry want when they do not.
  */
-static int union_align(plan_ctx *pc, rel *r, weir_schema *want)
+int plan_union_align(plan_ctx *pc, rel *r, weir_schema *want)
 {
     if (weir_schema_equal(r->schema, want))
         return 0;
@@ -2238,18 +2289,11 @@ static int union_align(plan_ctx *pc, rel *r, weir_schema *want)
 }
 
 /* The schema of a union of rels: the first one's, a column nullable where any input's is. */
-static weir_schema *union_schema(plan_ctx *pc, const rel *rels, uint32_t n)
+weir_schema *plan_union_schema(plan_ctx *pc, const rel *rels, uint32_t n)
 {
     weir_schema *schema = weir_schema_copy(rels[0].schema);
-    if (!schema)
+    if (!schema || plan_keep_schema(pc, schema))
         return NULL;
-    weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
-    if (!ns) {
-        weir_schema_destroy(schema);
-        return NULL;
-    }
-    pc->schemas = ns;
-    pc->schemas[pc->n_schemas++] = schema;
     for (uint32_t s = 1; s < n; s++) {
         for (uint32_t i = 0; i < schema->n_fields && i < rels[s].schema->n_fields; i++)
             schema->fields[i].type.nullable |= rels[s].schema->fields[i].type.nullable;
@@ -2511,7 +2555,7 @@ static int plan_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, rel *out
     for (uint32_t s = 0; s < n_sets; s++)
         if (rels[s].n_physical != rels[0].n_physical || rels[s].schema->n_fields != rels[0].schema->n_fields)
             return plan_error(pc, sel->loc, WEIR_EPLAN, "internal error: grouping sets give different columns");
-    weir_schema *schema = union_schema(pc, rels, n_sets);
+    weir_schema *schema = plan_union_schema(pc, rels, n_sets);
     if (!schema)
         return WEIR_ENOMEM;
     weir_stream *ins = plan_alloc(pc, n_sets * sizeof *ins);
@@ -2524,7 +2568,7 @@ static int plan_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, rel *out
         for (uint32_t i = 0; i < rels[0].n_physical; i++)
             if (!types_match(rels[s].schema->fields[i].type, schema->fields[i].type))
                 return plan_error(pc, sel->loc, WEIR_EPLAN, "internal error: grouping sets give different types");
-        if ((rc = union_align(pc, &rels[s], schema)))
+        if ((rc = plan_union_align(pc, &rels[s], schema)))
             return rc;
         ins[s] = rels[s].s;
         updating |= rels[s].updating;
@@ -2628,12 +2672,12 @@ static int plan_query_in(plan_ctx *pc, const weir_sql_query *q, rel *out)
             break;
         /* Both inputs emit the union's schema: the left's names, nullable where either is. */
         rel both[2] = {l, r};
-        weir_schema *us = union_schema(pc, both, 2);
+        weir_schema *us = plan_union_schema(pc, both, 2);
         if (!us) {
             rc = WEIR_ENOMEM;
             break;
         }
-        if ((rc = union_align(pc, &l, us)) || (rc = union_align(pc, &r, us)))
+        if ((rc = plan_union_align(pc, &l, us)) || (rc = plan_union_align(pc, &r, us)))
             break;
         if (sop != WEIR_SQL_SETOP_UNION) {
             rc = plan_setop(pc, q, what, &l, &r, us, out);

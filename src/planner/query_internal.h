@@ -79,6 +79,14 @@ struct agg_scope {
      * NULL, which a COUNT reads as 0.
      */
     bool outer_joined;
+    /*
+     * A LATERAL derived table's aggregates LEFT-joined to the rows before it
+     * (lateral.c, in == out): columns [0, n_outer) are those rows' own, read
+     * as they are by a name that does not resolve in inner (the derived
+     * table's FROM, whose names come first).
+     */
+    uint32_t n_outer;
+    const rel *inner;
 };
 
 bool plan_is_agg_name(const char *name);

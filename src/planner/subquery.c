@@ -857,47 +857,63 @@ static weir_sql_expr *ast_count(plan_ctx *pc, const weir_sql_table_ref *from, co
 
 /*
  * The rows a test's subquery q gives, as a FROM, a WHERE and (for IN) the
- * value compared: those of a plain SELECT ... FROM ... [WHERE ...]
- * (correlated or not), else of q planned whole as FROM (q) AS $inN($y).
+ * n values compared (y[0..n), one per field of IN's operand): those of a
+ * plain SELECT ... FROM ... [WHERE ...] (correlated or not), else of q
+ * planned whole as FROM (q) AS $inN($y) (a row's: $inN($y0, $y1, ...)).
  */
-static int derived_table(plan_ctx *pc, const weir_sql_query *q, const char *alias, const char *col, bool named,
-                         weir_sql_loc loc, const weir_sql_table_ref **from, const weir_sql_expr **y);
+static int derived_table(plan_ctx *pc, const weir_sql_query *q, const char *alias, const char *const *cols,
+                         uint32_t ncol, bool named, weir_sql_loc loc, const weir_sql_table_ref **from,
+                         const weir_sql_expr **y);
 
-static int test_rows(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_query *q, bool in,
+static int test_rows(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_query *q, uint32_t n,
                      const weir_sql_table_ref **from, const weir_sql_expr **where, const weir_sql_expr **y)
 {
+    const weir_sql_select *sel = q->kind == WEIR_SQL_QUERY_SELECT ? q->u.select : NULL;
+    bool star = false;
+    for (uint32_t i = 0; sel && i < sel->n_items; i++)
+        star |= sel->items[i].expr->kind == WEIR_SQL_EXPR_STAR;
+    if (n && sel && (star || sel->n_items != n))
+        return in_columns_error(pc, q, n, star || n == 1 ? 0 : sel->n_items);
     if (plain_select(q)) {
-        const weir_sql_select *sel = q->u.select;
-        if (in && (sel->n_items != 1 || sel->items[0].expr->kind == WEIR_SQL_EXPR_STAR))
-            return plan_error(pc, q->loc, WEIR_EPLAN, "the subquery of IN must select exactly one column");
         *from = sel->from;
         *where = sel->where;
-        *y = in ? sel->items[0].expr : NULL;
+        for (uint32_t i = 0; i < n; i++)
+            y[i] = sel->items[i].expr;
         return 0;
     }
     *where = NULL;
-    *y = NULL;
     char nm[32];
     snprintf(nm, sizeof nm, "$in%u", pc->n_test);
-    return derived_table(pc, q, nm, "$y", in, e->loc, from, in ? y : NULL);
+    const char **cols = plan_alloc(pc, (n + 1) * sizeof *cols);
+    if (!cols)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        char c[16];
+        snprintf(c, sizeof c, n == 1 ? "$y" : "$y%u", i);
+        if (!(cols[i] = plan_strdup(pc, c)))
+            return WEIR_ENOMEM;
+    }
+    return derived_table(pc, q, nm, cols, n, n > 0, e->loc, from, n ? y : NULL);
 }
 
 /*
- * FROM (q) AS alias(col) (no column alias unless named): *from; with col, *y
- * is alias.col, the one column of q (at loc).
+ * FROM (q) AS alias(cols...) (no column aliases unless named): *from; with
+ * y, y[i] is alias.cols[i], column i of q (at loc).
  */
-static int derived_table(plan_ctx *pc, const weir_sql_query *q, const char *alias, const char *col, bool named,
-                         weir_sql_loc loc, const weir_sql_table_ref **from, const weir_sql_expr **y)
+static int derived_table(plan_ctx *pc, const weir_sql_query *q, const char *alias, const char *const *cols,
+                         uint32_t ncol, bool named, weir_sql_loc loc, const weir_sql_table_ref **from,
+                         const weir_sql_expr **y)
 {
     weir_sql_table_ref *ref = plan_alloc(pc, sizeof *ref);
-    weir_sql_ident *ids = plan_alloc(pc, 2 * sizeof *ids);
+    weir_sql_ident *ids = plan_alloc(pc, (ncol + 1) * sizeof *ids);
     if (!ref || !ids)
         return WEIR_ENOMEM;
     memset(ref, 0, sizeof *ref);
-    memset(ids, 0, 2 * sizeof *ids);
+    memset(ids, 0, (ncol + 1) * sizeof *ids);
     ids[0].name = plan_strdup(pc, alias);
-    ids[1].name = col;
-    for (int i = 0; i < 2; i++) {
+    for (uint32_t i = 0; i < ncol; i++)
+        ids[i + 1].name = cols[i];
+    for (uint32_t i = 0; i <= ncol; i++) {
         if (!ids[i].name)
             return WEIR_ENOMEM;
         ids[i].len = (uint32_t)strlen(ids[i].name);
@@ -909,19 +925,19 @@ static int derived_table(plan_ctx *pc, const weir_sql_query *q, const char *alia
     ref->alias = &ids[0];
     if (named) {
         ref->column_aliases = &ids[1];
-        ref->n_column_aliases = 1;
+        ref->n_column_aliases = ncol;
     }
     ref->u.subquery.query = (weir_sql_query *)q;
     *from = ref;
-    if (y) {
+    for (uint32_t i = 0; y && i < ncol; i++) {
         weir_sql_expr *c = ast_node(pc, WEIR_SQL_EXPR_COLUMN, loc);
         weir_sql_ident *parts = plan_alloc(pc, 2 * sizeof *parts);
         if (!c || !parts)
             return WEIR_ENOMEM;
         parts[0] = ids[0];
-        parts[1] = ids[1];
+        parts[1] = ids[i + 1];
         c->u.column = (weir_sql_name){parts, 2, loc};
-        *y = c;
+        y[i] = c;
     }
     return 0;
 }
@@ -963,7 +979,8 @@ static int scalar_query(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_que
         snprintf(nm, sizeof nm, "$sv%u", pc->n_sv);
         const weir_sql_table_ref *from;
         const weir_sql_expr *v;
-        int rc = derived_table(pc, q, nm, "$v", true, e->loc, &from, &v);
+        static const char *const col = "$v";
+        int rc = derived_table(pc, q, nm, &col, 1, true, e->loc, &from, &v);
         if (rc)
             return rc;
         memset(s2, 0, sizeof *s2);
@@ -1016,6 +1033,9 @@ const char *plan_single_value_error(plan_ctx *pc, const weir_sql_expr *call)
  *                           WHEN (SELECT COUNT(*) FROM <q's rows>) = 0 THEN FALSE
  *                           WHEN x IS NULL OR (SELECT COUNT(*) FROM <q's rows> WHERE y IS NULL) > 0 THEN NULL
  *                           ELSE FALSE END
+ *   (x1, x2) IN (q)    the same with y1 = x1 AND y2 = x2, x1 IS NULL OR x2 IS NULL and
+ *                      y1 IS NULL OR y2 IS NULL (Calcite's rewrite, which Flink runs: NULL
+ *                      as soon as a field of x or of a row of q is NULL, without a match)
  *   NOT IN, NOT EXISTS the NOT of those
  * (x IN a set without x is NULL when x is NULL or the set has a NULL, and
  * FALSE over no rows). A correlated subquery's condition y = x is a
@@ -1048,14 +1068,14 @@ static int test_rewrite(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_exp
             return 0;
         }
     bool in = e->kind == WEIR_SQL_EXPR_IN_QUERY;
-    if (in && weir__sql_is_row_ctor(e->u.in_query.operand))
-        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
-                          "a row (a, b, ...) IN (SELECT ...) is supported as a condition of WHERE (joined to "
-                          "the others with AND), not as a value (under OR, in the SELECT list or HAVING)");
     const weir_sql_query *q = in ? e->u.in_query.query : e->u.subquery.query;
     const weir_sql_expr *x = in ? e->u.in_query.operand : NULL, *r = NULL;
+    /* IN's operand: x, or the fields of a row (x1, x2, ...) */
+    bool row = in && weir__sql_is_row_ctor(x);
+    const weir_sql_expr *const *xs = row ? (const weir_sql_expr *const *)x->u.call.args : &x;
+    uint32_t nx = !in ? 0 : row ? x->u.call.n_args : 1;
     weir_sql_loc loc = e->loc;
-    if (one_row(q)) {
+    if (!row && one_row(q)) {
         if (!in) {
             r = ast_literal(pc, WEIR_SQL_LIT_BOOLEAN, true, NULL, loc);
         } else {
@@ -1068,8 +1088,11 @@ static int test_rewrite(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_exp
         }
     } else {
         const weir_sql_table_ref *from = NULL;
-        const weir_sql_expr *where = NULL, *y = NULL;
-        int rc = test_rows(pc, e, q, in, &from, &where, &y);
+        const weir_sql_expr *where = NULL;
+        const weir_sql_expr **y = nx ? plan_alloc(pc, nx * sizeof *y) : NULL;
+        if (nx && !y)
+            return WEIR_ENOMEM;
+        int rc = test_rows(pc, e, q, nx, &from, &where, y);
         if (rc)
             return rc;
         weir_sql_expr *zero = ast_literal(pc, WEIR_SQL_LIT_INTEGER, false, "0", loc);
@@ -1079,11 +1102,18 @@ static int test_rewrite(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_exp
         if (!in) {
             r = ast_binary(pc, WEIR_SQL_OP_GT, all, zero);
         } else {
-            /* y = x correlates: x is over the outer query's columns whatever its names (x IN (SELECT x ...)) */
-            weir_sql_expr *yn = ast_is_null(pc, y), *xn = ast_is_null(pc, x);
+            /* y = x correlates: x is over the outer query's columns whatever its names (x IN (SELECT x ...));
+             * a row's fields each, the match count's key */
             weir_sql_expr *match = ast_count(pc, from, where, NULL, loc);
-            if (match && (rc = in_pair_add(pc, match->u.call.args[0], x, y)))
-                return rc;
+            const weir_sql_expr *xn = NULL, *yn = NULL;
+            for (uint32_t i = 0; match && i < nx; i++) {
+                if ((rc = in_pair_add(pc, match->u.call.args[0], xs[i], y[i])))
+                    return rc;
+                weir_sql_expr *xi = ast_is_null(pc, xs[i]), *yi = ast_is_null(pc, y[i]);
+                if (!xi || !yi || !(xn = ast_binary(pc, WEIR_SQL_OP_OR, xn, xi)) ||
+                    !(yn = ast_binary(pc, WEIR_SQL_OP_OR, yn, yi)))
+                    return WEIR_ENOMEM;
+            }
             weir_sql_expr *nulls = yn ? ast_count(pc, from, where, yn, loc) : NULL;
             weir_sql_when *w = plan_alloc(pc, 3 * sizeof *w);
             weir_sql_expr *c = ast_node(pc, WEIR_SQL_EXPR_CASE, loc);
@@ -1101,7 +1131,10 @@ static int test_rewrite(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_exp
             c->u.case_.whens = w;
             c->u.case_.n_whens = 3;
             c->u.case_.else_ = ast_literal(pc, WEIR_SQL_LIT_BOOLEAN, false, NULL, loc);
-            c->height = all->height + 3;
+            c->height = 0;
+            for (int i = 0; i < 3; i++)
+                if (w[i].when->height >= c->height)
+                    c->height = w[i].when->height + 1;
             r = c->u.case_.else_ ? c : NULL;
         }
     }
@@ -1206,16 +1239,17 @@ int plan_scalar_subqueries_agg(plan_ctx *pc, rel *agg, const weir_sql_select *se
 /*
  * IN's x over an aggregating query's groups that reads its aggregates
  * (COUNT(*) IN (SELECT ...), in its SELECT list or HAVING): computed over
- * the aggregation's rows as a column of *in ($scalarNx0), which the count
+ * the aggregation's rows as a column of *in ($scalarNxI, I its key's
+ * index: a row's fields are several), which the count
  * of IN's matches is correlated with (*x becomes a reference to it).
  */
-static int agg_operand(plan_ctx *pc, rel *in, uint32_t id, const weir_sql_expr **x)
+static int agg_operand(plan_ctx *pc, rel *in, uint32_t id, uint32_t i, const weir_sql_expr **x)
 {
     uint32_t n = in->n_physical;
     weir_expr **exprs = plan_alloc(pc, (n + 1) * sizeof *exprs);
     const char **names = plan_alloc(pc, (n + 1) * sizeof *names);
     char **quals = plan_alloc(pc, (n + 2) * sizeof *quals);
-    char *nm = scalar_name(pc, id, 'x', 0);
+    char *nm = scalar_name(pc, id, 'x', i);
     if (!exprs || !names || !quals || !nm)
         return WEIR_ENOMEM;
     for (uint32_t c = 0; c < n; c++) {
@@ -1326,7 +1360,7 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
             co.outer[co.n_keys] = pc->in_pairs[3 * p + 1];
             co.inner[co.n_keys] = pc->in_pairs[3 * p + 2];
             if (pc->agg_values_as && plan_has_agg(co.outer[co.n_keys]) &&
-                (rc = agg_operand(pc, in, pc->n_scalar, &co.outer[co.n_keys])))
+                (rc = agg_operand(pc, in, pc->n_scalar, co.n_keys, &co.outer[co.n_keys])))
                 return rc;
             co.n_keys++;
         }
@@ -1535,6 +1569,8 @@ int plan_lateral_aggregates(plan_ctx *pc, rel *in, const weir_sql_query *q, cons
     agg_scope bas = *as;
     bas.in = &j;
     bas.out = &j;
+    bas.n_outer = col; /* the rows' own columns, outside the aggregates (lateral.c refuses them inside) */
+    bas.inner = from_planned;
     for (uint32_t i = 0; i < sel->n_items; i++)
         if ((rc = plan_bind_expr(pc, &j, &bas, sel->items[i].expr, &items[i])))
             return rc;

@@ -55,8 +55,7 @@ static int unnest_create(void *arg, const weir_op_info *info, void **out_op)
     return 0;
 }
 
-/* Stores an entry's bytes (record/nested.h) as (col, row) of b. */
-static int put_entry(weir_batch *b, uint32_t col, uint32_t row, bool is_null, const uint8_t *v, uint32_t len)
+int plan_correlate_put(weir_batch *b, uint32_t col, uint32_t row, bool is_null, const uint8_t *v, uint32_t len)
 {
     if (is_null) {
         weir_batch_set_null(b, col, row);
@@ -72,10 +71,8 @@ static int put_entry(weir_batch *b, uint32_t col, uint32_t row, bool is_null, co
     return 0;
 }
 
-/* A new output row: the input row's columns, time and kind. */
-static int start_row(unnest_op *k, weir_op_ctx *ctx, const weir_batch *in, uint32_t r, int *row)
+int plan_correlate_row(weir_batch *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r, uint32_t n_in, int *row)
 {
-    weir_batch *o = k->out;
     if (weir_batch_full(o)) {
         int rc = weir_op_emit(ctx, o);
         if (rc)
@@ -88,7 +85,7 @@ static int start_row(unnest_op *k, weir_op_ctx *ctx, const weir_batch *in, uint3
     uint32_t i = (uint32_t)*row;
     o->ts[i] = in->ts[r];
     o->kind[i] = in->kind[r];
-    for (uint32_t c = 0; c < k->conf->n_in; c++) {
+    for (uint32_t c = 0; c < n_in; c++) {
         const weir_column *sc = &in->cols[c];
         if (weir_batch_is_null(in, c, r)) {
             weir_batch_set_null(o, c, i);
@@ -102,7 +99,7 @@ static int start_row(unnest_op *k, weir_op_ctx *ctx, const weir_batch *in, uint3
             len = (uint32_t)weir_type_size(sc->type);
             v = (const uint8_t *)sc->data + (size_t)r * len;
         }
-        int rc = put_entry(o, c, i, false, v, len);
+        int rc = plan_correlate_put(o, c, i, false, v, len);
         if (rc)
             return rc;
     }
@@ -134,21 +131,21 @@ static int unnest_process(void *op, weir_op_ctx *ctx, int input, const weir_batc
         }
         for (uint32_t e = 0; e < n && !rc; e++) {
             int row;
-            if ((rc = start_row(k, ctx, in, r, &row)))
+            if ((rc = plan_correlate_row(k->out, ctx, in, r, k->conf->n_in, &row)))
                 break;
             uint32_t col = c->n_in;
             bool en;
             const uint8_t *ev;
             uint32_t el;
-            /* re-read the element: start_row may have emitted and reset the batch, not the collection */
+            /* re-read the element: plan_correlate_row may have emitted and reset the batch, not the collection */
             if (!weir_nv_next(&it, d->elems[0], &en, &ev, &el)) {
                 rc = weir_op_fail(ctx, WEIR_ECORRUPT, "a malformed collection value");
                 break;
             }
             if (ct.id == WEIR_TYPE_MAP) {
-                rc = put_entry(k->out, col++, (uint32_t)row, en, ev, el);
+                rc = plan_correlate_put(k->out, col++, (uint32_t)row, en, ev, el);
                 if (!rc && weir_nv_next(&it, d->elems[1], &en, &ev, &el))
-                    rc = put_entry(k->out, col++, (uint32_t)row, en, ev, el);
+                    rc = plan_correlate_put(k->out, col++, (uint32_t)row, en, ev, el);
             } else if (c->spread_row) {
                 weir_type rt = d->elems[0];
                 const weir_nested_type *rd = weir_type_nested(rt);
@@ -160,19 +157,19 @@ static int unnest_process(void *op, weir_op_ctx *ctx, int input, const weir_batc
                     uint32_t fl = 0;
                     if (f < nf && !weir_nv_next(&fi, rd->elems[f], &fn, &fv, &fl))
                         fn = true;
-                    rc = put_entry(k->out, col++, (uint32_t)row, fn, fv, fl);
+                    rc = plan_correlate_put(k->out, col++, (uint32_t)row, fn, fv, fl);
                 }
             } else {
-                rc = put_entry(k->out, col++, (uint32_t)row, en, ev, el);
+                rc = plan_correlate_put(k->out, col++, (uint32_t)row, en, ev, el);
             }
             if (!rc && c->ordinality) {
                 int32_t ord = (int32_t)(e + 1);
-                rc = put_entry(k->out, col, (uint32_t)row, false, (const uint8_t *)&ord, 4);
+                rc = plan_correlate_put(k->out, col, (uint32_t)row, false, (const uint8_t *)&ord, 4);
             }
         }
         if (!rc && n == 0 && c->left) {
             int row;
-            if ((rc = start_row(k, ctx, in, r, &row)))
+            if ((rc = plan_correlate_row(k->out, ctx, in, r, k->conf->n_in, &row)))
                 break;
             for (uint32_t col = c->n_in; col < n_out; col++)
                 weir_batch_set_null(k->out, col, (uint32_t)row);
@@ -270,29 +267,21 @@ int plan_unnest_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *wh
         return WEIR_ENOMEM;
     }
     /* the output: the left columns, then the element's */
-    weir_schema *os = plan_new_schema(pc);
     const weir_nested_type *rd = c->spread_row ? weir_type_nested(d->elems[0]) : NULL;
     uint32_t n_el = d->kind == WEIR_TYPE_MAP ? 2 : rd ? rd->n : 1;
     uint32_t n_new = n_el + (c->ordinality ? 1 : 0);
-    char **quals = plan_alloc(pc, (l.n_physical + n_new + 1) * sizeof *quals);
-    if (!os || !quals) {
-        unnest_conf_free(c);
-        return WEIR_ENOMEM;
-    }
     if (u->n_column_aliases && u->n_column_aliases != n_new) {
         unnest_conf_free(c);
         return plan_error(pc, u->column_aliases[0].loc, WEIR_EPLAN,
                           "UNNEST produces %u column%s here, but %u names are given", n_new, n_new == 1 ? "" : "s",
                           u->n_column_aliases);
     }
-    for (uint32_t i = 0; i < l.n_physical; i++) {
-        if (weir_schema_add(os, l.schema->fields[i].name, l.schema->fields[i].type) < 0) {
-            unnest_conf_free(c);
-            return WEIR_ENOMEM;
-        }
-        quals[i] = l.quals ? l.quals[i] : NULL;
+    weir_schema *os;
+    char **quals;
+    if (plan_correlate_schema(pc, &l, n_new, &os, &quals)) {
+        unnest_conf_free(c);
+        return WEIR_ENOMEM;
     }
-    os->rowtime = l.rowtime >= 0 && (uint32_t)l.rowtime < l.n_physical ? l.rowtime : -1;
     char *q = u->alias ? (char *)u->alias->name : NULL;
     for (uint32_t i = 0; i < n_new; i++) {
         weir_type t;
@@ -328,16 +317,36 @@ int plan_unnest_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *wh
     weir_expr_format(coll, buf, sizeof buf);
     weir_buf_printf(&pc->explain, "  Unnest[%d]: %s%s%s\n", o.s.node, buf, c->ordinality ? " with ordinality" : "",
                     left ? " (left)" : "");
-    o.schema = os;
-    o.quals = quals;
-    o.hidden = l.hidden;
-    o.n_hidden = l.n_hidden < l.n_physical ? l.n_hidden : l.n_physical;
-    o.n_physical = os->n_fields;
-    o.win.present = false;
-    o.wprops.present = false;
-    o.above_wm = false;
-    o.rowtime = os->rowtime;
-    o.loc = ref->loc;
+    plan_correlate_rel(&o, &l, os, quals, ref->loc);
     *out = o;
     return 0;
+}
+
+int plan_correlate_schema(plan_ctx *pc, const rel *l, uint32_t n_new, weir_schema **os, char ***quals)
+{
+    *os = plan_new_schema(pc);
+    *quals = plan_alloc(pc, (l->n_physical + n_new + 1) * sizeof **quals);
+    if (!*os || !*quals)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < l->n_physical; i++) {
+        if (weir_schema_add(*os, l->schema->fields[i].name, l->schema->fields[i].type) < 0)
+            return WEIR_ENOMEM;
+        (*quals)[i] = l->quals ? l->quals[i] : NULL;
+    }
+    (*os)->rowtime = l->rowtime >= 0 && (uint32_t)l->rowtime < l->n_physical ? l->rowtime : -1;
+    return 0;
+}
+
+void plan_correlate_rel(rel *o, const rel *l, weir_schema *os, char **quals, weir_sql_loc loc)
+{
+    o->schema = os;
+    o->quals = quals;
+    o->hidden = l->hidden;
+    o->n_hidden = l->n_hidden < l->n_physical ? l->n_hidden : l->n_physical;
+    o->n_physical = os->n_fields;
+    o->win.present = false;
+    o->wprops.present = false;
+    o->above_wm = false;
+    o->rowtime = os->rowtime;
+    o->loc = loc;
 }

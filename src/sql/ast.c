@@ -43,6 +43,8 @@ const char *weir_sql_stmt_kind_name(weir_sql_stmt_kind kind)
         return "CREATE CATALOG";
     case WEIR_SQL_STMT_CREATE_DATABASE:
         return "CREATE DATABASE";
+    case WEIR_SQL_STMT_STOP_JOB:
+        return "STOP JOB";
     }
     return "?";
 }

@@ -908,6 +908,7 @@ typedef enum weir_sql_show_what {
     WEIR_SQL_SHOW_CURRENT_DATABASE,
     WEIR_SQL_SHOW_COLUMNS, /* uses name */
     WEIR_SQL_SHOW_CREATE_CATALOG, /* uses name */
+    WEIR_SQL_SHOW_JOBS,
 } weir_sql_show_what;
 
 struct weir_sql_stmt {
@@ -956,6 +957,12 @@ struct weir_sql_stmt {
             bool catalog; /* USE CATALOG name */
             weir_sql_name name;
         } use;
+        struct {
+            const char *job; /* the quoted job id */
+            weir_sql_loc job_loc;
+            bool savepoint;  /* WITH SAVEPOINT */
+            bool drain;      /* WITH DRAIN */
+        } stop_job;
     } u;
 };
 

@@ -492,6 +492,7 @@ static void stmt(dumper *d, int depth, const weir_sql_stmt *st)
     case WEIR_SQL_STMT_ALTER:
     case WEIR_SQL_STMT_CREATE_CATALOG:
     case WEIR_SQL_STMT_CREATE_DATABASE:
+    case WEIR_SQL_STMT_STOP_JOB:
     case WEIR_SQL_STMT_USE: {
         weir_buf b;
         weir_buf_init(&b);

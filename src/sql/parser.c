@@ -759,7 +759,7 @@ static weir_sql_table_like *parse_table_like(parser *p)
  */
 static const char *const flink_only_statements[] = {
     "ADD", "REMOVE", "LOAD", "UNLOAD", "COMPILE", "ANALYZE",
-    "TRUNCATE", "DELETE", "UPDATE", "CALL", "STOP"};
+    "TRUNCATE", "DELETE", "UPDATE", "CALL"};
 static const char *const flink_only_create[] = {"MATERIALIZED", "MODEL"};
 
 static void refuse_flink_only(parser *p, const char *const *words, size_t n,
@@ -1424,6 +1424,8 @@ static weir_sql_stmt *parse_show(parser *p)
         else
             parser_expected(p, "TABLE, VIEW or CATALOG");
         st->u.show.name = parse_name(p, "a name");
+    } else if (accept_word(p, "JOBS")) {
+        st->u.show.what = WEIR_SQL_SHOW_JOBS;
     } else if (next_word_is(p, 0, "CURRENT") &&
                (tok_is_kw(peek_tok(p, 1), WEIR__SQL_KW_CATALOG) ||
                 tok_is_kw(peek_tok(p, 1), WEIR__SQL_KW_DATABASE))) {
@@ -1474,9 +1476,30 @@ static weir_sql_stmt *parse_use(parser *p)
     return st;
 }
 
+/* STOP JOB 'id' [WITH SAVEPOINT] [WITH DRAIN] (Flink's SQL client) */
+static weir_sql_stmt *parse_stop_job(parser *p)
+{
+    weir_sql_stmt *st = new_stmt(p, WEIR_SQL_STMT_STOP_JOB, cur(p)->loc);
+    parser_advance(p); /* STOP */
+    if (!accept_word(p, "JOB"))
+        parser_expected(p, "JOB");
+    st->u.stop_job.job = parse_string(p, "a quoted job id", &st->u.stop_job.job_loc);
+    if (is_kw(p, WEIR__SQL_KW_WITH) && next_word_is(p, 1, "SAVEPOINT")) {
+        parser_advance(p);
+        parser_advance(p);
+        st->u.stop_job.savepoint = true;
+    }
+    if (accept_kw(p, WEIR__SQL_KW_WITH)) {
+        if (!accept_word(p, "DRAIN"))
+            parser_expected(p, st->u.stop_job.savepoint ? "DRAIN" : "SAVEPOINT or DRAIN");
+        st->u.stop_job.drain = true;
+    }
+    return st;
+}
+
 static const char statement_words[] =
     "SELECT INSERT CREATE DROP SET RESET EXPLAIN EXECUTE BEGIN WITH VALUES "
-    "SHOW DESCRIBE USE ALTER REPLACE";
+    "SHOW DESCRIBE USE ALTER REPLACE STOP";
 
 static weir_sql_stmt *parse_statement(parser *p)
 {
@@ -1535,6 +1558,10 @@ static weir_sql_stmt *parse_statement(parser *p)
             tok_is_kw(peek_tok(p, 1), WEIR__SQL_KW_TABLE)) {
             parser_advance(p);
             st = parse_replace_table(p, loc, false);
+            break;
+        }
+        if (next_word_is(p, 0, "STOP")) {
+            st = parse_stop_job(p);
             break;
         }
         refuse_flink_only(p, flink_only_statements,

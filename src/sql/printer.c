@@ -1394,7 +1394,7 @@ static void stmt(printer *pr, const weir_sql_stmt *st, bool in_explain)
             "SHOW DATABASES",   "SHOW CATALOGS", "SHOW CREATE TABLE ",
             "SHOW CREATE VIEW ", "SHOW CURRENT CATALOG",
             "SHOW CURRENT DATABASE", "SHOW COLUMNS FROM ",
-            "SHOW CREATE CATALOG "};
+            "SHOW CREATE CATALOG ", "SHOW JOBS"};
         if (st->u.show.user)
             put(pr, "SHOW USER FUNCTIONS");
         else
@@ -1425,6 +1425,12 @@ static void stmt(printer *pr, const weir_sql_stmt *st, bool in_explain)
         break;
     case WEIR_SQL_STMT_ALTER:
         alter(pr, &st->u.alter);
+        break;
+    case WEIR_SQL_STMT_STOP_JOB:
+        put(pr, "STOP JOB ");
+        put_string(pr, st->u.stop_job.job);
+        put(pr, st->u.stop_job.savepoint ? " WITH SAVEPOINT" : "");
+        put(pr, st->u.stop_job.drain ? " WITH DRAIN" : "");
         break;
     }
 }

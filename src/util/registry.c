@@ -14,7 +14,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -264,6 +266,31 @@ int weir__registry_list(weir__registry_entry **out, size_t *n, weir_error *err)
     return 0;
 }
 
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= UINT64_C(0xbf58476d1ce4e5b9);
+    x ^= x >> 27;
+    x *= UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}
+
+void weir__registry_job_id(const weir__registry_entry *e, char out[33])
+{
+    uint64_t a = mix64((uint64_t)e->started_ms ^ ((uint64_t)e->pid << 44));
+    uint64_t b = mix64(a ^ (uint64_t)e->pid ^ UINT64_C(0x9e3779b97f4a7c15));
+    snprintf(out, 33, "%016" PRIx64 "%016" PRIx64, a, b);
+}
+
+static bool is_job_id(const char *s)
+{
+    size_t n = 0;
+    for (; s[n]; n++)
+        if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f') || (s[n] >= 'A' && s[n] <= 'F')))
+            return false;
+    return n == 32;
+}
+
 int weir__registry_find(const char *job, weir__registry_entry *out, weir_error *err)
 {
     weir__registry_entry *v;
@@ -274,9 +301,13 @@ int weir__registry_find(const char *job, weir__registry_entry *out, weir_error *
     char *end;
     long pid = strtol(job, &end, 10);
     bool by_number = *job && !*end && pid > 0;
+    bool by_id = !by_number && is_job_id(job);
     size_t hit = n, hits = 0;
     for (size_t i = 0; i < n; i++) {
-        if (by_number ? v[i].pid == pid : !strcmp(v[i].name, job)) {
+        char id[33];
+        weir__registry_job_id(&v[i], id);
+        if (by_number ? v[i].pid == pid : by_id ? !strcasecmp(id, job) || !strcmp(v[i].name, job)
+                                                : !strcmp(v[i].name, job)) {
             if (!hits)
                 hit = i;
             hits++;
@@ -292,7 +323,7 @@ int weir__registry_find(const char *job, weir__registry_entry *out, weir_error *
                               "%zu running jobs are named '%s': give the process id (weir list shows them)", hits,
                               job);
     return weir_error_set(err, WEIR_ENOTFOUND, "no running job %s '%s' on this machine (weir list shows them)",
-                          by_number ? "with process id" : "named", job);
+                          by_number ? "with process id" : by_id ? "with job id" : "named", job);
 }
 
 int weir__registry_savepoint_reply(pid_t requester, int rc, const char *text)

@@ -54,7 +54,15 @@ void weir__registry_remove(void);
 int weir__registry_list(weir__registry_entry **out, size_t *n, weir_error *err);
 
 /*
- * The entry of JOB: a pid, or a pipeline.name that one live entry has.
+ * The job id of an entry, as SHOW JOBS prints it: 32 hex digits (Flink's
+ * form) made from the process id and the start time, so that a reused pid
+ * is another job.
+ */
+void weir__registry_job_id(const weir__registry_entry *e, char out[33]);
+
+/*
+ * The entry of JOB: a job id, a pid, or a pipeline.name that one live entry
+ * has.
  * WEIR_ENOTFOUND (none) or WEIR_EINVAL (the name is ambiguous), with a
  * message that says which.
  */

@@ -61,24 +61,47 @@ int weir__wpush_ptr(void ***chunks, uint32_t *n, uint32_t *cap, void *p)
     return 0;
 }
 
+/*
+ * Nodes come from the free list, else from the newest pool block front to
+ * back, as key entries do (entry_alloc): the blocks double up to
+ * NBLOCK_MAX_BYTES, so a state of many sessions or windows sits in few
+ * large blocks on huge pages, and a block is not threaded onto the free
+ * list when it arrives (each node's memory is first written when taken).
+ */
+#define NBLOCK_MAX_BYTES ((size_t)8 << 20)
+
+static wnode *node_take(wcore *c)
+{
+    wnode *n = c->nfree;
+    if (n) {
+        c->nfree = n->next;
+        return n;
+    }
+    if (c->nbump == c->nend) {
+        uint32_t k = c->nblock ? c->nblock * 2 : NCHUNK;
+        if ((size_t)k * c->node_size > NBLOCK_MAX_BYTES && c->nblock)
+            k = c->nblock;
+        char *block = weir__bigmem_alloc((size_t)k * c->node_size, 64);
+        if (!block)
+            return NULL;
+        if (weir__wpush_ptr(&c->nchunks, &c->n_nchunks, &c->cap_nchunks, block)) {
+            weir__bigmem_free(block);
+            return NULL;
+        }
+        c->nblock = k;
+        c->nbump = block;
+        c->nend = block + (size_t)k * c->node_size;
+    }
+    n = (wnode *)c->nbump;
+    c->nbump += c->node_size;
+    return n;
+}
+
 wnode *weir__wnode_alloc(wcore *c, int type, weir_ts start, weir_ts end)
 {
-    if (!c->nfree) {
-        char *chunk = weir_malloc(c->node_size * NCHUNK);
-        if (!chunk)
-            return NULL;
-        if (weir__wpush_ptr(&c->nchunks, &c->n_nchunks, &c->cap_nchunks, chunk)) {
-            weir_free(chunk);
-            return NULL;
-        }
-        for (int i = NCHUNK - 1; i >= 0; i--) {
-            wnode *n = (wnode *)(chunk + (size_t)i * c->node_size);
-            n->next = c->nfree;
-            c->nfree = n;
-        }
-    }
-    wnode *n = c->nfree;
-    c->nfree = n->next;
+    wnode *n = node_take(c);
+    if (!n)
+        return NULL;
     memset(n, 0, sizeof *n);
     n->type = (uint8_t)type;
     n->start = start;
@@ -197,8 +220,10 @@ static wentry *entry_alloc(wcore *c)
 
 static void entry_release(wcore *c, wentry *e)
 {
-    if (e->key != e->key_inline)
+    if (e->key && e->key != e->key_inline) {
         weir_free(e->key);
+        c->n_key_heap--;
+    }
     e->key = NULL;
     e->flags &= E_IN_CHG;
     e->wake = WEIR_TS_MAX;
@@ -209,17 +234,16 @@ static void entry_release(wcore *c, wentry *e)
 static int table_grow(wcore *c)
 {
     uint32_t ncap = c->tab_cap ? c->tab_cap * 2 : 1024;
-    wentry **nt = weir__bigmem_calloc((size_t)ncap * sizeof *nt, 64);
+    wslot *nt = weir__bigmem_calloc((size_t)ncap * sizeof *nt, 64);
     if (!nt)
         return WEIR_ENOMEM;
     for (uint32_t i = 0; i < c->tab_cap; i++) {
-        wentry *e = c->tab[i];
-        if (!e)
+        if (!c->tab[i].e)
             continue;
-        uint32_t j = weir__hash_slot(e->hash) & (ncap - 1);
-        while (nt[j])
+        uint32_t j = weir__hash_slot(c->tab[i].hash) & (ncap - 1);
+        while (nt[j].e)
             j = (j + 1) & (ncap - 1);
-        nt[j] = e;
+        nt[j] = c->tab[i];
     }
     weir__bigmem_free(c->tab);
     c->tab = nt;
@@ -252,10 +276,10 @@ static inline wentry *entry_find9(const wcore *c, const uint8_t *key, uint64_t h
     uint64_t k;
     memcpy(&k, key, 8);
     for (uint32_t i = weir__hash_slot(hash) & mask;; i = (i + 1) & mask) {
-        wentry *p = c->tab[i];
+        wentry *p = c->tab[i].e;
         if (!p)
             return NULL;
-        if (p->hash != hash || p->key_len != 9)
+        if (c->tab[i].hash != hash || p->key_len != 9)
             continue;
         uint64_t x;
         memcpy(&x, p->key, 8);
@@ -268,13 +292,9 @@ wentry *weir__wentry_get(wcore *c, const uint8_t *key, size_t len, uint64_t hash
 {
     uint32_t mask = c->tab_cap - 1;
     uint32_t i = weir__hash_slot(hash) & mask;
-    /*
-     * The table holds only pointers: at most half full, a probe usually
-     * touches just the entry it finds, which the caller reads next anyway
-     * (a parallel array of hashes would cost one more cache miss per record).
-     */
-    for (wentry *p; (p = c->tab[i]); i = (i + 1) & mask)
-        if (p->hash == hash && p->key_len == len && key_eq(p->key, key, len))
+    /* the slots hold the hashes: only an entry whose hash matches is read */
+    for (wentry *p; (p = c->tab[i].e); i = (i + 1) & mask)
+        if (c->tab[i].hash == hash && p->key_len == len && key_eq(p->key, key, len))
             return p;
     if (!create)
         return NULL;
@@ -283,7 +303,7 @@ wentry *weir__wentry_get(wcore *c, const uint8_t *key, size_t len, uint64_t hash
             return NULL;
         mask = c->tab_cap - 1;
         i = weir__hash_slot(hash) & mask;
-        while (c->tab[i])
+        while (c->tab[i].e)
             i = (i + 1) & mask;
     }
     wentry *e = entry_alloc(c);
@@ -294,12 +314,15 @@ wentry *weir__wentry_get(wcore *c, const uint8_t *key, size_t len, uint64_t hash
     } else if (!(e->key = weir_malloc(len))) {
         entry_release(c, e);
         return NULL;
+    } else {
+        c->n_key_heap++;
     }
     memcpy(e->key, key, len);
     e->key_len = (uint32_t)len;
     e->hash = hash;
     e->flags |= E_LIVE | E_IDLE;
-    c->tab[i] = e;
+    c->tab[i].hash = hash;
+    c->tab[i].e = e;
     c->n_live++;
     c->n_idle++;
     return e;
@@ -342,14 +365,14 @@ static int maybe_sweep(wcore *c)
         return 0;
     if (c->mode == MODE_SLICED)
         weir__sliced_compact(c);
-    wentry **old = c->tab;
+    wslot *old = c->tab;
     uint32_t cap = c->tab_cap;
-    wentry **nt = weir__bigmem_calloc((size_t)cap * sizeof *nt, 64);
+    wslot *nt = weir__bigmem_calloc((size_t)cap * sizeof *nt, 64);
     if (!nt)
         return 0; /* sweeping is an optimisation; try again later */
     uint32_t live = 0, idle = 0;
     for (uint32_t i = 0; i < cap; i++) {
-        wentry *e = old[i];
+        wentry *e = old[i].e;
         if (!e)
             continue;
         if ((e->flags & E_IDLE) && !(e->flags & E_IN_STATE)) {
@@ -360,9 +383,9 @@ static int maybe_sweep(wcore *c)
             e->flags |= E_STALE;
         }
         uint32_t j = weir__hash_slot(e->hash) & (cap - 1);
-        while (nt[j])
+        while (nt[j].e)
             j = (j + 1) & (cap - 1);
-        nt[j] = e;
+        nt[j] = old[i];
         live++;
         if (e->flags & E_IDLE)
             idle++;
@@ -472,6 +495,14 @@ static int wheel_add(wcore *c, wentry *e, weir_ts t)
     if (c->proc_domain)
         return request_proc(c, e, t);
     return 0;
+}
+
+/* wheel_add for the per-record path: its first test inlined (the key's wake-up time seldom moves earlier) */
+static inline int wheel_note(wcore *c, wentry *e, weir_ts t)
+{
+    if (t >= e->wake || t == WEIR_TS_MAX)
+        return 0;
+    return wheel_add(c, e, t);
 }
 
 /* ------------------------------------------------------------------ */
@@ -757,6 +788,20 @@ static int on_record(wcore *c, wentry *e, wnode *n, bool late)
         return fire_node(c, e, n);
     }
     return 0;
+}
+
+/*
+ * on_record for the per-record path: an on-time record under the event-time
+ * trigger without early firings only marks the window (inlined).
+ */
+static inline int on_record_fast(wcore *c, wentry *e, wnode *n, bool late)
+{
+    if (!late && c->base == WEIR_TRIGGER_EVENT_TIME && !c->early_count && c->early_ms <= 0) {
+        n->flags |= F_DIRTY;
+        n->count++;
+        return 0;
+    }
+    return on_record(c, e, n, late);
 }
 
 /*
@@ -1100,7 +1145,7 @@ static int route_windows(wcore *c, wentry *e, const weir_batch *b, uint32_t row,
 }
 
 /* Session bounds change: an emitted result for the old bounds must be retracted. */
-static int session_set_bounds(wcore *c, wentry *e, wnode *n, weir_ts start, weir_ts end)
+static inline int session_set_bounds(wcore *c, wentry *e, wnode *n, weir_ts start, weir_ts end)
 {
     if (start == n->start && end == n->end)
         return 0;
@@ -1169,6 +1214,27 @@ static weir_ts session_end(const wcore *c, weir_ts start, weir_ts end)
 static int route_session(wcore *c, wentry *e, const weir_batch *b, uint32_t row, weir_ts ts, int sign)
 {
     const weir_ts W = c->wm;
+    wnode *t = e->tail;
+    int rc;
+    if (t && c->maxlen <= 0 && ts >= t->start && ts <= t->end) {
+        /*
+         * Most records fall into their key's newest session. Without a
+         * maximum length a key's sessions never touch (two that touch are
+         * merged when they come to), so every earlier one ends before t
+         * starts, before ts: t is the only session the record touches, no
+         * merge, and t's accumulator is not read (the pending rows stay
+         * pending). As the general path below for that case.
+         */
+        weir_ts end = weir__ts_add(ts, c->gap);
+        if (end > t->end && (rc = session_set_bounds(c, e, t, t->start, end)))
+            return rc;
+        if (ts > t->max_ts)
+            t->max_ts = ts;
+        weir__wentry_touch(c, e);
+        if ((rc = weir__pend_add(c, ACC(t), row, sign)) || (rc = wheel_note(c, e, node_wake(c, t))))
+            return rc;
+        return on_record_fast(c, e, t, t->end <= W);
+    }
     weir_ts ce = session_end(c, ts, weir__ts_add(ts, c->gap));
     wnode *first = NULL;
     int touching = 0;
@@ -1187,7 +1253,6 @@ static int route_session(wcore *c, wentry *e, const weir_batch *b, uint32_t row,
             uend = n->end;
     }
     wnode *dst = NULL;
-    int rc;
     if (touching) {
         if ((rc = weir__pend_flush(c)))
             return rc;
@@ -1479,9 +1544,10 @@ void weir__wcore_destroy(weir__wcore *c)
         return;
     /* Release every slice and node (generic accumulators may own heap memory). */
     weir__sliced_destroy(c);
-    if (c->tab) {
+    /* (a job that ran to its end has no node left and keys inline: no walk over every entry) */
+    if (c->tab && (c->n_nodes || c->n_key_heap)) {
         for (uint32_t i = 0; i < c->tab_cap; i++) {
-            wentry *e = c->tab[i];
+            wentry *e = c->tab[i].e;
             if (!e)
                 continue;
             while (e->head) {
@@ -1503,7 +1569,7 @@ void weir__wcore_destroy(weir__wcore *c)
         weir__bigmem_free(c->echunks[i]);
     weir_free(c->echunks);
     for (uint32_t i = 0; i < c->n_nchunks; i++)
-        weir_free(c->nchunks[i]);
+        weir__bigmem_free(c->nchunks[i]);
     weir_free(c->nchunks);
     for (uint32_t i = 0; i < c->n_heap; i++) {
         weir_free(c->heap[i]->v);
@@ -1555,7 +1621,7 @@ const char *weir__wcore_fail_label(const weir__wcore *c)
 void weir__wcore_mark_all(weir__wcore *c)
 {
     for (uint32_t i = 0; i < c->tab_cap; i++) {
-        wentry *e = c->tab[i];
+        wentry *e = c->tab[i].e;
         if (e && (!weir__entry_empty(c, e) || (e->flags & E_IN_STATE)))
             weir__wentry_changed(c, e);
     }
@@ -1664,7 +1730,7 @@ static int advance_to(wcore *c, weir_ts wm)
     if (wm == WEIR_TS_MAX) {
         /* The final watermark: every key with windows fires and is cleaned up. */
         for (uint32_t i = 0; i < c->tab_cap && !rc; i++) {
-            wentry *e = c->tab[i];
+            wentry *e = c->tab[i].e;
             if (e && !(e->flags & E_IDLE)) {
                 e->wake = WEIR_TS_MAX;
                 rc = visit(c, e);
@@ -1685,6 +1751,57 @@ int weir__wcore_advance(weir__wcore *c, weir_ts wm, int64_t now_ms)
         c->now = now_ms;
     /* Processing-time windows ignore watermarks; their clock is the job's. */
     return advance_to(c, c->proc_domain ? c->now : wm);
+}
+
+/*
+ * Stage 2 of weir__wcore_process outside the sliced mode: the entries of
+ * rows [0, n) into c->r_ent, created in row order. Each step is a pass of
+ * its own over the batch, so the cache misses of one step (the rows' table
+ * slots, fetched by stage 1; then their entries; then the entries' newest
+ * nodes) are all under way before the next step waits on the first: the
+ * keys of a batch are scattered in memory, and a fixed prefetch distance in
+ * rows covers few misses when most rows repeat a hot key.
+ */
+static int find_entries(wcore *c, uint32_t n)
+{
+    const uint32_t mask = c->tab_cap - 1;
+    /* the entry whose hash matches the row's (a row with the previous row's hash takes its entry below) */
+    for (uint32_t row = 0; row < n; row++) {
+        const uint64_t h = c->r_hash[row];
+        wentry *p = NULL;
+        if (!row || h != c->r_hash[row - 1]) {
+            for (uint32_t i = weir__hash_slot(h) & mask; c->tab[i].e; i = (i + 1) & mask) {
+                if (c->tab[i].hash == h) {
+                    p = c->tab[i].e;
+                    __builtin_prefetch(p);
+                    __builtin_prefetch((const char *)p + 64);
+                    break;
+                }
+            }
+        }
+        c->r_ent[row] = p;
+    }
+    /* the keys compared (a hash collision, or a key not in the table, takes the full lookup) */
+    for (uint32_t row = 0; row < n; row++) {
+        const uint8_t *key = c->kbuf + c->r_koff[row];
+        const uint32_t len = c->r_klen[row];
+        wentry *e = c->r_ent[row];
+        if (row && c->r_hash[row] == c->r_hash[row - 1] && c->r_klen[row - 1] == len &&
+            key_eq(c->kbuf + c->r_koff[row - 1], key, len))
+            e = c->r_ent[row - 1];
+        else if (!e || e->key_len != len || !key_eq(e->key, key, len))
+            e = weir__wentry_get(c, key, len, c->r_hash[row], true);
+        if (!e)
+            return WEIR_ENOMEM;
+        c->r_ent[row] = e;
+        const wnode *t = e->tail;
+        if (t) {
+            __builtin_prefetch(t);
+            __builtin_prefetch((const char *)t + 64);
+            __builtin_prefetch((const char *)t + c->node_size - 1);
+        }
+    }
+    return 0;
 }
 
 int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t now_ms)
@@ -1754,10 +1871,14 @@ int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t
         }
     }
     /* 2. their entries (created in row order); fetch what routing will touch */
-    for (uint32_t row = 0; row < n; row++) {
+    if (c->mode != MODE_SLICED) {
+        if ((rc = find_entries(c, n)))
+            return rc;
+    }
+    for (uint32_t row = 0; row < n && c->mode == MODE_SLICED; row++) {
         if (row + 6 < n) {
             /* the entry in the home slot of a row ahead is almost always its own */
-            const wentry *p = c->tab[weir__hash_slot(c->r_hash[row + 6]) & (c->tab_cap - 1)];
+            const wentry *p = c->tab[weir__hash_slot(c->r_hash[row + 6]) & (c->tab_cap - 1)].e;
             if (p) {
                 __builtin_prefetch(p);
                 __builtin_prefetch((const char *)p + sizeof *p - 1);
@@ -1767,9 +1888,6 @@ int weir__wcore_process(weir__wcore *c, const weir_batch *b, weir_ts wm, int64_t
         if (!e && !(e = weir__wentry_get(c, c->kbuf + c->r_koff[row], c->r_klen[row], c->r_hash[row], true)))
             return WEIR_ENOMEM;
         c->r_ent[row] = e;
-        if (c->mode != MODE_SLICED && e->tail) {
-            __builtin_prefetch(e->tail);
-        }
     }
     /* 3. route every row, in order (the entries of stage 2 have left the nearest cache by now: fetch ahead) */
     if (c->mode == MODE_SLICED && (rc = weir__sliced_route_rows(c, b, now_ms)))

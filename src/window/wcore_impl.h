@@ -108,6 +108,17 @@ typedef struct wbucket {
 
 enum { MODE_SLICED = 1, MODE_WINDOWS, MODE_SESSION, MODE_GLOBAL };
 
+/*
+ * A slot of the key table: the entry and a copy of its hash, so a probe
+ * compares hashes in the table's own cache line and reads only the entry it
+ * finds (a slot of another key costs no miss), and the table grows without
+ * reading the entries.
+ */
+typedef struct wslot {
+    uint64_t hash;
+    wentry *e; /* NULL: free */
+} wslot;
+
 typedef struct keycol {
     weir_type_id type;
     uint32_t width;
@@ -152,17 +163,20 @@ struct weir__wcore {
     int64_t now;
 
     /* key table (open addressing, linear probing) */
-    wentry **tab;
+    wslot *tab;
     uint32_t tab_cap, n_live, n_idle;
+    uint32_t n_key_heap;      /* entries whose key is a heap allocation (longer than key_inline) */
     wentry *efree;
     wentry *ebump, *eend;     /* the newest entry block's entries not handed out yet */
     uint32_t eblock;          /* entries in the newest block */
     void **echunks;           /* the entry blocks (util/bigmem.h) */
     uint32_t n_echunks, cap_echunks;
 
-    /* node pool */
+    /* node pool: the free list, else the newest block front to back (as the entries) */
     wnode *nfree;
-    void **nchunks;
+    char *nbump, *nend;
+    uint32_t nblock;          /* nodes in the newest block */
+    void **nchunks;           /* the node blocks (util/bigmem.h) */
     uint32_t n_nchunks, cap_nchunks;
     uint64_t n_nodes;
 

@@ -146,8 +146,8 @@ int weir__wcore_drain_changes(weir__wcore *c, weir__wcore_entry_fn fn, void *ud)
     /* Entries whose listing failed for lack of memory are still marked. */
     c->chg_lost = false;
     for (uint32_t i = 0; i < c->tab_cap && !rc; i++)
-        if (c->tab[i] && (c->tab[i]->flags & E_CHANGED))
-            rc = drain_one(c, c->tab[i], fn, ud);
+        if (c->tab[i].e && (c->tab[i].e->flags & E_CHANGED))
+            rc = drain_one(c, c->tab[i].e, fn, ud);
     if (rc)
         c->chg_lost = true;
     return rc;

@@ -69,9 +69,30 @@
 #define DEFAULT_MAX_RECORD (16u << 20)
 #define DEAD_LETTER_RAW_MAX (64u << 10)
 
+/* The metadata a METADATA column reads (FROM 'key'). */
+typedef enum file_meta_kind {
+    FILE_META_PATH,  /* 'file.path': the file's absolute path */
+    FILE_META_NAME,  /* 'file.name': its last part */
+    FILE_META_SIZE,  /* 'file.size': bytes */
+    FILE_META_MTIME, /* 'file.modification-time' */
+    FILE_META_N
+} file_meta_kind;
+
+static const struct {
+    const char *key;
+    weir_type_id type;
+    const char *type_name;
+} file_meta_keys[FILE_META_N] = {
+    [FILE_META_PATH] = {"file.path", WEIR_TYPE_STRING, "STRING"},
+    [FILE_META_NAME] = {"file.name", WEIR_TYPE_STRING, "STRING"},
+    [FILE_META_SIZE] = {"file.size", WEIR_TYPE_BIGINT, "BIGINT"},
+    [FILE_META_MTIME] = {"file.modification-time", WEIR_TYPE_TIMESTAMP_LTZ, "TIMESTAMP_LTZ(3)"},
+};
+
 /*
- * A partitioned table (PARTITIONED BY): the files hold the data columns, the
- * folders path/k1=v1/... the partition columns (keys).
+ * The columns that are not in the files: those of a partitioned table
+ * (PARTITIONED BY) are in the folders path/k1=v1/... (the keys), METADATA
+ * columns describe the file. The files hold the other columns (data).
  */
 typedef struct file_partitioning {
     uint32_t n_keys;
@@ -89,6 +110,10 @@ typedef struct file_partitioning {
     weir_expr_arena *arena;  /* the casts */
     weir_expr **casts;       /* text -> typed, one per key */
     const weir_expr *filter; /* pruning (borrowed), or NULL */
+    uint32_t n_meta;         /* METADATA columns read */
+    uint32_t *meta_cols;     /* the schema column of each */
+    file_meta_kind *meta_kinds;
+    bool active;             /* keys or metadata: the files hold part.data */
 } file_partitioning;
 
 typedef struct file_source_arg {
@@ -148,6 +173,8 @@ typedef struct file_reader {
     size_t cap, len, pos; /* buf[pos, len) not yet consumed */
     uint64_t file_off;    /* file offset of buf[0] */
     uint64_t size;        /* the file's size when the split was opened */
+    int64_t mtime_ms;     /* its modification time then (local files) */
+    char *abs_path;       /* 'file.path' (made when first needed), owned */
     bool eof;             /* the file has no more bytes */
     bool done;            /* the split is exhausted */
     bool header_pending;  /* the next record is a CSV header */
@@ -176,6 +203,8 @@ static void part_fini(file_partitioning *pt)
     weir_schema_destroy(pt->typed);
     weir_expr_arena_destroy(pt->arena);
     weir_free(pt->casts);
+    weir_free(pt->meta_cols);
+    weir_free(pt->meta_kinds);
 }
 
 static void arg_free(void *p)
@@ -210,10 +239,10 @@ static int make_decoder(const file_source_arg *a, weir_decoder **out,
 {
     const weir_file_source_config *cfg = &a->cfg;
     /* A partitioned table's files hold its data columns only. */
-    const weir_schema *schema = a->part.n_keys ? a->part.data : a->schema;
-    const uint32_t *et = a->part.n_keys ? a->part.et_data
+    const weir_schema *schema = a->part.active ? a->part.data : a->schema;
+    const uint32_t *et = a->part.active ? a->part.et_data
                                         : cfg->event_time_fields;
-    uint32_t n_et = a->part.n_keys ? a->part.n_et_data
+    uint32_t n_et = a->part.active ? a->part.n_et_data
                                    : cfg->n_event_time_fields;
     int rc = weir_decoder_create(&cfg->format, schema, out, err);
     if (rc)
@@ -241,7 +270,47 @@ static int make_decoder(const file_source_arg *a, weir_decoder **out,
     return 0;
 }
 
-/* The "k=v" folder part of a partitioned table: keys, columns, casts. */
+/*
+ * Whether METADATA column col (of type t) may read key: *kind is the
+ * metadata, or the error names the column, the key and what it could be.
+ */
+static int file_meta_check(const char *col, const char *key, weir_type t,
+                           bool s3, file_meta_kind *kind, weir_error *err)
+{
+    uint32_t k = 0;
+    while (k < FILE_META_N && strcmp(file_meta_keys[k].key, key))
+        k++;
+    if (k == FILE_META_N) {
+        const char *best = weir__opt_closest(key, file_meta_keys, FILE_META_N, sizeof *file_meta_keys);
+        char hint[96] = "";
+        if (best)
+            snprintf(hint, sizeof hint, " (did you mean '%s'?)", best);
+        return weir_error_set(err, WEIR_EINVAL,
+                              "column '%s': connector 'filesystem' has no "
+                              "metadata '%s'%s; it has 'file.path', "
+                              "'file.name', 'file.size' and "
+                              "'file.modification-time'",
+                              col, key, hint);
+    }
+    if (t.id != file_meta_keys[k].type) {
+        char tb[64];
+        return weir_error_set(err, WEIR_EINVAL,
+                              "column '%s': metadata '%s' is %s, not %s", col,
+                              key, file_meta_keys[k].type_name,
+                              weir_expr_type_name(t, 0, tb, sizeof tb));
+    }
+    if (k == FILE_META_MTIME && s3)
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "column '%s': metadata '%s' is not read from "
+                              "object storage (s3://); 'file.path', "
+                              "'file.name' and 'file.size' are",
+                              col, key);
+    *kind = (file_meta_kind)k;
+    return 0;
+}
+
+/* The columns not in the files: the "k=v" folder part of a partitioned
+ * table (keys, columns, casts) and the METADATA columns. */
 static int part_init(file_source_arg *a, const weir_file_source_config *cfg,
                      weir_error *err)
 {
@@ -249,13 +318,17 @@ static int part_init(file_source_arg *a, const weir_file_source_config *cfg,
     const weir_schema *sch = a->schema;
     uint32_t nk = cfg->n_partition_keys;
     pt->n_keys = nk;
-    pt->keys = weir_calloc(nk, sizeof *pt->keys);
-    pt->key_cols = weir_calloc(nk, sizeof *pt->key_cols);
-    pt->key_et = weir_calloc(nk, sizeof *pt->key_et);
+    pt->keys = weir_calloc(nk + 1, sizeof *pt->keys);
+    pt->key_cols = weir_calloc(nk + 1, sizeof *pt->key_cols);
+    pt->key_et = weir_calloc(nk + 1, sizeof *pt->key_et);
     pt->data_cols = weir_calloc(sch->n_fields + 1, sizeof *pt->data_cols);
     pt->et_data = weir_calloc(cfg->n_event_time_fields + 1,
                               sizeof *pt->et_data);
-    pt->casts = weir_calloc(nk, sizeof *pt->casts);
+    pt->casts = weir_calloc(nk + 1, sizeof *pt->casts);
+    pt->meta_cols = weir_calloc(cfg->n_metadata_columns + 1,
+                                sizeof *pt->meta_cols);
+    pt->meta_kinds = weir_calloc(cfg->n_metadata_columns + 1,
+                                 sizeof *pt->meta_kinds);
     pt->default_name = weir_strdup(cfg->partition_default_name
                                        ? cfg->partition_default_name
                                        : "__DEFAULT_PARTITION__");
@@ -266,7 +339,8 @@ static int part_init(file_source_arg *a, const weir_file_source_config *cfg,
     pt->filter = cfg->partition_filter;
     if (!pt->keys || !pt->key_cols || !pt->key_et || !pt->data_cols ||
         !pt->et_data || !pt->casts || !pt->default_name || !pt->data ||
-        !pt->text || !pt->typed || !pt->arena)
+        !pt->text || !pt->typed || !pt->arena || !pt->meta_cols ||
+        !pt->meta_kinds)
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
     bool *is_key = weir_calloc(sch->n_fields + 1, sizeof *is_key);
     if (!is_key)
@@ -316,6 +390,28 @@ static int part_init(file_source_arg *a, const weir_file_source_config *cfg,
                      : weir_expr_cast(pt->arena, c, t, false, &c, err);
         pt->casts[k] = c;
     }
+    bool s3 = weir__fio_is_s3(cfg->path);
+    for (uint32_t m = 0; m < cfg->n_metadata_columns && !rc; m++) {
+        const weir_option *mc = &cfg->metadata_columns[m];
+        int col = mc->key ? weir_schema_find(sch, mc->key) : -1;
+        if (col < 0)
+            continue; /* not read */
+        if (is_key[col]) {
+            rc = weir_error_set(err, WEIR_EINVAL,
+                                "filesystem source: column '%s' is both a "
+                                "partition column and METADATA",
+                                mc->key);
+            break;
+        }
+        file_meta_kind kind = FILE_META_N;
+        if ((rc = file_meta_check(mc->key, mc->value ? mc->value : mc->key,
+                                  sch->fields[col].type, s3, &kind, err)))
+            break;
+        is_key[col] = true;
+        pt->meta_cols[pt->n_meta] = (uint32_t)col;
+        pt->meta_kinds[pt->n_meta++] = kind;
+    }
+    pt->active = nk || pt->n_meta;
     uint32_t nd = 0;
     pt->data_prefix = true;
     for (uint32_t i = 0; i < sch->n_fields && !rc; i++) {
@@ -410,7 +506,11 @@ int weir_file_source_spec(const weir_file_source_config *cfg,
     a->cfg.partition_keys = NULL;
     a->cfg.partition_default_name = NULL;
     a->cfg.partition_filter = NULL;
-    int rc = cfg->n_partition_keys ? part_init(a, cfg, err) : 0;
+    a->cfg.metadata_columns = NULL;
+    a->cfg.n_metadata_columns = 0;
+    int rc = cfg->n_partition_keys || cfg->n_metadata_columns
+                 ? part_init(a, cfg, err)
+                 : 0;
     /* Validate the format against the schema now, not when the job runs. */
     weir_decoder *probe = NULL;
     if (!rc)
@@ -490,6 +590,7 @@ static void reader_free(file_reader *r)
     weir_decoder_destroy(r->dec);
     weir_free(r->buf);
     weir_free(r->path);
+    weir_free(r->abs_path);
     weir_free(r);
 }
 
@@ -1289,6 +1390,7 @@ static int fs_open_split(void *p, const char *id, const void *pos,
         memset(r, 0, sizeof *r);
         r->fd = keep.fd;
         r->path = keep.path;
+        r->abs_path = keep.abs_path;
         r->dec = keep.dec;
         r->buf = keep.buf;
         r->cap = keep.cap;
@@ -1337,8 +1439,11 @@ static int fs_open_split(void *p, const char *id, const void *pos,
                             strerror(errno));
         goto fail;
     }
-    if (!s->s3)
+    if (!s->s3) {
         r->size = (uint64_t)st.st_size;
+        r->mtime_ms = (int64_t)st.st_mtim.tv_sec * 1000 +
+                      st.st_mtim.tv_nsec / 1000000;
+    }
     if (has_pos && resume > r->size) {
         rc = weir_error_set(err, WEIR_ECORRUPT,
                             "%s: error: the file is shorter than the position "
@@ -1723,20 +1828,117 @@ static int fill_keys(const file_partitioning *pt, const weir_batch *pv,
     return 0;
 }
 
+/* 'file.path': the split's path made absolute (a relative one is below the
+ * working folder; "./" in front is dropped), or an object's URL. */
+static int abs_path_of(file_reader *r)
+{
+    const char *p = r->split->path;
+    if (p[0] == '/' || r->src->s3) {
+        r->abs_path = weir_strdup(p);
+        return r->abs_path ? 0 : WEIR_ENOMEM;
+    }
+    while (p[0] == '.' && p[1] == '/')
+        for (p += 2; *p == '/'; p++)
+            ;
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        return weir__fio_errno_code(errno);
+    size_t a = strlen(cwd), b = strlen(p);
+    bool slash = a > 0 && cwd[a - 1] == '/';
+    if (!(r->abs_path = weir_malloc(a + b + 2)))
+        return WEIR_ENOMEM;
+    memcpy(r->abs_path, cwd, a);
+    if (!slash)
+        r->abs_path[a++] = '/';
+    memcpy(r->abs_path + a, p, b + 1);
+    return 0;
+}
+
+/* Sets a STRING column of out's rows [from, n_rows) to v (one copy,
+ * shared by the rows). */
+static int fill_str(weir_batch *out, uint32_t c, uint32_t from, const char *v,
+                    uint32_t len)
+{
+    if (from >= out->n_rows)
+        return 0;
+    int rc = weir_batch_set_str(out, c, from, v, len);
+    if (rc)
+        return rc;
+    const weir_strref ref = WEIR_COL_STR(out, c)[from];
+    for (uint32_t i = from; i < out->n_rows; i++) {
+        WEIR_COL_STR(out, c)[i] = ref;
+        weir_batch_set_valid(out, c, i);
+    }
+    return 0;
+}
+
+/* Sets the METADATA columns of out's rows [from, n_rows) to the file's. */
+static int fill_meta(file_reader *r, weir_batch *out, uint32_t from)
+{
+    const file_partitioning *pt = &r->src->arg->part;
+    for (uint32_t m = 0; m < pt->n_meta; m++) {
+        uint32_t c = pt->meta_cols[m];
+        int rc = 0;
+        int64_t v = 0;
+        switch (pt->meta_kinds[m]) {
+        case FILE_META_PATH:
+            if (!r->abs_path && (rc = abs_path_of(r)))
+                return rc;
+            rc = fill_str(out, c, from, r->abs_path,
+                          (uint32_t)strlen(r->abs_path));
+            break;
+        case FILE_META_NAME: {
+            const char *slash = strrchr(r->split->path, '/');
+            const char *name = slash ? slash + 1 : r->split->path;
+            rc = fill_str(out, c, from, name, (uint32_t)strlen(name));
+            break;
+        }
+        case FILE_META_SIZE:
+        case FILE_META_MTIME:
+            v = pt->meta_kinds[m] == FILE_META_SIZE ? (int64_t)r->size
+                                                    : r->mtime_ms;
+            for (uint32_t i = from; i < out->n_rows; i++) {
+                WEIR_COL_I64(out, c)[i] = v;
+                weir_batch_set_valid(out, c, i);
+            }
+            break;
+        case FILE_META_N:
+            break;
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* The columns not in the files of out's rows [from, n_rows). */
+static int fill_split_cols(file_reader *r, weir_batch *out, uint32_t from,
+                           weir_error *err)
+{
+    const file_partitioning *pt = &r->src->arg->part;
+    int rc = pt->n_keys ? fill_keys(pt, r->split->pv, out, from) : 0;
+    if (!rc)
+        rc = fill_meta(r, out, from);
+    if (rc)
+        return weir_error_set(err, rc, "%s: error: %s", r->split->path,
+                              weir_strerror(rc));
+    return 0;
+}
+
 static int fs_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *err)
 {
     file_reader *r = p;
     const file_partitioning *pt = &r->src->arg->part;
-    if (!pt->n_keys)
+    if (!pt->active)
         return read_records(r, out, max_rows, err);
     const uint32_t from = out->n_rows;
     if (pt->data_prefix) {
         /* the data columns come first: decoded in place */
         int n = read_records(r, out, max_rows, err);
         if (n > 0) {
-            int rc = fill_keys(pt, r->split->pv, out, from);
+            int rc = fill_split_cols(r, out, from, err);
             if (rc)
-                return weir_error_set(err, rc, "out of memory");
+                return rc;
         }
         return n;
     }
@@ -1751,10 +1953,10 @@ static int fs_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *err)
                          err);
     if (n > 0) {
         int rc = append_data_rows(pt, out, r->scratch);
-        if (!rc)
-            rc = fill_keys(pt, r->split->pv, out, from);
         if (rc)
             return weir_error_set(err, rc, "out of memory");
+        if ((rc = fill_split_cols(r, out, from, err)))
+            return rc;
     }
     return n;
 }
@@ -1910,6 +2112,24 @@ int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts,
         cfg.partition_keys = env->partition_keys;
         cfg.n_partition_keys = env->n_partition_keys;
         cfg.partition_filter = env->partition_filter;
+        cfg.metadata_columns = env->metadata_columns;
+        cfg.n_metadata_columns = env->n_metadata_columns;
+        /* Unknown keys and wrong types, pointing at the column. */
+        for (uint32_t m = 0; m < env->n_metadata_columns && schema; m++) {
+            const weir_option *mc = &env->metadata_columns[m];
+            int col = weir_schema_find(schema, mc->key);
+            file_meta_kind kind = FILE_META_N;
+            if (col >= 0 &&
+                (rc = file_meta_check(mc->key, mc->value,
+                                      schema->fields[col].type,
+                                      weir__fio_is_s3(cfg.path), &kind, err))) {
+                if (env->bad_option_index)
+                    *env->bad_option_index = -1;
+                if (env->bad_metadata_index)
+                    *env->bad_metadata_index = (int)m;
+                goto done;
+            }
+        }
     }
     cfg.partition_default_name = weir__opt_get(&o, "partition.default-name");
     if (cfg.partition_default_name &&

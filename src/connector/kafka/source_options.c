@@ -534,20 +534,14 @@ static int parse_metadata(weir__optset *o, weir__kafka_source_arg *a,
         for (k = 0; k < n && strcmp(meta_keys[k].key, key); k++)
             ;
         if (k == n) {
-            const char *best = NULL;
-            size_t bd = SIZE_MAX;
-            for (size_t j = 0; j < n; j++) {
-                size_t d = weir__opt_edit_distance(key, meta_keys[j].key);
-                if (d < bd) {
-                    bd = d;
-                    best = meta_keys[j].key;
-                }
-            }
+            const char *best = weir__opt_closest(key, meta_keys, n, sizeof *meta_keys);
             char hint[96] = "";
-            if (bd <= strlen(key) / 3 + 1)
+            if (best)
                 snprintf(hint, sizeof hint, " (did you mean '%s'?)", best);
             if (env->bad_option_index)
                 *env->bad_option_index = -1;
+            if (env->bad_metadata_index)
+                *env->bad_metadata_index = (int)i;
             return weir_error_set(
                 o->err, WEIR_EINVAL,
                 "column '%s': connector 'kafka' has no metadata '%s'%s; it "
@@ -560,6 +554,8 @@ static int parse_metadata(weir__optset *o, weir__kafka_source_arg *a,
         if (!meta_type_ok(meta_keys[k].kind, t, &want)) {
             if (env->bad_option_index)
                 *env->bad_option_index = -1;
+            if (env->bad_metadata_index)
+                *env->bad_metadata_index = (int)i;
             return weir_error_set(o->err, WEIR_EINVAL,
                                   "column '%s': metadata '%s' is %s, not %s",
                                   colname, key, want, weir_type_name(t));

@@ -1,5 +1,7 @@
 -- A LATERAL derived table that reads the FROM item before it runs over one
--- table; over a join it is refused, naming LATERAL.
+-- table, or over tables and subqueries joined with ON, USING or NATURAL;
+-- over a comma join (whose conditions its WHERE holds) it is refused,
+-- naming LATERAL.
 CREATE TABLE c (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '3');
 CREATE TABLE d (id INT, v INT) WITH ('connector' = 'datagen', 'number-of-rows' = '3');
 CREATE TABLE o (id INT, v INT) WITH ('connector' = 'blackhole');
