@@ -447,8 +447,13 @@ def describe(t, keep=lambda name: True):
     return tableau(["name", "type", "null", "key", "extras", "watermark"], rows)
 
 
-def show_create(written, t):
-    name = written
+def shown_name(cur, path):
+    """SHOW CREATE's name of the table at path: qualified as far as it is not in cur (catalog, database)."""
+    c, d, n = path
+    return n if (c, d) == cur else "%s.%s" % (d, n) if c == cur[0] else "%s.%s.%s" % path
+
+
+def show_create(name, t):
     parts = ["%s AS %s" % (c.name, c.expr()) if c.computed() else "%s %s" % (c.name, c.typ) for c in t.cols]
     if t.pk:
         parts.append("PRIMARY KEY (%s) NOT ENFORCED" % t.pk)
@@ -511,7 +516,7 @@ def run_case(case):
         g.stmt("DESCRIBE %s" % name)
         want += describe(t)
         g.stmt("SHOW CREATE TABLE %s" % g.ref(path))
-        want += show_create(g.written[path], t)
+        want += show_create(shown_name(g.cur, path), t)
         pat = rng.choice(["c%", "k%", "%1%", "_2", "c_", "%", "t%"])
         neg = rng.random() < 0.3
         g.stmt("SHOW COLUMNS FROM %s %sLIKE '%s'" % (g.ref(path), "NOT " if neg else "", pat))

@@ -222,6 +222,9 @@ static int bind_literal(plan_ctx *pc, const weir_sql_expr *e, weir_expr **out)
 static int bind_call(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_expr *e, weir_expr **out)
 {
     const char *name = last_part(&e->u.call.name);
+    int qrc = plan_check_function_name(pc, &e->u.call.name);
+    if (qrc)
+        return qrc;
     if (e->u.call.over) {
         if (as && as->phase == AGG_OVER)
             return agg_scope_ref(pc, as, e, out);

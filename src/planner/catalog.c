@@ -66,7 +66,7 @@ static cat_view *with_query(plan_ctx *pc, const weir_sql_name *n)
     if (n->n_parts != 1)
         return NULL;
     for (size_t i = pc->n_views; i-- > 0;)
-        if (!pc->views[i].catalog && !strcasecmp(pc->views[i].name, n->parts[0].name))
+        if (!pc->views[i].catalog && !pc->views[i].hidden && !strcasecmp(pc->views[i].name, n->parts[0].name))
             return &pc->views[i];
     return NULL;
 }
@@ -109,7 +109,16 @@ cat_view *plan_find_view(plan_ctx *pc, const weir_sql_name *n)
 
 void plan_view_enter(plan_ctx *pc, const cat_view *v, plan_home *saved)
 {
-    *saved = (plan_home){pc->cur_catalog, pc->cur_database};
+    size_t from = 0;
+    if (!v->catalog && v >= pc->views && v < pc->views + pc->n_views)
+        from = (size_t)(v - pc->views);
+    *saved = (plan_home){pc->cur_catalog, pc->cur_database, from, pc->n_views};
+    for (size_t i = from; i < pc->n_views; i++)
+        pc->views[i].hidden++;
+    if (!pc->n_homes++) {
+        pc->stmt_catalog = pc->cur_catalog;
+        pc->stmt_database = pc->cur_database;
+    }
     if (v->catalog) {
         pc->cur_catalog = v->home_catalog;
         pc->cur_database = v->home_database;
@@ -120,6 +129,53 @@ void plan_view_leave(plan_ctx *pc, const plan_home *saved)
 {
     pc->cur_catalog = saved->catalog;
     pc->cur_database = saved->database;
+    for (size_t i = saved->hide_from; i < saved->hide_to && i < pc->n_views; i++)
+        pc->views[i].hidden--;
+    pc->n_homes--;
+}
+
+int plan_late_table(plan_ctx *pc, weir_sql_loc loc, bool quiet, cat_table **t)
+{
+    static const char key[] = "weir.late-records.table";
+    *t = NULL;
+    const char *tn = plan_config(pc, key);
+    if (!tn)
+        return 0;
+    /* t, db.t or catalog.db.t, qualified here with the statement's current catalog and database (so
+     * that no WITH query of the statement is found either) */
+    size_t dots = 0;
+    for (const char *p = tn; *p; p++)
+        dots += *p == '.';
+    const char *cat = pc->n_homes ? pc->stmt_catalog : pc->cur_catalog;
+    const char *db = pc->n_homes ? pc->stmt_database : pc->cur_database;
+    if (dots > 2 || !cat)
+        return quiet ? 0
+                     : plan_error(pc, plan_config_at(pc, key, loc), WEIR_EINVAL,
+                                  dots > 2 ? "%s '%s': a table name has at most three parts"
+                                           : "%s '%s': there is no current catalog",
+                                  key, tn);
+    weir_sql_ident id[3] = {{.name = cat}, {.name = db}};
+    const char *p = tn;
+    for (size_t i = 2 - dots; i < 3; i++) {
+        const char *dot = strchr(p, '.');
+        size_t len = dot ? (size_t)(dot - p) : strlen(p);
+        char *part = plan_alloc(pc, len + 1);
+        if (!part)
+            return WEIR_ENOMEM;
+        memcpy(part, p, len);
+        part[len] = 0;
+        id[i].name = part;
+        p += len + 1;
+    }
+    for (size_t i = 0; i < 3; i++) {
+        id[i].len = (uint32_t)strlen(id[i].name);
+        id[i].loc = loc;
+    }
+    *t = plan_find_table(pc, &(weir_sql_name){.parts = id, .n_parts = 3, .loc = loc});
+    if (!*t && !quiet)
+        return plan_error(pc, plan_config_at(pc, key, loc), WEIR_ENOTFOUND, "%s names unknown table '%s'", key,
+                          tn);
+    return 0;
 }
 
 const char *plan_closest_name(const char *name, const char *const *cands, size_t n)
@@ -164,8 +220,12 @@ int plan_missing(plan_ctx *pc, const weir_sql_name *n, const char *what, bool un
     if (rc)
         return rc;
     cat_catalog *c = plan_find_catalog(pc, path.catalog);
-    if (!c) /* the current catalog always exists: the name gave this one */
+    if (!c && n->n_parts == 3)
         return plan_unknown_catalog(pc, &n->parts[0]);
+    if (!c) /* the current catalog: a view's home, dropped since (USE CATALOG never leaves one missing) */
+        return plan_error(pc, n->parts[n->n_parts - 1].loc, WEIR_ENOTFOUND,
+                          "%s '%s': catalog '%s', where the view reading it was created, does not exist", what,
+                          path.name, path.catalog);
     if (!plan_find_database(c, path.database)) {
         /* a bare name: the current database (which USE CATALOG may have left missing) */
         weir_sql_ident db = n->n_parts >= 2 ? n->parts[n->n_parts - 2]

@@ -151,6 +151,23 @@ static int find_database(plan_ctx *pc, const weir_sql_name *n, cat_catalog **c, 
     return 0;
 }
 
+int plan_check_function_name(plan_ctx *pc, const weir_sql_name *n)
+{
+    if (n->n_parts <= 1)
+        return 0;
+    if (n->n_parts > 3)
+        return plan_error(pc, n->loc, WEIR_EINVAL, "'%s...': a function name has at most three parts "
+                          "(catalog.database.function)", n->parts[0].name);
+    weir_sql_name space = *n;
+    space.n_parts--;
+    cat_catalog *c = NULL;
+    cat_database *d = NULL;
+    if (space.n_parts == 1 && !plan_find_catalog(pc, pc->cur_catalog))
+        return plan_error(pc, n->loc, WEIR_ENOTFOUND, "catalog '%s' does not exist", pc->cur_catalog);
+    int rc = find_database(pc, &space, &c, &d);
+    return rc ? rc : d ? 0 : plan_unknown_database(pc, c, &space.parts[space.n_parts - 1]);
+}
+
 int plan_show_from(plan_ctx *pc, const weir_sql_name *from, weir_sql_loc at, cat_path *out)
 {
     if (!from->n_parts) {
@@ -342,7 +359,7 @@ static int drop_catalog(plan_ctx *pc, const weir_sql_drop *dr)
         return rc;
     if (!c)
         return dr->if_exists ? 0 : plan_unknown_catalog(pc, &dr->name.parts[0]);
-    if (!strcmp(c->name, pc->cur_catalog))
+    if (!strcasecmp(c->name, pc->cur_catalog))
         return plan_error(pc, dr->name.loc, WEIR_EPLAN,
                           "catalog '%s' is the current catalog and cannot be dropped (USE CATALOG another first)",
                           c->name);
@@ -362,7 +379,7 @@ static int drop_database(plan_ctx *pc, const weir_sql_drop *dr)
         return rc;
     if (!d)
         return dr->if_exists ? 0 : plan_unknown_database(pc, c, &dr->name.parts[dr->name.n_parts - 1]);
-    if (!strcmp(c->name, pc->cur_catalog) && !strcmp(d->name, pc->cur_database))
+    if (!strcasecmp(c->name, pc->cur_catalog) && !strcasecmp(d->name, pc->cur_database))
         return plan_error(pc, dr->name.loc, WEIR_EPLAN,
                           "database '%s' is the current database and cannot be dropped (USE another first)",
                           d->name);
@@ -448,8 +465,10 @@ int plan_use(plan_ctx *pc, const weir_sql_stmt *st)
             return rc;
         if (!c)
             return plan_unknown_catalog(pc, &n->parts[0]);
+        /* the database's own name when it exists ('default-database' may differ in case) */
+        cat_database *dd = plan_find_database(c, c->default_db);
         pc->cur_catalog = c->name;
-        pc->cur_database = c->default_db;
+        pc->cur_database = dd ? dd->name : c->default_db;
         return 0;
     }
     cat_database *d = NULL;
@@ -504,7 +523,7 @@ int plan_show_space(plan_ctx *pc, const weir_sql_stmt *st)
             return rc;
         if (!c)
             return plan_unknown_catalog(pc, &st->u.show.name.parts[0]);
-        if (!c->n_opts)
+        if (!option_value(c->opts, c->n_opts, "type")) /* CREATE CATALOG needs it, ALTER keeps it */
             return plan_error(pc, st->u.show.name.loc, WEIR_EPLAN,
                               "catalog '%s' is weir's built-in catalog: no CREATE CATALOG made it", c->name);
         weir_sql_ident id = {.name = c->name, .len = (uint32_t)strlen(c->name)};

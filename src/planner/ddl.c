@@ -869,8 +869,13 @@ int plan_print_names(plan_ctx *pc, const char *header, const char **names, size_
     qsort(names, n, sizeof *names, cmp_str);
     tableau tb = {.n_cols = 1, .header = &header};
     for (size_t i = 0; i < n; i++) {
-        if (i && !strcmp(names[i], names[i - 1]))
-            continue; /* a temporary object and the permanent one it shadows */
+        /* a temporary object and the permanent one it shadows (names match in any case, and sort
+         * apart when they differ in it: `T` < `U` < `t`) */
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcasecmp(names[i], names[j]);
+        if (seen)
+            continue;
         int rc = filter_keeps(&f, names[i]) ? tableau_add(pc, &tb, &names[i]) : 0;
         if (rc)
             return rc;
@@ -890,11 +895,11 @@ static int show_names(plan_ctx *pc, const weir_sql_stmt *st, bool tables)
     if (!names)
         return WEIR_ENOMEM;
     for (size_t i = 0; tables && i < pc->n_tables; i++)
-        if (!strcmp(pc->tables[i].catalog, in.catalog) && !strcmp(pc->tables[i].database, in.database))
+        if (!strcasecmp(pc->tables[i].catalog, in.catalog) && !strcasecmp(pc->tables[i].database, in.database))
             names[n++] = pc->tables[i].name;
     for (size_t i = 0; i < pc->n_views; i++)
-        if (pc->views[i].catalog && !strcmp(pc->views[i].catalog, in.catalog) &&
-            !strcmp(pc->views[i].database, in.database))
+        if (pc->views[i].catalog && !strcasecmp(pc->views[i].catalog, in.catalog) &&
+            !strcasecmp(pc->views[i].database, in.database))
             names[n++] = pc->views[i].name;
     return plan_print_names(pc, tables ? "table name" : "view name", names, n, st->u.show.like,
                             st->u.show.not_like, st->u.show.ilike);
@@ -992,20 +997,22 @@ typedef struct view_describe {
     const name_filter *f;
 } view_describe;
 
-/* A view's query planned (into the scratch job the caller made). */
-static int plan_view_query(plan_ctx *pc, const cat_view *v, rel *r)
+/* A view's query planned (into the scratch job the caller made). Planning may move pc->views (each
+ * WITH query is added to it): *v is copied first. */
+static int plan_view_query(plan_ctx *pc, const cat_view *vp, rel *r)
 {
+    const cat_view v = *vp;
     int depth = pc->view_depth;
     int rc = plan_ensure_job(pc);
     plan_home home;
-    plan_view_enter(pc, v, &home);
+    plan_view_enter(pc, vp, &home);
     if (!rc)
-        rc = plan_query(pc, v->query, r);
+        rc = plan_query(pc, v.query, r);
     plan_view_leave(pc, &home);
     pc->view_depth = depth;
-    if (!rc && v->n_columns && v->n_columns != r->n_physical)
-        return plan_error(pc, v->columns[0].loc, WEIR_EPLAN, "view '%s' names %u columns but its query has %u",
-                          v->name, v->n_columns, r->n_physical);
+    if (!rc && v.n_columns && v.n_columns != r->n_physical)
+        return plan_error(pc, v.columns[0].loc, WEIR_EPLAN, "view '%s' names %u columns but its query has %u",
+                          v.name, v.n_columns, r->n_physical);
     return rc;
 }
 
@@ -1026,11 +1033,11 @@ int plan_check_view(plan_ctx *pc, const cat_view *v)
 /* A view's columns: its query planned into a scratch job. */
 static int describe_view_rows(plan_ctx *pc, void *ud)
 {
-    const cat_view *v = ((const view_describe *)ud)->v;
+    const cat_view v = *((const view_describe *)ud)->v; /* planning may move pc->views */
     const name_filter *f = ((const view_describe *)ud)->f;
     static const char *const header[] = {"name", "type", "null", "key", "extras", "watermark"};
     rel r;
-    int rc = plan_view_query(pc, v, &r);
+    int rc = plan_view_query(pc, ((const view_describe *)ud)->v, &r);
     if (rc)
         return rc;
     tableau tb = {.n_cols = 6, .header = header};
@@ -1040,7 +1047,7 @@ static int describe_view_rows(plan_ctx *pc, void *ud)
         weir_type ty = r.schema->fields[i].type;
         bool proctime = r.has_proctime && r.proctime == i;
         char tn[128];
-        const char *row[6] = {v->n_columns ? v->columns[i].name : r.schema->fields[i].name, "",
+        const char *row[6] = {v.n_columns ? v.columns[i].name : r.schema->fields[i].name, "",
                               ty.nullable && !proctime ? "TRUE" : "FALSE", "", "", ""};
         if (!filter_keeps(f, row[0]))
             continue;
@@ -1071,6 +1078,19 @@ int plan_describe(plan_ctx *pc, const weir_sql_stmt *st)
 {
     static const name_filter all = {0};
     return describe(pc, &st->u.describe.name, &all);
+}
+
+/* An object's name as SHOW CREATE prints it: qualified as far as it is not in the current catalog and
+ * database, so that the statement re-creates it there. out->parts has room for three. */
+static const weir_sql_name *own_path(const plan_ctx *pc, const cat_path *p, weir_sql_name *out)
+{
+    const char *parts[3] = {p->catalog, p->database, p->name};
+    uint32_t skip = !strcasecmp(p->catalog, pc->cur_catalog) ? !strcasecmp(p->database, pc->cur_database) ? 2 : 1 : 0;
+    weir_sql_ident *id = out->parts;
+    out->n_parts = 3 - skip;
+    for (uint32_t i = skip; i < 3; i++)
+        id[i - skip] = (weir_sql_ident){.name = parts[i], .len = (uint32_t)strlen(parts[i])};
+    return out;
 }
 
 /* SHOW JOBS and STOP JOB need weir run's job control. */
@@ -1144,6 +1164,8 @@ int plan_show(plan_ctx *pc, const weir_sql_stmt *st)
     case WEIR_SQL_SHOW_CREATE_TABLE:
     case WEIR_SQL_SHOW_CREATE_VIEW: {
         const weir_sql_name *n = &st->u.show.name;
+        weir_sql_ident own[3];
+        weir_sql_name own_name = {.parts = own};
         bool table = st->u.show.what == WEIR_SQL_SHOW_CREATE_TABLE;
         weir_sql_stmt shown = {.kind = table ? WEIR_SQL_STMT_CREATE_TABLE : WEIR_SQL_STMT_CREATE_VIEW};
         if (table) {
@@ -1154,6 +1176,7 @@ int plan_show(plan_ctx *pc, const weir_sql_stmt *st)
                                              : missing(pc, n, "table");
             shown.u.create_table = *t->ddl;
             shown.u.create_table.if_not_exists = false;
+            shown.u.create_table.name = *own_path(pc, &(cat_path){t->catalog, t->database, t->name}, &own_name);
         } else {
             cat_view *v = plan_find_view(pc, n);
             if (!v)
@@ -1162,7 +1185,7 @@ int plan_show(plan_ctx *pc, const weir_sql_stmt *st)
                                                            last_part(n))
                                               : missing(pc, n, "view");
             weir_sql_create_view *cv = &shown.u.create_view;
-            cv->name = *n;
+            cv->name = *own_path(pc, &(cat_path){v->catalog, v->database, v->name}, &own_name);
             cv->temporary = v->temporary;
             cv->columns = (weir_sql_ident *)v->columns;
             cv->n_columns = v->n_columns;

@@ -90,6 +90,9 @@ typedef struct cat_view {
     const char *catalog, *database;
     /* the current catalog and database when its query was written: its names resolve there */
     const char *home_catalog, *home_database;
+    /* a WITH query: how many enclosing scopes hide it (a view's body, its own and later WITH items'
+     * bodies); a bare name finds it only while 0 */
+    int hidden;
 } cat_view;
 
 /* Pending window table function: the columns window_start/end/time are virtual until aggregated. */
@@ -188,6 +191,10 @@ struct plan_ctx {
     cat_catalog *catalogs; /* plan_alloc'd */
     size_t n_catalogs;
     const char *cur_catalog, *cur_database; /* USE; names owned by catalogs */
+    /* inside a view's body (plan_view_enter): how deep, and the statement's current catalog and
+     * database (cur_* are the view's home meanwhile) */
+    int n_homes;
+    const char *stmt_catalog, *stmt_database;
     /* things to free with the job */
     weir_schema **schemas;
     size_t n_schemas;
@@ -340,12 +347,23 @@ int plan_check_space(plan_ctx *pc, const weir_sql_name *n, cat_path *path);
 bool plan_exists_at(plan_ctx *pc, const cat_path *path, bool temporary);
 int plan_exists_error(plan_ctx *pc, weir_sql_loc loc, const cat_path *path, bool temporary);
 /* While a view's query is planned, its names resolve where the view was written (Flink expands them
- * there): enter makes the view's home the current catalog and database, leave restores them. */
+ * there): enter makes the view's home the current catalog and database, leave restores them. The
+ * WITH queries its body cannot see are hidden meanwhile: for a catalog view every WITH query of the
+ * statement, for a WITH query itself and the later ones of its WITH (Flink's WITH is not recursive,
+ * so `WITH t AS (SELECT ... FROM t)` reads the table t). v must point into pc->views. */
 typedef struct plan_home {
     const char *catalog, *database;
+    size_t hide_from, hide_to; /* the pc->views indices whose WITH queries enter hid */
 } plan_home;
 void plan_view_enter(plan_ctx *pc, const cat_view *v, plan_home *saved);
 void plan_view_leave(plan_ctx *pc, const plan_home *saved);
+/* A function call's qualifier (db.f or catalog.db.f): an error naming the catalog or database when it does
+ * not exist. Functions are not kept per database: an existing one is the same as none. */
+int plan_check_function_name(plan_ctx *pc, const weir_sql_name *n);
+/* The table weir.late-records.table names (t, db.t or catalog.db.t; a bare or two-part name is in the
+ * statement's current catalog and database, even while a view's body is planned): *t NULL when the
+ * option is not set. quiet: no error either when it names no table (*t NULL). */
+int plan_late_table(plan_ctx *pc, weir_sql_loc loc, bool quiet, cat_table **t);
 /* The table or view at path, temporary or permanent as asked (no shadowing), or NULL. */
 cat_table *plan_table_at(plan_ctx *pc, const cat_path *path, bool temporary);
 cat_view *plan_view_at(plan_ctx *pc, const cat_path *path, bool temporary);

@@ -263,11 +263,9 @@ int plan_projection_begin(plan_ctx *pc, const weir_sql_select *sel)
     if (rc > 0 && sel->having)
         rc = walk(&v, sel->having);
     /* A window aggregation's late rows carry the input columns the late-records table names. */
-    const char *late = plan_config(pc, "weir.late-records.table");
-    if (rc > 0 && late) {
-        weir_sql_ident id = {.name = late, .len = (uint32_t)strlen(late)};
-        weir_sql_name nm = {.parts = &id, .n_parts = 1, .loc = sel->loc};
-        const cat_table *lt = plan_find_table(pc, &nm);
+    if (rc > 0) {
+        cat_table *lt = NULL;
+        (void)plan_late_table(pc, sel->loc, true, &lt); /* quiet: the aggregation reports a wrong name */
         for (uint32_t i = 0; lt && i < lt->physical->n_fields && rc > 0; i++)
             rc = add_name(pc, lt->physical->fields[i].name) ? WEIR_ENOMEM : 1;
     }

@@ -1240,42 +1240,6 @@ static int emit_options(plan_ctx *pc, weir_window_spec *ws, weir_sql_loc loc)
 
 static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pre, const rel *in, weir_sql_loc loc);
 
-/* The table named by weir.late-records.table: *t NULL when none is set; an error when it names no table. */
-static int late_table(plan_ctx *pc, weir_sql_loc loc, cat_table **t)
-{
-    *t = NULL;
-    const char *tn = plan_config(pc, "weir.late-records.table");
-    if (!tn)
-        return 0;
-    /* t, db.t or catalog.db.t */
-    size_t dots = 0;
-    for (const char *p = tn; *p; p++)
-        dots += *p == '.';
-    if (dots > 2)
-        return plan_error(pc, plan_config_at(pc, "weir.late-records.table", loc), WEIR_EINVAL,
-                          "weir.late-records.table '%s': a table name has at most three parts", tn);
-    weir_sql_ident id[3];
-    weir_sql_name nm = {.parts = id, .n_parts = 0, .loc = loc};
-    for (const char *p = tn; nm.n_parts < 3;) {
-        const char *dot = strchr(p, '.');
-        size_t len = dot ? (size_t)(dot - p) : strlen(p);
-        char *part = plan_alloc(pc, len + 1);
-        if (!part)
-            return WEIR_ENOMEM;
-        memcpy(part, p, len);
-        part[len] = 0;
-        id[nm.n_parts++] = (weir_sql_ident){.name = part, .len = (uint32_t)len, .loc = loc};
-        if (!dot)
-            break;
-        p = dot + 1;
-    }
-    *t = plan_find_table(pc, &nm);
-    if (!*t)
-        return plan_error(pc, plan_config_at(pc, "weir.late-records.table", loc), WEIR_ENOTFOUND,
-                          "weir.late-records.table names unknown table '%s'", tn);
-    return 0;
-}
-
 static bool is_late_meta_column(const char *name)
 {
     return !strcasecmp(name, "watermark") || !strcasecmp(name, "lateness_ms");
@@ -1429,7 +1393,7 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         npre += (as->calls[i].call->u.call.n_args > 0) + (as->calls[i].call->u.call.filter != NULL);
     /* A window aggregation's late rows carry the input columns the late-records table names. */
     cat_table *lt = NULL;
-    if (as->windowed && !as->cascade && (rc = late_table(pc, sel->loc, &lt)))
+    if (as->windowed && !as->cascade && (rc = plan_late_table(pc, sel->loc, false, &lt)))
         return rc;
     if (lt)
         npre += lt->physical->n_fields;
@@ -1891,7 +1855,7 @@ done:
 static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pre, const rel *in, weir_sql_loc loc)
 {
     cat_table *t;
-    int rc = late_table(pc, loc, &t);
+    int rc = plan_late_table(pc, loc, false, &t);
     if (rc || !t)
         return rc;
     const char *tn = t->name;
