@@ -1718,10 +1718,15 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             goto done;
         }
         const weir_window_assigner *sa = as->cascade ? &in->wprops.assigner : &ws.assigner;
-        explain_line(pc, "%sWindowAggregate[%d]: %s size=%lld slide=%lld gap=%lld keys=%u aggs=%u lateness=%lld%s%s%s%s%s",
+        /* split: the final operator is a tumbling window of the step over the partial windows' rows */
+        char split_note[96] = "";
+        if (buckets && sa->kind != WEIR_WINDOW_TUMBLING)
+            snprintf(split_note, sizeof split_note, " (on the partial windows: TUMBLE size=%lld)",
+                     (long long)sa->slide_ms);
+        explain_line(pc, "%sWindowAggregate[%d]: %s size=%lld slide=%lld gap=%lld keys=%u aggs=%u lateness=%lld%s%s%s%s%s%s",
                      two ? "Global" : buckets ? "Final" : "", out->s.node, kinds[sa->kind], (long long)sa->size_ms, (long long)sa->slide_ms,
                      (long long)sa->gap_ms, as->n_keys, as->n_calls, (long long)ws.allowed_lateness_ms,
-                     as->cascade ? " (on the input's windows)" : "", out->updating ? " (changelog)" : "",
+                     as->cascade ? " (on the input's windows)" : "", split_note, out->updating ? " (changelog)" : "",
                      proctime ? " (processing time)" : "", ws.time_zone ? " time-zone=" : "",
                      ws.time_zone ? ws.time_zone : "");
         /* A cascaded aggregation's rows come from windows that fired before the watermark passed them:

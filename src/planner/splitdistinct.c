@@ -318,6 +318,20 @@ static int split_input(plan_ctx *pc, const rel *pr, const weir_agg *aggs, const 
     return 0;
 }
 
+/*
+ * The bucket count is part of what the partial aggregation's state means: a
+ * value seen before a restore must fall in the same bucket after it, or it
+ * is counted again. Recorded in the operator's fingerprint, so that a
+ * restore with another table.optimizer.distinct-agg.split.bucket-num is
+ * refused, naming it.
+ */
+static int describe_buckets(plan_ctx *pc, weir_stream s, uint32_t buckets)
+{
+    char v[16];
+    snprintf(v, sizeof v, "%u", buckets);
+    return weir_job_describe_state(pc->job, s, "split distinct buckets", v);
+}
+
 int plan_split_distinct(plan_ctx *pc, const rel *pr, uint32_t n_keys, const weir_agg *aggs, const int32_t *filters,
                         uint32_t n, uint32_t buckets, const weir_group_agg_config *like, weir_sql_loc loc,
                         weir_stream *out, const weir_schema **out_schema, weir_agg *final)
@@ -366,7 +380,7 @@ int plan_split_distinct(plan_ctx *pc, const rel *pr, uint32_t n_keys, const weir
         spec.free_arg(spec.arg);
         return plan_error(pc, loc, rc, "cannot add the partial aggregation: %s", weir_job_error(pc->job));
     }
-    if ((rc = weir__job_describe_aggs(pc->job, *out, aggs, n)))
+    if ((rc = weir__job_describe_aggs(pc->job, *out, aggs, n)) || (rc = describe_buckets(pc, *out, buckets)))
         return rc;
     /* the final aggregates over the partial results */
     for (uint32_t i = 0; i < n; i++) {
@@ -407,6 +421,8 @@ int plan_split_distinct_window(plan_ctx *pc, const rel *pr, uint32_t n_keys, con
     if ((rc = plan_keep_schema(pc, pss)))
         return rc;
     *partial_node = ps.node;
+    if ((rc = describe_buckets(pc, ps, buckets)))
+        return rc;
     /* the partial window's columns renamed, so that the final window's own do not clash with them */
     uint32_t pw = pss->n_fields;
     weir_expr **pex = plan_alloc(pc, (pw + 1) * sizeof *pex);
