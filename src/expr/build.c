@@ -560,6 +560,22 @@ int weir__coerce(weir_expr_arena *a, weir_expr **e, weir_type t, weir_error *err
     return 0;
 }
 
+/*
+ * weir__coerce for the operands of a conditional form or comparison whose
+ * common type is t with interval kind iv: an operand that already is an
+ * interval of that kind needs no cast (a cast of an interval is refused);
+ * a NULL is cast to t and takes the kind.
+ */
+int weir__coerce_kind(weir_expr_arena *a, weir_expr **e, weir_type t, uint8_t iv, weir_error *err)
+{
+    if (iv != WEIR_INTERVAL_NONE && (*e)->iv == iv && weir__type_eq((*e)->type, t))
+        return 0;
+    int rc = weir__coerce(a, e, t, err);
+    if (rc == 0)
+        (*e)->iv = iv;
+    return rc;
+}
+
 int weir_expr_cast(weir_expr_arena *a, weir_expr *e, weir_type type, bool try_cast, weir_expr **out, weir_error *err)
 {
     if (!a || !e || !out)
@@ -617,19 +633,17 @@ int weir_expr_case(weir_expr_arena *a, weir_expr *const *conds, weir_expr *const
         e->args[2 * i] = c;
         e->args[2 * i + 1] = vals[i];
         if (t.id != WEIR_TYPE_NULL) {
-            int rc = weir__coerce(a, &e->args[2 * i + 1], t, err);
+            int rc = weir__coerce_kind(a, &e->args[2 * i + 1], t, iv, err);
             if (rc)
                 return rc;
-            e->args[2 * i + 1]->iv = iv;
         }
         nullable |= vals[i]->type.nullable;
     }
     e->args[2 * n] = els;
     if (t.id != WEIR_TYPE_NULL) {
-        int rc = weir__coerce(a, &e->args[2 * n], t, err);
+        int rc = weir__coerce_kind(a, &e->args[2 * n], t, iv, err);
         if (rc)
             return rc;
-        e->args[2 * n]->iv = iv;
     }
     t.nullable = nullable || t.id == WEIR_TYPE_NULL;
     e->type = t;

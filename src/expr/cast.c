@@ -264,6 +264,22 @@ int weir__build_cast(weir_expr_arena *a, weir_expr *e, weir_type type, bool try_
         return weir_error_set(err, WEIR_EUNSUPPORTED,
                               "DECIMAL(%u, %u) is not supported: DECIMAL has a precision of 1 to 38",
                               type.precision, type.scale);
+    if (weir_type_interval(type)) {
+        /* to an INTERVAL type: only an interval of that kind (or NULL), which stays as it is */
+        weir_interval_kind kind = (weir_interval_kind)weir_type_interval(type);
+        if (e->type.id == WEIR_TYPE_NULL) {
+            if (!(*out = weir_expr_lit_null(a, weir_type_make(WEIR_TYPE_BIGINT, true))))
+                return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+            (*out)->iv = (uint8_t)kind;
+            return 0;
+        }
+        if (e->iv == kind && e->type.id == WEIR_TYPE_BIGINT) {
+            *out = e;
+            return 0;
+        }
+        return weir_error_set(err, WEIR_EPLAN, "cannot cast %s to %s", weir__tname(e, b1, sizeof b1),
+                              weir_expr_type_name(type, kind, b2, sizeof b2));
+    }
     if (e->iv != WEIR_INTERVAL_NONE && type.id != WEIR_TYPE_STRING)
         return weir_error_set(err, WEIR_EPLAN, "cannot cast %s to %s", weir__tname(e, b1, sizeof b1),
                               weir_expr_type_name(type, WEIR_INTERVAL_NONE, b2, sizeof b2));

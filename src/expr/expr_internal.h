@@ -192,6 +192,7 @@ const char *weir__tname(const weir_expr *e, char *buf, size_t cap);
 
 /* Wraps e in an implicit cast to t (no-op if already of type t). */
 int weir__coerce(weir_expr_arena *a, weir_expr **e, weir_type t, weir_error *err);
+int weir__coerce_kind(weir_expr_arena *a, weir_expr **e, weir_type t, uint8_t iv, weir_error *err);
 /* Constant folding: replaces *e by a literal when possible. */
 void weir__fold(weir_expr_arena *a, weir_expr **e);
 int weir__build_cast(weir_expr_arena *a, weir_expr *e, weir_type type, bool try_cast, bool implicit,

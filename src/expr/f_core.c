@@ -715,9 +715,8 @@ static int bind_cmp_operands(weir_expr_arena *a, const xfunc *f, weir_expr **arg
     uint8_t iv = x->iv ? x->iv : y->iv;
     for (int k = 0; k < 2; k++) {
         t.nullable = args[k]->type.nullable;
-        if (weir__coerce(a, &args[k], t, err))
+        if (weir__coerce_kind(a, &args[k], t, iv, err))
             return err->code;
-        args[k]->iv = iv;
     }
     switch (t.id) {
     case WEIR_TYPE_BOOLEAN: *fn = cmp_u8; break;
@@ -1201,9 +1200,8 @@ static int common_all(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint
     for (uint32_t i = 0; i < n; i++) {
         weir_type ti = *t;
         ti.nullable = args[i]->type.nullable || args[i]->type.id == WEIR_TYPE_NULL;
-        if (weir__coerce(a, &args[i], ti, err))
+        if (weir__coerce_kind(a, &args[i], ti, *iv, err))
             return err->code;
-        args[i]->iv = *iv;
     }
     return 0;
 }
@@ -1271,6 +1269,7 @@ static int bind_nullif(weir_expr_arena *a, const xfunc *f, weir_expr **args, uin
     weir_expr *nul = weir_expr_lit_null(a, t.id == WEIR_TYPE_NULL ? tmake(WEIR_TYPE_NULL, true) : t);
     if (!nul)
         return nomem(err);
+    nul->iv = args[0]->iv;
     return weir_expr_case(a, &eq, &nul, 1, args[0], out, err);
 }
 

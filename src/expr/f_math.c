@@ -272,10 +272,14 @@ static int bind_floor(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint
 
 /* ---- ROUND, TRUNCATE ---- */
 
-/* Rounds (HALF_UP) or truncates x to d decimal places through its Double.toString text. */
+/* Rounds (HALF_UP) or truncates x to d decimal places through its Double.toString text, as Java's
+ * BigDecimal does. */
 static double round_dbl(double x, int d, bool trunc)
 {
-    if (!isfinite(x) || x == 0)
+    /* A zero result is +0.0 whatever the sign of x: BigDecimal has no signed zero. */
+    if (x == 0)
+        return 0.0;
+    if (!isfinite(x))
         return x;
     char dig[24];
     int dexp;
@@ -304,7 +308,7 @@ static double round_dbl(double x, int d, bool trunc)
         }
     }
     if (nr == 0)
-        return neg ? -0.0 : 0.0;
+        return 0.0;
     res[nr] = 0;
     char out[64];
     snprintf(out, sizeof out, "%s0.%se%d", neg ? "-" : "", res, exp);

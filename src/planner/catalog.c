@@ -260,6 +260,9 @@ static int plan_nested_type_from_sql(plan_ctx *pc, const weir_sql_type *t, weir_
         const weir_sql_type *pt = t->kind == WEIR_SQL_TYPE_ROW ? t->fields[i].type : i ? t->value : t->elem;
         if ((rc = plan_type_from_sql(pc, pt, &parts[i])))
             return rc;
+        if (weir_type_interval(parts[i]))
+            return plan_error(pc, pt->loc, WEIR_EUNSUPPORTED,
+                              "an INTERVAL inside an ARRAY, MAP, MULTISET or ROW type is not supported");
         if (t->kind == WEIR_SQL_TYPE_ROW) {
             names[i] = t->fields[i].name.name;
             for (uint32_t j = 0; j < i; j++)
@@ -343,6 +346,11 @@ int plan_type_from_sql(plan_ctx *pc, const weir_sql_type *t, weir_type *out)
     case WEIR_SQL_TYPE_MULTISET:
     case WEIR_SQL_TYPE_ROW:
         return plan_nested_type_from_sql(pc, t, out);
+    case WEIR_SQL_TYPE_INTERVAL:
+        /* a BIGINT with the kind in its precision (weir/schema.h) */
+        *out = weir_type_make(WEIR_TYPE_BIGINT, nullable);
+        out->precision = (uint8_t)t->precision;
+        return 0;
     default:
         return plan_error(pc, t->loc, WEIR_EUNSUPPORTED, "type %s is not supported by weir yet",
                           weir__sql_type_kind_name(t->kind));

@@ -623,7 +623,10 @@ static weir_sql_type *sql_type_of(plan_ctx *pc, weir_type t)
     switch (t.id) {
     case WEIR_TYPE_BOOLEAN: s->kind = WEIR_SQL_TYPE_BOOLEAN; break;
     case WEIR_TYPE_INT: s->kind = WEIR_SQL_TYPE_INT; break;
-    case WEIR_TYPE_BIGINT: s->kind = WEIR_SQL_TYPE_BIGINT; break;
+    case WEIR_TYPE_BIGINT:
+        s->kind = weir_type_interval(t) ? WEIR_SQL_TYPE_INTERVAL : WEIR_SQL_TYPE_BIGINT;
+        s->precision = weir_type_interval(t) ? weir_type_interval(t) : -1;
+        break;
     case WEIR_TYPE_DOUBLE: s->kind = WEIR_SQL_TYPE_DOUBLE; break;
     case WEIR_TYPE_DECIMAL:
         s->kind = WEIR_SQL_TYPE_DECIMAL;

@@ -96,6 +96,8 @@ const char *weir__sql_type_kind_name(weir_sql_type_kind k)
         return "MAP";
     case WEIR_SQL_TYPE_ROW:
         return "ROW";
+    case WEIR_SQL_TYPE_INTERVAL:
+        return "INTERVAL";
     }
     return "?";
 }

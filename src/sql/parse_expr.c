@@ -367,6 +367,30 @@ static weir_sql_type *new_type(parser *p, weir_sql_type_kind k,
     return ty;
 }
 
+static weir_sql_time_unit parse_interval_unit(parser *p, int32_t *precision);
+
+/*
+ * The qualifier of an INTERVAL type: DAY TO SECOND[(3)] (milliseconds, kind
+ * 1) or YEAR TO MONTH (months, kind 2), the two that weir holds.
+ */
+static int32_t parse_interval_type(parser *p)
+{
+    weir_sql_loc loc = cur(p)->loc;
+    int32_t fp, tp = -1;
+    weir_sql_time_unit from = parse_interval_unit(p, &fp), to = WEIR_SQL_UNIT_NONE;
+    if (accept_kw(p, WEIR__SQL_KW_TO))
+        to = parse_interval_unit(p, &tp);
+    if (from == WEIR_SQL_UNIT_YEAR && fp < 0 && to == WEIR_SQL_UNIT_MONTH && tp < 0)
+        return 2;
+    if (from == WEIR_SQL_UNIT_DAY && fp < 0 && to == WEIR_SQL_UNIT_SECOND && (tp < 0 || tp == 3))
+        return 1;
+    parser_fail_at(p, loc,
+                   "INTERVAL %s%s%s is not supported as a type: weir holds INTERVAL DAY TO SECOND(3) and "
+                   "INTERVAL YEAR TO MONTH",
+                   weir__sql_unit_name(from), to ? " TO " : "", weir__sql_unit_name(to));
+    return 0;
+}
+
 weir_sql_type *parse_type(parser *p)
 {
     parser_enter(p);
@@ -446,6 +470,9 @@ weir_sql_type *parse_type(parser *p)
     case WEIR__SQL_KW_ROW:
         ty->kind = WEIR_SQL_TYPE_ROW;
         break;
+    case WEIR__SQL_KW_INTERVAL:
+        ty->kind = WEIR_SQL_TYPE_INTERVAL;
+        break;
     default:
         fail_type(p);
     }
@@ -520,6 +547,9 @@ weir_sql_type *parse_type(parser *p)
             parse_row_fields(p, ty, WEIR__SQL_TK_RPAREN, "',' or ')'");
         else
             parser_expected(p, "'<' or '('");
+        break;
+    case WEIR_SQL_TYPE_INTERVAL:
+        ty->precision = parse_interval_type(p);
         break;
     default:
         break;
