@@ -178,5 +178,85 @@ read -r c f l <<<"$sum"
 check "the restored job's checkpoint ids go on from the savepoint's" test "$((l - c - f))" -eq "${sp5##*-}"
 fi
 
+# A job that restarts (fixed-delay) keeps its job id: weir list, SHOW JOBS
+# and the REST API show the same one before the failure, during the delay
+# (RESTARTING, still listed) and after the restart; STOP JOB with the id
+# taken before the restart stops it. The failing row is a file that the
+# watched folder picks up; it is removed during the delay, so the second
+# attempt runs on.
+status_of() { "$weir" list 2>/dev/null | awk -v n="$1" '$2 == n {print $(NF - 1), $NF}'; }
+wait_status() { # name status -> polls (bounded: 30 s) until weir list shows it
+  for _ in $(seq 1 600); do
+    [ "$(status_of "$1" | cut -d' ' -f1)" = "$2" ] && return 0
+    sleep 0.05
+  done
+  return 1
+}
+rest_id() { # URL -> the one job id GET /jobs answers
+  python3 -c 'import json, sys, urllib.request
+print(" ".join(j["id"] for j in json.load(urllib.request.urlopen(sys.argv[1] + "jobs", timeout=10))["jobs"]))' "$1"
+}
+wait_url() { # name count -> the REST URL once the log has count web UI lines ("-": no HTTP server)
+  local u=-
+  for _ in $(seq 1 200); do
+    [ "$(grep -c "web UI and REST API at" "$work/$1.err")" -ge "$2" ] && break
+    grep -q "without the HTTP endpoint" "$work/$1.err" && break
+    sleep 0.05
+  done
+  [ "$(grep -c "web UI and REST API at" "$work/$1.err")" -ge "$2" ] || { echo -; return; }
+  for _ in $(seq 1 200); do
+    u=$("$weir" list | awk -v n="$1" '$2 == n {print $6}')
+    [ "$u" != "-" ] && break
+    sleep 0.05
+  done
+  echo "$u"
+}
+show_id() { # name -> "ID STATUS" from SHOW JOBS
+  "$weir" run "$work/show.sql" 2>/dev/null | awk -F'|' -v n="$1" '{gsub(/ /, "")} $3 == n {print $2, $4}'
+}
+mkdir -p "$work/in"
+echo 1 >"$work/in/good.csv"
+cat >"$work/zeta.sql" <<SQL
+SET 'pipeline.name' = 'zeta';
+SET 'restart-strategy.type' = 'fixed-delay';
+SET 'restart-strategy.fixed-delay.attempts' = '2';
+SET 'restart-strategy.fixed-delay.delay' = '${WEIR_CLI_TOOL_DELAY:-2 s}';
+SET 'rest.port' = '0';
+CREATE TABLE f (a INT) WITH ('connector' = 'filesystem', 'path' = '$work/in', 'format' = 'csv',
+                             'source.monitor-interval' = '50ms');
+CREATE TABLE b (a INT) WITH ('connector' = 'blackhole');
+INSERT INTO b SELECT 1 / a FROM f;
+SQL
+"$weir" run "$work/zeta.sql" >/dev/null 2>"$work/zeta.err" &
+zpid=$!; pids+=("$zpid")
+check "the restarting job is listed running" wait_status zeta RUNNING
+read -r _ zid <<<"$(status_of zeta)"
+check "its job id has 32 hex digits" grep -Eqx '[0-9a-f]{32}' <<<"$zid"
+check "SHOW JOBS shows the same id, RUNNING" test "$(show_id zeta)" = "$zid RUNNING"
+url=$(wait_url zeta 1)
+if [ "$url" != "-" ]; then
+  check "the REST API has the same id" test "$(rest_id "$url")" = "$zid"
+  check "the log line of the web UI names the same id" grep -q "web UI and REST API at .*(job $zid;" "$work/zeta.err"
+fi
+echo 0 >"$work/in/bad.csv" # 1 / 0: the job fails
+check "during the restart delay the job is listed, RESTARTING" wait_status zeta RESTARTING
+check "with the same id" test "$(status_of zeta)" = "RESTARTING $zid"
+check "SHOW JOBS shows it RESTARTING with the same id" test "$(show_id zeta)" = "$zid RESTARTING"
+rm "$work/in/bad.csv"
+check "after the restart it runs again" wait_status zeta RUNNING
+check "with the same id after the restart" test "$(status_of zeta)" = "RUNNING $zid"
+check "the job did restart" grep -q "restarting in" "$work/zeta.err"
+url=$(wait_url zeta 2)
+if [ "$url" != "-" ]; then
+  check "the restarted REST API has the same id" test "$(rest_id "$url")" = "$zid"
+  check "the restarted web UI's log line names the same id" \
+    test "$(grep -c "web UI and REST API at .*(job $zid;" "$work/zeta.err")" -eq 2
+fi
+echo "STOP JOB '$zid';" >"$work/stopz.sql"
+"$weir" run "$work/stopz.sql" >/dev/null 2>"$work/err"; rc=$?
+check "STOP JOB with the id from before the restart exits 0" test $rc -eq 0
+wait_exit "$zpid"; rc=$?
+check "the restarted job stopped (143, as weir stop)" test $rc -eq 143
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -27,6 +27,7 @@ typedef struct weir_sql_running_job {
     char id[33];        /* the job id: 32 hex digits */
     char name[256];     /* pipeline.name */
     int64_t started_ms; /* wall clock, ms since the epoch */
+    char status[16];    /* RUNNING, or RESTARTING between attempts ("": RUNNING) */
 } weir_sql_running_job;
 
 /*

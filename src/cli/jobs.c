@@ -17,17 +17,41 @@
 #include "weir/planner.h"
 #include "util/registry.h"
 
-int weir_cli_signal_job_err(const char *job, int sig, long *pid, weir_error *err)
+/* Signals the process of job, or every process of this machine that
+ * carries job's id (a clustered job); the pids into pids (up to cap). */
+static int signal_all(const char *job, int sig, long *pids, size_t cap, size_t *n, weir_error *err)
 {
     weir__registry_entry e;
-    int rc = weir__registry_find(job, &e, err);
+    size_t more = 0;
+    int rc = weir__registry_find(job, &e, &more, err);
     if (rc)
         return rc;
-    if (kill((pid_t)e.pid, sig) != 0)
-        return weir_error_set(err, WEIR_EIO, "cannot signal process %ld: %s", e.pid, strerror(errno));
-    if (pid)
-        *pid = e.pid;
-    return 0;
+    *n = 0;
+    weir__registry_entry *v = &e;
+    size_t nv = 1;
+    if (more && (rc = weir__registry_list(&v, &nv, err)))
+        return rc;
+    for (size_t i = 0; i < nv && !rc; i++) {
+        if (v != &e && strcmp(v[i].id, e.id) != 0)
+            continue;
+        if (kill((pid_t)v[i].pid, sig) != 0 && (errno != ESRCH || *n == 0))
+            rc = weir_error_set(err, WEIR_EIO, "cannot signal process %ld: %s", v[i].pid, strerror(errno));
+        else if (*n < cap)
+            pids[(*n)++] = v[i].pid;
+    }
+    if (v != &e)
+        weir_free(v);
+    return rc;
+}
+
+int weir_cli_signal_job_err(const char *job, int sig, long *pid, weir_error *err)
+{
+    long pids[64];
+    size_t n = 0;
+    int rc = signal_all(job, sig, pids, 64, &n, err);
+    if (!rc && pid)
+        *pid = pids[0];
+    return rc;
 }
 
 int weir_cli_signal_job(const char *cmd, const char *job, int sig, long *pid)
@@ -58,9 +82,28 @@ static int control_list(void *ud, weir_sql_running_job **out, size_t *n, weir_er
     for (size_t i = 0; i < *n; i++) {
         weir__registry_job_id(&v[i], (*out)[i].id);
         snprintf((*out)[i].name, sizeof (*out)[i].name, "%s", v[i].name);
+        snprintf((*out)[i].status, sizeof (*out)[i].status, "%s", v[i].status[0] ? v[i].status : "RUNNING");
         (*out)[i].started_ms = v[i].started_ms;
     }
     weir_free(v);
+    /* One row per job: the processes of a clustered job on this machine
+     * share its id; the row keeps the earliest start and says RESTARTING
+     * only when no process of it runs. */
+    size_t k = 0;
+    for (size_t i = 0; i < *n; i++) {
+        size_t j = 0;
+        while (j < k && strcmp((*out)[j].id, (*out)[i].id) != 0)
+            j++;
+        if (j == k) {
+            (*out)[k++] = (*out)[i];
+            continue;
+        }
+        if ((*out)[i].started_ms < (*out)[j].started_ms)
+            (*out)[j].started_ms = (*out)[i].started_ms;
+        if (!strcmp((*out)[i].status, "RUNNING"))
+            snprintf((*out)[j].status, sizeof (*out)[j].status, "RUNNING");
+    }
+    *n = k;
     return 0;
 }
 
@@ -70,16 +113,21 @@ static int control_stop(void *ud, const char *job, bool savepoint, bool drain, c
 {
     (void)ud;
     int sig = savepoint ? WEIR_CLI_STOP_SAVEPOINT_SIGNAL : drain ? WEIR_CLI_DRAIN_SIGNAL : SIGTERM;
-    long pid;
-    int rc = weir_cli_signal_job_err(job, sig, &pid, err);
-    if (!rc && savepoint)
-        rc = weir_cli_savepoint_await(pid, path, cap, err);
+    long pids[64];
+    size_t n = 0;
+    int rc = signal_all(job, sig, pids, 64, &n, err);
+    for (size_t i = 0; !rc && savepoint && i < n; i++) {
+        /* each process of a clustered job answers with its own path; the first is shown */
+        char other[1024];
+        rc = weir_cli_savepoint_await(pids[i], i ? other : path, i ? sizeof other : cap, err);
+    }
     if (rc)
         return rc;
-    while (weir__registry_alive(pid)) {
-        struct timespec ts = {0, 20 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
+    for (size_t i = 0; i < n; i++)
+        while (weir__registry_alive(pids[i])) {
+            struct timespec ts = {0, 20 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
     return 0;
 }
 
@@ -96,9 +144,11 @@ int weir_cli_list(int argc, char **argv)
         printf("usage: weir list\n\n"
                "Lists the jobs that `weir run` is running on this machine for this user:\n"
                "process id, job name (pipeline.name), start time (UTC), checkpoint folder,\n"
-               "the web endpoint's URL and the job id (as SHOW JOBS prints it). JOB in\n"
-               "weir stop, cancel and savepoint is one of these process ids, names or\n"
-               "job ids.\n");
+               "the web endpoint's URL, status (RUNNING, or RESTARTING while a restart\n"
+               "strategy waits) and the job id (as SHOW JOBS and the REST API print it;\n"
+               "it stays the same across restarts, and the processes of a clustered job\n"
+               "share it). JOB in weir stop, cancel and savepoint is one of these process\n"
+               "ids, names or job ids.\n");
         return WEIR_EXIT_OK;
     }
     if (argc != 1) {
@@ -112,7 +162,8 @@ int weir_cli_list(int argc, char **argv)
         fprintf(stderr, "weir list: %s\n", err.message);
         return WEIR_EXIT_IO;
     }
-    printf("%-8s %-24s %-19s  %-30s %-24s %s\n", "PID", "NAME", "STARTED (UTC)", "CHECKPOINTS", "URL", "JOB ID");
+    printf("%-8s %-24s %-19s  %-30s %-24s %-10s %s\n", "PID", "NAME", "STARTED (UTC)", "CHECKPOINTS", "URL",
+           "STATUS", "JOB ID");
     for (size_t i = 0; i < n; i++) {
         char when[32];
         time_t t = (time_t)(v[i].started_ms / 1000);
@@ -121,8 +172,9 @@ int weir_cli_list(int argc, char **argv)
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
         char id[33];
         weir__registry_job_id(&v[i], id);
-        printf("%-8ld %-24s %-19s  %-30s %-24s %s\n", v[i].pid, v[i].name, when,
-               v[i].checkpoints[0] ? v[i].checkpoints : "-", v[i].rest[0] ? v[i].rest : "-", id);
+        printf("%-8ld %-24s %-19s  %-30s %-24s %-10s %s\n", v[i].pid, v[i].name, when,
+               v[i].checkpoints[0] ? v[i].checkpoints : "-", v[i].rest[0] ? v[i].rest : "-",
+               v[i].status[0] ? v[i].status : "RUNNING", id);
     }
     if (n == 0)
         printf("(no running jobs)\n");

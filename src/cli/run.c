@@ -387,8 +387,8 @@ static void rest_line(void *ud, bool warn, const char *text)
     weir_cli_log(warn ? WEIR_LOG_WARN : WEIR_LOG_INFO, "%s", text);
 }
 
-static int start_rest(weir_sql_job *sj, weir_job *job, const char *file, weir__cluster_view *cluster,
-                      weir_rest **out)
+static int start_rest(weir_sql_job *sj, weir_job *job, const char *file, const char *job_id,
+                      weir__cluster_view *cluster, weir_rest **out)
 {
     weir_rest_config cfg;
     weir_error err = {0};
@@ -398,6 +398,7 @@ static int start_rest(weir_sql_job *sj, weir_job *job, const char *file, weir__c
         return WEIR_EXIT_INVALID;
     }
     cfg.log_line = rest_line;
+    snprintf(cfg.job_id, sizeof cfg.job_id, "%s", job_id);
     if (cluster) {
         cfg.cluster_json = weir__cluster_view_json;
         cfg.cluster_ud = cluster;
@@ -566,7 +567,29 @@ static void absolute(const char *path, char *out, size_t cap)
         snprintf(out, cap, "%s", path);
 }
 
-static void register_job(weir_sql_job *sj, const char *file)
+/*
+ * The job id of this run, made once before its first attempt and kept by
+ * every restart (weir list, SHOW JOBS, the REST API and the metrics show
+ * it): a job run by several processes (weir.cluster.bootstrap-servers)
+ * takes it from the servers and its group id, so that all its processes
+ * carry the same one.
+ */
+static void make_job_id(weir_sql_job *sj, int64_t started_ms, char out[33])
+{
+    const char *servers = weir_sql_job_config(sj, "weir.cluster.bootstrap-servers");
+    const char *group = weir_sql_job_config(sj, "weir.cluster.group-id");
+    if (!group || !*group)
+        group = weir_sql_job_config(sj, "pipeline.name");
+    if (servers && *servers && group && *group) {
+        char key[2048];
+        snprintf(key, sizeof key, "%s\n%s", servers, group);
+        weir__registry_make_job_id(0, 0, key, out);
+    } else {
+        weir__registry_make_job_id((long)getpid(), started_ms, NULL, out);
+    }
+}
+
+static void register_job(weir_sql_job *sj, const char *file, int64_t started_ms, const char *job_id)
 {
     char name[256], abs_file[4096], ck[4096] = "", sp[4096] = "";
     job_name(sj, file, name, sizeof name);
@@ -577,10 +600,8 @@ static void register_job(weir_sql_job *sj, const char *file)
     if ((v = weir_sql_job_config(sj, "state.savepoints.dir")) ||
         (v = weir_sql_job_config(sj, "execution.checkpointing.savepoint-dir")))
         absolute(v, sp, sizeof sp);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
     weir_error err = {0};
-    if (weir__registry_add(name, abs_file, ck, sp, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, &err))
+    if (weir__registry_add(name, abs_file, ck, sp, started_ms, job_id, &err))
         weir_cli_log(WEIR_LOG_WARN, "%s: weir list, stop, cancel and savepoint will not see this job", err.message);
 }
 
@@ -643,15 +664,19 @@ int weir_cli_run(int argc, char **argv)
     uint32_t attempt = 0;            /* restarts made (restart-strategy) */
     char restart_from[1100] = "";
     int64_t interval_ms = 0;
+    int64_t started_ms = 0; /* of the first attempt */
+    char job_id[33] = "";
 again:;
     int rc = plan("run", argc, argv, &a, weir_cli_job_control(attempt > 0), &sj);
     if (rc) {
         free_args(&a);
+        weir__registry_remove(); /* a restart that ends here */
         return rc;
     }
     if ((rc = configure_logging(sj, &interval_ms))) {
         weir_sql_job_destroy(sj);
         free_args(&a);
+        weir__registry_remove(); /* a restart that ends here */
         return rc;
     }
     /* The planner's warnings read as a compiler's ("file:line:col: warning: ..."),
@@ -667,6 +692,7 @@ again:;
     if (!job) {
         weir_sql_job_destroy(sj);
         free_args(&a);
+        weir__registry_remove(); /* a restart that ends here */
         return WEIR_EXIT_OK;
     }
     /* One of several processes running the job (cluster/cluster.h): its
@@ -682,6 +708,7 @@ again:;
         weir_cli_log(left ? WEIR_LOG_INFO : WEIR_LOG_ERROR, "%s: %s", a.file, cerr.message);
         weir_sql_job_destroy(sj);
         free_args(&a);
+        weir__registry_remove(); /* a restart that ends here */
         return left ? WEIR_EXIT_OK : rc == WEIR_ESTATE ? WEIR_EXIT_FAILED : WEIR_EXIT_INVALID;
     }
     if (clustered && cluster) {
@@ -702,14 +729,23 @@ again:;
         weir__cluster_view_free(cluster);
         weir_sql_job_destroy(sj);
         free_args(&a);
+        weir__registry_remove(); /* a restart that ends here */
         return rc;
     }
     weir_cli_signals_start(job);
-    register_job(sj, a.file);
+    if (attempt == 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        started_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+        make_job_id(sj, started_ms, job_id);
+        register_job(sj, a.file, started_ms, job_id);
+    } else {
+        weir__registry_set_status("RUNNING");
+    }
     int64_t t0 = weir_monotonic_ns();
     int jrc = weir_job_start(job);
     weir_rest *rest = NULL;
-    if (!jrc && (rc = start_rest(sj, job, a.file, clustered ? cluster : NULL, &rest))) {
+    if (!jrc && (rc = start_rest(sj, job, a.file, job_id, clustered ? cluster : NULL, &rest))) {
         weir_job_cancel(job);
         weir_job_wait(job);
         weir_cli_stopper_end(&stopper);
@@ -720,15 +756,15 @@ again:;
         free_args(&a);
         return rc;
     }
-    if (rest)
-        weir__registry_set_rest_url(weir_rest_url(rest));
+    weir__registry_set_rest_url(rest ? weir_rest_url(rest) : NULL);
     if (!jrc)
         jrc = watch_job(job, isatty(STDERR_FILENO), interval_ms, t0);
     weir_rest_stop(rest);
     weir__cluster_view_free(cluster);
     weir_cli_stopper_end(&stopper);
     weir_cli_signals_stop();
-    weir__registry_remove();
+    /* The entry stays while the job restarts (RESTARTING during the delay). */
+    weir__registry_set_rest_url(NULL);
     report_summary(job, (double)(weir_monotonic_ns() - t0) / 1e9);
     int exit_code = WEIR_EXIT_OK;
     if (weir_cli_stopper_signal(&stopper) && (!jrc || jrc == WEIR_ECANCELED)) {
@@ -749,6 +785,7 @@ again:;
                          weir_cli_stop_signal_name(stop));
         } else if (weir_cli_restart_due(sj, job, &attempt, restart_from, sizeof restart_from,
                                         &delay_ms)) {
+            weir__registry_set_status("RESTARTING");
             if ((stop = weir_cli_stop_wait(delay_ms))) {
                 weir_cli_log(WEIR_LOG_INFO, "%s: stopping; not restarting",
                              weir_cli_stop_signal_name(stop));
@@ -760,6 +797,7 @@ again:;
             }
         }
     }
+    weir__registry_remove();
     weir_sql_job_destroy(sj);
     free_args(&a);
     return exit_code;

@@ -1126,8 +1126,9 @@ static int show_jobs(plan_ctx *pc, const weir_sql_stmt *st)
         gmtime_r(&t, &tm);
         size_t k = strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
         snprintf(when + k, sizeof when - k, ".%03d", (int)(v[i].started_ms % 1000));
-        const char *row[4] = {plan_strdup(pc, v[i].id), plan_strdup(pc, v[i].name), "RUNNING", plan_strdup(pc, when)};
-        rc = !row[0] || !row[1] || !row[3] ? WEIR_ENOMEM : tableau_add(pc, &tb, row);
+        const char *row[4] = {plan_strdup(pc, v[i].id), plan_strdup(pc, v[i].name),
+                              plan_strdup(pc, v[i].status[0] ? v[i].status : "RUNNING"), plan_strdup(pc, when)};
+        rc = !row[0] || !row[1] || !row[2] || !row[3] ? WEIR_ENOMEM : tableau_add(pc, &tb, row);
     }
     weir_free(v);
     return rc ? rc : tableau_print(pc, &tb);

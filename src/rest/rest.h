@@ -31,6 +31,7 @@ typedef struct weir_rest_config {
     char bind_address[256];  /* rest.bind-address, else rest.address */
     uint32_t port_lo, port_hi; /* rest.port: "8081" is 8081..8180, "a-b", "0" any */
     char job_name[256];      /* pipeline.name, else the script's name */
+    char job_id[33];         /* the job id (weir list's); "": a random one */
     int64_t sample_ms;       /* how often the monitor samples (1000) */
     int64_t stall_warn_ms;   /* weir.watermark.stall-warning (30 s; 0: off) */
     char token_dir[512];     /* "" : $XDG_RUNTIME_DIR/weir or /tmp/weir-<uid> */

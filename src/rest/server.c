@@ -704,7 +704,11 @@ int weir_rest_start(weir_job *job, const weir_rest_config *cfg, weir_rest **out,
     pthread_cond_init(&r->cv, &ca);
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&r->act_mu, NULL);
-    int rc = random_hex(r->job_id, 16);
+    int rc = 0;
+    if (cfg->job_id[0])
+        snprintf(r->job_id, sizeof r->job_id, "%s", cfg->job_id);
+    else
+        rc = random_hex(r->job_id, 16);
     if (rc) {
         weir_rest_stop(r);
         return weir_error_set(err, rc, "cannot read random bytes for the job id");

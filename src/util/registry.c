@@ -72,6 +72,8 @@ static int write_self_locked(void)
     put_field(f, "checkpoints", g_self.checkpoints);
     put_field(f, "savepoints", g_self.savepoints);
     put_field(f, "rest", g_self.rest);
+    put_field(f, "id", g_self.id);
+    put_field(f, "status", g_self.status);
     int bad = ferror(f);
     bad |= fclose(f);
     if (bad || rename(tmp, path) != 0) {
@@ -82,7 +84,7 @@ static int write_self_locked(void)
 }
 
 int weir__registry_add(const char *name, const char *file, const char *checkpoints, const char *savepoints,
-                       int64_t started_ms, weir_error *err)
+                       int64_t started_ms, const char *job_id, weir_error *err)
 {
     char dir[1024], lock[1100];
     int rc = weir__registry_dir(dir, sizeof dir, err);
@@ -108,6 +110,8 @@ int weir__registry_add(const char *name, const char *file, const char *checkpoin
     snprintf(g_self.file, sizeof g_self.file, "%s", file ? file : "");
     snprintf(g_self.checkpoints, sizeof g_self.checkpoints, "%s", checkpoints ? checkpoints : "");
     snprintf(g_self.savepoints, sizeof g_self.savepoints, "%s", savepoints ? savepoints : "");
+    snprintf(g_self.id, sizeof g_self.id, "%s", job_id ? job_id : "");
+    snprintf(g_self.status, sizeof g_self.status, "RUNNING");
     rc = write_self_locked();
     pthread_mutex_unlock(&g_mu);
     if (rc)
@@ -121,6 +125,18 @@ int weir__registry_set_rest_url(const char *url)
     int rc = 0;
     if (g_lock_fd >= 0) {
         snprintf(g_self.rest, sizeof g_self.rest, "%s", url ? url : "");
+        rc = write_self_locked();
+    }
+    pthread_mutex_unlock(&g_mu);
+    return rc;
+}
+
+int weir__registry_set_status(const char *status)
+{
+    pthread_mutex_lock(&g_mu);
+    int rc = 0;
+    if (g_lock_fd >= 0) {
+        snprintf(g_self.status, sizeof g_self.status, "%s", status);
         rc = write_self_locked();
     }
     pthread_mutex_unlock(&g_mu);
@@ -210,6 +226,10 @@ static int read_entry(const char *path, weir__registry_entry *e)
             snprintf(e->savepoints, sizeof e->savepoints, "%s", v);
         else if (!strcmp(line, "rest"))
             snprintf(e->rest, sizeof e->rest, "%s", v);
+        else if (!strcmp(line, "id"))
+            snprintf(e->id, sizeof e->id, "%s", v);
+        else if (!strcmp(line, "status"))
+            snprintf(e->status, sizeof e->status, "%s", v);
     }
     fclose(f);
     return e->pid > 0 ? 0 : WEIR_ECORRUPT;
@@ -275,11 +295,28 @@ static uint64_t mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
+void weir__registry_make_job_id(long pid, int64_t started_ms, const char *key, char out[33])
+{
+    uint64_t a;
+    if (key) {
+        a = UINT64_C(0xcbf29ce484222325); /* FNV-1a over key, then mixed */
+        for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+            a = (a ^ *p) * UINT64_C(0x100000001b3);
+        a = mix64(a);
+        pid = 0;
+    } else {
+        a = mix64((uint64_t)started_ms ^ ((uint64_t)pid << 44));
+    }
+    uint64_t b = mix64(a ^ (uint64_t)pid ^ UINT64_C(0x9e3779b97f4a7c15));
+    snprintf(out, 33, "%016" PRIx64 "%016" PRIx64, a, b);
+}
+
 void weir__registry_job_id(const weir__registry_entry *e, char out[33])
 {
-    uint64_t a = mix64((uint64_t)e->started_ms ^ ((uint64_t)e->pid << 44));
-    uint64_t b = mix64(a ^ (uint64_t)e->pid ^ UINT64_C(0x9e3779b97f4a7c15));
-    snprintf(out, 33, "%016" PRIx64 "%016" PRIx64, a, b);
+    if (e->id[0])
+        snprintf(out, 33, "%s", e->id);
+    else /* an entry without one: the id its process would have made */
+        weir__registry_make_job_id(e->pid, e->started_ms, NULL, out);
 }
 
 static bool is_job_id(const char *s)
@@ -291,8 +328,10 @@ static bool is_job_id(const char *s)
     return n == 32;
 }
 
-int weir__registry_find(const char *job, weir__registry_entry *out, weir_error *err)
+int weir__registry_find(const char *job, weir__registry_entry *out, size_t *more, weir_error *err)
 {
+    if (more)
+        *more = 0;
     weir__registry_entry *v;
     size_t n;
     int rc = weir__registry_list(&v, &n, err);
@@ -313,10 +352,15 @@ int weir__registry_find(const char *job, weir__registry_entry *out, weir_error *
             hits++;
         }
     }
-    if (hits == 1)
+    /* Several entries with one job id: the processes of one clustered job. */
+    bool one = hits == 1 || (hits > 1 && by_id && !strcasecmp(v[hit].id, job));
+    if (one) {
         *out = v[hit];
+        if (more)
+            *more = hits - 1;
+    }
     weir_free(v);
-    if (hits == 1)
+    if (one)
         return 0;
     if (hits > 1)
         return weir_error_set(err, WEIR_EINVAL,
