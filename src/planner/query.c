@@ -304,13 +304,9 @@ static int set_alias(plan_ctx *pc, rel *r, const weir_sql_table_ref *ref, const 
             weir_free(s->fields[i].name);
             s->fields[i].name = weir_strdup(ref->column_aliases[i].name);
         }
-        weir_schema **ns = weir_realloc(pc->schemas, (pc->n_schemas + 1) * sizeof *ns);
-        if (!ns) {
-            weir_schema_destroy(s);
-            return WEIR_ENOMEM;
-        }
-        pc->schemas = ns;
-        pc->schemas[pc->n_schemas++] = s;
+        int rc = plan_keep_schema(pc, s);
+        if (rc)
+            return rc;
         r->schema = s;
     }
     return 0;
