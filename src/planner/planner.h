@@ -726,6 +726,10 @@ int weir__computed_source_spec(const weir_source_spec *inner, const weir_schema 
  */
 weir_schema *plan_union_schema(plan_ctx *pc, const rel *rels, uint32_t n);
 int plan_union_align(plan_ctx *pc, rel *r, weir_schema *want);
+/* The stream a union at the default parallelism reads from r: r's own, or
+ * an updating r of other parallelism sent whole to the union's subtask 0,
+ * so that a key's changes keep their order. */
+weir_stream plan_union_input(const plan_ctx *pc, const rel *r);
 
 /*
  * Two-phase aggregation (twophase.c). plan_agg_phases: whether an

@@ -2289,6 +2289,23 @@ int plan_union_align(plan_ctx *pc, rel *r, weir_schema *want)
     return 0;
 }
 
+/*
+ * The stream a union at the job's default parallelism reads from r. An
+ * updating input with other subtasks than the union's (the single subtask
+ * of a global aggregation, the () grouping set) would be spread round-robin
+ * over the union's subtasks, so that a key's -U could overtake its +U on
+ * another subtask; it goes whole to the union's first subtask instead,
+ * which keeps its order.
+ */
+weir_stream plan_union_input(const plan_ctx *pc, const rel *r)
+{
+    uint32_t p = plan_forward_parallelism(pc, r->s);
+    uint32_t dflt = pc->jcfg.parallelism ? pc->jcfg.parallelism : 1;
+    if (!r->updating || p == 0 || p == dflt)
+        return r->s;
+    return weir_stream_partition(r->s, WEIR_PART_GLOBAL);
+}
+
 /* The schema of a union of rels: the first one's, a column nullable where any input's is. */
 weir_schema *plan_union_schema(plan_ctx *pc, const rel *rels, uint32_t n)
 {
@@ -2571,7 +2588,7 @@ static int plan_grouping_sets(plan_ctx *pc, const weir_sql_select *sel, rel *out
                 return plan_error(pc, sel->loc, WEIR_EPLAN, "internal error: grouping sets give different types");
         if ((rc = plan_union_align(pc, &rels[s], schema)))
             return rc;
-        ins[s] = rels[s].s;
+        ins[s] = plan_union_input(pc, &rels[s]);
         updating |= rels[s].updating;
     }
     weir_operator_spec spec;
@@ -2686,7 +2703,7 @@ static int plan_query_in(plan_ctx *pc, const weir_sql_query *q, rel *out)
         }
         weir_operator_spec spec;
         weir_union_spec(2, &spec);
-        weir_stream ins[2] = {l.s, r.s};
+        weir_stream ins[2] = {plan_union_input(pc, &l), plan_union_input(pc, &r)};
         if ((rc = weir_job_operator(pc->job, ins, 2, &spec, us, 0, &out->s))) {
             rc = plan_error(pc, q->u.setop.op_loc, rc, "cannot add UNION ALL: %s", weir_job_error(pc->job));
             break;

@@ -300,7 +300,7 @@ static int split_input(plan_ctx *pc, const rel *pr, const weir_agg *aggs, const 
         for (uint32_t d = 0; d < nd; d++) {
             if ((rc = plan_union_align(pc, &copies[d], us_schema)))
                 return rc;
-            ins[d] = copies[d].s;
+            ins[d] = plan_union_input(pc, &copies[d]);
         }
         cr = copies[0];
         cr.schema = us_schema;
