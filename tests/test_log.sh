@@ -32,13 +32,15 @@ SQL
 check "the slow job exits 0" test $rc -eq 0
 check "every line is levelled and timestamped" \
   python3 -c 'import re,sys; ls=open(sys.argv[1]).read().splitlines(); sys.exit(not ls or not all(re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (DEBUG|INFO |WARN |ERROR) ", l) for l in ls))' "$work/slow.err"
-# At least 4 progress lines in 1.5 s; never two closer than 150 ms (a tick
-# is never bunched), and the first one comes after one interval.
+# At least 4 progress lines in 1.5 s, none bunched. Ticks keep a fixed
+# cadence, so on a loaded machine a tick that came d ms late is followed by
+# one 200 - d ms later: a gap under 150 ms is allowed only right after a gap
+# that makes up for it (the two together at least 350 ms).
 check "progress lines at the interval" python3 - "$work/slow.err" <<'PY'
 import sys, datetime
 ts = [datetime.datetime.strptime(l[:23], "%Y-%m-%dT%H:%M:%S.%f") for l in open(sys.argv[1]) if " progress: in " in l]
 gaps = [(b - a).total_seconds() for a, b in zip(ts, ts[1:])]
-ok = len(ts) >= 4 and all(g >= 0.15 for g in gaps)
+ok = len(ts) >= 4 and all(g >= 0.15 or (i > 0 and g >= 0 and gaps[i - 1] + g >= 0.35) for i, g in enumerate(gaps))
 if not ok:
     print("progress lines:", len(ts), "gaps:", gaps)
 sys.exit(not ok)
