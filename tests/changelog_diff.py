@@ -156,12 +156,17 @@ def gen_group(rng, qid):
     wkeys = ["MOD(v, 3)" if c == "mod3" else c for c in keys]
     lkeys = ["(v % 3)" if c == "mod3" else c for c in keys]
     sel = wkeys + [a[0] for a in aggs]
+    # one key and the () set (ROLLUP/CUBE/GROUPING SETS): the () set is a
+    # single-subtask aggregation united with the keyed one, whose changes
+    # must keep their order on the way to the sink at any parallelism
+    rollup = (rng.choice(["ROLLUP(%s)", "CUBE(%s)", "GROUPING SETS ((%s), ())"])
+              if len(keys) == 1 and not having and rng.random() < 0.3 else None)
     q.weir = "SELECT %s FROM t%s%s%s" % (
         ", ".join(sel), " WHERE " + where[0] if where else "",
-        " GROUP BY " + ", ".join(wkeys) if keys else "",
+        (" GROUP BY " + (rollup % wkeys[0] if rollup else ", ".join(wkeys))) if keys else "",
         " HAVING " + having[0] if having else "")
     q.kinds = [("int" if c == "mod3" else "str") for c in keys] + [a[2] for a in aggs]
-    cascade = rng.random() < 0.25 and keys
+    cascade = rng.random() < 0.25 and keys and not rollup
     lsel = lkeys + [a[1] for a in aggs]
     lsql = "SELECT %s FROM t%s%s%s" % (
         ", ".join(lsel), " WHERE " + where[1] if where else "",
@@ -172,19 +177,24 @@ def gen_group(rng, qid):
     # nothing until its first row arrives.
     nk = len(keys)
 
-    def expected(db, rows, lsql=lsql, aggs=aggs, nk=nk, keys=keys, where=where):
-        out = []
-        for r in db.execute(lsql):
-            vals, i = list(r[:nk]), nk
-            for a in aggs:
-                w = lite_width(a)
-                vals.append(finish(a[3], list(r[i:i + w])))
-                i += w
-            out.append(vals)
-        if not keys:
-            n = db.execute("SELECT COUNT(*) FROM t" + (" WHERE " + where[1] if where else "")).fetchone()[0]
-            if n == 0:
-                out = []
+    def expected(db, rows, lsql=lsql, aggs=aggs, nk=nk, keys=keys, where=where, rollup=rollup):
+        def agg_rows(sql, nk):
+            out = []
+            for r in db.execute(sql):
+                vals, i = list(r[:nk]), nk
+                for a in aggs:
+                    w = lite_width(a)
+                    vals.append(finish(a[3], list(r[i:i + w])))
+                    i += w
+                out.append(vals)
+            return out
+        out = agg_rows(lsql, nk)
+        n = db.execute("SELECT COUNT(*) FROM t" + (" WHERE " + where[1] if where else "")).fetchone()[0]
+        if not keys and n == 0:
+            out = []
+        if rollup and n:
+            out += [[None] + r for r in agg_rows("SELECT %s FROM t%s" % (
+                ", ".join(a[1] for a in aggs), " WHERE " + where[1] if where else ""), 0)]
         return out
     q.expected = expected
     if cascade:
@@ -757,6 +767,8 @@ def check(case, j, queries, folder):
         return {None: [err]}
     counts = collections.defaultdict(collections.Counter)
     seqs = collections.defaultdict(list)  # the lines of each query in order (one subtask: tsort)
+    held = collections.defaultdict(collections.Counter)  # sink subtask -> rows it holds
+    order = collections.defaultdict(list)  # qid -> retractions ahead of their rows
     bad = []
     for line in sd_lines:
         head, sep, rest = line.partition("> ")
@@ -768,6 +780,13 @@ def check(case, j, queries, folder):
         sign = 1 if rest[:2] in ("+I", "+U") else -1
         counts[qid][rest[3:-1]] += sign
         seqs[qid].append(rest)
+        # each sink subtask prints rows in the order it got them, and every
+        # change of a key travels one path: a -U/-D follows its row there
+        h = held[head]
+        h[rest[3:-1]] += sign
+        if h[rest[3:-1]] < 0:
+            order[qid].append("%s reached %s before its row" % (rest, head))
+            h[rest[3:-1]] = 0
     db = open_db(j.rows)
     result = {}
     for q in queries:
@@ -803,6 +822,9 @@ def check(case, j, queries, folder):
                           if i >= len(seq) or i >= len(exp) or seq[i] != exp[i])
                 probs.append("%s: order differs at line %d: got %s, expected %s" % (
                     q.family, at, seq[at:at + 3], exp[at:at + 3]))
+        ooo = order.get("%s%d" % (LINE_PREFIX, q.qid))
+        if ooo:
+            probs.append("%s: %d retraction(s) out of order, e.g. %s" % (q.family, len(ooo), "; ".join(ooo[:3])))
         if got != want:
             miss = sorted((want - got).elements(), key=repr)
             extra = sorted((got - want).elements(), key=repr)

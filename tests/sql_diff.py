@@ -767,7 +767,7 @@ def oracle(db, q, rows):
 # --------------------------------------------------------------------------
 # weir's output
 
-LINE_RE = re.compile(r"^(q\d+|late)(?::\d+)?> ([+-][IUD])\[(.*)\]$")
+LINE_RE = re.compile(r"^(q\d+|late)(?::(\d+))?> ([+-][IUD])\[(.*)\]$")
 TS_RE = re.compile(r"^(-?\d+)-(\d\d)-(\d\d)T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?$")
 
 
@@ -795,9 +795,15 @@ def parse_value(kind, text):
     return text
 
 
-def materialize(lines):
-    """sink -> Counter of row text, +I/+U counted up and -U/-D down."""
+def materialize(lines, order=None):
+    """sink -> Counter of row text, +I/+U counted up and -U/-D down. With
+    order (a dict), order[sink] lists the retractions that reached a sink
+    subtask before the row they retract: each subtask prints its rows in
+    the order it received them, and a changelog keeps its order on the way
+    to the sink (every change of a key travels one path), so a -U/-D always
+    follows its row on the same subtask."""
     out = collections.defaultdict(collections.Counter)
+    held = collections.defaultdict(collections.Counter)  # (sink, subtask) -> rows held
     bad = []
     for line in lines:
         m = LINE_RE.match(line)
@@ -805,8 +811,14 @@ def materialize(lines):
             if line.strip():
                 bad.append(line)
             continue
-        sign = 1 if m.group(2) in ("+I", "+U") else -1
-        out[m.group(1)][m.group(3)] += sign
+        sink, sub, kind, text = m.group(1), m.group(2), m.group(3), m.group(4)
+        sign = 1 if kind in ("+I", "+U") else -1
+        out[sink][text] += sign
+        h = held[(sink, sub)]
+        h[text] += sign
+        if h[text] < 0 and order is not None:
+            order.setdefault(sink, []).append("%s[%s] reached subtask %s before its row" % (kind, text, sub or 0))
+            h[text] = 0
     return out, bad
 
 
@@ -1010,7 +1022,8 @@ def check(case, j, queries, folder):
         return {None: [err]}
     db = open_db(j.rows)
     result = {}
-    sinks, bad = materialize(lines)
+    order = {}
+    sinks, bad = materialize(lines, order)
     expected_late = collections.Counter()
     for q in queries:
         try:
@@ -1023,6 +1036,9 @@ def check(case, j, queries, folder):
             else:
                 expected_late[(W, W - r["ts"])] += 1
         probs = compare(q, expected, sinks.get("q%d" % q.qid, collections.Counter()))
+        ooo = order.get("q%d" % q.qid, [])
+        if ooo:
+            probs.append("%d retraction(s) out of order, e.g. %s" % (len(ooo), "; ".join(ooo[:3])))
         if probs:
             result[q.qid] = probs
     if bad:
