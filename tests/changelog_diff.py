@@ -5,8 +5,9 @@ windows.
 
 Families (--families / WEIR_CLDIFF_FAMILIES, "-name" leaves one out):
   group   GROUP BY (keyed by columns or an expression, or global) with
-          COUNT/SUM/MIN/MAX/AVG, WHERE, HAVING, and a second GROUP BY over
-          the first (the retraction path: counts of counts);
+          COUNT/SUM/MIN/MAX/AVG, WHERE, HAVING, ROLLUP/CUBE/GROUPING SETS
+          of one key and (), and a second GROUP BY over the first (the
+          retraction path: counts of counts);
   over    OVER aggregations, ROWS and RANGE frames, bounded and unbounded,
           PARTITION BY or not, with the per-partition lateness rule;
   topn    Top-N (ROW_NUMBER() <= N, with and without the rank number read,
@@ -46,7 +47,9 @@ table.optimizer.agg-phase-strategy drawn at random (two-phase GROUP BY), and
 table.optimizer.distinct-agg.split.enabled (split distinct aggregation, which
 changes the changelog but not the final table). Each query is one *case*. The printed changelog is
 materialized (+I/+U add a row, -U/-D remove one) and compared as a multiset
-with the oracle's rows.
+with the oracle's rows; each sink subtask's lines must also be a history in
+order on their own (a -U/-D never reaches a subtask before the row it
+retracts: every change of a key travels one path to the sink).
 
 The oracle shares no code with weir. SQLite (python3's sqlite3) computes
 the final table of each query from the rows it sees; the only modelling
