@@ -755,7 +755,9 @@ static int plan_lookup_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
             lc.lookup.free_arg(lc.lookup.arg);
         return rc;
     }
-    if ((rc = weir_job_operator(pc->job, &sd[0].r.s, 1, &spec, j->schema, 0, &j->s))) {
+    /* at its input's parallelism, as Flink: an updating input (a global aggregation's) keeps its order */
+    if ((rc = weir_job_operator(pc->job, &sd[0].r.s, 1, &spec, j->schema, plan_forward_parallelism(pc, sd[0].r.s),
+                                &j->s))) {
         spec.free_arg(spec.arg);
         return plan_error(pc, ref->u.join.op_loc, rc, "cannot add the lookup join: %s", weir_job_error(pc->job));
     }
