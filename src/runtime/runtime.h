@@ -210,6 +210,9 @@ typedef struct weir__split {
     weir__split_pub *pub; /* owned by the subtask's split_pub list */
 } weir__split;
 
+/* The most rows one source record decodes to (a debezium-json update: -U and +U). */
+#define WEIR__SOURCE_MAX_ROWS_PER_RECORD 2
+
 typedef struct weir__source_run {
     const weir_source_class *cls;
     void *src;

@@ -86,13 +86,17 @@ int weir__source_open(weir__subtask *st)
     r->idle_timeout_ms =
         idle == 0 ? job->cfg.idle_timeout_ms : (idle < 0 ? 0 : idle);
     uint32_t bs = job->cfg.batch_size;
-    r->rb = weir_batch_create(node->src.schema, bs);
+    /* A record may decode to several rows (a debezium-json update: -U and
+     * +U), which a reader appends together: the read batch holds at least
+     * that many even at weir.batch-size 1 (emit_rows cuts it to bs). */
+    uint32_t cap = bs < WEIR__SOURCE_MAX_ROWS_PER_RECORD ? WEIR__SOURCE_MAX_ROWS_PER_RECORD : bs;
+    r->rb = weir_batch_create(node->src.schema, cap);
     r->seg = weir_batch_create(node->src.schema, bs);
-    r->iota = weir_malloc(bs * sizeof *r->iota);
+    r->iota = weir_malloc(cap * sizeof *r->iota);
     if (!r->rb || !r->seg || !r->iota)
         return weir__subtask_fail(st, WEIR_ENOMEM, "%s: out of memory",
                                   node->name);
-    for (uint32_t i = 0; i < bs; i++)
+    for (uint32_t i = 0; i < cap; i++)
         r->iota[i] = i;
     /* One process of several running the job (cluster/): its subtasks are
      * a share of the job's, so the source's splits spread over all. */
@@ -337,13 +341,27 @@ static int discover(weir__subtask *st, int *flags)
     return 0;
 }
 
-/* Emits rows [a, b) of the read batch. */
+/* Emits rows [a, b) of the read batch, in batches of at most the job's batch size. */
 static int emit_rows(weir__subtask *st, uint32_t a, uint32_t b)
 {
     weir__source_run *r = st->src;
     weir_batch *rb = r->rb;
     if (a == b)
         return 0;
+    uint32_t bs = st->job->cfg.batch_size;
+    if (b - a > bs) {
+        /* only at a batch size below the rows of one record */
+        for (uint32_t i = a; i < b; i += bs) {
+            weir_batch_reset(r->seg);
+            uint32_t n = b - i < bs ? b - i : bs;
+            int rc = weir_batch_gather(r->seg, rb, r->iota + i, n);
+            if (!rc)
+                rc = weir_op_emit(&st->ops[0], r->seg);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
     if (a == 0 && b == rb->n_rows) {
         /* the whole batch: handed to the exchange rather than copied when it
          * goes whole to one channel (r->rb may be a fresh batch afterwards) */
