@@ -196,11 +196,18 @@ static int view_grow(gd_view *w)
     return 0;
 }
 
-/* The record of (grp, val) in view w, inserted as zeros when new. */
-static int view_find(gd_view *w, uint32_t grp, const void *val, size_t vlen, gd_rec **out, bool *inserted)
+/* A record's hash: its value's, mixed with its group key's (known before the group's number). */
+static uint64_t rec_hash(uint64_t ghash, const void *val, size_t vlen)
+{
+    return weir_key_hash(val, vlen) ^ (ghash * 0x9E3779B97F4A7C15ull);
+}
+
+/* The record of (grp, val) in view w, inserted as zeros when new; ghash: the group key's hash. */
+static int view_find(gd_view *w, uint32_t grp, uint64_t ghash, const void *val, size_t vlen, gd_rec **out,
+                     bool *inserted)
 {
     *inserted = false;
-    uint64_t h = weir_key_hash(val, vlen) ^ ((uint64_t)(grp + 1) * 0x9E3779B97F4A7C15ull);
+    uint64_t h = rec_hash(ghash, val, vlen);
     uint64_t inl = 0;
     bool is_inline = vlen <= sizeof inl;
     if (is_inline && vlen)
@@ -266,7 +273,7 @@ int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size
     gd_view *w = &t->views[v];
     gd_rec *r;
     bool inserted;
-    int rc = view_find(w, grp, val, vlen, &r, &inserted);
+    int rc = view_find(w, grp, t->g[grp].hash, val, vlen, &r, &inserted);
     if (rc)
         return rc;
     *unknown = inserted && !t->g[grp].complete;
@@ -286,12 +293,22 @@ int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size
     return 0;
 }
 
+void weir__gd_prefetch(const gd_table *t, uint32_t v, uint64_t ghash, const void *val, size_t vlen)
+{
+    const gd_view *w = &t->views[v];
+    if (!w->rec)
+        return;
+    const uint8_t *r = (const uint8_t *)rec_at(w, home(w, rec_hash(ghash, val, vlen)));
+    __builtin_prefetch(r, 1);
+    __builtin_prefetch(r + w->stride - 1, 1); /* a record may straddle two lines */
+}
+
 int weir__gd_load(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, const void *counters)
 {
     gd_view *w = &t->views[v];
     gd_rec *r;
     bool inserted;
-    int rc = view_find(w, grp, val, vlen, &r, &inserted);
+    int rc = view_find(w, grp, t->g[grp].hash, val, vlen, &r, &inserted);
     if (!rc)
         memcpy(rec_counters(r), counters, (size_t)w->width * sizeof(int64_t));
     return rc;

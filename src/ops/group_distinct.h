@@ -58,6 +58,13 @@ void weir__gd_set_complete(gd_table *t, uint32_t grp);
 int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, int64_t **counts,
                     bool *unknown);
 
+/*
+ * Brings toward the cache the place where value (vlen bytes) of view v of
+ * the group whose key hashes to ghash would be: a hint, for a row a few
+ * rows ahead (the table's probes are cache misses in large views).
+ */
+void weir__gd_prefetch(const gd_table *t, uint32_t v, uint64_t ghash, const void *val, size_t vlen);
+
 /* Puts a value read from state (counters: widths[v] int64s, any alignment), not as changed. */
 int weir__gd_load(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, const void *counters);
 
