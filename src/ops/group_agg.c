@@ -611,7 +611,7 @@ static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const 
             d->rows++;
         }
     }
-    return 0;
+    return weir__gd_put(g->dt);
 }
 
 static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
