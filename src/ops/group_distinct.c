@@ -164,7 +164,7 @@ static int view_widen(gd_view *w)
     return 0;
 }
 
-/* The home position of a hash: its two halves folded (the group's part is in the high bits). */
+/* The home position of a hash: its two halves folded. */
 static size_t home(const gd_view *w, uint64_t h) { return (size_t)(h ^ (h >> 32)) & w->mask; }
 
 int weir__gd_create(uint32_t n_views, const uint32_t *widths, gd_table **out)
