@@ -100,6 +100,7 @@ typedef struct ga {
     weir_state *st;
     weir_state *dst;      /* COUNT(DISTINCT) values: ns = aggregate number, key = value, value = occurrences */
     weir_buf dkey;        /* a distinct value's canonical bytes */
+    weir_buf pdkey;       /* the same, of a row ahead (views_prefetch) */
     gd_table *dt;         /* the views' values, held between checkpoints (written to dst at a snapshot) */
     uint32_t *vnum;       /* per aggregate that is a view: its number in dt */
     weir_batch *out;      /* output being filled */
@@ -111,6 +112,7 @@ typedef struct ga {
     size_t *acc_off;      /* accumulator i of a slot at acc_off[i]; acc_off[n_aggs]: the slot size */
     weir_buf val;         /* state value being built */
     uint8_t key[1024];
+    uint8_t pkey[1024];   /* the group key of a row ahead (views_prefetch) */
     uint64_t *n_updates;
     uint64_t *n_evictions;  /* times the COUNT(DISTINCT) cache outgrew its bound and was emptied */
     uint64_t *cache_peak;   /* the most bytes it held at the end of a batch */
@@ -150,6 +152,7 @@ static int ga_create(void *arg, const weir_op_info *info, void **out_op)
     g->conf = c;
     weir_buf_init(&g->val);
     weir_buf_init(&g->dkey);
+    weir_buf_init(&g->pdkey);
     g->acc_off = weir_calloc(c->n_aggs + 1, sizeof *g->acc_off);
     if (!g->acc_off)
         goto fail;
@@ -608,7 +611,7 @@ static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const 
             d->rows++;
         }
     }
-    return 0;
+    return weir__gd_put(g->dt);
 }
 
 static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
@@ -724,11 +727,39 @@ static int emit_net(ga *g, weir_op_ctx *ctx, uint32_t s)
     return rc;
 }
 
+/* How many rows ahead of the row applied views_prefetch looks. */
+#define GA_PREFETCH_AHEAD 4
+
+/*
+ * A hint: starts loading the records of row r's values in the views (a
+ * cache miss each in a large view), so that they are near when the row is
+ * applied a few rows later. FILTERs are not looked at: a record fetched
+ * for nothing costs only the fetch.
+ */
+static void views_prefetch(ga *g, const weir_batch *in, uint32_t r)
+{
+    const ga_conf *c = g->conf;
+    size_t klen = weir_key_encode(in, &c->keys, r, g->pkey, sizeof g->pkey);
+    if (klen > sizeof g->pkey)
+        return;
+    uint64_t h = weir_key_hash(g->pkey, klen);
+    for (uint32_t v = 0; v < c->n_aggs; v++) {
+        bool present;
+        if (c->ext[v] && c->view[v] == v && !weir__agg_distinct_key(&c->aggs[v], in, r, &g->pdkey, &present) &&
+            present)
+            weir__gd_prefetch(g->dt, g->vnum[v], h, g->pdkey.data, g->pdkey.len);
+    }
+}
+
 static int ga_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
 {
     ga *g = op;
     g->in = in;
+    for (uint32_t r = 0; g->dt && r < GA_PREFETCH_AHEAD && r < in->n_rows; r++)
+        views_prefetch(g, in, r);
     for (uint32_t r = 0; r < in->n_rows; r++) {
+        if (g->dt && r + GA_PREFETCH_AHEAD < in->n_rows)
+            views_prefetch(g, in, r + GA_PREFETCH_AHEAD);
         int rc = apply_row(g, ctx, in, r);
         if (rc) {
             slots_flush(g, ctx, false);
@@ -809,6 +840,7 @@ static void ga_close(void *op)
     weir_free(g->acc_off);
     weir_buf_fini(&g->val);
     weir_buf_fini(&g->dkey);
+    weir_buf_fini(&g->pdkey);
     weir__gd_destroy(g->dt);
     weir_free(g->vnum);
     weir_free(g);

@@ -5,10 +5,18 @@
  * Groups: an array with an open-addressing index (linear probing, at most
  * half full) by key hash, their key bytes in one buffer. Values: per view
  * one open-addressing table (linear probing, at most two thirds full) of
- * records {hash, group, length, value, counters}, in one block that
- * doubles (util/bigmem), so a probe reads one record where it lies. A
- * value of up to 8 bytes (every integer, double and short string) is
- * inline; a longer one lies in the view's arena. A value whose counters
+ * records {group, length, value, counters}, in one block that doubles
+ * (util/bigmem), so a probe reads one record where it lies. A record's
+ * hash mixes its value's with its group key's (a row's place is known
+ * before its group's number: weir__gd_prefetch) and is not stored: a
+ * doubling computes it again. A value of up to 8 bytes (every integer,
+ * double and short string) is inline; a longer one lies in the view's
+ * arena, its offset beside the top bits of its hash (most probes of
+ * another value then skip the arena). The counters are int32s until one
+ * leaves that range (weir__gd_narrow_max): then the view's table is
+ * rebuilt with int64s, each record where it was. So q16's record is 32
+ * bytes, not 56: half the memory to clear, copy and miss in. Callers see
+ * int64s (a copy: weir__gd_counts, weir__gd_put). A value whose counters
  * all fell to zero stays as zeros (absent for COUNT(DISTINCT)) until the
  * next drain removes it from state; then its record becomes a tombstone
  * (probes pass it, an insert may take it, doubling drops it; a long
@@ -30,17 +38,21 @@
 #define GD_CHANGED 0x80000000u
 #define GD_TOMB UINT32_MAX /* gd_rec.grp of a removed record */
 
+#define GD_TAG_SHIFT 40 /* a long value: offset in the low bits of gd_rec.val, its hash's top bits above */
+
+int64_t weir__gd_narrow_max = INT32_MAX;
+
 typedef struct gd_rec {
-    uint64_t hash;
     uint32_t grp;  /* group + 1; 0: an empty record; GD_TOMB: a removed one */
     uint32_t vlen; /* the value's length, | GD_CHANGED while listed in the view's chg */
-    uint64_t val;  /* the value's bytes when vlen <= 8 (zero-padded), else its offset in the arena */
-    /* then the counters: width int64s */
+    uint64_t val;  /* the value's bytes when vlen <= 8 (zero-padded), else arena offset | hash tag */
+    /* then the counters: width int32s (wide: int64s) */
 } gd_rec;
 
 typedef struct gd_view {
     uint32_t width;
-    size_t stride; /* sizeof(gd_rec) + 8 * width */
+    bool wide;     /* int64 counters (one left the int32 range) */
+    size_t stride; /* sizeof(gd_rec) + width counters, a multiple of 8 */
     uint8_t *rec;  /* mask + 1 records */
     size_t mask, n, n_tomb; /* live records, tombstones */
     uint8_t *arena;
@@ -65,18 +77,94 @@ struct gd_table {
     uint32_t mask;
     uint8_t *keys;
     size_t klen, kcap;
+    /* the record weir__gd_counts handed out (view, position) and its counters as int64s */
+    uint32_t cur_v;
+    size_t cur_i;
+    int64_t *cnt;
 };
 
 static gd_rec *rec_at(const gd_view *w, size_t i) { return (gd_rec *)(void *)(w->rec + i * w->stride); }
-static int64_t *rec_counters(gd_rec *r) { return (int64_t *)(void *)(r + 1); }
 static uint32_t rec_vlen(const gd_rec *r) { return r->vlen & ~GD_CHANGED; }
 
 static const void *rec_value(const gd_view *w, const gd_rec *r)
 {
-    return rec_vlen(r) <= sizeof r->val ? (const void *)&r->val : (const void *)(w->arena + r->val);
+    return rec_vlen(r) <= sizeof r->val ? (const void *)&r->val
+                                        : (const void *)(w->arena + (r->val & ((1ull << GD_TAG_SHIFT) - 1)));
 }
 
-/* The home position of a hash: its two halves folded (the group's part is in the high bits). */
+static size_t view_stride(uint32_t width, bool wide)
+{
+    return sizeof(gd_rec) + (((size_t)width * (wide ? 8 : 4) + 7) & ~(size_t)7);
+}
+
+/* Record r's counters into c, as int64s. */
+static void rec_get(const gd_view *w, const gd_rec *r, int64_t *c)
+{
+    const uint8_t *p = (const uint8_t *)(r + 1);
+    for (uint32_t x = 0; x < w->width; x++) {
+        if (w->wide) {
+            memcpy(&c[x], p + 8 * x, 8);
+        } else {
+            int32_t n;
+            memcpy(&n, p + 4 * x, 4);
+            c[x] = n;
+        }
+    }
+}
+
+/* Whether c fits w's counters. */
+static bool fits(const gd_view *w, const int64_t *c)
+{
+    for (uint32_t x = 0; !w->wide && x < w->width; x++)
+        if (c[x] > weir__gd_narrow_max || c[x] < -weir__gd_narrow_max)
+            return false;
+    return true;
+}
+
+/* Stores c into record r's counters (they fit). */
+static void rec_set(const gd_view *w, gd_rec *r, const int64_t *c)
+{
+    uint8_t *p = (uint8_t *)(r + 1);
+    for (uint32_t x = 0; x < w->width; x++) {
+        if (w->wide) {
+            memcpy(p + 8 * x, &c[x], 8);
+        } else {
+            int32_t n = (int32_t)c[x];
+            memcpy(p + 4 * x, &n, 4);
+        }
+    }
+}
+
+/* Rebuilds w's table with int64 counters, every record at its position (so chg stays right). */
+static int view_widen(gd_view *w)
+{
+    gd_view nw = *w;
+    nw.wide = true;
+    nw.stride = view_stride(w->width, true);
+    if (w->rec) {
+        nw.rec = weir__bigmem_calloc((w->mask + 1) * nw.stride, 64);
+        if (!nw.rec)
+            return WEIR_ENOMEM;
+        for (size_t i = 0; i <= w->mask; i++) {
+            const gd_rec *r = rec_at(w, i);
+            gd_rec *d = rec_at(&nw, i);
+            *d = *r;
+            const uint8_t *from = (const uint8_t *)(r + 1);
+            uint8_t *to = (uint8_t *)(d + 1);
+            for (uint32_t x = 0; x < w->width; x++) {
+                int32_t n;
+                memcpy(&n, from + 4 * x, 4);
+                int64_t wn = n;
+                memcpy(to + 8 * x, &wn, 8);
+            }
+        }
+        weir__bigmem_free(w->rec);
+    }
+    *w = nw;
+    return 0;
+}
+
+/* The home position of a hash: its two halves folded. */
 static size_t home(const gd_view *w, uint64_t h) { return (size_t)(h ^ (h >> 32)) & w->mask; }
 
 int weir__gd_create(uint32_t n_views, const uint32_t *widths, gd_table **out)
@@ -86,13 +174,19 @@ int weir__gd_create(uint32_t n_views, const uint32_t *widths, gd_table **out)
         return WEIR_ENOMEM;
     t->n_views = n_views;
     t->views = weir_calloc(n_views ? n_views : 1, sizeof *t->views);
-    if (!t->views) {
+    uint32_t maxw = 1;
+    for (uint32_t v = 0; v < n_views; v++)
+        maxw = widths[v] > maxw ? widths[v] : maxw;
+    t->cnt = weir_calloc(maxw, sizeof *t->cnt);
+    if (!t->views || !t->cnt) {
+        weir_free(t->views);
+        weir_free(t->cnt);
         weir_free(t);
         return WEIR_ENOMEM;
     }
     for (uint32_t v = 0; v < n_views; v++) {
         t->views[v].width = widths[v];
-        t->views[v].stride = sizeof(gd_rec) + (size_t)widths[v] * sizeof(int64_t);
+        t->views[v].stride = view_stride(widths[v], false);
     }
     *out = t;
     return 0;
@@ -108,6 +202,7 @@ void weir__gd_destroy(gd_table *t)
         weir_free(t->views[v].chg);
     }
     weir_free(t->views);
+    weir_free(t->cnt);
     weir_free(t->g);
     weir_free(t->slot);
     weir_free(t->keys);
@@ -170,7 +265,9 @@ int weir__gd_group(gd_table *t, const uint8_t *key, size_t klen, uint64_t h, uin
 
 /* Rebuilds w's table without tombstones, doubled when the live records ask for it
  * (first 1024 records), and lists its changed records anew. */
-static int view_grow(gd_view *w)
+static uint64_t rec_hash(uint64_t ghash, const void *val, size_t vlen);
+
+static int view_grow(const gd_table *t, gd_view *w)
 {
     size_t cap = !w->rec ? 1024 : 3 * (w->n + 1) > w->mask + 1 ? 2 * (w->mask + 1) : w->mask + 1;
     uint8_t *nr = weir__bigmem_calloc(cap * w->stride, 64);
@@ -185,7 +282,7 @@ static int view_grow(gd_view *w)
         const gd_rec *r = rec_at(&old, i);
         if (!r->grp || r->grp == GD_TOMB)
             continue;
-        size_t j = home(w, r->hash);
+        size_t j = home(w, rec_hash(t->g[r->grp - 1].hash, rec_value(&old, r), rec_vlen(r)));
         while (rec_at(w, j)->grp)
             j = (j + 1) & w->mask;
         memcpy(rec_at(w, j), r, w->stride);
@@ -196,12 +293,19 @@ static int view_grow(gd_view *w)
     return 0;
 }
 
-/* The record of (grp, val) in view w, inserted as zeros when new. */
-static int view_find(gd_view *w, uint32_t grp, const void *val, size_t vlen, gd_rec **out, bool *inserted)
+/* A record's hash: its value's, mixed with its group key's (known before the group's number). */
+static uint64_t rec_hash(uint64_t ghash, const void *val, size_t vlen)
+{
+    return weir_key_hash(val, vlen) ^ (ghash * 0x9E3779B97F4A7C15ull);
+}
+
+/* The record of (grp, val) in view w, inserted as zeros when new; ghash: the group key's hash. */
+static int view_find(const gd_table *t, gd_view *w, uint32_t grp, const void *val, size_t vlen, gd_rec **out,
+                     bool *inserted)
 {
     *inserted = false;
-    uint64_t h = weir_key_hash(val, vlen) ^ ((uint64_t)(grp + 1) * 0x9E3779B97F4A7C15ull);
-    uint64_t inl = 0;
+    uint64_t h = rec_hash(t->g[grp].hash, val, vlen);
+    uint64_t inl = 0, tag = h >> GD_TAG_SHIFT << GD_TAG_SHIFT;
     bool is_inline = vlen <= sizeof inl;
     if (is_inline && vlen)
         memcpy(&inl, val, vlen);
@@ -216,9 +320,10 @@ static int view_find(gd_view *w, uint32_t grp, const void *val, size_t vlen, gd_
                     tomb = i;
                 continue;
             }
-            if (r->hash != h || r->grp != grp + 1 || rec_vlen(r) != vlen)
+            if (r->grp != grp + 1 || rec_vlen(r) != vlen)
                 continue;
-            if (is_inline ? r->val == inl : !memcmp(w->arena + r->val, val, vlen)) {
+            if (is_inline ? r->val == inl
+                          : (r->val ^ tag) >> GD_TAG_SHIFT == 0 && !memcmp(rec_value(w, r), val, vlen)) {
                 *out = r;
                 return 0;
             }
@@ -230,13 +335,15 @@ static int view_find(gd_view *w, uint32_t grp, const void *val, size_t vlen, gd_
         i = tomb;
         w->n_tomb--;
     } else if (!w->rec || 3 * (w->n + w->n_tomb + 1) > 2 * (w->mask + 1)) {
-        int rc = view_grow(w);
+        int rc = view_grow(t, w);
         if (rc)
             return rc;
         for (i = home(w, h); rec_at(w, i)->grp; i = (i + 1) & w->mask)
             ;
     }
     if (!is_inline) {
+        if (w->alen + vlen >= (1ull << GD_TAG_SHIFT))
+            return WEIR_ENOMEM;
         if (w->alen + vlen > w->acap) {
             size_t cap = w->acap ? 2 * w->acap : 4096;
             while (cap < w->alen + vlen)
@@ -248,12 +355,12 @@ static int view_find(gd_view *w, uint32_t grp, const void *val, size_t vlen, gd_
             w->acap = cap;
         }
         memcpy(w->arena + w->alen, val, vlen);
-        inl = w->alen;
+        inl = w->alen | tag;
         w->alen += vlen;
     }
     gd_rec *r = rec_at(w, i);
-    *r = (gd_rec){.hash = h, .grp = grp + 1, .vlen = (uint32_t)vlen, .val = inl};
-    memset(rec_counters(r), 0, (size_t)w->width * sizeof(int64_t));
+    *r = (gd_rec){.grp = grp + 1, .vlen = (uint32_t)vlen, .val = inl};
+    memset(r + 1, 0, w->stride - sizeof *r);
     w->n++;
     *out = r;
     *inserted = true;
@@ -266,7 +373,7 @@ int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size
     gd_view *w = &t->views[v];
     gd_rec *r;
     bool inserted;
-    int rc = view_find(w, grp, val, vlen, &r, &inserted);
+    int rc = view_find(t, w, grp, val, vlen, &r, &inserted);
     if (rc)
         return rc;
     *unknown = inserted && !t->g[grp].complete;
@@ -282,8 +389,31 @@ int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size
         w->chg[w->n_chg++] = (size_t)((uint8_t *)r - w->rec) / w->stride;
         r->vlen |= GD_CHANGED;
     }
-    *counts = rec_counters(r);
+    t->cur_v = v;
+    t->cur_i = (size_t)((uint8_t *)r - w->rec) / w->stride;
+    rec_get(w, r, t->cnt);
+    *counts = t->cnt;
     return 0;
+}
+
+int weir__gd_put(gd_table *t)
+{
+    gd_view *w = &t->views[t->cur_v];
+    int rc = fits(w, t->cnt) ? 0 : view_widen(w);
+    if (rc)
+        return rc;
+    rec_set(w, rec_at(w, t->cur_i), t->cnt);
+    return 0;
+}
+
+void weir__gd_prefetch(const gd_table *t, uint32_t v, uint64_t ghash, const void *val, size_t vlen)
+{
+    const gd_view *w = &t->views[v];
+    if (!w->rec)
+        return;
+    const uint8_t *r = (const uint8_t *)rec_at(w, home(w, rec_hash(ghash, val, vlen)));
+    __builtin_prefetch(r, 1);
+    __builtin_prefetch(r + w->stride - 1, 1); /* a record may straddle two lines */
 }
 
 int weir__gd_load(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, const void *counters)
@@ -291,10 +421,13 @@ int weir__gd_load(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t
     gd_view *w = &t->views[v];
     gd_rec *r;
     bool inserted;
-    int rc = view_find(w, grp, val, vlen, &r, &inserted);
-    if (!rc)
-        memcpy(rec_counters(r), counters, (size_t)w->width * sizeof(int64_t));
-    return rc;
+    int rc = view_find(t, w, grp, val, vlen, &r, &inserted);
+    if (rc)
+        return rc;
+    memcpy(t->cnt, counters, (size_t)w->width * sizeof *t->cnt);
+    t->cur_v = v;
+    t->cur_i = (size_t)((uint8_t *)r - w->rec) / w->stride;
+    return weir__gd_put(t);
 }
 
 /* Orders changed records by group, then value bytes (shorter first on a common prefix). */
@@ -317,7 +450,8 @@ int weir__gd_drain(gd_table *t, bool in_order, gd_change_fn fn, void *ud)
             qsort_r(w->chg, w->n_chg, sizeof *w->chg, chg_cmp, w);
         for (size_t k = 0; k < w->n_chg; k++) {
             gd_rec *r = rec_at(w, w->chg[k]);
-            const int64_t *c = rec_counters(r);
+            int64_t *c = t->cnt;
+            rec_get(w, r, c);
             bool any = false;
             for (uint32_t x = 0; x < w->width && !any; x++)
                 any = c[x] != 0;

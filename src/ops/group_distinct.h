@@ -48,8 +48,9 @@ void weir__gd_set_complete(gd_table *t, uint32_t grp);
 
 /*
  * The counters of value (vlen canonical bytes) in view v of group grp,
- * inserted as zeros when new, and the value remembered as changed. The
- * pointer is valid until the next call that takes a value of that view.
+ * inserted as zeros when new, and the value remembered as changed: a copy
+ * (widths[v] int64s), valid until the next call on t; what the caller
+ * changes there is kept by weir__gd_put, before any other call on t.
  * *unknown: the value was not held and the group is not complete - the
  * caller fills the counters from state (they are zeros) before changing
  * them. The caller may leave every counter zero: the value is then absent
@@ -57,6 +58,19 @@ void weir__gd_set_complete(gd_table *t, uint32_t grp);
  */
 int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, int64_t **counts,
                     bool *unknown);
+
+/* Stores the counters weir__gd_counts handed out into their value. */
+int weir__gd_put(gd_table *t);
+
+/* Counters are held as int32s while within +-this (INT32_MAX; tests lower it to reach the int64 path). */
+extern int64_t weir__gd_narrow_max;
+
+/*
+ * Brings toward the cache the place where value (vlen bytes) of view v of
+ * the group whose key hashes to ghash would be: a hint, for a row a few
+ * rows ahead (the table's probes are cache misses in large views).
+ */
+void weir__gd_prefetch(const gd_table *t, uint32_t v, uint64_t ghash, const void *val, size_t vlen);
 
 /* Puts a value read from state (counters: widths[v] int64s, any alignment), not as changed. */
 int weir__gd_load(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, const void *counters);
