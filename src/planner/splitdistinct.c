@@ -43,7 +43,7 @@
  * variance family, a SUM or AVG of DOUBLE that would round differently,
  * order-dependent and user-defined functions, APPROX_COUNT_DISTINCT) keeps
  * the aggregation in one piece, as does an aggregation without a DISTINCT
- * one, and a window aggregation with an AVG.
+ * one.
  * The bucket is MOD(x, n) for an integer x, else MOD(HASH_CODE(CAST(x AS
  * STRING)), n); which bucket a value gets changes no result.
  */
@@ -200,8 +200,6 @@ int plan_split_distinct_buckets(plan_ctx *pc, const weir_schema *in, uint32_t n_
         return 0;
     bool any = false;
     for (uint32_t i = 0; i < n; i++) {
-        if (is_avg(&aggs[i]) && window)
-            return 0; /* a window aggregation has no Calc after its final phase */
         const char *fn = final_fn(&aggs[i]);
         if (!fn && !is_avg(&aggs[i]))
             return 0;
@@ -359,6 +357,39 @@ static int describe_buckets(plan_ctx *pc, weir_stream s, uint32_t buckets)
     return weir_job_describe_state(pc->job, s, "split distinct buckets", v);
 }
 
+/*
+ * The partial aggregates of aggs over the partial input `in` (pa, n_partials
+ * of them: an AVG's SUM and COUNT in its place), the function of the final
+ * aggregate over each (fns), and the filter column of each (pf, when not
+ * NULL) from the aggregates' (f).
+ */
+static int partial_aggs(plan_ctx *pc, const weir_schema *in, const weir_agg *aggs, const int32_t *f, uint32_t n,
+                        weir_sql_loc loc, weir_agg *pa, const char **fns, int32_t *pf)
+{
+    weir_error err = {0};
+    int rc;
+    for (uint32_t i = 0, j = 0; i < n; i++) {
+        if (is_avg(&aggs[i])) {
+            bool d = is_distinct(&aggs[i]);
+            if ((rc = weir_agg_bind(d ? "SUM_DISTINCT" : "SUM", in, aggs[i].input_col, 0, &pa[j], &err)) ||
+                (rc = weir_agg_bind(d ? "COUNT_DISTINCT" : "COUNT", in, aggs[i].input_col, 0, &pa[j + 1], &err)))
+                return plan_error(pc, loc, rc, "split distinct aggregation: %s", err.message);
+            fns[j] = "SUM";
+            fns[j + 1] = "SUM0";
+            if (pf)
+                pf[j] = pf[j + 1] = f[i];
+            j += 2;
+        } else {
+            pa[j] = aggs[i];
+            fns[j] = final_fn(&aggs[i]);
+            if (pf)
+                pf[j] = f[i];
+            j++;
+        }
+    }
+    return 0;
+}
+
 int plan_split_distinct(plan_ctx *pc, const rel *pr, uint32_t n_keys, const weir_agg *aggs, const int32_t *filters,
                         uint32_t n, uint32_t buckets, const weir_group_agg_config *like, weir_sql_loc loc,
                         weir_stream *out, const weir_schema **out_schema, weir_agg *final, uint32_t *n_final)
@@ -385,30 +416,16 @@ int plan_split_distinct(plan_ctx *pc, const rel *pr, uint32_t n_keys, const weir
     for (uint32_t k = 0; k < ks.n; k++)
         if (weir_schema_add(ps, cr.schema->fields[ks.cols[k]].name, cr.schema->fields[ks.cols[k]].type) < 0)
             return WEIR_ENOMEM;
-    int32_t *pf = plan_alloc(pc, (npart + 1) * sizeof *pf);
+    int32_t *pf = plan_alloc(pc, (npart + 1) * sizeof *pf), *f = plan_alloc(pc, (n + 1) * sizeof *f);
     weir_agg *pa = plan_alloc(pc, (npart + 1) * sizeof *pa);
     const char **fns = plan_alloc(pc, (npart + 1) * sizeof *fns);
-    if (!pf || !pa || !fns)
+    if (!pf || !f || !pa || !fns)
         return WEIR_ENOMEM;
-    uint32_t j = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        int32_t f = expand ? (int32_t)(np + 2 + i) : filters ? filters[i] : -1;
-        if (is_avg(&aggs[i])) {
-            bool d = is_distinct(&aggs[i]);
-            if ((rc = weir_agg_bind(d ? "SUM_DISTINCT" : "SUM", cr.schema, aggs[i].input_col, 0, &pa[j], &err)) ||
-                (rc = weir_agg_bind(d ? "COUNT_DISTINCT" : "COUNT", cr.schema, aggs[i].input_col, 0, &pa[j + 1],
-                                    &err)))
-                return plan_error(pc, loc, rc, "split distinct aggregation: %s", err.message);
-            fns[j] = "SUM";
-            fns[j + 1] = "SUM0";
-            pf[j] = pf[j + 1] = f;
-            j += 2;
-        } else {
-            pa[j] = aggs[i];
-            fns[j] = final_fn(&aggs[i]);
-            pf[j++] = f;
-        }
-    }
+    for (uint32_t i = 0; i < n; i++)
+        f[i] = expand ? (int32_t)(np + 2 + i) : filters ? filters[i] : -1;
+    if ((rc = partial_aggs(pc, cr.schema, aggs, f, n, loc, pa, fns, pf)))
+        return rc;
+    uint32_t j;
     for (j = 0; j < npart; j++) {
         char nm[32];
         snprintf(nm, sizeof nm, "$partial%u", j);
@@ -459,6 +476,22 @@ int plan_split_distinct_final_schema(plan_ctx *pc, const weir_schema *os, uint32
     return 0;
 }
 
+/* *e (the column of an AVG's partial sum) made $AVG(sum, count column c) of AVG's type `want` (an INT's average is
+ * the BIGINT quotient, which fits) */
+static int avg_expr(plan_ctx *pc, const weir_schema *s, uint32_t c, weir_type want, weir_expr **e, weir_sql_loc loc)
+{
+    weir_error err = {0};
+    weir_expr *args[2] = {*e, NULL};
+    int rc = weir_expr_column(pc->arena, c, s->fields[c].type, &args[1], &err);
+    if (rc)
+        return rc;
+    if ((rc = weir_expr_call(pc->arena, "$AVG", args, 2, e, &err)))
+        return plan_error(pc, loc, rc, "split distinct aggregation: %s", err.message);
+    if (!weir_type_same(weir_expr_type(*e), want) && (rc = weir_expr_cast(pc->arena, *e, want, false, e, &err)))
+        return plan_error(pc, loc, rc, "split distinct aggregation: %s", err.message);
+    return 0;
+}
+
 int plan_split_distinct_avg(plan_ctx *pc, rel *fin, uint32_t n_keys, const weir_agg *aggs, uint32_t n,
                             const weir_schema *os, rel *out)
 {
@@ -474,19 +507,9 @@ int plan_split_distinct_avg(plan_ctx *pc, rel *fin, uint32_t n_keys, const weir_
         uint32_t from = c < n_keys ? c : j++;
         if ((rc = weir_expr_column(pc->arena, from, fin->schema->fields[from].type, &ex[c], &err)))
             return rc;
-        if (c < n_keys || !is_avg(&aggs[c - n_keys]))
-            continue;
-        /* $AVG(sum, count), of AVG's type (an INT's average is the BIGINT quotient, which fits) */
-        weir_expr *args[2] = {ex[c], NULL};
-        if ((rc = weir_expr_column(pc->arena, j, fin->schema->fields[j].type, &args[1], &err)))
+        if (c >= n_keys && is_avg(&aggs[c - n_keys]) &&
+            (rc = avg_expr(pc, fin->schema, j++, os->fields[c].type, &ex[c], fin->loc)))
             return rc;
-        j++;
-        if ((rc = weir_expr_call(pc->arena, "$AVG", args, 2, &ex[c], &err)))
-            return plan_error(pc, fin->loc, rc, "split distinct aggregation: %s", err.message);
-        weir_type want = os->fields[c].type;
-        if (!weir_type_same(weir_expr_type(ex[c]), want) &&
-            (rc = weir_expr_cast(pc->arena, ex[c], want, false, &ex[c], &err)))
-            return plan_error(pc, fin->loc, rc, "split distinct aggregation: %s", err.message);
     }
     return plan_calc(pc, fin, NULL, ex, names, width, out, "Calc");
 }
@@ -499,9 +522,15 @@ int plan_split_distinct_window(plan_ctx *pc, const rel *pr, uint32_t n_keys, con
     weir_stream pin;
     rel cr;
     bool expand;
-    uint32_t n = ws->n_aggs, np = pr->n_physical;
+    uint32_t n = ws->n_aggs, np = pr->n_physical, npart = n_partials(ws->aggs, n);
     int rc = split_input(pc, pr, ws->aggs, NULL, n, buckets, loc, &pin, &cr, &expand);
     if (rc)
+        return rc;
+    weir_agg *pa = plan_alloc(pc, (npart + 1) * sizeof *pa);
+    const char **fns = plan_alloc(pc, (npart + 1) * sizeof *fns);
+    if (!pa || !fns)
+        return WEIR_ENOMEM;
+    if ((rc = partial_aggs(pc, cr.schema, ws->aggs, NULL, n, loc, pa, fns, NULL)))
         return rc;
     if (expand) /* plan_split_distinct_buckets allows one distinct column only */
         return plan_error(pc, loc, WEIR_EPLAN, "internal error: expanded split window aggregation");
@@ -511,6 +540,8 @@ int plan_split_distinct_window(plan_ctx *pc, const rel *pr, uint32_t n_keys, con
     in.key.cols[n_keys] = np;
     in.window_time = true;
     in.agg_names = NULL;
+    in.aggs = pa;
+    in.n_aggs = npart;
     weir_stream ps;
     weir_schema *pss, *fss, *want;
     if ((rc = weir_job_window(pc->job, pin, cr.schema, &in, 0, &ps, &err)))
@@ -559,14 +590,14 @@ int plan_split_distinct_window(plan_ctx *pc, const rel *pr, uint32_t n_keys, con
         fin.key.cols[k] = k;
     fin.key.cols[n_keys] = n_keys + 1; /* the partial window_start */
     fin.window_time = true;
-    weir_agg *final = plan_alloc(pc, (n + 1) * sizeof *final);
+    weir_agg *final = plan_alloc(pc, (npart + 1) * sizeof *final);
     if (!final)
         return WEIR_ENOMEM;
-    for (uint32_t i = 0; i < n; i++)
-        if ((rc = weir_agg_bind(final_fn(&ws->aggs[i]), pss, (int32_t)(n_keys + 4 + i), 0, &final[i], &err)))
+    for (uint32_t j = 0; j < npart; j++)
+        if ((rc = weir_agg_bind(fns[j], pss, (int32_t)(n_keys + 4 + j), 0, &final[j], &err)))
             return plan_error(pc, loc, rc, "split distinct aggregation: %s", err.message);
     fin.aggs = final;
-    fin.n_aggs = n;
+    fin.n_aggs = npart;
     weir_stream fs;
     if ((rc = weir_job_window(pc->job, ps, pss, &fin, 0, &fs, &err)))
         return plan_error(pc, loc, rc, "%s", err.message);
@@ -584,12 +615,16 @@ int plan_split_distinct_window(plan_ctx *pc, const rel *pr, uint32_t n_keys, con
     const char **names = plan_alloc(pc, (width + 1) * sizeof *names);
     if (!ex || !names)
         return WEIR_ENOMEM;
-    for (uint32_t c = 0; c < width; c++) {
-        /* keys as they are; window_start is the final key n_keys; then the final window's end and time */
-        uint32_t from = c <= n_keys ? c : c + 1;
+    for (uint32_t c = 0, j = n_keys + 4; c < width; c++) {
+        /* keys as they are; window_start is the final key n_keys; then the final window's end and time, and the
+         * aggregates (an AVG divided as AVG does) */
+        uint32_t from = c <= n_keys ? c : c < n_keys + 3 ? c + 1 : j++;
         if ((rc = weir_expr_column(pc->arena, from, fss->fields[from].type, &ex[c], &err)))
             return rc;
         names[c] = want->fields[c].name;
+        if (c >= n_keys + 3 && is_avg(&ws->aggs[c - n_keys - 3]) &&
+            (rc = avg_expr(pc, fss, j++, want->fields[c].type, &ex[c], loc)))
+            return rc;
     }
     rel fr = {.s = fs, .schema = fss, .rowtime = (int)(n_keys + 3), .n_physical = fss->n_fields, .loc = loc};
     rel o;
