@@ -126,6 +126,11 @@ AGGS = [
     ("SUM(DISTINCT v)", "SUM(DISTINCT v)", "int", None),
     ("SUM(DISTINCT m)", "SUM(DISTINCT m)", "dec", "cents"),
     ("COUNT(DISTINCT k) FILTER (WHERE v > 3)", "COUNT(DISTINCT k) FILTER (WHERE v > 3)", "big", None),
+    # AVG, which a split distinct aggregation splits into a SUM and a COUNT
+    ("AVG(DISTINCT v)", "SUM(DISTINCT v), COUNT(DISTINCT v)", "int", "avg_int"),
+    ("AVG(v) FILTER (WHERE v > 3)", "SUM(v) FILTER (WHERE v > 3), COUNT(v) FILTER (WHERE v > 3)", "int", "avg_int"),
+    ("AVG(m)", "SUM(m), COUNT(m)", "dec6", "avg_cents"),
+    ("AVG(DISTINCT m)", "SUM(DISTINCT m), COUNT(DISTINCT m)", "dec6", "avg_cents"),
 ]
 
 
@@ -140,6 +145,12 @@ def finish(how, vals):
             return None
         q = abs(s) // n
         return q if s >= 0 else -q
+    if how == "avg_cents":  # AVG of DECIMAL(10, 2) is DECIMAL(38, 6), HALF_UP (half away from zero)
+        s, n = vals
+        if not n:
+            return None
+        q = (abs(s) * 10000 * 2 + n) // (2 * n)
+        return Decimal(q if s >= 0 else -q).scaleb(-6)
     raise ValueError(how)
 
 
@@ -711,7 +722,7 @@ def gen_job(seed, index, fams, max_queries):
 
 def sink_type(kind):
     return {"big": "BIGINT", "int": "INT", "str": "STRING", "dec": "DECIMAL(18, 2)",
-            "dbl": "DOUBLE"}[kind]
+            "dec6": "DECIMAL(38, 6)", "dbl": "DOUBLE"}[kind]
 
 
 def job_sql(j, queries):

@@ -538,9 +538,9 @@ def gen_query(rng, qid, tables, lateness, feats, millis, late_cols, late_table=F
                    or (q.win[0] == "CUMULATE" and lateness == 0))
     q.aggs = [make_agg(rng, agg_cols, allow_order) for _ in range(rng.randint(1, 4))]
     if "split-aggs" in feats and rng.random() < 0.7:
-        # aggregates a split distinct aggregation takes (COUNT, MIN, MAX, SUM of
-        # exact numbers), one COUNT(DISTINCT x) among them
-        q.aggs = [a for a in q.aggs if re.match(r"^(COUNT|MIN|MAX)\(|^SUM\((v|m)\)$", a.weir)]
+        # aggregates a split distinct aggregation takes (COUNT, MIN, MAX, SUM and
+        # AVG of exact numbers), one COUNT(DISTINCT x) among them
+        q.aggs = [a for a in q.aggs if re.match(r"^(COUNT|MIN|MAX)\(|^(SUM|AVG)\((v|m)\)$", a.weir)]
         while not any(a.weir.startswith("COUNT(DISTINCT") for a in q.aggs):
             a = make_agg(rng, agg_cols, allow_order)
             if a.weir.startswith("COUNT(DISTINCT"):

@@ -519,7 +519,7 @@ static int wide_decimal_ok(const weir_expr *e, const char *name, weir_error *err
     static const char *const ok[] = {"+", "-", "*", "/", "%", "MOD", "=", "<>", "!=", "<", "<=", ">", ">=",
                                      "IS NULL", "IS NOT NULL", "IS DISTINCT FROM", "IS NOT DISTINCT FROM",
                                      "CAST", "TRY_CAST", "ROUND", "TRUNCATE", "FLOOR", "CEIL", "CEILING",
-                                     "ABS", "SIGN", "PRINTF", NULL};
+                                     "ABS", "SIGN", "PRINTF", "$AVG", NULL};
     if (!e || e->kind != N_CALL)
         return 0;
     const weir_expr *wide = weir_type_is_wide(e->type) ? e : NULL;

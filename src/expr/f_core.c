@@ -1312,6 +1312,51 @@ static int bind_greatest(weir_expr_arena *a, const xfunc *f, weir_expr **args, u
     return 0;
 }
 
+/*
+ * $AVG(sum, count): the average that AVG gives for that sum and count of
+ * its rows, for a split aggregation that sums the partial sums and counts
+ * (planner/splitdistinct.c); NULL for a count of 0. A BIGINT sum (of INT or
+ * BIGINT values) is divided truncating toward zero; a DECIMAL(38, s) one
+ * gives DECIMAL(38, max(6, s)), HALF_UP, as AVG over DECIMAL does. Not
+ * callable from SQL (its name is no identifier).
+ */
+static int avg_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
+{
+    const int64_t *cnt = a[1].data;
+    bool dec = e->type.id == WEIR_TYPE_DECIMAL;
+    int up = dec ? e->type.scale - e->args[0]->type.scale : 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!x_live(out, act, i))
+            continue;
+        if (cnt[i] == 0) {
+            x_setnull(cx, out, i);
+        } else if (!dec) {
+            ((int64_t *)out->data)[i] = ((const int64_t *)a[0].data)[i] / cnt[i];
+        } else {
+            weir_i128 q;
+            if (!weir__dec_div(dec_at(&a[0], i), up, cnt[i], &q) || !weir__dec_fits(q, 38))
+                x_setnull(cx, out, i);
+            else
+                ((weir_i128 *)out->data)[i] = q;
+        }
+    }
+    return 0;
+}
+
+static int bind_avg(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                    weir_error *err)
+{
+    if (n != 2 || args[1]->type.id != WEIR_TYPE_BIGINT || args[1]->iv ||
+        !(args[0]->type.id == WEIR_TYPE_BIGINT || weir_type_is_wide(args[0]->type)) || args[0]->iv)
+        return weir__bad_args(f, args, n, err);
+    weir_type t = args[0]->type;
+    if (t.id == WEIR_TYPE_DECIMAL && t.scale < 6)
+        t.scale = 6;
+    t.nullable = true;
+    *out = weir__call_node(a, f, args, n, t, avg_kernel, F_STRICT);
+    return *out ? 0 : nomem(err);
+}
+
 const xfunc weir__funcs_core[] = {
     {"+", "numeric + numeric", bind_arith, OP_ADD},
     {"-", "numeric - numeric", bind_arith, OP_SUB},
@@ -1319,6 +1364,7 @@ const xfunc weir__funcs_core[] = {
     {"/", "numeric / numeric", bind_arith, OP_DIV},
     {"%", "numeric % numeric", bind_arith, OP_MOD},
     {"MOD", "MOD(numeric, numeric)", bind_arith, OP_MOD},
+    {"$AVG", "$AVG(sum, count)", bind_avg, 0},
     {"=", "a = b", bind_cmp, C_EQ},
     {"<>", "a <> b", bind_cmp, C_NE},
     {"!=", "a != b", bind_cmp, C_NE},

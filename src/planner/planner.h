@@ -754,9 +754,14 @@ void plan_window_slices(const weir_window_assigner *a, int64_t *slice_ms, int64_
  * aggregates is split, else 0 (an error at the option for a bad value).
  * plan_split_distinct: the partial aggregation over pr (whose first n_keys
  * columns are the keys) on `out`, grouped by the keys and the bucket;
- * `like` gives its options (TTL, mini-batch, cache). final[i] is the
- * aggregate of the partial results that gives aggs[i]; the partial
- * schema's first n_keys columns are the keys. A window aggregation is
+ * `like` gives its options (TTL, mini-batch, cache). final[0, *n_final)
+ * are the aggregates of the partial results (final has room for 2 n): one
+ * per aggregate, giving aggs[i], but two for an AVG (the sum and the count);
+ * the partial schema's first n_keys columns are the keys. With an AVG
+ * (*n_final > n), the final aggregation's output is
+ * plan_split_distinct_final_schema (os's keys, then one column per final
+ * aggregate) and plan_split_distinct_avg turns it into os's columns (the
+ * averages divided as AVG does). A window aggregation is
  * split only with one distinct column (window operators take no FILTER
  * column to expand by).
  */
@@ -765,7 +770,11 @@ int plan_split_distinct_buckets(plan_ctx *pc, const weir_schema *in, uint32_t n_
                                 uint32_t n, bool window, weir_sql_loc loc, uint32_t *buckets);
 int plan_split_distinct(plan_ctx *pc, const rel *pr, uint32_t n_keys, const weir_agg *aggs, const int32_t *filters,
                         uint32_t n, uint32_t buckets, const struct weir_group_agg_config *like, weir_sql_loc loc,
-                        weir_stream *out, const weir_schema **out_schema, weir_agg *final);
+                        weir_stream *out, const weir_schema **out_schema, weir_agg *final, uint32_t *n_final);
+int plan_split_distinct_final_schema(plan_ctx *pc, const weir_schema *os, uint32_t n_keys, const weir_agg *final,
+                                     uint32_t n_final, weir_schema **out);
+int plan_split_distinct_avg(plan_ctx *pc, rel *fin, uint32_t n_keys, const weir_agg *aggs, uint32_t n,
+                            const weir_schema *os, rel *out);
 /*
  * The window aggregation ws over pr split: a partial window aggregation
  * (node *partial_node) keyed by the keys and the bucket, and a final one

@@ -1768,7 +1768,8 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
         if (two && (rc = weir_buf_printf(dg, "|two-phase")))
             return rc;
         /* Split distinct aggregation (splitdistinct.c): a partial aggregation by keys and bucket first. */
-        uint32_t buckets = 0;
+        uint32_t buckets = 0, n_final = 0;
+        weir_schema *fs = NULL; /* the final aggregation's columns when an AVG was split */
         if (!two && (rc = plan_split_distinct_buckets(pc, pr.schema, as->n_keys, aggs, as->n_calls, false, sel->loc, &buckets)))
             return rc;
         if (buckets && (rc = weir_buf_printf(dg, "|split%u", buckets)))
@@ -1803,17 +1804,24 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             gc.aggs = global;
             gc.filter_cols = NULL;
         } else if (buckets) {
-            weir_agg *final = plan_alloc(pc, (as->n_calls + 1) * sizeof *final);
+            weir_agg *final = plan_alloc(pc, (2 * as->n_calls + 1) * sizeof *final);
             const weir_schema *ps;
             if (!final)
                 return WEIR_ENOMEM;
             if ((rc = plan_split_distinct(pc, &pr, as->n_keys, aggs, filters, as->n_calls, buckets, &gc, sel->loc,
-                                          &agg_in, &ps, final)))
+                                          &agg_in, &ps, final, &n_final)))
                 return rc;
             explain_line(pc, "PartialGroupAggregate[%d]: keys=%u+bucket buckets=%u aggs=%u (changelog)",
-                         agg_in.node, as->n_keys, buckets, as->n_calls);
+                         agg_in.node, as->n_keys, buckets, n_final);
             gc.aggs = final;
+            gc.n_aggs = n_final;
             gc.filter_cols = NULL;
+            /* an AVG's sum and count come out of the final aggregation apart: a Calc divides them below */
+            if (n_final != as->n_calls &&
+                (rc = plan_split_distinct_final_schema(pc, os, as->n_keys, final, n_final, &fs)))
+                return rc;
+            if (fs)
+                gc.out_schema = fs;
         }
         weir_operator_spec spec;
         if ((rc = weir_group_agg_spec(&gc, &spec)))
@@ -1821,17 +1829,25 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
         weir_stream keyed = weir_stream_key_by(agg_in, ks.cols, ks.n);
         if (ks.n == 0)
             keyed = weir_stream_partition(agg_in, WEIR_PART_GLOBAL);
-        if ((rc = weir_job_operator(pc->job, &keyed, 1, &spec, os, ks.n == 0 ? 1 : 0, &out->s))) {
+        if ((rc = weir_job_operator(pc->job, &keyed, 1, &spec, fs ? fs : os, ks.n == 0 ? 1 : 0, &out->s))) {
             spec.free_arg(spec.arg);
             return plan_error(pc, sel->loc, rc, "cannot add the aggregation: %s", weir_job_error(pc->job));
         }
-        if ((rc = weir__job_describe_aggs(pc->job, out->s, buckets ? gc.aggs : aggs, as->n_calls)))
+        if ((rc = weir__job_describe_aggs(pc->job, out->s, buckets ? gc.aggs : aggs, gc.n_aggs)))
             return rc;
         out->schema = os;
         explain_line(pc, "%sGroupAggregate[%d]: keys=%u aggs=%u%s (changelog)",
                      two ? "Global" : buckets ? "Final" : "", out->s.node,
-                     as->n_keys, as->n_calls,
+                     as->n_keys, gc.n_aggs,
                      mini ? " mini-batch" : "");
+        if (fs) {
+            rel fr = {.s = out->s, .schema = fs, .rowtime = -1, .updating = true, .n_physical = fs->n_fields,
+                      .loc = sel->loc}, ar;
+            if ((rc = plan_split_distinct_avg(pc, &fr, as->n_keys, aggs, as->n_calls, os, &ar)))
+                return rc;
+            out->s = ar.s;
+            out->schema = ar.schema;
+        }
         out->n_physical = out->schema->n_fields;
         if ((rc = plan_reuse_add(pc, PLAN_REUSE_OPERATOR, dg, out)))
             return rc;

@@ -33,11 +33,17 @@
  * cascaded window aggregation). Window operators take no FILTER column, so
  * a window aggregation is split only with one distinct column.
  *
- * What is split: COUNT, COUNT(DISTINCT), MIN, MAX, and SUM, SUM0 (plain or
- * DISTINCT) of exact numbers. Any other aggregate (AVG, the variance
- * family, a SUM of DOUBLE that would round differently, order-dependent
- * and user-defined functions, APPROX_COUNT_DISTINCT) keeps the
- * aggregation in one piece, as does an aggregation without a DISTINCT one.
+ * What is split: COUNT, COUNT(DISTINCT), MIN, MAX, and SUM, SUM0 and AVG
+ * (plain or DISTINCT) of exact numbers. AVG splits as Flink splits it: SUM
+ * and COUNT of its rows (with its DISTINCT and FILTER) in the partial
+ * aggregation, SUM of the sums and SUM0 of the counts in the final one, and
+ * a Calc after it divides them as AVG itself does ($AVG: integers truncate
+ * toward zero, a DECIMAL(p, s) gives DECIMAL(38, max(6, s)) HALF_UP), so
+ * the result and its type are the unsplit AVG's. Any other aggregate (the
+ * variance family, a SUM or AVG of DOUBLE that would round differently,
+ * order-dependent and user-defined functions, APPROX_COUNT_DISTINCT) keeps
+ * the aggregation in one piece, as does an aggregation without a DISTINCT
+ * one.
  * The bucket is MOD(x, n) for an integer x, else MOD(HASH_CODE(CAST(x AS
  * STRING)), n); which bucket a value gets changes no result.
  */
@@ -71,6 +77,25 @@ static uint32_t n_dargs(const weir_agg *aggs, uint32_t n)
         nd += first;
     }
     return nd;
+}
+
+/* Whether a is an AVG of an exact number (it splits into a SUM and a COUNT). */
+static bool is_avg(const weir_agg *a)
+{
+    if (a->udf)
+        return false;
+    const char *n = a->inner ? a->inner->name : a->cls->name;
+    weir_type_id t = a->input_type.id;
+    return !strcmp(n, "AVG") && (t == WEIR_TYPE_INT || t == WEIR_TYPE_BIGINT || t == WEIR_TYPE_DECIMAL);
+}
+
+/* The number of partial (and final) aggregates: one per aggregate, two per AVG. */
+static uint32_t n_partials(const weir_agg *aggs, uint32_t n)
+{
+    uint32_t np = n;
+    for (uint32_t i = 0; i < n; i++)
+        np += is_avg(&aggs[i]);
+    return np;
 }
 
 /* The function that combines partial results of a, or NULL when a does not split exactly. */
@@ -176,7 +201,7 @@ int plan_split_distinct_buckets(plan_ctx *pc, const weir_schema *in, uint32_t n_
     bool any = false;
     for (uint32_t i = 0; i < n; i++) {
         const char *fn = final_fn(&aggs[i]);
-        if (!fn)
+        if (!fn && !is_avg(&aggs[i]))
             return 0;
         /* the final function must give the original's type (it does for every function above) */
         weir_schema *s = weir_schema_create();
@@ -186,12 +211,12 @@ int plan_split_distinct_buckets(plan_ctx *pc, const weir_schema *in, uint32_t n_
             weir_schema_destroy(s);
             return WEIR_ENOMEM;
         }
-        int rc = weir_agg_bind(fn, s, 0, 0, &f, &err);
+        int rc = fn ? weir_agg_bind(fn, s, 0, 0, &f, &err) : 0; /* an AVG's type is $AVG's */
         weir_schema_destroy(s);
         if (rc == WEIR_ENOMEM)
             return rc;
-        if (rc || !weir_type_same(f.result_type, aggs[i].result_type) ||
-            f.result_type.nullable != aggs[i].result_type.nullable)
+        if (fn && (rc || !weir_type_same(f.result_type, aggs[i].result_type) ||
+                   f.result_type.nullable != aggs[i].result_type.nullable))
             return 0;
         if (!is_distinct(&aggs[i]))
             continue;
@@ -332,19 +357,53 @@ static int describe_buckets(plan_ctx *pc, weir_stream s, uint32_t buckets)
     return weir_job_describe_state(pc->job, s, "split distinct buckets", v);
 }
 
+/*
+ * The partial aggregates of aggs over the partial input `in` (pa, n_partials
+ * of them: an AVG's SUM and COUNT in its place), the function of the final
+ * aggregate over each (fns), and the filter column of each (pf, when not
+ * NULL) from the aggregates' (f).
+ */
+static int partial_aggs(plan_ctx *pc, const weir_schema *in, const weir_agg *aggs, const int32_t *f, uint32_t n,
+                        weir_sql_loc loc, weir_agg *pa, const char **fns, int32_t *pf)
+{
+    weir_error err = {0};
+    int rc;
+    for (uint32_t i = 0, j = 0; i < n; i++) {
+        if (is_avg(&aggs[i])) {
+            bool d = is_distinct(&aggs[i]);
+            if ((rc = weir_agg_bind(d ? "SUM_DISTINCT" : "SUM", in, aggs[i].input_col, 0, &pa[j], &err)) ||
+                (rc = weir_agg_bind(d ? "COUNT_DISTINCT" : "COUNT", in, aggs[i].input_col, 0, &pa[j + 1], &err)))
+                return plan_error(pc, loc, rc, "split distinct aggregation: %s", err.message);
+            fns[j] = "SUM";
+            fns[j + 1] = "SUM0";
+            if (pf)
+                pf[j] = pf[j + 1] = f[i];
+            j += 2;
+        } else {
+            pa[j] = aggs[i];
+            fns[j] = final_fn(&aggs[i]);
+            if (pf)
+                pf[j] = f[i];
+            j++;
+        }
+    }
+    return 0;
+}
+
 int plan_split_distinct(plan_ctx *pc, const rel *pr, uint32_t n_keys, const weir_agg *aggs, const int32_t *filters,
                         uint32_t n, uint32_t buckets, const weir_group_agg_config *like, weir_sql_loc loc,
-                        weir_stream *out, const weir_schema **out_schema, weir_agg *final)
+                        weir_stream *out, const weir_schema **out_schema, weir_agg *final, uint32_t *n_final)
 {
     weir_error err = {0};
     weir_stream pin;
     rel cr;
     bool expand;
-    uint32_t np = pr->n_physical;
+    uint32_t np = pr->n_physical, npart = n_partials(aggs, n);
     int rc = split_input(pc, pr, aggs, filters, n, buckets, loc, &pin, &cr, &expand);
     if (rc)
         return rc;
-    /* the partial aggregation: keys, bucket [, $e], then the original aggregates of the rows */
+    /* the partial aggregation: keys, bucket [, $e], then the original aggregates of the rows (an AVG's SUM and
+     * COUNT) */
     weir_schema *ps = plan_new_schema(pc);
     if (!ps)
         return WEIR_ENOMEM;
@@ -357,19 +416,26 @@ int plan_split_distinct(plan_ctx *pc, const rel *pr, uint32_t n_keys, const weir
     for (uint32_t k = 0; k < ks.n; k++)
         if (weir_schema_add(ps, cr.schema->fields[ks.cols[k]].name, cr.schema->fields[ks.cols[k]].type) < 0)
             return WEIR_ENOMEM;
-    int32_t *pf = plan_alloc(pc, (n + 1) * sizeof *pf);
-    if (!pf)
+    int32_t *pf = plan_alloc(pc, (npart + 1) * sizeof *pf), *f = plan_alloc(pc, (n + 1) * sizeof *f);
+    weir_agg *pa = plan_alloc(pc, (npart + 1) * sizeof *pa);
+    const char **fns = plan_alloc(pc, (npart + 1) * sizeof *fns);
+    if (!pf || !f || !pa || !fns)
         return WEIR_ENOMEM;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n; i++)
+        f[i] = expand ? (int32_t)(np + 2 + i) : filters ? filters[i] : -1;
+    if ((rc = partial_aggs(pc, cr.schema, aggs, f, n, loc, pa, fns, pf)))
+        return rc;
+    uint32_t j;
+    for (j = 0; j < npart; j++) {
         char nm[32];
-        snprintf(nm, sizeof nm, "$partial%u", i);
-        if (weir_schema_add(ps, nm, aggs[i].result_type) < 0)
+        snprintf(nm, sizeof nm, "$partial%u", j);
+        if (weir_schema_add(ps, nm, pa[j].result_type) < 0)
             return WEIR_ENOMEM;
-        pf[i] = expand ? (int32_t)(np + 2 + i) : filters ? filters[i] : -1;
     }
     weir_group_agg_config gc = *like;
     gc.keys = ks;
-    gc.aggs = aggs;
+    gc.aggs = pa;
+    gc.n_aggs = npart;
     gc.filter_cols = pf;
     gc.out_schema = ps;
     weir_operator_spec spec;
@@ -380,16 +446,72 @@ int plan_split_distinct(plan_ctx *pc, const rel *pr, uint32_t n_keys, const weir
         spec.free_arg(spec.arg);
         return plan_error(pc, loc, rc, "cannot add the partial aggregation: %s", weir_job_error(pc->job));
     }
-    if ((rc = weir__job_describe_aggs(pc->job, *out, aggs, n)) || (rc = describe_buckets(pc, *out, buckets)))
+    if ((rc = weir__job_describe_aggs(pc->job, *out, pa, npart)) || (rc = describe_buckets(pc, *out, buckets)))
         return rc;
     /* the final aggregates over the partial results */
-    for (uint32_t i = 0; i < n; i++) {
-        const char *fn = final_fn(&aggs[i]);
-        if ((rc = weir_agg_bind(fn, ps, (int32_t)(ks.n + i), 0, &final[i], &err)))
+    for (j = 0; j < npart; j++)
+        if ((rc = weir_agg_bind(fns[j], ps, (int32_t)(ks.n + j), 0, &final[j], &err)))
             return plan_error(pc, loc, rc, "split distinct aggregation: %s", err.message);
-    }
     *out_schema = ps;
+    *n_final = npart;
     return 0;
+}
+
+int plan_split_distinct_final_schema(plan_ctx *pc, const weir_schema *os, uint32_t n_keys, const weir_agg *final,
+                                     uint32_t n_final, weir_schema **out)
+{
+    weir_schema *fs = plan_new_schema(pc);
+    if (!fs)
+        return WEIR_ENOMEM;
+    for (uint32_t k = 0; k < n_keys; k++)
+        if (weir_schema_add(fs, os->fields[k].name, os->fields[k].type) < 0)
+            return WEIR_ENOMEM;
+    for (uint32_t j = 0; j < n_final; j++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "$final%u", j);
+        if (weir_schema_add(fs, nm, final[j].result_type) < 0)
+            return WEIR_ENOMEM;
+    }
+    *out = fs;
+    return 0;
+}
+
+/* *e (the column of an AVG's partial sum) made $AVG(sum, count column c) of AVG's type `want` (an INT's average is
+ * the BIGINT quotient, which fits) */
+static int avg_expr(plan_ctx *pc, const weir_schema *s, uint32_t c, weir_type want, weir_expr **e, weir_sql_loc loc)
+{
+    weir_error err = {0};
+    weir_expr *args[2] = {*e, NULL};
+    int rc = weir_expr_column(pc->arena, c, s->fields[c].type, &args[1], &err);
+    if (rc)
+        return rc;
+    if ((rc = weir_expr_call(pc->arena, "$AVG", args, 2, e, &err)))
+        return plan_error(pc, loc, rc, "split distinct aggregation: %s", err.message);
+    if (!weir_type_same(weir_expr_type(*e), want) && (rc = weir_expr_cast(pc->arena, *e, want, false, e, &err)))
+        return plan_error(pc, loc, rc, "split distinct aggregation: %s", err.message);
+    return 0;
+}
+
+int plan_split_distinct_avg(plan_ctx *pc, rel *fin, uint32_t n_keys, const weir_agg *aggs, uint32_t n,
+                            const weir_schema *os, rel *out)
+{
+    weir_error err = {0};
+    uint32_t width = n_keys + n;
+    weir_expr **ex = plan_alloc(pc, (width + 1) * sizeof *ex);
+    const char **names = plan_alloc(pc, (width + 1) * sizeof *names);
+    if (!ex || !names)
+        return WEIR_ENOMEM;
+    int rc;
+    for (uint32_t c = 0, j = n_keys; c < width; c++) {
+        names[c] = os->fields[c].name;
+        uint32_t from = c < n_keys ? c : j++;
+        if ((rc = weir_expr_column(pc->arena, from, fin->schema->fields[from].type, &ex[c], &err)))
+            return rc;
+        if (c >= n_keys && is_avg(&aggs[c - n_keys]) &&
+            (rc = avg_expr(pc, fin->schema, j++, os->fields[c].type, &ex[c], fin->loc)))
+            return rc;
+    }
+    return plan_calc(pc, fin, NULL, ex, names, width, out, "Calc");
 }
 
 int plan_split_distinct_window(plan_ctx *pc, const rel *pr, uint32_t n_keys, const weir_window_spec *ws,
@@ -400,9 +522,15 @@ int plan_split_distinct_window(plan_ctx *pc, const rel *pr, uint32_t n_keys, con
     weir_stream pin;
     rel cr;
     bool expand;
-    uint32_t n = ws->n_aggs, np = pr->n_physical;
+    uint32_t n = ws->n_aggs, np = pr->n_physical, npart = n_partials(ws->aggs, n);
     int rc = split_input(pc, pr, ws->aggs, NULL, n, buckets, loc, &pin, &cr, &expand);
     if (rc)
+        return rc;
+    weir_agg *pa = plan_alloc(pc, (npart + 1) * sizeof *pa);
+    const char **fns = plan_alloc(pc, (npart + 1) * sizeof *fns);
+    if (!pa || !fns)
+        return WEIR_ENOMEM;
+    if ((rc = partial_aggs(pc, cr.schema, ws->aggs, NULL, n, loc, pa, fns, NULL)))
         return rc;
     if (expand) /* plan_split_distinct_buckets allows one distinct column only */
         return plan_error(pc, loc, WEIR_EPLAN, "internal error: expanded split window aggregation");
@@ -412,6 +540,8 @@ int plan_split_distinct_window(plan_ctx *pc, const rel *pr, uint32_t n_keys, con
     in.key.cols[n_keys] = np;
     in.window_time = true;
     in.agg_names = NULL;
+    in.aggs = pa;
+    in.n_aggs = npart;
     weir_stream ps;
     weir_schema *pss, *fss, *want;
     if ((rc = weir_job_window(pc->job, pin, cr.schema, &in, 0, &ps, &err)))
@@ -460,14 +590,14 @@ int plan_split_distinct_window(plan_ctx *pc, const rel *pr, uint32_t n_keys, con
         fin.key.cols[k] = k;
     fin.key.cols[n_keys] = n_keys + 1; /* the partial window_start */
     fin.window_time = true;
-    weir_agg *final = plan_alloc(pc, (n + 1) * sizeof *final);
+    weir_agg *final = plan_alloc(pc, (npart + 1) * sizeof *final);
     if (!final)
         return WEIR_ENOMEM;
-    for (uint32_t i = 0; i < n; i++)
-        if ((rc = weir_agg_bind(final_fn(&ws->aggs[i]), pss, (int32_t)(n_keys + 4 + i), 0, &final[i], &err)))
+    for (uint32_t j = 0; j < npart; j++)
+        if ((rc = weir_agg_bind(fns[j], pss, (int32_t)(n_keys + 4 + j), 0, &final[j], &err)))
             return plan_error(pc, loc, rc, "split distinct aggregation: %s", err.message);
     fin.aggs = final;
-    fin.n_aggs = n;
+    fin.n_aggs = npart;
     weir_stream fs;
     if ((rc = weir_job_window(pc->job, ps, pss, &fin, 0, &fs, &err)))
         return plan_error(pc, loc, rc, "%s", err.message);
@@ -485,12 +615,16 @@ int plan_split_distinct_window(plan_ctx *pc, const rel *pr, uint32_t n_keys, con
     const char **names = plan_alloc(pc, (width + 1) * sizeof *names);
     if (!ex || !names)
         return WEIR_ENOMEM;
-    for (uint32_t c = 0; c < width; c++) {
-        /* keys as they are; window_start is the final key n_keys; then the final window's end and time */
-        uint32_t from = c <= n_keys ? c : c + 1;
+    for (uint32_t c = 0, j = n_keys + 4; c < width; c++) {
+        /* keys as they are; window_start is the final key n_keys; then the final window's end and time, and the
+         * aggregates (an AVG divided as AVG does) */
+        uint32_t from = c <= n_keys ? c : c < n_keys + 3 ? c + 1 : j++;
         if ((rc = weir_expr_column(pc->arena, from, fss->fields[from].type, &ex[c], &err)))
             return rc;
         names[c] = want->fields[c].name;
+        if (c >= n_keys + 3 && is_avg(&ws->aggs[c - n_keys - 3]) &&
+            (rc = avg_expr(pc, fss, j++, want->fields[c].type, &ex[c], loc)))
+            return rc;
     }
     rel fr = {.s = fs, .schema = fss, .rowtime = (int)(n_keys + 3), .n_physical = fss->n_fields, .loc = loc};
     rel o;

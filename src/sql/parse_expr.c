@@ -369,26 +369,54 @@ static weir_sql_type *new_type(parser *p, weir_sql_type_kind k,
 
 static weir_sql_time_unit parse_interval_unit(parser *p, int32_t *precision);
 
+static bool valid_qualifier(weir_sql_time_unit from, weir_sql_time_unit to);
+
 /*
- * The qualifier of an INTERVAL type: DAY TO SECOND[(3)] (milliseconds, kind
- * 1) or YEAR TO MONTH (months, kind 2), the two that weir holds.
+ * The qualifier of an INTERVAL type: any of SQL's (YEAR[(p)] [TO MONTH],
+ * MONTH; DAY[(p)] [TO HOUR|MINUTE|SECOND[(f)]], HOUR [TO MINUTE|SECOND[(f)]],
+ * MINUTE [TO SECOND[(f)]], SECOND[(p[, f])]). As Flink, every year-month
+ * qualifier is one type held in months (kind 2), every day-time one a type
+ * held in milliseconds (kind 1); the resolution is not kept, and neither is
+ * the precision. A qualifier that ends in SECOND takes a leading precision
+ * of at most 3 (Flink refuses more: "DAY_INTERVAL_TYPES precision is not
+ * supported"); the fraction beyond milliseconds is dropped, as Flink's
+ * SECOND(3).
  */
 static int32_t parse_interval_type(parser *p)
 {
     weir_sql_loc loc = cur(p)->loc;
-    int32_t fp, tp = -1;
+    int32_t fp, tp = -1, frac = -1;
     weir_sql_time_unit from = parse_interval_unit(p, &fp), to = WEIR_SQL_UNIT_NONE;
-    if (accept_kw(p, WEIR__SQL_KW_TO))
+    if (accept_kw(p, WEIR__SQL_KW_TO)) {
+        weir_sql_loc tloc = cur(p)->loc;
         to = parse_interval_unit(p, &tp);
-    if (from == WEIR_SQL_UNIT_YEAR && fp < 0 && to == WEIR_SQL_UNIT_MONTH && tp < 0)
-        return 2;
-    if (from == WEIR_SQL_UNIT_DAY && fp < 0 && to == WEIR_SQL_UNIT_SECOND && (tp < 0 || tp == 3))
-        return 1;
-    parser_fail_at(p, loc,
-                   "INTERVAL %s%s%s is not supported as a type: weir holds INTERVAL DAY TO SECOND(3) and "
-                   "INTERVAL YEAR TO MONTH",
-                   weir__sql_unit_name(from), to ? " TO " : "", weir__sql_unit_name(to));
-    return 0;
+        if (!valid_qualifier(from, to))
+            parser_fail_at(p, tloc,
+                           "INTERVAL %s TO %s is not an interval type (use YEAR TO MONTH, DAY TO "
+                           "HOUR|MINUTE|SECOND, HOUR TO MINUTE|SECOND or MINUTE TO SECOND)",
+                           weir__sql_unit_name(from), weir__sql_unit_name(to));
+        if (tp >= 0 && to != WEIR_SQL_UNIT_SECOND)
+            parser_fail_at(p, tloc, "INTERVAL ... TO %s takes no precision: only the leading field "
+                           "and a trailing SECOND have one", weir__sql_unit_name(to));
+        frac = tp;
+    }
+    if (from == WEIR_SQL_UNIT_MILLISECOND || from == WEIR_SQL_UNIT_MICROSECOND)
+        parser_fail_at(p, loc, "INTERVAL %s is not an interval type: the fields of an interval type are "
+                       "YEAR, MONTH, DAY, HOUR, MINUTE and SECOND", weir__sql_unit_name(from));
+    if (fp >= 0 && (fp < 1 || fp > 10))
+        parser_fail_at(p, loc, "INTERVAL %s(%d): the leading precision must be between 1 and 10",
+                       weir__sql_unit_name(from), (int)fp);
+    if (frac > 9)
+        parser_fail_at(p, loc, "INTERVAL ... TO SECOND(%d): the fractional precision must be between 0 and 9",
+                       (int)frac);
+    bool year_month = from == WEIR_SQL_UNIT_YEAR || from == WEIR_SQL_UNIT_MONTH;
+    bool to_second = from == WEIR_SQL_UNIT_SECOND || to == WEIR_SQL_UNIT_SECOND;
+    if (to_second && fp > 3)
+        parser_fail_at(p, loc,
+                       "INTERVAL %s(%d)%s%s: a leading precision above 3 is not supported for an "
+                       "interval type that ends in SECOND (as in Flink)",
+                       weir__sql_unit_name(from), (int)fp, to ? " TO " : "", weir__sql_unit_name(to));
+    return year_month ? 2 : 1;
 }
 
 weir_sql_type *parse_type(parser *p)
@@ -640,6 +668,10 @@ static weir_sql_time_unit parse_interval_unit(parser *p, int32_t *precision)
     *precision = -1;
     if (accept_tk(p, WEIR__SQL_TK_LPAREN)) {
         *precision = parse_type_int(p, "a precision");
+        /* SECOND(p, f): the fractional precision, 0 to 9; weir holds milliseconds */
+        if (u == WEIR_SQL_UNIT_SECOND && accept_tk(p, WEIR__SQL_TK_COMMA) &&
+            parse_type_int(p, "a fractional precision") > 9)
+            parser_fail_at(p, t->loc, "SECOND(p, f): the fractional precision must be between 0 and 9");
         expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
     }
     return u;
