@@ -21,6 +21,9 @@
 
 /* Size of the shared pool that `extra` strings are sliced from. */
 #define NX_POOL_BYTES (1u << 20)
+/* Zero bytes after the pool: a reader may copy this many bytes from any
+ * `extra` of at most that length without a length-dependent loop. */
+#define NX_POOL_PAD 96u
 /* Largest avg size accepted, so that every `extra` fits in half the pool. */
 #define NX_MAX_AVG_BYTES (256u * 1024u)
 #define NX_NUM_CHANNELS 10000u
@@ -53,7 +56,7 @@ typedef struct nx_tables {
     double pow10[1024];
     nx_channel chan[NX_ALL_CHANNELS];
     char chan_text[NX_ALL_CHANNELS * NX_URL_CAP];
-    char pool[NX_POOL_BYTES];
+    char pool[NX_POOL_BYTES + NX_POOL_PAD]; /* the pad stays zero */
 } nx_tables;
 
 /* The process-wide tables; valid after weir__nexmark_tables_init(). */

@@ -712,6 +712,29 @@ static inline int put_str(weir_batch *b, int32_t col, uint32_t row,
     return 0;
 }
 
+/*
+ * put_str() for a bid's `extra`, a slice of the padded pool: one that fits
+ * NX_POOL_PAD bytes, with that much heap free, is copied as NX_POOL_PAD
+ * bytes in fixed 16-byte moves (the bytes past its end land in free heap
+ * and are overwritten by the next string), so the copy has no loop whose
+ * trip count follows the random length.
+ */
+static inline int put_extra(weir_batch *b, int32_t col, uint32_t row,
+                            const char *s, uint32_t len)
+{
+    if (col < 0)
+        return 0;
+    if (len > NX_POOL_PAD || b->heap_len + NX_POOL_PAD > b->heap_cap ||
+        b->heap_len + NX_POOL_PAD > UINT32_MAX)
+        return put_str(b, col, row, s, len);
+    char *dst = b->heap + b->heap_len;
+    for (uint32_t i = 0; i < NX_POOL_PAD; i += 16)
+        memcpy(dst + i, s + i, 16);
+    WEIR_COL_STR(b, col)[row] = (weir_strref){(uint32_t)b->heap_len, len};
+    b->heap_len += len;
+    return 0;
+}
+
 /* Per-read() cache of the heap copies of the hot channels and URLs. */
 typedef struct hot_cache {
     weir_strref name[NX_NUM_HOT_CHANNELS];
@@ -794,7 +817,7 @@ write_bid(weir_batch *b, const int32_t *oc, const bid_cols *bc, uint32_t row,
     if (bc->want_channel &&
         (rc = write_bid_channel(b, oc, row, bid, hot_index, hc)))
         return rc;
-    return put_str(b, oc[C_B_EXTRA], row, bid->extra, bid->extra_len);
+    return put_extra(b, oc[C_B_EXTRA], row, bid->extra, bid->extra_len);
 }
 
 static int write_person(weir_batch *b, const int32_t *oc, uint32_t row,
