@@ -77,6 +77,8 @@ struct weir_nexmark_gen {
     int64_t step_ms;
     /* Events until num_in_flight_auctions more auctions have been created. */
     uint64_t auction_horizon_events;
+    /* A bid's `extra` length: bid_extra_min + [0, bid_extra_span). */
+    uint32_t bid_extra_min, bid_extra_span;
 };
 
 /* splitmix64's finaliser: a bijection on 64-bit values. */
@@ -188,16 +190,25 @@ static inline int64_t nx_pick_person(const weir_nexmark_gen *g, nx_rng *r,
  * Length and offset in the pool of an `extra` string that brings an event
  * of current_size bytes to avg bytes on average: uniform within +-20%.
  */
-static inline uint32_t nx_extra_from(uint64_t d, uint32_t current_size,
-                                     uint32_t avg, const char **out)
+/* The `extra` lengths for that event: min + [0, span). */
+static inline void nx_extra_range(uint32_t current_size, uint32_t avg,
+                                  uint32_t *min, uint32_t *span)
 {
-    /* d's high half: the length; its low half: where in the pool */
-    uint32_t len = 0;
+    *min = *span = 0;
     if (current_size <= avg) {
         uint32_t want = avg - current_size;
         uint32_t delta = (2 * want + 5) / 10; /* round(want * 0.2) */
-        len = want - delta + (delta ? nx_hi(d, 2 * (uint64_t)delta) : 0);
+        *min = want - delta;
+        *span = 2 * delta;
     }
+}
+
+/* The `extra` of length min + [0, span) that draw d picks: its high half
+ * the length, its low half where in the pool. */
+static inline uint32_t nx_extra_drawn(uint64_t d, uint32_t min, uint32_t span,
+                                      const char **out)
+{
+    uint32_t len = min + (span ? nx_hi(d, span) : 0);
     *out = weir__nexmark_tables.pool + nx_lo(d, NX_POOL_BYTES - len);
     return len;
 }
@@ -205,7 +216,9 @@ static inline uint32_t nx_extra_from(uint64_t d, uint32_t current_size,
 static inline uint32_t nx_extra(nx_rng *r, uint32_t current_size, uint32_t avg,
                                 const char **out)
 {
-    return nx_extra_from(nx_next(r), current_size, avg, out);
+    uint32_t min, span;
+    nx_extra_range(current_size, avg, &min, &span);
+    return nx_extra_drawn(nx_next(r), min, span, out);
 }
 
 /* Bids count their four numbers (auction, bidder, price, dateTime) toward avg
@@ -227,10 +240,46 @@ static inline uint64_t nx_long_of(uint64_t d, uint64_t bound)
 }
 
 /*
- * Generates the bid that is event n = epoch * total + off, at ts_ms, all but
- * its channel and url: returns the channel's index in the tables, for
- * nx_bid_set_channel(). (Reading the channel index is a cache miss that a
- * reader not wanting those columns skips.)
+ * What a bid's auction and bidder depend on besides its draws: the newest
+ * auction and person ids are the same for every bid of one epoch, so a
+ * reader computes this once per epoch.
+ */
+typedef struct nx_bid_base {
+    int64_t epoch;
+    uint64_t hot_auction, auction_lo, auction_bound;
+    uint64_t hot_bidder, bidder_lo, bidder_bound;
+} nx_bid_base;
+
+static inline void nx_bid_base_of(const weir_nexmark_gen *g, int64_t epoch,
+                                  nx_bid_base *bb)
+{
+    /* Any bid's offset: the newest ids are the same for all of them. */
+    int64_t off = g->person_prop + g->auction_prop;
+    int64_t last_auction = nx_last_auction(g, epoch, off);
+    int64_t lo = last_auction - (int64_t)g->cfg.num_in_flight_auctions;
+    if (lo < 0)
+        lo = 0;
+    bb->epoch = epoch;
+    bb->hot_auction = (uint64_t)((last_auction / NX_HOT_BLOCK) * NX_HOT_BLOCK);
+    bb->auction_lo = (uint64_t)lo;
+    bb->auction_bound = (uint64_t)(last_auction - lo + 1 + NX_ID_LEAD);
+    int64_t last_person = nx_last_person(g, epoch, off);
+    int64_t num = last_person + 1;
+    int64_t active = num < (int64_t)g->cfg.num_active_people
+                         ? num
+                         : (int64_t)g->cfg.num_active_people;
+    /* The second person of the block, so hot bidders and hot sellers differ. */
+    bb->hot_bidder =
+        (uint64_t)((last_person / NX_HOT_BLOCK) * NX_HOT_BLOCK + 1);
+    bb->bidder_lo = (uint64_t)(num - active);
+    bb->bidder_bound = (uint64_t)(active + NX_ID_LEAD);
+}
+
+/*
+ * Generates bid event n (of bb's epoch), at ts_ms, all but its channel and
+ * url: returns the channel's index in the tables, for nx_bid_set_channel().
+ * (Reading the channel index is a cache miss that a reader not wanting
+ * those columns skips.)
  *
  * The draws are those of the sequential form: draw 1 decides both hot
  * choices; a non-hot auction takes the next draw, then a non-hot bidder the
@@ -240,8 +289,8 @@ static inline uint64_t nx_long_of(uint64_t d, uint64_t bound)
  * selected with masks: the same values, no data-dependent branch.
  */
 __attribute__((always_inline)) static inline uint32_t
-nx_gen_bid_fields(const weir_nexmark_gen *g, uint64_t n, int64_t epoch,
-                  int64_t off, int64_t ts_ms, weir_nexmark_bid *b)
+nx_gen_bid_drawn(const weir_nexmark_gen *g, const nx_bid_base *bb, uint64_t n,
+                 int64_t ts_ms, weir_nexmark_bid *b)
 {
     const uint64_t step = UINT64_C(0x9e3779b97f4a7c15);
     uint64_t s = nx_rng_for(g, n).s;
@@ -255,35 +304,18 @@ nx_gen_bid_fields(const weir_nexmark_gen *g, uint64_t n, int64_t epoch,
     uint64_t hot_a = -(uint64_t)(nx_hi(d1, g->cfg.hot_auction_ratio) > 0);
     uint64_t hot_b = -(uint64_t)(nx_lo(d1, g->cfg.hot_bidder_ratio) > 0);
 
-    int64_t last_auction = nx_last_auction(g, epoch, off);
-    int64_t lo = last_auction - (int64_t)g->cfg.num_in_flight_auctions;
-    if (lo < 0)
-        lo = 0;
-    uint64_t picked_a =
-        (uint64_t)lo +
-        nx_long_of(d2, (uint64_t)(last_auction - lo + 1 + NX_ID_LEAD));
-    uint64_t hot_auction =
-        (uint64_t)((last_auction / NX_HOT_BLOCK) * NX_HOT_BLOCK);
-    b->auction = (int64_t)nx_sel(hot_a, hot_auction, picked_a) +
+    uint64_t picked_a = bb->auction_lo + nx_long_of(d2, bb->auction_bound);
+    b->auction = (int64_t)nx_sel(hot_a, bb->hot_auction, picked_a) +
                  WEIR_NEXMARK_FIRST_AUCTION_ID;
-
     /* The bidder's pick takes the draw after the auction's, if that took
      * one. */
     uint64_t db = nx_sel(hot_a, d2, d3);
-    int64_t last_person = nx_last_person(g, epoch, off);
-    int64_t num = last_person + 1;
-    int64_t active = num < (int64_t)g->cfg.num_active_people
-                         ? num
-                         : (int64_t)g->cfg.num_active_people;
-    uint64_t picked_b = (uint64_t)(num - active) +
-                        nx_long_of(db, (uint64_t)(active + NX_ID_LEAD));
-    /* The second person of the block, so hot bidders and hot sellers differ. */
-    uint64_t hot_bidder =
-        (uint64_t)((last_person / NX_HOT_BLOCK) * NX_HOT_BLOCK + 1);
-    b->bidder = (int64_t)nx_sel(hot_b, hot_bidder, picked_b) +
+    uint64_t picked_b = bb->bidder_lo + nx_long_of(db, bb->bidder_bound);
+    b->bidder = (int64_t)nx_sel(hot_b, bb->hot_bidder, picked_b) +
                 WEIR_NEXMARK_FIRST_PERSON_ID;
 
-    /* Draws 2, 3 or 4 for the price, by how many picks came before. */
+    /* Draw 2, 3 or 4 for the price, by how many picks came before; the
+     * next one for `extra`. */
     uint64_t dp = nx_sel(hot_a, nx_sel(hot_b, d2, d3), nx_sel(hot_b, d3, d4));
     uint64_t de = nx_sel(hot_a, nx_sel(hot_b, d3, d4), nx_sel(hot_b, d4, d5));
 
@@ -295,9 +327,20 @@ nx_gen_bid_fields(const weir_nexmark_gen *g, uint64_t n, int64_t epoch,
         -(dp & 1), NX_HOT_CHANNEL_BASE + ((rest * NX_NUM_HOT_CHANNELS) >> 31),
         (rest * NX_NUM_CHANNELS) >> 31);
     b->extra_len =
-        nx_extra_from(de, NX_BID_FIXED_BYTES, g->cfg.avg_bid_bytes, &b->extra);
+        nx_extra_drawn(de, g->bid_extra_min, g->bid_extra_span, &b->extra);
     b->date_time_ms = ts_ms;
     return c;
+}
+
+/* nx_gen_bid_drawn() for the bid that is event n = epoch * total + off. */
+__attribute__((always_inline)) static inline uint32_t
+nx_gen_bid_fields(const weir_nexmark_gen *g, uint64_t n, int64_t epoch,
+                  int64_t off, int64_t ts_ms, weir_nexmark_bid *b)
+{
+    (void)off; /* every bid of the epoch has the same newest ids */
+    nx_bid_base bb;
+    nx_bid_base_of(g, epoch, &bb);
+    return nx_gen_bid_drawn(g, &bb, n, ts_ms, b);
 }
 
 /* The index of channel c among the hot ones, or -1 for one of the others. */

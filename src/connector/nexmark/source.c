@@ -969,6 +969,8 @@ static int read_bids(nx_reader *r, weir_batch *out, uint32_t room,
     int64_t ts[NX_BID_AHEAD];
     uint64_t number[NX_BID_AHEAD];
     uint32_t chan[NX_BID_AHEAD];
+    nx_bid_base bb;
+    nx_bid_base_of(g, r->epoch, &bb);
     int rc = 0;
     while (n < room && r->next < r->limit) {
         uint32_t k = 0;
@@ -976,8 +978,9 @@ static int read_bids(nx_reader *r, weir_batch *out, uint32_t room,
             if (r->off >= bid_from) {
                 ts[k] = reader_ts(r);
                 number[k] = r->next;
-                chan[k] = nx_gen_bid_fields(g, r->next, r->epoch, r->off,
-                                            ts[k], &bid[k]);
+                if (r->epoch != bb.epoch)
+                    nx_bid_base_of(g, r->epoch, &bb);
+                chan[k] = nx_gen_bid_drawn(g, &bb, r->next, ts[k], &bid[k]);
                 if (bc.want_channel)
                     __builtin_prefetch(&weir__nexmark_tables.chan[chan[k]]);
                 if (want_extra)
