@@ -945,14 +945,14 @@ static int ensure_kinds(nx_reader *r, uint32_t n)
 
 static inline void prefetch_extra(const char *s, uint32_t len)
 {
-    /* Its first three lines, without a branch: a bid's `extra` (68 bytes on
-     * average) spans at most three; the hardware follows longer ones. Every
-     * address stays inside the string (or is its start). */
+    /* The lines put_extra() reads, without a branch: the first NX_POOL_PAD
+     * bytes (at most three lines; inside the padded pool) and, for a longer
+     * one, its last byte (the hardware follows the lines between). */
     __builtin_prefetch(s);
-    __builtin_prefetch(s + (len > 64 ? 64 : 0));
-    __builtin_prefetch(s + (len ? len - 1 : 0));
+    __builtin_prefetch(s + 64);
+    __builtin_prefetch(s + NX_POOL_PAD - 1);
+    __builtin_prefetch(s + (len > NX_POOL_PAD ? len - 1 : 0));
 }
-
 /* The bid table at full speed: the hot path of the bid-only queries. */
 static int read_bids(nx_reader *r, weir_batch *out, uint32_t room,
                      uint32_t *n_out)
