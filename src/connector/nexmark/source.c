@@ -953,6 +953,7 @@ static inline void prefetch_extra(const char *s, uint32_t len)
     __builtin_prefetch(s + NX_POOL_PAD - 1);
     __builtin_prefetch(s + (len > NX_POOL_PAD ? len - 1 : 0));
 }
+
 /* The bid table at full speed: the hot path of the bid-only queries. */
 static int read_bids(nx_reader *r, weir_batch *out, uint32_t room,
                      uint32_t *n_out)
