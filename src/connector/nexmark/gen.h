@@ -187,10 +187,9 @@ static inline int64_t nx_pick_person(const weir_nexmark_gen *g, nx_rng *r,
 }
 
 /*
- * Length and offset in the pool of an `extra` string that brings an event
- * of current_size bytes to avg bytes on average: uniform within +-20%.
+ * The lengths of an `extra` string that brings an event of current_size
+ * bytes to avg bytes on average, uniform within +-20%: min + [0, span).
  */
-/* The `extra` lengths for that event: min + [0, span). */
 static inline void nx_extra_range(uint32_t current_size, uint32_t avg,
                                   uint32_t *min, uint32_t *span)
 {
@@ -213,6 +212,7 @@ static inline uint32_t nx_extra_drawn(uint64_t d, uint32_t min, uint32_t span,
     return len;
 }
 
+/* Length and offset in the pool of such an `extra`, from the next draw. */
 static inline uint32_t nx_extra(nx_rng *r, uint32_t current_size, uint32_t avg,
                                 const char **out)
 {
