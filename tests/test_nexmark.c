@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "connector/nexmark/gen.h" /* the tables and nx_mix64, for the bid oracle */
 #include "weir/nexmark.h"
 #include "weir/weir.h"
 
@@ -1529,4 +1530,166 @@ Test(nexmark, url_without_channel_matches_the_generator)
     run.spec.cls->close_split(rd);
     run_close(&run);
     weir_schema_destroy(s);
+}
+
+/* ---- bids against their sequential form ---------------------------------- */
+
+/*
+ * The bid generator computes every draw a bid may need and selects the ones
+ * used without branching; this is the plain sequential form it must equal:
+ * draw by draw from the event's stream, each pick taking the next draw only
+ * when it is made.
+ */
+typedef struct seq_rng {
+    uint64_t s;
+} seq_rng;
+
+static uint64_t seq_next(seq_rng *r)
+{
+    r->s += UINT64_C(0x9e3779b97f4a7c15);
+    return nx_mix64(r->s);
+}
+
+static uint64_t seq_hi(uint64_t d, uint64_t bound)
+{
+    return ((d >> 32) * bound) >> 32;
+}
+
+static uint64_t seq_lo(uint64_t d, uint64_t bound)
+{
+    return ((d & 0xffffffffu) * bound) >> 32;
+}
+
+static uint64_t seq_long(seq_rng *r, uint64_t bound)
+{
+    uint64_t d = seq_next(r);
+    return bound <= (UINT64_C(1) << 32) ? seq_hi(d, bound) : d % bound;
+}
+
+/* Bid event n of config c: its numbers, its extra and its channel index. */
+static void seq_bid(const weir_nexmark_config *c, uint64_t n,
+                    weir_nexmark_bid *b, uint32_t *chan)
+{
+    int64_t pp = c->person_proportion, ap = c->auction_proportion;
+    int64_t total = pp + ap + c->bid_proportion;
+    int64_t epoch = (int64_t)(n / (uint64_t)total);
+    uint64_t seed_key = nx_mix64(c->seed + UINT64_C(0x9e3779b97f4a7c15));
+    seq_rng r = {nx_mix64(n ^ seed_key)};
+    int64_t last_auction = epoch * ap + ap - 1;
+    int64_t last_person = epoch * pp + pp - 1;
+
+    uint64_t d = seq_next(&r);
+    if (seq_hi(d, c->hot_auction_ratio) > 0) {
+        b->auction = last_auction / 100 * 100;
+    } else {
+        int64_t lo = last_auction - (int64_t)c->num_in_flight_auctions;
+        if (lo < 0)
+            lo = 0;
+        b->auction = lo + (int64_t)seq_long(
+                              &r, (uint64_t)(last_auction - lo + 1 + 10));
+    }
+    b->auction += WEIR_NEXMARK_FIRST_AUCTION_ID;
+    if (seq_lo(d, c->hot_bidder_ratio) > 0) {
+        b->bidder = last_person / 100 * 100 + 1;
+    } else {
+        int64_t num = last_person + 1;
+        int64_t active = num < (int64_t)c->num_active_people
+                             ? num
+                             : (int64_t)c->num_active_people;
+        b->bidder = num - active + (int64_t)seq_long(&r, (uint64_t)active + 10);
+    }
+    b->bidder += WEIR_NEXMARK_FIRST_PERSON_ID;
+
+    d = seq_next(&r);
+    b->price = nx_price_from((uint32_t)(d >> 32));
+    uint64_t rest = (d & 0xffffffffu) >> 1;
+    *chan = (d & 1) ? 10000u + (uint32_t)((rest * 4) >> 31)
+                    : (uint32_t)((rest * 10000) >> 31);
+
+    d = seq_next(&r);
+    uint32_t len = 0;
+    if (c->avg_bid_bytes >= 32) {
+        uint32_t want = c->avg_bid_bytes - 32;
+        uint32_t delta = (2 * want + 5) / 10;
+        len = want - delta + (delta ? (uint32_t)seq_hi(d, 2 * delta) : 0);
+    }
+    b->extra = weir__nexmark_tables.pool + seq_lo(d, (1u << 20) - len);
+    b->extra_len = len;
+}
+
+static void check_bids_sequential(const weir_nexmark_config *c, uint64_t from,
+                                  uint64_t count)
+{
+    weir_error err;
+    weir_nexmark_gen *g;
+    cr_assert_eq(weir_nexmark_gen_create(c, &g, &err), 0, "%s", err.message);
+    weir_nexmark_event ev;
+    uint64_t bids = 0;
+    for (uint64_t n = from; n < from + count; n++) {
+        if (weir_nexmark_gen_kind(g, n) != WEIR_NEXMARK_BID)
+            continue;
+        weir_nexmark_gen_event(g, n, &ev);
+        weir_nexmark_bid want;
+        uint32_t chan;
+        seq_bid(c, n, &want, &chan);
+        const weir_nexmark_bid *got = &ev.u.bid;
+        nx_channel ch = weir__nexmark_tables.chan[chan];
+        cr_assert(got->auction == want.auction && got->bidder == want.bidder &&
+                      got->price == want.price &&
+                      got->extra == want.extra &&
+                      got->extra_len == want.extra_len &&
+                      got->channel ==
+                          weir__nexmark_tables.chan_text + ch.off &&
+                      got->channel_len == ch.name_len,
+                  "event %" PRIu64 ": auction %" PRId64 "/%" PRId64
+                  " bidder %" PRId64 "/%" PRId64 " price %" PRId64 "/%" PRId64
+                  " extra len %u/%u",
+                  n, got->auction, want.auction, got->bidder, want.bidder,
+                  got->price, want.price, got->extra_len, want.extra_len);
+        bids++;
+    }
+    cr_assert(bids > 0);
+    weir_nexmark_gen_destroy(g);
+}
+
+Test(nexmark, bids_equal_their_sequential_draws)
+{
+    /* Hot ratios from always hot (1) to rarely hot, pick ranges that are
+     * still filling (the first events) or tiny, `extra` empty, short and
+     * longer than the reader's fixed copy, and far event numbers. */
+    struct {
+        uint32_t hot_a, hot_b, in_flight, active, avg, pp, ap, bp;
+    } cases[] = {
+        {2, 4, 100, 1000, 100, 1, 3, 46},   {1, 1, 100, 1000, 100, 1, 3, 46},
+        {3, 7, 1, 1, 20, 1, 3, 46},         {100, 100, 5000, 3000, 33, 1, 3, 46},
+        {2, 4, 100, 1000, 500, 10, 10, 1},  {5, 2, 7, 50, 128, 0, 1, 9},
+        {2, 4, 100, 1000, 0, 1, 0, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        weir_nexmark_config c = base_config(WEIR_NEXMARK_TABLE_BID, 0);
+        c.hot_auction_ratio = cases[i].hot_a;
+        c.hot_bidder_ratio = cases[i].hot_b;
+        c.num_in_flight_auctions = cases[i].in_flight;
+        c.num_active_people = cases[i].active;
+        c.avg_bid_bytes = cases[i].avg;
+        c.person_proportion = cases[i].pp;
+        c.auction_proportion = cases[i].ap;
+        c.bid_proportion = cases[i].bp;
+        check_bids_sequential(&c, 0, 20000);
+        check_bids_sequential(&c, UINT64_C(987654321012), 5000);
+    }
+}
+
+Test(nexmark, long_extra_rows_match_the_generator)
+{
+    /* `extra` longer than the reader's fixed copy, and short, read in
+     * batches that end the heap at every offset. */
+    uint32_t avg[] = {500, 130, 40};
+    uint32_t batch[] = {1, 7, 256};
+    for (size_t i = 0; i < 3; i++) {
+        weir_nexmark_config c = base_config(WEIR_NEXMARK_TABLE_BID, 3000);
+        c.avg_bid_bytes = avg[i];
+        for (size_t j = 0; j < 3; j++)
+            cr_assert_eq(check_table_against_gen(&c, batch[j]), 2760);
+    }
 }

@@ -185,6 +185,8 @@ void weir__nexmark_gen_init(weir_nexmark_gen *g, const weir_nexmark_config *c)
         }
         g->step_ms = (int64_t)step_s * 1000;
     }
+    nx_extra_range(NX_BID_FIXED_BYTES, c->avg_bid_bytes, &g->bid_extra_min,
+                   &g->bid_extra_span);
     if (g->auction_prop > 0)
         g->auction_horizon_events = (uint64_t)c->num_in_flight_auctions *
                                     (uint64_t)g->total /

@@ -21,6 +21,9 @@
 
 /* Size of the shared pool that `extra` strings are sliced from. */
 #define NX_POOL_BYTES (1u << 20)
+/* Zero bytes after the pool: a reader may copy this many bytes from any
+ * `extra` of at most that length without a length-dependent loop. */
+#define NX_POOL_PAD 96u
 /* Largest avg size accepted, so that every `extra` fits in half the pool. */
 #define NX_MAX_AVG_BYTES (256u * 1024u)
 #define NX_NUM_CHANNELS 10000u
@@ -53,7 +56,7 @@ typedef struct nx_tables {
     double pow10[1024];
     nx_channel chan[NX_ALL_CHANNELS];
     char chan_text[NX_ALL_CHANNELS * NX_URL_CAP];
-    char pool[NX_POOL_BYTES];
+    char pool[NX_POOL_BYTES + NX_POOL_PAD]; /* the pad stays zero */
 } nx_tables;
 
 /* The process-wide tables; valid after weir__nexmark_tables_init(). */
@@ -74,6 +77,8 @@ struct weir_nexmark_gen {
     int64_t step_ms;
     /* Events until num_in_flight_auctions more auctions have been created. */
     uint64_t auction_horizon_events;
+    /* A bid's `extra` length: bid_extra_min + [0, bid_extra_span). */
+    uint32_t bid_extra_min, bid_extra_span;
 };
 
 /* splitmix64's finaliser: a bijection on 64-bit values. */
@@ -181,84 +186,161 @@ static inline int64_t nx_pick_person(const weir_nexmark_gen *g, nx_rng *r,
     return num - active + (int64_t)nx_long(r, (uint64_t)(active + NX_ID_LEAD));
 }
 
-/* A random auction (base 0) among those likely in flight, or a few ahead. */
-static inline int64_t nx_pick_auction(const weir_nexmark_gen *g, nx_rng *r,
-                                      int64_t last_auction)
-{
-    int64_t lo = last_auction - (int64_t)g->cfg.num_in_flight_auctions;
-    if (lo < 0)
-        lo = 0;
-    return lo +
-           (int64_t)nx_long(r, (uint64_t)(last_auction - lo + 1 + NX_ID_LEAD));
-}
-
 /*
- * Length and offset in the pool of an `extra` string that brings an event
- * of current_size bytes to avg bytes on average: uniform within +-20%.
+ * The lengths of an `extra` string that brings an event of current_size
+ * bytes to avg bytes on average, uniform within +-20%: min + [0, span).
  */
-static inline uint32_t nx_extra(nx_rng *r, uint32_t current_size, uint32_t avg,
-                                const char **out)
+static inline void nx_extra_range(uint32_t current_size, uint32_t avg,
+                                  uint32_t *min, uint32_t *span)
 {
-    uint32_t len = 0;
-    uint64_t d =
-        nx_next(r); /* high half: the length; low half: where in the pool */
+    *min = *span = 0;
     if (current_size <= avg) {
         uint32_t want = avg - current_size;
         uint32_t delta = (2 * want + 5) / 10; /* round(want * 0.2) */
-        len = want - delta + (delta ? nx_hi(d, 2 * (uint64_t)delta) : 0);
+        *min = want - delta;
+        *span = 2 * delta;
     }
+}
+
+/* The `extra` of length min + [0, span) that draw d picks: its high half
+ * the length, its low half where in the pool. */
+static inline uint32_t nx_extra_drawn(uint64_t d, uint32_t min, uint32_t span,
+                                      const char **out)
+{
+    uint32_t len = min + (span ? nx_hi(d, span) : 0);
     *out = weir__nexmark_tables.pool + nx_lo(d, NX_POOL_BYTES - len);
     return len;
+}
+
+/* Length and offset in the pool of such an `extra`, from the next draw. */
+static inline uint32_t nx_extra(nx_rng *r, uint32_t current_size, uint32_t avg,
+                                const char **out)
+{
+    uint32_t min, span;
+    nx_extra_range(current_size, avg, &min, &span);
+    return nx_extra_drawn(nx_next(r), min, span, out);
 }
 
 /* Bids count their four numbers (auction, bidder, price, dateTime) toward avg
  * size. */
 #define NX_BID_FIXED_BYTES 32u
 
+/* a if m is all ones, b if m is zero: a select without a branch. */
+static inline uint64_t nx_sel(uint64_t m, uint64_t a, uint64_t b)
+{
+    return (a & m) | (b & ~m);
+}
+
+/* nx_long's value from a draw d already taken. */
+static inline uint64_t nx_long_of(uint64_t d, uint64_t bound)
+{
+    if (bound <= (UINT64_C(1) << 32))
+        return nx_hi(d, bound);
+    return d % bound;
+}
+
 /*
- * Generates the bid that is event n = epoch * total + off, at ts_ms, all but
- * its channel and url: returns the channel's index in the tables, for
- * nx_bid_set_channel(). (Reading the channel index is a cache miss that a
- * reader not wanting those columns skips.)
+ * What a bid's auction and bidder depend on besides its draws: the newest
+ * auction and person ids are the same for every bid of one epoch, so a
+ * reader computes this once per epoch.
  */
+typedef struct nx_bid_base {
+    int64_t epoch;
+    uint64_t hot_auction, auction_lo, auction_bound;
+    uint64_t hot_bidder, bidder_lo, bidder_bound;
+} nx_bid_base;
+
+static inline void nx_bid_base_of(const weir_nexmark_gen *g, int64_t epoch,
+                                  nx_bid_base *bb)
+{
+    /* Any bid's offset: the newest ids are the same for all of them. */
+    int64_t off = g->person_prop + g->auction_prop;
+    int64_t last_auction = nx_last_auction(g, epoch, off);
+    int64_t lo = last_auction - (int64_t)g->cfg.num_in_flight_auctions;
+    if (lo < 0)
+        lo = 0;
+    bb->epoch = epoch;
+    bb->hot_auction = (uint64_t)((last_auction / NX_HOT_BLOCK) * NX_HOT_BLOCK);
+    bb->auction_lo = (uint64_t)lo;
+    bb->auction_bound = (uint64_t)(last_auction - lo + 1 + NX_ID_LEAD);
+    int64_t last_person = nx_last_person(g, epoch, off);
+    int64_t num = last_person + 1;
+    int64_t active = num < (int64_t)g->cfg.num_active_people
+                         ? num
+                         : (int64_t)g->cfg.num_active_people;
+    /* The second person of the block, so hot bidders and hot sellers differ. */
+    bb->hot_bidder =
+        (uint64_t)((last_person / NX_HOT_BLOCK) * NX_HOT_BLOCK + 1);
+    bb->bidder_lo = (uint64_t)(num - active);
+    bb->bidder_bound = (uint64_t)(active + NX_ID_LEAD);
+}
+
+/*
+ * Generates bid event n (of bb's epoch), at ts_ms, all but its channel and
+ * url: returns the channel's index in the tables, for nx_bid_set_channel().
+ * (Reading the channel index is a cache miss that a reader not wanting
+ * those columns skips.)
+ *
+ * The draws are those of the sequential form: draw 1 decides both hot
+ * choices; a non-hot auction takes the next draw, then a non-hot bidder the
+ * next; the price and channel take the next, `extra` the one after. The
+ * hot choices are coin flips a branch would mispredict, so every draw a bid
+ * may need (the stream's next five) is computed and the ones used are
+ * selected with masks: the same values, no data-dependent branch.
+ */
+__attribute__((always_inline)) static inline uint32_t
+nx_gen_bid_drawn(const weir_nexmark_gen *g, const nx_bid_base *bb, uint64_t n,
+                 int64_t ts_ms, weir_nexmark_bid *b)
+{
+    const uint64_t step = UINT64_C(0x9e3779b97f4a7c15);
+    uint64_t s = nx_rng_for(g, n).s;
+    uint64_t d1 = nx_mix64(s + step);
+    uint64_t d2 = nx_mix64(s + 2 * step);
+    uint64_t d3 = nx_mix64(s + 3 * step);
+    uint64_t d4 = nx_mix64(s + 4 * step);
+    uint64_t d5 = nx_mix64(s + 5 * step);
+
+    /* All ones where the auction (bidder) is a hot one. */
+    uint64_t hot_a = -(uint64_t)(nx_hi(d1, g->cfg.hot_auction_ratio) > 0);
+    uint64_t hot_b = -(uint64_t)(nx_lo(d1, g->cfg.hot_bidder_ratio) > 0);
+
+    uint64_t picked_a = bb->auction_lo + nx_long_of(d2, bb->auction_bound);
+    b->auction = (int64_t)nx_sel(hot_a, bb->hot_auction, picked_a) +
+                 WEIR_NEXMARK_FIRST_AUCTION_ID;
+    /* The bidder's pick takes the draw after the auction's, if that took
+     * one. */
+    uint64_t db = nx_sel(hot_a, d2, d3);
+    uint64_t picked_b = bb->bidder_lo + nx_long_of(db, bb->bidder_bound);
+    b->bidder = (int64_t)nx_sel(hot_b, bb->hot_bidder, picked_b) +
+                WEIR_NEXMARK_FIRST_PERSON_ID;
+
+    /* Draw 2, 3 or 4 for the price, by how many picks came before; the
+     * next one for `extra`. */
+    uint64_t dp = nx_sel(hot_a, nx_sel(hot_b, d2, d3), nx_sel(hot_b, d3, d4));
+    uint64_t de = nx_sel(hot_a, nx_sel(hot_b, d3, d4), nx_sel(hot_b, d4, d5));
+
+    /* Price from the high half of a draw, the channel from its low half. */
+    b->price = nx_price_from((uint32_t)(dp >> 32));
+    uint64_t rest = (dp & 0xffffffffu) >> 1; /* 31 uniform bits */
+    /* half the bids come from the four hot channels */
+    uint32_t c = (uint32_t)nx_sel(
+        -(dp & 1), NX_HOT_CHANNEL_BASE + ((rest * NX_NUM_HOT_CHANNELS) >> 31),
+        (rest * NX_NUM_CHANNELS) >> 31);
+    b->extra_len =
+        nx_extra_drawn(de, g->bid_extra_min, g->bid_extra_span, &b->extra);
+    b->date_time_ms = ts_ms;
+    return c;
+}
+
+/* nx_gen_bid_drawn() for the bid that is event n = epoch * total + off. */
 __attribute__((always_inline)) static inline uint32_t
 nx_gen_bid_fields(const weir_nexmark_gen *g, uint64_t n, int64_t epoch,
                   int64_t off, int64_t ts_ms, weir_nexmark_bid *b)
 {
-    nx_rng r = nx_rng_for(g, n);
-    /* One draw decides both hot choices: its high half the auction, its low
-     * half the bidder. */
-    uint64_t d = nx_next(&r);
-    int64_t last_auction = nx_last_auction(g, epoch, off);
-    int64_t auction;
-    if (nx_hi(d, g->cfg.hot_auction_ratio) > 0)
-        auction = (last_auction / NX_HOT_BLOCK) * NX_HOT_BLOCK;
-    else
-        auction = nx_pick_auction(g, &r, last_auction);
-    b->auction = auction + WEIR_NEXMARK_FIRST_AUCTION_ID;
-
-    int64_t last_person = nx_last_person(g, epoch, off);
-    int64_t bidder;
-    /* The second person of the block, so hot bidders and hot sellers differ. */
-    if (nx_lo(d, g->cfg.hot_bidder_ratio) > 0)
-        bidder = (last_person / NX_HOT_BLOCK) * NX_HOT_BLOCK + 1;
-    else
-        bidder = nx_pick_person(g, &r, last_person);
-    b->bidder = bidder + WEIR_NEXMARK_FIRST_PERSON_ID;
-
-    /* Price from the high half of a draw, the channel from its low half. */
-    d = nx_next(&r);
-    b->price = nx_price_from((uint32_t)(d >> 32));
-    uint32_t c;
-    uint64_t rest = (d & 0xffffffffu) >> 1; /* 31 uniform bits */
-    if (d & 1) /* half the bids come from the four hot channels */
-        c = NX_HOT_CHANNEL_BASE + (uint32_t)((rest * NX_NUM_HOT_CHANNELS) >> 31);
-    else
-        c = (uint32_t)((rest * NX_NUM_CHANNELS) >> 31);
-    b->extra_len =
-        nx_extra(&r, NX_BID_FIXED_BYTES, g->cfg.avg_bid_bytes, &b->extra);
-    b->date_time_ms = ts_ms;
-    return c;
+    (void)off; /* every bid of the epoch has the same newest ids */
+    nx_bid_base bb;
+    nx_bid_base_of(g, epoch, &bb);
+    return nx_gen_bid_drawn(g, &bb, n, ts_ms, b);
 }
 
 /* The index of channel c among the hot ones, or -1 for one of the others. */

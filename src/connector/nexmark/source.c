@@ -712,6 +712,29 @@ static inline int put_str(weir_batch *b, int32_t col, uint32_t row,
     return 0;
 }
 
+/*
+ * put_str() for a bid's `extra`, a slice of the padded pool: one that fits
+ * NX_POOL_PAD bytes, with that much heap free, is copied as NX_POOL_PAD
+ * bytes in fixed 16-byte moves (the bytes past its end land in free heap
+ * and are overwritten by the next string), so the copy has no loop whose
+ * trip count follows the random length.
+ */
+static inline int put_extra(weir_batch *b, int32_t col, uint32_t row,
+                            const char *s, uint32_t len)
+{
+    if (col < 0)
+        return 0;
+    if (len > NX_POOL_PAD || b->heap_len + NX_POOL_PAD > b->heap_cap ||
+        b->heap_len + NX_POOL_PAD > UINT32_MAX)
+        return put_str(b, col, row, s, len);
+    char *dst = b->heap + b->heap_len;
+    for (uint32_t i = 0; i < NX_POOL_PAD; i += 16)
+        memcpy(dst + i, s + i, 16);
+    WEIR_COL_STR(b, col)[row] = (weir_strref){(uint32_t)b->heap_len, len};
+    b->heap_len += len;
+    return 0;
+}
+
 /* Per-read() cache of the heap copies of the hot channels and URLs. */
 typedef struct hot_cache {
     weir_strref name[NX_NUM_HOT_CHANNELS];
@@ -794,7 +817,7 @@ write_bid(weir_batch *b, const int32_t *oc, const bid_cols *bc, uint32_t row,
     if (bc->want_channel &&
         (rc = write_bid_channel(b, oc, row, bid, hot_index, hc)))
         return rc;
-    return put_str(b, oc[C_B_EXTRA], row, bid->extra, bid->extra_len);
+    return put_extra(b, oc[C_B_EXTRA], row, bid->extra, bid->extra_len);
 }
 
 static int write_person(weir_batch *b, const int32_t *oc, uint32_t row,
@@ -922,12 +945,13 @@ static int ensure_kinds(nx_reader *r, uint32_t n)
 
 static inline void prefetch_extra(const char *s, uint32_t len)
 {
-    /* Its first three lines, without a branch: a bid's `extra` (68 bytes on
-     * average) spans at most three; the hardware follows longer ones. Every
-     * address stays inside the string (or is its start). */
+    /* The lines put_extra() reads, without a branch: the first NX_POOL_PAD
+     * bytes (at most three lines; inside the padded pool) and, for a longer
+     * one, its last byte (the hardware follows the lines between). */
     __builtin_prefetch(s);
-    __builtin_prefetch(s + (len > 64 ? 64 : 0));
-    __builtin_prefetch(s + (len ? len - 1 : 0));
+    __builtin_prefetch(s + 64);
+    __builtin_prefetch(s + NX_POOL_PAD - 1);
+    __builtin_prefetch(s + (len > NX_POOL_PAD ? len - 1 : 0));
 }
 
 /* The bid table at full speed: the hot path of the bid-only queries. */
@@ -946,6 +970,8 @@ static int read_bids(nx_reader *r, weir_batch *out, uint32_t room,
     int64_t ts[NX_BID_AHEAD];
     uint64_t number[NX_BID_AHEAD];
     uint32_t chan[NX_BID_AHEAD];
+    nx_bid_base bb;
+    nx_bid_base_of(g, r->epoch, &bb);
     int rc = 0;
     while (n < room && r->next < r->limit) {
         uint32_t k = 0;
@@ -953,8 +979,9 @@ static int read_bids(nx_reader *r, weir_batch *out, uint32_t room,
             if (r->off >= bid_from) {
                 ts[k] = reader_ts(r);
                 number[k] = r->next;
-                chan[k] = nx_gen_bid_fields(g, r->next, r->epoch, r->off,
-                                            ts[k], &bid[k]);
+                if (r->epoch != bb.epoch)
+                    nx_bid_base_of(g, r->epoch, &bb);
+                chan[k] = nx_gen_bid_drawn(g, &bb, r->next, ts[k], &bid[k]);
                 if (bc.want_channel)
                     __builtin_prefetch(&weir__nexmark_tables.chan[chan[k]]);
                 if (want_extra)
