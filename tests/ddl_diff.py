@@ -8,7 +8,9 @@ CREATE TABLE ... LIKE /
 DROP TABLE [IF EXISTS] / ALTER TABLE (RENAME TO, ADD a physical or computed
 column FIRST / AFTER / last, DROP, RENAME and MODIFY a column, ADD and DROP
 PRIMARY KEY, SET and RESET an option) / CREATE, DROP and ALTER VIEW RENAME
-statements, run in order; tables and views live in several databases of
+statements (a view's query reads a table, its columns referenced bare or
+qualified by the table's alias, name, database.name or catalog.database.name,
+or a qualified star), run in order; tables and views live in several databases of
 several catalogs, a bare name is often taken again in another database, and
 every statement names its table or view by a random form that reaches it
 from the current catalog and database (t, db.t, catalog.db.t, parts in
@@ -26,7 +28,10 @@ backquotes). Then either
     ALTER of a missing column, ADD of an existing one, RENAME onto a taken
     name, DROP of a column a computed column uses, a name in a database
     that does not exist, USE of one, DROP DATABASE of the current database
-    or of one that is not empty without CASCADE): weir must refuse the
+    or of one that is not empty without CASCADE, a view over a missing table
+    or column, refused at CREATE VIEW as Flink validates it there, a column
+    qualified by a database its table is not in, or by a table name its
+    alias hides): weir must refuse the
     script (exit 3) with the model's message.
 
 The model (a list of columns per table, its catalog and database, Flink's
@@ -127,6 +132,39 @@ class Gen:
         forms.append([c, d, n])
         parts = self.rng.choice(forms)
         return ".".join(self.q(x) if quote else x for x in parts)
+
+    def col_ref(self, path, col, alias=None):
+        """A reference to column col of the FROM item that reads path (under alias, if given): bare, or
+        qualified by the alias, or by the table's name, its database and name (when path is in the
+        current catalog) or its catalog, database and name, as Flink resolves them."""
+        c, d, n = path
+        if alias:
+            forms = [[], [alias]]
+        else:
+            forms = [[], [n], [c, d, n]]
+            if c == self.cur[0]:
+                forms.append([d, n])
+        return ".".join([self.q(x) for x in self.rng.choice(forms)] + [col])
+
+    def select_list(self, path, t, alias=None):
+        """The columns of table t, which the FROM item reading path reads, in order: each referenced by
+        col_ref, or all of them as a (qualified) star. (weir's star puts computed columns after the
+        physical ones, Flink's keeps the declared order: a star only where the two agree.)"""
+        cols = [c.name for c in t.cols]
+        star_ok = [c.name for c in t.cols if not c.computed()] + [c.name for c in t.cols if c.computed()] == cols
+        if star_ok and self.rng.random() < 0.2:
+            star = self.col_ref(path, "*", alias)
+            return star
+        return ", ".join(self.col_ref(path, c, alias) for c in cols)
+
+    def from_item(self, path):
+        """path named as a FROM item, with an alias or not; (text, alias)."""
+        if self.rng.random() < 0.3:
+            alias = self.fresh("x")
+            return "%s AS %s" % (self.ref(path), alias), alias
+        if self.rng.random() < 0.2:
+            return "%s AS %s" % (self.ref(path), path[2]), None  # its own name: the path still qualifies
+        return self.ref(path), None
 
     def db_ref(self, c, d):
         return d if c == self.cur[0] and self.rng.random() < 0.6 else "%s.%s" % (c, d)
@@ -324,8 +362,11 @@ class Gen:
                 return
             self.views[path] = temp
             src = self.rng.choice(sorted(self.tables))
-            self.stmt("CREATE %sVIEW %s AS SELECT * FROM %s" % ("TEMPORARY " if temp else "", self.ref(path),
-                                                             self.ref(src)))
+            # planned where it is written: its qualified columns resolve from the current database
+            item, alias = self.from_item(src)
+            cols = self.select_list(src, self.tables[src], alias)
+            self.stmt("CREATE %sVIEW %s AS SELECT %s FROM %s" % ("TEMPORARY " if temp else "", self.ref(path),
+                                                              cols, item))
         elif op == "drop":
             path = self.rng.choice(sorted(self.views))
             temp = self.views.pop(path)
@@ -366,7 +407,7 @@ class Gen:
         t = self.ref(path)
         tb = self.tables[path]
         kinds = ["drop_missing", "alter_missing_col", "add_existing", "rename_taken", "unknown_db", "use_unknown",
-                 "drop_current"]
+                 "drop_current", "view_missing_table", "view_missing_col", "qual_other_db", "qual_alias"]
         if any(c.computed() for c in tb.cols):
             kinds.append("drop_used")
         if any(self.in_db(c, d, self.tables) for c, d in self.all_dbs() if (c, d) != self.cur):
@@ -397,6 +438,30 @@ class Gen:
         if k == "use_unknown":
             db = self.fresh("nodb")
             return "USE %s" % db, "database '%s' does not exist in catalog '%s'" % (db, self.cur[0])
+        if k in ("view_missing_col", "qual_other_db", "qual_alias") and not any(o[0] == "path" for o in tb.opts):
+            # weir checks a view's query by planning it, which stops at a table whose connector refuses
+            # its options (RESET 'path'): then the view is not checked further (documented)
+            k = "view_missing_table"
+        if k == "view_missing_table":
+            miss = self.fresh("zz")
+            return ("CREATE VIEW %s AS SELECT * FROM %s" % (self.fresh("v"), miss), "unknown table '%s'" % miss)
+        if k == "view_missing_col":
+            miss = self.fresh("zz")
+            return ("CREATE VIEW %s AS SELECT %s FROM %s" % (self.fresh("v"), miss, t), "unknown column '%s'" % miss)
+        if k == "qual_other_db":
+            # a database path is not in: db.t.c names no FROM item
+            db = self.rng.choice([self.fresh("nodb")] + [x[1] for x in self.all_dbs()
+                                                        if x[0] == self.cur[0] and x[1] != path[1]])
+            col = self.rng.choice(tb.cols).name
+            view = self.rng.random() < 0.5
+            return ("%sSELECT %s.%s.%s FROM %s" % ("CREATE VIEW %s AS " % self.fresh("v") if view else "", db,
+                                                   path[2], col, t),
+                    "unknown table or alias '%s.%s' in '%s.%s.%s'" % (db, path[2], db, path[2], col))
+        if k == "qual_alias":
+            # an alias hides the table's name
+            col = self.rng.choice(tb.cols).name
+            return ("SELECT %s.%s FROM %s AS %s" % (path[2], col, t, self.fresh("x")),
+                    "unknown table or alias '%s' in '%s.%s'" % (path[2], path[2], col))
         if k == "drop_current":
             return ("DROP DATABASE %s CASCADE" % self.db_ref(*self.cur),
                     "database '%s' is the current database and cannot be dropped" % self.cur[1])
@@ -533,8 +598,9 @@ def run_case(case):
         g.stmt("ALTER TABLE %s SET ('path' = '%s')" % (g.ref(path), fname))
         out = g.fresh("out")
         t = g.lookup(path)
+        item, alias = g.from_item(path)
         g.stmt("CREATE TABLE %s WITH ('connector' = 'print', 'print-identifier' = '%s') AS SELECT %s FROM %s"
-               % (out, out, ", ".join(c.name for c in t.cols), g.ref(path)))
+               % (out, out, g.select_list(path, t, alias), item))
         for d in data:
             vals = []
             for c in t.cols:

@@ -27,7 +27,8 @@ partitions that make every conjunct reading partition columns alone TRUE
 Cases whose files the test writes by hand also declare random METADATA
 columns ('file.path', 'file.name', 'file.size', 'file.modification-time',
 each file's time set by the test), among the others; the oracle takes them
-from the file it wrote each row to (the absolute path, its last part, its
+from the file it wrote each row to (the absolute path with "." and ".."
+resolved by name, whichever way the table's 'path' reaches the folder, its last part, its
 size from the file system, the time as the print connector writes it).
 
 Usage: partition_source_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
@@ -102,7 +103,8 @@ def meta_value(key, rel, folder):
     """What METADATA column key reads for the file at rel (below folder)."""
     path = os.path.join(folder, rel)
     if key == "file.path":
-        return os.path.join(os.path.realpath(folder), rel)
+        # the path of the file's URI, as Flink gives it: absolute, "." and ".." resolved by name
+        return os.path.normpath(os.path.join(os.path.abspath(folder), rel))
     if key == "file.name":
         return os.path.basename(rel)
     st = os.stat(path)
@@ -205,7 +207,9 @@ def run_case(case):
     read_cols = ", ".join("%s %s" % c + (" NOT NULL METADATA FROM '%s'%s" % (meta_of[c[0]], rng.choice(["", " VIRTUAL"]))
                                          if c[0] in meta_of else "") for c in cols)
     data_order = [c for c in cols if c in data]
-    opts = "'connector' = 'filesystem', 'path' = 'tbl', 'format' = '%s'" % fmt
+    # the table's folder written in one of several ways that reach it (file.path is normalised)
+    tpath = rng.choice(["tbl", "./tbl", "tbl/", ".//tbl", "../%s/tbl" % os.path.basename(case.folder)])
+    opts = "'connector' = 'filesystem', 'path' = '%s', 'format' = '%s'" % (tpath, fmt)
     if default_name:
         opts += ", 'partition.default-name' = '%s'" % default_name
     table = "CREATE TABLE t (%s) PARTITIONED BY (%s) WITH (%s" % (ddl_cols, ", ".join(k for k, _ in keys), opts)

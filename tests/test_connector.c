@@ -1238,6 +1238,119 @@ Test(file_source, metadata_of_monitored_ranges_and_restored_splits, .init = make
     }
 }
 
+/*
+ * file.size and file.modification-time are the file's at the split's first
+ * open and travel in its position: a restore reports them even though the
+ * file has grown and been touched since (a position of an older checkpoint,
+ * the offset alone, still restores, and reports the file as it is then).
+ */
+Test(file_source, metadata_size_and_time_kept_in_the_split_position, .init = make_tmp, .fini = cleanup_tmp)
+{
+    static const struct {
+        const char *key;
+        weir_type_id type;
+    } kinds[] = {{"file.size", WEIR_TYPE_BIGINT}, {"file.modification-time", WEIR_TYPE_TIMESTAMP_LTZ}};
+    for (size_t kd = 0; kd < sizeof kinds / sizeof *kinds; kd++) {
+        char f[600];
+        snprintf(f, sizeof f, "%s", tpath(kd ? "t.json" : "s.json"));
+        write_file(f, "{\"k\": 1}\n{\"k\": 2}\n{\"k\": 3}\n");
+        struct timespec then[2] = {{1600000000, 123000000}, {1600000000, 123000000}};
+        cr_assert_eq(utimensat(AT_FDCWD, f, then, 0), 0);
+        weir_schema *s = weir_schema_create();
+        weir_schema_add(s, "k", weir_type_make(WEIR_TYPE_BIGINT, false));
+        weir_schema_add(s, "m", weir_type_make(kinds[kd].type, false));
+        weir_option meta[] = {{"m", kinds[kd].key}};
+        weir_file_source_config cfg;
+        weir_file_source_config_init(&cfg);
+        cfg.path = f;
+        cfg.metadata_columns = meta;
+        cfg.n_metadata_columns = 1;
+        src_handle h;
+        file_source(&h, &cfg, s);
+        src_open(&h, 0, 1);
+        const char *ids[2];
+        cr_assert_eq(discover_all(&h, ids, 2), 1);
+        char id[600];
+        snprintf(id, sizeof id, "%s", ids[0]);
+        char first[512] = "";
+        weir_buf pos;
+        weir_buf_init(&pos);
+        cr_assert_eq(read_split(&h, id, NULL, 0, 1, 1, first, sizeof first, &pos), 0, "%s", h.err.message);
+        const char *v0 = strchr(first, ':') + 1; /* "v\n": the value at the first open */
+        if (kd == 0)
+            cr_assert_str_eq(first, "1:27\n");
+        src_close(&h);
+        /* the file grows and is touched after the checkpoint */
+        FILE *fp = fopen(f, "a");
+        cr_assert_not_null(fp);
+        fputs("{\"k\": 4}\n", fp);
+        fclose(fp);
+        struct timespec later[2] = {{1700000000, 0}, {1700000000, 0}};
+        cr_assert_eq(utimensat(AT_FDCWD, f, later, 0), 0);
+        char want[512], out[512] = "";
+        file_source(&h, &cfg, s);
+        src_open(&h, 0, 1);
+        cr_assert_eq(read_split(&h, id, pos.data, pos.len, 16, 0, out, sizeof out, NULL), 0, "%s", h.err.message);
+        snprintf(want, sizeof want, "2:%s3:%s4:%s", v0, v0, v0);
+        cr_assert_str_eq(out, want, "%s after a restore: the split's values", kinds[kd].key);
+        /* an offset-only position (an older checkpoint): the file's values now */
+        char now[512] = "";
+        cr_assert_eq(read_split(&h, id, NULL, 0, 1, 1, now, sizeof now, NULL), 0, "%s", h.err.message);
+        cr_assert_str_neq(now, first, "%s changed on disk", kinds[kd].key);
+        cr_assert_geq(pos.len, 8);
+        out[0] = '\0';
+        cr_assert_eq(read_split(&h, id, pos.data, 8, 16, 0, out, sizeof out, NULL), 0, "%s", h.err.message);
+        const char *vn = strchr(now, ':') + 1;
+        snprintf(want, sizeof want, "2:%s3:%s4:%s", vn, vn, vn);
+        cr_assert_str_eq(out, want, "%s from an offset-only position", kinds[kd].key);
+        weir_buf_fini(&pos);
+        src_close(&h);
+        weir_schema_destroy(s);
+    }
+}
+
+/*
+ * file.path is the path of the file's URI, as Flink gives it: absolute,
+ * with "." and ".." parts and repeated slashes resolved by name (a relative
+ * path is below the working folder).
+ */
+Test(file_source, metadata_path_is_normalised_and_absolute, .init = make_tmp, .fini = cleanup_tmp)
+{
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s", tpath("in"));
+    mkdir(dir, 0777);
+    write_file(tpath("in/f.json"), "{\"k\": 1}\n");
+    cr_assert_eq(chdir(dir), 0);
+    char cwd[600];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    char abs_dots[900];
+    snprintf(abs_dots, sizeof abs_dots, "%s/./../in//f.json", cwd);
+    const char *paths[] = {"f.json", "./f.json", "../in/./f.json", ".//sub/../f.json", abs_dots};
+    mkdir("sub", 0777);
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        weir_schema *s = weir_schema_create();
+        weir_schema_add(s, "k", weir_type_make(WEIR_TYPE_BIGINT, false));
+        weir_schema_add(s, "m", weir_type_make(WEIR_TYPE_STRING, false));
+        weir_option meta[] = {{"m", "file.path"}};
+        weir_file_source_config cfg;
+        weir_file_source_config_init(&cfg);
+        cfg.path = paths[i];
+        cfg.metadata_columns = meta;
+        cfg.n_metadata_columns = 1;
+        src_handle h;
+        file_source(&h, &cfg, s);
+        src_open(&h, 0, 1);
+        const char *ids[2];
+        cr_assert_eq(discover_all(&h, ids, 2), 1, "%s", paths[i]);
+        char out[1024] = "", want[1024];
+        cr_assert_eq(read_split(&h, ids[0], NULL, 0, 4, 0, out, sizeof out, NULL), 0, "%s", h.err.message);
+        snprintf(want, sizeof want, "1:%s/f.json\n", cwd);
+        cr_assert_str_eq(out, want, "path %s", paths[i]);
+        src_close(&h);
+        weir_schema_destroy(s);
+    }
+}
+
 /* Unknown metadata keys and wrong types are refused, naming the column and what it could be. */
 Test(file_source, metadata_keys_and_types_are_checked, .init = make_tmp, .fini = cleanup_tmp)
 {

@@ -49,9 +49,9 @@ static int same_expr(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, const 
                      bool *same)
 {
     *same = false;
-    bool ep = plan_is_field_path(as->in, e), gp = plan_is_field_path(as->in, g);
+    bool ep = plan_is_field_path(pc, as->in, e), gp = plan_is_field_path(pc, as->in, g);
     if (e->kind == WEIR_SQL_EXPR_COLUMN && g->kind == WEIR_SQL_EXPR_COLUMN && !ep && !gp) {
-        int a = plan_find_column(as->in, &e->u.column), b = plan_find_column(as->in, &g->u.column);
+        int a = plan_find_column(pc, as->in, &e->u.column), b = plan_find_column(pc, as->in, &g->u.column);
         *same = a >= 0 && a == b;
         return 0;
     }
@@ -137,14 +137,14 @@ int agg_scope_match_key(plan_ctx *pc, agg_scope *as, const weir_sql_expr *e, wei
             return *out ? 0 : WEIR_ENOMEM;
         }
     }
-    if (e->kind == WEIR_SQL_EXPR_COLUMN && !plan_is_field_path(as->in, e)) {
+    if (e->kind == WEIR_SQL_EXPR_COLUMN && !plan_is_field_path(pc, as->in, e)) {
         uint32_t idx;
         weir_error save = *pc->err;
         if (plan_resolve_column(pc, as->in, &e->u.column, &idx) != 0) {
             *pc->err = save;
             return 1; /* let the caller report it */
         }
-        if (idx < as->n_outer && as->inner && plan_find_column(as->inner, &e->u.column) == -1)
+        if (idx < as->n_outer && as->inner && plan_find_column(pc, as->inner, &e->u.column) == -1)
             return column_ref(pc, as, e, idx, out);
         if (as->windowed && (int32_t)idx == as->ws_in)
             return column_ref(pc, as, e, as->ws_out, out);

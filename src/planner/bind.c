@@ -3,7 +3,8 @@
  * over a rel's columns.
  *
  * Names resolve case-insensitively; a qualified name (t.col) matches the
- * column's qualifier (its table alias). Unknown names get a "did you mean"
+ * column's qualifier (its table alias); db.t.col and cat.db.t.col the
+ * catalog table or view a FROM item reads under its own name. Unknown names get a "did you mean"
  * suggestion. Inside an aggregation (agg_scope in phase BIND) an expression
  * that equals a GROUP BY expression becomes a reference to the grouped
  * column, an aggregate call becomes a reference to its result column, and
@@ -33,17 +34,36 @@ bool plan_is_proctime_call(const weir_sql_expr *e)
            !strcasecmp(last_part(&e->u.call.name), "PROCTIME");
 }
 
-static int find_column_in(const rel *r, const weir_sql_name *n, uint32_t from, uint32_t to)
+bool plan_column_qualified(const plan_ctx *pc, const rel *r, uint32_t col, const weir_sql_name *n, uint32_t n_quals)
+{
+    const char *q = r->quals ? r->quals[col] : NULL;
+    if (!q || n_quals == 0 || n_quals > 3 || strcasecmp(q, n->parts[n_quals - 1].name) != 0)
+        return false;
+    if (n_quals == 1 || !pc)
+        return true;
+    /* db.t / cat.db.t: the FROM item must read that catalog object under its own name (an alias
+     * hides the path, as in Flink) */
+    for (const plan_qual_path *p = pc->qual_paths; p; p = p->next) {
+        if (p->qual != q)
+            continue;
+        const char *cat = n_quals == 3 ? n->parts[0].name : pc->cur_catalog;
+        return cat && !strcasecmp(cat, p->path.catalog) &&
+               !strcasecmp(n->parts[n_quals - 2].name, p->path.database);
+    }
+    return false;
+}
+
+static int find_column_in(const plan_ctx *pc, const rel *r, const weir_sql_name *n, uint32_t from, uint32_t to)
 {
     const char *col = last_part(n);
-    const char *qual = n->n_parts >= 2 ? n->parts[n->n_parts - 2].name : NULL;
+    uint32_t n_quals = n->n_parts - 1;
     int found = -1;
     for (uint32_t i = from; i < to; i++) {
         if (strcasecmp(r->schema->fields[i].name, col) != 0)
             continue;
-        if (qual && (!r->quals[i] || strcasecmp(r->quals[i], qual) != 0))
+        if (n_quals && !plan_column_qualified(pc, r, i, n, n_quals))
             continue;
-        if (!qual && plan_col_hidden(r, i))
+        if (!n_quals && plan_col_hidden(r, i))
             continue; /* a NATURAL / USING input's copy of a common column */
         if (found >= 0)
             return -2;
@@ -52,40 +72,43 @@ static int find_column_in(const rel *r, const weir_sql_name *n, uint32_t from, u
     return found;
 }
 
-int plan_find_column(const rel *r, const weir_sql_name *n)
+int plan_find_column(const plan_ctx *pc, const rel *r, const weir_sql_name *n)
 {
     uint32_t nf = r->schema->n_fields;
     if (!r->outer_cols || r->outer_cols >= nf)
-        return find_column_in(r, n, 0, nf);
+        return find_column_in(pc, r, n, 0, nf);
     /* A subquery's condition: its own columns first, then the enclosing query's. */
-    int found = find_column_in(r, n, r->outer_cols, nf);
-    return found != -1 ? found : find_column_in(r, n, 0, r->outer_cols);
+    int found = find_column_in(pc, r, n, r->outer_cols, nf);
+    return found != -1 ? found : find_column_in(pc, r, n, 0, r->outer_cols);
 }
 
-int plan_field_path_column(const rel *r, const weir_sql_expr *e)
+int plan_field_path_column(const plan_ctx *pc, const rel *r, const weir_sql_expr *e)
 {
-    if (e->kind != WEIR_SQL_EXPR_COLUMN || e->u.column.n_parts < 2 || plan_find_column(r, &e->u.column) != -1)
+    if (e->kind != WEIR_SQL_EXPR_COLUMN || e->u.column.n_parts < 2 || plan_find_column(pc, r, &e->u.column) != -1)
         return -1;
     for (uint32_t k = e->u.column.n_parts - 1; k >= 1; k--) {
         weir_sql_name pre = e->u.column;
         pre.n_parts = k;
-        int c = plan_find_column(r, &pre);
+        int c = plan_find_column(pc, r, &pre);
         if (c != -1)
             return c;
     }
     return -1;
 }
 
-bool plan_is_field_path(const rel *r, const weir_sql_expr *e) { return plan_field_path_column(r, e) != -1; }
+bool plan_is_field_path(const plan_ctx *pc, const rel *r, const weir_sql_expr *e)
+{
+    return plan_field_path_column(pc, r, e) != -1;
+}
 
 int plan_resolve_column(plan_ctx *pc, const rel *r, const weir_sql_name *n, uint32_t *idx)
 {
     const char *col = last_part(n);
-    const char *qual = n->n_parts >= 2 ? n->parts[n->n_parts - 2].name : NULL;
-    int found = plan_find_column(r, n);
+    uint32_t n_quals = n->n_parts - 1;
+    int found = plan_find_column(pc, r, n);
     if (found == -2)
         return plan_error(pc, n->loc, WEIR_EINVAL, "column reference '%s' is ambiguous%s", col,
-                          qual ? "" : ": qualify it with its table name or alias");
+                          n_quals ? "" : ": qualify it with its table name or alias");
     if (found >= 0) {
         *idx = (uint32_t)found;
         return 0;
@@ -101,13 +124,18 @@ int plan_resolve_column(plan_ctx *pc, const rel *r, const weir_sql_name *n, uint
             best = c;
         }
     }
-    if (qual) {
+    if (n_quals) {
         bool any = false;
         for (uint32_t i = 0; i < r->schema->n_fields; i++)
-            any |= r->quals[i] && !strcasecmp(r->quals[i], qual);
-        if (!any)
+            any |= plan_column_qualified(pc, r, i, n, n_quals);
+        if (!any) {
+            char qual[512];
+            size_t k = 0;
+            for (uint32_t p = 0; p < n_quals && k < sizeof qual; p++)
+                k += (size_t)snprintf(qual + k, sizeof qual - k, "%s%s", p ? "." : "", n->parts[p].name);
             return plan_error(pc, n->loc, WEIR_ENOTFOUND, "unknown table or alias '%s' in '%s.%s'", qual, qual,
                               col);
+        }
     }
     if (best)
         return plan_error(pc, n->loc, WEIR_ENOTFOUND, "unknown column '%s'; did you mean '%s'?", col, best);
@@ -328,7 +356,7 @@ static int bind_field_path(plan_ctx *pc, const rel *r, const weir_sql_expr *e, w
     for (uint32_t k = n->n_parts - 1; k >= 1; k--) {
         weir_sql_name pre = *n;
         pre.n_parts = k;
-        int found = plan_find_column(r, &pre);
+        int found = plan_find_column(pc, r, &pre);
         if (found == -1)
             continue;
         uint32_t idx;
@@ -439,7 +467,7 @@ static int bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_e
         if (as && as->phase == AGG_BIND)
             return agg_scope_column(pc, as, e, out);
         uint32_t idx;
-        if (e->u.column.n_parts >= 2 && plan_find_column(r, &e->u.column) == -1 &&
+        if (e->u.column.n_parts >= 2 && plan_find_column(pc, r, &e->u.column) == -1 &&
             (rc = bind_field_path(pc, r, e, out)) <= 0)
             return rc;
         if ((rc = plan_resolve_column(pc, r, &e->u.column, &idx)))

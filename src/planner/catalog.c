@@ -584,6 +584,20 @@ int plan_create_view(plan_ctx *pc, const weir_sql_create_view *cv, weir_sql_loc 
     int rc = plan_check_space(pc, &cv->name, &path);
     if (rc)
         return rc;
+    /* Planned here, where it is written, as Flink validates a view's query at CREATE VIEW: an unknown
+     * table or column, a type error or a wrong number of column names is an error at its place in
+     * the view's text, before the view exists (so that its query cannot name the view itself). */
+    cat_view check = {.name = (char *)path.name,
+                      .query = cv->query,
+                      .columns = cv->columns,
+                      .n_columns = cv->n_columns,
+                      .temporary = cv->temporary,
+                      .catalog = path.catalog,
+                      .database = path.database,
+                      .home_catalog = pc->cur_catalog,
+                      .home_database = pc->cur_database};
+    if ((rc = plan_check_view(pc, &check)))
+        return rc;
     if (plan_exists_at(pc, &path, cv->temporary)) {
         if (cv->if_not_exists)
             return 0;
@@ -594,6 +608,9 @@ int plan_create_view(plan_ctx *pc, const weir_sql_create_view *cv, weir_sql_loc 
         return WEIR_ENOMEM;
     pc->views = nv;
     pc->views[pc->n_views] = (cat_view){.name = plan_strdup(pc, path.name),
+                                        .res_names = pc->rec_names,
+                                        .res_paths = pc->rec_paths,
+                                        .n_res = pc->n_rec,
                                         .query = cv->query,
                                         .columns = cv->columns,
                                         .n_columns = cv->n_columns,

@@ -456,10 +456,13 @@ static int alter_view(plan_ctx *pc, const weir_sql_alter *a)
     v->home_catalog = pc->cur_catalog;
     v->home_database = pc->cur_database;
     int rc = plan_check_view(pc, v);
-    if (rc) {
-        cat_view *again = plan_find_view(pc, &a->name);
-        if (again)
-            *again = old;
+    cat_view *again = plan_find_view(pc, &a->name);
+    if (rc && again) {
+        *again = old;
+    } else if (again) {
+        again->res_names = pc->rec_names;
+        again->res_paths = pc->rec_paths;
+        again->n_res = pc->n_rec;
     }
     return rc;
 }
@@ -1025,12 +1028,28 @@ static int check_view_in_scratch(plan_ctx *pc, void *ud)
     return plan_view_query(pc, ud, &r);
 }
 
-/* Plans view v's query into a scratch job: ALTER VIEW AS refuses a query
- * that does not plan where it is written (a cycle through another view
- * would otherwise fail at a later use, inside that view). */
+/* Plans view v's query into a scratch job: CREATE VIEW and ALTER VIEW AS
+ * refuse a query that does not plan where it is written, as Flink validates
+ * it there (a cycle through another view would otherwise fail at a later
+ * use, inside that view). Leaves in pc->rec_* the catalog objects the
+ * query's names resolved to. */
 int plan_check_view(plan_ctx *pc, const cat_view *v)
 {
-    return plan_in_scratch_job(pc, check_view_in_scratch, (void *)v);
+    pc->recording = true;
+    pc->source_failed = false;
+    pc->rec_depth = pc->view_depth;
+    pc->n_rec = pc->cap_rec = 0;
+    pc->rec_names = NULL;
+    pc->rec_paths = NULL;
+    int rc = plan_in_scratch_job(pc, check_view_in_scratch, (void *)v);
+    pc->recording = false;
+    if (rc && pc->source_failed) {
+        /* Flink checks a view's query against the tables' schemas; their connectors make sources
+         * only where the view is read, so a table's bad options are an error there, not here */
+        *pc->err = (weir_error){0};
+        rc = 0;
+    }
+    return rc;
 }
 
 /* A view's columns: its query planned into a scratch job. */
@@ -1085,6 +1104,30 @@ int plan_describe(plan_ctx *pc, const weir_sql_stmt *st)
 
 /* An object's name as SHOW CREATE prints it: qualified as far as it is not in the current catalog and
  * database, so that the statement re-creates it there. out->parts has room for three. */
+/* SHOW CREATE VIEW: a name of the view's query printed as the catalog
+ * object it resolved to, catalog.database.name (a WITH query's as written). */
+typedef struct view_names {
+    const cat_view *v;
+    weir_sql_ident parts[3];
+    weir_sql_name name;
+} view_names;
+
+static const weir_sql_name *resolved_name(void *ud, const weir_sql_name *n)
+{
+    view_names *vn = ud;
+    for (uint32_t i = 0; i < vn->v->n_res; i++) {
+        if (vn->v->res_names[i] != n)
+            continue;
+        const cat_path *p = &vn->v->res_paths[i];
+        const char *parts[3] = {p->catalog, p->database, p->name};
+        for (int k = 0; k < 3; k++)
+            vn->parts[k] = (weir_sql_ident){.name = parts[k], .len = (uint32_t)strlen(parts[k])};
+        vn->name = (weir_sql_name){.parts = vn->parts, .n_parts = 3, .loc = n->loc};
+        return &vn->name;
+    }
+    return NULL;
+}
+
 static const weir_sql_name *own_path(const plan_ctx *pc, const cat_path *p, weir_sql_name *out)
 {
     const char *parts[3] = {p->catalog, p->database, p->name};
@@ -1188,12 +1231,20 @@ int plan_show(plan_ctx *pc, const weir_sql_stmt *st)
                                                            "'%s' is a table: SHOW CREATE TABLE shows it",
                                                            last_part(n))
                                               : missing(pc, n, "view");
+            /* as Flink prints it: the view and every table and view its query reads by their
+             * catalog, database and name, as its query resolved them where it was written */
             weir_sql_create_view *cv = &shown.u.create_view;
-            cv->name = *own_path(pc, &(cat_path){v->catalog, v->database, v->name}, &own_name);
+            const char *parts[3] = {v->catalog, v->database, v->name};
+            for (int k = 0; k < 3; k++)
+                own[k] = (weir_sql_ident){.name = parts[k], .len = (uint32_t)strlen(parts[k])};
+            cv->name = (weir_sql_name){.parts = own, .n_parts = 3, .loc = n->loc};
             cv->temporary = v->temporary;
             cv->columns = (weir_sql_ident *)v->columns;
             cv->n_columns = v->n_columns;
             cv->query = (weir_sql_query *)v->query;
+            view_names vn = {.v = v};
+            int rc = weir__sql_format_stmt_renamed(&shown, &pc->explain_out, resolved_name, &vn);
+            return rc ? rc : weir_buf_put(&pc->explain_out, "\n", 1);
         }
         int rc = weir_sql_format_stmt(&shown, &pc->explain_out);
         return rc ? rc : weir_buf_put(&pc->explain_out, "\n", 1);

@@ -134,9 +134,9 @@ static int side_mask(const rel *j, uint32_t n_left, const weir_sql_expr *e)
     switch (e->kind) {
     case WEIR_SQL_EXPR_LITERAL: return 0;
     case WEIR_SQL_EXPR_COLUMN: {
-        int c = plan_find_column(j, &e->u.column);
+        int c = plan_find_column(NULL, j, &e->u.column);
         if (c == -1)
-            c = plan_field_path_column(j, e); /* row.field */
+            c = plan_field_path_column(NULL, j, e); /* row.field */
         return c < 0 ? SIDE_OTHER : (uint32_t)c < n_left ? SIDE_L : SIDE_R;
     }
     case WEIR_SQL_EXPR_UNARY: return side_mask(j, n_left, e->u.unary.operand);
@@ -426,7 +426,7 @@ static bool time_term(const rel *j, const weir_sql_expr *e, int *col, int64_t *o
     }
     if (e->kind != WEIR_SQL_EXPR_COLUMN)
         return false;
-    *col = plan_find_column(j, &e->u.column);
+    *col = plan_find_column(NULL, j, &e->u.column);
     return *col >= 0;
 }
 
@@ -631,7 +631,7 @@ static int lookup_side(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_ty
     if (type != WEIR_JOIN_INNER && type != WEIR_JOIN_LEFT)
         return plan_error(pc, ref->u.join.op_loc, WEIR_EUNSUPPORTED,
                           "a lookup join (FOR SYSTEM_TIME AS OF) is INNER or LEFT, as in Flink");
-    int col = at->kind == WEIR_SQL_EXPR_COLUMN ? plan_find_column(left, &at->u.column) : -1;
+    int col = at->kind == WEIR_SQL_EXPR_COLUMN ? plan_find_column(pc, left, &at->u.column) : -1;
     if (col < 0 || !left->has_proctime || (uint32_t)col != left->proctime)
         return plan_error(pc, at->loc, WEIR_EPLAN,
                           "FOR SYSTEM_TIME AS OF needs a time attribute of the left side: its event-time attribute "
@@ -644,6 +644,7 @@ static int lookup_side(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_ty
     if (!t)
         return plan_error(pc, name->loc, WEIR_ENOTFOUND, "unknown table '%s' (a lookup join reads a table, not a view)",
                           name->parts[name->n_parts - 1].name);
+    cat_path path = {t->catalog, t->database, t->name};
     int rc = plan_hinted_table(pc, t, rt->u.table.hints, rt->u.table.n_hints, &t);
     if (rc)
         return rc;
@@ -665,7 +666,7 @@ static int lookup_side(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_ty
     for (uint32_t i = 0; i < out->n_physical; i++)
         out->quals[i] = q;
     *table = t;
-    return 0;
+    return plan_note_from(pc, name, q, rt->alias, &path);
 }
 
 /*
@@ -1012,7 +1013,7 @@ static int temporal_side(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_
     const weir_sql_table_ref *rt = ref->u.join.right;
     const weir_sql_expr *at = rt->u.table.system_time;
     memset(vs, 0, sizeof *vs);
-    int col = at->kind == WEIR_SQL_EXPR_COLUMN ? plan_find_column(left, &at->u.column) : -1;
+    int col = at->kind == WEIR_SQL_EXPR_COLUMN ? plan_find_column(pc, left, &at->u.column) : -1;
     if (col < 0 || col != left->rowtime)
         return 0;
     if (type != WEIR_JOIN_INNER && type != WEIR_JOIN_LEFT)

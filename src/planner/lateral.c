@@ -97,7 +97,7 @@ static int star_items(plan_ctx *pc, const weir_sql_expr *star, const rel *from, 
         const char *nm = from->schema->fields[c].name;
         if (plan_col_hidden(from, c) || plan_is_scalar_column(nm))
             continue;
-        if (qual && !(from->quals && from->quals[c] && !strcasecmp(from->quals[c], qual)))
+        if (qual && !plan_column_qualified(pc, from, c, q, q->n_parts))
             continue;
         weir_expr *x;
         weir_error err = {0};

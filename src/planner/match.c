@@ -266,9 +266,9 @@ static int mark_uses(const weir_sql_expr *e, void *ud)
                 return 0;
             }
     if (e->kind == WEIR_SQL_EXPR_COLUMN) {
-        int c = plan_find_column(&m->sr, &e->u.column);
+        int c = plan_find_column(m->pc, &m->sr, &e->u.column);
         if (c < 0)
-            c = plan_field_path_column(&m->sr, e);
+            c = plan_field_path_column(m->pc, &m->sr, e);
         if (c >= 0)
             m->used[c] = true;
         return 0;

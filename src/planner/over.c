@@ -361,7 +361,7 @@ int plan_over(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, 
         return plan_error(pc, win->loc, WEIR_EUNSUPPORTED,
                           "OVER needs ORDER BY one time attribute (ORDER BY the table's rowtime column)");
     const weir_sql_order_item *ob = &win->order_by[0];
-    int oc_col = ob->expr->kind == WEIR_SQL_EXPR_COLUMN ? plan_find_column(in, &ob->expr->u.column) : -1;
+    int oc_col = ob->expr->kind == WEIR_SQL_EXPR_COLUMN ? plan_find_column(pc, in, &ob->expr->u.column) : -1;
     weir_over_config oc = {0};
     oc.proctime = oc_col >= 0 && in->has_proctime && (uint32_t)oc_col == in->proctime;
     if (!oc.proctime && oc_col >= 0 && (rc = plan_use_time_attr(pc, in, oc_col)) < 0)

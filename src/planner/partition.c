@@ -23,7 +23,7 @@
 static int key_column(void *ud, const weir_sql_expr *e)
 {
     const rel *keys = ud;
-    return plan_find_column(keys, &e->u.column) >= 0 ? 1 : 0;
+    return plan_find_column(NULL, keys, &e->u.column) >= 0 ? 1 : 0;
 }
 
 /* Adds the prunable conjuncts of e to *acc (their AND) and their SQL text to text. */

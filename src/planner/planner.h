@@ -79,6 +79,15 @@ typedef struct cat_table {
     uint32_t n_meta;
 } cat_table;
 
+/* The catalog table or view whose columns carry qualifier string qual (a FROM item that names it
+ * without an alias, or with its own name as the alias): db.t.c and cat.db.t.c must name it. Each
+ * FROM item owns its qualifier string, so the pointer tells the items apart. */
+typedef struct plan_qual_path {
+    const char *qual;
+    cat_path path;
+    struct plan_qual_path *next;
+} plan_qual_path;
+
 /* A view, or a WITH query while its query is planned. */
 typedef struct cat_view {
     char *name;
@@ -93,6 +102,11 @@ typedef struct cat_view {
     /* a WITH query: how many enclosing scopes hide it (a view's body, its own and later WITH items'
      * bodies); a bare name finds it only while 0 */
     int hidden;
+    /* the table and view names of its query (pointers into it) and the catalog objects they
+     * resolved to where it was written: SHOW CREATE VIEW prints these paths */
+    const weir_sql_name **res_names;
+    cat_path *res_paths;
+    uint32_t n_res;
 } cat_view;
 
 /* Pending window table function: the columns window_start/end/time are virtual until aggregated. */
@@ -191,6 +205,14 @@ struct plan_ctx {
     cat_catalog *catalogs; /* plan_alloc'd */
     size_t n_catalogs;
     const char *cur_catalog, *cur_database; /* USE; names owned by catalogs */
+    plan_qual_path *qual_paths;             /* plan_alloc'd, newest first */
+    /* plan_check_view: the names a view's own query resolves to (at view_depth rec_depth), and
+     * whether a table's connector refused its options (source_failed) */
+    bool recording, source_failed;
+    int rec_depth;
+    const weir_sql_name **rec_names; /* plan_alloc'd */
+    cat_path *rec_paths;
+    uint32_t n_rec, cap_rec;
     /* inside a view's body (plan_view_enter): how deep, and the statement's current catalog and
      * database (cur_* are the view's home meanwhile) */
     int n_homes;
@@ -404,13 +426,19 @@ int plan_bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_exp
 int plan_const_interval_ms(plan_ctx *pc, const weir_sql_expr *e, int64_t *ms);
 /* Column index in r for a (qualified) name, or a negative code with the error set. */
 int plan_resolve_column(plan_ctx *pc, const rel *r, const weir_sql_name *n, uint32_t *idx);
-/* Like plan_resolve_column but silent: the index, -1 when absent, -2 when ambiguous. */
-int plan_find_column(const rel *r, const weir_sql_name *n);
+/* Like plan_resolve_column but silent: the index, -1 when absent, -2 when ambiguous. pc NULL: a
+ * qualifier matches by its last part only (an analysis before binding, which checks the rest). */
+int plan_find_column(const plan_ctx *pc, const rel *r, const weir_sql_name *n);
+/* Whether column col of r has the qualifier written as n's first n_quals parts: its FROM item's
+ * alias (t), or, when that alias is the name of the catalog table or view the item reads, that
+ * object's database and name (db.t) or its catalog, database and name (cat.db.t), resolved as a
+ * table name is (plan_qualify). */
+bool plan_column_qualified(const plan_ctx *pc, const rel *r, uint32_t col, const weir_sql_name *n, uint32_t n_quals);
 /* Whether e is a ROW field access written as a name (col.field, t.col.field):
  * a COLUMN expression that is no column of r but starts with one. */
-bool plan_is_field_path(const rel *r, const weir_sql_expr *e);
+bool plan_is_field_path(const plan_ctx *pc, const rel *r, const weir_sql_expr *e);
 /* The column a field path starts with (-2: ambiguous), or -1 when e is none. */
-int plan_field_path_column(const rel *r, const weir_sql_expr *e);
+int plan_field_path_column(const plan_ctx *pc, const rel *r, const weir_sql_expr *e);
 /* True for a call PROCTIME() (a processing-time attribute). */
 bool plan_is_proctime_call(const weir_sql_expr *e);
 /* The output name of a select item (alias, column name, or EXPR$i). */
@@ -468,6 +496,11 @@ int plan_projection_apply(plan_ctx *pc, const cat_table *t, const weir_sql_table
  * view), so that what it plans adds nothing to the real job. */
 int plan_in_scratch_job(plan_ctx *pc, int (*fn)(plan_ctx *pc, void *ud), void *ud);
 int plan_check_view(plan_ctx *pc, const cat_view *v);
+/* A FROM item named name read catalog object *path, its columns qualified by qual (its alias, or
+ * the name's last part): db.t.c and cat.db.t.c reach them unless an alias other than the name
+ * hides the path, and plan_check_view records the resolution for SHOW CREATE VIEW. */
+int plan_note_from(plan_ctx *pc, const weir_sql_name *name, const char *qual, const weir_sql_ident *alias,
+                   const cat_path *path);
 /* ddl.c: DROP, ALTER, CREATE TABLE ... LIKE / AS query, SHOW, DESCRIBE. */
 int plan_drop(plan_ctx *pc, const weir_sql_drop *d, weir_sql_loc loc);
 int plan_alter(plan_ctx *pc, const weir_sql_alter *a, weir_sql_loc loc);

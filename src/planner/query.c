@@ -463,6 +463,7 @@ static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref
     pc->cenv.n_event_time_fields = 0;
     pc->cenv.event_time = NULL;
     if (rc) {
+        pc->source_failed = rc != WEIR_ENOMEM && pc->recording;
         weir_sql_loc at = plan_option_loc(t, bad);
         /* an error about a METADATA column points at the column */
         for (uint32_t i = 0; bad_meta >= 0 && (uint32_t)bad_meta < t->n_meta && i < t->ddl->n_columns; i++)
@@ -540,6 +541,37 @@ static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref
     return rc;
 }
 
+int plan_note_from(plan_ctx *pc, const weir_sql_name *name, const char *qual, const weir_sql_ident *alias,
+                   const cat_path *path)
+{
+    if (pc->recording && pc->view_depth == pc->rec_depth) {
+        if (pc->n_rec == pc->cap_rec) {
+            uint32_t cap = pc->cap_rec ? 2 * pc->cap_rec : 8;
+            const weir_sql_name **nn = plan_alloc(pc, cap * sizeof *nn);
+            cat_path *np = plan_alloc(pc, cap * sizeof *np);
+            if (!nn || !np)
+                return WEIR_ENOMEM;
+            if (pc->n_rec) {
+                memcpy(nn, pc->rec_names, pc->n_rec * sizeof *nn);
+                memcpy(np, pc->rec_paths, pc->n_rec * sizeof *np);
+            }
+            pc->rec_names = nn;
+            pc->rec_paths = np;
+            pc->cap_rec = cap;
+        }
+        pc->rec_names[pc->n_rec] = name;
+        pc->rec_paths[pc->n_rec++] = *path;
+    }
+    if (!qual || (alias && strcasecmp(alias->name, name->parts[name->n_parts - 1].name) != 0))
+        return 0;
+    plan_qual_path *p = plan_alloc(pc, sizeof *p);
+    if (!p)
+        return WEIR_ENOMEM;
+    *p = (plan_qual_path){qual, *path, pc->qual_paths};
+    pc->qual_paths = p;
+    return 0;
+}
+
 static int plan_named(plan_ctx *pc, const weir_sql_name *name, const weir_sql_table_ref *ref, rel *out)
 {
     const char *n = name->parts[name->n_parts - 1].name;
@@ -550,6 +582,10 @@ static int plan_named(plan_ctx *pc, const weir_sql_name *name, const weir_sql_ta
         int hrc = plan_view_hints(pc, n, hints, n_hints);
         if (hrc)
             return hrc;
+        cat_path path = {v->catalog, v->database, v->name}; /* v may move while its query is planned */
+        /* a WITH query's body is part of the query that names it: what it reads is recorded too */
+        bool with_body = !path.catalog && pc->recording && pc->rec_depth == pc->view_depth;
+        pc->rec_depth += with_body;
         if (++pc->view_depth > 32)
             return plan_error(pc, name->loc, WEIR_EPLAN, "views nest too deeply (a view refers to itself?)");
         const weir_sql_query *q = v->query;
@@ -560,6 +596,7 @@ static int plan_named(plan_ctx *pc, const weir_sql_name *name, const weir_sql_ta
         int rc = plan_query(pc, q, out);
         plan_view_leave(pc, &home);
         pc->view_depth--;
+        pc->rec_depth -= with_body;
         if (rc)
             return rc;
         if (ncols) {
@@ -567,16 +604,21 @@ static int plan_named(plan_ctx *pc, const weir_sql_name *name, const weir_sql_ta
             if ((rc = set_alias(pc, out, &fake, n)))
                 return rc;
         }
-        return set_alias(pc, out, ref, n);
+        if ((rc = set_alias(pc, out, ref, n)) || !path.catalog) /* a WITH query: db.w.c names nothing */
+            return rc;
+        return plan_note_from(pc, name, out->quals ? out->quals[0] : NULL, ref ? ref->alias : NULL, &path);
     }
     cat_table *t = plan_find_table(pc, name);
     if (!t)
         return plan_missing(pc, name, "table", true);
+    cat_path path = {t->catalog, t->database, t->name};
     int rc = plan_hinted_table(pc, t, hints, n_hints, &t);
     if (rc)
         return rc;
     rc = plan_source(pc, t, ref, name->loc, out);
-    return rc ? rc : set_alias(pc, out, ref, n);
+    if (!rc && !(rc = set_alias(pc, out, ref, n)))
+        rc = plan_note_from(pc, name, out->quals ? out->quals[0] : NULL, ref ? ref->alias : NULL, &path);
+    return rc;
 }
 
 /* Argument i of a table function call, positional or by name. */
@@ -1299,7 +1341,7 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         for (uint32_t i = 0; i < ng; i++) {
             if (group[i]->kind != WEIR_SQL_EXPR_COLUMN)
                 continue;
-            int c = plan_find_column(in, &group[i]->u.column);
+            int c = plan_find_column(pc, in, &group[i]->u.column);
             has_ws |= c >= 0 && (uint32_t)c == in->wprops.ws;
             has_we |= c >= 0 && (uint32_t)c == in->wprops.we;
         }
@@ -1318,7 +1360,7 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
             legacy_proctime = pt;
             continue;
         }
-        if (g->kind == WEIR_SQL_EXPR_COLUMN && !plan_is_field_path(in, g)) {
+        if (g->kind == WEIR_SQL_EXPR_COLUMN && !plan_is_field_path(pc, in, g)) {
             uint32_t idx;
             if ((rc = plan_resolve_column(pc, in, &g->u.column, &idx)))
                 return rc;
@@ -2226,7 +2268,7 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
             const char *qual = q->n_parts ? q->parts[q->n_parts - 1].name : NULL;
             bool any = false;
             for (uint32_t c = 0; c < in.n_physical; c++) {
-                if (qual && (!in.quals[c] || strcasecmp(in.quals[c], qual)))
+                if (qual && !plan_column_qualified(pc, &in, c, q, q->n_parts))
                     continue;
                 if (!qual && plan_col_hidden(&in, c))
                     continue; /* a NATURAL / USING input's copy: the common column stands for it */

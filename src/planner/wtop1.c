@@ -121,7 +121,7 @@ static int column_of(const rel *r, const weir_sql_expr *e)
 {
     if (e->kind != WEIR_SQL_EXPR_COLUMN)
         return -1;
-    int c = plan_find_column(r, &e->u.column);
+    int c = plan_find_column(NULL, r, &e->u.column);
     return c >= 0 ? c : -1;
 }
 

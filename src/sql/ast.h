@@ -997,6 +997,14 @@ int weir__sql_error_at(weir_error *err, const weir_sql_script *s,
                        weir_sql_loc loc, int code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/*
+ * weir_sql_format_stmt with the name of each table a FROM item reads
+ * replaced by rename's answer for it (NULL: as written): SHOW CREATE VIEW
+ * prints a view's query with the names it resolved to.
+ */
+typedef const weir_sql_name *(*weir__sql_rename_fn)(void *ud, const weir_sql_name *n);
+int weir__sql_format_stmt_renamed(const weir_sql_stmt *st, weir_buf *out, weir__sql_rename_fn rename, void *ud);
+
 /* Whether e is a row constructor: ROW(a, b, ...) or (a, b, ...). */
 bool weir__sql_is_row_ctor(const weir_sql_expr *e);
 

@@ -19,6 +19,8 @@
 typedef struct printer {
     weir_buf *out;
     int rc;
+    weir__sql_rename_fn rename; /* NULL: every name as written */
+    void *rename_ud;
 } printer;
 
 static void putn(printer *pr, const char *s, size_t n)
@@ -838,14 +840,16 @@ static void alias(printer *pr, const weir_sql_table_ref *t)
 static void table_ref(printer *pr, const weir_sql_table_ref *t)
 {
     switch (t->kind) {
-    case WEIR_SQL_FROM_TABLE:
-        put_name(pr, &t->u.table.name);
+    case WEIR_SQL_FROM_TABLE: {
+        const weir_sql_name *nm = pr->rename ? pr->rename(pr->rename_ud, &t->u.table.name) : NULL;
+        put_name(pr, nm ? nm : &t->u.table.name);
         hints(pr, t->u.table.hints, t->u.table.n_hints);
         if (t->u.table.system_time) {
             put(pr, " FOR SYSTEM_TIME AS OF ");
             expr(pr, t->u.table.system_time);
         }
         break;
+    }
     case WEIR_SQL_FROM_SUBQUERY:
         put(pr, t->u.subquery.lateral ? "LATERAL (" : "(");
         query(pr, t->u.subquery.query);
@@ -1442,7 +1446,16 @@ int weir_sql_format_stmt(const weir_sql_stmt *st, weir_buf *out)
 {
     if (!st || !out)
         return WEIR_EINVAL;
-    printer pr = {out, 0};
+    printer pr = {out, 0, NULL, NULL};
+    stmt(&pr, st, false);
+    return pr.rc;
+}
+
+int weir__sql_format_stmt_renamed(const weir_sql_stmt *st, weir_buf *out, weir__sql_rename_fn rename, void *ud)
+{
+    if (!st || !out)
+        return WEIR_EINVAL;
+    printer pr = {out, 0, rename, ud};
     stmt(&pr, st, false);
     return pr.rc;
 }
@@ -1451,7 +1464,7 @@ int weir_sql_format_script(const weir_sql_script *s, weir_buf *out)
 {
     if (!s || !out)
         return WEIR_EINVAL;
-    printer pr = {out, 0};
+    printer pr = {out, 0, NULL, NULL};
     for (uint32_t i = 0; i < s->n_stmts; i++) {
         stmt(&pr, s->stmts[i], false);
         put(&pr, ";\n");
@@ -1461,21 +1474,21 @@ int weir_sql_format_script(const weir_sql_script *s, weir_buf *out)
 
 int weir__sql_format_expr(const weir_sql_expr *e, weir_buf *out)
 {
-    printer pr = {out, 0};
+    printer pr = {out, 0, NULL, NULL};
     expr(&pr, e);
     return pr.rc;
 }
 
 int weir__sql_format_query(const weir_sql_query *q, weir_buf *out)
 {
-    printer pr = {out, 0};
+    printer pr = {out, 0, NULL, NULL};
     query(&pr, q);
     return pr.rc;
 }
 
 int weir__sql_format_type(const weir_sql_type *t, weir_buf *out)
 {
-    printer pr = {out, 0};
+    printer pr = {out, 0, NULL, NULL};
     type(&pr, t);
     return pr.rc;
 }

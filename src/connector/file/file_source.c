@@ -17,6 +17,9 @@
  * Positions. A reader's position is the byte offset of the next record
  * start (just past the last row returned, and past any blank or bad record
  * already dealt with). Opening a split at a position resumes exactly there.
+ * After the offset it keeps the file's size and modification time at the
+ * split's first open, which its METADATA columns report after a restore too
+ * (an older position, the offset alone, takes them from the file then).
  *
  * Size. A reader reads its file up to the size the file had when the split
  * was opened: bytes appended later are not read (the source is bounded by
@@ -174,6 +177,10 @@ typedef struct file_reader {
     uint64_t file_off;    /* file offset of buf[0] */
     uint64_t size;        /* the file's size when the split was opened */
     int64_t mtime_ms;     /* its modification time then (local files) */
+    /* 'file.size' and 'file.modification-time': size and mtime_ms at the
+     * split's first open, kept in its position across restores */
+    uint64_t meta_size;
+    int64_t meta_mtime_ms;
     char *abs_path;       /* 'file.path' (made when first needed), owned */
     bool eof;             /* the file has no more bytes */
     bool done;            /* the split is exhausted */
@@ -1367,12 +1374,20 @@ static int fs_open_split(void *p, const char *id, const void *pos,
     const file_split *sp = find_split(s, id, err);
     if (!sp)
         return err ? err->code : WEIR_ENOMEM;
-    uint64_t resume = 0;
+    /* A position: the offset to resume at, then the file's size and
+     * modification time at the split's first open (a position of a
+     * checkpoint from before they were kept is the offset alone: they are
+     * then the file's now). */
+    uint64_t resume = 0, kept_size = 0, kept_mtime = 0;
     bool has_pos = pos && pos_len;
+    bool kept = has_pos && pos_len > 8;
     if (has_pos) {
         weir_cursor c;
         weir_cursor_init(&c, pos, pos_len);
-        if (weir_cursor_get_u64(&c, &resume) || weir_cursor_left(&c) != 0)
+        if (weir_cursor_get_u64(&c, &resume) ||
+            (kept && (weir_cursor_get_u64(&c, &kept_size) ||
+                      weir_cursor_get_u64(&c, &kept_mtime))) ||
+            weir_cursor_left(&c) != 0)
             return weir_error_set(
                 err, WEIR_ECORRUPT,
                 "%s: error: malformed split position (%zu bytes)", id, pos_len);
@@ -1444,6 +1459,8 @@ static int fs_open_split(void *p, const char *id, const void *pos,
         r->mtime_ms = (int64_t)st.st_mtim.tv_sec * 1000 +
                       st.st_mtim.tv_nsec / 1000000;
     }
+    r->meta_size = kept ? kept_size : r->size;
+    r->meta_mtime_ms = kept ? (int64_t)kept_mtime : r->mtime_ms;
     if (has_pos && resume > r->size) {
         rc = weir_error_set(err, WEIR_ECORRUPT,
                             "%s: error: the file is shorter than the position "
@@ -1505,7 +1522,10 @@ static void fs_close_split(void *p)
 static int fs_position(void *p, weir_buf *out)
 {
     file_reader *r = p;
-    return weir_buf_put_u64(out, r->file_off + r->pos);
+    int rc = weir_buf_put_u64(out, r->file_off + r->pos);
+    if (!rc)
+        rc = weir_buf_put_u64(out, r->meta_size);
+    return rc ? rc : weir_buf_put_u64(out, (uint64_t)r->meta_mtime_ms);
 }
 
 /* Lines before line_base_off, counted once when a message first needs them. */
@@ -1828,29 +1848,55 @@ static int fill_keys(const file_partitioning *pt, const weir_batch *pv,
     return 0;
 }
 
-/* 'file.path': the split's path made absolute (a relative one is below the
- * working folder; "./" in front is dropped), or an object's URL. */
+/* Appends path's parts to the normalised absolute path in out[0, *len)
+ * (cap bytes): "." and empty parts are dropped, ".." drops the part before
+ * it (one at the root is kept, as a URI keeps it). */
+static void push_parts(char *out, size_t *len, size_t cap, const char *path)
+{
+    for (const char *p = path; *p;) {
+        const char *e = strchr(p, '/');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        const char *last = memrchr(out, '/', *len);
+        size_t lp = last ? *len - (size_t)(last - out) - 1 : 0;
+        if (n == 0 || (n == 1 && p[0] == '.')) {
+            /* nothing */
+        } else if (n == 2 && p[0] == '.' && p[1] == '.' && *len > 0 &&
+                   !(lp == 2 && last[1] == '.' && last[2] == '.')) {
+            *len = (size_t)(last - out);
+        } else if (*len + 1 + n < cap) {
+            out[(*len)++] = '/';
+            memcpy(out + *len, p, n);
+            *len += n;
+        }
+        p += n;
+        while (*p == '/')
+            p++;
+    }
+}
+
+/* 'file.path' as Flink gives it, the path part of the split's file URI:
+ * absolute (a relative path is below the working folder), with ".", ".."
+ * and repeated slashes resolved by the name alone (a symbolic link stays);
+ * of an object, its key after a "/" (s3://bucket/a/b.json: /a/b.json). */
 static int abs_path_of(file_reader *r)
 {
     const char *p = r->split->path;
-    if (p[0] == '/' || r->src->s3) {
-        r->abs_path = weir_strdup(p);
-        return r->abs_path ? 0 : WEIR_ENOMEM;
+    char buf[PATH_MAX * 2];
+    size_t len = 0;
+    if (r->src->s3) {
+        const char *key = strchr(p + 5, '/'); /* after s3://bucket */
+        p = key ? key : "";
+    } else if (p[0] != '/') {
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd))
+            return weir__fio_errno_code(errno);
+        push_parts(buf, &len, sizeof buf, cwd);
     }
-    while (p[0] == '.' && p[1] == '/')
-        for (p += 2; *p == '/'; p++)
-            ;
-    char cwd[PATH_MAX];
-    if (!getcwd(cwd, sizeof cwd))
-        return weir__fio_errno_code(errno);
-    size_t a = strlen(cwd), b = strlen(p);
-    bool slash = a > 0 && cwd[a - 1] == '/';
-    if (!(r->abs_path = weir_malloc(a + b + 2)))
+    push_parts(buf, &len, sizeof buf, p);
+    if (len == 0)
+        buf[len++] = '/';
+    if (!(r->abs_path = weir_strndup(buf, len)))
         return WEIR_ENOMEM;
-    memcpy(r->abs_path, cwd, a);
-    if (!slash)
-        r->abs_path[a++] = '/';
-    memcpy(r->abs_path + a, p, b + 1);
     return 0;
 }
 
@@ -1895,8 +1941,8 @@ static int fill_meta(file_reader *r, weir_batch *out, uint32_t from)
         }
         case FILE_META_SIZE:
         case FILE_META_MTIME:
-            v = pt->meta_kinds[m] == FILE_META_SIZE ? (int64_t)r->size
-                                                    : r->mtime_ms;
+            v = pt->meta_kinds[m] == FILE_META_SIZE ? (int64_t)r->meta_size
+                                                    : r->meta_mtime_ms;
             for (uint32_t i = from; i < out->n_rows; i++) {
                 WEIR_COL_I64(out, c)[i] = v;
                 weir_batch_set_valid(out, c, i);

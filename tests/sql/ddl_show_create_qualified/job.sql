@@ -1,7 +1,9 @@
--- SHOW CREATE TABLE / VIEW print the object's name qualified as far as it
--- is not in the current catalog and database, so that the statement
--- re-creates that object, not one of the current database. (The view's
--- query names its table qualified: a bare name in it is printed as written.)
+-- SHOW CREATE TABLE prints the table's name qualified as far as it is not
+-- in the current catalog and database, so that the statement re-creates
+-- that object, not one of the current database. SHOW CREATE VIEW prints
+-- the view's name and the names its query reads fully qualified, as Flink
+-- does (catalog.database.name, as the query resolved them where it was
+-- written).
 CREATE DATABASE db1;
 CREATE TABLE t (id INT) WITH ('connector' = 'datagen');
 USE db1;
