@@ -101,6 +101,25 @@ Test(udtf, register_lookup_and_name_space)
     cr_assert_eq(weir_expr_register_udtf(&bad, &err), WEIR_EINVAL);
     cr_assert_str_eq(err.message, "table function bad_udtf: two result columns are named 'X'");
     cr_assert_eq(weir_expr_udtf_lookup("bad_udtf", &got), WEIR_ENOTFOUND);
+    /* types weir cannot trust or print are refused, naming the column or argument */
+    weir_type badcols[2] = {bigint, weir_type_make(WEIR_TYPE_NULL, true)};
+    bad = range_def("bad_udtf", &bigint, badcols);
+    cr_assert_eq(weir_expr_register_udtf(&bad, &err), WEIR_EINVAL);
+    cr_assert_str_eq(err.message, "table function bad_udtf: result column 'sq' has no SQL type (the NULL type or an "
+                                  "unknown type id)");
+    badcols[1] = weir_type_decimal(38, 2, true);
+    badcols[1].precision = 60;
+    bad = range_def("bad_udtf", &bigint, badcols);
+    cr_assert_eq(weir_expr_register_udtf(&bad, &err), WEIR_EINVAL);
+    badcols[1] = weir_type_make(WEIR_TYPE_ARRAY, true);
+    bad = range_def("bad_udtf", &bigint, badcols);
+    cr_assert_eq(weir_expr_register_udtf(&bad, &err), WEIR_EINVAL);
+    cr_assert(strstr(err.message, "result column 'sq' has an ARRAY, MAP, ROW or MULTISET"), "%s", err.message);
+    weir_type badarg = {.id = (weir_type_id)99, .nullable = true};
+    bad = range_def("bad_udtf", &badarg, cols);
+    cr_assert_eq(weir_expr_register_udtf(&bad, &err), WEIR_EINVAL);
+    cr_assert(strstr(err.message, "argument 1 has no SQL type"), "%s", err.message);
+    cr_assert_eq(weir_expr_udtf_lookup("bad_udtf", &got), WEIR_ENOTFOUND);
 
     cr_assert_eq(weir_expr_unregister_udtf("range_to"), 0);
     cr_assert_eq(weir_expr_udtf_lookup("range_to", &got), WEIR_ENOTFOUND);

@@ -102,6 +102,43 @@ int weir_expr_register_udf(const weir_udf *udf, weir_error *err)
     return entry_link(e, err);
 }
 
+/*
+ * Whether t is a type a table function may take or emit; why says what is
+ * wrong. Nested values are refused as result columns: their encoding comes
+ * from the function's own bytes, which weir could not trust.
+ */
+static bool udtf_type_ok(weir_type t, bool result, const char **why)
+{
+    switch (t.id) {
+    case WEIR_TYPE_BOOLEAN:
+    case WEIR_TYPE_INT:
+    case WEIR_TYPE_BIGINT:
+    case WEIR_TYPE_DOUBLE:
+    case WEIR_TYPE_STRING:
+    case WEIR_TYPE_BYTES:
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ:
+        return true;
+    case WEIR_TYPE_TIME:
+        *why = "a TIME precision above 3";
+        return t.precision <= 3;
+    case WEIR_TYPE_DECIMAL:
+        *why = "a DECIMAL precision outside 1 to 38, or a scale above the precision";
+        return t.precision >= 1 && t.precision <= 38 && t.scale <= t.precision;
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+    case WEIR_TYPE_ROW:
+    case WEIR_TYPE_MULTISET:
+        *why = result ? "an ARRAY, MAP, ROW or MULTISET result column (not supported for table functions)"
+                      : "a nested type without a descriptor (weir_type_nested)";
+        return !result && weir_type_nested(t) != NULL;
+    default:
+        *why = "no SQL type (the NULL type or an unknown type id)";
+        return false;
+    }
+}
+
 int weir_expr_register_udtf(const weir_udtf *f, weir_error *err)
 {
     if (!f || !f->name || !*f->name || !f->row_fn || (f->n_args && !f->arg_types) || !f->n_cols ||
@@ -118,6 +155,14 @@ int weir_expr_register_udtf(const weir_udtf *f, weir_error *err)
                 return weir_error_set(err, WEIR_EINVAL, "table function %s: two result columns are named '%s'",
                                       f->name, f->col_names[i]);
     }
+    const char *why = "";
+    for (uint32_t i = 0; i < f->n_args; i++)
+        if (!udtf_type_ok(f->arg_types[i], false, &why))
+            return weir_error_set(err, WEIR_EINVAL, "table function %s: argument %u has %s", f->name, i + 1, why);
+    for (uint32_t i = 0; i < f->n_cols; i++)
+        if (!udtf_type_ok(f->col_types[i], true, &why))
+            return weir_error_set(err, WEIR_EINVAL, "table function %s: result column '%s' has %s", f->name,
+                                  f->col_names[i], why);
     if (weir__func_find(f->name))
         return weir_error_set(err, WEIR_EEXIST, "%s is a built-in function", f->name);
     udf_entry *e = entry_new(f->name, f->arg_types, f->n_args);

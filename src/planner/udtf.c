@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "planner/query_internal.h"
+#include "util/dec128.h"
 
 typedef struct udtf_conf {
     weir_udtf fn;             /* the registry's: its pointers stay valid for the process */
@@ -44,7 +45,8 @@ typedef struct udtf_op {
     const weir_batch *in;
     uint32_t row;
     uint32_t n_emitted;
-    int emit_rc; /* a failure inside weir_udtf_emit (returned as is) */
+    int emit_rc; /* a failure inside weir_udtf_emit */
+    char emit_why[160]; /* what it was */
 } udtf_op;
 
 static int udtf_create(void *arg, const weir_op_info *info, void **out_op)
@@ -103,13 +105,26 @@ static int put_row(udtf_op *k, const weir_value *vals)
             weir_batch_set_null(k->out, col, (uint32_t)row);
             continue;
         }
+        if (t.id == WEIR_TYPE_DECIMAL) {
+            /* a value beyond the column's precision is NULL, as Flink's conversion of a BigDecimal */
+            weir_i128 d = t.precision <= 18 ? (weir_i128)v->v.i64 : WEIR__I128_GET(v->v.i128);
+            if (!weir__dec_fits(d, t.precision)) {
+                weir_batch_set_null(k->out, col, (uint32_t)row);
+                continue;
+            }
+        }
         bool var = weir_type_is_varlen(t.id);
         const uint8_t *p = var ? (const uint8_t *)v->v.s.ptr : (const uint8_t *)&v->v;
         uint32_t len = var ? v->v.s.len : (uint32_t)weir_type_size(t);
-        if (var && len && !p)
+        if (var && len && !p) {
+            snprintf(k->emit_why, sizeof k->emit_why, "column %s: a string of %u bytes at a NULL pointer",
+                     c->out->fields[col].name, len);
             return WEIR_EINVAL;
-        if ((rc = plan_correlate_put(k->out, col, (uint32_t)row, false, p, len)))
+        }
+        if ((rc = plan_correlate_put(k->out, col, (uint32_t)row, false, p, len))) {
+            snprintf(k->emit_why, sizeof k->emit_why, "column %s: %s", c->out->fields[col].name, weir_strerror(rc));
             return rc;
+        }
     }
     return 0;
 }
@@ -149,11 +164,14 @@ static int udtf_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
         k->row = r;
         k->n_emitted = 0;
         k->emit_rc = 0;
+        k->emit_why[0] = 0;
         if (!skip) {
             memset(&err, 0, sizeof err);
             int rc = c->fn.row_fn(c->fn.ud, k->argv, c->n_args, &coll, &err);
             if (k->emit_rc)
-                return k->emit_rc;
+                return weir_op_fail(ctx, k->emit_rc, "table function %s at line %u, column %u emitted a bad row: %s",
+                                    c->fn.name, c->loc.line, c->loc.col,
+                                    k->emit_why[0] ? k->emit_why : weir_strerror(k->emit_rc));
             if (rc)
                 return weir_op_fail(ctx, rc < 0 ? rc : WEIR_EINVAL, "table function %s at line %u, column %u failed: %s",
                                     c->fn.name, c->loc.line, c->loc.col,
@@ -216,6 +234,9 @@ int plan_udtf_check(plan_ctx *pc, const weir_sql_table_ref *f)
 {
     const weir_sql_expr *call = f->u.function.call;
     const char *name = call_name(call);
+    int rc = plan_check_function_name(pc, &call->u.call.name); /* db.f, cat.db.f: as a scalar call's */
+    if (rc)
+        return rc;
     weir_udtf u;
     if (!weir_expr_udtf_lookup(name, &u))
         return 0;
