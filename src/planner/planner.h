@@ -587,6 +587,8 @@ void plan_correlate_rel(rel *o, const rel *l, weir_schema *os, char **quals, wei
  */
 int plan_udtf_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out);
 int plan_udtf_check(plan_ctx *pc, const weir_sql_table_ref *f);
+/* A table function alone in FROM, its arguments constant: its rows, once. */
+int plan_udtf_alone(plan_ctx *pc, const weir_sql_table_ref *f, rel *out);
 /* True for joins that take WHERE conjuncts as conditions (inner and comma joins). */
 bool plan_join_takes_where(const weir_sql_table_ref *t);
 /* Plans a JOIN table ref; where (or NULL) supplies the condition of comma joins. */
