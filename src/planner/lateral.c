@@ -278,7 +278,7 @@ static int lateral_outer_refs(plan_ctx *pc, const weir_sql_select *sel, const re
 
 /* The refusal of a shape the decorrelation does not plan, or 0. */
 static int lateral_shape(plan_ctx *pc, const weir_sql_table_ref *ref, const weir_sql_query *q, bool aggregating,
-                         bool whole)
+                         bool sub_ok)
 {
     const weir_sql_select *sel = q->u.select;
     const char *what = NULL;
@@ -305,10 +305,11 @@ static int lateral_shape(plan_ctx *pc, const weir_sql_table_ref *ref, const weir
         return plan_error(pc, loc, WEIR_EUNSUPPORTED,
                           "%s in a LATERAL derived table that reads the FROM items before it is not supported",
                           what);
-    if (!whole && sel->where && find_subquery(sel->where, NULL) == 1)
+    if (!sub_ok && sel->where && find_subquery(sel->where, NULL) == 1)
         return plan_error(pc, sel->where->loc, WEIR_EUNSUPPORTED,
                           "a subquery in the WHERE of a LATERAL derived table that reads the FROM items before "
-                          "it is not supported");
+                          "it is supported in one of aggregates without GROUP BY, or of rows joined without LEFT "
+                          "(not with GROUP BY or DISTINCT, nor in LEFT JOIN LATERAL of rows)");
     for (uint32_t i = 0; i < sel->n_items; i++)
         if (sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR && find_subquery(sel->items[i].expr, NULL) == 1)
             return plan_error(pc, sel->items[i].expr->loc, WEIR_EUNSUPPORTED,
@@ -322,8 +323,18 @@ static int lateral_shape(plan_ctx *pc, const weir_sql_table_ref *ref, const weir
     return 0;
 }
 
+static int lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, rel *out, bool *done,
+                        const weir_sql_table_ref **from_ref, rel *from);
+
 int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, rel *out, bool *done,
                       const weir_sql_table_ref **from_ref, rel *from)
+{
+    rel before = *left;
+    return plan_two_levels(pc, &before, lateral_join(pc, ref, left, out, done, from_ref, from));
+}
+
+static int lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, rel *out, bool *done,
+                        const weir_sql_table_ref **from_ref, rel *from)
 {
     *done = false;
     *from_ref = NULL;
@@ -358,6 +369,7 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
     for (uint32_t i = 0; i < sel->n_group_by; i++)
         corr |= reads_left(&scope, nl, sel->group_by[i]);
     corr |= reads_left(&scope, nl, sel->having);
+    corr |= plan_reads_two_levels(pc, left, sel); /* from inside its WHERE's subqueries */
     if (!corr && sel->from->kind != WEIR_SQL_FROM_TABLE)
         return plan_error(pc, rt->loc, WEIR_EUNSUPPORTED,
                           "a LATERAL derived table over a join or a subquery names the FROM items before it by "
@@ -367,7 +379,9 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
         *from = r;
         return 0;
     }
-    if ((rc = lateral_shape(pc, ref, q, aggregating || sel->distinct, aggregating && !sel->n_group_by)))
+    bool rows = !aggregating && !sel->distinct;
+    if ((rc = lateral_shape(pc, ref, q, aggregating || sel->distinct,
+                            (aggregating && !sel->n_group_by) || (rows && ref->u.join.kind != WEIR_SQL_JOIN_LEFT))))
         return rc;
     /* Aggregates without GROUP BY are one row per row before it, even over no inner rows: HAVING
      * filters that row (an inner join drops the row before it, a LEFT one pads it) and DISTINCT leaves
@@ -443,7 +457,17 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
         rel rr = r;
         if (left_join && (rc = with_marker(pc, &r, &rr)))
             return rc;
-        if ((rc = plan_scoped_join_kind(pc, left_join, left, &rr, sel->where, rt->loc, &j)))
+        /* its conditions with subqueries (an inner join's: lateral_shape) filter the joined rows, where
+         * they read both the row before it and its own (two levels up, from inside them) */
+        const weir_sql_expr *on = NULL, *sub = NULL;
+        for (uint32_t i = 0; i < n; i++) {
+            const weir_sql_expr **to = find_subquery(conj[i], NULL) == 1 ? &sub : &on;
+            if (!(*to = plan_and(pc, *to, conj[i])))
+                return WEIR_ENOMEM;
+        }
+        if ((rc = plan_scoped_join_kind(pc, left_join, left, &rr, on, rt->loc, &j)))
+            return rc;
+        if (sub && (rc = plan_lateral_filter(pc, &j, sel, sub)))
             return rc;
         for (uint32_t i = 0; i < sel->n_items; i++) {
             const weir_sql_expr *e = sel->items[i].expr;

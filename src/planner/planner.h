@@ -645,6 +645,18 @@ int plan_lateral_aggregates(plan_ctx *pc, rel *in, const weir_sql_query *q, cons
 int plan_lateral_grouped(plan_ctx *pc, rel *in, const weir_sql_query *q, const rel *from, bool left_join,
                          weir_expr **items);
 /*
+ * subquery.c: the rows of *j (a LATERAL derived table's rows joined to the
+ * rows before it) for which cond, conditions of its WHERE with subqueries
+ * (of sel), holds: IN / EXISTS as semi and anti joins, the rest a filter.
+ * plan_and: l AND r (l NULL: r), or NULL out of memory.
+ */
+int plan_lateral_filter(plan_ctx *pc, rel *j, const weir_sql_select *sel, const weir_sql_expr *cond);
+/* rc, its message (a name not found) telling a name of the rows in two subquery levels up. */
+int plan_two_levels(plan_ctx *pc, const rel *in, int rc);
+/* Whether the subqueries in sel's WHERE read the rows in (sel's outer query) from inside them. */
+bool plan_reads_two_levels(plan_ctx *pc, const rel *in, const weir_sql_select *sel);
+const weir_sql_expr *plan_and(plan_ctx *pc, const weir_sql_expr *l, const weir_sql_expr *r);
+/*
  * The columns of left then right as one rel for binding names (no stream):
  * a padded side's columns nullable; scoped: right's columns shadow left's
  * (a subquery's over its enclosing query's).

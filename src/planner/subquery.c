@@ -254,11 +254,61 @@ static int nested_outer(plan_ctx *pc, const rel *in, const weir_sql_select *sel,
 static int plan_one_outer(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sql_query *q,
                           weir_join_type type, const weir_sql_expr *const *ops, const weir_sql_expr **items,
                           uint32_t n, bool not_in, const nested_walk *nw);
+static int filter_by(plan_ctx *pc, rel *j, const weir_sql_select *sel, const weir_sql_expr *cond);
+
+int plan_two_levels(plan_ctx *pc, const rel *in, int rc)
+{
+    if (rc != WEIR_ENOTFOUND || !pc->err || strstr(pc->err->message, "correlation across two subquery levels"))
+        return rc;
+    const char *m = pc->err->message, *p = strstr(m, "unknown table or alias '");
+    bool qual = p != NULL;
+    if (qual)
+        p += 24;
+    else if ((p = strstr(m, "unknown column '")))
+        p += 16;
+    else
+        return rc;
+    char name[128];
+    size_t n = strcspn(p, "'");
+    if (n >= sizeof name)
+        return rc;
+    memcpy(name, p, n);
+    name[n] = 0;
+    for (uint32_t c = 0; c < in->n_physical; c++) {
+        const char *q = in->quals ? in->quals[c] : NULL, *cn = in->schema->fields[c].name;
+        if (qual ? !q || strcasecmp(q, name)
+                 : plan_col_hidden(in, c) || plan_is_scalar_column(cn) || strcasecmp(cn, name))
+            continue;
+        size_t l = strlen(pc->err->message);
+        if (qual)
+            snprintf(pc->err->message + l, sizeof pc->err->message - l,
+                     " (it names the query two subquery levels up: correlation across two subquery levels is "
+                     "not supported in this form of subquery; it is in a SELECT ... FROM ... WHERE inside IN or "
+                     "EXISTS, a scalar subquery or a LATERAL derived table of aggregates, and rows of an inner "
+                     "JOIN LATERAL)");
+        else
+            snprintf(pc->err->message + l, sizeof pc->err->message - l,
+                     " (a column of the query two subquery levels up: correlation across two subquery levels by "
+                     "an unqualified name is not supported; qualify it: %s%s%s)",
+                     q ? q : "", q ? "." : "", cn);
+        break;
+    }
+    return rc;
+}
+
+static int plan_one_in(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sql_query *q, weir_join_type type,
+                       const weir_sql_expr *operand, bool not_in);
 
 /* Plans the subquery conjunct e (subquery q) as a semi or anti join of *in. */
-static int plan_one(plan_ctx *pc, rel *in, const weir_sql_expr *e,
-                    const weir_sql_query *q, weir_join_type type,
+static int plan_one(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sql_query *q, weir_join_type type,
                     const weir_sql_expr *operand, bool not_in)
+{
+    rel outer = *in;
+    return plan_two_levels(pc, &outer, plan_one_in(pc, in, e, q, type, operand, not_in));
+}
+
+static int plan_one_in(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sql_query *q, weir_join_type type,
+                       const weir_sql_expr *operand, bool not_in)
 {
     rel right;
     join_conds *conds = NULL;
@@ -937,6 +987,15 @@ static int decorrelated(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_que
 
 static int scalar_register(plan_ctx *pc, const weir_sql_expr *e, uint32_t col, agg_scope *as);
 
+bool plan_reads_two_levels(plan_ctx *pc, const rel *in, const weir_sql_select *sel)
+{
+    nested_walk w;
+    weir_error save = *pc->err;
+    bool r = nested_outer(pc, in, sel, sel->where, &w) == 0 && w.n > 0;
+    *pc->err = save;
+    return r;
+}
+
 /* Adds the n expressions v to the values the outer values of co carry (outer_values). */
 static int vals_add(plan_ctx *pc, correlation *co, const weir_sql_expr *const *v, uint32_t n)
 {
@@ -995,25 +1054,10 @@ static int plan_one_outer(plan_ctx *pc, rel *in, const weir_sql_expr *e, const w
     for (uint32_t i = 0; i < co.n_local; i++)
         if (!(w = ast_binary(pc, WEIR_SQL_OP_AND, w, co.local[i])))
             return WEIR_ENOMEM;
-    if (w && (rc = plan_where_subqueries(pc, &from, w, &w)))
+    /* the rest (semi / anti joins; scalar subqueries, tests under OR: values joined to J's rows, then a
+     * filter) */
+    if (w && (rc = filter_by(pc, &from, sel, w)))
         return rc;
-    if (w) {
-        /* the rest (scalar subqueries, tests under OR): values joined to J's rows, then a filter */
-        weir_expr *f;
-        rel fr;
-        if ((rc = plan_subquery_values(pc, &from, &w, 1, sel->loc, sel, false)) ||
-            (rc = plan_bind_expr(pc, &from, NULL, w, &f)))
-            return rc;
-        weir_type t = weir_expr_type(f);
-        if (t.id != WEIR_TYPE_BOOLEAN && t.id != WEIR_TYPE_NULL)
-            return plan_error(pc, w->loc, WEIR_EPLAN, "WHERE must be BOOLEAN, not %s", weir_type_name(t.id));
-        if ((rc = plan_calc(pc, &from, f, NULL, NULL, 0, &fr, "Calc")))
-            return rc;
-        fr.quals = from.quals;
-        fr.hidden = from.hidden;
-        fr.n_hidden = from.n_hidden;
-        from = fr;
-    }
     /* J without D's columns named as the outer query's (the semi join's conditions read those as the
      * outer rows'): its FROM's and the values' hidden copies */
     uint32_t nc = from.n_physical, k = 0;
@@ -1682,7 +1726,7 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
             q2->u.select = s2;
         }
         rel sq;
-        rc = plan_over_from(pc, q, q2, &from, &sq);
+        rc = plan_two_levels(pc, in, plan_over_from(pc, q, q2, &from, &sq));
         if (rc == WEIR_ENOTFOUND && pc->agg_values) {
             size_t l = strlen(pc->err->message);
             snprintf(pc->err->message + l, sizeof pc->err->message - l,
@@ -1877,6 +1921,43 @@ int plan_lateral_aggregates(plan_ctx *pc, rel *in, const weir_sql_query *q, cons
             return rc;
     *in = j;
     return 0;
+}
+
+const weir_sql_expr *plan_and(plan_ctx *pc, const weir_sql_expr *l, const weir_sql_expr *r)
+{
+    return ast_binary(pc, WEIR_SQL_OP_AND, l, r);
+}
+
+/* cond over the rows of *j: semi / anti joins, then the rest (its scalar subqueries joined) as a filter. */
+static int filter_by(plan_ctx *pc, rel *j, const weir_sql_select *sel, const weir_sql_expr *cond)
+{
+    const weir_sql_expr *w = cond;
+    int rc = plan_where_subqueries(pc, j, w, &w);
+    if (rc || !w)
+        return rc;
+    weir_expr *f;
+    rel fr;
+    if ((rc = plan_subquery_values(pc, j, &w, 1, sel->loc, sel, false)) || (rc = plan_bind_expr(pc, j, NULL, w, &f)))
+        return rc;
+    weir_type t = weir_expr_type(f);
+    if (t.id != WEIR_TYPE_BOOLEAN && t.id != WEIR_TYPE_NULL)
+        return plan_error(pc, w->loc, WEIR_EPLAN, "WHERE must be BOOLEAN, not %s", weir_type_name(t.id));
+    if ((rc = plan_calc(pc, j, f, NULL, NULL, 0, &fr, "Calc")))
+        return rc;
+    fr.quals = j->quals;
+    fr.hidden = j->hidden;
+    fr.n_hidden = j->n_hidden;
+    fr.outer_cols = j->outer_cols;
+    *j = fr;
+    return 0;
+}
+
+int plan_lateral_filter(plan_ctx *pc, rel *j, const weir_sql_select *sel, const weir_sql_expr *cond)
+{
+    uint32_t oc = j->outer_cols;
+    int rc = filter_by(pc, j, sel, cond);
+    j->outer_cols = oc; /* names still resolve in the derived table's FROM first */
+    return rc;
 }
 
 /* ------------------------------------------------------------ an outer join's ON */

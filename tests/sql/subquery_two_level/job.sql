@@ -27,6 +27,10 @@
 --     (NULL k): 0, NULL; 5: none above 30: 0, NULL.
 --   out_scalar_outer: (SELECT SUM(l.v * o.t) ... WHERE l.k = o.k): 1 300,
 --     2 600, 3 300, 4 NULL, 5 NULL.
+--   out_lat_rows: the l rows (rows, not aggregated) with l.k >= o.k and NOT
+--     EXISTS an r row of their v and o's t: 1 (t 100 has v 1): v 2, 3, 4;
+--     2 (t 200 has v 2, 3): 1, 4; 3 (k >= 20): 3, 4; 4: none; 5 (no r row
+--     has a NULL t): 4.
 CREATE TABLE o (id INT, k INT, t INT) WITH ('connector' = 'filesystem', 'path' = 'o.csv', 'format' = 'csv');
 CREATE TABLE l (k INT, v INT) WITH ('connector' = 'filesystem', 'path' = 'l.csv', 'format' = 'csv');
 CREATE TABLE r (v INT, t INT) WITH ('connector' = 'filesystem', 'path' = 'r.csv', 'format' = 'csv');
@@ -39,6 +43,7 @@ CREATE TABLE out_lateral (id INT, n BIGINT, s INT) WITH ('connector' = 'filesyst
 CREATE TABLE out_lat_outer (id INT, s INT, m INT) WITH ('connector' = 'filesystem', 'path' = 'out_lat_outer', 'format' = 'debezium-json');
 CREATE TABLE out_lat_left (id INT, c BIGINT, w INT) WITH ('connector' = 'filesystem', 'path' = 'out_lat_left', 'format' = 'debezium-json');
 CREATE TABLE out_scalar_outer (id INT, s INT) WITH ('connector' = 'filesystem', 'path' = 'out_scalar_outer', 'format' = 'debezium-json');
+CREATE TABLE out_lat_rows (id INT, v INT) WITH ('connector' = 'filesystem', 'path' = 'out_lat_rows', 'format' = 'debezium-json');
 
 EXECUTE STATEMENT SET BEGIN
   INSERT INTO out_exists SELECT id FROM o
@@ -58,4 +63,6 @@ EXECUTE STATEMENT SET BEGIN
   INSERT INTO out_lat_left SELECT o.id, x.c, x.w FROM o
     LEFT JOIN LATERAL (SELECT COUNT(o.t) AS c, SUM(l.v) * o.id AS w FROM l WHERE l.k > o.k) AS x ON TRUE;
   INSERT INTO out_scalar_outer SELECT id, (SELECT SUM(l.v * o.t) FROM l WHERE l.k = o.k) FROM o;
+  INSERT INTO out_lat_rows SELECT o.id, x.v FROM o CROSS JOIN LATERAL (SELECT l.v FROM l
+    WHERE l.k >= o.k AND NOT EXISTS (SELECT 1 FROM r WHERE r.v = l.v AND r.t = o.t)) AS x;
 END;
