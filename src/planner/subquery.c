@@ -1692,6 +1692,10 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
             (rc = outer_aggregates(pc, in, &from, ssel, NULL, &co)) ||
             (rc = nested_outer(pc, in, ssel, ssel->where, &nw)) || (rc = vals_add(pc, &co, nw.cols, nw.n)))
             return rc;
+        /* its id (the names of its hidden columns), taken before the subqueries inside it take theirs */
+        uint32_t id = pc->n_scalar;
+        if ((rc = scalar_register(pc, e, 0, NULL)))
+            return rc;
         uint32_t n_eq = co.n_keys;
         for (uint32_t p = 0; p < pc->n_in_pairs; p++) {
             if (pc->in_pairs[3 * p] != e)
@@ -1702,13 +1706,12 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
             co.outer[co.n_keys] = pc->in_pairs[3 * p + 1];
             co.inner[co.n_keys] = pc->in_pairs[3 * p + 2];
             if (pc->agg_values_as && plan_has_agg(co.outer[co.n_keys]) &&
-                (rc = agg_operand(pc, in, pc->n_scalar, co.n_keys, &co.outer[co.n_keys])))
+                (rc = agg_operand(pc, in, id, co.n_keys, &co.outer[co.n_keys])))
                 return rc;
             co.n_keys++;
         }
-        if (co.general && (rc = outer_values(pc, e, q, pc->n_scalar, in, &from, &co, n_eq)))
+        if (co.general && (rc = outer_values(pc, e, q, id, in, &from, &co, n_eq)))
             return rc;
-        uint32_t id = pc->n_scalar;
         weir_sql_query *q2 = NULL;
         const weir_sql_expr *on = NULL;
         agg_scope *as = NULL;
@@ -1764,8 +1767,8 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
         if (as)
             for (uint32_t c = 0; c < as->n_calls; c++)
                 as->calls[c].out_col = col + co.n_keys + c;
-        if ((rc = scalar_register(pc, e, col, as)))
-            return rc;
+        pc->scalar_col[id] = col;
+        pc->scalar_as[id] = as;
         *in = j;
     }
     return 0;
@@ -1888,12 +1891,13 @@ int plan_lateral_aggregates(plan_ctx *pc, rel *in, const weir_sql_query *q, cons
     rel from = *from_planned;
     correlation co;
     nested_walk nw;
+    uint32_t id = pc->n_scalar; /* taken before the subqueries inside it take theirs */
     int rc = correlate(pc, in, &from, sel->where, &co);
     if (rc || (rc = outer_aggregates(pc, in, &from, sel, NULL, &co)) ||
         (rc = nested_outer(pc, in, sel, sel->where, &nw)) || (rc = vals_add(pc, &co, nw.cols, nw.n)) ||
-        (co.general && (rc = outer_values(pc, e, q, pc->n_scalar, in, &from, &co, co.n_keys))))
+        (rc = scalar_register(pc, e, 0, NULL)) ||
+        (co.general && (rc = outer_values(pc, e, q, id, in, &from, &co, co.n_keys))))
         return rc;
-    uint32_t id = pc->n_scalar;
     weir_sql_query *q2 = NULL;
     const weir_sql_expr *on = NULL;
     agg_scope *as = plan_alloc(pc, sizeof *as);
@@ -1909,8 +1913,8 @@ int plan_lateral_aggregates(plan_ctx *pc, rel *in, const weir_sql_query *q, cons
     for (uint32_t c = 0; c < as->n_calls; c++)
         as->calls[c].out_col = col + co.n_keys + c;
     /* registered as a scalar subquery's (its hidden columns' names are taken) */
-    if ((rc = scalar_register(pc, e, col, as)))
-        return rc;
+    pc->scalar_col[id] = col;
+    pc->scalar_as[id] = as;
     agg_scope bas = *as;
     bas.in = &j;
     bas.out = &j;

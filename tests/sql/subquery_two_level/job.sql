@@ -31,6 +31,10 @@
 --     EXISTS an r row of their v and o's t: 1 (t 100 has v 1): v 2, 3, 4;
 --     2 (t 200 has v 2, 3): 1, 4; 3 (k >= 20): 3, 4; 4: none; 5 (no r row
 --     has a NULL t): 4.
+--   out_nested_scalar: SUM(l.v) of o's k's l rows above MIN(r.v) of o's t
+--     (a scalar subquery inside a scalar subquery): t 100 -> 1, t 200 ->
+--     2, t NULL -> NULL: 1: v 2 -> 2; 2: none above 2 -> NULL; 3: 3; 4:
+--     no rows; 5: v 4 > NULL is unknown -> NULL.
 CREATE TABLE o (id INT, k INT, t INT) WITH ('connector' = 'filesystem', 'path' = 'o.csv', 'format' = 'csv');
 CREATE TABLE l (k INT, v INT) WITH ('connector' = 'filesystem', 'path' = 'l.csv', 'format' = 'csv');
 CREATE TABLE r (v INT, t INT) WITH ('connector' = 'filesystem', 'path' = 'r.csv', 'format' = 'csv');
@@ -43,6 +47,7 @@ CREATE TABLE out_lateral (id INT, n BIGINT, s INT) WITH ('connector' = 'filesyst
 CREATE TABLE out_lat_outer (id INT, s INT, m INT) WITH ('connector' = 'filesystem', 'path' = 'out_lat_outer', 'format' = 'debezium-json');
 CREATE TABLE out_lat_left (id INT, c BIGINT, w INT) WITH ('connector' = 'filesystem', 'path' = 'out_lat_left', 'format' = 'debezium-json');
 CREATE TABLE out_scalar_outer (id INT, s INT) WITH ('connector' = 'filesystem', 'path' = 'out_scalar_outer', 'format' = 'debezium-json');
+CREATE TABLE out_nested_scalar (id INT, s INT) WITH ('connector' = 'filesystem', 'path' = 'out_nested_scalar', 'format' = 'debezium-json');
 CREATE TABLE out_lat_rows (id INT, v INT) WITH ('connector' = 'filesystem', 'path' = 'out_lat_rows', 'format' = 'debezium-json');
 
 EXECUTE STATEMENT SET BEGIN
@@ -65,4 +70,6 @@ EXECUTE STATEMENT SET BEGIN
   INSERT INTO out_scalar_outer SELECT id, (SELECT SUM(l.v * o.t) FROM l WHERE l.k = o.k) FROM o;
   INSERT INTO out_lat_rows SELECT o.id, x.v FROM o CROSS JOIN LATERAL (SELECT l.v FROM l
     WHERE l.k >= o.k AND NOT EXISTS (SELECT 1 FROM r WHERE r.v = l.v AND r.t = o.t)) AS x;
+  INSERT INTO out_nested_scalar SELECT id,
+    (SELECT SUM(l.v) FROM l WHERE l.k = o.k AND l.v > (SELECT MIN(r.v) FROM r WHERE r.t = o.t)) FROM o;
 END;
