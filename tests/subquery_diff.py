@@ -55,6 +55,8 @@ COALESCE(SUM(p), 0) + COUNT(*); cond an optional filter of t's own):
                    AS l   (or LEFT JOIN LATERAL ... ON TRUE)
     nested-rows    SELECT o.id, l.v FROM o, LATERAL (SELECT t.p AS v FROM t WHERE [t.k = o.k AND] [cond AND] nin)
                    AS l
+    nested-cmp     SELECT id, (SELECT agg FROM t WHERE [t.k = o.k AND] [cond AND] t.p > (SELECT MIN(o2.x)
+                   FROM o o2 WHERE o2.k = o.x)) AS v FROM o   (a scalar subquery inside a scalar subquery)
                    where nin is t.p [NOT] IN (SELECT o2.x FROM o o2 WHERE o2.k = o.x)
     Aggregates whose arguments read the outer row (oagg one of SUM(p * o.x), MAX(p + o.id), COUNT(o.x),
     COALESCE(SUM(p), 0) + COUNT(o.k): per outer row, over the inner rows it sees):
@@ -126,7 +128,7 @@ SHAPES = ["scalar-select", "scalar-where", "in-select", "exists-select", "in-or"
           "single-where", "group-in", "agg-corr", "exists-where", "agg-in", "row-in", "row-in-group", "row-in-corr",
           "row-cmp", "row-in-list", "lateral-rows", "lateral-left", "lateral-agg", "on-in", "on-exists", "row-sub", "lateral-group",
           "row-in-value", "row-in-or", "lateral-having", "lateral-sub", "lateral-join", "nested-exists", "nested-in",
-          "nested-scalar", "nested-lateral", "nested-rows", "lateral-oagg", "scalar-oagg"]
+          "nested-scalar", "nested-lateral", "nested-rows", "nested-cmp", "lateral-oagg", "scalar-oagg"]
 OAGGS = ["SUM(p * o.x)", "MAX(p + o.id)", "COUNT(o.x)", "COALESCE(SUM(p), 0) + COUNT(o.k)"]
 CMPS = ["=", "<>", "<", "<=", ">", ">="]
 CORRS = {"eq": "t.k = o.k", "lt": "t.k < o.k", "eqx": "t.k = o.k AND t.p <> o.x"}
@@ -286,6 +288,9 @@ def nested_ok(j, q, oid, p, x):
     """Whether the nested subquery's condition on inner row p holds for outer row (oid, x)."""
     if q.shape == "nested-in":
         v = any(x2 is not None and p is not None and x2 == p and oid2 != oid for oid2, _, x2 in j.o)
+    elif q.shape == "nested-cmp":
+        xs = [x2 for _, k2, x2 in j.o if k2 is not None and x is not None and k2 == x and x2 is not None]
+        return p is not None and bool(xs) and p > min(xs)
     else:
         v = in_set(p, [x2 for _, k2, x2 in j.o if k2 is not None and x is not None and k2 == x])
     return neg(v, q.inner_not) is True
@@ -466,7 +471,7 @@ def out_type(q):
     return {"scalar-select": "BIGINT", "single-select": "INT", "agg-corr": "BIGINT", "lateral-rows": "INT",
             "lateral-left": "INT", "lateral-agg": "BIGINT", "lateral-having": "BIGINT", "lateral-sub": "INT",
             "lateral-join": "BIGINT", "on-in": "INT",
-            "on-exists": "INT", "nested-scalar": "BIGINT", "nested-lateral": "BIGINT", "nested-rows": "INT",
+            "on-exists": "INT", "nested-scalar": "BIGINT", "nested-cmp": "BIGINT", "nested-lateral": "BIGINT", "nested-rows": "INT",
             "lateral-oagg": "BIGINT", "scalar-oagg": "BIGINT"}.get(q.shape, "BOOLEAN")
 
 
@@ -516,6 +521,7 @@ def query_sql(q):
     if q.shape.startswith("nested"):
         nt, it = "NOT " if q.negated else "", "NOT " if q.inner_not else ""
         nest = ("%sEXISTS (SELECT * FROM o o2 WHERE o2.x = t.p AND o2.id <> o.id)" % it if q.shape == "nested-in" else
+                "t.p > (SELECT MIN(o2.x) FROM o o2 WHERE o2.k = o.x)" if q.shape == "nested-cmp" else
                 "t.p %sIN (SELECT o2.x FROM o o2 WHERE o2.k = o.x)" % it)
         conds = ([CORRS[q.corr]] if q.correlated else []) + ([cond_sql(q)[len(" AND "):]] if q.cond else []) + [nest]
         where = " WHERE " + " AND ".join(conds)
@@ -523,7 +529,7 @@ def query_sql(q):
             return "SELECT id FROM o WHERE %sEXISTS (SELECT * FROM t%s)" % (nt, where)
         if q.shape == "nested-in":
             return "SELECT id FROM o WHERE x %sIN (SELECT t.p FROM t%s)" % (nt, where)
-        if q.shape == "nested-scalar":
+        if q.shape in ("nested-scalar", "nested-cmp"):
             return "SELECT id, (SELECT %s FROM t%s) AS v FROM o" % (q.agg, where)
         if q.shape == "nested-rows":
             return "SELECT o.id, l.v FROM o, LATERAL (SELECT t.p AS v FROM t%s) AS l" % where
