@@ -45,6 +45,24 @@ COALESCE(SUM(p), 0) + COUNT(*); cond an optional filter of t's own):
                    WHERE t.k = o.k [AND cond]) AS l   (a subquery as its FROM)
     lateral-join   SELECT o.id, l.v FROM o, LATERAL (SELECT COUNT(*) AS v FROM t JOIN o AS o2 ON o2.id = t.p
                    WHERE t.k = o.k [AND cond]) AS l   (a join as its FROM; or LEFT JOIN LATERAL ... ON TRUE)
+    Two levels of correlation (nested: a subquery inside the subquery reading o, the outermost query;
+    the first level correlated or not):
+    nested-exists  SELECT id FROM o WHERE [NOT] EXISTS (SELECT * FROM t WHERE [t.k = o.k AND] [cond AND] nin)
+    nested-in      SELECT id FROM o WHERE x [NOT] IN (SELECT t.p FROM t WHERE [t.k = o.k AND] [cond AND]
+                   [NOT] EXISTS (SELECT * FROM o o2 WHERE o2.x = t.p AND o2.id <> o.id))
+    nested-scalar  SELECT id, (SELECT agg FROM t WHERE [t.k = o.k AND] [cond AND] nin) AS v FROM o
+    nested-lateral SELECT o.id, l.v FROM o, LATERAL (SELECT agg AS v FROM t WHERE [t.k = o.k AND] [cond AND] nin)
+                   AS l   (or LEFT JOIN LATERAL ... ON TRUE)
+    nested-rows    SELECT o.id, l.v FROM o, LATERAL (SELECT t.p AS v FROM t WHERE [t.k = o.k AND] [cond AND] nin)
+                   AS l
+    nested-cmp     SELECT id, (SELECT agg FROM t WHERE [t.k = o.k AND] [cond AND] t.p > (SELECT MIN(o2.x)
+                   FROM o o2 WHERE o2.k = o.x)) AS v FROM o   (a scalar subquery inside a scalar subquery)
+                   where nin is t.p [NOT] IN (SELECT o2.x FROM o o2 WHERE o2.k = o.x)
+    Aggregates whose arguments read the outer row (oagg one of SUM(p * o.x), MAX(p + o.id), COUNT(o.x),
+    COALESCE(SUM(p), 0) + COUNT(o.k): per outer row, over the inner rows it sees):
+    lateral-oagg   SELECT o.id, l.v FROM o, LATERAL (SELECT oagg AS v FROM t [WHERE t.k = o.k] [AND cond]) AS l
+                   (or LEFT JOIN LATERAL ... ON TRUE)
+    scalar-oagg    SELECT id, (SELECT oagg FROM t [WHERE t.k = o.k] [AND cond]) AS v FROM o
 
 A correlated subquery's correlation t.k = o.k is one of
     eq   t.k = o.k
@@ -109,7 +127,9 @@ OPS = {">": lambda a, b: a > b, "<": lambda a, b: a < b, "=": lambda a, b: a == 
 SHAPES = ["scalar-select", "scalar-where", "in-select", "exists-select", "in-or", "in-agg", "single-select",
           "single-where", "group-in", "agg-corr", "exists-where", "agg-in", "row-in", "row-in-group", "row-in-corr",
           "row-cmp", "row-in-list", "lateral-rows", "lateral-left", "lateral-agg", "on-in", "on-exists", "row-sub", "lateral-group",
-          "row-in-value", "row-in-or", "lateral-having", "lateral-sub", "lateral-join"]
+          "row-in-value", "row-in-or", "lateral-having", "lateral-sub", "lateral-join", "nested-exists", "nested-in",
+          "nested-scalar", "nested-lateral", "nested-rows", "nested-cmp", "lateral-oagg", "scalar-oagg"]
+OAGGS = ["SUM(p * o.x)", "MAX(p + o.id)", "COUNT(o.x)", "COALESCE(SUM(p), 0) + COUNT(o.k)"]
 CMPS = ["=", "<>", "<", "<=", ">", ">="]
 CORRS = {"eq": "t.k = o.k", "lt": "t.k < o.k", "eqx": "t.k = o.k AND t.p <> o.x"}
 
@@ -133,14 +153,16 @@ def gen_job(rng):
                                corr=rng.choice(["eq", "eq", "lt", "eqx"]), cmp=rng.choice(CMPS),
                                row_kw=rng.random() < 0.3,
                                consts=[(val(nk - 1, 0.15), val(6, 0.15)) for _ in range(rng.randint(1, 4))],
-                               having=rng.randint(0, 2), outer=rng.random() < 0.5, distinct=rng.random() < 0.3)
+                               having=rng.randint(0, 2), outer=rng.random() < 0.5, distinct=rng.random() < 0.3,
+                               inner_not=rng.random() < 0.3, oagg=rng.choice(OAGGS))
         if q.shape == "lateral-group":
             q.corr = "eq"
         if q.shape in ("agg-corr", "agg-in") and q.corr == "eqx":
             q.corr = "lt"  # o.x is not a group key
         if q.shape.startswith("single") and any(p.shape.startswith("single") for p in j.queries):
             q.shape = "scalar-select"  # one per job: the others are checked when it does not fail
-        if q.shape in ("scalar-select", "scalar-where", "in-agg", "agg-corr") or q.shape.startswith("lateral"):
+        if q.shape in ("scalar-select", "scalar-where", "in-agg", "agg-corr") or (
+                q.shape.startswith("lateral") and q.shape != "lateral-oagg"):
             q.correlated = True
         if q.shape.startswith("single") and rng.random() < 0.85:
             q.cond = ("p =", rng.randint(0, 6))  # fewer rows per key: more jobs that do not fail
@@ -262,6 +284,35 @@ def neg(v, negated):
     return v if not negated or v is None else not v
 
 
+def nested_ok(j, q, oid, p, x):
+    """Whether the nested subquery's condition on inner row p holds for outer row (oid, x)."""
+    if q.shape == "nested-in":
+        v = any(x2 is not None and p is not None and x2 == p and oid2 != oid for oid2, _, x2 in j.o)
+    elif q.shape == "nested-cmp":
+        xs = [x2 for _, k2, x2 in j.o if k2 is not None and x is not None and k2 == x and x2 is not None]
+        return p is not None and bool(xs) and p > min(xs)
+    else:
+        v = in_set(p, [x2 for _, k2, x2 in j.o if k2 is not None and x is not None and k2 == x])
+    return neg(v, q.inner_not) is True
+
+
+def nested_ps(j, q, oid, k, x):
+    """The p of the inner rows a nested-* subquery sees for outer row (oid, k, x)."""
+    return [p for tk, p in j.t if (not q.correlated or corr_holds(q, tk, p, k, x)) and cond_holds(q, p) and
+            nested_ok(j, q, oid, p, x)]
+
+
+def oagg_value(oagg, ps, oid, k, x):
+    nn = [p for p in ps if p is not None]
+    if oagg == "SUM(p * o.x)":
+        return sum(p * x for p in nn) if nn and x is not None else None
+    if oagg == "MAX(p + o.id)":
+        return max(p + oid for p in nn) if nn else None
+    if oagg == "COUNT(o.x)":
+        return len(ps) if x is not None else 0
+    return (sum(nn) if nn else 0) + (len(ps) if k is not None else 0)
+
+
 def value(j, q, k, x):
     ps = inner_ps(j, q, k, x)
     if q.shape in ("scalar-select", "scalar-where", "lateral-agg"):
@@ -317,6 +368,25 @@ def oracle(j, q):
                     ps.append(-1 if p is None else p)
             for p in ps or [None]:
                 out[(oid, p)] += 1
+        return out
+    if q.shape.startswith("nested"):
+        for oid, k, x in j.o:
+            ps = nested_ps(j, q, oid, k, x)
+            if q.shape == "nested-exists":
+                if neg(len(ps) > 0, q.negated):
+                    out[(oid,)] += 1
+            elif q.shape == "nested-in":
+                if neg(in_set(x, ps), q.negated) is True:
+                    out[(oid,)] += 1
+            elif q.shape == "nested-rows":
+                for p in ps:
+                    out[(oid, p)] += 1
+            else:
+                out[(oid, agg_value(q.agg, ps))] += 1
+        return out
+    if q.shape in ("lateral-oagg", "scalar-oagg"):
+        for oid, k, x in j.o:
+            out[(oid, oagg_value(q.oagg, inner_ps(j, q, k, x), oid, k, x))] += 1
         return out
     if q.shape == "lateral-having":
         for oid, k, x in j.o:
@@ -389,6 +459,10 @@ def out_cols(q):
         return ["v", "n"]
     if q.shape in ("agg-corr", "agg-in"):
         return ["k", "v"]
+    if q.shape in ("nested-exists", "nested-in"):
+        return ["id"]
+    if q.shape.startswith("nested") or q.shape.endswith("oagg"):
+        return ["id", "v"]
     return ["id", "v"] if q.shape in ("scalar-select", "in-select", "exists-select", "single-select", "row-cmp", "row-sub",
                                       "row-in-list", "row-in-value") or q.shape.startswith(("lateral", "on-")) else ["id"]
 
@@ -397,7 +471,8 @@ def out_type(q):
     return {"scalar-select": "BIGINT", "single-select": "INT", "agg-corr": "BIGINT", "lateral-rows": "INT",
             "lateral-left": "INT", "lateral-agg": "BIGINT", "lateral-having": "BIGINT", "lateral-sub": "INT",
             "lateral-join": "BIGINT", "on-in": "INT",
-            "on-exists": "INT"}.get(q.shape, "BOOLEAN")
+            "on-exists": "INT", "nested-scalar": "BIGINT", "nested-cmp": "BIGINT", "nested-lateral": "BIGINT", "nested-rows": "INT",
+            "lateral-oagg": "BIGINT", "scalar-oagg": "BIGINT"}.get(q.shape, "BOOLEAN")
 
 
 def lit(v):
@@ -443,12 +518,34 @@ def query_sql(q):
                 "%sEXISTS (SELECT * FROM o o2 WHERE o2.x = t.p)" % nt)
         return ("SELECT o.id, CASE WHEN t.k IS NULL THEN NULL ELSE COALESCE(t.p, -1) END AS v "
                 "FROM o LEFT JOIN t ON t.k = o.k AND %s" % test)
+    if q.shape.startswith("nested"):
+        nt, it = "NOT " if q.negated else "", "NOT " if q.inner_not else ""
+        nest = ("%sEXISTS (SELECT * FROM o o2 WHERE o2.x = t.p AND o2.id <> o.id)" % it if q.shape == "nested-in" else
+                "t.p > (SELECT MIN(o2.x) FROM o o2 WHERE o2.k = o.x)" if q.shape == "nested-cmp" else
+                "t.p %sIN (SELECT o2.x FROM o o2 WHERE o2.k = o.x)" % it)
+        conds = ([CORRS[q.corr]] if q.correlated else []) + ([cond_sql(q)[len(" AND "):]] if q.cond else []) + [nest]
+        where = " WHERE " + " AND ".join(conds)
+        if q.shape == "nested-exists":
+            return "SELECT id FROM o WHERE %sEXISTS (SELECT * FROM t%s)" % (nt, where)
+        if q.shape == "nested-in":
+            return "SELECT id FROM o WHERE x %sIN (SELECT t.p FROM t%s)" % (nt, where)
+        if q.shape in ("nested-scalar", "nested-cmp"):
+            return "SELECT id, (SELECT %s FROM t%s) AS v FROM o" % (q.agg, where)
+        if q.shape == "nested-rows":
+            return "SELECT o.id, l.v FROM o, LATERAL (SELECT t.p AS v FROM t%s) AS l" % where
+        return "SELECT o.id, l.v FROM o %s (SELECT %s AS v FROM t%s) AS l%s" % (
+            "LEFT JOIN LATERAL" if q.negated else ", LATERAL", q.agg, where, " ON TRUE" if q.negated else "")
     corr = CORRS[q.corr] if q.correlated else ""
     cond = cond_sql(q)
     if not corr:
         cond = cond[len(" AND "):]
     where = " WHERE %s%s" % (corr, cond) if corr or cond else ""
     nt = "NOT " if q.negated else ""
+    if q.shape == "lateral-oagg":
+        return "SELECT o.id, l.v FROM o %s (SELECT %s AS v FROM t%s) AS l%s" % (
+            "LEFT JOIN LATERAL" if q.negated else ", LATERAL", q.oagg, where, " ON TRUE" if q.negated else "")
+    if q.shape == "scalar-oagg":
+        return "SELECT id, (SELECT %s FROM t%s) AS v FROM o" % (q.oagg, where)
     if q.shape == "scalar-select":
         return "SELECT id, (SELECT %s FROM t%s) AS v FROM o" % (q.agg, where)
     if q.shape == "lateral-group":

@@ -6,7 +6,8 @@
 # correlation by non-equalities, aggregates as IN's operand, EXISTS in WHERE,
 # row constructors: (a, b) [NOT] IN (SELECT ...) in WHERE and as a value, row
 # comparisons and row IN lists, LATERAL derived tables (rows, aggregates with
-# HAVING / DISTINCT / outer columns, over a join or a subquery), ...):
+# HAVING / DISTINCT / outer columns, also inside aggregates, over a join or a
+# subquery), correlation two levels up (IN, EXISTS, scalar and LATERAL), ...):
 # tests/subquery_diff.py generates random
 # outer and inner inputs (repeated keys, NULL keys and values), runs random
 # subquery shapes through `weir run` at parallelism 1/2/4 and batch sizes

@@ -4,7 +4,7 @@
 Each job is one random JSON-lines input t (id INT, s STRING, n INT, ts
 TIMESTAMP(3) with a watermark 2 seconds behind; s of random words with
 runs of spaces, "" or NULL; n from -1 to 3 or NULL; ts out of order now and
-then) and seven queries over the example library libweir_udtf_example.so,
+then) and eleven queries over the example library libweir_udtf_example.so,
 written to debezium-json files:
 
     q0  t, LATERAL TABLE(split_words(s))                 (inner)
@@ -14,6 +14,11 @@ written to debezium-json files:
     q4  a 10-second TUMBLE window count per word over a view of q0's rows
     q5  split_words over an updating input (COUNT(*) per s): -U/+U per word
     q6  a GROUP BY word over q0's rows (COUNT(*)): an updating result
+    q7  TABLE(split_words(c)) alone in FROM (c a random constant string, ""
+        or NULL), grouped by word: COUNT(*)
+    q8  t JOIN TABLE(split_words_pos(c)) ON t.n = pos   (a regular join)
+    q9  t LEFT JOIN TABLE(split_words_pos(c)) ON t.n = pos
+    q10 LATERAL TABLE(repeat_n(c, m)) alone (m from -1 to 3 or NULL)
 
 run by `weir run` at a random parallelism (1/2/4) and batch size
 (1/7/1024). Each changelog is folded into its table and compared with the
@@ -61,6 +66,9 @@ def gen_job(rng):
         ts = t - rng.randint(0, 6000) if rng.random() < 0.2 else t  # now and then out of order
         rows.append((i, s, n, max(ts, 0)))
     j.rows = rows
+    r = rng.random()
+    j.c = None if r < 0.1 else "" if r < 0.2 else " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 5)))
+    j.m = None if rng.random() < 0.15 else rng.randint(-1, 3)
     return j
 
 
@@ -73,7 +81,7 @@ def repeat(s, n):
 
 
 def oracle(j):
-    q = [collections.Counter() for _ in range(7)]
+    q = [collections.Counter() for _ in range(len(QUERIES))]
     for i, s, n, ts in j.rows:
         ws = words(s)
         for w in ws:
@@ -105,7 +113,21 @@ def oracle(j):
     for s, c in counts.items():
         for w in words(s):
             q[5][(s, c, w)] += 1
+    cw = words(j.c)
+    for w in set(cw):
+        q[7][(w, cw.count(w))] += 1
+    for i, s, n, ts in j.rows:
+        hit = n is not None and 1 <= n <= len(cw)
+        if hit:
+            q[8][(i, cw[n - 1])] += 1
+        q[9][(i, cw[n - 1] if hit else None)] += 1
+    for k, v in repeat(j.c, j.m):
+        q[10][(k, v)] += 1
     return q
+
+
+def const(v, typ):
+    return "CAST(NULL AS %s)" % typ if v is None else "'%s'" % v if typ == "STRING" else str(v)
 
 
 QUERIES = [
@@ -127,6 +149,14 @@ QUERIES = [
      "LATERAL TABLE(split_words(g.s)) AS w(word)"),
     ("word STRING, c BIGINT", ["word", "c"],
      "SELECT w.word, COUNT(*) FROM t, LATERAL TABLE(split_words(t.s)) AS w(word) GROUP BY w.word"),
+    ("word STRING, c BIGINT", ["word", "c"],
+     "SELECT w.word, COUNT(*) FROM TABLE(split_words({c})) AS w(word) GROUP BY w.word"),
+    ("id INT, word STRING", ["id", "word"],
+     "SELECT t.id, x.word FROM t JOIN TABLE(split_words_pos({c})) AS x ON t.n = x.pos"),
+    ("id INT, word STRING", ["id", "word"],
+     "SELECT t.id, x.word FROM t LEFT JOIN TABLE(split_words_pos({c})) AS x ON t.n = x.pos"),
+    ("i INT, s STRING", ["i", "s"],
+     "SELECT r.i, r.s FROM LATERAL TABLE(repeat_n({c}, {m})) AS r"),
 ]
 
 
@@ -144,7 +174,7 @@ def job_sql(j, lib):
                    "'format' = 'debezium-json');" % (qi, cols, qi))
     out.append("EXECUTE STATEMENT SET BEGIN")
     for qi, (_, _, sql) in enumerate(QUERIES):
-        out.append("  INSERT INTO q%d %s;" % (qi, sql))
+        out.append("  INSERT INTO q%d %s;" % (qi, sql.format(c=const(j.c, "STRING"), m=const(j.m, "INT"))))
     out.append("END;")
     return "\n".join(out) + "\n"
 
@@ -181,7 +211,7 @@ def run_case(case):
 
 def main():
     return diffrun.main("udtf_diff", run_case, jobs_env="WEIR_UDTFDIFF_JOBS", jobs=6, asan_jobs=3,
-                        one_env="WEIR_UDTFDIFF_JOB", unit="jobs of 7 queries")
+                        one_env="WEIR_UDTFDIFF_JOB", unit="jobs of %d queries" % len(QUERIES))
 
 
 if __name__ == "__main__":

@@ -1386,7 +1386,17 @@ int plan_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, re
     if (fr->kind == WEIR_SQL_FROM_FUNCTION) {
         const weir_sql_name *fname = &fr->u.function.call->u.call.name;
         weir_udtf fn;
-        if (fr->u.function.lateral || !weir_expr_udtf_lookup(fname->parts[fname->n_parts - 1].name, &fn))
+        weir_sql_join_kind jk = ref->u.join.kind;
+        const weir_sql_expr *jon = ref->u.join.on;
+        bool on_true = jon && jon->kind == WEIR_SQL_EXPR_LITERAL && jon->u.lit.kind == WEIR_SQL_LIT_BOOLEAN &&
+                       jon->u.lit.boolean;
+        /* without LATERAL the function reads nothing of the left: a join that is no correlate's (RIGHT,
+         * FULL, USING, LEFT ... ON cond) joins its rows as a table's (plan_udtf_alone) */
+        bool as_table = !fr->u.function.lateral &&
+                        (jk == WEIR_SQL_JOIN_RIGHT || jk == WEIR_SQL_JOIN_FULL || ref->u.join.natural ||
+                         ref->u.join.n_using || (jk == WEIR_SQL_JOIN_LEFT && !on_true));
+        if ((fr->u.function.lateral || !weir_expr_udtf_lookup(fname->parts[fname->n_parts - 1].name, &fn)) &&
+            !as_table)
             return plan_udtf_join(pc, ref, where, out);
     }
     weir_sql_join_kind k = ref->u.join.kind;

@@ -23,7 +23,8 @@
  *   item over the same aggregates, a filter of the result (a LEFT join
  *   makes each item NULL where it fails instead); DISTINCT of one row is
  *   that row. The items may read t's columns around the aggregates (each
- *   joined row carries them), not in an aggregate's arguments.
+ *   joined row carries them) and in an aggregate's arguments
+ *   (SUM(u.x * t.f): computed per distinct value of t.f, subquery.c).
  * - GROUP BY, or DISTINCT without aggregates, correlated by equalities:
  *   grouped by the correlation's inner side too and joined on it
  *   (subquery.c), a LEFT join padding a row of t without groups.
@@ -251,36 +252,12 @@ static bool names_left(const weir_sql_select *sel, const rel *left)
     return w.hit;
 }
 
-/* The first aggregate call of an expression whose arguments read the left input, found by walk_agg_left. */
-typedef struct agg_left {
-    const rel *scope;
-    uint32_t nl;
-    const weir_sql_expr *hit;
-} agg_left;
-
-static int walk_agg_left(const weir_sql_expr *e, void *ud)
-{
-    agg_left *w = ud;
-    if (e->kind == WEIR_SQL_EXPR_CALL && plan_has_agg(e)) {
-        bool outer_call = false; /* COALESCE(SUM(x), 0): the aggregate is inside */
-        for (uint32_t i = 0; i < e->u.call.n_args; i++)
-            outer_call |= plan_has_agg(e->u.call.args[i]);
-        if (!outer_call) {
-            if (!reads_left(w->scope, w->nl, e))
-                return 0;
-            w->hit = e;
-            return 1;
-        }
-    }
-    return weir__sql_expr_each_child(e, walk_agg_left, ud);
-}
-
 /*
- * Where the items, HAVING and GROUP BY of an aggregating derived table read the items before it: the
- * aggregate form reads them around its aggregates (each row's own values, joined), not in an aggregate's
- * arguments (computed over the inner rows alone); the grouped form reads them nowhere but in its WHERE.
+ * Where the items, HAVING and GROUP BY of a grouped derived table read the items before it: nowhere but
+ * in its WHERE. (The aggregate form reads them anywhere: around its aggregates each row's own values,
+ * joined; in an aggregate's arguments the values its groups are computed for, subquery.c.)
  */
-static int lateral_outer_refs(plan_ctx *pc, const weir_sql_select *sel, const rel *scope, uint32_t nl, bool whole)
+static int lateral_outer_refs(plan_ctx *pc, const weir_sql_select *sel, const rel *scope, uint32_t nl)
 {
     uint32_t n = sel->n_items + sel->n_group_by + 1;
     for (uint32_t i = 0; i < n; i++) {
@@ -289,14 +266,7 @@ static int lateral_outer_refs(plan_ctx *pc, const weir_sql_select *sel, const re
                                                                       : sel->having;
         if (!e || e->kind == WEIR_SQL_EXPR_STAR)
             continue;
-        if (whole) {
-            agg_left w = {scope, nl, NULL};
-            if (walk_agg_left(e, &w) == 1)
-                return plan_error(pc, w.hit->loc, WEIR_EUNSUPPORTED,
-                                  "an aggregate's arguments in a LATERAL derived table cannot read the FROM items "
-                                  "before it (it aggregates the derived table's own rows; read those items in its "
-                                  "WHERE, or around the aggregate: SUM(x) * c.rate)");
-        } else if (reads_left(scope, nl, e)) {
+        if (reads_left(scope, nl, e)) {
             return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
                               "a LATERAL derived table with GROUP BY or DISTINCT reads the FROM items before it in "
                               "its WHERE only (correlated by equalities), not in its SELECT list, GROUP BY or "
@@ -307,7 +277,8 @@ static int lateral_outer_refs(plan_ctx *pc, const weir_sql_select *sel, const re
 }
 
 /* The refusal of a shape the decorrelation does not plan, or 0. */
-static int lateral_shape(plan_ctx *pc, const weir_sql_table_ref *ref, const weir_sql_query *q, bool aggregating)
+static int lateral_shape(plan_ctx *pc, const weir_sql_table_ref *ref, const weir_sql_query *q, bool aggregating,
+                         bool sub_ok)
 {
     const weir_sql_select *sel = q->u.select;
     const char *what = NULL;
@@ -334,10 +305,11 @@ static int lateral_shape(plan_ctx *pc, const weir_sql_table_ref *ref, const weir
         return plan_error(pc, loc, WEIR_EUNSUPPORTED,
                           "%s in a LATERAL derived table that reads the FROM items before it is not supported",
                           what);
-    if (sel->where && find_subquery(sel->where, NULL) == 1)
+    if (!sub_ok && sel->where && find_subquery(sel->where, NULL) == 1)
         return plan_error(pc, sel->where->loc, WEIR_EUNSUPPORTED,
                           "a subquery in the WHERE of a LATERAL derived table that reads the FROM items before "
-                          "it is not supported");
+                          "it is supported in one of aggregates without GROUP BY, or of rows joined without LEFT "
+                          "(not with GROUP BY or DISTINCT, nor in LEFT JOIN LATERAL of rows)");
     for (uint32_t i = 0; i < sel->n_items; i++)
         if (sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR && find_subquery(sel->items[i].expr, NULL) == 1)
             return plan_error(pc, sel->items[i].expr->loc, WEIR_EUNSUPPORTED,
@@ -351,8 +323,18 @@ static int lateral_shape(plan_ctx *pc, const weir_sql_table_ref *ref, const weir
     return 0;
 }
 
+static int lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, rel *out, bool *done,
+                        const weir_sql_table_ref **from_ref, rel *from);
+
 int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, rel *out, bool *done,
                       const weir_sql_table_ref **from_ref, rel *from)
+{
+    rel before = *left;
+    return plan_two_levels(pc, &before, lateral_join(pc, ref, left, out, done, from_ref, from));
+}
+
+static int lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, rel *out, bool *done,
+                        const weir_sql_table_ref **from_ref, rel *from)
 {
     *done = false;
     *from_ref = NULL;
@@ -387,6 +369,7 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
     for (uint32_t i = 0; i < sel->n_group_by; i++)
         corr |= reads_left(&scope, nl, sel->group_by[i]);
     corr |= reads_left(&scope, nl, sel->having);
+    corr |= plan_reads_two_levels(pc, left, sel); /* from inside its WHERE's subqueries */
     if (!corr && sel->from->kind != WEIR_SQL_FROM_TABLE)
         return plan_error(pc, rt->loc, WEIR_EUNSUPPORTED,
                           "a LATERAL derived table over a join or a subquery names the FROM items before it by "
@@ -396,14 +379,16 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
         *from = r;
         return 0;
     }
-    if ((rc = lateral_shape(pc, ref, q, aggregating || sel->distinct)))
+    bool rows = !aggregating && !sel->distinct;
+    if ((rc = lateral_shape(pc, ref, q, aggregating || sel->distinct,
+                            (aggregating && !sel->n_group_by) || (rows && ref->u.join.kind != WEIR_SQL_JOIN_LEFT))))
         return rc;
     /* Aggregates without GROUP BY are one row per row before it, even over no inner rows: HAVING
      * filters that row (an inner join drops the row before it, a LEFT one pads it) and DISTINCT leaves
      * it as it is. HAVING is computed as one more item, over the same aggregates. */
     bool whole = aggregating && !sel->n_group_by;
     bool grouped = !whole && (sel->n_group_by || sel->having || sel->distinct);
-    if ((whole || grouped) && (rc = lateral_outer_refs(pc, sel, &scope, nl, whole)))
+    if (grouped && (rc = lateral_outer_refs(pc, sel, &scope, nl)))
         return rc;
     if (left->win.present && (rc = plan_window_assign(pc, left, "a LATERAL derived table")))
         return rc;
@@ -472,7 +457,17 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
         rel rr = r;
         if (left_join && (rc = with_marker(pc, &r, &rr)))
             return rc;
-        if ((rc = plan_scoped_join_kind(pc, left_join, left, &rr, sel->where, rt->loc, &j)))
+        /* its conditions with subqueries (an inner join's: lateral_shape) filter the joined rows, where
+         * they read both the row before it and its own (two levels up, from inside them) */
+        const weir_sql_expr *on = NULL, *sub = NULL;
+        for (uint32_t i = 0; i < n; i++) {
+            const weir_sql_expr **to = find_subquery(conj[i], NULL) == 1 ? &sub : &on;
+            if (!(*to = plan_and(pc, *to, conj[i])))
+                return WEIR_ENOMEM;
+        }
+        if ((rc = plan_scoped_join_kind(pc, left_join, left, &rr, on, rt->loc, &j)))
+            return rc;
+        if (sub && (rc = plan_lateral_filter(pc, &j, sel, sub)))
             return rc;
         for (uint32_t i = 0; i < sel->n_items; i++) {
             const weir_sql_expr *e = sel->items[i].expr;

@@ -620,6 +620,8 @@ void plan_correlate_rel(rel *o, const rel *l, weir_schema *os, char **quals, wei
  */
 int plan_udtf_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out);
 int plan_udtf_check(plan_ctx *pc, const weir_sql_table_ref *f);
+/* A table function alone in FROM, its arguments constant: its rows, once. */
+int plan_udtf_alone(plan_ctx *pc, const weir_sql_table_ref *f, rel *out);
 /* True for joins that take WHERE conjuncts as conditions (inner and comma joins). */
 bool plan_join_takes_where(const weir_sql_table_ref *t);
 /* Plans a JOIN table ref; where (or NULL) supplies the condition of comma joins. */
@@ -675,6 +677,18 @@ int plan_lateral_aggregates(plan_ctx *pc, rel *in, const weir_sql_query *q, cons
  */
 int plan_lateral_grouped(plan_ctx *pc, rel *in, const weir_sql_query *q, const rel *from, bool left_join,
                          weir_expr **items);
+/*
+ * subquery.c: the rows of *j (a LATERAL derived table's rows joined to the
+ * rows before it) for which cond, conditions of its WHERE with subqueries
+ * (of sel), holds: IN / EXISTS as semi and anti joins, the rest a filter.
+ * plan_and: l AND r (l NULL: r), or NULL out of memory.
+ */
+int plan_lateral_filter(plan_ctx *pc, rel *j, const weir_sql_select *sel, const weir_sql_expr *cond);
+/* rc, its message (a name not found) telling a name of the rows in two subquery levels up. */
+int plan_two_levels(plan_ctx *pc, const rel *in, int rc);
+/* Whether the subqueries in sel's WHERE read the rows in (sel's outer query) from inside them. */
+bool plan_reads_two_levels(plan_ctx *pc, const rel *in, const weir_sql_select *sel);
+const weir_sql_expr *plan_and(plan_ctx *pc, const weir_sql_expr *l, const weir_sql_expr *r);
 /*
  * The columns of left then right as one rel for binding names (no stream):
  * a padded side's columns nullable; scoped: right's columns shadow left's

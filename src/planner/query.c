@@ -835,12 +835,7 @@ int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
         const weir_sql_expr *call = ref->u.function.call;
         weir_udtf fn;
         if (ref->u.function.lateral || !weir_expr_udtf_lookup(call->u.call.name.parts[call->u.call.name.n_parts - 1].name, &fn)) {
-            int rc = plan_udtf_check(pc, ref);
-            return rc ? rc
-                      : plan_error(pc, ref->loc, WEIR_EUNSUPPORTED,
-                                   "a table function is supported joined to the rows it reads: FROM t, LATERAL "
-                                   "TABLE(f(t.a)) AS x(c), or LEFT JOIN LATERAL TABLE(...) ON TRUE; read alone "
-                                   "(FROM TABLE(f(...)) with constant arguments) it is not supported yet");
+            return plan_udtf_alone(pc, ref, out); /* its rows, once (refused when f is no table function) */
         }
         int rc = plan_window_tvf(pc, ref, out);
         if (!rc && ref->alias)

@@ -40,6 +40,7 @@
 
 static int plan_subquery_values(plan_ctx *pc, rel *in, const weir_sql_expr *const *exprs, uint32_t n,
                                 weir_sql_loc loc, const weir_sql_select *sel, bool skip_keys);
+static int find_subquery(const weir_sql_expr *e, void *ud);
 
 /* The subquery of a WHERE conjunct, or NULL: sets the join kind and the IN
  * operand. */
@@ -129,10 +130,185 @@ static int in_columns_error(plan_ctx *pc, const weir_sql_query *q, uint32_t n, u
                             "the subquery of IN must select %u columns, one for each field of the row", n);
 }
 
+/* ---- correlation across two levels */
+
+enum { MAX_NESTED_NAMES = 64, MAX_NESTED_COLS = 64 };
+
+/*
+ * The columns of the outer query (rows in) that the subqueries inside a
+ * subquery's WHERE name, two or more levels down: qualified by a name of
+ * in's and by none of the FROM items of the levels between (o.t in
+ * EXISTS (SELECT 1 FROM l WHERE l.v IN (SELECT r.v FROM r WHERE r.t = o.t))).
+ */
+typedef struct nested_walk {
+    const rel *in;
+    const char *names[MAX_NESTED_NAMES];
+    uint32_t n_names;
+    uint32_t depth;
+    const weir_sql_expr *cols[MAX_NESTED_COLS];
+    uint32_t n;
+    bool full; /* more names or columns than fit */
+} nested_walk;
+
+static void from_quals(const weir_sql_table_ref *t, nested_walk *w)
+{
+    const char *q = t->alias ? t->alias->name : NULL;
+    if (t->kind == WEIR_SQL_FROM_JOIN) {
+        from_quals(t->u.join.left, w);
+        from_quals(t->u.join.right, w);
+        return;
+    }
+    if (!q && t->kind == WEIR_SQL_FROM_TABLE && t->u.table.name.n_parts)
+        q = t->u.table.name.parts[t->u.table.name.n_parts - 1].name;
+    if (!q)
+        return;
+    if (w->n_names == MAX_NESTED_NAMES)
+        w->full = true;
+    else
+        w->names[w->n_names++] = q;
+}
+
+static int walk_nested(const weir_sql_expr *e, void *ud);
+
+static void walk_nested_query(nested_walk *w, const weir_sql_query *q)
+{
+    if (q->kind == WEIR_SQL_QUERY_SETOP) {
+        walk_nested_query(w, q->u.setop.left);
+        walk_nested_query(w, q->u.setop.right);
+        return;
+    }
+    if (q->kind != WEIR_SQL_QUERY_SELECT)
+        return;
+    const weir_sql_select *sel = q->u.select;
+    uint32_t saved = w->n_names;
+    if (sel->from)
+        from_quals(sel->from, w);
+    w->depth++;
+    if (sel->where)
+        walk_nested(sel->where, w);
+    if (sel->having)
+        walk_nested(sel->having, w);
+    for (uint32_t i = 0; i < sel->n_items; i++)
+        if (sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR)
+            walk_nested(sel->items[i].expr, w);
+    for (uint32_t i = 0; i < sel->n_group_by; i++)
+        walk_nested(sel->group_by[i], w);
+    w->depth--;
+    w->n_names = saved;
+}
+
+static int walk_nested(const weir_sql_expr *e, void *ud)
+{
+    nested_walk *w = ud;
+    if (e->kind == WEIR_SQL_EXPR_SUBQUERY || e->kind == WEIR_SQL_EXPR_EXISTS) {
+        walk_nested_query(w, e->u.subquery.query);
+        return 0;
+    }
+    if (e->kind == WEIR_SQL_EXPR_IN_QUERY) {
+        walk_nested(e->u.in_query.operand, w);
+        walk_nested_query(w, e->u.in_query.query);
+        return 0;
+    }
+    if (e->kind != WEIR_SQL_EXPR_COLUMN)
+        return weir__sql_expr_each_child(e, walk_nested, ud);
+    const weir_sql_name *nm = &e->u.column;
+    if (w->depth < 2 || nm->n_parts < 2 || !w->in->quals)
+        return 0;
+    const char *q = nm->parts[nm->n_parts - 2].name;
+    for (uint32_t i = 0; i < w->n_names; i++)
+        if (!strcasecmp(w->names[i], q))
+            return 0;
+    bool outer = false;
+    for (uint32_t c = 0; c < w->in->n_physical && !outer; c++)
+        outer = w->in->quals[c] && !strcasecmp(w->in->quals[c], q);
+    if (!outer)
+        return 0;
+    if (w->n == MAX_NESTED_COLS)
+        w->full = true;
+    else
+        w->cols[w->n++] = e;
+    return 0;
+}
+
+/* The outer query's columns (rows in) that the subqueries of where name two levels down or more
+ * (sel: the subquery whose WHERE it is): into w. */
+static int nested_outer(plan_ctx *pc, const rel *in, const weir_sql_select *sel, const weir_sql_expr *where,
+                        nested_walk *w)
+{
+    memset(w, 0, sizeof *w);
+    w->in = in;
+    if (!where || find_subquery(where, NULL) != 1)
+        return 0;
+    if (sel->from)
+        from_quals(sel->from, w);
+    w->depth = 1;
+    walk_nested(where, w);
+    if (w->full)
+        return plan_error(pc, where->loc, WEIR_EUNSUPPORTED,
+                          "correlation across two subquery levels naming more than %d columns or FROM items is "
+                          "not supported",
+                          MAX_NESTED_COLS);
+    return 0;
+}
+
+static int plan_one_outer(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sql_query *q,
+                          weir_join_type type, const weir_sql_expr *const *ops, const weir_sql_expr **items,
+                          uint32_t n, bool not_in, const nested_walk *nw);
+static int filter_by(plan_ctx *pc, rel *j, const weir_sql_select *sel, const weir_sql_expr *cond);
+
+int plan_two_levels(plan_ctx *pc, const rel *in, int rc)
+{
+    if (rc != WEIR_ENOTFOUND || !pc->err || strstr(pc->err->message, "correlation across two subquery levels"))
+        return rc;
+    const char *m = pc->err->message, *p = strstr(m, "unknown table or alias '");
+    bool qual = p != NULL;
+    if (qual)
+        p += 24;
+    else if ((p = strstr(m, "unknown column '")))
+        p += 16;
+    else
+        return rc;
+    char name[128];
+    size_t n = strcspn(p, "'");
+    if (n >= sizeof name)
+        return rc;
+    memcpy(name, p, n);
+    name[n] = 0;
+    for (uint32_t c = 0; c < in->n_physical; c++) {
+        const char *q = in->quals ? in->quals[c] : NULL, *cn = in->schema->fields[c].name;
+        if (qual ? !q || strcasecmp(q, name)
+                 : plan_col_hidden(in, c) || plan_is_scalar_column(cn) || strcasecmp(cn, name))
+            continue;
+        size_t l = strlen(pc->err->message);
+        if (qual)
+            snprintf(pc->err->message + l, sizeof pc->err->message - l,
+                     " (it names the query two subquery levels up: correlation across two subquery levels is "
+                     "not supported in this form of subquery; it is in a SELECT ... FROM ... WHERE inside IN or "
+                     "EXISTS, a scalar subquery or a LATERAL derived table of aggregates, and rows of an inner "
+                     "JOIN LATERAL)");
+        else
+            snprintf(pc->err->message + l, sizeof pc->err->message - l,
+                     " (a column of the query two subquery levels up: correlation across two subquery levels by "
+                     "an unqualified name is not supported; qualify it: %s%s%s)",
+                     q ? q : "", q ? "." : "", cn);
+        break;
+    }
+    return rc;
+}
+
+static int plan_one_in(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sql_query *q, weir_join_type type,
+                       const weir_sql_expr *operand, bool not_in);
+
 /* Plans the subquery conjunct e (subquery q) as a semi or anti join of *in. */
-static int plan_one(plan_ctx *pc, rel *in, const weir_sql_expr *e,
-                    const weir_sql_query *q, weir_join_type type,
+static int plan_one(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sql_query *q, weir_join_type type,
                     const weir_sql_expr *operand, bool not_in)
+{
+    rel outer = *in;
+    return plan_two_levels(pc, &outer, plan_one_in(pc, in, e, q, type, operand, not_in));
+}
+
+static int plan_one_in(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sql_query *q, weir_join_type type,
+                       const weir_sql_expr *operand, bool not_in)
 {
     rel right;
     join_conds *conds = NULL;
@@ -158,6 +334,12 @@ static int plan_one(plan_ctx *pc, rel *in, const weir_sql_expr *e,
             for (uint32_t i = 0; i < n; i++)
                 items[i] = sel->items[i].expr;
         }
+        /* Subqueries in its WHERE that name this query's columns: decorrelated through their values */
+        nested_walk nw;
+        if ((rc = nested_outer(pc, in, sel, sel->where, &nw)))
+            return rc;
+        if (nw.n)
+            return plan_one_outer(pc, in, e, q, type, ops, items, n, not_in, &nw);
         /* Its WHERE conjuncts: an inner join in its FROM takes those of its own
          * tables; the rest are the semi join's. */
         if (sel->where && plan_join_takes_where(sel->from)) {
@@ -423,6 +605,10 @@ typedef struct correlation {
     /* some of them is not an equality outer = inner (t.x > o.y): decorrelated through the outer values
      * (outer_values); the keys are then those values, matched with IS NOT DISTINCT FROM */
     bool general;
+    /* aggregate calls whose arguments read the outer query (SUM(t.x * o.f)): computed over the outer
+     * values too (general) */
+    const weir_sql_expr **vals;
+    uint32_t n_vals;
 } correlation;
 
 static int correlate(plan_ctx *pc, const rel *in, const rel *from, const weir_sql_expr *where, correlation *co)
@@ -518,6 +704,37 @@ static int collect_aggs(const weir_sql_expr *e, void *ud)
     return c->text ? 0 : WEIR_ENOMEM;
 }
 
+/*
+ * The aggregate calls of sel's items (and HAVING) whose arguments read the
+ * outer query's rows in (SUM(t.x * o.f)): each group of the subquery's
+ * rows is then one per value of those outer columns too, as Calcite's
+ * decorrelation computes it (over the outer values: co->general).
+ */
+static int outer_aggregates(plan_ctx *pc, const rel *in, const rel *from, const weir_sql_select *sel,
+                            const weir_sql_expr *extra, correlation *co)
+{
+    agg_walk w = {pc, NULL, 0, 0};
+    int rc = 0;
+    for (uint32_t i = 0; !rc && i < sel->n_items; i++)
+        if (sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR)
+            rc = collect_aggs(sel->items[i].expr, &w);
+    if (!rc && extra)
+        rc = collect_aggs(extra, &w);
+    if (rc || !w.n)
+        return rc;
+    rel scope;
+    if ((rc = plan_pair_rel(pc, in, from, false, false, true, &scope)))
+        return rc;
+    co->vals = plan_alloc(pc, w.n * sizeof *co->vals);
+    if (!co->vals)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < w.n; i++)
+        if (plan_side_mask(&scope, in->n_physical, w.calls[i].call) & PLAN_SIDE_LEFT)
+            co->vals[co->n_vals++] = w.calls[i].call;
+    co->general |= co->n_vals > 0;
+    return 0;
+}
+
 /* The outer query's columns a correlated conjunct names, each once (by its SQL text). */
 typedef struct outer_walk {
     plan_ctx *pc;
@@ -575,8 +792,8 @@ static int outer_values(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_que
     if (rc)
         return rc;
     outer_walk w = {.pc = pc, .scope = &scope, .nl = in->n_physical};
-    for (uint32_t i = 0; i < co->n_corr; i++)
-        if ((rc = collect_outer(co->corr[i], &w)))
+    for (uint32_t i = 0; i < co->n_corr + co->n_vals; i++)
+        if ((rc = collect_outer(i < co->n_corr ? co->corr[i] : co->vals[i - co->n_corr], &w)))
             return rc;
     uint32_t n_in = co->n_keys - n_eq, nk = w.n + n_in;
     if (nk > WEIR_KEY_MAX_COLS)
@@ -626,10 +843,15 @@ static int outer_values(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_que
     for (uint32_t i = 0; i < co->n_corr; i++)
         if (!(on = ast_binary(pc, WEIR_SQL_OP_AND, on, co->corr[i])))
             return WEIR_ENOMEM;
+    /* its own conditions join D with t, but those with subqueries (IN, EXISTS, scalar), which stay in
+     * its WHERE over J: there they read the outer values as their outer query's (two levels up) */
+    uint32_t kept = 0;
     for (uint32_t i = 0; i < co->n_local; i++)
-        if (!(on = ast_binary(pc, WEIR_SQL_OP_AND, on, co->local[i])))
+        if (find_subquery(co->local[i], NULL) == 1)
+            co->local[kept++] = co->local[i];
+        else if (!(on = ast_binary(pc, WEIR_SQL_OP_AND, on, co->local[i])))
             return WEIR_ENOMEM;
-    co->n_local = 0;
+    co->n_local = kept;
     /* D over in's rows, planned before (plan_from hands them out for wrap) */
     memset(wrap, 0, sizeof *wrap);
     wrap->kind = WEIR_SQL_FROM_SUBQUERY;
@@ -760,6 +982,123 @@ static int decorrelated(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_que
     as->outer_joined = true;
     *out_q = q2;
     *on = cond;
+    return 0;
+}
+
+static int scalar_register(plan_ctx *pc, const weir_sql_expr *e, uint32_t col, agg_scope *as);
+
+bool plan_reads_two_levels(plan_ctx *pc, const rel *in, const weir_sql_select *sel)
+{
+    nested_walk w;
+    weir_error save = *pc->err;
+    bool r = nested_outer(pc, in, sel, sel->where, &w) == 0 && w.n > 0;
+    *pc->err = save;
+    return r;
+}
+
+/* Adds the n expressions v to the values the outer values of co carry (outer_values). */
+static int vals_add(plan_ctx *pc, correlation *co, const weir_sql_expr *const *v, uint32_t n)
+{
+    if (!n)
+        return 0;
+    const weir_sql_expr **nv = plan_alloc(pc, (co->n_vals + n) * sizeof *nv);
+    if (!nv)
+        return WEIR_ENOMEM;
+    if (co->n_vals)
+        memcpy(nv, co->vals, co->n_vals * sizeof *nv);
+    memcpy(nv + co->n_vals, v, n * sizeof *nv);
+    co->vals = nv;
+    co->n_vals += n;
+    co->general = true;
+    return 0;
+}
+
+/* A fresh id for the hidden columns of a decorrelated subquery that is no scalar one. */
+static int reserve_id(plan_ctx *pc, const weir_sql_query *q, uint32_t *id)
+{
+    weir_sql_expr *m = ast_node(pc, WEIR_SQL_EXPR_SUBQUERY, q->loc);
+    if (!m)
+        return WEIR_ENOMEM;
+    m->u.subquery.query = (weir_sql_query *)q;
+    *id = pc->n_scalar;
+    return scalar_register(pc, m, 0, NULL);
+}
+
+/*
+ * A semi or anti join whose subquery (a plain SELECT) has subqueries in its
+ * WHERE that name the outer query (nw), as Calcite decorrelates it: over
+ * the distinct values of the outer columns that any level names (D),
+ *   J = D JOIN <its FROM> ON <its conditions without subqueries>
+ * then J's rows filtered by the conditions with subqueries (which read the
+ * outer values as columns of J: one level of correlation), and the outer
+ * rows semi- (anti-) joined with J on their values IS NOT DISTINCT FROM D's
+ * (and x = y for IN).
+ */
+static int plan_one_outer(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sql_query *q,
+                          weir_join_type type, const weir_sql_expr *const *ops, const weir_sql_expr **items,
+                          uint32_t n, bool not_in, const nested_walk *nw)
+{
+    const weir_sql_select *sel = q->u.select;
+    rel from;
+    correlation co;
+    uint32_t id;
+    int rc;
+    if ((rc = plan_from(pc, sel->from, &from)) || (rc = correlate(pc, in, &from, sel->where, &co)) ||
+        (rc = vals_add(pc, &co, nw->cols, nw->n)) || (rc = reserve_id(pc, q, &id)))
+        return rc;
+    uint32_t nf = from.n_physical;
+    if ((rc = outer_values(pc, e, q, id, in, &from, &co, co.n_keys)))
+        return rc;
+    uint32_t nd = from.n_physical - nf; /* D's columns, first */
+    const weir_sql_expr *w = NULL;
+    for (uint32_t i = 0; i < co.n_local; i++)
+        if (!(w = ast_binary(pc, WEIR_SQL_OP_AND, w, co.local[i])))
+            return WEIR_ENOMEM;
+    /* the rest (semi / anti joins; scalar subqueries, tests under OR: values joined to J's rows, then a
+     * filter) */
+    if (w && (rc = filter_by(pc, &from, sel, w)))
+        return rc;
+    /* J without D's columns named as the outer query's (the semi join's conditions read those as the
+     * outer rows'): its FROM's and the values' hidden copies */
+    uint32_t nc = from.n_physical, k = 0;
+    weir_expr **exprs = plan_alloc(pc, nc * sizeof *exprs);
+    const char **names = plan_alloc(pc, nc * sizeof *names);
+    char **quals = plan_alloc(pc, (nc + 1) * sizeof *quals);
+    bool *hidden = plan_alloc(pc, (nc + 1) * sizeof *hidden);
+    if (!exprs || !names || !quals || !hidden)
+        return WEIR_ENOMEM;
+    for (uint32_t c = 0; c < nc; c++) {
+        const char *cn = from.schema->fields[c].name;
+        if (c < nd && !plan_is_scalar_column(cn))
+            continue;
+        weir_error err = {0};
+        if (weir_expr_column(pc->arena, c, from.schema->fields[c].type, &exprs[k], &err))
+            return WEIR_ENOMEM;
+        names[k] = cn;
+        quals[k] = from.quals ? from.quals[c] : NULL;
+        hidden[k++] = plan_col_hidden(&from, c);
+    }
+    rel right;
+    from.outer_cols = 0;
+    if ((rc = plan_calc(pc, &from, NULL, exprs, names, k, &right, "Calc")))
+        return rc;
+    right.quals = quals;
+    right.hidden = hidden;
+    right.n_hidden = k;
+    right.outer_cols = 0;
+    const weir_sql_expr *cond = NULL;
+    for (uint32_t i = 0; i < co.n_keys; i++) {
+        const weir_sql_expr *m = ast_not_distinct(pc, co.outer[i], co.inner[i]);
+        if (!m || !(cond = ast_binary(pc, WEIR_SQL_OP_AND, cond, m)))
+            return WEIR_ENOMEM;
+    }
+    join_conds *conds = NULL;
+    if (cond && (rc = plan_join_conds_make(pc, cond, &conds)))
+        return rc;
+    rel out;
+    if ((rc = plan_semi_join(pc, type == WEIR_JOIN_ANTI, in, &right, conds, ops, items, n, not_in, e->loc, &out)))
+        return rc;
+    *in = out;
     return 0;
 }
 
@@ -1348,7 +1687,14 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
         const weir_sql_select *ssel = q->u.select;
         rel from;
         correlation co;
-        if ((rc = plan_from(pc, ssel->from, &from)) || (rc = correlate(pc, in, &from, ssel->where, &co)))
+        nested_walk nw;
+        if ((rc = plan_from(pc, ssel->from, &from)) || (rc = correlate(pc, in, &from, ssel->where, &co)) ||
+            (rc = outer_aggregates(pc, in, &from, ssel, NULL, &co)) ||
+            (rc = nested_outer(pc, in, ssel, ssel->where, &nw)) || (rc = vals_add(pc, &co, nw.cols, nw.n)))
+            return rc;
+        /* its id (the names of its hidden columns), taken before the subqueries inside it take theirs */
+        uint32_t id = pc->n_scalar;
+        if ((rc = scalar_register(pc, e, 0, NULL)))
             return rc;
         uint32_t n_eq = co.n_keys;
         for (uint32_t p = 0; p < pc->n_in_pairs; p++) {
@@ -1360,13 +1706,12 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
             co.outer[co.n_keys] = pc->in_pairs[3 * p + 1];
             co.inner[co.n_keys] = pc->in_pairs[3 * p + 2];
             if (pc->agg_values_as && plan_has_agg(co.outer[co.n_keys]) &&
-                (rc = agg_operand(pc, in, pc->n_scalar, co.n_keys, &co.outer[co.n_keys])))
+                (rc = agg_operand(pc, in, id, co.n_keys, &co.outer[co.n_keys])))
                 return rc;
             co.n_keys++;
         }
-        if (co.general && (rc = outer_values(pc, e, q, pc->n_scalar, in, &from, &co, n_eq)))
+        if (co.general && (rc = outer_values(pc, e, q, id, in, &from, &co, n_eq)))
             return rc;
-        uint32_t id = pc->n_scalar;
         weir_sql_query *q2 = NULL;
         const weir_sql_expr *on = NULL;
         agg_scope *as = NULL;
@@ -1384,7 +1729,7 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
             q2->u.select = s2;
         }
         rel sq;
-        rc = plan_over_from(pc, q, q2, &from, &sq);
+        rc = plan_two_levels(pc, in, plan_over_from(pc, q, q2, &from, &sq));
         if (rc == WEIR_ENOTFOUND && pc->agg_values) {
             size_t l = strlen(pc->err->message);
             snprintf(pc->err->message + l, sizeof pc->err->message - l,
@@ -1422,8 +1767,8 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
         if (as)
             for (uint32_t c = 0; c < as->n_calls; c++)
                 as->calls[c].out_col = col + co.n_keys + c;
-        if ((rc = scalar_register(pc, e, col, as)))
-            return rc;
+        pc->scalar_col[id] = col;
+        pc->scalar_as[id] = as;
         *in = j;
     }
     return 0;
@@ -1545,10 +1890,14 @@ int plan_lateral_aggregates(plan_ctx *pc, rel *in, const weir_sql_query *q, cons
     e->u.subquery.query = (weir_sql_query *)q;
     rel from = *from_planned;
     correlation co;
+    nested_walk nw;
+    uint32_t id = pc->n_scalar; /* taken before the subqueries inside it take theirs */
     int rc = correlate(pc, in, &from, sel->where, &co);
-    if (rc || (co.general && (rc = outer_values(pc, e, q, pc->n_scalar, in, &from, &co, co.n_keys))))
+    if (rc || (rc = outer_aggregates(pc, in, &from, sel, NULL, &co)) ||
+        (rc = nested_outer(pc, in, sel, sel->where, &nw)) || (rc = vals_add(pc, &co, nw.cols, nw.n)) ||
+        (rc = scalar_register(pc, e, 0, NULL)) ||
+        (co.general && (rc = outer_values(pc, e, q, id, in, &from, &co, co.n_keys))))
         return rc;
-    uint32_t id = pc->n_scalar;
     weir_sql_query *q2 = NULL;
     const weir_sql_expr *on = NULL;
     agg_scope *as = plan_alloc(pc, sizeof *as);
@@ -1564,8 +1913,8 @@ int plan_lateral_aggregates(plan_ctx *pc, rel *in, const weir_sql_query *q, cons
     for (uint32_t c = 0; c < as->n_calls; c++)
         as->calls[c].out_col = col + co.n_keys + c;
     /* registered as a scalar subquery's (its hidden columns' names are taken) */
-    if ((rc = scalar_register(pc, e, col, as)))
-        return rc;
+    pc->scalar_col[id] = col;
+    pc->scalar_as[id] = as;
     agg_scope bas = *as;
     bas.in = &j;
     bas.out = &j;
@@ -1576,6 +1925,43 @@ int plan_lateral_aggregates(plan_ctx *pc, rel *in, const weir_sql_query *q, cons
             return rc;
     *in = j;
     return 0;
+}
+
+const weir_sql_expr *plan_and(plan_ctx *pc, const weir_sql_expr *l, const weir_sql_expr *r)
+{
+    return ast_binary(pc, WEIR_SQL_OP_AND, l, r);
+}
+
+/* cond over the rows of *j: semi / anti joins, then the rest (its scalar subqueries joined) as a filter. */
+static int filter_by(plan_ctx *pc, rel *j, const weir_sql_select *sel, const weir_sql_expr *cond)
+{
+    const weir_sql_expr *w = cond;
+    int rc = plan_where_subqueries(pc, j, w, &w);
+    if (rc || !w)
+        return rc;
+    weir_expr *f;
+    rel fr;
+    if ((rc = plan_subquery_values(pc, j, &w, 1, sel->loc, sel, false)) || (rc = plan_bind_expr(pc, j, NULL, w, &f)))
+        return rc;
+    weir_type t = weir_expr_type(f);
+    if (t.id != WEIR_TYPE_BOOLEAN && t.id != WEIR_TYPE_NULL)
+        return plan_error(pc, w->loc, WEIR_EPLAN, "WHERE must be BOOLEAN, not %s", weir_type_name(t.id));
+    if ((rc = plan_calc(pc, j, f, NULL, NULL, 0, &fr, "Calc")))
+        return rc;
+    fr.quals = j->quals;
+    fr.hidden = j->hidden;
+    fr.n_hidden = j->n_hidden;
+    fr.outer_cols = j->outer_cols;
+    *j = fr;
+    return 0;
+}
+
+int plan_lateral_filter(plan_ctx *pc, rel *j, const weir_sql_select *sel, const weir_sql_expr *cond)
+{
+    uint32_t oc = j->outer_cols;
+    int rc = filter_by(pc, j, sel, cond);
+    j->outer_cols = oc; /* names still resolve in the derived table's FROM first */
+    return rc;
 }
 
 /* ------------------------------------------------------------ an outer join's ON */

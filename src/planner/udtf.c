@@ -14,6 +14,10 @@
  * As in Flink, LEFT JOIN takes ON TRUE only; an inner JOIN's ON condition
  * filters the joined rows. Without LATERAL, TABLE(f(...)) may not read the
  * tables before it (Flink cannot resolve such a column either).
+ *
+ * Alone in FROM ([LATERAL] TABLE(f('a b')) AS x(c), constant arguments,
+ * or the left side of a join) the function is a bounded table: the
+ * Correlate over a VALUES source of one row, whose rows are inserted once.
  */
 #include <stdio.h>
 #include <string.h>
@@ -257,6 +261,9 @@ int plan_udtf_check(plan_ctx *pc, const weir_sql_table_ref *f)
                       name, name);
 }
 
+static int correlate_udtf(plan_ctx *pc, const weir_sql_table_ref *f, const rel *lp, bool constant, bool alone,
+                          bool left, const weir_sql_expr *on, weir_sql_loc loc, rel *out);
+
 int plan_udtf_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *where, rel *out)
 {
     const weir_sql_table_ref *f = ref->u.join.right;
@@ -293,12 +300,24 @@ int plan_udtf_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *wher
         return rc;
     if (l.win.present && (rc = plan_window_assign(pc, &l, "LATERAL TABLE")))
         return rc;
+    return correlate_udtf(pc, f, &l, !f->u.function.lateral, false, left, on_true ? NULL : on, ref->loc, out);
+}
+
+/* The Correlate of table function f over the rows of l (arguments over nothing when constant; alone:
+ * l is one row of nothing), then an inner join's ON filtering its rows. */
+static int correlate_udtf(plan_ctx *pc, const weir_sql_table_ref *f, const rel *lp, bool constant, bool alone,
+                          bool left, const weir_sql_expr *on, weir_sql_loc loc, rel *out)
+{
+    const weir_sql_expr *call = f->u.function.call;
+    const char *name = call_name(call);
+    rel l = *lp;
+    int rc;
     /* the arguments, over the left row (with LATERAL) or over nothing */
     uint32_t n_args = call->u.call.n_args;
     weir_expr **args = plan_alloc(pc, (n_args ? n_args : 1) * sizeof *args);
     if (!args)
         return WEIR_ENOMEM;
-    weir_schema *none = f->u.function.lateral ? NULL : plan_new_schema(pc);
+    weir_schema *none = constant ? plan_new_schema(pc) : NULL;
     rel empty = {0};
     if (none) {
         empty.schema = none;
@@ -311,7 +330,15 @@ int plan_udtf_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *wher
             return plan_error(pc, a->loc, WEIR_EPLAN, "argument %u of table function %s must be a scalar value",
                               i + 1, name);
         rc = plan_bind_expr(pc, none ? &empty : &l, NULL, a, &args[i]);
-        if (rc && none && rc == WEIR_ENOTFOUND)
+        if (rc == WEIR_ENOTFOUND && alone) {
+            size_t ml = strlen(pc->err->message);
+            snprintf(pc->err->message + ml, sizeof pc->err->message - ml,
+                     " (TABLE(%s(...)) alone in FROM reads no table: its arguments are constants; a function of a "
+                     "table's rows is joined to them: FROM t, LATERAL TABLE(%s(t.a)))",
+                     name, name);
+            return rc;
+        }
+        if (rc && none && rc == WEIR_ENOTFOUND && !f->u.function.lateral)
             return plan_error(pc, f->loc, WEIR_EUNSUPPORTED,
                               "TABLE(%s(...)) reads the tables before it only with LATERAL (as in Flink): write "
                               "LATERAL TABLE(%s(...))",
@@ -363,7 +390,7 @@ int plan_udtf_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *wher
     rel o = l;
     if ((rc = weir_job_operator(pc->job, &l.s, 1, &spec, os, plan_forward_parallelism(pc, l.s), &o.s))) {
         udtf_conf_free(c);
-        return plan_error(pc, ref->loc, rc, "cannot add operator Correlate: %s", weir_job_error(pc->job));
+        return plan_error(pc, loc, rc, "cannot add operator Correlate: %s", weir_job_error(pc->job));
     }
     weir_buf_printf(&pc->explain, "  Correlate[%d]: %s(", o.s.node, fn.name);
     for (uint32_t i = 0; i < n_args; i++) {
@@ -372,9 +399,9 @@ int plan_udtf_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *wher
         weir_buf_printf(&pc->explain, "%s%s", i ? ", " : "", buf);
     }
     weir_buf_printf(&pc->explain, ")%s\n", left ? " (left)" : "");
-    plan_correlate_rel(&o, &l, os, quals, ref->loc);
+    plan_correlate_rel(&o, &l, os, quals, loc);
     /* an inner JOIN ... ON cond: a filter over the joined rows */
-    if (on && !on_true) {
+    if (on) {
         weir_expr *cond;
         if ((rc = plan_bind_expr(pc, &o, NULL, on, &cond)))
             return rc;
@@ -387,6 +414,63 @@ int plan_udtf_join(plan_ctx *pc, const weir_sql_table_ref *ref, join_conds *wher
             return rc;
         o = filtered;
     }
+    *out = o;
+    return 0;
+}
+
+/*
+ * A table function alone in FROM (its arguments constant): the Correlate
+ * over one row of no columns, a bounded source read once, so the
+ * function's rows are inserted once and the table ends.
+ */
+int plan_udtf_alone(plan_ctx *pc, const weir_sql_table_ref *f, rel *out)
+{
+    int rc = plan_udtf_check(pc, f);
+    if (rc)
+        return rc;
+    weir_sql_expr *lit = plan_alloc(pc, sizeof *lit), **items = plan_alloc(pc, sizeof *items);
+    weir_sql_expr_list *row = plan_alloc(pc, sizeof *row);
+    weir_sql_query *vq = plan_alloc(pc, sizeof *vq);
+    if (!lit || !items || !row || !vq)
+        return WEIR_ENOMEM;
+    memset(lit, 0, sizeof *lit);
+    lit->kind = WEIR_SQL_EXPR_LITERAL;
+    lit->loc = f->loc;
+    lit->height = 1;
+    lit->u.lit.kind = WEIR_SQL_LIT_BOOLEAN;
+    lit->u.lit.boolean = true;
+    items[0] = lit;
+    *row = (weir_sql_expr_list){items, 1, f->loc};
+    memset(vq, 0, sizeof *vq);
+    vq->kind = WEIR_SQL_QUERY_VALUES;
+    vq->loc = f->loc;
+    vq->height = 2;
+    vq->u.values.rows = row;
+    vq->u.values.n_rows = 1;
+    rel one, c;
+    if ((rc = plan_values(pc, vq, &one)) || (rc = correlate_udtf(pc, f, &one, true, true, false, NULL, f->loc, &c)))
+        return rc;
+    /* the function's columns alone */
+    uint32_t n = c.n_physical - 1;
+    weir_expr **exprs = plan_alloc(pc, (n ? n : 1) * sizeof *exprs);
+    const char **names = plan_alloc(pc, (n ? n : 1) * sizeof *names);
+    char **quals = plan_alloc(pc, (n + 1) * sizeof *quals);
+    if (!exprs || !names || !quals)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        weir_error err = {0};
+        if (weir_expr_column(pc->arena, i + 1, c.schema->fields[i + 1].type, &exprs[i], &err))
+            return WEIR_ENOMEM;
+        names[i] = c.schema->fields[i + 1].name;
+        quals[i] = c.quals ? c.quals[i + 1] : NULL;
+    }
+    quals[n] = NULL;
+    rel o;
+    if ((rc = plan_calc(pc, &c, NULL, exprs, names, n, &o, "Calc")))
+        return rc;
+    o.quals = quals;
+    o.hidden = NULL;
+    o.n_hidden = 0;
     *out = o;
     return 0;
 }
