@@ -449,17 +449,17 @@ int weir_agg_bind(const char *name, const weir_schema *s, int32_t col,
             "%s does not accept %s (column '%s'); it takes %s", f->name, tb,
             s->fields[col].name, accepted_list(f->takes));
     }
-    /* Flink types SUM's and AVG's operand as NUMERIC, which an INTERVAL is not. */
-    if (col >= 0 && weir_type_interval(in) &&
-        (!strcmp(f->name, "SUM") || !strcmp(f->name, "SUM0") || !strcmp(f->name, "AVG"))) {
+    /* Flink types the operand of SUM, AVG, the variance family and the
+     * percentiles as NUMERIC, which an INTERVAL is not. */
+    if (col >= 0 && weir_type_interval(in) && f->takes == ACC_NUMERIC) {
         char tb[64], cb[160] = "";
         weir_type_format(in, tb, sizeof tb);
         if (s->fields[col].name[0] != '$') /* not a planner's name for an argument expression */
             snprintf(cb, sizeof cb, " (column '%s')", s->fields[col].name);
         return weir_error_set(err, WEIR_EINVAL,
-                              "%s does not accept %s%s: SUM and AVG take a number, not an INTERVAL "
+                              "%s does not accept %s%s: %s takes a number, not an INTERVAL "
                               "(MIN, MAX, COUNT, FIRST_VALUE and LAST_VALUE do)",
-                              f->name, tb, cb);
+                              f->name, tb, cb, f->name);
     }
     const char *n = f->name;
     weir_type_id id = in.id;
