@@ -114,6 +114,7 @@ typedef struct rank_op {
     weir_state *st;
     weir_batch *out;
     uint8_t *out_w;   /* the byte width of each output column (all of them) */
+    bool *varlen;     /* which of the row's columns are strings (heap references) */
     uint32_t out_gen; /* counts the output batches (kept.ogen); 0 is none */
     weir_buf copy; /* the partition's state value, copied (state pointers die at the put) */
     weir_buf val;  /* the value being written */
@@ -428,14 +429,22 @@ static int cache_store(rank_op *o, rcache_ent *e, const kept *rows, uint32_t n)
  */
 static int list_encode(rank_op *o, const rcache_ent *e, const weir_batch *in)
 {
+    /* its size first: one reservation (a buffer grown step by step showed in profiles) */
+    size_t size = 4;
+    for (uint32_t i = 0; i < e->n_list; i++) {
+        const kept *k = &e->list[i];
+        size += k->sklen + 20 + (k->brow1 ? weir__row_encoded_len(in, k->brow1 - 1, o->n_cols) : k->rowlen);
+    }
     weir_buf_clear(&o->val);
-    int rc = weir_buf_put_u32(&o->val, e->n_list);
+    int rc = weir_buf_reserve(&o->val, size);
+    if (!rc)
+        rc = weir_buf_put_u32(&o->val, e->n_list);
     for (uint32_t i = 0; !rc && i < e->n_list;) {
         const kept *k = &e->list[i++];
-        if (k->brow1) {
-            if (!(rc = weir_buf_put_bytes(&o->val, k->sk, k->sklen)) &&
-                !(rc = weir__row_encode(in, k->brow1 - 1, o->n_cols, &o->row)))
-                rc = weir_buf_put_bytes(&o->val, o->row.data, o->row.len);
+        if (k->brow1) { /* encoded straight into the value, not through a row buffer */
+            size_t rl = weir__row_encoded_len(in, k->brow1 - 1, o->n_cols);
+            if (!(rc = weir_buf_put_bytes(&o->val, k->sk, k->sklen)) && !(rc = weir_buf_put_varint(&o->val, rl)))
+                rc = weir__row_encode_append(in, k->brow1 - 1, o->n_cols, rl, &o->val);
         } else if (k->enc) {
             const uint8_t *end = k->row + k->rowlen;
             while (i < e->n_list && !e->list[i].brow1 && e->list[i].enc == end) {
@@ -517,6 +526,102 @@ static void row_copy_within(rank_op *o, uint32_t dst, uint32_t src, uint32_t n)
 }
 
 /*
+ * Row src of in into row dst of o->out (columns [0, n_cols)): its strings
+ * go into one piece of the heap, taken at once, rather than one
+ * allocation per string.
+ */
+static int row_from_batch(rank_op *o, uint32_t dst, const weir_batch *in, uint32_t src)
+{
+    weir_batch *b = o->out;
+    size_t total = 0;
+    for (uint32_t c = 0; c < o->n_cols; c++)
+        if (o->varlen[c] && !weir_batch_is_null(in, c, src))
+            total += WEIR_COL_STR(in, c)[src].len;
+    char *h = NULL;
+    weir_strref at = {0, 0};
+    if (total) {
+        int rc = weir_batch_heap_alloc(b, total, &h, &at);
+        if (rc)
+            return rc;
+    }
+    uint32_t off = at.off;
+    for (uint32_t c = 0; c < o->n_cols; c++) {
+        if (weir_batch_is_null(in, c, src)) {
+            weir_batch_set_null(b, c, dst);
+        } else if (o->varlen[c]) {
+            weir_strref r = WEIR_COL_STR(in, c)[src];
+            if (r.len)
+                memcpy(h + (off - at.off), in->heap + r.off, r.len);
+            WEIR_COL_STR(b, c)[dst] = (weir_strref){off, r.len};
+            off += r.len;
+        } else {
+            size_t w = o->out_w[c];
+            copy_fixed((char *)b->cols[c].data + (size_t)dst * w, (const char *)in->cols[c].data + (size_t)src * w, w);
+        }
+    }
+    return 0;
+}
+
+/* The u32 (little-endian) at p. */
+static inline uint32_t get_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/*
+ * An encoded row (ops/rowcodec.h) into row dst of o->out, as
+ * weir__row_decode, its strings in one piece of the heap: a first pass
+ * checks the encoding and sums the strings' lengths.
+ */
+static int row_from_code(rank_op *o, uint32_t dst, const uint8_t *p, size_t len)
+{
+    weir_batch *b = o->out;
+    const uint8_t *end = p + len, *q = p;
+    size_t total = 0;
+    for (uint32_t c = 0; c < o->n_cols; c++) {
+        if (q == end)
+            return WEIR_ECORRUPT;
+        if (*q++)
+            continue;
+        if (o->varlen[c]) {
+            if (end - q < 4 || (size_t)(end - q) - 4 < get_le32(q))
+                return WEIR_ECORRUPT;
+            total += get_le32(q);
+            q += 4 + (size_t)get_le32(q);
+        } else {
+            if ((size_t)(end - q) < o->out_w[c])
+                return WEIR_ECORRUPT;
+            q += o->out_w[c];
+        }
+    }
+    char *h = NULL;
+    weir_strref at = {0, 0};
+    if (total) {
+        int rc = weir_batch_heap_alloc(b, total, &h, &at);
+        if (rc)
+            return rc;
+    }
+    uint32_t off = at.off;
+    for (uint32_t c = 0; c < o->n_cols; c++) {
+        if (*p++) {
+            weir_batch_set_null(b, c, dst);
+        } else if (o->varlen[c]) {
+            uint32_t sl = get_le32(p);
+            if (sl)
+                memcpy(h + (off - at.off), p + 4, sl);
+            WEIR_COL_STR(b, c)[dst] = (weir_strref){off, sl};
+            off += sl;
+            p += 4 + (size_t)sl;
+        } else {
+            size_t w = o->out_w[c];
+            copy_fixed((char *)b->cols[c].data + (size_t)dst * w, p, w);
+            p += w;
+        }
+    }
+    return 0;
+}
+
+/*
  * A new row of o->out (sending the full batch on first) whose every column
  * the caller writes: it is marked valid, not zeroed, as emit writes each
  * value or sets it NULL (weir_batch_append_row zeroes every slot first, a
@@ -552,9 +657,9 @@ static int emit(rank_op *o, weir_op_ctx *ctx, kept *k, const weir_batch *in, uin
     if (k && k->ogen == o->out_gen)
         row_copy_within(o, (uint32_t)row, k->orow, o->n_cols);
     else if (k && !k->brow1)
-        rc = weir__row_decode(k->row, k->rowlen, o->out, (uint32_t)row, 0, o->n_cols);
+        rc = row_from_code(o, (uint32_t)row, k->row, k->rowlen);
     else
-        rc = weir__row_copy_cols(o->out, (uint32_t)row, 0, in, k ? k->brow1 - 1 : r, 0, o->n_cols);
+        rc = row_from_batch(o, (uint32_t)row, in, k ? k->brow1 - 1 : r);
     if (rc)
         return rc;
     if (k) {
@@ -903,8 +1008,13 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
     o->out_w = weir_malloc(c->out_schema->n_fields ? c->out_schema->n_fields : 1);
     if (!o->out_w)
         return WEIR_ENOMEM;
-    for (uint32_t i = 0; i < c->out_schema->n_fields; i++)
+    o->varlen = weir_calloc(c->out_schema->n_fields ? c->out_schema->n_fields : 1, sizeof *o->varlen);
+    if (!o->varlen)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < c->out_schema->n_fields; i++) {
         o->out_w[i] = (uint8_t)weir_type_size(c->out_schema->fields[i].type);
+        o->varlen[i] = weir_type_is_varlen(c->out_schema->fields[i].type.id);
+    }
     o->out_gen = 1; /* 0 is no output batch: kept rows start with ogen 0 */
     o->tz_end = WEIR_TS_MIN;
     if (c->time_zone && c->window_end_col >= 0) {
@@ -934,6 +1044,7 @@ static void rank_close(void *op)
         return;
     weir_batch_destroy(o->out);
     weir_free(o->out_w);
+    weir_free(o->varlen);
     weir__tz_free(o->tz);
     weir_buf_fini(&o->copy);
     weir_buf_fini(&o->val);

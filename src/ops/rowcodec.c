@@ -2,6 +2,7 @@
  * ops/rowcodec.c - the row encoding the join operators keep in state
  * (see rowcodec.h).
  */
+#include <assert.h>
 #include <string.h>
 
 #include "ops/rowcodec.h"
@@ -36,37 +37,65 @@ static inline void copy_value(void *dst, const void *src, size_t w)
     }
 }
 
-/* Canonical bytes of columns [0, n) of a row: per column a NULL flag, then the
- * value. */
+/* Bytes of the encoding of columns [0, n) of a row: per column a NULL flag,
+ * then the fixed-width value or a u32 length (little-endian) and the bytes. */
+size_t weir__row_encoded_len(const weir_batch *b, uint32_t row, uint32_t n)
+{
+    size_t len = n;
+    for (uint32_t c = 0; c < n; c++) {
+        if (weir_batch_is_null(b, c, row))
+            continue;
+        const weir_column *col = &b->cols[c];
+        if (weir_type_is_varlen(col->type.id))
+            len += 4 + (size_t)((const weir_strref *)col->data)[row].len;
+        else
+            len += weir_type_size(col->type);
+    }
+    return len;
+}
+
+/* Writes the encoding of len bytes (weir__row_encoded_len) into out's spare
+ * room: one reservation, the values stored directly rather than one
+ * weir_buf call per flag, length and value. */
+int weir__row_encode_append(const weir_batch *b, uint32_t row, uint32_t n,
+                            size_t len, weir_buf *out)
+{
+    if (weir_buf_reserve(out, len))
+        return WEIR_ENOMEM;
+    uint8_t *p = out->data + out->len;
+    for (uint32_t c = 0; c < n; c++) {
+        if (weir_batch_is_null(b, c, row)) {
+            *p++ = 1;
+            continue;
+        }
+        *p++ = 0;
+        const weir_column *col = &b->cols[c];
+        if (weir_type_is_varlen(col->type.id)) {
+            uint32_t slen;
+            const char *s = weir_batch_str(b, c, row, &slen);
+            p[0] = (uint8_t)slen;
+            p[1] = (uint8_t)(slen >> 8);
+            p[2] = (uint8_t)(slen >> 16);
+            p[3] = (uint8_t)(slen >> 24);
+            if (slen)
+                memcpy(p + 4, s, slen);
+            p += 4 + (size_t)slen;
+        } else {
+            size_t w = weir_type_size(col->type);
+            copy_value(p, (const char *)col->data + (size_t)row * w, w);
+            p += w;
+        }
+    }
+    assert((size_t)(p - (out->data + out->len)) == len);
+    out->len += len;
+    return 0;
+}
+
 int weir__row_encode(const weir_batch *b, uint32_t row, uint32_t n,
                      weir_buf *out)
 {
     weir_buf_clear(out);
-    for (uint32_t c = 0; c < n; c++) {
-        if (weir_batch_is_null(b, c, row)) {
-            if (weir_buf_put_u8(out, 1))
-                return WEIR_ENOMEM;
-            continue;
-        }
-        if (weir_buf_put_u8(out, 0))
-            return WEIR_ENOMEM;
-        weir_type_id t = b->cols[c].type.id;
-        int rc;
-        if (weir_type_is_varlen(t)) {
-            uint32_t len;
-            const char *s = weir_batch_str(b, c, row, &len);
-            rc = weir_buf_put_u32(out, len);
-            if (!rc)
-                rc = weir_buf_put(out, s, len);
-        } else {
-            size_t w = weir_type_size(b->cols[c].type);
-            rc = weir_buf_put(
-                out, (const char *)b->cols[c].data + (size_t)row * w, w);
-        }
-        if (rc)
-            return WEIR_ENOMEM;
-    }
-    return 0;
+    return weir__row_encode_append(b, row, n, weir__row_encoded_len(b, row, n), out);
 }
 
 /* Writes an encoded row into columns [off, off + n) of (dst, row). */

@@ -16,6 +16,11 @@
 /* Clears out and writes columns [0, n) of (b, row) into it. */
 int weir__row_encode(const weir_batch *b, uint32_t row, uint32_t n,
                      weir_buf *out);
+/* The byte length of that encoding of columns [0, n) of (b, row). */
+size_t weir__row_encoded_len(const weir_batch *b, uint32_t row, uint32_t n);
+/* Appends that encoding, of len bytes (weir__row_encoded_len), to out. */
+int weir__row_encode_append(const weir_batch *b, uint32_t row, uint32_t n,
+                            size_t len, weir_buf *out);
 /* Writes an encoded row into columns [off, off + n) of (dst, row);
  * WEIR_ECORRUPT when it does not decode. */
 int weir__row_decode(const uint8_t *p, size_t len, weir_batch *dst,
