@@ -51,6 +51,9 @@ check "inspect says the path is missing" grep -q "nothing/chk-1.*missing" "$work
 "$weir" savepoint nosuchjob >/dev/null 2>"$work/err"; rc=$?
 check "savepoint of no such job exits 5" test $rc -eq 5
 check "savepoint of no such job says so" grep -q "no running job named 'nosuchjob'" "$work/err"
+"$weir" stop 12345678901234567890123456789012 >/dev/null 2>"$work/err"
+check "a job id of decimal digits alone is a job id, not a pid" \
+  grep -q "no running job with job id '12345678901234567890123456789012'" "$work/err"
 
 job() { # name -> a script of an unbounded job
   cat <<SQL

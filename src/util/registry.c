@@ -337,10 +337,12 @@ int weir__registry_find(const char *job, weir__registry_entry *out, size_t *more
     int rc = weir__registry_list(&v, &n, err);
     if (rc)
         return rc;
+    /* 32 hex digits are a job id even when all are decimal digits (a pid has at most 10) */
+    bool by_id = is_job_id(job);
     char *end;
-    long pid = strtol(job, &end, 10);
-    bool by_number = *job && !*end && pid > 0;
-    bool by_id = !by_number && is_job_id(job);
+    errno = 0;
+    long pid = by_id ? 0 : strtol(job, &end, 10);
+    bool by_number = !by_id && *job && !*end && pid > 0 && errno == 0;
     size_t hit = n, hits = 0;
     for (size_t i = 0; i < n; i++) {
         char id[33];
