@@ -225,7 +225,7 @@ cat >"$work/zeta.sql" <<SQL
 SET 'pipeline.name' = 'zeta';
 SET 'restart-strategy.type' = 'fixed-delay';
 SET 'restart-strategy.fixed-delay.attempts' = '2';
-SET 'restart-strategy.fixed-delay.delay' = '${WEIR_CLI_TOOL_DELAY:-2 s}';
+SET 'restart-strategy.fixed-delay.delay' = '${WEIR_CLI_TOOL_DELAY:-4 s}';
 SET 'rest.port' = '0';
 CREATE TABLE f (a INT) WITH ('connector' = 'filesystem', 'path' = '$work/in', 'format' = 'csv',
                              'source.monitor-interval' = '50ms');
@@ -246,6 +246,10 @@ fi
 echo 0 >"$work/in/bad.csv" # 1 / 0: the job fails
 check "during the restart delay the job is listed, RESTARTING" wait_status zeta RESTARTING
 check "with the same id" test "$(status_of zeta)" = "RESTARTING $zid"
+echo "STOP JOB '$zid' WITH SAVEPOINT;" >"$work/stopzsp.sql"
+"$weir" run "$work/stopzsp.sql" >/dev/null 2>"$work/err"
+check "STOP JOB WITH SAVEPOINT of a restarting job is refused at once" \
+  grep -q "job '$zid' is RESTARTING (waiting between restart attempts): no savepoint" "$work/err"
 check "SHOW JOBS shows it RESTARTING with the same id" test "$(show_id zeta)" = "$zid RESTARTING"
 rm "$work/in/bad.csv"
 check "after the restart it runs again" wait_status zeta RUNNING

@@ -115,7 +115,19 @@ static int control_stop(void *ud, const char *job, bool savepoint, bool drain, c
     int sig = savepoint ? WEIR_CLI_STOP_SAVEPOINT_SIGNAL : drain ? WEIR_CLI_DRAIN_SIGNAL : SIGTERM;
     long pids[64];
     size_t n = 0;
-    int rc = signal_all(job, sig, pids, 64, &n, err);
+    int rc;
+    if (savepoint) {
+        /* between restart attempts no task runs to take the savepoint: say so now, not after the delay */
+        weir__registry_entry e;
+        if ((rc = weir__registry_find(job, &e, NULL, err)))
+            return rc;
+        if (!strcmp(e.status, "RESTARTING"))
+            return weir_error_set(err, WEIR_EINVAL,
+                                  "job '%s' is RESTARTING (waiting between restart attempts): no savepoint can be "
+                                  "taken until it runs again; STOP JOB without WITH SAVEPOINT stops it now",
+                                  job);
+    }
+    rc = signal_all(job, sig, pids, 64, &n, err);
     for (size_t i = 0; !rc && savepoint && i < n; i++) {
         /* each process of a clustered job answers with its own path; the first is shown */
         char other[1024];
