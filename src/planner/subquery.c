@@ -323,14 +323,15 @@ static int plan_one_in(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir
     if (n && !items)
         return WEIR_ENOMEM;
     int rc;
-    if (plain_select(q)) {
+    /* SELECT * of the subquery: planned whole, its columns counted once expanded */
+    bool star = false;
+    for (uint32_t i = 0; n && plain_select(q) && i < q->u.select->n_items; i++)
+        star |= q->u.select->items[i].expr->kind == WEIR_SQL_EXPR_STAR;
+    if (plain_select(q) && !star) {
         const weir_sql_select *sel = q->u.select;
         if (n) {
-            bool star = false;
-            for (uint32_t i = 0; i < sel->n_items; i++)
-                star |= sel->items[i].expr->kind == WEIR_SQL_EXPR_STAR;
-            if (sel->n_items != n || star)
-                return in_columns_error(pc, q, n, star || n == 1 ? 0 : sel->n_items);
+            if (sel->n_items != n)
+                return in_columns_error(pc, q, n, n == 1 ? 0 : sel->n_items);
             for (uint32_t i = 0; i < n; i++)
                 items[i] = sel->items[i].expr;
         }
@@ -1211,9 +1212,9 @@ static int test_rows(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_query 
     bool star = false;
     for (uint32_t i = 0; sel && i < sel->n_items; i++)
         star |= sel->items[i].expr->kind == WEIR_SQL_EXPR_STAR;
-    if (n && sel && (star || sel->n_items != n))
-        return in_columns_error(pc, q, n, star || n == 1 ? 0 : sel->n_items);
-    if (plain_select(q)) {
+    if (n && sel && !star && sel->n_items != n)
+        return in_columns_error(pc, q, n, n == 1 ? 0 : sel->n_items);
+    if (plain_select(q) && !(star && n)) { /* SELECT * of IN's subquery: planned whole, as a derived table */
         *from = sel->from;
         *where = sel->where;
         for (uint32_t i = 0; i < n; i++)
