@@ -226,6 +226,9 @@ typedef struct weir__source_run {
     weir_buf pos;            /* scratch for positions */
     uint64_t rows;           /* rows read by this subtask in this run */
     uint32_t n_seqs;         /* splits that continue none (lockstep's unit) */
+    /* lockstep: this subtask had to wait for its siblings and reads on only
+     * once it is half as far ahead */
+    bool lock_held;
 } weir__source_run;
 
 struct weir__subtask {
@@ -313,6 +316,9 @@ struct weir__subtask {
     /* sources whose class is lockstep: rows read per split (UINT64_MAX once
      * finished: holds no one back) */
     _Atomic uint64_t lock_rows;
+    /* a lockstep subtask waiting for its siblings: the rows per sequence
+     * every sibling must have read for it to read on (0: not waiting) */
+    _Atomic uint64_t lock_resume_at;
 };
 
 struct weir_job {
