@@ -513,7 +513,8 @@ struct weir__writer {
     uint32_t *tn;
     uint32_t *iota;
     uint64_t *rhash;    /* KEYED: the key hash of each row being scattered */
-    uint32_t idx_cap;   /* capacity of tidx[t], iota and rhash */
+    uint8_t *kbuf;      /* KEYED: encoded fixed-width keys, 9 bytes a row */
+    uint32_t idx_cap;   /* capacity of tidx[t], iota, rhash and kbuf */
     uint32_t *kg_owner; /* key group -> target */
     uint32_t rr;        /* rebalance cursor */
     weir_buf bigkey;    /* keys longer than the stack buffer */
