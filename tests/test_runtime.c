@@ -1060,6 +1060,42 @@ Test(runtime, keyed_exchange_routes_by_key_group_owner, .timeout = 60)
     weir_schema_destroy(s);
 }
 
+/* One fixed-width key column (BIGINT: 9 encoded bytes, INT: 5), hashed
+ * on the exchange's inlined path, with max parallelism a power of two (the
+ * key group by mask) and not (by division). */
+Test(runtime, keyed_exchange_fixed_width_keys_route_by_owner, .timeout = 60)
+{
+    weir_schema *s = th_schema("k BIGINT, n INT");
+    th_source *src = th_vsource_create(s, 2);
+    for (int i = 0; i < 3000; i++)
+        th_source_row(src, (uint32_t)(i % 2), i,
+                      (int64_t)(i % 997) * 1000003 - 500000, (int32_t)(i % 13 - 6));
+    uint32_t pars[] = {2, 3, 5}, maxp[] = {128, 7, 1000};
+    for (uint32_t key = 0; key < 2; key++)
+        for (int t = 0; t < 3; t++) {
+            weir_job_config cfg;
+            weir_job_config_init(&cfg);
+            cfg.max_parallelism = maxp[t];
+            cfg.batch_size = 64;
+            weir_job *job;
+            cr_assert_eq(weir_job_create(&cfg, &job), 0);
+            weir_source_spec ss = th_source_spec(src, "events");
+            weir_stream st;
+            cr_assert_eq(weir_job_source(job, &ss, NULL, 2, &st), 0);
+            weir_operator_spec spec = {
+                .name = "owner", .cls = &owner_cls, .create = owner_create};
+            cr_assert_eq(weir_job_sink(job, weir_stream_key_by(st, &key, 1),
+                                       &spec, pars[t]),
+                         0);
+            cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
+            cr_assert_eq(th_metric(job, "*.owner.*.rows"), 3000);
+            cr_assert_eq(th_metric(job, "*.owner.*.hashed"), 3000);
+            weir_job_destroy(job);
+        }
+    th_source_destroy(src);
+    weir_schema_destroy(s);
+}
+
 Test(runtime, side_output_reaches_its_consumer, .timeout = 60)
 {
     weir_schema *s = th_schema("k BIGINT, v BIGINT");

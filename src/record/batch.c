@@ -215,10 +215,16 @@ int weir_batch_gather(weir_batch *dst, const weir_batch *src, const uint32_t *ro
                 return rc;
         }
     }
-    for (uint32_t i = 0; i < n; i++) {
-        dst->ts[base + i] = src->ts[rows[i]];
-        dst->kind[base + i] = src->kind[rows[i]];
-    }
+    /* in locals: a store through the byte pointer kind may alias anything,
+     * so the compiler would load the four pointers again for every row */
+    weir_ts *dts = dst->ts + base;
+    const weir_ts *sts = src->ts;
+    for (uint32_t i = 0; i < n; i++)
+        dts[i] = sts[rows[i]];
+    uint8_t *dk = dst->kind + base;
+    const uint8_t *sk = src->kind;
+    for (uint32_t i = 0; i < n; i++)
+        dk[i] = sk[rows[i]];
     dst->n_rows += n;
     dst->key_hash_of = NULL;
     return 0;

@@ -242,6 +242,7 @@ static int build_subtasks(weir_job *job)
             /* not started yet: holds its alignment group back */
             atomic_init(&st->align_wm, WEIR_TS_MIN);
             atomic_init(&st->lock_rows, 0);
+            atomic_init(&st->lock_resume_at, 0);
             if (weir__gate_init(&st->gate)) {
                 task->subtasks[s] = NULL;
                 weir_free(st);

@@ -229,6 +229,9 @@ typedef struct weir__source_run {
     weir_buf pos;            /* scratch for positions */
     uint64_t rows;           /* rows read by this subtask in this run */
     uint32_t n_seqs;         /* splits that continue none (lockstep's unit) */
+    /* lockstep: this subtask had to wait for its siblings and reads on only
+     * once it is half as far ahead */
+    bool lock_held;
 } weir__source_run;
 
 struct weir__subtask {
@@ -316,6 +319,9 @@ struct weir__subtask {
     /* sources whose class is lockstep: rows read per split (UINT64_MAX once
      * finished: holds no one back) */
     _Atomic uint64_t lock_rows;
+    /* a lockstep subtask waiting for its siblings: the rows per sequence
+     * every sibling must have read for it to read on (0: not waiting) */
+    _Atomic uint64_t lock_resume_at;
 };
 
 struct weir_job {
@@ -510,7 +516,8 @@ struct weir__writer {
     uint32_t *tn;
     uint32_t *iota;
     uint64_t *rhash;    /* KEYED: the key hash of each row being scattered */
-    uint32_t idx_cap;   /* capacity of tidx[t], iota and rhash */
+    uint8_t *kbuf;      /* KEYED: encoded fixed-width keys, 9 bytes a row */
+    uint32_t idx_cap;   /* capacity of tidx[t], iota, rhash and kbuf */
     uint32_t *kg_owner; /* key group -> target */
     uint32_t rr;        /* rebalance cursor */
     weir_buf bigkey;    /* keys longer than the stack buffer */

@@ -610,7 +610,34 @@ static bool all_finished(const weir__source_run *r)
     return r->discovery_done;
 }
 
-static void wait_a_little(weir__subtask *st, int64_t ms)
+/* The fewest rows per sequence read by a subtask of st's source other than
+ * `skip` (UINT64_MAX: none left that holds anyone back). */
+static uint64_t lock_min(const weir__subtask *st, const weir__subtask *skip)
+{
+    const weir__task *task = st->task;
+    uint64_t min = UINT64_MAX;
+    for (uint32_t i = 0; i < task->parallelism; i++) {
+        const weir__subtask *o = task->subtasks[i];
+        if (o == skip)
+            continue;
+        uint64_t v = atomic_load(&o->lock_rows);
+        if (v < min)
+            min = v;
+    }
+    return min;
+}
+
+/*
+ * Sleeps on the subtask's gate for up to ms milliseconds, or until a
+ * command comes. resume_at > 0 (a lockstep subtask that is ahead): or
+ * until every sibling has read that many rows per sequence; the sibling
+ * that gets there wakes it (lock_publish). The store of lock_resume_at and
+ * the siblings' loads here, against their store of lock_rows and load of
+ * lock_resume_at there, are sequentially consistent, so one of the two
+ * sides sees the other: either this one does not sleep, or the sibling
+ * signals it, under the gate's mutex, which this one holds until it waits.
+ */
+static void wait_a_little(weir__subtask *st, int64_t ms, uint64_t resume_at)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -618,7 +645,10 @@ static void wait_a_little(weir__subtask *st, int64_t ms)
     ts.tv_sec += ts.tv_nsec / 1000000000L;
     ts.tv_nsec %= 1000000000L;
     pthread_mutex_lock(&st->gate.mu);
-    if (st->gate.n_cmds == 0 && !stopping(st) && !canceled(st)) {
+    if (resume_at)
+        atomic_store(&st->lock_resume_at, resume_at);
+    if (st->gate.n_cmds == 0 && !stopping(st) && !canceled(st) &&
+        (!resume_at || lock_min(st, st) < resume_at)) {
         st->gate.waiting = true;
         int64_t t0 = weir_monotonic_ns();
         WEIR__SET(&st->idle_since_ns, t0);
@@ -627,6 +657,8 @@ static void wait_a_little(weir__subtask *st, int64_t ms)
         WEIR__SET(&st->idle_since_ns, 0);
         st->gate.waiting = false;
     }
+    if (resume_at)
+        atomic_store(&st->lock_resume_at, 0);
     pthread_mutex_unlock(&st->gate.mu);
 }
 
@@ -674,34 +706,66 @@ static bool align_ahead(weir__subtask *st)
     return min < WEIR_TS_MAX - drift && own > min + drift;
 }
 
-/* How far (batches per split) a lockstep subtask may run ahead. */
+/* How far (batches per sequence) a lockstep subtask may run ahead; one
+ * that had to wait reads again once it is no more than half as far ahead
+ * (so that it waits once per few batches, not at every one). */
 #define LOCKSTEP_BATCHES 4
 
+static bool lockstep(const weir__subtask *st)
+{
+    return st->src->cls->lockstep && st->task->parallelism > 1;
+}
+
+/* The row count per sequence a waiting lockstep subtask resumes at. */
+static uint64_t lock_resume_rows(const weir__subtask *st)
+{
+    uint64_t own = atomic_load_explicit(&st->lock_rows, memory_order_relaxed);
+    uint64_t half = (uint64_t)LOCKSTEP_BATCHES / 2 * st->job->cfg.batch_size;
+    return own > half ? own - half : 1;
+}
+
+/*
+ * Publishes the rows read per sequence, and wakes a sibling that waits for
+ * this count (wait_a_little) once no subtask holds it back any more.
+ */
 static void lock_publish(weir__subtask *st, bool ended)
 {
     const weir__source_run *r = st->src;
     uint64_t v = ended ? UINT64_MAX : r->rows / (r->n_seqs ? r->n_seqs : 1);
-    atomic_store_explicit(&st->lock_rows, v, memory_order_relaxed);
-}
-
-/* Whether this lockstep subtask is too far ahead of its slowest sibling. */
-static bool lock_ahead(weir__subtask *st)
-{
+    if (!lockstep(st)) {
+        atomic_store_explicit(&st->lock_rows, v, memory_order_relaxed);
+        return;
+    }
+    atomic_store(&st->lock_rows, v);
     const weir__task *task = st->task;
-    if (!st->src->cls->lockstep || task->parallelism < 2)
-        return false;
-    uint64_t own = atomic_load_explicit(&st->lock_rows, memory_order_relaxed);
-    uint64_t min = UINT64_MAX;
     for (uint32_t i = 0; i < task->parallelism; i++) {
-        const weir__subtask *o = task->subtasks[i];
+        weir__subtask *o = task->subtasks[i];
         if (o == st)
             continue;
-        uint64_t v = atomic_load_explicit(&o->lock_rows, memory_order_relaxed);
-        if (v < min)
-            min = v;
+        uint64_t want = atomic_load(&o->lock_resume_at);
+        if (!want || v < want || lock_min(o, o) < want ||
+            !atomic_compare_exchange_strong(&o->lock_resume_at, &want, 0))
+            continue;
+        pthread_mutex_lock(&o->gate.mu);
+        pthread_cond_signal(&o->gate.cv);
+        pthread_mutex_unlock(&o->gate.mu);
     }
+}
+
+/* Whether this lockstep subtask is too far ahead of its slowest sibling
+ * (after a wait: still more than half that far). */
+static bool lock_ahead(weir__subtask *st)
+{
+    weir__source_run *r = st->src;
+    if (!lockstep(st))
+        return false;
+    uint64_t own = atomic_load_explicit(&st->lock_rows, memory_order_relaxed);
+    uint64_t min = lock_min(st, st);
     uint64_t lead = (uint64_t)LOCKSTEP_BATCHES * st->job->cfg.batch_size;
-    return min != UINT64_MAX && own > min + lead;
+    if (r->lock_held)
+        lead /= 2;
+    r->lock_held = min != UINT64_MAX && own > min + lead;
+    return r->lock_held;
 }
 
 /*
@@ -780,12 +844,13 @@ int weir__run_source(weir__subtask *st)
         }
         align_publish(st, false);
         lock_publish(st, false);
-        if (align_ahead(st) || lock_ahead(st)) {
+        bool aligned_ahead = align_ahead(st);
+        if (aligned_ahead || lock_ahead(st)) {
             /* Ahead of the group: send what is staged and let it catch up. */
             if ((rc = weir__fire_processing_timers(st)) ||
                 (rc = weir__chain_flush(st)))
                 return rc;
-            wait_a_little(st, 1);
+            wait_a_little(st, 1, aligned_ahead ? 0 : lock_resume_rows(st));
             continue;
         }
         bool progress = false;
@@ -821,7 +886,7 @@ int weir__run_source(weir__subtask *st)
          * later. */
         if ((rc = weir__chain_flush(st)))
             return rc;
-        wait_a_little(st, quiet < 4 ? 1 : 10);
+        wait_a_little(st, quiet < 4 ? 1 : 10, 0);
         quiet++;
     }
     align_publish(st, true);

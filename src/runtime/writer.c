@@ -77,6 +77,7 @@ void weir__writer_fini(weir__writer *w)
     weir_free(w->ch);
     weir_free(w->iota);
     weir_free(w->rhash);
+    weir_free(w->kbuf);
     weir_free(w->kg_owner);
     weir_buf_fini(&w->bigkey);
 }
@@ -161,6 +162,11 @@ static int ensure_idx(weir__writer *w, uint32_t n)
         if (!h)
             return WEIR_ENOMEM;
         w->rhash = h;
+        /* encoded fixed-width keys: a flag byte and up to 8 bytes */
+        uint8_t *kb = weir_realloc(w->kbuf, (size_t)cap * 9);
+        if (!kb)
+            return WEIR_ENOMEM;
+        w->kbuf = kb;
     }
     w->idx_cap = cap;
     return 0;
@@ -185,27 +191,57 @@ static int append_all(weir__writer *w, uint32_t t, const weir_batch *b)
     return append_rows(w, t, b, w->iota, b->n_rows, NULL);
 }
 
+/* The hash of an encoded key of any length (a call; see hash_fixed). */
+__attribute__((noinline)) static uint64_t hash_any(const void *p, size_t n)
+{
+    return row_hash(p, n);
+}
+
+/*
+ * The key hashes of n values of one fixed-width column without NULLs (wd
+ * <= 8 bytes each), encoded as weir_key_encode does: a flag byte 1, then
+ * the value. The keys are encoded into kb (n * (wd + 1) bytes) first and
+ * hashed in a second loop: hashing a key right after storing it stalls on
+ * store forwarding (XXH3 reads it back as two overlapping words). flatten
+ * inlines XXH3 into the loops, where the constant lengths leave only its
+ * short-input paths (a call per row took a third of a source subtask's
+ * time in a keyed job at parallelism 2).
+ */
+__attribute__((flatten)) static void hash_fixed(const uint8_t *data,
+                                                size_t wd, uint32_t n,
+                                                uint8_t *kb, uint64_t *out)
+{
+    const size_t kw = wd + 1;
+    for (uint32_t r = 0; r < n; r++) {
+        kb[(size_t)r * kw] = 1;
+        memcpy(kb + (size_t)r * kw + 1, data + (size_t)r * wd, wd);
+    }
+    switch (wd) {
+    case 8:
+        for (uint32_t r = 0; r < n; r++)
+            out[r] = row_hash(kb + (size_t)r * 9, 9);
+        break;
+    case 4:
+        for (uint32_t r = 0; r < n; r++)
+            out[r] = row_hash(kb + (size_t)r * 5, 5);
+        break;
+    default:
+        for (uint32_t r = 0; r < n; r++)
+            out[r] = hash_any(kb + (size_t)r * kw, kw);
+    }
+}
+
 static int scatter_keyed(weir__writer *w, const weir_batch *b)
 {
     uint32_t n = b->n_rows, m = w->max_par;
-    for (uint32_t t = 0; t < w->n; t++)
-        w->tn[t] = 0;
+    uint64_t *hash = w->rhash;
     const weir_keyspec *ks = &w->key;
     const weir_column *c0 = ks->n == 1 ? &b->cols[ks->cols[0]] : NULL;
     if (c0 && c0->all_valid && !weir_type_is_varlen(c0->type.id) &&
         weir_type_size(c0->type) <= 8) {
         /* One fixed-width key column without NULLs: the encoding is a flag byte
          * and the value. */
-        size_t wd = weir_type_size(c0->type);
-        uint8_t buf[16];
-        buf[0] = 1;
-        const uint8_t *data = c0->data;
-        for (uint32_t r = 0; r < n; r++) {
-            memcpy(buf + 1, data + (size_t)r * wd, wd);
-            uint64_t h = w->rhash[r] = row_hash(buf, wd + 1);
-            uint32_t t = w->kg_owner[h % m];
-            w->tidx[t][w->tn[t]++] = r;
-        }
+        hash_fixed(c0->data, weir_type_size(c0->type), n, w->kbuf, hash);
     } else {
         uint8_t buf[256];
         for (uint32_t r = 0; r < n; r++) {
@@ -219,14 +255,36 @@ static int scatter_keyed(weir__writer *w, const weir_batch *b)
                 weir_key_encode(b, ks, r, w->bigkey.data, len);
                 k = w->bigkey.data;
             }
-            uint64_t h = w->rhash[r] = row_hash(k, len);
-            uint32_t t = w->kg_owner[h % m];
-            w->tidx[t][w->tn[t]++] = r;
+            hash[r] = hash_any(k, len);
         }
     }
-    for (uint32_t t = 0; t < w->n; t++)
+    /* Each row's target: the owner of its key group (weir_key_group); a
+     * power-of-two max parallelism (the default 128) takes a mask instead
+     * of a 64-bit division. Counts and lists in locals, so that the stores
+     * of row indices do not make the compiler reload them every row. */
+    const uint32_t *owner = w->kg_owner;
+    uint32_t **tidx = w->tidx;
+    uint32_t nt = w->n;
+    uint32_t cnt[8] = {0};
+    if (nt <= 8 && (m & (m - 1)) == 0) {
+        const uint64_t mask = m - 1;
+        for (uint32_t r = 0; r < n; r++) {
+            uint32_t t = owner[hash[r] & mask];
+            tidx[t][cnt[t]++] = r;
+        }
+        for (uint32_t t = 0; t < nt; t++)
+            w->tn[t] = cnt[t];
+    } else {
+        for (uint32_t t = 0; t < nt; t++)
+            w->tn[t] = 0;
+        for (uint32_t r = 0; r < n; r++) {
+            uint32_t t = owner[weir_key_group(hash[r], m)];
+            tidx[t][w->tn[t]++] = r;
+        }
+    }
+    for (uint32_t t = 0; t < nt; t++)
         if (w->tn[t]) {
-            int rc = append_rows(w, t, b, w->tidx[t], w->tn[t], w->rhash);
+            int rc = append_rows(w, t, b, w->tidx[t], w->tn[t], hash);
             if (rc)
                 return rc;
         }
