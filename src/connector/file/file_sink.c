@@ -225,6 +225,7 @@ static void s3s_drop(file_sink *s, bucket *b);
 static int s3s_success(file_sink *s, bucket *b);
 static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac);
 static void s3s_deferred(file_sink *s);
+static void s3s_start_later(file_sink *s);
 
 static void free_etags(char **etags, uint32_t n)
 {
@@ -551,7 +552,7 @@ static int write_out(file_sink *s, bucket *b)
         /* A part that does not go up stays buffered, to be sent again with
          * the next one (the server may be back), up to a bound. */
         int rc = s3s_write(s, b, false);
-        return rc && b->buf.len < S3_MAX_BUFFERED ? 0 : rc;
+        return rc == WEIR_EIO && b->buf.len < S3_MAX_BUFFERED ? 0 : rc;
     }
     if (b->buf.len == 0)
         return 0;
@@ -726,6 +727,15 @@ static int open_part(file_sink *s, bucket *b)
             int rc = s3s_exists(s, b->cur_name, &taken);
             if (!rc && !taken)
                 rc = s3s_start(s, b);
+            if (rc == WEIR_EIO) {
+                /* The server cannot be reached now: the rows are buffered
+                 * and the upload starts with the first part sent (s3s_write),
+                 * as a failed part upload is sent again. */
+                s3s_start_later(s);
+                b->fd = S3_FD;
+                b->n_etags = 0;
+                rc = 0;
+            }
             if (rc) {
                 weir_free(hidden);
                 weir_free(visible);
@@ -1496,6 +1506,11 @@ static int s3s_open(file_sink *s)
     return weir__s3_create(s->arg->path, NULL, &s->s3, &s->err);
 }
 
+static void s3s_start_later(file_sink *s)
+{
+    weir__s3_log(s->s3, "%s (the rows are kept; the upload starts with the next part sent)", s->err.message);
+}
+
 static void s3s_deferred(file_sink *s)
 {
     weir__s3_log(s->s3, "%s (committed again at the next checkpoint)",
@@ -1529,6 +1544,19 @@ static int s3s_start(file_sink *s, bucket *b)
     return 0;
 }
 
+/* Starts the upload of b's file, whose start failed when it was opened
+ * (open_part): its name is checked again, as there. */
+static int s3s_begin(file_sink *s, bucket *b)
+{
+    bool taken = false;
+    int rc = s3s_exists(s, b->cur_name, &taken);
+    if (!rc && taken)
+        return weir_error_set(&s->err, WEIR_EEXIST,
+                              "%s: error: the name of a part file whose upload could not start was taken meanwhile",
+                              b->cur_name);
+    return rc ? rc : s3s_start(s, b);
+}
+
 /* Uploads whole parts of b's buffer; with last, the rest too (at least one
  * part: an upload needs one). */
 static int s3s_write(file_sink *s, bucket *b, bool last)
@@ -1538,6 +1566,8 @@ static int s3s_write(file_sink *s, bucket *b, bool last)
     int rc = 0;
     while (!rc && (b->buf.len - done >= part ||
                    (last && (b->buf.len > done || b->n_etags == 0)))) {
+        if (!b->upload && (rc = s3s_begin(s, b)))
+            break;
         size_t n = b->buf.len - done < part ? b->buf.len - done : part;
         if (!key && !(key = weir__s3_key(s->s3, b->cur_name)))
             return oom(s);
@@ -1726,6 +1756,7 @@ static void s3s_drop(file_sink *s, bucket *b)
     (void)b;
 }
 static void s3s_deferred(file_sink *s) { (void)s; }
+static void s3s_start_later(file_sink *s) { (void)s; }
 static int s3s_success(file_sink *s, bucket *b)
 {
     (void)b;
