@@ -525,6 +525,16 @@ static void row_copy_within(rank_op *o, uint32_t dst, uint32_t src, uint32_t n)
     }
 }
 
+/* total bytes of b's heap for one row's strings, taken at once: *h and
+ * *off where they start (nothing when total is 0). */
+static int reserve_strings(weir_batch *b, size_t total, char **h, uint32_t *off)
+{
+    weir_strref at = {0, 0};
+    int rc = total ? weir_batch_heap_alloc(b, total, h, &at) : 0;
+    *off = at.off;
+    return rc;
+}
+
 /*
  * Row src of in into row dst of o->out (columns [0, n_cols)): its strings
  * go into one piece of the heap, taken at once, rather than one
@@ -538,20 +548,18 @@ static int row_from_batch(rank_op *o, uint32_t dst, const weir_batch *in, uint32
         if (o->varlen[c] && !weir_batch_is_null(in, c, src))
             total += WEIR_COL_STR(in, c)[src].len;
     char *h = NULL;
-    weir_strref at = {0, 0};
-    if (total) {
-        int rc = weir_batch_heap_alloc(b, total, &h, &at);
-        if (rc)
-            return rc;
-    }
-    uint32_t off = at.off;
+    uint32_t off = 0;
+    int rc = reserve_strings(b, total, &h, &off);
+    if (rc)
+        return rc;
+    const uint32_t base = off;
     for (uint32_t c = 0; c < o->n_cols; c++) {
         if (weir_batch_is_null(in, c, src)) {
             weir_batch_set_null(b, c, dst);
         } else if (o->varlen[c]) {
             weir_strref r = WEIR_COL_STR(in, c)[src];
             if (r.len)
-                memcpy(h + (off - at.off), in->heap + r.off, r.len);
+                memcpy(h + (off - base), in->heap + r.off, r.len);
             WEIR_COL_STR(b, c)[dst] = (weir_strref){off, r.len};
             off += r.len;
         } else {
@@ -595,20 +603,18 @@ static int row_from_code(rank_op *o, uint32_t dst, const uint8_t *p, size_t len)
         }
     }
     char *h = NULL;
-    weir_strref at = {0, 0};
-    if (total) {
-        int rc = weir_batch_heap_alloc(b, total, &h, &at);
-        if (rc)
-            return rc;
-    }
-    uint32_t off = at.off;
+    uint32_t off = 0;
+    int rc = reserve_strings(b, total, &h, &off);
+    if (rc)
+        return rc;
+    const uint32_t base = off;
     for (uint32_t c = 0; c < o->n_cols; c++) {
         if (*p++) {
             weir_batch_set_null(b, c, dst);
         } else if (o->varlen[c]) {
             uint32_t sl = get_le32(p);
             if (sl)
-                memcpy(h + (off - at.off), p + 4, sl);
+                memcpy(h + (off - base), p + 4, sl);
             WEIR_COL_STR(b, c)[dst] = (weir_strref){off, sl};
             off += sl;
             p += 4 + (size_t)sl;

@@ -607,18 +607,12 @@ int plan_create_view(plan_ctx *pc, const weir_sql_create_view *cv, weir_sql_loc 
     if (!nv)
         return WEIR_ENOMEM;
     pc->views = nv;
-    pc->views[pc->n_views] = (cat_view){.name = plan_strdup(pc, path.name),
-                                        .res_names = pc->rec_names,
-                                        .res_paths = pc->rec_paths,
-                                        .n_res = pc->n_rec,
-                                        .query = cv->query,
-                                        .columns = cv->columns,
-                                        .n_columns = cv->n_columns,
-                                        .temporary = cv->temporary,
-                                        .catalog = path.catalog,
-                                        .database = path.database,
-                                        .home_catalog = pc->cur_catalog,
-                                        .home_database = pc->cur_database};
+    /* the view checked above, with its own name and the names its query resolved */
+    check.name = plan_strdup(pc, path.name);
+    check.res_names = pc->rec_names;
+    check.res_paths = pc->rec_paths;
+    check.n_res = pc->n_rec;
+    pc->views[pc->n_views] = check;
     if (!pc->views[pc->n_views].name)
         return WEIR_ENOMEM;
     pc->n_views++;
