@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+"""Randomized differential test of queries over changelog (CDC) sources.
+
+Each job is two random debezium-json inputs: t(id, k, v, s) and
+u(uid, k, name), each a consistent history of one table - snapshot reads
+("r"), creates, updates that may change any column (also the join and
+grouping key, also to and from NULL, also to the same row) and deletes,
+every update's "before" being the row as it then is - sometimes wrapped
+in {"schema": ..., "payload": ...}. A batch of random queries over them
+(filters and projections, GROUP BY with COUNT/SUM/MIN/MAX and HAVING, a
+global aggregation, DISTINCT, COUNT(DISTINCT), a GROUP BY of a GROUP BY,
+inner and left joins of the two changelogs, a GROUP BY over a join, a
+Top-N and its rank number over the changelog) is run by `weir run` at a
+random parallelism (1/2/4), with or without a PRIMARY KEY declared on
+the sources, batch size (1/2/3/7/1024: an update decodes
+to two rows), mini-batch and agg-phase strategy, on the memory or the
+RocksDB state backend, and every result goes to a debezium-json file.
+
+Each result changelog is folded into its table (a delete must find its
+row) and compared as a multiset with the oracle, which shares no code
+with weir: SQLite (python3's sqlite3) applies the same history to two
+tables and runs the same query over the final tables. A global
+aggregation over a table that ends empty has no row (a changelog's global
+aggregate retracts its row when its count reaches zero, as Flink).
+
+Usage: cdc_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
+Environment: WEIR_SEED replays a run; WEIR_CDCDIFF_JOB=i runs one job;
+WEIR_CDCDIFF_JOBS sets the number of jobs.
+"""
+
+import argparse
+import collections
+import json
+import os
+import sqlite3
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import diffrun  # noqa: E402
+
+KEYS = ["a", "b", "c", "d", "e"]
+STRS = ["x", "y", "zz", "\u00e9t\u00e9", "q\"uote"]
+NAMES = ["n1", "n2", "n3"]
+
+
+def maybe(rng, p, v):
+    return None if rng.random() < p else v
+
+
+def gen_history(rng, n_ids, new_row):
+    """A consistent debezium history: [(op, before, after)] and the final
+    rows {id: row}."""
+    cur = {}
+    events = []
+    free = list(range(n_ids))
+    rng.shuffle(free)
+    for _ in range(rng.randint(0, min(len(free), 8))):  # the snapshot
+        i = free.pop()
+        cur[i] = new_row(i)
+        events.append(("r", None, cur[i]))
+    for _ in range(rng.randint(0, 160)):
+        x = rng.random()
+        if free and (x < 0.3 or not cur):
+            i = free.pop()
+            cur[i] = new_row(i)
+            events.append(("c", None, cur[i]))
+        elif cur and x < 0.85:
+            i = rng.choice(sorted(cur))
+            after = dict(cur[i]) if rng.random() < 0.1 else new_row(i)  # sometimes unchanged
+            events.append(("u", cur[i], after))
+            cur[i] = after
+        elif cur:
+            i = rng.choice(sorted(cur))
+            events.append(("d", cur.pop(i), None))
+            if rng.random() < 0.5:
+                free.append(i)  # the id comes back later
+    return events, cur
+
+
+def gen_job(rng):
+    j = argparse.Namespace()
+    j.parallelism = rng.choice([1, 2, 4])
+    j.batch = rng.choice([1, 2, 3, 7, 1024])
+    j.rocksdb = rng.random() < 0.3
+    j.mini = rng.random() < 0.4
+    j.phase = rng.choice([None, "ONE_PHASE", "TWO_PHASE"]) if j.mini else None
+    j.schema_t = rng.random() < 0.25
+    j.pk = rng.random() < 0.4  # the sources declare PRIMARY KEY (id) NOT ENFORCED
+    nk = rng.randint(1, len(KEYS))
+
+    def t_row(i):
+        return {"id": i, "k": maybe(rng, 0.1, rng.choice(KEYS[:nk])),
+                "v": maybe(rng, 0.15, rng.randint(-5, 20)), "s": maybe(rng, 0.15, rng.choice(STRS))}
+
+    def u_row(i):
+        return {"uid": i, "k": maybe(rng, 0.1, rng.choice(KEYS[:nk])), "name": maybe(rng, 0.1, rng.choice(NAMES))}
+    j.t_events, j.t_final = gen_history(rng, rng.randint(1, 40), t_row)
+    j.u_events, j.u_final = gen_history(rng, rng.randint(1, 8), u_row)
+    j.queries = [rng.choice(QUERIES)(rng) for _ in range(rng.randint(3, 8))]
+    return j
+
+
+# Each query: (text, [(column, sink type)], global?) - the same text runs in
+# weir and in SQLite (both take || and the window function).
+def q_filter(rng):
+    c = rng.randint(-2, 15)
+    w = rng.choice(["v > %d" % c, "v <= %d OR k IS NULL" % c, "k IN ('a', 'c') AND s IS NOT NULL"])
+    return ("SELECT id, k, v FROM t WHERE " + w, [("id", "INT"), ("k", "STRING"), ("v", "INT")], False)
+
+
+def q_project(rng):
+    return ("SELECT id, v * 2 + 1 AS w, k || s AS ks FROM t",
+            [("id", "INT"), ("w", "INT"), ("ks", "STRING")], False)
+
+
+def q_group(rng):
+    return ("SELECT k, COUNT(*) AS n, COUNT(v) AS nv, SUM(v) AS sv, MIN(v) AS lo, MAX(v) AS hi "
+            "FROM t GROUP BY k",
+            [("k", "STRING"), ("n", "BIGINT"), ("nv", "BIGINT"), ("sv", "INT"), ("lo", "INT"), ("hi", "INT")],
+            False)
+
+
+def q_minmax_s(rng):
+    return ("SELECT k, MIN(s) AS lo, MAX(s) AS hi FROM t GROUP BY k",
+            [("k", "STRING"), ("lo", "STRING"), ("hi", "STRING")], False)
+
+
+def q_having(rng):
+    return ("SELECT k, SUM(v) AS sv FROM t GROUP BY k HAVING COUNT(*) > %d" % rng.randint(0, 3),
+            [("k", "STRING"), ("sv", "INT")], False)
+
+
+def q_global(rng):
+    return ("SELECT COUNT(*) AS n, SUM(v) AS sv, MAX(v) AS hi FROM t",
+            [("n", "BIGINT"), ("sv", "INT"), ("hi", "INT")], True)
+
+
+def q_distinct(rng):
+    return ("SELECT DISTINCT k, s FROM t", [("k", "STRING"), ("s", "STRING")], False)
+
+
+def q_count_distinct(rng):
+    return ("SELECT k, COUNT(DISTINCT v) AS dv FROM t GROUP BY k", [("k", "STRING"), ("dv", "BIGINT")], False)
+
+
+def q_two_level(rng):
+    return ("SELECT n, COUNT(*) AS c FROM (SELECT k, COUNT(*) AS n FROM t GROUP BY k) GROUP BY n",
+            [("n", "BIGINT"), ("c", "BIGINT")], False)
+
+
+def q_join(rng):
+    return ("SELECT t.id, t.v, u.name FROM t JOIN u ON t.k = u.k",
+            [("id", "INT"), ("v", "INT"), ("name", "STRING")], False)
+
+
+def q_left_join(rng):
+    return ("SELECT t.id, u.uid, u.name FROM t LEFT JOIN u ON t.k = u.k",
+            [("id", "INT"), ("uid", "INT"), ("name", "STRING")], False)
+
+
+def q_join_group(rng):
+    return ("SELECT u.name, COUNT(*) AS n, SUM(t.v) AS sv FROM t JOIN u ON t.k = u.k GROUP BY u.name",
+            [("name", "STRING"), ("n", "BIGINT"), ("sv", "INT")], False)
+
+
+def q_topn(rng):
+    n = rng.randint(1, 3)
+    order = rng.choice(["v DESC, id", "v, id DESC"])
+    if rng.random() < 0.5:
+        return ("SELECT id, k, v FROM (SELECT id, k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY %s) AS rn "
+                "FROM t WHERE v IS NOT NULL) WHERE rn <= %d" % (order, n),
+                [("id", "INT"), ("k", "STRING"), ("v", "INT")], False)
+    return ("SELECT id, k, v, rn FROM (SELECT id, k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY %s) AS rn "
+            "FROM t WHERE v IS NOT NULL) WHERE rn <= %d" % (order, n),
+            [("id", "INT"), ("k", "STRING"), ("v", "INT"), ("rn", "BIGINT")], False)
+
+
+QUERIES = [q_filter, q_project, q_group, q_minmax_s, q_having, q_global, q_distinct, q_count_distinct,
+           q_two_level, q_join, q_left_join, q_join_group, q_topn]
+
+
+def envelope(op, before, after, schema):
+    e = {"before": before, "after": after, "op": op}
+    if schema:
+        e = {"schema": {"type": "struct", "optional": False}, "payload": e}
+    return json.dumps(e)
+
+
+def job_sql(j):
+    out = ["-- cdc_diff seed %d job %d: parallelism %d, batch size %d%s"
+           % (j.seed, j.index, j.parallelism, j.batch, ", RocksDB" if j.rocksdb else "")]
+    out.append("CREATE TABLE t (id INT, k STRING, v INT, s STRING%s) WITH ('connector' = 'filesystem', "
+               "'path' = 't.json', 'format' = 'debezium-json'%s);"
+               % (", PRIMARY KEY (id) NOT ENFORCED" if j.pk else "",
+                  ", 'debezium-json.schema-include' = 'true'" if j.schema_t else ""))
+    out.append("CREATE TABLE u (uid INT, k STRING, name STRING%s) WITH ('connector' = 'filesystem', "
+               "'path' = 'u.json', 'format' = 'debezium-json');" % (", PRIMARY KEY (uid) NOT ENFORCED" if j.pk else ""))
+    if j.mini:
+        out.append("SET 'table.exec.mini-batch.enabled' = 'true';")
+        out.append("SET 'table.exec.mini-batch.allow-latency' = '1 s';")
+        out.append("SET 'table.exec.mini-batch.size' = '%d';" % (j.batch * 3))
+    if j.phase:
+        out.append("SET 'table.optimizer.agg-phase-strategy' = '%s';" % j.phase)
+    for qi, (_, cols, _) in enumerate(j.queries):
+        out.append("CREATE TABLE q%d (%s) WITH ('connector' = 'filesystem', 'path' = 'q%d', "
+                   "'format' = 'debezium-json');" % (qi, ", ".join("%s %s" % c for c in cols), qi))
+    out.append("EXECUTE STATEMENT SET BEGIN")
+    for qi, (text, _, _) in enumerate(j.queries):
+        out.append("  INSERT INTO q%d %s;" % (qi, text))
+    out.append("END;")
+    return "\n".join(out) + "\n"
+
+
+def oracle_db(j):
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE t (id INTEGER, k TEXT, v INTEGER, s TEXT)")
+    db.execute("CREATE TABLE u (uid INTEGER, k TEXT, name TEXT)")
+    db.executemany("INSERT INTO t VALUES (?, ?, ?, ?)",
+                   [(r["id"], r["k"], r["v"], r["s"]) for r in j.t_final.values()])
+    db.executemany("INSERT INTO u VALUES (?, ?, ?)",
+                   [(r["uid"], r["k"], r["name"]) for r in j.u_final.values()])
+    return db
+
+
+def oracle(db, j, query):
+    text, _, is_global = query
+    if is_global and not j.t_final:
+        return collections.Counter()
+    return collections.Counter(tuple(r) for r in db.execute(text))
+
+
+def run_case(case):
+    j = gen_job(case.rng)
+    j.seed, j.index = case.seed, case.index
+    case.note = "(parallelism %d, batch %d%s%s)" % (j.parallelism, j.batch, ", rocksdb" if j.rocksdb else "",
+                                                    ", mini-batch" if j.mini else "")
+    with open(case.path("t.json"), "w") as f:
+        f.writelines(envelope(op, b, a, j.schema_t) + "\n" for op, b, a in j.t_events)
+    with open(case.path("u.json"), "w") as f:
+        f.writelines(envelope(op, b, a, False) + "\n" for op, b, a in j.u_events)
+    case.write("job.sql", job_sql(j))
+    p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, j.parallelism, j.batch, j.rocksdb))
+    if p.returncode != 0:
+        return [diffrun.failed_run(p)]
+    case.counts["events"] += len(j.t_events) + len(j.u_events)
+    db = oracle_db(j)
+    problems = []
+    for qi, q in enumerate(j.queries):
+        what = "q%d (%s)" % (qi, q[0])
+        try:
+            got = diffrun.fold_debezium(case.path("q%d" % qi), [c for c, _ in q[1]])
+        except ValueError as e:
+            problems.append("%s: %s" % (what, e))
+            continue
+        problems += diffrun.multiset_problems(what, oracle(db, j, q), got)
+    return problems
+
+
+def main():
+    return diffrun.main("cdc_diff", run_case, jobs_env="WEIR_CDCDIFF_JOBS", jobs=16, asan_jobs=6,
+                        one_env="WEIR_CDCDIFF_JOB", unit="jobs")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
