@@ -390,6 +390,18 @@ static int bind_distinct(const char *name, size_t flen, const weir_schema *s,
     if (col < 0 || !out->cls->retract || out->inner)
         return weir_error_set(err, WEIR_EUNSUPPORTED,
                               "%s(DISTINCT ...) is not supported", fn);
+    /* The distinct values are kept as 8-byte values: a 16-byte DECIMAL
+     * would be keyed on half of it (and counted again). */
+    if (weir_type_is_wide(out->input_type)) {
+        char tb[64], cb[160] = "";
+        weir_type_format(out->input_type, tb, sizeof tb);
+        if (s->fields[col].name[0] != '$') /* not a planner's name for an argument expression */
+            snprintf(cb, sizeof cb, " (column '%s')", s->fields[col].name);
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "%s(DISTINCT ...) does not accept %s%s: a DECIMAL of more than 18 digits is "
+                              "aggregated by COUNT, SUM and AVG only, without DISTINCT",
+                              fn, tb, cb);
+    }
     if (out->cls == &weir__agg_array_agg) {
         /* Keeps first-arrival order, which the wrapper's value set does not. */
         out->cls = &weir__agg_array_agg_distinct;
