@@ -258,7 +258,7 @@ def run_case(case):
 
 def main():
     return diffrun.main("cdc_diff", run_case, jobs_env="WEIR_CDCDIFF_JOBS", jobs=16, asan_jobs=6,
-                        one_env="WEIR_CDCDIFF_JOB", unit="jobs")
+                        one_env="WEIR_CDCDIFF_JOB", unit="jobs", timeout=120)
 
 
 if __name__ == "__main__":
