@@ -42,7 +42,8 @@ Each *job* is one random input stream (out of order, ties, NULLs in every
 column, very late rows) in one JSON file, read by one table (so one split:
 results must not depend on parallelism or batch size), a batch of random
 queries over it, run by `weir run` at a random parallelism (1/2/4) and
-batch size (1/7/1024), with table.exec.mini-batch.enabled and
+batch size (1/7/1024), the state on RocksDB in about 3 jobs of 10, with
+table.exec.mini-batch.enabled and
 table.optimizer.agg-phase-strategy drawn at random (two-phase GROUP BY), and
 table.optimizer.distinct-agg.split.enabled (split distinct aggregation, which
 changes the changelog but not the final table). Each query is one *case*. The printed changelog is
@@ -717,6 +718,8 @@ def gen_job(seed, index, fams, max_queries):
     # split distinct aggregation must not change a final result (the changelog on the way may differ)
     j.split = rng.choice([None, "false", "true", "true"])
     j.buckets = rng.choice([None, 1, 3, 1024]) if j.split == "true" else None
+    # the same results with the state on RocksDB (the Top-N's lists are rewritten by a get and a put there)
+    j.rocksdb = rng.random() < 0.3
     return j
 
 
@@ -727,8 +730,8 @@ def sink_type(kind):
 
 def job_sql(j, queries):
     wm = "ts" if j.delay == 0 else "ts - INTERVAL '%d.%03d' SECOND" % (j.delay // 1000, j.delay % 1000)
-    out = ["-- changelog_diff seed %d job %d: parallelism %d, batch size %d"
-           % (j.seed, j.index, j.parallelism, j.batch)]
+    out = ["-- changelog_diff seed %d job %d: parallelism %d, batch size %d%s"
+           % (j.seed, j.index, j.parallelism, j.batch, ", state on RocksDB" if getattr(j, "rocksdb", False) else "")]
     for name in ("t", "t2"):
         out.append("CREATE TABLE %s (id BIGINT, k STRING, ts_ms BIGINT, v INT, d DOUBLE, "
                    "m DECIMAL(10,2), s STRING, ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), "
@@ -855,7 +858,8 @@ def check(case, j, queries, folder):
 def run_case(case):
     fams = families(case.args.families)
     j = gen_job(case.seed, case.index, fams, case.args.max_queries)
-    case.note = "(parallelism %d, batch size %d, %d queries)" % (j.parallelism, j.batch, len(j.queries))
+    case.note = "(parallelism %d, batch size %d, %d queries%s)" % (j.parallelism, j.batch, len(j.queries),
+                                                                    ", rocksdb" if j.rocksdb else "")
     case.counts.update(q.family for q in j.queries)
     return sd.job_problems(case, j, check)
 

@@ -1005,7 +1005,8 @@ def run_weir(case, j, queries, folder, sql=job_sql):
     lines, None), or (None, what went wrong)."""
     write_job(j, queries, folder, sql)
     try:
-        p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, j.parallelism, j.batch),
+        p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, j.parallelism, j.batch,
+                                                                       rocksdb=getattr(j, "rocksdb", False)),
                           cwd=folder, text=False)
     except subprocess.TimeoutExpired:
         return None, "timed out after %d s" % case.args.timeout

@@ -965,6 +965,105 @@ static void case_map_update(const char *kind)
     weir_manual_clock_destroy(mc);
 }
 
+/* weir_value_edit's callback: checks keep, then inserts the text ins at
+ * byte at of the kept old value (moving its tail right, in place) and cuts
+ * the result to the call's length; fail: returns WEIR_EUSER after writing. */
+typedef struct edit_ins {
+    const char *ins;
+    size_t at, want_keep;
+    bool fail;
+} edit_ins;
+
+static int insert_edit(void *ud, uint8_t *val, size_t len, size_t keep)
+{
+    const edit_ins *e = ud;
+    cr_assert_eq(keep, e->want_keep);
+    size_t il = strlen(e->ins), tail = keep > e->at ? keep - e->at : 0;
+    if (e->at + il < len) /* the old tail moves right by il (what fits) */
+        memmove(val + e->at + il, val + e->at, tail < len - e->at - il ? tail : len - e->at - il);
+    memcpy(val + e->at, e->ins, il < len - e->at ? il : len - e->at);
+    return e->fail ? WEIR_EUSER : 0;
+}
+
+static char *value_s(weir_state *st, const char *ns)
+{
+    const void *v;
+    size_t len;
+    int rc = weir_value_get(st, NS(ns), &v, &len);
+    if (rc == WEIR_ENOTFOUND)
+        return strdup("<none>");
+    cr_assert_eq(rc, 0);
+    char *s = malloc(len + 1);
+    memcpy(s, v, len);
+    s[len] = 0;
+    return s;
+}
+
+static void expect_value(weir_state *st, const char *ns, const char *want)
+{
+    char *s = value_s(st, ns);
+    cr_assert_str_eq(s, want);
+    free(s);
+}
+
+/* A value rewritten where it lies: in place, grown past its room, cut
+ * shorter, a failing edit, TTL - the same on every backend. */
+static void case_value_edit(const char *kind)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir__backend *be = mkbe(kind, 0, 128, weir_manual_clock_get(mc));
+    weir_state *st = reg(be, "v", WEIR_STATE_VALUE, 0, 0);
+    cr_assert_eq(setk(be, "k"), 0);
+    /* absent: nothing kept */
+    cr_assert_eq(weir_value_edit(st, NS("w"), 5, insert_edit, &(edit_ins){"hello", 0, 0, false}), 0);
+    expect_value(st, "w", "hello");
+    cr_assert_eq(weir_value_edit(st, NS("w"), 8, insert_edit, &(edit_ins){"abc", 2, 5, false}), 0);
+    expect_value(st, "w", "heabcllo");
+    /* grown far past the record's room: the old bytes come along */
+    char big[1200];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    cr_assert_eq(weir_value_edit(st, NS("w"), 8 + 1199, insert_edit, &(edit_ins){big, 4, 8, false}), 0);
+    char *s = value_s(st, "w");
+    cr_assert_eq(strlen(s), 1207);
+    cr_assert(!strncmp(s, "heab", 4) && s[4] == 'x' && s[1202] == 'x' && !strcmp(s + 1203, "cllo"));
+    free(s);
+    /* cut shorter: keep is the new length */
+    cr_assert_eq(weir_value_edit(st, NS("w"), 3, insert_edit, &(edit_ins){"Z", 1, 3, false}), 0);
+    expect_value(st, "w", "hZe");
+    /* other namespaces and keys untouched */
+    put_s(st, "o", "other");
+    cr_assert_eq(setk(be, "k2"), 0);
+    cr_assert_eq(weir_value_edit(st, NS("w"), 2, insert_edit, &(edit_ins){"k2", 0, 0, false}), 0);
+    cr_assert_eq(setk(be, "k"), 0);
+    expect_value(st, "w", "hZe");
+    expect_value(st, "o", "other");
+    /* a failing edit: its code comes back; an absent value stays absent */
+    cr_assert_eq(weir_value_edit(st, NS("f"), 4, insert_edit, &(edit_ins){"abcd", 0, 0, true}), WEIR_EUSER);
+    expect_value(st, "f", "<none>");
+    cr_assert_eq(weir_value_edit(st, NS("w"), 500, insert_edit, &(edit_ins){"q", 0, 3, true}), WEIR_EUSER);
+    cr_assert_eq(weir_value_edit(st, NS("w"), 3, insert_edit, &(edit_ins){"", 0, 3, false}), 0);
+    /* bad arguments */
+    cr_assert_eq(weir_value_edit(st, NS("w"), 3, NULL, NULL), WEIR_EINVAL);
+    weir_state *ls = reg(be, "l", WEIR_STATE_LIST, 0, 0);
+    cr_assert_eq(weir_value_edit(ls, NS("w"), 3, insert_edit, &(edit_ins){"abc", 0, 0, false}), WEIR_EINVAL);
+    /* TTL: an expired value keeps nothing; an edit is a write (new stamp) */
+    weir_state *ts = reg(be, "t", WEIR_STATE_VALUE, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    cr_assert_eq(weir_value_edit(ts, NS("w"), 3, insert_edit, &(edit_ins){"abc", 0, 0, false}), 0);
+    weir_manual_clock_set(mc, 60);
+    cr_assert_eq(weir_value_edit(ts, NS("w"), 4, insert_edit, &(edit_ins){"d", 3, 3, false}), 0);
+    weir_manual_clock_set(mc, 120);
+    expect_value(ts, "w", "abcd");
+    weir_manual_clock_set(mc, 300);
+    cr_assert_eq(weir_value_edit(ts, NS("w"), 2, insert_edit, &(edit_ins){"ef", 0, 0, false}), 0);
+    expect_value(ts, "w", "ef");
+    weir_manual_clock_set(mc, 500);
+    cr_assert_eq(weir_value_edit(ts, NS("w"), 2, insert_edit, &(edit_ins){"gh", 0, 0, true}), WEIR_EUSER);
+    expect_value(ts, "w", "<none>");
+    weir__backend_destroy(be);
+    weir_manual_clock_destroy(mc);
+}
+
 static void case_ttl_list_map_per_item(const char *kind)
 {
     weir_manual_clock *mc = weir_manual_clock_create(0);
@@ -1652,6 +1751,10 @@ static void case_write_batch(const char *kind)
     Test(suite, map_update)                                                    \
     {                                                                          \
         case_map_update(kind);                                                 \
+    }                                                                          \
+    Test(suite, value_edit)                                                    \
+    {                                                                          \
+        case_value_edit(kind);                                                 \
     }                                                                          \
     Test(suite, reducing_aggregating)                                          \
     {                                                                          \

@@ -16,7 +16,7 @@
  * weir_map_get, weir_list_get, weir_map_iterate, weir_state_get_result) of
  * any state, also when those reads find and drop expired entries or the
  * clock advanced; it becomes invalid at the first weir_value_put,
- * weir_list_add, weir_map_put, weir_map_remove, weir_state_add,
+ * weir_value_edit, weir_list_add, weir_map_put, weir_map_remove, weir_state_add,
  * weir_state_clear, weir_op_set_key (or the runtime setting the key for a
  * timer), weir_state_keys, or a restore. A write may take its input from
  * such a pointer (put(v) with v read just before is fine). Pointers passed to
@@ -95,6 +95,22 @@ bool weir_state_in_memory(const weir_state *st);
  */
 int weir_value_get(weir_state *st, const void *ns, size_t ns_len, const void **val, size_t *len);
 int weir_value_put(weir_state *st, const void *ns, size_t ns_len, const void *val, size_t len);
+
+/*
+ * Rewrites the value of the current key and namespace where it lies, as len
+ * bytes: fn receives the value's storage resized to len writable bytes, of
+ * which the first keep = min(len, old length) hold the old value (keep is 0
+ * when there is none or it expired; the bytes after keep are unspecified),
+ * and changes them in place. So a value of which a small part changes (an
+ * entry inserted into a sorted list) costs a move of the bytes after it,
+ * not a copy of the whole. A negative return of fn is the call's (the value
+ * may then hold what fn wrote; an absent one stays absent). A write, for TTL
+ * stamps and for pointers from earlier reads. The memory backend edits the
+ * stored bytes (moving them to a new record only when the value outgrows
+ * its room); RocksDB does a get and a put.
+ */
+typedef int (*weir_value_edit_fn)(void *ud, uint8_t *val, size_t len, size_t keep);
+int weir_value_edit(weir_state *st, const void *ns, size_t ns_len, size_t len, weir_value_edit_fn fn, void *ud);
 
 /* Removes the value / list / map of the current key and namespace (any kind). */
 int weir_state_clear(weir_state *st, const void *ns, size_t ns_len);

@@ -33,7 +33,12 @@
  * rows read from state, or input rows of the batch by number, with their
  * sort keys - and encodes it only at that write: a row that a later row of
  * the same batch replaces (the newer bid of a deduplication, a lower bid
- * pushed out of a Top-10) is never copied at all.
+ * pushed out of a Top-10) is never copied at all. That write changes the
+ * stored value where it lies (weir_value_edit): the old rows a list keeps
+ * are the first ones of its old value, in order, so they stay in place or
+ * move once, and each new row is encoded straight into its place - one new
+ * bid in a Top-10 moves the ranks below it instead of copying the whole
+ * list twice.
  *
  * Window Top-N (window_end_col >= 0; the partition includes the window's
  * bounds): rows are ranked into the same state without output, an
@@ -459,6 +464,110 @@ static int list_encode(rank_op *o, const rcache_ent *e, const weir_batch *in)
     return rc;
 }
 
+/* Bytes of the varint encoding of v (weir_buf_put_varint). */
+static inline size_t varint_len(uint64_t v)
+{
+    size_t n = 1;
+    while (v >>= 7)
+        n++;
+    return n;
+}
+
+/* v as a varint at p (weir_buf_put_varint); returns the bytes written. */
+static inline size_t varint_at(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    do {
+        uint8_t byte = v & 0x7f;
+        v >>= 7;
+        p[n++] = byte | (v ? 0x80 : 0);
+    } while (v);
+    return n;
+}
+
+/* An append-only partition's new value, built where its old one lies. */
+typedef struct splice {
+    rank_op *o;
+    const rcache_ent *e;
+    const weir_batch *in;
+    size_t old_end; /* the old value's bytes [0, old_end) are the old rows the list keeps */
+} splice;
+
+/*
+ * Append-only input: the list's old rows are a prefix of the old value's
+ * rows, in order (rows leave a list only at its end), so each lies at or
+ * after its old place in the new value. Filled from the back, every run of
+ * old rows moves once (or not at all: the ranks above the first new row)
+ * and each new row is encoded into its place; the old bytes a step reads
+ * are never ones an earlier step wrote. Reads the copy of the old value
+ * instead when the stored one is not there (keep short: it expired).
+ */
+static int splice_fill(void *ud, uint8_t *val, size_t len, size_t keep)
+{
+    const splice *sp = ud;
+    const rcache_ent *e = sp->e;
+    const uint8_t *src = keep >= sp->old_end ? val : e->val.data;
+    size_t at = len;
+    for (uint32_t i = e->n_list; i-- > 0;) {
+        const kept *k = &e->list[i];
+        if (k->brow1) {
+            size_t rl = k->rowlen, sz = varint_len(k->sklen) + k->sklen + varint_len(rl) + rl;
+            at -= sz;
+            uint8_t *p = val + at;
+            p += varint_at(p, k->sklen);
+            if (k->sklen)
+                memcpy(p, k->sk, k->sklen);
+            p += k->sklen;
+            p += varint_at(p, rl);
+            weir__row_encode_to(sp->in, k->brow1 - 1, sp->o->n_cols, rl, p);
+            continue;
+        }
+        uint32_t j = i; /* the run of old rows j..i */
+        while (j > 0 && !e->list[j - 1].brow1)
+            j--;
+        size_t from = (size_t)(e->list[j].enc - e->val.data);
+        size_t to = (size_t)(k->row + k->rowlen - e->val.data);
+        at -= to - from;
+        if (src != val || at != from)
+            memmove(val + at, src + from, to - from);
+        i = j;
+    }
+    assert(at == 4);
+    uint32_t n = e->n_list;
+    val[0] = (uint8_t)n;
+    val[1] = (uint8_t)(n >> 8);
+    val[2] = (uint8_t)(n >> 16);
+    val[3] = (uint8_t)(n >> 24);
+    return 0;
+}
+
+/*
+ * Append-only input: writes an entry's list back as a change of the stored
+ * value where it lies (weir_value_edit), the bytes an equal encoding of
+ * the list would have. Returns 1, writing nothing, when the list's old
+ * rows are not a prefix of the old value in order (not expected; then it
+ * is encoded whole).
+ */
+static int list_write(rank_op *o, rcache_ent *e, const weir_batch *in)
+{
+    size_t len = 4, old_end = 4;
+    for (uint32_t i = 0; i < e->n_list; i++) {
+        kept *k = &e->list[i];
+        if (k->brow1) {
+            k->rowlen = weir__row_encoded_len(in, k->brow1 - 1, o->n_cols);
+            len += varint_len(k->sklen) + k->sklen + varint_len(k->rowlen) + k->rowlen;
+        } else {
+            if (!k->enc || k->enc != e->val.data + old_end)
+                return 1;
+            size_t sz = (size_t)(k->row + k->rowlen - k->enc);
+            old_end += sz;
+            len += sz;
+        }
+    }
+    splice sp = {o, e, in, old_end};
+    return weir_value_edit(o->st, NULL, 0, len, splice_fill, &sp);
+}
+
 /* Writes back the partitions the batch in changed and empties the cache. */
 static int cache_flush(rank_op *o, weir_op_ctx *ctx, const weir_batch *in)
 {
@@ -468,10 +577,12 @@ static int cache_flush(rank_op *o, weir_op_ctx *ctx, const weir_batch *in)
         rcache_ent *e = &o->ents[k];
         if (e->dirty && !rc && !(rc = weir_op_set_key_hashed(ctx, o->ckeys.data + e->koff, e->klen, e->hash))) {
             const weir_buf *v = &e->val;
-            if (lists && !(rc = list_encode(o, e, in)))
-                v = &o->val;
-            if (!rc)
+            rc = lists ? list_write(o, e, in) : 1;
+            if (rc == 1 && !(rc = lists ? list_encode(o, e, in) : 0)) {
+                if (lists)
+                    v = &o->val;
                 rc = weir_value_put(o->st, NULL, 0, v->data, v->len);
+            }
         }
         /* buffers stay for the next batch, but not large ones (a wide Top-N over many partitions) */
         if (e->val.cap > 64 * 1024) {

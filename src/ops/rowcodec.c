@@ -54,15 +54,11 @@ size_t weir__row_encoded_len(const weir_batch *b, uint32_t row, uint32_t n)
     return len;
 }
 
-/* Writes the encoding of len bytes (weir__row_encoded_len) into out's spare
- * room: one reservation, the values stored directly rather than one
- * weir_buf call per flag, length and value. */
-int weir__row_encode_append(const weir_batch *b, uint32_t row, uint32_t n,
-                            size_t len, weir_buf *out)
+/* Writes the encoding of len bytes (weir__row_encoded_len) at p: the values
+ * stored directly rather than one weir_buf call per flag, length and value. */
+void weir__row_encode_to(const weir_batch *b, uint32_t row, uint32_t n, size_t len, uint8_t *p)
 {
-    if (weir_buf_reserve(out, len))
-        return WEIR_ENOMEM;
-    uint8_t *p = out->data + out->len;
+    const uint8_t *start = p;
     for (uint32_t c = 0; c < n; c++) {
         if (weir_batch_is_null(b, c, row)) {
             *p++ = 1;
@@ -86,7 +82,18 @@ int weir__row_encode_append(const weir_batch *b, uint32_t row, uint32_t n,
             p += w;
         }
     }
-    assert((size_t)(p - (out->data + out->len)) == len);
+    assert((size_t)(p - start) == len);
+    (void)start;
+    (void)len;
+}
+
+/* The same into out's spare room (one reservation). */
+int weir__row_encode_append(const weir_batch *b, uint32_t row, uint32_t n,
+                            size_t len, weir_buf *out)
+{
+    if (weir_buf_reserve(out, len))
+        return WEIR_ENOMEM;
+    weir__row_encode_to(b, row, n, len, out->data + out->len);
     out->len += len;
     return 0;
 }

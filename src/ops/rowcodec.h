@@ -18,6 +18,8 @@ int weir__row_encode(const weir_batch *b, uint32_t row, uint32_t n,
                      weir_buf *out);
 /* The byte length of that encoding of columns [0, n) of (b, row). */
 size_t weir__row_encoded_len(const weir_batch *b, uint32_t row, uint32_t n);
+/* Writes that encoding, of len bytes (weir__row_encoded_len), at dst. */
+void weir__row_encode_to(const weir_batch *b, uint32_t row, uint32_t n, size_t len, uint8_t *dst);
 /* Appends that encoding, of len bytes (weir__row_encoded_len), to out. */
 int weir__row_encode_append(const weir_batch *b, uint32_t row, uint32_t n,
                             size_t len, weir_buf *out);

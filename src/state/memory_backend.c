@@ -704,6 +704,62 @@ static int mem_update(weir_state *st, const void *ns, size_t nslen,
     return rc;
 }
 
+/*
+ * The value rewritten where it lies (weir_value_edit): in its record when
+ * len fits the room there (its length and stamp change only when fn
+ * succeeds), else in a new record that takes the old bytes first (the old
+ * record stays when fn fails).
+ */
+static int mem_value_edit(weir_state *st, const void *ns, size_t nslen,
+                          size_t len, weir_value_edit_fn fn, void *ud)
+{
+    mem_backend *mb = MB(st->be);
+    mem_state *ms = MS(st);
+    weir__backend *be = st->be;
+    tab *t = cur_tab(ms);
+    int64_t now = access_now(st);
+    int rc = tab_reserve(mb, t, TAB_MIN);
+    if (rc)
+        goto out;
+    uint64_t h = kns_hash(be, ns, nslen);
+    uint32_t empty = NONE;
+    uint32_t i = rec_find(t, h, be->key, be->key_len, ns, nslen, &empty);
+    mrec *r = i != NONE ? t->slots[i].p : NULL;
+    size_t keep = 0;
+    if (r && !rec_expired(st, r, now))
+        keep = r->vlen < len ? r->vlen : len;
+    if (r && len <= r->vcap) {
+        if ((rc = fn(ud, rec_val(r), len, keep)) >= 0) {
+            r->vlen = (uint32_t)len;
+            r->stamp = stamp_now(st, now);
+        }
+        goto out;
+    }
+    mrec *n = rec_alloc(mb, be->key, be->key_len, ns, nslen, len);
+    if (!n) {
+        rc = WEIR_ENOMEM;
+        goto out;
+    }
+    if (keep)
+        memcpy(rec_val(n), rec_val(r), keep);
+    n->vlen = (uint32_t)len;
+    n->stamp = stamp_now(st, now);
+    if ((rc = fn(ud, rec_val(n), len, keep)) < 0) {
+        weir__slab_free(&mb->slab, n, rec_size(n));
+        goto out;
+    }
+    if (r) {
+        weir__slab_free(&mb->slab, r, rec_size(r));
+        t->slots[i].p = n;
+    } else {
+        t->slots[empty] = (slot){h, n};
+        t->n++;
+    }
+out:
+    after_access(mb, ms, now, true);
+    return rc < 0 ? rc : 0;
+}
+
 static int mem_clear(weir_state *st, const void *ns, size_t nslen)
 {
     mem_backend *mb = MB(st->be);
@@ -1624,6 +1680,7 @@ static const weir__backend_ops mem_ops = {
     .map_remove = mem_map_remove,
     .map_iterate = mem_map_iterate,
     .map_update = mem_map_update,
+    .value_edit = mem_value_edit,
     .prefetch = mem_prefetch,
     .collect_keys = mem_collect_keys,
     .snapshot_state = mem_snapshot_state,

@@ -280,6 +280,34 @@ int weir_value_put(weir_state *st, const void *ns, size_t ns_len,
     return st->be->ops->put(st, ns, ns_len, val, len);
 }
 
+int weir_value_edit(weir_state *st, const void *ns, size_t ns_len, size_t len, weir_value_edit_fn fn, void *ud)
+{
+    int rc = check(st, ns, ns_len);
+    if (rc)
+        return rc;
+    if (!fn || !value_like(st->desc.kind) || len > UINT32_MAX)
+        return WEIR_EINVAL;
+    if (st->be->ops->value_edit)
+        return st->be->ops->value_edit(st, ns, ns_len, len, fn, ud);
+    /* A get and a put of a copy. */
+    const void *old;
+    size_t oldlen = 0;
+    rc = st->be->ops->get(st, ns, ns_len, &old, &oldlen);
+    if (rc && rc != WEIR_ENOTFOUND)
+        return rc;
+    size_t keep = rc ? 0 : oldlen < len ? oldlen : len;
+    uint8_t *buf = weir_malloc(len ? len : 1);
+    if (!buf)
+        return WEIR_ENOMEM;
+    if (keep)
+        memcpy(buf, old, keep);
+    rc = fn(ud, buf, len, keep);
+    if (rc >= 0)
+        rc = st->be->ops->put(st, ns, ns_len, buf, len);
+    weir_free(buf);
+    return rc;
+}
+
 bool weir_state_in_memory(const weir_state *st)
 {
     return st && st->be && !strcmp(st->be->ops->kind, "memory");
