@@ -95,8 +95,12 @@
  * 4 adds the writer and run of the file names (part-<writer>-<run>-...)
  * and the history of runs: u32 n, n x (u64 run, u64 next part number).
  * 5 adds to each pending file its multipart upload on object storage: str
- * upload id ("" for a local file), u32 n, n x str ETag of parts 1..n. */
-#define SNAPSHOT_VERSION 5
+ * upload id ("" for a local file), u32 n, n x str ETag of parts 1..n.
+ * 6 adds to each pending file u64 the bytes of its parts (object storage:
+ * a completed object must hold them all). */
+#define SNAPSHOT_VERSION 6
+/* A pending file's size when the snapshot did not say (version 5). */
+#define SIZE_UNKNOWN UINT64_MAX
 /* The descriptor of an in-progress file on object storage (an upload). */
 #define S3_FD INT32_MAX
 /* Bytes an in-progress upload may hold back while its parts fail. */
@@ -123,6 +127,7 @@ typedef struct pending_file {
     char *upload;  /* object storage: the multipart upload, else NULL */
     char **etags;  /* its parts' ETags */
     uint32_t n_etags;
+    uint64_t size; /* the bytes of its parts, or SIZE_UNKNOWN */
 } pending_file;
 
 /*
@@ -139,6 +144,7 @@ typedef struct bucket {
     char *upload;   /* object storage: the upload's id */
     char **etags;   /* and its parts uploaded so far */
     uint32_t n_etags, cap_etags;
+    uint64_t up_bytes; /* the bytes of those parts */
     char *cur_name; /* its visible name, relative to path */
     uint64_t cur_bytes;
     int64_t cur_opened_ms;
@@ -734,6 +740,7 @@ static int open_part(file_sink *s, bucket *b)
                 s3s_start_later(s);
                 b->fd = S3_FD;
                 b->n_etags = 0;
+                b->up_bytes = 0;
                 rc = 0;
             }
             if (rc) {
@@ -918,7 +925,7 @@ static int add_pending(file_sink *s, char *name, bool tagged, uint64_t ckpt)
         s->cap_pending = cap;
     }
     s->pending[s->n_pending++] =
-        (pending_file){name, ckpt, tagged, false, false, NULL, NULL, 0};
+        (pending_file){name, ckpt, tagged, false, false, NULL, NULL, 0, 0};
     bucket *b = bucket_of_file(s, name);
     if (b)
         b->n_pending++;
@@ -960,9 +967,11 @@ static int roll(file_sink *s, bucket *b)
         p->upload = b->upload;
         p->etags = b->etags;
         p->n_etags = b->n_etags;
+        p->size = b->up_bytes;
         b->upload = NULL;
         b->etags = NULL;
         b->n_etags = b->cap_etags = 0;
+        b->up_bytes = 0;
     }
     if (!s->arg->cfg.commit_on_checkpoint)
         return commit_pending(s, true, 0);
@@ -1389,6 +1398,8 @@ static int fsink_snapshot_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
             rc = weir_buf_put_u32(out, p->n_etags);
         for (uint32_t e = 0; e < p->n_etags && !rc; e++)
             rc = weir_buf_put_str(out, p->etags[e]);
+        if (!rc)
+            rc = weir_buf_put_u64(out, p->size);
     }
     /* Partitions whose commit is still to come, with their creation time. */
     if (!rc)
@@ -1541,6 +1552,7 @@ static int s3s_start(file_sink *s, bucket *b)
         return s3_fail(s, "start the upload of", b->cur_name, rc);
     b->fd = S3_FD;
     b->n_etags = 0;
+    b->up_bytes = 0;
     return 0;
 }
 
@@ -1593,6 +1605,7 @@ static int s3s_write(file_sink *s, bucket *b, bool last)
             break;
         }
         b->n_etags++;
+        b->up_bytes += n;
         done += n;
     }
     weir_free(key);
@@ -1603,6 +1616,22 @@ static int s3s_write(file_sink *s, bucket *b, bool last)
     return rc;
 }
 
+/* Whether an object of size bytes holds all of p's parts. */
+static bool s3s_whole(const pending_file *p, uint64_t size)
+{
+    return p->size == SIZE_UNKNOWN || size == p->size;
+}
+
+/*
+ * Completes p's upload. The object must then hold every byte of the parts:
+ * a server that assembles a completed object in place (not atomically) and
+ * dies meanwhile leaves a short one - and whether the completion's reply
+ * was lost or the server stopped before it replied, the object may be
+ * there. Completing again repairs a short object while the server still
+ * has the upload; a short object whose upload is gone fails the commit
+ * (the rows of the missing bytes are lost on the server and no checkpoint
+ * holds them): it is never taken as committed.
+ */
 static int s3s_commit(file_sink *s, const pending_file *p)
 {
     char *key = weir__s3_key(s->s3, p->name);
@@ -1612,24 +1641,41 @@ static int s3s_commit(file_sink *s, const pending_file *p)
      * then its object is there (names are never reused) and its upload is
      * gone, which servers report differently (404, or 500 after retries). */
     uint64_t size;
-    if (p->restored && weir__s3_head(s->s3, key, &size) == 0) {
+    if (p->restored && weir__s3_head(s->s3, key, &size) == 0 &&
+        s3s_whole(p, size)) {
         weir_free(key);
         return 0;
     }
     int rc = weir__s3_upload_complete(s->s3, key, p->upload, p->etags,
                                       p->n_etags);
-    if (rc) {
-        /* Completed by an attempt whose reply was lost: the upload is gone
-         * and the object is there. */
-        if (weir__s3_head(s->s3, key, &size) == 0)
+    int hrc = weir__s3_head(s->s3, key, &size);
+    if (hrc == 0 && !s3s_whole(p, size)) {
+        int crc = weir__s3_upload_complete(s->s3, key, p->upload, p->etags,
+                                           p->n_etags);
+        hrc = weir__s3_head(s->s3, key, &size);
+        if (hrc == 0 && !s3s_whole(p, size)) {
+            weir_free(key);
+            return weir_error_set(
+                &s->err, WEIR_EIO,
+                "%s/%s: error: cannot commit: the completed object has %" PRIu64
+                " bytes, its parts %" PRIu64 " (the server lost part of the "
+                "upload%s)",
+                s->arg->path, p->name, size, p->size,
+                crc ? "; completing it again failed" : "");
+        }
+        if (!crc)
             rc = 0;
-        else
-            rc = s3_fail(s, "commit (complete the upload of)", p->name, rc);
-    } else {
-        s->committed++;
     }
+    /* Failed, but completed by an attempt whose reply was lost: the upload
+     * is gone and the object is there, whole. (Succeeded, and not there
+     * yet: a server that shows new objects late.) */
+    if (rc && hrc == 0)
+        rc = 0;
     weir_free(key);
-    return rc;
+    if (rc)
+        return s3_fail(s, "commit (complete the upload of)", p->name, rc);
+    s->committed++;
+    return 0;
 }
 
 /* An in-progress upload no checkpoint covers: aborted. */
@@ -1646,6 +1692,7 @@ static void s3s_drop(file_sink *s, bucket *b)
     free_etags(b->etags, b->n_etags);
     b->etags = NULL;
     b->n_etags = b->cap_etags = 0;
+    b->up_bytes = 0;
 }
 
 static int s3s_success(file_sink *s, bucket *b)
@@ -1879,6 +1926,9 @@ static int restore_files(file_sink *s, weir_cursor *in, uint32_t version,
                 if (weir_cursor_get_str(in, &p->etags[p->n_etags]) ||
                     !p->etags[p->n_etags])
                     return corrupt(s);
+            p->size = SIZE_UNKNOWN;
+            if (version >= 6 && weir_cursor_get_u64(in, &p->size))
+                return corrupt(s);
             if (!p->upload != !s->s3)
                 return weir_error_set(
                     &s->err, WEIR_EINVAL,
