@@ -172,6 +172,7 @@ typedef struct file_sink {
     weir_error err; /* first member: see weir__sink_last_error */
     const fsink_arg *arg;
     uint32_t subtask;
+    uint32_t par;    /* the number of subtasks (of every process) */
     uint32_t writer; /* <writer> in file names: job id and node id */
     weir_encoder *enc;
     weir_schema *data_schema; /* the columns written (no partition keys) */
@@ -198,6 +199,7 @@ typedef struct file_sink {
     uint32_t n_runs;
     bool restored; /* restore() ran: it dealt with the hidden files */
     bool swept;    /* hidden files of a crashed earlier run removed */
+    bool departed_swept; /* and again at the first checkpoint completed */
     /* Subtask indexes whose state this one adopted (a scale-down), with
      * their writer: their hidden files are deleted again at the first
      * checkpoint completed after the restore, since a process leaving the
@@ -369,6 +371,7 @@ static int fsink_create(void *argp, const weir_op_info *info, void **out)
     /* Among every process's subtasks when several run the job (they may
      * share the folder): names and clean-ups stay apart. */
     s->subtask = info->job_parallelism ? info->job_subtask : info->subtask;
+    s->par = info->job_parallelism ? info->job_parallelism : info->parallelism;
     s->shared = info->processes > 1;
     s->writer = writer_of(a->job_id, a->run, info->node_id);
     s->wm = WEIR_TS_MIN;
@@ -588,6 +591,12 @@ struct abort_ctx {
     uint32_t any_writer;
     const run_mark *marks;
     uint32_t n_marks;
+    /* With has_any, par (the number of subtasks now): also the hidden files
+     * of any_writer with an index >= par that is idx modulo par - of a
+     * subtask no process runs any more, dealt out as its state would be
+     * (departed_only: those alone). */
+    uint32_t par;
+    bool departed_only;
 };
 static int abort_uncovered(file_sink *s, abort_ctx *ac);
 
@@ -597,17 +606,40 @@ static int abort_uncovered(file_sink *s, abort_ctx *ac);
  * that crashed before any checkpoint covered them (or that ran without
  * checkpoints). No checkpoint will ever commit them, so they go, once,
  * before this run writes its first file. Other writers' files stay.
+ *
+ * Restored or not, so do this writer's hidden files of subtask indexes
+ * this run does not have (>= the number of subtasks): an earlier run on
+ * more subtasks (more processes) left them - in progress when it stopped,
+ * or pending for a checkpoint that never completed - and the restored
+ * state, taken on fewer subtasks or absent, does not name them. Subtask g
+ * takes the indexes g + n, g + 2n, ... (n subtasks), as it would take
+ * their state. A process that is no longer a member may still write such
+ * files until it sees that: they go again at the first checkpoint
+ * completed (every member of it runs the new epoch by then).
  */
+static int sweep_departed(file_sink *s)
+{
+    abort_ctx ac = {.idx = s->subtask,
+                    .has_any = s->arg->job_id != NULL,
+                    .any_writer = s->writer,
+                    .par = s->par,
+                    .departed_only = true};
+    return abort_uncovered(s, &ac);
+}
+
 static int sweep_if_fresh(file_sink *s)
 {
-    if (s->restored || s->swept)
+    if (s->swept)
         return 0;
     s->swept = true;
+    if (s->restored)
+        return sweep_departed(s);
     /* Without a job id this writer is new (drawn from the run id): nothing
      * of it is on disk yet. */
     abort_ctx ac = {.idx = s->subtask,
                     .has_any = s->arg->job_id != NULL,
-                    .any_writer = s->writer};
+                    .any_writer = s->writer,
+                    .par = s->par};
     return abort_uncovered(s, &ac);
 }
 
@@ -1430,6 +1462,10 @@ static int fsink_checkpoint_complete_impl(void *op, weir_op_ctx *ctx,
     weir_free(s->adopted);
     s->adopted = NULL;
     s->n_adopted = 0;
+    if (!rc && !s->departed_swept) {
+        s->departed_swept = true;
+        rc = sweep_departed(s);
+    }
     if (rc || !s->arg->cfg.commit_on_checkpoint)
         return rc;
     weir_ts wm = WEIR_TS_MIN;
@@ -1459,7 +1495,12 @@ static bool to_abort(const abort_ctx *ac, const char *name, bool hidden)
     if (hidden && ac->old && part_number(name, ac->idx) >= 0)
         return true;
     part_name pn;
-    if (!parse_part(name, &pn) || pn.subtask != ac->idx)
+    if (!parse_part(name, &pn))
+        return false;
+    if (ac->par && pn.subtask >= ac->par)
+        return hidden && ac->has_any && pn.writer == ac->any_writer &&
+               pn.subtask % ac->par == ac->idx;
+    if (pn.subtask != ac->idx || ac->departed_only)
         return false;
     /* No other subtask of this run has index idx, and this one has not
      * written yet (restore and the fresh sweep come first): a file of this
@@ -1727,6 +1768,18 @@ static const char *table_file(file_sink *s, const char *key, size_t pl)
     return strchr(p, '/') ? NULL : p;
 }
 
+/* Whether name (a file's name, no folder) is a pending file's: its upload
+ * waits for a commit that failed (the server was down), never aborted. */
+static bool s3s_pending(const file_sink *s, const char *name)
+{
+    for (uint32_t i = 0; i < s->n_pending; i++) {
+        const char *slash = strrchr(s->pending[i].name, '/');
+        if (!strcmp(slash ? slash + 1 : s->pending[i].name, name))
+            return true;
+    }
+    return false;
+}
+
 static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac)
 {
     const char *prefix = weir__s3_prefix(s->s3);
@@ -1744,7 +1797,7 @@ static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac)
         rc = s3_fail(s, "list the uploads in progress in", "", lrc);
     for (size_t i = 0; i < n; i++) {
         const char *name = table_file(s, keys[i], pl);
-        if (name && to_abort(ac, name, true))
+        if (name && to_abort(ac, name, true) && !s3s_pending(s, name))
             weir__s3_upload_abort(s->s3, keys[i], ids[i]);
     }
     weir__s3_free_names(keys, n);
