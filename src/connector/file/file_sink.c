@@ -95,8 +95,12 @@
  * 4 adds the writer and run of the file names (part-<writer>-<run>-...)
  * and the history of runs: u32 n, n x (u64 run, u64 next part number).
  * 5 adds to each pending file its multipart upload on object storage: str
- * upload id ("" for a local file), u32 n, n x str ETag of parts 1..n. */
-#define SNAPSHOT_VERSION 5
+ * upload id ("" for a local file), u32 n, n x str ETag of parts 1..n.
+ * 6 adds to each pending file u64 the bytes of its parts (object storage:
+ * a completed object must hold them all). */
+#define SNAPSHOT_VERSION 6
+/* A pending file's size when the snapshot did not say (version 5). */
+#define SIZE_UNKNOWN UINT64_MAX
 /* The descriptor of an in-progress file on object storage (an upload). */
 #define S3_FD INT32_MAX
 /* Bytes an in-progress upload may hold back while its parts fail. */
@@ -123,6 +127,7 @@ typedef struct pending_file {
     char *upload;  /* object storage: the multipart upload, else NULL */
     char **etags;  /* its parts' ETags */
     uint32_t n_etags;
+    uint64_t size; /* the bytes of its parts, or SIZE_UNKNOWN */
 } pending_file;
 
 /*
@@ -139,6 +144,7 @@ typedef struct bucket {
     char *upload;   /* object storage: the upload's id */
     char **etags;   /* and its parts uploaded so far */
     uint32_t n_etags, cap_etags;
+    uint64_t up_bytes; /* the bytes of those parts */
     char *cur_name; /* its visible name, relative to path */
     uint64_t cur_bytes;
     int64_t cur_opened_ms;
@@ -166,6 +172,7 @@ typedef struct file_sink {
     weir_error err; /* first member: see weir__sink_last_error */
     const fsink_arg *arg;
     uint32_t subtask;
+    uint32_t par;    /* the number of subtasks (of every process) */
     uint32_t writer; /* <writer> in file names: job id and node id */
     weir_encoder *enc;
     weir_schema *data_schema; /* the columns written (no partition keys) */
@@ -192,6 +199,7 @@ typedef struct file_sink {
     uint32_t n_runs;
     bool restored; /* restore() ran: it dealt with the hidden files */
     bool swept;    /* hidden files of a crashed earlier run removed */
+    bool departed_swept; /* and again at the first checkpoint completed */
     /* Subtask indexes whose state this one adopted (a scale-down), with
      * their writer: their hidden files are deleted again at the first
      * checkpoint completed after the restore, since a process leaving the
@@ -363,6 +371,7 @@ static int fsink_create(void *argp, const weir_op_info *info, void **out)
     /* Among every process's subtasks when several run the job (they may
      * share the folder): names and clean-ups stay apart. */
     s->subtask = info->job_parallelism ? info->job_subtask : info->subtask;
+    s->par = info->job_parallelism ? info->job_parallelism : info->parallelism;
     s->shared = info->processes > 1;
     s->writer = writer_of(a->job_id, a->run, info->node_id);
     s->wm = WEIR_TS_MIN;
@@ -582,6 +591,12 @@ struct abort_ctx {
     uint32_t any_writer;
     const run_mark *marks;
     uint32_t n_marks;
+    /* With has_any, par (the number of subtasks now): also the hidden files
+     * of any_writer with an index >= par that is idx modulo par - of a
+     * subtask no process runs any more, dealt out as its state would be
+     * (departed_only: those alone). */
+    uint32_t par;
+    bool departed_only;
 };
 static int abort_uncovered(file_sink *s, abort_ctx *ac);
 
@@ -591,17 +606,40 @@ static int abort_uncovered(file_sink *s, abort_ctx *ac);
  * that crashed before any checkpoint covered them (or that ran without
  * checkpoints). No checkpoint will ever commit them, so they go, once,
  * before this run writes its first file. Other writers' files stay.
+ *
+ * Restored or not, so do this writer's hidden files of subtask indexes
+ * this run does not have (>= the number of subtasks): an earlier run on
+ * more subtasks (more processes) left them - in progress when it stopped,
+ * or pending for a checkpoint that never completed - and the restored
+ * state, taken on fewer subtasks or absent, does not name them. Subtask g
+ * takes the indexes g + n, g + 2n, ... (n subtasks), as it would take
+ * their state. A process that is no longer a member may still write such
+ * files until it sees that: they go again at the first checkpoint
+ * completed (every member of it runs the new epoch by then).
  */
+static int sweep_departed(file_sink *s)
+{
+    abort_ctx ac = {.idx = s->subtask,
+                    .has_any = s->arg->job_id != NULL,
+                    .any_writer = s->writer,
+                    .par = s->par,
+                    .departed_only = true};
+    return abort_uncovered(s, &ac);
+}
+
 static int sweep_if_fresh(file_sink *s)
 {
-    if (s->restored || s->swept)
+    if (s->swept)
         return 0;
     s->swept = true;
+    if (s->restored)
+        return sweep_departed(s);
     /* Without a job id this writer is new (drawn from the run id): nothing
      * of it is on disk yet. */
     abort_ctx ac = {.idx = s->subtask,
                     .has_any = s->arg->job_id != NULL,
-                    .any_writer = s->writer};
+                    .any_writer = s->writer,
+                    .par = s->par};
     return abort_uncovered(s, &ac);
 }
 
@@ -734,6 +772,7 @@ static int open_part(file_sink *s, bucket *b)
                 s3s_start_later(s);
                 b->fd = S3_FD;
                 b->n_etags = 0;
+                b->up_bytes = 0;
                 rc = 0;
             }
             if (rc) {
@@ -918,7 +957,7 @@ static int add_pending(file_sink *s, char *name, bool tagged, uint64_t ckpt)
         s->cap_pending = cap;
     }
     s->pending[s->n_pending++] =
-        (pending_file){name, ckpt, tagged, false, false, NULL, NULL, 0};
+        (pending_file){name, ckpt, tagged, false, false, NULL, NULL, 0, 0};
     bucket *b = bucket_of_file(s, name);
     if (b)
         b->n_pending++;
@@ -960,9 +999,11 @@ static int roll(file_sink *s, bucket *b)
         p->upload = b->upload;
         p->etags = b->etags;
         p->n_etags = b->n_etags;
+        p->size = b->up_bytes;
         b->upload = NULL;
         b->etags = NULL;
         b->n_etags = b->cap_etags = 0;
+        b->up_bytes = 0;
     }
     if (!s->arg->cfg.commit_on_checkpoint)
         return commit_pending(s, true, 0);
@@ -1389,6 +1430,8 @@ static int fsink_snapshot_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
             rc = weir_buf_put_u32(out, p->n_etags);
         for (uint32_t e = 0; e < p->n_etags && !rc; e++)
             rc = weir_buf_put_str(out, p->etags[e]);
+        if (!rc)
+            rc = weir_buf_put_u64(out, p->size);
     }
     /* Partitions whose commit is still to come, with their creation time. */
     if (!rc)
@@ -1419,6 +1462,10 @@ static int fsink_checkpoint_complete_impl(void *op, weir_op_ctx *ctx,
     weir_free(s->adopted);
     s->adopted = NULL;
     s->n_adopted = 0;
+    if (!rc && !s->departed_swept) {
+        s->departed_swept = true;
+        rc = sweep_departed(s);
+    }
     if (rc || !s->arg->cfg.commit_on_checkpoint)
         return rc;
     weir_ts wm = WEIR_TS_MIN;
@@ -1448,7 +1495,12 @@ static bool to_abort(const abort_ctx *ac, const char *name, bool hidden)
     if (hidden && ac->old && part_number(name, ac->idx) >= 0)
         return true;
     part_name pn;
-    if (!parse_part(name, &pn) || pn.subtask != ac->idx)
+    if (!parse_part(name, &pn))
+        return false;
+    if (ac->par && pn.subtask >= ac->par)
+        return hidden && ac->has_any && pn.writer == ac->any_writer &&
+               pn.subtask % ac->par == ac->idx;
+    if (pn.subtask != ac->idx || ac->departed_only)
         return false;
     /* No other subtask of this run has index idx, and this one has not
      * written yet (restore and the fresh sweep come first): a file of this
@@ -1541,6 +1593,7 @@ static int s3s_start(file_sink *s, bucket *b)
         return s3_fail(s, "start the upload of", b->cur_name, rc);
     b->fd = S3_FD;
     b->n_etags = 0;
+    b->up_bytes = 0;
     return 0;
 }
 
@@ -1593,6 +1646,7 @@ static int s3s_write(file_sink *s, bucket *b, bool last)
             break;
         }
         b->n_etags++;
+        b->up_bytes += n;
         done += n;
     }
     weir_free(key);
@@ -1603,6 +1657,22 @@ static int s3s_write(file_sink *s, bucket *b, bool last)
     return rc;
 }
 
+/* Whether an object of size bytes holds all of p's parts. */
+static bool s3s_whole(const pending_file *p, uint64_t size)
+{
+    return p->size == SIZE_UNKNOWN || size == p->size;
+}
+
+/*
+ * Completes p's upload. The object must then hold every byte of the parts:
+ * a server that assembles a completed object in place (not atomically) and
+ * dies meanwhile leaves a short one - and whether the completion's reply
+ * was lost or the server stopped before it replied, the object may be
+ * there. Completing again repairs a short object while the server still
+ * has the upload; a short object whose upload is gone fails the commit
+ * (the rows of the missing bytes are lost on the server and no checkpoint
+ * holds them): it is never taken as committed.
+ */
 static int s3s_commit(file_sink *s, const pending_file *p)
 {
     char *key = weir__s3_key(s->s3, p->name);
@@ -1612,24 +1682,41 @@ static int s3s_commit(file_sink *s, const pending_file *p)
      * then its object is there (names are never reused) and its upload is
      * gone, which servers report differently (404, or 500 after retries). */
     uint64_t size;
-    if (p->restored && weir__s3_head(s->s3, key, &size) == 0) {
+    if (p->restored && weir__s3_head(s->s3, key, &size) == 0 &&
+        s3s_whole(p, size)) {
         weir_free(key);
         return 0;
     }
     int rc = weir__s3_upload_complete(s->s3, key, p->upload, p->etags,
                                       p->n_etags);
-    if (rc) {
-        /* Completed by an attempt whose reply was lost: the upload is gone
-         * and the object is there. */
-        if (weir__s3_head(s->s3, key, &size) == 0)
+    int hrc = weir__s3_head(s->s3, key, &size);
+    if (hrc == 0 && !s3s_whole(p, size)) {
+        int crc = weir__s3_upload_complete(s->s3, key, p->upload, p->etags,
+                                           p->n_etags);
+        hrc = weir__s3_head(s->s3, key, &size);
+        if (hrc == 0 && !s3s_whole(p, size)) {
+            weir_free(key);
+            return weir_error_set(
+                &s->err, WEIR_EIO,
+                "%s/%s: error: cannot commit: the completed object has %" PRIu64
+                " bytes, its parts %" PRIu64 " (the server lost part of the "
+                "upload%s)",
+                s->arg->path, p->name, size, p->size,
+                crc ? "; completing it again failed" : "");
+        }
+        if (!crc)
             rc = 0;
-        else
-            rc = s3_fail(s, "commit (complete the upload of)", p->name, rc);
-    } else {
-        s->committed++;
     }
+    /* Failed, but completed by an attempt whose reply was lost: the upload
+     * is gone and the object is there, whole. (Succeeded, and not there
+     * yet: a server that shows new objects late.) */
+    if (rc && hrc == 0)
+        rc = 0;
     weir_free(key);
-    return rc;
+    if (rc)
+        return s3_fail(s, "commit (complete the upload of)", p->name, rc);
+    s->committed++;
+    return 0;
 }
 
 /* An in-progress upload no checkpoint covers: aborted. */
@@ -1646,6 +1733,7 @@ static void s3s_drop(file_sink *s, bucket *b)
     free_etags(b->etags, b->n_etags);
     b->etags = NULL;
     b->n_etags = b->cap_etags = 0;
+    b->up_bytes = 0;
 }
 
 static int s3s_success(file_sink *s, bucket *b)
@@ -1680,6 +1768,18 @@ static const char *table_file(file_sink *s, const char *key, size_t pl)
     return strchr(p, '/') ? NULL : p;
 }
 
+/* Whether name (a file's name, no folder) is a pending file's: its upload
+ * waits for a commit that failed (the server was down), never aborted. */
+static bool s3s_pending(const file_sink *s, const char *name)
+{
+    for (uint32_t i = 0; i < s->n_pending; i++) {
+        const char *slash = strrchr(s->pending[i].name, '/');
+        if (!strcmp(slash ? slash + 1 : s->pending[i].name, name))
+            return true;
+    }
+    return false;
+}
+
 static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac)
 {
     const char *prefix = weir__s3_prefix(s->s3);
@@ -1697,7 +1797,7 @@ static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac)
         rc = s3_fail(s, "list the uploads in progress in", "", lrc);
     for (size_t i = 0; i < n; i++) {
         const char *name = table_file(s, keys[i], pl);
-        if (name && to_abort(ac, name, true))
+        if (name && to_abort(ac, name, true) && !s3s_pending(s, name))
             weir__s3_upload_abort(s->s3, keys[i], ids[i]);
     }
     weir__s3_free_names(keys, n);
@@ -1879,6 +1979,9 @@ static int restore_files(file_sink *s, weir_cursor *in, uint32_t version,
                 if (weir_cursor_get_str(in, &p->etags[p->n_etags]) ||
                     !p->etags[p->n_etags])
                     return corrupt(s);
+            p->size = SIZE_UNKNOWN;
+            if (version >= 6 && weir_cursor_get_u64(in, &p->size))
+                return corrupt(s);
             if (!p->upload != !s->s3)
                 return weir_error_set(
                     &s->err, WEIR_EINVAL,
