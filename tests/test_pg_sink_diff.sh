@@ -6,7 +6,8 @@
 # COUNT(v), SUM(v), MIN(v), MAX(v)) -> PostgreSQL, and a top-1 per key
 # (its displaced rows are deletes) -> a second table. Each round draws the
 # batch size, the parallelism, the flush size and the delivery guarantee;
-# the tables must equal python's aggregate of the same input.
+# the tables must equal python's aggregate of the same input. Then the
+# join family (below) at parallelism 1, 2 and 4.
 #
 # WEIR_PG_DIFF_SEED replays a run; WEIR_PG_DIFF_ROUNDS (default 4) rounds.
 set -u
@@ -98,6 +99,83 @@ for k in sorted(bad_top)[:5]:
 sys.exit(1 if bad or bad_top else 0)
 EOF
     echo "  round $round: $(wc -l < in.csv) rows, $(q 'SELECT count(*) FROM agg') keys (batch $batch, parallelism $par, max-rows $maxrows, $guar): equal"
+done
+# The join family: a changelog of orders whose updates move an order to
+# another customer, joined with the customers (hashed by customer), into a
+# table keyed by the order id. An order's old row (-U/-D) and new row
+# (+U/+I) come from different join subtasks, in either order, at the sink:
+# the upsert materializer puts them back in order (a -D arriving after the
+# +I of the order's new version deleted it). At parallelism 1, 2 and 4.
+q "CREATE TABLE oj (id int PRIMARY KEY, cust int, name text, amount bigint)"
+for par in 1 2 4; do
+    rs=$((SEED * 100 + 50 + par))
+    read -r batch < <(python3 - "$rs" <<'EOF'
+import json, random, sys
+r = random.Random(int(sys.argv[1]))
+n_ids, n_cust, n = r.choice([(500, 50, 20000), (40, 5, 3000), (200, 7, 8000)])
+live = {}
+with open("orders.json", "w") as f:
+    for i in range(n):
+        k = r.randrange(n_ids)
+        before = live.get(k)
+        if before is None:
+            after = {"id": k, "cust": r.randrange(n_cust), "amount": r.randint(-1000, 1000)}
+            op = "c"
+        elif r.random() < 0.15:
+            after = None
+            op = "d"
+        else:
+            after = {"id": k, "cust": r.randrange(n_cust) if r.random() < 0.7 else before["cust"],
+                     "amount": r.randint(-1000, 1000)}
+            op = "u"
+        f.write(json.dumps({"before": before, "after": after, "op": op}) + "\n")
+        if after is None:
+            del live[k]
+        else:
+            live[k] = after
+with open("cust.csv", "w") as f:
+    # every customer but the last has a name: orders of the last one join nothing
+    for c in r.sample(range(n_cust - 1), n_cust - 1):
+        f.write("%d,name %d\n" % (c, c))
+json.dump({str(k): v for k, v in live.items()}, open("live.json", "w"))
+print(r.choice([1, 3, 64, 1024]))
+EOF
+)
+    cat > job.sql <<EOF
+CREATE TABLE orders (id INT, cust INT, amount BIGINT, PRIMARY KEY (id) NOT ENFORCED)
+  WITH ('connector' = 'filesystem', 'path' = 'orders.json', 'format' = 'debezium-json');
+CREATE TABLE cust (cust INT, name STRING)
+  WITH ('connector' = 'filesystem', 'path' = 'cust.csv', 'format' = 'csv');
+CREATE TABLE o (id INT, cust INT, name STRING, amount BIGINT, PRIMARY KEY (id) NOT ENFORCED)
+  WITH ('connector' = 'jdbc', 'url' = '$URL', 'table-name' = 'oj', 'username' = 'postgres');
+INSERT INTO o SELECT orders.id, orders.cust, cust.name, orders.amount FROM orders JOIN cust ON orders.cust = cust.cust;
+EOF
+    q "TRUNCATE oj"
+    "$WEIR" run job.sql -D weir.batch-size="$batch" -D parallelism.default="$par" > /dev/null 2> log ||
+        fail "join family, parallelism $par: the job failed"
+    psql -AtqX -F ',' -c "SELECT id, cust, name, amount FROM oj" > oj.out
+    python3 - <<'EOF' || fail "join family (batch $batch, parallelism $par): PostgreSQL differs from python"
+import json, sys
+live = json.load(open("live.json"))
+names = {}
+for line in open("cust.csv"):
+    c, nm = line.rstrip("\n").split(",")
+    names[int(c)] = nm
+want = {int(k): "%s,%d,%s,%d" % (k, v["cust"], names[v["cust"]], v["amount"])
+        for k, v in live.items() if v["cust"] in names}
+got = {}
+for line in open("oj.out"):
+    line = line.rstrip("\n")
+    if line:
+        got[int(line.split(",")[0])] = line
+bad = [k for k in set(want) | set(got) if want.get(k) != got.get(k)]
+for k in sorted(bad)[:5]:
+    print("  order %d: want %s, got %s" % (k, want.get(k), got.get(k)))
+if bad:
+    print("  %d of %d orders differ" % (len(bad), len(set(want) | set(got))))
+sys.exit(1 if bad else 0)
+EOF
+    echo "  join family, parallelism $par: $(wc -l < orders.json) changes, $(q 'SELECT count(*) FROM oj') orders (batch $batch): equal"
 done
 [ "$(q 'SELECT count(*) FROM pg_prepared_xacts')" = 0 ] || fail "prepared transactions left"
 echo "test_pg_sink_diff: passed"

@@ -337,6 +337,14 @@ int weir_connector_lookup_spec(const weir_option *opts, size_t n_opts,
 bool weir_sink_spec_accepts_changelog(const weir_operator_spec *spec,
                                       const char **why_not);
 
+/*
+ * Whether a sink built here writes in upsert mode: it applies +I/+U as "set
+ * the row of its PRIMARY KEY" and -D as "delete the key", and drops -U
+ * (jdbc with a PRIMARY KEY, upsert-kafka). Sinks that write every change as
+ * it comes (print, debezium-json) are not.
+ */
+bool weir_sink_spec_is_upsert(const weir_operator_spec *spec);
+
 /* Frees what a spec built here owns (its arg); for specs never handed to a job.
  */
 void weir_source_spec_release(weir_source_spec *spec);

@@ -881,6 +881,21 @@ bool weir_sink_spec_accepts_changelog(const weir_operator_spec *spec,
     return true;
 }
 
+bool weir_sink_spec_is_upsert(const weir_operator_spec *spec)
+{
+#ifdef WEIR_HAVE_POSTGRES
+    bool upsert = false;
+    if (weir__jdbc_sink_is(spec, &upsert))
+        return upsert;
+#endif
+#ifdef WEIR_HAVE_KAFKA
+    if (spec->cls == &weir__kafka_sink_class)
+        return weir__kafka_sink_is_upsert(spec);
+#endif
+    (void)spec;
+    return false;
+}
+
 void weir_source_spec_release(weir_source_spec *spec)
 {
     if (spec && spec->free_arg)

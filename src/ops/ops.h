@@ -150,6 +150,25 @@ typedef struct weir_temporal_sort_config {
 int weir_temporal_sort_spec(const weir_temporal_sort_config *cfg, weir_operator_spec *out);
 
 /*
+ * The upsert materializer before a sink with a PRIMARY KEY
+ * (ops/sink_materialize.c; table.exec.sink.upsert-materialize): its input
+ * keyed by primary_key, it keeps per key value the live rows received and
+ * emits a changelog whose last change of a key is its last live row,
+ * whatever order the changes of different upstream subtasks arrived in.
+ * Rows are matched by the upsert key when has_upsert_key (all changes of
+ * one value of those columns come in order), else by every column.
+ */
+typedef struct weir_upsert_materialize_config {
+    weir_keyspec primary_key;   /* columns of schema, n >= 1 */
+    weir_keyspec upsert_key;    /* when has_upsert_key (n == 0: one row at a time) */
+    bool has_upsert_key;
+    const weir_schema *schema;  /* borrowed; input and output */
+    int64_t state_ttl_ms;       /* 0: keep forever (table.exec.state.ttl) */
+} weir_upsert_materialize_config;
+
+int weir_upsert_materialize_spec(const weir_upsert_materialize_config *cfg, weir_operator_spec *out);
+
+/*
  * Regular (unwindowed) streaming equi-join of two inputs, as Flink's
  * streaming join: input 0 is the left side, input 1 the right side, each
  * received through a keyed exchange on its equi-join key columns (the two

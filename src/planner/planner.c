@@ -466,7 +466,13 @@ int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
         uint32_t kc[WEIR_KEY_MAX_COLS];
         for (uint32_t i = 0; i < pkd->n_columns; i++)
             kc[i] = (uint32_t)weir_schema_find(ts, pk[i]); /* found above */
-        w.s = weir_stream_key_by(w.s, kc, pkd->n_columns);
+        weir_stream keyed = weir_stream_key_by(w.s, kc, pkd->n_columns);
+        /* changes of one key from several subtasks: put back in order first (upsert.c) */
+        if ((rc = plan_sink_materialize(pc, t, &w, &spec, kc, pkd->n_columns, par, loc, &keyed))) {
+            weir_operator_spec_release(&spec);
+            return rc;
+        }
+        w.s = keyed;
     } else if (par == 0) {
         par = plan_forward_parallelism(pc, w.s); /* the input's, as Flink */
     } else if (w.updating && par != plan_forward_parallelism(pc, w.s) && plan_forward_parallelism(pc, w.s)) {
@@ -782,7 +788,7 @@ static const char *const KNOWN_KEYS[] = {
     "weir.state.dir", "state.savepoints.dir", "weir.source.projection-pushdown", "table.exec.state.ttl",
     "table.exec.mini-batch.enabled", "table.exec.emit.allow-lateness", "table.exec.emit.early-fire.enabled",
     "table.exec.emit.early-fire.delay", "table.exec.emit.late-fire.enabled", "table.exec.emit.late-fire.delay",
-    "weir.late-records.table", "table.local-time-zone", "table.optimizer.agg-phase-strategy",
+    "weir.late-records.table", "table.local-time-zone", "table.exec.sink.upsert-materialize", "table.optimizer.agg-phase-strategy",
     "table.optimizer.distinct-agg.split.enabled", "table.optimizer.distinct-agg.split.bucket-num",
     "table.dynamic-table-options.enabled", "weir.distinct-cache.size", "weir.match.max-partial-matches",
     /* checkpoints and restarts */

@@ -174,6 +174,18 @@ typedef struct rel {
      */
     const bool *hidden;
     uint32_t n_hidden;
+    /*
+     * Upsert keys (upsert.c): sets of columns such that every change of
+     * one value of them reaches the next operator in order, from one
+     * subtask. Valid while the rel's stream is still node ukey_node (main
+     * output): an operator that does not carry them forward (plan_calc
+     * does) leaves them behind, so a rel copied across a new operator
+     * never keeps a stale key. None known (n_ukeys 0): the changes of one
+     * row may come from several subtasks.
+     */
+    int ukey_node;
+    uint32_t n_ukeys;
+    weir_keyspec ukeys[2];
 } rel;
 
 /* Whether column c of r is a hidden copy of a NATURAL / USING join's common column. */
@@ -730,6 +742,28 @@ int plan_outer_on_subqueries(plan_ctx *pc, const weir_sql_table_ref *ref, rel *l
 int plan_on_subqueries(plan_ctx *pc, const weir_sql_select *sel, weir_sql_select *copy, bool *moved);
 /* subquery.c: the IN / EXISTS conjuncts of a WHERE as semi and anti joins of *in; *rest: the other conjuncts. */
 int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where, const weir_sql_expr **rest);
+
+/*
+ * upsert.c: upsert keys of rels, and the upsert materializer before a sink.
+ * plan_ukey_set: r (on its stream's node now) has upsert key cols[0, n)
+ * (n 0: one row at a time, as a global aggregation's), besides any it had
+ * on the same node. plan_ukey_valid: whether r's upsert keys hold (its
+ * stream still their node). plan_ukey_calc: out, a Calc over in whose
+ * column i is exprs[i] (NULL: a filter, every column kept), gets the keys
+ * of in whose columns all survive as plain column references; across an
+ * exchange (in's stream keyed by columns H) only keys that contain H.
+ */
+void plan_ukey_set(rel *r, const uint32_t *cols, uint32_t n);
+bool plan_ukey_valid(const rel *r);
+void plan_ukey_calc(const rel *in, weir_expr *const *exprs, uint32_t n, rel *out);
+/*
+ * The upsert materializer (table.exec.sink.upsert-materialize) in front of
+ * sink spec of table t, whose PRIMARY KEY is columns pk[0, n_pk) of w: when
+ * the option asks for it, a keyed operator on w's stream (keyed by the PRIMARY
+ * KEY, parallelism par) replaces *s; otherwise *s is left as it is.
+ */
+int plan_sink_materialize(plan_ctx *pc, const cat_table *t, const rel *w, const weir_operator_spec *spec,
+                          const uint32_t *pk, uint32_t n_pk, uint32_t par, weir_sql_loc loc, weir_stream *s);
 
 /* planner.c: adds a sink writing r into table t (casting to its columns). */
 int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc);

@@ -170,6 +170,7 @@ static int calc_ts(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *ex
         weir_buf_fini(&dg);
         o.s = same->s;
         o.above_node = o.s.node;
+        plan_ukey_calc(r, exprs, n, &o);
         explain_line(pc, "Reused[%d]: %s", o.s.node, label);
         *out = o;
         return 0;
@@ -222,6 +223,7 @@ static int calc_ts(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *ex
     weir_buf_put_u8(&fb, 0);
     explain_line(pc, "%s[%d]:%s", label, o.s.node, (char *)fb.data);
     weir_buf_fini(&fb);
+    plan_ukey_calc(r, exprs, n, &o);
     *out = o;
     return 0;
 }
@@ -514,6 +516,19 @@ static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref
      * refuses an updating input refuses it, group aggregates retract. */
     out->updating = changelog;
     out->n_physical = cols.full->n_fields;
+    out->n_ukeys = 0;
+    if (changelog && pkd && pkd->n_columns && pkd->n_columns <= WEIR_KEY_MAX_COLS) {
+        /* a changelog of a table with a PRIMARY KEY: each key's changes come in order from its split */
+        uint32_t kcols[WEIR_KEY_MAX_COLS];
+        bool all = true;
+        for (uint32_t i = 0; i < pkd->n_columns && all; i++) {
+            int c = weir_schema_find(cols.full, pkd->columns[i].name);
+            all = c >= 0;
+            kcols[i] = (uint32_t)c;
+        }
+        if (all)
+            plan_ukey_set(out, kcols, pkd->n_columns);
+    }
     out->win.present = false;
     out->wprops.present = false;
     out->above_wm = false;
@@ -1818,6 +1833,7 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             out->s = same->s;
             out->schema = same->schema;
             explain_line(pc, "Reused[%d]: GroupAggregate", out->s.node);
+            plan_ukey_set(out, ks.cols, ks.n); /* a group's changes come from its key's subtask */
             goto done;
         }
         int32_t *filters = plan_alloc(pc, (as->n_calls + 1) * sizeof *filters);
@@ -1886,6 +1902,12 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             out->schema = ar.schema;
         }
         out->n_physical = out->schema->n_fields;
+        /* a group's changes all come from its key's subtask, in order: the keys (the first columns) are an
+         * upsert key */
+        uint32_t kcols[WEIR_KEY_MAX_COLS];
+        for (uint32_t i = 0; i < as->n_keys && i < WEIR_KEY_MAX_COLS; i++)
+            kcols[i] = i;
+        plan_ukey_set(out, kcols, as->n_keys);
         if ((rc = plan_reuse_add(pc, PLAN_REUSE_OPERATOR, dg, out)))
             return rc;
     }

@@ -23,5 +23,7 @@ extern const weir_operator_class weir__kafka_sink_class;
  * writing debezium-json take a changelog; the others say why not. */
 bool weir__kafka_sink_accepts_changelog(const weir_operator_spec *spec,
                                         const char **why_not);
+/* For weir_sink_spec_is_upsert: an upsert-kafka sink. */
+bool weir__kafka_sink_is_upsert(const weir_operator_spec *spec);
 
 #endif

@@ -470,6 +470,11 @@ int weir__kafka_sink_spec_opts(bool upsert, const weir_option *opts,
     return 0;
 }
 
+bool weir__kafka_sink_is_upsert(const weir_operator_spec *spec)
+{
+    return ((const ksink_arg *)spec->arg)->upsert;
+}
+
 bool weir__kafka_sink_accepts_changelog(const weir_operator_spec *spec,
                                         const char **why_not)
 {
