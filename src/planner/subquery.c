@@ -132,19 +132,26 @@ static int in_columns_error(plan_ctx *pc, const weir_sql_query *q, uint32_t n, u
 
 /* ---- correlation across two levels */
 
-enum { MAX_NESTED_NAMES = 64, MAX_NESTED_COLS = 64 };
+enum { MAX_NESTED_NAMES = 64, MAX_NESTED_COLS = 64, MAX_NESTED_LEVELS = 16 };
 
 /*
  * The columns of the outer query (rows in) that the subqueries inside a
  * subquery's WHERE name, two or more levels down: qualified by a name of
  * in's and by none of the FROM items of the levels between (o.t in
- * EXISTS (SELECT 1 FROM l WHERE l.v IN (SELECT r.v FROM r WHERE r.t = o.t))).
+ * EXISTS (SELECT 1 FROM l WHERE l.v IN (SELECT r.v FROM r WHERE r.t = o.t))),
+ * or a bare name that no FROM of those levels has and in has (t there, as
+ * scopes nest; kept as in's qualified column, o.t, so that it is one value
+ * with the same column named qualified).
  */
 typedef struct nested_walk {
+    plan_ctx *pc;
     const rel *in;
     const char *names[MAX_NESTED_NAMES];
     uint32_t n_names;
     uint32_t depth;
+    /* the column names of each level's FROM, from the outermost subquery's (levels[0]) in */
+    plan_colnames levels[MAX_NESTED_LEVELS];
+    int rc;
     const weir_sql_expr *cols[MAX_NESTED_COLS];
     uint32_t n;
     bool full; /* more names or columns than fit */
@@ -170,6 +177,50 @@ static void from_quals(const weir_sql_table_ref *t, nested_walk *w)
 
 static int walk_nested(const weir_sql_expr *e, void *ud);
 
+static void nested_add(nested_walk *w, const weir_sql_expr *e)
+{
+    if (w->n == MAX_NESTED_COLS)
+        w->full = true;
+    else
+        w->cols[w->n++] = e;
+}
+
+/* A bare name two levels down or more: in's column when no level's FROM has it. */
+static int nested_bare(nested_walk *w, const weir_sql_expr *e)
+{
+    const char *name = e->u.column.parts[0].name;
+    for (uint32_t i = 0; i < w->depth && i < MAX_NESTED_LEVELS; i++)
+        if (w->levels[i].unknown || plan_colnames_has(&w->levels[i], name))
+            return 0;
+    int c = plan_find_column(w->pc, w->in, &e->u.column);
+    if (c == -1)
+        return 0;
+    if (c == -2) { /* ambiguous in in's scope: binding it says so */
+        nested_add(w, e);
+        return 0;
+    }
+    const char *q = w->in->quals ? w->in->quals[c] : NULL;
+    if (!q) {
+        nested_add(w, e);
+        return 0;
+    }
+    weir_sql_expr *x = plan_alloc(w->pc, sizeof *x);
+    weir_sql_ident *parts = plan_alloc(w->pc, 2 * sizeof *parts);
+    if (!x || !parts) {
+        w->rc = WEIR_ENOMEM;
+        return 1;
+    }
+    *x = *e;
+    parts[0] = e->u.column.parts[0];
+    parts[0].name = q;
+    parts[0].len = (uint32_t)strlen(q);
+    parts[0].quoted = false;
+    parts[1] = e->u.column.parts[0];
+    x->u.column = (weir_sql_name){parts, 2, e->loc};
+    nested_add(w, x);
+    return 0;
+}
+
 static void walk_nested_query(nested_walk *w, const weir_sql_query *q)
 {
     if (q->kind == WEIR_SQL_QUERY_SETOP) {
@@ -183,6 +234,14 @@ static void walk_nested_query(nested_walk *w, const weir_sql_query *q)
     uint32_t saved = w->n_names;
     if (sel->from)
         from_quals(sel->from, w);
+    if (w->depth >= MAX_NESTED_LEVELS)
+        w->full = true;
+    else {
+        w->levels[w->depth] = (plan_colnames){0};
+        w->levels[w->depth].unknown = q->n_with > 0;
+        if (sel->from && !w->rc)
+            w->rc = plan_from_colnames(w->pc, sel->from, &w->levels[w->depth]);
+    }
     w->depth++;
     if (sel->where)
         walk_nested(sel->where, w);
@@ -212,6 +271,8 @@ static int walk_nested(const weir_sql_expr *e, void *ud)
     if (e->kind != WEIR_SQL_EXPR_COLUMN)
         return weir__sql_expr_each_child(e, walk_nested, ud);
     const weir_sql_name *nm = &e->u.column;
+    if (w->depth >= 2 && nm->n_parts == 1)
+        return nested_bare(w, e);
     if (w->depth < 2 || nm->n_parts < 2 || !w->in->quals)
         return 0;
     const char *q = nm->parts[nm->n_parts - 2].name;
@@ -223,10 +284,7 @@ static int walk_nested(const weir_sql_expr *e, void *ud)
         outer = w->in->quals[c] && !strcasecmp(w->in->quals[c], q);
     if (!outer)
         return 0;
-    if (w->n == MAX_NESTED_COLS)
-        w->full = true;
-    else
-        w->cols[w->n++] = e;
+    nested_add(w, e);
     return 0;
 }
 
@@ -236,13 +294,19 @@ static int nested_outer(plan_ctx *pc, const rel *in, const weir_sql_select *sel,
                         nested_walk *w)
 {
     memset(w, 0, sizeof *w);
+    w->pc = pc;
     w->in = in;
     if (!where || find_subquery(where, NULL) != 1)
         return 0;
-    if (sel->from)
+    if (sel->from) {
         from_quals(sel->from, w);
+        if ((w->rc = plan_from_colnames(pc, sel->from, &w->levels[0])))
+            return w->rc;
+    }
     w->depth = 1;
     walk_nested(where, w);
+    if (w->rc)
+        return w->rc;
     if (w->full)
         return plan_error(pc, where->loc, WEIR_EUNSUPPORTED,
                           "correlation across two subquery levels naming more than %d columns or FROM items is "
