@@ -353,7 +353,9 @@ int plan_two_levels(plan_ctx *pc, const rel *in, int rc)
         else
             snprintf(pc->err->message + l, sizeof pc->err->message - l,
                      " (a column of the query two subquery levels up: correlation across two subquery levels by "
-                     "an unqualified name is not supported; qualify it: %s%s%s)",
+                     "an unqualified name is not supported where its level or one between reads a WITH query, VALUES, a "
+                     "table function, UNNEST or MATCH_RECOGNIZE, whose column names are not known before it is "
+                     "planned; qualify it: %s%s%s)",
                      q ? q : "", q ? "." : "", cn);
         break;
     }
