@@ -177,6 +177,26 @@ static void from_quals(const weir_sql_table_ref *t, nested_walk *w)
 
 static int walk_nested(const weir_sql_expr *e, void *ud);
 
+/* The bare column e as q.e (q: the qualifier of the outer column it names; NULL: e itself), so that it is
+ * one outer value with the same column named qualified (outer_values keeps each once, by its text). */
+static const weir_sql_expr *qualified(plan_ctx *pc, const weir_sql_expr *e, const char *q)
+{
+    if (!q)
+        return e;
+    weir_sql_expr *x = plan_alloc(pc, sizeof *x);
+    weir_sql_ident *parts = plan_alloc(pc, 2 * sizeof *parts);
+    if (!x || !parts)
+        return NULL;
+    *x = *e;
+    parts[0] = e->u.column.parts[0];
+    parts[0].name = q;
+    parts[0].len = (uint32_t)strlen(q);
+    parts[0].quoted = false;
+    parts[1] = e->u.column.parts[0];
+    x->u.column = (weir_sql_name){parts, 2, e->loc};
+    return x;
+}
+
 static void nested_add(nested_walk *w, const weir_sql_expr *e)
 {
     if (w->n == MAX_NESTED_COLS)
@@ -199,24 +219,11 @@ static int nested_bare(nested_walk *w, const weir_sql_expr *e)
         nested_add(w, e);
         return 0;
     }
-    const char *q = w->in->quals ? w->in->quals[c] : NULL;
-    if (!q) {
-        nested_add(w, e);
-        return 0;
-    }
-    weir_sql_expr *x = plan_alloc(w->pc, sizeof *x);
-    weir_sql_ident *parts = plan_alloc(w->pc, 2 * sizeof *parts);
-    if (!x || !parts) {
+    const weir_sql_expr *x = qualified(w->pc, e, w->in->quals ? w->in->quals[c] : NULL);
+    if (!x) {
         w->rc = WEIR_ENOMEM;
         return 1;
     }
-    *x = *e;
-    parts[0] = e->u.column.parts[0];
-    parts[0].name = q;
-    parts[0].len = (uint32_t)strlen(q);
-    parts[0].quoted = false;
-    parts[1] = e->u.column.parts[0];
-    x->u.column = (weir_sql_name){parts, 2, e->loc};
     nested_add(w, x);
     return 0;
 }
@@ -821,6 +828,11 @@ static int collect_outer(const weir_sql_expr *e, void *ud)
         return weir__sql_expr_each_child(e, collect_outer, ud);
     if (plan_side_mask(w->scope, w->nl, e) != PLAN_SIDE_LEFT)
         return 0;
+    if (e->u.column.n_parts == 1) { /* a bare name of the outer query's: as its qualified column */
+        int c = plan_find_column(w->pc, w->scope, &e->u.column);
+        if (c >= 0 && (uint32_t)c < w->nl && !(e = qualified(w->pc, e, w->scope->quals ? w->scope->quals[c] : NULL)))
+            return WEIR_ENOMEM;
+    }
     char *t = expr_text(w->pc, e);
     if (!t)
         return WEIR_ENOMEM;
