@@ -345,7 +345,8 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
                       const weir_sql_table_ref **from_ref, rel *from)
 {
     rel before = *left;
-    return plan_two_levels(pc, &before, lateral_join(pc, ref, left, out, done, from_ref, from));
+    return plan_two_levels(pc, &before, ref->u.join.right->u.subquery.query,
+                           lateral_join(pc, ref, left, out, done, from_ref, from));
 }
 
 static int lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, rel *out, bool *done,

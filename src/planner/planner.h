@@ -684,8 +684,9 @@ int plan_lateral_grouped(plan_ctx *pc, rel *in, const weir_sql_query *q, const r
  * plan_and: l AND r (l NULL: r), or NULL out of memory.
  */
 int plan_lateral_filter(plan_ctx *pc, rel *j, const weir_sql_select *sel, const weir_sql_expr *cond);
-/* rc, its message (a name not found) telling a name of the rows in two subquery levels up. */
-int plan_two_levels(plan_ctx *pc, const rel *in, int rc);
+/* rc, its message (a name not found) telling a name of the rows in two subquery levels up, or (sub: the
+ * subquery planned, or NULL) the form of sub that cannot read them. */
+int plan_two_levels(plan_ctx *pc, const rel *in, const weir_sql_query *sub, int rc);
 /* Whether the subqueries in sel's WHERE read the rows in (sel's outer query) from inside them. */
 bool plan_reads_two_levels(plan_ctx *pc, const rel *in, const weir_sql_select *sel);
 const weir_sql_expr *plan_and(plan_ctx *pc, const weir_sql_expr *l, const weir_sql_expr *r);

@@ -327,7 +327,27 @@ static int plan_one_outer(plan_ctx *pc, rel *in, const weir_sql_expr *e, const w
                           uint32_t n, bool not_in, const nested_walk *nw);
 static int filter_by(plan_ctx *pc, rel *j, const weir_sql_select *sel, const weir_sql_expr *cond);
 
-int plan_two_levels(plan_ctx *pc, const rel *in, int rc)
+/* The form of subquery q that weir does not decorrelate when it names an enclosing query, or NULL. */
+static const char *undecorrelated_form(const weir_sql_query *q)
+{
+    if (!q)
+        return NULL;
+    if (q->kind == WEIR_SQL_QUERY_SETOP)
+        return q->u.setop.op == WEIR_SQL_SETOP_UNION       ? "UNION"
+               : q->u.setop.op == WEIR_SQL_SETOP_INTERSECT ? "INTERSECT"
+                                                           : "EXCEPT";
+    if (q->kind != WEIR_SQL_QUERY_SELECT)
+        return NULL;
+    if (q->u.select->n_group_by)
+        return "GROUP BY";
+    if (q->u.select->having)
+        return "HAVING";
+    if (q->n_order_by || q->limit || q->offset)
+        return q->n_order_by ? "ORDER BY" : q->limit ? "LIMIT" : "OFFSET";
+    return NULL;
+}
+
+int plan_two_levels(plan_ctx *pc, const rel *in, const weir_sql_query *sub, int rc)
 {
     if (rc != WEIR_ENOTFOUND || !pc->err || strstr(pc->err->message, "correlation across two subquery levels"))
         return rc;
@@ -351,7 +371,15 @@ int plan_two_levels(plan_ctx *pc, const rel *in, int rc)
                  : plan_col_hidden(in, c) || plan_is_scalar_column(cn) || strcasecmp(cn, name))
             continue;
         size_t l = strlen(pc->err->message);
-        if (qual)
+        const char *form = undecorrelated_form(sub);
+        if (form)
+            snprintf(pc->err->message + l, sizeof pc->err->message - l,
+                     " (a column of an enclosing query: a subquery with %s that reads the columns of the query "
+                     "around it, in its own clauses or from a subquery nested in it, is not supported; correlation "
+                     "is supported in a SELECT ... FROM ... WHERE inside IN or EXISTS, a scalar subquery of "
+                     "aggregates and a LATERAL derived table)",
+                     form);
+        else if (qual)
             snprintf(pc->err->message + l, sizeof pc->err->message - l,
                      " (it names the query two subquery levels up: correlation across two subquery levels is "
                      "not supported in this form of subquery; it is in a SELECT ... FROM ... WHERE inside IN or "
@@ -377,7 +405,7 @@ static int plan_one(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sq
                     const weir_sql_expr *operand, bool not_in)
 {
     rel outer = *in;
-    return plan_two_levels(pc, &outer, plan_one_in(pc, in, e, q, type, operand, not_in));
+    return plan_two_levels(pc, &outer, q, plan_one_in(pc, in, e, q, type, operand, not_in));
 }
 
 static int plan_one_in(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sql_query *q, weir_join_type type,
@@ -1808,7 +1836,7 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
             q2->u.select = s2;
         }
         rel sq;
-        rc = plan_two_levels(pc, in, plan_over_from(pc, q, q2, &from, &sq));
+        rc = plan_two_levels(pc, in, q, plan_over_from(pc, q, q2, &from, &sq));
         if (rc == WEIR_ENOTFOUND && pc->agg_values) {
             size_t l = strlen(pc->err->message);
             snprintf(pc->err->message + l, sizeof pc->err->message - l,
