@@ -64,6 +64,14 @@ COALESCE(SUM(p), 0) + COUNT(*); cond an optional filter of t's own):
                    (or LEFT JOIN LATERAL ... ON TRUE)
     scalar-oagg    SELECT id, (SELECT oagg FROM t [WHERE t.k = o.k] [AND cond]) AS v FROM o
 
+Bare names (a random 40% of the queries): o.id and o.x are written id and
+x, and o o2 reads (SELECT id AS id2, k AS k2, x AS x2 FROM o) AS o2 (its
+names o2.id2, o2.k2, o2.x2), so that a bare id or x is no inner FROM's
+column and names o's, one or two levels up, through a subquery (lateral-
+sub) or a join (lateral-join) as the derived table's FROM too: names
+resolve as SQL scopes nest, and the results are those of the qualified
+query. (o.k stays qualified: t has a k, which a bare k would name.)
+
 A correlated subquery's correlation t.k = o.k is one of
     eq   t.k = o.k
     lt   t.k < o.k                      (a non-equality alone)
@@ -154,7 +162,7 @@ def gen_job(rng):
                                row_kw=rng.random() < 0.3,
                                consts=[(val(nk - 1, 0.15), val(6, 0.15)) for _ in range(rng.randint(1, 4))],
                                having=rng.randint(0, 2), outer=rng.random() < 0.5, distinct=rng.random() < 0.3,
-                               inner_not=rng.random() < 0.3, oagg=rng.choice(OAGGS))
+                               inner_not=rng.random() < 0.3, oagg=rng.choice(OAGGS), bare=rng.random() < 0.4)
         if q.shape == "lateral-group":
             q.corr = "eq"
         if q.shape in ("agg-corr", "agg-in") and q.corr == "eqx":
@@ -483,7 +491,21 @@ def row_sql(q, a, b):
     return "ROW(%s, %s)" % (a, b) if q.row_kw else "(%s, %s)" % (a, b)
 
 
+BARE = [("FROM o o2", "FROM (SELECT id AS id2, k AS k2, x AS x2 FROM o) AS o2"),
+        ("JOIN o AS o2", "JOIN (SELECT id AS id2, k AS k2, x AS x2 FROM o) AS o2"),
+        ("o2.id", "o2.id2"), ("o2.k", "o2.k2"), ("o2.x", "o2.x2"), ("o.id", "id"), ("o.x", "x")]
+
+
 def query_sql(q):
+    """The query of q; bare: o.id and o.x written id and x (see the module's text)."""
+    s = shape_sql(q)
+    if q.bare:
+        for a, b in BARE:
+            s = s.replace(a, b)
+    return s
+
+
+def shape_sql(q):
     if q.shape == "row-sub":
         corr = CORRS[q.corr] if q.correlated else ""
         cond = cond_sql(q)

@@ -150,6 +150,16 @@ check "SHOW JOBS lists the job, running, with its start time (UTC)" \
 check "SHOW JOBS counts its rows" grep -qx "1 row in set" "$work/out"
 id=$(awk -F'|' '/ epsilon /{gsub(/ /, "", $2); print $2}' "$work/out")
 check "weir list shows the same job id" grep -Eq "^$epid +epsilon .* $id\$" <("$weir" list)
+# A script with a bad statement after STOP JOB: checked whole first, so
+# nothing acts (the job runs on, no savepoint) and the error names the bad
+# statement; a savepoint path is never taken and then lost.
+printf "STOP JOB '%s' WITH SAVEPOINT;\nSELECT nosuch FROM nowhere;\n" "$id" >"$work/stop_bad.sql"
+n_sp=$(ls "$work/sp" 2>/dev/null | wc -l)
+"$weir" run "$work/stop_bad.sql" >"$work/out" 2>"$work/err"; rc=$?
+check "STOP JOB before a bad statement exits 3" test $rc -eq 3
+check "the error names the bad statement" grep -q "stop_bad.sql:2:20: error: " "$work/err"
+check "STOP JOB before a bad statement did not stop the job" grep -Eq "^$epid +epsilon " <("$weir" list)
+check "STOP JOB before a bad statement took no savepoint" test "$(ls "$work/sp" 2>/dev/null | wc -l)" -eq "$n_sp"
 echo "STOP JOB '$id' WITH SAVEPOINT;" >"$work/stop.sql"
 "$weir" run "$work/stop.sql" >"$work/out" 2>"$work/err"; rc=$?
 check "STOP JOB WITH SAVEPOINT exits 0" test $rc -eq 0

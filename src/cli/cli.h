@@ -33,6 +33,9 @@ int weir_cli_signal_job_err(const char *job, int sig, long *pid, weir_error *err
  * plans the script again; they acted the first time). */
 struct weir_sql_job_control;
 const struct weir_sql_job_control *weir_cli_job_control(bool skip);
+/* SHOW JOBS and STOP JOB checked, not acting (the first planning of a script: they act only when all of it
+ * plans); *met set when the script has either. */
+void weir_cli_job_control_check(struct weir_sql_job_control *c, bool *met);
 
 /* checkpoints.c: the checkpoint side of `weir run`. */
 struct weir_sql_job;

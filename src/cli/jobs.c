@@ -107,6 +107,22 @@ static int control_list(void *ud, weir_sql_running_job **out, size_t *n, weir_er
     return 0;
 }
 
+/* Whether job is one of this machine's, and (savepoint) can take a savepoint now. */
+static int stoppable(const char *job, bool savepoint, weir_error *err)
+{
+    weir__registry_entry e;
+    int rc = weir__registry_find(job, &e, NULL, err);
+    if (rc || !savepoint)
+        return rc;
+    /* between restart attempts no task runs to take the savepoint: say so now, not after the delay */
+    if (!strcmp(e.status, "RESTARTING"))
+        return weir_error_set(err, WEIR_EINVAL,
+                              "job '%s' is RESTARTING (waiting between restart attempts): no savepoint can be "
+                              "taken until it runs again; STOP JOB without WITH SAVEPOINT stops it now",
+                              job);
+    return 0;
+}
+
 /* As weir stop (--drain) and weir savepoint --stop, then until the job's process has ended. */
 static int control_stop(void *ud, const char *job, bool savepoint, bool drain, char *path, size_t cap,
                         weir_error *err)
@@ -116,17 +132,8 @@ static int control_stop(void *ud, const char *job, bool savepoint, bool drain, c
     long pids[64];
     size_t n = 0;
     int rc;
-    if (savepoint) {
-        /* between restart attempts no task runs to take the savepoint: say so now, not after the delay */
-        weir__registry_entry e;
-        if ((rc = weir__registry_find(job, &e, NULL, err)))
-            return rc;
-        if (!strcmp(e.status, "RESTARTING"))
-            return weir_error_set(err, WEIR_EINVAL,
-                                  "job '%s' is RESTARTING (waiting between restart attempts): no savepoint can be "
-                                  "taken until it runs again; STOP JOB without WITH SAVEPOINT stops it now",
-                                  job);
-    }
+    if (savepoint && (rc = stoppable(job, true, err)))
+        return rc;
     rc = signal_all(job, sig, pids, 64, &n, err);
     for (size_t i = 0; !rc && savepoint && i < n; i++) {
         /* each process of a clustered job answers with its own path; the first is shown */
@@ -141,6 +148,28 @@ static int control_stop(void *ud, const char *job, bool savepoint, bool drain, c
             nanosleep(&ts, NULL);
         }
     return 0;
+}
+
+/* The check before the script acts: SHOW JOBS lists, STOP JOB finds its job; ud: set when either is met. */
+static int check_list(void *ud, weir_sql_running_job **out, size_t *n, weir_error *err)
+{
+    *(bool *)ud = true;
+    return control_list(NULL, out, n, err);
+}
+
+static int check_stop(void *ud, const char *job, bool savepoint, bool drain, char *path, size_t cap,
+                      weir_error *err)
+{
+    (void)drain;
+    *(bool *)ud = true;
+    snprintf(path, cap, "%s", "");
+    return stoppable(job, savepoint, err);
+}
+
+void weir_cli_job_control_check(weir_sql_job_control *c, bool *met)
+{
+    *met = false;
+    *c = (weir_sql_job_control){.ud = met, .list = check_list, .stop = check_stop};
 }
 
 const weir_sql_job_control *weir_cli_job_control(bool skip)

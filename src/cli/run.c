@@ -667,7 +667,19 @@ int weir_cli_run(int argc, char **argv)
     int64_t started_ms = 0; /* of the first attempt */
     char job_id[33] = "";
 again:;
-    int rc = plan("run", argc, argv, &a, weir_cli_job_control(attempt > 0), &sj);
+    /* SHOW JOBS and STOP JOB act only when the whole script plans: a first planning checks it with them
+     * not acting; a script that has them is planned again, where they act (their results printed below
+     * with the other statements'). A restart plans with them skipped: they acted the first time. */
+    weir_sql_job_control check;
+    bool met = false;
+    weir_cli_job_control_check(&check, &met);
+    int rc = plan("run", argc, argv, &a, attempt > 0 ? weir_cli_job_control(true) : &check, &sj);
+    if (!rc && met) {
+        weir_sql_job_destroy(sj);
+        sj = NULL;
+        free_args(&a);
+        rc = plan("run", argc, argv, &a, weir_cli_job_control(false), &sj);
+    }
     if (rc) {
         free_args(&a);
         weir__registry_remove(); /* a restart that ends here */

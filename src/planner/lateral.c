@@ -208,7 +208,9 @@ static void collect_from(const weir_sql_table_ref *t, from_names *f)
 }
 
 typedef struct outer_qual {
+    const plan_ctx *pc;
     const from_names *f;
+    const plan_colnames *cols; /* the FROM's column names */
     const rel *left;
     bool hit;
 } outer_qual;
@@ -216,6 +218,12 @@ typedef struct outer_qual {
 static int walk_outer_qual(const weir_sql_expr *e, void *ud)
 {
     outer_qual *w = ud;
+    if (e->kind == WEIR_SQL_EXPR_COLUMN && e->u.column.n_parts == 1) {
+        /* a bare name: the FROM's column, else the items' before it */
+        w->hit = !w->cols->unknown && !plan_colnames_has(w->cols, e->u.column.parts[0].name) &&
+                 plan_outer_name(w->pc, w->left, e);
+        return w->hit;
+    }
     if (e->kind == WEIR_SQL_EXPR_COLUMN && e->u.column.n_parts >= 2) {
         const char *q = e->u.column.parts[0].name;
         bool mine = false, before = false;
@@ -232,14 +240,20 @@ static int walk_outer_qual(const weir_sql_expr *e, void *ud)
     return weir__sql_expr_each_child(e, walk_outer_qual, ud);
 }
 
-/* Whether sel, whose FROM is a join or a subquery, names the items before it (left) by qualifier. */
-static bool names_left(const weir_sql_select *sel, const rel *left)
+/* Whether sel, whose FROM is a join or a subquery, names the items before it (left): by a qualifier of
+ * theirs, or by a bare name of their columns that none of its FROM's columns has. */
+static int names_left(plan_ctx *pc, const weir_sql_select *sel, const rel *left, bool *hit)
 {
+    *hit = false;
     from_names f = {.ok = true};
     collect_from(sel->from, &f);
     if (!f.ok)
-        return false;
-    outer_qual w = {&f, left, false};
+        return 0;
+    plan_colnames cols = {0};
+    int rc = plan_from_colnames(pc, sel->from, &cols);
+    if (rc)
+        return rc;
+    outer_qual w = {pc, &f, &cols, left, false};
     const weir_sql_expr *more[2] = {sel->where, sel->having};
     for (uint32_t i = 0; i < 2 && !w.hit; i++)
         if (more[i])
@@ -249,7 +263,8 @@ static bool names_left(const weir_sql_select *sel, const rel *left)
             walk_outer_qual(sel->items[i].expr, &w);
     for (uint32_t i = 0; i < sel->n_group_by && !w.hit; i++)
         walk_outer_qual(sel->group_by[i], &w);
-    return w.hit;
+    *hit = w.hit;
+    return 0;
 }
 
 /*
@@ -330,7 +345,8 @@ int plan_lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, re
                       const weir_sql_table_ref **from_ref, rel *from)
 {
     rel before = *left;
-    return plan_two_levels(pc, &before, lateral_join(pc, ref, left, out, done, from_ref, from));
+    return plan_two_levels(pc, &before, ref->u.join.right->u.subquery.query,
+                           lateral_join(pc, ref, left, out, done, from_ref, from));
 }
 
 static int lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, rel *out, bool *done,
@@ -346,10 +362,12 @@ static int lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, 
     if (q->kind != WEIR_SQL_QUERY_SELECT || q->n_with || !q->u.select->from)
         return 0;
     const weir_sql_select *sel = q->u.select;
-    if (sel->from->kind == WEIR_SQL_FROM_TABLE ? sel->from->u.table.system_time != NULL : !names_left(sel, left))
-        return 0;
-    rel r, scope;
     int rc;
+    bool named = true;
+    if (sel->from->kind == WEIR_SQL_FROM_TABLE ? sel->from->u.table.system_time != NULL
+                                               : (rc = names_left(pc, sel, left, &named)) || !named)
+        return named ? 0 : rc;
+    rel r, scope;
     if ((rc = plan_from(pc, sel->from, &r)) || (rc = plan_pair_rel(pc, left, &r, false, false, true, &scope)))
         return rc;
     uint32_t nl = left->n_physical;
@@ -373,7 +391,7 @@ static int lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, 
     if (!corr && sel->from->kind != WEIR_SQL_FROM_TABLE)
         return plan_error(pc, rt->loc, WEIR_EUNSUPPORTED,
                           "a LATERAL derived table over a join or a subquery names the FROM items before it by "
-                          "a qualifier none of them resolves");
+                          "a name none of them resolves");
     if (!corr) {
         *from_ref = sel->from;
         *from = r;

@@ -696,11 +696,25 @@ int plan_lateral_grouped(plan_ctx *pc, rel *in, const weir_sql_query *q, const r
  * plan_and: l AND r (l NULL: r), or NULL out of memory.
  */
 int plan_lateral_filter(plan_ctx *pc, rel *j, const weir_sql_select *sel, const weir_sql_expr *cond);
-/* rc, its message (a name not found) telling a name of the rows in two subquery levels up. */
-int plan_two_levels(plan_ctx *pc, const rel *in, int rc);
+/* rc, its message (a name not found) telling a name of the rows in two subquery levels up, or (sub: the
+ * subquery planned, or NULL) the form of sub that cannot read them. */
+int plan_two_levels(plan_ctx *pc, const rel *in, const weir_sql_query *sub, int rc);
 /* Whether the subqueries in sel's WHERE read the rows in (sel's outer query) from inside them. */
 bool plan_reads_two_levels(plan_ctx *pc, const rel *in, const weir_sql_select *sel);
 const weir_sql_expr *plan_and(plan_ctx *pc, const weir_sql_expr *l, const weir_sql_expr *r);
+/*
+ * scope.c: the column names of a FROM item told from its SQL and the catalog, without planning it
+ * (unknown: it has a table function, UNNEST, MATCH_RECOGNIZE, VALUES or WITH, whose names are not
+ * told so). plan_outer_name: e is an unqualified column that the rows outer have.
+ */
+typedef struct plan_colnames {
+    const char **v;
+    uint32_t n, cap;
+    bool unknown;
+} plan_colnames;
+int plan_from_colnames(plan_ctx *pc, const weir_sql_table_ref *t, plan_colnames *o);
+bool plan_colnames_has(const plan_colnames *o, const char *name);
+bool plan_outer_name(const plan_ctx *pc, const rel *outer, const weir_sql_expr *e);
 /*
  * The columns of left then right as one rel for binding names (no stream):
  * a padded side's columns nullable; scoped: right's columns shadow left's

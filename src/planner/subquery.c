@@ -132,19 +132,26 @@ static int in_columns_error(plan_ctx *pc, const weir_sql_query *q, uint32_t n, u
 
 /* ---- correlation across two levels */
 
-enum { MAX_NESTED_NAMES = 64, MAX_NESTED_COLS = 64 };
+enum { MAX_NESTED_NAMES = 64, MAX_NESTED_COLS = 64, MAX_NESTED_LEVELS = 16 };
 
 /*
  * The columns of the outer query (rows in) that the subqueries inside a
  * subquery's WHERE name, two or more levels down: qualified by a name of
  * in's and by none of the FROM items of the levels between (o.t in
- * EXISTS (SELECT 1 FROM l WHERE l.v IN (SELECT r.v FROM r WHERE r.t = o.t))).
+ * EXISTS (SELECT 1 FROM l WHERE l.v IN (SELECT r.v FROM r WHERE r.t = o.t))),
+ * or a bare name that no FROM of those levels has and in has (t there, as
+ * scopes nest; kept as in's qualified column, o.t, so that it is one value
+ * with the same column named qualified).
  */
 typedef struct nested_walk {
+    plan_ctx *pc;
     const rel *in;
     const char *names[MAX_NESTED_NAMES];
     uint32_t n_names;
     uint32_t depth;
+    /* the column names of each level's FROM, from the outermost subquery's (levels[0]) in */
+    plan_colnames levels[MAX_NESTED_LEVELS];
+    int rc;
     const weir_sql_expr *cols[MAX_NESTED_COLS];
     uint32_t n;
     bool full; /* more names or columns than fit */
@@ -170,6 +177,57 @@ static void from_quals(const weir_sql_table_ref *t, nested_walk *w)
 
 static int walk_nested(const weir_sql_expr *e, void *ud);
 
+/* The bare column e as q.e (q: the qualifier of the outer column it names; NULL: e itself), so that it is
+ * one outer value with the same column named qualified (outer_values keeps each once, by its text). */
+static const weir_sql_expr *qualified(plan_ctx *pc, const weir_sql_expr *e, const char *q)
+{
+    if (!q)
+        return e;
+    weir_sql_expr *x = plan_alloc(pc, sizeof *x);
+    weir_sql_ident *parts = plan_alloc(pc, 2 * sizeof *parts);
+    if (!x || !parts)
+        return NULL;
+    *x = *e;
+    parts[0] = e->u.column.parts[0];
+    parts[0].name = q;
+    parts[0].len = (uint32_t)strlen(q);
+    parts[0].quoted = false;
+    parts[1] = e->u.column.parts[0];
+    x->u.column = (weir_sql_name){parts, 2, e->loc};
+    return x;
+}
+
+static void nested_add(nested_walk *w, const weir_sql_expr *e)
+{
+    if (w->n == MAX_NESTED_COLS)
+        w->full = true;
+    else
+        w->cols[w->n++] = e;
+}
+
+/* A bare name two levels down or more: in's column when no level's FROM has it. */
+static int nested_bare(nested_walk *w, const weir_sql_expr *e)
+{
+    const char *name = e->u.column.parts[0].name;
+    for (uint32_t i = 0; i < w->depth && i < MAX_NESTED_LEVELS; i++)
+        if (w->levels[i].unknown || plan_colnames_has(&w->levels[i], name))
+            return 0;
+    int c = plan_find_column(w->pc, w->in, &e->u.column);
+    if (c == -1)
+        return 0;
+    if (c == -2) { /* ambiguous in in's scope: binding it says so */
+        nested_add(w, e);
+        return 0;
+    }
+    const weir_sql_expr *x = qualified(w->pc, e, w->in->quals ? w->in->quals[c] : NULL);
+    if (!x) {
+        w->rc = WEIR_ENOMEM;
+        return 1;
+    }
+    nested_add(w, x);
+    return 0;
+}
+
 static void walk_nested_query(nested_walk *w, const weir_sql_query *q)
 {
     if (q->kind == WEIR_SQL_QUERY_SETOP) {
@@ -183,6 +241,14 @@ static void walk_nested_query(nested_walk *w, const weir_sql_query *q)
     uint32_t saved = w->n_names;
     if (sel->from)
         from_quals(sel->from, w);
+    if (w->depth >= MAX_NESTED_LEVELS)
+        w->full = true;
+    else {
+        w->levels[w->depth] = (plan_colnames){0};
+        w->levels[w->depth].unknown = q->n_with > 0;
+        if (sel->from && !w->rc)
+            w->rc = plan_from_colnames(w->pc, sel->from, &w->levels[w->depth]);
+    }
     w->depth++;
     if (sel->where)
         walk_nested(sel->where, w);
@@ -212,6 +278,8 @@ static int walk_nested(const weir_sql_expr *e, void *ud)
     if (e->kind != WEIR_SQL_EXPR_COLUMN)
         return weir__sql_expr_each_child(e, walk_nested, ud);
     const weir_sql_name *nm = &e->u.column;
+    if (w->depth >= 2 && nm->n_parts == 1)
+        return nested_bare(w, e);
     if (w->depth < 2 || nm->n_parts < 2 || !w->in->quals)
         return 0;
     const char *q = nm->parts[nm->n_parts - 2].name;
@@ -223,10 +291,7 @@ static int walk_nested(const weir_sql_expr *e, void *ud)
         outer = w->in->quals[c] && !strcasecmp(w->in->quals[c], q);
     if (!outer)
         return 0;
-    if (w->n == MAX_NESTED_COLS)
-        w->full = true;
-    else
-        w->cols[w->n++] = e;
+    nested_add(w, e);
     return 0;
 }
 
@@ -236,13 +301,19 @@ static int nested_outer(plan_ctx *pc, const rel *in, const weir_sql_select *sel,
                         nested_walk *w)
 {
     memset(w, 0, sizeof *w);
+    w->pc = pc;
     w->in = in;
     if (!where || find_subquery(where, NULL) != 1)
         return 0;
-    if (sel->from)
+    if (sel->from) {
         from_quals(sel->from, w);
+        if ((w->rc = plan_from_colnames(pc, sel->from, &w->levels[0])))
+            return w->rc;
+    }
     w->depth = 1;
     walk_nested(where, w);
+    if (w->rc)
+        return w->rc;
     if (w->full)
         return plan_error(pc, where->loc, WEIR_EUNSUPPORTED,
                           "correlation across two subquery levels naming more than %d columns or FROM items is "
@@ -256,7 +327,27 @@ static int plan_one_outer(plan_ctx *pc, rel *in, const weir_sql_expr *e, const w
                           uint32_t n, bool not_in, const nested_walk *nw);
 static int filter_by(plan_ctx *pc, rel *j, const weir_sql_select *sel, const weir_sql_expr *cond);
 
-int plan_two_levels(plan_ctx *pc, const rel *in, int rc)
+/* The form of subquery q that weir does not decorrelate when it names an enclosing query, or NULL. */
+static const char *undecorrelated_form(const weir_sql_query *q)
+{
+    if (!q)
+        return NULL;
+    if (q->kind == WEIR_SQL_QUERY_SETOP)
+        return q->u.setop.op == WEIR_SQL_SETOP_UNION       ? "UNION"
+               : q->u.setop.op == WEIR_SQL_SETOP_INTERSECT ? "INTERSECT"
+                                                           : "EXCEPT";
+    if (q->kind != WEIR_SQL_QUERY_SELECT)
+        return NULL;
+    if (q->u.select->n_group_by)
+        return "GROUP BY";
+    if (q->u.select->having)
+        return "HAVING";
+    if (q->n_order_by || q->limit || q->offset)
+        return q->n_order_by ? "ORDER BY" : q->limit ? "LIMIT" : "OFFSET";
+    return NULL;
+}
+
+int plan_two_levels(plan_ctx *pc, const rel *in, const weir_sql_query *sub, int rc)
 {
     if (rc != WEIR_ENOTFOUND || !pc->err || strstr(pc->err->message, "correlation across two subquery levels"))
         return rc;
@@ -280,7 +371,15 @@ int plan_two_levels(plan_ctx *pc, const rel *in, int rc)
                  : plan_col_hidden(in, c) || plan_is_scalar_column(cn) || strcasecmp(cn, name))
             continue;
         size_t l = strlen(pc->err->message);
-        if (qual)
+        const char *form = undecorrelated_form(sub);
+        if (form)
+            snprintf(pc->err->message + l, sizeof pc->err->message - l,
+                     " (a column of an enclosing query: a subquery with %s that reads the columns of the query "
+                     "around it, in its own clauses or from a subquery nested in it, is not supported; correlation "
+                     "is supported in a SELECT ... FROM ... WHERE inside IN or EXISTS, a scalar subquery of "
+                     "aggregates and a LATERAL derived table)",
+                     form);
+        else if (qual)
             snprintf(pc->err->message + l, sizeof pc->err->message - l,
                      " (it names the query two subquery levels up: correlation across two subquery levels is "
                      "not supported in this form of subquery; it is in a SELECT ... FROM ... WHERE inside IN or "
@@ -289,7 +388,9 @@ int plan_two_levels(plan_ctx *pc, const rel *in, int rc)
         else
             snprintf(pc->err->message + l, sizeof pc->err->message - l,
                      " (a column of the query two subquery levels up: correlation across two subquery levels by "
-                     "an unqualified name is not supported; qualify it: %s%s%s)",
+                     "an unqualified name is not supported where its level or one between reads a WITH query, VALUES, a "
+                     "table function, UNNEST or MATCH_RECOGNIZE, whose column names are not known before it is "
+                     "planned; qualify it: %s%s%s)",
                      q ? q : "", q ? "." : "", cn);
         break;
     }
@@ -304,7 +405,7 @@ static int plan_one(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sq
                     const weir_sql_expr *operand, bool not_in)
 {
     rel outer = *in;
-    return plan_two_levels(pc, &outer, plan_one_in(pc, in, e, q, type, operand, not_in));
+    return plan_two_levels(pc, &outer, q, plan_one_in(pc, in, e, q, type, operand, not_in));
 }
 
 static int plan_one_in(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sql_query *q, weir_join_type type,
@@ -755,6 +856,11 @@ static int collect_outer(const weir_sql_expr *e, void *ud)
         return weir__sql_expr_each_child(e, collect_outer, ud);
     if (plan_side_mask(w->scope, w->nl, e) != PLAN_SIDE_LEFT)
         return 0;
+    if (e->u.column.n_parts == 1) { /* a bare name of the outer query's: as its qualified column */
+        int c = plan_find_column(w->pc, w->scope, &e->u.column);
+        if (c >= 0 && (uint32_t)c < w->nl && !(e = qualified(w->pc, e, w->scope->quals ? w->scope->quals[c] : NULL)))
+            return WEIR_ENOMEM;
+    }
     char *t = expr_text(w->pc, e);
     if (!t)
         return WEIR_ENOMEM;
@@ -1730,7 +1836,7 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
             q2->u.select = s2;
         }
         rel sq;
-        rc = plan_two_levels(pc, in, plan_over_from(pc, q, q2, &from, &sq));
+        rc = plan_two_levels(pc, in, q, plan_over_from(pc, q, q2, &from, &sq));
         if (rc == WEIR_ENOTFOUND && pc->agg_values) {
             size_t l = strlen(pc->err->message);
             snprintf(pc->err->message + l, sizeof pc->err->message - l,
