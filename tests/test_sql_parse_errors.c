@@ -366,8 +366,22 @@ Test(sql_errors, invalid_literals)
                  "millisecond, which weir cannot represent",
                  1, 17);
     expect_error("SELECT INTERVAL '99999999999999999' DAY",
-                 "job.sql:1:17: error: interval '99999999999999999' is out of "
-                 "range",
+                 "job.sql:1:17: error: interval '99999999999999999': field "
+                 "value 99999999999999999 exceeds precision of DAY(2) field "
+                 "(a day-time leading field has at most 3 digits)",
+                 1, 17);
+    expect_error("SELECT INTERVAL '100' DAY",
+                 "job.sql:1:17: error: interval '100': field value 100 "
+                 "exceeds precision of DAY(2) field (write DAY(3))",
+                 1, 17);
+    expect_error("SELECT INTERVAL '-100:30' HOUR TO MINUTE",
+                 "job.sql:1:17: error: interval '-100:30': field value -100 "
+                 "exceeds precision of HOUR(2) field (write HOUR(3))",
+                 1, 17);
+    expect_error("SELECT INTERVAL '1000' DAY(4)",
+                 "job.sql:1:17: error: interval '1000': DAY(4) is not "
+                 "supported: a day-time interval takes a leading precision "
+                 "of at most 3, as in Flink",
                  1, 17);
     expect_error("SELECT DATE '2023-02-29'",
                  "job.sql:1:13: error: invalid DATE literal '2023-02-29': "
