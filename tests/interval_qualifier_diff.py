@@ -2,8 +2,10 @@
 """Randomized differential test of INTERVAL qualifiers: literals of every
 qualifier SQL has (YEAR, YEAR TO MONTH, MONTH, DAY, DAY TO HOUR, DAY TO
 MINUTE, DAY TO SECOND, HOUR, HOUR TO MINUTE, HOUR TO SECOND, MINUTE, MINUTE
-TO SECOND, SECOND; leading and fractional precisions; a sign in the string,
-before it, or both) and table columns declared with a random qualifier,
+TO SECOND, SECOND; leading and fractional precisions, the leading field up
+to the largest its precision allows; a sign in the string, before it, or
+both), literals whose leading field is too wide for their precision (refused,
+as Flink's validator refuses them) and table columns declared with a random qualifier,
 read from JSON as their number (milliseconds or months).
 
 Each case is a few rows (an id, a TIMESTAMP(3), a day-time and a year-month
@@ -43,10 +45,12 @@ EPOCH = datetime.datetime(1970, 1, 1)
 def qualifier_type(rng, q):
     """q written as a column type, with random precisions Flink takes."""
     first, _, last = q.partition(" TO ")
-    ends_second = (last or first) == "SECOND"
     lead = first
     if rng.random() < 0.5:
-        lead += "(%d)" % rng.choice([1, 2, 3] if ends_second else [1, 2, 4])
+        # Flink takes a day-time leading precision of at most 3 (it holds
+        # every day-time interval as INTERVAL SECOND(3)), a year-month one
+        # up to 10
+        lead += "(%d)" % rng.choice([1, 2, 4] if first in ("YEAR", "MONTH") else [1, 2, 3])
     if not last:
         return "INTERVAL " + lead
     tail = last
@@ -58,10 +62,17 @@ def qualifier_type(rng, q):
 def literal(rng, q):
     """(SQL text, value: months or milliseconds) of a random literal of qualifier q."""
     first, _, last = q.partition(" TO ")
-    wide = rng.random() < 0.3  # a leading field of three digits, with the precision written
+    # the leading field has at most as many digits as the leading precision
+    # (2 unless written); sometimes the precision is written, 1 to 3, and
+    # the field is often at its largest (10^p - 1)
+    wide = rng.random() < 0.4
+    prec = rng.choice([1, 2, 3]) if wide else 2
+    top = 10 ** prec - 1
     # (years stay below 300: a timestamp of 1970 to 2033 plus or minus them stays after 1600)
-    lead = rng.randint(0, (299 if first == "YEAR" else 999) if wide else 99)
-    lead_q = first + ("(3)" if wide else "")
+    if first == "YEAR":
+        top = min(top, 299)
+    lead = top if rng.random() < 0.3 else rng.randint(0, top)
+    lead_q = first + ("(%d)" % prec if wide else "")
     neg_in, neg_out = rng.random() < 0.3, rng.random() < 0.2
     if q in YM:
         if q == "YEAR TO MONTH":
@@ -91,6 +102,28 @@ def literal(rng, q):
         text = "-" + text
     sign = -1 if neg_in != neg_out else 1
     return "INTERVAL %s'%s' %s" % ("-" if neg_out else "", text, qual), sign * v
+
+
+def too_wide(rng):
+    """(SQL text, expected message part) of a literal whose leading field
+    has more digits than its leading precision (2 unless written): Flink's
+    validator refuses it ("Interval field value 100 exceeds precision of
+    DAY(2) field"), with the sign of the string."""
+    q = rng.choice(YM + DT)
+    first, _, last = q.partition(" TO ")
+    prec = rng.choice([1, 2, 3]) if rng.random() < 0.5 else None
+    p = prec or 2
+    lead = rng.randint(10 ** p, 10 ** (p + 1) - 1) if rng.random() < 0.7 else 10 ** p
+    text = str(lead)
+    units = ORDER[ORDER.index(first):ORDER.index(last) + 1] if first in ORDER and last else []
+    for u in units[1:]:
+        text += (" " if u == "HOUR" else ":") + "%02d" % rng.randint(0, 23 if u == "HOUR" else 59)
+    if q == "YEAR TO MONTH":
+        text += "-%d" % rng.randint(0, 11)
+    neg = rng.random() < 0.3
+    qual = first + ("(%d)" % prec if prec else "") + (" TO " + last if last else "")
+    sql = "INTERVAL '%s%s' %s" % ("-" if neg else "", text, qual)
+    return sql, "field value %s%d exceeds precision of %s(%d) field" % ("-" if neg else "", lead, first, p)
 
 
 def fmt_dt(ms):
@@ -187,7 +220,21 @@ def run_case(case):
         return [diffrun.failed_run(p)]
     got, problems = diffrun.print_inserts(p.stdout)
     case.counts["literals"] += len(lits)
-    return problems + diffrun.multiset_problems("o", want, [tuple(r) for r in got.get("o", [])])
+    problems += diffrun.multiset_problems("o", want, [tuple(r) for r in got.get("o", [])])
+    if rng.random() < 0.3:
+        # the same job with one literal too wide for its leading precision
+        bad, msg = too_wide(rng)
+        case.note += "; refused %s" % bad
+        case.write("bad.sql", "\n".join([
+            "CREATE TABLE t (id INT, ts TIMESTAMP(3), x %s, y %s)" % (xt, yt),
+            "  WITH ('connector' = 'filesystem', 'path' = 't.json', 'format' = 'json');",
+            "SELECT id, CAST(%s AS STRING) FROM t;" % bad, ""]))
+        p = case.run_weir(["run", "bad.sql"])
+        case.counts["refusals"] += 1
+        if p.returncode != 3 or msg not in p.stderr:
+            problems.append("%s: expected exit 3 with '%s', got exit %d: %s"
+                            % (bad, msg, p.returncode, p.stderr.strip()[-300:]))
+    return problems
 
 
 if __name__ == "__main__":

@@ -156,7 +156,7 @@ job_sql() { # $1 in path, $2 out path, $3 in fmt, $4 job, $5 out fmt, $6 split, 
     [ "$6" = 0 ] || split=", 'source.split-size' = '$6'"
     cat <<SQL
 CREATE TABLE src (id BIGINT, k STRING, v BIGINT, ts_ms BIGINT,
-  ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts - INTERVAL '1000' SECOND
+  ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts - INTERVAL '16:40' MINUTE TO SECOND
 ) WITH ('connector' = 'filesystem', 'path' = '$1', 'format' = '$3'$split);
 SQL
     if [ "$4" = window ]; then cat <<SQL
@@ -213,7 +213,7 @@ for f in big/*.csv; do put "$f" "$f" || fail "cannot upload $f"; done
 kill_sql() { # $1 in, $2 out
     cat <<SQL
 CREATE TABLE src (id BIGINT, k STRING, v BIGINT, ts_ms BIGINT,
-  ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts - INTERVAL '1000' SECOND
+  ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts - INTERVAL '16:40' MINUTE TO SECOND
 ) WITH ('connector' = 'filesystem', 'path' = '$1', 'format' = 'csv', 'source.split-size' = '24kb');
 CREATE TABLE dst (k STRING, ws TIMESTAMP(3), cnt BIGINT, total BIGINT)
   WITH ('connector' = 'filesystem', 'path' = '$2', 'format' = 'csv', 'sink.rolling-policy.file-size' = '8kb');

@@ -226,11 +226,16 @@ Test(sql_errors, flink_only_statements_are_named)
                  "supported by weir",
                  1, 19);
     expect_error("ADD JAR '/tmp/x.jar'",
-                 "job.sql:1:1: error: ADD statements are not supported by weir",
+                 "job.sql:1:1: error: ADD JAR is not supported by weir: weir "
+                 "runs no Java code; a library of C functions is loaded by "
+                 "CREATE FUNCTION f AS 'symbol' LANGUAGE C USING JAR "
+                 "'/path/lib.so' (docs/functions.md)",
                  1, 1);
     expect_error("CREATE MATERIALIZED TABLE m AS SELECT 1",
-                 "job.sql:1:8: error: CREATE MATERIALIZED statements are not "
-                 "supported by weir",
+                 "job.sql:1:8: error: CREATE MATERIALIZED TABLE is not "
+                 "supported by weir: weir schedules no refreshes: declare the "
+                 "table with CREATE TABLE and fill it with a continuous INSERT "
+                 "INTO ... SELECT (or CREATE TABLE ... AS SELECT)",
                  1, 8);
     expect_error("CREATE CATALOG c",
                  "job.sql:1:17: error: expected WITH ('type' = ...), found end "
@@ -247,11 +252,50 @@ Test(sql_errors, flink_only_statements_are_named)
                  1, 1);
     expect_error("CREATE TABLE t (k INT) DISTRIBUTED BY HASH(k) INTO 4 BUCKETS",
                  "job.sql:1:24: error: DISTRIBUTED BY (buckets) is not "
-                 "supported by weir",
+                 "supported by weir: none of weir's connectors stores a table "
+                 "in buckets (PARTITIONED BY splits a file table by value)",
                  1, 24);
     expect_error("SHOW MODULES",
-                 "job.sql:1:6: error: SHOW MODULES statements are not supported "
-                 "by weir",
+                 "job.sql:1:6: error: SHOW MODULES is not supported by weir: "
+                 "weir has no modules (its built-in functions, Flink's core "
+                 "module, are always loaded; Hive's are not available)",
+                 1, 6);
+    expect_error("USE MODULES core, hive",
+                 "job.sql:1:1: error: USE MODULES is not supported by weir: "
+                 "weir has no modules (its built-in functions, Flink's core "
+                 "module, are always loaded; Hive's are not available)",
+                 1, 1);
+    expect_error("LOAD MODULE hive",
+                 "job.sql:1:1: error: LOAD MODULE is not supported by weir: "
+                 "weir has no modules (its built-in functions, Flink's core "
+                 "module, are always loaded; Hive's are not available)",
+                 1, 1);
+    expect_error("COMPILE PLAN '/tmp/p.json' FOR INSERT INTO o SELECT 1",
+                 "job.sql:1:1: error: COMPILE PLAN is not supported by weir: "
+                 "weir keeps no compiled JSON plan: it plans a job from its "
+                 "SQL at each run, and a restored checkpoint's state is "
+                 "matched to that plan operator by operator",
+                 1, 1);
+    expect_error("EXECUTE PLAN '/tmp/p.json'",
+                 "job.sql:1:1: error: EXECUTE PLAN is not supported by weir: "
+                 "weir keeps no compiled JSON plan: it plans a job from its "
+                 "SQL at each run, and a restored checkpoint's state is "
+                 "matched to that plan operator by operator",
+                 1, 1);
+    expect_error("SELECT * FROM ML_PREDICT(TABLE t, MODEL m, DESCRIPTOR(a))",
+                 "job.sql:1:15: error: ML_PREDICT is not supported by weir: "
+                 "weir has no models (CREATE MODEL) to run",
+                 1, 15);
+    expect_error("SELECT * FROM TABLE(ML_EVALUATE(TABLE t, MODEL m, "
+                 "DESCRIPTOR(a)))",
+                 "job.sql:1:21: error: ML_EVALUATE is not supported by weir: "
+                 "weir has no models (CREATE MODEL) to run",
+                 1, 21);
+    expect_error("SHOW JARS",
+                 "job.sql:1:6: error: SHOW JARS is not supported by weir: "
+                 "weir runs no Java code; a library of C functions is loaded "
+                 "by CREATE FUNCTION f AS 'symbol' LANGUAGE C USING JAR "
+                 "'/path/lib.so' (docs/functions.md)",
                  1, 6);
     /* STOP JOB 'id' [WITH SAVEPOINT] [WITH DRAIN] */
     expect_error("STOP JOB abc",
@@ -366,8 +410,22 @@ Test(sql_errors, invalid_literals)
                  "millisecond, which weir cannot represent",
                  1, 17);
     expect_error("SELECT INTERVAL '99999999999999999' DAY",
-                 "job.sql:1:17: error: interval '99999999999999999' is out of "
-                 "range",
+                 "job.sql:1:17: error: interval '99999999999999999': field "
+                 "value 99999999999999999 exceeds precision of DAY(2) field "
+                 "(a day-time leading field has at most 3 digits)",
+                 1, 17);
+    expect_error("SELECT INTERVAL '100' DAY",
+                 "job.sql:1:17: error: interval '100': field value 100 "
+                 "exceeds precision of DAY(2) field (write DAY(3))",
+                 1, 17);
+    expect_error("SELECT INTERVAL '-100:30' HOUR TO MINUTE",
+                 "job.sql:1:17: error: interval '-100:30': field value -100 "
+                 "exceeds precision of HOUR(2) field (write HOUR(3))",
+                 1, 17);
+    expect_error("SELECT INTERVAL '1000' DAY(4)",
+                 "job.sql:1:17: error: interval '1000': DAY(4) is not "
+                 "supported: a day-time interval takes a leading precision "
+                 "of at most 3, as in Flink",
                  1, 17);
     expect_error("SELECT DATE '2023-02-29'",
                  "job.sql:1:13: error: invalid DATE literal '2023-02-29': "

@@ -240,11 +240,14 @@ def run_case(case):
                    "WATERMARK FOR ts AS %s) WITH ('connector' = 'filesystem', 'path' = '%s.json', "
                    "'format' = 'json');" % (name, wm, name))
         case.write(name + ".json", "".join(json_line(r) + "\n" for r in rows))
+    def iv(ms):
+        # whole hours in HOUR: a day is 1440 minutes, more digits than
+        # MINUTE's default leading precision (2) allows
+        return "INTERVAL '%d' HOUR" % (ms // HOUR) if ms % HOUR == 0 else "INTERVAL '%d' MINUTE" % (ms // MIN)
     if kind == "TUMBLE":
-        tvf = "TABLE(TUMBLE(TABLE %%s, DESCRIPTOR(ts), INTERVAL '%d' MINUTE))" % (size // MIN)
+        tvf = "TABLE(TUMBLE(TABLE %%s, DESCRIPTOR(ts), %s))" % iv(size)
     else:
-        tvf = ("TABLE(HOP(TABLE %%s, DESCRIPTOR(ts), INTERVAL '%d' MINUTE, INTERVAL '%d' MINUTE))"
-               % (slide // MIN, size // MIN))
+        tvf = "TABLE(HOP(TABLE %%s, DESCRIPTOR(ts), %s, %s))" % (iv(slide), iv(size))
     for q in queries:
         sql.append("CREATE TABLE q%d (a BIGINT, b BIGINT, ws TIMESTAMP(3), we TIMESTAMP(3)) WITH ("
                    "'connector' = 'print', 'print-identifier' = 'q%d');" % (q["qid"], q["qid"]))

@@ -365,6 +365,56 @@ static int source_wm_options(plan_ctx *pc, cat_table *t, weir_watermark_spec *wm
     return 0;
 }
 
+/*
+ * The source's row in the table's declared order: physical and metadata
+ * columns (the connector's, in their order) and computed ones interleaved
+ * as CREATE TABLE wrote them, so that SELECT * lists them as Flink does.
+ * The computed source evaluates one expression per column, so putting the
+ * expressions in that order costs nothing. cols->full, *exprs and the time
+ * attribute indices are replaced by the reordered ones.
+ */
+static int declared_order(plan_ctx *pc, const cat_table *t, plan_source_cols *cols, weir_expr ***exprs)
+{
+    const weir_schema *fs = cols->full;
+    uint32_t n = fs->n_fields, k = 0;
+    uint32_t *from = plan_alloc(pc, n * sizeof *from);
+    if (!from)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < t->ddl->n_columns; i++) {
+        int at = weir_schema_find(fs, t->ddl->columns[i].name.name);
+        if (at >= 0 && k < n)
+            from[k++] = (uint32_t)at;
+    }
+    bool same = k == n;
+    for (uint32_t i = 0; same && i < n; i++)
+        same = from[i] == i;
+    if (k != n || same)
+        return 0; /* already in order (or a column not declared: keep the source's order) */
+    weir_schema *ds = plan_new_schema(pc);
+    weir_expr **de = plan_alloc(pc, n * sizeof *de);
+    if (!ds || !de)
+        return WEIR_ENOMEM;
+    ds->rowtime = -1;
+    int rowtime = -1;
+    uint32_t proctime = cols->proctime;
+    for (uint32_t i = 0; i < n; i++) {
+        const weir_field *f = &fs->fields[from[i]];
+        if (weir_schema_add(ds, f->name, f->type) < 0)
+            return WEIR_ENOMEM;
+        de[i] = (*exprs)[from[i]];
+        if ((int)from[i] == cols->rowtime)
+            rowtime = (int)i;
+        if (cols->has_proctime && from[i] == cols->proctime)
+            proctime = i;
+    }
+    ds->rowtime = rowtime;
+    cols->full = ds;
+    cols->rowtime = rowtime;
+    cols->proctime = proctime;
+    *exprs = de;
+    return 0;
+}
+
 static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref, weir_sql_loc loc, rel *out)
 {
     int rc = plan_ensure_job(pc);
@@ -428,6 +478,8 @@ static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref
             n_et = weir_expr_strict_columns(exprs[cols.rowtime], et_cols, np);
         }
     }
+    if (exprs && (rc = declared_order(pc, t, &cols, &exprs)))
+        return rc;
     weir_source_spec spec = {0};
     int bad = -1, bad_meta = -1;
     pc->cenv.bad_option_index = &bad;
@@ -831,9 +883,18 @@ int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
     }
     switch (ref->kind) {
     case WEIR_SQL_FROM_TABLE:
-        if (ref->u.table.system_time)
-            return plan_error(pc, ref->loc, WEIR_EUNSUPPORTED,
-                              "FOR SYSTEM_TIME AS OF is supported on the right side of a JOIN (a lookup join)");
+        if (ref->u.table.system_time) {
+            /* Flink's time travel: the table as its catalog kept it at that time. weir's catalogs keep
+             * the current definition of a table only (and its rows are the connector's, not versioned). */
+            const weir_sql_name *n = &ref->u.table.name;
+            const cat_table *t = plan_find_table(pc, n);
+            return plan_error(pc, ref->u.table.system_time->loc, WEIR_EUNSUPPORTED,
+                              "FOR SYSTEM_TIME AS OF outside a join is time travel (reading '%s' as it was at that "
+                              "time), which needs a catalog that keeps versions of its tables; catalog '%s' keeps "
+                              "none. On the right side of a JOIN, FOR SYSTEM_TIME AS OF a time attribute of the "
+                              "left side is a temporal or lookup join",
+                              n->parts[n->n_parts - 1].name, t ? t->catalog : pc->cur_catalog);
+        }
         return plan_named(pc, &ref->u.table.name, ref, out);
     case WEIR_SQL_FROM_SUBQUERY: {
         int rc = plan_query(pc, ref->u.subquery.query, out);

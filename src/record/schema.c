@@ -77,9 +77,13 @@ char *weir_type_format(weir_type t, char *buf, size_t cap)
         snprintf(buf, cap, "DECIMAL(%u, %u)%s", t.precision, t.scale, nn);
         break;
     case WEIR_TYPE_BIGINT:
+        /* An interval column shows the one type Flink keeps for its kind,
+         * whatever qualifier was declared: its planner maps every day-time
+         * qualifier to INTERVAL SECOND(3) and every year-month one to
+         * INTERVAL MONTH, so DESCRIBE there shows these. */
         snprintf(buf, cap, "%s%s",
-                 weir_type_interval(t) == 1   ? "INTERVAL DAY TO SECOND(3)"
-                 : weir_type_interval(t) == 2 ? "INTERVAL YEAR TO MONTH"
+                 weir_type_interval(t) == 1   ? "INTERVAL SECOND(3)"
+                 : weir_type_interval(t) == 2 ? "INTERVAL MONTH"
                                               : "BIGINT",
                  nn);
         break;

@@ -107,8 +107,10 @@ typedef enum weir_sql_type_kind {
     WEIR_SQL_TYPE_MULTISET,      /* MULTISET<T>, T MULTISET */
     WEIR_SQL_TYPE_MAP,           /* MAP<K, V> */
     WEIR_SQL_TYPE_ROW,           /* ROW<name T, ...>, ROW(name T, ...) */
-    WEIR_SQL_TYPE_INTERVAL,      /* INTERVAL DAY TO SECOND[(3)] (precision 1),
-                                    INTERVAL YEAR TO MONTH (precision 2) */
+    WEIR_SQL_TYPE_INTERVAL,      /* any day-time qualifier (precision 1,
+                                    printed INTERVAL SECOND(3)), any
+                                    year-month one (precision 2, printed
+                                    INTERVAL MONTH) */
 } weir_sql_type_kind;
 
 typedef struct weir_sql_row_field {

@@ -6,8 +6,9 @@
  * Interval strings follow the SQL standard forms for each qualifier
  * (YEAR TO MONTH 'Y-M', DAY TO SECOND 'D HH:MM:SS.fff', ...), with an
  * optional sign and surrounding spaces. Trailing fields are range-checked
- * (MONTH < 12, HOUR < 24, MINUTE and SECOND < 60); the leading field is
- * not limited by a precision. Fractions finer than a millisecond must be
+ * (MONTH < 12, HOUR < 24, MINUTE and SECOND < 60); the leading field
+ * has at most as many digits as the qualifier's leading precision (2 when
+ * not written), as in Flink. Fractions finer than a millisecond must be
  * zero, because event time in weir is in milliseconds: MILLISECOND takes
  * a whole number, MICROSECOND a whole number of milliseconds' worth.
  */
@@ -142,6 +143,59 @@ static const char *interval_format(weir_sql_time_unit from,
     }
 }
 
+/*
+ * The leading field against the qualifier's leading precision, as Flink's
+ * SQL validator checks it: the precision is 2 unless written (DAY(3)),
+ * must be 1 to 10, and the field must have at most that many digits
+ * ("Interval field value 100 exceeds precision of DAY(2) field"). A
+ * day-time qualifier takes a precision of at most 3, because Flink holds
+ * every day-time interval as INTERVAL SECOND(3) and refuses a larger one
+ * when it plans the literal. Returns -1 with msg set when refused.
+ */
+static int check_leading(const weir_sql_interval *iv, bool neg, int64_t lead,
+                         char *msg, size_t cap, const weir_sql_literal *lit)
+{
+    const char *unit = weir__sql_unit_name(iv->from);
+    int32_t p = iv->from_precision >= 0 ? iv->from_precision : 2;
+    char rest[200];
+    if (p < 1 || p > 10) {
+        snprintf(rest, sizeof rest,
+                 ": the leading precision of %s(%d) must be between 1 "
+                 "and 10", unit, (int)p);
+        return fail_lit(msg, cap, lit, "interval", rest);
+    }
+    if (!iv->year_month && p > 3) {
+        snprintf(rest, sizeof rest,
+                 ": %s(%d) is not supported: a day-time interval takes a "
+                 "leading precision of at most 3, as in Flink",
+                 unit, (int)p);
+        return fail_lit(msg, cap, lit, "interval", rest);
+    }
+    int64_t limit = 1;
+    for (int32_t i = 0; i < p; i++)
+        limit *= 10;
+    if (lead < limit)
+        return 0;
+    int digits = 1;
+    for (int64_t v = lead; v >= 10; v /= 10)
+        digits++;
+    char hint[96] = "";
+    if (digits <= (iv->year_month ? 10 : 3))
+        snprintf(hint, sizeof hint, " (write %s(%d))", unit, digits);
+    else if (iv->from != WEIR_SQL_UNIT_DAY)
+        snprintf(hint, sizeof hint,
+                 " (a day-time leading field has at most 3 digits: start "
+                 "from a larger unit)");
+    else
+        snprintf(hint, sizeof hint,
+                 " (a day-time leading field has at most 3 digits)");
+    snprintf(rest, sizeof rest,
+             ": field value %s%lld exceeds precision of %s(%d) field%s",
+             neg && lead != 0 ? "-" : "", (long long)lead, unit, (int)p,
+             hint);
+    return fail_lit(msg, cap, lit, "interval", rest);
+}
+
 int weir__sql_interval_eval(weir_sql_literal *lit, char *msg, size_t cap)
 {
     weir_sql_interval *iv = &lit->interval;
@@ -160,6 +214,7 @@ int weir__sql_interval_eval(weir_sql_literal *lit, char *msg, size_t cap)
     int64_t f[4] = {0, 0, 0, 0};
     int64_t frac_ms = 0;
     bool sub_ms = false, ok = true;
+    int lead_k = 0; /* index in f of the leading field */
     weir_sql_time_unit from = iv->from, to = iv->to;
     iv->year_month = from == WEIR_SQL_UNIT_YEAR || from == WEIR_SQL_UNIT_MONTH;
 
@@ -190,6 +245,7 @@ int weir__sql_interval_eval(weir_sql_literal *lit, char *msg, size_t cap)
         int first = 0, last;
         while (order[first] != from)
             first++;
+        lead_k = first;
         last = first;
         if (to != WEIR_SQL_UNIT_NONE)
             while (order[last] != to)
@@ -223,6 +279,10 @@ int weir__sql_interval_eval(weir_sql_literal *lit, char *msg, size_t cap)
         return fail_lit(msg, cap, lit, "interval",
                         " has digits below a millisecond, which weir cannot "
                         "represent");
+    if (!sub_second &&
+        check_leading(iv, neg, iv->year_month ? f[0] : f[lead_k], msg,
+                      cap, lit))
+        return -1;
     bool overflow = false;
     if (iv->year_month) {
         int64_t m;

@@ -377,9 +377,9 @@ static bool valid_qualifier(weir_sql_time_unit from, weir_sql_time_unit to);
  * MINUTE [TO SECOND[(f)]], SECOND[(p[, f])]). As Flink, every year-month
  * qualifier is one type held in months (kind 2), every day-time one a type
  * held in milliseconds (kind 1); the resolution is not kept, and neither is
- * the precision. A qualifier that ends in SECOND takes a leading precision
- * of at most 3 (Flink refuses more: "DAY_INTERVAL_TYPES precision is not
- * supported"); the fraction beyond milliseconds is dropped, as Flink's
+ * the precision. A day-time qualifier takes a leading precision of at most
+ * 3 (Flink refuses more for any of them: "DAY_INTERVAL_TYPES precision is
+ * not supported"); the fraction beyond milliseconds is dropped, as Flink's
  * SECOND(3).
  */
 static int32_t parse_interval_type(parser *p)
@@ -410,11 +410,10 @@ static int32_t parse_interval_type(parser *p)
         parser_fail_at(p, loc, "INTERVAL ... TO SECOND(%d): the fractional precision must be between 0 and 9",
                        (int)frac);
     bool year_month = from == WEIR_SQL_UNIT_YEAR || from == WEIR_SQL_UNIT_MONTH;
-    bool to_second = from == WEIR_SQL_UNIT_SECOND || to == WEIR_SQL_UNIT_SECOND;
-    if (to_second && fp > 3)
+    if (!year_month && fp > 3)
         parser_fail_at(p, loc,
-                       "INTERVAL %s(%d)%s%s: a leading precision above 3 is not supported for an "
-                       "interval type that ends in SECOND (as in Flink)",
+                       "INTERVAL %s(%d)%s%s: a leading precision above 3 is not supported for a "
+                       "day-time interval type (as in Flink, which holds every one as INTERVAL SECOND(3))",
                        weir__sql_unit_name(from), (int)fp, to ? " TO " : "", weir__sql_unit_name(to));
     return year_month ? 2 : 1;
 }

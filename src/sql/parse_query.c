@@ -277,6 +277,20 @@ static weir_sql_expr *parse_table_function_call(parser *p)
     return call;
 }
 
+/* Flink's model functions (ML_PREDICT, ML_EVALUATE over a CREATE MODEL),
+ * refused by name at word k (in FROM, or inside TABLE(...)). */
+static void refuse_model_function(parser *p, uint32_t k)
+{
+    static const char *const fns[] = {"ML_PREDICT", "ML_EVALUATE"};
+    for (size_t i = 0; i < sizeof fns / sizeof *fns; i++)
+        if (next_word_is(p, k, fns[i]) &&
+            peek_tok(p, k + 1)->type == WEIR__SQL_TK_LPAREN)
+            parser_fail_at(p, peek_tok(p, k)->loc,
+                           "%s is not supported by weir: weir has no models "
+                           "(CREATE MODEL) to run",
+                           fns[i]);
+}
+
 static weir_sql_table_ref *parse_table_primary(parser *p)
 {
     parser_enter(p);
@@ -286,6 +300,8 @@ static weir_sql_table_ref *parse_table_primary(parser *p)
     bool lateral = accept_kw(p, WEIR__SQL_KW_LATERAL);
     if (is_kw(p, WEIR__SQL_KW_TABLE)) {
         parser_advance(p);
+        if (is_tk(p, WEIR__SQL_TK_LPAREN))
+            refuse_model_function(p, 1);
         r = new_tref(p, WEIR_SQL_FROM_FUNCTION, loc);
         r->u.function.lateral = lateral;
         r->u.function.call = parse_table_function_call(p);
@@ -325,6 +341,7 @@ static weir_sql_table_ref *parse_table_primary(parser *p)
         }
         parse_table_alias(p, r);
     } else {
+        refuse_model_function(p, 0);
         r = new_tref(p, WEIR_SQL_FROM_TABLE, loc);
         r->u.table.name = parse_name(
             p, "a table name, a subquery in parentheses, TABLE(...), "

@@ -754,22 +754,58 @@ static weir_sql_table_like *parse_table_like(parser *p)
 
 /*
  * Flink statements weir does not run, refused by name where they start
- * (rather than as "expected a statement, found ALTER"): the opening word,
- * and after CREATE the objects weir has no notion of.
+ * (rather than as "expected a statement, found ALTER"), with the reason:
+ * the opening word, and after CREATE the objects weir has no notion of.
  */
-static const char *const flink_only_statements[] = {
-    "ADD", "REMOVE", "LOAD", "UNLOAD", "COMPILE", "ANALYZE",
-    "TRUNCATE", "DELETE", "UPDATE", "CALL"};
-static const char *const flink_only_create[] = {"MATERIALIZED", "MODEL"};
+typedef struct flink_only {
+    const char *word; /* the word that starts it (after CREATE: the object) */
+    const char *name; /* the statement, as Flink's documentation names it */
+    const char *why;
+} flink_only;
 
-static void refuse_flink_only(parser *p, const char *const *words, size_t n,
-                              const char *prefix)
+#define WHY_JAR                                                                \
+    "weir runs no Java code; a library of C functions is loaded by CREATE "    \
+    "FUNCTION f AS 'symbol' LANGUAGE C USING JAR '/path/lib.so' "              \
+    "(docs/functions.md)"
+#define WHY_MODULE                                                             \
+    "weir has no modules (its built-in functions, Flink's core module, are "   \
+    "always loaded; Hive's are not available)"
+#define WHY_PLAN                                                               \
+    "weir keeps no compiled JSON plan: it plans a job from its SQL at each "   \
+    "run, and a restored checkpoint's state is matched to that plan "          \
+    "operator by operator"
+#define WHY_IN_PLACE                                                           \
+    "it changes a table in place, which Flink runs in batch mode against "     \
+    "connectors that support it; weir's sinks append, or upsert by a "         \
+    "PRIMARY KEY"
+
+static const flink_only flink_only_statements[] = {
+    {"ADD", "ADD JAR", WHY_JAR},
+    {"REMOVE", "REMOVE JAR", WHY_JAR},
+    {"LOAD", "LOAD MODULE", WHY_MODULE},
+    {"UNLOAD", "UNLOAD MODULE", WHY_MODULE},
+    {"COMPILE", "COMPILE PLAN", WHY_PLAN},
+    {"ANALYZE", "ANALYZE TABLE", "weir keeps no table statistics"},
+    {"TRUNCATE", "TRUNCATE TABLE", WHY_IN_PLACE},
+    {"DELETE", "DELETE", WHY_IN_PLACE},
+    {"UPDATE", "UPDATE", WHY_IN_PLACE},
+    {"CALL", "CALL", "weir's catalogs have no stored procedures"},
+};
+static const flink_only flink_only_create[] = {
+    {"MATERIALIZED", "CREATE MATERIALIZED TABLE",
+     "weir schedules no refreshes: declare the table with CREATE TABLE and "
+     "fill it with a continuous INSERT INTO ... SELECT (or CREATE TABLE ... "
+     "AS SELECT)"},
+    {"MODEL", "CREATE MODEL",
+     "weir has no models (nor ML_PREDICT or ML_EVALUATE over them)"},
+};
+
+static void refuse_flink_only(parser *p, const flink_only *what, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (next_word_is(p, 0, words[i]))
-            parser_fail_at(p, cur(p)->loc,
-                           "%s%s statements are not supported by weir",
-                           prefix, words[i]);
+        if (next_word_is(p, 0, what[i].word))
+            parser_fail_at(p, cur(p)->loc, "%s is not supported by weir: %s",
+                           what[i].name, what[i].why);
 }
 
 static void parse_create_table(parser *p, weir_sql_stmt *st)
@@ -791,7 +827,9 @@ static void parse_create_table(parser *p, weir_sql_stmt *st)
         ct->comment = parse_comment(p);
     if (next_word_is(p, 0, "DISTRIBUTED") && next_word_is(p, 1, "BY"))
         parser_fail_at(p, cur(p)->loc,
-                       "DISTRIBUTED BY (buckets) is not supported by weir");
+                       "DISTRIBUTED BY (buckets) is not supported by weir: "
+                       "none of weir's connectors stores a table in buckets "
+                       "(PARTITIONED BY splits a file table by value)");
     if (accept_kw(p, WEIR__SQL_KW_PARTITIONED)) {
         expect_kw(p, WEIR__SQL_KW_BY);
         parse_ident_list(p, &ct->partitioned_by, &ct->n_partitioned_by,
@@ -922,8 +960,7 @@ static weir_sql_stmt *parse_create(parser *p)
     } else {
         if (!temporary)
             refuse_flink_only(p, flink_only_create,
-                              sizeof flink_only_create / sizeof *flink_only_create,
-                              "CREATE ");
+                              sizeof flink_only_create / sizeof *flink_only_create);
         parser_expected(p, temporary ? "TABLE, VIEW, SYSTEM or FUNCTION"
                                      : "TABLE, VIEW, FUNCTION, DATABASE, "
                                        "CATALOG or TEMPORARY");
@@ -1438,6 +1475,11 @@ static weir_sql_stmt *parse_show(parser *p)
         /* Flink's other SHOW statements (JOBS, MODULES, JARS, COLUMNS,
          * ...): named, as weir runs none of them. */
         const token *t = cur(p);
+        if (next_word_is(p, 0, "MODULES") ||
+            (next_word_is(p, 0, "FULL") && next_word_is(p, 1, "MODULES")))
+            parser_fail_at(p, t->loc, "SHOW MODULES is not supported by weir: %s", WHY_MODULE);
+        if (next_word_is(p, 0, "JARS"))
+            parser_fail_at(p, t->loc, "SHOW JARS is not supported by weir: %s", WHY_JAR);
         if (t->type == WEIR__SQL_TK_IDENT && !tok_is_kw(t, WEIR__SQL_KW_FROM))
             parser_fail_at(p, t->loc, "SHOW %.*s statements are not supported by weir",
                            (int)t->len, p->src + t->loc.offset);
@@ -1467,6 +1509,9 @@ static weir_sql_stmt *parse_use(parser *p)
 {
     weir_sql_stmt *st = new_stmt(p, WEIR_SQL_STMT_USE, cur(p)->loc);
     expect_kw(p, WEIR__SQL_KW_USE);
+    /* USE MODULES m1, m2 (Flink's module order), but USE modules_db */
+    if (next_word_is(p, 0, "MODULES") && tok_is_name(peek_tok(p, 1)))
+        parser_fail_at(p, st->loc, "USE MODULES is not supported by weir: %s", WHY_MODULE);
     /* USE CATALOG c, but also USE catalog_named_db */
     if (is_kw(p, WEIR__SQL_KW_CATALOG) && tok_is_name(peek_tok(p, 1))) {
         parser_advance(p);
@@ -1524,6 +1569,8 @@ static weir_sql_stmt *parse_statement(parser *p)
             st = parse_insert(p, true);
             st->loc = loc;
         } else {
+            if (next_word_is(p, 0, "PLAN"))
+                parser_fail_at(p, loc, "EXECUTE PLAN is not supported by weir: %s", WHY_PLAN);
             parser_expected(p, "STATEMENT SET or INSERT");
         }
         break;
@@ -1566,8 +1613,7 @@ static weir_sql_stmt *parse_statement(parser *p)
         }
         refuse_flink_only(p, flink_only_statements,
                           sizeof flink_only_statements /
-                              sizeof *flink_only_statements,
-                          "");
+                              sizeof *flink_only_statements);
         if (!at_query_start(p))
             parser_expected_hint(p, "a statement", statement_words);
         st = new_stmt(p, WEIR_SQL_STMT_QUERY, loc);

@@ -228,7 +228,7 @@ static void type(printer *pr, const weir_sql_type *t)
         put(pr, ">");
         break;
     case WEIR_SQL_TYPE_INTERVAL:
-        put(pr, t->precision == 2 ? " YEAR TO MONTH" : " DAY TO SECOND(3)");
+        put(pr, t->precision == 2 ? " MONTH" : " SECOND(3)");
         break;
     default:
         break;

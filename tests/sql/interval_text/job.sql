@@ -13,9 +13,10 @@
 -- - row 5: NULL stays NULL (printed null).
 -- The interval column keeps its type through the subquery (x, y), and
 -- CAST AS STRING gives the same text. Literals: INTERVAL '-14' MONTH is
--- -1-02, INTERVAL '100' DAY is +100 00:00:00.000.
+-- -1-02, INTERVAL '100' DAY(3) is +100 00:00:00.000
+-- (a leading field of 3 digits needs the precision written, as in Flink).
 CREATE TABLE t (id INT, s TIMESTAMP(3), e TIMESTAMP(3))
   WITH ('connector' = 'filesystem', 'path' = 't.json', 'format' = 'json');
 
-SELECT id, x, CAST(x AS STRING), y, CAST(y AS STRING) || '!', INTERVAL '-14' MONTH, INTERVAL '100' DAY
+SELECT id, x, CAST(x AS STRING), y, CAST(y AS STRING) || '!', INTERVAL '-14' MONTH, INTERVAL '100' DAY(3)
 FROM (SELECT id, (e - s) DAY TO SECOND AS x, (e - s) YEAR TO MONTH AS y FROM t);
