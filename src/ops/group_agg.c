@@ -91,6 +91,18 @@ typedef struct ga_dist {
     int64_t n;       /* distinct values: map entries */
 } ga_dist;
 
+#define GA_KEY_MAX 1024 /* the longest group key, encoded */
+/* How many rows ahead of the row applied views_prefetch looks. */
+#define GA_PREFETCH_AHEAD 4
+#define GA_RING 8 /* rows of encoded keys kept (more than GA_PREFETCH_AHEAD) */
+
+/* A row's group key, encoded and hashed once for its prefetch and its apply. */
+typedef struct ga_rowkey {
+    size_t klen; /* over GA_KEY_MAX: too long (not encoded) */
+    uint64_t h;
+    uint8_t key[GA_KEY_MAX];
+} ga_rowkey;
+
 /* One group met in the current batch. */
 typedef struct ga_slot {
     size_t koff;     /* key bytes at kbuf + koff */
@@ -119,8 +131,8 @@ typedef struct ga {
     uint32_t in_row;      /* mini-batch: its row being applied */
     size_t *acc_off;      /* accumulator i of a slot at acc_off[i]; acc_off[n_aggs]: the slot size */
     weir_buf val;         /* state value being built */
-    uint8_t key[1024];
-    uint8_t pkey[1024];   /* the group key of a row ahead (views_prefetch) */
+    uint8_t key[GA_KEY_MAX];
+    ga_rowkey *ring;      /* with views: row r's group key at ring[r % GA_RING] (views_prefetch) */
     uint64_t *n_updates;
     uint64_t *n_evictions;  /* times the COUNT(DISTINCT) cache outgrew its bound and was emptied */
     uint64_t *cache_peak;   /* the most bytes it held at the end of a batch */
@@ -191,7 +203,8 @@ static int ga_create(void *arg, const weir_op_info *info, void **out_op)
                 g->vnum[i] = nv;
                 widths[nv++] = c->view_width[i];
             }
-        int rc = g->vnum && widths ? weir__gd_create(nv, widths, &g->dt) : WEIR_ENOMEM;
+        g->ring = weir_calloc(GA_RING, sizeof *g->ring);
+        int rc = g->vnum && widths && g->ring ? weir__gd_create(nv, widths, &g->dt) : WEIR_ENOMEM;
         weir_free(widths);
         if (rc)
             goto fail;
@@ -514,18 +527,17 @@ static int views_load(ga *g, uint32_t grp, int64_t count, const uint8_t *accs)
 }
 
 /*
- * The slot of the group with key g->key (klen bytes), taken on first use in
- * the batch: from what is held (views) or from state. With views the
+ * The slot of the group with key (klen bytes, hash h), taken on first use
+ * in the batch: from what is held (views) or from state. With views the
  * group's number in their cache finds its slot (hslot): one lookup.
  */
-static int slot_of(ga *g, weir_op_ctx *ctx, size_t klen, uint32_t *out)
+static int slot_of(ga *g, weir_op_ctx *ctx, const uint8_t *key, size_t klen, uint64_t h, uint32_t *out)
 {
-    uint64_t h = weir_key_hash(g->key, klen);
     uint32_t i = 0, grp = 0;
     bool fresh = false;
     int rc;
     if (g->dt) {
-        if ((rc = weir__gd_group(g->dt, g->key, klen, h, &grp, &fresh)) || (rc = held_reserve(g, grp)))
+        if ((rc = weir__gd_group(g->dt, key, klen, h, &grp, &fresh)) || (rc = held_reserve(g, grp)))
             return rc;
         if (g->hslot[grp]) {
             *out = g->hslot[grp] - 1;
@@ -534,7 +546,7 @@ static int slot_of(ga *g, weir_op_ctx *ctx, size_t klen, uint32_t *out)
     } else {
         for (i = weir__hash_slot(h) & g->index_mask; g->index[i]; i = (i + 1) & g->index_mask) {
             ga_slot *sl = &g->slots[g->index[i] - 1];
-            if (sl->hash == h && sl->klen == klen && (!klen || !memcmp(g->kbuf + sl->koff, g->key, klen))) {
+            if (sl->hash == h && sl->klen == klen && (!klen || !memcmp(g->kbuf + sl->koff, key, klen))) {
                 *out = g->index[i] - 1;
                 return 0;
             }
@@ -545,7 +557,7 @@ static int slot_of(ga *g, weir_op_ctx *ctx, size_t klen, uint32_t *out)
          * (a group just taken into the views' cache is met again as not complete: safe) */
         if ((rc = slots_flush(g, ctx, true)))
             return rc;
-        return slot_of(g, ctx, klen, out);
+        return slot_of(g, ctx, key, klen, h, out);
     }
     if (g->kbuf_len + klen > g->kbuf_cap) {
         size_t cap = g->kbuf_cap ? 2 * g->kbuf_cap : 4096;
@@ -564,7 +576,7 @@ static int slot_of(ga *g, weir_op_ctx *ctx, size_t klen, uint32_t *out)
         sl->count = g->hcount[grp];
         g->hflag[grp] &= (uint8_t)~GA_HELD; /* the slot owns them until slots_flush */
     } else {
-        if ((rc = weir_op_set_key_hashed(ctx, g->key, klen, h)) || (rc = load(g, slot_accs(g, s), &sl->count)))
+        if ((rc = weir_op_set_key_hashed(ctx, key, klen, h)) || (rc = load(g, slot_accs(g, s), &sl->count)))
             return rc;
         if (g->dt && fresh && (rc = views_load(g, grp, sl->count, slot_accs(g, s)))) {
             accs_destroy(g, slot_accs(g, s));
@@ -583,7 +595,7 @@ static int slot_of(ga *g, weir_op_ctx *ctx, size_t klen, uint32_t *out)
         }
     }
     if (klen) /* a global aggregation's key is empty */
-        memcpy(g->kbuf + g->kbuf_len, g->key, klen);
+        memcpy(g->kbuf + g->kbuf_len, key, klen);
     sl->koff = g->kbuf_len;
     sl->klen = (uint32_t)klen;
     sl->hash = h;
@@ -750,13 +762,24 @@ static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const 
 static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
 {
     const ga_conf *c = g->conf;
-    size_t klen = weir_key_encode(in, &c->keys, r, g->key, sizeof g->key);
-    if (klen > sizeof g->key)
-        return weir_op_fail(ctx, WEIR_EINVAL, "group key of %zu bytes exceeds the limit of %zu", klen,
-                            sizeof g->key);
+    const uint8_t *key = g->key;
+    size_t klen;
+    uint64_t h = 0;
+    if (g->ring) { /* encoded and hashed by views_prefetch */
+        const ga_rowkey *rk = &g->ring[r % GA_RING];
+        key = rk->key;
+        klen = rk->klen;
+        h = rk->h;
+    } else {
+        klen = weir_key_encode(in, &c->keys, r, g->key, sizeof g->key);
+    }
+    if (klen > GA_KEY_MAX)
+        return weir_op_fail(ctx, WEIR_EINVAL, "group key of %zu bytes exceeds the limit of %d", klen, GA_KEY_MAX);
+    if (!g->ring)
+        h = weir_key_hash(key, klen);
     uint32_t slot;
     g->in_row = r;
-    int rc = slot_of(g, ctx, klen, &slot);
+    int rc = slot_of(g, ctx, key, klen, h, &slot);
     if (rc)
         return rc;
     uint8_t *accs = slot_accs(g, slot);
@@ -860,22 +883,21 @@ static int emit_net(ga *g, weir_op_ctx *ctx, uint32_t s)
     return rc;
 }
 
-/* How many rows ahead of the row applied views_prefetch looks. */
-#define GA_PREFETCH_AHEAD 4
-
 /*
- * A hint: starts loading the records of row r's values in the views (a
- * cache miss each in a large view), so that they are near when the row is
- * applied a few rows later. FILTERs are not looked at: a record fetched
- * for nothing costs only the fetch.
+ * Encodes and hashes row r's group key into the ring (apply_row takes it
+ * from there) and, a hint, starts loading the records of the row's values
+ * in the views (a cache miss each in a large view), so that they are near
+ * when the row is applied a few rows later. FILTERs are not looked at: a
+ * record fetched for nothing costs only the fetch.
  */
 static void views_prefetch(ga *g, const weir_batch *in, uint32_t r)
 {
     const ga_conf *c = g->conf;
-    size_t klen = weir_key_encode(in, &c->keys, r, g->pkey, sizeof g->pkey);
-    if (klen > sizeof g->pkey)
-        return;
-    uint64_t h = weir_key_hash(g->pkey, klen);
+    ga_rowkey *rk = &g->ring[r % GA_RING];
+    size_t klen = rk->klen = weir_key_encode(in, &c->keys, r, rk->key, sizeof rk->key);
+    if (klen > sizeof rk->key)
+        return; /* apply_row refuses it */
+    uint64_t h = rk->h = weir_key_hash(rk->key, klen);
     for (uint32_t v = 0; v < c->n_aggs; v++) {
         bool present;
         if (c->ext[v] && c->view[v] == v && !weir__agg_distinct_key(&c->aggs[v], in, r, &g->pdkey, &present) &&
@@ -984,6 +1006,7 @@ static void ga_close(void *op)
     weir_buf_fini(&g->pdkey);
     weir__gd_destroy(g->dt);
     weir_free(g->vnum);
+    weir_free(g->ring);
     weir_free(g);
 }
 
