@@ -461,7 +461,8 @@ static int slots_flush(ga *g, weir_op_ctx *ctx, bool write)
     g->kbuf_len = 0;
     if (g->before)
         weir_batch_reset(g->before);
-    memset(g->index, 0, ((size_t)g->index_mask + 1) * sizeof *g->index);
+    if (!g->dt) /* with views hslot finds the slots */
+        memset(g->index, 0, ((size_t)g->index_mask + 1) * sizeof *g->index);
     if (write && !rc && g->dt) {
         /* no slot refers to a group of the cache now: it may forget them */
         size_t held = weir__gd_bytes(g->dt) +
