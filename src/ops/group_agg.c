@@ -51,6 +51,14 @@
  * removes them from map state. With TTL the set stays inside the
  * accumulator, in the group's value, and expires with it: map entries
  * would expire one by one, behind the count that depends on them.
+ *
+ * With the views, the groups' counts and accumulators are held in the
+ * operator between batches as well, beside the cache's groups (the
+ * group's number there finds its slot in the batch): a group costs no
+ * value-state read and write and no second lookup per batch. Those that
+ * changed are written to value state with the views' values: at a
+ * snapshot, and before the cache is emptied. A group the cache does not
+ * hold is read from value state.
  */
 #include <string.h>
 
@@ -83,6 +91,18 @@ typedef struct ga_dist {
     int64_t n;       /* distinct values: map entries */
 } ga_dist;
 
+#define GA_KEY_MAX 1024 /* the longest group key, encoded */
+/* How many rows ahead of the row applied views_prefetch looks. */
+#define GA_PREFETCH_AHEAD 4
+#define GA_RING 8 /* rows of encoded keys kept (more than GA_PREFETCH_AHEAD) */
+
+/* A row's group key, encoded and hashed once for its prefetch and its apply. */
+typedef struct ga_rowkey {
+    size_t klen; /* over GA_KEY_MAX: too long (not encoded) */
+    uint64_t h;
+    uint8_t key[GA_KEY_MAX];
+} ga_rowkey;
+
 /* One group met in the current batch. */
 typedef struct ga_slot {
     size_t koff;     /* key bytes at kbuf + koff */
@@ -111,8 +131,8 @@ typedef struct ga {
     uint32_t in_row;      /* mini-batch: its row being applied */
     size_t *acc_off;      /* accumulator i of a slot at acc_off[i]; acc_off[n_aggs]: the slot size */
     weir_buf val;         /* state value being built */
-    uint8_t key[1024];
-    uint8_t pkey[1024];   /* the group key of a row ahead (views_prefetch) */
+    uint8_t key[GA_KEY_MAX];
+    ga_rowkey *ring;      /* with views: row r's group key at ring[r % GA_RING] (views_prefetch) */
     uint64_t *n_updates;
     uint64_t *n_evictions;  /* times the COUNT(DISTINCT) cache outgrew its bound and was emptied */
     uint64_t *cache_peak;   /* the most bytes it held at the end of a batch */
@@ -125,7 +145,19 @@ typedef struct ga {
     size_t kbuf_len, kbuf_cap;
     uint32_t *index;      /* open addressing: slot + 1, 0 empty; 2 * cap_slots entries */
     uint32_t index_mask;
+    /* with views: per group of dt, its count and accumulators held between batches
+     * (written to state at a snapshot and before dt is reset) */
+    uint8_t *held;        /* cap_held * acc_off[n_aggs] bytes */
+    int64_t *hcount;
+    uint8_t *hflag;       /* GA_HELD, GA_DIRTY */
+    uint32_t *hslot;      /* its slot + 1 in the current batch, 0: none */
+    uint32_t cap_held;
+    uint32_t *dirty;      /* the groups changed since their last write to state */
+    uint32_t n_dirty, cap_dirty;
 } ga;
+
+#define GA_HELD 1u  /* count and accumulators held (owned by held, not by a slot) */
+#define GA_DIRTY 2u /* listed in dirty: state is behind */
 
 static void conf_free(void *arg)
 {
@@ -171,7 +203,8 @@ static int ga_create(void *arg, const weir_op_info *info, void **out_op)
                 g->vnum[i] = nv;
                 widths[nv++] = c->view_width[i];
             }
-        int rc = g->vnum && widths ? weir__gd_create(nv, widths, &g->dt) : WEIR_ENOMEM;
+        g->ring = weir_calloc(GA_RING, sizeof *g->ring);
+        int rc = g->vnum && widths && g->ring ? weir__gd_create(nv, widths, &g->dt) : WEIR_ENOMEM;
         weir_free(widths);
         if (rc)
             goto fail;
@@ -311,6 +344,87 @@ static int store(ga *g, const uint8_t *accs, int64_t count)
     return rc ? rc : weir_value_put(g->st, NULL, 0, g->val.data, g->val.len);
 }
 
+static uint8_t *held_accs(ga *g, uint32_t grp) { return g->held + (size_t)grp * g->acc_off[g->conf->n_aggs]; }
+
+/* Room in the held arrays for group grp of dt (the new entries not held). */
+static int held_reserve(ga *g, uint32_t grp)
+{
+    if (grp < g->cap_held)
+        return 0;
+    uint32_t cap = g->cap_held ? g->cap_held : 64;
+    while (cap <= grp)
+        cap *= 2;
+    size_t size = g->acc_off[g->conf->n_aggs];
+    uint8_t *nh = weir_realloc(g->held, (size_t)cap * (size ? size : 1));
+    if (nh)
+        g->held = nh;
+    int64_t *nc = nh ? weir_realloc(g->hcount, (size_t)cap * sizeof *nc) : NULL;
+    if (nc)
+        g->hcount = nc;
+    uint32_t *ns = nc ? weir_realloc(g->hslot, (size_t)cap * sizeof *ns) : NULL;
+    if (ns)
+        g->hslot = ns;
+    uint8_t *nf = ns ? weir_realloc(g->hflag, cap) : NULL;
+    if (!nf)
+        return WEIR_ENOMEM;
+    g->hflag = nf;
+    memset(g->hslot + g->cap_held, 0, (size_t)(cap - g->cap_held) * sizeof *g->hslot);
+    memset(g->hflag + g->cap_held, 0, cap - g->cap_held);
+    g->cap_held = cap;
+    return 0;
+}
+
+/* Takes over a slot's count and accumulators as group grp's, changed since state was written. */
+static int held_keep(ga *g, uint32_t grp, const uint8_t *accs, int64_t count)
+{
+    if (!(g->hflag[grp] & GA_DIRTY)) {
+        if (g->n_dirty == g->cap_dirty) {
+            uint32_t cap = g->cap_dirty ? 2 * g->cap_dirty : 256;
+            uint32_t *nd = weir_realloc(g->dirty, (size_t)cap * sizeof *nd);
+            if (!nd)
+                return WEIR_ENOMEM;
+            g->dirty = nd;
+            g->cap_dirty = cap;
+        }
+        g->dirty[g->n_dirty++] = grp;
+    }
+    memcpy(held_accs(g, grp), accs, g->acc_off[g->conf->n_aggs]);
+    g->hcount[grp] = count;
+    g->hflag[grp] = GA_HELD | GA_DIRTY;
+    return 0;
+}
+
+/* Writes the held groups changed since their last write to value state (between batches: all held). */
+static int held_write(ga *g, weir_op_ctx *ctx)
+{
+    for (; g->n_dirty; g->n_dirty--) {
+        uint32_t grp = g->dirty[g->n_dirty - 1];
+        const uint8_t *key;
+        size_t klen;
+        uint64_t h;
+        weir__gd_group_key(g->dt, grp, &key, &klen, &h);
+        int rc = weir_op_set_key_hashed(ctx, key, klen, h);
+        if (!rc)
+            rc = g->hcount[grp] > 0 ? store(g, held_accs(g, grp), g->hcount[grp]) : weir_state_clear(g->st, NULL, 0);
+        if (rc)
+            return rc;
+        g->hflag[grp] &= (uint8_t)~GA_DIRTY;
+    }
+    return 0;
+}
+
+/* Frees the held accumulators (written to state first: held_write), before dt forgets its groups. */
+static void held_forget(ga *g)
+{
+    uint32_t n = g->dt ? weir__gd_n_groups(g->dt) : 0;
+    for (uint32_t grp = 0; grp < n && grp < g->cap_held; grp++) {
+        if (g->hflag[grp] & GA_HELD)
+            accs_destroy(g, held_accs(g, grp));
+        g->hflag[grp] = 0;
+    }
+    g->n_dirty = 0;
+}
+
 static int emit_net(ga *g, weir_op_ctx *ctx, uint32_t s);
 static int views_write(ga *g, weir_op_ctx *ctx, bool in_order);
 static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32_t in_row, weir_batch *dst,
@@ -319,7 +433,10 @@ static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32
 /*
  * Writes every group of the batch back to state (or clears the emptied
  * ones) and forgets them; with mini-batch, emits each group's net change
- * first. With write false (after a failure) it only frees the accumulators.
+ * first. With COUNT(DISTINCT) views the groups' counts and accumulators
+ * are held instead (written at the next snapshot, or before the views'
+ * cache is emptied). With write false (after a failure) it only frees the
+ * accumulators.
  */
 static int slots_flush(ga *g, weir_op_ctx *ctx, bool write)
 {
@@ -329,7 +446,11 @@ static int slots_flush(ga *g, weir_op_ctx *ctx, bool write)
     for (uint32_t s = 0; s < g->n_slots; s++) {
         ga_slot *sl = &g->slots[s];
         uint8_t *accs = slot_accs(g, s);
-        if (write && !rc) {
+        if (g->dt) {
+            g->hslot[sl->grp] = 0;
+            if (write && !rc && !(rc = held_keep(g, sl->grp, accs, sl->count)))
+                continue;
+        } else if (write && !rc) {
             rc = weir_op_set_key_hashed(ctx, g->kbuf + sl->koff, sl->klen, sl->hash);
             if (!rc)
                 rc = sl->count > 0 ? store(g, accs, sl->count) : weir_state_clear(g->st, NULL, 0);
@@ -340,14 +461,20 @@ static int slots_flush(ga *g, weir_op_ctx *ctx, bool write)
     g->kbuf_len = 0;
     if (g->before)
         weir_batch_reset(g->before);
-    memset(g->index, 0, ((size_t)g->index_mask + 1) * sizeof *g->index);
+    if (!g->dt) /* with views hslot finds the slots */
+        memset(g->index, 0, ((size_t)g->index_mask + 1) * sizeof *g->index);
     if (write && !rc && g->dt) {
         /* no slot refers to a group of the cache now: it may forget them */
-        size_t held = weir__gd_bytes(g->dt);
+        size_t held = weir__gd_bytes(g->dt) +
+                      (size_t)weir__gd_n_groups(g->dt) * (g->acc_off[g->conf->n_aggs] + sizeof(int64_t) + 5) +
+                      (size_t)g->n_dirty * sizeof(uint32_t);
         if (held > *g->cache_peak)
             weir_op_counter_set(g->cache_peak, held);
-        if (held > g->cache_limit && !(rc = views_write(g, ctx, true)) && !(rc = weir__gd_reset(g->dt)))
-            weir_op_counter_add(g->n_evictions, 1);
+        if (held > g->cache_limit && !(rc = views_write(g, ctx, true)) && !(rc = held_write(g, ctx))) {
+            held_forget(g);
+            if (!(rc = weir__gd_reset(g->dt)))
+                weir_op_counter_add(g->n_evictions, 1);
+        }
     }
     return rc;
 }
@@ -372,19 +499,15 @@ static int view_load_entry(void *ud, const void *k, size_t klen, const void *v, 
 #define GA_LOAD_WHOLE 64
 
 /*
- * The group of key g->key (hashed h) in the cache of the views. When the
- * cache does not hold it yet (its first row since the start, a restore or
- * the cache's last reset), count and accs are its rows and accumulators
- * from state: with no rows it has no values in map state (the cache is
- * complete for it), with few they are loaded now. The current key is the
- * group's.
+ * Group grp, new in the cache of the views (its first row since the
+ * start, a restore or the cache's last reset): count and accs are its rows
+ * and accumulators from state. With no rows it has no values in map state
+ * (the cache is complete for it), with few they are loaded now. The
+ * current key is the group's.
  */
-static int views_of(ga *g, size_t klen, uint64_t h, int64_t count, const uint8_t *accs, uint32_t *grp)
+static int views_load(ga *g, uint32_t grp, int64_t count, const uint8_t *accs)
 {
-    bool fresh;
-    int rc = weir__gd_group(g->dt, g->key, klen, h, grp, &fresh);
-    if (rc || !fresh)
-        return rc;
+    int rc = 0;
     const ga_conf *c = g->conf;
     int64_t held = 0; /* values in map state, at most: each is counted by one of its view's sharers at least */
     for (uint32_t i = 0; count > 0 && i < c->n_aggs; i++)
@@ -396,32 +519,46 @@ static int views_of(ga *g, size_t klen, uint64_t h, int64_t count, const uint8_t
         if (!c->ext[v] || c->view[v] != v)
             continue;
         uint8_t ns[2] = {(uint8_t)(v >> 8), (uint8_t)v};
-        view_load vl = {g, *grp, v};
+        view_load vl = {g, grp, v};
         rc = weir_map_iterate(g->dst, ns, sizeof ns, view_load_entry, &vl);
     }
     if (!rc)
-        weir__gd_set_complete(g->dt, *grp);
+        weir__gd_set_complete(g->dt, grp);
     return rc;
 }
 
-/* The slot of the group with key g->key (klen bytes), loading it on first use in the batch. */
-static int slot_of(ga *g, weir_op_ctx *ctx, size_t klen, uint32_t *out)
+/*
+ * The slot of the group with key (klen bytes, hash h), taken on first use
+ * in the batch: from what is held (views) or from state. With views the
+ * group's number in their cache finds its slot (hslot): one lookup.
+ */
+static int slot_of(ga *g, weir_op_ctx *ctx, const uint8_t *key, size_t klen, uint64_t h, uint32_t *out)
 {
-    uint64_t h = weir_key_hash(g->key, klen);
-    uint32_t i = weir__hash_slot(h) & g->index_mask;
-    for (; g->index[i]; i = (i + 1) & g->index_mask) {
-        ga_slot *sl = &g->slots[g->index[i] - 1];
-        if (sl->hash == h && sl->klen == klen && (!klen || !memcmp(g->kbuf + sl->koff, g->key, klen))) {
-            *out = g->index[i] - 1;
+    uint32_t i = 0, grp = 0;
+    bool fresh = false;
+    int rc;
+    if (g->dt) {
+        if ((rc = weir__gd_group(g->dt, key, klen, h, &grp, &fresh)) || (rc = held_reserve(g, grp)))
+            return rc;
+        if (g->hslot[grp]) {
+            *out = g->hslot[grp] - 1;
             return 0;
+        }
+    } else {
+        for (i = weir__hash_slot(h) & g->index_mask; g->index[i]; i = (i + 1) & g->index_mask) {
+            ga_slot *sl = &g->slots[g->index[i] - 1];
+            if (sl->hash == h && sl->klen == klen && (!klen || !memcmp(g->kbuf + sl->koff, key, klen))) {
+                *out = g->index[i] - 1;
+                return 0;
+            }
         }
     }
     if (g->n_slots == g->cap_slots) {
-        /* a batch with more groups than the operator's batch size: write back and start over */
-        int rc = slots_flush(g, ctx, true);
-        if (rc)
+        /* a batch with more groups than the operator's batch size: write back and start over
+         * (a group just taken into the views' cache is met again as not complete: safe) */
+        if ((rc = slots_flush(g, ctx, true)))
             return rc;
-        return slot_of(g, ctx, klen, out);
+        return slot_of(g, ctx, key, klen, h, out);
     }
     if (g->kbuf_len + klen > g->kbuf_cap) {
         size_t cap = g->kbuf_cap ? 2 * g->kbuf_cap : 4096;
@@ -433,15 +570,21 @@ static int slot_of(ga *g, weir_op_ctx *ctx, size_t klen, uint32_t *out)
         g->kbuf = nb;
         g->kbuf_cap = cap;
     }
-    int rc = weir_op_set_key_hashed(ctx, g->key, klen, h);
     uint32_t s = g->n_slots;
     ga_slot *sl = &g->slots[s];
-    if (rc || (rc = load(g, slot_accs(g, s), &sl->count)))
-        return rc;
-    if (g->dt && (rc = views_of(g, klen, h, sl->count, slot_accs(g, s), &sl->grp))) {
-        accs_destroy(g, slot_accs(g, s));
-        return rc;
+    if (g->dt && (g->hflag[grp] & GA_HELD)) {
+        memcpy(slot_accs(g, s), held_accs(g, grp), g->acc_off[g->conf->n_aggs]);
+        sl->count = g->hcount[grp];
+        g->hflag[grp] &= (uint8_t)~GA_HELD; /* the slot owns them until slots_flush */
+    } else {
+        if ((rc = weir_op_set_key_hashed(ctx, key, klen, h)) || (rc = load(g, slot_accs(g, s), &sl->count)))
+            return rc;
+        if (g->dt && fresh && (rc = views_load(g, grp, sl->count, slot_accs(g, s)))) {
+            accs_destroy(g, slot_accs(g, s));
+            return rc;
+        }
     }
+    sl->grp = grp;
     if (g->before) {
         /* the group's result before this batch, to emit the net change against */
         if (weir_batch_append_row(g->before) < 0)
@@ -453,12 +596,15 @@ static int slot_of(ga *g, weir_op_ctx *ctx, size_t klen, uint32_t *out)
         }
     }
     if (klen) /* a global aggregation's key is empty */
-        memcpy(g->kbuf + g->kbuf_len, g->key, klen);
+        memcpy(g->kbuf + g->kbuf_len, key, klen);
     sl->koff = g->kbuf_len;
     sl->klen = (uint32_t)klen;
     sl->hash = h;
     g->kbuf_len += klen;
-    g->index[i] = s + 1;
+    if (g->dt)
+        g->hslot[grp] = s + 1;
+    else
+        g->index[i] = s + 1;
     g->n_slots++;
     *out = s;
     return 0;
@@ -617,13 +763,24 @@ static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const 
 static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
 {
     const ga_conf *c = g->conf;
-    size_t klen = weir_key_encode(in, &c->keys, r, g->key, sizeof g->key);
-    if (klen > sizeof g->key)
-        return weir_op_fail(ctx, WEIR_EINVAL, "group key of %zu bytes exceeds the limit of %zu", klen,
-                            sizeof g->key);
+    const uint8_t *key = g->key;
+    size_t klen;
+    uint64_t h = 0;
+    if (g->ring) { /* encoded and hashed by views_prefetch */
+        const ga_rowkey *rk = &g->ring[r % GA_RING];
+        key = rk->key;
+        klen = rk->klen;
+        h = rk->h;
+    } else {
+        klen = weir_key_encode(in, &c->keys, r, g->key, sizeof g->key);
+    }
+    if (klen > GA_KEY_MAX)
+        return weir_op_fail(ctx, WEIR_EINVAL, "group key of %zu bytes exceeds the limit of %d", klen, GA_KEY_MAX);
+    if (!g->ring)
+        h = weir_key_hash(key, klen);
     uint32_t slot;
     g->in_row = r;
-    int rc = slot_of(g, ctx, klen, &slot);
+    int rc = slot_of(g, ctx, key, klen, h, &slot);
     if (rc)
         return rc;
     uint8_t *accs = slot_accs(g, slot);
@@ -727,22 +884,21 @@ static int emit_net(ga *g, weir_op_ctx *ctx, uint32_t s)
     return rc;
 }
 
-/* How many rows ahead of the row applied views_prefetch looks. */
-#define GA_PREFETCH_AHEAD 4
-
 /*
- * A hint: starts loading the records of row r's values in the views (a
- * cache miss each in a large view), so that they are near when the row is
- * applied a few rows later. FILTERs are not looked at: a record fetched
- * for nothing costs only the fetch.
+ * Encodes and hashes row r's group key into the ring (apply_row takes it
+ * from there) and, a hint, starts loading the records of the row's values
+ * in the views (a cache miss each in a large view), so that they are near
+ * when the row is applied a few rows later. FILTERs are not looked at: a
+ * record fetched for nothing costs only the fetch.
  */
 static void views_prefetch(ga *g, const weir_batch *in, uint32_t r)
 {
     const ga_conf *c = g->conf;
-    size_t klen = weir_key_encode(in, &c->keys, r, g->pkey, sizeof g->pkey);
-    if (klen > sizeof g->pkey)
-        return;
-    uint64_t h = weir_key_hash(g->pkey, klen);
+    ga_rowkey *rk = &g->ring[r % GA_RING];
+    size_t klen = rk->klen = weir_key_encode(in, &c->keys, r, rk->key, sizeof rk->key);
+    if (klen > sizeof rk->key)
+        return; /* apply_row refuses it */
+    uint64_t h = rk->h = weir_key_hash(rk->key, klen);
     for (uint32_t v = 0; v < c->n_aggs; v++) {
         bool present;
         if (c->ext[v] && c->view[v] == v && !weir__agg_distinct_key(&c->aggs[v], in, r, &g->pdkey, &present) &&
@@ -809,17 +965,18 @@ static int views_write(ga *g, weir_op_ctx *ctx, bool in_order)
 }
 
 /*
- * The values of the COUNT(DISTINCT) views that changed go to map state
- * now: the runtime snapshots keyed state right after. The operator's own
- * snapshot is empty (nothing to restore: a restored group's values are
- * read from map state).
+ * The values of the COUNT(DISTINCT) views and the held groups that changed
+ * go to state now: the runtime snapshots keyed state right after. The
+ * operator's own snapshot is empty (nothing to restore: a restored group
+ * is read from state).
  */
 static int ga_snapshot(void *op, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf *out)
 {
     ga *g = op;
     (void)ckpt_id;
     (void)out;
-    return g->dt ? views_write(g, ctx, false) : 0;
+    int rc = g->dt ? views_write(g, ctx, false) : 0;
+    return rc || !g->dt ? rc : held_write(g, ctx);
 }
 
 static void ga_close(void *op)
@@ -833,6 +990,13 @@ static void ga_close(void *op)
     if (g->slots && g->slot_accs && g->index && g->acc_off)
         slots_flush(g, NULL, false);
     weir_batch_destroy(g->before);
+    if (g->hflag)
+        held_forget(g);
+    weir_free(g->held);
+    weir_free(g->hcount);
+    weir_free(g->hflag);
+    weir_free(g->hslot);
+    weir_free(g->dirty);
     weir_free(g->slots);
     weir_free(g->slot_accs);
     weir_free(g->index);
@@ -843,6 +1007,7 @@ static void ga_close(void *op)
     weir_buf_fini(&g->pdkey);
     weir__gd_destroy(g->dt);
     weir_free(g->vnum);
+    weir_free(g->ring);
     weir_free(g);
 }
 

@@ -477,6 +477,15 @@ int weir__gd_drain(gd_table *t, bool in_order, gd_change_fn fn, void *ud)
 
 void weir__gd_set_complete(gd_table *t, uint32_t grp) { t->g[grp].complete = true; }
 
+void weir__gd_group_key(const gd_table *t, uint32_t grp, const uint8_t **key, size_t *klen, uint64_t *h)
+{
+    *key = t->keys + t->g[grp].koff;
+    *klen = t->g[grp].klen;
+    *h = t->g[grp].hash;
+}
+
+uint32_t weir__gd_n_groups(const gd_table *t) { return t->n_g; }
+
 size_t weir__gd_bytes(const gd_table *t)
 {
     size_t b = (size_t)t->n_g * (sizeof(gd_group) + 2 * sizeof(uint32_t)) + t->klen;

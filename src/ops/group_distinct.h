@@ -46,6 +46,12 @@ int weir__gd_group(gd_table *t, const uint8_t *key, size_t klen, uint64_t h, uin
 /* Marks group grp complete: the cache holds every value it has in state. */
 void weir__gd_set_complete(gd_table *t, uint32_t grp);
 
+/* Group grp's key bytes (valid until the next weir__gd_group or reset) and hash. */
+void weir__gd_group_key(const gd_table *t, uint32_t grp, const uint8_t **key, size_t *klen, uint64_t *h);
+
+/* The number of groups held: they are numbered from 0 (until the next weir__gd_reset). */
+uint32_t weir__gd_n_groups(const gd_table *t);
+
 /*
  * The counters of value (vlen canonical bytes) in view v of group grp,
  * inserted as zeros when new, and the value remembered as changed: a copy
