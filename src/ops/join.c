@@ -8,8 +8,13 @@
  * an outer side, how many rows of the other side currently match it
  * ("associations"; a regular join's outer row with none has its
  * NULL-padded row in the output); and the row's time (interval joins,
- * else WEIR_TS_MIN). Everything lives in the state backend, so
- * checkpoints, restores at another parallelism and TTL come from it.
+ * else WEIR_TS_MIN). The value is written short when it is the common one
+ * (put_entry): a row present once with no association is stored with an
+ * empty value (no time) or its time alone (8 bytes), so a regular join
+ * that keeps every row spends no bytes on the value; a 24-byte value (all
+ * a checkpoint of an earlier version holds) reads as before. Everything
+ * lives in the state backend, so checkpoints, restores at another
+ * parallelism and TTL come from it.
  *
  * Per input row (the key is set first): the rows of the other side under
  * the same key are read into a candidate batch of output rows, the
@@ -397,11 +402,38 @@ static int emit_padded(join_op *j, weir_op_ctx *ctx, int s, uint32_t i, int64_t 
     return 0;
 }
 
+/*
+ * A stored row's map value: (count, assoc, ts) as three i64 (24 bytes),
+ * or, for a row present once with no association, its time alone (8
+ * bytes) or nothing at all (no time). Non-zero for any other length.
+ */
+static int value_read(const void *v, size_t vlen, int64_t *count, int64_t *assoc, int64_t *ts)
+{
+    *count = 1;
+    *assoc = 0;
+    *ts = WEIR_TS_MIN;
+    switch (vlen) {
+    case 0:
+        return 0;
+    case 8:
+        memcpy(ts, v, 8);
+        return 0;
+    case 24:
+        memcpy(count, v, 8);
+        memcpy(assoc, (const char *)v + 8, 8);
+        memcpy(ts, (const char *)v + 16, 8);
+        return 0;
+    default:
+        return WEIR_ECORRUPT;
+    }
+}
+
 /* A new candidate reference for the entry (value v: count, assoc, ts) whose
  * encoded row is klen bytes at j->scan's end (when copied there). */
 static int add_ref(join_op *j, size_t klen, const void *v, size_t vlen)
 {
-    if (vlen != 24)
+    int64_t count, assoc, ts;
+    if (value_read(v, vlen, &count, &assoc, &ts))
         return WEIR_ECORRUPT;
     if (j->n_refs == j->refs_cap) {
         uint32_t cap = j->refs_cap ? j->refs_cap * 2 : 16;
@@ -414,9 +446,9 @@ static int add_ref(join_op *j, size_t klen, const void *v, size_t vlen)
     cand_ref *r = &j->refs[j->n_refs++];
     r->off = j->scan.len;
     r->len = klen;
-    memcpy(&r->count, v, 8);
-    memcpy(&r->assoc, (const char *)v + 8, 8);
-    memcpy(&r->ts, (const char *)v + 16, 8);
+    r->count = count;
+    r->assoc = assoc;
+    r->ts = ts;
     return 0;
 }
 
@@ -509,8 +541,15 @@ static int put_entry(join_op *j, int side, const void *k, size_t klen, int64_t c
     if (count <= 0)
         return weir_map_remove(j->core.st[side], NULL, 0, k, klen);
     weir_buf_clear(&j->val);
-    if (weir_buf_put(&j->val, &count, 8) || weir_buf_put(&j->val, &assoc, 8) || weir_buf_put(&j->val, &ts, 8))
+    /* The common value short (value_read): the bytes of the rows a
+     * regular join keeps are mostly the rows themselves. */
+    if (count == 1 && assoc == 0) {
+        if (ts != WEIR_TS_MIN && weir_buf_put(&j->val, &ts, 8))
+            return WEIR_ENOMEM;
+    } else if (weir_buf_put(&j->val, &count, 8) || weir_buf_put(&j->val, &assoc, 8) ||
+               weir_buf_put(&j->val, &ts, 8)) {
         return WEIR_ENOMEM;
+    }
     return weir_map_put(j->core.st[side], NULL, 0, k, klen, j->val.data,
                         j->val.len);
 }
@@ -571,9 +610,9 @@ static int apply_semi_anti(join_op *j, weir_op_ctx *ctx, int s, const weir_batch
     rc = weir_map_get(j->core.st[s], NULL, 0, j->row.data, j->row.len, &v,
                       &vlen);
     if (rc == 0) {
-        if (vlen != 24)
+        int64_t a, t0;
+        if (value_read(v, vlen, &count, &a, &t0))
             return weir_op_fail(ctx, WEIR_ECORRUPT, "join state holds a value of %zu bytes", vlen);
-        memcpy(&count, v, 8);
     } else if (rc != WEIR_ENOTFOUND) {
         return rc;
     }
@@ -649,9 +688,9 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     rc = weir_map_get(j->core.st[s], NULL, 0, j->row.data, j->row.len, &v,
                       &vlen);
     if (rc == 0) {
-        if (vlen != 24)
+        int64_t a, t0;
+        if (value_read(v, vlen, &count, &a, &t0))
             return weir_op_fail(ctx, WEIR_ECORRUPT, "join state holds a value of %zu bytes", vlen);
-        memcpy(&count, v, 8);
     } else if (rc != WEIR_ENOTFOUND) {
         return rc;
     }
