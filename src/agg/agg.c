@@ -469,8 +469,8 @@ int weir_agg_bind(const char *name, const weir_schema *s, int32_t col,
         weir_type_format(in, tb, sizeof tb);
         return weir_error_set(err, WEIR_EUNSUPPORTED,
                               "%s does not accept %s (column '%s'): a DECIMAL of more than 18 digits "
-                              "is aggregated by COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, "
-                              "LAG and LEAD only",
+                              "is aggregated by COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE "
+                              "and LAG only",
                               f->name, tb, s->fields[col].name);
     }
     if (col >= 0 && !type_accepted(f->takes, in.id)) {

@@ -1,5 +1,5 @@
 -- A DECIMAL of more than 18 digits is aggregated by COUNT, SUM, AVG, MIN,
--- MAX, FIRST_VALUE, LAST_VALUE, LAG and LEAD; STDDEV_POP refuses it by name
+-- MAX, FIRST_VALUE, LAST_VALUE and LAG; STDDEV_POP refuses it by name
 -- rather than read it as an 8-byte value.
 CREATE TABLE t (k STRING, amount DECIMAL(38, 2)) WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');
 CREATE TABLE o (k STRING, m DOUBLE) WITH ('connector' = 'print');
