@@ -156,9 +156,11 @@ def run_case(case):
     for g, vs in groups.items():
         want_g[g] = wide_row(g, vs, sw)
     par = rng.choice([1, 2, 4])
-    r = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par))
+    batch = rng.choice([None, None, 1, 7])
+    rocks = rng.random() < 0.4  # accumulators through their serialised form
+    r = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par, batch=batch, rocksdb=rocks))
     case.note = "(types a DECIMAL(%d, %d), b DECIMAL(%d, %d), cast DECIMAL(%d, %d), w DECIMAL(%d, %d), " \
-        "parallelism %d)" % (p1, s1, p2, s2, p3, s3, pw, sw, par)
+        "parallelism %d, batch %s, rocksdb %s)" % (p1, s1, p2, s2, p3, s3, pw, sw, par, batch, rocks)
     if r.returncode != 0:
         return [diffrun.failed_run(r)]
     got, got_g = [], {}
