@@ -4,7 +4,9 @@ Python's decimal module (tests/test_decimal_diff.sh runs it).
 
 Each case draws two DECIMAL types and rows of random values, runs one weir
 job that computes + - * / %, a CAST, comparisons, and SUM / AVG / COUNT per
-key, and compares the printed rows with what Flink's rules give, computed
+key, MIN / MAX / FIRST_VALUE / LAST_VALUE / COUNT, SUM and AVG with
+DISTINCT of a DECIMAL of 19-38 digits (NULLs and repeated values) per key
+and per key and 10-second TUMBLE window, and compares the printed rows with what Flink's rules give, computed
 here with no code of weir's:
   result types (Flink's LogicalTypeMerging, precision capped at 38 by keeping
   the integral digits and shrinking the scale, not below min(scale, 6));
@@ -67,6 +69,22 @@ def rand_dec(rng, p, s, nonzero=False):
             return Decimal(u).scaleb(-s)
 
 
+WIDE_AGGS = ("MIN(w), MAX(w), FIRST_VALUE(w), LAST_VALUE(w), COUNT(DISTINCT w), SUM(DISTINCT w), "
+             "AVG(DISTINCT w)")
+
+
+def wide_row(g, vs, sw):
+    """The row of WIDE_AGGS over vs (arrival order, None for NULL) in group g."""
+    live = [v for v in vs if v is not None]
+    dist = set(live)
+    if not live:
+        return "[%s, null, null, null, null, 0, null, null]" % g
+    sd = sum(dist, Decimal(0))
+    return "[%s, %s, %s, %s, %s, %d, %s, %s]" % (
+        g, show(min(live)), show(max(live)), show(live[0]), show(live[-1]), len(dist),
+        show(fit(sd, 38, sw)), show(fit(sd / len(dist), 38, max(6, sw))))
+
+
 def run_case(case):
     rng, rows = case.rng, case.args.rows
     p1 = rng.randint(1, 38)
@@ -75,19 +93,29 @@ def run_case(case):
     s2 = rng.randint(0, p2)
     p3 = rng.randint(1, 38)
     s3 = rng.randint(0, p3)
-    data = []
+    pw = rng.randint(19, 38)  # a wide DECIMAL, NULLs and repeats
+    sw = rng.randint(0, pw)
+    data, ws = [], []
     for i in range(rows):
         a = rand_dec(rng, p1, s1)
         b = rand_dec(rng, p2, s2, nonzero=True)
         data.append((i, "k%d" % rng.randint(0, 3), a, b))
+        r = rng.random()
+        ws.append(None if r < 0.15 else rng.choice(ws[-8:]) if r < 0.4 and ws else rand_dec(rng, pw, sw))
     with open(case.path("in.csv"), "w") as f:
-        for i, k, a, b in data:
-            f.write("%d,%s,%s,%s\n" % (i, k, format(a, "f"), format(b, "f")))
+        for (i, k, a, b), w in zip(data, ws):
+            f.write("%d,%s,%s,%s,%s,1970-01-01 %02d:%02d:%02d\n" % (
+                i, k, format(a, "f"), format(b, "f"), "" if w is None else format(w, "f"),
+                i // 3600, i // 60 % 60, i % 60))
     ops = ["+", "-", "*", "/", "%"]
     types = [rtype(op, p1, s1, p2, s2) for op in ops]
     sql = [
-        "CREATE TABLE t (id BIGINT, k STRING, a DECIMAL(%d, %d), b DECIMAL(%d, %d)) "
-        "WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');" % (p1, s1, p2, s2),
+        "CREATE TABLE t (id BIGINT, k STRING, a DECIMAL(%d, %d), b DECIMAL(%d, %d), w DECIMAL(%d, %d), "
+        "ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
+        "WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');" % (p1, s1, p2, s2, pw, sw),
+        "CREATE TABLE m (k STRING, mn DECIMAL(%d, %d), mx DECIMAL(%d, %d), f DECIMAL(%d, %d), l DECIMAL(%d, %d), "
+        "cd BIGINT, sd DECIMAL(38, %d), ad DECIMAL(38, %d)) WITH ('connector' = 'print');"
+        % (pw, sw, pw, sw, pw, sw, pw, sw, sw, max(6, sw)),
         "CREATE TABLE o (id BIGINT, %s, c DECIMAL(%d, %d), lt BOOLEAN, eq BOOLEAN) "
         "WITH ('connector' = 'print');"
         % (", ".join("r%d DECIMAL(%d, %d)" % (j, p, s) for j, (p, s) in enumerate(types)), p3, s3),
@@ -96,6 +124,10 @@ def run_case(case):
         "INSERT INTO o SELECT id, a + b, a - b, a * b, a / b, a %% b, CAST(a AS DECIMAL(%d, %d)), a < b, a = b FROM t;"
         % (p3, s3),
         "INSERT INTO g SELECT k, SUM(a), SUM(b), AVG(a), COUNT(*) FROM t GROUP BY k;",
+        "INSERT INTO m SELECT CONCAT('m-', k), %s FROM t GROUP BY k;" % WIDE_AGGS,
+        "INSERT INTO m SELECT CONCAT('w-', k, '-', CAST(window_start AS STRING)), %s "
+        "FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) "
+        "GROUP BY k, window_start, window_end;" % WIDE_AGGS,
     ]
     case.write("job.sql", "\n".join(sql) + "\n")
     want = []
@@ -116,13 +148,23 @@ def run_case(case):
         aa = sa / len(vs)
         want_g[k] = "[%s, %s, %s, %s, %d]" % (k, show(fit(sa, 38, s1)), show(fit(sb, 38, s2)),
                                             show(fit(aa, 38, max(6, s1))), len(vs))
+    groups = {}
+    for (i, k, _, _), w in zip(data, ws):
+        groups.setdefault("m-" + k, []).append(w)
+        groups.setdefault("w-%s-1970-01-01 %02d:%02d:%02d.000" % (k, i // 10 * 10 // 3600, i // 10 * 10 // 60 % 60,
+                                                           i // 10 * 10 % 60), []).append(w)
+    for g, vs in groups.items():
+        want_g[g] = wide_row(g, vs, sw)
     par = rng.choice([1, 2, 4])
-    r = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par))
-    case.note = "(types a DECIMAL(%d, %d), b DECIMAL(%d, %d), cast DECIMAL(%d, %d), parallelism %d)" % (
-        p1, s1, p2, s2, p3, s3, par)
+    batch = rng.choice([None, None, 1, 7])
+    rocks = rng.random() < 0.4  # accumulators through their serialised form
+    r = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par, batch=batch, rocksdb=rocks))
+    case.note = "(types a DECIMAL(%d, %d), b DECIMAL(%d, %d), cast DECIMAL(%d, %d), w DECIMAL(%d, %d), " \
+        "parallelism %d, batch %s, rocksdb %s)" % (p1, s1, p2, s2, p3, s3, pw, sw, par, batch, rocks)
     if r.returncode != 0:
         return [diffrun.failed_run(r)]
     got, got_g = [], {}
+    # window rows are final as printed (+I only); GROUP BY ones: the last per key
     for line in r.stdout.splitlines():
         line = line.split("> ", 1)[-1]
         if line.startswith("+I[") and line.count(",") >= 8 and line[3:].split(",")[0].isdigit():

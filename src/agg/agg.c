@@ -14,9 +14,11 @@
 
 #include "agg/agg_internal.h"
 
-vkind weir__agg_vkind(weir_type_id id)
+vkind weir__agg_vkind(weir_type t)
 {
-    switch (id) {
+    if (weir_type_is_wide(t))
+        return VK_DEC;
+    switch (t.id) {
     case WEIR_TYPE_DOUBLE:
         return VK_F64;
     case WEIR_TYPE_STRING:
@@ -63,20 +65,26 @@ int weir__agg_cmp(vkind k, const aggv *x, const aggv *y)
             return c < 0 ? -1 : 1;
         return (x->len > y->len) - (x->len < y->len);
     }
+    case VK_DEC: {
+        __int128 a, b;
+        memcpy(&a, x->s, 16);
+        memcpy(&b, y->s, 16);
+        return (a > b) - (a < b);
+    }
     }
     return 0;
 }
 
 bool weir__agg_eq(vkind k, const aggv *x, const aggv *y)
 {
-    if (k != VK_STR)
+    if (!vk_bytes(k))
         return x->bits == y->bits;
     return x->len == y->len && (x->len == 0 || memcmp(x->s, y->s, x->len) == 0);
 }
 
 uint64_t weir__agg_hash(vkind k, const aggv *v)
 {
-    if (k == VK_STR)
+    if (vk_bytes(k))
         return XXH3_64bits(v->s, v->len);
     uint8_t le[8];
     for (int i = 0; i < 8; i++)
@@ -86,20 +94,20 @@ uint64_t weir__agg_hash(vkind k, const aggv *v)
 
 int weir__agg_put_value(weir_buf *out, vkind k, const aggv *v)
 {
-    if (k == VK_STR)
+    if (vk_bytes(k))
         return weir_buf_put_bytes(out, v->s, v->len);
     return weir_buf_put_u64(out, v->bits);
 }
 
 int weir__agg_get_value(weir_cursor *in, vkind k, aggv *v)
 {
-    if (k == VK_STR) {
+    if (vk_bytes(k)) {
         const void *p;
         size_t n;
         int rc = weir_cursor_get_bytes(in, &p, &n);
         if (rc)
             return WEIR_ECORRUPT;
-        if (n > UINT32_MAX)
+        if (n > UINT32_MAX || (k == VK_DEC && n != 16))
             return WEIR_ECORRUPT;
         v->s = p;
         v->len = (uint32_t)n;
@@ -185,6 +193,14 @@ int weir__agg_put_value_out(weir_batch *out, uint32_t col, uint32_t row,
         return weir__agg_put_f64(out, col, row, aggv_f64(v));
     case VK_STR:
         return weir__agg_put_str(out, col, row, v->s, v->len);
+    case VK_DEC: {
+        weir_column *c = &out->cols[col];
+        if (!weir_type_is_wide(c->type) || v->len != 16)
+            return WEIR_EINVAL;
+        memcpy((char *)c->data + (size_t)row * 16, v->s, 16);
+        weir_batch_set_valid(out, col, row);
+        return 0;
+    }
     }
     return WEIR_EINVAL;
 }
@@ -374,6 +390,22 @@ static const weir_agg_class *pick_numeric(weir_type_id id,
     }
 }
 
+/* Does the built-in n take a DECIMAL of more than 18 digits (VK_DEC)? The
+ * variance family, the percentiles and the collections read DECIMALs as
+ * 8-byte values. */
+static bool takes_wide(const char *n)
+{
+    static const char *const yes[] = {
+        "COUNT", "SUM", "SUM0", "AVG", "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE",
+        "MIN_RETRACT", "MAX_RETRACT", "FIRST_VALUE_RETRACT", "LAST_VALUE_RETRACT",
+        "COUNT_DISTINCT", "APPROX_COUNT_DISTINCT", "LAG", "LAG_PRESENT", "SINGLE_VALUE",
+    };
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        if (!strcmp(n, yes[i]))
+            return true;
+    return false;
+}
+
 /*
  * F_DISTINCT: F (the first flen bytes of name) over the distinct values.
  * F must retract: a value leaves F when its last occurrence goes.
@@ -390,18 +422,6 @@ static int bind_distinct(const char *name, size_t flen, const weir_schema *s,
     if (col < 0 || !out->cls->retract || out->inner)
         return weir_error_set(err, WEIR_EUNSUPPORTED,
                               "%s(DISTINCT ...) is not supported", fn);
-    /* The distinct values are kept as 8-byte values: a 16-byte DECIMAL
-     * would be keyed on half of it (and counted again). */
-    if (weir_type_is_wide(out->input_type)) {
-        char tb[64], cb[160] = "";
-        weir_type_format(out->input_type, tb, sizeof tb);
-        if (s->fields[col].name[0] != '$') /* not a planner's name for an argument expression */
-            snprintf(cb, sizeof cb, " (column '%s')", s->fields[col].name);
-        return weir_error_set(err, WEIR_EUNSUPPORTED,
-                              "%s(DISTINCT ...) does not accept %s%s: a DECIMAL of more than 18 digits is "
-                              "aggregated by COUNT, SUM and AVG only, without DISTINCT",
-                              fn, tb, cb);
-    }
     if (out->cls == &weir__agg_array_agg) {
         /* Keeps first-arrival order, which the wrapper's value set does not. */
         out->cls = &weir__agg_array_agg_distinct;
@@ -444,13 +464,13 @@ int weir_agg_bind(const char *name, const weir_schema *s, int32_t col,
     weir_type in =
         col >= 0 ? s->fields[col].type : weir_type_make(WEIR_TYPE_NULL, true);
     out->input_type = in;
-    if (weir_type_is_wide(in) && strcmp(f->name, "COUNT") && strcmp(f->name, "SUM") &&
-        strcmp(f->name, "SUM0") && strcmp(f->name, "AVG")) {
+    if (weir_type_is_wide(in) && !takes_wide(f->name)) {
         char tb[64];
         weir_type_format(in, tb, sizeof tb);
         return weir_error_set(err, WEIR_EUNSUPPORTED,
                               "%s does not accept %s (column '%s'): a DECIMAL of more than 18 digits "
-                              "is aggregated by COUNT, SUM and AVG only",
+                              "is aggregated by COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE "
+                              "and LAG only",
                               f->name, tb, s->fields[col].name);
     }
     if (col >= 0 && !type_accepted(f->takes, in.id)) {

@@ -50,7 +50,7 @@ static bool is_freq(const weir_agg *a);
  * frequency (input ROW(value, frequency)) keeps the values as DOUBLEs. */
 static vkind acc_kind(const weir_agg *a)
 {
-    return is_freq(a) ? VK_F64 : weir__agg_vkind(a->input_type.id);
+    return is_freq(a) ? VK_F64 : weir__agg_vkind(a->input_type);
 }
 
 static int ensure_map(const weir_agg *a, cd_acc *c)
@@ -88,7 +88,7 @@ static int cd_add(const weir_agg *a, void *acc, const weir_batch *b,
     cd_acc *c = acc;
     if (aggv_valid(b, a->input_col, row)) {
         aggv v;
-        aggv_get(weir__agg_vkind(a->input_type.id), b, a->input_col, row, &v);
+        aggv_get(weir__agg_vkind(a->input_type), b, a->input_col, row, &v);
         int rc = cd_put(a, c, &v, 1);
         if (rc)
             return rc;
@@ -633,10 +633,10 @@ int weir__agg_distinct_key(const weir_agg *a, const weir_batch *b, uint32_t row,
     *present = aggv_valid(b, a->input_col, row);
     if (!*present)
         return 0;
-    vkind k = weir__agg_vkind(a->input_type.id);
+    vkind k = weir__agg_vkind(a->input_type);
     aggv v = {0};
     aggv_get(k, b, a->input_col, row, &v);
-    if (k == VK_STR)
+    if (vk_bytes(k))
         return weir_buf_put(out, v.s, v.len);
     return weir_buf_put_u64(out, v.bits);
 }

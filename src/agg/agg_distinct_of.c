@@ -75,7 +75,7 @@ static int ensure_map(const weir_agg *a, dof_head *h)
     h->m = weir_malloc(sizeof *h->m);
     if (!h->m)
         return WEIR_ENOMEM;
-    weir__vmap_init(h->m, weir__agg_vkind(a->input_type.id));
+    weir__vmap_init(h->m, weir__agg_vkind(a->input_type));
     return 0;
 }
 
@@ -91,6 +91,7 @@ static int inner_add_value(const weir_agg *a, void *facc, const aggv *v)
         int64_t l;
         double d;
         weir_strref r;
+        __int128 w; /* a DECIMAL of more than 18 digits */
     } cell;
     memset(&cell, 0, sizeof cell);
     uint8_t valid = 1;
@@ -114,7 +115,12 @@ static int inner_add_value(const weir_agg *a, void *facc, const aggv *v)
         memcpy(&b.heap, &v->s, sizeof b.heap);
         b.heap_len = v->len;
         break;
-    default: cell.l = (int64_t)v->bits; break;
+    default:
+        if (weir_type_is_wide(a->input_type))
+            memcpy(&cell.w, v->s, 16);
+        else
+            cell.l = (int64_t)v->bits;
+        break;
     }
     weir_agg f = inner_of(a);
     f.input_col = 0;
@@ -275,7 +281,7 @@ static int dof_result(const weir_agg *a, const void *acc, weir_batch *out, uint3
 static int dof_serialize(const weir_agg *a, const void *acc, weir_buf *out)
 {
     const dof_head *h = acc;
-    int rc = weir__agg_put_header(out, FC_DISTINCT_OF, weir__agg_vkind(a->input_type.id), h->rows);
+    int rc = weir__agg_put_header(out, FC_DISTINCT_OF, weir__agg_vkind(a->input_type), h->rows);
     if (!rc)
         rc = weir_buf_put_varint(out, (uint64_t)h->n);
     return rc ? rc : weir__vmap_put_counts(out, h->m);
@@ -287,7 +293,7 @@ static int dof_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
     dof_init(a, acc);
     int64_t rows, total;
     uint64_t n;
-    if (weir__agg_get_header(in, FC_DISTINCT_OF, weir__agg_vkind(a->input_type.id), &rows) ||
+    if (weir__agg_get_header(in, FC_DISTINCT_OF, weir__agg_vkind(a->input_type), &rows) ||
         weir_cursor_get_varint(in, &n) || n > (uint64_t)rows)
         return WEIR_ECORRUPT;
     int rc = ensure_map(a, h);

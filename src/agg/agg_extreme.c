@@ -77,7 +77,7 @@ static int offer(xmode m, vkind k, x_acc *x, const aggv *v)
     }
     if (!take)
         return 0;
-    if (k == VK_STR) {
+    if (vk_bytes(k)) {
         int rc = weir__ostr_set(&x->str, v->s, v->len);
         if (rc)
             return rc;
@@ -110,10 +110,10 @@ static inline int x_add_mode(const weir_agg *a, void *acc, const weir_batch *b,
 {
     x_acc *x = acc;
     if (aggv_valid(b, a->input_col, row)) {
-        vkind k = weir__agg_vkind(a->input_type.id);
+        vkind k = weir__agg_vkind(a->input_type);
         aggv v = {0};
         aggv_get(k, b, a->input_col, row, &v);
-        if (k != VK_STR) {
+        if (!vk_bytes(k)) {
             if (beats_fixed(m, k, v.bits, x)) {
                 x->bits = v.bits;
                 x->has = 1;
@@ -165,7 +165,7 @@ static int x_merge(const weir_agg *a, void *acc, const void *other)
     if (o->has) {
         aggv v;
         cur_value(o, &v);
-        int rc = offer(mode_of(a), weir__agg_vkind(a->input_type.id), x, &v);
+        int rc = offer(mode_of(a), weir__agg_vkind(a->input_type), x, &v);
         if (rc)
             return rc;
     }
@@ -185,7 +185,7 @@ static int x_result(const weir_agg *a, const void *acc, weir_batch *out,
     aggv v;
     cur_value(x, &v);
     return weir__agg_put_value_out(out, col, row,
-                                   weir__agg_vkind(a->input_type.id), &v);
+                                   weir__agg_vkind(a->input_type), &v);
 }
 
 static uint8_t fc_of(xmode m)
@@ -197,7 +197,7 @@ static uint8_t fc_of(xmode m)
 static int x_serialize(const weir_agg *a, const void *acc, weir_buf *out)
 {
     const x_acc *x = acc;
-    vkind k = weir__agg_vkind(a->input_type.id);
+    vkind k = weir__agg_vkind(a->input_type);
     int rc = weir__agg_put_header(out, fc_of(mode_of(a)), k, x->rows);
     if (!rc)
         rc = weir_buf_put_u8(out, (uint8_t)x->has);
@@ -212,7 +212,7 @@ static int x_serialize(const weir_agg *a, const void *acc, weir_buf *out)
 static int x_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
 {
     x_acc *x = acc;
-    vkind k = weir__agg_vkind(a->input_type.id);
+    vkind k = weir__agg_vkind(a->input_type);
     int64_t rows;
     uint8_t has;
     x_init(a, acc);

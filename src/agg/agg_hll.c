@@ -192,7 +192,7 @@ static void fold(hll *h, uint64_t hash, uint8_t **spare)
 
 static uint64_t value_hash(const weir_agg *a, const weir_batch *b, uint32_t row)
 {
-    vkind k = weir__agg_vkind(a->input_type.id);
+    vkind k = weir__agg_vkind(a->input_type);
     aggv v;
     aggv_get(k, b, a->input_col, row, &v);
     uint64_t hash = weir__agg_hash(k, &v);

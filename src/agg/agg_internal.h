@@ -27,14 +27,23 @@ typedef enum vkind {
     VK_I64, /* BOOLEAN, INT, BIGINT, DECIMAL (unscaled), TIMESTAMP(_LTZ) */
     VK_F64, /* DOUBLE */
     VK_STR, /* STRING, BYTES */
+    VK_DEC, /* DECIMAL of 19-38 digits: its 16 bytes, held as a string is */
 } vkind;
 
-vkind weir__agg_vkind(weir_type_id id);
+vkind weir__agg_vkind(weir_type t);
+
+/* Is the value held as bytes (s/len) rather than in bits? */
+static inline bool vk_bytes(vkind k)
+{
+    return k >= VK_STR;
+}
 
 /*
  * One value. For VK_I64 `bits` is the int64 (INT and BOOLEAN widened);
  * for VK_F64 the canonical bits of the double (-0.0 folded into +0.0, every
- * NaN into one quiet NaN), so equal values have equal bits; for VK_STR s/len.
+ * NaN into one quiet NaN), so equal values have equal bits; for VK_STR s/len;
+ * for VK_DEC s/len too: the 16 bytes of the 128-bit two's complement
+ * unscaled value in machine order (len 16).
  */
 typedef struct aggv {
     uint64_t bits;
@@ -55,6 +64,12 @@ static inline void aggv_get(vkind k, const weir_batch *b, int32_t col,
                             uint32_t row, aggv *v)
 {
     const weir_column *c = &b->cols[col];
+    if (k == VK_DEC) {
+        v->s = (const char *)c->data + (size_t)row * 16;
+        v->len = 16;
+        v->bits = 0;
+        return;
+    }
     switch (c->type.id) {
     case WEIR_TYPE_BOOLEAN:
         v->bits = ((const uint8_t *)c->data)[row] ? 1 : 0;
@@ -83,7 +98,6 @@ static inline void aggv_get(vkind k, const weir_batch *b, int32_t col,
         v->bits = (uint64_t)((const int64_t *)c->data)[row];
         break;
     }
-    (void)k;
 }
 
 static inline double aggv_f64(const aggv *v)
@@ -93,17 +107,19 @@ static inline double aggv_f64(const aggv *v)
     return d;
 }
 
-/* Total order: integers numerically; doubles numerically with NaN above
- * everything; strings bytewise (unsigned), a prefix before its extensions. */
+/* Total order: integers and decimals numerically; doubles numerically with
+ * NaN above everything; strings bytewise (unsigned), a prefix before its
+ * extensions. */
 int weir__agg_cmp(vkind k, const aggv *x, const aggv *y);
 bool weir__agg_eq(vkind k, const aggv *x, const aggv *y);
 /* Stable across versions: XXH3-64 (seed 0) of the 8 little-endian bytes of
- * bits, or of the string bytes. Sketches persist these hashes. */
+ * bits, or of the string bytes (VK_DEC: the 16 bytes as held). Sketches
+ * persist these hashes. */
 uint64_t weir__agg_hash(vkind k, const aggv *v);
 
 /* Value encoding inside serialised accumulators. */
 int weir__agg_put_value(weir_buf *out, vkind k, const aggv *v);
-/* For VK_STR, v->s points into the cursor's memory. */
+/* For VK_STR and VK_DEC, v->s points into the cursor's memory. */
 int weir__agg_get_value(weir_cursor *in, vkind k, aggv *v);
 
 /* Writes an integer, double or string result with the width of the
@@ -174,9 +190,9 @@ int weir__agg_get_header(weir_cursor *in, uint8_t fc, int kind, int64_t *rows);
 
 typedef struct vent {
     uint64_t hash;
-    uint64_t bits; /* the value (VK_I64/VK_F64) or arena offset (VK_STR) */
+    uint64_t bits; /* the value (VK_I64/VK_F64) or arena offset (VK_STR/VK_DEC) */
     int64_t count; /* live occurrences; -1 marks a free entry */
-    uint32_t len;  /* VK_STR length */
+    uint32_t len;  /* VK_STR/VK_DEC length */
     uint32_t hpos; /* position in the owner's heap; next free entry when free */
     uint32_t head; /* oldest live occurrence (FIRST/LAST_RETRACT) */
     uint32_t tail; /* newest live occurrence */
@@ -223,7 +239,7 @@ void weir__vmap_remove(vmap *m, uint32_t i);
 static inline void vmap_key(const vmap *m, uint32_t i, aggv *v)
 {
     v->bits = m->e[i].bits;
-    if (m->kind == VK_STR) {
+    if (vk_bytes(m->kind)) {
         v->s = m->arena + m->e[i].bits;
         v->len = m->e[i].len;
     } else {

@@ -68,7 +68,7 @@ static int push(const weir_agg *a, lag_acc *c, bool valid, const aggv *v)
     if (rc)
         return rc;
     lag_val *e = &c->ring[(uint64_t)c->rows % ring_len(a)];
-    if (valid && weir__agg_vkind(a->input_type.id) == VK_STR && (rc = weir__ostr_set(&e->s, v->s, v->len)))
+    if (valid && vk_bytes(weir__agg_vkind(a->input_type)) && (rc = weir__ostr_set(&e->s, v->s, v->len)))
         return rc;
     e->valid = valid;
     e->bits = valid ? v->bits : 0;
@@ -81,7 +81,7 @@ static int lag_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t r
     aggv v = {0};
     bool valid = aggv_valid(b, a->input_col, row);
     if (valid)
-        aggv_get(weir__agg_vkind(a->input_type.id), b, a->input_col, row, &v);
+        aggv_get(weir__agg_vkind(a->input_type), b, a->input_col, row, &v);
     return push(a, acc, valid, &v);
 }
 
@@ -128,13 +128,13 @@ static int lag_result(const weir_agg *a, const void *acc, weir_batch *out, uint3
     if (!e->valid)
         return weir__agg_put_null(out, col, row);
     aggv v = {.bits = e->bits, .s = e->s.p, .len = e->s.len};
-    return weir__agg_put_value_out(out, col, row, weir__agg_vkind(a->input_type.id), &v);
+    return weir__agg_put_value_out(out, col, row, weir__agg_vkind(a->input_type), &v);
 }
 
 static int lag_serialize(const weir_agg *a, const void *acc, weir_buf *out)
 {
     const lag_acc *c = acc;
-    vkind k = weir__agg_vkind(a->input_type.id);
+    vkind k = weir__agg_vkind(a->input_type);
     int rc = weir__agg_put_header(out, FC_LAG, k, c->rows);
     int64_t from = c->rows - (int64_t)ring_len(a);
     for (int64_t i = from < 0 ? 0 : from; !rc && i < c->rows; i++) {
@@ -151,7 +151,7 @@ static int lag_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
 {
     lag_acc *c = acc;
     lag_init(a, acc);
-    vkind k = weir__agg_vkind(a->input_type.id);
+    vkind k = weir__agg_vkind(a->input_type);
     int64_t rows;
     if (weir__agg_get_header(in, FC_LAG, k, &rows))
         return WEIR_ECORRUPT;

@@ -91,7 +91,7 @@ static int ensure_state(const weir_agg *a, r_acc *r)
     rstate *st = weir_calloc(1, sizeof *st);
     if (!st)
         return WEIR_ENOMEM;
-    weir__vmap_init(&st->m, weir__agg_vkind(a->input_type.id));
+    weir__vmap_init(&st->m, weir__agg_vkind(a->input_type));
     st->ofree = st->oldest = st->newest = NONE;
     r->st = st;
     return 0;
@@ -524,7 +524,7 @@ static int r_serialize(const weir_agg *a, const void *acc, weir_buf *out)
     const r_acc *r = acc;
     rmode md = mode_of(a);
     int rc = weir__agg_put_header(out, fc_of(md),
-                                  weir__agg_vkind(a->input_type.id), r->rows);
+                                  weir__agg_vkind(a->input_type), r->rows);
     if (!rc)
         rc = weir_buf_put_varint(out, (uint64_t)r->n);
     if (rc)
@@ -543,7 +543,7 @@ static int r_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
     int64_t rows, total;
     uint64_t n;
     r_init(a, acc);
-    if (weir__agg_get_header(in, fc_of(md), weir__agg_vkind(a->input_type.id),
+    if (weir__agg_get_header(in, fc_of(md), weir__agg_vkind(a->input_type),
                              &rows) ||
         weir_cursor_get_varint(in, &n) || n > (uint64_t)rows || n >= NONE)
         return WEIR_ECORRUPT;

@@ -41,7 +41,7 @@ static void sv_destroy(const weir_agg *a, void *acc)
 /* Keeps v (NULL: no value) as the group's one row. */
 static int sv_keep(const weir_agg *a, sv_acc *x, const aggv *v)
 {
-    if (v && weir__agg_vkind(a->input_type.id) == VK_STR) {
+    if (v && vk_bytes(weir__agg_vkind(a->input_type))) {
         int rc = weir__ostr_set(&x->str, v->s, v->len);
         if (rc)
             return rc;
@@ -60,7 +60,7 @@ static int sv_add(const weir_agg *a, void *acc, const weir_batch *b, uint32_t ro
     if (!aggv_valid(b, a->input_col, row))
         return sv_keep(a, x, NULL);
     aggv v = {0};
-    aggv_get(weir__agg_vkind(a->input_type.id), b, a->input_col, row, &v);
+    aggv_get(weir__agg_vkind(a->input_type), b, a->input_col, row, &v);
     return sv_keep(a, x, &v);
 }
 
@@ -108,13 +108,13 @@ static int sv_result(const weir_agg *a, const void *acc, weir_batch *out, uint32
         return weir__agg_put_null(out, col, row);
     aggv v;
     sv_value(x, &v);
-    return weir__agg_put_value_out(out, col, row, weir__agg_vkind(a->input_type.id), &v);
+    return weir__agg_put_value_out(out, col, row, weir__agg_vkind(a->input_type), &v);
 }
 
 static int sv_serialize(const weir_agg *a, const void *acc, weir_buf *out)
 {
     const sv_acc *x = acc;
-    vkind k = weir__agg_vkind(a->input_type.id);
+    vkind k = weir__agg_vkind(a->input_type);
     int rc = weir__agg_put_header(out, FC_SINGLE_VALUE, k, x->rows);
     if (!rc)
         rc = weir_buf_put_u8(out, (uint8_t)x->has);
@@ -129,7 +129,7 @@ static int sv_serialize(const weir_agg *a, const void *acc, weir_buf *out)
 static int sv_deserialize(const weir_agg *a, void *acc, weir_cursor *in)
 {
     sv_acc *x = acc;
-    vkind k = weir__agg_vkind(a->input_type.id);
+    vkind k = weir__agg_vkind(a->input_type);
     int64_t rows;
     uint8_t has;
     sv_init(a, acc);

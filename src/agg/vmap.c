@@ -109,7 +109,7 @@ int weir__vmap_reserve(vmap *m, uint32_t extra, size_t bytes)
     int rc = grow_index(m, want);
     if (rc)
         return rc;
-    if (m->kind == VK_STR && bytes) {
+    if (vk_bytes(m->kind) && bytes) {
         if (m->agarbage > 4096 && m->agarbage * 2 > m->alen) {
             rc = compact_arena(m);
             if (rc)
@@ -162,7 +162,7 @@ uint32_t weir__vmap_insert(vmap *m, const aggv *v, uint64_t hash)
     vent *e = &m->e[i];
     memset(e, 0, sizeof *e);
     e->hash = hash;
-    if (m->kind == VK_STR) {
+    if (vk_bytes(m->kind)) {
         if (v->len)
             memcpy(m->arena + m->alen, v->s, v->len);
         e->bits = m->alen;
@@ -204,7 +204,7 @@ void weir__vmap_remove(vmap *m, uint32_t i)
         }
     }
     m->slot[hole] = 0;
-    if (m->kind == VK_STR)
+    if (vk_bytes(m->kind))
         m->agarbage += m->e[i].len;
     m->e[i].count = -1;
     m->e[i].len = 0;
