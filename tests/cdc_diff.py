@@ -16,6 +16,14 @@ the sources, batch size (1/2/3/7/1024: an update decodes
 to two rows), mini-batch and agg-phase strategy, on the memory or the
 RocksDB state backend, and every result goes to a debezium-json file.
 
+About one job in three writes instead into sinks with a PRIMARY KEY (a
+unique, non-NULL key of the query's result: an id, a group key) with
+table.exec.sink.upsert-materialize = FORCE, and folds each result as a
+key-value store applies upserts (a create sets its key's row, a delete
+removes its key): the changes of one key come from several subtasks when
+a join moves a row from one join key to another, and the sink's
+materializer must put them back in order.
+
 Each result changelog is folded into its table (a delete must find its
 row) and compared as a multiset with the oracle, which shares no code
 with weir: SQLite (python3's sqlite3) applies the same history to two
@@ -97,6 +105,10 @@ def gen_job(rng):
     j.t_events, j.t_final = gen_history(rng, rng.randint(1, 40), t_row)
     j.u_events, j.u_final = gen_history(rng, rng.randint(1, 8), u_row)
     j.queries = [rng.choice(QUERIES)(rng) for _ in range(rng.randint(3, 8))]
+    # about one job in three writes into PRIMARY KEY sinks through the upsert materializer
+    j.upsert = rng.random() < 0.35
+    if j.upsert:
+        j.queries = [rng.choice(UPSERT_QUERIES)(rng) for _ in range(rng.randint(3, 6))]
     return j
 
 
@@ -175,6 +187,47 @@ def q_topn(rng):
             [("id", "INT"), ("k", "STRING"), ("v", "INT"), ("rn", "BIGINT")], False)
 
 
+# Queries whose result has a unique, non-NULL key: with
+# table.exec.sink.upsert-materialize = FORCE their sink declares it as its
+# PRIMARY KEY and the result is folded as upserts (by key: a create sets
+# the key's row, a delete removes the key), as a key-value store applies
+# it. The keys' changes come from several subtasks (a join moves an order
+# from one customer's subtask to another's): the materializer must put
+# them in order. Each: (text, cols, key columns).
+def u_filter(rng):
+    return ("SELECT id, k, v FROM t WHERE v > %d" % rng.randint(-2, 15),
+            [("id", "INT"), ("k", "STRING"), ("v", "INT")], ["id"])
+
+
+def u_group(rng):
+    return ("SELECT k, COUNT(*) AS n, SUM(v) AS sv, MAX(v) AS hi FROM t WHERE k IS NOT NULL GROUP BY k",
+            [("k", "STRING"), ("n", "BIGINT"), ("sv", "INT"), ("hi", "INT")], ["k"])
+
+
+def u_join(rng):
+    return ("SELECT t.id, t.v, d.name FROM t JOIN (SELECT k, MAX(name) AS name FROM u GROUP BY k) d "
+            "ON t.k = d.k", [("id", "INT"), ("v", "INT"), ("name", "STRING")], ["id"])
+
+
+def u_left_join(rng):
+    return ("SELECT t.id, d.name FROM t LEFT JOIN (SELECT k, MIN(name) AS name FROM u GROUP BY k) d "
+            "ON t.k = d.k", [("id", "INT"), ("name", "STRING")], ["id"])
+
+
+def u_join_group(rng):
+    return ("SELECT d.name, COUNT(*) AS n FROM t JOIN (SELECT k, MAX(name) AS name FROM u GROUP BY k) d "
+            "ON t.k = d.k WHERE d.name IS NOT NULL GROUP BY d.name",
+            [("name", "STRING"), ("n", "BIGINT")], ["name"])
+
+
+def u_topn(rng):
+    return ("SELECT id, k, v FROM (SELECT id, k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC, id) AS rn "
+            "FROM t WHERE v IS NOT NULL) WHERE rn <= %d" % rng.randint(1, 3),
+            [("id", "INT"), ("k", "STRING"), ("v", "INT")], ["id"])
+
+
+UPSERT_QUERIES = [u_filter, u_group, u_join, u_left_join, u_join_group, u_topn]
+
 QUERIES = [q_filter, q_project, q_group, q_minmax_s, q_having, q_global, q_distinct, q_count_distinct,
            q_two_level, q_join, q_left_join, q_join_group, q_topn]
 
@@ -201,9 +254,12 @@ def job_sql(j):
         out.append("SET 'table.exec.mini-batch.size' = '%d';" % (j.batch * 3))
     if j.phase:
         out.append("SET 'table.optimizer.agg-phase-strategy' = '%s';" % j.phase)
-    for qi, (_, cols, _) in enumerate(j.queries):
-        out.append("CREATE TABLE q%d (%s) WITH ('connector' = 'filesystem', 'path' = 'q%d', "
-                   "'format' = 'debezium-json');" % (qi, ", ".join("%s %s" % c for c in cols), qi))
+    if j.upsert:
+        out.append("SET 'table.exec.sink.upsert-materialize' = 'FORCE';")
+    for qi, (_, cols, key) in enumerate(j.queries):
+        pk = ", PRIMARY KEY (%s) NOT ENFORCED" % ", ".join(key) if j.upsert else ""
+        out.append("CREATE TABLE q%d (%s%s) WITH ('connector' = 'filesystem', 'path' = 'q%d', "
+                   "'format' = 'debezium-json');" % (qi, ", ".join("%s %s" % c for c in cols), pk, qi))
     out.append("EXECUTE STATEMENT SET BEGIN")
     for qi, (text, _, _) in enumerate(j.queries):
         out.append("  INSERT INTO q%d %s;" % (qi, text))
@@ -222,9 +278,34 @@ def oracle_db(j):
     return db
 
 
+def fold_upserts(folder, cols, key):
+    """The table a folder of upserts describes: a create sets its key's
+    row, a delete removes its key (and must find it). Each sink subtask's
+    file is applied in order; a key lives in one subtask's files."""
+    rows = {}
+    at = [cols.index(c) for c in key]
+    names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+    for name in names:
+        if name.startswith("."):
+            continue
+        with open(os.path.join(folder, name)) as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                e = json.loads(line)
+                row = e["after"] if e["op"] == "c" else e["before"]
+                v = tuple(row[c] for c in cols)
+                k = tuple(v[i] for i in at)
+                if e["op"] == "c":
+                    rows[k] = v
+                elif rows.pop(k, None) is None:
+                    raise ValueError("a delete of a key not there: %s" % (k,))
+    return collections.Counter(rows.values())
+
+
 def oracle(db, j, query):
     text, _, is_global = query
-    if is_global and not j.t_final:
+    if is_global is True and not j.t_final:
         return collections.Counter()
     return collections.Counter(tuple(r) for r in db.execute(text))
 
@@ -232,8 +313,9 @@ def oracle(db, j, query):
 def run_case(case):
     j = gen_job(case.rng)
     j.seed, j.index = case.seed, case.index
-    case.note = "(parallelism %d, batch %d%s%s)" % (j.parallelism, j.batch, ", rocksdb" if j.rocksdb else "",
-                                                    ", mini-batch" if j.mini else "")
+    case.note = "(parallelism %d, batch %d%s%s%s)" % (j.parallelism, j.batch, ", rocksdb" if j.rocksdb else "",
+                                                      ", mini-batch" if j.mini else "",
+                                                      ", PRIMARY KEY sinks as upserts" if j.upsert else "")
     with open(case.path("t.json"), "w") as f:
         f.writelines(envelope(op, b, a, j.schema_t) + "\n" for op, b, a in j.t_events)
     with open(case.path("u.json"), "w") as f:
@@ -248,7 +330,11 @@ def run_case(case):
     for qi, q in enumerate(j.queries):
         what = "q%d (%s)" % (qi, q[0])
         try:
-            got = diffrun.fold_debezium(case.path("q%d" % qi), [c for c, _ in q[1]])
+            cols = [c for c, _ in q[1]]
+            if j.upsert:
+                got = fold_upserts(case.path("q%d" % qi), cols, q[2])
+            else:
+                got = diffrun.fold_debezium(case.path("q%d" % qi), cols)
         except ValueError as e:
             problems.append("%s: %s" % (what, e))
             continue
