@@ -31,7 +31,7 @@ ROWS=6000
 seq 0 $((ROWS - 1)) | awk '{ print $1 "," $1 * 7 }' | sort > want.txt
 cat > job.sql <<SQL
 CREATE TABLE src (g BIGINT) WITH ('connector' = 'datagen', 'fields.g.kind' = 'sequence',
-  'fields.g.start' = '0', 'fields.g.end' = '$((ROWS - 1))', 'rows-per-second' = '20000');
+  'fields.g.start' = '0', 'fields.g.end' = '$((ROWS - 1))', 'rows-per-second' = '4000');
 CREATE TABLE dst (g BIGINT, h BIGINT) WITH ('connector' = 'filesystem', 'path' = 's3://fb/OUT', 'format' = 'csv');
 INSERT INTO dst SELECT g, g * 7 FROM src;
 SQL
