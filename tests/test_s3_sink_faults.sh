@@ -9,7 +9,9 @@
 #  2. CompleteMultipartUpload fails after the server left a short object
 #     at the key (it died while writing the completed object into place):
 #     the sink must not take the short object as committed, but complete
-#     the upload again.
+#     the upload again;
+#  3. UploadPart refused with 403: the job fails at once, naming it (a
+#     refusal is not an outage to ride out).
 # Each case's output equals the rows the job generates (a shell model) and
 # the proxy's log shows that each fault was injected.
 set -u
@@ -68,4 +70,27 @@ echo "  upload start refused twice: the rows were kept, output whole ($ROWS rows
 run short short-complete=2
 [ "$(grep -c '^short-complete' faults.short 2> /dev/null)" = 2 ] || fail "short: the proxy failed $(grep -c . faults.short 2> /dev/null) completions, not 2"
 echo "  a completion failed after leaving a short object: completed again, output whole ($ROWS rows)"
+# 3. A refusal (403) does not pass by waiting: the sink fails the job at
+# once instead of keeping the rows for a later part (up to its 256 MiB
+# bound). The source never ends, so riding it out would run into the
+# timeout.
+rm -f port
+python3 "$SRC/tests/support/s3_fault_proxy.py" "$S3_PORT" "$S3_DATA" port faults.denied deny-part=1000 \
+    2> proxy.denied.log &
+PROXY_PID=$!
+for ((i = 0; i < 100; i++)); do [ -s port ] && break; sleep 0.05; done
+[ -s port ] || fail "the proxy did not start: $(cat proxy.denied.log)"
+sed -e "s|OUT|denied|" -e "s|'fields.g.end' = '$((ROWS - 1))'|'fields.g.end' = '999999999'|" job.sql > denied.sql
+timeout 60 "$WEIR" run denied.sql -D s3.endpoint="http://127.0.0.1:$(cat port)" -D s3.access-key=S3RVER \
+    -D s3.secret-key=S3RVER -D s3.path.style.access=true -D s3.upload.min.part.size=4096 \
+    -D s3.max-error-retries=1 -D state.checkpoints.dir=ck-denied \
+    -D execution.checkpointing.interval=100ms > /dev/null 2> log
+rc=$?
+kill "$PROXY_PID"; wait "$PROXY_PID" 2> /dev/null; PROXY_PID=""
+[ "$rc" = 124 ] && fail "denied: the job rode out a 403 until the timeout"
+[ "$rc" = 0 ] && fail "denied: the job succeeded"
+grep -q "cannot upload a part of: refused by the server (HTTP 400 or 403" log ||
+    fail "denied: the job did not fail naming the refusal"
+echo "  a part upload refused (403): the job failed at once, naming it"
+
 echo "test_s3_sink_faults: passed"

@@ -19,6 +19,9 @@ through as they came). RULE is one of:
                      (s3rver's folder), as a server that dies while it
                      writes the completed object into place: the upload
                      stays, the object is short
+  deny-part=N        answers the first N UploadPart requests (PUT
+                     ?partNumber=&uploadId=) with 403 AccessDenied, as a
+                     server whose credentials or policy changed
 
 Each injected fault is a line "<rule> <method> <path>" in LOG_FILE.
 """
@@ -35,7 +38,7 @@ PORT_FILE, LOG_FILE = sys.argv[3], sys.argv[4]
 left = {}
 for r in sys.argv[5:]:
     name, n = r.split("=")
-    assert name in ("refuse-start", "short-complete"), r
+    assert name in ("refuse-start", "short-complete", "deny-part"), r
     left[name] = int(n)
 mu = threading.Lock()
 
@@ -75,8 +78,8 @@ def read_request(f):
     return line, headers, body
 
 
-def reply(w, status, text):
-    body = (f"<?xml version=\"1.0\"?><Error><Code>ServiceUnavailable</Code>"
+def reply(w, status, text, code="ServiceUnavailable"):
+    body = (f"<?xml version=\"1.0\"?><Error><Code>{code}</Code>"
             f"<Message>{text}</Message></Error>").encode()
     w.write(f"HTTP/1.1 {status}\r\nContent-Type: application/xml\r\n"
             f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
@@ -108,6 +111,10 @@ class Handler(socketserver.StreamRequestHandler):
             leave_short_object(target)
             note("short-complete", method, target)
             reply(self.wfile, "503 Service Unavailable", "died while writing")
+            return
+        if method == "PUT" and "partNumber" in query and take("deny-part"):
+            note("deny-part", method, target)
+            reply(self.wfile, "403 Forbidden", "denied by the proxy", "AccessDenied")
             return
         # One upstream connection per request, closed after the reply, which
         # goes back whole; this connection closes too.

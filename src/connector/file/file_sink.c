@@ -1546,11 +1546,22 @@ static int abort_uncovered(file_sink *s, abort_ctx *ac)
 
 #if defined(WEIR_HAVE_CURL)
 
+/*
+ * A refusal (HTTP 400/403: credentials, permissions, the request) or a
+ * missing bucket or upload (404) does not pass by trying again: it keeps its
+ * code and fails the job now. Anything else (the server unreachable, 5xx
+ * after the client's retries) is an I/O error the sink rides out while it
+ * can (write_out, open_part).
+ */
 static int s3_fail(file_sink *s, const char *what, const char *name, int rc)
 {
-    return weir_error_set(&s->err, rc == WEIR_ENOMEM ? rc : WEIR_EIO,
-                          "%s/%s: error: cannot %s: %s", s->arg->path, name,
-                          what, weir_strerror(rc));
+    const char *why = rc == WEIR_EINVAL      ? "refused by the server (HTTP 400 or 403: credentials, "
+                                               "permissions or the request)"
+                      : rc == WEIR_ENOTFOUND ? "not found (the bucket, or an upload the server no longer has)"
+                                             : weir_strerror(rc);
+    bool keep = rc == WEIR_ENOMEM || rc == WEIR_EINVAL || rc == WEIR_ENOTFOUND;
+    return weir_error_set(&s->err, keep ? rc : WEIR_EIO, "%s/%s: error: cannot %s: %s", s->arg->path, name,
+                          what, why);
 }
 
 static int s3s_open(file_sink *s)
