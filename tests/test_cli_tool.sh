@@ -54,6 +54,11 @@ check "savepoint of no such job says so" grep -q "no running job named 'nosuchjo
 "$weir" stop 12345678901234567890123456789012 >/dev/null 2>"$work/err"
 check "a job id of decimal digits alone is a job id, not a pid" \
   grep -q "no running job with job id '12345678901234567890123456789012'" "$work/err"
+# A script with SHOW JOBS is planned twice (checked, then acting): given
+# through a pipe it must still run whole (a second read found it empty).
+printf "SHOW JOBS;\nSELECT * FROM (VALUES (1), (2)) AS t(x);\n" | "$weir" run /dev/stdin >"$work/out" 2>"$work/err"; rc=$?
+check "a piped script with SHOW JOBS exits 0" test $rc -eq 0
+check "a piped script with SHOW JOBS runs its query" grep -q '^+I\[2\]' "$work/out"
 
 job() { # name -> a script of an unbounded job
   cat <<SQL

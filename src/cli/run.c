@@ -155,6 +155,44 @@ static int read_file(const char *path, char **text, size_t *len)
     return 0;
 }
 
+/*
+ * The script's text, read once per process: a script with SHOW JOBS / STOP
+ * JOB is planned twice and a restart plans it again, and a second read of
+ * a pipe (/dev/stdin, <(...)) would find it empty, of a file perhaps
+ * changed. *text is a copy the caller frees.
+ */
+static int script_text(const char *path, char **text, size_t *len)
+{
+    static char *kept;
+    static size_t kept_len;
+    static char *kept_path;
+    if (!kept || strcmp(kept_path, path)) {
+        char *t;
+        size_t n;
+        int rc = read_file(path, &t, &n);
+        if (rc)
+            return rc;
+        char *p = weir_strdup(path);
+        if (!p) {
+            weir_free(t);
+            fprintf(stderr, "weir: out of memory\n");
+            return WEIR_EXIT_FAILED;
+        }
+        weir_free(kept);
+        weir_free(kept_path);
+        kept = t;
+        kept_len = n;
+        kept_path = p;
+    }
+    if (!(*text = weir_malloc(kept_len ? kept_len : 1))) {
+        fprintf(stderr, "weir: out of memory\n");
+        return WEIR_EXIT_FAILED;
+    }
+    memcpy(*text, kept, kept_len);
+    *len = kept_len;
+    return 0;
+}
+
 static int plan(const char *cmd, int argc, char **argv, run_args *a, const weir_sql_job_control *jobs,
                 weir_sql_job **job)
 {
@@ -165,7 +203,7 @@ static int plan(const char *cmd, int argc, char **argv, run_args *a, const weir_
         return rc;
     char *text;
     size_t len;
-    if ((rc = read_file(a->file, &text, &len)))
+    if ((rc = script_text(a->file, &text, &len)))
         return rc;
     weir_sql_job_options opt = {.set_keys = a->keys,
                                 .set_values = a->vals,
