@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Randomized differential test of queries over changelog (CDC) sources.
 
-Each job is two random debezium-json inputs: t(id, k, v, s) and
+Each job is two random debezium-json inputs: t(id, k, v, s) (in one to
+five files of a folder, read in name order, sometimes cut into byte
+ranges by source.split-size: one history all the same) and
 u(uid, k, name), each a consistent history of one table - snapshot reads
 ("r"), creates, updates that may change any column (also the join and
 grouping key, also to and from NULL, also to the same row) and deletes,
@@ -94,6 +96,11 @@ def gen_job(rng):
     j.phase = rng.choice([None, "ONE_PHASE", "TWO_PHASE"]) if j.mini else None
     j.schema_t = rng.random() < 0.25
     j.pk = rng.random() < 0.4  # the sources declare PRIMARY KEY (id) NOT ENFORCED
+    # t's history in several files of a folder (read in name order) and/or
+    # cut into byte ranges: still one history, whose changes of a row must
+    # not overtake each other
+    j.t_files = rng.choice([1, 1, 2, 3, 5])
+    j.split_size = rng.choice([None, None, 64, 400])
     nk = rng.randint(1, len(KEYS))
 
     def t_row(i):
@@ -243,15 +250,14 @@ def job_sql(j):
     out = ["-- cdc_diff seed %d job %d: parallelism %d, batch size %d%s"
            % (j.seed, j.index, j.parallelism, j.batch, ", RocksDB" if j.rocksdb else "")]
     out.append("CREATE TABLE t (id INT, k STRING, v INT, s STRING%s) WITH ('connector' = 'filesystem', "
-               "'path' = 't.json', 'format' = 'debezium-json'%s);"
+               "'path' = 't', 'format' = 'debezium-json'%s%s);"
                % (", PRIMARY KEY (id) NOT ENFORCED" if j.pk else "",
-                  ", 'debezium-json.schema-include' = 'true'" if j.schema_t else ""))
+                  ", 'debezium-json.schema-include' = 'true'" if j.schema_t else "",
+                  ", 'source.split-size' = '%d'" % j.split_size if j.split_size else ""))
     out.append("CREATE TABLE u (uid INT, k STRING, name STRING%s) WITH ('connector' = 'filesystem', "
                "'path' = 'u.json', 'format' = 'debezium-json');" % (", PRIMARY KEY (uid) NOT ENFORCED" if j.pk else ""))
     if j.mini:
         out.append("SET 'table.exec.mini-batch.enabled' = 'true';")
-        out.append("SET 'table.exec.mini-batch.allow-latency' = '1 s';")
-        out.append("SET 'table.exec.mini-batch.size' = '%d';" % (j.batch * 3))
     if j.phase:
         out.append("SET 'table.optimizer.agg-phase-strategy' = '%s';" % j.phase)
     if j.upsert:
@@ -313,11 +319,17 @@ def oracle(db, j, query):
 def run_case(case):
     j = gen_job(case.rng)
     j.seed, j.index = case.seed, case.index
-    case.note = "(parallelism %d, batch %d%s%s%s)" % (j.parallelism, j.batch, ", rocksdb" if j.rocksdb else "",
-                                                      ", mini-batch" if j.mini else "",
-                                                      ", PRIMARY KEY sinks as upserts" if j.upsert else "")
-    with open(case.path("t.json"), "w") as f:
-        f.writelines(envelope(op, b, a, j.schema_t) + "\n" for op, b, a in j.t_events)
+    case.note = "(parallelism %d, batch %d, %d files%s%s%s%s)" % (
+        j.parallelism, j.batch, j.t_files, ", split size %d" % j.split_size if j.split_size else "",
+        ", rocksdb" if j.rocksdb else "",
+        ", mini-batch" if j.mini else "",
+        ", PRIMARY KEY sinks as upserts" if j.upsert else "")
+    os.makedirs(case.path("t"))
+    lines = [envelope(op, b, a, j.schema_t) + "\n" for op, b, a in j.t_events]
+    cuts = sorted(case.rng.randint(0, len(lines)) for _ in range(j.t_files - 1))
+    for i, (lo, hi) in enumerate(zip([0] + cuts, cuts + [len(lines)])):
+        with open(case.path("t", "part-%02d.json" % i), "w") as f:
+            f.writelines(lines[lo:hi])
     with open(case.path("u.json"), "w") as f:
         f.writelines(envelope(op, b, a, False) + "\n" for op, b, a in j.u_events)
     case.write("job.sql", job_sql(j))

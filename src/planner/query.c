@@ -415,6 +415,23 @@ static int declared_order(plan_ctx *pc, const cat_table *t, plan_source_cols *co
     return 0;
 }
 
+/* The index of table t's option key (the last one given), or -1. */
+static int option_index(const cat_table *t, const char *key)
+{
+    int at = -1;
+    for (size_t i = 0; i < t->n_opts; i++)
+        if (!strcasecmp(t->opts[i].key, key))
+            at = (int)i;
+    return at;
+}
+
+/* Whether table t reads files (the filesystem connector). */
+static bool source_is_files(const cat_table *t)
+{
+    int i = option_index(t, "connector");
+    return i >= 0 && !strcasecmp(t->opts[i].value, "filesystem");
+}
+
 static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref, weir_sql_loc loc, rel *out)
 {
     int rc = plan_ensure_job(pc);
@@ -552,6 +569,21 @@ static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref
             spec.free_arg(spec.arg);
         return rc;
     }
+    /* A changelog in files is one history in the files' order (and in each
+     * file's), and split i goes to subtask i % p: read at p > 1, a row's -D
+     * could overtake its +I from another split. One subtask reads it all. */
+    if (changelog && source_is_files(t)) {
+        if (par > 1) {
+            if (spec.free_arg)
+                spec.free_arg(spec.arg);
+            return plan_error(pc, plan_option_value_loc(t, (size_t)option_index(t, "scan.parallelism")), WEIR_EPLAN,
+                              "table '%s': 'scan.parallelism' = %u: a changelog read from files is one history, "
+                              "read in order by one subtask (its changes of one row must not overtake each "
+                              "other); drop the option",
+                              t->name, par);
+        }
+        par = 1;
+    }
     rc = weir_job_source(pc->job, &spec, &wm, par, &out->s);
     if (rc) {
         if (spec.free_arg)
@@ -570,7 +602,7 @@ static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref
     out->n_physical = cols.full->n_fields;
     out->n_ukeys = 0;
     if (changelog && pkd && pkd->n_columns && pkd->n_columns <= WEIR_KEY_MAX_COLS) {
-        /* a changelog of a table with a PRIMARY KEY: each key's changes come in order from its split */
+        /* a changelog of a table with a PRIMARY KEY: each key's changes come in order (files: one subtask reads them, in order) */
         uint32_t kcols[WEIR_KEY_MAX_COLS];
         bool all = true;
         for (uint32_t i = 0; i < pkd->n_columns && all; i++) {

@@ -1499,6 +1499,11 @@ fail:
 static bool fs_continues(void *p, const char *prev, const char *id)
 {
     const file_source *s = p;
+    /* A changelog is one history across its files, in their order: each
+     * split continues the one before it (the planner reads it with one
+     * subtask), so a row's -D never overtakes its +I from another file. */
+    if (weir_format_is_changelog(s->arg->cfg.format.kind))
+        return true;
     size_t la, lb;
     uint64_t a0, a1, b0, b1;
     return parse_range(s, prev, &la, &a0, &a1) &&
