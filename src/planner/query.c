@@ -602,7 +602,7 @@ static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref
     out->n_physical = cols.full->n_fields;
     out->n_ukeys = 0;
     if (changelog && pkd && pkd->n_columns && pkd->n_columns <= WEIR_KEY_MAX_COLS) {
-        /* a changelog of a table with a PRIMARY KEY: each key's changes come in order (files: one subtask reads them, in order) */
+        /* a changelog with a PRIMARY KEY: each key's changes come in order (files: read in order by one subtask) */
         uint32_t kcols[WEIR_KEY_MAX_COLS];
         bool all = true;
         for (uint32_t i = 0; i < pkd->n_columns && all; i++) {
