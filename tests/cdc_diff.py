@@ -284,31 +284,6 @@ def oracle_db(j):
     return db
 
 
-def fold_upserts(folder, cols, key):
-    """The table a folder of upserts describes: a create sets its key's
-    row, a delete removes its key (and must find it). Each sink subtask's
-    file is applied in order; a key lives in one subtask's files."""
-    rows = {}
-    at = [cols.index(c) for c in key]
-    names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
-    for name in names:
-        if name.startswith("."):
-            continue
-        with open(os.path.join(folder, name)) as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                e = json.loads(line)
-                row = e["after"] if e["op"] == "c" else e["before"]
-                v = tuple(row[c] for c in cols)
-                k = tuple(v[i] for i in at)
-                if e["op"] == "c":
-                    rows[k] = v
-                elif rows.pop(k, None) is None:
-                    raise ValueError("a delete of a key not there: %s" % (k,))
-    return collections.Counter(rows.values())
-
-
 def oracle(db, j, query):
     text, _, is_global = query
     if is_global is True and not j.t_final:
@@ -344,7 +319,7 @@ def run_case(case):
         try:
             cols = [c for c, _ in q[1]]
             if j.upsert:
-                got = fold_upserts(case.path("q%d" % qi), cols, q[2])
+                got = diffrun.fold_debezium_upserts(case.path("q%d" % qi), cols, q[2])
             else:
                 got = diffrun.fold_debezium(case.path("q%d" % qi), cols)
         except ValueError as e:

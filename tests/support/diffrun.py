@@ -292,11 +292,10 @@ def engine_options(case, parallelism, batch=None, rocksdb=False):
     return opts
 
 
-def fold_debezium(folder, cols):
-    """The table a folder of debezium-json changelog files describes, as a
-    Counter of tuples of cols: a create adds its "after" row, a delete takes
-    its "before" row away and must find it (ValueError otherwise)."""
-    got = collections.Counter()
+def debezium_changes(folder):
+    """The changes of a folder of debezium-json changelog files, file by
+    file in name order (hidden files skipped): (op, row) with op "c" and
+    its "after" row or "d" and its "before" row."""
     names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
     for name in names:
         if name.startswith("."):
@@ -306,13 +305,39 @@ def fold_debezium(folder, cols):
                 if not line.strip():
                     continue
                 e = json.loads(line)
-                if e["op"] == "c":
-                    got[tuple(e["after"][c] for c in cols)] += 1
-                elif e["op"] == "d":
-                    v = tuple(e["before"][c] for c in cols)
-                    if got[v] <= 0:
-                        raise ValueError("a delete of a row not there: %s" % (v,))
-                    got[v] -= 1
-                else:
+                if e["op"] not in ("c", "d"):
                     raise ValueError("op %r" % e["op"])
+                yield e["op"], e["after"] if e["op"] == "c" else e["before"]
+
+
+def fold_debezium(folder, cols):
+    """The table a folder of debezium-json changelog files describes, as a
+    Counter of tuples of cols: a create adds its "after" row, a delete takes
+    its "before" row away and must find it (ValueError otherwise)."""
+    got = collections.Counter()
+    for op, row in debezium_changes(folder):
+        v = tuple(row[c] for c in cols)
+        if op == "c":
+            got[v] += 1
+        elif got[v] <= 0:
+            raise ValueError("a delete of a row not there: %s" % (v,))
+        else:
+            got[v] -= 1
     return +got
+
+
+def fold_debezium_upserts(folder, cols, key):
+    """The table a folder of debezium-json files describes when applied as
+    upserts, as a Counter of tuples of cols: a create sets its key's row, a
+    delete removes its key and must find it (ValueError otherwise). Each
+    sink subtask's files are applied in order; a key lives in one's."""
+    rows = {}
+    at = [cols.index(c) for c in key]
+    for op, row in debezium_changes(folder):
+        v = tuple(row[c] for c in cols)
+        k = tuple(v[i] for i in at)
+        if op == "c":
+            rows[k] = v
+        elif rows.pop(k, None) is None:
+            raise ValueError("a delete of a key not there: %s" % (k,))
+    return collections.Counter(rows.values())
