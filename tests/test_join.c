@@ -25,12 +25,6 @@
 
 #define GUARD_MS 20000
 
-static void quiet(void *ud, const char *line)
-{
-    (void)ud;
-    (void)line;
-}
-
 typedef struct jt {
     weir_schema *in, *side, *out;
     weir_schema *semi_out; /* (lk, lv): a semi or anti join's output */
@@ -113,13 +107,8 @@ static void jt_start_ex(jt *t, weir_join_type type, uint32_t parallelism, const 
     weir_operator_spec sink = th_collect_spec(t->sink, "collect");
     cr_assert_eq(weir_job_sink(t->job, j, &sink, 1), 0);
     if (ckpt_dir) {
-        weir_checkpoint_config cc;
-        weir_checkpoint_config_init(&cc);
-        cc.dir = ckpt_dir;
-        cc.restore = WEIR_RESTORE_LATEST;
-        cc.log = quiet;
         weir_error err = {0};
-        cr_assert_eq(weir_job_enable_checkpoints(t->job, &cc, &err), 0, "%s", err.message);
+        cr_assert_eq(th_enable_checkpoints(t->job, ckpt_dir, &err), 0, "%s", err.message);
     }
     t->fed = 0;
     cr_assert_eq(weir_job_start(t->job), 0, "%s", weir_job_error(t->job));

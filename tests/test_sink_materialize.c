@@ -30,12 +30,6 @@
 #define N_STEPS 600
 #define MAX_LIVE N_STEPS
 
-static void quiet(void *ud, const char *line)
-{
-    (void)ud;
-    (void)line;
-}
-
 static uint64_t test_seed(void)
 {
     static uint64_t seed;
@@ -186,13 +180,8 @@ static void mt_start(mt *t, bool by_uk, uint32_t parallelism, const char *ckpt_d
     weir_operator_spec sink = th_collect_spec(t->sink, "collect");
     cr_assert_eq(weir_job_sink(t->job, out, &sink, 1), 0);
     if (ckpt_dir) {
-        weir_checkpoint_config cc;
-        weir_checkpoint_config_init(&cc);
-        cc.dir = ckpt_dir;
-        cc.restore = WEIR_RESTORE_LATEST;
-        cc.log = quiet;
         weir_error err = {0};
-        cr_assert_eq(weir_job_enable_checkpoints(t->job, &cc, &err), 0, "%s", err.message);
+        cr_assert_eq(th_enable_checkpoints(t->job, ckpt_dir, &err), 0, "%s", err.message);
     }
     cr_assert_eq(weir_job_start(t->job), 0, "%s", weir_job_error(t->job));
 }

@@ -37,12 +37,6 @@ typedef struct wj {
     const char *ckpt_dir; /* checkpoints go here and the latest is restored */
 } wj;
 
-static void quiet(void *ud, const char *line)
-{
-    (void)ud;
-    (void)line;
-}
-
 static bool keep_row(void *ud, const weir_batch *b, uint32_t row)
 {
     (void)ud;
@@ -118,14 +112,8 @@ static void wj_start_on(wj *t, weir_join_type type, uint32_t parallelism,
     weir_operator_spec sink = th_collect_spec(t->sink, "collect");
     cr_assert_eq(weir_job_sink(t->job, j, &sink, 1), 0);
     if (t->ckpt_dir) {
-        weir_checkpoint_config cc;
-        weir_checkpoint_config_init(&cc);
-        cc.dir = t->ckpt_dir;
-        cc.restore = WEIR_RESTORE_LATEST;
-        cc.log = quiet;
         weir_error err = {0};
-        cr_assert_eq(weir_job_enable_checkpoints(t->job, &cc, &err), 0, "%s",
-                     err.message);
+        cr_assert_eq(th_enable_checkpoints(t->job, t->ckpt_dir, &err), 0, "%s", err.message);
     }
     cr_assert_eq(weir_job_start(t->job), 0, "%s", weir_job_error(t->job));
 }

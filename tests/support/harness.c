@@ -808,3 +808,19 @@ int th_changelog_stream(weir_job *job, th_source *src, const char *name,
         rc = weir_job_set_parallelism(job, *out, 1);
     return rc;
 }
+
+static void th_quiet(void *ud, const char *line)
+{
+    (void)ud;
+    (void)line;
+}
+
+int th_enable_checkpoints(weir_job *job, const char *dir, weir_error *err)
+{
+    weir_checkpoint_config cc;
+    weir_checkpoint_config_init(&cc);
+    cc.dir = dir;
+    cc.restore = WEIR_RESTORE_LATEST;
+    cc.log = th_quiet;
+    return weir_job_enable_checkpoints(job, &cc, err);
+}

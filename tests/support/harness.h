@@ -102,4 +102,8 @@ int th_changelog_stream(weir_job *job, th_source *src, const char *name,
                         const weir_watermark_spec *wm,
                         const weir_schema *schema, weir_stream *out);
 
+/* Checkpoints into dir, restoring the latest one there, without log lines;
+ * 0 or a weir error code (the message in err). */
+int th_enable_checkpoints(weir_job *job, const char *dir, weir_error *err);
+
 #endif
