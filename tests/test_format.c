@@ -939,3 +939,160 @@ Test(debezium_decode, bad_envelopes_are_located_and_append_nothing)
     weir_batch_destroy(one);
     teardown(&f);
 }
+
+/*
+ * weir_decoder_decode_line against framing then decoding: random streams of
+ * JSON lines - valid objects with whitespace (and line breaks) between
+ * tokens, CRLF, blank lines, escapes and UTF-8, unknown keys with nested
+ * values, missing and mistyped fields, junk after the object, a last line
+ * without a break - read both ways must give the same rows, the same bad
+ * records at the same offsets, and never a record over max_len bytes.
+ */
+static const char *line_ws(uint64_t *rng)
+{
+    static const char *ws[] = {"", "", "", "", " ", "\t", "  ", "\r"};
+    *rng = *rng * 6364136223846793005ULL + 1442695040888963407ULL;
+    uint32_t r = (uint32_t)((*rng >> 33) % 800);
+    return r == 0 ? "\n" : r == 1 ? " \n " : ws[r % 8]; /* a line break: rarely */
+}
+
+static uint32_t line_pick(uint64_t *rng, uint32_t n)
+{
+    *rng = *rng * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)((*rng >> 33) % n);
+}
+
+static void line_put(weir_buf *s, const char *t) { weir_buf_put(s, t, strlen(t)); }
+
+static void line_record(weir_buf *s, uint64_t *rng)
+{
+    static const char *vals[][3] = {
+        {"7", "-12", "\"x\""},                                  /* id */
+        {"\"a\\\"b\"", "\"\\u00e9t\\u00e9 \xc3\xa9\"", "null"}, /* name */
+        {"2.5", "1e3", "\"z\""},                                /* price */
+        {"12.30", "-0.05", "true"},                             /* amount */
+        {"true", "false", "1"},                                 /* ok */
+        {"5", "null", "99999999999"},                           /* n */
+        {"\"2020-01-01 12:00:00.120\"", "\"2020-01-01T00:00:00Z\"", "\"bad\""},
+        {"\"2020-01-01 12:00:00.120Z\"", "1577880000000", "null"},
+        {"\"Af8=\"", "null", "\"@@\""},
+    };
+    static const char *names[] = {"id", "name", "price", "amount", "ok", "n", "ts", "lts", "raw"};
+    line_put(s, line_ws(rng));
+    line_put(s, "{");
+    bool first = true;
+    for (uint32_t c = 0; c < 9; c++) {
+        if (line_pick(rng, c ? 40 : 400) == 0)
+            continue; /* missing (id is NOT NULL: a bad record when absent) */
+        if (!first) {
+            line_put(s, line_ws(rng));
+            line_put(s, ",");
+        }
+        first = false;
+        line_put(s, line_ws(rng));
+        if (line_pick(rng, 10) == 0) {
+            line_put(s, "\"extra\":{\"a\":[1, {\"b\" : \"}\"}], \"c\":null},");
+            line_put(s, line_ws(rng));
+        }
+        line_put(s, "\"");
+        line_put(s, names[c]);
+        line_put(s, "\"");
+        line_put(s, line_ws(rng));
+        line_put(s, ":");
+        line_put(s, line_ws(rng));
+        uint32_t v = line_pick(rng, 200); /* a bad value: rarely */
+        line_put(s, vals[c][v == 0 ? 2 : v & 1]);
+    }
+    line_put(s, line_ws(rng));
+    line_put(s, "}");
+    uint32_t tail = line_pick(rng, 12);
+    line_put(s, tail == 0 && line_pick(rng, 4) == 0 ? " x" : tail == 1 ? "\r" : tail == 2 ? " \t" : "");
+}
+
+typedef struct line_read {
+    weir_batch *b;
+    uint32_t bad;
+    weir_buf bad_at; /* offsets of the bad records, as text */
+} line_read;
+
+static void line_read_all(weir_decoder *d, const char *buf, size_t len, size_t max_len,
+                          bool fused, line_read *out)
+{
+    size_t pos = 0;
+    for (;;) {
+        weir_frame f;
+        if (fused) {
+            uint32_t before = out->b->n_rows;
+            if (weir_decoder_decode_line(d, buf + pos, len - pos, max_len, out->b, &f) == 0) {
+                cr_assert_eq(out->b->n_rows, before + 1);
+                cr_assert_leq(f.rec_len, max_len, "a record of %zu bytes over %zu", f.rec_len,
+                              max_len);
+                cr_assert_eq(buf[pos + f.consumed - 1], '\n');
+                pos += f.consumed;
+                continue;
+            }
+            cr_assert_eq(out->b->n_rows, before);
+        }
+        if (weir_decoder_frame(d, buf + pos, len - pos, true, &f))
+            break;
+        if (!weir_decoder_is_blank(d, buf + pos, f.rec_len)) {
+            weir_decode_error e;
+            if (weir_decoder_decode(d, buf + pos, f.rec_len, out->b, &e)) {
+                char at[64];
+                snprintf(at, sizeof at, "%zu+%zu:%.20s;", pos, e.pos, e.message);
+                line_put(&out->bad_at, at);
+                out->bad++;
+            }
+        }
+        pos += f.consumed;
+    }
+}
+
+Test(json, decode_line_equals_framing_then_decoding)
+{
+    weir_schema *s = all_types();
+    weir_format_options opt;
+    weir_format_options_init(&opt, WEIR_FORMAT_JSON);
+    weir_decoder *d;
+    weir_error err;
+    cr_assert_eq(weir_decoder_create(&opt, s, &d, &err), 0);
+    uint64_t rng = 20261203;
+    uint32_t fused_rows = 0;
+    for (int round = 0; round < 300; round++) {
+        weir_buf in;
+        weir_buf_init(&in);
+        uint32_t n = 1 + line_pick(&rng, 40);
+        for (uint32_t i = 0; i < n; i++) {
+            if (line_pick(&rng, 15) == 0)
+                line_put(&in, line_pick(&rng, 2) ? "  \r" : "");
+            else
+                line_record(&in, &rng);
+            if (i + 1 < n || line_pick(&rng, 2))
+                line_put(&in, "\n");
+        }
+        size_t max_len = line_pick(&rng, 3) == 0 ? 60 + line_pick(&rng, 200) : 1u << 20;
+        line_read a = {weir_batch_create(s, 4096), 0, {0}}, b = {weir_batch_create(s, 4096), 0, {0}};
+        weir_buf_init(&a.bad_at);
+        weir_buf_init(&b.bad_at);
+        line_read_all(d, (const char *)in.data, in.len, max_len, false, &a);
+        line_read_all(d, (const char *)in.data, in.len, max_len, true, &b);
+        cr_assert_eq(a.b->n_rows, b.b->n_rows, "round %d", round);
+        cr_assert_eq(a.bad, b.bad, "round %d", round);
+        weir_buf_put_u8(&a.bad_at, 0);
+        weir_buf_put_u8(&b.bad_at, 0);
+        cr_assert_str_eq((char *)a.bad_at.data, (char *)b.bad_at.data, "round %d", round);
+        char *ja = encode_all(&opt, a.b), *jb = encode_all(&opt, b.b);
+        cr_assert_str_eq(ja, jb, "round %d", round);
+        fused_rows += b.b->n_rows;
+        free(ja);
+        free(jb);
+        weir_buf_fini(&a.bad_at);
+        weir_buf_fini(&b.bad_at);
+        weir_batch_destroy(a.b);
+        weir_batch_destroy(b.b);
+        weir_buf_fini(&in);
+    }
+    cr_assert_gt(fused_rows, 500, "only %u good rows were drawn", fused_rows);
+    weir_decoder_destroy(d);
+    weir_schema_destroy(s);
+}

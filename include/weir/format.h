@@ -134,6 +134,20 @@ int weir_decoder_frame(const weir_decoder *d, const char *buf, size_t len,
 int weir_frame_line(const char *buf, size_t len, bool eof, weir_frame *f);
 
 /*
+ * Frames and decodes in one pass, for a stream of JSON objects one per
+ * line: decodes the object at the start of buf[0, len) and, when it is
+ * valid and followed by a line break within max_len bytes, appends its row
+ * to out and fills f as weir_decoder_frame would. Anything else (another
+ * format, a bad or blank record, a record not yet whole in buf, the last
+ * one without a line break) returns WEIR_EAGAIN and leaves out as it was:
+ * the caller then frames and decodes that record the usual way
+ * (weir_decoder_frame, weir_decoder_decode), which reports errors. The
+ * rows are those the usual way gives; only the bytes are read once.
+ */
+int weir_decoder_decode_line(weir_decoder *d, const char *buf, size_t len,
+                             size_t max_len, weir_batch *out, weir_frame *f);
+
+/*
  * Skipping a record too long to hold in memory: feed the bytes of the stream
  * from the record's first byte on, chunk after chunk, with one state
  * (weir_decoder_skip_init first). Returns 0 when the record ends in

@@ -32,6 +32,12 @@ struct weir_decoder {
     const char *rec;
     weir_decode_error *err;
     bool oom; /* the failure was an allocation, not the input */
+    /* weir_decoder_decode_line: a JSON object read straight from the
+     * stream, its record ending at the first line break after it (which
+     * whitespace between tokens then does not cross); line_end is that
+     * break. */
+    bool line_mode;
+    const char *line_end;
     /* Per column: why a NULL there is a bad record although the type is
      * nullable (weir_decoder_require), or NULL. Owned. */
     char **require_why;

@@ -269,6 +269,31 @@ int weir_decoder_decode(weir_decoder *d, const char *rec, size_t len,
     return rc;
 }
 
+int weir_decoder_decode_line(weir_decoder *d, const char *buf, size_t len,
+                             size_t max_len, weir_batch *out, weir_frame *f)
+{
+    if (d->opt.kind != WEIR_FORMAT_JSON || out->n_rows >= out->capacity)
+        return WEIR_EAGAIN;
+    weir_decode_error dummy;
+    d->rec = buf;
+    d->err = &dummy;
+    d->oom = false;
+    d->line_mode = true;
+    size_t heap_mark = out->heap_len;
+    /* A record over max_len bytes ends past buf + max_len: framing takes it. */
+    int rc = weir__json_decode(d, buf, len > max_len ? max_len + 1 : len, out);
+    d->line_mode = false;
+    if (rc) {
+        out->heap_len = heap_mark;
+        return WEIR_EAGAIN;
+    }
+    size_t n = (size_t)(d->line_end - buf);
+    f->consumed = n + 1;
+    f->newlines = 1;
+    f->rec_len = n && buf[n - 1] == '\r' ? n - 1 : n;
+    return 0;
+}
+
 const char *weir__decode_fail(weir_decoder *d, const char *at, const char *fmt,
                               ...)
 {

@@ -83,10 +83,11 @@ static inline int lookup(weir_decoder *d, const char *k, size_t n)
     return -1;
 }
 
-static inline const char *skip_ws(const char *p, const char *end)
+/* Whitespace between tokens; in line mode a line break ends the record. */
+static inline const char *skip_ws(const weir_decoder *d, const char *p, const char *end)
 {
     while (p < end && (unsigned char)*p <= ' ' &&
-           (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+           (*p == ' ' || *p == '\t' || *p == '\r' || (*p == '\n' && !d->line_mode)))
         p++;
     return p;
 }
@@ -399,7 +400,7 @@ static const char *skip_value(weir_decoder *d, const char *p, const char *end,
         if (depth >= WEIR__JSON_MAX_DEPTH)
             return FAIL(d, p, "expected at most %d levels of nesting",
                         WEIR__JSON_MAX_DEPTH);
-        p = skip_ws(p + 1, end);
+        p = skip_ws(d, p + 1, end);
         if (p < end && *p == close)
             return p + 1;
         for (;;) {
@@ -412,18 +413,18 @@ static const char *skip_value(weir_decoder *d, const char *p, const char *end,
                 size_t n;
                 if (!(p = parse_string(d, p + 1, end, &s, &n)))
                     return NULL;
-                p = skip_ws(p, end);
+                p = skip_ws(d, p, end);
                 if (p >= end || *p != ':')
                     return FAIL(d, p,
                                 "expected ':' after an object key, found %s",
                                 describe_char(p, end, msg, sizeof msg));
-                p = skip_ws(p + 1, end);
+                p = skip_ws(d, p + 1, end);
             }
             if (!(p = skip_value(d, p, end, depth + 1)))
                 return NULL;
-            p = skip_ws(p, end);
+            p = skip_ws(d, p, end);
             if (p < end && *p == ',') {
-                p = skip_ws(p + 1, end);
+                p = skip_ws(d, p + 1, end);
                 continue;
             }
             if (p < end && *p == close)
@@ -668,7 +669,7 @@ __attribute__((cold, noinline)) static const char *nested_value(weir_decoder *d,
             return OOM(d, p);
     }
     const char *ret = NULL;
-    p = skip_ws(p + 1, end);
+    p = skip_ws(d, p + 1, end);
     if (p < end && *p == close) {
         p++;
         goto done;
@@ -695,12 +696,12 @@ __attribute__((cold, noinline)) static const char *nested_value(weir_decoder *d,
                     if (strlen(nt->names[i]) == kn && !memcmp(nt->names[i], ks, kn))
                         field = (int)i;
             }
-            p = skip_ws(p, end);
+            p = skip_ws(d, p, end);
             if (p >= end || *p != ':') {
                 FAIL(d, p, "expected ':' after an object key, found %s", describe_char(p, end, msg, sizeof msg));
                 goto out;
             }
-            p = skip_ws(p + 1, end);
+            p = skip_ws(d, p + 1, end);
         }
         if (t.id == WEIR_TYPE_ROW && field < 0) {
             p = skip_value(d, p, end, depth); /* a key the ROW type does not name */
@@ -716,9 +717,9 @@ __attribute__((cold, noinline)) static const char *nested_value(weir_decoder *d,
         if (!p)
             goto out;
         count++;
-        p = skip_ws(p, end);
+        p = skip_ws(d, p, end);
         if (p < end && *p == ',') {
-            p = skip_ws(p + 1, end);
+            p = skip_ws(d, p + 1, end);
             continue;
         }
         if (p < end && *p == close) {
@@ -931,13 +932,13 @@ int weir__json_decode(weir_decoder *d, const char *rec, size_t len,
         memset(d->seen, 0, d->ncols * sizeof *d->seen);
         d->gen = 1;
     }
-    p = skip_ws(p, end);
+    p = skip_ws(d, p, end);
     if (p >= end || *p != '{') {
         FAIL(d, p, "expected '{' to start a JSON object, found %s",
              describe_char(p, end, msg, sizeof msg));
         return WEIR_EPARSE;
     }
-    p = skip_ws(p + 1, end);
+    p = skip_ws(d, p + 1, end);
     if (p < end && *p == '}') {
         p++;
     } else {
@@ -953,7 +954,7 @@ int weir__json_decode(weir_decoder *d, const char *rec, size_t len,
             if (!(p = parse_string(d, p + 1, end, &k, &kn)))
                 return WEIR_EPARSE;
             int col = lookup(d, k, kn);
-            p = skip_ws(p, end);
+            p = skip_ws(d, p, end);
             if (p >= end || *p != ':') {
                 char key[64];
                 weir__fmt_describe_text(key_at + 1, kn, key, sizeof key);
@@ -961,7 +962,7 @@ int weir__json_decode(weir_decoder *d, const char *rec, size_t len,
                      describe_char(p, end, msg, sizeof msg));
                 return WEIR_EPARSE;
             }
-            p = skip_ws(p + 1, end);
+            p = skip_ws(d, p + 1, end);
             if (col < 0) {
                 p = skip_value(d, p, end, 1);
             } else {
@@ -971,9 +972,9 @@ int weir__json_decode(weir_decoder *d, const char *rec, size_t len,
             }
             if (!p)
                 return WEIR_EPARSE;
-            p = skip_ws(p, end);
+            p = skip_ws(d, p, end);
             if (p < end && *p == ',') {
-                p = skip_ws(p + 1, end);
+                p = skip_ws(d, p + 1, end);
                 continue;
             }
             if (p < end && *p == '}') {
@@ -986,8 +987,13 @@ int weir__json_decode(weir_decoder *d, const char *rec, size_t len,
         }
     }
     const char *close = p - 1;
-    p = skip_ws(p, end);
-    if (p < end) {
+    p = skip_ws(d, p, end);
+    if (d->line_mode) {
+        /* The record must end here, at a line break in the buffer. */
+        if (p >= end || *p != '\n')
+            return WEIR_EAGAIN;
+        d->line_end = p;
+    } else if (p < end) {
         FAIL(d, p, "expected end of record after the JSON object, found %s",
              describe_char(p, end, msg, sizeof msg));
         return WEIR_EPARSE;
@@ -1032,13 +1038,13 @@ static const char *dbz_members(weir_decoder *d, const char *p, const char *end,
 {
     char msg[64];
     memset(sp, 0, DBZ_N * sizeof *sp);
-    p = skip_ws(p, end);
+    p = skip_ws(d, p, end);
     if (p >= end || *p != '{')
         return FAIL(d, p,
                     "expected '{' to start the debezium-json envelope, "
                     "found %s",
                     describe_char(p, end, msg, sizeof msg));
-    p = skip_ws(p + 1, end);
+    p = skip_ws(d, p + 1, end);
     if (p < end && *p == '}')
         return p + 1;
     for (;;) {
@@ -1053,19 +1059,19 @@ static const char *dbz_members(weir_decoder *d, const char *p, const char *end,
         for (int i = 0; i < DBZ_N && which < 0; i++)
             if (strlen(dbz_names[i]) == kn && !memcmp(dbz_names[i], k, kn))
                 which = i;
-        p = skip_ws(p, end);
+        p = skip_ws(d, p, end);
         if (p >= end || *p != ':')
             return FAIL(d, p, "expected ':' after an object key, found %s",
                         describe_char(p, end, msg, sizeof msg));
-        p = skip_ws(p + 1, end);
+        p = skip_ws(d, p + 1, end);
         const char *v = p;
         if (!(p = skip_value(d, p, end, 1)))
             return NULL;
         if (which >= 0)
             sp[which] = (json_span){v, (size_t)(p - v)};
-        p = skip_ws(p, end);
+        p = skip_ws(d, p, end);
         if (p < end && *p == ',') {
-            p = skip_ws(p + 1, end);
+            p = skip_ws(d, p + 1, end);
             continue;
         }
         if (p < end && *p == '}')
@@ -1113,13 +1119,13 @@ int weir__debezium_decode(weir_decoder *d, const char *rec, size_t len,
     const char *p = dbz_members(d, rec, end, sp);
     if (!p)
         return WEIR_EPARSE;
-    p = skip_ws(p, end);
+    p = skip_ws(d, p, end);
     if (p < end) {
         FAIL(d, p, "expected end of record after the JSON object, found %s",
              describe_char(p, end, msg, sizeof msg));
         return WEIR_EPARSE;
     }
-    const char *env = skip_ws(rec, end);
+    const char *env = skip_ws(d, rec, end);
     if (d->opt.debezium_schema_include) {
         if (!sp[DBZ_PAYLOAD].p || *sp[DBZ_PAYLOAD].p != '{') {
             FAIL(d, sp[DBZ_PAYLOAD].p ? sp[DBZ_PAYLOAD].p : env,

@@ -1718,6 +1718,18 @@ static int read_records(file_reader *r, weir_batch *out, uint32_t max_rows,
                 r->pos += 3;
         }
         weir_frame f;
+        /* JSON lines: the record framed while it is decoded, one pass over
+         * its bytes; anything unusual goes the framed way below. */
+        if (!r->header_pending && r->file_off + r->pos < r->split->end) {
+            const uint32_t before = out->n_rows;
+            if (weir_decoder_decode_line(r->dec, r->buf + r->pos, r->len - r->pos,
+                                         cfg->max_record_bytes, out, &f) == 0) {
+                appended += out->n_rows - before;
+                r->pos += f.consumed;
+                r->line_rel += f.newlines;
+                continue;
+            }
+        }
         int rc = weir_decoder_frame(r->dec, r->buf + r->pos, r->len - r->pos,
                                     r->eof, &f);
         if (rc == WEIR_EAGAIN) {
