@@ -4,7 +4,9 @@
 # weir: random input (keys with quotes, tabs, backslashes and non-ASCII
 # characters; NULL and negative values) -> GROUP BY key (COUNT(*),
 # COUNT(v), SUM(v), MIN(v), MAX(v)) -> PostgreSQL, and a top-1 per key
-# (its displaced rows are deletes) -> a second table. Each round draws the
+# (its displaced rows are deletes) -> a second table, and GROUP BY key
+# HAVING (a count not a multiple of 3) into a table keyed (key, count),
+# where each -U must delete its row. Each round draws the
 # batch size, the parallelism, the flush size and the delivery guarantee;
 # the tables must equal python's aggregate of the same input. Then the
 # join family (below) at parallelism 1, 2 and 4.
@@ -25,7 +27,8 @@ pg_start "$T/pg" || fail "cannot start PostgreSQL"
 URL="jdbc:postgresql://127.0.0.1:$PGPORT/postgres"
 q() { psql -AtqX -v ON_ERROR_STOP=1 -c "$1"; }
 q "CREATE TABLE agg (k text PRIMARY KEY, n bigint, nv bigint, s bigint, mn bigint, mx bigint);
-   CREATE TABLE top1 (k text, v bigint, PRIMARY KEY (k, v))"
+   CREATE TABLE top1 (k text, v bigint, PRIMARY KEY (k, v));
+   CREATE TABLE hv (k text, n bigint, PRIMARY KEY (k, n))"
 
 for ((round = 1; round <= ROUNDS; round++)); do
     rs=$((SEED * 100 + round))
@@ -53,11 +56,15 @@ CREATE TABLE a (k STRING, n BIGINT, nv BIGINT, s BIGINT, mn BIGINT, mx BIGINT, P
 CREATE TABLE t (k STRING, v BIGINT, PRIMARY KEY (k, v) NOT ENFORCED)
   WITH ('connector' = 'jdbc', 'url' = '$URL', 'table-name' = 'top1', 'username' = 'postgres',
         'sink.buffer-flush.max-rows' = '$maxrows', 'sink.delivery-guarantee' = '$guar');
+CREATE TABLE h (k STRING, n BIGINT, PRIMARY KEY (k, n) NOT ENFORCED)
+  WITH ('connector' = 'jdbc', 'url' = '$URL', 'table-name' = 'hv', 'username' = 'postgres',
+        'sink.buffer-flush.max-rows' = '$maxrows', 'sink.delivery-guarantee' = '$guar');
 INSERT INTO a SELECT k, COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v) FROM src GROUP BY k;
+INSERT INTO h SELECT k, COUNT(*) FROM src GROUP BY k HAVING MOD(COUNT(*), 3) <> 0;
 INSERT INTO t SELECT k, v FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn
   FROM src WHERE v IS NOT NULL) WHERE rn <= 1;
 EOF
-    q "TRUNCATE agg; TRUNCATE top1"
+    q "TRUNCATE agg; TRUNCATE top1; TRUNCATE hv"
     rm -rf ckpt
     [ -n "${WEIR_PG_DIFF_ONLY:-}" ] && [ "$round" != "$WEIR_PG_DIFF_ONLY" ] && continue
     "$WEIR" run job.sql -D weir.batch-size="$batch" -D parallelism.default="$par" \
@@ -65,6 +72,7 @@ EOF
         fail "round $round: the job failed"
     psql -AtqX -F $'\x1f' -R $'\x1e' -c "SELECT k, n, nv, coalesce(s::text, 'NULL'), coalesce(mn::text, 'NULL'), coalesce(mx::text, 'NULL') FROM agg" > agg.out
     psql -AtqX -F $'\x1f' -R $'\x1e' -c "SELECT k, v FROM top1" > top.out
+    psql -AtqX -F $'\x1f' -R $'\x1e' -c "SELECT k, n FROM hv" > hv.out
     python3 - <<'EOF' || fail "round $round (batch $batch, parallelism $par, max-rows $maxrows, $guar): PostgreSQL differs from python"
 import csv, sys
 agg, top = {}, {}
@@ -96,7 +104,14 @@ want_top = {k: [v] for k, v in top.items()}
 bad_top = [k for k in set(want_top) | set(got_top) if want_top.get(k) != got_top.get(k)]
 for k in sorted(bad_top)[:5]:
     print("  top-1 key %r: want %s, got %s" % (k, want_top.get(k), got_top.get(k)))
-sys.exit(1 if bad or bad_top else 0)
+# GROUP BY k into a table keyed (k, n), rows filtered by HAVING: each -U
+# must delete its row, as its +U goes to another key or nowhere.
+want_hv = sorted((k, str(a[0])) for k, a in agg.items() if a[0] % 3 != 0)
+got_hv = sorted(tuple(r) for r in rows("hv.out"))
+if want_hv != got_hv:
+    print("  having table: want %d rows, got %d; first differences: %s" % (
+        len(want_hv), len(got_hv), sorted(set(want_hv) ^ set(got_hv))[:5]))
+sys.exit(1 if bad or bad_top or want_hv != got_hv else 0)
 EOF
     echo "  round $round: $(wc -l < in.csv) rows, $(q 'SELECT count(*) FROM agg') keys (batch $batch, parallelism $par, max-rows $maxrows, $guar): equal"
 done

@@ -5,7 +5,9 @@
  * Modes. A table without a PRIMARY KEY is written in append mode: +I rows
  * go in with COPY ... FROM STDIN (text format), one COPY per flush. A table
  * with one is written in upsert mode: the buffered rows are reduced to the
- * last change per key (-U rows ignored, as Flink does), then one round trip
+ * last change per key (a -U counts as a delete of its key, as in Flink: a +U
+ * of the same key after it replaces it; a -U that nothing follows - a filter
+ * dropped its +U, or the +U went to another key - removes the row), then one round trip
  * sends "DELETE ... WHERE (pk) IN (...)" for the keys whose last change is
  * -D and "INSERT ... VALUES ... ON CONFLICT (pk) DO UPDATE" for the others,
  * keys in sorted order (two writers never lock rows in opposite orders).
@@ -795,7 +797,7 @@ static int add_row(jdbc_sink *s, const weir_batch *b, uint32_t r,
     if (reserve_row(s))
         return WEIR_ENOMEM;
     row_ref *ref = &s->rows[s->n_rows];
-    ref->kind = b->kind[r];
+    ref->kind = b->kind[r] == WEIR_ROW_UPDATE_BEFORE ? WEIR_ROW_DELETE : b->kind[r];
     ref->seq = s->n_rows;
     ref->off = s->data.len;
     int rc;
@@ -828,8 +830,8 @@ static int jdbc_process_impl(jdbc_sink *s, weir_op_ctx *ctx,
     weir_buf_init(&t);
     for (uint32_t r = 0; r < b->n_rows && !rc; r++) {
         uint8_t k = b->kind[r];
-        if (k == WEIR_ROW_UPDATE_BEFORE)
-            continue; /* upsert mode ignores -U (Flink does too) */
+        if (k == WEIR_ROW_UPDATE_BEFORE && !s->a->n_pk)
+            continue; /* append mode: the +U that follows is the row */
         if (k == WEIR_ROW_DELETE && !s->a->n_pk) {
             weir_buf_fini(&t);
             return fail(s, WEIR_EUNSUPPORTED,
