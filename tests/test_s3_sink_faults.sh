@@ -10,7 +10,9 @@
 #     at the key (it died while writing the completed object into place):
 #     the sink must not take the short object as committed, but complete
 #     the upload again;
-#  3. UploadPart refused with 403: the job fails at once, naming it (a
+#  3. UploadPart answered with S3's transient 400 RequestTimeout on every
+#     attempt: an outage, ridden out (the part goes with a later one);
+#  4. UploadPart refused with 403: the job fails at once, naming it (a
 #     refusal is not an outage to ride out).
 # Each case's output equals the rows the job generates (a shell model) and
 # the proxy's log shows that each fault was injected.
@@ -38,7 +40,8 @@ CREATE TABLE dst (g BIGINT, h BIGINT) WITH ('connector' = 'filesystem', 'path' =
 INSERT INTO dst SELECT g, g * 7 FROM src;
 SQL
 
-# run CASE RULE: the job through a fresh proxy with RULE into s3://fb/CASE
+# run CASE RULE [INTERVAL]: the job through a fresh proxy with RULE into
+# s3://fb/CASE, checkpointing every INTERVAL (100ms)
 run() {
     rm -f port
     python3 "$SRC/tests/support/s3_fault_proxy.py" "$S3_PORT" "$S3_DATA" port "faults.$1" "$2" \
@@ -46,18 +49,18 @@ run() {
     PROXY_PID=$!
     for ((i = 0; i < 100; i++)); do [ -s port ] && break; sleep 0.05; done
     [ -s port ] || fail "the proxy did not start: $(cat "proxy.$1.log")"
-    sed "s|OUT|$1|" job.sql > "$1.sql"
+    sed "s|OUT|$1|" "${JOB:-job.sql}" > "$1.sql"
     "$WEIR" run "$1.sql" -D s3.endpoint="http://127.0.0.1:$(cat port)" -D s3.access-key=S3RVER \
         -D s3.secret-key=S3RVER -D s3.path.style.access=true -D s3.upload.min.part.size=4096 \
         -D s3.max-error-retries=1 -D state.checkpoints.dir="ck-$1" \
-        -D execution.checkpointing.interval=100ms > /dev/null 2> log ||
+        -D execution.checkpointing.interval="${3:-100ms}" > /dev/null 2> log ||
         fail "$1: the job failed"
     kill "$PROXY_PID"; wait "$PROXY_PID" 2> /dev/null; PROXY_PID=""
     s3_keys "$1" | while read -r k; do
         case "$(basename "$k")" in .* | _*) continue ;; esac
         cat "$S3_DATA/fb/$k._S3rver_object"; done | sort > "got.$1.txt"
-    cmp -s want.txt "got.$1.txt" ||
-        fail "$1: the output differs from the generated rows: lost $(comm -23 want.txt "got.$1.txt" | wc -l), extra $(comm -13 want.txt "got.$1.txt" | wc -l)"
+    cmp -s "${WANT:-want.txt}" "got.$1.txt" ||
+        fail "$1: the output differs from the generated rows: lost $(comm -23 "${WANT:-want.txt}" "got.$1.txt" | wc -l), extra $(comm -13 "${WANT:-want.txt}" "got.$1.txt" | wc -l)"
 }
 
 # 1. (max-error-retries 1: two refusals fail one start)
@@ -70,7 +73,19 @@ echo "  upload start refused twice: the rows were kept, output whole ($ROWS rows
 run short short-complete=2
 [ "$(grep -c '^short-complete' faults.short 2> /dev/null)" = 2 ] || fail "short: the proxy failed $(grep -c . faults.short 2> /dev/null) completions, not 2"
 echo "  a completion failed after leaving a short object: completed again, output whole ($ROWS rows)"
-# 3. A refusal (403) does not pass by waiting: the sink fails the job at
+# 3. (max-error-retries 1: both attempts of one part get 400 RequestTimeout.)
+# The part must go up from the write path, where an outage is ridden out -
+# not from a checkpoint (which would only be declined) nor at the input's
+# end (nothing later to send it with): 60 000 rows over 3 s, a checkpoint
+# every 2 s, a part every 4 KiB.
+sed -e "s|'fields.g.end' = '$((ROWS - 1))'|'fields.g.end' = '59999'|" \
+    -e "s|'rows-per-second' = '4000'|'rows-per-second' = '20000'|" job.sql > job.timeout.sql
+seq 0 59999 | awk '{ print $1 "," $1 * 7 }' | sort > want.timeout.txt
+JOB=job.timeout.sql WANT=want.timeout.txt run timeout timeout-part=2 2s
+[ "$(grep -c '^timeout-part' faults.timeout 2> /dev/null)" = 2 ] || fail "timeout: the proxy answered $(grep -c . faults.timeout 2> /dev/null) parts with RequestTimeout, not 2"
+echo "  a part upload answered 400 RequestTimeout twice: ridden out, output whole (60000 rows)"
+
+# 4. A refusal (403) does not pass by waiting: the sink fails the job at
 # once instead of keeping the rows for a later part (up to its 256 MiB
 # bound). The source never ends, so riding it out would run into the
 # timeout.

@@ -367,7 +367,8 @@ static bool retryable(int cr, long status, const weir_buf *err)
 
 /*
  * Performs c with retries. 0 on a 2xx (or 206); WEIR_ENOTFOUND on 404;
- * else WEIR_EIO (or WEIR_EINVAL for a refusal: 400, 403), logged with the
+ * else WEIR_EIO (or WEIR_EINVAL for a refusal: 400, 403, but not S3's
+ * transient 400s, RequestTimeout and Throttling), logged with the
  * server's code and message. Range replies 416 give WEIR_EOF.
  */
 static int perform(weir__s3 *s, s3_call *c)
@@ -423,7 +424,9 @@ static int perform(weir__s3 *s, s3_call *c)
                code ? code : "", msg ? ": " : "", msg ? msg : "");
     weir_free(code);
     weir_free(msg);
-    if (!cr && (c->status == 400 || c->status == 403))
+    /* A refusal, unless it is one of the transient 400s retried above:
+     * those stay I/O errors, which a writer rides out. */
+    if (!cr && (c->status == 400 || c->status == 403) && !retryable(0, c->status, &c->err))
         return WEIR_EINVAL;
     return WEIR_EIO;
 }

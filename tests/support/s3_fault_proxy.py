@@ -38,7 +38,7 @@ PORT_FILE, LOG_FILE = sys.argv[3], sys.argv[4]
 left = {}
 for r in sys.argv[5:]:
     name, n = r.split("=")
-    assert name in ("refuse-start", "short-complete", "deny-part"), r
+    assert name in ("refuse-start", "short-complete", "deny-part", "timeout-part"), r
     left[name] = int(n)
 mu = threading.Lock()
 
@@ -115,6 +115,12 @@ class Handler(socketserver.StreamRequestHandler):
         if method == "PUT" and "partNumber" in query and take("deny-part"):
             note("deny-part", method, target)
             reply(self.wfile, "403 Forbidden", "denied by the proxy", "AccessDenied")
+            return
+        if method == "PUT" and "partNumber" in query and take("timeout-part"):
+            # S3's transient "retry me", which comes as a 400
+            note("timeout-part", method, target)
+            reply(self.wfile, "400 Bad Request", "Your socket connection to the server was "
+                  "not read from or written to within the timeout period.", "RequestTimeout")
             return
         # One upstream connection per request, closed after the reply, which
         # goes back whole; this connection closes too.
