@@ -69,5 +69,5 @@ s3_stop() { [ -z "${S3_PID:-}" ] || { kill "$S3_PID" 2> /dev/null; wait "$S3_PID
 s3_keys() {
     local d="$S3_DATA/$S3_BUCKET/$1"
     [ -d "$d" ] || return 0
-    (cd "$S3_DATA/$S3_BUCKET" && find "$1" -name '*._S3rver_object' | sed 's/\._S3rver_object$//' | sort)
+    (cd "$S3_DATA/$S3_BUCKET" && find "$1" -name '*._S3rver_object' 2> /dev/null | sed 's/\._S3rver_object$//' | sort)
 }
