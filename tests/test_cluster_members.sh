@@ -149,6 +149,8 @@ running "$other"
 start 3 true
 await 3 "process 1 of 2 at epoch"
 await 3 "http://"
+grep -q "the job had ended there" log.3 &&
+    fail "the input ended before the fourth process joined (lower WEIR_CLUSTER_MEMBERS_RATE)"
 url=$(grep -o 'http://[0-9.:]*/' log.3 | head -1)
 # (until both joined the new epoch, for 3 s at most: process 0 may still
 # be restoring)
@@ -177,8 +179,6 @@ import re, sys
 m = re.search(r"read (\d+) records from offset (\d+) \(summary at (\d+)\), the whole log (\d+)", sys.argv[1])
 assert m and int(m.group(1)) < int(m.group(4)), sys.argv[1]
 PY
-grep -q "the job had ended there" log.3 &&
-    fail "the input ended before the fourth process joined (lower WEIR_CLUSTER_MEMBERS_RATE)"
 await "$other" "joined the job as process 1"
 for p in "$other" 3; do
     for ((k = 0; k < 1200; k++)); do alive "$p" || break; sleep 0.1; done
