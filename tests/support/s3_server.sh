@@ -41,10 +41,11 @@ s3_start() {
 }
 s3_kill() { kill -9 "$S3_PID" 2> /dev/null; wait "$S3_PID" 2> /dev/null; S3_PID=""; }
 s3_restart() { [ -z "$S3_PID" ] || s3_kill; _s3_launch; }
-# s3rver 3.7 can crash by itself under load: it answers an UploadPart
-# before the part's file is written, and a CompleteMultipartUpload that
-# follows at once then reads a file not there yet - an unhandled ENOENT
-# ('._S3rver_uploads/ID/1') that ends the server. Every request after that
+# s3rver 3.7 can crash by itself under load: a CompleteMultipartUpload
+# that does not find a part's file ('._S3rver_uploads/ID/1') throws an
+# unhandled ENOENT that ends the server (its UploadPart answers once the
+# body is read, not once the part's file is written, which is the likely
+# way there; seen once in a suite run at load, never on purpose). Every request after that
 # fails, and a job whose final checkpoint cannot be written waits for the
 # storage to come back. A test that does not stop the server itself calls
 # s3_check while it waits: a server that died on its own is started again
