@@ -58,22 +58,8 @@ s3_state() {
 }
 WATCH_EXTRA=s3_state
 WATCH_TICK=s3_check
-# bounded WHAT COMMAND...: runs COMMAND (output to /dev/null, errors added
-# to log) for LIMIT seconds at most (watch_pid: a stuck one is reported as
-# WHAT); its status. A run that failed while s3rver had died by itself
-# (s3_check) runs again, as a restart would.
-bounded() {
-    local what=$1 crashes st
-    shift
-    while :; do
-        crashes=$S3_CRASHES
-        "$@" > /dev/null 2>> log &
-        watch_pid $! "$LIMIT" "$what"
-        st=$?
-        [ "$st" -ne 0 ] && [ "$st" -ne 124 ] && s3_check && [ "$S3_CRASHES" -gt "$crashes" ] || return "$st"
-        echo "  note: $what failed (status $st) while s3rver was down: once more"
-    done
-}
+# bounded WHAT COMMAND...: a weir run of LIMIT seconds at most (s3_bounded)
+bounded() { s3_bounded "$LIMIT" "$@"; }
 
 # A rate-limited generator (its rows are a pure function of the row
 # number, so any run, killed or not, sees the same input): each killed run

@@ -7,6 +7,7 @@
 #   s3_restart            the same data and port again
 #   s3_stop               stops it (call from an EXIT trap)
 #   s3_check              restarts it if it died by itself (see below)
+#   s3_bounded LIMIT WHAT COMMAND...  a bounded weir run (see below)
 # s3_available SRC_DIR says whether s3rver is installed (else skip the test).
 S3RVER_BIN=""
 s3_available() {
@@ -64,6 +65,23 @@ s3_check() {
     echo "  note: s3rver (pid $S3_PID) died by itself; started again. Its log says:"
     { grep -i 'error' "$S3_DATA.log" || grep -v '^ *$' "$S3_DATA.log"; } | tail -3 | sed 's/^/    /'
     _s3_launch
+}
+# s3_bounded LIMIT WHAT COMMAND...: runs COMMAND (output to /dev/null,
+# errors added to log) for LIMIT seconds at most (watch_pid, of
+# tests/support/watchdog.sh, which the test sources too: a run still going
+# then is reported as WHAT); its status. A run that failed while s3rver had
+# died by itself (s3_check) runs again, as a restart would.
+s3_bounded() {
+    local limit=$1 what=$2 crashes st
+    shift 2
+    while :; do
+        crashes=$S3_CRASHES
+        "$@" > /dev/null 2>> log &
+        watch_pid $! "$limit" "$what"
+        st=$?
+        [ "$st" -ne 0 ] && [ "$st" -ne 124 ] && s3_check && [ "$S3_CRASHES" -gt "$crashes" ] || return "$st"
+        echo "  note: $what failed (status $st) while s3rver was down: once more"
+    done
 }
 s3_stop() { [ -z "${S3_PID:-}" ] || { kill "$S3_PID" 2> /dev/null; wait "$S3_PID" 2> /dev/null; }; S3_PID=""; }
 # Keys under s3://BUCKET/PREFIX as s3rver stores them on disk (one per line).
