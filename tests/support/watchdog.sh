@@ -1,0 +1,51 @@
+# tests/support/watchdog.sh - a bound on how long one process of a test may
+# run, and a report of where it stood when it did not end (sourced, never
+# run). A test whose process hangs would otherwise be stopped by ctest's
+# timeout with nothing in its log that says which step it was in:
+#
+#   . "$SRC/tests/support/watchdog.sh"
+#   "$WEIR" run job.sql ... > /dev/null 2>> log &
+#   watch_pid $! 240 "pass X, the last run" || fail "..."
+#
+# watch_pid PID LIMIT WHAT: waits for PID (a child of this shell) to end,
+# for LIMIT seconds at most, and returns its exit status. A process still
+# running after LIMIT seconds is reported (watch_report) and killed with
+# SIGKILL; the status then is 124. WATCH_EXTRA, when set, names a function
+# that prints more about the test's own state (called in a report);
+# WATCH_TICK one called about once a second while it waits (a look at the
+# servers the process needs, say).
+watch_pid() {
+    local pid=$1 limit=$2 what=$3 deadline=$((SECONDS + $2)) n=0
+    while kill -0 "$pid" 2> /dev/null && [ "$SECONDS" -lt "$deadline" ]; do
+        sleep 0.1
+        [ -z "${WATCH_TICK:-}" ] || [ $((++n % 10)) -ne 0 ] || "$WATCH_TICK"
+    done
+    if kill -0 "$pid" 2> /dev/null; then
+        watch_report "$pid" "$what: still running after $limit s"
+        kill -9 "$pid" 2> /dev/null
+        wait "$pid" 2> /dev/null
+        return 124
+    fi
+    wait "$pid"
+}
+
+# watch_report PID WHY: prints WHY, the process's command line and the
+# stack of each of its threads (gdb when installed and allowed to attach;
+# else each thread's state and kernel wait channel), and WATCH_EXTRA's
+# output.
+watch_report() {
+    local pid=$1 t
+    echo "STUCK: $2 (pid $pid: $(tr '\0' ' ' < "/proc/$pid/cmdline" 2> /dev/null))"
+    if command -v gdb > /dev/null &&
+        timeout 120 gdb -p "$pid" -batch -ex 'thread apply all bt 30' > watch.gdb 2>&1 &&
+        grep -q '^Thread ' watch.gdb; then
+        echo "== threads of $pid (gdb)"
+        grep -E '^(Thread |#)' watch.gdb | head -400
+    else
+        echo "== threads of $pid (no gdb stacks: $(grep -m1 -iE 'ptrace|denied|not permitted' watch.gdb 2> /dev/null))"
+        for t in /proc/"$pid"/task/*; do
+            echo "$(basename "$t") $(cut -d' ' -f2,3 "$t/stat" 2> /dev/null) wchan=$(cat "$t/wchan" 2> /dev/null)"
+        done | head -100
+    fi
+    [ -z "${WATCH_EXTRA:-}" ] || "$WATCH_EXTRA"
+}
