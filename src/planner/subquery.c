@@ -374,10 +374,9 @@ int plan_two_levels(plan_ctx *pc, const rel *in, const weir_sql_query *sub, int 
         const char *form = undecorrelated_form(sub);
         if (form)
             snprintf(pc->err->message + l, sizeof pc->err->message - l,
-                     " (a column of an enclosing query: a subquery with %s that reads the columns of the query "
-                     "around it, in its own clauses or from a subquery nested in it, is not supported; correlation "
-                     "is supported in a SELECT ... FROM ... WHERE inside IN or EXISTS, a scalar subquery of "
-                     "aggregates and a LATERAL derived table)",
+                     " (a column of an enclosing query: a subquery with %s may read the columns of the query "
+                     "around it in its own clauses and the subqueries nested in them, not in a derived table of "
+                     "its FROM, nor in a WITH query, VALUES or a table function)",
                      form);
         else if (qual)
             snprintf(pc->err->message + l, sizeof pc->err->message - l,
