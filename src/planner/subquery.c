@@ -14,9 +14,10 @@
  *   columns become the join's conditions (with x = y for IN), and the
  *   others filter the subquery's rows below the join. Names resolve in
  *   the subquery first, then in the enclosing query.
- * - Any other subquery is planned whole and must be uncorrelated; IN
- *   matches on its one column, EXISTS on nothing (every row of it matches
- *   every row).
+ * - Any other subquery is planned whole; IN matches on its one column,
+ *   EXISTS on nothing (every row of it matches every row). Correlated, one
+ *   that groups or combines sets runs over the outer values it reads
+ *   (push_domain), matched on them.
  *
  * NOT IN and NULL: x NOT IN (subquery) is TRUE only when x <> y is TRUE
  * for every y, so a NULL x (with a non-empty subquery) or any NULL y makes
