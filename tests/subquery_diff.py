@@ -58,6 +58,25 @@ COALESCE(SUM(p), 0) + COUNT(*); cond an optional filter of t's own):
     nested-cmp     SELECT id, (SELECT agg FROM t WHERE [t.k = o.k AND] [cond AND] t.p > (SELECT MIN(o2.x)
                    FROM o o2 WHERE o2.k = o.x)) AS v FROM o   (a scalar subquery inside a scalar subquery)
                    where nin is t.p [NOT] IN (SELECT o2.x FROM o o2 WHERE o2.k = o.x)
+    Subqueries that group or combine sets, correlated (corr as below, or in HAVING; checked against
+    SQLite, an independent engine, run over the same rows: these shapes never give a scalar subquery
+    two rows for an outer row):
+    corr-group-exists  SELECT id FROM o WHERE [NOT] EXISTS (SELECT t.p FROM t WHERE corr [AND cond]
+                       GROUP BY t.p HAVING COUNT(*) > h)
+    corr-group-in      SELECT id FROM o WHERE x [NOT] IN (SELECT agg FROM t WHERE corr [AND cond] GROUP BY t.p
+                       [HAVING COUNT(*) > h])
+    corr-group-scalar  SELECT id, (SELECT agg FROM t WHERE t.k = o.k [AND t.p <> o.x] [AND cond] GROUP BY t.k
+                       [HAVING COUNT(*) > h]) AS v FROM o   (no row, NULL, for an outer row without inner rows)
+    corr-having        SELECT id, (SELECT MAX(n) FROM (SELECT t.k, COUNT(*) AS n FROM t [WHERE cond] GROUP BY t.k
+                       HAVING SUM(p) > o.x) AS d) AS v FROM o   (correlated in HAVING, a derived table)
+    corr-derived       SELECT id, (SELECT agg2 FROM (SELECT t.p, COUNT(*) AS n FROM t WHERE corr [AND cond]
+                       GROUP BY t.p) AS d) AS v FROM o   (agg2: COUNT(*) is 0 over no rows)
+    set-exists         SELECT id FROM o WHERE [NOT] EXISTS (setq)
+    set-in             SELECT id FROM o WHERE x [NOT] IN (setq)
+    set-value          SELECT id, x [NOT] IN (setq) AS v FROM o   (or [NOT] EXISTS (setq) AS v)
+    set-count          SELECT id, (SELECT COUNT(*) FROM (setq) AS d) AS v FROM o
+                       where setq is SELECT t.p FROM t [WHERE corr] [AND cond] <UNION ALL | UNION | INTERSECT |
+                       EXCEPT> SELECT o2.x FROM o o2 WHERE <o2.k = o.k | o2.id <> o.id | o2.x > c>
     Aggregates whose arguments read the outer row (oagg one of SUM(p * o.x), MAX(p + o.id), COUNT(o.x),
     COALESCE(SUM(p), 0) + COUNT(o.k): per outer row, over the inner rows it sees):
     lateral-oagg   SELECT o.id, l.v FROM o, LATERAL (SELECT oagg AS v FROM t [WHERE t.k = o.k] [AND cond]) AS l
@@ -125,6 +144,7 @@ Environment: WEIR_SEED replays a run; WEIR_SUBQDIFF_JOB=i runs one job.
 import argparse
 import collections
 import os
+import sqlite3
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
@@ -136,7 +156,14 @@ SHAPES = ["scalar-select", "scalar-where", "in-select", "exists-select", "in-or"
           "single-where", "group-in", "agg-corr", "exists-where", "agg-in", "row-in", "row-in-group", "row-in-corr",
           "row-cmp", "row-in-list", "lateral-rows", "lateral-left", "lateral-agg", "on-in", "on-exists", "row-sub", "lateral-group",
           "row-in-value", "row-in-or", "lateral-having", "lateral-sub", "lateral-join", "nested-exists", "nested-in",
-          "nested-scalar", "nested-lateral", "nested-rows", "nested-cmp", "lateral-oagg", "scalar-oagg"]
+          "nested-scalar", "nested-lateral", "nested-rows", "nested-cmp", "lateral-oagg", "scalar-oagg",
+          "corr-group-exists", "corr-group-in", "corr-group-scalar", "corr-having", "corr-derived", "set-exists",
+          "set-in", "set-value", "set-count"]
+# shapes whose oracle is SQLite (the query as written)
+SQLITE_SHAPES = ("corr-", "set-")
+SETOPS = ["UNION ALL", "UNION", "INTERSECT", "EXCEPT"]
+SET_RIGHT = ["o2.k = o.k", "o2.id <> o.id", "o2.x > %d"]
+AGG2 = ["COUNT(*)", "MAX(n)", "SUM(n)", "MIN(p)"]
 OAGGS = ["SUM(p * o.x)", "MAX(p + o.id)", "COUNT(o.x)", "COALESCE(SUM(p), 0) + COUNT(o.k)"]
 CMPS = ["=", "<>", "<", "<=", ">", ">="]
 CORRS = {"eq": "t.k = o.k", "lt": "t.k < o.k", "eqx": "t.k = o.k AND t.p <> o.x"}
@@ -162,7 +189,15 @@ def gen_job(rng):
                                row_kw=rng.random() < 0.3,
                                consts=[(val(nk - 1, 0.15), val(6, 0.15)) for _ in range(rng.randint(1, 4))],
                                having=rng.randint(0, 2), outer=rng.random() < 0.5, distinct=rng.random() < 0.3,
-                               inner_not=rng.random() < 0.3, oagg=rng.choice(OAGGS), bare=rng.random() < 0.4)
+                               inner_not=rng.random() < 0.3, oagg=rng.choice(OAGGS), bare=rng.random() < 0.4,
+                               setop=rng.choice(SETOPS), set_right=rng.choice(SET_RIGHT).replace("%d", str(rng.randint(0, 5))),
+                               agg2=rng.choice(AGG2), with_having=rng.random() < 0.5, exists=rng.random() < 0.5)
+        if q.shape.startswith(SQLITE_SHAPES):
+            q.bare = False
+            if q.shape == "corr-group-scalar":
+                q.corr = rng.choice(["eq", "eqx"])  # one group per outer row
+            if q.shape.startswith("corr-") and q.shape != "corr-having":
+                q.correlated = True
         if q.shape == "lateral-group":
             q.corr = "eq"
         if q.shape in ("agg-corr", "agg-in") and q.corr == "eqx":
@@ -338,7 +373,24 @@ def value(j, q, k, x):
     return neg(in_set(x, ps), q.negated)
 
 
+def sqlite_rows(j, q):
+    """The rows of query q (a shape of SQLITE_SHAPES) by SQLite over the job's rows, BOOLEAN as bool."""
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE o (id INT, k INT, x INT)")
+    db.execute("CREATE TABLE t (k INT, p INT)")
+    db.executemany("INSERT INTO o VALUES (?, ?, ?)", j.o)
+    db.executemany("INSERT INTO t VALUES (?, ?)", j.t)
+    boolean = out_type(q) == "BOOLEAN"
+    out = collections.Counter()
+    for r in db.execute(query_sql(q)).fetchall():
+        out[tuple(v if i == 0 or not boolean or v is None else bool(v) for i, v in enumerate(r))] += 1
+    db.close()
+    return out
+
+
 def oracle(j, q):
+    if q.shape.startswith(SQLITE_SHAPES):
+        return sqlite_rows(j, q)
     out = collections.Counter()
     if q.shape.startswith("row-"):
         for oid, k, x in j.o:
@@ -467,8 +519,10 @@ def out_cols(q):
         return ["v", "n"]
     if q.shape in ("agg-corr", "agg-in"):
         return ["k", "v"]
-    if q.shape in ("nested-exists", "nested-in"):
+    if q.shape in ("nested-exists", "nested-in", "corr-group-exists", "corr-group-in", "set-exists", "set-in"):
         return ["id"]
+    if q.shape.startswith(SQLITE_SHAPES):
+        return ["id", "v"]
     if q.shape.startswith("nested") or q.shape.endswith("oagg"):
         return ["id", "v"]
     return ["id", "v"] if q.shape in ("scalar-select", "in-select", "exists-select", "single-select", "row-cmp", "row-sub",
@@ -480,7 +534,8 @@ def out_type(q):
             "lateral-left": "INT", "lateral-agg": "BIGINT", "lateral-having": "BIGINT", "lateral-sub": "INT",
             "lateral-join": "BIGINT", "on-in": "INT",
             "on-exists": "INT", "nested-scalar": "BIGINT", "nested-cmp": "BIGINT", "nested-lateral": "BIGINT", "nested-rows": "INT",
-            "lateral-oagg": "BIGINT", "scalar-oagg": "BIGINT"}.get(q.shape, "BOOLEAN")
+            "lateral-oagg": "BIGINT", "scalar-oagg": "BIGINT", "corr-group-scalar": "BIGINT", "corr-having": "BIGINT",
+            "corr-derived": "BIGINT", "set-count": "BIGINT"}.get(q.shape, "BOOLEAN")
 
 
 def lit(v):
@@ -505,7 +560,42 @@ def query_sql(q):
     return s
 
 
+def grouped_sql(q):
+    """The shapes of subqueries that group or combine sets (SQLITE_SHAPES)."""
+    nt = "NOT " if q.negated else ""
+    corr = CORRS[q.corr] if q.correlated else ""
+    cond = cond_sql(q)
+    where = (corr + cond) if corr else cond[len(" AND "):]
+    where = " WHERE " + where if where else ""
+    having = " HAVING COUNT(*) > %d" % q.having if q.with_having else ""
+    if q.shape == "corr-group-exists":
+        return "SELECT id FROM o WHERE %sEXISTS (SELECT t.p FROM t%s GROUP BY t.p HAVING COUNT(*) > %d)" % (
+            nt, where, q.having)
+    if q.shape == "corr-group-in":
+        return "SELECT id FROM o WHERE x %sIN (SELECT %s FROM t%s GROUP BY t.p%s)" % (nt, q.agg, where, having)
+    if q.shape == "corr-group-scalar":
+        return "SELECT id, (SELECT %s FROM t%s GROUP BY t.k%s) AS v FROM o" % (q.agg, where, having)
+    if q.shape == "corr-having":
+        w = " WHERE " + cond[len(" AND "):] if cond else ""
+        return ("SELECT id, (SELECT MAX(n) FROM (SELECT t.k, COUNT(*) AS n FROM t%s GROUP BY t.k "
+                "HAVING SUM(p) > o.x) AS d) AS v FROM o" % w)
+    if q.shape == "corr-derived":
+        return ("SELECT id, (SELECT %s FROM (SELECT t.p, COUNT(*) AS n FROM t%s GROUP BY t.p) AS d) AS v FROM o"
+                % (q.agg2, where))
+    setq = "SELECT t.p FROM t%s %s SELECT o2.x FROM o o2 WHERE %s" % (where, q.setop, q.set_right)
+    if q.shape == "set-exists":
+        return "SELECT id FROM o WHERE %sEXISTS (%s)" % (nt, setq)
+    if q.shape == "set-in":
+        return "SELECT id FROM o WHERE x %sIN (%s)" % (nt, setq)
+    if q.shape == "set-value":
+        return "SELECT id, %s%s (%s) AS v FROM o" % ("" if q.exists else "x ", nt + ("EXISTS" if q.exists else "IN"),
+                                                     setq)
+    return "SELECT id, (SELECT COUNT(*) FROM (%s) AS d) AS v FROM o" % setq
+
+
 def shape_sql(q):
+    if q.shape.startswith(SQLITE_SHAPES):
+        return grouped_sql(q)
     if q.shape == "row-sub":
         corr = CORRS[q.corr] if q.correlated else ""
         cond = cond_sql(q)

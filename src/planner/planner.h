@@ -587,6 +587,10 @@ int plan_window_assign(plan_ctx *pc, rel *r, const char *what);
 
 /* FROM item: a table, view, subquery, window table function or join. */
 int plan_from(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out);
+/* The set operation q (UNION, INTERSECT, EXCEPT) over its two inputs, planned before. */
+int plan_setop_rels(plan_ctx *pc, const weir_sql_query *q, const rel *l, const rel *r, rel *out);
+/* The qualifier and column aliases of FROM item ref on r, its rows planned (a derived table's). */
+int plan_set_alias(plan_ctx *pc, rel *r, const weir_sql_table_ref *ref);
 /* input MATCH_RECOGNIZE (...) (planner/match.c). */
 int plan_match(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out);
 /*

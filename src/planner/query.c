@@ -2800,6 +2800,59 @@ static int plan_select(plan_ctx *pc, const weir_sql_select *sel, rel *out)
 
 static int plan_query_in(plan_ctx *pc, const weir_sql_query *q, rel *out);
 
+/* The set operation q over its inputs, planned before (l, r): the left's column names. */
+int plan_setop_rels(plan_ctx *pc, const weir_sql_query *q, const rel *l_in, const rel *r_in, rel *out)
+{
+    int rc;
+    weir_sql_setop_kind sop = q->u.setop.op;
+    const char *what = sop == WEIR_SQL_SETOP_INTERSECT ? (q->u.setop.all ? "INTERSECT ALL" : "INTERSECT")
+                       : sop == WEIR_SQL_SETOP_EXCEPT  ? (q->u.setop.all ? "EXCEPT ALL" : "EXCEPT")
+                       : q->u.setop.all                ? "UNION ALL"
+                                                       : "UNION";
+    rel l = *l_in, r = *r_in;
+    if (l.n_physical != r.n_physical)
+        return plan_error(pc, q->u.setop.op_loc, WEIR_EPLAN, "%s inputs have %u and %u columns", what, l.n_physical,
+                          r.n_physical);
+    for (uint32_t i = 0; i < l.n_physical; i++) {
+        if (!types_match(l.schema->fields[i].type, r.schema->fields[i].type)) {
+            char a[64], b[64];
+            return plan_error(pc, q->u.setop.op_loc, WEIR_EPLAN,
+                              "%s column %u ('%s') has type %s on the left and %s on the right; add a CAST", what,
+                              i + 1, l.schema->fields[i].name, weir_type_format(l.schema->fields[i].type, a, sizeof a),
+                              weir_type_format(r.schema->fields[i].type, b, sizeof b));
+        }
+    }
+    /* Both inputs emit the union's schema: the left's names, nullable where either is. */
+    rel both[2] = {l, r};
+    weir_schema *us = plan_union_schema(pc, both, 2);
+    if (!us)
+        return WEIR_ENOMEM;
+    if ((rc = plan_union_align(pc, &l, us)) || (rc = plan_union_align(pc, &r, us)))
+        return rc;
+    if (sop != WEIR_SQL_SETOP_UNION)
+        return plan_setop(pc, q, what, &l, &r, us, out);
+    weir_operator_spec spec;
+    weir_union_spec(2, &spec);
+    weir_stream ins[2] = {plan_union_input(pc, &l), plan_union_input(pc, &r)};
+    if ((rc = weir_job_operator(pc->job, ins, 2, &spec, us, 0, &out->s)))
+        return plan_error(pc, q->u.setop.op_loc, rc, "cannot add UNION ALL: %s", weir_job_error(pc->job));
+    explain_line(pc, "Union[%d]", out->s.node);
+    out->schema = us;
+    out->n_physical = l.n_physical;
+    out->rowtime = us->rowtime;
+    out->has_proctime = l.has_proctime && r.has_proctime && l.proctime == r.proctime;
+    out->proctime = l.proctime;
+    out->updating = l.updating || r.updating;
+    out->win.present = false;
+    out->wprops.present = false;
+    out->above_wm = false;
+    out->loc = q->loc;
+    rc = rel_quals(pc, out, NULL);
+    if (!rc && !q->u.setop.all)
+        rc = plan_distinct(pc, out, q->u.setop.op_loc);
+    return rc;
+}
+
 /* A nested query names its own columns: the enclosing SELECT's projection pushdown waits (prune.c). */
 int plan_query(plan_ctx *pc, const weir_sql_query *q, rel *out)
 {
@@ -2831,65 +2884,10 @@ static int plan_query_in(plan_ctx *pc, const weir_sql_query *q, rel *out)
         rc = plan_select(pc, q->u.select, out);
         break;
     case WEIR_SQL_QUERY_SETOP: {
-        weir_sql_setop_kind sop = q->u.setop.op;
-        const char *what = sop == WEIR_SQL_SETOP_INTERSECT ? (q->u.setop.all ? "INTERSECT ALL" : "INTERSECT")
-                           : sop == WEIR_SQL_SETOP_EXCEPT  ? (q->u.setop.all ? "EXCEPT ALL" : "EXCEPT")
-                           : q->u.setop.all                ? "UNION ALL"
-                                                           : "UNION";
         rel l, r;
         if ((rc = plan_query(pc, q->u.setop.left, &l)) || (rc = plan_query(pc, q->u.setop.right, &r)))
             break;
-        if (l.n_physical != r.n_physical) {
-            rc = plan_error(pc, q->u.setop.op_loc, WEIR_EPLAN, "%s inputs have %u and %u columns", what, l.n_physical,
-                            r.n_physical);
-            break;
-        }
-        for (uint32_t i = 0; i < l.n_physical; i++) {
-            if (!types_match(l.schema->fields[i].type, r.schema->fields[i].type)) {
-                char a[64], b[64];
-                rc = plan_error(pc, q->u.setop.op_loc, WEIR_EPLAN,
-                                "%s column %u ('%s') has type %s on the left and %s on the right; add a CAST",
-                                what, i + 1, l.schema->fields[i].name, weir_type_format(l.schema->fields[i].type, a, sizeof a),
-                                weir_type_format(r.schema->fields[i].type, b, sizeof b));
-                break;
-            }
-        }
-        if (rc)
-            break;
-        /* Both inputs emit the union's schema: the left's names, nullable where either is. */
-        rel both[2] = {l, r};
-        weir_schema *us = plan_union_schema(pc, both, 2);
-        if (!us) {
-            rc = WEIR_ENOMEM;
-            break;
-        }
-        if ((rc = plan_union_align(pc, &l, us)) || (rc = plan_union_align(pc, &r, us)))
-            break;
-        if (sop != WEIR_SQL_SETOP_UNION) {
-            rc = plan_setop(pc, q, what, &l, &r, us, out);
-            break;
-        }
-        weir_operator_spec spec;
-        weir_union_spec(2, &spec);
-        weir_stream ins[2] = {plan_union_input(pc, &l), plan_union_input(pc, &r)};
-        if ((rc = weir_job_operator(pc->job, ins, 2, &spec, us, 0, &out->s))) {
-            rc = plan_error(pc, q->u.setop.op_loc, rc, "cannot add UNION ALL: %s", weir_job_error(pc->job));
-            break;
-        }
-        explain_line(pc, "Union[%d]", out->s.node);
-        out->schema = us;
-        out->n_physical = l.n_physical;
-        out->rowtime = us->rowtime;
-        out->has_proctime = l.has_proctime && r.has_proctime && l.proctime == r.proctime;
-        out->proctime = l.proctime;
-        out->updating = l.updating || r.updating;
-        out->win.present = false;
-        out->wprops.present = false;
-        out->above_wm = false;
-        out->loc = q->loc;
-        rc = rel_quals(pc, out, NULL);
-        if (!rc && !q->u.setop.all)
-            rc = plan_distinct(pc, out, q->u.setop.op_loc);
+        rc = plan_setop_rels(pc, q, &l, &r, out);
         break;
     }
     case WEIR_SQL_QUERY_VALUES:
@@ -2900,4 +2898,9 @@ static int plan_query_in(plan_ctx *pc, const weir_sql_query *q, rel *out)
     }
     pc->n_views = saved_views;
     return rc;
+}
+
+int plan_set_alias(plan_ctx *pc, rel *r, const weir_sql_table_ref *ref)
+{
+    return set_alias(pc, r, ref, NULL);
 }

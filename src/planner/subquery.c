@@ -14,9 +14,10 @@
  *   columns become the join's conditions (with x = y for IN), and the
  *   others filter the subquery's rows below the join. Names resolve in
  *   the subquery first, then in the enclosing query.
- * - Any other subquery is planned whole and must be uncorrelated; IN
- *   matches on its one column, EXISTS on nothing (every row of it matches
- *   every row).
+ * - Any other subquery is planned whole; IN matches on its one column,
+ *   EXISTS on nothing (every row of it matches every row). Correlated, one
+ *   that groups or combines sets runs over the outer values it reads
+ *   (push_domain), matched on them.
  *
  * NOT IN and NULL: x NOT IN (subquery) is TRUE only when x <> y is TRUE
  * for every y, so a NULL x (with a non-empty subquery) or any NULL y makes
@@ -374,10 +375,9 @@ int plan_two_levels(plan_ctx *pc, const rel *in, const weir_sql_query *sub, int 
         const char *form = undecorrelated_form(sub);
         if (form)
             snprintf(pc->err->message + l, sizeof pc->err->message - l,
-                     " (a column of an enclosing query: a subquery with %s that reads the columns of the query "
-                     "around it, in its own clauses or from a subquery nested in it, is not supported; correlation "
-                     "is supported in a SELECT ... FROM ... WHERE inside IN or EXISTS, a scalar subquery of "
-                     "aggregates and a LATERAL derived table)",
+                     " (a column of an enclosing query: a subquery with %s may read the columns of the query "
+                     "around it in its own clauses and the subqueries nested in them, not in a derived table of "
+                     "its FROM, nor in a WITH query, VALUES or a table function)",
                      form);
         else if (qual)
             snprintf(pc->err->message + l, sizeof pc->err->message - l,
@@ -399,6 +399,9 @@ int plan_two_levels(plan_ctx *pc, const rel *in, const weir_sql_query *sub, int 
 
 static int plan_one_in(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sql_query *q, weir_join_type type,
                        const weir_sql_expr *operand, bool not_in);
+static int plan_domain_semi(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sql_query *q,
+                            weir_join_type type, const weir_sql_expr *const *ops, const weir_sql_expr **items,
+                            uint32_t n, bool not_in, bool *planned);
 
 /* Plans the subquery conjunct e (subquery q) as a semi or anti join of *in. */
 static int plan_one(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sql_query *q, weir_join_type type,
@@ -462,6 +465,10 @@ static int plan_one_in(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir
                 return rc;
         }
     } else {
+        /* one that groups or combines sets and reads this query's columns: over their values */
+        bool planned;
+        if ((rc = plan_domain_semi(pc, in, e, q, type, ops, items, n, not_in, &planned)) || planned)
+            return rc;
         if ((rc = plan_query(pc, q, &right)))
             return rc;
         if (n && right.n_physical != n)
@@ -711,6 +718,9 @@ typedef struct correlation {
      * values too (general) */
     const weir_sql_expr **vals;
     uint32_t n_vals;
+    /* keys matched with IS NOT DISTINCT FROM however general is: the outer values of a derived table the
+     * subquery reads (domain_derived) */
+    bool not_distinct[WEIR_KEY_MAX_COLS];
 } correlation;
 
 static int correlate(plan_ctx *pc, const rel *in, const rel *from, const weir_sql_expr *where, correlation *co)
@@ -877,6 +887,61 @@ static int collect_outer(const weir_sql_expr *e, void *ud)
 }
 
 /*
+ * D = SELECT DISTINCT items FROM <in's rows, planned before> (q: the
+ * subquery it is for, loc: where it is written): its first n_named columns
+ * are the outer columns named[i], under their names and qualifiers, so
+ * that the subquery's conditions read them as they read the outer rows.
+ */
+static int plan_outer_domain(plan_ctx *pc, const weir_sql_query *q, weir_sql_loc loc, const rel *in,
+                             weir_sql_select_item *items, uint32_t ni, const weir_sql_expr *const *named,
+                             uint32_t n_named, rel *d)
+{
+    weir_sql_select *ds = plan_alloc(pc, sizeof *ds);
+    weir_sql_query *dq = plan_alloc(pc, sizeof *dq);
+    weir_sql_table_ref *wrap = plan_alloc(pc, sizeof *wrap);
+    if (!ds || !dq || !wrap)
+        return WEIR_ENOMEM;
+    /* plan_from hands in's rows out for wrap */
+    memset(wrap, 0, sizeof *wrap);
+    wrap->kind = WEIR_SQL_FROM_SUBQUERY;
+    wrap->loc = loc;
+    wrap->height = q->height + 1;
+    wrap->u.subquery.query = (weir_sql_query *)q;
+    memset(ds, 0, sizeof *ds);
+    ds->loc = loc;
+    ds->distinct = true;
+    ds->items = items;
+    ds->n_items = ni;
+    ds->from = wrap;
+    memset(dq, 0, sizeof *dq);
+    dq->kind = WEIR_SQL_QUERY_SELECT;
+    dq->loc = loc;
+    dq->height = wrap->height + 2;
+    dq->u.select = ds;
+    const weir_sql_table_ref *saved_ref = pc->preplanned_ref;
+    rel saved = pc->preplanned;
+    pc->preplanned_ref = wrap;
+    pc->preplanned = *in;
+    int rc = plan_query(pc, dq, d);
+    pc->preplanned_ref = saved_ref;
+    pc->preplanned = saved;
+    if (rc)
+        return rc;
+    char **quals = plan_alloc(pc, (d->schema->n_fields + 1) * sizeof *quals);
+    if (!quals)
+        return WEIR_ENOMEM;
+    for (uint32_t c = 0; c < d->schema->n_fields; c++) {
+        const weir_sql_name *nm = c < n_named ? &named[c]->u.column : NULL;
+        quals[c] = nm && nm->n_parts > 1 ? (char *)nm->parts[nm->n_parts - 2].name : NULL;
+    }
+    d->quals = quals;
+    d->hidden = NULL;
+    d->n_hidden = 0;
+    d->outer_cols = 0;
+    return 0;
+}
+
+/*
  * A scalar subquery correlated by more than equalities (t.x > o.y), as
  * Calcite's decorrelation plans it: over the distinct values of the outer
  * query's columns that its conditions name (and of IN's x, for the IN
@@ -915,10 +980,7 @@ static int outer_values(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_que
     }
     weir_sql_select_item *items = plan_alloc(pc, ni * sizeof *items);
     weir_sql_ident *alias = plan_alloc(pc, ni * sizeof *alias);
-    weir_sql_select *ds = plan_alloc(pc, sizeof *ds);
-    weir_sql_query *dq = plan_alloc(pc, sizeof *dq);
-    weir_sql_table_ref *wrap = plan_alloc(pc, sizeof *wrap);
-    if (!items || !alias || !ds || !dq || !wrap)
+    if (!items || !alias)
         return WEIR_ENOMEM;
     memset(alias, 0, ni * sizeof *alias);
     const weir_sql_expr *on = NULL;
@@ -959,43 +1021,9 @@ static int outer_values(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_que
         else if (!(on = ast_binary(pc, WEIR_SQL_OP_AND, on, co->local[i])))
             return WEIR_ENOMEM;
     co->n_local = kept;
-    /* D over in's rows, planned before (plan_from hands them out for wrap) */
-    memset(wrap, 0, sizeof *wrap);
-    wrap->kind = WEIR_SQL_FROM_SUBQUERY;
-    wrap->loc = e->loc;
-    wrap->height = q->height + 1;
-    wrap->u.subquery.query = (weir_sql_query *)q;
-    memset(ds, 0, sizeof *ds);
-    ds->loc = e->loc;
-    ds->distinct = true;
-    ds->items = items;
-    ds->n_items = ni;
-    ds->from = wrap;
-    memset(dq, 0, sizeof *dq);
-    dq->kind = WEIR_SQL_QUERY_SELECT;
-    dq->loc = e->loc;
-    dq->height = wrap->height + 2;
-    dq->u.select = ds;
-    const weir_sql_table_ref *saved_ref = pc->preplanned_ref;
-    rel saved = pc->preplanned, d;
-    pc->preplanned_ref = wrap;
-    pc->preplanned = *in;
-    rc = plan_query(pc, dq, &d);
-    pc->preplanned_ref = saved_ref;
-    pc->preplanned = saved;
-    if (rc)
+    rel d;
+    if ((rc = plan_outer_domain(pc, q, e->loc, in, items, ni, w.cols, w.n, &d)))
         return rc;
-    char **quals = plan_alloc(pc, (d.schema->n_fields + 1) * sizeof *quals);
-    if (!quals)
-        return WEIR_ENOMEM;
-    for (uint32_t c = 0; c < d.schema->n_fields; c++) {
-        const weir_sql_name *nm = c < w.n ? &w.cols[c]->u.column : NULL;
-        quals[c] = nm && nm->n_parts > 1 ? (char *)nm->parts[nm->n_parts - 2].name : NULL;
-    }
-    d.quals = quals;
-    d.hidden = NULL;
-    d.n_hidden = 0;
-    d.outer_cols = 0;
     rel j;
     if ((rc = plan_scoped_join(pc, &d, from, on, e->loc, &j)))
         return rc;
@@ -1052,6 +1080,8 @@ static int decorrelated(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_que
      * IS NOT NULL filter Flink's decorrelation puts below the aggregation (outer values: a NULL one is an
      * outer row's, and meets the inner rows its conditions accept) */
     for (uint32_t i = 0; !co->general && i < co->n_keys; i++) {
+        if (co->not_distinct[i])
+            continue;
         weir_sql_expr *nn = ast_is_null(pc, co->inner[i]);
         if (!nn)
             return WEIR_ENOMEM;
@@ -1071,7 +1101,7 @@ static int decorrelated(plan_ctx *pc, const weir_sql_expr *e, const weir_sql_que
         if (key) {
             group[i] = (weir_sql_expr *)co->inner[i];
             weir_sql_expr *k = ast_column(pc, alias[i].name, e->loc);
-            if (!k || !(k = co->general ? ast_not_distinct(pc, co->outer[i], k)
+            if (!k || !(k = co->general || co->not_distinct[i] ? ast_not_distinct(pc, co->outer[i], k)
                                         : ast_binary(pc, WEIR_SQL_OP_EQ, co->outer[i], k)) ||
                 !(cond = ast_binary(pc, WEIR_SQL_OP_AND, cond, k)))
                 return WEIR_ENOMEM;
@@ -1750,6 +1780,272 @@ static int plan_over_from(plan_ctx *pc, const weir_sql_query *q, weir_sql_query 
     return rc;
 }
 
+/* ---- correlated subqueries that group, filter groups or combine sets: over the outer values */
+
+/*
+ * The outer values a subquery q reads (a query with GROUP BY, HAVING,
+ * UNION, INTERSECT or EXCEPT, or a derived table), as Calcite's
+ * decorrelation plans it: the outer columns (rows in) that q names
+ * anywhere, each once (cols), and their distinct values,
+ *   D = SELECT DISTINCT o.k, ... FROM <in's rows>
+ * pushed into q: each SELECT of it reads D joined to its FROM, and selects
+ * (and groups by) D's columns first, as $scalarIdK; a set operation takes
+ * them from each of its inputs. q's rows for one outer value are then its
+ * rows with that value in D's columns, which the outer rows meet on
+ * o.k IS NOT DISTINCT FROM $scalarIdK.
+ */
+typedef struct domain {
+    const rel *in;
+    const weir_sql_expr *cols[MAX_NESTED_COLS];
+    uint32_t n;
+    uint32_t id; /* the names of its columns in q's rows */
+    rel d;
+} domain;
+
+/* The outer columns q names (dm->cols: none when it is not correlated), and D planned over them. */
+static int outer_domain(plan_ctx *pc, const rel *in, const weir_sql_query *q, domain *dm)
+{
+    memset(dm, 0, sizeof *dm);
+    dm->in = in;
+    nested_walk w;
+    memset(&w, 0, sizeof w);
+    w.pc = pc;
+    w.in = in;
+    w.depth = 1; /* q's own columns are then two levels from a level of no FROM: those nested_walk collects */
+    walk_nested_query(&w, q);
+    if (w.rc)
+        return w.rc;
+    if (w.full)
+        return plan_error(pc, q->loc, WEIR_EUNSUPPORTED,
+                          "a correlated subquery naming more than %d columns or FROM items of the queries around "
+                          "it is not supported",
+                          MAX_NESTED_COLS);
+    char *text[MAX_NESTED_COLS];
+    for (uint32_t i = 0; i < w.n; i++) {
+        char *t = expr_text(pc, w.cols[i]);
+        if (!t)
+            return WEIR_ENOMEM;
+        bool seen = false;
+        for (uint32_t k = 0; k < dm->n && !seen; k++)
+            seen = !strcasecmp(text[k], t);
+        if (seen)
+            continue;
+        text[dm->n] = t;
+        dm->cols[dm->n++] = w.cols[i];
+    }
+    if (!dm->n)
+        return 0;
+    if (dm->n > WEIR_KEY_MAX_COLS)
+        return plan_error(pc, q->loc, WEIR_EUNSUPPORTED,
+                          "more than %d columns of the outer query in one correlated subquery", WEIR_KEY_MAX_COLS);
+    int rc = reserve_id(pc, q, &dm->id);
+    weir_sql_select_item *items = plan_alloc(pc, dm->n * sizeof *items);
+    weir_sql_ident *alias = plan_alloc(pc, dm->n * sizeof *alias);
+    if (rc || !items || !alias)
+        return rc ? rc : WEIR_ENOMEM;
+    memset(alias, 0, dm->n * sizeof *alias);
+    for (uint32_t i = 0; i < dm->n; i++) {
+        const weir_sql_name *nm = &dm->cols[i]->u.column;
+        alias[i].name = nm->parts[nm->n_parts - 1].name;
+        alias[i].len = (uint32_t)strlen(alias[i].name);
+        alias[i].loc = dm->cols[i]->loc;
+        items[i] = (weir_sql_select_item){(weir_sql_expr *)dm->cols[i], &alias[i]};
+    }
+    return plan_outer_domain(pc, q, q->loc, in, items, dm->n, dm->cols, dm->n, &dm->d);
+}
+
+/* The form of q that D cannot be pushed into, or NULL. */
+static const char *domain_refused(const weir_sql_query *q)
+{
+    if (q->n_order_by || q->limit || q->offset)
+        return q->n_order_by ? "ORDER BY" : q->limit ? "LIMIT" : "OFFSET";
+    if (q->n_with)
+        return "WITH";
+    if (q->kind == WEIR_SQL_QUERY_SETOP)
+        return NULL;
+    if (q->kind != WEIR_SQL_QUERY_SELECT)
+        return "VALUES";
+    const weir_sql_select *sel = q->u.select;
+    if (!sel->from)
+        return "a SELECT without FROM";
+    if (sel->n_windows || plan_select_has_over(sel))
+        return "OVER";
+    bool agg = sel->having != NULL;
+    for (uint32_t i = 0; i < sel->n_items && !agg; i++)
+        agg = sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR && plan_has_agg(sel->items[i].expr);
+    /* one row over no rows, which grouping by D's columns would not give */
+    if (agg && !sel->n_group_by)
+        return sel->having ? "HAVING without GROUP BY" : "aggregates without GROUP BY";
+    return NULL;
+}
+
+/* q's rows for each of D's values (dm): D's columns first ($scalarIdK), then q's. */
+static int push_domain(plan_ctx *pc, const domain *dm, const weir_sql_query *q, rel *out)
+{
+    const char *form = domain_refused(q);
+    if (form)
+        return plan_error(pc, q->loc, WEIR_EUNSUPPORTED,
+                          "a subquery with %s that reads the columns of the query around it is not supported (a "
+                          "correlated subquery may be a SELECT ... FROM with GROUP BY, HAVING, DISTINCT, or a "
+                          "UNION, INTERSECT or EXCEPT of those)",
+                          form);
+    int rc;
+    if (q->kind == WEIR_SQL_QUERY_SETOP) {
+        rel l, r;
+        if ((rc = push_domain(pc, dm, q->u.setop.left, &l)) || (rc = push_domain(pc, dm, q->u.setop.right, &r)))
+            return rc;
+        return plan_setop_rels(pc, q, &l, &r, out);
+    }
+    const weir_sql_select *sel = q->u.select;
+    rel f;
+    correlation co;
+    if ((rc = plan_from(pc, sel->from, &f)) || (rc = correlate(pc, dm->in, &f, sel->where, &co)))
+        return rc;
+    /* its conditions join D with its FROM (o.k = t.k: on the key), but those with subqueries, which stay in
+     * its WHERE over the join: there they read D's columns as their outer query's */
+    const weir_sql_expr *on = NULL, *where = NULL;
+    for (uint32_t i = 0; i < co.n_corr + co.n_local; i++) {
+        const weir_sql_expr *c = i < co.n_corr ? co.corr[i] : co.local[i - co.n_corr];
+        const weir_sql_expr **to = find_subquery(c, NULL) == 1 ? &where : &on;
+        if (!(*to = ast_binary(pc, WEIR_SQL_OP_AND, *to, c)))
+            return WEIR_ENOMEM;
+    }
+    if (!on && !(on = ast_literal(pc, WEIR_SQL_LIT_BOOLEAN, true, NULL, q->loc)))
+        return WEIR_ENOMEM;
+    rel j;
+    if ((rc = plan_scoped_join(pc, &dm->d, &f, on, q->loc, &j)))
+        return rc;
+    /* SELECT D's columns, its items (* is its FROM's columns, not D's) [GROUP BY D's columns, its keys] */
+    uint32_t ni = dm->n;
+    for (uint32_t i = 0; i < sel->n_items; i++)
+        ni += sel->items[i].expr->kind == WEIR_SQL_EXPR_STAR && !sel->items[i].expr->u.star.qualifier.n_parts
+                  ? f.n_physical
+                  : 1;
+    weir_sql_select *s2 = plan_alloc(pc, sizeof *s2);
+    weir_sql_query *q2 = plan_alloc(pc, sizeof *q2);
+    weir_sql_select_item *items = plan_alloc(pc, ni * sizeof *items);
+    weir_sql_ident *alias = plan_alloc(pc, dm->n * sizeof *alias);
+    weir_sql_expr **group = plan_alloc(pc, (dm->n + sel->n_group_by) * sizeof *group);
+    if (!s2 || !q2 || !items || !alias || !group)
+        return WEIR_ENOMEM;
+    memset(alias, 0, dm->n * sizeof *alias);
+    uint32_t k = 0;
+    for (; k < dm->n; k++) {
+        if (!(alias[k].name = scalar_name(pc, dm->id, 'd', k)))
+            return WEIR_ENOMEM;
+        alias[k].len = (uint32_t)strlen(alias[k].name);
+        alias[k].loc = q->loc;
+        items[k] = (weir_sql_select_item){(weir_sql_expr *)dm->cols[k], &alias[k]};
+        group[k] = (weir_sql_expr *)dm->cols[k];
+    }
+    for (uint32_t i = 0; i < sel->n_items; i++) {
+        const weir_sql_expr *x = sel->items[i].expr;
+        if (x->kind != WEIR_SQL_EXPR_STAR || x->u.star.qualifier.n_parts) {
+            items[k++] = sel->items[i];
+            continue;
+        }
+        for (uint32_t c = 0; c < f.n_physical; c++) {
+            const char *cn = f.schema->fields[c].name;
+            if (plan_col_hidden(&f, c) || plan_is_scalar_column(cn))
+                continue;
+            weir_sql_expr *col = ast_column(pc, cn, x->loc);
+            const char *qual = f.quals ? f.quals[c] : NULL;
+            if (!col || (qual && !(col = (weir_sql_expr *)qualified(pc, col, qual))))
+                return WEIR_ENOMEM;
+            items[k++] = (weir_sql_select_item){col, NULL};
+        }
+    }
+    for (uint32_t i = 0; i < sel->n_group_by; i++)
+        group[dm->n + i] = sel->group_by[i];
+    *s2 = *sel;
+    *q2 = *q;
+    s2->items = items;
+    s2->n_items = k;
+    s2->where = (weir_sql_expr *)where;
+    if (sel->n_group_by) {
+        s2->group_by = group;
+        s2->n_group_by = dm->n + sel->n_group_by;
+    }
+    q2->u.select = s2;
+    return plan_over_from(pc, q, q2, &j, out);
+}
+
+/* The conditions that meet the outer rows with q's rows over D (dm): o.k IS NOT DISTINCT FROM $scalarIdK, ... */
+static int domain_keys(plan_ctx *pc, const domain *dm, weir_sql_loc loc, const weir_sql_expr **cond)
+{
+    *cond = NULL;
+    for (uint32_t k = 0; k < dm->n; k++) {
+        const char *nm = scalar_name(pc, dm->id, 'd', k);
+        const weir_sql_expr *c = nm ? ast_column(pc, nm, loc) : NULL, *m = c ? ast_not_distinct(pc, dm->cols[k], c) : NULL;
+        if (!m || !(*cond = ast_binary(pc, WEIR_SQL_OP_AND, *cond, m)))
+            return WEIR_ENOMEM;
+    }
+    return 0;
+}
+
+/*
+ * IN / EXISTS in WHERE whose subquery q groups or combines sets and reads
+ * the outer rows: the outer rows semi- (anti-) joined with q's rows over D
+ * on the outer values (and x = y for IN). *planned: whether q reads them.
+ */
+static int plan_domain_semi(plan_ctx *pc, rel *in, const weir_sql_expr *e, const weir_sql_query *q,
+                            weir_join_type type, const weir_sql_expr *const *ops, const weir_sql_expr **items,
+                            uint32_t n, bool not_in, bool *planned)
+{
+    rel right;
+    const weir_sql_expr *cond;
+    join_conds *conds = NULL;
+    domain dom, *dm = &dom;
+    int rc;
+    *planned = false;
+    if ((rc = outer_domain(pc, in, q, dm)) || !dm->n)
+        return rc;
+    *planned = true;
+    if ((rc = push_domain(pc, dm, q, &right)))
+        return rc;
+    if (n && right.n_physical - dm->n != n)
+        return in_columns_error(pc, q, n, right.n_physical - dm->n);
+    for (uint32_t i = 0; i < n; i++)
+        if ((rc = column_ref(pc, &right, dm->n + i, q->loc, &items[i])))
+            return rc;
+    if ((rc = domain_keys(pc, dm, e->loc, &cond)) || (rc = plan_join_conds_make(pc, cond, &conds)))
+        return rc;
+    rel out;
+    if ((rc = plan_semi_join(pc, type == WEIR_JOIN_ANTI, in, &right, conds, ops, items, n, not_in, e->loc, &out)))
+        return rc;
+    *in = out;
+    return 0;
+}
+
+/*
+ * A scalar subquery's FROM that is a derived table reading the outer rows
+ * (dm): its rows over D, under its alias, D's columns first (named as
+ * its columns are not: $scalarIdK).
+ */
+static int domain_derived(plan_ctx *pc, const domain *dm, const weir_sql_table_ref *ref, rel *out)
+{
+    int rc = push_domain(pc, dm, ref->u.subquery.query, out);
+    if (rc)
+        return rc;
+    weir_sql_table_ref r2 = *ref;
+    if (ref->n_column_aliases) {
+        weir_sql_ident *ids = plan_alloc(pc, (dm->n + ref->n_column_aliases) * sizeof *ids);
+        if (!ids)
+            return WEIR_ENOMEM;
+        memset(ids, 0, dm->n * sizeof *ids);
+        for (uint32_t k = 0; k < dm->n; k++) {
+            if (!(ids[k].name = scalar_name(pc, dm->id, 'd', k)))
+                return WEIR_ENOMEM;
+            ids[k].len = (uint32_t)strlen(ids[k].name);
+            ids[k].loc = ref->loc;
+        }
+        memcpy(ids + dm->n, ref->column_aliases, ref->n_column_aliases * sizeof *ids);
+        r2.column_aliases = ids;
+        r2.n_column_aliases = dm->n + ref->n_column_aliases;
+    }
+    return plan_set_alias(pc, out, &r2);
+}
+
 /* Records scalar subquery e (next id) as joined at column col, its aggregates' scope as (NULL: one column). */
 static int scalar_register(plan_ctx *pc, const weir_sql_expr *e, uint32_t col, agg_scope *as)
 {
@@ -1792,13 +2088,36 @@ static int join_scalars(plan_ctx *pc, rel *in, const scalar_walk *w)
          * over that FROM (plan_from hands it out for the wrapper item).
          */
         const weir_sql_select *ssel = q->u.select;
+        const weir_sql_table_ref *sf = ssel->from;
         rel from;
         correlation co;
         nested_walk nw;
-        if ((rc = plan_from(pc, ssel->from, &from)) || (rc = correlate(pc, in, &from, ssel->where, &co)) ||
+        /* a derived table in its FROM that reads the outer rows (a query that groups or combines sets,
+         * through SINGLE_VALUE or a test's counts): its rows over their values, keyed by them */
+        domain dm = {.n = 0};
+        if (sf && sf->kind == WEIR_SQL_FROM_SUBQUERY && !sf->u.subquery.lateral &&
+            (rc = outer_domain(pc, in, sf->u.subquery.query, &dm)))
+            return rc;
+        if ((rc = dm.n ? domain_derived(pc, &dm, sf, &from) : plan_from(pc, sf, &from)) ||
+            (rc = correlate(pc, in, &from, ssel->where, &co)) ||
             (rc = outer_aggregates(pc, in, &from, ssel, NULL, &co)) ||
             (rc = nested_outer(pc, in, ssel, ssel->where, &nw)) || (rc = vals_add(pc, &co, nw.cols, nw.n)))
             return rc;
+        if (dm.n && co.general)
+            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                              "a scalar subquery over a derived table that reads the columns of the query around it "
+                              "is supported correlated in its own WHERE by equalities only (t.k = o.k)");
+        for (uint32_t k = 0; k < dm.n; k++) {
+            if (co.n_keys == WEIR_KEY_MAX_COLS)
+                return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                                  "more than %d columns of the outer query in one correlated subquery",
+                                  WEIR_KEY_MAX_COLS);
+            const char *nm = scalar_name(pc, dm.id, 'd', k);
+            if (!nm || !(co.inner[co.n_keys] = ast_column(pc, nm, e->loc)))
+                return WEIR_ENOMEM;
+            co.outer[co.n_keys] = dm.cols[k];
+            co.not_distinct[co.n_keys++] = true;
+        }
         /* its id (the names of its hidden columns), taken before the subqueries inside it take theirs */
         uint32_t id = pc->n_scalar;
         if ((rc = scalar_register(pc, e, 0, NULL)))
