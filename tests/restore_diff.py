@@ -24,9 +24,10 @@ sources watch their folders (source.monitor-interval), so the job does not
 end on its own. It is interrupted 1 to 3 times, each time in one of these
 ways, at a random moment:
   kill           SIGKILL; the next run restores the newest checkpoint of
-                 the same folder, with the same settings;
+                 the same folder (in 3 of 10 at a new parallelism and
+                 backend, as below);
   term           SIGTERM (a stop: final checkpoint, no final watermark);
-                 the next run resumes there, same settings;
+                 the next run resumes there (new settings as for kill);
   savepoint-stop `weir savepoint PID --stop`; the next run starts with
                  --from that savepoint at a random parallelism (1/2/4), on
                  a random backend (memory or RocksDB, incremental or not);
@@ -54,7 +55,11 @@ several processes; late-row tables and OPTIONS hints (sql_diff features
 "late", "late-columns" and "hint-options" are off); a kill during the
 last run.
 
-Known bugs keep their shapes out of the draw by a named skip (SKIPS below).
+Known bugs keep their shapes out of the draw by a named skip (SKIPS below,
+counted in the closing line): window jobs with the distinct split on
+("window-distinct-split"). Not drawn either: one savepoint restored twice
+(the file sink doubles rows when that is at a higher parallelism than the
+savepoint's; docs/checkpoints.md, "Not done").
 
 Runs on the shared differential driver (tests/support/diffrun.py).
 Usage: restore_diff.py --weir BIN [--jobs N] [--seed S] [--job I] [--out DIR]
@@ -62,7 +67,8 @@ Usage: restore_diff.py --weir BIN [--jobs N] [--seed S] [--job I] [--out DIR]
 Environment: WEIR_SEED replays a run; WEIR_RDIFF_JOB=i runs job i of it;
 WEIR_RDIFF_JOBS sets the number of jobs (default 12, 4 under ASan);
 WEIR_RDIFF_FAMILIES (comma list, "-name" leaves one out);
-WEIR_RDIFF_OUT keeps failed jobs' folders.
+WEIR_RDIFF_OUT keeps failed jobs' folders; WEIR_RDIFF_NO_SKIP=1 draws the
+skipped shapes too.
 """
 
 import collections
@@ -87,25 +93,16 @@ ALL_FAMILIES = {"window", "changelog", "cdc"}
 WINDOW_FEATS = sd.ALL_FEATS - {"late", "late-columns", "hint-options"}
 HOWS = ["kill", "kill", "term", "savepoint-stop", "savepoint-kill"]
 
-
-
-def down_then_up(pars):
-    """Runs at parallelisms pars (in order): a subtask index that one run
-    had, a later run had not and a run after that has again, whose
-    checkpoint a run after it restores."""
-    n = len(pars)
-    return any(pars[j] < min(pars[i], pars[m]) for i in range(n) for j in range(i + 1, n)
-               for m in range(j + 1, n - 1))
-
-
 # Shapes kept out of the draw because of a known bug: (name, test on the
-# parallelisms of the case's runs, in order, the bug).
+# job and the settings of its runs in order, the bug). WEIR_RDIFF_NO_SKIP=1
+# draws them too (to replay a bug).
 SKIPS = [
-    ("file-sink-rescale-history", down_then_up,
-     "the file sink's restore deletes committed output: a subtask index's history of runs does "
-     "not survive a scale-down then a scale-up (p2 -> p1 -> p4), so restoring any later "
-     "checkpoint - the newest one too - deletes the visible files that index wrote before the "
-     "scale-down (rows lost)"),
+    ("window-distinct-split", lambda job, sts: job.family == "window" and job.j.split == "true",
+     "a window aggregation split for its DISTINCT aggregates (table.optimizer.distinct-agg.split."
+     "enabled) loses rows across a restore: the restored job drops some rows of the split's first "
+     "level as late at its second (`late rows dropped` in the last run's summary), so windows "
+     "count fewer rows (WEIR_SEED=12 WEIR_RDIFF_JOB=10, 11, 23, 27 with WEIR_RDIFF_NO_SKIP=1; "
+     "timing-dependent)"),
 ]
 
 PRINT_SINK = re.compile(r"WITH \('connector' = 'print', 'print-identifier' = '(q\d+)'\)")
@@ -352,15 +349,17 @@ def run_case(case):
     for _ in range(n_int):
         how = rng.choice(HOWS)
         plan.append(how)
-        sts.append(draw_settings(rng) if how.startswith("savepoint") else sts[-1])
+        # a checkpoint restores at another parallelism and backend too (kill, term: sometimes)
+        sts.append(draw_settings(rng) if how.startswith("savepoint") or rng.random() < 0.3 else sts[-1])
     for name, skip, bug in SKIPS:
-        if skip([x.parallelism for x in sts]):
+        if skip(job, sts) and not os.environ.get("WEIR_RDIFF_NO_SKIP"):
             case.counts["skipped (%s)" % name] += 1
             return []
     case.write("job.sql", job.text(interval=50))
     case.write("final.sql", job.text(interval=None))
     steps = []
-    case.note = "(%s, %s, checkpoints every %d ms)" % (job.family, st, interval)
+    case.note = "(%s, checkpoints every %d ms: %s%s)" % (
+        job.family, interval, sts[0], "".join(" -%s-> %s" % (h, x) for h, x in zip(plan, sts[1:])))
     frm = None
     problems = []
     for i, how in enumerate(plan):
@@ -373,7 +372,7 @@ def run_case(case):
             p = subprocess.Popen([case.weir] + cmd, cwd=case.folder, stdout=subprocess.DEVNULL, stderr=lf)
         case.counts["runs"] += 1
         try:
-            if frm and (st.parallelism != sts[i - 1].parallelism or st.rocksdb != sts[i - 1].rocksdb):
+            if i and (st.parallelism != sts[i - 1].parallelism or st.rocksdb != sts[i - 1].rocksdb):
                 case.counts["rescaled or switched restores"] += 1
             if how != "kill" or rng.random() < 0.5:
                 # the job has started (and restored) once a checkpoint of its own completed;
@@ -387,6 +386,7 @@ def run_case(case):
                 p.kill()
                 p.wait()
                 frm = None
+                st = sts[i + 1]
                 case.counts["kills"] += 1
             elif how == "term":
                 p.send_signal(signal.SIGTERM)
@@ -395,6 +395,7 @@ def run_case(case):
                 if rc != 143 or "final checkpoint" not in text:
                     return ["run %d: SIGTERM exited %s without a final checkpoint: %s" % (i, rc, text[-600:])]
                 frm = None
+                st = sts[i + 1]
                 case.counts["stops"] += 1
             else:
                 path, said = savepoint(case, p.pid, how == "savepoint-stop")
@@ -422,7 +423,6 @@ def run_case(case):
     cmd = argv(case, job, "final.sql", st, interval, frm)
     steps.append("final: weir " + " ".join(cmd))
     case.write("steps.txt", "\n".join(steps) + "\n")
-    case.note += " " + "; ".join(plan)
     p = case.run_weir(cmd)
     case.write("final.log", p.stderr)
     case.counts["runs"] += 1
