@@ -782,6 +782,13 @@ def check(case, j, queries, folder):
     sd_lines, err = sd.run_weir(case, j, queries, folder, job_sql)
     if err is not None:
         return {None: [err]}
+    return check_lines(j, queries, sd_lines)
+
+
+def check_lines(j, queries, sd_lines):
+    """{qid: [problems]} for the print sinks' lines of job j's `queries`
+    (as `qN[:subtask]> +I[...]`), compared with the oracle; job-level
+    problems under key None."""
     counts = collections.defaultdict(collections.Counter)
     seqs = collections.defaultdict(list)  # the lines of each query in order (one subtask: tsort)
     held = collections.defaultdict(collections.Counter)  # sink subtask -> rows it holds

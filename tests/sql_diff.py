@@ -1021,6 +1021,13 @@ def check(case, j, queries, folder):
     lines, err = run_weir(case, j, queries, folder)
     if err is not None:
         return {None: [err]}
+    return check_lines(j, queries, lines)
+
+
+def check_lines(j, queries, lines):
+    """{qid: [problems]} for the print sinks' lines of job j's `queries`
+    (as `qN[:subtask]> +I[...]`), compared with the oracle; job-level
+    problems under key None."""
     db = open_db(j.rows)
     result = {}
     order = {}

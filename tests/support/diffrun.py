@@ -292,11 +292,24 @@ def engine_options(case, parallelism, batch=None, rocksdb=False):
     return opts
 
 
-def debezium_changes(folder):
+def committed_files(folder):
+    """The visible files a filesystem sink wrote in folder (hidden and
+    "_" files left out), in the order they were written: by modification
+    time (a commit renames a file, which keeps it), then name. Across
+    runs of a job that stopped and restored, that is each sink subtask's
+    history in order."""
+    if not os.path.isdir(folder):
+        return []
+    names = [n for n in os.listdir(folder) if not n.startswith((".", "_"))]
+    return sorted(names, key=lambda n: (os.stat(os.path.join(folder, n)).st_mtime_ns, n))
+
+
+def debezium_changes(folder, names=None):
     """The changes of a folder of debezium-json changelog files, file by
-    file in name order (hidden files skipped): (op, row) with op "c" and
-    its "after" row or "d" and its "before" row."""
-    names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+    file in name order (or in the order of names; hidden files skipped):
+    (op, row) with op "c" and its "after" row or "d" and its "before" row."""
+    if names is None:
+        names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
     for name in names:
         if name.startswith("."):
             continue
@@ -310,12 +323,13 @@ def debezium_changes(folder):
                 yield e["op"], e["after"] if e["op"] == "c" else e["before"]
 
 
-def fold_debezium(folder, cols):
-    """The table a folder of debezium-json changelog files describes, as a
-    Counter of tuples of cols: a create adds its "after" row, a delete takes
-    its "before" row away and must find it (ValueError otherwise)."""
+def fold_debezium(folder, cols, names=None):
+    """The table a folder of debezium-json changelog files (names: in that
+    order) describes, as a Counter of tuples of cols: a create adds its
+    "after" row, a delete takes its "before" row away and must find it
+    (ValueError otherwise)."""
     got = collections.Counter()
-    for op, row in debezium_changes(folder):
+    for op, row in debezium_changes(folder, names):
         v = tuple(row[c] for c in cols)
         if op == "c":
             got[v] += 1
@@ -326,14 +340,15 @@ def fold_debezium(folder, cols):
     return +got
 
 
-def fold_debezium_upserts(folder, cols, key):
-    """The table a folder of debezium-json files describes when applied as
-    upserts, as a Counter of tuples of cols: a create sets its key's row, a
-    delete removes its key and must find it (ValueError otherwise). Each
-    sink subtask's files are applied in order; a key lives in one's."""
+def fold_debezium_upserts(folder, cols, key, names=None):
+    """The table a folder of debezium-json files (names: in that order)
+    describes when applied as upserts, as a Counter of tuples of cols: a
+    create sets its key's row, a delete removes its key and must find it
+    (ValueError otherwise). Each sink subtask's files are applied in order;
+    a key lives in one's."""
     rows = {}
     at = [cols.index(c) for c in key]
-    for op, row in debezium_changes(folder):
+    for op, row in debezium_changes(folder, names):
         v = tuple(row[c] for c in cols)
         k = tuple(v[i] for i in at)
         if op == "c":

@@ -199,6 +199,7 @@ typedef struct file_sink {
     uint32_t n_runs;
     bool restored; /* restore() ran: it dealt with the hidden files */
     bool swept;    /* hidden files of a crashed earlier run removed */
+    bool noted;    /* note_visible ran: earlier runs' files in the history */
     bool departed_swept; /* and again at the first checkpoint completed */
     /* Subtask indexes whose state this one adopted (a scale-down), with
      * their writer: their hidden files are deleted again at the first
@@ -232,6 +233,7 @@ static int s3s_commit(file_sink *s, const pending_file *p);
 static void s3s_drop(file_sink *s, bucket *b);
 static int s3s_success(file_sink *s, bucket *b);
 static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac);
+static int s3s_note_visible(file_sink *s);
 static void s3s_deferred(file_sink *s);
 static void s3s_start_later(file_sink *s);
 
@@ -627,6 +629,8 @@ static int sweep_departed(file_sink *s)
     return abort_uncovered(s, &ac);
 }
 
+static int note_visible(file_sink *s);
+
 static int sweep_if_fresh(file_sink *s)
 {
     if (s->swept)
@@ -640,7 +644,39 @@ static int sweep_if_fresh(file_sink *s)
                     .has_any = s->arg->job_id != NULL,
                     .any_writer = s->writer,
                     .par = s->par};
-    return abort_uncovered(s, &ac);
+    int rc = abort_uncovered(s, &ac);
+    return rc ? rc : note_visible(s);
+}
+
+/*
+ * A subtask without restored state (a fresh start, or an index that a
+ * scale-up added) takes into its history every earlier run whose visible
+ * files of its index this writer left: output committed before this run
+ * started, which no restore of this run's checkpoints (or of later ones)
+ * goes back before. Without them, an index that a scale-down took away and
+ * a scale-up brought back (parallelism 2 -> 1 -> 4) would have a history of
+ * this run alone, and the next restore - the newest checkpoint's too -
+ * would delete the files that index committed before the scale-down.
+ */
+static int note_run(file_sink *s, const char *name)
+{
+    part_name pn;
+    if (name[0] == '.' || !parse_part(name, &pn) || pn.writer != s->writer ||
+        pn.subtask != s->subtask || pn.run == s->arg->run)
+        return 0;
+    for (uint32_t i = 0; i < s->n_runs; i++) {
+        if (s->runs[i].run == pn.run) {
+            if (pn.n >= s->runs[i].next_part)
+                s->runs[i].next_part = pn.n + 1;
+            return 0;
+        }
+    }
+    run_mark *r = weir_realloc(s->runs, (s->n_runs + 1) * sizeof *r);
+    if (!r)
+        return oom(s);
+    s->runs = r;
+    s->runs[s->n_runs++] = (run_mark){pn.run, pn.n + 1};
+    return 0;
 }
 
 static bucket *find_bucket(file_sink *s, const char *rel, size_t len,
@@ -1368,6 +1404,10 @@ static int fsink_snapshot_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
     int rc;
     if (s->broken)
         return s->broken;
+    /* A subtask without restored state that wrote nothing yet: its history
+     * still names the runs of the files its index committed before. */
+    if ((rc = note_visible(s)))
+        return rc;
     if (s->arg->cfg.commit_on_checkpoint) {
         /* On object storage nothing is lost when an upload fails: this
          * checkpoint fails, the next one uploads again. */
@@ -1540,6 +1580,22 @@ static int abort_uncovered(file_sink *s, abort_ctx *ac)
     if (s->s3)
         return s3s_abort_uncovered(s, ac);
     return walk(s, s->arg->path, 0, abort_one, ac);
+}
+
+static int note_one(file_sink *s, const char *dir, const char *name, void *ud)
+{
+    (void)dir;
+    (void)ud;
+    return note_run(s, name);
+}
+
+static int note_visible(file_sink *s)
+{
+    if (s->noted || s->restored || !s->arg->job_id)
+        return 0;
+    int rc = s->s3 ? s3s_note_visible(s) : walk(s, s->arg->path, 0, note_one, NULL);
+    s->noted = rc == 0; /* a failed listing is tried again */
+    return rc;
 }
 
 /* ---- object storage ---- */
@@ -1830,6 +1886,31 @@ static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac)
     return rc;
 }
 
+/* note_visible on object storage: the table's objects. */
+static int s3s_note_visible(file_sink *s)
+{
+    const char *prefix = weir__s3_prefix(s->s3);
+    size_t pl = strlen(prefix);
+    char *kp = weir_malloc(pl + 2);
+    if (!kp)
+        return oom(s);
+    snprintf(kp, pl + 2, "%s%s", prefix, pl ? "/" : "");
+    char **keys = NULL;
+    size_t n = 0;
+    int rc = 0;
+    int lrc = weir__s3_list(s->s3, kp, false, &keys, NULL, &n);
+    if (lrc)
+        rc = s3_fail(s, "list", "", lrc);
+    for (size_t i = 0; !rc && i < n; i++) {
+        const char *name = table_file(s, keys[i], pl);
+        if (name)
+            rc = note_run(s, name);
+    }
+    weir__s3_free_names(keys, n);
+    weir_free(kp);
+    return rc;
+}
+
 #else /* no object storage */
 
 static int s3s_open(file_sink *s)
@@ -1876,6 +1957,10 @@ static int s3s_success(file_sink *s, bucket *b)
 static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac)
 {
     (void)ac;
+    return s3s_open(s);
+}
+static int s3s_note_visible(file_sink *s)
+{
     return s3s_open(s);
 }
 

@@ -1,0 +1,498 @@
+#!/usr/bin/env python3
+"""Randomized differential test of stop, crash and restore over the random
+queries of the other differential tests.
+
+Each case draws one job from an existing generator and checks it against
+that generator's oracle (both imported, no code shared with weir):
+  window     sql_diff.py: window aggregations (TUMBLE, HOP, CUMULATE,
+             SESSION, WHERE under the window, HAVING, cascades, grouping
+             sets, allowed lateness: a changelog), several tables with
+             their own watermark delays over one input;
+  changelog  changelog_diff.py: GROUP BY and ROLLUP, OVER, Top-N (also
+             over a GROUP BY), ORDER BY LIMIT, temporal sort,
+             deduplication, regular and interval joins, semi/anti joins;
+  cdc        cdc_diff.py: debezium-json sources (one history per table in
+             a folder) under filters, GROUP BY, DISTINCT, joins, Top-N,
+             and PRIMARY KEY sinks with the upsert materializer (FORCE).
+Every result goes to a filesystem sink in debezium-json (the print sinks of
+the first two generators are swapped for one), so what a case compares is
+the committed output: the visible files, which the sinks make visible
+only when a checkpoint completes (exactly-once).
+
+The job runs with checkpoints (a short interval, 20 to 100 ms) and its
+sources watch their folders (source.monitor-interval), so the job does not
+end on its own. It is interrupted 1 to 3 times, each time in one of these
+ways, at a random moment:
+  kill           SIGKILL; the next run restores the newest checkpoint of
+                 the same folder (in 3 of 10 at a new parallelism and
+                 backend, as below);
+  term           SIGTERM (a stop: final checkpoint, no final watermark);
+                 the next run resumes there (new settings as for kill);
+  savepoint-stop `weir savepoint PID --stop`; the next run starts with
+                 --from that savepoint at a random parallelism (1/2/4), on
+                 a random backend (memory or RocksDB, incremental or not);
+  savepoint-kill `weir savepoint PID` while the job goes on, then SIGKILL a
+                 little later; the next run starts --from the savepoint
+                 (older than the newest checkpoint: the sinks must take
+                 back what they committed after it), with new settings.
+For cdc jobs the input grows between runs: each table's history is cut
+into chunks of files added to its folder before each run (under a hidden
+name, then renamed), so the restored job has more history to read. The
+last run reads the same job with bounded sources (no monitor interval:
+the restore must accept that), reads what is left to its end, fires every
+window (end of input) and ends with a final checkpoint; its committed
+output is folded in the order the files were written (each subtask's
+history in order, across runs) and compared with the oracle over all the
+input: no row lost or doubled, no retraction of a row that is not there.
+
+What it does not cover: window and changelog jobs read one input file
+that is there from the start (their oracles model the watermark of one
+split; a second file would be a second split with its own), so their
+restored runs mostly resume with all rows read and windows, timers and
+state pending, not half way through the file; Kafka, NATS, Postgres and
+object-storage sources and sinks; unaligned checkpoints; jobs run by
+several processes; late-row tables and OPTIONS hints (sql_diff features
+"late", "late-columns" and "hint-options" are off); a kill during the
+last run.
+
+Known bugs keep their shapes out of the draw by a named skip (SKIPS below,
+counted in the closing line): window jobs with the distinct split on
+("window-distinct-split") and the cascades of window jobs
+("window-cascade"): both lose rows across a restore, dropped as late at
+the second window level; changelog jobs with grouping sets that a restore
+takes from parallelism 2 or more to 1 ("grouping-sets-to-p1": refused as
+not fitting the job). Not drawn either: one savepoint restored twice
+(the file sink doubles rows when that is at a higher parallelism than the
+savepoint's; docs/checkpoints.md, "Not done").
+
+Runs on the shared differential driver (tests/support/diffrun.py).
+Usage: restore_diff.py --weir BIN [--jobs N] [--seed S] [--job I] [--out DIR]
+[--families F]
+Environment: WEIR_SEED replays a run; WEIR_RDIFF_JOB=i runs job i of it;
+WEIR_RDIFF_JOBS sets the number of jobs (default 12, 4 under ASan);
+WEIR_RDIFF_FAMILIES (comma list, "-name" leaves one out);
+WEIR_RDIFF_OUT keeps failed jobs' folders; WEIR_RDIFF_NO_SKIP=1 draws the
+skipped shapes too.
+"""
+
+import collections
+import glob
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "support"))
+import diffrun  # noqa: E402
+import sql_diff as sd  # noqa: E402
+import changelog_diff as cl  # noqa: E402
+import cdc_diff as cdc  # noqa: E402
+
+ALL_FAMILIES = {"window", "changelog", "cdc"}
+WINDOW_FEATS = sd.ALL_FEATS - {"late", "late-columns", "hint-options"}
+HOWS = ["kill", "kill", "term", "savepoint-stop", "savepoint-kill"]
+
+# Shapes kept out of the draw because of a known bug: (name, test on the
+# job and the settings of its runs in order, the bug). WEIR_RDIFF_NO_SKIP=1
+# draws them too (to replay a bug).
+SKIPS = [
+    ("window-distinct-split", lambda job, sts: job.family == "window" and job.j.split == "true",
+     "a window aggregation split for its DISTINCT aggregates (table.optimizer.distinct-agg.split."
+     "enabled) loses rows across a restore: the restored job drops some rows of the split's first "
+     "level as late at its second (`late rows dropped` in the last run's summary), so windows "
+     "count fewer rows (WEIR_SEED=12 WEIR_RDIFF_JOB=10, 11, 23, 27 with WEIR_RDIFF_NO_SKIP=1; "
+     "timing-dependent)"),
+    ("grouping-sets-to-p1",
+     lambda job, sts: job.family == "changelog" and any(
+         re.search(r"ROLLUP|CUBE|GROUPING SETS", q.weir) for q in job.j.queries) and any(
+         a.parallelism > 1 and b.parallelism == 1 for a, b in zip(sts, sts[1:])),
+     "a GROUP BY ROLLUP/CUBE/GROUPING SETS planned at parallelism 2 or more has a stateful "
+     "Union that the plan at parallelism 1 has not, so its checkpoints and savepoints do not "
+     "restore at parallelism 1 (`does not fit this job: Union[0]: in the checkpoint, not in the "
+     "job`; WEIR_SEED=539518767 WEIR_RDIFF_JOB=6 with WEIR_RDIFF_NO_SKIP=1)"),
+]
+
+# The same bug without the split: a cascade (a window aggregation over the
+# window_time or the bounds of another, sql_diff's "cascade" feature) drops
+# rows of its first level as late after a restore (WEIR_SEED=31
+# WEIR_RDIFF_JOB=3 on an AddressSanitizer build, WEIR_RDIFF_NO_SKIP=1).
+# Window jobs leave their cascade queries out instead of being skipped whole.
+CASCADE_SKIP = "window-cascade"
+
+PRINT_SINK = re.compile(r"WITH \('connector' = 'print', 'print-identifier' = '(q\d+)'\)")
+
+
+# --------------------------------------------------------------------------
+# The job text: print sinks become exactly-once file sinks; the sources
+# watch their folders (live) or read them to their end (final).
+
+def file_sinks(text):
+    return PRINT_SINK.sub(r"WITH ('connector' = 'filesystem', 'path' = 'out/\1', 'format' = 'debezium-json')", text)
+
+
+def monitor(interval):
+    return ", 'source.monitor-interval' = '%dms'" % interval if interval else ""
+
+
+def json_job_text(text, interval):
+    """A sql_diff or changelog_diff job over in/in.json instead of in.json."""
+    old = "'path' = 'in.json', 'format' = 'json')"
+    assert old in text
+    return file_sinks(text).replace(old, "'path' = 'in', 'format' = 'json'%s)" % monitor(interval))
+
+
+def cdc_job_text(text, interval):
+    """A cdc_diff job over the folders t and u."""
+    old_t, old_u = "'path' = 't', 'format' = 'debezium-json'", "'path' = 'u.json', 'format' = 'debezium-json'"
+    assert old_t in text and old_u in text
+    return (text.replace(old_t, old_t + monitor(interval))
+            .replace(old_u, "'path' = 'u', 'format' = 'debezium-json'" + monitor(interval)))
+
+
+# --------------------------------------------------------------------------
+# The committed output
+
+def print_lines(case, sinks):
+    """The committed changes of each file sink out/<name>, in the order
+    they were written, as the print sink would have printed them
+    (`name> +I[a, b]`, `name> -D[a, b]`), for the generators' own checks.
+    sinks: [(name, kinds of the columns)]."""
+    lines = []
+    for name, kinds in sinks:
+        folder = case.path("out", name)
+        for fn in diffrun.committed_files(folder):
+            with open(os.path.join(folder, fn), encoding="utf-8") as f:
+                for line in f:
+                    if not line.strip():
+                        continue
+                    e = json.loads(line, parse_float=str, parse_int=str,
+                                   object_pairs_hook=collections.OrderedDict)
+                    row = e["after"] if e["op"] == "c" else e["before"]
+                    vals = []
+                    for kind, v in zip(kinds, row.values()):
+                        if v is None:
+                            vals.append("null")
+                        elif kind == "ts":
+                            vals.append(str(v).replace(" ", "T"))
+                        else:
+                            vals.append(str(v))
+                    lines.append("%s> %s[%s]" % (name, "+I" if e["op"] == "c" else "-D", ", ".join(vals)))
+    return lines
+
+
+def flat(result):
+    return ["%s: %s" % ("job" if qid is None else "q%d" % qid, p) for qid, probs in sorted(
+        result.items(), key=lambda kv: -1 if kv[0] is None else kv[0]) for p in probs]
+
+
+# --------------------------------------------------------------------------
+# The families: each gives the job's text (live or final), how to lay out
+# its input before run i, and the problems of the committed output.
+
+class WindowJob:
+    family = "window"
+
+    def __init__(self, case):
+        self.j = sd.gen_job(case.rng.randrange(1 << 30), case.index, WINDOW_FEATS, 8)
+        self.parallelism, self.batch = self.j.parallelism, self.j.batch
+
+    def text(self, interval):
+        return json_job_text(sd.job_sql(self.j, self.j.queries), interval)
+
+    def grow(self, case, i, last):
+        if i == 0:
+            os.makedirs(case.path("in"))
+            with open(case.path("in", "in.json"), "w") as f:
+                f.writelines(sd.json_line(r) + "\n" for r in self.j.rows)
+
+    def problems(self, case):
+        lines = print_lines(case, [("q%d" % q.qid, sd.out_kinds(q)) for q in self.j.queries])
+        return flat(sd.check_lines(self.j, self.j.queries, lines))
+
+
+class ChangelogJob(WindowJob):
+    family = "changelog"
+
+    def __init__(self, case):
+        self.j = cl.gen_job(case.rng.randrange(1 << 30), case.index, cl.ALL_FAMILIES, 8)
+        self.parallelism, self.batch = self.j.parallelism, self.j.batch
+
+    def text(self, interval):
+        return json_job_text(cl.job_sql(self.j, self.j.queries), interval)
+
+    def problems(self, case):
+        lines = print_lines(case, [("%s%d" % (cl.LINE_PREFIX, q.qid), q.kinds) for q in self.j.queries])
+        return flat(cl.check_lines(self.j, self.j.queries, lines))
+
+
+class CdcJob:
+    family = "cdc"
+
+    def __init__(self, case, chunks):
+        j = cdc.gen_job(case.rng)
+        j.seed, j.index = case.seed, case.index
+        self.j = j
+        self.parallelism, self.batch = j.parallelism, j.batch
+        rng = case.rng
+
+        def cut(events, schema):
+            """events in `chunks` runs of 1 or 2 files each."""
+            lines = [cdc.envelope(op, b, a, schema) + "\n" for op, b, a in events]
+            at = sorted(rng.randint(0, len(lines)) for _ in range(chunks - 1))
+            out = []
+            for lo, hi in zip([0] + at, at + [len(lines)]):
+                mid = rng.randint(lo, hi) if rng.random() < 0.4 else hi
+                out.append([ls for ls in (lines[lo:mid], lines[mid:hi]) if ls])
+            return out
+        self.t_chunks = cut(j.t_events, j.schema_t)  # sometimes wrapped in {"schema", "payload"}
+        self.u_chunks = cut(j.u_events, False)
+        self.files = collections.Counter()
+
+    def text(self, interval):
+        return cdc_job_text(cdc.job_sql(self.j), interval)
+
+    def grow(self, case, i, last):
+        for name, chunks in (("t", self.t_chunks), ("u", self.u_chunks)):
+            os.makedirs(case.path(name), exist_ok=True)
+            todo = chunks[i:] if last else chunks[i:i + 1]
+            for c in todo:
+                for ls in c:
+                    fn = "part-%02d.json" % self.files[name]
+                    self.files[name] += 1
+                    tmp = case.path(name, "." + fn)
+                    with open(tmp, "w") as f:
+                        f.writelines(ls)
+                    os.rename(tmp, case.path(name, fn))  # never seen half written
+
+    def problems(self, case):
+        j = self.j
+        db = cdc.oracle_db(j)
+        problems = []
+        for qi, q in enumerate(j.queries):
+            what = "q%d (%s)" % (qi, q[0])
+            cols = [c for c, _ in q[1]]
+            folder = case.path("q%d" % qi)
+            names = diffrun.committed_files(folder)
+            try:
+                if j.upsert:
+                    got = diffrun.fold_debezium_upserts(folder, cols, q[2], names)
+                else:
+                    got = diffrun.fold_debezium(folder, cols, names)
+            except ValueError as e:
+                problems.append("%s: %s" % (what, e))
+                continue
+            problems += diffrun.multiset_problems(what, cdc.oracle(db, j, q), got)
+        return problems
+
+
+# --------------------------------------------------------------------------
+# Runs and interruptions
+
+class Settings:
+    def __init__(self, parallelism, rocksdb, incremental):
+        self.parallelism, self.rocksdb, self.incremental = parallelism, rocksdb, incremental
+
+    def __str__(self):
+        return "p%d %s" % (self.parallelism, ("rocksdb" + (" incremental" if self.incremental else ""))
+                           if self.rocksdb else "memory")
+
+
+def draw_settings(rng):
+    rocksdb = rng.random() < 0.5
+    return Settings(rng.choice([1, 2, 4]), rocksdb, rocksdb and rng.random() < 0.5)
+
+
+def argv(case, job, script, st, interval, frm):
+    a = ["run", script, "-D", "state.checkpoints.dir=ckpt", "-D", "state.savepoints.dir=sp",
+         "-D", "execution.checkpointing.interval=%dms" % interval]
+    a += diffrun.engine_options(case, st.parallelism, job.batch, st.rocksdb)
+    if st.incremental:
+        a += ["-D", "state.backend.incremental=true"]
+    if frm:
+        a += ["--from", frm]
+    return a
+
+
+def completed(case):
+    """Ids of the checkpoints in ckpt/ that completed."""
+    return {int(m.group(1)) for m in (re.search(r"chk-(\d+)/_metadata$", p)
+                                      for p in glob.glob(case.path("ckpt", "chk-*", "_metadata"))) if m}
+
+
+def wait_checkpoint(case, p, before, limit=60):
+    """Waits until a checkpoint not in `before` completed (True) or p ended."""
+    end = time.time() + limit
+    while time.time() < end and p.poll() is None:
+        if completed(case) - before:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def read(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+def savepoint(case, pid, stop):
+    """`weir savepoint PID [--stop]`: (path or None, what it said)."""
+    p = case.run_weir(["savepoint", str(pid)] + (["--stop"] if stop else []), timeout=120)
+    out = (p.stdout or "").strip()
+    if p.returncode != 0 or not out:
+        return None, "exit %d: %s %s" % (p.returncode, out, (p.stderr or "").strip()[-400:])
+    path = out.splitlines()[-1].strip()
+    return path, out
+
+
+def run_case(case):
+    rng = case.rng
+    fams = families(case.args.families)
+    family = rng.choice(sorted(fams))
+    n_int = rng.randint(1, 3)
+    if family == "window":
+        job = WindowJob(case)
+    elif family == "changelog":
+        job = ChangelogJob(case)
+    else:
+        job = CdcJob(case, n_int + 1)
+    interval = rng.choice([20, 50, 100])
+    st = Settings(job.parallelism, rng.random() < 0.3, False)
+    st.incremental = st.rocksdb and rng.random() < 0.5
+    # each interruption and the settings of the run after it (new ones after a savepoint)
+    plan, sts = [], [st]
+    for _ in range(n_int):
+        how = rng.choice(HOWS)
+        plan.append(how)
+        # a checkpoint restores at another parallelism and backend too (kill, term: sometimes)
+        sts.append(draw_settings(rng) if how.startswith("savepoint") or rng.random() < 0.3 else sts[-1])
+    no_skip = os.environ.get("WEIR_RDIFF_NO_SKIP")
+    for name, skip, bug in SKIPS:
+        if skip(job, sts) and not no_skip:
+            case.counts["skipped (%s)" % name] += 1
+            return []
+    if job.family == "window" and not no_skip:
+        kept = [q for q in job.j.queries if q.cascade is None]
+        case.counts["queries left out (%s)" % CASCADE_SKIP] += len(job.j.queries) - len(kept)
+        job.j.queries = kept
+        if not kept:
+            case.counts["skipped (%s)" % CASCADE_SKIP] += 1
+            return []
+    case.write("job.sql", job.text(interval=50))
+    case.write("final.sql", job.text(interval=None))
+    steps = []
+    case.note = "(%s, checkpoints every %d ms: %s%s)" % (
+        job.family, interval, sts[0], "".join(" -%s-> %s" % (h, x) for h, x in zip(plan, sts[1:])))
+    frm = None
+    problems = []
+    for i, how in enumerate(plan):
+        job.grow(case, i, False)
+        before = completed(case)
+        log = case.path("run%d.log" % i)
+        cmd = argv(case, job, "job.sql", st, interval, frm)
+        steps.append("run %d: weir %s; %s" % (i, " ".join(cmd), how))
+        with open(log, "w") as lf:
+            p = subprocess.Popen([case.weir] + cmd, cwd=case.folder, stdout=subprocess.DEVNULL, stderr=lf)
+        case.counts["runs"] += 1
+        try:
+            if i and (st.parallelism != sts[i - 1].parallelism or st.rocksdb != sts[i - 1].rocksdb):
+                case.counts["rescaled or switched restores"] += 1
+            if how != "kill" or rng.random() < 0.5:
+                # the job has started (and restored) once a checkpoint of its own completed;
+                # before weir blocks SIGTERM (as it starts) the signal kills it as SIGKILL would
+                wait_checkpoint(case, p, before)
+            time.sleep(rng.uniform(0, 0.6))
+            if p.poll() is not None:
+                return problems + ["run %d (%s) ended on its own with %s: %s"
+                                   % (i, how, p.returncode, read(log)[-600:])]
+            if how == "kill":
+                p.kill()
+                p.wait()
+                frm = None
+                st = sts[i + 1]
+                case.counts["kills"] += 1
+            elif how == "term":
+                p.send_signal(signal.SIGTERM)
+                rc = p.wait(timeout=120)
+                text = read(log)
+                if rc != 143 or "final checkpoint" not in text:
+                    return ["run %d: SIGTERM exited %s without a final checkpoint: %s" % (i, rc, text[-600:])]
+                frm = None
+                st = sts[i + 1]
+                case.counts["stops"] += 1
+            else:
+                path, said = savepoint(case, p.pid, how == "savepoint-stop")
+                if path is None:
+                    return ["run %d: weir savepoint %s failed: %s; log: %s"
+                            % (i, "--stop" if how == "savepoint-stop" else "", said, read(log)[-600:])]
+                if how == "savepoint-stop":
+                    rc = p.wait(timeout=120)
+                    if rc != 0:
+                        return ["run %d: stop with a savepoint exited %s: %s" % (i, rc, read(log)[-600:])]
+                else:
+                    time.sleep(rng.uniform(0, 0.4))
+                    p.kill()
+                    p.wait()
+                frm = path if os.path.isabs(path) else case.path(path)
+                st = sts[i + 1]
+                case.counts["savepoints"] += 1
+                steps[-1] += " -> --from %s, %s" % (os.path.relpath(frm, case.folder), st)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        listing(case, "after run %d (%s)" % (i, how))
+    job.grow(case, len(plan), True)
+    cmd = argv(case, job, "final.sql", st, interval, frm)
+    steps.append("final: weir " + " ".join(cmd))
+    case.write("steps.txt", "\n".join(steps) + "\n")
+    p = case.run_weir(cmd)
+    case.write("final.log", p.stderr)
+    case.counts["runs"] += 1
+    if p.returncode != 0:
+        return [diffrun.failed_run(p)]
+    if frm and "restoring from" not in p.stderr:
+        return ["the last run did not restore the savepoint: " + p.stderr[-600:]]
+    listing(case, "after the last run")
+    return job.problems(case)
+
+
+def listing(case, when):
+    """Adds the visible output files, as they are now, to files.txt (for
+    the failure's diagnosis: which run committed or removed which file)."""
+    with open(case.path("files.txt"), "a") as f:
+        f.write("%s:\n" % when)
+        for root, _, names in sorted(os.walk(case.folder)):
+            rel = os.path.relpath(root, case.folder)
+            if rel.split(os.sep)[0] in ("out",) or re.match(r"q\d+$", rel):
+                f.writelines("  %s/%s\n" % (rel, n) for n in diffrun.committed_files(root))
+
+
+def families(spec):
+    fams = set(ALL_FAMILIES)
+    for f in filter(None, spec.split(",")):
+        if f.startswith("-"):
+            fams.discard(f[1:])
+        else:
+            fams = ({f} if fams == ALL_FAMILIES else fams | {f})
+    return fams
+
+
+def add_args(ap):
+    ap.add_argument("--families", default=os.environ.get("WEIR_RDIFF_FAMILIES", ""),
+                    help="comma list; -name leaves a family out (%s)" % ", ".join(sorted(ALL_FAMILIES)))
+
+
+def main():
+    return diffrun.main("restore_diff", run_case, jobs_env="WEIR_RDIFF_JOBS", jobs=12, asan_jobs=4,
+                        one_env="WEIR_RDIFF_JOB", unit="jobs", add_args=add_args, out_env="WEIR_RDIFF_OUT",
+                        max_failures=5, timeout=120,
+                        describe=lambda a: "families " + ",".join(sorted(families(a.families))))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
