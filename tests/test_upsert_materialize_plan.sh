@@ -7,6 +7,16 @@
 # (GROUP BY k into PRIMARY KEY (k), a changelog source's key renamed); a
 # print table (no upsert sink) gets none; NONE never, FORCE always (an
 # updating query into a PRIMARY KEY); a bad value is refused at its SET.
+# Keys through joins, Top-N and deduplication, as Flink derives them: a
+# side's keys survive the exchange by its join key only when they contain
+# it; they stay keys of the join when the other side's join key holds a
+# key of its own (one row there per join key value) and that side pads no
+# NULLs for them (LEFT keeps the left's, RIGHT the right's, FULL neither);
+# the keys of both sides together always; a SEMI join keeps the left's.
+# ROW_NUMBER() = 1 (deduplication, keep first or last, on processing or
+# event time) has its partition as key; a Top-N its partition + rank number
+# when the number is a column, and the input's keys that survive the
+# exchange (a global Top-N: all). Window aggregations emit no updates.
 # The jdbc sink is built only with libpq: without it the test says so and
 # passes (its connector cannot be planned).
 set -u
@@ -14,7 +24,7 @@ WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 T=$(mktemp -d /tmp/weir-upm-plan-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
-touch orders.json cust.csv
+touch orders.json cust.csv custs.json ev.csv
 fails=0
 ddl() {
     cat <<'EOF'
@@ -22,6 +32,14 @@ CREATE TABLE orders (id INT, cust INT, amount BIGINT, PRIMARY KEY (id) NOT ENFOR
   WITH ('connector' = 'filesystem', 'path' = 'orders.json', 'format' = 'debezium-json');
 CREATE TABLE cust (cust INT, name STRING)
   WITH ('connector' = 'filesystem', 'path' = 'cust.csv', 'format' = 'csv');
+CREATE TABLE custs (cust INT, name STRING, PRIMARY KEY (cust) NOT ENFORCED)
+  WITH ('connector' = 'filesystem', 'path' = 'custs.json', 'format' = 'debezium-json');
+CREATE TABLE ev (cust INT, name STRING, ts TIMESTAMP(3), pt AS PROCTIME(), WATERMARK FOR ts AS ts)
+  WITH ('connector' = 'filesystem', 'path' = 'ev.csv', 'format' = 'csv');
+CREATE TABLE oc (id INT, cust INT, name STRING, PRIMARY KEY (id, cust) NOT ENFORCED)
+  WITH ('connector' = 'jdbc', 'url' = 'jdbc:postgresql://127.0.0.1:1/x', 'table-name' = 'oc');
+CREATE TABLE r (cust INT, rn BIGINT, id INT, PRIMARY KEY (cust, rn) NOT ENFORCED)
+  WITH ('connector' = 'jdbc', 'url' = 'jdbc:postgresql://127.0.0.1:1/x', 'table-name' = 'r');
 CREATE TABLE o (id INT, name STRING, PRIMARY KEY (id) NOT ENFORCED)
   WITH ('connector' = 'jdbc', 'url' = 'jdbc:postgresql://127.0.0.1:1/x', 'table-name' = 'o');
 CREATE TABLE g (cust INT, n BIGINT, PRIMARY KEY (cust) NOT ENFORCED)
@@ -67,6 +85,41 @@ plan group-by-force FORCE "INSERT INTO g SELECT cust, COUNT(*) FROM orders GROUP
     "SinkMaterializer[5]: primary-key=(cust) upsert-key=(cust) mode=FORCE"
 plan join-print-force FORCE "INSERT INTO p SELECT orders.id, cust.name FROM orders JOIN cust ON orders.cust = cust.cust" \
     "primary-key=(id) upsert-key=(none) mode=FORCE"
+# joins: orders (key id) and custs (key cust), both hashed by their key
+ON_KEYS="FROM orders %s JOIN custs ON orders.id = custs.cust"
+J() { printf "INSERT INTO %s SELECT %s $ON_KEYS" "$1" "$2" "$3"; }
+plan join-inner-keys "" "$(J o "orders.id, custs.name" "")" none
+plan join-inner-right-key "" "$(J g "custs.cust, orders.amount" "")" none
+plan join-left-keeps-left "" "$(J o "orders.id, custs.name" LEFT)" none
+plan join-left-pads-right "" "$(J g "custs.cust, orders.amount" LEFT)" "upsert-key=(none) mode=AUTO"
+plan join-right-keeps-right "" "$(J g "custs.cust, orders.amount" RIGHT)" none
+plan join-right-pads-left "" "$(J o "orders.id, custs.name" RIGHT)" "upsert-key=(none) mode=AUTO"
+plan join-full-both "" "$(J oc "orders.id, custs.cust, custs.name" FULL)" none
+plan join-full-pads-both "" "$(J o "orders.id, custs.name" FULL)" "upsert-key=(none) mode=AUTO"
+# cust (append-only) has no key: its join key holds none, so orders' id is not unique in the join
+plan join-other-not-unique "" "INSERT INTO o SELECT orders.id, cust.name FROM orders JOIN cust ON orders.id = cust.cust" \
+    "upsert-key=(none) mode=AUTO"
+plan join-of-groups "" "INSERT INTO g SELECT a.cust, b.n FROM (SELECT cust, COUNT(*) AS n FROM orders GROUP BY cust) a
+  JOIN (SELECT cust, SUM(amount) AS n FROM orders GROUP BY cust) b ON a.cust = b.cust" none
+plan semi-join "" "INSERT INTO g SELECT cust, n FROM (SELECT cust, COUNT(*) AS n FROM orders GROUP BY cust)
+  WHERE cust IN (SELECT cust FROM cust)" none
+# Top-N and deduplication
+TOPN="FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY cust ORDER BY amount DESC) AS rn FROM orders)"
+plan topn-rank-number "" "INSERT INTO r SELECT cust, rn, id $TOPN WHERE rn <= 3" none
+plan topn-rank-number-wider "" "INSERT INTO g SELECT cust, rn $TOPN WHERE rn <= 3" \
+    "primary-key=(cust) upsert-key=(cust,n) mode=AUTO"
+# orders' key id does not contain the partition (cust): the exchange may reorder an id's changes
+plan topn-input-key-reordered "" "INSERT INTO o SELECT id, CAST(cust AS STRING) $TOPN WHERE rn <= 3" \
+    "upsert-key=(none) mode=AUTO"
+plan topn-global-of-groups "" "INSERT INTO g SELECT cust, n FROM (SELECT cust, COUNT(*) AS n FROM orders GROUP BY cust)
+  ORDER BY n DESC LIMIT 3" none
+plan top1-partition "" "INSERT INTO g SELECT cust, amount $TOPN WHERE rn = 1" none
+DEDUP="FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY cust ORDER BY %s) AS rn FROM ev) WHERE rn = 1"
+plan dedup-last-proctime "" "INSERT INTO g SELECT cust, 1 $(printf "$DEDUP" "pt DESC")" none
+plan dedup-first-rowtime "" "INSERT INTO g SELECT cust, 1 $(printf "$DEDUP" "ts")" none
+plan dedup-last-rowtime "" "INSERT INTO g SELECT cust, 1 $(printf "$DEDUP" "ts DESC")" none
+plan window-aggregate "" "INSERT INTO g SELECT cust, COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+  GROUP BY cust, window_start, window_end" none
 { echo "SET 'table.exec.sink.upsert-materialize' = 'sometimes';"; ddl; echo "$JOIN;"; } > job.sql
 "$WEIR" run job.sql > out 2> err
 code=$?

@@ -333,6 +333,15 @@ static int plan_input(plan_ctx *pc, const weir_sql_table_ref *t, join_conds *whe
     return plan_from(pc, t, out);
 }
 
+/* Side sd now reads the stream of Calc c over it, and the upsert keys c kept. */
+static void side_onto(join_side *sd, const rel *c)
+{
+    sd->r.s = c->s;
+    sd->r.ukey_node = c->ukey_node;
+    sd->r.n_ukeys = c->n_ukeys;
+    memcpy(sd->r.ukeys, c->ukeys, sizeof c->ukeys);
+}
+
 /* Filters side sd by the conjuncts in v (bound over its own columns), below the join. */
 static int push_filter(plan_ctx *pc, join_side *sd, const weir_sql_expr **v, uint32_t n)
 {
@@ -359,7 +368,7 @@ static int push_filter(plan_ctx *pc, join_side *sd, const weir_sql_expr **v, uin
     int rc = plan_calc(pc, &sd->r, f, NULL, NULL, 0, &fr, "Calc");
     if (rc)
         return rc;
-    sd->r.s = fr.s;
+    side_onto(sd, &fr);
     return 0;
 }
 
@@ -408,7 +417,7 @@ static int key_projection(plan_ctx *pc, join_side *sd, const weir_type *kt, uint
     int rc = plan_calc(pc, &sd->r, NULL, exprs, names, n, &pr, "Calc");
     if (rc)
         return rc;
-    sd->r.s = pr.s;
+    side_onto(sd, &pr);
     return 0;
 }
 
@@ -1854,5 +1863,9 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
     *out = j;
     if (semi)
         semi_output(out, &sd[0].r, semi_os, false);
+    /* each input hashed by its join key (a join without one: all on one subtask) */
+    weir_keyspec hash[2] = {sd[0].ks, sd[1].ks};
+    plan_ukey_join(&sd[0].r, &sd[1].r, hash, no_key, semi, type == WEIR_JOIN_RIGHT || type == WEIR_JOIN_FULL,
+                   type == WEIR_JOIN_LEFT || type == WEIR_JOIN_FULL, out);
     return 0;
 }

@@ -185,7 +185,7 @@ typedef struct rel {
      */
     int ukey_node;
     uint32_t n_ukeys;
-    weir_keyspec ukeys[2];
+    weir_keyspec ukeys[4];
 } rel;
 
 /* Whether column c of r is a hidden copy of a NATURAL / USING join's common column. */
@@ -774,6 +774,24 @@ int plan_where_subqueries(plan_ctx *pc, rel *in, const weir_sql_expr *where, con
 void plan_ukey_set(rel *r, const uint32_t *cols, uint32_t n);
 bool plan_ukey_valid(const rel *r);
 void plan_ukey_calc(const rel *in, weir_expr *const *exprs, uint32_t n, rel *out);
+/*
+ * plan_ukey_join: out, a regular join of l and r (out's columns: l's
+ * n_physical, then r's), its inputs hashed by hash[0] and hash[1]
+ * (one_subtask: a join without a key), gets the keys of the inputs that
+ * survive the exchange: a side's keys when the other side's join key holds
+ * a key of it (a row meets at most one row there) and that other side pads
+ * no NULLs for it (pads_left: a RIGHT or FULL join, pads_right: LEFT or
+ * FULL), and a key of each side together (semi: a SEMI or ANTI join, the
+ * left's keys).
+ * plan_ukey_rank: out, a Top-N or deduplication of in by partition (none:
+ * one subtask), gets the partition for ROW_NUMBER() <= 1 (top1); otherwise
+ * partition + the rank number (column rank_col, -1: not output) for
+ * ROW_NUMBER(), and the keys of in that survive the exchange.
+ */
+void plan_ukey_join(const rel *l, const rel *r, const weir_keyspec hash[2], bool one_subtask, bool semi,
+                    bool pads_left, bool pads_right, rel *out);
+void plan_ukey_rank(const rel *in, const weir_keyspec *partition, bool row_number, bool top1, int32_t rank_col,
+                    rel *out);
 /*
  * The upsert materializer (table.exec.sink.upsert-materialize) in front of
  * sink spec of table t, whose PRIMARY KEY is columns pk[0, n_pk) of w: when

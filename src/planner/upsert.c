@@ -12,11 +12,14 @@
  * order of what is live.
  *
  * Keys are known conservatively: a GROUP BY's keys, a changelog source's
- * PRIMARY KEY, carried through Calcs that keep their columns as plain
- * references and across an exchange only when they contain its hash
- * columns. Anything else has none, and gets a materializer when the sink
- * needs one: a materializer too many costs state; one missing is a wrong
- * result.
+ * PRIMARY KEY, a regular join's (plan_ukey_join), a Top-N's or a
+ * deduplication's (plan_ukey_rank), carried through Calcs that keep their
+ * columns as plain references. Every key crosses an exchange only when it
+ * contains the exchange's hash columns (or the exchange leads to one
+ * subtask): otherwise the -U and +U of one key value may take two paths and
+ * be reordered. Anything else has none, and gets a materializer when the
+ * sink needs one: a materializer too many costs state; one missing is a
+ * wrong result.
  */
 #include <string.h>
 #include <strings.h>
@@ -54,6 +57,94 @@ static bool key_contains(const weir_keyspec *k, const weir_keyspec *h)
             return false;
     }
     return true;
+}
+
+/*
+ * The keys of in that survive an exchange hashed by h (one_subtask: the
+ * exchange leads to a single subtask, every key survives), into out[0, *n)
+ * (at most cap).
+ */
+static uint32_t keys_across(const rel *in, const weir_keyspec *h, bool one_subtask, weir_keyspec *out, uint32_t cap)
+{
+    uint32_t n = 0;
+    if (!plan_ukey_valid(in))
+        return 0;
+    for (uint32_t i = 0; i < in->n_ukeys && n < cap; i++)
+        if (one_subtask || key_contains(&in->ukeys[i], h))
+            out[n++] = in->ukeys[i];
+    return n;
+}
+
+/* Whether the columns h hold a key of in (whatever the exchange: a key's rows meet on one subtask). */
+static bool holds_key(const rel *in, const weir_keyspec *h)
+{
+    for (uint32_t i = 0; plan_ukey_valid(in) && i < in->n_ukeys; i++)
+        if (key_contains(h, &in->ukeys[i]))
+            return true;
+    return false;
+}
+
+enum { KEYS_CAP = sizeof ((rel *)0)->ukeys / sizeof *((rel *)0)->ukeys };
+
+void plan_ukey_join(const rel *l, const rel *r, const weir_keyspec hash[2], bool one_subtask, bool semi,
+                    bool pads_left, bool pads_right, rel *out)
+{
+    weir_keyspec lk[KEYS_CAP], rk[KEYS_CAP];
+    uint32_t nl = l->n_physical;
+    uint32_t n_l = keys_across(l, &hash[0], one_subtask, lk, KEYS_CAP);
+    out->n_ukeys = 0;
+    if (semi) {
+        /* the left rows alone, each from the subtask of its join key */
+        for (uint32_t i = 0; i < n_l; i++)
+            plan_ukey_set(out, lk[i].cols, lk[i].n);
+        return;
+    }
+    uint32_t n_r = keys_across(r, &hash[1], one_subtask, rk, KEYS_CAP);
+    for (uint32_t i = 0; i < n_r; i++)
+        for (uint32_t c = 0; c < rk[i].n; c++)
+            rk[i].cols[c] += nl;
+    /* a row of the side whose join key holds one of its keys meets at most one row there: the other side's
+     * keys stay unique, unless padding invents rows of NULLs for them (the outer side's keys) */
+    bool l_unique = holds_key(l, &hash[0]), r_unique = holds_key(r, &hash[1]);
+    if (r_unique && !pads_left)
+        for (uint32_t i = 0; i < n_l; i++)
+            plan_ukey_set(out, lk[i].cols, lk[i].n);
+    if (l_unique && !pads_right)
+        for (uint32_t i = 0; i < n_r; i++)
+            plan_ukey_set(out, rk[i].cols, rk[i].n);
+    /* a key of each side together: one pair of rows (or a row and its padding) */
+    for (uint32_t i = 0; i < n_l; i++)
+        for (uint32_t j = 0; j < n_r; j++) {
+            if (lk[i].n + rk[j].n > WEIR_KEY_MAX_COLS)
+                continue;
+            uint32_t cols[WEIR_KEY_MAX_COLS];
+            memcpy(cols, lk[i].cols, lk[i].n * sizeof *cols);
+            memcpy(cols + lk[i].n, rk[j].cols, rk[j].n * sizeof *cols);
+            plan_ukey_set(out, cols, lk[i].n + rk[j].n);
+        }
+}
+
+void plan_ukey_rank(const rel *in, const weir_keyspec *partition, bool row_number, bool top1, int32_t rank_col,
+                    rel *out)
+{
+    weir_keyspec ik[KEYS_CAP];
+    uint32_t n_i = keys_across(in, partition, partition->n == 0, ik, KEYS_CAP);
+    out->n_ukeys = 0;
+    /* ROW_NUMBER() <= 1: one row per partition at a time, from its subtask */
+    if (row_number && top1) {
+        plan_ukey_set(out, partition->cols, partition->n);
+        return;
+    }
+    uint32_t cols[WEIR_KEY_MAX_COLS];
+    /* ROW_NUMBER() numbers the rows of a partition apart (RANK and DENSE_RANK give ties one number) */
+    if (row_number && rank_col >= 0 && partition->n < WEIR_KEY_MAX_COLS) {
+        memcpy(cols, partition->cols, partition->n * sizeof *cols);
+        cols[partition->n] = (uint32_t)rank_col;
+        plan_ukey_set(out, cols, partition->n + 1);
+    }
+    /* the rows kept are rows of the input: its keys that crossed the exchange */
+    for (uint32_t i = 0; i < n_i; i++)
+        plan_ukey_set(out, ik[i].cols, ik[i].n);
 }
 
 void plan_ukey_calc(const rel *in, weir_expr *const *exprs, uint32_t n, rel *out)
