@@ -236,6 +236,7 @@ class CdcJob:
     def __init__(self, case, chunks):
         j = cdc.gen_job(case.rng)
         j.seed, j.index = case.seed, case.index
+        j.kafka = False  # PRIMARY KEY sinks into files here, never upsert-kafka
         self.j = j
         self.parallelism, self.batch = j.parallelism, j.batch
         rng = case.rng
