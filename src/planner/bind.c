@@ -79,7 +79,11 @@ int plan_find_column(const plan_ctx *pc, const rel *r, const weir_sql_name *n)
         return find_column_in(pc, r, n, 0, nf);
     /* A subquery's condition: its own columns first, then the enclosing query's. */
     int found = find_column_in(pc, r, n, r->outer_cols, nf);
-    return found != -1 ? found : find_column_in(pc, r, n, 0, r->outer_cols);
+    if (found != -1)
+        return found;
+    uint32_t oo = r->outer_outer_cols < r->outer_cols ? r->outer_outer_cols : 0;
+    found = find_column_in(pc, r, n, oo, r->outer_cols);
+    return found != -1 || !oo ? found : find_column_in(pc, r, n, 0, oo);
 }
 
 int plan_field_path_column(const plan_ctx *pc, const rel *r, const weir_sql_expr *e)

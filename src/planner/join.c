@@ -97,7 +97,8 @@ int plan_pair_rel(plan_ctx *pc, const rel *left, const rel *right, bool pad_left
                   rel *out)
 {
     uint32_t nl = left->n_physical, nr = right->n_physical;
-    rel j = {.rowtime = -1, .n_physical = nl + nr, .outer_cols = scoped ? nl : 0};
+    rel j = {.rowtime = -1, .n_physical = nl + nr, .outer_cols = scoped ? nl : 0,
+             .outer_outer_cols = scoped && left->outer_cols < nl ? left->outer_cols : 0};
     weir_schema *os = plan_new_schema(pc);
     j.quals = plan_alloc(pc, (nl + nr + 1) * sizeof *j.quals);
     if (!os || !j.quals)

@@ -165,6 +165,10 @@ typedef struct rel {
      * first, as SQL scopes nest. 0: one scope.
      */
     uint32_t outer_cols;
+    /* Of those, columns [0, outer_outer_cols) belong to a scope further
+     * out still (the enclosing query was itself a subquery's scope): a
+     * name is looked up in the nearer scope first. */
+    uint32_t outer_outer_cols;
     /*
      * Columns a name finds only when qualified and that an unqualified `*`
      * skips: the inputs' own copies of the common columns of a NATURAL or
