@@ -611,7 +611,9 @@ int plan_create_view(plan_ctx *pc, const weir_sql_create_view *cv, weir_sql_loc 
     check.name = plan_strdup(pc, path.name);
     check.res_names = pc->rec_names;
     check.res_paths = pc->rec_paths;
+    check.res_cols = pc->rec_cols;
     check.n_res = pc->n_rec;
+    check.schema = pc->rec_schema;
     pc->views[pc->n_views] = check;
     if (!pc->views[pc->n_views].name)
         return WEIR_ENOMEM;

@@ -462,7 +462,9 @@ static int alter_view(plan_ctx *pc, const weir_sql_alter *a)
     } else if (again) {
         again->res_names = pc->rec_names;
         again->res_paths = pc->rec_paths;
+        again->res_cols = pc->rec_cols;
         again->n_res = pc->n_rec;
+        again->schema = pc->rec_schema;
     }
     return rc;
 }
@@ -1011,10 +1013,13 @@ static int plan_view_query(plan_ctx *pc, const cat_view *vp, rel *r)
     int depth = pc->view_depth;
     int rc = plan_ensure_job(pc);
     plan_home home;
+    const cat_view *outer = pc->expanding;
+    pc->expanding = &v;
     plan_view_enter(pc, vp, &home);
     if (!rc)
         rc = plan_query(pc, v.query, r);
     plan_view_leave(pc, &home);
+    pc->expanding = outer;
     pc->view_depth = depth;
     if (!rc && v.n_columns && v.n_columns != r->n_physical)
         return plan_error(pc, v.columns[0].loc, WEIR_EPLAN, "view '%s' names %u columns but its query has %u",
@@ -1022,10 +1027,22 @@ static int plan_view_query(plan_ctx *pc, const cat_view *vp, rel *r)
     return rc;
 }
 
+/* The view's columns, as its query planned them here: names (its column list's, if any) and types. */
 static int check_view_in_scratch(plan_ctx *pc, void *ud)
 {
+    const cat_view *v = ud;
     rel r;
-    return plan_view_query(pc, ud, &r);
+    int rc = plan_view_query(pc, v, &r);
+    if (rc)
+        return rc;
+    weir_schema *s = weir_schema_create();
+    if (!s || plan_keep_schema(pc, s))
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < r.n_physical; i++)
+        if (weir_schema_add(s, v->n_columns ? v->columns[i].name : r.schema->fields[i].name, r.schema->fields[i].type) < 0)
+            return WEIR_ENOMEM;
+    pc->rec_schema = s;
+    return 0;
 }
 
 /* Plans view v's query into a scratch job: CREATE VIEW and ALTER VIEW AS
@@ -1041,6 +1058,8 @@ int plan_check_view(plan_ctx *pc, const cat_view *v)
     pc->n_rec = pc->cap_rec = 0;
     pc->rec_names = NULL;
     pc->rec_paths = NULL;
+    pc->rec_cols = NULL;
+    pc->rec_schema = NULL;
     int rc = plan_in_scratch_job(pc, check_view_in_scratch, (void *)v);
     pc->recording = false;
     if (rc && pc->source_failed) {
