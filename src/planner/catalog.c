@@ -592,6 +592,7 @@ int plan_create_view(plan_ctx *pc, const weir_sql_create_view *cv, weir_sql_loc 
                       .columns = cv->columns,
                       .n_columns = cv->n_columns,
                       .temporary = cv->temporary,
+                      .comment = cv->comment,
                       .catalog = path.catalog,
                       .database = path.database,
                       .home_catalog = pc->cur_catalog,

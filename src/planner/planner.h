@@ -113,6 +113,7 @@ typedef struct cat_view {
     /* its columns where it was created (names after its column list), or NULL when its check
      * stopped at a table whose connector refused its options */
     const weir_schema *schema;
+    const char *comment; /* CREATE VIEW ... COMMENT, or NULL */
 } cat_view;
 
 /* Pending window table function: the columns window_start/end/time are virtual until aggregated. */
