@@ -511,20 +511,26 @@ def describe(t, keep=lambda name: True):
     return tableau(["name", "type", "null", "key", "extras", "watermark"], rows)
 
 
-def shown_name(cur, path):
-    """SHOW CREATE's name of the table at path: qualified as far as it is not in cur (catalog, database)."""
-    c, d, n = path
-    return n if (c, d) == cur else "%s.%s" % (d, n) if c == cur[0] else "%s.%s.%s" % path
+FULL_TYPE = {"INT": "INT", "BIGINT": "BIGINT", "STRING": "VARCHAR(2147483647)"}
 
 
-def show_create(name, t):
-    parts = ["%s AS %s" % (c.name, c.expr()) if c.computed() else "%s %s" % (c.name, c.typ) for c in t.cols]
+def show_create(path, t):
+    """SHOW CREATE TABLE as Flink prints it: the path and every name in backquotes, one column per line
+    (types by their full names, a key column NOT NULL), the key named PK_ and its column, the options
+    one per line, sorted; in the SQL client's one-column table."""
+    lines = []
+    for c in t.cols:
+        if c.computed():
+            e = "UPPER(`%s`)" % c.over if c.typ == "STRING" else "`%s` + 1" % c.over
+            lines.append("  `%s` AS %s" % (c.name, e))
+        else:
+            lines.append("  `%s` %s%s" % (c.name, FULL_TYPE[c.typ], " NOT NULL" if t.pk == c.name else ""))
     if t.pk:
-        parts.append("PRIMARY KEY (%s) NOT ENFORCED" % t.pk)
-    s = "CREATE TABLE %s (%s)" % (name, ", ".join(parts))
+        lines.append("  CONSTRAINT `PK_%s` PRIMARY KEY (`%s`) NOT ENFORCED" % (t.pk, t.pk))
+    s = "CREATE TABLE %s (\n" % ".".join("`%s`" % x for x in path) + ",\n".join(lines) + "\n)\n"
     if t.opts:
-        s += " WITH (%s)" % ", ".join("'%s' = '%s'" % (k, v) for k, v in t.opts)
-    return [s]
+        s += "WITH (\n" + ",\n".join(sorted("  '%s' = '%s'" % (k, v) for k, v in t.opts)) + "\n)\n"
+    return [x for x in "\n".join(tableau(["result"], [[s]])).split("\n") if x]
 
 
 def value(rng, typ, row):
@@ -580,7 +586,7 @@ def run_case(case):
         g.stmt("DESCRIBE %s" % name)
         want += describe(t)
         g.stmt("SHOW CREATE TABLE %s" % g.ref(path))
-        want += show_create(shown_name(g.cur, path), t)
+        want += show_create(path, t)
         pat = rng.choice(["c%", "k%", "%1%", "_2", "c_", "%", "t%"])
         neg = rng.random() < 0.3
         g.stmt("SHOW COLUMNS FROM %s %sLIKE '%s'" % (g.ref(path), "NOT " if neg else "", pat))
