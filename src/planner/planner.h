@@ -88,6 +88,10 @@ typedef struct plan_qual_path {
     struct plan_qual_path *next;
 } plan_qual_path;
 
+typedef struct plan_view_gone {
+    const char *view, *column, *object;
+} plan_view_gone;
+
 /* A view, or a WITH query while its query is planned. */
 typedef struct cat_view {
     char *name;
@@ -237,6 +241,8 @@ struct plan_ctx {
     /* the view whose query is being planned (a copy; NULL: none): the names it recorded read the
      * columns they read where it was created */
     const cat_view *expanding;
+    /* the first column such a name had and has no longer: the view, the column, the object */
+    plan_view_gone view_gone;
     /* inside a view's body (plan_view_enter): how deep, and the statement's current catalog and
      * database (cur_* are the view's home meanwhile) */
     int n_homes;

@@ -684,7 +684,9 @@ int plan_note_from(plan_ctx *pc, const weir_sql_name *name, const char *qual, co
  * the object it names had where the view was created, in that order, as
  * Flink's view keeps its query expanded: a column added since (ALTER
  * TABLE ADD, an inner view re-created wider) is not seen, not even by
- * `*`, and one gone is an error naming the view and the column. now: the
+ * `*`. One gone since is left out: the query fails where it names it, and
+ * a `*` that meant it leaves the view short of a column, which
+ * view_types_as_created reports naming it (pc->view_gone). now: the
  * object's columns today.
  */
 static int view_columns_as_created(plan_ctx *pc, const weir_sql_name *name, const weir_schema *now, rel *out)
@@ -697,15 +699,12 @@ static int view_columns_as_created(plan_ctx *pc, const weir_sql_name *name, cons
     if (!was || out->win.present)
         return 0;
     const char *obj = name->parts[name->n_parts - 1].name;
-    for (uint32_t k = 0; k < was->n_fields; k++) {
+    for (uint32_t k = 0; k < was->n_fields && !pc->view_gone.column; k++) {
         bool found = false;
         for (uint32_t i = 0; now && i < now->n_fields && !found; i++)
             found = !strcmp(now->fields[i].name, was->fields[k].name);
         if (!found)
-            return plan_error(pc, name->loc, WEIR_EPLAN,
-                              "view '%s' reads column '%s' of '%s', which '%s' no longer has (a view keeps the "
-                              "columns its query read where it was created)",
-                              v->name, was->fields[k].name, obj, obj);
+            pc->view_gone = (plan_view_gone){v->name, was->fields[k].name, obj};
     }
     uint32_t n = out->n_physical, keep = 0;
     uint32_t *cols = plan_alloc(pc, (was->n_fields + 1) * sizeof *cols);
@@ -721,8 +720,11 @@ static int view_columns_as_created(plan_ctx *pc, const weir_sql_name *name, cons
             }
     if (same && keep == n)
         return 0;
-    if (!keep)
-        cols[keep++] = 0; /* none of the columns is read: one carries the rows */
+    if (!keep) /* every column it read is gone */
+        return plan_error(pc, name->loc, WEIR_EPLAN,
+                          "view '%s' reads column '%s' of '%s', which '%s' no longer has (a view keeps the columns "
+                          "its query read where it was created)",
+                          pc->view_gone.view, pc->view_gone.column, pc->view_gone.object, pc->view_gone.object);
     weir_expr **exprs = plan_alloc(pc, keep * sizeof *exprs);
     const char **names = plan_alloc(pc, keep * sizeof *names);
     if (!exprs || !names)
@@ -751,6 +753,11 @@ static int view_types_as_created(plan_ctx *pc, const cat_view *v, const rel *r, 
     const weir_schema *was = v->schema;
     if (!was)
         return 0;
+    if (was->n_fields != r->n_physical && pc->view_gone.column)
+        return plan_error(pc, at, WEIR_EPLAN,
+                          "view '%s' reads column '%s' of '%s', which '%s' no longer has (a view keeps the "
+                          "columns its query read where it was created)",
+                          pc->view_gone.view, pc->view_gone.column, pc->view_gone.object, pc->view_gone.object);
     if (was->n_fields != r->n_physical)
         return plan_error(pc, at, WEIR_EPLAN, "view '%s' had %u columns where it was created and has %u now",
                           v->name, was->n_fields, r->n_physical);
@@ -787,6 +794,9 @@ static int plan_named(plan_ctx *pc, const weir_sql_name *name, const weir_sql_ta
             return plan_error(pc, name->loc, WEIR_EPLAN, "views nest too deeply (a view refers to itself?)");
         const cat_view copy = *v; /* v may move */
         const cat_view *outer = pc->expanding;
+        plan_view_gone gone = pc->view_gone; /* a view's own, while its query is planned */
+        if (path.catalog)
+            pc->view_gone = (plan_view_gone){0};
         if (path.catalog)
             pc->expanding = &copy; /* a WITH query's body is part of the query around it */
         plan_home home;
@@ -796,8 +806,11 @@ static int plan_named(plan_ctx *pc, const weir_sql_name *name, const weir_sql_ta
         pc->expanding = outer;
         pc->view_depth--;
         pc->rec_depth -= with_body;
-        if (rc)
+        if (rc) {
+            if (path.catalog)
+                pc->view_gone = gone;
             return rc;
+        }
         if (copy.n_columns) {
             weir_sql_table_ref fake = {.n_column_aliases = copy.n_columns,
                                        .column_aliases = (weir_sql_ident *)copy.columns,
@@ -805,13 +818,16 @@ static int plan_named(plan_ctx *pc, const weir_sql_name *name, const weir_sql_ta
             if ((rc = set_alias(pc, out, &fake, n)))
                 return rc;
         }
-        if (path.catalog && ((rc = view_types_as_created(pc, &copy, out, name->loc)) ||
-                             (rc = view_columns_as_created(pc, name, copy.schema ? copy.schema : out->schema, out))))
+        if (path.catalog && (rc = view_types_as_created(pc, &copy, out, name->loc)))
             return rc;
+        if (path.catalog)
+            pc->view_gone = gone;
+        if (path.catalog && (rc = view_columns_as_created(pc, name, copy.schema ? copy.schema : out->schema, out)))
+            return rc;
+        const weir_schema *read = out->schema;
         if ((rc = set_alias(pc, out, ref, n)) || !path.catalog) /* a WITH query: db.w.c names nothing */
             return rc;
-        return plan_note_from(pc, name, out->quals ? out->quals[0] : NULL, ref ? ref->alias : NULL, &path,
-                              copy.schema ? copy.schema : out->schema);
+        return plan_note_from(pc, name, out->quals ? out->quals[0] : NULL, ref ? ref->alias : NULL, &path, read);
     }
     cat_table *t = plan_find_table(pc, name);
     if (!t)
@@ -820,12 +836,14 @@ static int plan_named(plan_ctx *pc, const weir_sql_name *name, const weir_sql_ta
     int rc = plan_hinted_table(pc, t, hints, n_hints, &t);
     if (rc)
         return rc;
-    const weir_schema *cols = t->full;
+    const weir_schema *now = t->full;
     rc = plan_source(pc, t, ref, name->loc, out);
     if (!rc)
-        rc = view_columns_as_created(pc, name, cols, out);
+        rc = view_columns_as_created(pc, name, now, out);
+    /* what the view reads of it: the columns its source produces here, in their order */
+    const weir_schema *read = out->schema;
     if (!rc && !(rc = set_alias(pc, out, ref, n)))
-        rc = plan_note_from(pc, name, out->quals ? out->quals[0] : NULL, ref ? ref->alias : NULL, &path, cols);
+        rc = plan_note_from(pc, name, out->quals ? out->quals[0] : NULL, ref ? ref->alias : NULL, &path, read);
     return rc;
 }
 
