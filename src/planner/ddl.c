@@ -1030,16 +1030,16 @@ static int plan_view_query(plan_ctx *pc, const cat_view *vp, rel *r)
 /* The view's columns, as its query planned them here: names (its column list's, if any) and types. */
 static int check_view_in_scratch(plan_ctx *pc, void *ud)
 {
-    const cat_view *v = ud;
+    const cat_view v = *(const cat_view *)ud; /* planning may move pc->views */
     rel r;
-    int rc = plan_view_query(pc, v, &r);
+    int rc = plan_view_query(pc, ud, &r);
     if (rc)
         return rc;
     weir_schema *s = weir_schema_create();
     if (!s || plan_keep_schema(pc, s))
         return WEIR_ENOMEM;
     for (uint32_t i = 0; i < r.n_physical; i++)
-        if (weir_schema_add(s, v->n_columns ? v->columns[i].name : r.schema->fields[i].name, r.schema->fields[i].type) < 0)
+        if (weir_schema_add(s, v.n_columns ? v.columns[i].name : r.schema->fields[i].name, r.schema->fields[i].type) < 0)
             return WEIR_ENOMEM;
     pc->rec_schema = s;
     return 0;
