@@ -34,6 +34,18 @@ backquotes). Then either
     alias hides): weir must refuse the
     script (exit 3) with the model's message.
 
+Other cases (about a third) are views over tables and over views: CREATE
+VIEW (`*` or a list of columns, some renamed), ALTER TABLE ADD (a physical
+or computed column, FIRST or last), DROP and RENAME of a column, DROP VIEW
+and CREATE VIEW of the same name with other columns, under the views that
+read them; then every view is copied by CREATE TABLE ... AS SELECT * into
+a print table. The model keeps each view as Flink does, its query
+expanded where it was created (the columns `*` meant, each by name), and
+gives the rows, or the statement that fails: a CREATE VIEW over a view
+that no longer reads, a column written in a view that is gone ("unknown
+column"), one a `*` meant ("view 'v' reads column 'c' of 'w', which 'w'
+no longer has"), or a view column whose type changed.
+
 The model (a list of columns per table, its catalog and database, Flink's
 rules for each statement, the SQL client's table layout) shares no code
 with weir. WEIR_DDLDIFF_MUTATE=lastpart makes the model resolve a name by
@@ -511,20 +523,26 @@ def describe(t, keep=lambda name: True):
     return tableau(["name", "type", "null", "key", "extras", "watermark"], rows)
 
 
-def shown_name(cur, path):
-    """SHOW CREATE's name of the table at path: qualified as far as it is not in cur (catalog, database)."""
-    c, d, n = path
-    return n if (c, d) == cur else "%s.%s" % (d, n) if c == cur[0] else "%s.%s.%s" % path
+FULL_TYPE = {"INT": "INT", "BIGINT": "BIGINT", "STRING": "VARCHAR(2147483647)"}
 
 
-def show_create(name, t):
-    parts = ["%s AS %s" % (c.name, c.expr()) if c.computed() else "%s %s" % (c.name, c.typ) for c in t.cols]
+def show_create(path, t):
+    """SHOW CREATE TABLE as Flink prints it: the path and every name in backquotes, one column per line
+    (types by their full names, a key column NOT NULL), the key named PK_ and its column, the options
+    one per line, sorted; in the SQL client's one-column table."""
+    lines = []
+    for c in t.cols:
+        if c.computed():
+            e = "UPPER(`%s`)" % c.over if c.typ == "STRING" else "`%s` + 1" % c.over
+            lines.append("  `%s` AS %s" % (c.name, e))
+        else:
+            lines.append("  `%s` %s%s" % (c.name, FULL_TYPE[c.typ], " NOT NULL" if t.pk == c.name else ""))
     if t.pk:
-        parts.append("PRIMARY KEY (%s) NOT ENFORCED" % t.pk)
-    s = "CREATE TABLE %s (%s)" % (name, ", ".join(parts))
+        lines.append("  CONSTRAINT `PK_%s` PRIMARY KEY (`%s`) NOT ENFORCED" % (t.pk, t.pk))
+    s = "CREATE TABLE %s (\n" % ".".join("`%s`" % x for x in path) + ",\n".join(lines) + "\n)\n"
     if t.opts:
-        s += " WITH (%s)" % ", ".join("'%s' = '%s'" % (k, v) for k, v in t.opts)
-    return [s]
+        s += "WITH (\n" + ",\n".join(sorted("  '%s' = '%s'" % (k, v) for k, v in t.opts)) + "\n)\n"
+    return [x for x in "\n".join(tableau(["result"], [[s]])).split("\n") if x]
 
 
 def value(rng, typ, row):
@@ -533,7 +551,249 @@ def value(rng, typ, row):
     return str(rng.randint(-50, 50))
 
 
+# ---- views over tables and views, changed under them
+
+class ViewModel:
+    """A view as Flink keeps it: its source (a table or view name) and its columns fixed where it was
+    created, each (source column, name, type)."""
+
+    def __init__(self, src, cols, star, src_cols):
+        self.src = src
+        self.cols = cols
+        self.star = star
+        self.src_cols = src_cols  # the names of all of the source's columns there
+
+
+class ViewCase:
+    """Random scripts of views over tables and over views, with ALTER TABLE ADD / DROP / RENAME of a
+    column and DROP VIEW followed by CREATE VIEW of the same name with other columns under them; then
+    every view read by CREATE TABLE ... AS SELECT * FROM it."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.tables = {}   # name -> [Col] (physical and computed)
+        self.views = {}    # name -> ViewModel
+        self.sql = []
+        self.n = 0
+        self.error = None  # the message of the first statement that fails
+
+    def fresh(self, prefix):
+        self.n += 1
+        return "%s%d" % (prefix, self.n)
+
+    def stmt(self, s):
+        self.sql.append(s + ";")
+
+    def columns_of(self, name):
+        """[(name, type)] of a table or view now."""
+        if name in self.tables:
+            return [(c.name, c.typ) for c in self.tables[name]]
+        return [(n, t) for _, n, t in self.views[name].cols]
+
+    def select(self, src):
+        """A select list over src's columns now, and the view columns it gives."""
+        cols = self.columns_of(src)
+        if self.rng.random() < 0.4:
+            return "*", [(n, n, t) for n, t in cols]
+        k = self.rng.randint(1, len(cols))
+        picked = self.rng.sample(cols, k)
+        items, out = [], []
+        for n, t in picked:
+            if self.rng.random() < 0.3:
+                a = self.fresh("a")
+                items.append("%s AS %s" % (n, a))
+                out.append((n, a, t))
+            else:
+                items.append(n)
+                out.append((n, n, t))
+        return ", ".join(items), out
+
+    def create_view(self, name=None):
+        src = self.rng.choice(sorted(self.tables) + sorted(self.views))
+        name = name or self.fresh("v")
+        items, cols = self.select(src)
+        self.stmt("CREATE VIEW %s AS SELECT %s FROM %s" % (name, items, src))
+        self.check(src)
+        self.views[name] = ViewModel(src, cols, items == "*", [n for n, _ in self.columns_of(src)])
+
+    def check(self, src):
+        """CREATE VIEW plans its query where it is written, as Flink validates it: a source view that
+        no longer reads fine fails it."""
+        if src in self.views and not self.error:
+            _, _, err = self.eval(src, None)
+            self.error = err
+
+    def table_op(self):
+        name = self.rng.choice(sorted(self.tables))
+        cols = self.tables[name]
+        used = {c.over for c in cols if c.computed()}
+        op = self.rng.choice(["add", "add", "drop", "rename"])
+        if op == "add" or len(cols) < 2:
+            c = Col(self.fresh("c"), self.rng.choice(TYPES))
+            phys = [x for x in cols if not x.computed()]
+            if self.rng.random() < 0.3 and phys:
+                o = self.rng.choice(phys)
+                c = Col(c.name, "STRING" if o.typ == "STRING" else o.typ, o.name)
+                if c.typ == "BIGINT":
+                    c.typ = "BIGINT"
+            where = self.rng.choice(["", " FIRST"])
+            self.stmt("ALTER TABLE %s ADD %s%s" % (name, "%s AS %s" % (c.name, c.expr()) if c.computed()
+                                                   else "%s %s" % (c.name, c.typ), where))
+            if where:
+                cols.insert(0, c)
+            else:
+                cols.append(c)
+            return
+        cands = [c for c in cols if c.name not in used]
+        if not cands or len([c for c in cols if not c.computed()]) < 2:
+            return
+        c = self.rng.choice(cands)
+        if op == "drop":
+            if not c.computed() and len([x for x in cols if not x.computed()]) < 2:
+                return
+            self.stmt("ALTER TABLE %s DROP %s" % (name, c.name))
+            cols.remove(c)
+        else:
+            new = self.fresh("r")
+            self.stmt("ALTER TABLE %s RENAME %s TO %s" % (name, c.name, new))
+            c.name = new
+
+    def recreate(self):
+        name = self.rng.choice(sorted(self.views))
+        self.stmt("DROP VIEW %s" % name)
+        del self.views[name]
+        readers = {n for n, v in self.views.items() if v.src == name}
+        # its source may not be one of the views reading it (that would be a cycle)
+        srcs = sorted(self.tables) + sorted(v for v in self.views if v not in self.readers_of(name))
+        src = self.rng.choice(srcs)
+        items, cols = self.select(src)
+        self.stmt("CREATE VIEW %s AS SELECT %s FROM %s" % (name, items, src))
+        self.check(src)
+        self.views[name] = ViewModel(src, cols, items == "*", [n for n, _ in self.columns_of(src)])
+        return readers
+
+    def readers_of(self, name):
+        """The views that read name, directly or through others."""
+        out, todo = set(), [name]
+        while todo:
+            x = todo.pop()
+            for n, v in self.views.items():
+                if v.src == x and n not in out:
+                    out.add(n)
+                    todo.append(n)
+        return out
+
+    def eval(self, name, data):
+        """(rows as [[value]], [(name, type)], None) of reading name now, or (None, None, message)."""
+        if name in self.tables:
+            rows = []
+            for d in (data or {}).get(name, []):
+                r = []
+                for c in self.tables[name]:
+                    if not c.computed():
+                        r.append(d[c.name])
+                    elif c.typ == "STRING":
+                        r.append(d[c.over].upper())
+                    else:
+                        r.append(str(int(d[c.over]) + 1))
+                rows.append(r)
+            return rows, [(c.name, c.typ) for c in self.tables[name]], None
+        v = self.views[name]
+        rows, cols, err = self.eval(v.src, data)
+        if err:
+            return None, None, err
+        if v.src in self.views:
+            sv = self.views[v.src]
+            for (_, n, t), (_, t2) in zip(sv.cols, cols):
+                if t != t2:
+                    return None, None, "view '%s': column '%s' was %s where the view was created and is %s now" % (
+                        v.src, n, t, t2)
+        names = [n for n, _ in cols]
+        # Flink's expanded query names each column it reads: one gone is not found (an item written
+        # in the view, in select-list order); one a `*` meant leaves the view short of it
+        gone = [c for c in v.src_cols if c not in names]
+        msg = "view '%s' reads column '%s' of '%s', which '%s' no longer has" % (
+            name, gone[0], v.src, v.src) if gone else None
+        if gone and len(gone) == len(v.src_cols):
+            return None, None, msg  # weir: nothing of the source is left to read
+        for src_col, _, _ in v.cols:
+            if src_col not in names and not v.star:
+                return None, None, "unknown column '%s'" % src_col
+        if v.star and gone:
+            return None, None, msg
+        idx = [names.index(c) for c, _, _ in v.cols]
+        out = [[r[i] for i in idx] for r in rows]
+        return out, [(n, cols[i][1]) for (_, n, _), i in zip(v.cols, idx)], None
+
+
+def run_view_case(case):
+    rng = case.rng
+    g = ViewCase(rng)
+    for _ in range(rng.randint(1, 2)):
+        name = g.fresh("t")
+        cols = [Col(g.fresh("c"), rng.choice(TYPES)) for _ in range(rng.randint(2, 3))]
+        g.tables[name] = cols
+        g.stmt("CREATE TABLE %s (%s) WITH ('connector' = 'filesystem', 'path' = '%s.csv', 'format' = 'csv')"
+               % (name, ", ".join("%s %s" % (c.name, c.typ) for c in cols), name))
+    for _ in range(rng.randint(1, 3)):
+        g.create_view()
+    for _ in range(rng.randint(2, 8)):
+        if g.error:
+            break
+        k = rng.random()
+        if k < 0.35:
+            g.create_view()
+        elif k < 0.7:
+            g.table_op()
+        else:
+            g.recreate()
+    data = {}
+    for name, cols in g.tables.items():
+        rows = []
+        for r in range(rng.randint(1, 3)):
+            rows.append({c.name: value(rng, c.typ, r) for c in cols if not c.computed()})
+        data[name] = rows
+        with open(case.path("%s.csv" % name), "w") as f:
+            for d in rows:
+                f.write(",".join(d[c.name] for c in cols if not c.computed()) + "\n")
+    want, error = [], g.error
+    for name in sorted(g.views) if not error else []:
+        out = g.fresh("out")
+        g.stmt("CREATE TABLE %s WITH ('connector' = 'print', 'print-identifier' = '%s') AS SELECT * FROM %s"
+               % (out, out, name))
+        rows, cols, err = g.eval(name, data)
+        if not err:
+            v = g.views[name]
+            for (_, n, t), (_, t2) in zip(v.cols, cols):
+                if t != t2:
+                    err = "view '%s': column '%s' was %s where the view was created and is %s now" % (name, n, t, t2)
+                    break
+        if err:
+            error = err
+            break
+        want += ["%s> +I[%s]" % (out, ", ".join(r)) for r in rows]
+    case.write("job.sql", "\n".join(g.sql) + "\n")
+    case.note = "views: %d statements, %d views%s" % (len(g.sql), len(g.views), ", failing" if error else "")
+    case.counts["statements"] += len(g.sql)
+    p = case.run_weir(["run", "job.sql", "-D", "parallelism.default=%d" % rng.choice([1, 2, 4])])
+    if error:
+        case.counts["errors"] += 1
+        if p.returncode != 3 or error not in p.stderr:
+            return ["want exit 3 with '%s'; got exit %d: %s" % (error, p.returncode, p.stderr.strip()[-500:])]
+        return []
+    if p.returncode:
+        return [diffrun.failed_run(p)]
+    printed = [re.sub(r"^([A-Za-z0-9_]+):[0-9]+> ", r"\1> ", line) for line in p.stdout.splitlines() if "> +I[" in line]
+    return diffrun.multiset_problems("rows", want, printed)
+
+
 def run_case(case):
+    if case.rng.random() < 0.35:
+        return run_view_case(case)
+    return run_catalog_case(case)
+
+
+def run_catalog_case(case):
     rng = case.rng
     g = Gen(rng)
     for _ in range(rng.randint(3, 16)):
@@ -580,7 +840,7 @@ def run_case(case):
         g.stmt("DESCRIBE %s" % name)
         want += describe(t)
         g.stmt("SHOW CREATE TABLE %s" % g.ref(path))
-        want += show_create(shown_name(g.cur, path), t)
+        want += show_create(path, t)
         pat = rng.choice(["c%", "k%", "%1%", "_2", "c_", "%", "t%"])
         neg = rng.random() < 0.3
         g.stmt("SHOW COLUMNS FROM %s %sLIKE '%s'" % (g.ref(path), "NOT " if neg else "", pat))

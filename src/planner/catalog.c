@@ -324,9 +324,10 @@ int plan_type_from_sql(plan_ctx *pc, const weir_sql_type *t, weir_type *out)
         bool ltz = t->kind == WEIR_SQL_TYPE_TIMESTAMP_LTZ;
         if (t->precision > 9)
             return plan_error(pc, t->loc, WEIR_EINVAL,
-                              "%s(%d): the precision of a timestamp must be from 0 to 9 (fractional digits of a "
-                              "second; weir keeps milliseconds)",
-                              ltz ? "TIMESTAMP_LTZ" : "TIMESTAMP", t->precision);
+                              "%s(%d): %s precision must be between 0 and 9 (both inclusive), as in Flink "
+                              "(fractional digits of a second; weir keeps milliseconds)",
+                              ltz ? "TIMESTAMP_LTZ" : "TIMESTAMP", t->precision,
+                              ltz ? "Timestamp with local time zone" : "Timestamp");
         *out = weir_type_make(ltz ? WEIR_TYPE_TIMESTAMP_LTZ : WEIR_TYPE_TIMESTAMP, nullable);
         return 0;
     }
@@ -334,8 +335,8 @@ int plan_type_from_sql(plan_ctx *pc, const weir_sql_type *t, weir_type *out)
     case WEIR_SQL_TYPE_TIME:
         if (t->precision > 9)
             return plan_error(pc, t->loc, WEIR_EINVAL,
-                              "TIME(%d): the precision of a time must be from 0 to 9 (fractional digits of a "
-                              "second; weir keeps milliseconds)",
+                              "TIME(%d): Time precision must be between 0 and 9 (both inclusive), as in Flink "
+                              "(fractional digits of a second; weir keeps milliseconds)",
                               t->precision);
         *out = weir_type_make(WEIR_TYPE_TIME, nullable);
         /* Flink's TIME defaults to TIME(0); digits below a millisecond are not kept */
@@ -592,6 +593,7 @@ int plan_create_view(plan_ctx *pc, const weir_sql_create_view *cv, weir_sql_loc 
                       .columns = cv->columns,
                       .n_columns = cv->n_columns,
                       .temporary = cv->temporary,
+                      .comment = cv->comment,
                       .catalog = path.catalog,
                       .database = path.database,
                       .home_catalog = pc->cur_catalog,
@@ -611,7 +613,9 @@ int plan_create_view(plan_ctx *pc, const weir_sql_create_view *cv, weir_sql_loc 
     check.name = plan_strdup(pc, path.name);
     check.res_names = pc->rec_names;
     check.res_paths = pc->rec_paths;
+    check.res_cols = pc->rec_cols;
     check.n_res = pc->n_rec;
+    check.schema = pc->rec_schema;
     pc->views[pc->n_views] = check;
     if (!pc->views[pc->n_views].name)
         return WEIR_ENOMEM;

@@ -462,7 +462,9 @@ static int alter_view(plan_ctx *pc, const weir_sql_alter *a)
     } else if (again) {
         again->res_names = pc->rec_names;
         again->res_paths = pc->rec_paths;
+        again->res_cols = pc->rec_cols;
         again->n_res = pc->n_rec;
+        again->schema = pc->rec_schema;
     }
     return rc;
 }
@@ -1011,10 +1013,13 @@ static int plan_view_query(plan_ctx *pc, const cat_view *vp, rel *r)
     int depth = pc->view_depth;
     int rc = plan_ensure_job(pc);
     plan_home home;
+    const cat_view *outer = pc->expanding;
+    pc->expanding = &v;
     plan_view_enter(pc, vp, &home);
     if (!rc)
         rc = plan_query(pc, v.query, r);
     plan_view_leave(pc, &home);
+    pc->expanding = outer;
     pc->view_depth = depth;
     if (!rc && v.n_columns && v.n_columns != r->n_physical)
         return plan_error(pc, v.columns[0].loc, WEIR_EPLAN, "view '%s' names %u columns but its query has %u",
@@ -1022,10 +1027,22 @@ static int plan_view_query(plan_ctx *pc, const cat_view *vp, rel *r)
     return rc;
 }
 
+/* The view's columns, as its query planned them here: names (its column list's, if any) and types. */
 static int check_view_in_scratch(plan_ctx *pc, void *ud)
 {
+    const cat_view v = *(const cat_view *)ud; /* planning may move pc->views */
     rel r;
-    return plan_view_query(pc, ud, &r);
+    int rc = plan_view_query(pc, ud, &r);
+    if (rc)
+        return rc;
+    weir_schema *s = weir_schema_create();
+    if (!s || plan_keep_schema(pc, s))
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < r.n_physical; i++)
+        if (weir_schema_add(s, v.n_columns ? v.columns[i].name : r.schema->fields[i].name, r.schema->fields[i].type) < 0)
+            return WEIR_ENOMEM;
+    pc->rec_schema = s;
+    return 0;
 }
 
 /* Plans view v's query into a scratch job: CREATE VIEW and ALTER VIEW AS
@@ -1041,6 +1058,8 @@ int plan_check_view(plan_ctx *pc, const cat_view *v)
     pc->n_rec = pc->cap_rec = 0;
     pc->rec_names = NULL;
     pc->rec_paths = NULL;
+    pc->rec_cols = NULL;
+    pc->rec_schema = NULL;
     int rc = plan_in_scratch_job(pc, check_view_in_scratch, (void *)v);
     pc->recording = false;
     if (rc && pc->source_failed) {
@@ -1102,8 +1121,6 @@ int plan_describe(plan_ctx *pc, const weir_sql_stmt *st)
     return describe(pc, &st->u.describe.name, &all);
 }
 
-/* An object's name as SHOW CREATE prints it: qualified as far as it is not in the current catalog and
- * database, so that the statement re-creates it there. out->parts has room for three. */
 /* SHOW CREATE VIEW: a name of the view's query printed as the catalog
  * object it resolved to, catalog.database.name (a WITH query's as written). */
 typedef struct view_names {
@@ -1126,17 +1143,6 @@ static const weir_sql_name *resolved_name(void *ud, const weir_sql_name *n)
         return &vn->name;
     }
     return NULL;
-}
-
-static const weir_sql_name *own_path(const plan_ctx *pc, const cat_path *p, weir_sql_name *out)
-{
-    const char *parts[3] = {p->catalog, p->database, p->name};
-    uint32_t skip = !strcasecmp(p->catalog, pc->cur_catalog) ? !strcasecmp(p->database, pc->cur_database) ? 2 : 1 : 0;
-    weir_sql_ident *id = out->parts;
-    out->n_parts = 3 - skip;
-    for (uint32_t i = skip; i < 3; i++)
-        id[i - skip] = (weir_sql_ident){.name = parts[i], .len = (uint32_t)strlen(parts[i])};
-    return out;
 }
 
 /* SHOW JOBS and STOP JOB need weir run's job control. */
@@ -1210,20 +1216,21 @@ int plan_show(plan_ctx *pc, const weir_sql_stmt *st)
     case WEIR_SQL_SHOW_COLUMNS: return describe(pc, &st->u.show.name, &f);
     case WEIR_SQL_SHOW_CREATE_TABLE:
     case WEIR_SQL_SHOW_CREATE_VIEW: {
+        /* as Flink prints them: the object's catalog, database and name, every name in backquotes, one
+         * column per line, in the SQL client's one-column table */
         const weir_sql_name *n = &st->u.show.name;
-        weir_sql_ident own[3];
-        weir_sql_name own_name = {.parts = own};
         bool table = st->u.show.what == WEIR_SQL_SHOW_CREATE_TABLE;
-        weir_sql_stmt shown = {.kind = table ? WEIR_SQL_STMT_CREATE_TABLE : WEIR_SQL_STMT_CREATE_VIEW};
+        weir_buf b;
+        weir_buf_init(&b);
+        int rc;
         if (table) {
             cat_table *t = plan_find_table(pc, n);
             if (!t)
                 return plan_find_view(pc, n) ? plan_error(pc, n->loc, WEIR_EPLAN,
                                                           "'%s' is a view: SHOW CREATE VIEW shows it", last_part(n))
                                              : missing(pc, n, "table");
-            shown.u.create_table = *t->ddl;
-            shown.u.create_table.if_not_exists = false;
-            shown.u.create_table.name = *own_path(pc, &(cat_path){t->catalog, t->database, t->name}, &own_name);
+            const char *path[3] = {t->catalog, t->database, t->name};
+            rc = weir__sql_format_show_create_table(t->ddl, path, &b);
         } else {
             cat_view *v = plan_find_view(pc, n);
             if (!v)
@@ -1231,23 +1238,28 @@ int plan_show(plan_ctx *pc, const weir_sql_stmt *st)
                                                            "'%s' is a table: SHOW CREATE TABLE shows it",
                                                            last_part(n))
                                               : missing(pc, n, "view");
-            /* as Flink prints it: the view and every table and view its query reads by their
-             * catalog, database and name, as its query resolved them where it was written */
-            weir_sql_create_view *cv = &shown.u.create_view;
-            const char *parts[3] = {v->catalog, v->database, v->name};
-            for (int k = 0; k < 3; k++)
-                own[k] = (weir_sql_ident){.name = parts[k], .len = (uint32_t)strlen(parts[k])};
-            cv->name = (weir_sql_name){.parts = own, .n_parts = 3, .loc = n->loc};
-            cv->temporary = v->temporary;
-            cv->columns = (weir_sql_ident *)v->columns;
-            cv->n_columns = v->n_columns;
-            cv->query = (weir_sql_query *)v->query;
+            /* the view and every table and view its query reads by their catalog, database and
+             * name, as its query resolved them where it was written; its columns as created */
+            const char *path[3] = {v->catalog, v->database, v->name};
+            uint32_t nc = v->schema ? v->schema->n_fields : v->n_columns;
+            const char **cols = plan_alloc(pc, (nc + 1) * sizeof *cols);
+            if (!cols)
+                return WEIR_ENOMEM;
+            for (uint32_t i = 0; i < nc; i++)
+                cols[i] = v->schema ? v->schema->fields[i].name : v->columns[i].name;
             view_names vn = {.v = v};
-            int rc = weir__sql_format_stmt_renamed(&shown, &pc->explain_out, resolved_name, &vn);
-            return rc ? rc : weir_buf_put(&pc->explain_out, "\n", 1);
+            rc = weir__sql_format_show_create_view(path, v->temporary, cols, nc, v->comment, v->query, resolved_name,
+                                                   &vn, &b);
         }
-        int rc = weir_sql_format_stmt(&shown, &pc->explain_out);
-        return rc ? rc : weir_buf_put(&pc->explain_out, "\n", 1);
+        const char *text = NULL;
+        if (!rc)
+            rc = buf_take(pc, &b, &text);
+        weir_buf_fini(&b);
+        if (rc)
+            return rc;
+        static const char *const header[] = {"result"};
+        tableau tb = {.n_cols = 1, .header = header};
+        return (rc = tableau_add(pc, &tb, &text)) ? rc : tableau_print(pc, &tb);
     }
     case WEIR_SQL_SHOW_FUNCTIONS: return plan_show_functions(pc, st);
     case WEIR_SQL_SHOW_JOBS: return show_jobs(pc, st);

@@ -676,7 +676,7 @@ static int lookup_side(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_ty
     for (uint32_t i = 0; i < out->n_physical; i++)
         out->quals[i] = q;
     *table = t;
-    return plan_note_from(pc, name, q, rt->alias, &path);
+    return plan_note_from(pc, name, q, rt->alias, &path, NULL);
 }
 
 /*

@@ -88,6 +88,10 @@ typedef struct plan_qual_path {
     struct plan_qual_path *next;
 } plan_qual_path;
 
+typedef struct plan_view_gone {
+    const char *view, *column, *object;
+} plan_view_gone;
+
 /* A view, or a WITH query while its query is planned. */
 typedef struct cat_view {
     char *name;
@@ -106,7 +110,14 @@ typedef struct cat_view {
      * resolved to where it was written: SHOW CREATE VIEW prints these paths */
     const weir_sql_name **res_names;
     cat_path *res_paths;
+    /* and their columns there (NULL where not known): the view reads those and no others, as
+     * Flink's view keeps its query expanded (`*` fixed to the columns it meant) */
+    const weir_schema **res_cols;
     uint32_t n_res;
+    /* its columns where it was created (names after its column list), or NULL when its check
+     * stopped at a table whose connector refused its options */
+    const weir_schema *schema;
+    const char *comment; /* CREATE VIEW ... COMMENT, or NULL */
 } cat_view;
 
 /* Pending window table function: the columns window_start/end/time are virtual until aggregated. */
@@ -228,7 +239,14 @@ struct plan_ctx {
     int rec_depth;
     const weir_sql_name **rec_names; /* plan_alloc'd */
     cat_path *rec_paths;
+    const weir_schema **rec_cols;
     uint32_t n_rec, cap_rec;
+    const weir_schema *rec_schema; /* the checked view's columns */
+    /* the view whose query is being planned (a copy; NULL: none): the names it recorded read the
+     * columns they read where it was created */
+    const cat_view *expanding;
+    /* the first column such a name had and has no longer: the view, the column, the object */
+    plan_view_gone view_gone;
     /* inside a view's body (plan_view_enter): how deep, and the statement's current catalog and
      * database (cur_* are the view's home meanwhile) */
     int n_homes;
@@ -514,9 +532,10 @@ int plan_in_scratch_job(plan_ctx *pc, int (*fn)(plan_ctx *pc, void *ud), void *u
 int plan_check_view(plan_ctx *pc, const cat_view *v);
 /* A FROM item named name read catalog object *path, its columns qualified by qual (its alias, or
  * the name's last part): db.t.c and cat.db.t.c reach them unless an alias other than the name
- * hides the path, and plan_check_view records the resolution for SHOW CREATE VIEW. */
+ * hides the path, and plan_check_view records the resolution for SHOW CREATE VIEW, with cols (the
+ * object's columns there, or NULL). */
 int plan_note_from(plan_ctx *pc, const weir_sql_name *name, const char *qual, const weir_sql_ident *alias,
-                   const cat_path *path);
+                   const cat_path *path, const weir_schema *cols);
 /* ddl.c: DROP, ALTER, CREATE TABLE ... LIKE / AS query, SHOW, DESCRIBE. */
 int plan_drop(plan_ctx *pc, const weir_sql_drop *d, weir_sql_loc loc);
 int plan_alter(plan_ctx *pc, const weir_sql_alter *a, weir_sql_loc loc);

@@ -641,24 +641,32 @@ static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref
 }
 
 int plan_note_from(plan_ctx *pc, const weir_sql_name *name, const char *qual, const weir_sql_ident *alias,
-                   const cat_path *path)
+                   const cat_path *path, const weir_schema *cols)
 {
     if (pc->recording && pc->view_depth == pc->rec_depth) {
         if (pc->n_rec == pc->cap_rec) {
             uint32_t cap = pc->cap_rec ? 2 * pc->cap_rec : 8;
             const weir_sql_name **nn = plan_alloc(pc, cap * sizeof *nn);
             cat_path *np = plan_alloc(pc, cap * sizeof *np);
-            if (!nn || !np)
+            const weir_schema **nc = plan_alloc(pc, cap * sizeof *nc);
+            if (!nn || !np || !nc)
                 return WEIR_ENOMEM;
             if (pc->n_rec) {
                 memcpy(nn, pc->rec_names, pc->n_rec * sizeof *nn);
                 memcpy(np, pc->rec_paths, pc->n_rec * sizeof *np);
+                memcpy(nc, pc->rec_cols, pc->n_rec * sizeof *nc);
             }
             pc->rec_names = nn;
             pc->rec_paths = np;
+            pc->rec_cols = nc;
             pc->cap_rec = cap;
         }
+        /* a copy: ALTER TABLE replaces the table's schema */
+        weir_schema *c = cols ? weir_schema_copy(cols) : NULL;
+        if (cols && (!c || plan_keep_schema(pc, c)))
+            return WEIR_ENOMEM;
         pc->rec_names[pc->n_rec] = name;
+        pc->rec_cols[pc->n_rec] = c;
         pc->rec_paths[pc->n_rec++] = *path;
     }
     if (!qual || (alias && strcasecmp(alias->name, name->parts[name->n_parts - 1].name) != 0))
@@ -668,6 +676,103 @@ int plan_note_from(plan_ctx *pc, const weir_sql_name *name, const char *qual, co
         return WEIR_ENOMEM;
     *p = (plan_qual_path){qual, *path, pc->qual_paths};
     pc->qual_paths = p;
+    return 0;
+}
+
+/*
+ * Inside a view's query (pc->expanding), FROM item name reads the columns
+ * the object it names had where the view was created, in that order, as
+ * Flink's view keeps its query expanded: a column added since (ALTER
+ * TABLE ADD, an inner view re-created wider) is not seen, not even by
+ * `*`. One gone since is left out: the query fails where it names it, and
+ * a `*` that meant it leaves the view short of a column, which
+ * view_types_as_created reports naming it (pc->view_gone). now: the
+ * object's columns today.
+ */
+static int view_columns_as_created(plan_ctx *pc, const weir_sql_name *name, const weir_schema *now, rel *out)
+{
+    const cat_view *v = pc->expanding;
+    const weir_schema *was = NULL;
+    for (uint32_t i = 0; v && v->res_cols && i < v->n_res && !was; i++)
+        if (v->res_names[i] == name)
+            was = v->res_cols[i];
+    if (!was || out->win.present)
+        return 0;
+    const char *obj = name->parts[name->n_parts - 1].name;
+    for (uint32_t k = 0; k < was->n_fields && !pc->view_gone.column; k++) {
+        bool found = false;
+        for (uint32_t i = 0; now && i < now->n_fields && !found; i++)
+            found = !strcmp(now->fields[i].name, was->fields[k].name);
+        if (!found)
+            pc->view_gone = (plan_view_gone){v->name, was->fields[k].name, obj};
+    }
+    uint32_t n = out->n_physical, keep = 0;
+    uint32_t *cols = plan_alloc(pc, (was->n_fields + 1) * sizeof *cols);
+    if (!cols)
+        return WEIR_ENOMEM;
+    bool same = true;
+    for (uint32_t k = 0; k < was->n_fields; k++)
+        for (uint32_t i = 0; i < n; i++)
+            if (!strcmp(out->schema->fields[i].name, was->fields[k].name)) {
+                same &= i == keep;
+                cols[keep++] = i;
+                break;
+            }
+    if (same && keep == n)
+        return 0;
+    if (!keep) /* every column it read is gone */
+        return plan_error(pc, name->loc, WEIR_EPLAN,
+                          "view '%s' reads column '%s' of '%s', which '%s' no longer has (a view keeps the columns "
+                          "its query read where it was created)",
+                          pc->view_gone.view, pc->view_gone.column, pc->view_gone.object, pc->view_gone.object);
+    weir_expr **exprs = plan_alloc(pc, keep * sizeof *exprs);
+    const char **names = plan_alloc(pc, keep * sizeof *names);
+    if (!exprs || !names)
+        return WEIR_ENOMEM;
+    weir_error err = {0};
+    for (uint32_t i = 0; i < keep; i++) {
+        if (weir_expr_column(pc->arena, cols[i], out->schema->fields[cols[i]].type, &exprs[i], &err))
+            return WEIR_ENOMEM;
+        names[i] = out->schema->fields[cols[i]].name;
+    }
+    rel o;
+    int rc = plan_calc(pc, out, NULL, exprs, names, keep, &o, "Calc");
+    if (rc)
+        return rc;
+    for (uint32_t i = 0; i < keep; i++)
+        o.quals[i] = out->quals ? out->quals[cols[i]] : NULL;
+    o.loc = out->loc;
+    *out = o;
+    return 0;
+}
+
+/* A view's columns where it is used are those it had where it was created: a type changed since
+ * (an inner view re-created) is an error naming the view and the column. */
+static int view_types_as_created(plan_ctx *pc, const cat_view *v, const rel *r, weir_sql_loc at)
+{
+    const weir_schema *was = v->schema;
+    if (!was)
+        return 0;
+    if (was->n_fields != r->n_physical && pc->view_gone.column)
+        return plan_error(pc, at, WEIR_EPLAN,
+                          "view '%s' reads column '%s' of '%s', which '%s' no longer has (a view keeps the "
+                          "columns its query read where it was created)",
+                          pc->view_gone.view, pc->view_gone.column, pc->view_gone.object, pc->view_gone.object);
+    if (was->n_fields != r->n_physical)
+        return plan_error(pc, at, WEIR_EPLAN, "view '%s' had %u columns where it was created and has %u now",
+                          v->name, was->n_fields, r->n_physical);
+    for (uint32_t i = 0; i < was->n_fields; i++) {
+        weir_type a = was->fields[i].type, b = r->schema->fields[i].type;
+        if (weir_type_same(a, b))
+            continue;
+        a.nullable = b.nullable = true;
+        char ta[128], tb[128];
+        weir_type_format(a, ta, sizeof ta);
+        weir_type_format(b, tb, sizeof tb);
+        return plan_error(pc, at, WEIR_EPLAN,
+                              "view '%s': column '%s' was %s where the view was created and is %s now", v->name,
+                              was->fields[i].name, ta, tb);
+    }
     return 0;
 }
 
@@ -687,25 +792,42 @@ static int plan_named(plan_ctx *pc, const weir_sql_name *name, const weir_sql_ta
         pc->rec_depth += with_body;
         if (++pc->view_depth > 32)
             return plan_error(pc, name->loc, WEIR_EPLAN, "views nest too deeply (a view refers to itself?)");
-        const weir_sql_query *q = v->query;
-        const weir_sql_ident *cols = v->columns;
-        uint32_t ncols = v->n_columns;
+        const cat_view copy = *v; /* v may move */
+        const cat_view *outer = pc->expanding;
+        plan_view_gone gone = pc->view_gone; /* a view's own, while its query is planned */
+        if (path.catalog)
+            pc->view_gone = (plan_view_gone){0};
+        if (path.catalog)
+            pc->expanding = &copy; /* a WITH query's body is part of the query around it */
         plan_home home;
         plan_view_enter(pc, v, &home);
-        int rc = plan_query(pc, q, out);
+        int rc = plan_query(pc, copy.query, out);
         plan_view_leave(pc, &home);
+        pc->expanding = outer;
         pc->view_depth--;
         pc->rec_depth -= with_body;
-        if (rc)
+        if (rc) {
+            if (path.catalog)
+                pc->view_gone = gone;
             return rc;
-        if (ncols) {
-            weir_sql_table_ref fake = {.n_column_aliases = ncols, .column_aliases = (weir_sql_ident *)cols, .loc = name->loc};
+        }
+        if (copy.n_columns) {
+            weir_sql_table_ref fake = {.n_column_aliases = copy.n_columns,
+                                       .column_aliases = (weir_sql_ident *)copy.columns,
+                                       .loc = name->loc};
             if ((rc = set_alias(pc, out, &fake, n)))
                 return rc;
         }
+        if (path.catalog && (rc = view_types_as_created(pc, &copy, out, name->loc)))
+            return rc;
+        if (path.catalog)
+            pc->view_gone = gone;
+        if (path.catalog && (rc = view_columns_as_created(pc, name, copy.schema ? copy.schema : out->schema, out)))
+            return rc;
+        const weir_schema *read = out->schema;
         if ((rc = set_alias(pc, out, ref, n)) || !path.catalog) /* a WITH query: db.w.c names nothing */
             return rc;
-        return plan_note_from(pc, name, out->quals ? out->quals[0] : NULL, ref ? ref->alias : NULL, &path);
+        return plan_note_from(pc, name, out->quals ? out->quals[0] : NULL, ref ? ref->alias : NULL, &path, read);
     }
     cat_table *t = plan_find_table(pc, name);
     if (!t)
@@ -714,9 +836,14 @@ static int plan_named(plan_ctx *pc, const weir_sql_name *name, const weir_sql_ta
     int rc = plan_hinted_table(pc, t, hints, n_hints, &t);
     if (rc)
         return rc;
+    const weir_schema *now = t->full;
     rc = plan_source(pc, t, ref, name->loc, out);
+    if (!rc)
+        rc = view_columns_as_created(pc, name, now, out);
+    /* what the view reads of it: the columns its source produces here, in their order */
+    const weir_schema *read = out->schema;
     if (!rc && !(rc = set_alias(pc, out, ref, n)))
-        rc = plan_note_from(pc, name, out->quals ? out->quals[0] : NULL, ref ? ref->alias : NULL, &path);
+        rc = plan_note_from(pc, name, out->quals ? out->quals[0] : NULL, ref ? ref->alias : NULL, &path, read);
     return rc;
 }
 

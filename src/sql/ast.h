@@ -1007,6 +1007,18 @@ int weir__sql_error_at(weir_error *err, const weir_sql_script *s,
 typedef const weir_sql_name *(*weir__sql_rename_fn)(void *ud, const weir_sql_name *n);
 int weir__sql_format_stmt_renamed(const weir_sql_stmt *st, weir_buf *out, weir__sql_rename_fn rename, void *ud);
 
+/*
+ * SHOW CREATE TABLE / VIEW as Flink prints them: the object's catalog,
+ * database and name (path), every identifier in backquotes, one column (and
+ * the watermark, the primary key) per line, each type by its full name,
+ * then COMMENT, PARTITIONED BY and the WITH options one per line (sorted);
+ * a view's column names, then AS and its query (rename as above).
+ */
+int weir__sql_format_show_create_table(const weir_sql_create_table *ct, const char *const path[3], weir_buf *out);
+int weir__sql_format_show_create_view(const char *const path[3], bool temporary, const char *const *columns,
+                                      uint32_t n_columns, const char *comment, const weir_sql_query *q,
+                                      weir__sql_rename_fn rename, void *ud, weir_buf *out);
+
 /* Whether e is a row constructor: ROW(a, b, ...) or (a, b, ...). */
 bool weir__sql_is_row_ctor(const weir_sql_expr *e);
 

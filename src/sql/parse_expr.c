@@ -407,7 +407,8 @@ static int32_t parse_interval_type(parser *p)
         parser_fail_at(p, loc, "INTERVAL %s(%d): the leading precision must be between 1 and 10",
                        weir__sql_unit_name(from), (int)fp);
     if (frac > 9)
-        parser_fail_at(p, loc, "INTERVAL ... TO SECOND(%d): the fractional precision must be between 0 and 9",
+        parser_fail_at(p, loc, "INTERVAL ... TO SECOND(%d): Fractional precision of day-time intervals must be "
+                       "between 0 and 9 (both inclusive), as in Flink",
                        (int)frac);
     bool year_month = from == WEIR_SQL_UNIT_YEAR || from == WEIR_SQL_UNIT_MONTH;
     if (!year_month && fp > 3)
@@ -670,7 +671,8 @@ static weir_sql_time_unit parse_interval_unit(parser *p, int32_t *precision)
         /* SECOND(p, f): the fractional precision, 0 to 9; weir holds milliseconds */
         if (u == WEIR_SQL_UNIT_SECOND && accept_tk(p, WEIR__SQL_TK_COMMA) &&
             parse_type_int(p, "a fractional precision") > 9)
-            parser_fail_at(p, t->loc, "SECOND(p, f): the fractional precision must be between 0 and 9");
+            parser_fail_at(p, t->loc, "SECOND(p, f): Fractional precision of day-time intervals must be between 0 "
+                                            "and 9 (both inclusive), as in Flink");
         expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
     }
     return u;

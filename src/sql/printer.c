@@ -13,6 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <stdlib.h>
+
 #include "sql/lexer.h"
 #include "sql/parser_internal.h"
 
@@ -21,6 +23,7 @@ typedef struct printer {
     int rc;
     weir__sql_rename_fn rename; /* NULL: every name as written */
     void *rename_ud;
+    bool quote_all; /* every identifier in backquotes, types by their full names (SHOW CREATE) */
 } printer;
 
 static void putn(printer *pr, const char *s, size_t n)
@@ -63,7 +66,7 @@ static void put_string(printer *pr, const char *s)
 
 static void put_ident(printer *pr, const weir_sql_ident *id)
 {
-    if (weir__sql_ident_is_plain(id->name, id->len))
+    if (!pr->quote_all && weir__sql_ident_is_plain(id->name, id->len))
         putn(pr, id->name, id->len);
     else
         put_quoted(pr, id->name, id->len, '`');
@@ -171,8 +174,54 @@ static void put_funcname(printer *pr, const weir_sql_expr *e)
 
 /* ------------------------------------------------------------------- types */
 
+static void type(printer *pr, const weir_sql_type *t);
+
+/* A type by its full name, each length and precision written (their defaults where the type has none):
+ * STRING is VARCHAR(2147483647), TIMESTAMP_LTZ(p) is TIMESTAMP(p) WITH LOCAL TIME ZONE. */
+static bool full_type(printer *pr, const weir_sql_type *t)
+{
+    static const int32_t max_len = 2147483647;
+    const char *base = NULL;
+    int32_t p = t->precision;
+    switch (t->kind) {
+    case WEIR_SQL_TYPE_INT: base = "INT"; p = -1; break;
+    case WEIR_SQL_TYPE_STRING: base = "VARCHAR"; p = max_len; break;
+    case WEIR_SQL_TYPE_BYTES: base = "VARBINARY"; p = max_len; break;
+    case WEIR_SQL_TYPE_CHAR: base = "CHAR"; p = p < 0 ? 1 : p; break;
+    case WEIR_SQL_TYPE_VARCHAR: base = "VARCHAR"; p = p < 0 ? 1 : p; break;
+    case WEIR_SQL_TYPE_BINARY: base = "BINARY"; p = p < 0 ? 1 : p; break;
+    case WEIR_SQL_TYPE_VARBINARY: base = "VARBINARY"; p = p < 0 ? 1 : p; break;
+    case WEIR_SQL_TYPE_TIME: base = "TIME"; p = p < 0 ? 0 : p; break;
+    case WEIR_SQL_TYPE_TIMESTAMP: base = "TIMESTAMP"; p = p < 0 ? 6 : p; break;
+    case WEIR_SQL_TYPE_TIMESTAMP_LTZ: base = "TIMESTAMP"; p = p < 0 ? 6 : p; break;
+    case WEIR_SQL_TYPE_DECIMAL:
+        put(pr, "DECIMAL(");
+        put_u32(pr, (uint32_t)(p < 0 ? 10 : p));
+        put(pr, ", ");
+        put_u32(pr, (uint32_t)(p < 0 || t->scale < 0 ? 0 : t->scale));
+        put(pr, ")");
+        break;
+    default: return false;
+    }
+    if (base) {
+        put(pr, base);
+        if (p >= 0) {
+            put(pr, "(");
+            put_u32(pr, (uint32_t)p);
+            put(pr, ")");
+        }
+        if (t->kind == WEIR_SQL_TYPE_TIMESTAMP_LTZ)
+            put(pr, " WITH LOCAL TIME ZONE");
+    }
+    if (t->not_null)
+        put(pr, " NOT NULL");
+    return true;
+}
+
 static void type(printer *pr, const weir_sql_type *t)
 {
+    if (pr->quote_all && full_type(pr, t))
+        return;
     put(pr, weir__sql_type_kind_name(t->kind));
     switch (t->kind) {
     case WEIR_SQL_TYPE_DECIMAL:
@@ -1442,11 +1491,176 @@ static void stmt(printer *pr, const weir_sql_stmt *st, bool in_explain)
     }
 }
 
+/* ------------------------------------------------------- SHOW CREATE */
+
+static void put_path(printer *pr, const char *const path[3])
+{
+    for (int i = 0; i < 3; i++) {
+        if (i)
+            put(pr, ".");
+        put_quoted(pr, path[i], strlen(path[i]), '`');
+    }
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static bool pk_has(const weir_sql_primary_key *pk, const weir_sql_ident *c)
+{
+    for (uint32_t i = 0; pk && i < pk->n_columns; i++)
+        if (pk->columns[i].len == c->len && !memcmp(pk->columns[i].name, c->name, c->len))
+            return true;
+    return false;
+}
+
+int weir__sql_format_show_create_table(const weir_sql_create_table *ct, const char *const path[3], weir_buf *out)
+{
+    printer pr = {out, 0, NULL, NULL, true};
+    put(&pr, ct->temporary ? "CREATE TEMPORARY TABLE " : "CREATE TABLE ");
+    put_path(&pr, path);
+    put(&pr, " (\n");
+    const weir_sql_primary_key *pk = ct->primary_key;
+    const char *sep = "";
+    for (uint32_t i = 0; i < ct->n_columns; i++) {
+        const weir_sql_column *c = &ct->columns[i];
+        put(&pr, sep);
+        sep = ",\n";
+        put(&pr, "  ");
+        put_ident(&pr, &c->name);
+        if (c->kind == WEIR_SQL_COLUMN_COMPUTED) {
+            put(&pr, " AS ");
+            expr(&pr, c->expr);
+        } else {
+            put(&pr, " ");
+            weir_sql_type ty = *c->type;
+            ty.not_null |= pk_has(pk, &c->name); /* a primary key's columns are NOT NULL */
+            type(&pr, &ty);
+        }
+        if (c->kind == WEIR_SQL_COLUMN_METADATA) {
+            put(&pr, " METADATA");
+            if (c->metadata_key) {
+                put(&pr, " FROM ");
+                put_string(&pr, c->metadata_key);
+            }
+            if (c->is_virtual)
+                put(&pr, " VIRTUAL");
+        }
+        if (c->comment && *c->comment) {
+            put(&pr, " COMMENT ");
+            put_string(&pr, c->comment);
+        }
+    }
+    if (ct->watermark) {
+        put(&pr, sep);
+        put(&pr, "  WATERMARK FOR ");
+        put_name(&pr, &ct->watermark->column);
+        put(&pr, " AS ");
+        expr(&pr, ct->watermark->expr);
+    }
+    if (pk) {
+        put(&pr, sep);
+        put(&pr, "  CONSTRAINT ");
+        if (pk->constraint_name) {
+            put_ident(&pr, pk->constraint_name);
+        } else { /* the name Flink gives an unnamed key: PK_ and the columns joined by _ */
+            put(&pr, "`PK");
+            for (uint32_t i = 0; i < pk->n_columns; i++) {
+                put(&pr, "_");
+                weir_buf b;
+                weir_buf_init(&b);
+                printer inner = {&b, 0, NULL, NULL, false};
+                put_quoted(&inner, pk->columns[i].name, pk->columns[i].len, '`');
+                if (!inner.rc && b.len >= 2)
+                    putn(&pr, (const char *)b.data + 1, b.len - 2);
+                pr.rc = pr.rc ? pr.rc : inner.rc;
+                weir_buf_fini(&b);
+            }
+            put(&pr, "`");
+        }
+        put(&pr, " PRIMARY KEY (");
+        put_idents(&pr, pk->columns, pk->n_columns);
+        put(&pr, ") NOT ENFORCED");
+    }
+    put(&pr, "\n)\n");
+    if (ct->comment && *ct->comment) {
+        put(&pr, "COMMENT ");
+        put_string(&pr, ct->comment);
+        put(&pr, "\n");
+    }
+    if (ct->n_partitioned_by) {
+        put(&pr, "PARTITIONED BY (");
+        put_idents(&pr, ct->partitioned_by, ct->n_partitioned_by);
+        put(&pr, ")\n");
+    }
+    if (ct->n_options && !pr.rc) {
+        /* one per line, sorted by their text, as Flink prints them */
+        char **lines = weir_calloc(ct->n_options, sizeof *lines);
+        weir_buf *bufs = weir_calloc(ct->n_options, sizeof *bufs);
+        if (!lines || !bufs) {
+            weir_free(lines);
+            weir_free(bufs);
+            return WEIR_ENOMEM;
+        }
+        for (uint32_t i = 0; i < ct->n_options; i++) {
+            weir_buf_init(&bufs[i]);
+            printer line = {&bufs[i], 0, NULL, NULL, true};
+            put(&line, "  ");
+            put_string(&line, ct->options[i].key);
+            put(&line, " = ");
+            put_string(&line, ct->options[i].value);
+            putn(&line, "", 1);
+            pr.rc = pr.rc ? pr.rc : line.rc;
+            lines[i] = (char *)bufs[i].data;
+        }
+        if (!pr.rc) {
+            qsort(lines, ct->n_options, sizeof *lines, cmp_str);
+            put(&pr, "WITH (\n");
+            for (uint32_t i = 0; i < ct->n_options; i++) {
+                put(&pr, lines[i]);
+                put(&pr, i + 1 < ct->n_options ? ",\n" : "\n");
+            }
+            put(&pr, ")\n");
+        }
+        for (uint32_t i = 0; i < ct->n_options; i++)
+            weir_buf_fini(&bufs[i]);
+        weir_free(bufs);
+        weir_free(lines);
+    }
+    return pr.rc;
+}
+
+int weir__sql_format_show_create_view(const char *const path[3], bool temporary, const char *const *columns,
+                                      uint32_t n_columns, const char *comment, const weir_sql_query *q,
+                                      weir__sql_rename_fn rename, void *ud, weir_buf *out)
+{
+    printer pr = {out, 0, rename, ud, true};
+    put(&pr, temporary ? "CREATE TEMPORARY VIEW " : "CREATE VIEW ");
+    put_path(&pr, path);
+    put(&pr, " (\n");
+    for (uint32_t i = 0; i < n_columns; i++) {
+        put(&pr, "  ");
+        put_quoted(&pr, columns[i], strlen(columns[i]), '`');
+        put(&pr, i + 1 < n_columns ? ",\n" : "\n");
+    }
+    put(&pr, ")\n");
+    if (comment && *comment) {
+        put(&pr, "COMMENT ");
+        put_string(&pr, comment);
+        put(&pr, "\n");
+    }
+    put(&pr, "AS ");
+    query(&pr, q);
+    put(&pr, "\n");
+    return pr.rc;
+}
+
 int weir_sql_format_stmt(const weir_sql_stmt *st, weir_buf *out)
 {
     if (!st || !out)
         return WEIR_EINVAL;
-    printer pr = {out, 0, NULL, NULL};
+    printer pr = {out, 0, NULL, NULL, false};
     stmt(&pr, st, false);
     return pr.rc;
 }
@@ -1455,7 +1669,7 @@ int weir__sql_format_stmt_renamed(const weir_sql_stmt *st, weir_buf *out, weir__
 {
     if (!st || !out)
         return WEIR_EINVAL;
-    printer pr = {out, 0, rename, ud};
+    printer pr = {out, 0, rename, ud, false};
     stmt(&pr, st, false);
     return pr.rc;
 }
@@ -1464,7 +1678,7 @@ int weir_sql_format_script(const weir_sql_script *s, weir_buf *out)
 {
     if (!s || !out)
         return WEIR_EINVAL;
-    printer pr = {out, 0, NULL, NULL};
+    printer pr = {out, 0, NULL, NULL, false};
     for (uint32_t i = 0; i < s->n_stmts; i++) {
         stmt(&pr, s->stmts[i], false);
         put(&pr, ";\n");
@@ -1474,21 +1688,21 @@ int weir_sql_format_script(const weir_sql_script *s, weir_buf *out)
 
 int weir__sql_format_expr(const weir_sql_expr *e, weir_buf *out)
 {
-    printer pr = {out, 0, NULL, NULL};
+    printer pr = {out, 0, NULL, NULL, false};
     expr(&pr, e);
     return pr.rc;
 }
 
 int weir__sql_format_query(const weir_sql_query *q, weir_buf *out)
 {
-    printer pr = {out, 0, NULL, NULL};
+    printer pr = {out, 0, NULL, NULL, false};
     query(&pr, q);
     return pr.rc;
 }
 
 int weir__sql_format_type(const weir_sql_type *t, weir_buf *out)
 {
-    printer pr = {out, 0, NULL, NULL};
+    printer pr = {out, 0, NULL, NULL, false};
     type(&pr, t);
     return pr.rc;
 }

@@ -1,9 +1,8 @@
--- SHOW CREATE TABLE prints the table's name qualified as far as it is not
--- in the current catalog and database, so that the statement re-creates
--- that object, not one of the current database. SHOW CREATE VIEW prints
--- the view's name and the names its query reads fully qualified, as Flink
--- does (catalog.database.name, as the query resolved them where it was
--- written).
+-- SHOW CREATE TABLE and SHOW CREATE VIEW print the object's catalog,
+-- database and name, as Flink does, whatever is current: the table of
+-- db1 and the one of default_database of the same name are told apart.
+-- SHOW CREATE VIEW prints the names its query reads fully qualified too
+-- (as the query resolved them where it was written).
 CREATE DATABASE db1;
 CREATE TABLE t (id INT) WITH ('connector' = 'datagen');
 USE db1;
