@@ -490,6 +490,8 @@ int plan_use_time_attr(plan_ctx *pc, rel *r, int idx);
 int plan_calc(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *exprs, const char *const *names,
               uint32_t n, rel *out, const char *label);
 
+/* r as only its columns cols[0, keep), in that order (a Calc; qualifiers kept). */
+int plan_keep_columns(plan_ctx *pc, rel *r, const uint32_t *cols, uint32_t keep);
 /* prune.c: projection pushdown into sources that produce columns by name. */
 typedef struct plan_source_cols {
     const weir_schema *physical, *full; /* the table's, or narrower ones */

@@ -400,6 +400,11 @@ int plan_projection_join_input(plan_ctx *pc, const weir_sql_table_ref *join, rel
         return 0;
     if (!keep)
         cols[keep++] = 0; /* nothing read (SELECT COUNT(*) over a cross product): one column carries the rows */
+    return plan_keep_columns(pc, r, cols, keep);
+}
+
+int plan_keep_columns(plan_ctx *pc, rel *r, const uint32_t *cols, uint32_t keep)
+{
     weir_expr **exprs = plan_alloc(pc, keep * sizeof *exprs);
     const char **names = plan_alloc(pc, keep * sizeof *names);
     if (!exprs || !names)

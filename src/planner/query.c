@@ -725,25 +725,7 @@ static int view_columns_as_created(plan_ctx *pc, const weir_sql_name *name, cons
                           "view '%s' reads column '%s' of '%s', which '%s' no longer has (a view keeps the columns "
                           "its query read where it was created)",
                           pc->view_gone.view, pc->view_gone.column, pc->view_gone.object, pc->view_gone.object);
-    weir_expr **exprs = plan_alloc(pc, keep * sizeof *exprs);
-    const char **names = plan_alloc(pc, keep * sizeof *names);
-    if (!exprs || !names)
-        return WEIR_ENOMEM;
-    weir_error err = {0};
-    for (uint32_t i = 0; i < keep; i++) {
-        if (weir_expr_column(pc->arena, cols[i], out->schema->fields[cols[i]].type, &exprs[i], &err))
-            return WEIR_ENOMEM;
-        names[i] = out->schema->fields[cols[i]].name;
-    }
-    rel o;
-    int rc = plan_calc(pc, out, NULL, exprs, names, keep, &o, "Calc");
-    if (rc)
-        return rc;
-    for (uint32_t i = 0; i < keep; i++)
-        o.quals[i] = out->quals ? out->quals[cols[i]] : NULL;
-    o.loc = out->loc;
-    *out = o;
-    return 0;
+    return plan_keep_columns(pc, out, cols, keep);
 }
 
 /* A view's columns where it is used are those it had where it was created: a type changed since

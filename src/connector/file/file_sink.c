@@ -1847,14 +1847,24 @@ static bool s3s_pending(const file_sink *s, const char *name)
     return false;
 }
 
-static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac)
+/* The table's key prefix on object storage ("prefix/", or "" at the
+ * bucket's root), allocated; its length without the slash in *pl. */
+static char *s3s_key_prefix(const file_sink *s, size_t *pl)
 {
     const char *prefix = weir__s3_prefix(s->s3);
-    size_t pl = strlen(prefix);
-    char *kp = weir_malloc(pl + 2);
+    *pl = strlen(prefix);
+    char *kp = weir_malloc(*pl + 2);
+    if (kp)
+        snprintf(kp, *pl + 2, "%s%s", prefix, *pl ? "/" : "");
+    return kp;
+}
+
+static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac)
+{
+    size_t pl;
+    char *kp = s3s_key_prefix(s, &pl);
     if (!kp)
         return oom(s);
-    snprintf(kp, pl + 2, "%s%s", prefix, pl ? "/" : "");
     char **keys = NULL, **ids = NULL;
     size_t n = 0;
     int rc = 0;
@@ -1889,12 +1899,10 @@ static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac)
 /* note_visible on object storage: the table's objects. */
 static int s3s_note_visible(file_sink *s)
 {
-    const char *prefix = weir__s3_prefix(s->s3);
-    size_t pl = strlen(prefix);
-    char *kp = weir_malloc(pl + 2);
+    size_t pl;
+    char *kp = s3s_key_prefix(s, &pl);
     if (!kp)
         return oom(s);
-    snprintf(kp, pl + 2, "%s%s", prefix, pl ? "/" : "");
     char **keys = NULL;
     size_t n = 0;
     int rc = 0;
