@@ -161,7 +161,7 @@ int weir__op_open(weir_op_ctx *c)
         return weir__subtask_fail(c->st, rc, "%s: cannot create operator: %s",
                                   c->node->name, weir_strerror(rc));
     c->created = true;
-    if (c->keyed &&
+    if (c->keyed && !c->cls->keeps_no_state &&
         ((rc = weir__op_ensure_backend(c)) || (rc = weir__op_ensure_timers(c))))
         return weir__subtask_fail(c->st, rc,
                                   "%s: cannot create keyed state: %s",
