@@ -59,9 +59,7 @@ Known bugs keep their shapes out of the draw by a named skip (SKIPS below,
 counted in the closing line): window jobs with the distinct split on
 ("window-distinct-split") and the cascades of window jobs
 ("window-cascade"): both lose rows across a restore, dropped as late at
-the second window level; changelog jobs with grouping sets that a restore
-takes from parallelism 2 or more to 1 ("grouping-sets-to-p1": refused as
-not fitting the job). Not drawn either: one savepoint restored twice
+the second window level. Not drawn either: one savepoint restored twice
 (the file sink doubles rows when that is at a higher parallelism than the
 savepoint's; docs/checkpoints.md, "Not done").
 
@@ -107,14 +105,6 @@ SKIPS = [
      "level as late at its second (`late rows dropped` in the last run's summary), so windows "
      "count fewer rows (WEIR_SEED=12 WEIR_RDIFF_JOB=10, 11, 23, 27 with WEIR_RDIFF_NO_SKIP=1; "
      "timing-dependent)"),
-    ("grouping-sets-to-p1",
-     lambda job, sts: job.family == "changelog" and any(
-         re.search(r"ROLLUP|CUBE|GROUPING SETS", q.weir) for q in job.j.queries) and any(
-         a.parallelism > 1 and b.parallelism == 1 for a, b in zip(sts, sts[1:])),
-     "a GROUP BY ROLLUP/CUBE/GROUPING SETS planned at parallelism 2 or more has a stateful "
-     "Union that the plan at parallelism 1 has not, so its checkpoints and savepoints do not "
-     "restore at parallelism 1 (`does not fit this job: Union[0]: in the checkpoint, not in the "
-     "job`; WEIR_SEED=539518767 WEIR_RDIFF_JOB=6 with WEIR_RDIFF_NO_SKIP=1)"),
 ]
 
 # The same bug without the split: a cascade (a window aggregation over the

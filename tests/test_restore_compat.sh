@@ -191,4 +191,29 @@ sed "s|Europe/Berlin|America/New_York|" zone.sql > zone2.sql
 [ $? -eq 3 ] || fail "a window join rerun in another zone was not refused"
 grep -qF "time-zone Europe/Berlin in the checkpoint, America/New_York now" log ||
     fail "the refusal does not name the zones"
+
+# An operator of the checkpoint that is not in the job but holds nothing
+# there (a global aggregation that never saw a row: no state, no timer) is
+# left out without --allow-non-restored-state, with a line saying so; one
+# that holds state is still refused.
+rm -rf ckpt
+cat > empty.sql <<'SQL'
+SET 'state.checkpoints.dir' = 'ckpt';
+CREATE TABLE src (k STRING, v BIGINT, ts_ms BIGINT)
+WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');
+CREATE TABLE agg_out (k STRING, s BIGINT) WITH ('connector' = 'print');
+CREATE TABLE none_out (s BIGINT) WITH ('connector' = 'print');
+INSERT INTO agg_out SELECT k, SUM(v) FROM src GROUP BY k;
+INSERT INTO none_out SELECT SUM(v) FROM src WHERE v < 0;
+SQL
+"$WEIR" run empty.sql > /dev/null 2> log || fail "the job with an empty aggregation failed"
+grep -v "INSERT INTO agg_out" empty.sql > empty_keyed.sql
+"$WEIR" run empty_keyed.sql > /dev/null 2> log
+[ $? -eq 3 ] || fail "a checkpoint whose group aggregation has state and is gone was not refused"
+# (the global aggregation is GroupAggregate[0] now: the keyed one's state does not fit it)
+grep -qF "GroupAggregate[0]: key (STRING) in the checkpoint, none now" log || fail "the gone aggregation is not named"
+grep -v "INSERT INTO none_out" empty.sql > empty_global.sql
+"$WEIR" run empty_global.sql > /dev/null 2> log || fail "an operator without state, gone from the job, was refused: $(tail -2 log)"
+grep -q "GroupAggregate\[1\] of ckpt/chk-[0-9]* is not in the job; it holds no state" log ||
+    fail "the operator left out is not named"
 echo "test_restore_compat: ok"

@@ -82,6 +82,13 @@ typedef struct weir_operator_class {
      * checkpoint commits it (two-phase commit).
      */
     int (*stop)(void *op, weir_op_ctx *ctx);
+    /*
+     * Optional. True for an operator that keeps no state of its own (no
+     * keyed state, timers or snapshot hooks; a union): a keyed or global
+     * input then does not make it a stateful operator of the job's
+     * checkpoints, whatever the parallelism. Asking for keyed state fails.
+     */
+    bool keeps_no_state;
 } weir_operator_class;
 
 /* What the runtime tells a factory about the instance it creates. */

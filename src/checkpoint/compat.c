@@ -9,6 +9,9 @@
  * job's operator of the same id:
  *   - same fingerprint: its state moves to that operator (whatever node id
  *     the operator has now: stateless operators may come and go);
+ *   - no operator with that id, but the checkpoint holds nothing of it (no
+ *     operator or keyed state, timer or split: a union, which keeps none),
+ *     nothing is lost: it is left out, with a line saying so;
  *   - a different fingerprint, or no operator with that id: the checkpoint
  *     is refused, naming the operator and each field that changed, unless
  *     the user allowed dropping unmatched state (--allow-non-restored-state),
@@ -112,6 +115,12 @@ int weir__ckpt_compat_apply(weir_job *job, const weir_checkpoint_config *cfg,
         const weir__ckpt_op *c = &meta->ops[i];
         const weir__state_op *j = find_uid(ops, n_ops, c->uid);
         weir_buf_clear(&why);
+        if (!j && weir__snapshot_set_node_empty(set, (int)c->node)) {
+            /* Nothing to lose: no state, timer or split of it was kept. */
+            weir__ckpt_log(cfg, "%s of %s is not in the job; it holds no state",
+                           c->uid, shown);
+            continue;
+        }
         if (!j) {
             weir_buf_printf(&why, "in the checkpoint, not in the job");
         } else {

@@ -26,6 +26,10 @@ static const weir_operator_class union_class = {
     .name = "Union",
     .process = union_process,
     .close = union_close,
+    /* A union with a global input (a global aggregation's rows sent to its
+     * first subtask at parallelism 2 or more) is no more stateful than at
+     * parallelism 1, where the same rows come forward. */
+    .keeps_no_state = true,
 };
 
 int weir_union_spec(uint32_t n_inputs, weir_operator_spec *out)

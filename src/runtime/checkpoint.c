@@ -413,6 +413,29 @@ bool weir__snapshot_set_has_inflight(const weir__snapshot_set *s)
     return s->any_inflight;
 }
 
+bool weir__snapshot_set_node_empty(const weir__snapshot_set *s, int node)
+{
+    for (uint32_t i = 0; i < s->n_ops; i++)
+        if (s->ops[i].node == node && s->ops[i].state_len)
+            return false;
+    for (uint32_t i = 0; i < s->n_kgs; i++) {
+        const snap_kg *k = &s->kgs[i];
+        if (k->node != node)
+            continue;
+        /* A timer section is its varint count first: 0 is none. */
+        if (!weir__backend_kg_bytes_empty(k->state, k->state_len) ||
+            !(k->timers_len == 0 || (k->timers_len == 1 && k->timers[0] == 0)))
+            return false;
+    }
+    for (uint32_t i = 0; i < s->n_natives; i++)
+        if (s->natives[i].node == node)
+            return false;
+    for (uint32_t i = 0; i < s->n_splits; i++)
+        if (s->splits[i].node == node)
+            return false;
+    return true;
+}
+
 /* The job node old node `node` maps to, or -1. */
 static int remapped(const int *map, uint32_t n_map, int node)
 {

@@ -509,6 +509,12 @@ bool weir__snapshot_set_shared_file(const weir__snapshot_set *s, uint64_t dev,
  */
 int weir__snapshot_set_remap(weir__snapshot_set *s, const int *map,
                              const char *const *names, uint32_t n_map);
+/*
+ * Whether old node `node` holds nothing in the set: no operator state, no
+ * keyed state entry (a key group with no registered state), no timer, no
+ * native part, no split. Dropping such a node's state loses nothing.
+ */
+bool weir__snapshot_set_node_empty(const weir__snapshot_set *s, int node);
 /* Whether the set holds in-flight data (unaligned checkpoints). */
 bool weir__snapshot_set_has_inflight(const weir__snapshot_set *s);
 /* Whether the set holds native parts (it then needs materializing). */

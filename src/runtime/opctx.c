@@ -161,7 +161,7 @@ int weir__op_open(weir_op_ctx *c)
         return weir__subtask_fail(c->st, rc, "%s: cannot create operator: %s",
                                   c->node->name, weir_strerror(rc));
     c->created = true;
-    if (c->keyed &&
+    if (c->keyed && !c->cls->keeps_no_state &&
         ((rc = weir__op_ensure_backend(c)) || (rc = weir__op_ensure_timers(c))))
         return weir__subtask_fail(c->st, rc,
                                   "%s: cannot create keyed state: %s",
@@ -192,6 +192,10 @@ int weir__op_ensure_backend(weir_op_ctx *c)
 {
     if (c->be)
         return 0;
+    /* Its state would be in no checkpoint's list of stateful operators. */
+    if (c->cls && c->cls->keeps_no_state)
+        return weir_op_fail(c, WEIR_EINVAL,
+                            "keeps no state (keeps_no_state) but asked for keyed state");
     weir_job *job = c->st->job;
     char dir[1024];
     weir__backend_config cfg = {
@@ -223,6 +227,9 @@ int weir__op_ensure_backend(weir_op_ctx *c)
 
 int weir__op_ensure_timers(weir_op_ctx *c)
 {
+    if (c->cls && c->cls->keeps_no_state)
+        return weir_op_fail(c, WEIR_EINVAL,
+                            "keeps no state (keeps_no_state) but asked for timers");
     return c->timers ? 0 : weir__timers_create(&c->timers);
 }
 

@@ -7,7 +7,8 @@
  *
  * A node is stateful when it is a source (split positions), has a keyed
  * or global input (keyed state, timers), has operator-state hooks
- * (snapshot/restore: a two-phase-commit sink), or was given an id. Its default
+ * (snapshot/restore: a two-phase-commit sink), or was given an id; never when
+ * its class keeps no state (keeps_no_state: a union). Its default
  * id is its name with its index among the stateful nodes of that name, in node
  * order ("tumbling window[0]"): stateless operators added or removed around it
  * do not change it.
@@ -62,6 +63,8 @@ static bool is_stateful(const weir_job *job, const weir__node *n)
      * describes every sink's table, and a print sink has no state. */
     if (n->kind == WEIR__NODE_SOURCE || n->uid)
         return true;
+    if (n->op.cls && n->op.cls->keeps_no_state)
+        return false;
     if (n->op.cls && (n->op.cls->snapshot || n->op.cls->restore))
         return true;
     for (uint32_t i = 0; i < n->n_in; i++) {
