@@ -326,15 +326,24 @@ static int discover(weir__subtask *st, int *flags)
     }
     /* Restored splits: their watermarks and ends, now that all are in. A
      * split that is not restored starts with no watermark (and one found in
-     * a later call cannot pull back what the valve already passed). */
-    int f = 0;
+     * a later call cannot pull back what the valve already passed).
+     *
+     * The new splits count first (the valve turns active if it had none):
+     * a subtask whose restored splits had all ended stands where the run
+     * that wrote them stood - active, holding their last watermark until a
+     * new split comes or the input ends - not idle as a subtask without
+     * splits is. Announced idle, the windows downstream of it would count
+     * it out: its siblings' final watermark would carry the next level
+     * past the results its own windows still had to fire, and those rows
+     * would come late there. */
+    int f = first < r->n_splits ? weir__wm_valve_refresh(&r->valve) : 0;
     for (uint32_t i = first; i < r->n_splits; i++) {
         weir__split *s = &r->splits[i];
-        if (s->finished)
-            f |= weir__wm_valve_end(&r->valve, s->valve_idx);
-        else if (s->gen.max_ts != WEIR_TS_MIN)
+        if (s->gen.max_ts != WEIR_TS_MIN)
             f |= weir__wm_valve_watermark(&r->valve, s->valve_idx,
                                           weir__wm_gen_current(&s->gen));
+        if (s->finished)
+            f |= weir__wm_valve_end(&r->valve, s->valve_idx);
     }
     r->discovery_done = done;
     *flags = f | weir__wm_valve_refresh(&r->valve);
