@@ -45,7 +45,6 @@ typedef struct th_split {
 struct th_source {
     const weir_schema *schema;
     bool bounded;
-    bool discovering; /* th_source_keep_discovering */
     th_split *splits;
     uint32_t n_splits;
     uint32_t read_limit;
@@ -234,13 +233,6 @@ void th_source_end_all(th_source *s)
         th_source_end(s, i);
 }
 
-void th_source_keep_discovering(th_source *src)
-{
-    pthread_mutex_lock(&src->mu);
-    src->discovering = true;
-    pthread_mutex_unlock(&src->mu);
-}
-
 void th_source_assign(th_source *s, uint32_t split, uint32_t subtask)
 {
     s->splits[split].subtask = subtask;
@@ -303,9 +295,7 @@ static int src_discover(void *p, const char ***ids, uint32_t *n, bool *done,
     (void)err;
     th_instance *in = p;
     th_source *s = in->src;
-    pthread_mutex_lock(&s->mu);
-    *done = !s->discovering;
-    pthread_mutex_unlock(&s->mu);
+    *done = true;
     *n = 0;
     if (in->discovered)
         return 0;

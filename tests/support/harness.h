@@ -45,9 +45,6 @@ void th_source_row_text(th_source *src, uint32_t split, weir_ts ts,
 void th_source_end(th_source *src, uint32_t split);
 void th_source_end_all(th_source *src);
 void th_source_assign(th_source *src, uint32_t split, uint32_t subtask);
-/* The source says it may find more splits (as a source watching a folder
- * does, finding none): a subtask whose splits have all ended goes on. */
-void th_source_keep_discovering(th_source *src);
 /* At most n rows per read call (0: as many as asked). */
 void th_source_set_read_limit(th_source *src, uint32_t n);
 /* The read of row `row` of split fails with message msg (WEIR_EPARSE). */
