@@ -56,10 +56,7 @@ several processes; late-row tables and OPTIONS hints (sql_diff features
 last run.
 
 Known bugs keep their shapes out of the draw by a named skip (SKIPS below,
-counted in the closing line): window jobs with the distinct split on
-("window-distinct-split") and the cascades of window jobs
-("window-cascade"): both lose rows across a restore, dropped as late at
-the second window level. Not drawn either: one savepoint restored twice
+counted in the closing line); none is drawn out today. Not drawn: one savepoint restored twice
 (the file sink doubles rows when that is at a higher parallelism than the
 savepoint's; docs/checkpoints.md, "Not done").
 
@@ -99,20 +96,7 @@ HOWS = ["kill", "kill", "term", "savepoint-stop", "savepoint-kill"]
 # job and the settings of its runs in order, the bug). WEIR_RDIFF_NO_SKIP=1
 # draws them too (to replay a bug).
 SKIPS = [
-    ("window-distinct-split", lambda job, sts: job.family == "window" and job.j.split == "true",
-     "a window aggregation split for its DISTINCT aggregates (table.optimizer.distinct-agg.split."
-     "enabled) loses rows across a restore: the restored job drops some rows of the split's first "
-     "level as late at its second (`late rows dropped` in the last run's summary), so windows "
-     "count fewer rows (WEIR_SEED=12 WEIR_RDIFF_JOB=10, 11, 23, 27 with WEIR_RDIFF_NO_SKIP=1; "
-     "timing-dependent)"),
 ]
-
-# The same bug without the split: a cascade (a window aggregation over the
-# window_time or the bounds of another, sql_diff's "cascade" feature) drops
-# rows of its first level as late after a restore (WEIR_SEED=31
-# WEIR_RDIFF_JOB=3 on an AddressSanitizer build, WEIR_RDIFF_NO_SKIP=1).
-# Window jobs leave their cascade queries out instead of being skipped whole.
-CASCADE_SKIP = "window-cascade"
 
 PRINT_SINK = re.compile(r"WITH \('connector' = 'print', 'print-identifier' = '(q\d+)'\)")
 
@@ -365,13 +349,6 @@ def run_case(case):
     for name, skip, bug in SKIPS:
         if skip(job, sts) and not no_skip:
             case.counts["skipped (%s)" % name] += 1
-            return []
-    if job.family == "window" and not no_skip:
-        kept = [q for q in job.j.queries if q.cascade is None]
-        case.counts["queries left out (%s)" % CASCADE_SKIP] += len(job.j.queries) - len(kept)
-        job.j.queries = kept
-        if not kept:
-            case.counts["skipped (%s)" % CASCADE_SKIP] += 1
             return []
     case.write("job.sql", job.text(interval=50))
     case.write("final.sql", job.text(interval=None))

@@ -301,6 +301,31 @@ static int add_split(weir__subtask *st, const char *id, int64_t prev)
     return 0;
 }
 
+/*
+ * The last splits of a source that will find no more (discover said done),
+ * some restored as read to their ends: the subtask is not idle, as one
+ * without splits is, but active until its input ends and its final
+ * watermark follows, as in the run that wrote the checkpoint. The new
+ * splits count first (the valve turns active if it had none), and the
+ * restored watermarks go in before the ends (the caller's loop), so that
+ * the subtask announces where it stands. Announced idle, the operators
+ * downstream would count it out: the final watermark of its siblings would
+ * carry a second window level (a window over another's window_time, or the
+ * split of DISTINCT aggregates) past the results its own first level still
+ * had to fire, and those rows would come late there.
+ */
+static int restored_input_ends(weir__source_run *r, uint32_t first)
+{
+    int f = weir__wm_valve_refresh(&r->valve);
+    for (uint32_t i = first; i < r->n_splits; i++) {
+        weir__split *s = &r->splits[i];
+        if (s->finished && s->gen.max_ts != WEIR_TS_MIN)
+            f |= weir__wm_valve_watermark(&r->valve, s->valve_idx,
+                                          weir__wm_gen_current(&s->gen));
+    }
+    return f;
+}
+
 /* Asks the source for new splits; returns flags of the valve's change. */
 static int discover(weir__subtask *st, int *flags)
 {
@@ -328,6 +353,8 @@ static int discover(weir__subtask *st, int *flags)
      * split that is not restored starts with no watermark (and one found in
      * a later call cannot pull back what the valve already passed). */
     int f = 0;
+    if (done && first < r->n_splits)
+        f = restored_input_ends(r, first);
     for (uint32_t i = first; i < r->n_splits; i++) {
         weir__split *s = &r->splits[i];
         if (s->finished)
