@@ -10,16 +10,8 @@
 # parallelism (key groups move). The output of both runs must equal the
 # output of one bounded run over both files. Every wait polls (bounded).
 set -u
-WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-T=$(mktemp -d /tmp/weir-match-restore-XXXXXX)
-pid=
-cleanup() {
-    [ -n "$pid" ] && kill -9 "$pid" 2> /dev/null
-    rm -rf "$T"
-}
-trap cleanup EXIT
-cd "$T" || exit 1
-fail() { echo "FAIL: $*"; [ -f log ] && tail -20 log; exit 1; }
+. "$(cd "$2" && pwd)/tests/support/crash.sh"
+restore_init match-restore "$1"
 
 # rows(SEED, N, FIRST_ID, FIRST_SECOND): id, k, v, ts - in time order
 rows() { awk -v s="$1" -v n="$2" -v id="$3" -v t0="$4" 'BEGIN { srand(s); t = t0; for (i = 0; i < n; i++) {

@@ -14,16 +14,8 @@
 # without its rows would ignore the deletes of rows it held and leave them.
 # Every wait polls the output (bounded).
 set -u
-WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-T=$(mktemp -d /tmp/weir-upm-restore-XXXXXX)
-pid=
-cleanup() {
-    [ -n "$pid" ] && kill -9 "$pid" 2> /dev/null
-    rm -rf "$T"
-}
-trap cleanup EXIT
-cd "$T" || exit 1
-fail() { echo "FAIL: $*"; [ -f log ] && tail -20 log; exit 1; }
+. "$(cd "$2" && pwd)/tests/support/crash.sh"
+restore_init upm-restore "$1"
 
 # rows(SEED, N, LO, HI): id, cust with cust in [LO, HI]
 rows() { awk -v s="$1" -v n="$2" -v lo="$3" -v hi="$4" 'BEGIN { srand(s); for (i = 0; i < n; i++)

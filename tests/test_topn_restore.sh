@@ -9,16 +9,8 @@
 # state only. The rerun from the checkpoint must fold to the table of a
 # bounded run over both files. Every wait polls the output (bounded).
 set -u
-WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-T=$(mktemp -d /tmp/weir-topn-restore-XXXXXX)
-pid=
-cleanup() {
-    [ -n "$pid" ] && kill -9 "$pid" 2> /dev/null
-    rm -rf "$T"
-}
-trap cleanup EXIT
-cd "$T" || exit 1
-fail() { echo "FAIL: $*"; [ -f log ] && tail -20 log; exit 1; }
+. "$(cd "$2" && pwd)/tests/support/crash.sh"
+restore_init topn-restore "$1"
 command -v jq > /dev/null || fail "jq is needed (scripts/install-deps.sh)"
 
 # rows(SEED, N, SIGN): category, item, amount

@@ -13,17 +13,9 @@
 # on thread timing, so the stop and restore repeat (WEIR_LEVELS_RUNS times,
 # default 8). Every wait polls (bounded).
 set -u
-WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+. "$(cd "$2" && pwd)/tests/support/crash.sh"
 RUNS=${WEIR_LEVELS_RUNS:-8}
-T=$(mktemp -d /tmp/weir-levels-restore-XXXXXX)
-pid=
-cleanup() {
-    [ -n "$pid" ] && kill -9 "$pid" 2> /dev/null
-    rm -rf "$T"
-}
-trap cleanup EXIT
-cd "$T" || exit 1
-fail() { echo "FAIL: $*"; exit 1; }
+restore_init levels-restore "$1"
 
 # 150 rows over about 100 s of event time, keys a-e, some out of order
 awk 'BEGIN { srand(5); t = 1800; for (i = 1; i <= 150; i++) {

@@ -28,6 +28,18 @@ crash_init() {
     cd "$T" || exit 1
 }
 
+# restore_init NAME WEIR: for a test that stops a job it starts in the
+# background (its pid in $pid) and restores it: WEIR (absolute); a fresh
+# folder T as the working directory; on exit the job, if still running, is
+# killed and T removed; fail().
+restore_init() {
+    WEIR=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+    T=$(mktemp -d "/tmp/weir-$1-XXXXXX")
+    pid=
+    trap '[ -n "$pid" ] && kill -9 "$pid" 2> /dev/null; rm -rf "$T"' EXIT
+    cd "$T" || exit 1
+}
+
 # fail MESSAGE: says what failed, with the end of the log, and exits 1.
 fail() { echo "FAIL: $*"; [ -f log ] && tail -20 log; exit 1; }
 
