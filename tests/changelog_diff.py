@@ -872,15 +872,7 @@ def run_case(case):
 
 
 def families(spec):
-    """The families a --families list names: "-name" leaves one out of
-    all; "name" alone runs only the names given."""
-    fams = set(ALL_FAMILIES)
-    for f in filter(None, spec.split(",")):
-        if f.startswith("-"):
-            fams.discard(f[1:])
-        else:
-            fams = ({f} if fams == ALL_FAMILIES else fams | {f})
-    return fams
+    return diffrun.families(spec, ALL_FAMILIES)
 
 
 def add_args(ap):

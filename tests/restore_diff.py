@@ -441,13 +441,7 @@ def listing(case, when):
 
 
 def families(spec):
-    fams = set(ALL_FAMILIES)
-    for f in filter(None, spec.split(",")):
-        if f.startswith("-"):
-            fams.discard(f[1:])
-        else:
-            fams = ({f} if fams == ALL_FAMILIES else fams | {f})
-    return fams
+    return diffrun.families(spec, ALL_FAMILIES)
 
 
 def add_args(ap):

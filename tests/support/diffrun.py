@@ -356,3 +356,15 @@ def fold_debezium_upserts(folder, cols, key, names=None):
         elif rows.pop(k, None) is None:
             raise ValueError("a delete of a key not there: %s" % (k,))
     return collections.Counter(rows.values())
+
+
+def families(spec, all_families):
+    """The families a --families list names: "-name" leaves one out of
+    all_families; "name" alone runs only the names given."""
+    fams = set(all_families)
+    for f in filter(None, spec.split(",")):
+        if f.startswith("-"):
+            fams.discard(f[1:])
+        else:
+            fams = ({f} if fams == set(all_families) else fams | {f})
+    return fams
