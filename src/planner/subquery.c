@@ -886,6 +886,20 @@ static int collect_outer(const weir_sql_expr *e, void *ud)
     return 0;
 }
 
+/* Plans q, whose FROM item wrap stands for the rows in, planned already. */
+static int plan_query_over(plan_ctx *pc, const weir_sql_table_ref *wrap, const rel *in,
+                           const weir_sql_query *q, rel *out)
+{
+    const weir_sql_table_ref *saved_ref = pc->preplanned_ref;
+    rel saved = pc->preplanned;
+    pc->preplanned_ref = wrap;
+    pc->preplanned = *in;
+    int rc = plan_query(pc, q, out);
+    pc->preplanned_ref = saved_ref;
+    pc->preplanned = saved;
+    return rc;
+}
+
 /*
  * D = SELECT DISTINCT items FROM <in's rows, planned before> (q: the
  * subquery it is for, loc: where it is written): its first n_named columns
@@ -918,13 +932,7 @@ static int plan_outer_domain(plan_ctx *pc, const weir_sql_query *q, weir_sql_loc
     dq->loc = loc;
     dq->height = wrap->height + 2;
     dq->u.select = ds;
-    const weir_sql_table_ref *saved_ref = pc->preplanned_ref;
-    rel saved = pc->preplanned;
-    pc->preplanned_ref = wrap;
-    pc->preplanned = *in;
-    int rc = plan_query(pc, dq, d);
-    pc->preplanned_ref = saved_ref;
-    pc->preplanned = saved;
+    int rc = plan_query_over(pc, wrap, in, dq, d);
     if (rc)
         return rc;
     char **quals = plan_alloc(pc, (d->schema->n_fields + 1) * sizeof *quals);
@@ -1770,14 +1778,7 @@ static int plan_over_from(plan_ctx *pc, const weir_sql_query *q, weir_sql_query 
     wrap->height = qf->height + 1;
     wrap->u.subquery.query = (weir_sql_query *)q;
     q2->u.select->from = wrap;
-    const weir_sql_table_ref *saved_ref = pc->preplanned_ref;
-    rel saved = pc->preplanned;
-    pc->preplanned_ref = wrap;
-    pc->preplanned = *from;
-    int rc = plan_query(pc, q2, out);
-    pc->preplanned_ref = saved_ref;
-    pc->preplanned = saved;
-    return rc;
+    return plan_query_over(pc, wrap, from, q2, out);
 }
 
 /* ---- correlated subqueries that group, filter groups or combine sets: over the outer values */
