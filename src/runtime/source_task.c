@@ -842,11 +842,10 @@ int weir__run_source(weir__subtask *st)
     /*
      * Restored splits that had all ended, of a source that finds more
      * splits later (a hybrid source's live part comes once its history has
-     * ended): ask again before saying where this subtask stands. Otherwise
-     * it would announce itself idle (its valve has no active input), the
-     * watermark downstream would move past the next phase's rows, and a
-     * checkpoint taken before them would lose their restored positions.
-     * Stops when a call adds nothing.
+     * ended): ask again before saying where this subtask stands, so that
+     * it announces the next phase's restored watermarks with the others,
+     * and a checkpoint taken before that phase's splits came would not
+     * lose their restored positions. Stops when a call adds nothing.
      */
     while (!r->discovery_done && r->n_splits > 0 && every_split_ended(r)) {
         uint32_t before = r->n_splits;
