@@ -319,7 +319,7 @@ static int add_split(weir__subtask *st, const char *id, int64_t prev)
  * DISTINCT aggregates) past the results its own first level still had to
  * fire; those rows would come late.
  */
-static int restored_input_ends(weir__source_run *r, uint32_t first)
+static int restored_ended_watermarks(weir__source_run *r, uint32_t first)
 {
     int f = weir__wm_valve_refresh(&r->valve);
     for (uint32_t i = first; i < r->n_splits; i++) {
@@ -359,7 +359,7 @@ static int discover(weir__subtask *st, int *flags)
      * a later call cannot pull back what the valve already passed). */
     int f = 0;
     if (first < r->n_splits)
-        f = restored_input_ends(r, first);
+        f = restored_ended_watermarks(r, first);
     for (uint32_t i = first; i < r->n_splits; i++) {
         weir__split *s = &r->splits[i];
         if (s->finished)
