@@ -8,7 +8,11 @@
 # (its last row, of a partition the query filters out, moves the watermark
 # past every other row) and the job resumes from the checkpoint at another
 # parallelism (key groups move). The output of both runs must equal the
-# output of one bounded run over both files. Every wait polls (bounded).
+# output of one bounded run over both files. The second file goes to
+# another source subtask than the first: the first one's subtask holds its
+# watermark (restored) until the idle timeout passes, as in a run that was
+# not stopped (without the timeout neither run gets past the first file).
+# Every wait polls (bounded).
 set -u
 . "$(cd "$2" && pwd)/tests/support/crash.sh"
 restore_init match-restore "$1"
@@ -34,7 +38,7 @@ INSERT INTO out SELECT * FROM real_rows MATCH_RECOGNIZE (
   DEFINE U AS U.v >= PREV(U.v), D AS D.v < LAST(U.v) - 3);
 SQL
 }
-job ", 'source.monitor-interval' = '50ms'" live > live.sql
+job ", 'source.monitor-interval' = '50ms', 'scan.watermark.idle-timeout' = '300ms'" live > live.sql
 job "" ref > ref.sql
 table() { find "$1" -maxdepth 1 -type f ! -name '.*' -exec cat {} + 2> /dev/null | LC_ALL=C sort; }
 stop_run() {

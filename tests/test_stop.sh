@@ -13,7 +13,9 @@
 #   3. With checkpoints, SIGTERM: exit 143, a final checkpoint committed and
 #      said so, no hidden file; more data arrive, the rerun resumes and SIGINT
 #      stops it (exit 130): the output equals the uninterrupted run's, less
-#      the window still open.
+#      the window still open. The new file goes to the other source subtask:
+#      the first file's holds its watermark until the idle timeout passes
+#      (the live job sets one), restored or not.
 #   4. A stop during a firing of millions of windows (1 ms slide, 1 day HOP)
 #      ends the process promptly (it used to run on for minutes).
 # Every wait polls observable state (an output line count, a file) with a
@@ -47,7 +49,7 @@ FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' SECOND))
 GROUP BY k, window_start, window_end;
 EOF
 }
-job ", 'source.monitor-interval' = '50ms'" out > live.sql
+job ", 'source.monitor-interval' = '50ms', 'scan.watermark.idle-timeout' = '300ms'" out > live.sql
 job "" ref > ref.sql
 visible() { find "${1:-out}" -maxdepth 1 -type f ! -name '.*' -exec cat {} + 2> /dev/null | sort; }
 hidden() { find "${1:-out}" -maxdepth 1 -name '.*' -type f 2> /dev/null | wc -l; }

@@ -302,19 +302,24 @@ static int add_split(weir__subtask *st, const char *id, int64_t prev)
 }
 
 /*
- * The last splits of a source that will find no more (discover said done),
- * some restored as read to their ends: the subtask is not idle, as one
- * without splits is, but active until its input ends and its final
- * watermark follows, as in the run that wrote the checkpoint. The new
+ * The splits of a discovery, some restored as read to their ends: the
+ * subtask is not idle, as one without splits is, but active at the
+ * watermark those splits had reached, as in the run that wrote the
+ * checkpoint. Its input then ends and its final watermark follows (a source
+ * that will find no more splits), or it holds that watermark until a new
+ * split comes or the idle timeout passes (idle_without_splits), as a
+ * subtask whose splits ended in that run does (a watched folder). The new
  * splits count first (the valve turns active if it had none), and the
  * restored watermarks go in before the ends (the caller's loop), so that
  * the subtask announces where it stands. Announced idle, the operators
- * downstream would count it out: the final watermark of its siblings would
- * carry a second window level (a window over another's window_time, or the
- * split of DISTINCT aggregates) past the results its own first level still
- * had to fire, and those rows would come late there.
+ * downstream would count it out: the watermark of its siblings (or of
+ * another source of a union or join) would carry them past the rows of its
+ * next split, and the final watermark of its siblings would carry a second
+ * window level (a window over another's window_time, or the split of
+ * DISTINCT aggregates) past the results its own first level still had to
+ * fire; those rows would come late.
  */
-static int restored_input_ends(weir__source_run *r, uint32_t first)
+static int restored_ended_watermarks(weir__source_run *r, uint32_t first)
 {
     int f = weir__wm_valve_refresh(&r->valve);
     for (uint32_t i = first; i < r->n_splits; i++) {
@@ -353,8 +358,8 @@ static int discover(weir__subtask *st, int *flags)
      * split that is not restored starts with no watermark (and one found in
      * a later call cannot pull back what the valve already passed). */
     int f = 0;
-    if (done && first < r->n_splits)
-        f = restored_input_ends(r, first);
+    if (first < r->n_splits)
+        f = restored_ended_watermarks(r, first);
     for (uint32_t i = first; i < r->n_splits; i++) {
         weir__split *s = &r->splits[i];
         if (s->finished)
@@ -837,11 +842,10 @@ int weir__run_source(weir__subtask *st)
     /*
      * Restored splits that had all ended, of a source that finds more
      * splits later (a hybrid source's live part comes once its history has
-     * ended): ask again before saying where this subtask stands. Otherwise
-     * it would announce itself idle (its valve has no active input), the
-     * watermark downstream would move past the next phase's rows, and a
-     * checkpoint taken before them would lose their restored positions.
-     * Stops when a call adds nothing.
+     * ended): ask again before saying where this subtask stands, so that
+     * it announces the next phase's restored watermarks with the others,
+     * and a checkpoint taken before that phase's splits came would not
+     * lose their restored positions. Stops when a call adds nothing.
      */
     while (!r->discovery_done && r->n_splits > 0 && every_split_ended(r)) {
         uint32_t before = r->n_splits;
