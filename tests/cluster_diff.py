@@ -27,7 +27,8 @@ hold across processes) and compared with the oracle.
 
 The repartition topics must exist before the start, under names of the
 job's graph: each job first runs on one process (processes=1) against a
-mock cluster that creates topics on first use (4 partitions); that run's
+mock cluster that creates topics on first use (with 4 partitions, or the
+count the first start names); that run's
 output is checked against the oracle as well, and the topics it created
 name those the N processes get, with R partitions, on a fresh mock cluster.
 
@@ -293,19 +294,27 @@ def run_cluster(case, fam, j, queries, folder, st):
     os.makedirs(folder, exist_ok=True)
     sd.write_job(j, queries, folder, fam.sql)
     # 1. one process against a mock that creates every topic on first use
-    mock = Mock(case, os.path.join(folder, "mock1"), [])
-    try:
-        p = start(case, folder, "job.sql", options(st, folder, "d", mock.servers, 1, 0, 4), "d0")
-        wait_all([p], case.args.timeout)
-        kill_all([p])
-        topics = mock.topics()
-    finally:
-        mock.stop()
-    log = read(os.path.join(folder, "d0.log"))
+    # (with 4 partitions; another count the first start reports is taken)
+    auto = 4
+    for _ in range(2):
+        mock = Mock(case, os.path.join(folder, "mock1"), [])
+        try:
+            for name in ("d0.out", "d0.log"):
+                if os.path.exists(os.path.join(folder, name)):
+                    os.remove(os.path.join(folder, name))
+            p = start(case, folder, "job.sql", options(st, folder, "d", mock.servers, 1, 0, auto), "d0")
+            wait_all([p], case.args.timeout)
+            kill_all([p])
+            topics = mock.topics()
+        finally:
+            mock.stop()
+        log = read(os.path.join(folder, "d0.log"))
+        m = re.search(r"must exist with %d partitions .*found (\d+)" % auto, log)
+        if not p.returncode or not m or int(m.group(1)) == auto:
+            break
+        auto = int(m.group(1))
     if p.returncode:
-        m = re.search(r"must exist with 4 partitions .*found (\d+)", log)
-        return None, ["one process over the mock cluster exited %s: %s" % (
-            p.returncode, log.strip()[-1500:]) + (" (its topics have %s partitions)" % m.group(1) if m else "")]
+        return None, ["one process over the mock cluster exited %s: %s" % (p.returncode, log.strip()[-1500:])]
     one = renamed_lines(read(os.path.join(folder, "d0.out")), 0)
     names = sorted(t[len("d-"):] for t in topics if t.startswith("d-") and t.endswith("-repartition"))
     case.counts["repartition topics"] += len(names)
