@@ -16,15 +16,16 @@
  * every input channel before it processes any data, so that no row is read
  * against a watermark held at its start by a producer that has not started
  * yet (a process that starts later changes no late-data decision). The
- * reported watermark is the minimum over the
- * producers of the job that are active (one that ended counts as
- * +infinity; one idle is
- * left out, as an idle channel is inside a process), or, when every
+ * reported watermark is the minimum over the producers of the job that are
+ * active (one that ended counts as +infinity; one idle is left out, as an
+ * idle channel is inside a process), or, when every
  * producer that has not ended is idle, the maximum of their watermarks,
  * and then the split says it is idle; it never goes backwards, and covers
  * exactly the rows returned before it was reported: a read stops at a
  * marker that raises it or changes the split's idleness. The split ends
- * when every producer's END has been read.
+ * when every producer's END has been read. The splits of one reader
+ * subtask read in step: none reads past a watermark that another has not
+ * reached yet (r_ahead).
  */
 #ifdef WEIR_HAVE_KAFKA
 
