@@ -44,7 +44,8 @@ Queries whose plan reads a global (single-instance) or broadcast exchange
 (a global GROUP BY, Top-N, OVER or deduplication without PARTITION BY,
 ORDER BY LIMIT, temporal sort) are refused in this mode by name
 (docs/cluster.md, "Only keyed exchanges cross processes"): `weir explain`
-shows them, and they are left out of the job (counted).
+shows them, and they are left out of the job (counted); the first of them
+must be refused with that message when started on the N processes.
 
 A failing case's folder (kept under --out) holds job.sql, in.json and
 repro.sh, which starts a mock cluster with the topics and the N processes
@@ -440,6 +441,17 @@ def run_case(case):
             st.kill = (case.rng.randrange(st.n), case.rng.uniform(0.2, 1.5))
     glob = global_queries(case, fam, j, j.queries, case.folder, st)
     case.counts["queries refused (global exchange)"] += len(glob)
+    if glob:
+        # weir refuses such a query by name (before it reaches the brokers)
+        q = next(q for q in j.queries if q.qid in glob)
+        case.write("global.sql", fam.sql(j, [q]))
+        p = case.run_weir(["run", "global.sql", "-D", "parallelism.default=%d" % st.parallelism] +
+                          options(st, case.folder, "g", "127.0.0.1:9", st.n, 0, st.partitions)[:10])
+        if p.returncode == 0 or not re.search(r"reads its input through a (global \(single-instance\)|broadcast) "
+                                              r"exchange, which a job run by several processes cannot split yet",
+                                              p.stderr):
+            return ["q%d needs a global exchange (weir explain) but a run on %d processes said: %s"
+                    % (q.qid, st.n, p.stderr.strip()[-600:] or "nothing, status %d" % p.returncode)]
     j.queries = [q for q in j.queries if q.qid not in glob]
     case.note = "(%s, %s, %d queries)" % (fam.name, st, len(j.queries))
     if not j.queries:
