@@ -16,7 +16,11 @@
 #   3. a rerun on the same topics with a new weir.cluster.epoch: the
 #      earlier run's records are dropped, the output is the same again;
 #   4. long rows: a batch larger than 900 KiB goes as several records;
-#   5. errors: a missing repartition topic, a process index out of range,
+#   5. a late start changes no late-data decision: a process whose rows
+#      (some of them late) and end are all in the topic before the other
+#      process starts finds the same rows late as one process does (its
+#      reader waits to hear from every producer before it reads on);
+#   6. errors: a missing repartition topic, a process index out of range,
 #      no job name, checkpoints without an interval or a control topic,
 #      savepoints (not across processes yet). Checkpoints and crashes:
 #      tests/test_cluster_crash.sh.
@@ -45,7 +49,20 @@ fail() { echo "FAIL: $*"; for f in p*/log single.log; do [ -f "$f" ] && { echo "
 # Repartition topics: <pipeline.name>-<operator>-<node id>-repartition.
 RT=tumbling_window-2-repartition
 . "$SRC/tests/support/cluster.sh"
-cluster_mock src:6 "one-$RT:3" "two-$RT:5" long-tumbling_window-2-repartition:1
+cluster_mock src:6 "one-$RT:3" "two-$RT:5" long-tumbling_window-2-repartition:1 "stag-$RT:1"
+
+# end_markers TOPIC: how many END markers (type 3) TOPIC holds
+end_markers() {
+    kcat -C -b "$B" -t "$1" -o beginning -e -q -f '%R%s' 2> /dev/null | python3 -c '
+import struct, sys
+d = sys.stdin.buffer.read()
+i = n = 0
+while i + 4 <= len(d):
+    (m,) = struct.unpack(">I", d[i:i + 4])
+    n += m >= 2 and d[i + 5] == 3
+    i += 4 + m
+print(n)'
+}
 
 python3 "$SRC/tests/cluster_oracle.py" gen "$SEED" "$ROWS" 6 > data.tsv || fail "oracle gen"
 for p in 0 1 2 3 4 5; do
@@ -102,12 +119,11 @@ echo "  3 processes: $(wc -l < got1.txt) windows, equal to one process and to th
 
 # ---- 2. two subtasks each, 5 partitions, staggered start ----
 # Process 0 runs alone until its whole share is in the topic: an END
-# marker (a 10-byte message) from each of its 2 writer subtasks in each of
-# the 5 partitions.
+# marker from each of its 2 writer subtasks in each of the 5 partitions.
 start two 0 3 -D weir.cluster.repartition-partitions=5 -D parallelism.default=2 \
     -D rest.enabled=true -D rest.port=0; a=$last_pid
 for ((k = 0; k < 1200; k++)); do
-    ends=$(kcat -C -b "$B" -t "two-$RT" -o beginning -e -q -f '%S\n' 2> /dev/null | grep -cx 10)
+    ends=$(end_markers "two-$RT")
     [ "$ends" -ge 10 ] && break
     kill -0 $a 2> /dev/null || fail "process 0 ended alone"
     sleep 0.1
@@ -175,7 +191,46 @@ big=$(kcat -C -b "$B" -t long-tumbling_window-2-repartition -o beginning -e -q -
 [ "$big" -gt 100000 ] && [ "$big" -le 921600 ] || fail "long rows: largest record $big bytes"
 echo "  long rows (1.5 MB a batch): records of at most $big bytes, same output"
 
-# ---- 5. errors ----
+# ---- 5. a late start changes no late-data decision ----
+# One file (one split, read by process 0), event time = the watermark:
+# rows 5 (500 ms, after 4 000) and 8 (1 500 ms, after 6 000) are late.
+printf '{"id":%d,"ts_ms":%d}\n' 1 1000 2 2000 3 3000 4 4000 5 500 6 5000 7 6000 8 1500 9 7000 > late_in.json
+cat > stag.sql <<'EOF'
+CREATE TABLE t (id BIGINT, ts_ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts)
+  WITH ('connector' = 'filesystem', 'path' = '../late_in.json', 'format' = 'json');
+CREATE TABLE late (id BIGINT, `watermark` TIMESTAMP(3), lateness_ms BIGINT)
+  WITH ('connector' = 'print', 'print-identifier' = 'late');
+SET 'weir.late-records.table' = 'late';
+CREATE TABLE o (ws TIMESTAMP(3), n BIGINT) WITH ('connector' = 'print', 'print-identifier' = 'o');
+INSERT INTO o SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND))
+GROUP BY window_start, window_end;
+EOF
+{ for s in 1 2 3 4 5 6 7; do echo "o> +I[1970-01-01T00:00:0$s, 1]"; done
+  echo "late> +I[5, 1970-01-01T00:00:04, 3500]"; echo "late> +I[8, 1970-01-01T00:00:06, 4500]"; } | sort > want_late.txt
+# stag INDEX: process INDEX of 2, one partition (read by process 0)
+stag() {
+    mkdir -p "pstag-$1"
+    (cd "pstag-$1" && exec "$WEIR" run ../stag.sql -D rest.enabled=false -D pipeline.name=stag \
+        -D weir.cluster.bootstrap-servers="$B" -D weir.cluster.processes=2 -D weir.cluster.process-index="$1" \
+        -D weir.cluster.repartition-partitions=1 -D weir.batch-size=1 > out 2> log) &
+    pids+=($!)
+    last_pid=$!
+}
+stag 0; a=$last_pid
+for ((k = 0; k < 1200; k++)); do
+    [ "$(end_markers "stag-$RT")" -ge 1 ] && break
+    kill -0 $a 2> /dev/null || fail "late start: process 0 ended alone"
+    sleep 0.1
+done
+[ "$(end_markers "stag-$RT")" -ge 1 ] || fail "late start: process 0 did not end its input"
+stag 1; b=$last_pid
+wait_all $a $b
+grep -q "source filesystem (task 0): 9 rows read" pstag-0/log || fail "late start: process 0 did not read the file"
+cat pstag-*/out | sort > got_late.txt
+diff want_late.txt got_late.txt > diff_late.txt || { cat diff_late.txt; fail "late start: other late rows than one process"; }
+echo "  a process whose rows and end were in the topic before the other started: the same late rows"
+
+# ---- 6. errors ----
 timeout 60 "$WEIR" run job.sql -D rest.enabled=false -D pipeline.name=none -D weir.cluster.bootstrap-servers="$B" \
     -D weir.cluster.processes=2 -D weir.cluster.process-index=0 > /dev/null 2> err.txt && fail "a missing topic ran"
 grep -q "repartition topic 'none-$RT' must exist with 2 partitions" err.txt || { cat err.txt; fail "missing topic message"; }

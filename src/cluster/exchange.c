@@ -9,15 +9,23 @@
  * message of a producer in every partition; an IDLE or ACTIVE marker
  * follows the watermarks sent before the subtask's status changed.
  *
- * Reader invariants: the reported watermark is the minimum over the
- * producers of the job that are active (a producer not heard from yet
- * holds it at WEIR_TS_MIN; one that ended counts as +infinity; one idle is
- * left out, as an idle channel is inside a process), or, when every
+ * Reader invariants: nothing is read on until every producer of the job
+ * has been heard from in the partition (a writer's first record is its
+ * status, sent before anything else): the records read before wait, in
+ * order, as an operator inside a process waits for the first message of
+ * every input channel before it processes any data, so that no row is read
+ * against a watermark held at its start by a producer that has not started
+ * yet (a process that starts later changes no late-data decision). The
+ * reported watermark is the minimum over the producers of the job that are
+ * active (one that ended counts as +infinity; one idle is left out, as an
+ * idle channel is inside a process), or, when every
  * producer that has not ended is idle, the maximum of their watermarks,
  * and then the split says it is idle; it never goes backwards, and covers
  * exactly the rows returned before it was reported: a read stops at a
  * marker that raises it or changes the split's idleness. The split ends
- * when every producer's END has been read.
+ * when every producer's END has been read. The splits of one reader
+ * subtask read in step: none reads past a watermark that another has not
+ * reached yet (r_ahead).
  */
 #ifdef WEIR_HAVE_KAFKA
 
@@ -159,7 +167,8 @@ typedef struct writer {
     weir_buf msg;
     weir_buf bigkey;
     weir_ts sent_wm;
-    bool idle_sent; /* the last status marker sent was IDLE */
+    bool idle_sent;   /* the last status marker sent was IDLE */
+    bool status_sent; /* the first status (the readers hear of it) */
     /* rows a record holds at most: the batch size, less after a batch of
      * long rows made a record larger than MAX_RECORD_BYTES */
     uint32_t split_max;
@@ -277,8 +286,11 @@ static int w_marker(weir_op_ctx *ctx, writer *w, uint8_t type, weir_ts wm)
 static int w_status(void *op, weir_op_ctx *ctx, bool idle)
 {
     writer *w = op;
-    if (w->ended || idle == w->idle_sent)
+    /* The first status goes out even when it is ACTIVE, the readers'
+     * default: it is how they hear that this producer has started. */
+    if (w->ended || (w->status_sent && idle == w->idle_sent))
         return 0;
+    w->status_sent = true;
     w->idle_sent = idle;
     return w_marker(ctx, w, idle ? WEIR__X_IDLE : WEIR__X_ACTIVE, 0);
 }
@@ -488,6 +500,9 @@ typedef struct rsrc {
     bool discovered;
     /* the last barrier injected: splits go on past it (checkpoint_taken) */
     uint64_t released;
+    /* the subtask's open splits (its partitions), which read in step */
+    struct reader **splits;
+    uint32_t n_splits, cap_splits;
 } rsrc;
 
 /* A record held back: its producer is past a barrier not yet injected. */
@@ -506,6 +521,8 @@ typedef struct reader {
     weir_ts *pwm;   /* per producer */
     uint8_t *ended; /* per producer: its END was read */
     uint8_t *pidle; /* per producer: idle (its IDLE was the last status) */
+    uint8_t *heard; /* per producer: a record of it was read (or it ended) */
+    uint32_t n_heard;
     bool idle, told_idle; /* every live producer is idle; last reported */
     uint64_t *pbar; /* per producer: the last barrier read */
     uint32_t n_ended;
@@ -578,6 +595,12 @@ static void r_close_split(void *rd)
     reader *r = rd;
     if (!r)
         return;
+    rsrc *s = r->s;
+    for (uint32_t i = 0; i < s->n_splits; i++)
+        if (s->splits[i] == r) {
+            s->splits[i] = s->splits[--s->n_splits];
+            break;
+        }
     if (r->rk) {
         rd_kafka_assign(r->rk, NULL);
         rd_kafka_destroy(r->rk);
@@ -585,6 +608,7 @@ static void r_close_split(void *rd)
     weir_free(r->pwm);
     weir_free(r->ended);
     weir_free(r->pidle);
+    weir_free(r->heard);
     weir_free(r->pbar);
     weir_free(r->iota);
     free_held(r->q, 0, r->n_q);
@@ -675,13 +699,14 @@ static int r_open_split(void *src, const char *id, const void *pos,
     r->pwm = weir_malloc(r->n_producers * sizeof *r->pwm);
     r->ended = weir_calloc(r->n_producers, 1);
     r->pidle = weir_calloc(r->n_producers, 1);
+    r->heard = weir_calloc(r->n_producers, 1);
     r->pbar = weir_calloc(r->n_producers, sizeof *r->pbar);
     /* A writer's batches hold at most the job's batch size. */
     r->pend = weir_batch_create(x->schema, s->batch_size);
     r->iota = weir_malloc(s->batch_size * sizeof *r->iota);
     r->wm = r->told_wm = WEIR_TS_MIN;
-    if (!r->pwm || !r->ended || !r->pidle || !r->pbar || !r->pend ||
-        !r->iota) {
+    if (!r->pwm || !r->ended || !r->pidle || !r->heard || !r->pbar ||
+        !r->pend || !r->iota) {
         r_close_split(r);
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
     }
@@ -699,6 +724,12 @@ static int r_open_split(void *src, const char *id, const void *pos,
         r_close_split(r);
         return err->code;
     }
+    /* A producer that had ended at the restored cut sends nothing more. */
+    for (uint32_t i = 0; i < r->n_producers; i++)
+        if (r->ended[i]) {
+            r->heard[i] = 1;
+            r->n_heard++;
+        }
     /* told_wm stays below a restored watermark: the runtime asks for it
      * (and keeps it, restored with the split) before the first read. */
     char why[512];
@@ -732,6 +763,17 @@ static int r_open_split(void *src, const char *id, const void *pos,
         return weir_error_set(err, WEIR_EIO, "repartition topic '%s': %s",
                               x->topic, rd_kafka_err2str(e));
     }
+    if (s->n_splits == s->cap_splits) {
+        uint32_t cap = s->cap_splits ? 2 * s->cap_splits : 4;
+        reader **n = weir_realloc(s->splits, cap * sizeof *n);
+        if (!n) {
+            r_close_split(r);
+            return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+        }
+        s->splits = n;
+        s->cap_splits = cap;
+    }
+    s->splits[s->n_splits++] = r;
     *out = r;
     return 0;
 }
@@ -830,11 +872,10 @@ static int r_hold_back(reader *r, int64_t offset, const uint8_t *p,
     return 0;
 }
 
-/* The barrier was injected: what was held back is read again first,
- * before what was left to replay. */
-static int r_release(reader *r, weir_error *err)
+/* What was held back is read again first, before what was left to
+ * replay. */
+static int r_requeue(reader *r, weir_error *err)
 {
-    r->hold = 0;
     uint32_t left = r->n_replay - r->pos_replay;
     if (r->n_q == 0)
         return 0;
@@ -853,6 +894,41 @@ static int r_release(reader *r, weir_error *err)
     r->q = NULL;
     r->n_q = r->cap_q = 0;
     return 0;
+}
+
+/* The barrier was injected: the split goes on past it. */
+static int r_release(reader *r, weir_error *err)
+{
+    r->hold = 0;
+    return r_requeue(r, err);
+}
+
+/* A record of a producer while some producer has not been heard from:
+ * it waits, and the last one heard lets every record waiting go on. A
+ * producer's first record is its status (its writer sends it before
+ * anything else): that is known from the start, before any record waiting,
+ * as an operator inside a process knows the first message of every input
+ * channel before it processes any data. 1 when the watermark or the
+ * idleness changed, as r_record. */
+static int r_hear(reader *r, uint32_t producer, int64_t offset,
+                  const uint8_t *p, size_t len, weir_error *err)
+{
+    int rc = 0;
+    if (!r->heard[producer]) {
+        r->heard[producer] = 1;
+        r->n_heard++;
+        if (p[1] == WEIR__X_ACTIVE || p[1] == WEIR__X_IDLE) {
+            weir_ts wm_before = r->wm;
+            bool idle_before = r->idle;
+            r_set_idle(r, producer, p[1] == WEIR__X_IDLE);
+            rc = r->wm != wm_before || r->idle != idle_before ? 1 : 0;
+            p = NULL;
+        }
+    }
+    int hrc = p ? r_hold_back(r, offset, p, len, err) : 0;
+    if (!hrc && r->n_heard == r->n_producers)
+        hrc = r_requeue(r, err);
+    return hrc ? hrc : rc;
 }
 
 /*
@@ -884,6 +960,8 @@ static int r_record(reader *r, int64_t offset, const uint8_t *p, size_t len,
                               "job with %u (another membership wrote "
                               "this epoch)",
                               x->topic, producer, r->n_producers);
+    if (r->n_heard < r->n_producers)
+        return r_hear(r, producer, offset, p, len, err);
     /* After its barrier, a producer's records wait for the others'. */
     if (r->pbar[producer] > r->s->released)
         return r_hold_back(r, offset, p, len, err);
@@ -947,6 +1025,27 @@ static int r_record(reader *r, int64_t offset, const uint8_t *p, size_t len,
     return stop ? 1 : 0;
 }
 
+/*
+ * Whether another split of the subtask has read less far in the
+ * producers' watermarks: then this one waits for it. Every producer writes
+ * each watermark into every partition, after the rows it sent before; a
+ * row of a partition read after a producer's watermark W must meet W, as
+ * in the producer's channel inside a process, and the subtask's watermark
+ * is the minimum over its splits: so no split reads on past W until every
+ * other one has reached it too. (A split waiting at a barrier is left out:
+ * what it holds back comes after its cut.)
+ */
+static bool r_ahead(const reader *r)
+{
+    const rsrc *s = r->s;
+    for (uint32_t i = 0; i < s->n_splits; i++) {
+        const reader *o = s->splits[i];
+        if (o != r && o->wm < r->wm && !(o->hold > s->released))
+            return true;
+    }
+    return false;
+}
+
 static int r_read(void *rd, weir_batch *out, uint32_t max_rows, weir_error *err)
 {
     reader *r = rd;
@@ -955,6 +1054,8 @@ static int r_read(void *rd, weir_batch *out, uint32_t max_rows, weir_error *err)
     /* The watermark and idleness reached so far must be reported before
      * more rows. */
     if (r->wm != r->told_wm || r->idle != r->told_idle)
+        return 0;
+    if (r_ahead(r))
         return 0;
     if (r->hold) {
         if (r->hold > r->s->released)
@@ -1040,6 +1141,8 @@ static int r_position(void *rd, weir_buf *out)
 {
     reader *r = rd;
     int64_t off = r->hold ? r->cut : r->next_offset;
+    if (!r->hold && r->n_heard < r->n_producers && r->n_q)
+        off = r->q[0].offset; /* waiting to hear from every producer */
     int rc = weir_buf_put_i64(out, off);
     if (!rc)
         rc = weir_buf_put_u32(out, r->n_producers);
@@ -1071,6 +1174,7 @@ static void r_destroy(void *src)
     for (uint32_t i = 0; i < s->n_ids; i++)
         weir_free(s->ids[i]);
     weir_free(s->ids);
+    weir_free(s->splits);
     weir_free(s);
 }
 
