@@ -293,17 +293,19 @@ static void chg_relist(gd_view *w, size_t j)
 static int view_double(const gd_table *t, gd_view *w)
 {
     size_t old_cap = w->mask + 1, cap = 2 * old_cap, stride = w->stride;
+    size_t n_wait = 0, cap_wait = 64;
+    uint8_t *wait = weir_malloc(cap_wait * stride);
+    if (!wait)
+        return WEIR_ENOMEM; /* nothing changed yet */
     uint8_t *nr = weir__bigmem_grow(w->rec, old_cap * stride, cap * stride);
-    if (!nr)
-        return WEIR_ENOMEM;
+    if (!nr) {
+        weir_free(wait);
+        return WEIR_ENOMEM; /* the table as it was */
+    }
     w->rec = nr;
     w->mask = cap - 1;
     w->n_chg = 0;
     w->n_tomb = 0;
-    size_t n_wait = 0, cap_wait = 64;
-    uint8_t *wait = weir_malloc(cap_wait * stride);
-    if (!wait)
-        return WEIR_ENOMEM; /* the records not moved yet: the doubled table is still right */
     size_t s = 0;
     while (rec_at(w, s)->grp) /* an empty position exists: the table is at most two thirds full */
         s++;
