@@ -69,7 +69,10 @@ void weir_error_clear(weir_error *err);
 
 /*
  * The allocator. All weir memory goes through these, so tests can make the
- * Nth allocation fail. The default is the C library's.
+ * Nth allocation fail. The default is the C library's; while it is in
+ * place, the large blocks of growing tables (2 MiB or more) are mapped
+ * from the system instead, so that they grow without a copy (they still
+ * count for weir_alloc_fail_after). A replacement allocator gets those too.
  */
 typedef struct weir_allocator {
     void *(*realloc_fn)(void *ud, void *ptr, size_t size); /* size 0 = free */

@@ -139,7 +139,7 @@ typedef struct ga {
     uint64_t cache_limit;   /* its bound in bytes (UINT64_MAX: none), set at open */
     /* the groups of the current batch: slots, their keys, and a hash index */
     ga_slot *slots;
-    uint8_t *slot_accs;   /* cap_slots * acc_off[n_aggs] bytes */
+    uint8_t *slot_accs;   /* cap_slots * acc_off[n_aggs] bytes (without views: with them a slot uses held) */
     uint32_t n_slots, cap_slots;
     uint8_t *kbuf;        /* the slots' key bytes */
     size_t kbuf_len, kbuf_cap;
@@ -256,7 +256,17 @@ static int ga_open(void *op, weir_op_ctx *ctx)
     return 0;
 }
 
-static uint8_t *slot_accs(ga *g, uint32_t slot) { return g->slot_accs + (size_t)slot * g->acc_off[g->conf->n_aggs]; }
+static uint8_t *held_accs(ga *g, uint32_t grp) { return g->held + (size_t)grp * g->acc_off[g->conf->n_aggs]; }
+
+/*
+ * A slot's accumulators: with views, where its group's are held (the slot
+ * owns them until slots_flush; found anew each time, as held may move
+ * when it grows), else the slot's own.
+ */
+static uint8_t *slot_accs(ga *g, uint32_t slot)
+{
+    return g->dt ? held_accs(g, g->slots[slot].grp) : g->slot_accs + (size_t)slot * g->acc_off[g->conf->n_aggs];
+}
 
 static void accs_destroy(ga *g, uint8_t *accs)
 {
@@ -344,8 +354,6 @@ static int store(ga *g, const uint8_t *accs, int64_t count)
     return rc ? rc : weir_value_put(g->st, NULL, 0, g->val.data, g->val.len);
 }
 
-static uint8_t *held_accs(ga *g, uint32_t grp) { return g->held + (size_t)grp * g->acc_off[g->conf->n_aggs]; }
-
 /* Room in the held arrays for group grp of dt (the new entries not held). */
 static int held_reserve(ga *g, uint32_t grp)
 {
@@ -388,7 +396,8 @@ static int held_keep(ga *g, uint32_t grp, const uint8_t *accs, int64_t count)
         }
         g->dirty[g->n_dirty++] = grp;
     }
-    memcpy(held_accs(g, grp), accs, g->acc_off[g->conf->n_aggs]);
+    if (accs != held_accs(g, grp))
+        memcpy(held_accs(g, grp), accs, g->acc_off[g->conf->n_aggs]);
     g->hcount[grp] = count;
     g->hflag[grp] = GA_HELD | GA_DIRTY;
     return 0;
@@ -572,8 +581,8 @@ static int slot_of(ga *g, weir_op_ctx *ctx, const uint8_t *key, size_t klen, uin
     }
     uint32_t s = g->n_slots;
     ga_slot *sl = &g->slots[s];
+    sl->grp = grp; /* with views, slot_accs(g, s) is the group's held place */
     if (g->dt && (g->hflag[grp] & GA_HELD)) {
-        memcpy(slot_accs(g, s), held_accs(g, grp), g->acc_off[g->conf->n_aggs]);
         sl->count = g->hcount[grp];
         g->hflag[grp] &= (uint8_t)~GA_HELD; /* the slot owns them until slots_flush */
     } else {
@@ -584,7 +593,6 @@ static int slot_of(ga *g, weir_op_ctx *ctx, const uint8_t *key, size_t klen, uin
             return rc;
         }
     }
-    sl->grp = grp;
     if (g->before) {
         /* the group's result before this batch, to emit the net change against */
         if (weir_batch_append_row(g->before) < 0)

@@ -21,8 +21,11 @@
  * next drain removes it from state; then its record becomes a tombstone
  * (probes pass it, an insert may take it, doubling drops it; a long
  * value's bytes stay in the arena until a reset, and count in
- * weir__gd_bytes). Each view lists the positions of its changed records
- * (rebuilt when the table doubles), so a drain visits only those. A reset
+ * weir__gd_bytes). A table doubles where it lies (view_double): the block
+ * grows without a copy where it can, and the records move within it. Each
+ * view lists the positions of its changed records (rebuilt when the table
+ * doubles), so a drain visits only those; once they are an eighth of the
+ * table the list stops growing and a drain finds them by their flag. A reset
  * empties the tables and the arenas where they lie: their size, reached
  * under the caller's bound, serves the next values.
  */
@@ -57,8 +60,9 @@ typedef struct gd_view {
     size_t mask, n, n_tomb; /* live records, tombstones */
     uint8_t *arena;
     size_t alen, acap;
-    size_t *chg; /* positions of the changed records */
-    size_t n_chg, cap_chg;
+    size_t *chg; /* positions of the changed records, unless chg_all */
+    size_t n_chg, cap_chg; /* n_chg: the changed records, listed or not */
+    bool chg_all; /* too many changed to list: a drain finds them by their flag */
 } gd_view;
 
 typedef struct gd_group {
@@ -267,9 +271,96 @@ int weir__gd_group(gd_table *t, const uint8_t *key, size_t klen, uint64_t h, uin
  * (first 1024 records), and lists its changed records anew. */
 static uint64_t rec_hash(uint64_t ghash, const void *val, size_t vlen);
 
+/* Lists changed record j of w (when w keeps the list) and counts it. */
+static void chg_relist(gd_view *w, size_t j)
+{
+    if (!w->chg_all)
+        w->chg[w->n_chg] = j; /* never more than before */
+    w->n_chg++;
+}
+
+/*
+ * Doubles w's table where it lies: the block grows (its pages remapped,
+ * not copied, where the allocator can), the new half is cleared, and
+ * every record moves to its place in the doubled table. The old half is
+ * walked from an empty position on, in probe order; a record taken out
+ * is put back at its new home or after it, and no record yet to be moved
+ * lies between those (the ones before it in its old run have moved, and
+ * the new half holds only moved ones). A probe that would wrap from the
+ * table's end to its start could meet records yet to be moved: those few
+ * records wait in a list and go in last.
+ */
+static int view_double(const gd_table *t, gd_view *w)
+{
+    size_t old_cap = w->mask + 1, cap = 2 * old_cap, stride = w->stride;
+    size_t n_wait = 0, cap_wait = 64;
+    uint8_t *wait = weir_malloc(cap_wait * stride);
+    if (!wait)
+        return WEIR_ENOMEM; /* nothing changed yet */
+    uint8_t *nr = weir__bigmem_grow(w->rec, old_cap * stride, cap * stride);
+    if (!nr) {
+        weir_free(wait);
+        return WEIR_ENOMEM; /* the table as it was */
+    }
+    w->rec = nr;
+    w->mask = cap - 1;
+    w->n_chg = 0;
+    w->n_tomb = 0;
+    size_t s = 0;
+    while (rec_at(w, s)->grp) /* an empty position exists: the table is at most two thirds full */
+        s++;
+    for (size_t k = 1; k <= old_cap; k++) {
+        gd_rec *r = rec_at(w, (s + k) & (old_cap - 1));
+        if (!r->grp)
+            continue;
+        if (r->grp == GD_TOMB) {
+            r->grp = 0;
+            continue;
+        }
+        size_t j = home(w, rec_hash(t->g[r->grp - 1].hash, rec_value(w, r), rec_vlen(r)));
+        while (j < cap && rec_at(w, j)->grp && rec_at(w, j) != r)
+            j++;
+        if (rec_at(w, j) == r) { /* already at its place */
+            if (r->vlen & GD_CHANGED)
+                chg_relist(w, j);
+            continue;
+        }
+        if (j == cap) {
+            if (n_wait == cap_wait) {
+                uint8_t *nw = weir_realloc(wait, 2 * cap_wait * stride);
+                if (!nw) {
+                    weir_free(wait);
+                    return WEIR_ENOMEM; /* records lost from the cache: the caller fails the task */
+                }
+                wait = nw;
+                cap_wait *= 2;
+            }
+            memcpy(wait + n_wait++ * stride, r, stride);
+        } else {
+            memcpy(rec_at(w, j), r, stride);
+            if (r->vlen & GD_CHANGED)
+                chg_relist(w, j);
+        }
+        r->grp = 0;
+    }
+    for (size_t k = 0; k < n_wait; k++) {
+        const gd_rec *r = (const gd_rec *)(const void *)(wait + k * stride);
+        size_t j = home(w, rec_hash(t->g[r->grp - 1].hash, rec_value(w, r), rec_vlen(r)));
+        while (rec_at(w, j)->grp)
+            j = (j + 1) & w->mask;
+        memcpy(rec_at(w, j), r, stride);
+        if (r->vlen & GD_CHANGED)
+            chg_relist(w, j);
+    }
+    weir_free(wait);
+    return 0;
+}
+
 static int view_grow(const gd_table *t, gd_view *w)
 {
     size_t cap = !w->rec ? 1024 : 3 * (w->n + 1) > w->mask + 1 ? 2 * (w->mask + 1) : w->mask + 1;
+    if (w->rec && cap > w->mask + 1)
+        return view_double(t, w);
     uint8_t *nr = weir__bigmem_calloc(cap * w->stride, 64);
     if (!nr)
         return WEIR_ENOMEM;
@@ -287,7 +378,7 @@ static int view_grow(const gd_table *t, gd_view *w)
             j = (j + 1) & w->mask;
         memcpy(rec_at(w, j), r, w->stride);
         if (r->vlen & GD_CHANGED)
-            w->chg[w->n_chg++] = j; /* never more than before */
+            chg_relist(w, j);
     }
     weir__bigmem_free(old.rec);
     return 0;
@@ -378,15 +469,21 @@ int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size
         return rc;
     *unknown = inserted && !t->g[grp].complete;
     if (!(r->vlen & GD_CHANGED)) {
-        if (w->n_chg == w->cap_chg) {
-            size_t cap = w->cap_chg ? 2 * w->cap_chg : 1024;
-            size_t *nc = weir_realloc(w->chg, cap * sizeof *nc);
-            if (!nc)
-                return WEIR_ENOMEM;
-            w->chg = nc;
-            w->cap_chg = cap;
+        if (!w->chg_all && w->n_chg == w->cap_chg) {
+            if (8 * w->n_chg >= w->mask + 1) {
+                w->chg_all = true; /* an eighth of the table or more: scanning it is cheaper than the list */
+            } else {
+                size_t cap = w->cap_chg ? 2 * w->cap_chg : 1024;
+                size_t *nc = weir_realloc(w->chg, cap * sizeof *nc);
+                if (!nc)
+                    return WEIR_ENOMEM;
+                w->chg = nc;
+                w->cap_chg = cap;
+            }
         }
-        w->chg[w->n_chg++] = (size_t)((uint8_t *)r - w->rec) / w->stride;
+        if (!w->chg_all)
+            w->chg[w->n_chg] = (size_t)((uint8_t *)r - w->rec) / w->stride;
+        w->n_chg++;
         r->vlen |= GD_CHANGED;
     }
     t->cur_v = v;
@@ -446,6 +543,22 @@ int weir__gd_drain(gd_table *t, bool in_order, gd_change_fn fn, void *ud)
 {
     for (uint32_t v = 0; v < t->n_views; v++) {
         gd_view *w = &t->views[v];
+        if (w->chg_all) { /* list the changed records now, in table order */
+            if (w->n_chg > w->cap_chg) {
+                size_t *nc = weir_realloc(w->chg, w->n_chg * sizeof *nc);
+                if (!nc)
+                    return WEIR_ENOMEM;
+                w->chg = nc;
+                w->cap_chg = w->n_chg;
+            }
+            size_t n = 0;
+            for (size_t i = 0; i <= w->mask && n < w->n_chg; i++) {
+                const gd_rec *r = rec_at(w, i);
+                if (r->grp && r->grp != GD_TOMB && (r->vlen & GD_CHANGED))
+                    w->chg[n++] = i;
+            }
+            w->chg_all = false;
+        }
         if (in_order && w->n_chg > 1)
             qsort_r(w->chg, w->n_chg, sizeof *w->chg, chg_cmp, w);
         for (size_t k = 0; k < w->n_chg; k++) {

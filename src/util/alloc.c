@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/alloc.h"
 #include "weir/common.h"
 
 static void *default_realloc(void *ud, void *ptr, size_t size)
@@ -51,6 +52,12 @@ void *weir_realloc(void *ptr, size_t size)
     if (should_fail())
         return NULL;
     return g_alloc.realloc_fn(g_alloc.ud, ptr, size);
+}
+
+bool weir__alloc_system(bool *fail)
+{
+    *fail = should_fail();
+    return g_alloc.realloc_fn == default_realloc;
 }
 
 void *weir_malloc(size_t size) { return weir_realloc(NULL, size); }

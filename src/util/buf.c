@@ -67,6 +67,11 @@ int weir_buf_put_u64(weir_buf *b, uint64_t v)
     uint8_t x[8];
     for (int i = 0; i < 8; i++)
         x[i] = (uint8_t)(v >> (8 * i));
+    if (b->cap - b->len >= sizeof x) { /* room: one 8-byte store, not a call to copy */
+        memcpy(b->data + b->len, x, sizeof x);
+        b->len += sizeof x;
+        return 0;
+    }
     return weir_buf_put(b, x, 8);
 }
 
