@@ -36,7 +36,10 @@
  * carries the history of its runs (run id, files opened by then): a
  * restore of an older checkpoint deletes the writer's visible files that
  * history does not cover (committed by a later checkpoint of a run that
- * went on past it), since a new run's names never overwrite them.
+ * went on past it), since a new run's names never overwrite them. A
+ * subtask index without restored state (a scale-up) reads the runs of every
+ * restored state (union state, restore_union) and deletes its visible files
+ * of runs not among them: a run that restored the same savepoint before.
  * Commit checks every file it is about to rename first, so a commit that
  * must fail (a file missing) makes none of that checkpoint's files visible.
  *
