@@ -244,7 +244,6 @@ static int s3s_commit(file_sink *s, const pending_file *p);
 static void s3s_drop(file_sink *s, bucket *b);
 static int s3s_success(file_sink *s, bucket *b);
 static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac);
-static int s3s_note_visible(file_sink *s);
 static void s3s_deferred(file_sink *s);
 static void s3s_start_later(file_sink *s);
 
@@ -464,6 +463,7 @@ static int64_t part_number(const char *name, uint32_t subtask)
  */
 typedef int (*file_fn)(file_sink *s, const char *dir, const char *name,
                        void *ud);
+static int s3s_each_object(file_sink *s, file_fn fn, void *ud);
 
 static int walk(file_sink *s, const char *dir, uint32_t depth, file_fn fn,
                 void *ud)
@@ -1642,6 +1642,12 @@ static int abort_uncovered(file_sink *s, abort_ctx *ac)
     return walk(s, s->arg->path, 0, abort_one, ac);
 }
 
+/* fn on every file of the table (object storage: every object, dir NULL). */
+static int each_file(file_sink *s, file_fn fn, void *ud)
+{
+    return s->s3 ? s3s_each_object(s, fn, ud) : walk(s, s->arg->path, 0, fn, ud);
+}
+
 static int note_one(file_sink *s, const char *dir, const char *name, void *ud)
 {
     (void)dir;
@@ -1653,7 +1659,7 @@ static int note_visible(file_sink *s)
 {
     if (s->noted || s->restored || !s->arg->job_id)
         return 0;
-    int rc = s->s3 ? s3s_note_visible(s) : walk(s, s->arg->path, 0, note_one, NULL);
+    int rc = each_file(s, note_one, NULL);
     s->noted = rc == 0; /* a failed listing is tried again */
     return rc;
 }
@@ -1956,8 +1962,8 @@ static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac)
     return rc;
 }
 
-/* note_visible on object storage: the table's objects. */
-static int s3s_note_visible(file_sink *s)
+/* fn on each of the table's objects (dir NULL). */
+static int s3s_each_object(file_sink *s, file_fn fn, void *ud)
 {
     size_t pl;
     char *kp = s3s_key_prefix(s, &pl);
@@ -1972,7 +1978,7 @@ static int s3s_note_visible(file_sink *s)
     for (size_t i = 0; !rc && i < n; i++) {
         const char *name = table_file(s, keys[i], pl);
         if (name)
-            rc = note_run(s, name);
+            rc = fn(s, NULL, name, ud);
     }
     weir__s3_free_names(keys, n);
     weir_free(kp);
@@ -2027,8 +2033,10 @@ static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac)
     (void)ac;
     return s3s_open(s);
 }
-static int s3s_note_visible(file_sink *s)
+static int s3s_each_object(file_sink *s, file_fn fn, void *ud)
 {
+    (void)fn;
+    (void)ud;
     return s3s_open(s);
 }
 
@@ -2075,55 +2083,81 @@ static int restore_files(file_sink *s, weir_cursor *in, uint32_t version,
  * checkpoint stay, also those of an index a scale-down took away and this
  * scale-up brought back (parallelism 2 -> 1 -> 4). A checkpoint of an
  * earlier weir (version < 7: its states know no earlier runs of other
- * indexes) or of another writer restores as before, deleting nothing here.
+ * indexes) restores as before, deleting nothing here: the runs of those
+ * files are taken for known instead, so later restores keep them too. One
+ * of another writer (another job's savepoint) deletes nothing here.
  */
+/* The ctx of keep_one: which files' runs a restore of an earlier weir's
+ * checkpoint takes for known. */
+struct keep_ctx {
+    uint32_t writer, n_old;
+};
+
+static int keep_one(file_sink *s, const char *dir, const char *name, void *ud)
+{
+    (void)dir;
+    const struct keep_ctx *k = ud;
+    part_name pn;
+    if (name[0] == '.' || !parse_part(name, &pn) || pn.writer != k->writer ||
+        pn.subtask < k->n_old || pn.run == s->arg->run)
+        return 0;
+    uint32_t owner = pn.subtask < s->par ? pn.subtask : pn.subtask % s->par;
+    return owner == s->subtask ? add_known(s, pn.run) : 0;
+}
+
 static int fsink_restore_union_impl(void *op, weir_op_ctx *ctx,
                                     weir_cursor *states, uint32_t n)
 {
     (void)ctx;
     file_sink *s = op;
     s->unioned = true;
-    uint32_t writer = 0;
-    bool usable = true;
+    uint32_t writer = 0, oldest = SNAPSHOT_VERSION;
     int rc = 0;
-    for (uint32_t i = 0; i < n && usable && !rc; i++) {
+    for (uint32_t i = 0; i < n && !rc; i++) {
         weir_cursor *in = &states[i];
         uint32_t version, idx, w, nr, nk = 0;
         uint64_t run, next_part, r, np;
         if (weir_cursor_get_u32(in, &version) || version < 1 ||
             version > SNAPSHOT_VERSION)
             return corrupt(s);
-        if (version < 7) {
-            usable = false;
-            break;
-        }
+        if (version < oldest)
+            oldest = version;
+        if (version < 4)
+            continue; /* no writer, no history */
         if (weir_cursor_get_u32(in, &idx) || weir_cursor_get_u32(in, &w) ||
             weir_cursor_get_u64(in, &run) ||
             weir_cursor_get_u64(in, &next_part) ||
             weir_cursor_get_u32(in, &nr) || nr > weir_cursor_left(in) / 16)
             return corrupt(s);
         if (i > 0 && w != writer)
-            usable = false;
+            oldest = 0; /* states of two writers: not one job's */
         writer = w;
         for (uint32_t j = 0; j < nr && !rc; j++)
             rc = weir_cursor_get_u64(in, &r) || weir_cursor_get_u64(in, &np)
                      ? corrupt(s)
                      : add_known(s, r);
-        if (!rc && (weir_cursor_get_u32(in, &nk) ||
-                    nk > weir_cursor_left(in) / 8))
+        if (!rc && version >= 7 &&
+            (weir_cursor_get_u32(in, &nk) || nk > weir_cursor_left(in) / 8))
             rc = corrupt(s);
         for (uint32_t j = 0; j < nk && !rc; j++)
             rc = weir_cursor_get_u64(in, &r) ? corrupt(s) : add_known(s, r);
     }
     if (rc)
         return rc;
-    if (!usable || (s->arg->job_id && writer != s->writer) || !s->n_known) {
-        s->n_known = 0;
+    if (oldest < 4 || (s->arg->job_id && writer != s->writer)) {
+        s->n_known = 0; /* nothing of this job's sink */
         return 0;
     }
     /* Without a job id, the checkpoint's writer is the job's (restore_files
      * takes it on for a subtask with state; this one takes it here). */
     s->writer = writer;
+    if (oldest < 7) {
+        /* An earlier weir's states list no runs of other indexes: the
+         * visible files of the indexes without state stay, as they did,
+         * and their runs are known from now on. */
+        struct keep_ctx k = {writer, n};
+        return each_file(s, keep_one, &k);
+    }
     abort_ctx ac = {.idx = s->subtask,
                     .has_any = true,
                     .any_writer = s->writer,
