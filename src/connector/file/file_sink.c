@@ -622,6 +622,13 @@ struct abort_ctx {
 };
 static int abort_uncovered(file_sink *s, abort_ctx *ac);
 
+/* The subtask (of par) that cleans up after subtask index idx: itself, or
+ * for an index no subtask runs any more, idx mod par. */
+static uint32_t owner_of(uint32_t idx, uint32_t par)
+{
+    return idx < par ? idx : idx % par;
+}
+
 /*
  * A start without restored state: hidden files of this writer (this job's
  * sink, known by the job's id) and subtask index are left over from a run
@@ -1588,9 +1595,8 @@ static bool to_abort(const abort_ctx *ac, const char *name, bool hidden)
     if (!parse_part(name, &pn))
         return false;
     if (ac->known) {
-        uint32_t owner = pn.subtask < ac->par ? pn.subtask : pn.subtask % ac->par;
         if (hidden || pn.writer != ac->any_writer || pn.subtask < ac->n_old ||
-            owner != ac->idx || pn.run == ac->now)
+            owner_of(pn.subtask, ac->par) != ac->idx || pn.run == ac->now)
             return false;
         for (uint32_t i = 0; i < ac->n_known; i++)
             if (ac->known[i] == pn.run)
@@ -2070,6 +2076,24 @@ static int restore_files(file_sink *s, weir_cursor *in, uint32_t version,
                          uint64_t next_part, const run_mark *marks,
                          uint32_t n_marks);
 
+/* The ctx of keep_one: which files' runs a restore of an earlier weir's
+ * checkpoint takes for known. */
+struct keep_ctx {
+    uint32_t writer, n_old;
+};
+
+static int keep_one(file_sink *s, const char *dir, const char *name, void *ud)
+{
+    (void)dir;
+    const struct keep_ctx *k = ud;
+    part_name pn;
+    if (name[0] == '.' || !parse_part(name, &pn) || pn.writer != k->writer ||
+        pn.subtask < k->n_old || pn.run == s->arg->run)
+        return 0;
+    return owner_of(pn.subtask, s->par) == s->subtask ? add_known(s, pn.run)
+                                                       : 0;
+}
+
 /*
  * Every subtask of a restore reads the state of every subtask that took the
  * checkpoint (restore_union): the runs of all their histories (and the
@@ -2087,24 +2111,6 @@ static int restore_files(file_sink *s, weir_cursor *in, uint32_t version,
  * files are taken for known instead, so later restores keep them too. One
  * of another writer (another job's savepoint) deletes nothing here.
  */
-/* The ctx of keep_one: which files' runs a restore of an earlier weir's
- * checkpoint takes for known. */
-struct keep_ctx {
-    uint32_t writer, n_old;
-};
-
-static int keep_one(file_sink *s, const char *dir, const char *name, void *ud)
-{
-    (void)dir;
-    const struct keep_ctx *k = ud;
-    part_name pn;
-    if (name[0] == '.' || !parse_part(name, &pn) || pn.writer != k->writer ||
-        pn.subtask < k->n_old || pn.run == s->arg->run)
-        return 0;
-    uint32_t owner = pn.subtask < s->par ? pn.subtask : pn.subtask % s->par;
-    return owner == s->subtask ? add_known(s, pn.run) : 0;
-}
-
 static int fsink_restore_union_impl(void *op, weir_op_ctx *ctx,
                                     weir_cursor *states, uint32_t n)
 {
