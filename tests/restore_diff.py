@@ -34,7 +34,12 @@ ways, at a random moment:
   savepoint-kill `weir savepoint PID` while the job goes on, then SIGKILL a
                  little later; the next run starts --from the savepoint
                  (older than the newest checkpoint: the sinks must take
-                 back what they committed after it), with new settings.
+                 back what they committed after it), with new settings;
+  again          SIGKILL after a checkpoint of its own; the next run
+                 starts --from the savepoint this run started from, once
+                 more (the sinks must take back what this run committed,
+                 also at subtasks the savepoint has no state of), with new
+                 settings; a run not started from a savepoint: as kill.
 For cdc jobs the input grows between runs: each table's history is cut
 into chunks of files added to its folder before each run (under a hidden
 name, then renamed), so the restored job has more history to read. The
@@ -56,9 +61,7 @@ several processes; late-row tables and OPTIONS hints (sql_diff features
 last run.
 
 Known bugs keep their shapes out of the draw by a named skip (SKIPS below,
-counted in the closing line); none is drawn out today. Not drawn: one savepoint restored twice
-(the file sink doubles rows when that is at a higher parallelism than the
-savepoint's; docs/checkpoints.md, "Not done").
+counted in the closing line); none is drawn out today.
 
 Runs on the shared differential driver (tests/support/diffrun.py).
 Usage: restore_diff.py --weir BIN [--jobs N] [--seed S] [--job I] [--out DIR]
@@ -90,7 +93,7 @@ import cdc_diff as cdc  # noqa: E402
 
 ALL_FAMILIES = {"window", "changelog", "cdc"}
 WINDOW_FEATS = sd.ALL_FEATS - {"late", "late-columns", "hint-options"}
-HOWS = ["kill", "kill", "term", "savepoint-stop", "savepoint-kill"]
+HOWS = ["kill", "kill", "term", "savepoint-stop", "savepoint-kill", "again"]
 
 # Shapes kept out of the draw because of a known bug: (name, test on the
 # job and the settings of its runs in order, the bug). WEIR_RDIFF_NO_SKIP=1
@@ -344,7 +347,14 @@ def run_case(case):
         how = rng.choice(HOWS)
         plan.append(how)
         # a checkpoint restores at another parallelism and backend too (kill, term: sometimes)
-        sts.append(draw_settings(rng) if how.startswith("savepoint") or rng.random() < 0.3 else sts[-1])
+        sts.append(draw_settings(rng) if how.startswith("savepoint") or how == "again" or rng.random() < 0.3
+                   else sts[-1])
+    for i in range(1, n_int):
+        # a savepoint restored again: mostly the first restore at a higher parallelism than
+        # the savepoint's, where subtasks without its state commit
+        if plan[i - 1].startswith("savepoint") and plan[i] == "again" and sts[i - 1].parallelism < 4 \
+                and rng.random() < 0.7:
+            sts[i] = Settings(4, sts[i].rocksdb, sts[i].incremental)
     no_skip = os.environ.get("WEIR_RDIFF_NO_SKIP")
     for name, skip, bug in SKIPS:
         if skip(job, sts) and not no_skip:
@@ -377,10 +387,15 @@ def run_case(case):
             if p.poll() is not None:
                 return problems + ["run %d (%s) ended on its own with %s: %s"
                                    % (i, how, p.returncode, read(log)[-600:])]
-            if how == "kill":
+            if how in ("kill", "again"):
                 p.kill()
                 p.wait()
-                frm = None
+                if how == "again" and frm:
+                    # the same savepoint once more
+                    case.counts["savepoints restored again"] += 1
+                    steps[-1] += " -> --from %s, %s" % (os.path.relpath(frm, case.folder), sts[i + 1])
+                else:
+                    frm = None
                 st = sts[i + 1]
                 case.counts["kills"] += 1
             elif how == "term":

@@ -2266,6 +2266,176 @@ Test(file_sink, restoring_an_older_checkpoint_removes_later_output,
     weir_schema_destroy(s);
 }
 
+/* Subtask i of p of node 7 of the job "/jobs/one" (a new run per spec). */
+static void *job_sink_at(weir_operator_spec *spec, const weir_schema *s,
+                         uint32_t subtask, uint32_t p)
+{
+    const weir_schema *in[1] = {s};
+    weir_op_info info = {.subtask = subtask,
+                         .parallelism = p,
+                         .max_parallelism = 128,
+                         .n_inputs = 1,
+                         .input_schemas = in,
+                         .batch_size = 64,
+                         .node_id = 7};
+    void *op;
+    cr_assert_eq(spec->create(spec->arg, &info, &op), 0);
+    cr_assert_eq(spec->cls->open(op, NULL), 0);
+    return op;
+}
+
+/* One run restoring the checkpoint states[0..n) at parallelism p, as the
+ * runtime does: every subtask reads the union of the states, then its own
+ * and (a scale-down) those of old subtasks i + p, i + 2p, ... */
+static void run_restore(weir_operator_spec *spec, void **ops, uint32_t p,
+                        const weir_buf *states, uint32_t n,
+                        const weir_schema *s)
+{
+    weir_cursor cur[4];
+    cr_assert(n <= 4);
+    for (uint32_t i = 0; i < p; i++) {
+        ops[i] = job_sink_at(spec, s, i, p);
+        for (uint32_t j = 0; j < n; j++)
+            weir_cursor_init(&cur[j], states[j].data, states[j].len);
+        cr_assert_eq(spec->cls->restore_union(ops[i], NULL, cur, n), 0);
+        for (uint32_t j = i; j < n; j += p) {
+            weir_cursor_init(&cur[0], states[j].data, states[j].len);
+            cr_assert_eq(spec->cls->restore(ops[i], NULL, &cur[0]), 0);
+        }
+    }
+}
+
+/* A version-6 state (before the runs known at other indexes) from a
+ * version-7 one: the list after the history dropped. */
+static void state_v6(const weir_buf *v7, weir_buf *out)
+{
+    weir_cursor c;
+    weir_cursor_init(&c, v7->data, v7->len);
+    uint32_t version, u32;
+    uint64_t u64;
+    cr_assert_eq(weir_cursor_get_u32(&c, &version), 0);
+    cr_assert_eq(version, 7);
+    cr_assert_eq(weir_cursor_get_u32(&c, &u32), 0); /* subtask */
+    cr_assert_eq(weir_cursor_get_u32(&c, &u32), 0); /* writer */
+    cr_assert_eq(weir_cursor_get_u64(&c, &u64), 0); /* run */
+    cr_assert_eq(weir_cursor_get_u64(&c, &u64), 0); /* next part */
+    uint32_t nr, nk;
+    cr_assert_eq(weir_cursor_get_u32(&c, &nr), 0);
+    size_t history_end = v7->len - weir_cursor_left(&c) + (size_t)nr * 16;
+    weir_cursor_init(&c, v7->data + history_end, v7->len - history_end);
+    cr_assert_eq(weir_cursor_get_u32(&c, &nk), 0);
+    size_t rest = history_end + 4 + (size_t)nk * 8;
+    weir_buf_init(out);
+    cr_assert_eq(weir_buf_put_u32(out, 6), 0);
+    cr_assert_eq(weir_buf_put(out, v7->data + 4, history_end - 4), 0);
+    cr_assert_eq(weir_buf_put(out, v7->data + rest, v7->len - rest), 0);
+}
+
+Test(file_sink, a_savepoint_restored_twice_at_a_higher_parallelism,
+     .init = make_tmp, .fini = cleanup_tmp)
+{
+    weir_schema *s = kv_schema();
+    weir_batch *b1 = kv_batch(s, 1, 1), *b2 = kv_batch(s, 1, 2);
+    const char *dir = tpath("twice");
+    /* Run 1 at parallelism 1: a savepoint (checkpoint 1) with file 0. */
+    weir_operator_spec run1 = job_sink_spec(dir, "/jobs/one");
+    void *ops[4];
+    weir_buf sp, sp6;
+    weir_buf_init(&sp);
+    ops[0] = job_sink_at(&run1, s, 0, 1);
+    cr_assert_eq(run1.cls->process(ops[0], NULL, 0, b1), 0);
+    cr_assert_eq(run1.cls->snapshot(ops[0], NULL, 1, &sp), 0);
+    cr_assert_eq(run1.cls->checkpoint_complete(ops[0], NULL, 1), 0);
+    run1.cls->close(ops[0]);
+    state_v6(&sp, &sp6);
+    /* Run A restores it at parallelism 4; every subtask commits a file at
+     * checkpoint 2; then it dies. */
+    weir_operator_spec runa = job_sink_spec(dir, "/jobs/one");
+    run_restore(&runa, ops, 4, &sp, 1, s);
+    for (uint32_t i = 0; i < 4; i++) {
+        weir_buf ck;
+        weir_buf_init(&ck);
+        cr_assert_eq(runa.cls->process(ops[i], NULL, 0, b2), 0);
+        cr_assert_eq(runa.cls->snapshot(ops[i], NULL, 2, &ck), 0);
+        cr_assert_eq(runa.cls->checkpoint_complete(ops[i], NULL, 2), 0);
+        weir_buf_fini(&ck);
+        cc_crash_close(&runa, ops[i], dir);
+    }
+    cr_assert_str_eq(list_dir(dir), "part-0-0.json part-0-0.json "
+                                    "part-1-0.json part-2-0.json part-3-0.json");
+    /* The savepoint as an earlier weir wrote it (version 6) restores as
+     * before: subtask 0's file of run A goes, those of indexes 1-3 (no
+     * state there) stay. */
+    weir_operator_spec runo = job_sink_spec(dir, "/jobs/one");
+    run_restore(&runo, ops, 4, &sp6, 1, s);
+    for (uint32_t i = 0; i < 4; i++)
+        cc_crash_close(&runo, ops[i], dir);
+    cr_assert_str_eq(list_dir(dir), "part-0-0.json part-1-0.json "
+                                    "part-2-0.json part-3-0.json");
+    /* Run B restores the savepoint again, at parallelism 2: run A is in no
+     * history of it, so its files go, at index 1 (subtask 1, no state) and
+     * at 2 and 3 (gone now: subtasks 0 and 1 stand for them). */
+    weir_operator_spec runb = job_sink_spec(dir, "/jobs/one");
+    run_restore(&runb, ops, 2, &sp, 1, s);
+    cr_assert_str_eq(list_dir(dir), "part-0-0.json");
+    for (uint32_t i = 0; i < 2; i++)
+        runb.cls->close(ops[i]);
+    weir_buf_fini(&sp);
+    weir_buf_fini(&sp6);
+    weir_operator_spec_release(&run1);
+    weir_operator_spec_release(&runa);
+    weir_operator_spec_release(&runo);
+    weir_operator_spec_release(&runb);
+    weir_batch_destroy(b1);
+    weir_batch_destroy(b2);
+    weir_schema_destroy(s);
+}
+
+Test(file_sink, a_scale_up_keeps_files_of_an_index_a_scale_down_took_away,
+     .init = make_tmp, .fini = cleanup_tmp)
+{
+    weir_schema *s = kv_schema();
+    weir_batch *b1 = kv_batch(s, 1, 1);
+    const char *dir = tpath("p214");
+    /* Run P at parallelism 2: both subtasks commit a file at checkpoint 1. */
+    weir_operator_spec runp = job_sink_spec(dir, "/jobs/one");
+    void *ops[4];
+    weir_buf st[2], q;
+    for (uint32_t i = 0; i < 2; i++) {
+        weir_buf_init(&st[i]);
+        ops[i] = job_sink_at(&runp, s, i, 2);
+        cr_assert_eq(runp.cls->process(ops[i], NULL, 0, b1), 0);
+        cr_assert_eq(runp.cls->snapshot(ops[i], NULL, 1, &st[i]), 0);
+        cr_assert_eq(runp.cls->checkpoint_complete(ops[i], NULL, 1), 0);
+        runp.cls->close(ops[i]);
+    }
+    /* Run Q at 1 restores it (subtask 0 takes index 1's state) and commits
+     * a file at checkpoint 2. */
+    weir_operator_spec runq = job_sink_spec(dir, "/jobs/one");
+    run_restore(&runq, ops, 1, st, 2, s);
+    weir_buf_init(&q);
+    cr_assert_eq(runq.cls->process(ops[0], NULL, 0, b1), 0);
+    cr_assert_eq(runq.cls->snapshot(ops[0], NULL, 2, &q), 0);
+    cr_assert_eq(runq.cls->checkpoint_complete(ops[0], NULL, 2), 0);
+    runq.cls->close(ops[0]);
+    cr_assert_str_eq(list_dir(dir), "part-0-0.json part-0-0.json part-1-0.json");
+    /* Run R at 4 restores checkpoint 2: index 1's file of run P came before
+     * it (run P is in its history) and stays, whichever subtask looks. */
+    weir_operator_spec runr = job_sink_spec(dir, "/jobs/one");
+    run_restore(&runr, ops, 4, &q, 1, s);
+    cr_assert_str_eq(list_dir(dir), "part-0-0.json part-0-0.json part-1-0.json");
+    for (uint32_t i = 0; i < 4; i++)
+        runr.cls->close(ops[i]);
+    weir_buf_fini(&st[0]);
+    weir_buf_fini(&st[1]);
+    weir_buf_fini(&q);
+    weir_operator_spec_release(&runp);
+    weir_operator_spec_release(&runq);
+    weir_operator_spec_release(&runr);
+    weir_batch_destroy(b1);
+    weir_schema_destroy(s);
+}
+
 Test(file_sink, commit_checks_every_file_before_the_first_rename,
      .init = make_tmp, .fini = cleanup_tmp)
 {

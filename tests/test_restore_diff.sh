@@ -4,8 +4,10 @@
 # window (sql_diff.py), changelog (changelog_diff.py) and CDC (cdc_diff.py)
 # generators, runs each with checkpoints into exactly-once file sinks,
 # interrupts it 1-3 times (SIGKILL, SIGTERM, stop with a savepoint, a
-# savepoint then SIGKILL) and restores it (the newest checkpoint, or --from
-# the savepoint at another parallelism and state backend), CDC inputs
+# savepoint then SIGKILL, SIGKILL of a run that restored a savepoint) and
+# restores it (the newest checkpoint, or --from the savepoint - the same
+# one again after that last kind - at another parallelism and state
+# backend), CDC inputs
 # growing between runs, and compares the committed output with the
 # generator's oracle over all the input.
 # Bounded: WEIR_RDIFF_JOBS jobs (default 12; 4 under ASan). The seed is

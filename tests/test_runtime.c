@@ -1381,6 +1381,156 @@ Test(runtime, checkpoint_snapshot_and_restore_equal_an_uninterrupted_run,
     weir_schema_destroy(os);
 }
 
+/* A sink whose instances snapshot their subtask index (+ 100) and record
+ * what restore_union and restore hand them, per new subtask. */
+typedef struct union_seen {
+    pthread_mutex_t mu;
+    uint32_t n_union[4];   /* restore_union's n, per subtask */
+    uint64_t union_sum[4]; /* the states it read, summed */
+    int restored[4];       /* the state restore read, or -1 */
+    bool union_first[4];   /* restore_union came before restore */
+    int bad;               /* a state that did not read back */
+} union_seen;
+
+typedef struct us_sink {
+    union_seen *seen;
+    uint32_t subtask;
+} us_sink;
+
+static int us_create(void *arg, const weir_op_info *info, void **out)
+{
+    us_sink *o = calloc(1, sizeof *o);
+    o->seen = arg;
+    o->subtask = info->subtask;
+    *out = o;
+    return 0;
+}
+
+static int us_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *b)
+{
+    (void)op;
+    (void)ctx;
+    (void)input;
+    (void)b;
+    return 0;
+}
+
+static int us_snapshot(void *op, weir_op_ctx *ctx, uint64_t id, weir_buf *out)
+{
+    (void)ctx;
+    (void)id;
+    const us_sink *o = op;
+    return weir_buf_put_u32(out, o->subtask + 100);
+}
+
+static int us_restore_union(void *op, weir_op_ctx *ctx, weir_cursor *states,
+                            uint32_t n)
+{
+    (void)ctx;
+    us_sink *o = op;
+    pthread_mutex_lock(&o->seen->mu);
+    o->seen->n_union[o->subtask] = n;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t v = 0;
+        if (weir_cursor_get_u32(&states[i], &v) || v != i + 100)
+            o->seen->bad++;
+        o->seen->union_sum[o->subtask] += v;
+    }
+    o->seen->union_first[o->subtask] = o->seen->restored[o->subtask] < 0;
+    pthread_mutex_unlock(&o->seen->mu);
+    return 0;
+}
+
+static int us_restore(void *op, weir_op_ctx *ctx, weir_cursor *in)
+{
+    (void)ctx;
+    us_sink *o = op;
+    uint32_t v = 0;
+    int rc = weir_cursor_get_u32(in, &v);
+    pthread_mutex_lock(&o->seen->mu);
+    o->seen->bad += rc != 0;
+    o->seen->restored[o->subtask] = (int)v;
+    pthread_mutex_unlock(&o->seen->mu);
+    return 0;
+}
+
+static void us_close(void *op) { free(op); }
+
+static const weir_operator_class us_cls = {
+    .name = "union_sink",
+    .process = us_process,
+    .snapshot = us_snapshot,
+    .restore = us_restore,
+    .restore_union = us_restore_union,
+    .close = us_close,
+};
+
+static weir_job *union_job(th_source *src, uint32_t sink_par, union_seen *seen,
+                           ckpt_test *t)
+{
+    weir_job *job = new_job(2, 8, NULL, 0);
+    weir_source_spec ss = th_source_spec(src, "events");
+    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 5};
+    weir_stream st;
+    cr_assert_eq(weir_job_source(job, &ss, &wm, 1, &st), 0);
+    weir_operator_spec sink = {.name = "union_sink",
+                               .cls = &us_cls,
+                               .create = us_create,
+                               .arg = seen};
+    cr_assert_eq(weir_job_sink(job, st, &sink, sink_par), 0);
+    weir__ckpt_hooks hooks = {.ack = ck_ack, .decline = ck_decline, .ud = t};
+    cr_assert_eq(weir__job_set_ckpt_hooks(job, &hooks), 0);
+    return job;
+}
+
+/* Union operator state: after a scale-up (2 -> 3) every new subtask reads
+ * both old subtasks' states through restore_union, before restore; restore
+ * still hands each old state to its one subtask (none to the new index). */
+Test(runtime, restore_union_gives_every_subtask_every_old_state, .timeout = 60)
+{
+    weir_schema *s = th_schema("k BIGINT, v BIGINT");
+    th_source *live = th_usource_create(s, 1), *rest = th_vsource_create(s, 1);
+    th_source_row(live, 0, 1, (int64_t)1, (int64_t)1);
+    th_source_row(rest, 0, 1, (int64_t)1, (int64_t)1); /* the same input */
+    union_seen seen = {.restored = {-1, -1, -1, -1}};
+    pthread_mutex_init(&seen.mu, NULL);
+    ckpt_test a, b;
+    ck_init(&a);
+    ck_init(&b);
+    weir_job *job = union_job(live, 2, &seen, &a);
+    cr_assert_eq(weir_job_start(job), 0);
+    cr_assert(th_source_wait_read(live, 0, GUARD_MS));
+    cr_assert_eq(weir__job_trigger_checkpoint(job, 1), 0);
+    wait_acks(&a, (int)weir__job_subtask_count(job));
+    cr_assert_eq(a.declines, 0);
+    th_source_end_all(live);
+    cr_assert_eq(weir_job_wait(job), 0, "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(seen.n_union[i], 0, "no restore in the first run");
+
+    job = union_job(rest, 3, &seen, &b);
+    weir__restore_source rs = weir__snapshot_set_source(a.set);
+    cr_assert_eq(weir__job_set_restore(job, &rs), 0);
+    cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(seen.n_union[i], 2, "subtask %d", i);
+        cr_assert_eq(seen.union_sum[i], 201, "subtask %d", i);
+        cr_assert(seen.union_first[i], "subtask %d", i);
+    }
+    cr_assert_eq(seen.restored[0], 100);
+    cr_assert_eq(seen.restored[1], 101);
+    cr_assert_eq(seen.restored[2], -1, "the new index has no state of its own");
+    cr_assert_eq(seen.bad, 0);
+    ck_fini(&a);
+    ck_fini(&b);
+    pthread_mutex_destroy(&seen.mu);
+    th_source_destroy(live);
+    th_source_destroy(rest);
+    weir_schema_destroy(s);
+}
+
 Test(runtime, checkpoint_of_finished_subtasks_acks_finished, .timeout = 60)
 {
     weir_schema *s = th_schema("k BIGINT, v BIGINT");

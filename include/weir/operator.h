@@ -68,6 +68,18 @@ typedef struct weir_operator_class {
      * (old index mod new parallelism), own state first.
      */
     int (*restore)(void *op, weir_op_ctx *ctx, weir_cursor *in);
+    /*
+     * Optional. Union (broadcast) operator state: before restore, every
+     * instance reads what snapshot wrote at every old instance (states[i]
+     * of old instance i, n the old parallelism), whatever the parallelism
+     * now, so an instance without state of its own (a scale-up) still
+     * learns what the checkpoint holds. Only for read: each state is still
+     * restored by its one instance through restore. Not called when the
+     * restore source lacks an old instance's state (a process of several
+     * that reads only its own part).
+     */
+    int (*restore_union)(void *op, weir_op_ctx *ctx, weir_cursor *states,
+                         uint32_t n);
     /* Optional. Checkpoint ckpt_id completed everywhere: sinks commit here. */
     int (*checkpoint_complete)(void *op, weir_op_ctx *ctx, uint64_t ckpt_id);
     /* Optional. End of input: emit what is left. */

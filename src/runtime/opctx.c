@@ -78,6 +78,33 @@ int weir__op_init(weir_op_ctx *c, weir__subtask *st, uint32_t pos,
     return 0;
 }
 
+/* Hands every old instance's operator state to restore_union; nothing when
+ * one of them is not at hand. */
+static int op_restore_union(weir_op_ctx *c, uint32_t old, uint32_t par)
+{
+    const weir__restore_source *rs = &c->st->job->restore;
+    weir_buf *bufs = weir_calloc(old, sizeof *bufs);
+    weir_cursor *curs = weir_calloc(old, sizeof *curs);
+    int rc = bufs && curs ? 0 : WEIR_ENOMEM;
+    uint32_t got = 0;
+    bool all = true;
+    while (!rc && all && got < old) {
+        weir_buf_init(&bufs[got]);
+        rc = rs->op_state(rs->ud, c->node->id, c->node->name, got, par,
+                          &bufs[got]);
+        all = bufs[got].len > 0;
+        weir_cursor_init(&curs[got], bufs[got].data, bufs[got].len);
+        got++;
+    }
+    if (!rc && all)
+        rc = c->cls->restore_union(c->op, c, curs, old);
+    for (uint32_t i = 0; bufs && i < got; i++)
+        weir_buf_fini(&bufs[i]);
+    weir_free(bufs);
+    weir_free(curs);
+    return rc;
+}
+
 /* Restores operator state, keyed state and timers from the job's restore
  * source. */
 static int op_restore(weir_op_ctx *c)
@@ -132,6 +159,8 @@ static int op_restore(weir_op_ctx *c)
             rs->op_parallelism
                 ? rs->op_parallelism(rs->ud, c->node->id, c->node->name)
                 : 0;
+        if (old && c->cls && c->cls->restore_union)
+            rc = op_restore_union(c, old, par);
         for (uint32_t j = self; !rc && (j == self || j < old); j += par) {
             weir_buf_clear(&a);
             rc = rs->op_state(rs->ud, c->node->id, c->node->name, j, par, &a);

@@ -36,7 +36,10 @@
  * carries the history of its runs (run id, files opened by then): a
  * restore of an older checkpoint deletes the writer's visible files that
  * history does not cover (committed by a later checkpoint of a run that
- * went on past it), since a new run's names never overwrite them.
+ * went on past it), since a new run's names never overwrite them. A
+ * subtask index without restored state (a scale-up) reads the runs of every
+ * restored state (union state, restore_union) and deletes its visible files
+ * of runs not among them: a run that restored the same savepoint before.
  * Commit checks every file it is about to rename first, so a commit that
  * must fail (a file missing) makes none of that checkpoint's files visible.
  *
@@ -97,8 +100,10 @@
  * 5 adds to each pending file its multipart upload on object storage: str
  * upload id ("" for a local file), u32 n, n x str ETag of parts 1..n.
  * 6 adds to each pending file u64 the bytes of its parts (object storage:
- * a completed object must hold them all). */
-#define SNAPSHOT_VERSION 6
+ * a completed object must hold them all).
+ * 7 adds after the history the runs known to come before the checkpoint
+ * (any subtask index): u32 n, n x u64 run. */
+#define SNAPSHOT_VERSION 7
 /* A pending file's size when the snapshot did not say (version 5). */
 #define SIZE_UNKNOWN UINT64_MAX
 /* The descriptor of an in-progress file on object storage (an upload). */
@@ -197,6 +202,12 @@ typedef struct file_sink {
     uint64_t partitions_committed;
     run_mark *runs; /* the runs before this one in this state's history */
     uint32_t n_runs;
+    /* Runs of this writer known to come before this run's checkpoints, of
+     * any subtask index: the union of the restored checkpoint's histories,
+     * or, at a fresh start, the runs of the files already visible. */
+    uint64_t *known;
+    uint32_t n_known, cap_known;
+    bool unioned; /* restore_union ran: the job restores a checkpoint */
     bool restored; /* restore() ran: it dealt with the hidden files */
     bool swept;    /* hidden files of a crashed earlier run removed */
     bool noted;    /* note_visible ran: earlier runs' files in the history */
@@ -233,7 +244,6 @@ static int s3s_commit(file_sink *s, const pending_file *p);
 static void s3s_drop(file_sink *s, bucket *b);
 static int s3s_success(file_sink *s, bucket *b);
 static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac);
-static int s3s_note_visible(file_sink *s);
 static void s3s_deferred(file_sink *s);
 static void s3s_start_later(file_sink *s);
 
@@ -453,6 +463,7 @@ static int64_t part_number(const char *name, uint32_t subtask)
  */
 typedef int (*file_fn)(file_sink *s, const char *dir, const char *name,
                        void *ud);
+static int s3s_each_object(file_sink *s, file_fn fn, void *ud);
 
 static int walk(file_sink *s, const char *dir, uint32_t depth, file_fn fn,
                 void *ud)
@@ -599,8 +610,24 @@ struct abort_ctx {
      * (departed_only: those alone). */
     uint32_t par;
     bool departed_only;
+    /* With known (the union of the restored histories, n_old the number of
+     * subtasks that took the checkpoint): visible files of any_writer alone,
+     * of the indexes >= n_old (no restored state) that subtask idx stands
+     * for (its own; those >= par dealt out modulo par), whose run is
+     * neither known nor this one (now): committed by a run that went on
+     * past the restored checkpoint, or restored it before. */
+    const uint64_t *known;
+    uint32_t n_known, n_old;
+    uint64_t now;
 };
 static int abort_uncovered(file_sink *s, abort_ctx *ac);
+
+/* The subtask (of par) that cleans up after subtask index idx: itself, or
+ * for an index no subtask runs any more, idx mod par. */
+static uint32_t owner_of(uint32_t idx, uint32_t par)
+{
+    return idx < par ? idx : idx % par;
+}
 
 /*
  * A start without restored state: hidden files of this writer (this job's
@@ -658,12 +685,19 @@ static int sweep_if_fresh(file_sink *s)
  * this run alone, and the next restore - the newest checkpoint's too -
  * would delete the files that index committed before the scale-down.
  */
+static int add_known(file_sink *s, uint64_t run);
+
 static int note_run(file_sink *s, const char *name)
 {
     part_name pn;
     if (name[0] == '.' || !parse_part(name, &pn) || pn.writer != s->writer ||
-        pn.subtask != s->subtask || pn.run == s->arg->run)
+        pn.run == s->arg->run)
         return 0;
+    /* A fresh start (the job restores nothing): every run whose files are
+     * visible came before this one, whatever its subtask index. */
+    int rc = s->unioned ? 0 : add_known(s, pn.run);
+    if (rc || pn.subtask != s->subtask)
+        return rc;
     for (uint32_t i = 0; i < s->n_runs; i++) {
         if (s->runs[i].run == pn.run) {
             if (pn.n >= s->runs[i].next_part)
@@ -676,6 +710,24 @@ static int note_run(file_sink *s, const char *name)
         return oom(s);
     s->runs = r;
     s->runs[s->n_runs++] = (run_mark){pn.run, pn.n + 1};
+    return 0;
+}
+
+/* Adds run to the runs known to come before this run's checkpoints. */
+static int add_known(file_sink *s, uint64_t run)
+{
+    for (uint32_t i = 0; i < s->n_known; i++)
+        if (s->known[i] == run)
+            return 0;
+    if (s->n_known == s->cap_known) {
+        uint32_t cap = s->cap_known ? s->cap_known * 2 : 8;
+        uint64_t *v = weir_realloc(s->known, cap * sizeof *v);
+        if (!v)
+            return oom(s);
+        s->known = v;
+        s->cap_known = cap;
+    }
+    s->known[s->n_known++] = run;
     return 0;
 }
 
@@ -1457,6 +1509,11 @@ static int fsink_snapshot_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
         rc = weir_buf_put_u64(out, s->arg->run);
     if (!rc)
         rc = weir_buf_put_u64(out, s->next_part);
+    /* Runs known to come first, for every subtask of a restore (union). */
+    if (!rc)
+        rc = weir_buf_put_u32(out, s->n_known);
+    for (uint32_t i = 0; i < s->n_known && !rc; i++)
+        rc = weir_buf_put_u64(out, s->known[i]);
     if (!rc)
         rc = weir_buf_put_u32(out, s->n_pending);
     for (uint32_t i = 0; i < s->n_pending && !rc; i++) {
@@ -1537,6 +1594,15 @@ static bool to_abort(const abort_ctx *ac, const char *name, bool hidden)
     part_name pn;
     if (!parse_part(name, &pn))
         return false;
+    if (ac->known) {
+        if (hidden || pn.writer != ac->any_writer || pn.subtask < ac->n_old ||
+            owner_of(pn.subtask, ac->par) != ac->idx || pn.run == ac->now)
+            return false;
+        for (uint32_t i = 0; i < ac->n_known; i++)
+            if (ac->known[i] == pn.run)
+                return false;
+        return true;
+    }
     if (ac->par && pn.subtask >= ac->par)
         return hidden && ac->has_any && pn.writer == ac->any_writer &&
                pn.subtask % ac->par == ac->idx;
@@ -1582,6 +1648,12 @@ static int abort_uncovered(file_sink *s, abort_ctx *ac)
     return walk(s, s->arg->path, 0, abort_one, ac);
 }
 
+/* fn on every file of the table (object storage: every object, dir NULL). */
+static int each_file(file_sink *s, file_fn fn, void *ud)
+{
+    return s->s3 ? s3s_each_object(s, fn, ud) : walk(s, s->arg->path, 0, fn, ud);
+}
+
 static int note_one(file_sink *s, const char *dir, const char *name, void *ud)
 {
     (void)dir;
@@ -1593,7 +1665,7 @@ static int note_visible(file_sink *s)
 {
     if (s->noted || s->restored || !s->arg->job_id)
         return 0;
-    int rc = s->s3 ? s3s_note_visible(s) : walk(s, s->arg->path, 0, note_one, NULL);
+    int rc = each_file(s, note_one, NULL);
     s->noted = rc == 0; /* a failed listing is tried again */
     return rc;
 }
@@ -1880,7 +1952,7 @@ static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac)
     weir__s3_free_names(keys, n);
     weir__s3_free_names(ids, n);
     /* Visible files no checkpoint in the restored history covers. */
-    if (!rc && ac->marks) {
+    if (!rc && (ac->marks || ac->known)) {
         lrc = weir__s3_list(s->s3, kp, false, &keys, NULL, &n);
         if (lrc)
             rc = s3_fail(s, "list", "", lrc);
@@ -1896,8 +1968,8 @@ static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac)
     return rc;
 }
 
-/* note_visible on object storage: the table's objects. */
-static int s3s_note_visible(file_sink *s)
+/* fn on each of the table's objects (dir NULL). */
+static int s3s_each_object(file_sink *s, file_fn fn, void *ud)
 {
     size_t pl;
     char *kp = s3s_key_prefix(s, &pl);
@@ -1912,7 +1984,7 @@ static int s3s_note_visible(file_sink *s)
     for (size_t i = 0; !rc && i < n; i++) {
         const char *name = table_file(s, keys[i], pl);
         if (name)
-            rc = note_run(s, name);
+            rc = fn(s, NULL, name, ud);
     }
     weir__s3_free_names(keys, n);
     weir_free(kp);
@@ -1967,8 +2039,10 @@ static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac)
     (void)ac;
     return s3s_open(s);
 }
-static int s3s_note_visible(file_sink *s)
+static int s3s_each_object(file_sink *s, file_fn fn, void *ud)
 {
+    (void)fn;
+    (void)ud;
     return s3s_open(s);
 }
 
@@ -2002,6 +2076,105 @@ static int restore_files(file_sink *s, weir_cursor *in, uint32_t version,
                          uint64_t next_part, const run_mark *marks,
                          uint32_t n_marks);
 
+/* The ctx of keep_one: which files' runs a restore of an earlier weir's
+ * checkpoint takes for known. */
+struct keep_ctx {
+    uint32_t writer, n_old;
+};
+
+static int keep_one(file_sink *s, const char *dir, const char *name, void *ud)
+{
+    (void)dir;
+    const struct keep_ctx *k = ud;
+    part_name pn;
+    if (name[0] == '.' || !parse_part(name, &pn) || pn.writer != k->writer ||
+        pn.subtask < k->n_old || pn.run == s->arg->run)
+        return 0;
+    return owner_of(pn.subtask, s->par) == s->subtask ? add_known(s, pn.run)
+                                                       : 0;
+}
+
+/*
+ * Every subtask of a restore reads the state of every subtask that took the
+ * checkpoint (restore_union): the runs of all their histories (and the
+ * runs they knew before) are the runs whose output the checkpoint holds.
+ * A subtask index without restored state (the parallelism went up) cannot
+ * tell from its own state which of its visible files came after the
+ * checkpoint - a run that restored the same savepoint before, at this
+ * parallelism, and committed - so this subtask deletes the visible files
+ * of such indexes it stands for (its own; departed ones modulo the
+ * parallelism) whose run is not among them. Files of runs before the
+ * checkpoint stay, also those of an index a scale-down took away and this
+ * scale-up brought back (parallelism 2 -> 1 -> 4). A checkpoint of an
+ * earlier weir (version < 7: its states know no earlier runs of other
+ * indexes) restores as before, deleting nothing here: the runs of those
+ * files are taken for known instead, so later restores keep them too. One
+ * of another writer (another job's savepoint) deletes nothing here.
+ */
+static int fsink_restore_union_impl(void *op, weir_op_ctx *ctx,
+                                    weir_cursor *states, uint32_t n)
+{
+    (void)ctx;
+    file_sink *s = op;
+    s->unioned = true;
+    uint32_t writer = 0, oldest = SNAPSHOT_VERSION;
+    int rc = 0;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        weir_cursor *in = &states[i];
+        uint32_t version, idx, w, nr, nk = 0;
+        uint64_t run, next_part, r, np;
+        if (weir_cursor_get_u32(in, &version) || version < 1 ||
+            version > SNAPSHOT_VERSION)
+            return corrupt(s);
+        if (version < oldest)
+            oldest = version;
+        if (version < 4)
+            continue; /* no writer, no history */
+        if (weir_cursor_get_u32(in, &idx) || weir_cursor_get_u32(in, &w) ||
+            weir_cursor_get_u64(in, &run) ||
+            weir_cursor_get_u64(in, &next_part) ||
+            weir_cursor_get_u32(in, &nr) || nr > weir_cursor_left(in) / 16)
+            return corrupt(s);
+        if (i > 0 && w != writer)
+            oldest = 0; /* states of two writers: not one job's */
+        writer = w;
+        for (uint32_t j = 0; j < nr && !rc; j++)
+            rc = weir_cursor_get_u64(in, &r) || weir_cursor_get_u64(in, &np)
+                     ? corrupt(s)
+                     : add_known(s, r);
+        if (!rc && version >= 7 &&
+            (weir_cursor_get_u32(in, &nk) || nk > weir_cursor_left(in) / 8))
+            rc = corrupt(s);
+        for (uint32_t j = 0; j < nk && !rc; j++)
+            rc = weir_cursor_get_u64(in, &r) ? corrupt(s) : add_known(s, r);
+    }
+    if (rc)
+        return rc;
+    if (oldest < 4 || (s->arg->job_id && writer != s->writer)) {
+        s->n_known = 0; /* nothing of this job's sink */
+        return 0;
+    }
+    /* Without a job id, the checkpoint's writer is the job's (restore_files
+     * takes it on for a subtask with state; this one takes it here). */
+    s->writer = writer;
+    if (oldest < 7) {
+        /* An earlier weir's states list no runs of other indexes: the
+         * visible files of the indexes without state stay, as they did,
+         * and their runs are known from now on. */
+        struct keep_ctx k = {writer, n};
+        return each_file(s, keep_one, &k);
+    }
+    abort_ctx ac = {.idx = s->subtask,
+                    .has_any = true,
+                    .any_writer = s->writer,
+                    .par = s->par,
+                    .known = s->known,
+                    .n_known = s->n_known,
+                    .n_old = n,
+                    .now = s->arg->run};
+    return abort_uncovered(s, &ac);
+}
+
 static int fsink_restore_impl(void *op, weir_op_ctx *ctx, weir_cursor *in)
 {
     (void)ctx;
@@ -2031,6 +2204,25 @@ static int fsink_restore_impl(void *op, weir_op_ctx *ctx, weir_cursor *in)
                 weir_free(marks);
                 return corrupt(s);
             }
+        }
+    }
+    /* The runs known before it go on in this subtask's snapshots (a state
+     * of another writer's: nothing of this job). */
+    if (version >= 7) {
+        uint32_t nk;
+        int rc = weir_cursor_get_u32(in, &nk) ||
+                         nk > weir_cursor_left(in) / 8
+                     ? corrupt(s)
+                     : 0;
+        for (uint32_t i = 0; i < nk && !rc; i++) {
+            uint64_t r;
+            rc = weir_cursor_get_u64(in, &r) ? corrupt(s)
+                 : writer == s->writer || !s->arg->job_id ? add_known(s, r)
+                                                          : 0;
+        }
+        if (rc) {
+            weir_free(marks);
+            return rc;
         }
     }
     int rc = restore_files(s, in, version, idx, writer, run, next_part, marks,
@@ -2208,6 +2400,12 @@ static int fsink_restore(void *op, weir_op_ctx *ctx, weir_cursor *in)
     return report(ctx, op, fsink_restore_impl(op, ctx, in));
 }
 
+static int fsink_restore_union(void *op, weir_op_ctx *ctx,
+                               weir_cursor *states, uint32_t n)
+{
+    return report(ctx, op, fsink_restore_union_impl(op, ctx, states, n));
+}
+
 static void fsink_close(void *op)
 {
     file_sink *s = op;
@@ -2244,6 +2442,7 @@ static void fsink_close(void *op)
     weir_free(s->pending);
     weir_free(s->marks);
     weir_free(s->runs);
+    weir_free(s->known);
     weir_free(s->adopted);
     weir_buf_fini(&s->key);
     weir_encoder_destroy(s->enc);
@@ -2266,6 +2465,7 @@ const weir_operator_class weir__file_sink_class = {
     .watermark = fsink_watermark,
     .snapshot = fsink_snapshot,
     .restore = fsink_restore,
+    .restore_union = fsink_restore_union,
     .checkpoint_complete = fsink_checkpoint_complete,
     .finish = fsink_finish,
     .stop = fsink_stop,
