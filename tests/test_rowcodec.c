@@ -244,8 +244,9 @@ Test(rowcodec, one_encoding_per_row)
             weir_batch_set_valid(b, c, (uint32_t)row);
             if (weir_type_is_varlen(s->fields[c].type.id))
                 cr_assert_eq(weir_batch_set_str(b, c, (uint32_t)row, "a", next_rand() % 2), 0);
-            else
-                ((uint8_t *)b->cols[c].data)[(size_t)row * weir_type_size(s->fields[c].type)] = (uint8_t)(next_rand() % 2);
+            else /* the value's first byte: another value, or the same */
+                ((uint8_t *)b->cols[c].data)[(size_t)row * weir_type_size(s->fields[c].type)] =
+                    (uint8_t)(next_rand() % 2);
         }
         weir_buf_init(&enc[r]);
         cr_assert_eq(weir__crow_encode(b, r, n, &enc[r]), 0);

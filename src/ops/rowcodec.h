@@ -40,10 +40,10 @@ int weir__row_copy_cols(weir_batch *dst, uint32_t drow, uint32_t off,
 /*
  * The compact encoding of columns [0, n) of a row, the one the regular
  * joins and Top-N / deduplication keep in state (their fingerprint names
- * it: "row format: compact-1", weir__describe_row_format in ops/ops.h): a NULL bitmap of
- * (n + 7) / 8 bytes (bit c % 8 of byte c / 8 set: column c is NULL), then
- * per non-NULL column: INT, DATE and TIME as the zigzag varint of the
- * 32-bit value; BIGINT, INTERVAL, TIMESTAMP(_LTZ) and DECIMAL of precision
+ * it: "row format: compact-1", weir__describe_row_format in ops/ops.h): a
+ * NULL bitmap of (n + 7) / 8 bytes (bit c % 8 of byte c / 8 set: column c
+ * is NULL), then per non-NULL column: INT, DATE and TIME as the zigzag
+ * varint of the 32-bit value; BIGINT, INTERVAL, TIMESTAMP(_LTZ) and DECIMAL of precision
  * <= 18 as the zigzag varint of the 64-bit value; STRING, BYTES and the
  * nested types as a varint length and the bytes; BOOLEAN, DOUBLE and a
  * DECIMAL of precision > 18 as their bytes in the column (little-endian).
