@@ -2,8 +2,10 @@
  * ops/join.c - regular streaming equi-join (Flink's streaming join).
  *
  * State: for each side one map state per join key, "join-left" and
- * "join-right". Map key: the row (its output columns in a canonical
- * encoding, see row_encode). Map value: three i64: the number of times the
+ * "join-right". Map key: the row (its output columns in the compact
+ * encoding, weir__crow_encode in ops/rowcodec.h; the planner names it in
+ * the join's fingerprint, so a checkpoint of the canonical encoding that
+ * weir kept before is refused by name, not misread). Map value: three i64: the number of times the
  * row is present (duplicates are counted, not repeated); for the rows of
  * an outer side, how many rows of the other side currently match it
  * ("associations"; a regular join's outer row with none has its
@@ -496,7 +498,7 @@ static int gather_visit(void *ud, const void *k, size_t klen, const void *v, siz
         rc = weir__join_core_grow(&j->core, cand_schema(c), j->n_refs);
     if (!rc)
         rc = cand_append(j, g->s, g->in, g->r, &row);
-    if (!rc && (rc = weir__row_decode(k, klen, j->core.cand, (uint32_t)row, o == 0 ? 0 : c->n_out[0],
+    if (!rc && (rc = weir__crow_decode(k, klen, j->core.cand, (uint32_t)row, o == 0 ? 0 : c->n_out[0],
                                       c->n_out[o])))
         g->bad_row = true;
     return rc;
@@ -602,7 +604,7 @@ static int apply_semi_anti(join_op *j, weir_op_ctx *ctx, int s, const weir_batch
     for (uint32_t i = 0; i < j->n_refs; i++)
         if (j->core.sel[i])
             matched += j->refs[i].count;
-    if ((rc = weir__row_encode(in, r, c->n_out[s], &j->row)))
+    if ((rc = weir__crow_encode(in, r, c->n_out[s], &j->row)))
         return rc;
     const void *v;
     size_t vlen;
@@ -680,7 +682,7 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
         if (j->core.sel[i])
             matched += j->refs[i].count;
     /* this row's own entry */
-    if ((rc = weir__row_encode(in, r, c->n_out[s], &j->row)))
+    if ((rc = weir__crow_encode(in, r, c->n_out[s], &j->row)))
         return rc;
     const void *v;
     size_t vlen;
@@ -763,7 +765,7 @@ static int emit_expired(join_op *j, weir_op_ctx *ctx, int s, const cand_ref *cr)
         int rc =
             weir__join_core_out_row(&j->core, ctx, WEIR_ROW_INSERT, cr->ts, &r);
         if (!rc)
-            rc = weir__row_decode(j->scan.data + cr->off, cr->len, j->core.out,
+            rc = weir__crow_decode(j->scan.data + cr->off, cr->len, j->core.out,
                                   r, off, c->n_out[s]);
         if (rc)
             return rc;
