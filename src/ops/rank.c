@@ -73,6 +73,7 @@
 
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
+#include "runtime/checkpoint.h"
 #include "state/backend.h"
 #include "time/tz.h"
 #include "util/hindex.h"
@@ -242,8 +243,9 @@ static int sk_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 
 /* ---- state: u32 count, then per row: bytes sort key, bytes row (the
  * compact encoding, weir__crow_encode in ops/rowcodec.h; the planner names
- * it in the fingerprint, so a checkpoint of the canonical encoding that weir
- * kept before is refused by name, not misread) ---- */
+ * it in the fingerprint, and the rows of a checkpoint of the canonical
+ * encoding that weir kept before are re-encoded after its restore,
+ * rank_recode) ---- */
 
 /* Room for n rows in the array *arr of capacity *cap. */
 static int list_reserve(kept **arr, uint32_t *cap, uint32_t n)
@@ -1092,6 +1094,60 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
     return o->out ? 0 : WEIR_ENOMEM;
 }
 
+/* ---- a checkpoint of the canonical row encoding ---- */
+
+typedef struct recode_ctx {
+    rank_op *o;
+    weir_op_ctx *ctx;
+    weir_batch *scratch; /* the output schema: the input's columns first */
+    uint64_t keys;
+    weir_buf val, row;
+} recode_ctx;
+
+/* The current key's list, each row re-encoded; the sort keys stay. */
+static int recode_key(void *ud, const uint8_t *key, size_t klen, const void *ns, size_t ns_len)
+{
+    (void)key;
+    (void)klen;
+    recode_ctx *r = ud;
+    rank_op *o = r->o;
+    int rc = 0;
+    if (++r->keys % 1024 == 0 && (rc = weir_op_interrupted(r->ctx)))
+        return rc;
+    const void *v;
+    size_t len;
+    uint32_t n;
+    if ((rc = weir_value_get(o->st, ns, ns_len, &v, &len)))
+        return rc == WEIR_ENOTFOUND ? 0 : rc; /* expired (TTL) since it was listed */
+    weir_buf_clear(&o->copy);
+    if ((rc = weir_buf_put(&o->copy, v, len)) || (rc = parse(o, &o->copy, &n)))
+        return rc;
+    weir_buf_clear(&r->val);
+    rc = weir_buf_put_u32(&r->val, n);
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        const kept *k = &o->kept[i];
+        if (!(rc = weir__crow_recode(k->row, k->rowlen, r->scratch, o->n_cols, &r->row)) &&
+            !(rc = weir_buf_put_bytes(&r->val, k->sk, k->sklen)))
+            rc = weir_buf_put_bytes(&r->val, r->row.data, r->row.len);
+    }
+    return rc ? rc : weir_value_put(o->st, ns, ns_len, r->val.data, r->val.len);
+}
+
+/* The restored lists, their rows in the canonical encoding, into the compact one. */
+static int rank_recode(void *op, weir_op_ctx *ctx)
+{
+    rank_op *o = op;
+    recode_ctx r = {.o = o, .ctx = ctx};
+    weir_buf_init(&r.val);
+    weir_buf_init(&r.row);
+    int rc = (r.scratch = weir_batch_create(o->conf->out_schema, 1)) ? weir_state_keys(o->st, recode_key, &r)
+                                                                      : WEIR_ENOMEM;
+    weir_batch_destroy(r.scratch);
+    weir_buf_fini(&r.val);
+    weir_buf_fini(&r.row);
+    return rc;
+}
+
 static int rank_open(void *op, weir_op_ctx *ctx)
 {
     rank_op *o = op;
@@ -1100,6 +1156,7 @@ static int rank_open(void *op, weir_op_ctx *ctx)
     o->n_late = weir_op_counter(ctx, "late_records_dropped");
     if (o->conf->retract)
         o->n_missing = weir_op_counter(ctx, "retractions_not_found");
+    weir__op_on_canonical_rows(ctx, rank_recode);
     return weir_op_get_state(ctx, &d, &o->st);
 }
 

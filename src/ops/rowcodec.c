@@ -7,6 +7,7 @@
 
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
+#include "runtime/checkpoint.h"
 #include "weir/schema.h"
 
 /*
@@ -380,9 +381,22 @@ int weir__crow_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t ro
     return rc;
 }
 
+int weir__crow_recode(const uint8_t *p, size_t len, weir_batch *scratch, uint32_t n, weir_buf *out)
+{
+    weir_batch_reset(scratch);
+    int row = weir_batch_append_row(scratch);
+    if (row < 0)
+        return row;
+    /* the canonical encoding's length, to see that the row uses every byte */
+    int rc = weir__row_decode(p, len, scratch, (uint32_t)row, 0, n);
+    if (!rc && weir__row_encoded_len(scratch, (uint32_t)row, n) != len)
+        rc = WEIR_ECORRUPT;
+    return rc ? rc : weir__crow_encode(scratch, (uint32_t)row, n, out);
+}
+
 int weir__describe_row_format(weir_job *job, weir_stream s)
 {
-    return weir_job_describe_state(job, s, "row format", WEIR__ROW_FORMAT);
+    return weir_job_describe_state(job, s, WEIR__ROW_FORMAT_FIELD, WEIR__ROW_FORMAT);
 }
 
 int weir__out_row(weir_op_ctx *ctx, weir_batch *out)

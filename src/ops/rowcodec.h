@@ -49,7 +49,7 @@ int weir__row_copy_cols(weir_batch *dst, uint32_t drow, uint32_t off,
  * DECIMAL of precision > 18 as their bytes in the column (little-endian).
  * A row has one encoding: equal rows have equal bytes (a join's map key).
  */
-#define WEIR__ROW_FORMAT "compact-1"
+/* WEIR__ROW_FORMAT, the name, is in runtime/checkpoint.h (restore compatibility). */
 /* The byte length of that encoding of columns [0, n) of (b, row). */
 size_t weir__crow_len(const weir_batch *b, uint32_t row, uint32_t n);
 /* Writes that encoding, of len bytes (weir__crow_len), at dst. */
@@ -60,6 +60,13 @@ int weir__crow_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *o
  * whose columns are marked valid (a NULL column is set NULL), its strings
  * in one piece of dst's heap; WEIR_ECORRUPT when it does not decode. */
 int weir__crow_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n);
+/*
+ * A row of a checkpoint written before the compact encoding: the canonical
+ * encoding of columns [0, n) at p (len bytes) into out in the compact one,
+ * through row 0 of scratch (reset; columns [0, n) of the row's types);
+ * WEIR_ECORRUPT when it does not decode or leaves bytes over.
+ */
+int weir__crow_recode(const uint8_t *p, size_t len, weir_batch *scratch, uint32_t n, weir_buf *out);
 
 /* Appends column col of (b, row) to out in an order-preserving encoding
  * (ops/rank.c): bytewise order of the encodings is SQL order, ASC or DESC,
