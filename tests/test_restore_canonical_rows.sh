@@ -38,7 +38,9 @@ if os.path.exists(os.path.join(top, "stages.txt")):
         first.setdefault(name, int(st))
 def order(out, n):
     m = re.match(r"part-(.*)-(\d+)-(\d+)\.json$", n)
-    return (first.get(out + "/" + n, 1 << 30), m.group(1), int(m.group(2)), int(m.group(3))) if m else (1 << 31, n, 0, 0)
+    if not m:
+        return (1 << 31, n, 0, 0)
+    return (first.get(out + "/" + n, 1 << 30), m.group(1), int(m.group(2)), int(m.group(3)))
 for out in outs:
     d = os.path.join(top, out)
     names = [n for n in os.listdir(d) if not n.startswith(".")] if os.path.isdir(d) else []
@@ -61,7 +63,8 @@ for out in outs:
 PY
 }
 
-mkdir ref && cp "$FIX/job.sql" ref/ && (cd ref && "$WEIR" run job.sql > /dev/null 2> log) || fail "the reference run failed"
+mkdir ref && cp "$FIX/job.sql" ref/ && (cd ref && "$WEIR" run job.sql > /dev/null 2> log) ||
+    fail "the reference run failed"
 fold ref > ref.txt || fail "the reference output does not fold"
 for o in $outs; do grep -q "^$o " ref.txt || fail "the reference wrote nothing to $o"; done
 
@@ -108,7 +111,8 @@ for fixture in memory rocksdb rocksdb-incremental; do
         grep -q "canonical encoding" log && fail "$fixture at p $p: a compact checkpoint taken as canonical"
         cd "$T" || exit 1
         fold "$R" > got.txt || fail "$fixture at p $p: the output does not fold"
-        cmp -s got.txt ref.txt || { diff got.txt ref.txt | head; fail "$fixture at p $p: results differ from an uninterrupted run"; }
+        cmp -s got.txt ref.txt ||
+            { diff got.txt ref.txt | head; fail "$fixture at p $p: results differ from an uninterrupted run"; }
     done
 done
 echo "test_restore_canonical_rows: ok"

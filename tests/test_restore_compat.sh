@@ -182,7 +182,7 @@ meta=$(ls -d ckpt/chk-* | sort -t- -k2 -n | tail -1)/_metadata
 [ "$(without_row_format "$meta")" = 2 ] || fail "the join's and the Top-N's fingerprints do not name the row format"
 "$WEIR" run topn.sql > /dev/null 2> log && fail "compact rows taken for canonical ones were restored"
 for op in "Join\\[0\\]" "Rank\\[0\\]"; do
-    grep -q "$op of ckpt/chk-[0-9]* keeps its rows in the canonical encoding (an earlier weir): they are re-encoded into the compact one (compact-1) as it restores" log ||
+    grep -q "$op of ckpt/chk-[0-9]* keeps its rows in the canonical encoding (an earlier weir): they are re-encoded into the compact one (compact-1)" log ||
         { cat log; fail "the re-encoding of $op is not said"; }
 done
 grep -q "cannot re-encode the restored rows: corrupt" log || { cat log; fail "rows that do not decode are not named"; }

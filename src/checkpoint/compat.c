@@ -20,9 +20,9 @@
  * line says so too). One field may be missing from the checkpoint's
  * fingerprint: "row format" of a join or Top-N, in a checkpoint written
  * before their compact row encoding; its rows are re-encoded after the
- * restore (weir__op_on_canonical_rows). Nothing of a checkpoint is ever restored into an
- * operator whose fingerprint differs: a changed query never silently runs
- * on state it no longer understands.
+ * restore (weir__op_on_canonical_rows). Nothing of a checkpoint is ever
+ * restored into an operator whose fingerprint differs otherwise: a changed
+ * query never silently runs on state it no longer understands.
  */
 #include <stdio.h>
 #include <string.h>

@@ -113,7 +113,8 @@ int weir_rank_spec(const weir_rank_config *cfg, weir_operator_spec *out);
  * format: compact-1"): a join's (weir_join_spec) or a Top-N's or
  * deduplication's (weir_rank_spec), which keep rows in the compact
  * encoding (ops/rowcodec.h). A checkpoint of an earlier weir, whose rows
- * are in the canonical encoding, lacks the field and is refused, naming it.
+ * are in the canonical encoding, lacks the field: the operator re-encodes
+ * its rows after the restore (weir__op_on_canonical_rows).
  */
 int weir__describe_row_format(weir_job *job, weir_stream s);
 
