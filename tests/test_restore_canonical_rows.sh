@@ -8,6 +8,7 @@
 # incremental checkpoints (native files), at the parallelism the checkpoint
 # was taken at and at 2 and 3. The restored job's own checkpoints are in the
 # compact format: it is killed once it took one, and restored again from it.
+# And a savepoint of that weir (the upgrade path), restored with --from.
 set -u
 . "$(cd "$2" && pwd)/tests/support/crash.sh"
 SRC=$(cd "$2" && pwd)
@@ -114,5 +115,26 @@ for fixture in memory rocksdb rocksdb-incremental; do
         cmp -s got.txt ref.txt ||
             { diff got.txt ref.txt | head; fail "$fixture at p $p: results differ from an uninterrupted run"; }
     done
+done
+# The upgrade path: a savepoint of the earlier weir, restored with --from,
+# on the memory backend at parallelism 1 and on RocksDB at 2.
+for p in 1 2; do
+    R=$T/savepoint-$p
+    mkdir "$R" && cp -r "$FIX/savepoint"/. "$R"/ && cp "$FIX/job.sql" "$R"/ || fail "cannot copy the savepoint"
+    chmod -R u+w "$R"
+    stage "$R" 0
+    cd "$R" || exit 1
+    spath=$(ls -d sp/savepoint-* | head -1)
+    opts=()
+    [ $p = 2 ] && opts+=(-D state.backend.type=rocksdb -D weir.state.dir=state)
+    "$WEIR" run job.sql --from "$spath" "${opts[@]}" -D parallelism.default=$p > /dev/null 2> log ||
+        fail "savepoint at p $p: the restore failed"
+    grep -q "restoring from savepoint $spath" log || fail "savepoint at p $p: not restored from it"
+    grep -q "Join\[0\] of $spath keeps its rows in the canonical encoding" log ||
+        fail "savepoint at p $p: the join's re-encoding is not said"
+    cd "$T" || exit 1
+    fold "$R" > got.txt || fail "savepoint at p $p: the output does not fold"
+    cmp -s got.txt ref.txt ||
+        { diff got.txt ref.txt | head; fail "savepoint at p $p: results differ from an uninterrupted run"; }
 done
 echo "test_restore_canonical_rows: ok"

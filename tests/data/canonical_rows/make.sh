@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# tests/data/canonical_rows/make.sh WEIR - writes the fixtures of
-# test_restore_canonical_rows: checkpoints of job.sql taken by WEIR, a weir
-# that keeps join and Top-N rows in the canonical encoding (before the
-# compact one, "row format: compact-1"), on the memory backend, RocksDB and
-# RocksDB with incremental checkpoints. Each job is killed once its first
-# checkpoint is complete; the fixture is that checkpoint (ckpt/) and the
-# output folders as the kill left them.
+# tests/data/canonical_rows/make.sh WEIR [FIXTURE...] - writes the fixtures
+# (all, or those named) of test_restore_canonical_rows: checkpoints of
+# job.sql taken by WEIR, a weir that keeps join and Top-N rows in the
+# canonical encoding (before the compact one, "row format: compact-1"), on
+# the memory backend (memory), RocksDB (rocksdb) and RocksDB with
+# incremental checkpoints (rocksdb-incremental): each job is killed once
+# its first checkpoint is complete, and the fixture is that checkpoint
+# (ckpt/) and the output folders as the kill left them; and a savepoint
+# (savepoint: the job stopped with one, sp/ and the output folders).
 set -eu
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -32,7 +34,32 @@ make_one() { # $1: fixture name, then -D options
     for d in "$T"/out_*; do [ -d "$d" ] && cp -r "$d" "$HERE/$name/"; done
     rm -rf "$T"
 }
-make_one memory
-make_one rocksdb -D state.backend.type=rocksdb -D weir.state.dir=state
-make_one rocksdb-incremental -D state.backend.type=rocksdb -D weir.state.dir=state -D state.backend.incremental=true
+# A savepoint (stop with savepoint), the documented upgrade path: sp/ and
+# the output folders as the stopped job left them.
+make_savepoint() {
+    local T
+    T=$(mktemp -d /tmp/weir-canonical-rows-XXXXXX)
+    cp "$HERE/job.sql" "$T/"
+    cd "$T"
+    "$WEIR" run job.sql -D state.savepoints.dir=sp > /dev/null 2> log &
+    local pid=$!
+    for ((i = 0; i < 1000; i++)); do compgen -G "ckpt/chk-*/_metadata" > /dev/null && break; sleep 0.01; done
+    "$WEIR" savepoint "$pid" --stop > /dev/null
+    wait "$pid"
+    compgen -G "sp/savepoint-*/_metadata" > /dev/null || { cat log; exit 1; }
+    rm -f sp/.weir.lock out_*/.weir.lock
+    cd "$HERE"
+    rm -rf "${HERE:?}/savepoint"
+    mkdir -p "$HERE/savepoint"
+    cp -r "$T/sp" "$HERE/savepoint/"
+    for d in "$T"/out_*; do [ -d "$d" ] && cp -r "$d" "$HERE/savepoint/"; done
+    rm -rf "$T"
+}
+want() { [ $# -eq 0 ] || [[ " $* " == *" $name "* ]]; }
+set -- "${@:2}"
+name=savepoint; want "$@" && make_savepoint
+name=memory; want "$@" && make_one memory
+name=rocksdb; want "$@" && make_one rocksdb -D state.backend.type=rocksdb -D weir.state.dir=state
+name=rocksdb-incremental; want "$@" &&
+    make_one rocksdb-incremental -D state.backend.type=rocksdb -D weir.state.dir=state -D state.backend.incremental=true
 du -sh "$HERE"/*/
