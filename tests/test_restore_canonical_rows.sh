@@ -2,8 +2,8 @@
 # tests/test_restore_canonical_rows.sh WEIR SOURCE_DIR - a checkpoint written
 # by a weir that kept join and Top-N rows in the canonical encoding (before
 # "row format: compact-1"; fixtures in tests/data/canonical_rows, made by
-# its make.sh with such a weir) restores: the rows of the join, the Top-N
-# and the deduplication are re-encoded, and the job ends with the results of
+# its make.sh with such a weir) restores: the rows of the regular, semi and
+# interval joins, the Top-N and the deduplication are re-encoded, and the job ends with the results of
 # an uninterrupted run. On the memory backend, RocksDB and RocksDB with
 # incremental checkpoints (native files), at the parallelism the checkpoint
 # was taken at and at 2 and 3. The restored job's own checkpoints are in the
@@ -14,7 +14,7 @@ set -u
 SRC=$(cd "$2" && pwd)
 restore_init restore-canonical-rows "$1"
 FIX=$SRC/tests/data/canonical_rows
-outs="out_join out_top out_dedup"
+outs="out_join out_semi out_ival out_top out_dedup"
 
 # The files each run wrote (its committed and in-progress ones, by the
 # names they are committed under), as "stage name" lines in $1/stages.txt:
@@ -94,12 +94,10 @@ for fixture in memory rocksdb rocksdb-incremental; do
         pid=
         stage "$R" 1
         grep -q "restoring from checkpoint chk-$first " log || fail "$fixture at p $p: not restored from the fixture"
-        grep -q "Join\[0\] of ckpt/chk-$first keeps its rows in the canonical encoding" log ||
-            fail "$fixture at p $p: the join's re-encoding is not said"
-        grep -q "Rank\[0\] of ckpt/chk-$first keeps its rows in the canonical encoding" log ||
-            fail "$fixture at p $p: the Top-N's re-encoding is not said"
-        grep -q "Deduplicate\[0\] of ckpt/chk-$first keeps its rows in the canonical encoding" log ||
-            fail "$fixture at p $p: the deduplication's re-encoding is not said"
+        for op in "Join\\[0\\]" "Join\\[1\\]" "IntervalJoin\\[0\\]" "Rank\\[0\\]" "Deduplicate\\[0\\]"; do
+            grep -q "$op of ckpt/chk-$first keeps its rows in the canonical encoding" log ||
+                fail "$fixture at p $p: the re-encoding of $op is not said"
+        done
         # (older checkpoints are removed as newer ones complete)
         last=$(ls -d ckpt/chk-*/_metadata 2> /dev/null | sed 's/.*chk-\([0-9]*\).*/\1/' | sort -n | tail -1)
         [ "${last:-0}" -gt "$first" ] || fail "$fixture at p $p: the restored job took no checkpoint"
