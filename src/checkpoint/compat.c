@@ -17,9 +17,12 @@
  *     the user allowed dropping unmatched state (--allow-non-restored-state),
  *     in which case that operator's state is dropped, with a line saying so.
  * Operators of the job that the checkpoint does not have start empty (a
- * line says so too). Nothing of a checkpoint is ever restored into an
- * operator whose fingerprint differs: a changed query never silently runs
- * on state it no longer understands.
+ * line says so too). One field may be missing from the checkpoint's
+ * fingerprint: "row format" of a join or Top-N, in a checkpoint written
+ * before their compact row encoding; its rows are re-encoded after the
+ * restore (weir__op_on_canonical_rows). Nothing of a checkpoint is ever
+ * restored into an operator whose fingerprint differs otherwise: a changed
+ * query never silently runs on state it no longer understands.
  */
 #include <stdio.h>
 #include <string.h>
@@ -40,6 +43,18 @@ static const char *fp_value(const char *fp, const char *field, size_t *len)
         p = nl ? nl + 1 : NULL;
     }
     return NULL;
+}
+
+/*
+ * Whether field (value v of vl bytes) in the job's fingerprint, missing
+ * from the checkpoint's, is the compact row encoding (ops/rowcodec.h): a
+ * checkpoint of a weir before it, whose rows are in the canonical encoding.
+ * Not a mismatch: the operator re-encodes them after the restore.
+ */
+static bool canonical_rows(const char *field, const char *v, size_t vl)
+{
+    return strcmp(field, WEIR__ROW_FORMAT_FIELD) == 0 && vl == strlen(WEIR__ROW_FORMAT) &&
+           memcmp(v, WEIR__ROW_FORMAT, vl) == 0;
 }
 
 /*
@@ -66,7 +81,7 @@ static void diff_fields(const char *from, const char *to, bool from_is_ckpt,
                 weir_buf_printf(out, "%s%s %.*s in the checkpoint, %s%.*s now",
                                 out->len ? ", " : "", field, (int)vl, v,
                                 o ? "" : "none", o ? (int)ol : 0, o ? o : "");
-            else if (!from_is_ckpt && !o)
+            else if (!from_is_ckpt && !o && !canonical_rows(field, v, vl))
                 weir_buf_printf(out, "%s%s none in the checkpoint, %.*s now",
                                 out->len ? ", " : "", field, (int)vl, v);
         }
@@ -133,6 +148,16 @@ int weir__ckpt_compat_apply(weir_job *job, const weir_checkpoint_config *cfg,
             claimed[j - ops] = true;
         }
         if (!why.len) {
+            size_t l;
+            const char *now = fp_value(j->fp, WEIR__ROW_FORMAT_FIELD, &l);
+            bool canonical = now && canonical_rows(WEIR__ROW_FORMAT_FIELD, now, l) &&
+                             !fp_value(c->fp, WEIR__ROW_FORMAT_FIELD, &l);
+            weir__job_restore_canonical_rows(job, (int)j->node, canonical);
+            if (canonical)
+                weir__ckpt_log(cfg,
+                               "%s of %s keeps its rows in the canonical encoding (an earlier weir): "
+                               "they are re-encoded into the compact one (%s) as it restores",
+                               c->uid, shown, WEIR__ROW_FORMAT);
             map[c->node] = (int)j->node;
             names[c->node] = j->name;
             moved |= j->node != c->node;
@@ -197,4 +222,20 @@ out:
     weir_free(claimed);
     weir__state_ops_free(ops, n_ops);
     return rc;
+}
+
+int weir__ckpt_compat_canonical_rows(weir_job *job)
+{
+    weir__state_op *ops;
+    uint32_t n_ops;
+    int rc = weir__job_state_ops(job, &ops, &n_ops);
+    if (rc)
+        return rc;
+    for (uint32_t i = 0; i < n_ops; i++) {
+        size_t l;
+        const char *now = fp_value(ops[i].fp, WEIR__ROW_FORMAT_FIELD, &l);
+        weir__job_restore_canonical_rows(job, (int)ops[i].node, now && canonical_rows(WEIR__ROW_FORMAT_FIELD, now, l));
+    }
+    weir__state_ops_free(ops, n_ops);
+    return 0;
 }

@@ -53,6 +53,13 @@ int weir__ckpt_compat_apply(weir_job *job, const weir_checkpoint_config *cfg,
                             const char *shown, const weir__ckpt_meta *meta,
                             weir__snapshot_set *set, weir_error *err);
 
+/*
+ * A checkpoint without fingerprints (before metadata version 4) keeps every
+ * row in the canonical encoding: marks each operator of the job that keeps
+ * compact rows to re-encode them after the restore.
+ */
+int weir__ckpt_compat_canonical_rows(weir_job *job);
+
 /* Writes one line through cfg's log function (or stderr). */
 void weir__ckpt_log(const weir_checkpoint_config *cfg, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -178,6 +178,8 @@ static int load(weir_job *job, const weir_checkpoint_config *cfg,
         } else {
             for (uint32_t i = 0; i < lc.n_seen && !rc; i++)
                 rc = check_op(&lc, lc.seen[i].node, lc.seen[i].name);
+            if (!rc && (rc = weir__ckpt_compat_canonical_rows(job)))
+                rc = weir_error_set(err, rc, "out of memory");
             if (!rc)
                 weir__ckpt_log(cfg,
                                "%s was written by an older weir and records "

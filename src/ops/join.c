@@ -2,8 +2,11 @@
  * ops/join.c - regular streaming equi-join (Flink's streaming join).
  *
  * State: for each side one map state per join key, "join-left" and
- * "join-right". Map key: the row (its output columns in a canonical
- * encoding, see row_encode). Map value: three i64: the number of times the
+ * "join-right". Map key: the row (its output columns in the compact
+ * encoding, weir__crow_encode in ops/rowcodec.h; the planner names it in
+ * the join's fingerprint, and the rows of a checkpoint of the canonical
+ * encoding that weir kept before are re-encoded after its restore,
+ * join_recode). Map value: three i64: the number of times the
  * row is present (duplicates are counted, not repeated); for the rows of
  * an outer side, how many rows of the other side currently match it
  * ("associations"; a regular join's outer row with none has its
@@ -75,6 +78,7 @@
 #include "ops/join_core.h"
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
+#include "runtime/checkpoint.h"
 #include "state/backend.h"
 #include "weir/state.h"
 
@@ -170,6 +174,80 @@ static int join_create(void *arg, const weir_op_info *info, void **out_op)
                                 cand_schema(&c->cfg), 16, &c->cfg.clock);
 }
 
+/* ----------------------------- a checkpoint of the canonical row encoding */
+
+/* The stored rows of one side being re-encoded, key by key. */
+typedef struct recode_ctx {
+    weir_op_ctx *ctx;
+    weir_state *st;
+    weir_batch *scratch; /* the side's input schema */
+    uint32_t n;          /* the stored columns */
+    uint64_t keys;
+    weir_buf ents; /* the key's entries: bytes row, bytes value */
+    weir_buf row;
+} recode_ctx;
+
+static int recode_collect(void *ud, const void *k, size_t klen, const void *v, size_t vlen)
+{
+    recode_ctx *r = ud;
+    int rc = weir_buf_put_bytes(&r->ents, k, klen);
+    return rc ? rc : weir_buf_put_bytes(&r->ents, v, vlen);
+}
+
+/*
+ * Every entry of the current key: all old ones removed first, then the
+ * re-encoded ones put (an old map key may equal another row's new one).
+ * The values (counts) stay as they were.
+ */
+static int recode_key(void *ud, const uint8_t *key, size_t klen, const void *ns, size_t ns_len)
+{
+    (void)key;
+    (void)klen;
+    recode_ctx *r = ud;
+    int rc = 0;
+    if (++r->keys % 1024 == 0 && (rc = weir_op_interrupted(r->ctx)))
+        return rc;
+    weir_buf_clear(&r->ents);
+    if ((rc = weir_map_iterate(r->st, ns, ns_len, recode_collect, r)))
+        return rc;
+    for (int pass = 0; pass < 2 && !rc; pass++) {
+        weir_cursor cur;
+        weir_cursor_init(&cur, r->ents.data, r->ents.len);
+        while (!rc && weir_cursor_left(&cur) > 0) {
+            const void *k, *v;
+            size_t kl, vl;
+            if (weir_cursor_get_bytes(&cur, &k, &kl) || weir_cursor_get_bytes(&cur, &v, &vl))
+                return WEIR_ECORRUPT;
+            if (pass == 0)
+                rc = weir_map_remove(r->st, ns, ns_len, k, kl);
+            else if (!(rc = weir__crow_recode(k, kl, r->scratch, r->n, &r->row)))
+                rc = weir_map_put(r->st, ns, ns_len, r->row.data, r->row.len, v, vl);
+        }
+    }
+    return rc;
+}
+
+/* The restored rows of both sides, in the canonical encoding, into the compact one. */
+static int join_recode(void *op, weir_op_ctx *ctx)
+{
+    join_op *j = op;
+    const weir_op_info *info = weir_op_info_of(ctx);
+    int rc = 0;
+    for (int s = 0; s < 2 && !rc; s++) {
+        recode_ctx r = {.ctx = ctx, .st = j->core.st[s], .n = j->conf->cfg.n_out[s]};
+        weir_buf_init(&r.ents);
+        weir_buf_init(&r.row);
+        if (!(r.scratch = weir_batch_create(info->input_schemas[s], 1)))
+            rc = WEIR_ENOMEM;
+        if (!rc)
+            rc = weir_state_keys(r.st, recode_key, &r);
+        weir_batch_destroy(r.scratch);
+        weir_buf_fini(&r.ents);
+        weir_buf_fini(&r.row);
+    }
+    return rc;
+}
+
 static int join_open(void *op, weir_op_ctx *ctx)
 {
     join_op *j = op;
@@ -181,6 +259,7 @@ static int join_open(void *op, weir_op_ctx *ctx)
     if (rc)
         return rc;
     j->n_expired = weir_op_counter(ctx, "expired_rows");
+    weir__op_on_canonical_rows(ctx, join_recode);
     return 0;
 }
 
@@ -496,7 +575,7 @@ static int gather_visit(void *ud, const void *k, size_t klen, const void *v, siz
         rc = weir__join_core_grow(&j->core, cand_schema(c), j->n_refs);
     if (!rc)
         rc = cand_append(j, g->s, g->in, g->r, &row);
-    if (!rc && (rc = weir__row_decode(k, klen, j->core.cand, (uint32_t)row, o == 0 ? 0 : c->n_out[0],
+    if (!rc && (rc = weir__crow_decode(k, klen, j->core.cand, (uint32_t)row, o == 0 ? 0 : c->n_out[0],
                                       c->n_out[o])))
         g->bad_row = true;
     return rc;
@@ -602,7 +681,7 @@ static int apply_semi_anti(join_op *j, weir_op_ctx *ctx, int s, const weir_batch
     for (uint32_t i = 0; i < j->n_refs; i++)
         if (j->core.sel[i])
             matched += j->refs[i].count;
-    if ((rc = weir__row_encode(in, r, c->n_out[s], &j->row)))
+    if ((rc = weir__crow_encode(in, r, c->n_out[s], &j->row)))
         return rc;
     const void *v;
     size_t vlen;
@@ -680,7 +759,7 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
         if (j->core.sel[i])
             matched += j->refs[i].count;
     /* this row's own entry */
-    if ((rc = weir__row_encode(in, r, c->n_out[s], &j->row)))
+    if ((rc = weir__crow_encode(in, r, c->n_out[s], &j->row)))
         return rc;
     const void *v;
     size_t vlen;
@@ -763,7 +842,7 @@ static int emit_expired(join_op *j, weir_op_ctx *ctx, int s, const cand_ref *cr)
         int rc =
             weir__join_core_out_row(&j->core, ctx, WEIR_ROW_INSERT, cr->ts, &r);
         if (!rc)
-            rc = weir__row_decode(j->scan.data + cr->off, cr->len, j->core.out,
+            rc = weir__crow_decode(j->scan.data + cr->off, cr->len, j->core.out,
                                   r, off, c->n_out[s]);
         if (rc)
             return rc;

@@ -109,6 +109,16 @@ typedef struct weir_rank_config {
 int weir_rank_spec(const weir_rank_config *cfg, weir_operator_spec *out);
 
 /*
+ * Names the stored-row encoding in the fingerprint of node s ("row
+ * format: compact-1"): a join's (weir_join_spec) or a Top-N's or
+ * deduplication's (weir_rank_spec), which keep rows in the compact
+ * encoding (ops/rowcodec.h). A checkpoint of an earlier weir, whose rows
+ * are in the canonical encoding, lacks the field: the operator re-encodes
+ * its rows after the restore (weir__op_on_canonical_rows).
+ */
+int weir__describe_row_format(weir_job *job, weir_stream s);
+
+/*
  * The local half of a window Top-1 with ties (ops/wtop1_local.c): of each
  * batch, the rows whose value_col (INT or BIGINT) equals the largest
  * (keep_max) or the smallest among the batch's rows of the same window

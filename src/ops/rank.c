@@ -73,6 +73,7 @@
 
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
+#include "runtime/checkpoint.h"
 #include "state/backend.h"
 #include "time/tz.h"
 #include "util/hindex.h"
@@ -240,7 +241,11 @@ static int sk_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
     return r ? r : (alen > blen) - (alen < blen);
 }
 
-/* ---- state: u32 count, then per row: bytes sort key, bytes row ---- */
+/* ---- state: u32 count, then per row: bytes sort key, bytes row (the
+ * compact encoding, weir__crow_encode in ops/rowcodec.h; the planner names
+ * it in the fingerprint, and the rows of a checkpoint of the canonical
+ * encoding that weir kept before are re-encoded after its restore,
+ * rank_recode) ---- */
 
 /* Room for n rows in the array *arr of capacity *cap. */
 static int list_reserve(kept **arr, uint32_t *cap, uint32_t n)
@@ -438,7 +443,7 @@ static int list_encode(rank_op *o, const rcache_ent *e, const weir_batch *in)
     size_t size = 4;
     for (uint32_t i = 0; i < e->n_list; i++) {
         const kept *k = &e->list[i];
-        size += k->sklen + 20 + (k->brow1 ? weir__row_encoded_len(in, k->brow1 - 1, o->n_cols) : k->rowlen);
+        size += k->sklen + 20 + (k->brow1 ? weir__crow_len(in, k->brow1 - 1, o->n_cols) : k->rowlen);
     }
     weir_buf_clear(&o->val);
     int rc = weir_buf_reserve(&o->val, size);
@@ -447,9 +452,12 @@ static int list_encode(rank_op *o, const rcache_ent *e, const weir_batch *in)
     for (uint32_t i = 0; !rc && i < e->n_list;) {
         const kept *k = &e->list[i++];
         if (k->brow1) { /* encoded straight into the value, not through a row buffer */
-            size_t rl = weir__row_encoded_len(in, k->brow1 - 1, o->n_cols);
+            size_t rl = weir__crow_len(in, k->brow1 - 1, o->n_cols);
             if (!(rc = weir_buf_put_bytes(&o->val, k->sk, k->sklen)) && !(rc = weir_buf_put_varint(&o->val, rl)))
-                rc = weir__row_encode_append(in, k->brow1 - 1, o->n_cols, rl, &o->val);
+                if (!(rc = weir_buf_reserve(&o->val, rl))) {
+                    weir__crow_write(in, k->brow1 - 1, o->n_cols, rl, o->val.data + o->val.len);
+                    o->val.len += rl;
+                }
         } else if (k->enc) {
             const uint8_t *end = k->row + k->rowlen;
             while (i < e->n_list && !e->list[i].brow1 && e->list[i].enc == end) {
@@ -519,7 +527,7 @@ static int splice_fill(void *ud, uint8_t *val, size_t len, size_t keep)
                 memcpy(p, k->sk, k->sklen);
             p += k->sklen;
             p += varint_at(p, rl);
-            weir__row_encode_to(sp->in, k->brow1 - 1, sp->o->n_cols, rl, p);
+            weir__crow_write(sp->in, k->brow1 - 1, sp->o->n_cols, rl, p);
             continue;
         }
         uint32_t j = i; /* the run of old rows j..i */
@@ -554,7 +562,7 @@ static int list_write(rank_op *o, rcache_ent *e, const weir_batch *in)
     for (uint32_t i = 0; i < e->n_list; i++) {
         kept *k = &e->list[i];
         if (k->brow1) {
-            k->rowlen = weir__row_encoded_len(in, k->brow1 - 1, o->n_cols);
+            k->rowlen = weir__crow_len(in, k->brow1 - 1, o->n_cols);
             len += varint_len(k->sklen) + k->sklen + varint_len(k->rowlen) + k->rowlen;
         } else {
             if (!k->enc || k->enc != e->val.data + old_end)
@@ -681,63 +689,6 @@ static int row_from_batch(rank_op *o, uint32_t dst, const weir_batch *in, uint32
     return 0;
 }
 
-/* The u32 (little-endian) at p. */
-static inline uint32_t get_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/*
- * An encoded row (ops/rowcodec.h) into row dst of o->out, as
- * weir__row_decode, its strings in one piece of the heap: a first pass
- * checks the encoding and sums the strings' lengths.
- */
-static int row_from_code(rank_op *o, uint32_t dst, const uint8_t *p, size_t len)
-{
-    weir_batch *b = o->out;
-    const uint8_t *end = p + len, *q = p;
-    size_t total = 0;
-    for (uint32_t c = 0; c < o->n_cols; c++) {
-        if (q == end)
-            return WEIR_ECORRUPT;
-        if (*q++)
-            continue;
-        if (o->varlen[c]) {
-            if (end - q < 4 || (size_t)(end - q) - 4 < get_le32(q))
-                return WEIR_ECORRUPT;
-            total += get_le32(q);
-            q += 4 + (size_t)get_le32(q);
-        } else {
-            if ((size_t)(end - q) < o->out_w[c])
-                return WEIR_ECORRUPT;
-            q += o->out_w[c];
-        }
-    }
-    char *h = NULL;
-    uint32_t off = 0;
-    int rc = reserve_strings(b, total, &h, &off);
-    if (rc)
-        return rc;
-    const uint32_t base = off;
-    for (uint32_t c = 0; c < o->n_cols; c++) {
-        if (*p++) {
-            weir_batch_set_null(b, c, dst);
-        } else if (o->varlen[c]) {
-            uint32_t sl = get_le32(p);
-            if (sl)
-                memcpy(h + (off - base), p + 4, sl);
-            WEIR_COL_STR(b, c)[dst] = (weir_strref){off, sl};
-            off += sl;
-            p += 4 + (size_t)sl;
-        } else {
-            size_t w = o->out_w[c];
-            copy_fixed((char *)b->cols[c].data + (size_t)dst * w, p, w);
-            p += w;
-        }
-    }
-    return 0;
-}
-
 /*
  * A new row of o->out (sending the full batch on first) whose every column
  * the caller writes: it is marked valid, not zeroed, as emit writes each
@@ -774,7 +725,7 @@ static int emit(rank_op *o, weir_op_ctx *ctx, kept *k, const weir_batch *in, uin
     if (k && k->ogen == o->out_gen)
         row_copy_within(o, (uint32_t)row, k->orow, o->n_cols);
     else if (k && !k->brow1)
-        rc = row_from_code(o, (uint32_t)row, k->row, k->rowlen);
+        rc = weir__crow_decode(k->row, k->rowlen, o->out, (uint32_t)row, 0, o->n_cols);
     else
         rc = row_from_batch(o, (uint32_t)row, in, k ? k->brow1 - 1 : r);
     if (rc)
@@ -825,7 +776,7 @@ static int retract_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint3
     rcache_ent *ce;
     int rc;
     if ((rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, ctx, key, klen, o->hashes[r], &ce)) || (rc = parse(o, &ce->val, &n)) ||
-        (rc = weir__row_encode(in, r, o->n_cols, &o->row)) || (rc = kept_reserve(o, n + 1)))
+        (rc = weir__crow_encode(in, r, o->n_cols, &o->row)) || (rc = kept_reserve(o, n + 1)))
         return rc;
     uint64_t end = c->rank_end, start = c->rank_start;
     bool numbered = c->with_rank || start > 1; /* the unnumbered way cannot skip ranks */
@@ -1090,7 +1041,7 @@ static int rank_timer(void *op, weir_op_ctx *ctx, const weir_timer *t)
         int row = weir__out_row(ctx, o->out);
         if (row < 0)
             return row;
-        rc = weir__row_decode(o->kept[q].row, o->kept[q].rowlen, o->out, (uint32_t)row, 0, o->n_cols);
+        rc = weir__crow_decode(o->kept[q].row, o->kept[q].rowlen, o->out, (uint32_t)row, 0, o->n_cols);
         if (c->with_rank) {
             ((int64_t *)o->out->cols[o->n_cols].data)[row] = (int64_t)rk;
             weir_batch_set_valid(o->out, o->n_cols, (uint32_t)row);
@@ -1143,6 +1094,60 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
     return o->out ? 0 : WEIR_ENOMEM;
 }
 
+/* ---- a checkpoint of the canonical row encoding ---- */
+
+typedef struct recode_ctx {
+    rank_op *o;
+    weir_op_ctx *ctx;
+    weir_batch *scratch; /* the output schema: the input's columns first */
+    uint64_t keys;
+    weir_buf val, row;
+} recode_ctx;
+
+/* The current key's list, each row re-encoded; the sort keys stay. */
+static int recode_key(void *ud, const uint8_t *key, size_t klen, const void *ns, size_t ns_len)
+{
+    (void)key;
+    (void)klen;
+    recode_ctx *r = ud;
+    rank_op *o = r->o;
+    int rc = 0;
+    if (++r->keys % 1024 == 0 && (rc = weir_op_interrupted(r->ctx)))
+        return rc;
+    const void *v;
+    size_t len;
+    uint32_t n;
+    if ((rc = weir_value_get(o->st, ns, ns_len, &v, &len)))
+        return rc == WEIR_ENOTFOUND ? 0 : rc; /* expired (TTL) since it was listed */
+    weir_buf_clear(&o->copy);
+    if ((rc = weir_buf_put(&o->copy, v, len)) || (rc = parse(o, &o->copy, &n)))
+        return rc;
+    weir_buf_clear(&r->val);
+    rc = weir_buf_put_u32(&r->val, n);
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        const kept *k = &o->kept[i];
+        if (!(rc = weir__crow_recode(k->row, k->rowlen, r->scratch, o->n_cols, &r->row)) &&
+            !(rc = weir_buf_put_bytes(&r->val, k->sk, k->sklen)))
+            rc = weir_buf_put_bytes(&r->val, r->row.data, r->row.len);
+    }
+    return rc ? rc : weir_value_put(o->st, ns, ns_len, r->val.data, r->val.len);
+}
+
+/* The restored lists, their rows in the canonical encoding, into the compact one. */
+static int rank_recode(void *op, weir_op_ctx *ctx)
+{
+    rank_op *o = op;
+    recode_ctx r = {.o = o, .ctx = ctx};
+    weir_buf_init(&r.val);
+    weir_buf_init(&r.row);
+    int rc = (r.scratch = weir_batch_create(o->conf->out_schema, 1)) ? weir_state_keys(o->st, recode_key, &r)
+                                                                      : WEIR_ENOMEM;
+    weir_batch_destroy(r.scratch);
+    weir_buf_fini(&r.val);
+    weir_buf_fini(&r.row);
+    return rc;
+}
+
 static int rank_open(void *op, weir_op_ctx *ctx)
 {
     rank_op *o = op;
@@ -1151,6 +1156,7 @@ static int rank_open(void *op, weir_op_ctx *ctx)
     o->n_late = weir_op_counter(ctx, "late_records_dropped");
     if (o->conf->retract)
         o->n_missing = weir_op_counter(ctx, "retractions_not_found");
+    weir__op_on_canonical_rows(ctx, rank_recode);
     return weir_op_get_state(ctx, &d, &o->st);
 }
 

@@ -1,11 +1,13 @@
 /*
- * ops/rowcodec.c - the row encoding the join operators keep in state
- * (see rowcodec.h).
+ * ops/rowcodec.c - the row encodings operators keep in state (see
+ * rowcodec.h).
  */
 #include <assert.h>
 #include <string.h>
 
+#include "ops/ops.h"
 #include "ops/rowcodec.h"
+#include "runtime/checkpoint.h"
 #include "weir/schema.h"
 
 /*
@@ -164,6 +166,237 @@ int weir__row_copy_cols(weir_batch *dst, uint32_t drow, uint32_t off,
         }
     }
     return 0;
+}
+
+/* ---- the compact encoding (rowcodec.h) ---- */
+
+/* How a column's value is stored in the compact encoding. */
+enum { CK_V32, CK_V64, CK_STR, CK_RAW };
+
+static inline int crow_kind(weir_type t)
+{
+    switch (t.id) {
+    case WEIR_TYPE_INT:
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
+        return CK_V32;
+    case WEIR_TYPE_BIGINT:
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ:
+        return CK_V64;
+    case WEIR_TYPE_DECIMAL:
+        return t.precision > 18 ? CK_RAW : CK_V64;
+    default:
+        return weir_type_is_varlen(t.id) ? CK_STR : CK_RAW;
+    }
+}
+
+static inline uint64_t zigzag64(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline uint32_t zigzag32(int32_t v) { return ((uint32_t)v << 1) ^ (uint32_t)(v >> 31); }
+
+/* Bytes of the varint of v: 7 bits a byte. */
+static inline size_t vlen64(uint64_t v) { return 1 + (size_t)(63 - __builtin_clzll(v | 1)) / 7; }
+
+static inline uint8_t *vput(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+/* The varint at *pp (before end) into *v; false when it runs past end or
+ * past 64 bits. */
+static inline bool vget(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    if (p < end && *p < 0x80) {
+        *v = *p;
+        *pp = p + 1;
+        return true;
+    }
+    uint64_t x = 0;
+    for (unsigned sh = 0; p < end && sh < 64; sh += 7) {
+        uint8_t c = *p++;
+        x |= (uint64_t)(c & 0x7f) << sh;
+        if (c < 0x80) {
+            *v = x;
+            *pp = p;
+            return true;
+        }
+    }
+    return false;
+}
+
+size_t weir__crow_len(const weir_batch *b, uint32_t row, uint32_t n)
+{
+    size_t len = (n + 7) / 8;
+    for (uint32_t c = 0; c < n; c++) {
+        if (weir_batch_is_null(b, c, row))
+            continue;
+        const weir_column *col = &b->cols[c];
+        switch (crow_kind(col->type)) {
+        case CK_V32:
+            len += vlen64(zigzag32(((const int32_t *)col->data)[row]));
+            break;
+        case CK_V64:
+            len += vlen64(zigzag64(((const int64_t *)col->data)[row]));
+            break;
+        case CK_STR: {
+            uint32_t sl = ((const weir_strref *)col->data)[row].len;
+            len += vlen64(sl) + sl;
+            break;
+        }
+        default:
+            len += weir_type_size(col->type);
+            break;
+        }
+    }
+    return len;
+}
+
+void weir__crow_write(const weir_batch *b, uint32_t row, uint32_t n, size_t len, uint8_t *p)
+{
+    uint8_t *const start = p;
+    size_t nb = (n + 7) / 8;
+    memset(p, 0, nb);
+    uint8_t *bits = p;
+    p += nb;
+    for (uint32_t c = 0; c < n; c++) {
+        if (weir_batch_is_null(b, c, row)) {
+            bits[c >> 3] |= (uint8_t)(1u << (c & 7));
+            continue;
+        }
+        const weir_column *col = &b->cols[c];
+        switch (crow_kind(col->type)) {
+        case CK_V32:
+            p = vput(p, zigzag32(((const int32_t *)col->data)[row]));
+            break;
+        case CK_V64:
+            p = vput(p, zigzag64(((const int64_t *)col->data)[row]));
+            break;
+        case CK_STR: {
+            weir_strref r = ((const weir_strref *)col->data)[row];
+            p = vput(p, r.len);
+            if (r.len)
+                memcpy(p, b->heap + r.off, r.len);
+            p += r.len;
+            break;
+        }
+        default: {
+            size_t w = weir_type_size(col->type);
+            copy_value(p, (const char *)col->data + (size_t)row * w, w);
+            p += w;
+            break;
+        }
+        }
+    }
+    assert((size_t)(p - start) == len);
+    (void)start;
+    (void)len;
+}
+
+int weir__crow_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *out)
+{
+    size_t len = weir__crow_len(b, row, n);
+    weir_buf_clear(out);
+    if (weir_buf_reserve(out, len))
+        return WEIR_ENOMEM;
+    weir__crow_write(b, row, n, len, out->data);
+    out->len = len;
+    return 0;
+}
+
+/*
+ * The strings go into one piece of dst's heap: the row's length is taken
+ * at once (the strings are shorter) and what they did not use is given
+ * back, so a row costs one heap reservation, not one per string.
+ */
+int weir__crow_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n)
+{
+    const uint8_t *end = p + len, *bits = p;
+    size_t nb = (n + 7) / 8;
+    if (len < nb)
+        return WEIR_ECORRUPT;
+    p += nb;
+    char *h = NULL;
+    weir_strref at = {0, 0};
+    size_t used = 0, heap_before = dst->heap_len;
+    int rc = 0;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        uint32_t c = off + i;
+        if (bits[i >> 3] & (1u << (i & 7))) {
+            weir_batch_set_null(dst, c, row);
+            continue;
+        }
+        weir_column *col = &dst->cols[c];
+        uint64_t v;
+        switch (crow_kind(col->type)) {
+        case CK_V32:
+            if (!vget(&p, end, &v) || v > UINT32_MAX) {
+                rc = WEIR_ECORRUPT;
+                break;
+            }
+            ((int32_t *)col->data)[row] = (int32_t)((uint32_t)(v >> 1) ^ (uint32_t)-(int32_t)(v & 1));
+            break;
+        case CK_V64:
+            if (!vget(&p, end, &v)) {
+                rc = WEIR_ECORRUPT;
+                break;
+            }
+            ((int64_t *)col->data)[row] = (int64_t)((v >> 1) ^ (uint64_t)-(int64_t)(v & 1));
+            break;
+        case CK_STR:
+            if (!vget(&p, end, &v) || v > (uint64_t)(end - p)) {
+                rc = WEIR_ECORRUPT;
+                break;
+            }
+            if (!h && (rc = weir_batch_heap_alloc(dst, len, &h, &at)))
+                break;
+            if (v)
+                memcpy(h + used, p, (size_t)v);
+            ((weir_strref *)col->data)[row] = (weir_strref){at.off + (uint32_t)used, (uint32_t)v};
+            used += (size_t)v;
+            p += v;
+            break;
+        default: {
+            size_t w = weir_type_size(col->type);
+            if ((size_t)(end - p) < w) {
+                rc = WEIR_ECORRUPT;
+                break;
+            }
+            copy_value((char *)col->data + (size_t)row * w, p, w);
+            p += w;
+            break;
+        }
+        }
+    }
+    /* every byte read, and no NULL bit past the columns */
+    if (!rc && (p != end || ((n & 7) && bits[nb - 1] >> (n & 7))))
+        rc = WEIR_ECORRUPT;
+    if (h)
+        dst->heap_len = rc ? heap_before : at.off + used;
+    return rc;
+}
+
+int weir__crow_recode(const uint8_t *p, size_t len, weir_batch *scratch, uint32_t n, weir_buf *out)
+{
+    weir_batch_reset(scratch);
+    int row = weir_batch_append_row(scratch);
+    if (row < 0)
+        return row;
+    /* the canonical encoding's length, to see that the row uses every byte */
+    int rc = weir__row_decode(p, len, scratch, (uint32_t)row, 0, n);
+    if (!rc && weir__row_encoded_len(scratch, (uint32_t)row, n) != len)
+        rc = WEIR_ECORRUPT;
+    return rc ? rc : weir__crow_encode(scratch, (uint32_t)row, n, out);
+}
+
+int weir__describe_row_format(weir_job *job, weir_stream s)
+{
+    return weir_job_describe_state(job, s, WEIR__ROW_FORMAT_FIELD, WEIR__ROW_FORMAT);
 }
 
 int weir__out_row(weir_op_ctx *ctx, weir_batch *out)

@@ -1,9 +1,13 @@
 /*
- * ops/rowcodec.h - the canonical row encoding the join operators keep in
- * state, and a column copy between batches (internal to src/ops).
+ * ops/rowcodec.h - the row encodings operators keep in state, and a
+ * column copy between batches (internal to src/ops).
  *
- * Encoding of columns [0, n) of a row: per column a NULL flag byte, then
- * the fixed-width value, or a u32 length and the bytes of a string.
+ * Canonical encoding of columns [0, n) of a row (weir__row_*: temporal,
+ * lookup, window join and OVER state, MATCH_RECOGNIZE, the
+ * sink's upsert materializer): per column a NULL flag byte, then the
+ * fixed-width value, or a u32 length and the bytes of a string. Compact
+ * encoding (weir__crow_*: regular and interval joins, Top-N and
+ * deduplication): see below.
  */
 #ifndef WEIR_OPS_ROWCODEC_H
 #define WEIR_OPS_ROWCODEC_H
@@ -32,6 +36,37 @@ int weir__row_decode(const uint8_t *p, size_t len, weir_batch *dst,
 int weir__row_copy_cols(weir_batch *dst, uint32_t drow, uint32_t off,
                         const weir_batch *src, uint32_t srow, uint32_t soff,
                         uint32_t n);
+
+/*
+ * The compact encoding of columns [0, n) of a row, the one the regular
+ * joins and Top-N / deduplication keep in state (their fingerprint names
+ * it: "row format: compact-1", weir__describe_row_format in ops/ops.h): a
+ * NULL bitmap of (n + 7) / 8 bytes (bit c % 8 of byte c / 8 set: column c
+ * is NULL), then per non-NULL column: INT, DATE and TIME as the zigzag
+ * varint of the 32-bit value; BIGINT, INTERVAL, TIMESTAMP(_LTZ) and DECIMAL of precision
+ * <= 18 as the zigzag varint of the 64-bit value; STRING, BYTES and the
+ * nested types as a varint length and the bytes; BOOLEAN, DOUBLE and a
+ * DECIMAL of precision > 18 as their bytes in the column (little-endian).
+ * A row has one encoding: equal rows have equal bytes (a join's map key).
+ */
+/* WEIR__ROW_FORMAT, the name, is in runtime/checkpoint.h (restore compatibility). */
+/* The byte length of that encoding of columns [0, n) of (b, row). */
+size_t weir__crow_len(const weir_batch *b, uint32_t row, uint32_t n);
+/* Writes that encoding, of len bytes (weir__crow_len), at dst. */
+void weir__crow_write(const weir_batch *b, uint32_t row, uint32_t n, size_t len, uint8_t *dst);
+/* Clears out and writes that encoding of columns [0, n) of (b, row) into it. */
+int weir__crow_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *out);
+/* Writes a compact row into columns [off, off + n) of (dst, row), a row
+ * whose columns are marked valid (a NULL column is set NULL), its strings
+ * in one piece of dst's heap; WEIR_ECORRUPT when it does not decode. */
+int weir__crow_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n);
+/*
+ * A row of a checkpoint written before the compact encoding: the canonical
+ * encoding of columns [0, n) at p (len bytes) into out in the compact one,
+ * through row 0 of scratch (reset; columns [0, n) of the row's types);
+ * WEIR_ECORRUPT when it does not decode or leaves bytes over.
+ */
+int weir__crow_recode(const uint8_t *p, size_t len, weir_batch *scratch, uint32_t n, weir_buf *out);
 
 /* Appends column col of (b, row) to out in an order-preserving encoding
  * (ops/rank.c): bytewise order of the encodings is SQL order, ASC or DESC,

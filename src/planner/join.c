@@ -1828,6 +1828,10 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
         weir_buf_fini(&keytext);
         return plan_error(pc, ref->u.join.op_loc, rc, "cannot add the join: %s", weir_job_error(pc->job));
     }
+    if ((rc = weir__describe_row_format(pc->job, j.s))) {
+        weir_buf_fini(&keytext);
+        return rc;
+    }
     /* SEMI forwards the kinds of both inputs' rows (append-only inputs: +I only); ANTI retracts. */
     j.updating = !interval && ((type != WEIR_JOIN_INNER && type != WEIR_JOIN_SEMI) || sd[0].r.updating ||
                                sd[1].r.updating);

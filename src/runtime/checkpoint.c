@@ -70,6 +70,18 @@ void weir__op_on_status(weir_op_ctx *ctx, weir__op_status_fn fn)
     ctx->status_fn = fn;
 }
 
+void weir__op_on_canonical_rows(weir_op_ctx *ctx, weir__op_canonical_rows_fn fn)
+{
+    ctx->canonical_rows_fn = fn;
+}
+
+void weir__job_restore_canonical_rows(weir_job *job, int node, bool canonical)
+{
+    weir__node *n = job ? weir__job_node(job, node) : NULL;
+    if (n)
+        n->restore_canonical_rows = canonical;
+}
+
 const char *weir__job_node_name(const weir_job *job, int node)
 {
     const weir__node *n = job ? weir__job_node(job, node) : NULL;

@@ -247,6 +247,22 @@ void weir__op_instance(weir_op_ctx *ctx, uint32_t *subtask,
 typedef int (*weir__op_status_fn)(void *op, weir_op_ctx *ctx, bool idle);
 void weir__op_on_status(weir_op_ctx *ctx, weir__op_status_fn fn);
 
+/*
+ * For an operator that keeps rows in the compact encoding (ops/rowcodec.h)
+ * and names it in its fingerprint ("row format"): when the checkpoint being
+ * restored was written before that encoding (its fingerprint lacks the
+ * field; its rows are in the canonical one), fn is called once, after the
+ * keyed and operator state were restored and before any input, timer or
+ * checkpoint, to re-encode them. From open.
+ */
+#define WEIR__ROW_FORMAT_FIELD "row format"
+#define WEIR__ROW_FORMAT "compact-1" /* its value: the compact encoding */
+typedef int (*weir__op_canonical_rows_fn)(void *op, weir_op_ctx *ctx);
+void weir__op_on_canonical_rows(weir_op_ctx *ctx, weir__op_canonical_rows_fn fn);
+/* Marks whether the checkpoint restored into node keeps its rows in the
+ * canonical encoding (checkpoint/compat.c); before the job starts. */
+void weir__job_restore_canonical_rows(weir_job *job, int node, bool canonical);
+
 /* The job's configuration (strings valid while the job lives). */
 const weir_job_config *weir__job_config(const weir_job *job);
 /* Fails the job with a message and stops every thread (a coordinator's fatal

@@ -201,6 +201,10 @@ int weir__op_open(weir_op_ctx *c)
     c->opened = true;
     if (c->st->job->has_restore && (rc = op_restore(c)))
         return rc;
+    if (c->st->job->has_restore && c->node->restore_canonical_rows && c->canonical_rows_fn &&
+        (rc = c->canonical_rows_fn(c->op, c)))
+        return weir__subtask_fail(c->st, rc, "%s: cannot re-encode the restored rows: %s", c->node->name,
+                                  weir_strerror(rc));
     return 0;
 }
 

@@ -71,6 +71,9 @@ typedef struct weir__node {
     /* restore compatibility (stateid.c) */
     char *uid;      /* user-given stable id, or NULL: name[k] */
     weir_buf state; /* what its state means: "field: value\n" lines */
+    /* the checkpoint being restored keeps its rows in the canonical
+     * encoding (written before the compact one; checkpoint/compat.c) */
+    bool restore_canonical_rows;
     /* plan */
     int task;
     uint32_t chain_pos;
@@ -122,6 +125,8 @@ struct weir_op_ctx {
     weir_op_info info;
     /* told of the subtask's idle/active status (weir__op_on_status) */
     int (*status_fn)(void *op, weir_op_ctx *ctx, bool idle);
+    /* converts restored rows of the canonical encoding (weir__op_on_canonical_rows) */
+    int (*canonical_rows_fn)(void *op, weir_op_ctx *ctx);
     const weir_schema **in_schemas;
     weir_keyspec *in_keys;
 

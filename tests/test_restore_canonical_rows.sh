@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# tests/test_restore_canonical_rows.sh WEIR SOURCE_DIR - a checkpoint written
+# by a weir that kept join and Top-N rows in the canonical encoding (before
+# "row format: compact-1"; fixtures in tests/data/canonical_rows, made by
+# its make.sh with such a weir) restores: the rows of the regular, semi and
+# interval joins, the Top-N and the deduplication are re-encoded, and the job ends with the results of
+# an uninterrupted run. On the memory backend, RocksDB and RocksDB with
+# incremental checkpoints (native files), at the parallelism the checkpoint
+# was taken at and at 2 and 3. The restored job's own checkpoints are in the
+# compact format: it is killed once it took one, and restored again from it.
+# And a savepoint of that weir (the upgrade path), restored with --from.
+set -u
+. "$(cd "$2" && pwd)/tests/support/crash.sh"
+SRC=$(cd "$2" && pwd)
+restore_init restore-canonical-rows "$1"
+FIX=$SRC/tests/data/canonical_rows
+outs="out_join out_semi out_ival out_top out_dedup"
+
+# The files each run wrote (its committed and in-progress ones, by the
+# names they are committed under), as "stage name" lines in $1/stages.txt:
+# the fixture's are stage 0, each later run's the next stage.
+stage() { # $1: the folder of a run, $2: the stage
+    for o in $outs; do
+        [ -d "$1/$o" ] || continue
+        ls -A "$1/$o" | sed -n 's/^\.\(part-.*\)\.inprogress$/\1/p; /^part-/p' | sed "s|^|$2 $o/|"
+    done >> "$1/stages.txt"
+}
+
+# The table each folder of debezium-json changes describes, its files
+# applied in the order they were written: by stage, then by part number.
+fold() { # $1: the folder of a run; prints one sorted line per row and sink
+    python3 - "$1" "$outs" <<'PY'
+import collections, json, os, re, sys
+top, outs = sys.argv[1], sys.argv[2].split()
+first = {}
+if os.path.exists(os.path.join(top, "stages.txt")):
+    for line in open(os.path.join(top, "stages.txt")):
+        st, name = line.split()
+        first.setdefault(name, int(st))
+def order(out, n):
+    m = re.match(r"part-(.*)-(\d+)-(\d+)\.json$", n)
+    if not m:
+        return (1 << 31, n, 0, 0)
+    return (first.get(out + "/" + n, 1 << 30), m.group(1), int(m.group(2)), int(m.group(3)))
+for out in outs:
+    d = os.path.join(top, out)
+    names = [n for n in os.listdir(d) if not n.startswith(".")] if os.path.isdir(d) else []
+    rows = collections.Counter()
+    for n in sorted(names, key=lambda n: order(out, n)):
+        for line in open(os.path.join(d, n)):
+            if not line.strip():
+                continue
+            e = json.loads(line)
+            v = json.dumps(e["after"] if e["op"] == "c" else e["before"], sort_keys=True)
+            if e["op"] == "c":
+                rows[v] += 1
+            elif rows[v] <= 0:
+                sys.exit("%s: a delete of a row not there: %s" % (out, v))
+            else:
+                rows[v] -= 1
+    for v, c in sorted((+rows).items()):
+        for _ in range(c):
+            print(out, v)
+PY
+}
+
+mkdir ref && cp "$FIX/job.sql" ref/ && (cd ref && "$WEIR" run job.sql > /dev/null 2> log) ||
+    fail "the reference run failed"
+fold ref > ref.txt || fail "the reference output does not fold"
+for o in $outs; do grep -q "^$o " ref.txt || fail "the reference wrote nothing to $o"; done
+
+for fixture in memory rocksdb rocksdb-incremental; do
+    opts=()
+    [ "$fixture" = memory ] || opts+=(-D state.backend.type=rocksdb -D weir.state.dir=state)
+    [ "$fixture" = rocksdb-incremental ] && opts+=(-D state.backend.incremental=true)
+    for p in 1 2 3; do
+        R=$T/$fixture-$p
+        mkdir "$R" && cp -r "$FIX/$fixture"/. "$R"/ && cp "$FIX/job.sql" "$R"/ || fail "cannot copy $fixture"
+        chmod -R u+w "$R"
+        stage "$R" 0
+        first=$(ls -d "$R"/ckpt/chk-* | sed 's/.*chk-//' | sort -n | tail -1)
+        cd "$R" || exit 1
+        # The first restore: killed once the job took a checkpoint of its own.
+        "$WEIR" run job.sql "${opts[@]}" -D parallelism.default=$p > /dev/null 2> log &
+        pid=$!
+        for ((i = 0; i < 600; i++)); do
+            last=$(ls -d ckpt/chk-*/_metadata 2> /dev/null | sed 's/.*chk-\([0-9]*\).*/\1/' | sort -n | tail -1)
+            [ "${last:-0}" -gt "$first" ] && break
+            kill -0 "$pid" 2> /dev/null || break
+            sleep 0.02
+        done
+        kill -9 "$pid" 2> /dev/null
+        wait "$pid" 2> /dev/null
+        pid=
+        stage "$R" 1
+        grep -q "restoring from checkpoint chk-$first " log || fail "$fixture at p $p: not restored from the fixture"
+        for op in "Join\\[0\\]" "Join\\[1\\]" "IntervalJoin\\[0\\]" "Rank\\[0\\]" "Deduplicate\\[0\\]"; do
+            grep -q "$op of ckpt/chk-$first keeps its rows in the canonical encoding" log ||
+                fail "$fixture at p $p: the re-encoding of $op is not said"
+        done
+        # (older checkpoints are removed as newer ones complete)
+        last=$(ls -d ckpt/chk-*/_metadata 2> /dev/null | sed 's/.*chk-\([0-9]*\).*/\1/' | sort -n | tail -1)
+        [ "${last:-0}" -gt "$first" ] || fail "$fixture at p $p: the restored job took no checkpoint"
+        grep -aq "row format: compact-1" "ckpt/chk-$last/_metadata" ||
+            fail "$fixture at p $p: the restored job's checkpoint does not name the compact rows"
+        # The second restore, from the restored job's own checkpoint, runs to the end.
+        "$WEIR" run job.sql "${opts[@]}" -D parallelism.default=$p > /dev/null 2> log ||
+            fail "$fixture at p $p: the second restore failed"
+        grep -q "restoring from checkpoint chk-" log || fail "$fixture at p $p: the second run did not restore"
+        grep -q "canonical encoding" log && fail "$fixture at p $p: a compact checkpoint taken as canonical"
+        cd "$T" || exit 1
+        fold "$R" > got.txt || fail "$fixture at p $p: the output does not fold"
+        cmp -s got.txt ref.txt ||
+            { diff got.txt ref.txt | head; fail "$fixture at p $p: results differ from an uninterrupted run"; }
+    done
+done
+# The upgrade path: a savepoint of the earlier weir, restored with --from,
+# on the memory backend at parallelism 1 and on RocksDB at 2.
+for p in 1 2; do
+    R=$T/savepoint-$p
+    mkdir "$R" && cp -r "$FIX/savepoint"/. "$R"/ && cp "$FIX/job.sql" "$R"/ || fail "cannot copy the savepoint"
+    chmod -R u+w "$R"
+    stage "$R" 0
+    cd "$R" || exit 1
+    spath=$(ls -d sp/savepoint-* | head -1)
+    opts=()
+    [ $p = 2 ] && opts+=(-D state.backend.type=rocksdb -D weir.state.dir=state)
+    "$WEIR" run job.sql --from "$spath" "${opts[@]}" -D parallelism.default=$p > /dev/null 2> log ||
+        fail "savepoint at p $p: the restore failed"
+    grep -q "restoring from savepoint $spath" log || fail "savepoint at p $p: not restored from it"
+    grep -q "Join\[0\] of $spath keeps its rows in the canonical encoding" log ||
+        fail "savepoint at p $p: the join's re-encoding is not said"
+    cd "$T" || exit 1
+    fold "$R" > got.txt || fail "savepoint at p $p: the output does not fold"
+    cmp -s got.txt ref.txt ||
+        { diff got.txt ref.txt | head; fail "savepoint at p $p: results differ from an uninterrupted run"; }
+done
+echo "test_restore_canonical_rows: ok"
