@@ -16,7 +16,8 @@
 # ROW_NUMBER() = 1 (deduplication, keep first or last, on processing or
 # event time) has its partition as key; a Top-N its partition + rank number
 # when the number is a column, and the input's keys that survive the
-# exchange (a global Top-N: all). Window aggregations emit no updates.
+# exchange (a global Top-N: all) when rows keep their output place (no rank
+# number, ranks from 1). Window aggregations emit no updates.
 # The jdbc sink is built only with libpq: without it the test says so and
 # passes (its connector cannot be planned).
 set -u
@@ -114,6 +115,15 @@ plan topn-input-key-reordered "" "INSERT INTO o SELECT id, CAST(cust AS STRING) 
 plan topn-global-of-groups "" "INSERT INTO g SELECT cust, n FROM (SELECT cust, COUNT(*) AS n FROM orders GROUP BY cust)
   ORDER BY n DESC LIMIT 3" none
 plan top1-partition "" "INSERT INTO g SELECT cust, amount $TOPN WHERE rn = 1" none
+# the input's key (cust, id) holds the partition: a key of the Top-N only while rows keep their output
+# place (ranks from 1, no rank number); a climbing row's new place comes before its old one's retraction
+TOPG="FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY cust ORDER BY s DESC) AS rn
+  FROM (SELECT cust, id, SUM(amount) AS s FROM orders GROUP BY cust, id))"
+plan topn-input-key-kept "" "INSERT INTO oc SELECT id, cust, 'x' $TOPG WHERE rn <= 3" none
+plan topn-input-key-rank-number "" "INSERT INTO oc SELECT id, cust, CAST(rn AS STRING) $TOPG WHERE rn <= 3" \
+    "upsert-key=(none) mode=AUTO"
+plan topn-input-key-ranks-from-2 "" "INSERT INTO oc SELECT id, cust, 'x' $TOPG WHERE rn BETWEEN 2 AND 3" \
+    "upsert-key=(none) mode=AUTO"
 DEDUP="FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY cust ORDER BY %s) AS rn FROM ev) WHERE rn = 1"
 plan dedup-last-proctime "" "INSERT INTO g SELECT cust, 1 $(printf "$DEDUP" "pt DESC")" none
 plan dedup-first-rowtime "" "INSERT INTO g SELECT cust, 1 $(printf "$DEDUP" "ts")" none

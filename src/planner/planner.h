@@ -811,12 +811,16 @@ void plan_ukey_calc(const rel *in, weir_expr *const *exprs, uint32_t n, rel *out
  * plan_ukey_rank: out, a Top-N or deduplication of in by partition (none:
  * one subtask), gets the partition for ROW_NUMBER() <= 1 (top1); otherwise
  * partition + the rank number (column rank_col, -1: not output) for
- * ROW_NUMBER(), and the keys of in that survive the exchange.
+ * ROW_NUMBER(), and the keys of in that survive the exchange - only when
+ * rows never move between output positions (no rank number output, ranks
+ * from 1: from_first): otherwise a row that climbs is inserted at its new
+ * place before it is retracted from its old one, and a key of the input
+ * would delete the row it just inserted.
  */
 void plan_ukey_join(const rel *l, const rel *r, const weir_keyspec hash[2], bool one_subtask, bool semi,
                     bool pads_left, bool pads_right, rel *out);
 void plan_ukey_rank(const rel *in, const weir_keyspec *partition, bool row_number, bool top1, int32_t rank_col,
-                    rel *out);
+                    bool from_first, rel *out);
 /*
  * The upsert materializer (table.exec.sink.upsert-materialize) in front of
  * sink spec of table t, whose PRIMARY KEY is columns pk[0, n_pk) of w: when

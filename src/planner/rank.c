@@ -423,7 +423,7 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     /* its upsert keys (a window Top-N's rows are final: it has no updates to order) */
     if (!windowed)
         plan_ukey_rank(&r, &rc_.partition, fn_kind == WEIR_RANK_ROW_NUMBER, lo == 1 && hi == 1,
-                       with_rank ? (int32_t)os->n_fields - 1 : -1, out);
+                       with_rank ? (int32_t)os->n_fields - 1 : -1, lo == 1, out);
     /*
      * The time attributes stay, as in Flink: a window Top-N emits each row at
      * its window's time (window_time); a Top-N or deduplication passes each

@@ -125,7 +125,7 @@ void plan_ukey_join(const rel *l, const rel *r, const weir_keyspec hash[2], bool
 }
 
 void plan_ukey_rank(const rel *in, const weir_keyspec *partition, bool row_number, bool top1, int32_t rank_col,
-                    rel *out)
+                    bool from_first, rel *out)
 {
     weir_keyspec ik[KEYS_CAP];
     uint32_t n_i = keys_across(in, partition, partition->n == 0, ik, KEYS_CAP);
@@ -142,7 +142,10 @@ void plan_ukey_rank(const rel *in, const weir_keyspec *partition, bool row_numbe
         cols[partition->n] = (uint32_t)rank_col;
         plan_ukey_set(out, cols, partition->n + 1);
     }
-    /* the rows kept are rows of the input: its keys that crossed the exchange */
+    /* the rows kept are rows of the input: its keys that crossed the exchange, unless a row's output moves
+     * (a rank number, or ranks from above 1: a climbing row's new place comes before its old one's retraction) */
+    if (rank_col >= 0 || !from_first)
+        return;
     for (uint32_t i = 0; i < n_i; i++)
         plan_ukey_set(out, ik[i].cols, ik[i].n);
 }
