@@ -359,10 +359,16 @@ static bool retryable(int cr, long status, const weir_buf *err)
                cr != CURLE_URL_MALFORMAT && cr != CURLE_UNSUPPORTED_PROTOCOL;
     if ((status >= 500 && status != 501) || status == 429)
         return true;
-    /* S3's own "retry me" replies that come as 400 */
-    return status == 400 && err->len &&
-           (memmem(err->data, err->len, "RequestTimeout", 14) ||
-            memmem(err->data, err->len, "Throttling", 10));
+    /* S3's own "retry me" replies that come as 400, by their <Code> (a
+     * message or key that merely names them is not one) */
+    if (status != 400 || !err->len)
+        return false;
+    size_t pos = 0;
+    char *code = xml_take((const char *)err->data, err->len, &pos, "Code");
+    bool again = code && (!strcmp(code, "RequestTimeout") ||
+                          !strcmp(code, "Throttling"));
+    weir_free(code);
+    return again;
 }
 
 /*
