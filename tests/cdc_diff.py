@@ -281,8 +281,23 @@ def u_topn(rng):
             [("id", "INT"), ("k", "STRING"), ("v", "INT")], ["id"])
 
 
+# A Top-N over an input whose key (k, id) holds the partition: with the rank
+# number kept, or ranks from above 1, a row that climbs is emitted at its
+# new place before its old one is retracted, so (k, id) is no upsert key of
+# the result (the sink's PRIMARY KEY is (k, id) all the same).
+def u_topn_moving(rng):
+    inner = ("SELECT k, id, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC, id) AS rn FROM "
+             "(SELECT k, id, SUM(v) AS v FROM t WHERE k IS NOT NULL AND v IS NOT NULL GROUP BY k, id)")
+    if rng.random() < 0.5:
+        return ("SELECT k, id, v, rn FROM (%s) WHERE rn <= %d" % (inner, rng.randint(2, 3)),
+                [("k", "STRING"), ("id", "INT"), ("v", "INT"), ("rn", "BIGINT")], ["k", "id"])
+    lo = rng.randint(2, 3)
+    return ("SELECT k, id, v FROM (%s) WHERE rn BETWEEN %d AND %d" % (inner, lo, lo + rng.randint(0, 2)),
+            [("k", "STRING"), ("id", "INT"), ("v", "INT")], ["k", "id"])
+
+
 UPSERT_QUERIES = [u_filter, u_group, u_join, u_left_join, u_join_group, u_topn, u_join_groups, u_join_ids,
-                  u_topn_rank, u_top1, u_topn_global, u_semi]
+                  u_topn_rank, u_top1, u_topn_global, u_semi, u_topn_moving]
 
 QUERIES = [q_filter, q_project, q_group, q_minmax_s, q_having, q_global, q_distinct, q_count_distinct,
            q_two_level, q_join, q_left_join, q_join_group, q_topn]
