@@ -134,6 +134,8 @@ int weir__ckpt_compat_apply(weir_job *job, const weir_checkpoint_config *cfg,
             /* Nothing to lose: no state, timer or split of it was kept. */
             weir__ckpt_log(cfg, "%s of %s is not in the job; it holds no state",
                            c->uid, shown);
+            moved = true; /* the graph changed: in-flight data would not
+                             find its channels (refused below) */
             continue;
         }
         if (!j) {
