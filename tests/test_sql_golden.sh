@@ -31,13 +31,20 @@ pass=0
 fail=0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# a run that does not end is stopped after this long, its threads' stacks
+# printed (tests/support/watchdog.sh), and counted as failed: one hang does
+# not eat the whole test's time
+. "$src/tests/support/watchdog.sh"
+limit=${WEIR_GOLDEN_RUN_LIMIT:-300}
 normalize() { sed -E 's/^[0-9]+> //; s/^([A-Za-z0-9_-]+):[0-9]+> /\1> /' | LC_ALL=C sort; }
 for c in "${cases[@]}"; do
   dir="$src/$c"
   if [ -f "$dir/expected-error.txt" ]; then
     rm -rf "$work/$c"; mkdir -p "$work/$c"; cp -r "$dir/." "$work/$c"; sed -i "s|@WEIR_DIR@|$weir_dir|g" "$work/$c/job.sql"
-    out=$(cd "$work/$c" && "$weir" run job.sql 2>&1 >/dev/null)
+    (cd "$work/$c" && exec "$weir" run job.sql) > /dev/null 2> "$work/err" &
+    watch_pid $! "$limit" "$c"
     code=$?
+    out=$(cat "$work/err")
     want=$(cat "$dir/expected-error.txt")
     want_code=3
     [ -f "$dir/expected-exit.txt" ] && want_code=$(cat "$dir/expected-exit.txt")
@@ -53,8 +60,10 @@ for c in "${cases[@]}"; do
   [ -f "$dir/parallelism-1-only" ] && ps=1   # output that names the parallelism
   for p in $ps; do
     rm -rf "$work/$c"; mkdir -p "$work/$c"; cp -r "$dir/." "$work/$c"; sed -i "s|@WEIR_DIR@|$weir_dir|g" "$work/$c/job.sql"
-    out=$(cd "$work/$c" && "$weir" run job.sql -D parallelism.default=$p 2>"$work/err")
+    (cd "$work/$c" && exec "$weir" run job.sql -D parallelism.default=$p) > "$work/out" 2> "$work/err" &
+    watch_pid $! "$limit" "$c (parallelism $p)"
     code=$?
+    out=$(cat "$work/out")
     if [ $code -ne 0 ]; then
       echo "FAIL $c (parallelism $p): exit $code"; head -5 "$work/err"
       fail=$((fail + 1))
