@@ -41,14 +41,6 @@ SQL
 job ", 'source.monitor-interval' = '50ms', 'scan.watermark.idle-timeout' = '300ms'" live > live.sql
 job "" ref > ref.sql
 table() { find "$1" -maxdepth 1 -type f ! -name '.*' -exec cat {} + 2> /dev/null | LC_ALL=C sort; }
-stop_run() {
-    kill -s "$1" "$pid" 2> /dev/null
-    for ((i = 0; i < 600; i++)); do kill -0 "$pid" 2> /dev/null || break; sleep 0.05; done
-    kill -9 "$pid" 2> /dev/null
-    wait "$pid"
-    st=$?
-    pid=
-}
 
 CK=(-D state.checkpoints.dir=ckpt -D execution.checkpointing.interval=100ms)
 "$WEIR" run live.sql "${CK[@]}" -D parallelism.default=2 > /dev/null 2> log &

@@ -57,14 +57,6 @@ wait_table() {
     done
     return 1
 }
-stop_run() {
-    kill -s "$1" "$pid" 2> /dev/null
-    for ((i = 0; i < 600; i++)); do kill -0 "$pid" 2> /dev/null || break; sleep 0.05; done
-    kill -9 "$pid" 2> /dev/null
-    wait "$pid"
-    st=$?
-    pid=
-}
 reference() {
     rm -rf ref_top3 ref_top4
     "$WEIR" run ref.sql > /dev/null 2> log || fail "the reference run failed"

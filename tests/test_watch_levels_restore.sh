@@ -93,14 +93,6 @@ with open("want2", "w") as f:
 want1=$(LC_ALL=C sort want1)
 want2=$(LC_ALL=C sort want2)
 table() { find "$1" -type f ! -name '.*' -exec cat {} + 2> /dev/null | LC_ALL=C sort; }
-stop_run() {
-    kill -s "$1" "$pid" 2> /dev/null
-    for ((i = 0; i < 600; i++)); do kill -0 "$pid" 2> /dev/null || break; sleep 0.05; done
-    kill -9 "$pid" 2> /dev/null
-    wait "$pid"
-    st=$?
-    pid=
-}
 
 CK=(-D state.checkpoints.dir=ckpt -D execution.checkpointing.interval=50ms)
 for ((r = 1; r <= RUNS; r++)); do

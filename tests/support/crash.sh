@@ -40,6 +40,18 @@ restore_init() {
     cd "$T" || exit 1
 }
 
+# stop_run SIGNAL: sends SIGNAL to the job started in the background ($pid),
+# waits up to 30 s for it to end (then SIGKILL), sets st to its exit status
+# and clears pid.
+stop_run() {
+    kill -s "$1" "$pid" 2> /dev/null
+    for ((i = 0; i < 600; i++)); do kill -0 "$pid" 2> /dev/null || break; sleep 0.05; done
+    kill -9 "$pid" 2> /dev/null
+    wait "$pid"
+    st=$?
+    pid=
+}
+
 # fail MESSAGE: says what failed, with the end of the log, and exits 1.
 fail() { echo "FAIL: $*"; [ -f log ] && tail -20 log; exit 1; }
 
