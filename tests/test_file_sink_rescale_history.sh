@@ -11,6 +11,7 @@
 # (Found by tests/restore_diff.py.)
 set -u
 WEIR=$1
+. "$(cd "$2" && pwd)/tests/support/crash.sh" # await_new_checkpoint
 dir=$(mktemp -d "${TMPDIR:-/tmp}/weir-sink-rescale.XXXXXX")
 trap 'kill -KILL $pid 2>/dev/null; rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
@@ -31,15 +32,7 @@ add() { for j in 0 1 2 3; do echo "$(( $1 + j )),x" > in/.f$1-$j; mv in/.f$1-$j 
 await() { for _ in $(seq 2400); do [ "$(rows)" -ge "$1" ] && return 0; kill -0 $pid 2>/dev/null || break; sleep 0.05; done
           fail "$2: $(rows) rows visible, expected $1"; }
 # waits until a checkpoint of this run completed (restore done, files dealt with), at most 120 s
-newest() { ls -d ckpt/chk-*/_metadata 2>/dev/null | sed 's|ckpt/chk-||; s|/_metadata||' | sort -n | tail -1; }
-await_ckpt() {
-    local n; n=$(newest); n=${n:-0}
-    for _ in $(seq 2400); do
-        [ "$(newest)" -gt "$n" ] 2>/dev/null && return 0
-        kill -0 $pid 2>/dev/null || break; sleep 0.05
-    done
-    fail "$1: no checkpoint completed"
-}
+await_ckpt() { await_new_checkpoint ckpt "$1"; }
 sp=
 for step in "0 2" "4 1" "8 4"; do
     set -- $step

@@ -15,6 +15,7 @@ set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$(cd "$2" && pwd)
 . "$SRC/tests/support/s3_server.sh"
+. "$SRC/tests/support/crash.sh" # await_new_checkpoint
 base=$(mktemp -d "${TMPDIR:-/tmp}/weir-sink-twice.XXXXXX")
 pid=
 trap 'kill -KILL $pid 2>/dev/null; s3_stop; rm -rf "$base"' EXIT
@@ -34,16 +35,7 @@ add() { for j in 0 1 2 3; do echo "$(( $1 + j )),x" > in/.f$1-$j; mv in/.f$1-$j 
 # waits until n distinct rows are visible (committed), at most 120 s
 await() { for _ in $(seq 2400); do [ "$(distinct)" -ge "$1" ] && return 0; kill -0 $pid 2>/dev/null || break; sleep 0.05; done
           fail "$2: $(distinct) distinct rows visible, expected $1"; }
-newest() { ls -d ckpt/chk-*/_metadata 2>/dev/null | sed 's|ckpt/chk-||; s|/_metadata||' | sort -n | tail -1; }
-# waits until a checkpoint newer than the newest one now completed, at most 120 s
-await_ckpt() {
-    local n; n=$(newest); n=${n:-0}
-    for _ in $(seq 2400); do
-        [ "$(newest)" -gt "$n" ] 2>/dev/null && return 0
-        kill -0 $pid 2>/dev/null || break; sleep 0.05
-    done
-    fail "$1: no checkpoint completed"
-}
+await_ckpt() { await_new_checkpoint ckpt "$1"; }
 round() {  # round PARALLELISM_OF_RUN_B
     local pb=$1 on=${2:-} dir=$base/p$1${2:-}
     mkdir -p "$dir/in" && cd "$dir" || exit 1

@@ -81,6 +81,20 @@ newest_checkpoint() {
     echo "$n"
 }
 
+# await_new_checkpoint DIR WHAT: waits, at most 120 s and while the job
+# started in the background ($pid) runs, until a checkpoint newer than the
+# newest one in DIR now completes; fail() names WHAT otherwise.
+await_new_checkpoint() {
+    local n i
+    n=$(newest_checkpoint "$1")
+    for ((i = 0; i < 2400; i++)); do
+        [ "$(newest_checkpoint "$1")" -gt "$n" ] && return 0
+        kill -0 "$pid" 2> /dev/null || break
+        sleep 0.05
+    done
+    fail "$2: no checkpoint completed"
+}
+
 # crash_kill_one DELAY_MS COMMAND...: starts COMMAND (errors appended to
 # log), kills it with SIGKILL after DELAY_MS, and returns its exit status
 # (137 when the kill came first, 0 when it had finished). With
