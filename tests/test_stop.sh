@@ -22,6 +22,7 @@
 # bound; nothing sleeps for a window.
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+. "$(cd "$2" && pwd)/tests/support/crash.sh" # fail, stop_run
 T=$(mktemp -d /tmp/weir-stop-XXXXXX)
 pids=()
 cleanup() {
@@ -30,7 +31,6 @@ cleanup() {
 }
 trap cleanup EXIT
 cd "$T" || exit 1
-fail() { echo "FAIL: $*"; [ -f log ] && tail -20 log; exit 1; }
 
 # rows(FROM, TO): keys a, b, c each at every ms in [FROM, TO)
 rows() { awk -v a="$1" -v b="$2" 'BEGIN { for (t = a; t < b; t++) {
@@ -60,14 +60,6 @@ wait_lines() {
         sleep 0.05
     done
     return 1
-}
-# stop_run SIGNAL: sends it to $pid, waits (bounded), sets st.
-stop_run() {
-    kill -s "$1" "$pid" 2> /dev/null
-    for ((i = 0; i < 600; i++)); do kill -0 "$pid" 2> /dev/null || break; sleep 0.05; done
-    kill -9 "$pid" 2> /dev/null
-    wait "$pid"
-    st=$?
 }
 
 # The reference: a bounded run over the same files fires every window.
