@@ -22,6 +22,11 @@ through as they came). RULE is one of:
   deny-part=N        answers the first N UploadPart requests (PUT
                      ?partNumber=&uploadId=) with 403 AccessDenied, as a
                      server whose credentials or policy changed
+  timeout-part=N     answers the first N UploadPart requests with S3's
+                     transient 400 RequestTimeout (retried by the client)
+  bad-part=N         answers the first N UploadPart requests with a 400
+                     InvalidArgument whose message names RequestTimeout
+                     (a refusal: the words in a message are not the code)
 
 Each injected fault is a line "<rule> <method> <path>" in LOG_FILE.
 """
@@ -38,7 +43,7 @@ PORT_FILE, LOG_FILE = sys.argv[3], sys.argv[4]
 left = {}
 for r in sys.argv[5:]:
     name, n = r.split("=")
-    assert name in ("refuse-start", "short-complete", "deny-part", "timeout-part"), r
+    assert name in ("refuse-start", "short-complete", "deny-part", "timeout-part", "bad-part"), r
     left[name] = int(n)
 mu = threading.Lock()
 
@@ -115,6 +120,11 @@ class Handler(socketserver.StreamRequestHandler):
         if method == "PUT" and "partNumber" in query and take("deny-part"):
             note("deny-part", method, target)
             reply(self.wfile, "403 Forbidden", "denied by the proxy", "AccessDenied")
+            return
+        if method == "PUT" and "partNumber" in query and take("bad-part"):
+            note("bad-part", method, target)
+            reply(self.wfile, "400 Bad Request", "Part size not allowed here (this is no "
+                  "RequestTimeout and no Throttling)", "InvalidArgument")
             return
         if method == "PUT" and "partNumber" in query and take("timeout-part"):
             # S3's transient "retry me", which comes as a 400
