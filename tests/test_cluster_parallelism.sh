@@ -14,6 +14,7 @@
 #   1. A stateless job (datagen -> exactly-once file sink) on 2 processes:
 #      p 1, both killed after a few checkpoints, then p 2, killed again,
 #      then p 1 to the end: every row exactly once.
+#      The same with only the source's parallelism changed.
 #   2. The windowed job of the crash tests (a keyed exchange, a repartition
 #      topic): p 1 -> 2 -> 1 the same way: equal to the Python model
 #      (tests/cluster_crash_oracle.py).
@@ -50,7 +51,7 @@ fail() {
 }
 
 . "$SRC/tests/support/cluster.sh"
-cluster_mock pa-control:1 pb-control:1 pb-tumbling_window-2-repartition:4 pc-control:1
+cluster_mock pa-control:1 pd-control:1 pb-control:1 pb-tumbling_window-2-repartition:4 pc-control:1
 
 # start NAME I P [CKDIR]: process I of 2 of job NAME at parallelism P
 start() {
@@ -110,6 +111,29 @@ u=$(cat out/part-* | sort -u | wc -l)
     fail "stateless p 1 -> 2 -> 1: $n rows, $u distinct, want $ROWS once each"
 grep -q "parallelism in each process changed" log.0 || fail "process 0 did not say the parallelism changed"
 echo "  stateless job, p 1 -> 2 -> 1 on 2 processes: $n rows, each once"
+cd .. || exit 1
+
+# 1b. only the source's parallelism changes (the sink's stays 1): the
+# source's own is read from the subtasks that held its splits
+mkdir a2 && cd a2 || exit 1
+srcjob() {
+    sed "s/'rows-per-second'/'scan.parallelism' = '$1', 'rows-per-second'/" ../a/job.sql > job.sql
+}
+srcjob 1
+start pd 0 1; start pd 1 1
+kill_after_checkpoint
+srcjob 2
+start pd 0 1; start pd 1 1
+kill_after_checkpoint
+srcjob 1
+start pd 0 1; start pd 1 1
+finish "source p 1 -> 2 -> 1"
+n=$(cat out/part-* | wc -l)
+u=$(cat out/part-* | sort -u | wc -l)
+[ "$u" = "$ROWS" ] && [ "$n" = "$ROWS" ] ||
+    fail "source p 1 -> 2 -> 1: $n rows, $u distinct, want $ROWS once each"
+grep -q "operator 'datagen': 1, now 2" log.0 || fail "process 0 did not say the source's parallelism changed"
+echo "  only the source's parallelism, 1 -> 2 -> 1: $n rows, each once"
 cd .. || exit 1
 
 # 2. keyed window job
