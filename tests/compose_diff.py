@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Randomized differential test of SQL features composed with each other,
+where the one-family generators do not look.
+
+Each job is two random CSV inputs (small domains with NULLs, so keys
+repeat, meet and miss)
+
+    a (id INT, k INT, g BIGINT, v INT, s STRING)     b (k BIGINT, w INT, s STRING)
+
+and random queries of these shapes (c, c2, x small random constants; every
+query reads both tables or composes two features):
+
+    cte-twice     WITH c AS (SELECT k, SUM(v) AS sv, COUNT(*) AS n FROM a WHERE v > c GROUP BY k)
+                  SELECT x.k, x.sv, y.n FROM c AS x JOIN c AS y ON x.k = y.k + c2   (a CTE read twice)
+    view-rename   CREATE VIEW v1 (kk, vv) AS SELECT k, v FROM a WHERE ...;
+                  CREATE VIEW v2 AS SELECT kk AS key2, vv * 2 AS x2 FROM v1 WHERE ...;
+                  SELECT key2, COUNT(*), SUM(x2) FROM v2 GROUP BY key2   (views over views, renamed)
+    wide-join     SELECT a.id, b.w FROM a [LEFT] JOIN b ON a.k = b.k   (INT = BIGINT keys; or
+                  a.g = b.k, a.k + 1 = b.k, COALESCE(a.k, -1) = COALESCE(b.k, -1), CAST(a.k AS BIGINT) = b.k)
+    case-group    SELECT CASE ... END AS c, COUNT(*), SUM(v) FROM a GROUP BY CASE ... END (NULL groups)
+    cast-group    SELECT CAST(v AS BIGINT) + g AS key, COUNT(*), MIN(id) FROM a GROUP BY CAST(v AS BIGINT) + g
+    having-sub    SELECT k, COUNT(*) FROM a GROUP BY k HAVING COUNT(*) > (SELECT COUNT(*) FROM b WHERE w > c)
+                  [- c2]   (an uncorrelated scalar subquery in HAVING)
+    union-group   SELECT k, COUNT(*), SUM(v) FROM (SELECT k, v FROM a WHERE ... UNION ALL
+                  SELECT k, w FROM b WHERE ...) GROUP BY k   (INT and BIGINT unioned)
+    topn-join     SELECT k, n FROM (SELECT k, n, ROW_NUMBER() OVER (PARTITION BY MOD(k, 2) ORDER BY n DESC, k)
+                  AS rn FROM (SELECT a.k, COUNT(*) AS n FROM a JOIN b ON a.k = b.k GROUP BY a.k)) WHERE rn <= c
+    left-group    SELECT b.w, COUNT(a.id), SUM(a.v) FROM a LEFT JOIN b ON a.k = b.k GROUP BY b.w
+                  (a left join's retractions under an aggregation grouped by a padded column)
+    agg-agg       SELECT n, COUNT(*) FROM (SELECT k, COUNT(*) AS n FROM a GROUP BY k) GROUP BY n
+    full-expr     SELECT a.id, b.w FROM a FULL JOIN b ON a.k + 1 = b.k
+    union-limit   SELECT id, v FROM (SELECT id, v FROM a UNION ALL SELECT w, w FROM b) ORDER BY v DESC, id LIMIT c
+    distinct-union SELECT k, s FROM a UNION SELECT k, s FROM b   (then GROUP BY s, COUNT(*))
+    self-group    SELECT x.k, COUNT(*), SUM(y.v) FROM a AS x JOIN a AS y ON x.k = y.k AND x.id < y.id GROUP BY x.k
+    in-union      SELECT id FROM a WHERE k IN (SELECT k FROM b UNION ALL SELECT g FROM a WHERE v > c)
+
+Results go to debezium-json files, are folded into their tables (a delete
+must find its row) and compared with SQLite's result of the same query (an
+independent engine over the same rows; the query text is the same but for
+CREATE VIEW, which SQLite also has). weir runs at a random parallelism
+(1/2/4) and batch size (1/7/1024), on the memory or the RocksDB state
+backend, all queries of a job in one statement set reading the same
+sources.
+
+Usage: compose_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
+Environment: WEIR_SEED replays a run; WEIR_COMPOSEDIFF_JOB=i runs one job.
+"""
+
+import argparse
+import collections
+import os
+import sqlite3
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import diffrun  # noqa: E402
+
+SHAPES = ["cte-twice", "view-rename", "wide-join", "case-group", "cast-group", "having-sub", "union-group",
+          "topn-join", "left-group", "agg-agg", "full-expr", "union-limit", "distinct-union", "self-group",
+          "in-union"]
+JOIN_KEYS = ["a.k = b.k", "a.g = b.k", "a.k + 1 = b.k", "COALESCE(a.k, -1) = COALESCE(b.k, -1)",
+             "CAST(a.k AS BIGINT) = b.k"]
+CASES = ["CASE WHEN v > %d THEN 'hi' WHEN v IS NULL THEN NULL ELSE 'lo' END",
+         "CASE k WHEN %d THEN 'aa' WHEN 1 THEN 'bb' END",
+         "COALESCE(s, 'zz')",
+         "CASE WHEN k IS NULL THEN v ELSE k + %d END"]
+
+
+def gen_job(rng):
+    j = argparse.Namespace()
+    j.parallelism = rng.choice([1, 2, 4])
+    j.batch = rng.choice([1, 7, 1024])
+    j.rocksdb = rng.random() < 0.3
+    nk = rng.randint(1, 5)
+
+    def val(n, p_null):
+        return None if rng.random() < p_null else rng.randint(0, n)
+
+    def s():
+        return None if rng.random() < 0.15 else rng.choice(["x", "y", "z"])
+    j.a = [(i, val(nk - 1, 0.15), val(nk, 0.15), val(6, 0.15), s()) for i in range(rng.randint(0, 25))]
+    j.b = [(val(nk, 0.15), val(6, 0.15), s()) for _ in range(rng.randint(0, 20))]
+    j.queries = []
+    for qi in range(6):
+        q = argparse.Namespace(shape=rng.choice(SHAPES), c=rng.randint(0, 4), c2=rng.randint(-1, 2),
+                               left=rng.random() < 0.5, key=rng.choice(JOIN_KEYS), case=rng.choice(CASES),
+                               name="q%d" % qi)
+        j.queries.append(q)
+    return j
+
+
+def where_v(q):
+    return "v > %d" % q.c if q.c % 2 else "v IS NOT NULL OR s = 'x'"
+
+
+def query(q):
+    """(views, select, columns, sink types) of query q; views are CREATE VIEW statements."""
+    n = q.name
+    if q.shape == "cte-twice":
+        return ([], "WITH c AS (SELECT k, SUM(v) AS sv, COUNT(*) AS n FROM a WHERE v > %d GROUP BY k) "
+                "SELECT x.k, x.sv, y.n FROM c AS x JOIN c AS y ON x.k = y.k + %d" % (q.c, q.c2),
+                ["k", "sv", "n"], ["INT", "INT", "BIGINT"])
+    if q.shape == "view-rename":
+        views = ["CREATE VIEW %s_v1 (kk, vv) AS SELECT k, v FROM a WHERE %s" % (n, where_v(q)),
+                 "CREATE VIEW %s_v2 AS SELECT kk AS key2, vv * 2 AS x2 FROM %s_v1 WHERE kk IS NULL OR kk <> %d"
+                 % (n, n, q.c2)]
+        return (views, "SELECT key2, COUNT(*) AS n, SUM(x2) AS sx FROM %s_v2 GROUP BY key2" % n,
+                ["key2", "n", "sx"], ["INT", "BIGINT", "INT"])
+    if q.shape == "wide-join":
+        return ([], "SELECT a.id, b.w FROM a %sJOIN b ON %s" % ("LEFT " if q.left else "", q.key),
+                ["id", "w"], ["INT", "INT"])
+    if q.shape == "case-group":
+        e = q.case % q.c if "%d" in q.case else q.case
+        t = "INT" if "ELSE k +" in e else "STRING"
+        return ([], "SELECT %s AS c, COUNT(*) AS n, SUM(v) AS sv FROM a GROUP BY %s" % (e, e),
+                ["c", "n", "sv"], [t, "BIGINT", "INT"])
+    if q.shape == "cast-group":
+        return ([], "SELECT CAST(v AS BIGINT) + g AS key2, COUNT(*) AS n, MIN(id) AS mi FROM a "
+                "GROUP BY CAST(v AS BIGINT) + g", ["key2", "n", "mi"], ["BIGINT", "BIGINT", "INT"])
+    if q.shape == "having-sub":
+        return ([], "SELECT k, COUNT(*) AS n FROM a GROUP BY k HAVING COUNT(*) > "
+                "(SELECT COUNT(*) FROM b WHERE w > %d) - %d" % (q.c, q.c2), ["k", "n"], ["INT", "BIGINT"])
+    if q.shape == "union-group":
+        return ([], "SELECT k, COUNT(*) AS n, SUM(v) AS sv FROM (SELECT k, v FROM a WHERE %s UNION ALL "
+                "SELECT CAST(k AS INT), w FROM b WHERE w <> %d) AS u GROUP BY k" % (where_v(q), q.c),
+                ["k", "n", "sv"], ["INT", "BIGINT", "INT"])
+    if q.shape == "topn-join":
+        return ([], "SELECT k, n FROM (SELECT k, n, ROW_NUMBER() OVER (PARTITION BY MOD(k, 2) ORDER BY n DESC, k) "
+                "AS rn FROM (SELECT a.k, COUNT(*) AS n FROM a JOIN b ON %s GROUP BY a.k) AS g) AS t WHERE rn <= %d"
+                % (q.key, q.c + 1), ["k", "n"], ["INT", "BIGINT"])
+    if q.shape == "left-group":
+        return ([], "SELECT b.w, COUNT(a.id) AS n, SUM(a.v) AS sv FROM a LEFT JOIN b ON %s GROUP BY b.w" % q.key,
+                ["w", "n", "sv"], ["INT", "BIGINT", "INT"])
+    if q.shape == "agg-agg":
+        return ([], "SELECT n, COUNT(*) AS m FROM (SELECT k, COUNT(*) AS n FROM a WHERE %s GROUP BY k) AS g "
+                "GROUP BY n" % where_v(q), ["n", "m"], ["BIGINT", "BIGINT"])
+    if q.shape == "full-expr":
+        return ([], "SELECT a.id, b.w FROM a FULL JOIN b ON a.k + %d = b.k" % q.c2, ["id", "w"], ["INT", "INT"])
+    if q.shape == "union-limit":
+        return ([], "SELECT id, v FROM (SELECT id, v FROM a UNION ALL SELECT w, w FROM b) AS u "
+                "ORDER BY v DESC, id LIMIT %d" % (q.c + 1), ["id", "v"], ["INT", "INT"])
+    if q.shape == "distinct-union":
+        return ([], "SELECT s, COUNT(*) AS n FROM (SELECT CAST(k AS BIGINT) AS k, s FROM a UNION SELECT k, s FROM b) AS u "
+                "GROUP BY s",
+                ["s", "n"], ["STRING", "BIGINT"])
+    if q.shape == "self-group":
+        return ([], "SELECT x.k, COUNT(*) AS n, SUM(y.v) AS sv FROM a AS x JOIN a AS y ON x.k = y.k AND x.id < y.id "
+                "GROUP BY x.k", ["k", "n", "sv"], ["INT", "BIGINT", "INT"])
+    return ([], "SELECT id FROM a WHERE k IN (SELECT k FROM b UNION ALL SELECT g FROM a AS a2 WHERE v > %d)" % q.c,
+            ["id"], ["INT"])
+
+
+def sqlite_rows(j, q):
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE a (id INT, k INT, g BIGINT, v INT, s TEXT)")
+    db.execute("CREATE TABLE b (k BIGINT, w INT, s TEXT)")
+    db.executemany("INSERT INTO a VALUES (?, ?, ?, ?, ?)", j.a)
+    db.executemany("INSERT INTO b VALUES (?, ?, ?)", j.b)
+    views, sel, _, _ = query(q)
+    for v in views:
+        db.execute(v)
+    if q.shape == "having-sub":
+        # an uncorrelated subquery's aggregate has no row until a row reaches it (Flink's streaming
+        # aggregation): the value is NULL while no row of b passes its WHERE
+        sel = sel.replace("(SELECT COUNT(*) FROM b", "(SELECT NULLIF(COUNT(*), 0) FROM b")
+    out = collections.Counter(tuple(r) for r in db.execute(sel).fetchall())
+    db.close()
+    return out
+
+
+def job_sql(j):
+    out = ["-- compose_diff seed %d job %d: parallelism %d, batch size %d%s"
+           % (j.seed, j.index, j.parallelism, j.batch, ", RocksDB" if j.rocksdb else ""),
+           "CREATE TABLE a (id INT, k INT, g BIGINT, v INT, s STRING) WITH ('connector' = 'filesystem', "
+           "'path' = 'a.csv', 'format' = 'csv', 'csv.null-literal' = 'N');",
+           "CREATE TABLE b (k BIGINT, w INT, s STRING) WITH ('connector' = 'filesystem', 'path' = 'b.csv', "
+           "'format' = 'csv', 'csv.null-literal' = 'N');"]
+    for q in j.queries:
+        views, _, cols, types = query(q)
+        out += [v + ";" for v in views]
+        out.append("CREATE TABLE %s_out (%s) WITH ('connector' = 'filesystem', 'path' = '%s', "
+                   "'format' = 'debezium-json');" % (q.name, ", ".join("%s %s" % ct for ct in zip(cols, types)),
+                                                     q.name))
+    out.append("EXECUTE STATEMENT SET BEGIN")
+    for q in j.queries:
+        out.append("  INSERT INTO %s_out %s;" % (q.name, query(q)[1]))
+    out.append("END;")
+    return "\n".join(out) + "\n"
+
+
+def run_case(case):
+    j = gen_job(case.rng)
+    j.seed, j.index = case.seed, case.index
+    case.note = "(parallelism %d, batch %d%s)" % (j.parallelism, j.batch, ", rocksdb" if j.rocksdb else "")
+    for name, rows in (("a.csv", j.a), ("b.csv", j.b)):  # NULL as N: an empty STRING field is ''
+        diffrun.write_csv(case.path(name), [["N" if x is None else x for x in r] for r in rows])
+    case.write("job.sql", job_sql(j))
+    p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, j.parallelism, j.batch, j.rocksdb))
+    if p.returncode != 0:
+        return [diffrun.failed_run(p)]
+    problems = []
+    for q in j.queries:
+        views, sel, cols, _ = query(q)
+        what = "%s %s (%s)" % (q.name, q.shape, "; ".join(views + [sel]))
+        case.counts[q.shape] += 1
+        try:
+            got = diffrun.fold_debezium(case.path(q.name), cols)
+        except ValueError as e:
+            problems.append("%s: %s" % (what, e))
+            continue
+        problems += diffrun.multiset_problems(what, sqlite_rows(j, q), got)
+    return problems
+
+
+def main():
+    return diffrun.main("compose_diff", run_case, jobs_env="WEIR_COMPOSEDIFF_JOBS", jobs=4, asan_jobs=1,
+                        one_env="WEIR_COMPOSEDIFF_JOB", unit="jobs of 6 queries")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
