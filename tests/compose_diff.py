@@ -33,6 +33,24 @@ query reads both tables or composes two features):
     distinct-union SELECT k, s FROM a UNION SELECT k, s FROM b   (then GROUP BY s, COUNT(*))
     self-group    SELECT x.k, COUNT(*), SUM(y.v) FROM a AS x JOIN a AS y ON x.k = y.k AND x.id < y.id GROUP BY x.k
     in-union      SELECT id FROM a WHERE k IN (SELECT k FROM b UNION ALL SELECT g FROM a WHERE v > c)
+    left-on-filter SELECT a.id, b.w FROM a LEFT JOIN b ON a.k = b.k AND a.v > c AND b.w <> c2
+                  (a condition on the preserved side in ON keeps its rows, padded)
+    right-where   SELECT a.id, b.w FROM a RIGHT JOIN b ON key WHERE a.id IS NULL OR a.v > c
+    not-distinct-join SELECT a.id, b.w FROM a [LEFT] JOIN b ON a.k IS NOT DISTINCT FROM b.k (NULL keys meet)
+    rollup        SELECT k, s, COUNT(*), SUM(v) FROM a GROUP BY ROLLUP(k, s)   (SQLite: three GROUP BYs
+                  unioned; the set () has no row over no rows, as a streaming aggregation)
+    three-way     SELECT a.id, a2.id, b.s FROM a JOIN b ON key JOIN a AS a2 ON b.w = a2.v
+    dedup-union   SELECT k, id FROM (SELECT k, id, ROW_NUMBER() OVER (PARTITION BY k ORDER BY id [DESC]) AS rn
+                  FROM (SELECT k, id FROM a WHERE ... UNION ALL SELECT k, w FROM b)) WHERE rn = 1
+    having-corr   SELECT k, COUNT(*) FROM a GROUP BY k HAVING COUNT(*) + c2 >= (SELECT COUNT(*) FROM b
+                  WHERE b.k = a.k)   (correlated by the group key)
+    filter-join   SELECT b.s, COUNT(*) FILTER (WHERE a.v > c), COUNT(DISTINCT a.k), SUM(b.w) FILTER
+                  (WHERE a.s = b.s) FROM a JOIN b ON key GROUP BY b.s
+    nested-cte    WITH c1 AS (... FROM a), c2 AS (... FROM c1 GROUP BY k) SELECT ... FROM c2 JOIN c1 ...
+    limit-offset  ORDER BY n DESC, k LIMIT c OFFSET c2 over GROUP BY k over UNION ALL
+    intersect-agg SELECT k FROM a GROUP BY k HAVING COUNT(*) > c2 INTERSECT | EXCEPT SELECT k FROM b WHERE w > c
+    unnest-group  SELECT x, COUNT(*), MAX(id) FROM (SELECT * FROM a WHERE ...) CROSS JOIN UNNEST(ARRAY[k, v])
+                  AS t (x) GROUP BY x   (SQLite: the two elements as a UNION ALL)
 
 Results go to debezium-json files, are folded into their tables (a delete
 must find its row) and compared with SQLite's result of the same query (an
@@ -57,7 +75,8 @@ import diffrun  # noqa: E402
 
 SHAPES = ["cte-twice", "view-rename", "wide-join", "case-group", "cast-group", "having-sub", "union-group",
           "topn-join", "left-group", "agg-agg", "full-expr", "union-limit", "distinct-union", "self-group",
-          "in-union"]
+          "in-union", "left-on-filter", "right-where", "not-distinct-join", "rollup", "three-way", "dedup-union",
+          "having-corr", "filter-join", "nested-cte", "limit-offset", "intersect-agg", "unnest-group"]
 JOIN_KEYS = ["a.k = b.k", "a.g = b.k", "a.k + 1 = b.k", "COALESCE(a.k, -1) = COALESCE(b.k, -1)",
              "CAST(a.k AS BIGINT) = b.k"]
 CASES = ["CASE WHEN v > %d THEN 'hi' WHEN v IS NULL THEN NULL ELSE 'lo' END",
@@ -94,7 +113,8 @@ def where_v(q):
 
 
 def query(q):
-    """(views, select, columns, sink types) of query q; views are CREATE VIEW statements."""
+    """(views, select, columns, sink types[, SQLite's select]) of query q; views are CREATE VIEW
+    statements; SQLite runs the select unless a spelling of its own follows."""
     n = q.name
     if q.shape == "cte-twice":
         return ([], "WITH c AS (SELECT k, SUM(v) AS sv, COUNT(*) AS n FROM a WHERE v > %d GROUP BY k) "
@@ -140,12 +160,59 @@ def query(q):
         return ([], "SELECT id, v FROM (SELECT id, v FROM a UNION ALL SELECT w, w FROM b) AS u "
                 "ORDER BY v DESC, id LIMIT %d" % (q.c + 1), ["id", "v"], ["INT", "INT"])
     if q.shape == "distinct-union":
-        return ([], "SELECT s, COUNT(*) AS n FROM (SELECT CAST(k AS BIGINT) AS k, s FROM a UNION SELECT k, s FROM b) AS u "
-                "GROUP BY s",
+        return ([], "SELECT s, COUNT(*) AS n FROM (SELECT CAST(k AS BIGINT) AS k, s FROM a UNION "
+                "SELECT k, s FROM b) AS u GROUP BY s",
                 ["s", "n"], ["STRING", "BIGINT"])
     if q.shape == "self-group":
         return ([], "SELECT x.k, COUNT(*) AS n, SUM(y.v) AS sv FROM a AS x JOIN a AS y ON x.k = y.k AND x.id < y.id "
                 "GROUP BY x.k", ["k", "n", "sv"], ["INT", "BIGINT", "INT"])
+    if q.shape == "left-on-filter":
+        return ([], "SELECT a.id, b.w FROM a LEFT JOIN b ON a.k = b.k AND a.v > %d AND b.w <> %d" % (q.c, q.c2),
+                ["id", "w"], ["INT", "INT"])
+    if q.shape == "right-where":
+        return ([], "SELECT a.id, b.w FROM a RIGHT JOIN b ON %s WHERE a.id IS NULL OR a.v > %d" % (q.key, q.c),
+                ["id", "w"], ["INT", "INT"])
+    if q.shape == "not-distinct-join":
+        sel = "SELECT a.id, b.w FROM a %sJOIN b ON a.k IS NOT DISTINCT FROM b.k" % ("LEFT " if q.left else "")
+        return ([], sel, ["id", "w"], ["INT", "INT"], sel.replace("IS NOT DISTINCT FROM", "IS"))
+    if q.shape == "rollup":
+        lite = ("SELECT k, s, COUNT(*) AS n, SUM(v) AS sv FROM a GROUP BY k, s UNION ALL "
+                "SELECT k, NULL, COUNT(*), SUM(v) FROM a GROUP BY k UNION ALL "
+                "SELECT NULL, NULL, COUNT(*), SUM(v) FROM a HAVING COUNT(*) > 0")  # no row reaches () over no rows
+        return ([], "SELECT k, s, COUNT(*) AS n, SUM(v) AS sv FROM a GROUP BY ROLLUP(k, s)",
+                ["k", "s", "n", "sv"], ["INT", "STRING", "BIGINT", "INT"], lite)
+    if q.shape == "three-way":
+        return ([], "SELECT a.id, a2.id AS id2, b.s FROM a JOIN b ON %s JOIN a AS a2 ON b.w = a2.v" % q.key,
+                ["id", "id2", "s"], ["INT", "INT", "STRING"])
+    if q.shape == "dedup-union":
+        return ([], "SELECT k, id FROM (SELECT k, id, ROW_NUMBER() OVER (PARTITION BY k ORDER BY id %s) AS rn "
+                "FROM (SELECT k, id FROM a WHERE %s UNION ALL SELECT CAST(k AS INT), w FROM b) AS u) AS t "
+                "WHERE rn = 1" % ("DESC" if q.left else "ASC", where_v(q)), ["k", "id"], ["INT", "INT"])
+    if q.shape == "having-corr":
+        return ([], "SELECT k, COUNT(*) AS n FROM a GROUP BY k HAVING COUNT(*) + %d >= "
+                "(SELECT COUNT(*) FROM b WHERE b.k = a.k)" % q.c2, ["k", "n"], ["INT", "BIGINT"])
+    if q.shape == "filter-join":
+        return ([], "SELECT b.s, COUNT(*) FILTER (WHERE a.v > %d) AS n, COUNT(DISTINCT a.k) AS dk, "
+                "SUM(b.w) FILTER (WHERE a.s = b.s) AS sw FROM a JOIN b ON %s GROUP BY b.s" % (q.c, q.key),
+                ["s", "n", "dk", "sw"], ["STRING", "BIGINT", "BIGINT", "INT"])
+    if q.shape == "nested-cte":
+        return ([], "WITH c1 AS (SELECT k, v FROM a WHERE %s), c2 AS (SELECT k, SUM(v) AS sv FROM c1 GROUP BY k) "
+                "SELECT c2.k, c2.sv, c1.v FROM c2 JOIN c1 ON c1.k = c2.k" % where_v(q),
+                ["k", "sv", "v"], ["INT", "INT", "INT"])
+    if q.shape == "limit-offset":
+        return ([], "SELECT k, n FROM (SELECT k, COUNT(*) AS n FROM (SELECT k FROM a UNION ALL "
+                "SELECT CAST(k AS INT) FROM b) AS u GROUP BY k) AS g ORDER BY n DESC, k LIMIT %d OFFSET %d"
+                % (q.c + 1, q.c2 + 1), ["k", "n"], ["INT", "BIGINT"])
+    if q.shape == "intersect-agg":
+        op = "INTERSECT" if q.left else "EXCEPT"
+        return ([], "SELECT k FROM a GROUP BY k HAVING COUNT(*) > %d %s SELECT CAST(k AS INT) FROM b WHERE w > %d"
+                % (q.c2, op, q.c), ["k"], ["INT"])
+    if q.shape == "unnest-group":
+        lite = ("SELECT x, COUNT(*) AS n, MAX(id) AS mi FROM (SELECT id, k AS x FROM a WHERE %s UNION ALL "
+                "SELECT id, v FROM a WHERE %s) AS u GROUP BY x" % (where_v(q), where_v(q)))
+        return ([], "SELECT x, COUNT(*) AS n, MAX(id) AS mi FROM (SELECT * FROM a WHERE %s) AS f "
+                "CROSS JOIN UNNEST(ARRAY[k, v]) AS t (x) GROUP BY x" % where_v(q),
+                ["x", "n", "mi"], ["INT", "BIGINT", "INT"], lite)
     return ([], "SELECT id FROM a WHERE k IN (SELECT k FROM b UNION ALL SELECT g FROM a AS a2 WHERE v > %d)" % q.c,
             ["id"], ["INT"])
 
@@ -156,7 +223,8 @@ def sqlite_rows(j, q):
     db.execute("CREATE TABLE b (k BIGINT, w INT, s TEXT)")
     db.executemany("INSERT INTO a VALUES (?, ?, ?, ?, ?)", j.a)
     db.executemany("INSERT INTO b VALUES (?, ?, ?)", j.b)
-    views, sel, _, _ = query(q)
+    views, sel = query(q)[:2]
+    sel = query(q)[4] if len(query(q)) > 4 else sel
     for v in views:
         db.execute(v)
     if q.shape == "having-sub":
@@ -176,7 +244,7 @@ def job_sql(j):
            "CREATE TABLE b (k BIGINT, w INT, s STRING) WITH ('connector' = 'filesystem', 'path' = 'b.csv', "
            "'format' = 'csv', 'csv.null-literal' = 'N');"]
     for q in j.queries:
-        views, _, cols, types = query(q)
+        views, _, cols, types = query(q)[:4]
         out += [v + ";" for v in views]
         out.append("CREATE TABLE %s_out (%s) WITH ('connector' = 'filesystem', 'path' = '%s', "
                    "'format' = 'debezium-json');" % (q.name, ", ".join("%s %s" % ct for ct in zip(cols, types)),
@@ -200,7 +268,7 @@ def run_case(case):
         return [diffrun.failed_run(p)]
     problems = []
     for q in j.queries:
-        views, sel, cols, _ = query(q)
+        views, sel, cols = query(q)[:3]
         what = "%s %s (%s)" % (q.name, q.shape, "; ".join(views + [sel]))
         case.counts[q.shape] += 1
         try:

@@ -4,7 +4,9 @@
 # over renamed views, INT = BIGINT and expression join keys, CASE / CAST /
 # COALESCE group keys with NULL groups, a scalar subquery in HAVING, GROUP
 # BY over UNION ALL, Top-N over an aggregation over a join, aggregations over
-# left joins and over aggregations, ORDER BY / LIMIT over a union, ...):
+# left joins and over aggregations, ORDER BY / LIMIT [OFFSET] over a union,
+# ROLLUP, UNNEST under GROUP BY, deduplication over a union, IS NOT DISTINCT
+# FROM keys, FILTER aggregates over a join, INTERSECT / EXCEPT of groups):
 # tests/compose_diff.py generates two random inputs, runs six random shapes
 # in one statement set through `weir run` at parallelism 1/2/4, batch sizes
 # 1/7/1024, memory or RocksDB state, folds each result changelog into its
