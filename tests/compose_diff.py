@@ -52,6 +52,25 @@ query reads both tables or composes two features):
     unnest-group  SELECT x, COUNT(*), MAX(id) FROM (SELECT * FROM a WHERE ...) CROSS JOIN UNNEST(ARRAY[k, v])
                   AS t (x) GROUP BY x   (SQLite: the two elements as a UNION ALL)
 
+A third of the jobs are event-time jobs instead: inputs ta and tb (id INT, k STRING, v INT, ts_ms,
+ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK ts - delay, delay 0/1/3 s) whose rows arrive out of order by
+less than the delay, so that no row is late at its own source, and window queries (TUMBLE 5 s, HOP 6 s
+by 2 s, CUMULATE 6 s by 2 s) over compositions:
+
+    u   (kk, vv, tt) a view of SELECT ... FROM ta WHERE ... UNION ALL SELECT ... FROM tb WHERE ...
+    ijl, ijr  an interval join ta.k = tb.k AND ta.ts BETWEEN tb.ts - 2 s AND tb.ts + 1 s, keeping ta.ts
+              (ijl) or tb.ts (ijr) as its time attribute
+
+    win-union          SELECT window_start, window_end, kk, COUNT(*), SUM(vv) FROM TVF(u) GROUP BY ...
+    win-interval-join  the same over ijl or ijr (a window over the join's output, re-stamped by ijr)
+    win-cascade-union  TUMBLE 10 s over a view of the window aggregation of u, by its window_time
+    win-topn-union     window Top-N (ROW_NUMBER() OVER (PARTITION BY window_start, window_end
+                       ORDER BY n DESC, k) <= 1..3) over the window aggregation of u
+
+The union's watermark is its inputs' least, and an interval join's output is never late for a window
+after it, so every row counts: the oracle expands each row of the union (or each joined pair) into its
+windows and lets SQLite aggregate them (a cascade's window_time is window_end - 1 ms).
+
 Results go to debezium-json files, are folded into their tables (a delete
 must find its row) and compared with SQLite's result of the same query (an
 independent engine over the same rows; the query text is the same but for
@@ -66,6 +85,7 @@ Environment: WEIR_SEED replays a run; WEIR_COMPOSEDIFF_JOB=i runs one job.
 
 import argparse
 import collections
+import datetime
 import os
 import sqlite3
 import sys
@@ -77,6 +97,8 @@ SHAPES = ["cte-twice", "view-rename", "wide-join", "case-group", "cast-group", "
           "topn-join", "left-group", "agg-agg", "full-expr", "union-limit", "distinct-union", "self-group",
           "in-union", "left-on-filter", "right-where", "not-distinct-join", "rollup", "three-way", "dedup-union",
           "having-corr", "filter-join", "nested-cte", "limit-offset", "intersect-agg", "unnest-group"]
+TIME_SHAPES = ["win-union", "win-interval-join", "win-cascade-union", "win-topn-union"]
+TVFS = [("TUMBLE", 5000, None), ("HOP", 6000, 2000), ("CUMULATE", 6000, 2000)]
 JOIN_KEYS = ["a.k = b.k", "a.g = b.k", "a.k + 1 = b.k", "COALESCE(a.k, -1) = COALESCE(b.k, -1)",
              "CAST(a.k AS BIGINT) = b.k"]
 CASES = ["CASE WHEN v > %d THEN 'hi' WHEN v IS NULL THEN NULL ELSE 'lo' END",
@@ -99,6 +121,10 @@ def gen_job(rng):
         return None if rng.random() < 0.15 else rng.choice(["x", "y", "z"])
     j.a = [(i, val(nk - 1, 0.15), val(nk, 0.15), val(6, 0.15), s()) for i in range(rng.randint(0, 25))]
     j.b = [(val(nk, 0.15), val(6, 0.15), s()) for _ in range(rng.randint(0, 20))]
+    j.delay = None
+    if rng.random() < 0.35:
+        gen_time_job(rng, j)
+        return j
     j.queries = []
     for qi in range(6):
         q = argparse.Namespace(shape=rng.choice(SHAPES), c=rng.randint(0, 4), c2=rng.randint(-1, 2),
@@ -106,6 +132,23 @@ def gen_job(rng):
                                name="q%d" % qi)
         j.queries.append(q)
     return j
+
+
+def gen_time_job(rng, j):
+    """An event-time job: inputs ta and tb out of order by less than their watermark delay (so no
+    row is late at its own source) and six window queries over a union or an interval join."""
+    j.delay = rng.choice([0, 1, 3])
+
+    def rows():
+        t, out = rng.choice([0, 1_700_000_000_000]), []
+        for i in range(rng.choice([0, 5, 30, 120])):
+            t += rng.choice([0, 300, 700, 1500])
+            out.append((i, rng.choice(["p", "q", "r"]), None if rng.random() < 0.15 else rng.randint(0, 9), t))
+        # arrival order: a row never arrives after one more than the delay later than it
+        return sorted(out, key=lambda r: r[3] + rng.uniform(0, max(0, j.delay * 1000 - 1)))
+    j.ta, j.tb = rows(), rows()
+    j.queries = [argparse.Namespace(shape=rng.choice(TIME_SHAPES), tvf=rng.choice(TVFS), c=rng.randint(0, 6),
+                                    right=rng.random() < 0.5, name="q%d" % qi) for qi in range(6)]
 
 
 def where_v(q):
@@ -217,6 +260,87 @@ def query(q):
             ["id"], ["INT"])
 
 
+TIME_VIEWS = [
+    "CREATE VIEW u (kk, vv, tt) AS SELECT k, v, ts FROM ta WHERE v IS NULL OR v > 1 UNION ALL "
+    "SELECT k, v * 10, ts FROM tb WHERE v IS NULL OR v < 8",
+    "CREATE VIEW ijl AS SELECT ta.k, ta.v AS av, tb.v AS bv, ta.ts FROM ta JOIN tb ON ta.k = tb.k "
+    "AND ta.ts BETWEEN tb.ts - INTERVAL '2' SECOND AND tb.ts + INTERVAL '1' SECOND",
+    "CREATE VIEW ijr AS SELECT ta.k, ta.v AS av, tb.v AS bv, tb.ts FROM ta JOIN tb ON ta.k = tb.k "
+    "AND ta.ts BETWEEN tb.ts - INTERVAL '2' SECOND AND tb.ts + INTERVAL '1' SECOND"]
+
+
+def tvf_sql(q, table, col):
+    name, size, step = q.tvf
+    if name == "TUMBLE":
+        return "TABLE(TUMBLE(TABLE %s, DESCRIPTOR(%s), INTERVAL '%d' SECOND))" % (table, col, size // 1000)
+    return "TABLE(%s(TABLE %s, DESCRIPTOR(%s), INTERVAL '%d' SECOND, INTERVAL '%d' SECOND))" % (
+        name, table, col, (step if name == "HOP" else step) // 1000, size // 1000)
+
+
+def time_query(q):
+    """(views, select, columns, sink types) of an event-time query q."""
+    cols, types = ["ws", "we", "k", "n", "sv"], ["TIMESTAMP(3)", "TIMESTAMP(3)", "STRING", "BIGINT", "INT"]
+    if q.shape == "win-union":
+        return ([], "SELECT window_start AS ws, window_end AS we, kk AS k, COUNT(*) AS n, SUM(vv) AS sv FROM %s "
+                "GROUP BY window_start, window_end, kk" % tvf_sql(q, "u", "tt"), cols, types)
+    if q.shape == "win-interval-join":
+        return ([], "SELECT window_start AS ws, window_end AS we, k, COUNT(*) AS n, SUM(av + bv) AS sv FROM %s "
+                "GROUP BY window_start, window_end, k" % tvf_sql(q, "ijr" if q.right else "ijl", "ts"), cols, types)
+    if q.shape == "win-cascade-union":
+        inner = ("CREATE VIEW %s_in AS SELECT window_time AS wt, kk, SUM(vv) AS sv FROM %s "
+                 "GROUP BY window_start, window_end, window_time, kk" % (q.name, tvf_sql(q, "u", "tt")))
+        return ([inner], "SELECT window_start AS ws, window_end AS we, COUNT(*) AS n, SUM(sv) AS sv FROM "
+                "TABLE(TUMBLE(TABLE %s_in, DESCRIPTOR(wt), INTERVAL '10' SECOND)) GROUP BY window_start, window_end"
+                % q.name, ["ws", "we", "n", "sv"], ["TIMESTAMP(3)", "TIMESTAMP(3)", "BIGINT", "INT"])
+    return ([], "SELECT ws, we, k, n FROM (SELECT ws, we, k, n, ROW_NUMBER() OVER (PARTITION BY ws, we "
+            "ORDER BY n DESC, k) AS rn FROM (SELECT window_start AS ws, window_end AS we, kk AS k, COUNT(*) AS n "
+            "FROM %s GROUP BY window_start, window_end, kk) AS g) AS r WHERE rn <= %d"
+            % (tvf_sql(q, "u", "tt"), q.c % 3 + 1), cols[:4], types[:4])
+
+
+def windows(tvf, ts):
+    """The [start, end) windows of a TVF (name, size, step) that hold time ts."""
+    name, size, step = tvf
+    if name == "TUMBLE":
+        return [(ts - ts % size, ts - ts % size + size)]
+    if name == "HOP":
+        last = ts - ts % step
+        return [(s, s + size) for s in range(last - size + step, last + 1, step)]
+    start = ts - ts % size
+    return [(start, e) for e in range(start + step, start + size + 1, step) if e > ts]
+
+
+def time_oracle(j, q):
+    db = sqlite3.connect(":memory:")
+    u = [(k, v, ts) for _, k, v, ts in j.ta if v is None or v > 1] + \
+        [(k, None if v is None else v * 10, ts) for _, k, v, ts in j.tb if v is None or v < 8]
+    ij = [(ak, av, bv, bts if q.right else ats) for _, ak, av, ats in j.ta for _, bk, bv, bts in j.tb
+          if ak == bk and bts - 2000 <= ats <= bts + 1000]
+    rows = ([(s, e, k, None if av is None or bv is None else av + bv) for k, av, bv, ts in ij
+             for s, e in windows(q.tvf, ts)] if q.shape == "win-interval-join" else
+            [(s, e, k, v) for k, v, ts in u for s, e in windows(q.tvf, ts)])
+    db.execute("CREATE TABLE w (ws INT, we INT, k TEXT, v INT)")
+    db.executemany("INSERT INTO w VALUES (?, ?, ?, ?)", rows)
+    if q.shape in ("win-union", "win-interval-join"):
+        sel = "SELECT ws, we, k, COUNT(*), SUM(v) FROM w GROUP BY ws, we, k"
+    elif q.shape == "win-cascade-union":
+        sel = ("SELECT (we - 1) / 10000 * 10000, (we - 1) / 10000 * 10000 + 10000, COUNT(*), SUM(sv) "
+               "FROM (SELECT we, k, SUM(v) AS sv FROM w GROUP BY ws, we, k) GROUP BY 1")
+    else:
+        sel = ("SELECT ws, we, k, n FROM (SELECT ws, we, k, n, ROW_NUMBER() OVER (PARTITION BY ws, we "
+               "ORDER BY n DESC, k) AS rn FROM (SELECT ws, we, k, COUNT(*) AS n FROM w GROUP BY ws, we, k)) "
+               "WHERE rn <= %d" % (q.c % 3 + 1))
+    out = collections.Counter(tuple(r) for r in db.execute(sel).fetchall())
+    db.close()
+    return out
+
+
+def millis(v):
+    """A TIMESTAMP(3) of a debezium-json row ("YYYY-MM-DD HH:MM:SS.fff", UTC) as epoch milliseconds."""
+    d = datetime.datetime.strptime(v, "%Y-%m-%d %H:%M:%S.%f").replace(tzinfo=datetime.timezone.utc)
+    return round(d.timestamp() * 1000)
+
+
 def sqlite_rows(j, q):
     db = sqlite3.connect(":memory:")
     db.execute("CREATE TABLE a (id INT, k INT, g BIGINT, v INT, s TEXT)")
@@ -237,6 +361,8 @@ def sqlite_rows(j, q):
 
 
 def job_sql(j):
+    if j.delay is not None:
+        return time_job_sql(j)
     out = ["-- compose_diff seed %d job %d: parallelism %d, batch size %d%s"
            % (j.seed, j.index, j.parallelism, j.batch, ", RocksDB" if j.rocksdb else ""),
            "CREATE TABLE a (id INT, k INT, g BIGINT, v INT, s STRING) WITH ('connector' = 'filesystem', "
@@ -256,10 +382,33 @@ def job_sql(j):
     return "\n".join(out) + "\n"
 
 
+def time_job_sql(j):
+    out = ["-- compose_diff seed %d job %d: event time, parallelism %d, batch size %d%s"
+           % (j.seed, j.index, j.parallelism, j.batch, ", RocksDB" if j.rocksdb else "")]
+    for name in ("ta", "tb"):
+        out.append("CREATE TABLE %s (id INT, k STRING, v INT, ts_ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), "
+                   "WATERMARK FOR ts AS ts - INTERVAL '%d' SECOND) WITH ('connector' = 'filesystem', "
+                   "'path' = '%s.csv', 'format' = 'csv', 'csv.null-literal' = 'N');" % (name, j.delay, name))
+    out += [v + ";" for v in TIME_VIEWS]
+    for q in j.queries:
+        views, _, cols, types = time_query(q)
+        out += [v + ";" for v in views]
+        out.append("CREATE TABLE %s_out (%s) WITH ('connector' = 'filesystem', 'path' = '%s', "
+                   "'format' = 'debezium-json');" % (q.name, ", ".join("%s %s" % ct for ct in zip(cols, types)),
+                                                     q.name))
+    out.append("EXECUTE STATEMENT SET BEGIN")
+    for q in j.queries:
+        out.append("  INSERT INTO %s_out %s;" % (q.name, time_query(q)[1]))
+    out.append("END;")
+    return "\n".join(out) + "\n"
+
+
 def run_case(case):
     j = gen_job(case.rng)
     j.seed, j.index = case.seed, case.index
     case.note = "(parallelism %d, batch %d%s)" % (j.parallelism, j.batch, ", rocksdb" if j.rocksdb else "")
+    if j.delay is not None:
+        return run_time_case(case, j)
     for name, rows in (("a.csv", j.a), ("b.csv", j.b)):  # NULL as N: an empty STRING field is ''
         diffrun.write_csv(case.path(name), [["N" if x is None else x for x in r] for r in rows])
     case.write("job.sql", job_sql(j))
@@ -277,6 +426,31 @@ def run_case(case):
             problems.append("%s: %s" % (what, e))
             continue
         problems += diffrun.multiset_problems(what, sqlite_rows(j, q), got)
+    return problems
+
+
+def run_time_case(case, j):
+    case.note = "(event time, delay %d s, parallelism %d, batch %d%s)" % (
+        j.delay, j.parallelism, j.batch, ", rocksdb" if j.rocksdb else "")
+    for name, rows in (("ta.csv", j.ta), ("tb.csv", j.tb)):
+        diffrun.write_csv(case.path(name), [["N" if x is None else x for x in r] for r in rows])
+    case.write("job.sql", job_sql(j))
+    p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, j.parallelism, j.batch, j.rocksdb))
+    if p.returncode != 0:
+        return [diffrun.failed_run(p)]
+    problems = []
+    for q in j.queries:
+        views, sel, cols = time_query(q)[:3]
+        what = "%s %s %s (%s)" % (q.name, q.shape, q.tvf[0], "; ".join(views + [sel]))
+        case.counts[q.shape] += 1
+        try:
+            got = diffrun.fold_debezium(case.path(q.name), cols)
+        except ValueError as e:
+            problems.append("%s: %s" % (what, e))
+            continue
+        got = collections.Counter({tuple(millis(x) if c in ("ws", "we") else x for c, x in zip(cols, r)): n
+                                   for r, n in got.items()})
+        problems += diffrun.multiset_problems(what, time_oracle(j, q), got)
     return problems
 
 

@@ -6,7 +6,9 @@
 # BY over UNION ALL, Top-N over an aggregation over a join, aggregations over
 # left joins and over aggregations, ORDER BY / LIMIT [OFFSET] over a union,
 # ROLLUP, UNNEST under GROUP BY, deduplication over a union, IS NOT DISTINCT
-# FROM keys, FILTER aggregates over a join, INTERSECT / EXCEPT of groups):
+# FROM keys, FILTER aggregates over a join, INTERSECT / EXCEPT of groups;
+# in a third of the jobs, event-time windows over a UNION ALL view, over an
+# interval join, cascaded and ranked):
 # tests/compose_diff.py generates two random inputs, runs six random shapes
 # in one statement set through `weir run` at parallelism 1/2/4, batch sizes
 # 1/7/1024, memory or RocksDB state, folds each result changelog into its
