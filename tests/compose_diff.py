@@ -49,6 +49,11 @@ query reads both tables or composes two features):
     nested-cte    WITH c1 AS (... FROM a), c2 AS (... FROM c1 GROUP BY k) SELECT ... FROM c2 JOIN c1 ...
     limit-offset  ORDER BY n DESC, k LIMIT c OFFSET c2 over GROUP BY k over UNION ALL
     intersect-agg SELECT k FROM a GROUP BY k HAVING COUNT(*) > c2 INTERSECT | EXCEPT SELECT k FROM b WHERE w > c
+    minmax-left   SELECT a.k, MIN(b.w), MAX(b.w), COUNT(DISTINCT b.w) FROM a LEFT JOIN b ON key GROUP BY a.k
+                  (the padded row retracted when its partner comes: MIN/MAX/DISTINCT under retraction)
+    agg-left-agg  SELECT n, COUNT(*), SUM(k) FROM (SELECT a.k, COUNT(b.w) AS n FROM a LEFT JOIN b ON key
+                  GROUP BY a.k) GROUP BY n
+    distinct-full SELECT DISTINCT a.s, b.s FROM a FULL JOIN b ON key
     unnest-group  SELECT x, COUNT(*), MAX(id) FROM (SELECT * FROM a WHERE ...) CROSS JOIN UNNEST(ARRAY[k, v])
                   AS t (x) GROUP BY x   (SQLite: the two elements as a UNION ALL)
 
@@ -96,7 +101,8 @@ import diffrun  # noqa: E402
 SHAPES = ["cte-twice", "view-rename", "wide-join", "case-group", "cast-group", "having-sub", "union-group",
           "topn-join", "left-group", "agg-agg", "full-expr", "union-limit", "distinct-union", "self-group",
           "in-union", "left-on-filter", "right-where", "not-distinct-join", "rollup", "three-way", "dedup-union",
-          "having-corr", "filter-join", "nested-cte", "limit-offset", "intersect-agg", "unnest-group"]
+          "having-corr", "filter-join", "nested-cte", "limit-offset", "intersect-agg", "unnest-group", "minmax-left",
+          "agg-left-agg", "distinct-full"]
 TIME_SHAPES = ["win-union", "win-interval-join", "win-cascade-union", "win-topn-union"]
 TVFS = [("TUMBLE", 5000, None), ("HOP", 6000, 2000), ("CUMULATE", 6000, 2000)]
 JOIN_KEYS = ["a.k = b.k", "a.g = b.k", "a.k + 1 = b.k", "COALESCE(a.k, -1) = COALESCE(b.k, -1)",
@@ -256,6 +262,15 @@ def query(q):
         return ([], "SELECT x, COUNT(*) AS n, MAX(id) AS mi FROM (SELECT * FROM a WHERE %s) AS f "
                 "CROSS JOIN UNNEST(ARRAY[k, v]) AS t (x) GROUP BY x" % where_v(q),
                 ["x", "n", "mi"], ["INT", "BIGINT", "INT"], lite)
+    if q.shape == "minmax-left":
+        return ([], "SELECT a.k, MIN(b.w) AS mn, MAX(b.w) AS mx, COUNT(DISTINCT b.w) AS dw FROM a LEFT JOIN b ON %s "
+                "GROUP BY a.k" % q.key, ["k", "mn", "mx", "dw"], ["INT", "INT", "INT", "BIGINT"])
+    if q.shape == "agg-left-agg":
+        return ([], "SELECT n, COUNT(*) AS m, SUM(k) AS sk FROM (SELECT a.k, COUNT(b.w) AS n FROM a LEFT JOIN b ON %s "
+                "GROUP BY a.k) AS g GROUP BY n" % q.key, ["n", "m", "sk"], ["BIGINT", "BIGINT", "INT"])
+    if q.shape == "distinct-full":
+        return ([], "SELECT DISTINCT a.s AS sa, b.s AS sb FROM a FULL JOIN b ON %s" % q.key,
+                ["sa", "sb"], ["STRING", "STRING"])
     return ([], "SELECT id FROM a WHERE k IN (SELECT k FROM b UNION ALL SELECT g FROM a AS a2 WHERE v > %d)" % q.c,
             ["id"], ["INT"])
 
