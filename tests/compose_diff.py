@@ -72,6 +72,9 @@ by 2 s, CUMULATE 6 s by 2 s) over compositions:
     win-topn-union     window Top-N (ROW_NUMBER() OVER (PARTITION BY window_start, window_end
                        ORDER BY n DESC, k) <= 1..3) over the window aggregation of u
 
+In a third of the event-time jobs some rows are moved far back, late at their source, and every
+query is win-interval-join: the join drops a row behind its own input's watermark (the largest time
+before it, less the delay) and joins the others, each pair counting in its windows.
 The union's watermark is its inputs' least, and an interval join's output is never late for a window
 after it, so every row counts: the oracle expands each row of the union (or each joined pair) into its
 windows and lets SQLite aggregate them (a cascade's window_time is window_end - 1 ms).
@@ -145,15 +148,23 @@ def gen_time_job(rng, j):
     row is late at its own source) and six window queries over a union or an interval join."""
     j.delay = rng.choice([0, 1, 3])
 
-    def rows():
-        t, out = rng.choice([0, 1_700_000_000_000]), []
-        for i in range(rng.choice([0, 5, 30, 120])):
+    t0, n = rng.choice([0, 1_700_000_000_000]), rng.choice([0, 5, 30, 120])
+
+    def rows():  # both inputs over the same span of time, so that the joins meet
+        t, out = t0, []
+        for i in range(n if rng.random() < 0.8 else rng.choice([0, 5, 30, 120])):
             t += rng.choice([0, 300, 700, 1500])
             out.append((i, rng.choice(["p", "q", "r"]), None if rng.random() < 0.15 else rng.randint(0, 9), t))
         # arrival order: a row never arrives after one more than the delay later than it
-        return sorted(out, key=lambda r: r[3] + rng.uniform(0, max(0, j.delay * 1000 - 1)))
+        out = sorted(out, key=lambda r: r[3] + rng.uniform(0, max(0, j.delay * 1000 - 1)))
+        if j.late:  # some rows moved far back: late at their source unless their partners are too
+            for _ in range(len(out) // 5):
+                i = rng.randrange(len(out))
+                out.insert(min(len(out), i + rng.randint(1, 30)), out.pop(i))
+        return out
+    j.late = rng.random() < 0.3
     j.ta, j.tb = rows(), rows()
-    j.queries = [argparse.Namespace(shape=rng.choice(TIME_SHAPES), tvf=rng.choice(TVFS), c=rng.randint(0, 6),
+    j.queries = [argparse.Namespace(shape="win-interval-join" if j.late else rng.choice(TIME_SHAPES), tvf=rng.choice(TVFS), c=rng.randint(0, 6),
                                     right=rng.random() < 0.5, name="q%d" % qi) for qi in range(6)]
 
 
@@ -325,12 +336,23 @@ def windows(tvf, ts):
     return [(start, e) for e in range(start + step, start + size + 1, step) if e > ts]
 
 
+def on_time(j, rows):
+    """The rows of an input that are not late at it: time >= its watermark (the largest time before
+    the row, less the delay); the interval join drops the others."""
+    out, w = [], None
+    for r in rows:
+        if w is None or r[3] >= w:
+            out.append(r)
+        w = r[3] - j.delay * 1000 if w is None else max(w, r[3] - j.delay * 1000)
+    return out
+
+
 def time_oracle(j, q):
     db = sqlite3.connect(":memory:")
     u = [(k, v, ts) for _, k, v, ts in j.ta if v is None or v > 1] + \
         [(k, None if v is None else v * 10, ts) for _, k, v, ts in j.tb if v is None or v < 8]
-    ij = [(ak, av, bv, bts if q.right else ats) for _, ak, av, ats in j.ta for _, bk, bv, bts in j.tb
-          if ak == bk and bts - 2000 <= ats <= bts + 1000]
+    ij = [(ak, av, bv, bts if q.right else ats) for _, ak, av, ats in on_time(j, j.ta)
+          for _, bk, bv, bts in on_time(j, j.tb) if ak == bk and bts - 2000 <= ats <= bts + 1000]
     rows = ([(s, e, k, None if av is None or bv is None else av + bv) for k, av, bv, ts in ij
              for s, e in windows(q.tvf, ts)] if q.shape == "win-interval-join" else
             [(s, e, k, v) for k, v, ts in u for s, e in windows(q.tvf, ts)])
@@ -445,8 +467,8 @@ def run_case(case):
 
 
 def run_time_case(case, j):
-    case.note = "(event time, delay %d s, parallelism %d, batch %d%s)" % (
-        j.delay, j.parallelism, j.batch, ", rocksdb" if j.rocksdb else "")
+    case.note = "(event time, delay %d s%s, parallelism %d, batch %d%s)" % (
+        j.delay, ", late rows" if j.late else "", j.parallelism, j.batch, ", rocksdb" if j.rocksdb else "")
     for name, rows in (("ta.csv", j.ta), ("tb.csv", j.tb)):
         diffrun.write_csv(case.path(name), [["N" if x is None else x for x in r] for r in rows])
     case.write("job.sql", job_sql(j))
