@@ -164,8 +164,9 @@ def gen_time_job(rng, j):
         return out
     j.late = rng.random() < 0.3
     j.ta, j.tb = rows(), rows()
-    j.queries = [argparse.Namespace(shape="win-interval-join" if j.late else rng.choice(TIME_SHAPES), tvf=rng.choice(TVFS), c=rng.randint(0, 6),
-                                    right=rng.random() < 0.5, name="q%d" % qi) for qi in range(6)]
+    j.queries = [argparse.Namespace(shape="win-interval-join" if j.late else rng.choice(TIME_SHAPES),
+                                    tvf=rng.choice(TVFS), c=rng.randint(0, 6), right=rng.random() < 0.5,
+                                    name="q%d" % qi) for qi in range(6)]
 
 
 def where_v(q):
