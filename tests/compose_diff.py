@@ -7,6 +7,8 @@ repeat, meet and miss)
 
     a (id INT, k INT, g BIGINT, v INT, s STRING)     b (k BIGINT, w INT, s STRING)
 
+(a.g is now and then a small value plus 2^32, which a key hashed or compared in 32 bits would mix up)
+
 and random queries of these shapes (c, c2, x small random constants; every
 query reads both tables or composes two features):
 
@@ -128,7 +130,9 @@ def gen_job(rng):
 
     def s():
         return None if rng.random() < 0.15 else rng.choice(["x", "y", "z"])
-    j.a = [(i, val(nk - 1, 0.15), val(nk, 0.15), val(6, 0.15), s()) for i in range(rng.randint(0, 25))]
+    def wide(x):  # a BIGINT past 32 bits now and then: equal to a small key in its low bits only
+        return x + (1 << 32) if x is not None and rng.random() < 0.1 else x
+    j.a = [(i, val(nk - 1, 0.15), wide(val(nk, 0.15)), val(6, 0.15), s()) for i in range(rng.randint(0, 25))]
     j.b = [(val(nk, 0.15), val(6, 0.15), s()) for _ in range(rng.randint(0, 20))]
     j.delay = None
     if rng.random() < 0.35:
