@@ -12,6 +12,13 @@
  * its group's accumulator through the function's batch path, and one row
  * per group is written: its key columns copied from its first row, the
  * accumulators serialised. Nothing survives the batch.
+ *
+ * One fixed-width key column of at most 8 bytes (BIGINT, INT, DATE,
+ * TIMESTAMP, ...) skips the encoding: the group key is the value's bytes
+ * widened to 64 bits, a NULL flag and the slice's time, hashed by
+ * multiplication, so a batch costs no key arena, XXH3 or memcmp. The
+ * groups are the same: the encoding of such a key is that flag and those
+ * bytes.
  */
 #include <string.h>
 
@@ -28,9 +35,10 @@ typedef struct la_conf {
 typedef struct la_group {
     uint64_t hash;
     int64_t time;       /* the event time of the group's output row */
-    size_t key_off;     /* its group key in the key arena */
-    uint32_t key_len;
+    size_t key_off;     /* its group key in the key arena; untyped keys only */
+    uint32_t key_len;   /* untyped: its length; typed: 1 for a NULL key, else 0 */
     uint32_t first_row; /* its first input row: the key columns' values */
+    uint64_t key;       /* typed: the key's bytes, widened */
 } la_group;
 
 typedef struct la_op {
@@ -49,6 +57,7 @@ typedef struct la_op {
     size_t accs_cap;
     weir_buf ser;
     uint64_t *n_partial;         /* "partial_rows": rows sent on */
+    uint32_t key_width;          /* > 0: one fixed-width key of this many bytes (typed groups) */
 } la_op;
 
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
@@ -98,6 +107,10 @@ static int la_open(void *op, weir_op_ctx *ctx)
             return weir_op_fail(ctx, WEIR_EINVAL, "local aggregation: output column %u is not BYTES", c->keys.n + i);
     }
     o->n_partial = weir_op_counter(ctx, "partial_rows");
+    if (c->keys.n == 1 && !weir_type_is_varlen(in->fields[c->keys.cols[0]].type.id)) {
+        size_t w = weir_type_size(in->fields[c->keys.cols[0]].type);
+        o->key_width = w >= 1 && w <= sizeof(uint64_t) ? (uint32_t)w : 0;
+    }
     return 0;
 }
 
@@ -210,7 +223,7 @@ static int group_of_row(la_op *o, const weir_batch *in, uint32_t r, uint32_t *g)
         uint32_t s = o->slots[i];
         if (!s) {
             la_group *ng = &o->groups[o->n_groups];
-            *ng = (la_group){h, c->slice_ms ? t : in->ts[r], o->keys_len, (uint32_t)len, r};
+            *ng = (la_group){h, c->slice_ms ? t : in->ts[r], o->keys_len, (uint32_t)len, r, 0};
             unsigned char *acc = o->accs + (size_t)o->n_groups * o->acc_total;
             for (uint32_t a = 0; a < c->n_aggs; a++)
                 weir_agg_init(&o->conf->aggs[a], acc + o->acc_off[a]);
@@ -221,6 +234,45 @@ static int group_of_row(la_op *o, const weir_batch *in, uint32_t r, uint32_t *g)
         }
         const la_group *eg = &o->groups[s - 1];
         if (eg->hash == h && eg->key_len == len && !memcmp(o->keys + eg->key_off, k, len)) {
+            *g = s - 1;
+            return 0;
+        }
+    }
+}
+
+/* The group key hash of a typed key: one multiply spreads it over the high bits weir__hash_slot takes. */
+static inline uint64_t typed_hash(uint64_t key, uint32_t null, int64_t t)
+{
+    uint64_t h = (key ^ ((uint64_t)t * 0xC2B2AE3D27D4EB4Full) ^ null) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+}
+
+/* group_of_row for one fixed-width key (o->key_width bytes). */
+static inline int typed_group_of_row(la_op *o, const weir_batch *in, uint32_t r, uint32_t *g)
+{
+    const weir_local_agg_config *c = &o->conf->cfg;
+    uint32_t col = c->keys.cols[0];
+    int64_t t = slice_time(c, in->ts[r]);
+    uint32_t null = weir_batch_is_null(in, col, r);
+    uint64_t key = 0;
+    if (!null)
+        memcpy(&key, (const char *)in->cols[col].data + (size_t)r * o->key_width, o->key_width);
+    uint64_t h = typed_hash(key, null, t);
+    uint32_t mask = o->n_slots - 1;
+    for (uint32_t i = weir__hash_slot(h) & mask;; i = (i + 1) & mask) {
+        uint32_t s = o->slots[i];
+        if (!s) {
+            la_group *ng = &o->groups[o->n_groups];
+            *ng = (la_group){h, c->slice_ms ? t : in->ts[r], 0, null, r, key};
+            unsigned char *acc = o->accs + (size_t)o->n_groups * o->acc_total;
+            for (uint32_t a = 0; a < c->n_aggs; a++)
+                weir_agg_init(&o->conf->aggs[a], acc + o->acc_off[a]);
+            o->slots[i] = ++o->n_groups;
+            *g = o->n_groups - 1;
+            return 0;
+        }
+        const la_group *eg = &o->groups[s - 1];
+        if (eg->hash == h && eg->key == key && eg->key_len == null && (!c->slice_ms || eg->time == t)) {
             *g = s - 1;
             return 0;
         }
@@ -299,7 +351,7 @@ static int la_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
                               r, weir_row_kind_name((weir_row_kind)in->kind[r]));
             break;
         }
-        rc = group_of_row(o, in, r, &o->group_of[r]);
+        rc = o->key_width ? typed_group_of_row(o, in, r, &o->group_of[r]) : group_of_row(o, in, r, &o->group_of[r]);
     }
     for (uint32_t i = 0; i < c->n_aggs && !rc; i++) {
         const weir_agg *a = &o->conf->aggs[i];
