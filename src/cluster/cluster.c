@@ -84,7 +84,7 @@ static const char *part_word(weir_partitioning p)
 
 typedef struct xinfo {
     char topic[256];
-    uint32_t reader_par; /* reader subtasks per process */
+    uint32_t reader_par; /* the keyed operator's subtasks per process */
 } xinfo;
 
 /* s, which holds no quote or backslash (topic and option text aside). */
