@@ -6,12 +6,14 @@
 # against a second weir binary, alternated run by run in the same round.
 #
 #   bash bench/scale_bench.sh [-e EVENTS] [-r ROUNDS] [-j JOBS] [-n RANGES]
-#                             WEIR [WEIR_B]
+#                             [-p PARALLELISMS] WEIR [WEIR_B]
 #
 #   JOBS: a comma-separated subset of tumble-datagen,hop-datagen,
 #         tumble-json,hop-json (default: all four)
 #   RANGES: the JSON file's byte ranges (dealt out in stride: subtask s of p
 #         reads ranges s, s + p, ...); 0 (default): one range per subtask
+#   PARALLELISMS: a comma-separated list of parallelisms (default: 1,2); on
+#         a machine with more cores, e.g. 1,2,4,8,16
 #
 # Each run is a fresh `weir run` process timed with /usr/bin/time: user +
 # system CPU seconds of the whole process (all threads), wall seconds and
@@ -24,17 +26,19 @@ EVENTS=5000000
 ROUNDS=3
 JOBS=tumble-datagen,hop-datagen,tumble-json,hop-json
 RANGES=0
-while getopts e:r:j:n: o; do
+PARS=1,2
+while getopts e:r:j:n:p: o; do
     case $o in
     e) EVENTS=$OPTARG ;;
     r) ROUNDS=$OPTARG ;;
     j) JOBS=$OPTARG ;;
     n) RANGES=$OPTARG ;;
+    p) PARS=$OPTARG ;;
     *) exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-A=${1:?usage: scale_bench.sh [-e EVENTS] [-r ROUNDS] [-j JOBS] [-n RANGES] WEIR [WEIR_B]}
+A=${1:?usage: scale_bench.sh [-e EVENTS] [-r ROUNDS] [-j JOBS] [-n RANGES] [-p PARALLELISMS] WEIR [WEIR_B]}
 B=${2:-}
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT
@@ -97,12 +101,13 @@ SQL
 }
 
 IFS=, read -r -a joblist <<<"$JOBS"
+IFS=, read -r -a parlist <<<"$PARS"
 bins=("$A")
 [ -n "$B" ] && bins+=("$B")
 declare -A cpu wall rss
 for round in $(seq 1 "$ROUNDS"); do
     for job in "${joblist[@]}"; do
-        for p in 1 2; do
+        for p in "${parlist[@]}"; do
             sql=$(write_job "$job" "$p")
             for bi in "${!bins[@]}"; do
                 /usr/bin/time -f "%U %S %e %M" -o "$DIR/t" "${bins[$bi]}" run "$sql" >/dev/null 2>"$DIR/err" ||
@@ -122,7 +127,7 @@ done
 median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 echo "# medians over $ROUNDS rounds, $EVENTS events (bin 0 = $A${B:+, bin 1 = $B})"
 for job in "${joblist[@]}"; do
-    for p in 1 2; do
+    for p in "${parlist[@]}"; do
         for bi in "${!bins[@]}"; do
             key="$job p=$p bin=$bi"
             echo "$key ns_per_event=$(median <<<"${cpu[$key]}") wall_s=$(median <<<"${wall[$key]}") max_rss_kb=$(median <<<"${rss[$key]}")"

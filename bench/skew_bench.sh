@@ -5,7 +5,8 @@
 # COUNT(DISTINCT) unsplit and split (table.optimizer.distinct-agg.split.enabled
 # = false / true, strategies NOSPLIT / SPLIT).
 #
-#   bash bench/skew_bench.sh [-e EVENTS] [-r ROUNDS] [-j JOBS] [-k KEYS] WEIR
+#   bash bench/skew_bench.sh [-e EVENTS] [-r ROUNDS] [-j JOBS] [-k KEYS]
+#                            [-p PARALLELISMS] WEIR
 #
 #   JOBS: a comma-separated subset of tumble,group,distinct (default
 #   tumble,group):
@@ -15,6 +16,8 @@
 #     distinct  GROUP BY key, COUNT(DISTINCT v), mini-batch on (an updating
 #               result into blackhole); v has 1000 values, so the split's
 #               partial aggregation (1024 buckets) gives each its own bucket
+#   PARALLELISMS: a comma-separated list (default 1,2); the first is the
+#   base of the speed-ups printed at the end
 # The source is datagen: k uniform in 0..KEYS-1 (default 10 000), v uniform
 # in 0..999, one event per millisecond; the key is 0 where v is even (half
 # of all events), else k (KEYS keys for the other half). With many keys the
@@ -32,17 +35,19 @@ EVENTS=5000000
 ROUNDS=3
 JOBS=tumble,group
 KEYS=10000
-while getopts e:r:j:k: o; do
+PARS=1,2
+while getopts e:r:j:k:p: o; do
     case $o in
     e) EVENTS=$OPTARG ;;
     r) ROUNDS=$OPTARG ;;
     j) JOBS=$OPTARG ;;
     k) KEYS=$OPTARG ;;
+    p) PARS=$OPTARG ;;
     *) exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-W=${1:?usage: skew_bench.sh [-e EVENTS] [-r ROUNDS] [-j JOBS] [-k KEYS] WEIR}
+W=${1:?usage: skew_bench.sh [-e EVENTS] [-r ROUNDS] [-j JOBS] [-k KEYS] [-p PARALLELISMS] WEIR}
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT
 
@@ -93,10 +98,11 @@ SQL
 }
 
 IFS=, read -r -a joblist <<<"$JOBS"
+IFS=, read -r -a parlist <<<"$PARS"
 declare -A cpu wall rss
 for round in $(seq 1 "$ROUNDS"); do
     for job in "${joblist[@]}"; do
-        for p in 1 2; do
+        for p in "${parlist[@]}"; do
             for st in $(strategies "$job"); do
                 sql=$(write_job "$job" "$p" "$st")
                 /usr/bin/time -f "%U %S %e %M" -o "$DIR/t" "$W" run "$sql" >/dev/null 2>"$DIR/err" ||
@@ -116,12 +122,15 @@ median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR
 echo "# medians over $ROUNDS rounds, $EVENTS events, $KEYS keys besides the hot one, $(nproc) cores"
 for job in "${joblist[@]}"; do
     for st in $(strategies "$job"); do
-        for p in 1 2; do
+        for p in "${parlist[@]}"; do
             key="$job p=$p $st"
             echo "$key wall_s=$(median <<<"${wall[$key]}") cpu_s=$(median <<<"${cpu[$key]}") max_rss_kb=$(median <<<"${rss[$key]}")"
         done
-        w1=$(median <<<"${wall[$job p=1 $st]}")
-        w2=$(median <<<"${wall[$job p=2 $st]}")
-        echo "$job $st speed-up p=2 over p=1 (wall): $(awk -v a="$w1" -v b="$w2" 'BEGIN { printf "%.2f", a / b }')"
+        p0=${parlist[0]}
+        w1=$(median <<<"${wall[$job p=$p0 $st]}")
+        for p in "${parlist[@]:1}"; do
+            w2=$(median <<<"${wall[$job p=$p $st]}")
+            echo "$job $st speed-up p=$p over p=$p0 (wall): $(awk -v a="$w1" -v b="$w2" 'BEGIN { printf "%.2f", a / b }')"
+        done
     done
 done

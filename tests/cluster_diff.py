@@ -37,8 +37,11 @@ together (a control topic, one checkpoint folder, every 30 to 100 ms) and
 write exactly-once file sinks (debezium-json, one folder for all
 processes); half of those have one process killed with SIGKILL at a random
 moment and started again with the same index (the others restart in their
-process, restart-strategy): the committed output, folded in the order it
-was written, must equal the oracle - nothing lost, nothing twice.
+process, restart-strategy), or, in half of those, every process killed
+at once and all started again at another parallelism (1, 2 or 4; splits,
+key groups and operator state then move between the processes): the
+committed output, folded in the order it was written, must equal the
+oracle - nothing lost, nothing twice.
 
 Queries whose plan reads a global (single-instance) or broadcast exchange
 (a global GROUP BY, Top-N, OVER or deduplication without PARTITION BY,
@@ -174,6 +177,7 @@ class Setup:
         self.rocksdb = getattr(j, "rocksdb", False) or rng.random() < 0.2
         self.ckpt = None  # checkpoint interval (ms) with exactly-once file sinks
         self.kill = None  # (process, seconds after the start) with checkpoints
+        self.repar = None  # with kill: every process killed, restarted at this parallelism
 
     def __str__(self):
         s = "%d processes x parallelism %d, %d partitions, batch %d%s" % (
@@ -182,18 +186,20 @@ class Setup:
             s += ", process %d starts %.1f s late" % (self.late, self.late_s)
         if self.ckpt:
             s += ", checkpoints every %d ms into exactly-once files" % self.ckpt
-        if self.kill:
+        if self.kill and self.repar:
+            s += ", every process killed after %.2f s and restarted at parallelism %d" % (self.kill[1], self.repar)
+        elif self.kill:
             s += ", process %d killed after %.2f s" % self.kill
         return s
 
 
-def options(st, folder, group, servers, n, index, partitions):
+def options(st, folder, group, servers, n, index, partitions, parallelism=None):
     """weir run's -D options of process `index` of n."""
     a = ["-D", "rest.enabled=false", "-D", "pipeline.name=" + group,
          "-D", "weir.cluster.bootstrap-servers=" + servers, "-D", "weir.cluster.processes=%d" % n,
          "-D", "weir.cluster.process-index=%d" % index,
          "-D", "weir.cluster.repartition-partitions=%d" % partitions,
-         "-D", "parallelism.default=%d" % st.parallelism, "-D", "weir.batch-size=%d" % st.batch]
+         "-D", "parallelism.default=%d" % (parallelism or st.parallelism), "-D", "weir.batch-size=%d" % st.batch]
     if st.rocksdb:
         a += ["-D", "state.backend.type=rocksdb",
               "-D", "weir.state.dir=" + os.path.join(folder, "state-%s-%d" % (group, index))]
@@ -326,13 +332,19 @@ def run_cluster(case, fam, j, queries, folder, st):
             while time.time() < t0 + after and procs[victim].poll() is None:
                 time.sleep(0.01)
             if procs[victim].poll() is None:
-                procs[victim].send_signal(signal.SIGKILL)
-                procs[victim].wait()
-                with open(os.path.join(folder, "p%d.log" % victim), "a") as f:
-                    f.write("--- killed by cluster_diff\n")
-                case.counts["kills"] += 1
-                procs[victim] = start(case, folder, script, options(st, folder, GROUP, mock.servers, st.n,
-                                                                    victim, st.partitions), "p%d" % victim)
+                victims = range(st.n) if st.repar else [victim]
+                for v in victims:
+                    if procs[v].poll() is None:
+                        procs[v].send_signal(signal.SIGKILL)
+                    procs[v].wait()
+                    with open(os.path.join(folder, "p%d.log" % v), "a") as f:
+                        f.write("--- killed by cluster_diff\n")
+                    case.counts["kills"] += 1
+                if st.repar:
+                    case.counts["restarts of every process at another parallelism"] += 1
+                for v in victims:
+                    procs[v] = start(case, folder, script, options(st, folder, GROUP, mock.servers, st.n,
+                                                                   v, st.partitions, st.repar), "p%d" % v)
             else:
                 case.counts["kills too late (the job had ended)"] += 1
         wait_all(procs, case.args.timeout)
@@ -416,6 +428,12 @@ def run_case(case):
         st.ckpt = case.rng.choice([30, 50, 100])
         if case.rng.random() < 0.5:
             st.kill = (case.rng.randrange(st.n), case.rng.uniform(0.2, 1.5))
+            # half of those: every process killed at once and restarted at
+            # another parallelism (splits, key groups and operator state
+            # move between the processes)
+            pars = [p for p in (1, 2, 4) if p * st.n <= 8 and p != st.parallelism]
+            if pars and case.rng.random() < 0.5:
+                st.repar = case.rng.choice(pars)
     glob = global_queries(case, fam, j, j.queries, case.folder, st)
     case.counts["queries refused (global exchange)"] += len(glob)
     if glob:

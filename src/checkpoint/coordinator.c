@@ -1913,10 +1913,43 @@ static int copy_s3_options(weir__coord *c)
 /* ---- the public API ---- */
 
 /*
+ * Loads process j's part of the checkpoint to restore into c->part_sets[j].
+ * moved: the part is read because the parallelism in each process changed
+ * (for the message when it is not there).
+ */
+static int load_part(weir__coord *c, const weir__ckpt_gate *g, uint32_t j,
+                     bool moved, weir__recovered *rec, weir_error *err)
+{
+    weir_checkpoint_config cfg = c->cfg;
+    cfg.restore = WEIR_RESTORE_PATH;
+    cfg.restore_path = g->restore_parts[j];
+    uint64_t next = 0;
+    int rc = weir__recovery_find(c->job, &cfg, c->storage, rec, &next, err);
+    if (rc == WEIR_ENOTFOUND)
+        return weir_error_set(
+            err, rc,
+            "%s: process %u's part of the checkpoint to restore is not "
+            "there: %s reads every process's part, so "
+            "state.checkpoints.dir must be shared by all of them (a folder "
+            "every machine sees, or object storage)",
+            g->restore_parts[j], j,
+            moved ? "a change of the parallelism in each process (splits and "
+                    "state move between the processes)"
+                  : "restoring over another number of processes");
+    if (rc)
+        return rc;
+    if (next > c->next_id)
+        c->next_id = next;
+    c->part_sets[j] = rec->set;
+    return 0;
+}
+
+/*
  * A job run by several processes restores the parts of every process that
- * took the checkpoint (gate->restore_parts; only its own when their number
- * did not change): the first one loaded is c->rec, the others go to
- * part_sets, in process order.
+ * took the checkpoint (gate->restore_parts): the first one loaded is
+ * c->rec, the others go to part_sets, in process order. With need_others
+ * (the number of processes did not change) this process's own part is
+ * read first, and the others only when need_others asks for them.
  */
 static int recover_parts(weir__coord *c, const weir__ckpt_gate *g,
                          weir_error *err)
@@ -1928,35 +1961,30 @@ static int recover_parts(weir__coord *c, const weir__ckpt_gate *g,
     /* Every loaded set stays in part_sets until all are loaded (a failure
      * midway leaves them to free_part_sets, once each); the main one moves
      * to c->rec at the end. */
-    uint32_t main = UINT32_MAX;
-    weir__recovered main_rec = {0};
-    for (uint32_t j = 0; j < g->n_parts; j++) {
-        if (!g->restore_parts[j])
-            continue;
-        weir_checkpoint_config cfg = c->cfg;
-        cfg.restore = WEIR_RESTORE_PATH;
-        cfg.restore_path = g->restore_parts[j];
-        weir__recovered rec;
-        uint64_t next = 0;
-        int rc = weir__recovery_find(c->job, &cfg, c->storage, &rec, &next,
-                                     err);
-        if (rc == WEIR_ENOTFOUND)
-            return weir_error_set(
-                err, rc,
-                "%s: process %u's part of the checkpoint to restore is not "
-                "there: restoring over another number of processes reads "
-                "every process's part, so state.checkpoints.dir must be "
-                "shared by all of them (a folder every machine sees, or "
-                "object storage)",
-                g->restore_parts[j], j);
+    uint32_t main = UINT32_MAX, own = UINT32_MAX;
+    weir__recovered main_rec = {0}, rec;
+    for (uint32_t j = 0; j < g->n_parts; j++)
+        if (g->restore_parts[j] && g->restore &&
+            !strcmp(g->restore, g->restore_parts[j]))
+            own = j;
+    bool others = true, moved = false;
+    if (g->need_others && own != UINT32_MAX) {
+        int rc = load_part(c, g, own, false, &rec, err);
         if (rc)
             return rc;
-        if (next > c->next_id)
-            c->next_id = next;
-        c->part_sets[j] = rec.set;
+        main = own;
+        main_rec = rec;
+        weir__restore_source src = weir__snapshot_set_source(rec.set);
+        others = moved = g->need_others(g->ud, c->job, &src);
+    }
+    for (uint32_t j = 0; others && j < g->n_parts; j++) {
+        if (!g->restore_parts[j] || j == main)
+            continue;
+        int rc = load_part(c, g, j, moved, &rec, err);
+        if (rc)
+            return rc;
         /* the name users see: this process's own part when it has one */
-        if (main == UINT32_MAX ||
-            (g->restore && !strcmp(g->restore, g->restore_parts[j]))) {
+        if (main == UINT32_MAX || j == own) {
             main = j;
             main_rec = rec;
         }

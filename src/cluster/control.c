@@ -1704,6 +1704,15 @@ static int g_combine(void *ud, weir_job *job,
                                         err);
 }
 
+/* The gate's need_others: the count did not change, but the parallelism
+ * in each process did (rescale.c). */
+static bool g_need_others(void *ud, weir_job *job,
+                          const weir__restore_source *own)
+{
+    (void)ud;
+    return weir__cluster_parallelism_changed(job, own);
+}
+
 /*
  * The folder of a process's parts: process-<index> in a job numbered by
  * hand; member-<id> in one numbered by the control topic, whose places
@@ -1722,8 +1731,9 @@ static void part_dir(const weir__control *c, const char *ckpt_dir,
 }
 
 /* Where the parts of the checkpoint to restore are: every process's of
- * the epoch it completed in when the count changed (a rescale), else this
- * process's own (which may then live on its machine only). */
+ * the epoch it completed in. When the count did not change only this
+ * process's own is read (it may then live on its machine only), unless
+ * the parallelism in each process changed (g_need_others). */
 static int restore_paths(weir__control *c, const char *ckpt_dir,
                          weir_error *err)
 {
@@ -1734,8 +1744,6 @@ static int restore_paths(weir__control *c, const char *ckpt_dir,
     c->n_parts = n;
     size_t cap = strlen(ckpt_dir) + 64;
     for (uint32_t j = 0; j < n; j++) {
-        if (n == c->count && j != c->conf.index)
-            continue;
         if (!(c->parts[j] = weir_malloc(cap)))
             return weir_error_set(err, WEIR_ENOMEM, "out of memory");
         char d[64 + 4096];
@@ -2229,6 +2237,10 @@ int weir__control_open(weir__cluster_conf *conf, const char *topic,
                                 .restore = c->restore,
                                 .restore_parts = (const char *const *)c->parts,
                                 .n_parts = c->n_parts,
+                                .need_others = c->parts && !c->sp_restore &&
+                                                       c->n_parts == c->count
+                                                   ? g_need_others
+                                                   : NULL,
                                 .combine = g_combine,
                                 .first_id = c->max_trigger,
                                 .restored_id = c->sp_restore ? spi.id

@@ -81,11 +81,17 @@ typedef struct weir__cluster_layout {
 } weir__cluster_layout;
 typedef struct weir__cluster_restore weir__cluster_restore;
 /* parts[j]: process j's part (ud NULL: not read; only when the count did
- * not change, and then only this process's own is read). */
+ * not change, and then only this process's own is read, unless the
+ * parallelism in each process changed). */
 int weir__cluster_restore_create(weir_job *job, const weir__cluster_layout *l,
                                  const weir__restore_source *parts,
                                  weir__cluster_restore **out,
                                  weir__restore_source *rs, weir_error *err);
 void weir__cluster_restore_free(weir__cluster_restore *r);
+/* Whether the parallelism in each process of an operator with state in own
+ * (this process's part of the checkpoint) is not the job's now: its splits
+ * and state then move between processes (says which, on stderr). */
+bool weir__cluster_parallelism_changed(const weir_job *job,
+                                       const weir__restore_source *own);
 
 #endif

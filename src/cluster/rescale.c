@@ -213,6 +213,26 @@ int weir__cluster_restore_create(weir_job *job, const weir__cluster_layout *l,
     return 0;
 }
 
+bool weir__cluster_parallelism_changed(const weir_job *job,
+                                       const weir__restore_source *own)
+{
+    if (!own->op_parallelism)
+        return false;
+    for (uint32_t i = 0; i < job->n_nodes; i++) {
+        const weir__node *n = &job->nodes[i];
+        uint32_t old = own->op_parallelism(own->ud, n->id, n->name);
+        if (old && old != n->parallelism) {
+            fprintf(stderr,
+                    "weir: the parallelism in each process changed "
+                    "(operator '%s': %u, now %u): every process's part of "
+                    "the checkpoint is read\n",
+                    n->name, old, n->parallelism);
+            return true;
+        }
+    }
+    return false;
+}
+
 void weir__cluster_restore_free(weir__cluster_restore *r)
 {
     if (!r)

@@ -534,7 +534,10 @@ static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref
     pc->cenv.n_event_time_fields = 0;
     pc->cenv.event_time = NULL;
     if (rc) {
-        pc->source_failed = rc != WEIR_ENOMEM && pc->recording;
+        /* a METADATA column its connector lacks cannot exist at all: that
+         * fails a CREATE VIEW that reads the table too (as in Flink), where
+         * bad options wait for the view's use */
+        pc->source_failed = rc != WEIR_ENOMEM && pc->recording && bad_meta < 0;
         weir_sql_loc at = plan_option_loc(t, bad);
         /* an error about a METADATA column points at the column */
         for (uint32_t i = 0; bad_meta >= 0 && (uint32_t)bad_meta < t->n_meta && i < t->ddl->n_columns; i++)

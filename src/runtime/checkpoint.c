@@ -213,6 +213,7 @@ typedef struct snap_kg {
 
 typedef struct snap_split {
     int node;
+    uint32_t parallelism; /* of the subtask that held it */
     char *id;
     bool finished;
     const uint8_t *pos;
@@ -598,7 +599,7 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
         if (!rc)
             rc = get_small(&c, &n);
         for (uint32_t i = 0; i < n && !rc; i++) {
-            snap_split sp = {.node = (int)node};
+            snap_split sp = {.node = (int)node, .parallelism = par};
             uint8_t fin;
             if ((rc = weir_cursor_get_str(&c, &sp.id)))
                 break;
@@ -814,12 +815,17 @@ static int native_kg(weir__snapshot_set *s, snap_native *n, uint32_t kg,
     return weir__backend_snapshot_kg(n->canon, kg, state);
 }
 
+/* A source keeps no operator state: its parallelism is that of the
+ * subtasks that held its splits. */
 static uint32_t set_op_parallelism(void *ud, int node, const char *name)
 {
     weir__snapshot_set *s = ud;
     for (uint32_t i = 0; i < s->n_ops; i++)
         if (s->ops[i].node == node && strcmp(s->ops[i].name, name) == 0)
             return s->ops[i].parallelism;
+    for (uint32_t i = 0; i < s->n_splits; i++)
+        if (s->splits[i].node == node)
+            return s->splits[i].parallelism;
     return 0;
 }
 

@@ -368,6 +368,14 @@ typedef struct weir__ckpt_gate {
      */
     const char *const *restore_parts;
     uint32_t n_parts;
+    /*
+     * Optional: restore_parts names every process's part, but only this
+     * process's own (the one restore names) is read first; the others are
+     * read only when need_others says so after looking at it (the job's
+     * parallelism changed: splits and state move between processes).
+     */
+    bool (*need_others)(void *ud, weir_job *job,
+                        const struct weir__restore_source *own);
     int (*combine)(void *ud, weir_job *job, const struct weir__restore_source *parts,
                    uint32_t n, struct weir__restore_source *out, weir_error *err);
     uint64_t first_id;   /* checkpoint ids start above this */

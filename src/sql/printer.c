@@ -1638,13 +1638,16 @@ int weir__sql_format_show_create_view(const char *const path[3], bool temporary,
     printer pr = {out, 0, rename, ud, true};
     put(&pr, temporary ? "CREATE TEMPORARY VIEW " : "CREATE VIEW ");
     put_path(&pr, path);
-    put(&pr, " (\n");
+    /* no columns: not known (a table the query reads has options its
+     * connector refuses, which only the view's use reports) */
+    put(&pr, n_columns ? " (\n" : "\n");
     for (uint32_t i = 0; i < n_columns; i++) {
         put(&pr, "  ");
         put_quoted(&pr, columns[i], strlen(columns[i]), '`');
         put(&pr, i + 1 < n_columns ? ",\n" : "\n");
     }
-    put(&pr, ")\n");
+    if (n_columns)
+        put(&pr, ")\n");
     if (comment && *comment) {
         put(&pr, "COMMENT ");
         put_string(&pr, comment);
