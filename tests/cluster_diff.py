@@ -17,8 +17,8 @@ partitions (1 to 5, so some readers have no partition when R is below
 N x parallelism, and key-group ranges are uneven), rows, watermarks and end
 markers crossing the processes; each process runs the job at the
 generator's parallelism (at most 8 subtasks an operator over all the
-processes; 1 for jobs whose results depend on lateness, see KNOWN below)
-and batch size, on RocksDB in some jobs; in a quarter of the
+processes; lateness-dependent jobs too: one reader a process makes the
+late rows those of one process) and batch size, on RocksDB in some jobs; in a quarter of the
 jobs one process starts late (its share of the input is then minutes
 behind the others' in wall-clock time, never in event time). The print
 sinks of every process are read together (each sink subtask renamed by its
@@ -37,11 +37,11 @@ together (a control topic, one checkpoint folder, every 30 to 100 ms) and
 write exactly-once file sinks (debezium-json, one folder for all
 processes); half of those have one process killed with SIGKILL at a random
 moment and started again with the same index (the others restart in their
-process, restart-strategy), or, in half of those whose parallelism is not
-held at 1, every process killed at once and all started again at another
-parallelism (1, 2 or 4; splits, key groups and operator state then move
-between the processes): the committed output, folded in the order it was
-written, must equal the oracle - nothing lost, nothing twice.
+process, restart-strategy), or, in half of those, every process killed
+at once and all started again at another parallelism (1, 2 or 4; splits,
+key groups and operator state then move between the processes): the
+committed output, folded in the order it was written, must equal the
+oracle - nothing lost, nothing twice.
 
 Queries whose plan reads a global (single-instance) or broadcast exchange
 (a global GROUP BY, Top-N, OVER or deduplication without PARTITION BY,
@@ -60,8 +60,7 @@ Usage: cluster_diff.py --weir BIN [--jobs N] [--seed S] [--job I] [--out DIR]
 Environment: WEIR_SEED replays a run; WEIR_CLUSTERDIFF_JOB=i runs job i of
 it; WEIR_CLUSTERDIFF_JOBS sets the number of jobs (default 16, 4 under
 ASan); WEIR_CLUSTERDIFF_FAMILIES (comma list, "-name" leaves one out);
-WEIR_CLUSTERDIFF_OUT keeps failed jobs' folders; WEIR_CLUSTERDIFF_NO_SKIP=1
-runs the jobs that depend on lateness at their drawn parallelism too.
+WEIR_CLUSTERDIFF_OUT keeps failed jobs' folders.
 """
 
 import os
@@ -82,18 +81,6 @@ import restore_diff as rd  # noqa: E402
 
 ALL_FAMILIES = {"window", "changelog"}
 
-# KNOWN: a bug kept out of the draw (WEIR_CLUSTERDIFF_NO_SKIP=1 draws it):
-# with parallelism p > 1 in each process, an operator behind a repartition
-# topic reads from p reader subtasks of its process, each of which carries
-# every producer's watermarks (read from its own partitions); the
-# operator's watermark is the minimum over them, so a row read after a
-# producer's watermark W by one reader subtask may reach the operator
-# before another reader subtask has passed W: it is then not late where
-# one process (one channel per producer) finds it late. Which rows are late
-# depends on thread timing. Jobs whose results depend on lateness (every
-# window job; OVER, temporal sort and interval joins among the changelog
-# queries) therefore run at parallelism 1 in each process (one reader
-# subtask, whose partitions read in step: exact).
 GROUP = "m"  # pipeline.name of the N processes ("d" for the discovery run)
 HEAD = re.compile(r"^([A-Za-z]\w*)(?::(\d+))?> ")
 FILE_SINK = re.compile(r"WITH \('connector' = 'print', 'print-identifier' = '(q\d+|late)'\)")
@@ -116,9 +103,6 @@ class WindowFamily:
     def check_lines(self, j, queries, lines):
         return sd.check_lines(j, queries, lines)
 
-    def late_sensitive(self, j):
-        return True
-
     def sinks(self, j, queries):
         late = [("late", ["big", "str", "int", "ts", "big"] if j.late_cols else ["ts", "big"])]
         return [("q%d" % q.qid, sd.out_kinds(q)) for q in queries] + (late if j.late_table else [])
@@ -135,9 +119,6 @@ class ChangelogFamily(WindowFamily):
 
     def check_lines(self, j, queries, lines):
         return cl.check_lines(j, queries, lines)
-
-    def late_sensitive(self, j):
-        return any(q.family in ("over", "tsort") or "BETWEEN" in q.weir for q in j.queries)
 
     def sinks(self, j, queries):
         return [("%s%d" % (cl.LINE_PREFIX, q.qid), q.kinds) for q in queries]
@@ -186,9 +167,9 @@ class Mock:
 class Setup:
     """How the processes of one case run (drawn once per case)."""
 
-    def __init__(self, rng, j, one_reader):
+    def __init__(self, rng, j):
         self.n = rng.choice([2, 3])
-        self.parallelism = 1 if one_reader else min(j.parallelism, 8 // self.n)
+        self.parallelism = min(j.parallelism, 8 // self.n)
         self.partitions = rng.choice([1, 2, 3, 4, 5])
         self.late = rng.randrange(self.n) if rng.random() < 0.25 else None
         self.late_s = rng.uniform(0.1, 0.8)
@@ -442,20 +423,16 @@ def run_case(case):
     fams = diffrun.families(case.args.families, ALL_FAMILIES)
     fam = FAMILIES[case.rng.choice(sorted(fams))]
     j = fam.gen(case, case.args.max_queries)
-    # The known issue above: lateness over several reader subtasks of a process
-    one_reader = fam.late_sensitive(j) and not os.environ.get("WEIR_CLUSTERDIFF_NO_SKIP")
-    if one_reader and min(j.parallelism, 4) > 1:
-        case.counts["jobs at parallelism 1 for their lateness (known issue)"] += 1
-    st = Setup(case.rng, j, one_reader)
+    st = Setup(case.rng, j)
     if case.rng.random() < case.args.ckpt_share:
         st.ckpt = case.rng.choice([30, 50, 100])
         if case.rng.random() < 0.5:
             st.kill = (case.rng.randrange(st.n), case.rng.uniform(0.2, 1.5))
             # half of those: every process killed at once and restarted at
             # another parallelism (splits, key groups and operator state
-            # move between the processes); not for the jobs kept at 1
+            # move between the processes)
             pars = [p for p in (1, 2, 4) if p * st.n <= 8 and p != st.parallelism]
-            if not one_reader and pars and case.rng.random() < 0.5:
+            if pars and case.rng.random() < 0.5:
                 st.repar = case.rng.choice(pars)
     glob = global_queries(case, fam, j, j.queries, case.folder, st)
     case.counts["queries refused (global exchange)"] += len(glob)

@@ -20,7 +20,10 @@
 #      (some of them late) and end are all in the topic before the other
 #      process starts finds the same rows late as one process does (its
 #      reader waits to hear from every producer before it reads on);
-#   6. errors: a missing repartition topic, a process index out of range,
+#   6. late rows at 2 subtasks a process: with 2 processes x 2 subtasks,
+#      an operator subtask fed by two partitions finds the rows late that
+#      one process finds late (one reader a process);
+#   7. errors: a missing repartition topic, a process index out of range,
 #      no job name, checkpoints without an interval or a control topic,
 #      savepoints (not across processes yet). Checkpoints and crashes:
 #      tests/test_cluster_crash.sh.
@@ -49,7 +52,7 @@ fail() { echo "FAIL: $*"; for f in p*/log single.log; do [ -f "$f" ] && { echo "
 # Repartition topics: <pipeline.name>-<operator>-<node id>-repartition.
 RT=tumbling_window-2-repartition
 . "$SRC/tests/support/cluster.sh"
-cluster_mock src:6 "one-$RT:3" "two-$RT:5" long-tumbling_window-2-repartition:1 "stag-$RT:1"
+cluster_mock src:6 "one-$RT:3" "two-$RT:5" long-tumbling_window-2-repartition:1 "stag-$RT:1" "lat-$RT:4"
 
 # end_markers TOPIC: how many END markers (type 3) TOPIC holds
 end_markers() {
@@ -129,8 +132,8 @@ for ((k = 0; k < 1200; k++)); do
     sleep 0.1
 done
 [ "$ends" -ge 10 ] || fail "process 0 did not write its share ($ends end markers)"
-# GET /cluster: the membership and what each process owns. With 2 reader
-# subtasks a process, partition r is read by process (r mod 6) / 2, and
+# GET /cluster: the membership and what each process owns. With 2
+# subtasks a process, partition r is read in process (r mod 6) / 2, and
 # holds key groups [ceil(128 r / 5), ceil(128 (r + 1) / 5)).
 url=$(grep -o 'http://[0-9.:]*/' ptwo-0/log | head -1)
 [ -n "$url" ] || fail "process 0 shows no REST address"
@@ -230,7 +233,48 @@ cat pstag-*/out | sort > got_late.txt
 diff want_late.txt got_late.txt > diff_late.txt || { cat diff_late.txt; fail "late start: other late rows than one process"; }
 echo "  a process whose rows and end were in the topic before the other started: the same late rows"
 
-# ---- 6. errors ----
+# ---- 6. late rows at 2 subtasks a process ----
+# One file (one split, read by process 0), 60 keys, event time = the
+# watermark; after each 500 rows come 10 rows 5 s behind, all 120 late. With 4
+# partitions and 2 subtasks a process, subtask 0 of the window operator in
+# process 0 owns the key groups of partitions 0 and 1: the rows of both
+# must meet the watermarks of the file's order, so the late rows are those
+# one process finds late, whichever partition they are in. (Batches of one
+# row make many records: with a reader subtask per operator subtask, as
+# before, this failed in every one of 3 runs.)
+python3 - > lat_in.json <<'PY'
+ts = 0
+for i in range(6000):
+    ts += 2
+    print('{"k":%d,"ts_ms":%d}' % (i % 60, ts))
+    if i % 500 == 499:
+        for j in range(10):
+            print('{"k":%d,"ts_ms":%d}' % (j * 7 % 60, ts - 5000))
+PY
+sed -e 's/id BIGINT, ts_ms/k BIGINT, ts_ms/' -e "s#'../late_in.json'#'../lat_in.json'#" \
+    -e 's/late (id BIGINT,/late (k BIGINT,/' \
+    -e 's/^CREATE TABLE o (ws/CREATE TABLE o (k BIGINT, ws/' -e 's/SELECT window_start,/SELECT k, window_start,/' \
+    -e 's/GROUP BY window_start/GROUP BY k, window_start/' stag.sql > lat.sql
+mkdir -p lat-one && (cd lat-one && timeout 60 "$WEIR" run ../lat.sql -D rest.enabled=false \
+    -D parallelism.default=2 > ../lat1.txt 2> log) || fail "late rows: one process"
+sed "s/^\([a-z]*\):[0-9]*> /\1> /" lat1.txt | sort > want_lat.txt
+[ "$(grep -c '^late> ' want_lat.txt)" -eq 120 ] || fail "late rows: one process found $(grep -c "^late> " want_lat.txt) late, not 120"
+lat() {
+    mkdir -p "plat-$1"
+    (cd "plat-$1" && exec "$WEIR" run ../lat.sql -D rest.enabled=false -D pipeline.name=lat \
+        -D weir.cluster.bootstrap-servers="$B" -D weir.cluster.processes=2 -D weir.cluster.process-index="$1" \
+        -D weir.cluster.repartition-partitions=4 -D parallelism.default=2 -D weir.batch-size=1 > out 2> log) &
+    pids+=($!)
+    last_pid=$!
+}
+lat 0; a=$last_pid
+lat 1; b=$last_pid
+wait_all $a $b
+cat plat-*/out | sed "s/^\([a-z]*\):[0-9]*> /\1> /" | sort > got_lat.txt
+diff want_lat.txt got_lat.txt > diff_lat.txt || { head diff_lat.txt; fail "late rows: 2 processes x 2 subtasks differ from one process"; }
+echo "  2 processes x 2 subtasks, 4 partitions: the late rows of one process ($(grep -c '^late> ' got_lat.txt))"
+
+# ---- 7. errors ----
 timeout 60 "$WEIR" run job.sql -D rest.enabled=false -D pipeline.name=none -D weir.cluster.bootstrap-servers="$B" \
     -D weir.cluster.processes=2 -D weir.cluster.process-index=0 > /dev/null 2> err.txt && fail "a missing topic ran"
 grep -q "repartition topic 'none-$RT' must exist with 2 partitions" err.txt || { cat err.txt; fail "missing topic message"; }

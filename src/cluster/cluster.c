@@ -84,7 +84,7 @@ static const char *part_word(weir_partitioning p)
 
 typedef struct xinfo {
     char topic[256];
-    uint32_t reader_par; /* reader subtasks per process */
+    uint32_t reader_par; /* the keyed operator's subtasks per process */
 } xinfo;
 
 /* s, which holds no quote or backslash (topic and option text aside). */
@@ -439,7 +439,8 @@ int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
                                  .schema = schema,
                                  .key = e.key,
                                  .max_parallelism = job->cfg.max_parallelism,
-                                 .writer_parallelism = from_par};
+                                 .writer_parallelism = from_par,
+                                 .reader_share = to_par};
         if ((rc = weir__exchange_check_topic(&x, err)))
             goto out;
         weir_operator_spec wspec;
@@ -460,7 +461,10 @@ int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
         weir_watermark_spec wm = {.kind = WEIR_WATERMARK_SOURCE,
                                   .idle_timeout_ms = -1};
         weir_stream rd;
-        if ((rc = weir_job_source(job, &rspec, &wm, to_par, &rd))) {
+        /* One reader subtask per process feeds the operator's p subtasks:
+         * each has one channel from it, so a row read after a producer's
+         * watermark meets that watermark there (exchange.h). */
+        if ((rc = weir_job_source(job, &rspec, &wm, 1, &rd))) {
             if (rspec.free_arg)
                 rspec.free_arg(rspec.arg);
             {

@@ -15,9 +15,10 @@
  *
  * The writer (one producer per writer subtask of every process) sends each
  * row to the partition of its key group's range, and watermark and
- * end-of-input markers to every partition. A reader reads the partitions
- * its process owns (partition r belongs to reader subtask r mod N*p) and
- * reports as its watermark the minimum over the producers of the job, so a
+ * end-of-input markers to every partition. A reader (one subtask in each
+ * process) reads the partitions its process owns (partition r belongs to
+ * process (r mod N*p) / p, p the keyed operator's parallelism in a
+ * process) and reports as its watermark the minimum over the producers of the job, so a
  * downstream watermark never passes a producer that is behind. Records of
  * another epoch (an earlier run on the same topics) are dropped.
  *

@@ -71,7 +71,7 @@ bool weir__control_member(weir__control *c, uint32_t i, weir__member_info *out);
  * processes (cluster/rescale.c). This process (index) reads the key groups
  * it owns now from the part of the process that owned them then (a key
  * group's owner: partition r = weir_key_group_owner(kg, max parallelism,
- * partitions), reader subtask r mod (processes * p), process that / p, p
+ * partitions), process (r mod (processes * p)) / p, p
  * the keyed operator's parallelism in one process), the operator state of
  * subtask g of the job (g = process index * p + subtask) from the part of
  * process g / p, and every source split from whichever part holds it.

@@ -571,7 +571,13 @@ static int r_discover(void *src, const char ***ids, uint32_t *n_ids, bool *done,
     s->ids = weir_calloc(R ? R : 1, sizeof *s->ids);
     if (!s->ids)
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
-    for (uint32_t r = s->subtask; r < R; r += s->parallelism) {
+    /* One reader subtask per process (subtask = process index, parallelism
+     * = N): the partitions of its process, by the rule that deals key
+     * groups out over the operator's N·p subtasks. */
+    uint32_t all = s->parallelism * s->a->x.reader_share;
+    for (uint32_t r = 0; r < R; r++) {
+        if (r % all / s->a->x.reader_share != s->subtask)
+            continue;
         char id[32];
         snprintf(id, sizeof id, "p%u", r);
         if (!(s->ids[s->n_ids] = weir_strdup(id)))

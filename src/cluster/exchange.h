@@ -43,6 +43,12 @@ typedef struct weir__exchange_spec {
     weir_keyspec key;
     uint32_t max_parallelism;   /* key groups */
     uint32_t writer_parallelism;
+    /* The keyed operator's parallelism p in each process: partition r is
+     * read in process (r mod N·p) / p, by the one reader subtask of that
+     * process (the reader runs at parallelism 1 in each process, so that
+     * each subtask of the operator has one input channel, as it has one
+     * per producer inside a process: exact lateness). */
+    uint32_t reader_share;
 } weir__exchange_spec;
 
 enum {

@@ -12,9 +12,9 @@
  *
  *   - key group kg of a keyed operator of parallelism p (per process)
  *     belongs to the process that reads partition
- *     r = weir_key_group_owner(kg, M, R): reader subtask r mod (N * p) of
- *     the job, process that / p. Its state comes from the part of its
- *     owner under the old count, and only the owner under the new count
+ *     r = weir_key_group_owner(kg, M, R), process (r mod (N * p)) / p.
+ *     Its state comes from the part of its owner under the old count, and
+ *     only the owner under the new count
  *     restores it (every process's subtask covers the key-group range of
  *     its index, most of which other processes own: their timers must not
  *     fire here too);
