@@ -1199,6 +1199,11 @@ static const weir_source_class READER = {
     .idle = r_idle,
 };
 
+bool weir__exchange_is_reader(const weir_source_spec *s)
+{
+    return s && s->cls == &READER;
+}
+
 int weir__exchange_specs(const weir__exchange_spec *x,
                          weir_operator_spec *wspec, weir_source_spec *rspec,
                          weir_error *err)

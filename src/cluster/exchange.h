@@ -70,6 +70,8 @@ int weir__cluster_topic_partitions(struct rd_kafka_s *rk, const char *topic,
                                    weir_error *err);
 /* Checks that the topic exists with conf.partitions partitions. */
 int weir__exchange_check_topic(const weir__exchange_spec *x, weir_error *err);
+/* Whether s is a repartition reader's spec (of weir__exchange_specs). */
+bool weir__exchange_is_reader(const weir_source_spec *s);
 /* The writer's and the reader's specs, each with its own copy of x. */
 int weir__exchange_specs(const weir__exchange_spec *x,
                          weir_operator_spec *writer, weir_source_spec *reader,

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "cluster/control.h"
+#include "cluster/exchange.h"
 #include "runtime/runtime.h"
 #include "state/backend.h"
 
@@ -220,6 +221,12 @@ bool weir__cluster_parallelism_changed(const weir_job *job,
         return false;
     for (uint32_t i = 0; i < job->n_nodes; i++) {
         const weir__node *n = &job->nodes[i];
+        /* A repartition reader's partitions stay in their process: the
+         * rule follows the keyed operator's parallelism, not the reader's
+         * (one subtask per process now, one per operator subtask in the
+         * checkpoints of an earlier weir). */
+        if (n->kind == WEIR__NODE_SOURCE && weir__exchange_is_reader(&n->src))
+            continue;
         uint32_t old = own->op_parallelism(own->ud, n->id, n->name);
         if (old && old != n->parallelism) {
             fprintf(stderr,
