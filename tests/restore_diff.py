@@ -44,7 +44,7 @@ For cdc jobs the input grows between runs: each table's history is cut
 into chunks of files added to its folder before each run (under a hidden
 name, then renamed), so the restored job has more history to read. Half
 the window jobs read their input as several files of a watched folder
-(WatchedFiles): one or two there at the start, one to three more added
+(WatchedFiles): one or two there at the start, up to three more added
 while each run runs (after a restored run completed a checkpoint), the
 rest before the last run, at the parallelisms of the runs; their rows are
 laid out so that no row is late in any timing weir allows (the rules are
@@ -252,7 +252,7 @@ def owner(name, parallelism):
 class WatchedFiles:
     """A window job's input as files added to the watched folder in/: one or
     two there from the start, up to three more while the first run runs and
-    one to three while each restored run runs (after it completed a
+    two or three while each restored run runs (after it completed a
     checkpoint, 0.2 to 0.4 s apart), the rest before the last run. The rows
     are laid out so that no row is late in any timing weir allows, which
     makes the oracle the plain aggregation of all rows (every window keeps
@@ -294,7 +294,7 @@ class WatchedFiles:
         n_runs = len(sts)  # runs 0 .. n_runs - 2 are interrupted, then the last
         plan = [(0, False)] * rng.randint(1, 2)
         for i in range(n_runs - 1):
-            plan += [(i, True)] * rng.randint(0 if i == 0 else 1, 3)
+            plan += [(i, True)] * rng.randint(0 if i == 0 else 2, 3)
         plan += [(n_runs - 1, False)] * rng.randint(0, 1)
         cuts = sorted(rng.randint(0, len(j.rows)) for _ in range(len(plan) - 1))
         parts = [j.rows[a:b] for a, b in zip([0] + cuts, cuts + [len(j.rows)])]
